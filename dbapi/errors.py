@@ -1,0 +1,168 @@
+"""The PEP 249 exception tree, each class carrying a PostgreSQL SQLSTATE.
+
+This module is a leaf: every layer (parser, engine, storage) raises these directly at the
+place that knows what went wrong, with the specific SQLSTATE, so nothing upstream has to
+re-label a generic error.
+"""
+
+from __future__ import annotations
+
+
+class Warning(Exception):  # noqa: A001 - the name is fixed by PEP 249
+    """Important warnings (PEP 249)."""
+
+
+class Error(Exception):
+    """Base of every txlake error. ``sqlstate`` is the PostgreSQL five-character code."""
+
+    sqlstate = "XX000"
+
+    def __init__(self, message: str, *, sqlstate: str | None = None, position: int | None = None):
+        super().__init__(message)
+        if sqlstate is not None:
+            self.sqlstate = sqlstate
+        self.position = position  # 1-based character offset into the statement, when known
+
+    @property
+    def pgcode(self) -> str:  # psycopg2 spelling
+        return self.sqlstate
+
+
+class InterfaceError(Error):
+    sqlstate = "08000"
+
+
+class DatabaseError(Error):
+    sqlstate = "XX000"
+
+
+class DataError(DatabaseError):
+    sqlstate = "22000"
+
+
+class OperationalError(DatabaseError):
+    sqlstate = "58000"
+
+
+class IntegrityError(DatabaseError):
+    sqlstate = "23000"
+
+
+class InternalError(DatabaseError):
+    sqlstate = "XX000"
+
+
+class ProgrammingError(DatabaseError):
+    sqlstate = "42000"
+
+
+class NotSupportedError(DatabaseError):
+    sqlstate = "0A000"
+
+
+# --- specific conditions, named after PostgreSQL's condition names -----------------------
+
+class SerializationFailure(OperationalError):
+    sqlstate = "40001"
+
+
+class DeadlockDetected(OperationalError):
+    sqlstate = "40P01"
+
+
+class LockNotAvailable(OperationalError):
+    sqlstate = "55P03"
+
+
+class InFailedTransaction(InternalError):
+    """25P02: a statement other than ROLLBACK inside a failed transaction block."""
+
+    sqlstate = "25P02"
+
+
+class InvalidTransactionState(InternalError):
+    sqlstate = "25000"
+
+
+class ReadOnlyTransaction(InternalError):
+    sqlstate = "25006"
+
+
+class TooManyConnections(OperationalError):
+    sqlstate = "53300"
+
+
+class UniqueViolation(IntegrityError):
+    sqlstate = "23505"
+
+
+class NotNullViolation(IntegrityError):
+    sqlstate = "23502"
+
+
+class SyntaxError(ProgrammingError):  # noqa: A001 - PostgreSQL's condition name
+    sqlstate = "42601"
+
+
+class UndefinedTable(ProgrammingError):
+    sqlstate = "42P01"
+
+
+class UndefinedColumn(ProgrammingError):
+    sqlstate = "42703"
+
+
+class DuplicateTable(ProgrammingError):
+    sqlstate = "42P07"
+
+
+class DuplicateColumn(ProgrammingError):
+    sqlstate = "42701"
+
+
+class InvalidName(ProgrammingError):
+    sqlstate = "42602"
+
+
+class UndefinedObject(ProgrammingError):
+    """42704, e.g. an unknown savepoint name is 3B001 but an unknown setting is 42704."""
+
+    sqlstate = "42704"
+
+
+class InvalidSavepoint(InternalError):
+    sqlstate = "3B001"
+
+
+class NumericValueOutOfRange(DataError):
+    sqlstate = "22003"
+
+
+class InvalidTextRepresentation(DataError):
+    sqlstate = "22P02"
+
+
+class StringDataRightTruncation(DataError):
+    sqlstate = "22001"
+
+
+class DivisionByZero(DataError):
+    sqlstate = "22012"
+
+
+class InvalidParameterValue(DataError):
+    sqlstate = "22023"
+
+
+class DatatypeMismatch(ProgrammingError):
+    sqlstate = "42804"
+
+
+class CommitFailed(OperationalError):
+    """The commit could not be made durable (I/O error, commit timeout)."""
+
+    sqlstate = "58030"
+
+
+__all__ = [name for name, value in dict(globals()).items()
+           if isinstance(value, type) and issubclass(value, Exception)]

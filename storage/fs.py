@@ -1,0 +1,114 @@
+"""The filesystem the warehouse lives on.
+
+Everything in storage/ goes through a ``FileSystem`` so that an object store with a
+conditional put can replace the local directory later. The one primitive the commit protocol
+relies on is ``put_if_absent``: create a complete object under a name, or fail if the name is
+taken - never a check-then-rename (POSIX ``rename`` silently replaces its target, which is how
+Paimon's local commit loses acknowledged commits). Locally it is ``link(2)`` of a fully written,
+fsync'd temporary file: ``link`` fails with EEXIST if the target exists, and readers can never
+observe a partially written object.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+
+
+class LocalFileSystem:
+    """A local directory; ``durable`` writes fsync the file and its directory."""
+
+    def __init__(self, durable: bool = True):
+        self.durable = durable
+
+    # --- reading -------------------------------------------------------------------------
+
+    def exists(self, path: str) -> bool:
+        return os.path.exists(path)
+
+    def read_bytes(self, path: str) -> bytes:
+        with open(path, "rb") as f:
+            return f.read()
+
+    def listdir(self, path: str) -> list[str]:
+        try:
+            return os.listdir(path)
+        except FileNotFoundError:
+            return []
+
+    def size(self, path: str) -> int:
+        return os.stat(path).st_size
+
+    # --- writing -------------------------------------------------------------------------
+
+    def makedirs(self, path: str) -> None:
+        if not os.path.isdir(path):
+            os.makedirs(path, exist_ok=True)
+            if self.durable:
+                self._fsync_dir(os.path.dirname(os.path.abspath(path)))
+
+    def put_if_absent(self, path: str, data: bytes) -> bool:
+        """Create ``path`` holding ``data`` atomically; False if ``path`` already exists."""
+        tmp = self._write_temp(path, data)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        finally:
+            os.unlink(tmp)
+        if self.durable:
+            self._fsync_dir(os.path.dirname(path))
+        return True
+
+    def write_atomic(self, path: str, data: bytes) -> None:
+        """Create or replace ``path`` with ``data``; readers see the old or the new bytes."""
+        tmp = self._write_temp(path, data)
+        os.replace(tmp, path)
+        if self.durable:
+            self._fsync_dir(os.path.dirname(path))
+
+    def write_new(self, path: str, data: bytes) -> None:
+        """Write a file under a fresh (unique) name; durable before it returns."""
+        with open(path, "wb") as f:
+            f.write(data)
+            if self.durable:
+                f.flush()
+                os.fsync(f.fileno())
+
+    def fsync_file(self, path: str) -> None:
+        if self.durable:
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+    def fsync_dir(self, path: str) -> None:
+        if self.durable:
+            self._fsync_dir(path)
+
+    def remove(self, path: str) -> None:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+
+    # --- internals -----------------------------------------------------------------------
+
+    def _write_temp(self, path: str, data: bytes) -> str:
+        directory, name = os.path.split(path)
+        tmp = os.path.join(directory, f".{name}.{uuid.uuid4().hex}.tmp")
+        with open(tmp, "wb") as f:
+            f.write(data)
+            if self.durable:
+                f.flush()
+                os.fsync(f.fileno())
+        return tmp
+
+    @staticmethod
+    def _fsync_dir(path: str) -> None:
+        fd = os.open(path or ".", os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
