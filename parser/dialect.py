@@ -1,0 +1,221 @@
+"""The txlake SQL dialect: DuckDB's (queries run in DuckDB) plus PostgreSQL session syntax.
+
+sqlglot parses queries and DML well but not PostgreSQL's transaction-control and session
+statements (``START TRANSACTION ISOLATION LEVEL ...``, ``RELEASE SAVEPOINT``, ``SET SESSION
+CHARACTERISTICS ...``, ``COMMIT PREPARED``...). The parser below recognises them on the token
+stream and returns a ``Control`` node; everything else is left to the DuckDB parser.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+from sqlglot.dialects.duckdb import DuckDB
+from sqlglot.errors import ParseError
+from sqlglot.tokens import TokenType
+
+
+class Control(exp.Expression):
+    """A session or transaction-control statement.
+
+    ``kind`` names the statement (BEGIN, COMMIT, ROLLBACK, SAVEPOINT, ROLLBACK_TO, RELEASE,
+    SET_TRANSACTION, SET_SESSION_CHARACTERISTICS, SET, RESET, SHOW, PREPARE_TRANSACTION,
+    COMMIT_PREPARED, ROLLBACK_PREPARED); the other args depend on it.
+    """
+
+    arg_types = {
+        "kind": True,
+        "isolation": False,   # "READ COMMITTED", "REPEATABLE READ", ...
+        "read_only": False,   # True / False / None (unspecified)
+        "name": False,        # savepoint name, setting name
+        "value": False,       # setting value (str), None for DEFAULT
+        "label": False,       # BEGIN ... WITH LABEL 'x', prepared transaction gid
+        "local": False,       # SET LOCAL
+    }
+
+
+_ISOLATION_LEVELS = (
+    ("READ", "UNCOMMITTED"),
+    ("READ", "COMMITTED"),
+    ("REPEATABLE", "READ"),
+    ("SERIALIZABLE",),
+)
+
+
+class TxlakeParser(DuckDB.Parser):
+    def _parse_statement(self):
+        if self._curr is None:
+            return None
+        word = self._curr.text.upper()
+        handler = self._CONTROL_STATEMENTS.get(word)
+        if handler is not None and self._curr.token_type != TokenType.STRING:
+            start = self._index
+            node = handler(self)
+            if node is not None:
+                return node
+            self._retreat(start)
+        return super()._parse_statement()
+
+    # --- transaction control -------------------------------------------------------------
+
+    def _parse_begin_statement(self) -> Control:
+        self._advance()  # BEGIN
+        self._match_texts(("TRANSACTION", "WORK"))
+        return self._parse_transaction_modes(Control(kind="BEGIN"), allow_label=True)
+
+    def _parse_start_statement(self) -> Control | None:
+        if not self._next or self._next.text.upper() != "TRANSACTION":
+            return None
+        self._advance(2)
+        return self._parse_transaction_modes(Control(kind="BEGIN"), allow_label=True)
+
+    def _parse_commit_statement(self) -> Control:
+        self._advance()  # COMMIT / END
+        if self._match_text_seq("PREPARED"):
+            return Control(kind="COMMIT_PREPARED", label=self._expect_string("transaction identifier"))
+        self._match_texts(("TRANSACTION", "WORK"))
+        self._reject_and_chain()
+        return Control(kind="COMMIT")
+
+    def _parse_rollback_statement(self) -> Control:
+        self._advance()  # ROLLBACK / ABORT
+        if self._match_text_seq("PREPARED"):
+            return Control(kind="ROLLBACK_PREPARED", label=self._expect_string("transaction identifier"))
+        self._match_texts(("TRANSACTION", "WORK"))
+        if self._match_text_seq("TO"):
+            self._match_text_seq("SAVEPOINT")
+            return Control(kind="ROLLBACK_TO", name=self._expect_name("savepoint name"))
+        self._reject_and_chain()
+        return Control(kind="ROLLBACK")
+
+    def _parse_savepoint_statement(self) -> Control:
+        self._advance()
+        return Control(kind="SAVEPOINT", name=self._expect_name("savepoint name"))
+
+    def _parse_release_statement(self) -> Control:
+        self._advance()
+        self._match_text_seq("SAVEPOINT")
+        return Control(kind="RELEASE", name=self._expect_name("savepoint name"))
+
+    def _parse_prepare_statement(self) -> Control | None:
+        if not self._next or self._next.text.upper() != "TRANSACTION":
+            return None  # PREPARE name AS ... is a different statement
+        self._advance(2)
+        return Control(kind="PREPARE_TRANSACTION", label=self._expect_string("transaction identifier"))
+
+    # --- settings ------------------------------------------------------------------------
+
+    def _parse_set_statement(self) -> Control:
+        self._advance()  # SET
+        if self._match_text_seq("TRANSACTION"):
+            return self._parse_transaction_modes(Control(kind="SET_TRANSACTION"))
+        if self._match_text_seq("SESSION", "CHARACTERISTICS", "AS", "TRANSACTION"):
+            return self._parse_transaction_modes(Control(kind="SET_SESSION_CHARACTERISTICS"))
+        local = bool(self._match_text_seq("LOCAL"))
+        if not local:
+            self._match_text_seq("SESSION")
+        name = self._expect_name("setting name")
+        if not (self._match(TokenType.EQ) or self._match_text_seq("TO")):
+            self.raise_error("Expected = or TO")
+        return Control(kind="SET", name=name, value=self._parse_setting_value(), local=local)
+
+    def _parse_reset_statement(self) -> Control:
+        self._advance()
+        return Control(kind="SET", name=self._expect_name("setting name"), value=None)
+
+    def _parse_show_statement(self) -> Control:
+        self._advance()
+        if self._match_text_seq("TRANSACTION", "ISOLATION", "LEVEL"):
+            return Control(kind="SHOW", name="transaction_isolation")
+        if self._curr and self._curr.text.upper() == "ALL":
+            self._advance()
+            return Control(kind="SHOW", name="all")
+        return Control(kind="SHOW", name=self._expect_name("setting name"))
+
+    def _parse_setting_value(self) -> str | None:
+        parts: list[str] = []
+        while self._curr and self._curr.token_type != TokenType.SEMICOLON:
+            token = self._curr
+            if token.token_type == TokenType.DEFAULT or token.text.upper() == "DEFAULT" and not parts:
+                self._advance()
+                return None
+            if token.token_type == TokenType.COMMA:
+                parts.append(",")
+            else:
+                parts.append(token.text)
+            self._advance()
+        if not parts:
+            self.raise_error("Expected a setting value")
+        return " ".join(parts).replace(" , ", ", ")
+
+    # --- shared pieces -------------------------------------------------------------------
+
+    def _parse_transaction_modes(self, node: Control, allow_label: bool = False) -> Control:
+        while self._curr and self._curr.token_type != TokenType.SEMICOLON:
+            if self._match_text_seq("ISOLATION", "LEVEL"):
+                for words in _ISOLATION_LEVELS:
+                    if self._match_text_seq(*words):
+                        node.set("isolation", " ".join(words))
+                        break
+                else:
+                    self.raise_error("Expected SERIALIZABLE, REPEATABLE READ, READ COMMITTED or READ UNCOMMITTED")
+            elif self._match_text_seq("READ", "ONLY"):
+                node.set("read_only", True)
+            elif self._match_text_seq("READ", "WRITE"):
+                node.set("read_only", False)
+            elif self._match_text_seq("NOT", "DEFERRABLE") or self._match_text_seq("DEFERRABLE"):
+                pass  # only meaningful for SERIALIZABLE READ ONLY; accepted as PostgreSQL does
+            elif allow_label and self._match_text_seq("WITH", "LABEL"):
+                node.set("label", self._expect_string("label"))
+            elif not self._match(TokenType.COMMA):
+                self.raise_error("Unexpected token in transaction modes")
+        return node
+
+    def _reject_and_chain(self) -> None:
+        if self._match_text_seq("AND", "CHAIN") or self._match_text_seq("AND", "NO", "CHAIN"):
+            pass  # AND NO CHAIN is the default; AND CHAIN is refused by the engine if needed
+
+    def _expect_name(self, what: str) -> str:
+        token = self._curr
+        if not token or token.token_type in (TokenType.SEMICOLON, TokenType.STRING, TokenType.NUMBER):
+            self.raise_error(f"Expected {what}", token or self._prev)
+            return ""
+        self._advance()
+        quoted = token.token_type == TokenType.IDENTIFIER
+        return token.text if quoted else token.text.lower()
+
+    def _expect_string(self, what: str) -> str:
+        token = self._curr
+        if not token or token.token_type != TokenType.STRING:
+            self.raise_error(f"Expected {what} as a string literal", token or self._prev)
+            return ""
+        self._advance()
+        return token.text
+
+    _CONTROL_STATEMENTS = {
+        "BEGIN": _parse_begin_statement,
+        "START": _parse_start_statement,
+        "COMMIT": _parse_commit_statement,
+        "END": _parse_commit_statement,
+        "ROLLBACK": _parse_rollback_statement,
+        "ABORT": _parse_rollback_statement,
+        "SAVEPOINT": _parse_savepoint_statement,
+        "RELEASE": _parse_release_statement,
+        "PREPARE": _parse_prepare_statement,
+        "SET": _parse_set_statement,
+        "RESET": _parse_reset_statement,
+        "SHOW": _parse_show_statement,
+    }
+
+
+class TxlakeTokenizer(DuckDB.Tokenizer):
+    # DuckDB treats PREPARE as an opaque command; PREPARE TRANSACTION needs its tokens.
+    KEYWORDS = {**DuckDB.Tokenizer.KEYWORDS, "PREPARE": TokenType.VAR}
+    COMMANDS = DuckDB.Tokenizer.COMMANDS - {TokenType.SHOW}
+
+
+class Txlake(DuckDB):
+    Tokenizer = TxlakeTokenizer
+    Parser = TxlakeParser
+
+
+__all__ = ["Control", "Txlake", "ParseError"]

@@ -1,0 +1,312 @@
+"""Text -> typed statements, with a cache keyed by the statement text.
+
+``parse(text)`` returns a tuple of statements (a script may hold several). Syntax errors raise
+``SyntaxError`` (42601) carrying the 1-based character position, as PostgreSQL reports it.
+Names with path separators or ``..`` are refused here (42602): a table name becomes a
+directory name in the warehouse, and nothing may be written outside it.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ParseError, TokenError
+
+from txlake import errors
+from txlake.parser import statements as st
+from txlake.parser.dialect import Control, Txlake
+
+logging.getLogger("sqlglot").setLevel(logging.ERROR)
+
+CACHE_SIZE = 2048
+
+
+def parse(text: str) -> tuple[st.Statement, ...]:
+    """Parse one or more ``;``-separated statements. Cached: the same text parses once."""
+    return _parse_cached(text)
+
+
+def parse_one(text: str) -> st.Statement:
+    statements = parse(text)
+    if len(statements) != 1:
+        raise errors.ProgrammingError(
+            f"expected one statement, got {len(statements)}", sqlstate="42601")
+    return statements[0]
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def _parse_cached(text: str) -> tuple[st.Statement, ...]:
+    try:
+        trees = sqlglot.parse(text, read=Txlake)
+    except ParseError as e:
+        first = e.errors[0] if e.errors else {}
+        raise errors.SyntaxError(
+            f"syntax error: {first.get('description') or e}",
+            position=_offset(text, first.get("line"), first.get("col"))) from None
+    except TokenError as e:
+        raise errors.SyntaxError(f"syntax error: {e}") from None
+    result = []
+    for tree in trees:
+        if tree is None:
+            continue  # empty statement between semicolons
+        stmt = _to_statement(tree)
+        placeholders = sum(1 for _ in tree.find_all(exp.Placeholder))
+        result.append(_with(stmt, param_count=placeholders, text=tree.sql(dialect=Txlake)))
+    return tuple(result)
+
+
+def _with(stmt: st.Statement, **changes) -> st.Statement:
+    for key, value in changes.items():
+        object.__setattr__(stmt, key, value)
+    return stmt
+
+
+def _offset(text: str, line: int | None, col: int | None) -> int | None:
+    if not line or col is None:
+        return None
+    lines = text.split("\n")
+    return sum(len(l) + 1 for l in lines[: line - 1]) + col
+
+
+# --- conversion from sqlglot trees -------------------------------------------------------
+
+def _to_statement(tree: exp.Expression) -> st.Statement:
+    if isinstance(tree, Control):
+        return _control(tree)
+    if isinstance(tree, exp.Transaction):  # sqlglot's own BEGIN, e.g. via other paths
+        return st.Begin()
+    if isinstance(tree, exp.Commit):
+        return st.Commit()
+    if isinstance(tree, exp.Rollback):
+        return st.Rollback()
+    if isinstance(tree, exp.Create):
+        return _create(tree)
+    if isinstance(tree, exp.Drop):
+        return _drop(tree)
+    if isinstance(tree, exp.Alter):
+        return _alter(tree)
+    if isinstance(tree, exp.Insert):
+        return _insert(tree)
+    if isinstance(tree, exp.Update):
+        return _update(tree)
+    if isinstance(tree, exp.Delete):
+        return _delete(tree)
+    if isinstance(tree, exp.Query):
+        for table in tree.find_all(exp.Table):
+            if table.name:
+                table_name(table)  # validates names early
+        return st.Query(expression=tree)
+    if isinstance(tree, exp.Command):
+        raise errors.NotSupportedError(f"statement not supported: {tree.name.upper()}")
+    raise errors.NotSupportedError(f"statement not supported: {tree.key.upper()}")
+
+
+_CONTROL_TYPES = {
+    "COMMIT": st.Commit, "ROLLBACK": st.Rollback,
+}
+
+
+def _control(node: Control) -> st.Statement:
+    kind = node.args["kind"]
+    a = node.args
+    if kind == "BEGIN":
+        return st.Begin(isolation=a.get("isolation"), read_only=a.get("read_only"), label=a.get("label"))
+    if kind in _CONTROL_TYPES:
+        return _CONTROL_TYPES[kind]()
+    if kind == "SAVEPOINT":
+        return st.Savepoint(name=a["name"])
+    if kind == "ROLLBACK_TO":
+        return st.RollbackToSavepoint(name=a["name"])
+    if kind == "RELEASE":
+        return st.ReleaseSavepoint(name=a["name"])
+    if kind in ("SET_TRANSACTION", "SET_SESSION_CHARACTERISTICS"):
+        return st.SetTransaction(isolation=a.get("isolation"), read_only=a.get("read_only"),
+                                 session=kind == "SET_SESSION_CHARACTERISTICS")
+    if kind == "SET":
+        return st.SetVariable(name=a["name"], value=a.get("value"), local=bool(a.get("local")))
+    if kind == "SHOW":
+        return st.Show(name=a["name"])
+    if kind == "PREPARE_TRANSACTION":
+        return st.PrepareTransaction(gid=a["label"])
+    if kind == "COMMIT_PREPARED":
+        return st.CommitPrepared(gid=a["label"])
+    if kind == "ROLLBACK_PREPARED":
+        return st.RollbackPrepared(gid=a["label"])
+    raise errors.NotSupportedError(f"statement not supported: {kind}")
+
+
+def identifier(node: exp.Expression | str) -> str:
+    """An identifier's name, lower-cased unless it was quoted."""
+    if isinstance(node, str):
+        return node.lower()
+    if isinstance(node, exp.Identifier):
+        return node.this if node.quoted else node.this.lower()
+    if isinstance(node, exp.Column):
+        return identifier(node.this)
+    return node.name.lower()
+
+
+def _check_name(name: str, what: str) -> str:
+    if not name or "/" in name or "\\" in name or "\x00" in name or name.startswith(".") or ".." in name:
+        raise errors.InvalidName(f'invalid {what} name "{name}"')
+    return name
+
+
+def table_name(node: exp.Table) -> st.TableName:
+    if node.catalog:
+        raise errors.NotSupportedError(f"three-part table names are not supported: {node.sql()}")
+    db = identifier(node.args["db"]) if node.args.get("db") else None
+    name = _check_name(identifier(node.this), "table")
+    if db is not None:
+        _check_name(db, "database")
+    return st.TableName(db, name)
+
+
+def _column_spec(col: exp.ColumnDef) -> st.ColumnSpec:
+    not_null = primary_key = False
+    default = None
+    for constraint in col.args.get("constraints") or ():
+        kind = constraint.args.get("kind")
+        if isinstance(kind, exp.NotNullColumnConstraint):
+            not_null = not kind.args.get("allow_null")
+        elif isinstance(kind, exp.PrimaryKeyColumnConstraint):
+            primary_key = not_null = True
+        elif isinstance(kind, exp.DefaultColumnConstraint):
+            default = kind.this
+        elif isinstance(kind, (exp.UniqueColumnConstraint, exp.CheckColumnConstraint)):
+            raise errors.NotSupportedError(f"column constraint not supported: {constraint.sql()}")
+    col_type = col.args.get("kind")
+    if col_type is None:
+        raise errors.SyntaxError(f'column "{col.name}" needs a type')
+    return st.ColumnSpec(name=_check_name(identifier(col.this), "column"), type=col_type,
+                         not_null=not_null, default=default, primary_key=primary_key)
+
+
+def _create(tree: exp.Create) -> st.Statement:
+    if (tree.args.get("kind") or "").upper() != "TABLE":
+        raise errors.NotSupportedError(f"CREATE {tree.args.get('kind')} is not supported")
+    if tree.args.get("replace"):
+        raise errors.NotSupportedError("CREATE OR REPLACE TABLE is not supported")
+    if_not_exists = bool(tree.args.get("exists"))
+    target = tree.this
+    if isinstance(target, exp.Schema):
+        table = table_name(target.this)
+        columns, primary_key = [], []
+        for item in target.expressions:
+            if isinstance(item, exp.ColumnDef):
+                columns.append(_column_spec(item))
+            elif isinstance(item, exp.PrimaryKey):
+                primary_key = [identifier(e) for e in item.expressions]
+            else:
+                raise errors.NotSupportedError(f"table constraint not supported: {item.sql()}")
+        inline = [c.name for c in columns if c.primary_key]
+        if inline and primary_key:
+            raise errors.ProgrammingError(
+                f'multiple primary keys for table "{table.name}" are not allowed', sqlstate="42P16")
+        return st.CreateTable(table=table, columns=tuple(columns),
+                              primary_key=tuple(primary_key or inline),
+                              if_not_exists=if_not_exists, as_query=tree.expression)
+    return st.CreateTable(table=table_name(target), if_not_exists=if_not_exists, as_query=tree.expression)
+
+
+def _drop(tree: exp.Drop) -> st.Statement:
+    if (tree.args.get("kind") or "").upper() != "TABLE":
+        raise errors.NotSupportedError(f"DROP {tree.args.get('kind')} is not supported")
+    tables = tree.args.get("tables") or [tree.this]
+    return st.DropTable(tables=tuple(table_name(t) for t in tables), if_exists=bool(tree.args.get("exists")))
+
+
+def _alter(tree: exp.Alter) -> st.Statement:
+    if (tree.args.get("kind") or "").upper() != "TABLE":
+        raise errors.NotSupportedError(f"ALTER {tree.args.get('kind')} is not supported")
+    actions = []
+    for action in tree.args.get("actions") or ():
+        if isinstance(action, exp.ColumnDef):
+            actions.append(st.AddColumn(_column_spec(action), if_not_exists=bool(action.args.get("exists"))))
+        elif isinstance(action, exp.Drop) and (action.args.get("kind") or "").upper() == "COLUMN":
+            for column in action.args.get("tables") or [action.this]:
+                actions.append(st.DropColumn(identifier(column), if_exists=bool(action.args.get("exists"))))
+        elif isinstance(action, exp.RenameColumn):
+            actions.append(st.RenameColumn(identifier(action.this), _check_name(identifier(action.args["to"]), "column")))
+        elif isinstance(action, exp.AlterRename):
+            actions.append(st.RenameTable(table_name(action.this)))
+        else:
+            raise errors.NotSupportedError(f"ALTER TABLE action not supported: {action.sql()}")
+    return st.AlterTable(table=table_name(tree.this), actions=tuple(actions),
+                         if_exists=bool(tree.args.get("exists")))
+
+
+def _returning(tree: exp.Expression) -> tuple[exp.Expression, ...]:
+    node = tree.args.get("returning")
+    return tuple(node.expressions) if node is not None else ()
+
+
+def _assignments(eqs) -> tuple[tuple[str, exp.Expression], ...]:
+    result = []
+    for eq in eqs:
+        if not isinstance(eq, exp.EQ) or not isinstance(eq.this, exp.Column):
+            raise errors.SyntaxError(f"expected column = expression, got {eq.sql()}")
+        result.append((identifier(eq.this.this), eq.expression))
+    return tuple(result)
+
+
+def _insert(tree: exp.Insert) -> st.Statement:
+    target = tree.this
+    columns = None
+    if isinstance(target, exp.Schema):
+        columns = tuple(identifier(c) for c in target.expressions)
+        target = target.this
+    if not isinstance(target, exp.Table):
+        raise errors.NotSupportedError(f"INSERT target not supported: {target.sql()}")
+    on_conflict = None
+    conflict = tree.args.get("conflict")
+    if conflict is not None:
+        keys = tuple(identifier(k) for k in (conflict.args.get("conflict_keys") or ()))
+        if conflict.args.get("constraint"):
+            raise errors.NotSupportedError("ON CONFLICT ON CONSTRAINT is not supported")
+        if conflict.args.get("doupdate") or conflict.args.get("expressions"):
+            on_conflict = st.OnConflict(columns=keys, do_nothing=False,
+                                        assignments=_assignments(conflict.args.get("expressions") or ()),
+                                        where=(conflict.args.get("where").this if conflict.args.get("where") else None))
+        else:
+            on_conflict = st.OnConflict(columns=keys, do_nothing=True)
+    source = tree.expression
+    if source is not None and not isinstance(source, exp.Query):
+        if isinstance(source, exp.Values):
+            pass
+        else:
+            raise errors.NotSupportedError(f"INSERT source not supported: {source.sql()}")
+    for table in (source.find_all(exp.Table) if source is not None else ()):
+        if table.name:
+            table_name(table)
+    return st.Insert(table=table_name(target), columns=columns, source=source,
+                     on_conflict=on_conflict, returning=_returning(tree))
+
+
+def _target_and_alias(node: exp.Expression) -> tuple[st.TableName, str | None]:
+    if not isinstance(node, exp.Table):
+        raise errors.NotSupportedError(f"target not supported: {node.sql()}")
+    alias = node.alias or None
+    return table_name(node), (identifier(alias) if alias else None)
+
+
+def _update(tree: exp.Update) -> st.Statement:
+    table, alias = _target_and_alias(tree.this)
+    from_ = tree.args.get("from_") or tree.args.get("from")
+    from_items = ()
+    if from_ is not None:
+        from_items = (from_.this, *[j for j in (tree.args.get("joins") or ())])
+    where = tree.args.get("where")
+    return st.Update(table=table, alias=alias, assignments=_assignments(tree.expressions),
+                     from_=from_items, where=where.this if where is not None else None,
+                     returning=_returning(tree))
+
+
+def _delete(tree: exp.Delete) -> st.Statement:
+    table, alias = _target_and_alias(tree.this)
+    where = tree.args.get("where")
+    return st.Delete(table=table, alias=alias, using=tuple(tree.args.get("using") or ()),
+                     where=where.this if where is not None else None, returning=_returning(tree))
