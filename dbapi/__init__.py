@@ -1,0 +1,62 @@
+"""txlake: transactional SQL sessions over Paimon-layout lakehouse tables.
+
+The package is the PEP 249 (DB-API 2.0) module::
+
+    import txlake
+    with txlake.connect("warehouse") as conn:
+        conn.execute("CREATE TABLE t (id INT PRIMARY KEY, v TEXT)")
+        conn.execute("INSERT INTO t VALUES (?, ?)", (1, "one"))
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import time as _time
+
+from txlake.errors import *  # noqa: F401,F403 - the exception tree is part of the module API
+from txlake.errors import (DatabaseError, DataError, Error, IntegrityError, InterfaceError,  # noqa: F401
+                           InternalError, NotSupportedError, OperationalError, ProgrammingError,
+                           Warning)
+from txlake.connection import Connection, Cursor, DBAPITypeObject
+
+__version__ = "0.1.0"
+
+apilevel = "2.0"
+threadsafety = 1  # threads may share the module, not connections (each thread: its own connect())
+paramstyle = "qmark"
+
+
+def connect(path, *, autocommit: bool = False, isolation_level: str | None = None, **options) -> Connection:
+    """Open (creating if needed) the warehouse at ``path`` and return a PEP 249 Connection.
+
+    ``isolation_level``: "READ UNCOMMITTED", "READ COMMITTED", "REPEATABLE READ" (default) or
+    "SERIALIZABLE". Options: ``durable`` (fsync, default True), ``publish`` ("async" default,
+    "sync", "off"), ``cache_bytes``, ``max_active_transactions``, ``commit_timeout``.
+    """
+    return Connection(path, autocommit=autocommit, isolation_level=isolation_level, **options)
+
+
+# PEP 249 type constructors and type objects
+Date = _dt.date
+Time = _dt.time
+Timestamp = _dt.datetime
+Binary = bytes
+
+
+def DateFromTicks(ticks: float) -> _dt.date:
+    return _dt.date(*_time.localtime(ticks)[:3])
+
+
+def TimeFromTicks(ticks: float) -> _dt.time:
+    return _dt.time(*_time.localtime(ticks)[3:6])
+
+
+def TimestampFromTicks(ticks: float) -> _dt.datetime:
+    return _dt.datetime(*_time.localtime(ticks)[:6])
+
+
+STRING = DBAPITypeObject("VARCHAR")
+BINARY = DBAPITypeObject("BLOB")
+NUMBER = DBAPITypeObject("INTEGER", "BIGINT", "DOUBLE", "DECIMAL", "BOOLEAN")
+DATETIME = DBAPITypeObject("DATE", "TIMESTAMP")
+ROWID = DBAPITypeObject()

@@ -166,3 +166,11 @@ class CommitFailed(OperationalError):
 
 __all__ = [name for name, value in dict(globals()).items()
            if isinstance(value, type) and issubclass(value, Exception)]
+
+
+class CardinalityViolation(ProgrammingError):
+    sqlstate = "21000"
+
+
+__all__ = [name for name, value in dict(globals()).items()
+           if isinstance(value, type) and issubclass(value, Exception)]

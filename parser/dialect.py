@@ -209,7 +209,8 @@ class TxlakeParser(DuckDB.Parser):
 
 class TxlakeTokenizer(DuckDB.Tokenizer):
     # DuckDB treats PREPARE as an opaque command; PREPARE TRANSACTION needs its tokens.
-    KEYWORDS = {**DuckDB.Tokenizer.KEYWORDS, "PREPARE": TokenType.VAR}
+    # DuckDB ignores VARCHAR(n) and reads VARCHAR as TEXT; txlake enforces the length (22001).
+    KEYWORDS = {**DuckDB.Tokenizer.KEYWORDS, "PREPARE": TokenType.VAR, "VARCHAR": TokenType.VARCHAR}
     COMMANDS = DuckDB.Tokenizer.COMMANDS - {TokenType.SHOW}
 
 

@@ -48,13 +48,13 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
             position=_offset(text, first.get("line"), first.get("col"))) from None
     except TokenError as e:
         raise errors.SyntaxError(f"syntax error: {e}") from None
+    trees = [t for t in trees if t is not None]  # empty statements between semicolons
     result = []
     for tree in trees:
-        if tree is None:
-            continue  # empty statement between semicolons
         stmt = _to_statement(tree)
         placeholders = sum(1 for _ in tree.find_all(exp.Placeholder))
-        result.append(_with(stmt, param_count=placeholders, text=tree.sql(dialect=Txlake)))
+        source = text.strip() if len(trees) == 1 else _source_text(tree)
+        result.append(_with(stmt, param_count=placeholders, text=source))
     return tuple(result)
 
 
@@ -62,6 +62,12 @@ def _with(stmt: st.Statement, **changes) -> st.Statement:
     for key, value in changes.items():
         object.__setattr__(stmt, key, value)
     return stmt
+
+
+def _source_text(tree: exp.Expression) -> str:
+    if isinstance(tree, Control):
+        return tree.args["kind"].replace("_", " ")
+    return tree.sql(dialect=Txlake)
 
 
 def _offset(text: str, line: int | None, col: int | None) -> int | None:

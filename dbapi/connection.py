@@ -1,0 +1,302 @@
+"""PEP 249 Connection and Cursor over an engine Session.
+
+With ``autocommit=False`` (the default, as PEP 249 wants) a transaction begins implicitly at
+the first statement, as in psycopg, and lasts until ``commit()`` / ``rollback()``. With
+``autocommit=True`` every statement commits on its own unless the SQL says BEGIN.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+import pyarrow as pa
+
+from txlake import errors
+from txlake.engine.executor import Result
+from txlake.engine.mvcc.xact import normalise_level
+from txlake.engine.session import Session
+from txlake.parser import statements as st
+from txlake.parser.parse import parse
+
+
+class Connection:
+    # PEP 249 optional extension: the exception classes as connection attributes
+    Error = errors.Error
+    Warning = errors.Warning
+    InterfaceError = errors.InterfaceError
+    DatabaseError = errors.DatabaseError
+    DataError = errors.DataError
+    OperationalError = errors.OperationalError
+    IntegrityError = errors.IntegrityError
+    InternalError = errors.InternalError
+    ProgrammingError = errors.ProgrammingError
+    NotSupportedError = errors.NotSupportedError
+
+    def __init__(self, path: str, *, autocommit: bool = False, isolation_level: str | None = None, **options):
+        self._session = Session(str(path), isolation_level=isolation_level, **options)
+        self._autocommit = bool(autocommit)
+        self.path = str(path)
+        self.notices: list[str] = []
+
+    # --- properties ----------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        return self._session.closed
+
+    @property
+    def autocommit(self) -> bool:
+        return self._autocommit
+
+    @autocommit.setter
+    def autocommit(self, value: bool) -> None:
+        self._check_open()
+        if value and self._session.in_transaction and not self._session.txn.explicit:
+            pass
+        if self._session.in_transaction:
+            raise errors.ProgrammingError(
+                "can't change autocommit inside a transaction: commit or roll back first", sqlstate="25001")
+        self._autocommit = bool(value)
+
+    @property
+    def isolation_level(self) -> str:
+        """The level of new transactions (a string such as "REPEATABLE READ")."""
+        return self._session.default_isolation
+
+    @isolation_level.setter
+    def isolation_level(self, value: str | None) -> None:
+        self._check_open()
+        if self._session.in_transaction:
+            raise errors.ProgrammingError(
+                "can't change isolation_level inside a transaction: commit or roll back first", sqlstate="25001")
+        self._session.default_isolation = normalise_level(value) if value else "REPEATABLE READ"
+
+    @property
+    def session(self) -> Session:
+        return self._session
+
+    # --- PEP 249 -------------------------------------------------------------------------
+
+    def cursor(self) -> "Cursor":
+        self._check_open()
+        return Cursor(self)
+
+    def execute(self, sql: str, params: Sequence[Any] | None = None) -> "Cursor":
+        """Shortcut (sqlite3, psycopg 3): a new cursor that has executed ``sql``."""
+        return self.cursor().execute(sql, params)
+
+    def commit(self) -> None:
+        self._check_open()
+        self._notice(self._session.commit(), quiet=True)
+
+    def rollback(self) -> None:
+        self._check_open()
+        self._notice(self._session.rollback(), quiet=True)
+
+    def close(self) -> None:
+        if not self._session.closed:
+            self._session.close()
+
+    def __enter__(self) -> "Connection":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        try:
+            if not self.closed:
+                if exc_type is None:
+                    self.commit()
+                else:
+                    self.rollback()
+        finally:
+            self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    # --- internals -----------------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._session.closed:
+            raise errors.InterfaceError("connection is closed")
+
+    def _notice(self, result: Result, quiet: bool = False) -> None:
+        if result.notice and not quiet:
+            self.notices.append(result.notice)
+
+    def _run(self, statement: st.Statement, params: tuple) -> Result:
+        session = self._session
+        if not self._autocommit and not session.in_transaction and statement.touches_data:
+            session.begin(explicit=True)
+        result = session.execute_statement(statement, params)
+        self._notice(result)
+        return result
+
+
+class Cursor:
+    def __init__(self, connection: Connection):
+        self.connection = connection
+        self.arraysize = 1
+        self._result: Result | None = None
+        self._rows: list[tuple] | None = None
+        self._pos = 0
+        self._closed = False
+        self.rowcount = -1
+        self.lastrowid = None
+        self.statusmessage: str | None = None
+
+    # --- execution -----------------------------------------------------------------------
+
+    def execute(self, sql: str, params: Sequence[Any] | None = None) -> "Cursor":
+        self._check()
+        statements = parse(sql)
+        params = _params(params)
+        if params and len(statements) != 1:
+            raise errors.ProgrammingError("parameters need exactly one statement", sqlstate="08P01")
+        result = Result(status="")
+        for statement in statements:
+            result = self.connection._run(statement, params)
+        self._set_result(result)
+        return self
+
+    def executemany(self, sql: str, seq_of_params: Iterable[Sequence[Any]]) -> "Cursor":
+        """Run one statement once per parameter set; the statement is parsed once."""
+        self._check()
+        statements = parse(sql)
+        if len(statements) != 1:
+            raise errors.ProgrammingError("executemany needs exactly one statement", sqlstate="08P01")
+        total = 0
+        result = Result(status="")
+        for params in seq_of_params:
+            result = self.connection._run(statements[0], _params(params))
+            total += max(result.rowcount, 0)
+        self._set_result(Result(rowcount=total, status=result.status))
+        return self
+
+    def _set_result(self, result: Result) -> None:
+        self._result = result
+        self._rows = None
+        self._pos = 0
+        self.rowcount = result.rowcount
+        self.statusmessage = result.status
+
+    # --- results -------------------------------------------------------------------------
+
+    @property
+    def description(self):
+        if self._result is None or self._result.table is None:
+            return None
+        return [(f.name, _type_code(f.type), None, None,
+                 getattr(f.type, "precision", None), getattr(f.type, "scale", None), f.nullable)
+                for f in self._result.table.schema]
+
+    def _materialise(self) -> list[tuple]:
+        if self._result is None or self._result.table is None:
+            raise errors.ProgrammingError("no results to fetch: the last statement returned no rows",
+                                          sqlstate="24000")
+        if self._rows is None:
+            table = self._result.table
+            columns = [c.to_pylist() for c in table.columns]
+            self._rows = list(zip(*columns)) if columns else [()] * table.num_rows
+        return self._rows
+
+    def fetchone(self):
+        self._check()
+        rows = self._materialise()
+        if self._pos >= len(rows):
+            return None
+        self._pos += 1
+        return rows[self._pos - 1]
+
+    def fetchmany(self, size: int | None = None) -> list[tuple]:
+        self._check()
+        rows = self._materialise()
+        size = self.arraysize if size is None else size
+        chunk = rows[self._pos:self._pos + size]
+        self._pos += len(chunk)
+        return chunk
+
+    def fetchall(self) -> list[tuple]:
+        self._check()
+        rows = self._materialise()
+        chunk = rows[self._pos:]
+        self._pos = len(rows)
+        return chunk
+
+    def fetch_arrow_table(self) -> pa.Table:
+        """The whole result of the last statement as an Arrow table (no Python row objects)."""
+        self._check()
+        if self._result is None or self._result.table is None:
+            raise errors.ProgrammingError("no results to fetch", sqlstate="24000")
+        return self._result.table
+
+    def __iter__(self):
+        while (row := self.fetchone()) is not None:
+            yield row
+
+    def setinputsizes(self, sizes) -> None:
+        pass
+
+    def setoutputsize(self, size, column=None) -> None:
+        pass
+
+    def close(self) -> None:
+        self._closed = True
+        self._result = None
+        self._rows = None
+
+    def __enter__(self) -> "Cursor":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _check(self) -> None:
+        if self._closed:
+            raise errors.InterfaceError("cursor is closed")
+        self.connection._check_open()
+
+
+def _params(params) -> tuple:
+    if params is None:
+        return ()
+    if isinstance(params, (str, bytes)) or not isinstance(params, Sequence):
+        raise errors.ProgrammingError("parameters must be a sequence (qmark style: ?)", sqlstate="08P01")
+    return tuple(params)
+
+
+class DBAPITypeObject:
+    """PEP 249 type objects: compare equal to every type code in their group."""
+
+    def __init__(self, *codes: str):
+        self.codes = frozenset(codes)
+
+    def __eq__(self, other) -> bool:
+        return other in self.codes
+
+    def __hash__(self) -> int:
+        return hash(self.codes)
+
+
+def _type_code(t: pa.DataType) -> str:
+    if pa.types.is_boolean(t):
+        return "BOOLEAN"
+    if pa.types.is_int32(t) or pa.types.is_int16(t) or pa.types.is_int8(t):
+        return "INTEGER"
+    if pa.types.is_integer(t):
+        return "BIGINT"
+    if pa.types.is_floating(t):
+        return "DOUBLE"
+    if pa.types.is_decimal(t):
+        return "DECIMAL"
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return "VARCHAR"
+    if pa.types.is_date(t):
+        return "DATE"
+    if pa.types.is_timestamp(t):
+        return "TIMESTAMP"
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t):
+        return "BLOB"
+    return str(t).upper()

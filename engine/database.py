@@ -1,0 +1,143 @@
+"""The in-process database instance: one per warehouse per process, shared by its sessions.
+
+Like DuckDB, every ``txlake.connect(path)`` to the same warehouse in one process shares one
+``Database``: the XID allocator, the commit log (clog), the set of running transactions (the
+"proc array"), the warehouse's caches. Sessions in threads therefore see each other's commits.
+
+``_proc_lock`` guards ``_running``; a snapshot is taken under it so that the set of running
+XIDs and the committed catalog version it pairs with are consistent.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+
+from txlake import errors
+from txlake.engine.mvcc.clog import CommitLog
+from txlake.engine.mvcc.snapshot import Snapshot
+from txlake.engine.mvcc.xact import Transaction, TxnState
+from txlake.engine.mvcc.xid import XidAllocator
+from txlake.storage.commit import Commit, TableDelta
+from txlake.storage.version import LogEntry
+from txlake.storage.warehouse import Warehouse
+
+DEFAULT_MAX_ACTIVE_TRANSACTIONS = 1000
+
+_registry: dict[str, "Database"] = {}
+_registry_lock = threading.Lock()
+
+
+def open_database(path: str, **options) -> "Database":
+    """The shared instance for the warehouse at ``path`` (opened on first use), reference-counted."""
+    key = os.path.realpath(path)
+    with _registry_lock:
+        db = _registry.get(key)
+        if db is None:
+            db = Database(key, **options)
+            _registry[key] = db
+        db._refs += 1
+        return db
+
+
+class Database:
+    def __init__(self, path: str, *, durable: bool = True, cache_bytes: int | None = None,
+                 max_active_transactions: int = DEFAULT_MAX_ACTIVE_TRANSACTIONS,
+                 commit_timeout: float = 30.0, publish: str = "async"):
+        kwargs = {"cache_bytes": cache_bytes} if cache_bytes else {}
+        self.path = path
+        self.warehouse = Warehouse(path, durable=durable, commit_timeout=commit_timeout, **kwargs)
+        self.xids = XidAllocator(self.warehouse.latest.max_xid + 1)
+        self.clog = CommitLog()
+        self.max_active_transactions = max_active_transactions
+        self._vxids = itertools.count(1)
+        self._running: dict[int, Transaction] = {}  # vxid -> transaction, guarded by _proc_lock
+        self._proc_lock = threading.Lock()
+        self._refs = 0
+        self.publisher = None
+        if publish != "off":
+            # the Paimon writer (fastavro, manifests) loads only for warehouses that publish
+            from txlake.storage.publish import Publisher
+            self.publisher = Publisher(self.warehouse, mode=publish)
+            self.publisher.start()
+
+    # --- transactions --------------------------------------------------------------------
+
+    def begin(self, isolation: str, read_only: bool = False, explicit: bool = True,
+              label: str | None = None) -> Transaction:
+        with self._proc_lock:
+            if len(self._running) >= self.max_active_transactions:
+                raise errors.TooManyConnections(
+                    f"too many active transactions (max_active_transactions = {self.max_active_transactions})")
+            txn = Transaction(next(self._vxids), isolation, read_only=read_only, explicit=explicit, label=label)
+            self._running[txn.vxid] = txn
+            return txn
+
+    def assign_xid(self, txn: Transaction) -> int:
+        """Give ``txn`` an XID at its first write (read-only transactions never need one)."""
+        if txn.xid is None:
+            with self._proc_lock:
+                txn.xid = self.xids.allocate()
+                self.clog.begin(txn.xid)
+        return txn.xid
+
+    def take_snapshot(self) -> Snapshot:
+        with self._proc_lock:
+            catalog = self.warehouse.refresh()
+            xmax = self.xids.next_xid
+            xip = frozenset(t.xid for t in self._running.values() if t.xid is not None)
+            return Snapshot(min(xip, default=xmax), xmax, xip, catalog)
+
+    def commit(self, txn: Transaction) -> LogEntry | None:
+        """Commit ``txn``: one log entry for all its changes, or an exception and an abort."""
+        try:
+            entry = None
+            if txn.changes:
+                deltas = [TableDelta(tid, txn.bases.get(tid), work) for tid, work in txn.changes.items()]
+                commit = Commit(self.warehouse.store, deltas, self.assign_xid(txn),
+                                self.warehouse.commit_user, txn.label or f"{txn.xid}")
+                entry = self.warehouse.commit(commit)
+        except BaseException:
+            self.abort(txn)
+            raise
+        if txn.xid is not None:
+            if entry is not None:
+                self.clog.set_committed(txn.xid, entry.csn)
+            else:
+                self.clog.set_committed(txn.xid, self.warehouse.latest.csn)
+        txn.state = TxnState.COMMITTED
+        self._finish(txn)
+        return entry
+
+    def abort(self, txn: Transaction) -> None:
+        if txn.xid is not None:
+            self.clog.set_aborted(txn.xid)
+        txn.state = TxnState.ABORTED
+        txn.changes.clear()
+        txn.bases.clear()
+        self._finish(txn)
+
+    def _finish(self, txn: Transaction) -> None:
+        with self._proc_lock:
+            self._running.pop(txn.vxid, None)
+            horizon = min((t.snapshot.xmin for t in self._running.values() if t.snapshot is not None),
+                          default=self.xids.next_xid)
+            horizon = min([horizon, *(t.xid for t in self._running.values() if t.xid is not None)])
+        self.clog.truncate(horizon)
+
+    @property
+    def running(self) -> int:
+        with self._proc_lock:
+            return len(self._running)
+
+    # --- lifetime ------------------------------------------------------------------------
+
+    def release(self) -> None:
+        with _registry_lock:
+            self._refs -= 1
+            if self._refs > 0:
+                return
+            _registry.pop(self.path, None)
+        if self.publisher is not None:
+            self.publisher.close()

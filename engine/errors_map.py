@@ -1,0 +1,51 @@
+"""DuckDB's exceptions, translated to the PostgreSQL SQLSTATE a txlake user expects."""
+
+from __future__ import annotations
+
+import duckdb
+
+from txlake import errors
+
+
+def translate(e: duckdb.Error) -> errors.Error:
+    message = str(e).split("\n")[0]
+    for prefix in ("Binder Error: ", "Catalog Error: ", "Conversion Error: ", "Parser Error: ",
+                   "Invalid Input Error: ", "Out of Range Error: ", "Permission Error: ",
+                   "Not implemented Error: "):
+        message = message.removeprefix(prefix)
+    text = message.lower()
+    if isinstance(e, duckdb.ParserException):
+        return errors.SyntaxError(message)
+    if isinstance(e, duckdb.ConversionException):
+        if "out of range" in text or "overflow" in text:
+            return errors.NumericValueOutOfRange(message)
+        return errors.InvalidTextRepresentation(message)
+    if isinstance(e, duckdb.OutOfRangeException):
+        return errors.NumericValueOutOfRange(message)
+    if isinstance(e, duckdb.BinderException):
+        if "column" in text and ("not found" in text or "does not have a column" in text):
+            return errors.UndefinedColumn(message)
+        if "group by" in text:
+            return errors.ProgrammingError(message, sqlstate="42803")
+        if "no function matches" in text or "could not choose a best candidate" in text:
+            return errors.ProgrammingError(message, sqlstate="42883")
+        if "ambiguous" in text:
+            return errors.ProgrammingError(message, sqlstate="42702")
+        return errors.ProgrammingError(message, sqlstate="42804" if "type" in text else "42000")
+    if isinstance(e, duckdb.CatalogException):
+        if "table" in text and "does not exist" in text:
+            return errors.UndefinedTable(message)
+        if "function" in text:
+            return errors.ProgrammingError(message, sqlstate="42883")
+        return errors.ProgrammingError(message, sqlstate="42704")
+    if isinstance(e, duckdb.InvalidInputException):
+        if "division by zero" in text:
+            return errors.DivisionByZero(message)
+        if "parameter" in text:
+            return errors.ProgrammingError(message, sqlstate="08P01")
+        return errors.DataError(message, sqlstate="22023")
+    if isinstance(e, duckdb.PermissionException):
+        return errors.ProgrammingError(message, sqlstate="42501")
+    if isinstance(e, duckdb.NotImplementedException):
+        return errors.NotSupportedError(message)
+    return errors.InternalError(message)

@@ -1,0 +1,536 @@
+"""Statement execution: DuckDB runs every query over the Arrow data a transaction sees.
+
+For each statement the executor resolves table names against the transaction's working
+catalog (its own writes over its snapshot), registers each table version's rows with DuckDB
+under a private name, rewrites the statement's AST to use those names, and runs it. DML runs
+DuckDB only for the row-finding and value-computing part (``SELECT rowid, new values ...
+WHERE ...``); the result becomes a new working ``TableVersion``: deleted row ids go into
+deletion vectors, new rows into an in-memory file. Constraints are checked before the
+transaction's state changes, so a failing statement leaves no trace.
+"""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from pyroaring import FrozenBitMap
+from sqlglot import exp
+
+from txlake import errors
+from txlake.engine.errors_map import translate
+from txlake.engine.mvcc.xact import Transaction
+from txlake.parser import statements as st
+from txlake.parser.parse import identifier, table_name
+from txlake.storage import keys as pk
+from txlake.storage.datafiles import ROWID, DataFileStore
+from txlake.storage.schema import Column, ColumnType, TableSchema, make_type, type_from_arrow
+from txlake.storage.version import CatalogVersion, DataFile, TableVersion
+
+DEFAULT_DB = "default"
+MAX_PENDING_FILES = 16  # a transaction's in-memory batches per table before they are merged
+
+
+@dataclass
+class Result:
+    table: pa.Table | None = None  # rows, for statements that return them
+    rowcount: int = -1
+    status: str = ""  # PostgreSQL command tag: "INSERT 0 1", "UPDATE 3", "BEGIN", ...
+    notice: str | None = None
+
+
+@dataclass
+class Context:
+    txn: Transaction
+    catalog: CatalogVersion
+    db: str = DEFAULT_DB
+
+    def resolve(self, name: st.TableName) -> TableVersion:
+        version = self.txn.table(self.catalog, *name.qualified(self.db))
+        if version is None:
+            raise errors.UndefinedTable(f'relation "{name}" does not exist')
+        return version
+
+
+class Executor:
+    def __init__(self, store: DataFileStore, assign_xid):
+        self.store = store
+        self.assign_xid = assign_xid
+        self.con = duckdb.connect(config={"enable_external_access": False})
+        self._names = itertools.count()
+        self._pending_ids = itertools.count(-1, -1)
+
+    def close(self) -> None:
+        self.con.close()
+
+    # --- DuckDB plumbing -----------------------------------------------------------------
+
+    @contextmanager
+    def _registered(self):
+        names: list[str] = []
+
+        def register(data: pa.Table) -> str:
+            name = f"__txl_{next(self._names)}"
+            self.con.register(name, data)
+            names.append(name)
+            return name
+
+        try:
+            yield register
+        finally:
+            for name in names:
+                self.con.unregister(name)
+
+    def _sql(self, expression: exp.Expression | str, params=()) -> pa.Table:
+        sql = expression if isinstance(expression, str) else expression.sql(dialect="duckdb")
+        try:
+            relation = self.con.sql(sql, params=list(params) if params else None)
+            if relation is None:
+                return pa.table({})
+            return relation.to_arrow_table()
+        except duckdb.Error as e:
+            raise translate(e) from None
+
+    def _rewrite(self, ctx: Context, expression: exp.Expression, register) -> exp.Expression:
+        """Point every table reference at a registered Arrow view of the version it sees."""
+        ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
+        registered: dict[int, str] = {}
+
+        def visit(node):
+            if not isinstance(node, exp.Table) or not isinstance(node.this, exp.Identifier):
+                return node
+            name = table_name(node)
+            if name.db is None and name.name in ctes:
+                return node
+            version = ctx.resolve(name)
+            key = id(version)
+            if key not in registered:
+                registered[key] = register(self.store.scan(version))
+            alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name.name))
+            return exp.Table(this=exp.to_identifier(registered[key]), alias=alias)
+
+        return expression.transform(visit)
+
+    # --- queries -------------------------------------------------------------------------
+
+    def query(self, ctx: Context, stmt: st.Query, params) -> Result:
+        with self._registered() as register:
+            table = self._sql(self._rewrite(ctx, stmt.expression, register), params)
+        return Result(table=table, rowcount=table.num_rows, status=f"SELECT {table.num_rows}")
+
+    # --- INSERT --------------------------------------------------------------------------
+
+    def insert(self, ctx: Context, stmt: st.Insert, params) -> Result:
+        version = self._writable(ctx, stmt.table)
+        schema = version.schema
+        columns = self._target_columns(schema, stmt)
+        with self._registered() as register:
+            rows = self._insert_rows(ctx, schema, columns, stmt, params, register)
+        self._check_rows(version, rows)
+        updated_rowids, update_rows = None, None
+        if schema.primary_key:
+            rows, updated_rowids, update_rows = self._resolve_conflicts(ctx, version, rows, stmt, params)
+        elif stmt.on_conflict is not None:
+            raise errors.ProgrammingError(
+                "there is no unique or exclusion constraint matching the ON CONFLICT specification",
+                sqlstate="42P10")
+        new = self._apply(version, None, rows)
+        if updated_rowids is not None and len(updated_rowids):
+            new = self._apply(new, updated_rowids, update_rows)
+            rows = pa.concat_tables([rows, update_rows])
+        self._write(ctx, version, new)
+        result = self._returning(stmt.returning, rows, stmt.table.name, params)
+        result.status = f"INSERT 0 {rows.num_rows}"
+        return result
+
+    def _target_columns(self, schema: TableSchema, stmt: st.Insert) -> list[str]:
+        if stmt.columns is None:
+            return schema.names
+        seen = set()
+        for name in stmt.columns:
+            schema.require(name, stmt.table.name)
+            if name in seen:
+                raise errors.DuplicateColumn(f'column "{name}" specified more than once')
+            seen.add(name)
+        return list(stmt.columns)
+
+    def _insert_rows(self, ctx, schema, columns, stmt, params, register) -> pa.Table:
+        if stmt.source is None:  # DEFAULT VALUES
+            width, source = 0, exp.select("1")
+        elif isinstance(stmt.source, exp.Values):
+            width = len(stmt.source.expressions[0].expressions)
+            source = self._rewrite(ctx, stmt.source, register)
+        else:
+            data = self._sql(self._rewrite(ctx, stmt.source, register), params)
+            params = ()
+            width = data.num_columns
+            source = exp.to_identifier(register(data.rename_columns([f"c{i}" for i in range(width)])))
+        if width > len(columns):
+            raise errors.SyntaxError("INSERT has more expressions than target columns")
+        if stmt.columns is not None and width < len(columns):
+            raise errors.SyntaxError("INSERT has more target columns than expressions")
+        supplied = {name: i for i, name in enumerate(columns[:width])}
+        projections = []
+        for col in schema.columns:
+            if col.name in supplied:
+                value = f'"c{supplied[col.name]}"'
+            else:
+                value = col.default or "NULL"
+            projections.append(f'CAST({value} AS {col.type.sql()}) AS "{col.name}"')
+        alias = f"__src({', '.join(f'c{i}' for i in range(width))})" if width else "__src"
+        from_sql = source.sql(dialect="duckdb") if isinstance(source, exp.Expression) else source
+        if isinstance(source, exp.Identifier):
+            sql = f"SELECT {', '.join(projections)} FROM {from_sql}"
+        else:
+            sql = f"SELECT {', '.join(projections)} FROM ({from_sql}) AS {alias}"
+        return self._conform(self._sql(sql, params), schema)
+
+    @staticmethod
+    def _conform(data: pa.Table, schema: TableSchema) -> pa.Table:
+        target = schema.arrow_schema()
+        relaxed = pa.schema([f.with_nullable(True) for f in target])
+        data = data.rename_columns(target.names).cast(relaxed)
+        return pa.Table.from_arrays(data.columns, schema=relaxed)
+
+    def _check_rows(self, version: TableVersion, rows: pa.Table) -> None:
+        """NOT NULL and VARCHAR(n) on rows about to be written."""
+        for col in version.schema.columns:
+            values = rows.column(col.name)
+            if col.not_null and values.null_count:
+                raise errors.NotNullViolation(
+                    f'null value in column "{col.name}" of relation "{version.name}" violates not-null constraint')
+            if col.type.kind == "VARCHAR" and col.type.length and len(values):
+                longest = pc.max(pc.utf8_length(values)).as_py()
+                if longest is not None and longest > col.type.length:
+                    raise errors.StringDataRightTruncation(
+                        f"value too long for type character varying({col.type.length})")
+
+    def _duplicate(self, version: TableVersion, key) -> errors.UniqueViolation:
+        names = version.schema.primary_key
+        text = ", ".join(map(str, key)) if isinstance(key, tuple) else str(key)
+        return errors.UniqueViolation(
+            f'duplicate key value violates unique constraint "{version.name}_pkey"\n'
+            f"DETAIL:  Key ({', '.join(names)})=({text}) already exists.")
+
+    def _resolve_conflicts(self, ctx, version, rows, stmt, params):
+        """Split new rows by primary-key conflicts; apply ON CONFLICT. Returns
+        (rows to insert, row ids to update, their new rows)."""
+        key_names = version.schema.primary_key
+        conflict = stmt.on_conflict
+        if conflict is not None and conflict.columns and set(conflict.columns) != set(key_names):
+            raise errors.ProgrammingError(
+                "there is no unique or exclusion constraint matching the ON CONFLICT specification",
+                sqlstate="42P10")
+        keys = pk.key_tuples(rows, key_names)
+        existing = pk.find(self.store, version, keys)
+        first: dict = {}
+        duplicates = []
+        for i, k in enumerate(keys):
+            if k in first:
+                duplicates.append(i)
+            else:
+                first[k] = i
+        if conflict is None:
+            if duplicates:
+                raise self._duplicate(version, keys[duplicates[0]])
+            if existing:
+                raise self._duplicate(version, next(iter(existing)))
+            return rows, None, None
+        if conflict.do_nothing:
+            keep = [i for i, k in enumerate(keys) if k not in existing and first[k] == i]
+            return rows.take(pa.array(keep, pa.int64())), None, None
+        if duplicates:
+            raise errors.CardinalityViolation(
+                "ON CONFLICT DO UPDATE command cannot affect row a second time")
+        insert_idx = [i for i, k in enumerate(keys) if k not in existing]
+        clash_idx = [i for i, k in enumerate(keys) if k in existing]
+        if not clash_idx:
+            return rows, None, None
+        clashing = rows.take(pa.array(clash_idx, pa.int64()))
+        clash_ids = pa.array([existing[keys[i]] for i in clash_idx], pa.int64())
+        updated = self._conflict_update(ctx, version, stmt, clashing, clash_ids, params)
+        return rows.take(pa.array(insert_idx, pa.int64())), updated[0], updated[1]
+
+    def _conflict_update(self, ctx, version, stmt, clashing, clash_ids, params):
+        conflict = stmt.on_conflict
+        alias = stmt.table.name
+        assigned = dict(conflict.assignments)
+        for name in assigned:
+            version.schema.require(name, alias)
+        with self._registered() as register:
+            target = register(self.store.scan(version, with_rowid=True))
+            excluded = register(clashing.append_column(ROWID, clash_ids))
+            projections = [f'"{alias}".{ROWID}']
+            for col in version.schema.columns:
+                value = assigned.get(col.name)
+                value_sql = (self._rewrite(ctx, value, register).sql(dialect="duckdb")
+                             if value is not None else f'"{alias}"."{col.name}"')
+                projections.append(f'CAST({value_sql} AS {col.type.sql()}) AS "{col.name}"')
+            where = f" WHERE {self._rewrite(ctx, conflict.where, register).sql(dialect='duckdb')}" \
+                if conflict.where is not None else ""
+            sql = (f"SELECT {', '.join(projections)} FROM {target} AS \"{alias}\" "
+                   f"JOIN {excluded} AS excluded ON \"{alias}\".{ROWID} = excluded.{ROWID}{where}")
+            result = self._sql(sql, params)
+        rowids = result.column(ROWID)
+        new_rows = self._conform(result.drop_columns([ROWID]), version.schema)
+        self._check_rows(version, new_rows)
+        self._check_updated_keys(version, np.asarray(rowids.to_numpy(zero_copy_only=False)), new_rows, assigned)
+        return rowids, new_rows
+
+    # --- UPDATE / DELETE -----------------------------------------------------------------
+
+    def update(self, ctx: Context, stmt: st.Update, params) -> Result:
+        version = self._writable(ctx, stmt.table)
+        alias = stmt.alias or stmt.table.name
+        assigned = dict(stmt.assignments)
+        for name in assigned:
+            version.schema.require(name, stmt.table.name)
+        with self._registered() as register:
+            target = exp.Table(this=exp.to_identifier(register(self.store.scan(version, with_rowid=True))),
+                               alias=exp.TableAlias(this=exp.to_identifier(alias)))
+            projections = [exp.column(ROWID, alias)]
+            for col in version.schema.columns:
+                value = assigned.get(col.name)
+                value = self._rewrite(ctx, value, register) if value is not None else exp.column(col.name, alias)
+                projections.append(exp.alias_(exp.cast(value, exp.DataType.build(col.type.sql(), dialect="duckdb")),
+                                              col.name, quoted=True))
+            select = self._row_finder(ctx, target, projections, stmt.from_, stmt.where, register)
+            result = self._sql(select, params)
+        if stmt.from_:
+            result = _first_per_rowid(result)
+        rowids = result.column(ROWID).to_numpy(zero_copy_only=False)
+        new_rows = self._conform(result.drop_columns([ROWID]), version.schema)
+        self._check_rows(version, new_rows)
+        self._check_updated_keys(version, rowids, new_rows, assigned)
+        if len(rowids):
+            self._write(ctx, version, self._apply(version, rowids, new_rows))
+        out = self._returning(stmt.returning, new_rows, alias, params)
+        out.status = f"UPDATE {len(rowids)}"
+        return out
+
+    def delete(self, ctx: Context, stmt: st.Delete, params) -> Result:
+        version = self._writable(ctx, stmt.table)
+        alias = stmt.alias or stmt.table.name
+        with self._registered() as register:
+            target = exp.Table(this=exp.to_identifier(register(self.store.scan(version, with_rowid=True))),
+                               alias=exp.TableAlias(this=exp.to_identifier(alias)))
+            projections = [exp.column(ROWID, alias)] + [exp.column(c, alias) for c in version.schema.names]
+            select = self._row_finder(ctx, target, projections, stmt.using, stmt.where, register)
+            result = self._sql(select, params)
+        if stmt.using:
+            result = _first_per_rowid(result)
+        rowids = result.column(ROWID).to_numpy(zero_copy_only=False)
+        if len(rowids):
+            self._write(ctx, version, self._apply(version, rowids, None))
+        old_rows = self._conform(result.drop_columns([ROWID]), version.schema)
+        out = self._returning(stmt.returning, old_rows, alias, params)
+        out.status = f"DELETE {len(rowids)}"
+        return out
+
+    def _row_finder(self, ctx, target, projections, from_items, where, register) -> exp.Select:
+        joins = []
+        for item in from_items:
+            item = self._rewrite(ctx, item, register)
+            joins.append(item if isinstance(item, exp.Join) else exp.Join(this=item))
+        select = exp.Select(expressions=projections, from_=exp.From(this=target), joins=joins)
+        if where is not None:
+            select.set("where", exp.Where(this=self._rewrite(ctx, where, register)))
+        return select
+
+    def _check_updated_keys(self, version, rowids, new_rows, assigned) -> None:
+        key_names = version.schema.primary_key
+        if not key_names or not set(key_names) & set(assigned) or not len(rowids):
+            return
+        keys = pk.key_tuples(new_rows, key_names)
+        seen = set()
+        for k in keys:
+            if k in seen:
+                raise self._duplicate(version, k)
+            seen.add(k)
+        remaining = self._apply(version, rowids, None)
+        clash = pk.find(self.store, remaining, keys)
+        if clash:
+            raise self._duplicate(version, next(iter(clash)))
+
+    def _returning(self, returning, rows: pa.Table, alias: str, params) -> Result:
+        if not returning:
+            return Result(rowcount=rows.num_rows)
+        with self._registered() as register:
+            name = register(rows)
+            select = exp.Select(expressions=[e.copy() for e in returning],
+                                from_=exp.From(this=exp.Table(this=exp.to_identifier(name),
+                                                              alias=exp.TableAlias(this=exp.to_identifier(alias)))))
+            table = self._sql(select)
+        return Result(table=table, rowcount=rows.num_rows)
+
+    # --- applying changes to the transaction ---------------------------------------------
+
+    def _writable(self, ctx: Context, name: st.TableName) -> TableVersion:
+        if ctx.txn.read_only:
+            raise errors.ReadOnlyTransaction("cannot execute this statement in a read-only transaction")
+        return ctx.resolve(name)
+
+    def _write(self, ctx: Context, old: TableVersion | None, new: TableVersion | None) -> None:
+        self.assign_xid(ctx.txn)
+        table_id = (new or old).table_id
+        ctx.txn.write(old, table_id, new)
+
+    def _apply(self, version: TableVersion, delete_rowids, rows: pa.Table | None) -> TableVersion:
+        deleted = {}
+        if delete_rowids is not None and len(delete_rowids):
+            ids = np.asarray(delete_rowids, dtype=np.int64)
+            files, positions = ids >> 32, (ids & 0xFFFFFFFF).astype(np.uint32)
+            for fid in np.unique(files):
+                deleted[int(fid)] = FrozenBitMap(positions[files == fid])
+        added = ()
+        if rows is not None and rows.num_rows:
+            added = (DataFile(next(self._pending_ids), None, rows.num_rows, version.schema.schema_id,
+                              data=rows.combine_chunks()),)
+        new = version.with_files(added=added, deleted=deleted)
+        pending = [f for f in new.files if f.data is not None]
+        if len(pending) > MAX_PENDING_FILES:
+            new = self._merge_pending(new, pending)
+        return new
+
+    def _merge_pending(self, version: TableVersion, pending: list[DataFile]) -> TableVersion:
+        pieces = [self.store.scan(replace(version, files=(f,), caches={})) for f in pending]
+        merged = pa.concat_tables(pieces).combine_chunks()
+        file = DataFile(next(self._pending_ids), None, merged.num_rows, version.schema.schema_id, data=merged)
+        return version.with_files(added=(file,), removed=frozenset(f.file_id for f in pending))
+
+    # --- DDL -----------------------------------------------------------------------------
+
+    def create_table(self, ctx: Context, stmt: st.CreateTable, params) -> Result:
+        if ctx.txn.read_only:
+            raise errors.ReadOnlyTransaction("cannot execute CREATE TABLE in a read-only transaction")
+        db, name = stmt.table.qualified(ctx.db)
+        if ctx.txn.table(ctx.catalog, db, name) is not None:
+            if stmt.if_not_exists:
+                return Result(status="CREATE TABLE", notice=f'relation "{name}" already exists, skipping')
+            raise errors.DuplicateTable(f'relation "{name}" already exists')
+        data = None
+        if stmt.as_query is not None:
+            with self._registered() as register:
+                data = self._sql(self._rewrite(ctx, stmt.as_query, register), params)
+            columns = tuple(Column(i, f.name, type_from_arrow(f.type)) for i, f in enumerate(data.schema))
+        else:
+            columns = tuple(self._column(i, spec) for i, spec in enumerate(stmt.columns))
+        names = [c.name for c in columns]
+        for n in names:
+            if names.count(n) > 1:
+                raise errors.DuplicateColumn(f'column "{n}" specified more than once')
+        for key in stmt.primary_key:
+            if key not in names:
+                raise errors.UndefinedColumn(f'column "{key}" named in key does not exist')
+        columns = tuple(replace(c, not_null=True) if c.name in stmt.primary_key else c for c in columns)
+        schema = TableSchema(0, columns, tuple(stmt.primary_key), len(columns) - 1)
+        version = TableVersion(uuid.uuid4().hex, db, name, schema)
+        if data is not None and data.num_rows:
+            version = self._apply(version, None, self._conform(data, schema))
+        self._write(ctx, None, version)
+        return Result(status=f"SELECT {data.num_rows}" if data is not None else "CREATE TABLE",
+                      rowcount=data.num_rows if data is not None else -1)
+
+    def _column(self, field_id: int, spec: st.ColumnSpec) -> Column:
+        col_type = column_type(spec.type)
+        default = None
+        if spec.default is not None:
+            default = spec.default.sql(dialect="duckdb")
+            self._sql(f"SELECT CAST({default} AS {col_type.sql()})")  # type-check it now, as PostgreSQL does
+        return Column(field_id, spec.name, col_type, spec.not_null or spec.primary_key, default)
+
+    def drop_table(self, ctx: Context, stmt: st.DropTable, params) -> Result:
+        if ctx.txn.read_only:
+            raise errors.ReadOnlyTransaction("cannot execute DROP TABLE in a read-only transaction")
+        notices = []
+        targets = []
+        for name in stmt.tables:
+            version = ctx.txn.table(ctx.catalog, *name.qualified(ctx.db))
+            if version is None:
+                if not stmt.if_exists:
+                    raise errors.UndefinedTable(f'table "{name}" does not exist')
+                notices.append(f'table "{name}" does not exist, skipping')
+                continue
+            targets.append(version)
+        for version in targets:
+            self._write(ctx, version, None)
+        return Result(status="DROP TABLE", notice="\n".join(notices) or None)
+
+    def alter_table(self, ctx: Context, stmt: st.AlterTable, params) -> Result:
+        version = ctx.txn.table(ctx.catalog, *stmt.table.qualified(ctx.db))
+        if version is None:
+            if stmt.if_exists:
+                return Result(status="ALTER TABLE", notice=f'relation "{stmt.table}" does not exist, skipping')
+            raise errors.UndefinedTable(f'relation "{stmt.table}" does not exist')
+        if ctx.txn.read_only:
+            raise errors.ReadOnlyTransaction("cannot execute ALTER TABLE in a read-only transaction")
+        schema = version.schema
+        data = self.store.scan(version)
+        for action in stmt.actions:
+            schema, data = self._alter_one(version.name, schema, data, action)
+        if schema is version.schema:
+            return Result(status="ALTER TABLE")
+        schema = replace(schema, schema_id=version.schema.schema_id + 1)
+        rewritten = replace(version, schema=schema, files=(), deletes={}, caches={})
+        rewritten = self._apply(rewritten, None, self._conform(data, schema) if data.num_rows else None)
+        self._write(ctx, version, rewritten)
+        return Result(status="ALTER TABLE")
+
+    def _alter_one(self, table: str, schema: TableSchema, data: pa.Table, action):
+        if isinstance(action, st.AddColumn):
+            spec = action.column
+            if schema.column(spec.name) is not None:
+                if action.if_not_exists:
+                    return schema, data
+                raise errors.DuplicateColumn(f'column "{spec.name}" of relation "{table}" already exists')
+            if spec.primary_key:
+                raise errors.NotSupportedError("adding a primary key column is not supported")
+            col = self._column(schema.highest_field_id + 1, spec)
+            value = self._sql(f"SELECT CAST({col.default or 'NULL'} AS {col.type.sql()}) AS v").column(0)[0]
+            if col.not_null and not value.is_valid and data.num_rows:
+                raise errors.NotNullViolation(f'column "{col.name}" of relation "{table}" contains null values')
+            data = data.append_column(col.name, pa.array([value.as_py()] * data.num_rows, col.type.arrow()))
+            return schema.evolve(schema.columns + (col,)), data
+        if isinstance(action, st.DropColumn):
+            if schema.column(action.name) is None:
+                if action.if_exists:
+                    return schema, data
+                schema.require(action.name, table)
+            if action.name in schema.primary_key:
+                raise errors.NotSupportedError(f'cannot drop primary key column "{action.name}"')
+            if len(schema.columns) == 1:
+                raise errors.NotSupportedError("cannot drop the only column of a table")
+            return schema.evolve(tuple(c for c in schema.columns if c.name != action.name)), data.drop_columns([action.name])
+        if isinstance(action, st.RenameColumn):
+            schema.require(action.old, table)
+            if schema.column(action.new) is not None:
+                raise errors.DuplicateColumn(f'column "{action.new}" of relation "{table}" already exists')
+            columns = tuple(replace(c, name=action.new) if c.name == action.old else c for c in schema.columns)
+            primary_key = tuple(action.new if k == action.old else k for k in schema.primary_key)
+            data = data.rename_columns([action.new if n == action.old else n for n in data.column_names])
+            return schema.evolve(columns, primary_key), data
+        raise errors.NotSupportedError("ALTER TABLE RENAME TO is not supported yet")
+
+
+def column_type(data_type: exp.DataType) -> ColumnType:
+    name = data_type.this.name
+    name = {"TEXT": "VARCHAR", "TIMESTAMPNTZ": "TIMESTAMP", "FLOAT": "DOUBLE", "SMALLINT": "INT",
+            "TINYINT": "INT"}.get(name, name)
+    try:
+        params = tuple(int(p.this.this) for p in data_type.expressions)
+    except (AttributeError, ValueError):
+        raise errors.SyntaxError(f"invalid type modifier in {data_type.sql()}") from None
+    return make_type(name, params)
+
+
+def _first_per_rowid(result: pa.Table) -> pa.Table:
+    """UPDATE ... FROM / DELETE ... USING: a joined row counts once (PostgreSQL picks one)."""
+    ids = result.column(ROWID).to_numpy(zero_copy_only=False)
+    _, first = np.unique(ids, return_index=True)
+    return result.take(np.sort(first)) if len(first) != len(ids) else result

@@ -1,0 +1,290 @@
+"""A session: one user's conversation with a database, and its current transaction.
+
+The session routes each statement: transaction control and settings it handles itself, data
+statements go to the executor inside the current transaction - or, with none open, inside a
+single-statement transaction (autocommit), as in PostgreSQL. Errors inside a transaction
+block move it to the failed state (25P02 until ROLLBACK). Statements in a failed or finished
+transaction leave the warehouse and other sessions untouched: nothing is shared before commit.
+
+A session is used by one thread at a time (``_lock`` serialises calls); the ``Database`` it
+shares with other sessions is thread-safe.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from txlake import errors
+from txlake.engine.database import Database, open_database
+from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result
+from txlake.engine.mvcc.xact import (DEFAULT_LEVEL, READ_COMMITTED, READ_UNCOMMITTED, Transaction,
+                                     TxnState, normalise_level)
+from txlake.parser import statements as st
+from txlake.parser.parse import parse
+
+SETTINGS_DEFAULTS = {
+    "lock_timeout": "0",
+    "statement_timeout": "0",
+    "search_path": DEFAULT_DB,
+    "application_name": "",
+}
+
+
+class Session:
+    def __init__(self, path: str, *, isolation_level: str | None = None, **options):
+        self.db: Database = open_database(path, **options)
+        self.executor = Executor(self.db.warehouse.store, self.db.assign_xid)
+        self.default_isolation = normalise_level(isolation_level) if isolation_level else DEFAULT_LEVEL
+        self.default_read_only = False
+        self.settings = dict(SETTINGS_DEFAULTS)
+        self.txn: Transaction | None = None
+        self._next_isolation: str | None = None  # SET TRANSACTION before the first statement
+        self._lock = threading.RLock()
+        self.closed = False
+
+    # --- public --------------------------------------------------------------------------
+
+    @property
+    def in_transaction(self) -> bool:
+        return self.txn is not None
+
+    @property
+    def transaction_failed(self) -> bool:
+        return self.txn is not None and self.txn.state is TxnState.FAILED
+
+    def execute(self, sql: str, params=None) -> list[Result]:
+        """Run every statement in ``sql``; one Result per statement."""
+        statements = parse(sql)
+        params = tuple(params) if params is not None else ()
+        if params and len(statements) != 1:
+            raise errors.ProgrammingError("parameters need exactly one statement", sqlstate="08P01")
+        return [self.execute_statement(s, params) for s in statements]
+
+    def execute_statement(self, stmt: st.Statement, params=()) -> Result:
+        with self._lock:
+            if self.closed:
+                raise errors.InterfaceError("connection is closed")
+            if len(params) != stmt.param_count:
+                raise errors.ProgrammingError(
+                    f"the statement has {stmt.param_count} placeholders but {len(params)} parameters were passed",
+                    sqlstate="08P01")
+            handler = _CONTROL.get(type(stmt))
+            if handler is not None:
+                return handler(self, stmt)
+            return self._run_data_statement(stmt, params)
+
+    def begin(self, isolation: str | None = None, read_only: bool | None = None,
+              explicit: bool = True, label: str | None = None) -> Transaction:
+        level = normalise_level(isolation) if isolation else self.default_isolation
+        self.txn = self.db.begin(_effective(level), self.default_read_only if read_only is None else read_only,
+                                 explicit=explicit, label=label)
+        self.txn.declared_isolation = level
+        return self.txn
+
+    def commit(self) -> Result:
+        txn = self.txn
+        if txn is None:
+            return Result(status="COMMIT", notice="there is no transaction in progress")
+        self.txn = None
+        if txn.state is TxnState.FAILED:
+            self.db.abort(txn)
+            return Result(status="ROLLBACK")
+        self.db.commit(txn)
+        return Result(status="COMMIT")
+
+    def rollback(self) -> Result:
+        txn = self.txn
+        if txn is None:
+            return Result(status="ROLLBACK", notice="there is no transaction in progress")
+        self.txn = None
+        self.db.abort(txn)
+        return Result(status="ROLLBACK")
+
+    def close(self) -> None:
+        with self._lock:
+            if self.closed:
+                return
+            if self.txn is not None:
+                self.rollback()
+            self.executor.close()
+            self.closed = True
+            self.db.release()
+
+    # --- data statements -----------------------------------------------------------------
+
+    def _run_data_statement(self, stmt: st.Statement, params) -> Result:
+        txn = self.txn
+        if txn is None:
+            txn = self.begin(self._next_isolation, explicit=False)
+            self._next_isolation = None
+            try:
+                result = self._run_in(txn, stmt, params)
+            except BaseException:
+                self.txn = None
+                self.db.abort(txn)
+                raise
+            self.txn = None
+            self.db.commit(txn)
+            return result
+        txn.check_usable()
+        try:
+            return self._run_in(txn, stmt, params)
+        except BaseException as e:
+            txn.state = TxnState.FAILED
+            txn.error = e
+            raise
+
+    def _run_in(self, txn: Transaction, stmt: st.Statement, params) -> Result:
+        if txn.snapshot is None or not txn.uses_transaction_snapshot:
+            txn.snapshot = self.db.take_snapshot()
+        ctx = Context(txn, txn.snapshot.catalog, self.settings["search_path"])
+        runner = _DATA.get(type(stmt))
+        if runner is None:
+            raise errors.NotSupportedError(f"statement not supported: {type(stmt).__name__}")
+        return runner(self.executor, ctx, stmt, params)
+
+    # --- transaction control -------------------------------------------------------------
+
+    def _begin(self, stmt: st.Begin) -> Result:
+        if self.txn is not None:
+            return Result(status="BEGIN", notice="there is already a transaction in progress")
+        self.begin(stmt.isolation or self._next_isolation, stmt.read_only, label=stmt.label)
+        self._next_isolation = None
+        return Result(status="BEGIN")
+
+    def _savepoint(self, stmt: st.Savepoint) -> Result:
+        txn = self._in_block("SAVEPOINT")
+        txn.check_usable()
+        txn.savepoint(stmt.name)
+        return Result(status="SAVEPOINT")
+
+    def _rollback_to(self, stmt: st.RollbackToSavepoint) -> Result:
+        txn = self._in_block("ROLLBACK TO SAVEPOINT")
+        try:
+            txn.rollback_to(stmt.name)
+        except errors.Error:
+            txn.state = TxnState.FAILED
+            raise
+        return Result(status="ROLLBACK")
+
+    def _release(self, stmt: st.ReleaseSavepoint) -> Result:
+        txn = self._in_block("RELEASE SAVEPOINT")
+        txn.check_usable()
+        try:
+            txn.release(stmt.name)
+        except errors.Error:
+            txn.state = TxnState.FAILED
+            raise
+        return Result(status="RELEASE")
+
+    def _in_block(self, what: str) -> Transaction:
+        if self.txn is None or not self.txn.explicit:
+            raise errors.ProgrammingError(f"{what} can only be used in transaction blocks", sqlstate="25P01")
+        return self.txn
+
+    def _set_transaction(self, stmt: st.SetTransaction) -> Result:
+        if stmt.session:
+            if stmt.isolation:
+                self.default_isolation = normalise_level(stmt.isolation)
+            if stmt.read_only is not None:
+                self.default_read_only = stmt.read_only
+            return Result(status="SET")
+        txn = self.txn
+        if txn is None:
+            # PostgreSQL warns and ignores it outside a block; the next implicit one uses it
+            if stmt.isolation:
+                self._next_isolation = normalise_level(stmt.isolation)
+            return Result(status="SET", notice="SET TRANSACTION can only be used in transaction blocks")
+        txn.check_usable()
+        if stmt.isolation:
+            level = normalise_level(stmt.isolation)
+            if txn.snapshot is not None and level != txn.declared_isolation:
+                raise errors.ProgrammingError(
+                    "SET TRANSACTION ISOLATION LEVEL must be called before any query", sqlstate="25001")
+            txn.declared_isolation = level
+            txn.isolation = _effective(level)
+        if stmt.read_only is not None:
+            if stmt.read_only is False and txn.read_only and txn.snapshot is not None:
+                raise errors.ProgrammingError(
+                    "transaction read-write mode must be set before any query", sqlstate="25001")
+            txn.read_only = stmt.read_only
+        return Result(status="SET")
+
+    def _set(self, stmt: st.SetVariable) -> Result:
+        name = stmt.name.lower()
+        value = stmt.value
+        if name in ("default_transaction_isolation", "transaction_isolation"):
+            level = normalise_level(value) if value is not None else DEFAULT_LEVEL
+            if name == "transaction_isolation":
+                return self._set_transaction(st.SetTransaction(isolation=level))
+            self.default_isolation = level
+            return Result(status="SET")
+        if name == "default_transaction_read_only":
+            self.default_read_only = _bool_setting(name, value) if value is not None else False
+            return Result(status="SET")
+        if name in self.settings:
+            self.settings[name] = value if value is not None else SETTINGS_DEFAULTS[name]
+            if name == "search_path":
+                self.settings[name] = self.settings[name].split(",")[0].strip().strip('"')
+            return Result(status="SET")
+        raise errors.UndefinedObject(f'unrecognized configuration parameter "{stmt.name}"')
+
+    def _show(self, stmt: st.Show) -> Result:
+        import pyarrow as pa
+        name = stmt.name.lower()
+        if name == "transaction_isolation":
+            level = self.txn.declared_isolation if self.txn is not None else (self._next_isolation or self.default_isolation)
+            value = level.lower()
+        elif name == "default_transaction_isolation":
+            value = self.default_isolation.lower()
+        elif name in ("transaction_read_only", "default_transaction_read_only"):
+            ro = self.txn.read_only if (self.txn is not None and name == "transaction_read_only") else self.default_read_only
+            value = "on" if ro else "off"
+        elif name in self.settings:
+            value = self.settings[name]
+        else:
+            raise errors.UndefinedObject(f'unrecognized configuration parameter "{stmt.name}"')
+        return Result(table=pa.table({name: [value]}), rowcount=1, status="SHOW")
+
+    def _unsupported(self, stmt) -> Result:
+        raise errors.NotSupportedError(f"{type(stmt).__name__} is not supported yet")
+
+
+def _effective(level: str) -> str:
+    """READ UNCOMMITTED behaves as READ COMMITTED, as in PostgreSQL."""
+    return READ_COMMITTED if level == READ_UNCOMMITTED else level
+
+
+def _bool_setting(name: str, value: str) -> bool:
+    text = value.strip("'\"").lower()
+    if text in ("on", "true", "yes", "1"):
+        return True
+    if text in ("off", "false", "no", "0"):
+        return False
+    raise errors.InvalidParameterValue(f'parameter "{name}" requires a Boolean value')
+
+
+_CONTROL = {
+    st.Begin: Session._begin,
+    st.Commit: lambda s, stmt: s.commit(),
+    st.Rollback: lambda s, stmt: s.rollback(),
+    st.Savepoint: Session._savepoint,
+    st.RollbackToSavepoint: Session._rollback_to,
+    st.ReleaseSavepoint: Session._release,
+    st.SetTransaction: Session._set_transaction,
+    st.SetVariable: Session._set,
+    st.Show: Session._show,
+    st.PrepareTransaction: Session._unsupported,
+    st.CommitPrepared: Session._unsupported,
+    st.RollbackPrepared: Session._unsupported,
+}
+
+_DATA = {
+    st.Query: Executor.query,
+    st.Insert: Executor.insert,
+    st.Update: Executor.update,
+    st.Delete: Executor.delete,
+    st.CreateTable: Executor.create_table,
+    st.DropTable: Executor.drop_table,
+    st.AlterTable: Executor.alter_table,
+}

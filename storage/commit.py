@@ -1,0 +1,210 @@
+"""The commit protocol: how a transaction's private changes become one ``_txlog`` entry.
+
+Shaped as a two-phase commit with named states (cf. ZODB's tpc_begin / vote / finish / abort)::
+
+    PREPARING --prepare()--> PREPARED --vote(latest)--> VOTED --log append wins--> COMMITTED
+        \\________________________ abort() ______________/          (append lost: vote again
+                                                                     against the newer latest)
+
+- ``prepare`` writes the transaction's new rows as Parquet files (fsync'd) outside any lock.
+- ``vote`` rebases the transaction's changes onto the newest committed catalog version and
+  runs the data-conflict check against everything committed since the transaction's snapshot:
+  rows deleted/updated by both -> 40001; a primary key inserted by both -> 23505; a table
+  dropped or re-shaped underneath -> 40001. It builds the log entry (file ids assigned there).
+- the entry is appended put-if-absent; losing that race means someone committed first: vote
+  again against the newer version (``Warehouse.commit`` loops with backoff).
+- ``abort`` removes the files ``prepare`` wrote. Files of a crashed, never-logged commit are
+  orphans that no entry references.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import time
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pyarrow as pa
+from pyroaring import FrozenBitMap
+
+from txlake import errors
+from txlake.storage import keys as pk
+from txlake.storage.datafiles import DataFileStore
+from txlake.storage.version import (CatalogVersion, ChangeData, CreateTable, DataFile, DropTable,
+                                    LogEntry, TableVersion)
+
+
+class CommitState(enum.Enum):
+    PREPARING = "preparing"
+    PREPARED = "prepared"
+    COMMITTED = "committed"
+    ABORTED = "aborted"
+
+
+@dataclass(frozen=True)
+class TableDelta:
+    """What one transaction did to one table: its snapshot's version and its working version.
+
+    ``base`` is None for a table the transaction created, ``work`` None for one it dropped.
+    The change is derived by comparing the two, so savepoints and rollbacks need no undo log.
+    """
+
+    table_id: str
+    base: TableVersion | None
+    work: TableVersion | None
+
+    @property
+    def pending(self) -> tuple[DataFile, ...]:
+        return tuple(f for f in self.work.files if f.data is not None) if self.work else ()
+
+    def new_deletes(self) -> dict[int, FrozenBitMap]:
+        if self.base is None or self.work is None:
+            return {}
+        result = {}
+        base_ids = {f.file_id for f in self.base.files}
+        for f in self.work.files:
+            if f.file_id in base_ids:
+                extra = self.work.deleted(f.file_id) - self.base.deleted(f.file_id)
+                if extra:
+                    result[f.file_id] = FrozenBitMap(extra)
+        # base files that vanished from the working version because all their rows were deleted
+        work_ids = {f.file_id for f in self.work.files}
+        for f in self.base.files:
+            if f.file_id not in work_ids and f.data is None:
+                gone = FrozenBitMap(range(f.row_count)) - self.base.deleted(f.file_id)
+                if gone:
+                    result[f.file_id] = FrozenBitMap(gone)
+        return result
+
+    def rewritten(self) -> bool:
+        """Did the transaction rewrite the table (ALTER TABLE rewrites every file in the new schema)?"""
+        return (self.base is not None and self.work is not None
+                and self.work.schema.schema_id != self.base.schema.schema_id)
+
+    def is_noop(self) -> bool:
+        return self.base is self.work or (self.base is None and self.work is None)
+
+
+class Commit:
+    def __init__(self, store: DataFileStore, deltas: list[TableDelta], xid: int,
+                 commit_user: str, commit_id: str):
+        self.store = store
+        self.deltas = [d for d in deltas if not d.is_noop()]
+        self.xid = xid
+        self.commit_user = commit_user
+        self.commit_id = commit_id
+        self.state = CommitState.PREPARING
+        self._written: dict[str, list[DataFile]] = {}  # table_id -> files written by prepare
+
+    @property
+    def empty(self) -> bool:
+        return not self.deltas
+
+    def prepare(self) -> None:
+        """Write every table's uncommitted rows to Parquet (durable, not yet referenced)."""
+        for d in self.deltas:
+            if d.work is None or not d.pending:
+                continue
+            pieces = []
+            for f in d.pending:
+                data = f.data
+                deleted = d.work.deleted(f.file_id)
+                if deleted:
+                    keep = np.ones(f.row_count, dtype=bool)
+                    keep[list(deleted)] = False
+                    data = data.filter(pa.array(keep))
+                if data.num_rows:
+                    pieces.append(data)
+            if not pieces:
+                continue
+            data = pa.concat_tables(pieces).combine_chunks()
+            path, size = self.store.write(d.work.db, d.work.name, data)
+            self._written[d.table_id] = [DataFile(0, path, data.num_rows, d.work.schema.schema_id, size)]
+        self.store.fsync_dirs([f.path for files in self._written.values() for f in files])
+        self.state = CommitState.PREPARED
+
+    def vote(self, latest: CatalogVersion, csn: int, time_ms: int) -> LogEntry:
+        """Rebase onto ``latest`` and check conflicts; return the entry to append as ``csn``."""
+        assert self.state is CommitState.PREPARED
+        changes = []
+        for d in self.deltas:
+            changes.extend(self._rebase(d, latest))
+        return LogEntry(csn, self.xid, self.commit_user, self.commit_id, time_ms, tuple(changes))
+
+    def abort(self) -> None:
+        for files in self._written.values():
+            for f in files:
+                self.store.fs.remove(os.path.join(self.store.root, f.path))
+        self._written.clear()
+        self.state = CommitState.ABORTED
+
+    # --- rebasing and the data-conflict check --------------------------------------------
+
+    def _rebase(self, d: TableDelta, latest: CatalogVersion) -> list:
+        work, base = d.work, d.base
+        current = latest.by_id(d.table_id)
+        if base is None and work is None:
+            return []
+        if base is None:  # created by this transaction
+            clash = latest.table(work.db, work.name)
+            if clash is not None:
+                raise errors.DuplicateTable(f'relation "{work.name}" already exists')
+            files = self._numbered(d.table_id, 1)
+            return [CreateTable(d.table_id, work.db, work.name, work.schema),
+                    ChangeData(d.table_id, added=files)] if files else \
+                   [CreateTable(d.table_id, work.db, work.name, work.schema)]
+        if current is None:
+            raise errors.SerializationFailure(
+                f'could not serialize access: relation "{base.name}" was dropped by a concurrent transaction')
+        if work is None:
+            return [DropTable(d.table_id)]
+        unchanged = current.files == base.files and dict(current.deletes) == dict(base.deletes)
+        if current.schema.schema_id != base.schema.schema_id or (d.rewritten() and not unchanged):
+            raise errors.SerializationFailure(
+                f'could not serialize access due to concurrent update of relation "{base.name}"')
+        base_ids = {f.file_id for f in base.files}
+        removed = frozenset(fid for fid in base_ids if work.file(fid) is None and d.rewritten())
+        deleted = {} if d.rewritten() else d.new_deletes()
+        if not unchanged:
+            for fid, mine in deleted.items():
+                if current.file(fid) is None or (current.deleted(fid) - base.deleted(fid)) & mine:
+                    raise errors.SerializationFailure("could not serialize access due to concurrent update")
+        files = self._numbered(d.table_id, current.next_file_id)
+        if files and work.schema.primary_key and not unchanged:
+            self._check_keys(current, base_ids, files)
+        schema = work.schema if work.schema.schema_id != base.schema.schema_id else None
+        if not files and not removed and not deleted and schema is None:
+            return []
+        return [ChangeData(d.table_id, added=files, removed=removed, deleted=deleted, schema=schema)]
+
+    def _numbered(self, table_id: str, first_id: int) -> tuple[DataFile, ...]:
+        return tuple(replace(f, file_id=first_id + i) for i, f in enumerate(self._written.get(table_id, ())))
+
+    def _check_keys(self, current: TableVersion, base_ids: set[int], files: tuple[DataFile, ...]) -> None:
+        """Keys this transaction inserted against rows others committed since its snapshot."""
+        theirs = [f for f in current.files if f.file_id not in base_ids]
+        if not theirs:
+            return
+        names = current.schema.primary_key
+        for f in files:
+            mine = pk.key_tuples(self.store.read(f, current.schema), names)
+            clash = pk.find(self.store, current, mine, theirs)
+            if clash:
+                key = next(iter(clash))
+                raise errors.UniqueViolation(
+                    f'duplicate key value violates unique constraint "{current.name}_pkey"\n'
+                    f"DETAIL:  Key ({', '.join(names)})=({_key_text(key)}) already exists.")
+
+
+def _key_text(key) -> str:
+    return ", ".join(map(str, key)) if isinstance(key, tuple) else str(key)
+
+
+def backoff(attempt: int, base: float = 0.002, cap: float = 0.2) -> float:
+    """Exponential backoff with full jitter."""
+    return float(np.random.uniform(0, min(cap, base * (2 ** attempt))))
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)

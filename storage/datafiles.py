@@ -1,0 +1,121 @@
+"""Parquet data files: writing them, reading them through a bounded cache, scanning versions.
+
+The cache is the buffer pool: decoded Arrow tables of committed files, evicted least recently
+used first when their total size passes ``cache_bytes``; an evicted file is simply re-read
+from Parquet. Uncommitted rows live in their ``DataFile.data`` and are never evicted.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import uuid
+from collections import OrderedDict
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from txlake.storage.fs import LocalFileSystem
+from txlake.storage.schema import TableSchema
+from txlake.storage.version import DataFile, TableVersion
+
+ROWID = "__txl_rowid"
+BUCKET_DIR = "bucket-0"
+DEFAULT_CACHE_BYTES = 2 << 30
+
+
+def table_dir(db: str, name: str) -> str:
+    """A table's directory relative to the warehouse root, as the Paimon layout names it."""
+    return os.path.join(f"{db}.db", name)
+
+
+def rowids(file_id: int, count: int) -> pa.Array:
+    return pa.array(np.arange(count, dtype=np.int64) + (file_id << 32), type=pa.int64())
+
+
+def split_rowid(rowid: int) -> tuple[int, int]:
+    return rowid >> 32, rowid & 0xFFFFFFFF
+
+
+class DataFileStore:
+    def __init__(self, root: str, fs: LocalFileSystem, cache_bytes: int = DEFAULT_CACHE_BYTES):
+        self.root = root
+        self.fs = fs
+        self.cache_bytes = cache_bytes
+        self._cache: OrderedDict[str, pa.Table] = OrderedDict()  # guarded by _lock
+        self._cached_bytes = 0
+        self._lock = threading.Lock()
+
+    # --- writing -------------------------------------------------------------------------
+
+    def write(self, db: str, name: str, data: pa.Table) -> tuple[str, int]:
+        """Write ``data`` as a new Parquet file (fsync'd); return (path relative to root, size)."""
+        rel = os.path.join(table_dir(db, name), BUCKET_DIR, f"data-{uuid.uuid4()}-0.parquet")
+        full = os.path.join(self.root, rel)
+        self.fs.makedirs(os.path.dirname(full))
+        pq.write_table(data, full, compression="zstd")
+        self.fs.fsync_file(full)
+        size = self.fs.size(full)
+        self._put(rel, data)
+        return rel, size
+
+    def fsync_dirs(self, paths: list[str]) -> None:
+        for d in {os.path.dirname(os.path.join(self.root, p)) for p in paths}:
+            self.fs.fsync_dir(d)
+
+    # --- reading -------------------------------------------------------------------------
+
+    def read(self, f: DataFile, schema: TableSchema) -> pa.Table:
+        if f.data is not None:
+            return f.data
+        with self._lock:
+            table = self._cache.get(f.path)
+            if table is not None:
+                self._cache.move_to_end(f.path)
+                return table
+        table = pq.read_table(os.path.join(self.root, f.path))
+        table = table.cast(schema.arrow_schema()) if table.schema != schema.arrow_schema() else table
+        self._put(f.path, table)
+        return table
+
+    def _put(self, path: str, table: pa.Table) -> None:
+        with self._lock:
+            if path in self._cache:
+                return
+            self._cache[path] = table
+            self._cached_bytes += table.nbytes
+            while self._cached_bytes > self.cache_bytes and len(self._cache) > 1:
+                _, evicted = self._cache.popitem(last=False)
+                self._cached_bytes -= evicted.nbytes
+
+    def scan(self, version: TableVersion, with_rowid: bool = False) -> pa.Table:
+        """Every visible row of ``version`` (deletion vectors applied), optionally with row ids.
+
+        Cached on the version (versions are immutable), so repeated statements in a
+        transaction scan each version once.
+        """
+        key = ("scan", with_rowid)
+        cached = version.caches.get(key)
+        if cached is not None:
+            return cached
+        schema = version.schema.arrow_schema()
+        pieces = []
+        for f in version.files:
+            data = self.read(f, version.schema)
+            if with_rowid:
+                data = data.append_column(ROWID, rowids(f.file_id, f.row_count))
+            deleted = version.deleted(f.file_id)
+            if deleted:
+                keep = np.ones(f.row_count, dtype=bool)
+                keep[np.fromiter(deleted, dtype=np.int64, count=len(deleted))] = False
+                data = data.filter(pa.array(keep))
+            pieces.append(data)
+        if pieces:
+            result = pa.concat_tables(pieces)
+        else:
+            result = schema.empty_table()
+            if with_rowid:
+                result = result.append_column(ROWID, pa.array([], pa.int64()))
+        version.caches[key] = result
+        return result

@@ -1,0 +1,196 @@
+"""Publishing: committed log entries become Paimon snapshots (COMMITTED -> VISIBLE).
+
+The log entry is the commit point; publishing only makes a committed state readable by other
+engines through the Paimon layout (``snapshot/snapshot-N``, manifests, Parquet files). It is
+derived entirely from the committed ``CatalogVersion``, so it can run late, in batches, in any
+process, and again after a crash:
+
+- each Paimon snapshot of a table is the table's state at some CSN, recorded as the snapshot's
+  ``commitIdentifier``; a batch of commits may become one snapshot;
+- a txlake data file without deleted rows is published as is; one with a deletion vector is
+  published as a rewritten file holding the surviving rows, named after the source file and
+  the number of deleted rows (deletion vectors only grow, so the name fixes the content and two
+  processes publishing the same state write identical files);
+- the Paimon snapshot file is created put-if-absent: if another process published first, this
+  one re-reads and continues from there.
+
+Modes: ``async`` (a background thread; ``close()`` and ``flush()`` wait for it), ``sync`` (the
+committing thread publishes before returning) and ``off``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from txlake.storage.datafiles import BUCKET_DIR, table_dir
+from txlake.storage.format.paimon import PaimonField, PaimonTable, PublishedFile, PublishedState
+from txlake.storage.version import CatalogVersion, LogEntry, TableVersion
+
+log = logging.getLogger(__name__)
+
+TABLE_ID_OPTION = "txlake.table-id"
+PUBLISH_USER = "txlake-publisher"
+
+
+class Publisher:
+    def __init__(self, warehouse, mode: str = "async"):
+        if mode not in ("async", "sync", "off"):
+            raise ValueError(f"publish mode must be async, sync or off, not {mode!r}")
+        self.warehouse = warehouse
+        self.mode = mode
+        self._published: dict[str, PublishedState | None] = {}  # table_id -> newest state we know
+        self._published_csn = -1   # every table is published as of this CSN
+        self._lock = threading.Lock()  # one publishing pass at a time
+        self._wake = threading.Condition()
+        self._pending = False
+        self._closed = False
+        self._thread: threading.Thread | None = None
+        self.errors = 0
+
+    def start(self) -> None:
+        if self.mode == "off":
+            return
+        self.warehouse.listeners.append(self.notify)
+        if self.mode == "async":
+            self._thread = threading.Thread(target=self._run, name="txlake-publisher", daemon=True)
+            self._thread.start()
+        self._request()  # recovery: publish what the log has and the tables lack
+
+    def notify(self, entry: LogEntry) -> None:
+        if self.mode == "sync":
+            self.publish()
+        else:
+            self._request()
+
+    def _request(self) -> None:
+        if self.mode == "sync":
+            self.publish()
+            return
+        with self._wake:
+            self._pending = True
+            self._wake.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                while not self._pending and not self._closed:
+                    self._wake.wait()
+                if self._closed and not self._pending:
+                    return
+                self._pending = False
+            try:
+                self.publish()
+            except Exception:  # publishing is retried on the next commit or at reopen
+                self.errors += 1
+                log.exception("publishing failed")
+
+    def flush(self) -> None:
+        """Publish everything committed so far, in this thread."""
+        if self.mode != "off":
+            self.publish()
+
+    def close(self) -> None:
+        if self._thread is not None:
+            with self._wake:
+                self._closed = True
+                self._wake.notify()
+            self._thread.join()
+            self._thread = None
+        self.flush()
+
+    # --- one pass ------------------------------------------------------------------------
+
+    def publish(self) -> None:
+        with self._lock:
+            catalog = self.warehouse.refresh()
+            if catalog.csn == self._published_csn:
+                return
+            live_dirs = set()
+            for version in catalog.tables.values():
+                live_dirs.add(table_dir(version.db, version.name))
+                self._publish_table(catalog, version)
+            self._drop_stale(live_dirs)
+            self._published_csn = catalog.csn
+
+    def _publish_table(self, catalog: CatalogVersion, version: TableVersion) -> None:
+        root = self.warehouse.root
+        paimon = PaimonTable(os.path.join(root, table_dir(version.db, version.name)), self.warehouse.fs)
+        state = self._published.get(version.table_id)
+        if state is None:
+            state = paimon.latest()
+            if state is not None and self._owner(paimon, state) != version.table_id:
+                paimon.drop_metadata()  # a dropped table of the same name
+                state = None
+        if state is not None and state.commit_identifier >= catalog.csn:
+            self._published[version.table_id] = state
+            return
+        self._write_schema(paimon, version)
+        files = [self._published_file(version, f) for f in version.files]
+        files = [f for f in files if f is not None]
+        if state is not None and set(state.files) == {f.file_name for f in files} \
+                and state.schema_id == version.schema.schema_id:
+            self._published[version.table_id] = state
+            return  # nothing visible changed for this table
+        while True:
+            new = paimon.commit(base=state, schema_id=version.schema.schema_id, files=files,
+                                commit_user=PUBLISH_USER, commit_identifier=catalog.csn,
+                                time_millis=catalog.time_ms)
+            if new is not None:
+                self._published[version.table_id] = new
+                return
+            state = paimon.latest()  # another process published first
+            if state is not None and state.commit_identifier >= catalog.csn:
+                self._published[version.table_id] = state
+                return
+
+    def _owner(self, paimon: PaimonTable, state: PublishedState) -> str | None:
+        return paimon.schema_options(state.schema_id).get(TABLE_ID_OPTION)
+
+    def _write_schema(self, paimon: PaimonTable, version: TableVersion) -> None:
+        schema = version.schema
+        fields = [PaimonField(c.field_id, c.name, c.type.paimon() + (" NOT NULL" if c.not_null else ""))
+                  for c in schema.columns]
+        options = {TABLE_ID_OPTION: version.table_id}
+        if schema.primary_key:
+            options["txlake.primary-key"] = ",".join(schema.primary_key)
+        paimon.write_schema(schema.schema_id, fields, options=options)
+
+    def _published_file(self, version: TableVersion, f) -> PublishedFile | None:
+        store = self.warehouse.store
+        deleted = version.deleted(f.file_id)
+        rows = f.row_count - len(deleted)
+        if rows <= 0:
+            return None
+        prefix = table_dir(version.db, version.name) + os.sep
+        name = f.path[len(prefix):] if f.path.startswith(prefix) else f.path
+        if not deleted:
+            return PublishedFile(name, f.size, rows, f.schema_id)
+        stem = os.path.basename(name)[: -len("-0.parquet")]
+        name = os.path.join(BUCKET_DIR, f"{stem}-{len(deleted)}.parquet")
+        full = os.path.join(self.warehouse.root, prefix, name)
+        if not os.path.exists(full):
+            data = store.read(f, version.schema)
+            keep = np.ones(f.row_count, dtype=bool)
+            keep[np.fromiter(deleted, dtype=np.int64, count=len(deleted))] = False
+            tmp = f"{full}.{os.getpid()}.{threading.get_ident()}.tmp"
+            pq.write_table(data.filter(pa.array(keep)), tmp, compression="zstd")
+            self.warehouse.fs.fsync_file(tmp)
+            os.replace(tmp, full)
+        return PublishedFile(name, os.path.getsize(full), rows, f.schema_id)
+
+    def _drop_stale(self, live_dirs: set[str]) -> None:
+        """Remove the Paimon metadata of tables that no longer exist."""
+        root = self.warehouse.root
+        for db_dir in self.warehouse.fs.listdir(root):
+            if not db_dir.endswith(".db"):
+                continue
+            for name in self.warehouse.fs.listdir(os.path.join(root, db_dir)):
+                rel = os.path.join(db_dir, name)
+                if rel not in live_dirs and os.path.isdir(os.path.join(root, rel, "snapshot")):
+                    PaimonTable(os.path.join(root, rel), self.warehouse.fs).drop_metadata()

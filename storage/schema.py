@@ -1,0 +1,191 @@
+"""Column types and table schemas: immutable, with their Arrow, DuckDB and Paimon spellings.
+
+A schema has an id that grows with every change (``schema/schema-N`` in the Paimon layout);
+columns have stable field ids so that a rename keeps the column's identity.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import pyarrow as pa
+
+from txlake import errors
+
+KINDS = ("BOOLEAN", "INT", "BIGINT", "DOUBLE", "DECIMAL", "VARCHAR", "DATE", "TIMESTAMP")
+DEFAULT_DECIMAL = (18, 3)  # DuckDB's default for a bare DECIMAL / NUMERIC
+
+
+@dataclass(frozen=True)
+class ColumnType:
+    kind: str
+    precision: int | None = None
+    scale: int | None = None
+    length: int | None = None  # VARCHAR(n); None means unbounded (TEXT)
+
+    def arrow(self) -> pa.DataType:
+        return _ARROW[self.kind](self)
+
+    def sql(self) -> str:
+        """The DuckDB type name, as used in CAST."""
+        if self.kind == "DECIMAL":
+            return f"DECIMAL({self.precision},{self.scale})"
+        if self.kind == "VARCHAR":
+            return "VARCHAR"
+        return {"INT": "INTEGER"}.get(self.kind, self.kind)
+
+    def display(self) -> str:
+        """The PostgreSQL-style name shown to users."""
+        if self.kind == "DECIMAL":
+            return f"DECIMAL({self.precision},{self.scale})"
+        if self.kind == "VARCHAR":
+            return f"VARCHAR({self.length})" if self.length else "TEXT"
+        return self.kind
+
+    def paimon(self) -> str:
+        if self.kind == "DECIMAL":
+            return f"DECIMAL({self.precision}, {self.scale})"
+        if self.kind == "VARCHAR":
+            return f"VARCHAR({self.length})" if self.length else "STRING"
+        if self.kind == "TIMESTAMP":
+            return "TIMESTAMP(6)"
+        return self.kind
+
+    def to_json(self) -> str:
+        return self.display()
+
+    @staticmethod
+    def from_json(text: str) -> "ColumnType":
+        return parse_type_name(text)
+
+
+_ARROW = {
+    "BOOLEAN": lambda t: pa.bool_(),
+    "INT": lambda t: pa.int32(),
+    "BIGINT": lambda t: pa.int64(),
+    "DOUBLE": lambda t: pa.float64(),
+    "DECIMAL": lambda t: pa.decimal128(t.precision, t.scale),
+    "VARCHAR": lambda t: pa.string(),
+    "DATE": lambda t: pa.date32(),
+    "TIMESTAMP": lambda t: pa.timestamp("us"),
+}
+
+# SQL spellings accepted in DDL -> kind
+_ALIASES = {
+    "BOOLEAN": "BOOLEAN", "BOOL": "BOOLEAN",
+    "INT": "INT", "INTEGER": "INT", "INT4": "INT", "SMALLINT": "INT", "INT2": "INT", "TINYINT": "INT",
+    "BIGINT": "BIGINT", "INT8": "BIGINT", "LONG": "BIGINT",
+    "DOUBLE": "DOUBLE", "DOUBLE PRECISION": "DOUBLE", "FLOAT": "DOUBLE", "FLOAT8": "DOUBLE",
+    "REAL": "DOUBLE", "FLOAT4": "DOUBLE",
+    "DECIMAL": "DECIMAL", "NUMERIC": "DECIMAL",
+    "VARCHAR": "VARCHAR", "TEXT": "VARCHAR", "STRING": "VARCHAR", "CHAR VARYING": "VARCHAR",
+    "CHARACTER VARYING": "VARCHAR",
+    "DATE": "DATE",
+    "TIMESTAMP": "TIMESTAMP", "DATETIME": "TIMESTAMP", "TIMESTAMP WITHOUT TIME ZONE": "TIMESTAMP",
+}
+
+
+def make_type(name: str, params: tuple[int, ...] = ()) -> ColumnType:
+    kind = _ALIASES.get(name.upper())
+    if kind is None:
+        raise errors.NotSupportedError(f'type "{name.lower()}" is not supported')
+    if kind == "DECIMAL":
+        precision, scale = (params + DEFAULT_DECIMAL[len(params):]) if params else DEFAULT_DECIMAL
+        if len(params) == 1:
+            scale = 0
+        if not 1 <= precision <= 38 or not 0 <= scale <= precision:
+            raise errors.InvalidParameterValue(
+                f"NUMERIC precision {precision} must be between 1 and 38, scale {scale} between 0 and precision")
+        return ColumnType("DECIMAL", precision=precision, scale=scale)
+    if kind == "VARCHAR":
+        if params and params[0] < 1:
+            raise errors.InvalidParameterValue("length for type varchar must be at least 1")
+        return ColumnType("VARCHAR", length=params[0] if params else None)
+    return ColumnType(kind)
+
+
+def parse_type_name(text: str) -> ColumnType:
+    """Parse a stored type name such as ``DECIMAL(10,2)`` or ``VARCHAR(20)``."""
+    name, _, rest = text.partition("(")
+    params = tuple(int(p) for p in rest.rstrip(")").split(",")) if rest else ()
+    return make_type(name.strip(), params)
+
+
+def type_from_arrow(t: pa.DataType) -> ColumnType:
+    """The column type for an Arrow type (CREATE TABLE AS, Spark writes)."""
+    if pa.types.is_boolean(t):
+        return ColumnType("BOOLEAN")
+    if pa.types.is_integer(t):
+        return ColumnType("INT") if t.bit_width <= 32 and not (pa.types.is_uint32(t)) else ColumnType("BIGINT")
+    if pa.types.is_floating(t):
+        return ColumnType("DOUBLE")
+    if pa.types.is_decimal(t):
+        return make_type("DECIMAL", (min(t.precision, 38), t.scale))
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return ColumnType("VARCHAR")
+    if pa.types.is_date(t):
+        return ColumnType("DATE")
+    if pa.types.is_timestamp(t):
+        return ColumnType("TIMESTAMP")
+    if pa.types.is_null(t):
+        return ColumnType("VARCHAR")
+    raise errors.NotSupportedError(f"column type {t} is not supported")
+
+
+@dataclass(frozen=True)
+class Column:
+    field_id: int
+    name: str
+    type: ColumnType
+    not_null: bool = False
+    default: str | None = None  # SQL text of the DEFAULT expression
+
+    def to_json(self) -> dict:
+        return {"id": self.field_id, "name": self.name, "type": self.type.to_json(),
+                "not_null": self.not_null, "default": self.default}
+
+    @staticmethod
+    def from_json(d: dict) -> "Column":
+        return Column(d["id"], d["name"], ColumnType.from_json(d["type"]), d["not_null"], d.get("default"))
+
+
+@dataclass(frozen=True)
+class TableSchema:
+    schema_id: int
+    columns: tuple[Column, ...]
+    primary_key: tuple[str, ...] = ()
+    highest_field_id: int = -1
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+    def column(self, name: str) -> Column | None:
+        for c in self.columns:
+            if c.name == name:
+                return c
+        return None
+
+    def require(self, name: str, table: str) -> Column:
+        col = self.column(name)
+        if col is None:
+            raise errors.UndefinedColumn(f'column "{name}" of relation "{table}" does not exist')
+        return col
+
+    def arrow_schema(self) -> pa.Schema:
+        return pa.schema([pa.field(c.name, c.type.arrow(), nullable=not c.not_null) for c in self.columns])
+
+    def evolve(self, columns: tuple[Column, ...], primary_key: tuple[str, ...] | None = None) -> "TableSchema":
+        highest = max([self.highest_field_id, *(c.field_id for c in columns)])
+        return replace(self, schema_id=self.schema_id + 1, columns=columns,
+                       primary_key=self.primary_key if primary_key is None else primary_key,
+                       highest_field_id=highest)
+
+    def to_json(self) -> dict:
+        return {"id": self.schema_id, "columns": [c.to_json() for c in self.columns],
+                "primary_key": list(self.primary_key), "highest_field_id": self.highest_field_id}
+
+    @staticmethod
+    def from_json(d: dict) -> "TableSchema":
+        return TableSchema(d["id"], tuple(Column.from_json(c) for c in d["columns"]),
+                           tuple(d["primary_key"]), d["highest_field_id"])

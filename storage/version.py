@@ -1,0 +1,229 @@
+"""Immutable table and catalog versions, and the changes that take one version to the next.
+
+A ``TableVersion`` is a list of immutable data files plus deletion vectors (a roaring bitmap of
+deleted row positions per file). A new version shares every unchanged file with its parent:
+a one-row UPDATE adds one small file and one bit in a deletion vector, whatever the table's
+size (copy-on-write at file granularity).
+
+A ``CatalogVersion`` is the state of the whole warehouse after the commit with sequence number
+``csn``: every table by name. ``CatalogVersion.apply(entry)`` is the only way to go from one
+version to the next, used alike by a committing session and by recovery replaying ``_txlog``,
+so what a session saw committed is exactly what a reopened warehouse rebuilds.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field, replace
+from typing import Mapping
+
+import pyarrow as pa
+from pyroaring import BitMap, FrozenBitMap
+
+from txlake.storage.schema import TableSchema
+
+EMPTY_BITMAP = FrozenBitMap()
+
+
+def encode_bitmap(bm: FrozenBitMap | BitMap) -> str:
+    return base64.b64encode(bm.serialize()).decode("ascii")
+
+
+def decode_bitmap(text: str) -> FrozenBitMap:
+    return FrozenBitMap.deserialize(base64.b64decode(text))
+
+
+@dataclass(frozen=True, eq=False)
+class DataFile:
+    """One immutable batch of rows: a Parquet file on disk, or (before commit) Arrow in memory.
+
+    ``path`` is relative to the warehouse root. ``data`` is set only for a transaction's
+    uncommitted rows. ``file_id`` is unique within its table; uncommitted files have negative
+    ids. Row ids (``file_id << 32 | position``) identify a row within a table version.
+    """
+
+    file_id: int
+    path: str | None
+    row_count: int
+    schema_id: int
+    size: int = 0
+    data: pa.Table | None = field(default=None, repr=False)
+    # lazily built caches; shared by every version holding this file
+    caches: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def to_json(self) -> dict:
+        return {"id": self.file_id, "path": self.path, "rows": self.row_count,
+                "schema": self.schema_id, "size": self.size}
+
+    @staticmethod
+    def from_json(d: dict) -> "DataFile":
+        return DataFile(d["id"], d["path"], d["rows"], d["schema"], d.get("size", 0))
+
+
+@dataclass(frozen=True, eq=False)
+class TableVersion:
+    table_id: str
+    db: str
+    name: str
+    schema: TableSchema
+    files: tuple[DataFile, ...] = ()
+    deletes: Mapping[int, FrozenBitMap] = field(default_factory=dict)
+    next_file_id: int = 1
+    caches: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.db, self.name)
+
+    @property
+    def row_count(self) -> int:
+        return sum(f.row_count - len(self.deletes.get(f.file_id, EMPTY_BITMAP)) for f in self.files)
+
+    def deleted(self, file_id: int) -> FrozenBitMap:
+        return self.deletes.get(file_id, EMPTY_BITMAP)
+
+    def file(self, file_id: int) -> DataFile | None:
+        for f in self.files:
+            if f.file_id == file_id:
+                return f
+        return None
+
+    def with_files(self, added: tuple[DataFile, ...] = (), removed: frozenset[int] = frozenset(),
+                   deleted: Mapping[int, FrozenBitMap] | None = None,
+                   schema: TableSchema | None = None) -> "TableVersion":
+        files = tuple(f for f in self.files if f.file_id not in removed) + tuple(added)
+        deletes = {fid: bm for fid, bm in self.deletes.items() if fid not in removed}
+        for fid, bm in (deleted or {}).items():
+            merged = deletes.get(fid, EMPTY_BITMAP) | bm
+            deletes[fid] = FrozenBitMap(merged)
+        # files whose every row is deleted are dropped from the version
+        gone = {f.file_id for f in files if f.file_id in deletes and len(deletes[f.file_id]) >= f.row_count}
+        if gone:
+            files = tuple(f for f in files if f.file_id not in gone)
+            deletes = {fid: bm for fid, bm in deletes.items() if fid not in gone}
+        next_id = max([self.next_file_id, *(f.file_id + 1 for f in added if f.file_id > 0)])
+        return replace(self, files=files, deletes=deletes, next_file_id=next_id,
+                       schema=schema or self.schema, caches={})
+
+
+# --- changes recorded in a log entry ----------------------------------------------------
+
+@dataclass(frozen=True)
+class CreateTable:
+    table_id: str
+    db: str
+    name: str
+    schema: TableSchema
+
+    def to_json(self) -> dict:
+        return {"op": "create", "table_id": self.table_id, "db": self.db, "name": self.name,
+                "schema": self.schema.to_json()}
+
+
+@dataclass(frozen=True)
+class DropTable:
+    table_id: str
+
+    def to_json(self) -> dict:
+        return {"op": "drop", "table_id": self.table_id}
+
+
+@dataclass(frozen=True)
+class ChangeData:
+    """Rows added (new files), files removed, rows deleted (bitmaps per file), new schema."""
+
+    table_id: str
+    added: tuple[DataFile, ...] = ()
+    removed: frozenset[int] = frozenset()
+    deleted: Mapping[int, FrozenBitMap] = field(default_factory=dict)
+    schema: TableSchema | None = None
+
+    @property
+    def rows_added(self) -> int:
+        return sum(f.row_count for f in self.added)
+
+    @property
+    def rows_deleted(self) -> int:
+        return sum(len(bm) for bm in self.deleted.values())
+
+    def to_json(self) -> dict:
+        d = {"op": "data", "table_id": self.table_id, "added": [f.to_json() for f in self.added],
+             "removed": sorted(self.removed),
+             "deleted": {str(fid): encode_bitmap(bm) for fid, bm in sorted(self.deleted.items())}}
+        if self.schema is not None:
+            d["schema"] = self.schema.to_json()
+        return d
+
+
+Change = CreateTable | DropTable | ChangeData
+
+
+def change_from_json(d: dict) -> Change:
+    op = d["op"]
+    if op == "create":
+        return CreateTable(d["table_id"], d["db"], d["name"], TableSchema.from_json(d["schema"]))
+    if op == "drop":
+        return DropTable(d["table_id"])
+    if op == "data":
+        return ChangeData(
+            d["table_id"], tuple(DataFile.from_json(f) for f in d["added"]), frozenset(d["removed"]),
+            {int(fid): decode_bitmap(bm) for fid, bm in d["deleted"].items()},
+            TableSchema.from_json(d["schema"]) if "schema" in d else None)
+    raise ValueError(f"unknown change {op!r}")
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One committed transaction (or commit group): the unit of durability and of ordering."""
+
+    csn: int
+    xid: int
+    commit_user: str
+    commit_id: str
+    time_ms: int
+    changes: tuple[Change, ...]
+
+    def to_json(self) -> dict:
+        return {"csn": self.csn, "xid": self.xid, "commit_user": self.commit_user,
+                "commit_id": self.commit_id, "time_ms": self.time_ms,
+                "changes": [c.to_json() for c in self.changes]}
+
+    @staticmethod
+    def from_json(d: dict) -> "LogEntry":
+        return LogEntry(d["csn"], d["xid"], d["commit_user"], d["commit_id"], d["time_ms"],
+                        tuple(change_from_json(c) for c in d["changes"]))
+
+    def tables(self) -> set[str]:
+        return {c.table_id for c in self.changes}
+
+
+@dataclass(frozen=True, eq=False)
+class CatalogVersion:
+    csn: int
+    time_ms: int = 0
+    tables: Mapping[tuple[str, str], TableVersion] = field(default_factory=dict)
+    max_xid: int = 0
+
+    def table(self, db: str, name: str) -> TableVersion | None:
+        return self.tables.get((db, name))
+
+    def by_id(self, table_id: str) -> TableVersion | None:
+        for t in self.tables.values():
+            if t.table_id == table_id:
+                return t
+        return None
+
+    def apply(self, entry: LogEntry) -> "CatalogVersion":
+        assert entry.csn == self.csn + 1, (entry.csn, self.csn)
+        tables = dict(self.tables)
+        by_id = {t.table_id: key for key, t in tables.items()}
+        for change in entry.changes:
+            if isinstance(change, CreateTable):
+                tables[(change.db, change.name)] = TableVersion(change.table_id, change.db, change.name, change.schema)
+                by_id[change.table_id] = (change.db, change.name)
+            elif isinstance(change, DropTable):
+                tables.pop(by_id.pop(change.table_id))
+            else:
+                key = by_id[change.table_id]
+                tables[key] = tables[key].with_files(change.added, change.removed, change.deleted, change.schema)
+        return CatalogVersion(entry.csn, entry.time_ms, tables, max(self.max_xid, entry.xid))

@@ -1,0 +1,116 @@
+"""A warehouse: the directory, its commit log, its data files and the newest committed state.
+
+Opening a warehouse replays ``_txlog`` into the newest ``CatalogVersion`` (recovery: exactly
+the committed transactions, since a transaction is committed iff its entry exists). After
+that, ``refresh()`` picks up entries other processes appended, one ``stat`` when there are none.
+
+Thread-safety: ``_lock`` guards ``latest``; ``_commit_lock`` serialises this process's appends
+(processes race through put-if-absent instead).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+import uuid
+
+from txlake import errors
+from txlake.storage.commit import Commit, CommitState, backoff, now_ms
+from txlake.storage.datafiles import DEFAULT_CACHE_BYTES, DataFileStore
+from txlake.storage.fs import LocalFileSystem
+from txlake.storage.txlog import TxLog
+from txlake.storage.version import CatalogVersion, LogEntry
+
+FORMAT_VERSION = 1
+MARKER = "txlake.json"
+
+
+class Warehouse:
+    def __init__(self, root: str, *, durable: bool = True, cache_bytes: int = DEFAULT_CACHE_BYTES,
+                 commit_timeout: float = 30.0):
+        self.root = os.path.abspath(root)
+        self.fs = LocalFileSystem(durable=durable)
+        self.fs.makedirs(self.root)
+        self._write_marker()
+        self.txlog = TxLog(self.root, self.fs)
+        self.store = DataFileStore(self.root, self.fs, cache_bytes)
+        self.commit_timeout = commit_timeout
+        self.commit_user = f"txlake-{uuid.uuid4()}"
+        self._lock = threading.Lock()
+        self._commit_lock = threading.Lock()
+        self.latest = self._replay(CatalogVersion(0))
+        self.listeners: list = []  # called with each entry this process commits
+
+    def _write_marker(self) -> None:
+        path = os.path.join(self.root, MARKER)
+        if not self.fs.exists(path):
+            self.fs.put_if_absent(path, json.dumps({"format": FORMAT_VERSION}).encode())
+        else:
+            meta = json.loads(self.fs.read_bytes(path))
+            if meta.get("format") != FORMAT_VERSION:
+                raise errors.OperationalError(f"{self.root}: unsupported warehouse format {meta.get('format')}")
+
+    def _replay(self, version: CatalogVersion) -> CatalogVersion:
+        for entry in self.txlog.entries_after(version.csn):
+            version = version.apply(entry)
+        return version
+
+    def refresh(self) -> CatalogVersion:
+        """The newest committed catalog version, including other processes' commits."""
+        with self._lock:
+            newer = self._replay(self.latest)
+            self.latest = newer
+            return newer
+
+    def catalog_at(self, csn: int) -> CatalogVersion:
+        """The catalog as of commit ``csn`` (replayed from the log)."""
+        version = CatalogVersion(0)
+        for entry in self.txlog.entries_after(0):
+            if entry.csn > csn:
+                break
+            version = version.apply(entry)
+        return version
+
+    def commit(self, commit: Commit) -> LogEntry | None:
+        """Make ``commit`` durable as the next log entry; None if it changes nothing.
+
+        Raises SerializationFailure / UniqueViolation / DuplicateTable when the data-conflict
+        check fails (the commit is then aborted and its files removed), CommitFailed on
+        timeout or I/O failure.
+        """
+        if commit.empty:
+            return None
+        try:
+            commit.prepare()
+            entry = self._append(commit)
+        except BaseException:
+            commit.abort()
+            raise
+        commit.state = CommitState.COMMITTED
+        for listener in self.listeners:
+            listener(entry)
+        return entry
+
+    def _append(self, commit: Commit) -> LogEntry:
+        deadline = time.monotonic() + self.commit_timeout
+        attempt = 0
+        with self._commit_lock:
+            while True:
+                latest = self.refresh()
+                entry = commit.vote(latest, latest.csn + 1, now_ms())
+                try:
+                    won = self.txlog.append(entry)
+                except OSError as e:
+                    raise errors.CommitFailed(f"could not write commit log entry: {e}") from e
+                if won:
+                    with self._lock:
+                        # a concurrent refresh() may already have read our entry from disk
+                        if self.latest.csn < entry.csn:
+                            self.latest = self.latest.apply(entry)
+                    return entry
+                attempt += 1
+                if time.monotonic() > deadline:
+                    raise errors.CommitFailed(f"commit timed out after {attempt} attempts")
+                time.sleep(backoff(attempt))
