@@ -100,6 +100,39 @@ class Session:
         self.db.abort(txn)
         return Result(status="ROLLBACK")
 
+    def describe_tables(self):
+        """Tables visible to this session (its transaction's view, or the newest committed)."""
+        import pyarrow as pa
+        tables = self._visible_tables()
+        rows = sorted((t.db, t.name, len(t.schema.columns), t.row_count) for t in tables)
+        return pa.table({"database": [r[0] for r in rows], "table": [r[1] for r in rows],
+                         "columns": [r[2] for r in rows], "rows": [r[3] for r in rows]})
+
+    def describe_table(self, name: str):
+        import pyarrow as pa
+        from txlake.parser.parse import parse_one
+        stmt = parse_one(f"SELECT * FROM {name}")
+        table = next(iter(stmt.expression.find_all(__import__("sqlglot").exp.Table)))
+        from txlake.parser.parse import table_name
+        ref = table_name(table)
+        db, tname = ref.qualified(self.settings["search_path"])
+        for version in self._visible_tables():
+            if (version.db, version.name) == (db, tname):
+                cols = version.schema.columns
+                return pa.table({
+                    "column": [c.name for c in cols], "type": [c.type.display() for c in cols],
+                    "nullable": ["no" if c.not_null else "yes" for c in cols],
+                    "default": [c.default or "" for c in cols],
+                    "key": ["PRIMARY KEY" if c.name in version.schema.primary_key else "" for c in cols]})
+        raise errors.UndefinedTable(f'relation "{name}" does not exist')
+
+    def _visible_tables(self):
+        txn = self.txn
+        if txn is not None and txn.snapshot is not None:
+            return txn.tables(txn.snapshot.catalog)
+        catalog = self.db.warehouse.refresh()
+        return txn.tables(catalog) if txn is not None else list(catalog.tables.values())
+
     def close(self) -> None:
         with self._lock:
             if self.closed:
