@@ -291,8 +291,10 @@ class Executor:
         assigned = dict(stmt.assignments)
         for name in assigned:
             version.schema.require(name, stmt.table.name)
+        offset = sum(1 for e in [*assigned.values(), *stmt.from_] for _ in e.find_all(exp.Placeholder))
         with self._registered() as register:
-            target = exp.Table(this=exp.to_identifier(register(self.store.scan(version, with_rowid=True))),
+            rows = self._candidates(version, alias, stmt.where, params, offset)
+            target = exp.Table(this=exp.to_identifier(register(rows)),
                                alias=exp.TableAlias(this=exp.to_identifier(alias)))
             projections = [exp.column(ROWID, alias)]
             for col in version.schema.columns:
@@ -317,8 +319,10 @@ class Executor:
     def delete(self, ctx: Context, stmt: st.Delete, params) -> Result:
         version = self._writable(ctx, stmt.table)
         alias = stmt.alias or stmt.table.name
+        offset = sum(1 for e in stmt.using for _ in e.find_all(exp.Placeholder))
         with self._registered() as register:
-            target = exp.Table(this=exp.to_identifier(register(self.store.scan(version, with_rowid=True))),
+            rows = self._candidates(version, alias, stmt.where, params, offset)
+            target = exp.Table(this=exp.to_identifier(register(rows)),
                                alias=exp.TableAlias(this=exp.to_identifier(alias)))
             projections = [exp.column(ROWID, alias)] + [exp.column(c, alias) for c in version.schema.names]
             select = self._row_finder(ctx, target, projections, stmt.using, stmt.where, register)
@@ -332,6 +336,25 @@ class Executor:
         out = self._returning(stmt.returning, old_rows, alias, params)
         out.status = f"DELETE {len(rowids)}"
         return out
+
+    def _candidates(self, version: TableVersion, alias: str, where, params, offset: int) -> pa.Table:
+        """The rows an UPDATE/DELETE must look at: all of them, or - when the WHERE clause pins
+        every primary-key column to a constant or parameter - just those found through the
+        key index. The statement's full WHERE clause still runs over the candidates."""
+        keys = _pinned_key(version.schema, alias, where, params, offset)
+        if keys is None:
+            return self.store.scan(version, with_rowid=True)
+        found = pk.find(self.store, version, [keys])
+        pieces = []
+        for rowid in found.values():
+            file_id, pos = rowid >> 32, rowid & 0xFFFFFFFF
+            f = version.file(file_id)
+            row = self.store.read(f, version.schema).slice(pos, 1)
+            pieces.append(row.append_column(ROWID, pa.array([rowid], pa.int64())))
+        if not pieces:
+            empty = version.schema.arrow_schema().empty_table()
+            return empty.append_column(ROWID, pa.array([], pa.int64()))
+        return pa.concat_tables(pieces)
 
     def _row_finder(self, ctx, target, projections, from_items, where, register) -> exp.Select:
         joins = []
@@ -527,6 +550,45 @@ def column_type(data_type: exp.DataType) -> ColumnType:
     except (AttributeError, ValueError):
         raise errors.SyntaxError(f"invalid type modifier in {data_type.sql()}") from None
     return make_type(name, params)
+
+
+_KEY_PYTHON_TYPES = {"INT": int, "BIGINT": int, "VARCHAR": str}
+
+
+def _pinned_key(schema: TableSchema, alias: str, where, params, offset: int):
+    """The primary key value that ``where`` (a conjunction) fixes, or None.
+
+    Only ``key_column = literal-or-?`` conjuncts count, and only for integer and text keys,
+    whose Python values compare exactly as SQL values do.
+    """
+    if where is None or not schema.primary_key:
+        return None
+    placeholders = {id(p): offset + i for i, p in enumerate(n for n in where.dfs() if isinstance(n, exp.Placeholder))}
+    conjuncts = list(where.flatten()) if isinstance(where, exp.And) else [where]
+    values = {}
+    for c in conjuncts:
+        if not isinstance(c, exp.EQ):
+            continue
+        for col, other in ((c.this, c.expression), (c.expression, c.this)):
+            if not isinstance(col, exp.Column) or (col.table and identifier(col.table) != alias):
+                continue
+            name = identifier(col.this)
+            if name not in schema.primary_key:
+                continue
+            if isinstance(other, exp.Placeholder):
+                value = params[placeholders[id(other)]]
+            elif isinstance(other, exp.Literal):
+                value = other.this if other.is_string else (int(other.this) if other.is_int else None)
+            else:
+                continue
+            kind = schema.column(name).type.kind
+            if value is None or type(value) is not _KEY_PYTHON_TYPES.get(kind):
+                return None
+            values[name] = value
+    if set(values) != set(schema.primary_key):
+        return None
+    key = tuple(values[k] for k in schema.primary_key)
+    return key[0] if len(key) == 1 else key
 
 
 def _first_per_rowid(result: pa.Table) -> pa.Table:

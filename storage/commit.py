@@ -35,6 +35,11 @@ from txlake.storage.version import (CatalogVersion, ChangeData, CreateTable, Dat
                                     LogEntry, TableVersion)
 
 
+# Data files hold at most this many rows: a deletion touches (re-filters, re-publishes) one
+# file of bounded size, whatever the table's size.
+ROWS_PER_FILE = 1 << 17
+
+
 class CommitState(enum.Enum):
     PREPARING = "preparing"
     PREPARED = "prepared"
@@ -118,9 +123,13 @@ class Commit:
                     pieces.append(data)
             if not pieces:
                 continue
-            data = pa.concat_tables(pieces).combine_chunks()
-            path, size = self.store.write(d.work.db, d.work.name, data)
-            self._written[d.table_id] = [DataFile(0, path, data.num_rows, d.work.schema.schema_id, size)]
+            data = pa.concat_tables(pieces)
+            written = []
+            for start in range(0, data.num_rows, ROWS_PER_FILE):
+                chunk = data.slice(start, ROWS_PER_FILE).combine_chunks()
+                path, size = self.store.write(d.work.db, d.work.name, chunk)
+                written.append(DataFile(0, path, chunk.num_rows, d.work.schema.schema_id, size))
+            self._written[d.table_id] = written
         self.store.fsync_dirs([f.path for files in self._written.values() for f in files])
         self.state = CommitState.PREPARED
 
@@ -164,7 +173,7 @@ class Commit:
             raise errors.SerializationFailure(
                 f'could not serialize access due to concurrent update of relation "{base.name}"')
         base_ids = {f.file_id for f in base.files}
-        removed = frozenset(fid for fid in base_ids if work.file(fid) is None and d.rewritten())
+        removed = frozenset(fid for fid in base_ids if work.file(fid) is None) if d.rewritten() else frozenset()
         deleted = {} if d.rewritten() else d.new_deletes()
         if not unchanged:
             for fid, mine in deleted.items():

@@ -79,6 +79,28 @@ class DataFileStore:
         self._put(f.path, table)
         return table
 
+    def _visible(self, version: TableVersion, f: DataFile, with_rowid: bool) -> pa.Table:
+        """One file's visible rows. Cached on the file by deletion-vector size: deletion vectors
+        only grow along a history, so (file, number of deleted rows) fixes the result, and a
+        version that deletes one row re-filters one file, not the table."""
+        deleted = version.deleted(f.file_id)
+        key = ("visible", with_rowid, len(deleted))
+        cached = f.caches.get(key)
+        if cached is not None and f.data is None:
+            return cached
+        data = self.read(f, version.schema)
+        if with_rowid:
+            data = data.append_column(ROWID, rowids(f.file_id, f.row_count))
+        if deleted:
+            keep = np.ones(f.row_count, dtype=bool)
+            keep[np.fromiter(deleted, dtype=np.int64, count=len(deleted))] = False
+            data = data.filter(pa.array(keep))
+        if f.data is None:
+            for old in [k for k in f.caches if k[:2] == ("visible", with_rowid)]:
+                del f.caches[old]  # keep one entry per kind: the newest
+            f.caches[key] = data
+        return data
+
     def _put(self, path: str, table: pa.Table) -> None:
         with self._lock:
             if path in self._cache:
@@ -100,17 +122,7 @@ class DataFileStore:
         if cached is not None:
             return cached
         schema = version.schema.arrow_schema()
-        pieces = []
-        for f in version.files:
-            data = self.read(f, version.schema)
-            if with_rowid:
-                data = data.append_column(ROWID, rowids(f.file_id, f.row_count))
-            deleted = version.deleted(f.file_id)
-            if deleted:
-                keep = np.ones(f.row_count, dtype=bool)
-                keep[np.fromiter(deleted, dtype=np.int64, count=len(deleted))] = False
-                data = data.filter(pa.array(keep))
-            pieces.append(data)
+        pieces = [self._visible(version, f, with_rowid) for f in version.files]
         if pieces:
             result = pa.concat_tables(pieces)
         else:

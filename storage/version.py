@@ -83,10 +83,10 @@ class TableVersion:
         return self.deletes.get(file_id, EMPTY_BITMAP)
 
     def file(self, file_id: int) -> DataFile | None:
-        for f in self.files:
-            if f.file_id == file_id:
-                return f
-        return None
+        by_id = self.caches.get("by_id")
+        if by_id is None:
+            by_id = self.caches["by_id"] = {f.file_id: f for f in self.files}
+        return by_id.get(file_id)
 
     def with_files(self, added: tuple[DataFile, ...] = (), removed: frozenset[int] = frozenset(),
                    deleted: Mapping[int, FrozenBitMap] | None = None,
