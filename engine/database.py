@@ -16,6 +16,7 @@ import threading
 
 from txlake import errors
 from txlake.engine.mvcc.clog import CommitLog
+from txlake.engine.mvcc.locks import LockTable
 from txlake.engine.mvcc.snapshot import Snapshot
 from txlake.engine.mvcc.xact import Transaction, TxnState
 from txlake.engine.mvcc.xid import XidAllocator
@@ -50,6 +51,7 @@ class Database:
         self.warehouse = Warehouse(path, durable=durable, commit_timeout=commit_timeout, **kwargs)
         self.xids = XidAllocator(self.warehouse.latest.max_xid + 1)
         self.clog = CommitLog()
+        self.locks = LockTable()
         self.max_active_transactions = max_active_transactions
         self._vxids = itertools.count(1)
         self._running: dict[int, Transaction] = {}  # vxid -> transaction, guarded by _proc_lock
@@ -119,6 +121,8 @@ class Database:
         self._finish(txn)
 
     def _finish(self, txn: Transaction) -> None:
+        # release row locks only now: waiters then see this transaction's final state
+        self.locks.release_all(txn)
         with self._proc_lock:
             self._running.pop(txn.vxid, None)
             horizon = min((t.snapshot.xmin for t in self._running.values() if t.snapshot is not None),

@@ -29,6 +29,7 @@ from txlake.engine.mvcc.xact import Transaction
 from txlake.parser import statements as st
 from txlake.parser.parse import identifier, table_name
 from txlake.storage import keys as pk
+from txlake.storage.commit import TableDelta
 from txlake.storage.datafiles import ROWID, DataFileStore
 from txlake.storage.schema import Column, ColumnType, TableSchema, make_type, type_from_arrow
 from txlake.storage.version import CatalogVersion, DataFile, TableVersion
@@ -50,6 +51,7 @@ class Context:
     txn: Transaction
     catalog: CatalogVersion
     db: str = DEFAULT_DB
+    lock_timeout: float | None = None
 
     def resolve(self, name: st.TableName) -> TableVersion:
         version = self.txn.table(self.catalog, *name.qualified(self.db))
@@ -59,9 +61,10 @@ class Context:
 
 
 class Executor:
-    def __init__(self, store: DataFileStore, assign_xid):
-        self.store = store
-        self.assign_xid = assign_xid
+    def __init__(self, database):
+        self.db = database
+        self.store: DataFileStore = database.warehouse.store
+        self.assign_xid = database.assign_xid
         self.con = duckdb.connect(config={"enable_external_access": False})
         self._names = itertools.count()
         self._pending_ids = itertools.count(-1, -1)
@@ -135,6 +138,7 @@ class Executor:
         self._check_rows(version, rows)
         updated_rowids, update_rows = None, None
         if schema.primary_key:
+            version = self._lock_new_keys(ctx, version, rows, stmt.on_conflict is not None)
             rows, updated_rowids, update_rows = self._resolve_conflicts(ctx, version, rows, stmt, params)
         elif stmt.on_conflict is not None:
             raise errors.ProgrammingError(
@@ -254,6 +258,9 @@ class Executor:
             return rows, None, None
         clashing = rows.take(pa.array(clash_idx, pa.int64()))
         clash_ids = pa.array([existing[keys[i]] for i in clash_idx], pa.int64())
+        latest = self.db.warehouse.latest.by_id(version.table_id)
+        if latest is not None and any(_changed_since(r, version, latest) for r in clash_ids.to_pylist()):
+            raise errors.SerializationFailure("could not serialize access due to concurrent update")
         updated = self._conflict_update(ctx, version, stmt, clashing, clash_ids, params)
         return rows.take(pa.array(insert_idx, pa.int64())), updated[0], updated[1]
 
@@ -280,7 +287,7 @@ class Executor:
         rowids = result.column(ROWID)
         new_rows = self._conform(result.drop_columns([ROWID]), version.schema)
         self._check_rows(version, new_rows)
-        self._check_updated_keys(version, np.asarray(rowids.to_numpy(zero_copy_only=False)), new_rows, assigned)
+        self._check_updated_keys(ctx, version, np.asarray(rowids.to_numpy(zero_copy_only=False)), new_rows, assigned)
         return rowids, new_rows
 
     # --- UPDATE / DELETE -----------------------------------------------------------------
@@ -292,24 +299,29 @@ class Executor:
         for name in assigned:
             version.schema.require(name, stmt.table.name)
         offset = sum(1 for e in [*assigned.values(), *stmt.from_] for _ in e.find_all(exp.Placeholder))
-        with self._registered() as register:
-            rows = self._candidates(version, alias, stmt.where, params, offset)
-            target = exp.Table(this=exp.to_identifier(register(rows)),
-                               alias=exp.TableAlias(this=exp.to_identifier(alias)))
-            projections = [exp.column(ROWID, alias)]
-            for col in version.schema.columns:
-                value = assigned.get(col.name)
-                value = self._rewrite(ctx, value, register) if value is not None else exp.column(col.name, alias)
-                projections.append(exp.alias_(exp.cast(value, exp.DataType.build(col.type.sql(), dialect="duckdb")),
-                                              col.name, quoted=True))
-            select = self._row_finder(ctx, target, projections, stmt.from_, stmt.where, register)
-            result = self._sql(select, params)
-        if stmt.from_:
-            result = _first_per_rowid(result)
+
+        def find(candidates: pa.Table) -> pa.Table:
+            """Matching rows among ``candidates``: row id, old key, new values."""
+            with self._registered() as register:
+                target = exp.Table(this=exp.to_identifier(register(candidates)),
+                                   alias=exp.TableAlias(this=exp.to_identifier(alias)))
+                projections = [exp.column(ROWID, alias)] + _old_key_columns(version.schema, alias)
+                for col in version.schema.columns:
+                    value = assigned.get(col.name)
+                    value = self._rewrite(ctx, value, register) if value is not None else exp.column(col.name, alias)
+                    projections.append(exp.alias_(
+                        exp.cast(value, exp.DataType.build(col.type.sql(), dialect="duckdb")), col.name, quoted=True))
+                select = self._row_finder(ctx, target, projections, stmt.from_, stmt.where, register)
+                found = self._sql(select, params)
+            return _first_per_rowid(found) if stmt.from_ else found
+
+        self._read(ctx, version, alias, stmt.where if not stmt.from_ else None, params, offset)
+        result = find(self._candidates(version, alias, stmt.where, params, offset))
+        result, version = self._lock_rows(ctx, version, result, find)
         rowids = result.column(ROWID).to_numpy(zero_copy_only=False)
-        new_rows = self._conform(result.drop_columns([ROWID]), version.schema)
+        new_rows = self._conform(result.select(version.schema.names), version.schema)
         self._check_rows(version, new_rows)
-        self._check_updated_keys(version, rowids, new_rows, assigned)
+        self._check_updated_keys(ctx, version, rowids, new_rows, assigned)
         if len(rowids):
             self._write(ctx, version, self._apply(version, rowids, new_rows))
         out = self._returning(stmt.returning, new_rows, alias, params)
@@ -320,22 +332,152 @@ class Executor:
         version = self._writable(ctx, stmt.table)
         alias = stmt.alias or stmt.table.name
         offset = sum(1 for e in stmt.using for _ in e.find_all(exp.Placeholder))
-        with self._registered() as register:
-            rows = self._candidates(version, alias, stmt.where, params, offset)
-            target = exp.Table(this=exp.to_identifier(register(rows)),
-                               alias=exp.TableAlias(this=exp.to_identifier(alias)))
-            projections = [exp.column(ROWID, alias)] + [exp.column(c, alias) for c in version.schema.names]
-            select = self._row_finder(ctx, target, projections, stmt.using, stmt.where, register)
-            result = self._sql(select, params)
-        if stmt.using:
-            result = _first_per_rowid(result)
+
+        def find(candidates: pa.Table) -> pa.Table:
+            with self._registered() as register:
+                target = exp.Table(this=exp.to_identifier(register(candidates)),
+                                   alias=exp.TableAlias(this=exp.to_identifier(alias)))
+                projections = ([exp.column(ROWID, alias)] + _old_key_columns(version.schema, alias)
+                               + [exp.column(c, alias) for c in version.schema.names])
+                select = self._row_finder(ctx, target, projections, stmt.using, stmt.where, register)
+                found = self._sql(select, params)
+            return _first_per_rowid(found) if stmt.using else found
+
+        self._read(ctx, version, alias, stmt.where if not stmt.using else None, params, offset)
+        result = find(self._candidates(version, alias, stmt.where, params, offset))
+        result, version = self._lock_rows(ctx, version, result, find)
         rowids = result.column(ROWID).to_numpy(zero_copy_only=False)
         if len(rowids):
             self._write(ctx, version, self._apply(version, rowids, None))
-        old_rows = self._conform(result.drop_columns([ROWID]), version.schema)
+        old_rows = self._conform(result.select(version.schema.names), version.schema)
         out = self._returning(stmt.returning, old_rows, alias, params)
         out.status = f"DELETE {len(rowids)}"
         return out
+
+    # --- concurrent writers: row locks and re-checks -------------------------------------
+
+    def _lock_rows(self, ctx: Context, version: TableVersion, found: pa.Table, find):
+        """Lock every row an UPDATE/DELETE is about to change, waiting for running writers.
+
+        Then, for each row some transaction changed and committed after this statement's
+        snapshot: REPEATABLE READ / SERIALIZABLE fail with 40001 (first updater wins);
+        READ COMMITTED re-finds the row's newest version by primary key and re-runs the
+        statement's WHERE and SET on it (PostgreSQL's EvalPlanQual), skipping rows that were
+        deleted or no longer match. Returns the rows to change and the version to change them in.
+        """
+        txn = ctx.txn
+        if not found.num_rows:
+            return found, version
+        keys = self._row_lock_keys(version, found)
+        for key in keys:
+            if key is not None:
+                self.db.locks.acquire(txn, key, ctx.lock_timeout)
+        latest = self.db.warehouse.refresh().by_id(version.table_id)
+        base = self._base_of(txn, version)
+        if latest is base:
+            return found, version
+        if latest is None:
+            raise errors.SerializationFailure(
+                f'could not serialize access: relation "{version.name}" was dropped concurrently')
+        rowids = found.column(ROWID).to_numpy(zero_copy_only=False)
+        changed = [i for i, r in enumerate(rowids) if _changed_since(r, version, latest)]
+        if not changed:
+            return found, version
+        if txn.uses_transaction_snapshot:
+            raise errors.SerializationFailure("could not serialize access due to concurrent update")
+        if not version.schema.primary_key:
+            raise errors.SerializationFailure(
+                "could not serialize access due to concurrent update (READ COMMITTED re-check "
+                "needs a primary key)")
+        # READ COMMITTED: move the transaction's view of this table to the newest committed
+        # version, then re-evaluate the changed rows there
+        version = self._rebase(txn, version, latest)
+        old_keys = [k[2] for k in (keys[i] for i in changed)]
+        newest = pk.find(self.store, version, old_keys)
+        unchanged = found.take(pa.array(sorted(set(range(len(rowids))) - set(changed)), pa.int64()))
+        if not newest:
+            return unchanged, version
+        rechecked = find(self._rows_by_id(version, list(newest.values())))
+        return pa.concat_tables([unchanged, rechecked.select(unchanged.column_names)]), version
+
+    def _lock_new_keys(self, ctx: Context, version: TableVersion, rows: pa.Table, on_conflict: bool) -> TableVersion:
+        """Lock the primary keys an INSERT writes, as a unique index does: a concurrent
+        inserter of the same key waits for this transaction, and vice versa. Keys are unique
+        over the newest committed state, not just the snapshot: READ COMMITTED moves to it;
+        REPEATABLE READ / SERIALIZABLE fail on a key committed since their snapshot (23505,
+        or 40001 for ON CONFLICT, which could not see the conflicting row)."""
+        txn = ctx.txn
+        keys = pk.key_tuples(rows, version.schema.primary_key)
+        for k in keys:
+            self.db.locks.acquire(txn, (version.table_id, "key", k), ctx.lock_timeout)
+        latest = self.db.warehouse.refresh().by_id(version.table_id)
+        base = self._base_of(txn, version)
+        if latest is None or latest is base or base is None:
+            return version
+        if not txn.uses_transaction_snapshot:
+            return self._rebase(txn, version, latest)
+        view = TableDelta(version.table_id, base, version).replay(latest) \
+            if version.table_id in txn.changes else latest
+        hidden = set(pk.find(self.store, view, keys)) - set(pk.find(self.store, version, keys))
+        if hidden:
+            if on_conflict:
+                raise errors.SerializationFailure("could not serialize access due to concurrent update")
+            raise self._duplicate(version, next(iter(hidden)))
+        return version
+
+    def _row_lock_keys(self, version: TableVersion, found: pa.Table) -> list:
+        tid = version.table_id
+        if version.schema.primary_key:
+            names = [f"__txl_old_{k}" for k in version.schema.primary_key]
+            return [(tid, "key", k) for k in pk.key_tuples(found.select(names).rename_columns(
+                list(version.schema.primary_key)), version.schema.primary_key)]
+        return [(tid, "row", int(r)) if r >= 0 else None
+                for r in found.column(ROWID).to_numpy(zero_copy_only=False)]
+
+    def _rows_by_id(self, version: TableVersion, rowids: list[int]) -> pa.Table:
+        pieces = []
+        for rowid in rowids:
+            f = version.file(rowid >> 32)
+            row = self.store.read(f, version.schema).slice(rowid & 0xFFFFFFFF, 1)
+            pieces.append(row.append_column(ROWID, pa.array([rowid], pa.int64())))
+        if not pieces:
+            empty = version.schema.arrow_schema().empty_table()
+            return empty.append_column(ROWID, pa.array([], pa.int64()))
+        return pa.concat_tables(pieces)
+
+    @staticmethod
+    def _base_of(txn: Transaction, version: TableVersion) -> TableVersion:
+        """The committed version ``version`` (as this transaction sees it) is built on."""
+        return txn.bases.get(version.table_id, version) if version.table_id in txn.changes else version
+
+    def _rebase(self, txn: Transaction, version: TableVersion, onto: TableVersion) -> TableVersion:
+        """Rebuild this transaction's view of a table on the committed version ``onto``."""
+        tid = version.table_id
+        if tid in txn.changes:
+            version = TableDelta(tid, txn.bases[tid], version).replay(onto)
+            txn.changes[tid] = version
+        else:
+            version = onto
+            txn.changes[tid] = onto
+        txn.bases[tid] = onto
+        return version
+
+    def follow_snapshot(self, txn: Transaction, catalog: CatalogVersion) -> None:
+        """READ COMMITTED, new statement: the tables this transaction wrote move to the
+        statement's snapshot (its own changes replayed on the newer committed versions)."""
+        for tid, work in list(txn.changes.items()):
+            base = txn.bases.get(tid)
+            if base is None or work is None:
+                continue
+            current = catalog.by_id(tid)
+            if current is not None and current is not base:
+                self._rebase(txn, work, current)
+
+    def _read(self, ctx, version, alias, where, params, offset) -> None:
+        """SERIALIZABLE read tracking hook (see engine/mvcc/ssi.py)."""
+        ssi = getattr(self.db, "ssi", None)
+        if ssi is not None and ctx.txn.isolation == "SERIALIZABLE":
+            ssi.record_read(ctx.txn, version, alias, where, params, offset)
 
     def _candidates(self, version: TableVersion, alias: str, where, params, offset: int) -> pa.Table:
         """The rows an UPDATE/DELETE must look at: all of them, or - when the WHERE clause pins
@@ -366,11 +508,13 @@ class Executor:
             select.set("where", exp.Where(this=self._rewrite(ctx, where, register)))
         return select
 
-    def _check_updated_keys(self, version, rowids, new_rows, assigned) -> None:
+    def _check_updated_keys(self, ctx, version, rowids, new_rows, assigned) -> None:
         key_names = version.schema.primary_key
         if not key_names or not set(key_names) & set(assigned) or not len(rowids):
             return
         keys = pk.key_tuples(new_rows, key_names)
+        for k in keys:
+            self.db.locks.acquire(ctx.txn, (version.table_id, "key", k), ctx.lock_timeout)
         seen = set()
         for k in keys:
             if k in seen:
@@ -589,6 +733,18 @@ def _pinned_key(schema: TableSchema, alias: str, where, params, offset: int):
         return None
     key = tuple(values[k] for k in schema.primary_key)
     return key[0] if len(key) == 1 else key
+
+
+def _old_key_columns(schema: TableSchema, alias: str) -> list[exp.Expression]:
+    return [exp.alias_(exp.column(k, alias), f"__txl_old_{k}", quoted=True) for k in schema.primary_key]
+
+
+def _changed_since(rowid: int, version: TableVersion, latest: TableVersion) -> bool:
+    """Was this committed row deleted or updated in ``latest`` but not in ``version``?"""
+    file_id, pos = rowid >> 32, rowid & 0xFFFFFFFF
+    if file_id < 0 or pos in version.deleted(file_id):
+        return False
+    return latest.file(file_id) is None or pos in latest.deleted(file_id)
 
 
 def _first_per_rowid(result: pa.Table) -> pa.Table:

@@ -33,7 +33,7 @@ SETTINGS_DEFAULTS = {
 class Session:
     def __init__(self, path: str, *, isolation_level: str | None = None, **options):
         self.db: Database = open_database(path, **options)
-        self.executor = Executor(self.db.warehouse.store, self.db.assign_xid)
+        self.executor = Executor(self.db)
         self.default_isolation = normalise_level(isolation_level) if isolation_level else DEFAULT_LEVEL
         self.default_read_only = False
         self.settings = dict(SETTINGS_DEFAULTS)
@@ -170,7 +170,10 @@ class Session:
     def _run_in(self, txn: Transaction, stmt: st.Statement, params) -> Result:
         if txn.snapshot is None or not txn.uses_transaction_snapshot:
             txn.snapshot = self.db.take_snapshot()
-        ctx = Context(txn, txn.snapshot.catalog, self.settings["search_path"])
+            if not txn.uses_transaction_snapshot:
+                self.executor.follow_snapshot(txn, txn.snapshot.catalog)
+        ctx = Context(txn, txn.snapshot.catalog, self.settings["search_path"],
+                      lock_timeout=_seconds(self.settings["lock_timeout"]))
         runner = _DATA.get(type(stmt))
         if runner is None:
             raise errors.NotSupportedError(f"statement not supported: {type(stmt).__name__}")
@@ -256,6 +259,8 @@ class Session:
             self.default_read_only = _bool_setting(name, value) if value is not None else False
             return Result(status="SET")
         if name in self.settings:
+            if name in ("lock_timeout", "statement_timeout") and value is not None:
+                _seconds(value)  # validate now, as PostgreSQL does
             self.settings[name] = value if value is not None else SETTINGS_DEFAULTS[name]
             if name == "search_path":
                 self.settings[name] = self.settings[name].split(",")[0].strip().strip('"')
@@ -286,6 +291,21 @@ class Session:
 def _effective(level: str) -> str:
     """READ UNCOMMITTED behaves as READ COMMITTED, as in PostgreSQL."""
     return READ_COMMITTED if level == READ_UNCOMMITTED else level
+
+
+def _seconds(value: str) -> float | None:
+    """A PostgreSQL duration setting ('0' = no limit, '100' = ms, '2s', '1min') in seconds."""
+    text = str(value).strip().strip("'\"").lower().replace(" ", "")
+    units = (("ms", 0.001), ("min", 60.0), ("s", 1.0), ("h", 3600.0))
+    for unit, factor in units:
+        if text.endswith(unit) and text[: -len(unit)].replace(".", "", 1).isdigit():
+            seconds = float(text[: -len(unit)]) * factor
+            break
+    else:
+        if not text.replace(".", "", 1).isdigit():
+            raise errors.InvalidParameterValue(f'invalid value for parameter "lock_timeout": "{value}"')
+        seconds = float(text) / 1000.0
+    return seconds or None
 
 
 def _bool_setting(name: str, value: str) -> bool:

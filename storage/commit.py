@@ -90,6 +90,34 @@ class TableDelta:
     def is_noop(self) -> bool:
         return self.base is self.work or (self.base is None and self.work is None)
 
+    def check_conflicts(self, current: TableVersion) -> dict[int, FrozenBitMap]:
+        """Raise SerializationFailure if ``current`` (a newer committed version of the table)
+        changed what this transaction changed; return the transaction's new deletions."""
+        base, work = self.base, self.work
+        unchanged = current.files == base.files and dict(current.deletes) == dict(base.deletes)
+        if current.schema.schema_id != base.schema.schema_id or (self.rewritten() and not unchanged):
+            raise errors.SerializationFailure(
+                f'could not serialize access due to concurrent update of relation "{base.name}"')
+        deleted = {} if self.rewritten() else self.new_deletes()
+        if not unchanged:
+            for fid, mine in deleted.items():
+                if current.file(fid) is None or (current.deleted(fid) - base.deleted(fid)) & mine:
+                    raise errors.SerializationFailure("could not serialize access due to concurrent update")
+        return deleted
+
+    def replay(self, onto: TableVersion) -> TableVersion:
+        """This transaction's working version rebuilt on ``onto`` instead of ``base``: its own
+        new rows and deletions over everything ``onto`` has (used when a READ COMMITTED
+        transaction moves to a newer snapshot, and to check keys against the newest state)."""
+        if onto is self.base or self.base is None or self.work is None:
+            return self.work
+        deleted = self.check_conflicts(onto)
+        if self.rewritten():
+            return self.work
+        pending = self.pending
+        own = {f.file_id: self.work.deleted(f.file_id) for f in pending if self.work.deleted(f.file_id)}
+        return onto.with_files(added=pending, deleted={**deleted, **own})
+
 
 class Commit:
     def __init__(self, store: DataFileStore, deltas: list[TableDelta], xid: int,
@@ -168,17 +196,10 @@ class Commit:
                 f'could not serialize access: relation "{base.name}" was dropped by a concurrent transaction')
         if work is None:
             return [DropTable(d.table_id)]
+        deleted = d.check_conflicts(current)
         unchanged = current.files == base.files and dict(current.deletes) == dict(base.deletes)
-        if current.schema.schema_id != base.schema.schema_id or (d.rewritten() and not unchanged):
-            raise errors.SerializationFailure(
-                f'could not serialize access due to concurrent update of relation "{base.name}"')
         base_ids = {f.file_id for f in base.files}
         removed = frozenset(fid for fid in base_ids if work.file(fid) is None) if d.rewritten() else frozenset()
-        deleted = {} if d.rewritten() else d.new_deletes()
-        if not unchanged:
-            for fid, mine in deleted.items():
-                if current.file(fid) is None or (current.deleted(fid) - base.deleted(fid)) & mine:
-                    raise errors.SerializationFailure("could not serialize access due to concurrent update")
         files = self._numbered(d.table_id, current.next_file_id)
         if files and work.schema.primary_key and not unchanged:
             self._check_keys(current, base_ids, files)
