@@ -17,8 +17,9 @@ import threading
 from txlake import errors
 from txlake.engine.mvcc.clog import CommitLog
 from txlake.engine.mvcc.locks import LockTable
+from txlake.engine.mvcc.ssi import SSI
 from txlake.engine.mvcc.snapshot import Snapshot
-from txlake.engine.mvcc.xact import Transaction, TxnState
+from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction, TxnState
 from txlake.engine.mvcc.xid import XidAllocator
 from txlake.storage.commit import Commit, TableDelta
 from txlake.storage.version import LogEntry
@@ -52,6 +53,7 @@ class Database:
         self.xids = XidAllocator(self.warehouse.latest.max_xid + 1)
         self.clog = CommitLog()
         self.locks = LockTable()
+        self.ssi = SSI(self.warehouse.store)
         self.max_active_transactions = max_active_transactions
         self._vxids = itertools.count(1)
         self._running: dict[int, Transaction] = {}  # vxid -> transaction, guarded by _proc_lock
@@ -94,12 +96,19 @@ class Database:
     def commit(self, txn: Transaction) -> LogEntry | None:
         """Commit ``txn``: one log entry for all its changes, or an exception and an abort."""
         try:
-            entry = None
-            if txn.changes:
-                deltas = [TableDelta(tid, txn.bases.get(tid), work) for tid, work in txn.changes.items()]
+            deltas = [TableDelta(tid, txn.bases.get(tid), work) for tid, work in txn.changes.items()]
+
+            def write_log_entry() -> LogEntry | None:
+                if not any(not d.is_noop() for d in deltas):
+                    return None
                 commit = Commit(self.warehouse.store, deltas, self.assign_xid(txn),
                                 self.warehouse.commit_user, txn.label or f"{txn.xid}")
-                entry = self.warehouse.commit(commit)
+                return self.warehouse.commit(commit)
+
+            if txn.isolation == SERIALIZABLE:
+                entry = self.ssi.commit(txn, deltas, write_log_entry, self.warehouse.latest.csn)
+            else:
+                entry = write_log_entry()
         except BaseException:
             self.abort(txn)
             raise
@@ -113,6 +122,8 @@ class Database:
         return entry
 
     def abort(self, txn: Transaction) -> None:
+        if txn.isolation == SERIALIZABLE:
+            self.ssi.abort(txn)
         if txn.xid is not None:
             self.clog.set_aborted(txn.xid)
         txn.state = TxnState.ABORTED
@@ -128,7 +139,11 @@ class Database:
             horizon = min((t.snapshot.xmin for t in self._running.values() if t.snapshot is not None),
                           default=self.xids.next_xid)
             horizon = min([horizon, *(t.xid for t in self._running.values() if t.xid is not None)])
+            oldest_csn = min((t.snapshot.csn for t in self._running.values() if t.snapshot is not None),
+                             default=None)
         self.clog.truncate(horizon)
+        if txn.isolation == SERIALIZABLE or len(self.ssi):
+            self.ssi.prune(oldest_csn)
 
     @property
     def running(self) -> int:

@@ -25,7 +25,7 @@ from sqlglot import exp
 
 from txlake import errors
 from txlake.engine.errors_map import translate
-from txlake.engine.mvcc.xact import Transaction
+from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.parser import statements as st
 from txlake.parser.parse import identifier, table_name
 from txlake.storage import keys as pk
@@ -123,6 +123,7 @@ class Executor:
     # --- queries -------------------------------------------------------------------------
 
     def query(self, ctx: Context, stmt: st.Query, params) -> Result:
+        self._read_query(ctx, stmt.expression, params)
         with self._registered() as register:
             table = self._sql(self._rewrite(ctx, stmt.expression, register), params)
         return Result(table=table, rowcount=table.num_rows, status=f"SELECT {table.num_rows}")
@@ -474,10 +475,45 @@ class Executor:
                 self._rebase(txn, work, current)
 
     def _read(self, ctx, version, alias, where, params, offset) -> None:
-        """SERIALIZABLE read tracking hook (see engine/mvcc/ssi.py)."""
-        ssi = getattr(self.db, "ssi", None)
-        if ssi is not None and ctx.txn.isolation == "SERIALIZABLE":
-            ssi.record_read(ctx.txn, version, alias, where, params, offset)
+        """SERIALIZABLE: record what a statement read from one table, as narrowly as it can be
+        described - its primary keys, its WHERE predicate, or the whole table (ssi.py)."""
+        txn = ctx.txn
+        if txn.isolation != SERIALIZABLE:
+            return
+        ssi = self.db.ssi
+        if where is None:
+            ssi.read_table(txn, version.table_id)
+            return
+        key = _pinned_key(version.schema, alias, where, params, offset)
+        if key is not None:
+            ssi.read_keys(txn, version.table_id, [key])
+        elif any(isinstance(n, (exp.Select, exp.Subquery)) for n in where.walk()):
+            ssi.read_table(txn, version.table_id)
+        else:
+            ssi.read_predicate(txn, version.table_id, alias, _bind(where, params, offset))
+
+    def _read_query(self, ctx: Context, expression: exp.Expression, params) -> None:
+        """SERIALIZABLE: a single-table SELECT reads a predicate; anything else whole tables."""
+        if ctx.txn.isolation != SERIALIZABLE:
+            return
+        tables = [t for t in expression.find_all(exp.Table) if isinstance(t.this, exp.Identifier)]
+        ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
+        tables = [t for t in tables if not (t.args.get("db") is None and identifier(t.this) in ctes)]
+        simple = (isinstance(expression, exp.Select) and len(tables) == 1 and not ctes
+                  and not expression.args.get("joins") and isinstance(expression.args["from_"].this, exp.Table)
+                  and sum(1 for n in expression.walk() if isinstance(n, (exp.Select, exp.Subquery))) == 1)
+        if simple:
+            table = tables[0]
+            version = ctx.resolve(table_name(table))
+            where = expression.args.get("where")
+            placeholders = [n for n in expression.dfs() if isinstance(n, exp.Placeholder)]
+            inside = {id(n) for n in where.this.dfs()} if where is not None else set()
+            offset = next((i for i, n in enumerate(placeholders) if id(n) in inside), 0)
+            self._read(ctx, version, identifier(table.alias) if table.alias else table_name(table).name,
+                       where.this if where is not None else None, params, offset)
+            return
+        for table in tables:
+            self.db.ssi.read_table(ctx.txn, ctx.resolve(table_name(table)).table_id)
 
     def _candidates(self, version: TableVersion, alias: str, where, params, offset: int) -> pa.Table:
         """The rows an UPDATE/DELETE must look at: all of them, or - when the WHERE clause pins
@@ -733,6 +769,32 @@ def _pinned_key(schema: TableSchema, alias: str, where, params, offset: int):
         return None
     key = tuple(values[k] for k in schema.primary_key)
     return key[0] if len(key) == 1 else key
+
+
+def _literal(value) -> exp.Expression:
+    """A Python parameter value as a SQL literal (to keep a predicate after the statement)."""
+    import datetime
+    import decimal
+    if value is None:
+        return exp.null()
+    if isinstance(value, bool):
+        return exp.Boolean(this=value)
+    if isinstance(value, (int, float, decimal.Decimal)):
+        return exp.Literal.number(value)
+    if isinstance(value, datetime.datetime):
+        return exp.cast(exp.Literal.string(value.isoformat(sep=" ")), "TIMESTAMP")
+    if isinstance(value, datetime.date):
+        return exp.cast(exp.Literal.string(value.isoformat()), "DATE")
+    return exp.Literal.string(str(value))
+
+
+def _bind(where: exp.Expression, params, offset: int) -> exp.Expression:
+    """``where`` with its ``?`` placeholders replaced by the statement's parameter values."""
+    where = where.copy()
+    order = {id(n): offset + i for i, n in enumerate(n for n in where.dfs() if isinstance(n, exp.Placeholder))}
+    if not order:
+        return where
+    return where.transform(lambda n: _literal(params[order[id(n)]]) if id(n) in order else n, copy=False)
 
 
 def _old_key_columns(schema: TableSchema, alias: str) -> list[exp.Expression]:
