@@ -16,6 +16,7 @@ import threading
 
 from txlake import errors
 from txlake.engine.mvcc.clog import CommitLog
+from txlake.engine.mvcc.gc import GarbageCollector
 from txlake.engine.mvcc.locks import LockTable
 from txlake.engine.mvcc.ssi import SSI
 from txlake.engine.mvcc.snapshot import Snapshot
@@ -46,7 +47,7 @@ def open_database(path: str, **options) -> "Database":
 class Database:
     def __init__(self, path: str, *, durable: bool = True, cache_bytes: int | None = None,
                  max_active_transactions: int = DEFAULT_MAX_ACTIVE_TRANSACTIONS,
-                 commit_timeout: float = 30.0, publish: str = "async"):
+                 commit_timeout: float = 30.0, publish: str = "async", gc_interval: float = 2.0):
         kwargs = {"cache_bytes": cache_bytes} if cache_bytes else {}
         self.path = path
         self.warehouse = Warehouse(path, durable=durable, commit_timeout=commit_timeout, **kwargs)
@@ -59,6 +60,8 @@ class Database:
         self._running: dict[int, Transaction] = {}  # vxid -> transaction, guarded by _proc_lock
         self._proc_lock = threading.Lock()
         self._refs = 0
+        self.gc = GarbageCollector(self, interval=gc_interval)
+        self.gc.start()
         self.publisher = None
         if publish != "off":
             # the Paimon writer (fastavro, manifests) loads only for warehouses that publish
@@ -136,14 +139,25 @@ class Database:
         self.locks.release_all(txn)
         with self._proc_lock:
             self._running.pop(txn.vxid, None)
-            horizon = min((t.snapshot.xmin for t in self._running.values() if t.snapshot is not None),
-                          default=self.xids.next_xid)
-            horizon = min([horizon, *(t.xid for t in self._running.values() if t.xid is not None)])
-            oldest_csn = min((t.snapshot.csn for t in self._running.values() if t.snapshot is not None),
-                             default=None)
+        horizon, oldest_csn, _ = self.live_state()
         self.clog.truncate(horizon)
         if txn.isolation == SERIALIZABLE or len(self.ssi):
             self.ssi.prune(oldest_csn)
+
+    def live_state(self):
+        """(xmin horizon, oldest running snapshot CSN, table versions someone can still see)."""
+        with self._proc_lock:
+            running = list(self._running.values())
+        horizon = min([self.xids.next_xid,
+                       *(t.snapshot.xmin for t in running if t.snapshot is not None),
+                       *(t.xid for t in running if t.xid is not None)])
+        oldest_csn = min((t.snapshot.csn for t in running if t.snapshot is not None), default=None)
+        live = list(self.warehouse.latest.tables.values())
+        for t in running:
+            if t.snapshot is not None:
+                live.extend(t.snapshot.catalog.tables.values())
+            live.extend(v for v in list(t.changes.values()) if v is not None)
+        return horizon, oldest_csn, live
 
     @property
     def running(self) -> int:
@@ -158,5 +172,7 @@ class Database:
             if self._refs > 0:
                 return
             _registry.pop(self.path, None)
+        self.gc.stop()
+        self.ssi.close()
         if self.publisher is not None:
             self.publisher.close()

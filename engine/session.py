@@ -12,7 +12,9 @@ shares with other sessions is thread-safe.
 
 from __future__ import annotations
 
+import atexit
 import threading
+import weakref
 
 from txlake import errors
 from txlake.engine.database import Database, open_database
@@ -21,6 +23,20 @@ from txlake.engine.mvcc.xact import (DEFAULT_LEVEL, READ_COMMITTED, READ_UNCOMMI
                                      TxnState, normalise_level)
 from txlake.parser import statements as st
 from txlake.parser.parse import parse
+
+# Sessions still open when the interpreter exits are closed then: their transactions roll
+# back, DuckDB connections close cleanly, and background publishing is flushed.
+_open_sessions: "weakref.WeakSet[Session]" = weakref.WeakSet()
+
+
+@atexit.register
+def _close_open_sessions() -> None:
+    for session in list(_open_sessions):
+        try:
+            session.close()
+        except Exception:
+            pass
+
 
 SETTINGS_DEFAULTS = {
     "lock_timeout": "0",
@@ -41,6 +57,7 @@ class Session:
         self._next_isolation: str | None = None  # SET TRANSACTION before the first statement
         self._lock = threading.RLock()
         self.closed = False
+        _open_sessions.add(self)
 
     # --- public --------------------------------------------------------------------------
 

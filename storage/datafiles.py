@@ -101,6 +101,19 @@ class DataFileStore:
             f.caches[key] = data
         return data
 
+    @property
+    def cached_files(self) -> int:
+        with self._lock:
+            return len(self._cache)
+
+    def retain(self, paths: set[str]) -> int:
+        """Drop cached files not in ``paths`` (no live version references them)."""
+        with self._lock:
+            dead = [p for p in self._cache if p not in paths]
+            for p in dead:
+                self._cached_bytes -= self._cache.pop(p).nbytes
+            return len(dead)
+
     def _put(self, path: str, table: pa.Table) -> None:
         with self._lock:
             if path in self._cache:

@@ -133,6 +133,9 @@ class SSI:
             rec.commit_csn = entry.csn if entry is not None else latest_csn + 0.5
             return entry
 
+    def close(self) -> None:
+        self._con.close()
+
     def abort(self, txn) -> None:
         with self._lock:
             rec = self._records.get(txn.vxid)
