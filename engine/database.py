@@ -104,8 +104,11 @@ class Database:
             def write_log_entry() -> LogEntry | None:
                 if not any(not d.is_noop() for d in deltas):
                     return None
+                serializable = txn.isolation == SERIALIZABLE and txn.snapshot is not None
                 commit = Commit(self.warehouse.store, deltas, self.assign_xid(txn),
-                                self.warehouse.commit_user, txn.label or f"{txn.xid}")
+                                self.warehouse.commit_user, txn.label or f"{txn.xid}",
+                                snapshot_csn=txn.snapshot.csn if serializable else None,
+                                read_tables=self.ssi.tables_read(txn) if serializable else frozenset())
                 return self.warehouse.commit(commit)
 
             if txn.isolation == SERIALIZABLE:

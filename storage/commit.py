@@ -121,8 +121,12 @@ class TableDelta:
 
 class Commit:
     def __init__(self, store: DataFileStore, deltas: list[TableDelta], xid: int,
-                 commit_user: str, commit_id: str):
+                 commit_user: str, commit_id: str, *, snapshot_csn: int | None = None,
+                 read_tables: frozenset[str] = frozenset()):
         self.store = store
+        # SERIALIZABLE: tables read, checked against other processes' commits since the snapshot
+        self.snapshot_csn = snapshot_csn
+        self.read_tables = read_tables
         self.deltas = [d for d in deltas if not d.is_noop()]
         self.xid = xid
         self.commit_user = commit_user

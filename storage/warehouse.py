@@ -24,6 +24,7 @@ from txlake.storage.txlog import TxLog
 from txlake.storage.version import CatalogVersion, LogEntry
 
 FORMAT_VERSION = 1
+RECENT_ENTRIES = 10_000
 MARKER = "txlake.json"
 
 
@@ -40,6 +41,7 @@ class Warehouse:
         self.commit_user = f"txlake-{uuid.uuid4()}"
         self._lock = threading.Lock()
         self._commit_lock = threading.Lock()
+        self._recent: dict[int, tuple] = {}  # csn -> (commit user, commit id, table ids), guarded by _lock
         self.latest = self._replay(CatalogVersion(0))
         self.listeners: list = []  # called with each entry this process commits
 
@@ -55,7 +57,35 @@ class Warehouse:
     def _replay(self, version: CatalogVersion) -> CatalogVersion:
         for entry in self.txlog.entries_after(version.csn):
             version = version.apply(entry)
+            self._remember(entry)
         return version
+
+    def _remember(self, entry: LogEntry) -> None:
+        """Keep who committed what, recently: for commit dedupe and cross-process conflict checks."""
+        self._recent[entry.csn] = (entry.commit_user, entry.commit_id, frozenset(entry.tables()))
+        while len(self._recent) > RECENT_ENTRIES:
+            self._recent.pop(next(iter(self._recent)))
+
+    def foreign_writes(self, after_csn: int, upto_csn: int) -> set[str]:
+        """Tables changed by other processes' commits in (after_csn, upto_csn]."""
+        changed: set[str] = set()
+        for csn in range(after_csn + 1, upto_csn + 1):
+            info = self._recent.get(csn)
+            if info is None:
+                entry = self.txlog.read(csn)
+                info = (entry.commit_user, entry.commit_id, frozenset(entry.tables())) if entry else None
+            if info is not None and info[0] != self.commit_user:
+                changed |= info[2]
+        return changed
+
+    def _landed(self, commit: Commit, after_csn: int, upto_csn: int) -> LogEntry | None:
+        """An entry this commit already wrote (same commit user and id), e.g. when an append
+        reported an error after the object store had in fact stored it."""
+        for csn in range(after_csn + 1, upto_csn + 1):
+            info = self._recent.get(csn)
+            if info is not None and info[:2] == (commit.commit_user, commit.commit_id):
+                return self.txlog.read(csn)
+        return None
 
     def refresh(self) -> CatalogVersion:
         """The newest committed catalog version, including other processes' commits."""
@@ -97,18 +127,33 @@ class Warehouse:
         deadline = time.monotonic() + self.commit_timeout
         attempt = 0
         with self._commit_lock:
+            tried_from = self.latest.csn
             while True:
                 latest = self.refresh()
+                landed = self._landed(commit, tried_from, latest.csn)
+                if landed is not None:
+                    return landed
+                if commit.read_tables and commit.snapshot_csn is not None:
+                    clash = self.foreign_writes(commit.snapshot_csn, latest.csn) & commit.read_tables
+                    if clash:
+                        raise errors.SerializationFailure(
+                            "could not serialize access: another process changed a table this "
+                            "SERIALIZABLE transaction read")
                 entry = commit.vote(latest, latest.csn + 1, now_ms())
                 try:
                     won = self.txlog.append(entry)
                 except OSError as e:
-                    raise errors.CommitFailed(f"could not write commit log entry: {e}") from e
+                    stored = self.txlog.read(entry.csn)
+                    if stored is not None and (stored.commit_user, stored.commit_id) == (entry.commit_user, entry.commit_id):
+                        won = True  # the put landed although it reported an error
+                    else:
+                        raise errors.CommitFailed(f"could not write commit log entry: {e}") from e
                 if won:
                     with self._lock:
                         # a concurrent refresh() may already have read our entry from disk
                         if self.latest.csn < entry.csn:
                             self.latest = self.latest.apply(entry)
+                            self._remember(entry)
                     return entry
                 attempt += 1
                 if time.monotonic() > deadline:

@@ -133,6 +133,11 @@ class SSI:
             rec.commit_csn = entry.csn if entry is not None else latest_csn + 0.5
             return entry
 
+    def tables_read(self, txn) -> frozenset[str]:
+        with self._lock:
+            rec = self._records.get(txn.vxid)
+            return frozenset(rec.reads) if rec is not None else frozenset()
+
     def close(self) -> None:
         self._con.close()
 
