@@ -106,12 +106,18 @@ class Executor:
         registered: dict[int, str] = {}
 
         def visit(node):
-            if not isinstance(node, exp.Table) or not isinstance(node.this, exp.Identifier):
+            if not isinstance(node, exp.Table):
+                return node
+            if isinstance(node.this, exp.Anonymous) and node.this.name.lower() == "txlake_snapshots":
+                alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier("txlake_snapshots"))
+                return exp.Table(this=exp.to_identifier(register(self._snapshots(ctx, node.this))), alias=alias)
+            if not isinstance(node.this, exp.Identifier):
                 return node
             name = table_name(node)
             if name.db is None and name.name in ctes:
                 return node
-            version = ctx.resolve(name)
+            travel = node.args.get("version") or node.args.get("when")
+            version = self._as_of(ctx, name, travel) if travel is not None else ctx.resolve(name)
             key = id(version)
             if key not in registered:
                 registered[key] = register(self.store.scan(version))
@@ -119,6 +125,65 @@ class Executor:
             return exp.Table(this=exp.to_identifier(registered[key]), alias=alias)
 
         return expression.transform(visit)
+
+    # --- time travel ---------------------------------------------------------------------
+
+    def _as_of(self, ctx: Context, name: st.TableName, travel: exp.Expression) -> TableVersion:
+        """The table as it was at a snapshot id (a commit sequence number) or a point in time
+        (UTC): ``FOR SYSTEM_VERSION AS OF n``, ``FOR SYSTEM_TIME AS OF ts``, ``AT (VERSION => n)``."""
+        kind = (travel.args.get("kind") if isinstance(travel, exp.HistoricalData) else travel.this) or ""
+        kind = str(kind).upper()
+        value = travel.expression
+        if value is None or any(isinstance(n, exp.Placeholder) for n in value.walk()):
+            raise errors.NotSupportedError("time travel needs a constant snapshot id or timestamp")
+        warehouse = self.db.warehouse
+        if kind == "VERSION":
+            csn = self._sql(f"SELECT CAST({value.sql(dialect='duckdb')} AS BIGINT)").column(0)[0].as_py()
+            if csn is None or not 1 <= csn <= warehouse.latest.csn:
+                raise errors.InvalidParameterValue(f"snapshot {csn} does not exist")
+        elif kind == "TIMESTAMP":
+            ms = self._sql(f"SELECT epoch_ms(CAST({value.sql(dialect='duckdb')} AS TIMESTAMP))").column(0)[0].as_py()
+            csn = warehouse.csn_at(ms)
+        else:
+            raise errors.NotSupportedError(f"time travel by {kind} is not supported")
+        version = warehouse.catalog_at(csn).table(*name.qualified(ctx.db))
+        if version is None:
+            raise errors.UndefinedTable(f'relation "{name}" did not exist at snapshot {csn}')
+        return version
+
+    def _snapshots(self, ctx: Context, call: exp.Anonymous) -> pa.Table:
+        """``txlake_snapshots('table')``: the commits that changed a table, oldest first."""
+        if len(call.expressions) != 1 or not isinstance(call.expressions[0], exp.Literal):
+            raise errors.ProgrammingError("txlake_snapshots takes one table name as a string literal",
+                                          sqlstate="42883")
+        from txlake.parser.parse import parse_one
+        ref = parse_one(f"SELECT * FROM {call.expressions[0].this}").expression.find(exp.Table)
+        version = ctx.resolve(table_name(ref))
+        rows = []
+        for entry in self.db.warehouse.history(version.table_id):
+            for change in entry.changes:
+                if change.table_id != version.table_id:
+                    continue
+                kind, added, deleted = _commit_kind(change)
+                rows.append((entry.csn, entry.time_ms, kind, added, deleted, entry.commit_user, entry.commit_id))
+        merged: dict[int, list] = {}
+        for csn, ms, kind, added, deleted, user, cid in rows:  # CREATE + data in one commit: one row
+            if csn in merged:
+                merged[csn][2] = merged[csn][2] if kind == "APPEND" else kind
+                merged[csn][3] += added
+                merged[csn][4] += deleted
+            else:
+                merged[csn] = [csn, ms, kind, added, deleted, user, cid]
+        cols = list(zip(*merged.values())) or [[]] * 7
+        return pa.table({
+            "snapshot_id": pa.array(cols[0], pa.int64()),
+            "committed_at": pa.array([v * 1000 for v in cols[1]], pa.timestamp("us")),
+            "commit_kind": pa.array(cols[2], pa.string()),
+            "rows_added": pa.array(cols[3], pa.int64()),
+            "rows_deleted": pa.array(cols[4], pa.int64()),
+            "commit_user": pa.array(cols[5], pa.string()),
+            "commit_id": pa.array(cols[6], pa.string()),
+        })
 
     # --- queries -------------------------------------------------------------------------
 
@@ -795,6 +860,20 @@ def _bind(where: exp.Expression, params, offset: int) -> exp.Expression:
     if not order:
         return where
     return where.transform(lambda n: _literal(params[order[id(n)]]) if id(n) in order else n, copy=False)
+
+
+def _commit_kind(change) -> tuple[str, int, int]:
+    from txlake.storage import version as v
+    if isinstance(change, v.CreateTable):
+        return "CREATE", 0, 0
+    if isinstance(change, v.DropTable):
+        return "DROP", 0, 0
+    added, deleted = change.rows_added, change.rows_deleted
+    if change.schema is not None:
+        return "ALTER", added, deleted
+    if added and deleted:
+        return "UPDATE", added, deleted
+    return ("DELETE" if deleted else "APPEND"), added, deleted
 
 
 def _old_key_columns(schema: TableSchema, alias: str) -> list[exp.Expression]:

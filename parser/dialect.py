@@ -42,6 +42,9 @@ _ISOLATION_LEVELS = (
 
 
 class TxlakeParser(DuckDB.Parser):
+    # time travel: FOR SYSTEM_VERSION AS OF <snapshot id> beside sqlglot's FOR SYSTEM_TIME / FOR VERSION
+    VERSION_PHRASES = {("FOR", "SYSTEM_VERSION"): "VERSION", **DuckDB.Parser.VERSION_PHRASES}
+
     def _parse_statement(self):
         if self._curr is None:
             return None

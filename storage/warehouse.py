@@ -42,6 +42,7 @@ class Warehouse:
         self._lock = threading.Lock()
         self._commit_lock = threading.Lock()
         self._recent: dict[int, tuple] = {}  # csn -> (commit user, commit id, table ids), guarded by _lock
+        self._history_cache: dict[int, CatalogVersion] = {}  # time travel, guarded by _lock
         self.latest = self._replay(CatalogVersion(0))
         self.listeners: list = []  # called with each entry this process commits
 
@@ -95,13 +96,38 @@ class Warehouse:
             return newer
 
     def catalog_at(self, csn: int) -> CatalogVersion:
-        """The catalog as of commit ``csn`` (replayed from the log)."""
-        version = CatalogVersion(0)
-        for entry in self.txlog.entries_after(0):
+        """The catalog as of commit ``csn`` (replayed from the log, from the nearest cached
+        older version)."""
+        if csn >= self.latest.csn:
+            return self.latest
+        with self._lock:
+            start = max((c for c in self._history_cache if c <= csn), default=None)
+            version = self._history_cache[start] if start is not None else CatalogVersion(0)
+        for entry in self.txlog.entries_after(version.csn):
             if entry.csn > csn:
                 break
             version = version.apply(entry)
+        with self._lock:
+            self._history_cache[csn] = version
+            while len(self._history_cache) > 16:
+                self._history_cache.pop(next(iter(self._history_cache)))
         return version
+
+    def csn_at(self, time_ms: int) -> int:
+        """The newest commit made at or before ``time_ms`` (0 if none)."""
+        csn = self.latest.csn
+        while csn > 0:
+            entry = self.txlog.read(csn)
+            if entry is not None and entry.time_ms <= time_ms:
+                return csn
+            csn -= 1
+        return 0
+
+    def history(self, table_id: str):
+        """The log entries that changed table ``table_id``, oldest first."""
+        for entry in self.txlog.entries_after(0):
+            if table_id in entry.tables():
+                yield entry
 
     def commit(self, commit: Commit) -> LogEntry | None:
         """Make ``commit`` durable as the next log entry; None if it changes nothing.
