@@ -885,7 +885,8 @@ def _changed_since(rowid: int, version: TableVersion, latest: TableVersion) -> b
     file_id, pos = rowid >> 32, rowid & 0xFFFFFFFF
     if file_id < 0 or pos in version.deleted(file_id):
         return False
-    return latest.file(file_id) is None or pos in latest.deleted(file_id)
+    where = latest.locate(file_id, pos)  # a compaction may have moved it: that is no change
+    return where is None or where[1] in latest.deleted(where[0])
 
 
 def _first_per_rowid(result: pa.Table) -> pa.Table:

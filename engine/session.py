@@ -57,6 +57,7 @@ class Session:
         self._next_isolation: str | None = None  # SET TRANSACTION before the first statement
         self._lock = threading.RLock()
         self.closed = False
+        self.progress = None  # callable(done, total, what) for long maintenance runs
         _open_sessions.add(self)
 
     # --- public --------------------------------------------------------------------------
@@ -301,6 +302,13 @@ class Session:
             raise errors.UndefinedObject(f'unrecognized configuration parameter "{stmt.name}"')
         return Result(table=pa.table({name: [value]}), rowcount=1, status="SHOW")
 
+    def _call(self, stmt: st.Call) -> Result:
+        from txlake.engine.procedures import call
+        if self.txn is not None:
+            raise errors.ProgrammingError(
+                f"CALL {stmt.procedure} cannot run inside a transaction block", sqlstate="25001")
+        return call(self, stmt)
+
     def _unsupported(self, stmt) -> Result:
         raise errors.NotSupportedError(f"{type(stmt).__name__} is not supported yet")
 
@@ -344,6 +352,7 @@ _CONTROL = {
     st.SetTransaction: Session._set_transaction,
     st.SetVariable: Session._set,
     st.Show: Session._show,
+    st.Call: Session._call,
     st.PrepareTransaction: Session._unsupported,
     st.CommitPrepared: Session._unsupported,
     st.RollbackPrepared: Session._unsupported,

@@ -134,6 +134,23 @@ class TxlakeParser(DuckDB.Parser):
             return Control(kind="SHOW", name="all")
         return Control(kind="SHOW", name=self._expect_name("setting name"))
 
+    def _parse_call_statement(self) -> Control:
+        """``CALL txlake.compact('t')``, ``CALL txlake.expire_snapshots(older_than => '1 day')``."""
+        self._advance()  # CALL
+        parts = [self._expect_name("procedure name")]
+        while self._match(TokenType.DOT):
+            parts.append(self._expect_name("procedure name"))
+        args = self._parse_wrapped_csv(self._parse_call_argument) if self._curr and \
+            self._curr.token_type == TokenType.L_PAREN else []
+        return Control(kind="CALL", name=".".join(parts), value=args)
+
+    def _parse_call_argument(self):
+        if self._curr and self._next and self._next.token_type == TokenType.FARROW:
+            name = self._curr.text.lower()
+            self._advance(2)
+            return exp.Kwarg(this=exp.var(name), expression=self._parse_bitwise())
+        return self._parse_bitwise()
+
     def _parse_setting_value(self) -> str | None:
         parts: list[str] = []
         while self._curr and self._curr.token_type != TokenType.SEMICOLON:
@@ -207,13 +224,18 @@ class TxlakeParser(DuckDB.Parser):
         "SET": _parse_set_statement,
         "RESET": _parse_reset_statement,
         "SHOW": _parse_show_statement,
+        "CALL": None,  # set below (defined after the dict would be)
     }
 
 
+TxlakeParser._CONTROL_STATEMENTS["CALL"] = TxlakeParser._parse_call_statement
+
+
 class TxlakeTokenizer(DuckDB.Tokenizer):
-    # DuckDB treats PREPARE as an opaque command; PREPARE TRANSACTION needs its tokens.
+    # PREPARE and CALL are opaque commands to DuckDB's tokenizer; txlake parses their arguments.
     # DuckDB ignores VARCHAR(n) and reads VARCHAR as TEXT; txlake enforces the length (22001).
-    KEYWORDS = {**DuckDB.Tokenizer.KEYWORDS, "PREPARE": TokenType.VAR, "VARCHAR": TokenType.VARCHAR}
+    KEYWORDS = {**DuckDB.Tokenizer.KEYWORDS, "PREPARE": TokenType.VAR, "CALL": TokenType.VAR,
+                "VARCHAR": TokenType.VARCHAR}
     COMMANDS = DuckDB.Tokenizer.COMMANDS - {TokenType.SHOW}
 
 

@@ -135,6 +135,11 @@ def _control(node: Control) -> st.Statement:
         return st.SetVariable(name=a["name"], value=a.get("value"), local=bool(a.get("local")))
     if kind == "SHOW":
         return st.Show(name=a["name"])
+    if kind == "CALL":
+        values = a.get("value") or []
+        args = tuple(v for v in values if not isinstance(v, exp.Kwarg))
+        kwargs = tuple((v.this.name.lower(), v.expression) for v in values if isinstance(v, exp.Kwarg))
+        return st.Call(procedure=a["name"], args=args, kwargs=kwargs)
     if kind == "PREPARE_TRANSACTION":
         return st.PrepareTransaction(gid=a["label"])
     if kind == "COMMIT_PREPARED":

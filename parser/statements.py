@@ -116,6 +116,16 @@ class RollbackPrepared(Statement):
     touches_data = False
 
 
+@dataclass(frozen=True)
+class Call(Statement):
+    """``CALL txlake.procedure(args, name => value)``: maintenance procedures."""
+
+    procedure: str = ""
+    args: tuple[exp.Expression, ...] = ()
+    kwargs: tuple[tuple[str, exp.Expression], ...] = ()
+    touches_data = False
+
+
 # --- DDL --------------------------------------------------------------------------------
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pyarrow as pa
-from pyroaring import FrozenBitMap
+from pyroaring import BitMap, FrozenBitMap
 
 from txlake import errors
 from txlake.storage import keys as pk
@@ -92,18 +92,29 @@ class TableDelta:
 
     def check_conflicts(self, current: TableVersion) -> dict[int, FrozenBitMap]:
         """Raise SerializationFailure if ``current`` (a newer committed version of the table)
-        changed what this transaction changed; return the transaction's new deletions."""
+        changed what this transaction changed; return the transaction's new deletions, in
+        ``current``'s file ids (rows a compaction moved are followed to where they are now)."""
         base, work = self.base, self.work
         unchanged = current.files == base.files and dict(current.deletes) == dict(base.deletes)
         if current.schema.schema_id != base.schema.schema_id or (self.rewritten() and not unchanged):
             raise errors.SerializationFailure(
                 f'could not serialize access due to concurrent update of relation "{base.name}"')
         deleted = {} if self.rewritten() else self.new_deletes()
-        if not unchanged:
-            for fid, mine in deleted.items():
-                if current.file(fid) is None or (current.deleted(fid) - base.deleted(fid)) & mine:
+        if unchanged or not deleted:
+            return deleted
+        located: dict[int, BitMap] = {}
+        for fid, mine in deleted.items():
+            if current.file(fid) is not None:
+                if (current.deleted(fid) - base.deleted(fid)) & mine:
                     raise errors.SerializationFailure("could not serialize access due to concurrent update")
-        return deleted
+                located.setdefault(fid, BitMap()).update(mine)
+                continue
+            for pos in mine:  # the file was compacted away: follow each row
+                where = current.locate(fid, pos)
+                if where is None or where[1] in current.deleted(where[0]):
+                    raise errors.SerializationFailure("could not serialize access due to concurrent update")
+                located.setdefault(where[0], BitMap()).add(where[1])
+        return {fid: FrozenBitMap(bm) for fid, bm in located.items()}
 
     def replay(self, onto: TableVersion) -> TableVersion:
         """This transaction's working version rebuilt on ``onto`` instead of ``base``: its own
@@ -206,7 +217,7 @@ class Commit:
         removed = frozenset(fid for fid in base_ids if work.file(fid) is None) if d.rewritten() else frozenset()
         files = self._numbered(d.table_id, current.next_file_id)
         if files and work.schema.primary_key and not unchanged:
-            self._check_keys(current, base_ids, files)
+            self._check_keys(current, base_ids, files, deleted)
         schema = work.schema if work.schema.schema_id != base.schema.schema_id else None
         if not files and not removed and not deleted and schema is None:
             return []
@@ -215,15 +226,18 @@ class Commit:
     def _numbered(self, table_id: str, first_id: int) -> tuple[DataFile, ...]:
         return tuple(replace(f, file_id=first_id + i) for i, f in enumerate(self._written.get(table_id, ())))
 
-    def _check_keys(self, current: TableVersion, base_ids: set[int], files: tuple[DataFile, ...]) -> None:
-        """Keys this transaction inserted against rows others committed since its snapshot."""
+    def _check_keys(self, current: TableVersion, base_ids: set[int], files: tuple[DataFile, ...],
+                    deleted: dict[int, FrozenBitMap]) -> None:
+        """Keys this transaction inserted against rows others committed since its snapshot
+        (files new since the snapshot; rows this transaction deletes do not count)."""
         theirs = [f for f in current.files if f.file_id not in base_ids]
         if not theirs:
             return
         names = current.schema.primary_key
         for f in files:
             mine = pk.key_tuples(self.store.read(f, current.schema), names)
-            clash = pk.find(self.store, current, mine, theirs)
+            clash = {k: r for k, r in pk.find(self.store, current, mine, theirs).items()
+                     if (r & 0xFFFFFFFF) not in deleted.get(r >> 32, ())}
             if clash:
                 key = next(iter(clash))
                 raise errors.UniqueViolation(

@@ -79,6 +79,10 @@ class DataFileStore:
         self._put(f.path, table)
         return table
 
+    def scan_file(self, version: TableVersion, f: DataFile) -> pa.Table:
+        """The visible rows of one file of ``version``."""
+        return self._visible(version, f, False)
+
     def _visible(self, version: TableVersion, f: DataFile, with_rowid: bool) -> pa.Table:
         """One file's visible rows. Cached on the file by deletion-vector size: deletion vectors
         only grow along a history, so (file, number of deleted rows) fixes the result, and a

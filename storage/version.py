@@ -69,6 +69,9 @@ class TableVersion:
     files: tuple[DataFile, ...] = ()
     deletes: Mapping[int, FrozenBitMap] = field(default_factory=dict)
     next_file_id: int = 1
+    # compaction lineage: old file id -> (new file id, first position there, the old file's
+    # deletion vector when it was compacted); lets a row id from before a compaction be found
+    moved: Mapping[int, tuple[int, int, FrozenBitMap]] = field(default_factory=dict)
     caches: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -88,9 +91,20 @@ class TableVersion:
             by_id = self.caches["by_id"] = {f.file_id: f for f in self.files}
         return by_id.get(file_id)
 
+    def locate(self, file_id: int, pos: int) -> tuple[int, int] | None:
+        """Where row (file_id, pos) of an older version is in this one, following compactions;
+        None if it was already deleted when its file was compacted."""
+        while self.file(file_id) is None and file_id in self.moved:
+            new_id, offset, dead = self.moved[file_id]
+            if pos in dead:
+                return None
+            file_id, pos = new_id, offset + pos - (dead.rank(pos) if dead else 0)
+        return file_id, pos
+
     def with_files(self, added: tuple[DataFile, ...] = (), removed: frozenset[int] = frozenset(),
                    deleted: Mapping[int, FrozenBitMap] | None = None,
-                   schema: TableSchema | None = None) -> "TableVersion":
+                   schema: TableSchema | None = None,
+                   moved: Mapping[int, tuple[int, int, FrozenBitMap]] | None = None) -> "TableVersion":
         files = tuple(f for f in self.files if f.file_id not in removed) + tuple(added)
         deletes = {fid: bm for fid, bm in self.deletes.items() if fid not in removed}
         for fid, bm in (deleted or {}).items():
@@ -103,7 +117,8 @@ class TableVersion:
             deletes = {fid: bm for fid, bm in deletes.items() if fid not in gone}
         next_id = max([self.next_file_id, *(f.file_id + 1 for f in added if f.file_id > 0)])
         return replace(self, files=files, deletes=deletes, next_file_id=next_id,
-                       schema=schema or self.schema, caches={})
+                       schema=schema or self.schema, caches={},
+                       moved={**self.moved, **moved} if moved else self.moved)
 
 
 # --- changes recorded in a log entry ----------------------------------------------------
@@ -137,6 +152,7 @@ class ChangeData:
     removed: frozenset[int] = frozenset()
     deleted: Mapping[int, FrozenBitMap] = field(default_factory=dict)
     schema: TableSchema | None = None
+    moved: Mapping[int, tuple[int, int, FrozenBitMap]] = field(default_factory=dict)  # compaction
 
     @property
     def rows_added(self) -> int:
@@ -152,6 +168,9 @@ class ChangeData:
              "deleted": {str(fid): encode_bitmap(bm) for fid, bm in sorted(self.deleted.items())}}
         if self.schema is not None:
             d["schema"] = self.schema.to_json()
+        if self.moved:
+            d["moved"] = {str(old): [new, offset, encode_bitmap(dead)]
+                          for old, (new, offset, dead) in sorted(self.moved.items())}
         return d
 
 
@@ -168,7 +187,8 @@ def change_from_json(d: dict) -> Change:
         return ChangeData(
             d["table_id"], tuple(DataFile.from_json(f) for f in d["added"]), frozenset(d["removed"]),
             {int(fid): decode_bitmap(bm) for fid, bm in d["deleted"].items()},
-            TableSchema.from_json(d["schema"]) if "schema" in d else None)
+            TableSchema.from_json(d["schema"]) if "schema" in d else None,
+            {int(old): (new, offset, decode_bitmap(dead)) for old, (new, offset, dead) in d.get("moved", {}).items()})
     raise ValueError(f"unknown change {op!r}")
 
 
@@ -225,5 +245,6 @@ class CatalogVersion:
                 tables.pop(by_id.pop(change.table_id))
             else:
                 key = by_id[change.table_id]
-                tables[key] = tables[key].with_files(change.added, change.removed, change.deleted, change.schema)
+                tables[key] = tables[key].with_files(change.added, change.removed, change.deleted,
+                                                     change.schema, change.moved)
         return CatalogVersion(entry.csn, entry.time_ms, tables, max(self.max_xid, entry.xid))

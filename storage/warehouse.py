@@ -149,6 +149,23 @@ class Warehouse:
             listener(entry)
         return entry
 
+    def append_if_unchanged(self, entry: LogEntry, table_id: str, version) -> bool:
+        """Append ``entry`` (a maintenance commit built on ``version`` of one table) if that
+        table has not changed since; False if it has or another commit took the number."""
+        with self._commit_lock:
+            latest = self.refresh()
+            if latest.csn + 1 != entry.csn or latest.by_id(table_id) is not version:
+                return False
+            if not self.txlog.append(entry):
+                return False
+            with self._lock:
+                if self.latest.csn < entry.csn:
+                    self.latest = self.latest.apply(entry)
+                    self._remember(entry)
+        for listener in self.listeners:
+            listener(entry)
+        return True
+
     def _append(self, commit: Commit) -> LogEntry:
         deadline = time.monotonic() + self.commit_timeout
         attempt = 0

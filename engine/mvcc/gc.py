@@ -20,6 +20,9 @@ import threading
 from dataclasses import dataclass
 
 
+AUTO_COMPACT_FILES = 32  # a table with more files than this is compacted in the background
+
+
 @dataclass(frozen=True)
 class GCStats:
     clog_entries: int
@@ -34,7 +37,12 @@ class GarbageCollector:
         self.db = database
         self.interval = interval
         self._stop = threading.Event()
+        self._wake = threading.Event()
         self._thread: threading.Thread | None = None
+
+    def wake(self) -> None:
+        """Run a pass now (e.g. a table passed the auto-compaction threshold)."""
+        self._wake.set()
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="txlake-gc", daemon=True)
@@ -42,13 +50,33 @@ class GarbageCollector:
 
     def stop(self) -> None:
         self._stop.set()
+        self._wake.set()
         if self._thread is not None:
             self._thread.join()
             self._thread = None
 
     def _run(self) -> None:
-        while not self._stop.wait(self.interval):
-            self.collect()
+        while not self._stop.is_set():
+            self._wake.wait(self.interval)
+            self._wake.clear()
+            if self._stop.is_set():
+                return
+            try:
+                self.compact_small_files()
+                self.collect()
+            except Exception:  # maintenance must never take the database down; next pass retries
+                import logging
+                logging.getLogger(__name__).exception("background maintenance failed")
+
+    def compact_small_files(self) -> None:
+        """Auto-compaction: tables with many small files get them merged (storage/maintenance.py)."""
+        from txlake.storage import maintenance
+        warehouse = self.db.warehouse
+        for version in list(warehouse.latest.tables.values()):
+            if self._stop.is_set():
+                return
+            if len(version.files) > AUTO_COMPACT_FILES and maintenance.needs_compaction(version):
+                maintenance.compact(warehouse, version.table_id)
 
     def collect(self) -> GCStats:
         db = self.db
