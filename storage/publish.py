@@ -63,8 +63,13 @@ class Publisher:
         self._request()  # recovery: publish what the log has and the tables lack
 
     def notify(self, entry: LogEntry) -> None:
+        """Called after a commit is durable: publishing problems must not fail that commit."""
         if self.mode == "sync":
-            self.publish()
+            try:
+                self.publish()
+            except Exception:
+                self.errors += 1
+                log.exception("publishing failed; it is retried on the next commit and at reopen")
         else:
             self._request()
 
