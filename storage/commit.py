@@ -179,9 +179,13 @@ class Commit:
     def vote(self, latest: CatalogVersion, csn: int, time_ms: int) -> LogEntry:
         """Rebase onto ``latest`` and check conflicts; return the entry to append as ``csn``."""
         assert self.state is CommitState.PREPARED
+        dropping = {d.table_id for d in self.deltas if d.base is not None and d.work is None}
         changes = []
         for d in self.deltas:
-            changes.extend(self._rebase(d, latest))
+            changes.extend(self._rebase(d, latest, dropping))
+        # drops first: a table dropped and re-created under the same name in one transaction
+        order = {DropTable: 0, CreateTable: 1, ChangeData: 2}
+        changes.sort(key=lambda c: order[type(c)])
         return LogEntry(csn, self.xid, self.commit_user, self.commit_id, time_ms, tuple(changes))
 
     def abort(self) -> None:
@@ -193,14 +197,14 @@ class Commit:
 
     # --- rebasing and the data-conflict check --------------------------------------------
 
-    def _rebase(self, d: TableDelta, latest: CatalogVersion) -> list:
+    def _rebase(self, d: TableDelta, latest: CatalogVersion, dropping: set[str]) -> list:
         work, base = d.work, d.base
         current = latest.by_id(d.table_id)
         if base is None and work is None:
             return []
         if base is None:  # created by this transaction
             clash = latest.table(work.db, work.name)
-            if clash is not None:
+            if clash is not None and clash.table_id not in dropping:
                 raise errors.DuplicateTable(f'relation "{work.name}" already exists')
             files = self._numbered(d.table_id, 1)
             return [CreateTable(d.table_id, work.db, work.name, work.schema),
