@@ -16,7 +16,6 @@ from txlake.engine.executor import Result
 from txlake.engine.mvcc.xact import normalise_level
 from txlake.engine.session import Session
 from txlake.parser import statements as st
-from txlake.parser.parse import parse
 
 
 class Connection:
@@ -151,7 +150,7 @@ class Cursor:
 
     def execute(self, sql: str, params: Sequence[Any] | None = None) -> "Cursor":
         self._check()
-        statements = parse(sql)
+        statements = self.connection._session.parse(sql)
         params = _params(params)
         if params and len(statements) != 1:
             raise errors.ProgrammingError("parameters need exactly one statement", sqlstate="08P01")
@@ -164,7 +163,7 @@ class Cursor:
     def executemany(self, sql: str, seq_of_params: Iterable[Sequence[Any]]) -> "Cursor":
         """Run one statement once per parameter set; the statement is parsed once."""
         self._check()
-        statements = parse(sql)
+        statements = self.connection._session.parse(sql)
         if len(statements) != 1:
             raise errors.ProgrammingError("executemany needs exactly one statement", sqlstate="08P01")
         total = 0

@@ -70,9 +70,23 @@ class Session:
     def transaction_failed(self) -> bool:
         return self.txn is not None and self.txn.state is TxnState.FAILED
 
+    def fail(self, error: Exception) -> None:
+        """An error outside statement execution (parsing, binding) inside a transaction block
+        fails the block, as in PostgreSQL."""
+        if self.txn is not None and self.txn.explicit:
+            self.txn.state = TxnState.FAILED
+            self.txn.error = error
+
+    def parse(self, sql: str):
+        try:
+            return parse(sql)
+        except errors.Error as e:
+            self.fail(e)
+            raise
+
     def execute(self, sql: str, params=None) -> list[Result]:
         """Run every statement in ``sql``; one Result per statement."""
-        statements = parse(sql)
+        statements = self.parse(sql)
         params = tuple(params) if params is not None else ()
         if params and len(statements) != 1:
             raise errors.ProgrammingError("parameters need exactly one statement", sqlstate="08P01")
@@ -83,6 +97,8 @@ class Session:
             if self.closed:
                 raise errors.InterfaceError("connection is closed")
             if len(params) != stmt.param_count:
+                if type(stmt) not in _CONTROL:
+                    self.fail(errors.ProgrammingError("parameter count"))
                 raise errors.ProgrammingError(
                     f"the statement has {stmt.param_count} placeholders but {len(params)} parameters were passed",
                     sqlstate="08P01")
