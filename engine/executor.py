@@ -264,9 +264,8 @@ class Executor:
     @staticmethod
     def _conform(data: pa.Table, schema: TableSchema) -> pa.Table:
         target = schema.arrow_schema()
-        relaxed = pa.schema([f.with_nullable(True) for f in target])
-        data = data.rename_columns(target.names).cast(relaxed)
-        return pa.Table.from_arrays(data.columns, schema=relaxed)
+        data = data.rename_columns(target.names).cast(target)
+        return pa.Table.from_arrays(data.columns, schema=target)
 
     def _check_rows(self, version: TableVersion, rows: pa.Table) -> None:
         """NOT NULL and VARCHAR(n) on rows about to be written."""

@@ -173,7 +173,10 @@ class TableSchema:
         return col
 
     def arrow_schema(self) -> pa.Schema:
-        return pa.schema([pa.field(c.name, c.type.arrow(), nullable=not c.not_null) for c in self.columns])
+        """The in-memory Arrow schema. Every field is nullable: NOT NULL is enforced when rows
+        are written (23502), and one uniform schema lets batches from files and from a
+        transaction's own writes be concatenated."""
+        return pa.schema([pa.field(c.name, c.type.arrow()) for c in self.columns])
 
     def evolve(self, columns: tuple[Column, ...], primary_key: tuple[str, ...] | None = None) -> "TableSchema":
         highest = max([self.highest_field_id, *(c.field_id for c in columns)])
