@@ -84,14 +84,14 @@ class DataFileStore:
         return self._visible(version, f, False)
 
     def _visible(self, version: TableVersion, f: DataFile, with_rowid: bool) -> pa.Table:
-        """One file's visible rows. Cached on the file by deletion-vector size: deletion vectors
-        only grow along a history, so (file, number of deleted rows) fixes the result, and a
-        version that deletes one row re-filters one file, not the table."""
+        """One file's visible rows, cached on the file with the deletion vector they were
+        filtered by: a version that deletes one row re-filters one file, not the table.
+        (Versions branch - each transaction has its own - so the cache compares bitmaps.)"""
         deleted = version.deleted(f.file_id)
-        key = ("visible", with_rowid, len(deleted))
+        key = ("visible", with_rowid)
         cached = f.caches.get(key)
-        if cached is not None and f.data is None:
-            return cached
+        if cached is not None and f.data is None and (cached[0] is deleted or cached[0] == deleted):
+            return cached[1]
         data = self.read(f, version.schema)
         if with_rowid:
             data = data.append_column(ROWID, rowids(f.file_id, f.row_count))
@@ -100,9 +100,7 @@ class DataFileStore:
             keep[np.fromiter(deleted, dtype=np.int64, count=len(deleted))] = False
             data = data.filter(pa.array(keep))
         if f.data is None:
-            for old in [k for k in f.caches if k[:2] == ("visible", with_rowid)]:
-                del f.caches[old]  # keep one entry per kind: the newest
-            f.caches[key] = data
+            f.caches[key] = (deleted, data)
         return data
 
     @property

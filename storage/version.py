@@ -93,8 +93,10 @@ class TableVersion:
 
     def locate(self, file_id: int, pos: int) -> tuple[int, int] | None:
         """Where row (file_id, pos) of an older version is in this one, following compactions;
-        None if it was already deleted when its file was compacted."""
-        while self.file(file_id) is None and file_id in self.moved:
+        None if it is gone (deleted before a compaction, or its whole file was deleted)."""
+        while self.file(file_id) is None:
+            if file_id not in self.moved:
+                return None  # the file is gone: every row of it was deleted
             new_id, offset, dead = self.moved[file_id]
             if pos in dead:
                 return None
