@@ -21,11 +21,17 @@ from txlake.storage.commit import Commit, CommitState, backoff, now_ms
 from txlake.storage.datafiles import DEFAULT_CACHE_BYTES, DataFileStore
 from txlake.storage.fs import LocalFileSystem
 from txlake.storage.txlog import TxLog
-from txlake.storage.version import CatalogVersion, LogEntry
+from txlake.storage.version import CatalogVersion, ChangeData, LogEntry
 
 FORMAT_VERSION = 1
 RECENT_ENTRIES = 10_000
 MARKER = "txlake.json"
+
+
+def _data_tables(entry: LogEntry) -> frozenset[str]:
+    """Tables whose rows ``entry`` changes; a compaction moves rows without changing any."""
+    return frozenset(c.table_id for c in entry.changes
+                     if not (isinstance(c, ChangeData) and c.moved and not c.deleted))
 
 
 class Warehouse:
@@ -63,7 +69,7 @@ class Warehouse:
 
     def _remember(self, entry: LogEntry) -> None:
         """Keep who committed what, recently: for commit dedupe and cross-process conflict checks."""
-        self._recent[entry.csn] = (entry.commit_user, entry.commit_id, frozenset(entry.tables()))
+        self._recent[entry.csn] = (entry.commit_user, entry.commit_id, _data_tables(entry))
         while len(self._recent) > RECENT_ENTRIES:
             self._recent.pop(next(iter(self._recent)))
 
@@ -74,7 +80,7 @@ class Warehouse:
             info = self._recent.get(csn)
             if info is None:
                 entry = self.txlog.read(csn)
-                info = (entry.commit_user, entry.commit_id, frozenset(entry.tables())) if entry else None
+                info = (entry.commit_user, entry.commit_id, _data_tables(entry)) if entry else None
             if info is not None and info[0] != self.commit_user:
                 changed |= info[2]
         return changed
