@@ -45,8 +45,49 @@ def compact(session, args, kwargs) -> Result:
     return Result(table=table, rowcount=len(rows), status="CALL")
 
 
+def _evaluate(session, value: exp.Expression, cast: str):
+    return session.executor._sql(f"SELECT CAST({value.sql(dialect='duckdb')} AS {cast})").column(0)[0].as_py()
+
+
+def expire_snapshots(session, args, kwargs) -> Result:
+    """``CALL txlake.expire_snapshots(older_than => '2024-01-01 00:00:00', retain_last => 10)``:
+    snapshots older than the retention become unreadable and their files are deleted; never
+    one an open reader (in any process) still uses, never the newest."""
+    from txlake.storage import expiry
+    unknown = set(kwargs) - {"older_than", "retain_last"}
+    if args or unknown:
+        raise errors.ProgrammingError("txlake.expire_snapshots takes older_than => timestamp, "
+                                      "retain_last => n", sqlstate="42883")
+    older_ms = None
+    if "older_than" in kwargs:
+        older_ms = _evaluate(session, exp.func("epoch_ms", exp.cast(kwargs["older_than"], "TIMESTAMP")), "BIGINT")
+    retain = _evaluate(session, kwargs["retain_last"], "BIGINT") if "retain_last" in kwargs else 1
+    if older_ms is None and "retain_last" not in kwargs:
+        raise errors.ProgrammingError("say older_than => ... and/or retain_last => ...", sqlstate="42883")
+    _, oldest, _ = session.db.live_state()
+    r = expiry.expire_snapshots(session.db.warehouse, older_than_ms=older_ms, retain_last=retain,
+                                in_use_csn=oldest)
+    table = pa.table({"expired_before": [r.horizon], "data_files_deleted": [r.data_files_deleted],
+                      "paimon_snapshots_deleted": [r.paimon_snapshots_deleted],
+                      "metadata_files_deleted": [r.metadata_files_deleted]})
+    return Result(table=table, rowcount=1, status="CALL")
+
+
+def remove_orphan_files(session, args, kwargs) -> Result:
+    """``CALL txlake.remove_orphan_files(older_than_seconds => 86400)``."""
+    from txlake.storage import expiry
+    if args or set(kwargs) - {"older_than_seconds"}:
+        raise errors.ProgrammingError("txlake.remove_orphan_files takes older_than_seconds => n",
+                                      sqlstate="42883")
+    grace = _evaluate(session, kwargs["older_than_seconds"], "DOUBLE") if kwargs else 24 * 3600.0
+    removed = expiry.remove_orphan_files(session.db.warehouse, grace)
+    return Result(table=pa.table({"files_deleted": [removed]}), rowcount=1, status="CALL")
+
+
 PROCEDURES = {
     "txlake.compact": compact,
+    "txlake.expire_snapshots": expire_snapshots,
+    "txlake.remove_orphan_files": remove_orphan_files,
 }
 
 

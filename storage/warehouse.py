@@ -106,6 +106,10 @@ class Warehouse:
         older version)."""
         if csn >= self.latest.csn:
             return self.latest
+        from txlake.storage.expiry import expired_before
+        if csn < expired_before(self):
+            from txlake import errors
+            raise errors.InvalidParameterValue(f"snapshot {csn} has expired")
         with self._lock:
             start = max((c for c in self._history_cache if c <= csn), default=None)
             version = self._history_cache[start] if start is not None else CatalogVersion(0)

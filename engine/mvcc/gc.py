@@ -85,4 +85,6 @@ class GarbageCollector:
         db.ssi.prune(oldest_csn)
         paths = {f.path for version in live for f in version.files if f.path is not None}
         cache_freed = db.warehouse.store.retain(paths)
+        from txlake.storage.expiry import write_lease
+        write_lease(db.warehouse, oldest_csn)  # other processes' expiry must not pass our readers
         return GCStats(len(db.clog), clog_freed, len(db.ssi), db.warehouse.store.cached_files, cache_freed)

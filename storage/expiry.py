@@ -1,0 +1,184 @@
+"""Snapshot expiry, reader leases and orphan-file removal.
+
+Every commit (CSN) is a snapshot that time travel can read. ``expire_snapshots`` moves the
+warehouse's *expiry horizon* forward: snapshots before it can no longer be read, and the files
+only they needed are deleted - txlake data files and Paimon snapshots, manifests and rewritten
+files. The horizon never passes
+
+- the newest snapshot,
+- the oldest snapshot any open transaction in this process reads, and
+- the oldest snapshot of any other live process, which each process advertises in a *reader
+  lease* (``_readers/<commit user>.json``, refreshed by its background maintenance; a lease not
+  refreshed within ``LEASE_SECONDS`` belongs to a process that is gone).
+
+``remove_orphan_files`` deletes files in table directories that nothing references - neither
+the log nor any Paimon snapshot - and that are older than a grace period, so a commit still
+writing its files is never touched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+
+from txlake.storage.datafiles import table_dir
+from txlake.storage.format.paimon import PaimonTable
+from txlake.storage.version import ChangeData
+
+EXPIRY_FILE = os.path.join("_txlog", "expired.json")
+READERS_DIR = "_readers"
+LEASE_SECONDS = 60.0
+
+
+@dataclass(frozen=True)
+class ExpireResult:
+    horizon: int            # snapshots before this CSN are expired
+    data_files_deleted: int
+    paimon_snapshots_deleted: int
+    metadata_files_deleted: int
+
+
+def expired_before(warehouse) -> int:
+    try:
+        return json.loads(warehouse.fs.read_bytes(os.path.join(warehouse.root, EXPIRY_FILE)))["before_csn"]
+    except FileNotFoundError:
+        return 0
+
+
+def write_lease(warehouse, oldest_csn: int | None) -> None:
+    """Advertise the oldest snapshot this process still reads (None: none open)."""
+    directory = os.path.join(warehouse.root, READERS_DIR)
+    warehouse.fs.makedirs(directory)
+    doc = {"oldest_csn": oldest_csn, "pid": os.getpid(), "time": time.time()}
+    warehouse.fs.write_atomic(os.path.join(directory, f"{warehouse.commit_user}.json"), json.dumps(doc).encode())
+
+
+def oldest_leased(warehouse) -> int | None:
+    directory = os.path.join(warehouse.root, READERS_DIR)
+    oldest = None
+    now = time.time()
+    for name in warehouse.fs.listdir(directory):
+        path = os.path.join(directory, name)
+        try:
+            if now - os.path.getmtime(path) > LEASE_SECONDS:
+                continue
+            csn = json.loads(warehouse.fs.read_bytes(path)).get("oldest_csn")
+        except (FileNotFoundError, ValueError):
+            continue
+        if csn is not None:
+            oldest = csn if oldest is None else min(oldest, csn)
+    return oldest
+
+
+def expire_snapshots(warehouse, *, older_than_ms: int | None = None, retain_last: int = 1,
+                     in_use_csn: int | None = None) -> ExpireResult:
+    latest = warehouse.refresh()
+    horizon = max(latest.csn - max(retain_last, 1) + 1, 0)
+    if older_than_ms is not None:
+        horizon = min(horizon, warehouse.csn_at(older_than_ms) + 1 if warehouse.csn_at(older_than_ms) else 1)
+    for pinned in (in_use_csn, oldest_leased(warehouse)):
+        if pinned is not None:
+            horizon = min(horizon, pinned)
+    previous = expired_before(warehouse)
+    if horizon <= previous:
+        return ExpireResult(previous, 0, 0, 0)
+    warehouse.fs.write_atomic(os.path.join(warehouse.root, EXPIRY_FILE),
+                              json.dumps({"before_csn": horizon}).encode())
+    # txlake data files referenced only by snapshots before the horizon
+    kept_version = warehouse.catalog_at(horizon)
+    kept = {f.path for t in kept_version.tables.values() for f in t.files}
+    dead, added_later = set(), set()
+    for entry in warehouse.txlog.entries_after(0):
+        for change in entry.changes:
+            if isinstance(change, ChangeData):
+                paths = {f.path for f in change.added}
+                (dead if entry.csn <= horizon else added_later).update(paths)
+    data_deleted = 0
+    for path in dead - kept - added_later:
+        full = os.path.join(warehouse.root, path)
+        if os.path.exists(full):
+            warehouse.fs.remove(full)
+            data_deleted += 1
+    snaps, meta = _expire_paimon(warehouse, latest, horizon, kept | added_later)
+    return ExpireResult(horizon, data_deleted, snaps, meta)
+
+
+def _expire_paimon(warehouse, latest, horizon: int, internal: set[str]) -> tuple[int, int]:
+    """Drop Paimon snapshots showing states before the horizon (keeping each table's newest),
+    then the manifests and rewritten data files no remaining snapshot references."""
+    snapshots_deleted = metadata_deleted = 0
+    for version in latest.tables.values():
+        rel = table_dir(version.db, version.name)
+        paimon = PaimonTable(os.path.join(warehouse.root, rel), warehouse.fs)
+        ids = paimon.snapshot_ids()
+        if len(ids) < 2:
+            continue
+        states = {i: paimon.snapshot(i) for i in ids}
+        doomed = [i for i in ids[:-1] if states[i].commit_identifier < horizon]
+        if not doomed:
+            continue
+        keep = [states[i] for i in ids if i not in doomed]
+        live_manifests, live_files = set(), set()
+        for s in keep:
+            doc = json.loads(warehouse.fs.read_bytes(os.path.join(paimon.dir, "snapshot", f"snapshot-{s.snapshot_id}")))
+            live_manifests |= {doc["baseManifestList"], doc["deltaManifestList"], *s.base_manifests}
+            if s.delta_manifest:
+                live_manifests.add(s.delta_manifest)
+            live_files |= set(s.files)
+        for i in doomed:  # oldest first, so readers following ids never meet a gap mid-history
+            warehouse.fs.remove(os.path.join(paimon.dir, "snapshot", f"snapshot-{i}"))
+            snapshots_deleted += 1
+        for name in warehouse.fs.listdir(os.path.join(paimon.dir, "manifest")):
+            if name not in live_manifests:
+                warehouse.fs.remove(os.path.join(paimon.dir, "manifest", name))
+                metadata_deleted += 1
+        for s in (states[i] for i in doomed):
+            for name in s.files:
+                full = os.path.join(paimon.dir, name)
+                if name not in live_files and os.path.join(rel, name) not in internal and os.path.exists(full):
+                    warehouse.fs.remove(full)
+                    metadata_deleted += 1
+    return snapshots_deleted, metadata_deleted
+
+
+def remove_orphan_files(warehouse, older_than_seconds: float = 24 * 3600) -> int:
+    """Delete unreferenced files under table directories older than the grace period."""
+    referenced = set()
+    for entry in warehouse.txlog.entries_after(0):
+        for change in entry.changes:
+            if isinstance(change, ChangeData):
+                referenced |= {os.path.join(warehouse.root, f.path) for f in change.added}
+    cutoff = time.time() - older_than_seconds
+    removed = 0
+    for db_dir in warehouse.fs.listdir(warehouse.root):
+        if not db_dir.endswith(".db"):
+            continue
+        for name in warehouse.fs.listdir(os.path.join(warehouse.root, db_dir)):
+            tdir = os.path.join(warehouse.root, db_dir, name)
+            paimon = PaimonTable(tdir, warehouse.fs)
+            live_meta = set()
+            for sid in paimon.snapshot_ids():
+                try:
+                    state = paimon.snapshot(sid)
+                    doc = json.loads(warehouse.fs.read_bytes(os.path.join(tdir, "snapshot", f"snapshot-{sid}")))
+                except (FileNotFoundError, ValueError):
+                    continue
+                referenced |= {os.path.join(tdir, f) for f in state.files}
+                live_meta |= {doc["baseManifestList"], doc["deltaManifestList"], *state.base_manifests}
+                if state.delta_manifest:
+                    live_meta.add(state.delta_manifest)
+            candidates = [os.path.join(tdir, "bucket-0", n) for n in warehouse.fs.listdir(os.path.join(tdir, "bucket-0"))]
+            candidates += [os.path.join(tdir, "manifest", n) for n in warehouse.fs.listdir(os.path.join(tdir, "manifest"))
+                           if n not in live_meta]
+            for path in candidates:
+                if path in referenced or os.path.basename(path) in live_meta:
+                    continue
+                try:
+                    if os.path.getmtime(path) < cutoff:
+                        warehouse.fs.remove(path)
+                        removed += 1
+                except FileNotFoundError:
+                    pass
+    return removed
