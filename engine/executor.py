@@ -868,6 +868,8 @@ def _commit_kind(change) -> tuple[str, int, int]:
     if isinstance(change, v.DropTable):
         return "DROP", 0, 0
     added, deleted = change.rows_added, change.rows_deleted
+    if change.moved and not change.deleted:
+        return "COMPACT", 0, 0
     if change.schema is not None:
         return "ALTER", added, deleted
     if added and deleted:

@@ -47,8 +47,15 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def show_progress(done: int, total: int, what: str) -> None:
+    """Progress of long maintenance runs (CALL txlake.compact ...) on standard error."""
+    end = "\n" if done >= total else ""
+    print(f"\r{what}: {done}/{total}", end=end, file=sys.stderr, flush=True)
+
+
 def run_sql(conn, sql: str, out=sys.stdout) -> None:
     """Run every statement in ``sql``, printing each result as psql does."""
+    conn.session.progress = show_progress
     cursor = conn.cursor()
     from txlake.parser.parse import parse
     for statement in parse(sql):
