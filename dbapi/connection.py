@@ -16,6 +16,7 @@ from txlake.engine.executor import Result
 from txlake.engine.mvcc.xact import normalise_level
 from txlake.engine.session import Session
 from txlake.parser import statements as st
+from txlake.storage.schema import type_from_arrow
 
 
 class Connection:
@@ -280,22 +281,8 @@ class DBAPITypeObject:
 
 
 def _type_code(t: pa.DataType) -> str:
-    if pa.types.is_boolean(t):
-        return "BOOLEAN"
-    if pa.types.is_int32(t) or pa.types.is_int16(t) or pa.types.is_int8(t):
-        return "INTEGER"
-    if pa.types.is_integer(t):
-        return "BIGINT"
-    if pa.types.is_floating(t):
-        return "DOUBLE"
-    if pa.types.is_decimal(t):
-        return "DECIMAL"
-    if pa.types.is_string(t) or pa.types.is_large_string(t):
-        return "VARCHAR"
-    if pa.types.is_date(t):
-        return "DATE"
-    if pa.types.is_timestamp(t):
-        return "TIMESTAMP"
-    if pa.types.is_binary(t) or pa.types.is_large_binary(t):
-        return "BLOB"
-    return str(t).upper()
+    """The type name of a result column (what the PEP 249 type objects compare against)."""
+    try:
+        return type_from_arrow(t).sql().split("(")[0]
+    except errors.NotSupportedError:  # query results may hold types tables cannot (lists, blobs)
+        return "BLOB" if pa.types.is_binary(t) or pa.types.is_large_binary(t) else str(t).upper()

@@ -368,8 +368,7 @@ class Executor:
         def find(candidates: pa.Table) -> pa.Table:
             """Matching rows among ``candidates``: row id, old key, new values."""
             with self._registered() as register:
-                target = exp.Table(this=exp.to_identifier(register(candidates)),
-                                   alias=exp.TableAlias(this=exp.to_identifier(alias)))
+                target = _aliased(register(candidates), alias)
                 projections = [exp.column(ROWID, alias)] + _old_key_columns(version.schema, alias)
                 for col in version.schema.columns:
                     value = assigned.get(col.name)
@@ -399,9 +398,9 @@ class Executor:
         offset = sum(1 for e in stmt.using for _ in e.find_all(exp.Placeholder))
 
         def find(candidates: pa.Table) -> pa.Table:
+            """Matching rows among ``candidates``: row id, old key, old values."""
             with self._registered() as register:
-                target = exp.Table(this=exp.to_identifier(register(candidates)),
-                                   alias=exp.TableAlias(this=exp.to_identifier(alias)))
+                target = _aliased(register(candidates), alias)
                 projections = ([exp.column(ROWID, alias)] + _old_key_columns(version.schema, alias)
                                + [exp.column(c, alias) for c in version.schema.names])
                 select = self._row_finder(ctx, target, projections, stmt.using, stmt.where, register)
@@ -631,8 +630,7 @@ class Executor:
         with self._registered() as register:
             name = register(rows)
             select = exp.Select(expressions=[e.copy() for e in returning],
-                                from_=exp.From(this=exp.Table(this=exp.to_identifier(name),
-                                                              alias=exp.TableAlias(this=exp.to_identifier(alias)))))
+                                from_=exp.From(this=_aliased(name, alias)))
             table = self._sql(select)
         return Result(table=table, rowcount=rows.num_rows)
 
@@ -875,6 +873,11 @@ def _commit_kind(change) -> tuple[str, int, int]:
     if added and deleted:
         return "UPDATE", added, deleted
     return ("DELETE" if deleted else "APPEND"), added, deleted
+
+
+def _aliased(name: str, alias: str) -> exp.Table:
+    """A registered Arrow view, under the name the statement uses for its table."""
+    return exp.Table(this=exp.to_identifier(name), alias=exp.TableAlias(this=exp.to_identifier(alias)))
 
 
 def _old_key_columns(schema: TableSchema, alias: str) -> list[exp.Expression]:

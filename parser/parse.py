@@ -80,26 +80,9 @@ def _offset(text: str, line: int | None, col: int | None) -> int | None:
 # --- conversion from sqlglot trees -------------------------------------------------------
 
 def _to_statement(tree: exp.Expression) -> st.Statement:
-    if isinstance(tree, Control):
-        return _control(tree)
-    if isinstance(tree, exp.Transaction):  # sqlglot's own BEGIN, e.g. via other paths
-        return st.Begin()
-    if isinstance(tree, exp.Commit):
-        return st.Commit()
-    if isinstance(tree, exp.Rollback):
-        return st.Rollback()
-    if isinstance(tree, exp.Create):
-        return _create(tree)
-    if isinstance(tree, exp.Drop):
-        return _drop(tree)
-    if isinstance(tree, exp.Alter):
-        return _alter(tree)
-    if isinstance(tree, exp.Insert):
-        return _insert(tree)
-    if isinstance(tree, exp.Update):
-        return _update(tree)
-    if isinstance(tree, exp.Delete):
-        return _delete(tree)
+    for node_type, convert in _CONVERTERS.items():
+        if isinstance(tree, node_type):
+            return convert(tree)
     if isinstance(tree, exp.Query):
         for table in tree.find_all(exp.Table):
             if table.name:
@@ -321,3 +304,17 @@ def _delete(tree: exp.Delete) -> st.Statement:
     where = tree.args.get("where")
     return st.Delete(table=table, alias=alias, using=tuple(tree.args.get("using") or ()),
                      where=where.this if where is not None else None, returning=_returning(tree))
+
+
+_CONVERTERS = {
+    Control: lambda tree: _control(tree),
+    exp.Transaction: lambda tree: st.Begin(),  # sqlglot's own BEGIN
+    exp.Commit: lambda tree: st.Commit(),
+    exp.Rollback: lambda tree: st.Rollback(),
+    exp.Create: lambda tree: _create(tree),
+    exp.Drop: lambda tree: _drop(tree),
+    exp.Alter: lambda tree: _alter(tree),
+    exp.Insert: lambda tree: _insert(tree),
+    exp.Update: lambda tree: _update(tree),
+    exp.Delete: lambda tree: _delete(tree),
+}
