@@ -28,6 +28,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from txlake.storage import failpoints
 from txlake.storage.datafiles import BUCKET_DIR, table_dir
 from txlake.storage.format.paimon import PaimonField, PaimonTable, PublishedFile, PublishedState
 from txlake.storage.version import CatalogVersion, LogEntry, TableVersion
@@ -148,6 +149,7 @@ class Publisher:
                                 time_millis=catalog.time_ms)
             if new is not None:
                 self._published[version.table_id] = new
+                failpoints.reached("after-publish")
                 return
             state = paimon.latest()  # another process published first
             if state is not None and state.commit_identifier >= catalog.csn:

@@ -17,6 +17,7 @@ import time
 import uuid
 
 from txlake import errors
+from txlake.storage import failpoints
 from txlake.storage.commit import Commit, CommitState, backoff, now_ms
 from txlake.storage.datafiles import DEFAULT_CACHE_BYTES, DataFileStore
 from txlake.storage.fs import LocalFileSystem
@@ -150,7 +151,9 @@ class Warehouse:
             return None
         try:
             commit.prepare()
+            failpoints.reached("after-prepare")
             entry = self._append(commit)
+            failpoints.reached("after-log")
         except BaseException:
             commit.abort()
             raise
@@ -193,6 +196,7 @@ class Warehouse:
                             "could not serialize access: another process changed a table this "
                             "SERIALIZABLE transaction read")
                 entry = commit.vote(latest, latest.csn + 1, now_ms())
+                failpoints.reached("before-log")
                 try:
                     won = self.txlog.append(entry)
                 except OSError as e:

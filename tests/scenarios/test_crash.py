@@ -62,3 +62,38 @@ def test_sigkill_during_commits_loses_nothing_acknowledged(warehouse):
         assert len(a) == len(set(a))
         next_id = max(a | {next_id}) + 1
     assert len(acknowledged) > 16
+
+
+STEP_CHILD = r"""
+import sys, txlake
+c = txlake.connect(sys.argv[1], publish="sync")
+c.execute("INSERT INTO a VALUES (100)")
+c.execute("UPDATE b SET id = id + 1000 WHERE id = 0")
+c.execute("INSERT INTO b VALUES (100)")
+c.commit()
+print("acknowledged", flush=True)
+"""
+
+
+@pytest.mark.parametrize("step,committed", [("after-prepare", False), ("before-log", False),
+                                            ("after-log", True), ("after-publish", True)])
+def test_multi_table_commit_killed_at_each_step_is_all_or_nothing(warehouse, step, committed):
+    setup = txlake.connect(warehouse, autocommit=True, publish="sync")
+    setup.execute("CREATE TABLE a (id INT PRIMARY KEY)")
+    setup.execute("CREATE TABLE b (id INT PRIMARY KEY)")
+    setup.execute("INSERT INTO b VALUES (0)")
+    setup.close()
+    env = dict(os.environ, PYTHONPATH=REPO, TXLAKE_CRASH_AT=step)
+    child = subprocess.run([sys.executable, "-c", STEP_CHILD, warehouse], env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert child.returncode == 137 and "acknowledged" not in child.stdout, child.stderr
+    after = txlake.connect(warehouse, publish="sync")  # reopening recovers and re-publishes
+    a = after.execute("SELECT id FROM a").fetchall()
+    b = sorted(after.execute("SELECT id FROM b").fetchall())
+    assert (a, b) == (([(100,)], [(100,), (1000,)]) if committed else ([], [(0,)]))
+    after.execute("INSERT INTO a VALUES (7)")            # and keeps working
+    after.commit()
+    after.close()
+    from tests.paimon_env import read_with_pypaimon
+    published = read_with_pypaimon(os.path.join(warehouse, "default.db", "b"))["snapshots"]
+    assert sorted(list(published.values())[-1]["rows"]) == ([[100], [1000]] if committed else [[0]])
