@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import uuid
+from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
@@ -36,6 +37,8 @@ from txlake.storage.version import CatalogVersion, DataFile, TableVersion
 
 DEFAULT_DB = "default"
 MAX_PENDING_FILES = 16  # a transaction's in-memory batches per table before they are merged
+SQL_CACHE_SIZE = 512
+TARGET = "__txl_target"  # the registered name of an UPDATE/DELETE target in cached SQL
 
 
 @dataclass
@@ -68,11 +71,26 @@ class Executor:
         self.con = duckdb.connect(config={"enable_external_access": False})
         self._names = itertools.count()
         self._pending_ids = itertools.count(-1, -1)
+        # generated DuckDB SQL of statements that reference no table but their target, by
+        # (statement, shape): a repeated statement skips the sqlglot rewrite and generation
+        self._sql_cache: OrderedDict = OrderedDict()
 
     def close(self) -> None:
         self.con.close()
 
     # --- DuckDB plumbing -----------------------------------------------------------------
+
+    def _cached_sql(self, stmt: st.Statement, shape: tuple, build) -> str:
+        key = (id(stmt), shape)
+        hit = self._sql_cache.get(key)
+        if hit is not None and hit[0] is stmt:  # the statement object pins its id
+            self._sql_cache.move_to_end(key)
+            return hit[1]
+        sql = build()
+        self._sql_cache[key] = (stmt, sql)
+        if len(self._sql_cache) > SQL_CACHE_SIZE:
+            self._sql_cache.popitem(last=False)
+        return sql
 
     @contextmanager
     def _registered(self):
@@ -189,9 +207,52 @@ class Executor:
 
     def query(self, ctx: Context, stmt: st.Query, params) -> Result:
         self._read_query(ctx, stmt.expression, params)
-        with self._registered() as register:
-            table = self._sql(self._rewrite(ctx, stmt.expression, register), params)
+        plan = self._cached_sql(stmt, ("query", ctx.db), lambda: self._query_plan(ctx, stmt.expression))
+        if plan is None:  # time travel, table functions: rewritten each time
+            with self._registered() as register:
+                table = self._sql(self._rewrite(ctx, stmt.expression, register), params)
+        else:
+            sql, refs = plan
+            names = [f"__txl_q{i}" for i in range(len(refs))]
+            try:
+                for name, ref in zip(names, refs):
+                    self.con.register(name, self.store.scan(ctx.resolve(ref)))
+                table = self._sql(sql, params)
+            finally:
+                for name in names:
+                    self.con.unregister(name)
         return Result(table=table, rowcount=table.num_rows, status=f"SELECT {table.num_rows}")
+
+    def _query_plan(self, ctx: Context, expression: exp.Expression):
+        """(SQL with positional view names, the table each name stands for), or None when the
+        query needs per-execution rewriting (time travel, txlake_snapshots)."""
+        ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
+        refs: list[st.TableName] = []
+        special = []
+
+        def visit(node):
+            if not isinstance(node, exp.Table):
+                return node
+            if not isinstance(node.this, exp.Identifier):
+                if isinstance(node.this, exp.Anonymous):
+                    special.append(node)
+                return node
+            if node.args.get("version") or node.args.get("when"):
+                special.append(node)
+                return node
+            name = table_name(node)
+            if name.db is None and name.name in ctes:
+                return node
+            ctx.resolve(name)  # unknown tables fail here, before anything is cached
+            if name not in refs:
+                refs.append(name)
+            alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name.name))
+            return exp.Table(this=exp.to_identifier(f"__txl_q{refs.index(name)}"), alias=alias)
+
+        rewritten = expression.transform(visit)
+        if special:
+            return None
+        return rewritten.sql(dialect="duckdb"), tuple(refs)
 
     # --- INSERT --------------------------------------------------------------------------
 
@@ -231,6 +292,16 @@ class Executor:
         return list(stmt.columns)
 
     def _insert_rows(self, ctx, schema, columns, stmt, params, register) -> pa.Table:
+        if isinstance(stmt.source, exp.Values) and not any(True for _ in stmt.source.find_all(exp.Table)):
+            sql = self._cached_sql(stmt, ("insert", schema.schema_id, tuple(columns)),
+                                   lambda: self._insert_sql(ctx, schema, columns, stmt, register)[0])
+            return self._conform(self._sql(sql, params), schema)
+        sql, params = self._insert_sql(ctx, schema, columns, stmt, register, params)
+        return self._conform(self._sql(sql, params), schema)
+
+    def _insert_sql(self, ctx, schema, columns, stmt, register, params=()) -> tuple[str, tuple]:
+        """SELECT <the row values, cast to the table's columns> FROM <the INSERT's source>, and
+        the parameters it still needs (a SELECT source has already consumed them)."""
         if stmt.source is None:  # DEFAULT VALUES
             width, source = 0, exp.select("1")
         elif isinstance(stmt.source, exp.Values):
@@ -256,10 +327,8 @@ class Executor:
         alias = f"__src({', '.join(f'c{i}' for i in range(width))})" if width else "__src"
         from_sql = source.sql(dialect="duckdb") if isinstance(source, exp.Expression) else source
         if isinstance(source, exp.Identifier):
-            sql = f"SELECT {', '.join(projections)} FROM {from_sql}"
-        else:
-            sql = f"SELECT {', '.join(projections)} FROM ({from_sql}) AS {alias}"
-        return self._conform(self._sql(sql, params), schema)
+            return f"SELECT {', '.join(projections)} FROM {from_sql}", params
+        return f"SELECT {', '.join(projections)} FROM ({from_sql}) AS {alias}", params
 
     @staticmethod
     def _conform(data: pa.Table, schema: TableSchema) -> pa.Table:
@@ -365,19 +434,19 @@ class Executor:
             version.schema.require(name, stmt.table.name)
         offset = sum(1 for e in [*assigned.values(), *stmt.from_] for _ in e.find_all(exp.Placeholder))
 
+        def select(target: exp.Table, register) -> exp.Select:
+            projections = [exp.column(ROWID, alias)] + _old_key_columns(version.schema, alias)
+            for col in version.schema.columns:
+                value = assigned.get(col.name)
+                value = self._rewrite(ctx, value, register) if value is not None else exp.column(col.name, alias)
+                projections.append(exp.alias_(
+                    exp.cast(value, exp.DataType.build(col.type.sql(), dialect="duckdb")), col.name, quoted=True))
+            return self._row_finder(ctx, target, projections, stmt.from_, stmt.where, register)
+
         def find(candidates: pa.Table) -> pa.Table:
             """Matching rows among ``candidates``: row id, old key, new values."""
-            with self._registered() as register:
-                target = _aliased(register(candidates), alias)
-                projections = [exp.column(ROWID, alias)] + _old_key_columns(version.schema, alias)
-                for col in version.schema.columns:
-                    value = assigned.get(col.name)
-                    value = self._rewrite(ctx, value, register) if value is not None else exp.column(col.name, alias)
-                    projections.append(exp.alias_(
-                        exp.cast(value, exp.DataType.build(col.type.sql(), dialect="duckdb")), col.name, quoted=True))
-                select = self._row_finder(ctx, target, projections, stmt.from_, stmt.where, register)
-                found = self._sql(select, params)
-            return _first_per_rowid(found) if stmt.from_ else found
+            return self._find_rows(ctx, stmt, version, alias, candidates, select, params,
+                                   [stmt.where, *assigned.values(), *stmt.from_], bool(stmt.from_))
 
         self._read(ctx, version, alias, stmt.where if not stmt.from_ else None, params, offset)
         result = find(self._candidates(version, alias, stmt.where, params, offset))
@@ -397,15 +466,15 @@ class Executor:
         alias = stmt.alias or stmt.table.name
         offset = sum(1 for e in stmt.using for _ in e.find_all(exp.Placeholder))
 
+        def select(target: exp.Table, register) -> exp.Select:
+            projections = ([exp.column(ROWID, alias)] + _old_key_columns(version.schema, alias)
+                           + [exp.column(c, alias) for c in version.schema.names])
+            return self._row_finder(ctx, target, projections, stmt.using, stmt.where, register)
+
         def find(candidates: pa.Table) -> pa.Table:
             """Matching rows among ``candidates``: row id, old key, old values."""
-            with self._registered() as register:
-                target = _aliased(register(candidates), alias)
-                projections = ([exp.column(ROWID, alias)] + _old_key_columns(version.schema, alias)
-                               + [exp.column(c, alias) for c in version.schema.names])
-                select = self._row_finder(ctx, target, projections, stmt.using, stmt.where, register)
-                found = self._sql(select, params)
-            return _first_per_rowid(found) if stmt.using else found
+            return self._find_rows(ctx, stmt, version, alias, candidates, select, params,
+                                   [stmt.where, *stmt.using], bool(stmt.using))
 
         self._read(ctx, version, alias, stmt.where if not stmt.using else None, params, offset)
         result = find(self._candidates(version, alias, stmt.where, params, offset))
@@ -417,6 +486,21 @@ class Executor:
         out = self._returning(stmt.returning, old_rows, alias, params)
         out.status = f"DELETE {len(rowids)}"
         return out
+
+    def _find_rows(self, ctx, stmt, version, alias, candidates, select, params, parts, joined) -> pa.Table:
+        """Run an UPDATE/DELETE row finder over ``candidates``. A statement whose only table is
+        its target has its SQL generated once (per table shape) and reused."""
+        if not any(True for p in parts if p is not None for _ in p.find_all(exp.Table)):
+            sql = self._cached_sql(stmt, ("find", version.table_id, version.schema.schema_id),
+                                   lambda: select(_aliased(TARGET, alias), None).sql(dialect="duckdb"))
+            self.con.register(TARGET, candidates)
+            try:
+                return self._sql(sql, params)
+            finally:
+                self.con.unregister(TARGET)
+        with self._registered() as register:
+            found = self._sql(select(_aliased(register(candidates), alias), register), params)
+        return _first_per_rowid(found) if joined else found
 
     # --- concurrent writers: row locks and re-checks -------------------------------------
 
