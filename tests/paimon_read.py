@@ -1,20 +1,27 @@
 """Read every snapshot of a Paimon table with pypaimon and print them as one JSON document.
 
-Run with the python of a virtualenv that has pypaimon==2.1.0 (see paimon_env.py):
+Runs under the python of a virtualenv with pypaimon==2.1.0 (``paimon_env.paimon_python()``),
+never in txlake's own environment:
 
-    paimon_read.py TABLE_DIR  ->  {"snapshots": {"<id>": {"commit_identifier": n, "rows": [[...], ...]}},
-                                   "fields": [...]}
+    paimon_read.py TABLE_DIR
 
-Values are encoded deterministically (decimals, dates and timestamps as ISO strings), rows sorted.
+prints
+
+    {"fields": [{"id": 0, "name": "a", "type": "INT"}, ...],          # the latest schema
+     "snapshots": {"<id>": {"commit_identifier": n, "schema_id": s,
+                            "columns": ["a", ...], "rows": [[...], ...]}, ...}}
+
+Rows are sorted by their JSON text; values are encoded deterministically: decimals as their
+exact string, dates and timestamps in ISO form, non-finite floats as "NaN" / "Infinity".
 """
 
 import datetime
 import decimal
 import json
-import os
+import math
 import sys
 
-from pypaimon.table.file_store_table import FileStoreTable  # noqa: E402
+from pypaimon.table.file_store_table import FileStoreTable
 
 
 def encode(value):
@@ -22,28 +29,32 @@ def encode(value):
         return str(value)
     if isinstance(value, (datetime.datetime, datetime.date)):
         return value.isoformat()
-    if isinstance(value, float) and value != value:
-        return "NaN"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     return value
 
 
+def read_snapshot(table, snapshot) -> dict:
+    at = table.copy({"scan.snapshot-id": str(snapshot.id)})
+    builder = at.new_read_builder()
+    arrow = builder.new_read().to_arrow(builder.new_scan().plan().splits())
+    columns = [f.name for f in at.fields]
+    rows = [] if arrow is None else [[encode(v) for v in row.values()] for row in arrow.to_pylist()]
+    return {"commit_identifier": snapshot.commit_identifier, "schema_id": snapshot.schema_id,
+            "columns": columns, "rows": sorted(rows, key=json.dumps)}
+
+
 def read_all(table_dir: str) -> dict:
-    from pypaimon.catalog.catalog_factory import CatalogFactory  # noqa: F401 - registers file IO
-    table = FileStoreTable.from_path(table_dir) if hasattr(FileStoreTable, "from_path") else None
-    snapshots = sorted(int(n.split("-")[1]) for n in os.listdir(os.path.join(table_dir, "snapshot"))
-                       if n.startswith("snapshot-"))
-    result = {}
-    for sid in snapshots:
-        meta = json.load(open(os.path.join(table_dir, "snapshot", f"snapshot-{sid}")))
-        t = table.copy({"scan.snapshot-id": str(sid)})
-        rb = t.new_read_builder()
-        splits = rb.new_scan().plan().splits()
-        arrow = rb.new_read().to_arrow(splits)
-        rows = [] if arrow is None else [[encode(v) for v in row.values()] for row in arrow.to_pylist()]
-        result[str(sid)] = {"commit_identifier": meta["commitIdentifier"],
-                            "columns": [] if arrow is None else arrow.column_names,
-                            "rows": sorted(rows, key=json.dumps)}
-    return {"snapshots": result}
+    table = FileStoreTable.from_path(table_dir)
+    manager = table.snapshot_manager()
+    latest = manager.get_latest_snapshot()
+    snapshots = {}
+    for snapshot_id in range(1, (latest.id if latest else 0) + 1):
+        snapshot = manager.get_snapshot_by_id(snapshot_id)
+        if snapshot is not None:  # expired
+            snapshots[str(snapshot_id)] = read_snapshot(table, snapshot)
+    return {"fields": [{"id": f.id, "name": f.name, "type": str(f.type)} for f in table.fields],
+            "snapshots": snapshots}
 
 
 if __name__ == "__main__":
