@@ -30,6 +30,7 @@ from txlake.storage.version import ChangeData
 EXPIRY_FILE = os.path.join("_txlog", "expired.json")
 READERS_DIR = "_readers"
 LEASE_SECONDS = 60.0
+METADATA_GRACE_SECONDS = 600.0  # unreferenced manifests younger than this may be in flight
 
 
 @dataclass(frozen=True)
@@ -122,17 +123,17 @@ def _expire_paimon(warehouse, latest, horizon: int, internal: set[str]) -> tuple
         keep = [states[i] for i in ids if i not in doomed]
         live_manifests, live_files = set(), set()
         for s in keep:
-            doc = json.loads(warehouse.fs.read_bytes(os.path.join(paimon.dir, "snapshot", f"snapshot-{s.snapshot_id}")))
-            live_manifests |= {doc["baseManifestList"], doc["deltaManifestList"], *s.base_manifests}
-            if s.delta_manifest:
-                live_manifests.add(s.delta_manifest)
+            live_manifests |= s.metadata_files
             live_files |= set(s.files)
         for i in doomed:  # oldest first, so readers following ids never meet a gap mid-history
             warehouse.fs.remove(os.path.join(paimon.dir, "snapshot", f"snapshot-{i}"))
             snapshots_deleted += 1
+        cutoff = time.time() - METADATA_GRACE_SECONDS
         for name in warehouse.fs.listdir(os.path.join(paimon.dir, "manifest")):
-            if name not in live_manifests:
-                warehouse.fs.remove(os.path.join(paimon.dir, "manifest", name))
+            path = os.path.join(paimon.dir, "manifest", name)
+            # a publisher may be writing manifests for a snapshot it has not created yet
+            if name not in live_manifests and _older_than(path, cutoff):
+                warehouse.fs.remove(path)
                 metadata_deleted += 1
         for s in (states[i] for i in doomed):
             for name in s.files:
@@ -141,6 +142,13 @@ def _expire_paimon(warehouse, latest, horizon: int, internal: set[str]) -> tuple
                     warehouse.fs.remove(full)
                     metadata_deleted += 1
     return snapshots_deleted, metadata_deleted
+
+
+def _older_than(path: str, cutoff: float) -> bool:
+    try:
+        return os.path.getmtime(path) < cutoff
+    except FileNotFoundError:
+        return False
 
 
 def remove_orphan_files(warehouse, older_than_seconds: float = 24 * 3600) -> int:
@@ -162,13 +170,10 @@ def remove_orphan_files(warehouse, older_than_seconds: float = 24 * 3600) -> int
             for sid in paimon.snapshot_ids():
                 try:
                     state = paimon.snapshot(sid)
-                    doc = json.loads(warehouse.fs.read_bytes(os.path.join(tdir, "snapshot", f"snapshot-{sid}")))
                 except (FileNotFoundError, ValueError):
                     continue
                 referenced |= {os.path.join(tdir, f) for f in state.files}
-                live_meta |= {doc["baseManifestList"], doc["deltaManifestList"], *state.base_manifests}
-                if state.delta_manifest:
-                    live_meta.add(state.delta_manifest)
+                live_meta |= state.metadata_files
             candidates = [os.path.join(tdir, "bucket-0", n) for n in warehouse.fs.listdir(os.path.join(tdir, "bucket-0"))]
             candidates += [os.path.join(tdir, "manifest", n) for n in warehouse.fs.listdir(os.path.join(tdir, "manifest"))
                            if n not in live_meta]
