@@ -54,6 +54,10 @@ class Database:
         self.xids = XidAllocator(self.warehouse.latest.max_xid + 1)
         self.clog = CommitLog()
         self.locks = LockTable()
+        # update chains of recent commits: table_id -> old row id -> new row id, with the CSN
+        # that made them; kept while a running transaction's snapshot may predate them
+        self._successors: dict[str, dict[int, int]] = {}
+        self._successor_batches: list[tuple[int, str, list[int]]] = []  # guarded by _proc_lock
         self.ssi = SSI(self.warehouse.store)
         self.max_active_transactions = max_active_transactions
         self._vxids = itertools.count(1)
@@ -101,6 +105,8 @@ class Database:
         try:
             deltas = [TableDelta(tid, txn.bases.get(tid), work) for tid, work in txn.changes.items()]
 
+            commits: list[Commit] = []
+
             def write_log_entry() -> LogEntry | None:
                 if not any(not d.is_noop() for d in deltas):
                     return None
@@ -109,12 +115,15 @@ class Database:
                                 self.warehouse.commit_user, txn.label or f"{txn.xid}",
                                 snapshot_csn=txn.snapshot.csn if serializable else None,
                                 read_tables=self.ssi.tables_read(txn) if serializable else frozenset())
+                commits.append(commit)
                 return self.warehouse.commit(commit)
 
             if txn.isolation == SERIALIZABLE:
                 entry = self.ssi.commit(txn, deltas, write_log_entry, self.warehouse.latest.csn)
             else:
                 entry = write_log_entry()
+            if entry is not None and commits:
+                self._record_successors(entry, commits[0].successors(entry))
         except BaseException:
             self.abort(txn)
             raise
@@ -129,6 +138,17 @@ class Database:
                                      for v in (self.warehouse.latest.by_id(t) for t in entry.tables()) if v):
             self.gc.wake()
         return entry
+
+    def _record_successors(self, entry: LogEntry, chains: dict[str, dict[int, int]]) -> None:
+        with self._proc_lock:
+            for table_id, chain in chains.items():
+                self._successors.setdefault(table_id, {}).update(chain)
+                self._successor_batches.append((entry.csn, table_id, list(chain)))
+
+    def successor(self, table_id: str, rowid: int) -> int | None:
+        """The row id that replaced ``rowid`` in a recent committed UPDATE, if any."""
+        with self._proc_lock:
+            return self._successors.get(table_id, {}).get(rowid)
 
     def abort(self, txn: Transaction) -> None:
         if txn.isolation == SERIALIZABLE:
@@ -147,6 +167,12 @@ class Database:
             self._running.pop(txn.vxid, None)
         horizon, oldest_csn, _ = self.live_state()
         self.clog.truncate(horizon)
+        with self._proc_lock:  # update chains no running snapshot predates are not needed
+            while self._successor_batches and (oldest_csn is None or self._successor_batches[0][0] <= oldest_csn):
+                _, table_id, old = self._successor_batches.pop(0)
+                chain = self._successors.get(table_id, {})
+                for rowid in old:
+                    chain.pop(rowid, None)
         if txn.isolation == SERIALIZABLE or len(self.ssi):
             self.ssi.prune(oldest_csn)
 

@@ -30,7 +30,7 @@ from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.parser import statements as st
 from txlake.parser.parse import identifier, table_name
 from txlake.storage import keys as pk
-from txlake.storage.commit import TableDelta
+from txlake.storage.commit import SOURCES, TableDelta, visible_sources
 from txlake.storage.datafiles import ROWID, DataFileStore
 from txlake.storage.schema import Column, ColumnType, TableSchema, make_type, type_from_arrow
 from txlake.storage.version import CatalogVersion, DataFile, TableVersion
@@ -273,7 +273,7 @@ class Executor:
                 sqlstate="42P10")
         new = self._apply(version, None, rows)
         if updated_rowids is not None and len(updated_rowids):
-            new = self._apply(new, updated_rowids, update_rows)
+            new = self._apply(new, updated_rowids, update_rows, sources=updated_rowids.to_numpy())
             rows = pa.concat_tables([rows, update_rows])
         self._write(ctx, version, new)
         result = self._returning(stmt.returning, rows, stmt.table.name, params)
@@ -306,7 +306,8 @@ class Executor:
             width, source = 0, exp.select("1")
         elif isinstance(stmt.source, exp.Values):
             width = len(stmt.source.expressions[0].expressions)
-            source = self._rewrite(ctx, stmt.source, register)
+            source = _fill_defaults(self._rewrite(ctx, stmt.source, register),
+                                    [schema.column(name) for name in columns])
         else:
             data = self._sql(self._rewrite(ctx, stmt.source, register), params)
             params = ()
@@ -456,7 +457,7 @@ class Executor:
         self._check_rows(version, new_rows)
         self._check_updated_keys(ctx, version, rowids, new_rows, assigned)
         if len(rowids):
-            self._write(ctx, version, self._apply(version, rowids, new_rows))
+            self._write(ctx, version, self._apply(version, rowids, new_rows, sources=rowids))
         out = self._returning(stmt.returning, new_rows, alias, params)
         out.status = f"UPDATE {len(rowids)}"
         return out
@@ -533,19 +534,18 @@ class Executor:
             return found, version
         if txn.uses_transaction_snapshot:
             raise errors.SerializationFailure("could not serialize access due to concurrent update")
-        if not version.schema.primary_key:
-            raise errors.SerializationFailure(
-                "could not serialize access due to concurrent update (READ COMMITTED re-check "
-                "needs a primary key)")
         # READ COMMITTED: move the transaction's view of this table to the newest committed
         # version, then re-evaluate the changed rows there
         version = self._rebase(txn, version, latest)
-        old_keys = [k[2] for k in (keys[i] for i in changed)]
-        newest = pk.find(self.store, version, old_keys)
+        if version.schema.primary_key:
+            old_keys = [k[2] for k in (keys[i] for i in changed)]
+            newest = list(pk.find(self.store, version, old_keys).values())
+        else:
+            newest = [r for r in (self._newest_row(ctx, version, int(rowids[i])) for i in changed) if r is not None]
         unchanged = found.take(pa.array(sorted(set(range(len(rowids))) - set(changed)), pa.int64()))
         if not newest:
             return unchanged, version
-        rechecked = find(self._rows_by_id(version, list(newest.values())))
+        rechecked = find(self._rows_by_id(version, newest))
         return pa.concat_tables([unchanged, rechecked.select(unchanged.column_names)]), version
 
     def _lock_new_keys(self, ctx: Context, version: TableVersion, rows: pa.Table, on_conflict: bool) -> TableVersion:
@@ -572,6 +572,26 @@ class Executor:
                 raise errors.SerializationFailure("could not serialize access due to concurrent update")
             raise self._duplicate(version, next(iter(hidden)))
         return version
+
+    def _newest_row(self, ctx: Context, version: TableVersion, rowid: int) -> int | None:
+        """Follow a row's update chain (tables without a primary key) to its live version in
+        ``version``, locking it; None if the chain ends in a delete."""
+        while True:
+            successor = self.db.successor(version.table_id, rowid)
+            if successor is None:
+                return None
+            where = version.locate(successor >> 32, successor & 0xFFFFFFFF)
+            if where is None:
+                return None
+            rowid = (where[0] << 32) | where[1]
+            if where[1] in version.deleted(where[0]):
+                continue  # updated again: keep following
+            if not self.db.locks.acquire(ctx.txn, (version.table_id, "row", rowid), ctx.lock_timeout):
+                return rowid
+            latest = self.db.warehouse.refresh().by_id(version.table_id)
+            if latest is None or not _changed_since(rowid, version, latest):
+                return rowid
+            version = self._rebase(ctx.txn, version, latest)  # changed while we waited: again
 
     def _row_lock_keys(self, version: TableVersion, found: pa.Table) -> list:
         tid = version.table_id
@@ -730,7 +750,9 @@ class Executor:
         table_id = (new or old).table_id
         ctx.txn.write(old, table_id, new)
 
-    def _apply(self, version: TableVersion, delete_rowids, rows: pa.Table | None) -> TableVersion:
+    def _apply(self, version: TableVersion, delete_rowids, rows: pa.Table | None, sources=None) -> TableVersion:
+        """``version`` with rows deleted and rows added. ``sources``: for updated rows, the row id
+        each new row replaces (the update chain READ COMMITTED follows; see Database.successor)."""
         deleted = {}
         if delete_rowids is not None and len(delete_rowids):
             ids = np.asarray(delete_rowids, dtype=np.int64)
@@ -739,8 +761,11 @@ class Executor:
                 deleted[int(fid)] = FrozenBitMap(positions[files == fid])
         added = ()
         if rows is not None and rows.num_rows:
-            added = (DataFile(next(self._pending_ids), None, rows.num_rows, version.schema.schema_id,
-                              data=rows.combine_chunks()),)
+            file = DataFile(next(self._pending_ids), None, rows.num_rows, version.schema.schema_id,
+                            data=rows.combine_chunks())
+            if sources is not None:
+                file.caches[SOURCES] = np.asarray(sources, dtype=np.int64)
+            added = (file,)
         new = version.with_files(added=added, deleted=deleted)
         pending = [f for f in new.files if f.data is not None]
         if len(pending) > MAX_PENDING_FILES:
@@ -751,6 +776,7 @@ class Executor:
         pieces = [self.store.scan(replace(version, files=(f,), caches={})) for f in pending]
         merged = pa.concat_tables(pieces).combine_chunks()
         file = DataFile(next(self._pending_ids), None, merged.num_rows, version.schema.schema_id, data=merged)
+        file.caches[SOURCES] = np.concatenate([visible_sources(version, f) for f in pending])
         return version.with_files(added=(file,), removed=frozenset(f.file_id for f in pending))
 
     # --- DDL -----------------------------------------------------------------------------
@@ -915,6 +941,16 @@ def _pinned_key(schema: TableSchema, alias: str, where, params, offset: int):
         return None
     key = tuple(values[k] for k in schema.primary_key)
     return key[0] if len(key) == 1 else key
+
+
+def _fill_defaults(values: exp.Values, columns: list[Column]) -> exp.Values:
+    """``INSERT ... VALUES (1, DEFAULT)``: each DEFAULT becomes its column's default (or NULL).
+    ``values`` is the statement's rewritten copy, so it may be changed in place."""
+    for row in values.expressions:
+        for value, col in zip(row.expressions, columns):
+            if isinstance(value, exp.Var) and value.name.upper() == "DEFAULT":
+                value.replace(exp.maybe_parse(col.default, dialect="duckdb") if col.default else exp.null())
+    return values
 
 
 def _literal(value) -> exp.Expression:

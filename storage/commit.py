@@ -40,6 +40,24 @@ from txlake.storage.version import (CatalogVersion, ChangeData, CreateTable, Dat
 ROWS_PER_FILE = 1 << 17
 
 
+# DataFile.caches key of an uncommitted file: for each row, the row id it replaces (an UPDATE's
+# update chain, which READ COMMITTED follows), or -1 for a new row.
+SOURCES = "sources"
+
+
+def visible_sources(version: TableVersion, f: DataFile) -> np.ndarray:
+    """The update-chain sources of an uncommitted file's visible rows."""
+    sources = f.caches.get(SOURCES)
+    if sources is None:
+        sources = np.full(f.row_count, -1, dtype=np.int64)
+    deleted = version.deleted(f.file_id)
+    if deleted:
+        keep = np.ones(f.row_count, dtype=bool)
+        keep[np.fromiter(deleted, dtype=np.int64, count=len(deleted))] = False
+        sources = sources[keep]
+    return sources
+
+
 class CommitState(enum.Enum):
     PREPARING = "preparing"
     PREPARED = "prepared"
@@ -144,6 +162,7 @@ class Commit:
         self.commit_id = commit_id
         self.state = CommitState.PREPARING
         self._written: dict[str, list[DataFile]] = {}  # table_id -> files written by prepare
+        self._sources: dict[str, list[np.ndarray]] = {}  # table_id -> per written file, its rows' sources
 
     @property
     def empty(self) -> bool:
@@ -154,7 +173,7 @@ class Commit:
         for d in self.deltas:
             if d.work is None or not d.pending:
                 continue
-            pieces = []
+            pieces, sources = [], []
             for f in d.pending:
                 data = f.data
                 deleted = d.work.deleted(f.file_id)
@@ -164,14 +183,17 @@ class Commit:
                     data = data.filter(pa.array(keep))
                 if data.num_rows:
                     pieces.append(data)
+                    sources.append(visible_sources(d.work, f))
             if not pieces:
                 continue
             data = pa.concat_tables(pieces)
+            all_sources = np.concatenate(sources)
             written = []
             for start in range(0, data.num_rows, ROWS_PER_FILE):
                 chunk = data.slice(start, ROWS_PER_FILE).combine_chunks()
                 path, size = self.store.write(d.work.db, d.work.name, chunk)
                 written.append(DataFile(0, path, chunk.num_rows, d.work.schema.schema_id, size))
+                self._sources.setdefault(d.table_id, []).append(all_sources[start:start + ROWS_PER_FILE])
             self._written[d.table_id] = written
         self.store.fsync_dirs([f.path for files in self._written.values() for f in files])
         self.state = CommitState.PREPARED
@@ -187,6 +209,20 @@ class Commit:
         order = {DropTable: 0, CreateTable: 1, ChangeData: 2}
         changes.sort(key=lambda c: order[type(c)])
         return LogEntry(csn, self.xid, self.commit_user, self.commit_id, time_ms, tuple(changes))
+
+    def successors(self, entry: LogEntry) -> dict[str, dict[int, int]]:
+        """For each table: old row id -> the row id that replaced it in ``entry`` (updated rows)."""
+        result = {}
+        for change in entry.changes:
+            if not isinstance(change, ChangeData) or change.table_id not in self._sources:
+                continue
+            chain = {}
+            for f, sources in zip(change.added, self._sources[change.table_id]):
+                for pos in np.nonzero(sources >= 0)[0]:
+                    chain[int(sources[pos])] = (f.file_id << 32) | int(pos)
+            if chain:
+                result[change.table_id] = chain
+        return result
 
     def abort(self) -> None:
         for files in self._written.values():

@@ -304,3 +304,30 @@ def test_g2_two_anti_dependency_edges(sessions, level):
     t3.commit()
     t1("UPDATE test SET value = 0 WHERE id = 1")
     assert commit_outcome(t1) == ("40001" if level == SER else "ok")
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_p4_lost_update_on_a_table_without_primary_key(tmp_path, level):
+    """READ COMMITTED follows the row's update chain (no key to re-find it by)."""
+    path = str(tmp_path / "wh")
+    setup = txlake.connect(path, autocommit=True, publish="off")
+    setup.execute("CREATE TABLE counters (name TEXT, n INT)")
+    setup.execute("INSERT INTO counters VALUES ('a', 0), ('b', 0)")
+    t1, t2 = Session(path, level), Session(path, level)
+    try:
+        t1("UPDATE counters SET n = n + 1 WHERE name = 'a'")
+        f = t2.start("UPDATE counters SET n = n + 1 WHERE name = 'a'")
+        assert blocked(f)
+        t1.commit()
+        if level == RC:
+            assert outcome(f) == 1
+            t2.commit()
+            assert sorted(setup.execute("SELECT * FROM counters").fetchall()) == [("a", 2), ("b", 0)]
+        else:
+            assert outcome(f) == "40001"
+            t2.rollback()
+            assert sorted(setup.execute("SELECT * FROM counters").fetchall()) == [("a", 1), ("b", 0)]
+    finally:
+        t1.close()
+        t2.close()
+        setup.close()
