@@ -128,7 +128,8 @@ class Connection:
 
     def _run(self, statement: st.Statement, params: tuple) -> Result:
         session = self._session
-        if not self._autocommit and not session.in_transaction and statement.touches_data:
+        opens_block = statement.touches_data or statement.needs_block
+        if not self._autocommit and not session.in_transaction and opens_block:
             session.begin(explicit=True)
         result = session.execute_statement(statement, params)
         self._notice(result)

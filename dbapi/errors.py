@@ -150,6 +150,12 @@ class DivisionByZero(DataError):
     sqlstate = "22012"
 
 
+class DatetimeFieldOverflow(DataError):
+    """22008, e.g. DATE '2024-02-30'."""
+
+    sqlstate = "22008"
+
+
 class InvalidParameterValue(DataError):
     sqlstate = "22023"
 

@@ -17,6 +17,8 @@ def translate(e: duckdb.Error) -> errors.Error:
     if isinstance(e, duckdb.ParserException):
         return errors.SyntaxError(message)
     if isinstance(e, duckdb.ConversionException):
+        if ("date" in text or "timestamp" in text) and "field value out of range" in text:
+            return errors.DatetimeFieldOverflow(message)
         if "out of range" in text or "overflow" in text:
             return errors.NumericValueOutOfRange(message)
         return errors.InvalidTextRepresentation(message)
@@ -25,6 +27,8 @@ def translate(e: duckdb.Error) -> errors.Error:
     if isinstance(e, duckdb.BinderException):
         if "column" in text and ("not found" in text or "does not have a column" in text):
             return errors.UndefinedColumn(message)
+        if "referenced table" in text and "not found" in text:  # t.x with no t in FROM
+            return errors.UndefinedTable(message)
         if "group by" in text:
             return errors.ProgrammingError(message, sqlstate="42803")
         if "no function matches" in text or "could not choose a best candidate" in text:

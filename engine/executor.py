@@ -260,13 +260,20 @@ class Executor:
         version = self._writable(ctx, stmt.table)
         schema = version.schema
         columns = self._target_columns(schema, stmt)
+        # each piece of SQL gets exactly its own placeholders' values, in text order:
+        # the source's, then ON CONFLICT's, then RETURNING's
+        conflict = stmt.on_conflict
+        n_source = _placeholders(stmt.source)
+        n_conflict = _placeholders(*(v for _, v in conflict.assignments), conflict.where) if conflict else 0
+        params, conflict_params, returning_params = (
+            params[:n_source], params[n_source:n_source + n_conflict], params[n_source + n_conflict:])
         with self._registered() as register:
             rows = self._insert_rows(ctx, schema, columns, stmt, params, register)
         self._check_rows(version, rows)
         updated_rowids, update_rows = None, None
         if schema.primary_key:
             version = self._lock_new_keys(ctx, version, rows, stmt.on_conflict is not None)
-            rows, updated_rowids, update_rows = self._resolve_conflicts(ctx, version, rows, stmt, params)
+            rows, updated_rowids, update_rows = self._resolve_conflicts(ctx, version, rows, stmt, conflict_params)
         elif stmt.on_conflict is not None:
             raise errors.ProgrammingError(
                 "there is no unique or exclusion constraint matching the ON CONFLICT specification",
@@ -276,7 +283,7 @@ class Executor:
             new = self._apply(new, updated_rowids, update_rows, sources=updated_rowids.to_numpy())
             rows = pa.concat_tables([rows, update_rows])
         self._write(ctx, version, new)
-        result = self._returning(stmt.returning, rows, stmt.table.name, params)
+        result = self._returning(stmt.returning, rows, stmt.table.name, returning_params)
         result.status = f"INSERT 0 {rows.num_rows}"
         return result
 
@@ -409,7 +416,7 @@ class Executor:
             target = register(self.store.scan(version, with_rowid=True))
             excluded = register(clashing.append_column(ROWID, clash_ids))
             projections = [f'"{alias}".{ROWID}']
-            for col in version.schema.columns:
+            for col in _set_order(version.schema, assigned):  # DuckDB binds ? in text order
                 value = assigned.get(col.name)
                 value_sql = (self._rewrite(ctx, value, register).sql(dialect="duckdb")
                              if value is not None else f'"{alias}"."{col.name}"')
@@ -420,7 +427,7 @@ class Executor:
                    f"JOIN {excluded} AS excluded ON \"{alias}\".{ROWID} = excluded.{ROWID}{where}")
             result = self._sql(sql, params)
         rowids = result.column(ROWID)
-        new_rows = self._conform(result.drop_columns([ROWID]), version.schema)
+        new_rows = self._conform(result.select(version.schema.names), version.schema)
         self._check_rows(version, new_rows)
         self._check_updated_keys(ctx, version, np.asarray(rowids.to_numpy(zero_copy_only=False)), new_rows, assigned)
         return rowids, new_rows
@@ -433,11 +440,13 @@ class Executor:
         assigned = dict(stmt.assignments)
         for name in assigned:
             version.schema.require(name, stmt.table.name)
-        offset = sum(1 for e in [*assigned.values(), *stmt.from_] for _ in e.find_all(exp.Placeholder))
+        body = len(params) - _placeholders(*stmt.returning)  # RETURNING's ? come last in the text
+        params, returning_params = params[:body], params[body:]
+        offset = _placeholders(*assigned.values(), *stmt.from_)
 
         def select(target: exp.Table, register) -> exp.Select:
             projections = [exp.column(ROWID, alias)] + _old_key_columns(version.schema, alias)
-            for col in version.schema.columns:
+            for col in _set_order(version.schema, assigned):  # DuckDB binds ? in text order
                 value = assigned.get(col.name)
                 value = self._rewrite(ctx, value, register) if value is not None else exp.column(col.name, alias)
                 projections.append(exp.alias_(
@@ -458,14 +467,16 @@ class Executor:
         self._check_updated_keys(ctx, version, rowids, new_rows, assigned)
         if len(rowids):
             self._write(ctx, version, self._apply(version, rowids, new_rows, sources=rowids))
-        out = self._returning(stmt.returning, new_rows, alias, params)
+        out = self._returning(stmt.returning, new_rows, alias, returning_params)
         out.status = f"UPDATE {len(rowids)}"
         return out
 
     def delete(self, ctx: Context, stmt: st.Delete, params) -> Result:
         version = self._writable(ctx, stmt.table)
         alias = stmt.alias or stmt.table.name
-        offset = sum(1 for e in stmt.using for _ in e.find_all(exp.Placeholder))
+        body = len(params) - _placeholders(*stmt.returning)  # RETURNING's ? come last in the text
+        params, returning_params = params[:body], params[body:]
+        offset = _placeholders(*stmt.using)
 
         def select(target: exp.Table, register) -> exp.Select:
             projections = ([exp.column(ROWID, alias)] + _old_key_columns(version.schema, alias)
@@ -484,7 +495,7 @@ class Executor:
         if len(rowids):
             self._write(ctx, version, self._apply(version, rowids, None))
         old_rows = self._conform(result.select(version.schema.names), version.schema)
-        out = self._returning(stmt.returning, old_rows, alias, params)
+        out = self._returning(stmt.returning, old_rows, alias, returning_params)
         out.status = f"DELETE {len(rowids)}"
         return out
 
@@ -735,7 +746,7 @@ class Executor:
             name = register(rows)
             select = exp.Select(expressions=[e.copy() for e in returning],
                                 from_=exp.From(this=_aliased(name, alias)))
-            table = self._sql(select)
+            table = self._sql(select, params)
         return Result(table=table, rowcount=rows.num_rows)
 
     # --- applying changes to the transaction ---------------------------------------------
@@ -749,6 +760,8 @@ class Executor:
         self.assign_xid(ctx.txn)
         table_id = (new or old).table_id
         ctx.txn.write(old, table_id, new)
+        if ctx.txn.isolation == SERIALIZABLE:
+            self.db.ssi.check_write(ctx.txn, [TableDelta(table_id, ctx.txn.bases.get(table_id), new)])
 
     def _apply(self, version: TableVersion, delete_rowids, rows: pa.Table | None, sources=None) -> TableVersion:
         """``version`` with rows deleted and rows added. ``sources``: for updated rows, the row id
@@ -797,8 +810,9 @@ class Executor:
         else:
             columns = tuple(self._column(i, spec) for i, spec in enumerate(stmt.columns))
         names = [c.name for c in columns]
+        folded = [n.lower() for n in names]  # DuckDB matches column names case-insensitively
         for n in names:
-            if names.count(n) > 1:
+            if folded.count(n.lower()) > 1:
                 raise errors.DuplicateColumn(f'column "{n}" specified more than once')
         for key in stmt.primary_key:
             if key not in names:
@@ -860,7 +874,7 @@ class Executor:
     def _alter_one(self, table: str, schema: TableSchema, data: pa.Table, action):
         if isinstance(action, st.AddColumn):
             spec = action.column
-            if schema.column(spec.name) is not None:
+            if _same_name_column(schema, spec.name) is not None:
                 if action.if_not_exists:
                     return schema, data
                 raise errors.DuplicateColumn(f'column "{spec.name}" of relation "{table}" already exists')
@@ -884,7 +898,7 @@ class Executor:
             return schema.evolve(tuple(c for c in schema.columns if c.name != action.name)), data.drop_columns([action.name])
         if isinstance(action, st.RenameColumn):
             schema.require(action.old, table)
-            if schema.column(action.new) is not None:
+            if _same_name_column(schema, action.new) not in (None, schema.column(action.old)):
                 raise errors.DuplicateColumn(f'column "{action.new}" of relation "{table}" already exists')
             columns = tuple(replace(c, name=action.new) if c.name == action.old else c for c in schema.columns)
             primary_key = tuple(action.new if k == action.old else k for k in schema.primary_key)
@@ -941,6 +955,23 @@ def _pinned_key(schema: TableSchema, alias: str, where, params, offset: int):
         return None
     key = tuple(values[k] for k in schema.primary_key)
     return key[0] if len(key) == 1 else key
+
+
+def _same_name_column(schema: TableSchema, name: str) -> Column | None:
+    """The column DuckDB would take ``name`` for: it matches names case-insensitively, so
+    "Col" and col cannot both exist in one table (PostgreSQL would allow it)."""
+    return next((c for c in schema.columns if c.name.lower() == name.lower()), None)
+
+
+def _placeholders(*parts: exp.Expression | None) -> int:
+    """How many ``?`` the given parts of a statement hold."""
+    return sum(1 for p in parts if p is not None for _ in p.find_all(exp.Placeholder))
+
+
+def _set_order(schema: TableSchema, assigned: dict) -> list[Column]:
+    """The columns an UPDATE computes, assigned ones first in SET order: DuckDB binds ``?``
+    in the order they appear, so the generated SQL must keep the statement's order."""
+    return [*(schema.column(n) for n in assigned), *(c for c in schema.columns if c.name not in assigned)]
 
 
 def _fill_defaults(values: exp.Values, columns: list[Column]) -> exp.Values:

@@ -96,6 +96,8 @@ class Session:
         with self._lock:
             if self.closed:
                 raise errors.InterfaceError("connection is closed")
+            if self.transaction_failed and type(stmt) not in _ENDS_FAILED_BLOCK:
+                self.txn.check_usable()  # 25P02 for everything else, settings and SHOW included
             if len(params) != stmt.param_count:
                 if type(stmt) not in _CONTROL:
                     self.fail(errors.ProgrammingError("parameter count"))
@@ -373,6 +375,10 @@ _CONTROL = {
     st.CommitPrepared: Session._unsupported,
     st.RollbackPrepared: Session._unsupported,
 }
+
+# what a failed transaction block still accepts (PostgreSQL's "commands ignored until end
+# of transaction block")
+_ENDS_FAILED_BLOCK = (st.Commit, st.Rollback, st.RollbackToSavepoint)
 
 _DATA = {
     st.Query: Executor.query,

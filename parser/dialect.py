@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 from sqlglot.dialects.duckdb import DuckDB
-from sqlglot.errors import ParseError
+from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
 
@@ -44,6 +44,8 @@ _ISOLATION_LEVELS = (
 class TxlakeParser(DuckDB.Parser):
     # time travel: FOR SYSTEM_VERSION AS OF <snapshot id> beside sqlglot's FOR SYSTEM_TIME / FOR VERSION
     VERSION_PHRASES = {("FOR", "SYSTEM_VERSION"): "VERSION", **DuckDB.Parser.VERSION_PHRASES}
+    # PostgreSQL: ALTER TABLE t RENAME [COLUMN] a TO b (DuckDB's parser would read a table rename)
+    ALTER_RENAME_REQUIRES_COLUMN = False
 
     def _parse_statement(self):
         if self._curr is None:
@@ -237,6 +239,16 @@ class TxlakeTokenizer(DuckDB.Tokenizer):
     KEYWORDS = {**DuckDB.Tokenizer.KEYWORDS, "PREPARE": TokenType.VAR, "CALL": TokenType.VAR,
                 "VARCHAR": TokenType.VARCHAR}
     COMMANDS = DuckDB.Tokenizer.COMMANDS - {TokenType.SHOW}
+
+    def tokenize(self, sql: str):
+        try:
+            return super().tokenize(sql)
+        except TokenError as e:
+            # sqlglot quotes context only; PostgreSQL reports where the unfinished token (an
+            # unterminated string, identifier or comment) starts, 1-based
+            start = getattr(getattr(self, "_core", None), "_start", None)
+            e.position = start + 1 if isinstance(start, int) else None
+            raise
 
 
 class Txlake(DuckDB):

@@ -45,12 +45,13 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
         first = e.errors[0] if e.errors else {}
         raise errors.SyntaxError(
             f"syntax error: {first.get('description') or e}",
-            position=_offset(text, first.get("line"), first.get("col"))) from None
+            position=_offset(text, first.get("line"), first.get("col"), first.get("highlight"))) from None
     except TokenError as e:
-        raise errors.SyntaxError(f"syntax error: {e}") from None
+        raise errors.SyntaxError(f"syntax error: {e}", position=getattr(e, "position", None)) from None
     trees = [t for t in trees if t is not None]  # empty statements between semicolons
     result = []
     for tree in trees:
+        _check_table_names(tree)
         stmt = _to_statement(tree)
         placeholders = sum(1 for _ in tree.find_all(exp.Placeholder))
         source = text.strip() if len(trees) == 1 else _source_text(tree)
@@ -70,9 +71,23 @@ def _source_text(tree: exp.Expression) -> str:
     return tree.sql(dialect=Txlake)
 
 
-def _offset(text: str, line: int | None, col: int | None) -> int | None:
+def _syntax_error(message: str, node: exp.Expression, *, after: bool = False) -> errors.SyntaxError:
+    """42601 for a tree sqlglot accepted but that is no valid statement, positioned (1-based)
+    at ``node``'s first token - or just after its last one when something is missing there."""
+    spans = [(n.meta["start"], n.meta["end"]) for n in node.walk() if "start" in n.meta]
+    if not spans:
+        return errors.SyntaxError(message)
+    position = max(end for _, end in spans) + 2 if after else min(start for start, _ in spans) + 1
+    return errors.SyntaxError(message, position=position)
+
+
+def _offset(text: str, line: int | None, col: int | None, token: str | None) -> int | None:
+    """The 1-based offset of the offending token's first character, as PostgreSQL reports it
+    (sqlglot gives the line and the column of the token's last character)."""
     if not line or col is None:
         return None
+    if token and "\n" not in token:
+        col = max(col - len(token) + 1, 1)
     lines = text.split("\n")
     return sum(len(l) + 1 for l in lines[: line - 1]) + col
 
@@ -83,11 +98,10 @@ def _to_statement(tree: exp.Expression) -> st.Statement:
     for node_type, convert in _CONVERTERS.items():
         if isinstance(tree, node_type):
             return convert(tree)
-    if isinstance(tree, exp.Query):
-        for table in tree.find_all(exp.Table):
-            if table.name:
-                table_name(table)  # validates names early
+    if isinstance(tree, (exp.Query, exp.Values)):
         return st.Query(expression=tree)
+    if isinstance(tree, (exp.Condition, exp.Alias, exp.Star)):  # a bare expression ("START", "SELEC 1")
+        raise _syntax_error(f'syntax error at or near "{tree.sql()}"', tree)
     if isinstance(tree, exp.Command):
         raise errors.NotSupportedError(f"statement not supported: {tree.name.upper()}")
     raise errors.NotSupportedError(f"statement not supported: {tree.key.upper()}")
@@ -143,6 +157,14 @@ def identifier(node: exp.Expression | str) -> str:
     return node.name.lower()
 
 
+def _check_table_names(tree: exp.Expression) -> None:
+    """Refuse path-like names (42602) in every table reference of a statement - targets,
+    sources, subqueries, CTAS queries, UPDATE ... FROM, DELETE ... USING - before it runs."""
+    for table in tree.find_all(exp.Table):
+        if table.name:
+            table_name(table)
+
+
 def _check_name(name: str, what: str) -> str:
     if not name or "/" in name or "\\" in name or "\x00" in name or name.startswith(".") or ".." in name:
         raise errors.InvalidName(f'invalid {what} name "{name}"')
@@ -174,7 +196,7 @@ def _column_spec(col: exp.ColumnDef) -> st.ColumnSpec:
             raise errors.NotSupportedError(f"column constraint not supported: {constraint.sql()}")
     col_type = col.args.get("kind")
     if col_type is None:
-        raise errors.SyntaxError(f'column "{col.name}" needs a type')
+        raise _syntax_error(f'column "{col.name}" needs a type', col)
     return st.ColumnSpec(name=_check_name(identifier(col.this), "column"), type=col_type,
                          not_null=not_null, default=default, primary_key=primary_key)
 
@@ -194,10 +216,12 @@ def _create(tree: exp.Create) -> st.Statement:
                 columns.append(_column_spec(item))
             elif isinstance(item, exp.PrimaryKey):
                 primary_key = [identifier(e) for e in item.expressions]
+            elif isinstance(item, exp.Identifier):  # CREATE TABLE t (a)
+                raise _syntax_error(f'column "{identifier(item)}" needs a type', item)
             else:
                 raise errors.NotSupportedError(f"table constraint not supported: {item.sql()}")
         inline = [c.name for c in columns if c.primary_key]
-        if inline and primary_key:
+        if (inline and primary_key) or len(inline) > 1:  # a composite key is PRIMARY KEY (a, b)
             raise errors.ProgrammingError(
                 f'multiple primary keys for table "{table.name}" are not allowed', sqlstate="42P16")
         return st.CreateTable(table=table, columns=tuple(columns),
@@ -242,7 +266,7 @@ def _assignments(eqs) -> tuple[tuple[str, exp.Expression], ...]:
     result = []
     for eq in eqs:
         if not isinstance(eq, exp.EQ) or not isinstance(eq.this, exp.Column):
-            raise errors.SyntaxError(f"expected column = expression, got {eq.sql()}")
+            raise _syntax_error(f"expected column = expression, got {eq.sql()}", eq)
         result.append((identifier(eq.this.this), eq.expression))
     return tuple(result)
 
@@ -273,9 +297,6 @@ def _insert(tree: exp.Insert) -> st.Statement:
             pass
         else:
             raise errors.NotSupportedError(f"INSERT source not supported: {source.sql()}")
-    for table in (source.find_all(exp.Table) if source is not None else ()):
-        if table.name:
-            table_name(table)
     return st.Insert(table=table_name(target), columns=columns, source=source,
                      on_conflict=on_conflict, returning=_returning(tree))
 
@@ -289,6 +310,8 @@ def _target_and_alias(node: exp.Expression) -> tuple[st.TableName, str | None]:
 
 def _update(tree: exp.Update) -> st.Statement:
     table, alias = _target_and_alias(tree.this)
+    if not tree.expressions:  # UPDATE t SET
+        raise _syntax_error("syntax error: UPDATE needs SET column = expression", tree, after=True)
     from_ = tree.args.get("from_") or tree.args.get("from")
     from_items = ()
     if from_ is not None:
@@ -300,6 +323,8 @@ def _update(tree: exp.Update) -> st.Statement:
 
 
 def _delete(tree: exp.Delete) -> st.Statement:
+    if not isinstance(tree.this, exp.Expression):  # DELETE t (without FROM)
+        raise _syntax_error("syntax error: expected DELETE FROM table", tree)
     table, alias = _target_and_alias(tree.this)
     where = tree.args.get("where")
     return st.Delete(table=table, alias=alias, using=tuple(tree.args.get("using") or ()),

@@ -34,6 +34,9 @@ class Statement:
 
     #: does the statement read or write table data? (transaction control does neither)
     touches_data = True
+    #: does it act on the open transaction block (SAVEPOINT, SET TRANSACTION)? Without
+    #: autocommit the DB-API begins one implicitly for it, as for a data statement (psycopg)
+    needs_block = False
 
 
 # --- transaction control and settings ---------------------------------------------------
@@ -60,18 +63,21 @@ class Rollback(Statement):
 class Savepoint(Statement):
     name: str = ""
     touches_data = False
+    needs_block = True
 
 
 @dataclass(frozen=True)
 class RollbackToSavepoint(Statement):
     name: str = ""
     touches_data = False
+    needs_block = True
 
 
 @dataclass(frozen=True)
 class ReleaseSavepoint(Statement):
     name: str = ""
     touches_data = False
+    needs_block = True
 
 
 @dataclass(frozen=True)
@@ -82,6 +88,10 @@ class SetTransaction(Statement):
     read_only: bool | None = None
     session: bool = False
     touches_data = False
+
+    @property
+    def needs_block(self) -> bool:
+        return not self.session
 
 
 @dataclass(frozen=True)

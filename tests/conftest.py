@@ -31,8 +31,18 @@ def connect(warehouse):
         conn.close()
 
 
+@pytest.fixture
+def conn(connect):
+    """One connection to the test warehouse: autocommit off, default isolation, no publishing."""
+    return connect()
+
+
+def child_env() -> dict:
+    """The environment for a child interpreter that must import this checkout's txlake."""
+    return dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+
+
 def run_python(code: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     """Run ``code`` in a fresh interpreter (a new process: nothing shared but the disk)."""
-    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
-                          timeout=timeout, env=env)
+                          timeout=timeout, env=child_env())

@@ -14,8 +14,10 @@ Reads are recorded at three granularities, cheapest first:
   false positives from unrelated rows;
 - anything else (joins, subqueries): the whole table.
 
-Edges are computed only when a transaction commits, against transactions that have already
-committed (their read and write sets are final). Rules, for T committing:
+Edges are computed when a transaction commits, against transactions that have already
+committed (their read and write sets are final). A write also checks early (``check_write``):
+if the structure is already complete with every other member committed, the writing statement
+fails, as PostgreSQL's does, instead of the later COMMIT. Rules, for T committing:
   (a) T is a pivot: T -rw-> O with O committed, and I -rw-> T for some I that is O, or has not
       committed, or committed after O; if I is read-only, O must have committed before I's
       snapshot (PostgreSQL's read-only optimisation).
@@ -132,6 +134,32 @@ class SSI:
             entry = do_commit()
             rec.commit_csn = entry.csn if entry is not None else latest_csn + 0.5
             return entry
+
+    def check_write(self, txn, deltas: list[TableDelta]) -> None:
+        """Fail ``txn``'s write now if, with its reads and writes so far, it completes a
+        dangerous structure whose other members have all committed, as PostgreSQL fails the
+        write. Reads only accumulate and committed records are final, so commit would refuse it
+        too (unless a savepoint rollback undid the write). Nothing is recorded here: commit
+        derives the edges again from the final read and write sets."""
+        with self._lock:
+            rec = self._records.get(txn.vxid)
+            if rec is None:
+                return  # it read nothing: no rw-edge out of it, so it completes no structure
+            snapshot = rec.snapshot_csn if rec.snapshot_csn is not None else 0
+            committed = [o for o in self._records.values()
+                         if o is not rec and o.commit_csn is not None and o.commit_csn > snapshot]
+            outs = {o for o in committed if self._conflict(rec.reads, o.writes)}
+            if not outs:
+                return  # every structure it could complete needs an edge to a committed one
+            writes = {d.table_id: self._write_image(d) for d in deltas if not d.is_noop()}
+            ins = {o for o in committed if self._conflict(o.reads, writes)}
+            probe = SerialRecord(rec.vxid, rec.snapshot_csn, read_only=not writes, ins=ins, outs=outs)
+            if self._dangerous(probe):
+                self.aborts += 1
+                raise errors.SerializationFailure(
+                    "could not serialize access due to read/write dependencies among transactions\n"
+                    "DETAIL:  Reason code: Canceled on identification as a pivot, during write.\n"
+                    "HINT:  The transaction might succeed if retried.")
 
     def tables_read(self, txn) -> frozenset[str]:
         with self._lock:

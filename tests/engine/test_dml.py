@@ -2,11 +2,13 @@
 
 import datetime
 import decimal
+import os
 
 import pyarrow as pa
 import pytest
 
 import txlake
+from txlake import errors
 
 
 @pytest.fixture
@@ -21,105 +23,486 @@ def q(conn, sql, params=None):
     return conn.execute(sql, params).fetchall()
 
 
-def test_insert_forms(c):
-    c.execute("INSERT INTO t (id) VALUES (4)")
-    c.execute("INSERT INTO t (score, id) VALUES (9.5, 5)")
+# --- INSERT ------------------------------------------------------------------------------
+
+def test_insert_values_and_column_lists(c):
+    assert c.execute("INSERT INTO t VALUES (4, 'd', 4.5), (5, 'e', 5.5)").rowcount == 2
+    c.execute("INSERT INTO t (id) VALUES (6)")                         # defaults and NULLs fill in
+    c.execute("INSERT INTO t (score, id) VALUES (9.5, 7)")             # any column order
+    c.execute("INSERT INTO t VALUES (8)")                              # a short row: the rest default
+    c.execute("INSERT INTO t (id, name, score) VALUES (?, ?, ?)", (9, "p", None))
+    assert q(c, "SELECT * FROM t WHERE id >= 4 ORDER BY id") == [
+        (4, "d", 4.5), (5, "e", 5.5), (6, "anon", None), (7, "anon", 9.5), (8, "anon", None), (9, "p", None)]
+
+
+def test_insert_select(c):
     c.execute("CREATE TABLE u (id INT, name TEXT)")
-    c.execute("INSERT INTO u SELECT id + 100, name FROM t WHERE id <= 2")
+    assert c.execute("INSERT INTO u SELECT id + 100, name FROM t WHERE id <= 2").rowcount == 2
     c.execute("INSERT INTO t (id, name) SELECT id, name FROM u")
-    c.execute("CREATE TABLE d (i INT DEFAULT 7, s TEXT DEFAULT 'x')")
+    c.execute("INSERT INTO t (id) SELECT max(id) + 1 FROM t")           # reads its own table
+    c.execute("INSERT INTO u (id) SELECT id FROM t WHERE score > ?", (2.0,))
+    assert q(c, "SELECT id, name, score FROM t WHERE id > 3 ORDER BY id") == [
+        (101, "a", None), (102, "b", None), (103, "anon", None)]
+    assert q(c, "SELECT * FROM u ORDER BY id") == [(2, None), (101, "a"), (102, "b")]
+
+
+def test_insert_defaults(connect):
+    c = connect(autocommit=True)
+    c.execute("CREATE TABLE d (i INT DEFAULT 7, s TEXT DEFAULT 'x', n DECIMAL(5,2) DEFAULT 1.25, "
+              "day DATE DEFAULT DATE '2024-01-31', b BOOLEAN DEFAULT true, plain INT)")
     c.execute("INSERT INTO d DEFAULT VALUES")
-    assert q(c, "SELECT * FROM d") == [(7, "x")]
-    assert q(c, "SELECT id, name, score FROM t WHERE id >= 4 ORDER BY id") == [
-        (4, "anon", None), (5, "anon", 9.5), (101, "a", None), (102, "b", None)]
+    c.execute("INSERT INTO d (plain) VALUES (1)")
+    c.execute("INSERT INTO d VALUES (DEFAULT, 'given', DEFAULT, NULL, DEFAULT, 2)")
+    c.execute("INSERT INTO d (s, i) VALUES (DEFAULT, ?)", (5,))
+    defaults = (7, "x", decimal.Decimal("1.25"), datetime.date(2024, 1, 31), True)
+    assert q(c, "SELECT * FROM d ORDER BY plain NULLS FIRST, i") == [
+        (5, "x", decimal.Decimal("1.25"), datetime.date(2024, 1, 31), True, None),
+        defaults + (None,), defaults + (1,),
+        (7, "given", decimal.Decimal("1.25"), None, True, 2)]
 
 
-def test_on_conflict(c):
+def test_insert_into_a_table_without_key_allows_duplicates(connect):
+    c = connect(autocommit=True)
+    c.execute("CREATE TABLE log (i INT, s TEXT)")
+    c.execute("INSERT INTO log VALUES (1, 'a'), (1, 'a')")
+    c.execute("INSERT INTO log SELECT * FROM log")
+    assert q(c, "SELECT count(*), count(DISTINCT i) FROM log") == [(4, 1)]
+
+
+def test_insert_returning(c):
+    cur = c.execute("INSERT INTO t (id, name) VALUES (10, 'x'), (11, 'y') RETURNING id, name, score")
+    assert cur.rowcount == 2 and sorted(cur.fetchall()) == [(10, "x", None), (11, "y", None)]
+    assert [d[0] for d in cur.description] == ["id", "name", "score"]
+    assert q(c, "INSERT INTO t (id) VALUES (12) RETURNING *") == [(12, "anon", None)]
+    assert q(c, "INSERT INTO t (id) VALUES (?) RETURNING id * 2 AS twice, upper(name), ?", (13, "p")) == [
+        (26, "ANON", "p")]
+
+
+# --- ON CONFLICT -------------------------------------------------------------------------
+
+def test_on_conflict_do_nothing(c):
     cur = c.execute("INSERT INTO t VALUES (1, 'x', 0), (9, 'nine', 9) ON CONFLICT DO NOTHING RETURNING id")
-    assert cur.fetchall() == [(9,)]
+    assert cur.fetchall() == [(9,)] and cur.rowcount == 1
+    assert c.execute("INSERT INTO t (id) VALUES (20), (20) ON CONFLICT (id) DO NOTHING").rowcount == 1
+    assert q(c, "SELECT name FROM t WHERE id IN (1, 20) ORDER BY id") == [("a",), ("anon",)]
+
+
+def test_on_conflict_do_update(c):
     cur = c.execute("INSERT INTO t (id, name) VALUES (1, 'new'), (10, 'ten') "
                     "ON CONFLICT (id) DO UPDATE SET name = excluded.name || t.name RETURNING id, name")
-    assert sorted(cur.fetchall()) == [(1, "newa"), (10, "ten")]
-    c.execute("INSERT INTO t (id, name) VALUES (2, 'zz') ON CONFLICT (id) DO UPDATE SET name = excluded.name "
-              "WHERE t.score > 100")
-    assert q(c, "SELECT name FROM t WHERE id = 2") == [("b",)]
+    assert sorted(cur.fetchall()) == [(1, "newa"), (10, "ten")] and cur.rowcount == 2
+    c.execute("INSERT INTO t VALUES (1, 'again', 0) ON CONFLICT DO UPDATE SET score = t.score + 1")
+    assert q(c, "SELECT * FROM t WHERE id = 1") == [(1, "newa", 2.5)]
 
 
-def test_update_delete_returning(c):
-    assert q(c, "UPDATE t SET score = score * 2 WHERE score IS NOT NULL RETURNING id, score") in (
-        [(1, 3.0), (2, 5.0)], [(2, 5.0), (1, 3.0)])
+def test_on_conflict_do_update_where(c):
+    c.execute("INSERT INTO t (id, name, score) VALUES (1, 'x', 5), (2, 'y', 0) ON CONFLICT (id) "
+              "DO UPDATE SET score = excluded.score, name = excluded.name WHERE excluded.score > t.score")
+    assert q(c, "SELECT * FROM t WHERE id <= 2 ORDER BY id") == [(1, "x", 5.0), (2, "b", 2.5)]
+    cur = c.execute("INSERT INTO t (id, name) VALUES (2, 'zz') ON CONFLICT (id) DO UPDATE "
+                    "SET name = excluded.name WHERE t.score > 100 RETURNING id")
+    assert cur.fetchall() == [] and cur.rowcount == 0
+
+
+def test_on_conflict_with_parameters(c):
+    c.execute("INSERT INTO t (id, name, score) VALUES (?, ?, ?), (?, 'new', 0) ON CONFLICT (id) DO UPDATE "
+              "SET score = ?, name = ? WHERE t.id < ? RETURNING id, ?",
+              (1, "x", 0.0, 30, 7.5, "upd", 100, "tag"))
+    assert q(c, "SELECT * FROM t WHERE id IN (1, 30) ORDER BY id") == [(1, "upd", 7.5), (30, "new", 0.0)]
+
+
+def test_on_conflict_errors(c):
+    with pytest.raises(errors.CardinalityViolation) as info:
+        c.execute("INSERT INTO t (id) VALUES (1), (1) ON CONFLICT (id) DO UPDATE SET name = 'q'")
+    assert info.value.sqlstate == "21000"
+    with pytest.raises(errors.ProgrammingError) as info:
+        c.execute("INSERT INTO t (id) VALUES (1) ON CONFLICT (name) DO NOTHING")
+    assert info.value.sqlstate == "42P10"
+    assert q(c, "SELECT * FROM t ORDER BY id") == [(1, "a", 1.5), (2, "b", 2.5), (3, "c", None)]
+
+
+# --- UPDATE ------------------------------------------------------------------------------
+
+def test_update(c):
+    assert c.execute("UPDATE t SET score = score * 2 WHERE score IS NOT NULL").rowcount == 2
+    assert c.execute("UPDATE t SET name = upper(name), score = 0 WHERE id = 3").rowcount == 1
+    assert c.execute("UPDATE t SET score = 1 WHERE id = 999").rowcount == 0
+    assert q(c, "SELECT * FROM t ORDER BY id") == [(1, "a", 3.0), (2, "b", 5.0), (3, "C", 0.0)]
+    assert c.execute("UPDATE t AS x SET score = x.score + 1 WHERE x.id = 1").rowcount == 1
+    assert c.execute("UPDATE t SET score = -1").rowcount == 3
+    assert q(c, "SELECT DISTINCT score FROM t") == [(-1.0,)]
+
+
+def test_update_parameters_bind_in_text_order(c):
+    # the SET list names columns in another order than the table's: each ? keeps its place
+    c.execute("UPDATE t SET score = ?, name = ? WHERE id = ?", (9.0, "nine", 1))
+    c.execute("UPDATE t SET name = ?, score = ? WHERE id > ?", ("many", 7.0, 1))
+    assert q(c, "SELECT * FROM t ORDER BY id") == [(1, "nine", 9.0), (2, "many", 7.0), (3, "many", 7.0)]
+
+
+def test_update_returning(c):
+    cur = c.execute("UPDATE t SET score = score * 2 WHERE score IS NOT NULL RETURNING id, score")
+    assert sorted(cur.fetchall()) == [(1, 3.0), (2, 5.0)] and cur.rowcount == 2
+    assert q(c, "UPDATE t SET name = ? WHERE id = ? RETURNING *, ?", ("z", 3, "x")) == [(3, "z", None, "x")]
+    cur = c.execute("UPDATE t SET score = 0 WHERE id > 100 RETURNING id")
+    assert cur.fetchall() == [] and cur.rowcount == 0
+
+
+def test_update_from(c):
     c.execute("CREATE TABLE bonus (id INT, extra DOUBLE)")
-    c.execute("INSERT INTO bonus VALUES (1, 10), (3, 30)")
-    c.execute("UPDATE t SET score = coalesce(t.score, 0) + b.extra FROM bonus b WHERE t.id = b.id")
-    assert q(c, "SELECT id, score FROM t ORDER BY id") == [(1, 13.0), (2, 5.0), (3, 30.0)]
-    assert q(c, "DELETE FROM t USING bonus WHERE t.id = bonus.id AND bonus.extra > 20 RETURNING *") == [(3, "c", 30.0)]
-    cur = c.execute("DELETE FROM t WHERE id = ?", (1,))
-    assert cur.rowcount == 1
-    c.execute("UPDATE t SET id = id + 100")   # changes every key; checked at the end of the statement
-    assert q(c, "SELECT id FROM t") == [(102,)]
+    c.execute("INSERT INTO bonus VALUES (1, 10), (3, 30), (99, 1)")
+    cur = c.execute("UPDATE t SET score = coalesce(t.score, 0) + b.extra FROM bonus b WHERE t.id = b.id")
+    assert cur.rowcount == 2
+    assert q(c, "SELECT id, score FROM t ORDER BY id") == [(1, 11.5), (2, 2.5), (3, 30.0)]
+    c.execute("UPDATE t SET name = s.n FROM (SELECT ? AS k, ? AS n) s WHERE t.id = s.k", (2, "two"))
+    assert q(c, "SELECT name FROM t WHERE id = 2") == [("two",)]
 
 
-def test_ctas_and_queries(c):
-    c.execute("CREATE TABLE s AS SELECT id, name, score * 10 AS s10 FROM t WHERE id < 3")
+def test_update_primary_key(c):
+    c.execute("UPDATE t SET id = id + 100")          # every key changes; uniqueness holds at the end
+    assert q(c, "SELECT id FROM t ORDER BY id") == [(101,), (102,), (103,)]
+    c.execute("UPDATE t SET id = CASE id WHEN 101 THEN 102 WHEN 102 THEN 101 ELSE id END")   # a swap
+    assert q(c, "SELECT id, name FROM t ORDER BY id") == [(101, "b"), (102, "a"), (103, "c")]
+    c.execute("UPDATE t SET id = 1 WHERE id = 103")
+    c.execute("INSERT INTO t (id) VALUES (103)")     # the old key is free again
+    assert q(c, "SELECT id FROM t ORDER BY id") == [(1,), (101,), (102,), (103,)]
+
+
+def test_update_in_a_transaction_sees_its_own_writes(connect):
+    c = connect()
+    c.execute("CREATE TABLE k (id INT PRIMARY KEY, n INT)")
+    c.execute("INSERT INTO k VALUES (1, 0)")
+    for _ in range(5):
+        c.execute("UPDATE k SET n = n + 1 WHERE id = 1")
+    c.execute("INSERT INTO k VALUES (2, 0)")
+    c.execute("UPDATE k SET n = n + 10")
+    c.execute("DELETE FROM k WHERE id = 2")
+    c.commit()
+    assert q(c, "SELECT * FROM k") == [(1, 15)]
+
+
+# --- DELETE ------------------------------------------------------------------------------
+
+def test_delete(c):
+    assert c.execute("DELETE FROM t WHERE id = ?", (1,)).rowcount == 1
+    assert c.execute("DELETE FROM t WHERE id = 1").rowcount == 0
+    assert c.execute("DELETE FROM t x WHERE x.score IS NULL").rowcount == 1
+    assert q(c, "SELECT id FROM t") == [(2,)]
+    assert c.execute("DELETE FROM t").rowcount == 1
+    assert q(c, "SELECT count(*) FROM t") == [(0,)]
+    c.execute("INSERT INTO t (id) VALUES (1)")       # keys of deleted rows can be reused
+    assert q(c, "SELECT * FROM t") == [(1, "anon", None)]
+
+
+def test_delete_using_and_returning(c):
+    c.execute("CREATE TABLE gone (id INT)")
+    c.execute("INSERT INTO gone VALUES (1), (3), (3)")
+    cur = c.execute("DELETE FROM t USING gone WHERE t.id = gone.id RETURNING t.id, name")
+    assert sorted(cur.fetchall()) == [(1, "a"), (3, "c")] and cur.rowcount == 2
+    assert q(c, "DELETE FROM t WHERE id IN (SELECT 2) RETURNING *, ? || name", ("was ",)) == [
+        (2, "b", 2.5, "was b")]
+    assert q(c, "SELECT count(*) FROM t") == [(0,)]
+
+
+# --- CREATE TABLE AS and queries ---------------------------------------------------------
+
+def test_create_table_as(c):
+    cur = c.execute("CREATE TABLE s AS SELECT id, name, score * 10 AS s10 FROM t WHERE id < ?", (3,))
+    assert cur.rowcount == 2
     assert q(c, "SELECT * FROM s ORDER BY id") == [(1, "a", 15.0), (2, "b", 25.0)]
-    rows = q(c, """WITH x AS (SELECT t.id, t.score, s.s10 FROM t JOIN s USING (id))
-                   SELECT id, sum(s10) OVER (ORDER BY id), rank() OVER (ORDER BY score DESC)
-                   FROM x ORDER BY id""")
-    assert rows == [(1, 15.0, 2), (2, 40.0, 1)]
-    assert q(c, "SELECT count(*), count(score), max(name) FROM t GROUP BY name IS NULL") == [(3, 2, "c")]
+    assert [(d[0], d[1]) for d in c.execute("SELECT * FROM s").description] == [
+        ("id", "INTEGER"), ("name", "VARCHAR"), ("s10", "DOUBLE")]
+    c.execute("INSERT INTO s VALUES (5, 'e', 0)")    # an ordinary table afterwards
+    c.execute("CREATE TABLE e AS SELECT id, name FROM t WHERE false")
+    assert q(c, "SELECT * FROM e") == [] and [d[0] for d in c.execute("SELECT * FROM e").description] == [
+        "id", "name"]
+    c.execute("CREATE TABLE IF NOT EXISTS e AS SELECT 1 AS other")
+    assert [d[0] for d in c.execute("SELECT * FROM e").description] == ["id", "name"]
+
+
+def test_queries(c):
+    c.execute("CREATE TABLE s (id INT, tag TEXT)")
+    c.execute("INSERT INTO s VALUES (1, 'x'), (1, 'y'), (2, 'x'), (4, 'z')")
+    assert q(c, "SELECT t.id, s.tag FROM t JOIN s ON s.id = t.id ORDER BY 1, 2") == [
+        (1, "x"), (1, "y"), (2, "x")]
+    assert q(c, "SELECT t.id, s.tag FROM t LEFT JOIN s USING (id) WHERE s.tag IS NULL") == [(3, None)]
+    assert q(c, "SELECT s.id FROM t RIGHT JOIN s ON s.id = t.id WHERE t.id IS NULL") == [(4,)]
+    assert q(c, """WITH tags AS (SELECT id, count(*) AS n FROM s GROUP BY id)
+                   SELECT t.name, coalesce(tags.n, 0) FROM t LEFT JOIN tags USING (id) ORDER BY t.name""") == [
+        ("a", 2), ("b", 1), ("c", 0)]
+    assert q(c, "SELECT tag, count(*), min(id), max(id), sum(id), avg(id) FROM s GROUP BY tag "
+                "HAVING count(*) > 1") == [("x", 2, 1, 2, 3, 1.5)]
+    assert q(c, "SELECT count(*), count(score), sum(score), max(name) FROM t") == [(3, 2, 4.0, "c")]
+    assert q(c, "SELECT id, row_number() OVER (ORDER BY id DESC), sum(id) OVER (ORDER BY id), "
+                "rank() OVER (ORDER BY score DESC NULLS LAST), lag(name) OVER (ORDER BY id) FROM t ORDER BY id") == [
+        (1, 3, 1, 2, None), (2, 2, 3, 1, "a"), (3, 1, 6, 3, "b")]
+    assert q(c, "SELECT id FROM t WHERE id IN (SELECT id FROM s) AND EXISTS (SELECT 1 FROM s WHERE s.id = t.id) "
+                "ORDER BY id") == [(1,), (2,)]
+    assert q(c, "SELECT id FROM t UNION SELECT id FROM s ORDER BY 1") == [(1,), (2,), (3,), (4,)]
+    assert q(c, "SELECT id FROM s EXCEPT SELECT id FROM t") == [(4,)]
+    assert q(c, "SELECT name FROM t ORDER BY id LIMIT 1 OFFSET 1") == [("b",)]
+    assert q(c, "SELECT * FROM (VALUES (1, 'a'), (2, 'b')) v(i, s) ORDER BY i DESC") == [(2, "b"), (1, "a")]
+    assert q(c, "SELECT CASE WHEN score > 2 THEN 'hi' ELSE 'lo' END FROM t ORDER BY id") == [
+        ("lo",), ("hi",), ("lo",)]
+    assert q(c, "SELECT count(*) FROM t a, t b") == [(9,)]        # the same table twice
+
+
+def test_schema_qualified_names(c):
+    c.execute("CREATE TABLE other.t (x TEXT)")
+    c.execute("INSERT INTO other.t VALUES ('elsewhere')")
+    assert q(c, "SELECT * FROM other.t") == [("elsewhere",)]
+    assert q(c, 'SELECT count(*) FROM "default".t') == [(3,)]
+    assert q(c, "SELECT a.id, b.x FROM t a, other.t b WHERE a.id = 1") == [(1, "elsewhere")]
+    c.execute("DROP TABLE other.t")
+    assert q(c, "SELECT count(*) FROM t") == [(3,)]
+
+
+def test_quoted_identifiers(connect):
+    c = connect(autocommit=True)
+    c.execute('CREATE TABLE "Mixed" ("Col" INT, other TEXT)')
+    c.execute('INSERT INTO "Mixed" VALUES (1, \'x\')')
+    assert q(c, 'SELECT "Col", other FROM "Mixed"') == [(1, "x")]
+    assert [d[0] for d in c.execute('SELECT * FROM "Mixed"').description] == ["Col", "other"]
+    with pytest.raises(errors.UndefinedTable):
+        c.execute("SELECT * FROM Mixed")             # folds to "mixed"
+    c.execute("CREATE TABLE mixed (i INT)")          # a different table
+    assert q(c, "SELECT * FROM Mixed") == []
+
+
+@pytest.mark.parametrize("sql", ['CREATE TABLE cs ("Col" INT, col TEXT)', 'ALTER TABLE t ADD COLUMN "NAME" TEXT',
+                                 'ALTER TABLE t RENAME COLUMN score TO "Name"'])
+def test_column_names_differing_only_in_case_are_refused(c, sql):
+    # queries run in DuckDB, which matches column names case-insensitively: "Col" and col
+    # in one table could not be told apart
+    with pytest.raises(errors.DuplicateColumn) as info:
+        c.execute(sql)
+    assert info.value.sqlstate == "42701"
+    c.execute('ALTER TABLE t RENAME COLUMN name TO "Name"')   # a change of case alone is fine
+    assert [d[0] for d in c.execute("SELECT * FROM t").description] == ["id", "Name", "score"]
+
+
+# --- column types ------------------------------------------------------------------------
+
+TYPES = ("b BOOLEAN, i INT, l BIGINT, d DOUBLE, n DECIMAL(12,4), v VARCHAR(10), tx TEXT, dt DATE, ts TIMESTAMP")
+
+EDGE_ROWS = [
+    (True, -7, 2**40, 0.1, decimal.Decimal("-12345.6789"), "héllo", "日本語 🦆",
+     datetime.date(2024, 2, 29), datetime.datetime(2024, 1, 2, 3, 4, 5, 123456)),
+    (False, 2**31 - 1, -2**63, -1e308, decimal.Decimal("99999999.9999"), "", "",
+     datetime.date(1, 1, 1), datetime.datetime(9999, 12, 31, 23, 59, 59, 999999)),
+    (True, -2**31, 2**63 - 1, 5e-324, decimal.Decimal("0.0001"), "ten chars!", "x" * 10_000,
+     datetime.date(1970, 1, 1), datetime.datetime(1970, 1, 1)),
+    (None,) * 9,
+]
 
 
 def test_all_types_round_trip(connect):
     c = connect(autocommit=True)
-    c.execute("CREATE TABLE ty (b BOOLEAN, i INT, l BIGINT, d DOUBLE, n DECIMAL(12,4), v VARCHAR(10), "
-              "tx TEXT, dt DATE, ts TIMESTAMP)")
-    row = (True, -7, 2**40, 0.1, decimal.Decimal("-12345.6789"), "héllo", "日本語",
-           datetime.date(2024, 2, 29), datetime.datetime(2024, 1, 2, 3, 4, 5, 123456))
-    c.execute("INSERT INTO ty VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
-    c.execute("INSERT INTO ty VALUES (NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)")
-    assert q(c, "SELECT * FROM ty WHERE b") == [row]
+    c.execute(f"CREATE TABLE ty ({TYPES})")
+    c.cursor().executemany("INSERT INTO ty VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", EDGE_ROWS)
+    assert q(c, "SELECT * FROM ty ORDER BY i NULLS LAST") == sorted(EDGE_ROWS[:3], key=lambda r: r[1]) + [EDGE_ROWS[3]]
+    for row in EDGE_ROWS[:3]:                        # values compare exactly inside SQL, too
+        assert q(c, "SELECT count(*) FROM ty WHERE b = ? AND i = ? AND l = ? AND d = ? AND n = ? AND v = ? "
+                    "AND tx = ? AND dt = ? AND ts = ?", row) == [(1,)]
     assert [d[1] for d in c.execute("SELECT * FROM ty").description] == [
         "BOOLEAN", "INTEGER", "BIGINT", "DOUBLE", "DECIMAL", "VARCHAR", "VARCHAR", "DATE", "TIMESTAMP"]
-    assert txlake.NUMBER == "INTEGER" and txlake.STRING == "VARCHAR" and txlake.DATETIME == "DATE"
+    n = c.execute("SELECT n FROM ty").description[0]
+    assert (n[4], n[5]) == (12, 4)
 
 
-def test_cursor_surface(c):
+def test_types_round_trip_through_updates_and_a_new_connection(connect, warehouse):
+    c = connect()
+    c.execute(f"CREATE TABLE ty (id INT PRIMARY KEY, {TYPES})")
+    for i, row in enumerate(EDGE_ROWS):
+        c.execute("INSERT INTO ty VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (i, *row))
+    c.execute("UPDATE ty SET v = v || '' WHERE id = 0")   # rewrites a row through DuckDB
+    c.commit()
+    fresh = txlake.connect(warehouse, publish="off")
+    try:
+        assert q(fresh, "SELECT * FROM ty ORDER BY id") == [(i, *row) for i, row in enumerate(EDGE_ROWS)]
+    finally:
+        fresh.close()
+
+
+def test_literals_are_cast_to_column_types(connect):
+    c = connect(autocommit=True)
+    c.execute(f"CREATE TABLE ty ({TYPES})")
+    c.execute("INSERT INTO ty VALUES ('true', '42', '7', '1.5', '3.14159', 'abc', 'def', '2024-03-01', "
+              "'2024-03-01 12:00:00')")
+    assert q(c, "SELECT * FROM ty") == [(True, 42, 7, 1.5, decimal.Decimal("3.1416"), "abc", "def",
+                                         datetime.date(2024, 3, 1), datetime.datetime(2024, 3, 1, 12))]
+
+
+def test_varchar_length_counts_characters_not_bytes(connect):
+    c = connect(autocommit=True)
+    c.execute("CREATE TABLE v (s VARCHAR(3))")
+    c.execute("INSERT INTO v VALUES ('日本語'), ('ab')")
+    with pytest.raises(errors.StringDataRightTruncation):
+        c.execute("INSERT INTO v VALUES ('日本語x')")
+    assert q(c, "SELECT s FROM v ORDER BY s") == [("ab",), ("日本語",)]
+
+
+# --- the cursor surface ------------------------------------------------------------------
+
+def test_description_and_rowcount(c):
     cur = c.cursor()
-    cur.arraysize = 2
-    cur.execute("SELECT id FROM t ORDER BY id")
+    assert cur.description is None and cur.rowcount == -1
+    cur.execute("SELECT id, name, score FROM t ORDER BY id")
+    assert [d[0] for d in cur.description] == ["id", "name", "score"]
+    assert all(len(d) == 7 for d in cur.description)
+    assert cur.description[0][1] == txlake.NUMBER and cur.description[1][1] == txlake.STRING
     assert cur.rowcount == 3
-    assert cur.description[0][0] == "id"
-    assert cur.fetchone() == (1,)
-    assert cur.fetchmany() == [(2,), (3,)]
-    assert cur.fetchone() is None
-    cur.execute("SELECT id FROM t ORDER BY id")
-    assert list(cur) == [(1,), (2,), (3,)]
-    table = cur.execute("SELECT * FROM t").fetch_arrow_table()
-    assert isinstance(table, pa.Table) and table.num_rows == 3
+    cur.execute("SELECT id FROM t WHERE false")
+    assert cur.description[0][0] == "id" and cur.rowcount == 0 and cur.fetchall() == []
     cur.execute("INSERT INTO t (id) VALUES (7)")
-    assert cur.description is None and cur.rowcount == 1
+    assert cur.description is None and cur.rowcount == 1 and cur.statusmessage == "INSERT 0 1"
+    cur.execute("UPDATE t SET score = 0")
+    assert cur.rowcount == 4 and cur.statusmessage == "UPDATE 4"
+    cur.execute("CREATE TABLE z (i INT)")
+    assert cur.description is None and cur.rowcount == -1
     with pytest.raises(txlake.ProgrammingError):
         cur.fetchall()
-    with c.cursor() as cur2:
-        cur2.execute("SELECT 1")
+
+
+def test_fetch_methods(c):
+    cur = c.cursor()
+    assert cur.arraysize == 1
+    cur.execute("SELECT id FROM t ORDER BY id")
+    assert cur.fetchmany() == [(1,)]                  # arraysize rows
+    cur.arraysize = 5
+    assert cur.fetchmany() == [(2,), (3,)]
+    assert cur.fetchmany() == [] and cur.fetchone() is None and cur.fetchall() == []
+    cur.execute("SELECT id FROM t ORDER BY id")
+    assert cur.fetchone() == (1,)
+    assert cur.fetchmany(1) == [(2,)]
+    assert cur.fetchall() == [(3,)]
+    cur.execute("SELECT id FROM t ORDER BY id")
+    assert list(cur) == [(1,), (2,), (3,)]
+    assert [r for r in c.execute("SELECT name FROM t ORDER BY id")] == [("a",), ("b",), ("c",)]
+
+
+def test_fetch_arrow_table(c):
+    table = c.execute("SELECT * FROM t ORDER BY id").fetch_arrow_table()
+    assert isinstance(table, pa.Table) and table.num_rows == 3
+    assert table.column_names == ["id", "name", "score"]
+    assert table.column("name").to_pylist() == ["a", "b", "c"]
+    assert table.schema.field("id").type == pa.int32()
+    with pytest.raises(txlake.ProgrammingError):
+        c.execute("INSERT INTO t (id) VALUES (9)").fetch_arrow_table()
+
+
+def test_multiple_statements_in_one_execute(c):
+    cur = c.execute("INSERT INTO t (id) VALUES (4); SELECT count(*) FROM t")
+    assert cur.fetchall() == [(4,)]                   # the last statement's result
+    with pytest.raises(txlake.ProgrammingError):
+        c.execute("SELECT ?; SELECT 2", (1,))
+
+
+def test_closed_cursor_and_connection(c, connect):
+    with c.cursor() as cur:
+        cur.execute("SELECT 1")
     with pytest.raises(txlake.InterfaceError):
-        cur2.execute("SELECT 1")
+        cur.execute("SELECT 1")
+    with pytest.raises(txlake.InterfaceError):
+        cur.fetchone()
+    other = connect()
+    other.close()
+    other.close()                                     # closing twice is fine
+    for action in (lambda: other.cursor(), lambda: other.execute("SELECT 1"), other.commit, other.rollback):
+        with pytest.raises(txlake.InterfaceError):
+            action()
+
+
+def test_module_globals_and_exceptions():
     assert txlake.apilevel == "2.0" and txlake.paramstyle == "qmark" and txlake.threadsafety in (1, 2)
+    assert txlake.NUMBER == "INTEGER" and txlake.NUMBER == "DECIMAL" and txlake.STRING == "VARCHAR"
+    assert txlake.DATETIME == "DATE" and txlake.DATETIME == "TIMESTAMP" and txlake.NUMBER != "VARCHAR"
+    assert txlake.Date(2024, 1, 2) == datetime.date(2024, 1, 2)
+    assert txlake.Connection.Error is txlake.Error
 
 
-def test_executemany_parses_once(c):
-    from txlake.parser import parse as parse_module
-    parse_module._parse_cached.cache_clear()
+# --- executemany -------------------------------------------------------------------------
+
+def test_executemany_rowcount_is_the_total(c):
     cur = c.cursor()
     cur.executemany("INSERT INTO t (id, name) VALUES (?, ?)", [(i, f"n{i}") for i in range(10, 60)])
     assert cur.rowcount == 50
-    info = parse_module._parse_cached.cache_info()
-    assert info.misses == 1 and info.currsize == 1
-    assert q(c, "SELECT count(*) FROM t") == [(53,)]
+    cur.executemany("UPDATE t SET score = ? WHERE id >= ?", [(1.0, 10), (2.0, 50)])
+    assert cur.rowcount == 60
+    cur.executemany("DELETE FROM t WHERE id = ?", [(10,), (11,), (999,)])
+    assert cur.rowcount == 2
+    cur.executemany("INSERT INTO t (id) VALUES (?)", [])
+    assert cur.rowcount == 0
+    assert q(c, "SELECT count(*), sum(score) FROM t") == [(51, 38 * 1.0 + 10 * 2.0 + 1.5 + 2.5)]
 
 
-def test_one_row_update_on_big_table_does_not_rewrite_it(connect, warehouse):
-    import os
+def test_executemany_parses_once(c):
+    sql = "INSERT INTO t (id, name) VALUES (?, ?) -- executemany probe"
+    from txlake.parser import parse as parse_module
+    before = parse_module._parse_cached.cache_info()
+    c.cursor().executemany(sql, [(i, "x") for i in range(100, 140)])
+    after = parse_module._parse_cached.cache_info()
+    assert after.misses == before.misses + 1          # this text was parsed exactly once
+    assert after.hits - before.hits <= 1
+    assert q(c, "SELECT count(*) FROM t") == [(43,)]
+
+
+def test_executemany_in_a_transaction_is_all_or_nothing(connect, c):
+    t = connect()
+    with pytest.raises(errors.UniqueViolation):
+        t.cursor().executemany("INSERT INTO t (id) VALUES (?)", [(20,), (21,), (1,), (22,)])
+    t.rollback()
+    assert q(c, "SELECT count(*) FROM t") == [(3,)]
+    t.cursor().executemany("INSERT INTO t (id) VALUES (?)", [(20,), (21,)])
+    assert q(c, "SELECT count(*) FROM t") == [(3,)]    # not yet committed
+    t.commit()
+    assert q(c, "SELECT count(*) FROM t") == [(5,)]
+
+
+def test_executemany_refuses_scripts(c):
+    with pytest.raises(txlake.ProgrammingError):
+        c.cursor().executemany("INSERT INTO t (id) VALUES (?); SELECT 1", [(1,)])
+
+
+# --- context managers --------------------------------------------------------------------
+
+def test_connection_context_manager_commits_on_success(warehouse):
+    with txlake.connect(warehouse, publish="off") as c:
+        c.execute("CREATE TABLE x (i INT)")
+        c.execute("INSERT INTO x VALUES (1)")
+    assert c.closed
+    with txlake.connect(warehouse, publish="off") as c:
+        assert q(c, "SELECT * FROM x") == [(1,)]
+
+
+def test_connection_context_manager_rolls_back_on_exception(warehouse):
+    with txlake.connect(warehouse, publish="off") as c:
+        c.execute("CREATE TABLE x (i INT)")
+    with pytest.raises(ZeroDivisionError):
+        with txlake.connect(warehouse, publish="off") as c:
+            c.execute("INSERT INTO x VALUES (2)")
+            1 / 0
+    assert c.closed
+    with pytest.raises(errors.UniqueViolation):
+        with txlake.connect(warehouse, publish="off") as c:
+            c.execute("CREATE TABLE y (i INT PRIMARY KEY)")
+            c.execute("INSERT INTO y VALUES (1), (1)")
+    with txlake.connect(warehouse, publish="off") as c:
+        assert q(c, "SELECT * FROM x") == []
+        with pytest.raises(errors.UndefinedTable):
+            c.execute("SELECT * FROM y")
+
+
+def test_cursor_context_manager(c):
+    with c.cursor() as cur:
+        assert cur.execute("SELECT 1").fetchone() == (1,)
+    with pytest.raises(txlake.InterfaceError):
+        cur.fetchone()
+
+
+# --- copy-on-write -----------------------------------------------------------------------
+
+def test_one_row_update_on_a_big_table_does_not_rewrite_it(connect, warehouse):
     c = connect(autocommit=True)
     c.execute("CREATE TABLE big (id INT PRIMARY KEY, v INT)")
     c.execute("INSERT INTO big SELECT range, 0 FROM range(300000)")
@@ -131,3 +514,4 @@ def test_one_row_update_on_big_table_does_not_rewrite_it(connect, warehouse):
     c.execute("UPDATE big SET v = 1 WHERE id = 123456")
     assert size() - before < 20_000
     assert q(c, "SELECT v FROM big WHERE id = 123456") == [(1,)]
+    assert q(c, "SELECT count(*), sum(v) FROM big") == [(300000, 1)]

@@ -1,4 +1,6 @@
-"""Bad input gets the right exception and SQLSTATE, and loses nothing."""
+"""Bad input gets the right exception class and SQLSTATE - and loses nothing: the session's
+committed work, its uncommitted work up to the last savepoint, other sessions' work, and the
+files outside the warehouse are all as they were."""
 
 import os
 
@@ -8,97 +10,272 @@ import txlake
 from txlake import errors
 
 SETUP = [
-    "CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(5) NOT NULL, n INT)",
-    "INSERT INTO t VALUES (1, 'a', 10), (2, 'b', 20)",
+    "CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(5) NOT NULL, n INT, d DATE, amount DECIMAL(6,2))",
+    "INSERT INTO t VALUES (1, 'a', 10, NULL, 1.50), (2, 'b', 20, NULL, 2.50)",
+    "CREATE TABLE side (k TEXT)",
 ]
+COMMITTED = [(1, "a", 10, None), (2, "b", 20, None)]
 
+# (sql, params, exception class, sqlstate)
 BAD = [
-    ("SELEC * FROM t", errors.SyntaxError, "42601"),
-    ("SELECT * FROM (SELECT 1", errors.SyntaxError, "42601"),
-    ("SELECT * FROM nope", errors.UndefinedTable, "42P01"),
-    ("INSERT INTO nope VALUES (1)", errors.UndefinedTable, "42P01"),
-    ("SELECT nope FROM t", errors.UndefinedColumn, "42703"),
-    ("UPDATE t SET nope = 1", errors.UndefinedColumn, "42703"),
-    ("INSERT INTO t (id, nope) VALUES (3, 1)", errors.UndefinedColumn, "42703"),
-    ("INSERT INTO t VALUES (1, 'dup', 0)", errors.UniqueViolation, "23505"),
-    ("INSERT INTO t VALUES (3, 'x', 0), (3, 'y', 0)", errors.UniqueViolation, "23505"),
-    ("UPDATE t SET id = 2 WHERE id = 1", errors.UniqueViolation, "23505"),
-    ("INSERT INTO t (id) VALUES (3)", errors.NotNullViolation, "23502"),
-    ("UPDATE t SET name = NULL", errors.NotNullViolation, "23502"),
-    ("INSERT INTO t VALUES (3, 'toolong', 0)", errors.StringDataRightTruncation, "22001"),
-    ("INSERT INTO t VALUES (3000000000, 'x', 0)", errors.NumericValueOutOfRange, "22003"),
-    ("INSERT INTO t VALUES ('abc', 'x', 0)", errors.InvalidTextRepresentation, "22P02"),
-    ("CREATE TABLE t (x INT)", errors.DuplicateTable, "42P07"),
-    ('CREATE TABLE "a/b" (x INT)', errors.InvalidName, "42602"),
-    ('CREATE TABLE "..".x (x INT)', errors.InvalidName, "42602"),
-    ('SELECT * FROM "../../etc"', errors.InvalidName, "42602"),
-    ("INSERT INTO t VALUES (3, 'x', 0, 4)", errors.SyntaxError, "42601"),
+    # 42601 syntax error
+    ("SELEC * FROM t", None, errors.SyntaxError, "42601"),
+    ("SELECT * FROM (SELECT 1", None, errors.SyntaxError, "42601"),
+    ("UPDATE t SET", None, errors.SyntaxError, "42601"),
+    ("INSERT INTO t VALUES (3, 'x', 0, NULL, 0, 'extra')", None, errors.SyntaxError, "42601"),
+    ("INSERT INTO t (id, name, n) VALUES (3, 'x')", None, errors.SyntaxError, "42601"),
+    # 42P01 unknown table
+    ("SELECT * FROM nope", None, errors.UndefinedTable, "42P01"),
+    ("SELECT * FROM t JOIN nope USING (id)", None, errors.UndefinedTable, "42P01"),
+    ("INSERT INTO nope VALUES (1)", None, errors.UndefinedTable, "42P01"),
+    ("INSERT INTO t SELECT * FROM nope", None, errors.UndefinedTable, "42P01"),
+    ("UPDATE nope SET a = 1", None, errors.UndefinedTable, "42P01"),
+    ("UPDATE t SET n = 1 FROM nope WHERE true", None, errors.UndefinedTable, "42P01"),
+    ("DELETE FROM nope", None, errors.UndefinedTable, "42P01"),
+    ("DROP TABLE nope", None, errors.UndefinedTable, "42P01"),
+    ("DROP TABLE side, nope", None, errors.UndefinedTable, "42P01"),   # drops neither
+    ("ALTER TABLE nope ADD COLUMN x INT", None, errors.UndefinedTable, "42P01"),
+    ("SELECT * FROM other_db.t", None, errors.UndefinedTable, "42P01"),
+    ("SELECT x.id FROM t", None, errors.UndefinedTable, "42P01"),
+    # 42703 unknown column
+    ("SELECT nope FROM t", None, errors.UndefinedColumn, "42703"),
+    ("SELECT * FROM t WHERE nope = 1", None, errors.UndefinedColumn, "42703"),
+    ("SELECT t.nope FROM t", None, errors.UndefinedColumn, "42703"),
+    ("UPDATE t SET nope = 1", None, errors.UndefinedColumn, "42703"),
+    ("UPDATE t SET n = nope", None, errors.UndefinedColumn, "42703"),
+    ("UPDATE t SET n = 1 RETURNING nope", None, errors.UndefinedColumn, "42703"),
+    ("DELETE FROM t WHERE nope = 1", None, errors.UndefinedColumn, "42703"),
+    ("INSERT INTO t (id, nope) VALUES (3, 1)", None, errors.UndefinedColumn, "42703"),
+    ("INSERT INTO t VALUES (1, 'z', 0, NULL, 0) ON CONFLICT (id) DO UPDATE SET nope = 1", None,
+     errors.UndefinedColumn, "42703"),
+    ("ALTER TABLE t DROP COLUMN nope", None, errors.UndefinedColumn, "42703"),
+    ("ALTER TABLE t RENAME COLUMN nope TO x", None, errors.UndefinedColumn, "42703"),
+    # 23505 unique violation: within the statement, against existing rows, through UPDATE
+    ("INSERT INTO t VALUES (3, 'x', 0, NULL, 0), (3, 'y', 0, NULL, 0)", None, errors.UniqueViolation, "23505"),
+    ("INSERT INTO t VALUES (1, 'dup', 0, NULL, 0)", None, errors.UniqueViolation, "23505"),
+    ("INSERT INTO t VALUES (3, 'ok', 0, NULL, 0), (2, 'dup', 0, NULL, 0)", None, errors.UniqueViolation, "23505"),
+    ("INSERT INTO t VALUES (?, 'dup', 0, NULL, 0)", (2,), errors.UniqueViolation, "23505"),
+    ("INSERT INTO t SELECT * FROM t", None, errors.UniqueViolation, "23505"),
+    ("UPDATE t SET id = 2 WHERE id = 1", None, errors.UniqueViolation, "23505"),
+    ("UPDATE t SET id = 5", None, errors.UniqueViolation, "23505"),
+    ("INSERT INTO t VALUES (1, 'z', 0, NULL, 0) ON CONFLICT (id) DO UPDATE SET id = 2", None,
+     errors.UniqueViolation, "23505"),
+    # 23502 not-null violation
+    ("INSERT INTO t (id) VALUES (3)", None, errors.NotNullViolation, "23502"),
+    ("INSERT INTO t VALUES (3, NULL, 0, NULL, 0)", None, errors.NotNullViolation, "23502"),
+    ("INSERT INTO t VALUES (3, ?, 0, NULL, 0)", (None,), errors.NotNullViolation, "23502"),
+    ("INSERT INTO t (name) VALUES ('x')", None, errors.NotNullViolation, "23502"),       # the key
+    ("UPDATE t SET name = NULL", None, errors.NotNullViolation, "23502"),
+    ("UPDATE t SET name = NULL WHERE id = 2", None, errors.NotNullViolation, "23502"),
+    # 22001 value too long
+    ("INSERT INTO t VALUES (3, 'toolong', 0, NULL, 0)", None, errors.StringDataRightTruncation, "22001"),
+    ("INSERT INTO t VALUES (3, ?, 0, NULL, 0)", ("x" * 6,), errors.StringDataRightTruncation, "22001"),
+    ("UPDATE t SET name = name || 'xxxxx'", None, errors.StringDataRightTruncation, "22001"),
+    # 22003 out of range
+    ("INSERT INTO t VALUES (3000000000, 'x', 0, NULL, 0)", None, errors.NumericValueOutOfRange, "22003"),
+    ("INSERT INTO t VALUES (?, 'x', 0, NULL, 0)", (2**31,), errors.NumericValueOutOfRange, "22003"),
+    ("INSERT INTO t VALUES (3, 'x', 0, NULL, 12345.0)", None, errors.NumericValueOutOfRange, "22003"),
+    ("UPDATE t SET n = n + 2147483647", None, errors.NumericValueOutOfRange, "22003"),
+    ("SELECT n * 2147483647 FROM t", None, errors.NumericValueOutOfRange, "22003"),
+    # 22P02 bad text
+    ("INSERT INTO t VALUES ('abc', 'x', 0, NULL, 0)", None, errors.InvalidTextRepresentation, "22P02"),
+    ("INSERT INTO t VALUES (3, 'x', ?, NULL, 0)", ("many",), errors.InvalidTextRepresentation, "22P02"),
+    ("INSERT INTO t VALUES (3, 'x', 0, 'someday', 0)", None, errors.InvalidTextRepresentation, "22P02"),
+    ("UPDATE t SET amount = 'lots'", None, errors.InvalidTextRepresentation, "22P02"),
+    ("SELECT CAST('x' AS INT)", None, errors.InvalidTextRepresentation, "22P02"),
+    # 22008 impossible dates
+    ("INSERT INTO t VALUES (3, 'x', 0, '2023-02-29', 0)", None, errors.DatetimeFieldOverflow, "22008"),
+    # 22012
+    ("SELECT n // 0 FROM t", None, errors.DivisionByZero, "22012"),
+    # 08P01 wrong parameter count
+    ("INSERT INTO t VALUES (?, ?, 0, NULL, 0)", (3,), errors.ProgrammingError, "08P01"),
+    ("INSERT INTO t VALUES (?, ?, 0, NULL, 0)", (3, "x", 4), errors.ProgrammingError, "08P01"),
+    ("SELECT * FROM t WHERE id = ?", (), errors.ProgrammingError, "08P01"),
+    ("SELECT * FROM t", (1,), errors.ProgrammingError, "08P01"),
+    # 42P07 duplicate table
+    ("CREATE TABLE t (x INT)", None, errors.DuplicateTable, "42P07"),
+    ("CREATE TABLE T (x INT)", None, errors.DuplicateTable, "42P07"),
+    ("CREATE TABLE default.t (x INT)", None, errors.DuplicateTable, "42P07"),
+    ("CREATE TABLE t AS SELECT 1 AS x", None, errors.DuplicateTable, "42P07"),
+    # 42701 / 42P16 / 0A000: bad DDL
+    ("CREATE TABLE z (a INT, a TEXT)", None, errors.DuplicateColumn, "42701"),
+    ("ALTER TABLE t ADD COLUMN n INT", None, errors.DuplicateColumn, "42701"),
+    ("CREATE TABLE z (a INT PRIMARY KEY, b INT PRIMARY KEY)", None, errors.ProgrammingError, "42P16"),
+    ("CREATE TABLE z (a INT UNIQUE)", None, errors.NotSupportedError, "0A000"),
+    ("CREATE TABLE z (a GEOMETRY)", None, errors.NotSupportedError, "0A000"),
+    ("ALTER TABLE t DROP COLUMN id", None, errors.NotSupportedError, "0A000"),
+    # 42602 names that would leave the warehouse
+    ('CREATE TABLE "a/b" (x INT)', None, errors.InvalidName, "42602"),
+    ('CREATE TABLE "..".x (x INT)', None, errors.InvalidName, "42602"),
+    ('CREATE TABLE "../escape" (x INT)', None, errors.InvalidName, "42602"),
+    ('CREATE TABLE "/tmp".x (x INT)', None, errors.InvalidName, "42602"),
+    ('CREATE TABLE "x\\y" (x INT)', None, errors.InvalidName, "42602"),
+    ('CREATE TABLE ok AS SELECT * FROM "../../etc"', None, errors.InvalidName, "42602"),
+    ('SELECT * FROM "../../etc"', None, errors.InvalidName, "42602"),
+    ('INSERT INTO "a/b" VALUES (1)', None, errors.InvalidName, "42602"),
+    ('DROP TABLE "../t"', None, errors.InvalidName, "42602"),
+    ('ALTER TABLE t RENAME TO "../u"', None, errors.InvalidName, "42602"),
 ]
 
+IDS = [f"{i:02d}-{sqlstate}" for i, (_, _, _, sqlstate) in enumerate(BAD)]
+# one case per SQLSTATE (the first) for the slower checks inside a transaction block
+ONE_PER_STATE = [(b, i) for b, i in zip(BAD, IDS) if b[3] not in {x[3] for x in BAD[:BAD.index(b)]}]
 
-def state(conn):
-    return conn.execute("SELECT * FROM t ORDER BY id").fetchall()
+
+def state(conn, table="t"):
+    return conn.execute(f"SELECT id, name, n, d FROM {table} ORDER BY id").fetchall()
 
 
-@pytest.mark.parametrize("sql,cls,sqlstate", BAD)
-def test_bad_statement_in_autocommit(connect, warehouse, tmp_path, sql, cls, sqlstate):
+def outside(tmp_path, warehouse) -> tuple:
+    """Everything a statement could have created outside the warehouse: the test's directory
+    (recursively, without the warehouse) and its parent."""
+    mine = []
+    for root, dirs, files in os.walk(tmp_path):
+        if os.path.abspath(root) == os.path.abspath(warehouse):
+            dirs[:] = []
+            continue
+        mine.extend(os.path.join(root, n) for n in dirs + files)
+    return sorted(mine), sorted(os.listdir(tmp_path.parent))
+
+
+def tree(path) -> list:
+    return sorted(os.path.join(root, n) for root, dirs, files in os.walk(path) for n in dirs + files)
+
+
+@pytest.fixture
+def setup(connect):
     c = connect(autocommit=True)
     for s in SETUP:
         c.execute(s)
+    return c
+
+
+@pytest.mark.parametrize("sql,params,cls,sqlstate", BAD, ids=IDS)
+def test_bad_statement_in_autocommit(connect, setup, warehouse, tmp_path, sql, params, cls, sqlstate):
+    c = setup
+    # another session with its own uncommitted work and an open snapshot
     other = connect()
-    before_files = sorted(os.listdir(tmp_path))
+    other.execute("INSERT INTO side VALUES ('theirs')")
+    assert state(other) == COMMITTED
+    before_outside = outside(tmp_path, warehouse)
+    before_warehouse = tree(warehouse)
+
     with pytest.raises(cls) as info:
-        c.execute(sql)
-    assert info.value.sqlstate == sqlstate
-    assert isinstance(info.value, txlake.DatabaseError)
-    assert state(c) == [(1, "a", 10), (2, "b", 20)]
-    assert state(other) == [(1, "a", 10), (2, "b", 20)]
-    assert sorted(os.listdir(tmp_path)) == before_files  # nothing written outside the warehouse
+        c.execute(sql, params)
+    error = info.value
+    assert error.sqlstate == sqlstate
+    assert isinstance(error, txlake.DatabaseError)
+    assert str(error)
+
+    # nothing happened: no transaction left open, committed state intact, nothing on disk
+    assert not c.session.in_transaction
+    assert state(c) == COMMITTED
+    assert c.execute("SELECT k FROM side").fetchall() == []
+    assert outside(tmp_path, warehouse) == before_outside
+    assert tree(warehouse) == before_warehouse
+    # the session goes on; so does the other one, and its work was never touched
+    c.execute("INSERT INTO t VALUES (7, 'g', 70, NULL, 7)")
+    assert other.execute("SELECT k FROM side").fetchall() == [("theirs",)]
+    assert state(other) == COMMITTED
+    other.commit()
+    assert state(c) == COMMITTED + [(7, "g", 70, None)]
+    assert c.execute("SELECT k FROM side").fetchall() == [("theirs",)]
 
 
-@pytest.mark.parametrize("sql,cls,sqlstate", BAD[:12])
-def test_bad_statement_in_transaction_fails_it_but_keeps_committed_work(connect, sql, cls, sqlstate):
+@pytest.mark.parametrize("sql,params,cls,sqlstate", [b for b, _ in ONE_PER_STATE],
+                         ids=[i for _, i in ONE_PER_STATE])
+def test_bad_statement_in_a_block(connect, setup, warehouse, tmp_path, sql, params, cls, sqlstate):
     c = connect()
-    for s in SETUP:
-        c.execute(s)
-    c.commit()
-    c.execute("INSERT INTO t VALUES (9, 'z', 90)")
-    with pytest.raises(cls):
-        c.execute(sql)
+    c.execute("INSERT INTO t VALUES (8, 'pre', 80, NULL, 8)")     # uncommitted work...
+    c.execute("SAVEPOINT s")
+    c.execute("INSERT INTO side VALUES ('after')")                   # ...and some after a savepoint
+    before_outside = outside(tmp_path, warehouse)
+
+    with pytest.raises(cls) as info:
+        c.execute(sql, params)
+    assert info.value.sqlstate == sqlstate
+
+    # the block is failed (PostgreSQL): everything is refused until ROLLBACK [TO SAVEPOINT]
     with pytest.raises(errors.InFailedTransaction) as info:
         c.execute("SELECT 1")
     assert info.value.sqlstate == "25P02"
+    assert state(setup) == COMMITTED                                  # nothing leaked out
+    c.execute("ROLLBACK TO SAVEPOINT s")
+    assert state(c) == COMMITTED + [(8, "pre", 80, None)]          # work before the savepoint is kept
+    assert c.execute("SELECT k FROM side").fetchall() == []
+    c.commit()
+    assert state(setup) == COMMITTED + [(8, "pre", 80, None)]
+    assert outside(tmp_path, warehouse) == before_outside
+
+
+@pytest.mark.parametrize("sql,params,cls,sqlstate", [b for b, _ in ONE_PER_STATE],
+                         ids=[i for _, i in ONE_PER_STATE])
+def test_rollback_after_an_error_in_a_block_keeps_committed_work(connect, setup, sql, params, cls, sqlstate):
+    c = connect()
+    c.execute("INSERT INTO t VALUES (9, 'z', 90, NULL, 9)")
+    with pytest.raises(cls):
+        c.execute(sql, params)
     c.rollback()
-    assert state(c) == [(1, "a", 10), (2, "b", 20)]
+    assert state(c) == COMMITTED
 
 
-def test_wrong_parameter_counts(connect):
-    c = connect(autocommit=True)
-    c.execute("CREATE TABLE p (a INT, b INT)")
-    for params in [(1,), (1, 2, 3), ()]:
+def test_error_as_the_first_statement_without_autocommit(connect, setup):
+    c = connect()
+    with pytest.raises(errors.SyntaxError):
+        c.execute("SELEC 1")                 # refused before any transaction began
+    assert not c.session.in_transaction
+    c.execute("INSERT INTO t VALUES (3, 'c', 30, NULL, 3)")
+    c.commit()
+    with pytest.raises(errors.UniqueViolation):
+        c.execute("INSERT INTO t VALUES (3, 'c', 30, NULL, 3)")
+    with pytest.raises(errors.InFailedTransaction):
+        c.execute("SELECT 1")                # psycopg semantics: the implicit block failed
+    c.rollback()
+    assert state(c) == COMMITTED + [(3, "c", 30, None)]
+
+
+def test_parameters_must_be_a_sequence(setup):
+    for params in ["ab", b"ab", 5, {"a": 1}]:
         with pytest.raises(errors.ProgrammingError) as info:
-            c.execute("INSERT INTO p VALUES (?, ?)", params)
+            setup.execute("SELECT ?, ?", params)
         assert info.value.sqlstate == "08P01"
+    assert setup.execute("SELECT ?, ?", [1, 2]).fetchall() == [(1, 2)]     # lists are sequences
+
+
+def test_executemany_stops_at_the_first_error(connect, setup):
+    cur = setup.cursor()
     with pytest.raises(errors.ProgrammingError):
-        c.execute("INSERT INTO p VALUES (?, ?)", "ab")  # a string is not a parameter sequence
-    assert c.execute("SELECT count(*) FROM p").fetchone() == (0,)
+        cur.executemany("INSERT INTO t VALUES (?, ?, 0, NULL, 0)", [(3, "c"), (4,), (5, "e")])
+    assert state(setup) == COMMITTED + [(3, "c", 0, None)]               # autocommit: row 3 committed
 
 
 def test_syntax_error_has_position():
     from txlake.parser.parse import parse
+    sql = "SELECT 1 FROM WHERE x"
     with pytest.raises(errors.SyntaxError) as info:
-        parse("SELECT 1 FROM WHERE x")
-    assert info.value.position is not None and 10 <= info.value.position <= 20
+        parse(sql)
+    assert info.value.position == sql.index("WHERE") + 1
 
 
-def test_queries_cannot_touch_files_outside(connect):
+def test_syntax_error_through_the_connection(setup):
+    sql = "SELECT * FROM t WHERE id = = 1"
+    with pytest.raises(errors.SyntaxError) as info:
+        setup.execute(sql)
+    assert sql[info.value.position - 1:].startswith("= 1")
+
+
+def test_queries_cannot_touch_files_outside(connect, tmp_path, warehouse):
     c = connect()
-    with pytest.raises(errors.Error):
-        c.execute("SELECT * FROM read_csv('/etc/passwd')")
-    c.rollback()
-    with pytest.raises(errors.Error):
-        c.execute("COPY (SELECT 1) TO '/tmp/txlake-escape.csv'")
-    assert not os.path.exists("/tmp/txlake-escape.csv")
+    before = outside(tmp_path, warehouse)
+    target = tmp_path / "escape.csv"
+    for sql in ["SELECT * FROM read_csv('/etc/passwd')", "SELECT * FROM '/etc/passwd'",
+                f"COPY (SELECT 1) TO '{target}'", f"SELECT * FROM read_parquet('{warehouse}/*/*/*/*.parquet')",
+                f"ATTACH '{tmp_path / 'other.duckdb'}'", "INSTALL httpfs"]:
+        with pytest.raises(errors.Error):
+            c.execute(sql)
+        c.rollback()
+    assert not target.exists()
+    assert outside(tmp_path, warehouse) == before
 
 
 def test_exception_tree():
@@ -109,3 +286,11 @@ def test_exception_tree():
     for name in ("Error", "DatabaseError", "OperationalError", "IntegrityError", "ProgrammingError",
                  "NotSupportedError", "InterfaceError", "DataError", "InternalError", "Warning"):
         assert hasattr(txlake, name)
+    assert issubclass(errors.UniqueViolation, txlake.IntegrityError)
+    assert issubclass(errors.NotNullViolation, txlake.IntegrityError)
+    assert issubclass(errors.SyntaxError, txlake.ProgrammingError)
+    assert issubclass(errors.UndefinedTable, txlake.ProgrammingError)
+    assert issubclass(errors.NumericValueOutOfRange, txlake.DataError)
+    assert issubclass(errors.StringDataRightTruncation, txlake.DataError)
+    assert issubclass(txlake.DatabaseError, txlake.Error) and not issubclass(txlake.Warning, txlake.Error)
+    assert errors.UniqueViolation("x").pgcode == "23505"

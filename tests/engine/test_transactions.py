@@ -1,4 +1,4 @@
-"""Transaction control through the DB-API: PostgreSQL's semantics."""
+"""Transaction control through the DB-API: PostgreSQL's semantics (psycopg's implicit BEGIN)."""
 
 import pytest
 
@@ -8,6 +8,7 @@ from txlake import errors
 
 @pytest.fixture
 def c(connect):
+    """A connection (autocommit off) over a committed table t = {(1, 10), (2, 20)}."""
     conn = connect()
     conn.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
     conn.execute("INSERT INTO t VALUES (1, 10), (2, 20)")
@@ -15,126 +16,593 @@ def c(connect):
     return conn
 
 
-def rows(conn):
-    return conn.execute("SELECT * FROM t ORDER BY id").fetchall()
+def rows(conn, table="t"):
+    return conn.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
 
 
-def test_implicit_transaction_and_rollback(c, connect):
+def committed(connect, table="t"):
+    """What a fresh connection sees (and it leaves no transaction open)."""
+    other = connect(autocommit=True)
+    try:
+        return rows(other, table)
+    finally:
+        other.close()
+
+
+INITIAL = [(1, 10), (2, 20)]
+
+
+# --- implicit transactions, autocommit, commit and rollback -----------------------------
+
+def test_first_statement_begins_a_transaction(c, connect):
+    assert not c.session.in_transaction
     c.execute("INSERT INTO t VALUES (3, 30)")
-    other = connect()
-    assert len(rows(other)) == 2          # private until commit
+    assert c.session.in_transaction
+    assert rows(c) == INITIAL + [(3, 30)]            # own writes are visible
+    assert committed(connect) == INITIAL            # ...and private until commit
+    c.execute("UPDATE t SET v = 11 WHERE id = 1")
+    c.execute("DELETE FROM t WHERE id = 2")
+    assert committed(connect) == INITIAL
+    c.commit()
+    assert not c.session.in_transaction
+    assert committed(connect) == [(1, 11), (3, 30)]
+
+
+def test_a_query_also_begins_a_transaction(c):
+    c.execute("SELECT 1")
+    assert c.session.in_transaction
     c.rollback()
-    assert len(rows(c)) == 2
+    assert not c.session.in_transaction
+
+
+def test_rollback_discards_everything(c, connect):
+    c.execute("INSERT INTO t VALUES (3, 30)")
+    c.execute("UPDATE t SET v = 0")
+    c.execute("DELETE FROM t WHERE id = 1")
+    c.rollback()
+    assert rows(c) == INITIAL
+    assert committed(connect) == INITIAL
+
+
+@pytest.mark.parametrize("commit_sql,rollback_sql", [("COMMIT", "ROLLBACK"), ("END", "ABORT"),
+                                                     ("COMMIT WORK", "ROLLBACK TRANSACTION")])
+def test_commit_and_rollback_as_sql(c, connect, commit_sql, rollback_sql):
+    c.execute("INSERT INTO t VALUES (3, 30)")
+    assert c.execute(commit_sql).statusmessage == "COMMIT"
+    assert not c.session.in_transaction
+    c.execute("INSERT INTO t VALUES (4, 40)")
+    assert c.execute(rollback_sql).statusmessage == "ROLLBACK"
+    assert committed(connect) == INITIAL + [(3, 30)]
+
+
+def test_commit_and_rollback_without_a_transaction_are_harmless(c):
+    c.commit()
+    c.rollback()
+    assert c.execute("COMMIT").statusmessage == "COMMIT"
+    assert rows(c) == INITIAL
 
 
 def test_autocommit_commits_each_statement(connect):
     a = connect(autocommit=True)
     a.execute("CREATE TABLE x (i INT)")
     a.execute("INSERT INTO x VALUES (1)")
-    b = connect()
-    assert b.execute("SELECT count(*) FROM x").fetchone() == (1,)
+    assert not a.session.in_transaction
+    assert committed(connect, "x") == [(1,)]
+    a.execute("UPDATE x SET i = 2")
+    assert committed(connect, "x") == [(2,)]
+    a.execute("DELETE FROM x")
+    assert committed(connect, "x") == []
+
+
+def test_autocommit_error_leaves_no_transaction(connect):
+    a = connect(autocommit=True)
+    a.execute("CREATE TABLE x (i INT PRIMARY KEY)")
+    a.execute("INSERT INTO x VALUES (1)")
+    with pytest.raises(errors.UniqueViolation):
+        a.execute("INSERT INTO x VALUES (2), (1)")
+    assert not a.session.in_transaction
+    a.execute("INSERT INTO x VALUES (3)")          # no failed state outside a block
+    assert committed(connect, "x") == [(1,), (3,)]
+
+
+def test_begin_opens_a_block_in_autocommit_mode(connect):
+    a = connect(autocommit=True)
+    a.execute("CREATE TABLE x (i INT)")
     a.execute("BEGIN")
+    a.execute("INSERT INTO x VALUES (1)")
     a.execute("INSERT INTO x VALUES (2)")
-    b.rollback()
-    assert b.execute("SELECT count(*) FROM x").fetchone() == (1,)
+    assert committed(connect, "x") == []
+    a.execute("COMMIT")
+    assert committed(connect, "x") == [(1,), (2,)]
+    a.execute("START TRANSACTION")
+    a.execute("INSERT INTO x VALUES (3)")
     a.execute("ROLLBACK")
-    assert a.execute("SELECT count(*) FROM x").fetchone() == (1,)
+    a.execute("INSERT INTO x VALUES (4)")          # back to autocommit after the block
+    assert committed(connect, "x") == [(1,), (2,), (4,)]
 
 
-def test_savepoints(c):
+def test_begin_inside_a_transaction_is_a_notice(c):
+    c.execute("BEGIN")
+    c.execute("INSERT INTO t VALUES (3, 30)")
+    c.execute("BEGIN")
+    assert any("already a transaction in progress" in n for n in c.notices)
+    c.rollback()
+    assert rows(c) == INITIAL
+
+
+def test_autocommit_switch(c, connect):
+    c.execute("SELECT 1")
+    with pytest.raises(errors.ProgrammingError):
+        c.autocommit = True                        # not in the middle of a transaction
+    c.rollback()
+    c.autocommit = True
+    assert c.autocommit is True
+    c.execute("INSERT INTO t VALUES (3, 30)")
+    assert committed(connect) == INITIAL + [(3, 30)]
+    c.autocommit = False
+    c.execute("INSERT INTO t VALUES (4, 40)")
+    c.rollback()
+    assert committed(connect) == INITIAL + [(3, 30)]
+
+
+def test_close_rolls_back(connect):
+    a = connect()
+    a.execute("CREATE TABLE x (i INT)")
+    a.commit()
+    a.execute("INSERT INTO x VALUES (1)")
+    a.close()
+    assert a.closed
+    assert committed(connect, "x") == []
+    with pytest.raises(errors.InterfaceError):
+        a.execute("SELECT 1")
+
+
+# --- savepoints --------------------------------------------------------------------------
+
+def test_savepoints_nested(c):
     c.execute("UPDATE t SET v = 11 WHERE id = 1")
     c.execute("SAVEPOINT a")
     c.execute("UPDATE t SET v = 12 WHERE id = 1")
     c.execute("SAVEPOINT b")
     c.execute("DELETE FROM t")
+    c.execute("INSERT INTO t VALUES (9, 90)")
+    assert rows(c) == [(9, 90)]
     c.execute("ROLLBACK TO SAVEPOINT b")
     assert rows(c) == [(1, 12), (2, 20)]
-    c.execute("ROLLBACK TO a")
+    c.execute("INSERT INTO t VALUES (3, 30)")
+    c.execute("ROLLBACK TO b")                      # a savepoint survives being rolled back to
+    assert rows(c) == [(1, 12), (2, 20)]
+    c.execute("ROLLBACK TO a")                      # ...and rolling back to an outer one drops b
     assert rows(c) == [(1, 11), (2, 20)]
-    c.execute("RELEASE SAVEPOINT a")
-    with pytest.raises(errors.InvalidSavepoint) as info:
-        c.execute("ROLLBACK TO SAVEPOINT a")
-    assert info.value.sqlstate == "3B001"
+    with pytest.raises(errors.InvalidSavepoint):
+        c.execute("ROLLBACK TO b")
     c.rollback()
-    assert rows(c) == [(1, 10), (2, 20)]
+    assert rows(c) == INITIAL
 
 
-def test_failed_transaction_state(c):
+def test_release_keeps_the_work_and_forgets_the_savepoint(c, connect):
+    c.execute("SAVEPOINT a")
+    c.execute("INSERT INTO t VALUES (3, 30)")
+    c.execute("SAVEPOINT b")
+    c.execute("INSERT INTO t VALUES (4, 40)")
+    c.execute("RELEASE SAVEPOINT a")                # releases b too
+    assert rows(c) == INITIAL + [(3, 30), (4, 40)]
+    for name in ("a", "b"):
+        with pytest.raises(errors.InvalidSavepoint) as info:
+            c.execute(f"ROLLBACK TO {name}")
+        assert info.value.sqlstate == "3B001"
+        c.rollback()
+        c.execute("SAVEPOINT a"); c.execute("INSERT INTO t VALUES (3, 30)")
+        c.execute("SAVEPOINT b"); c.execute("INSERT INTO t VALUES (4, 40)")
+        c.execute("RELEASE a")
+    c.commit()
+    assert committed(connect) == INITIAL + [(3, 30), (4, 40)]
+
+
+def test_savepoint_names_can_repeat(c):
+    c.execute("SAVEPOINT s")
+    c.execute("INSERT INTO t VALUES (3, 30)")
+    c.execute("SAVEPOINT s")
+    c.execute("INSERT INTO t VALUES (4, 40)")
+    c.execute("ROLLBACK TO s")                      # the newest s
+    assert rows(c) == INITIAL + [(3, 30)]
+    c.execute("RELEASE s")                          # releases the newest, the older one remains
+    c.execute("ROLLBACK TO s")
+    assert rows(c) == INITIAL
+    c.rollback()
+
+
+@pytest.mark.parametrize("sql", ["ROLLBACK TO nope", "ROLLBACK TO SAVEPOINT nope", "RELEASE nope",
+                                 "RELEASE SAVEPOINT nope"])
+def test_unknown_savepoint(c, sql):
+    c.execute("INSERT INTO t VALUES (3, 30)")
+    c.execute("SAVEPOINT real")
+    with pytest.raises(errors.InvalidSavepoint) as info:
+        c.execute(sql)
+    assert info.value.sqlstate == "3B001"
+    with pytest.raises(errors.InFailedTransaction):  # an error in a block fails it, as in PostgreSQL
+        c.execute("SELECT 1")
+    c.execute("ROLLBACK TO real")
+    assert rows(c) == INITIAL + [(3, 30)]
+    c.rollback()
+
+
+def test_savepoint_as_the_first_statement_begins_the_transaction(c, connect):
+    c.execute("SAVEPOINT s")                        # psycopg would have sent BEGIN first
+    c.execute("INSERT INTO t VALUES (3, 30)")
+    c.execute("ROLLBACK TO SAVEPOINT s")
+    c.execute("INSERT INTO t VALUES (4, 40)")
+    c.commit()
+    assert committed(connect) == INITIAL + [(4, 40)]
+
+
+@pytest.mark.parametrize("sql", ["SAVEPOINT s", "RELEASE s", "ROLLBACK TO s"])
+def test_savepoints_need_a_block_in_autocommit_mode(connect, sql):
+    a = connect(autocommit=True)
+    with pytest.raises(errors.Error) as info:
+        a.execute(sql)
+    assert info.value.sqlstate == "25P01"
+
+
+def test_savepoint_in_autocommit_block(connect):
+    a = connect(autocommit=True)
+    a.execute("CREATE TABLE x (i INT)")
+    a.execute("BEGIN")
+    a.execute("INSERT INTO x VALUES (1)")
+    a.execute("SAVEPOINT s")
+    a.execute("INSERT INTO x VALUES (2)")
+    a.execute("ROLLBACK TO s")
+    a.execute("COMMIT")
+    assert committed(connect, "x") == [(1,)]
+
+
+# --- the failed state --------------------------------------------------------------------
+
+def fail(conn):
+    with pytest.raises(errors.UniqueViolation):
+        conn.execute("INSERT INTO t VALUES (1, 1)")
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT 1", "SELECT * FROM t", "INSERT INTO t VALUES (5, 5)", "UPDATE t SET v = 0", "DELETE FROM t",
+    "CREATE TABLE n (i INT)", "DROP TABLE t", "ALTER TABLE t ADD COLUMN w INT", "SAVEPOINT z",
+    "RELEASE SAVEPOINT s", "BEGIN", "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE", "SET lock_timeout = '1s'",
+    "SHOW transaction_isolation", "SET default_transaction_isolation = 'serializable'",
+])
+def test_failed_transaction_refuses_everything_but_rollback(c, sql):
     c.execute("UPDATE t SET v = 0 WHERE id = 1")
     c.execute("SAVEPOINT s")
-    with pytest.raises(errors.UniqueViolation):
-        c.execute("INSERT INTO t VALUES (1, 1)")
-    for sql in ("SELECT 1", "INSERT INTO t VALUES (5, 5)", "SAVEPOINT z"):
-        with pytest.raises(errors.InFailedTransaction):
+    fail(c)
+    for _ in range(2):                              # and keeps refusing
+        with pytest.raises(errors.InFailedTransaction) as info:
             c.execute(sql)
-    c.execute("ROLLBACK TO SAVEPOINT s")          # recovers
+        assert info.value.sqlstate == "25P02"
+    c.rollback()
+    assert rows(c) == INITIAL
+    assert c.execute("SHOW lock_timeout").fetchone() == ("0",)   # the refused SET did nothing
+    assert c.execute("SHOW default_transaction_isolation").fetchone() == ("repeatable read",)
+
+
+def test_rollback_to_savepoint_recovers_a_failed_transaction(c, connect):
+    c.execute("UPDATE t SET v = 0 WHERE id = 1")
+    c.execute("SAVEPOINT s")
+    c.execute("INSERT INTO t VALUES (3, 30)")
+    fail(c)
+    c.execute("ROLLBACK TO SAVEPOINT s")
     assert rows(c) == [(1, 0), (2, 20)]
-    with pytest.raises(errors.UndefinedTable):
-        c.execute("SELECT * FROM nope")
-    c.commit()                                    # COMMIT of a failed transaction rolls back
-    assert rows(c) == [(1, 10), (2, 20)]
+    c.execute("INSERT INTO t VALUES (4, 40)")
+    c.commit()
+    assert committed(connect) == [(1, 0), (2, 20), (4, 40)]
 
 
-def test_read_only_transaction(c):
-    c.execute("BEGIN READ ONLY") if False else None
+def test_rollback_to_a_savepoint_taken_after_the_error_is_impossible(c):
+    c.execute("SAVEPOINT before")
+    fail(c)
+    with pytest.raises(errors.InFailedTransaction):
+        c.execute("SAVEPOINT after")
+    with pytest.raises(errors.InvalidSavepoint):
+        c.execute("ROLLBACK TO after")
+    c.execute("ROLLBACK TO before")
+    assert rows(c) == INITIAL
     c.rollback()
-    c.autocommit = True
-    c.execute("BEGIN READ ONLY")
-    assert rows(c)
+
+
+@pytest.mark.parametrize("how", ["method", "COMMIT", "END"])
+def test_commit_of_a_failed_transaction_rolls_back(c, connect, how):
+    c.execute("INSERT INTO t VALUES (3, 30)")
+    fail(c)
+    if how == "method":
+        c.commit()
+    else:
+        assert c.execute(how).statusmessage == "ROLLBACK"
+    assert not c.session.in_transaction
+    assert committed(connect) == INITIAL
+    c.execute("INSERT INTO t VALUES (4, 40)")       # the connection goes on normally
+    c.commit()
+    assert committed(connect) == INITIAL + [(4, 40)]
+
+
+@pytest.mark.parametrize("bad", ["SELEC 1", "SELECT nope FROM t", "SELECT * FROM nope", "SELECT 1 // 0"])
+def test_any_error_fails_the_block(c, bad):
+    c.execute("INSERT INTO t VALUES (3, 30)")
+    with pytest.raises(errors.Error):
+        c.execute(bad)
+    with pytest.raises(errors.InFailedTransaction):
+        c.execute("SELECT 1")
+    c.rollback()
+
+
+def test_wrong_parameter_count_fails_the_block(c):
+    c.execute("INSERT INTO t VALUES (3, 30)")
+    with pytest.raises(errors.ProgrammingError) as info:
+        c.execute("INSERT INTO t VALUES (?, ?)", (4,))
+    assert info.value.sqlstate == "08P01"
+    with pytest.raises(errors.InFailedTransaction):
+        c.execute("SELECT 1")
+    c.rollback()
+
+
+# --- READ ONLY ---------------------------------------------------------------------------
+
+WRITES = ["INSERT INTO t VALUES (9, 9)", "UPDATE t SET v = 0", "DELETE FROM t", "CREATE TABLE z (a INT)",
+          "CREATE TABLE z AS SELECT 1 AS a", "DROP TABLE t", "ALTER TABLE t ADD COLUMN q INT",
+          "ALTER TABLE t RENAME COLUMN v TO w", "INSERT INTO t VALUES (1, 1) ON CONFLICT DO NOTHING"]
+
+
+@pytest.mark.parametrize("sql", WRITES)
+def test_read_only_transaction_refuses_writes(connect, c, sql):
+    a = connect(autocommit=True)
+    a.execute("BEGIN READ ONLY")
+    assert rows(a) == INITIAL                       # reading is fine
+    assert a.execute("SHOW transaction_read_only").fetchone() == ("on",)
     with pytest.raises(errors.ReadOnlyTransaction) as info:
-        c.execute("INSERT INTO t VALUES (9, 9)")
+        a.execute(sql)
     assert info.value.sqlstate == "25006"
-    c.execute("ROLLBACK")
+    with pytest.raises(errors.InFailedTransaction):
+        a.execute("SELECT 1")
+    a.execute("ROLLBACK")
+    assert committed(connect) == INITIAL
 
 
-def test_transactional_ddl(c):
-    c.execute("CREATE TABLE n (i INT)")
-    c.execute("DROP TABLE t")
+@pytest.mark.parametrize("how", ["begin", "start", "set_transaction", "characteristics", "default"])
+def test_read_only_forms(c, connect, how):
+    if how == "begin":
+        c.execute("BEGIN READ ONLY")
+    elif how == "start":
+        c.execute("START TRANSACTION ISOLATION LEVEL SERIALIZABLE, READ ONLY")
+    elif how == "set_transaction":
+        c.execute("SET TRANSACTION READ ONLY")       # first statement: inside the implicit block
+    elif how == "characteristics":
+        c.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+    else:
+        c.execute("SET default_transaction_read_only = on")
+    with pytest.raises(errors.ReadOnlyTransaction):
+        c.execute("INSERT INTO t VALUES (9, 9)")
     c.rollback()
-    assert rows(c) == [(1, 10), (2, 20)]
+    if how in ("characteristics", "default"):       # the session default stays until changed
+        with pytest.raises(errors.ReadOnlyTransaction):
+            c.execute("UPDATE t SET v = 1")
+        c.rollback()
+        c.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE")
+    c.execute("INSERT INTO t VALUES (9, 9)")       # the next transaction is read-write
+    c.commit()
+    assert committed(connect) == INITIAL + [(9, 9)]
+
+
+def test_begin_read_write_overrides_a_read_only_default(c):
+    c.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+    c.commit()
+    c.autocommit = True
+    c.execute("BEGIN READ WRITE")
+    c.execute("INSERT INTO t VALUES (9, 9)")
+    c.execute("COMMIT")
+    assert (9, 9) in rows(c)
+
+
+# --- transactional DDL -------------------------------------------------------------------
+
+def test_create_table_rolls_back(c, connect):
+    c.execute("CREATE TABLE n (i INT)")
+    c.execute("INSERT INTO n VALUES (1)")
+    assert rows(c, "n") == [(1,)]
+    other = connect()
+    with pytest.raises(errors.UndefinedTable):       # invisible to others before commit
+        other.execute("SELECT * FROM n")
+    c.rollback()
     with pytest.raises(errors.UndefinedTable):
         c.execute("SELECT * FROM n")
     c.rollback()
-    c.execute("ALTER TABLE t ADD COLUMN w INT DEFAULT 1")
+    c.execute("CREATE TABLE n (j TEXT)")           # the name is free again
+    c.commit()
+    assert committed(connect, "n") == []
+
+
+def test_create_table_as_rolls_back(c):
+    c.execute("CREATE TABLE n AS SELECT * FROM t")
+    assert rows(c, "n") == INITIAL
     c.rollback()
-    assert [d[0] for d in c.execute("SELECT * FROM t").description] == ["id", "v"]
+    with pytest.raises(errors.UndefinedTable):
+        c.execute("SELECT * FROM n")
+    c.rollback()
 
 
-@pytest.mark.parametrize("how", ["connect", "property", "begin", "set_transaction", "characteristics", "default"])
-def test_isolation_level_forms(connect, how):
-    if how == "connect":
-        c = connect(isolation_level="serializable")
-    else:
-        c = connect(autocommit=True)
-    if how == "property":
-        c.isolation_level = "READ COMMITTED"
-        assert c.isolation_level == "READ COMMITTED"
-    elif how == "begin":
-        c.execute("BEGIN ISOLATION LEVEL READ UNCOMMITTED")
-    elif how == "set_transaction":
-        c.execute("START TRANSACTION")
-        c.execute("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE")
-    elif how == "characteristics":
-        c.execute("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED")
-    elif how == "default":
-        c.execute("SET default_transaction_isolation = 'serializable'")
-    expected = {"connect": "serializable", "property": "read committed", "begin": "read uncommitted",
-                "set_transaction": "serializable", "characteristics": "read committed",
-                "default": "serializable"}[how]
-    assert c.execute("SHOW transaction_isolation").fetchone() == (expected,)
+def test_drop_table_rolls_back(c, connect):
+    c.execute("DROP TABLE t")
+    with pytest.raises(errors.UndefinedTable):
+        c.execute("SELECT * FROM t")
+    c.rollback()
+    assert committed(connect) == INITIAL          # other sessions never lost it
+    assert rows(c) == INITIAL
+    c.rollback()
 
 
-def test_default_isolation_is_repeatable_read(connect):
-    c = connect()
+def test_drop_and_recreate_in_one_transaction(c, connect):
+    c.execute("DROP TABLE t")
+    c.execute("CREATE TABLE t (x TEXT)")
+    c.execute("INSERT INTO t VALUES ('new')")
+    assert committed(connect) == INITIAL
+    c.commit()
+    assert committed(connect) == [("new",)]
+
+
+def columns(conn, table="t"):
+    return [d[0] for d in conn.execute(f"SELECT * FROM {table}").description]
+
+
+def test_alter_table_rolls_back(c, connect):
+    c.execute("ALTER TABLE t ADD COLUMN w TEXT DEFAULT 'd'")
+    c.execute("INSERT INTO t VALUES (3, 30, 'x')")
+    assert rows(c) == [(1, 10, "d"), (2, 20, "d"), (3, 30, "x")]
+    c.execute("ALTER TABLE t RENAME COLUMN v TO val")
+    c.execute("ALTER TABLE t DROP COLUMN w")
+    assert columns(c) == ["id", "val"]
+    assert columns(connect()) == ["id", "v"]        # others still see the committed shape
+    c.rollback()
+    assert columns(c) == ["id", "v"] and rows(c) == INITIAL
+    c.rollback()
+
+
+def test_ddl_and_savepoints(c):
+    c.execute("SAVEPOINT s1")
+    c.execute("CREATE TABLE y (a INT)")
+    c.execute("ALTER TABLE t ADD COLUMN w INT")
+    c.execute("SAVEPOINT s2")
+    c.execute("DROP TABLE y")
+    c.execute("DROP TABLE t")
+    c.execute("ROLLBACK TO s2")
+    assert rows(c, "y") == [] and columns(c) == ["id", "v", "w"]
+    c.execute("ROLLBACK TO SAVEPOINT s1")
+    assert columns(c) == ["id", "v"]
+    with pytest.raises(errors.UndefinedTable):
+        c.execute("SELECT * FROM y")
+    c.rollback()
+
+
+def test_committed_ddl_is_seen_by_others(c, connect):
+    c.execute("ALTER TABLE t ADD COLUMN w INT DEFAULT 7")
+    c.execute("CREATE TABLE n (i INT)")
+    c.commit()
+    other = connect()
+    assert rows(other) == [(1, 10, 7), (2, 20, 7)] and rows(other, "n") == []
+
+
+# --- isolation levels: how they are set and shown ----------------------------------------
+
+def show(conn, name="transaction_isolation"):
+    return conn.execute(f"SHOW {name}").fetchone()[0]
+
+
+def test_default_isolation_is_repeatable_read(conn):
+    assert conn.isolation_level == "REPEATABLE READ"
+    assert show(conn) == "repeatable read"
+    assert show(conn, "default_transaction_isolation") == "repeatable read"
+    conn.execute("SELECT 1")
+    assert conn.session.txn.isolation == "REPEATABLE READ"
+
+
+@pytest.mark.parametrize("given,level", [
+    ("serializable", "SERIALIZABLE"), ("READ COMMITTED", "READ COMMITTED"), ("read_committed", "READ COMMITTED"),
+    ("Repeatable Read", "REPEATABLE READ"), ("read uncommitted", "READ UNCOMMITTED"),
+])
+def test_connect_isolation_level(connect, given, level):
+    conn = connect(isolation_level=given)
+    assert conn.isolation_level == level
+    assert show(conn) == level.lower()
+    conn.execute("SELECT 1")
+    assert show(conn) == level.lower()              # inside the transaction too
+
+
+def test_connect_with_an_unknown_level_fails(warehouse):
+    with pytest.raises(errors.InvalidParameterValue) as info:
+        txlake.connect(warehouse, publish="off", isolation_level="sometimes")
+    assert info.value.sqlstate == "22023"
+
+
+def test_isolation_level_property(c):
+    c.isolation_level = "serializable"
+    assert c.isolation_level == "SERIALIZABLE" and show(c) == "serializable"
+    c.execute("SELECT * FROM t")
+    assert c.session.txn.isolation == "SERIALIZABLE"
+    with pytest.raises(errors.ProgrammingError):
+        c.isolation_level = "READ COMMITTED"        # not inside a transaction
+    c.rollback()
+    c.isolation_level = None                        # back to the default
     assert c.isolation_level == "REPEATABLE READ"
-    assert c.execute("SHOW transaction_isolation").fetchone() == ("repeatable read",)
 
 
-def test_read_uncommitted_behaves_as_read_committed(connect):
+@pytest.mark.parametrize("sql,level", [
+    ("BEGIN ISOLATION LEVEL SERIALIZABLE", "serializable"),
+    ("BEGIN TRANSACTION ISOLATION LEVEL READ COMMITTED READ WRITE", "read committed"),
+    ("START TRANSACTION ISOLATION LEVEL READ UNCOMMITTED", "read uncommitted"),
+    ("BEGIN", "repeatable read"),
+])
+def test_begin_isolation_level_lasts_one_transaction(connect, sql, level):
+    a = connect(autocommit=True)
+    a.execute(sql)
+    assert show(a) == level
+    a.execute("COMMIT")
+    assert show(a) == "repeatable read"
+
+
+def test_set_transaction(c):
+    c.execute("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE")   # first statement of the block
+    assert show(c) == "serializable"
+    c.execute("SELECT * FROM t")
+    assert c.session.txn.isolation == "SERIALIZABLE"
+    c.commit()
+    assert show(c) == "repeatable read"             # one transaction only
+
+
+def test_set_transaction_inside_begin(connect):
+    a = connect(autocommit=True)
+    a.execute("BEGIN")
+    a.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
+    assert show(a) == "read committed"
+    a.execute("ROLLBACK")
+
+
+def test_set_transaction_after_a_query_is_refused(c):
+    c.execute("SELECT 1")
+    with pytest.raises(errors.Error) as info:
+        c.execute("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE")
+    assert info.value.sqlstate == "25001"
+    c.rollback()
+
+
+@pytest.mark.parametrize("sql,level", [
+    ("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED", "READ COMMITTED"),
+    ("SET default_transaction_isolation = 'serializable'", "SERIALIZABLE"),
+    ("SET default_transaction_isolation TO 'read uncommitted'", "READ UNCOMMITTED"),
+    ("SET default_transaction_isolation = serializable", "SERIALIZABLE"),
+])
+def test_session_default_isolation(connect, sql, level):
+    a = connect(autocommit=True)
+    a.execute(sql)
+    assert a.isolation_level == level
+    assert show(a) == level.lower() and show(a, "default_transaction_isolation") == level.lower()
+    for _ in range(2):                              # it lasts: every new transaction uses it
+        a.execute("BEGIN")
+        assert show(a) == level.lower()
+        a.execute("COMMIT")
+    a.execute("SET default_transaction_isolation TO DEFAULT")
+    assert a.isolation_level == "REPEATABLE READ"
+
+
+def test_set_default_isolation_to_an_unknown_level(conn):
+    with pytest.raises(errors.InvalidParameterValue) as info:
+        conn.execute("SET default_transaction_isolation = 'sometimes'")
+    assert info.value.sqlstate == "22023"
+    conn.rollback()
+    assert conn.isolation_level == "REPEATABLE READ"
+
+
+def test_read_uncommitted_is_reported_as_asked_but_runs_as_read_committed(connect):
     a = connect(isolation_level="READ UNCOMMITTED")
     w = connect(autocommit=True)
     w.execute("CREATE TABLE x (i INT)")
-    a.execute("SELECT count(*) FROM x")
+    assert a.execute("SELECT count(*) FROM x").fetchone() == (0,)
+    assert show(a) == "read uncommitted"
+    assert a.session.txn.isolation == "READ COMMITTED"
     w.execute("BEGIN")
     w.execute("INSERT INTO x VALUES (1)")
     assert a.execute("SELECT count(*) FROM x").fetchone() == (0,)   # no dirty reads
@@ -142,31 +610,97 @@ def test_read_uncommitted_behaves_as_read_committed(connect):
     assert a.execute("SELECT count(*) FROM x").fetchone() == (1,)   # a new snapshot per statement
 
 
+# --- settings ----------------------------------------------------------------------------
+
+def test_lock_timeout_setting(connect, c):
+    for value, shown in [("'2s'", "2s"), ("100", "100"), ("'1min'", "1min"), ("0", "0")]:
+        c.execute(f"SET lock_timeout = {value}")
+        assert show(c, "lock_timeout") == shown
+    c.execute("SET lock_timeout TO DEFAULT")
+    assert show(c, "lock_timeout") == "0"
+    with pytest.raises(errors.InvalidParameterValue):
+        c.execute("SET lock_timeout = 'soon'")
+    c.rollback()
+    # the setting is used: a writer waiting for a row lock gives up after it (55P03)
+    holder = connect()
+    holder.execute("UPDATE t SET v = 1 WHERE id = 1")
+    c.execute("SET lock_timeout = '50ms'")
+    with pytest.raises(errors.LockNotAvailable) as info:
+        c.execute("UPDATE t SET v = 2 WHERE id = 1")
+    assert info.value.sqlstate == "55P03"
+    c.rollback()
+    holder.commit()
+    assert rows(c)[0] == (1, 1)
+
+
+def test_unknown_settings(conn):
+    with pytest.raises(errors.UndefinedObject):
+        conn.execute("SET no_such_setting = 1")
+    conn.rollback()
+    with pytest.raises(errors.UndefinedObject):
+        conn.execute("SHOW no_such_setting")
+
+
+# --- two connections in one process ------------------------------------------------------
+
 def test_repeatable_read_keeps_its_snapshot(c, connect):
     w = connect(autocommit=True)
-    assert rows(c) == [(1, 10), (2, 20)]
+    assert rows(c) == INITIAL                       # the snapshot is taken here
     w.execute("UPDATE t SET v = 99 WHERE id = 1")
     w.execute("INSERT INTO t VALUES (3, 30)")
-    assert rows(c) == [(1, 10), (2, 20)]
+    w.execute("DELETE FROM t WHERE id = 2")
+    assert rows(c) == INITIAL
+    assert c.execute("SELECT sum(v) FROM t").fetchone() == (30,)
     c.commit()
-    assert rows(c) == [(1, 99), (2, 20), (3, 30)]
+    assert rows(c) == [(1, 99), (3, 30)]
 
 
-def test_set_transaction_after_query_is_refused(c):
-    c.execute("SELECT 1")
-    with pytest.raises(errors.Error) as info:
-        c.execute("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE")
-    assert info.value.sqlstate == "25001"
+def test_repeatable_read_snapshot_starts_at_the_first_statement(connect, c):
+    a = connect(autocommit=True)
+    w = connect(autocommit=True)
+    a.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+    w.execute("INSERT INTO t VALUES (3, 30)")        # before a's first query: a sees it
+    assert rows(a) == INITIAL + [(3, 30)]
+    w.execute("INSERT INTO t VALUES (4, 40)")        # after: a does not
+    assert rows(a) == INITIAL + [(3, 30)]
+    a.execute("COMMIT")
 
 
-def test_context_manager_commits_or_rolls_back(warehouse):
-    with txlake.connect(warehouse, publish="off") as c:
-        c.execute("CREATE TABLE x (i INT)")
-        c.execute("INSERT INTO x VALUES (1)")
-    with pytest.raises(ZeroDivisionError):
-        with txlake.connect(warehouse, publish="off") as c:
-            c.execute("INSERT INTO x VALUES (2)")
-            1 / 0
-    with txlake.connect(warehouse, publish="off") as c:
-        assert c.execute("SELECT * FROM x").fetchall() == [(1,)]
-    assert c.closed
+def test_read_committed_sees_commits_at_the_next_statement(connect):
+    rc = connect(isolation_level="READ COMMITTED")
+    w = connect()
+    w.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    w.execute("INSERT INTO t VALUES (1, 10)")
+    w.commit()
+    rc.execute("INSERT INTO t VALUES (100, 0)")     # rc's own uncommitted write
+    assert rows(rc) == [(1, 10), (100, 0)]
+    w.execute("UPDATE t SET v = 11 WHERE id = 1")
+    w.execute("INSERT INTO t VALUES (2, 20)")
+    assert rows(rc) == [(1, 10), (100, 0)]          # not committed yet
+    w.commit()
+    assert rows(rc) == [(1, 11), (2, 20), (100, 0)]  # same transaction, next statement
+    assert rows(w) == [(1, 11), (2, 20)]            # rc's write is still private
+    rc.commit()
+    assert rows(w) == [(1, 11), (2, 20)]            # w is REPEATABLE READ, its snapshot predates it
+    w.rollback()
+    assert rows(w) == [(1, 11), (2, 20), (100, 0)]
+
+
+def test_serializable_keeps_its_snapshot(connect, c):
+    s = connect(isolation_level="SERIALIZABLE")
+    w = connect(autocommit=True)
+    assert rows(s) == INITIAL
+    w.execute("INSERT INTO t VALUES (3, 30)")
+    assert rows(s) == INITIAL
+    s.commit()
+
+
+def test_uncommitted_writes_of_two_sessions_stay_apart(c, connect):
+    d = connect()
+    c.execute("INSERT INTO t VALUES (3, 30)")
+    d.execute("INSERT INTO t VALUES (4, 40)")
+    assert rows(c) == INITIAL + [(3, 30)]
+    assert rows(d) == INITIAL + [(4, 40)]
+    d.rollback()
+    c.commit()
+    assert rows(d) == INITIAL + [(3, 30)]

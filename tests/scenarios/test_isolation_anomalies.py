@@ -137,6 +137,7 @@ def test_g1c_circular_information_flow(sessions, level):
     assert commit_outcome(t1) == "ok"
     # each read what the other wrote: at SERIALIZABLE that is write skew, refused at the 2nd commit
     assert commit_outcome(t2) == ("40001" if level == SER else "ok")
+    assert sessions.final() == ([(1, 11), (2, 20)] if level == SER else [(1, 11), (2, 22)])
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -254,6 +255,22 @@ def test_g_single_write_1(sessions, level):
 
 @pytest.mark.parametrize("level", LEVELS)
 def test_g_single_write_2(sessions, level):
+    """Hermitage's form: T1 rolls back, which lets T2's blocked UPDATE go ahead."""
+    t1, t2 = sessions(level)
+    assert t1("SELECT * FROM test WHERE id = 1") == [(1, 10)]
+    assert t2("SELECT * FROM test") == [(1, 10), (2, 20)]
+    t2("UPDATE test SET value = 12 WHERE id = 1")
+    assert t1("DELETE FROM test WHERE value = 20") == 1
+    f = t2.start("UPDATE test SET value = 18 WHERE id = 2")
+    assert blocked(f)
+    t1.rollback()
+    assert outcome(f) == 1
+    assert commit_outcome(t2) == "ok"
+    assert sessions.final() == [(1, 12), (2, 18)]
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_g_single_write_2_deleter_commits(sessions, level):
     t1, t2 = sessions(level)
     assert t1("SELECT * FROM test WHERE id = 1") == [(1, 10)]
     assert t2("SELECT * FROM test") == [(1, 10), (2, 20)]
@@ -281,6 +298,7 @@ def test_g2_item_write_skew(sessions, level):
     t2("UPDATE test SET value = 21 WHERE id = 2")
     assert commit_outcome(t1) == "ok"
     assert commit_outcome(t2) == ("40001" if level == SER else "ok")
+    assert sessions.final() == ([(1, 11), (2, 20)] if level == SER else [(1, 11), (2, 21)])
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -292,6 +310,8 @@ def test_g2_anti_dependency_cycles(sessions, level):
     t2("INSERT INTO test (id, value) VALUES (4, 42)")
     assert commit_outcome(t1) == "ok"
     assert commit_outcome(t2) == ("40001" if level == SER else "ok")
+    expected = [(1, 10), (2, 20), (3, 30)] + ([] if level == SER else [(4, 42)])
+    assert sessions.final() == expected
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -302,8 +322,16 @@ def test_g2_two_anti_dependency_edges(sessions, level):
     t2.commit()
     assert t3("SELECT * FROM test") == [(1, 10), (2, 25)]
     t3.commit()
-    t1("UPDATE test SET value = 0 WHERE id = 1")
-    assert commit_outcome(t1) == ("40001" if level == SER else "ok")
+    # T3 -rw-> T1 -rw-> T2, T2 and T3 committed: PostgreSQL refuses the UPDATE itself
+    result = outcome(t1.start("UPDATE test SET value = 0 WHERE id = 1"))
+    if level == SER:
+        assert result == "40001"
+        t1.rollback()
+        assert sessions.final() == [(1, 10), (2, 25)]
+    else:
+        assert result == 1
+        assert commit_outcome(t1) == "ok"
+        assert sessions.final() == [(1, 0), (2, 25)]
 
 
 @pytest.mark.parametrize("level", LEVELS)
