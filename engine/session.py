@@ -36,6 +36,10 @@ def _close_open_sessions() -> None:
             session.close()
         except Exception:
             pass
+    # free DuckDB objects held in reference cycles now, while their bindings can still
+    # release them (otherwise nanobind reports them as leaked at interpreter exit)
+    import gc
+    gc.collect()
 
 
 SETTINGS_DEFAULTS = {
@@ -48,9 +52,10 @@ SETTINGS_DEFAULTS = {
 
 class Session:
     def __init__(self, path: str, *, isolation_level: str | None = None, **options):
+        # validated first: a refused connect must not leave the shared database referenced
+        self.default_isolation = normalise_level(isolation_level) if isolation_level else DEFAULT_LEVEL
         self.db: Database = open_database(path, **options)
         self.executor = Executor(self.db)
-        self.default_isolation = normalise_level(isolation_level) if isolation_level else DEFAULT_LEVEL
         self.default_read_only = False
         self.settings = dict(SETTINGS_DEFAULTS)
         self.txn: Transaction | None = None
