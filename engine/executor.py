@@ -300,7 +300,9 @@ class Executor:
 
     def _insert_rows(self, ctx, schema, columns, stmt, params, register) -> pa.Table:
         if isinstance(stmt.source, exp.Values) and not any(True for _ in stmt.source.find_all(exp.Table)):
-            sql = self._cached_sql(stmt, ("insert", schema.schema_id, tuple(columns)),
+            # keyed by the schema itself (types, defaults), not its id: a table dropped and
+            # re-created under the same name starts again at schema id 0
+            sql = self._cached_sql(stmt, ("insert", schema, tuple(columns)),
                                    lambda: self._insert_sql(ctx, schema, columns, stmt, register)[0])
             return self._conform(self._sql(sql, params), schema)
         sql, params = self._insert_sql(ctx, schema, columns, stmt, register, params)

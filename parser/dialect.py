@@ -13,6 +13,8 @@ from sqlglot.dialects.duckdb import DuckDB
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
+from txlake import errors
+
 
 class Control(exp.Expression):
     """A session or transaction-control statement.
@@ -193,8 +195,10 @@ class TxlakeParser(DuckDB.Parser):
         return node
 
     def _reject_and_chain(self) -> None:
-        if self._match_text_seq("AND", "CHAIN") or self._match_text_seq("AND", "NO", "CHAIN"):
-            pass  # AND NO CHAIN is the default; AND CHAIN is refused by the engine if needed
+        if self._match_text_seq("AND", "CHAIN"):
+            # not implemented: ignoring it would end the block and autocommit what follows
+            raise errors.NotSupportedError("COMMIT / ROLLBACK AND CHAIN is not supported")
+        self._match_text_seq("AND", "NO", "CHAIN")  # the default
 
     def _expect_name(self, what: str) -> str:
         token = self._curr
@@ -234,10 +238,10 @@ TxlakeParser._CONTROL_STATEMENTS["CALL"] = TxlakeParser._parse_call_statement
 
 
 class TxlakeTokenizer(DuckDB.Tokenizer):
-    # PREPARE and CALL are opaque commands to DuckDB's tokenizer; txlake parses their arguments.
-    # DuckDB ignores VARCHAR(n) and reads VARCHAR as TEXT; txlake enforces the length (22001).
+    # PREPARE, CALL and RESET are opaque commands to DuckDB's tokenizer; txlake parses their
+    # arguments. DuckDB ignores VARCHAR(n) and reads VARCHAR as TEXT; txlake enforces the length (22001).
     KEYWORDS = {**DuckDB.Tokenizer.KEYWORDS, "PREPARE": TokenType.VAR, "CALL": TokenType.VAR,
-                "VARCHAR": TokenType.VARCHAR}
+                "RESET": TokenType.VAR, "VARCHAR": TokenType.VARCHAR}
     COMMANDS = DuckDB.Tokenizer.COMMANDS - {TokenType.SHOW}
 
     def tokenize(self, sql: str):

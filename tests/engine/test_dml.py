@@ -61,6 +61,23 @@ def test_insert_defaults(connect):
         (7, "given", decimal.Decimal("1.25"), None, True, 2)]
 
 
+def test_repeated_statements_follow_a_recreated_table(connect):
+    # the same statement texts (parsed once, their DuckDB SQL cached) against a table that is
+    # dropped and re-created under the same name with other types and defaults
+    c = connect(autocommit=True)
+    shapes = [("a INT, b INT DEFAULT 7", (1, 7), (1, 8)),
+              ("a DOUBLE, b INT DEFAULT 5", (1.0, 5), (1.0, 6)),
+              ("a TEXT, b DATE DEFAULT DATE '2024-01-01'", ("1", datetime.date(2024, 1, 1)),
+               ("1", datetime.date(2024, 1, 2)))]
+    for columns, inserted, updated in shapes:
+        c.execute("DROP TABLE IF EXISTS x")
+        c.execute(f"CREATE TABLE x ({columns})")
+        c.execute("INSERT INTO x (a) VALUES (1)")
+        assert q(c, "SELECT * FROM x") == [inserted]
+        c.execute("UPDATE x SET b = b + 1 WHERE a = 1")
+        assert q(c, "SELECT * FROM x") == [updated]
+
+
 def test_insert_into_a_table_without_key_allows_duplicates(connect):
     c = connect(autocommit=True)
     c.execute("CREATE TABLE log (i INT, s TEXT)")

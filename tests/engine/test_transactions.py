@@ -618,6 +618,9 @@ def test_lock_timeout_setting(connect, c):
         assert show(c, "lock_timeout") == shown
     c.execute("SET lock_timeout TO DEFAULT")
     assert show(c, "lock_timeout") == "0"
+    c.execute("SET lock_timeout = '5s'")
+    c.execute("RESET lock_timeout")
+    assert show(c, "lock_timeout") == "0"
     with pytest.raises(errors.InvalidParameterValue):
         c.execute("SET lock_timeout = 'soon'")
     c.rollback()

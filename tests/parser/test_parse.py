@@ -119,6 +119,20 @@ def test_set_variable(sql, name, value):
     check(sql, st.SetVariable, name=name, value=value, local=False)
 
 
+@pytest.mark.parametrize("sql,name", [("RESET lock_timeout", "lock_timeout"),
+                                      ("RESET default_transaction_isolation", "default_transaction_isolation")])
+def test_reset(sql, name):
+    check(sql, st.SetVariable, name=name, value=None)
+
+
+def test_and_chain():
+    check("COMMIT AND NO CHAIN", st.Commit)
+    check("ROLLBACK AND NO CHAIN", st.Rollback)
+    for sql in ("COMMIT AND CHAIN", "ROLLBACK AND CHAIN", "END AND CHAIN"):
+        with pytest.raises(errors.NotSupportedError):   # refused, not silently ignored
+            parse(sql)
+
+
 def test_set_local():
     check("SET LOCAL lock_timeout = '1s'", st.SetVariable, name="lock_timeout", value="1s", local=True)
 
