@@ -165,7 +165,7 @@ class Database:
         self.locks.release_all(txn)
         with self._proc_lock:
             self._running.pop(txn.vxid, None)
-        horizon, oldest_csn, _ = self.live_state()
+        horizon, oldest_csn = self.horizons()  # after every transaction: no version walk
         self.clog.truncate(horizon)
         with self._proc_lock:  # update chains no running snapshot predates are not needed
             while self._successor_batches and (oldest_csn is None or self._successor_batches[0][0] <= oldest_csn):
@@ -176,20 +176,26 @@ class Database:
         if txn.isolation == SERIALIZABLE or len(self.ssi):
             self.ssi.prune(oldest_csn)
 
-    def live_state(self):
-        """(xmin horizon, oldest running snapshot CSN, table versions someone can still see)."""
+    def horizons(self) -> tuple[int, int | None]:
+        """(xmin horizon, oldest running snapshot CSN): what every running transaction can still ask about."""
         with self._proc_lock:
             running = list(self._running.values())
         horizon = min([self.xids.next_xid,
                        *(t.snapshot.xmin for t in running if t.snapshot is not None),
                        *(t.xid for t in running if t.xid is not None)])
         oldest_csn = min((t.snapshot.csn for t in running if t.snapshot is not None), default=None)
+        return horizon, oldest_csn
+
+    def live_versions(self) -> list:
+        """Table versions someone can still see: the newest, and every running transaction's."""
+        with self._proc_lock:
+            running = list(self._running.values())
         live = list(self.warehouse.latest.tables.values())
         for t in running:
             if t.snapshot is not None:
                 live.extend(t.snapshot.catalog.tables.values())
             live.extend(v for v in list(t.changes.values()) if v is not None)
-        return horizon, oldest_csn, live
+        return live
 
     @property
     def running(self) -> int:

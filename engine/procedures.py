@@ -64,7 +64,7 @@ def expire_snapshots(session, args, kwargs) -> Result:
     retain = _evaluate(session, kwargs["retain_last"], "BIGINT") if "retain_last" in kwargs else 1
     if older_ms is None and "retain_last" not in kwargs:
         raise errors.ProgrammingError("say older_than => ... and/or retain_last => ...", sqlstate="42883")
-    _, oldest, _ = session.db.live_state()
+    _, oldest = session.db.horizons()
     r = expiry.expire_snapshots(session.db.warehouse, older_than_ms=older_ms, retain_last=retain,
                                 in_use_csn=oldest)
     table = pa.table({"expired_before": [r.horizon], "data_files_deleted": [r.data_files_deleted],

@@ -80,7 +80,8 @@ class GarbageCollector:
 
     def collect(self) -> GCStats:
         db = self.db
-        horizon, oldest_csn, live = db.live_state()
+        horizon, oldest_csn = db.horizons()
+        live = db.live_versions()
         clog_freed = db.clog.truncate(horizon)
         db.ssi.prune(oldest_csn)
         paths = {f.path for version in live for f in version.files if f.path is not None}
