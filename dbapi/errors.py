@@ -120,6 +120,11 @@ class DuplicateColumn(ProgrammingError):
     sqlstate = "42701"
 
 
+class DuplicateObject(ProgrammingError):
+    """A label (or prepared-transaction identifier) that is already in use."""
+    sqlstate = "42710"
+
+
 class InvalidName(ProgrammingError):
     sqlstate = "42602"
 

@@ -114,7 +114,8 @@ class Database:
                 commit = Commit(self.warehouse.store, deltas, self.assign_xid(txn),
                                 self.warehouse.commit_user, txn.label or f"{txn.xid}",
                                 snapshot_csn=txn.snapshot.csn if serializable else None,
-                                read_tables=self.ssi.tables_read(txn) if serializable else frozenset())
+                                read_tables=self.ssi.tables_read(txn) if serializable else frozenset(),
+                                label=txn.label)
                 commits.append(commit)
                 return self.warehouse.commit(commit)
 

@@ -149,10 +149,15 @@ class TableDelta:
 
 
 class Commit:
+    # the engine checks a row's primary key against its snapshot when the row is inserted, so
+    # the vote only checks keys against rows committed since
+    keys_checked = True
+
     def __init__(self, store: DataFileStore, deltas: list[TableDelta], xid: int,
                  commit_user: str, commit_id: str, *, snapshot_csn: int | None = None,
-                 read_tables: frozenset[str] = frozenset()):
+                 read_tables: frozenset[str] = frozenset(), label: str | None = None):
         self.store = store
+        self.label = label
         # SERIALIZABLE: tables read, checked against other processes' commits since the snapshot
         self.snapshot_csn = snapshot_csn
         self.read_tables = read_tables
@@ -208,7 +213,7 @@ class Commit:
         # drops first: a table dropped and re-created under the same name in one transaction
         order = {DropTable: 0, CreateTable: 1, ChangeData: 2}
         changes.sort(key=lambda c: order[type(c)])
-        return LogEntry(csn, self.xid, self.commit_user, self.commit_id, time_ms, tuple(changes))
+        return LogEntry(csn, self.xid, self.commit_user, self.commit_id, time_ms, tuple(changes), self.label)
 
     def successors(self, entry: LogEntry) -> dict[str, dict[int, int]]:
         """For each table: old row id -> the row id that replaced it in ``entry`` (updated rows)."""
@@ -256,8 +261,8 @@ class Commit:
         base_ids = {f.file_id for f in base.files}
         removed = frozenset(fid for fid in base_ids if work.file(fid) is None) if d.rewritten() else frozenset()
         files = self._numbered(d.table_id, current.next_file_id)
-        if files and work.schema.primary_key and not unchanged:
-            self._check_keys(current, base_ids, files, deleted)
+        if files and work.schema.primary_key and not (unchanged and self.keys_checked):
+            self._check_keys(current, base_ids if self.keys_checked else set(), files, deleted)
         schema = work.schema if work.schema.schema_id != base.schema.schema_id else None
         if not files and not removed and not deleted and schema is None:
             return []
@@ -269,20 +274,56 @@ class Commit:
     def _check_keys(self, current: TableVersion, base_ids: set[int], files: tuple[DataFile, ...],
                     deleted: dict[int, FrozenBitMap]) -> None:
         """Keys this transaction inserted against rows others committed since its snapshot
-        (files new since the snapshot; rows this transaction deletes do not count)."""
+        (files new since the snapshot; rows this transaction deletes do not count). With
+        ``keys_checked`` off, against every row of ``current`` and among the new rows too."""
         theirs = [f for f in current.files if f.file_id not in base_ids]
-        if not theirs:
-            return
         names = current.schema.primary_key
+        seen: set = set()
         for f in files:
             mine = pk.key_tuples(self.store.read(f, current.schema), names)
             clash = {k: r for k, r in pk.find(self.store, current, mine, theirs).items()
-                     if (r & 0xFFFFFFFF) not in deleted.get(r >> 32, ())}
+                     if (r & 0xFFFFFFFF) not in deleted.get(r >> 32, ())} if theirs else {}
+            if not self.keys_checked and not clash:
+                clash = _duplicates(mine, seen)
             if clash:
                 key = next(iter(clash))
                 raise errors.UniqueViolation(
                     f'duplicate key value violates unique constraint "{current.name}_pkey"\n'
                     f"DETAIL:  Key ({', '.join(names)})=({_key_text(key)}) already exists.")
+
+
+class FilesCommit(Commit):
+    """A commit of data files written elsewhere - by Spark tasks - rather than by ``prepare``.
+
+    ``files`` maps a table id to its new files (ids 0; numbered at vote). Nobody checked their
+    primary keys when the rows were written, so the vote checks them against the whole table
+    and against each other. ``abort`` removes them, as it removes files ``prepare`` wrote.
+    """
+
+    keys_checked = False
+
+    def __init__(self, store: DataFileStore, deltas: list[TableDelta], files: dict[str, list[DataFile]],
+                 commit_user: str, commit_id: str, **kwargs):
+        super().__init__(store, deltas, 0, commit_user, commit_id, **kwargs)
+        self._written = {tid: list(fs) for tid, fs in files.items() if fs}
+
+    @property
+    def empty(self) -> bool:
+        return not self.deltas and not self._written
+
+    def prepare(self) -> None:
+        self.store.fsync_dirs([f.path for fs in self._written.values() for f in fs])
+        self.state = CommitState.PREPARED
+
+
+def _duplicates(keys: list, seen: set) -> dict:
+    """Keys that occur twice (among ``keys`` and those ``seen`` before); adds ``keys`` to ``seen``."""
+    dup = {}
+    for k in keys:
+        if k in seen:
+            dup[k] = None
+        seen.add(k)
+    return dup
 
 
 def _key_text(key) -> str:

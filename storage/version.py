@@ -204,16 +204,22 @@ class LogEntry:
     commit_id: str
     time_ms: int
     changes: tuple[Change, ...]
+    # exactly-once: at most one entry in the log carries a given label (BEGIN ... WITH LABEL,
+    # the Spark writer's ``label`` option)
+    label: str | None = None
 
     def to_json(self) -> dict:
-        return {"csn": self.csn, "xid": self.xid, "commit_user": self.commit_user,
-                "commit_id": self.commit_id, "time_ms": self.time_ms,
-                "changes": [c.to_json() for c in self.changes]}
+        d = {"csn": self.csn, "xid": self.xid, "commit_user": self.commit_user,
+             "commit_id": self.commit_id, "time_ms": self.time_ms,
+             "changes": [c.to_json() for c in self.changes]}
+        if self.label is not None:
+            d["label"] = self.label
+        return d
 
     @staticmethod
     def from_json(d: dict) -> "LogEntry":
         return LogEntry(d["csn"], d["xid"], d["commit_user"], d["commit_id"], d["time_ms"],
-                        tuple(change_from_json(c) for c in d["changes"]))
+                        tuple(change_from_json(c) for c in d["changes"]), d.get("label"))
 
     def tables(self) -> set[str]:
         return {c.table_id for c in self.changes}

@@ -50,6 +50,7 @@ class Warehouse:
         self._commit_lock = threading.Lock()
         self._recent: dict[int, tuple] = {}  # csn -> (commit user, commit id, table ids), guarded by _lock
         self._history_cache: dict[int, CatalogVersion] = {}  # time travel, guarded by _lock
+        self._labels: dict[str, int] = {}  # label -> CSN of the entry carrying it, guarded by _lock
         self.latest = self._replay(CatalogVersion(0))
         self.listeners: list = []  # called with each entry this process commits
 
@@ -71,6 +72,8 @@ class Warehouse:
     def _remember(self, entry: LogEntry) -> None:
         """Keep who committed what, recently: for commit dedupe and cross-process conflict checks."""
         self._recent[entry.csn] = (entry.commit_user, entry.commit_id, _data_tables(entry))
+        if entry.label is not None:
+            self._labels[entry.label] = entry.csn
         while len(self._recent) > RECENT_ENTRIES:
             self._recent.pop(next(iter(self._recent)))
 
@@ -94,6 +97,14 @@ class Warehouse:
             if info is not None and info[:2] == (commit.commit_user, commit.commit_id):
                 return self.txlog.read(csn)
         return None
+
+    def label_commit(self, label: str) -> LogEntry | None:
+        """The committed log entry carrying ``label``, if any (a client asking for the outcome
+        of a labelled commit whose reply it lost)."""
+        self.refresh()
+        with self._lock:
+            csn = self._labels.get(label)
+        return self.txlog.read(csn) if csn is not None else None
 
     def refresh(self) -> CatalogVersion:
         """The newest committed catalog version, including other processes' commits."""
@@ -189,6 +200,9 @@ class Warehouse:
                 landed = self._landed(commit, tried_from, latest.csn)
                 if landed is not None:
                     return landed
+                if commit.label is not None and commit.label in self._labels:
+                    raise errors.DuplicateObject(
+                        f'label "{commit.label}" is already used by commit {self._labels[commit.label]}')
                 if commit.read_tables and commit.snapshot_csn is not None:
                     clash = self.foreign_writes(commit.snapshot_csn, latest.csn) & commit.read_tables
                     if clash:

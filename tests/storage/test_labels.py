@@ -1,0 +1,56 @@
+"""Labels make a commit exactly-once: at most one log entry carries a label, across
+processes and reopens."""
+
+import pytest
+
+import txlake
+from tests.conftest import run_python
+from txlake.storage.warehouse import Warehouse
+
+
+def test_a_committed_label_is_refused_again_and_names_its_commit(connect, warehouse):
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE t (id INT)")
+    conn.execute("BEGIN WITH LABEL 'batch-1'")
+    conn.execute("INSERT INTO t VALUES (1)")
+    conn.execute("COMMIT")
+    csn = Warehouse(warehouse).label_commit("batch-1").csn
+    conn.execute("BEGIN WITH LABEL 'batch-1'")
+    conn.execute("INSERT INTO t VALUES (2)")
+    with pytest.raises(txlake.DuplicateObject, match=f'label "batch-1" is already used by commit {csn}') as e:
+        conn.execute("COMMIT")
+    assert e.value.sqlstate == "42710"
+    assert conn.execute("SELECT * FROM t").fetchall() == [(1,)]
+    assert Warehouse(warehouse).label_commit("batch-2") is None
+
+
+def test_a_rolled_back_label_may_be_used_again(connect):
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE t (id INT)")
+    conn.execute("BEGIN WITH LABEL 'retry-me'")
+    conn.execute("INSERT INTO t VALUES (1)")
+    conn.execute("ROLLBACK")
+    conn.execute("BEGIN WITH LABEL 'retry-me'")
+    conn.execute("INSERT INTO t VALUES (2)")
+    conn.execute("COMMIT")
+    assert conn.execute("SELECT * FROM t").fetchall() == [(2,)]
+
+
+def test_labels_hold_across_processes_and_reopen(warehouse):
+    code = """
+import sys, txlake
+conn = txlake.connect(sys.argv[1], autocommit=True, publish="off")
+conn.execute("CREATE TABLE IF NOT EXISTS t (id INT)")
+conn.execute("BEGIN WITH LABEL 'nightly'")
+conn.execute("INSERT INTO t VALUES (1)")
+try:
+    conn.execute("COMMIT")
+    print("committed")
+except txlake.DuplicateObject as e:
+    print("refused", e.sqlstate)
+"""
+    outcomes = [run_python(code, warehouse).stdout.strip() for _ in range(3)]
+    assert outcomes == ["committed", "refused 42710", "refused 42710"]
+    conn = txlake.connect(warehouse, publish="off")
+    assert conn.execute("SELECT count(*) FROM t").fetchone() == (1,)
+    conn.close()
