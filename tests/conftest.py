@@ -46,3 +46,26 @@ def run_python(code: str, *args: str, timeout: float = 120) -> subprocess.Comple
     """Run ``code`` in a fresh interpreter (a new process: nothing shared but the disk)."""
     return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
                           timeout=timeout, env=child_env())
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local SparkSession for the whole test run (starting one costs ~10 s), with the
+    txlake data source registered."""
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    from pyspark.sql import SparkSession
+
+    import txlake.spark
+    session = (SparkSession.builder.master("local[2]").appName("txlake-tests")
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.shuffle.partitions", "2")
+               .config("spark.driver.bindAddress", "127.0.0.1")
+               .config("spark.driver.host", "127.0.0.1")
+               .config("spark.sql.session.timeZone", "UTC")
+               .getOrCreate())
+    session.sparkContext.setLogLevel("OFF")
+    txlake.spark.register(session)
+    yield session
+    session.stop()

@@ -1,0 +1,342 @@
+"""The ``txlake`` PySpark data source: Spark jobs read and write txlake tables.
+
+Reads resolve one committed snapshot (the newest, or ``snapshotId`` / ``asOfTimestamp``) when
+Spark asks for the schema, and pin it: every task reads exactly that snapshot's data files with
+its deletion vectors applied, so a job never sees a partial or uncommitted transaction.
+
+Writes follow the commit protocol of ``storage/commit.py`` split across machines ("concurrent
+write, serial commit"): each task writes Parquet files and returns their names; the driver's
+``commit()`` makes one log entry with all of them, after the same data-conflict check an engine
+session's commit gets (``FilesCommit``). ``abort()`` - and a failed ``commit()`` - removes the
+job's files; files of failed task attempts never reach a message, so they are found by the
+job's file-name prefix.
+
+Options: ``path`` (``<warehouse>/<db>.<table>`` or ``<warehouse>/<table>``) or ``warehouse``
+plus ``table``; reads: ``snapshotId``, ``asOfTimestamp``, ``rowsPerPartition``; writes:
+``label`` (exactly-once), ``publish`` (``sync`` - default - or ``off``), ``commitTimeout``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import uuid
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pyroaring import FrozenBitMap
+from pyspark.sql.datasource import (DataSource, DataSourceArrowWriter, DataSourceReader, InputPartition,
+                                    WriterCommitMessage)
+
+from txlake import errors
+from txlake.spark import pushdown
+from txlake.spark.types import check_assignable, conform, schema_for, spark_schema
+from txlake.storage.commit import ROWS_PER_FILE, FilesCommit, TableDelta
+from txlake.storage.datafiles import BUCKET_DIR, table_dir
+from txlake.storage.fs import LocalFileSystem
+from txlake.storage.publish import Publisher
+from txlake.storage.schema import TableSchema
+from txlake.storage.version import DataFile, TableVersion
+from txlake.storage.warehouse import MARKER, Warehouse
+
+DEFAULT_DB = "default"
+DEFAULT_ROWS_PER_PARTITION = 1 << 19
+_FS = LocalFileSystem(durable=True)
+
+
+@dataclass(frozen=True)
+class Target:
+    """Which table a read or write is about."""
+
+    root: str
+    db: str
+    name: str
+
+    @staticmethod
+    def from_options(options) -> "Target":
+        table = options.get("table")
+        if table:
+            root = options.get("warehouse")
+            if not root:
+                raise errors.ProgrammingError('the "table" option needs a "warehouse" option too')
+        else:
+            path = options.get("path")
+            if not path:
+                raise errors.ProgrammingError(
+                    'give the table as load("<warehouse>/<db>.<table>") or with the "warehouse" and "table" options')
+            root, _, table = path.rstrip("/").rpartition("/")
+            root = root or "."
+        db, _, name = table.rpartition(".")
+        db = db or DEFAULT_DB
+        for part in (db, name):
+            if not part or "/" in part or part in (".", ".."):
+                raise errors.InvalidName(f'invalid table name "{table}"')
+        return Target(os.path.abspath(root), db, name)
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.db}.{self.name}"
+
+    def open(self, *, create: bool = False, **kwargs) -> Warehouse:
+        if not create and not os.path.exists(os.path.join(self.root, MARKER)):
+            raise errors.UndefinedTable(f'{self.root} is not a txlake warehouse (no {MARKER})')
+        return Warehouse(self.root, **kwargs)
+
+
+def _as_of_ms(text: str) -> int:
+    """``asOfTimestamp``: epoch milliseconds, or an ISO 8601 time (UTC unless it says)."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        when = dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise errors.InvalidParameterValue(f'invalid asOfTimestamp "{text}"') from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.timezone.utc)
+    return int(when.timestamp() * 1000)
+
+
+class TxlakeDataSource(DataSource):
+    """``spark.read.format("txlake")`` / ``df.write.format("txlake")``."""
+
+    @classmethod
+    def name(cls) -> str:
+        return "txlake"
+
+    def _snapshot(self) -> tuple[int, TableVersion]:
+        """The snapshot this DataFrame reads, resolved once (schema() runs before pickling)."""
+        if getattr(self, "_pinned", None) is None:
+            target = Target.from_options(self.options)
+            wh = target.open()
+            snapshot_id, as_of = self.options.get("snapshotId"), self.options.get("asOfTimestamp")
+            if snapshot_id is not None and as_of is not None:
+                raise errors.ProgrammingError("give snapshotId or asOfTimestamp, not both")
+            if snapshot_id is not None:
+                csn = int(snapshot_id)
+                if not 0 < csn <= wh.latest.csn:
+                    raise errors.InvalidParameterValue(f"snapshot {csn} does not exist (newest is {wh.latest.csn})")
+            elif as_of is not None:
+                csn = wh.csn_at(_as_of_ms(as_of))
+            else:
+                csn = wh.latest.csn
+            version = wh.catalog_at(csn).table(target.db, target.name)
+            if version is None:
+                raise errors.UndefinedTable(f'relation "{target.qualified}" does not exist'
+                                            + (f" at snapshot {csn}" if csn != wh.latest.csn else ""))
+            self._pinned = (csn, version)
+        return self._pinned
+
+    def schema(self):
+        return spark_schema(self._snapshot()[1].schema)
+
+    def reader(self, schema) -> "TxlakeReader":
+        csn, version = self._snapshot()
+        target = Target.from_options(self.options)
+        rows = int(self.options.get("rowsPerPartition", DEFAULT_ROWS_PER_PARTITION))
+        return TxlakeReader(target.root, version, rows)
+
+    def writer(self, schema, overwrite: bool) -> "TxlakeWriter":
+        target = Target.from_options(self.options)
+        wh = target.open(create=True)
+        latest = wh.refresh()
+        version = latest.table(target.db, target.name)
+        if version is None:
+            table_schema = schema_for(schema)
+        else:
+            table_schema = version.schema
+            check_assignable(schema, table_schema, target.name)
+        return TxlakeWriter(target, table_schema, latest.csn, version.table_id if version else None,
+                            overwrite, uuid.uuid4().hex, self.options.get("label"),
+                            self.options.get("publish", "sync"), float(self.options.get("commitTimeout", 60)))
+
+
+class PushdownDataSource(TxlakeDataSource):
+    """The source ``register(spark)`` installs: the same, with filter pushdown (file skipping by
+    Parquet min/max statistics), which PySpark only allows with
+    ``spark.sql.python.filterPushdown.enabled`` on."""
+
+    def reader(self, schema) -> "TxlakeReader":
+        plain = super().reader(schema)
+        return PushdownReader(plain.root, plain.version, plain.rows_per_partition)
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+@dataclass
+class FileGroup(InputPartition):
+    """One task's files: (path relative to the warehouse, rows, serialized deletion vector)."""
+
+    files: list[tuple[str, int, bytes | None]]
+
+
+class TxlakeReader(DataSourceReader):
+    def __init__(self, root: str, version: TableVersion, rows_per_partition: int):
+        self.root = root
+        self.version = version
+        self.rows_per_partition = rows_per_partition
+        self.filters: list = []
+
+    def _files(self) -> list[DataFile]:
+        return list(self.version.files)
+
+    def partitions(self) -> list[FileGroup]:
+        """Files grouped so each task reads about ``rows_per_partition`` rows (a task costs
+        tens of milliseconds; one per small file would dominate)."""
+        groups, current, rows = [], [], 0
+        for f in self._files():
+            deleted = self.version.deleted(f.file_id)
+            current.append((f.path, f.row_count, deleted.serialize() if deleted else None))
+            rows += f.row_count - len(deleted)
+            if rows >= self.rows_per_partition:
+                groups.append(FileGroup(current))
+                current, rows = [], 0
+        if current or not groups:
+            groups.append(FileGroup(current))
+        return groups
+
+    def read(self, partition: FileGroup):
+        target = self.version.schema.arrow_schema()
+        for path, row_count, dv in partition.files:
+            keep = None
+            if dv is not None:
+                keep = np.ones(row_count, dtype=bool)
+                deleted = FrozenBitMap.deserialize(dv)
+                keep[np.fromiter(deleted, dtype=np.int64, count=len(deleted))] = False
+            offset = 0
+            for batch in pq.ParquetFile(os.path.join(self.root, path)).iter_batches(batch_size=65536):
+                n = batch.num_rows
+                if keep is not None:
+                    batch = batch.filter(pa.array(keep[offset:offset + n]))
+                offset += n
+                if batch.schema != target:
+                    batch = batch.cast(target)
+                if batch.num_rows:
+                    yield batch
+
+
+class PushdownReader(TxlakeReader):
+    def pushFilters(self, filters):
+        self.filters = [f for f in filters if pushdown.usable(f, self.version.schema)]
+        # skipping files is not filtering rows: Spark still evaluates every filter
+        return filters
+
+    def _files(self) -> list[DataFile]:
+        if not self.filters:
+            return list(self.version.files)
+        return [f for f in self.version.files
+                if pushdown.may_match(pq.ParquetFile(os.path.join(self.root, f.path)).metadata, self.filters)]
+
+
+# --- writing ---------------------------------------------------------------------------------
+
+@dataclass
+class WrittenFiles(WriterCommitMessage):
+    """One task's new data files: (path relative to the warehouse, rows, bytes)."""
+
+    files: list[tuple[str, int, int]]
+
+
+class TxlakeWriter(DataSourceArrowWriter):
+    def __init__(self, target: Target, schema: TableSchema, base_csn: int, table_id: str | None,
+                 overwrite: bool, job: str, label: str | None, publish: str, commit_timeout: float):
+        if publish not in ("sync", "off"):
+            raise errors.InvalidParameterValue(f'publish must be "sync" or "off", not "{publish}"')
+        self.target = target
+        self.schema = schema
+        self.base_csn = base_csn
+        self.table_id = table_id          # None: the job creates the table
+        self.overwrite = overwrite
+        self.job = job
+        self.label = label
+        self.publish = publish
+        self.commit_timeout = commit_timeout
+
+    @property
+    def _bucket(self) -> str:
+        return os.path.join(table_dir(self.target.db, self.target.name), BUCKET_DIR)
+
+    def write(self, iterator) -> WrittenFiles:
+        from pyspark import TaskContext
+        ctx = TaskContext.get()
+        task = f"{ctx.partitionId()}-{ctx.attemptNumber()}" if ctx else uuid.uuid4().hex[:8]
+        directory = os.path.join(self.target.root, self._bucket)
+        os.makedirs(directory, exist_ok=True)
+        files: list[tuple[str, int, int]] = []
+        pending: list[pa.RecordBatch] = []
+        rows = 0
+
+        def flush():
+            nonlocal pending, rows
+            rel = os.path.join(self._bucket, f"data-{self.job}-{task}-{len(files)}.parquet")
+            full = os.path.join(self.target.root, rel)
+            pq.write_table(pa.Table.from_batches(pending).combine_chunks(), full, compression="zstd")
+            _FS.fsync_file(full)
+            files.append((rel, rows, os.path.getsize(full)))
+            pending, rows = [], 0
+
+        for batch in iterator:
+            batch = conform(batch, self.schema, self.target.name)
+            while batch.num_rows:
+                take = min(batch.num_rows, ROWS_PER_FILE - rows)
+                pending.append(batch.slice(0, take))
+                rows += take
+                batch = batch.slice(take)
+                if rows == ROWS_PER_FILE:
+                    flush()
+        if rows:
+            flush()
+        if files:
+            _FS.fsync_dir(directory)
+        return WrittenFiles(files)
+
+    def commit(self, messages) -> None:
+        written = [f for m in messages if m is not None for f in m.files]
+        self._remove_strays({path for path, _, _ in written})
+        if not written and not self.overwrite and self.table_id is not None:
+            return  # nothing to add: no log entry
+        wh = self.target.open(create=True, commit_timeout=self.commit_timeout)
+        files = [DataFile(0, path, rows, self.schema.schema_id, size) for path, rows, size in written]
+        if self.table_id is None:
+            table_id = uuid.uuid4().hex
+            delta = TableDelta(table_id, None, TableVersion(table_id, self.target.db, self.target.name, self.schema))
+        else:
+            table_id = self.table_id
+            base = wh.catalog_at(self.base_csn).by_id(table_id)
+            if base is None:
+                raise errors.SerializationFailure(
+                    f'could not serialize access: relation "{self.target.name}" was dropped by a concurrent transaction')
+            # an overwrite deletes every row of the job's snapshot: a concurrent change to any
+            # of them, or a concurrent insert, makes one of the two fail (40001)
+            work = base.with_files(removed=frozenset(f.file_id for f in base.files)) if self.overwrite else base.with_files()
+            delta = TableDelta(table_id, base, work)
+        commit = FilesCommit(wh.store, [delta], {table_id: files}, wh.commit_user, self.job,
+                             snapshot_csn=self.base_csn if self.overwrite else None,
+                             read_tables=frozenset({table_id}) if self.overwrite and self.table_id else frozenset(),
+                             label=self.label)
+        wh.commit(commit)  # on failure it removes the files and raises
+        if self.publish == "sync":
+            Publisher(wh, "sync").flush()
+
+    def abort(self, messages) -> None:
+        self._remove_strays(set())
+
+    def _remove_strays(self, keep: set[str]) -> None:
+        """Remove this job's files that are not in ``keep`` (failed or duplicate attempts)."""
+        directory = os.path.join(self.target.root, self._bucket)
+        prefix = f"data-{self.job}-"
+        try:
+            names = os.listdir(directory)
+        except FileNotFoundError:
+            return
+        for name in names:
+            rel = os.path.join(self._bucket, name)
+            if name.startswith(prefix) and rel not in keep:
+                try:
+                    os.remove(os.path.join(self.target.root, rel))
+                except FileNotFoundError:
+                    pass
+

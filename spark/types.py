@@ -1,0 +1,127 @@
+"""Column types between txlake and Spark, and the Arrow batches each side expects.
+
+txlake's TIMESTAMP is PostgreSQL's ``timestamp without time zone``; it maps to Spark's
+``TimestampNTZType``. A Spark ``TimestampType`` (an instant) written into a txlake table is
+stored as its UTC wall time.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from pyspark.sql import types as T
+
+from txlake import errors
+from txlake.storage.schema import KINDS, Column, ColumnType, TableSchema
+
+_TO_SPARK = {
+    "BOOLEAN": lambda t: T.BooleanType(),
+    "INT": lambda t: T.IntegerType(),
+    "BIGINT": lambda t: T.LongType(),
+    "DOUBLE": lambda t: T.DoubleType(),
+    "DECIMAL": lambda t: T.DecimalType(t.precision, t.scale),
+    "VARCHAR": lambda t: T.StringType(),
+    "DATE": lambda t: T.DateType(),
+    "TIMESTAMP": lambda t: T.TimestampNTZType(),
+}
+
+# Spark type -> the txlake kinds it may be written into (store assignment, as Spark's ANSI
+# policy allows: numbers widen or narrow with an overflow check, nothing parses strings)
+_NUMERIC = {"INT", "BIGINT", "DOUBLE", "DECIMAL"}
+_ASSIGNABLE = {
+    T.BooleanType: {"BOOLEAN"},
+    T.ByteType: _NUMERIC, T.ShortType: _NUMERIC, T.IntegerType: _NUMERIC, T.LongType: _NUMERIC,
+    T.FloatType: _NUMERIC, T.DoubleType: _NUMERIC, T.DecimalType: _NUMERIC,
+    T.StringType: {"VARCHAR"}, T.VarcharType: {"VARCHAR"}, T.CharType: {"VARCHAR"},
+    T.DateType: {"DATE", "TIMESTAMP"},
+    T.TimestampType: {"TIMESTAMP"}, T.TimestampNTZType: {"TIMESTAMP"},
+    T.NullType: set(KINDS),
+}
+
+
+def spark_schema(schema: TableSchema) -> T.StructType:
+    """The Spark schema of a table; every field nullable (NOT NULL is enforced on write)."""
+    return T.StructType([T.StructField(c.name, _TO_SPARK[c.type.kind](c.type), True) for c in schema.columns])
+
+
+def column_type(dt: T.DataType) -> ColumnType:
+    """The txlake column type a Spark job's column gets when the job creates the table."""
+    if isinstance(dt, T.BooleanType):
+        return ColumnType("BOOLEAN")
+    if isinstance(dt, (T.ByteType, T.ShortType, T.IntegerType)):
+        return ColumnType("INT")
+    if isinstance(dt, T.LongType):
+        return ColumnType("BIGINT")
+    if isinstance(dt, (T.FloatType, T.DoubleType)):
+        return ColumnType("DOUBLE")
+    if isinstance(dt, T.DecimalType):
+        return ColumnType("DECIMAL", precision=dt.precision, scale=dt.scale)
+    if isinstance(dt, (T.StringType, T.VarcharType, T.CharType)):
+        return ColumnType("VARCHAR")
+    if isinstance(dt, T.DateType):
+        return ColumnType("DATE")
+    if isinstance(dt, (T.TimestampType, T.TimestampNTZType)):
+        return ColumnType("TIMESTAMP")
+    raise errors.NotSupportedError(f"Spark type {dt.simpleString()} is not supported by txlake tables")
+
+
+def schema_for(df_schema: T.StructType) -> TableSchema:
+    """A new table's schema from a DataFrame's."""
+    seen = set()
+    columns = []
+    for i, f in enumerate(df_schema.fields):
+        if f.name.lower() in seen:
+            raise errors.DuplicateColumn(f'column "{f.name}" specified more than once')
+        seen.add(f.name.lower())
+        columns.append(Column(i, f.name, column_type(f.dataType), not_null=False))
+    return TableSchema(0, tuple(columns), (), len(columns) - 1)
+
+
+def check_assignable(df_schema: T.StructType, schema: TableSchema, table: str) -> None:
+    """Refuse, before any task runs, a DataFrame whose columns cannot go into ``table``."""
+    by_name = {c.name.lower(): c for c in schema.columns}
+    for f in df_schema.fields:
+        col = by_name.get(f.name.lower())
+        if col is None:
+            raise errors.UndefinedColumn(f'column "{f.name}" of relation "{table}" does not exist')
+        kinds = _ASSIGNABLE.get(type(f.dataType), set())
+        if col.type.kind not in kinds:
+            raise errors.DatatypeMismatch(
+                f'column "{col.name}" is of type {col.type.display()} but the DataFrame column is '
+                f"{f.dataType.simpleString()}")
+    names = {f.name.lower() for f in df_schema.fields}
+    for col in schema.columns:
+        if col.not_null and col.name.lower() not in names:
+            raise errors.NotNullViolation(
+                f'null value in column "{col.name}" of relation "{table}" violates not-null constraint')
+
+
+def conform(batch: pa.RecordBatch, schema: TableSchema, table: str) -> pa.RecordBatch:
+    """``batch`` (a Spark task's Arrow batch) in the table's Arrow schema, with the checks an
+    INSERT makes: numeric range (22003), NOT NULL (23502), VARCHAR(n) length (22001)."""
+    target = schema.arrow_schema()
+    index = {n.lower(): i for i, n in enumerate(batch.schema.names)}
+    arrays = []
+    for col, field in zip(schema.columns, target):
+        i = index.get(col.name.lower())
+        if i is None:
+            arrays.append(pa.nulls(batch.num_rows, field.type))
+            continue
+        arr = batch.column(i)
+        if pa.types.is_timestamp(arr.type) and arr.type.tz is not None:
+            arr = arr.cast(pa.timestamp("us", tz="UTC")).cast(pa.int64()).cast(pa.timestamp("us"))
+        if arr.type != field.type:
+            try:
+                arr = pc.cast(arr, field.type, safe=True)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+                raise errors.NumericValueOutOfRange(f'value out of range for column "{col.name}": {e}') from None
+        if col.not_null and arr.null_count:
+            raise errors.NotNullViolation(
+                f'null value in column "{col.name}" of relation "{table}" violates not-null constraint')
+        if col.type.kind == "VARCHAR" and col.type.length:
+            longest = pc.max(pc.utf8_length(arr)).as_py()
+            if longest is not None and longest > col.type.length:
+                raise errors.StringDataRightTruncation(
+                    f"value too long for type character varying({col.type.length})")
+        arrays.append(arr)
+    return pa.RecordBatch.from_arrays(arrays, schema=target)
