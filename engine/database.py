@@ -23,10 +23,12 @@ from txlake.engine.mvcc.snapshot import Snapshot
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction, TxnState
 from txlake.engine.mvcc.xid import XidAllocator
 from txlake.storage.commit import Commit, TableDelta
+from txlake.storage.prepared import DEFAULT_TIMEOUT as DEFAULT_PREPARED_TIMEOUT
 from txlake.storage.version import LogEntry
 from txlake.storage.warehouse import Warehouse
 
 DEFAULT_MAX_ACTIVE_TRANSACTIONS = 1000
+RECENT_TRANSACTIONS = 100  # finished transactions txlake_transactions() lists
 
 _registry: dict[str, "Database"] = {}
 _registry_lock = threading.Lock()
@@ -47,7 +49,8 @@ def open_database(path: str, **options) -> "Database":
 class Database:
     def __init__(self, path: str, *, durable: bool = True, cache_bytes: int | None = None,
                  max_active_transactions: int = DEFAULT_MAX_ACTIVE_TRANSACTIONS,
-                 commit_timeout: float = 30.0, publish: str = "async", gc_interval: float = 2.0):
+                 commit_timeout: float = 30.0, publish: str = "async", gc_interval: float = 2.0,
+                 prepared_timeout: float = DEFAULT_PREPARED_TIMEOUT):
         kwargs = {"cache_bytes": cache_bytes} if cache_bytes else {}
         self.path = path
         self.warehouse = Warehouse(path, durable=durable, commit_timeout=commit_timeout, **kwargs)
@@ -60,6 +63,7 @@ class Database:
         self._successor_batches: list[tuple[int, str, list[int]]] = []  # guarded by _proc_lock
         self.ssi = SSI(self.warehouse.store)
         self.max_active_transactions = max_active_transactions
+        self.prepared_timeout = float(prepared_timeout)
         self._vxids = itertools.count(1)
         self._running: dict[int, Transaction] = {}  # vxid -> transaction, guarded by _proc_lock
         self._proc_lock = threading.Lock()
@@ -139,6 +143,70 @@ class Database:
                                      for v in (self.warehouse.latest.by_id(t) for t in entry.tables()) if v):
             self.gc.wake()
         return entry
+
+    def prepare(self, txn: Transaction, gid: str) -> None:
+        """PREPARE TRANSACTION: ``txn``'s writes become a durable prepared transaction that any
+        session or process finishes (storage/prepared.py); ``txn`` itself ends here."""
+        try:
+            deltas = [d for d in (TableDelta(tid, txn.bases.get(tid), work) for tid, work in txn.changes.items())
+                      if not d.is_noop()]
+            catalog = txn.snapshot.catalog if txn.snapshot is not None else self.warehouse.latest
+            for d in deltas:  # the record names the snapshot; commit rebuilds each base from it
+                if d.base is not None and catalog.by_id(d.table_id) is not d.base:
+                    raise errors.InternalError(f"transaction base of {d.base.name} is not its snapshot's version")
+            serializable = txn.isolation == SERIALIZABLE and txn.snapshot is not None
+            self.warehouse.prepared.prepare(
+                gid, deltas, xid=self.assign_xid(txn) if deltas else 0, snapshot_csn=catalog.csn,
+                started_ms=txn.started_ms, timeout=self.prepared_timeout, label=txn.label,
+                read_tables=self.ssi.tables_read(txn) if serializable else frozenset())
+        finally:
+            self.abort(txn)  # local bookkeeping only: the writes live on in the prepared record
+
+    def finish_prepared(self, gid: str, commit: bool) -> None:
+        """COMMIT PREPARED / ROLLBACK PREPARED, from any session of any process."""
+        if commit:
+            self.warehouse.prepared.commit(gid)
+        else:
+            self.warehouse.prepared.rollback(gid)
+
+    def transactions(self, recent: int = RECENT_TRANSACTIONS):
+        """The ``txlake_transactions()`` table: this process's running transactions (PREPARE),
+        every prepared transaction's record, and the ``recent`` newest commits of the log."""
+        import pyarrow as pa
+        published = self.publisher.published_csn if self.publisher is not None else None
+        rows = []
+        with self._proc_lock:
+            running = list(self._running.values())
+        for t in running:
+            rows.append((t.xid, None, t.label, "PREPARE", t.isolation, t.started_ms, None, None, None, None, None))
+        prepared = self.warehouse.prepared
+        labels = set()
+        for r in prepared.records():
+            labels.add(r.label)
+            state = prepared.state(r, published)
+            rows.append((r.xid or None, r.gid, r.label, state, None, r.started_ms, r.prepared_ms,
+                         r.finished_ms if state in ("COMMITTED", "VISIBLE") else None, r.finished_ms, r.csn, r.reason))
+        latest = self.warehouse.refresh().csn
+        for csn in range(latest, max(0, latest - recent), -1):
+            entry = self.warehouse.txlog.read(csn)
+            if entry is None or (entry.label is not None and entry.label in labels):
+                continue
+            if entry.aborted is not None:
+                state = "ABORTED"
+            else:
+                state = "VISIBLE" if published is not None and csn <= published else "COMMITTED"
+            committed = entry.time_ms if entry.aborted is None else None
+            rows.append((entry.xid or None, None, entry.label, state, None, None, None, committed, entry.time_ms,
+                         csn, entry.aborted))
+        cols = list(zip(*rows)) or [()] * 11
+        ts = pa.timestamp("ms")
+        return pa.table({
+            "xid": pa.array(cols[0], pa.int64()), "gid": pa.array(cols[1], pa.string()),
+            "label": pa.array(cols[2], pa.string()), "state": pa.array(cols[3], pa.string()),
+            "isolation": pa.array(cols[4], pa.string()), "started_at": pa.array(cols[5], ts),
+            "prepared_at": pa.array(cols[6], ts), "committed_at": pa.array(cols[7], ts),
+            "finished_at": pa.array(cols[8], ts), "snapshot_id": pa.array(cols[9], pa.int64()),
+            "abort_reason": pa.array(cols[10], pa.string())})
 
     def _record_successors(self, entry: LogEntry, chains: dict[str, dict[int, int]]) -> None:
         with self._proc_lock:

@@ -126,9 +126,10 @@ class Executor:
         def visit(node):
             if not isinstance(node, exp.Table):
                 return node
-            if isinstance(node.this, exp.Anonymous) and node.this.name.lower() == "txlake_snapshots":
-                alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier("txlake_snapshots"))
-                return exp.Table(this=exp.to_identifier(register(self._snapshots(ctx, node.this))), alias=alias)
+            if isinstance(node.this, exp.Anonymous) and node.this.name.lower() in _TABLE_FUNCTIONS:
+                fn = node.this.name.lower()
+                alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(fn))
+                return exp.Table(this=exp.to_identifier(register(_TABLE_FUNCTIONS[fn](self, ctx, node.this))), alias=alias)
             if not isinstance(node.this, exp.Identifier):
                 return node
             name = table_name(node)
@@ -202,6 +203,12 @@ class Executor:
             "commit_user": pa.array(cols[5], pa.string()),
             "commit_id": pa.array(cols[6], pa.string()),
         })
+
+    def _transactions(self, ctx: Context, call: exp.Anonymous) -> pa.Table:
+        """``txlake_transactions()``: running, prepared and recently finished transactions."""
+        if call.expressions:
+            raise errors.ProgrammingError("txlake_transactions takes no arguments", sqlstate="42883")
+        return self.db.transactions()
 
     # --- queries -------------------------------------------------------------------------
 
@@ -1051,3 +1058,7 @@ def _first_per_rowid(result: pa.Table) -> pa.Table:
     ids = result.column(ROWID).to_numpy(zero_copy_only=False)
     _, first = np.unique(ids, return_index=True)
     return result.take(np.sort(first)) if len(first) != len(ids) else result
+
+
+# table functions usable in FROM, evaluated at each execution
+_TABLE_FUNCTIONS = {"txlake_snapshots": Executor._snapshots, "txlake_transactions": Executor._transactions}

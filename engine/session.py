@@ -225,6 +225,10 @@ class Session:
     def _begin(self, stmt: st.Begin) -> Result:
         if self.txn is not None:
             return Result(status="BEGIN", notice="there is already a transaction in progress")
+        if stmt.label is not None:  # refuse a committed label before any work is done
+            done = self.db.warehouse.label_commit(stmt.label)
+            if done is not None:
+                raise errors.DuplicateObject(f'label "{stmt.label}" is already used by commit {done.csn}')
         self.begin(stmt.isolation or self._next_isolation, stmt.read_only, label=stmt.label)
         self._next_isolation = None
         return Result(status="BEGIN")
@@ -332,8 +336,23 @@ class Session:
                 f"CALL {stmt.procedure} cannot run inside a transaction block", sqlstate="25001")
         return call(self, stmt)
 
-    def _unsupported(self, stmt) -> Result:
-        raise errors.NotSupportedError(f"{type(stmt).__name__} is not supported yet")
+    def _prepare_transaction(self, stmt: st.PrepareTransaction) -> Result:
+        txn = self.txn
+        if txn is None:
+            return Result(status="ROLLBACK", notice="there is no transaction in progress")
+        self.txn = None
+        if txn.state is TxnState.FAILED:  # as PostgreSQL: a failed block is rolled back
+            self.db.abort(txn)
+            return Result(status="ROLLBACK")
+        self.db.prepare(txn, stmt.gid)
+        return Result(status="PREPARE TRANSACTION")
+
+    def _finish_prepared(self, stmt, commit: bool) -> Result:
+        what = "COMMIT PREPARED" if commit else "ROLLBACK PREPARED"
+        if self.txn is not None and self.txn.explicit:
+            raise errors.ProgrammingError(f"{what} cannot run inside a transaction block", sqlstate="25001")
+        self.db.finish_prepared(stmt.gid, commit)
+        return Result(status=what)
 
 
 def _effective(level: str) -> str:
@@ -376,14 +395,14 @@ _CONTROL = {
     st.SetVariable: Session._set,
     st.Show: Session._show,
     st.Call: Session._call,
-    st.PrepareTransaction: Session._unsupported,
-    st.CommitPrepared: Session._unsupported,
-    st.RollbackPrepared: Session._unsupported,
+    st.PrepareTransaction: Session._prepare_transaction,
+    st.CommitPrepared: lambda s, stmt: s._finish_prepared(stmt, commit=True),
+    st.RollbackPrepared: lambda s, stmt: s._finish_prepared(stmt, commit=False),
 }
 
 # what a failed transaction block still accepts (PostgreSQL's "commands ignored until end
 # of transaction block")
-_ENDS_FAILED_BLOCK = (st.Commit, st.Rollback, st.RollbackToSavepoint)
+_ENDS_FAILED_BLOCK = (st.Commit, st.Rollback, st.RollbackToSavepoint, st.PrepareTransaction)
 
 _DATA = {
     st.Query: Executor.query,

@@ -295,17 +295,19 @@ class Commit:
 class FilesCommit(Commit):
     """A commit of data files written elsewhere - by Spark tasks - rather than by ``prepare``.
 
-    ``files`` maps a table id to its new files (ids 0; numbered at vote). Nobody checked their
-    primary keys when the rows were written, so the vote checks them against the whole table
-    and against each other. ``abort`` removes them, as it removes files ``prepare`` wrote.
+    ``files`` maps a table id to its new files (ids 0; numbered at vote). Nobody checked the
+    primary keys of rows Spark wrote, so the vote checks them against the whole table and each
+    other. ``abort`` removes the files, as it removes files ``prepare`` wrote - except a
+    prepared transaction's, which stay until its outcome is decided.
     """
 
-    keys_checked = False
-
     def __init__(self, store: DataFileStore, deltas: list[TableDelta], files: dict[str, list[DataFile]],
-                 commit_user: str, commit_id: str, **kwargs):
+                 commit_user: str, commit_id: str, *, keys_checked: bool = False, owns_files: bool = True,
+                 **kwargs):
         super().__init__(store, deltas, 0, commit_user, commit_id, **kwargs)
         self._written = {tid: list(fs) for tid, fs in files.items() if fs}
+        self.keys_checked = keys_checked  # a prepared transaction's keys were checked at INSERT
+        self.owns_files = owns_files      # a prepared transaction's files outlive a failed attempt
 
     @property
     def empty(self) -> bool:
@@ -314,6 +316,11 @@ class FilesCommit(Commit):
     def prepare(self) -> None:
         self.store.fsync_dirs([f.path for fs in self._written.values() for f in fs])
         self.state = CommitState.PREPARED
+
+    def abort(self) -> None:
+        if self.owns_files:
+            super().abort()
+        self.state = CommitState.ABORTED
 
 
 def _duplicates(keys: list, seen: set) -> dict:

@@ -96,6 +96,11 @@ class Publisher:
                 self.errors += 1
                 log.exception("publishing failed")
 
+    @property
+    def published_csn(self) -> int:
+        """Every commit up to this CSN is published (VISIBLE to other engines)."""
+        return self._published_csn
+
     def flush(self) -> None:
         """Publish everything committed so far, in this thread."""
         if self.mode != "off":

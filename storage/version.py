@@ -207,6 +207,8 @@ class LogEntry:
     # exactly-once: at most one entry in the log carries a given label (BEGIN ... WITH LABEL,
     # the Spark writer's ``label`` option)
     label: str | None = None
+    # an abort entry (no changes): a prepared transaction's label taken by its abort, and why
+    aborted: str | None = None
 
     def to_json(self) -> dict:
         d = {"csn": self.csn, "xid": self.xid, "commit_user": self.commit_user,
@@ -214,12 +216,14 @@ class LogEntry:
              "changes": [c.to_json() for c in self.changes]}
         if self.label is not None:
             d["label"] = self.label
+        if self.aborted is not None:
+            d["aborted"] = self.aborted
         return d
 
     @staticmethod
     def from_json(d: dict) -> "LogEntry":
         return LogEntry(d["csn"], d["xid"], d["commit_user"], d["commit_id"], d["time_ms"],
-                        tuple(change_from_json(c) for c in d["changes"]), d.get("label"))
+                        tuple(change_from_json(c) for c in d["changes"]), d.get("label"), d.get("aborted"))
 
     def tables(self) -> set[str]:
         return {c.table_id for c in self.changes}

@@ -21,6 +21,7 @@ from txlake.storage import failpoints
 from txlake.storage.commit import Commit, CommitState, backoff, now_ms
 from txlake.storage.datafiles import DEFAULT_CACHE_BYTES, DataFileStore
 from txlake.storage.fs import LocalFileSystem
+from txlake.storage.prepared import PreparedTransactions, check_claims
 from txlake.storage.txlog import TxLog
 from txlake.storage.version import CatalogVersion, ChangeData, LogEntry
 
@@ -52,6 +53,7 @@ class Warehouse:
         self._history_cache: dict[int, CatalogVersion] = {}  # time travel, guarded by _lock
         self._labels: dict[str, int] = {}  # label -> CSN of the entry carrying it, guarded by _lock
         self.latest = self._replay(CatalogVersion(0))
+        self.prepared = PreparedTransactions(self)
         self.listeners: list = []  # called with each entry this process commits
 
     def _write_marker(self) -> None:
@@ -210,6 +212,8 @@ class Warehouse:
                             "could not serialize access: another process changed a table this "
                             "SERIALIZABLE transaction read")
                 entry = commit.vote(latest, latest.csn + 1, now_ms())
+                if entry.changes:
+                    check_claims(self.prepared.claims(excluding_label=commit.label), entry, latest)
                 failpoints.reached("before-log")
                 try:
                     won = self.txlog.append(entry)

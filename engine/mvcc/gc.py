@@ -63,6 +63,7 @@ class GarbageCollector:
                 return
             try:
                 self.compact_small_files()
+                self.db.warehouse.prepared.expire()  # forgotten prepared transactions time out
                 self.collect()
             except Exception:  # maintenance must never take the database down; next pass retries
                 import logging

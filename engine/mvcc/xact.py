@@ -18,6 +18,7 @@ copy of the map (O(tables written), not O(rows)).
 from __future__ import annotations
 
 import enum
+import time
 from dataclasses import dataclass, field
 
 from txlake import errors
@@ -69,6 +70,7 @@ class Transaction:
     savepoints: list[SavepointMark] = field(default_factory=list)
     error: Exception | None = None
     declared_isolation: str = ""  # as the user asked for it (READ UNCOMMITTED runs as READ COMMITTED)
+    started_ms: int = field(default_factory=lambda: int(time.time() * 1000))
 
     @property
     def uses_transaction_snapshot(self) -> bool:

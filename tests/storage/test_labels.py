@@ -15,13 +15,24 @@ def test_a_committed_label_is_refused_again_and_names_its_commit(connect, wareho
     conn.execute("INSERT INTO t VALUES (1)")
     conn.execute("COMMIT")
     csn = Warehouse(warehouse).label_commit("batch-1").csn
-    conn.execute("BEGIN WITH LABEL 'batch-1'")
-    conn.execute("INSERT INTO t VALUES (2)")
     with pytest.raises(txlake.DuplicateObject, match=f'label "batch-1" is already used by commit {csn}') as e:
-        conn.execute("COMMIT")
+        conn.execute("BEGIN WITH LABEL 'batch-1'")   # refused before any work is done
     assert e.value.sqlstate == "42710"
     assert conn.execute("SELECT * FROM t").fetchall() == [(1,)]
     assert Warehouse(warehouse).label_commit("batch-2") is None
+
+
+def test_two_open_transactions_with_one_label_commit_once(connect):
+    setup = connect(autocommit=True)
+    setup.execute("CREATE TABLE t (id INT)")
+    first, second = connect(autocommit=True), connect(autocommit=True)
+    for conn, value in ((first, 1), (second, 2)):
+        conn.execute("BEGIN WITH LABEL 'same'")
+        conn.execute(f"INSERT INTO t VALUES ({value})")
+    first.execute("COMMIT")
+    with pytest.raises(txlake.DuplicateObject, match='label "same" is already used by commit'):
+        second.execute("COMMIT")
+    assert setup.execute("SELECT * FROM t").fetchall() == [(1,)]
 
 
 def test_a_rolled_back_label_may_be_used_again(connect):
@@ -41,9 +52,9 @@ def test_labels_hold_across_processes_and_reopen(warehouse):
 import sys, txlake
 conn = txlake.connect(sys.argv[1], autocommit=True, publish="off")
 conn.execute("CREATE TABLE IF NOT EXISTS t (id INT)")
-conn.execute("BEGIN WITH LABEL 'nightly'")
-conn.execute("INSERT INTO t VALUES (1)")
 try:
+    conn.execute("BEGIN WITH LABEL 'nightly'")
+    conn.execute("INSERT INTO t VALUES (1)")
     conn.execute("COMMIT")
     print("committed")
 except txlake.DuplicateObject as e:

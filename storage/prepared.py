@@ -1,0 +1,325 @@
+"""Prepared transactions: two-phase commit across sessions, processes and crashes.
+
+``PREPARE TRANSACTION 'gid'`` writes the transaction's new rows as Parquet files and then a
+durable *record* ``_prepared/<gid>.json`` saying what the transaction changes (its snapshot,
+files, deleted rows, created and dropped tables). From then on any session in any process can
+finish it with ``COMMIT PREPARED 'gid'`` or ``ROLLBACK PREPARED 'gid'``.
+
+States (the Doris seed's)::
+
+    PREPARE --record written--> PRECOMMITTED --log entry--> COMMITTED --published--> VISIBLE
+                                     \\--abort entry (ROLLBACK PREPARED, timeout)--> ABORTED
+
+The commit log decides the outcome, so racing finishers cannot disagree: a commit appends the
+transaction's changes and a rollback appends an empty *abort entry*, both carrying the
+transaction's label; labels are unique in the log, so exactly one of them lands. The record is
+then rewritten with the outcome (a cache of what the log says: after a crash in between, the
+next reader of the record finishes the transition from the log). Finishing twice the same way
+succeeds; finishing the other way fails with 25000.
+
+While PRECOMMITTED, the record's deleted rows are *claims*: any other commit that deletes or
+updates one of them, or drops the table, fails with 40001 (``Warehouse._append`` checks), so a
+prepared transaction can always commit. An unfinished one is aborted after its timeout by the
+background maintenance of any process that has the warehouse open.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+
+from txlake import errors
+from txlake.storage.commit import Commit, CommitState, FilesCommit, TableDelta, now_ms
+from txlake.storage.schema import TableSchema
+from txlake.storage.version import DataFile, LogEntry, TableVersion, decode_bitmap, encode_bitmap
+
+PREPARED_DIR = "_prepared"
+DEFAULT_TIMEOUT = 3600.0
+LABEL_PREFIX = "prepared:"
+
+PRECOMMITTED, COMMITTED, VISIBLE, ABORTED = "PRECOMMITTED", "COMMITTED", "VISIBLE", "ABORTED"
+
+
+@dataclass(frozen=True)
+class TableChange:
+    """What a prepared transaction does to one table."""
+
+    table_id: str
+    op: str                                  # "data", "create" or "drop"
+    files: tuple[DataFile, ...] = ()         # new rows, already on disk (ids assigned at commit)
+    deleted: dict = field(default_factory=dict)  # file id (at the snapshot) -> deleted rows
+    db: str | None = None                    # create: where and how
+    name: str | None = None
+    schema: TableSchema | None = None
+
+    def to_json(self) -> dict:
+        d = {"table_id": self.table_id, "op": self.op, "files": [f.to_json() for f in self.files],
+             "deleted": {str(fid): encode_bitmap(bm) for fid, bm in self.deleted.items()}}
+        if self.op == "create":
+            d.update(db=self.db, name=self.name, schema=self.schema.to_json())
+        return d
+
+    @staticmethod
+    def from_json(d: dict) -> "TableChange":
+        return TableChange(d["table_id"], d["op"], tuple(DataFile.from_json(f) for f in d["files"]),
+                           {int(fid): decode_bitmap(bm) for fid, bm in d["deleted"].items()},
+                           d.get("db"), d.get("name"),
+                           TableSchema.from_json(d["schema"]) if "schema" in d else None)
+
+
+@dataclass(frozen=True)
+class PreparedRecord:
+    gid: str
+    label: str
+    state: str
+    snapshot_csn: int
+    xid: int
+    owner: str                 # commit user of the preparing process
+    started_ms: int
+    prepared_ms: int
+    timeout_ms: int
+    changes: tuple[TableChange, ...] = ()
+    read_tables: tuple[str, ...] = ()      # SERIALIZABLE: checked against others' commits
+    finished_ms: int | None = None
+    csn: int | None = None                 # the commit's (or abort entry's) CSN
+    reason: str | None = None              # why it was aborted
+
+    def to_json(self) -> dict:
+        return {"gid": self.gid, "label": self.label, "state": self.state, "snapshot_csn": self.snapshot_csn,
+                "xid": self.xid, "owner": self.owner, "started_ms": self.started_ms,
+                "prepared_ms": self.prepared_ms, "timeout_ms": self.timeout_ms,
+                "changes": [c.to_json() for c in self.changes], "read_tables": list(self.read_tables),
+                "finished_ms": self.finished_ms, "csn": self.csn, "reason": self.reason}
+
+    @staticmethod
+    def from_json(d: dict) -> "PreparedRecord":
+        return PreparedRecord(d["gid"], d["label"], d["state"], d["snapshot_csn"], d["xid"], d["owner"],
+                              d["started_ms"], d["prepared_ms"], d["timeout_ms"],
+                              tuple(TableChange.from_json(c) for c in d["changes"]), tuple(d["read_tables"]),
+                              d.get("finished_ms"), d.get("csn"), d.get("reason"))
+
+    @property
+    def expired(self) -> bool:
+        return self.state == PRECOMMITTED and now_ms() > self.prepared_ms + self.timeout_ms
+
+
+class AbortEntry(Commit):
+    """The empty log entry that records a prepared transaction's abort under its label."""
+
+    def __init__(self, record: PreparedRecord, commit_user: str, reason: str):
+        super().__init__(None, [], record.xid, commit_user, record.gid, label=record.label)
+        self.reason = reason
+
+    @property
+    def empty(self) -> bool:
+        return False
+
+    def prepare(self) -> None:
+        self.state = CommitState.PREPARED
+
+    def vote(self, latest, csn: int, time_ms: int) -> LogEntry:
+        return LogEntry(csn, self.xid, self.commit_user, self.commit_id, time_ms, (), self.label, self.reason)
+
+    def abort(self) -> None:
+        self.state = CommitState.ABORTED
+
+
+class PreparedTransactions:
+    """The ``_prepared/`` directory of one warehouse."""
+
+    def __init__(self, warehouse):
+        self.warehouse = warehouse
+        self.dir = os.path.join(warehouse.root, PREPARED_DIR)
+        self._cache: tuple[int, list[PreparedRecord]] | None = None  # (dir mtime, records)
+
+    def _path(self, gid: str) -> str:
+        return os.path.join(self.dir, f"{gid.encode().hex()}.json")
+
+    def load(self, gid: str) -> PreparedRecord | None:
+        try:
+            return PreparedRecord.from_json(json.loads(self.warehouse.fs.read_bytes(self._path(gid))))
+        except FileNotFoundError:
+            return None
+
+    def records(self) -> list[PreparedRecord]:
+        """Every record, re-read only when the directory changed (one stat per call)."""
+        try:
+            mtime = os.stat(self.dir).st_mtime_ns
+        except FileNotFoundError:
+            return []
+        cached = self._cache
+        if cached is not None and cached[0] == mtime:
+            return cached[1]
+        records = []
+        for name in self.warehouse.fs.listdir(self.dir):
+            if name.endswith(".json"):
+                try:
+                    records.append(PreparedRecord.from_json(
+                        json.loads(self.warehouse.fs.read_bytes(os.path.join(self.dir, name)))))
+                except (FileNotFoundError, ValueError):
+                    continue
+        self._cache = (mtime, records)
+        return records
+
+    def claims(self, excluding_label: str | None = None) -> list[PreparedRecord]:
+        return [r for r in self.records() if r.state == PRECOMMITTED and r.label != excluding_label]
+
+    # --- PREPARE ---------------------------------------------------------------------------
+
+    def prepare(self, gid: str, deltas: list[TableDelta], *, xid: int, snapshot_csn: int, started_ms: int,
+                timeout: float, label: str | None = None, read_tables: frozenset[str] = frozenset()) -> PreparedRecord:
+        """Write the transaction's files and its record; 42710 if ``gid`` is in use."""
+        if not gid:
+            raise errors.InvalidParameterValue("a prepared transaction identifier must not be empty")
+        if self.load(gid) is not None:
+            raise errors.DuplicateObject(f'transaction identifier "{gid}" is already in use')
+        label = label or LABEL_PREFIX + gid
+        if self.warehouse.label_commit(label) is not None:
+            raise errors.DuplicateObject(f'label "{label}" is already used')
+        for d in deltas:
+            if d.rewritten():
+                raise errors.NotSupportedError("PREPARE TRANSACTION of a transaction that altered a table is not supported")
+        writer = Commit(self.warehouse.store, deltas, xid, self.warehouse.commit_user, gid)
+        writer.prepare()  # new rows -> durable Parquet files, not referenced by any log entry yet
+        try:
+            changes = []
+            for d in writer.deltas:
+                files = tuple(writer._written.get(d.table_id, ()))
+                if d.work is None:
+                    changes.append(TableChange(d.table_id, "drop"))
+                elif d.base is None:
+                    changes.append(TableChange(d.table_id, "create", files, {}, d.work.db, d.work.name, d.work.schema))
+                else:
+                    changes.append(TableChange(d.table_id, "data", files, d.new_deletes()))
+            record = PreparedRecord(gid, label, PRECOMMITTED, snapshot_csn, xid, self.warehouse.commit_user,
+                                    started_ms, now_ms(), int(timeout * 1000), tuple(changes),
+                                    tuple(sorted(read_tables)))
+            self.warehouse.fs.makedirs(self.dir)
+            if not self.warehouse.fs.put_if_absent(self._path(gid), json.dumps(record.to_json()).encode()):
+                raise errors.DuplicateObject(f'transaction identifier "{gid}" is already in use')
+        except BaseException:
+            writer.abort()
+            raise
+        return record
+
+    # --- finishing -------------------------------------------------------------------------
+
+    def commit(self, gid: str) -> PreparedRecord:
+        record = self._settle(self._require(gid))
+        if record.state in (COMMITTED, VISIBLE):
+            return record
+        if record.state == ABORTED:
+            raise errors.InvalidTransactionState(
+                f'prepared transaction "{gid}" was already rolled back ({record.reason})')
+        wh = self.warehouse
+        base = wh.catalog_at(record.snapshot_csn)
+        deltas, files = [], {}
+        for c in record.changes:
+            if c.op == "create":
+                deltas.append(TableDelta(c.table_id, None, TableVersion(c.table_id, c.db, c.name, c.schema)))
+            else:
+                version = base.by_id(c.table_id)
+                if c.op == "drop":
+                    deltas.append(TableDelta(c.table_id, version, None))
+                else:
+                    deltas.append(TableDelta(c.table_id, version, version.with_files(deleted=c.deleted)))
+            files[c.table_id] = list(c.files)
+        commit = FilesCommit(wh.store, deltas, files, wh.commit_user, gid, label=record.label, owns_files=False,
+                             keys_checked=True, snapshot_csn=record.snapshot_csn if record.read_tables else None,
+                             read_tables=frozenset(record.read_tables))
+        try:
+            entry = wh.commit(commit)
+        except errors.DuplicateObject:  # someone finished it first: the log says how
+            return self.commit(gid) if self._settle(self.load(gid)).state != PRECOMMITTED else record
+        except errors.Error as e:
+            # cannot happen while claims hold; if it does, the transaction can never commit
+            self._abort(record, f"commit failed: {e}")
+            raise
+        return self._finish(record, COMMITTED, entry)
+
+    def rollback(self, gid: str, reason: str = "ROLLBACK PREPARED") -> PreparedRecord:
+        record = self._settle(self._require(gid))
+        if record.state == ABORTED:
+            return record
+        if record.state in (COMMITTED, VISIBLE):
+            raise errors.InvalidTransactionState(f'prepared transaction "{gid}" was already committed')
+        return self._abort(record, reason)
+
+    def expire(self) -> int:
+        """Abort every PRECOMMITTED transaction past its timeout; return how many."""
+        count = 0
+        for record in self.records():
+            if record.expired:
+                try:
+                    self.rollback(record.gid, reason="timeout")
+                    count += 1
+                except errors.InvalidTransactionState:
+                    pass  # committed meanwhile
+        return count
+
+    def state(self, record: PreparedRecord, published_csn: int | None) -> str:
+        if record.state == COMMITTED and published_csn is not None and record.csn <= published_csn:
+            return VISIBLE
+        return record.state
+
+    def _require(self, gid: str) -> PreparedRecord:
+        record = self.load(gid)
+        if record is None:
+            raise errors.UndefinedObject(f'prepared transaction with identifier "{gid}" does not exist')
+        return record
+
+    def _abort(self, record: PreparedRecord, reason: str) -> PreparedRecord:
+        try:
+            entry = self.warehouse.commit(AbortEntry(record, self.warehouse.commit_user, reason))
+        except errors.DuplicateObject:
+            settled = self._settle(record)
+            if settled.state != ABORTED:
+                raise errors.InvalidTransactionState(f'prepared transaction "{record.gid}" was already committed')
+            return settled
+        return self._finish(record, ABORTED, entry)
+
+    def _settle(self, record: PreparedRecord) -> PreparedRecord:
+        """A PRECOMMITTED record whose label is in the log: finish what a crash interrupted."""
+        if record.state != PRECOMMITTED:
+            return record
+        entry = self.warehouse.label_commit(record.label)
+        if entry is None:
+            return record
+        return self._finish(record, ABORTED if entry.aborted is not None else COMMITTED, entry)
+
+    def _finish(self, record: PreparedRecord, state: str, entry: LogEntry) -> PreparedRecord:
+        if state == ABORTED:
+            for c in record.changes:
+                for f in c.files:
+                    self.warehouse.fs.remove(os.path.join(self.warehouse.root, f.path))
+        done = PreparedRecord(**{**record.__dict__, "state": state, "finished_ms": entry.time_ms,
+                                 "csn": entry.csn, "reason": entry.aborted if state == ABORTED else None})
+        self.warehouse.fs.write_atomic(self._path(record.gid), json.dumps(done.to_json()).encode())
+        return done
+
+
+def check_claims(claims: list[PreparedRecord], entry: LogEntry, latest) -> None:
+    """Refuse (40001) a commit that deletes rows, or drops a table, a prepared transaction holds."""
+    from txlake.storage.version import ChangeData, DropTable
+    held: dict[str, list[tuple[PreparedRecord, TableChange]]] = {}
+    for r in claims:
+        for c in r.changes:
+            held.setdefault(c.table_id, []).append((r, c))
+    for change in entry.changes:
+        for record, claim in held.get(change.table_id, ()):
+            if isinstance(change, DropTable) or (isinstance(change, ChangeData) and change.schema is not None):
+                raise _held(record)
+            if not isinstance(change, ChangeData) or not change.deleted:
+                continue
+            version = latest.by_id(change.table_id)
+            for fid, rows in claim.deleted.items():
+                for pos in rows:
+                    where = version.locate(fid, pos) if version is not None else None
+                    if where is not None and where[1] in change.deleted.get(where[0], ()):
+                        raise _held(record)
+
+
+def _held(record: PreparedRecord) -> errors.SerializationFailure:
+    return errors.SerializationFailure(
+        f'could not serialize access: the rows are held by prepared transaction "{record.gid}"')

@@ -1,0 +1,192 @@
+"""Two-phase commit and labels through SQL: PREPARE TRANSACTION in one process, COMMIT /
+ROLLBACK PREPARED from another (after SIGKILL), the seed's state table, lost replies,
+timeouts, and the transactions view."""
+
+from __future__ import annotations
+
+import glob
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+import txlake
+from tests.conftest import child_env, run_python
+
+PREPARE_AND_HANG = r"""
+import sys, time, txlake
+c = txlake.connect(sys.argv[1], autocommit=True, publish="off")
+c.execute("BEGIN")
+c.execute("INSERT INTO t VALUES (10, 'prepared')")
+c.execute("UPDATE t SET s = 'changed' WHERE id = 1")
+c.execute("PREPARE TRANSACTION 'gid-1'")
+print("prepared", flush=True)
+time.sleep(600)
+"""
+
+
+def data_files(warehouse: str) -> set[str]:
+    return set(glob.glob(os.path.join(warehouse, "default.db", "t", "bucket-0", "data-*")))
+
+
+@pytest.fixture
+def table(connect):
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR)")
+    conn.execute("INSERT INTO t VALUES (1, 'one'), (2, 'two')")
+    return conn
+
+
+def prepare_in_killed_process(warehouse: str) -> None:
+    child = subprocess.Popen([sys.executable, "-c", PREPARE_AND_HANG, warehouse], env=child_env(),
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "prepared"
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+
+
+@pytest.mark.parametrize("finish", ["COMMIT", "ROLLBACK"])
+def test_prepare_kill_then_finish_from_another_process(table, warehouse, finish):
+    before = data_files(warehouse)
+    prepare_in_killed_process(warehouse)
+    assert table.execute("SELECT * FROM t ORDER BY id").fetchall() == [(1, "one"), (2, "two")], \
+        "a prepared transaction's writes are invisible"
+    assert len(data_files(warehouse)) == len(before) + 1, "... but durable"
+    code = f"""
+import sys, txlake
+c = txlake.connect(sys.argv[1], autocommit=True, publish="off")
+c.execute("{finish} PREPARED 'gid-1'")
+c.execute("{finish} PREPARED 'gid-1'")   # idempotent
+print(c.execute("SELECT count(*) FROM t").fetchone()[0])
+"""
+    out = run_python(code, warehouse)
+    assert out.returncode == 0, out.stderr
+    if finish == "COMMIT":
+        assert out.stdout.strip() == "3"
+        assert table.execute("SELECT * FROM t ORDER BY id").fetchall() == [
+            (1, "changed"), (2, "two"), (10, "prepared")]
+    else:
+        assert out.stdout.strip() == "2"
+        assert table.execute("SELECT * FROM t ORDER BY id").fetchall() == [(1, "one"), (2, "two")]
+        assert data_files(warehouse) == before, "a rolled-back prepared transaction's files are removed"
+
+
+def test_state_table_double_and_opposite_outcomes(table):
+    table.execute("BEGIN")
+    table.execute("INSERT INTO t VALUES (3, 'three')")
+    assert table.execute("PREPARE TRANSACTION 'a'").rowcount in (-1, 0)
+    table.execute("COMMIT PREPARED 'a'")
+    table.execute("COMMIT PREPARED 'a'")                      # double commit: fine
+    with pytest.raises(txlake.Error) as e:
+        table.execute("ROLLBACK PREPARED 'a'")                # abort after commit: refused
+    assert e.value.sqlstate == "25000"
+    table.execute("BEGIN")
+    table.execute("DELETE FROM t WHERE id = 3")
+    table.execute("PREPARE TRANSACTION 'b'")
+    table.execute("ROLLBACK PREPARED 'b'")
+    table.execute("ROLLBACK PREPARED 'b'")                    # double abort: fine
+    with pytest.raises(txlake.Error) as e:
+        table.execute("COMMIT PREPARED 'b'")                  # commit after abort: refused
+    assert e.value.sqlstate == "25000"
+    with pytest.raises(txlake.Error) as e:
+        table.execute("COMMIT PREPARED 'never'")
+    assert e.value.sqlstate == "42704"
+    table.execute("BEGIN")
+    table.execute("INSERT INTO t VALUES (4, 'four')")
+    with pytest.raises(txlake.DuplicateObject):
+        table.execute("PREPARE TRANSACTION 'a'")              # identifier in use
+    assert table.execute("SELECT id FROM t ORDER BY id").fetchall() == [(1,), (2,), (3,)]
+    table.execute("BEGIN")
+    with pytest.raises(txlake.Error) as e:
+        table.execute("COMMIT PREPARED 'a'")
+    assert e.value.sqlstate == "25001"
+    table.execute("ROLLBACK")
+
+
+def test_prepared_rows_are_protected_until_finished(table, connect):
+    table.execute("BEGIN")
+    table.execute("UPDATE t SET s = 'mine' WHERE id = 1")
+    table.execute("PREPARE TRANSACTION 'holder'")
+    other = connect(autocommit=True)
+    with pytest.raises(txlake.SerializationFailure, match="prepared transaction \"holder\""):
+        other.execute("UPDATE t SET s = 'theirs' WHERE id = 1")
+    with pytest.raises(txlake.SerializationFailure):
+        other.execute("DROP TABLE t")
+    other.execute("UPDATE t SET s = 'free' WHERE id = 2")    # other rows are not held
+    other.execute("COMMIT PREPARED 'holder'")                # the prepared one can always commit
+    assert table.execute("SELECT * FROM t ORDER BY id").fetchall() == [(1, "mine"), (2, "free")]
+    other.execute("UPDATE t SET s = 'theirs' WHERE id = 1")  # released
+    assert table.execute("SELECT s FROM t WHERE id = 1").fetchone() == ("theirs",)
+
+
+def test_forgotten_prepared_transaction_times_out_and_its_files_go(warehouse):
+    conn = txlake.connect(warehouse, autocommit=True, publish="off", prepared_timeout=0.2, gc_interval=0.05)
+    try:
+        conn.execute("CREATE TABLE t (id INT)")
+        before = data_files(warehouse)
+        conn.execute("BEGIN")
+        conn.execute("INSERT INTO t VALUES (1)")
+        conn.execute("PREPARE TRANSACTION 'forgotten'")
+        assert len(data_files(warehouse)) == len(before) + 1
+        deadline = time.monotonic() + 20
+        state = None
+        while time.monotonic() < deadline:
+            state = conn.execute("SELECT state, abort_reason FROM txlake_transactions() WHERE gid = 'forgotten'").fetchone()
+            if state[0] == "ABORTED":
+                break
+            time.sleep(0.05)
+        assert state == ("ABORTED", "timeout")
+        assert data_files(warehouse) == before
+        with pytest.raises(txlake.Error):
+            conn.execute("COMMIT PREPARED 'forgotten'")
+        assert conn.execute("SELECT count(*) FROM t").fetchone() == (0,)
+    finally:
+        conn.close()
+
+
+LABELLED_CHILD = r"""
+import sys, txlake
+c = txlake.connect(sys.argv[1], autocommit=True, publish="off")
+c.execute("BEGIN WITH LABEL 'transfer-42'")
+c.execute("INSERT INTO events VALUES (42)")
+c.execute("COMMIT")
+print("acknowledged", flush=True)
+"""
+
+
+def test_retrying_a_labelled_commit_after_a_lost_reply_never_duplicates(table, warehouse):
+    table.execute("CREATE TABLE events (id INT)")  # no key: only the label prevents a duplicate
+    crashed = subprocess.run([sys.executable, "-c", LABELLED_CHILD, warehouse], capture_output=True, text=True,
+                             env=dict(child_env(), TXLAKE_CRASH_AT="after-log"), timeout=120)
+    assert crashed.returncode == 137 and "acknowledged" not in crashed.stdout  # the reply was lost
+    retry = subprocess.run([sys.executable, "-c", LABELLED_CHILD, warehouse], capture_output=True, text=True,
+                           env=child_env(), timeout=120)
+    assert retry.returncode != 0 and "acknowledged" not in retry.stdout
+    assert 'DuplicateObject: label "transfer-42" is already used by commit' in retry.stderr
+    assert table.execute("SELECT count(*) FROM events").fetchone() == (1,)
+    # the client asks for the outcome of its label
+    assert table.execute("SELECT state FROM txlake_transactions() WHERE label = 'transfer-42'").fetchone()[0] \
+        in ("COMMITTED", "VISIBLE")
+
+
+def test_transactions_view_lists_running_prepared_and_finished(table, connect):
+    other = connect()
+    other.execute("INSERT INTO t VALUES (5, 'open')")         # running, with an xid
+    table.execute("BEGIN WITH LABEL 'p-label'")
+    table.execute("INSERT INTO t VALUES (6, 'six')")
+    table.execute("PREPARE TRANSACTION 'p'")
+    rows = table.execute("SELECT state, gid, label, xid IS NOT NULL, prepared_at IS NOT NULL "
+                         "FROM txlake_transactions()").fetchall()
+    assert ("PRECOMMITTED", "p", "p-label", True, True) in rows
+    assert sum(1 for r in rows if r[0] == "PREPARE" and r[3]) == 1       # `other`, which has written
+    assert any(r[0] in ("COMMITTED", "VISIBLE") and r[1] is None for r in rows)
+    table.execute("COMMIT PREPARED 'p'")
+    state = table.execute("SELECT state, snapshot_id IS NOT NULL, finished_at IS NOT NULL "
+                          "FROM txlake_transactions() WHERE gid = 'p'").fetchone()
+    assert state == ("COMMITTED", True, True)  # publishing is off: committed, not yet visible
+    other.rollback()
