@@ -85,8 +85,12 @@ class Connection:
         """Shortcut (sqlite3, psycopg 3): a new cursor that has executed ``sql``."""
         return self.cursor().execute(sql, params)
 
-    def commit(self) -> None:
+    def commit(self, label: str | None = None) -> None:
+        """Commit; with ``label``, exactly once: a label already committed raises
+        ``DuplicateObject`` (42710) and the transaction is rolled back."""
         self._check_open()
+        if label is not None:
+            self._session.set_label(label)
         self._notice(self._session.commit(), quiet=True)
 
     def rollback(self) -> None:

@@ -25,7 +25,7 @@ from txlake.engine.mvcc.xid import XidAllocator
 from txlake.storage.commit import Commit, TableDelta
 from txlake.storage.prepared import DEFAULT_TIMEOUT as DEFAULT_PREPARED_TIMEOUT
 from txlake.storage.version import LogEntry
-from txlake.storage.warehouse import Warehouse
+from txlake.storage.warehouse import DEFAULT_LABEL_RETENTION, Warehouse
 
 DEFAULT_MAX_ACTIVE_TRANSACTIONS = 1000
 RECENT_TRANSACTIONS = 100  # finished transactions txlake_transactions() lists
@@ -50,10 +50,12 @@ class Database:
     def __init__(self, path: str, *, durable: bool = True, cache_bytes: int | None = None,
                  max_active_transactions: int = DEFAULT_MAX_ACTIVE_TRANSACTIONS,
                  commit_timeout: float = 30.0, publish: str = "async", gc_interval: float = 2.0,
-                 prepared_timeout: float = DEFAULT_PREPARED_TIMEOUT):
+                 prepared_timeout: float = DEFAULT_PREPARED_TIMEOUT,
+                 label_retention: float = DEFAULT_LABEL_RETENTION):
         kwargs = {"cache_bytes": cache_bytes} if cache_bytes else {}
         self.path = path
-        self.warehouse = Warehouse(path, durable=durable, commit_timeout=commit_timeout, **kwargs)
+        self.warehouse = Warehouse(path, durable=durable, commit_timeout=commit_timeout,
+                                   label_retention=label_retention, **kwargs)
         self.xids = XidAllocator(self.warehouse.latest.max_xid + 1)
         self.clog = CommitLog()
         self.locks = LockTable()
@@ -169,9 +171,11 @@ class Database:
         else:
             self.warehouse.prepared.rollback(gid)
 
-    def transactions(self, recent: int = RECENT_TRANSACTIONS):
+    def transactions(self, recent: int = RECENT_TRANSACTIONS, label: str | None = None):
         """The ``txlake_transactions()`` table: this process's running transactions (PREPARE),
-        every prepared transaction's record, and the ``recent`` newest commits of the log."""
+        every prepared transaction's record, and the ``recent`` newest commits of the log;
+        with ``label``, only the transactions carrying it, the committed one found in the
+        whole log (a client asking for the outcome of a commit whose reply it lost)."""
         import pyarrow as pa
         published = self.publisher.published_csn if self.publisher is not None else None
         rows = []
@@ -187,8 +191,13 @@ class Database:
             rows.append((r.xid or None, r.gid, r.label, state, None, r.started_ms, r.prepared_ms,
                          r.finished_ms if state in ("COMMITTED", "VISIBLE") else None, r.finished_ms, r.csn, r.reason))
         latest = self.warehouse.refresh().csn
-        for csn in range(latest, max(0, latest - recent), -1):
-            entry = self.warehouse.txlog.read(csn)
+        if label is not None:
+            found = self.warehouse.label_commit(label)
+            entries = [found] if found is not None else []
+        else:
+            entries = (self.warehouse.txlog.read(csn) for csn in range(latest, max(0, latest - recent), -1))
+        for entry in entries:
+            csn = entry.csn if entry is not None else None
             if entry is None or (entry.label is not None and entry.label in labels):
                 continue
             if entry.aborted is not None:
@@ -198,6 +207,8 @@ class Database:
             committed = entry.time_ms if entry.aborted is None else None
             rows.append((entry.xid or None, None, entry.label, state, None, None, None, committed, entry.time_ms,
                          csn, entry.aborted))
+        if label is not None:
+            rows = [r for r in rows if r[2] == label]
         cols = list(zip(*rows)) or [()] * 11
         ts = pa.timestamp("ms")
         return pa.table({

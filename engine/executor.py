@@ -205,10 +205,12 @@ class Executor:
         })
 
     def _transactions(self, ctx: Context, call: exp.Anonymous) -> pa.Table:
-        """``txlake_transactions()``: running, prepared and recently finished transactions."""
-        if call.expressions:
-            raise errors.ProgrammingError("txlake_transactions takes no arguments", sqlstate="42883")
-        return self.db.transactions()
+        """``txlake_transactions(['label'])``: running, prepared and recently finished transactions."""
+        args = call.expressions
+        if len(args) > 1 or (args and not (isinstance(args[0], exp.Literal) and args[0].is_string)):
+            raise errors.ProgrammingError("txlake_transactions takes an optional label as a string literal",
+                                          sqlstate="42883")
+        return self.db.transactions(label=args[0].this if args else None)
 
     # --- queries -------------------------------------------------------------------------
 

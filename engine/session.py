@@ -133,6 +133,12 @@ class Session:
         self.db.commit(txn)
         return Result(status="COMMIT")
 
+    def set_label(self, label: str) -> None:
+        """Give the open transaction a label (DB-API ``commit(label=...)``)."""
+        with self._lock:
+            if self.txn is not None:
+                self.txn.label = label
+
     def rollback(self) -> Result:
         txn = self.txn
         if txn is None:

@@ -28,6 +28,7 @@ from txlake.storage.version import CatalogVersion, ChangeData, LogEntry
 FORMAT_VERSION = 1
 RECENT_ENTRIES = 10_000
 MARKER = "txlake.json"
+DEFAULT_LABEL_RETENTION = 7 * 24 * 3600.0  # seconds a committed label blocks its reuse
 
 
 def _data_tables(entry: LogEntry) -> frozenset[str]:
@@ -38,7 +39,7 @@ def _data_tables(entry: LogEntry) -> frozenset[str]:
 
 class Warehouse:
     def __init__(self, root: str, *, durable: bool = True, cache_bytes: int = DEFAULT_CACHE_BYTES,
-                 commit_timeout: float = 30.0):
+                 commit_timeout: float = 30.0, label_retention: float = DEFAULT_LABEL_RETENTION):
         self.root = os.path.abspath(root)
         self.fs = LocalFileSystem(durable=durable)
         self.fs.makedirs(self.root)
@@ -51,7 +52,10 @@ class Warehouse:
         self._commit_lock = threading.Lock()
         self._recent: dict[int, tuple] = {}  # csn -> (commit user, commit id, table ids), guarded by _lock
         self._history_cache: dict[int, CatalogVersion] = {}  # time travel, guarded by _lock
-        self._labels: dict[str, int] = {}  # label -> CSN of the entry carrying it, guarded by _lock
+        # label -> (CSN, commit time) of the entry carrying it, guarded by _lock; a label older
+        # than the retention may be used again (exactly-once holds within the retention)
+        self._labels: dict[str, tuple[int, int]] = {}
+        self.label_retention_ms = int(label_retention * 1000)
         self.latest = self._replay(CatalogVersion(0))
         self.prepared = PreparedTransactions(self)
         self.listeners: list = []  # called with each entry this process commits
@@ -75,7 +79,7 @@ class Warehouse:
         """Keep who committed what, recently: for commit dedupe and cross-process conflict checks."""
         self._recent[entry.csn] = (entry.commit_user, entry.commit_id, _data_tables(entry))
         if entry.label is not None:
-            self._labels[entry.label] = entry.csn
+            self._labels[entry.label] = (entry.csn, entry.time_ms)
         while len(self._recent) > RECENT_ENTRIES:
             self._recent.pop(next(iter(self._recent)))
 
@@ -105,8 +109,14 @@ class Warehouse:
         of a labelled commit whose reply it lost)."""
         self.refresh()
         with self._lock:
-            csn = self._labels.get(label)
+            csn = self._label_csn(label)
         return self.txlog.read(csn) if csn is not None else None
+
+    def _label_csn(self, label: str) -> int | None:
+        found = self._labels.get(label)
+        if found is None or found[1] < now_ms() - self.label_retention_ms:
+            return None
+        return found[0]
 
     def refresh(self) -> CatalogVersion:
         """The newest committed catalog version, including other processes' commits."""
@@ -202,9 +212,9 @@ class Warehouse:
                 landed = self._landed(commit, tried_from, latest.csn)
                 if landed is not None:
                     return landed
-                if commit.label is not None and commit.label in self._labels:
-                    raise errors.DuplicateObject(
-                        f'label "{commit.label}" is already used by commit {self._labels[commit.label]}')
+                used_by = self._label_csn(commit.label) if commit.label is not None else None
+                if used_by is not None:
+                    raise errors.DuplicateObject(f'label "{commit.label}" is already used by commit {used_by}')
                 if commit.read_tables and commit.snapshot_csn is not None:
                     clash = self.foreign_writes(commit.snapshot_csn, latest.csn) & commit.read_tables
                     if clash:

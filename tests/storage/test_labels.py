@@ -65,3 +65,39 @@ except txlake.DuplicateObject as e:
     conn = txlake.connect(warehouse, publish="off")
     assert conn.execute("SELECT count(*) FROM t").fetchone() == (1,)
     conn.close()
+
+
+def test_dbapi_commit_label_and_asking_for_the_outcome(connect):
+    conn = connect()
+    conn.execute("CREATE TABLE t (id INT)")
+    conn.commit()
+    conn.execute("INSERT INTO t VALUES (1)")
+    conn.commit(label="api-1")
+    for i in range(5):  # later commits
+        conn.execute(f"INSERT INTO t VALUES ({i + 10})")
+        conn.commit()
+    conn.execute("INSERT INTO t VALUES (2)")
+    with pytest.raises(txlake.DuplicateObject):
+        conn.commit(label="api-1")
+    assert not conn.execute("SELECT count(*) FROM t WHERE id = 2").fetchone()[0]
+    rows = conn.execute("SELECT state, label, snapshot_id FROM txlake_transactions('api-1')").fetchall()
+    assert rows == [("COMMITTED", "api-1", 2)]
+    assert conn.execute("SELECT * FROM txlake_transactions('never-used')").fetchall() == []
+    conn.rollback()
+
+
+def test_labels_expire_after_the_retention(warehouse):
+    conn = txlake.connect(warehouse, autocommit=True, publish="off", label_retention=0.05)
+    try:
+        conn.execute("CREATE TABLE t (id INT)")
+        conn.execute("BEGIN WITH LABEL 'daily'")
+        conn.execute("INSERT INTO t VALUES (1)")
+        conn.execute("COMMIT")
+        import time
+        time.sleep(0.1)
+        conn.execute("BEGIN WITH LABEL 'daily'")   # the old use has expired
+        conn.execute("INSERT INTO t VALUES (2)")
+        conn.execute("COMMIT")
+        assert conn.execute("SELECT count(*) FROM t").fetchone() == (2,)
+    finally:
+        conn.close()
