@@ -38,7 +38,7 @@ from txlake.storage.datafiles import BUCKET_DIR, table_dir
 from txlake.storage.fs import LocalFileSystem
 from txlake.storage.publish import Publisher
 from txlake.storage.schema import TableSchema
-from txlake.storage.version import DataFile, TableVersion
+from txlake.storage.version import DataFile, TableVersion, decode_rows, encode_rows
 from txlake.storage.warehouse import MARKER, Warehouse
 
 DEFAULT_DB = "default"
@@ -168,9 +168,10 @@ class PushdownDataSource(TxlakeDataSource):
 
 @dataclass
 class FileGroup(InputPartition):
-    """One task's files: (path relative to the warehouse, rows, serialized deletion vector)."""
+    """One task's files: (path relative to the warehouse, rows, serialized deletion vector,
+    the rows themselves for a small file that lives inline in the log)."""
 
-    files: list[tuple[str, int, bytes | None]]
+    files: list[tuple[str, int, bytes | None, str | None]]
 
 
 class TxlakeReader(DataSourceReader):
@@ -189,7 +190,8 @@ class TxlakeReader(DataSourceReader):
         groups, current, rows = [], [], 0
         for f in self._files():
             deleted = self.version.deleted(f.file_id)
-            current.append((f.path, f.row_count, deleted.serialize() if deleted else None))
+            inline = encode_rows(f.inline) if f.inline is not None else None
+            current.append((f.path, f.row_count, deleted.serialize() if deleted else None, inline))
             rows += f.row_count - len(deleted)
             if rows >= self.rows_per_partition:
                 groups.append(FileGroup(current))
@@ -200,14 +202,16 @@ class TxlakeReader(DataSourceReader):
 
     def read(self, partition: FileGroup):
         target = self.version.schema.arrow_schema()
-        for path, row_count, dv in partition.files:
+        for path, row_count, dv, inline in partition.files:
             keep = None
             if dv is not None:
                 keep = np.ones(row_count, dtype=bool)
                 deleted = FrozenBitMap.deserialize(dv)
                 keep[np.fromiter(deleted, dtype=np.int64, count=len(deleted))] = False
             offset = 0
-            for batch in pq.ParquetFile(os.path.join(self.root, path)).iter_batches(batch_size=65536):
+            batches = decode_rows(inline).to_batches() if inline is not None else \
+                pq.ParquetFile(os.path.join(self.root, path)).iter_batches(batch_size=65536)
+            for batch in batches:
                 n = batch.num_rows
                 if keep is not None:
                     batch = batch.filter(pa.array(keep[offset:offset + n]))
@@ -228,7 +232,8 @@ class PushdownReader(TxlakeReader):
         if not self.filters:
             return list(self.version.files)
         return [f for f in self.version.files
-                if pushdown.may_match(pq.ParquetFile(os.path.join(self.root, f.path)).metadata, self.filters)]
+                if f.inline is not None  # small, and without a footer: always read
+                or pushdown.may_match(pq.ParquetFile(os.path.join(self.root, f.path)).metadata, self.filters)]
 
 
 # --- writing ---------------------------------------------------------------------------------

@@ -39,6 +39,12 @@ from txlake.storage.version import (CatalogVersion, ChangeData, CreateTable, Dat
 # file of bounded size, whatever the table's size.
 ROWS_PER_FILE = 1 << 17
 
+# New rows up to this size travel inline in the log entry instead of in a Parquet file of their
+# own (small deltas: a one-row commit then writes one file); auto-compaction folds them into
+# real files once a table has many.
+INLINE_ROWS = 256
+INLINE_BYTES = 16 << 10
+
 
 # DataFile.caches key of an uncommitted file: for each row, the row id it replaces (an UPDATE's
 # update chain, which READ COMMITTED follows), or -1 for a new row.
@@ -196,11 +202,16 @@ class Commit:
             written = []
             for start in range(0, data.num_rows, ROWS_PER_FILE):
                 chunk = data.slice(start, ROWS_PER_FILE).combine_chunks()
-                path, size = self.store.write(d.work.db, d.work.name, chunk)
-                written.append(DataFile(0, path, chunk.num_rows, d.work.schema.schema_id, size))
+                if chunk.num_rows <= INLINE_ROWS and chunk.nbytes <= INLINE_BYTES:
+                    path = self.store.new_path(d.work.db, d.work.name)  # published there later
+                    written.append(DataFile(0, path, chunk.num_rows, d.work.schema.schema_id, chunk.nbytes,
+                                            inline=chunk))
+                else:
+                    path, size = self.store.write(d.work.db, d.work.name, chunk)
+                    written.append(DataFile(0, path, chunk.num_rows, d.work.schema.schema_id, size))
                 self._sources.setdefault(d.table_id, []).append(all_sources[start:start + ROWS_PER_FILE])
             self._written[d.table_id] = written
-        self.store.fsync_dirs([f.path for files in self._written.values() for f in files])
+        self.store.fsync_dirs([f.path for files in self._written.values() for f in files if f.inline is None])
         self.state = CommitState.PREPARED
 
     def vote(self, latest: CatalogVersion, csn: int, time_ms: int) -> LogEntry:
@@ -314,7 +325,7 @@ class FilesCommit(Commit):
         return not self.deltas and not self._written
 
     def prepare(self) -> None:
-        self.store.fsync_dirs([f.path for fs in self._written.values() for f in fs])
+        self.store.fsync_dirs([f.path for fs in self._written.values() for f in fs if f.inline is None])
         self.state = CommitState.PREPARED
 
     def abort(self) -> None:

@@ -51,7 +51,7 @@ class DataFileStore:
 
     def write(self, db: str, name: str, data: pa.Table) -> tuple[str, int]:
         """Write ``data`` as a new Parquet file (fsync'd); return (path relative to root, size)."""
-        rel = os.path.join(table_dir(db, name), BUCKET_DIR, f"data-{uuid.uuid4()}-0.parquet")
+        rel = self.new_path(db, name)
         full = os.path.join(self.root, rel)
         self.fs.makedirs(os.path.dirname(full))
         pq.write_table(data, full, compression="zstd")
@@ -64,11 +64,17 @@ class DataFileStore:
         for d in {os.path.dirname(os.path.join(self.root, p)) for p in paths}:
             self.fs.fsync_dir(d)
 
+    @staticmethod
+    def new_path(db: str, name: str) -> str:
+        return os.path.join(table_dir(db, name), BUCKET_DIR, f"data-{uuid.uuid4()}-0.parquet")
+
     # --- reading -------------------------------------------------------------------------
 
     def read(self, f: DataFile, schema: TableSchema) -> pa.Table:
         if f.data is not None:
             return f.data
+        if f.inline is not None:
+            return f.inline
         with self._lock:
             table = self._cache.get(f.path)
             if table is not None:

@@ -182,6 +182,11 @@ class Publisher:
         prefix = table_dir(version.db, version.name) + os.sep
         name = f.path[len(prefix):] if f.path.startswith(prefix) else f.path
         if not deleted:
+            if f.inline is not None:  # rows that travelled in the log entry: materialise them
+                full = os.path.join(self.warehouse.root, f.path)
+                if not os.path.exists(full):
+                    self._write_file(full, f.inline)
+                return PublishedFile(name, os.path.getsize(full), rows, f.schema_id)
             return PublishedFile(name, f.size, rows, f.schema_id)
         stem = os.path.basename(name)[: -len("-0.parquet")]
         name = os.path.join(BUCKET_DIR, f"{stem}-{len(deleted)}.parquet")
@@ -190,11 +195,17 @@ class Publisher:
             data = store.read(f, version.schema)
             keep = np.ones(f.row_count, dtype=bool)
             keep[np.fromiter(deleted, dtype=np.int64, count=len(deleted))] = False
-            tmp = f"{full}.{os.getpid()}.{threading.get_ident()}.tmp"
-            pq.write_table(data.filter(pa.array(keep)), tmp, compression="zstd")
-            self.warehouse.fs.fsync_file(tmp)
-            os.replace(tmp, full)
+            self._write_file(full, data.filter(pa.array(keep)))
         return PublishedFile(name, os.path.getsize(full), rows, f.schema_id)
+
+    def _write_file(self, full: str, data: pa.Table) -> None:
+        """Write a published Parquet file; its name fixes its content, so a concurrent
+        publisher writing the same name writes the same bytes."""
+        self.warehouse.fs.makedirs(os.path.dirname(full))
+        tmp = f"{full}.{os.getpid()}.{threading.get_ident()}.tmp"
+        pq.write_table(data, tmp, compression="zstd")
+        self.warehouse.fs.fsync_file(tmp)
+        os.replace(tmp, full)
 
     def _drop_stale(self, live_dirs: set[str]) -> None:
         """Remove the Paimon metadata of tables that no longer exist."""

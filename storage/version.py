@@ -40,6 +40,10 @@ class DataFile:
     ``path`` is relative to the warehouse root. ``data`` is set only for a transaction's
     uncommitted rows. ``file_id`` is unique within its table; uncommitted files have negative
     ids. Row ids (``file_id << 32 | position``) identify a row within a table version.
+
+    A small committed file may be *inline*: its rows travel in the log entry (``inline``) and
+    ``path`` names the Parquet file the publisher materialises for other engines - so a
+    one-row commit writes and fsyncs one small file, the log entry.
     """
 
     file_id: int
@@ -50,14 +54,31 @@ class DataFile:
     data: pa.Table | None = field(default=None, repr=False)
     # lazily built caches; shared by every version holding this file
     caches: dict = field(default_factory=dict, repr=False, compare=False)
+    inline: pa.Table | None = field(default=None, repr=False)
 
     def to_json(self) -> dict:
-        return {"id": self.file_id, "path": self.path, "rows": self.row_count,
-                "schema": self.schema_id, "size": self.size}
+        d = {"id": self.file_id, "path": self.path, "rows": self.row_count,
+             "schema": self.schema_id, "size": self.size}
+        if self.inline is not None:
+            d["inline"] = encode_rows(self.inline)
+        return d
 
     @staticmethod
     def from_json(d: dict) -> "DataFile":
-        return DataFile(d["id"], d["path"], d["rows"], d["schema"], d.get("size", 0))
+        inline = decode_rows(d["inline"]) if "inline" in d else None
+        return DataFile(d["id"], d["path"], d["rows"], d["schema"], d.get("size", 0), inline=inline)
+
+
+def encode_rows(table: pa.Table) -> str:
+    """Rows as text for a log entry: an Arrow IPC stream (exact types), base64."""
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return base64.b64encode(sink.getvalue().to_pybytes()).decode("ascii")
+
+
+def decode_rows(text: str) -> pa.Table:
+    return pa.ipc.open_stream(base64.b64decode(text)).read_all()
 
 
 @dataclass(frozen=True, eq=False)

@@ -21,6 +21,7 @@ import sys, time, txlake
 c = txlake.connect(sys.argv[1], autocommit=True, publish="off")
 c.execute("BEGIN")
 c.execute("INSERT INTO t VALUES (10, 'prepared')")
+c.execute("INSERT INTO t SELECT i, 'bulk' FROM range(100, 1100) r(i)")  # big enough for a Parquet file
 c.execute("UPDATE t SET s = 'changed' WHERE id = 1")
 c.execute("PREPARE TRANSACTION 'gid-1'")
 print("prepared", flush=True)
@@ -67,8 +68,8 @@ print(c.execute("SELECT count(*) FROM t").fetchone()[0])
     out = run_python(code, warehouse)
     assert out.returncode == 0, out.stderr
     if finish == "COMMIT":
-        assert out.stdout.strip() == "3"
-        assert table.execute("SELECT * FROM t ORDER BY id").fetchall() == [
+        assert out.stdout.strip() == "1003"
+        assert table.execute("SELECT * FROM t WHERE id < 100 ORDER BY id").fetchall() == [
             (1, "changed"), (2, "two"), (10, "prepared")]
     else:
         assert out.stdout.strip() == "2"
@@ -130,7 +131,7 @@ def test_forgotten_prepared_transaction_times_out_and_its_files_go(warehouse):
         conn.execute("CREATE TABLE t (id INT)")
         before = data_files(warehouse)
         conn.execute("BEGIN")
-        conn.execute("INSERT INTO t VALUES (1)")
+        conn.execute("INSERT INTO t SELECT i FROM range(1000) r(i)")
         conn.execute("PREPARE TRANSACTION 'forgotten'")
         assert len(data_files(warehouse)) == len(before) + 1
         deadline = time.monotonic() + 20
