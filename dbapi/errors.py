@@ -74,6 +74,10 @@ class LockNotAvailable(OperationalError):
     sqlstate = "55P03"
 
 
+class QueryCanceled(OperationalError):
+    sqlstate = "57014"
+
+
 class InFailedTransaction(InternalError):
     """25P02: a statement other than ROLLBACK inside a failed transaction block."""
 

@@ -52,4 +52,6 @@ def translate(e: duckdb.Error) -> errors.Error:
         return errors.ProgrammingError(message, sqlstate="42501")
     if isinstance(e, duckdb.NotImplementedException):
         return errors.NotSupportedError(message)
+    if isinstance(e, duckdb.InterruptException) or text.startswith("interrupt error"):
+        return errors.QueryCanceled("canceling statement due to user request")
     return errors.InternalError(message)

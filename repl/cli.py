@@ -1,20 +1,21 @@
-"""The ``txlake`` command: an interactive SQL shell, or ``-c`` / ``-f`` for scripts."""
+"""The ``txlake`` command: an interactive SQL shell, or ``-c`` / ``-f`` / piped SQL for scripts."""
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 import txlake
-from txlake.repl.render import render_error, render_table
+from txlake.repl.render import render_error
+from txlake.repl.runner import Outcome, Runner
 
 DEFAULT_WAREHOUSE = "./txlake-warehouse"
 
 DESCRIPTION = """\
 txlake: transactional SQL (PostgreSQL-style transactions, DuckDB queries) over Paimon-layout
 lakehouse tables. Starts an interactive shell on WAREHOUSE (created if missing), or runs SQL
-non-interactively with -c / -f. Statements run in autocommit mode unless you say BEGIN.
+non-interactively with -c / -f or from standard input when that is not a terminal.
+Statements run in autocommit mode unless you say BEGIN.
 """
 
 EPILOG = """\
@@ -23,10 +24,23 @@ examples:
   txlake wh -c "CREATE TABLE t (id INT PRIMARY KEY, v TEXT)"
   txlake wh -c "INSERT INTO t VALUES (1, 'a')" -c "SELECT * FROM t"
   txlake wh -f setup.sql
+  echo "SELECT * FROM t;" | txlake wh --csv
 
-shell meta-commands: \\dt (tables), \\d NAME (columns), \\timing, \\q (quit), \\? (help)
-exit status: 0 ok, 1 an SQL error (the script stops at the first one), 2 bad usage.
+shell meta-commands: \\? (help), \\dt, \\d TABLE, \\snapshots TABLE, \\i FILE, \\isolation [LEVEL],
+\\x, \\timing, \\q
+-c and -f run in the order given. Scripts stop at the first error.
+exit status: 0 ok; 1 an error in the SQL or a meta-command, or a file that cannot be read;
+2 bad usage or a warehouse that cannot be opened.
 """
+
+
+class _Script(argparse.Action):
+    """-c and -f append to one list, so they run in the order given (as in psql)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        scripts = list(getattr(namespace, self.dest) or [])
+        scripts.append((self.const, values))
+        setattr(namespace, self.dest, scripts)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,16 +48,21 @@ def build_parser() -> argparse.ArgumentParser:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("warehouse", nargs="?", default=DEFAULT_WAREHOUSE,
                    help=f"warehouse directory (default: {DEFAULT_WAREHOUSE})")
-    p.add_argument("-c", "--command", action="append", default=[], metavar="SQL",
-                   help="run SQL (may be given several times) and exit")
-    p.add_argument("-f", "--file", action="append", default=[], metavar="FILE",
+    p.add_argument("-c", "--command", dest="scripts", action=_Script, const="command", metavar="SQL",
+                   help="run SQL (statements and meta-commands; may be given several times) and exit")
+    p.add_argument("-f", "--file", dest="scripts", action=_Script, const="file", metavar="FILE",
                    help="run the SQL in FILE ('-' for standard input) and exit")
+    p.add_argument("--csv", action="store_true",
+                   help="print results as CSV (header line; NULL is an empty field, '' is \"\")")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="do not print command tags such as INSERT 0 1")
     p.add_argument("--isolation", metavar="LEVEL", default=None,
                    help="default isolation level: 'read committed', 'repeatable read' (default), 'serializable'")
     p.add_argument("--publish", choices=("async", "sync", "off"), default="async",
                    help="when committed data becomes Paimon snapshots: in the background (default), "
                         "before each commit returns, or never")
     p.add_argument("--version", action="version", version=f"txlake {txlake.__version__}")
+    p.set_defaults(scripts=[])
     return p
 
 
@@ -53,21 +72,31 @@ def show_progress(done: int, total: int, what: str) -> None:
     print(f"\r{what}: {done}/{total}", end=end, file=sys.stderr, flush=True)
 
 
-def run_sql(conn, sql: str, out=sys.stdout) -> None:
-    """Run every statement in ``sql``, printing each result as psql does."""
-    conn.session.progress = show_progress
-    cursor = conn.cursor()
-    from txlake.parser.parse import parse
-    for statement in parse(sql):
-        result = conn._run(statement, ())
-        for notice in conn.notices:
-            print(f"NOTICE:  {notice}", file=sys.stderr)
-        conn.notices.clear()
-        if result.table is not None:
-            print(render_table(result.table), file=out)
-        elif result.status:
-            print(result.status, file=out)
-    cursor.close()
+def run_scripts(runner: Runner, scripts: list[tuple[str, str]]) -> int:
+    """Run -c / -f scripts (or piped stdin) in order; stop at the first error."""
+    for kind, value in scripts:
+        source = None
+        if kind == "command":
+            text = value
+        else:
+            source = "<stdin>" if value == "-" else value
+            try:
+                if value == "-":
+                    text = sys.stdin.read()
+                else:
+                    with open(value, encoding="utf-8") as f:
+                        text = f.read()
+            except (OSError, UnicodeDecodeError) as e:
+                runner.warn(f"txlake: {value}: {getattr(e, 'strerror', None) or e}")
+                return 1
+        outcome = runner.run_script(text, stop_on_error=True, source=source)
+        if outcome is Outcome.ERROR:
+            runner.rollback_open_transaction("stopping at the error")
+            return 1
+        if outcome is Outcome.QUIT:
+            break
+    runner.rollback_open_transaction("end of input")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,22 +107,18 @@ def main(argv: list[str] | None = None) -> int:
     except txlake.Error as e:
         print(render_error(e), file=sys.stderr)
         return 2
-    try:
-        if args.command or args.file:
-            for sql in args.command:
-                run_sql(conn, sql)
-            for path in args.file:
-                text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
-                run_sql(conn, text)
-            return 0
-        from txlake.repl.shell import Shell
-        return Shell(conn, args.warehouse).run()
-    except txlake.Error as e:
-        print(render_error(e), file=sys.stderr)
-        return 1
     except OSError as e:
-        print(f"txlake: {e}", file=sys.stderr)
+        print(f"txlake: cannot open warehouse {args.warehouse}: {e}", file=sys.stderr)
         return 2
+    conn.session.progress = show_progress
+    runner = Runner(conn, csv=args.csv, quiet=args.quiet)
+    try:
+        if args.scripts:
+            return run_scripts(runner, args.scripts)
+        if not sys.stdin.isatty():
+            return run_scripts(runner, [("file", "-")])
+        from txlake.repl.shell import Shell
+        return Shell(runner, args.warehouse).run()
     finally:
         conn.close()
 

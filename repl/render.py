@@ -1,49 +1,169 @@
-"""Rendering results and errors for people: psql-like aligned tables and command tags."""
+"""Rendering results and errors for people and for scripts.
+
+Three result formats, as psql has them: ``aligned`` (a header, a rule, right-aligned numbers,
+a row count), ``expanded`` (one ``name | value`` block per row, for wide rows) and ``csv``
+(RFC 4180, NULL as an empty unquoted field, the empty string as ``""``). NULL is shown as the
+session's null string (``NULL`` unless changed), so it never looks like an empty string.
+Aligned and expanded output may be cut to ``max_rows`` rows; the note that says so counts the
+rest. Only the rows shown are converted to Python objects.
+"""
 
 from __future__ import annotations
 
+import datetime
 import decimal
+import io
 
 import pyarrow as pa
+from prompt_toolkit.utils import get_cwidth
+
+NULL = "NULL"
 
 
-def format_value(value) -> str:
+def format_value(value, null: str = NULL) -> str:
     if value is None:
-        return ""
+        return null
     if isinstance(value, bool):
         return "t" if value else "f"
     if isinstance(value, decimal.Decimal):
         return str(value)
+    if isinstance(value, datetime.datetime):
+        return value.isoformat(sep=" ")
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return "\\x" + bytes(value).hex()
     return str(value)
 
 
-def render_table(table: pa.Table, max_rows: int | None = None) -> str:
+def _cell(value, null: str) -> str:
+    # one display line per row: control characters would break the alignment
+    return format_value(value, null).replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
+
+
+def _width(text: str) -> int:
+    return get_cwidth(text)
+
+
+def _pad(text: str, width: int, right: bool = False) -> str:
+    fill = " " * max(width - _width(text), 0)
+    return fill + text if right else text + fill
+
+
+def _rows(table: pa.Table, limit: int | None) -> list[tuple]:
+    shown = table if limit is None or table.num_rows <= limit else table.slice(0, limit)
+    columns = [c.to_pylist() for c in shown.columns]
+    return list(zip(*columns)) if columns else [()] * shown.num_rows
+
+
+def _is_numeric(t: pa.DataType) -> bool:
+    return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t)
+
+
+def row_count(n: int) -> str:
+    return f"({n} row{'' if n == 1 else 's'})"
+
+
+def truncation_note(total: int, shown: int) -> str:
+    return (f"... {total - shown} more row{'' if total - shown == 1 else 's'} not shown "
+            f"(first {shown} of {total}; \\rows N or \\rows all to show more)")
+
+
+def render_table(table: pa.Table, max_rows: int | None = None, null: str = NULL) -> str:
+    """psql's aligned format, with the row count footer."""
     names = table.column_names
-    rows = [[format_value(v) for v in row] for row in zip(*(c.to_pylist() for c in table.columns))] \
-        if names else []
-    shown = rows if max_rows is None else rows[:max_rows]
-    widths = [max([len(n), *(len(r[i]) for r in shown)]) for i, n in enumerate(names)]
-    numeric = [pa.types.is_integer(f.type) or pa.types.is_floating(f.type) or pa.types.is_decimal(f.type)
-               for f in table.schema]
-    lines = [" " + " | ".join(n.center(w) for n, w in zip(names, widths)),
+    rows = [[_cell(v, null) for v in row] for row in _rows(table, max_rows)]
+    widths = [max([_width(n), *(_width(r[i]) for r in rows)]) for i, n in enumerate(names)]
+    numeric = [_is_numeric(f.type) for f in table.schema]
+    lines = [" " + " | ".join(_center(n, w) for n, w in zip(names, widths)).rstrip(),
              "-" + "-+-".join("-" * w for w in widths) + "-"]
-    for r in shown:
-        cells = [v.rjust(w) if num else v.ljust(w) for v, w, num in zip(r, widths, numeric)]
+    for r in rows:
+        cells = [_pad(v, w, right=num and v != null) for v, w, num in zip(r, widths, numeric)]
         lines.append(" " + " | ".join(cells).rstrip())
-    count = len(rows)
-    if max_rows is not None and count > max_rows:
-        lines.append(f"... ({count - max_rows} more rows)")
-    lines.append(f"({count} row{'s' if count != 1 else ''})")
+    if len(rows) < table.num_rows:
+        lines.append(truncation_note(table.num_rows, len(rows)))
+    lines.append(row_count(table.num_rows))
     return "\n".join(lines)
 
 
-def render_error(error: Exception) -> str:
-    sqlstate = getattr(error, "sqlstate", None)
-    message = str(error)
-    head, _, detail = message.partition("\n")
-    text = f"ERROR:  {head}"
-    if detail:
-        text += "\n" + detail
-    if sqlstate:
-        text += f"\nSQLSTATE: {sqlstate}"
+def _center(text: str, width: int) -> str:
+    spare = max(width - _width(text), 0)
+    return " " * (spare // 2) + text + " " * (spare - spare // 2)
+
+
+def render_expanded(table: pa.Table, max_rows: int | None = None, null: str = NULL) -> str:
+    """psql's expanded format (``\\x``): one block of ``column | value`` lines per row."""
+    names = table.column_names
+    rows = _rows(table, max_rows)
+    if not rows:
+        return "(0 rows)"
+    name_width = max(_width(n) for n in names) if names else 0
+    blocks = []
+    for number, row in enumerate(rows, 1):
+        values = [_cell(v, null) for v in row]
+        width = max([name_width + 3 + _width(v) for v in values] or [0])
+        header = f"-[ RECORD {number} ]"
+        lines = [header + "-" * max(width - len(header), 1)]
+        lines += [(_pad(n, name_width) + " | " + v).rstrip() for n, v in zip(names, values)]
+        blocks.append("\n".join(lines))
+    text = "\n".join(blocks)
+    if len(rows) < table.num_rows:
+        text += "\n" + truncation_note(table.num_rows, len(rows))
     return text
+
+
+def table_width(table: pa.Table, sample: int = 100, null: str = NULL) -> int:
+    """The width the aligned format would need (judged on the first ``sample`` rows)."""
+    rows = [[_cell(v, null) for v in row] for row in _rows(table, sample)]
+    widths = [max([_width(n), *(_width(r[i]) for r in rows)]) for i, n in enumerate(table.column_names)]
+    return sum(widths) + 3 * max(len(widths) - 1, 0) + 2
+
+
+def _csv_field(value) -> str:
+    if value is None:
+        return ""
+    text = format_value(value)
+    if text == "" or any(c in text for c in ',"\r\n') or text != text.strip():
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def render_csv(table: pa.Table) -> str:
+    """CSV with a header line. NULL is an empty field; the empty string is ``""``."""
+    out = io.StringIO()
+    out.write(",".join(_csv_field(n) for n in table.column_names) + "\n")
+    for batch in table.to_batches(max_chunksize=10_000):
+        columns = [c.to_pylist() for c in batch.columns]
+        for row in zip(*columns):
+            out.write(",".join(_csv_field(v) for v in row) + "\n")
+    return out.getvalue().rstrip("\n")
+
+
+def render_error(error: BaseException, statement: str | None = None) -> str:
+    """``ERROR:  SQLSTATE: message``, then - for errors with a position in ``statement`` - the
+    offending line with a caret under the position, as psql shows it."""
+    sqlstate = getattr(error, "sqlstate", None)
+    head, _, detail = str(error).partition("\n")
+    lines = [f"ERROR:  {sqlstate}: {head}" if sqlstate else f"ERROR:  {head}"]
+    if detail:
+        lines.append(detail)
+    position = getattr(error, "position", None)
+    if statement and isinstance(position, int) and position >= 1:
+        lines += caret_lines(statement, position)
+    return "\n".join(lines)
+
+
+def caret_lines(statement: str, position: int, window: int = 60) -> list[str]:
+    """``LINE n: <text>`` and a caret under the 1-based character ``position``."""
+    offset = min(position - 1, len(statement))
+    line_no = statement.count("\n", 0, offset) + 1
+    start = statement.rfind("\n", 0, offset) + 1
+    end = statement.find("\n", offset)
+    line = statement[start:len(statement) if end == -1 else end].replace("\t", " ")
+    column = offset - start
+    prefix = ""
+    if column > window:  # long line: show a window around the position
+        cut = column - window // 2
+        line, column, prefix = line[cut:], column - cut, "..."
+    if len(line) > column + window:
+        line = line[:column + window] + "..."
+    label = f"LINE {line_no}: {prefix}"
+    return [label + line, " " * (len(label) + _width(line[:column])) + "^"]

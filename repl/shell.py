@@ -1,105 +1,139 @@
-"""The interactive shell: prompt_toolkit line editing, history, SQL highlighting.
+"""The interactive shell: prompt_toolkit line editing, SQL highlighting, completion, history.
 
-A statement runs when its line ends with ``;`` (so statements can span lines); lines starting
-with a backslash are meta-commands. The prompt shows the transaction state as psql does:
-``=>`` idle, ``*>`` inside a transaction block, ``!>`` in a failed one.
+Input is one multi-line buffer: Enter runs it once it holds a complete piece (a statement
+ended by ``;`` outside quotes, comments and parentheses, or a backslash meta-command), and
+otherwise starts a new line. What follows the last ``;`` stays in the buffer for the next
+prompt, as psql keeps its query buffer. History entries are whole statements.
+
+The prompt shows the transaction state as psql's default ``%/%R%x%#`` does::
+
+    txlake=>    idle                      txlake->    continuing a statement
+    txlake=*>   inside a transaction      txlake'>    ... inside a string ( " ( * $ likewise)
+    txlake=!>   in a failed transaction   txlake-*>   ... inside a transaction
+
+Ctrl-C discards the input being typed (and cancels a running statement, see runner.py);
+Ctrl-D on an empty line quits, rolling back - with a warning - a transaction still open.
 """
 
 from __future__ import annotations
 
 import os
-import sys
-import time
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.history import FileHistory
+from prompt_toolkit.filters import Condition, completion_is_selected, has_completions
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.lexers import PygmentsLexer
 from pygments.lexers.sql import PostgresLexer
 
 import txlake
-from txlake.repl.cli import run_sql
-from txlake.repl.render import render_error, render_table
+from txlake.repl.completion import CatalogCache, SQLCompleter
+from txlake.repl.runner import Outcome, Runner
+from txlake.repl.scanner import scan
 
-HELP = """\
-  \\dt          list tables
-  \\d NAME      describe a table
-  \\timing      toggle timing of statements
-  \\q           quit (also Ctrl-D)
-SQL ends with ';'. Ctrl-C cancels the current input."""
+PROMPT_NAME = "txlake"
+HISTORY_ENV = "TXLAKE_HISTFILE"
+DEFAULT_MAX_ROWS = 1000
+
+
+def history_path() -> str | None:
+    """``$TXLAKE_HISTFILE`` (empty: no history file), else ``~/.txlake_history``."""
+    path = os.environ.get(HISTORY_ENV)
+    if path is not None:
+        return os.path.expanduser(path) or None
+    return os.path.join(os.path.expanduser("~"), ".txlake_history")
+
+
+def open_history() -> History:
+    path = history_path()
+    if path is None:
+        return InMemoryHistory()
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError:  # read-only home: history for this session only
+        return InMemoryHistory()
+    return FileHistory(path)
+
+
+def banner(warehouse: str) -> str:
+    return (f"txlake {txlake.__version__} on warehouse {os.path.abspath(warehouse)}"
+            f" - type \\? for help, \\q to quit.")
 
 
 class Shell:
-    def __init__(self, conn, warehouse: str):
-        self.conn = conn
+    def __init__(self, runner: Runner, warehouse: str, *, input=None, output=None,
+                 history: History | None = None):
+        self.runner = runner
         self.warehouse = warehouse
-        self.timing = False
-        history = os.path.join(os.path.expanduser("~"), ".txlake_history")
-        try:
-            self.prompt = PromptSession(history=FileHistory(history), lexer=PygmentsLexer(PostgresLexer))
-        except OSError:
-            self.prompt = PromptSession(lexer=PygmentsLexer(PostgresLexer))
+        runner.interactive = True
+        if runner.max_rows is None:
+            runner.max_rows = DEFAULT_MAX_ROWS
+        self.catalog = CatalogCache(runner.conn.session)
+        runner.after_statement = self.catalog.invalidate
+        self.prompt_session = PromptSession(
+            message=self.prompt, multiline=True, prompt_continuation=self.continuation,
+            key_bindings=self._key_bindings(), lexer=PygmentsLexer(PostgresLexer),
+            completer=SQLCompleter(self.catalog), complete_while_typing=False,
+            history=history if history is not None else open_history(),
+            input=input, output=output)
 
-    def _marker(self) -> str:
-        session = self.conn.session
-        if session.transaction_failed:
-            return "!"
-        return "*" if session.in_transaction else "="
+    # --- prompts -------------------------------------------------------------------------
+
+    def prompt(self) -> str:
+        return f"{PROMPT_NAME}={self.runner.transaction_marker}> "
+
+    def continuation(self, width: int, line_number: int, wrap_count: int) -> str:
+        if wrap_count:
+            return " " * width
+        lines = self.prompt_session.default_buffer.document.lines[:line_number]
+        state = scan("\n".join(lines) + "\n").state
+        return f"{PROMPT_NAME}{state}{self.runner.transaction_marker}> "
+
+    def _key_bindings(self) -> KeyBindings:
+        bindings = KeyBindings()
+
+        @Condition
+        def ready() -> bool:
+            text = self.prompt_session.default_buffer.text
+            return not text.strip() or bool(scan(text).pieces)
+
+        @bindings.add("enter", filter=ready)
+        def _run(event):
+            event.current_buffer.validate_and_handle()
+
+        @bindings.add("enter", filter=~ready)
+        def _newline(event):
+            event.current_buffer.newline(copy_margin=False)
+
+        # added last, so it wins: Enter on a chosen completion only closes the menu
+        @bindings.add("enter", filter=has_completions & completion_is_selected)
+        def _take_completion(event):
+            event.current_buffer.complete_state = None
+
+        return bindings
+
+    # --- the loop ------------------------------------------------------------------------
 
     def run(self) -> int:
-        print(f"txlake {txlake.__version__} on {os.path.abspath(self.warehouse)}  (\\? for help, \\q to quit)")
-        buffer: list[str] = []
+        self.runner.print(banner(self.warehouse))
+        pending = ""
         while True:
-            name = os.path.basename(os.path.abspath(self.warehouse))
-            prompt = f"{name}{self._marker()}> " if not buffer else f"{name}{self._marker()}- "
             try:
-                line = self.prompt.prompt(prompt)
+                text = self.prompt_session.prompt(default=pending)
             except KeyboardInterrupt:
-                buffer.clear()
+                pending = ""
                 continue
             except EOFError:
-                print()
+                self.runner.print("\\q")
+                self.runner.rollback_open_transaction("exiting")
                 return 0
-            if not buffer and line.strip().startswith("\\"):
-                if self.meta(line.strip()) == "quit":
-                    return 0
-                continue
-            buffer.append(line)
-            if line.rstrip().endswith(";"):
-                self.execute("\n".join(buffer))
-                buffer.clear()
-
-    def execute(self, sql: str) -> None:
-        start = time.perf_counter()
-        try:
-            run_sql(self.conn, sql)
-        except txlake.Error as e:
-            print(render_error(e), file=sys.stderr)
-        if self.timing:
-            print(f"Time: {(time.perf_counter() - start) * 1000:.3f} ms")
-
-    def meta(self, line: str) -> str | None:
-        command, _, arg = line.partition(" ")
-        arg = arg.strip()
-        if command in ("\\q", "\\quit"):
-            return "quit"
-        if command in ("\\?", "\\h", "\\help"):
-            print(HELP)
-        elif command == "\\timing":
-            self.timing = not self.timing
-            print(f"Timing is {'on' if self.timing else 'off'}.")
-        elif command == "\\dt":
-            self.execute_table(self.conn.session.describe_tables())
-        elif command == "\\d" and arg:
+            scanned = scan(text)
+            pending = scanned.rest.lstrip() if scanned.pending else ""
             try:
-                self.execute_table(self.conn.session.describe_table(arg))
-            except txlake.Error as e:
-                print(render_error(e), file=sys.stderr)
-        elif command == "\\d":
-            self.execute_table(self.conn.session.describe_tables())
-        else:
-            print(f"invalid command {command}; try \\?", file=sys.stderr)
-        return None
-
-    @staticmethod
-    def execute_table(table) -> None:
-        print(render_table(table))
+                for piece in scanned.pieces:
+                    if self.runner.run_piece(piece) is Outcome.QUIT:
+                        self.runner.rollback_open_transaction("exiting")
+                        return 0
+            except KeyboardInterrupt:  # Ctrl-C outside a statement (a meta-command, printing)
+                self.runner.warn("Cancelled.")

@@ -1,0 +1,202 @@
+"""Backslash meta-commands: ``\\?``, ``\\q``, ``\\dt``, ``\\d``, ``\\snapshots``, ``\\i``, ``\\timing``,
+``\\x``, ``\\isolation``, ``\\rows``.
+
+Each command is a function ``(runner, argument) -> Outcome`` registered in ``COMMANDS``. They
+read the catalog through the Session's describe calls and everything else through SQL, so a
+meta-command follows the same transaction rules as the statement it stands for.
+"""
+
+from __future__ import annotations
+
+import os
+
+import txlake
+from txlake.repl.runner import Outcome, Runner
+
+HELP = """\
+General
+  \\?                  show this help
+  \\q                  quit (also Ctrl-D; an open transaction is rolled back)
+  \\i FILE             run the SQL and meta-commands in FILE
+Catalog
+  \\dt                 list tables
+  \\d [TABLE]          describe TABLE: columns, types, nullability, defaults, keys
+  \\snapshots TABLE    the commits that changed TABLE (its snapshot history)
+Transactions
+  \\isolation [LEVEL]  show the isolation level, or set it for new transactions:
+                      read committed | repeatable read | serializable (rc, rr, s)
+Display
+  \\x [on|off|auto]    expanded display, one "column | value" line per column
+  \\timing [on|off]    show how long each statement takes
+  \\rows [N|all]       how many result rows to show before cutting (shell default 1000)
+
+A statement runs when it ends with ';' (it may span lines; several may share a line).
+Ctrl-C cancels the current input or the running statement. Tab completes keywords, tables
+and columns. NULL is shown as NULL."""
+
+LEVELS = {
+    "read uncommitted": "READ UNCOMMITTED", "ru": "READ UNCOMMITTED",
+    "read committed": "READ COMMITTED", "rc": "READ COMMITTED",
+    "repeatable read": "REPEATABLE READ", "rr": "REPEATABLE READ",
+    "serializable": "SERIALIZABLE", "s": "SERIALIZABLE",
+}
+
+MAX_INCLUDE_DEPTH = 16
+
+
+def run_meta(runner: Runner, line: str) -> Outcome:
+    command, _, argument = line.strip().partition(" ")
+    handler = COMMANDS.get(command)
+    if handler is None:
+        runner.warn(f"invalid command {command}\nTry \\? for help.")
+        return Outcome.ERROR
+    try:
+        return handler(runner, argument.strip())
+    except txlake.Error as e:
+        runner.show_error(e)
+        return Outcome.ERROR
+
+
+def _help(runner: Runner, argument: str) -> Outcome:
+    runner.print(HELP)
+    return Outcome.OK
+
+
+def _quit(runner: Runner, argument: str) -> Outcome:
+    return Outcome.QUIT
+
+
+def _list_tables(runner: Runner, argument: str) -> Outcome:
+    tables = runner.conn.session.describe_tables()
+    if tables.num_rows == 0:
+        runner.print("Did not find any tables.")
+    else:
+        runner.show_table(tables)
+    return Outcome.OK
+
+
+def _describe(runner: Runner, argument: str) -> Outcome:
+    if not argument:
+        return _list_tables(runner, argument)
+    runner.print(f'Table "{argument}"')
+    runner.show_table(runner.conn.session.describe_table(argument))
+    return Outcome.OK
+
+
+def _snapshots(runner: Runner, argument: str) -> Outcome:
+    if not argument:
+        runner.warn("\\snapshots: missing required argument: TABLE")
+        return Outcome.ERROR
+    name = argument.replace("'", "''")
+    return runner.run_statement(f"SELECT * FROM txlake_snapshots('{name}') ORDER BY snapshot_id")
+
+
+def _include(runner: Runner, argument: str) -> Outcome:
+    if not argument:
+        runner.warn("\\i: missing required argument: FILE")
+        return Outcome.ERROR
+    if runner.include_depth >= MAX_INCLUDE_DEPTH:
+        runner.warn(f"\\i: {argument}: files included more than {MAX_INCLUDE_DEPTH} deep")
+        return Outcome.ERROR
+    path = os.path.expanduser(argument.strip("'\""))
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        runner.warn(f"\\i: {path}: {e.strerror or e}")
+        return Outcome.ERROR
+    runner.include_depth += 1
+    try:
+        # interactively an error in the file is shown and the rest runs (psql's default);
+        # scripts stop at the first error
+        return runner.run_script(text, stop_on_error=not runner.interactive, source=path)
+    finally:
+        runner.include_depth -= 1
+
+
+def _switch(runner: Runner, name: str, argument: str, current: bool) -> bool | None:
+    value = argument.lower()
+    if not value:
+        return not current
+    if value in ("on", "true", "1"):
+        return True
+    if value in ("off", "false", "0"):
+        return False
+    runner.warn(f"\\{name}: unrecognized value \"{argument}\": expected on or off")
+    return None
+
+
+def _timing(runner: Runner, argument: str) -> Outcome:
+    value = _switch(runner, "timing", argument, runner.timing)
+    if value is None:
+        return Outcome.ERROR
+    runner.timing = value
+    runner.print(f"Timing is {'on' if value else 'off'}.")
+    return Outcome.OK
+
+
+def _expanded(runner: Runner, argument: str) -> Outcome:
+    if argument.lower() == "auto":
+        runner.expanded = "auto"
+        runner.print("Expanded display is used automatically.")
+        return Outcome.OK
+    value = _switch(runner, "x", argument, runner.expanded == "on")
+    if value is None:
+        return Outcome.ERROR
+    runner.expanded = "on" if value else "off"
+    runner.print(f"Expanded display is {runner.expanded}.")
+    return Outcome.OK
+
+
+def _rows(runner: Runner, argument: str) -> Outcome:
+    value = argument.lower()
+    if not value:
+        shown = "all" if runner.max_rows is None else runner.max_rows
+        runner.print(f"Rows shown: {shown}.")
+        return Outcome.OK
+    if value == "all":
+        runner.max_rows = None
+    elif value.isdigit() and int(value) > 0:
+        runner.max_rows = int(value)
+    else:
+        runner.warn(f"\\rows: expected a positive number or all, not \"{argument}\"")
+        return Outcome.ERROR
+    runner.print(f"Rows shown: {argument.lower()}.")
+    return Outcome.OK
+
+
+def _isolation(runner: Runner, argument: str) -> Outcome:
+    cursor = runner.conn.cursor()
+    if not argument:
+        cursor.execute("SHOW transaction_isolation")
+        current = cursor.fetchone()[0]
+        cursor.execute("SHOW default_transaction_isolation")
+        default = cursor.fetchone()[0]
+        if runner.conn.session.in_transaction:
+            runner.print(f"Isolation level: {current} (this transaction); {default} for new transactions.")
+        else:
+            runner.print(f"Isolation level: {current}.")
+        return Outcome.OK
+    level = LEVELS.get(" ".join(argument.lower().replace("_", " ").replace("-", " ").split()))
+    if level is None:
+        runner.warn(f"\\isolation: unknown level \"{argument}\"; expected read committed, "
+                    "repeatable read or serializable")
+        return Outcome.ERROR
+    cursor.execute(f"SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL {level}")
+    note = " (the open transaction keeps its level)" if runner.conn.session.in_transaction else ""
+    runner.print(f"Isolation level for new transactions: {level.lower()}{note}.")
+    return Outcome.OK
+
+
+COMMANDS = {
+    "\\?": _help, "\\h": _help, "\\help": _help,
+    "\\q": _quit, "\\quit": _quit,
+    "\\dt": _list_tables,
+    "\\d": _describe,
+    "\\snapshots": _snapshots,
+    "\\i": _include, "\\include": _include,
+    "\\timing": _timing,
+    "\\x": _expanded,
+    "\\rows": _rows,
+    "\\isolation": _isolation,
+}

@@ -1,0 +1,213 @@
+"""Running typed or scripted input on a connection and printing what happens, as psql does.
+
+A ``Runner`` owns the display settings (format, ``\\x``, ``\\timing``, rows shown) and takes
+pieces of input from the scanner: each SQL statement goes through the DB-API cursor (so the
+transaction rules are the engine's, PostgreSQL's: an error inside a block fails the block);
+meta-commands go to ``meta``. Results go to ``out``; errors, notices and warnings go to ``err``.
+
+Ctrl-C while a statement runs cancels it, and the statement reports 57014 as PostgreSQL's
+cancel does. The statement runs in a worker thread while the main thread waits, so the
+KeyboardInterrupt always lands in the main thread, which then interrupts the work: first the
+session's DuckDB query (DuckDB polls for signals only in some phases of a query, so the
+default signal delivery alone misses many cancels). Work in Python code is never interrupted
+from outside (that could tear shared state); it ends on its own. The failure of a canceled
+statement follows the engine's rules: inside a block the block fails, in autocommit nothing
+commits.
+"""
+
+from __future__ import annotations
+
+import enum
+import shutil
+import sys
+import threading
+import time
+
+import txlake
+from txlake.repl import render
+from txlake.repl.scanner import META, SQL, Piece, scan
+
+
+class Outcome(enum.Enum):
+    OK = "ok"
+    ERROR = "error"
+    QUIT = "quit"
+
+
+def canceled() -> txlake.Error:
+    return txlake.QueryCanceled("canceling statement due to user request")
+
+
+class Runner:
+    def __init__(self, conn, out=None, err=None, *, csv: bool = False, quiet: bool = False,
+                 max_rows: int | None = None, interactive: bool = False):
+        self.conn = conn
+        self.out = out if out is not None else sys.stdout
+        self.err = err if err is not None else sys.stderr
+        self.csv = csv
+        self.quiet = quiet
+        self.expanded = "off"  # "on", "off" or "auto" (expanded when the table is wider than the terminal)
+        self.timing = False
+        self.max_rows = max_rows  # aligned/expanded output is cut after this many rows
+        self.interactive = interactive
+        self.include_depth = 0
+        self.after_statement = None  # callable() run after each statement (the shell refreshes completion)
+        self._cancel_requested = False
+        self._location: str | None = None  # FILE:LINE of the script piece running, for errors
+
+    # --- output --------------------------------------------------------------------------
+
+    def print(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    def warn(self, text: str) -> None:
+        print(text, file=self.err, flush=True)
+
+    def show_error(self, error: BaseException, statement: str | None = None) -> None:
+        text = render.render_error(error, statement)
+        self.warn(f"txlake:{self._location}: {text}" if self._location else text)
+
+    def show_table(self, table) -> None:
+        if self.csv:
+            self.print(render.render_csv(table))
+        elif self.expanded == "on" or (self.expanded == "auto" and
+                                       render.table_width(table) > shutil.get_terminal_size().columns):
+            self.print(render.render_expanded(table, self.max_rows))
+        else:
+            self.print(render.render_table(table, self.max_rows))
+
+    # --- input ---------------------------------------------------------------------------
+
+    def run_script(self, text: str, *, stop_on_error: bool, source: str | None = None) -> Outcome:
+        """Run a whole script (``-c``, ``-f``, stdin, ``\\i``): a last statement without ``;`` runs
+        too. Errors in a script from ``source`` (a file name) say where: ``txlake:FILE:LINE:``."""
+        scanned = scan(text)
+        pieces = list(scanned.pieces)
+        if scanned.pending:
+            pieces.append(Piece(SQL, scanned.rest.strip(), scanned.rest_line))
+        outcome = Outcome.OK
+        outer = self._location
+        try:
+            for piece in pieces:
+                self._location = f"{source}:{piece.line}" if source else None
+                result = self.run_piece(piece)
+                if result is Outcome.QUIT:
+                    return Outcome.QUIT
+                if result is Outcome.ERROR:
+                    outcome = Outcome.ERROR
+                    if stop_on_error:
+                        break
+        finally:
+            self._location = outer
+        return outcome
+
+    def run_piece(self, piece: Piece) -> Outcome:
+        if piece.kind == META:
+            from txlake.repl.meta import run_meta
+            return run_meta(self, piece.text)
+        return self.run_statement(piece.text)
+
+    def run_statement(self, sql: str) -> Outcome:
+        cursor = self.conn.cursor()
+        start = time.perf_counter()
+        try:
+            def execute():
+                cursor.execute(sql)
+                return cursor.fetch_arrow_table() if cursor.description is not None else None
+
+            try:
+                table = self._cancellable(execute)
+            finally:
+                self._show_notices()
+                if self.after_statement is not None:
+                    self.after_statement()
+            if table is not None:
+                self.show_table(table)
+            elif cursor.statusmessage and not self.quiet:
+                self.print(cursor.statusmessage)
+            outcome = Outcome.OK
+        except txlake.Error as e:
+            self.show_error(e, sql)
+            outcome = Outcome.ERROR
+        except KeyboardInterrupt:
+            self.show_error(canceled())
+            outcome = Outcome.ERROR
+        except Exception as e:  # an engine bug must not end the user's session
+            if self._cancel_requested:
+                self.show_error(canceled())
+            else:
+                self.show_error(txlake.InternalError(f"internal error: {type(e).__name__}: {e}"))
+            outcome = Outcome.ERROR
+        finally:
+            cursor.close()
+        if self.timing:
+            self.print(f"Time: {(time.perf_counter() - start) * 1000:.3f} ms")
+        return outcome
+
+    def _show_notices(self) -> None:
+        for notice in self.conn.notices:
+            self.warn(f"WARNING:  {notice}")
+        self.conn.notices.clear()
+
+    def _cancellable(self, work):
+        """``work()`` in a worker thread; Ctrl-C in the main thread interrupts it."""
+        self._cancel_requested = False
+        if threading.current_thread() is not threading.main_thread():
+            return work()
+        outcome: dict = {}
+        done = threading.Event()
+
+        def target():
+            try:
+                outcome["value"] = work()
+            except BaseException as e:  # handed to the main thread below
+                outcome["error"] = e
+            finally:
+                done.set()
+
+        worker = threading.Thread(target=target, name="txlake-statement", daemon=True)
+        worker.start()
+        # poll with sleep: a KeyboardInterrupt inside Thread.join or Event.wait can leave the
+        # thread's state wrong (CPython issue 90882), one inside sleep is clean
+        while not done.is_set():
+            try:
+                time.sleep(0.02)
+            except KeyboardInterrupt:
+                if self._cancel_requested:
+                    self.warn("WARNING:  the statement has not stopped yet (lock waits and work outside "
+                              "the query engine finish first; lock_timeout bounds waits). Ctrl-\\ ends txlake.")
+                self._cancel_requested = True
+                self._interrupt(worker, done)
+        if "error" in outcome:
+            if self._cancel_requested:
+                raise KeyboardInterrupt from outcome["error"]
+            raise outcome["error"]
+        return outcome.get("value")
+
+    def _interrupt(self, worker: threading.Thread, done: threading.Event) -> None:
+        # the Session has no cancel call yet: reach its executor's DuckDB connection. Work in
+        # Python code (applying an UPDATE, committing) is not interrupted: an exception raised
+        # at an arbitrary point there could leave shared in-process state (locks, the newest
+        # committed version) half-updated; the statement stops when that step ends.
+        duck = getattr(getattr(self.conn.session, "executor", None), "con", None)
+        if duck is not None:
+            try:
+                duck.interrupt()
+            except Exception:
+                pass
+
+    # --- transaction state ---------------------------------------------------------------
+
+    @property
+    def transaction_marker(self) -> str:
+        """psql's ``%x``: ``*`` inside a transaction block, ``!`` in a failed one, else empty."""
+        session = self.conn.session
+        if session.transaction_failed:
+            return "!"
+        return "*" if session.in_transaction else ""
+
+    def rollback_open_transaction(self, why: str) -> None:
+        """Warn about and roll back a transaction left open when input ends."""
+        if self.conn.session.in_transaction:
+            self.warn(f"WARNING:  {why}: the open transaction was rolled back")
+            self.conn.rollback()

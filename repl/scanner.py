@@ -1,0 +1,148 @@
+"""Cutting typed or scripted text into statements and meta-commands, as psql's lexer does.
+
+The shell has to know where a statement ends before anything parses it: a statement can span
+lines, several can share a line, and a ``;`` inside a string, a quoted name, a comment, a
+dollar-quoted body or parentheses ends nothing. ``scan(text)`` returns the complete pieces in
+order - SQL statements (without their ``;``) and backslash meta-commands (to the end of their
+line) - plus the unfinished rest and the lexical state that rest ends in, which the
+continuation prompt shows (``-``, ``'``, ``"``, ``(``, ``*`` or ``$``).
+
+This is deliberately only a lexer (quotes, comments, nesting); the grammar stays in parser/.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+SQL = "sql"
+META = "meta"
+
+
+@dataclass(frozen=True)
+class Piece:
+    kind: str  # SQL or META
+    text: str
+    line: int = field(default=1, compare=False)  # where it starts in the scanned text (1-based)
+
+
+@dataclass(frozen=True)
+class Scan:
+    pieces: list[Piece] = field(default_factory=list)
+    rest: str = ""  # text of a statement not ended yet (meta-commands removed)
+    state: str = "-"  # what the rest ends inside: - (nothing), ' " ( * (comment) $ (dollar quote)
+    rest_line: int = 1  # where the rest starts
+
+    @property
+    def pending(self) -> bool:
+        """True when the rest holds something besides blanks (a statement being typed)."""
+        return bool(self.rest.strip())
+
+
+def _dollar_tag(text: str, i: int) -> str | None:
+    """The ``$tag$`` opening a dollar-quoted string at ``text[i]``, if one does."""
+    if i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_"):
+        return None  # part of an identifier such as a$b
+    j = i + 1
+    while j < len(text) and (text[j].isalnum() or text[j] == "_"):
+        j += 1
+    if j < len(text) and text[j] == "$":
+        tag = text[i:j + 1]
+        if len(tag) > 2 and tag[1].isdigit():
+            return None  # $1 is a parameter, not a quote
+        return tag
+    return None
+
+
+def _closing_quote(text: str, i: int) -> int:
+    """Where the string or quoted name opened at ``text[i]`` closes, or -1. A doubled quote is
+    part of the text; in an escape string (E'...') a backslash escapes the next character."""
+    quote = text[i]
+    escapes = (quote == "'" and i > 0 and text[i - 1] in "eE"
+               and (i == 1 or not (text[i - 2].isalnum() or text[i - 2] == "_")))
+    j = i + 1
+    while j < len(text):
+        if escapes and text[j] == "\\":
+            j += 2
+        elif text[j] == quote:
+            if text[j + 1:j + 2] != quote:
+                return j
+            j += 2
+        else:
+            j += 1
+    return -1
+
+
+def scan(text: str) -> Scan:
+    pieces: list[Piece] = []
+    current: list[str] = []  # characters of the statement being collected
+    i, n = 0, len(text)
+    depth = 0  # parentheses
+    start = None  # where the statement being collected starts
+    newlines = [k for k, c in enumerate(text) if c == "\n"]
+
+    def line_at(position: int) -> int:
+        return bisect.bisect_left(newlines, position) + 1
+
+    while i < n:
+        ch = text[i]
+        if start is None and not ch.isspace() and ch not in ";\\":
+            start = i
+        two = text[i:i + 2]
+        if ch == "'" or ch == '"':
+            end = _closing_quote(text, i)
+            if end == -1:
+                current.append(text[i:])
+                return Scan(pieces, "".join(current), ch, line_at(start or 0))
+            current.append(text[i:end + 1])
+            i = end + 1
+        elif two == "--":
+            end = text.find("\n", i)
+            end = n if end == -1 else end
+            current.append(text[i:end])
+            i = end
+        elif two == "/*":
+            nesting, j = 1, i + 2
+            while j < n and nesting:
+                if text[j:j + 2] == "/*":
+                    nesting, j = nesting + 1, j + 2
+                elif text[j:j + 2] == "*/":
+                    nesting, j = nesting - 1, j + 2
+                else:
+                    j += 1
+            current.append(text[i:j])
+            if nesting:
+                return Scan(pieces, "".join(current), "*", line_at(start or 0))
+            i = j
+        elif ch == "$" and (tag := _dollar_tag(text, i)):
+            end = text.find(tag, i + len(tag))
+            if end == -1:
+                current.append(text[i:])
+                return Scan(pieces, "".join(current), "$", line_at(start or 0))
+            current.append(text[i:end + len(tag)])
+            i = end + len(tag)
+        elif ch == "\\":
+            end = text.find("\n", i)
+            end = n if end == -1 else end
+            pieces.append(Piece(META, text[i:end].strip(), line_at(i)))
+            i = end
+        elif ch == "(":
+            depth += 1
+            current.append(ch)
+            i += 1
+        elif ch == ")":
+            depth = max(depth - 1, 0)
+            current.append(ch)
+            i += 1
+        elif ch == ";" and depth == 0:
+            statement = "".join(current).strip()
+            if statement:
+                pieces.append(Piece(SQL, statement, line_at(start or 0)))
+            current, start = [], None
+            i += 1
+        else:
+            current.append(ch)
+            i += 1
+    rest = "".join(current)
+    return Scan(pieces, rest if rest.strip() else "", "(" if depth else "-",
+                line_at(start or 0))

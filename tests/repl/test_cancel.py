@@ -1,0 +1,52 @@
+"""Ctrl-C (SIGINT) while a statement runs cancels it with 57014 and the session goes on."""
+
+import io
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from txlake.repl.runner import Outcome, Runner
+
+LONG_QUERY = "SELECT count(*) FROM range(1000000000000) r"  # hours of work
+
+
+@pytest.fixture
+def runner(connect):
+    out, err = io.StringIO(), io.StringIO()
+    return Runner(connect(autocommit=True), out, err)
+
+
+def interrupt_after(seconds: float) -> threading.Timer:
+    timer = threading.Timer(seconds, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    return timer
+
+
+def test_ctrl_c_cancels_a_running_query(runner):
+    interrupt_after(0.5)
+    start = time.monotonic()
+    assert runner.run_statement(LONG_QUERY) is Outcome.ERROR
+    assert time.monotonic() - start < 10
+    assert "ERROR:  57014: canceling statement due to user request" in runner.err.getvalue()
+    assert runner.transaction_marker == ""
+    assert runner.run_statement("SELECT 1 AS still_here") is Outcome.OK
+    assert "still_here" in runner.out.getvalue()
+
+
+def test_a_canceled_statement_fails_the_transaction_block(runner):
+    runner.run_statement("CREATE TABLE t (id INT)")
+    runner.run_statement("BEGIN")
+    runner.run_statement("INSERT INTO t VALUES (1)")
+    interrupt_after(0.5)
+    assert runner.run_statement(LONG_QUERY) is Outcome.ERROR
+    assert "57014" in runner.err.getvalue()
+    assert runner.transaction_marker == "!"  # as in PostgreSQL: ROLLBACK is needed
+    assert runner.run_statement("SELECT 1") is Outcome.ERROR and "25P02" in runner.err.getvalue()
+    runner.run_statement("ROLLBACK")
+    assert runner.transaction_marker == ""
+    runner.out.truncate(0)
+    runner.run_statement("SELECT count(*) AS n FROM t")
+    assert runner.out.getvalue().splitlines()[2].strip() == "0"

@@ -1,0 +1,148 @@
+"""The non-interactive modes of the command: -c, -f, piped stdin, --csv, exit codes.
+
+``txlake`` runs the real program in a child process; ``main`` calls the same entry point in
+this process (standard streams swapped for strings), which is faster for the many small cases.
+"""
+
+import io
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import pytest
+
+from txlake.repl import cli
+
+
+@pytest.fixture
+def txlake(program, tmp_path):
+    argv, env = program
+
+    def run(*args, stdin: str | None = None, cwd=None) -> subprocess.CompletedProcess:
+        return subprocess.run([*argv, *args], input=stdin if stdin is not None else "",
+                              capture_output=True, text=True, timeout=60, env=env, cwd=cwd or tmp_path)
+
+    return run
+
+
+@pytest.fixture
+def main(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("TXLAKE_HISTFILE", str(tmp_path / "history"))
+
+    def run(*args, stdin: str = "", cwd=None):
+        if cwd is not None:
+            monkeypatch.chdir(cwd)
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+        try:
+            code = cli.main(list(args))
+        except SystemExit as e:  # argparse
+            code = e.code
+        captured = capsys.readouterr()
+        return SimpleNamespace(returncode=code, stdout=captured.out, stderr=captured.err)
+
+    return run
+
+
+SETUP = ("CREATE TABLE t (id INT PRIMARY KEY, v TEXT);"
+         "INSERT INTO t VALUES (1, 'a'), (2, NULL), (3, 'x,y')")
+
+
+def test_command_runs_statements_and_meta_commands_in_order(txlake, tmp_path):
+    wh = str(tmp_path / "wh")
+    done = txlake(wh, "-c", SETUP, "-c", "SELECT * FROM t ORDER BY id", "-c", "\\dt")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:2] == ["CREATE TABLE", "INSERT 0 3"]
+    assert lines[2:8] == [" id |  v", "----+------", "  1 | a", "  2 | NULL", "  3 | x,y", "(3 rows)"]
+    assert "default" in lines[10] and "| t " in lines[10]
+    assert done.stderr == ""
+
+
+def test_command_stops_at_the_first_error_with_exit_code_1(txlake, tmp_path):
+    wh = str(tmp_path / "wh")
+    done = txlake(wh, "-c", "CREATE TABLE t (id INT); SELEC 1; INSERT INTO t VALUES (1)",
+                  "-c", "INSERT INTO t VALUES (2)")
+    assert done.returncode == 1
+    assert "ERROR:  42601" in done.stderr and "LINE 1: SELEC 1" in done.stderr and "^" in done.stderr
+    assert "INSERT" not in done.stdout
+    assert txlake(wh, "-c", "SELECT count(*) AS n FROM t", "--csv").stdout == "n\n0\n"
+
+
+def test_csv_output(main, tmp_path):
+    wh = str(tmp_path / "wh")
+    main(wh, "-c", SETUP)
+    done = main(wh, "--csv", "-c", "SELECT id, v, v = 'a' AS is_a FROM t ORDER BY id")
+    assert done.returncode == 0
+    assert done.stdout == 'id,v,is_a\n1,a,t\n2,,\n3,"x,y",f\n'
+
+
+def test_file_mode_and_its_errors(txlake, main, tmp_path):
+    wh = str(tmp_path / "wh")
+    good = tmp_path / "good.sql"
+    good.write_text("-- setup\nCREATE TABLE t (id INT PRIMARY KEY,\n  v TEXT);\n"
+                    "BEGIN;\nINSERT INTO t VALUES (1, 'one;two');\nCOMMIT;\nSELECT v FROM t\n")
+    done = txlake(wh, "-q", "-f", str(good))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["    v", "---------", " one;two", "(1 row)"]
+
+    bad = tmp_path / "bad.sql"
+    bad.write_text("BEGIN;\nINSERT INTO t VALUES (2, 'b');\nINSERT INTO t VALUES (1, 'dup');\n"
+                   "COMMIT;\n")
+    done = main(wh, "-f", str(bad))
+    assert done.returncode == 1
+    assert f"txlake:{bad}:3: ERROR:  23505" in done.stderr  # psql's FILE:LINE: prefix
+    assert "rolled back" in done.stderr
+    assert main(wh, "--csv", "-c", "SELECT count(*) AS n FROM t").stdout == "n\n1\n"
+
+    missing = main(wh, "-f", str(tmp_path / "nope.sql"))
+    assert missing.returncode == 1 and "nope.sql" in missing.stderr
+
+
+def test_piped_stdin_runs_as_a_script(txlake, tmp_path):
+    wh = str(tmp_path / "wh")
+    done = txlake(wh, stdin=SETUP + ";\nSELECT count(*) AS n\nFROM t;\n")
+    assert done.returncode == 0, done.stderr
+    assert "INSERT 0 3" in done.stdout and "(1 row)" in done.stdout
+    assert "txlake=>" not in done.stdout  # no prompts, no banner
+
+
+
+def test_piped_stdin_stops_at_the_first_error(main, tmp_path):
+    wh = str(tmp_path / "wh")
+    failed = main(wh, stdin="SELECT 1;\n\nSELECT *\n  FROM missing;\nSELECT 2;\n")
+    assert failed.returncode == 1 and "txlake:<stdin>:3: ERROR:  42P01" in failed.stderr
+    assert "(1 row)" in failed.stdout and failed.stdout.count("(1 row)") == 1
+    dash = main(wh, "-f", "-", "--csv", stdin="SELECT 7 AS seven")
+    assert dash.returncode == 0 and dash.stdout == "seven\n7\n"
+
+
+def test_include_from_a_script(main, tmp_path):
+    wh = str(tmp_path / "wh")
+    (tmp_path / "inner.sql").write_text("CREATE TABLE t (id INT);\nINSERT INTO t VALUES (5);\n")
+    done = main(wh, "--csv", "-c", f"\\i {tmp_path / 'inner.sql'}", "-c", "SELECT id FROM t")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "CREATE TABLE\nINSERT 0 1\nid\n5\n"
+
+
+def test_unknown_meta_command_fails_a_script(main, tmp_path):
+    done = main(str(tmp_path / "wh"), "-c", "\\nope")
+    assert done.returncode == 1 and "invalid command \\nope" in done.stderr
+
+
+def test_default_warehouse_is_created_in_the_current_directory(main, tmp_path):
+    done = main("-c", "CREATE TABLE t (id INT)", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "txlake-warehouse").is_dir()
+
+
+def test_bad_usage_exits_2(main, tmp_path):
+    assert main(str(tmp_path / "wh"), "--no-such-option").returncode == 2
+    assert main(str(tmp_path / "wh"), "--isolation", "whenever", "-c", "SELECT 1").returncode == 2
+
+
+def test_a_transaction_left_open_by_a_script_is_rolled_back_with_a_warning(main, tmp_path):
+    wh = str(tmp_path / "wh")
+    done = main(wh, stdin="CREATE TABLE t (id INT);\nBEGIN;\nINSERT INTO t VALUES (1);\n")
+    assert done.returncode == 0
+    assert "WARNING:  end of input: the open transaction was rolled back" in done.stderr
+    assert main(wh, "--csv", "-c", "SELECT count(*) AS n FROM t").stdout == "n\n0\n"

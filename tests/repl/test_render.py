@@ -1,0 +1,92 @@
+"""Result and error display: aligned, expanded, CSV, NULL, truncation, the syntax-error caret."""
+
+import pyarrow as pa
+
+import txlake
+from txlake.repl.render import caret_lines, render_csv, render_error, render_expanded, render_table
+
+
+def table():
+    return pa.table({"id": pa.array([1, 22, None], pa.int64()),
+                     "name": pa.array(["ada", None, ""], pa.string())})
+
+
+def test_aligned_table_has_header_rule_right_aligned_numbers_and_row_count():
+    assert render_table(table()).splitlines() == [
+        "  id  | name",
+        "------+------",
+        "    1 | ada",
+        "   22 | NULL",
+        " NULL |",
+        "(3 rows)",
+    ]
+
+
+def test_null_is_not_the_empty_string():
+    lines = render_table(table()).splitlines()
+    assert lines[3].endswith("NULL") and lines[4].rstrip().endswith("|")
+    assert render_table(table(), null="∅").splitlines()[3].endswith("∅")
+
+
+def test_one_row_says_row():
+    assert render_table(pa.table({"x": [1]})).splitlines()[-1] == "(1 row)"
+
+
+def test_long_results_are_cut_with_a_note_that_counts_the_rest():
+    big = pa.table({"n": list(range(5000))})
+    lines = render_table(big, max_rows=10).splitlines()
+    assert len(lines) == 2 + 10 + 2
+    assert "4990 more rows not shown" in lines[-2] and "\\rows" in lines[-2]
+    assert lines[-1] == "(5000 rows)"
+
+
+def test_expanded_display_shows_one_block_per_row():
+    text = render_expanded(table())
+    blocks = text.split("-[ RECORD ")
+    assert len(blocks) == 4
+    assert "id   | 22\nname | NULL" in text
+
+
+def test_csv_null_is_an_empty_field_and_empty_string_is_quoted():
+    data = pa.table({"a": [1, None], "b": ['say "hi", then', ""]})
+    assert render_csv(data).splitlines() == ["a,b", '1,"say ""hi"", then"', ',""']
+
+
+def test_error_shows_sqlstate_message_and_a_caret_under_the_position():
+    error = txlake.errors.SyntaxError('syntax error at or near "FORM"', position=10)
+    text = render_error(error, "SELECT * FORM t")
+    assert text.splitlines() == [
+        'ERROR:  42601: syntax error at or near "FORM"',
+        "LINE 1: SELECT * FORM t",
+        "                 ^",
+    ]
+
+
+def test_caret_on_a_later_line_of_a_multi_line_statement():
+    lines = caret_lines("SELECT *\nFROM t\nWHERE x = = 1", position=len("SELECT *\nFROM t\nWHERE x = ") + 1)
+    assert lines[0] == "LINE 3: WHERE x = = 1"
+    assert lines[1].index("^") == len("LINE 3: WHERE x = ")
+
+
+def test_caret_in_a_very_long_line_stays_under_its_token():
+    statement = "SELECT " + ", ".join(f"c{i}" for i in range(200)) + " FORM t"
+    position = statement.index("FORM") + 1
+    label, caret = caret_lines(statement, position)
+    assert label.startswith("LINE 1: ...")
+    assert label[caret.index("^"):].startswith("FORM")
+
+
+def test_expanded_auto_switches_on_for_tables_wider_than_the_terminal(connect, monkeypatch):
+    import io
+
+    from txlake.repl.runner import Runner
+
+    monkeypatch.setenv("COLUMNS", "40")
+    monkeypatch.setenv("LINES", "20")
+    out = io.StringIO()
+    runner = Runner(connect(autocommit=True), out, io.StringIO())
+    runner.expanded = "auto"
+    runner.run_statement("SELECT 1 AS a, 'narrow' AS b")
+    assert "-[ RECORD" not in out.getvalue()
+    runner.run_statement(f"SELECT '{'w' * 60}' AS wide, 2 AS b")
+    assert "-[ RECORD 1 ]" in out.getvalue()
