@@ -230,6 +230,9 @@ class LogEntry:
     label: str | None = None
     # an abort entry (no changes): a prepared transaction's label taken by its abort, and why
     aborted: str | None = None
+    # group commit: the transactions sharing this entry, each (xid, commit id, first change,
+    # end of its changes); empty for an entry of one transaction
+    members: tuple[tuple[int, str, int, int], ...] = ()
 
     def to_json(self) -> dict:
         d = {"csn": self.csn, "xid": self.xid, "commit_user": self.commit_user,
@@ -239,15 +242,32 @@ class LogEntry:
             d["label"] = self.label
         if self.aborted is not None:
             d["aborted"] = self.aborted
+        if self.members:
+            d["members"] = [list(m) for m in self.members]
         return d
 
     @staticmethod
     def from_json(d: dict) -> "LogEntry":
         return LogEntry(d["csn"], d["xid"], d["commit_user"], d["commit_id"], d["time_ms"],
-                        tuple(change_from_json(c) for c in d["changes"]), d.get("label"), d.get("aborted"))
+                        tuple(change_from_json(c) for c in d["changes"]), d.get("label"), d.get("aborted"),
+                        tuple(tuple(m) for m in d.get("members", ())))
 
     def tables(self) -> set[str]:
         return {c.table_id for c in self.changes}
+
+    @property
+    def commit_ids(self) -> frozenset[str]:
+        """The commit ids of the transactions in this entry (one, or a commit group's)."""
+        return frozenset(m[1] for m in self.members) if self.members else frozenset((self.commit_id,))
+
+    def member(self, commit_id: str) -> "LogEntry":
+        """The part of a group entry that one transaction committed (the entry itself if alone)."""
+        if not self.members:
+            return self
+        for xid, cid, start, end in self.members:
+            if cid == commit_id:
+                return LogEntry(self.csn, xid, self.commit_user, cid, self.time_ms, self.changes[start:end])
+        return LogEntry(self.csn, 0, self.commit_user, commit_id, self.time_ms, ())  # changed nothing
 
 
 @dataclass(frozen=True, eq=False)

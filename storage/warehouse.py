@@ -15,6 +15,7 @@ import os
 import threading
 import time
 import uuid
+from dataclasses import replace
 
 from txlake import errors
 from txlake.storage import failpoints
@@ -50,6 +51,10 @@ class Warehouse:
         self.commit_user = f"txlake-{uuid.uuid4()}"
         self._lock = threading.Lock()
         self._commit_lock = threading.Lock()
+        # group commit: committers queue here; one leader at a time writes the queue's entry
+        self._group = threading.Condition()
+        self._queue: list[_Request] = []   # guarded by _group
+        self._leading = False              # guarded by _group
         self._recent: dict[int, tuple] = {}  # csn -> (commit user, commit id, table ids), guarded by _lock
         self._history_cache: dict[int, CatalogVersion] = {}  # time travel, guarded by _lock
         # label -> (CSN, commit time) of the entry carrying it, guarded by _lock; a label older
@@ -77,7 +82,7 @@ class Warehouse:
 
     def _remember(self, entry: LogEntry) -> None:
         """Keep who committed what, recently: for commit dedupe and cross-process conflict checks."""
-        self._recent[entry.csn] = (entry.commit_user, entry.commit_id, _data_tables(entry))
+        self._recent[entry.csn] = (entry.commit_user, entry.commit_ids, _data_tables(entry))
         if entry.label is not None:
             self._labels[entry.label] = (entry.csn, entry.time_ms)
         while len(self._recent) > RECENT_ENTRIES:
@@ -90,7 +95,7 @@ class Warehouse:
             info = self._recent.get(csn)
             if info is None:
                 entry = self.txlog.read(csn)
-                info = (entry.commit_user, entry.commit_id, _data_tables(entry)) if entry else None
+                info = (entry.commit_user, entry.commit_ids, _data_tables(entry)) if entry else None
             if info is not None and info[0] != self.commit_user:
                 changed |= info[2]
         return changed
@@ -100,8 +105,8 @@ class Warehouse:
         reported an error after the object store had in fact stored it."""
         for csn in range(after_csn + 1, upto_csn + 1):
             info = self._recent.get(csn)
-            if info is not None and info[:2] == (commit.commit_user, commit.commit_id):
-                return self.txlog.read(csn)
+            if info is not None and info[0] == commit.commit_user and commit.commit_id in info[1]:
+                return self.txlog.read(csn).member(commit.commit_id)
         return None
 
     def label_commit(self, label: str) -> LogEntry | None:
@@ -203,44 +208,126 @@ class Warehouse:
         return True
 
     def _append(self, commit: Commit) -> LogEntry:
+        """Group commit: wait while another thread is appending; whoever finds no leader leads
+        and appends every queued commit at once. Commits without a label share one log entry
+        (one write, one fsync); a labelled one is appended alone (its label names one entry)."""
+        request = _Request(commit)
+        with self._group:
+            self._queue.append(request)
+            while self._leading and not request.done:
+                self._group.wait()
+            if not request.done:
+                self._leading = True
+                batch, self._queue = self._queue, []
+        if not request.done:
+            try:
+                with self._commit_lock:
+                    group = [r for r in batch if r.commit.label is None]
+                    for part in ([group] if group else []) + [[r] for r in batch if r.commit.label is not None]:
+                        self._append_group(part)
+            except BaseException as e:  # each committer still waiting gets the failure
+                for r in batch:
+                    if not r.done:
+                        r.finish(error=e)
+            finally:
+                with self._group:
+                    self._leading = False
+                    self._group.notify_all()
+        if request.error is not None:
+            raise request.error
+        return request.entry
+
+    def _append_group(self, requests: list["_Request"]) -> None:
+        """Vote every request against the newest version (each after the ones before it) and
+        append their changes as one entry; retry the survivors if another process won the CSN."""
         deadline = time.monotonic() + self.commit_timeout
         attempt = 0
-        with self._commit_lock:
-            tried_from = self.latest.csn
-            while True:
-                latest = self.refresh()
-                landed = self._landed(commit, tried_from, latest.csn)
-                if landed is not None:
-                    return landed
-                used_by = self._label_csn(commit.label) if commit.label is not None else None
-                if used_by is not None:
-                    raise errors.DuplicateObject(f'label "{commit.label}" is already used by commit {used_by}')
-                if commit.read_tables and commit.snapshot_csn is not None:
-                    clash = self.foreign_writes(commit.snapshot_csn, latest.csn) & commit.read_tables
-                    if clash:
-                        raise errors.SerializationFailure(
-                            "could not serialize access: another process changed a table this "
-                            "SERIALIZABLE transaction read")
-                entry = commit.vote(latest, latest.csn + 1, now_ms())
-                if entry.changes:
-                    check_claims(self.prepared.claims(excluding_label=commit.label), entry, latest)
-                failpoints.reached("before-log")
+        tried_from = self.latest.csn
+        pending = list(requests)
+        while pending:
+            latest = self.refresh()
+            csn, time_ms = latest.csn + 1, now_ms()
+            version, changes, members, voted = latest, [], [], []
+            for r in pending:
                 try:
-                    won = self.txlog.append(entry)
-                except OSError as e:
-                    stored = self.txlog.read(entry.csn)
-                    if stored is not None and (stored.commit_user, stored.commit_id) == (entry.commit_user, entry.commit_id):
-                        won = True  # the put landed although it reported an error
-                    else:
-                        raise errors.CommitFailed(f"could not write commit log entry: {e}") from e
-                if won:
-                    with self._lock:
-                        # a concurrent refresh() may already have read our entry from disk
-                        if self.latest.csn < entry.csn:
-                            self.latest = self.latest.apply(entry)
-                            self._remember(entry)
-                    return entry
-                attempt += 1
-                if time.monotonic() > deadline:
-                    raise errors.CommitFailed(f"commit timed out after {attempt} attempts")
-                time.sleep(backoff(attempt))
+                    landed = self._landed(r.commit, tried_from, latest.csn)
+                    if landed is not None:
+                        r.finish(entry=landed)
+                        continue
+                    entry = self._vote(r.commit, version, latest, csn, time_ms)
+                except Exception as e:
+                    r.finish(error=e)
+                    continue
+                if entry.changes:
+                    members.append((entry.xid, entry.commit_id, len(changes), len(changes) + len(entry.changes)))
+                    changes.extend(entry.changes)
+                    version = latest.apply(replace(entry, changes=tuple(changes)))
+                voted.append((r, entry))
+            if not voted:
+                return
+            if len(voted) == 1:
+                entry = voted[0][1]
+            else:
+                first = voted[0][1]
+                entry = LogEntry(csn, max(e.xid for _, e in voted), self.commit_user, f"group-{first.commit_id}",
+                                 time_ms, tuple(changes), members=tuple(members))
+            failpoints.reached("before-log")
+            if self._write(entry):
+                for r, e in voted:
+                    r.finish(entry=entry.member(e.commit_id))
+                return
+            pending = [r for r, _ in voted]
+            attempt += 1
+            if time.monotonic() > deadline:
+                raise errors.CommitFailed(f"commit timed out after {attempt} attempts")
+            time.sleep(backoff(attempt))
+
+    def _vote(self, commit: Commit, version: CatalogVersion, latest: CatalogVersion, csn: int,
+              time_ms: int) -> LogEntry:
+        """``commit``'s entry against ``version`` (``latest`` plus the group's earlier members),
+        after the checks no other transaction's changes may fail: labels, SERIALIZABLE reads
+        across processes, prepared transactions' claims."""
+        used_by = self._label_csn(commit.label) if commit.label is not None else None
+        if used_by is not None:
+            raise errors.DuplicateObject(f'label "{commit.label}" is already used by commit {used_by}')
+        if commit.read_tables and commit.snapshot_csn is not None:
+            clash = self.foreign_writes(commit.snapshot_csn, latest.csn) & commit.read_tables
+            if clash:
+                raise errors.SerializationFailure(
+                    "could not serialize access: another process changed a table this "
+                    "SERIALIZABLE transaction read")
+        entry = commit.vote(version, csn, time_ms)
+        if entry.changes:
+            check_claims(self.prepared.claims(excluding_label=commit.label), entry, version)
+        return entry
+
+    def _write(self, entry: LogEntry) -> bool:
+        """Append ``entry`` put-if-absent; False if another process took its CSN."""
+        try:
+            won = self.txlog.append(entry)
+        except OSError as e:
+            stored = self.txlog.read(entry.csn)
+            if stored is not None and (stored.commit_user, stored.commit_id) == (entry.commit_user, entry.commit_id):
+                won = True  # the put landed although it reported an error
+            else:
+                raise errors.CommitFailed(f"could not write commit log entry: {e}") from e
+        if won:
+            with self._lock:
+                # a concurrent refresh() may already have read our entry from disk
+                if self.latest.csn < entry.csn:
+                    self.latest = self.latest.apply(entry)
+                    self._remember(entry)
+        return won
+
+
+class _Request:
+    """One committer's place in the group-commit queue."""
+
+    def __init__(self, commit: Commit):
+        self.commit = commit
+        self.done = False
+        self.entry: LogEntry | None = None
+        self.error: BaseException | None = None
+
+    def finish(self, entry: LogEntry | None = None, error: BaseException | None = None) -> None:
+        self.entry, self.error, self.done = entry, error, True

@@ -1,0 +1,95 @@
+"""Group commit: concurrent committers in one process share one log entry (one write, one
+fsync), and every transaction in it is still all-or-nothing, deduplicated and conflict-checked."""
+
+import json
+import os
+import threading
+import time
+
+import pytest
+
+import txlake
+
+
+@pytest.fixture
+def slow_log(monkeypatch):
+    """Make each log append take a while, so that committers arriving meanwhile queue up."""
+    from txlake.storage.txlog import TxLog
+    append = TxLog.append
+
+    def slow(self, entry):
+        time.sleep(0.03)
+        return append(self, entry)
+
+    monkeypatch.setattr(TxLog, "append", slow)
+
+
+def entries(warehouse: str) -> list[dict]:
+    log = os.path.join(warehouse, "_txlog")
+    return [json.load(open(os.path.join(log, n))) for n in sorted(os.listdir(log)) if n[0].isdigit()]
+
+
+def test_concurrent_commits_share_entries_and_all_land(warehouse, slow_log):
+    setup = txlake.connect(warehouse, autocommit=True, publish="off")
+    setup.execute("CREATE TABLE t (id INT PRIMARY KEY, k INT)")
+    setup.execute("CREATE TABLE u (k INT)")
+
+    def writer(k):
+        conn = txlake.connect(warehouse, publish="off")
+        for i in range(10):
+            conn.execute("INSERT INTO t VALUES (?, ?)", (k * 100 + i, k))
+            conn.execute("INSERT INTO u VALUES (?)", (k,))    # two tables, one transaction
+            conn.commit()
+        conn.close()
+
+    threads = [threading.Thread(target=writer, args=(k,)) for k in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    groups = [e for e in entries(warehouse) if e.get("members")]
+    assert groups, "some commits were grouped"
+    for e in groups:
+        covered = [c for _, _, start, end in e["members"] for c in e["changes"][start:end]]
+        assert covered == e["changes"] and len(e["members"]) >= 2
+    assert setup.execute("SELECT count(*), count(DISTINCT id) FROM t").fetchone() == (60, 60)
+    assert setup.execute("SELECT k, count(*) FROM u GROUP BY k ORDER BY k").fetchall() == [(k, 10) for k in range(6)]
+    setup.close()
+    reopened = txlake.connect(warehouse, publish="off")
+    assert reopened.execute("SELECT count(*) FROM t").fetchone() == (60,)
+    reopened.close()
+
+
+def test_a_failing_member_does_not_fail_the_group(warehouse, slow_log):
+    setup = txlake.connect(warehouse, autocommit=True, publish="off")
+    setup.execute("CREATE TABLE t (id INT PRIMARY KEY)")
+    setup.execute("CREATE TABLE hot (id INT, v INT)")
+    setup.execute("INSERT INTO hot VALUES (1, 0)")
+    setup.execute("BEGIN")
+    setup.execute("UPDATE hot SET v = -1 WHERE id = 1")
+    setup.execute("PREPARE TRANSACTION 'holds-hot'")     # its row is claimed: updates of it fail at commit
+    results = {}
+
+    def writer(k):
+        conn = txlake.connect(warehouse, publish="off")
+        conn.execute("INSERT INTO t VALUES (?)", (k,))
+        if k == 0:
+            conn.execute("UPDATE hot SET v = 5 WHERE id = 1")
+        try:
+            conn.commit()
+            results[k] = "ok"
+        except txlake.Error as e:
+            results[k] = e.sqlstate
+            conn.rollback()
+        conn.close()
+
+    threads = [threading.Thread(target=writer, args=(k,)) for k in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == {0: "40001", **{k: "ok" for k in range(1, 6)}}
+    assert {r[0] for r in setup.execute("SELECT id FROM t").fetchall()} == {1, 2, 3, 4, 5}
+    setup.execute("ROLLBACK PREPARED 'holds-hot'")
+    assert setup.execute("SELECT v FROM hot").fetchall() == [(0,)]
+    setup.close()
