@@ -241,3 +241,27 @@ def test_concurrent_spark_appends_both_land(spark, engine, wh):
         t.join()
     assert not errors, [str(e)[:1500] for e in errors]
     assert engine.execute("SELECT count(*), count(DISTINCT id) FROM t").fetchone() == (3000, 3000)
+
+
+AUTO_REGISTERED = r"""
+import os, sys
+os.environ["PYSPARK_PYTHON"] = sys.executable
+from pyspark.sql import SparkSession
+spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
+         .config("spark.driver.bindAddress", "127.0.0.1").config("spark.driver.host", "127.0.0.1")
+         .getOrCreate())
+spark.sparkContext.setLogLevel("OFF")
+print(sorted(tuple(r) for r in spark.read.format("txlake").load(sys.argv[1] + "/t").collect()))
+spark.stop()
+"""
+
+
+def test_pyspark_finds_the_source_without_register(engine, wh):
+    """PySpark's lookup imports top-level ``pyspark_*`` modules on its path (an installed
+    package puts ``pyspark_txlake`` there; here the checkout is on PYTHONPATH)."""
+    from tests.conftest import run_python
+    engine.execute("CREATE TABLE t (id INT)")
+    engine.execute("INSERT INTO t VALUES (1), (2)")
+    out = run_python(AUTO_REGISTERED, wh, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip().splitlines()[-1] == "[(1,), (2,)]"
