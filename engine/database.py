@@ -30,6 +30,35 @@ from txlake.storage.warehouse import DEFAULT_LABEL_RETENTION, Warehouse
 DEFAULT_MAX_ACTIVE_TRANSACTIONS = 1000
 RECENT_TRANSACTIONS = 100  # finished transactions txlake_transactions() lists
 
+_UNITS = {"": 1, "B": 1, "KB": 1 << 10, "KIB": 1 << 10, "MB": 1 << 20, "MIB": 1 << 20,
+          "GB": 1 << 30, "GIB": 1 << 30, "TB": 1 << 40, "TIB": 1 << 40}
+
+
+def parse_bytes(value: int | str) -> int:
+    """A memory size: bytes, or text such as ``'512MB'`` / ``'2 GB'`` (units of 1024)."""
+    if isinstance(value, int):
+        n = value
+    else:
+        text = str(value).strip().upper().replace(" ", "")
+        digits = text.rstrip("KMGTIB")
+        unit = text[len(digits):]
+        try:
+            n = int(float(digits) * _UNITS[unit])
+        except (ValueError, KeyError):
+            raise errors.InvalidParameterValue(f'invalid value for memory_limit: "{value}"') from None
+    if n < (16 << 20):
+        raise errors.InvalidParameterValue("memory_limit must be at least 16MB")
+    return n
+
+
+def default_memory_limit() -> int:
+    """A quarter of the machine's memory."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 4
+    except (ValueError, OSError, AttributeError):
+        return 2 << 30
+
+
 _registry: dict[str, "Database"] = {}
 _registry_lock = threading.Lock()
 
@@ -48,11 +77,13 @@ def open_database(path: str, **options) -> "Database":
 
 class Database:
     def __init__(self, path: str, *, durable: bool = True, cache_bytes: int | None = None,
+                 memory_limit: int | str | None = None,
                  max_active_transactions: int = DEFAULT_MAX_ACTIVE_TRANSACTIONS,
                  commit_timeout: float = 30.0, publish: str = "async", gc_interval: float = 2.0,
                  prepared_timeout: float = DEFAULT_PREPARED_TIMEOUT,
                  label_retention: float = DEFAULT_LABEL_RETENTION):
-        kwargs = {"cache_bytes": cache_bytes} if cache_bytes else {}
+        self.memory_limit = parse_bytes(memory_limit) if memory_limit is not None else default_memory_limit()
+        kwargs = {"cache_bytes": cache_bytes or self.memory_limit // 2}
         self.path = path
         self.warehouse = Warehouse(path, durable=durable, commit_timeout=commit_timeout,
                                    label_retention=label_retention, **kwargs)
@@ -170,6 +201,32 @@ class Database:
             self.warehouse.prepared.commit(gid)
         else:
             self.warehouse.prepared.rollback(gid)
+
+    # --- memory --------------------------------------------------------------------------
+
+    def set_memory_limit(self, limit: int | str) -> None:
+        """``SET memory_limit``: half for the buffer cache of decoded data files, a quarter for
+        each session's DuckDB (query working memory, which spills to disk beyond it)."""
+        self.memory_limit = parse_bytes(limit)
+        self.warehouse.store.set_budget(self.memory_limit // 2)
+
+    @property
+    def duckdb_memory_limit(self) -> str:
+        return f"{max(self.memory_limit // 4, 16 << 20)}B"
+
+    def memory(self):
+        """The ``txlake_memory()`` table: memory use and what the GC and cache did."""
+        import pyarrow as pa
+        store = self.warehouse.store
+        live = self.live_versions()
+        stats = [
+            ("memory_limit", self.memory_limit), ("cache_limit", store.cache_bytes),
+            ("cache_bytes", store.cached_bytes), ("cached_files", store.cached_files),
+            ("cache_loads", store.loads), ("cache_evictions", store.evictions),
+            ("versions_alive", len({id(v) for v in live})), ("transactions_running", self.running),
+            ("gc_runs", self.gc.runs), ("clog_entries", len(self.clog)), ("ssi_records", len(self.ssi)),
+        ]
+        return pa.table({"name": [n for n, _ in stats], "value": pa.array([v for _, v in stats], pa.int64())})
 
     def transactions(self, recent: int = RECENT_TRANSACTIONS, label: str | None = None):
         """The ``txlake_transactions()`` table: this process's running transactions (PREPARE),

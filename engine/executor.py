@@ -68,7 +68,8 @@ class Executor:
         self.db = database
         self.store: DataFileStore = database.warehouse.store
         self.assign_xid = database.assign_xid
-        self.con = duckdb.connect(config={"enable_external_access": False})
+        self.con = duckdb.connect(config={"enable_external_access": False,
+                                          "memory_limit": database.duckdb_memory_limit})
         self._names = itertools.count()
         self._pending_ids = itertools.count(-1, -1)
         # generated DuckDB SQL of statements that reference no table but their target, by
@@ -1063,4 +1064,5 @@ def _first_per_rowid(result: pa.Table) -> pa.Table:
 
 
 # table functions usable in FROM, evaluated at each execution
-_TABLE_FUNCTIONS = {"txlake_snapshots": Executor._snapshots, "txlake_transactions": Executor._transactions}
+_TABLE_FUNCTIONS = {"txlake_snapshots": Executor._snapshots, "txlake_transactions": Executor._transactions,
+                    "txlake_memory": lambda self, ctx, call: self.db.memory()}

@@ -17,7 +17,7 @@ import threading
 import weakref
 
 from txlake import errors
-from txlake.engine.database import Database, open_database
+from txlake.engine.database import Database, default_memory_limit, open_database
 from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result
 from txlake.engine.mvcc.xact import (DEFAULT_LEVEL, READ_COMMITTED, READ_UNCOMMITTED, Transaction,
                                      TxnState, normalise_level)
@@ -306,6 +306,10 @@ class Session:
                 return self._set_transaction(st.SetTransaction(isolation=level))
             self.default_isolation = level
             return Result(status="SET")
+        if name == "memory_limit":  # warehouse-wide in this process, as DuckDB's is per database
+            self.db.set_memory_limit(value if value is not None else default_memory_limit())
+            self.executor.con.execute(f"SET memory_limit = '{self.db.duckdb_memory_limit}'")
+            return Result(status="SET")
         if name == "default_transaction_read_only":
             self.default_read_only = _bool_setting(name, value) if value is not None else False
             return Result(status="SET")
@@ -331,6 +335,8 @@ class Session:
             value = "on" if ro else "off"
         elif name in self.settings:
             value = self.settings[name]
+        elif name == "memory_limit":
+            value = f"{self.db.memory_limit >> 20}MB"
         else:
             raise errors.UndefinedObject(f'unrecognized configuration parameter "{stmt.name}"')
         return Result(table=pa.table({name: [value]}), rowcount=1, status="SHOW")

@@ -46,6 +46,11 @@ class DataFileStore:
         self._cache: OrderedDict[str, pa.Table] = OrderedDict()  # guarded by _lock
         self._cached_bytes = 0
         self._lock = threading.Lock()
+        self.loads = 0        # files decoded from Parquet
+        self.evictions = 0    # files dropped from the cache to stay under cache_bytes
+        # the paths of the newest committed version's files (set by the warehouse): under
+        # pressure, files only older versions use are evicted before these
+        self.hot_paths = lambda: frozenset()
 
     # --- writing -------------------------------------------------------------------------
 
@@ -81,6 +86,7 @@ class DataFileStore:
                 self._cache.move_to_end(f.path)
                 return table
         table = pq.read_table(os.path.join(self.root, f.path))
+        self.loads += 1
         table = table.cast(schema.arrow_schema()) if table.schema != schema.arrow_schema() else table
         self._put(f.path, table)
         return table
@@ -122,15 +128,41 @@ class DataFileStore:
                 self._cached_bytes -= self._cache.pop(p).nbytes
             return len(dead)
 
+    @property
+    def cached_bytes(self) -> int:
+        with self._lock:
+            return self._cached_bytes
+
+    def set_budget(self, cache_bytes: int) -> None:
+        with self._lock:
+            self.cache_bytes = cache_bytes
+            self._evict()
+
     def _put(self, path: str, table: pa.Table) -> None:
         with self._lock:
             if path in self._cache:
                 return
             self._cache[path] = table
             self._cached_bytes += table.nbytes
-            while self._cached_bytes > self.cache_bytes and len(self._cache) > 1:
-                _, evicted = self._cache.popitem(last=False)
-                self._cached_bytes -= evicted.nbytes
+            self._evict()
+
+    def _evict(self) -> None:
+        """Least recently used first, files of old versions before the newest version's (the
+        MVCC-aware buffer pool). A file a running statement uses stays alive through its
+        reference however it is evicted; eviction only means a later reader decodes it again."""
+        if self._cached_bytes <= self.cache_bytes:
+            return
+        hot = self.hot_paths()
+        for path in [p for p in self._cache if p not in hot]:
+            if self._cached_bytes <= self.cache_bytes:
+                return
+            self._drop(path)
+        while self._cached_bytes > self.cache_bytes and len(self._cache) > 1:
+            self._drop(next(iter(self._cache)))
+
+    def _drop(self, path: str) -> None:
+        self._cached_bytes -= self._cache.pop(path).nbytes
+        self.evictions += 1
 
     def scan(self, version: TableVersion, with_rowid: bool = False) -> pa.Table:
         """Every visible row of ``version`` (deletion vectors applied), optionally with row ids.

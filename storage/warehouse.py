@@ -63,6 +63,8 @@ class Warehouse:
         self.label_retention_ms = int(label_retention * 1000)
         self.latest = self._replay(CatalogVersion(0))
         self.prepared = PreparedTransactions(self)
+        self._hot: tuple[int, frozenset[str]] = (-1, frozenset())
+        self.store.hot_paths = self._latest_paths
         self.listeners: list = []  # called with each entry this process commits
 
     def _write_marker(self) -> None:
@@ -108,6 +110,12 @@ class Warehouse:
             if info is not None and info[0] == commit.commit_user and commit.commit_id in info[1]:
                 return self.txlog.read(csn).member(commit.commit_id)
         return None
+
+    def _latest_paths(self) -> frozenset[str]:
+        latest = self.latest
+        if self._hot[0] != latest.csn:
+            self._hot = (latest.csn, frozenset(f.path for t in latest.tables.values() for f in t.files))
+        return self._hot[1]
 
     def label_commit(self, label: str) -> LogEntry | None:
         """The committed log entry carrying ``label``, if any (a client asking for the outcome

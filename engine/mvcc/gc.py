@@ -39,6 +39,7 @@ class GarbageCollector:
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
+        self.runs = 0  # background passes completed
 
     def wake(self) -> None:
         """Run a pass now (e.g. a table passed the auto-compaction threshold)."""
@@ -65,6 +66,7 @@ class GarbageCollector:
                 self.compact_small_files()
                 self.db.warehouse.prepared.expire()  # forgotten prepared transactions time out
                 self.collect()
+                self.runs += 1
             except Exception:  # maintenance must never take the database down; next pass retries
                 import logging
                 logging.getLogger(__name__).exception("background maintenance failed")
