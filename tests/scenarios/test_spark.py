@@ -91,8 +91,13 @@ def test_reads_are_pinned_to_one_snapshot_and_time_travel(spark, engine, wh):
     first = engine.execute("SELECT max(snapshot_id) FROM txlake_snapshots('t')").fetchone()[0]
     before_second = datetime.datetime.now(datetime.timezone.utc)
     engine.execute("INSERT INTO t VALUES (2)")
+    uncommitted = txlake.connect(wh, publish="off")
+    uncommitted.execute("INSERT INTO t VALUES (99)")          # open, not committed
+    uncommitted.execute("DELETE FROM t WHERE id = 1")
     df = spark.read.format("txlake").load(f"{wh}/t")
-    assert spark_rows(df) == [(1,), (2,)]
+    assert spark_rows(df) == [(1,), (2,)], "a Spark read sees committed data only"
+    uncommitted.rollback()
+    uncommitted.close()
     engine.execute("INSERT INTO t VALUES (3)")
     assert spark_rows(df) == [(1,), (2,)], "a DataFrame keeps reading the snapshot it resolved"
     assert spark_rows(spark.read.format("txlake").load(f"{wh}/t")) == [(1,), (2,), (3,)]
