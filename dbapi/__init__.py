@@ -30,8 +30,13 @@ def connect(path, *, autocommit: bool = False, isolation_level: str | None = Non
     """Open (creating if needed) the warehouse at ``path`` and return a PEP 249 Connection.
 
     ``isolation_level``: "READ UNCOMMITTED", "READ COMMITTED", "REPEATABLE READ" (default) or
-    "SERIALIZABLE". Options: ``durable`` (fsync, default True), ``publish`` ("async" default,
-    "sync", "off"), ``cache_bytes``, ``max_active_transactions``, ``commit_timeout``.
+    "SERIALIZABLE". Options (shared by every connection to the warehouse in this process; the
+    first connect sets them): ``durable`` (fsync, default True), ``publish`` ("async" default,
+    "sync", "off"), ``memory_limit`` (bytes or "512MB"; default a quarter of RAM),
+    ``cache_bytes`` (buffer cache; default half the memory limit), ``max_active_transactions``,
+    ``commit_timeout`` (seconds a commit may retry), ``prepared_timeout`` (seconds before an
+    unfinished prepared transaction is rolled back, default 3600), ``label_retention``
+    (seconds a committed label blocks its reuse, default 7 days), ``gc_interval``.
     """
     return Connection(path, autocommit=autocommit, isolation_level=isolation_level, **options)
 
