@@ -82,6 +82,8 @@ class Database:
                  commit_timeout: float = 30.0, publish: str = "async", gc_interval: float = 2.0,
                  prepared_timeout: float = DEFAULT_PREPARED_TIMEOUT,
                  label_retention: float = DEFAULT_LABEL_RETENTION):
+        if publish not in ("async", "sync", "off"):  # before any thread starts
+            raise errors.InvalidParameterValue(f'publish must be "async", "sync" or "off", not "{publish}"')
         self.memory_limit = parse_bytes(memory_limit) if memory_limit is not None else default_memory_limit()
         kwargs = {"cache_bytes": cache_bytes or self.memory_limit // 2}
         self.path = path

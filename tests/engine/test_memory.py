@@ -38,3 +38,16 @@ def test_memory_limit_setting_and_counters(connect):
         with pytest.raises(txlake.Error) as e:
             conn.execute(f"SET memory_limit = '{bad}'")
         assert e.value.sqlstate == "22023"
+
+
+def test_bad_connect_options_fail_cleanly(warehouse):
+    import threading
+    before = {t.name for t in threading.enumerate()}
+    for options in ({"publish": "bogus"}, {"memory_limit": "a lot"}):
+        with pytest.raises(txlake.Error) as e:
+            txlake.connect(warehouse, **options)
+        assert e.value.sqlstate == "22023"
+    assert {t.name for t in threading.enumerate()} == before, "no background thread left running"
+    conn = txlake.connect(warehouse, autocommit=True, publish="off")
+    assert conn.execute("SELECT 1").fetchone() == (1,)
+    conn.close()
