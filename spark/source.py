@@ -44,6 +44,7 @@ from txlake.storage.warehouse import MARKER, Warehouse
 DEFAULT_DB = "default"
 DEFAULT_ROWS_PER_PARTITION = 1 << 19
 _FS = LocalFileSystem(durable=True)
+ABORTED_JOBS_DIR = os.path.join("_spark", "aborted")  # one empty file per aborted write job
 
 
 @dataclass(frozen=True)
@@ -278,8 +279,17 @@ class TxlakeWriter(DataSourceArrowWriter):
             nonlocal pending, rows
             rel = os.path.join(self._bucket, f"data-{self.job}-{task}-{len(files)}.parquet")
             full = os.path.join(self.target.root, rel)
-            pq.write_table(pa.Table.from_batches(pending).combine_chunks(), full, compression="zstd")
-            _FS.fsync_file(full)
+            # written under a hidden name first: a task killed mid-write leaves no file that
+            # looks complete (orphan removal deletes the temporary one)
+            tmp = os.path.join(directory, f".{os.path.basename(rel)}.tmp")
+            pq.write_table(pa.Table.from_batches(pending).combine_chunks(), tmp, compression="zstd")
+            _FS.fsync_file(tmp)
+            os.replace(tmp, full)
+            if os.path.exists(self._abort_marker):
+                # the job was aborted while this task ran: abort() may have listed the
+                # directory before this file existed, so the task removes it itself
+                os.remove(full)
+                raise errors.OperationalError(f"Spark job {self.job} was aborted")
             files.append((rel, rows, os.path.getsize(full)))
             pending, rows = [], 0
 
@@ -326,20 +336,29 @@ class TxlakeWriter(DataSourceArrowWriter):
         if self.publish == "sync":
             Publisher(wh, "sync").flush()
 
+    @property
+    def _abort_marker(self) -> str:
+        return os.path.join(self.target.root, ABORTED_JOBS_DIR, self.job)
+
     def abort(self, messages) -> None:
+        # first the marker, then the listing: a task still writing either has its file listed
+        # here or sees the marker after writing it (and removes the file itself)
+        os.makedirs(os.path.dirname(self._abort_marker), exist_ok=True)
+        with open(self._abort_marker, "w"):
+            pass
         self._remove_strays(set())
 
     def _remove_strays(self, keep: set[str]) -> None:
         """Remove this job's files that are not in ``keep`` (failed or duplicate attempts)."""
         directory = os.path.join(self.target.root, self._bucket)
-        prefix = f"data-{self.job}-"
+        prefix = f"data-{self.job}-"  # also matches ".data-...tmp" after lstrip(".")
         try:
             names = os.listdir(directory)
         except FileNotFoundError:
             return
         for name in names:
             rel = os.path.join(self._bucket, name)
-            if name.startswith(prefix) and rel not in keep:
+            if name.lstrip(".").startswith(prefix) and rel not in keep:
                 try:
                     os.remove(os.path.join(self.target.root, rel))
                 except FileNotFoundError:
