@@ -7,6 +7,14 @@ DuckDB only for the row-finding and value-computing part (``SELECT rowid, new va
 WHERE ...``); the result becomes a new working ``TableVersion``: deleted row ids go into
 deletion vectors, new rows into an in-memory file. Constraints are checked before the
 transaction's state changes, so a failing statement leaves no trace.
+
+Point statements skip DuckDB (a DuckDB round trip costs ~1 ms here): a SELECT of columns by
+the whole primary key reads the row through the key index; a point UPDATE whose SET values
+are constants, columns or ``column +/- constant`` computes its new row in Python; an INSERT
+of constants, parameters and CURRENT_TIMESTAMP builds its rows directly. Each takes only the
+cases whose DuckDB outcome it reproduces exactly (else it returns None and the general path
+runs), and only the row-finding / value-computing step changes: locks, re-checks, SSI reads,
+constraint checks and the write set are the general path's own code.
 """
 
 from __future__ import annotations
@@ -75,6 +83,7 @@ class Executor:
         # generated DuckDB SQL of statements that reference no table but their target, by
         # (statement, shape): a repeated statement skips the sqlglot rewrite and generation
         self._sql_cache: OrderedDict = OrderedDict()
+        self._tz = _FALLBACK  # DuckDB's TimeZone as a tzinfo, looked up at first use
 
     def close(self) -> None:
         self.con.close()
@@ -217,6 +226,11 @@ class Executor:
 
     def query(self, ctx: Context, stmt: st.Query, params) -> Result:
         self._read_query(ctx, stmt.expression, params)
+        point = self._cached_sql(stmt, ("point-select",), lambda: _point_select_plan(stmt.expression))
+        if point is not None:
+            result = self._point_select(ctx, point, params)
+            if result is not None:
+                return result
         plan = self._cached_sql(stmt, ("query", ctx.db), lambda: self._query_plan(ctx, stmt.expression))
         if plan is None:  # time travel, table functions: rewritten each time
             with self._registered() as register:
@@ -231,6 +245,35 @@ class Executor:
             finally:
                 for name in names:
                     self.con.unregister(name)
+        return Result(table=table, rowcount=table.num_rows, status=f"SELECT {table.num_rows}")
+
+    def _point_select(self, ctx: Context, plan: "PointSelect", params) -> Result | None:
+        """``SELECT columns FROM t WHERE <every primary-key column> = constant-or-?``, answered
+        from the key index without DuckDB; None when the statement needs the general path.
+
+        The rows come from the same table version the general path would register with
+        DuckDB, and DuckDB returns a registered Arrow column unchanged (type and values) for
+        the column types allowed here, so the result is the same table."""
+        version = ctx.resolve(plan.table)
+        schema = version.schema
+        if plan.conjuncts != len(schema.primary_key):
+            return None
+        names = schema.names if plan.columns is None else plan.columns
+        arrow = schema.arrow_schema()
+        for name in names:
+            i = arrow.get_field_index(name)  # exact name: anything else goes to DuckDB
+            if i < 0 or not _passes_through(arrow.field(i).type):
+                return None
+        key = _pinned_key(schema, plan.alias, plan.where, params, 0)
+        if key is None:
+            return None
+        found = pk.find(self.store, version, [key])
+        if found:
+            rowid = next(iter(found.values()))
+            data = self.store.read(version.file(rowid >> 32), schema)
+            table = data.select(names).slice(rowid & 0xFFFFFFFF, 1)
+        else:
+            table = arrow.empty_table().select(names)
         return Result(table=table, rowcount=table.num_rows, status=f"SELECT {table.num_rows}")
 
     def _query_plan(self, ctx: Context, expression: exp.Expression):
@@ -309,6 +352,11 @@ class Executor:
         return list(stmt.columns)
 
     def _insert_rows(self, ctx, schema, columns, stmt, params, register) -> pa.Table:
+        if isinstance(stmt.source, exp.Values):
+            plan = self._cached_sql(stmt, ("point-insert",), lambda: _values_plan(stmt.source))
+            rows = self._values_rows(schema, columns, stmt, plan, params) if plan is not None else None
+            if rows is not None:
+                return rows
         if isinstance(stmt.source, exp.Values) and not any(True for _ in stmt.source.find_all(exp.Table)):
             # keyed by the schema itself (types, defaults), not its id: a table dropped and
             # re-created under the same name starts again at schema id 0
@@ -317,6 +365,67 @@ class Executor:
             return self._conform(self._sql(sql, params), schema)
         sql, params = self._insert_sql(ctx, schema, columns, stmt, register, params)
         return self._conform(self._sql(sql, params), schema)
+
+    def _values_rows(self, schema: TableSchema, columns: list[str], stmt: st.Insert,
+                     plan: list[list[tuple]], params) -> pa.Table | None:
+        """``INSERT ... VALUES`` of constants, ``?`` and CURRENT_TIMESTAMP built in Python: the
+        table DuckDB would return for ``CAST(value AS column type)``, or None to let DuckDB
+        do it. Only values whose cast is the identity are taken (an int into INT/BIGINT in
+        range, a str into VARCHAR, a float into DOUBLE, a bool into BOOLEAN, NULL into
+        anything); columns left out must have no default."""
+        width = len(plan[0])
+        if any(len(row) != width for row in plan) or width > len(columns) or \
+                (stmt.columns is not None and width < len(columns)):
+            return None  # DuckDB / _insert_sql report the error
+        supplied = {name: i for i, name in enumerate(columns[:width])}
+        data = []
+        for col in schema.columns:
+            i = supplied.get(col.name)
+            if i is None:
+                if col.default is not None:
+                    return None
+                data.append([None] * len(plan))
+                continue
+            values = []
+            for row in plan:
+                value = self._insert_value(row[i], col, params)
+                if value is _FALLBACK:
+                    return None
+                values.append(value)
+            data.append(values)
+        return pa.Table.from_arrays([pa.array(v, f.type) for v, f in zip(data, schema.arrow_schema())],
+                                    schema=schema.arrow_schema())
+
+    def _insert_value(self, term: tuple, col: Column, params):
+        op = term[0]
+        if op == "null":
+            return None
+        kind = col.type.kind
+        if op == "now":
+            if kind != "TIMESTAMP" or self._time_zone() is None:
+                return _FALLBACK
+            import datetime
+            return datetime.datetime.now(self._time_zone()).replace(tzinfo=None)
+        value = params[term[1]] if op == "param" else term[1]
+        if value is None:
+            return None
+        bounds = _INT_RANGES.get(kind)
+        if bounds is not None:
+            return value if type(value) is int and bounds[0] <= value <= bounds[1] else _FALLBACK
+        expected = {"VARCHAR": str, "DOUBLE": float, "BOOLEAN": bool}.get(kind)
+        return value if expected is not None and type(value) is expected else _FALLBACK
+
+    def _time_zone(self):
+        """DuckDB's TimeZone setting as a tzinfo: CAST(CURRENT_TIMESTAMP AS TIMESTAMP) is the
+        wall-clock time there."""
+        if self._tz is _FALLBACK:
+            import zoneinfo
+            name = self._sql("SELECT current_setting('TimeZone')").column(0)[0].as_py()
+            try:
+                self._tz = zoneinfo.ZoneInfo(name)
+            except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+                self._tz = None
+        return self._tz
 
     def _insert_sql(self, ctx, schema, columns, stmt, register, params=()) -> tuple[str, tuple]:
         """SELECT <the row values, cast to the table's columns> FROM <the INSERT's source>, and
@@ -465,8 +574,14 @@ class Executor:
                     exp.cast(value, exp.DataType.build(col.type.sql(), dialect="duckdb")), col.name, quoted=True))
             return self._row_finder(ctx, target, projections, stmt.from_, stmt.where, register)
 
+        point = self._cached_sql(stmt, ("point-update",), lambda: _point_update_plan(stmt, alias))
+
         def find(candidates: pa.Table) -> pa.Table:
             """Matching rows among ``candidates``: row id, old key, new values."""
+            if point is not None:
+                found = self._point_update_rows(version, alias, point, candidates, params, offset)
+                if found is not None:
+                    return found
             return self._find_rows(ctx, stmt, version, alias, candidates, select, params,
                                    [stmt.where, *assigned.values(), *stmt.from_], bool(stmt.from_))
 
@@ -510,6 +625,45 @@ class Executor:
         out = self._returning(stmt.returning, old_rows, alias, returning_params)
         out.status = f"DELETE {len(rowids)}"
         return out
+
+    def _point_update_rows(self, version, alias, plan: "PointUpdate", candidates: pa.Table,
+                           params, offset: int) -> pa.Table | None:
+        """The row finder of a point UPDATE (``WHERE`` pins the whole primary key, each ``SET``
+        is a constant, a column or ``column +/- constant``) evaluated in Python: the same
+        table ``_find_rows`` would get from DuckDB, or None to let DuckDB do it. Every case
+        whose DuckDB outcome could differ (other types, NULL or non-int parameters, a result
+        out of the column's range - an error there) goes to DuckDB."""
+        schema = version.schema
+        if plan.conjuncts != len(schema.primary_key):
+            return None
+        key = _pinned_key(schema, alias, plan.where, params, offset)
+        if key is None:
+            return None
+        arrow = schema.arrow_schema()
+        key_names = schema.primary_key
+        rows = candidates.to_pylist()
+        wanted = key if len(key_names) > 1 else (key,)
+        rows = [r for r in rows if tuple(r[k] for k in key_names) == wanted]
+        order = _set_order(schema, plan.assignments)
+        columns = {ROWID: [r[ROWID] for r in rows]}
+        for k in key_names:
+            columns[f"__txl_old_{k}"] = [r[k] for r in rows]
+        for col in order:
+            term = plan.assignments.get(col.name)
+            if term is None:
+                columns[col.name] = [r[col.name] for r in rows]
+                continue
+            values = []
+            for r in rows:
+                value = _evaluate(term, col, schema, r, params)
+                if value is _FALLBACK:
+                    return None
+                values.append(value)
+            columns[col.name] = values
+        fields = [pa.field(ROWID, pa.int64())]
+        fields += [pa.field(f"__txl_old_{k}", arrow.field(k).type) for k in key_names]
+        fields += [arrow.field(c.name) for c in order]
+        return pa.table(columns, schema=pa.schema(fields))
 
     def _find_rows(self, ctx, stmt, version, alias, candidates, select, params, parts, joined) -> pa.Table:
         """Run an UPDATE/DELETE row finder over ``candidates``. A statement whose only table is
@@ -967,6 +1121,183 @@ def _pinned_key(schema: TableSchema, alias: str, where, params, offset: int):
         return None
     key = tuple(values[k] for k in schema.primary_key)
     return key[0] if len(key) == 1 else key
+
+
+# --- point statements answered without DuckDB ---------------------------------------------
+
+@dataclass(frozen=True)
+class PointSelect:
+    table: st.TableName
+    alias: str
+    columns: tuple[str, ...] | None  # None: SELECT *
+    where: exp.Expression
+    conjuncts: int
+
+
+@dataclass(frozen=True)
+class PointUpdate:
+    where: exp.Expression
+    conjuncts: int
+    # column -> ("param", index) | ("const", literal) | ("column", name)
+    #           | ("add" | "sub", left term, right term)
+    assignments: dict
+
+
+_FALLBACK = object()
+_INT_RANGES = {"INT": (-(1 << 31), (1 << 31) - 1), "BIGINT": (-(1 << 63), (1 << 63) - 1)}
+
+
+def _key_equalities(where) -> int | None:
+    """How many conjuncts ``where`` has if each is ``column = literal-or-?``, else None.
+    (Whether those columns are exactly the primary key is checked against the schema.)"""
+    if where is None:
+        return None
+    conjuncts = list(where.flatten()) if isinstance(where, exp.And) else [where]
+    for c in conjuncts:
+        if not isinstance(c, exp.EQ):
+            return None
+        sides = (c.this, c.expression)
+        if not any(isinstance(a, exp.Column) and isinstance(b, (exp.Literal, exp.Placeholder))
+                   for a, b in (sides, sides[::-1])):
+            return None
+    return len(conjuncts)
+
+
+def _point_select_plan(expression: exp.Expression) -> PointSelect | None:
+    if type(expression) is not exp.Select:
+        return None
+    if any(v for k, v in expression.args.items() if k not in ("expressions", "from_", "where")):
+        return None
+    source = expression.args.get("from_")
+    table = source.this if source is not None else None
+    if (type(table) is not exp.Table or not isinstance(table.this, exp.Identifier)
+            or any(v for k, v in table.args.items() if k not in ("this", "db", "alias"))):
+        return None
+    if table.args.get("alias") is not None and table.args["alias"].args.get("columns"):
+        return None
+    name = table_name(table)
+    alias = identifier(table.alias) if table.alias else name.name
+    projections = expression.expressions
+    if len(projections) == 1 and type(projections[0]) is exp.Star:
+        columns = None
+    else:
+        columns = []
+        for p in projections:
+            if type(p) is not exp.Column or not isinstance(p.this, exp.Identifier) or p.args.get("db"):
+                return None
+            if p.table and identifier(p.table) != alias:
+                return None
+            columns.append(identifier(p.this))
+        if len(set(columns)) != len(columns):
+            return None
+        columns = tuple(columns)
+    where = expression.args.get("where")
+    count = _key_equalities(where.this if where is not None else None)
+    if count is None:
+        return None
+    return PointSelect(name, alias, columns, where.this, count)
+
+
+def _values_plan(values: exp.Values) -> list[list[tuple]] | None:
+    """Each VALUES row as terms ("param", index) | ("const", value) | ("null",) | ("now",),
+    or None if some value is anything else."""
+    index = itertools.count()  # ? in text order: row by row, left to right
+    rows = []
+    for row in values.expressions:
+        if not isinstance(row, exp.Tuple):
+            return None
+        terms = []
+        for node in row.expressions:
+            if isinstance(node, exp.Placeholder):
+                terms.append(("param", next(index)))
+            elif isinstance(node, exp.Null):
+                terms.append(("null",))
+            elif isinstance(node, exp.CurrentTimestamp) and not any(node.args.values()):
+                terms.append(("now",))
+            elif isinstance(node, exp.Literal) and (node.is_string or node.is_int):
+                terms.append(("const", node.this if node.is_string else int(node.this)))
+            else:
+                return None
+        rows.append(terms)
+    return rows or None
+
+
+def _point_update_plan(stmt: st.Update, alias: str) -> PointUpdate | None:
+    if stmt.from_:
+        return None
+    count = _key_equalities(stmt.where)
+    if count is None:
+        return None
+    index = itertools.count()  # SET's ? come first in the text, in SET order
+
+    def term(node):
+        if isinstance(node, exp.Paren):
+            return term(node.this)
+        if isinstance(node, exp.Placeholder):
+            return ("param", next(index))
+        if isinstance(node, exp.Literal):
+            if node.is_string:
+                return ("const", node.this)
+            return ("const", int(node.this)) if node.is_int else None
+        if isinstance(node, exp.Column) and isinstance(node.this, exp.Identifier) and not node.args.get("db"):
+            if node.table and identifier(node.table) != alias:
+                return None
+            return ("column", identifier(node.this))
+        return None
+
+    assignments = {}
+    for name, value in stmt.assignments:
+        if isinstance(value, (exp.Add, exp.Sub)):
+            left = term(value.this)
+            right = term(value.expression) if left is not None else None
+            if right is None or (left[0] == "column") == (right[0] == "column"):
+                return None  # exactly one column and one constant
+            plan = ("add" if isinstance(value, exp.Add) else "sub", left, right)
+        else:
+            plan = term(value)
+        if plan is None:
+            return None
+        assignments[name] = plan
+    return PointUpdate(stmt.where, count, assignments)
+
+
+def _evaluate(term, col: Column, schema: TableSchema, row: dict, params):
+    """One SET value as DuckDB would compute ``CAST(term AS col type)``, or _FALLBACK."""
+    kind = col.type.kind
+    bounds = _INT_RANGES.get(kind)
+    op = term[0]
+    if op in ("add", "sub"):
+        if bounds is None:
+            return _FALLBACK
+        left = _evaluate(term[1], col, schema, row, params)
+        right = _evaluate(term[2], col, schema, row, params)
+        if left is _FALLBACK or right is _FALLBACK:
+            return _FALLBACK
+        if left is None or right is None:
+            return None
+        value = left + right if op == "add" else left - right
+    elif op == "column":
+        other = schema.column(term[1])
+        if other is None or other.type != col.type:
+            return _FALLBACK  # unknown column (an error) or a real cast: DuckDB decides
+        return row[term[1]]
+    else:
+        value = params[term[1]] if op == "param" else term[1]
+        if bounds is None:
+            # VARCHAR(n) casts do not truncate in DuckDB either; _check_rows enforces n
+            return value if kind == "VARCHAR" and type(value) is str else _FALLBACK
+        if type(value) is not int:
+            return _FALLBACK
+    if bounds is None or not bounds[0] <= value <= bounds[1]:
+        return _FALLBACK  # out of range: DuckDB raises the error
+    return value
+
+
+def _passes_through(t: pa.DataType) -> bool:
+    """Arrow types DuckDB returns unchanged from a registered table."""
+    return (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t)
+            or pa.types.is_string(t) or pa.types.is_decimal(t) or pa.types.is_date32(t)
+            or (pa.types.is_timestamp(t) and t.tz is None and t.unit == "us"))
 
 
 def _same_name_column(schema: TableSchema, name: str) -> Column | None:

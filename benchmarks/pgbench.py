@@ -1,0 +1,330 @@
+"""pgbench-like TPC-B: durable transactions per second and latency, txlake beside SQLite (WAL,
+synchronous=FULL) and DuckDB (file-backed) in the same run.
+
+Schema as pgbench's: accounts (100k rows by default), tellers (10 per branch), branches,
+history. Each transaction is pgbench's "TPC-B (sort of)":
+
+    UPDATE accounts SET abalance = abalance + ? WHERE aid = ?
+    SELECT abalance FROM accounts WHERE aid = ?
+    UPDATE tellers  SET tbalance = tbalance + ? WHERE tid = ?
+    UPDATE branches SET bbalance = bbalance + ? WHERE bid = ?
+    INSERT INTO history (tid, bid, aid, delta, mtime) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP)
+    COMMIT
+
+run by 1 and 4 sessions (threads, each with its own connection to the same database), at each
+txlake isolation level. A transaction refused with 40001/40P01 (or DuckDB's write conflict,
+SQLite's busy error) is rolled back and retried, as ``pgbench --max-tries`` does; its latency
+counts from its first try, and the retries are reported.
+
+pgbench's scale 1 has one branch, so every transaction updates the same branch row and
+concurrent sessions can only queue behind each other's row lock. The default here is 4 branches
+(40 tellers) so that 4 sessions can overlap; ``--branches 1`` is pgbench's scale 1.
+
+    python benchmarks/pgbench.py [--seconds 5] [--sessions 1,4] [--accounts 100000]
+                                 [--branches 4] [--levels rc,rr,ser] [--publish async]
+                                 [--engines txlake,sqlite,duckdb]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import sqlite3
+import statistics
+import tempfile
+import threading
+import time
+
+import duckdb
+
+import txlake
+
+LEVELS = {"rc": "READ COMMITTED", "rr": "REPEATABLE READ", "ser": "SERIALIZABLE"}
+
+UPDATE_ACCOUNT = "UPDATE accounts SET abalance = abalance + ? WHERE aid = ?"
+SELECT_ACCOUNT = "SELECT abalance FROM accounts WHERE aid = ?"
+UPDATE_TELLER = "UPDATE tellers SET tbalance = tbalance + ? WHERE tid = ?"
+UPDATE_BRANCH = "UPDATE branches SET bbalance = bbalance + ? WHERE bid = ?"
+INSERT_HISTORY = "INSERT INTO history (tid, bid, aid, delta, mtime) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP)"
+
+SCHEMA = [
+    "CREATE TABLE accounts (aid INT PRIMARY KEY, bid INT, abalance INT, filler VARCHAR)",
+    "CREATE TABLE tellers (tid INT PRIMARY KEY, bid INT, tbalance INT, filler VARCHAR)",
+    "CREATE TABLE branches (bid INT PRIMARY KEY, bbalance INT, filler VARCHAR)",
+    "CREATE TABLE history (tid INT, bid INT, aid INT, delta INT, mtime TIMESTAMP, filler VARCHAR)",
+]
+
+
+class Workload:
+    def __init__(self, accounts: int, branches: int):
+        self.accounts, self.branches, self.tellers = accounts, branches, 10 * branches
+
+    def draw(self, rng: random.Random) -> tuple[int, int, int, int]:
+        aid, tid = rng.randrange(self.accounts), rng.randrange(self.tellers)
+        return aid, tid, tid % self.branches, rng.randint(-5000, 5000)
+
+    def transaction(self, execute, fetch, draw) -> None:
+        aid, tid, bid, delta = draw
+        execute(UPDATE_ACCOUNT, (delta, aid))
+        fetch(SELECT_ACCOUNT, (aid,))
+        execute(UPDATE_TELLER, (delta, tid))
+        execute(UPDATE_BRANCH, (delta, bid))
+        execute(INSERT_HISTORY, (tid, bid, aid, delta))
+
+
+class Stats:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.latencies: list[float] = []
+        self.retries = 0
+        self.errors: list[str] = []
+
+    def add(self, latencies: list[float], retries: int) -> None:
+        with self.lock:
+            self.latencies.extend(latencies)
+            self.retries += retries
+
+
+def drive(sessions: int, seconds: float, workload: Workload, make_client, stats: Stats) -> float:
+    """Run ``sessions`` threads for ``seconds``; each ``make_client()`` returns
+    (run_one_transaction(draw), is_retryable(exc), close()). Returns the elapsed time."""
+    start_gate = threading.Barrier(sessions + 1)
+    stop = threading.Event()
+
+    def worker(seed: int) -> None:
+        rng = random.Random(seed)
+        try:
+            run, retryable, close = make_client()
+        except BaseException as e:
+            stats.errors.append(repr(e))
+            start_gate.abort()
+            return
+        latencies, retries = [], 0
+        try:
+            start_gate.wait()
+            while not stop.is_set():
+                draw = workload.draw(rng)
+                t0 = time.perf_counter()
+                while True:
+                    try:
+                        run(draw)
+                        break
+                    except Exception as e:
+                        if not retryable(e):
+                            raise
+                        retries += 1
+                        if stop.is_set():
+                            break
+                else:  # pragma: no cover
+                    pass
+                latencies.append(time.perf_counter() - t0)
+        except BaseException as e:
+            stats.errors.append(repr(e))
+            stop.set()
+        finally:
+            stats.add(latencies, retries)
+            close()
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(sessions)]
+    for t in threads:
+        t.start()
+    start_gate.wait()
+    t0 = time.perf_counter()
+    time.sleep(seconds)
+    stop.set()
+    for t in threads:
+        t.join()
+    return time.perf_counter() - t0
+
+
+# --- engines -------------------------------------------------------------------------------
+
+def setup_txlake(path: str, workload: Workload, publish: str) -> None:
+    c = txlake.connect(path, autocommit=True, publish=publish)
+    for ddl in SCHEMA:
+        c.execute(ddl)
+    w = workload
+    c.execute(f"INSERT INTO accounts SELECT range, range % {w.branches}, 0, '' FROM range({w.accounts})")
+    c.execute(f"INSERT INTO tellers SELECT range, range % {w.branches}, 0, '' FROM range({w.tellers})")
+    c.execute(f"INSERT INTO branches SELECT range, 0, '' FROM range({w.branches})")
+    c.close()
+
+
+def txlake_client(path: str, level: str, publish: str, workload: Workload):
+    def make():
+        conn = txlake.connect(path, isolation_level=level, publish=publish, durable=True)
+        cur = conn.cursor()
+
+        def fetch(sql, params):
+            cur.execute(sql, params)
+            cur.fetchall()
+
+        def run(draw):
+            try:
+                workload.transaction(cur.execute, fetch, draw)
+                conn.commit()
+            except BaseException:
+                conn.rollback()
+                raise
+
+        retryable = lambda e: isinstance(e, (txlake.SerializationFailure, txlake.DeadlockDetected))
+        return run, retryable, conn.close
+    return make
+
+
+def setup_sqlite(path: str, workload: Workload) -> None:
+    con = sqlite3.connect(path, isolation_level=None)
+    con.execute("PRAGMA journal_mode=WAL")
+    for ddl in SCHEMA:
+        con.execute(ddl)
+    w = workload
+    con.execute("BEGIN")
+    con.executemany("INSERT INTO accounts VALUES (?, ?, 0, '')", ((i, i % w.branches) for i in range(w.accounts)))
+    con.executemany("INSERT INTO tellers VALUES (?, ?, 0, '')", ((i, i % w.branches) for i in range(w.tellers)))
+    con.executemany("INSERT INTO branches VALUES (?, 0, '')", ((i,) for i in range(w.branches)))
+    con.execute("COMMIT")
+    con.close()
+
+
+def sqlite_client(path: str, workload: Workload):
+    def make():
+        con = sqlite3.connect(path, isolation_level=None, timeout=30, check_same_thread=False)
+        con.execute("PRAGMA synchronous=FULL")
+
+        def fetch(sql, params):
+            con.execute(sql, params).fetchall()
+
+        def run(draw):
+            con.execute("BEGIN IMMEDIATE")  # writers queue on the database lock up front
+            try:
+                workload.transaction(con.execute, fetch, draw)
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+
+        retryable = lambda e: isinstance(e, sqlite3.OperationalError) and "locked" in str(e)
+        return run, retryable, con.close
+    return make
+
+
+def setup_duckdb(path: str, workload: Workload):
+    con = duckdb.connect(path)
+    for ddl in SCHEMA:
+        con.execute(ddl)
+    w = workload
+    con.execute(f"INSERT INTO accounts SELECT range, range % {w.branches}, 0, '' FROM range({w.accounts})")
+    con.execute(f"INSERT INTO tellers SELECT range, range % {w.branches}, 0, '' FROM range({w.tellers})")
+    con.execute(f"INSERT INTO branches SELECT range, 0, '' FROM range({w.branches})")
+    con.execute("CHECKPOINT")
+    return con  # kept open: connections in other threads share its database instance
+
+
+def duckdb_client(root: duckdb.DuckDBPyConnection, workload: Workload):
+    def make():
+        con = root.cursor()  # a new connection to the same database instance
+
+        def fetch(sql, params):
+            con.execute(sql, params).fetchall()
+
+        def run(draw):
+            con.execute("BEGIN TRANSACTION")
+            try:
+                workload.transaction(con.execute, fetch, draw)
+                con.execute("COMMIT")
+            except BaseException:
+                try:
+                    con.execute("ROLLBACK")
+                except duckdb.Error:
+                    pass
+                raise
+
+        retryable = lambda e: isinstance(e, duckdb.TransactionException) or "Conflict" in str(e)
+        return run, retryable, con.close
+    return make
+
+
+# --- reporting -----------------------------------------------------------------------------
+
+def summarise(stats: Stats, elapsed: float) -> dict:
+    lat = sorted(stats.latencies)
+    if not lat:
+        return {"tps": 0.0, "p50": float("nan"), "p99": float("nan"), "retries": stats.retries, "n": 0}
+    return {"tps": len(lat) / elapsed, "p50": statistics.median(lat) * 1000,
+            "p99": lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000, "retries": stats.retries, "n": len(lat)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seconds", type=float, default=5.0, help="measured time per configuration")
+    ap.add_argument("--sessions", default="1,4")
+    ap.add_argument("--accounts", type=int, default=100_000)
+    ap.add_argument("--branches", type=int, default=4)
+    ap.add_argument("--levels", default="rc,rr,ser", help="txlake levels: rc, rr, ser")
+    ap.add_argument("--publish", default="async", help="txlake publish mode (async, sync, off)")
+    ap.add_argument("--engines", default="txlake,sqlite,duckdb")
+    ap.add_argument("--dir", default=None, help="where to put the databases (default: a temp dir)")
+    args = ap.parse_args()
+    sessions = [int(s) for s in args.sessions.split(",")]
+    engines = args.engines.split(",")
+    workload = Workload(args.accounts, args.branches)
+    root = tempfile.mkdtemp(prefix="txlake-pgbench-", dir=args.dir)
+    rows: list[tuple[str, int, dict]] = []
+
+    def measure(name: str, n: int, make) -> None:
+        stats = Stats()
+        elapsed = drive(n, args.seconds, workload, make, stats)
+        result = summarise(stats, elapsed)
+        if stats.errors:
+            result["error"] = stats.errors[0]
+        rows.append((name, n, result))
+        print(f"  {name:34} sessions={n}: {result['tps']:8.1f} tps" +
+              (f"  ERROR {result['error']}" if stats.errors else ""), flush=True)
+
+    try:
+        if "txlake" in engines:
+            for level in args.levels.split(","):
+                path = os.path.join(root, f"txlake-{level}")
+                setup_txlake(path, workload, args.publish)
+                for n in sessions:
+                    measure(f"txlake {LEVELS[level]}", n, txlake_client(path, LEVELS[level], args.publish, workload))
+        if "sqlite" in engines:
+            path = os.path.join(root, "lite.db")
+            setup_sqlite(path, workload)
+            for n in sessions:
+                measure("SQLite (WAL, synchronous=FULL)", n, sqlite_client(path, workload))
+        if "duckdb" in engines:
+            con = setup_duckdb(os.path.join(root, "duck.db"), workload)
+            for n in sessions:
+                measure("DuckDB (file)", n, duckdb_client(con, workload))
+            con.close()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+    ref = {(name, n): r for name, n, r in rows}
+    duck = {n: ref.get(("DuckDB (file)", n)) for n in sessions}
+    lite = {n: ref.get(("SQLite (WAL, synchronous=FULL)", n)) for n in sessions}
+    one = {name: r for name, n, r in rows if n == sessions[0]}
+
+    def ratio(a: dict, b: dict | None) -> str:
+        return f"{a['tps'] / b['tps']:8.2f}x" if b and b["tps"] else f"{'-':>9}"
+
+    print(f"\npgbench-like TPC-B, {args.accounts:,} accounts, {workload.branches} branches, "
+          f"{workload.tellers} tellers, {args.seconds:g} s per row, durable commits "
+          f"(txlake publish={args.publish})\n")
+    header = (f"{'engine':34} {'sess':>4} {'tps':>9} {'p50 ms':>8} {'p99 ms':>8} {'retries':>7} "
+              f"{'vs DuckDB':>9} {'vs SQLite':>9} {'vs 1 sess':>9}")
+    print(header)
+    print("-" * len(header))
+    for name, n, r in rows:
+        base = one.get(name) if n != sessions[0] else None
+        print(f"{name:34} {n:4d} {r['tps']:9.1f} {r['p50']:8.2f} {r['p99']:8.2f} {r['retries']:7d} "
+              f"{ratio(r, duck[n])} {ratio(r, lite[n])} {ratio(r, base) if base else format('-', '>9')}")
+    print("\nratios: tps / the other engine's tps with the same number of sessions (higher is better);"
+          "\n'vs 1 sess': tps / the same engine's 1-session tps")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,236 @@
+"""Point statements answered without DuckDB (primary-key SELECT, point UPDATE, INSERT VALUES)
+must behave exactly as the general path: same rows and types, same errors (SQLSTATE), same
+locks and MVCC visibility. Each script runs twice, with the fast paths on and forced off."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+import txlake
+from txlake.engine import executor as ex
+
+
+@pytest.fixture(params=["fast", "general"])
+def mode(request, monkeypatch):
+    if request.param == "general":
+        monkeypatch.setattr(ex, "_point_select_plan", lambda expression: None)
+        monkeypatch.setattr(ex, "_point_update_plan", lambda stmt, alias: None)
+        monkeypatch.setattr(ex, "_values_plan", lambda values: None)
+    return request.param
+
+
+def run_script(path, script, autocommit=True):
+    """Run (sql, params) pairs; each gives (column types, rows, status) or the SQLSTATE."""
+    conn = txlake.connect(str(path), autocommit=autocommit, publish="off")
+    cur = conn.cursor()
+    out = []
+    for sql, params in script:
+        try:
+            cur.execute(sql, params)
+            if cur.description:
+                table = cur.fetch_arrow_table()
+                out.append((table.column_names, [str(t) for t in table.schema.types], table.to_pylist()))
+            else:
+                out.append((cur.rowcount, cur.statusmessage))
+        except txlake.Error as e:
+            out.append(("error", e.sqlstate))
+            if not autocommit:
+                conn.rollback()
+    conn.close()
+    return out
+
+
+SETUP = [
+    ("CREATE TABLE t (id INT PRIMARY KEY, b BIGINT, v VARCHAR, d DOUBLE, f BOOLEAN, ts TIMESTAMP, "
+     "n NUMERIC(10,2), dt DATE, s VARCHAR(3))", ()),
+    ("INSERT INTO t VALUES (1, 10, 'one', 1.5, true, '2020-01-01 10:00:00', 1.25, '2020-01-02', 'a')", ()),
+    ("INSERT INTO t VALUES (?, ?, ?, ?, ?, NULL, NULL, NULL, ?)", (2, 20, "two", 2.5, False, "bb")),
+    ("INSERT INTO t (id, v) VALUES (3, NULL)", ()),
+    ("CREATE TABLE k (a INT, b VARCHAR, x INT, PRIMARY KEY (a, b))", ()),
+    ("INSERT INTO k VALUES (1, 'x', 100), (1, 'y', 200), (2, 'x', 2147483647)", ()),
+]
+
+QUERIES = [
+    ("SELECT * FROM t WHERE id = ?", (1,)),
+    ("SELECT * FROM t WHERE id = 2", ()),
+    ("SELECT v, id, b FROM t WHERE id = ?", (3,)),
+    ("SELECT v FROM t WHERE id = ?", (99,)),
+    ("SELECT t.v FROM t WHERE t.id = ?", (1,)),
+    ("SELECT x.v FROM t AS x WHERE x.id = ?", (2,)),
+    ("SELECT v FROM t WHERE ? = id", (2,)),
+    ("SELECT v FROM t WHERE id = ?", ("1",)),
+    ("SELECT v FROM t WHERE id = 1.0", ()),
+    ("SELECT nope FROM t WHERE id = 1", ()),
+    ("SELECT V FROM t WHERE id = 1", ()),
+    ("SELECT v FROM missing WHERE id = 1", ()),
+    ("SELECT x FROM k WHERE a = ? AND b = ?", (1, "y")),
+    ("SELECT x FROM k WHERE b = 'x' AND a = 2", ()),
+    ("SELECT x FROM k WHERE a = 1", ()),
+    ("SELECT v FROM t WHERE id = ? AND b = ?", (1, 10)),
+    ("SELECT v, v FROM t WHERE id = 1", ()),
+]
+
+UPDATES = [
+    ("UPDATE t SET b = b + ? WHERE id = ?", (5, 1)),
+    ("UPDATE t SET b = ? - b, v = ? WHERE id = ?", (1, "new", 2)),
+    ("UPDATE t SET b = b + 1 WHERE id = 3", ()),  # NULL + 1
+    ("UPDATE t SET b = b + ? WHERE id = ?", (1, 42)),  # no such row
+    ("UPDATE t SET b = b + ? WHERE id = ?", (1.5, 1)),  # a real cast: DuckDB
+    ("UPDATE t SET b = ? WHERE id = ?", (None, 1)),
+    ("UPDATE t SET s = ? WHERE id = 1", ("toolong",)),  # 22001
+    ("UPDATE t SET id = ? WHERE id = ?", (2, 1)),  # 23505
+    ("UPDATE t SET id = id + 10 WHERE id = ?", (1,)),
+    ("UPDATE k SET x = x + ? WHERE a = ? AND b = ?", (1, 2, "x")),  # 22003 overflow
+    ("UPDATE k SET x = x - 1 WHERE b = 'y' AND a = 1 RETURNING a, b, x", ()),
+    ("UPDATE k SET x = (x + 1) WHERE a = 1 AND b = 'x'", ()),
+    ("UPDATE k SET x = 5 WHERE a = 1", ()),  # not the whole key
+    ("SELECT * FROM t ORDER BY id", ()),
+    ("SELECT * FROM k ORDER BY a, b", ()),
+]
+
+INSERTS = [
+    ("INSERT INTO t (id, b) VALUES (?, ?)", (10, 2**40)),
+    ("INSERT INTO t (id, b) VALUES (?, ?)", (11, 2**70)),  # out of range: 22003
+    ("INSERT INTO t (id, v) VALUES (?, ?)", (12, 5)),  # int into VARCHAR: DuckDB casts
+    ("INSERT INTO t (id, b) VALUES (?, ?)", ("13", "7")),  # text into INT: DuckDB casts
+    ("INSERT INTO t (id) VALUES (?)", (1,)),  # 23505
+    ("INSERT INTO t (id, b) VALUES (?, ?), (?, ?)", (14, 1, 14, 2)),  # 23505 within the statement
+    ("INSERT INTO t (b) VALUES (1)", ()),  # 23502
+    ("INSERT INTO t VALUES (15)", ()),
+    ("INSERT INTO t (id, b) VALUES (16)", ()),  # 42601
+    ("INSERT INTO t (id, v) VALUES (17, 'x'), (18)", ()),
+    ("INSERT INTO t (id, f, d) VALUES (?, ?, ?)", (19, True, float("inf"))),
+    ("INSERT INTO t (id, s) VALUES (20, 'abcd')", ()),  # 22001
+    ("INSERT INTO t (id) VALUES (21) RETURNING id, v", ()),
+    ("INSERT INTO t (id) VALUES (1) ON CONFLICT DO NOTHING", ()),
+    ("CREATE TABLE dflt (id INT PRIMARY KEY, v INT DEFAULT 7, at TIMESTAMP)", ()),
+    ("INSERT INTO dflt (id, at) VALUES (1, CURRENT_TIMESTAMP)", ()),
+    ("SELECT id, v, at IS NOT NULL AS stamped, typeof(at) AS tp FROM dflt", ()),
+    ("SELECT * FROM t ORDER BY id", ()),
+]
+
+
+@pytest.mark.parametrize("script", [QUERIES, UPDATES, INSERTS], ids=["select", "update", "insert"])
+def test_same_results_as_general_path(tmp_path, monkeypatch, script):
+    fast = run_script(tmp_path / "fast", SETUP + script)
+    with monkeypatch.context() as m:
+        m.setattr(ex, "_point_select_plan", lambda expression: None)
+        m.setattr(ex, "_point_update_plan", lambda stmt, alias: None)
+        m.setattr(ex, "_values_plan", lambda values: None)
+        general = run_script(tmp_path / "general", SETUP + script)
+    for (sql, params), a, b in zip(SETUP + script, fast, general):
+        assert a == b, (sql, params)
+
+
+def test_fast_paths_are_taken(tmp_path, monkeypatch):
+    """The benchmark statements do not reach DuckDB at all."""
+    conn = txlake.connect(str(tmp_path / "w"), autocommit=True, publish="off")
+    cur = conn.cursor()
+    cur.execute("CREATE TABLE a (aid INT PRIMARY KEY, abalance INT)")
+    cur.execute("CREATE TABLE h (aid INT, delta INT, mtime TIMESTAMP)")
+    cur.execute("INSERT INTO a SELECT range, 0 FROM range(100)")
+    executor = conn.session.executor
+    calls = []
+    real = executor._sql
+    monkeypatch.setattr(executor, "_sql", lambda *a, **k: calls.append(a) or real(*a, **k))
+    executor._time_zone()
+    calls.clear()
+    cur.execute("UPDATE a SET abalance = abalance + ? WHERE aid = ?", (5, 7))
+    cur.execute("SELECT abalance FROM a WHERE aid = ?", (7,))
+    assert cur.fetchall() == [(5,)]
+    cur.execute("INSERT INTO h (aid, delta, mtime) VALUES (?, ?, CURRENT_TIMESTAMP)", (7, 5))
+    assert calls == []
+    cur.execute("SELECT typeof(mtime), abs(epoch(CAST(CURRENT_TIMESTAMP AS TIMESTAMP)) - epoch(mtime)) < 60 FROM h")
+    assert cur.fetchall() == [("TIMESTAMP", True)]  # DuckDB's wall clock, in its time zone
+    conn.close()
+
+
+def test_transaction_sees_own_writes_and_its_snapshot(tmp_path, mode):
+    path = str(tmp_path / "w")
+    setup = txlake.connect(path, autocommit=True, publish="off")
+    setup.execute("CREATE TABLE a (aid INT PRIMARY KEY, abalance INT)")
+    setup.execute("INSERT INTO a VALUES (1, 0), (2, 0)")
+    reader = txlake.connect(path, isolation_level="REPEATABLE READ", publish="off")
+    writer = txlake.connect(path, isolation_level="REPEATABLE READ", publish="off")
+    r, w = reader.cursor(), writer.cursor()
+    r.execute("SELECT abalance FROM a WHERE aid = ?", (1,))
+    assert r.fetchall() == [(0,)]
+    w.execute("UPDATE a SET abalance = abalance + ? WHERE aid = ?", (10, 1))
+    w.execute("SELECT abalance FROM a WHERE aid = ?", (1,))
+    assert w.fetchall() == [(10,)]  # its own write
+    w.execute("INSERT INTO a VALUES (?, ?)", (3, 3))
+    w.execute("SELECT abalance FROM a WHERE aid = 3")
+    assert w.fetchall() == [(3,)]
+    r.execute("SELECT abalance FROM a WHERE aid = ?", (1,))
+    assert r.fetchall() == [(0,)]  # uncommitted: invisible
+    writer.commit()
+    r.execute("SELECT abalance FROM a WHERE aid = ?", (1,))
+    assert r.fetchall() == [(0,)]  # REPEATABLE READ keeps its snapshot
+    r.execute("SELECT abalance FROM a WHERE aid = 3")
+    assert r.fetchall() == []
+    reader.commit()
+    r.execute("SELECT abalance FROM a WHERE aid = ?", (1,))
+    assert r.fetchall() == [(10,)]
+    for c in (reader, writer, setup):
+        c.close()
+
+
+@pytest.mark.parametrize("level", ["READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE"])
+def test_concurrent_point_updates_lock_and_recheck(tmp_path, mode, level):
+    path = str(tmp_path / "w")
+    setup = txlake.connect(path, autocommit=True, publish="off")
+    setup.execute("CREATE TABLE a (aid INT PRIMARY KEY, abalance INT)")
+    setup.execute("INSERT INTO a VALUES (1, 0)")
+    first = txlake.connect(path, isolation_level=level, publish="off")
+    second = txlake.connect(path, isolation_level=level, publish="off")
+    f, s = first.cursor(), second.cursor()
+    s.execute("SELECT abalance FROM a WHERE aid = 1")  # takes the snapshot
+    f.execute("UPDATE a SET abalance = abalance + ? WHERE aid = ?", (1, 1))
+    outcome = {}
+
+    def update_second():
+        try:
+            s.execute("UPDATE a SET abalance = abalance + ? WHERE aid = ?", (10, 1))
+            second.commit()
+            outcome["ok"] = True
+        except txlake.Error as e:
+            outcome["error"] = e.sqlstate
+            second.rollback()
+
+    t = threading.Thread(target=update_second)
+    t.start()
+    t.join(0.3)
+    assert t.is_alive()  # waits for the first updater's row lock
+    first.commit()
+    t.join(10)
+    assert not t.is_alive()
+    final = setup.execute("SELECT abalance FROM a WHERE aid = 1").fetchall()
+    if level == "READ COMMITTED":
+        assert outcome == {"ok": True} and final == [(11,)]  # re-checked on the newest row
+    else:
+        assert outcome == {"error": "40001"} and final == [(1,)]
+    for c in (first, second, setup):
+        c.close()
+
+
+def test_lock_timeout_applies(tmp_path, mode):
+    path = str(tmp_path / "w")
+    setup = txlake.connect(path, autocommit=True, publish="off")
+    setup.execute("CREATE TABLE a (aid INT PRIMARY KEY, abalance INT)")
+    setup.execute("INSERT INTO a VALUES (1, 0)")
+    first = txlake.connect(path, publish="off")
+    second = txlake.connect(path, publish="off")
+    first.cursor().execute("UPDATE a SET abalance = 1 WHERE aid = 1")
+    cur = second.cursor()
+    cur.execute("SET lock_timeout = '100ms'")
+    with pytest.raises(txlake.Error) as info:
+        cur.execute("UPDATE a SET abalance = 2 WHERE aid = ?", (1,))
+    assert info.value.sqlstate == "55P03"
+    with pytest.raises(txlake.Error) as info:
+        cur.execute("SELECT abalance FROM a WHERE aid = 1")
+    assert info.value.sqlstate == "25P02"  # the failed block, as on the general path
+    for c in (first, second, setup):
+        c.rollback()
+        c.close()
