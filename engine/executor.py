@@ -1360,7 +1360,7 @@ def _commit_kind(change) -> tuple[str, int, int]:
     if isinstance(change, v.DropTable):
         return "DROP", 0, 0
     added, deleted = change.rows_added, change.rows_deleted
-    if change.moved and not change.deleted:
+    if change.moved:  # deletions it carries over are other commits' (counted there)
         return "COMPACT", 0, 0
     if change.schema is not None:
         return "ALTER", added, deleted

@@ -41,9 +41,8 @@ def find(store: DataFileStore, version: TableVersion, keys: Iterable,
     keys = list(keys)
     for f in (version.files if files is None else files):
         index = file_index(store, version, f)
-        deleted = version.deleted(f.file_id)
         for k in keys:
             pos = index.get(k)
-            if pos is not None and pos not in deleted:
+            if pos is not None and pos not in version.deleted(f.file_id):
                 found[k] = (f.file_id << 32) | pos
     return found

@@ -6,16 +6,18 @@ Compaction merges a table's small files (and files with many deleted rows) into 
 - it records, for every file it replaces, the new file, the row offset there and the deletion
   vector it compacted away (``ChangeData.moved``), so a concurrent transaction whose changes
   refer to the old file is rebased onto the new one (``TableVersion.locate``);
-- if a writer committed deletions in the files being compacted first, the compaction is the one
-  that gives way: it starts again from the newer version (bounded attempts).
+- writers committing meanwhile do not make it start again: rows they deleted in the files being
+  compacted are deleted in the new files by the compaction's own entry (rebased on the newest
+  version when it is appended); only a picked file vanishing or a schema change restarts it.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pyarrow as pa
+from pyroaring import BitMap, FrozenBitMap
 
 from txlake.storage.commit import ROWS_PER_FILE, backoff, now_ms
 from txlake.storage.version import ChangeData, DataFile, LogEntry, TableVersion
@@ -80,13 +82,34 @@ def compact(warehouse, table_id: str, attempts: int = 20, progress=None) -> Comp
             if progress is not None:
                 progress(i + 1, len(groups))
         store.fsync_dirs(written)
-        entry = LogEntry(latest.csn + 1, 0, COMPACT_USER, f"compact-{table_id}-{latest.csn}", now_ms(),
-                         (ChangeData(table_id, added=tuple(added),
-                                     removed=frozenset(f.file_id for f in picked), moved=moved),))
-        if warehouse.append_if_unchanged(entry, table_id, version):
+
+        def rebased(newest) -> LogEntry | None:
+            """The compaction as the next entry after ``newest``: rows deleted since it read
+            the files are deleted in the new files too; None if a picked file is gone or the
+            table was re-shaped (then it starts again)."""
+            current = newest.by_id(table_id)
+            if current is None or current.schema.schema_id != version.schema.schema_id \
+                    or any(current.file(f.file_id) is None for f in picked):
+                return None
+            # files committed meanwhile took the ids after the version read: number ours after theirs
+            shift = current.next_file_id - version.next_file_id
+            files = tuple(replace(f, file_id=f.file_id + shift) for f in added)
+            lineage = {old: (new_id + shift, offset, dead) for old, (new_id, offset, dead) in moved.items()}
+            carried: dict[int, BitMap] = {}
+            for f in picked:
+                new_id, offset, dead = lineage[f.file_id]
+                for pos in current.deleted(f.file_id) - dead:
+                    carried.setdefault(new_id, BitMap()).add(offset + pos - dead.rank(pos))
+            change = ChangeData(table_id, added=files, removed=frozenset(f.file_id for f in picked),
+                                moved=lineage, deleted={fid: FrozenBitMap(bm) for fid, bm in carried.items()})
+            return LogEntry(newest.csn + 1, 0, COMPACT_USER, f"compact-{table_id}-{version.next_file_id}",
+                            now_ms(), (change,))
+
+        entry = warehouse.append_rebased(rebased) if added else None
+        if entry is not None:
             return CompactResult(version.name, len(version.files),
                                  len(version.files) - len(picked) + len(added), version.row_count, entry.csn)
-        for path in written:  # someone committed first: give way, start again
+        for path in written:  # a picked file went away meanwhile: start again
             store.fs.remove(store.root + "/" + path)
         time.sleep(backoff(attempt))
     return CompactResult(table_id, 0, 0, 0, None)

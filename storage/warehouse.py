@@ -33,9 +33,9 @@ DEFAULT_LABEL_RETENTION = 7 * 24 * 3600.0  # seconds a committed label blocks it
 
 
 def _data_tables(entry: LogEntry) -> frozenset[str]:
-    """Tables whose rows ``entry`` changes; a compaction moves rows without changing any."""
-    return frozenset(c.table_id for c in entry.changes
-                     if not (isinstance(c, ChangeData) and c.moved and not c.deleted))
+    """Tables whose rows ``entry`` changes; a compaction moves rows without changing any (the
+    deletions it carries over were committed by the transactions that made them)."""
+    return frozenset(c.table_id for c in entry.changes if not (isinstance(c, ChangeData) and c.moved))
 
 
 class Warehouse:
@@ -198,22 +198,25 @@ class Warehouse:
             listener(entry)
         return entry
 
-    def append_if_unchanged(self, entry: LogEntry, table_id: str, version) -> bool:
-        """Append ``entry`` (a maintenance commit built on ``version`` of one table) if that
-        table has not changed since; False if it has or another commit took the number."""
-        with self._commit_lock:
-            latest = self.refresh()
-            if latest.csn + 1 != entry.csn or latest.by_id(table_id) is not version:
-                return False
-            if not self.txlog.append(entry):
-                return False
-            with self._lock:
-                if self.latest.csn < entry.csn:
-                    self.latest = self.latest.apply(entry)
-                    self._remember(entry)
+    def append_rebased(self, build) -> LogEntry | None:
+        """Append the entry ``build(newest catalog version)`` makes (a maintenance commit
+        rebased on whatever committed meanwhile); None if ``build`` gives up."""
+        deadline = time.monotonic() + self.commit_timeout
+        attempt = 0
+        while True:
+            with self._commit_lock:
+                entry = build(self.refresh())
+                if entry is None:
+                    return None
+                if self._write(entry):
+                    break
+            attempt += 1
+            if time.monotonic() > deadline:
+                return None
+            time.sleep(backoff(attempt))
         for listener in self.listeners:
             listener(entry)
-        return True
+        return entry
 
     def _append(self, commit: Commit) -> LogEntry:
         """Group commit: wait while another thread is appending; whoever finds no leader leads
