@@ -17,7 +17,14 @@ from txlake.errors import *  # noqa: F401,F403 - the exception tree is part of t
 from txlake.errors import (DatabaseError, DataError, Error, IntegrityError, InterfaceError,  # noqa: F401
                            InternalError, NotSupportedError, OperationalError, ProgrammingError,
                            Warning)
-from txlake.connection import Connection, Cursor, DBAPITypeObject
+
+# The connection (and with it the engine, DuckDB and sqlglot) loads at first use: processes
+# that only need storage - Spark's Python workers - import ``txlake`` cheaply.
+def __getattr__(name: str):
+    if name in ("Connection", "Cursor"):
+        from txlake import connection
+        return getattr(connection, name)
+    raise AttributeError(f"module 'txlake' has no attribute {name!r}")
 
 __version__ = "0.1.0"
 
@@ -26,7 +33,7 @@ threadsafety = 1  # threads may share the module, not connections (each thread: 
 paramstyle = "qmark"
 
 
-def connect(path, *, autocommit: bool = False, isolation_level: str | None = None, **options) -> Connection:
+def connect(path, *, autocommit: bool = False, isolation_level: str | None = None, **options) -> "Connection":
     """Open (creating if needed) the warehouse at ``path`` and return a PEP 249 Connection.
 
     ``isolation_level``: "READ UNCOMMITTED", "READ COMMITTED", "REPEATABLE READ" (default) or
@@ -38,6 +45,7 @@ def connect(path, *, autocommit: bool = False, isolation_level: str | None = Non
     unfinished prepared transaction is rolled back, default 3600), ``label_retention``
     (seconds a committed label blocks its reuse, default 7 days), ``gc_interval``.
     """
+    from txlake.connection import Connection
     return Connection(path, autocommit=autocommit, isolation_level=isolation_level, **options)
 
 
@@ -58,6 +66,19 @@ def TimeFromTicks(ticks: float) -> _dt.time:
 
 def TimestampFromTicks(ticks: float) -> _dt.datetime:
     return _dt.datetime(*_time.localtime(ticks)[:6])
+
+
+class DBAPITypeObject:
+    """PEP 249 type objects: compare equal to every type code in their group."""
+
+    def __init__(self, *codes: str):
+        self.codes = frozenset(codes)
+
+    def __eq__(self, other) -> bool:
+        return other in self.codes
+
+    def __hash__(self) -> int:
+        return hash(self.codes)
 
 
 STRING = DBAPITypeObject("VARCHAR")

@@ -272,19 +272,6 @@ def _params(params) -> tuple:
     return tuple(params)
 
 
-class DBAPITypeObject:
-    """PEP 249 type objects: compare equal to every type code in their group."""
-
-    def __init__(self, *codes: str):
-        self.codes = frozenset(codes)
-
-    def __eq__(self, other) -> bool:
-        return other in self.codes
-
-    def __hash__(self) -> int:
-        return hash(self.codes)
-
-
 def _type_code(t: pa.DataType) -> str:
     """The type name of a result column (what the PEP 249 type objects compare against)."""
     try:

@@ -42,7 +42,16 @@ from txlake.storage.version import DataFile, TableVersion, decode_rows, encode_r
 from txlake.storage.warehouse import MARKER, Warehouse
 
 DEFAULT_DB = "default"
-DEFAULT_ROWS_PER_PARTITION = 1 << 19
+# A task costs ~0.1 s in Spark and its Python worker, so tasks should read millions of rows;
+# but a table should still spread over a few tasks. Without ``rowsPerPartition``: a quarter of
+# the table per task, at least 512k and at most 4M rows (measured: 10M rows read in 1.96 s with
+# 2.5M-row tasks, 4.31 s with 512k-row ones, on local[2]).
+MIN_ROWS_PER_PARTITION = 1 << 19
+MAX_ROWS_PER_PARTITION = 1 << 22
+
+
+def rows_per_partition(version: TableVersion) -> int:
+    return max(MIN_ROWS_PER_PARTITION, min(MAX_ROWS_PER_PARTITION, version.row_count // 4))
 _FS = LocalFileSystem(durable=True)
 ABORTED_JOBS_DIR = os.path.join("_spark", "aborted")  # one empty file per aborted write job
 
@@ -137,8 +146,8 @@ class TxlakeDataSource(DataSource):
     def reader(self, schema) -> "TxlakeReader":
         csn, version = self._snapshot()
         target = Target.from_options(self.options)
-        rows = int(self.options.get("rowsPerPartition", DEFAULT_ROWS_PER_PARTITION))
-        return TxlakeReader(target.root, version, rows)
+        rows = self.options.get("rowsPerPartition")
+        return TxlakeReader(target.root, version, int(rows) if rows else rows_per_partition(version))
 
     def writer(self, schema, overwrite: bool) -> "TxlakeWriter":
         target = Target.from_options(self.options)
@@ -186,8 +195,7 @@ class TxlakeReader(DataSourceReader):
         return list(self.version.files)
 
     def partitions(self) -> list[FileGroup]:
-        """Files grouped so each task reads about ``rows_per_partition`` rows (a task costs
-        tens of milliseconds; one per small file would dominate)."""
+        """Whole files grouped so that each task reads about ``rows_per_partition`` rows."""
         groups, current, rows = [], [], 0
         for f in self._files():
             deleted = self.version.deleted(f.file_id)
