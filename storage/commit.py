@@ -88,22 +88,26 @@ class TableDelta:
         return tuple(f for f in self.work.files if f.data is not None) if self.work else ()
 
     def new_deletes(self) -> dict[int, FrozenBitMap]:
+        """Rows of the base's files this transaction deleted: O(deletion vectors it changed),
+        not O(files) - committed files have positive ids, the transaction's own negative."""
         if self.base is None or self.work is None:
             return {}
+        base, work = self.base, self.work
         result = {}
-        base_ids = {f.file_id for f in self.base.files}
-        for f in self.work.files:
-            if f.file_id in base_ids:
-                extra = self.work.deleted(f.file_id) - self.base.deleted(f.file_id)
+        for fid, bm in work.deletes.items():
+            old = base.deletes.get(fid)
+            if fid > 0 and bm is not old and base.file(fid) is not None:
+                extra = bm - old if old is not None else bm
                 if extra:
-                    result[f.file_id] = FrozenBitMap(extra)
+                    result[fid] = FrozenBitMap(extra)
         # base files that vanished from the working version because all their rows were deleted
-        work_ids = {f.file_id for f in self.work.files}
-        for f in self.base.files:
-            if f.file_id not in work_ids and f.data is None:
-                gone = FrozenBitMap(range(f.row_count)) - self.base.deleted(f.file_id)
-                if gone:
-                    result[f.file_id] = FrozenBitMap(gone)
+        kept = sum(1 for f in work.files if f.file_id > 0)
+        if kept < len(base.files):
+            for f in base.files:
+                if work.file(f.file_id) is None and f.data is None:
+                    gone = FrozenBitMap(range(f.row_count)) - base.deleted(f.file_id)
+                    if gone:
+                        result[f.file_id] = FrozenBitMap(gone)
         return result
 
     def rewritten(self) -> bool:

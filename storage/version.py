@@ -128,13 +128,21 @@ class TableVersion:
                    deleted: Mapping[int, FrozenBitMap] | None = None,
                    schema: TableSchema | None = None,
                    moved: Mapping[int, tuple[int, int, FrozenBitMap]] | None = None) -> "TableVersion":
-        files = tuple(f for f in self.files if f.file_id not in removed) + tuple(added)
-        deletes = {fid: bm for fid, bm in self.deletes.items() if fid not in removed}
-        for fid, bm in (deleted or {}).items():
-            merged = deletes.get(fid, EMPTY_BITMAP) | bm
-            deletes[fid] = FrozenBitMap(merged)
-        # files whose every row is deleted are dropped from the version
-        gone = {f.file_id for f in files if f.file_id in deletes and len(deletes[f.file_id]) >= f.row_count}
+        files = tuple(f for f in self.files if f.file_id not in removed) if removed else self.files
+        if added:
+            files = files + tuple(added)
+        deletes = {fid: bm for fid, bm in self.deletes.items() if fid not in removed} if removed else dict(self.deletes)
+        gone = set()
+        if deleted:
+            new_by_id = {f.file_id: f for f in added}
+            for fid, bm in deleted.items():
+                merged = deletes.get(fid, EMPTY_BITMAP) | bm
+                deletes[fid] = FrozenBitMap(merged)
+                # a file whose every row is deleted is dropped from the version (only files
+                # whose deletion vector grows here can newly qualify)
+                f = new_by_id.get(fid) or self.file(fid)
+                if f is not None and len(merged) >= f.row_count:
+                    gone.add(fid)
         if gone:
             files = tuple(f for f in files if f.file_id not in gone)
             deletes = {fid: bm for fid, bm in deletes.items() if fid not in gone}
