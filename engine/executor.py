@@ -36,7 +36,7 @@ from txlake import errors
 from txlake.engine.errors_map import translate
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.parser import statements as st
-from txlake.parser.parse import identifier, table_name
+from txlake.parser.parse import DIVISOR_MACRO, identifier, table_name
 from txlake.storage import keys as pk
 from txlake.storage.commit import SOURCES, TableDelta, visible_sources
 from txlake.storage.datafiles import ROWID, DataFileStore
@@ -78,6 +78,8 @@ class Executor:
         self.assign_xid = database.assign_xid
         self.con = duckdb.connect(config={"enable_external_access": False,
                                           "memory_limit": database.duckdb_memory_limit})
+        # x / 0 raises 22012 as in PostgreSQL (the parser routes divisors through this)
+        self.con.execute(f"CREATE MACRO {DIVISOR_MACRO}(x) AS CASE WHEN x = 0 THEN error('division by zero') ELSE x END")
         self._names = itertools.count()
         self._pending_ids = itertools.count(-1, -1)
         # generated DuckDB SQL of statements that reference no table but their target, by

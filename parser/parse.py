@@ -52,11 +52,43 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
     result = []
     for tree in trees:
         _check_table_names(tree)
+        tree = _postgres_semantics(tree)
         stmt = _to_statement(tree)
         placeholders = sum(1 for _ in tree.find_all(exp.Placeholder))
         source = text.strip() if len(trees) == 1 else _source_text(tree)
         result.append(_with(stmt, param_count=placeholders, text=source))
     return tuple(result)
+
+
+# the divisor wrapper the executor defines in DuckDB: raises "division by zero" on 0
+DIVISOR_MACRO = "txl_divisor"
+
+
+def _postgres_semantics(tree: exp.Expression) -> exp.Expression:
+    """Where DuckDB's answer differs from PostgreSQL's, rewrite once, at parse time:
+
+    - ``x / 0`` and ``x % 0`` raise 22012 (DuckDB gives inf or NULL): a divisor that is not a
+      non-zero literal goes through ``txl_divisor``;
+    - an unnamed aggregate or function column is named after its function (``count``, not
+      DuckDB's ``count_star()``).
+    """
+    select = tree if isinstance(tree, exp.Select) else None
+    if select is not None:  # a rewritten column keeps the name it had as written
+        for i, projection in enumerate(select.expressions):
+            if not isinstance(projection, exp.Alias) and projection.find(exp.Div, exp.Mod, exp.IntDiv):
+                select.expressions[i] = exp.alias_(projection, projection.sql(dialect="duckdb"), quoted=True)
+    for node in list(tree.find_all(exp.Div, exp.Mod, exp.IntDiv)):
+        divisor = node.expression
+        if isinstance(divisor, exp.Literal) and divisor.is_number and float(divisor.this) != 0:
+            continue
+        node.set("expression", exp.Anonymous(this=DIVISOR_MACRO, expressions=[divisor]))
+    if select is not None:
+        for i, projection in enumerate(select.expressions):
+            if isinstance(projection, (exp.AggFunc, exp.Anonymous)) and not isinstance(projection, exp.Alias):
+                name = projection.name if isinstance(projection, exp.Anonymous) else projection.sql_name()
+                if name and name.lower() != DIVISOR_MACRO:
+                    select.expressions[i] = exp.alias_(projection, name.lower(), quoted=True)
+    return tree
 
 
 def _with(stmt: st.Statement, **changes) -> st.Statement:
