@@ -35,6 +35,7 @@ from txlake.spark import pushdown
 from txlake.spark.types import check_assignable, conform, schema_for, spark_schema
 from txlake.storage.commit import ROWS_PER_FILE, FilesCommit, TableDelta
 from txlake.storage.datafiles import BUCKET_DIR, table_dir
+from txlake.storage.expiry import hold_snapshot
 from txlake.storage.fs import LocalFileSystem
 from txlake.storage.publish import Publisher
 from txlake.storage.schema import TableSchema
@@ -147,7 +148,7 @@ class TxlakeDataSource(DataSource):
         csn, version = self._snapshot()
         target = Target.from_options(self.options)
         rows = self.options.get("rowsPerPartition")
-        return TxlakeReader(target.root, version, int(rows) if rows else rows_per_partition(version))
+        return TxlakeReader(target.root, csn, version, int(rows) if rows else rows_per_partition(version))
 
     def writer(self, schema, overwrite: bool) -> "TxlakeWriter":
         target = Target.from_options(self.options)
@@ -171,7 +172,7 @@ class PushdownDataSource(TxlakeDataSource):
 
     def reader(self, schema) -> "TxlakeReader":
         plain = super().reader(schema)
-        return PushdownReader(plain.root, plain.version, plain.rows_per_partition)
+        return PushdownReader(plain.root, plain.csn, plain.version, plain.rows_per_partition)
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -185,17 +186,23 @@ class FileGroup(InputPartition):
 
 
 class TxlakeReader(DataSourceReader):
-    def __init__(self, root: str, version: TableVersion, rows_per_partition: int):
+    """Reads one snapshot's files. A reader lease (storage/expiry.py) keeps snapshot expiry in
+    other processes from deleting them while the job's tasks run."""
+
+    def __init__(self, root: str, csn: int, version: TableVersion, rows_per_partition: int):
         self.root = root
+        self.csn = csn
         self.version = version
         self.rows_per_partition = rows_per_partition
         self.filters: list = []
+        self.lease = f"spark-{uuid.uuid4().hex}"
 
     def _files(self) -> list[DataFile]:
         return list(self.version.files)
 
     def partitions(self) -> list[FileGroup]:
         """Whole files grouped so that each task reads about ``rows_per_partition`` rows."""
+        hold_snapshot(self.root, self.lease, self.csn)
         groups, current, rows = [], [], 0
         for f in self._files():
             deleted = self.version.deleted(f.file_id)
@@ -210,6 +217,7 @@ class TxlakeReader(DataSourceReader):
         return groups
 
     def read(self, partition: FileGroup):
+        hold_snapshot(self.root, self.lease, self.csn)
         target = self.version.schema.arrow_schema()
         for path, row_count, dv, inline in partition.files:
             keep = None

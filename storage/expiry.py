@@ -30,6 +30,7 @@ from txlake.storage.version import ChangeData
 EXPIRY_FILE = os.path.join("_txlog", "expired.json")
 READERS_DIR = "_readers"
 LEASE_SECONDS = 60.0
+FORGOTTEN_LEASE_SECONDS = 24 * 3600.0  # lapsed leases older than this are deleted
 METADATA_GRACE_SECONDS = 600.0  # unreferenced manifests younger than this may be in flight
 
 
@@ -56,6 +57,23 @@ def write_lease(warehouse, oldest_csn: int | None) -> None:
     warehouse.fs.write_atomic(os.path.join(directory, f"{warehouse.commit_user}.json"), json.dumps(doc).encode())
 
 
+def hold_snapshot(root: str, owner: str, csn: int) -> None:
+    """A lease held by something that is not a txlake process - a Spark job's readers: written
+    when the job plans its read, renewed as its tasks start; it lapses ``LEASE_SECONDS`` after
+    the last task began."""
+    path = os.path.join(root, READERS_DIR, f"{owner}.json")
+    try:
+        os.utime(path)
+        return
+    except FileNotFoundError:
+        pass
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w") as f:
+        json.dump({"oldest_csn": csn, "pid": os.getpid(), "time": time.time()}, f)
+    os.replace(tmp, path)
+
+
 def oldest_leased(warehouse) -> int | None:
     directory = os.path.join(warehouse.root, READERS_DIR)
     oldest = None
@@ -63,7 +81,10 @@ def oldest_leased(warehouse) -> int | None:
     for name in warehouse.fs.listdir(directory):
         path = os.path.join(directory, name)
         try:
-            if now - os.path.getmtime(path) > LEASE_SECONDS:
+            age = now - os.path.getmtime(path)
+            if age > LEASE_SECONDS:
+                if age > FORGOTTEN_LEASE_SECONDS:  # its process or Spark job is long gone
+                    warehouse.fs.remove(path)
                 continue
             csn = json.loads(warehouse.fs.read_bytes(path)).get("oldest_csn")
         except (FileNotFoundError, ValueError):

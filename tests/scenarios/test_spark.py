@@ -278,3 +278,17 @@ def test_pyspark_finds_the_source_without_register(engine, wh):
     out = run_python(AUTO_REGISTERED, wh, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip().splitlines()[-1] == "[(1,), (2,)]"
+
+
+def test_a_running_job_keeps_its_snapshot_from_expiry(spark, engine, wh):
+    engine.execute("CREATE TABLE t (id BIGINT)")
+    engine.execute("INSERT INTO t SELECT i FROM range(1000) r(i)")   # a real Parquet file
+    df = spark.read.format("txlake").load(f"{wh}/t")
+    assert df.count() == 1000                                         # planned and read: leased
+    engine.execute("DELETE FROM t")
+    engine.execute("INSERT INTO t VALUES (1)")
+    engine.execute("CALL txlake.expire_snapshots(retain_last => 1)")
+    assert len(data_files(wh, "t")) >= 1
+    assert df.count() == 1000, "the job's snapshot is still readable"
+    leases = os.listdir(os.path.join(wh, "_readers"))
+    assert any(name.startswith("spark-") for name in leases)
