@@ -251,21 +251,19 @@ class Database:
                          r.finished_ms if state in ("COMMITTED", "VISIBLE") else None, r.finished_ms, r.csn, r.reason))
         latest = self.warehouse.refresh().csn
         if label is not None:
-            found = self.warehouse.label_commit(label)
-            entries = [found] if found is not None else []
+            entries = [self.warehouse.label_commit(label)]
         else:
             entries = (self.warehouse.txlog.read(csn) for csn in range(latest, max(0, latest - recent), -1))
         for entry in entries:
-            csn = entry.csn if entry is not None else None
-            if entry is None or (entry.label is not None and entry.label in labels):
+            if entry is None or entry.label in labels:  # prepared ones are listed from their records
                 continue
             if entry.aborted is not None:
                 state = "ABORTED"
             else:
-                state = "VISIBLE" if published is not None and csn <= published else "COMMITTED"
+                state = "VISIBLE" if published is not None and entry.csn <= published else "COMMITTED"
             committed = entry.time_ms if entry.aborted is None else None
             rows.append((entry.xid or None, None, entry.label, state, None, None, None, committed, entry.time_ms,
-                         csn, entry.aborted))
+                         entry.csn, entry.aborted))
         if label is not None:
             rows = [r for r in rows if r[2] == label]
         cols = list(zip(*rows)) or [()] * 11

@@ -34,7 +34,7 @@ from txlake import errors
 from txlake.spark import pushdown
 from txlake.spark.types import check_assignable, conform, schema_for, spark_schema
 from txlake.storage.commit import ROWS_PER_FILE, FilesCommit, TableDelta
-from txlake.storage.datafiles import BUCKET_DIR, table_dir
+from txlake.storage.datafiles import BUCKET_DIR, table_dir, write_parquet_atomic
 from txlake.storage.expiry import hold_snapshot
 from txlake.storage.fs import LocalFileSystem
 from txlake.storage.publish import Publisher
@@ -295,12 +295,7 @@ class TxlakeWriter(DataSourceArrowWriter):
             nonlocal pending, rows
             rel = os.path.join(self._bucket, f"data-{self.job}-{task}-{len(files)}.parquet")
             full = os.path.join(self.target.root, rel)
-            # written under a hidden name first: a task killed mid-write leaves no file that
-            # looks complete (orphan removal deletes the temporary one)
-            tmp = os.path.join(directory, f".{os.path.basename(rel)}.tmp")
-            pq.write_table(pa.Table.from_batches(pending).combine_chunks(), tmp, compression="zstd")
-            _FS.fsync_file(tmp)
-            os.replace(tmp, full)
+            write_parquet_atomic(_FS, full, pa.Table.from_batches(pending).combine_chunks())
             if os.path.exists(self._abort_marker):
                 # the job was aborted while this task ran: abort() may have listed the
                 # directory before this file existed, so the task removes it itself

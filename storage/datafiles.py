@@ -30,6 +30,16 @@ def table_dir(db: str, name: str) -> str:
     return os.path.join(f"{db}.db", name)
 
 
+def write_parquet_atomic(fs: LocalFileSystem, full: str, data: pa.Table) -> None:
+    """``full`` appears only complete: a writer killed midway leaves a hidden temporary file
+    (orphan removal deletes it), never a truncated file under the real name."""
+    directory, name = os.path.split(full)
+    tmp = os.path.join(directory, f".{name}.{uuid.uuid4().hex}.tmp")
+    pq.write_table(data, tmp, compression="zstd")
+    fs.fsync_file(tmp)
+    os.replace(tmp, full)
+
+
 def rowids(file_id: int, count: int) -> pa.Array:
     return pa.array(np.arange(count, dtype=np.int64) + (file_id << 32), type=pa.int64())
 
@@ -64,6 +74,12 @@ class DataFileStore:
         size = self.fs.size(full)
         self._put(rel, data)
         return rel, size
+
+    def write_named(self, full: str, data: pa.Table) -> None:
+        """Write ``data`` as the Parquet file ``full`` (absolute), complete or not at all: under
+        a hidden temporary name first, fsync'd, then renamed into place."""
+        self.fs.makedirs(os.path.dirname(full))
+        write_parquet_atomic(self.fs, full, data)
 
     def fsync_dirs(self, paths: list[str]) -> None:
         for d in {os.path.dirname(os.path.join(self.root, p)) for p in paths}:

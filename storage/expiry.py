@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from txlake.storage.datafiles import table_dir
 from txlake.storage.format.paimon import PaimonTable
+from txlake.storage.fs import LocalFileSystem
 from txlake.storage.version import ChangeData
 
 EXPIRY_FILE = os.path.join("_txlog", "expired.json")
@@ -51,27 +52,24 @@ def expired_before(warehouse) -> int:
 
 def write_lease(warehouse, oldest_csn: int | None) -> None:
     """Advertise the oldest snapshot this process still reads (None: none open)."""
-    directory = os.path.join(warehouse.root, READERS_DIR)
-    warehouse.fs.makedirs(directory)
+    _write_lease(warehouse.fs, warehouse.root, warehouse.commit_user, oldest_csn)
+
+
+def _write_lease(fs, root: str, owner: str, oldest_csn: int | None) -> None:
+    directory = os.path.join(root, READERS_DIR)
+    fs.makedirs(directory)
     doc = {"oldest_csn": oldest_csn, "pid": os.getpid(), "time": time.time()}
-    warehouse.fs.write_atomic(os.path.join(directory, f"{warehouse.commit_user}.json"), json.dumps(doc).encode())
+    fs.write_atomic(os.path.join(directory, f"{owner}.json"), json.dumps(doc).encode())
 
 
 def hold_snapshot(root: str, owner: str, csn: int) -> None:
     """A lease held by something that is not a txlake process - a Spark job's readers: written
     when the job plans its read, renewed as its tasks start; it lapses ``LEASE_SECONDS`` after
     the last task began."""
-    path = os.path.join(root, READERS_DIR, f"{owner}.json")
     try:
-        os.utime(path)
-        return
+        os.utime(os.path.join(root, READERS_DIR, f"{owner}.json"))
     except FileNotFoundError:
-        pass
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w") as f:
-        json.dump({"oldest_csn": csn, "pid": os.getpid(), "time": time.time()}, f)
-    os.replace(tmp, path)
+        _write_lease(LocalFileSystem(durable=False), root, owner, csn)
 
 
 def oldest_leased(warehouse) -> int | None:

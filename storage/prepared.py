@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 from txlake import errors
 from txlake.storage.commit import Commit, CommitState, FilesCommit, TableDelta, now_ms
 from txlake.storage.schema import TableSchema
-from txlake.storage.version import DataFile, LogEntry, TableVersion, decode_bitmap, encode_bitmap
+from txlake.storage.version import (ChangeData, DataFile, DropTable, LogEntry, TableVersion, decode_bitmap,
+                                    encode_bitmap)
 
 PREPARED_DIR = "_prepared"
 DEFAULT_TIMEOUT = 3600.0
@@ -231,7 +232,11 @@ class PreparedTransactions:
         try:
             entry = wh.commit(commit)
         except errors.DuplicateObject:  # someone finished it first: the log says how
-            return self.commit(gid) if self._settle(self.load(gid)).state != PRECOMMITTED else record
+            settled = self._settle(record)
+            if settled.state == ABORTED:
+                raise errors.InvalidTransactionState(
+                    f'prepared transaction "{gid}" was already rolled back ({settled.reason})') from None
+            return settled
         except errors.Error as e:
             # cannot happen while claims hold; if it does, the transaction can never commit
             self._abort(record, f"commit failed: {e}")
@@ -301,7 +306,6 @@ class PreparedTransactions:
 
 def check_claims(claims: list[PreparedRecord], entry: LogEntry, latest) -> None:
     """Refuse (40001) a commit that deletes rows, or drops a table, a prepared transaction holds."""
-    from txlake.storage.version import ChangeData, DropTable
     held: dict[str, list[tuple[PreparedRecord, TableChange]]] = {}
     for r in claims:
         for c in r.changes:

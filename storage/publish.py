@@ -26,7 +26,6 @@ import threading
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from txlake.storage import failpoints
 from txlake.storage.datafiles import BUCKET_DIR, table_dir
@@ -201,11 +200,7 @@ class Publisher:
     def _write_file(self, full: str, data: pa.Table) -> None:
         """Write a published Parquet file; its name fixes its content, so a concurrent
         publisher writing the same name writes the same bytes."""
-        self.warehouse.fs.makedirs(os.path.dirname(full))
-        tmp = f"{full}.{os.getpid()}.{threading.get_ident()}.tmp"
-        pq.write_table(data, tmp, compression="zstd")
-        self.warehouse.fs.fsync_file(tmp)
-        os.replace(tmp, full)
+        self.warehouse.store.write_named(full, data)
 
     def _drop_stale(self, live_dirs: set[str]) -> None:
         """Remove the Paimon metadata of tables that no longer exist."""
