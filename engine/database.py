@@ -351,3 +351,4 @@ class Database:
         self.ssi.close()
         if self.publisher is not None:
             self.publisher.close()
+        self.warehouse.txlog.close()

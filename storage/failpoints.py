@@ -2,8 +2,9 @@
 
 ``TXLAKE_CRASH_AT=<name>`` makes the process die (``os._exit``, no cleanup, like SIGKILL) when
 it reaches that point. Points, in commit order: ``after-prepare`` (data files written and
-fsync'd, nothing logged), ``before-log`` (entry built), ``after-log`` (entry durable, the
-commit has happened but nobody was told), ``after-publish`` (Paimon snapshot written).
+fsync'd, nothing logged), ``before-log`` (entry built), ``torn-log`` (half the entry's
+log line written), ``after-log`` (entry durable, the commit has happened but nobody was told),
+``after-publish`` (Paimon snapshot written).
 Unset - always, outside tests - it costs one dictionary look-up.
 """
 
@@ -12,6 +13,11 @@ from __future__ import annotations
 import os
 
 _CRASH_AT = os.environ.get("TXLAKE_CRASH_AT")
+
+
+def armed(name: str) -> bool:
+    """Is the process to die at ``name``? (For points that first leave something half done.)"""
+    return _CRASH_AT == name
 
 
 def reached(name: str) -> None:

@@ -1,27 +1,50 @@
 """``_txlog/``: the warehouse commit log, the single commit point.
 
-Entry ``N`` (``_txlog/000000000042.json``) is the transaction with commit sequence number N.
-An entry is created put-if-absent (``FileSystem.put_if_absent``) from fully written, fsync'd
-bytes, so:
+The log is a write-ahead log of JSON lines in segments: ``_txlog/000000000001.log`` holds
+entries 1, 2, ... until it passes ``SEGMENT_BYTES``; the next segment is named after its first
+entry. Entry N is the transaction (or commit group) with commit sequence number N, one line::
 
-- a transaction is committed exactly when its entry exists; a crash before that leaves at
-  most orphan data files, a crash after it loses nothing;
-- two writers racing for the same N cannot both win: the loser learns it and retries at N+1;
-- the entries 1..N are a gap-free prefix: the order of entries is the commit order.
+    <csn> <crc32 of the JSON, 8 hex digits> <JSON>\\n
 
-Finding the newest entry costs one ``stat`` per probe when nothing changed (``read(n + 1)``
-returns None), never a directory scan; the scan happens once, at open.
+Appending (``append``, inside ``locked()``):
+
+- ``_txlog/LOCK`` is ``flock``ed exclusively, so exactly one appender - in any process - works
+  at a time; whoever holds it reads what others appended, votes against it, appends the next
+  number and ``fdatasync``s the segment. A transaction is committed exactly when its line is
+  durable; a crash before that leaves at most orphan data files, a crash after it loses nothing.
+- A line cut short by a crash (no newline, or a checksum that does not match) is not an entry:
+  readers stop before it and the next appender, holding the lock, truncates it away.
+- The entries 1..N are a gap-free prefix: the order of lines is the commit order.
+
+An append costs one ``write`` and one ``fdatasync`` of an existing file (about 0.15 ms here,
+against about 1.2 ms for creating, fsyncing and linking a file per entry). Finding new entries
+costs one ``fstat`` when nothing changed; the segments are listed once, at open.
 """
 
 from __future__ import annotations
 
+import bisect
+import errno
+import fcntl
 import json
 import os
+import threading
+import time
+import zlib
+from array import array
+from contextlib import contextmanager
 
+from txlake.storage import failpoints
 from txlake.storage.fs import LocalFileSystem
 from txlake.storage.version import LogEntry
 
 LOG_DIR = "_txlog"
+LOCK_FILE = "LOCK"
+SEGMENT_BYTES = 64 << 20
+
+
+class LogLocked(Exception):
+    """Another appender held the log lock past the deadline."""
 
 
 class TxLog:
@@ -29,26 +52,43 @@ class TxLog:
         self.fs = fs
         self.dir = os.path.join(root, LOG_DIR)
         fs.makedirs(self.dir)
+        self._mutex = threading.Lock()     # guards the index below
+        self._firsts: list[int] = []       # first CSN of each segment, ascending
+        self._fds: list[int] = []          # a read-write descriptor per segment
+        self._ends: list[int] = []         # end of each segment's last complete line
+        self._offsets = array("q")         # byte offset of entry csn in its segment, at [csn - 1]
+        self._appending = threading.RLock()  # held with the file lock by this process's appender
+        self._lock_fd: int | None = None
+        self._lock_depth = 0
+        with self._mutex:
+            for name in sorted(n for n in fs.listdir(self.dir) if n.endswith(".log") and n[:-4].isdigit()):
+                self._open_segment(int(name[:-4]))
+                self._scan_tail()
 
-    def path(self, csn: int) -> str:
-        return os.path.join(self.dir, f"{csn:012d}.json")
+    # --- reading -------------------------------------------------------------------------
 
     def read(self, csn: int) -> LogEntry | None:
-        try:
-            data = self.fs.read_bytes(self.path(csn))
-        except FileNotFoundError:
+        """Entry ``csn``, or None if it does not exist (yet)."""
+        if csn < 1:
             return None
-        return LogEntry.from_json(json.loads(data))
-
-    def append(self, entry: LogEntry) -> bool:
-        """Create the entry for ``entry.csn``; False if another writer already took that number."""
-        data = json.dumps(entry.to_json(), separators=(",", ":")).encode()
-        return self.fs.put_if_absent(self.path(entry.csn), data)
+        with self._mutex:
+            if csn > len(self._offsets):
+                self._catch_up()
+                if csn > len(self._offsets):
+                    return None
+            seg = bisect.bisect_right(self._firsts, csn) - 1
+            start = self._offsets[csn - 1]
+            last_in_segment = csn == len(self._offsets) or (seg + 1 < len(self._firsts) and csn + 1 == self._firsts[seg + 1])
+            end = self._ends[seg] if last_in_segment else self._offsets[csn]
+            fd = self._fds[seg]
+        _, _, body = _parse(os.pread(fd, end - start, start))
+        return LogEntry.from_json(json.loads(body))
 
     def newest_csn(self) -> int:
-        """The highest entry number on disk (a directory scan: use at open only)."""
-        numbers = [int(n[:-5]) for n in self.fs.listdir(self.dir) if n.endswith(".json") and n[:-5].isdigit()]
-        return max(numbers, default=0)
+        """The highest entry number on disk."""
+        with self._mutex:
+            self._catch_up()
+            return len(self._offsets)
 
     def entries_after(self, csn: int):
         """Yield entries csn+1, csn+2, ... up to the newest one."""
@@ -58,3 +98,129 @@ class TxLog:
                 return
             yield entry
             csn += 1
+
+    # --- appending -----------------------------------------------------------------------
+
+    @contextmanager
+    def locked(self, timeout: float):
+        """Hold the log's append lock, excluding appenders in every process (re-entrant).
+        Raises ``LogLocked`` if another appender keeps it for ``timeout`` seconds."""
+        with self._appending:
+            if self._lock_depth == 0:
+                self._acquire(timeout)
+            self._lock_depth += 1
+            try:
+                yield
+            finally:
+                self._lock_depth -= 1
+                if self._lock_depth == 0:
+                    fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+
+    def append(self, entry: LogEntry, timeout: float = 30.0) -> bool:
+        """Make ``entry`` durable as number ``entry.csn``; False if that number is taken."""
+        body = json.dumps(entry.to_json(), separators=(",", ":")).encode()
+        line = b"%d %08x " % (entry.csn, zlib.crc32(body)) + body + b"\n"
+        with self.locked(timeout), self._mutex:
+            self._catch_up()
+            if entry.csn != len(self._offsets) + 1:
+                return False
+            if not self._fds or self._ends[-1] >= SEGMENT_BYTES:
+                self._new_segment(entry.csn)
+            fd, end = self._fds[-1], self._ends[-1]
+            if os.fstat(fd).st_size != end:  # a line cut short by a crashed appender
+                os.ftruncate(fd, end)
+            if failpoints.armed("torn-log"):
+                os.pwrite(fd, line[: len(line) // 2], end)
+                failpoints.reached("torn-log")
+            written = os.pwrite(fd, line, end)
+            if written != len(line):
+                os.ftruncate(fd, end)
+                raise OSError(errno.EIO, f"short write to the commit log ({written} of {len(line)} bytes)")
+            if self.fs.durable:
+                os.fdatasync(fd)
+            self._offsets.append(end)
+            self._ends[-1] = end + len(line)
+        return True
+
+    def close(self) -> None:
+        with self._appending, self._mutex:
+            for fd in self._fds:
+                os.close(fd)
+            self._fds.clear()
+            if self._lock_fd is not None:
+                os.close(self._lock_fd)
+                self._lock_fd = None
+
+    def __del__(self):  # a warehouse opened for one Spark call is simply dropped
+        if getattr(self, "_fds", None) or getattr(self, "_lock_fd", None) is not None:
+            self.close()
+
+    # --- internals -----------------------------------------------------------------------
+
+    def _acquire(self, timeout: float) -> None:
+        if self._lock_fd is None:
+            self._lock_fd = os.open(os.path.join(self.dir, LOCK_FILE), os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = time.monotonic() + timeout
+        pause = 0.00005
+        while True:
+            try:
+                fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise LogLocked(f"the commit log stayed locked for {timeout:g} s") from None
+                time.sleep(pause)
+                pause = min(pause * 2, 0.002)
+
+    def _open_segment(self, first: int) -> None:
+        self._fds.append(os.open(os.path.join(self.dir, f"{first:012d}.log"), os.O_RDWR))
+        self._firsts.append(first)
+        self._ends.append(0)
+
+    def _new_segment(self, first: int) -> None:
+        fd = os.open(os.path.join(self.dir, f"{first:012d}.log"), os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+        os.close(fd)
+        self.fs.fsync_dir(self.dir)
+        self._open_segment(first)
+
+    def _catch_up(self) -> None:
+        """Index the complete lines appended since the last look (caller holds ``_mutex``)."""
+        while self._fds:
+            self._scan_tail()
+            if self._ends[-1] < SEGMENT_BYTES:
+                return
+            following = len(self._offsets) + 1
+            if not os.path.exists(os.path.join(self.dir, f"{following:012d}.log")):
+                return
+            self._open_segment(following)
+
+
+    def _scan_tail(self) -> None:
+        """Index the complete lines past the last segment's known end."""
+        fd, end = self._fds[-1], self._ends[-1]
+        size = os.fstat(fd).st_size
+        if size <= end:
+            return
+        data = os.pread(fd, size - end, end)
+        pos = 0
+        while (nl := data.find(b"\n", pos)) >= 0:
+            try:
+                csn, crc, body = _parse(data[pos:nl + 1])
+            except ValueError:
+                break
+            if csn != len(self._offsets) + 1 or zlib.crc32(body) != crc:
+                break
+            self._offsets.append(end + pos)
+            pos = nl + 1
+        self._ends[-1] = end + pos
+
+
+def _parse(line: bytes) -> tuple[int, int, bytes]:
+    """(csn, crc, JSON body) of one log line; ValueError if it is not one."""
+    if not line.endswith(b"\n"):
+        raise ValueError("incomplete line")
+    head, sep, rest = line.partition(b" ")
+    crc, sep2, body = rest.partition(b" ")
+    if not sep or not sep2 or len(crc) != 8:
+        raise ValueError("not a log line")
+    return int(head), int(crc, 16), body[:-1]

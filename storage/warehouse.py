@@ -2,10 +2,10 @@
 
 Opening a warehouse replays ``_txlog`` into the newest ``CatalogVersion`` (recovery: exactly
 the committed transactions, since a transaction is committed iff its entry exists). After
-that, ``refresh()`` picks up entries other processes appended, one ``stat`` when there are none.
+that, ``refresh()`` picks up entries other processes appended, one ``fstat`` when there are none.
 
-Thread-safety: ``_lock`` guards ``latest``; ``_commit_lock`` serialises this process's appends
-(processes race through put-if-absent instead).
+Thread-safety: ``_lock`` guards ``latest``; ``_commit_lock`` serialises this process's appends,
+and the log's file lock (``TxLog.locked``) serialises appenders across processes.
 """
 
 from __future__ import annotations
@@ -13,20 +13,20 @@ from __future__ import annotations
 import json
 import os
 import threading
-import time
 import uuid
+from contextlib import contextmanager
 from dataclasses import replace
 
 from txlake import errors
 from txlake.storage import failpoints
-from txlake.storage.commit import Commit, CommitState, backoff, now_ms
+from txlake.storage.commit import Commit, CommitState, now_ms
 from txlake.storage.datafiles import DEFAULT_CACHE_BYTES, DataFileStore
 from txlake.storage.fs import LocalFileSystem
 from txlake.storage.prepared import PreparedTransactions, check_claims
-from txlake.storage.txlog import TxLog
+from txlake.storage.txlog import LogLocked, TxLog
 from txlake.storage.version import CatalogVersion, ChangeData, LogEntry
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the commit log is segments of lines (1: a file per entry)
 RECENT_ENTRIES = 10_000
 MARKER = "txlake.json"
 DEFAULT_LABEL_RETENTION = 7 * 24 * 3600.0  # seconds a committed label blocks its reuse
@@ -201,19 +201,10 @@ class Warehouse:
     def append_rebased(self, build) -> LogEntry | None:
         """Append the entry ``build(newest catalog version)`` makes (a maintenance commit
         rebased on whatever committed meanwhile); None if ``build`` gives up."""
-        deadline = time.monotonic() + self.commit_timeout
-        attempt = 0
-        while True:
-            with self._commit_lock:
-                entry = build(self.refresh())
-                if entry is None:
-                    return None
-                if self._write(entry):
-                    break
-            attempt += 1
-            if time.monotonic() > deadline:
+        with self._commit_lock, self._log_locked():
+            entry = build(self.refresh())
+            if entry is None or not self._write(entry):
                 return None
-            time.sleep(backoff(attempt))
         for listener in self.listeners:
             listener(entry)
         return entry
@@ -250,16 +241,14 @@ class Warehouse:
 
     def _append_group(self, requests: list["_Request"]) -> None:
         """Vote every request against the newest version (each after the ones before it) and
-        append their changes as one entry; retry the survivors if another process won the CSN."""
-        deadline = time.monotonic() + self.commit_timeout
-        attempt = 0
+        append their changes as one entry. The log's lock is held from reading the newest
+        version to the durable append, so no other process can take the CSN in between."""
         tried_from = self.latest.csn
-        pending = list(requests)
-        while pending:
+        with self._log_locked():
             latest = self.refresh()
             csn, time_ms = latest.csn + 1, now_ms()
             version, changes, members, voted = latest, [], [], []
-            for r in pending:
+            for r in requests:
                 try:
                     landed = self._landed(r.commit, tried_from, latest.csn)
                     if landed is not None:
@@ -283,15 +272,18 @@ class Warehouse:
                 entry = LogEntry(csn, max(e.xid for _, e in voted), self.commit_user, f"group-{first.commit_id}",
                                  time_ms, tuple(changes), members=tuple(members))
             failpoints.reached("before-log")
-            if self._write(entry):
-                for r, e in voted:
-                    r.finish(entry=entry.member(e.commit_id))
-                return
-            pending = [r for r, _ in voted]
-            attempt += 1
-            if time.monotonic() > deadline:
-                raise errors.CommitFailed(f"commit timed out after {attempt} attempts")
-            time.sleep(backoff(attempt))
+            if not self._write(entry):  # pragma: no cover - the lock excludes other appenders
+                raise errors.CommitFailed(f"commit sequence number {csn} was taken under the log lock")
+        for r, e in voted:
+            r.finish(entry=entry.member(e.commit_id))
+
+    @contextmanager
+    def _log_locked(self):
+        try:
+            with self.txlog.locked(self.commit_timeout):
+                yield
+        except LogLocked as e:
+            raise errors.CommitFailed(f"commit timed out: {e}") from None
 
     def _vote(self, commit: Commit, version: CatalogVersion, latest: CatalogVersion, csn: int,
               time_ms: int) -> LogEntry:
@@ -313,9 +305,9 @@ class Warehouse:
         return entry
 
     def _write(self, entry: LogEntry) -> bool:
-        """Append ``entry`` put-if-absent; False if another process took its CSN."""
+        """Append ``entry`` (under the log lock); False if another process took its CSN."""
         try:
-            won = self.txlog.append(entry)
+            won = self.txlog.append(entry, self.commit_timeout)
         except OSError as e:
             stored = self.txlog.read(entry.csn)
             if stored is not None and (stored.commit_user, stored.commit_id) == (entry.commit_user, entry.commit_id):

@@ -160,7 +160,7 @@ print("acknowledged", flush=True)
 """
 
 
-@pytest.mark.parametrize("step,committed", [("after-prepare", False), ("before-log", False),
+@pytest.mark.parametrize("step,committed", [("after-prepare", False), ("before-log", False), ("torn-log", False),
                                             ("after-log", True), ("after-publish", True)])
 def test_multi_table_commit_killed_at_each_step_is_all_or_nothing(warehouse, step, committed):
     setup = txlake.connect(warehouse, autocommit=True, publish="sync")

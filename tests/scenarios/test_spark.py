@@ -14,6 +14,8 @@ import time
 import pytest
 
 import txlake
+from txlake.storage.fs import LocalFileSystem
+from txlake.storage.txlog import TxLog
 from tests.storage.test_published_paimon import check_all_snapshots
 
 pytestmark = pytest.mark.slow
@@ -141,13 +143,13 @@ def test_failed_job_leaves_nothing_visible_and_no_files(spark, engine, wh):
     engine.execute("CREATE TABLE t (id BIGINT)")
     engine.execute("INSERT INTO t VALUES (-1)")
     before = data_files(wh, "t")
-    csn = len(os.listdir(os.path.join(wh, "_txlog")))
+    csn = TxLog(wh, LocalFileSystem()).newest_csn()
     df = spark.range(0, 4000, numPartitions=4).selectExpr(
         "CASE WHEN id = 3999 THEN raise_error('boom in the last task') ELSE id END AS id")
     with pytest.raises(Exception, match="boom in the last task"):
         df.write.format("txlake").mode("append").save(f"{wh}/t")
     assert engine.execute("SELECT * FROM t").fetchall() == [(-1,)]
-    assert len(os.listdir(os.path.join(wh, "_txlog"))) == csn
+    assert TxLog(wh, LocalFileSystem()).newest_csn() == csn
     # abort() removes the files of finished tasks; a task still running when the job failed
     # removes its own file when it sees the job's abort marker
     deadline = time.monotonic() + 30

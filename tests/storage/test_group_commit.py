@@ -1,7 +1,6 @@
 """Group commit: concurrent committers in one process share one log entry (one write, one
 fsync), and every transaction in it is still all-or-nothing, deduplicated and conflict-checked."""
 
-import json
 import os
 import threading
 import time
@@ -9,24 +8,24 @@ import time
 import pytest
 
 import txlake
+from txlake.storage.fs import LocalFileSystem
+from txlake.storage.txlog import TxLog
 
 
 @pytest.fixture
 def slow_log(monkeypatch):
     """Make each log append take a while, so that committers arriving meanwhile queue up."""
-    from txlake.storage.txlog import TxLog
     append = TxLog.append
 
-    def slow(self, entry):
+    def slow(self, entry, *args):
         time.sleep(0.03)
-        return append(self, entry)
+        return append(self, entry, *args)
 
     monkeypatch.setattr(TxLog, "append", slow)
 
 
 def entries(warehouse: str) -> list[dict]:
-    log = os.path.join(warehouse, "_txlog")
-    return [json.load(open(os.path.join(log, n))) for n in sorted(os.listdir(log)) if n[0].isdigit()]
+    return [e.to_json() for e in TxLog(warehouse, LocalFileSystem()).entries_after(0)]
 
 
 def test_concurrent_commits_share_entries_and_all_land(warehouse, slow_log):

@@ -2,10 +2,11 @@
 and the rows become a Parquet file only when published or compacted."""
 
 import glob
-import json
 import os
 
 import txlake
+from txlake.storage.fs import LocalFileSystem
+from txlake.storage.txlog import TxLog
 from tests.storage.test_published_paimon import check_all_snapshots
 from txlake.storage.commit import INLINE_ROWS
 
@@ -22,7 +23,7 @@ def test_small_commit_is_inline_and_survives_reopen(warehouse):
     conn.close()
     files = parquet_files(warehouse)
     assert len(files) == 1, "only the commit above the inline limit wrote a Parquet file"
-    entry = json.load(open(os.path.join(warehouse, "_txlog", "000000000002.json")))
+    entry = TxLog(warehouse, LocalFileSystem()).read(2).to_json()
     assert "inline" in entry["changes"][0]["added"][0]
     again = txlake.connect(warehouse, autocommit=True, publish="off")
     assert again.execute("SELECT * FROM t WHERE id < 10 ORDER BY id").fetchall()[0][:2] == (1, "a")

@@ -1,0 +1,95 @@
+"""The commit log's segments: lines cut short by a crash, rolling over to new segments, and
+appenders in several processes sharing the log through its file lock."""
+
+import os
+
+import pytest
+
+import txlake
+from tests.conftest import run_python
+from txlake.storage import txlog
+from txlake.storage.fs import LocalFileSystem
+from txlake.storage.txlog import TxLog
+
+
+def log_of(warehouse: str) -> TxLog:
+    return TxLog(warehouse, LocalFileSystem())
+
+
+def test_a_torn_last_line_is_not_an_entry_and_the_next_append_replaces_it(warehouse):
+    conn = txlake.connect(warehouse, autocommit=True, publish="off")
+    conn.execute("CREATE TABLE t (id INT PRIMARY KEY)")
+    conn.execute("INSERT INTO t VALUES (1)")
+    conn.close()
+    log = log_of(warehouse)
+    assert log.newest_csn() == 2
+    segment = os.path.join(log.dir, "000000000001.log")
+    intact = os.path.getsize(segment)
+    good = log.read(2).to_json()
+    line = open(segment, "rb").read().splitlines(keepends=True)[-1]
+    with open(segment, "ab") as f:                # a crashed appender's half line ...
+        f.write(line.replace(b"2 ", b"3 ", 1)[: len(line) // 2])
+    assert log_of(warehouse).newest_csn() == 2
+    with open(segment, "r+b") as f:               # ... and a whole line whose bytes are damaged
+        f.truncate(intact)
+        f.seek(intact)
+        f.write(line.replace(b"2 ", b"3 ", 1).replace(b'"id"', b'"ix"'))
+    assert log_of(warehouse).newest_csn() == 2 and log_of(warehouse).read(3) is None
+    conn = txlake.connect(warehouse, autocommit=True, publish="off")
+    assert conn.execute("SELECT id FROM t").fetchall() == [(1,)]
+    conn.execute("INSERT INTO t VALUES (2)")
+    conn.close()
+    reopened = log_of(warehouse)
+    assert reopened.newest_csn() == 3 and reopened.read(2).to_json() == good
+    assert open(segment, "rb").read().count(b"\n") == 3, "the damaged line was cut away"
+
+
+def test_the_log_rolls_over_to_new_segments_and_reads_across_them(warehouse, monkeypatch):
+    monkeypatch.setattr(txlog, "SEGMENT_BYTES", 3000)
+    conn = txlake.connect(warehouse, autocommit=True, publish="off")
+    conn.execute("CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR)")
+    for i in range(40):
+        conn.execute("INSERT INTO t VALUES (?, ?)", (i, "x" * 50))
+    conn.close()
+    segments = sorted(n for n in os.listdir(os.path.join(warehouse, "_txlog")) if n.endswith(".log"))
+    assert len(segments) >= 5
+    log = log_of(warehouse)
+    newest = log.newest_csn()
+    assert newest >= 41                            # 41 commits, and maybe a compaction
+    assert [e.csn for e in log.entries_after(0)] == list(range(1, newest + 1))
+    for name in segments:                          # the first entry of each segment, and the last before it
+        first = int(name[:-4])
+        assert log.read(first).csn == first and (first == 1 or log.read(first - 1).csn == first - 1)
+    out = run_python("import sys, txlake; c = txlake.connect(sys.argv[1], publish='off');"
+                     "print(c.execute('SELECT count(*), max(id) FROM t').fetchone())", warehouse)
+    assert out.stdout.strip() == "(40, 39)", out.stderr
+
+
+APPENDER = r"""
+import sys, txlake
+c = txlake.connect(sys.argv[1], publish="off", autocommit=True)
+for i in range(int(sys.argv[2]), int(sys.argv[2]) + 40):
+    c.execute("INSERT INTO t VALUES (?)", (i,))
+    while True:
+        try:
+            c.execute("UPDATE counter SET n = n + 1 WHERE k = 1")
+            break
+        except txlake.SerializationFailure:
+            pass                               # another process updated it first: again
+"""
+
+
+def test_appenders_in_several_processes_share_the_log(warehouse):
+    conn = txlake.connect(warehouse, autocommit=True, publish="off")
+    conn.execute("CREATE TABLE t (id INT)")
+    conn.execute("CREATE TABLE counter (k INT PRIMARY KEY, n INT)")
+    conn.execute("INSERT INTO counter VALUES (1, 0)")
+    import concurrent.futures
+    with concurrent.futures.ThreadPoolExecutor(3) as pool:
+        runs = list(pool.map(lambda start: run_python(APPENDER, warehouse, str(start)), (0, 1000, 2000)))
+    assert all(r.returncode == 0 for r in runs), [r.stderr for r in runs]
+    assert conn.execute("SELECT count(*), count(DISTINCT id) FROM t").fetchone() == (120, 120)
+    assert conn.execute("SELECT n FROM counter").fetchone() == (120,), "no update was lost"
+    log = log_of(warehouse)
+    assert [e.csn for e in log.entries_after(0)] == list(range(1, log.newest_csn() + 1))
+    conn.close()
