@@ -464,6 +464,8 @@ class Executor:
     @staticmethod
     def _conform(data: pa.Table, schema: TableSchema) -> pa.Table:
         target = schema.arrow_schema()
+        if data.schema.equals(target):
+            return data
         data = data.rename_columns(target.names).cast(target)
         return pa.Table.from_arrays(data.columns, schema=target)
 
@@ -1097,9 +1099,33 @@ def _pinned_key(schema: TableSchema, alias: str, where, params, offset: int):
     """
     if where is None or not schema.primary_key:
         return None
-    placeholders = {id(p): offset + i for i, p in enumerate(n for n in where.dfs() if isinstance(n, exp.Placeholder))}
+    terms = _key_terms(schema, alias, where)
+    if terms is None:
+        return None
+    key = []
+    for kind, is_param, term in terms:
+        value = params[offset + term] if is_param else term
+        if value is None or type(value) is not kind:
+            return None
+        key.append(value)
+    return key[0] if len(key) == 1 else tuple(key)
+
+
+_KEY_TERMS: dict = {}  # (id(where), alias, key) -> (where, terms): where pins its id
+
+
+def _key_terms(schema: TableSchema, alias: str, where):
+    """For each primary-key column (in key order), how ``where`` fixes it: (Python type the
+    value must have, is a parameter, parameter index or constant); None if it does not fix
+    every key column. Walking the expression costs more than the lookup it enables, so the
+    answer is remembered per WHERE clause."""
+    cache_key = (id(where), alias, schema.primary_key, tuple(schema.column(k).type.kind for k in schema.primary_key))
+    hit = _KEY_TERMS.get(cache_key)
+    if hit is not None and hit[0] is where:
+        return hit[1]
+    placeholders = {id(p): i for i, p in enumerate(n for n in where.dfs() if isinstance(n, exp.Placeholder))}
     conjuncts = list(where.flatten()) if isinstance(where, exp.And) else [where]
-    values = {}
+    found = {}
     for c in conjuncts:
         if not isinstance(c, exp.EQ):
             continue
@@ -1109,20 +1135,16 @@ def _pinned_key(schema: TableSchema, alias: str, where, params, offset: int):
             name = identifier(col.this)
             if name not in schema.primary_key:
                 continue
+            kind = _KEY_PYTHON_TYPES.get(schema.column(name).type.kind)
             if isinstance(other, exp.Placeholder):
-                value = params[placeholders[id(other)]]
+                found[name] = (kind, True, placeholders[id(other)])
             elif isinstance(other, exp.Literal):
-                value = other.this if other.is_string else (int(other.this) if other.is_int else None)
-            else:
-                continue
-            kind = schema.column(name).type.kind
-            if value is None or type(value) is not _KEY_PYTHON_TYPES.get(kind):
-                return None
-            values[name] = value
-    if set(values) != set(schema.primary_key):
-        return None
-    key = tuple(values[k] for k in schema.primary_key)
-    return key[0] if len(key) == 1 else key
+                found[name] = (kind, False, other.this if other.is_string else (int(other.this) if other.is_int else None))
+    terms = tuple(found[k] for k in schema.primary_key) if set(found) == set(schema.primary_key) else None
+    if len(_KEY_TERMS) > 4096:
+        _KEY_TERMS.clear()
+    _KEY_TERMS[cache_key] = (where, terms)
+    return terms
 
 
 # --- point statements answered without DuckDB ---------------------------------------------

@@ -176,7 +176,10 @@ class TableSchema:
         """The in-memory Arrow schema. Every field is nullable: NOT NULL is enforced when rows
         are written (23502), and one uniform schema lets batches from files and from a
         transaction's own writes be concatenated."""
-        return pa.schema([pa.field(c.name, c.type.arrow()) for c in self.columns])
+        cached = self.__dict__.get("_arrow_schema")
+        if cached is None:  # a frozen dataclass: memoised past __setattr__, as cached_property does
+            cached = self.__dict__["_arrow_schema"] = pa.schema([pa.field(c.name, c.type.arrow()) for c in self.columns])
+        return cached
 
     def evolve(self, columns: tuple[Column, ...], primary_key: tuple[str, ...] | None = None) -> "TableSchema":
         highest = max([self.highest_field_id, *(c.field_id for c in columns)])

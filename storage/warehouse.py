@@ -247,8 +247,12 @@ class Warehouse:
         with self._log_locked():
             latest = self.refresh()
             csn, time_ms = latest.csn + 1, now_ms()
-            version, changes, members, voted = latest, [], [], []
+            version, applied, changes, members, voted = latest, 0, [], [], []
             for r in requests:
+                if len(changes) > applied:  # vote against the members before it (applied lazily:
+                    # a group of one is applied once, when it is written)
+                    version = latest.apply(replace(voted[-1][1], changes=tuple(changes)))
+                    applied = len(changes)
                 try:
                     landed = self._landed(r.commit, tried_from, latest.csn)
                     if landed is not None:
@@ -261,7 +265,6 @@ class Warehouse:
                 if entry.changes:
                     members.append((entry.xid, entry.commit_id, len(changes), len(changes) + len(entry.changes)))
                     changes.extend(entry.changes)
-                    version = latest.apply(replace(entry, changes=tuple(changes)))
                 voted.append((r, entry))
             if not voted:
                 return
