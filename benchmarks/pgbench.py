@@ -12,7 +12,10 @@ history. Each transaction is pgbench's "TPC-B (sort of)":
     COMMIT
 
 run by 1 and 4 sessions (threads, each with its own connection to the same database), at each
-txlake isolation level. A transaction refused with 40001/40P01 (or DuckDB's write conflict,
+txlake isolation level. With ``--processes`` each txlake and SQLite session is a process of its
+own instead, as pgbench's clients are: Python threads share one interpreter lock, processes
+share only the files (txlake's commit log and SQLite's WAL). DuckDB cannot open one database
+file from several processes, so its sessions stay threads. A transaction refused with 40001/40P01 (or DuckDB's write conflict,
 SQLite's busy error) is rolled back and retried, as ``pgbench --max-tries`` does; its latency
 counts from its first try, and the retries are reported.
 
@@ -22,12 +25,13 @@ concurrent sessions can only queue behind each other's row lock. The default her
 
     python benchmarks/pgbench.py [--seconds 5] [--sessions 1,4] [--accounts 100000]
                                  [--branches 4] [--levels rc,rr,ser] [--publish async]
-                                 [--engines txlake,sqlite,duckdb]
+                                 [--engines txlake,sqlite,duckdb] [--processes]
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import random
 import shutil
@@ -137,6 +141,70 @@ def drive(sessions: int, seconds: float, workload: Workload, make_client, stats:
     for t in threads:
         t.join()
     return time.perf_counter() - t0
+
+
+def drive_processes(sessions: int, seconds: float, client_spec: tuple, stats: Stats) -> float:
+    """``drive`` with each session in a process of its own; ``client_spec`` is
+    (client factory name, its arguments), rebuilt in the child."""
+    ctx = multiprocessing.get_context("spawn")
+    start, stop, results = ctx.Event(), ctx.Event(), ctx.Queue()
+    procs = [ctx.Process(target=_session_process, args=(client_spec, i, start, stop, results))
+             for i in range(sessions)]
+    for p in procs:
+        p.start()
+    for _ in range(sessions):  # each child says it is connected and warmed up
+        message = results.get(timeout=300)
+        if message != "ready":
+            stats.errors.append(message)
+    start.set()
+    t0 = time.perf_counter()
+    time.sleep(seconds)
+    stop.set()
+    elapsed = time.perf_counter() - t0
+    for _ in range(sessions):
+        latencies, retries, error = results.get(timeout=300)
+        stats.add(latencies, retries)
+        if error:
+            stats.errors.append(error)
+    for p in procs:
+        p.join()
+    return elapsed
+
+
+def _session_process(client_spec: tuple, seed: int, start, stop, results) -> None:
+    factory, args = client_spec
+    latencies, retries, error = [], 0, None
+    try:
+        workload = Workload(*args[-1])
+        run, retryable, close = globals()[factory](*args[:-1], workload)()
+        rng = random.Random(1000 + seed)
+        run(workload.draw(rng))  # warm up: imports, parsing, first reads
+    except BaseException as e:
+        results.put(repr(e))
+        results.put(([], 0, None))
+        return
+    results.put("ready")
+    start.wait()
+    try:
+        while not stop.is_set():
+            draw = workload.draw(rng)
+            t0 = time.perf_counter()
+            while True:
+                try:
+                    run(draw)
+                    break
+                except Exception as e:
+                    if not retryable(e):
+                        raise
+                    retries += 1
+                    if stop.is_set():
+                        break
+            latencies.append(time.perf_counter() - t0)
+    except BaseException as e:
+        error = repr(e)
+    finally:
+        close()
+        results.put((latencies, retries, error))
 
 
 # --- engines -------------------------------------------------------------------------------
@@ -266,16 +334,23 @@ def main() -> None:
     ap.add_argument("--publish", default="async", help="txlake publish mode (async, sync, off)")
     ap.add_argument("--engines", default="txlake,sqlite,duckdb")
     ap.add_argument("--dir", default=None, help="where to put the databases (default: a temp dir)")
+    ap.add_argument("--processes", action="store_true",
+                    help="run txlake and SQLite sessions as processes, not threads")
     args = ap.parse_args()
     sessions = [int(s) for s in args.sessions.split(",")]
     engines = args.engines.split(",")
     workload = Workload(args.accounts, args.branches)
+    shape = (args.accounts, args.branches)
     root = tempfile.mkdtemp(prefix="txlake-pgbench-", dir=args.dir)
     rows: list[tuple[str, int, dict]] = []
 
-    def measure(name: str, n: int, make) -> None:
+    def measure(name: str, n: int, make, spec: tuple | None = None) -> None:
+        """``spec``: how a session process rebuilds ``make`` (with --processes)."""
         stats = Stats()
-        elapsed = drive(n, args.seconds, workload, make, stats)
+        if args.processes and spec is not None:
+            elapsed = drive_processes(n, args.seconds, (spec[0], (*spec[1], shape)), stats)
+        else:
+            elapsed = drive(n, args.seconds, workload, make, stats)
         result = summarise(stats, elapsed)
         if stats.errors:
             result["error"] = stats.errors[0]
@@ -289,12 +364,13 @@ def main() -> None:
                 path = os.path.join(root, f"txlake-{level}")
                 setup_txlake(path, workload, args.publish)
                 for n in sessions:
-                    measure(f"txlake {LEVELS[level]}", n, txlake_client(path, LEVELS[level], args.publish, workload))
+                    measure(f"txlake {LEVELS[level]}", n, txlake_client(path, LEVELS[level], args.publish, workload),
+                            ("txlake_client", (path, LEVELS[level], args.publish)))
         if "sqlite" in engines:
             path = os.path.join(root, "lite.db")
             setup_sqlite(path, workload)
             for n in sessions:
-                measure("SQLite (WAL, synchronous=FULL)", n, sqlite_client(path, workload))
+                measure("SQLite (WAL, synchronous=FULL)", n, sqlite_client(path, workload), ("sqlite_client", (path,)))
         if "duckdb" in engines:
             con = setup_duckdb(os.path.join(root, "duck.db"), workload)
             for n in sessions:
@@ -313,7 +389,8 @@ def main() -> None:
 
     print(f"\npgbench-like TPC-B, {args.accounts:,} accounts, {workload.branches} branches, "
           f"{workload.tellers} tellers, {args.seconds:g} s per row, durable commits "
-          f"(txlake publish={args.publish})\n")
+          f"(txlake publish={args.publish}); sessions are "
+          f"{'processes (DuckDB: threads)' if args.processes else 'threads'}\n")
     header = (f"{'engine':34} {'sess':>4} {'tps':>9} {'p50 ms':>8} {'p99 ms':>8} {'retries':>7} "
               f"{'vs DuckDB':>9} {'vs SQLite':>9} {'vs 1 sess':>9}")
     print(header)
