@@ -9,9 +9,13 @@ entry. Entry N is the transaction (or commit group) with commit sequence number 
 Appending (``append``, inside ``locked()``):
 
 - ``_txlog/LOCK`` is ``flock``ed exclusively, so exactly one appender - in any process - works
-  at a time; whoever holds it reads what others appended, votes against it, appends the next
-  number and ``fdatasync``s the segment. A transaction is committed exactly when its line is
-  durable; a crash before that leaves at most orphan data files, a crash after it loses nothing.
+  at a time; whoever holds it reads what others appended, votes against it and writes the next
+  number. It lets go of the lock and then ``fdatasync``s the segment (``sync``): appenders in
+  other processes write their lines meanwhile, and one flush can carry several commits. A
+  transaction is committed when its line is durable, and only then told so; a crash before
+  that leaves at most orphan data files, a crash after it loses nothing. Another process may
+  read a line before its writer's flush returns; a flush makes every earlier line of the
+  segment durable too, so nothing built on a line can outlive it.
 - A line cut short by a crash (no newline, or a checksum that does not match) is not an entry:
   readers stop before it and the next appender, holding the lock, truncates it away.
 - The entries 1..N are a gap-free prefix: the order of lines is the commit order.
@@ -117,7 +121,8 @@ class TxLog:
                     fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
 
     def append(self, entry: LogEntry, timeout: float = 30.0) -> bool:
-        """Make ``entry`` durable as number ``entry.csn``; False if that number is taken."""
+        """Write ``entry`` as number ``entry.csn``; False if that number is taken. The entry is
+        durable once ``sync(entry.csn)`` returns."""
         body = json.dumps(entry.to_json(), separators=(",", ":")).encode()
         line = b"%d %08x " % (entry.csn, zlib.crc32(body)) + body + b"\n"
         with self.locked(timeout), self._mutex:
@@ -125,6 +130,8 @@ class TxLog:
             if entry.csn != len(self._offsets) + 1:
                 return False
             if not self._fds or self._ends[-1] >= SEGMENT_BYTES:
+                if self._fds and self.fs.durable:
+                    os.fdatasync(self._fds[-1])
                 self._new_segment(entry.csn)
             fd, end = self._fds[-1], self._ends[-1]
             if os.fstat(fd).st_size != end:  # a line cut short by a crashed appender
@@ -136,11 +143,17 @@ class TxLog:
             if written != len(line):
                 os.ftruncate(fd, end)
                 raise OSError(errno.EIO, f"short write to the commit log ({written} of {len(line)} bytes)")
-            if self.fs.durable:
-                os.fdatasync(fd)
             self._offsets.append(end)
             self._ends[-1] = end + len(line)
         return True
+
+    def sync(self, csn: int) -> None:
+        """Make entries up to ``csn`` durable (``fdatasync`` of the segment holding ``csn``; the
+        segments before it were flushed before it was created)."""
+        if self.fs.durable:
+            with self._mutex:
+                fd = self._fds[bisect.bisect_right(self._firsts, csn) - 1]
+            os.fdatasync(fd)
 
     def close(self) -> None:
         with self._appending, self._mutex:
@@ -158,19 +171,35 @@ class TxLog:
     # --- internals -----------------------------------------------------------------------
 
     def _acquire(self, timeout: float) -> None:
+        """Take the file lock. Contended, a helper thread blocks in ``flock`` (it wakes the moment
+        the holder lets go, where polling would sleep past it) while this thread waits at most
+        ``timeout``; a helper that gets the lock after its waiter gave up drops it at once."""
         if self._lock_fd is None:
             self._lock_fd = os.open(os.path.join(self.dir, LOCK_FILE), os.O_RDWR | os.O_CREAT, 0o644)
-        deadline = time.monotonic() + timeout
-        pause = 0.00005
-        while True:
-            try:
-                fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fd = self._lock_fd
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            pass
+        got, gave_up, guard = threading.Event(), threading.Event(), threading.Lock()
+
+        def wait() -> None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            with guard:
+                if gave_up.is_set():
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+                else:
+                    got.set()
+
+        threading.Thread(target=wait, name="txlake-log-lock", daemon=True).start()
+        if got.wait(timeout):
+            return
+        with guard:
+            if got.is_set():
                 return
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise LogLocked(f"the commit log stayed locked for {timeout:g} s") from None
-                time.sleep(pause)
-                pause = min(pause * 2, 0.002)
+            gave_up.set()
+        raise LogLocked(f"the commit log stayed locked for {timeout:g} s")
 
     def _open_segment(self, first: int) -> None:
         self._fds.append(os.open(os.path.join(self.dir, f"{first:012d}.log"), os.O_RDWR))

@@ -201,10 +201,12 @@ class Warehouse:
     def append_rebased(self, build) -> LogEntry | None:
         """Append the entry ``build(newest catalog version)`` makes (a maintenance commit
         rebased on whatever committed meanwhile); None if ``build`` gives up."""
-        with self._commit_lock, self._log_locked():
-            entry = build(self.refresh())
-            if entry is None or not self._write(entry):
-                return None
+        with self._commit_lock:
+            with self._log_locked():
+                entry = build(self.refresh())
+                if entry is None or not self._write(entry):
+                    return None
+            self._made_durable(entry)
         for listener in self.listeners:
             listener(entry)
         return entry
@@ -277,6 +279,7 @@ class Warehouse:
             failpoints.reached("before-log")
             if not self._write(entry):  # pragma: no cover - the lock excludes other appenders
                 raise errors.CommitFailed(f"commit sequence number {csn} was taken under the log lock")
+        self._made_durable(entry)
         for r, e in voted:
             r.finish(entry=entry.member(e.commit_id))
 
@@ -308,22 +311,27 @@ class Warehouse:
         return entry
 
     def _write(self, entry: LogEntry) -> bool:
-        """Append ``entry`` (under the log lock); False if another process took its CSN."""
+        """Write ``entry`` to the log (under the log lock; ``_made_durable`` follows it, after
+        the lock); False if another process took its CSN."""
         try:
-            won = self.txlog.append(entry, self.commit_timeout)
+            return self.txlog.append(entry, self.commit_timeout)
         except OSError as e:
             stored = self.txlog.read(entry.csn)
             if stored is not None and (stored.commit_user, stored.commit_id) == (entry.commit_user, entry.commit_id):
-                won = True  # the put landed although it reported an error
-            else:
-                raise errors.CommitFailed(f"could not write commit log entry: {e}") from e
-        if won:
-            with self._lock:
-                # a concurrent refresh() may already have read our entry from disk
-                if self.latest.csn < entry.csn:
-                    self.latest = self.latest.apply(entry)
-                    self._remember(entry)
-        return won
+                return True  # the write landed although it reported an error
+            raise errors.CommitFailed(f"could not write commit log entry: {e}") from e
+
+    def _made_durable(self, entry: LogEntry) -> None:
+        """Flush ``entry``'s log line, then show it to this process's sessions."""
+        try:
+            self.txlog.sync(entry.csn)
+        except OSError as e:
+            raise errors.CommitFailed(f"could not flush the commit log: {e}") from e
+        with self._lock:
+            # a concurrent refresh() may already have read our entry from disk
+            if self.latest.csn < entry.csn:
+                self.latest = self.latest.apply(entry)
+                self._remember(entry)
 
 
 class _Request:
