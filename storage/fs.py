@@ -11,8 +11,10 @@ observe a partially written object.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import uuid
+from contextlib import contextmanager
 
 
 class LocalFileSystem:
@@ -92,6 +94,21 @@ class LocalFileSystem:
             os.unlink(path)
         except FileNotFoundError:
             pass
+
+    @contextmanager
+    def try_lock(self, path: str):
+        """Yield whether this process got the exclusive ``flock`` of ``path`` (created if
+        missing) without waiting: background work that one process at a time should do."""
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                yield False
+                return
+            yield True
+        finally:
+            os.close(fd)  # closing the descriptor releases the lock
 
     # --- internals -----------------------------------------------------------------------
 

@@ -19,7 +19,9 @@ committing thread publishes before returning) and ``off``. The background thread
 at most every ``interval`` seconds (``PUBLISH_INTERVAL``), and busies itself at most a tenth of
 the time (``PUBLISH_DUTY``; a pass that took 0.5 s is followed by 4.5 s of rest): under a stream
 of commits each pass publishes a batch of them, so publishing - which rewrites every file whose
-deletion vector grew - takes the committing sessions little CPU however fast they commit.
+deletion vector grew - takes the committing sessions little CPU however fast they commit. Of
+several processes writing one warehouse, one at a time runs background passes (the others
+find ``_txlog/PUBLISH`` locked and look again later).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ TABLE_ID_OPTION = "txlake.table-id"
 PUBLISH_USER = "txlake-publisher"
 PUBLISH_INTERVAL = 1.0  # seconds at least between the starts of two background passes
 PUBLISH_DUTY = 0.1      # the share of time background passes may take
+PUBLISH_LOCK = "PUBLISH"  # in _txlog/: held by the process running a background pass
 
 
 class Publisher:
@@ -99,11 +102,16 @@ class Publisher:
                     return
                 self._pending = False
             started = time.monotonic()
-            try:
-                self.publish()
-            except Exception:  # publishing is retried on the next commit or at reopen
-                self.errors += 1
-                log.exception("publishing failed")
+            with self.warehouse.fs.try_lock(os.path.join(self.warehouse.txlog.dir, PUBLISH_LOCK)) as mine:
+                if not mine:  # another process is publishing: this one looks again later
+                    with self._wake:
+                        self._pending = True
+                else:
+                    try:
+                        self.publish()
+                    except Exception:  # publishing is retried on the next commit or at reopen
+                        self.errors += 1
+                        log.exception("publishing failed")
             next_pass = started + max(self.interval, (time.monotonic() - started) / PUBLISH_DUTY)
 
     @property

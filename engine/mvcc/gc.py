@@ -16,11 +16,13 @@ thread (the cache sweep), as PostgreSQL's vacuum does.
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass
 
 
 AUTO_COMPACT_FILES = 32  # a table with more files than this is compacted in the background
+COMPACT_LOCK = "COMPACT"  # in _txlog/: held by the process running background compaction
 
 
 @dataclass(frozen=True)
@@ -75,10 +77,16 @@ class GarbageCollector:
         """Auto-compaction: tables with many small files get them merged (storage/maintenance.py)."""
         from txlake.storage import maintenance
         warehouse = self.db.warehouse
-        for version in list(warehouse.latest.tables.values()):
-            if self._stop.is_set():
-                return
-            if len(version.files) > AUTO_COMPACT_FILES and maintenance.needs_compaction(version):
+        candidates = [v for v in warehouse.latest.tables.values()
+                      if len(v.files) > AUTO_COMPACT_FILES and maintenance.needs_compaction(v)]
+        if not candidates:
+            return
+        # of several processes writing the warehouse, one compacts at a time: the others would
+        # only rewrite the same files and lose the race to append
+        with warehouse.fs.try_lock(os.path.join(warehouse.txlog.dir, COMPACT_LOCK)) as mine:
+            for version in candidates if mine else ():
+                if self._stop.is_set():
+                    return
                 maintenance.compact(warehouse, version.table_id)
 
     def collect(self) -> GCStats:

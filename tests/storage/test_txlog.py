@@ -93,3 +93,13 @@ def test_appenders_in_several_processes_share_the_log(warehouse):
     log = log_of(warehouse)
     assert [e.csn for e in log.entries_after(0)] == list(range(1, log.newest_csn() + 1))
     conn.close()
+
+
+def test_background_work_locks_are_taken_by_one_holder_at_a_time(tmp_path):
+    fs = LocalFileSystem()
+    path = str(tmp_path / "PUBLISH")
+    with fs.try_lock(path) as first:
+        with fs.try_lock(path) as second:    # another descriptor: as another process would
+            assert (first, second) == (True, False)
+    with fs.try_lock(path) as again:
+        assert again, "released when its holder is done"
