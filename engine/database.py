@@ -225,6 +225,9 @@ class Database:
             ("memory_limit", self.memory_limit), ("cache_limit", store.cache_bytes),
             ("cache_bytes", store.cached_bytes), ("cached_files", store.cached_files),
             ("cache_loads", store.loads), ("cache_evictions", store.evictions),
+            ("read_ahead_loads", store.read_ahead), ("index_bytes", store.index_bytes),
+            ("index_builds", store.index_builds), ("streamed_scans", store.streamed_scans),
+            ("spilled_files", store.spills),
             ("versions_alive", len({id(v) for v in live})), ("transactions_running", self.running),
             ("gc_runs", self.gc.runs), ("clog_entries", len(self.clog)), ("ssi_records", len(self.ssi)),
         ]
@@ -302,6 +305,8 @@ class Database:
         self.locks.release_all(txn)
         with self._proc_lock:
             self._running.pop(txn.vxid, None)
+        if txn.spilled:
+            self.warehouse.store.discard_spills(txn.spilled)
         horizon, oldest_csn = self.horizons()  # after every transaction: no version walk
         self.clog.truncate(horizon)
         with self._proc_lock:  # update chains no running snapshot predates are not needed
@@ -348,6 +353,7 @@ class Database:
                 return
             _registry.pop(self.path, None)
         self.gc.stop()
+        self.warehouse.store.close()
         self.ssi.close()
         if self.publisher is not None:
             self.publisher.close()

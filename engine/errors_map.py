@@ -55,3 +55,19 @@ def translate(e: duckdb.Error) -> errors.Error:
     if isinstance(e, duckdb.InterruptException) or text.startswith("interrupt error"):
         return errors.QueryCanceled("canceling statement due to user request")
     return errors.InternalError(message)
+
+
+# DuckDB's errors by the name its messages start with: an error raised while DuckDB streams a
+# result reaches Python as the Arrow stream's OSError, carrying only the message
+_STREAM_ERRORS = {
+    "Conversion Error": duckdb.ConversionException, "Out of Range Error": duckdb.OutOfRangeException,
+    "Invalid Input Error": duckdb.InvalidInputException, "Binder Error": duckdb.BinderException,
+    "Catalog Error": duckdb.CatalogException, "Permission Error": duckdb.PermissionException,
+    "Not implemented Error": duckdb.NotImplementedException, "INTERRUPT Error": duckdb.InterruptException,
+}
+
+
+def translate_stream_error(e: OSError) -> errors.Error:
+    """An error DuckDB raised while streaming a result, translated as the error it names."""
+    message = str(e)
+    return translate(_STREAM_ERRORS.get(message.split(":", 1)[0], duckdb.Error)(message))

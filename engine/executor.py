@@ -20,10 +20,12 @@ constraint checks and the write set are the general path's own code.
 from __future__ import annotations
 
 import itertools
+import os
 import uuid
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from typing import Iterator
 
 import duckdb
 import numpy as np
@@ -33,18 +35,24 @@ from pyroaring import FrozenBitMap
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine.errors_map import translate
+from txlake.engine import sources
+from txlake.engine.errors_map import translate, translate_stream_error
+from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.parser import statements as st
 from txlake.parser.parse import DIVISOR_MACRO, identifier, table_name
 from txlake.storage import keys as pk
-from txlake.storage.commit import SOURCES, TableDelta, visible_sources
-from txlake.storage.datafiles import ROWID, DataFileStore
+from txlake.storage.commit import ROWS_PER_FILE, SOURCES, TableDelta, visible_sources
+from txlake.storage.datafiles import ROWID, DataFileStore, StreamedScan
 from txlake.storage.schema import Column, ColumnType, TableSchema, make_type, type_from_arrow
 from txlake.storage.version import CatalogVersion, DataFile, TableVersion
 
 DEFAULT_DB = "default"
-MAX_PENDING_FILES = 16  # a transaction's in-memory batches per table before they are merged
+MAX_PENDING_FILES = 16  # a transaction's small in-memory batches per table before they are merged
+# a transaction's in-memory rows of a table beyond 1/SPILL_SHARE of the buffer cache budget
+# are written to Parquet (they count against no budget while in memory)
+SPILL_SHARE = 4
+BULK_LOCKS = 10_000  # a statement locking more rows than this locks the table instead
 SQL_CACHE_SIZE = 512
 TARGET = "__txl_target"  # the registered name of an UPDATE/DELETE target in cached SQL
 
@@ -76,8 +84,12 @@ class Executor:
         self.db = database
         self.store: DataFileStore = database.warehouse.store
         self.assign_xid = database.assign_xid
-        self.con = duckdb.connect(config={"enable_external_access": False,
-                                          "memory_limit": database.duckdb_memory_limit})
+        self.con = duckdb.connect(config={"memory_limit": database.duckdb_memory_limit})
+        self.con.execute("SET enable_progress_bar = false")  # a streamed INSERT may run long
+        # DuckDB reads the warehouse's Parquet files itself (streamed scans) and nothing else
+        root = os.path.join(database.warehouse.root, "")
+        self.con.execute(f"SET allowed_directories = ['{root.replace(chr(39), chr(39) * 2)}']")
+        self.con.execute("SET enable_external_access = false")
         # x / 0 raises 22012 as in PostgreSQL (the parser routes divisors through this)
         self.con.execute(f"CREATE MACRO {DIVISOR_MACRO}(x) AS CASE WHEN x = 0 THEN error('division by zero') ELSE x END")
         self._names = itertools.count()
@@ -106,19 +118,26 @@ class Executor:
 
     @contextmanager
     def _registered(self):
-        names: list[str] = []
+        """``register(rows)`` makes Arrow rows or a streamed scan readable under a fresh
+        name (engine/sources.py) until the block ends."""
+        detaches = []
 
-        def register(data: pa.Table) -> str:
+        def register(source: pa.Table | StreamedScan) -> str:
             name = f"__txl_{next(self._names)}"
-            self.con.register(name, data)
-            names.append(name)
+            detaches.append(sources.attach(self.con, name, source))
             return name
 
         try:
             yield register
         finally:
-            for name in names:
-                self.con.unregister(name)
+            for detach in reversed(detaches):
+                detach()
+
+    def _source(self, version: TableVersion, with_rowid: bool = False) -> pa.Table | StreamedScan:
+        """How DuckDB reads ``version``: from the cache, or streamed from its Parquet files."""
+        if not sources.streamable(version.schema):
+            return self.store.scan(version, with_rowid)
+        return self.store.plan(version, with_rowid)
 
     def _sql(self, expression: exp.Expression | str, params=()) -> pa.Table:
         sql = expression if isinstance(expression, str) else expression.sql(dialect="duckdb")
@@ -127,6 +146,31 @@ class Executor:
             if relation is None:
                 return pa.table({})
             return relation.to_arrow_table()
+        except duckdb.Error as e:
+            raise translate(e) from None
+
+    def _stream(self, sql: str, params) -> Iterator[pa.Table]:
+        """The rows of query ``sql`` in batches of up to ``ROWS_PER_FILE``, as DuckDB makes them."""
+        try:
+            reader = self.con.sql(sql, params=list(params) if params else None).to_arrow_reader(ROWS_PER_FILE)
+        except duckdb.Error as e:
+            raise translate(e) from None
+        try:
+            while True:
+                try:
+                    batch = reader.read_next_batch()
+                except StopIteration:
+                    return
+                except OSError as e:  # DuckDB failed while producing the stream
+                    raise translate_stream_error(e) from None
+                yield pa.Table.from_batches([batch])
+        finally:
+            reader.close()
+
+    def _columns_of(self, sql: str, params) -> list[str]:
+        """The result columns of query ``sql``, from DuckDB's binder (nothing runs)."""
+        try:
+            return self.con.sql(sql, params=list(params) if params else None).columns
         except duckdb.Error as e:
             raise translate(e) from None
 
@@ -151,7 +195,7 @@ class Executor:
             version = self._as_of(ctx, name, travel) if travel is not None else ctx.resolve(name)
             key = id(version)
             if key not in registered:
-                registered[key] = register(self.store.scan(version))
+                registered[key] = register(self._source(version))
             alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name.name))
             return exp.Table(this=exp.to_identifier(registered[key]), alias=alias)
 
@@ -239,14 +283,14 @@ class Executor:
                 table = self._sql(self._rewrite(ctx, stmt.expression, register), params)
         else:
             sql, refs = plan
-            names = [f"__txl_q{i}" for i in range(len(refs))]
+            detaches = []
             try:
-                for name, ref in zip(names, refs):
-                    self.con.register(name, self.store.scan(ctx.resolve(ref)))
+                for i, ref in enumerate(refs):
+                    detaches.append(sources.attach(self.con, f"__txl_q{i}", self._source(ctx.resolve(ref))))
                 table = self._sql(sql, params)
             finally:
-                for name in names:
-                    self.con.unregister(name)
+                for detach in reversed(detaches):
+                    detach()
         return Result(table=table, rowcount=table.num_rows, status=f"SELECT {table.num_rows}")
 
     def _point_select(self, ctx: Context, plan: "PointSelect", params) -> Result | None:
@@ -322,25 +366,53 @@ class Executor:
         n_conflict = _placeholders(*(v for _, v in conflict.assignments), conflict.where) if conflict else 0
         params, conflict_params, returning_params = (
             params[:n_source], params[n_source:n_source + n_conflict], params[n_source + n_conflict:])
-        with self._registered() as register:
-            rows = self._insert_rows(ctx, schema, columns, stmt, params, register)
-        self._check_rows(version, rows)
-        updated_rowids, update_rows = None, None
-        if schema.primary_key:
-            version = self._lock_new_keys(ctx, version, rows, stmt.on_conflict is not None)
-            rows, updated_rowids, update_rows = self._resolve_conflicts(ctx, version, rows, stmt, conflict_params)
-        elif stmt.on_conflict is not None:
+        if conflict is not None and not schema.primary_key:
             raise errors.ProgrammingError(
                 "there is no unique or exclusion constraint matching the ON CONFLICT specification",
                 sqlstate="42P10")
+        if conflict is None and not stmt.returning and stmt.source is not None \
+                and not isinstance(stmt.source, exp.Values):
+            count = self._insert_select(ctx, stmt, schema, columns, params)
+            return Result(rowcount=count, status=f"INSERT 0 {count}")
+        with self._registered() as register:
+            rows = self._insert_rows(ctx, schema, columns, stmt, params, register)
+        rows = self._insert_batch(ctx, stmt, rows, conflict_params)
+        result = self._returning(stmt.returning, rows, stmt.table.name, returning_params)
+        result.status = f"INSERT 0 {rows.num_rows}"
+        return result
+
+    def _insert_select(self, ctx: Context, stmt: st.Insert, schema: TableSchema, columns: list[str], params) -> int:
+        """``INSERT ... SELECT`` (without ON CONFLICT or RETURNING): the rows stream from DuckDB
+        in batches, each checked and added to the transaction as it comes - past the spill
+        threshold its rows go to Parquet (``_apply``) - so an insert of any size runs in
+        bounded memory. A failing batch fails the statement, and so the transaction (or back
+        to a savepoint): the batches before it are never committed."""
+        count = batches = 0
+        with self._registered() as register:
+            for batch in self._stream(self._insert_sql(ctx, schema, columns, stmt, register, params), params):
+                count += self._insert_batch(ctx, stmt, self._conform(batch, schema), (), check_ssi=False).num_rows
+                batches += 1
+        if not batches:
+            self._insert_batch(ctx, stmt, schema.arrow_schema().empty_table(), (), check_ssi=False)
+        self._check_ssi(ctx, ctx.resolve(stmt.table))
+        return count
+
+    def _insert_batch(self, ctx: Context, stmt: st.Insert, rows: pa.Table, conflict_params,
+                      check_ssi: bool = True) -> pa.Table:
+        """Add ``rows`` to the INSERT's table in the transaction: constraints, key locks and
+        ON CONFLICT first. Returns the rows inserted or updated."""
+        version = ctx.resolve(stmt.table)
+        self._check_rows(version, rows)
+        updated_rowids, update_rows = None, None
+        if version.schema.primary_key:
+            version = self._lock_new_keys(ctx, version, rows, stmt.on_conflict is not None)
+            rows, updated_rowids, update_rows = self._resolve_conflicts(ctx, version, rows, stmt, conflict_params)
         new = self._apply(version, None, rows)
         if updated_rowids is not None and len(updated_rowids):
             new = self._apply(new, updated_rowids, update_rows, sources=updated_rowids.to_numpy())
             rows = pa.concat_tables([rows, update_rows])
-        self._write(ctx, version, new)
-        result = self._returning(stmt.returning, rows, stmt.table.name, returning_params)
-        result.status = f"INSERT 0 {rows.num_rows}"
-        return result
+        self._write(ctx, version, new, check_ssi)
+        return rows
 
     def _target_columns(self, schema: TableSchema, stmt: st.Insert) -> list[str]:
         if stmt.columns is None:
@@ -363,10 +435,9 @@ class Executor:
             # keyed by the schema itself (types, defaults), not its id: a table dropped and
             # re-created under the same name starts again at schema id 0
             sql = self._cached_sql(stmt, ("insert", schema, tuple(columns)),
-                                   lambda: self._insert_sql(ctx, schema, columns, stmt, register)[0])
+                                   lambda: self._insert_sql(ctx, schema, columns, stmt, register))
             return self._conform(self._sql(sql, params), schema)
-        sql, params = self._insert_sql(ctx, schema, columns, stmt, register, params)
-        return self._conform(self._sql(sql, params), schema)
+        return self._conform(self._sql(self._insert_sql(ctx, schema, columns, stmt, register, params), params), schema)
 
     def _values_rows(self, schema: TableSchema, columns: list[str], stmt: st.Insert,
                      plan: list[list[tuple]], params) -> pa.Table | None:
@@ -429,9 +500,9 @@ class Executor:
                 self._tz = None
         return self._tz
 
-    def _insert_sql(self, ctx, schema, columns, stmt, register, params=()) -> tuple[str, tuple]:
-        """SELECT <the row values, cast to the table's columns> FROM <the INSERT's source>, and
-        the parameters it still needs (a SELECT source has already consumed them)."""
+    def _insert_sql(self, ctx, schema, columns, stmt, register, params=()) -> str:
+        """SELECT <the row values, cast to the table's columns> FROM <the INSERT's source>; it
+        takes the statement's source parameters."""
         if stmt.source is None:  # DEFAULT VALUES
             width, source = 0, exp.select("1")
         elif isinstance(stmt.source, exp.Values):
@@ -439,10 +510,8 @@ class Executor:
             source = _fill_defaults(self._rewrite(ctx, stmt.source, register),
                                     [schema.column(name) for name in columns])
         else:
-            data = self._sql(self._rewrite(ctx, stmt.source, register), params)
-            params = ()
-            width = data.num_columns
-            source = exp.to_identifier(register(data.rename_columns([f"c{i}" for i in range(width)])))
+            source = self._rewrite(ctx, stmt.source, register)
+            width = len(self._columns_of(source.sql(dialect="duckdb"), params))
         if width > len(columns):
             raise errors.SyntaxError("INSERT has more expressions than target columns")
         if stmt.columns is not None and width < len(columns):
@@ -456,10 +525,7 @@ class Executor:
                 value = col.default or "NULL"
             projections.append(f'CAST({value} AS {col.type.sql()}) AS "{col.name}"')
         alias = f"__src({', '.join(f'c{i}' for i in range(width))})" if width else "__src"
-        from_sql = source.sql(dialect="duckdb") if isinstance(source, exp.Expression) else source
-        if isinstance(source, exp.Identifier):
-            return f"SELECT {', '.join(projections)} FROM {from_sql}", params
-        return f"SELECT {', '.join(projections)} FROM ({from_sql}) AS {alias}", params
+        return f"SELECT {', '.join(projections)} FROM ({source.sql(dialect='duckdb')}) AS {alias}"
 
     @staticmethod
     def _conform(data: pa.Table, schema: TableSchema) -> pa.Table:
@@ -538,7 +604,7 @@ class Executor:
         for name in assigned:
             version.schema.require(name, alias)
         with self._registered() as register:
-            target = register(self.store.scan(version, with_rowid=True))
+            target = register(self._source(version, with_rowid=True))
             excluded = register(clashing.append_column(ROWID, clash_ids))
             projections = [f'"{alias}".{ROWID}']
             for col in _set_order(version.schema, assigned):  # DuckDB binds ? in text order
@@ -580,7 +646,7 @@ class Executor:
 
         point = self._cached_sql(stmt, ("point-update",), lambda: _point_update_plan(stmt, alias))
 
-        def find(candidates: pa.Table) -> pa.Table:
+        def find(candidates: pa.Table | StreamedScan) -> pa.Table:
             """Matching rows among ``candidates``: row id, old key, new values."""
             if point is not None:
                 found = self._point_update_rows(version, alias, point, candidates, params, offset)
@@ -610,12 +676,13 @@ class Executor:
         offset = _placeholders(*stmt.using)
 
         def select(target: exp.Table, register) -> exp.Select:
-            projections = ([exp.column(ROWID, alias)] + _old_key_columns(version.schema, alias)
-                           + [exp.column(c, alias) for c in version.schema.names])
+            projections = [exp.column(ROWID, alias)] + _old_key_columns(version.schema, alias)
+            if stmt.returning:  # only RETURNING needs the deleted rows' values
+                projections += [exp.column(c, alias) for c in version.schema.names]
             return self._row_finder(ctx, target, projections, stmt.using, stmt.where, register)
 
-        def find(candidates: pa.Table) -> pa.Table:
-            """Matching rows among ``candidates``: row id, old key, old values."""
+        def find(candidates: pa.Table | StreamedScan) -> pa.Table:
+            """Matching rows among ``candidates``: row id, old key, old values if RETURNING."""
             return self._find_rows(ctx, stmt, version, alias, candidates, select, params,
                                    [stmt.where, *stmt.using], bool(stmt.using))
 
@@ -625,8 +692,11 @@ class Executor:
         rowids = result.column(ROWID).to_numpy(zero_copy_only=False)
         if len(rowids):
             self._write(ctx, version, self._apply(version, rowids, None))
-        old_rows = self._conform(result.select(version.schema.names), version.schema)
-        out = self._returning(stmt.returning, old_rows, alias, returning_params)
+        if stmt.returning:
+            out = self._returning(stmt.returning, self._conform(result.select(version.schema.names), version.schema),
+                                  alias, returning_params)
+        else:
+            out = Result(rowcount=len(rowids))
         out.status = f"DELETE {len(rowids)}"
         return out
 
@@ -675,11 +745,11 @@ class Executor:
         if not any(True for p in parts if p is not None for _ in p.find_all(exp.Table)):
             sql = self._cached_sql(stmt, ("find", version.table_id, version.schema.schema_id),
                                    lambda: select(_aliased(TARGET, alias), None).sql(dialect="duckdb"))
-            self.con.register(TARGET, candidates)
+            detach = sources.attach(self.con, TARGET, candidates)
             try:
                 return self._sql(sql, params)
             finally:
-                self.con.unregister(TARGET)
+                detach()
         with self._registered() as register:
             found = self._sql(select(_aliased(register(candidates), alias), register), params)
         return _first_per_rowid(found) if joined else found
@@ -699,9 +769,7 @@ class Executor:
         if not found.num_rows:
             return found, version
         keys = self._row_lock_keys(version, found)
-        for key in keys:
-            if key is not None:
-                self.db.locks.acquire(txn, key, ctx.lock_timeout)
+        self._lock(ctx, version.table_id, [key for key in keys if key is not None])
         latest = self.db.warehouse.refresh().by_id(version.table_id)
         base = self._base_of(txn, version)
         if latest is base:
@@ -729,6 +797,15 @@ class Executor:
         rechecked = find(self._rows_by_id(version, newest))
         return pa.concat_tables([unchanged, rechecked.select(unchanged.column_names)]), version
 
+    def _lock(self, ctx: Context, table_id: str, keys: list[tuple]) -> None:
+        """Lock rows or keys of a table; a statement locking more than ``BULK_LOCKS`` locks
+        the whole table instead (lock escalation, engine/mvcc/locks.py)."""
+        if len(keys) > BULK_LOCKS:
+            self.db.locks.acquire(ctx.txn, (table_id, TABLE), ctx.lock_timeout)
+            return
+        for key in keys:
+            self.db.locks.acquire(ctx.txn, key, ctx.lock_timeout)
+
     def _lock_new_keys(self, ctx: Context, version: TableVersion, rows: pa.Table, on_conflict: bool) -> TableVersion:
         """Lock the primary keys an INSERT writes, as a unique index does: a concurrent
         inserter of the same key waits for this transaction, and vice versa. Keys are unique
@@ -737,8 +814,7 @@ class Executor:
         or 40001 for ON CONFLICT, which could not see the conflicting row)."""
         txn = ctx.txn
         keys = pk.key_tuples(rows, version.schema.primary_key)
-        for k in keys:
-            self.db.locks.acquire(txn, (version.table_id, "key", k), ctx.lock_timeout)
+        self._lock(ctx, version.table_id, [(version.table_id, "key", k) for k in keys])
         latest = self.db.warehouse.refresh().by_id(version.table_id)
         base = self._base_of(txn, version)
         if latest is None or latest is base or base is None:
@@ -863,13 +939,13 @@ class Executor:
         for table in tables:
             self.db.ssi.read_table(ctx.txn, ctx.resolve(table_name(table)).table_id)
 
-    def _candidates(self, version: TableVersion, alias: str, where, params, offset: int) -> pa.Table:
+    def _candidates(self, version: TableVersion, alias: str, where, params, offset: int) -> pa.Table | StreamedScan:
         """The rows an UPDATE/DELETE must look at: all of them, or - when the WHERE clause pins
         every primary-key column to a constant or parameter - just those found through the
         key index. The statement's full WHERE clause still runs over the candidates."""
         keys = _pinned_key(version.schema, alias, where, params, offset)
         if keys is None:
-            return self.store.scan(version, with_rowid=True)
+            return self._source(version, with_rowid=True)
         found = pk.find(self.store, version, [keys])
         pieces = []
         for rowid in found.values():
@@ -897,8 +973,7 @@ class Executor:
         if not key_names or not set(key_names) & set(assigned) or not len(rowids):
             return
         keys = pk.key_tuples(new_rows, key_names)
-        for k in keys:
-            self.db.locks.acquire(ctx.txn, (version.table_id, "key", k), ctx.lock_timeout)
+        self._lock(ctx, version.table_id, [(version.table_id, "key", k) for k in keys])
         seen = set()
         for k in keys:
             if k in seen:
@@ -926,12 +1001,22 @@ class Executor:
             raise errors.ReadOnlyTransaction("cannot execute this statement in a read-only transaction")
         return ctx.resolve(name)
 
-    def _write(self, ctx: Context, old: TableVersion | None, new: TableVersion | None) -> None:
+    def _write(self, ctx: Context, old: TableVersion | None, new: TableVersion | None,
+               check_ssi: bool = True) -> None:
         self.assign_xid(ctx.txn)
         table_id = (new or old).table_id
         ctx.txn.write(old, table_id, new)
+        if new is not None:
+            ctx.txn.spilled.update(f.path for f in new.files if f.file_id < 0 and f.path is not None)
+        if check_ssi:
+            self._check_ssi(ctx, new or old)
+
+    def _check_ssi(self, ctx: Context, version: TableVersion) -> None:
+        """SERIALIZABLE: refuse the write now if it completes a dangerous structure (ssi.py)."""
         if ctx.txn.isolation == SERIALIZABLE:
-            self.db.ssi.check_write(ctx.txn, [TableDelta(table_id, ctx.txn.bases.get(table_id), new)])
+            table_id = version.table_id
+            work = ctx.txn.changes.get(table_id)
+            self.db.ssi.check_write(ctx.txn, [TableDelta(table_id, ctx.txn.bases.get(table_id), work)])
 
     def _apply(self, version: TableVersion, delete_rowids, rows: pa.Table | None, sources=None) -> TableVersion:
         """``version`` with rows deleted and rows added. ``sources``: for updated rows, the row id
@@ -950,10 +1035,31 @@ class Executor:
                 file.caches[SOURCES] = np.asarray(sources, dtype=np.int64)
             added = (file,)
         new = version.with_files(added=added, deleted=deleted)
-        pending = [f for f in new.files if f.data is not None]
-        if len(pending) > MAX_PENDING_FILES:
-            new = self._merge_pending(new, pending)
+        in_memory = [f for f in new.files if f.data is not None]
+        small = [f for f in in_memory if f.row_count < ROWS_PER_FILE // 2]
+        if sum(f.data.nbytes for f in in_memory) > self.store.cache_bytes // SPILL_SHARE:
+            new = self._spill(new, in_memory)
+        elif len(small) > MAX_PENDING_FILES:
+            new = self._merge_pending(new, small)
         return new
+
+    def _spill(self, version: TableVersion, in_memory: list[DataFile]) -> TableVersion:
+        """Write a table's uncommitted rows held in memory to Parquet files of the transaction's
+        own (``DataFileStore.spill``), which replace them in the version: from then on they are
+        read through the cache like committed files, and the commit adopts the files instead of
+        writing the rows again."""
+        data = pa.concat_tables([self.store.scan_file(version, f) for f in in_memory])
+        chain = np.concatenate([visible_sources(version, f) for f in in_memory])
+        files = []
+        for start in range(0, data.num_rows, ROWS_PER_FILE):
+            chunk = data.slice(start, ROWS_PER_FILE)
+            path, size = self.store.spill(version.db, version.name, chunk)
+            file = DataFile(next(self._pending_ids), path, chunk.num_rows, version.schema.schema_id, size)
+            replaced = chain[start:start + ROWS_PER_FILE]
+            if (replaced >= 0).any():
+                file.caches[SOURCES] = replaced
+            files.append(file)
+        return version.with_files(added=tuple(files), removed=frozenset(f.file_id for f in in_memory))
 
     def _merge_pending(self, version: TableVersion, pending: list[DataFile]) -> TableVersion:
         pieces = [self.store.scan(replace(version, files=(f,), caches={})) for f in pending]

@@ -85,7 +85,8 @@ class TableDelta:
 
     @property
     def pending(self) -> tuple[DataFile, ...]:
-        return tuple(f for f in self.work.files if f.data is not None) if self.work else ()
+        """The uncommitted files (negative ids): rows in memory, or spilled to Parquet."""
+        return tuple(f for f in self.work.files if f.file_id < 0) if self.work else ()
 
     def new_deletes(self) -> dict[int, FrozenBitMap]:
         """Rows of the base's files this transaction deleted: O(deletion vectors it changed),
@@ -177,7 +178,8 @@ class Commit:
         self.commit_id = commit_id
         self.state = CommitState.PREPARING
         self._written: dict[str, list[DataFile]] = {}  # table_id -> files written by prepare
-        self._sources: dict[str, list[np.ndarray]] = {}  # table_id -> per written file, its rows' sources
+        # table_id -> per written file, its rows' sources (None: new rows only)
+        self._sources: dict[str, list[np.ndarray | None]] = {}
 
     @property
     def empty(self) -> bool:
@@ -188,10 +190,15 @@ class Commit:
         for d in self.deltas:
             if d.work is None or not d.pending:
                 continue
-            pieces, sources = [], []
+            pieces, sources, written = [], [], []
             for f in d.pending:
-                data = f.data
                 deleted = d.work.deleted(f.file_id)
+                if f.data is None and not deleted:  # spilled rows: the file is taken as it is
+                    self.store.adopt(f.path)
+                    written.append(DataFile(0, f.path, f.row_count, d.work.schema.schema_id, f.size))
+                    self._sources.setdefault(d.table_id, []).append(f.caches.get(SOURCES))
+                    continue
+                data = self.store.read(f, d.work.schema)
                 if deleted:
                     keep = np.ones(f.row_count, dtype=bool)
                     keep[list(deleted)] = False
@@ -199,24 +206,25 @@ class Commit:
                 if data.num_rows:
                     pieces.append(data)
                     sources.append(visible_sources(d.work, f))
-            if not pieces:
-                continue
-            data = pa.concat_tables(pieces)
-            all_sources = np.concatenate(sources)
-            written = []
-            for start in range(0, data.num_rows, ROWS_PER_FILE):
-                chunk = data.slice(start, ROWS_PER_FILE).combine_chunks()
-                if chunk.num_rows <= INLINE_ROWS and chunk.nbytes <= INLINE_BYTES:
-                    path = self.store.new_path(d.work.db, d.work.name)  # published there later
-                    written.append(DataFile(0, path, chunk.num_rows, d.work.schema.schema_id, chunk.nbytes,
-                                            inline=chunk))
-                else:
-                    path, size = self.store.write(d.work.db, d.work.name, chunk)
-                    written.append(DataFile(0, path, chunk.num_rows, d.work.schema.schema_id, size))
-                self._sources.setdefault(d.table_id, []).append(all_sources[start:start + ROWS_PER_FILE])
-            self._written[d.table_id] = written
+            if pieces:
+                self._write_rows(d, pa.concat_tables(pieces), np.concatenate(sources), written)
+            if written:
+                self._written[d.table_id] = written
         self.store.fsync_dirs([f.path for files in self._written.values() for f in files if f.inline is None])
         self.state = CommitState.PREPARED
+
+    def _write_rows(self, d: TableDelta, data: pa.Table, sources: np.ndarray, written: list[DataFile]) -> None:
+        """``data`` as new files of at most ROWS_PER_FILE rows (small ones inline), appended to ``written``."""
+        for start in range(0, data.num_rows, ROWS_PER_FILE):
+            chunk = data.slice(start, ROWS_PER_FILE).combine_chunks()
+            if chunk.num_rows <= INLINE_ROWS and chunk.nbytes <= INLINE_BYTES:
+                path = self.store.new_path(d.work.db, d.work.name)  # published there later
+                written.append(DataFile(0, path, chunk.num_rows, d.work.schema.schema_id, chunk.nbytes,
+                                        inline=chunk))
+            else:
+                path, size = self.store.write(d.work.db, d.work.name, chunk)
+                written.append(DataFile(0, path, chunk.num_rows, d.work.schema.schema_id, size))
+            self._sources.setdefault(d.table_id, []).append(sources[start:start + ROWS_PER_FILE])
 
     def vote(self, latest: CatalogVersion, csn: int, time_ms: int) -> LogEntry:
         """Rebase onto ``latest`` and check conflicts; return the entry to append as ``csn``."""
@@ -238,6 +246,8 @@ class Commit:
                 continue
             chain = {}
             for f, sources in zip(change.added, self._sources[change.table_id]):
+                if sources is None:  # a spilled file of new rows only
+                    continue
                 for pos in np.nonzero(sources >= 0)[0]:
                     chain[int(sources[pos])] = (f.file_id << 32) | int(pos)
             if chain:

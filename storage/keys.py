@@ -1,19 +1,35 @@
 """Primary-key lookups over table versions.
 
-Each data file gets, once, a hash index from key to row position (files are immutable, so the
-index is too, and every version sharing the file shares it). A key is present in a version
-when some file's index has it at a position the version has not deleted. Point inserts and
-ON CONFLICT probes therefore cost O(files) dictionary look-ups, not a table scan.
+Each data file gets, once, a compact index from key to row position: the keys' 64-bit hashes,
+sorted, with the row position of each (no positions at all when the file is in key order). For
+a single integer key the "hash" is the key itself, so a match is exact; other keys hash with
+Python's ``hash`` and a match is confirmed against the file's key columns. A key is present in
+a version when some file's index has it at a position the version has not deleted. Files are
+immutable, so their indexes are too, shared by every version holding the file.
+
+An index costs 8-12 bytes a row. Indexes of Parquet files live in the buffer cache - counted
+against its budget, evicted like decoded files, rebuilt from the key columns alone - and are
+built only for files whose Parquet min/max statistics admit one of the keys looked up: a point
+lookup in a large table reads one file's key column, not the table. Uncommitted rows in memory
+keep their index with their file.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable
 
+import numpy as np
 import pyarrow as pa
 
 from txlake.storage.datafiles import DataFileStore
+from txlake.storage.schema import TableSchema
 from txlake.storage.version import DataFile, TableVersion
+
+INDEX = "pk"            # cache key part of a file's key index
+BOUNDS = "key bounds"   # DataFile.caches key: the key columns' (min, max) from the Parquet footer
+PRUNE_PROBES = 64       # keys are checked against footer bounds one by one up to this many (integer
+                        # keys beyond it in one vectorised pass; other keys then not at all)
 
 
 def key_tuples(data: pa.Table, key_columns: tuple[str, ...]) -> list:
@@ -23,26 +39,144 @@ def key_tuples(data: pa.Table, key_columns: tuple[str, ...]) -> list:
     return list(zip(*(data.column(c).to_pylist() for c in key_columns)))
 
 
-def file_index(store: DataFileStore, version: TableVersion, f: DataFile) -> dict:
-    key_columns = version.schema.primary_key
-    cache_key = ("pk", key_columns)
-    index = f.caches.get(cache_key)
-    if index is None:
-        data = store.read(f, version.schema)
-        index = {k: pos for pos, k in enumerate(key_tuples(data, key_columns))}
-        f.caches[cache_key] = index
-    return index
+@dataclass(frozen=True)
+class KeyIndex:
+    hashes: np.ndarray              # int64, sorted
+    positions: np.ndarray | None    # uint32 row position of each hash; None: hashes[i] is row i
+
+    @property
+    def nbytes(self) -> int:
+        return self.hashes.nbytes + (self.positions.nbytes if self.positions is not None else 0)
+
+
+def _integer_key(schema: TableSchema) -> bool:
+    keys = schema.primary_key
+    return len(keys) == 1 and pa.types.is_integer(schema.arrow_schema().field(keys[0]).type)
+
+
+def _hashes(keys: list, exact: bool) -> np.ndarray:
+    if exact:
+        return np.fromiter(keys, dtype=np.int64, count=len(keys))
+    return np.fromiter(map(hash, keys), dtype=np.int64, count=len(keys))
+
+
+def _build(columns: pa.Table, names: tuple[str, ...], exact: bool) -> KeyIndex:
+    if exact:
+        hashes = columns.column(names[0]).to_numpy().astype(np.int64, copy=False)
+    else:
+        hashes = _hashes(key_tuples(columns, names), False)
+    if len(hashes) < 2 or bool(np.all(hashes[:-1] <= hashes[1:])):
+        return KeyIndex(hashes, None)
+    order = np.argsort(hashes, kind="stable")
+    return KeyIndex(hashes[order], order.astype(np.uint32))
+
+
+def file_index(store: DataFileStore, version: TableVersion, f: DataFile, exact: bool | None = None) -> KeyIndex:
+    names = version.schema.primary_key
+    exact = _integer_key(version.schema) if exact is None else exact
+
+    def build() -> KeyIndex:
+        return _build(store.read_columns(f, version.schema, names), names, exact)
+
+    if f.data is not None:  # uncommitted rows in memory: the index stays with them
+        index = f.caches.get((INDEX, names))
+        if index is None:
+            index = f.caches[(INDEX, names)] = build()
+        return index
+    return store.cached_index((f.path, INDEX, names, exact), build)
+
+
+def _bounds(store: DataFileStore, f: DataFile, names: tuple[str, ...]) -> tuple | None:
+    """Each key column's (min, max) over a Parquet file, from its footer; None if unknown
+    (rows in memory, or statistics missing)."""
+    if f.data is not None or f.inline is not None:
+        return None
+    key = (BOUNDS, names)
+    if key not in f.caches:
+        meta = store.parquet_metadata(f)
+        columns = {meta.schema.column(i).name: i for i in range(meta.num_columns)}
+        bounds = []
+        for name in names:
+            stats = [meta.row_group(g).column(columns[name]).statistics for g in range(meta.num_row_groups)] \
+                if name in columns else []
+            if not stats or any(s is None or not s.has_min_max for s in stats):
+                bounds = None
+                break
+            bounds.append((min(s.min for s in stats), max(s.max for s in stats)))
+        f.caches[key] = tuple(bounds) if bounds is not None else None
+    return f.caches[key]
+
+
+def _may_hold(bounds: tuple, keys: list, sorted_probe: np.ndarray, exact: bool) -> bool:
+    """Can a file whose key columns lie within ``bounds`` hold one of ``keys``?"""
+    if exact and len(keys) > PRUNE_PROBES:
+        lo, hi = bounds[0]
+        return bool(sorted_probe.searchsorted(lo, "left") < sorted_probe.searchsorted(hi, "right"))
+    return len(keys) > PRUNE_PROBES or any(_within(k, bounds) for k in keys)
+
+
+def _within(key, bounds: tuple) -> bool:
+    if not isinstance(key, tuple):
+        lo, hi = bounds[0]
+        try:
+            return lo <= key <= hi
+        except TypeError:  # a statistic of a type the key values do not compare with
+            return True
+    try:
+        return all(lo <= v <= hi for v, (lo, hi) in zip(key, bounds))
+    except TypeError:
+        return True
 
 
 def find(store: DataFileStore, version: TableVersion, keys: Iterable,
          files: Iterable[DataFile] | None = None) -> dict:
     """Map each of ``keys`` present in ``version`` (restricted to ``files``) to its row id."""
-    found = {}
     keys = list(keys)
+    found: dict = {}
+    if not keys:
+        return found
+    names = version.schema.primary_key
+    exact = _integer_key(version.schema)
+    probe = _hashes(keys, exact)
+    order = np.argsort(probe, kind="stable")
+    sorted_probe = probe[order]
+    one = int(sorted_probe[0]) if len(keys) == 1 else None  # a point statement: scalar work only
     for f in (version.files if files is None else files):
-        index = file_index(store, version, f)
-        for k in keys:
-            pos = index.get(k)
-            if pos is not None and pos not in version.deleted(f.file_id):
-                found[k] = (f.file_id << 32) | pos
+        bounds = _bounds(store, f, names)
+        if bounds is not None and not (_within(keys[0], bounds) if one is not None
+                                       else _may_hold(bounds, keys, sorted_probe, exact)):
+            continue
+        hashes = file_index(store, version, f, exact).hashes
+        if one is not None:
+            if not len(hashes) or not hashes[0] <= one <= hashes[-1]:
+                continue
+            first = int(hashes.searchsorted(one))
+            if hashes[first] != one:
+                continue
+            first, last, hits = [first], [int(hashes.searchsorted(one, "right"))], [0]
+        else:
+            first, last = hashes.searchsorted(sorted_probe, "left"), hashes.searchsorted(sorted_probe, "right")
+            hits = np.nonzero(last > first)[0]
+        for i in hits:
+            key = keys[order[i]]
+            rowid = _confirmed(store, version, f, key, range(first[i], last[i]), exact)
+            if rowid is not None:
+                found[key] = rowid
     return found
+
+
+def _confirmed(store: DataFileStore, version: TableVersion, f: DataFile, key, matches: range,
+               exact: bool) -> int | None:
+    """The row id of ``key`` among a file's index entries ``matches`` (equal hashes): the first
+    at a position the version has not deleted and - for hashed keys - holding ``key``."""
+    index = file_index(store, version, f, exact)
+    deleted = version.deleted(f.file_id)
+    names = version.schema.primary_key
+    for j in matches:
+        pos = int(index.positions[j]) if index.positions is not None else j
+        if pos in deleted:
+            continue
+        if not exact and key_tuples(store.read_columns(f, version.schema, names).slice(pos, 1), names)[0] != key:
+            continue
+        return (f.file_id << 32) | pos
+    return None

@@ -5,8 +5,9 @@ What is kept alive, and by whom:
   warehouse's newest version, a running transaction's snapshot, its working versions. Python's
   reference counting frees the rest the moment the last snapshot that could see them ends, so a
   long-running reader keeps exactly the versions (and files) its snapshot needs;
-- the buffer cache (decoded data files) is bounded by bytes; ``collect`` also drops entries
-  of files that no live version references (deleted, rewritten, or of dropped tables);
+- the buffer cache (decoded data files, key indexes) is bounded by bytes; ``collect`` also
+  drops entries of files that no live version has referenced for a while (deleted, rewritten,
+  or of dropped tables);
 - commit-log (clog) entries of XIDs older than every running transaction's xmin are truncated;
 - SSI records of committed serializable transactions that no running one is concurrent with.
 

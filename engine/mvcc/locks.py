@@ -6,6 +6,12 @@ UPDATE and a concurrent INSERT of the same key collide, as in a unique index), o
 another running transaction holds waits until that one ends (PostgreSQL's first-updater-wins);
 what happens then (proceed, re-check, or 40001) is the caller's business.
 
+A statement writing very many rows takes one *table* lock, ``(table_id, TABLE)``, instead of a
+lock per row (lock escalation: a lock costs ~200 bytes, so a bulk load of millions of keys
+would not fit in memory). It conflicts with every row or key lock other transactions hold in
+the table and covers all of its holder's: a bulk writer waits for the table's running writers,
+and they for it. Readers never take locks.
+
 Waiting is bounded by ``lock_timeout`` (55P03). Before sleeping, the waiter adds an edge to the
 wait-for graph and looks for a cycle through itself; finding one, it gives up with 40P01
 (the transaction that closes a cycle is the victim, as in PostgreSQL where the one whose
@@ -20,6 +26,8 @@ import time
 
 from txlake import errors
 
+TABLE = "table"  # the second part of a table lock's key
+
 
 class LockTable:
     def __init__(self):
@@ -27,6 +35,9 @@ class LockTable:
         self._holders: dict[tuple, object] = {}     # key -> holding transaction
         self._held: dict[int, set[tuple]] = {}      # id(txn) -> keys it holds
         self._waits_for: dict[int, object] = {}     # id(waiting txn) -> the transaction it waits for
+        # table_id -> id(txn) -> txn, for transactions holding row/key locks there: whom a table
+        # lock waits for
+        self._in_table: dict[str, dict[int, object]] = {}
 
     def acquire(self, txn, key: tuple, timeout: float | None = None) -> bool:
         """Take ``key`` for ``txn``. Returns True if it had to wait for another transaction
@@ -35,10 +46,9 @@ class LockTable:
         deadline = None if not timeout else time.monotonic() + timeout
         with self._cond:
             while True:
-                holder = self._holders.get(key)
-                if holder is None or holder is txn:
-                    self._holders[key] = txn
-                    self._held.setdefault(id(txn), set()).add(key)
+                holder = self._blocker(txn, key)
+                if holder is None:
+                    self._grant(txn, key)
                     self._waits_for.pop(id(txn), None)
                     return waited
                 self._waits_for[id(txn)] = holder
@@ -53,6 +63,24 @@ class LockTable:
                     del self._waits_for[id(txn)]
                     raise errors.LockNotAvailable("canceling statement due to lock timeout")
                 self._cond.wait(remaining)
+
+    def _blocker(self, txn, key: tuple):
+        """A transaction other than ``txn`` holding a lock that conflicts with ``key``, or None."""
+        table_lock = self._holders.get((key[0], TABLE))
+        if table_lock is not None and table_lock is not txn:
+            return table_lock
+        if key[1] == TABLE:
+            return next((other for other in self._in_table.get(key[0], {}).values() if other is not txn), None)
+        holder = self._holders.get(key)
+        return holder if holder is not txn else None
+
+    def _grant(self, txn, key: tuple) -> None:
+        if self._holders.get(key) is txn or (key[1] != TABLE and self._holders.get((key[0], TABLE)) is txn):
+            return  # held already, or covered by its table lock
+        self._holders[key] = txn
+        self._held.setdefault(id(txn), set()).add(key)
+        if key[1] != TABLE:
+            self._in_table.setdefault(key[0], {})[id(txn)] = txn
 
     def _cycle_from(self, txn) -> bool:
         seen = set()
@@ -81,6 +109,9 @@ class LockTable:
             for key in keys:
                 if self._holders.get(key) is txn:
                     del self._holders[key]
+                in_table = self._in_table.get(key[0])
+                if in_table is not None and in_table.pop(id(txn), None) is not None and not in_table:
+                    del self._in_table[key[0]]
             self._waits_for.pop(id(txn), None)
             self._cond.notify_all()
             return len(keys)

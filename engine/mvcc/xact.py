@@ -70,6 +70,9 @@ class Transaction:
     savepoints: list[SavepointMark] = field(default_factory=list)
     error: Exception | None = None
     declared_isolation: str = ""  # as the user asked for it (READ UNCOMMITTED runs as READ COMMITTED)
+    # Parquet files its uncommitted rows spilled to; removed when it ends, unless its commit
+    # (or PREPARE) adopted them as its own files
+    spilled: set[str] = field(default_factory=set)
     started_ms: int = field(default_factory=lambda: int(time.time() * 1000))
 
     @property

@@ -32,7 +32,10 @@ def test_memory_limit_setting_and_counters(connect):
     assert conn.execute("SELECT count(*), sum(id) FROM t").fetchone() == (300000, sum(range(300000)))
     stats = dict(conn.execute("SELECT name, value FROM txlake_memory()").fetchall())
     assert stats["memory_limit"] == 48 << 20 and stats["cache_limit"] == 24 << 20
-    assert stats["cache_bytes"] <= stats["cache_limit"] and stats["cache_evictions"] > 0
+    assert stats["cache_bytes"] <= stats["cache_limit"]
+    # rows past a quarter of the cache went to Parquet before commit; the table, larger than
+    # the cache, was scanned from Parquet rather than through the cache
+    assert stats["spilled_files"] > 0 and stats["streamed_scans"] > 0
     assert stats["versions_alive"] >= 1
     for bad in ("lots", "1KB"):
         with pytest.raises(txlake.Error) as e:

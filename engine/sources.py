@@ -1,0 +1,100 @@
+"""How a table version becomes a relation DuckDB reads under a name.
+
+Storage decides how a version is read (``DataFileStore.plan``): as one Arrow table from the
+buffer cache, or as a ``StreamedScan``. ``attach`` registers an Arrow table as it is. A
+streamed scan becomes a temporary view over DuckDB's own Parquet reader - parallel, with
+projection and filter pushdown, within DuckDB's memory limit - so nothing of the table is
+decoded into txlake's memory:
+
+    SELECT <columns> FROM read_parquet(<files without deletions>)
+    UNION ALL
+    SELECT <columns> FROM read_parquet(<files with deletions>) ANTI JOIN <deleted row keys>
+    UNION ALL
+    SELECT <columns> FROM <rows in memory: inline deltas, uncommitted rows>
+
+Row ids (``file id << 32 | position``, written as arithmetic: uncommitted files have negative
+ids) come from the reader's ``file_index`` and ``file_row_number`` virtual columns; a table with
+a column of one of those names is read through the cache instead (``streamable``).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import duckdb
+import pyarrow as pa
+
+from txlake.storage.datafiles import ROWID, StreamedScan
+from txlake.storage.schema import TableSchema
+
+ROW_ID_FACTOR = 1 << 32
+_VIRTUAL_COLUMNS = {"file_index", "file_row_number", "filename"}
+
+
+def streamable(schema: TableSchema) -> bool:
+    """Can DuckDB's Parquet reader read this table without its columns shadowing the
+    reader's virtual columns?"""
+    return not _VIRTUAL_COLUMNS & {n.lower() for n in schema.names}
+
+
+def attach(con: duckdb.DuckDBPyConnection, name: str, source: pa.Table | StreamedScan) -> Callable[[], None]:
+    """Make ``source`` readable in ``con`` as ``name``; returns what undoes it."""
+    if isinstance(source, pa.Table):
+        con.register(name, source)
+        return lambda: con.unregister(name)
+    helpers = []
+
+    def helper(suffix: str, data: pa.Table) -> str:
+        helper_name = f"{name}_{suffix}"
+        con.register(helper_name, data)
+        helpers.append(helper_name)
+        return helper_name
+
+    parts = []
+    if source.clean:
+        parts.append(_parquet(source, source.clean, None))
+    if source.dirty:
+        parts.append(_parquet(source, source.dirty, helper("deleted", source.deleted)))
+    if source.memory is not None:
+        rowid = f", __m.{ROWID}" if source.with_rowid else ""
+        parts.append(f"SELECT {_columns(source.schema, '__m')}{rowid} FROM {helper('rows', source.memory)} AS __m")
+
+    def detach() -> None:
+        con.execute(f"DROP VIEW IF EXISTS {name}")
+        for h in helpers:
+            con.unregister(h)
+
+    try:
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS {' UNION ALL '.join(parts)}")
+    except BaseException:
+        detach()
+        raise
+    return detach
+
+
+def _parquet(source: StreamedScan, files: tuple[tuple[int, str], ...], deleted: str | None) -> str:
+    paths = ", ".join(_string(path) for _, path in files)
+    select = f"SELECT {_columns(source.schema, '__f')}"
+    if source.with_rowid:
+        ids = ", ".join(str(file_id) for file_id, _ in files)
+        select += (f", [{ids}][__f.file_index::BIGINT + 1] * {ROW_ID_FACTOR} + __f.file_row_number"
+                   f" AS {ROWID}")
+    sql = f"{select} FROM read_parquet([{paths}]) AS __f"
+    if deleted is not None:
+        sql += (f" ANTI JOIN {deleted} AS __d"
+                f" ON __f.file_index::BIGINT * {ROW_ID_FACTOR} + __f.file_row_number = __d.key")
+    return sql
+
+
+def _columns(schema: TableSchema, alias: str) -> str:
+    """The table's columns in order, as its types (a no-op cast where the file agrees)."""
+    return ", ".join(f'CAST({alias}."{_quoted(c.name)}" AS {c.type.sql()}) AS "{_quoted(c.name)}"'
+                     for c in schema.columns)
+
+
+def _quoted(identifier: str) -> str:
+    return identifier.replace('"', '""')
+
+
+def _string(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"

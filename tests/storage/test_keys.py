@@ -1,0 +1,72 @@
+"""Primary-key indexes: compact sorted hashes, footer pruning, cache accounting, find()'s semantics."""
+
+import pyarrow as pa
+import pytest
+from pyroaring import FrozenBitMap
+
+from txlake.storage import keys as pk
+from txlake.storage.datafiles import DataFileStore
+from txlake.storage.fs import LocalFileSystem
+from txlake.storage.schema import Column, TableSchema, make_type
+from txlake.storage.version import DataFile, TableVersion
+
+
+def table_of(store, schema, batches, deletes=None):
+    """A committed version whose files hold ``batches`` (lists of row dicts)."""
+    files = []
+    for i, rows in enumerate(batches, start=1):
+        data = pa.Table.from_pylist(rows, schema=schema.arrow_schema())
+        path, size = store.write("default", "t", data, cache=False)
+        files.append(DataFile(i, path, data.num_rows, schema.schema_id, size))
+    return TableVersion("tid", "default", "t", schema, tuple(files), deletes or {}, len(files) + 1)
+
+
+@pytest.fixture
+def store(tmp_path):
+    return DataFileStore(str(tmp_path), LocalFileSystem(durable=False), cache_bytes=64 << 20)
+
+
+INT_KEY = TableSchema(0, (Column(0, "id", make_type("BIGINT")), Column(1, "v", make_type("VARCHAR"))), ("id",), 1)
+TEXT_KEYS = TableSchema(0, (Column(0, "a", make_type("VARCHAR")), Column(1, "b", make_type("INT")),
+                            Column(2, "v", make_type("VARCHAR"))), ("a", "b"), 2)
+
+
+def test_integer_keys_found_in_any_order_and_deleted_rows_excluded(store):
+    unsorted = [{"id": i, "v": str(i)} for i in (50, 10, 30, 20, 40)]
+    in_order = [{"id": i, "v": str(i)} for i in range(100, 110)]
+    version = table_of(store, INT_KEY, [unsorted, in_order], deletes={1: FrozenBitMap([2])})  # id 30
+    found = pk.find(store, version, [10, 30, 50, 105, 999])
+    assert found == {10: (1 << 32) | 1, 50: (1 << 32) | 0, 105: (2 << 32) | 5}
+    assert pk.file_index(store, version, version.files[1]).positions is None, "a file in key order needs no positions"
+
+
+def test_text_and_composite_keys_confirmed_against_the_file(store):
+    rows = [{"a": f"k{i}", "b": i % 3, "v": "x"} for i in range(1000)]
+    version = table_of(store, TEXT_KEYS, [rows[:500], rows[500:]])
+    assert pk.find(store, version, [("k7", 1), ("k700", 1), ("k7", 2), ("nope", 0)]) == \
+        {("k7", 1): (1 << 32) | 7, ("k700", 1): (2 << 32) | 200}
+
+
+def test_a_point_lookup_builds_one_index_pruned_by_footer_statistics(store):
+    batches = [[{"id": i, "v": "x"} for i in range(start, start + 1000)] for start in range(0, 10000, 1000)]
+    version = table_of(store, INT_KEY, batches)
+    assert pk.find(store, version, [4321]) == {4321: (5 << 32) | 321}
+    assert store.index_builds == 1 and store.cached_files == 0, "one key column read, no file decoded"
+    assert pk.find(store, version, list(range(0, 10000, 999))) and store.index_builds == 10
+
+
+def test_indexes_count_against_the_cache_and_are_rebuilt_after_eviction(store):
+    batches = [[{"id": i, "v": "x"} for i in range(start, start + 10000)] for start in range(0, 50000, 10000)]
+    version = table_of(store, INT_KEY, batches)
+    pk.find(store, version, [1, 12345, 23456, 34567, 45678])
+    assert store.index_bytes == 5 * 10000 * 8
+    store.set_budget(10000 * 8)   # room for one index
+    assert store.index_bytes <= 10000 * 8 and store.evictions >= 4
+    assert pk.find(store, version, [1, 45678]) == {1: (1 << 32) | 1, 45678: (5 << 32) | 5678}
+
+
+def test_uncommitted_rows_keep_their_index_with_them(store):
+    data = pa.Table.from_pylist([{"id": 7, "v": "new"}], schema=INT_KEY.arrow_schema())
+    version = TableVersion("tid", "default", "t", INT_KEY, (DataFile(-1, None, 1, 0, data=data),))
+    assert pk.find(store, version, [7]) == {7: (-1 << 32) | 0}
+    assert store.index_bytes == 0 and (pk.INDEX, ("id",)) in version.files[0].caches
