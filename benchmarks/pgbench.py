@@ -91,6 +91,27 @@ class Stats:
             self.retries += retries
 
 
+def session_loop(run, retryable, workload: Workload, rng: random.Random, stop, latencies: list[float]) -> int:
+    """Run transactions until ``stop`` is set, appending each one's latency (from its first
+    try, retries included) to ``latencies``; returns the number of retries."""
+    retries = 0
+    while not stop.is_set():
+        draw = workload.draw(rng)
+        t0 = time.perf_counter()
+        while True:
+            try:
+                run(draw)
+                break
+            except Exception as e:
+                if not retryable(e):
+                    raise
+                retries += 1
+                if stop.is_set():
+                    break
+        latencies.append(time.perf_counter() - t0)
+    return retries
+
+
 def drive(sessions: int, seconds: float, workload: Workload, make_client, stats: Stats) -> float:
     """Run ``sessions`` threads for ``seconds``; each ``make_client()`` returns
     (run_one_transaction(draw), is_retryable(exc), close()). Returns the elapsed time."""
@@ -105,25 +126,11 @@ def drive(sessions: int, seconds: float, workload: Workload, make_client, stats:
             stats.errors.append(repr(e))
             start_gate.abort()
             return
-        latencies, retries = [], 0
+        latencies: list[float] = []
+        retries = 0
         try:
             start_gate.wait()
-            while not stop.is_set():
-                draw = workload.draw(rng)
-                t0 = time.perf_counter()
-                while True:
-                    try:
-                        run(draw)
-                        break
-                    except Exception as e:
-                        if not retryable(e):
-                            raise
-                        retries += 1
-                        if stop.is_set():
-                            break
-                else:  # pragma: no cover
-                    pass
-                latencies.append(time.perf_counter() - t0)
+            retries = session_loop(run, retryable, workload, rng, stop, latencies)
         except BaseException as e:
             stats.errors.append(repr(e))
             stop.set()
@@ -186,20 +193,7 @@ def _session_process(client_spec: tuple, seed: int, start, stop, results) -> Non
     results.put("ready")
     start.wait()
     try:
-        while not stop.is_set():
-            draw = workload.draw(rng)
-            t0 = time.perf_counter()
-            while True:
-                try:
-                    run(draw)
-                    break
-                except Exception as e:
-                    if not retryable(e):
-                        raise
-                    retries += 1
-                    if stop.is_set():
-                        break
-            latencies.append(time.perf_counter() - t0)
+        retries = session_loop(run, retryable, workload, rng, stop, latencies)
     except BaseException as e:
         error = repr(e)
     finally:
