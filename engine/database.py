@@ -16,7 +16,7 @@ import threading
 
 from txlake import errors
 from txlake.engine.mvcc.clog import CommitLog
-from txlake.engine.mvcc.gc import AUTO_COMPACT_FILES, GarbageCollector
+from txlake.engine.mvcc.gc import GarbageCollector, wants_compaction
 from txlake.engine.mvcc.locks import LockTable
 from txlake.engine.mvcc.ssi import SSI
 from txlake.engine.mvcc.snapshot import Snapshot
@@ -174,8 +174,8 @@ class Database:
                 self.clog.set_committed(txn.xid, self.warehouse.latest.csn)
         txn.state = TxnState.COMMITTED
         self._finish(txn)
-        if entry is not None and any(len(v.files) > AUTO_COMPACT_FILES
-                                     for v in (self.warehouse.latest.by_id(t) for t in entry.tables()) if v):
+        if entry is not None and any(wants_compaction(v) for v in (self.warehouse.latest.by_id(t)
+                                                                   for t in entry.tables()) if v):
             self.gc.wake()
         return entry
 

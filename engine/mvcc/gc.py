@@ -22,7 +22,7 @@ import threading
 from dataclasses import dataclass
 
 
-AUTO_COMPACT_FILES = 32  # a table with more files than this is compacted in the background
+AUTO_COMPACT_FILES = 32  # more files worth compacting than this: compacted in the background
 COMPACT_LOCK = "COMPACT"  # in _txlog/: held by the process running background compaction
 
 
@@ -78,8 +78,7 @@ class GarbageCollector:
         """Auto-compaction: tables with many small files get them merged (storage/maintenance.py)."""
         from txlake.storage import maintenance
         warehouse = self.db.warehouse
-        candidates = [v for v in warehouse.latest.tables.values()
-                      if len(v.files) > AUTO_COMPACT_FILES and maintenance.needs_compaction(v)]
+        candidates = [v for v in warehouse.latest.tables.values() if wants_compaction(v)]
         if not candidates:
             return
         # of several processes writing the warehouse, one compacts at a time: the others would
@@ -101,3 +100,10 @@ class GarbageCollector:
         from txlake.storage.expiry import write_lease
         write_lease(db.warehouse, oldest_csn)  # other processes' expiry must not pass our readers
         return GCStats(len(db.clog), clog_freed, len(db.ssi), db.warehouse.store.cached_files, cache_freed)
+
+
+def wants_compaction(version) -> bool:
+    """Does a table have more small (or mostly deleted) files than AUTO_COMPACT_FILES? Counting
+    only those, a large table of many full files is not compacted after every commit."""
+    from txlake.storage import maintenance
+    return len(version.files) > AUTO_COMPACT_FILES and len(maintenance.needs_compaction(version)) > AUTO_COMPACT_FILES
