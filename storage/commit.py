@@ -22,6 +22,7 @@ from __future__ import annotations
 import enum
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -214,17 +215,27 @@ class Commit:
         self.state = CommitState.PREPARED
 
     def _write_rows(self, d: TableDelta, data: pa.Table, sources: np.ndarray, written: list[DataFile]) -> None:
-        """``data`` as new files of at most ROWS_PER_FILE rows (small ones inline), appended to ``written``."""
-        for start in range(0, data.num_rows, ROWS_PER_FILE):
-            chunk = data.slice(start, ROWS_PER_FILE).combine_chunks()
-            if chunk.num_rows <= INLINE_ROWS and chunk.nbytes <= INLINE_BYTES:
+        """``data`` as new files of at most ROWS_PER_FILE rows (small ones inline), appended to
+        ``written``. Several Parquet files are encoded in parallel (pyarrow releases the GIL):
+        a bulk load is bound by Parquet encoding and compression."""
+        schema_id = d.work.schema.schema_id
+        chunks = [data.slice(start, ROWS_PER_FILE).combine_chunks()
+                  for start in range(0, data.num_rows, ROWS_PER_FILE)]
+        inline = [c.num_rows <= INLINE_ROWS and c.nbytes <= INLINE_BYTES for c in chunks]
+        to_write = [c for c, small in zip(chunks, inline) if not small]
+        if len(to_write) > 1:
+            with ThreadPoolExecutor(min(len(to_write), os.cpu_count() or 1)) as pool:
+                files = iter(list(pool.map(lambda c: self.store.write(d.work.db, d.work.name, c), to_write)))
+        else:
+            files = iter([self.store.write(d.work.db, d.work.name, c) for c in to_write])
+        for i, (chunk, small) in enumerate(zip(chunks, inline)):
+            if small:
                 path = self.store.new_path(d.work.db, d.work.name)  # published there later
-                written.append(DataFile(0, path, chunk.num_rows, d.work.schema.schema_id, chunk.nbytes,
-                                        inline=chunk))
+                written.append(DataFile(0, path, chunk.num_rows, schema_id, chunk.nbytes, inline=chunk))
             else:
-                path, size = self.store.write(d.work.db, d.work.name, chunk)
-                written.append(DataFile(0, path, chunk.num_rows, d.work.schema.schema_id, size))
-            self._sources.setdefault(d.table_id, []).append(sources[start:start + ROWS_PER_FILE])
+                path, size = next(files)
+                written.append(DataFile(0, path, chunk.num_rows, schema_id, size))
+            self._sources.setdefault(d.table_id, []).append(sources[i * ROWS_PER_FILE:(i + 1) * ROWS_PER_FILE])
 
     def vote(self, latest: CatalogVersion, csn: int, time_ms: int) -> LogEntry:
         """Rebase onto ``latest`` and check conflicts; return the entry to append as ``csn``."""
