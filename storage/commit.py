@@ -231,7 +231,8 @@ class Commit:
         for i, (chunk, small) in enumerate(zip(chunks, inline)):
             if small:
                 path = self.store.new_path(d.work.db, d.work.name)  # published there later
-                written.append(DataFile(0, path, chunk.num_rows, schema_id, chunk.nbytes, inline=chunk))
+                written.append(DataFile(0, path, chunk.num_rows, schema_id, chunk.nbytes, inline=chunk,
+                                        key_bounds=pk.key_bounds(chunk, d.work.schema)))
             else:
                 path, size = next(files)
                 written.append(DataFile(0, path, chunk.num_rows, schema_id, size))

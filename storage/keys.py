@@ -21,6 +21,7 @@ from typing import Iterable
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from txlake.storage.datafiles import DataFileStore
 from txlake.storage.schema import TableSchema
@@ -87,9 +88,11 @@ def file_index(store: DataFileStore, version: TableVersion, f: DataFile, exact: 
 
 
 def _bounds(store: DataFileStore, f: DataFile, names: tuple[str, ...]) -> tuple | None:
-    """Each key column's (min, max) over a Parquet file, from its footer; None if unknown
-    (rows in memory, or statistics missing)."""
-    if f.data is not None or f.inline is not None:
+    """Each key column's (min, max) over a Parquet file, from its footer, or over an inline
+    file, from its log entry; None if unknown (rows in memory, statistics missing)."""
+    if f.is_inline:
+        return f.key_bounds if f.key_bounds is not None and len(f.key_bounds) == len(names) else None
+    if f.data is not None:
         return None
     key = (BOUNDS, names)
     if key not in f.caches:
@@ -180,3 +183,18 @@ def _confirmed(store: DataFileStore, version: TableVersion, f: DataFile, key, ma
             continue
         return (f.file_id << 32) | pos
     return None
+
+
+def key_bounds(rows: pa.Table, schema: TableSchema) -> tuple | None:
+    """The primary-key columns' (min, max) over ``rows``, for an inline file's log entry; None
+    unless every key column is an integer or text (their Python values compare as SQL's do)."""
+    names = schema.primary_key
+    arrow = schema.arrow_schema()
+    if not names or not rows.num_rows or not all(
+            pa.types.is_integer(arrow.field(n).type) or pa.types.is_string(arrow.field(n).type) for n in names):
+        return None
+    bounds = []
+    for name in names:
+        low, high = pc.min_max(rows.column(name)).values()
+        bounds.append((low.as_py(), high.as_py()))
+    return tuple(bounds)

@@ -33,6 +33,23 @@ def decode_bitmap(text: str) -> FrozenBitMap:
     return FrozenBitMap.deserialize(base64.b64decode(text))
 
 
+class _InlineRows:
+    """``DataFile.inline``: a log entry carries an inline file's rows as text, decoded the first
+    time something reads them - replaying other processes' commits does not, and a point
+    lookup passes over an inline file whose key bounds rule it out."""
+
+    def __get__(self, f, owner=None) -> pa.Table | None:
+        if f is None:
+            return None  # the dataclass field's default
+        rows = f.__dict__.get("_inline")
+        if isinstance(rows, str):
+            rows = f.__dict__["_inline"] = decode_rows(rows)
+        return rows
+
+    def __set__(self, f, rows: pa.Table | str | None) -> None:
+        f.__dict__["_inline"] = None if rows is self else rows  # the field's default is this object
+
+
 @dataclass(frozen=True, eq=False)
 class DataFile:
     """One immutable batch of rows: a Parquet file on disk, or (before commit) Arrow in memory.
@@ -54,19 +71,30 @@ class DataFile:
     data: pa.Table | None = field(default=None, repr=False)
     # lazily built caches; shared by every version holding this file
     caches: dict = field(default_factory=dict, repr=False, compare=False)
-    inline: pa.Table | None = field(default=None, repr=False)
+    inline: pa.Table | None = field(default=_InlineRows(), repr=False)  # also given as encoded text
+    # an inline file's primary-key columns' (min, max), for integer and text keys (keys.py)
+    key_bounds: tuple | None = field(default=None, repr=False)
+
+    @property
+    def is_inline(self) -> bool:
+        """Inline rows, decoded or not (``inline is not None`` would decode them)."""
+        return self.__dict__.get("_inline") is not None
 
     def to_json(self) -> dict:
         d = {"id": self.file_id, "path": self.path, "rows": self.row_count,
              "schema": self.schema_id, "size": self.size}
-        if self.inline is not None:
-            d["inline"] = encode_rows(self.inline)
+        rows = self.__dict__.get("_inline")
+        if rows is not None:
+            d["inline"] = rows if isinstance(rows, str) else encode_rows(rows)
+        if self.key_bounds is not None:
+            d["key_bounds"] = [list(b) for b in self.key_bounds]
         return d
 
     @staticmethod
     def from_json(d: dict) -> "DataFile":
-        inline = decode_rows(d["inline"]) if "inline" in d else None
-        return DataFile(d["id"], d["path"], d["rows"], d["schema"], d.get("size", 0), inline=inline)
+        bounds = d.get("key_bounds")
+        return DataFile(d["id"], d["path"], d["rows"], d["schema"], d.get("size", 0), inline=d.get("inline"),
+                        key_bounds=tuple(tuple(b) for b in bounds) if bounds is not None else None)
 
 
 def encode_rows(table: pa.Table) -> str:
