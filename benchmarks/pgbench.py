@@ -203,14 +203,18 @@ def _session_process(client_spec: tuple, seed: int, start, stop, results) -> Non
 
 # --- engines -------------------------------------------------------------------------------
 
+def load(execute, w: Workload) -> None:
+    """The schema and its rows, through an ``execute`` that runs DuckDB-dialect SQL."""
+    for ddl in SCHEMA:
+        execute(ddl)
+    execute(f"INSERT INTO accounts SELECT range, range % {w.branches}, 0, '' FROM range({w.accounts})")
+    execute(f"INSERT INTO tellers SELECT range, range % {w.branches}, 0, '' FROM range({w.tellers})")
+    execute(f"INSERT INTO branches SELECT range, 0, '' FROM range({w.branches})")
+
+
 def setup_txlake(path: str, workload: Workload, publish: str) -> None:
     c = txlake.connect(path, autocommit=True, publish=publish)
-    for ddl in SCHEMA:
-        c.execute(ddl)
-    w = workload
-    c.execute(f"INSERT INTO accounts SELECT range, range % {w.branches}, 0, '' FROM range({w.accounts})")
-    c.execute(f"INSERT INTO tellers SELECT range, range % {w.branches}, 0, '' FROM range({w.tellers})")
-    c.execute(f"INSERT INTO branches SELECT range, 0, '' FROM range({w.branches})")
+    load(c.execute, workload)
     c.close()
 
 
@@ -274,12 +278,7 @@ def sqlite_client(path: str, workload: Workload):
 
 def setup_duckdb(path: str, workload: Workload):
     con = duckdb.connect(path)
-    for ddl in SCHEMA:
-        con.execute(ddl)
-    w = workload
-    con.execute(f"INSERT INTO accounts SELECT range, range % {w.branches}, 0, '' FROM range({w.accounts})")
-    con.execute(f"INSERT INTO tellers SELECT range, range % {w.branches}, 0, '' FROM range({w.tellers})")
-    con.execute(f"INSERT INTO branches SELECT range, 0, '' FROM range({w.branches})")
+    load(con.execute, workload)
     con.execute("CHECKPOINT")
     return con  # kept open: connections in other threads share its database instance
 

@@ -2,17 +2,16 @@
 
 Shaped as a two-phase commit with named states (cf. ZODB's tpc_begin / vote / finish / abort)::
 
-    PREPARING --prepare()--> PREPARED --vote(latest)--> VOTED --log append wins--> COMMITTED
-        \\________________________ abort() ______________/          (append lost: vote again
-                                                                     against the newer latest)
+    PREPARING --prepare()--> PREPARED --vote(latest)--> VOTED --log append + flush--> COMMITTED
+        \\________________________ abort() ______________/
 
 - ``prepare`` writes the transaction's new rows as Parquet files (fsync'd) outside any lock.
 - ``vote`` rebases the transaction's changes onto the newest committed catalog version and
   runs the data-conflict check against everything committed since the transaction's snapshot:
   rows deleted/updated by both -> 40001; a primary key inserted by both -> 23505; a table
   dropped or re-shaped underneath -> 40001. It builds the log entry (file ids assigned there).
-- the entry is appended put-if-absent; losing that race means someone committed first: vote
-  again against the newer version (``Warehouse.commit`` loops with backoff).
+- ``Warehouse.commit`` votes and appends while holding the commit log's lock (storage/txlog.py),
+  so no other process can commit between the vote and the append; the flush follows.
 - ``abort`` removes the files ``prepare`` wrote. Files of a crashed, never-logged commit are
   orphans that no entry references.
 """

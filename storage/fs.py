@@ -1,8 +1,9 @@
 """The filesystem the warehouse lives on.
 
-Everything in storage/ goes through a ``FileSystem`` so that an object store with a
-conditional put can replace the local directory later. The one primitive the commit protocol
-relies on is ``put_if_absent``: create a complete object under a name, or fail if the name is
+Everything in storage/ goes through a ``FileSystem``. The commit log itself needs a POSIX
+filesystem (``flock`` and appends, storage/txlog.py); everything else that more than one writer
+may create - prepared-transaction records, Paimon snapshots and schemas - relies on
+``put_if_absent``: create a complete object under a name, or fail if the name is
 taken - never a check-then-rename (POSIX ``rename`` silently replaces its target, which is how
 Paimon's local commit loses acknowledged commits). Locally it is ``link(2)`` of a fully written,
 fsync'd temporary file: ``link`` fails with EEXIST if the target exists, and readers can never

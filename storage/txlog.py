@@ -159,7 +159,9 @@ class TxLog:
         with self._appending, self._mutex:
             for fd in self._fds:
                 os.close(fd)
-            self._fds.clear()
+            for index in (self._fds, self._firsts, self._ends):
+                index.clear()
+            del self._offsets[:]
             if self._lock_fd is not None:
                 os.close(self._lock_fd)
                 self._lock_fd = None

@@ -291,11 +291,6 @@ class LogEntry:
     def tables(self) -> set[str]:
         return {c.table_id for c in self.changes}
 
-    @property
-    def commit_ids(self) -> frozenset[str]:
-        """The commit ids of the transactions in this entry (one, or a commit group's)."""
-        return frozenset(m[1] for m in self.members) if self.members else frozenset((self.commit_id,))
-
     def member(self, commit_id: str) -> "LogEntry":
         """The part of a group entry that one transaction committed (the entry itself if alone)."""
         if not self.members:

@@ -55,7 +55,7 @@ class Warehouse:
         self._group = threading.Condition()
         self._queue: list[_Request] = []   # guarded by _group
         self._leading = False              # guarded by _group
-        self._recent: dict[int, tuple] = {}  # csn -> (commit user, commit id, table ids), guarded by _lock
+        self._recent: dict[int, tuple] = {}  # csn -> (commit user, table ids), guarded by _lock
         self._history_cache: dict[int, CatalogVersion] = {}  # time travel, guarded by _lock
         # label -> (CSN, commit time) of the entry carrying it, guarded by _lock; a label older
         # than the retention may be used again (exactly-once holds within the retention)
@@ -83,8 +83,8 @@ class Warehouse:
         return version
 
     def _remember(self, entry: LogEntry) -> None:
-        """Keep who committed what, recently: for commit dedupe and cross-process conflict checks."""
-        self._recent[entry.csn] = (entry.commit_user, entry.commit_ids, _data_tables(entry))
+        """Keep who committed what, recently: for cross-process conflict checks."""
+        self._recent[entry.csn] = (entry.commit_user, _data_tables(entry))
         if entry.label is not None:
             self._labels[entry.label] = (entry.csn, entry.time_ms)
         while len(self._recent) > RECENT_ENTRIES:
@@ -97,19 +97,10 @@ class Warehouse:
             info = self._recent.get(csn)
             if info is None:
                 entry = self.txlog.read(csn)
-                info = (entry.commit_user, entry.commit_ids, _data_tables(entry)) if entry else None
+                info = (entry.commit_user, _data_tables(entry)) if entry else None
             if info is not None and info[0] != self.commit_user:
-                changed |= info[2]
+                changed |= info[1]
         return changed
-
-    def _landed(self, commit: Commit, after_csn: int, upto_csn: int) -> LogEntry | None:
-        """An entry this commit already wrote (same commit user and id), e.g. when an append
-        reported an error after the object store had in fact stored it."""
-        for csn in range(after_csn + 1, upto_csn + 1):
-            info = self._recent.get(csn)
-            if info is not None and info[0] == commit.commit_user and commit.commit_id in info[1]:
-                return self.txlog.read(csn).member(commit.commit_id)
-        return None
 
     def _latest_paths(self) -> frozenset[str]:
         latest = self.latest
@@ -244,8 +235,8 @@ class Warehouse:
     def _append_group(self, requests: list["_Request"]) -> None:
         """Vote every request against the newest version (each after the ones before it) and
         append their changes as one entry. The log's lock is held from reading the newest
-        version to the durable append, so no other process can take the CSN in between."""
-        tried_from = self.latest.csn
+        version to writing the entry, so no other process can take the CSN in between; the
+        flush follows after the lock."""
         with self._log_locked():
             latest = self.refresh()
             csn, time_ms = latest.csn + 1, now_ms()
@@ -256,10 +247,6 @@ class Warehouse:
                     version = latest.apply(replace(voted[-1][1], changes=tuple(changes)))
                     applied = len(changes)
                 try:
-                    landed = self._landed(r.commit, tried_from, latest.csn)
-                    if landed is not None:
-                        r.finish(entry=landed)
-                        continue
                     entry = self._vote(r.commit, version, latest, csn, time_ms)
                 except Exception as e:
                     r.finish(error=e)

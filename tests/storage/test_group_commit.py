@@ -24,6 +24,14 @@ def slow_log(monkeypatch):
     monkeypatch.setattr(TxLog, "append", slow)
 
 
+def run_threads(target, n: int) -> None:
+    threads = [threading.Thread(target=target, args=(k,)) for k in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
 def entries(warehouse: str) -> list[dict]:
     return [e.to_json() for e in TxLog(warehouse, LocalFileSystem()).entries_after(0)]
 
@@ -41,11 +49,7 @@ def test_concurrent_commits_share_entries_and_all_land(warehouse, slow_log):
             conn.commit()
         conn.close()
 
-    threads = [threading.Thread(target=writer, args=(k,)) for k in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads(writer, 6)
     groups = [e for e in entries(warehouse) if e.get("members")]
     assert groups, "some commits were grouped"
     for e in groups:
@@ -82,11 +86,7 @@ def test_a_failing_member_does_not_fail_the_group(warehouse, slow_log):
             conn.rollback()
         conn.close()
 
-    threads = [threading.Thread(target=writer, args=(k,)) for k in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads(writer, 6)
     assert results == {0: "40001", **{k: "ok" for k in range(1, 6)}}
     assert {r[0] for r in setup.execute("SELECT id FROM t").fetchall()} == {1, 2, 3, 4, 5}
     setup.execute("ROLLBACK PREPARED 'holds-hot'")
