@@ -55,6 +55,7 @@ SPILL_SHARE = 4
 BULK_LOCKS = 10_000  # a statement locking more rows than this locks the table instead
 SQL_CACHE_SIZE = 512
 TARGET = "__txl_target"  # the registered name of an UPDATE/DELETE target in cached SQL
+NBYTES = "nbytes"  # DataFile.caches key: an uncommitted file's bytes in memory
 
 
 @dataclass
@@ -313,11 +314,9 @@ class Executor:
         key = _pinned_key(schema, plan.alias, plan.where, params, 0)
         if key is None:
             return None
-        found = pk.find(self.store, version, [key])
-        if found:
-            rowid = next(iter(found.values()))
-            data = self.store.read(version.file(rowid >> 32), schema)
-            table = data.select(names).slice(rowid & 0xFFFFFFFF, 1)
+        rowid = pk.find(self.store, version, [key]).get(key)
+        if rowid is not None:
+            table = self._row_at(version, rowid).select(names)
         else:
             table = arrow.empty_table().select(names)
         return Result(table=table, rowcount=table.num_rows, status=f"SELECT {table.num_rows}")
@@ -633,6 +632,11 @@ class Executor:
             version.schema.require(name, stmt.table.name)
         body = len(params) - _placeholders(*stmt.returning)  # RETURNING's ? come last in the text
         params, returning_params = params[:body], params[body:]
+        point = self._cached_sql(stmt, ("point-update",), lambda: _point_update_plan(stmt, alias))
+        if point is not None:
+            done = self._point_update(ctx, stmt, version, alias, point, params, returning_params)
+            if done is not None:
+                return done
         offset = _placeholders(*assigned.values(), *stmt.from_)
 
         def select(target: exp.Table, register) -> exp.Select:
@@ -644,14 +648,8 @@ class Executor:
                     exp.cast(value, exp.DataType.build(col.type.sql(), dialect="duckdb")), col.name, quoted=True))
             return self._row_finder(ctx, target, projections, stmt.from_, stmt.where, register)
 
-        point = self._cached_sql(stmt, ("point-update",), lambda: _point_update_plan(stmt, alias))
-
         def find(candidates: pa.Table | StreamedScan) -> pa.Table:
             """Matching rows among ``candidates``: row id, old key, new values."""
-            if point is not None:
-                found = self._point_update_rows(version, alias, point, candidates, params, offset)
-                if found is not None:
-                    return found
             return self._find_rows(ctx, stmt, version, alias, candidates, select, params,
                                    [stmt.where, *assigned.values(), *stmt.from_], bool(stmt.from_))
 
@@ -700,44 +698,45 @@ class Executor:
         out.status = f"DELETE {len(rowids)}"
         return out
 
-    def _point_update_rows(self, version, alias, plan: "PointUpdate", candidates: pa.Table,
-                           params, offset: int) -> pa.Table | None:
-        """The row finder of a point UPDATE (``WHERE`` pins the whole primary key, each ``SET``
-        is a constant, a column or ``column +/- constant``) evaluated in Python: the same
-        table ``_find_rows`` would get from DuckDB, or None to let DuckDB do it. Every case
-        whose DuckDB outcome could differ (other types, NULL or non-int parameters, a result
-        out of the column's range - an error there) goes to DuckDB."""
+    def _point_update(self, ctx: Context, stmt: st.Update, version: TableVersion, alias: str,
+                      plan: "PointUpdate", params, returning_params) -> Result | None:
+        """A point UPDATE (``WHERE`` pins the whole primary key, each ``SET`` is a constant, a
+        column or ``column +/- constant``) done in Python: the row is found through the key
+        index, locked and re-checked as ``_lock_rows`` does, and its new values computed as
+        DuckDB would compute ``CAST(value AS column type)``. None sends the statement down the
+        general path: every case whose DuckDB outcome could differ (other types, NULL or
+        non-int parameters, a result out of the column's range - an error there). By then at
+        most the row's lock and a READ COMMITTED rebase were taken, which that path takes alike."""
         schema = version.schema
         if plan.conjuncts != len(schema.primary_key):
             return None
-        key = _pinned_key(schema, alias, plan.where, params, offset)
+        key = _pinned_key(schema, alias, plan.where, params, plan.set_params)
         if key is None:
             return None
-        arrow = schema.arrow_schema()
-        key_names = schema.primary_key
-        rows = candidates.to_pylist()
-        wanted = key if len(key_names) > 1 else (key,)
-        rows = [r for r in rows if tuple(r[k] for k in key_names) == wanted]
-        order = _set_order(schema, plan.assignments)
-        columns = {ROWID: [r[ROWID] for r in rows]}
-        for k in key_names:
-            columns[f"__txl_old_{k}"] = [r[k] for r in rows]
-        for col in order:
-            term = plan.assignments.get(col.name)
-            if term is None:
-                columns[col.name] = [r[col.name] for r in rows]
-                continue
-            values = []
-            for r in rows:
-                value = _evaluate(term, col, schema, r, params)
-                if value is _FALLBACK:
+        self._read(ctx, version, alias, plan.where, params, plan.set_params)
+        tid = version.table_id
+        rowid = pk.find(self.store, version, [key]).get(key)
+        if rowid is not None:
+            self._lock(ctx, tid, [(tid, "key", key)])
+            version, changed = self._moved_on(ctx.txn, version, [rowid])
+            if changed:  # READ COMMITTED: the newest committed version of the row, if any
+                rowid = pk.find(self.store, version, [key]).get(key)
+        if rowid is None:
+            rows = schema.arrow_schema().empty_table()
+        else:
+            old = self._row_at(version, rowid).to_pylist()[0]
+            new = dict(old)
+            for name, term in plan.assignments.items():
+                new[name] = _evaluate(term, schema.column(name), schema, old, params)
+                if new[name] is _FALLBACK:
                     return None
-                values.append(value)
-            columns[col.name] = values
-        fields = [pa.field(ROWID, pa.int64())]
-        fields += [pa.field(f"__txl_old_{k}", arrow.field(k).type) for k in key_names]
-        fields += [arrow.field(c.name) for c in order]
-        return pa.table(columns, schema=pa.schema(fields))
+            rows = pa.Table.from_pylist([new], schema=schema.arrow_schema())
+            self._check_rows(version, rows)
+            self._check_updated_keys(ctx, version, np.array([rowid], np.int64), rows, plan.assignments)
+            self._write(ctx, version, self._apply(version, [rowid], rows, sources=[rowid]))
+        out = self._returning(stmt.returning, rows, alias, returning_params)
+        out.status = f"UPDATE {rows.num_rows}"
+        return out
 
     def _find_rows(self, ctx, stmt, version, alias, candidates, select, params, parts, joined) -> pa.Table:
         """Run an UPDATE/DELETE row finder over ``candidates``. A statement whose only table is
@@ -770,22 +769,11 @@ class Executor:
             return found, version
         keys = self._row_lock_keys(version, found)
         self._lock(ctx, version.table_id, [key for key in keys if key is not None])
-        latest = self.db.warehouse.refresh().by_id(version.table_id)
-        base = self._base_of(txn, version)
-        if latest is base:
-            return found, version
-        if latest is None:
-            raise errors.SerializationFailure(
-                f'could not serialize access: relation "{version.name}" was dropped concurrently')
         rowids = found.column(ROWID).to_numpy(zero_copy_only=False)
-        changed = [i for i, r in enumerate(rowids) if _changed_since(r, version, latest)]
+        version, changed = self._moved_on(txn, version, rowids)
         if not changed:
             return found, version
-        if txn.uses_transaction_snapshot:
-            raise errors.SerializationFailure("could not serialize access due to concurrent update")
-        # READ COMMITTED: move the transaction's view of this table to the newest committed
-        # version, then re-evaluate the changed rows there
-        version = self._rebase(txn, version, latest)
+        # READ COMMITTED: re-evaluate the changed rows in the newest committed version
         if version.schema.primary_key:
             old_keys = [k[2] for k in (keys[i] for i in changed)]
             newest = list(pk.find(self.store, version, old_keys).values())
@@ -796,6 +784,25 @@ class Executor:
             return unchanged, version
         rechecked = find(self._rows_by_id(version, newest))
         return pa.concat_tables([unchanged, rechecked.select(unchanged.column_names)]), version
+
+    def _moved_on(self, txn: Transaction, version: TableVersion, rowids) -> tuple[TableVersion, list[int]]:
+        """After locking rows of ``version``: the indexes of those of ``rowids`` that some
+        transaction changed and committed since this statement's snapshot, and the version to
+        go on in. REPEATABLE READ / SERIALIZABLE fail with 40001 on any (first updater wins);
+        READ COMMITTED moves the transaction's view of the table to the newest committed
+        version, where the caller re-finds the changed rows by key."""
+        latest = self.db.warehouse.refresh().by_id(version.table_id)
+        if latest is self._base_of(txn, version):
+            return version, []
+        if latest is None:
+            raise errors.SerializationFailure(
+                f'could not serialize access: relation "{version.name}" was dropped concurrently')
+        changed = [i for i, r in enumerate(rowids) if _changed_since(r, version, latest)]
+        if not changed:
+            return version, []
+        if txn.uses_transaction_snapshot:
+            raise errors.SerializationFailure("could not serialize access due to concurrent update")
+        return self._rebase(txn, version, latest), changed
 
     def _lock(self, ctx: Context, table_id: str, keys: list[tuple]) -> None:
         """Lock rows or keys of a table; a statement locking more than ``BULK_LOCKS`` locks
@@ -860,15 +867,16 @@ class Executor:
                 for r in found.column(ROWID).to_numpy(zero_copy_only=False)]
 
     def _rows_by_id(self, version: TableVersion, rowids: list[int]) -> pa.Table:
-        pieces = []
-        for rowid in rowids:
-            f = version.file(rowid >> 32)
-            row = self.store.read(f, version.schema).slice(rowid & 0xFFFFFFFF, 1)
-            pieces.append(row.append_column(ROWID, pa.array([rowid], pa.int64())))
+        pieces = [self._row_at(version, rowid).append_column(ROWID, pa.array([rowid], pa.int64()))
+                  for rowid in rowids]
         if not pieces:
             empty = version.schema.arrow_schema().empty_table()
             return empty.append_column(ROWID, pa.array([], pa.int64()))
         return pa.concat_tables(pieces)
+
+    def _row_at(self, version: TableVersion, rowid: int) -> pa.Table:
+        """The row ``rowid`` of ``version`` (deleted or not), as a one-row table."""
+        return self.store.read(version.file(rowid >> 32), version.schema).slice(rowid & 0xFFFFFFFF, 1)
 
     @staticmethod
     def _base_of(txn: Transaction, version: TableVersion) -> TableVersion:
@@ -946,17 +954,7 @@ class Executor:
         keys = _pinned_key(version.schema, alias, where, params, offset)
         if keys is None:
             return self._source(version, with_rowid=True)
-        found = pk.find(self.store, version, [keys])
-        pieces = []
-        for rowid in found.values():
-            file_id, pos = rowid >> 32, rowid & 0xFFFFFFFF
-            f = version.file(file_id)
-            row = self.store.read(f, version.schema).slice(pos, 1)
-            pieces.append(row.append_column(ROWID, pa.array([rowid], pa.int64())))
-        if not pieces:
-            empty = version.schema.arrow_schema().empty_table()
-            return empty.append_column(ROWID, pa.array([], pa.int64()))
-        return pa.concat_tables(pieces)
+        return self._rows_by_id(version, list(pk.find(self.store, version, [keys]).values()))
 
     def _row_finder(self, ctx, target, projections, from_items, where, register) -> exp.Select:
         joins = []
@@ -1022,7 +1020,10 @@ class Executor:
         """``version`` with rows deleted and rows added. ``sources``: for updated rows, the row id
         each new row replaces (the update chain READ COMMITTED follows; see Database.successor)."""
         deleted = {}
-        if delete_rowids is not None and len(delete_rowids):
+        if delete_rowids is not None and len(delete_rowids) == 1:  # a point statement
+            rowid = int(delete_rowids[0])
+            deleted[rowid >> 32] = FrozenBitMap((rowid & 0xFFFFFFFF,))
+        elif delete_rowids is not None and len(delete_rowids):
             ids = np.asarray(delete_rowids, dtype=np.int64)
             files, positions = ids >> 32, (ids & 0xFFFFFFFF).astype(np.uint32)
             for fid in np.unique(files):
@@ -1037,7 +1038,7 @@ class Executor:
         new = version.with_files(added=added, deleted=deleted)
         in_memory = [f for f in new.files if f.data is not None]
         small = [f for f in in_memory if f.row_count < ROWS_PER_FILE // 2]
-        if sum(f.data.nbytes for f in in_memory) > self.store.cache_bytes // SPILL_SHARE:
+        if sum(map(_memory_bytes, in_memory)) > self.store.cache_bytes // SPILL_SHARE:
             new = self._spill(new, in_memory)
         elif len(small) > MAX_PENDING_FILES:
             new = self._merge_pending(new, small)
@@ -1271,6 +1272,7 @@ class PointUpdate:
     # column -> ("param", index) | ("const", literal) | ("column", name)
     #           | ("add" | "sub", left term, right term)
     assignments: dict
+    set_params: int  # the ? in SET (the WHERE clause's come after them)
 
 
 _FALLBACK = object()
@@ -1388,7 +1390,7 @@ def _point_update_plan(stmt: st.Update, alias: str) -> PointUpdate | None:
         if plan is None:
             return None
         assignments[name] = plan
-    return PointUpdate(stmt.where, count, assignments)
+    return PointUpdate(stmt.where, count, assignments, next(index))
 
 
 def _evaluate(term, col: Column, schema: TableSchema, row: dict, params):
@@ -1506,6 +1508,15 @@ def _aliased(name: str, alias: str) -> exp.Table:
 
 def _old_key_columns(schema: TableSchema, alias: str) -> list[exp.Expression]:
     return [exp.alias_(exp.column(k, alias), f"__txl_old_{k}", quoted=True) for k in schema.primary_key]
+
+
+def _memory_bytes(f: DataFile) -> int:
+    """The size of an uncommitted file's rows in memory (measured once: ``nbytes`` walks
+    every buffer, and ``_apply`` asks after each statement)."""
+    nbytes = f.caches.get(NBYTES)
+    if nbytes is None:
+        nbytes = f.caches[NBYTES] = f.data.nbytes
+    return nbytes
 
 
 def _changed_since(rowid: int, version: TableVersion, latest: TableVersion) -> bool:

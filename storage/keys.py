@@ -51,8 +51,12 @@ class KeyIndex:
 
 
 def _integer_key(schema: TableSchema) -> bool:
-    keys = schema.primary_key
-    return len(keys) == 1 and pa.types.is_integer(schema.arrow_schema().field(keys[0]).type)
+    cached = schema.__dict__.get("_integer_key")
+    if cached is None:  # memoised on the frozen schema, as its arrow_schema() is
+        keys = schema.primary_key
+        cached = schema.__dict__["_integer_key"] = \
+            len(keys) == 1 and pa.types.is_integer(schema.arrow_schema().field(keys[0]).type)
+    return cached
 
 
 def _hashes(keys: list, exact: bool) -> np.ndarray:
@@ -141,31 +145,45 @@ def find(store: DataFileStore, version: TableVersion, keys: Iterable,
     names = version.schema.primary_key
     exact = _integer_key(version.schema)
     probe = _hashes(keys, exact)
+    if len(keys) == 1:
+        return _find_one(store, version, keys[0], int(probe[0]), exact, files)
     order = np.argsort(probe, kind="stable")
     sorted_probe = probe[order]
-    one = int(sorted_probe[0]) if len(keys) == 1 else None  # a point statement: scalar work only
     for f in (version.files if files is None else files):
         bounds = _bounds(store, f, names)
-        if bounds is not None and not (_within(keys[0], bounds) if one is not None
-                                       else _may_hold(bounds, keys, sorted_probe, exact)):
+        if bounds is not None and not _may_hold(bounds, keys, sorted_probe, exact):
             continue
         hashes = file_index(store, version, f, exact).hashes
-        if one is not None:
-            if not len(hashes) or not hashes[0] <= one <= hashes[-1]:
-                continue
-            first = int(hashes.searchsorted(one))
-            if hashes[first] != one:
-                continue
-            first, last, hits = [first], [int(hashes.searchsorted(one, "right"))], [0]
-        else:
-            first, last = hashes.searchsorted(sorted_probe, "left"), hashes.searchsorted(sorted_probe, "right")
-            hits = np.nonzero(last > first)[0]
+        first, last = hashes.searchsorted(sorted_probe, "left"), hashes.searchsorted(sorted_probe, "right")
+        hits = np.nonzero(last > first)[0]
         for i in hits:
             key = keys[order[i]]
             rowid = _confirmed(store, version, f, key, range(first[i], last[i]), exact)
             if rowid is not None:
                 found[key] = rowid
     return found
+
+
+def _find_one(store: DataFileStore, version: TableVersion, key, probe: int, exact: bool,
+              files: Iterable[DataFile] | None) -> dict:
+    """``find`` of one key (a point statement): scalar work only, newest file first, and done
+    at the first live match - a key is unique among a version's live rows, and the rows a
+    workload updates again and again live in its newest files."""
+    names = version.schema.primary_key
+    for f in reversed(tuple(files) if files is not None else version.files):
+        bounds = f.key_bounds if f.is_inline else _bounds(store, f, names)
+        if bounds is not None and len(bounds) == len(names) and not _within(key, bounds):
+            continue
+        hashes = file_index(store, version, f, exact).hashes
+        if not len(hashes) or not hashes[0] <= probe <= hashes[-1]:
+            continue
+        first = int(hashes.searchsorted(probe))
+        if hashes[first] != probe:
+            continue
+        rowid = _confirmed(store, version, f, key, range(first, int(hashes.searchsorted(probe, "right"))), exact)
+        if rowid is not None:
+            return {key: rowid}
+    return {}
 
 
 def _confirmed(store: DataFileStore, version: TableVersion, f: DataFile, key, matches: range,
