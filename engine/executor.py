@@ -361,8 +361,9 @@ class Executor:
         # each piece of SQL gets exactly its own placeholders' values, in text order:
         # the source's, then ON CONFLICT's, then RETURNING's
         conflict = stmt.on_conflict
-        n_source = _placeholders(stmt.source)
-        n_conflict = _placeholders(*(v for _, v in conflict.assignments), conflict.where) if conflict else 0
+        n_source, n_conflict = self._cached_sql(stmt, ("placeholders",), lambda: (
+            _placeholders(stmt.source),
+            _placeholders(*(v for _, v in conflict.assignments), conflict.where) if conflict else 0))
         params, conflict_params, returning_params = (
             params[:n_source], params[n_source:n_source + n_conflict], params[n_source + n_conflict:])
         if conflict is not None and not schema.primary_key:

@@ -220,17 +220,19 @@ class Commit:
         schema_id = d.work.schema.schema_id
         chunks = [data.slice(start, ROWS_PER_FILE).combine_chunks()
                   for start in range(0, data.num_rows, ROWS_PER_FILE)]
-        inline = [c.num_rows <= INLINE_ROWS and c.nbytes <= INLINE_BYTES for c in chunks]
-        to_write = [c for c, small in zip(chunks, inline) if not small]
+        # bytes in memory of each chunk small enough to travel inline, None for the others
+        inline = [(c.nbytes if c.num_rows <= INLINE_ROWS else None) for c in chunks]
+        inline = [n if n is not None and n <= INLINE_BYTES else None for n in inline]
+        to_write = [c for c, small in zip(chunks, inline) if small is None]
         if len(to_write) > 1:
             with ThreadPoolExecutor(min(len(to_write), os.cpu_count() or 1)) as pool:
                 files = iter(list(pool.map(lambda c: self.store.write(d.work.db, d.work.name, c), to_write)))
         else:
             files = iter([self.store.write(d.work.db, d.work.name, c) for c in to_write])
-        for i, (chunk, small) in enumerate(zip(chunks, inline)):
-            if small:
+        for i, (chunk, nbytes) in enumerate(zip(chunks, inline)):
+            if nbytes is not None:
                 path = self.store.new_path(d.work.db, d.work.name)  # published there later
-                written.append(DataFile(0, path, chunk.num_rows, schema_id, chunk.nbytes, inline=chunk,
+                written.append(DataFile(0, path, chunk.num_rows, schema_id, nbytes, inline=chunk,
                                         key_bounds=pk.key_bounds(chunk, d.work.schema)))
             else:
                 path, size = next(files)

@@ -21,7 +21,6 @@ from typing import Iterable
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from txlake.storage.datafiles import DataFileStore
 from txlake.storage.schema import TableSchema
@@ -174,23 +173,25 @@ def _find_one(store: DataFileStore, version: TableVersion, key, probe: int, exac
         bounds = f.key_bounds if f.is_inline else _bounds(store, f, names)
         if bounds is not None and len(bounds) == len(names) and not _within(key, bounds):
             continue
-        hashes = file_index(store, version, f, exact).hashes
+        index = file_index(store, version, f, exact)
+        hashes = index.hashes
         if not len(hashes) or not hashes[0] <= probe <= hashes[-1]:
             continue
         first = int(hashes.searchsorted(probe))
         if hashes[first] != probe:
             continue
-        rowid = _confirmed(store, version, f, key, range(first, int(hashes.searchsorted(probe, "right"))), exact)
+        rowid = _confirmed(store, version, f, key, range(first, int(hashes.searchsorted(probe, "right"))), exact,
+                           index)
         if rowid is not None:
             return {key: rowid}
     return {}
 
 
 def _confirmed(store: DataFileStore, version: TableVersion, f: DataFile, key, matches: range,
-               exact: bool) -> int | None:
+               exact: bool, index: KeyIndex | None = None) -> int | None:
     """The row id of ``key`` among a file's index entries ``matches`` (equal hashes): the first
     at a position the version has not deleted and - for hashed keys - holding ``key``."""
-    index = file_index(store, version, f, exact)
+    index = index or file_index(store, version, f, exact)
     deleted = version.deleted(f.file_id)
     names = version.schema.primary_key
     for j in matches:
@@ -212,7 +213,9 @@ def key_bounds(rows: pa.Table, schema: TableSchema) -> tuple | None:
             pa.types.is_integer(arrow.field(n).type) or pa.types.is_string(arrow.field(n).type) for n in names):
         return None
     bounds = []
-    for name in names:
-        low, high = pc.min_max(rows.column(name)).values()
-        bounds.append((low.as_py(), high.as_py()))
+    for name in names:  # a few rows (an inline file's): Python beats a compute kernel's set-up
+        values = [v for v in rows.column(name).to_pylist() if v is not None]
+        if not values:
+            return None
+        bounds.append((min(values), max(values)))
     return tuple(bounds)
