@@ -221,7 +221,7 @@ class Commit:
         chunks = [data.slice(start, ROWS_PER_FILE).combine_chunks()
                   for start in range(0, data.num_rows, ROWS_PER_FILE)]
         # bytes in memory of each chunk small enough to travel inline, None for the others
-        inline = [(c.nbytes if c.num_rows <= INLINE_ROWS else None) for c in chunks]
+        inline = [(_small_nbytes(c) if c.num_rows <= INLINE_ROWS else None) for c in chunks]
         inline = [n if n is not None and n <= INLINE_BYTES else None for n in inline]
         to_write = [c for c, small in zip(chunks, inline) if small is None]
         if len(to_write) > 1:
@@ -359,6 +359,13 @@ class FilesCommit(Commit):
         if self.owns_files:
             super().abort()
         self.state = CommitState.ABORTED
+
+
+def _small_nbytes(rows: pa.Table) -> int:
+    """``rows.nbytes``, cheaply when small: the size of the buffers behind ``rows`` bounds it
+    from above and costs nothing to add up (``nbytes`` walks every column's slice)."""
+    total = rows.get_total_buffer_size()
+    return total if total <= INLINE_BYTES else rows.nbytes
 
 
 def _duplicates(keys: list, seen: set) -> dict:

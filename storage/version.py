@@ -14,6 +14,8 @@ so what a session saw committed is exactly what a reopened warehouse rebuilds.
 from __future__ import annotations
 
 import base64
+import decimal
+import re
 from dataclasses import dataclass, field, replace
 from typing import Mapping
 
@@ -34,7 +36,7 @@ def decode_bitmap(text: str) -> FrozenBitMap:
 
 
 class _InlineRows:
-    """``DataFile.inline``: a log entry carries an inline file's rows as text, decoded the first
+    """``DataFile.inline``: a log entry carries an inline file's rows encoded, decoded the first
     time something reads them - replaying other processes' commits does not, and a point
     lookup passes over an inline file whose key bounds rule it out."""
 
@@ -42,11 +44,11 @@ class _InlineRows:
         if f is None:
             return None  # the dataclass field's default
         rows = f.__dict__.get("_inline")
-        if isinstance(rows, str):
+        if rows is not None and not isinstance(rows, pa.Table):
             rows = f.__dict__["_inline"] = decode_rows(rows)
         return rows
 
-    def __set__(self, f, rows: pa.Table | str | None) -> None:
+    def __set__(self, f, rows: pa.Table | dict | str | None) -> None:
         f.__dict__["_inline"] = None if rows is self else rows  # the field's default is this object
 
 
@@ -71,7 +73,7 @@ class DataFile:
     data: pa.Table | None = field(default=None, repr=False)
     # lazily built caches; shared by every version holding this file
     caches: dict = field(default_factory=dict, repr=False, compare=False)
-    inline: pa.Table | None = field(default=_InlineRows(), repr=False)  # also given as encoded text
+    inline: pa.Table | None = field(default=_InlineRows(), repr=False)  # also given encoded (encode_rows)
     # an inline file's primary-key columns' (min, max), for integer and text keys (keys.py)
     key_bounds: tuple | None = field(default=None, repr=False)
 
@@ -85,7 +87,7 @@ class DataFile:
              "schema": self.schema_id, "size": self.size}
         rows = self.__dict__.get("_inline")
         if rows is not None:
-            d["inline"] = rows if isinstance(rows, str) else encode_rows(rows)
+            d["inline"] = encode_rows(rows) if isinstance(rows, pa.Table) else rows
         if self.key_bounds is not None:
             d["key_bounds"] = [list(b) for b in self.key_bounds]
         return d
@@ -97,16 +99,71 @@ class DataFile:
                         key_bounds=tuple(tuple(b) for b in bounds) if bounds is not None else None)
 
 
-def encode_rows(table: pa.Table) -> str:
-    """Rows as text for a log entry: an Arrow IPC stream (exact types), base64."""
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
-        writer.write_table(table)
-    return base64.b64encode(sink.getvalue().to_pybytes()).decode("ascii")
+def encode_rows(table: pa.Table) -> dict | str:
+    """Rows for a log entry. Columns of plain types go as JSON values (``{"names", "types",
+    "columns"}``): integers, floats, booleans and text as themselves, dates and timestamps as
+    their integer days / microseconds, decimals as text - all exact, and a one-row file costs
+    tens of bytes. Anything else goes as an Arrow IPC stream in base64 (exact types; its
+    schema alone is about 1 KB)."""
+    columns = []
+    for field, column in zip(table.schema, table.columns):
+        kind = _json_kind(field.type)
+        if kind is None:
+            sink = pa.BufferOutputStream()
+            with pa.ipc.new_stream(sink, table.schema) as writer:
+                writer.write_table(table)
+            return base64.b64encode(sink.getvalue().to_pybytes()).decode("ascii")
+        if kind == "decimal":
+            columns.append([None if v is None else str(v) for v in column.to_pylist()])
+        elif kind == "plain":
+            columns.append(column.to_pylist())
+        else:  # a temporal type: its integer storage
+            columns.append(column.cast(kind).to_pylist())
+    return {"names": table.schema.names, "types": [str(f.type) for f in table.schema], "columns": columns}
 
 
-def decode_rows(text: str) -> pa.Table:
-    return pa.ipc.open_stream(base64.b64decode(text)).read_all()
+def decode_rows(encoded: dict | str) -> pa.Table:
+    if isinstance(encoded, str):
+        return pa.ipc.open_stream(base64.b64decode(encoded)).read_all()
+    arrays, fields = [], []
+    for name, type_name, values in zip(encoded["names"], encoded["types"], encoded["columns"]):
+        t = _arrow_type(type_name)
+        kind = _json_kind(t)
+        if kind == "decimal":
+            array = pa.array([None if v is None else decimal.Decimal(v) for v in values], t)
+        elif kind == "plain":
+            array = pa.array(values, t)
+        else:
+            array = pa.array(values, kind).view(t)
+        arrays.append(array)
+        fields.append(pa.field(name, t))
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+
+
+def _json_kind(t: pa.DataType):
+    """How ``encode_rows`` writes a column of type ``t`` as JSON: "plain", "decimal", the
+    integer type of a temporal type's storage, or None (not as JSON)."""
+    if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t) or pa.types.is_string(t):
+        return "plain"
+    if pa.types.is_decimal128(t):
+        return "decimal"
+    if pa.types.is_date32(t):
+        return pa.int32()
+    if pa.types.is_timestamp(t) and t.tz is None:
+        return pa.int64()
+    return None
+
+
+_ARROW_TYPES: dict[str, pa.DataType] = {}
+
+
+def _arrow_type(name: str) -> pa.DataType:
+    t = _ARROW_TYPES.get(name)
+    if t is None:
+        decimal_type = re.fullmatch(r"decimal128\((\d+), (\d+)\)", name)
+        t = _ARROW_TYPES[name] = (pa.decimal128(int(decimal_type[1]), int(decimal_type[2])) if decimal_type
+                                  else pa.type_for_alias(name))
+    return t
 
 
 @dataclass(frozen=True, eq=False)

@@ -57,8 +57,37 @@ def test_inline_rows_are_decoded_only_when_read(warehouse):
     replayed = Warehouse(warehouse, durable=False)      # as another process would
     version = replayed.latest.table("default", "t")
     assert [f.key_bounds for f in version.files] == [((i * 10, i * 10),) for i in range(5)]
-    assert all(isinstance(f.__dict__["_inline"], str) for f in version.files), "nothing decoded yet"
+    assert all(isinstance(f.__dict__["_inline"], dict) for f in version.files), "nothing decoded yet"
     found = keys.find(replayed.store, version, [30])
     assert found == {30: version.files[3].file_id << 32}
-    assert [isinstance(f.__dict__["_inline"], str) for f in version.files] == [True, True, True, False, True]
+    assert [isinstance(f.__dict__["_inline"], dict) for f in version.files] == [True, True, True, False, True]
     assert replayed.store.read(version.files[0], version.schema).to_pylist() == [{"id": 0, "s": "row 0"}]
+
+
+def test_inline_rows_round_trip_through_the_log_encoding():
+    """Plain columns travel as JSON values, exactly (NULLs, extremes, non-finite floats,
+    timestamps before 1970, decimals); other types as an Arrow IPC stream."""
+    import datetime
+    import decimal
+    import json
+
+    import pyarrow as pa
+
+    from txlake.storage.version import decode_rows, encode_rows
+    rows = pa.table({
+        "i": pa.array([1, None, -(2 ** 31)], pa.int32()),
+        "b": pa.array([2 ** 63 - 1, 0, None], pa.int64()),
+        "d": pa.array([1.5, float("-inf"), None]),
+        "s": ["a", None, "é\n\"x\""],
+        "ok": [True, None, False],
+        "day": pa.array([datetime.date(2020, 1, 2), None, datetime.date(1, 1, 1)], pa.date32()),
+        "ts": pa.array([datetime.datetime(2020, 1, 2, 3, 4, 5, 123456), None,
+                        datetime.datetime(1800, 1, 1)], pa.timestamp("us")),
+        "price": pa.array([decimal.Decimal("12.34"), None, decimal.Decimal("-0.01")], pa.decimal128(10, 2)),
+    })
+    encoded = encode_rows(rows)
+    assert isinstance(encoded, dict)
+    assert decode_rows(json.loads(json.dumps(encoded))).equals(rows)
+    nested = pa.table({"l": pa.array([[1, 2], None], pa.list_(pa.int64()))})
+    assert isinstance(encode_rows(nested), str)
+    assert decode_rows(encode_rows(nested)).equals(nested)
