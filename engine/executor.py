@@ -42,7 +42,7 @@ from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.parser import statements as st
 from txlake.parser.parse import DIVISOR_MACRO, identifier, table_name
 from txlake.storage import keys as pk
-from txlake.storage.commit import ROWS_PER_FILE, SOURCES, TableDelta, visible_sources
+from txlake.storage.commit import ROWS_PER_FILE, SOURCES, TableDelta, table_bytes, visible_sources
 from txlake.storage.datafiles import ROWID, DataFileStore, StreamedScan
 from txlake.storage.schema import Column, ColumnType, TableSchema, make_type, type_from_arrow
 from txlake.storage.version import CatalogVersion, DataFile, TableVersion
@@ -1512,11 +1512,11 @@ def _old_key_columns(schema: TableSchema, alias: str) -> list[exp.Expression]:
 
 
 def _memory_bytes(f: DataFile) -> int:
-    """The size of an uncommitted file's rows in memory (measured once: ``nbytes`` walks
-    every buffer, and ``_apply`` asks after each statement)."""
+    """The size of an uncommitted file's rows in memory (measured once: ``_apply`` asks after
+    each statement)."""
     nbytes = f.caches.get(NBYTES)
     if nbytes is None:
-        nbytes = f.caches[NBYTES] = f.data.nbytes
+        nbytes = f.caches[NBYTES] = table_bytes(f.data)
     return nbytes
 
 

@@ -23,6 +23,7 @@ import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 import pyarrow as pa
@@ -44,6 +45,14 @@ ROWS_PER_FILE = 1 << 17
 # real files once a table has many.
 INLINE_ROWS = 256
 INLINE_BYTES = 16 << 10
+
+
+def table_bytes(rows: pa.Table) -> int:
+    """``rows.nbytes``, cheaply when small: the size of the buffers behind ``rows`` bounds it
+    from above and costs nothing to add up, where ``nbytes`` walks every column's slice (tens
+    of microseconds even for one row)."""
+    total = rows.get_total_buffer_size()
+    return total if total <= 1 << 20 else rows.nbytes
 
 
 # DataFile.caches key of an uncommitted file: for each row, the row id it replaces (an UPDATE's
@@ -83,7 +92,7 @@ class TableDelta:
     base: TableVersion | None
     work: TableVersion | None
 
-    @property
+    @cached_property
     def pending(self) -> tuple[DataFile, ...]:
         """The uncommitted files (negative ids): rows in memory, or spilled to Parquet."""
         return tuple(f for f in self.work.files if f.file_id < 0) if self.work else ()
@@ -102,8 +111,7 @@ class TableDelta:
                 if extra:
                     result[fid] = FrozenBitMap(extra)
         # base files that vanished from the working version because all their rows were deleted
-        kept = sum(1 for f in work.files if f.file_id > 0)
-        if kept < len(base.files):
+        if len(work.files) - len(self.pending) < len(base.files):
             for f in base.files:
                 if work.file(f.file_id) is None and f.data is None:
                     gone = FrozenBitMap(range(f.row_count)) - base.deleted(f.file_id)
@@ -221,7 +229,7 @@ class Commit:
         chunks = [data.slice(start, ROWS_PER_FILE).combine_chunks()
                   for start in range(0, data.num_rows, ROWS_PER_FILE)]
         # bytes in memory of each chunk small enough to travel inline, None for the others
-        inline = [(_small_nbytes(c) if c.num_rows <= INLINE_ROWS else None) for c in chunks]
+        inline = [(table_bytes(c) if c.num_rows <= INLINE_ROWS else None) for c in chunks]
         inline = [n if n is not None and n <= INLINE_BYTES else None for n in inline]
         to_write = [c for c, small in zip(chunks, inline) if small is None]
         if len(to_write) > 1:
@@ -359,13 +367,6 @@ class FilesCommit(Commit):
         if self.owns_files:
             super().abort()
         self.state = CommitState.ABORTED
-
-
-def _small_nbytes(rows: pa.Table) -> int:
-    """``rows.nbytes``, cheaply when small: the size of the buffers behind ``rows`` bounds it
-    from above and costs nothing to add up (``nbytes`` walks every column's slice)."""
-    total = rows.get_total_buffer_size()
-    return total if total <= INLINE_BYTES else rows.nbytes
 
 
 def _duplicates(keys: list, seen: set) -> dict:

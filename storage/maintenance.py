@@ -38,10 +38,18 @@ class CompactResult:
 
 def needs_compaction(version: TableVersion, min_files: int = 2) -> list[DataFile]:
     """The files worth rewriting: small ones, and ones with many deleted rows."""
-    picked = [f for f in version.files
-              if f.row_count - len(version.deleted(f.file_id)) < SMALL_FILE_ROWS
-              or len(version.deleted(f.file_id)) > DELETED_FRACTION * f.row_count]
+    picked = [f for f in version.files if _worth_rewriting(version, f)]
     return picked if len(picked) >= min_files or any(version.deleted(f.file_id) for f in picked) else []
+
+
+def worth_compacting(version: TableVersion) -> int:
+    """How many of a version's files ``needs_compaction`` would pick (asked after commits)."""
+    return sum(1 for f in version.files if _worth_rewriting(version, f))
+
+
+def _worth_rewriting(version: TableVersion, f: DataFile) -> bool:
+    deleted = len(version.deletes.get(f.file_id, ())) if version.deletes else 0
+    return f.row_count - deleted < SMALL_FILE_ROWS or deleted > DELETED_FRACTION * f.row_count
 
 
 def compact(warehouse, table_id: str, attempts: int = 20, progress=None) -> CompactResult:

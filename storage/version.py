@@ -16,7 +16,7 @@ from __future__ import annotations
 import base64
 import decimal
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Mapping
 
 import pyarrow as pa
@@ -118,7 +118,7 @@ def encode_rows(table: pa.Table) -> dict | str:
         elif kind == "plain":
             columns.append(column.to_pylist())
         else:  # a temporal type: its integer storage
-            columns.append(column.cast(kind).to_pylist())
+            columns.append([v for chunk in column.chunks for v in chunk.view(kind).to_pylist()])
     return {"names": table.schema.names, "types": [str(f.type) for f in table.schema], "columns": columns}
 
 
@@ -232,9 +232,8 @@ class TableVersion:
             files = tuple(f for f in files if f.file_id not in gone)
             deletes = {fid: bm for fid, bm in deletes.items() if fid not in gone}
         next_id = max([self.next_file_id, *(f.file_id + 1 for f in added if f.file_id > 0)])
-        return replace(self, files=files, deletes=deletes, next_file_id=next_id,
-                       schema=schema or self.schema, caches={},
-                       moved={**self.moved, **moved} if moved else self.moved)
+        return TableVersion(self.table_id, self.db, self.name, schema or self.schema, files, deletes, next_id,
+                            {**self.moved, **moved} if moved else self.moved)
 
 
 # --- changes recorded in a log entry ----------------------------------------------------
