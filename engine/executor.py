@@ -466,8 +466,7 @@ class Executor:
                     return None
                 values.append(value)
             data.append(values)
-        return pa.Table.from_arrays([pa.array(v, f.type) for v, f in zip(data, schema.arrow_schema())],
-                                    schema=schema.arrow_schema())
+        return pa.Table.from_pydict(dict(zip(schema.names, data)), schema=schema.arrow_schema())
 
     def _insert_value(self, term: tuple, col: Column, params):
         op = term[0]

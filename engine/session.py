@@ -12,6 +12,8 @@ shares with other sessions is thread-safe.
 
 from __future__ import annotations
 
+import functools
+
 import atexit
 import threading
 import weakref
@@ -372,6 +374,7 @@ def _effective(level: str) -> str:
     return READ_COMMITTED if level == READ_UNCOMMITTED else level
 
 
+@functools.lru_cache(maxsize=64)  # asked at every statement
 def _seconds(value: str) -> float | None:
     """A PostgreSQL duration setting ('0' = no limit, '100' = ms, '2s', '1min') in seconds."""
     text = str(value).strip().strip("'\"").lower().replace(" ", "")

@@ -226,8 +226,8 @@ class Commit:
         ``written``. Several Parquet files are encoded in parallel (pyarrow releases the GIL):
         a bulk load is bound by Parquet encoding and compression."""
         schema_id = d.work.schema.schema_id
-        chunks = [data.slice(start, ROWS_PER_FILE).combine_chunks()
-                  for start in range(0, data.num_rows, ROWS_PER_FILE)]
+        chunks = [data.combine_chunks()] if data.num_rows <= ROWS_PER_FILE else \
+            [data.slice(start, ROWS_PER_FILE).combine_chunks() for start in range(0, data.num_rows, ROWS_PER_FILE)]
         # bytes in memory of each chunk small enough to travel inline, None for the others
         inline = [(table_bytes(c) if c.num_rows <= INLINE_ROWS else None) for c in chunks]
         inline = [n if n is not None and n <= INLINE_BYTES else None for n in inline]
@@ -304,11 +304,11 @@ class Commit:
             return [DropTable(d.table_id)]
         deleted = d.check_conflicts(current)
         unchanged = current.files == base.files and dict(current.deletes) == dict(base.deletes)
-        base_ids = {f.file_id for f in base.files}
-        removed = frozenset(fid for fid in base_ids if work.file(fid) is None) if d.rewritten() else frozenset()
+        removed = frozenset(f.file_id for f in base.files if work.file(f.file_id) is None) \
+            if d.rewritten() else frozenset()
         files = self._numbered(d.table_id, current.next_file_id)
         if files and work.schema.primary_key and not (unchanged and self.keys_checked):
-            self._check_keys(current, base_ids if self.keys_checked else set(), files, deleted)
+            self._check_keys(current, {f.file_id for f in base.files} if self.keys_checked else set(), files, deleted)
         schema = work.schema if work.schema.schema_id != base.schema.schema_id else None
         if not files and not removed and not deleted and schema is None:
             return []

@@ -232,8 +232,15 @@ class TableVersion:
             files = tuple(f for f in files if f.file_id not in gone)
             deletes = {fid: bm for fid, bm in deletes.items() if fid not in gone}
         next_id = max([self.next_file_id, *(f.file_id + 1 for f in added if f.file_id > 0)])
+        caches = {}
+        parent = self.caches.get("by_id")
+        if parent is not None:  # the file index carried over: a copy, not a rebuild from all files
+            by_id = caches["by_id"] = dict(parent)
+            for fid in (*removed, *gone):
+                by_id.pop(fid, None)
+            by_id.update((f.file_id, f) for f in added)
         return TableVersion(self.table_id, self.db, self.name, schema or self.schema, files, deletes, next_id,
-                            {**self.moved, **moved} if moved else self.moved)
+                            {**self.moved, **moved} if moved else self.moved, caches)
 
 
 # --- changes recorded in a log entry ----------------------------------------------------

@@ -45,22 +45,33 @@ def test_published_inline_rows_read_identically_with_pypaimon(warehouse):
 
 
 def test_inline_rows_are_decoded_only_when_read(warehouse):
-    """Replaying the log leaves inline rows as text; a point lookup passes over inline files
-    whose key bounds (in the log entry) rule them out, and decodes only the one it needs."""
+    """Replaying the log leaves inline rows encoded; a point lookup passes over inline files
+    whose key bounds (in the log entry) rule them out, finds a key in a one-row file from its
+    bounds alone, and decodes only a larger file that may hold it."""
     conn = txlake.connect(warehouse, autocommit=True, publish="off")
     conn.execute("CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR)")
-    for i in range(5):
+    for i in range(4):
         conn.execute("INSERT INTO t VALUES (?, ?)", (i * 10, f"row {i}"))
+    conn.execute("INSERT INTO t VALUES (40, 'row 4'), (45, 'row 4b')")
+    conn.execute("DELETE FROM t WHERE id = 20")
     conn.close()
     from txlake.storage import keys
     from txlake.storage.warehouse import Warehouse
     replayed = Warehouse(warehouse, durable=False)      # as another process would
     version = replayed.latest.table("default", "t")
-    assert [f.key_bounds for f in version.files] == [((i * 10, i * 10),) for i in range(5)]
-    assert all(isinstance(f.__dict__["_inline"], dict) for f in version.files), "nothing decoded yet"
-    found = keys.find(replayed.store, version, [30])
-    assert found == {30: version.files[3].file_id << 32}
-    assert [isinstance(f.__dict__["_inline"], dict) for f in version.files] == [True, True, True, False, True]
+    # the file of row 20 is gone: all its rows are deleted
+    assert [f.key_bounds for f in version.files] == [((0, 0),), ((10, 10),), ((30, 30),), ((40, 45),)]
+
+    def encoded():
+        return [isinstance(f.__dict__["_inline"], dict) for f in version.files]
+
+    assert all(encoded()), "nothing decoded yet"
+    assert keys.find(replayed.store, version, [30]) == {30: version.files[2].file_id << 32}
+    assert keys.find(replayed.store, version, [20]) == {}
+    assert keys.find(replayed.store, version, [35]) == {}
+    assert all(encoded()), "one-row files are matched by their bounds"
+    assert keys.find(replayed.store, version, [45]) == {45: version.files[3].file_id << 32 | 1}
+    assert encoded() == [True, True, True, False]
     assert replayed.store.read(version.files[0], version.schema).to_pylist() == [{"id": 0, "s": "row 0"}]
 
 
