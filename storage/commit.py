@@ -214,7 +214,9 @@ class Commit:
                 if data.num_rows:
                     pieces.append(data)
                     sources.append(visible_sources(d.work, f))
-            if pieces:
+            if len(pieces) == 1:
+                self._write_rows(d, pieces[0], sources[0], written)
+            elif pieces:
                 self._write_rows(d, pa.concat_tables(pieces), np.concatenate(sources), written)
             if written:
                 self._written[d.table_id] = written
@@ -260,10 +262,14 @@ class Commit:
         return LogEntry(csn, self.xid, self.commit_user, self.commit_id, time_ms, tuple(changes), self.label)
 
     def successors(self, entry: LogEntry) -> dict[str, dict[int, int]]:
-        """For each table: old row id -> the row id that replaced it in ``entry`` (updated rows)."""
+        """For each table without a primary key: old row id -> the row id that replaced it in
+        ``entry`` (updated rows). READ COMMITTED follows these chains where it cannot re-find a
+        row by its key."""
+        keyed = {d.table_id for d in self.deltas if d.work is not None and d.work.schema.primary_key}
         result = {}
         for change in entry.changes:
-            if not isinstance(change, ChangeData) or change.table_id not in self._sources:
+            if not isinstance(change, ChangeData) or change.table_id not in self._sources \
+                    or change.table_id in keyed:
                 continue
             chain = {}
             for f, sources in zip(change.added, self._sources[change.table_id]):

@@ -170,15 +170,17 @@ def _find_one(store: DataFileStore, version: TableVersion, key, probe: int, exac
     workload updates again and again live in its newest files."""
     names = version.schema.primary_key
     for f in reversed(tuple(files) if files is not None else version.files):
-        bounds = f.key_bounds if f.is_inline else _bounds(store, f, names)
-        if bounds is not None and len(bounds) == len(names):
-            if f.is_inline and f.row_count == 1:  # its exact bounds are its row's key: no index
-                if (bounds[0][0] if len(names) == 1 else tuple(lo for lo, _ in bounds)) != key \
-                        or 0 in version.deleted(f.file_id):
-                    continue
-                return {key: f.file_id << 32}
-            if not _within(key, bounds):
+        bounds = f.key_bounds  # an inline file's, exact (from its rows)
+        if bounds is None and not f.is_inline:
+            bounds = _bounds(store, f, names)
+        elif bounds is not None and len(bounds) == len(names) and f.row_count == 1:
+            # a one-row file's exact bounds are its row's key: no index
+            if (bounds[0][0] if len(names) == 1 else tuple(lo for lo, _ in bounds)) != key \
+                    or 0 in version.deleted(f.file_id):
                 continue
+            return {key: f.file_id << 32}
+        if bounds is not None and len(bounds) == len(names) and not _within(key, bounds):
+            continue
         index = file_index(store, version, f, exact)
         hashes = index.hashes
         if not len(hashes) or not hashes[0] <= probe <= hashes[-1]:

@@ -42,9 +42,16 @@ def needs_compaction(version: TableVersion, min_files: int = 2) -> list[DataFile
     return picked if len(picked) >= min_files or any(version.deleted(f.file_id) for f in picked) else []
 
 
-def worth_compacting(version: TableVersion) -> int:
-    """How many of a version's files ``needs_compaction`` would pick (asked after commits)."""
-    return sum(1 for f in version.files if _worth_rewriting(version, f))
+def worth_compacting(version: TableVersion, more_than: int) -> bool:
+    """Would ``needs_compaction`` pick more than ``more_than`` files? (Asked after every
+    commit: it stops counting there.)"""
+    count = 0
+    for f in version.files:
+        if _worth_rewriting(version, f):
+            count += 1
+            if count > more_than:
+                return True
+    return False
 
 
 def _worth_rewriting(version: TableVersion, f: DataFile) -> bool:

@@ -106,4 +106,4 @@ def wants_compaction(version) -> bool:
     """Does a table have more small (or mostly deleted) files than AUTO_COMPACT_FILES? Counting
     only those, a large table of many full files is not compacted after every commit."""
     from txlake.storage import maintenance
-    return len(version.files) > AUTO_COMPACT_FILES and maintenance.worth_compacting(version) > AUTO_COMPACT_FILES
+    return len(version.files) > AUTO_COMPACT_FILES and maintenance.worth_compacting(version, AUTO_COMPACT_FILES)
