@@ -13,6 +13,7 @@ Compaction merges a table's small files (and files with many deleted rows) into 
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, replace
 
@@ -25,6 +26,7 @@ from txlake.storage.version import ChangeData, DataFile, LogEntry, TableVersion
 SMALL_FILE_ROWS = ROWS_PER_FILE // 4
 DELETED_FRACTION = 0.3  # a file with this share of deleted rows is rewritten too
 COMPACT_USER = "txlake-compaction"
+COMPACT_LOCK = "COMPACT"  # in _txlog/: held by the process running background compaction
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,17 @@ def worth_compacting(version: TableVersion, more_than: int) -> bool:
 def _worth_rewriting(version: TableVersion, f: DataFile) -> bool:
     deleted = len(version.deletes.get(f.file_id, ())) if version.deletes else 0
     return f.row_count - deleted < SMALL_FILE_ROWS or deleted > DELETED_FRACTION * f.row_count
+
+
+def compact_in_background(warehouse, table_ids: list[str], stopping=lambda: False) -> None:
+    """Compact tables for a background thread (auto-compaction, the publisher). Of several
+    processes writing the warehouse, one compacts at a time (``_txlog/COMPACT``): the others
+    would only rewrite the same files and lose the race to append."""
+    with warehouse.fs.try_lock(os.path.join(warehouse.txlog.dir, COMPACT_LOCK)) as mine:
+        for table_id in table_ids if mine else ():
+            if stopping():
+                return
+            compact(warehouse, table_id)
 
 
 def compact(warehouse, table_id: str, attempts: int = 20, progress=None) -> CompactResult:

@@ -19,9 +19,11 @@ committing thread publishes before returning) and ``off``. The background thread
 at most every ``interval`` seconds (``PUBLISH_INTERVAL``), and busies itself at most a tenth of
 the time (``PUBLISH_DUTY``; a pass that took 0.5 s is followed by 4.5 s of rest): under a stream
 of commits each pass publishes a batch of them, so publishing - which rewrites every file whose
-deletion vector grew - takes the committing sessions little CPU however fast they commit. Of
-several processes writing one warehouse, one at a time runs background passes (the others
-find ``_txlog/PUBLISH`` locked and look again later).
+deletion vector grew - takes the committing sessions little CPU however fast they commit. A
+background pass first compacts tables crowded with inline files (``FOLD_INLINE_FILES``), which
+it would otherwise materialise one Parquet file each. Of several processes writing one
+warehouse, one at a time runs background passes (the others find ``_txlog/PUBLISH`` locked and
+look again later).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ PUBLISH_USER = "txlake-publisher"
 PUBLISH_INTERVAL = 1.0  # seconds at least between the starts of two background passes
 PUBLISH_DUTY = 0.1      # the share of time background passes may take
 PUBLISH_LOCK = "PUBLISH"  # in _txlog/: held by the process running a background pass
+FOLD_INLINE_FILES = 8     # a background pass first compacts a table with more inline files
 
 
 class Publisher:
@@ -108,6 +111,7 @@ class Publisher:
                         self._pending = True
                 else:
                     try:
+                        self._fold_inline()
                         self.publish()
                     except Exception:  # publishing is retried on the next commit or at reopen
                         self.errors += 1
@@ -134,6 +138,17 @@ class Publisher:
         self.flush()
 
     # --- one pass ------------------------------------------------------------------------
+
+    def _fold_inline(self) -> None:
+        """Before a background pass, compact the tables holding more than FOLD_INLINE_FILES
+        inline files: publishing would make each of them a Parquet file of its own - a write
+        and an fsync per small commit, most of a pass under a stream of one-row commits -
+        where compacted they become one."""
+        from txlake.storage import maintenance
+        crowded = [v.table_id for v in self.warehouse.refresh().tables.values()
+                   if sum(1 for f in v.files if f.is_inline) > FOLD_INLINE_FILES]
+        if crowded:
+            maintenance.compact_in_background(self.warehouse, crowded)
 
     def publish(self) -> None:
         with self._lock:

@@ -17,13 +17,11 @@ thread (the cache sweep), as PostgreSQL's vacuum does.
 
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import dataclass
 
 
 AUTO_COMPACT_FILES = 32  # more files worth compacting than this: compacted in the background
-COMPACT_LOCK = "COMPACT"  # in _txlog/: held by the process running background compaction
 
 
 @dataclass(frozen=True)
@@ -78,16 +76,9 @@ class GarbageCollector:
         """Auto-compaction: tables with many small files get them merged (storage/maintenance.py)."""
         from txlake.storage import maintenance
         warehouse = self.db.warehouse
-        candidates = [v for v in warehouse.latest.tables.values() if wants_compaction(v)]
-        if not candidates:
-            return
-        # of several processes writing the warehouse, one compacts at a time: the others would
-        # only rewrite the same files and lose the race to append
-        with warehouse.fs.try_lock(os.path.join(warehouse.txlog.dir, COMPACT_LOCK)) as mine:
-            for version in candidates if mine else ():
-                if self._stop.is_set():
-                    return
-                maintenance.compact(warehouse, version.table_id)
+        candidates = [v.table_id for v in warehouse.latest.tables.values() if wants_compaction(v)]
+        if candidates:
+            maintenance.compact_in_background(warehouse, candidates, self._stop.is_set)
 
     def collect(self) -> GCStats:
         db = self.db
