@@ -56,6 +56,9 @@ class Warehouse:
         self._queue: list[_Request] = []   # guarded by _group
         self._leading = False              # guarded by _group
         self._recent: dict[int, tuple] = {}  # csn -> (commit user, table ids), guarded by _lock
+        # entries this process has written and not yet flushed, guarded by _lock: refresh() stops
+        # before them, so this process's sessions see a commit only once it is durable
+        self._unflushed: set[int] = set()
         self._history_cache: dict[int, CatalogVersion] = {}  # time travel, guarded by _lock
         # label -> (CSN, commit time) of the entry carrying it, guarded by _lock; a label older
         # than the retention may be used again (exactly-once holds within the retention)
@@ -77,7 +80,10 @@ class Warehouse:
                 raise errors.OperationalError(f"{self.root}: unsupported warehouse format {meta.get('format')}")
 
     def _replay(self, version: CatalogVersion) -> CatalogVersion:
-        for entry in self.txlog.entries_after(version.csn):
+        while version.csn + 1 not in self._unflushed:
+            entry = self.txlog.read(version.csn + 1)
+            if entry is None:
+                break
             version = version.apply(entry)
             self._remember(entry)
         return version
@@ -301,7 +307,11 @@ class Warehouse:
         """Write ``entry`` to the log (under the log lock; ``_made_durable`` follows it, after
         the lock); False if another process took its CSN."""
         try:
-            return self.txlog.append(entry, self.commit_timeout)
+            written = self.txlog.append(entry, self.commit_timeout)
+            if written:
+                with self._lock:
+                    self._unflushed.add(entry.csn)
+            return written
         except OSError as e:
             stored = self.txlog.read(entry.csn)
             if stored is not None and (stored.commit_user, stored.commit_id) == (entry.commit_user, entry.commit_id):
@@ -309,16 +319,19 @@ class Warehouse:
             raise errors.CommitFailed(f"could not write commit log entry: {e}") from e
 
     def _made_durable(self, entry: LogEntry) -> None:
-        """Flush ``entry``'s log line, then show it to this process's sessions."""
+        """Flush ``entry``'s log line, then show it to this process's sessions (the entry as
+        built, its inline rows still decoded: not re-read from the log)."""
         try:
             self.txlog.sync(entry.csn)
         except OSError as e:
+            with self._lock:  # it is in the log nonetheless: refresh() reads it from there
+                self._unflushed.discard(entry.csn)
             raise errors.CommitFailed(f"could not flush the commit log: {e}") from e
         with self._lock:
-            # a concurrent refresh() may already have read our entry from disk
-            if self.latest.csn < entry.csn:
-                self.latest = self.latest.apply(entry)
+            if self.latest.csn < entry.csn:  # (the replay stops before the entry: still unflushed)
+                self.latest = self._replay(self.latest).apply(entry)
                 self._remember(entry)
+            self._unflushed.discard(entry.csn)
 
 
 class _Request:

@@ -92,3 +92,34 @@ def test_a_failing_member_does_not_fail_the_group(warehouse, slow_log):
     setup.execute("ROLLBACK PREPARED 'holds-hot'")
     assert setup.execute("SELECT v FROM hot").fetchall() == [(0,)]
     setup.close()
+
+
+def test_sessions_of_the_committing_process_see_a_commit_only_once_it_is_flushed(warehouse, monkeypatch):
+    """The log line is written under the log lock and flushed after it: until the flush
+    returns, the other sessions of the process go on seeing the state before it (and its
+    committer has not been told), though the line is already in the file."""
+    setup = txlake.connect(warehouse, autocommit=True, publish="off")
+    setup.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    setup.execute("INSERT INTO t VALUES (1, 0)")
+    flushing, release = threading.Event(), threading.Event()
+    sync = TxLog.sync
+
+    def held_sync(self, csn):
+        flushing.set()
+        assert release.wait(10)
+        return sync(self, csn)
+
+    monkeypatch.setattr(TxLog, "sync", held_sync)
+    writer = threading.Thread(target=lambda: setup.execute("UPDATE t SET v = 1 WHERE id = 1"))
+    writer.start()
+    try:
+        assert flushing.wait(10)
+        reader = txlake.connect(warehouse, autocommit=True, publish="off")
+        assert reader.execute("SELECT v FROM t").fetchall() == [(0,)]
+        assert TxLog(warehouse, LocalFileSystem()).newest_csn() == setup._session.db.warehouse.latest.csn + 1
+    finally:
+        release.set()
+        writer.join()
+    assert reader.execute("SELECT v FROM t").fetchall() == [(1,)]
+    reader.close()
+    setup.close()
