@@ -11,7 +11,9 @@ An index costs 8-12 bytes a row. Indexes of Parquet files live in the buffer cac
 against its budget, evicted like decoded files, rebuilt from the key columns alone - and are
 built only for files whose Parquet min/max statistics admit one of the keys looked up: a point
 lookup in a large table reads one file's key column, not the table. Uncommitted rows in memory
-keep their index with their file.
+keep their index with their file. An inline file's bounds come from its log entry, and a
+one-row inline file's bounds are its key: a lookup of one key (``_find_one``) needs no index
+there, and - newest file first - stops at the first live match.
 """
 
 from __future__ import annotations
