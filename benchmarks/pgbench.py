@@ -23,7 +23,11 @@ pgbench's scale 1 has one branch, so every transaction updates the same branch r
 concurrent sessions can only queue behind each other's row lock. The default here is 4 branches
 (40 tellers) so that 4 sessions can overlap; ``--branches 1`` is pgbench's scale 1.
 
-    python benchmarks/pgbench.py [--seconds 5] [--sessions 1,4] [--accounts 100000]
+This machine's speed drifts by tens of percent over minutes, so every configuration is
+measured in ``--rounds`` rounds of ``--seconds`` each, the configurations taking turns within a
+round; a row's tps is the median of its rounds.
+
+    python benchmarks/pgbench.py [--seconds 3] [--rounds 3] [--sessions 1,4] [--accounts 100000]
                                  [--branches 4] [--levels rc,rr,ser] [--publish async]
                                  [--engines txlake,sqlite,duckdb] [--processes]
 """
@@ -317,9 +321,43 @@ def summarise(stats: Stats, elapsed: float) -> dict:
             "p99": lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000, "retries": stats.retries, "n": len(lat)}
 
 
+def measure_rounds(configs: list, args, workload: Workload, shape: tuple) -> list[tuple[str, int, dict]]:
+    """Measure every configuration ``args.rounds`` times, the configurations taking turns
+    within each round: this machine's speed drifts by tens of percent over minutes, and
+    measuring one engine after another would put that drift into the ratios. A row's tps is
+    the median of its rounds; its latencies are all its rounds' together."""
+    stats = {(name, n): Stats() for name, n, _, _ in configs}
+    tps = {key: [] for key in stats}
+    elapsed = {key: 0.0 for key in stats}
+    for _ in range(args.rounds):
+        for name, n, make, spec in configs:
+            round_stats = Stats()
+            if args.processes and spec is not None:
+                took = drive_processes(n, args.seconds, (spec[0], (*spec[1], shape)), round_stats)
+            else:
+                took = drive(n, args.seconds, workload, make, round_stats)
+            total = stats[(name, n)]
+            total.add(round_stats.latencies, round_stats.retries)
+            total.errors.extend(round_stats.errors)
+            tps[(name, n)].append(len(round_stats.latencies) / took)
+            elapsed[(name, n)] += took
+            print(f"  {name:34} sessions={n}: {tps[(name, n)][-1]:8.1f} tps" +
+                  (f"  ERROR {round_stats.errors[0]}" if round_stats.errors else ""), flush=True)
+    rows = []
+    for name, n, _, _ in configs:
+        result = summarise(stats[(name, n)], elapsed[(name, n)])
+        result["tps"] = statistics.median(tps[(name, n)])
+        if stats[(name, n)].errors:
+            result["error"] = stats[(name, n)].errors[0]
+        rows.append((name, n, result))
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seconds", type=float, default=5.0, help="measured time per configuration")
+    ap.add_argument("--seconds", type=float, default=3.0, help="measured time per configuration and round")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="rounds; the configurations take turns in each, and a row's tps is its median")
     ap.add_argument("--sessions", default="1,4")
     ap.add_argument("--accounts", type=int, default=100_000)
     ap.add_argument("--branches", type=int, default=4)
@@ -335,41 +373,32 @@ def main() -> None:
     workload = Workload(args.accounts, args.branches)
     shape = (args.accounts, args.branches)
     root = tempfile.mkdtemp(prefix="txlake-pgbench-", dir=args.dir)
-    rows: list[tuple[str, int, dict]] = []
-
-    def measure(name: str, n: int, make, spec: tuple | None = None) -> None:
-        """``spec``: how a session process rebuilds ``make`` (with --processes)."""
-        stats = Stats()
-        if args.processes and spec is not None:
-            elapsed = drive_processes(n, args.seconds, (spec[0], (*spec[1], shape)), stats)
-        else:
-            elapsed = drive(n, args.seconds, workload, make, stats)
-        result = summarise(stats, elapsed)
-        if stats.errors:
-            result["error"] = stats.errors[0]
-        rows.append((name, n, result))
-        print(f"  {name:34} sessions={n}: {result['tps']:8.1f} tps" +
-              (f"  ERROR {result['error']}" if stats.errors else ""), flush=True)
-
+    # (name, sessions, make, process spec): every configuration, measured in rounds below
+    configs: list[tuple[str, int, object, tuple | None]] = []
+    duck_con = None
     try:
         if "txlake" in engines:
             for level in args.levels.split(","):
                 path = os.path.join(root, f"txlake-{level}")
                 setup_txlake(path, workload, args.publish)
                 for n in sessions:
-                    measure(f"txlake {LEVELS[level]}", n, txlake_client(path, LEVELS[level], args.publish, workload),
-                            ("txlake_client", (path, LEVELS[level], args.publish)))
+                    configs.append((f"txlake {LEVELS[level]}", n,
+                                    txlake_client(path, LEVELS[level], args.publish, workload),
+                                    ("txlake_client", (path, LEVELS[level], args.publish))))
         if "sqlite" in engines:
             path = os.path.join(root, "lite.db")
             setup_sqlite(path, workload)
             for n in sessions:
-                measure("SQLite (WAL, synchronous=FULL)", n, sqlite_client(path, workload), ("sqlite_client", (path,)))
+                configs.append(("SQLite (WAL, synchronous=FULL)", n, sqlite_client(path, workload),
+                                ("sqlite_client", (path,))))
         if "duckdb" in engines:
-            con = setup_duckdb(os.path.join(root, "duck.db"), workload)
+            duck_con = setup_duckdb(os.path.join(root, "duck.db"), workload)
             for n in sessions:
-                measure("DuckDB (file)", n, duckdb_client(con, workload))
-            con.close()
+                configs.append(("DuckDB (file)", n, duckdb_client(duck_con, workload), None))
+        rows = measure_rounds(configs, args, workload, shape)
     finally:
+        if duck_con is not None:
+            duck_con.close()
         shutil.rmtree(root, ignore_errors=True)
 
     ref = {(name, n): r for name, n, r in rows}
@@ -381,7 +410,8 @@ def main() -> None:
         return f"{a['tps'] / b['tps']:8.2f}x" if b and b["tps"] else f"{'-':>9}"
 
     print(f"\npgbench-like TPC-B, {args.accounts:,} accounts, {workload.branches} branches, "
-          f"{workload.tellers} tellers, {args.seconds:g} s per row, durable commits "
+          f"{workload.tellers} tellers, {args.rounds} rounds of {args.seconds:g} s per row (tps: their "
+          f"median), durable commits "
           f"(txlake publish={args.publish}); sessions are "
           f"{'processes (DuckDB: threads)' if args.processes else 'threads'}\n")
     header = (f"{'engine':34} {'sess':>4} {'tps':>9} {'p50 ms':>8} {'p99 ms':>8} {'retries':>7} "
