@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import time
 import uuid
 from contextlib import contextmanager
 
@@ -97,16 +98,22 @@ class LocalFileSystem:
             pass
 
     @contextmanager
-    def try_lock(self, path: str):
-        """Yield whether this process got the exclusive ``flock`` of ``path`` (created if
-        missing) without waiting: background work that one process at a time should do."""
+    def try_lock(self, path: str, wait: float = 0.0):
+        """Yield whether this thread got the exclusive ``flock`` of ``path`` (created if
+        missing) within ``wait`` seconds (polling; by default at once): background work that
+        one process - one thread - at a time should do."""
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = time.monotonic() + wait
         try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                yield False
-                return
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        yield False
+                        return
+                    time.sleep(0.01)
             yield True
         finally:
             os.close(fd)  # closing the descriptor releases the lock

@@ -8,7 +8,9 @@ Compaction merges a table's small files (and files with many deleted rows) into 
   refer to the old file is rebased onto the new one (``TableVersion.locate``);
 - writers committing meanwhile do not make it start again: rows they deleted in the files being
   compacted are deleted in the new files by the compaction's own entry (rebased on the newest
-  version when it is appended); only a picked file vanishing or a schema change restarts it.
+  version when it is appended) - all of a file's rows if they deleted every one, which drops
+  the file from the version; only another compaction moving a picked file, or a schema change,
+  restarts it.
 """
 
 from __future__ import annotations
@@ -61,15 +63,17 @@ def _worth_rewriting(version: TableVersion, f: DataFile) -> bool:
     return f.row_count - deleted < SMALL_FILE_ROWS or deleted > DELETED_FRACTION * f.row_count
 
 
-def compact_in_background(warehouse, table_ids: list[str], stopping=lambda: False) -> None:
+def compact_in_background(warehouse, table_ids: list[str], stopping=lambda: False, wait: float = 0.0) -> bool:
     """Compact tables for a background thread (auto-compaction, the publisher). Of several
-    processes writing the warehouse, one compacts at a time (``_txlog/COMPACT``): the others
-    would only rewrite the same files and lose the race to append."""
-    with warehouse.fs.try_lock(os.path.join(warehouse.txlog.dir, COMPACT_LOCK)) as mine:
+    processes (and threads) writing the warehouse, one compacts at a time (``_txlog/COMPACT``,
+    waited for up to ``wait`` seconds): the others would only rewrite the same files and lose
+    the race to append. False if another held the lock."""
+    with warehouse.fs.try_lock(os.path.join(warehouse.txlog.dir, COMPACT_LOCK), wait) as mine:
         for table_id in table_ids if mine else ():
             if stopping():
-                return
+                return mine
             compact(warehouse, table_id)
+        return mine
 
 
 def compact(warehouse, table_id: str, attempts: int = 20, progress=None) -> CompactResult:
@@ -113,11 +117,12 @@ def compact(warehouse, table_id: str, attempts: int = 20, progress=None) -> Comp
 
         def rebased(newest) -> LogEntry | None:
             """The compaction as the next entry after ``newest``: rows deleted since it read
-            the files are deleted in the new files too; None if a picked file is gone or the
-            table was re-shaped (then it starts again)."""
+            the files are deleted in the new files too - all of a picked file's rows if it
+            went away because they were all deleted; None if another compaction moved a
+            picked file or the table was re-shaped (then it starts again)."""
             current = newest.by_id(table_id)
             if current is None or current.schema.schema_id != version.schema.schema_id \
-                    or any(current.file(f.file_id) is None for f in picked):
+                    or any(current.file(f.file_id) is None and f.file_id in current.moved for f in picked):
                 return None
             # files committed meanwhile took the ids after the version read: number ours after theirs
             shift = current.next_file_id - version.next_file_id
@@ -126,7 +131,9 @@ def compact(warehouse, table_id: str, attempts: int = 20, progress=None) -> Comp
             carried: dict[int, BitMap] = {}
             for f in picked:
                 new_id, offset, dead = lineage[f.file_id]
-                for pos in current.deleted(f.file_id) - dead:
+                now_dead = current.deleted(f.file_id) if current.file(f.file_id) is not None \
+                    else FrozenBitMap(range(f.row_count))  # every row deleted: the file was dropped
+                for pos in now_dead - dead:
                     carried.setdefault(new_id, BitMap()).add(offset + pos - dead.rank(pos))
             change = ChangeData(table_id, added=files, removed=frozenset(f.file_id for f in picked),
                                 moved=lineage, deleted={fid: FrozenBitMap(bm) for fid, bm in carried.items()})

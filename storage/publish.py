@@ -49,6 +49,7 @@ PUBLISH_INTERVAL = 1.0  # seconds at least between the starts of two background 
 PUBLISH_DUTY = 0.1      # the share of time background passes may take
 PUBLISH_LOCK = "PUBLISH"  # in _txlog/: held by the process running a background pass
 FOLD_INLINE_FILES = 8     # a background pass first compacts a table with more inline files
+FOLD_WAIT = 2.0           # seconds it waits for another compaction to finish first
 
 
 class Publisher:
@@ -147,8 +148,8 @@ class Publisher:
         from txlake.storage import maintenance
         crowded = [v.table_id for v in self.warehouse.refresh().tables.values()
                    if sum(1 for f in v.files if f.is_inline) > FOLD_INLINE_FILES]
-        if crowded:
-            maintenance.compact_in_background(self.warehouse, crowded)
+        if crowded:  # the GC thread's auto-compaction may be at work: this one waits for it
+            maintenance.compact_in_background(self.warehouse, crowded, wait=FOLD_WAIT)
 
     def publish(self) -> None:
         with self._lock:

@@ -41,3 +41,34 @@ def test_compaction_succeeds_under_continuous_updates(warehouse):
     reopened = txlake.connect(warehouse, publish="off")
     assert dict(reopened.execute("SELECT id, v FROM t").fetchall()) == expected
     reopened.close()
+
+
+def test_a_file_emptied_meanwhile_does_not_restart_compaction(warehouse):
+    """A writer deletes every row of a file the compaction is rewriting - which drops the file
+    from the version - after the compaction read it: the compaction still commits on its first
+    try, with those rows deleted in its new file, and they stay deleted."""
+    from txlake.storage import maintenance
+    conn = txlake.connect(warehouse, autocommit=True, publish="off", gc_interval=3600)  # no auto-compaction
+    conn.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    for start in range(0, 50, 10):         # 5 small files
+        conn.execute(f"INSERT INTO t SELECT i, i FROM range({start}, {start + 10}) r(i)")
+    writer = txlake.connect(warehouse, autocommit=True, publish="off")
+    passes = []
+
+    def meanwhile(done, groups):
+        passes.append(done)
+        if len(passes) == 1:
+            writer.execute("DELETE FROM t WHERE id BETWEEN 10 AND 19")   # all of the second file
+            writer.execute("UPDATE t SET v = -1 WHERE id = 42")
+
+    result = maintenance.compact(conn._session.db.warehouse, conn._session.db.warehouse.latest.table("default", "t").table_id,
+                                 progress=meanwhile)
+    assert result.csn is not None and passes == [1], f"compaction restarted: {passes}"
+    expected = {i: (-1 if i == 42 else i) for i in range(50) if not 10 <= i <= 19}
+    assert dict(conn.execute("SELECT id, v FROM t").fetchall()) == expected
+    writer.close()
+    conn.close()
+    reopened = txlake.connect(warehouse, publish="off")
+    assert dict(reopened.execute("SELECT id, v FROM t").fetchall()) == expected
+    assert reopened.execute("SELECT count(*) FROM t WHERE id BETWEEN 10 AND 19").fetchone() == (0,)
+    reopened.close()
