@@ -63,17 +63,16 @@ def _worth_rewriting(version: TableVersion, f: DataFile) -> bool:
     return f.row_count - deleted < SMALL_FILE_ROWS or deleted > DELETED_FRACTION * f.row_count
 
 
-def compact_in_background(warehouse, table_ids: list[str], stopping=lambda: False, wait: float = 0.0) -> bool:
+def compact_in_background(warehouse, table_ids: list[str], stopping=lambda: False, wait: float = 0.0) -> None:
     """Compact tables for a background thread (auto-compaction, the publisher). Of several
     processes (and threads) writing the warehouse, one compacts at a time (``_txlog/COMPACT``,
     waited for up to ``wait`` seconds): the others would only rewrite the same files and lose
-    the race to append. False if another held the lock."""
+    the race to append."""
     with warehouse.fs.try_lock(os.path.join(warehouse.txlog.dir, COMPACT_LOCK), wait) as mine:
         for table_id in table_ids if mine else ():
             if stopping():
-                return mine
+                return
             compact(warehouse, table_id)
-        return mine
 
 
 def compact(warehouse, table_id: str, attempts: int = 20, progress=None) -> CompactResult:
