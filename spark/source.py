@@ -249,7 +249,7 @@ class PushdownReader(TxlakeReader):
         if not self.filters:
             return list(self.version.files)
         return [f for f in self.version.files
-                if f.inline is not None  # small, and without a footer: always read
+                if f.is_inline  # small, and without a footer: always read
                 or pushdown.may_match(pq.ParquetFile(os.path.join(self.root, f.path)).metadata, self.filters)]
 
 

@@ -220,7 +220,7 @@ class Commit:
                 self._write_rows(d, pa.concat_tables(pieces), np.concatenate(sources), written)
             if written:
                 self._written[d.table_id] = written
-        self.store.fsync_dirs([f.path for files in self._written.values() for f in files if f.inline is None])
+        self.store.fsync_dirs([f.path for files in self._written.values() for f in files if not f.is_inline])
         self.state = CommitState.PREPARED
 
     def _write_rows(self, d: TableDelta, data: pa.Table, sources: np.ndarray, written: list[DataFile]) -> None:
@@ -366,7 +366,7 @@ class FilesCommit(Commit):
         return not self.deltas and not self._written
 
     def prepare(self) -> None:
-        self.store.fsync_dirs([f.path for fs in self._written.values() for f in fs if f.inline is None])
+        self.store.fsync_dirs([f.path for fs in self._written.values() for f in fs if not f.is_inline])
         self.state = CommitState.PREPARED
 
     def abort(self) -> None:

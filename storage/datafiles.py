@@ -283,7 +283,7 @@ class DataFileStore:
         """How a statement should read ``version``: ``scan`` when its files are (mostly)
         cached or few rows are missing, else a ``StreamedScan`` of its Parquet files - and
         then the missing files are read ahead into the cache if they fit there."""
-        on_disk = [f for f in version.files if f.data is None and f.inline is None]
+        on_disk = [f for f in version.files if f.data is None and not f.is_inline]
         with self._lock:
             cached = {f.path: self._cache[f.path][1] for f in on_disk if f.path in self._cache}
             room = self.cache_bytes - self._cached_bytes + self._reclaimable()
@@ -306,7 +306,7 @@ class DataFileStore:
             else:
                 clean.append(entry)
         memory = [self._visible(version, f, with_rowid) for f in version.files
-                  if f.data is not None or f.inline is not None]
+                  if f.data is not None or f.is_inline]
         with self._lock:
             self.streamed_scans += 1
         return StreamedScan(version.schema, tuple(clean), tuple(dirty),

@@ -216,7 +216,7 @@ class Publisher:
         prefix = table_dir(version.db, version.name) + os.sep
         name = f.path[len(prefix):] if f.path.startswith(prefix) else f.path
         if not deleted:
-            if f.inline is not None:  # rows that travelled in the log entry: materialise them
+            if f.is_inline:  # rows that travelled in the log entry: materialise them (decoded only then)
                 full = os.path.join(self.warehouse.root, f.path)
                 if not os.path.exists(full):
                     self._write_file(full, f.inline)

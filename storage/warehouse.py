@@ -308,15 +308,15 @@ class Warehouse:
         the lock); False if another process took its CSN."""
         try:
             written = self.txlog.append(entry, self.commit_timeout)
-            if written:
-                with self._lock:
-                    self._unflushed.add(entry.csn)
-            return written
         except OSError as e:
             stored = self.txlog.read(entry.csn)
-            if stored is not None and (stored.commit_user, stored.commit_id) == (entry.commit_user, entry.commit_id):
-                return True  # the write landed although it reported an error
-            raise errors.CommitFailed(f"could not write commit log entry: {e}") from e
+            if stored is None or (stored.commit_user, stored.commit_id) != (entry.commit_user, entry.commit_id):
+                raise errors.CommitFailed(f"could not write commit log entry: {e}") from e
+            written = True  # the write landed although it reported an error
+        if written:  # not shown to this process's sessions before _made_durable
+            with self._lock:
+                self._unflushed.add(entry.csn)
+        return written
 
     def _made_durable(self, entry: LogEntry) -> None:
         """Flush ``entry``'s log line, then show it to this process's sessions (the entry as
