@@ -42,7 +42,7 @@ from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.parser import statements as st
 from txlake.parser.parse import DIVISOR_MACRO, identifier, table_name
 from txlake.storage import keys as pk
-from txlake.storage.commit import ROWS_PER_FILE, SOURCES, TableDelta, table_bytes, visible_sources
+from txlake.storage.commit import COLUMNS, NBYTES, ROWS_PER_FILE, SOURCES, TableDelta, table_bytes, visible_sources
 from txlake.storage.datafiles import ROWID, DataFileStore, StreamedScan
 from txlake.storage.schema import Column, ColumnType, TableSchema, make_type, type_from_arrow
 from txlake.storage.version import CatalogVersion, DataFile, TableVersion
@@ -55,7 +55,6 @@ SPILL_SHARE = 4
 BULK_LOCKS = 10_000  # a statement locking more rows than this locks the table instead
 SQL_CACHE_SIZE = 512
 TARGET = "__txl_target"  # the registered name of an UPDATE/DELETE target in cached SQL
-NBYTES = "nbytes"  # DataFile.caches key: an uncommitted file's bytes in memory
 
 
 @dataclass
@@ -375,8 +374,8 @@ class Executor:
             count = self._insert_select(ctx, stmt, schema, columns, params)
             return Result(rowcount=count, status=f"INSERT 0 {count}")
         with self._registered() as register:
-            rows = self._insert_rows(ctx, schema, columns, stmt, params, register)
-        rows = self._insert_batch(ctx, stmt, rows, conflict_params)
+            rows, values = self._insert_rows(ctx, schema, columns, stmt, params, register)
+        rows = self._insert_batch(ctx, stmt, rows, conflict_params, values=values)
         result = self._returning(stmt.returning, rows, stmt.table.name, returning_params)
         result.status = f"INSERT 0 {rows.num_rows}"
         return result
@@ -398,16 +397,17 @@ class Executor:
         return count
 
     def _insert_batch(self, ctx: Context, stmt: st.Insert, rows: pa.Table, conflict_params,
-                      check_ssi: bool = True) -> pa.Table:
+                      check_ssi: bool = True, values: list[list] | None = None) -> pa.Table:
         """Add ``rows`` to the INSERT's table in the transaction: constraints, key locks and
-        ON CONFLICT first. Returns the rows inserted or updated."""
+        ON CONFLICT first. Returns the rows inserted or updated. ``values``: ``rows`` as
+        Python values, a list per column, if the statement had them."""
         version = ctx.resolve(stmt.table)
         self._check_rows(version, rows)
-        updated_rowids, update_rows = None, None
+        updated_rowids, update_rows, given = None, None, rows
         if version.schema.primary_key:
             version = self._lock_new_keys(ctx, version, rows, stmt.on_conflict is not None)
             rows, updated_rowids, update_rows = self._resolve_conflicts(ctx, version, rows, stmt, conflict_params)
-        new = self._apply(version, None, rows)
+        new = self._apply(version, None, rows, columns=values if rows is given else None)
         if updated_rowids is not None and len(updated_rowids):
             new = self._apply(new, updated_rowids, update_rows, sources=updated_rowids.to_numpy())
             rows = pa.concat_tables([rows, update_rows])
@@ -425,25 +425,28 @@ class Executor:
             seen.add(name)
         return list(stmt.columns)
 
-    def _insert_rows(self, ctx, schema, columns, stmt, params, register) -> pa.Table:
+    def _insert_rows(self, ctx, schema, columns, stmt, params, register) -> tuple[pa.Table, list[list] | None]:
+        """The rows an INSERT (of VALUES) adds, and the same as Python values when they were
+        built in Python (a list per column; else None)."""
         if isinstance(stmt.source, exp.Values):
             plan = self._cached_sql(stmt, ("point-insert",), lambda: _values_plan(stmt.source))
-            rows = self._values_rows(schema, columns, stmt, plan, params) if plan is not None else None
-            if rows is not None:
-                return rows
+            values = self._values_columns(schema, columns, stmt, plan, params) if plan is not None else None
+            if values is not None:
+                return pa.Table.from_pydict(dict(zip(schema.names, values)), schema=schema.arrow_schema()), values
         if isinstance(stmt.source, exp.Values) and not any(True for _ in stmt.source.find_all(exp.Table)):
             # keyed by the schema itself (types, defaults), not its id: a table dropped and
             # re-created under the same name starts again at schema id 0
             sql = self._cached_sql(stmt, ("insert", schema, tuple(columns)),
                                    lambda: self._insert_sql(ctx, schema, columns, stmt, register))
-            return self._conform(self._sql(sql, params), schema)
-        return self._conform(self._sql(self._insert_sql(ctx, schema, columns, stmt, register, params), params), schema)
+            return self._conform(self._sql(sql, params), schema), None
+        return self._conform(self._sql(self._insert_sql(ctx, schema, columns, stmt, register, params), params),
+                             schema), None
 
-    def _values_rows(self, schema: TableSchema, columns: list[str], stmt: st.Insert,
-                     plan: list[list[tuple]], params) -> pa.Table | None:
+    def _values_columns(self, schema: TableSchema, columns: list[str], stmt: st.Insert,
+                        plan: list[list[tuple]], params) -> list[list] | None:
         """``INSERT ... VALUES`` of constants, ``?`` and CURRENT_TIMESTAMP built in Python: the
-        table DuckDB would return for ``CAST(value AS column type)``, or None to let DuckDB
-        do it. Only values whose cast is the identity are taken (an int into INT/BIGINT in
+        values DuckDB would return for ``CAST(value AS column type)``, a list per column of
+        the table, or None to let DuckDB do it. Only values whose cast is the identity are taken (an int into INT/BIGINT in
         range, a str into VARCHAR, a float into DOUBLE, a bool into BOOLEAN, NULL into
         anything); columns left out must have no default."""
         width = len(plan[0])
@@ -466,7 +469,7 @@ class Executor:
                     return None
                 values.append(value)
             data.append(values)
-        return pa.Table.from_pydict(dict(zip(schema.names, data)), schema=schema.arrow_schema())
+        return data
 
     def _insert_value(self, term: tuple, col: Column, params):
         op = term[0]
@@ -724,16 +727,17 @@ class Executor:
         if rowid is None:
             rows = schema.arrow_schema().empty_table()
         else:
-            old = self._row_at(version, rowid).to_pylist()[0]
+            old = self._row_values(version, rowid)
             new = dict(old)
             for name, term in plan.assignments.items():
                 new[name] = _evaluate(term, schema.column(name), schema, old, params)
                 if new[name] is _FALLBACK:
                     return None
-            rows = pa.Table.from_pylist([new], schema=schema.arrow_schema())
+            rows = pa.Table.from_batches([pa.RecordBatch.from_struct_array(pa.array([new], _row_type(schema)))])
             self._check_rows(version, rows)
             self._check_updated_keys(ctx, version, np.array([rowid], np.int64), rows, plan.assignments)
-            self._write(ctx, version, self._apply(version, [rowid], rows, sources=[rowid]))
+            self._write(ctx, version, self._apply(version, [rowid], rows, sources=[rowid],
+                                                  columns=[[new[name]] for name in schema.names]))
         out = self._returning(stmt.returning, rows, alias, returning_params)
         out.status = f"UPDATE {rows.num_rows}"
         return out
@@ -873,6 +877,13 @@ class Executor:
             empty = version.schema.arrow_schema().empty_table()
             return empty.append_column(ROWID, pa.array([], pa.int64()))
         return pa.concat_tables(pieces)
+
+    def _row_values(self, version: TableVersion, rowid: int) -> dict:
+        """The row ``rowid`` of ``version`` as a dict of Python values (``_row_at``'s one row,
+        without slicing a table)."""
+        data = self.store.read(version.file(rowid >> 32), version.schema)
+        pos = rowid & 0xFFFFFFFF
+        return {name: data.column(i)[pos].as_py() for i, name in enumerate(version.schema.names)}
 
     def _row_at(self, version: TableVersion, rowid: int) -> pa.Table:
         """The row ``rowid`` of ``version`` (deleted or not), as a one-row table."""
@@ -1016,9 +1027,11 @@ class Executor:
             work = ctx.txn.changes.get(table_id)
             self.db.ssi.check_write(ctx.txn, [TableDelta(table_id, ctx.txn.bases.get(table_id), work)])
 
-    def _apply(self, version: TableVersion, delete_rowids, rows: pa.Table | None, sources=None) -> TableVersion:
+    def _apply(self, version: TableVersion, delete_rowids, rows: pa.Table | None, sources=None,
+               columns: list[list] | None = None) -> TableVersion:
         """``version`` with rows deleted and rows added. ``sources``: for updated rows, the row id
-        each new row replaces (the update chain READ COMMITTED follows; see Database.successor)."""
+        each new row replaces (the update chain READ COMMITTED follows; see Database.successor).
+        ``columns``: ``rows`` as Python values, a list per column, if the statement had them."""
         deleted = {}
         if delete_rowids is not None and len(delete_rowids) == 1:  # a point statement
             rowid = int(delete_rowids[0])
@@ -1034,6 +1047,8 @@ class Executor:
                             data=rows.combine_chunks())
             if sources is not None:
                 file.caches[SOURCES] = np.asarray(sources, dtype=np.int64)
+            if columns is not None:
+                file.caches[COLUMNS] = columns
             added = (file,)
         new = version.with_files(added=added, deleted=deleted)
         in_memory = [f for f in new.files if f.data is not None]
@@ -1423,6 +1438,15 @@ def _evaluate(term, col: Column, schema: TableSchema, row: dict, params):
     if bounds is None or not bounds[0] <= value <= bounds[1]:
         return _FALLBACK  # out of range: DuckDB raises the error
     return value
+
+
+def _row_type(schema: TableSchema) -> pa.StructType:
+    """A row of ``schema`` as an Arrow struct: building a one-row table through it costs a
+    third of ``Table.from_pylist``."""
+    memo = schema.__dict__.get("_row_type")
+    if memo is None:  # a frozen dataclass: memoised past __setattr__, as arrow_schema is
+        memo = schema.__dict__["_row_type"] = pa.struct(schema.arrow_schema())
+    return memo
 
 
 def _passes_through(t: pa.DataType) -> bool:

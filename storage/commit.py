@@ -22,7 +22,7 @@ import enum
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -32,8 +32,8 @@ from pyroaring import BitMap, FrozenBitMap
 from txlake import errors
 from txlake.storage import keys as pk
 from txlake.storage.datafiles import DataFileStore
-from txlake.storage.version import (CatalogVersion, ChangeData, CreateTable, DataFile, DropTable,
-                                    LogEntry, TableVersion)
+from txlake.storage.version import (ENCODED, CatalogVersion, ChangeData, CreateTable, DataFile, DropTable,
+                                    LogEntry, TableVersion, encode_rows, encode_values)
 
 
 # Data files hold at most this many rows: a deletion touches (re-filters, re-publishes) one
@@ -55,9 +55,15 @@ def table_bytes(rows: pa.Table) -> int:
     return total if total <= 1 << 20 else rows.nbytes
 
 
-# DataFile.caches key of an uncommitted file: for each row, the row id it replaces (an UPDATE's
-# update chain, which READ COMMITTED follows), or -1 for a new row.
+# DataFile.caches keys of an uncommitted file:
+# for each row, the row id it replaces (an UPDATE's update chain, which READ COMMITTED
+# follows), or -1 for a new row
 SOURCES = "sources"
+# its rows' bytes in memory (table_bytes), once measured
+NBYTES = "nbytes"
+# its rows as Python values, a list per column (version.encode_values), when the statement that
+# wrote them had them so (a point UPDATE, INSERT ... VALUES): they go to the log without Arrow
+COLUMNS = "columns"
 
 
 def visible_sources(version: TableVersion, f: DataFile) -> np.ndarray:
@@ -198,7 +204,7 @@ class Commit:
         for d in self.deltas:
             if d.work is None or not d.pending:
                 continue
-            pieces, sources, written = [], [], []
+            pieces, sources, written, known = [], [], [], []
             for f in d.pending:
                 deleted = d.work.deleted(f.file_id)
                 if f.data is None and not deleted:  # spilled rows: the file is taken as it is
@@ -214,8 +220,9 @@ class Commit:
                 if data.num_rows:
                     pieces.append(data)
                     sources.append(visible_sources(d.work, f))
+                    known.append(None if deleted else f.caches)
             if len(pieces) == 1:
-                self._write_rows(d, pieces[0], sources[0], written)
+                self._write_rows(d, pieces[0], sources[0], written, known[0])
             elif pieces:
                 self._write_rows(d, pa.concat_tables(pieces), np.concatenate(sources), written)
             if written:
@@ -223,15 +230,19 @@ class Commit:
         self.store.fsync_dirs([f.path for files in self._written.values() for f in files if not f.is_inline])
         self.state = CommitState.PREPARED
 
-    def _write_rows(self, d: TableDelta, data: pa.Table, sources: np.ndarray, written: list[DataFile]) -> None:
-        """``data`` as new files of at most ROWS_PER_FILE rows (small ones inline), appended to
-        ``written``. Several Parquet files are encoded in parallel (pyarrow releases the GIL):
-        a bulk load is bound by Parquet encoding and compression."""
-        schema_id = d.work.schema.schema_id
+    def _write_rows(self, d: TableDelta, data: pa.Table, sources: np.ndarray, written: list[DataFile],
+                    known: dict | None = None) -> None:
+        """``data`` as new files of at most ROWS_PER_FILE rows (small ones inline, their rows
+        encoded for the log here, outside its lock), appended to ``written``. ``known``: the
+        caches of the one uncommitted file ``data`` is, whole (its size and Python values,
+        when the statement had them). Several Parquet files are encoded in parallel (pyarrow
+        releases the GIL): a bulk load is bound by Parquet encoding and compression."""
+        schema = d.work.schema
         chunks = [data.combine_chunks()] if data.num_rows <= ROWS_PER_FILE else \
             [data.slice(start, ROWS_PER_FILE).combine_chunks() for start in range(0, data.num_rows, ROWS_PER_FILE)]
+        known = known if known is not None and len(chunks) == 1 else {}
         # bytes in memory of each chunk small enough to travel inline, None for the others
-        inline = [(table_bytes(c) if c.num_rows <= INLINE_ROWS else None) for c in chunks]
+        inline = [(known.get(NBYTES) or table_bytes(c) if c.num_rows <= INLINE_ROWS else None) for c in chunks]
         inline = [n if n is not None and n <= INLINE_BYTES else None for n in inline]
         to_write = [c for c, small in zip(chunks, inline) if small is None]
         if len(to_write) > 1:
@@ -242,11 +253,14 @@ class Commit:
         for i, (chunk, nbytes) in enumerate(zip(chunks, inline)):
             if nbytes is not None:
                 path = self.store.new_path(d.work.db, d.work.name)  # published there later
-                written.append(DataFile(0, path, chunk.num_rows, schema_id, nbytes, inline=chunk,
-                                        key_bounds=pk.key_bounds(chunk, d.work.schema)))
+                columns = known.get(COLUMNS)
+                f = DataFile(0, path, chunk.num_rows, schema.schema_id, nbytes, inline=chunk,
+                             key_bounds=pk.key_bounds(chunk, schema, columns))
+                f.caches[ENCODED] = (columns is not None and encode_values(schema, columns)) or encode_rows(chunk)
+                written.append(f)
             else:
                 path, size = next(files)
-                written.append(DataFile(0, path, chunk.num_rows, schema_id, size))
+                written.append(DataFile(0, path, chunk.num_rows, schema.schema_id, size))
             self._sources.setdefault(d.table_id, []).append(sources[i * ROWS_PER_FILE:(i + 1) * ROWS_PER_FILE])
 
     def vote(self, latest: CatalogVersion, csn: int, time_ms: int) -> LogEntry:
@@ -321,7 +335,7 @@ class Commit:
         return [ChangeData(d.table_id, added=files, removed=removed, deleted=deleted, schema=schema)]
 
     def _numbered(self, table_id: str, first_id: int) -> tuple[DataFile, ...]:
-        return tuple(replace(f, file_id=first_id + i) for i, f in enumerate(self._written.get(table_id, ())))
+        return tuple(f.numbered(first_id + i) for i, f in enumerate(self._written.get(table_id, ())))
 
     def _check_keys(self, current: TableVersion, base_ids: set[int], files: tuple[DataFile, ...],
                     deleted: dict[int, FrozenBitMap]) -> None:

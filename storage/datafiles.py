@@ -64,6 +64,19 @@ def write_parquet_atomic(fs: LocalFileSystem, full: str, data: pa.Table) -> None
     os.replace(tmp, full)
 
 
+_names = threading.local()
+
+
+def _unique_name() -> str:
+    """A name no other file gets, shaped like a UUID: random per process and thread (a forked
+    child draws anew), then a counter - as Paimon's writers name their files, one UUID plus a
+    sequence number, where a UUID per file costs several microseconds."""
+    state = getattr(_names, "state", None)
+    if state is None or state[0] != os.getpid():
+        state = _names.state = (os.getpid(), str(uuid.uuid4())[:24], iter(range(1 << 48)))
+    return f"{state[1]}{next(state[2]):012x}"
+
+
 def rowids(file_id: int, count: int) -> pa.Array:
     return pa.array(np.arange(count, dtype=np.int64) + (file_id << 32), type=pa.int64())
 
@@ -195,7 +208,7 @@ class DataFileStore:
 
     @staticmethod
     def new_path(db: str, name: str) -> str:
-        return os.path.join(table_dir(db, name), BUCKET_DIR, f"data-{uuid.uuid4()}-0.parquet")
+        return os.path.join(table_dir(db, name), BUCKET_DIR, f"data-{_unique_name()}-0.parquet")
 
     # --- reading -------------------------------------------------------------------------
 

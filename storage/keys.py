@@ -214,9 +214,10 @@ def _confirmed(store: DataFileStore, version: TableVersion, f: DataFile, key, ma
     return None
 
 
-def key_bounds(rows: pa.Table, schema: TableSchema) -> tuple | None:
+def key_bounds(rows: pa.Table, schema: TableSchema, columns: list[list] | None = None) -> tuple | None:
     """The primary-key columns' (min, max) over ``rows``, for an inline file's log entry; None
-    unless every key column is an integer or text (their Python values compare as SQL's do)."""
+    unless every key column is an integer or text (their Python values compare as SQL's do).
+    ``columns``: ``rows`` as Python values, a list per column (read instead of ``rows``)."""
     names = schema.primary_key
     arrow = schema.arrow_schema()
     if not names or not rows.num_rows or not all(
@@ -224,7 +225,8 @@ def key_bounds(rows: pa.Table, schema: TableSchema) -> tuple | None:
         return None
     bounds = []
     for name in names:  # a few rows (an inline file's): Python beats a compute kernel's set-up
-        values = [v for v in rows.column(name).to_pylist() if v is not None]
+        values = columns[schema.names.index(name)] if columns is not None else rows.column(name).to_pylist()
+        values = [v for v in values if v is not None]
         if not values:
             return None
         bounds.append((min(values), max(values)))

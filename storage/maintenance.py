@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import pyarrow as pa
 from pyroaring import BitMap, FrozenBitMap
@@ -125,7 +125,7 @@ def compact(warehouse, table_id: str, attempts: int = 20, progress=None) -> Comp
                 return None
             # files committed meanwhile took the ids after the version read: number ours after theirs
             shift = current.next_file_id - version.next_file_id
-            files = tuple(replace(f, file_id=f.file_id + shift) for f in added)
+            files = tuple(f.numbered(f.file_id + shift) for f in added)
             lineage = {old: (new_id + shift, offset, dead) for old, (new_id, offset, dead) in moved.items()}
             carried: dict[int, BitMap] = {}
             for f in picked:

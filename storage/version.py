@@ -14,6 +14,7 @@ so what a session saw committed is exactly what a reopened warehouse rebuilds.
 from __future__ import annotations
 
 import base64
+import datetime
 import decimal
 import re
 from dataclasses import dataclass, field
@@ -82,12 +83,20 @@ class DataFile:
         """Inline rows, decoded or not (``inline is not None`` would decode them)."""
         return self.__dict__.get("_inline") is not None
 
+    def numbered(self, file_id: int) -> "DataFile":
+        """This file under the id ``file_id`` (a commit's files get theirs when it is voted):
+        ``dataclasses.replace`` without re-running ``__init__`` (its rows and caches shared)."""
+        f = object.__new__(DataFile)
+        f.__dict__.update(self.__dict__)
+        f.__dict__["file_id"] = file_id
+        return f
+
     def to_json(self) -> dict:
         d = {"id": self.file_id, "path": self.path, "rows": self.row_count,
              "schema": self.schema_id, "size": self.size}
         rows = self.__dict__.get("_inline")
         if rows is not None:
-            d["inline"] = encode_rows(rows) if isinstance(rows, pa.Table) else rows
+            d["inline"] = self.caches.get(ENCODED) or (encode_rows(rows) if isinstance(rows, pa.Table) else rows)
         if self.key_bounds is not None:
             d["key_bounds"] = [list(b) for b in self.key_bounds]
         return d
@@ -120,6 +129,60 @@ def encode_rows(table: pa.Table) -> dict | str:
         else:  # a temporal type: its integer storage
             columns.append([v for chunk in column.chunks for v in chunk.view(kind).to_pylist()])
     return {"names": table.schema.names, "types": [str(f.type) for f in table.schema], "columns": columns}
+
+
+# DataFile.caches key: an inline file's rows already encoded for the log (by the commit's
+# prepare step, outside the log's lock)
+ENCODED = "encoded"
+
+_EPOCH = datetime.datetime(1970, 1, 1)
+_EPOCH_DAY = datetime.date(1970, 1, 1).toordinal()
+_MICROSECOND = datetime.timedelta(microseconds=1)
+
+
+def encode_values(schema: TableSchema, columns: list[list]) -> dict | None:
+    """``encode_rows`` of rows held as Python values, without Arrow: a list per column of the
+    values ``to_pylist`` gives for ``schema``'s types (or values they convert to exactly).
+    A point write's row encodes in microseconds, where reading it back from Arrow takes tens.
+    None if a column's type does not go as JSON values this way."""
+    layout = _json_layout(schema)
+    if layout is None:
+        return None
+    names, types, kinds = layout
+    out = []
+    for kind, values in zip(kinds, columns):
+        if kind == "plain":
+            out.append(list(values))
+        elif kind == "decimal":
+            out.append([None if v is None else str(v) for v in values])
+        elif kind == "date":
+            out.append([None if v is None else v.toordinal() - _EPOCH_DAY for v in values])
+        else:  # a timestamp in microseconds
+            out.append([None if v is None else (v - _EPOCH) // _MICROSECOND for v in values])
+    return {"names": names, "types": types, "columns": out}
+
+
+def _json_layout(schema: TableSchema) -> tuple[list, list, list] | None:
+    """(names, type names, kinds) of ``encode_values``, memoised on the schema; None if a
+    column is of a type it leaves to Arrow."""
+    memo = schema.__dict__.get("_json_layout", schema)
+    if memo is schema:  # a frozen dataclass: memoised past __setattr__, as arrow_schema is
+        kinds = []
+        for f in schema.arrow_schema():
+            kind = _json_kind(f.type)
+            if kind in ("plain", "decimal"):
+                kinds.append(kind)
+            elif pa.types.is_date32(f.type):
+                kinds.append("date")
+            elif kind is not None and f.type.unit == "us":
+                kinds.append("timestamp")
+            else:
+                kinds = None
+                break
+        arrow = schema.arrow_schema()
+        memo = schema.__dict__["_json_layout"] = \
+            (arrow.names, [str(f.type) for f in arrow], kinds) if kinds is not None else None
+    return memo
 
 
 def decode_rows(encoded: dict | str) -> pa.Table:
