@@ -432,7 +432,7 @@ class Executor:
             plan = self._cached_sql(stmt, ("point-insert",), lambda: _values_plan(stmt.source))
             values = self._values_columns(schema, columns, stmt, plan, params) if plan is not None else None
             if values is not None:
-                return pa.Table.from_pydict(dict(zip(schema.names, values)), schema=schema.arrow_schema()), values
+                return _table_of(schema, values), values
         if isinstance(stmt.source, exp.Values) and not any(True for _ in stmt.source.find_all(exp.Table)):
             # keyed by the schema itself (types, defaults), not its id: a table dropped and
             # re-created under the same name starts again at schema id 0
@@ -733,11 +733,11 @@ class Executor:
                 new[name] = _evaluate(term, schema.column(name), schema, old, params)
                 if new[name] is _FALLBACK:
                     return None
-            rows = pa.Table.from_batches([pa.RecordBatch.from_struct_array(pa.array([new], _row_type(schema)))])
+            columns = [[new[name]] for name in schema.names]
+            rows = _table_of(schema, columns)
             self._check_rows(version, rows)
             self._check_updated_keys(ctx, version, np.array([rowid], np.int64), rows, plan.assignments)
-            self._write(ctx, version, self._apply(version, [rowid], rows, sources=[rowid],
-                                                  columns=[[new[name]] for name in schema.names]))
+            self._write(ctx, version, self._apply(version, [rowid], rows, sources=[rowid], columns=columns))
         out = self._returning(stmt.returning, rows, alias, returning_params)
         out.status = f"UPDATE {rows.num_rows}"
         return out
@@ -1043,8 +1043,11 @@ class Executor:
                 deleted[int(fid)] = FrozenBitMap(positions[files == fid])
         added = ()
         if rows is not None and rows.num_rows:
+            # rows given as Python values get exact key bounds: a later lookup in this transaction
+            # matches a one-row file by them, without building its key index
             file = DataFile(next(self._pending_ids), None, rows.num_rows, version.schema.schema_id,
-                            data=rows.combine_chunks())
+                            data=rows.combine_chunks(),
+                            key_bounds=pk.key_bounds(rows, version.schema, columns) if columns is not None else None)
             if sources is not None:
                 file.caches[SOURCES] = np.asarray(sources, dtype=np.int64)
             if columns is not None:
@@ -1440,13 +1443,16 @@ def _evaluate(term, col: Column, schema: TableSchema, row: dict, params):
     return value
 
 
-def _row_type(schema: TableSchema) -> pa.StructType:
-    """A row of ``schema`` as an Arrow struct: building a one-row table through it costs a
-    third of ``Table.from_pylist``."""
-    memo = schema.__dict__.get("_row_type")
-    if memo is None:  # a frozen dataclass: memoised past __setattr__, as arrow_schema is
-        memo = schema.__dict__["_row_type"] = pa.struct(schema.arrow_schema())
-    return memo
+def _table_of(schema: TableSchema, columns: list[list]) -> pa.Table:
+    """The table of ``schema`` holding ``columns`` (Python values, a list per column). One row
+    is built through an Arrow struct: a third of what ``from_pydict`` costs."""
+    if len(columns[0]) != 1:
+        return pa.Table.from_pydict(dict(zip(schema.names, columns)), schema=schema.arrow_schema())
+    row_type = schema.__dict__.get("_row_type")
+    if row_type is None:  # a frozen dataclass: memoised past __setattr__, as arrow_schema is
+        row_type = schema.__dict__["_row_type"] = pa.struct(schema.arrow_schema())
+    row = pa.array([{name: values[0] for name, values in zip(schema.names, columns)}], row_type)
+    return pa.Table.from_batches([pa.RecordBatch.from_struct_array(row)])
 
 
 def _passes_through(t: pa.DataType) -> bool:
