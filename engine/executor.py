@@ -42,10 +42,10 @@ from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.parser import statements as st
 from txlake.parser.parse import DIVISOR_MACRO, identifier, table_name
 from txlake.storage import keys as pk
-from txlake.storage.commit import COLUMNS, NBYTES, ROWS_PER_FILE, SOURCES, TableDelta, table_bytes, visible_sources
+from txlake.storage.commit import ROWS_PER_FILE, SOURCES, TableDelta, table_bytes, visible_sources
 from txlake.storage.datafiles import ROWID, DataFileStore, StreamedScan
 from txlake.storage.schema import Column, ColumnType, TableSchema, make_type, type_from_arrow
-from txlake.storage.version import CatalogVersion, DataFile, TableVersion
+from txlake.storage.version import CatalogVersion, DataFile, PythonRows, TableVersion
 
 DEFAULT_DB = "default"
 MAX_PENDING_FILES = 16  # a transaction's small in-memory batches per table before they are merged
@@ -55,6 +55,7 @@ SPILL_SHARE = 4
 BULK_LOCKS = 10_000  # a statement locking more rows than this locks the table instead
 SQL_CACHE_SIZE = 512
 TARGET = "__txl_target"  # the registered name of an UPDATE/DELETE target in cached SQL
+NBYTES = "nbytes"  # DataFile.caches key: an uncommitted file's bytes in memory
 
 
 @dataclass
@@ -374,8 +375,8 @@ class Executor:
             count = self._insert_select(ctx, stmt, schema, columns, params)
             return Result(rowcount=count, status=f"INSERT 0 {count}")
         with self._registered() as register:
-            rows, values = self._insert_rows(ctx, schema, columns, stmt, params, register)
-        rows = self._insert_batch(ctx, stmt, rows, conflict_params, values=values)
+            rows = self._insert_rows(ctx, schema, columns, stmt, params, register)
+        rows = self._insert_batch(ctx, stmt, rows, conflict_params)
         result = self._returning(stmt.returning, rows, stmt.table.name, returning_params)
         result.status = f"INSERT 0 {rows.num_rows}"
         return result
@@ -396,21 +397,20 @@ class Executor:
         self._check_ssi(ctx, ctx.resolve(stmt.table))
         return count
 
-    def _insert_batch(self, ctx: Context, stmt: st.Insert, rows: pa.Table, conflict_params,
-                      check_ssi: bool = True, values: list[list] | None = None) -> pa.Table:
+    def _insert_batch(self, ctx: Context, stmt: st.Insert, rows: pa.Table | PythonRows, conflict_params,
+                      check_ssi: bool = True) -> pa.Table | PythonRows:
         """Add ``rows`` to the INSERT's table in the transaction: constraints, key locks and
-        ON CONFLICT first. Returns the rows inserted or updated. ``values``: ``rows`` as
-        Python values, a list per column, if the statement had them."""
+        ON CONFLICT first. Returns the rows inserted or updated."""
         version = ctx.resolve(stmt.table)
         self._check_rows(version, rows)
-        updated_rowids, update_rows, given = None, None, rows
+        updated_rowids, update_rows = None, None
         if version.schema.primary_key:
             version = self._lock_new_keys(ctx, version, rows, stmt.on_conflict is not None)
             rows, updated_rowids, update_rows = self._resolve_conflicts(ctx, version, rows, stmt, conflict_params)
-        new = self._apply(version, None, rows, columns=values if rows is given else None)
+        new = self._apply(version, None, rows)
         if updated_rowids is not None and len(updated_rowids):
             new = self._apply(new, updated_rowids, update_rows, sources=updated_rowids.to_numpy())
-            rows = pa.concat_tables([rows, update_rows])
+            rows = pa.concat_tables([_arrow(rows), update_rows])
         self._write(ctx, version, new, check_ssi)
         return rows
 
@@ -425,22 +425,20 @@ class Executor:
             seen.add(name)
         return list(stmt.columns)
 
-    def _insert_rows(self, ctx, schema, columns, stmt, params, register) -> tuple[pa.Table, list[list] | None]:
-        """The rows an INSERT (of VALUES) adds, and the same as Python values when they were
-        built in Python (a list per column; else None)."""
+    def _insert_rows(self, ctx, schema, columns, stmt, params, register) -> pa.Table | PythonRows:
+        """The rows an INSERT (of VALUES) adds: as Python values when they were built in Python."""
         if isinstance(stmt.source, exp.Values):
             plan = self._cached_sql(stmt, ("point-insert",), lambda: _values_plan(stmt.source))
             values = self._values_columns(schema, columns, stmt, plan, params) if plan is not None else None
             if values is not None:
-                return _table_of(schema, values), values
+                return PythonRows(schema, values)
         if isinstance(stmt.source, exp.Values) and not any(True for _ in stmt.source.find_all(exp.Table)):
             # keyed by the schema itself (types, defaults), not its id: a table dropped and
             # re-created under the same name starts again at schema id 0
             sql = self._cached_sql(stmt, ("insert", schema, tuple(columns)),
                                    lambda: self._insert_sql(ctx, schema, columns, stmt, register))
-            return self._conform(self._sql(sql, params), schema), None
-        return self._conform(self._sql(self._insert_sql(ctx, schema, columns, stmt, register, params), params),
-                             schema), None
+            return self._conform(self._sql(sql, params), schema)
+        return self._conform(self._sql(self._insert_sql(ctx, schema, columns, stmt, register, params), params), schema)
 
     def _values_columns(self, schema: TableSchema, columns: list[str], stmt: st.Insert,
                         plan: list[list[tuple]], params) -> list[list] | None:
@@ -537,15 +535,18 @@ class Executor:
         data = data.rename_columns(target.names).cast(target)
         return pa.Table.from_arrays(data.columns, schema=target)
 
-    def _check_rows(self, version: TableVersion, rows: pa.Table) -> None:
+    def _check_rows(self, version: TableVersion, rows: pa.Table | PythonRows) -> None:
         """NOT NULL and VARCHAR(n) on rows about to be written."""
-        for col in version.schema.columns:
-            values = rows.column(col.name)
-            if col.not_null and values.null_count:
+        python = isinstance(rows, PythonRows)
+        for i, col in enumerate(version.schema.columns):
+            values = rows.columns[i] if python else rows.column(col.name)
+            if col.not_null and (None in values if python else values.null_count):
                 raise errors.NotNullViolation(
                     f'null value in column "{col.name}" of relation "{version.name}" violates not-null constraint')
             if col.type.kind == "VARCHAR" and col.type.length and len(values):
-                longest = pc.max(pc.utf8_length(values)).as_py()
+                # characters, not bytes, in both (code points, as PostgreSQL counts them)
+                longest = max((len(v) for v in values if v is not None), default=None) if python \
+                    else pc.max(pc.utf8_length(values)).as_py()
                 if longest is not None and longest > col.type.length:
                     raise errors.StringDataRightTruncation(
                         f"value too long for type character varying({col.type.length})")
@@ -581,6 +582,7 @@ class Executor:
             if existing:
                 raise self._duplicate(version, next(iter(existing)))
             return rows, None, None
+        rows = _arrow(rows)
         if conflict.do_nothing:
             keep = [i for i, k in enumerate(keys) if k not in existing and first[k] == i]
             return rows.take(pa.array(keep, pa.int64())), None, None
@@ -733,11 +735,10 @@ class Executor:
                 new[name] = _evaluate(term, schema.column(name), schema, old, params)
                 if new[name] is _FALLBACK:
                     return None
-            columns = [[new[name]] for name in schema.names]
-            rows = _table_of(schema, columns)
+            rows = PythonRows(schema, [[new[name]] for name in schema.names])
             self._check_rows(version, rows)
             self._check_updated_keys(ctx, version, np.array([rowid], np.int64), rows, plan.assignments)
-            self._write(ctx, version, self._apply(version, [rowid], rows, sources=[rowid], columns=columns))
+            self._write(ctx, version, self._apply(version, [rowid], rows, sources=[rowid]))
         out = self._returning(stmt.returning, rows, alias, returning_params)
         out.status = f"UPDATE {rows.num_rows}"
         return out
@@ -817,7 +818,8 @@ class Executor:
         for key in keys:
             self.db.locks.acquire(ctx.txn, key, ctx.lock_timeout)
 
-    def _lock_new_keys(self, ctx: Context, version: TableVersion, rows: pa.Table, on_conflict: bool) -> TableVersion:
+    def _lock_new_keys(self, ctx: Context, version: TableVersion, rows: pa.Table | PythonRows,
+                       on_conflict: bool) -> TableVersion:
         """Lock the primary keys an INSERT writes, as a unique index does: a concurrent
         inserter of the same key waits for this transaction, and vice versa. Keys are unique
         over the newest committed state, not just the snapshot: READ COMMITTED moves to it;
@@ -880,9 +882,12 @@ class Executor:
 
     def _row_values(self, version: TableVersion, rowid: int) -> dict:
         """The row ``rowid`` of ``version`` as a dict of Python values (``_row_at``'s one row,
-        without slicing a table)."""
-        data = self.store.read(version.file(rowid >> 32), version.schema)
-        pos = rowid & 0xFFFFFFFF
+        without slicing a table, or building one for rows held as Python values)."""
+        f, pos = version.file(rowid >> 32), rowid & 0xFFFFFFFF
+        rows = f.python_rows()
+        if rows is not None:
+            return rows.row(pos)
+        data = self.store.read(f, version.schema)
         return {name: data.column(i)[pos].as_py() for i, name in enumerate(version.schema.names)}
 
     def _row_at(self, version: TableVersion, rowid: int) -> pa.Table:
@@ -981,7 +986,7 @@ class Executor:
         key_names = version.schema.primary_key
         if not key_names or not set(key_names) & set(assigned) or not len(rowids):
             return
-        keys = pk.key_tuples(new_rows, key_names)
+        keys = pk.key_tuples(_arrow(new_rows), key_names)
         self._lock(ctx, version.table_id, [(version.table_id, "key", k) for k in keys])
         seen = set()
         for k in keys:
@@ -993,11 +998,11 @@ class Executor:
         if clash:
             raise self._duplicate(version, next(iter(clash)))
 
-    def _returning(self, returning, rows: pa.Table, alias: str, params) -> Result:
+    def _returning(self, returning, rows: pa.Table | PythonRows, alias: str, params) -> Result:
         if not returning:
             return Result(rowcount=rows.num_rows)
         with self._registered() as register:
-            name = register(rows)
+            name = register(_arrow(rows))
             select = exp.Select(expressions=[e.copy() for e in returning],
                                 from_=exp.From(this=_aliased(name, alias)))
             table = self._sql(select, params)
@@ -1027,11 +1032,10 @@ class Executor:
             work = ctx.txn.changes.get(table_id)
             self.db.ssi.check_write(ctx.txn, [TableDelta(table_id, ctx.txn.bases.get(table_id), work)])
 
-    def _apply(self, version: TableVersion, delete_rowids, rows: pa.Table | None, sources=None,
-               columns: list[list] | None = None) -> TableVersion:
+    def _apply(self, version: TableVersion, delete_rowids, rows: pa.Table | PythonRows | None,
+               sources=None) -> TableVersion:
         """``version`` with rows deleted and rows added. ``sources``: for updated rows, the row id
-        each new row replaces (the update chain READ COMMITTED follows; see Database.successor).
-        ``columns``: ``rows`` as Python values, a list per column, if the statement had them."""
+        each new row replaces (the update chain READ COMMITTED follows; see Database.successor)."""
         deleted = {}
         if delete_rowids is not None and len(delete_rowids) == 1:  # a point statement
             rowid = int(delete_rowids[0])
@@ -1043,18 +1047,17 @@ class Executor:
                 deleted[int(fid)] = FrozenBitMap(positions[files == fid])
         added = ()
         if rows is not None and rows.num_rows:
-            # rows given as Python values get exact key bounds: a later lookup in this transaction
-            # matches a one-row file by them, without building its key index
+            # rows held as Python values stay so, with exact key bounds: a later lookup in this
+            # transaction matches a one-row file by them, without building its key index
+            python = isinstance(rows, PythonRows)
             file = DataFile(next(self._pending_ids), None, rows.num_rows, version.schema.schema_id,
-                            data=rows.combine_chunks(),
-                            key_bounds=pk.key_bounds(rows, version.schema, columns) if columns is not None else None)
+                            data=rows if python else rows.combine_chunks(),
+                            key_bounds=pk.key_bounds(rows, version.schema) if python else None)
             if sources is not None:
                 file.caches[SOURCES] = np.asarray(sources, dtype=np.int64)
-            if columns is not None:
-                file.caches[COLUMNS] = columns
             added = (file,)
         new = version.with_files(added=added, deleted=deleted)
-        in_memory = [f for f in new.files if f.data is not None]
+        in_memory = [f for f in new.files if f.in_memory]
         small = [f for f in in_memory if f.row_count < ROWS_PER_FILE // 2]
         if sum(map(_memory_bytes, in_memory)) > self.store.cache_bytes // SPILL_SHARE:
             new = self._spill(new, in_memory)
@@ -1443,16 +1446,8 @@ def _evaluate(term, col: Column, schema: TableSchema, row: dict, params):
     return value
 
 
-def _table_of(schema: TableSchema, columns: list[list]) -> pa.Table:
-    """The table of ``schema`` holding ``columns`` (Python values, a list per column). One row
-    is built through an Arrow struct: a third of what ``from_pydict`` costs."""
-    if len(columns[0]) != 1:
-        return pa.Table.from_pydict(dict(zip(schema.names, columns)), schema=schema.arrow_schema())
-    row_type = schema.__dict__.get("_row_type")
-    if row_type is None:  # a frozen dataclass: memoised past __setattr__, as arrow_schema is
-        row_type = schema.__dict__["_row_type"] = pa.struct(schema.arrow_schema())
-    row = pa.array([{name: values[0] for name, values in zip(schema.names, columns)}], row_type)
-    return pa.Table.from_batches([pa.RecordBatch.from_struct_array(row)])
+def _arrow(rows: pa.Table | PythonRows) -> pa.Table:
+    return rows.table() if isinstance(rows, PythonRows) else rows
 
 
 def _passes_through(t: pa.DataType) -> bool:
@@ -1545,7 +1540,8 @@ def _memory_bytes(f: DataFile) -> int:
     each statement)."""
     nbytes = f.caches.get(NBYTES)
     if nbytes is None:
-        nbytes = f.caches[NBYTES] = table_bytes(f.data)
+        rows = f.python_rows()
+        nbytes = f.caches[NBYTES] = rows.nbytes() if rows is not None else table_bytes(f.data)
     return nbytes
 
 

@@ -19,6 +19,7 @@ Shaped as a two-phase commit with named states (cf. ZODB's tpc_begin / vote / fi
 from __future__ import annotations
 
 import enum
+import itertools
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -33,7 +34,7 @@ from txlake import errors
 from txlake.storage import keys as pk
 from txlake.storage.datafiles import DataFileStore
 from txlake.storage.version import (ENCODED, CatalogVersion, ChangeData, CreateTable, DataFile, DropTable,
-                                    LogEntry, TableVersion, encode_rows, encode_values)
+                                    LogEntry, PythonRows, TableVersion, encode_inline)
 
 
 # Data files hold at most this many rows: a deletion touches (re-filters, re-publishes) one
@@ -55,15 +56,9 @@ def table_bytes(rows: pa.Table) -> int:
     return total if total <= 1 << 20 else rows.nbytes
 
 
-# DataFile.caches keys of an uncommitted file:
-# for each row, the row id it replaces (an UPDATE's update chain, which READ COMMITTED
-# follows), or -1 for a new row
+# DataFile.caches key of an uncommitted file: for each row, the row id it replaces (an UPDATE's
+# update chain, which READ COMMITTED follows), or -1 for a new row.
 SOURCES = "sources"
-# its rows' bytes in memory (table_bytes), once measured
-NBYTES = "nbytes"
-# its rows as Python values, a list per column (version.encode_values), when the statement that
-# wrote them had them so (a point UPDATE, INSERT ... VALUES): they go to the log without Arrow
-COLUMNS = "columns"
 
 
 def visible_sources(version: TableVersion, f: DataFile) -> np.ndarray:
@@ -119,7 +114,7 @@ class TableDelta:
         # base files that vanished from the working version because all their rows were deleted
         if len(work.files) - len(self.pending) < len(base.files):
             for f in base.files:
-                if work.file(f.file_id) is None and f.data is None:
+                if work.file(f.file_id) is None and not f.in_memory:
                     gone = FrozenBitMap(range(f.row_count)) - base.deleted(f.file_id)
                     if gone:
                         result[f.file_id] = FrozenBitMap(gone)
@@ -204,15 +199,17 @@ class Commit:
         for d in self.deltas:
             if d.work is None or not d.pending:
                 continue
-            pieces, sources, written, known = [], [], [], []
+            pieces, sources, written = [], [], []
             for f in d.pending:
                 deleted = d.work.deleted(f.file_id)
-                if f.data is None and not deleted:  # spilled rows: the file is taken as it is
+                if not f.in_memory and not deleted:  # spilled rows: the file is taken as it is
                     self.store.adopt(f.path)
                     written.append(DataFile(0, f.path, f.row_count, d.work.schema.schema_id, f.size))
                     self._sources.setdefault(d.table_id, []).append(f.caches.get(SOURCES))
                     continue
-                data = self.store.read(f, d.work.schema)
+                data = f.python_rows() if not deleted else None
+                if data is None:
+                    data = self.store.read(f, d.work.schema)
                 if deleted:
                     keep = np.ones(f.row_count, dtype=bool)
                     keep[list(deleted)] = False
@@ -220,29 +217,36 @@ class Commit:
                 if data.num_rows:
                     pieces.append(data)
                     sources.append(visible_sources(d.work, f))
-                    known.append(None if deleted else f.caches)
             if len(pieces) == 1:
-                self._write_rows(d, pieces[0], sources[0], written, known[0])
+                self._write_rows(d, pieces[0], sources[0], written)
+            elif pieces and all(isinstance(p, PythonRows) for p in pieces):
+                columns = [list(itertools.chain.from_iterable(c)) for c in zip(*(p.columns for p in pieces))]
+                self._write_rows(d, PythonRows(d.work.schema, columns), np.concatenate(sources), written)
             elif pieces:
-                self._write_rows(d, pa.concat_tables(pieces), np.concatenate(sources), written)
+                self._write_rows(d, pa.concat_tables([p.table() if isinstance(p, PythonRows) else p for p in pieces]),
+                                 np.concatenate(sources), written)
             if written:
                 self._written[d.table_id] = written
         self.store.fsync_dirs([f.path for files in self._written.values() for f in files if not f.is_inline])
         self.state = CommitState.PREPARED
 
-    def _write_rows(self, d: TableDelta, data: pa.Table, sources: np.ndarray, written: list[DataFile],
-                    known: dict | None = None) -> None:
+    def _write_rows(self, d: TableDelta, data: pa.Table | PythonRows, sources: np.ndarray,
+                    written: list[DataFile]) -> None:
         """``data`` as new files of at most ROWS_PER_FILE rows (small ones inline, their rows
-        encoded for the log here, outside its lock), appended to ``written``. ``known``: the
-        caches of the one uncommitted file ``data`` is, whole (its size and Python values,
-        when the statement had them). Several Parquet files are encoded in parallel (pyarrow
-        releases the GIL): a bulk load is bound by Parquet encoding and compression."""
+        encoded for the log here, outside its lock), appended to ``written``. Rows held as
+        Python values stay so in an inline file. Several Parquet files are encoded in parallel
+        (pyarrow releases the GIL): a bulk load is bound by Parquet encoding and compression."""
         schema = d.work.schema
+        if isinstance(data, PythonRows):
+            nbytes = data.nbytes() if data.num_rows <= INLINE_ROWS else None
+            if nbytes is not None and nbytes <= INLINE_BYTES:
+                self._write_inline(d, data, nbytes, sources, written)
+                return
+            data = data.table()
         chunks = [data.combine_chunks()] if data.num_rows <= ROWS_PER_FILE else \
             [data.slice(start, ROWS_PER_FILE).combine_chunks() for start in range(0, data.num_rows, ROWS_PER_FILE)]
-        known = known if known is not None and len(chunks) == 1 else {}
         # bytes in memory of each chunk small enough to travel inline, None for the others
-        inline = [(known.get(NBYTES) or table_bytes(c) if c.num_rows <= INLINE_ROWS else None) for c in chunks]
+        inline = [(table_bytes(c) if c.num_rows <= INLINE_ROWS else None) for c in chunks]
         inline = [n if n is not None and n <= INLINE_BYTES else None for n in inline]
         to_write = [c for c, small in zip(chunks, inline) if small is None]
         if len(to_write) > 1:
@@ -251,17 +255,22 @@ class Commit:
         else:
             files = iter([self.store.write(d.work.db, d.work.name, c) for c in to_write])
         for i, (chunk, nbytes) in enumerate(zip(chunks, inline)):
+            part = sources[i * ROWS_PER_FILE:(i + 1) * ROWS_PER_FILE]
             if nbytes is not None:
-                path = self.store.new_path(d.work.db, d.work.name)  # published there later
-                columns = known.get(COLUMNS)
-                f = DataFile(0, path, chunk.num_rows, schema.schema_id, nbytes, inline=chunk,
-                             key_bounds=pk.key_bounds(chunk, schema, columns))
-                f.caches[ENCODED] = (columns is not None and encode_values(schema, columns)) or encode_rows(chunk)
-                written.append(f)
+                self._write_inline(d, chunk, nbytes, part, written)
             else:
                 path, size = next(files)
                 written.append(DataFile(0, path, chunk.num_rows, schema.schema_id, size))
-            self._sources.setdefault(d.table_id, []).append(sources[i * ROWS_PER_FILE:(i + 1) * ROWS_PER_FILE])
+                self._sources.setdefault(d.table_id, []).append(part)
+
+    def _write_inline(self, d: TableDelta, rows: pa.Table | PythonRows, nbytes: int, sources: np.ndarray,
+                      written: list[DataFile]) -> None:
+        path = self.store.new_path(d.work.db, d.work.name)  # published there later
+        f = DataFile(0, path, rows.num_rows, d.work.schema.schema_id, nbytes, inline=rows,
+                     key_bounds=pk.key_bounds(rows, d.work.schema))
+        f.caches[ENCODED] = encode_inline(rows)
+        written.append(f)
+        self._sources.setdefault(d.table_id, []).append(sources)
 
     def vote(self, latest: CatalogVersion, csn: int, time_ms: int) -> LogEntry:
         """Rebase onto ``latest`` and check conflicts; return the entry to append as ``csn``."""

@@ -214,9 +214,9 @@ class DataFileStore:
 
     def read(self, f: DataFile, schema: TableSchema) -> pa.Table:
         """Every row of ``f`` (deleted ones too), decoded through the cache."""
-        if f.data is not None:
+        if f.in_memory:
             return f.data
-        if f.inline is not None:
+        if f.is_inline:
             return f.inline
         table = self._get(f.path)
         if table is None:
@@ -227,7 +227,7 @@ class DataFileStore:
     def read_columns(self, f: DataFile, schema: TableSchema, columns: tuple[str, ...]) -> pa.Table:
         """Some columns of every row of ``f``: from memory or the cache when they are there,
         else only those columns from Parquet (not cached)."""
-        data = f.data if f.data is not None else f.inline if f.inline is not None else self._get(f.path)
+        data = f.data if f.in_memory else f.inline if f.is_inline else self._get(f.path)
         if data is not None:
             return data.select(list(columns))
         return self._decode(f.path, schema.arrow_schema(), columns, small=f.row_count <= SMALL_FILE_ROWS)
@@ -267,7 +267,7 @@ class DataFileStore:
         if not deleted and not with_rowid:
             return self.read(f, version.schema)
         key = (f.path, VISIBLE, f.file_id if with_rowid else None)
-        cached = self._get(key) if f.data is None else None
+        cached = self._get(key) if not f.in_memory else None
         if cached is not None and (cached[0] is deleted or cached[0] == deleted):
             return cached[1]
         data = self.read(f, version.schema)
@@ -277,7 +277,7 @@ class DataFileStore:
             keep = np.ones(f.row_count, dtype=bool)
             keep[positions(deleted)] = False
             data = data.filter(pa.array(keep))
-        if f.data is None:
+        if not f.in_memory:
             self._put(key, (deleted, data), data.nbytes if deleted else 8 * f.row_count)
         return data
 
@@ -296,7 +296,7 @@ class DataFileStore:
         """How a statement should read ``version``: ``scan`` when its files are (mostly)
         cached or few rows are missing, else a ``StreamedScan`` of its Parquet files - and
         then the missing files are read ahead into the cache if they fit there."""
-        on_disk = [f for f in version.files if f.data is None and not f.is_inline]
+        on_disk = [f for f in version.files if not f.in_memory and not f.is_inline]
         with self._lock:
             cached = {f.path: self._cache[f.path][1] for f in on_disk if f.path in self._cache}
             room = self.cache_bytes - self._cached_bytes + self._reclaimable()
@@ -319,7 +319,7 @@ class DataFileStore:
             else:
                 clean.append(entry)
         memory = [self._visible(version, f, with_rowid) for f in version.files
-                  if f.data is not None or f.is_inline]
+                  if f.in_memory or f.is_inline]
         with self._lock:
             self.streamed_scans += 1
         return StreamedScan(version.schema, tuple(clean), tuple(dirty),

@@ -26,7 +26,7 @@ import pyarrow as pa
 
 from txlake.storage.datafiles import DataFileStore
 from txlake.storage.schema import TableSchema
-from txlake.storage.version import DataFile, TableVersion
+from txlake.storage.version import DataFile, PythonRows, TableVersion
 
 INDEX = "pk"            # cache key part of a file's key index
 BOUNDS = "key bounds"   # DataFile.caches key: the key columns' (min, max) from the Parquet footer
@@ -34,11 +34,18 @@ PRUNE_PROBES = 64       # keys are checked against footer bounds one by one up t
                         # keys beyond it in one vectorised pass; other keys then not at all)
 
 
-def key_tuples(data: pa.Table, key_columns: tuple[str, ...]) -> list:
+def key_tuples(data: pa.Table | PythonRows, key_columns: tuple[str, ...]) -> list:
     """The key of each row: a scalar for one-column keys, a tuple otherwise."""
     if len(key_columns) == 1:
-        return data.column(key_columns[0]).to_pylist()
-    return list(zip(*(data.column(c).to_pylist() for c in key_columns)))
+        return _values(data, key_columns[0])
+    return list(zip(*(_values(data, c) for c in key_columns)))
+
+
+def _values(data: pa.Table | PythonRows, name: str) -> list:
+    """A column's values as a new Python list."""
+    if isinstance(data, PythonRows):
+        return list(data.columns[data.schema.names.index(name)])
+    return data.column(name).to_pylist()
 
 
 @dataclass(frozen=True)
@@ -84,7 +91,7 @@ def file_index(store: DataFileStore, version: TableVersion, f: DataFile, exact: 
     def build() -> KeyIndex:
         return _build(store.read_columns(f, version.schema, names), names, exact)
 
-    if f.data is not None:  # uncommitted rows in memory: the index stays with them
+    if f.in_memory:  # uncommitted rows in memory: the index stays with them
         index = f.caches.get((INDEX, names))
         if index is None:
             index = f.caches[(INDEX, names)] = build()
@@ -97,7 +104,7 @@ def _bounds(store: DataFileStore, f: DataFile, names: tuple[str, ...]) -> tuple 
     file, from its log entry; None if unknown (rows in memory, statistics missing)."""
     if f.is_inline:
         return f.key_bounds if f.key_bounds is not None and len(f.key_bounds) == len(names) else None
-    if f.data is not None:
+    if f.in_memory:
         return None
     key = (BOUNDS, names)
     if key not in f.caches:
@@ -214,10 +221,9 @@ def _confirmed(store: DataFileStore, version: TableVersion, f: DataFile, key, ma
     return None
 
 
-def key_bounds(rows: pa.Table, schema: TableSchema, columns: list[list] | None = None) -> tuple | None:
+def key_bounds(rows: pa.Table | PythonRows, schema: TableSchema) -> tuple | None:
     """The primary-key columns' (min, max) over ``rows``, for an inline file's log entry; None
-    unless every key column is an integer or text (their Python values compare as SQL's do).
-    ``columns``: ``rows`` as Python values, a list per column (read instead of ``rows``)."""
+    unless every key column is an integer or text (their Python values compare as SQL's do)."""
     names = schema.primary_key
     arrow = schema.arrow_schema()
     if not names or not rows.num_rows or not all(
@@ -225,8 +231,7 @@ def key_bounds(rows: pa.Table, schema: TableSchema, columns: list[list] | None =
         return None
     bounds = []
     for name in names:  # a few rows (an inline file's): Python beats a compute kernel's set-up
-        values = columns[schema.names.index(name)] if columns is not None else rows.column(name).to_pylist()
-        values = [v for v in values if v is not None]
+        values = [v for v in _values(rows, name) if v is not None]
         if not values:
             return None
         bounds.append((min(values), max(values)))

@@ -36,21 +36,83 @@ def decode_bitmap(text: str) -> FrozenBitMap:
     return FrozenBitMap.deserialize(base64.b64decode(text))
 
 
+class PythonRows:
+    """Rows held as Python values, a list per column of ``schema`` - the values Arrow's
+    ``to_pylist`` gives for its types. A point UPDATE's or ``INSERT ... VALUES``' rows stay
+    so, in the transaction and once committed inline: reading a row back, checking it and
+    encoding it for the log need no Arrow (in a busy process, building even a one-row Arrow
+    table costs tens of microseconds). ``table()`` builds the Arrow table the first time
+    something reads the rows as one."""
+
+    __slots__ = ("schema", "columns", "_table")
+
+    def __init__(self, schema: TableSchema, columns: list[list]):
+        self.schema = schema
+        self.columns = columns
+        self._table = None
+
+    @property
+    def num_rows(self) -> int:
+        return len(self.columns[0])
+
+    def row(self, pos: int) -> dict:
+        return {name: values[pos] for name, values in zip(self.schema.names, self.columns)}
+
+    def table(self) -> pa.Table:
+        if self._table is None:
+            self._table = _table_of(self.schema, self.columns)
+        return self._table
+
+    def nbytes(self) -> int:
+        """About what the rows take in Arrow: 8 bytes a value, text its UTF-8 bytes and offset."""
+        return sum(8 * len(values) + sum(len(v.encode()) for v in values if type(v) is str)
+                   for values in self.columns)
+
+
+def _table_of(schema: TableSchema, columns: list[list]) -> pa.Table:
+    """The Arrow table of ``schema`` holding ``columns``. One row is built through an Arrow
+    struct: a third of what ``from_pydict`` costs."""
+    if len(columns[0]) != 1:
+        return pa.Table.from_pydict(dict(zip(schema.names, columns)), schema=schema.arrow_schema())
+    row_type = schema.__dict__.get("_row_type")
+    if row_type is None:  # a frozen dataclass: memoised past __setattr__, as arrow_schema is
+        row_type = schema.__dict__["_row_type"] = pa.struct(schema.arrow_schema())
+    row = pa.array([{name: values[0] for name, values in zip(schema.names, columns)}], row_type)
+    return pa.Table.from_batches([pa.RecordBatch.from_struct_array(row)])
+
+
 class _InlineRows:
     """``DataFile.inline``: a log entry carries an inline file's rows encoded, decoded the first
     time something reads them - replaying other processes' commits does not, and a point
-    lookup passes over an inline file whose key bounds rule it out."""
+    lookup passes over an inline file whose key bounds rule it out. This process's own
+    commits may hold them as ``PythonRows``, made an Arrow table when read as one."""
 
     def __get__(self, f, owner=None) -> pa.Table | None:
         if f is None:
             return None  # the dataclass field's default
         rows = f.__dict__.get("_inline")
+        if isinstance(rows, PythonRows):
+            return rows.table()
         if rows is not None and not isinstance(rows, pa.Table):
             rows = f.__dict__["_inline"] = decode_rows(rows)
         return rows
 
-    def __set__(self, f, rows: pa.Table | dict | str | None) -> None:
+    def __set__(self, f, rows: pa.Table | PythonRows | dict | str | None) -> None:
         f.__dict__["_inline"] = None if rows is self else rows  # the field's default is this object
+
+
+class _MemoryRows:
+    """``DataFile.data``: a transaction's uncommitted rows, an Arrow table or ``PythonRows``
+    (made a table when read as one)."""
+
+    def __get__(self, f, owner=None) -> pa.Table | None:
+        if f is None:
+            return None  # the dataclass field's default
+        rows = f.__dict__.get("_data")
+        return rows.table() if isinstance(rows, PythonRows) else rows
+
+    def __set__(self, f, rows: pa.Table | PythonRows | None) -> None:
+        f.__dict__["_data"] = None if rows is self else rows  # the field's default is this object
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,17 +133,31 @@ class DataFile:
     row_count: int
     schema_id: int
     size: int = 0
-    data: pa.Table | None = field(default=None, repr=False)
+    data: pa.Table | None = field(default=_MemoryRows(), repr=False)  # also given as PythonRows
     # lazily built caches; shared by every version holding this file
     caches: dict = field(default_factory=dict, repr=False, compare=False)
-    inline: pa.Table | None = field(default=_InlineRows(), repr=False)  # also given encoded (encode_rows)
-    # an inline file's primary-key columns' (min, max), for integer and text keys (keys.py)
+    # also given encoded (encode_rows) or as PythonRows
+    inline: pa.Table | None = field(default=_InlineRows(), repr=False)
+    # an inline file's primary-key columns' (min, max), for integer and text keys (keys.py);
+    # also an uncommitted file's whose rows are PythonRows
     key_bounds: tuple | None = field(default=None, repr=False)
 
     @property
     def is_inline(self) -> bool:
         """Inline rows, decoded or not (``inline is not None`` would decode them)."""
         return self.__dict__.get("_inline") is not None
+
+    @property
+    def in_memory(self) -> bool:
+        """Uncommitted rows in memory (``data is not None`` would build their Arrow table)."""
+        return self.__dict__.get("_data") is not None
+
+    def python_rows(self) -> PythonRows | None:
+        """The file's rows as Python values, if it holds them so (uncommitted or inline)."""
+        rows = self.__dict__.get("_data")
+        if rows is None:
+            rows = self.__dict__.get("_inline")
+        return rows if isinstance(rows, PythonRows) else None
 
     def numbered(self, file_id: int) -> "DataFile":
         """This file under the id ``file_id`` (a commit's files get theirs when it is voted):
@@ -96,7 +172,7 @@ class DataFile:
              "schema": self.schema_id, "size": self.size}
         rows = self.__dict__.get("_inline")
         if rows is not None:
-            d["inline"] = self.caches.get(ENCODED) or (encode_rows(rows) if isinstance(rows, pa.Table) else rows)
+            d["inline"] = self.caches.get(ENCODED) or encode_inline(rows)
         if self.key_bounds is not None:
             d["key_bounds"] = [list(b) for b in self.key_bounds]
         return d
@@ -134,6 +210,13 @@ def encode_rows(table: pa.Table) -> dict | str:
 # DataFile.caches key: an inline file's rows already encoded for the log (by the commit's
 # prepare step, outside the log's lock)
 ENCODED = "encoded"
+
+
+def encode_inline(rows: pa.Table | PythonRows | dict | str) -> dict | str:
+    """An inline file's rows, in whichever form they are held, encoded for the log."""
+    if isinstance(rows, PythonRows):
+        return encode_values(rows.schema, rows.columns) or encode_rows(rows.table())
+    return encode_rows(rows) if isinstance(rows, pa.Table) else rows
 
 _EPOCH = datetime.datetime(1970, 1, 1)
 _EPOCH_DAY = datetime.date(1970, 1, 1).toordinal()

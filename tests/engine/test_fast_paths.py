@@ -147,6 +147,41 @@ def test_fast_paths_are_taken(tmp_path, monkeypatch):
     conn.close()
 
 
+def test_point_writes_stay_python_values_until_read_as_a_table(tmp_path):
+    """A point UPDATE's and an INSERT ... VALUES' rows are held as Python values through the
+    transaction, its commit and the next point UPDATE of the same row: none of them builds an
+    Arrow table (keys are checked and locked on the values too). Reading the table builds
+    it, and reads what the statements wrote; a transaction's rows of one table become one
+    file, still Python values."""
+    conn = txlake.connect(str(tmp_path / "w"), autocommit=False, publish="off")
+    cur = conn.cursor()
+    cur.execute("CREATE TABLE b (bid INT PRIMARY KEY, bbalance INT, note VARCHAR(5) NOT NULL)")
+    cur.execute("CREATE TABLE h (bid INT, delta INT, mtime TIMESTAMP)")
+    cur.execute("INSERT INTO b VALUES (1, 0, 'a')")
+    conn.commit()
+    for delta in (5, 7):
+        cur.execute("UPDATE b SET bbalance = bbalance + ? WHERE bid = ?", (delta, 1))
+        cur.execute("INSERT INTO h VALUES (?, ?, CURRENT_TIMESTAMP)", (1, delta))
+        conn.commit()
+        cur.execute("INSERT INTO b VALUES (?, ?, ?)", (delta, delta, "new"))
+        conn.commit()
+    latest = conn.session.db.warehouse.latest
+    held = [f.python_rows() for name in ("b", "h") for f in latest.table("default", name).files]
+    assert len(held) == 5 and all(rows is not None and rows._table is None for rows in held)
+    cur.execute("UPDATE b SET bbalance = bbalance + 1 WHERE bid = 1")
+    cur.execute("INSERT INTO b VALUES (9, 9, 'x')")
+    cur.execute("SELECT * FROM b ORDER BY bid")
+    assert cur.fetchall() == [(1, 13, "a"), (5, 5, "new"), (7, 7, "new"), (9, 9, "x")]
+    conn.commit()
+    assert len(conn.session.db.warehouse.latest.table("default", "b").files) == 3
+    with pytest.raises(txlake.errors.StringDataRightTruncation):  # checked on the Python values
+        cur.execute("UPDATE b SET note = ? WHERE bid = ?", ("toolong", 1))
+    conn.rollback()
+    with pytest.raises(txlake.errors.UniqueViolation):
+        cur.execute("INSERT INTO b VALUES (9, 0, 'dup')")
+    conn.close()
+
+
 def test_transaction_sees_own_writes_and_its_snapshot(tmp_path, mode):
     path = str(tmp_path / "w")
     setup = txlake.connect(path, autocommit=True, publish="off")
