@@ -191,17 +191,19 @@ class Cursor:
 
     @property
     def description(self):
-        if self._result is None or self._result.table is None:
+        if self._result is None or self._result.schema is None:
             return None
         return [(f.name, _type_code(f.type), None, None,
                  getattr(f.type, "precision", None), getattr(f.type, "scale", None), f.nullable)
-                for f in self._result.table.schema]
+                for f in self._result.schema]
 
     def _materialise(self) -> list[tuple]:
-        if self._result is None or self._result.table is None:
+        if self._result is None or self._result.schema is None:
             raise errors.ProgrammingError("no results to fetch: the last statement returned no rows",
                                           sqlstate="24000")
-        if self._rows is None:
+        if self._rows is None and self._result.rows is not None:
+            self._rows = list(self._result.rows)
+        elif self._rows is None:
             table = self._result.table
             columns = [c.to_pylist() for c in table.columns]
             self._rows = list(zip(*columns)) if columns else [()] * table.num_rows
@@ -233,7 +235,7 @@ class Cursor:
     def fetch_arrow_table(self) -> pa.Table:
         """The whole result of the last statement as an Arrow table (no Python row objects)."""
         self._check()
-        if self._result is None or self._result.table is None:
+        if self._result is None or self._result.schema is None:
             raise errors.ProgrammingError("no results to fetch", sqlstate="24000")
         return self._result.table
 

@@ -58,12 +58,31 @@ TARGET = "__txl_target"  # the registered name of an UPDATE/DELETE target in cac
 NBYTES = "nbytes"  # DataFile.caches key: an uncommitted file's bytes in memory
 
 
-@dataclass
 class Result:
-    table: pa.Table | None = None  # rows, for statements that return them
-    rowcount: int = -1
-    status: str = ""  # PostgreSQL command tag: "INSERT 0 1", "UPDATE 3", "BEGIN", ...
-    notice: str | None = None
+    """What a statement gives back: its rows, for statements that return them - an Arrow
+    table, or Python tuples and their schema (a point SELECT's: made a table only if asked
+    for one) - the row count, the PostgreSQL command tag ("INSERT 0 1", "UPDATE 3",
+    "BEGIN", ...) and a notice."""
+
+    def __init__(self, table: pa.Table | None = None, rowcount: int = -1, status: str = "",
+                 notice: str | None = None, *, rows: list[tuple] | None = None, schema: pa.Schema | None = None):
+        self._table = table
+        self.rows = rows
+        self.schema = table.schema if table is not None else schema
+        self.rowcount = rowcount
+        self.status = status
+        self.notice = notice
+
+    @property
+    def table(self) -> pa.Table | None:
+        if self._table is None and self.rows is not None:
+            columns = list(zip(*self.rows)) if self.rows else [()] * len(self.schema)
+            self._table = pa.Table.from_arrays([pa.array(values, f.type) for values, f in zip(columns, self.schema)],
+                                               schema=self.schema)
+        return self._table
+
+    def __repr__(self) -> str:
+        return f"Result(status={self.status!r}, rowcount={self.rowcount})"
 
 
 @dataclass
@@ -300,26 +319,23 @@ class Executor:
 
         The rows come from the same table version the general path would register with
         DuckDB, and DuckDB returns a registered Arrow column unchanged (type and values) for
-        the column types allowed here, so the result is the same table."""
+        the column types allowed here, so the result has the same rows and types. It is
+        handed back as Python values, made an Arrow table only if asked for one."""
         version = ctx.resolve(plan.table)
         schema = version.schema
         if plan.conjuncts != len(schema.primary_key):
             return None
-        names = schema.names if plan.columns is None else plan.columns
-        arrow = schema.arrow_schema()
-        for name in names:
-            i = arrow.get_field_index(name)  # exact name: anything else goes to DuckDB
-            if i < 0 or not _passes_through(arrow.field(i).type):
-                return None
+        names = tuple(schema.names if plan.columns is None else plan.columns)
+        result_schema = _result_schema(schema, names)
+        if result_schema is None:
+            return None
         key = _pinned_key(schema, plan.alias, plan.where, params, 0)
         if key is None:
             return None
         rowid = pk.find(self.store, version, [key]).get(key)
-        if rowid is not None:
-            table = self._row_at(version, rowid).select(names)
-        else:
-            table = arrow.empty_table().select(names)
-        return Result(table=table, rowcount=table.num_rows, status=f"SELECT {table.num_rows}")
+        found = self._row_values(version, rowid) if rowid is not None else None
+        rows = [tuple(found[name] for name in names)] if found is not None else []
+        return Result(rows=rows, schema=result_schema, rowcount=len(rows), status=f"SELECT {len(rows)}")
 
     def _query_plan(self, ctx: Context, expression: exp.Expression):
         """(SQL with positional view names, the table each name stands for), or None when the
@@ -1057,7 +1073,7 @@ class Executor:
                 file.caches[SOURCES] = np.asarray(sources, dtype=np.int64)
             added = (file,)
         new = version.with_files(added=added, deleted=deleted)
-        in_memory = [f for f in new.files if f.in_memory]
+        in_memory = [f for f in new.files if f.file_id < 0 and f.in_memory]  # only uncommitted files are
         small = [f for f in in_memory if f.row_count < ROWS_PER_FILE // 2]
         if sum(map(_memory_bytes, in_memory)) > self.store.cache_bytes // SPILL_SHARE:
             new = self._spill(new, in_memory)
@@ -1444,6 +1460,19 @@ def _evaluate(term, col: Column, schema: TableSchema, row: dict, params):
     if bounds is None or not bounds[0] <= value <= bounds[1]:
         return _FALLBACK  # out of range: DuckDB raises the error
     return value
+
+
+def _result_schema(schema: TableSchema, names: tuple[str, ...]) -> pa.Schema | None:
+    """The schema of a point SELECT's result, the table's fields ``names`` in that order; None
+    if one is not a column by that exact name or of a type DuckDB might return otherwise
+    (anything else goes to DuckDB). Memoised on the table schema (a frozen dataclass, as
+    ``arrow_schema`` is)."""
+    memo = schema.__dict__.setdefault("_result_schemas", {})
+    if names not in memo:
+        arrow = schema.arrow_schema()
+        fields = [arrow.field(name) if arrow.get_field_index(name) >= 0 else None for name in names]
+        memo[names] = pa.schema(fields) if all(f is not None and _passes_through(f.type) for f in fields) else None
+    return memo[names]
 
 
 def _arrow(rows: pa.Table | PythonRows) -> pa.Table:
