@@ -26,7 +26,7 @@ import pyarrow as pa
 
 from txlake.storage.datafiles import DataFileStore
 from txlake.storage.schema import TableSchema
-from txlake.storage.version import DataFile, PythonRows, TableVersion
+from txlake.storage.version import DataFile, PythonRows, TableVersion, one_row_key
 
 INDEX = "pk"            # cache key part of a file's key index
 BOUNDS = "key bounds"   # DataFile.caches key: the key columns' (min, max) from the Parquet footer
@@ -178,14 +178,18 @@ def _find_one(store: DataFileStore, version: TableVersion, key, probe: int, exac
     at the first live match - a key is unique among a version's live rows, and the rows a
     workload updates again and again live in its newest files."""
     names = version.schema.primary_key
-    for f in reversed(tuple(files) if files is not None else version.files):
+    if files is None:  # one-row files by their key (their exact bounds), then the others
+        one_row, files = version.one_row_files()
+        fid = one_row.get(key)
+        if fid is not None and 0 not in version.deleted(fid):
+            return {key: fid << 32}
+    for f in reversed(tuple(files)):
         bounds = f.key_bounds  # an inline file's, exact (from its rows)
         if bounds is None and not f.is_inline:
             bounds = _bounds(store, f, names)
         elif bounds is not None and len(bounds) == len(names) and f.row_count == 1:
             # a one-row file's exact bounds are its row's key: no index
-            if (bounds[0][0] if len(names) == 1 else tuple(lo for lo, _ in bounds)) != key \
-                    or 0 in version.deleted(f.file_id):
+            if one_row_key(f, len(names)) != key or 0 in version.deleted(f.file_id):
                 continue
             return {key: f.file_id << 32}
         if bounds is not None and len(bounds) == len(names) and not _within(key, bounds):

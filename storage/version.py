@@ -312,6 +312,19 @@ def _arrow_type(name: str) -> pa.DataType:
     return t
 
 
+# TableVersion.caches key: TableVersion.one_row_files()
+ONE_ROW = "one_row"
+
+
+def one_row_key(f: DataFile, width: int):
+    """The primary key of a one-row file, from its exact key bounds (``width`` key columns);
+    None if the file has more rows or no such bounds."""
+    bounds = f.key_bounds
+    if f.row_count != 1 or bounds is None or len(bounds) != width or not width:
+        return None
+    return bounds[0][0] if width == 1 else tuple(lo for lo, _ in bounds)
+
+
 @dataclass(frozen=True, eq=False)
 class TableVersion:
     table_id: str
@@ -355,6 +368,47 @@ class TableVersion:
             file_id, pos = new_id, offset + pos - (dead.rank(pos) if dead else 0)
         return file_id, pos
 
+    def one_row_files(self) -> tuple[dict, tuple[DataFile, ...]]:
+        """(primary key -> file id of each one-row file whose key is known, every other file in
+        version order). A one-row file is dropped from a version when its row is deleted, so
+        each key there is a live row's: a point lookup finds the row a workload keeps
+        updating without walking the files before it. Built once, then carried from version
+        to version (``with_files``)."""
+        memo = self.caches.get(ONE_ROW)
+        if memo is None:
+            width = len(self.schema.primary_key)
+            keys, others = {}, []
+            for f in self.files:
+                key = one_row_key(f, width)
+                if key is None:
+                    others.append(f)
+                else:
+                    keys[key] = f.file_id
+            memo = self.caches[ONE_ROW] = (keys, tuple(others))
+        return memo
+
+    def _one_row_after(self, memo: tuple[dict, tuple], added: tuple[DataFile, ...], dropped: set[int]):
+        keys, others = memo
+        width = len(self.schema.primary_key)
+        if dropped:
+            keys = dict(keys)
+            for fid in dropped:
+                f = self.file(fid)
+                key = one_row_key(f, width) if f is not None else None
+                if key is not None and keys.get(key) == fid:
+                    del keys[key]
+            others = tuple(f for f in others if f.file_id not in dropped)
+        new_others = []
+        for f in added:
+            key = one_row_key(f, width)
+            if key is None:
+                new_others.append(f)
+            elif f.file_id not in dropped:
+                if keys is memo[0]:
+                    keys = dict(keys)
+                keys[key] = f.file_id
+        return keys, others + tuple(new_others) if new_others else others
+
     def with_files(self, added: tuple[DataFile, ...] = (), removed: frozenset[int] = frozenset(),
                    deleted: Mapping[int, FrozenBitMap] | None = None,
                    schema: TableSchema | None = None,
@@ -385,6 +439,9 @@ class TableVersion:
             for fid in (*removed, *gone):
                 by_id.pop(fid, None)
             by_id.update((f.file_id, f) for f in added)
+        one_row = self.caches.get(ONE_ROW)
+        if one_row is not None and schema is None:  # carried over likewise
+            caches[ONE_ROW] = self._one_row_after(one_row, added, {*removed, *gone})
         return TableVersion(self.table_id, self.db, self.name, schema or self.schema, files, deletes, next_id,
                             {**self.moved, **moved} if moved else self.moved, caches)
 

@@ -70,3 +70,43 @@ def test_uncommitted_rows_keep_their_index_with_them(store):
     version = TableVersion("tid", "default", "t", INT_KEY, (DataFile(-1, None, 1, 0, data=data),))
     assert pk.find(store, version, [7]) == {7: (-1 << 32) | 0}
     assert store.index_bytes == 0 and (pk.INDEX, ("id",)) in version.files[0].caches
+
+
+def test_the_one_row_file_index_carried_from_version_to_version_matches_a_rebuild():
+    """``one_row_files`` is built once and then carried by ``with_files`` through additions,
+    removals and deletions (a one-row file whose row is deleted leaves the version): after
+    every step it equals the index built from scratch, and a point lookup by it finds what
+    a walk over every file finds."""
+    import random
+
+    rng = random.Random(7)
+    version = TableVersion("tid", "default", "t", INT_KEY, (), {}, 1)
+    version.one_row_files()
+    live: dict[int, int] = {}  # key -> file id of the one-row files
+    next_id = 1
+    for step in range(300):
+        added, deleted, removed = [], {}, frozenset()
+        op = rng.random()
+        if op < 0.5 or not live:  # a one-row file, maybe replacing the key's row (an UPDATE)
+            key = rng.randrange(20)
+            if key in live:
+                deleted[live[key]] = FrozenBitMap([0])
+            added.append(DataFile(next_id, f"p{next_id}", 1, 0, 10, key_bounds=((key, key),)))
+            live[key] = next_id
+        elif op < 0.65:  # a multi-row file (keys outside the one-row ones)
+            added.append(DataFile(next_id, f"p{next_id}", 2, 0, 10, key_bounds=((100 + step, 200 + step),)))
+        elif op < 0.85:  # a DELETE of a one-row file's row
+            key = rng.choice(sorted(live))
+            deleted[live.pop(key)] = FrozenBitMap([0])
+        else:  # a compaction removing some one-row files
+            picked = rng.sample(sorted(live), min(3, len(live)))
+            removed = frozenset(live.pop(k) for k in picked)
+        next_id += 1
+        version = version.with_files(added=tuple(added), deleted=deleted, removed=removed)
+        carried = version.caches["one_row"]
+        rebuilt = TableVersion("tid", "default", "t", INT_KEY, version.files, version.deletes,
+                               version.next_file_id).one_row_files()
+        assert carried[0] == rebuilt[0] == live
+        assert [f.file_id for f in carried[1]] == [f.file_id for f in rebuilt[1]]
+    for key in range(20):
+        assert pk.find(None, version, [key]) == ({key: live[key] << 32} if key in live else {})
