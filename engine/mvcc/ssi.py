@@ -52,10 +52,24 @@ class TableReads:
     predicates: list[tuple[str, str]] = field(default_factory=list)  # (alias, WHERE as DuckDB SQL)
 
 
-@dataclass
 class TableWrites:
-    keys: set            # old and new primary keys (empty for tables without one)
-    rows: pa.Table       # old images of deleted rows and new rows, in the table's schema
+    """What a transaction wrote to a table: the old and new primary keys (empty for a table
+    without one) and ``rows``, the old images of the rows it deleted or updated plus its new
+    rows, in the table's schema - built only when a predicate read needs them (``image``
+    makes them; ``count`` is their number)."""
+
+    def __init__(self, keys: set, count: int, image):
+        self.keys = keys
+        self.count = count
+        self._image = image
+        self._rows = None
+
+    @property
+    def rows(self) -> pa.Table:
+        if self._rows is None:
+            self._rows = self._image()
+            self._image = None
+        return self._rows
 
 
 @dataclass(eq=False)
@@ -217,7 +231,7 @@ class SSI:
     def _conflict(self, reads: dict[str, TableReads], writes: dict[str, TableWrites]) -> bool:
         for table_id, r in reads.items():
             w = writes.get(table_id)
-            if w is None or (not w.rows.num_rows and not w.keys):
+            if w is None or (not w.count and not w.keys):
                 continue
             if r.whole or (r.keys & w.keys):
                 return True
@@ -240,7 +254,47 @@ class SSI:
             self._con.unregister(name)
 
     def _write_image(self, d: TableDelta) -> TableWrites:
-        """Old images of the rows the transaction deleted or updated, plus its new rows."""
+        """Old images of the rows the transaction deleted or updated, plus its new rows. Those
+        of a few point writes are read as Python values (``_point_writes``), and made a table
+        only if a predicate read asks for them."""
+        point = self._point_writes(d)
+        if point is not None:
+            keys, rows = point
+            target = d.base.schema.arrow_schema()
+            return TableWrites(keys, len(rows), lambda: pa.Table.from_pylist(rows, schema=target))
+        rows, keys = self._write_image_rows(d)
+        return TableWrites(keys, rows.num_rows, lambda: rows)
+
+    def _point_writes(self, d: TableDelta) -> tuple[set, list[dict]] | None:
+        """(the keys, the rows) ``_write_image_rows`` would give, as Python values, when the
+        transaction deleted at most POINT_WRITES rows of a keyed table and its new rows are
+        Python values (point UPDATEs, INSERT ... VALUES); None otherwise."""
+        if d.base is None or d.work is None or d.rewritten() or not d.base.schema.primary_key:
+            return None
+        deleted = d.new_deletes()
+        if sum(len(p) for p in deleted.values()) > POINT_WRITES:
+            return None
+        news = [f.python_rows() for f in d.pending]
+        if any(held is None or d.work.deleted(f.file_id) for held, f in zip(news, d.pending)):
+            return None
+        schema = d.base.schema
+        rows = []
+        for fid, positions in deleted.items():
+            f = d.base.file(fid)
+            held = f.python_rows() if f is not None else None
+            if held is not None:
+                rows.extend(held.row(pos) for pos in positions)
+            elif f is not None:
+                table = self.store.read(f, schema)
+                columns = list(zip(schema.names, table.columns))
+                rows.extend({name: column[pos].as_py() for name, column in columns} for pos in positions)
+        for held in news:
+            rows.extend(held.row(i) for i in range(held.num_rows))
+        names = schema.primary_key
+        keys = {row[names[0]] for row in rows} if len(names) == 1 else {tuple(row[n] for n in names) for row in rows}
+        return keys, rows
+
+    def _write_image_rows(self, d: TableDelta) -> tuple[pa.Table, set]:
         version = d.work or d.base
         schema = version.schema
         pieces = []
@@ -267,7 +321,10 @@ class SSI:
         keys = set(pk.key_tuples(rows, key_names)) if key_names else set()
         if d.base is not None and (d.work is None or d.rewritten()):
             keys.add(("__table__",))  # dropping or rewriting touches every possible key
-        return TableWrites(keys, rows)
+        return rows, keys
+
+
+POINT_WRITES = 64  # deleted rows up to which a write's keys are read as Python values
 
 
 def _only(version: TableVersion, f) -> TableVersion:

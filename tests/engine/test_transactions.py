@@ -707,3 +707,34 @@ def test_uncommitted_writes_of_two_sessions_stay_apart(c, connect):
     d.rollback()
     c.commit()
     assert rows(d) == INITIAL + [(3, 30)]
+
+
+def test_serializable_point_writes_are_imaged_as_python_values(tmp_path):
+    """SSI records what a SERIALIZABLE transaction wrote (keys, and old and new rows for
+    predicate reads). For point UPDATEs and INSERT ... VALUES both are read as Python values,
+    the rows made a table only if a predicate read asks: the same keys and rows as the
+    general Arrow path gives."""
+    from txlake.storage.commit import TableDelta
+    conn = txlake.connect(str(tmp_path / "w"), isolation_level="SERIALIZABLE", publish="off")
+    cur = conn.cursor()
+    cur.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT, s VARCHAR)")
+    cur.execute("INSERT INTO t SELECT range, range * 10, 'bulk' FROM range(100)")   # a Parquet file
+    conn.commit()
+    cur.execute("INSERT INTO t VALUES (?, ?, ?)", (200, 1, "one"))                  # an inline one
+    conn.commit()
+    cur.execute("UPDATE t SET v = v + 1 WHERE id = ?", (7,))
+    cur.execute("UPDATE t SET v = v - 1 WHERE id = ?", (200,))
+    cur.execute("INSERT INTO t VALUES (?, ?, ?)", (300, 3, None))
+    txn = conn.session.txn
+    ssi = conn.session.db.ssi
+    (table_id, work), = txn.changes.items()
+    delta = TableDelta(table_id, txn.bases[table_id], work)
+    keys, rows = ssi._point_writes(delta)
+    table, expected_keys = ssi._write_image_rows(delta)
+    assert keys == expected_keys == {7, 200, 300}
+    assert sorted(rows, key=repr) == sorted(table.to_pylist(), key=repr)
+    written = ssi._write_image(delta)
+    assert written.count == 5 and written._rows is None
+    assert written.rows.sort_by("id").equals(table.sort_by("id"))
+    conn.rollback()
+    conn.close()
