@@ -291,7 +291,7 @@ class Executor:
     # --- queries -------------------------------------------------------------------------
 
     def query(self, ctx: Context, stmt: st.Query, params) -> Result:
-        self._read_query(ctx, stmt.expression, params)
+        self._read_query(ctx, stmt, params)
         point = self._cached_sql(stmt, ("point-select",), lambda: _point_select_plan(stmt.expression))
         if point is not None:
             result = self._point_select(ctx, point, params)
@@ -956,28 +956,18 @@ class Executor:
         else:
             ssi.read_predicate(txn, version.table_id, alias, _bind(where, params, offset))
 
-    def _read_query(self, ctx: Context, expression: exp.Expression, params) -> None:
-        """SERIALIZABLE: a single-table SELECT reads a predicate; anything else whole tables."""
+    def _read_query(self, ctx: Context, stmt: st.Query, params) -> None:
+        """SERIALIZABLE: a single-table SELECT reads a predicate; anything else whole tables.
+        Which, is worked out once per statement (``_read_plan``)."""
         if ctx.txn.isolation != SERIALIZABLE:
             return
-        tables = [t for t in expression.find_all(exp.Table) if isinstance(t.this, exp.Identifier)]
-        ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
-        tables = [t for t in tables if not (t.args.get("db") is None and identifier(t.this) in ctes)]
-        simple = (isinstance(expression, exp.Select) and len(tables) == 1 and not ctes
-                  and not expression.args.get("joins") and isinstance(expression.args["from_"].this, exp.Table)
-                  and sum(1 for n in expression.walk() if isinstance(n, (exp.Select, exp.Subquery))) == 1)
-        if simple:
-            table = tables[0]
-            version = ctx.resolve(table_name(table))
-            where = expression.args.get("where")
-            placeholders = [n for n in expression.dfs() if isinstance(n, exp.Placeholder)]
-            inside = {id(n) for n in where.this.dfs()} if where is not None else set()
-            offset = next((i for i, n in enumerate(placeholders) if id(n) in inside), 0)
-            self._read(ctx, version, identifier(table.alias) if table.alias else table_name(table).name,
-                       where.this if where is not None else None, params, offset)
+        simple, tables = self._cached_sql(stmt, ("reads",), lambda: _read_plan(stmt.expression))
+        if simple is not None:
+            name, alias, where, offset = simple
+            self._read(ctx, ctx.resolve(name), alias, where, params, offset)
             return
-        for table in tables:
-            self.db.ssi.read_table(ctx.txn, ctx.resolve(table_name(table)).table_id)
+        for name in tables:
+            self.db.ssi.read_table(ctx.txn, ctx.resolve(name).table_id)
 
     def _candidates(self, version: TableVersion, alias: str, where, params, offset: int) -> pa.Table | StreamedScan:
         """The rows an UPDATE/DELETE must look at: all of them, or - when the WHERE clause pins
@@ -1460,6 +1450,26 @@ def _evaluate(term, col: Column, schema: TableSchema, row: dict, params):
     if bounds is None or not bounds[0] <= value <= bounds[1]:
         return _FALLBACK  # out of range: DuckDB raises the error
     return value
+
+
+def _read_plan(expression: exp.Expression):
+    """What a query reads, for SERIALIZABLE: ((table, alias, WHERE condition, index of its
+    first ?), None) for a single-table SELECT, else (None, every table it names)."""
+    tables = [t for t in expression.find_all(exp.Table) if isinstance(t.this, exp.Identifier)]
+    ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
+    tables = [t for t in tables if not (t.args.get("db") is None and identifier(t.this) in ctes)]
+    simple = (isinstance(expression, exp.Select) and len(tables) == 1 and not ctes
+              and not expression.args.get("joins") and isinstance(expression.args["from_"].this, exp.Table)
+              and sum(1 for n in expression.walk() if isinstance(n, (exp.Select, exp.Subquery))) == 1)
+    if not simple:
+        return None, [table_name(t) for t in tables]
+    table = tables[0]
+    where = expression.args.get("where")
+    placeholders = [n for n in expression.dfs() if isinstance(n, exp.Placeholder)]
+    inside = {id(n) for n in where.this.dfs()} if where is not None else set()
+    offset = next((i for i, n in enumerate(placeholders) if id(n) in inside), 0)
+    alias = identifier(table.alias) if table.alias else table_name(table).name
+    return (table_name(table), alias, where.this if where is not None else None, offset), None
 
 
 def _result_schema(schema: TableSchema, names: tuple[str, ...]) -> pa.Schema | None:

@@ -267,9 +267,9 @@ class SSI:
 
     def _point_writes(self, d: TableDelta) -> tuple[set, list[dict]] | None:
         """(the keys, the rows) ``_write_image_rows`` would give, as Python values, when the
-        transaction deleted at most POINT_WRITES rows of a keyed table and its new rows are
-        Python values (point UPDATEs, INSERT ... VALUES); None otherwise."""
-        if d.base is None or d.work is None or d.rewritten() or not d.base.schema.primary_key:
+        transaction deleted at most POINT_WRITES rows of a table and its new rows are Python
+        values (point UPDATEs, INSERT ... VALUES); None otherwise."""
+        if d.base is None or d.work is None or d.rewritten():
             return None
         deleted = d.new_deletes()
         if sum(len(p) for p in deleted.values()) > POINT_WRITES:
@@ -291,6 +291,8 @@ class SSI:
         for held in news:
             rows.extend(held.row(i) for i in range(held.num_rows))
         names = schema.primary_key
+        if not names:
+            return set(), rows
         keys = {row[names[0]] for row in rows} if len(names) == 1 else {tuple(row[n] for n in names) for row in rows}
         return keys, rows
 

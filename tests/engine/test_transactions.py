@@ -737,4 +737,11 @@ def test_serializable_point_writes_are_imaged_as_python_values(tmp_path):
     assert written.count == 5 and written._rows is None
     assert written.rows.sort_by("id").equals(table.sort_by("id"))
     conn.rollback()
+    cur.execute("CREATE TABLE h (a INT, b VARCHAR)")                                 # no key
+    conn.commit()
+    cur.execute("INSERT INTO h VALUES (?, ?)", (1, "x"))
+    (table_id, work), = conn.session.txn.changes.items()
+    delta = TableDelta(table_id, conn.session.txn.bases[table_id], work)
+    table, expected_keys = ssi._write_image_rows(delta)
+    assert ssi._point_writes(delta) == (set(), table.to_pylist()) and expected_keys == set()
     conn.close()
