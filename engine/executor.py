@@ -1475,9 +1475,8 @@ def _read_plan(expression: exp.Expression):
 def _result_schema(schema: TableSchema, names: tuple[str, ...]) -> pa.Schema | None:
     """The schema of a point SELECT's result, the table's fields ``names`` in that order; None
     if one is not a column by that exact name or of a type DuckDB might return otherwise
-    (anything else goes to DuckDB). Memoised on the table schema (a frozen dataclass, as
-    ``arrow_schema`` is)."""
-    memo = schema.__dict__.setdefault("_result_schemas", {})
+    (anything else goes to DuckDB). Kept on the table schema, per ``names``."""
+    memo = schema.memo("_result_schemas", lambda s: {})
     if names not in memo:
         arrow = schema.arrow_schema()
         fields = [arrow.field(name) if arrow.get_field_index(name) >= 0 else None for name in names]

@@ -12,9 +12,8 @@ shares with other sessions is thread-safe.
 
 from __future__ import annotations
 
-import functools
-
 import atexit
+import functools
 import threading
 import weakref
 

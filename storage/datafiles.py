@@ -108,7 +108,7 @@ class StreamedScan:
     with_rowid: bool
 
 
-SMALL_FILE_ROWS = 1 << 14  # files of at most this many rows are decoded directly (``_decode``)
+DIRECT_READ_ROWS = 1 << 14  # files of at most this many rows are read directly (``_decode``)
 
 
 @functools.cache
@@ -220,7 +220,7 @@ class DataFileStore:
             return f.inline
         table = self._get(f.path)
         if table is None:
-            table = self._decode(f.path, schema.arrow_schema(), small=f.row_count <= SMALL_FILE_ROWS)
+            table = self._decode(f.path, schema.arrow_schema(), small=f.row_count <= DIRECT_READ_ROWS)
             self._put(f.path, table)
         return table
 
@@ -230,7 +230,7 @@ class DataFileStore:
         data = f.data if f.in_memory else f.inline if f.is_inline else self._get(f.path)
         if data is not None:
             return data.select(list(columns))
-        return self._decode(f.path, schema.arrow_schema(), columns, small=f.row_count <= SMALL_FILE_ROWS)
+        return self._decode(f.path, schema.arrow_schema(), columns, small=f.row_count <= DIRECT_READ_ROWS)
 
     def parquet_metadata(self, f: DataFile) -> pq.FileMetaData:
         return pq.read_metadata(os.path.join(self.root, f.path))

@@ -59,12 +59,8 @@ class KeyIndex:
 
 
 def _integer_key(schema: TableSchema) -> bool:
-    cached = schema.__dict__.get("_integer_key")
-    if cached is None:  # memoised on the frozen schema, as its arrow_schema() is
-        keys = schema.primary_key
-        cached = schema.__dict__["_integer_key"] = \
-            len(keys) == 1 and pa.types.is_integer(schema.arrow_schema().field(keys[0]).type)
-    return cached
+    return schema.memo("_integer_key", lambda s: len(s.primary_key) == 1
+                       and pa.types.is_integer(s.arrow_schema().field(s.primary_key[0]).type))
 
 
 def _hashes(keys: list, exact: bool) -> np.ndarray:
@@ -100,12 +96,11 @@ def file_index(store: DataFileStore, version: TableVersion, f: DataFile, exact: 
 
 
 def _bounds(store: DataFileStore, f: DataFile, names: tuple[str, ...]) -> tuple | None:
-    """Each key column's (min, max) over a Parquet file, from its footer, or over an inline
-    file, from its log entry; None if unknown (rows in memory, statistics missing)."""
-    if f.is_inline:
+    """Each key column's (min, max) over a file: exact ones carried with its rows (an inline
+    file's, from its log entry; uncommitted rows held as Python values), else a Parquet file's
+    footer statistics; None if unknown (other rows in memory, statistics missing)."""
+    if f.key_bounds is not None or f.is_inline or f.in_memory:
         return f.key_bounds if f.key_bounds is not None and len(f.key_bounds) == len(names) else None
-    if f.in_memory:
-        return None
     key = (BOUNDS, names)
     if key not in f.caches:
         meta = store.parquet_metadata(f)
@@ -184,15 +179,13 @@ def _find_one(store: DataFileStore, version: TableVersion, key, probe: int, exac
         if fid is not None and 0 not in version.deleted(fid):
             return {key: fid << 32}
     for f in reversed(tuple(files)):
-        bounds = f.key_bounds  # an inline file's, exact (from its rows)
-        if bounds is None and not f.is_inline:
-            bounds = _bounds(store, f, names)
-        elif bounds is not None and len(bounds) == len(names) and f.row_count == 1:
-            # a one-row file's exact bounds are its row's key: no index
-            if one_row_key(f, len(names)) != key or 0 in version.deleted(f.file_id):
-                continue
-            return {key: f.file_id << 32}
-        if bounds is not None and len(bounds) == len(names) and not _within(key, bounds):
+        single = one_row_key(f, len(names))
+        if single is not None:  # a one-row file's exact bounds are its row's key: no index
+            if single == key and 0 not in version.deleted(f.file_id):
+                return {key: f.file_id << 32}
+            continue
+        bounds = _bounds(store, f, names)
+        if bounds is not None and not _within(key, bounds):
             continue
         index = file_index(store, version, f, exact)
         hashes = index.hashes

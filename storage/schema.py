@@ -176,10 +176,18 @@ class TableSchema:
         """The in-memory Arrow schema. Every field is nullable: NOT NULL is enforced when rows
         are written (23502), and one uniform schema lets batches from files and from a
         transaction's own writes be concatenated."""
-        cached = self.__dict__.get("_arrow_schema")
-        if cached is None:  # a frozen dataclass: memoised past __setattr__, as cached_property does
-            cached = self.__dict__["_arrow_schema"] = pa.schema([pa.field(c.name, c.type.arrow()) for c in self.columns])
-        return cached
+        return self.memo("_arrow_schema", lambda s: pa.schema([pa.field(c.name, c.type.arrow()) for c in s.columns]))
+
+    def memo(self, name: str, build):
+        """``build(self)``, computed once per schema object and kept on it: the schema is
+        immutable, so whatever other modules derive from it (Arrow types, encoding layouts)
+        can live with it. A frozen dataclass: stored past ``__setattr__``, as
+        ``functools.cached_property`` does."""
+        try:
+            return self.__dict__[name]
+        except KeyError:
+            value = self.__dict__[name] = build(self)
+            return value
 
     def evolve(self, columns: tuple[Column, ...], primary_key: tuple[str, ...] | None = None) -> "TableSchema":
         highest = max([self.highest_field_id, *(c.field_id for c in columns)])

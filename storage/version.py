@@ -74,45 +74,34 @@ def _table_of(schema: TableSchema, columns: list[list]) -> pa.Table:
     struct: a third of what ``from_pydict`` costs."""
     if len(columns[0]) != 1:
         return pa.Table.from_pydict(dict(zip(schema.names, columns)), schema=schema.arrow_schema())
-    row_type = schema.__dict__.get("_row_type")
-    if row_type is None:  # a frozen dataclass: memoised past __setattr__, as arrow_schema is
-        row_type = schema.__dict__["_row_type"] = pa.struct(schema.arrow_schema())
+    row_type = schema.memo("_row_type", lambda s: pa.struct(s.arrow_schema()))
     row = pa.array([{name: values[0] for name, values in zip(schema.names, columns)}], row_type)
     return pa.Table.from_batches([pa.RecordBatch.from_struct_array(row)])
 
 
-class _InlineRows:
-    """``DataFile.inline``: a log entry carries an inline file's rows encoded, decoded the first
-    time something reads them - replaying other processes' commits does not, and a point
-    lookup passes over an inline file whose key bounds rule it out. This process's own
-    commits may hold them as ``PythonRows``, made an Arrow table when read as one."""
+class _Rows:
+    """``DataFile.data`` (a transaction's uncommitted rows) and ``DataFile.inline`` (rows that
+    travel in the log entry): held as an Arrow table, as ``PythonRows`` (this process's point
+    writes, made a table when read as one) or encoded as the log carries them (decoded the
+    first time something reads them - replaying other processes' commits does not, and a
+    point lookup passes over an inline file whose key bounds rule it out). ``slot`` names
+    where the rows are kept in the file's ``__dict__``."""
+
+    def __init__(self, slot: str):
+        self.slot = slot
 
     def __get__(self, f, owner=None) -> pa.Table | None:
         if f is None:
             return None  # the dataclass field's default
-        rows = f.__dict__.get("_inline")
+        rows = f.__dict__.get(self.slot)
         if isinstance(rows, PythonRows):
             return rows.table()
         if rows is not None and not isinstance(rows, pa.Table):
-            rows = f.__dict__["_inline"] = decode_rows(rows)
+            rows = f.__dict__[self.slot] = decode_rows(rows)
         return rows
 
     def __set__(self, f, rows: pa.Table | PythonRows | dict | str | None) -> None:
-        f.__dict__["_inline"] = None if rows is self else rows  # the field's default is this object
-
-
-class _MemoryRows:
-    """``DataFile.data``: a transaction's uncommitted rows, an Arrow table or ``PythonRows``
-    (made a table when read as one)."""
-
-    def __get__(self, f, owner=None) -> pa.Table | None:
-        if f is None:
-            return None  # the dataclass field's default
-        rows = f.__dict__.get("_data")
-        return rows.table() if isinstance(rows, PythonRows) else rows
-
-    def __set__(self, f, rows: pa.Table | PythonRows | None) -> None:
-        f.__dict__["_data"] = None if rows is self else rows  # the field's default is this object
+        f.__dict__[self.slot] = None if rows is self else rows  # the field's default is this object
 
 
 @dataclass(frozen=True, eq=False)
@@ -133,11 +122,11 @@ class DataFile:
     row_count: int
     schema_id: int
     size: int = 0
-    data: pa.Table | None = field(default=_MemoryRows(), repr=False)  # also given as PythonRows
+    data: pa.Table | None = field(default=_Rows("_data"), repr=False)  # also given as PythonRows
     # lazily built caches; shared by every version holding this file
     caches: dict = field(default_factory=dict, repr=False, compare=False)
     # also given encoded (encode_rows) or as PythonRows
-    inline: pa.Table | None = field(default=_InlineRows(), repr=False)
+    inline: pa.Table | None = field(default=_Rows("_inline"), repr=False)
     # an inline file's primary-key columns' (min, max), for integer and text keys (keys.py);
     # also an uncommitted file's whose rows are PythonRows
     key_bounds: tuple | None = field(default=None, repr=False)
@@ -246,26 +235,25 @@ def encode_values(schema: TableSchema, columns: list[list]) -> dict | None:
 
 
 def _json_layout(schema: TableSchema) -> tuple[list, list, list] | None:
-    """(names, type names, kinds) of ``encode_values``, memoised on the schema; None if a
-    column is of a type it leaves to Arrow."""
-    memo = schema.__dict__.get("_json_layout", schema)
-    if memo is schema:  # a frozen dataclass: memoised past __setattr__, as arrow_schema is
-        kinds = []
-        for f in schema.arrow_schema():
-            kind = _json_kind(f.type)
-            if kind in ("plain", "decimal"):
-                kinds.append(kind)
-            elif pa.types.is_date32(f.type):
-                kinds.append("date")
-            elif kind is not None and f.type.unit == "us":
-                kinds.append("timestamp")
-            else:
-                kinds = None
-                break
-        arrow = schema.arrow_schema()
-        memo = schema.__dict__["_json_layout"] = \
-            (arrow.names, [str(f.type) for f in arrow], kinds) if kinds is not None else None
-    return memo
+    """(names, type names, kinds) of ``encode_values``, once per schema; None if a column is
+    of a type it leaves to Arrow."""
+    return schema.memo("_json_layout", _build_json_layout)
+
+
+def _build_json_layout(schema: TableSchema) -> tuple[list, list, list] | None:
+    arrow = schema.arrow_schema()
+    kinds = []
+    for f in arrow:
+        kind = _json_kind(f.type)
+        if kind in ("plain", "decimal"):
+            kinds.append(kind)
+        elif pa.types.is_date32(f.type):
+            kinds.append("date")
+        elif kind is not None and f.type.unit == "us":
+            kinds.append("timestamp")
+        else:
+            return None
+    return arrow.names, [str(f.type) for f in arrow], kinds
 
 
 def decode_rows(encoded: dict | str) -> pa.Table:
