@@ -306,17 +306,26 @@ class Warehouse:
     def _write(self, entry: LogEntry) -> bool:
         """Write ``entry`` to the log (under the log lock; ``_made_durable`` follows it, after
         the lock); False if another process took its CSN."""
+        with self._lock:  # marked before the line exists: a refresh() by another thread of this
+            self._unflushed.add(entry.csn)  # process stops before it (not shown before _made_durable)
         try:
             written = self.txlog.append(entry, self.commit_timeout)
         except OSError as e:
             stored = self.txlog.read(entry.csn)
             if stored is None or (stored.commit_user, stored.commit_id) != (entry.commit_user, entry.commit_id):
+                self._unmark(entry.csn)
                 raise errors.CommitFailed(f"could not write commit log entry: {e}") from e
             written = True  # the write landed although it reported an error
-        if written:  # not shown to this process's sessions before _made_durable
-            with self._lock:
-                self._unflushed.add(entry.csn)
+        except BaseException:
+            self._unmark(entry.csn)
+            raise
+        if not written:
+            self._unmark(entry.csn)
         return written
+
+    def _unmark(self, csn: int) -> None:
+        with self._lock:
+            self._unflushed.discard(csn)
 
     def _made_durable(self, entry: LogEntry) -> None:
         """Flush ``entry``'s log line, then show it to this process's sessions (the entry as
@@ -324,8 +333,7 @@ class Warehouse:
         try:
             self.txlog.sync(entry.csn)
         except OSError as e:
-            with self._lock:  # it is in the log nonetheless: refresh() reads it from there
-                self._unflushed.discard(entry.csn)
+            self._unmark(entry.csn)  # it is in the log nonetheless: refresh() reads it from there
             raise errors.CommitFailed(f"could not flush the commit log: {e}") from e
         with self._lock:
             if self.latest.csn < entry.csn:  # (the replay stops before the entry: still unflushed)

@@ -123,3 +123,26 @@ def test_sessions_of_the_committing_process_see_a_commit_only_once_it_is_flushed
     assert reader.execute("SELECT v FROM t").fetchall() == [(1,)]
     reader.close()
     setup.close()
+
+
+def test_a_refresh_landing_right_after_the_line_is_written_does_not_show_it(warehouse, monkeypatch):
+    """Another thread's refresh() may run the moment the line is in the file, before the
+    committer returns from the append: it must stop before the line too (the entry is marked
+    unflushed before it is written), not read it back from the log."""
+    setup = txlake.connect(warehouse, autocommit=True, publish="off")
+    setup.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    setup.execute("INSERT INTO t VALUES (1, 0)")
+    wh = setup._session.db.warehouse
+    append, seen = TxLog.append, []
+
+    def append_then_refresh(self, entry, *args):
+        written = append(self, entry, *args)
+        seen.append((entry.csn, wh.refresh().csn))
+        return written
+
+    monkeypatch.setattr(TxLog, "append", append_then_refresh)
+    setup.execute("UPDATE t SET v = 1 WHERE id = 1")
+    (csn, refreshed), = seen
+    assert refreshed == csn - 1
+    assert wh.latest.csn == csn and setup.execute("SELECT v FROM t").fetchall() == [(1,)]
+    setup.close()
