@@ -355,7 +355,8 @@ class Commit:
         names = current.schema.primary_key
         seen: set = set()
         for f in files:
-            mine = pk.key_tuples(self.store.read(f, current.schema), names)
+            rows = f.python_rows()
+            mine = pk.key_tuples(rows if rows is not None else self.store.read(f, current.schema), names)
             clash = {k: r for k, r in pk.find(self.store, current, mine, theirs).items()
                      if (r & 0xFFFFFFFF) not in deleted.get(r >> 32, ())} if theirs else {}
             if not self.keys_checked and not clash:

@@ -182,6 +182,27 @@ def test_point_writes_stay_python_values_until_read_as_a_table(tmp_path):
     conn.close()
 
 
+def test_keys_are_checked_against_newer_commits_on_python_values(tmp_path):
+    """Another session committed to the table since this transaction's snapshot, so the
+    commit checks the keys it wrote against the rows committed meanwhile: from the Python
+    values, building no Arrow table."""
+    path = str(tmp_path / "w")
+    first = txlake.connect(path, isolation_level="REPEATABLE READ", publish="off")
+    second = txlake.connect(path, autocommit=True, publish="off")
+    second.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    second.execute("INSERT INTO t VALUES (1, 0)")
+    cur = first.cursor()
+    cur.execute("UPDATE t SET v = v + ? WHERE id = ?", (1, 1))
+    cur.execute("INSERT INTO t VALUES (?, ?)", (2, 2))
+    second.execute("INSERT INTO t VALUES (?, ?)", (3, 3))
+    first.commit()
+    files = first.session.db.warehouse.latest.table("default", "t").files
+    mine = [f.python_rows() for f in files if f.python_rows() is not None and 2 in f.python_rows().columns[0]]
+    assert len(mine) == 1 and mine[0]._table is None
+    assert second.execute("SELECT * FROM t ORDER BY id").fetchall() == [(1, 1), (2, 2), (3, 3)]
+    first.close()
+    second.close()
+
 def test_transaction_sees_own_writes_and_its_snapshot(tmp_path, mode):
     path = str(tmp_path / "w")
     setup = txlake.connect(path, autocommit=True, publish="off")
