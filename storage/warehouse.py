@@ -130,6 +130,9 @@ class Warehouse:
 
     def refresh(self) -> CatalogVersion:
         """The newest committed catalog version, including other processes' commits."""
+        latest = self.latest
+        if self.txlog.head() == latest.csn:  # nothing written since: no lock, no system call
+            return latest
         with self._lock:
             newer = self._replay(self.latest)
             self.latest = newer

@@ -95,6 +95,31 @@ def test_appenders_in_several_processes_share_the_log(warehouse):
     conn.close()
 
 
+def test_head_follows_every_append_from_any_process(warehouse):
+    """``_txlog/HEAD`` names the newest entry written, whichever process wrote it: a process
+    that knows that many entries looks no further (no lock, no system call), and sees another
+    process's commit as soon as HEAD moves. A log whose HEAD is missing or behind gets it set
+    when it is opened."""
+    conn = txlake.connect(warehouse, autocommit=True, publish="off")
+    conn.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    conn.execute("INSERT INTO t VALUES (1, 0)")
+    wh = conn._session.db.warehouse
+    assert wh.txlog.head() == wh.latest.csn == log_of(warehouse).newest_csn() == 2
+    assert wh.refresh() is wh.latest
+    run = run_python("import sys, txlake; txlake.connect(sys.argv[1], publish='off', autocommit=True)"
+                     ".execute('UPDATE t SET v = 7 WHERE id = 1')", warehouse)
+    assert run.returncode == 0, run.stderr
+    assert wh.txlog.head() == 3 and wh.latest.csn == 2
+    assert conn.execute("SELECT v FROM t").fetchall() == [(7,)]
+    assert wh.latest.csn == 3
+    conn.close()
+    head = os.path.join(warehouse, "_txlog", txlog.HEAD_FILE)
+    os.remove(head)                   # as a log from before HEAD existed
+    assert log_of(warehouse).head() == 3
+    with open(head, "r+b") as f:      # as if the last appender died before setting it
+        f.write((1).to_bytes(8, "little"))
+    assert log_of(warehouse).head() == 3
+
 def test_background_work_locks_are_taken_by_one_holder_at_a_time(tmp_path):
     fs = LocalFileSystem()
     path = str(tmp_path / "PUBLISH")
