@@ -8,8 +8,12 @@ files. The horizon never passes
 - the newest snapshot,
 - the oldest snapshot any open transaction in this process reads, and
 - the oldest snapshot of any other live process, which each process advertises in a *reader
-  lease* (``_readers/<commit user>.json``, refreshed by its background maintenance; a lease not
-  refreshed within ``LEASE_SECONDS`` belongs to a process that is gone).
+  lease* (``_readers/<commit user>.json``, kept by its background maintenance; a lease not
+  refreshed within ``LEASE_SECONDS`` belongs to a process that is gone). A lease is rewritten
+  only when it must be: when the process starts reading a snapshot older than the one it
+  advertises, and every ``LEASE_RENEW_SECONDS``. Advertising an older snapshot than the process
+  still reads is safe (others' expiry keeps a little more for a while). A lease matters only
+  while its process lives, so it is not fsync'd: after a crash it lapses anyway.
 
 ``remove_orphan_files`` deletes files in table directories that nothing references - neither
 the log nor any Paimon snapshot - and that are older than a grace period, so a commit still
@@ -31,6 +35,7 @@ from txlake.storage.version import ChangeData
 EXPIRY_FILE = os.path.join("_txlog", "expired.json")
 READERS_DIR = "_readers"
 LEASE_SECONDS = 60.0
+LEASE_RENEW_SECONDS = LEASE_SECONDS / 4
 FORGOTTEN_LEASE_SECONDS = 24 * 3600.0  # lapsed leases older than this are deleted
 METADATA_GRACE_SECONDS = 600.0  # unreferenced manifests younger than this may be in flight
 
@@ -50,9 +55,24 @@ def expired_before(warehouse) -> int:
         return 0
 
 
-def write_lease(warehouse, oldest_csn: int | None) -> None:
-    """Advertise the oldest snapshot this process still reads (None: none open)."""
-    _write_lease(warehouse.fs, warehouse.root, warehouse.commit_user, oldest_csn)
+class Lease:
+    """This process's reader lease in a warehouse: what it last advertised, and when."""
+
+    def __init__(self, warehouse):
+        self.warehouse = warehouse
+        self.csn: int | None = None
+        self.written: float | None = None  # time.monotonic() of the last write
+
+    def advertise(self, oldest_csn: int | None) -> bool:
+        """Make the lease cover ``oldest_csn``, the oldest snapshot this process still reads
+        (None: none open); True if that took a write."""
+        covered = oldest_csn is None or (self.csn is not None and self.csn <= oldest_csn)
+        if self.written is not None and covered and time.monotonic() - self.written < LEASE_RENEW_SECONDS:
+            return False
+        wh = self.warehouse
+        _write_lease(LocalFileSystem(durable=False), wh.root, wh.commit_user, oldest_csn)
+        self.csn, self.written = oldest_csn, time.monotonic()
+        return True
 
 
 def _write_lease(fs, root: str, owner: str, oldest_csn: int | None) -> None:

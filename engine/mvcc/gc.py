@@ -20,6 +20,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
+from txlake.storage.expiry import Lease
 
 AUTO_COMPACT_FILES = 32  # more files worth compacting than this: compacted in the background
 
@@ -41,6 +42,7 @@ class GarbageCollector:
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
         self.runs = 0  # background passes completed
+        self.lease = Lease(database.warehouse)
 
     def wake(self) -> None:
         """Run a pass now (e.g. a table passed the auto-compaction threshold)."""
@@ -88,8 +90,7 @@ class GarbageCollector:
         db.ssi.prune(oldest_csn)
         paths = {f.path for version in live for f in version.files if f.path is not None}
         cache_freed = db.warehouse.store.retain(paths)
-        from txlake.storage.expiry import write_lease
-        write_lease(db.warehouse, oldest_csn)  # other processes' expiry must not pass our readers
+        self.lease.advertise(oldest_csn)  # other processes' expiry must not pass our readers
         return GCStats(len(db.clog), clog_freed, len(db.ssi), db.warehouse.store.cached_files, cache_freed)
 
 

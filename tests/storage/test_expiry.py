@@ -1,5 +1,6 @@
 """Snapshot expiry and orphan files: safe while others read."""
 
+import json
 import os
 
 import pytest
@@ -7,6 +8,7 @@ import pytest
 import txlake
 from tests.paimon_env import read_with_pypaimon
 from txlake import errors
+from txlake.storage import expiry
 
 
 def parquet_files(path):
@@ -58,3 +60,35 @@ def test_orphan_files_are_removed_after_the_grace_period(warehouse):
     assert c.execute("SELECT * FROM t").fetchall() == [(1,)]
     c.close()
     assert read_with_pypaimon(os.path.join(warehouse, "default.db", "t"))["snapshots"]
+
+
+def test_a_reader_lease_is_written_only_when_it_must_change(warehouse):
+    """A process's lease advertises the oldest snapshot it reads. Maintenance passes that would
+    advertise the same or a newer one leave the file alone (no write, no fsync); one reading an
+    older snapshot than advertised, or one due to renew it, writes it."""
+    c = txlake.connect(warehouse, autocommit=True, publish="off")
+    c.execute("CREATE TABLE t (id INT)")
+    gc = c._session.db.gc
+    path = os.path.join(warehouse, expiry.READERS_DIR, c._session.db.warehouse.commit_user + ".json")
+
+    def lease():
+        return os.stat(path).st_ino, json.load(open(path))["oldest_csn"]
+
+    reader = txlake.connect(warehouse, publish="off")
+    assert reader.execute("SELECT count(*) FROM t").fetchone() == (0,)  # a snapshot at CSN 1
+    gc.collect()
+    first = lease()
+    assert first[1] == 1
+    c.execute("INSERT INTO t VALUES (1)")
+    reader.rollback()
+    gc.collect()                                   # nothing open: CSN 1 still covers it
+    assert lease() == first
+    gc.lease.written -= expiry.LEASE_RENEW_SECONDS  # as if its renewal were due
+    gc.collect()
+    renewed = lease()
+    assert renewed[0] != first[0] and renewed[1] is None
+    assert reader.execute("SELECT count(*) FROM t").fetchone() == (1,)  # a snapshot, not covered by None
+    gc.collect()
+    assert lease()[1] == 2
+    reader.close()
+    c.close()
