@@ -56,6 +56,24 @@ def table_bytes(rows: pa.Table) -> int:
     return total if total <= 1 << 20 else rows.nbytes
 
 
+def inline_bytes(rows: pa.Table) -> int | None:
+    """The bytes of ``rows`` if they are few enough to travel inline in the log entry, else None."""
+    if rows.num_rows > INLINE_ROWS:
+        return None
+    nbytes = table_bytes(rows)
+    return nbytes if nbytes <= INLINE_BYTES else None
+
+
+def inline_file(store: DataFileStore, table: TableVersion, rows: pa.Table | PythonRows, nbytes: int,
+                file_id: int = 0) -> DataFile:
+    """A file of ``table`` whose rows travel in the log entry, encoded here (outside the log's
+    lock); it gets a path, where publishing writes it to Paimon later."""
+    f = DataFile(file_id, store.new_path(table.db, table.name), rows.num_rows, table.schema.schema_id, nbytes,
+                 inline=rows, key_bounds=pk.key_bounds(rows, table.schema))
+    f.caches[ENCODED] = encode_inline(rows)
+    return f
+
+
 # DataFile.caches key of an uncommitted file: for each row, the row id it replaces (an UPDATE's
 # update chain, which READ COMMITTED follows), or -1 for a new row.
 SOURCES = "sources"
@@ -245,9 +263,7 @@ class Commit:
             data = data.table()
         chunks = [data.combine_chunks()] if data.num_rows <= ROWS_PER_FILE else \
             [data.slice(start, ROWS_PER_FILE).combine_chunks() for start in range(0, data.num_rows, ROWS_PER_FILE)]
-        # bytes in memory of each chunk small enough to travel inline, None for the others
-        inline = [(table_bytes(c) if c.num_rows <= INLINE_ROWS else None) for c in chunks]
-        inline = [n if n is not None and n <= INLINE_BYTES else None for n in inline]
+        inline = [inline_bytes(c) for c in chunks]  # None: to a Parquet file
         to_write = [c for c, small in zip(chunks, inline) if small is None]
         if len(to_write) > 1:
             with ThreadPoolExecutor(min(len(to_write), os.cpu_count() or 1)) as pool:
@@ -265,11 +281,7 @@ class Commit:
 
     def _write_inline(self, d: TableDelta, rows: pa.Table | PythonRows, nbytes: int, sources: np.ndarray,
                       written: list[DataFile]) -> None:
-        path = self.store.new_path(d.work.db, d.work.name)  # published there later
-        f = DataFile(0, path, rows.num_rows, d.work.schema.schema_id, nbytes, inline=rows,
-                     key_bounds=pk.key_bounds(rows, d.work.schema))
-        f.caches[ENCODED] = encode_inline(rows)
-        written.append(f)
+        written.append(inline_file(self.store, d.work, rows, nbytes))
         self._sources.setdefault(d.table_id, []).append(sources)
 
     def vote(self, latest: CatalogVersion, csn: int, time_ms: int) -> LogEntry:

@@ -22,11 +22,13 @@ from dataclasses import dataclass
 import pyarrow as pa
 from pyroaring import BitMap, FrozenBitMap
 
-from txlake.storage.commit import ROWS_PER_FILE, backoff, now_ms
+from txlake.storage.commit import ROWS_PER_FILE, backoff, inline_bytes, inline_file, now_ms
 from txlake.storage.version import ChangeData, DataFile, LogEntry, TableVersion
 
 SMALL_FILE_ROWS = ROWS_PER_FILE // 4
 DELETED_FRACTION = 0.3  # a file with this share of deleted rows is rewritten too
+SIZE_RATIO = 1.0  # background compaction: a small file joins the smaller ones it is at most this
+                  # many times the size of (so each row is rewritten about log2(rows / 32) times)
 COMPACT_USER = "txlake-compaction"
 COMPACT_LOCK = "COMPACT"  # in _txlog/: held by the process running background compaction
 
@@ -40,9 +42,26 @@ class CompactResult:
     csn: int | None  # the COMPACT commit, None if there was nothing to do
 
 
-def needs_compaction(version: TableVersion, min_files: int = 2) -> list[DataFile]:
-    """The files worth rewriting: small ones, and ones with many deleted rows."""
+def needs_compaction(version: TableVersion, min_files: int = 2, tiered: bool = False) -> list[DataFile]:
+    """The files worth rewriting: small ones, and ones with many deleted rows.
+
+    ``tiered`` (background compaction): of the small files without many deleted rows, only the
+    smallest - each at most ``SIZE_RATIO`` times the rows of those smaller than it together -
+    as size-tiered compaction does. Merging every small file each time would rewrite a growing
+    file again for every few dozen new rows: under a stream of one-row commits, quadratic work.
+    """
     picked = [f for f in version.files if _worth_rewriting(version, f)]
+    if tiered:
+        def live(f: DataFile) -> int:
+            return f.row_count - len(version.deleted(f.file_id))
+
+        chosen, total = set(), 0
+        for f in sorted((f for f in picked if not _mostly_deleted(version, f)), key=live):
+            if len(chosen) >= 2 and live(f) > SIZE_RATIO * total:
+                break
+            chosen.add(f.file_id)
+            total += live(f)
+        picked = [f for f in picked if f.file_id in chosen or _mostly_deleted(version, f)]
     return picked if len(picked) >= min_files or any(version.deleted(f.file_id) for f in picked) else []
 
 
@@ -63,6 +82,10 @@ def _worth_rewriting(version: TableVersion, f: DataFile) -> bool:
     return f.row_count - deleted < SMALL_FILE_ROWS or deleted > DELETED_FRACTION * f.row_count
 
 
+def _mostly_deleted(version: TableVersion, f: DataFile) -> bool:
+    return len(version.deleted(f.file_id)) > DELETED_FRACTION * f.row_count
+
+
 def compact_in_background(warehouse, table_ids: list[str], stopping=lambda: False, wait: float = 0.0) -> None:
     """Compact tables for a background thread (auto-compaction, the publisher). Of several
     processes (and threads) writing the warehouse, one compacts at a time (``_txlog/COMPACT``,
@@ -72,17 +95,20 @@ def compact_in_background(warehouse, table_ids: list[str], stopping=lambda: Fals
         for table_id in table_ids if mine else ():
             if stopping():
                 return
-            compact(warehouse, table_id)
+            compact(warehouse, table_id, tiered=True)
 
 
-def compact(warehouse, table_id: str, attempts: int = 20, progress=None) -> CompactResult:
+def compact(warehouse, table_id: str, attempts: int = 20, progress=None, tiered: bool = False) -> CompactResult:
+    """Merge a table's small files (``needs_compaction``) into as few as fit. A merged file small
+    enough travels inline in the compaction's log entry, as a small commit's rows do: no Parquet
+    file, no fsync."""
     store = warehouse.store
     for attempt in range(attempts):
         latest = warehouse.refresh()
         version = latest.by_id(table_id)
         if version is None:
             return CompactResult(table_id, 0, 0, 0, None)
-        picked = needs_compaction(version)
+        picked = needs_compaction(version, tiered=tiered)
         if not picked:
             return CompactResult(version.name, len(version.files), len(version.files), version.row_count, None)
         # group whole old files into new files of at most ROWS_PER_FILE rows
@@ -106,9 +132,13 @@ def compact(warehouse, table_id: str, attempts: int = 20, progress=None) -> Comp
                 offset += data.num_rows
                 pieces.append(data)
             data = pa.concat_tables(pieces).combine_chunks()
-            path, size = store.write(version.db, version.name, data)
-            written.append(path)
-            added.append(DataFile(next_id, path, data.num_rows, version.schema.schema_id, size))
+            nbytes = inline_bytes(data)
+            if nbytes is not None:
+                added.append(inline_file(store, version, data, nbytes, next_id))
+            else:
+                path, size = store.write(version.db, version.name, data)
+                written.append(path)
+                added.append(DataFile(next_id, path, data.num_rows, version.schema.schema_id, size))
             next_id += 1
             if progress is not None:
                 progress(i + 1, len(groups))

@@ -72,3 +72,52 @@ def test_a_file_emptied_meanwhile_does_not_restart_compaction(warehouse):
     assert dict(reopened.execute("SELECT id, v FROM t").fetchall()) == expected
     assert reopened.execute("SELECT count(*) FROM t WHERE id BETWEEN 10 AND 19").fetchone() == (0,)
     reopened.close()
+
+
+def test_background_compaction_merges_by_size_tiers_and_small_results_travel_inline(warehouse, monkeypatch):
+    """Under a stream of one-row commits, background compaction merges the smallest files - each
+    at most as large as the ones smaller than it together - so a merged file is not rewritten
+    for every few dozen new rows; a merged file of a few rows goes inline in the compaction's
+    log entry (no Parquet file written); the rows survive a reopen."""
+    import dataclasses
+    import os
+
+    from txlake.engine.mvcc import gc
+    from txlake.storage import maintenance
+    from txlake.storage.version import DataFile
+
+    monkeypatch.setattr(gc, "AUTO_COMPACT_FILES", 10**6)  # compacted by hand, below
+    conn = txlake.connect(warehouse, autocommit=True, publish="off", gc_interval=3600)
+    conn.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    wh = conn._session.db.warehouse
+    version = wh.latest.table("default", "t")
+    sizes = [1] * 5 + [5, 12, 40, 2000]                  # tiers: 1+1+1+1+1 >= 5, 10 < 12, 22 < 40
+    files = tuple(DataFile(i + 1, f"f{i}", n, version.schema.schema_id) for i, n in enumerate(sizes))
+    tiered = maintenance.needs_compaction(dataclasses.replace(version, files=files), tiered=True)
+    assert sorted(f.row_count for f in tiered) == [1, 1, 1, 1, 1, 5]
+    assert len(maintenance.needs_compaction(dataclasses.replace(version, files=files))) == len(sizes)
+
+    def parquet_files():
+        return sum(name.endswith(".parquet") for _, _, names in os.walk(warehouse) for name in names)
+
+    rewritten = 0
+    for i in range(400):
+        conn.execute("INSERT INTO t VALUES (?, ?)", (i, i))
+        if i % 40 == 39:
+            before = wh.refresh().table("default", "t")
+            picked = maintenance.needs_compaction(before, tiered=True)
+            rewritten += sum(f.row_count for f in picked)
+            parquet = parquet_files()
+            maintenance.compact_in_background(wh, [before.table_id])  # (the one compacting)
+            after = wh.latest.table("default", "t")
+            assert len(after.files) < len(before.files)
+            if sum(f.row_count for f in picked) <= 256:
+                assert parquet_files() == parquet and any(f.is_inline and f.row_count > 1 for f in after.files)
+    # merging every small file each time would rewrite 40 + 80 + ... + 400 = 2,200 rows; by
+    # tiers it is a binary counter: 40 * (1 + 2 + 1 + 4 + 1 + 2 + 1 + 8 + 1 + 2) = 920
+    assert rewritten == 920
+    assert conn.execute("SELECT count(*), sum(v) FROM t").fetchone() == (400, sum(range(400)))
+    conn.close()
+    reopened = txlake.connect(warehouse, publish="off")
+    assert reopened.execute("SELECT count(*), sum(v) FROM t").fetchone() == (400, sum(range(400)))
+    reopened.close()
