@@ -17,12 +17,16 @@ Appending (``append``, inside ``locked()``):
   read a line before its writer's flush returns; a flush makes every earlier line of the
   segment durable too, so nothing built on a line can outlive it.
 - A line cut short by a crash (no newline, or a checksum that does not match) is not an entry:
-  readers stop before it and the next appender, holding the lock, truncates it away.
+  readers stop before it and the next appender, holding the lock, zeroes it.
 - The entries 1..N are a gap-free prefix: the order of lines is the commit order.
+- A segment is preallocated: the appender extends it with zeros ahead of its lines (by its
+  size, 64 KiB to 1 MiB at a time), so a line is written into blocks the file already has and
+  its ``fdatasync`` does not also have to journal a new file size. The lines end at the first
+  NUL byte (a line holds none: JSON escapes it).
 
 An append costs one ``write`` and one ``fdatasync`` of an existing file (about 0.15 ms here,
 against about 1.2 ms for creating, fsyncing and linking a file per entry). The segments are
-listed once, at open; finding new entries costs one ``fstat`` when nothing changed.
+listed once, at open; finding new entries costs one read past the known end.
 
 ``_txlog/HEAD`` (8 bytes, memory-mapped by every process) holds the number of the newest entry
 written: each appender sets it, holding the lock, right after writing its line. A reader that
@@ -55,6 +59,10 @@ LOG_DIR = "_txlog"
 LOCK_FILE = "LOCK"
 HEAD_FILE = "HEAD"
 SEGMENT_BYTES = 64 << 20
+PREALLOCATE_MIN_BYTES = 64 << 10  # a segment grows by its size, at least this ...
+PREALLOCATE_MAX_BYTES = 1 << 20   # ... and at most this (about 500 one-row commits)
+SCAN_BYTES = 64 << 10             # first read past the known end (doubled while lines go on)
+SCAN_MAX_BYTES = 8 << 20
 _HEAD = struct.Struct("<q")
 
 
@@ -157,14 +165,16 @@ class TxLog:
                     os.fdatasync(self._fds[-1])
                 self._new_segment(entry.csn)
             fd, end = self._fds[-1], self._ends[-1]
-            if os.fstat(fd).st_size != end:  # a line cut short by a crashed appender
-                os.ftruncate(fd, end)
+            if os.pread(fd, 1, end) not in (b"", b"\0"):  # a line cut short by a crashed appender
+                self._clear(fd, end)
+            if self.fs.durable and end + len(line) > self._allocated:
+                self._preallocate(fd, end + len(line))
             if failpoints.armed("torn-log"):
                 os.pwrite(fd, line[: len(line) // 2], end)
                 failpoints.reached("torn-log")
             written = os.pwrite(fd, line, end)
             if written != len(line):
-                os.ftruncate(fd, end)
+                os.pwrite(fd, bytes(written), end)
                 raise OSError(errno.EIO, f"short write to the commit log ({written} of {len(line)} bytes)")
             self._offsets.append(end)
             self._ends[-1] = end + len(line)
@@ -248,6 +258,7 @@ class TxLog:
         self._fds.append(os.open(os.path.join(self.dir, f"{first:012d}.log"), os.O_RDWR))
         self._firsts.append(first)
         self._ends.append(0)
+        self._allocated = 0  # of the last segment, as far as this process knows
 
     def _new_segment(self, first: int) -> None:
         fd = os.open(os.path.join(self.dir, f"{first:012d}.log"), os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
@@ -268,23 +279,56 @@ class TxLog:
 
 
     def _scan_tail(self) -> None:
-        """Index the complete lines past the last segment's known end."""
-        fd, end = self._fds[-1], self._ends[-1]
-        size = os.fstat(fd).st_size
-        if size <= end:
-            return
-        data = os.pread(fd, size - end, end)
-        pos = 0
-        while (nl := data.find(b"\n", pos)) >= 0:
-            try:
-                csn, crc, body = _parse(data[pos:nl + 1])
-            except ValueError:
-                break
-            if csn != len(self._offsets) + 1 or zlib.crc32(body) != crc:
-                break
-            self._offsets.append(end + pos)
-            pos = nl + 1
-        self._ends[-1] = end + pos
+        """Index the complete lines past the last segment's known end, up to the first NUL (the
+        preallocated rest: a line holds none), the file's end, or a line that is not whole."""
+        fd, size = self._fds[-1], SCAN_BYTES
+        while True:
+            end = self._ends[-1]
+            data = os.pread(fd, size, end)
+            cut = data.find(b"\0")
+            more = cut < 0 and len(data) == size  # the read stopped before the written part did
+            if cut >= 0:
+                data = data[:cut]
+            pos = 0
+            while (nl := data.find(b"\n", pos)) >= 0:
+                try:
+                    csn, crc, body = _parse(data[pos:nl + 1])
+                except ValueError:
+                    more = False
+                    break
+                if csn != len(self._offsets) + 1 or zlib.crc32(body) != crc:
+                    more = False
+                    break
+                self._offsets.append(end + pos)
+                pos = nl + 1
+            self._ends[-1] = end + pos
+            if not more:
+                return
+            size = min(size * 2, SCAN_MAX_BYTES) if pos else size * 2  # (a line longer than the read)
+
+    def _preallocate(self, fd: int, needed: int) -> None:
+        """Extend the segment with zeros past ``needed`` bytes (the file's size, doubled, at most
+        ``PREALLOCATE_MAX_BYTES`` more), beyond its current end only: lines are written into
+        blocks that already exist, and their ``fdatasync`` need not also journal a new file
+        size (measured here: 0.30 -> 0.17 ms). The first flush after it carries the zeros."""
+        size = os.fstat(fd).st_size  # another process may have extended it already
+        if size < needed:
+            target = needed + min(max(size, PREALLOCATE_MIN_BYTES), PREALLOCATE_MAX_BYTES)
+            target = -(-target // 4096) * 4096
+            os.pwrite(fd, bytes(target - size), size)
+            size = target
+        self._allocated = size
+
+    def _clear(self, fd: int, start: int) -> None:
+        """Zero a torn line's bytes from ``start``: up to the first NUL or the file's end."""
+        while True:
+            data = os.pread(fd, SCAN_BYTES, start)
+            cut = data.find(b"\0")
+            torn = cut if cut >= 0 else len(data)
+            os.pwrite(fd, bytes(torn), start)
+            if cut >= 0 or len(data) < SCAN_BYTES:
+                return
+            start += torn
 
 
 def _parse(line: bytes) -> tuple[int, int, bytes]:

@@ -24,16 +24,19 @@ def test_a_torn_last_line_is_not_an_entry_and_the_next_append_replaces_it(wareho
     log = log_of(warehouse)
     assert log.newest_csn() == 2
     segment = os.path.join(log.dir, "000000000001.log")
-    intact = os.path.getsize(segment)
+    data = open(segment, "rb").read()
+    intact = data.index(b"\0")                   # the lines, then the preallocated zeros
+    assert data[intact:] == bytes(len(data) - intact) and len(data) % 4096 == 0
     good = log.read(2).to_json()
-    line = open(segment, "rb").read().splitlines(keepends=True)[-1]
-    with open(segment, "ab") as f:                # a crashed appender's half line ...
+    line = data[:intact].splitlines(keepends=True)[-1]
+    with open(segment, "r+b") as f:               # a crashed appender's half line ...
+        f.seek(intact)
         f.write(line.replace(b"2 ", b"3 ", 1)[: len(line) // 2])
     assert log_of(warehouse).newest_csn() == 2
+    damaged = line.replace(b"2 ", b"3 ", 1).replace(b'"id"', b'"ix"') + b"x" * 200
     with open(segment, "r+b") as f:               # ... and a whole line whose bytes are damaged
-        f.truncate(intact)
         f.seek(intact)
-        f.write(line.replace(b"2 ", b"3 ", 1).replace(b'"id"', b'"ix"'))
+        f.write(damaged)
     assert log_of(warehouse).newest_csn() == 2 and log_of(warehouse).read(3) is None
     conn = txlake.connect(warehouse, autocommit=True, publish="off")
     assert conn.execute("SELECT id FROM t").fetchall() == [(1,)]
@@ -41,7 +44,9 @@ def test_a_torn_last_line_is_not_an_entry_and_the_next_append_replaces_it(wareho
     conn.close()
     reopened = log_of(warehouse)
     assert reopened.newest_csn() == 3 and reopened.read(2).to_json() == good
-    assert open(segment, "rb").read().count(b"\n") == 3, "the damaged line was cut away"
+    data = open(segment, "rb").read()
+    lines = data[:data.index(b"\0")]
+    assert lines.count(b"\n") == 3 and data[len(lines):].strip(b"\0") == b"", "the damaged line was zeroed"
 
 
 def test_the_log_rolls_over_to_new_segments_and_reads_across_them(warehouse, monkeypatch):
@@ -64,6 +69,33 @@ def test_the_log_rolls_over_to_new_segments_and_reads_across_them(warehouse, mon
                      "print(c.execute('SELECT count(*), max(id) FROM t').fetchone())", warehouse)
     assert out.stdout.strip() == "(40, 39)", out.stderr
 
+
+def test_lines_are_found_across_reads_and_preallocated_extents(warehouse, monkeypatch):
+    """Reads past the known end shorter than a line (it doubles them) and than the lines
+    written since (it reads on), and a segment extended many times: every entry is found, by
+    the appending process and by a fresh reader; between the lines and the file's end only
+    zeros."""
+    monkeypatch.setattr(txlog, "SCAN_BYTES", 64)
+    monkeypatch.setattr(txlog, "SCAN_MAX_BYTES", 256)
+    monkeypatch.setattr(txlog, "PREALLOCATE_MIN_BYTES", 4096)
+    monkeypatch.setattr(txlog, "PREALLOCATE_MAX_BYTES", 8192)
+    conn = txlake.connect(warehouse, autocommit=True, publish="off")
+    conn.execute("CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR)")
+    reader = log_of(warehouse)
+    for i in range(60):
+        conn.execute("INSERT INTO t VALUES (?, ?)", (i, "x" * (i * 20)))
+        if i % 7 == 0:                             # catches up over several new lines at once
+            assert reader.newest_csn() == conn._session.db.warehouse.latest.csn
+    newest = conn._session.db.warehouse.latest.csn
+    assert newest >= 61
+    for log in (reader, log_of(warehouse)):
+        assert [e.csn for e in log.entries_after(0)] == list(range(1, newest + 1))
+    segment = os.path.join(warehouse, "_txlog", "000000000001.log")
+    data = open(segment, "rb").read()
+    end = data.index(b"\0")
+    assert data.count(b"\n") == newest and data[end:] == bytes(len(data) - end) and len(data) > 8192
+    assert conn.execute("SELECT count(*), sum(length(s)) FROM t").fetchone() == (60, sum(i * 20 for i in range(60)))
+    conn.close()
 
 APPENDER = r"""
 import sys, txlake
