@@ -1027,7 +1027,7 @@ class Executor:
         table_id = (new or old).table_id
         ctx.txn.write(old, table_id, new)
         if new is not None:
-            ctx.txn.spilled.update(f.path for f in new.files if f.file_id < 0 and f.path is not None)
+            ctx.txn.spilled.update(f.path for f in new.uncommitted() if f.path is not None)
         if check_ssi:
             self._check_ssi(ctx, new or old)
 
@@ -1063,7 +1063,7 @@ class Executor:
                 file.caches[SOURCES] = np.asarray(sources, dtype=np.int64)
             added = (file,)
         new = version.with_files(added=added, deleted=deleted)
-        in_memory = [f for f in new.files if f.file_id < 0 and f.in_memory]  # only uncommitted files are
+        in_memory = [f for f in new.uncommitted() if f.in_memory]  # only uncommitted files are
         small = [f for f in in_memory if f.row_count < ROWS_PER_FILE // 2]
         if sum(map(_memory_bytes, in_memory)) > self.store.cache_bytes // SPILL_SHARE:
             new = self._spill(new, in_memory)

@@ -114,7 +114,7 @@ class TableDelta:
     @cached_property
     def pending(self) -> tuple[DataFile, ...]:
         """The uncommitted files (negative ids): rows in memory, or spilled to Parquet."""
-        return tuple(f for f in self.work.files if f.file_id < 0) if self.work else ()
+        return self.work.uncommitted() if self.work else ()
 
     def new_deletes(self) -> dict[int, FrozenBitMap]:
         """Rows of the base's files this transaction deleted: O(deletion vectors it changed),

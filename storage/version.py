@@ -300,8 +300,9 @@ def _arrow_type(name: str) -> pa.DataType:
     return t
 
 
-# TableVersion.caches key: TableVersion.one_row_files()
+# TableVersion.caches keys: TableVersion.one_row_files(), TableVersion.uncommitted()
 ONE_ROW = "one_row"
+UNCOMMITTED = "uncommitted"
 
 
 def one_row_key(f: DataFile, width: int):
@@ -375,6 +376,15 @@ class TableVersion:
             memo = self.caches[ONE_ROW] = (keys, tuple(others))
         return memo
 
+    def uncommitted(self) -> tuple[DataFile, ...]:
+        """A transaction's own files in its working version (negative ids: rows in memory, or
+        spilled to Parquet), in version order. Carried from version to version like the file
+        index: asked after every statement, it must not walk every file."""
+        memo = self.caches.get(UNCOMMITTED)
+        if memo is None:
+            memo = self.caches[UNCOMMITTED] = tuple(f for f in self.files if f.file_id < 0)
+        return memo
+
     def _one_row_after(self, memo: tuple[dict, tuple], added: tuple[DataFile, ...], dropped: set[int]):
         keys, others = memo
         width = len(self.schema.primary_key)
@@ -430,6 +440,10 @@ class TableVersion:
         one_row = self.caches.get(ONE_ROW)
         if one_row is not None and schema is None:  # carried over likewise
             caches[ONE_ROW] = self._one_row_after(one_row, added, {*removed, *gone})
+        mine = self.uncommitted()  # (walks the files once in a chain of versions: then carried)
+        if mine and (removed or gone):
+            mine = tuple(f for f in mine if f.file_id not in removed and f.file_id not in gone)
+        caches[UNCOMMITTED] = mine + tuple(f for f in added if f.file_id < 0)
         return TableVersion(self.table_id, self.db, self.name, schema or self.schema, files, deletes, next_id,
                             {**self.moved, **moved} if moved else self.moved, caches)
 

@@ -76,7 +76,8 @@ def test_the_one_row_file_index_carried_from_version_to_version_matches_a_rebuil
     """``one_row_files`` is built once and then carried by ``with_files`` through additions,
     removals and deletions (a one-row file whose row is deleted leaves the version): after
     every step it equals the index built from scratch, and a point lookup by it finds what
-    a walk over every file finds."""
+    a walk over every file finds. So does ``uncommitted`` (half the files are a transaction's,
+    with negative ids)."""
     import random
 
     rng = random.Random(7)
@@ -102,7 +103,12 @@ def test_the_one_row_file_index_carried_from_version_to_version_matches_a_rebuil
             picked = rng.sample(sorted(live), min(3, len(live)))
             removed = frozenset(live.pop(k) for k in picked)
         next_id += 1
+        if added and rng.random() < 0.5:  # a transaction's own file
+            f = added[0]
+            added = [f.numbered(-f.file_id)]
+            live.update({k: -fid for k, fid in live.items() if fid == f.file_id})
         version = version.with_files(added=tuple(added), deleted=deleted, removed=removed)
+        assert version.uncommitted() == tuple(f for f in version.files if f.file_id < 0)
         carried = version.caches["one_row"]
         rebuilt = TableVersion("tid", "default", "t", INT_KEY, version.files, version.deletes,
                                version.next_file_id).one_row_files()
