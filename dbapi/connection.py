@@ -269,6 +269,8 @@ class Cursor:
 def _params(params) -> tuple:
     if params is None:
         return ()
+    if type(params) is tuple or type(params) is list:  # (the check below takes microseconds)
+        return tuple(params)
     if isinstance(params, (str, bytes)) or not isinstance(params, Sequence):
         raise errors.ProgrammingError("parameters must be a sequence (qmark style: ?)", sqlstate="08P01")
     return tuple(params)

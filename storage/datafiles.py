@@ -72,9 +72,12 @@ def _unique_name() -> str:
     child draws anew), then a counter - as Paimon's writers name their files, one UUID plus a
     sequence number, where a UUID per file costs several microseconds."""
     state = getattr(_names, "state", None)
-    if state is None or state[0] != os.getpid():
-        state = _names.state = (os.getpid(), str(uuid.uuid4())[:24], iter(range(1 << 48)))
-    return f"{state[1]}{next(state[2]):012x}"
+    if state is None:
+        state = _names.state = (str(uuid.uuid4())[:24], iter(range(1 << 48)))
+    return f"{state[0]}{next(state[1]):012x}"
+
+
+os.register_at_fork(after_in_child=lambda: _names.__dict__.pop("state", None))
 
 
 def rowids(file_id: int, count: int) -> pa.Array:
@@ -208,7 +211,7 @@ class DataFileStore:
 
     @staticmethod
     def new_path(db: str, name: str) -> str:
-        return os.path.join(table_dir(db, name), BUCKET_DIR, f"data-{_unique_name()}-0.parquet")
+        return f"{db}.db/{name}/{BUCKET_DIR}/data-{_unique_name()}-0.parquet"  # (table_dir's layout)
 
     # --- reading -------------------------------------------------------------------------
 
