@@ -18,7 +18,9 @@ there, and - newest file first - stops at the first live match.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Iterable
 
 import numpy as np
@@ -56,6 +58,13 @@ class KeyIndex:
     @property
     def nbytes(self) -> int:
         return self.hashes.nbytes + (self.positions.nbytes if self.positions is not None else 0)
+
+    @cached_property
+    def view(self) -> memoryview:
+        """``hashes`` as a memoryview of Python ints: one key is looked up by ``bisect`` over it,
+        twice as fast as numpy's scalar ``searchsorted`` and without releasing the GIL - which,
+        with several sessions running, costs a wait of up to a switch interval to get it back."""
+        return memoryview(np.ascontiguousarray(self.hashes))
 
 
 def _integer_key(schema: TableSchema) -> bool:
@@ -188,13 +197,13 @@ def _find_one(store: DataFileStore, version: TableVersion, key, probe: int, exac
         if bounds is not None and not _within(key, bounds):
             continue
         index = file_index(store, version, f, exact)
-        hashes = index.hashes
+        hashes = index.view
         if not len(hashes) or not hashes[0] <= probe <= hashes[-1]:
             continue
-        first = int(hashes.searchsorted(probe))
+        first = bisect.bisect_left(hashes, probe)
         if hashes[first] != probe:
             continue
-        rowid = _confirmed(store, version, f, key, range(first, int(hashes.searchsorted(probe, "right"))), exact,
+        rowid = _confirmed(store, version, f, key, range(first, bisect.bisect_right(hashes, probe, first)), exact,
                            index)
         if rowid is not None:
             return {key: rowid}
