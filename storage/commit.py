@@ -131,11 +131,12 @@ class TableDelta:
                     result[fid] = FrozenBitMap(extra)
         # base files that vanished from the working version because all their rows were deleted
         if len(work.files) - len(self.pending) < len(base.files):
-            for f in base.files:
-                if work.file(f.file_id) is None and not f.in_memory:
-                    gone = FrozenBitMap(range(f.row_count)) - base.deleted(f.file_id)
+            for fid in base.file_ids() - work.file_ids():
+                f = base.file(fid)
+                if not f.in_memory:
+                    gone = FrozenBitMap(range(f.row_count)) - base.deleted(fid)
                     if gone:
-                        result[f.file_id] = FrozenBitMap(gone)
+                        result[fid] = FrozenBitMap(gone)
         return result
 
     def rewritten(self) -> bool:

@@ -61,7 +61,7 @@ HEAD_FILE = "HEAD"
 SEGMENT_BYTES = 64 << 20
 PREALLOCATE_MIN_BYTES = 64 << 10  # a segment grows by its size, at least this ...
 PREALLOCATE_MAX_BYTES = 1 << 20   # ... and at most this (about 500 one-row commits)
-SCAN_BYTES = 64 << 10             # first read past the known end (doubled while lines go on)
+SCAN_BYTES = 4 << 10              # first read past the known end (doubled while lines go on)
 SCAN_MAX_BYTES = 8 << 20
 _HEAD = struct.Struct("<q")
 

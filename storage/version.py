@@ -341,9 +341,17 @@ class TableVersion:
 
     def file(self, file_id: int) -> DataFile | None:
         by_id = self.caches.get("by_id")
+        return (by_id if by_id is not None else self._by_id()).get(file_id)
+
+    def file_ids(self):
+        """The ids of the version's files (a set-like view)."""
+        return self._by_id().keys()
+
+    def _by_id(self) -> dict[int, DataFile]:
+        by_id = self.caches.get("by_id")
         if by_id is None:
             by_id = self.caches["by_id"] = {f.file_id: f for f in self.files}
-        return by_id.get(file_id)
+        return by_id
 
     def locate(self, file_id: int, pos: int) -> tuple[int, int] | None:
         """Where row (file_id, pos) of an older version is in this one, following compactions;
