@@ -51,6 +51,8 @@ import zlib
 from array import array
 from contextlib import contextmanager
 
+import orjson
+
 from txlake.storage import failpoints
 from txlake.storage.fs import LocalFileSystem
 from txlake.storage.version import LogEntry
@@ -112,7 +114,7 @@ class TxLog:
             end = self._ends[seg] if last_in_segment else self._offsets[csn]
             fd = self._fds[seg]
         _, _, body = _parse(os.pread(fd, end - start, start))
-        return LogEntry.from_json(json.loads(body))
+        return LogEntry.from_json(_loads(body))
 
     def head(self) -> int:
         """The newest entry number any appender has written, from shared memory: no system call,
@@ -154,7 +156,7 @@ class TxLog:
     def append(self, entry: LogEntry, timeout: float = 30.0) -> bool:
         """Write ``entry`` as number ``entry.csn``; False if that number is taken. The entry is
         durable once ``sync(entry.csn)`` returns."""
-        body = json.dumps(entry.to_json(), separators=(",", ":")).encode()
+        body = _dumps(entry.to_json())
         line = b"%d %08x " % (entry.csn, zlib.crc32(body)) + body + b"\n"
         with self.locked(timeout), self._mutex:
             self._catch_up()
@@ -329,6 +331,23 @@ class TxLog:
             if cut >= 0 or len(data) < SCAN_BYTES:
                 return
             start += torn
+
+
+def _dumps(doc: dict) -> bytes:
+    """An entry's JSON. orjson writes it in a tenth of the time ``json`` takes; it writes NaN
+    and the infinities as null, but an entry holds none (``encode_rows`` writes them as text),
+    and it refuses integers beyond 64 bits, which ``json`` then writes."""
+    try:
+        return orjson.dumps(doc)
+    except TypeError:
+        return json.dumps(doc, separators=(",", ":")).encode()
+
+
+def _loads(body: bytes):
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:  # an entry written before NaN and infinities went as text
+        return json.loads(body)
 
 
 def _parse(line: bytes) -> tuple[int, int, bytes]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import datetime
 import decimal
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Mapping
@@ -191,6 +192,8 @@ def encode_rows(table: pa.Table) -> dict | str:
             columns.append([None if v is None else str(v) for v in column.to_pylist()])
         elif kind == "plain":
             columns.append(column.to_pylist())
+        elif kind == "float":
+            columns.append(_finite_json(column.to_pylist()))
         else:  # a temporal type: its integer storage
             columns.append([v for chunk in column.chunks for v in chunk.view(kind).to_pylist()])
     return {"names": table.schema.names, "types": [str(f.type) for f in table.schema], "columns": columns}
@@ -225,6 +228,8 @@ def encode_values(schema: TableSchema, columns: list[list]) -> dict | None:
     for kind, values in zip(kinds, columns):
         if kind == "plain":
             out.append(list(values))
+        elif kind == "float":
+            out.append(_finite_json(values))
         elif kind == "decimal":
             out.append([None if v is None else str(v) for v in values])
         elif kind == "date":
@@ -245,7 +250,7 @@ def _build_json_layout(schema: TableSchema) -> tuple[list, list, list] | None:
     kinds = []
     for f in arrow:
         kind = _json_kind(f.type)
-        if kind in ("plain", "decimal"):
+        if kind in ("plain", "decimal", "float"):
             kinds.append(kind)
         elif pa.types.is_date32(f.type):
             kinds.append("date")
@@ -254,6 +259,13 @@ def _build_json_layout(schema: TableSchema) -> tuple[list, list, list] | None:
         else:
             return None
     return arrow.names, [str(f.type) for f in arrow], kinds
+
+
+def _finite_json(values) -> list:
+    """Float values for strict JSON: NaN and the infinities as the strings "NaN", "Infinity"
+    and "-Infinity" (JSON has no literal for them; ``decode_rows`` reads either form)."""
+    return [v if v is None or math.isfinite(v) else repr(v).replace("inf", "Infinity").replace("nan", "NaN")
+            for v in values]
 
 
 def decode_rows(encoded: dict | str) -> pa.Table:
@@ -267,6 +279,8 @@ def decode_rows(encoded: dict | str) -> pa.Table:
             array = pa.array([None if v is None else decimal.Decimal(v) for v in values], t)
         elif kind == "plain":
             array = pa.array(values, t)
+        elif kind == "float":
+            array = pa.array([float(v) if type(v) is str else v for v in values], t)
         else:
             array = pa.array(values, kind).view(t)
         arrays.append(array)
@@ -275,10 +289,12 @@ def decode_rows(encoded: dict | str) -> pa.Table:
 
 
 def _json_kind(t: pa.DataType):
-    """How ``encode_rows`` writes a column of type ``t`` as JSON: "plain", "decimal", the
-    integer type of a temporal type's storage, or None (not as JSON)."""
-    if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t) or pa.types.is_string(t):
+    """How ``encode_rows`` writes a column of type ``t`` as JSON: "plain", "float", "decimal",
+    the integer type of a temporal type's storage, or None (not as JSON)."""
+    if pa.types.is_integer(t) or pa.types.is_boolean(t) or pa.types.is_string(t):
         return "plain"
+    if pa.types.is_floating(t):
+        return "float"
     if pa.types.is_decimal128(t):
         return "decimal"
     if pa.types.is_date32(t):
