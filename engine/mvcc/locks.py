@@ -12,6 +12,12 @@ would not fit in memory). It conflicts with every row or key lock other transact
 the table and covers all of its holder's: a bulk writer waits for the table's running writers,
 and they for it. Readers never take locks.
 
+Waiters for a key take it in the order they came (PostgreSQL's lock queue): a transaction that
+finds a key free while others wait for it queues behind them rather than barging in. Without
+that, a deadlock victim retrying its transaction at once - the interpreter lock never leaving its
+thread between the rollback and the new attempt - took back the key its rival had been woken to
+get, closed the same cycle again, and so on, each time.
+
 Waiting is bounded by ``lock_timeout`` (55P03). Before sleeping, the waiter adds an edge to the
 wait-for graph and looks for a cycle through itself; finding one, it gives up with 40P01
 (the transaction that closes a cycle is the victim, as in PostgreSQL where the one whose
@@ -38,6 +44,7 @@ class LockTable:
         # table_id -> id(txn) -> txn, for transactions holding row/key locks there: whom a table
         # lock waits for
         self._in_table: dict[str, dict[int, object]] = {}
+        self._queues: dict[tuple, list] = {}        # key -> transactions waiting for it, oldest first
 
     def acquire(self, txn, key: tuple, timeout: float | None = None) -> bool:
         """Take ``key`` for ``txn``. Returns True if it had to wait for another transaction
@@ -47,22 +54,46 @@ class LockTable:
         with self._cond:
             while True:
                 holder = self._blocker(txn, key)
+                queue = self._queues.get(key)
+                if holder is None and queue and queue[0] is not txn and not self._covered(txn, key):
+                    holder = queue[0]  # free, but an earlier waiter takes it first
                 if holder is None:
                     self._grant(txn, key)
                     self._waits_for.pop(id(txn), None)
+                    if queue:
+                        self._dequeue(txn, key)
                     return waited
                 self._waits_for[id(txn)] = holder
                 if self._cycle_from(txn):
-                    del self._waits_for[id(txn)]
+                    self._give_up(txn, key)
                     raise errors.DeadlockDetected(
                         "deadlock detected\nDETAIL:  Process waits for a lock held by another "
                         "transaction, which waits for this one.")
-                waited = True
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
-                    del self._waits_for[id(txn)]
+                    self._give_up(txn, key)
                     raise errors.LockNotAvailable("canceling statement due to lock timeout")
+                if not waited:
+                    self._queues.setdefault(key, []).append(txn)
+                    waited = True
                 self._cond.wait(remaining)
+
+    def _dequeue(self, txn, key: tuple) -> None:
+        """Take ``txn`` out of ``key``'s queue, if it is there (by identity: transactions are
+        dataclasses, equal when their fields are)."""
+        queue = self._queues[key]
+        for i, waiter in enumerate(queue):
+            if waiter is txn:
+                del queue[i]
+                if not queue:
+                    del self._queues[key]
+                self._cond.notify_all()  # the next in line may take it now
+                return
+
+    def _give_up(self, txn, key: tuple) -> None:
+        del self._waits_for[id(txn)]
+        if key in self._queues:
+            self._dequeue(txn, key)
 
     def _blocker(self, txn, key: tuple):
         """A transaction other than ``txn`` holding a lock that conflicts with ``key``, or None."""
@@ -74,8 +105,12 @@ class LockTable:
         holder = self._holders.get(key)
         return holder if holder is not txn else None
 
+    def _covered(self, txn, key: tuple) -> bool:
+        """Does ``txn`` hold ``key`` already, or its table's lock?"""
+        return self._holders.get(key) is txn or (key[1] != TABLE and self._holders.get((key[0], TABLE)) is txn)
+
     def _grant(self, txn, key: tuple) -> None:
-        if self._holders.get(key) is txn or (key[1] != TABLE and self._holders.get((key[0], TABLE)) is txn):
+        if self._covered(txn, key):
             return  # held already, or covered by its table lock
         self._holders[key] = txn
         self._held.setdefault(id(txn), set()).add(key)
