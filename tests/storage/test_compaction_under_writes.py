@@ -93,9 +93,9 @@ def test_background_compaction_merges_by_size_tiers_and_small_results_travel_inl
     version = wh.latest.table("default", "t")
     sizes = [1] * 5 + [5, 12, 40, 2000]                  # tiers: 1+1+1+1+1 >= 5, 10 < 12, 22 < 40
     files = tuple(DataFile(i + 1, f"f{i}", n, version.schema.schema_id) for i, n in enumerate(sizes))
-    tiered = maintenance.needs_compaction(dataclasses.replace(version, files=files), tiered=True)
+    tiered = maintenance.needs_compaction(dataclasses.replace(version, files=files, caches={}), tiered=True)
     assert sorted(f.row_count for f in tiered) == [1, 1, 1, 1, 1, 5]
-    assert len(maintenance.needs_compaction(dataclasses.replace(version, files=files))) == len(sizes)
+    assert len(maintenance.needs_compaction(dataclasses.replace(version, files=files, caches={}))) == len(sizes)
 
     def parquet_files():
         return sum(name.endswith(".parquet") for _, _, names in os.walk(warehouse) for name in names)
