@@ -56,11 +56,11 @@ def table_bytes(rows: pa.Table) -> int:
     return total if total <= 1 << 20 else rows.nbytes
 
 
-def inline_bytes(rows: pa.Table) -> int | None:
+def inline_bytes(rows: pa.Table | PythonRows) -> int | None:
     """The bytes of ``rows`` if they are few enough to travel inline in the log entry, else None."""
     if rows.num_rows > INLINE_ROWS:
         return None
-    nbytes = table_bytes(rows)
+    nbytes = rows.nbytes() if isinstance(rows, PythonRows) else table_bytes(rows)
     return nbytes if nbytes <= INLINE_BYTES else None
 
 
@@ -257,8 +257,8 @@ class Commit:
         (pyarrow releases the GIL): a bulk load is bound by Parquet encoding and compression."""
         schema = d.work.schema
         if isinstance(data, PythonRows):
-            nbytes = data.nbytes() if data.num_rows <= INLINE_ROWS else None
-            if nbytes is not None and nbytes <= INLINE_BYTES:
+            nbytes = inline_bytes(data)
+            if nbytes is not None:
                 self._write_inline(d, data, nbytes, sources, written)
                 return
             data = data.table()

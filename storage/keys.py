@@ -230,29 +230,20 @@ def _confirmed(store: DataFileStore, version: TableVersion, f: DataFile, key, ma
 def key_bounds(rows: pa.Table | PythonRows, schema: TableSchema) -> tuple | None:
     """The primary-key columns' (min, max) over ``rows``, for an inline file's log entry; None
     unless every key column is an integer or text (their Python values compare as SQL's do)."""
-    positions = schema.memo("_bounded_key", _bounded_key)
-    if positions is None or not rows.num_rows:
+    if not rows.num_rows or not schema.memo("_bounded_key", _bounded_key):
         return None
     bounds = []
-    for i, name in zip(positions, schema.primary_key):  # a few rows (an inline file's): Python
-        values = rows.columns[i] if isinstance(rows, PythonRows) else rows.column(name).to_pylist()
-        if len(values) == 1:                            # beats a compute kernel's set-up
-            if values[0] is None:
-                return None
-            bounds.append((values[0], values[0]))
-            continue
-        values = [v for v in values if v is not None]
+    for name in schema.primary_key:  # a few rows (an inline file's): Python beats a compute kernel's set-up
+        values = [v for v in _values(rows, name) if v is not None]
         if not values:
             return None
         bounds.append((min(values), max(values)))
     return tuple(bounds)
 
 
-def _bounded_key(schema: TableSchema) -> tuple[int, ...] | None:
-    """The key columns' positions if every one is an integer or text column, else None."""
+def _bounded_key(schema: TableSchema) -> bool:
+    """Is every key column an integer or text column (whose Python values compare as SQL's do)?"""
     arrow = schema.arrow_schema()
-    if not schema.primary_key or not all(
-            pa.types.is_integer(arrow.field(n).type) or pa.types.is_string(arrow.field(n).type)
-            for n in schema.primary_key):
-        return None
-    return tuple(arrow.get_field_index(n) for n in schema.primary_key)
+    return bool(schema.primary_key) and all(
+        pa.types.is_integer(arrow.field(n).type) or pa.types.is_string(arrow.field(n).type)
+        for n in schema.primary_key)

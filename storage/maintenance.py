@@ -55,13 +55,14 @@ def needs_compaction(version: TableVersion, min_files: int = 2, tiered: bool = F
         def live(f: DataFile) -> int:
             return f.row_count - len(version.deleted(f.file_id))
 
-        chosen, total = set(), 0
-        for f in sorted((f for f in picked if not _mostly_deleted(version, f)), key=live):
-            if len(chosen) >= 2 and live(f) > SIZE_RATIO * total:
+        chosen = {f.file_id for f in picked if _mostly_deleted(version, f)}  # always rewritten
+        total, small = 0, 0
+        for f in sorted((f for f in picked if f.file_id not in chosen), key=live):
+            if small >= 2 and live(f) > SIZE_RATIO * total:
                 break
             chosen.add(f.file_id)
-            total += live(f)
-        picked = [f for f in picked if f.file_id in chosen or _mostly_deleted(version, f)]
+            total, small = total + live(f), small + 1
+        picked = [f for f in picked if f.file_id in chosen]
     return picked if len(picked) >= min_files or any(version.deleted(f.file_id) for f in picked) else []
 
 
@@ -78,8 +79,7 @@ def worth_compacting(version: TableVersion, more_than: int) -> bool:
 
 
 def _worth_rewriting(version: TableVersion, f: DataFile) -> bool:
-    deleted = len(version.deletes.get(f.file_id, ())) if version.deletes else 0
-    return f.row_count - deleted < SMALL_FILE_ROWS or deleted > DELETED_FRACTION * f.row_count
+    return f.row_count - len(version.deleted(f.file_id)) < SMALL_FILE_ROWS or _mostly_deleted(version, f)
 
 
 def _mostly_deleted(version: TableVersion, f: DataFile) -> bool:

@@ -46,7 +46,6 @@ import mmap
 import os
 import struct
 import threading
-import time
 import zlib
 from array import array
 from contextlib import contextmanager
@@ -167,7 +166,7 @@ class TxLog:
                     os.fdatasync(self._fds[-1])
                 self._new_segment(entry.csn)
             fd, end = self._fds[-1], self._ends[-1]
-            if os.pread(fd, 1, end) not in (b"", b"\0"):  # a line cut short by a crashed appender
+            if self._torn:  # a line cut short by a crashed appender (seen by the scan just done)
                 self._clear(fd, end)
             if self.fs.durable and end + len(line) > self._allocated:
                 self._preallocate(fd, end + len(line))
@@ -180,6 +179,7 @@ class TxLog:
                 raise OSError(errno.EIO, f"short write to the commit log ({written} of {len(line)} bytes)")
             self._offsets.append(end)
             self._ends[-1] = end + len(line)
+            self._torn = False
             _HEAD.pack_into(self._head, 0, entry.csn)
         return True
 
@@ -261,6 +261,7 @@ class TxLog:
         self._firsts.append(first)
         self._ends.append(0)
         self._allocated = 0  # of the last segment, as far as this process knows
+        self._torn = False   # bytes other than NUL past its last line, at the last scan
 
     def _new_segment(self, first: int) -> None:
         fd = os.open(os.path.join(self.dir, f"{first:012d}.log"), os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
@@ -305,6 +306,7 @@ class TxLog:
                 pos = nl + 1
             self._ends[-1] = end + pos
             if not more:
+                self._torn = pos < len(data)
                 return
             size = min(size * 2, SCAN_MAX_BYTES) if pos else size * 2  # (a line longer than the read)
 

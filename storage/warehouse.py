@@ -311,19 +311,17 @@ class Warehouse:
         the lock); False if another process took its CSN."""
         with self._lock:  # marked before the line exists: a refresh() by another thread of this
             self._unflushed.add(entry.csn)  # process stops before it (not shown before _made_durable)
+        written = False
         try:
             written = self.txlog.append(entry, self.commit_timeout)
         except OSError as e:
             stored = self.txlog.read(entry.csn)
             if stored is None or (stored.commit_user, stored.commit_id) != (entry.commit_user, entry.commit_id):
-                self._unmark(entry.csn)
                 raise errors.CommitFailed(f"could not write commit log entry: {e}") from e
             written = True  # the write landed although it reported an error
-        except BaseException:
-            self._unmark(entry.csn)
-            raise
-        if not written:
-            self._unmark(entry.csn)
+        finally:
+            if not written:
+                self._unmark(entry.csn)
         return written
 
     def _unmark(self, csn: int) -> None:

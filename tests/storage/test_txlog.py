@@ -47,7 +47,8 @@ def test_a_torn_last_line_is_not_an_entry_and_the_next_append_replaces_it(wareho
     assert reopened.newest_csn() == 3 and reopened.read(2).to_json() == good
     data = open(segment, "rb").read()
     lines = data[:data.index(b"\0")]
-    assert lines.count(b"\n") == 3 and data[len(lines):].strip(b"\0") == b"", "the damaged line was zeroed"
+    assert lines.count(b"\n") == 3 and lines.endswith(b"\n") and data[len(lines):].strip(b"\0") == b"", \
+        "the damaged line was zeroed"
 
 
 def test_the_log_rolls_over_to_new_segments_and_reads_across_them(warehouse, monkeypatch):
