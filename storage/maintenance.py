@@ -23,7 +23,7 @@ import pyarrow as pa
 from pyroaring import BitMap, FrozenBitMap
 
 from txlake.storage.commit import ROWS_PER_FILE, backoff, inline_bytes, inline_file, now_ms
-from txlake.storage.version import ChangeData, DataFile, LogEntry, TableVersion
+from txlake.storage.version import ChangeData, DataFile, LogEntry, PythonRows, TableVersion
 
 SMALL_FILE_ROWS = ROWS_PER_FILE // 4
 DELETED_FRACTION = 0.3  # a file with this share of deleted rows is rewritten too
@@ -64,6 +64,21 @@ def needs_compaction(version: TableVersion, min_files: int = 2, tiered: bool = F
             total, small = total + live(f), small + 1
         picked = [f for f in picked if f.file_id in chosen]
     return picked if len(picked) >= min_files or any(version.deleted(f.file_id) for f in picked) else []
+
+
+def _merged_rows(store, version: TableVersion, group: list[DataFile]) -> pa.Table | PythonRows:
+    """The visible rows of ``group``'s files, in order. Files holding their rows as Python values
+    in the version's schema (this process's one-row commits, inline) merge as such: no Arrow
+    table is built for each, and the merged file is encoded for the log from them."""
+    python = [f.python_rows() for f in group]
+    if any(rows is None or f.schema_id != version.schema.schema_id for f, rows in zip(group, python)):
+        return pa.concat_tables([store.scan_file(version, f) for f in group]).combine_chunks()
+    columns = [[] for _ in version.schema.names]
+    for f, rows in zip(group, python):
+        dead = version.deleted(f.file_id)
+        for merged, values in zip(columns, rows.columns):
+            merged.extend(values if not dead else [v for pos, v in enumerate(values) if pos not in dead])
+    return PythonRows(version.schema, columns)
 
 
 def worth_compacting(version: TableVersion, more_than: int) -> bool:
@@ -125,17 +140,16 @@ def compact(warehouse, table_id: str, attempts: int = 20, progress=None, tiered:
         added, moved, written = [], {}, []
         next_id = version.next_file_id
         for i, group in enumerate(groups):
-            pieces, offset = [], 0
+            offset = 0
             for f in group:
-                data = store.scan_file(version, f)
                 moved[f.file_id] = (next_id, offset, version.deleted(f.file_id))
-                offset += data.num_rows
-                pieces.append(data)
-            data = pa.concat_tables(pieces).combine_chunks()
+                offset += f.row_count - len(version.deleted(f.file_id))
+            data = _merged_rows(store, version, group)
             nbytes = inline_bytes(data)
             if nbytes is not None:
                 added.append(inline_file(store, version, data, nbytes, next_id))
             else:
+                data = data.table() if isinstance(data, PythonRows) else data
                 path, size = store.write(version.db, version.name, data)
                 written.append(path)
                 added.append(DataFile(next_id, path, data.num_rows, version.schema.schema_id, size))
