@@ -31,6 +31,7 @@ SIZE_RATIO = 1.0  # background compaction: a small file joins the smaller ones i
                   # many times the size of (so each row is rewritten about log2(rows / 32) times)
 COMPACT_USER = "txlake-compaction"
 COMPACT_LOCK = "COMPACT"  # in _txlog/: held by the process running background compaction
+PATIENCE = 0.2  # seconds background compaction waits for a commit to share its log flush with
 
 
 @dataclass(frozen=True)
@@ -110,13 +111,15 @@ def compact_in_background(warehouse, table_ids: list[str], stopping=lambda: Fals
         for table_id in table_ids if mine else ():
             if stopping():
                 return
-            compact(warehouse, table_id, tiered=True)
+            compact(warehouse, table_id, tiered=True, patience=PATIENCE)
 
 
-def compact(warehouse, table_id: str, attempts: int = 20, progress=None, tiered: bool = False) -> CompactResult:
+def compact(warehouse, table_id: str, attempts: int = 20, progress=None, tiered: bool = False,
+            patience: float = 0.0) -> CompactResult:
     """Merge a table's small files (``needs_compaction``) into as few as fit. A merged file small
     enough travels inline in the compaction's log entry, as a small commit's rows do: no Parquet
-    file, no fsync."""
+    file, no fsync. The entry waits up to ``patience`` seconds to share a commit's write and
+    flush (``Warehouse.append_rebased``)."""
     store = warehouse.store
     for attempt in range(attempts):
         latest = warehouse.refresh()
@@ -183,7 +186,7 @@ def compact(warehouse, table_id: str, attempts: int = 20, progress=None, tiered:
             return LogEntry(newest.csn + 1, 0, COMPACT_USER, f"compact-{table_id}-{version.next_file_id}",
                             now_ms(), (change,))
 
-        entry = warehouse.append_rebased(rebased) if added else None
+        entry = warehouse.append_rebased(rebased, patience) if added else None
         if entry is not None:
             return CompactResult(version.name, len(version.files),
                                  len(version.files) - len(picked) + len(added), version.row_count, entry.csn)

@@ -2,8 +2,11 @@
 
 Opening a warehouse replays ``_txlog`` into the newest ``CatalogVersion`` (recovery: exactly
 the committed transactions, since a transaction is committed iff its entry exists). After
-that, ``refresh()`` picks up entries other processes appended, one ``fstat`` when there are none.
+that, ``refresh()`` picks up entries other processes appended; when there are none it learns so
+from the log's memory-mapped HEAD, without a system call.
 
+Appending is group commit: committers (and maintenance entries, such as a background
+compaction's) queue; one leader at a time writes every queued entry and flushes the log once.
 Thread-safety: ``_lock`` guards ``latest``; ``_commit_lock`` serialises this process's appends,
 and the log's file lock (``TxLog.locked``) serialises appenders across processes.
 """
@@ -13,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 import uuid
 from contextlib import contextmanager
 from dataclasses import replace
@@ -198,36 +202,48 @@ class Warehouse:
             listener(entry)
         return entry
 
-    def append_rebased(self, build) -> LogEntry | None:
+    def append_rebased(self, build, patience: float = 0.0) -> LogEntry | None:
         """Append the entry ``build(newest catalog version)`` makes (a maintenance commit
-        rebased on whatever committed meanwhile); None if ``build`` gives up."""
-        with self._commit_lock:
-            with self._log_locked():
-                entry = build(self.refresh())
-                if entry is None or not self._write(entry):
-                    return None
-            self._made_durable(entry)
-        for listener in self.listeners:
-            listener(entry)
-        return entry
+        rebased on whatever committed meanwhile); None if ``build`` gives up. It waits up to
+        ``patience`` seconds for a committer to take it into a group: it then shares that
+        group's write and flush, and never holds commits up with a flush of its own."""
+        request = _Request(build=build)
+        self._enqueue(request, patience)
+        if request.entry is not None:
+            for listener in self.listeners:
+                listener(request.entry)
+        return request.entry
 
     def _append(self, commit: Commit) -> LogEntry:
-        """Group commit: wait while another thread is appending; whoever finds no leader leads
-        and appends every queued commit at once. Commits without a label share one log entry
-        (one write, one fsync); a labelled one is appended alone (its label names one entry)."""
         request = _Request(commit)
+        self._enqueue(request)
+        return request.entry
+
+    def _enqueue(self, request: "_Request", patience: float = 0.0) -> None:
+        """Group commit: wait while another thread is appending (and, for a maintenance entry,
+        up to ``patience`` seconds for a committer to come); whoever finds no leader leads and
+        appends every queued request at once. Maintenance entries and commits without a label
+        share one write and one flush; a labelled commit is appended alone (its label names
+        one entry). Raises the request's failure."""
         with self._group:
             self._queue.append(request)
-            while self._leading and not request.done:
-                self._group.wait()
+            deadline = time.monotonic() + patience
+            while not request.done:
+                if self._leading:
+                    self._group.wait()
+                elif (left := deadline - time.monotonic()) > 0:
+                    self._group.wait(left)
+                else:
+                    break
             if not request.done:
                 self._leading = True
                 batch, self._queue = self._queue, []
         if not request.done:
             try:
                 with self._commit_lock:
-                    group = [r for r in batch if r.commit.label is None]
-                    for part in ([group] if group else []) + [[r] for r in batch if r.commit.label is not None]:
+                    shared = [r for r in batch if r.commit is None or r.commit.label is None]
+                    alone = [[r] for r in batch if r.commit is not None and r.commit.label is not None]
+                    for part in ([shared] if shared else []) + alone:
                         self._append_group(part)
             except BaseException as e:  # each committer still waiting gets the failure
                 for r in batch:
@@ -239,45 +255,77 @@ class Warehouse:
                     self._group.notify_all()
         if request.error is not None:
             raise request.error
-        return request.entry
 
     def _append_group(self, requests: list["_Request"]) -> None:
-        """Vote every request against the newest version (each after the ones before it) and
-        append their changes as one entry. The log's lock is held from reading the newest
-        version to writing the entry, so no other process can take the CSN in between; the
-        flush follows after the lock."""
+        """Append the maintenance entries among ``requests`` (each built on the newest version),
+        then vote every commit against the version after them (each after the ones before it)
+        and append their changes as one entry. The log's lock is held from reading the newest
+        version to writing the last entry, so no other process can take a CSN in between; one
+        flush follows, after the lock, for every entry written (whatever failed after them)."""
+        written: list[LogEntry] = []
+        voted, failure = [], None
         with self._log_locked():
-            latest = self.refresh()
-            csn, time_ms = latest.csn + 1, now_ms()
-            version, applied, changes, members, voted = latest, 0, [], [], []
-            for r in requests:
-                if len(changes) > applied:  # vote against the members before it (applied lazily:
-                    # a group of one is applied once, when it is written)
-                    version = latest.apply(replace(voted[-1][1], changes=tuple(changes)))
-                    applied = len(changes)
-                try:
-                    entry = self._vote(r.commit, version, latest, csn, time_ms)
-                except Exception as e:
-                    r.finish(error=e)
-                    continue
-                if entry.changes:
-                    members.append((entry.xid, entry.commit_id, len(changes), len(changes) + len(entry.changes)))
-                    changes.extend(entry.changes)
-                voted.append((r, entry))
-            if not voted:
-                return
-            if len(voted) == 1:
-                entry = voted[0][1]
-            else:
-                first = voted[0][1]
-                entry = LogEntry(csn, max(e.xid for _, e in voted), self.commit_user, f"group-{first.commit_id}",
-                                 time_ms, tuple(changes), members=tuple(members))
-            failpoints.reached("before-log")
-            if not self._write(entry):  # pragma: no cover - the lock excludes other appenders
-                raise errors.CommitFailed(f"commit sequence number {csn} was taken under the log lock")
-        self._made_durable(entry)
+            try:
+                latest = self.refresh()
+                for r in (r for r in requests if r.build is not None):
+                    try:
+                        entry = r.build(latest)
+                    except Exception as e:  # (fails the maintenance alone)
+                        r.finish(error=e)
+                        continue
+                    if entry is not None and self._write(entry):
+                        written.append(entry)
+                        latest = latest.apply(entry)
+                        r.entry = entry
+                commits = [r for r in requests if r.commit is not None]
+                voted = self._vote_group(commits, latest) if commits else []
+                if voted:
+                    group = voted[0][1] if len(voted) == 1 else self._group_entry(voted)
+                    failpoints.reached("before-log")
+                    if not self._write(group):  # pragma: no cover - the lock excludes other appenders
+                        raise errors.CommitFailed(f"commit sequence number {group.csn} was taken under the log lock")
+                    written.append(group)
+            except BaseException as e:
+                failure, voted = e, []
+        if written:
+            self._made_durable(written)  # raises: every request still waiting fails with it
+        for r in requests:
+            if r.build is not None and not r.done:
+                r.finish(entry=r.entry)
+        if failure is not None:
+            raise failure
         for r, e in voted:
-            r.finish(entry=entry.member(e.commit_id))
+            r.finish(entry=group.member(e.commit_id))
+
+    def _vote_group(self, commits: list["_Request"], latest: CatalogVersion) -> list[tuple["_Request", LogEntry]]:
+        """Vote each commit against ``latest`` plus the members voted before it; a commit the
+        vote refuses is finished with its error."""
+        csn, time_ms = latest.csn + 1, now_ms()
+        version, applied, changes, voted = latest, 0, [], []
+        for r in commits:
+            if len(changes) > applied:  # vote against the members before it (applied lazily:
+                # a group of one is applied once, when it is written)
+                version = latest.apply(replace(voted[-1][1], changes=tuple(changes)))
+                applied = len(changes)
+            try:
+                entry = self._vote(r.commit, version, latest, csn, time_ms)
+            except Exception as e:
+                r.finish(error=e)
+                continue
+            changes.extend(entry.changes)
+            voted.append((r, entry))
+        return voted
+
+    def _group_entry(self, voted: list[tuple["_Request", LogEntry]]) -> LogEntry:
+        """One entry holding every voted member's changes (``members`` says whose are whose)."""
+        members, changes = [], []
+        for _, e in voted:
+            if e.changes:
+                members.append((e.xid, e.commit_id, len(changes), len(changes) + len(e.changes)))
+                changes.extend(e.changes)
+        first = voted[0][1]
+        return LogEntry(first.csn, max(e.xid for _, e in voted), self.commit_user, f"group-{first.commit_id}",
+                        first.time_ms, tuple(changes), members=tuple(members))
 
     @contextmanager
     def _log_locked(self):
@@ -328,26 +376,29 @@ class Warehouse:
         with self._lock:
             self._unflushed.discard(csn)
 
-    def _made_durable(self, entry: LogEntry) -> None:
-        """Flush ``entry``'s log line, then show it to this process's sessions (the entry as
-        built, its inline rows still decoded: not re-read from the log)."""
+    def _made_durable(self, entries: list[LogEntry]) -> None:
+        """Flush the log up to the last of ``entries`` (consecutive, just written), then show them
+        to this process's sessions (as built, inline rows still decoded: not re-read from the log)."""
         try:
-            self.txlog.sync(entry.csn)
+            self.txlog.sync(entries[-1].csn)
         except OSError as e:
-            self._unmark(entry.csn)  # it is in the log nonetheless: refresh() reads it from there
+            for entry in entries:  # in the log nonetheless: refresh() reads them from there
+                self._unmark(entry.csn)
             raise errors.CommitFailed(f"could not flush the commit log: {e}") from e
         with self._lock:
-            if self.latest.csn < entry.csn:  # (the replay stops before the entry: still unflushed)
-                self.latest = self._replay(self.latest).apply(entry)
-                self._remember(entry)
-            self._unflushed.discard(entry.csn)
+            for entry in entries:
+                if self.latest.csn < entry.csn:  # (the replay stops before the entry: still unflushed)
+                    self.latest = self._replay(self.latest).apply(entry)
+                    self._remember(entry)
+                self._unflushed.discard(entry.csn)
 
 
 class _Request:
-    """One committer's place in the group-commit queue."""
+    """One place in the group-commit queue: a commit, or (``build``) a maintenance entry."""
 
-    def __init__(self, commit: Commit):
+    def __init__(self, commit: Commit | None = None, build=None):
         self.commit = commit
+        self.build = build
         self.done = False
         self.entry: LogEntry | None = None
         self.error: BaseException | None = None

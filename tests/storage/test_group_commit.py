@@ -146,3 +146,71 @@ def test_a_refresh_landing_right_after_the_line_is_written_does_not_show_it(ware
     assert refreshed == csn - 1
     assert wh.latest.csn == csn and setup.execute("SELECT v FROM t").fetchall() == [(1,)]
     setup.close()
+
+
+def _compaction_of(wh, table: str):
+    """A maintenance entry that rewrites nothing: a compaction's shape, rebased on ``newest``."""
+    from txlake.storage.commit import now_ms
+    from txlake.storage.maintenance import COMPACT_USER
+    from txlake.storage.version import ChangeData, LogEntry
+
+    def build(newest):
+        table_id = newest.table("default", table).table_id
+        return LogEntry(newest.csn + 1, 0, COMPACT_USER, f"compact-{table_id}-{newest.csn}", now_ms(),
+                        (ChangeData(table_id, moved={}),))
+    return build
+
+
+def test_a_waiting_maintenance_entry_shares_the_next_commits_flush(warehouse, monkeypatch):
+    conn = txlake.connect(warehouse, autocommit=True, publish="off")
+    conn.execute("CREATE TABLE t (id INT PRIMARY KEY)")
+    wh = conn._session.db.warehouse
+    flushed = []
+    sync = TxLog.sync
+    monkeypatch.setattr(TxLog, "sync", lambda self, csn: (flushed.append(csn), sync(self, csn))[1])
+    done = {}
+    waiting = threading.Thread(target=lambda: done.update(entry=wh.append_rebased(_compaction_of(wh, "t"), 60.0)))
+    waiting.start()
+    while not wh._queue:  # it queues, waiting for a committer
+        time.sleep(0.001)
+    conn.execute("INSERT INTO t VALUES (1)")
+    waiting.join(30.0)
+    assert not waiting.is_alive(), "the commit took the maintenance entry along"
+    maintenance, commit = TxLog(warehouse, LocalFileSystem()).entries_after(done["entry"].csn - 1)
+    assert maintenance.commit_user == "txlake-compaction" and commit.commit_user == wh.commit_user
+    assert flushed == [commit.csn], "one flush for both"
+    assert wh.latest.csn == commit.csn and conn.execute("SELECT id FROM t").fetchall() == [(1,)]
+
+
+def test_a_maintenance_entry_with_nobody_committing_appends_itself(warehouse):
+    conn = txlake.connect(warehouse, autocommit=True, publish="off")
+    conn.execute("CREATE TABLE t (id INT PRIMARY KEY)")
+    wh = conn._session.db.warehouse
+    entry = wh.append_rebased(_compaction_of(wh, "t"), 0.05)
+    assert entry is not None and wh.latest.csn == entry.csn
+    assert TxLog(warehouse, LocalFileSystem()).read(entry.csn).commit_user == "txlake-compaction"
+
+
+def test_a_failing_maintenance_entry_does_not_fail_the_commit_it_waited_for(warehouse):
+    conn = txlake.connect(warehouse, autocommit=True, publish="off")
+    conn.execute("CREATE TABLE t (id INT PRIMARY KEY)")
+    wh = conn._session.db.warehouse
+    failed = {}
+
+    def broken(newest):
+        raise ValueError("maintenance bug")
+
+    def maintain():
+        try:
+            wh.append_rebased(broken, 60.0)
+        except ValueError as e:
+            failed["error"] = e
+
+    waiting = threading.Thread(target=maintain)
+    waiting.start()
+    while not wh._queue:
+        time.sleep(0.001)
+    conn.execute("INSERT INTO t VALUES (1)")
+    waiting.join(30.0)
+    assert "maintenance bug" in str(failed["error"])
+    assert conn.execute("SELECT id FROM t").fetchall() == [(1,)]
