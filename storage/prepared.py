@@ -17,9 +17,12 @@ then rewritten with the outcome (a cache of what the log says: after a crash in 
 next reader of the record finishes the transition from the log). Finishing twice the same way
 succeeds; finishing the other way fails with 25000.
 
-While PRECOMMITTED, the record's deleted rows are *claims*: any other commit that deletes or
-updates one of them, or drops the table, fails with 40001 (``Warehouse._append`` checks), so a
-prepared transaction can always commit. An unfinished one is aborted after its timeout by the
+PREPARE checks the transaction as COMMIT PREPARED will (rows others changed since its snapshot,
+keys they inserted, tables dropped or re-shaped: 40001 / 23505; rows another prepared
+transaction claims: 40001) and writes the record, both holding the log's lock, so no commit
+slips in between. While PRECOMMITTED, the record's deleted rows are *claims*: any other commit
+that deletes or updates one of them, or drops the table, fails with 40001 (``Warehouse._vote``
+checks), so a prepared transaction can always commit. An unfinished one is aborted after its timeout by the
 background maintenance of any process that has the warehouse open.
 """
 
@@ -132,7 +135,7 @@ class PreparedTransactions:
     def __init__(self, warehouse):
         self.warehouse = warehouse
         self.dir = os.path.join(warehouse.root, PREPARED_DIR)
-        self._cache: tuple[int, list[PreparedRecord]] | None = None  # (dir mtime, records)
+        self._cache: tuple[int, list[PreparedRecord]] | None = None  # (prepared_changes(), records)
 
     def _path(self, gid: str) -> str:
         return os.path.join(self.dir, f"{gid.encode().hex()}.json")
@@ -144,23 +147,25 @@ class PreparedTransactions:
             return None
 
     def records(self) -> list[PreparedRecord]:
-        """Every record, re-read only when the directory changed (one stat per call)."""
-        try:
-            mtime = os.stat(self.dir).st_mtime_ns
-        except FileNotFoundError:
-            return []
+        """Every record, re-read only when ``_prepared/`` changed: the log's count of its
+        changes (``TxLog.prepared_changes``, a memory read) moved since the last look."""
+        changes = self.warehouse.txlog.prepared_changes()
         cached = self._cache
-        if cached is not None and cached[0] == mtime:
+        if cached is not None and cached[0] == changes:
             return cached[1]
         records = []
-        for name in self.warehouse.fs.listdir(self.dir):
+        try:
+            names = self.warehouse.fs.listdir(self.dir)
+        except FileNotFoundError:
+            names = []
+        for name in names:
             if name.endswith(".json"):
                 try:
                     records.append(PreparedRecord.from_json(
                         json.loads(self.warehouse.fs.read_bytes(os.path.join(self.dir, name)))))
                 except (FileNotFoundError, ValueError):
                     continue
-        self._cache = (mtime, records)
+        self._cache = (changes, records)
         return records
 
     def claims(self, excluding_label: str | None = None) -> list[PreparedRecord]:
@@ -197,8 +202,14 @@ class PreparedTransactions:
                                     started_ms, now_ms(), int(timeout * 1000), tuple(changes),
                                     tuple(sorted(read_tables)))
             self.warehouse.fs.makedirs(self.dir)
-            if not self.warehouse.fs.put_if_absent(self._path(gid), json.dumps(record.to_json()).encode()):
-                raise errors.DuplicateObject(f'transaction identifier "{gid}" is already in use')
+            with self.warehouse._log_locked():  # no commit votes between the check and the claims
+                latest = self.warehouse.refresh()
+                # what COMMIT PREPARED will check, now: rows others changed since the snapshot,
+                # keys they inserted, tables dropped or re-shaped, other prepared transactions' claims
+                check_claims(self.claims(), writer.vote(latest, latest.csn + 1, now_ms()), latest)
+                if not self.warehouse.fs.put_if_absent(self._path(gid), json.dumps(record.to_json()).encode()):
+                    raise errors.DuplicateObject(f'transaction identifier "{gid}" is already in use')
+                self.warehouse.txlog.count_prepared_change()
         except BaseException:
             writer.abort()
             raise
@@ -300,7 +311,9 @@ class PreparedTransactions:
                     self.warehouse.fs.remove(os.path.join(self.warehouse.root, f.path))
         done = PreparedRecord(**{**record.__dict__, "state": state, "finished_ms": entry.time_ms,
                                  "csn": entry.csn, "reason": entry.aborted if state == ABORTED else None})
-        self.warehouse.fs.write_atomic(self._path(record.gid), json.dumps(done.to_json()).encode())
+        with self.warehouse._log_locked():  # (its claims end: counted, so votes re-read the records)
+            self.warehouse.fs.write_atomic(self._path(record.gid), json.dumps(done.to_json()).encode())
+            self.warehouse.txlog.count_prepared_change()
         return done
 
 

@@ -28,12 +28,16 @@ An append costs one ``write`` and one ``fdatasync`` of an existing file (about 0
 against about 1.2 ms for creating, fsyncing and linking a file per entry). The segments are
 listed once, at open; finding new entries costs one read past the known end.
 
-``_txlog/HEAD`` (8 bytes, memory-mapped by every process) holds the number of the newest entry
+``_txlog/HEAD`` (memory-mapped by every process) holds in its first 8 bytes the number of the newest entry
 written: each appender sets it, holding the lock, right after writing its line. A reader that
 knows that many entries knows there is nothing new without a system call or a lock
 (``head()``); any other value only sends it to the segment to look. The one gap: an appender
 killed between its write and setting HEAD leaves its line unseen by such readers until the next
 append - a line never flushed, whose committer was never told it committed.
+
+HEAD's second 8 bytes count changes to ``_prepared/`` (records written or finished, each
+counted under the log lock): a commit's vote, holding the lock, re-reads prepared
+transactions' claims only when the count moved (``prepared_changes``).
 """
 
 from __future__ import annotations
@@ -65,6 +69,8 @@ PREALLOCATE_MAX_BYTES = 1 << 20   # ... and at most this (about 500 one-row comm
 SCAN_BYTES = 4 << 10              # first read past the known end (doubled while lines go on)
 SCAN_MAX_BYTES = 8 << 20
 _HEAD = struct.Struct("<q")
+_PREPARED = struct.Struct("<q")  # at offset 8
+HEAD_BYTES = 16
 
 
 class LogLocked(Exception):
@@ -119,6 +125,15 @@ class TxLog:
         """The newest entry number any appender has written, from shared memory: no system call,
         no lock. Equal to the number of entries a reader knows, nothing is new (see above)."""
         return _HEAD.unpack_from(self._head)[0]
+
+    def prepared_changes(self) -> int:
+        """How many times ``_prepared/`` changed (see above): read from memory, no lock."""
+        return _PREPARED.unpack_from(self._head, 8)[0]
+
+    def count_prepared_change(self) -> None:
+        """Count a change to ``_prepared/`` just made (the caller holds the log's lock)."""
+        assert self._lock_depth, "the log's lock is held"
+        _PREPARED.pack_into(self._head, 8, self.prepared_changes() + 1)
 
     def newest_csn(self) -> int:
         """The highest entry number on disk."""
@@ -244,9 +259,9 @@ class TxLog:
     def _map_head(self) -> mmap.mmap:
         fd = os.open(os.path.join(self.dir, HEAD_FILE), os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            if os.fstat(fd).st_size < _HEAD.size:  # new: zeros (extending never clears a value)
-                os.ftruncate(fd, _HEAD.size)
-            return mmap.mmap(fd, _HEAD.size)
+            if os.fstat(fd).st_size < HEAD_BYTES:  # new (or 8 bytes): zeros (extending never clears a value)
+                os.ftruncate(fd, HEAD_BYTES)
+            return mmap.mmap(fd, HEAD_BYTES)
         finally:
             os.close(fd)
 

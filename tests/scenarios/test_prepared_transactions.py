@@ -125,6 +125,48 @@ def test_prepared_rows_are_protected_until_finished(table, connect):
     assert table.execute("SELECT s FROM t WHERE id = 1").fetchone() == ("theirs",)
 
 
+OTHER_PROCESS_UPDATES = r"""
+import sys, txlake
+c = txlake.connect(sys.argv[1], autocommit=True, publish="off")
+c.execute(sys.argv[2])
+print("done", flush=True)
+"""
+
+
+def test_prepare_is_refused_when_another_process_changed_its_rows_first(table, warehouse):
+    # across processes there are no row locks: the other process's update commits first, and
+    # PREPARE - which promises that COMMIT PREPARED will succeed - must see it
+    table.execute("BEGIN")
+    table.execute("UPDATE t SET s = 'mine' WHERE id = 1")
+    other = run_python(OTHER_PROCESS_UPDATES, warehouse, "UPDATE t SET s = 'theirs' WHERE id = 1")
+    assert other.stdout.strip() == "done", other.stderr
+    with pytest.raises(txlake.SerializationFailure):
+        table.execute("PREPARE TRANSACTION 'late'")
+    assert table.execute("SELECT gid FROM txlake_transactions() WHERE gid = 'late'").fetchall() == []
+    assert table.execute("SELECT s FROM t WHERE id = 1").fetchone() == ("theirs",)
+    table.execute("UPDATE t SET s = 'after' WHERE id = 1")  # nothing is left holding the row
+
+
+def test_a_claim_prepared_by_another_process_holds_at_once(table, warehouse):
+    table.execute("UPDATE t SET s = 'seen' WHERE id = 2")  # this process has read the (empty) records
+    prepared = run_python(PREPARE_AND_EXIT, warehouse)
+    assert prepared.stdout.strip() == "prepared", prepared.stderr
+    with pytest.raises(txlake.SerializationFailure, match='prepared transaction "elsewhere"'):
+        table.execute("UPDATE t SET s = 'theirs' WHERE id = 1")
+    table.execute("ROLLBACK PREPARED 'elsewhere'")
+    table.execute("UPDATE t SET s = 'theirs' WHERE id = 1")  # the claim ended with it
+    assert table.execute("SELECT s FROM t ORDER BY id").fetchall() == [("theirs",), ("seen",)]
+
+
+PREPARE_AND_EXIT = r"""
+import sys, txlake
+c = txlake.connect(sys.argv[1], publish="off")
+c.execute("UPDATE t SET s = 'held' WHERE id = 1")
+c.execute("PREPARE TRANSACTION 'elsewhere'")
+print("prepared", flush=True)
+"""
+
+
 def test_forgotten_prepared_transaction_times_out_and_its_files_go(warehouse):
     conn = txlake.connect(warehouse, autocommit=True, publish="off", prepared_timeout=0.2, gc_interval=0.05)
     try:

@@ -154,6 +154,10 @@ def test_head_follows_every_append_from_any_process(warehouse):
     with open(head, "r+b") as f:      # as if the last appender died before setting it
         f.write((1).to_bytes(8, "little"))
     assert log_of(warehouse).head() == 3
+    with open(head, "wb") as f:       # as the 8-byte HEAD of an older txlake: extended, kept
+        f.write((3).to_bytes(8, "little"))
+    log = log_of(warehouse)
+    assert (log.head(), log.prepared_changes(), os.path.getsize(head)) == (3, 0, txlog.HEAD_BYTES)
 
 def test_background_work_locks_are_taken_by_one_holder_at_a_time(tmp_path):
     fs = LocalFileSystem()
