@@ -419,7 +419,8 @@ class TableVersion:
                 key = one_row_key(f, width) if f is not None else None
                 if key is not None and keys.get(key) == fid:
                     del keys[key]
-            others = tuple(f for f in others if f.file_id not in dropped)
+            if len(memo[0]) - len(keys) < len(dropped):  # not every dropped file was a one-row one
+                others = tuple(f for f in others if f.file_id not in dropped)
         new_others = []
         for f in added:
             key = one_row_key(f, width)
@@ -435,41 +436,58 @@ class TableVersion:
                    deleted: Mapping[int, FrozenBitMap] | None = None,
                    schema: TableSchema | None = None,
                    moved: Mapping[int, tuple[int, int, FrozenBitMap]] | None = None) -> "TableVersion":
-        files = tuple(f for f in self.files if f.file_id not in removed) if removed else self.files
-        if added:
-            files = files + tuple(added)
-        deletes = {fid: bm for fid, bm in self.deletes.items() if fid not in removed} if removed else dict(self.deletes)
-        gone = set()
+        """This version with files added and removed and rows deleted; a file whose every row is
+        deleted leaves it. Asked for every statement's and every commit's changes, so it works
+        in the size of the change where it can: the file index and the one-row keys are
+        carried over (a copy and a few edits), not rebuilt from every file."""
+        deletes = dict(self.deletes)
+        gone = set(removed)  # files leaving: removed, or every row deleted
+        for fid in removed:
+            deletes.pop(fid, None)
         if deleted:
-            new_by_id = {f.file_id: f for f in added}
             for fid, bm in deleted.items():
-                merged = deletes.get(fid, EMPTY_BITMAP) | bm
-                deletes[fid] = FrozenBitMap(merged)
-                # a file whose every row is deleted is dropped from the version (only files
-                # whose deletion vector grows here can newly qualify)
-                f = new_by_id.get(fid) or self.file(fid)
+                old = deletes.get(fid)
+                merged = FrozenBitMap(old | bm) if old is not None else \
+                    bm if type(bm) is FrozenBitMap else FrozenBitMap(bm)
+                # only files whose deletion vector grows here can newly be wholly deleted
+                f = self.file(fid) or next((a for a in added if a.file_id == fid), None)
                 if f is not None and len(merged) >= f.row_count:
                     gone.add(fid)
+                    deletes.pop(fid, None)
+                else:
+                    deletes[fid] = merged
+        files = self.files
         if gone:
             files = tuple(f for f in files if f.file_id not in gone)
-            deletes = {fid: bm for fid, bm in deletes.items() if fid not in gone}
-        next_id = max([self.next_file_id, *(f.file_id + 1 for f in added if f.file_id > 0)])
+        if added:
+            files = files + (added if not gone else tuple(f for f in added if f.file_id not in gone))
+        next_id = self.next_file_id
+        for f in added:
+            if f.file_id >= next_id:
+                next_id = f.file_id + 1
         caches = {}
         parent = self.caches.get("by_id")
         if parent is not None:  # the file index carried over: a copy, not a rebuild from all files
             by_id = caches["by_id"] = dict(parent)
-            for fid in (*removed, *gone):
+            for fid in gone:
                 by_id.pop(fid, None)
-            by_id.update((f.file_id, f) for f in added)
+            for f in added:
+                if f.file_id not in gone:
+                    by_id[f.file_id] = f
         one_row = self.caches.get(ONE_ROW)
         if one_row is not None and schema is None:  # carried over likewise
-            caches[ONE_ROW] = self._one_row_after(one_row, added, {*removed, *gone})
+            caches[ONE_ROW] = self._one_row_after(one_row, added, gone)
         mine = self.uncommitted()  # (walks the files once in a chain of versions: then carried)
-        if mine and (removed or gone):
-            mine = tuple(f for f in mine if f.file_id not in removed and f.file_id not in gone)
-        caches[UNCOMMITTED] = mine + tuple(f for f in added if f.file_id < 0)
-        return TableVersion(self.table_id, self.db, self.name, schema or self.schema, files, deletes, next_id,
-                            {**self.moved, **moved} if moved else self.moved, caches)
+        if mine and gone:
+            mine = tuple(f for f in mine if f.file_id not in gone)
+        caches[UNCOMMITTED] = mine + tuple(f for f in added if f.file_id < 0 and f.file_id not in gone) \
+            if added else mine
+        # (the dataclass's frozen __init__ costs more than the rest of this method together)
+        version = object.__new__(TableVersion)
+        version.__dict__.update(table_id=self.table_id, db=self.db, name=self.name, schema=schema or self.schema,
+                                files=files, deletes=deletes, next_file_id=next_id,
+                                moved={**self.moved, **moved} if moved else self.moved, caches=caches)
+        return version
 
 
 # --- changes recorded in a log entry ----------------------------------------------------
