@@ -22,8 +22,8 @@ keys they inserted, tables dropped or re-shaped: 40001 / 23505; rows another pre
 transaction claims: 40001) and writes the record, both holding the log's lock, so no commit
 slips in between. While PRECOMMITTED, the record's deleted rows are *claims*: any other commit
 that deletes or updates one of them, or drops the table, fails with 40001 (``Warehouse._vote``
-checks), so a prepared transaction can always commit. An unfinished one is aborted after its timeout by the
-background maintenance of any process that has the warehouse open.
+checks), so a prepared transaction can always commit. An unfinished one is aborted after its
+timeout by the background maintenance of any process that has the warehouse open.
 """
 
 from __future__ import annotations

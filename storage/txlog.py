@@ -28,8 +28,8 @@ An append costs one ``write`` and one ``fdatasync`` of an existing file (about 0
 against about 1.2 ms for creating, fsyncing and linking a file per entry). The segments are
 listed once, at open; finding new entries costs one read past the known end.
 
-``_txlog/HEAD`` (memory-mapped by every process) holds in its first 8 bytes the number of the newest entry
-written: each appender sets it, holding the lock, right after writing its line. A reader that
+``_txlog/HEAD`` (memory-mapped by every process) holds in its first 8 bytes the number of the
+newest entry written: each appender sets it, holding the lock, right after writing its line. A reader that
 knows that many entries knows there is nothing new without a system call or a lock
 (``head()``); any other value only sends it to the segment to look. The one gap: an appender
 killed between its write and setting HEAD leaves its line unseen by such readers until the next
