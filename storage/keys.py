@@ -232,6 +232,9 @@ def key_bounds(rows: pa.Table | PythonRows, schema: TableSchema) -> tuple | None
     unless every key column is an integer or text (their Python values compare as SQL's do)."""
     if not rows.num_rows or not schema.memo("_bounded_key", _bounded_key):
         return None
+    if isinstance(rows, PythonRows) and rows.num_rows == 1:  # a point write's row: its key, twice
+        key = [rows.columns[i][0] for i in rows.schema.memo("_key_positions", _key_positions)]
+        return None if None in key else tuple((v, v) for v in key)
     bounds = []
     for name in schema.primary_key:  # a few rows (an inline file's): Python beats a compute kernel's set-up
         values = [v for v in _values(rows, name) if v is not None]
@@ -239,6 +242,10 @@ def key_bounds(rows: pa.Table | PythonRows, schema: TableSchema) -> tuple | None
             return None
         bounds.append((min(values), max(values)))
     return tuple(bounds)
+
+
+def _key_positions(schema: TableSchema) -> tuple[int, ...]:
+    return tuple(schema.names.index(name) for name in schema.primary_key)
 
 
 def _bounded_key(schema: TableSchema) -> bool:

@@ -45,12 +45,13 @@ class PythonRows:
     table costs tens of microseconds). ``table()`` builds the Arrow table the first time
     something reads the rows as one."""
 
-    __slots__ = ("schema", "columns", "_table")
+    __slots__ = ("schema", "columns", "_table", "_nbytes")
 
     def __init__(self, schema: TableSchema, columns: list[list]):
         self.schema = schema
-        self.columns = columns
+        self.columns = columns  # (never changed once made)
         self._table = None
+        self._nbytes = None
 
     @property
     def num_rows(self) -> int:
@@ -65,9 +66,12 @@ class PythonRows:
         return self._table
 
     def nbytes(self) -> int:
-        """About what the rows take in Arrow: 8 bytes a value, text its UTF-8 bytes and offset."""
-        return sum(8 * len(values) + sum(len(v.encode()) for v in values if type(v) is str)
-                   for values in self.columns)
+        """About what the rows take in Arrow: 8 bytes a value, text its UTF-8 bytes and offset
+        (counted once: a statement and its commit both ask)."""
+        if self._nbytes is None:
+            self._nbytes = sum(8 * len(values) + sum(len(v.encode()) for v in values if type(v) is str)
+                               for values in self.columns)
+        return self._nbytes
 
 
 def _table_of(schema: TableSchema, columns: list[list]) -> pa.Table:
