@@ -901,10 +901,7 @@ class Executor:
         without slicing a table, or building one for rows held as Python values)."""
         f, pos = version.file(rowid >> 32), rowid & 0xFFFFFFFF
         rows = f.python_rows()
-        if rows is not None:
-            return rows.row(pos)
-        data = self.store.read(f, version.schema)
-        return {name: data.column(i)[pos].as_py() for i, name in enumerate(version.schema.names)}
+        return rows.row(pos) if rows is not None else self.store.row(f, version.schema, pos)
 
     def _row_at(self, version: TableVersion, rowid: int) -> pa.Table:
         """The row ``rowid`` of ``version`` (deleted or not), as a one-row table."""
