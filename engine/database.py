@@ -102,6 +102,8 @@ class Database:
         self._vxids = itertools.count(1)
         self._running: dict[int, Transaction] = {}  # vxid -> transaction, guarded by _proc_lock
         self._proc_lock = threading.Lock()
+        self._ended = 0  # transactions that left _running, guarded by _proc_lock
+        self._last_snapshot = None  # (catalog, xmax, _ended, the snapshot taken then), guarded likewise
         self._refs = 0
         self.gc = GarbageCollector(self, interval=gc_interval)
         self.gc.start()
@@ -133,11 +135,20 @@ class Database:
         return txn.xid
 
     def take_snapshot(self) -> Snapshot:
+        """A snapshot of now. The last one is handed out again while nothing it holds changed -
+        the newest catalog version, the next XID (moved by every XID assigned) and the set of
+        running transactions (``_ended`` counts those leaving it): a READ COMMITTED statement
+        takes one, and in a process busy with one session most of them are the same."""
         with self._proc_lock:
             catalog = self.warehouse.refresh()
             xmax = self.xids.next_xid
+            last = self._last_snapshot
+            if last is not None and last[0] is catalog and last[1] == xmax and last[2] == self._ended:
+                return last[3]
             xip = frozenset(t.xid for t in self._running.values() if t.xid is not None)
-            return Snapshot(min(xip, default=xmax), xmax, xip, catalog)
+            snapshot = Snapshot(min(xip, default=xmax), xmax, xip, catalog)
+            self._last_snapshot = (catalog, xmax, self._ended, snapshot)
+            return snapshot
 
     def commit(self, txn: Transaction) -> LogEntry | None:
         """Commit ``txn``: one log entry for all its changes, or an exception and an abort."""
@@ -305,6 +316,7 @@ class Database:
         self.locks.release_all(txn)
         with self._proc_lock:
             self._running.pop(txn.vxid, None)
+            self._ended += 1
         if txn.spilled:
             self.warehouse.store.discard_spills(txn.spilled)
         horizon, oldest_csn = self.horizons()  # after every transaction: no version walk

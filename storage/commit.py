@@ -151,8 +151,8 @@ class TableDelta:
         """Raise SerializationFailure if ``current`` (a newer committed version of the table)
         changed what this transaction changed; return the transaction's new deletions, in
         ``current``'s file ids (rows a compaction moved are followed to where they are now)."""
-        base, work = self.base, self.work
-        unchanged = current.files == base.files and dict(current.deletes) == dict(base.deletes)
+        base = self.base
+        unchanged = _same_contents(current, base)
         if current.schema.schema_id != base.schema.schema_id or (self.rewritten() and not unchanged):
             raise errors.SerializationFailure(
                 f'could not serialize access due to concurrent update of relation "{base.name}"')
@@ -345,7 +345,7 @@ class Commit:
         if work is None:
             return [DropTable(d.table_id)]
         deleted = d.check_conflicts(current)
-        unchanged = current.files == base.files and dict(current.deletes) == dict(base.deletes)
+        unchanged = _same_contents(current, base)
         removed = frozenset(f.file_id for f in base.files if work.file(f.file_id) is None) \
             if d.rewritten() else frozenset()
         files = self._numbered(d.table_id, current.next_file_id)
@@ -410,6 +410,11 @@ class FilesCommit(Commit):
         if self.owns_files:
             super().abort()
         self.state = CommitState.ABORTED
+
+
+def _same_contents(current: TableVersion, base: TableVersion) -> bool:
+    """Has nothing been committed to the table since ``base`` (``current`` is its newest version)?"""
+    return current is base or (current.files == base.files and dict(current.deletes) == dict(base.deletes))
 
 
 def _duplicates(keys: list, seen: set) -> dict:

@@ -745,3 +745,23 @@ def test_serializable_point_writes_are_imaged_as_python_values(tmp_path):
     table, expected_keys = ssi._write_image_rows(delta)
     assert ssi._point_writes(delta) == (set(), table.to_pylist()) and expected_keys == set()
     conn.close()
+
+
+def test_a_snapshot_is_handed_out_again_only_while_nothing_it_holds_changed(c, connect):
+    db = c._session.db
+    first = db.take_snapshot()
+    assert db.take_snapshot() is first                      # nothing happened: the same one
+    writer = connect()
+    writer.execute("INSERT INTO t VALUES (3, 30)")          # a running writer: it has an XID
+    xid = writer._session.txn.xid
+    running = db.take_snapshot()
+    assert running is not first and xid in running.xip and running.xmax > xid
+    assert db.take_snapshot() is running
+    writer.rollback()                                       # it ended: no longer running
+    after = db.take_snapshot()
+    assert after is not running and xid not in after.xip and after.csn == first.csn
+    other = connect(autocommit=True)
+    other.execute("INSERT INTO t VALUES (4, 40)")           # a commit: a newer catalog version
+    newest = db.take_snapshot()
+    assert newest is not after and newest.csn > after.csn
+    assert rows(c) == [*INITIAL, (4, 40)]
