@@ -185,8 +185,8 @@ class Database:
                 self.clog.set_committed(txn.xid, self.warehouse.latest.csn)
         txn.state = TxnState.COMMITTED
         self._finish(txn)
-        if entry is not None and any(wants_compaction(v) for v in (self.warehouse.latest.by_id(t)
-                                                                   for t in entry.tables()) if v):
+        if entry is not None and not self.gc.woken and any(
+                wants_compaction(v) for v in (self.warehouse.latest.by_id(t) for t in entry.tables()) if v):
             self.gc.wake()
         return entry
 

@@ -311,6 +311,10 @@ class Commit:
             for f, sources in zip(change.added, self._sources[change.table_id]):
                 if sources is None:  # a spilled file of new rows only
                     continue
+                if len(sources) == 1:  # a point statement's row (no NumPy for one value)
+                    if sources[0] >= 0:
+                        chain[int(sources[0])] = f.file_id << 32
+                    continue
                 for pos in np.nonzero(sources >= 0)[0]:
                     chain[int(sources[pos])] = (f.file_id << 32) | int(pos)
             if chain:

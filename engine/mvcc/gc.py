@@ -48,6 +48,11 @@ class GarbageCollector:
         """Run a pass now (e.g. a table passed the auto-compaction threshold)."""
         self._wake.set()
 
+    @property
+    def woken(self) -> bool:
+        """Is a pass asked for and not yet begun? (Then a commit need not look for work for it.)"""
+        return self._wake.is_set()
+
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="txlake-gc", daemon=True)
         self._thread.start()
