@@ -277,6 +277,8 @@ class Warehouse:
                         written.append(entry)
                         latest = latest.apply(entry)
                         r.entry = entry
+                        with self._lock:  # (a SERIALIZABLE vote below asks who wrote it)
+                            self._remember(entry)
                 commits = [r for r in requests if r.commit is not None]
                 voted = self._vote_group(commits, latest) if commits else []
                 if voted:

@@ -285,9 +285,7 @@ class SSI:
             if held is not None:
                 rows.extend(held.row(pos) for pos in positions)
             elif f is not None:
-                table = self.store.read(f, schema)
-                columns = list(zip(schema.names, table.columns))
-                rows.extend({name: column[pos].as_py() for name, column in columns} for pos in positions)
+                rows.extend(self.store.row(f, schema, pos) for pos in positions)
         for held in news:
             rows.extend(held.row(i) for i in range(held.num_rows))
         names = schema.primary_key
