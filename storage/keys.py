@@ -156,13 +156,12 @@ def find(store: DataFileStore, version: TableVersion, keys: Iterable,
         return found
     names = version.schema.primary_key
     exact = _integer_key(version.schema)
-    if len(keys) == 1 and not exact:  # (_hashes' value, without NumPy)
-        return _find_one(store, version, keys[0], hash(keys[0]), exact, files)
-    if len(keys) == 1 and type(keys[0]) is int and -1 << 63 <= keys[0] < 1 << 63:
-        return _find_one(store, version, keys[0], keys[0], exact, files)
+    if len(keys) == 1:  # _hashes' value, without NumPy where it can
+        key = keys[0]
+        probe = hash(key) if not exact else key if type(key) is int and -1 << 63 <= key < 1 << 63 \
+            else int(_hashes(keys, exact)[0])
+        return _find_one(store, version, key, probe, exact, files)
     probe = _hashes(keys, exact)
-    if len(keys) == 1:
-        return _find_one(store, version, keys[0], int(probe[0]), exact, files)
     order = np.argsort(probe, kind="stable")
     sorted_probe = probe[order]
     for f in (version.files if files is None else files):

@@ -53,16 +53,14 @@ def needs_compaction(version: TableVersion, min_files: int = 2, tiered: bool = F
     """
     picked = [f for f in version.files if _worth_rewriting(version, f)]
     if tiered:
-        def live(f: DataFile) -> int:
-            return f.row_count - len(version.deleted(f.file_id))
-
         chosen = {f.file_id for f in picked if _mostly_deleted(version, f)}  # always rewritten
         total, small = 0, 0
-        for f in sorted((f for f in picked if f.file_id not in chosen), key=live):
-            if small >= 2 and live(f) > SIZE_RATIO * total:
+        for f in sorted((f for f in picked if f.file_id not in chosen), key=lambda f: _live_rows(version, f)):
+            live = _live_rows(version, f)
+            if small >= 2 and live > SIZE_RATIO * total:
                 break
             chosen.add(f.file_id)
-            total, small = total + live(f), small + 1
+            total, small = total + live, small + 1
         picked = [f for f in picked if f.file_id in chosen]
     return picked if len(picked) >= min_files or any(version.deleted(f.file_id) for f in picked) else []
 
@@ -95,7 +93,11 @@ def worth_compacting(version: TableVersion, more_than: int) -> bool:
 
 
 def _worth_rewriting(version: TableVersion, f: DataFile) -> bool:
-    return f.row_count - len(version.deleted(f.file_id)) < SMALL_FILE_ROWS or _mostly_deleted(version, f)
+    return _live_rows(version, f) < SMALL_FILE_ROWS or _mostly_deleted(version, f)
+
+
+def _live_rows(version: TableVersion, f: DataFile) -> int:
+    return f.row_count - len(version.deleted(f.file_id))
 
 
 def _mostly_deleted(version: TableVersion, f: DataFile) -> bool:
@@ -132,7 +134,7 @@ def compact(warehouse, table_id: str, attempts: int = 20, progress=None, tiered:
         # group whole old files into new files of at most ROWS_PER_FILE rows
         groups, current, rows = [], [], 0
         for f in picked:
-            live = f.row_count - len(version.deleted(f.file_id))
+            live = _live_rows(version, f)
             if current and rows + live > ROWS_PER_FILE:
                 groups.append(current)
                 current, rows = [], 0
@@ -146,7 +148,7 @@ def compact(warehouse, table_id: str, attempts: int = 20, progress=None, tiered:
             offset = 0
             for f in group:
                 moved[f.file_id] = (next_id, offset, version.deleted(f.file_id))
-                offset += f.row_count - len(version.deleted(f.file_id))
+                offset += _live_rows(version, f)
             data = _merged_rows(store, version, group)
             nbytes = inline_bytes(data)
             if nbytes is not None:

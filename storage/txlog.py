@@ -29,8 +29,8 @@ against about 1.2 ms for creating, fsyncing and linking a file per entry). The s
 listed once, at open; finding new entries costs one read past the known end.
 
 ``_txlog/HEAD`` (memory-mapped by every process) holds in its first 8 bytes the number of the
-newest entry written: each appender sets it, holding the lock, right after writing its line. A reader that
-knows that many entries knows there is nothing new without a system call or a lock
+newest entry written: each appender sets it, holding the lock, right after writing its line. A
+reader that knows that many entries knows there is nothing new without a system call or a lock
 (``head()``); any other value only sends it to the segment to look. The one gap: an appender
 killed between its write and setting HEAD leaves its line unseen by such readers until the next
 append - a line never flushed, whose committer was never told it committed.
@@ -68,8 +68,7 @@ PREALLOCATE_MIN_BYTES = 64 << 10  # a segment grows by its size, at least this .
 PREALLOCATE_MAX_BYTES = 1 << 20   # ... and at most this (about 500 one-row commits)
 SCAN_BYTES = 4 << 10              # first read past the known end (doubled while lines go on)
 SCAN_MAX_BYTES = 8 << 20
-_HEAD = struct.Struct("<q")
-_PREPARED = struct.Struct("<q")  # at offset 8
+_INT64 = struct.Struct("<q")  # HEAD holds two: the newest entry at 0, prepared changes at 8
 HEAD_BYTES = 16
 
 
@@ -124,16 +123,16 @@ class TxLog:
     def head(self) -> int:
         """The newest entry number any appender has written, from shared memory: no system call,
         no lock. Equal to the number of entries a reader knows, nothing is new (see above)."""
-        return _HEAD.unpack_from(self._head)[0]
+        return _INT64.unpack_from(self._head, 0)[0]
 
     def prepared_changes(self) -> int:
         """How many times ``_prepared/`` changed (see above): read from memory, no lock."""
-        return _PREPARED.unpack_from(self._head, 8)[0]
+        return _INT64.unpack_from(self._head, 8)[0]
 
     def count_prepared_change(self) -> None:
         """Count a change to ``_prepared/`` just made (the caller holds the log's lock)."""
         assert self._lock_depth, "the log's lock is held"
-        _PREPARED.pack_into(self._head, 8, self.prepared_changes() + 1)
+        _INT64.pack_into(self._head, 8, self.prepared_changes() + 1)
 
     def newest_csn(self) -> int:
         """The highest entry number on disk."""
@@ -195,7 +194,7 @@ class TxLog:
             self._offsets.append(end)
             self._ends[-1] = end + len(line)
             self._torn = False
-            _HEAD.pack_into(self._head, 0, entry.csn)
+            _INT64.pack_into(self._head, 0, entry.csn)
         return True
 
     def sync(self, csn: int) -> None:
@@ -269,7 +268,7 @@ class TxLog:
         """HEAD := the entries on disk (holding the lock, so no appender's newer value is lost)."""
         with self._mutex:
             self._catch_up()
-            _HEAD.pack_into(self._head, 0, len(self._offsets))
+            _INT64.pack_into(self._head, 0, len(self._offsets))
 
     def _open_segment(self, first: int) -> None:
         self._fds.append(os.open(os.path.join(self.dir, f"{first:012d}.log"), os.O_RDWR))
