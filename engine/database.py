@@ -60,7 +60,9 @@ def default_memory_limit() -> int:
 
 
 _registry: dict[str, "Database"] = {}
-_registry_lock = threading.Lock()
+# re-entrant: the cycle collector may finalise a forgotten connection (whose close releases its
+# database here) at any allocation, also inside open_database in the same thread
+_registry_lock = threading.RLock()
 
 
 def open_database(path: str, **options) -> "Database":

@@ -36,3 +36,35 @@ def test_max_active_transactions(warehouse):
     assert b.execute("SELECT 1").fetchone() == (1,)
     a.close()
     b.close()
+
+
+def test_a_connection_collected_while_another_database_opens_does_not_deadlock(tmp_path, monkeypatch):
+    """The cycle collector may finalise a forgotten connection at any allocation - also inside
+    ``open_database``, whose registry lock the connection's ``close`` takes too."""
+    import gc
+    import threading
+
+    from txlake.engine import database
+
+    forgotten = txlake.connect(str(tmp_path / "a"), publish="off")
+    forgotten.cycle = forgotten  # only the cycle collector frees it
+    opening = database.Database.__init__
+
+    def init(self, *args, **kwargs):
+        gc.collect()  # the collection landing mid-open, under the registry lock
+        opening(self, *args, **kwargs)
+
+    gc.disable()
+    try:
+        del forgotten
+        monkeypatch.setattr(database.Database, "__init__", init)
+        opened = []
+        thread = threading.Thread(target=lambda: opened.append(txlake.connect(str(tmp_path / "b"), publish="off")),
+                                  daemon=True)
+        thread.start()
+        thread.join(60.0)
+    finally:
+        gc.enable()
+    assert opened, "opening a warehouse deadlocked on a connection finalised meanwhile"
+    assert opened[0].execute("SELECT 1").fetchone() == (1,)
+    opened[0].close()
