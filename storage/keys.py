@@ -32,6 +32,7 @@ from txlake.storage.version import DataFile, PythonRows, TableVersion, one_row_k
 
 INDEX = "pk"            # cache key part of a file's key index
 BOUNDS = "key bounds"   # DataFile.caches key: the key columns' (min, max) from the Parquet footer
+MEMBERS = "key probes"  # DataFile.caches key of an inline file: the set of its index's hashes
 PRUNE_PROBES = 64       # keys are checked against footer bounds one by one up to this many (integer
                         # keys beyond it in one vectorised pass; other keys then not at all)
 
@@ -183,7 +184,9 @@ def _find_one(store: DataFileStore, version: TableVersion, key, probe: int, exac
               files: Iterable[DataFile] | None) -> dict:
     """``find`` of one key (a point statement): scalar work only, newest file first, and done
     at the first live match - a key is unique among a version's live rows, and the rows a
-    workload updates again and again live in its newest files."""
+    workload updates again and again live in its newest files. An inline file (rows a
+    compaction merged, in memory with its entry) is passed over by a set lookup, without
+    reaching its index in the buffer cache."""
     names = version.schema.primary_key
     if files is None:  # one-row files by their key (their exact bounds), then the others
         one_row, files = version.one_row_files()
@@ -199,6 +202,13 @@ def _find_one(store: DataFileStore, version: TableVersion, key, probe: int, exac
         bounds = _bounds(store, f, names)
         if bounds is not None and not _within(key, bounds):
             continue
+        if f.is_inline:  # (a compaction's few hundred rows, in memory: their probes as a set)
+            members = f.caches.get((MEMBERS, names, exact))
+            if members is None:
+                members = f.caches[(MEMBERS, names, exact)] = frozenset(
+                    file_index(store, version, f, exact).hashes.tolist())
+            if probe not in members:
+                continue
         index = file_index(store, version, f, exact)
         hashes = index.view
         if not len(hashes) or not hashes[0] <= probe <= hashes[-1]:

@@ -116,3 +116,38 @@ def test_the_one_row_file_index_carried_from_version_to_version_matches_a_rebuil
         assert [f.file_id for f in carried[1]] == [f.file_id for f in rebuilt[1]]
     for key in range(20):
         assert pk.find(None, version, [key]) == ({key: live[key] << 32} if key in live else {})
+
+
+@pytest.mark.parametrize("schema", [INT_KEY, TEXT_KEYS], ids=["integer key", "composite text key"])
+def test_a_point_lookup_passes_over_inline_files_by_their_key_set(store, schema):
+    """Inline files of several rows (a compaction's) are passed over by a set of their index's
+    probes, kept with the file: a key is still found in them, in an older file behind them,
+    and not at a deleted position - where the set has it, and the live row is elsewhere."""
+    from txlake.storage.commit import inline_file
+    from txlake.storage.version import PythonRows
+
+    def key(i):
+        return i if schema is INT_KEY else (f"k{i}", i % 3)
+
+    def rows(ids):
+        if schema is INT_KEY:
+            return PythonRows(schema, [list(ids), ["x"] * len(ids)])
+        return PythonRows(schema, [[f"k{i}" for i in ids], [i % 3 for i in ids], ["x"] * len(ids)])
+
+    base = [({"id": i, "v": "x"} if schema is INT_KEY else {"a": f"k{i}", "b": i % 3, "v": "x"}) for i in range(100)]
+    version = table_of(store, schema, [base])
+    empty = TableVersion("tid", "default", "t", schema, (), {}, 1)
+    first = inline_file(store, empty, rows([5, 150, 7]), 100, file_id=2)   # 5 and 7 replace base rows
+    second = inline_file(store, empty, rows([160, 170]), 100, file_id=3)
+    version = version.with_files(added=(first, second), deleted={1: FrozenBitMap([5, 7]), 2: FrozenBitMap([2])})
+    # key 7: deleted in the base file and in the inline one - gone; key 5: in the inline file
+    assert pk.find(store, version, [key(5)]) == {key(5): (2 << 32) | 0}
+    assert pk.find(store, version, [key(7)]) == {}
+    assert pk.find(store, version, [key(150)]) == {key(150): (2 << 32) | 1}
+    assert pk.find(store, version, [key(170)]) == {key(170): (3 << 32) | 1}
+    assert pk.find(store, version, [key(42)]) == {key(42): (1 << 32) | 42}, "found behind both inline files"
+    assert pk.find(store, version, [key(999)]) == {}
+    assert all(any(k[0] == pk.MEMBERS for k in f.caches if isinstance(k, tuple)) for f in (first, second))
+    # the same answers as the lookup of many keys, which reads every index
+    keys = [key(i) for i in (5, 7, 150, 170, 42, 999)]
+    assert pk.find(store, version, keys) == {k: v for k in keys for v in pk.find(store, version, [k]).values()}
