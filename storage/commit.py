@@ -218,7 +218,7 @@ class Commit:
         for d in self.deltas:
             if d.work is None or not d.pending:
                 continue
-            pieces, sources, written = [], [], []
+            pieces, sources, written = [], [], []  # (sources: the file of each piece)
             for f in d.pending:
                 deleted = d.work.deleted(f.file_id)
                 if not f.in_memory and not deleted:  # spilled rows: the file is taken as it is
@@ -235,21 +235,23 @@ class Commit:
                     data = data.filter(pa.array(keep))
                 if data.num_rows:
                     pieces.append(data)
-                    sources.append(visible_sources(d.work, f))
-            if len(pieces) == 1:
-                self._write_rows(d, pieces[0], sources[0], written)
+                    sources.append(f)
+            if len(pieces) == 1:  # (new rows only - an INSERT's - have no sources to record)
+                f = sources[0]
+                self._write_rows(d, pieces[0], visible_sources(d.work, f) if SOURCES in f.caches else None, written)
             elif pieces and all(isinstance(p, PythonRows) for p in pieces):
                 columns = [list(itertools.chain.from_iterable(c)) for c in zip(*(p.columns for p in pieces))]
-                self._write_rows(d, PythonRows(d.work.schema, columns), np.concatenate(sources), written)
+                self._write_rows(d, PythonRows(d.work.schema, columns),
+                                 np.concatenate([visible_sources(d.work, f) for f in sources]), written)
             elif pieces:
                 self._write_rows(d, pa.concat_tables([p.table() if isinstance(p, PythonRows) else p for p in pieces]),
-                                 np.concatenate(sources), written)
+                                 np.concatenate([visible_sources(d.work, f) for f in sources]), written)
             if written:
                 self._written[d.table_id] = written
         self.store.fsync_dirs([f.path for files in self._written.values() for f in files if not f.is_inline])
         self.state = CommitState.PREPARED
 
-    def _write_rows(self, d: TableDelta, data: pa.Table | PythonRows, sources: np.ndarray,
+    def _write_rows(self, d: TableDelta, data: pa.Table | PythonRows, sources: np.ndarray | None,
                     written: list[DataFile]) -> None:
         """``data`` as new files of at most ROWS_PER_FILE rows (small ones inline, their rows
         encoded for the log here, outside its lock), appended to ``written``. Rows held as
@@ -272,7 +274,7 @@ class Commit:
         else:
             files = iter([self.store.write(d.work.db, d.work.name, c) for c in to_write])
         for i, (chunk, nbytes) in enumerate(zip(chunks, inline)):
-            part = sources[i * ROWS_PER_FILE:(i + 1) * ROWS_PER_FILE]
+            part = sources[i * ROWS_PER_FILE:(i + 1) * ROWS_PER_FILE] if sources is not None else None
             if nbytes is not None:
                 self._write_inline(d, chunk, nbytes, part, written)
             else:
@@ -280,7 +282,7 @@ class Commit:
                 written.append(DataFile(0, path, chunk.num_rows, schema.schema_id, size))
                 self._sources.setdefault(d.table_id, []).append(part)
 
-    def _write_inline(self, d: TableDelta, rows: pa.Table | PythonRows, nbytes: int, sources: np.ndarray,
+    def _write_inline(self, d: TableDelta, rows: pa.Table | PythonRows, nbytes: int, sources: np.ndarray | None,
                       written: list[DataFile]) -> None:
         written.append(inline_file(self.store, d.work, rows, nbytes))
         self._sources.setdefault(d.table_id, []).append(sources)
@@ -309,7 +311,7 @@ class Commit:
                 continue
             chain = {}
             for f, sources in zip(change.added, self._sources[change.table_id]):
-                if sources is None:  # a spilled file of new rows only
+                if sources is None:  # new rows only
                     continue
                 if len(sources) == 1:  # a point statement's row (no NumPy for one value)
                     if sources[0] >= 0:
