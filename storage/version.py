@@ -436,6 +436,22 @@ class TableVersion:
                 keys[key] = f.file_id
         return keys, others + tuple(new_others) if new_others else others
 
+    def to_json(self) -> dict:
+        """The version as a checkpoint holds it (storage/checkpoint.py): its files as a log
+        entry lists them, inline rows included."""
+        return {"table_id": self.table_id, "db": self.db, "name": self.name, "schema": self.schema.to_json(),
+                "files": [f.to_json() for f in self.files], "next_file_id": self.next_file_id,
+                "deleted": {str(fid): encode_bitmap(bm) for fid, bm in sorted(self.deletes.items())},
+                "moved": {str(old): [new, offset, encode_bitmap(dead)]
+                          for old, (new, offset, dead) in sorted(self.moved.items())}}
+
+    @staticmethod
+    def from_json(d: dict) -> "TableVersion":
+        return TableVersion(d["table_id"], d["db"], d["name"], TableSchema.from_json(d["schema"]),
+                            tuple(DataFile.from_json(f) for f in d["files"]),
+                            {int(fid): decode_bitmap(bm) for fid, bm in d["deleted"].items()}, d["next_file_id"],
+                            {int(old): (new, offset, decode_bitmap(dead)) for old, (new, offset, dead) in d["moved"].items()})
+
     def with_files(self, added: tuple[DataFile, ...] = (), removed: frozenset[int] = frozenset(),
                    deleted: Mapping[int, FrozenBitMap] | None = None,
                    schema: TableSchema | None = None,
@@ -636,6 +652,15 @@ class CatalogVersion:
             if t.table_id == table_id:
                 return t
         return None
+
+    def to_json(self) -> dict:
+        return {"csn": self.csn, "time_ms": self.time_ms, "max_xid": self.max_xid,
+                "tables": [t.to_json() for t in self.tables.values()]}
+
+    @staticmethod
+    def from_json(d: dict) -> "CatalogVersion":
+        tables = (TableVersion.from_json(t) for t in d["tables"])
+        return CatalogVersion(d["csn"], d["time_ms"], {t.key: t for t in tables}, d["max_xid"])
 
     def apply(self, entry: LogEntry) -> "CatalogVersion":
         assert entry.csn == self.csn + 1, (entry.csn, self.csn)

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 
 from txlake import errors
-from txlake.storage import failpoints
+from txlake.storage import checkpoint, failpoints
 from txlake.storage.commit import Commit, CommitState, now_ms
 from txlake.storage.datafiles import DEFAULT_CACHE_BYTES, DataFileStore
 from txlake.storage.fs import LocalFileSystem
@@ -68,7 +68,13 @@ class Warehouse:
         # than the retention may be used again (exactly-once holds within the retention)
         self._labels: dict[str, tuple[int, int]] = {}
         self.label_retention_ms = int(label_retention * 1000)
-        self.latest = self._replay(CatalogVersion(0))
+        start = CatalogVersion(0)
+        loaded = checkpoint.load(self)  # (storage/checkpoint.py: replay only the entries after it)
+        if loaded is not None:
+            start, labels = loaded
+            self._labels.update(labels)
+        self._checkpoint_csn = start.csn  # the newest checkpoint known, guarded by _lock
+        self.latest = self._replay(start)
         self.prepared = PreparedTransactions(self)
         self._hot: tuple[int, frozenset[str]] = (-1, frozenset())
         self.store.hot_paths = self._latest_paths
@@ -144,7 +150,7 @@ class Warehouse:
 
     def catalog_at(self, csn: int) -> CatalogVersion:
         """The catalog as of commit ``csn`` (replayed from the log, from the nearest cached
-        older version)."""
+        older version or checkpoint)."""
         if csn >= self.latest.csn:
             return self.latest
         from txlake.storage.expiry import expired_before
@@ -154,6 +160,10 @@ class Warehouse:
         with self._lock:
             start = max((c for c in self._history_cache if c <= csn), default=None)
             version = self._history_cache[start] if start is not None else CatalogVersion(0)
+        if csn - version.csn > checkpoint.CHECKPOINT_ENTRIES:
+            loaded = checkpoint.load(self, at_most=csn)
+            if loaded is not None and loaded[0].csn > version.csn:
+                version = loaded[0]
         for entry in self.txlog.entries_after(version.csn):
             if entry.csn > csn:
                 break
@@ -163,6 +173,25 @@ class Warehouse:
             while len(self._history_cache) > 16:
                 self._history_cache.pop(next(iter(self._history_cache)))
         return version
+
+    def write_checkpoint(self, force: bool = False) -> int | None:
+        """Write a checkpoint of the newest committed version if one is due (or ``force``):
+        its CSN, or None (storage/checkpoint.py). Background maintenance calls it."""
+        with self._lock:
+            latest, known = self.latest, self._checkpoint_csn
+            cutoff = now_ms() - self.label_retention_ms
+            labels = {label: found for label, found in self._labels.items() if found[1] >= cutoff}
+        if not force and not checkpoint.due(self, latest, known):
+            return None
+        newest = max(checkpoint.checkpoint_csns(self), default=0)  # another process's, maybe
+        if newest >= latest.csn or (not force and not checkpoint.due(self, latest, newest)):
+            with self._lock:
+                self._checkpoint_csn = max(self._checkpoint_csn, newest)
+            return None
+        checkpoint.write(self, latest, labels)
+        with self._lock:
+            self._checkpoint_csn = max(self._checkpoint_csn, latest.csn)
+        return latest.csn
 
     def csn_at(self, time_ms: int) -> int:
         """The newest commit made at or before ``time_ms`` (0 if none)."""

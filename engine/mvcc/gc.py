@@ -73,6 +73,7 @@ class GarbageCollector:
             try:
                 self.compact_small_files()
                 self.db.warehouse.prepared.expire()  # forgotten prepared transactions time out
+                self.db.warehouse.write_checkpoint()  # if due: opening replays only the log after it
                 self.collect()
                 self.runs += 1
             except Exception:  # maintenance must never take the database down; next pass retries
