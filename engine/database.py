@@ -107,6 +107,7 @@ class Database:
         self._ended = 0  # transactions that left _running, guarded by _proc_lock
         self._last_snapshot = None  # (catalog, xmax, _ended, the snapshot taken then), guarded likewise
         self._refs = 0
+        self.warehouse.oldest_snapshot_in_use = lambda: self.horizons()[1]  # (compaction lineage)
         self.gc = GarbageCollector(self, interval=gc_interval)
         self.gc.start()
         self.publisher = None

@@ -867,6 +867,8 @@ class Executor:
             if successor is None:
                 return None
             where = version.locate(successor >> 32, successor & 0xFFFFFFFF)
+            if where is None and version.lineage_lost(successor >> 32):
+                raise errors.SerializationFailure("could not serialize access due to concurrent update")
             if where is None:
                 return None
             rowid = (where[0] << 32) | where[1]

@@ -13,9 +13,9 @@ be deleted at any time.
 
 - Written atomically (a temporary file, fsync'd, renamed) by any process's background
   maintenance, from its newest committed version, once enough entries followed the last one:
-  ``CHECKPOINT_ENTRIES``, or a tenth of the files the catalog holds if that is more (writing
-  one costs in the size of the catalog, replaying in the number of entries). Two processes
-  writing the same CSN write the same state.
+  ``CHECKPOINT_ENTRIES``, or a tenth of the files and lineage entries the catalog holds if that
+  is more (writing one costs in the size of the catalog, replaying in the number of entries).
+  Two processes writing the same CSN write the same state.
 - The newest ``KEEP`` are kept; time travel (``Warehouse.catalog_at``) starts from the newest
   one at or before the CSN it wants.
 - A checkpoint newer than the log's last entry (a log restored from an older copy) is ignored.
@@ -34,7 +34,7 @@ from txlake.storage.version import CatalogVersion
 log = logging.getLogger(__name__)
 
 PREFIX, SUFFIX = "checkpoint-", ".json"
-FORMAT = 1
+FORMAT = 2  # (2: lineage entries carry their compaction's CSN)
 CHECKPOINT_ENTRIES = 1000  # entries after the newest checkpoint before another is written
 KEEP = 3
 
@@ -70,8 +70,8 @@ def load(warehouse, at_most: int | None = None) -> tuple[CatalogVersion, dict[st
 
 def due(warehouse, latest: CatalogVersion, last_csn: int) -> bool:
     """Is a checkpoint of ``latest`` worth writing, the newest one being at ``last_csn``?"""
-    files = sum(len(t.files) for t in latest.tables.values())
-    return latest.csn - last_csn >= max(CHECKPOINT_ENTRIES, files // 10)
+    size = sum(len(t.files) + len(t.moved) for t in latest.tables.values())
+    return latest.csn - last_csn >= max(CHECKPOINT_ENTRIES, size // 10)
 
 
 def write(warehouse, version: CatalogVersion, labels: dict[str, tuple[int, int]]) -> None:

@@ -6,6 +6,12 @@ Compaction merges a table's small files (and files with many deleted rows) into 
 - it records, for every file it replaces, the new file, the row offset there and the deletion
   vector it compacted away (``ChangeData.moved``), so a concurrent transaction whose changes
   refer to the old file is rebased onto the new one (``TableVersion.locate``);
+- that lineage would grow by an entry per compacted file forever, and each compaction copies
+  it: a compaction also forgets the entries of compactions before ``forget_before``, the
+  oldest snapshot anything may still hold (``Warehouse.lineage_horizon``). The entry carries
+  that CSN, so every process forgets the same; a row id whose lineage was forgotten is reported
+  by ``TableVersion.lineage_lost``, and whoever meets one fails (40001) or starts again rather
+  than take a moved row for a deleted one;
 - writers committing meanwhile do not make it start again: rows they deleted in the files being
   compacted are deleted in the new files by the compaction's own entry (rebased on the newest
   version when it is appended) - all of a file's rows if they deleted every one, which drops
@@ -162,6 +168,7 @@ def compact(warehouse, table_id: str, attempts: int = 20, progress=None, tiered:
             if progress is not None:
                 progress(i + 1, len(groups))
         store.fsync_dirs(written)
+        forget_before = min(warehouse.lineage_horizon(), latest.csn)  # (before the log lock: it reads files)
 
         def rebased(newest) -> LogEntry | None:
             """The compaction as the next entry after ``newest``: rows deleted since it read
@@ -169,8 +176,9 @@ def compact(warehouse, table_id: str, attempts: int = 20, progress=None, tiered:
             went away because they were all deleted; None if another compaction moved a
             picked file or the table was re-shaped (then it starts again)."""
             current = newest.by_id(table_id)
-            if current is None or current.schema.schema_id != version.schema.schema_id \
-                    or any(current.file(f.file_id) is None and f.file_id in current.moved for f in picked):
+            if current is None or current.schema.schema_id != version.schema.schema_id or any(
+                    current.file(f.file_id) is None and (f.file_id in current.moved or current.lineage_lost(f.file_id))
+                    for f in picked):
                 return None
             # files committed meanwhile took the ids after the version read: number ours after theirs
             shift = current.next_file_id - version.next_file_id
@@ -184,7 +192,8 @@ def compact(warehouse, table_id: str, attempts: int = 20, progress=None, tiered:
                 for pos in now_dead - dead:
                     carried.setdefault(new_id, BitMap()).add(offset + pos - dead.rank(pos))
             change = ChangeData(table_id, added=files, removed=frozenset(f.file_id for f in picked),
-                                moved=lineage, deleted={fid: FrozenBitMap(bm) for fid, bm in carried.items()})
+                                moved=lineage, deleted={fid: FrozenBitMap(bm) for fid, bm in carried.items()},
+                                forget_before=forget_before)
             return LogEntry(newest.csn + 1, 0, COMPACT_USER, f"compact-{table_id}-{version.next_file_id}",
                             now_ms(), (change,))
 

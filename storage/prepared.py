@@ -333,6 +333,8 @@ def check_claims(claims: list[PreparedRecord], entry: LogEntry, latest) -> None:
             for fid, rows in claim.deleted.items():
                 for pos in rows:
                     where = version.locate(fid, pos) if version is not None else None
+                    if where is None and version is not None and version.lineage_lost(fid):
+                        raise _held(record)  # (cannot tell where the claimed row went)
                     if where is not None and where[1] in change.deleted.get(where[0], ()):
                         raise _held(record)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import datetime
 import decimal
+import itertools
 import math
 import re
 from dataclasses import dataclass, field
@@ -35,6 +36,69 @@ def encode_bitmap(bm: FrozenBitMap | BitMap) -> str:
 
 def decode_bitmap(text: str) -> FrozenBitMap:
     return FrozenBitMap.deserialize(base64.b64decode(text))
+
+
+class Lineage(Mapping):
+    """Compaction lineage of a table version: old file id -> (new file id, first position there,
+    the old file's deletion vector when it was compacted, the compaction's CSN), in compaction
+    order. Versions share it: each compaction copies only the entries of the compactions since
+    the last merge (``recent``, at most ``RECENT_LINEAGE``), and past that merges them into the
+    older ones - dropping, then, the entries of compactions before its ``forget_before``. Which
+    entries a version holds therefore follows from the log alone."""
+
+    __slots__ = ("_old", "_new")
+
+    def __init__(self, old: dict, new: dict):
+        self._old, self._new = old, new
+
+    def __getitem__(self, file_id: int):
+        found = self._new.get(file_id)
+        return found if found is not None else self._old[file_id]
+
+    def __contains__(self, file_id) -> bool:
+        return file_id in self._new or file_id in self._old
+
+    def __iter__(self):
+        return itertools.chain(self._old, self._new)
+
+    def __len__(self) -> int:
+        return len(self._old) + len(self._new)
+
+    @property
+    def recent(self) -> int:
+        return len(self._new)
+
+    def added(self, moved: Mapping, csn: int, forget_before: int) -> tuple["Lineage", list[int]]:
+        """With a compaction's entries (at ``csn``); and the old file ids it forgot."""
+        new = {**self._new, **{old: (*where, csn) for old, where in moved.items()}}
+        if len(new) <= RECENT_LINEAGE:
+            return Lineage(self._old, new), []
+        entries = itertools.chain(self._old.items(), new.items())
+        dropped = []
+        for old, where in entries:  # (in compaction order: the forgotten ones come first)
+            if where[3] >= forget_before:
+                merged = {old: where}
+                merged.update(entries)
+                return Lineage(merged, {}), dropped
+            dropped.append(old)
+        return Lineage({}, {}), dropped
+
+    def to_json(self) -> dict:
+        """(Most compacted files had no deleted rows: their empty deletion vector is written as "".)"""
+        return {"entries": [[old, new, offset, encode_bitmap(dead) if dead else "", csn]
+                            for old, (new, offset, dead, csn) in itertools.chain(self._old.items(), self._new.items())],
+                "recent": len(self._new)}
+
+    @staticmethod
+    def from_json(d: dict) -> "Lineage":
+        entries = [(old, (new, offset, decode_bitmap(dead) if dead else EMPTY_BITMAP, csn))
+                   for old, new, offset, dead, csn in d["entries"]]
+        split = len(entries) - d["recent"]
+        return Lineage(dict(entries[:split]), dict(entries[split:]))
+
+
+RECENT_LINEAGE = 1024
+NO_LINEAGE = Lineage({}, {})
 
 
 class PythonRows:
@@ -344,9 +408,12 @@ class TableVersion:
     deletes: Mapping[int, FrozenBitMap] = field(default_factory=dict)
     next_file_id: int = 1
     # compaction lineage: old file id -> (new file id, first position there, the old file's
-    # deletion vector when it was compacted); lets a row id from before a compaction be found
-    moved: Mapping[int, tuple[int, int, FrozenBitMap]] = field(default_factory=dict)
+    # deletion vector when it was compacted, the compaction's CSN); lets a row id from before a
+    # compaction be found. Entries no snapshot in use can need are dropped (``forget_before``):
+    # ``forgotten`` is the highest old file id whose entry was
+    moved: Lineage = field(default_factory=lambda: NO_LINEAGE)
     caches: dict = field(default_factory=dict, repr=False, compare=False)
+    forgotten: int = 0
 
     @property
     def key(self) -> tuple[str, str]:
@@ -378,12 +445,18 @@ class TableVersion:
         None if it is gone (deleted before a compaction, or its whole file was deleted)."""
         while self.file(file_id) is None:
             if file_id not in self.moved:
-                return None  # the file is gone: every row of it was deleted
-            new_id, offset, dead = self.moved[file_id]
+                return None  # the file is gone: every row of it was deleted (or see lineage_lost)
+            new_id, offset, dead, _ = self.moved[file_id]
             if pos in dead:
                 return None
             file_id, pos = new_id, offset + pos - (dead.rank(pos) if dead else 0)
         return file_id, pos
+
+    def lineage_lost(self, file_id: int) -> bool:
+        """Is ``file_id`` gone from this version such that ``locate`` cannot tell whether its
+        rows were deleted or moved by a compaction whose lineage was forgotten? Callers that
+        must not take a move for a delete then fail (40001) or start again."""
+        return file_id <= self.forgotten and file_id not in self.moved and self.file(file_id) is None
 
     def one_row_files(self) -> tuple[dict, tuple[DataFile, ...]]:
         """(primary key -> file id of each one-row file whose key is known, every other file in
@@ -442,20 +515,20 @@ class TableVersion:
         return {"table_id": self.table_id, "db": self.db, "name": self.name, "schema": self.schema.to_json(),
                 "files": [f.to_json() for f in self.files], "next_file_id": self.next_file_id,
                 "deleted": {str(fid): encode_bitmap(bm) for fid, bm in sorted(self.deletes.items())},
-                "moved": {str(old): [new, offset, encode_bitmap(dead)]
-                          for old, (new, offset, dead) in sorted(self.moved.items())}}
+                "moved": self.moved.to_json(), "forgotten": self.forgotten}
 
     @staticmethod
     def from_json(d: dict) -> "TableVersion":
         return TableVersion(d["table_id"], d["db"], d["name"], TableSchema.from_json(d["schema"]),
                             tuple(DataFile.from_json(f) for f in d["files"]),
                             {int(fid): decode_bitmap(bm) for fid, bm in d["deleted"].items()}, d["next_file_id"],
-                            {int(old): (new, offset, decode_bitmap(dead)) for old, (new, offset, dead) in d["moved"].items()})
+                            Lineage.from_json(d["moved"]), forgotten=d["forgotten"])
 
     def with_files(self, added: tuple[DataFile, ...] = (), removed: frozenset[int] = frozenset(),
                    deleted: Mapping[int, FrozenBitMap] | None = None,
                    schema: TableSchema | None = None,
-                   moved: Mapping[int, tuple[int, int, FrozenBitMap]] | None = None) -> "TableVersion":
+                   moved: Mapping[int, tuple[int, int, FrozenBitMap]] | None = None, csn: int = 0,
+                   forget_before: int = 0) -> "TableVersion":
         """This version with files added and removed and rows deleted; a file whose every row is
         deleted leaves it. Asked for every statement's and every commit's changes, so it works
         in the size of the change where it can: the file index and the one-row keys are
@@ -508,11 +581,15 @@ class TableVersion:
             mine = tuple(f for f in mine if f.file_id not in gone)
         caches[UNCOMMITTED] = mine + tuple(f for f in added if f.file_id < 0 and f.file_id not in gone) \
             if added else mine
+        lineage, forgotten = self.moved, self.forgotten
+        if moved:  # a compaction's (``csn``)
+            lineage, dropped = lineage.added(moved, csn, forget_before)
+            forgotten = max(forgotten, *dropped) if dropped else forgotten
         # (the dataclass's frozen __init__ costs more than the rest of this method together)
         version = object.__new__(TableVersion)
         version.__dict__.update(table_id=self.table_id, db=self.db, name=self.name, schema=schema or self.schema,
-                                files=files, deletes=deletes, next_file_id=next_id,
-                                moved={**self.moved, **moved} if moved else self.moved, caches=caches)
+                                files=files, deletes=deletes, next_file_id=next_id, moved=lineage, caches=caches,
+                                forgotten=forgotten)
         return version
 
 
@@ -548,6 +625,7 @@ class ChangeData:
     deleted: Mapping[int, FrozenBitMap] = field(default_factory=dict)
     schema: TableSchema | None = None
     moved: Mapping[int, tuple[int, int, FrozenBitMap]] = field(default_factory=dict)  # compaction
+    forget_before: int = 0  # a compaction's: lineage of compactions before this CSN is dropped
 
     @property
     def rows_added(self) -> int:
@@ -566,6 +644,8 @@ class ChangeData:
         if self.moved:
             d["moved"] = {str(old): [new, offset, encode_bitmap(dead)]
                           for old, (new, offset, dead) in sorted(self.moved.items())}
+        if self.forget_before:
+            d["forget_before"] = self.forget_before
         return d
 
 
@@ -583,7 +663,8 @@ def change_from_json(d: dict) -> Change:
             d["table_id"], tuple(DataFile.from_json(f) for f in d["added"]), frozenset(d["removed"]),
             {int(fid): decode_bitmap(bm) for fid, bm in d["deleted"].items()},
             TableSchema.from_json(d["schema"]) if "schema" in d else None,
-            {int(old): (new, offset, decode_bitmap(dead)) for old, (new, offset, dead) in d.get("moved", {}).items()})
+            {int(old): (new, offset, decode_bitmap(dead)) for old, (new, offset, dead) in d.get("moved", {}).items()},
+            d.get("forget_before", 0))
     raise ValueError(f"unknown change {op!r}")
 
 
@@ -675,5 +756,5 @@ class CatalogVersion:
             else:
                 key = by_id[change.table_id]
                 tables[key] = tables[key].with_files(change.added, change.removed, change.deleted,
-                                                     change.schema, change.moved)
+                                                     change.schema, change.moved, entry.csn, change.forget_before)
         return CatalogVersion(entry.csn, entry.time_ms, tables, max(self.max_xid, entry.xid))

@@ -13,6 +13,7 @@ and the log's file lock (``TxLog.locked``) serialises appenders across processes
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import threading
@@ -34,6 +35,9 @@ FORMAT_VERSION = 2  # 2: the commit log is segments of lines (1: a file per entr
 RECENT_ENTRIES = 10_000
 MARKER = "txlake.json"
 DEFAULT_LABEL_RETENTION = 7 * 24 * 3600.0  # seconds a committed label blocks its reuse
+# compaction lineage is kept at least this long after its compaction, whatever snapshots are
+# advertised: a process advertises its own (reader leases) within seconds of starting
+LINEAGE_KEEP_SECONDS = 10.0
 
 
 def _data_tables(entry: LogEntry) -> frozenset[str]:
@@ -67,6 +71,11 @@ class Warehouse:
         # label -> (CSN, commit time) of the entry carrying it, guarded by _lock; a label older
         # than the retention may be used again (exactly-once holds within the retention)
         self._labels: dict[str, tuple[int, int]] = {}
+        # (csn, commit time) of the entries seen, one a second at most, guarded by _lock: how old
+        # a CSN is (lineage_horizon)
+        self._times: collections.deque[tuple[int, int]] = collections.deque(maxlen=4096)
+        # the oldest snapshot CSN this process's running transactions hold (set by the engine)
+        self.oldest_snapshot_in_use = lambda: None
         self.label_retention_ms = int(label_retention * 1000)
         start = CatalogVersion(0)
         loaded = checkpoint.load(self)  # (storage/checkpoint.py: replay only the entries after it)
@@ -101,6 +110,8 @@ class Warehouse:
     def _remember(self, entry: LogEntry) -> None:
         """Keep who committed what, recently: for cross-process conflict checks."""
         self._recent[entry.csn] = (entry.commit_user, _data_tables(entry))
+        if not self._times or entry.time_ms - self._times[-1][1] >= 1000:
+            self._times.append((entry.csn, entry.time_ms))
         if entry.label is not None:
             self._labels[entry.label] = (entry.csn, entry.time_ms)
         while len(self._recent) > RECENT_ENTRIES:
@@ -173,6 +184,21 @@ class Warehouse:
             while len(self._history_cache) > 16:
                 self._history_cache.pop(next(iter(self._history_cache)))
         return version
+
+    def lineage_horizon(self) -> int:
+        """A CSN no snapshot anything may still commit or follow rows from is older than: the
+        oldest of this process's running transactions' snapshots, the snapshots other
+        processes advertise (reader leases), prepared transactions' snapshots, and the newest
+        commit this process saw that is ``LINEAGE_KEEP_SECONDS`` old (0 if none). Compaction
+        lineage from before it may be forgotten (storage/maintenance.py)."""
+        from txlake.storage.expiry import oldest_leased
+        cutoff = now_ms() - int(LINEAGE_KEEP_SECONDS * 1000)
+        with self._lock:
+            latest = self.latest
+            aged = latest.csn if latest.time_ms <= cutoff else max((c for c, t in self._times if t <= cutoff), default=0)
+        held = [self.oldest_snapshot_in_use(), oldest_leased(self),
+                *(r.snapshot_csn for r in self.prepared.claims())]
+        return min([aged, *(csn for csn in held if csn is not None)])
 
     def write_checkpoint(self, force: bool = False) -> int | None:
         """Write a checkpoint of the newest committed version if one is due (or ``force``):

@@ -71,6 +71,7 @@ class GarbageCollector:
             if self._stop.is_set():
                 return
             try:
+                self.lease.advertise(self.db.horizons()[1])  # first: a compaction may take a while
                 self.compact_small_files()
                 self.db.warehouse.prepared.expire()  # forgotten prepared transactions time out
                 self.db.warehouse.write_checkpoint()  # if due: opening replays only the log after it

@@ -18,10 +18,11 @@ def dump(catalog) -> tuple:
         return f.inline.to_pylist() if f.is_inline and hasattr(f.inline, "to_pylist") else \
             f.python_rows().columns if f.python_rows() is not None else None
 
-    tables = sorted((t.table_id, t.db, t.name, t.schema, t.next_file_id,
+    tables = sorted((t.table_id, t.db, t.name, t.schema, t.next_file_id, t.forgotten,
                      [(f.file_id, f.path, f.row_count, f.schema_id, f.size, f.key_bounds, rows(f)) for f in t.files],
                      {fid: list(bm) for fid, bm in t.deletes.items()},
-                     {old: (new, offset, list(dead)) for old, (new, offset, dead) in t.moved.items()})
+                     [(old, new, offset, list(dead), csn) for old, (new, offset, dead, csn) in t.moved.items()],
+                     t.moved.recent)
                     for t in catalog.tables.values())
     return catalog.csn, catalog.time_ms, catalog.max_xid, tables
 
