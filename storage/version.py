@@ -409,8 +409,8 @@ class TableVersion:
     next_file_id: int = 1
     # compaction lineage: old file id -> (new file id, first position there, the old file's
     # deletion vector when it was compacted, the compaction's CSN); lets a row id from before a
-    # compaction be found. Entries no snapshot in use can need are dropped (``forget_before``):
-    # ``forgotten`` is the highest old file id whose entry was
+    # compaction be found. Entries no snapshot in use can need are dropped (``forget_before``);
+    # ``forgotten`` is the highest old file id whose entry was (``lineage_lost``)
     moved: Lineage = field(default_factory=lambda: NO_LINEAGE)
     caches: dict = field(default_factory=dict, repr=False, compare=False)
     forgotten: int = 0
