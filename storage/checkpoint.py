@@ -15,7 +15,7 @@ be deleted at any time.
   maintenance, from its newest committed version, once enough entries followed the last one:
   ``CHECKPOINT_ENTRIES``, or a tenth of the files and lineage entries the catalog holds if that
   is more (writing one costs in the size of the catalog, replaying in the number of entries).
-  Two processes writing the same CSN write the same state.
+  Two processes writing the same CSN write the same catalog.
 - The newest ``KEEP`` are kept; time travel (``Warehouse.catalog_at``) starts from the newest
   one at or before the CSN it wants.
 - A checkpoint newer than the log's last entry (a log restored from an older copy) is ignored.
@@ -23,12 +23,10 @@ be deleted at any time.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 
-import orjson
-
+from txlake.storage.txlog import dump_json, load_json
 from txlake.storage.version import CatalogVersion
 
 log = logging.getLogger(__name__)
@@ -58,7 +56,7 @@ def load(warehouse, at_most: int | None = None) -> tuple[CatalogVersion, dict[st
         if csn > newest or (at_most is not None and csn > at_most):
             continue
         try:
-            doc = orjson.loads(warehouse.fs.read_bytes(os.path.join(warehouse.txlog.dir, _name(csn))))
+            doc = load_json(warehouse.fs.read_bytes(os.path.join(warehouse.txlog.dir, _name(csn))))
             if doc.get("format") != FORMAT or doc["catalog"]["csn"] != csn:
                 raise ValueError(f"not a format {FORMAT} checkpoint of CSN {csn}")
             labels = {label: (c, t) for label, (c, t) in doc["labels"].items()}
@@ -68,7 +66,7 @@ def load(warehouse, at_most: int | None = None) -> tuple[CatalogVersion, dict[st
     return None
 
 
-def due(warehouse, latest: CatalogVersion, last_csn: int) -> bool:
+def due(latest: CatalogVersion, last_csn: int) -> bool:
     """Is a checkpoint of ``latest`` worth writing, the newest one being at ``last_csn``?"""
     size = sum(len(t.files) + len(t.moved) for t in latest.tables.values())
     return latest.csn - last_csn >= max(CHECKPOINT_ENTRIES, size // 10)
@@ -79,10 +77,6 @@ def write(warehouse, version: CatalogVersion, labels: dict[str, tuple[int, int]]
     drop all but the newest ``KEEP``."""
     doc = {"format": FORMAT, "catalog": version.to_json(),
            "labels": {label: [csn, t] for label, (csn, t) in labels.items() if csn <= version.csn}}
-    try:
-        body = orjson.dumps(doc)
-    except TypeError:  # integers beyond 64 bits (see txlog._dumps)
-        body = json.dumps(doc, separators=(",", ":")).encode()
-    warehouse.fs.write_atomic(os.path.join(warehouse.txlog.dir, _name(version.csn)), body)
+    warehouse.fs.write_atomic(os.path.join(warehouse.txlog.dir, _name(version.csn)), dump_json(doc))
     for csn in checkpoint_csns(warehouse)[:-KEEP]:
         warehouse.fs.remove(os.path.join(warehouse.txlog.dir, _name(csn)))

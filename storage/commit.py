@@ -218,7 +218,7 @@ class Commit:
         for d in self.deltas:
             if d.work is None or not d.pending:
                 continue
-            pieces, sources, written = [], [], []  # (sources: the file of each piece)
+            pieces, origins, written = [], [], []  # (origins: the pending file of each piece)
             for f in d.pending:
                 deleted = d.work.deleted(f.file_id)
                 if not f.in_memory and not deleted:  # spilled rows: the file is taken as it is
@@ -235,17 +235,18 @@ class Commit:
                     data = data.filter(pa.array(keep))
                 if data.num_rows:
                     pieces.append(data)
-                    sources.append(f)
+                    origins.append(f)
             if len(pieces) == 1:  # (new rows only - an INSERT's - have no sources to record)
-                f = sources[0]
-                self._write_rows(d, pieces[0], visible_sources(d.work, f) if SOURCES in f.caches else None, written)
-            elif pieces and all(isinstance(p, PythonRows) for p in pieces):
-                columns = [list(itertools.chain.from_iterable(c)) for c in zip(*(p.columns for p in pieces))]
-                self._write_rows(d, PythonRows(d.work.schema, columns),
-                                 np.concatenate([visible_sources(d.work, f) for f in sources]), written)
+                only = origins[0]
+                self._write_rows(d, pieces[0], visible_sources(d.work, only) if SOURCES in only.caches else None,
+                                 written)
             elif pieces:
-                self._write_rows(d, pa.concat_tables([p.table() if isinstance(p, PythonRows) else p for p in pieces]),
-                                 np.concatenate([visible_sources(d.work, f) for f in sources]), written)
+                if all(isinstance(p, PythonRows) for p in pieces):
+                    columns = [list(itertools.chain.from_iterable(c)) for c in zip(*(p.columns for p in pieces))]
+                    data = PythonRows(d.work.schema, columns)
+                else:
+                    data = pa.concat_tables([p.table() if isinstance(p, PythonRows) else p for p in pieces])
+                self._write_rows(d, data, np.concatenate([visible_sources(d.work, f) for f in origins]), written)
             if written:
                 self._written[d.table_id] = written
         self.store.fsync_dirs([f.path for files in self._written.values() for f in files if not f.is_inline])

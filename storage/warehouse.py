@@ -207,10 +207,10 @@ class Warehouse:
             latest, known = self.latest, self._checkpoint_csn
             cutoff = now_ms() - self.label_retention_ms
             labels = {label: found for label, found in self._labels.items() if found[1] >= cutoff}
-        if not force and not checkpoint.due(self, latest, known):
+        if not force and not checkpoint.due(latest, known):
             return None
         newest = max(checkpoint.checkpoint_csns(self), default=0)  # another process's, maybe
-        if newest >= latest.csn or (not force and not checkpoint.due(self, latest, newest)):
+        if newest >= latest.csn or (not force and not checkpoint.due(latest, newest)):
             with self._lock:
                 self._checkpoint_csn = max(self._checkpoint_csn, newest)
             return None

@@ -94,31 +94,31 @@ def test_open_from_a_checkpoint_equals_a_replay_of_the_whole_log(warehouse):
     again.close()
 
 
-def test_time_travel_starts_from_a_checkpoint_and_sees_what_a_replay_sees(warehouse):
+@pytest.fixture
+def worked(warehouse):
+    """A connection to a warehouse with two tables, after one ``workload``."""
     conn = txlake.connect(warehouse, autocommit=True, publish="off")
     conn.execute("CREATE TABLE k (id BIGINT PRIMARY KEY, v VARCHAR)")
     conn.execute("CREATE TABLE n (x INT, y DOUBLE)")
     workload(conn, 0)
-    wh = conn._session.db.warehouse
+    yield conn
+    conn.close()
+
+
+def test_time_travel_starts_from_a_checkpoint_and_sees_what_a_replay_sees(warehouse, worked, monkeypatch):
+    conn, wh = worked, worked._session.db.warehouse
     wh.write_checkpoint(force=True)
     middle = wh.latest.csn + 3
     workload(conn, 100_000)
     wh.write_checkpoint(force=True)  # (one past ``middle`` too: not a start for it)
     conn.close()
     expected = dump(Warehouse(warehouse).catalog_at(middle))  # (from the log's start)
-    checkpoint.CHECKPOINT_ENTRIES, saved = 1, checkpoint.CHECKPOINT_ENTRIES  # (so it is used)
-    try:
-        assert dump(Warehouse(warehouse).catalog_at(middle)) == expected
-    finally:
-        checkpoint.CHECKPOINT_ENTRIES = saved
+    monkeypatch.setattr(checkpoint, "CHECKPOINT_ENTRIES", 1)     # (so the checkpoint is used)
+    assert dump(Warehouse(warehouse).catalog_at(middle)) == expected
 
 
-def test_a_checkpoint_that_cannot_be_used_is_passed_over(warehouse):
-    conn = txlake.connect(warehouse, autocommit=True, publish="off")
-    conn.execute("CREATE TABLE k (id BIGINT PRIMARY KEY, v VARCHAR)")
-    conn.execute("CREATE TABLE n (x INT, y DOUBLE)")
-    workload(conn, 0)
-    wh = conn._session.db.warehouse
+def test_a_checkpoint_that_cannot_be_used_is_passed_over(warehouse, worked):
+    conn, wh = worked, worked._session.db.warehouse
     older = wh.write_checkpoint(force=True)
     conn.execute("INSERT INTO k VALUES (-5, 'x')")
     newer = wh.write_checkpoint(force=True)
