@@ -205,8 +205,6 @@ class Warehouse:
         its CSN, or None (storage/checkpoint.py). Background maintenance calls it."""
         with self._lock:
             latest, known = self.latest, self._checkpoint_csn
-            cutoff = now_ms() - self.label_retention_ms
-            labels = {label: found for label, found in self._labels.items() if found[1] >= cutoff}
         if not force and not checkpoint.due(latest, known):
             return None
         newest = max(checkpoint.checkpoint_csns(self), default=0)  # another process's, maybe
@@ -214,6 +212,9 @@ class Warehouse:
             with self._lock:
                 self._checkpoint_csn = max(self._checkpoint_csn, newest)
             return None
+        cutoff = now_ms() - self.label_retention_ms
+        with self._lock:  # (labels of entries after ``latest`` are left out by checkpoint.write)
+            labels = {label: found for label, found in self._labels.items() if found[1] >= cutoff}
         checkpoint.write(self, latest, labels)
         with self._lock:
             self._checkpoint_csn = max(self._checkpoint_csn, latest.csn)
@@ -318,6 +319,7 @@ class Warehouse:
         version to writing the last entry, so no other process can take a CSN in between; one
         flush follows, after the lock, for every entry written (whatever failed after them)."""
         written: list[LogEntry] = []
+        built: dict[int, tuple[CatalogVersion, CatalogVersion]] = {}  # csn -> (version before, after)
         voted, failure = [], None
         with self._log_locked():
             try:
@@ -330,7 +332,8 @@ class Warehouse:
                         continue
                     if entry is not None and self._write(entry):
                         written.append(entry)
-                        latest = latest.apply(entry)
+                        built[entry.csn] = (latest, latest.apply(entry))
+                        latest = built[entry.csn][1]
                         r.entry = entry
                         with self._lock:  # (a SERIALIZABLE vote below asks who wrote it)
                             self._remember(entry)
@@ -345,7 +348,7 @@ class Warehouse:
             except BaseException as e:
                 failure, voted = e, []
         if written:
-            self._made_durable(written)  # raises: every request still waiting fails with it
+            self._made_durable(written, built)  # raises: every request still waiting fails with it
         for r in requests:
             if r.build is not None and not r.done:
                 r.finish(entry=r.entry)
@@ -433,9 +436,12 @@ class Warehouse:
         with self._lock:
             self._unflushed.discard(csn)
 
-    def _made_durable(self, entries: list[LogEntry]) -> None:
+    def _made_durable(self, entries: list[LogEntry],
+                      built: dict[int, tuple[CatalogVersion, CatalogVersion]] | None = None) -> None:
         """Flush the log up to the last of ``entries`` (consecutive, just written), then show them
-        to this process's sessions (as built, inline rows still decoded: not re-read from the log)."""
+        to this process's sessions (as built, inline rows still decoded: not re-read from the log).
+        ``built``: csn -> (version, version after the entry), for entries applied and remembered
+        already (maintenance entries, under the log lock); used while that version is the newest."""
         try:
             self.txlog.sync(entries[-1].csn)
         except OSError as e:
@@ -445,8 +451,13 @@ class Warehouse:
         with self._lock:
             for entry in entries:
                 if self.latest.csn < entry.csn:  # (the replay stops before the entry: still unflushed)
-                    self.latest = self._replay(self.latest).apply(entry)
-                    self._remember(entry)
+                    before = self._replay(self.latest)
+                    known = (built or {}).get(entry.csn)
+                    if known is not None and known[0] is before:
+                        self.latest = known[1]
+                    else:
+                        self.latest = before.apply(entry)
+                        self._remember(entry)
                 self._unflushed.discard(entry.csn)
 
 
