@@ -902,7 +902,7 @@ class Executor:
         """The row ``rowid`` of ``version`` as a dict of Python values (``_row_at``'s one row,
         without slicing a table, or building one for rows held as Python values)."""
         f, pos = version.file(rowid >> 32), rowid & 0xFFFFFFFF
-        rows = f.python_rows()
+        rows = f.python_rows(version.schema)
         return rows.row(pos) if rows is not None else self.store.row(f, version.schema, pos)
 
     def _row_at(self, version: TableVersion, rowid: int) -> pa.Table:

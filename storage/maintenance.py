@@ -73,9 +73,10 @@ def needs_compaction(version: TableVersion, min_files: int = 2, tiered: bool = F
 
 def _merged_rows(store, version: TableVersion, group: list[DataFile]) -> pa.Table | PythonRows:
     """The visible rows of ``group``'s files, in order. Files holding their rows as Python values
-    in the version's schema (this process's one-row commits, inline) merge as such: no Arrow
-    table is built for each, and the merged file is encoded for the log from them."""
-    python = [f.python_rows() for f in group]
+    in the version's schema (inline one-row commits: this process's, or decoded from the log)
+    merge as such: no Arrow table is built for each, and the merged file is encoded for the log
+    from them."""
+    python = [f.python_rows(version.schema) for f in group]
     if any(rows is None or f.schema_id != version.schema.schema_id for f, rows in zip(group, python)):
         return pa.concat_tables([store.scan_file(version, f) for f in group]).combine_chunks()
     columns = [[] for _ in version.schema.names]

@@ -210,11 +210,20 @@ class DataFile:
         """Uncommitted rows in memory (``data is not None`` would build their Arrow table)."""
         return self.__dict__.get("_data") is not None
 
-    def python_rows(self) -> PythonRows | None:
-        """The file's rows as Python values, if it holds them so (uncommitted or inline)."""
+    def python_rows(self, schema: TableSchema | None = None) -> PythonRows | None:
+        """The file's rows as Python values, if it holds them so (uncommitted or inline). Given
+        the ``schema`` of the file's version, inline rows still as the log encoded them
+        (another process's commit, or one replayed) are decoded so too, where each column's
+        type allows (``decode_values``): a point UPDATE of a row another process committed
+        then reads it without building an Arrow table for it."""
         rows = self.__dict__.get("_data")
         if rows is None:
             rows = self.__dict__.get("_inline")
+            if type(rows) is dict and schema is not None and schema.schema_id == self.schema_id:
+                decoded = decode_values(schema, rows)
+                if decoded is not None:
+                    self.caches.setdefault(ENCODED, rows)  # (written as it came, if written again)
+                    self.__dict__["_inline"] = rows = decoded
         return rows if isinstance(rows, PythonRows) else None
 
     def numbered(self, file_id: int) -> "DataFile":
@@ -305,6 +314,28 @@ def encode_values(schema: TableSchema, columns: list[list]) -> dict | None:
         else:  # a timestamp in microseconds
             out.append([None if v is None else (v - _EPOCH) // _MICROSECOND for v in values])
     return {"names": names, "types": types, "columns": out}
+
+
+def decode_values(schema: TableSchema, encoded: dict) -> PythonRows | None:
+    """``encode_values``' inverse: rows encoded as JSON values, as the Python values
+    ``to_pylist`` gives for ``schema``'s types. None if they were encoded in other names or
+    types than ``schema``'s, or a column's type is not one ``encode_values`` writes."""
+    layout = _json_layout(schema)
+    if layout is None or encoded["names"] != layout[0] or encoded["types"] != layout[1]:
+        return None
+    columns = []
+    for kind, values in zip(layout[2], encoded["columns"]):
+        if kind == "plain":
+            columns.append(values)
+        elif kind == "float":
+            columns.append([v if v is None else float(v) for v in values])
+        elif kind == "decimal":
+            columns.append([None if v is None else decimal.Decimal(v) for v in values])
+        elif kind == "date":
+            columns.append([None if v is None else datetime.date.fromordinal(v + _EPOCH_DAY) for v in values])
+        else:  # a timestamp in microseconds
+            columns.append([None if v is None else _EPOCH + datetime.timedelta(microseconds=v) for v in values])
+    return PythonRows(schema, columns)
 
 
 def _json_layout(schema: TableSchema) -> tuple[list, list, list] | None:

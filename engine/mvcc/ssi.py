@@ -281,7 +281,7 @@ class SSI:
         rows = []
         for fid, positions in deleted.items():
             f = d.base.file(fid)
-            held = f.python_rows() if f is not None else None
+            held = f.python_rows(schema) if f is not None else None
             if held is not None:
                 rows.extend(held.row(pos) for pos in positions)
             elif f is not None:

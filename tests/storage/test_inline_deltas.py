@@ -114,7 +114,7 @@ def test_rows_held_as_python_values_encode_as_their_arrow_table_does():
     import pyarrow as pa
 
     from txlake.storage.schema import Column, TableSchema, type_from_arrow
-    from txlake.storage.version import decode_rows, encode_rows, encode_values
+    from txlake.storage.version import decode_rows, decode_values, encode_rows, encode_values
     types = {"i": pa.int32(), "f": pa.float64(), "s": pa.string(), "ok": pa.bool_(), "day": pa.date32(),
              "ts": pa.timestamp("us"), "price": pa.decimal128(10, 2)}
     schema = TableSchema(0, tuple(Column(i, n, type_from_arrow(t)) for i, (n, t) in enumerate(types.items())))
@@ -131,6 +131,13 @@ def test_rows_held_as_python_values_encode_as_their_arrow_table_does():
     encoded = encode_values(schema, columns)
     assert json.dumps(encoded) == json.dumps(encode_rows(rows))
     assert decode_rows(json.loads(json.dumps(encoded))).equals(rows)
+    # and back to Python values without Arrow (another process's inline rows), as to_pylist gives
+    decoded = decode_values(schema, json.loads(json.dumps(encoded)))
+    assert decoded.columns == columns
+    assert [type(v) for v in decoded.row(0).values()] == [type(v) for v in rows.to_pylist()[0].values()]
+    assert decoded.table().equals(rows)
+    other = TableSchema(1, schema.columns[:-1])  # rows encoded in other columns are not taken
+    assert decode_values(other, encoded) is None
 
 
 def test_point_writes_reach_the_log_exactly(warehouse):
@@ -148,6 +155,11 @@ def test_point_writes_reach_the_log_exactly(warehouse):
     assert [r[:3] for r in seen] == [(1, 2 ** 40 + 3, "é"), (2, -6, None)]
     again = txlake.connect(warehouse, autocommit=True, publish="off")
     assert again.execute("SELECT * FROM t ORDER BY id").fetchall() == seen
+    # a point UPDATE of a replayed row copies its other values as the log carried them
+    again.execute("UPDATE t SET n = n + 1 WHERE id = 2")
+    again.execute("UPDATE t SET s = 'x' WHERE id = 1")
+    assert again.execute("SELECT * FROM t ORDER BY id").fetchall() == \
+        [(1, 2 ** 40 + 3, "x", *seen[0][3:]), (2, -5, None, *seen[1][3:])]
     again.close()
     assert not parquet_files(warehouse), "every row travelled inline"
 
