@@ -21,6 +21,7 @@ Compaction merges a table's small files (and files with many deleted rows) into 
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 from pyroaring import BitMap, FrozenBitMap
 
-from txlake.storage.commit import ROWS_PER_FILE, backoff, inline_bytes, inline_file, now_ms
+from txlake.storage.commit import INLINE_ROWS, ROWS_PER_FILE, backoff, inline_bytes, inline_file, now_ms
 from txlake.storage.version import ChangeData, DataFile, LogEntry, PythonRows, TableVersion
 
 SMALL_FILE_ROWS = ROWS_PER_FILE // 4
@@ -75,16 +76,39 @@ def _merged_rows(store, version: TableVersion, group: list[DataFile]) -> pa.Tabl
     """The visible rows of ``group``'s files, in order. Files holding their rows as Python values
     in the version's schema (inline one-row commits: this process's, or decoded from the log)
     merge as such: no Arrow table is built for each, and the merged file is encoded for the log
-    from them."""
-    python = [f.python_rows(version.schema) for f in group]
-    if any(rows is None or f.schema_id != version.schema.schema_id for f, rows in zip(group, python)):
-        return pa.concat_tables([store.scan_file(version, f) for f in group]).combine_chunks()
-    columns = [[] for _ in version.schema.names]
-    for f, rows in zip(group, python):
-        dead = version.deleted(f.file_id)
-        for merged, values in zip(columns, rows.columns):
-            merged.extend(values if not dead else [v for pos, v in enumerate(values) if pos not in dead])
-    return PythonRows(version.schema, columns)
+    from them. A few rows held in Arrow among them (a table's first rows, loaded in one
+    statement) join as Python values; past ``INLINE_ROWS`` of those, the group merges in Arrow,
+    each run of Python-held files made one table."""
+    schema = version.schema
+    python = [f.python_rows(schema) if f.schema_id == schema.schema_id else None for f in group]
+    in_arrow = sum(_live_rows(version, f) for f, rows in zip(group, python) if rows is None)
+    if in_arrow > INLINE_ROWS or any(f.schema_id != schema.schema_id for f in group):
+        pieces, run = [], []
+        for f, rows in zip(group, python):
+            if rows is not None:
+                run.append(_visible_values(version, f, rows.columns))
+                continue
+            if run:
+                pieces.append(_python_rows(schema, run).table())
+                run = []
+            pieces.append(store.scan_file(version, f))
+        if run:
+            pieces.append(_python_rows(schema, run).table())
+        return pa.concat_tables(pieces).combine_chunks()
+    return _python_rows(schema, [
+        _visible_values(version, f, rows.columns) if rows is not None else
+        [c.to_pylist() for c in store.scan_file(version, f).columns] for f, rows in zip(group, python)])
+
+
+def _visible_values(version: TableVersion, f: DataFile, columns: list[list]) -> list[list]:
+    """A Python-held file's columns without its deleted rows."""
+    dead = version.deleted(f.file_id)
+    return columns if not dead else [[v for pos, v in enumerate(values) if pos not in dead] for values in columns]
+
+
+def _python_rows(schema, pieces: list[list[list]]) -> PythonRows:
+    """Column lists of consecutive pieces of rows, joined."""
+    return PythonRows(schema, [list(itertools.chain.from_iterable(c)) for c in zip(*pieces)])
 
 
 def worth_compacting(version: TableVersion, more_than: int) -> bool:

@@ -121,3 +121,36 @@ def test_background_compaction_merges_by_size_tiers_and_small_results_travel_inl
     reopened = txlake.connect(warehouse, publish="off")
     assert reopened.execute("SELECT count(*), sum(v) FROM t").fetchone() == (400, sum(range(400)))
     reopened.close()
+
+
+def test_a_few_rows_held_in_arrow_merge_with_point_writes_as_python_values(warehouse, monkeypatch):
+    """A table's first rows loaded by INSERT ... SELECT are held in Arrow; the one-row files of
+    point writes after them hold Python values. Compacted together, the Arrow rows join the
+    Python values (no Arrow table is built for each one-row file) and the merged file holds
+    Python values too - in order, without the rows deleted."""
+    from txlake.engine.mvcc import gc
+    from txlake.storage import maintenance
+
+    monkeypatch.setattr(gc, "AUTO_COMPACT_FILES", 10**6)  # compacted by hand, below
+    conn = txlake.connect(warehouse, autocommit=True, publish="off", gc_interval=3600)
+    conn.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT, note VARCHAR)")
+    conn.execute("INSERT INTO t SELECT range, 0, 'loaded' FROM range(4)")
+    for i in range(6):
+        conn.execute("UPDATE t SET v = v + ? WHERE id = ?", (10 + i, i % 3))
+    conn.execute("INSERT INTO t VALUES (?, ?, ?)", (9, 9, "point"))
+    wh = conn._session.db.warehouse
+    before = wh.refresh().table("default", "t")
+    assert before.files[0].python_rows() is None, "the loaded rows are held in Arrow"
+    one_row = [f.python_rows() for f in before.files[1:]]
+    assert all(rows is not None for rows in one_row)
+
+    maintenance.compact(wh, before.table_id)
+    after = wh.latest.table("default", "t")
+    assert len(after.files) == 1
+    merged = after.files[0].python_rows()
+    assert merged is not None and merged._table is None
+    assert all(rows._table is None for rows in one_row)
+    assert sorted(zip(*merged.columns)) == [(0, 23, "loaded"), (1, 25, "loaded"), (2, 27, "loaded"),
+                                            (3, 0, "loaded"), (9, 9, "point")]
+    assert conn.execute("SELECT * FROM t ORDER BY id").fetchall() == sorted(zip(*merged.columns))
+    conn.close()
