@@ -79,11 +79,11 @@ def _hashes(keys: list, exact: bool) -> np.ndarray:
     return np.fromiter(map(hash, keys), dtype=np.int64, count=len(keys))
 
 
-def _build(columns: pa.Table, names: tuple[str, ...], exact: bool) -> KeyIndex:
-    if exact:
+def _build(columns: pa.Table | PythonRows, names: tuple[str, ...], exact: bool) -> KeyIndex:
+    if exact and not isinstance(columns, PythonRows):
         hashes = columns.column(names[0]).to_numpy().astype(np.int64, copy=False)
     else:
-        hashes = _hashes(key_tuples(columns, names), False)
+        hashes = _hashes(key_tuples(columns, names), exact)
     if len(hashes) < 2 or bool(np.all(hashes[:-1] <= hashes[1:])):
         return KeyIndex(hashes, None)
     order = np.argsort(hashes, kind="stable")
@@ -94,8 +94,8 @@ def file_index(store: DataFileStore, version: TableVersion, f: DataFile, exact: 
     names = version.schema.primary_key
     exact = _integer_key(version.schema) if exact is None else exact
 
-    def build() -> KeyIndex:
-        return _build(store.read_columns(f, version.schema, names), names, exact)
+    def build() -> KeyIndex:  # (rows held as Python values - a compaction's, inline - need no Arrow table)
+        return _build(_key_columns(store, version, f), names, exact)
 
     if f.in_memory:  # uncommitted rows in memory: the index stays with them
         index = f.caches.get((INDEX, names))
@@ -103,6 +103,12 @@ def file_index(store: DataFileStore, version: TableVersion, f: DataFile, exact: 
             index = f.caches[(INDEX, names)] = build()
         return index
     return store.cached_index((f.path, INDEX, names, exact), build)
+
+
+def _key_columns(store: DataFileStore, version: TableVersion, f: DataFile) -> pa.Table | PythonRows:
+    """A file's rows to read keys from: as Python values if it holds them so, else its key columns."""
+    rows = f.python_rows(version.schema)
+    return rows if rows is not None else store.read_columns(f, version.schema, version.schema.primary_key)
 
 
 def _bounds(store: DataFileStore, f: DataFile, names: tuple[str, ...]) -> tuple | None:
@@ -234,10 +240,17 @@ def _confirmed(store: DataFileStore, version: TableVersion, f: DataFile, key, ma
         pos = int(index.positions[j]) if index.positions is not None else j
         if pos in deleted:
             continue
-        if not exact and key_tuples(store.read_columns(f, version.schema, names).slice(pos, 1), names)[0] != key:
+        if not exact and _key_at(_key_columns(store, version, f), names, pos) != key:
             continue
         return (f.file_id << 32) | pos
     return None
+
+
+def _key_at(rows: pa.Table | PythonRows, names: tuple[str, ...], pos: int):
+    if isinstance(rows, PythonRows):
+        row = rows.row(pos)
+        return row[names[0]] if len(names) == 1 else tuple(row[n] for n in names)
+    return key_tuples(rows.slice(pos, 1), names)[0]
 
 
 def key_bounds(rows: pa.Table | PythonRows, schema: TableSchema) -> tuple | None:
