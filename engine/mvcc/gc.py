@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from txlake.storage.expiry import Lease
 
-AUTO_COMPACT_FILES = 32  # more files worth compacting than this: compacted in the background
+AUTO_COMPACT_FILES = 64  # more files worth compacting than this: compacted in the background
 
 
 @dataclass(frozen=True)
