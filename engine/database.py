@@ -197,6 +197,7 @@ class Database:
         """PREPARE TRANSACTION: ``txn``'s writes become a durable prepared transaction that any
         session or process finishes (storage/prepared.py); ``txn`` itself ends here."""
         try:
+            txn.follow_all()  # (READ COMMITTED: each base is the snapshot's version, as the record says)
             deltas = [d for d in (TableDelta(tid, txn.bases.get(tid), work) for tid, work in txn.changes.items())
                       if not d.is_noop()]
             catalog = txn.snapshot.catalog if txn.snapshot is not None else self.warehouse.latest

@@ -914,28 +914,10 @@ class Executor:
         """The committed version ``version`` (as this transaction sees it) is built on."""
         return txn.bases.get(version.table_id, version) if version.table_id in txn.changes else version
 
-    def _rebase(self, txn: Transaction, version: TableVersion, onto: TableVersion) -> TableVersion:
+    @staticmethod
+    def _rebase(txn: Transaction, version: TableVersion, onto: TableVersion) -> TableVersion:
         """Rebuild this transaction's view of a table on the committed version ``onto``."""
-        tid = version.table_id
-        if tid in txn.changes:
-            version = TableDelta(tid, txn.bases[tid], version).replay(onto)
-            txn.changes[tid] = version
-        else:
-            version = onto
-            txn.changes[tid] = onto
-        txn.bases[tid] = onto
-        return version
-
-    def follow_snapshot(self, txn: Transaction, catalog: CatalogVersion) -> None:
-        """READ COMMITTED, new statement: the tables this transaction wrote move to the
-        statement's snapshot (its own changes replayed on the newer committed versions)."""
-        for tid, work in list(txn.changes.items()):
-            base = txn.bases.get(tid)
-            if base is None or work is None:
-                continue
-            current = catalog.by_id(tid)
-            if current is not None and current is not base:
-                self._rebase(txn, work, current)
+        return txn.rebase(version.table_id, version, onto)
 
     def _read(self, ctx, version, alias, where, params, offset) -> None:
         """SERIALIZABLE: record what a statement read from one table, as narrowly as it can be

@@ -219,7 +219,7 @@ class Session:
         if txn.snapshot is None or not txn.uses_transaction_snapshot:
             txn.snapshot = self.db.take_snapshot()
             if not txn.uses_transaction_snapshot:
-                self.executor.follow_snapshot(txn, txn.snapshot.catalog)
+                txn.follow(txn.snapshot.catalog)
         ctx = Context(txn, txn.snapshot.catalog, self.settings["search_path"],
                       lock_timeout=_seconds(self.settings["lock_timeout"]))
         runner = _DATA.get(type(stmt))

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from txlake import errors
 from txlake.engine.mvcc.snapshot import Snapshot
+from txlake.storage.commit import TableDelta
 from txlake.storage.version import CatalogVersion, TableVersion
 
 READ_UNCOMMITTED = "READ UNCOMMITTED"
@@ -74,6 +75,10 @@ class Transaction:
     # (or PREPARE) adopted them as its own files
     spilled: set[str] = field(default_factory=set)
     started_ms: int = field(default_factory=lambda: int(time.time() * 1000))
+    # READ COMMITTED: the statement's snapshot, and the tables this transaction wrote that have
+    # yet to move to it (``follow``)
+    follows: CatalogVersion | None = None
+    unfollowed: set[str] = field(default_factory=set)
 
     @property
     def uses_transaction_snapshot(self) -> bool:
@@ -87,11 +92,43 @@ class Transaction:
 
     # --- the working catalog -------------------------------------------------------------
 
+    def follow(self, catalog: CatalogVersion) -> None:
+        """READ COMMITTED, new statement: the tables this transaction wrote move to the
+        statement's snapshot (its own changes replayed on the newer committed versions) - each
+        when the statement first uses it (``table``), so a statement pays for the tables it
+        touches, not for every table written before it; the rest at PREPARE (``follow_all``)
+        or, at COMMIT, by the vote, which rebases every table anyway."""
+        self.follows = catalog
+        self.unfollowed = {tid for tid, work in self.changes.items()
+                           if work is not None and self.bases.get(tid) is not None}
+
+    def follow_all(self) -> None:
+        for tid in list(self.unfollowed):
+            self._followed(tid)
+
+    def _followed(self, tid: str) -> TableVersion:
+        self.unfollowed.discard(tid)
+        work, current = self.changes[tid], self.follows.by_id(tid)
+        return self.rebase(tid, work, current) if current is not None and current is not self.bases[tid] else work
+
+    def rebase(self, tid: str, work: TableVersion, onto: TableVersion) -> TableVersion:
+        """Rebuild this transaction's view of a table (``work``, as it sees it now) on the
+        committed version ``onto``; raises SerializationFailure if ``onto`` changed a row it
+        changed."""
+        if tid in self.changes:
+            work = TableDelta(tid, self.bases[tid], work).replay(onto)
+        else:
+            work = onto
+        self.changes[tid] = work
+        self.bases[tid] = onto
+        self.unfollowed.discard(tid)  # (at least as new as the statement's snapshot)
+        return work
+
     def table(self, catalog: CatalogVersion, db: str, name: str) -> TableVersion | None:
         """The table named (db, name) as this transaction sees it: its own writes over ``catalog``."""
-        for version in self.changes.values():
+        for tid, version in self.changes.items():
             if version is not None and version.db == db and version.name == name:
-                return version
+                return self._followed(tid) if tid in self.unfollowed and catalog is self.follows else version
         version = catalog.table(db, name)
         if version is not None and version.table_id in self.changes:
             return None  # dropped (or replaced) by this transaction

@@ -689,6 +689,41 @@ def test_read_committed_sees_commits_at_the_next_statement(connect):
     assert rows(w) == [(1, 11), (2, 20), (100, 0)]
 
 
+@pytest.mark.parametrize("end", ["commit", "prepare"])
+def test_read_committed_moves_a_written_table_when_a_statement_uses_it(connect, end):
+    """A READ COMMITTED statement moves only the tables it uses to its snapshot: one on table u
+    leaves t, written before, where it was; t's next reader sees the newest commits under the
+    transaction's own writes, after a ROLLBACK TO as well; COMMIT and PREPARE TRANSACTION carry
+    every write."""
+    rc = connect(isolation_level="READ COMMITTED")
+    w = connect(autocommit=True)
+    w.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    w.execute("CREATE TABLE u (id INT PRIMARY KEY)")
+    w.execute("INSERT INTO t VALUES (1, 10)")
+    rc.execute("INSERT INTO t VALUES (100, 0)")
+    w.execute("UPDATE t SET v = 11 WHERE id = 1")
+    rc.execute("INSERT INTO u VALUES (1)")
+    txn = rc.session.txn
+    t_id = rc.session.db.warehouse.latest.table("default", "t").table_id
+    assert txn.bases[t_id] is not rc.session.db.warehouse.latest.by_id(t_id), "t has not moved yet"
+    rc.execute("SAVEPOINT s")
+    assert rows(rc) == [(1, 11), (100, 0)]
+    rc.execute("UPDATE t SET v = v + 1 WHERE id = 100")
+    w.execute("INSERT INTO t VALUES (2, 20)")
+    rc.execute("ROLLBACK TO SAVEPOINT s")
+    w.execute("INSERT INTO t VALUES (3, 30)")
+    assert rows(rc) == [(1, 11), (2, 20), (3, 30), (100, 0)]
+    w.execute("DELETE FROM t WHERE id = 3")
+    rc.execute("INSERT INTO u VALUES (2)")         # (t is left where the SELECT saw it)
+    if end == "prepare":
+        rc.execute("PREPARE TRANSACTION 'g'")
+        w.execute("COMMIT PREPARED 'g'")
+    else:
+        rc.commit()
+    assert rows(w) == [(1, 11), (2, 20), (100, 0)]
+    assert rows(w, "u") == [(1,), (2,)]
+
+
 def test_serializable_keeps_its_snapshot(connect, c):
     s = connect(isolation_level="SERIALIZABLE")
     w = connect(autocommit=True)
