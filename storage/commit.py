@@ -327,7 +327,8 @@ class Commit:
     def abort(self) -> None:
         for files in self._written.values():
             for f in files:
-                self.store.fs.remove(os.path.join(self.store.root, f.path))
+                if not f.is_inline:  # (an inline file's path is where publishing would write it)
+                    self.store.fs.remove(os.path.join(self.store.root, f.path))
         self._written.clear()
         self.state = CommitState.ABORTED
 
