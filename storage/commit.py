@@ -118,7 +118,13 @@ class TableDelta:
 
     def new_deletes(self) -> dict[int, FrozenBitMap]:
         """Rows of the base's files this transaction deleted: O(deletion vectors it changed),
-        not O(files) - committed files have positive ids, the transaction's own negative."""
+        not O(files) - committed files have positive ids, the transaction's own negative.
+        Worked out once (the commit's vote and SERIALIZABLE's write images both ask); the
+        caller must not change the dict."""
+        return self._new_deletes
+
+    @cached_property
+    def _new_deletes(self) -> dict[int, FrozenBitMap]:
         if self.base is None or self.work is None:
             return {}
         base, work = self.base, self.work
