@@ -823,7 +823,7 @@ class Executor:
             return version, []
         if txn.uses_transaction_snapshot:
             raise errors.SerializationFailure("could not serialize access due to concurrent update")
-        return self._rebase(txn, version, latest), changed
+        return txn.rebase(version.table_id, version, latest), changed
 
     def _lock(self, ctx: Context, table_id: str, keys: list[tuple]) -> None:
         """Lock rows or keys of a table; a statement locking more than ``BULK_LOCKS`` locks
@@ -849,7 +849,7 @@ class Executor:
         if latest is None or latest is base or base is None:
             return version
         if not txn.uses_transaction_snapshot:
-            return self._rebase(txn, version, latest)
+            return txn.rebase(version.table_id, version, latest)
         view = TableDelta(version.table_id, base, version).replay(latest) \
             if version.table_id in txn.changes else latest
         hidden = set(pk.find(self.store, view, keys)) - set(pk.find(self.store, version, keys))
@@ -879,7 +879,7 @@ class Executor:
             latest = self.db.warehouse.refresh().by_id(version.table_id)
             if latest is None or not _changed_since(rowid, version, latest):
                 return rowid
-            version = self._rebase(ctx.txn, version, latest)  # changed while we waited: again
+            version = ctx.txn.rebase(version.table_id, version, latest)  # changed while we waited: again
 
     def _row_lock_keys(self, version: TableVersion, found: pa.Table) -> list:
         tid = version.table_id
@@ -913,11 +913,6 @@ class Executor:
     def _base_of(txn: Transaction, version: TableVersion) -> TableVersion:
         """The committed version ``version`` (as this transaction sees it) is built on."""
         return txn.bases.get(version.table_id, version) if version.table_id in txn.changes else version
-
-    @staticmethod
-    def _rebase(txn: Transaction, version: TableVersion, onto: TableVersion) -> TableVersion:
-        """Rebuild this transaction's view of a table on the committed version ``onto``."""
-        return txn.rebase(version.table_id, version, onto)
 
     def _read(self, ctx, version, alias, where, params, offset) -> None:
         """SERIALIZABLE: record what a statement read from one table, as narrowly as it can be

@@ -103,13 +103,16 @@ class Transaction:
                            if work is not None and self.bases.get(tid) is not None}
 
     def follow_all(self) -> None:
+        """Move every table not moved yet to the statement's snapshot."""
         for tid in list(self.unfollowed):
             self._followed(tid)
 
-    def _followed(self, tid: str) -> TableVersion:
+    def _followed(self, tid: str) -> TableVersion | None:
         self.unfollowed.discard(tid)
         work, current = self.changes[tid], self.follows.by_id(tid)
-        return self.rebase(tid, work, current) if current is not None and current is not self.bases[tid] else work
+        if work is None or current is None or current is self.bases[tid]:
+            return work  # (dropped by this transaction or another: the vote tells which)
+        return self.rebase(tid, work, current)
 
     def rebase(self, tid: str, work: TableVersion, onto: TableVersion) -> TableVersion:
         """Rebuild this transaction's view of a table (``work``, as it sees it now) on the
