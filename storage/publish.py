@@ -93,8 +93,9 @@ class Publisher:
             self.publish()
             return
         with self._wake:
-            self._pending = True
-            self._wake.notify()
+            if not self._pending:  # (else the thread has been told: waking it at every commit
+                self._pending = True  # only sent it back to sleep until its next pass)
+                self._wake.notify()
 
     def _run(self) -> None:
         next_pass = 0.0
