@@ -14,6 +14,7 @@ so what a session saw committed is exactly what a reopened warehouse rebuilds.
 from __future__ import annotations
 
 import base64
+import binascii
 import datetime
 import decimal
 import itertools
@@ -35,7 +36,7 @@ def encode_bitmap(bm: FrozenBitMap | BitMap) -> str:
 
 
 def decode_bitmap(text: str) -> FrozenBitMap:
-    return FrozenBitMap.deserialize(base64.b64decode(text))
+    return FrozenBitMap.deserialize(binascii.a2b_base64(text))
 
 
 class Lineage(Mapping):
@@ -246,9 +247,14 @@ class DataFile:
 
     @staticmethod
     def from_json(d: dict) -> "DataFile":
+        """(Built as ``numbered`` builds a file, past the frozen dataclass's ``__init__``: every
+        other process's commit is read so, file by file.)"""
         bounds = d.get("key_bounds")
-        return DataFile(d["id"], d["path"], d["rows"], d["schema"], d.get("size", 0), inline=d.get("inline"),
-                        key_bounds=tuple(tuple(b) for b in bounds) if bounds is not None else None)
+        f = object.__new__(DataFile)
+        f.__dict__.update(file_id=d["id"], path=d["path"], row_count=d["rows"], schema_id=d["schema"],
+                          size=d.get("size", 0), _data=None, caches={}, _inline=d.get("inline"),
+                          key_bounds=tuple(tuple(b) for b in bounds) if bounds is not None else None)
+        return f
 
 
 def encode_rows(table: pa.Table) -> dict | str:

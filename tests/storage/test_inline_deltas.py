@@ -2,6 +2,7 @@
 and the rows become a Parquet file only when published or compacted."""
 
 import glob
+import json
 import os
 
 import txlake
@@ -230,3 +231,16 @@ def test_log_entries_are_strict_json_and_non_finite_floats_round_trip(warehouse)
     reopened = txlake.connect(warehouse, publish="off")
     assert rows(reopened) == expected
     reopened.close()
+
+
+def test_a_file_read_from_the_log_is_the_file_written():
+    """``DataFile.from_json`` builds past the dataclass's ``__init__`` (every other process's
+    commit is read so): what it builds is what the constructor builds, inline rows and key
+    bounds included."""
+    from txlake.storage.version import DataFile
+    inline = {"names": ["id", "v"], "types": ["int32", "string"], "columns": [[1, 2], ["a", None]]}
+    for f in (DataFile(7, "default.db/t/bucket-0/data-x-0.parquet", 2, 3, 40, inline=inline, key_bounds=((1, 2),)),
+              DataFile(8, "default.db/t/bucket-0/data-y-0.parquet", 100, 0, 4096)):
+        read = DataFile.from_json(json.loads(json.dumps(f.to_json())))
+        assert read.__dict__ == f.__dict__
+        assert read.is_inline == f.is_inline and not read.in_memory
