@@ -87,7 +87,7 @@ def test_a_waiter_sleeps_through_other_transactions_ends(monkeypatch):
     threads = [threading.Thread(target=locks.acquire, args=(txn, KEY, 10)) for txn in (first, second)]
     for thread, txn in zip(threads, (first, second)):
         thread.start()
-        wait_until(lambda: queued(locks, txn))
+        wait_until(lambda txn=txn: queued(locks, txn))
     others_come_and_go()
     locks.release_all(holder)  # the first takes the key, the second waits for it
     threads[0].join(10)
