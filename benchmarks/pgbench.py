@@ -102,8 +102,9 @@ class Stats:
 
 
 def session_loop(run, retryable, workload: Workload, rng: random.Random, stop, latencies: list[float]) -> int:
-    """Run transactions until ``stop`` is set, appending each one's latency (from its first
-    try, retries included) to ``latencies``; returns the number of retries."""
+    """Run transactions until ``stop`` is set, appending each committed one's latency (from
+    its first try, retries included) to ``latencies``; returns the number of retries. One still
+    being retried when the run stops is given up, and not counted."""
     retries = 0
     while not stop.is_set():
         draw = workload.draw(rng)
@@ -111,14 +112,15 @@ def session_loop(run, retryable, workload: Workload, rng: random.Random, stop, l
         while True:
             try:
                 run(draw)
-                break
             except Exception as e:
                 if not retryable(e):
                     raise
                 retries += 1
                 if stop.is_set():
                     break
-        latencies.append(time.perf_counter() - t0)
+                continue
+            latencies.append(time.perf_counter() - t0)
+            break
     return retries
 
 
