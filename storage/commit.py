@@ -134,7 +134,7 @@ class TableDelta:
             if fid > 0 and bm is not old and base.file(fid) is not None:
                 extra = bm - old if old is not None else bm
                 if extra:
-                    result[fid] = FrozenBitMap(extra)
+                    result[fid] = extra if type(extra) is FrozenBitMap else FrozenBitMap(extra)
         # base files that vanished from the working version because all their rows were deleted
         if len(work.files) - len(self.pending) < len(base.files):
             for fid in base.file_ids() - work.file_ids():

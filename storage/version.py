@@ -577,8 +577,9 @@ class TableVersion:
         if deleted:
             for fid, bm in deleted.items():
                 old = deletes.get(fid)
-                merged = FrozenBitMap(old | bm) if old is not None else \
-                    bm if type(bm) is FrozenBitMap else FrozenBitMap(bm)
+                merged = old | bm if old is not None else bm  # (a FrozenBitMap's union is one:
+                if type(merged) is not FrozenBitMap:  # not copied again, O(the deletion vector))
+                    merged = FrozenBitMap(merged)
                 # only files whose deletion vector grows here can newly be wholly deleted
                 f = self.file(fid) or next((a for a in added if a.file_id == fid), None)
                 if f is not None and len(merged) >= f.row_count:
