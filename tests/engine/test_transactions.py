@@ -800,3 +800,34 @@ def test_a_snapshot_is_handed_out_again_only_while_nothing_it_holds_changed(c, c
     newest = db.take_snapshot()
     assert newest is not after and newest.csn > after.csn
     assert rows(c) == [*INITIAL, (4, 40)]
+
+
+def test_the_vote_refuses_a_row_another_commit_deleted_since_the_snapshot(tmp_path):
+    """The commit's data-conflict check on its own (another process's commit is not stopped
+    by this process's row locks: the vote is what refuses it): a row this transaction
+    deleted or updated that a commit since its snapshot deleted too fails it with 40001;
+    rows nobody else touched pass, in the newest version's file ids."""
+    from txlake.storage.commit import TableDelta
+    conn = txlake.connect(str(tmp_path / "w"), publish="off")
+    cur = conn.cursor()
+    cur.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    cur.execute("INSERT INTO t SELECT range, 0 FROM range(100)")       # one file: row id = position
+    conn.commit()
+
+    def delta_of(sql):
+        cur.execute(sql)
+        txn = conn.session.txn
+        (table_id, work), = txn.changes.items()
+        delta = TableDelta(table_id, txn.bases[table_id], work)
+        conn.rollback()
+        return delta
+
+    same, other = delta_of("UPDATE t SET v = 1 WHERE id = 7"), delta_of("DELETE FROM t WHERE id IN (8, 9)")
+    cur.execute("UPDATE t SET v = 2 WHERE id = 7")                      # committed since their snapshot
+    conn.commit()
+    current = conn.session.db.warehouse.refresh().by_id(same.table_id)
+    with pytest.raises(errors.SerializationFailure):
+        same.check_conflicts(current)
+    (fid, rows), = other.check_conflicts(current).items()
+    assert list(rows) == [8, 9] and current.file(fid) is not None
+    conn.close()
