@@ -24,8 +24,10 @@ fails, as PostgreSQL's does, instead of the later COMMIT. Rules, for T committin
   (b) T closes a structure as T_in: T -rw-> P with P committed and P -rw-> O where O committed
       before P; if T is read-only, O must have committed before T's snapshot.
 A read-only transaction can only ever be T_in, so it aborts only in PostgreSQL's read-only
-anomaly. Serializable commits in a process are serialised by ``_lock`` so two of them cannot
-both pass the check and form a structure together.
+anomaly. Serializable commit checks in a process are serialised by ``_lock`` so two of them
+cannot both pass the check and form a structure together; the log append and flush that follow
+run outside it (a checked transaction is ``COMMITTING`` until its entry is durable), so
+serializable commits share group commits as the other levels' do.
 """
 
 from __future__ import annotations
@@ -145,9 +147,20 @@ class SSI:
                     "could not serialize access due to read/write dependencies among transactions\n"
                     "DETAIL:  Reason code: Canceled on identification as a pivot, during commit attempt.\n"
                     "HINT:  The transaction might succeed if retried.")
+            rec.commit_csn = COMMITTING
+        # the log append and its flush run outside the lock (as PostgreSQL marks a checked
+        # transaction prepared and lets go of its lock before its commit record): serializable
+        # commits share a group's write and flush; meanwhile others' checks count this one as
+        # committed at a position not yet known (``_dangerous`` assumes the worst of it)
+        try:
             entry = do_commit()
+        except BaseException:
+            with self._lock:
+                self._drop(rec)
+            raise
+        with self._lock:
             rec.commit_csn = entry.csn if entry is not None else latest_csn + 0.5
-            return entry
+        return entry
 
     def check_write(self, txn, deltas: list[TableDelta]) -> None:
         """Fail ``txn``'s write now if, with its reads and writes so far, it completes a
@@ -199,11 +212,13 @@ class SSI:
     def prune(self, oldest_running_csn: int | None) -> None:
         """Forget committed records no running transaction is concurrent with."""
         with self._lock:
-            running = [r.snapshot_csn for r in self._records.values() if r.commit_csn is None]
+            running = [r.snapshot_csn for r in self._records.values()
+                       if r.commit_csn is None or r.commit_csn == COMMITTING]
             horizon = min([c for c in running if c is not None] +
                           ([oldest_running_csn] if oldest_running_csn is not None else []), default=None)
             for rec in list(self._records.values()):
-                if rec.commit_csn is not None and (horizon is None or rec.commit_csn <= horizon):
+                if rec.commit_csn is not None and rec.commit_csn != COMMITTING and \
+                        (horizon is None or rec.commit_csn <= horizon):
                     del self._records[rec.vxid]
 
     def __len__(self) -> int:
@@ -214,17 +229,24 @@ class SSI:
 
     @staticmethod
     def _dangerous(t: SerialRecord) -> bool:
+        """Does ``t`` complete a dangerous structure? Commit order is compared by CSN; where
+        it cannot be told - a member still ``COMMITTING``, or two members of one commit group
+        (one CSN) - the worse order is assumed: a false positive is safe, a miss is not."""
         for out in t.outs:
             if out.commit_csn is None:
                 continue
+            unknown = out.commit_csn == COMMITTING
             for into in t.ins:  # (a) t as pivot
-                if into is out or into.commit_csn is None or into.commit_csn > out.commit_csn:
+                if into is out or into.commit_csn is None or unknown or into.commit_csn >= out.commit_csn:
                     if not into.read_only or into is out or (
-                            into.snapshot_csn is not None and out.commit_csn <= into.snapshot_csn):
+                            into.snapshot_csn is not None and (unknown or out.commit_csn <= into.snapshot_csn)):
                         return True
             for far in out.outs:  # (b) t as T_in, out as pivot
-                if far.commit_csn is not None and far.commit_csn < out.commit_csn:
-                    if not t.read_only or (t.snapshot_csn is not None and far.commit_csn <= t.snapshot_csn):
+                if far.commit_csn is None:
+                    continue
+                far_unknown = far.commit_csn == COMMITTING
+                if far_unknown or unknown or far.commit_csn <= out.commit_csn:
+                    if not t.read_only or (t.snapshot_csn is not None and (far_unknown or far.commit_csn <= t.snapshot_csn)):
                         return True
         return False
 
@@ -325,6 +347,10 @@ class SSI:
 
 
 POINT_WRITES = 64  # deleted rows up to which a write's keys are read as Python values
+
+# SerialRecord.commit_csn of a transaction past its commit check whose log entry is not yet
+# durable: after every snapshot taken so far, its place among other commits not yet known
+COMMITTING = float("inf")
 
 
 def _only(version: TableVersion, f) -> TableVersion:

@@ -831,3 +831,47 @@ def test_the_vote_refuses_a_row_another_commit_deleted_since_the_snapshot(tmp_pa
     (fid, rows), = other.check_conflicts(current).items()
     assert list(rows) == [8, 9] and current.file(fid) is not None
     conn.close()
+
+
+def test_a_serializable_commit_is_checked_while_another_is_being_flushed(tmp_path, monkeypatch):
+    """SERIALIZABLE commits do not hold the SSI lock across their log append and flush (so
+    they can share group commits): a transaction past its check counts as committed, at a
+    place not yet known, for the checks of others. Write skew with the first commit held
+    just before its entry is durable: the second is refused with 40001 at once, not after
+    waiting for the first's flush; the first then commits."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+    from txlake.storage.warehouse import Warehouse
+    path = str(tmp_path / "w")
+    setup = txlake.connect(path, autocommit=True, publish="off")
+    setup.execute("CREATE TABLE kv (k INT PRIMARY KEY, v INT)")
+    setup.execute("INSERT INTO kv VALUES (1, 0), (2, 0)")
+    t1 = txlake.connect(path, isolation_level="SERIALIZABLE", publish="off")
+    t2 = txlake.connect(path, isolation_level="SERIALIZABLE", publish="off")
+    assert t1.execute("SELECT v FROM kv WHERE k = 1").fetchall() == [(0,)]
+    assert t2.execute("SELECT v FROM kv WHERE k = 2").fetchall() == [(0,)]
+    t1.execute("UPDATE kv SET v = 1 WHERE k = 2")
+    t2.execute("UPDATE kv SET v = 1 WHERE k = 1")
+    flushing, release = threading.Event(), threading.Event()
+    made_durable = Warehouse._made_durable
+
+    def held(self, entries, built=None):
+        if threading.current_thread().name.startswith("first"):
+            flushing.set()
+            assert release.wait(30)
+        return made_durable(self, entries, built)
+
+    monkeypatch.setattr(Warehouse, "_made_durable", held)
+    with ThreadPoolExecutor(1, thread_name_prefix="first") as first, ThreadPoolExecutor(1) as second:
+        committing = first.submit(t1.commit)
+        assert flushing.wait(30)
+        refused = second.submit(t2.commit)
+        try:
+            with pytest.raises(errors.SerializationFailure):
+                refused.result(timeout=10)     # (it waited for the first's flush before)
+        finally:
+            release.set()
+        committing.result(timeout=30)
+    assert sorted(setup.execute("SELECT k, v FROM kv").fetchall()) == [(1, 0), (2, 1)]
+    for conn in (t1, t2, setup):
+        conn.close()
