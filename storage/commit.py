@@ -381,7 +381,7 @@ class Commit:
             if d.rewritten() else frozenset()
         files = self._numbered(d.table_id, current.next_file_id)
         if files and work.schema.primary_key and not (unchanged and self.keys_checked):
-            self._check_keys(current, {f.file_id for f in base.files} if self.keys_checked else set(), files, deleted)
+            self._check_keys(current, base.next_file_id if self.keys_checked else 0, files, deleted)
         schema = work.schema if work.schema.schema_id != base.schema.schema_id else None
         if not files and not removed and not deleted and schema is None:
             return []
@@ -390,12 +390,13 @@ class Commit:
     def _numbered(self, table_id: str, first_id: int) -> tuple[DataFile, ...]:
         return tuple(f.numbered(first_id + i) for i, f in enumerate(self._written.get(table_id, ())))
 
-    def _check_keys(self, current: TableVersion, base_ids: set[int], files: tuple[DataFile, ...],
+    def _check_keys(self, current: TableVersion, since: int, files: tuple[DataFile, ...],
                     deleted: dict[int, FrozenBitMap]) -> None:
         """Keys this transaction inserted against rows others committed since its snapshot
-        (files new since the snapshot; rows this transaction deletes do not count). With
+        (files new since the snapshot: ids from ``since``, the snapshot's next file id, on - a
+        table's file ids only grow; rows this transaction deletes do not count). With
         ``keys_checked`` off, against every row of ``current`` and among the new rows too."""
-        theirs = [f for f in current.files if f.file_id not in base_ids]
+        theirs = [f for f in current.files if f.file_id >= since]
         names = current.schema.primary_key
         seen: set = set()
         for f in files:

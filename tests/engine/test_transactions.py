@@ -875,3 +875,34 @@ def test_a_serializable_commit_is_checked_while_another_is_being_flushed(tmp_pat
     assert sorted(setup.execute("SELECT k, v FROM kv").fetchall()) == [(1, 0), (2, 1)]
     for conn in (t1, t2, setup):
         conn.close()
+
+
+def test_the_vote_refuses_a_key_another_commit_inserted_since_the_snapshot(tmp_path):
+    """The commit's key check on its own (another process's insert of the same key is not
+    stopped by this process's key locks: the vote is what refuses it): a key this
+    transaction inserted that a commit since its snapshot inserted too fails it with 23505;
+    another key commits."""
+    from txlake.storage.commit import Commit, TableDelta
+    conn = txlake.connect(str(tmp_path / "w"), publish="off")
+    cur = conn.cursor()
+    cur.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    cur.execute("INSERT INTO t VALUES (1, 1)")
+    conn.commit()
+
+    def delta_of(sql):
+        cur.execute(sql)
+        txn = conn.session.txn
+        (table_id, work), = txn.changes.items()
+        delta = TableDelta(table_id, txn.bases[table_id], work)
+        conn.rollback()
+        return delta
+
+    same, other = delta_of("INSERT INTO t VALUES (5, 0)"), delta_of("INSERT INTO t VALUES (6, 0)")
+    cur.execute("INSERT INTO t VALUES (5, 1)")                          # committed since their snapshot
+    conn.commit()
+    warehouse = conn.session.db.warehouse
+    with pytest.raises(errors.UniqueViolation):
+        warehouse.commit(Commit(warehouse.store, [same], 1000, warehouse.commit_user, "late-5"))
+    warehouse.commit(Commit(warehouse.store, [other], 1001, warehouse.commit_user, "late-6"))
+    assert cur.execute("SELECT id, v FROM t ORDER BY id").fetchall() == [(1, 1), (5, 1), (6, 0)]
+    conn.close()
