@@ -316,11 +316,13 @@ class Warehouse:
         """Append the maintenance entries among ``requests`` (each built on the newest version),
         then vote every commit against the version after them (each after the ones before it)
         and append their changes as one entry. The log's lock is held from reading the newest
-        version to writing the last entry, so no other process can take a CSN in between; one
-        flush follows, after the lock, for every entry written (whatever failed after them)."""
+        version to writing the last entry, so no other process can take a CSN in between (a
+        vote taken before it stands only if that version is still the newest: ``_vote_early``);
+        one flush follows, after the lock, for every entry written (whatever failed after them)."""
         written: list[LogEntry] = []
         built: dict[int, tuple[CatalogVersion, CatalogVersion]] = {}  # csn -> (version before, after)
         voted, failure = [], None
+        early = self._vote_early(requests)
         with self._log_locked():
             try:
                 latest = self.refresh()
@@ -337,8 +339,11 @@ class Warehouse:
                         r.entry = entry
                         with self._lock:  # (a SERIALIZABLE vote below asks who wrote it)
                             self._remember(entry)
-                commits = [r for r in requests if r.commit is not None]
-                voted = self._vote_group(commits, latest) if commits else []
+                commits = [r for r in requests if r.commit is not None and not r.done]
+                if early is not None and early[0] is latest and early[1] == self.txlog.prepared_changes():
+                    voted = early[2]  # nothing committed or prepared since: that vote stands
+                else:
+                    voted = self._vote_group(commits, latest) if commits else []
                 if voted:
                     group = voted[0][1] if len(voted) == 1 else self._group_entry(voted)
                     failpoints.reached("before-log")
@@ -356,6 +361,20 @@ class Warehouse:
             raise failure
         for r, e in voted:
             r.finish(entry=group.member(e.commit_id))
+
+    def _vote_early(self, requests: list["_Request"]):
+        """(the newest version, the count of prepared-transaction changes, the group's vote
+        against them), before the log's lock is taken, for a group of commits only: what other
+        processes appended is read and applied, and the group voted, outside the lock; holding
+        it, the vote stands if nothing was appended or prepared meanwhile. The lock is then held for a look at the log's end and one write, not for
+        replaying and voting - which, with more processes than cores, the scheduler may
+        preempt while every other process waits for the lock. A commit the early vote refuses
+        is refused: a conflict found stays one against any newer version."""
+        if any(r.commit is None for r in requests):
+            return None  # (a maintenance entry is built holding the lock, and commits voted after it)
+        prepared = self.txlog.prepared_changes()  # (read first: a change after it is seen below)
+        latest = self.refresh()
+        return latest, prepared, self._vote_group(requests, latest)
 
     def _vote_group(self, commits: list["_Request"], latest: CatalogVersion) -> list[tuple["_Request", LogEntry]]:
         """Vote each commit against ``latest`` plus the members voted before it; a commit the

@@ -906,3 +906,42 @@ def test_the_vote_refuses_a_key_another_commit_inserted_since_the_snapshot(tmp_p
     warehouse.commit(Commit(warehouse.store, [other], 1001, warehouse.commit_user, "late-6"))
     assert cur.execute("SELECT id, v FROM t ORDER BY id").fetchall() == [(1, 1), (5, 1), (6, 0)]
     conn.close()
+
+
+def test_a_vote_taken_before_the_log_lock_is_taken_again_if_another_process_appended(tmp_path, monkeypatch):
+    """A group is voted before the log's lock is taken (so the lock is held only to write);
+    holding the lock, the vote stands only if nothing was appended meanwhile. Here another
+    handle on the warehouse (as another process) commits an update of the same row just
+    before the lock is taken: the vote taken again refuses the commit with 40001."""
+    from txlake.storage.commit import Commit, TableDelta
+    from txlake.storage.warehouse import Warehouse
+    path = str(tmp_path / "w")
+    conn = txlake.connect(path, publish="off")
+    cur = conn.cursor()
+    cur.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    cur.execute("INSERT INTO t SELECT range, 0 FROM range(10)")
+    conn.commit()
+
+    def delta_of(sql):
+        cur.execute(sql)
+        txn = conn.session.txn
+        (table_id, work), = txn.changes.items()
+        delta = TableDelta(table_id, txn.bases[table_id], work)
+        conn.rollback()
+        return delta
+
+    mine, theirs = delta_of("UPDATE t SET v = 1 WHERE id = 3"), delta_of("UPDATE t SET v = 2 WHERE id = 3")
+    here, elsewhere = conn.session.db.warehouse, Warehouse(path)
+    log_locked, appended = Warehouse._log_locked, []
+
+    def racing(self):
+        if self is here and not appended:
+            appended.append(elsewhere.commit(Commit(elsewhere.store, [theirs], 2000, "elsewhere", "theirs")))
+        return log_locked(self)
+
+    monkeypatch.setattr(Warehouse, "_log_locked", racing)
+    with pytest.raises(errors.SerializationFailure):
+        here.commit(Commit(here.store, [mine], 2001, here.commit_user, "mine"))
+    assert appended and cur.execute("SELECT v FROM t WHERE id = 3").fetchall() == [(2,)]
+    elsewhere.txlog.close()
+    conn.close()
