@@ -366,10 +366,11 @@ class Warehouse:
         """(the newest version, the count of prepared-transaction changes, the group's vote
         against them), before the log's lock is taken, for a group of commits only: what other
         processes appended is read and applied, and the group voted, outside the lock; holding
-        it, the vote stands if nothing was appended or prepared meanwhile. The lock is then held for a look at the log's end and one write, not for
-        replaying and voting - which, with more processes than cores, the scheduler may
-        preempt while every other process waits for the lock. A commit the early vote refuses
-        is refused: a conflict found stays one against any newer version."""
+        it, the vote stands if nothing was appended or prepared meanwhile. The lock is then
+        held for a look at the log's end and one write, not for replaying and voting - which,
+        with more processes than cores, the scheduler may preempt while every other process
+        waits for the lock. A commit the early vote refuses is refused: a conflict found stays
+        one against any newer version."""
         if any(r.commit is None for r in requests):
             return None  # (a maintenance entry is built holding the lock, and commits voted after it)
         prepared = self.txlog.prepared_changes()  # (read first: a change after it is seen below)
