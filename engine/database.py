@@ -168,6 +168,7 @@ class Database:
                                 self.warehouse.commit_user, txn.label or f"{txn.xid}",
                                 snapshot_csn=txn.snapshot.csn if serializable else None,
                                 read_tables=self.ssi.tables_read(txn) if serializable else frozenset(),
+                                read_keys=self.ssi.keys_read(txn) if serializable else {},
                                 label=txn.label)
                 commits.append(commit)
                 return self.warehouse.commit(commit)

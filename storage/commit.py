@@ -217,12 +217,15 @@ class Commit:
 
     def __init__(self, store: DataFileStore, deltas: list[TableDelta], xid: int,
                  commit_user: str, commit_id: str, *, snapshot_csn: int | None = None,
-                 read_tables: frozenset[str] = frozenset(), label: str | None = None):
+                 read_tables: frozenset[str] = frozenset(), read_keys: dict[str, frozenset] | None = None,
+                 label: str | None = None):
         self.store = store
         self.label = label
-        # SERIALIZABLE: tables read, checked against other processes' commits since the snapshot
+        # SERIALIZABLE: tables read, checked against other processes' commits since the
+        # snapshot - key by key for those read only by primary key (``read_keys``)
         self.snapshot_csn = snapshot_csn
         self.read_tables = read_tables
+        self.read_keys = read_keys or {}
         self.deltas = [d for d in deltas if not d.is_noop()]
         self.xid = xid
         self.commit_user = commit_user

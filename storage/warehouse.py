@@ -23,21 +23,50 @@ from contextlib import contextmanager
 from dataclasses import replace
 
 from txlake import errors
-from txlake.storage import checkpoint, failpoints
+from txlake.storage import checkpoint, failpoints, keys as pk
 from txlake.storage.commit import Commit, CommitState, now_ms
 from txlake.storage.datafiles import DEFAULT_CACHE_BYTES, DataFileStore
 from txlake.storage.fs import LocalFileSystem
 from txlake.storage.prepared import PreparedTransactions, check_claims
 from txlake.storage.txlog import LogLocked, TxLog
-from txlake.storage.version import CatalogVersion, ChangeData, LogEntry
+from txlake.storage.version import CatalogVersion, ChangeData, LogEntry, TableVersion
 
 FORMAT_VERSION = 2  # 2: the commit log is segments of lines (1: a file per entry)
 RECENT_ENTRIES = 10_000
+# other processes' entries kept whole (for SERIALIZABLE key-by-key checks): a snapshot older
+# than these is checked table by table
+RECENT_FOREIGN_ENTRIES = 1024
 MARKER = "txlake.json"
 DEFAULT_LABEL_RETENTION = 7 * 24 * 3600.0  # seconds a committed label blocks its reuse
 # compaction lineage is kept at least this long after its compaction, whatever snapshots are
 # advertised: a process advertises its own (reader leases) within seconds of starting
 LINEAGE_KEEP_SECONDS = 10.0
+
+
+def _written_keys(entry: LogEntry, deleted_from: dict, table: TableVersion, store: DataFileStore) -> set | None:
+    """The primary keys of the rows ``entry`` inserted, updated or deleted in ``table`` (its
+    newest version); ``deleted_from``: (table id, file id) -> the file a deletion was in. None
+    if that cannot be told from inline rows and those files."""
+    names, schema, keys = table.schema.primary_key, table.schema, set()
+    for c in entry.changes:
+        if c.table_id != table.table_id or (isinstance(c, ChangeData) and c.moved):
+            continue  # (a compaction moves rows, changing none)
+        if not isinstance(c, ChangeData) or c.schema is not None or c.removed:
+            return None
+        for f in c.added:
+            rows = f.python_rows(schema)
+            if rows is None:
+                return None
+            keys.update(pk.key_tuples(rows, names))
+        for fid, positions in c.deleted.items():
+            f = deleted_from.get((table.table_id, fid))
+            if f is None or f.schema_id != schema.schema_id:
+                return None
+            rows = f.python_rows(schema)
+            for pos in positions:
+                row = rows.row(pos) if rows is not None else store.row(f, schema, pos)
+                keys.add(row[names[0]] if len(names) == 1 else tuple(row[n] for n in names))
+    return keys
 
 
 def _data_tables(entry: LogEntry) -> frozenset[str]:
@@ -64,6 +93,7 @@ class Warehouse:
         self._queue: list[_Request] = []   # guarded by _group
         self._leading = False              # guarded by _group
         self._recent: dict[int, tuple] = {}  # csn -> (commit user, table ids), guarded by _lock
+        self._foreign: dict[int, LogEntry] = {}  # csn -> another process's entry, guarded by _lock
         # entries this process has written and not yet flushed, guarded by _lock: refresh() stops
         # before them, so this process's sessions see a commit only once it is durable
         self._unflushed: set[int] = set()
@@ -103,13 +133,24 @@ class Warehouse:
             entry = self.txlog.read(version.csn + 1)
             if entry is None:
                 break
-            version = version.apply(entry)
-            self._remember(entry)
+            before, version = version, version.apply(entry)
+            self._remember(entry, before)
         return version
 
-    def _remember(self, entry: LogEntry) -> None:
-        """Keep who committed what, recently: for cross-process conflict checks."""
+    def _remember(self, entry: LogEntry, before: CatalogVersion | None = None) -> None:
+        """Keep who committed what, recently: for cross-process conflict checks. Another
+        process's entry is kept whole, with the files its deletions were in (``before``: the
+        version it applies to; a file whose every row it deleted leaves the version after it)."""
         self._recent[entry.csn] = (entry.commit_user, _data_tables(entry))
+        if entry.commit_user != self.commit_user and before is not None:
+            files = {}
+            for c in entry.changes:
+                table = before.by_id(c.table_id) if isinstance(c, ChangeData) and c.deleted else None
+                if table is not None:
+                    files.update(((c.table_id, fid), table.file(fid)) for fid in c.deleted)
+            self._foreign[entry.csn] = (entry, files)
+            if len(self._foreign) > RECENT_FOREIGN_ENTRIES:
+                self._foreign.pop(next(iter(self._foreign)))
         if not self._times or entry.time_ms - self._times[-1][1] >= 1000:
             self._times.append((entry.csn, entry.time_ms))
         if entry.label is not None:
@@ -128,6 +169,27 @@ class Warehouse:
             if info is not None and info[0] != self.commit_user:
                 changed |= info[1]
         return changed
+
+    def _keys_untouched(self, table_id: str, keys: frozenset | None, after_csn: int,
+                        latest: CatalogVersion) -> bool:
+        """Did other processes' commits in (after_csn, latest] leave every row with a primary
+        key in ``keys`` alone - none inserted, updated or deleted? False whenever it cannot be
+        told cheaply: a table not read by key alone, an entry no longer kept, rows in Parquet
+        (not inline), a deleted row's file compacted since, a schema change."""
+        table = latest.by_id(table_id)
+        if not keys or table is None or not table.schema.primary_key:
+            return False
+        for csn in range(after_csn + 1, latest.csn + 1):
+            info = self._recent.get(csn)
+            if info is None:
+                return False
+            if info[0] == self.commit_user or table_id not in info[1]:
+                continue
+            kept = self._foreign.get(csn)
+            written = _written_keys(*kept, table, self.store) if kept is not None else None
+            if written is None or not written.isdisjoint(keys):
+                return False
+        return True
 
     def _latest_paths(self) -> frozenset[str]:
         latest = self.latest
@@ -424,7 +486,8 @@ class Warehouse:
         if used_by is not None:
             raise errors.DuplicateObject(f'label "{commit.label}" is already used by commit {used_by}')
         if commit.read_tables and commit.snapshot_csn is not None:
-            clash = self.foreign_writes(commit.snapshot_csn, latest.csn) & commit.read_tables
+            clash = {t for t in self.foreign_writes(commit.snapshot_csn, latest.csn) & commit.read_tables
+                     if not self._keys_untouched(t, commit.read_keys.get(t), commit.snapshot_csn, latest)}
             if clash:
                 raise errors.SerializationFailure(
                     "could not serialize access: another process changed a table this "

@@ -188,6 +188,15 @@ class SSI:
                     "DETAIL:  Reason code: Canceled on identification as a pivot, during write.\n"
                     "HINT:  The transaction might succeed if retried.")
 
+    def keys_read(self, txn) -> dict[str, frozenset]:
+        """The tables ``txn`` read only by primary key, and those keys: another process's
+        commit is checked against them key by key (``Warehouse._vote``)."""
+        with self._lock:
+            rec = self._records.get(txn.vxid)
+            if rec is None:
+                return {}
+            return {t: frozenset(r.keys) for t, r in rec.reads.items() if r.keys and not r.whole and not r.predicates}
+
     def tables_read(self, txn) -> frozenset[str]:
         with self._lock:
             rec = self._records.get(txn.vxid)

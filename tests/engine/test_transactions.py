@@ -945,3 +945,44 @@ def test_a_vote_taken_before_the_log_lock_is_taken_again_if_another_process_appe
     assert appended and cur.execute("SELECT v FROM t WHERE id = 3").fetchall() == [(2,)]
     elsewhere.txlog.close()
     conn.close()
+
+
+@pytest.mark.parametrize("theirs, read, refused", [
+    ("UPDATE t SET v = 9 WHERE id = 3", "SELECT v FROM t WHERE id = 1", False),   # other keys
+    ("INSERT INTO t VALUES (2001, 0)", "SELECT v FROM t WHERE id = 1", False),
+    ("UPDATE t SET v = 9 WHERE id = 1", "SELECT v FROM t WHERE id = 1", True),    # a key it read
+    ("DELETE FROM t WHERE id = 1", "SELECT v FROM t WHERE id = 1", True),         # (a Parquet row)
+    ("DELETE FROM t WHERE id = 1000", "SELECT v FROM t WHERE id = 1000", True),   # (an inline row)
+    ("INSERT INTO t VALUES (2000, 0)", "SELECT v FROM t WHERE id = 2000", True),  # a phantom key
+    ("UPDATE t SET v = 9 WHERE id = 3", "SELECT v FROM t WHERE v >= 0", True),    # a predicate read
+])
+def test_serializable_reads_by_key_are_checked_key_by_key_against_other_processes(tmp_path, theirs, read, refused):
+    """Another process's commit since a SERIALIZABLE transaction's snapshot fails it (40001)
+    if it changed what the transaction read: key by key where it read a table only by
+    primary key (rows inserted, updated or deleted), the whole table otherwise."""
+    from txlake.storage.commit import Commit, TableDelta
+    from txlake.storage.warehouse import Warehouse
+    path = str(tmp_path / "w")
+    setup = txlake.connect(path, autocommit=True, publish="off")
+    setup.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    setup.execute("INSERT INTO t SELECT range, 0 FROM range(300)")      # a Parquet file
+    setup.execute("INSERT INTO t VALUES (1000, 0)")                      # an inline row
+    txn = txlake.connect(path, isolation_level="SERIALIZABLE", publish="off")
+    txn.execute(read).fetchall()
+    txn.execute("UPDATE t SET v = 1 WHERE id = 2")
+    other = txlake.connect(path, publish="off")
+    other.execute(theirs)                                                # (its change, made here ...)
+    (table_id, work), = other._session.txn.changes.items()
+    delta = TableDelta(table_id, other._session.txn.bases[table_id], work)
+    other.rollback()
+    elsewhere = Warehouse(path)                                          # (... committed as by another process)
+    elsewhere.commit(Commit(elsewhere.store, [delta], 3000, elsewhere.commit_user, "theirs"))
+    if refused:
+        with pytest.raises(errors.SerializationFailure):
+            txn.commit()
+    else:
+        txn.commit()
+        assert setup.execute("SELECT v FROM t WHERE id = 2").fetchall() == [(1,)]
+    elsewhere.txlog.close()
+    for conn in (txn, other, setup):
+        conn.close()
