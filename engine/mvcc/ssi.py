@@ -255,7 +255,8 @@ class SSI:
                     continue
                 far_unknown = far.commit_csn == COMMITTING
                 if far_unknown or unknown or far.commit_csn <= out.commit_csn:
-                    if not t.read_only or (t.snapshot_csn is not None and (far_unknown or far.commit_csn <= t.snapshot_csn)):
+                    if not t.read_only or (t.snapshot_csn is not None and (
+                            far_unknown or far.commit_csn <= t.snapshot_csn)):
                         return True
         return False
 

@@ -807,22 +807,14 @@ def test_the_vote_refuses_a_row_another_commit_deleted_since_the_snapshot(tmp_pa
     by this process's row locks: the vote is what refuses it): a row this transaction
     deleted or updated that a commit since its snapshot deleted too fails it with 40001;
     rows nobody else touched pass, in the newest version's file ids."""
-    from txlake.storage.commit import TableDelta
     conn = txlake.connect(str(tmp_path / "w"), publish="off")
     cur = conn.cursor()
     cur.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
     cur.execute("INSERT INTO t SELECT range, 0 FROM range(100)")       # one file: row id = position
     conn.commit()
 
-    def delta_of(sql):
-        cur.execute(sql)
-        txn = conn.session.txn
-        (table_id, work), = txn.changes.items()
-        delta = TableDelta(table_id, txn.bases[table_id], work)
-        conn.rollback()
-        return delta
-
-    same, other = delta_of("UPDATE t SET v = 1 WHERE id = 7"), delta_of("DELETE FROM t WHERE id IN (8, 9)")
+    same = delta_of(conn, "UPDATE t SET v = 1 WHERE id = 7")
+    other = delta_of(conn, "DELETE FROM t WHERE id IN (8, 9)")
     cur.execute("UPDATE t SET v = 2 WHERE id = 7")                      # committed since their snapshot
     conn.commit()
     current = conn.session.db.warehouse.refresh().by_id(same.table_id)
@@ -882,22 +874,14 @@ def test_the_vote_refuses_a_key_another_commit_inserted_since_the_snapshot(tmp_p
     stopped by this process's key locks: the vote is what refuses it): a key this
     transaction inserted that a commit since its snapshot inserted too fails it with 23505;
     another key commits."""
-    from txlake.storage.commit import Commit, TableDelta
+    from txlake.storage.commit import Commit
     conn = txlake.connect(str(tmp_path / "w"), publish="off")
     cur = conn.cursor()
     cur.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
     cur.execute("INSERT INTO t VALUES (1, 1)")
     conn.commit()
 
-    def delta_of(sql):
-        cur.execute(sql)
-        txn = conn.session.txn
-        (table_id, work), = txn.changes.items()
-        delta = TableDelta(table_id, txn.bases[table_id], work)
-        conn.rollback()
-        return delta
-
-    same, other = delta_of("INSERT INTO t VALUES (5, 0)"), delta_of("INSERT INTO t VALUES (6, 0)")
+    same, other = delta_of(conn, "INSERT INTO t VALUES (5, 0)"), delta_of(conn, "INSERT INTO t VALUES (6, 0)")
     cur.execute("INSERT INTO t VALUES (5, 1)")                          # committed since their snapshot
     conn.commit()
     warehouse = conn.session.db.warehouse
@@ -913,7 +897,7 @@ def test_a_vote_taken_before_the_log_lock_is_taken_again_if_another_process_appe
     holding the lock, the vote stands only if nothing was appended meanwhile. Here another
     handle on the warehouse (as another process) commits an update of the same row just
     before the lock is taken: the vote taken again refuses the commit with 40001."""
-    from txlake.storage.commit import Commit, TableDelta
+    from txlake.storage.commit import Commit
     from txlake.storage.warehouse import Warehouse
     path = str(tmp_path / "w")
     conn = txlake.connect(path, publish="off")
@@ -922,15 +906,8 @@ def test_a_vote_taken_before_the_log_lock_is_taken_again_if_another_process_appe
     cur.execute("INSERT INTO t SELECT range, 0 FROM range(10)")
     conn.commit()
 
-    def delta_of(sql):
-        cur.execute(sql)
-        txn = conn.session.txn
-        (table_id, work), = txn.changes.items()
-        delta = TableDelta(table_id, txn.bases[table_id], work)
-        conn.rollback()
-        return delta
-
-    mine, theirs = delta_of("UPDATE t SET v = 1 WHERE id = 3"), delta_of("UPDATE t SET v = 2 WHERE id = 3")
+    mine = delta_of(conn, "UPDATE t SET v = 1 WHERE id = 3")
+    theirs = delta_of(conn, "UPDATE t SET v = 2 WHERE id = 3")
     here, elsewhere = conn.session.db.warehouse, Warehouse(path)
     log_locked, appended = Warehouse._log_locked, []
 
@@ -960,7 +937,7 @@ def test_serializable_reads_by_key_are_checked_key_by_key_against_other_processe
     """Another process's commit since a SERIALIZABLE transaction's snapshot fails it (40001)
     if it changed what the transaction read: key by key where it read a table only by
     primary key (rows inserted, updated or deleted), the whole table otherwise."""
-    from txlake.storage.commit import Commit, TableDelta
+    from txlake.storage.commit import Commit
     from txlake.storage.warehouse import Warehouse
     path = str(tmp_path / "w")
     setup = txlake.connect(path, autocommit=True, publish="off")
@@ -971,10 +948,7 @@ def test_serializable_reads_by_key_are_checked_key_by_key_against_other_processe
     txn.execute(read).fetchall()
     txn.execute("UPDATE t SET v = 1 WHERE id = 2")
     other = txlake.connect(path, publish="off")
-    other.execute(theirs)                                                # (its change, made here ...)
-    (table_id, work), = other._session.txn.changes.items()
-    delta = TableDelta(table_id, other._session.txn.bases[table_id], work)
-    other.rollback()
+    delta = delta_of(other, theirs)                                      # (its change, made here ...)
     elsewhere = Warehouse(path)                                          # (... committed as by another process)
     elsewhere.commit(Commit(elsewhere.store, [delta], 3000, elsewhere.commit_user, "theirs"))
     if refused:
@@ -986,3 +960,16 @@ def test_serializable_reads_by_key_are_checked_key_by_key_against_other_processe
     elsewhere.txlog.close()
     for conn in (txn, other, setup):
         conn.close()
+
+
+def delta_of(conn, sql):
+    """What ``sql`` does to its one table, as the commit sees it (base and working version),
+    taken before the transaction is rolled back: to commit later, elsewhere or against a
+    newer version."""
+    from txlake.storage.commit import TableDelta
+    conn.execute(sql)
+    txn = conn.session.txn
+    (table_id, work), = txn.changes.items()
+    delta = TableDelta(table_id, txn.bases[table_id], work)
+    conn.rollback()
+    return delta
