@@ -246,6 +246,13 @@ def _confirmed(store: DataFileStore, version: TableVersion, f: DataFile, key, ma
     return None
 
 
+def keys_at(store: DataFileStore, version: TableVersion, f: DataFile, positions) -> list:
+    """The primary keys of rows ``positions`` of ``f``, a file of ``version``'s schema
+    (deleted rows too)."""
+    rows, names = _key_columns(store, version, f), version.schema.primary_key
+    return [_key_at(rows, names, pos) for pos in positions]
+
+
 def _key_at(rows: pa.Table | PythonRows, names: tuple[str, ...], pos: int):
     if isinstance(rows, PythonRows):
         row = rows.row(pos)

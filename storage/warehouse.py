@@ -62,10 +62,7 @@ def _written_keys(entry: LogEntry, deleted_from: dict, table: TableVersion, stor
             f = deleted_from.get((table.table_id, fid))
             if f is None or f.schema_id != schema.schema_id:
                 return None
-            rows = f.python_rows(schema)
-            for pos in positions:
-                row = rows.row(pos) if rows is not None else store.row(f, schema, pos)
-                keys.add(row[names[0]] if len(names) == 1 else tuple(row[n] for n in names))
+            keys.update(pk.keys_at(store, table, f, positions))
     return keys
 
 
@@ -93,7 +90,9 @@ class Warehouse:
         self._queue: list[_Request] = []   # guarded by _group
         self._leading = False              # guarded by _group
         self._recent: dict[int, tuple] = {}  # csn -> (commit user, table ids), guarded by _lock
-        self._foreign: dict[int, LogEntry] = {}  # csn -> another process's entry, guarded by _lock
+        # csn -> (another process's entry, (table id, file id) -> the file each of its deletions
+        # was in), guarded by _lock
+        self._foreign: dict[int, tuple[LogEntry, dict]] = {}
         # entries this process has written and not yet flushed, guarded by _lock: refresh() stops
         # before them, so this process's sessions see a commit only once it is durable
         self._unflushed: set[int] = set()
