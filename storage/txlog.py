@@ -48,6 +48,7 @@ import fcntl
 import json
 import mmap
 import os
+import queue
 import struct
 import threading
 import zlib
@@ -76,6 +77,47 @@ class LogLocked(Exception):
     """Another appender held the log lock past the deadline."""
 
 
+class _LockWaiter:
+    """A thread that blocks in ``flock`` on the log's lock file for this process's appender: it
+    wakes the moment the holder lets go (where polling would sleep past it), while the appender
+    waits at most its timeout; a lock it gets after its appender gave up is dropped at once.
+    One per log, kept: with more processes than cores, starting a thread per contended
+    acquire cost a scheduling round each time. It blocks on a duplicate of the lock file's
+    descriptor (the same open file, so the same lock), its own to close when it stops."""
+
+    def __init__(self, fd: int):
+        self._fd = os.dup(fd)
+        self._requests: queue.SimpleQueue = queue.SimpleQueue()
+        threading.Thread(target=self._run, name="txlake-log-lock", daemon=True).start()
+
+    def acquire(self, timeout: float) -> bool:
+        got, gave_up, guard = threading.Event(), threading.Event(), threading.Lock()
+        self._requests.put((got, gave_up, guard))
+        if got.wait(timeout):
+            return True
+        with guard:
+            if got.is_set():
+                return True
+            gave_up.set()
+        return False
+
+    def stop(self) -> None:
+        self._requests.put(None)
+
+    def _run(self) -> None:
+        try:
+            while (request := self._requests.get()) is not None:
+                got, gave_up, guard = request
+                fcntl.flock(self._fd, fcntl.LOCK_EX)
+                with guard:
+                    if gave_up.is_set():
+                        fcntl.flock(self._fd, fcntl.LOCK_UN)
+                    else:
+                        got.set()
+        finally:
+            os.close(self._fd)
+
+
 class TxLog:
     def __init__(self, root: str, fs: LocalFileSystem):
         self.fs = fs
@@ -89,6 +131,7 @@ class TxLog:
         self._appending = threading.RLock()  # held with the file lock by this process's appender
         self._lock_fd: int | None = None
         self._lock_depth = 0
+        self._waiter: _LockWaiter | None = None  # started at the first contended acquire
         with self._mutex:
             for name in sorted(n for n in fs.listdir(self.dir) if n.endswith(".log") and n[:-4].isdigit()):
                 self._open_segment(int(name[:-4]))
@@ -212,6 +255,9 @@ class TxLog:
             for index in (self._fds, self._firsts, self._ends):
                 index.clear()
             del self._offsets[:]
+            if self._waiter is not None:
+                self._waiter.stop()
+                self._waiter = None
             if self._lock_fd is not None:
                 os.close(self._lock_fd)
                 self._lock_fd = None
@@ -225,35 +271,19 @@ class TxLog:
     # --- internals -----------------------------------------------------------------------
 
     def _acquire(self, timeout: float) -> None:
-        """Take the file lock. Contended, a helper thread blocks in ``flock`` (it wakes the moment
-        the holder lets go, where polling would sleep past it) while this thread waits at most
-        ``timeout``; a helper that gets the lock after its waiter gave up drops it at once."""
+        """Take the file lock. Contended, this thread waits at most ``timeout`` while the log's
+        lock waiter blocks in ``flock`` for it (``_LockWaiter``)."""
         if self._lock_fd is None:
             self._lock_fd = os.open(os.path.join(self.dir, LOCK_FILE), os.O_RDWR | os.O_CREAT, 0o644)
-        fd = self._lock_fd
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return
         except BlockingIOError:
             pass
-        got, gave_up, guard = threading.Event(), threading.Event(), threading.Lock()
-
-        def wait() -> None:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            with guard:
-                if gave_up.is_set():
-                    fcntl.flock(fd, fcntl.LOCK_UN)
-                else:
-                    got.set()
-
-        threading.Thread(target=wait, name="txlake-log-lock", daemon=True).start()
-        if got.wait(timeout):
-            return
-        with guard:
-            if got.is_set():
-                return
-            gave_up.set()
-        raise LogLocked(f"the commit log stayed locked for {timeout:g} s")
+        if self._waiter is None:
+            self._waiter = _LockWaiter(self._lock_fd)
+        if not self._waiter.acquire(timeout):
+            raise LogLocked(f"the commit log stayed locked for {timeout:g} s")
 
     def _map_head(self) -> mmap.mmap:
         fd = os.open(os.path.join(self.dir, HEAD_FILE), os.O_RDWR | os.O_CREAT, 0o644)

@@ -167,3 +167,45 @@ def test_background_work_locks_are_taken_by_one_holder_at_a_time(tmp_path):
             assert (first, second) == (True, False)
     with fs.try_lock(path) as again:
         assert again, "released when its holder is done"
+
+
+def test_a_contended_log_lock_is_waited_for_then_given_up_at_the_timeout(warehouse):
+    """The log's file lock held through another open file (as another process holds it): an
+    appender waits for it and has it as soon as the holder lets go; one that waits past its
+    timeout gives up with LogLocked and is not left holding it later. Every wait goes through
+    the log's one lock waiter."""
+    import fcntl
+    import threading
+    import time
+
+    def waiters() -> int:
+        return [t.name for t in threading.enumerate()].count("txlake-log-lock")
+
+    before = waiters()
+    log = log_of(warehouse)
+    other = os.open(os.path.join(log.dir, txlog.LOCK_FILE), os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(other, fcntl.LOCK_EX)
+        with pytest.raises(txlog.LogLocked):
+            with log.locked(0.2):
+                pass
+        fcntl.flock(other, fcntl.LOCK_UN)
+        time.sleep(0.1)  # (the waiter takes the lock it waited for, then drops it: given up)
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)  # not left held by the waiter
+
+        release = threading.Timer(0.2, fcntl.flock, (other, fcntl.LOCK_UN))
+        release.start()
+        start = time.monotonic()
+        with log.locked(10.0):
+            waited = time.monotonic() - start
+            with pytest.raises(BlockingIOError):
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        assert 0.15 < waited < 5, waited
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(other, fcntl.LOCK_UN)
+        assert waiters() == before + 1, "one waiter for both waits"
+    finally:
+        os.close(other)
+        log.close()
+    time.sleep(0.1)
+    assert waiters() == before, "closing the log stops its waiter"
