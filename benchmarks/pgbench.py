@@ -17,7 +17,10 @@ own instead, as pgbench's clients are: Python threads share one interpreter lock
 share only the files (txlake's commit log and SQLite's WAL). DuckDB cannot open one database
 file from several processes, so its sessions stay threads. A transaction refused with 40001/40P01 (or DuckDB's write conflict,
 SQLite's busy error) is rolled back and retried, as ``pgbench --max-tries`` does; its latency
-counts from its first try, and the retries are reported.
+counts from its first try, and the retries are reported. txlake's processes share no row locks
+unless ``--shared-row-locks`` (its ``shared_row_locks`` option): without, two processes updating
+one branch row both go on and the later COMMIT fails with 40001, at every level; with it, the
+later UPDATE waits for the earlier transaction, as in PostgreSQL.
 
 pgbench's scale 1 has one branch, so every transaction updates the same branch row and
 concurrent sessions can only queue behind each other's row lock. The default here is 4 branches
@@ -35,7 +38,7 @@ round; a row's tps is the median of its rounds.
 
     python benchmarks/pgbench.py [--seconds 3] [--rounds 3] [--sessions 1,4] [--accounts 100000]
                                  [--branches 4] [--levels rc,rr,ser] [--publish async]
-                                 [--engines txlake,sqlite,duckdb] [--processes]
+                                 [--engines txlake,sqlite,duckdb] [--processes] [--shared-row-locks]
 """
 
 from __future__ import annotations
@@ -241,9 +244,10 @@ def setup_txlake(path: str, workload: Workload, publish: str) -> None:
     c.close()
 
 
-def txlake_client(path: str, level: str, publish: str, workload: Workload):
+def txlake_client(path: str, level: str, publish: str, shared_row_locks: bool, workload: Workload):
     def make():
-        conn = txlake.connect(path, isolation_level=level, publish=publish, durable=True)
+        conn = txlake.connect(path, isolation_level=level, publish=publish, durable=True,
+                              shared_row_locks=shared_row_locks)
         cur = conn.cursor()
 
         def fetch(sql, params):
@@ -386,6 +390,9 @@ def main() -> None:
     ap.add_argument("--dir", default=None, help="where to put the databases (default: a temp dir)")
     ap.add_argument("--processes", action="store_true",
                     help="run txlake and SQLite sessions as processes, not threads")
+    ap.add_argument("--shared-row-locks", action="store_true",
+                    help="txlake's shared_row_locks: with --processes, a row update waits for another "
+                         "process's open transaction that updated the row (instead of a 40001 at COMMIT)")
     args = ap.parse_args()
     sessions = [int(s) for s in args.sessions.split(",")]
     engines = args.engines.split(",")
@@ -404,11 +411,12 @@ def main() -> None:
             for level in args.levels.split(","):
                 path = os.path.join(root, f"txlake-{level}")
                 setup_txlake(path, workload, args.publish)
-                keepers.append(txlake.connect(path, publish=args.publish, durable=True))
+                keepers.append(txlake.connect(path, publish=args.publish, durable=True,
+                                              shared_row_locks=args.shared_row_locks))
                 for n in sessions:
                     configs.append((f"txlake {LEVELS[level]}", n,
-                                    txlake_client(path, LEVELS[level], args.publish, workload),
-                                    ("txlake_client", (path, LEVELS[level], args.publish))))
+                                    txlake_client(path, LEVELS[level], args.publish, args.shared_row_locks, workload),
+                                    ("txlake_client", (path, LEVELS[level], args.publish, args.shared_row_locks))))
         if "sqlite" in engines:
             path = os.path.join(root, "lite.db")
             setup_sqlite(path, workload)

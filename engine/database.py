@@ -17,7 +17,7 @@ import threading
 from txlake import errors
 from txlake.engine.mvcc.clog import CommitLog
 from txlake.engine.mvcc.gc import GarbageCollector, wants_compaction
-from txlake.engine.mvcc.locks import LockTable
+from txlake.engine.mvcc.locks import LockTable, ProcessLocks
 from txlake.engine.mvcc.ssi import SSI
 from txlake.engine.mvcc.snapshot import Snapshot
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction, TxnState
@@ -26,6 +26,8 @@ from txlake.storage.commit import Commit, TableDelta
 from txlake.storage.prepared import DEFAULT_TIMEOUT as DEFAULT_PREPARED_TIMEOUT
 from txlake.storage.version import LogEntry
 from txlake.storage.warehouse import DEFAULT_LABEL_RETENTION, Warehouse
+
+ROW_LOCKS_FILE = "ROWLOCKS"  # in the log's directory: row locks across processes (mvcc/locks.py)
 
 DEFAULT_MAX_ACTIVE_TRANSACTIONS = 1000
 RECENT_TRANSACTIONS = 100  # finished transactions txlake_transactions() lists
@@ -83,9 +85,11 @@ class Database:
                  max_active_transactions: int = DEFAULT_MAX_ACTIVE_TRANSACTIONS,
                  commit_timeout: float = 30.0, publish: str = "async", gc_interval: float = 2.0,
                  prepared_timeout: float = DEFAULT_PREPARED_TIMEOUT,
-                 label_retention: float = DEFAULT_LABEL_RETENTION):
+                 label_retention: float = DEFAULT_LABEL_RETENTION, shared_row_locks: bool = False):
         if publish not in ("async", "sync", "off"):  # before any thread starts
             raise errors.InvalidParameterValue(f'publish must be "async", "sync" or "off", not "{publish}"')
+        if not isinstance(shared_row_locks, bool):
+            raise errors.InvalidParameterValue(f"shared_row_locks must be True or False, not {shared_row_locks!r}")
         self.memory_limit = parse_bytes(memory_limit) if memory_limit is not None else default_memory_limit()
         kwargs = {"cache_bytes": cache_bytes or self.memory_limit // 2}
         self.path = path
@@ -93,7 +97,8 @@ class Database:
                                    label_retention=label_retention, **kwargs)
         self.xids = XidAllocator(self.warehouse.latest.max_xid + 1)
         self.clog = CommitLog()
-        self.locks = LockTable()
+        self.locks = LockTable(ProcessLocks.for_path(os.path.join(self.warehouse.txlog.dir, ROW_LOCKS_FILE))
+                               if shared_row_locks else None, sharing=self.warehouse.others_writing)
         # update chains of recent commits: table_id -> old row id -> new row id, with the CSN
         # that made them; kept while a running transaction's snapshot may predate them
         self._successors: dict[str, dict[int, int]] = {}

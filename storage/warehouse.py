@@ -36,6 +36,11 @@ RECENT_ENTRIES = 10_000
 # other processes' entries kept whole (for SERIALIZABLE key-by-key checks): a snapshot older
 # than these is checked table by table
 RECENT_FOREIGN_ENTRIES = 1024
+# another process committed within this many seconds (as this one saw): row locks are taken
+# across processes too (engine/mvcc/locks.py); alone, a process does not pay for them
+OTHERS_WRITING_SECONDS = 60.0
+_THIS_PROCESS: set[str] = set()  # commit_user of every warehouse opened in this process
+os.register_at_fork(after_in_child=_THIS_PROCESS.clear)
 MARKER = "txlake.json"
 DEFAULT_LABEL_RETENTION = 7 * 24 * 3600.0  # seconds a committed label blocks its reuse
 # compaction lineage is kept at least this long after its compaction, whatever snapshots are
@@ -83,6 +88,7 @@ class Warehouse:
         self.store = DataFileStore(self.root, self.fs, cache_bytes)
         self.commit_timeout = commit_timeout
         self.commit_user = f"txlake-{uuid.uuid4()}"
+        _THIS_PROCESS.add(self.commit_user)
         self._lock = threading.Lock()
         self._commit_lock = threading.Lock()
         # group commit: committers queue here; one leader at a time writes the queue's entry
@@ -93,6 +99,7 @@ class Warehouse:
         # csn -> (another process's entry, (table id, file id) -> the file each of its deletions
         # was in), guarded by _lock
         self._foreign: dict[int, tuple[LogEntry, dict]] = {}
+        self._foreign_seen = float("-inf")  # time.monotonic() when a recent foreign entry was replayed
         # entries this process has written and not yet flushed, guarded by _lock: refresh() stops
         # before them, so this process's sessions see a commit only once it is durable
         self._unflushed: set[int] = set()
@@ -148,6 +155,8 @@ class Warehouse:
                 if table is not None:
                     files.update(((c.table_id, fid), table.file(fid)) for fid in c.deleted)
             self._foreign[entry.csn] = (entry, files)
+            if entry.commit_user not in _THIS_PROCESS and entry.time_ms > now_ms() - OTHERS_WRITING_SECONDS * 1000:
+                self._foreign_seen = time.monotonic()
             if len(self._foreign) > RECENT_FOREIGN_ENTRIES:
                 self._foreign.pop(next(iter(self._foreign)))
         if not self._times or entry.time_ms - self._times[-1][1] >= 1000:
@@ -156,6 +165,11 @@ class Warehouse:
             self._labels[entry.label] = (entry.csn, entry.time_ms)
         while len(self._recent) > RECENT_ENTRIES:
             self._recent.pop(next(iter(self._recent)))
+
+    def others_writing(self) -> bool:
+        """Has another process committed here lately (``OTHERS_WRITING_SECONDS``), as far as
+        this one has read the log?"""
+        return time.monotonic() - self._foreign_seen < OTHERS_WRITING_SECONDS
 
     def foreign_writes(self, after_csn: int, upto_csn: int) -> set[str]:
         """Tables changed by other processes' commits in (after_csn, upto_csn]."""

@@ -27,12 +27,28 @@ is only changed under the table's mutex, so two waiters cannot both close the sa
 A waiter sleeps on a condition of its own, woken only when the transaction it waits for ends
 or leaves the key's queue: the others sleep on (waking every waiter at every commit made each
 re-check and sleep again - under pgbench with 4 sessions, two wake-ups in three for nothing).
+
+Across processes (``ProcessLocks``), a lock taken here is also a POSIX record lock on the
+warehouse's row-lock file: one byte per key, at an offset hashed from the table and the key; a
+table lock covers the table's whole range. A transaction in another process wanting the key
+blocks in ``fcntl`` until this one ends, as a session of another PostgreSQL backend waits on
+the shared lock table; it then re-checks the row (READ COMMITTED re-finds its newest version,
+REPEATABLE READ fails with 40001), instead of both going on and the second learning at COMMIT
+that its work is lost (40001 at every level). The kernel finds deadlocks between processes
+(EDEADLK: 40P01); it sees a process as one owner, so with several sessions in each of several
+processes it may report a deadlock that is none (a retryable 40P01). A record lock is only a
+queue: two keys whose hashes collide wait for each other needlessly, and the COMMIT's check
+against what others committed meanwhile stays the guarantee.
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
+import os
 import threading
 import time
+import zlib
 
 from txlake import errors
 
@@ -40,7 +56,10 @@ TABLE = "table"  # the second part of a table lock's key
 
 
 class LockTable:
-    def __init__(self):
+    def __init__(self, shared: "ProcessLocks | None" = None, sharing=lambda: True):
+        self.shared = shared  # the same locks across processes, if the table has a file to take them in ...
+        self.sharing = sharing  # ... taken while this says other processes write (checked per lock)
+        self._shared_held: dict[int, list[tuple[int, int]]] = {}  # id(txn) -> its record locks
         self._mutex = threading.Lock()
         self._sleeping: dict[int, threading.Condition] = {}  # id(waiting txn) -> what wakes it
         self._holders: dict[tuple, object] = {}     # key -> holding transaction
@@ -52,10 +71,21 @@ class LockTable:
         self._queues: dict[tuple, list] = {}        # key -> transactions waiting for it, oldest first
 
     def acquire(self, txn, key: tuple, timeout: float | None = None) -> bool:
-        """Take ``key`` for ``txn``. Returns True if it had to wait for another transaction
-        (which has ended since: the caller must re-check the row), False if it was free."""
-        waited = False
+        """Take ``key`` for ``txn``, here and (``shared``) across processes. Returns True if it
+        had to wait for another transaction (which has ended since: the caller must re-check
+        the row), False if it was free."""
         deadline = None if not timeout else time.monotonic() + timeout
+        waited, new = self._acquire_here(txn, key, deadline)
+        if new and self.shared is not None and self.sharing():
+            span = self.shared.span(key)
+            remaining = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+            waited = self.shared.acquire(span, remaining) or waited
+            self._shared_held.setdefault(id(txn), []).append(span)  # (only txn's thread adds)
+        return waited
+
+    def _acquire_here(self, txn, key: tuple, deadline: float | None) -> tuple[bool, bool]:
+        """(waited, newly held) for ``key`` among this process's transactions."""
+        waited = False
         with self._mutex:
             try:
                 while True:
@@ -64,11 +94,12 @@ class LockTable:
                     if holder is None and queue and queue[0] is not txn and not self._covered(txn, key):
                         holder = queue[0]  # free, but an earlier waiter takes it first
                     if holder is None:
+                        new = not self._covered(txn, key)
                         self._grant(txn, key)
                         self._waits_for.pop(id(txn), None)
                         if queue:
                             self._dequeue(txn, key)
-                        return waited
+                        return waited, new
                     self._waits_for[id(txn)] = holder
                     if self._cycle_from(txn):
                         self._give_up(txn, key)
@@ -158,6 +189,9 @@ class LockTable:
     def release_all(self, txn) -> int:
         """End of transaction: free every key ``txn`` holds and wake the waiters."""
         with self._mutex:
+            spans = self._shared_held.pop(id(txn), None)
+            if spans:  # (before a waiter here may take a key: its record lock is this process's)
+                self.shared.release(spans)
             keys = self._held.pop(id(txn), ())
             for key in keys:
                 if self._holders.get(key) is txn:
@@ -172,3 +206,105 @@ class LockTable:
     def __len__(self) -> int:
         with self._mutex:
             return len(self._holders)
+
+
+class ProcessLocks:
+    """Exclusive POSIX record locks on one file, for the lock tables of every process that opens
+    the warehouse (see the module's docstring). Record locks belong to the process: its own
+    transactions are kept apart by the lock table, and a span two of them hold (keys whose
+    hashes collide) is counted, unlocked when the last lets go. Closing any descriptor of the
+    file would drop every record lock the process holds on it, so a process opens the file once
+    (``for_path``) and keeps it; a forked child starts without (it inherits no record locks)."""
+
+    _open: dict[str, "ProcessLocks"] = {}
+    _open_guard = threading.Lock()
+
+    def __init__(self, path: str):
+        self.path = path
+        self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        self._mutex = threading.Lock()
+        self._count: dict[tuple[int, int], int] = {}  # span -> holders in this process
+
+    @classmethod
+    def for_path(cls, path: str) -> "ProcessLocks":
+        path = os.path.realpath(path)
+        with cls._open_guard:
+            locks = cls._open.get(path)
+            if locks is None:
+                locks = cls._open[path] = cls(path)
+            return locks
+
+    @staticmethod
+    def span(key: tuple) -> tuple[int, int]:
+        """(offset, length) of ``key``'s record lock: a table's range is 2**32 bytes from a hash
+        of its id; a key's byte in it, from a hash of the key (stable across processes:
+        Python's ``hash`` of a string is not)."""
+        table = (zlib.crc32(key[0].encode()) & 0x3FFFFFFF) << 32
+        if key[1] == TABLE:
+            return table, 1 << 32
+        return table + zlib.crc32(repr(key[1:]).encode()), 1
+
+    def acquire(self, span: tuple[int, int], timeout: float | None) -> bool:
+        """Take ``span`` (True if another process held it and this one waited). Blocks in the
+        kernel, which reports a deadlock among processes (40P01); with a ``timeout`` (seconds,
+        ``lock_timeout``) it polls instead, and gives up with 55P03."""
+        with self._mutex:
+            if self._count.get(span):
+                self._count[span] += 1
+                return False
+            if self._try(span):
+                self._count[span] = 1
+                return False
+        deadline = None if timeout is None else time.monotonic() + timeout
+        pause = 0.0005
+        while True:
+            if deadline is None:
+                try:
+                    fcntl.lockf(self._fd, fcntl.LOCK_EX, span[1], span[0])
+                except OSError as e:
+                    if e.errno != errno.EDEADLK:
+                        raise
+                    raise errors.DeadlockDetected(
+                        "deadlock detected\nDETAIL:  Process waits for a lock held by a transaction "
+                        "in another process, which waits for this one.") from None
+                with self._mutex:
+                    self._count[span] = self._count.get(span, 0) + 1
+                return True
+            with self._mutex:
+                if self._count.get(span):  # (another transaction here took it meanwhile)
+                    self._count[span] += 1
+                    return True
+                if self._try(span):
+                    self._count[span] = 1
+                    return True
+            if time.monotonic() >= deadline:
+                raise errors.LockNotAvailable("canceling statement due to lock timeout")
+            time.sleep(min(pause, max(deadline - time.monotonic(), 0.0)))
+            pause = min(pause * 2, 0.02)
+
+    def release(self, spans) -> None:
+        with self._mutex:
+            for span in spans:
+                left = self._count.get(span, 0) - 1
+                if left > 0:
+                    self._count[span] = left
+                    continue
+                self._count.pop(span, None)
+                fcntl.lockf(self._fd, fcntl.LOCK_UN, span[1], span[0])
+
+    def _try(self, span: tuple[int, int]) -> bool:
+        try:
+            fcntl.lockf(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB, span[1], span[0])
+            return True
+        except OSError as e:
+            if e.errno in (errno.EAGAIN, errno.EACCES):
+                return False
+            raise
+
+
+def _forget_after_fork() -> None:
+    ProcessLocks._open = {}
+    ProcessLocks._open_guard = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)

@@ -1,8 +1,10 @@
-"""Several processes commit to one warehouse: optimistic commits through put-if-absent log
-entries, with the data-conflict check. Real processes, no shared locks."""
+"""Several processes commit to one warehouse: commits through put-if-absent log entries, with
+the data-conflict check; row locks across processes (record locks) while others write. Real
+processes."""
 
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -97,9 +99,10 @@ def commit_elsewhere(path, sql):
      txlake.IntegrityError),                                                   # a duplicate key
 ])
 def test_the_commit_refuses_what_another_process_changed_after_the_statement(wh, level, mine, theirs, error):
-    """No shared locks across processes: a write another process commits between this
-    transaction's statement and its COMMIT is caught by the commit's data-conflict check,
-    whatever the level (READ COMMITTED included: the statement already ran on the old row)."""
+    """No shared row locks across processes (the default): a write another process commits
+    between this transaction's statement and its COMMIT is caught by the commit's data-conflict
+    check, whatever the level (READ COMMITTED included: the statement already ran on the old
+    row)."""
     c = txlake.connect(wh, isolation_level=level, publish="off")
     c.execute(mine)
     commit_elsewhere(wh, theirs)
@@ -111,3 +114,111 @@ def test_the_commit_refuses_what_another_process_changed_after_the_statement(wh,
     assert reader.execute("SELECT n FROM counter WHERE id = 1").fetchall() == ([(0,)] if inserting else [(10,)])
     assert reader.execute("SELECT n FROM counter WHERE id = 9").fetchall() == ([(1,)] if inserting else [])
     reader.close()
+
+
+SESSION = r"""
+import sys, txlake
+c = txlake.connect(sys.argv[1], isolation_level=sys.argv[2], publish="off", shared_row_locks=True)
+for line in sys.stdin:
+    try:
+        if line.strip() == "COMMIT":
+            c.commit()
+        else:
+            c.execute(line)
+        print("ok", flush=True)
+    except txlake.Error as e:
+        c.rollback()
+        print(type(e).__name__, flush=True)
+"""
+
+
+class Elsewhere:
+    """A session in another process, fed one statement per line."""
+
+    def __init__(self, path, level):
+        self.proc = subprocess.Popen([sys.executable, "-c", SESSION, path, level], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, env={"PYTHONPATH": REPO, "PATH": "/usr/bin:/bin"})
+
+    def send(self, sql):
+        self.proc.stdin.write(sql + "\n")
+        self.proc.stdin.flush()
+
+    def reply(self):
+        return self.proc.stdout.readline().strip()
+
+    def run(self, sql):
+        self.send(sql)
+        return self.reply()
+
+    def waiting(self, seconds=0.5):
+        """Is the last statement sent still running after ``seconds``?"""
+        time.sleep(seconds)
+        return self.proc.poll() is None and not _readable(self.proc.stdout)
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+def _readable(stream):
+    import select
+    return bool(select.select([stream], [], [], 0)[0])
+
+
+@pytest.mark.parametrize("level, outcome, n", [("READ COMMITTED", "ok", 11),
+                                              ("REPEATABLE READ", "SerializationFailure", 1)])
+def test_an_update_of_a_row_another_process_holds_waits_for_its_commit(wh, level, outcome, n):
+    """With ``shared_row_locks``, while other processes write, a row lock is one across
+    processes: an UPDATE of a row another process's open transaction updated waits for it, as
+    in PostgreSQL; when that one
+    commits, READ COMMITTED goes on from the new row (no 40001, no lost update) and REPEATABLE
+    READ fails with 40001 (first updater wins) - both at the statement, not at COMMIT."""
+    commit_elsewhere(wh, "INSERT INTO log VALUES (0, 0)")  # (another process has written lately)
+    mine = txlake.connect(wh, isolation_level="READ COMMITTED", publish="off", shared_row_locks=True)
+    theirs = Elsewhere(wh, level)
+    try:
+        assert theirs.run("SELECT 1") == "ok"
+        mine.execute("UPDATE counter SET n = n + 1 WHERE id = 1")
+        theirs.send("UPDATE counter SET n = n + 10 WHERE id = 1")
+        assert theirs.waiting(), "the other process waits for this one's row lock"
+        mine.commit()
+        assert theirs.reply() == outcome
+        assert theirs.run("COMMIT") == "ok"
+    finally:
+        theirs.close()
+        mine.close()
+    reader = txlake.connect(wh, autocommit=True, publish="off")
+    assert reader.execute("SELECT n FROM counter WHERE id = 1").fetchall() == [(n,)]
+    reader.close()
+
+
+def test_a_deadlock_between_processes_is_found(wh):
+    """``shared_row_locks``: two processes each holding a row the other wants - the kernel finds
+    the cycle and the one closing it fails with 40P01; the other goes on once it has rolled
+    back."""
+    commit_elsewhere(wh, "INSERT INTO log VALUES (0, 0)")
+    mine = txlake.connect(wh, isolation_level="READ COMMITTED", publish="off", shared_row_locks=True)
+    theirs = Elsewhere(wh, "READ COMMITTED")
+    try:
+        assert theirs.run("UPDATE counter SET n = n + 10 WHERE id = 2") == "ok"
+        mine.execute("UPDATE counter SET n = n + 1 WHERE id = 1")
+        theirs.send("UPDATE counter SET n = n + 10 WHERE id = 1")
+        assert theirs.waiting()
+        with pytest.raises(txlake.DeadlockDetected) as e:
+            mine.execute("UPDATE counter SET n = n + 1 WHERE id = 2")
+        assert e.value.sqlstate == "40P01"
+        mine.rollback()
+        assert theirs.reply() == "ok"
+        assert theirs.run("COMMIT") == "ok"
+    finally:
+        theirs.close()
+        mine.close()
+    reader = txlake.connect(wh, autocommit=True, publish="off")
+    assert reader.execute("SELECT n FROM counter ORDER BY id").fetchall() == [(10,), (10,), (0,)]
+    reader.close()
+
+
+def test_shared_row_locks_takes_a_boolean(warehouse):
+    with pytest.raises(txlake.DataError) as e:
+        txlake.connect(warehouse, shared_row_locks="yes")
+    assert e.value.sqlstate == "22023"
