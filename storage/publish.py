@@ -103,7 +103,7 @@ class Publisher:
             with self._wake:
                 while not self._closed and (not self._pending or time.monotonic() < next_pass):
                     self._wake.wait(None if not self._pending else next_pass - time.monotonic())
-                if self._closed and not self._pending:
+                if self._closed:  # (close() publishes what is left, in its own thread)
                     return
                 self._pending = False
             started = time.monotonic()

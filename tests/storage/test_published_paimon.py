@@ -161,3 +161,39 @@ def test_commits_between_passes_leave_the_publishing_thread_asleep(tmp_path):
     assert publisher.published_csn == warehouse.latest.csn
     c.close()
     assert check_all_snapshots(path, "t") >= 2
+
+
+def test_closing_while_another_process_publishes_does_not_spin(tmp_path):
+    """A publisher closed while another process holds the publishing lock leaves its thread at
+    once (close() publishes what is left). Before, its thread asked for the lock again and
+    again, without a pause, until the other let go: tens of thousands of tries a second in
+    every process of a pgbench run but the publishing one, at the end of each round."""
+    import fcntl
+    import time
+
+    from txlake.storage.publish import PUBLISH_LOCK, Publisher
+    path = str(tmp_path / "wh")
+    c = txlake.connect(path, autocommit=True, publish="off")
+    c.execute("CREATE TABLE t (id INT PRIMARY KEY)")
+    warehouse = c._session.db.warehouse
+    other = os.open(os.path.join(warehouse.txlog.dir, PUBLISH_LOCK), os.O_RDWR | os.O_CREAT)
+    fcntl.flock(other, fcntl.LOCK_EX)  # (another descriptor: as another process holds it)
+    tries = []
+    try_lock = warehouse.fs.try_lock
+    warehouse.fs.try_lock = lambda *a, **k: (tries.append(1), try_lock(*a, **k))[1]
+    try:
+        publisher = Publisher(warehouse, mode="async", interval=3600)
+        publisher.start()
+        c.execute("INSERT INTO t VALUES (1)")
+        time.sleep(0.2)
+        release = __import__("threading").Timer(0.5, fcntl.flock, (other, fcntl.LOCK_UN))
+        release.start()
+        publisher.close()
+        release.join()
+        assert len(tries) <= 3, len(tries)
+        warehouse.listeners.remove(publisher.notify)
+        assert publisher.published_csn == warehouse.latest.csn
+    finally:
+        del warehouse.fs.try_lock
+        os.close(other)
+        c.close()
