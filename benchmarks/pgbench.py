@@ -53,6 +53,7 @@ import statistics
 import tempfile
 import threading
 import time
+import traceback
 
 import duckdb
 
@@ -185,16 +186,18 @@ def drive_processes(sessions: int, seconds: float, client_spec: tuple, stats: St
              for i in range(sessions)]
     for p in procs:
         p.start()
-    for _ in range(sessions):  # each child says it is connected and warmed up
-        message = results.get(timeout=300)
-        if message != "ready":
-            stats.errors.append(message)
+    running = sessions
+    for _ in range(sessions):  # each child says it is connected and warmed up, or why not
+        kind, detail = results.get(timeout=300)
+        if kind != "ready":
+            stats.errors.append(detail)
+            running -= 1
     start.set()
     t0 = time.perf_counter()
     time.sleep(seconds)
     stop.set()
     elapsed = time.perf_counter() - t0
-    for _ in range(sessions):
+    for _ in range(running):
         latencies, retries, error = results.get(timeout=300)
         stats.add(latencies, retries)
         if error:
@@ -212,16 +215,15 @@ def _session_process(client_spec: tuple, seed: int, start, stop, results) -> Non
         run, retryable, close = globals()[factory](*args[:-1], workload)()
         rng = random.Random(1000 + seed)
         warm_up(run, retryable, workload, rng)
-    except BaseException as e:
-        results.put(repr(e))
-        results.put(([], 0, None))
+    except BaseException:
+        results.put(("failed", traceback.format_exc()))
         return
-    results.put("ready")
+    results.put(("ready", None))
     start.wait()
     try:
         retries = session_loop(run, retryable, workload, rng, stop, latencies)
-    except BaseException as e:
-        error = repr(e)
+    except BaseException:
+        error = traceback.format_exc()
     finally:
         close()
         results.put((latencies, retries, error))
