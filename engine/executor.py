@@ -390,8 +390,10 @@ class Executor:
                 and not isinstance(stmt.source, exp.Values):
             count = self._insert_select(ctx, stmt, schema, columns, params)
             return Result(rowcount=count, status=f"INSERT 0 {count}")
-        with self._registered() as register:
-            rows = self._insert_rows(ctx, schema, columns, stmt, params, register)
+        rows = self._point_insert_rows(schema, columns, stmt, params)
+        if rows is None:
+            with self._registered() as register:
+                rows = self._insert_rows(ctx, schema, columns, stmt, params, register)
         rows = self._insert_batch(ctx, stmt, rows, conflict_params)
         result = self._returning(stmt.returning, rows, stmt.table.name, returning_params)
         result.status = f"INSERT 0 {rows.num_rows}"
@@ -441,13 +443,17 @@ class Executor:
             seen.add(name)
         return list(stmt.columns)
 
-    def _insert_rows(self, ctx, schema, columns, stmt, params, register) -> pa.Table | PythonRows:
-        """The rows an INSERT (of VALUES) adds: as Python values when they were built in Python."""
-        if isinstance(stmt.source, exp.Values):
-            plan = self._cached_sql(stmt, ("point-insert",), lambda: _values_plan(stmt.source))
-            values = self._values_columns(schema, columns, stmt, plan, params) if plan is not None else None
-            if values is not None:
-                return PythonRows(schema, values)
+    def _point_insert_rows(self, schema, columns, stmt, params) -> PythonRows | None:
+        """The rows an INSERT of VALUES adds, built in Python (``_values_columns``); None where
+        DuckDB must build them (``_insert_rows``)."""
+        if not isinstance(stmt.source, exp.Values):
+            return None
+        plan = self._cached_sql(stmt, ("point-insert",), lambda: _values_plan(stmt.source))
+        values = self._values_columns(schema, columns, stmt, plan, params) if plan is not None else None
+        return PythonRows(schema, values) if values is not None else None
+
+    def _insert_rows(self, ctx, schema, columns, stmt, params, register) -> pa.Table:
+        """The rows an INSERT (of VALUES) adds, built by DuckDB."""
         if isinstance(stmt.source, exp.Values) and not any(True for _ in stmt.source.find_all(exp.Table)):
             # keyed by the schema itself (types, defaults), not its id: a table dropped and
             # re-created under the same name starts again at schema id 0
@@ -501,7 +507,7 @@ class Executor:
         bounds = _INT_RANGES.get(kind)
         if bounds is not None:
             return value if type(value) is int and bounds[0] <= value <= bounds[1] else _FALLBACK
-        expected = {"VARCHAR": str, "DOUBLE": float, "BOOLEAN": bool}.get(kind)
+        expected = _IDENTITY_CASTS.get(kind)
         return value if expected is not None and type(value) is expected else _FALLBACK
 
     def _time_zone(self):
@@ -1031,10 +1037,12 @@ class Executor:
         if rows is not None and rows.num_rows:
             # rows held as Python values stay so, with exact key bounds: a later lookup in this
             # transaction matches a one-row file by them, without building its key index
-            python = isinstance(rows, PythonRows)
-            file = DataFile(next(self._pending_ids), None, rows.num_rows, version.schema.schema_id,
-                            data=rows if python else rows.combine_chunks(),
-                            key_bounds=pk.key_bounds(rows, version.schema) if python else None)
+            if isinstance(rows, PythonRows):
+                file = DataFile.of_rows(next(self._pending_ids), rows, version.schema.schema_id,
+                                        pk.key_bounds(rows, version.schema))
+            else:
+                file = DataFile(next(self._pending_ids), None, rows.num_rows, version.schema.schema_id,
+                                data=rows.combine_chunks())
             if sources is not None:
                 file.caches[SOURCES] = np.asarray(sources, dtype=np.int64)
             added = (file,)
@@ -1280,6 +1288,7 @@ class PointUpdate:
 
 _FALLBACK = object()
 _INT_RANGES = {"INT": (-(1 << 31), (1 << 31) - 1), "BIGINT": (-(1 << 63), (1 << 63) - 1)}
+_IDENTITY_CASTS = {"VARCHAR": str, "DOUBLE": float, "BOOLEAN": bool}  # kind -> the Python type it takes as is
 
 
 def _key_equalities(where) -> int | None:

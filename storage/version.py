@@ -133,9 +133,14 @@ class PythonRows:
     def nbytes(self) -> int:
         """About what the rows take in Arrow: 8 bytes a value, text its UTF-8 bytes and offset
         (counted once: a statement and its commit both ask)."""
-        if self._nbytes is None:
-            self._nbytes = sum(8 * len(values) + sum(len(v.encode()) for v in values if type(v) is str)
-                               for values in self.columns)
+        if self._nbytes is None:  # (loops, not generators: mostly a point write's one row)
+            n = 0
+            for values in self.columns:
+                n += 8 * len(values)
+                for v in values:
+                    if type(v) is str:
+                        n += len(v.encode())
+            self._nbytes = n
         return self._nbytes
 
 
@@ -226,6 +231,16 @@ class DataFile:
                     self.caches.setdefault(ENCODED, rows)  # (written as it came, if written again)
                     self.__dict__["_inline"] = rows = decoded
         return rows if isinstance(rows, PythonRows) else None
+
+    @staticmethod
+    def of_rows(file_id: int, rows: PythonRows, schema_id: int, key_bounds: tuple | None) -> "DataFile":
+        """An uncommitted file holding ``rows`` as Python values (a point write's): built as
+        ``numbered`` builds one, past the frozen dataclass's ``__init__`` (every point
+        statement makes one)."""
+        f = object.__new__(DataFile)
+        f.__dict__.update(file_id=file_id, path=None, row_count=rows.num_rows, schema_id=schema_id, size=0,
+                          _data=rows, caches={}, _inline=None, key_bounds=key_bounds)
+        return f
 
     def numbered(self, file_id: int) -> "DataFile":
         """This file under the id ``file_id`` (a commit's files get theirs when it is voted):
