@@ -2,6 +2,7 @@
 the data-conflict check; row locks across processes (record locks) while others write. Real
 processes."""
 
+import select
 import subprocess
 import sys
 import time
@@ -137,7 +138,8 @@ class Elsewhere:
 
     def __init__(self, path, level):
         self.proc = subprocess.Popen([sys.executable, "-c", SESSION, path, level], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, env={"PYTHONPATH": REPO, "PATH": "/usr/bin:/bin"})
+                                     stdout=subprocess.PIPE, text=True,
+                                     env={"PYTHONPATH": REPO, "PATH": "/usr/bin:/bin"})
 
     def send(self, sql):
         self.proc.stdin.write(sql + "\n")
@@ -161,7 +163,6 @@ class Elsewhere:
 
 
 def _readable(stream):
-    import select
     return bool(select.select([stream], [], [], 0)[0])
 
 
@@ -170,9 +171,9 @@ def _readable(stream):
 def test_an_update_of_a_row_another_process_holds_waits_for_its_commit(wh, level, outcome, n):
     """With ``shared_row_locks``, while other processes write, a row lock is one across
     processes: an UPDATE of a row another process's open transaction updated waits for it, as
-    in PostgreSQL; when that one
-    commits, READ COMMITTED goes on from the new row (no 40001, no lost update) and REPEATABLE
-    READ fails with 40001 (first updater wins) - both at the statement, not at COMMIT."""
+    in PostgreSQL. When that one commits, READ COMMITTED goes on from the new row (no 40001,
+    no lost update) and REPEATABLE READ fails with 40001 (first updater wins) - both at the
+    statement, not at COMMIT."""
     commit_elsewhere(wh, "INSERT INTO log VALUES (0, 0)")  # (another process has written lately)
     mine = txlake.connect(wh, isolation_level="READ COMMITTED", publish="off", shared_row_locks=True)
     theirs = Elsewhere(wh, level)
