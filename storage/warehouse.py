@@ -19,6 +19,7 @@ import os
 import threading
 import time
 import uuid
+import weakref
 from contextlib import contextmanager
 from dataclasses import replace
 
@@ -39,7 +40,8 @@ RECENT_FOREIGN_ENTRIES = 1024
 # another process committed within this many seconds (as this one saw): row locks are taken
 # across processes too (engine/mvcc/locks.py); alone, a process does not pay for them
 OTHERS_WRITING_SECONDS = 60.0
-_THIS_PROCESS: set[str] = set()  # commit_user of every warehouse opened in this process
+# commit_user -> each warehouse open in this process (weakly: one a Spark call dropped leaves)
+_THIS_PROCESS: "weakref.WeakValueDictionary[str, Warehouse]" = weakref.WeakValueDictionary()
 os.register_at_fork(after_in_child=_THIS_PROCESS.clear)
 MARKER = "txlake.json"
 DEFAULT_LABEL_RETENTION = 7 * 24 * 3600.0  # seconds a committed label blocks its reuse
@@ -88,7 +90,7 @@ class Warehouse:
         self.store = DataFileStore(self.root, self.fs, cache_bytes)
         self.commit_timeout = commit_timeout
         self.commit_user = f"txlake-{uuid.uuid4()}"
-        _THIS_PROCESS.add(self.commit_user)
+        _THIS_PROCESS[self.commit_user] = self
         self._lock = threading.Lock()
         self._commit_lock = threading.Lock()
         # group commit: committers queue here; one leader at a time writes the queue's entry
