@@ -79,9 +79,25 @@ class LockTable:
         if new and self.shared is not None and self.sharing():
             span = self.shared.span(key)
             remaining = None if deadline is None else max(deadline - time.monotonic(), 0.0)
-            waited = self.shared.acquire(span, remaining) or waited
+            try:
+                waited = self.shared.acquire(span, remaining) or waited
+            except BaseException:  # (40P01, 55P03: the key is not held here either)
+                self._ungrant(txn, key)
+                raise
             self._shared_held.setdefault(id(txn), []).append(span)  # (only txn's thread adds)
         return waited
+
+    def _ungrant(self, txn, key: tuple) -> None:
+        """Give back a key ``txn`` was just granted here and did not get across processes."""
+        with self._mutex:
+            if self._holders.get(key) is txn:
+                del self._holders[key]
+            self._held.get(id(txn), set()).discard(key)
+            if key[1] != TABLE and not any(k[0] == key[0] and k[1] != TABLE for k in self._held.get(id(txn), ())):
+                in_table = self._in_table.get(key[0])
+                if in_table is not None and in_table.pop(id(txn), None) is not None and not in_table:
+                    del self._in_table[key[0]]
+            self._wake_waiters_of(txn)
 
     def _acquire_here(self, txn, key: tuple, deadline: float | None) -> tuple[bool, bool]:
         """(waited, newly held) for ``key`` among this process's transactions."""

@@ -223,3 +223,59 @@ def test_shared_row_locks_takes_a_boolean(warehouse):
     with pytest.raises(txlake.DataError) as e:
         txlake.connect(warehouse, shared_row_locks="yes")
     assert e.value.sqlstate == "22023"
+
+
+HOLDER = r"""
+import sys
+from txlake.engine.mvcc.locks import TABLE, ProcessLocks
+locks = ProcessLocks.for_path(sys.argv[1])
+span = locks.span(("t", TABLE) if sys.argv[2] == "table" else ("t", "key", 1))
+print("held" if locks._try(span) else "busy", flush=True)
+sys.stdin.read()
+"""
+
+
+def hold_elsewhere(path, what):
+    """Another process trying for a record lock (``what``: "table" t's range, or "key" 1 of t)
+    and keeping it, if it got it, until its stdin closes; and what it got."""
+    proc = subprocess.Popen([sys.executable, "-c", HOLDER, path, what], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, env={"PYTHONPATH": REPO, "PATH": "/usr/bin:/bin"})
+    return proc, proc.stdout.readline().strip()
+
+
+def test_record_locks_time_out_cover_their_table_and_go_at_transaction_end(tmp_path):
+    """The record locks themselves (engine/mvcc/locks.py), with lock_timeout: a key of a table
+    another process holds whole waits that long and fails with 55P03, and is not held in this
+    process either; another table's key does not wait; a lock a transaction took is the other
+    process's once it ends."""
+    from txlake import errors
+    from txlake.engine.mvcc.locks import LockTable, ProcessLocks
+
+    class Txn:
+        pass
+
+    path = str(tmp_path / "ROWLOCKS")
+    locks = LockTable(ProcessLocks.for_path(path))
+    holder, got = hold_elsewhere(path, "table")
+    try:
+        assert got == "held"
+        mine = Txn()
+        with pytest.raises(errors.LockNotAvailable):
+            locks.acquire(mine, ("t", "key", 1), timeout=0.2)
+        assert locks.holder(("t", "key", 1)) is None
+        assert locks.acquire(mine, ("u", "key", 1), timeout=0.2) is False
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=60)
+    locks.release_all(mine)
+    other = Txn()
+    locks.acquire(other, ("t", "key", 1))
+    holder, got = hold_elsewhere(path, "key")
+    holder.stdin.close()
+    holder.wait(timeout=60)
+    assert got == "busy"
+    locks.release_all(other)
+    holder, got = hold_elsewhere(path, "key")
+    holder.stdin.close()
+    holder.wait(timeout=60)
+    assert got == "held"
