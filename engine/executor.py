@@ -740,7 +740,7 @@ class Executor:
         key = _pinned_key(schema, alias, plan.where, params, plan.set_params)
         if key is None:
             return None
-        self._read(ctx, version, alias, plan.where, params, plan.set_params)
+        self._read(ctx, version, alias, plan.where, params, plan.set_params, key)
         tid = version.table_id
         rowid = pk.find(self.store, version, [key]).get(key)
         if rowid is not None:
@@ -920,9 +920,10 @@ class Executor:
         """The committed version ``version`` (as this transaction sees it) is built on."""
         return txn.bases.get(version.table_id, version) if version.table_id in txn.changes else version
 
-    def _read(self, ctx, version, alias, where, params, offset) -> None:
+    def _read(self, ctx, version, alias, where, params, offset, key=None) -> None:
         """SERIALIZABLE: record what a statement read from one table, as narrowly as it can be
-        described - its primary keys, its WHERE predicate, or the whole table (ssi.py)."""
+        described - its primary keys, its WHERE predicate, or the whole table (ssi.py).
+        ``key``: the primary key ``where`` pins, if the caller has worked it out already."""
         txn = ctx.txn
         if txn.isolation != SERIALIZABLE:
             return
@@ -930,7 +931,8 @@ class Executor:
         if where is None:
             ssi.read_table(txn, version.table_id)
             return
-        key = _pinned_key(version.schema, alias, where, params, offset)
+        if key is None:
+            key = _pinned_key(version.schema, alias, where, params, offset)
         if key is not None:
             ssi.read_keys(txn, version.table_id, [key])
         elif any(isinstance(n, (exp.Select, exp.Subquery)) for n in where.walk()):
