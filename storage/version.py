@@ -234,12 +234,18 @@ class DataFile:
 
     @staticmethod
     def of_rows(file_id: int, rows: PythonRows, schema_id: int, key_bounds: tuple | None) -> "DataFile":
-        """An uncommitted file holding ``rows`` as Python values (a point write's): built as
-        ``numbered`` builds one, past the frozen dataclass's ``__init__`` (every point
-        statement makes one)."""
+        """An uncommitted file holding ``rows`` as Python values (a point write's)."""
+        return DataFile._built(file_id, None, rows.num_rows, schema_id, 0, rows, None, key_bounds)
+
+    @staticmethod
+    def _built(file_id: int, path: str | None, row_count: int, schema_id: int, size: int, data, inline,
+               key_bounds: tuple | None) -> "DataFile":
+        """A file built past the frozen dataclass's ``__init__``, which costs more than the rest of
+        a point statement's file handling: every point write and every file of another
+        process's commit is made so. ``data``/``inline`` as the fields' descriptors store them."""
         f = object.__new__(DataFile)
-        f.__dict__.update(file_id=file_id, path=None, row_count=rows.num_rows, schema_id=schema_id, size=0,
-                          _data=rows, caches={}, _inline=None, key_bounds=key_bounds)
+        f.__dict__.update(file_id=file_id, path=path, row_count=row_count, schema_id=schema_id, size=size,
+                          _data=data, caches={}, _inline=inline, key_bounds=key_bounds)
         return f
 
     def numbered(self, file_id: int) -> "DataFile":
@@ -262,14 +268,9 @@ class DataFile:
 
     @staticmethod
     def from_json(d: dict) -> "DataFile":
-        """(Built as ``numbered`` builds a file, past the frozen dataclass's ``__init__``: every
-        other process's commit is read so, file by file.)"""
         bounds = d.get("key_bounds")
-        f = object.__new__(DataFile)
-        f.__dict__.update(file_id=d["id"], path=d["path"], row_count=d["rows"], schema_id=d["schema"],
-                          size=d.get("size", 0), _data=None, caches={}, _inline=d.get("inline"),
-                          key_bounds=tuple(tuple(b) for b in bounds) if bounds is not None else None)
-        return f
+        return DataFile._built(d["id"], d["path"], d["rows"], d["schema"], d.get("size", 0), None, d.get("inline"),
+                               tuple(tuple(b) for b in bounds) if bounds is not None else None)
 
 
 def encode_rows(table: pa.Table) -> dict | str:

@@ -101,7 +101,6 @@ class Warehouse:
         # csn -> (another process's entry, (table id, file id) -> the file each of its deletions
         # was in), guarded by _lock
         self._foreign: dict[int, tuple[LogEntry, dict]] = {}
-        self._foreign_seen = float("-inf")  # time.monotonic() when a recent foreign entry was replayed
         # entries this process has written and not yet flushed, guarded by _lock: refresh() stops
         # before them, so this process's sessions see a commit only once it is durable
         self._unflushed: set[int] = set()
@@ -157,8 +156,6 @@ class Warehouse:
                 if table is not None:
                     files.update(((c.table_id, fid), table.file(fid)) for fid in c.deleted)
             self._foreign[entry.csn] = (entry, files)
-            if entry.commit_user not in _THIS_PROCESS and entry.time_ms > now_ms() - OTHERS_WRITING_SECONDS * 1000:
-                self._foreign_seen = time.monotonic()
             if len(self._foreign) > RECENT_FOREIGN_ENTRIES:
                 self._foreign.pop(next(iter(self._foreign)))
         if not self._times or entry.time_ms - self._times[-1][1] >= 1000:
@@ -170,8 +167,15 @@ class Warehouse:
 
     def others_writing(self) -> bool:
         """Has another process committed here lately (``OTHERS_WRITING_SECONDS``), as far as
-        this one has read the log?"""
-        return time.monotonic() - self._foreign_seen < OTHERS_WRITING_SECONDS
+        this one has read the log? (Its newest entries among those ``_remember`` keeps.)"""
+        since = now_ms() - OTHERS_WRITING_SECONDS * 1000
+        with self._lock:
+            for entry, _ in reversed(self._foreign.values()):
+                if entry.time_ms <= since:
+                    return False
+                if entry.commit_user not in _THIS_PROCESS:
+                    return True
+        return False
 
     def foreign_writes(self, after_csn: int, upto_csn: int) -> set[str]:
         """Tables changed by other processes' commits in (after_csn, upto_csn]."""

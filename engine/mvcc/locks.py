@@ -92,8 +92,9 @@ class LockTable:
         with self._mutex:
             if self._holders.get(key) is txn:
                 del self._holders[key]
-            self._held.get(id(txn), set()).discard(key)
-            if key[1] != TABLE and not any(k[0] == key[0] and k[1] != TABLE for k in self._held.get(id(txn), ())):
+            held = self._held.get(id(txn), set())
+            held.discard(key)
+            if key[1] != TABLE and not any(k[0] == key[0] and k[1] != TABLE for k in held):
                 in_table = self._in_table.get(key[0])
                 if in_table is not None and in_table.pop(id(txn), None) is not None and not in_table:
                     del self._in_table[key[0]]
@@ -264,39 +265,42 @@ class ProcessLocks:
         """Take ``span`` (True if another process held it and this one waited). Blocks in the
         kernel, which reports a deadlock among processes (40P01); with a ``timeout`` (seconds,
         ``lock_timeout``) it polls instead, and gives up with 55P03."""
+        if self._take(span):
+            return False
+        if timeout is None:
+            try:
+                fcntl.lockf(self._fd, fcntl.LOCK_EX, span[1], span[0])
+            except OSError as e:
+                if e.errno != errno.EDEADLK:
+                    raise
+                raise errors.DeadlockDetected(
+                    "deadlock detected\nDETAIL:  Process waits for a lock held by a transaction "
+                    "in another process, which waits for this one.") from None
+            with self._mutex:
+                self._count[span] = self._count.get(span, 0) + 1
+            return True
+        deadline, pause = time.monotonic() + timeout, 0.0005
+        while time.monotonic() < deadline:
+            time.sleep(min(pause, max(deadline - time.monotonic(), 0.0)))
+            pause = min(pause * 2, 0.02)
+            if self._take(span):
+                return True
+        raise errors.LockNotAvailable("canceling statement due to lock timeout")
+
+    def _take(self, span: tuple[int, int]) -> bool:
+        """Count one more holder of ``span`` if this process has it already or gets it now."""
         with self._mutex:
             if self._count.get(span):
                 self._count[span] += 1
-                return False
-            if self._try(span):
-                self._count[span] = 1
-                return False
-        deadline = None if timeout is None else time.monotonic() + timeout
-        pause = 0.0005
-        while True:
-            if deadline is None:
-                try:
-                    fcntl.lockf(self._fd, fcntl.LOCK_EX, span[1], span[0])
-                except OSError as e:
-                    if e.errno != errno.EDEADLK:
-                        raise
-                    raise errors.DeadlockDetected(
-                        "deadlock detected\nDETAIL:  Process waits for a lock held by a transaction "
-                        "in another process, which waits for this one.") from None
-                with self._mutex:
-                    self._count[span] = self._count.get(span, 0) + 1
                 return True
-            with self._mutex:
-                if self._count.get(span):  # (another transaction here took it meanwhile)
-                    self._count[span] += 1
-                    return True
-                if self._try(span):
-                    self._count[span] = 1
-                    return True
-            if time.monotonic() >= deadline:
-                raise errors.LockNotAvailable("canceling statement due to lock timeout")
-            time.sleep(min(pause, max(deadline - time.monotonic(), 0.0)))
-            pause = min(pause * 2, 0.02)
+            try:
+                fcntl.lockf(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB, span[1], span[0])
+            except OSError as e:
+                if e.errno in (errno.EAGAIN, errno.EACCES):
+                    return False
+                raise
+            self._count[span] = 1
+            return True
 
     def release(self, spans) -> None:
         with self._mutex:
@@ -307,15 +311,6 @@ class ProcessLocks:
                     continue
                 self._count.pop(span, None)
                 fcntl.lockf(self._fd, fcntl.LOCK_UN, span[1], span[0])
-
-    def _try(self, span: tuple[int, int]) -> bool:
-        try:
-            fcntl.lockf(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB, span[1], span[0])
-            return True
-        except OSError as e:
-            if e.errno in (errno.EAGAIN, errno.EACCES):
-                return False
-            raise
 
 
 def _forget_after_fork() -> None:

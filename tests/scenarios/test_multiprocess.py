@@ -10,7 +10,7 @@ import time
 import pytest
 
 import txlake
-from tests.conftest import REPO
+from tests.conftest import child_env, run_python
 
 WORKER = r"""
 import sys, txlake
@@ -38,7 +38,7 @@ print("retries", retries, flush=True)
 def run_workers(path, mode, processes, n):
     procs = [subprocess.Popen([sys.executable, "-c", WORKER, path, mode, str(n), str(i + 1)],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              env={"PYTHONPATH": REPO, "PATH": "/usr/bin:/bin"})
+                              env=child_env())
              for i in range(processes)]
     outs = [p.communicate(timeout=300) for p in procs]
     for p, (out, err) in zip(procs, outs):
@@ -85,8 +85,7 @@ def test_racing_appends_every_acknowledged_commit_lands(wh, attempt):
 def commit_elsewhere(path, sql):
     """``sql`` committed by another process (autocommit), start to end."""
     code = "import sys, txlake; txlake.connect(sys.argv[1], autocommit=True, publish='off').execute(sys.argv[2])"
-    done = subprocess.run([sys.executable, "-c", code, path, sql], capture_output=True, text=True, timeout=120,
-                          env={"PYTHONPATH": REPO, "PATH": "/usr/bin:/bin"})
+    done = run_python(code, path, sql)
     assert done.returncode == 0, done.stderr
 
 
@@ -138,8 +137,7 @@ class Elsewhere:
 
     def __init__(self, path, level):
         self.proc = subprocess.Popen([sys.executable, "-c", SESSION, path, level], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True,
-                                     env={"PYTHONPATH": REPO, "PATH": "/usr/bin:/bin"})
+                                     stdout=subprocess.PIPE, text=True, env=child_env())
 
     def send(self, sql):
         self.proc.stdin.write(sql + "\n")
@@ -229,8 +227,8 @@ HOLDER = r"""
 import sys
 from txlake.engine.mvcc.locks import TABLE, ProcessLocks
 locks = ProcessLocks.for_path(sys.argv[1])
-span = locks.span(("t", TABLE) if sys.argv[2] == "table" else ("t", "key", 1))
-print("held" if locks._try(span) else "busy", flush=True)
+print("held" if locks._take(locks.span(("t", TABLE) if sys.argv[2] == "table" else ("t", "key", 1))) else "busy",
+      flush=True)
 sys.stdin.read()
 """
 
@@ -239,8 +237,20 @@ def hold_elsewhere(path, what):
     """Another process trying for a record lock (``what``: "table" t's range, or "key" 1 of t)
     and keeping it, if it got it, until its stdin closes; and what it got."""
     proc = subprocess.Popen([sys.executable, "-c", HOLDER, path, what], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True, env={"PYTHONPATH": REPO, "PATH": "/usr/bin:/bin"})
+                            stdout=subprocess.PIPE, text=True, env=child_env())
     return proc, proc.stdout.readline().strip()
+
+
+def let_go(proc):
+    proc.stdin.close()
+    proc.wait(timeout=60)
+
+
+def tried_elsewhere(path, what):
+    """Whether another process gets that record lock now ("held" or "busy")."""
+    proc, got = hold_elsewhere(path, what)
+    let_go(proc)
+    return got
 
 
 def test_record_locks_time_out_cover_their_table_and_go_at_transaction_end(tmp_path):
@@ -265,17 +275,10 @@ def test_record_locks_time_out_cover_their_table_and_go_at_transaction_end(tmp_p
         assert locks.holder(("t", "key", 1)) is None
         assert locks.acquire(mine, ("u", "key", 1), timeout=0.2) is False
     finally:
-        holder.stdin.close()
-        holder.wait(timeout=60)
+        let_go(holder)
     locks.release_all(mine)
     other = Txn()
     locks.acquire(other, ("t", "key", 1))
-    holder, got = hold_elsewhere(path, "key")
-    holder.stdin.close()
-    holder.wait(timeout=60)
-    assert got == "busy"
+    assert tried_elsewhere(path, "key") == "busy"
     locks.release_all(other)
-    holder, got = hold_elsewhere(path, "key")
-    holder.stdin.close()
-    holder.wait(timeout=60)
-    assert got == "held"
+    assert tried_elsewhere(path, "key") == "held"

@@ -169,6 +169,7 @@ def test_closing_while_another_process_publishes_does_not_spin(tmp_path):
     again, without a pause, until the other let go: tens of thousands of tries a second in
     every process of a pgbench run but the publishing one, at the end of each round."""
     import fcntl
+    import threading
     import time
 
     from txlake.storage.publish import PUBLISH_LOCK, Publisher
@@ -186,7 +187,7 @@ def test_closing_while_another_process_publishes_does_not_spin(tmp_path):
         publisher.start()
         c.execute("INSERT INTO t VALUES (1)")
         time.sleep(0.2)
-        release = __import__("threading").Timer(0.5, fcntl.flock, (other, fcntl.LOCK_UN))
+        release = threading.Timer(0.5, fcntl.flock, (other, fcntl.LOCK_UN))
         release.start()
         publisher.close()
         release.join()
