@@ -33,6 +33,8 @@ from txlake.storage.version import DataFile, PythonRows, TableVersion, one_row_k
 INDEX = "pk"            # cache key part of a file's key index
 BOUNDS = "key bounds"   # DataFile.caches key: the key columns' (min, max) from the Parquet footer
 MEMBERS = "key probes"  # DataFile.caches key of an inline file: the set of its index's hashes
+# key in TableVersion.one_row_files()'s memo of the other files: how a point lookup walks them
+WALK = "walk"
 PRUNE_PROBES = 64       # keys are checked against footer bounds one by one up to this many (integer
                         # keys beyond it in one vectorised pass; other keys then not at all)
 
@@ -192,29 +194,36 @@ def _find_one(store: DataFileStore, version: TableVersion, key, probe: int, exac
     at the first live match - a key is unique among a version's live rows, and the rows a
     workload updates again and again live in its newest files. An inline file (rows a
     compaction merged, in memory with its entry) is passed over by a set lookup, without
-    reaching its index in the buffer cache."""
+    reaching its index in the buffer cache. The walk (each file with its set, once an inline
+    file's is built) is kept with the version's other files: a version that changed only
+    one-row files - a point write's - shares it, and a key missing from them is looked up at
+    the price of one set lookup per inline file."""
     names = version.schema.primary_key
     if files is None:  # one-row files by their key (their exact bounds), then the others
-        one_row, files = version.one_row_files()
+        one_row, others, memo = version.one_row_files()
         fid = one_row.get(key)
         if fid is not None and 0 not in version.deleted(fid):
             return {key: fid << 32}
-    for f in reversed(tuple(files)):
-        single = one_row_key(f, len(names))
-        if single is not None:  # a one-row file's exact bounds are its row's key: no index
-            if single == key and 0 not in version.deleted(f.file_id):
-                return {key: f.file_id << 32}
-            continue
-        bounds = _bounds(store, f, names)
-        if bounds is not None and not _within(key, bounds):
-            continue
-        if f.is_inline:  # (a compaction's few hundred rows, in memory: their probes as a set)
-            members = f.caches.get((MEMBERS, names, exact))
-            if members is None:
-                members = f.caches[(MEMBERS, names, exact)] = frozenset(
-                    file_index(store, version, f, exact).hashes.tolist())
-            if probe not in members:
+        walk = memo.get((WALK, exact))
+        if walk is None:
+            walk = memo[(WALK, exact)] = [[f, f.caches.get((MEMBERS, names, exact))] for f in reversed(others)]
+    else:
+        walk = [[f, None] for f in reversed(tuple(files))]
+    for step in walk:
+        f, members = step
+        if members is None:
+            single = one_row_key(f, len(names))
+            if single is not None:  # a one-row file's exact bounds are its row's key: no index
+                if single == key and 0 not in version.deleted(f.file_id):
+                    return {key: f.file_id << 32}
                 continue
+            bounds = _bounds(store, f, names)
+            if bounds is not None and not _within(key, bounds):
+                continue
+            if f.is_inline:  # (its rows are decoded for the index the first time a key may be there)
+                members = step[1] = _members(store, version, f, exact)
+        if members is not None and probe not in members:
+            continue
         index = file_index(store, version, f, exact)
         hashes = index.view
         if not len(hashes) or not hashes[0] <= probe <= hashes[-1]:
@@ -227,6 +236,15 @@ def _find_one(store: DataFileStore, version: TableVersion, key, probe: int, exac
         if rowid is not None:
             return {key: rowid}
     return {}
+
+
+def _members(store: DataFileStore, version: TableVersion, f: DataFile, exact: bool) -> frozenset:
+    """The probes of an inline file's index, as a set (kept with the file)."""
+    names = version.schema.primary_key
+    members = f.caches.get((MEMBERS, names, exact))
+    if members is None:
+        members = f.caches[(MEMBERS, names, exact)] = frozenset(file_index(store, version, f, exact).hashes.tolist())
+    return members
 
 
 def _confirmed(store: DataFileStore, version: TableVersion, f: DataFile, key, matches: range,

@@ -511,12 +511,13 @@ class TableVersion:
         must not take a move for a delete then fail (40001) or start again."""
         return file_id <= self.forgotten and file_id not in self.moved and self.file(file_id) is None
 
-    def one_row_files(self) -> tuple[dict, tuple[DataFile, ...]]:
+    def one_row_files(self) -> tuple[dict, tuple[DataFile, ...], dict]:
         """(primary key -> file id of each one-row file whose key is known, every other file in
-        version order). A one-row file is dropped from a version when its row is deleted, so
-        each key there is a live row's: a point lookup finds the row a workload keeps
-        updating without walking the files before it. Built once, then carried from version
-        to version (``with_files``)."""
+        version order, a memo of those other files). A one-row file is dropped from a version
+        when its row is deleted, so each key there is a live row's: a point lookup finds the
+        row a workload keeps updating without walking the files before it. Built once, then
+        carried from version to version (``with_files``); the memo is shared by every version
+        with the same other files (storage/keys.py keeps how to walk them there)."""
         memo = self.caches.get(ONE_ROW)
         if memo is None:
             width = len(self.schema.primary_key)
@@ -527,7 +528,7 @@ class TableVersion:
                     others.append(f)
                 else:
                     keys[key] = f.file_id
-            memo = self.caches[ONE_ROW] = (keys, tuple(others))
+            memo = self.caches[ONE_ROW] = (keys, tuple(others), {})
         return memo
 
     def uncommitted(self) -> tuple[DataFile, ...]:
@@ -539,8 +540,8 @@ class TableVersion:
             memo = self.caches[UNCOMMITTED] = tuple(f for f in self.files if f.file_id < 0)
         return memo
 
-    def _one_row_after(self, memo: tuple[dict, tuple], added: tuple[DataFile, ...], dropped: set[int]):
-        keys, others = memo
+    def _one_row_after(self, memo: tuple[dict, tuple, dict], added: tuple[DataFile, ...], dropped: set[int]):
+        keys, others, _ = memo
         width = len(self.schema.primary_key)
         if dropped:
             keys = dict(keys)
@@ -560,7 +561,9 @@ class TableVersion:
                 if keys is memo[0]:
                     keys = dict(keys)
                 keys[key] = f.file_id
-        return keys, others + tuple(new_others) if new_others else others
+        if new_others:
+            others += tuple(new_others)
+        return keys, others, memo[2] if others is memo[1] else {}
 
     def to_json(self) -> dict:
         """The version as a checkpoint holds it (storage/checkpoint.py): its files as a log
