@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from typing import Callable
 
 import duckdb
 import numpy as np
@@ -56,20 +57,37 @@ class TableReads:
 
 class TableWrites:
     """What a transaction wrote to a table: the old and new primary keys (empty for a table
-    without one) and ``rows``, the old images of the rows it deleted or updated plus its new
-    rows, in the table's schema - built only when a predicate read needs them (``image``
-    makes them; ``count`` is their number)."""
+    without one), ``count`` rows, and ``rows``, the old images of the rows it deleted or
+    updated plus its new rows, in the table's schema.
 
-    def __init__(self, keys: set, count: int, image):
-        self.keys = keys
-        self.count = count
-        self._image = image
+    Worked out (``work()`` gives keys, count and a function making the rows) the first time
+    another transaction's check asks - most never are asked: only transactions running beside
+    this one check against it, and at one session there are none - and the rows made a table
+    only when a predicate read needs them. ``unknown``: they could no longer be read (a file
+    removed by an expiry meanwhile); every check then counts a conflict, as a false positive
+    is safe where a miss is not."""
+
+    def __init__(self, work: Callable[[], tuple[set, int, Callable[[], pa.Table]]]):
+        self._work = work
+        self._image = None
         self._rows = None
+        self.keys: set = set()
+        self.count = 0
+        self.unknown = False
+
+    def worked_out(self) -> "TableWrites":
+        if self._work is not None:
+            work, self._work = self._work, None
+            try:
+                self.keys, self.count, self._image = work()
+            except OSError:
+                self.unknown = True
+        return self
 
     @property
     def rows(self) -> pa.Table:
         if self._rows is None:
-            self._rows = self._image()
+            self._rows = self.worked_out()._image()
             self._image = None
         return self._rows
 
@@ -263,7 +281,11 @@ class SSI:
     def _conflict(self, reads: dict[str, TableReads], writes: dict[str, TableWrites]) -> bool:
         for table_id, r in reads.items():
             w = writes.get(table_id)
-            if w is None or (not w.count and not w.keys):
+            if w is None:
+                continue
+            if w.worked_out().unknown:
+                return True
+            if not w.count and not w.keys:
                 continue
             if r.whole or (r.keys & w.keys):
                 return True
@@ -286,16 +308,18 @@ class SSI:
             self._con.unregister(name)
 
     def _write_image(self, d: TableDelta) -> TableWrites:
-        """Old images of the rows the transaction deleted or updated, plus its new rows. Those
-        of a few point writes are read as Python values (``_point_writes``), and made a table
-        only if a predicate read asks for them."""
-        point = self._point_writes(d)
-        if point is not None:
-            keys, rows = point
-            target = d.base.schema.arrow_schema()
-            return TableWrites(keys, len(rows), lambda: pa.Table.from_pylist(rows, schema=target))
-        rows, keys = self._write_image_rows(d)
-        return TableWrites(keys, rows.num_rows, lambda: rows)
+        """Old images of the rows the transaction deleted or updated, plus its new rows, when
+        asked. Those of a few point writes are read as Python values (``_point_writes``), and
+        made a table only if a predicate read asks for them."""
+        def work():
+            point = self._point_writes(d)
+            if point is not None:
+                keys, rows = point
+                target = d.base.schema.arrow_schema()
+                return keys, len(rows), lambda: pa.Table.from_pylist(rows, schema=target)
+            rows, keys = self._write_image_rows(d)
+            return keys, rows.num_rows, lambda: rows
+        return TableWrites(work)
 
     def _point_writes(self, d: TableDelta) -> tuple[set, list[dict]] | None:
         """(the keys, the rows) ``_write_image_rows`` would give, as Python values, when the

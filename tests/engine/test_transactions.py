@@ -769,7 +769,8 @@ def test_serializable_point_writes_are_imaged_as_python_values(tmp_path):
     assert keys == expected_keys == {7, 200, 300}
     assert sorted(rows, key=repr) == sorted(table.to_pylist(), key=repr)
     written = ssi._write_image(delta)
-    assert written.count == 5 and written._rows is None
+    assert written.count == 0 and written._work is not None     # worked out when first asked
+    assert written.worked_out().count == 5 and written.keys == keys and written._rows is None
     assert written.rows.sort_by("id").equals(table.sort_by("id"))
     conn.rollback()
     cur.execute("CREATE TABLE h (a INT, b VARCHAR)")                                 # no key
@@ -780,6 +781,48 @@ def test_serializable_point_writes_are_imaged_as_python_values(tmp_path):
     table, expected_keys = ssi._write_image_rows(delta)
     assert ssi._point_writes(delta) == (set(), table.to_pylist()) and expected_keys == set()
     conn.close()
+
+
+def test_serializable_write_images_are_worked_out_only_for_a_transaction_beside_them(tmp_path):
+    """A committed SERIALIZABLE transaction's write image is worked out when a transaction
+    that ran beside it, and read the same table, is checked - not at its commit, nor for one
+    that read other tables; one that can no longer be read counts as a conflict (a 40001 is
+    safe, a miss is not)."""
+    from txlake.engine.mvcc.ssi import SSI, TableReads, TableWrites
+    path = str(tmp_path / "w")
+    setup = txlake.connect(path, autocommit=True, publish="off")
+    setup.execute("CREATE TABLE kv (k INT PRIMARY KEY, v INT)")
+    setup.execute("CREATE TABLE other (k INT)")
+    setup.execute("INSERT INTO kv VALUES (1, 0), (2, 0)")
+    ssi = setup.session.db.ssi
+    serializable = [txlake.connect(path, isolation_level="SERIALIZABLE", publish="off") for _ in range(4)]
+    beside, alone, reader, writer = serializable
+
+    def committed_writes():
+        return [w for r in ssi._records.values() if r.commit_csn is not None for w in r.writes.values()]
+
+    assert beside.execute("SELECT count(*) FROM other").fetchall() == [(0,)]   # keeps the records
+    alone.execute("UPDATE kv SET v = 5 WHERE k = 2")
+    alone.commit()
+    (image,) = committed_writes()
+    assert image._work is not None
+    beside.commit()
+    assert image._work is not None                                       # (it read another table)
+    assert reader.execute("SELECT v FROM kv WHERE k = 1").fetchall() == [(0,)]
+    assert writer.execute("SELECT v FROM kv WHERE k = 2").fetchall() == [(5,)]
+    writer.execute("UPDATE kv SET v = 1 WHERE k = 1")
+    writer.commit()
+    (image,) = [w for w in committed_writes() if w is not image]
+    with pytest.raises(errors.SerializationFailure):    # write skew: the reader's check needs it
+        reader.execute("UPDATE kv SET v = 1 WHERE k = 2")
+    assert image._work is None and image.count == 2 and image.keys == {1}
+
+    def expired():
+        raise FileNotFoundError("a file of the old rows was removed")
+    assert SSI._conflict(ssi, {"t": TableReads(keys={1})}, {"t": TableWrites(expired)})
+    assert not SSI._conflict(ssi, {"u": TableReads(keys={1})}, {"t": TableWrites(expired)})
+    for conn in serializable + [setup]:
+        conn.close()
 
 
 def test_a_snapshot_is_handed_out_again_only_while_nothing_it_holds_changed(c, connect):
