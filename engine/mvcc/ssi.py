@@ -63,9 +63,9 @@ class TableWrites:
     Worked out (``work()`` gives keys, count and a function making the rows) the first time
     another transaction's check asks - most never are asked: only transactions running beside
     this one check against it, and at one session there are none - and the rows made a table
-    only when a predicate read needs them. ``unknown``: they could no longer be read (a file
-    removed by an expiry meanwhile); every check then counts a conflict, as a false positive
-    is safe where a miss is not."""
+    only when a predicate read needs them. ``unknown``: they could not be read (a file
+    removed by an expiry meanwhile, say); every check then counts a conflict, as a false
+    positive is safe where a miss is not."""
 
     def __init__(self, work: Callable[[], tuple[set, int, Callable[[], pa.Table]]]):
         self._work = work
@@ -80,7 +80,7 @@ class TableWrites:
             work, self._work = self._work, None
             try:
                 self.keys, self.count, self._image = work()
-            except OSError:
+            except Exception:  # (its own commit is done: the failure is not another's to raise)
                 self.unknown = True
         return self
 

@@ -819,8 +819,14 @@ def test_serializable_write_images_are_worked_out_only_for_a_transaction_beside_
 
     def expired():
         raise FileNotFoundError("a file of the old rows was removed")
-    assert SSI._conflict(ssi, {"t": TableReads(keys={1})}, {"t": TableWrites(expired)})
-    assert not SSI._conflict(ssi, {"u": TableReads(keys={1})}, {"t": TableWrites(expired)})
+
+    def unreadable():
+        raise ValueError("a corrupt file")
+    for failing in (expired, unreadable):
+        unknown = TableWrites(failing)
+        assert SSI._conflict(ssi, {"t": TableReads(keys={1})}, {"t": unknown})
+        assert SSI._conflict(ssi, {"t": TableReads(keys={2})}, {"t": unknown})      # (and again)
+        assert not SSI._conflict(ssi, {"u": TableReads(keys={1})}, {"t": unknown})
     for conn in serializable + [setup]:
         conn.close()
 
