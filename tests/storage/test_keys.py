@@ -55,6 +55,40 @@ def test_a_point_lookup_builds_one_index_pruned_by_footer_statistics(store):
     assert pk.find(store, version, list(range(0, 10000, 999))) and store.index_builds == 10
 
 
+@pytest.mark.parametrize("schema", [INT_KEY, TEXT_KEYS], ids=["integer key", "composite text key"])
+def test_a_point_lookup_finds_the_files_that_may_hold_a_key_by_bisection(store, schema):
+    """A table of many Parquet files (loaded in key order, plus a compaction's file whose keys
+    span the others'): a point lookup looks only at the files whose bounds hold the key -
+    found by bisection over the sorted lower bounds - and finds each key, wherever it is,
+    as a walk over every file does; a deleted row is not found, nor a key between files."""
+    def key(i):
+        return i if schema is INT_KEY else (f"k{i:06d}", i % 3)
+
+    def row(i):
+        return {"id": i, "v": "x"} if schema is INT_KEY else {"a": f"k{i:06d}", "b": i % 3, "v": "x"}
+
+    batches = [[row(i) for i in range(start, start + 100, 2)] for start in range(0, 3000, 100)]
+    batches.append([row(i) for i in range(1, 3000, 60)])                 # odd keys across all
+    version = table_of(store, schema, batches, deletes={3: FrozenBitMap([5])})  # key 210
+    walk = pk._Walk(store, version, version.one_row_files()[1], pk._integer_key(schema))
+    assert not walk.steps and len(walk._ranged) == 31
+    assert sorted(f.file_id for f in walk.candidates(key(1234))) == [13, 31]  # its own file, the wide one
+    for i in [0, 2, 98, 100, 1234, 2998, 1, 61, 2941, 210, 3, 5000]:
+        expected = pk.find(store, version, [key(i)], files=version.files)
+        assert pk.find(store, version, [key(i)]) == expected
+        assert bool(expected) == (i % 2 == 0 and i < 3000 and i != 210 or i % 60 == 1 and i < 3000)
+    assert pk.find(store, version, [key(61)]) == {key(61): (31 << 32) | 1}
+
+
+def test_the_bisection_falls_back_to_every_file_for_keys_that_do_not_compare():
+    files = tuple(DataFile(i, f"p{i}", 10, 0, 10, key_bounds=((i * 10, i * 10 + 9),)) for i in range(1, 5))
+    version = TableVersion("tid", "default", "t", INT_KEY, files, {}, 5)
+    walk = pk._Walk(None, version, files, True)
+    assert [f.file_id for f in walk.candidates(25)] == [2]
+    assert walk.candidates(5) == [] and walk.candidates(99) == []
+    assert sorted(f.file_id for f in walk.candidates("25")) == [1, 2, 3, 4]
+
+
 def test_indexes_count_against_the_cache_and_are_rebuilt_after_eviction(store):
     batches = [[{"id": i, "v": "x"} for i in range(start, start + 10000)] for start in range(0, 50000, 10000)]
     version = table_of(store, INT_KEY, batches)
