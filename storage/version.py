@@ -29,6 +29,7 @@ from pyroaring import BitMap, FrozenBitMap
 from txlake.storage.schema import TableSchema
 
 EMPTY_BITMAP = FrozenBitMap()
+_NO_FILES: frozenset[int] = frozenset()
 
 
 def encode_bitmap(bm: FrozenBitMap | BitMap) -> str:
@@ -270,7 +271,7 @@ class DataFile:
     def from_json(d: dict) -> "DataFile":
         bounds = d.get("key_bounds")
         return DataFile._built(d["id"], d["path"], d["rows"], d["schema"], d.get("size", 0), None, d.get("inline"),
-                               tuple(tuple(b) for b in bounds) if bounds is not None else None)
+                               tuple(map(tuple, bounds)) if bounds is not None else None)
 
 
 def encode_rows(table: pa.Table) -> dict | str:
@@ -715,12 +716,14 @@ def change_from_json(d: dict) -> Change:
         return CreateTable(d["table_id"], d["db"], d["name"], TableSchema.from_json(d["schema"]))
     if op == "drop":
         return DropTable(d["table_id"])
-    if op == "data":
+    if op == "data":  # (the usual case - another process's commit, replayed - without the empty parts)
+        removed, moved = d["removed"], d.get("moved")
         return ChangeData(
-            d["table_id"], tuple(DataFile.from_json(f) for f in d["added"]), frozenset(d["removed"]),
+            d["table_id"], tuple([DataFile.from_json(f) for f in d["added"]]),
+            frozenset(removed) if removed else _NO_FILES,
             {int(fid): decode_bitmap(bm) for fid, bm in d["deleted"].items()},
             TableSchema.from_json(d["schema"]) if "schema" in d else None,
-            {int(old): (new, offset, decode_bitmap(dead)) for old, (new, offset, dead) in d.get("moved", {}).items()},
+            {int(old): (new, offset, decode_bitmap(dead)) for old, (new, offset, dead) in moved.items()} if moved else {},
             d.get("forget_before", 0))
     raise ValueError(f"unknown change {op!r}")
 
@@ -758,9 +761,10 @@ class LogEntry:
 
     @staticmethod
     def from_json(d: dict) -> "LogEntry":
+        members = d.get("members")
         return LogEntry(d["csn"], d["xid"], d["commit_user"], d["commit_id"], d["time_ms"],
-                        tuple(change_from_json(c) for c in d["changes"]), d.get("label"), d.get("aborted"),
-                        tuple(tuple(m) for m in d.get("members", ())))
+                        tuple([change_from_json(c) for c in d["changes"]]), d.get("label"), d.get("aborted"),
+                        tuple(map(tuple, members)) if members else ())
 
     def tables(self) -> set[str]:
         return {c.table_id for c in self.changes}
