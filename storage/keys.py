@@ -253,17 +253,17 @@ class _Walk:
                 self.steps.append([f, f.caches.get((MEMBERS, names, exact))])
             else:
                 ranged.append((bounds[0][0], bounds[0][1], bounds, f))
+        self._reach, highest = [], None  # the highest upper bound among files up to each
         try:
-            ranged.sort(key=lambda r: r[0])
+            ranged = sorted(ranged, key=lambda r: r[0])  # (a copy: left newest first if it fails)
+            for _, high, _, _ in ranged:
+                highest = high if highest is None or high > highest else highest
+                self._reach.append(highest)
         except TypeError:  # (bounds that do not compare with each other: looked at one by one)
             self.steps.extend([r[3], None] for r in ranged)
-            ranged = []
+            ranged, self._reach = [], []
         self._lows = [r[0] for r in ranged]
         self._ranged = ranged
-        self._reach, highest = [], None  # the highest upper bound among files up to each
-        for _, high, _, _ in ranged:
-            highest = high if highest is None or high > highest else highest
-            self._reach.append(highest)
 
     def candidates(self, key) -> list[DataFile]:
         """The ranged files whose bounds hold ``key``."""

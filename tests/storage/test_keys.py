@@ -80,13 +80,16 @@ def test_a_point_lookup_finds_the_files_that_may_hold_a_key_by_bisection(store, 
     assert pk.find(store, version, [key(61)]) == {key(61): (31 << 32) | 1}
 
 
-def test_the_bisection_falls_back_to_every_file_for_keys_that_do_not_compare():
+def test_the_bisection_falls_back_to_every_file_for_keys_or_bounds_that_do_not_compare():
     files = tuple(DataFile(i, f"p{i}", 10, 0, 10, key_bounds=((i * 10, i * 10 + 9),)) for i in range(1, 5))
     version = TableVersion("tid", "default", "t", INT_KEY, files, {}, 5)
     walk = pk._Walk(None, version, files, True)
     assert [f.file_id for f in walk.candidates(25)] == [2]
     assert walk.candidates(5) == [] and walk.candidates(99) == []
     assert sorted(f.file_id for f in walk.candidates("25")) == [1, 2, 3, 4]
+    mixed = files + (DataFile(5, "p5", 10, 0, 10, key_bounds=(("a", "z"),)),)
+    walk = pk._Walk(None, TableVersion("tid", "default", "t", INT_KEY, mixed, {}, 6), mixed, True)
+    assert walk.candidates(25) == [] and [step[0].file_id for step in walk.steps] == [5, 4, 3, 2, 1]
 
 
 def test_indexes_count_against_the_cache_and_are_rebuilt_after_eviction(store):
