@@ -67,8 +67,8 @@ def inline_file(store: DataFileStore, table: TableVersion, rows: pa.Table | Pyth
                 file_id: int = 0) -> DataFile:
     """A file of ``table`` whose rows travel in the log entry, encoded here (outside the log's
     lock); it gets a path, where publishing writes it to Paimon later."""
-    f = DataFile(file_id, store.new_path(table.db, table.name), rows.num_rows, table.schema.schema_id, nbytes,
-                 inline=rows, key_bounds=pk.key_bounds(rows, table.schema))
+    f = DataFile._built(file_id, store.new_path(table.db, table.name), rows.num_rows, table.schema.schema_id, nbytes,
+                        None, rows, pk.key_bounds(rows, table.schema))
     f.caches[ENCODED] = encode_inline(rows)
     return f
 

@@ -242,8 +242,8 @@ class DataFile:
     def _built(file_id: int, path: str | None, row_count: int, schema_id: int, size: int, data, inline,
                key_bounds: tuple | None) -> "DataFile":
         """A file built past the frozen dataclass's ``__init__``, which costs more than the rest of
-        a point statement's file handling: every point write and every file of another
-        process's commit is made so. ``data``/``inline`` as the fields' descriptors store them."""
+        a point statement's file handling: every point write, every inline file a commit
+        writes and every file of another process's commit is made so. ``data``/``inline`` as the fields' descriptors store them."""
         f = object.__new__(DataFile)
         f.__dict__.update(file_id=file_id, path=path, row_count=row_count, schema_id=schema_id, size=size,
                           _data=data, caches={}, _inline=inline, key_bounds=key_bounds)
