@@ -1174,6 +1174,9 @@ class Executor:
             value = self._sql(f"SELECT CAST({col.default or 'NULL'} AS {col.type.sql()}) AS v").column(0)[0]
             if col.not_null and not value.is_valid and data.num_rows:
                 raise errors.NotNullViolation(f'column "{col.name}" of relation "{table}" contains null values')
+            if col.type.kind == "VARCHAR" and col.type.length and value.is_valid and data.num_rows \
+                    and len(value.as_py()) > col.type.length:  # (every row would hold it: as PostgreSQL, 22001)
+                raise errors.StringDataRightTruncation(f"value too long for type character varying({col.type.length})")
             data = data.append_column(col.name, pa.array([value.as_py()] * data.num_rows, col.type.arrow()))
             return schema.evolve(schema.columns + (col,)), data
         if isinstance(action, st.DropColumn):

@@ -65,12 +65,15 @@ BAD = [
     ("INSERT INTO t VALUES (3, NULL, 0, NULL, 0)", None, errors.NotNullViolation, "23502"),
     ("INSERT INTO t VALUES (3, ?, 0, NULL, 0)", (None,), errors.NotNullViolation, "23502"),
     ("INSERT INTO t (name) VALUES ('x')", None, errors.NotNullViolation, "23502"),       # the key
+    ("UPDATE t SET name = ? WHERE id = 1", (None,), errors.NotNullViolation, "23502"),
     ("UPDATE t SET name = NULL", None, errors.NotNullViolation, "23502"),
     ("UPDATE t SET name = NULL WHERE id = 2", None, errors.NotNullViolation, "23502"),
     # 22001 value too long
     ("INSERT INTO t VALUES (3, 'toolong', 0, NULL, 0)", None, errors.StringDataRightTruncation, "22001"),
     ("INSERT INTO t VALUES (3, ?, 0, NULL, 0)", ("x" * 6,), errors.StringDataRightTruncation, "22001"),
     ("UPDATE t SET name = name || 'xxxxx'", None, errors.StringDataRightTruncation, "22001"),
+    ("UPDATE t SET name = ? WHERE id = 2", ("x" * 6,), errors.StringDataRightTruncation, "22001"),
+    ("ALTER TABLE t ADD COLUMN c VARCHAR(3) DEFAULT 'abcdef'", None, errors.StringDataRightTruncation, "22001"),
     # 22003 out of range
     ("INSERT INTO t VALUES (3000000000, 'x', 0, NULL, 0)", None, errors.NumericValueOutOfRange, "22003"),
     ("INSERT INTO t VALUES (?, 'x', 0, NULL, 0)", (2**31,), errors.NumericValueOutOfRange, "22003"),
