@@ -557,10 +557,13 @@ class Executor:
         data = data.rename_columns(target.names).cast(target)
         return pa.Table.from_arrays(data.columns, schema=target)
 
-    def _check_rows(self, version: TableVersion, rows: pa.Table | PythonRows) -> None:
-        """NOT NULL and VARCHAR(n) on rows about to be written."""
+    def _check_rows(self, version: TableVersion, rows: pa.Table | PythonRows, only=None) -> None:
+        """NOT NULL and VARCHAR(n) on rows about to be written; ``only``: of those columns (an
+        UPDATE's others keep values the table already holds, which met them)."""
         python = isinstance(rows, PythonRows)
         for i, col in enumerate(version.schema.columns):
+            if only is not None and col.name not in only:
+                continue
             values = rows.columns[i] if python else rows.column(col.name)
             if col.not_null and (None in values if python else values.null_count):
                 raise errors.NotNullViolation(
@@ -758,7 +761,7 @@ class Executor:
                 if new[name] is _FALLBACK:
                     return None
             rows = PythonRows(schema, [[new[name]] for name in schema.names])
-            self._check_rows(version, rows)
+            self._check_rows(version, rows, plan.assignments)
             self._check_updated_keys(ctx, version, np.array([rowid], np.int64), rows, plan.assignments)
             self._write(ctx, version, self._apply(version, [rowid], rows, sources=[rowid]))
         out = self._returning(stmt.returning, rows, alias, returning_params)

@@ -80,6 +80,9 @@ UPDATES = [
     ("UPDATE t SET b = b + ? WHERE id = ?", (1.5, 1)),  # a real cast: DuckDB
     ("UPDATE t SET b = ? WHERE id = ?", (None, 1)),
     ("UPDATE t SET s = ? WHERE id = 1", ("toolong",)),  # 22001
+    ("UPDATE t SET v = ? WHERE id = ?", ("longer", 1)),
+    ("UPDATE t SET s = v WHERE id = ?", (1,)),  # 22001: a column's value, too long for another
+    ("UPDATE t SET s = v WHERE id = ?", (2,)),
     ("UPDATE t SET id = ? WHERE id = ?", (2, 1)),  # 23505
     ("UPDATE t SET id = id + 10 WHERE id = ?", (1,)),
     ("UPDATE k SET x = x + ? WHERE a = ? AND b = ?", (1, 2, "x")),  # 22003 overflow
