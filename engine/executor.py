@@ -463,9 +463,9 @@ class Executor:
         return self._conform(self._sql(self._insert_sql(ctx, schema, columns, stmt, register, params), params), schema)
 
     def _values_columns(self, schema: TableSchema, columns: list[str], stmt: st.Insert,
-                        plan: list[list[tuple]], params) -> list[list] | None:
+                        plan: list[list[tuple]], params) -> list[tuple] | None:
         """``INSERT ... VALUES`` of constants, ``?`` and CURRENT_TIMESTAMP built in Python: the
-        values DuckDB would return for ``CAST(value AS column type)``, a list per column of
+        values DuckDB would return for ``CAST(value AS column type)``, a tuple per column of
         the table, or None to let DuckDB do it. Only values whose cast is the identity are taken (an int into INT/BIGINT in
         range, a str into VARCHAR, a float into DOUBLE, a bool into BOOLEAN, NULL into
         anything); columns left out must have no default."""
@@ -480,7 +480,7 @@ class Executor:
             if i is None:
                 if col.default is not None:
                     return None
-                data.append([None] * len(plan))
+                data.append((None,) * len(plan))
                 continue
             values = []
             for row in plan:
@@ -488,7 +488,7 @@ class Executor:
                 if value is _FALLBACK:
                     return None
                 values.append(value)
-            data.append(values)
+            data.append(tuple(values))
         return data
 
     def _insert_value(self, term: tuple, col: Column, params):
@@ -760,7 +760,7 @@ class Executor:
                 new[name] = _evaluate(term, schema.column(name), schema, old, params)
                 if new[name] is _FALLBACK:
                     return None
-            rows = PythonRows(schema, [[new[name]] for name in schema.names])
+            rows = PythonRows(schema, [(new[name],) for name in schema.names])
             self._check_rows(version, rows, plan.assignments)
             self._check_updated_keys(ctx, version, np.array([rowid], np.int64), rows, plan.assignments)
             self._write(ctx, version, self._apply(version, [rowid], rows, sources=[rowid]))

@@ -86,8 +86,10 @@ class Lineage(Mapping):
         return Lineage({}, {}), dropped
 
     def to_json(self) -> dict:
-        """(Most compacted files had no deleted rows: their empty deletion vector is written as "".)"""
-        return {"entries": [[old, new, offset, encode_bitmap(dead) if dead else "", csn]
+        """(Most compacted files had no deleted rows: their empty deletion vector is written as "".
+        Entries are tuples: a checkpoint holds tens of thousands, which the collector then
+        stops tracking instead of promoting them while the document is built.)"""
+        return {"entries": [(old, new, offset, encode_bitmap(dead) if dead else "", csn)
                             for old, (new, offset, dead, csn) in itertools.chain(self._old.items(), self._new.items())],
                 "recent": len(self._new)}
 
@@ -104,9 +106,10 @@ NO_LINEAGE = Lineage({}, {})
 
 
 class PythonRows:
-    """Rows held as Python values, a list per column of ``schema`` - the values Arrow's
+    """Rows held as Python values, a sequence per column of ``schema`` - the values Arrow's
     ``to_pylist`` gives for its types. A point UPDATE's or ``INSERT ... VALUES``' rows stay
-    so, in the transaction and once committed inline: reading a row back, checking it and
+    so (in tuples, which the garbage collector stops tracking: a committed row may live long),
+    in the transaction and once committed inline: reading a row back, checking it and
     encoding it for the log need no Arrow (in a busy process, building even a one-row Arrow
     table costs tens of microseconds). ``table()`` builds the Arrow table the first time
     something reads the rows as one."""
@@ -319,6 +322,7 @@ def encode_values(schema: TableSchema, columns: list[list]) -> dict | None:
     """``encode_rows`` of rows held as Python values, without Arrow: a list per column of the
     values ``to_pylist`` gives for ``schema``'s types (or values they convert to exactly).
     A point write's row encodes in microseconds, where reading it back from Arrow takes tens.
+    Columns that go as they are are shared, not copied (rows are never changed once made).
     None if a column's type does not go as JSON values this way."""
     layout = _json_layout(schema)
     if layout is None:
@@ -327,7 +331,7 @@ def encode_values(schema: TableSchema, columns: list[list]) -> dict | None:
     out = []
     for kind, values in zip(kinds, columns):
         if kind == "plain":
-            out.append(list(values))
+            out.append(values)
         elif kind == "float":
             out.append(_finite_json(values))
         elif kind == "decimal":

@@ -90,6 +90,7 @@ class Warehouse:
         self.store = DataFileStore(self.root, self.fs, cache_bytes)
         self.commit_timeout = commit_timeout
         self.commit_user = f"txlake-{uuid.uuid4()}"
+        self._own_entry = (self.commit_user, frozenset())  # (``_recent``'s value for them)
         _THIS_PROCESS[self.commit_user] = self
         self._lock = threading.Lock()
         self._commit_lock = threading.Lock()
@@ -97,7 +98,9 @@ class Warehouse:
         self._group = threading.Condition()
         self._queue: list[_Request] = []   # guarded by _group
         self._leading = False              # guarded by _group
-        self._recent: dict[int, tuple] = {}  # csn -> (commit user, table ids), guarded by _lock
+        # csn -> (commit user, table ids), guarded by _lock; this process's own entries share
+        # one value, without their tables: every reader skips its own commits
+        self._recent: dict[int, tuple] = {}
         # csn -> (another process's entry, (table id, file id) -> the file each of its deletions
         # was in), guarded by _lock
         self._foreign: dict[int, tuple[LogEntry, dict]] = {}
@@ -148,8 +151,9 @@ class Warehouse:
         """Keep who committed what, recently: for cross-process conflict checks. Another
         process's entry is kept whole, with the files its deletions were in (``before``: the
         version it applies to; a file whose every row it deleted leaves the version after it)."""
-        self._recent[entry.csn] = (entry.commit_user, _data_tables(entry))
-        if entry.commit_user != self.commit_user and before is not None:
+        own = entry.commit_user == self.commit_user
+        self._recent[entry.csn] = self._own_entry if own else (entry.commit_user, _data_tables(entry))
+        if not own and before is not None:
             files = {}
             for c in entry.changes:
                 table = before.by_id(c.table_id) if isinstance(c, ChangeData) and c.deleted else None
