@@ -303,7 +303,7 @@ def encode_rows(table: pa.Table) -> dict | str:
 
 
 # DataFile.caches key: an inline file's rows already encoded for the log (by the commit's
-# prepare step, outside the log's lock)
+# prepare step, outside the log's lock; dropped once the log holds them)
 ENCODED = "encoded"
 
 

@@ -30,7 +30,7 @@ from txlake.storage.datafiles import DEFAULT_CACHE_BYTES, DataFileStore
 from txlake.storage.fs import LocalFileSystem
 from txlake.storage.prepared import PreparedTransactions, check_claims
 from txlake.storage.txlog import LogLocked, TxLog
-from txlake.storage.version import CatalogVersion, ChangeData, LogEntry, TableVersion
+from txlake.storage.version import ENCODED, CatalogVersion, ChangeData, LogEntry, TableVersion
 
 FORMAT_VERSION = 2  # 2: the commit log is segments of lines (1: a file per entry)
 RECENT_ENTRIES = 10_000
@@ -536,6 +536,10 @@ class Warehouse:
         finally:
             if not written:
                 self._unmark(entry.csn)
+        if written:  # the log holds the inline rows now: their encoding for it is not kept
+            for change in entry.changes:
+                for f in getattr(change, "added", ()):
+                    f.caches.pop(ENCODED, None)
         return written
 
     def _unmark(self, csn: int) -> None:
