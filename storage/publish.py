@@ -19,15 +19,16 @@ committing thread publishes before returning) and ``off``. The background thread
 at most every ``interval`` seconds (``PUBLISH_INTERVAL``), and busies itself at most a tenth of
 the time (``PUBLISH_DUTY``; a pass that took 0.5 s is followed by 4.5 s of rest): under a stream
 of commits each pass publishes a batch of them, so publishing - which rewrites every file whose
-deletion vector grew - takes the committing sessions little CPU however fast they commit. A
-background pass first compacts tables crowded with inline files (``FOLD_INLINE_FILES``), which
-it would otherwise materialise one Parquet file each. Of several processes writing one
-warehouse, one at a time runs background passes (the others find ``_txlog/PUBLISH`` locked and
-look again later).
+deletion vector grew - takes the committing sessions little CPU however fast they commit. The
+rows of small commits, which travel inline in the log, are published together: a table's inline
+files become one Parquet file per schema (``Publisher._inline_bundle``), not one per commit.
+Of several processes writing one warehouse, one at a time runs background passes (the others
+find ``_txlog/PUBLISH`` locked and look again later).
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import threading
@@ -48,8 +49,6 @@ PUBLISH_USER = "txlake-publisher"
 PUBLISH_INTERVAL = 1.0  # seconds at least between the starts of two background passes
 PUBLISH_DUTY = 0.1      # the share of time background passes may take
 PUBLISH_LOCK = "PUBLISH"  # in _txlog/: held by the process running a background pass
-FOLD_INLINE_FILES = 8     # a background pass first compacts a table with more inline files
-FOLD_WAIT = 2.0           # seconds it waits for another compaction to finish first
 
 
 class Publisher:
@@ -113,7 +112,6 @@ class Publisher:
                         self._pending = True
                 else:
                     try:
-                        self._fold_inline()
                         self.publish()
                     except Exception:  # publishing is retried on the next commit or at reopen
                         self.errors += 1
@@ -141,17 +139,6 @@ class Publisher:
 
     # --- one pass ------------------------------------------------------------------------
 
-    def _fold_inline(self) -> None:
-        """Before a background pass, compact the tables holding more than FOLD_INLINE_FILES
-        inline files: publishing would make each of them a Parquet file of its own - a write
-        and an fsync per small commit, most of a pass under a stream of one-row commits -
-        where compacted they become one."""
-        from txlake.storage import maintenance
-        crowded = [v.table_id for v in self.warehouse.refresh().tables.values()
-                   if sum(1 for f in v.files if f.is_inline) > FOLD_INLINE_FILES]
-        if crowded:  # the GC thread's auto-compaction may be at work: this one waits for it
-            maintenance.compact_in_background(self.warehouse, crowded, wait=FOLD_WAIT)
-
     def publish(self) -> None:
         with self._lock:
             catalog = self.warehouse.refresh()
@@ -177,8 +164,7 @@ class Publisher:
             self._published[version.table_id] = state
             return
         self._write_schema(paimon, version)
-        files = [self._published_file(version, f) for f in version.files]
-        files = [f for f in files if f is not None]
+        files = self._published_files(version)
         if state is not None and set(state.files) == {f.file_name for f in files} \
                 and state.schema_id == version.schema.schema_id:
             self._published[version.table_id] = state
@@ -208,8 +194,22 @@ class Publisher:
             options["txlake.primary-key"] = ",".join(schema.primary_key)
         paimon.write_schema(schema.schema_id, fields, options=options)
 
+    def _published_files(self, version: TableVersion) -> list[PublishedFile]:
+        """The data files of the table's Paimon snapshot: each of its Parquet files (rewritten
+        without its deleted rows, if it has any), and its inline files' rows gathered in one
+        file per schema."""
+        files, inline = [], {}
+        for f in version.files:
+            if f.is_inline:
+                inline.setdefault(f.schema_id, []).append(f)
+            elif (published := self._published_file(version, f)) is not None:
+                files.append(published)
+        for group in inline.values():
+            if (bundle := self._inline_bundle(version, group)) is not None:
+                files.append(bundle)
+        return files
+
     def _published_file(self, version: TableVersion, f) -> PublishedFile | None:
-        store = self.warehouse.store
         deleted = version.deleted(f.file_id)
         rows = f.row_count - len(deleted)
         if rows <= 0:
@@ -217,21 +217,35 @@ class Publisher:
         prefix = table_dir(version.db, version.name) + os.sep
         name = f.path[len(prefix):] if f.path.startswith(prefix) else f.path
         if not deleted:
-            if f.is_inline:  # rows that travelled in the log entry: materialise them (decoded only then)
-                full = os.path.join(self.warehouse.root, f.path)
-                if not os.path.exists(full):
-                    self._write_file(full, f.inline)
-                return PublishedFile(name, os.path.getsize(full), rows, f.schema_id)
             return PublishedFile(name, f.size, rows, f.schema_id)
         stem = os.path.basename(name)[: -len("-0.parquet")]
         name = os.path.join(BUCKET_DIR, f"{stem}-{len(deleted)}.parquet")
         full = os.path.join(self.warehouse.root, prefix, name)
         if not os.path.exists(full):
-            data = store.read(f, version.schema)
-            keep = np.ones(f.row_count, dtype=bool)
-            keep[np.fromiter(deleted, dtype=np.int64, count=len(deleted))] = False
-            self._write_file(full, data.filter(pa.array(keep)))
+            self._write_file(full, _visible(self.warehouse.store.read(f, version.schema), deleted))
         return PublishedFile(name, os.path.getsize(full), rows, f.schema_id)
+
+    def _inline_bundle(self, version: TableVersion, group: list) -> PublishedFile | None:
+        """The visible rows of ``group`` - inline files of one schema, in version order - as one
+        Parquet file. Published one file each, the rows of a stream of small commits would
+        cost a Parquet write and an fsync per commit, and leave readers a file per commit.
+        The file's name is a digest of the table, the files and their deleted-row counts
+        (deletion vectors only grow), which fix its content: a later pass over the same inline
+        files finds it written, and two processes publishing the same state write the same."""
+        live = [(f, version.deleted(f.file_id)) for f in group]
+        live = [(f, dead) for f, dead in live if len(dead) < f.row_count]
+        if not live:
+            return None
+        schema_id = group[0].schema_id
+        digest = hashlib.sha256(f"{version.table_id}:{schema_id}:".encode() + ",".join(
+            f"{f.file_id}-{len(dead)}" for f, dead in live).encode()).hexdigest()[:32]
+        name = os.path.join(BUCKET_DIR, f"data-inline-{digest}-0.parquet")
+        full = os.path.join(self.warehouse.root, table_dir(version.db, version.name), name)
+        if not os.path.exists(full):  # (rows decoded only now, for the files not yet published)
+            pieces = [_visible(f.inline, dead) for f, dead in live]
+            self._write_file(full, pa.concat_tables(pieces, promote_options="permissive")
+                             if len(pieces) > 1 else pieces[0])
+        return PublishedFile(name, os.path.getsize(full), sum(f.row_count - len(dead) for f, dead in live), schema_id)
 
     def _write_file(self, full: str, data: pa.Table) -> None:
         """Write a published Parquet file; its name fixes its content, so a concurrent
@@ -248,3 +262,12 @@ class Publisher:
                 rel = os.path.join(db_dir, name)
                 if rel not in live_dirs and os.path.isdir(os.path.join(root, rel, "snapshot")):
                     PaimonTable(os.path.join(root, rel), self.warehouse.fs).drop_metadata()
+
+
+def _visible(data: pa.Table, deleted) -> pa.Table:
+    """``data`` without the rows at the positions in ``deleted``."""
+    if not deleted:
+        return data
+    keep = np.ones(data.num_rows, dtype=bool)
+    keep[np.fromiter(deleted, dtype=np.int64, count=len(deleted))] = False
+    return data.filter(pa.array(keep))

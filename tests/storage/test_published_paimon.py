@@ -107,29 +107,42 @@ def test_manifest_lists_stay_bounded(tmp_path):
     check_all_snapshots(path, "t")
 
 
-def test_background_publishing_folds_inline_files(tmp_path):
-    """Under a stream of one-row commits, a background pass compacts a table's inline files
-    before publishing it, rather than materialising a Parquet file for each commit; what it
-    publishes still reads as the committed state."""
-    import time
-
-    from txlake.storage.publish import FOLD_INLINE_FILES
+def test_inline_files_are_published_together(tmp_path):
+    """The rows of small commits, which travel inline in the log, are published as one Parquet
+    file per table and schema rather than one per commit; the file follows deletions, a
+    publication over the same inline files writes nothing new, and every snapshot still reads
+    as the committed state."""
+    from txlake.storage.format.paimon import PaimonTable
     path = str(tmp_path / "wh")
-    c = txlake.connect(path, autocommit=True, publish="async")
-    c.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
-    commits = 3 * FOLD_INLINE_FILES  # too few for auto-compaction (AUTO_COMPACT_FILES)
-    for i in range(commits):
-        c.execute("INSERT INTO t VALUES (?, ?)", (i, i))
-    c.execute("UPDATE t SET v = v + 1 WHERE id = 3")
-    db = c._session.db
-    deadline = time.monotonic() + 30
-    while db.publisher.published_csn < db.warehouse.latest.csn and time.monotonic() < deadline:
-        time.sleep(0.05)
-    c.close()
     bucket = os.path.join(path, "default.db", "t", "bucket-0")
-    parquet = [n for n in os.listdir(bucket) if n.endswith(".parquet")]
-    # the first pass starts at the first commit; the later ones find the inline files folded
-    assert len(parquet) < commits // 2, parquet
+
+    def parquet_files() -> set[str]:
+        return {n for n in os.listdir(bucket) if n.endswith(".parquet")}
+
+    c = txlake.connect(path, autocommit=True, publish="off")
+    c.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    for i in range(20):
+        c.execute("INSERT INTO t VALUES (?, ?)", (i, i))
+    c.execute("INSERT INTO t SELECT range + 100, 0 FROM range(50)")  # one inline file of 50 rows
+    c.execute("UPDATE t SET v = -1 WHERE id = 3 OR id = 120")  # a one-row file goes, the other loses a row
+    c.close()
+    assert not os.path.exists(bucket)
+    c = txlake.connect(path, autocommit=True, publish="sync")  # publishes what the log has
+    first = parquet_files()
+    assert len(first) == 1 and next(iter(first)).startswith("data-inline-"), first
+    c.execute("DELETE FROM t WHERE id = 7")
+    second = parquet_files() - first
+    assert len(second) == 1, second
+    c.execute("CREATE TABLE u (x INT)")
+    c.execute("INSERT INTO u VALUES (1)")  # t's inline files are unchanged: nothing new for it
+    assert parquet_files() == first | second
+    c.execute("ALTER TABLE t ADD COLUMN w TEXT")  # (rewrites t's rows: one inline file of the new schema)
+    c.execute("INSERT INTO t VALUES (500, 5, 'x')")
+    latest = PaimonTable(os.path.join(path, "default.db", "t")).latest()
+    assert len(latest.files) == 1 and all(n.startswith("bucket-0/data-inline-") for n in latest.files)
+    assert [f.schema_id for f in latest.files.values()] == [1]
+    assert latest.record_count == 20 + 50 - 1 + 1  # (the DELETE, the INSERT)
+    c.close()
     check_all_snapshots(path, "t")
 
 
