@@ -84,10 +84,28 @@ def remove_orphan_files(session, args, kwargs) -> Result:
     return Result(table=pa.table({"files_deleted": [removed]}), rowcount=1, status="CALL")
 
 
+def publish(session, args, kwargs) -> Result:
+    """``CALL txlake.publish()``: publish every commit made so far as the Paimon snapshots other
+    engines read, before returning - what a background pass would do within about a second
+    (``publish="async"``), or a one-off publication where publishing is off. One row: the commit
+    (CSN) every table is published as of."""
+    if args or kwargs:
+        raise errors.ProgrammingError("txlake.publish takes no arguments", sqlstate="42883")
+    db = session.db
+    publisher = db.publisher
+    if publisher is None:  # publish="off": this call's alone
+        from txlake.storage.publish import Publisher
+        publisher = Publisher(db.warehouse, mode="sync")
+    publisher.publish()
+    return Result(table=pa.table({"published_csn": pa.array([publisher.published_csn], pa.int64())}),
+                  rowcount=1, status="CALL")
+
+
 PROCEDURES = {
     "txlake.compact": compact,
     "txlake.expire_snapshots": expire_snapshots,
     "txlake.remove_orphan_files": remove_orphan_files,
+    "txlake.publish": publish,
 }
 
 

@@ -146,6 +146,25 @@ def test_inline_files_are_published_together(tmp_path):
     check_all_snapshots(path, "t")
 
 
+@pytest.mark.parametrize("mode", ["off", "async"])
+def test_call_publish_publishes_every_commit_before_it_returns(tmp_path, mode):
+    path = str(tmp_path / "wh")
+    c = txlake.connect(path, autocommit=True, publish=mode)
+    c.execute("CREATE TABLE t (id INT PRIMARY KEY, v TEXT)")
+    c.execute("INSERT INTO t VALUES (1, 'a'), (2, 'b')")
+    c.execute("UPDATE t SET v = 'c' WHERE id = 2")
+    newest = c.execute("SELECT max(snapshot_id) FROM txlake_snapshots('t')").fetchone()[0]
+    assert c.execute("CALL txlake.publish()").fetchall() == [(newest,)]
+    published = read_with_pypaimon(os.path.join(path, "default.db", "t"))["snapshots"]
+    last = published[max(published)]
+    assert last["commit_identifier"] == newest and sorted(last["rows"]) == [[1, "a"], [2, "c"]]
+    with pytest.raises(txlake.ProgrammingError) as bad:
+        c.execute("CALL txlake.publish('t')")
+    assert bad.value.sqlstate == "42883"
+    assert c.execute("SELECT count(*) FROM t").fetchone() == (2,)
+    c.close()
+
+
 def test_commits_between_passes_leave_the_publishing_thread_asleep(tmp_path):
     """The background publisher is told once that there is something to publish and sleeps
     until its next pass: each commit woke it, only for it to go back to sleep (a tenth of a
