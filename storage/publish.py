@@ -34,7 +34,6 @@ import os
 import threading
 import time
 
-import numpy as np
 import pyarrow as pa
 
 from txlake.storage import failpoints
@@ -222,7 +221,7 @@ class Publisher:
         name = os.path.join(BUCKET_DIR, f"{stem}-{len(deleted)}.parquet")
         full = os.path.join(self.warehouse.root, prefix, name)
         if not os.path.exists(full):
-            self._write_file(full, _visible(self.warehouse.store.read(f, version.schema), deleted))
+            self._write_file(full, self.warehouse.store.scan_file(version, f))
         return PublishedFile(name, os.path.getsize(full), rows, f.schema_id)
 
     def _inline_bundle(self, version: TableVersion, group: list) -> PublishedFile | None:
@@ -242,9 +241,8 @@ class Publisher:
         name = os.path.join(BUCKET_DIR, f"data-inline-{digest}-0.parquet")
         full = os.path.join(self.warehouse.root, table_dir(version.db, version.name), name)
         if not os.path.exists(full):  # (rows decoded only now, for the files not yet published)
-            pieces = [_visible(f.inline, dead) for f, dead in live]
-            self._write_file(full, pa.concat_tables(pieces, promote_options="permissive")
-                             if len(pieces) > 1 else pieces[0])
+            pieces = [self.warehouse.store.scan_file(version, f) for f, _ in live]
+            self._write_file(full, pa.concat_tables(pieces, promote_options="permissive"))
         return PublishedFile(name, os.path.getsize(full), sum(f.row_count - len(dead) for f, dead in live), schema_id)
 
     def _write_file(self, full: str, data: pa.Table) -> None:
@@ -263,11 +261,3 @@ class Publisher:
                 if rel not in live_dirs and os.path.isdir(os.path.join(root, rel, "snapshot")):
                     PaimonTable(os.path.join(root, rel), self.warehouse.fs).drop_metadata()
 
-
-def _visible(data: pa.Table, deleted) -> pa.Table:
-    """``data`` without the rows at the positions in ``deleted``."""
-    if not deleted:
-        return data
-    keep = np.ones(data.num_rows, dtype=bool)
-    keep[np.fromiter(deleted, dtype=np.int64, count=len(deleted))] = False
-    return data.filter(pa.array(keep))
