@@ -11,7 +11,9 @@ Appending (``append``, inside ``locked()``):
 - ``_txlog/LOCK`` is ``flock``ed exclusively, so exactly one appender - in any process - works
   at a time; whoever holds it reads what others appended, votes against it and writes the next
   number. It lets go of the lock and then ``fdatasync``s the segment (``sync``): appenders in
-  other processes write their lines meanwhile, and one flush can carry several commits. A
+  other processes write their lines meanwhile, and one flush can carry several commits. The
+  flush is handed to the kernel where it can be (storage/aio.py), the committer doing work of its
+  own - building the catalog version its entry makes - until the flush is done. A
   transaction is committed when its line is durable, and only then told so; a crash before
   that leaves at most orphan data files, a crash after it loses nothing. Another process may
   read a line before its writer's flush returns; a flush makes every earlier line of the
@@ -58,6 +60,7 @@ from contextlib import contextmanager
 import orjson
 
 from txlake.storage import failpoints
+from txlake.storage.aio import Flusher
 from txlake.storage.fs import LocalFileSystem
 from txlake.storage.version import LogEntry
 
@@ -132,6 +135,7 @@ class TxLog:
         self._lock_fd: int | None = None
         self._lock_depth = 0
         self._waiter: _LockWaiter | None = None  # started at the first contended acquire
+        self._flusher = Flusher()
         with self._mutex:
             for name in sorted(n for n in fs.listdir(self.dir) if n.endswith(".log") and n[:-4].isdigit()):
                 self._open_segment(int(name[:-4]))
@@ -240,13 +244,16 @@ class TxLog:
             _INT64.pack_into(self._head, 0, entry.csn)
         return True
 
-    def sync(self, csn: int) -> None:
+    def sync(self, csn: int, meanwhile=None):
         """Make entries up to ``csn`` durable (``fdatasync`` of the segment holding ``csn``; the
-        segments before it were flushed before it was created)."""
-        if self.fs.durable:
-            with self._mutex:
-                fd = self._fds[bisect.bisect_right(self._firsts, csn) - 1]
-            os.fdatasync(fd)
+        segments before it were flushed before it was created). ``meanwhile()`` runs while the
+        kernel flushes, where it can (storage/aio.py); its result is returned once the entries
+        are durable."""
+        if not self.fs.durable:
+            return meanwhile() if meanwhile is not None else None
+        with self._mutex:
+            fd = self._fds[bisect.bisect_right(self._firsts, csn) - 1]
+        return self._flusher.fdatasync(fd, meanwhile)
 
     def close(self) -> None:
         with self._appending, self._mutex:
@@ -263,6 +270,7 @@ class TxLog:
                 self._lock_fd = None
             if getattr(self, "_head", None) is not None:
                 self._head.close()
+        self._flusher.close()
 
     def __del__(self):  # a warehouse opened for one Spark call is simply dropped
         if getattr(self, "_fds", None) or getattr(self, "_lock_fd", None) is not None:

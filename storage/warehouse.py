@@ -551,9 +551,11 @@ class Warehouse:
         """Flush the log up to the last of ``entries`` (consecutive, just written), then show them
         to this process's sessions (as built, inline rows still decoded: not re-read from the log).
         ``built``: csn -> (version, version after the entry), for entries applied and remembered
-        already (maintenance entries, under the log lock); used while that version is the newest."""
+        already (maintenance entries, under the log lock); used while that version is the newest.
+        The versions the others make are built while the kernel flushes (``_build_ahead``)."""
+        built = built or {}
         try:
-            self.txlog.sync(entries[-1].csn)
+            ahead = self.txlog.sync(entries[-1].csn, lambda: self._build_ahead(entries, built))
         except OSError as e:
             for entry in entries:  # in the log nonetheless: refresh() reads them from there
                 self._unmark(entry.csn)
@@ -562,13 +564,34 @@ class Warehouse:
             for entry in entries:
                 if self.latest.csn < entry.csn:  # (the replay stops before the entry: still unflushed)
                     before = self._replay(self.latest)
-                    known = (built or {}).get(entry.csn)
+                    known = built.get(entry.csn)
                     if known is not None and known[0] is before:
                         self.latest = known[1]
                     else:
-                        self.latest = before.apply(entry)
+                        known = ahead.get(entry.csn)
+                        self.latest = known[1] if known is not None and known[0] is before else before.apply(entry)
                         self._remember(entry)
                 self._unflushed.discard(entry.csn)
+
+    def _build_ahead(self, entries: list[LogEntry], built: dict[int, tuple[CatalogVersion, CatalogVersion]]
+                     ) -> dict[int, tuple[CatalogVersion, CatalogVersion]]:
+        """csn -> (version, version after the entry) for ``entries`` not in ``built``, applied
+        in turn to the newest version shown - before they are durable, so shown only after the
+        flush, and only if that version is still the newest then (another process's entry may
+        come first). Stops at the first entry it cannot build: that one is built after the
+        flush, where a failure is the commit's to report."""
+        ahead, version = {}, self.latest
+        try:
+            for entry in entries:
+                known = built.get(entry.csn)
+                if entry.csn != version.csn + 1 or (known is not None and known[0] is not version):
+                    break
+                if known is None:
+                    known = ahead[entry.csn] = (version, version.apply(entry))
+                version = known[1]
+        except Exception:
+            pass
+        return ahead
 
 
 class _Request:

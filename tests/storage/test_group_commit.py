@@ -104,10 +104,10 @@ def test_sessions_of_the_committing_process_see_a_commit_only_once_it_is_flushed
     flushing, release = threading.Event(), threading.Event()
     sync = TxLog.sync
 
-    def held_sync(self, csn):
+    def held_sync(self, csn, *meanwhile):
         flushing.set()
         assert release.wait(10)
-        return sync(self, csn)
+        return sync(self, csn, *meanwhile)
 
     monkeypatch.setattr(TxLog, "sync", held_sync)
     writer = threading.Thread(target=lambda: setup.execute("UPDATE t SET v = 1 WHERE id = 1"))
@@ -167,7 +167,8 @@ def test_a_waiting_maintenance_entry_shares_the_next_commits_flush(warehouse, mo
     wh = conn._session.db.warehouse
     flushed = []
     sync = TxLog.sync
-    monkeypatch.setattr(TxLog, "sync", lambda self, csn: (flushed.append(csn), sync(self, csn))[1])
+    monkeypatch.setattr(TxLog, "sync",
+                        lambda self, csn, *meanwhile: (flushed.append(csn), sync(self, csn, *meanwhile))[1])
     done = {}
     waiting = threading.Thread(target=lambda: done.update(entry=wh.append_rebased(_compaction_of(wh, "t"), 60.0)))
     waiting.start()
