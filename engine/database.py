@@ -194,9 +194,11 @@ class Database:
                 self.clog.set_committed(txn.xid, self.warehouse.latest.csn)
         txn.state = TxnState.COMMITTED
         self._finish(txn)
-        if entry is not None and not self.gc.woken and any(
-                wants_compaction(v) for v in (self.warehouse.latest.by_id(t) for t in entry.tables()) if v):
-            self.gc.wake()
+        if entry is not None:
+            crowded = [t for t in entry.tables()
+                       if not self.gc.asked(t) and (v := self.warehouse.latest.by_id(t)) and wants_compaction(v)]
+            if crowded:
+                self.gc.wake(crowded)
         return entry
 
     def prepare(self, txn: Transaction, gid: str) -> None:

@@ -59,6 +59,7 @@ class Publisher:
         self.interval = interval
         self._published: dict[str, PublishedState | None] = {}  # table_id -> newest state we know
         self._published_csn = -1   # every table is published as of this CSN
+        self._versions: dict[str, TableVersion] = {}  # table_id -> the version published last
         self._lock = threading.Lock()  # one publishing pass at a time
         self._wake = threading.Condition()
         self._pending = False
@@ -139,15 +140,24 @@ class Publisher:
     # --- one pass ------------------------------------------------------------------------
 
     def publish(self) -> None:
+        """Publish the newest committed state: each table that changed since the last pass (a
+        table version is replaced by any change to it, so an untouched table is the very same
+        object and is passed over - a pass costs the tables changed, not every table of the
+        warehouse), and Paimon metadata of tables no longer there removed."""
         with self._lock:
             catalog = self.warehouse.refresh()
             if catalog.csn == self._published_csn:
                 return
-            live_dirs = set()
             for version in catalog.tables.values():
-                live_dirs.add(table_dir(version.db, version.name))
-                self._publish_table(catalog, version)
-            self._drop_stale(live_dirs)
+                if self._versions.get(version.table_id) is not version:
+                    self._publish_table(catalog, version)
+                    self._versions[version.table_id] = version
+            if len(self._versions) != len(catalog.tables) or not self._published_csn >= 0:
+                live = {v.table_id for v in catalog.tables.values()}
+                for table_id in [t for t in self._versions if t not in live]:
+                    del self._versions[table_id]
+                    self._published.pop(table_id, None)
+                self._drop_stale({table_dir(v.db, v.name) for v in catalog.tables.values()})
             self._published_csn = catalog.csn
 
     def _publish_table(self, catalog: CatalogVersion, version: TableVersion) -> None:

@@ -789,15 +789,24 @@ class CatalogVersion:
     time_ms: int = 0
     tables: Mapping[tuple[str, str], TableVersion] = field(default_factory=dict)
     max_xid: int = 0
+    # table id -> (db, name): built at the first ``by_id``, then carried from version to
+    # version by ``apply`` (a copy and a few edits): a transaction asks about ten times, and
+    # neither the ask nor the commit walks every table of the warehouse
+    _ids: dict | None = field(default=None, repr=False, compare=False)
 
     def table(self, db: str, name: str) -> TableVersion | None:
         return self.tables.get((db, name))
 
     def by_id(self, table_id: str) -> TableVersion | None:
-        for t in self.tables.values():
-            if t.table_id == table_id:
-                return t
-        return None
+        key = self._id_index().get(table_id)
+        return self.tables[key] if key is not None else None
+
+    def _id_index(self) -> dict[str, tuple[str, str]]:
+        ids = self._ids
+        if ids is None:
+            ids = {t.table_id: key for key, t in self.tables.items()}
+            object.__setattr__(self, "_ids", ids)
+        return ids
 
     def to_json(self) -> dict:
         return {"csn": self.csn, "time_ms": self.time_ms, "max_xid": self.max_xid,
@@ -811,7 +820,7 @@ class CatalogVersion:
     def apply(self, entry: LogEntry) -> "CatalogVersion":
         assert entry.csn == self.csn + 1, (entry.csn, self.csn)
         tables = dict(self.tables)
-        by_id = {t.table_id: key for key, t in tables.items()}
+        by_id = dict(self._id_index())
         for change in entry.changes:
             if isinstance(change, CreateTable):
                 tables[(change.db, change.name)] = TableVersion(change.table_id, change.db, change.name, change.schema)
@@ -822,4 +831,4 @@ class CatalogVersion:
                 key = by_id[change.table_id]
                 tables[key] = tables[key].with_files(change.added, change.removed, change.deleted,
                                                      change.schema, change.moved, entry.csn, change.forget_before)
-        return CatalogVersion(entry.csn, entry.time_ms, tables, max(self.max_xid, entry.xid))
+        return CatalogVersion(entry.csn, entry.time_ms, tables, max(self.max_xid, entry.xid), by_id)

@@ -12,12 +12,15 @@ What is kept alive, and by whom:
 - SSI records of committed serializable transactions that no running one is concurrent with.
 
 ``collect`` runs after each transaction ends (cheap parts) and periodically in a background
-thread (the cache sweep), as PostgreSQL's vacuum does.
+thread (the cache sweep), as PostgreSQL's vacuum does. That thread also compacts tables with
+many small files: at each periodic pass any table, and between them the tables a commit took
+past the threshold (it names them: a pass must not walk every table of the warehouse).
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass
 
 from txlake.storage.expiry import Lease
@@ -40,18 +43,27 @@ class GarbageCollector:
         self.interval = interval
         self._stop = threading.Event()
         self._wake = threading.Event()
+        self._asked = threading.Lock()  # guards the two below
+        self._tables: set[str] = set()  # tables a commit took past the auto-compaction threshold
+        self._full = False              # a whole pass asked for (``wake()`` without tables)
         self._thread: threading.Thread | None = None
         self.runs = 0  # background passes completed
         self.lease = Lease(database.warehouse)
 
-    def wake(self) -> None:
-        """Run a pass now (e.g. a table passed the auto-compaction threshold)."""
+    def wake(self, table_ids=()) -> None:
+        """Run a pass now: auto-compaction of ``table_ids`` (tables a commit just took past the
+        threshold) - or, without them, a whole pass (every table's compaction, and the rest)."""
+        with self._asked:
+            if table_ids:
+                self._tables.update(table_ids)
+            else:
+                self._full = True
         self._wake.set()
 
-    @property
-    def woken(self) -> bool:
-        """Is a pass asked for and not yet begun? (Then a commit need not look for work for it.)"""
-        return self._wake.is_set()
+    def asked(self, table_id: str) -> bool:
+        """Is a pass that compacts ``table_id`` asked for and not yet begun? (Then a commit need
+        not count the table's small files again; a hint, read without the lock.)"""
+        return self._full or table_id in self._tables
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="txlake-gc", daemon=True)
@@ -65,29 +77,41 @@ class GarbageCollector:
             self._thread = None
 
     def _run(self) -> None:
+        """A whole pass every ``interval`` seconds (or when asked); in between, compaction of
+        the tables commits named: a commit wakes this thread every few dozen commits under a
+        stream of small ones, and that pass must not walk every table of the warehouse."""
+        next_full = time.monotonic() + self.interval
         while not self._stop.is_set():
-            self._wake.wait(self.interval)
+            self._wake.wait(max(0.0, next_full - time.monotonic()))
             self._wake.clear()
             if self._stop.is_set():
                 return
+            with self._asked:
+                tables, self._tables = self._tables, set()
+                full, self._full = self._full or time.monotonic() >= next_full, False
             try:
                 self.lease.advertise(self.db.horizons()[1])  # first: a compaction may take a while
-                self.compact_small_files()
-                self.db.warehouse.prepared.expire()  # forgotten prepared transactions time out
-                self.db.warehouse.write_checkpoint()  # if due: opening replays only the log after it
-                self.collect()
+                self.compact_small_files(None if full else tables)
+                if full:
+                    self.db.warehouse.prepared.expire()  # forgotten prepared transactions time out
+                    self.db.warehouse.write_checkpoint()  # if due: opening replays only the log after it
+                    self.collect()
+                    next_full = time.monotonic() + self.interval
                 self.runs += 1
             except Exception:  # maintenance must never take the database down; next pass retries
                 import logging
                 logging.getLogger(__name__).exception("background maintenance failed")
 
-    def compact_small_files(self) -> None:
-        """Auto-compaction: tables with many small files get them merged (storage/maintenance.py)."""
+    def compact_small_files(self, table_ids=None) -> None:
+        """Auto-compaction: tables with many small files get them merged (storage/maintenance.py);
+        those of ``table_ids``, or any table of the warehouse."""
         from txlake.storage import maintenance
-        warehouse = self.db.warehouse
-        candidates = [v.table_id for v in warehouse.latest.tables.values() if wants_compaction(v)]
+        latest = self.db.warehouse.latest
+        versions = latest.tables.values() if table_ids is None else \
+            [v for v in map(latest.by_id, table_ids) if v is not None]
+        candidates = [v.table_id for v in versions if wants_compaction(v)]
         if candidates:
-            maintenance.compact_in_background(warehouse, candidates, self._stop.is_set)
+            maintenance.compact_in_background(self.db.warehouse, candidates, self._stop.is_set)
 
     def collect(self) -> GCStats:
         db = self.db

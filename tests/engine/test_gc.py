@@ -68,3 +68,42 @@ def test_a_connection_collected_while_another_database_opens_does_not_deadlock(t
     assert opened, "opening a warehouse deadlocked on a connection finalised meanwhile"
     assert opened[0].execute("SELECT 1").fetchone() == (1,)
     opened[0].close()
+
+
+def test_a_commit_past_the_compaction_threshold_compacts_its_table_without_a_whole_pass(warehouse, monkeypatch):
+    """A commit that leaves a table with too many small files wakes the background thread for
+    that table alone: under a stream of small commits that is every few dozen commits, and such
+    a pass must not walk every table of the warehouse (nor write checkpoints, nor sweep the
+    cache). Other crowded tables wait for the periodic whole pass."""
+    import time
+
+    from txlake.engine.mvcc import gc as mvcc_gc
+    conn = txlake.connect(warehouse, autocommit=True, publish="off", gc_interval=3600)
+    conn.execute("CREATE TABLE a (id INT PRIMARY KEY)")
+    conn.execute("CREATE TABLE b (id INT PRIMARY KEY)")
+    db = conn.session.db
+    monkeypatch.setattr(mvcc_gc, "AUTO_COMPACT_FILES", 10**6)
+    for i in range(12):  # twelve one-row files each, nothing compacted
+        conn.execute("INSERT INTO a VALUES (?)", (i,))
+        conn.execute("INSERT INTO b VALUES (?)", (i,))
+    whole_passes = []
+    monkeypatch.setattr(db.gc, "collect", lambda: whole_passes.append(True))
+
+    def files(table):
+        return len(db.warehouse.latest.table("default", table).files)
+
+    def settle(runs):
+        deadline = time.monotonic() + 30
+        while db.gc.runs == runs and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    monkeypatch.setattr(mvcc_gc, "AUTO_COMPACT_FILES", 8)
+    runs = db.gc.runs
+    conn.execute("INSERT INTO a VALUES (100)")  # a: 13 files > 8, and the commit says so
+    settle(runs)
+    assert files("a") < 8 and files("b") == 12 and not whole_passes
+    runs = db.gc.runs
+    db.gc.wake()  # a whole pass: every table
+    settle(runs)
+    assert files("b") < 8 and whole_passes == [True]
+    conn.close()
