@@ -152,7 +152,7 @@ class Publisher:
                 if self._versions.get(version.table_id) is not version:
                     self._publish_table(catalog, version)
                     self._versions[version.table_id] = version
-            if len(self._versions) != len(catalog.tables) or not self._published_csn >= 0:
+            if len(self._versions) != len(catalog.tables) or self._published_csn < 0:
                 live = {v.table_id for v in catalog.tables.values()}
                 for table_id in [t for t in self._versions if t not in live]:
                     del self._versions[table_id]
