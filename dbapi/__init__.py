@@ -43,7 +43,10 @@ def connect(path, *, autocommit: bool = False, isolation_level: str | None = Non
     ``cache_bytes`` (buffer cache; default half the memory limit), ``max_active_transactions``,
     ``commit_timeout`` (seconds a commit may retry), ``prepared_timeout`` (seconds before an
     unfinished prepared transaction is rolled back, default 3600), ``label_retention``
-    (seconds a committed label blocks its reuse, default 7 days), ``gc_interval``,
+    (seconds a committed label blocks its reuse, default 7 days), ``gc_interval`` (seconds
+    between background maintenance passes - cache sweep, checkpoint, compaction of any table
+    with many small files - default 2; a commit that leaves a table so asks for its
+    compaction at once),
     ``shared_row_locks`` (default False; True: while other processes write the warehouse, a row
     lock is also taken across processes - a writer of a row another process's open transaction
     wrote waits for it, as in PostgreSQL, instead of both going on and the later commit failing
