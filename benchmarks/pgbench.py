@@ -15,9 +15,10 @@ run by 1 and 4 sessions (threads, each with its own connection to the same datab
 txlake isolation level. With ``--processes`` each txlake and SQLite session is a process of its
 own instead, as pgbench's clients are: Python threads share one interpreter lock, processes
 share only the files (txlake's commit log and SQLite's WAL). DuckDB cannot open one database
-file from several processes, so its sessions stay threads. A transaction refused with 40001/40P01 (or DuckDB's write conflict,
-SQLite's busy error) is rolled back and retried, as ``pgbench --max-tries`` does; its latency
-counts from its first try, and the retries are reported. txlake's processes share no row locks
+file from several processes, so its sessions stay threads. A transaction refused with
+40001/40P01 (or DuckDB's write conflict, SQLite's busy error) is rolled back and retried, as
+``pgbench --max-tries`` does; its latency counts from its first try, and the retries are
+reported. txlake's processes share no row locks
 unless ``--shared-row-locks`` (its ``shared_row_locks`` option): without, two processes updating
 one branch row both go on and the later COMMIT fails with 40001, at every level; with it, the
 later UPDATE waits for the earlier transaction, as in PostgreSQL.
@@ -267,7 +268,8 @@ def txlake_client(path: str, level: str, publish: str, shared_row_locks: bool, w
                 conn.rollback()
                 raise
 
-        retryable = lambda e: isinstance(e, (txlake.SerializationFailure, txlake.DeadlockDetected))
+        def retryable(e):
+            return isinstance(e, (txlake.SerializationFailure, txlake.DeadlockDetected))
         return run, retryable, conn.close
     return make
 
@@ -303,7 +305,8 @@ def sqlite_client(path: str, workload: Workload):
                 con.execute("ROLLBACK")
                 raise
 
-        retryable = lambda e: isinstance(e, sqlite3.OperationalError) and "locked" in str(e)
+        def retryable(e):
+            return isinstance(e, sqlite3.OperationalError) and "locked" in str(e)
         return run, retryable, con.close
     return make
 
@@ -334,7 +337,8 @@ def duckdb_client(root: duckdb.DuckDBPyConnection, workload: Workload):
                     pass
                 raise
 
-        retryable = lambda e: isinstance(e, duckdb.TransactionException) or "Conflict" in str(e)
+        def retryable(e):
+            return isinstance(e, duckdb.TransactionException) or "Conflict" in str(e)
         return run, retryable, con.close
     return make
 
