@@ -30,10 +30,11 @@ import pyarrow as pa
 from pyroaring import BitMap, FrozenBitMap
 
 from txlake.storage.commit import INLINE_ROWS, ROWS_PER_FILE, backoff, inline_bytes, inline_file, now_ms
-from txlake.storage.version import ChangeData, DataFile, LogEntry, PythonRows, TableVersion
+from txlake.storage.version import ChangeData, DataFile, LogEntry, PythonRows, TableVersion, rewritable
 
 SMALL_FILE_ROWS = ROWS_PER_FILE // 4
 DELETED_FRACTION = 0.3  # a file with this share of deleted rows is rewritten too
+COUNTED_FILES = 256  # a table of more files keeps a count of those worth rewriting (worth_compacting)
 SIZE_RATIO = 1.0  # background compaction: a small file joins the smaller ones it is at most this
                   # many times the size of (so each row is rewritten about log2(rows / 32) times)
 COMPACT_USER = "txlake-compaction"
@@ -113,7 +114,10 @@ def _python_rows(schema, pieces: list[list[list]]) -> PythonRows:
 
 def worth_compacting(version: TableVersion, more_than: int) -> bool:
     """Would ``needs_compaction`` pick more than ``more_than`` files? (Asked after every
-    commit: it stops counting there.)"""
+    commit: it stops counting there. A table of more than ``COUNTED_FILES`` files keeps the
+    count, carried from version to version, instead of walking its files after every commit.)"""
+    if len(version.files) > COUNTED_FILES:
+        return version.rewritable_files(SMALL_FILE_ROWS, DELETED_FRACTION) > more_than
     count = 0
     for f in version.files:
         if _worth_rewriting(version, f):
@@ -124,7 +128,7 @@ def worth_compacting(version: TableVersion, more_than: int) -> bool:
 
 
 def _worth_rewriting(version: TableVersion, f: DataFile) -> bool:
-    return _live_rows(version, f) < SMALL_FILE_ROWS or _mostly_deleted(version, f)
+    return rewritable(f.row_count, len(version.deleted(f.file_id)), SMALL_FILE_ROWS, DELETED_FRACTION)
 
 
 def _live_rows(version: TableVersion, f: DataFile) -> int:

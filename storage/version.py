@@ -445,6 +445,16 @@ def _arrow_type(name: str) -> pa.DataType:
 # TableVersion.caches keys: TableVersion.one_row_files(), TableVersion.uncommitted()
 ONE_ROW = "one_row"
 UNCOMMITTED = "uncommitted"
+# TableVersion.caches key: (small, fraction, n) - n of the version's files are worth rewriting
+# (``rewritable``); carried by with_files once asked for, so that auto-compaction's question
+# after every commit does not walk every file of a big table
+REWRITABLE = "rewritable"
+
+
+def rewritable(rows: int, dead: int, small: int, fraction: float) -> bool:
+    """Is a file of ``rows`` rows, ``dead`` of them deleted, worth rewriting in a compaction:
+    fewer than ``small`` live rows, or more than ``fraction`` of them deleted?"""
+    return rows - dead < small or dead > fraction * rows
 
 
 def one_row_key(f: DataFile, width: int):
@@ -545,6 +555,35 @@ class TableVersion:
             memo = self.caches[UNCOMMITTED] = tuple(f for f in self.files if f.file_id < 0)
         return memo
 
+    def rewritable_files(self, small: int, fraction: float) -> int:
+        """How many of the version's files are ``rewritable`` - counted once, then carried from
+        version to version (``with_files``: the files a change touches are counted again)."""
+        memo = self.caches.get(REWRITABLE)
+        if memo is None or memo[:2] != (small, fraction):
+            n = sum(1 for f in self.files if rewritable(f.row_count, len(self.deleted(f.file_id)), small, fraction))
+            memo = self.caches[REWRITABLE] = (small, fraction, n)
+        return memo[2]
+
+    def _rewritable_after(self, memo: tuple[int, float, int], added: tuple[DataFile, ...], gone: set[int],
+                          deleted: Mapping[int, FrozenBitMap] | None, deletes: dict) -> tuple[int, float, int]:
+        """``memo`` for the version ``with_files`` makes: ``gone`` files leave the count, ``added``
+        ones join it, and files whose deletion vector grew are counted again (``deletes``: the
+        new version's deletion vectors)."""
+        small, fraction, n = memo
+        for fid in gone:
+            f = self.file(fid)
+            if f is not None and rewritable(f.row_count, len(self.deleted(fid)), small, fraction):
+                n -= 1
+        for f in added:
+            if f.file_id not in gone and rewritable(f.row_count, len(deletes.get(f.file_id, ())), small, fraction):
+                n += 1
+        for fid in deleted or ():
+            f = self.file(fid) if fid not in gone else None
+            if f is not None:  # (an added file's deletions were counted with it)
+                n += rewritable(f.row_count, len(deletes[fid]), small, fraction) \
+                    - rewritable(f.row_count, len(self.deleted(fid)), small, fraction)
+        return small, fraction, n
+
     def _one_row_after(self, memo: tuple[dict, tuple, dict], added: tuple[DataFile, ...], dropped: set[int]):
         keys, others, _ = memo
         width = len(self.schema.primary_key)
@@ -635,6 +674,9 @@ class TableVersion:
             for f in added:
                 if f.file_id not in gone:
                     by_id[f.file_id] = f
+        counted = self.caches.get(REWRITABLE)
+        if counted is not None:  # carried over likewise
+            caches[REWRITABLE] = self._rewritable_after(counted, added, gone, deleted, deletes)
         one_row = self.caches.get(ONE_ROW)
         if one_row is not None and schema is None:  # carried over likewise
             caches[ONE_ROW] = self._one_row_after(one_row, added, gone)

@@ -1,11 +1,16 @@
-"""A transaction's cost does not grow with the number of tables in the warehouse: it finds its
-tables by id through an index carried from catalog version to version, and background
-publishing passes over the tables nothing changed."""
+"""A transaction's cost does not grow with the size of the warehouse: it finds its tables by id
+through an index carried from catalog version to version, background publishing passes over
+the tables nothing changed, and auto-compaction's question after each commit - how many of the
+table's files are worth rewriting - is answered from a count each version carries, not by
+walking a big table's files."""
 
 import os
 
 import txlake
 from tests.paimon_env import read_with_pypaimon
+from txlake.storage import commit as storage_commit
+from txlake.storage import maintenance
+from txlake.storage import version as storage_version
 from txlake.storage.publish import Publisher
 from txlake.storage.version import CatalogVersion
 
@@ -63,4 +68,43 @@ def test_a_publishing_pass_passes_over_the_tables_nothing_changed(tmp_path, monk
     conn.execute("DROP TABLE t1")
     publisher.publish()
     assert published == ["t2", "t4"] and not os.path.isdir(os.path.join(path, "default.db", "t1", "snapshot"))
+    conn.close()
+
+
+def test_a_big_tables_count_of_files_worth_rewriting_is_carried_not_walked(warehouse, monkeypatch):
+    monkeypatch.setattr(storage_commit, "ROWS_PER_FILE", 100)  # (a big table: many files)
+    monkeypatch.setattr(maintenance, "SMALL_FILE_ROWS", 25)
+    monkeypatch.setattr(maintenance, "COUNTED_FILES", 8)
+    conn = txlake.connect(warehouse, autocommit=True, publish="off", gc_interval=3600)
+    conn.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    conn.execute("INSERT INTO t SELECT range, 0 FROM range(30000)")  # 300 files
+    wh = conn._session.db.warehouse
+
+    def counts():
+        """(the count the newest version carries, the count a walk of its files gives)"""
+        t = wh.latest.table("default", "t")
+        carried = t.caches.get(storage_version.REWRITABLE)
+        walked = sum(storage_version.rewritable(f.row_count, len(t.deleted(f.file_id)), 25, 0.3) for f in t.files)
+        return carried[2] if carried else None, walked
+
+    assert not maintenance.worth_compacting(wh.latest.table("default", "t"), 64)  # (counts, once)
+    asked = []
+    monkeypatch.setattr(storage_version, "rewritable", lambda *a: (asked.append(a), maintenance.rewritable(*a))[1])
+    conn.execute("UPDATE t SET v = 1 WHERE id = 4321")
+    assert 0 < len(asked) < 20, "the files the commit touched are counted again, not all 300"
+    monkeypatch.setattr(storage_version, "rewritable", maintenance.rewritable)
+    assert counts() == (1, 1)  # the one-row file
+    statements = [
+        "UPDATE t SET v = 2 WHERE id < 80",              # a file mostly deleted (and rows elsewhere)
+        "DELETE FROM t WHERE id BETWEEN 200 AND 299",    # a file wholly deleted: it leaves
+        "INSERT INTO t SELECT range + 40000, 0 FROM range(30)",
+        "DELETE FROM t WHERE id >= 40010",
+        "CALL txlake.compact('t')",
+        "ALTER TABLE t ADD COLUMN w INT DEFAULT 1",      # every file rewritten
+        "UPDATE t SET w = 5 WHERE id % 1000 = 7",
+    ]
+    for sql in statements:
+        conn.execute(sql)
+        carried, walked = counts()
+        assert carried in (walked, None) and (carried is not None or sql.startswith("ALTER")), sql
     conn.close()
