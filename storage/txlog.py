@@ -161,7 +161,8 @@ class TxLog:
                     return None
             seg = bisect.bisect_right(self._firsts, csn) - 1
             start = self._offsets[csn - 1]
-            last_in_segment = csn == len(self._offsets) or (seg + 1 < len(self._firsts) and csn + 1 == self._firsts[seg + 1])
+            last_in_segment = csn == len(self._offsets) or (
+                seg + 1 < len(self._firsts) and csn + 1 == self._firsts[seg + 1])
             end = self._ends[seg] if last_in_segment else self._offsets[csn]
             fd = self._fds[seg]
         _, _, body = _parse(os.pread(fd, end - start, start))

@@ -246,7 +246,8 @@ class DataFile:
                key_bounds: tuple | None) -> "DataFile":
         """A file built past the frozen dataclass's ``__init__``, which costs more than the rest of
         a point statement's file handling: every point write, every inline file a commit
-        writes and every file of another process's commit is made so. ``data``/``inline`` as the fields' descriptors store them."""
+        writes and every file of another process's commit is made so. ``data``/``inline`` as the
+        fields' descriptors store them."""
         f = object.__new__(DataFile)
         f.__dict__.update(file_id=file_id, path=path, row_count=row_count, schema_id=schema_id, size=size,
                           _data=data, caches={}, _inline=inline, key_bounds=key_bounds)
@@ -284,8 +285,8 @@ def encode_rows(table: pa.Table) -> dict | str:
     tens of bytes. Anything else goes as an Arrow IPC stream in base64 (exact types; its
     schema alone is about 1 KB)."""
     columns = []
-    for field, column in zip(table.schema, table.columns):
-        kind = _json_kind(field.type)
+    for column_field, column in zip(table.schema, table.columns):
+        kind = _json_kind(column_field.type)
         if kind is None:
             sink = pa.BufferOutputStream()
             with pa.ipc.new_stream(sink, table.schema) as writer:
@@ -769,7 +770,8 @@ def change_from_json(d: dict) -> Change:
             frozenset(removed) if removed else _NO_FILES,
             {int(fid): decode_bitmap(bm) for fid, bm in d["deleted"].items()},
             TableSchema.from_json(d["schema"]) if "schema" in d else None,
-            {int(old): (new, offset, decode_bitmap(dead)) for old, (new, offset, dead) in moved.items()} if moved else {},
+            {int(old): (new, offset, decode_bitmap(dead)) for old, (new, offset, dead) in moved.items()}
+            if moved else {},
             d.get("forget_before", 0))
     raise ValueError(f"unknown change {op!r}")
 

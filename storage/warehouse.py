@@ -280,7 +280,8 @@ class Warehouse:
         cutoff = now_ms() - int(LINEAGE_KEEP_SECONDS * 1000)
         with self._lock:
             latest = self.latest
-            aged = latest.csn if latest.time_ms <= cutoff else max((c for c, t in self._times if t <= cutoff), default=0)
+            aged = latest.csn if latest.time_ms <= cutoff else \
+                max((c for c, t in self._times if t <= cutoff), default=0)
         held = [self.oldest_snapshot_in_use(), oldest_leased(self),
                 *(r.snapshot_csn for r in self.prepared.claims())]
         return min([aged, *(csn for csn in held if csn is not None)])

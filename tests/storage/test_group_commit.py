@@ -1,7 +1,6 @@
 """Group commit: concurrent committers in one process share one log entry (one write, one
 fsync), and every transaction in it is still all-or-nothing, deduplicated and conflict-checked."""
 
-import os
 import threading
 import time
 
