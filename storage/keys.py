@@ -28,7 +28,7 @@ import pyarrow as pa
 
 from txlake.storage.datafiles import DataFileStore
 from txlake.storage.schema import TableSchema
-from txlake.storage.version import DataFile, PythonRows, TableVersion, one_row_key
+from txlake.storage.version import CARRIED, DataFile, PythonRows, TableVersion, one_row_key
 
 INDEX = "pk"            # cache key part of a file's key index
 BOUNDS = "key bounds"   # DataFile.caches key: the key columns' (min, max) from the Parquet footer
@@ -203,7 +203,8 @@ def _find_one(store: DataFileStore, version: TableVersion, key, probe: int, exac
             return {key: fid << 32}
         walk = memo.get((WALK, exact))
         if walk is None:
-            walk = memo[(WALK, exact)] = _Walk(store, version, others, exact)
+            before = memo.get(CARRIED, {}).get((WALK, exact))
+            walk = memo[(WALK, exact)] = _Walk(store, version, others, exact, before)
         steps, ranged = walk.steps, walk.candidates(key)
     else:
         steps, ranged = [[f, None] for f in reversed(tuple(files))], ()
@@ -244,8 +245,11 @@ class _Walk:
       are found by bisection, not by looking at each (a 10M-row table has 77 files).
     """
 
-    def __init__(self, store: DataFileStore, version: TableVersion, others: tuple[DataFile, ...], exact: bool):
+    def __init__(self, store: DataFileStore, version: TableVersion, others: tuple[DataFile, ...], exact: bool,
+                 before: "_Walk | None" = None):
         names = version.schema.primary_key
+        if before is not None and before._ranged and self._carry(before, others, names, exact):
+            return
         self.steps, ranged = [], []
         for f in reversed(others):
             bounds = None if f.is_inline or f.in_memory else _bounds(store, f, names)
@@ -264,6 +268,22 @@ class _Walk:
             ranged, self._reach = [], []
         self._lows = [r[0] for r in ranged]
         self._ranged = ranged
+
+    def _carry(self, before: "_Walk", others: tuple[DataFile, ...], names, exact: bool) -> bool:
+        """Take ``before``'s sorted files (a walk of the version before, whose other files
+        changed) if every one of them is still among ``others``: the rest of ``others`` become
+        steps, newest first. A compaction of one-row files changes only inline ones, and a big
+        table's Parquet files are then not sorted again after it. False: build afresh."""
+        ranged_ids = before._ranged_ids
+        steps = [[f, f.caches.get((MEMBERS, names, exact))] for f in reversed(others) if f.file_id not in ranged_ids]
+        if len(others) - len(steps) != len(before._ranged):
+            return False
+        self.steps, self._ranged, self._lows, self._reach = steps, before._ranged, before._lows, before._reach
+        return True
+
+    @cached_property
+    def _ranged_ids(self) -> frozenset[int]:
+        return frozenset(r[3].file_id for r in self._ranged)
 
     def candidates(self, key) -> list[DataFile]:
         """The ranged files whose bounds hold ``key``."""

@@ -450,6 +450,8 @@ UNCOMMITTED = "uncommitted"
 # (``rewritable``); carried by with_files once asked for, so that auto-compaction's question
 # after every commit does not walk every file of a big table
 REWRITABLE = "rewritable"
+# key in a one_row_files() memo: what the memo of the version before had built (see above)
+CARRIED = "carried"
 
 
 def rewritable(rows: int, dead: int, small: int, fraction: float) -> bool:
@@ -608,7 +610,12 @@ class TableVersion:
                 keys[key] = f.file_id
         if new_others:
             others += tuple(new_others)
-        return keys, others, memo[2] if others is memo[1] else {}
+        if others is memo[1]:
+            return keys, others, memo[2]
+        # the other files changed: the new memo starts empty, with what the old one had built
+        # for point lookups handed on (storage/keys.py reuses the part the change left alone)
+        built = {k: v for k, v in memo[2].items() if k != CARRIED} or memo[2].get(CARRIED)
+        return keys, others, {CARRIED: built} if built else {}
 
     def to_json(self) -> dict:
         """The version as a checkpoint holds it (storage/checkpoint.py): its files as a log

@@ -195,3 +195,41 @@ def test_a_point_lookup_passes_over_inline_files_by_their_key_set(store, schema)
     # the same answers as the lookup of many keys, which reads every index
     keys = [key(i) for i in (5, 7, 150, 170, 42, 999)]
     assert pk.find(store, version, keys) == {k: v for k in keys for v in pk.find(store, version, [k]).values()}
+
+
+def test_the_sorted_parquet_files_are_carried_when_only_inline_files_change(store):
+    """After a change to the other files that touched only inline ones (a compaction of one-row
+    files), a point lookup's walk takes the version before's sorted Parquet files instead of
+    sorting them again; a change that removes one of them makes it sort afresh. Every key is
+    found as a walk over every file finds it."""
+    from txlake.storage.version import PythonRows
+
+    def inline(file_id, ids):
+        rows = PythonRows(INT_KEY, [list(ids), ["i"] * len(ids)])
+        return DataFile._built(file_id, f"inline-{file_id}", len(ids), 0, 0, None, rows, ((min(ids), max(ids)),))
+
+    version = table_of(store, INT_KEY, [[{"id": i, "v": "p"} for i in range(s, s + 100)] for s in range(0, 2000, 100)])
+    exact = pk._integer_key(INT_KEY)
+
+    def walk_of(v):
+        pk.find(store, v, [0])  # (a point lookup builds the walk)
+        return v.one_row_files()[2][(pk.WALK, exact)]
+
+    def check(v, keys):
+        for k in keys:
+            assert pk.find(store, v, [k]) == pk.find(store, v, [k], files=v.files), k
+
+    first = walk_of(version)
+    v2 = version.with_files(added=(inline(21, [5000, 5001, 5002]),), deleted={3: FrozenBitMap([7])})  # key 207
+    second = walk_of(v2)
+    assert second._ranged is first._ranged and [s[0].file_id for s in second.steps] == [21]
+    check(v2, [0, 207, 208, 1999, 5001, 5003, 2500])
+    v3 = v2.with_files(added=(inline(22, [6000, 6003]), inline(23, [6001, 6002])), removed=frozenset({21}))
+    third = walk_of(v3)
+    assert third._ranged is first._ranged and [s[0].file_id for s in third.steps] == [23, 22]
+    check(v3, [5001, 6000, 6002, 150])
+    v4 = v3.with_files(added=(inline(24, [7000, 7001]),), removed=frozenset({5}))  # a Parquet file goes
+    fourth = walk_of(v4)
+    assert fourth._ranged is not first._ranged and len(fourth._ranged) == 19
+    check(v4, [450, 520, 7000, 6001, 1999])
+    assert pk.find(store, v4, [450]) == {}
