@@ -271,19 +271,23 @@ class _Walk:
 
     def _carry(self, before: "_Walk", others: tuple[DataFile, ...], names, exact: bool) -> bool:
         """Take ``before``'s sorted files (a walk of the version before, whose other files
-        changed) if every one of them is still among ``others``: the rest of ``others`` become
-        steps, newest first. A compaction of one-row files changes only inline ones, and a big
-        table's Parquet files are then not sorted again after it. False: build afresh."""
-        ranged_ids = before._ranged_ids
+        changed) if every one of them is still among ``others`` and the rest are inline, in
+        memory or steps of ``before`` already: those become the steps, newest first. A
+        compaction of one-row files changes only inline files, and a big table's Parquet files
+        are then not sorted again after it. False (a sorted file gone, or a new Parquet file,
+        which belongs among the sorted ones): build afresh."""
+        ranged_ids, stepped_ids = before._ids
         steps = [[f, f.caches.get((MEMBERS, names, exact))] for f in reversed(others) if f.file_id not in ranged_ids]
-        if len(others) - len(steps) != len(before._ranged):
+        if len(others) - len(steps) != len(before._ranged) or not all(
+                f.is_inline or f.in_memory or f.file_id in stepped_ids for f, _ in steps):
             return False
         self.steps, self._ranged, self._lows, self._reach = steps, before._ranged, before._lows, before._reach
         return True
 
     @cached_property
-    def _ranged_ids(self) -> frozenset[int]:
-        return frozenset(r[3].file_id for r in self._ranged)
+    def _ids(self) -> tuple[frozenset[int], frozenset[int]]:
+        """(the sorted files' ids, the steps' ids)"""
+        return frozenset(r[3].file_id for r in self._ranged), frozenset(f.file_id for f, _ in self.steps)
 
     def candidates(self, key) -> list[DataFile]:
         """The ranged files whose bounds hold ``key``."""

@@ -233,3 +233,17 @@ def test_the_sorted_parquet_files_are_carried_when_only_inline_files_change(stor
     assert fourth._ranged is not first._ranged and len(fourth._ranged) == 19
     check(v4, [450, 520, 7000, 6001, 1999])
     assert pk.find(store, v4, [450]) == {}
+
+
+def test_a_new_parquet_file_has_the_files_sorted_afresh(store):
+    """A Parquet file added (a load) belongs among the sorted files, found by bisection: the
+    walk is built afresh rather than carried with the new file walked one by one."""
+    version = table_of(store, INT_KEY, [[{"id": i, "v": "p"} for i in range(s, s + 100)] for s in range(0, 1000, 100)])
+    pk.find(store, version, [0])
+    first = version.one_row_files()[2][(pk.WALK, pk._integer_key(INT_KEY))]
+    data = pa.Table.from_pylist([{"id": i, "v": "n"} for i in range(5000, 5100)], schema=INT_KEY.arrow_schema())
+    path, size = store.write("default", "t", data, cache=False)
+    loaded = version.with_files(added=(DataFile(11, path, 100, 0, size),))
+    assert pk.find(store, loaded, [5050]) == {5050: (11 << 32) | 50}
+    walk = loaded.one_row_files()[2][(pk.WALK, pk._integer_key(INT_KEY))]
+    assert walk._ranged is not first._ranged and len(walk._ranged) == 11 and not walk.steps
