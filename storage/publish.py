@@ -270,4 +270,3 @@ class Publisher:
                 rel = os.path.join(db_dir, name)
                 if rel not in live_dirs and os.path.isdir(os.path.join(root, rel, "snapshot")):
                     PaimonTable(os.path.join(root, rel), self.warehouse.fs).drop_metadata()
-

@@ -89,6 +89,8 @@ class GarbageCollector:
             with self._asked:
                 tables, self._tables = self._tables, set()
                 full, self._full = self._full or time.monotonic() >= next_full, False
+            if full:  # (the next one is due an interval on, whether this one succeeds or fails)
+                next_full = time.monotonic() + self.interval
             try:
                 self.lease.advertise(self.db.horizons()[1])  # first: a compaction may take a while
                 self.compact_small_files(None if full else tables)
@@ -96,7 +98,6 @@ class GarbageCollector:
                     self.db.warehouse.prepared.expire()  # forgotten prepared transactions time out
                     self.db.warehouse.write_checkpoint()  # if due: opening replays only the log after it
                     self.collect()
-                    next_full = time.monotonic() + self.interval
                 self.runs += 1
             except Exception:  # maintenance must never take the database down; next pass retries
                 import logging

@@ -107,3 +107,23 @@ def test_a_commit_past_the_compaction_threshold_compacts_its_table_without_a_who
     settle(runs)
     assert files("b") < 8 and whole_passes == [True]
     conn.close()
+
+
+def test_a_failing_background_pass_waits_for_the_next_interval(warehouse, monkeypatch):
+    """A whole pass that fails (a checkpoint that cannot be written) is tried again an interval
+    later, not at once and again and again."""
+    import time
+    conn = txlake.connect(warehouse, autocommit=True, publish="off", gc_interval=0.2)
+    conn.execute("CREATE TABLE t (id INT)")
+    db = conn.session.db
+    tries = []
+
+    def failing(*args, **kwargs):
+        tries.append(time.monotonic())
+        raise OSError("no space left on device")
+
+    monkeypatch.setattr(db.warehouse, "write_checkpoint", failing)
+    monkeypatch.setattr("logging.Logger.exception", lambda *a, **k: None)
+    time.sleep(1.0)
+    assert 2 <= len(tries) <= 8, len(tries)
+    conn.close()
