@@ -15,6 +15,10 @@ from tests.conftest import REPO
 # the package's source directories (pyproject.toml's package-dir) and top-level modules
 CORE = ["dbapi", "engine", "parser", "repl", "storage"]
 SPARK = ["spark", "pyspark_txlake.py"]
+# the test suite and benchmarks (the README's test command installs the ``dev`` extra); pypaimon
+# runs in a private virtualenv of its own (tests/paimon_env.py), not in this one
+CHECKS = ["tests", "benchmarks"]
+PRIVATE = {"tests", "pypaimon"}
 
 
 def _imported(paths: list[str]) -> set[str]:
@@ -68,3 +72,10 @@ def test_every_library_the_engine_imports_is_a_dependency():
 def test_every_library_the_spark_source_imports_is_a_dependency_or_in_the_spark_extra():
     project = _project()
     assert _undeclared(SPARK, project["dependencies"] + project["optional-dependencies"]["spark"]) == {}
+
+
+def test_every_library_the_tests_and_benchmarks_import_is_a_dependency_or_in_the_dev_extra():
+    project = _project()
+    extras = project["optional-dependencies"]
+    undeclared = _undeclared(CHECKS, project["dependencies"] + extras["spark"] + extras["dev"])
+    assert {m: d for m, d in undeclared.items() if m not in PRIVATE} == {}
