@@ -139,16 +139,17 @@ def _mostly_deleted(version: TableVersion, f: DataFile) -> bool:
     return len(version.deleted(f.file_id)) > DELETED_FRACTION * f.row_count
 
 
-def compact_in_background(warehouse, table_ids: list[str], stopping=lambda: False, wait: float = 0.0) -> None:
-    """Compact tables for a background thread (auto-compaction, the publisher). Of several
-    processes (and threads) writing the warehouse, one compacts at a time (``_txlog/COMPACT``,
-    waited for up to ``wait`` seconds): the others would only rewrite the same files and lose
-    the race to append."""
+def compact_in_background(warehouse, table_ids: list[str], stopping=lambda: False, wait: float = 0.0) -> bool:
+    """Compact tables for a background thread (auto-compaction). Of several processes (and
+    threads) writing the warehouse, one compacts at a time (``_txlog/COMPACT``, waited for up
+    to ``wait`` seconds): the others would only rewrite the same files and lose the race to
+    append. False if another held the lock (nothing was compacted here)."""
     with warehouse.fs.try_lock(os.path.join(warehouse.txlog.dir, COMPACT_LOCK), wait) as mine:
         for table_id in table_ids if mine else ():
             if stopping():
-                return
+                break
             compact(warehouse, table_id, tiered=True, patience=PATIENCE)
+        return mine
 
 
 def compact(warehouse, table_id: str, attempts: int = 20, progress=None, tiered: bool = False,

@@ -26,6 +26,9 @@ from dataclasses import dataclass
 from txlake.storage.expiry import Lease
 
 AUTO_COMPACT_FILES = 64  # more files worth compacting than this: compacted in the background
+# seconds a table is not asked for again after another process held the compaction lock when
+# this one came to compact it (that process is compacting, likely this very table)
+COMPACTING_ELSEWHERE = 0.05
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,8 @@ class GarbageCollector:
         self._asked = threading.Lock()  # guards the two below
         self._tables: set[str] = set()  # tables a commit took past the auto-compaction threshold
         self._full = False              # a whole pass asked for (``wake()`` without tables)
+        # table id -> time.monotonic() until which another process is taken to be compacting it
+        self._elsewhere: dict[str, float] = {}
         self._thread: threading.Thread | None = None
         self.runs = 0  # background passes completed
         self.lease = Lease(database.warehouse)
@@ -61,9 +66,12 @@ class GarbageCollector:
         self._wake.set()
 
     def asked(self, table_id: str) -> bool:
-        """Is a pass that compacts ``table_id`` asked for and not yet begun? (Then a commit need
-        not count the table's small files again; a hint, read without the lock.)"""
-        return self._full or table_id in self._tables
+        """Is a pass that compacts ``table_id`` asked for and not yet begun, or another process
+        compacting it (``COMPACTING_ELSEWHERE``)? Then a commit need not count the table's small
+        files again: with several processes writing, the one holding the compaction lock
+        compacts while the others' commits would each count them and wake their thread for
+        nothing. (A hint, read without the lock.)"""
+        return self._full or table_id in self._tables or self._elsewhere.get(table_id, 0.0) > time.monotonic()
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="txlake-gc", daemon=True)
@@ -110,9 +118,13 @@ class GarbageCollector:
         latest = self.db.warehouse.latest
         versions = latest.tables.values() if table_ids is None else \
             [v for v in map(latest.by_id, table_ids) if v is not None]
-        candidates = [v.table_id for v in versions if wants_compaction(v)]
-        if candidates:
-            maintenance.compact_in_background(self.db.warehouse, candidates, self._stop.is_set)
+        now = time.monotonic()
+        candidates = [v.table_id for v in versions
+                      if self._elsewhere.get(v.table_id, 0.0) <= now and wants_compaction(v)]
+        if candidates and not maintenance.compact_in_background(self.db.warehouse, candidates, self._stop.is_set):
+            until = time.monotonic() + COMPACTING_ELSEWHERE  # (the expired entries go)
+            self._elsewhere = {**{t: u for t, u in self._elsewhere.items() if u > now},
+                               **dict.fromkeys(candidates, until)}
 
     def collect(self) -> GCStats:
         db = self.db

@@ -127,3 +127,58 @@ def test_a_failing_background_pass_waits_for_the_next_interval(warehouse, monkey
     time.sleep(1.0)
     assert 2 <= len(tries) <= 8, len(tries)
     conn.close()
+
+
+def test_a_table_another_process_is_compacting_is_not_counted_at_every_commit(warehouse, monkeypatch):
+    """With several processes writing, the one holding the compaction lock compacts. The others
+    do not count a crowded table's small files again at each of their commits, nor wake their
+    background thread to find the lock taken again, for ``COMPACTING_ELSEWHERE``; after it,
+    they compact the table themselves if it still needs it."""
+    import fcntl
+    import os
+    import threading
+    import time
+
+    from txlake.engine.mvcc import gc as mvcc_gc
+    from txlake.storage import maintenance
+    conn = txlake.connect(warehouse, autocommit=True, publish="off", gc_interval=3600)
+    conn.execute("CREATE TABLE t (id INT PRIMARY KEY)")
+    db = conn.session.db
+    monkeypatch.setattr(mvcc_gc, "AUTO_COMPACT_FILES", 8)
+    monkeypatch.setattr(mvcc_gc, "COMPACTING_ELSEWHERE", 2.0)  # (twenty commits take far less)
+    attempts, counted, refused = [], [], threading.Event()
+    compacting, worth = maintenance.compact_in_background, maintenance.worth_compacting
+
+    def attempt(*args, **kwargs):
+        mine = compacting(*args, **kwargs)
+        attempts.append(mine)
+        if not mine:
+            refused.set()
+        return mine
+
+    def counting(*args, **kwargs):
+        counted.append(True)
+        return worth(*args, **kwargs)
+
+    monkeypatch.setattr(maintenance, "compact_in_background", attempt)
+    monkeypatch.setattr(maintenance, "worth_compacting", counting)
+    # the lock held as another process holds it (a lock of another open file description)
+    held = os.open(os.path.join(warehouse, "_txlog", maintenance.COMPACT_LOCK), os.O_RDWR | os.O_CREAT)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    for i in range(10):  # past the threshold: the background thread tries, and finds the lock taken
+        conn.execute("INSERT INTO t VALUES (?)", (i,))
+    assert refused.wait(30)
+    counted.clear()
+    for i in range(10, 30):
+        conn.execute("INSERT INTO t VALUES (?)", (i,))
+    assert counted == [] and attempts == [False]
+    fcntl.flock(held, fcntl.LOCK_UN)
+    os.close(held)
+    time.sleep(2.0)
+    conn.execute("INSERT INTO t VALUES (100)")  # counted again: compacted here now
+    deadline = time.monotonic() + 30
+    while len(db.warehouse.latest.table("default", "t").files) > 8 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(db.warehouse.latest.table("default", "t").files) <= 8 and attempts[-1] is True
+    assert conn.execute("SELECT count(*) FROM t").fetchone() == (31,)
+    conn.close()
