@@ -23,13 +23,17 @@ deletion vector grew - takes the committing sessions little CPU however fast the
 rows of small commits, which travel inline in the log, are published together: a table's inline
 files become one Parquet file per schema (``Publisher._inline_bundle``), not one per commit.
 Of several processes writing one warehouse, one at a time runs background passes (the others
-find ``_txlog/PUBLISH`` locked and look again later).
+find ``_txlog/PUBLISH`` locked and look again later), and a pass starts at most every
+``interval`` seconds among them all: the lock file holds the time the last one ended. (Each
+process keeping its own pace, four processes published three or four times as often as one,
+each pass rewriting the files whose deletion vectors grew.)
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import os
 import threading
 import time
@@ -48,6 +52,17 @@ PUBLISH_USER = "txlake-publisher"
 PUBLISH_INTERVAL = 1.0  # seconds at least between the starts of two background passes
 PUBLISH_DUTY = 0.1      # the share of time background passes may take
 PUBLISH_LOCK = "PUBLISH"  # in _txlog/: held by the process running a background pass
+
+
+def _since_last_pass(lock: str) -> float:
+    """Seconds since a background pass of any process last ended (the time it wrote in the
+    publishing lock file); infinite if none did, or if the clock went back since."""
+    try:
+        with open(lock, "rb") as f:
+            since = time.time() - float(f.read())
+    except (OSError, ValueError):  # (an empty file: none yet)
+        return math.inf
+    return since if since >= 0 else math.inf
 
 
 class Publisher:
@@ -98,6 +113,7 @@ class Publisher:
 
     def _run(self) -> None:
         next_pass = 0.0
+        lock = os.path.join(self.warehouse.txlog.dir, PUBLISH_LOCK)
         while True:
             with self._wake:
                 while not self._closed and (not self._pending or time.monotonic() < next_pass):
@@ -106,16 +122,22 @@ class Publisher:
                     return
                 self._pending = False
             started = time.monotonic()
-            with self.warehouse.fs.try_lock(os.path.join(self.warehouse.txlog.dir, PUBLISH_LOCK)) as mine:
-                if not mine:  # another process is publishing: this one looks again later
+            with self.warehouse.fs.try_lock(lock) as mine:
+                # another process publishing, or one that published less than an interval ago:
+                # this one looks again later
+                since = _since_last_pass(lock) if mine else 0.0
+                if since < self.interval:
                     with self._wake:
                         self._pending = True
-                else:
-                    try:
-                        self.publish()
-                    except Exception:  # publishing is retried on the next commit or at reopen
-                        self.errors += 1
-                        log.exception("publishing failed")
+                    next_pass = started + self.interval - since
+                    continue
+                try:
+                    self.publish()
+                except Exception:  # publishing is retried on the next commit or at reopen
+                    self.errors += 1
+                    log.exception("publishing failed")
+                with open(lock, "wb") as f:  # (under the lock, as the read above)
+                    f.write(repr(time.time()).encode())
             next_pass = started + max(self.interval, (time.monotonic() - started) / PUBLISH_DUTY)
 
     @property

@@ -230,3 +230,39 @@ def test_closing_while_another_process_publishes_does_not_spin(tmp_path):
         del warehouse.fs.try_lock
         os.close(other)
         c.close()
+
+
+def test_background_passes_keep_one_pace_among_processes(tmp_path):
+    """A background pass starts at most every ``interval`` seconds among all the processes
+    writing a warehouse: the publishing lock file holds the time the last pass ended, and a
+    publisher finding one less than an interval ago waits for the rest of it. (Each keeping its
+    own pace, four processes published three or four times as often as one.)"""
+    import time
+
+    from txlake.storage.publish import PUBLISH_LOCK, Publisher
+    c = txlake.connect(str(tmp_path / "wh"), autocommit=True, publish="off")
+    c.execute("CREATE TABLE t (id INT PRIMARY KEY)")
+    warehouse = c._session.db.warehouse
+    lock = os.path.join(warehouse.txlog.dir, PUBLISH_LOCK)
+    publisher = Publisher(warehouse, mode="async", interval=1.0)
+    publisher.start()  # (its first pass publishes the table)
+    try:
+        deadline = time.monotonic() + 30
+        while publisher.published_csn < warehouse.latest.csn and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(1.2)  # its own pace would let it publish at once now
+        with open(lock, "wb") as f:  # but another process's pass just ended
+            f.write(repr(time.time()).encode())
+        c.execute("INSERT INTO t VALUES (1)")
+        time.sleep(0.4)
+        assert publisher.published_csn < warehouse.latest.csn  # not yet: the other's pace
+        deadline = time.monotonic() + 30
+        while publisher.published_csn < warehouse.latest.csn and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert publisher.published_csn == warehouse.latest.csn
+        with open(lock, "rb") as f:  # and it says when its own pass ended
+            assert time.time() - float(f.read()) < 5
+    finally:
+        publisher.close()
+        warehouse.listeners.remove(publisher.notify)
+        c.close()
