@@ -138,8 +138,10 @@ class Warehouse:
             if meta.get("format") != FORMAT_VERSION:
                 raise errors.OperationalError(f"{self.root}: unsupported warehouse format {meta.get('format')}")
 
-    def _replay(self, version: CatalogVersion) -> CatalogVersion:
-        while version.csn + 1 not in self._unflushed:
+    def _replay(self, version: CatalogVersion, upto: int | None = None) -> CatalogVersion:
+        """``version`` with the log's entries after it applied (up to ``upto``, if given), as far
+        as they are flushed or another process's."""
+        while version.csn + 1 not in self._unflushed and (upto is None or version.csn < upto):
             entry = self.txlog.read(version.csn + 1)
             if entry is None:
                 break
@@ -236,11 +238,11 @@ class Warehouse:
 
     def refresh(self) -> CatalogVersion:
         """The newest committed catalog version, including other processes' commits."""
-        latest = self.latest
-        if self.txlog.head() == latest.csn:  # nothing written since: no lock, no system call
+        latest, head = self.latest, self.txlog.head()
+        if head == latest.csn:  # nothing written since: no lock, no system call
             return latest
-        with self._lock:
-            newer = self._replay(self.latest)
+        with self._lock:  # (up to HEAD: no read past the last entry to find it was the last)
+            newer = self._replay(self.latest, head if head > latest.csn else None)
             self.latest = newer
             return newer
 

@@ -130,6 +130,28 @@ def test_appenders_in_several_processes_share_the_log(warehouse):
     conn.close()
 
 
+def test_another_processs_entries_are_found_and_read_in_one_read_of_the_log(warehouse, monkeypatch):
+    """A refresh finding entries another process appended reads the log once: the read past
+    the known end finds their lines, which are kept for reading the entries (not read again
+    one by one), and the refresh stops at HEAD rather than read past the last entry to find
+    it was the last. (Before: five reads for three entries.)"""
+    conn = txlake.connect(warehouse, autocommit=True, publish="off")
+    conn.execute("CREATE TABLE t (id INT PRIMARY KEY)")
+    here = conn.session.db.warehouse
+    insert = ("import sys, txlake\nc = txlake.connect(sys.argv[1], autocommit=True, publish='off')\n"
+              "for i in range(3): c.execute('INSERT INTO t VALUES (?)', (i,))\nc.close()")
+    run = run_python(insert, warehouse)
+    assert run.returncode == 0, run.stderr
+    reads = []
+    pread = os.pread
+    monkeypatch.setattr(os, "pread", lambda *args: (reads.append(args[1:]), pread(*args))[1])
+    newest = here.refresh()
+    monkeypatch.undo()
+    assert newest.csn == here.txlog.head() == 4 and len(reads) == 1, reads
+    assert conn.execute("SELECT count(*) FROM t").fetchone() == (3,)
+    conn.close()
+
+
 def test_head_follows_every_append_from_any_process(warehouse):
     """``_txlog/HEAD`` names the newest entry written, whichever process wrote it: a process
     that knows that many entries looks no further (no lock, no system call), and sees another
