@@ -42,7 +42,7 @@ from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.parser import statements as st
 from txlake.parser.parse import DIVISOR_MACRO, identifier, table_name
 from txlake.storage import keys as pk
-from txlake.storage.commit import ROWS_PER_FILE, SOURCES, TableDelta, table_bytes, visible_sources
+from txlake.storage.commit import ROWS_PER_FILE, SAME_KEYS, SOURCES, TableDelta, table_bytes, visible_sources
 from txlake.storage.datafiles import ROWID, DataFileStore, StreamedScan
 from txlake.storage.schema import Column, ColumnType, TableSchema, make_type, type_from_arrow
 from txlake.storage.version import CatalogVersion, DataFile, PythonRows, TableVersion
@@ -691,7 +691,8 @@ class Executor:
         self._check_rows(version, new_rows)
         self._check_updated_keys(ctx, version, rowids, new_rows, assigned)
         if len(rowids):
-            self._write(ctx, version, self._apply(version, rowids, new_rows, sources=rowids))
+            kept = not set(version.schema.primary_key) & set(assigned) and bool((rowids >> 32 > 0).all())
+            self._write(ctx, version, self._apply(version, rowids, new_rows, sources=rowids, same_keys=kept))
         out = self._returning(stmt.returning, new_rows, alias, returning_params)
         out.status = f"UPDATE {len(rowids)}"
         return out
@@ -763,7 +764,8 @@ class Executor:
             rows = PythonRows(schema, [(new[name],) for name in schema.names])
             self._check_rows(version, rows, plan.assignments)
             self._check_updated_keys(ctx, version, np.array([rowid], np.int64), rows, plan.assignments)
-            self._write(ctx, version, self._apply(version, [rowid], rows, sources=[rowid]))
+            kept = rowid >> 32 > 0 and not set(schema.primary_key) & set(plan.assignments)  # (a committed row)
+            self._write(ctx, version, self._apply(version, [rowid], rows, sources=[rowid], same_keys=kept))
         out = self._returning(stmt.returning, rows, alias, returning_params)
         out.status = f"UPDATE {rows.num_rows}"
         return out
@@ -1026,9 +1028,11 @@ class Executor:
             self.db.ssi.check_write(ctx.txn, [TableDelta(table_id, ctx.txn.bases.get(table_id), work)])
 
     def _apply(self, version: TableVersion, delete_rowids, rows: pa.Table | PythonRows | None,
-               sources=None) -> TableVersion:
+               sources=None, same_keys: bool = False) -> TableVersion:
         """``version`` with rows deleted and rows added. ``sources``: for updated rows, the row id
-        each new row replaces (the update chain READ COMMITTED follows; see Database.successor)."""
+        each new row replaces (the update chain READ COMMITTED follows; see Database.successor).
+        ``same_keys``: each new row has the primary key of the row it replaces, a committed one
+        this statement deletes (an UPDATE that sets no key column; see ``SAME_KEYS``)."""
         deleted = {}
         if delete_rowids is not None and len(delete_rowids) == 1:  # a point statement
             rowid = int(delete_rowids[0])
@@ -1050,6 +1054,8 @@ class Executor:
                                 data=rows.combine_chunks())
             if sources is not None:
                 file.caches[SOURCES] = np.asarray(sources, dtype=np.int64)
+                if same_keys:
+                    file.caches[SAME_KEYS] = True
             added = (file,)
         new = version.with_files(added=added, deleted=deleted)
         in_memory = [f for f in new.uncommitted() if f.in_memory]  # only uncommitted files are

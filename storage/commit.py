@@ -76,6 +76,12 @@ def inline_file(store: DataFileStore, table: TableVersion, rows: pa.Table | Pyth
 # DataFile.caches key of an uncommitted file: for each row, the row id it replaces (an UPDATE's
 # update chain, which READ COMMITTED follows), or -1 for a new row.
 SOURCES = "sources"
+# DataFile.caches key: True if each of the file's rows has the primary key of a committed row
+# this transaction deleted (an UPDATE that set no key column). The vote need not check such a
+# row's key against rows others committed since: a committed row with that key, other than the
+# one deleted, would mean the deleted one was gone - deleted by another, which the vote's
+# conflict check, run first, refuses (40001). Committed states never hold a key twice.
+SAME_KEYS = "same_keys"
 
 
 def visible_sources(version: TableVersion, f: DataFile) -> np.ndarray:
@@ -262,6 +268,7 @@ class Commit:
                 if data.num_rows:
                     pieces.append(data)
                     origins.append(f)
+            first = len(written)
             if len(pieces) == 1:  # (new rows only - an INSERT's - have no sources to record)
                 only = origins[0]
                 self._write_rows(d, pieces[0], visible_sources(d.work, only) if SOURCES in only.caches else None,
@@ -273,6 +280,9 @@ class Commit:
                 else:
                     data = pa.concat_tables([p.table() if isinstance(p, PythonRows) else p for p in pieces])
                 self._write_rows(d, data, np.concatenate([visible_sources(d.work, f) for f in origins]), written)
+            if origins and all(f.caches.get(SAME_KEYS) for f in origins):
+                for f in written[first:]:
+                    f.caches[SAME_KEYS] = True
             if written:
                 self._written[d.table_id] = written
         self.store.fsync_dirs([f.path for files in self._written.values() for f in files if not f.is_inline])
@@ -384,7 +394,9 @@ class Commit:
             if d.rewritten() else frozenset()
         files = self._numbered(d.table_id, current.next_file_id)
         if files and work.schema.primary_key and not (unchanged and self.keys_checked):
-            self._check_keys(current, base.next_file_id if self.keys_checked else 0, files, deleted)
+            new_keys = files if not self.keys_checked else tuple(f for f in files if not f.caches.get(SAME_KEYS))
+            if new_keys:
+                self._check_keys(current, base.next_file_id if self.keys_checked else 0, new_keys, deleted)
         schema = work.schema if work.schema.schema_id != base.schema.schema_id else None
         if not files and not removed and not deleted and schema is None:
             return []

@@ -1022,3 +1022,52 @@ def delta_of(conn, sql):
     delta = TableDelta(table_id, txn.bases[table_id], work)
     conn.rollback()
     return delta
+
+
+@pytest.mark.parametrize("mine, theirs, outcome", [
+    # an UPDATE setting no key column: its row's key is not looked up among rows committed since
+    ("UPDATE t SET v = 1 WHERE id = 3", "INSERT INTO t VALUES (77, 0)", None),
+    ("UPDATE t SET v = v + 1 WHERE id IN (3, 4)", "INSERT INTO t VALUES (77, 0)", None),
+    # ... and a row with its key committed since means its row was deleted since: 40001
+    ("UPDATE t SET v = 1 WHERE id = 3", "UPDATE t SET v = 9 WHERE id = 3", errors.SerializationFailure),
+    # the key of a row this transaction inserted is looked up, also when it then updates it
+    ("INSERT INTO t VALUES (50, 0); UPDATE t SET v = 1 WHERE id = 50", "INSERT INTO t VALUES (50, 9)",
+     errors.UniqueViolation),
+    # and so is a key an UPDATE sets
+    ("UPDATE t SET id = 60 WHERE id = 3", "INSERT INTO t VALUES (60, 9)", errors.UniqueViolation),
+])
+def test_a_commits_keys_are_checked_against_other_processes_unless_an_update_kept_them(tmp_path, monkeypatch,
+                                                                                         mine, theirs, outcome):
+    """At COMMIT, the keys of the rows a transaction wrote are checked against rows other
+    processes committed since its snapshot (they share no key locks with it) - except the rows
+    of an UPDATE that set no key column, which replace committed rows of the same keys: were
+    such a key committed since, the row it replaces would have been deleted since, and the vote
+    refuses that first (40001)."""
+    from txlake.storage.commit import Commit
+    from txlake.storage.warehouse import Warehouse
+    path = str(tmp_path / "w")
+    setup = txlake.connect(path, autocommit=True, publish="off")
+    setup.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    setup.execute("INSERT INTO t SELECT range, 0 FROM range(10)")
+    other = txlake.connect(path, publish="off")
+    delta = delta_of(other, theirs)  # (made first: this process's sessions share row locks)
+    txn = txlake.connect(path, isolation_level="READ COMMITTED", publish="off")
+    for sql in mine.split("; "):
+        txn.execute(sql)
+    elsewhere = Warehouse(path)
+    elsewhere.commit(Commit(elsewhere.store, [delta], 3000, elsewhere.commit_user, "theirs"))
+    checked = []
+    check_keys = Commit._check_keys
+    monkeypatch.setattr(Commit, "_check_keys", lambda self, *a: (checked.append(a[2]), check_keys(self, *a))[1])
+    if outcome is None:
+        txn.commit()
+        assert checked == []  # (nothing to look up)
+        assert setup.execute("SELECT count(*) FROM t").fetchone() == (11,)
+    else:
+        with pytest.raises(outcome):
+            txn.commit()
+        theirs_only = 1 if outcome is errors.UniqueViolation else 0  # (their row 50 or 60)
+        assert setup.execute("SELECT count(*) FROM t").fetchone() == (10 + theirs_only,)
+    elsewhere.txlog.close()
+    for conn in (txn, other, setup):
+        conn.close()
