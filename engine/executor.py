@@ -691,7 +691,7 @@ class Executor:
         self._check_rows(version, new_rows)
         self._check_updated_keys(ctx, version, rowids, new_rows, assigned)
         if len(rowids):
-            kept = not set(version.schema.primary_key) & set(assigned) and bool((rowids >> 32 > 0).all())
+            kept = not _sets_key(version.schema, assigned) and bool((rowids >> 32 > 0).all())
             self._write(ctx, version, self._apply(version, rowids, new_rows, sources=rowids, same_keys=kept))
         out = self._returning(stmt.returning, new_rows, alias, returning_params)
         out.status = f"UPDATE {len(rowids)}"
@@ -763,8 +763,10 @@ class Executor:
                     return None
             rows = PythonRows(schema, [(new[name],) for name in schema.names])
             self._check_rows(version, rows, plan.assignments)
-            self._check_updated_keys(ctx, version, np.array([rowid], np.int64), rows, plan.assignments)
-            kept = rowid >> 32 > 0 and not set(schema.primary_key) & set(plan.assignments)  # (a committed row)
+            sets_key = _sets_key(schema, plan.assignments)
+            if sets_key:
+                self._check_updated_keys(ctx, version, np.array([rowid], np.int64), rows, plan.assignments)
+            kept = not sets_key and rowid >> 32 > 0  # (a committed row, its key kept)
             self._write(ctx, version, self._apply(version, [rowid], rows, sources=[rowid], same_keys=kept))
         out = self._returning(stmt.returning, rows, alias, returning_params)
         out.status = f"UPDATE {rows.num_rows}"
@@ -979,7 +981,7 @@ class Executor:
 
     def _check_updated_keys(self, ctx, version, rowids, new_rows, assigned) -> None:
         key_names = version.schema.primary_key
-        if not key_names or not set(key_names) & set(assigned) or not len(rowids):
+        if not _sets_key(version.schema, assigned) or not len(rowids):
             return
         keys = pk.key_tuples(_arrow(new_rows), key_names)
         self._lock(ctx, version.table_id, [(version.table_id, "key", k) for k in keys])
@@ -1570,6 +1572,11 @@ def _aliased(name: str, alias: str) -> exp.Table:
 
 def _old_key_columns(schema: TableSchema, alias: str) -> list[exp.Expression]:
     return [exp.alias_(exp.column(k, alias), f"__txl_old_{k}", quoted=True) for k in schema.primary_key]
+
+
+def _sets_key(schema: TableSchema, assigned) -> bool:
+    """Does an UPDATE assigning the columns ``assigned`` set a primary-key column?"""
+    return not schema.memo("_key_set", lambda s: frozenset(s.primary_key)).isdisjoint(assigned)
 
 
 def _memory_bytes(f: DataFile) -> int:

@@ -163,16 +163,16 @@ class TxLog:
                 if csn > len(self._offsets):
                     return None
             body = self._fresh.pop(csn, None)  # (another process's line, just scanned: read once)
-            if body is not None:
-                return LogEntry.from_json(load_json(body))
-            seg = bisect.bisect_right(self._firsts, csn) - 1
-            start = self._offsets[csn - 1]
-            last_in_segment = csn == len(self._offsets) or (
-                seg + 1 < len(self._firsts) and csn + 1 == self._firsts[seg + 1])
-            end = self._ends[seg] if last_in_segment else self._offsets[csn]
-            fd = self._fds[seg]
-        _, _, body = _parse(os.pread(fd, end - start, start))
-        return LogEntry.from_json(load_json(body))
+            if body is None:
+                seg = bisect.bisect_right(self._firsts, csn) - 1
+                start = self._offsets[csn - 1]
+                last_in_segment = csn == len(self._offsets) or (
+                    seg + 1 < len(self._firsts) and csn + 1 == self._firsts[seg + 1])
+                end = self._ends[seg] if last_in_segment else self._offsets[csn]
+                fd = self._fds[seg]
+        if body is None:
+            _, _, body = _parse(os.pread(fd, end - start, start))
+        return LogEntry.from_json(load_json(body))  # (parsed outside the lock, whichever way it came)
 
     def head(self) -> int:
         """The newest entry number any appender has written, from shared memory: no system call,
