@@ -21,6 +21,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 from functools import cached_property
+from operator import attrgetter
 from typing import Iterable
 
 import numpy as np
@@ -233,6 +234,9 @@ def _find_one(store: DataFileStore, version: TableVersion, key, probe: int, exac
     return {}
 
 
+_ROWS = attrgetter("row_count")
+
+
 class _Walk:
     """How a point lookup goes through a version's files other than its one-row ones. Kept in
     ``TableVersion.one_row_files()``'s memo: every version with the same other files shares it
@@ -290,7 +294,11 @@ class _Walk:
         return frozenset(r[3].file_id for r in self._ranged), frozenset(f.file_id for f, _ in self.steps)
 
     def candidates(self, key) -> list[DataFile]:
-        """The ranged files whose bounds hold ``key``."""
+        """The ranged files whose bounds hold ``key``, those of the most rows first. The key is
+        live in one file at most, most likely the one holding most rows: a table's loaded
+        file, whose bounds a compaction's files of updated rows - few, and spread over the
+        whole key range - overlap. (In bound order, pgbench's accounts looked at 3.7 files
+        a lookup there, the loaded one last.)"""
         if not self._ranged:
             return []
         first = key[0] if isinstance(key, tuple) else key
@@ -303,7 +311,9 @@ class _Walk:
                     found.append(f)
                 i -= 1
         except TypeError:  # a key that does not compare with the bounds: every file may hold it
-            return [r[3] for r in self._ranged]
+            found = [r[3] for r in self._ranged]
+        if len(found) > 1:
+            found.sort(key=_ROWS, reverse=True)
         return found
 
 

@@ -80,6 +80,24 @@ def test_a_point_lookup_finds_the_files_that_may_hold_a_key_by_bisection(store, 
     assert pk.find(store, version, [key(61)]) == {key(61): (31 << 32) | 1}
 
 
+def test_a_point_lookup_looks_first_in_the_file_of_most_rows(store):
+    """A loaded file and a compaction's few updated rows spread over its whole key range (as
+    pgbench's accounts): both may hold a key, and the loaded one, where a key not updated
+    since is live, is looked at first - its index is the only one built - whatever the order
+    of their bounds; a key deleted there and live in the small file is still found."""
+    loaded = [{"id": i, "v": "x"} for i in range(1, 1001)]
+    updated = [{"id": i, "v": "y"} for i in (2, 500, 1000)]   # lower bound 2 > the loaded one's 1
+    for batches, big in (([loaded, updated], 1), ([updated, loaded], 2)):
+        version = table_of(store, INT_KEY, batches, deletes={big: FrozenBitMap([499])})  # id 500 there
+        walk = pk._Walk(store, version, version.one_row_files()[1], True)
+        assert [f.row_count for f in walk.candidates(300)] == [1000, 3]
+        builds = store.index_builds
+        assert pk.find(store, version, [300]) == {300: (big << 32) | 299}
+        assert store.index_builds - builds <= 1, "only the loaded file's index was needed"
+        small = 3 - big
+        assert pk.find(store, version, [500]) == {500: (small << 32) | 1}
+
+
 def test_the_bisection_falls_back_to_every_file_for_keys_or_bounds_that_do_not_compare():
     files = tuple(DataFile(i, f"p{i}", 10, 0, 10, key_bounds=((i * 10, i * 10 + 9),)) for i in range(1, 5))
     version = TableVersion("tid", "default", "t", INT_KEY, files, {}, 5)
