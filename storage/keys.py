@@ -371,7 +371,17 @@ def _key_at(rows: pa.Table | PythonRows, names: tuple[str, ...], pos: int):
 
 def key_bounds(rows: pa.Table | PythonRows, schema: TableSchema) -> tuple | None:
     """The primary-key columns' (min, max) over ``rows``, for an inline file's log entry; None
-    unless every key column is an integer or text (their Python values compare as SQL's do)."""
+    unless every key column is an integer or text (their Python values compare as SQL's do).
+    Kept with rows held as Python values: a statement's file of them and the inline file its
+    commit writes of the same rows both ask."""
+    if type(rows) is PythonRows and rows.schema is schema:
+        if rows.key_bounds is False:
+            rows.key_bounds = _key_bounds(rows, schema)
+        return rows.key_bounds
+    return _key_bounds(rows, schema)
+
+
+def _key_bounds(rows: pa.Table | PythonRows, schema: TableSchema) -> tuple | None:
     if not rows.num_rows or not schema.memo("_bounded_key", _bounded_key):
         return None
     if isinstance(rows, PythonRows) and rows.num_rows == 1:  # a point write's row: its key, twice

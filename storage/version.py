@@ -114,13 +114,14 @@ class PythonRows:
     table costs tens of microseconds). ``table()`` builds the Arrow table the first time
     something reads the rows as one."""
 
-    __slots__ = ("schema", "columns", "_table", "_nbytes")
+    __slots__ = ("schema", "columns", "_table", "_nbytes", "key_bounds")
 
     def __init__(self, schema: TableSchema, columns: list[list]):
         self.schema = schema
         self.columns = columns  # (never changed once made)
         self._table = None
         self._nbytes = None
+        self.key_bounds = False  # storage/keys.py's key_bounds of the rows once asked (None: none)
 
     @property
     def num_rows(self) -> int:

@@ -265,3 +265,32 @@ def test_a_new_parquet_file_has_the_files_sorted_afresh(store):
     assert pk.find(store, loaded, [5050]) == {5050: (11 << 32) | 50}
     walk = loaded.one_row_files()[2][(pk.WALK, pk._integer_key(INT_KEY))]
     assert walk._ranged is not first._ranged and len(walk._ranged) == 11 and not walk.steps
+
+
+def test_the_key_bounds_of_a_point_write_are_worked_out_once(tmp_path, monkeypatch):
+    """A point UPDATE's and an INSERT's row: its statement's file and its commit's inline file
+    hold the same rows, and take their key bounds from one working out; the committed file
+    has them, as a lookup after the commit finds."""
+    import txlake
+
+    conn = txlake.connect(str(tmp_path / "wh"), publish="off")
+    cur = conn.cursor()
+    cur.execute("CREATE TABLE t (id BIGINT PRIMARY KEY, v VARCHAR)")
+    cur.execute("INSERT INTO t VALUES (1, 'a'), (2, 'b')")
+    conn.commit()
+    worked = []
+    real = pk._key_bounds
+    monkeypatch.setattr(pk, "_key_bounds", lambda rows, schema: worked.append(1) or real(rows, schema))
+    cur.execute("UPDATE t SET v = 'c' WHERE id = 2")
+    conn.commit()
+    assert len(worked) == 1, "once for the statement's row, not again at commit"
+    cur.execute("INSERT INTO t VALUES (7, 'x')")
+    conn.commit()
+    assert len(worked) == 2
+    committed = conn._session.db.warehouse.latest
+    version = next(v for v in committed.tables.values() if v.name == "t")
+    bounds = sorted(f.key_bounds for f in version.files if f.row_count == 1)
+    assert bounds == [((2, 2),), ((7, 7),)]
+    cur.execute("SELECT v FROM t WHERE id = 7")
+    assert cur.fetchall() == [("x",)]
+    conn.close()
