@@ -588,24 +588,26 @@ class TableVersion:
                     - rewritable(f.row_count, len(self.deleted(fid)), small, fraction)
         return small, fraction, n
 
-    def _one_row_after(self, memo: tuple[dict, tuple, dict], added: tuple[DataFile, ...], dropped: set[int]):
+    def _one_row_after(self, memo: tuple[dict, tuple, dict], added: tuple[DataFile, ...], gone: set[int],
+                       leaving: list[DataFile]):
+        """``one_row_files()``'s memo for the version ``with_files`` makes: ``leaving``, the
+        files of ``gone`` this version has, leave it."""
         keys, others, _ = memo
         width = len(self.schema.primary_key)
-        if dropped:
+        if gone:
             keys = dict(keys)
-            for fid in dropped:
-                f = self.file(fid)
-                key = one_row_key(f, width) if f is not None else None
-                if key is not None and keys.get(key) == fid:
+            for f in leaving:
+                key = one_row_key(f, width)
+                if key is not None and keys.get(key) == f.file_id:
                     del keys[key]
-            if len(memo[0]) - len(keys) < len(dropped):  # not every dropped file was a one-row one
-                others = tuple(f for f in others if f.file_id not in dropped)
+            if len(memo[0]) - len(keys) < len(gone):  # not every file gone was a one-row one
+                others = tuple(f for f in others if f.file_id not in gone)
         new_others = []
         for f in added:
             key = one_row_key(f, width)
             if key is None:
                 new_others.append(f)
-            elif f.file_id not in dropped:
+            elif f.file_id not in gone:
                 if keys is memo[0]:
                     keys = dict(keys)
                 keys[key] = f.file_id
@@ -642,6 +644,8 @@ class TableVersion:
         deleted leaves it. Asked for every statement's and every commit's changes, so it works
         in the size of the change where it can: the file index and the one-row keys are
         carried over (a copy and a few edits), not rebuilt from every file."""
+        parent = self.caches
+        by_id = parent.get("by_id") or self._by_id()
         deletes = dict(self.deletes)
         gone = set(removed)  # files leaving: removed, or every row deleted
         for fid in removed:
@@ -653,47 +657,57 @@ class TableVersion:
                 if type(merged) is not FrozenBitMap:  # not copied again, O(the deletion vector))
                     merged = FrozenBitMap(merged)
                 # only files whose deletion vector grows here can newly be wholly deleted
-                f = self.file(fid) or next((a for a in added if a.file_id == fid), None)
+                f = by_id.get(fid) or next((a for a in added if a.file_id == fid), None)
                 if f is not None and len(merged) >= f.row_count:
                     gone.add(fid)
                     deletes.pop(fid, None)
                 else:
                     deletes[fid] = merged
         files = self.files
-        if len(gone) > 4:
+        leaving = [f for f in map(by_id.get, gone) if f is not None] if gone else ()  # (this version's)
+        if len(leaving) > 4:
             files = tuple(f for f in files if f.file_id not in gone)
         else:  # (a point statement's: found by identity and cut out, in C)
-            for fid in gone:
-                f = self.file(fid)
-                if f is not None:
-                    i = files.index(f)
-                    files = files[:i] + files[i + 1:]
-        if added:
-            files = files + (added if not gone else tuple(f for f in added if f.file_id not in gone))
+            for f in leaving:
+                i = files.index(f)
+                files = files[:i] + files[i + 1:]
         next_id = self.next_file_id
-        for f in added:
-            if f.file_id >= next_id:
-                next_id = f.file_id + 1
-        caches = {}
-        parent = self.caches.get("by_id")
-        if parent is not None:  # the file index carried over: a copy, not a rebuild from all files
-            by_id = caches["by_id"] = dict(parent)
-            for fid in gone:
-                by_id.pop(fid, None)
+        if added:
+            if len(added) == 1:  # (a point statement's)
+                joining = added if added[0].file_id not in gone else ()
+            else:
+                joining = tuple(f for f in added if f.file_id not in gone) if gone else added
+            files += joining
             for f in added:
-                if f.file_id not in gone:
-                    by_id[f.file_id] = f
-        counted = self.caches.get(REWRITABLE)
+                if f.file_id >= next_id:
+                    next_id = f.file_id + 1
+        else:
+            joining = ()
+        # the file index carried over: a copy, not a rebuild from all files
+        caches = {"by_id": dict(by_id)}
+        if leaving:
+            index = caches["by_id"]
+            for f in leaving:
+                del index[f.file_id]
+        if joining:
+            index = caches["by_id"]
+            for f in joining:
+                index[f.file_id] = f
+        counted = parent.get(REWRITABLE)
         if counted is not None:  # carried over likewise
             caches[REWRITABLE] = self._rewritable_after(counted, added, gone, deleted, deletes)
-        one_row = self.caches.get(ONE_ROW)
+        one_row = parent.get(ONE_ROW)
         if one_row is not None and schema is None:  # carried over likewise
-            caches[ONE_ROW] = self._one_row_after(one_row, added, gone)
-        mine = self.uncommitted()  # (walks the files once in a chain of versions: then carried)
-        if mine and gone:
+            caches[ONE_ROW] = self._one_row_after(one_row, added, gone, leaving)
+        mine = parent.get(UNCOMMITTED)
+        if mine is None:  # (walks the files once in a chain of versions: then carried)
+            mine = self.uncommitted()
+        if mine and leaving:
             mine = tuple(f for f in mine if f.file_id not in gone)
-        caches[UNCOMMITTED] = mine + tuple(f for f in added if f.file_id < 0 and f.file_id not in gone) \
-            if added else mine
+        for f in joining:
+            if f.file_id < 0:
+                mine += (f,)
+        caches[UNCOMMITTED] = mine
         lineage, forgotten = self.moved, self.forgotten
         if moved:  # a compaction's (``csn``)
             lineage, dropped = lineage.added(moved, csn, forget_before)
