@@ -23,6 +23,7 @@ import threading
 import time
 from dataclasses import dataclass
 
+from txlake.storage import maintenance
 from txlake.storage.expiry import Lease
 
 AUTO_COMPACT_FILES = 64  # more files worth compacting than this: compacted in the background
@@ -114,7 +115,6 @@ class GarbageCollector:
     def compact_small_files(self, table_ids=None) -> None:
         """Auto-compaction: tables with many small files get them merged (storage/maintenance.py);
         those of ``table_ids``, or any table of the warehouse."""
-        from txlake.storage import maintenance
         latest = self.db.warehouse.latest
         versions = latest.tables.values() if table_ids is None else \
             [v for v in map(latest.by_id, table_ids) if v is not None]
@@ -141,5 +141,4 @@ class GarbageCollector:
 def wants_compaction(version) -> bool:
     """Does a table have more small (or mostly deleted) files than AUTO_COMPACT_FILES? Counting
     only those, a large table of many full files is not compacted after every commit."""
-    from txlake.storage import maintenance
     return len(version.files) > AUTO_COMPACT_FILES and maintenance.worth_compacting(version, AUTO_COMPACT_FILES)
