@@ -780,9 +780,12 @@ class Executor:
                                    lambda: select(_aliased(TARGET, alias), None).sql(dialect="duckdb"))
             detach = sources.attach(self.con, TARGET, candidates)
             try:
-                return self._sql(sql, params)
+                found = self._sql(sql, params)
             finally:
                 detach()
+            # (FROM (VALUES ...) or a subquery of no table joins too: a target row matched
+            # twice must still change once)
+            return _first_per_rowid(found) if joined else found
         with self._registered() as register:
             found = self._sql(select(_aliased(register(candidates), alias), register), params)
         return _first_per_rowid(found) if joined else found

@@ -175,6 +175,30 @@ def test_update_from(c):
     assert q(c, "SELECT name FROM t WHERE id = 2") == [("two",)]
 
 
+@pytest.mark.parametrize("source", ["(VALUES (1, 10.0), (1, 20.0), (3, 30.0)) s(k, v)",
+                                    "(SELECT 1 AS k, 10.0 AS v UNION ALL SELECT 1, 20.0 UNION ALL SELECT 3, 30.0) s"],
+                         ids=["values", "subquery"])
+def test_update_from_a_source_of_no_table_changes_each_row_once(c, source):
+    """A target row two source rows join is updated once (PostgreSQL takes one of them), also
+    when the source is a VALUES list or a subquery over no table: the table must not get the
+    row twice - a primary key held twice."""
+    cur = c.execute(f"UPDATE t SET score = s.v FROM {source} WHERE t.id = s.k")
+    assert cur.rowcount == 2
+    rows = q(c, "SELECT id, score FROM t ORDER BY id")
+    assert [r[0] for r in rows] == [1, 2, 3] and rows[0][1] in (10.0, 20.0) and rows[2][1] == 30.0
+    c.execute("CREATE TABLE nokey (id INT, n INT)")
+    c.execute("INSERT INTO nokey VALUES (1, 0), (2, 0)")
+    assert c.execute("UPDATE nokey SET n = s.v FROM (VALUES (1, 5), (1, 6)) s(k, v) WHERE nokey.id = s.k"
+                     ).rowcount == 1
+    assert q(c, "SELECT count(*) FROM nokey") == [(2,)]
+
+
+def test_delete_using_a_values_list_deletes_each_row_once(c):
+    cur = c.execute("DELETE FROM t USING (VALUES (1), (1), (3)) g(k) WHERE t.id = g.k RETURNING t.id")
+    assert sorted(cur.fetchall()) == [(1,), (3,)] and cur.rowcount == 2
+    assert q(c, "SELECT id FROM t") == [(2,)]
+
+
 def test_update_primary_key(c):
     c.execute("UPDATE t SET id = id + 100")          # every key changes; uniqueness holds at the end
     assert q(c, "SELECT id FROM t ORDER BY id") == [(101,), (102,), (103,)]
