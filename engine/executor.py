@@ -35,12 +35,12 @@ from pyroaring import FrozenBitMap
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import sources
+from txlake.engine import dialect, sources
 from txlake.engine.errors_map import translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.parser import statements as st
-from txlake.parser.parse import DIVISOR_MACRO, identifier, table_name
+from txlake.parser.parse import identifier, table_name
 from txlake.storage import keys as pk
 from txlake.storage.commit import ROWS_PER_FILE, SAME_KEYS, SOURCES, TableDelta, table_bytes, visible_sources
 from txlake.storage.datafiles import ROWID, DataFileStore, StreamedScan
@@ -110,8 +110,7 @@ class Executor:
         root = os.path.join(database.warehouse.root, "")
         self.con.execute(f"SET allowed_directories = ['{root.replace(chr(39), chr(39) * 2)}']")
         self.con.execute("SET enable_external_access = false")
-        # x / 0 raises 22012 as in PostgreSQL (the parser routes divisors through this)
-        self.con.execute(f"CREATE MACRO {DIVISOR_MACRO}(x) AS CASE WHEN x = 0 THEN error('division by zero') ELSE x END")
+        dialect.postgres_semantics(self.con)  # integer division, x / 0
         self._names = itertools.count()
         self._pending_ids = itertools.count(-1, -1)
         # generated DuckDB SQL of statements that reference no table but their target, by

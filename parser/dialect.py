@@ -258,6 +258,10 @@ class TxlakeTokenizer(DuckDB.Tokenizer):
 class Txlake(DuckDB):
     Tokenizer = TxlakeTokenizer
     Parser = TxlakeParser
+    # NULL sorts as larger than every value, as in PostgreSQL: ``ORDER BY x DESC`` puts NULLs
+    # first. Parsed so, an ORDER BY says where its NULLs go, and the DuckDB SQL generated from
+    # it spells out ``NULLS FIRST`` where DuckDB (NULLs last either way) would differ
+    NULL_ORDERING = "nulls_are_large"
 
 
 __all__ = ["Control", "Txlake", "ParseError"]

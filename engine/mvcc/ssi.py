@@ -42,6 +42,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from txlake import errors
+from txlake.engine import dialect
 from txlake.storage import keys as pk
 from txlake.storage.commit import TableDelta
 from txlake.storage.datafiles import DataFileStore
@@ -110,6 +111,7 @@ class SSI:
         self._lock = threading.RLock()  # guards _records and the edge sets; serialises commits
         self._records: dict[int, SerialRecord] = {}   # running and recently committed
         self._con = duckdb.connect(config={"enable_external_access": False})
+        dialect.postgres_semantics(self._con)  # a read's WHERE evaluates here as it did in the read
         self.aborts = 0
 
     # --- reads ---------------------------------------------------------------------------

@@ -1,5 +1,6 @@
-"""PostgreSQL's answers where DuckDB's differ: division by zero is an error (22012), and an
-unnamed aggregate column is named after its function."""
+"""PostgreSQL's answers where DuckDB's differ: division by zero is an error (22012), integers
+divide as integers, NULL sorts as the largest value, and an unnamed aggregate column is named
+after its function."""
 
 import pytest
 
@@ -37,8 +38,33 @@ def test_division_by_zero_fails_the_statement_and_the_block(t):
 
 def test_division_otherwise_unchanged_and_columns_named(t):
     cur = t.execute("SELECT a / 2, a % 3, a // 2, a / ? FROM t WHERE b <> 0", (4,))
-    assert cur.fetchall() == [(2.0, 1, 2, 1.0)]
+    assert cur.fetchall() == [(2, 1, 2, 1)]
     assert [d[0] for d in cur.description] == ["a / 2", "a % 3", "a // 2", "a / ?"]
     cur = t.execute("SELECT count(*), sum(a), max(d), count(b) AS n FROM t")
     assert [d[0] for d in cur.description] == ["count", "sum", "max", "n"]
     assert cur.fetchone()[0] == 2
+
+
+def test_integers_divide_as_integers_truncated(t):
+    """7 / 2 is 3 in PostgreSQL (DuckDB's / gives 3.5); the result is truncated toward zero;
+    an operand of another type divides as before; an UPDATE stores the integer quotient."""
+    assert t.execute("SELECT 7 / 2, -7 / 2, 7 / -2, a / 3, 7.0 / 2, 7 / 2.0, d / 4, 7::bigint / 2 "
+                     "FROM t WHERE a = 4").fetchall() == [(3, -3, -3, 1, 3.5, 3.5, 0.5, 3)]
+    assert t.execute("SELECT sum(a) / count(a) FROM t").fetchall() == [(2,)]
+    t.execute("UPDATE t SET a = 7 WHERE a = 4")
+    t.execute("UPDATE t SET a = a / 2 WHERE a = 7")
+    assert t.execute("SELECT a FROM t ORDER BY a").fetchall() == [(1,), (3,)]
+    with pytest.raises(txlake.NumericValueOutOfRange) as e:  # the one integer quotient out of range
+        t.execute("SELECT (-2147483648)::int / -1")
+    assert e.value.sqlstate == "22003"
+
+
+def test_null_sorts_as_the_largest_value(t):
+    """NULLS LAST ascending and NULLS FIRST descending, in ORDER BY and in window orders
+    (DuckDB puts NULL last in both)."""
+    t.execute("INSERT INTO t VALUES (NULL, 5, 1.0)")
+    assert t.execute("SELECT a FROM t ORDER BY a").fetchall() == [(1,), (4,), (None,)]
+    assert t.execute("SELECT a FROM t ORDER BY a DESC").fetchall() == [(None,), (4,), (1,)]
+    assert t.execute("SELECT a FROM t ORDER BY a DESC NULLS LAST").fetchall() == [(4,), (1,), (None,)]
+    assert t.execute("SELECT a, rank() OVER (ORDER BY a DESC) FROM t ORDER BY a NULLS FIRST").fetchall() == [
+        (None, 1), (1, 3), (4, 2)]
