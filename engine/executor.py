@@ -54,6 +54,7 @@ MAX_PENDING_FILES = 16  # a transaction's small in-memory batches per table befo
 SPILL_SHARE = 4
 BULK_LOCKS = 10_000  # a statement locking more rows than this locks the table instead
 SQL_CACHE_SIZE = 512
+NOWAIT = 1e-9  # the lock timeout of SELECT ... FOR UPDATE NOWAIT: give up at once (0 waits for ever)
 TARGET = "__txl_target"  # the registered name of an UPDATE/DELETE target in cached SQL
 NBYTES = "nbytes"  # DataFile.caches key: an uncommitted file's bytes in memory
 
@@ -291,6 +292,8 @@ class Executor:
 
     def query(self, ctx: Context, stmt: st.Query, params) -> Result:
         self._read_query(ctx, stmt, params)
+        if stmt.locks:
+            self._lock_selected(ctx, stmt, params)
         point = self._cached_sql(stmt, ("point-select",), lambda: _point_select_plan(stmt.expression))
         if point is not None:
             result = self._point_select(ctx, point, params)
@@ -311,6 +314,44 @@ class Executor:
                 for detach in reversed(detaches):
                     detach()
         return Result(table=table, rowcount=table.num_rows, status=f"SELECT {table.num_rows}")
+
+    def _lock_selected(self, ctx: Context, stmt: st.Query, params) -> None:
+        """``SELECT ... FOR UPDATE`` (``FOR NO KEY UPDATE``, ``FOR SHARE``, ``FOR KEY SHARE``):
+        lock the rows its WHERE clause matches, as an UPDATE of them would, before the query
+        reads them - a concurrent writer of one waits for this transaction to end, and this
+        one for a running writer, then: REPEATABLE READ / SERIALIZABLE fail with 40001 if the
+        row changed since the snapshot; READ COMMITTED reads its newest version (looking
+        again for rows that match there). Every lock is exclusive (FOR SHARE too: two sharers
+        wait for each other), and every row the WHERE matches is locked, LIMIT aside. NOWAIT
+        fails at once (55P03) on a row another holds. Across processes only with
+        ``shared_row_locks``, as an UPDATE's row locks."""
+        if ctx.txn.read_only:
+            raise errors.ReadOnlyTransaction(
+                f"cannot execute SELECT {_lock_clause(stmt.locks)} in a read-only transaction")
+        name, alias, where, offset, nowait = self._cached_sql(stmt, ("locking",),
+                                                              lambda: _locking_plan(stmt.expression, stmt.locks))
+        params = params[offset:offset + _placeholders(where)] if where is not None else ()
+        lock_ctx = replace(ctx, lock_timeout=NOWAIT) if nowait else ctx
+        while True:
+            version = ctx.resolve(name)
+
+            def select(target: exp.Table, register, version=version) -> exp.Select:
+                projections = [exp.column(ROWID, alias)] + _old_key_columns(version.schema, alias)
+                return self._row_finder(ctx, target, projections, [], where, register)
+
+            def find(candidates, version=version, select=select) -> pa.Table:
+                return self._find_rows(ctx, stmt, version, alias, candidates, select, params, [where], False)
+
+            found = find(self._candidates(version, alias, where, params, 0))
+            try:
+                _, locked_in = self._lock_rows(lock_ctx, version, found, find)
+            except errors.LockNotAvailable:
+                if not nowait:
+                    raise
+                raise errors.LockNotAvailable(f'could not obtain lock on row in relation "{version.name}"') from None
+            if locked_in is version:  # no row changed since: each found is locked and current
+                return
+            # READ COMMITTED moved the table to its newest version: rows may match there that did not
 
     def _point_select(self, ctx: Context, plan: "PointSelect", params) -> Result | None:
         """``SELECT columns FROM t WHERE <every primary-key column> = constant-or-?``, answered
@@ -1473,6 +1514,46 @@ def _read_plan(expression: exp.Expression):
     offset = next((i for i, n in enumerate(placeholders) if id(n) in inside), 0)
     alias = identifier(table.alias) if table.alias else table_name(table).name
     return (table_name(table), alias, where.this if where is not None else None, offset), None
+
+
+def _lock_clause(locks: tuple) -> str:
+    """How a SELECT's first locking clause is written (``FOR UPDATE``, ``FOR KEY SHARE``...)."""
+    lock = locks[0]
+    return f"FOR {'NO KEY ' if lock.args.get('key') and lock.args.get('update') else ''}" \
+           f"{'KEY ' if lock.args.get('key') and not lock.args.get('update') else ''}" \
+           f"{'UPDATE' if lock.args.get('update') else 'SHARE'}"
+
+
+def _locking_plan(expression: exp.Expression, locks: tuple):
+    """A SELECT with a locking clause: (table, alias, WHERE condition, index of its first ?,
+    NOWAIT?). Only a SELECT from one table without joins, subqueries or CTEs - the rows to
+    lock are that table's; PostgreSQL's own refusals (aggregates, GROUP BY, DISTINCT,
+    window functions) are 0A000 as there, as is SKIP LOCKED."""
+    clause = _lock_clause(locks)
+    simple, _ = _read_plan(expression)
+    if simple is None:
+        raise errors.NotSupportedError(
+            f"{clause} is supported in a SELECT from one table, without joins, subqueries or WITH")
+    for arg, what in (("group", "GROUP BY clause"), ("having", "HAVING clause"), ("distinct", "DISTINCT clause")):
+        if expression.args.get(arg):
+            raise errors.NotSupportedError(f"{clause} is not allowed with {what}")
+    for projection in expression.expressions:
+        if projection.find(exp.AggFunc):
+            raise errors.NotSupportedError(f"{clause} is not allowed with aggregate functions")
+        if projection.find(exp.Window):
+            raise errors.NotSupportedError(f"{clause} is not allowed with window functions")
+    name, alias = simple[0], simple[1]
+    nowait = False
+    for lock in locks:
+        wait = lock.args.get("wait")
+        if wait is not None and wait is not True:
+            raise errors.NotSupportedError(f"{clause} SKIP LOCKED is not supported")
+        nowait = nowait or wait is True
+        for of in lock.expressions:
+            named = identifier(of.this) if isinstance(of, exp.Table) else of.name
+            if named not in (alias, name.name):
+                raise errors.UndefinedTable(f'relation "{named}" in {clause} clause not found in FROM clause')
+    return (*simple, nowait)
 
 
 def _result_schema(schema: TableSchema, names: tuple[str, ...]) -> pa.Schema | None:

@@ -127,11 +127,18 @@ def _offset(text: str, line: int | None, col: int | None, token: str | None) -> 
 # --- conversion from sqlglot trees -------------------------------------------------------
 
 def _to_statement(tree: exp.Expression) -> st.Statement:
+    locks = tree.args.get("locks") if isinstance(tree, exp.Select) else None
+    if locks:  # SELECT ... FOR UPDATE: the statement says which rows to lock (DuckDB could not)
+        tree.set("locks", None)
+    nested = next(tree.find_all(exp.Lock), None)
+    if nested is not None:
+        raise errors.NotSupportedError(f"{nested.sql(dialect='postgres').strip()} is supported only on a "
+                                       "top-level SELECT")
     for node_type, convert in _CONVERTERS.items():
         if isinstance(tree, node_type):
             return convert(tree)
     if isinstance(tree, (exp.Query, exp.Values)):
-        return st.Query(expression=tree)
+        return st.Query(expression=tree, locks=tuple(locks or ()))
     if isinstance(tree, (exp.Condition, exp.Alias, exp.Star)):  # a bare expression ("START", "SELEC 1")
         raise _syntax_error(f'syntax error at or near "{tree.sql()}"', tree)
     if isinstance(tree, exp.Command):

@@ -237,3 +237,5 @@ class Query(Statement):
     """Anything DuckDB can run that only reads: SELECT, WITH, VALUES, set operations."""
 
     expression: exp.Expression = None  # type: ignore[assignment]
+    #: a SELECT's locking clauses (``FOR UPDATE`` ...: sqlglot ``Lock`` nodes), taken off ``expression``
+    locks: tuple = ()
