@@ -319,7 +319,7 @@ class Session:
                 _seconds(value)  # validate now, as PostgreSQL does
             self.settings[name] = value if value is not None else SETTINGS_DEFAULTS[name]
             if name == "search_path":
-                self.settings[name] = self.settings[name].split(",")[0].strip().strip('"')
+                self.settings[name] = st.search_path_database(self.settings[name])
             return Result(status="SET")
         raise errors.UndefinedObject(f'unrecognized configuration parameter "{stmt.name}"')
 

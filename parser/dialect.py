@@ -240,8 +240,10 @@ TxlakeParser._CONTROL_STATEMENTS["CALL"] = TxlakeParser._parse_call_statement
 class TxlakeTokenizer(DuckDB.Tokenizer):
     # PREPARE, CALL and RESET are opaque commands to DuckDB's tokenizer; txlake parses their
     # arguments. DuckDB ignores VARCHAR(n) and reads VARCHAR as TEXT; txlake enforces the length (22001).
-    KEYWORDS = {**DuckDB.Tokenizer.KEYWORDS, "PREPARE": TokenType.VAR, "CALL": TokenType.VAR,
-                "RESET": TokenType.VAR, "VARCHAR": TokenType.VARCHAR}
+    # ``?::int`` is a parameter cast to int, as in PostgreSQL clients, not sqlglot's ``?::``
+    # operator (a TRY_CAST of some dialects): a syntax error before.
+    KEYWORDS = {**{k: v for k, v in DuckDB.Tokenizer.KEYWORDS.items() if k != "?::"},
+                "PREPARE": TokenType.VAR, "CALL": TokenType.VAR, "RESET": TokenType.VAR, "VARCHAR": TokenType.VARCHAR}
     COMMANDS = DuckDB.Tokenizer.COMMANDS - {TokenType.SHOW}
 
     def tokenize(self, sql: str):

@@ -70,13 +70,28 @@ def _postgres_semantics(tree: exp.Expression) -> exp.Expression:
     - ``x / 0`` and ``x % 0`` raise 22012 (DuckDB gives inf or NULL): a divisor that is not a
       non-zero literal goes through ``txl_divisor``;
     - an unnamed aggregate or function column is named after its function (``count``, not
-      DuckDB's ``count_star()``).
+      DuckDB's ``count_star()``);
+    - backslash escapes ``_`` and ``%`` in a LIKE / ILIKE pattern that gives no ESCAPE
+      (PostgreSQL's default; DuckDB has none): ``'a_c' LIKE 'a\\_c'`` is true;
+    - ``format('%s-%s', a, b)`` fills ``%s`` with the values as text, NULL as '' (DuckDB's
+      ``format`` takes ``{}``; its ``printf`` takes ``%s`` of text only).
     """
     select = tree if isinstance(tree, exp.Select) else None
     if select is not None:  # a rewritten column keeps the name it had as written
         for i, projection in enumerate(select.expressions):
-            if not isinstance(projection, exp.Alias) and projection.find(exp.Div, exp.Mod, exp.IntDiv):
+            if isinstance(projection, exp.Format):
+                select.expressions[i] = exp.alias_(projection, "format", quoted=True)
+            elif not isinstance(projection, exp.Alias) and any(
+                    _rewritten(n) for n in projection.find_all(exp.Div, exp.Mod, exp.IntDiv, exp.Like, exp.ILike,
+                                                               exp.Format)):
                 select.expressions[i] = exp.alias_(projection, projection.sql(dialect="duckdb"), quoted=True)
+    for node in list(tree.find_all(exp.Like, exp.ILike)):
+        if _rewritten(node):
+            node.replace(exp.Escape(this=node.copy(), expression=exp.Literal.string("\\")))
+    for node in list(tree.find_all(exp.Format)):
+        values = [exp.func("coalesce", exp.cast(v, exp.DataType.build("VARCHAR")), exp.Literal.string(""))
+                  for v in node.expressions]
+        node.replace(exp.Anonymous(this="printf", expressions=[node.this, *values]))
     for node in list(tree.find_all(exp.Div, exp.Mod, exp.IntDiv)):
         divisor = node.expression
         if isinstance(divisor, exp.Literal) and divisor.is_number and float(divisor.this) != 0:
@@ -89,6 +104,17 @@ def _postgres_semantics(tree: exp.Expression) -> exp.Expression:
                 if name and name.lower() != DIVISOR_MACRO:
                     select.expressions[i] = exp.alias_(projection, name.lower(), quoted=True)
     return tree
+
+
+def _rewritten(node: exp.Expression) -> bool:
+    """Does ``_postgres_semantics`` rewrite this node? (Division always: its divisor is checked.
+    LIKE only for a pattern that may hold a backslash: one without matches alike, and keeps
+    DuckDB's LIKE optimizations.)"""
+    if isinstance(node, (exp.Like, exp.ILike)):
+        pattern = node.expression
+        return not isinstance(node.parent, exp.Escape) and not (
+            isinstance(pattern, exp.Literal) and "\\" not in pattern.this)
+    return True
 
 
 def _with(stmt: st.Statement, **changes) -> st.Statement:
@@ -217,6 +243,7 @@ def table_name(node: exp.Table) -> st.TableName:
     name = _check_name(identifier(node.this), "table")
     if db is not None:
         _check_name(db, "database")
+        db = st.schema_database(db)
     return st.TableName(db, name)
 
 

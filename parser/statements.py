@@ -25,6 +25,24 @@ class TableName:
         return f"{self.db}.{self.name}" if self.db else self.name
 
 
+def schema_database(schema: str) -> str:
+    """The database a PostgreSQL schema name means: ``public``, PostgreSQL's default schema,
+    is txlake's default database; any other is the database of that name."""
+    return "default" if schema == "public" else schema
+
+
+def search_path_database(path: str) -> str:
+    """The database unqualified names resolve in under ``SET search_path = path``: the first
+    schema listed but ``"$user"`` (there are no per-user schemas), as ``schema_database``
+    maps it - ``SET search_path = "$user", public`` (PostgreSQL's default) is the default
+    database."""
+    for part in path.split(","):
+        name = part.strip().strip('"')
+        if name and name != "$user":
+            return schema_database(name)
+    return "default"
+
+
 @dataclass(frozen=True)
 class Statement:
     #: number of ``?`` placeholders the statement needs

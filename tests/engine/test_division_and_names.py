@@ -68,3 +68,47 @@ def test_null_sorts_as_the_largest_value(t):
     assert t.execute("SELECT a FROM t ORDER BY a DESC NULLS LAST").fetchall() == [(4,), (1,), (None,)]
     assert t.execute("SELECT a, rank() OVER (ORDER BY a DESC) FROM t ORDER BY a NULLS FIRST").fetchall() == [
         (None, 1), (1, 3), (4, 2)]
+
+
+def test_a_parameter_cast_with_double_colon(t):
+    """``?::int`` - the cast PostgreSQL clients write - was a syntax error (sqlglot read
+    ``?::`` as one operator)."""
+    t.execute("INSERT INTO t VALUES (?::int, ?::int + 1, ?::double)", ("7", 2, "0.5"))
+    cur = t.execute("SELECT a, b, d, ?::text FROM t WHERE a = ?::bigint", (9, "7"))
+    assert cur.fetchall() == [(7, 3, 0.5, "9")]
+
+
+def test_like_escapes_with_backslash_by_default(t):
+    """PostgreSQL's LIKE takes backslash as its escape unless told otherwise (DuckDB's has none)."""
+    t.execute("CREATE TABLE s (id INT, v TEXT)")
+    t.execute("INSERT INTO s VALUES (1, 'a_c'), (2, 'abc'), (3, 'a%'), (4, NULL)")
+    assert t.execute(r"SELECT id FROM s WHERE v LIKE 'a\_c'").fetchall() == [(1,)]
+    assert t.execute(r"SELECT id FROM s WHERE v LIKE ? ORDER BY id", (r"a\%",)).fetchall() == [(3,)]
+    assert t.execute(r"SELECT id FROM s WHERE v NOT ILIKE 'A\_C' ORDER BY id").fetchall() == [(2,), (3,)]
+    assert t.execute("SELECT id FROM s WHERE v LIKE 'a_c' ORDER BY id").fetchall() == [(1,), (2,)]
+    assert t.execute("SELECT id FROM s WHERE v LIKE 'a!_c' ESCAPE '!'").fetchall() == [(1,)]
+    cur = t.execute(r"SELECT 'a_c' LIKE 'a\_c', 'abc' LIKE 'a\_c'")
+    assert cur.fetchall() == [(True, False)]
+    assert [d[0] for d in cur.description] == ["'a_c' LIKE 'a\\_c'", "'abc' LIKE 'a\\_c'"]
+
+
+def test_format_fills_percent_s(t):
+    cur = t.execute("SELECT format('%s-%s', 'a', b), format('[%s]', NULL), upper(format('x%s', 1)) FROM t "
+                    "ORDER BY a")
+    assert cur.fetchall() == [("a-0", "[]", "X1"), ("a-2", "[]", "X1")]
+    assert cur.description[0][0] == "format"
+
+
+def test_search_path_public_is_the_default_database(t):
+    """``public`` - PostgreSQL's default schema, which tools set - is the default database, and
+    ``"$user"`` is passed over: setting either used to hide every table (42P01)."""
+    t.execute("CREATE TABLE other.u (x INT)")
+    for path in ("public", '"$user", public', "'$user', public"):
+        t.execute(f"SET search_path = {path}")
+        assert t.execute("SELECT count(*) FROM t").fetchall() == [(2,)]
+        assert t.execute("SHOW search_path").fetchall() == [("default",)]
+    assert t.execute("SELECT count(*) FROM public.t").fetchall() == [(2,)]
+    t.execute("SET search_path = other, public")
+    assert t.execute("SELECT count(*) FROM u").fetchall() == [(0,)]
+    t.execute("CREATE TABLE public.v (y INT)")
+    assert t.execute("SELECT count(*) FROM default.v").fetchall() == [(0,)]
