@@ -12,7 +12,7 @@ from typing import Any, Iterable, Sequence
 import pyarrow as pa
 
 from txlake import errors
-from txlake.engine.executor import Result
+from txlake.engine.executor import Result, python_rows
 from txlake.engine.mvcc.xact import normalise_level
 from txlake.engine.session import Session
 from txlake.parser import statements as st
@@ -204,9 +204,7 @@ class Cursor:
         if self._rows is None and self._result.rows is not None:
             self._rows = list(self._result.rows)
         elif self._rows is None:
-            table = self._result.table
-            columns = [c.to_pylist() for c in table.columns]
-            self._rows = list(zip(*columns)) if columns else [()] * table.num_rows
+            self._rows = python_rows(self._result.table)
         return self._rows
 
     def fetchone(self):

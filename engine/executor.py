@@ -86,6 +86,18 @@ class Result:
         return f"Result(status={self.status!r}, rowcount={self.rowcount})"
 
 
+def python_rows(table: pa.Table) -> list[tuple]:
+    """``table``'s rows as tuples of Python values (what a cursor fetches and the shell shows).
+    A value Python cannot hold - a date or timestamp beyond its years 1-9999, such as
+    ``'infinity'::date`` - is 22008, as psycopg fails to fetch one, not a bare OverflowError."""
+    try:
+        columns = [c.to_pylist() for c in table.columns]
+    except (OverflowError, ValueError) as e:
+        raise errors.DatetimeFieldOverflow(
+            f"a value fetched cannot be represented as a Python value (years 1 to 9999): {e}") from None
+    return list(zip(*columns)) if columns else [()] * table.num_rows
+
+
 @dataclass
 class Context:
     txn: Transaction

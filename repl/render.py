@@ -17,6 +17,8 @@ import io
 import pyarrow as pa
 from prompt_toolkit.utils import get_cwidth
 
+from txlake.engine.executor import python_rows
+
 NULL = "NULL"
 
 
@@ -50,8 +52,7 @@ def _pad(text: str, width: int, right: bool = False) -> str:
 
 def _rows(table: pa.Table, limit: int | None) -> list[tuple]:
     shown = table if limit is None or table.num_rows <= limit else table.slice(0, limit)
-    columns = [c.to_pylist() for c in shown.columns]
-    return list(zip(*columns)) if columns else [()] * shown.num_rows
+    return python_rows(shown)
 
 
 def _is_numeric(t: pa.DataType) -> bool:
@@ -131,8 +132,7 @@ def render_csv(table: pa.Table) -> str:
     out = io.StringIO()
     out.write(",".join(_csv_field(n) for n in table.column_names) + "\n")
     for batch in table.to_batches(max_chunksize=10_000):
-        columns = [c.to_pylist() for c in batch.columns]
-        for row in zip(*columns):
+        for row in python_rows(pa.Table.from_batches([batch])):
             out.write(",".join(_csv_field(v) for v in row) + "\n")
     return out.getvalue().rstrip("\n")
 

@@ -556,3 +556,16 @@ def test_one_row_update_on_a_big_table_does_not_rewrite_it(connect, warehouse):
     assert size() - before < 20_000
     assert q(c, "SELECT v FROM big WHERE id = 123456") == [(1,)]
     assert q(c, "SELECT count(*), sum(v) FROM big") == [(300000, 1)]
+
+
+def test_a_date_python_cannot_hold_fails_the_fetch_with_22008(c):
+    """'infinity'::date and dates before year 1 are DuckDB values but not Python ones: fetching
+    one is a txlake error (22008, as psycopg refuses them), not a bare OverflowError; the
+    Arrow result still holds it, and the session goes on."""
+    for sql in ["SELECT 'infinity'::date", "SELECT DATE '0001-01-01' - 1", "SELECT '-infinity'::timestamp"]:
+        cur = c.execute(sql)
+        assert cur.fetch_arrow_table().num_rows == 1
+        with pytest.raises(errors.DatetimeFieldOverflow) as e:
+            cur.fetchall()
+        assert e.value.sqlstate == "22008"
+    assert q(c, "SELECT count(*) FROM t") == [(3,)]
