@@ -9,11 +9,13 @@ stream and returns a ``Control`` node; everything else is left to the DuckDB par
 from __future__ import annotations
 
 from sqlglot import exp
+from sqlglot.dialects.dialect import build_default_decimal_type
 from sqlglot.dialects.duckdb import DuckDB
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
 from txlake import errors
+from txlake.storage.schema import DEFAULT_DECIMAL
 
 
 class Control(exp.Expression):
@@ -44,6 +46,11 @@ _ISOLATION_LEVELS = (
 
 
 class TxlakeParser(DuckDB.Parser):
+    # NUMERIC / DECIMAL without precision: DECIMAL(38, 9) (BigQuery's NUMERIC), not DuckDB's
+    # (18, 3), which rounded 3.14159 to 3.142 and refused 1e20. PostgreSQL's is unbounded;
+    # this keeps 29 digits before the point and 9 after. (storage/schema.py: DEFAULT_DECIMAL)
+    TYPE_CONVERTERS = {**DuckDB.Parser.TYPE_CONVERTERS,
+                       exp.DType.DECIMAL: build_default_decimal_type(*DEFAULT_DECIMAL)}
     # time travel: FOR SYSTEM_VERSION AS OF <snapshot id> beside sqlglot's FOR SYSTEM_TIME / FOR VERSION
     VERSION_PHRASES = {("FOR", "SYSTEM_VERSION"): "VERSION", **DuckDB.Parser.VERSION_PHRASES}
     # PostgreSQL: ALTER TABLE t RENAME [COLUMN] a TO b (DuckDB's parser would read a table rename)

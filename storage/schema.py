@@ -13,7 +13,7 @@ import pyarrow as pa
 from txlake import errors
 
 KINDS = ("BOOLEAN", "INT", "BIGINT", "DOUBLE", "DECIMAL", "VARCHAR", "DATE", "TIMESTAMP")
-DEFAULT_DECIMAL = (18, 3)  # DuckDB's default for a bare DECIMAL / NUMERIC
+DEFAULT_DECIMAL = (38, 9)  # a bare DECIMAL / NUMERIC (BigQuery's NUMERIC; DuckDB's is (18, 3))
 
 
 @dataclass(frozen=True)

@@ -112,3 +112,17 @@ def test_search_path_public_is_the_default_database(t):
     assert t.execute("SELECT count(*) FROM u").fetchall() == [(0,)]
     t.execute("CREATE TABLE public.v (y INT)")
     assert t.execute("SELECT count(*) FROM default.v").fetchall() == [(0,)]
+
+
+def test_a_numeric_without_precision_keeps_nine_decimals_and_29_digits(t):
+    """NUMERIC / DECIMAL without precision is DECIMAL(38, 9), in a column and in a cast:
+    DuckDB's (18, 3) rounded 3.14159 to 3.142 and could not hold 10^20. NUMERIC(5) is
+    NUMERIC(5, 0), as in PostgreSQL."""
+    import decimal
+    t.execute("CREATE TABLE n (a NUMERIC, b DECIMAL, c NUMERIC(5), d NUMERIC(10, 2))")
+    t.execute("INSERT INTO n VALUES (3.14159, 123456789012345678901234567.123456789, 12345, 1.234)")
+    cur = t.execute("SELECT a, b, c, d, 1.23456::numeric, CAST(? AS DECIMAL) FROM n", ("0.000000001",))
+    assert cur.fetchall() == [(decimal.Decimal("3.141590000"), decimal.Decimal("123456789012345678901234567.123456789"),
+                               decimal.Decimal("12345"), decimal.Decimal("1.23"), decimal.Decimal("1.234560000"),
+                               decimal.Decimal("0.000000001"))]
+    assert [(d[4], d[5]) for d in cur.description] == [(38, 9), (38, 9), (5, 0), (10, 2), (38, 9), (38, 9)]
