@@ -712,9 +712,13 @@ class Executor:
         assigned = dict(stmt.assignments)
         for name in assigned:
             version.schema.require(name, stmt.table.name)
+        defaults = [name for name, value in assigned.items() if _is_default(value)]
+        for name in defaults:  # SET c = DEFAULT: the column's default, or NULL
+            default = version.schema.column(name).default
+            assigned[name] = exp.maybe_parse(default, dialect="duckdb") if default else exp.null()
         body = len(params) - _placeholders(*stmt.returning)  # RETURNING's ? come last in the text
         params, returning_params = params[:body], params[body:]
-        point = self._cached_sql(stmt, ("point-update",), lambda: _point_update_plan(stmt, alias))
+        point = None if defaults else self._cached_sql(stmt, ("point-update",), lambda: _point_update_plan(stmt, alias))
         if point is not None:
             done = self._point_update(ctx, stmt, version, alias, point, params, returning_params)
             if done is not None:
@@ -1606,6 +1610,12 @@ def _set_order(schema: TableSchema, assigned: dict) -> list[Column]:
     """The columns an UPDATE computes, assigned ones first in SET order: DuckDB binds ``?``
     in the order they appear, so the generated SQL must keep the statement's order."""
     return [*(schema.column(n) for n in assigned), *(c for c in schema.columns if c.name not in assigned)]
+
+
+def _is_default(value: exp.Expression) -> bool:
+    """Is an UPDATE's SET value the keyword DEFAULT (sqlglot reads it as a column so named)?"""
+    return isinstance(value, exp.Column) and not value.table and not value.this.quoted \
+        and value.name.upper() == "DEFAULT"
 
 
 def _fill_defaults(values: exp.Values, columns: list[Column]) -> exp.Values:

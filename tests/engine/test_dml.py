@@ -199,6 +199,16 @@ def test_delete_using_a_values_list_deletes_each_row_once(c):
     assert q(c, "SELECT id FROM t") == [(2,)]
 
 
+def test_update_set_default(c):
+    """SET c = DEFAULT gives the column its default (NULL without one), point UPDATE or not:
+    it was 42703, a column named DEFAULT not found."""
+    c.execute("CREATE TABLE d (id INT PRIMARY KEY, n INT DEFAULT 42, s TEXT DEFAULT 'x', m INT)")
+    c.execute("INSERT INTO d VALUES (1, 1, 'a', 5), (2, 2, 'b', 6)")
+    assert c.execute("UPDATE d SET n = DEFAULT, m = DEFAULT WHERE id = ?", (1,)).rowcount == 1
+    c.execute("UPDATE d SET s = DEFAULT, n = n + 1")
+    assert q(c, "SELECT * FROM d ORDER BY id") == [(1, 43, "x", None), (2, 3, "x", 6)]
+
+
 def test_update_primary_key(c):
     c.execute("UPDATE t SET id = id + 100")          # every key changes; uniqueness holds at the end
     assert q(c, "SELECT id FROM t ORDER BY id") == [(101,), (102,), (103,)]
