@@ -872,7 +872,11 @@ class Executor:
             newest = list(pk.find(self.store, version, old_keys).values())
         else:
             newest = [r for r in (self._newest_row(ctx, version, int(rowids[i])) for i in changed) if r is not None]
-        unchanged = found.take(pa.array(sorted(set(range(len(rowids))) - set(changed)), pa.int64()))
+        # the rows no one changed are the same rows in the newest version, but a compaction
+        # committed since may have moved them: their ids must be that version's, or the
+        # statement would delete them where they no longer are and leave the moved copies live
+        unchanged = _relocated(found.take(pa.array(sorted(set(range(len(rowids))) - set(changed)), pa.int64())),
+                               version)
         if not newest:
             return unchanged, version
         rechecked = find(self._rows_by_id(version, newest))
@@ -1701,6 +1705,24 @@ def _changed_since(rowid: int, version: TableVersion, latest: TableVersion) -> b
         return False
     where = latest.locate(file_id, pos)  # a compaction may have moved it: that is no change
     return where is None or where[1] in latest.deleted(where[0])
+
+
+def _relocated(rows: pa.Table, version: TableVersion) -> pa.Table:
+    """``rows`` (with row ids) found in an older version of a table and unchanged since, their
+    row ids made ``version``'s: where a compaction moved each (``TableVersion.locate``). A row
+    whose move cannot be followed (lineage forgotten) is 40001, the statement's to retry."""
+    ids = rows.column(ROWID).to_numpy(zero_copy_only=False)
+    moved = ids.copy()
+    for i, rowid in enumerate(ids.tolist()):
+        if rowid < 0:
+            continue  # the transaction's own row: not in any compaction
+        where = version.locate(rowid >> 32, rowid & 0xFFFFFFFF)
+        if where is None:
+            raise errors.SerializationFailure("could not serialize access due to concurrent update")
+        moved[i] = (where[0] << 32) | where[1]
+    if (moved == ids).all():
+        return rows
+    return rows.set_column(rows.schema.get_field_index(ROWID), ROWID, pa.array(moved, pa.int64()))
 
 
 def _first_per_rowid(result: pa.Table) -> pa.Table:

@@ -3,6 +3,8 @@ are carried into the new files, nothing is lost, and the compaction does not sta
 
 import threading
 
+import pytest
+
 import txlake
 
 
@@ -154,3 +156,45 @@ def test_a_few_rows_held_in_arrow_merge_with_point_writes_as_python_values(wareh
                                             (3, 0, "loaded"), (9, 9, "point")]
     assert conn.execute("SELECT * FROM t ORDER BY id").fetchall() == sorted(zip(*merged.columns))
     conn.close()
+
+
+@pytest.mark.parametrize("key", [True, False], ids=["primary key", "no key"])
+@pytest.mark.parametrize("statement, expected", [
+    ("UPDATE acc SET bal = bal + 1 WHERE id > 3 AND id < 8", {i: 101 + (3 < i < 8) + (i == 5) for i in range(10)}),
+    ("DELETE FROM acc WHERE id > 3 AND id < 8", {i: 101 for i in range(10) if not 3 < i < 8}),
+], ids=["update", "delete"])
+def test_read_committed_rows_a_compaction_moved_while_it_waited(warehouse, statement, expected, key):
+    """A READ COMMITTED statement waits for a row lock; meanwhile a compaction moves the rows
+    it found and the lock holder commits. The statement goes on in the newest version, where
+    the rows it found unchanged are at the compaction's positions: it must change them there.
+    (It changed them where they had been: the moved copies stayed live, beside the new
+    versions - keys held twice - or in spite of the DELETE.)"""
+    c = txlake.connect(warehouse, autocommit=True, publish="off", gc_interval=3600)
+    c.execute(f"CREATE TABLE acc (id INT{' PRIMARY KEY' if key else ''}, bal INT)")
+    c.execute("INSERT INTO acc SELECT range, 100 FROM range(10)")
+    for i in range(10):  # one-row files for the compaction to merge
+        c.execute("UPDATE acc SET bal = bal + 1 WHERE id = ?", (i,))
+    holder = txlake.connect(warehouse, isolation_level="READ COMMITTED", publish="off")
+    waiter = txlake.connect(warehouse, isolation_level="READ COMMITTED", publish="off")
+    holder.execute("UPDATE acc SET bal = bal + 1 WHERE id = 5")
+    failures = []
+
+    def wait_then_run():
+        try:
+            waiter.execute(statement)  # waits for row 5
+            waiter.commit()
+        except Exception as e:  # pragma: no cover - reported below
+            failures.append(e)
+
+    thread = threading.Thread(target=wait_then_run)
+    thread.start()
+    thread.join(0.3)
+    assert thread.is_alive(), "the statement waits for the row lock"
+    assert c.execute("CALL txlake.compact('acc')").fetchone()[4] is not None, "the compaction committed"
+    holder.commit()
+    thread.join(10)
+    assert not failures
+    assert dict(c.execute("SELECT id, bal FROM acc").fetchall()) == expected
+    assert c.execute("SELECT count(*) FROM acc").fetchone()[0] == len(expected), "no row held twice"
+    for conn in (holder, waiter, c):
+        conn.close()
