@@ -425,6 +425,8 @@ class Executor:
     def insert(self, ctx: Context, stmt: st.Insert, params) -> Result:
         version = self._writable(ctx, stmt.table)
         schema = version.schema
+        self._read_tables(ctx, stmt, lambda: [stmt.source, *(
+            [*(v for _, v in stmt.on_conflict.assignments), stmt.on_conflict.where] if stmt.on_conflict else [])])
         columns = self._target_columns(schema, stmt)
         # each piece of SQL gets exactly its own placeholders' values, in text order:
         # the source's, then ON CONFLICT's, then RETURNING's
@@ -740,6 +742,7 @@ class Executor:
                                    [stmt.where, *assigned.values(), *stmt.from_], bool(stmt.from_))
 
         self._read(ctx, version, alias, stmt.where if not stmt.from_ else None, params, offset)
+        self._read_tables(ctx, stmt, lambda: [*stmt.from_, stmt.where, *assigned.values()])
         result = find(self._candidates(version, alias, stmt.where, params, offset))
         result, version = self._lock_rows(ctx, version, result, find)
         rowids = result.column(ROWID).to_numpy(zero_copy_only=False)
@@ -772,6 +775,7 @@ class Executor:
                                    [stmt.where, *stmt.using], bool(stmt.using))
 
         self._read(ctx, version, alias, stmt.where if not stmt.using else None, params, offset)
+        self._read_tables(ctx, stmt, lambda: [*stmt.using, stmt.where])
         result = find(self._candidates(version, alias, stmt.where, params, offset))
         result, version = self._lock_rows(ctx, version, result, find)
         rowids = result.column(ROWID).to_numpy(zero_copy_only=False)
@@ -1009,6 +1013,19 @@ class Executor:
             ssi.read_table(txn, version.table_id)
         else:
             ssi.read_predicate(txn, version.table_id, alias, _bind(where, params, offset))
+
+    def _read_tables(self, ctx: Context, stmt: st.Statement, parts) -> None:
+        """SERIALIZABLE: the tables a write statement reads besides its target's rows - FROM,
+        USING, subqueries, INSERT's query - count as read whole (ssi.py), as a SELECT of them
+        would: another transaction's write to one is then a read-write conflict. ``parts``
+        gives the statement's parts that may name them; their tables are worked out once."""
+        if ctx.txn.isolation != SERIALIZABLE:
+            return
+        for name in self._cached_sql(stmt, ("read-tables",), lambda: _tables_named(parts())):
+            try:
+                self.db.ssi.read_table(ctx.txn, ctx.resolve(name).table_id)
+            except errors.UndefinedTable:
+                pass  # (the statement reports it)
 
     def _read_query(self, ctx: Context, stmt: st.Query, params) -> None:
         """SERIALIZABLE: a single-table SELECT reads a predicate; anything else whole tables.
@@ -1534,6 +1551,21 @@ def _read_plan(expression: exp.Expression):
     offset = next((i for i, n in enumerate(placeholders) if id(n) in inside), 0)
     alias = identifier(table.alias) if table.alias else table_name(table).name
     return (table_name(table), alias, where.this if where is not None else None, offset), None
+
+
+def _tables_named(parts) -> list[st.TableName]:
+    """The tables the expressions ``parts`` name (not their CTEs, not table functions)."""
+    names = []
+    for part in parts:
+        if part is None:
+            continue
+        ctes = {identifier(c.alias) for c in part.find_all(exp.CTE)}
+        for t in part.find_all(exp.Table):
+            if isinstance(t.this, exp.Identifier):
+                name = table_name(t)
+                if not (name.db is None and name.name in ctes) and name not in names:
+                    names.append(name)
+    return names
 
 
 def _lock_clause(locks: tuple) -> str:

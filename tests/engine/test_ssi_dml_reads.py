@@ -1,0 +1,44 @@
+"""SERIALIZABLE: what a write statement reads from other tables - UPDATE ... FROM, DELETE ...
+USING, a subquery, INSERT ... SELECT - counts as read, as a SELECT of it would: two such
+statements that each read what the other writes form write skew, and one fails with 40001.
+(At REPEATABLE READ both commit, as in PostgreSQL.)"""
+
+import pytest
+
+import txlake
+
+CASES = {
+    "update subquery": "UPDATE {me} SET v = v + (SELECT count(*) FROM {other} WHERE v = 1) WHERE id = 1",
+    "update from": "UPDATE {me} SET v = {me}.v + {other}.v FROM {other} WHERE {other}.id = 1 AND {me}.id = 1",
+    "insert select": "INSERT INTO {me} SELECT 5, count(*) FROM {other} WHERE v = 1",
+    "delete using": "DELETE FROM {me} USING {other} WHERE {other}.v = 1 AND {me}.id = 2",
+    "delete subquery": "DELETE FROM {me} WHERE id = 2 AND EXISTS (SELECT 1 FROM {other} WHERE v = 1)",
+}
+
+
+@pytest.mark.parametrize("level", ["SERIALIZABLE", "REPEATABLE READ"])
+@pytest.mark.parametrize("case", list(CASES))
+def test_reads_inside_a_write_statement_count(warehouse, case, level):
+    setup = txlake.connect(warehouse, autocommit=True, publish="off")
+    for t in "ab":
+        setup.execute(f"CREATE TABLE {t} (id INT PRIMARY KEY, v INT)")
+        setup.execute(f"INSERT INTO {t} VALUES (1, 1), (2, 2)")
+    s1 = txlake.connect(warehouse, isolation_level=level, publish="off")
+    s2 = txlake.connect(warehouse, isolation_level=level, publish="off")
+    s1.execute("SELECT 1")
+    s2.execute("SELECT 1")  # both snapshots taken
+    s1.execute(CASES[case].format(me="a", other="b"))  # reads b, writes a
+    s2.execute(CASES[case].format(me="b", other="a"))  # reads a, writes b
+    s1.execute("UPDATE a SET v = 11 WHERE id = 1")  # each writes a row the other's read saw
+    s2.execute("UPDATE b SET v = 11 WHERE id = 1")
+    outcomes = []
+    for s in (s1, s2):
+        try:
+            s.commit()
+            outcomes.append("ok")
+        except txlake.Error as e:
+            outcomes.append(e.sqlstate)
+            s.rollback()
+    assert outcomes == (["ok", "40001"] if level == "SERIALIZABLE" else ["ok", "ok"])
+    for conn in (s1, s2, setup):
+        conn.close()
