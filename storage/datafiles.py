@@ -207,6 +207,11 @@ class DataFileStore:
         with self._lock:
             self._unadopted.discard(path)
 
+    def unadopted_spills(self) -> frozenset[str]:
+        """The spilled files of this process's transactions that no commit adopted yet."""
+        with self._lock:
+            return frozenset(self._unadopted)
+
     def discard_spills(self, paths) -> None:
         """Remove the spilled files among ``paths`` that no commit adopted."""
         for path in paths:

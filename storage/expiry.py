@@ -16,8 +16,9 @@ files. The horizon never passes
   while its process lives, so it is not fsync'd: after a crash it lapses anyway.
 
 ``remove_orphan_files`` deletes files in table directories that nothing references - neither
-the log nor any Paimon snapshot - and that are older than a grace period, so a commit still
-writing its files is never touched.
+the log, nor any Paimon snapshot, nor an unfinished prepared transaction, nor an open
+transaction of this process that spilled rows - and that are older than a grace period, so a
+commit still writing its files is never touched.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import time
 from dataclasses import dataclass
 
 from txlake.storage.datafiles import table_dir
+from txlake.storage.prepared import PRECOMMITTED
 from txlake.storage.format.paimon import PaimonTable
 from txlake.storage.fs import LocalFileSystem
 from txlake.storage.version import ChangeData
@@ -191,12 +193,19 @@ def _older_than(path: str, cutoff: float) -> bool:
 
 
 def remove_orphan_files(warehouse, older_than_seconds: float = 24 * 3600) -> int:
-    """Delete unreferenced files under table directories older than the grace period."""
+    """Delete unreferenced files under table directories older than the grace period. A file
+    of a prepared transaction not finished yet, or one this process's open transactions
+    spilled their rows to, is referenced, whatever its age: its commit will need it. (Another
+    process's open transaction's spilled files are kept only by the grace period.)"""
     referenced = set()
     for entry in warehouse.txlog.entries_after(0):
         for change in entry.changes:
             if isinstance(change, ChangeData):
                 referenced |= {os.path.join(warehouse.root, f.path) for f in change.added}
+    for record in warehouse.prepared.records():
+        if record.state == PRECOMMITTED:
+            referenced |= {os.path.join(warehouse.root, f.path) for c in record.changes for f in c.files if f.path}
+    referenced |= {os.path.join(warehouse.root, path) for path in warehouse.store.unadopted_spills()}
     cutoff = time.time() - older_than_seconds
     removed = 0
     for db_dir in warehouse.fs.listdir(warehouse.root):

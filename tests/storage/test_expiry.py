@@ -3,6 +3,7 @@
 import json
 import os
 
+import pyarrow as pa
 import pytest
 
 import txlake
@@ -60,6 +61,31 @@ def test_orphan_files_are_removed_after_the_grace_period(warehouse):
     assert c.execute("SELECT * FROM t").fetchall() == [(1,)]
     c.close()
     assert read_with_pypaimon(os.path.join(warehouse, "default.db", "t"))["snapshots"]
+
+
+def test_files_an_unfinished_transaction_will_commit_are_not_orphans(warehouse):
+    """However short the grace period: a prepared transaction's Parquet file is kept until
+    COMMIT PREPARED (which committed a reference to a deleted file before: the table was
+    unreadable for good), and so are the rows an open transaction of this process spilled."""
+    c = txlake.connect(warehouse, autocommit=True, publish="off")
+    c.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    p = txlake.connect(warehouse, publish="off")
+    p.execute("INSERT INTO t SELECT range, 0 FROM range(5000)")  # (more than travels inline)
+    p.execute("PREPARE TRANSACTION 'g'")
+    prepared = parquet_files(warehouse)
+    assert prepared
+    spilled, _ = c._session.db.warehouse.store.spill("default", "t", pa.table({"id": [1], "v": [2]}))
+    spill_path = os.path.join(warehouse, spilled)
+    for path in prepared | {spill_path}:
+        os.utime(path, (1, 1))
+    assert c.execute("CALL txlake.remove_orphan_files(older_than_seconds => 0)").fetchone() == (0,)
+    assert prepared <= parquet_files(warehouse) and os.path.exists(spill_path)
+    c.execute("COMMIT PREPARED 'g'")
+    c._session.db.warehouse.store.discard_spills([spilled])
+    reopened = txlake.connect(warehouse, publish="off")
+    assert reopened.execute("SELECT count(*) FROM t").fetchone() == (5000,)
+    for conn in (reopened, p, c):
+        conn.close()
 
 
 def test_a_reader_lease_is_written_only_when_it_must_change(warehouse):
