@@ -236,6 +236,7 @@ class Session:
             done = self.db.warehouse.label_commit(stmt.label)
             if done is not None:
                 raise errors.DuplicateObject(f'label "{stmt.label}" is already used by commit {done.csn}')
+            self.db.warehouse.refuse_held_label(stmt.label)
         self.begin(stmt.isolation or self._next_isolation, stmt.read_only, label=stmt.label)
         self._next_isolation = None
         return Result(status="BEGIN")

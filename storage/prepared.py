@@ -207,6 +207,7 @@ class PreparedTransactions:
                 # what COMMIT PREPARED will check, now: rows others changed since the snapshot,
                 # keys they inserted, tables dropped or re-shaped, other prepared transactions' claims
                 check_claims(self.claims(), writer.vote(latest, latest.csn + 1, now_ms()), latest)
+                self.warehouse.refuse_held_label(label, gid)  # one unfinished prepared transaction a label
                 if not self.warehouse.fs.put_if_absent(self._path(gid), json.dumps(record.to_json()).encode()):
                     raise errors.DuplicateObject(f'transaction identifier "{gid}" is already in use')
                 self.warehouse.txlog.count_prepared_change()

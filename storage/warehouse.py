@@ -230,6 +230,15 @@ class Warehouse:
             csn = self._label_csn(label)
         return self.txlog.read(csn) if csn is not None else None
 
+    def refuse_held_label(self, label: str, gid: str | None = None) -> None:
+        """42710 if a prepared transaction not finished yet (other than ``gid``) carries
+        ``label``: its COMMIT PREPARED will use it. (Taken by another commit, the label made
+        that COMMIT PREPARED report success and drop the prepared transaction's changes: a
+        label in the log is how a prepared transaction is known to have committed.)"""
+        for record in self.prepared.claims():
+            if record.label == label and record.gid != gid:
+                raise errors.DuplicateObject(f'label "{label}" is held by prepared transaction "{record.gid}"')
+
     def _label_csn(self, label: str) -> int | None:
         found = self._labels.get(label)
         if found is None or found[1] < now_ms() - self.label_retention_ms:
@@ -511,6 +520,8 @@ class Warehouse:
         used_by = self._label_csn(commit.label) if commit.label is not None else None
         if used_by is not None:
             raise errors.DuplicateObject(f'label "{commit.label}" is already used by commit {used_by}')
+        if commit.label is not None:
+            self.refuse_held_label(commit.label, commit.commit_id)
         if commit.read_tables and commit.snapshot_csn is not None:
             clash = {t for t in self.foreign_writes(commit.snapshot_csn, latest.csn) & commit.read_tables
                      if not self._keys_untouched(t, commit.read_keys.get(t), commit.snapshot_csn, latest)}

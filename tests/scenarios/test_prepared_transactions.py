@@ -233,3 +233,28 @@ def test_transactions_view_lists_running_prepared_and_finished(table, connect):
                           "FROM txlake_transactions() WHERE gid = 'p'").fetchone()
     assert state == ("COMMITTED", True, True)  # publishing is off: committed, not yet visible
     other.rollback()
+
+
+def test_a_label_a_prepared_transaction_carries_is_held_until_it_finishes(table, connect):
+    """Another transaction cannot take the label of a prepared transaction not finished yet -
+    at BEGIN, at COMMIT or at PREPARE (begun before that PREPARE): 42710. (A commit that took
+    it made the COMMIT PREPARED report success and drop the prepared rows: a label in the log
+    is how a prepared transaction is known to have committed.)"""
+    early, second = connect(autocommit=True), connect(autocommit=True)
+    for conn, key in ((early, 4), (second, 5)):
+        conn.execute("BEGIN WITH LABEL 'job'")
+        conn.execute("INSERT INTO t VALUES (?, 'early')", (key,))
+    p = connect(autocommit=True)
+    p.execute("BEGIN WITH LABEL 'job'")
+    p.execute("INSERT INTO t VALUES (3, 'prepared')")
+    p.execute("PREPARE TRANSACTION 'g-job'")
+    with pytest.raises(txlake.DuplicateObject, match='held by prepared transaction "g-job"'):
+        early.execute("COMMIT")
+    with pytest.raises(txlake.DuplicateObject, match='held by prepared transaction "g-job"'):
+        second.execute("PREPARE TRANSACTION 'g-second'")
+    with pytest.raises(txlake.DuplicateObject):
+        connect(autocommit=True).execute("BEGIN WITH LABEL 'job'")
+    table.execute("COMMIT PREPARED 'g-job'")
+    assert table.execute("SELECT id FROM t ORDER BY id").fetchall() == [(1,), (2,), (3,)]
+    with pytest.raises(txlake.DuplicateObject, match="already used by commit"):  # and now the log has it
+        connect(autocommit=True).execute("BEGIN WITH LABEL 'job'")
