@@ -42,7 +42,8 @@ from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.parser import statements as st
 from txlake.parser.parse import identifier, table_name
 from txlake.storage import keys as pk
-from txlake.storage.commit import ROWS_PER_FILE, SAME_KEYS, SOURCES, TableDelta, table_bytes, visible_sources
+from txlake.storage.commit import (ROWS_PER_FILE, SAME_KEYS, SOURCES, UPSERTED, TableDelta, carry_upserted,
+                                   table_bytes, visible_sources)
 from txlake.storage.datafiles import ROWID, DataFileStore, StreamedScan
 from txlake.storage.schema import Column, ColumnType, TableSchema, make_type, type_from_arrow
 from txlake.storage.version import CatalogVersion, DataFile, PythonRows, TableVersion
@@ -479,7 +480,7 @@ class Executor:
         if version.schema.primary_key:
             version = self._lock_new_keys(ctx, version, rows, stmt.on_conflict is not None)
             rows, updated_rowids, update_rows = self._resolve_conflicts(ctx, version, rows, stmt, conflict_params)
-        new = self._apply(version, None, rows)
+        new = self._apply(version, None, rows, upsert=stmt.on_conflict is not None)
         if updated_rowids is not None and len(updated_rowids):
             new = self._apply(new, updated_rowids, update_rows, sources=updated_rowids.to_numpy())
             rows = pa.concat_tables([_arrow(rows), update_rows])
@@ -1110,11 +1111,12 @@ class Executor:
             self.db.ssi.check_write(ctx.txn, [TableDelta(table_id, ctx.txn.bases.get(table_id), work)])
 
     def _apply(self, version: TableVersion, delete_rowids, rows: pa.Table | PythonRows | None,
-               sources=None, same_keys: bool = False) -> TableVersion:
+               sources=None, same_keys: bool = False, upsert: bool = False) -> TableVersion:
         """``version`` with rows deleted and rows added. ``sources``: for updated rows, the row id
         each new row replaces (the update chain READ COMMITTED follows; see Database.successor).
         ``same_keys``: each new row has the primary key of the row it replaces, a committed one
-        this statement deletes (an UPDATE that sets no key column; see ``SAME_KEYS``)."""
+        this statement deletes (an UPDATE that sets no key column; see ``SAME_KEYS``).
+        ``upsert``: the rows of an INSERT ... ON CONFLICT (see ``UPSERTED``)."""
         deleted = {}
         if delete_rowids is not None and len(delete_rowids) == 1:  # a point statement
             rowid = int(delete_rowids[0])
@@ -1138,6 +1140,8 @@ class Executor:
                 file.caches[SOURCES] = np.asarray(sources, dtype=np.int64)
                 if same_keys:
                     file.caches[SAME_KEYS] = True
+            if upsert:
+                file.caches[UPSERTED] = True
             added = (file,)
         new = version.with_files(added=added, deleted=deleted)
         in_memory = [f for f in new.uncommitted() if f.in_memory]  # only uncommitted files are
@@ -1164,6 +1168,7 @@ class Executor:
             if (replaced >= 0).any():
                 file.caches[SOURCES] = replaced
             files.append(file)
+        carry_upserted(in_memory, files)
         return version.with_files(added=tuple(files), removed=frozenset(f.file_id for f in in_memory))
 
     def _merge_pending(self, version: TableVersion, pending: list[DataFile]) -> TableVersion:
@@ -1171,6 +1176,7 @@ class Executor:
         merged = pa.concat_tables(pieces).combine_chunks()
         file = DataFile(next(self._pending_ids), None, merged.num_rows, version.schema.schema_id, data=merged)
         file.caches[SOURCES] = np.concatenate([visible_sources(version, f) for f in pending])
+        carry_upserted(pending, [file])
         return version.with_files(added=(file,), removed=frozenset(f.file_id for f in pending))
 
     # --- DDL -----------------------------------------------------------------------------

@@ -82,6 +82,21 @@ SOURCES = "sources"
 # one deleted, would mean the deleted one was gone - deleted by another, which the vote's
 # conflict check, run first, refuses (40001). Committed states never hold a key twice.
 SAME_KEYS = "same_keys"
+# DataFile.caches key of an uncommitted file: True if it holds rows of an INSERT ... ON
+# CONFLICT. Such a statement resolved its conflicts against the keys committed when it ran; a
+# key another process commits before this commit (no row lock across processes, unless
+# shared_row_locks) is a conflict it did not see: the vote fails with 40001 - retried, the
+# statement sees the row and does nothing or updates it - not 23505, which PostgreSQL never
+# gives on an upsert's conflict target. Carried to the files rows move to (spilled, merged,
+# written by prepare) when any of their sources has it.
+UPSERTED = "upserted"
+
+
+def carry_upserted(sources, files) -> None:
+    """Mark ``files`` ``UPSERTED`` if any of ``sources``, the files their rows came from, is."""
+    if any(f.caches.get(UPSERTED) for f in sources):
+        for f in files:
+            f.caches[UPSERTED] = True
 
 
 def visible_sources(version: TableVersion, f: DataFile) -> np.ndarray:
@@ -256,6 +271,7 @@ class Commit:
                 if not f.in_memory and not deleted:  # spilled rows: the file is taken as it is
                     self.store.adopt(f.path)
                     written.append(DataFile(0, f.path, f.row_count, d.work.schema.schema_id, f.size))
+                    carry_upserted([f], written[-1:])
                     self._sources.setdefault(d.table_id, []).append(f.caches.get(SOURCES))
                     continue
                 data = f.python_rows() if not deleted else None
@@ -283,6 +299,7 @@ class Commit:
             if origins and all(f.caches.get(SAME_KEYS) for f in origins):
                 for f in written[first:]:
                     f.caches[SAME_KEYS] = True
+            carry_upserted(origins, written[first:])
             if written:
                 self._written[d.table_id] = written
         self.store.fsync_dirs([f.path for files in self._written.values() for f in files if not f.is_inline])
@@ -423,6 +440,11 @@ class Commit:
                 clash = _duplicates(mine, seen)
             if clash:
                 key = next(iter(clash))
+                if f.caches.get(UPSERTED):
+                    raise errors.SerializationFailure(
+                        "could not serialize access due to concurrent insert\n"
+                        f"DETAIL:  Key ({', '.join(names)})=({_key_text(key)}) was committed by another process "
+                        "after this INSERT ... ON CONFLICT looked for it.")
                 raise errors.UniqueViolation(
                     f'duplicate key value violates unique constraint "{current.name}_pkey"\n'
                     f"DETAIL:  Key ({', '.join(names)})=({_key_text(key)}) already exists.")

@@ -3,6 +3,7 @@
 import pytest
 
 import txlake
+from tests.conftest import run_python
 from txlake import errors
 
 
@@ -939,6 +940,37 @@ def test_the_vote_refuses_a_key_another_commit_inserted_since_the_snapshot(tmp_p
     warehouse.commit(Commit(warehouse.store, [other], 1001, warehouse.commit_user, "late-6"))
     assert cur.execute("SELECT id, v FROM t ORDER BY id").fetchall() == [(1, 1), (5, 1), (6, 0)]
     conn.close()
+
+
+@pytest.mark.parametrize("upsert", ["ON CONFLICT DO NOTHING", "ON CONFLICT (id) DO UPDATE SET v = t.v + excluded.v"])
+def test_an_upsert_whose_key_another_process_committed_first_fails_with_40001(tmp_path, upsert):
+    """INSERT ... ON CONFLICT inserted a key absent when it ran; another process (no row locks
+    shared) commits the same key before this commit. The vote refuses it with 40001, which a
+    client retries - and the retried statement sees the row and does nothing or updates it -
+    not 23505, which PostgreSQL never gives on an upsert's conflict target. A plain INSERT's
+    clash stays 23505."""
+    path = str(tmp_path / "w")
+    setup = txlake.connect(path, autocommit=True, publish="off")
+    setup.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    other_process = f"import txlake; txlake.connect({path!r}, autocommit=True, publish='off').execute(%r)"
+    for statement, error in ((f"INSERT INTO t VALUES (7, 1) {upsert}", errors.SerializationFailure),
+                             ("INSERT INTO t VALUES (8, 1)", errors.UniqueViolation)):
+        conn = txlake.connect(path, isolation_level="READ COMMITTED", publish="off")
+        conn.execute(statement)
+        done = run_python(other_process % statement.replace("(7, 1)", "(7, 5)").replace("(8, 1)", "(8, 5)"))
+        assert done.returncode == 0, done.stderr
+        with pytest.raises(error):
+            conn.commit()
+        if error is errors.SerializationFailure:
+            conn.execute(statement)  # retried: the statement sees the row, and does nothing or updates it
+            conn.commit()
+        else:
+            with pytest.raises(errors.UniqueViolation):  # retried: at once
+                conn.execute(statement)
+        conn.close()
+    expected = 5 if "NOTHING" in upsert else 6
+    assert setup.execute("SELECT id, v FROM t ORDER BY id").fetchall() == [(7, expected), (8, 5)]
+    setup.close()
 
 
 def test_a_vote_taken_before_the_log_lock_is_taken_again_if_another_process_appended(tmp_path, monkeypatch):
