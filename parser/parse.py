@@ -160,6 +160,8 @@ def _to_statement(tree: exp.Expression) -> st.Statement:
     if nested is not None:
         raise errors.NotSupportedError(f"{nested.sql(dialect='postgres').strip()} is supported only on a "
                                        "top-level SELECT")
+    if isinstance(tree, (exp.Insert, exp.Update, exp.Delete)) and tree.args.get("with_"):
+        tree = _inline_ctes(tree)
     for node_type, convert in _CONVERTERS.items():
         if isinstance(tree, node_type):
             return convert(tree)
@@ -220,6 +222,40 @@ def identifier(node: exp.Expression | str) -> str:
     if isinstance(node, exp.Column):
         return identifier(node.this)
     return node.name.lower()
+
+
+def _inline_ctes(tree: exp.Expression) -> exp.Expression:
+    """``WITH src AS (...) INSERT / UPDATE / DELETE ...``: each CTE becomes a subquery where the
+    statement (or a later CTE) names it - the statement then reads as its FROM, USING, WHERE
+    or INSERT's query already do. Recursive and data-modifying CTEs are refused (0A000)."""
+    with_ = tree.args["with_"]
+    if with_.args.get("recursive"):
+        raise errors.NotSupportedError("WITH RECURSIVE before INSERT, UPDATE or DELETE is not supported")
+    target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
+    bodies: dict[str, tuple[exp.Expression, exp.TableAlias]] = {}
+    for cte in with_.expressions:
+        if not isinstance(cte.this, exp.Query):
+            raise errors.NotSupportedError("a data-modifying statement in WITH is not supported")
+        body = _with_ctes_inlined(cte.this.copy(), bodies, None)
+        bodies[identifier(cte.args["alias"].this)] = (body, cte.args["alias"])
+    tree.set("with_", None)
+    return _with_ctes_inlined(tree, bodies, target)
+
+
+def _with_ctes_inlined(node: exp.Expression, bodies: dict, target: exp.Expression | None) -> exp.Expression:
+    for table in list(node.find_all(exp.Table)):
+        if table is target or table.args.get("db") or not isinstance(table.this, exp.Identifier):
+            continue
+        name = identifier(table.this)
+        if name in bodies:
+            body, alias = bodies[name]
+            columns = [c.copy() for c in alias.args.get("columns") or ()]
+            named = exp.TableAlias(this=exp.to_identifier(table.alias or name), columns=columns)
+            replacement = exp.Subquery(this=body.copy(), alias=named)
+            if table is node:
+                return replacement
+            table.replace(replacement)
+    return node
 
 
 def _check_table_names(tree: exp.Expression) -> None:
