@@ -104,7 +104,11 @@ def test_sigkill_during_commits_loses_nothing_acknowledged(warehouse):
                 time.sleep(rng.uniform(0.0, 0.4))
         finally:
             child.send_signal(signal.SIGKILL)
-            out, err = child.communicate()
+            # read through the file objects, not communicate(): readline() above may have
+            # buffered the first ids printed after "ready", which communicate(), reading the
+            # pipe itself, would miss (an acknowledged id taken for an unacknowledged one)
+            out, err = child.stdout.read(), child.stderr.read()
+            child.wait()
         assert child.returncode == -signal.SIGKILL, err.decode()
         acked_now = acknowledged_lines(out.decode())
         acknowledged.update(acked_now)
