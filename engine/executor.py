@@ -426,8 +426,9 @@ class Executor:
     def insert(self, ctx: Context, stmt: st.Insert, params) -> Result:
         version = self._writable(ctx, stmt.table)
         schema = version.schema
-        self._read_tables(ctx, stmt, lambda: [stmt.source, *(
-            [*(v for _, v in stmt.on_conflict.assignments), stmt.on_conflict.where] if stmt.on_conflict else [])])
+        if ctx.txn.isolation == SERIALIZABLE:  # (checked here: a point INSERT makes no closure)
+            self._read_tables(ctx, stmt, lambda: [stmt.source, *(
+                [*(v for _, v in stmt.on_conflict.assignments), stmt.on_conflict.where] if stmt.on_conflict else [])])
         columns = self._target_columns(schema, stmt)
         # each piece of SQL gets exactly its own placeholders' values, in text order:
         # the source's, then ON CONFLICT's, then RETURNING's
@@ -715,13 +716,12 @@ class Executor:
         assigned = dict(stmt.assignments)
         for name in assigned:
             version.schema.require(name, stmt.table.name)
-        defaults = [name for name, value in assigned.items() if _is_default(value)]
-        for name in defaults:  # SET c = DEFAULT: the column's default, or NULL
-            default = version.schema.column(name).default
-            assigned[name] = exp.maybe_parse(default, dialect="duckdb") if default else exp.null()
+        for name in stmt.defaults:  # SET c = DEFAULT: the column's default, or NULL
+            assigned[name] = _default_value(version.schema.column(name))
         body = len(params) - _placeholders(*stmt.returning)  # RETURNING's ? come last in the text
         params, returning_params = params[:body], params[body:]
-        point = None if defaults else self._cached_sql(stmt, ("point-update",), lambda: _point_update_plan(stmt, alias))
+        point = None if stmt.defaults else self._cached_sql(stmt, ("point-update",),
+                                                            lambda: _point_update_plan(stmt, alias))
         if point is not None:
             done = self._point_update(ctx, stmt, version, alias, point, params, returning_params)
             if done is not None:
@@ -743,7 +743,8 @@ class Executor:
                                    [stmt.where, *assigned.values(), *stmt.from_], bool(stmt.from_))
 
         self._read(ctx, version, alias, stmt.where if not stmt.from_ else None, params, offset)
-        self._read_tables(ctx, stmt, lambda: [*stmt.from_, stmt.where, *assigned.values()])
+        if ctx.txn.isolation == SERIALIZABLE:
+            self._read_tables(ctx, stmt, lambda: [*stmt.from_, stmt.where, *assigned.values()])
         result = find(self._candidates(version, alias, stmt.where, params, offset))
         result, version = self._lock_rows(ctx, version, result, find)
         rowids = result.column(ROWID).to_numpy(zero_copy_only=False)
@@ -776,7 +777,8 @@ class Executor:
                                    [stmt.where, *stmt.using], bool(stmt.using))
 
         self._read(ctx, version, alias, stmt.where if not stmt.using else None, params, offset)
-        self._read_tables(ctx, stmt, lambda: [*stmt.using, stmt.where])
+        if ctx.txn.isolation == SERIALIZABLE:
+            self._read_tables(ctx, stmt, lambda: [*stmt.using, stmt.where])
         result = find(self._candidates(version, alias, stmt.where, params, offset))
         result, version = self._lock_rows(ctx, version, result, find)
         rowids = result.column(ROWID).to_numpy(zero_copy_only=False)
@@ -1016,12 +1018,11 @@ class Executor:
             ssi.read_predicate(txn, version.table_id, alias, _bind(where, params, offset))
 
     def _read_tables(self, ctx: Context, stmt: st.Statement, parts) -> None:
-        """SERIALIZABLE: the tables a write statement reads besides its target's rows - FROM,
-        USING, subqueries, INSERT's query - count as read whole (ssi.py), as a SELECT of them
-        would: another transaction's write to one is then a read-write conflict. ``parts``
-        gives the statement's parts that may name them; their tables are worked out once."""
-        if ctx.txn.isolation != SERIALIZABLE:
-            return
+        """SERIALIZABLE (the caller checks): the tables a write statement reads besides its
+        target's rows - FROM, USING, subqueries, INSERT's query - count as read whole (ssi.py),
+        as a SELECT of them would: another transaction's write to one is then a read-write
+        conflict. ``parts`` gives the statement's parts that may name them; their tables are
+        worked out once."""
         for name in self._cached_sql(stmt, ("read-tables",), lambda: _tables_named(parts())):
             try:
                 self.db.ssi.read_table(ctx.txn, ctx.resolve(name).table_id)
@@ -1542,10 +1543,8 @@ def _evaluate(term, col: Column, schema: TableSchema, row: dict, params):
 def _read_plan(expression: exp.Expression):
     """What a query reads, for SERIALIZABLE: ((table, alias, WHERE condition, index of its
     first ?), None) for a single-table SELECT, else (None, every table it names)."""
-    tables = [t for t in expression.find_all(exp.Table) if isinstance(t.this, exp.Identifier)]
-    ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
-    tables = [t for t in tables if not (t.args.get("db") is None and identifier(t.this) in ctes)]
-    simple = (isinstance(expression, exp.Select) and len(tables) == 1 and not ctes
+    tables = _table_nodes(expression)
+    simple = (isinstance(expression, exp.Select) and len(tables) == 1 and not any(expression.find_all(exp.CTE))
               and not expression.args.get("joins") and isinstance(expression.args["from_"].this, exp.Table)
               and sum(1 for n in expression.walk() if isinstance(n, (exp.Select, exp.Subquery))) == 1)
     if not simple:
@@ -1559,18 +1558,21 @@ def _read_plan(expression: exp.Expression):
     return (table_name(table), alias, where.this if where is not None else None, offset), None
 
 
+def _table_nodes(expression: exp.Expression) -> list[exp.Table]:
+    """The references to tables in ``expression``: not to its CTEs, not table functions."""
+    ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
+    return [t for t in expression.find_all(exp.Table) if isinstance(t.this, exp.Identifier)
+            and not (t.args.get("db") is None and identifier(t.this) in ctes)]
+
+
 def _tables_named(parts) -> list[st.TableName]:
-    """The tables the expressions ``parts`` name (not their CTEs, not table functions)."""
+    """The tables the expressions ``parts`` name, each once (``_table_nodes``)."""
     names = []
     for part in parts:
-        if part is None:
-            continue
-        ctes = {identifier(c.alias) for c in part.find_all(exp.CTE)}
-        for t in part.find_all(exp.Table):
-            if isinstance(t.this, exp.Identifier):
-                name = table_name(t)
-                if not (name.db is None and name.name in ctes) and name not in names:
-                    names.append(name)
+        for t in _table_nodes(part) if part is not None else ():
+            name = table_name(t)
+            if name not in names:
+                names.append(name)
     return names
 
 
@@ -1654,20 +1656,19 @@ def _set_order(schema: TableSchema, assigned: dict) -> list[Column]:
     return [*(schema.column(n) for n in assigned), *(c for c in schema.columns if c.name not in assigned)]
 
 
-def _is_default(value: exp.Expression) -> bool:
-    """Is an UPDATE's SET value the keyword DEFAULT (sqlglot reads it as a column so named)?"""
-    return isinstance(value, exp.Column) and not value.table and not value.this.quoted \
-        and value.name.upper() == "DEFAULT"
-
-
 def _fill_defaults(values: exp.Values, columns: list[Column]) -> exp.Values:
     """``INSERT ... VALUES (1, DEFAULT)``: each DEFAULT becomes its column's default (or NULL).
     ``values`` is the statement's rewritten copy, so it may be changed in place."""
     for row in values.expressions:
         for value, col in zip(row.expressions, columns):
             if isinstance(value, exp.Var) and value.name.upper() == "DEFAULT":
-                value.replace(exp.maybe_parse(col.default, dialect="duckdb") if col.default else exp.null())
+                value.replace(_default_value(col))
     return values
+
+
+def _default_value(col: Column) -> exp.Expression:
+    """What DEFAULT means for a column in an INSERT or UPDATE: its default, or NULL."""
+    return exp.maybe_parse(col.default, dialect="duckdb") if col.default else exp.null()
 
 
 def _literal(value) -> exp.Expression:

@@ -419,9 +419,17 @@ def _update(tree: exp.Update) -> st.Statement:
     if from_ is not None:
         from_items = (from_.this, *[j for j in (tree.args.get("joins") or ())])
     where = tree.args.get("where")
-    return st.Update(table=table, alias=alias, assignments=_assignments(tree.expressions),
+    assignments = _assignments(tree.expressions)
+    return st.Update(table=table, alias=alias, assignments=assignments,
                      from_=from_items, where=where.this if where is not None else None,
-                     returning=_returning(tree))
+                     returning=_returning(tree),
+                     defaults=tuple(name for name, value in assignments if _is_default(value)))
+
+
+def _is_default(value: exp.Expression) -> bool:
+    """Is an UPDATE's SET value the keyword DEFAULT (sqlglot reads it as a column so named)?"""
+    return isinstance(value, exp.Column) and not value.table and not value.this.quoted \
+        and value.name.upper() == "DEFAULT"
 
 
 def _delete(tree: exp.Delete) -> st.Statement:

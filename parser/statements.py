@@ -239,6 +239,8 @@ class Update(Statement):
     from_: tuple[exp.Expression, ...] = ()
     where: exp.Expression | None = None
     returning: tuple[exp.Expression, ...] = ()
+    #: the columns SET to DEFAULT (their value in ``assignments`` is the keyword, as parsed)
+    defaults: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
