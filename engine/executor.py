@@ -19,6 +19,7 @@ constraint checks and the write set are the general path's own code.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import uuid
@@ -40,7 +41,7 @@ from txlake.engine.errors_map import translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.parser import statements as st
-from txlake.parser.parse import identifier, table_name
+from txlake.parser.parse import CLOCK_FUNCTION, identifier, table_name, transaction_clock
 from txlake.storage import keys as pk
 from txlake.storage.commit import (ROWS_PER_FILE, SAME_KEYS, SOURCES, UPSERTED, TableDelta, carry_upserted,
                                    table_bytes, visible_sources)
@@ -131,6 +132,11 @@ class Executor:
         # (statement, shape): a repeated statement skips the sqlglot rewrite and generation
         self._sql_cache: OrderedDict = OrderedDict()
         self._tz = _FALLBACK  # DuckDB's TimeZone as a tzinfo, looked up at first use
+        # the transaction whose start now() is (the session sets it before each statement);
+        # DuckDB folds the call to a constant when it plans the statement
+        self.clock_of: Transaction | None = None
+        self.con.create_function(CLOCK_FUNCTION, lambda: self.clock_of.start_time, [],
+                                 duckdb.sqltype("TIMESTAMPTZ"), side_effects=False)
 
     def close(self) -> None:
         self.con.close()
@@ -555,8 +561,7 @@ class Executor:
         if op == "now":
             if kind != "TIMESTAMP" or self._time_zone() is None:
                 return _FALLBACK
-            import datetime
-            return datetime.datetime.now(self._time_zone()).replace(tzinfo=None)
+            return self.clock_of.start_time.astimezone(self._time_zone()).replace(tzinfo=None)
         value = params[term[1]] if op == "param" else term[1]
         if value is None:
             return None
@@ -600,7 +605,7 @@ class Executor:
             if col.name in supplied:
                 value = f'"c{supplied[col.name]}"'
             else:
-                value = col.default or "NULL"
+                value = _default_sql(col.default) if col.default else "NULL"
             projections.append(f'CAST({value} AS {col.type.sql()}) AS "{col.name}"')
         alias = f"__src({', '.join(f'c{i}' for i in range(width))})" if width else "__src"
         return f"SELECT {', '.join(projections)} FROM ({source.sql(dialect='duckdb')}) AS {alias}"
@@ -1015,7 +1020,7 @@ class Executor:
         elif any(isinstance(n, (exp.Select, exp.Subquery)) for n in where.walk()):
             ssi.read_table(txn, version.table_id)
         else:
-            ssi.read_predicate(txn, version.table_id, alias, _bind(where, params, offset))
+            ssi.read_predicate(txn, version.table_id, alias, _bind(where, params, offset, txn))
 
     def _read_tables(self, ctx: Context, stmt: st.Statement, parts) -> None:
         """SERIALIZABLE (the caller checks): the tables a write statement reads besides its
@@ -1219,7 +1224,8 @@ class Executor:
         default = None
         if spec.default is not None:
             default = spec.default.sql(dialect="duckdb")
-            self._sql(f"SELECT CAST({default} AS {col_type.sql()})")  # type-check it now, as PostgreSQL does
+            # type-check it now, as PostgreSQL does
+            self._sql(f"SELECT CAST({_default_sql(default)} AS {col_type.sql()})")
         return Column(field_id, spec.name, col_type, spec.not_null or spec.primary_key, default)
 
     def drop_table(self, ctx: Context, stmt: st.DropTable, params) -> Result:
@@ -1269,7 +1275,8 @@ class Executor:
             if spec.primary_key:
                 raise errors.NotSupportedError("adding a primary key column is not supported")
             col = self._column(schema.highest_field_id + 1, spec)
-            value = self._sql(f"SELECT CAST({col.default or 'NULL'} AS {col.type.sql()}) AS v").column(0)[0]
+            default = _default_sql(col.default) if col.default else "NULL"
+            value = self._sql(f"SELECT CAST({default} AS {col.type.sql()}) AS v").column(0)[0]
             if col.not_null and not value.is_valid and data.num_rows:
                 raise errors.NotNullViolation(f'column "{col.name}" of relation "{table}" contains null values')
             if col.type.kind == "VARCHAR" and col.type.length and value.is_valid and data.num_rows \
@@ -1459,7 +1466,7 @@ def _values_plan(values: exp.Values) -> list[list[tuple]] | None:
                 terms.append(("param", next(index)))
             elif isinstance(node, exp.Null):
                 terms.append(("null",))
-            elif isinstance(node, exp.CurrentTimestamp) and not any(node.args.values()):
+            elif isinstance(node, exp.Anonymous) and node.name == CLOCK_FUNCTION:
                 terms.append(("now",))
             elif isinstance(node, exp.Literal) and (node.is_string or node.is_int):
                 terms.append(("const", node.this if node.is_string else int(node.this)))
@@ -1668,7 +1675,14 @@ def _fill_defaults(values: exp.Values, columns: list[Column]) -> exp.Values:
 
 def _default_value(col: Column) -> exp.Expression:
     """What DEFAULT means for a column in an INSERT or UPDATE: its default, or NULL."""
-    return exp.maybe_parse(col.default, dialect="duckdb") if col.default else exp.null()
+    return exp.maybe_parse(_default_sql(col.default), dialect="duckdb") if col.default else exp.null()
+
+
+@functools.lru_cache(maxsize=256)
+def _default_sql(default: str) -> str:
+    """A column default (stored as written) as DuckDB runs it: ``now()`` is the transaction's
+    start there too."""
+    return transaction_clock(exp.maybe_parse(default, dialect="duckdb")).sql(dialect="duckdb")
 
 
 def _literal(value) -> exp.Expression:
@@ -1682,19 +1696,26 @@ def _literal(value) -> exp.Expression:
     if isinstance(value, (int, float, decimal.Decimal)):
         return exp.Literal.number(value)
     if isinstance(value, datetime.datetime):
-        return exp.cast(exp.Literal.string(value.isoformat(sep=" ")), "TIMESTAMP")
+        return exp.cast(exp.Literal.string(value.isoformat(sep=" ")), "TIMESTAMPTZ" if value.tzinfo else "TIMESTAMP")
     if isinstance(value, datetime.date):
         return exp.cast(exp.Literal.string(value.isoformat()), "DATE")
     return exp.Literal.string(str(value))
 
 
-def _bind(where: exp.Expression, params, offset: int) -> exp.Expression:
-    """``where`` with its ``?`` placeholders replaced by the statement's parameter values."""
+def _bind(where: exp.Expression, params, offset: int, txn: Transaction) -> exp.Expression:
+    """``where`` with its ``?`` placeholders replaced by the statement's parameter values, and
+    ``now()`` by ``txn``'s start."""
     where = where.copy()
-    order = {id(n): offset + i for i, n in enumerate(n for n in where.dfs() if isinstance(n, exp.Placeholder))}
+    order = {}
+    index = itertools.count(offset)
+    for node in where.dfs():
+        if isinstance(node, exp.Placeholder):
+            order[id(node)] = _literal(params[next(index)])
+        elif isinstance(node, exp.Anonymous) and node.name == CLOCK_FUNCTION:
+            order[id(node)] = _literal(txn.start_time)
     if not order:
         return where
-    return where.transform(lambda n: _literal(params[order[id(n)]]) if id(n) in order else n, copy=False)
+    return where.transform(lambda n: order.get(id(n), n), copy=False)
 
 
 def _commit_kind(change) -> tuple[str, int, int]:

@@ -225,6 +225,7 @@ class Session:
         runner = _DATA.get(type(stmt))
         if runner is None:
             raise errors.NotSupportedError(f"statement not supported: {type(stmt).__name__}")
+        self.executor.clock_of = txn
         return runner(self.executor, ctx, stmt, params)
 
     # --- transaction control -------------------------------------------------------------

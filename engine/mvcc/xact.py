@@ -17,6 +17,7 @@ copy of the map (O(tables written), not O(rows)).
 
 from __future__ import annotations
 
+import datetime
 import enum
 import time
 from dataclasses import dataclass, field
@@ -49,6 +50,9 @@ class TxnState(enum.Enum):
     ABORTED = "aborted"
 
 
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+
+
 @dataclass
 class SavepointMark:
     name: str
@@ -74,11 +78,21 @@ class Transaction:
     # Parquet files its uncommitted rows spilled to; removed when it ends, unless its commit
     # (or PREPARE) adopted them as its own files
     spilled: set[str] = field(default_factory=set)
-    started_ms: int = field(default_factory=lambda: int(time.time() * 1000))
+    # when it began (Unix time, microseconds): now() and current_timestamp, as in PostgreSQL
+    started_us: int = field(default_factory=lambda: time.time_ns() // 1000)
     # READ COMMITTED: the statement's snapshot, and the tables this transaction wrote that have
     # yet to move to it (``follow``)
     follows: CatalogVersion | None = None
     unfollowed: set[str] = field(default_factory=set)
+
+    @property
+    def started_ms(self) -> int:
+        return self.started_us // 1000
+
+    @property
+    def start_time(self) -> datetime.datetime:
+        """When it began, as an aware UTC datetime (what ``now()`` returns)."""
+        return _EPOCH + datetime.timedelta(microseconds=self.started_us)
 
     @property
     def uses_transaction_snapshot(self) -> bool:

@@ -1,0 +1,87 @@
+"""now() is the transaction's start, as in PostgreSQL: every statement of a transaction sees
+the same now(), current_timestamp, current_date and localtimestamp - in queries, in column
+defaults, in SERIALIZABLE's predicate reads - and only statement_timestamp() moves."""
+
+import time
+
+import pytest
+
+import txlake
+
+CLOCKS = "now(), current_timestamp, transaction_timestamp(), localtimestamp, current_date, localtime, current_time"
+
+
+@pytest.fixture
+def conn(connect):
+    return connect()
+
+
+def test_a_transaction_keeps_one_now(conn):
+    cur = conn.execute(f"SELECT {CLOCKS}, statement_timestamp()")
+    assert [d[0] for d in cur.description] == [
+        "now", "current_timestamp", "transaction_timestamp", "localtimestamp", "current_date", "localtime",
+        "current_time", "statement_timestamp"]
+    first = cur.fetchone()
+    now = first[0]
+    assert first[1] == first[2] == now
+    assert first[3] == now.replace(tzinfo=None) and first[4] == now.date() and first[5] == now.time()
+    time.sleep(0.05)
+    again = conn.execute(f"SELECT {CLOCKS}, statement_timestamp()").fetchone()
+    assert again[:7] == first[:7]
+    assert again[7] - now >= time_delta(0.05)  # the statement's own start moves on
+    assert conn.execute("SELECT now() - interval '1 hour' < now()").fetchone() == (True,)
+    conn.commit()
+    time.sleep(0.01)
+    assert conn.execute("SELECT now()").fetchone()[0] > now  # a new transaction, a new now()
+
+
+def test_autocommit_statements_each_have_their_own(connect):
+    conn = connect(autocommit=True)
+    first = conn.execute("SELECT now()").fetchone()[0]
+    time.sleep(0.01)
+    assert conn.execute("SELECT now()").fetchone()[0] > first
+
+
+def test_defaults_and_writes_use_the_transaction_start(conn):
+    conn.execute("CREATE TABLE ev (id INT PRIMARY KEY, at TIMESTAMP DEFAULT now(), "
+                 "day DATE DEFAULT current_date, seen TIMESTAMP DEFAULT clock_timestamp())")
+    conn.commit()
+    conn.execute("SELECT 1")
+    now = conn.execute("SELECT localtimestamp").fetchone()[0]
+    time.sleep(0.05)
+    conn.execute("INSERT INTO ev (id) VALUES (1)")                      # defaults
+    conn.execute("INSERT INTO ev VALUES (2, now(), DEFAULT, DEFAULT)")  # the one-row fast path
+    conn.execute("INSERT INTO ev (id, at) SELECT 3, current_timestamp")
+    conn.execute("INSERT INTO ev (id, at) VALUES (4, NULL)")
+    conn.execute("UPDATE ev SET at = DEFAULT WHERE id = 4")
+    conn.execute("ALTER TABLE ev ADD COLUMN added TIMESTAMP DEFAULT transaction_timestamp()")
+    rows = conn.execute("SELECT id, at, day, seen, added FROM ev ORDER BY id").fetchall()
+    assert [r[1] for r in rows] == [now] * 4
+    assert [r[2] for r in rows] == [now.date()] * 4
+    assert [r[4] for r in rows] == [now] * 4
+    assert all(r[3] - now >= time_delta(0.05) for r in rows[:2])  # clock_timestamp(): the statement's
+    conn.commit()
+
+
+def test_serializable_binds_now_in_a_predicate_read(warehouse):
+    """A predicate read with now() is checked against others' writes with the reader's now():
+    a row written outside the predicate is no conflict. (Checked with another clock, the
+    predicate could not be evaluated, and a false conflict would close this cycle: 40001.)"""
+    setup = txlake.connect(warehouse, autocommit=True, publish="off")
+    setup.execute("CREATE TABLE a (id INT PRIMARY KEY, at TIMESTAMP)")
+    setup.execute("CREATE TABLE b (id INT PRIMARY KEY, v INT)")
+    setup.execute("INSERT INTO b VALUES (1, 1)")
+    s1 = txlake.connect(warehouse, isolation_level="SERIALIZABLE", publish="off")
+    s2 = txlake.connect(warehouse, isolation_level="SERIALIZABLE", publish="off")
+    assert s1.execute("SELECT count(*) FROM a WHERE at > now() + interval '1 day'").fetchone() == (0,)
+    assert s2.execute("SELECT v FROM b").fetchall() == [(1,)]
+    s2.execute("INSERT INTO a VALUES (1, localtimestamp)")  # not in s1's predicate
+    s1.execute("UPDATE b SET v = 2 WHERE id = 1")          # s2 read it: s2 -> s1
+    s2.commit()
+    s1.commit()
+    assert setup.execute("SELECT v FROM b").fetchall() == [(2,)]
+
+
+def time_delta(seconds):
+    import datetime
+    return datetime.timedelta(seconds=seconds * 0.9)
