@@ -132,14 +132,19 @@ class Executor:
         # (statement, shape): a repeated statement skips the sqlglot rewrite and generation
         self._sql_cache: OrderedDict = OrderedDict()
         self._tz = _FALLBACK  # DuckDB's TimeZone as a tzinfo, looked up at first use
-        # the transaction whose start now() is (the session sets it before each statement);
-        # DuckDB folds the call to a constant when it plans the statement
+        # the transaction whose start now() is: the session sets it before each statement, and
+        # clears it for a CALL, which runs outside transactions (now() is then the call's time)
         self.clock_of: Transaction | None = None
-        self.con.create_function(CLOCK_FUNCTION, lambda: self.clock_of.start_time, [],
-                                 duckdb.sqltype("TIMESTAMPTZ"), side_effects=False)
+        self.con.create_function(CLOCK_FUNCTION, self._clock, [], duckdb.sqltype("TIMESTAMPTZ"),
+                                 side_effects=False)  # DuckDB folds it to a constant when it plans
 
     def close(self) -> None:
         self.con.close()
+
+    def _clock(self):
+        import datetime
+        txn = self.clock_of
+        return txn.start_time if txn is not None else datetime.datetime.now(datetime.timezone.utc)
 
     # --- DuckDB plumbing -----------------------------------------------------------------
 

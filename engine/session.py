@@ -349,6 +349,7 @@ class Session:
         if self.txn is not None:
             raise errors.ProgrammingError(
                 f"CALL {stmt.procedure} cannot run inside a transaction block", sqlstate="25001")
+        self.executor.clock_of = None
         return call(self, stmt)
 
     def _prepare_transaction(self, stmt: st.PrepareTransaction) -> Result:
