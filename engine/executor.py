@@ -1670,12 +1670,34 @@ def _set_order(schema: TableSchema, assigned: dict) -> list[Column]:
 
 def _fill_defaults(values: exp.Values, columns: list[Column]) -> exp.Values:
     """``INSERT ... VALUES (1, DEFAULT)``: each DEFAULT becomes its column's default (or NULL).
-    ``values`` is the statement's rewritten copy, so it may be changed in place."""
+    And each value goes to its column's type, as PostgreSQL's INSERT takes them: DuckDB would
+    first give each column of the VALUES one type, and refuse ``(1, 'a'), (2, 5)`` (VARCHAR and
+    INTEGER do not combine) - so the values of a column of several rows whose values are not
+    all literals of one kind are cast each. ``values`` is the statement's rewritten copy, so it
+    may be changed in place."""
     for row in values.expressions:
         for value, col in zip(row.expressions, columns):
             if isinstance(value, exp.Var) and value.name.upper() == "DEFAULT":
                 value.replace(_default_value(col))
+    if len(values.expressions) > 1:
+        for i, col in enumerate(columns):
+            column = [row.expressions[i] for row in values.expressions if i < len(row.expressions)]
+            kinds = {_literal_kind(value) for value in column} - {"null"}
+            if len(kinds) > 1 or "other" in kinds:
+                for value in column:
+                    value.replace(exp.cast(value.copy(), col.type.sql()))
     return values
+
+
+def _literal_kind(value: exp.Expression) -> str:
+    """What VALUES could unify a literal with: "string", "number", "boolean", "null", "other"."""
+    if isinstance(value, exp.Neg):
+        value = value.this
+    if isinstance(value, exp.Literal):
+        return "string" if value.is_string else "number"
+    if isinstance(value, exp.Boolean):
+        return "boolean"
+    return "null" if isinstance(value, exp.Null) else "other"
 
 
 def _default_value(col: Column) -> exp.Expression:

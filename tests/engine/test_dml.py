@@ -399,6 +399,17 @@ def test_literals_are_cast_to_column_types(connect):
                                          datetime.date(2024, 3, 1), datetime.datetime(2024, 3, 1, 12))]
 
 
+def test_values_rows_of_mixed_types_go_to_the_column_types(c):
+    """As PostgreSQL's INSERT: each value goes to its column's type, so rows whose values do not
+    share one type (a number for TEXT, a string for DOUBLE, parameters of several types) insert."""
+    c.execute("INSERT INTO t VALUES (4, 'd', 1), (5, 5, '2.5'), (6, DEFAULT, -3), (7, 'g', NULL)")
+    c.execute("INSERT INTO t (id, name) VALUES (?, ?), (?, ?)", (8, "x", 9, 10))
+    assert q(c, "SELECT * FROM t WHERE id >= 4 ORDER BY id") == [
+        (4, "d", 1.0), (5, "5", 2.5), (6, "anon", -3.0), (7, "g", None), (8, "x", None), (9, "10", None)]
+    with pytest.raises(txlake.InvalidTextRepresentation):  # a value its column cannot take, still 22P02
+        c.execute("INSERT INTO t (id, score) VALUES (10, 1), (11, 'abc')")
+
+
 def test_varchar_length_counts_characters_not_bytes(connect):
     c = connect(autocommit=True)
     c.execute("CREATE TABLE v (s VARCHAR(3))")
