@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import re
+
 import duckdb
 
 from txlake import errors
+
+
+# a number that does not fit its type (1000000000 for DECIMAL(10,2), '9223372036854775808' for
+# BIGINT): PostgreSQL's 22003, where a string that is no number is 22P02
+_NUMBER_TOO_LARGE = re.compile(r"could not cast value [-+]?[\d.]+(e[-+]?\d+)? to |"
+                               r"could not convert string ' *[-+]?\d+ *' to u?int")
 
 
 def translate(e: duckdb.Error) -> errors.Error:
@@ -19,8 +27,10 @@ def translate(e: duckdb.Error) -> errors.Error:
     if isinstance(e, duckdb.ConversionException):
         if ("date" in text or "timestamp" in text) and "field value out of range" in text:
             return errors.DatetimeFieldOverflow(message)
-        if "out of range" in text or "overflow" in text:
+        if "out of range" in text or "overflow" in text or _NUMBER_TOO_LARGE.match(text):
             return errors.NumericValueOutOfRange(message)
+        if text.startswith("unimplemented type for cast"):  # a DATE for an INT, say
+            return errors.ProgrammingError(message, sqlstate="42804")
         return errors.InvalidTextRepresentation(message)
     if isinstance(e, duckdb.OutOfRangeException):
         return errors.NumericValueOutOfRange(message)
@@ -47,6 +57,8 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.DivisionByZero(message)
         if "parameter" in text:
             return errors.ProgrammingError(message, sqlstate="08P01")
+        if "integer too large" in text:  # a Python int of over 128 bits as a parameter
+            return errors.NumericValueOutOfRange(message)
         return errors.DataError(message, sqlstate="22023")
     if isinstance(e, duckdb.PermissionException):
         return errors.ProgrammingError(message, sqlstate="42501")

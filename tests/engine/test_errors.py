@@ -2,6 +2,7 @@
 committed work, its uncommitted work up to the last savepoint, other sessions' work, and the
 files outside the warehouse are all as they were."""
 
+import datetime
 import os
 
 import pytest
@@ -80,12 +81,19 @@ BAD = [
     ("INSERT INTO t VALUES (3, 'x', 0, NULL, 12345.0)", None, errors.NumericValueOutOfRange, "22003"),
     ("UPDATE t SET n = n + 2147483647", None, errors.NumericValueOutOfRange, "22003"),
     ("SELECT n * 2147483647 FROM t", None, errors.NumericValueOutOfRange, "22003"),
+    ("INSERT INTO t VALUES (3, 'x', 0, NULL, 10000)", None, errors.NumericValueOutOfRange, "22003"),
+    ("INSERT INTO t VALUES (3, 'x', 0, NULL, ?)", (10**9,), errors.NumericValueOutOfRange, "22003"),
+    ("INSERT INTO t VALUES (3, 'x', 0, NULL, ?)", (1e16,), errors.NumericValueOutOfRange, "22003"),
+    ("INSERT INTO t VALUES (3, 'x', '2147483648', NULL, 0)", None, errors.NumericValueOutOfRange, "22003"),
+    ("INSERT INTO t VALUES (3, 'x', ?, NULL, 0)", (10**400,), errors.NumericValueOutOfRange, "22003"),
     # 22P02 bad text
     ("INSERT INTO t VALUES ('abc', 'x', 0, NULL, 0)", None, errors.InvalidTextRepresentation, "22P02"),
     ("INSERT INTO t VALUES (3, 'x', ?, NULL, 0)", ("many",), errors.InvalidTextRepresentation, "22P02"),
     ("INSERT INTO t VALUES (3, 'x', 0, 'someday', 0)", None, errors.InvalidTextRepresentation, "22P02"),
     ("UPDATE t SET amount = 'lots'", None, errors.InvalidTextRepresentation, "22P02"),
     ("SELECT CAST('x' AS INT)", None, errors.InvalidTextRepresentation, "22P02"),
+    # 42804 a value of the wrong type
+    ("INSERT INTO t VALUES (3, 'x', ?, NULL, 0)", (datetime.date(2024, 1, 1),), errors.ProgrammingError, "42804"),
     # 22008 impossible dates
     ("INSERT INTO t VALUES (3, 'x', 0, '2023-02-29', 0)", None, errors.DatetimeFieldOverflow, "22008"),
     # 22012
