@@ -7,6 +7,8 @@ the first statement, as in psycopg, and lasts until ``commit()`` / ``rollback()`
 
 from __future__ import annotations
 
+import decimal
+from decimal import Decimal
 from typing import Any, Iterable, Sequence
 
 import pyarrow as pa
@@ -267,11 +269,28 @@ class Cursor:
 def _params(params) -> tuple:
     if params is None:
         return ()
-    if type(params) is tuple or type(params) is list:  # (the check below takes microseconds)
-        return tuple(params)
-    if isinstance(params, (str, bytes)) or not isinstance(params, Sequence):
-        raise errors.ProgrammingError("parameters must be a sequence (qmark style: ?)", sqlstate="08P01")
-    return tuple(params)
+    if type(params) is not tuple and type(params) is not list:  # (the check takes microseconds)
+        if isinstance(params, (str, bytes)) or not isinstance(params, Sequence):
+            raise errors.ProgrammingError("parameters must be a sequence (qmark style: ?)", sqlstate="08P01")
+    params = tuple(params)
+    if Decimal in map(type, params):
+        params = tuple(_decimal(v) if type(v) is Decimal else v for v in params)
+    return params
+
+
+# DuckDB's widest DECIMAL holds 38 digits: it takes a Decimal of more as a DOUBLE, whose 16
+# digits a DECIMAL column would then store (12345678901234567890.1234567890123456789 became
+# 12345678901234568227.576610816). Rounded to 38 digits (half away from zero, as PostgreSQL
+# rounds numeric), it stays a DECIMAL, and a column's scale rounds it as PostgreSQL would.
+_DECIMAL_38 = decimal.Context(prec=38, rounding=decimal.ROUND_HALF_UP, Emax=decimal.MAX_EMAX,
+                              Emin=decimal.MIN_EMIN)
+
+
+def _decimal(value: Decimal) -> Decimal:
+    """``value`` to at most 38 significant digits, if it has more and fits DECIMAL(38, s)."""
+    if value.is_finite() and len(value.as_tuple().digits) > 38 and value.adjusted() < 38:
+        return _DECIMAL_38.create_decimal(value)
+    return value
 
 
 def _type_code(t: pa.DataType) -> str:

@@ -390,6 +390,22 @@ def test_types_round_trip_through_updates_and_a_new_connection(connect, warehous
         fresh.close()
 
 
+def test_a_decimal_parameter_of_more_than_38_digits_keeps_its_digits(c):
+    """DuckDB took such a Decimal as a DOUBLE: 12345678901234567890.1234567890123456789 was
+    stored as 12345678901234568227.576610816. It is rounded to the column as in PostgreSQL."""
+    c.execute("CREATE TABLE n (id INT, v NUMERIC, w DECIMAL(30,2))")
+    v = decimal.Decimal("12345678901234567890.1234567890123456789")
+    c.execute("INSERT INTO n VALUES (1, ?, ?)", (v, v))
+    minus = v.copy_negate()  # (not -v: that rounds to the context's 28 digits)
+    c.cursor().executemany("INSERT INTO n VALUES (?, ?, ?)", [(2, minus, minus)])
+    assert q(c, "SELECT v, w FROM n ORDER BY id") == [
+        (decimal.Decimal("12345678901234567890.123456789"), decimal.Decimal("12345678901234567890.12")),
+        (decimal.Decimal("-12345678901234567890.123456789"), decimal.Decimal("-12345678901234567890.12"))]
+    assert q(c, "SELECT id FROM n WHERE v = ?", (v,)) == []  # compared exactly (to 38 digits): no match
+    with pytest.raises(txlake.NumericValueOutOfRange):  # too large for DECIMAL(38, 9): 22003, not a DOUBLE
+        c.execute("INSERT INTO n (id, v) VALUES (3, ?)", (decimal.Decimal("1" * 40),))
+
+
 def test_literals_are_cast_to_column_types(connect):
     c = connect(autocommit=True)
     c.execute(f"CREATE TABLE ty ({TYPES})")
