@@ -329,8 +329,14 @@ class TxLog:
         self._open_segment(first)
 
     def _catch_up(self) -> None:
-        """Index the complete lines appended since the last look (caller holds ``_mutex``)."""
-        while self._fds:
+        """Index the complete lines appended since the last look (caller holds ``_mutex``).
+        With no segment open - the log was empty when this process opened it - another
+        process may since have made the first."""
+        if not self._fds:
+            if not os.path.exists(os.path.join(self.dir, f"{1:012d}.log")):
+                return
+            self._open_segment(1)
+        while True:
             self._scan_tail()
             if self._ends[-1] < SEGMENT_BYTES:
                 return
@@ -338,7 +344,6 @@ class TxLog:
             if not os.path.exists(os.path.join(self.dir, f"{following:012d}.log")):
                 return
             self._open_segment(following)
-
 
     def _scan_tail(self) -> None:
         """Index the complete lines past the last segment's known end, up to the first NUL (the

@@ -58,6 +58,24 @@ def wh(warehouse):
     return warehouse
 
 
+def test_a_process_that_opened_an_empty_warehouse_sees_another_process_commit(warehouse):
+    """Before, a process that had opened the warehouse before its first commit never looked for
+    the log's first segment again: it did not see another process's tables (42P01), and each
+    of its own commits failed with 58030 (the segment it tried to create existed)."""
+    mine = txlake.connect(warehouse, autocommit=True, publish="off")
+    done = run_python("import sys, txlake\n"
+                      "c = txlake.connect(sys.argv[1], autocommit=True, publish='off')\n"
+                      "c.execute('CREATE TABLE t (x INT)')\n"
+                      "c.execute('INSERT INTO t VALUES (1)')\n", warehouse)
+    assert done.returncode == 0, done.stderr
+    assert mine.execute("SELECT x FROM t").fetchall() == [(1,)]
+    mine.execute("INSERT INTO t VALUES (2)")
+    mine.close()
+    again = txlake.connect(warehouse, publish="off")
+    assert again.execute("SELECT x FROM t ORDER BY x").fetchall() == [(1,), (2,)]
+    again.close()
+
+
 def test_no_increment_is_lost_across_processes(wh):
     acks, retries = run_workers(wh, "counter", 3, 25)
     c = txlake.connect(wh, publish="off")
