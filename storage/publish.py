@@ -249,8 +249,9 @@ class Publisher:
         name = f.path[len(prefix):] if f.path.startswith(prefix) else f.path
         if not deleted:
             return PublishedFile(name, f.size, rows, f.schema_id)
-        stem = os.path.basename(name)[: -len("-0.parquet")]
-        name = os.path.join(BUCKET_DIR, f"{stem}-{len(deleted)}.parquet")
+        # (a name no data file has: a Spark task's second file is data-<job>-<task>-1.parquet)
+        stem = os.path.basename(name).removesuffix(".parquet")
+        name = os.path.join(BUCKET_DIR, f"{stem}-deleted-{len(deleted)}.parquet")
         full = os.path.join(self.warehouse.root, prefix, name)
         if not os.path.exists(full):
             self._write_file(full, self.warehouse.store.scan_file(version, f))

@@ -63,6 +63,22 @@ def test_every_published_snapshot_reads_identically(tmp_path, mode):
     assert check_all_snapshots(path, "t") >= (8 if mode == "sync" else 1)
 
 
+@pytest.mark.slow
+def test_a_rewrite_is_never_named_as_a_spark_task_file(tmp_path, spark):
+    """A Spark task of more than 131,072 rows writes data-<job>-<task>-0.parquet, then -1. The
+    rewrite of file -0 with one deleted row was named -1.parquet, found written, and published:
+    other engines read file -1 twice and file -0 never."""
+    path = str(tmp_path / "wh")
+    spark.range(0, 140_000, numPartitions=1).selectExpr("CAST(id AS INT) AS id") \
+        .write.format("txlake").mode("append").save(path + "/t")
+    c = txlake.connect(path, autocommit=True, publish="sync")
+    c.execute("DELETE FROM t WHERE id = 5")
+    c.close()
+    latest = read_with_pypaimon(os.path.join(path, "default.db", "t"))["snapshots"]
+    rows = latest[max(latest)]["rows"]
+    assert len(rows) == 139_999 and sum(r[0] for r in rows) == sum(range(140_000)) - 5
+
+
 def test_drop_and_recreate_publishes_a_fresh_table(tmp_path):
     path = str(tmp_path / "wh")
     c = txlake.connect(path, autocommit=True, publish="sync")
