@@ -641,6 +641,8 @@ class Executor:
                 if longest is not None and longest > col.type.length:
                     raise errors.StringDataRightTruncation(
                         f"value too long for type character varying({col.type.length})")
+            if not python and col.type.kind in _PYTHON_RANGES and len(values) > values.null_count:
+                _check_python_range(col, values)
 
     def _duplicate(self, version: TableVersion, key) -> errors.UniqueViolation:
         names = version.schema.primary_key
@@ -1219,7 +1221,9 @@ class Executor:
         schema = TableSchema(0, columns, tuple(stmt.primary_key), len(columns) - 1)
         version = TableVersion(uuid.uuid4().hex, db, name, schema)
         if data is not None and data.num_rows:
-            version = self._apply(version, None, self._conform(data, schema))
+            data = self._conform(data, schema)
+            self._check_rows(version, data)
+            version = self._apply(version, None, data)
         self._write(ctx, None, version)
         return Result(status=f"SELECT {data.num_rows}" if data is not None else "CREATE TABLE",
                       rowcount=data.num_rows if data is not None else -1)
@@ -1281,7 +1285,10 @@ class Executor:
                 raise errors.NotSupportedError("adding a primary key column is not supported")
             col = self._column(schema.highest_field_id + 1, spec)
             default = _default_sql(col.default) if col.default else "NULL"
-            value = self._sql(f"SELECT CAST({default} AS {col.type.sql()}) AS v").column(0)[0]
+            column = self._sql(f"SELECT CAST({default} AS {col.type.sql()}) AS v").column(0)
+            value = column[0]
+            if col.type.kind in _PYTHON_RANGES and value.is_valid:
+                _check_python_range(col, column)
             if col.not_null and not value.is_valid and data.num_rows:
                 raise errors.NotNullViolation(f'column "{col.name}" of relation "{table}" contains null values')
             if col.type.kind == "VARCHAR" and col.type.length and value.is_valid and data.num_rows \
@@ -1666,6 +1673,24 @@ def _set_order(schema: TableSchema, assigned: dict) -> list[Column]:
     """The columns an UPDATE computes, assigned ones first in SET order: DuckDB binds ``?``
     in the order they appear, so the generated SQL must keep the statement's order."""
     return [*(schema.column(n) for n in assigned), *(c for c in schema.columns if c.name not in assigned)]
+
+
+# The DATE and TIMESTAMP values Python holds (years 1 to 9999), as the stored integers: txlake
+# reads rows as Python values (a point write's rows, a compaction of small files, a fetch), so
+# it refuses to write others - DuckDB's 'infinity' and years past 9999 - as PostgreSQL
+# refuses dates out of its range (22008)
+_PYTHON_RANGES = {
+    "DATE": (pa.int32(), -719162, 2932896),
+    "TIMESTAMP": (pa.int64(), -62135596800000000, 253402300799999999),
+}
+
+
+def _check_python_range(col: Column, values: pa.ChunkedArray) -> None:
+    as_int, low, high = _PYTHON_RANGES[col.type.kind]
+    bounds = pc.min_max(values.cast(as_int))
+    if bounds["min"].as_py() < low or bounds["max"].as_py() > high:
+        raise errors.DatetimeFieldOverflow(
+            f'{col.type.kind.lower()} out of range for column "{col.name}": txlake stores years 1 to 9999')
 
 
 def _fill_defaults(values: exp.Values, columns: list[Column]) -> exp.Values:

@@ -621,3 +621,23 @@ def test_a_date_python_cannot_hold_fails_the_fetch_with_22008(c):
             cur.fetchall()
         assert e.value.sqlstate == "22008"
     assert q(c, "SELECT count(*) FROM t") == [(3,)]
+
+
+@pytest.mark.parametrize("sql", [
+    "INSERT INTO d VALUES (2, 'infinity', NULL)", "INSERT INTO d VALUES (2, NULL, '-infinity')",
+    "INSERT INTO d VALUES (2, '10000-01-01', NULL)", "INSERT INTO d SELECT 2, 'infinity'::date, NULL",
+    "UPDATE d SET day = 'infinity'", "UPDATE d SET day = day + 1", "UPDATE d SET at = at + interval '1 day'",
+    "ALTER TABLE d ADD COLUMN e DATE DEFAULT 'infinity'", "CREATE TABLE e AS SELECT 'infinity'::date AS day"])
+def test_a_date_python_cannot_hold_is_not_stored(c, sql):
+    """txlake reads stored rows as Python values (a point write's rows, compaction of small
+    files), so such a date was stored, and then its row could not be updated, nor its table
+    compacted (a bare OverflowError, in the background too). It is refused with 22008, as
+    PostgreSQL refuses a date out of its range; the years 1 to 9999 are stored."""
+    c.execute("CREATE TABLE d (id INT PRIMARY KEY, day DATE, at TIMESTAMP)")
+    c.execute("INSERT INTO d VALUES (1, '9999-12-31', '9999-12-31 23:59:59.999999'), (0, '0001-01-01', '0001-01-01')")
+    with pytest.raises(errors.DatetimeFieldOverflow):
+        c.execute(sql)
+    c.execute("UPDATE d SET id = id + 10")
+    c.execute("CALL txlake.compact('d')")
+    assert q(c, "SELECT id, day FROM d ORDER BY id") == [
+        (10, datetime.date(1, 1, 1)), (11, datetime.date(9999, 12, 31))]
