@@ -1024,10 +1024,11 @@ class Executor:
             key = _pinned_key(version.schema, alias, where, params, offset)
         if key is not None:
             ssi.read_keys(txn, version.table_id, [key])
-        elif any(isinstance(n, (exp.Select, exp.Subquery)) for n in where.walk()):
+        elif any(isinstance(n, (exp.Select, exp.Subquery)) for n in where.walk()) or \
+                (bound := _bind(where, params, offset, txn)) is None:
             ssi.read_table(txn, version.table_id)
         else:
-            ssi.read_predicate(txn, version.table_id, alias, _bind(where, params, offset, txn))
+            ssi.read_predicate(txn, version.table_id, alias, bound)
 
     def _read_tables(self, ctx: Context, stmt: st.Statement, parts) -> None:
         """SERIALIZABLE (the caller checks): the tables a write statement reads besides its
@@ -1737,26 +1738,34 @@ def _default_sql(default: str) -> str:
     return transaction_clock(exp.maybe_parse(default, dialect="duckdb")).sql(dialect="duckdb")
 
 
-def _literal(value) -> exp.Expression:
-    """A Python parameter value as a SQL literal (to keep a predicate after the statement)."""
+def _literal(value) -> exp.Expression | None:
+    """A Python parameter value as a SQL literal that DuckDB takes as it took the parameter (to
+    keep a predicate after the statement), or None for a value of another type."""
     import datetime
     import decimal
+    import math
     if value is None:
         return exp.null()
     if isinstance(value, bool):
         return exp.Boolean(this=value)
-    if isinstance(value, (int, float, decimal.Decimal)):
+    if isinstance(value, float) and not math.isfinite(value):
+        return exp.cast(exp.Literal.string(str(value)), "DOUBLE")
+    if isinstance(value, (int, float)) or isinstance(value, decimal.Decimal) and value.is_finite():
         return exp.Literal.number(value)
     if isinstance(value, datetime.datetime):
         return exp.cast(exp.Literal.string(value.isoformat(sep=" ")), "TIMESTAMPTZ" if value.tzinfo else "TIMESTAMP")
     if isinstance(value, datetime.date):
         return exp.cast(exp.Literal.string(value.isoformat()), "DATE")
-    return exp.Literal.string(str(value))
+    if isinstance(value, str):
+        return exp.Literal.string(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):  # (DuckDB compares a BLOB with TEXT too)
+        return exp.func("from_hex", exp.Literal.string(bytes(value).hex()))
+    return None
 
 
-def _bind(where: exp.Expression, params, offset: int, txn: Transaction) -> exp.Expression:
+def _bind(where: exp.Expression, params, offset: int, txn: Transaction) -> exp.Expression | None:
     """``where`` with its ``?`` placeholders replaced by the statement's parameter values, and
-    ``now()`` by ``txn``'s start."""
+    ``now()`` by ``txn``'s start; None if a value has no literal (``_literal``)."""
     where = where.copy()
     order = {}
     index = itertools.count(offset)
@@ -1765,6 +1774,8 @@ def _bind(where: exp.Expression, params, offset: int, txn: Transaction) -> exp.E
             order[id(node)] = _literal(params[next(index)])
         elif isinstance(node, exp.Anonymous) and node.name == CLOCK_FUNCTION:
             order[id(node)] = _literal(txn.start_time)
+    if any(v is None for v in order.values()):
+        return None
     if not order:
         return where
     return where.transform(lambda n: order.get(id(n), n), copy=False)
