@@ -132,6 +132,22 @@ class Connection:
         if result.notice and not quiet:
             self.notices.append(result.notice)
 
+    def open_implicit_block(self, statements) -> bool:
+        """Several statements sent as one (one ``execute``, one ``txlake -c``) run as one
+        transaction, as PostgreSQL runs a query string of several: in autocommit mode, outside a
+        transaction, unless they hold transaction control (or a CALL) of their own. Opens it
+        and says so; the caller commits it after the last statement, or rolls it back."""
+        if len(statements) < 2 or not self._autocommit or self._session.in_transaction:
+            return False
+        if not all(s.touches_data or type(s) in _BLOCK_NEUTRAL for s in statements):
+            return False
+        self._session.begin(explicit=True)
+        return True
+
+    def close_implicit_block(self, failed: bool) -> None:
+        if self._session.in_transaction:
+            self._notice(self._session.rollback() if failed else self._session.commit(), quiet=True)
+
     def _run(self, statement: st.Statement, params: tuple) -> Result:
         session = self._session
         opens_block = statement.touches_data or statement.needs_block
@@ -158,19 +174,29 @@ class Cursor:
 
     def execute(self, sql: str, params: Sequence[Any] | None = None) -> "Cursor":
         self._check()
+        self._set_result(None)  # a failed execute leaves no result of an earlier one
         statements = self.connection._session.parse(sql)
         params = _params(params)
         if params and len(statements) != 1:
             raise errors.ProgrammingError("parameters need exactly one statement", sqlstate="08P01")
         result = Result(status="")
-        for statement in statements:
-            result = self.connection._run(statement, params)
+        block = self.connection.open_implicit_block(statements)
+        try:
+            for statement in statements:
+                result = self.connection._run(statement, params)
+        except BaseException:
+            if block:
+                self.connection.close_implicit_block(failed=True)
+            raise
+        if block:
+            self.connection.close_implicit_block(failed=False)
         self._set_result(result)
         return self
 
     def executemany(self, sql: str, seq_of_params: Iterable[Sequence[Any]]) -> "Cursor":
         """Run one statement once per parameter set; the statement is parsed once."""
         self._check()
+        self._set_result(None)
         statements = self.connection._session.parse(sql)
         if len(statements) != 1:
             raise errors.ProgrammingError("executemany needs exactly one statement", sqlstate="08P01")
@@ -182,12 +208,12 @@ class Cursor:
         self._set_result(Result(rowcount=total, status=result.status))
         return self
 
-    def _set_result(self, result: Result) -> None:
+    def _set_result(self, result: Result | None) -> None:
         self._result = result
         self._rows = None
         self._pos = 0
-        self.rowcount = result.rowcount
-        self.statusmessage = result.status
+        self.rowcount = result.rowcount if result is not None else -1
+        self.statusmessage = result.status if result is not None else None
 
     # --- results -------------------------------------------------------------------------
 
@@ -264,6 +290,10 @@ class Cursor:
         if self._closed:
             raise errors.InterfaceError("cursor is closed")
         self.connection._check_open()
+
+
+# statements that may share an implicit block besides those touching data
+_BLOCK_NEUTRAL = (st.SetVariable, st.Show)
 
 
 def _params(params) -> tuple:

@@ -27,8 +27,9 @@ examples:
   echo "SELECT * FROM t;" | txlake wh --csv
 
 shell meta-commands: \\? (help), \\dt, \\d TABLE, \\snapshots TABLE, \\i FILE, \\isolation [LEVEL],
-\\x, \\timing, \\q
--c and -f run in the order given. Scripts stop at the first error.
+\\x, \\timing, \\rows, \\q
+-c and -f run in the order given. Scripts stop at the first error. The statements of one -c
+run as one transaction (as psql's), unless it holds BEGIN / COMMIT of its own.
 exit status: 0 ok; 1 an error in the SQL or a meta-command, or a file that cannot be read;
 2 bad usage or a warehouse that cannot be opened.
 """
@@ -89,7 +90,7 @@ def run_scripts(runner: Runner, scripts: list[tuple[str, str]]) -> int:
             except (OSError, UnicodeDecodeError) as e:
                 runner.warn(f"txlake: {value}: {getattr(e, 'strerror', None) or e}")
                 return 1
-        outcome = runner.run_script(text, stop_on_error=True, source=source)
+        outcome = runner.run_script(text, stop_on_error=True, source=source, one_transaction=kind == "command")
         if outcome is Outcome.ERROR:
             runner.rollback_open_transaction("stopping at the error")
             return 1

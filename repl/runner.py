@@ -78,15 +78,19 @@ class Runner:
 
     # --- input ---------------------------------------------------------------------------
 
-    def run_script(self, text: str, *, stop_on_error: bool, source: str | None = None) -> Outcome:
+    def run_script(self, text: str, *, stop_on_error: bool, source: str | None = None,
+                   one_transaction: bool = False) -> Outcome:
         """Run a whole script (``-c``, ``-f``, stdin, ``\\i``): a last statement without ``;`` runs
-        too. Errors in a script from ``source`` (a file name) say where: ``txlake:FILE:LINE:``."""
+        too. Errors in a script from ``source`` (a file name) say where: ``txlake:FILE:LINE:``.
+        ``one_transaction`` (``-c``, as psql's): statements with no transaction control of their
+        own run as one transaction (``Connection.open_implicit_block``)."""
         scanned = scan(text)
         pieces = list(scanned.pieces)
         if scanned.pending:
             pieces.append(Piece(SQL, scanned.rest.strip(), scanned.rest_line))
         outcome = Outcome.OK
         outer = self._location
+        block = one_transaction and self._open_block(pieces)
         try:
             for piece in pieces:
                 self._location = f"{source}:{piece.line}" if source else None
@@ -99,6 +103,25 @@ class Runner:
                         break
         finally:
             self._location = outer
+            if block:
+                outcome = self._close_block(outcome)
+        return outcome
+
+    def _open_block(self, pieces: list[Piece]) -> bool:
+        if any(piece.kind == META for piece in pieces):
+            return False
+        try:
+            statements = [s for piece in pieces for s in self.conn._session.parse(piece.text)]
+        except txlake.Error:
+            return False  # (the statement that does not parse reports it when it runs)
+        return self.conn.open_implicit_block(statements)
+
+    def _close_block(self, outcome: Outcome) -> Outcome:
+        try:
+            self.conn.close_implicit_block(failed=outcome is not Outcome.OK)
+        except txlake.Error as e:  # the commit failed (40001, 23505 at the vote)
+            self.show_error(e)
+            return Outcome.ERROR
         return outcome
 
     def run_piece(self, piece: Piece) -> Outcome:

@@ -491,6 +491,30 @@ def test_multiple_statements_in_one_execute(c):
         c.execute("SELECT ?; SELECT 2", (1,))
 
 
+def test_statements_of_one_execute_in_autocommit_are_one_transaction(c):
+    """As PostgreSQL runs a query string of several statements: all or nothing, unless the
+    string has transaction control of its own."""
+    with pytest.raises(txlake.DivisionByZero):
+        c.execute("INSERT INTO t (id) VALUES (4); UPDATE t SET score = 0 WHERE id = 1; SELECT 1 / 0")
+    assert q(c, "SELECT count(*), max(score) FROM t") == [(3, 2.5)]
+    with pytest.raises(txlake.UniqueViolation):
+        c.execute("INSERT INTO t (id) VALUES (5); COMMIT; BEGIN; INSERT INTO t (id) VALUES (1)")
+    c.execute("ROLLBACK")
+    assert q(c, "SELECT id FROM t WHERE id > 3") == [(5,)]
+    c.execute("INSERT INTO t (id) VALUES (6); SET lock_timeout = '1s'; INSERT INTO t (id) VALUES (7)")
+    assert q(c, "SELECT count(*) FROM t") == [(6,)]
+
+
+def test_a_failed_execute_leaves_no_result_of_an_earlier_one(c):
+    cur = c.cursor()
+    cur.execute("SELECT id FROM t")
+    with pytest.raises(txlake.ProgrammingError):
+        cur.execute("SELECT nosuch FROM t")
+    assert cur.description is None and cur.rowcount == -1
+    with pytest.raises(txlake.ProgrammingError):
+        cur.fetchall()
+
+
 def test_closed_cursor_and_connection(c, connect):
     with c.cursor() as cur:
         cur.execute("SELECT 1")

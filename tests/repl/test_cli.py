@@ -47,6 +47,21 @@ SETUP = ("CREATE TABLE t (id INT PRIMARY KEY, v TEXT);"
          "INSERT INTO t VALUES (1, 'a'), (2, NULL), (3, 'x,y')")
 
 
+def test_a_command_of_several_statements_is_one_transaction(main, tmp_path):
+    """As psql -c: the statements of one -c string commit together or not at all (unless the
+    string has transaction control of its own); -f runs each on its own."""
+    wh = str(tmp_path / "wh")
+    assert main(wh, "-c", SETUP).returncode == 0
+    done = main(wh, "-c", "UPDATE t SET v = 'b' WHERE id = 3; INSERT INTO t VALUES (1, 'dup')")
+    assert done.returncode == 1 and "23505" in done.stderr
+    assert main(wh, "-c", "UPDATE t SET v = 'c' WHERE id = 1; BEGIN; INSERT INTO t VALUES (1, 'dup')").returncode == 1
+    script = tmp_path / "s.sql"
+    script.write_text("UPDATE t SET v = 'f' WHERE id = 2;\nINSERT INTO t VALUES (1, 'dup');\n")
+    assert main(wh, "-f", str(script)).returncode == 1
+    done = main(wh, "--csv", "-c", "SELECT id, v FROM t ORDER BY id")
+    assert done.stdout.splitlines() == ["id,v", "1,c", "2,f", '3,"x,y"']
+
+
 def test_command_runs_statements_and_meta_commands_in_order(txlake, tmp_path):
     wh = str(tmp_path / "wh")
     done = txlake(wh, "-c", SETUP, "-c", "SELECT * FROM t ORDER BY id", "-c", "\\dt")
