@@ -29,9 +29,11 @@ class Piece:
 @dataclass(frozen=True)
 class Scan:
     pieces: list[Piece] = field(default_factory=list)
-    rest: str = ""  # text of a statement not ended yet (meta-commands removed)
+    rest: str = ""  # text of a statement not ended yet (meta-commands removed; "" if only comments)
     state: str = "-"  # what the rest ends inside: - (nothing), ' " ( * (comment) $ (dollar quote)
     rest_line: int = 1  # where the rest starts
+    # the text ends inside a -- comment: what is typed next starts a new line
+    in_line_comment: bool = False
 
     @property
     def pending(self) -> bool:
@@ -79,6 +81,8 @@ def scan(text: str) -> Scan:
     i, n = 0, len(text)
     depth = 0  # parentheses
     start = None  # where the statement being collected starts
+    code = False  # has it anything besides comments and blanks?
+    open_comment = False  # the text ends inside a -- comment
     newlines = [k for k, c in enumerate(text) if c == "\n"]
 
     def line_at(position: int) -> int:
@@ -89,6 +93,8 @@ def scan(text: str) -> Scan:
         if start is None and not ch.isspace() and ch not in ";\\":
             start = i
         two = text[i:i + 2]
+        if not (ch.isspace() or two in ("--", "/*") or ch in ";\\"):
+            code = True
         if ch == "'" or ch == '"':
             end = _closing_quote(text, i)
             if end == -1:
@@ -98,6 +104,7 @@ def scan(text: str) -> Scan:
             i = end + 1
         elif two == "--":
             end = text.find("\n", i)
+            open_comment = end == -1
             end = n if end == -1 else end
             current.append(text[i:end])
             i = end
@@ -136,13 +143,13 @@ def scan(text: str) -> Scan:
             i += 1
         elif ch == ";" and depth == 0:
             statement = "".join(current).strip()
-            if statement:
+            if statement and code:
                 pieces.append(Piece(SQL, statement, line_at(start or 0)))
-            current, start = [], None
+            current, start, code = [], None, False
             i += 1
         else:
             current.append(ch)
             i += 1
     rest = "".join(current)
-    return Scan(pieces, rest if rest.strip() else "", "(" if depth else "-",
-                line_at(start or 0))
+    return Scan(pieces, rest if code else "", "(" if depth else "-", line_at(start or 0),
+                in_line_comment=code and open_comment)

@@ -130,6 +130,8 @@ class Shell:
                 return 0
             scanned = scan(text)
             pending = scanned.rest.lstrip() if scanned.pending else ""
+            if scanned.in_line_comment:  # (what is typed next is not part of the comment)
+                pending += "\n"
             try:
                 for piece in scanned.pieces:
                     if self.runner.run_piece(piece) is Outcome.QUIT:

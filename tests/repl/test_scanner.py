@@ -79,6 +79,18 @@ def test_empty_statements_are_skipped():
     assert not scan("   \n").pending
 
 
+def test_comments_alone_are_no_statement():
+    """A comment after the last ; leaves nothing pending (the shell kept it, and the next line
+    typed became part of it); a statement that ends in a -- comment says so."""
+    for text in ["begin; -- move money", "-- only a comment", "select 1; /* a */ -- b", "/* x */;"]:
+        scanned = scan(text)
+        assert not scanned.pending and scanned.rest == "", text
+    assert scan("select 1; /* c */;").pieces == sql("select 1")
+    ends = scan("select 1; select -- the next line goes on")
+    assert ends.pending and ends.in_line_comment
+    assert not scan("select '--").in_line_comment and not scan("select 2 -- c\n").in_line_comment
+
+
 def test_escape_strings_may_hide_a_quote_behind_a_backslash():
     assert scan("select E'it\\'s;' as a;").pieces == sql("select E'it\\'s;' as a")
     # in a standard string the backslash is an ordinary character

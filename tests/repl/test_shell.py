@@ -166,6 +166,18 @@ def test_rest_after_semicolon_stays_in_the_buffer(shell_run):
     assert " a\n" in ran.out and " b\n" in ran.out and ran.err == ""
 
 
+def test_a_comment_after_the_last_semicolon_swallows_nothing(shell_run):
+    """It stayed in the buffer without a line break: the next line typed joined the comment,
+    and that statement never ran (here the UPDATE, while the COMMIT after it did)."""
+    shell_run.conn.execute("create table acct (id int primary key, bal int)")
+    shell_run.conn.execute("insert into acct values (1, 100)")
+    ran = shell_run("begin; -- move money", ENTER, "update acct set bal = bal - 30 where id = 1;", ENTER,
+                    "select bal -- mid-statement", ENTER, "from acct;", ENTER, "commit;", ENTER, CTRL_D,
+                    screen=False)
+    assert ran.err == ""
+    assert ran.out.splitlines()[1:] == ["BEGIN", "UPDATE 1", " bal", "-----", "  70", "(1 row)", "COMMIT", "\\q"]
+
+
 def test_help_timing_expanded_and_rows(shell_run):
     ran = shell_run("\\?", ENTER, "\\timing", ENTER, "select 1 as x;", ENTER, "\\timing off", ENTER,
                     "\\x", ENTER, "select 1 as x, 'wide' as y;", ENTER, "\\x off", ENTER,
