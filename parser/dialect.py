@@ -56,6 +56,25 @@ class TxlakeParser(DuckDB.Parser):
     # PostgreSQL: ALTER TABLE t RENAME [COLUMN] a TO b (DuckDB's parser would read a table rename)
     ALTER_RENAME_REQUIRES_COLUMN = False
 
+    def _parse_csv(self, parse_method, sep=TokenType.COMMA):
+        """A comma-separated list, as sqlglot's - except that an empty item is a syntax error,
+        as in PostgreSQL (sqlglot skips it: ``SELECT 1,, 2`` and ``WHERE id IN (1,)`` ran)."""
+        items = []
+        item = parse_method()
+        if item is not None:
+            items.append(item)
+        while self._match(sep):
+            if isinstance(item, exp.Expr):
+                self._add_comments(item)
+            item = parse_method()
+            if item is None:
+                if sep == TokenType.COMMA:
+                    self.raise_error(f'at or near "{self._curr.text}"' if self._curr else "at end of input",
+                                     self._curr or self._prev)
+            else:
+                items.append(item)
+        return items
+
     def _parse_statement(self):
         if self._curr is None:
             return None

@@ -392,6 +392,12 @@ def test_errors_are_not_cached_as_results():
     ("SELECT 1 /* open comment", "/* open"),
     ("FOO", "FOO"),
     ("SELECT 1; START", "START"),
+    # an empty list item (sqlglot skipped it, and the statement ran)
+    ("SELECT 1,, 2", ", 2"),
+    ("DELETE FROM t WHERE id IN (1,)", ")"),
+    ("SELECT a, FROM t", "FROM"),
+    ("SELECT f(1, , 2)", ", 2"),
+    ("INSERT INTO t VALUES (1, 2,)", ")"),
 ])
 def test_syntax_error_position_points_at_the_token(sql, at):
     with pytest.raises(errors.SyntaxError) as info:
