@@ -328,4 +328,10 @@ def _type_code(t: pa.DataType) -> str:
     try:
         return type_from_arrow(t).sql().split("(")[0]
     except errors.NotSupportedError:  # query results may hold types tables cannot (lists, blobs)
-        return "BLOB" if pa.types.is_binary(t) or pa.types.is_large_binary(t) else str(t).upper()
+        if pa.types.is_binary(t) or pa.types.is_large_binary(t):
+            return "BLOB"
+        if pa.types.is_time(t):
+            return "TIME"
+        if pa.types.is_interval(t):
+            return "INTERVAL"
+        return str(t).upper()

@@ -93,11 +93,22 @@ def python_rows(table: pa.Table) -> list[tuple]:
     A value Python cannot hold - a date or timestamp beyond its years 1-9999, such as
     ``'infinity'::date`` - is 22008, as psycopg fails to fetch one, not a bare OverflowError."""
     try:
-        columns = [c.to_pylist() for c in table.columns]
+        columns = [c.to_pylist() if c.type != _INTERVAL else _timedeltas(c) for c in table.columns]
     except (OverflowError, ValueError) as e:
         raise errors.DatetimeFieldOverflow(
             f"a value fetched cannot be represented as a Python value (years 1 to 9999): {e}") from None
     return list(zip(*columns)) if columns else [()] * table.num_rows
+
+
+_INTERVAL = pa.month_day_nano_interval()
+
+
+def _timedeltas(column: pa.ChunkedArray) -> list:
+    """An INTERVAL column as ``datetime.timedelta`` values, as psycopg gives them (a month is 30
+    days), rather than pyarrow's MonthDayNano tuples."""
+    import datetime
+    return [None if v is None else datetime.timedelta(days=v.months * 30 + v.days, microseconds=v.nanoseconds // 1000)
+            for v in column.to_pylist()]
 
 
 @dataclass

@@ -28,12 +28,31 @@ def format_value(value, null: str = NULL) -> str:
     if isinstance(value, bool):
         return "t" if value else "f"
     if isinstance(value, decimal.Decimal):
-        return str(value)
+        return f"{value:f}"  # its scale's digits, never 0E-9 or 1.00E-7
     if isinstance(value, datetime.datetime):
         return value.isoformat(sep=" ")
+    if isinstance(value, datetime.timedelta):
+        return _interval(value)
     if isinstance(value, (bytes, bytearray, memoryview)):
         return "\\x" + bytes(value).hex()
     return str(value)
+
+
+def _interval(value: datetime.timedelta) -> str:
+    """As PostgreSQL prints an interval: ``1 day 02:30:00``, ``-3 days``, ``00:00:01.5``."""
+    days, rest = value.days, value - datetime.timedelta(days=value.days)
+    if days < 0 and rest:  # timedelta keeps the seconds positive: -1 day + 23:00 is -01:00
+        days, rest = days + 1, rest - datetime.timedelta(days=1)
+    parts = [f"{days} day{'s' if abs(days) != 1 else ''}"] if days else []
+    if rest or not days:
+        sign = "-" if rest < datetime.timedelta(0) else ""
+        seconds = abs(rest).total_seconds()
+        hours, seconds = divmod(seconds, 3600)
+        minutes, seconds = divmod(seconds, 60)
+        text = f"{sign}{int(hours):02d}:{int(minutes):02d}:{int(seconds):02d}"
+        micro = abs(rest).microseconds
+        parts.append(text + (f".{micro:06d}".rstrip("0") if micro else ""))
+    return " ".join(parts)
 
 
 def _cell(value, null: str) -> str:

@@ -474,6 +474,17 @@ def test_fetch_methods(c):
     assert [r for r in c.execute("SELECT name FROM t ORDER BY id")] == [("a",), ("b",), ("c",)]
 
 
+def test_intervals_and_times_fetch_as_python_values(c):
+    """As psycopg: an INTERVAL is a timedelta (a month is 30 days), not pyarrow's MonthDayNano;
+    both it and TIME compare equal to DATETIME."""
+    cur = c.execute("SELECT interval '1 month 2 days 03:00:00.5' AS i, TIME '12:30:00' AS t, "
+                    "DATE '2024-03-02' - DATE '2024-03-01' AS n, ?::INTERVAL AS p", (datetime.timedelta(hours=5),))
+    assert cur.fetchall() == [(datetime.timedelta(days=32, hours=3, microseconds=500000),
+                               datetime.time(12, 30), 1, datetime.timedelta(hours=5))]
+    codes = [d[1] for d in cur.description]
+    assert codes[0] == txlake.DATETIME and codes[1] == txlake.DATETIME and codes[3] == txlake.DATETIME
+
+
 def test_fetch_arrow_table(c):
     table = c.execute("SELECT * FROM t ORDER BY id").fetch_arrow_table()
     assert isinstance(table, pa.Table) and table.num_rows == 3

@@ -28,6 +28,17 @@ def test_null_is_not_the_empty_string():
     assert render_table(table(), null="∅").splitlines()[3].endswith("∅")
 
 
+def test_decimals_show_their_scale_and_intervals_as_postgresql_prints_them(connect):
+    """str(Decimal) wrote 0E-9 and 1.00E-7, and intervals showed as pyarrow's MonthDayNano."""
+    conn = connect()
+    result = conn.execute("SELECT 0::DECIMAL(38,9) AS zero, 0.0000001::DECIMAL(38,9) AS small, "
+                          "interval '1 day 2 hours 30 minutes' AS i, interval '-3 days' AS neg, "
+                          "interval '1.5 seconds' AS frac").fetch_arrow_table()
+    assert render_table(result).splitlines()[2] == (
+        " 0.000000000 | 0.000000100 | 1 day 02:30:00 | -3 days | 00:00:01.5")
+    assert render_csv(result).splitlines()[1] == "0.000000000,0.000000100,1 day 02:30:00,-3 days,00:00:01.5"
+
+
 def test_one_row_says_row():
     assert render_table(pa.table({"x": [1]})).splitlines()[-1] == "(1 row)"
 
