@@ -41,7 +41,7 @@ from txlake.engine.errors_map import translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.parser import statements as st
-from txlake.parser.parse import CLOCK_FUNCTION, identifier, table_name, transaction_clock
+from txlake.parser.parse import CLOCK_FUNCTION, identifier, parse_table_name, table_name, transaction_clock
 from txlake.storage import keys as pk
 from txlake.storage.commit import (ROWS_PER_FILE, SAME_KEYS, SOURCES, UPSERTED, TableDelta, carry_upserted,
                                    table_bytes, visible_sources)
@@ -286,9 +286,7 @@ class Executor:
         if len(call.expressions) != 1 or not isinstance(call.expressions[0], exp.Literal):
             raise errors.ProgrammingError("txlake_snapshots takes one table name as a string literal",
                                           sqlstate="42883")
-        from txlake.parser.parse import parse_one
-        ref = parse_one(f"SELECT * FROM {call.expressions[0].this}").expression.find(exp.Table)
-        version = ctx.resolve(table_name(ref))
+        version = ctx.resolve(parse_table_name(call.expressions[0].this))
         rows = []
         for entry in self.db.warehouse.history(version.table_id):
             for change in entry.changes:

@@ -11,14 +11,14 @@ from sqlglot import exp
 
 from txlake import errors
 from txlake.engine.executor import Result
-from txlake.parser.parse import parse_one, table_name
+from txlake.parser.parse import parse_table_name
 from txlake.storage import maintenance
 
 
 def _table_arg(session, value: exp.Expression):
     if not isinstance(value, exp.Literal) or not value.is_string:
         raise errors.ProgrammingError("expected a table name as a string literal", sqlstate="42804")
-    ref = table_name(parse_one(f"SELECT * FROM {value.this}").expression.find(exp.Table))
+    ref = parse_table_name(value.this)
     catalog = session.db.warehouse.refresh()
     version = catalog.table(*ref.qualified(session.settings["search_path"]))
     if version is None:

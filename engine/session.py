@@ -23,7 +23,7 @@ from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result
 from txlake.engine.mvcc.xact import (DEFAULT_LEVEL, READ_COMMITTED, READ_UNCOMMITTED, Transaction,
                                      TxnState, normalise_level)
 from txlake.parser import statements as st
-from txlake.parser.parse import parse
+from txlake.parser.parse import parse, parse_table_name
 
 # Sessions still open when the interpreter exits are closed then: their transactions roll
 # back, DuckDB connections close cleanly, and background publishing is flushed.
@@ -158,11 +158,7 @@ class Session:
 
     def describe_table(self, name: str):
         import pyarrow as pa
-        from txlake.parser.parse import parse_one
-        stmt = parse_one(f"SELECT * FROM {name}")
-        table = next(iter(stmt.expression.find_all(__import__("sqlglot").exp.Table)))
-        from txlake.parser.parse import table_name
-        ref = table_name(table)
+        ref = parse_table_name(name)
         db, tname = ref.qualified(self.settings["search_path"])
         for version in self._visible_tables():
             if (version.db, version.name) == (db, tname):

@@ -332,6 +332,18 @@ def table_name(node: exp.Table) -> st.TableName:
     return st.TableName(db, name)
 
 
+def parse_table_name(text: str) -> st.TableName:
+    """A table name given as text (``\\d t``, ``txlake_snapshots('db.t')``, a CALL's argument):
+    the name and nothing else, or 42602."""
+    try:
+        node = sqlglot.parse_one(text, into=exp.Table, read=Txlake)
+    except (ParseError, TokenError):
+        node = None
+    if node is None or set(node.args) - {"this", "db", "catalog"} or not isinstance(node.this, exp.Identifier):
+        raise errors.InvalidName(f'invalid table name: "{text}"')
+    return table_name(node)
+
+
 def _column_spec(col: exp.ColumnDef) -> st.ColumnSpec:
     not_null = primary_key = False
     default = None

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 import txlake
 from txlake.repl.render import render_error
-from txlake.repl.runner import Outcome, Runner
+from txlake.repl.runner import Outcome, OutputError, Runner
 
 DEFAULT_WAREHOUSE = "./txlake-warehouse"
 
@@ -83,7 +84,7 @@ def run_scripts(runner: Runner, scripts: list[tuple[str, str]]) -> int:
             source = "<stdin>" if value == "-" else value
             try:
                 if value == "-":
-                    text = sys.stdin.read()
+                    text = sys.stdin.read() if sys.stdin is not None else ""
                 else:
                     with open(value, encoding="utf-8") as f:
                         text = f.read()
@@ -116,12 +117,26 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.scripts:
             return run_scripts(runner, args.scripts)
-        if not sys.stdin.isatty():
+        if sys.stdin is None or not sys.stdin.isatty():  # (None: standard input closed)
             return run_scripts(runner, [("file", "-")])
         from txlake.repl.shell import Shell
         return Shell(runner, args.warehouse).run()
+    except OutputError as e:  # what ran stays as it is (an open transaction is rolled back)
+        if not isinstance(e.cause, BrokenPipeError):  # (a reader that stopped reading: quietly)
+            print(f"txlake: could not write the output: {e.cause.strerror or e.cause}", file=sys.stderr)
+        _quiet_stdout()
+        return 1
     finally:
         conn.close()
+
+
+def _quiet_stdout() -> None:
+    """Point standard output at /dev/null, so that Python's flush at exit does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 if __name__ == "__main__":

@@ -78,8 +78,9 @@ def _list_tables(runner: Runner, argument: str) -> Outcome:
 def _describe(runner: Runner, argument: str) -> Outcome:
     if not argument:
         return _list_tables(runner, argument)
+    columns = runner.conn.session.describe_table(argument)
     runner.print(f'Table "{argument}"')
-    runner.show_table(runner.conn.session.describe_table(argument))
+    runner.show_table(columns)
     return Outcome.OK
 
 
@@ -104,6 +105,9 @@ def _include(runner: Runner, argument: str) -> Outcome:
             text = f.read()
     except OSError as e:
         runner.warn(f"\\i: {path}: {e.strerror or e}")
+        return Outcome.ERROR
+    except UnicodeDecodeError as e:
+        runner.warn(f"\\i: {path}: not UTF-8 text ({e.reason} at byte {e.start})")
         return Outcome.ERROR
     runner.include_depth += 1
     try:

@@ -28,6 +28,15 @@ from txlake.repl import render
 from txlake.repl.scanner import META, SQL, Piece, scan
 
 
+class OutputError(Exception):
+    """Writing the output failed (a closed pipe, a full disk): not the statement's error, which
+    ran; the command stops (``cli.main``)."""
+
+    def __init__(self, cause: OSError):
+        super().__init__(str(cause))
+        self.cause = cause
+
+
 class Outcome(enum.Enum):
     OK = "ok"
     ERROR = "error"
@@ -58,10 +67,17 @@ class Runner:
     # --- output --------------------------------------------------------------------------
 
     def print(self, text: str = "") -> None:
-        print(text, file=self.out, flush=True)
+        self._write(text, self.out)
 
     def warn(self, text: str) -> None:
-        print(text, file=self.err, flush=True)
+        self._write(text, self.err)
+
+    @staticmethod
+    def _write(text: str, stream) -> None:
+        try:
+            print(text, file=stream, flush=True)
+        except OSError as e:
+            raise OutputError(e) from None
 
     def show_error(self, error: BaseException, statement: str | None = None) -> None:
         text = render.render_error(error, statement)
@@ -155,6 +171,8 @@ class Runner:
         except KeyboardInterrupt:
             self.show_error(canceled())
             outcome = Outcome.ERROR
+        except OutputError:
+            raise
         except Exception as e:  # an engine bug must not end the user's session
             if self._cancel_requested:
                 self.show_error(canceled())

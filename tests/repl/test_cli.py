@@ -5,6 +5,7 @@ this process (standard streams swapped for strings), which is faster for the man
 """
 
 import io
+import os
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -161,3 +162,45 @@ def test_a_transaction_left_open_by_a_script_is_rolled_back_with_a_warning(main,
     assert done.returncode == 0
     assert "WARNING:  end of input: the open transaction was rolled back" in done.stderr
     assert main(wh, "--csv", "-c", "SELECT count(*) AS n FROM t").stdout == "n\n0\n"
+
+
+@pytest.mark.parametrize("meta", ["\\d (select 1)", "\\d t, u", "\\snapshots k where 1=0 union all select 1",
+                                  "\\snapshots (select 1)"])
+def test_a_table_argument_that_is_no_table_name_is_42602(main, tmp_path, meta):
+    """\\d (select 1) ended the shell with a StopIteration traceback; txlake_snapshots read its
+    string as SELECT * FROM <string> (a query in it ran; \\snapshots (select 1) was XX000)."""
+    wh = str(tmp_path / "wh")
+    assert main(wh, "-c", "CREATE TABLE k (a INT)").returncode == 0
+    done = main(wh, "-c", meta)
+    assert done.returncode == 1 and "42602" in done.stderr and "Traceback" not in done.stderr
+    assert "Table" not in done.stdout
+
+
+def test_include_of_a_file_that_is_not_utf8_is_an_error_not_a_traceback(main, tmp_path):
+    script = tmp_path / "latin1.sql"
+    script.write_bytes("SELECT 'café';\n".encode("latin-1"))
+    done = main(str(tmp_path / "wh"), "-c", "BEGIN", "-c", f"\\i {script}")
+    assert done.returncode == 1 and "not UTF-8" in done.stderr
+
+
+def test_closed_stdin_and_a_reader_that_stops_reading(txlake, program, tmp_path):
+    """Standard input closed: nothing to run (was an AttributeError traceback). Output into a
+    pipe whose reader has gone: the command stops quietly (was XX000 for each statement, or a
+    traceback from a meta-command)."""
+    wh = str(tmp_path / "wh")
+    argv, env = program
+    closed = subprocess.run([*argv, wh], stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env,
+                            timeout=60, preexec_fn=lambda: os.close(0))
+    assert closed.returncode == 0 and closed.stderr == ""
+    metas = tmp_path / "metas.sql"
+    metas.write_text("\\d k\n" * 5000)  # (more than a pipe holds)
+    for command in [("-c", "SELECT * FROM range(300000)"), ("-f", str(metas))]:
+        proc = subprocess.Popen([*argv, wh, "-c", "CREATE TABLE IF NOT EXISTS k (a INT)", *command],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        proc.stdout.readline()
+        proc.stdout.close()
+        err = proc.stderr.read().decode()
+        assert proc.wait(timeout=60) == 1 and "XX000" not in err and "Traceback" not in err, err
+    full = subprocess.run([*argv, wh, "-c", "SELECT 1"], stdout=open("/dev/full", "w"), stderr=subprocess.PIPE,
+                          text=True, env=env, timeout=60)
+    assert full.returncode == 1 and "could not write the output" in full.stderr
