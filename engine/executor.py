@@ -1335,6 +1335,10 @@ def column_type(data_type: exp.DataType) -> ColumnType:
         params = tuple(int(p.this.this) for p in data_type.expressions)
     except (AttributeError, ValueError):
         raise errors.SyntaxError(f"invalid type modifier in {data_type.sql()}") from None
+    if name == "CHAR" and not params:
+        params = (1,)
+    if name == "USERDEFINED":  # a name sqlglot does not know (SERIAL)
+        name = str(data_type.args.get("kind") or name)
     return make_type(name, params)
 
 

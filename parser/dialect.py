@@ -269,7 +269,9 @@ class TxlakeTokenizer(DuckDB.Tokenizer):
     # ``?::int`` is a parameter cast to int, as in PostgreSQL clients, not sqlglot's ``?::``
     # operator (a TRY_CAST of some dialects): a syntax error before.
     KEYWORDS = {**{k: v for k, v in DuckDB.Tokenizer.KEYWORDS.items() if k != "?::"},
-                "PREPARE": TokenType.VAR, "CALL": TokenType.VAR, "RESET": TokenType.VAR, "VARCHAR": TokenType.VARCHAR}
+                "PREPARE": TokenType.VAR, "CALL": TokenType.VAR, "RESET": TokenType.VAR, "VARCHAR": TokenType.VARCHAR,
+                # CHAR(n) keeps its length too (DuckDB reads CHAR as TEXT)
+                "CHAR": TokenType.CHAR}
     COMMANDS = DuckDB.Tokenizer.COMMANDS - {TokenType.SHOW}
 
     def tokenize(self, sql: str):

@@ -355,7 +355,8 @@ def _column_spec(col: exp.ColumnDef) -> st.ColumnSpec:
             primary_key = not_null = True
         elif isinstance(kind, exp.DefaultColumnConstraint):
             default = kind.this
-        elif isinstance(kind, (exp.UniqueColumnConstraint, exp.CheckColumnConstraint)):
+        elif kind is not None and not isinstance(kind, exp.NotNullColumnConstraint):
+            # UNIQUE, CHECK, REFERENCES, GENERATED ... AS IDENTITY, COLLATE: refused, never ignored
             raise errors.NotSupportedError(f"column constraint not supported: {constraint.sql()}")
     col_type = col.args.get("kind")
     if col_type is None:
@@ -369,6 +370,12 @@ def _create(tree: exp.Create) -> st.Statement:
         raise errors.NotSupportedError(f"CREATE {tree.args.get('kind')} is not supported")
     if tree.args.get("replace"):
         raise errors.NotSupportedError("CREATE OR REPLACE TABLE is not supported")
+    for prop in (tree.args.get("properties") or exp.Properties()).expressions:
+        # TEMPORARY, PARTITION BY, INHERITS, WITH (...): refused, never ignored (UNLOGGED asks
+        # for less durability than every table has: taken as it is)
+        if not isinstance(prop, exp.UnloggedProperty):
+            what = _TABLE_PROPERTIES.get(type(prop)) or prop.sql(dialect="postgres")
+            raise errors.NotSupportedError(f"CREATE TABLE with {what} is not supported")
     if_not_exists = bool(tree.args.get("exists"))
     target = tree.this
     if isinstance(target, exp.Schema):
@@ -391,6 +398,10 @@ def _create(tree: exp.Create) -> st.Statement:
                               primary_key=tuple(primary_key or inline),
                               if_not_exists=if_not_exists, as_query=tree.expression)
     return st.CreateTable(table=table_name(target), if_not_exists=if_not_exists, as_query=tree.expression)
+
+
+_TABLE_PROPERTIES = {exp.TemporaryProperty: "TEMPORARY", exp.PartitionedByProperty: "PARTITION BY",
+                     exp.InheritsProperty: "INHERITS"}
 
 
 def _drop(tree: exp.Drop) -> st.Statement:

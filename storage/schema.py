@@ -80,6 +80,9 @@ _ALIASES = {
     "DECIMAL": "DECIMAL", "NUMERIC": "DECIMAL",
     "VARCHAR": "VARCHAR", "TEXT": "VARCHAR", "STRING": "VARCHAR", "CHAR VARYING": "VARCHAR",
     "CHARACTER VARYING": "VARCHAR",
+    # CHAR(n) / CHARACTER(n): a VARCHAR(n) (the length is enforced, values are not padded);
+    # CHAR alone is CHAR(1), as in PostgreSQL (engine/executor.py column_type)
+    "CHAR": "VARCHAR", "CHARACTER": "VARCHAR",
     "DATE": "DATE",
     "TIMESTAMP": "TIMESTAMP", "DATETIME": "TIMESTAMP", "TIMESTAMP WITHOUT TIME ZONE": "TIMESTAMP",
 }

@@ -426,6 +426,17 @@ def test_values_rows_of_mixed_types_go_to_the_column_types(c):
         c.execute("INSERT INTO t (id, score) VALUES (10, 1), (11, 'abc')")
 
 
+def test_char_keeps_its_length(c):
+    """DuckDB reads CHAR(n) as TEXT: its length was dropped. It is a VARCHAR(n) (not padded);
+    CHAR alone is CHAR(1), as in PostgreSQL."""
+    c.execute("CREATE TABLE ch (code CHAR(3), flag CHAR, c2 CHARACTER(2))")
+    c.execute("INSERT INTO ch VALUES ('abc', 'y', 'ab')")
+    for row in ["('abcd', 'y', 'ab')", "('abc', 'yn', 'ab')", "('abc', 'y', 'abc')"]:
+        with pytest.raises(errors.StringDataRightTruncation):
+            c.execute(f"INSERT INTO ch VALUES {row}")
+    assert q(c, "SELECT * FROM ch") == [("abc", "y", "ab")]
+
+
 def test_varchar_length_counts_characters_not_bytes(connect):
     c = connect(autocommit=True)
     c.execute("CREATE TABLE v (s VARCHAR(3))")

@@ -113,6 +113,14 @@ BAD = [
     ("ALTER TABLE t ADD COLUMN n INT", None, errors.DuplicateColumn, "42701"),
     ("CREATE TABLE z (a INT PRIMARY KEY, b INT PRIMARY KEY)", None, errors.ProgrammingError, "42P16"),
     ("CREATE TABLE z (a INT UNIQUE)", None, errors.NotSupportedError, "0A000"),
+    # DDL PostgreSQL honours that txlake does not: refused, not ignored (they were accepted)
+    ("CREATE TEMP TABLE z (a INT)", None, errors.NotSupportedError, "0A000"),
+    ("CREATE TABLE z (a INT GENERATED ALWAYS AS IDENTITY)", None, errors.NotSupportedError, "0A000"),
+    ("CREATE TABLE z (a INT REFERENCES t (id))", None, errors.NotSupportedError, "0A000"),
+    ("CREATE TABLE z (a INT) PARTITION BY RANGE (a)", None, errors.NotSupportedError, "0A000"),
+    ('CREATE TABLE z (a TEXT COLLATE "C")', None, errors.NotSupportedError, "0A000"),
+    ("CREATE TABLE z (a INT) INHERITS (t)", None, errors.NotSupportedError, "0A000"),
+    ("CREATE TABLE z (a SERIAL)", None, errors.NotSupportedError, "0A000"),
     ("CREATE TABLE z (a GEOMETRY)", None, errors.NotSupportedError, "0A000"),
     ("ALTER TABLE t DROP COLUMN id", None, errors.NotSupportedError, "0A000"),
     # 42602 names that would leave the warehouse
