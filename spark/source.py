@@ -8,8 +8,9 @@ Writes follow the commit protocol of ``storage/commit.py`` split across machines
 write, serial commit"): each task writes Parquet files and returns their names; the driver's
 ``commit()`` makes one log entry with all of them, after the same data-conflict check an engine
 session's commit gets (``FilesCommit``). ``abort()`` - and a failed ``commit()`` - removes the
-job's files; files of failed task attempts never reach a message, so they are found by the
-job's file-name prefix.
+job's files, unless its log entry landed (a failed ``commit()`` may have failed after it);
+files of failed task attempts never reach a message, so they are found by the job's file-name
+prefix. Publishing after the commit only logs its failures: the commit stands.
 
 Options: ``path`` (``<warehouse>/<db>.<table>`` or ``<warehouse>/<table>``) or ``warehouse``
 plus ``table``; reads: ``snapshotId``, ``asOfTimestamp``, ``rowsPerPartition``; writes:
@@ -343,9 +344,11 @@ class TxlakeWriter(DataSourceArrowWriter):
                              snapshot_csn=self.base_csn if self.overwrite else None,
                              read_tables=frozenset({table_id}) if self.overwrite and self.table_id else frozenset(),
                              label=self.label)
-        wh.commit(commit)  # on failure it removes the files and raises
+        entry = wh.commit(commit)  # on failure it removes the files and raises
         if self.publish == "sync":
-            Publisher(wh, "sync").flush()
+            # the commit is durable: a publishing failure is logged (and retried by the next
+            # publisher), never reported as the job's - Spark would then abort() a committed job
+            Publisher(wh, "sync").notify(entry)
 
     @property
     def _abort_marker(self) -> str:
@@ -357,7 +360,17 @@ class TxlakeWriter(DataSourceArrowWriter):
         os.makedirs(os.path.dirname(self._abort_marker), exist_ok=True)
         with open(self._abort_marker, "w"):
             pass
-        self._remove_strays(set())
+        self._remove_strays(self._committed_files())
+
+    def _committed_files(self) -> set[str]:
+        """The files of this job's commit if it landed (``commit()`` failed after its log entry
+        was durable): they are the table's, and stay."""
+        if not os.path.exists(os.path.join(self.target.root, MARKER)):
+            return set()
+        entry = self.target.open().committed(self.job, self.base_csn)
+        if entry is None:
+            return set()
+        return {f.path for change in entry.member(self.job).changes for f in getattr(change, "added", ())}
 
     def _remove_strays(self, keep: set[str]) -> None:
         """Remove this job's files that are not in ``keep`` (failed or duplicate attempts)."""

@@ -230,6 +230,15 @@ class Warehouse:
             csn = self._label_csn(label)
         return self.txlog.read(csn) if csn is not None else None
 
+    def committed(self, commit_id: str, after_csn: int) -> LogEntry | None:
+        """The entry after ``after_csn`` that committed transaction ``commit_id`` (alone or in a
+        group), if any: whether a commit landed that its committer cannot tell (the process that
+        wrote it failed, or reported failure, after the entry was durable)."""
+        for entry in self.txlog.entries_after(after_csn):
+            if entry.commit_id == commit_id or any(cid == commit_id for _, cid, _, _ in entry.members):
+                return entry
+        return None
+
     def refuse_held_label(self, label: str, gid: str | None = None) -> None:
         """42710 if a prepared transaction not finished yet (other than ``gid``) carries
         ``label``: its COMMIT PREPARED will use it. (Taken by another commit, the label made
