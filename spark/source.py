@@ -14,12 +14,14 @@ prefix. Publishing after the commit only logs its failures: the commit stands.
 
 Options: ``path`` (``<warehouse>/<db>.<table>`` or ``<warehouse>/<table>``) or ``warehouse``
 plus ``table``; reads: ``snapshotId``, ``asOfTimestamp``, ``rowsPerPartition``; writes:
-``label`` (exactly-once), ``publish`` (``sync`` - default - or ``off``), ``commitTimeout``.
+``label`` (exactly-once), ``publish`` (``sync`` - default - or ``off``), ``commitTimeout``
+(seconds). A bad value is refused with 22023 (InvalidParameterValue) naming the option.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import math
 import os
 import uuid
 from dataclasses import dataclass
@@ -44,6 +46,7 @@ from txlake.storage.version import DataFile, TableVersion, decode_rows, encode_r
 from txlake.storage.warehouse import MARKER, Warehouse
 
 DEFAULT_DB = "default"
+DEFAULT_COMMIT_TIMEOUT = 60.0  # seconds a job's commit waits for the log
 # A task costs ~0.1 s in Spark and its Python worker, so tasks should read millions of rows;
 # but a table should still spread over a few tasks. Without ``rowsPerPartition``: a quarter of
 # the table per task, at least 512k and at most 4M rows (measured: 10M rows read in 1.96 s with
@@ -112,6 +115,21 @@ def _as_of_ms(text: str) -> int:
     return int(when.timestamp() * 1000)
 
 
+def _positive(options, name: str, kind: type = int) -> int | float | None:
+    """Option ``name`` as a positive (finite) ``kind``, int or float; None if not given."""
+    text = options.get(name)
+    if text is None:
+        return None
+    try:
+        value = kind(text)
+    except (TypeError, ValueError):
+        value = None
+    if value is None or not 0 < value < math.inf:
+        what = "a positive integer" if kind is int else "a positive number"
+        raise errors.InvalidParameterValue(f'option {name} must be {what}, not "{text}"')
+    return value
+
+
 class TxlakeDataSource(DataSource):
     """``spark.read.format("txlake")`` / ``df.write.format("txlake")``."""
 
@@ -124,12 +142,12 @@ class TxlakeDataSource(DataSource):
         if getattr(self, "_pinned", None) is None:
             target = Target.from_options(self.options)
             wh = target.open()
-            snapshot_id, as_of = self.options.get("snapshotId"), self.options.get("asOfTimestamp")
+            snapshot_id, as_of = _positive(self.options, "snapshotId"), self.options.get("asOfTimestamp")
             if snapshot_id is not None and as_of is not None:
                 raise errors.ProgrammingError("give snapshotId or asOfTimestamp, not both")
             if snapshot_id is not None:
-                csn = int(snapshot_id)
-                if not 0 < csn <= wh.latest.csn:
+                csn = snapshot_id
+                if csn > wh.latest.csn:
                     raise errors.InvalidParameterValue(f"snapshot {csn} does not exist (newest is {wh.latest.csn})")
             elif as_of is not None:
                 csn = wh.csn_at(_as_of_ms(as_of))
@@ -148,11 +166,12 @@ class TxlakeDataSource(DataSource):
     def reader(self, schema) -> "TxlakeReader":
         csn, version = self._snapshot()
         target = Target.from_options(self.options)
-        rows = self.options.get("rowsPerPartition")
-        return TxlakeReader(target.root, csn, version, int(rows) if rows else rows_per_partition(version))
+        rows = _positive(self.options, "rowsPerPartition")
+        return TxlakeReader(target.root, csn, version, rows or rows_per_partition(version))
 
     def writer(self, schema, overwrite: bool) -> "TxlakeWriter":
         target = Target.from_options(self.options)
+        commit_timeout = _positive(self.options, "commitTimeout", float) or DEFAULT_COMMIT_TIMEOUT
         wh = target.open(create=True)
         latest = wh.refresh()
         version = latest.table(target.db, target.name)
@@ -163,7 +182,7 @@ class TxlakeDataSource(DataSource):
             check_assignable(schema, table_schema, target.name)
         return TxlakeWriter(target, table_schema, latest.csn, version.table_id if version else None,
                             overwrite, uuid.uuid4().hex, self.options.get("label"),
-                            self.options.get("publish", "sync"), float(self.options.get("commitTimeout", 60)))
+                            self.options.get("publish", "sync"), commit_timeout)
 
 
 class PushdownDataSource(TxlakeDataSource):
@@ -267,7 +286,7 @@ class TxlakeWriter(DataSourceArrowWriter):
     def __init__(self, target: Target, schema: TableSchema, base_csn: int, table_id: str | None,
                  overwrite: bool, job: str, label: str | None, publish: str, commit_timeout: float):
         if publish not in ("sync", "off"):
-            raise errors.InvalidParameterValue(f'publish must be "sync" or "off", not "{publish}"')
+            raise errors.InvalidParameterValue(f'option publish must be "sync" or "off", not "{publish}"')
         self.target = target
         self.schema = schema
         self.base_csn = base_csn
