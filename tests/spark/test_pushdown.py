@@ -2,18 +2,21 @@
 proves no row passes."""
 
 import datetime
+import math
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from pyspark.sql.datasource import (EqualTo, GreaterThan, GreaterThanOrEqual, In, IsNotNull, IsNull, LessThan,
+from pyspark.sql.datasource import (EqualNullSafe, EqualTo, GreaterThan, GreaterThanOrEqual, In, IsNotNull, IsNull, LessThan,
                                     LessThanOrEqual, StringStartsWith)
 
 from txlake.spark import pushdown
 from txlake.storage.schema import Column, ColumnType, TableSchema
 
 SCHEMA = TableSchema(0, (Column(0, "id", ColumnType("BIGINT")), Column(1, "s", ColumnType("VARCHAR")),
-                         Column(2, "ts", ColumnType("TIMESTAMP")), Column(3, "n", ColumnType("INT"))), (), 3)
+                         Column(2, "ts", ColumnType("TIMESTAMP")), Column(3, "n", ColumnType("INT")),
+                         Column(4, "d", ColumnType("DOUBLE"))), (), 4)
+NAN = math.nan
 
 
 @pytest.fixture
@@ -24,6 +27,7 @@ def footer(tmp_path):
         "ts": pa.array([datetime.datetime(2024, 1, 1) + datetime.timedelta(hours=i) for i in range(100)],
                        pa.timestamp("us")),
         "n": pa.array([None] * 100, pa.int32()),
+        "d": pa.array([NAN if i == 7 else float(i) for i in range(100)]),  # min/max leave NaN out
     })
     path = tmp_path / "f.parquet"
     pq.write_table(table, path, row_group_size=30)  # several row groups: stats are combined
@@ -41,6 +45,13 @@ def footer(tmp_path):
     (IsNull(("id",)), False), (IsNotNull(("id",)), True), (IsNull(("n",)), True), (IsNotNull(("n",)), False),
     (EqualTo(("n",), 1), False),
     (EqualTo(("id",), "not a number"), True),   # incomparable: keep the file
+    # in Spark NaN is the largest double and equals itself; statistics do not say whether a
+    # column holds NaN, so a file is kept whenever the filter may be true for NaN
+    (GreaterThan(("d",), 5000.0), True), (GreaterThanOrEqual(("d",), 5000), True),
+    (EqualTo(("d",), NAN), True), (EqualNullSafe(("d",), NAN), True), (In(("d",), (-1.0, NAN)), True),
+    (GreaterThanOrEqual(("d",), NAN), True), (LessThan(("d",), NAN), True), (LessThanOrEqual(("d",), NAN), True),
+    (EqualTo(("d",), 5000.0), False), (In(("d",), (-1.0, 5000.0)), False), (LessThan(("d",), 0), False),
+    (LessThanOrEqual(("d",), -0.5), False),
 ])
 def test_may_match(footer, f, expected):
     assert pushdown.usable(f, SCHEMA)
