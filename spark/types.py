@@ -2,16 +2,23 @@
 
 txlake's TIMESTAMP is PostgreSQL's ``timestamp without time zone``; it maps to Spark's
 ``TimestampNTZType``. A Spark ``TimestampType`` (an instant) written into a txlake table is
-stored as its UTC wall time.
+stored as its UTC wall time. A value of another type than its column's is cast as an INSERT
+casts it - by DuckDB's CAST - so a number is rounded into its column as SQL rounds it (a
+decimal half away from zero, a double into an integer half to even), and one that does not
+fit is 22003.
 """
 
 from __future__ import annotations
 
+import functools
+
+import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark.sql import types as T
 
 from txlake import errors
+from txlake.engine.errors_map import translate
 from txlake.storage.schema import KINDS, Column, ColumnType, TableSchema
 
 _TO_SPARK = {
@@ -111,10 +118,7 @@ def conform(batch: pa.RecordBatch, schema: TableSchema, table: str) -> pa.Record
         if pa.types.is_timestamp(arr.type) and arr.type.tz is not None:
             arr = arr.cast(pa.timestamp("us", tz="UTC")).cast(pa.int64()).cast(pa.timestamp("us"))
         if arr.type != field.type:
-            try:
-                arr = pc.cast(arr, field.type, safe=True)
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
-                raise errors.NumericValueOutOfRange(f'value out of range for column "{col.name}": {e}') from None
+            arr = _cast_as_insert(arr, col, field.type)
         if col.not_null and arr.null_count:
             raise errors.NotNullViolation(
                 f'null value in column "{col.name}" of relation "{table}" violates not-null constraint')
@@ -125,3 +129,20 @@ def conform(batch: pa.RecordBatch, schema: TableSchema, table: str) -> pa.Record
                     f"value too long for type character varying({col.type.length})")
         arrays.append(arr)
     return pa.RecordBatch.from_arrays(arrays, schema=target)
+
+
+@functools.cache
+def _duckdb() -> duckdb.DuckDBPyConnection:
+    return duckdb.connect()  # one per process (Spark's Python workers), a cursor per use
+
+
+def _cast_as_insert(arr: pa.Array, col: Column, to: pa.DataType) -> pa.Array:
+    """``arr`` cast to ``col``'s type as an INSERT casts a value (DuckDB's CAST, errors as SQL
+    reports them)."""
+    try:
+        cast = _duckdb().cursor().from_arrow(pa.table({"v": arr})).project(f"CAST(v AS {col.type.sql()})")
+        out = cast.to_arrow_table().column(0)
+    except duckdb.Error as e:
+        error = translate(e)
+        raise type(error)(f'column "{col.name}": {error}', sqlstate=error.sqlstate) from None
+    return out.combine_chunks().cast(to)
