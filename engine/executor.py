@@ -19,8 +19,10 @@ constraint checks and the write set are the general path's own code.
 
 from __future__ import annotations
 
+import datetime
 import functools
 import itertools
+import json
 import os
 import uuid
 from collections import OrderedDict
@@ -1749,6 +1751,48 @@ def _default_sql(default: str) -> str:
     """A column default (stored as written) as DuckDB runs it: ``now()`` is the transaction's
     start there too."""
     return transaction_clock(exp.maybe_parse(default, dialect="duckdb")).sql(dialect="duckdb")
+
+
+def evaluate_defaults(columns: list[Column], start: datetime.datetime) -> list:
+    """The values of ``columns``' defaults (NULL for none), cast to the columns' types, for rows
+    that a writer outside a session (a Spark job) inserts in a transaction started at ``start``:
+    evaluated once, one value for all the rows. A default whose value differs from row to row
+    (it calls a volatile function: random(), gen_random_uuid()) is refused (0A000)."""
+    con = duckdb.connect()
+    try:
+        dialect.postgres_semantics(con)
+        con.create_function(CLOCK_FUNCTION, lambda: start, [], duckdb.sqltype("TIMESTAMPTZ"), side_effects=False)
+        volatile = {name for (name,) in con.sql(
+            "SELECT DISTINCT function_name FROM duckdb_functions() WHERE stability = 'VOLATILE'").fetchall()}
+        values = []
+        for col in columns:
+            if col.default is None:
+                values.append(None)
+                continue
+            sql = _default_sql(col.default)
+            tree = json.loads(con.execute("SELECT json_serialize_sql(?)", [f"SELECT {sql}"]).fetchone()[0])
+            if volatile & set(_functions_called(tree)):
+                raise errors.NotSupportedError(
+                    f'the default of column "{col.name}" ({col.default}) differs from row to row: '
+                    "give the column's values instead")
+            values.append(con.execute(f"SELECT CAST({sql} AS {col.type.sql()})").fetchone()[0])
+        return values
+    except duckdb.Error as e:
+        raise translate(e) from None
+    finally:
+        con.close()
+
+
+def _functions_called(tree):
+    """The names of the functions a query that DuckDB serialized (``json_serialize_sql``) calls."""
+    if isinstance(tree, dict):
+        if tree.get("class") == "FUNCTION":
+            yield tree["function_name"]
+        for value in tree.values():
+            yield from _functions_called(value)
+    elif isinstance(tree, list):
+        for value in tree:
+            yield from _functions_called(value)
 
 
 def _literal(value) -> exp.Expression | None:

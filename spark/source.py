@@ -34,8 +34,9 @@ from pyspark.sql.datasource import (DataSource, DataSourceArrowWriter, DataSourc
                                     WriterCommitMessage)
 
 from txlake import errors
+from txlake.engine.executor import evaluate_defaults
 from txlake.spark import pushdown
-from txlake.spark.types import check_assignable, conform, schema_for, spark_schema
+from txlake.spark.types import check_assignable, conform, missing_columns, schema_for, spark_schema
 from txlake.storage.commit import ROWS_PER_FILE, FilesCommit, TableDelta
 from txlake.storage.datafiles import BUCKET_DIR, table_dir, write_parquet_atomic
 from txlake.storage.expiry import hold_snapshot
@@ -175,14 +176,20 @@ class TxlakeDataSource(DataSource):
         wh = target.open(create=True)
         latest = wh.refresh()
         version = latest.table(target.db, target.name)
+        defaults = {}
         if version is None:
             table_schema = schema_for(schema)
         else:
             table_schema = version.schema
             check_assignable(schema, table_schema, target.name)
+            # the job is one transaction, started now: its rows get the same defaults
+            missing = [col for col in missing_columns(schema, table_schema) if col.default is not None]
+            if missing:
+                values = evaluate_defaults(missing, dt.datetime.now(dt.timezone.utc))
+                defaults = {col.name: value for col, value in zip(missing, values)}
         return TxlakeWriter(target, table_schema, latest.csn, version.table_id if version else None,
                             overwrite, uuid.uuid4().hex, self.options.get("label"),
-                            self.options.get("publish", "sync"), commit_timeout)
+                            self.options.get("publish", "sync"), commit_timeout, defaults)
 
 
 class PushdownDataSource(TxlakeDataSource):
@@ -284,7 +291,8 @@ class WrittenFiles(WriterCommitMessage):
 
 class TxlakeWriter(DataSourceArrowWriter):
     def __init__(self, target: Target, schema: TableSchema, base_csn: int, table_id: str | None,
-                 overwrite: bool, job: str, label: str | None, publish: str, commit_timeout: float):
+                 overwrite: bool, job: str, label: str | None, publish: str, commit_timeout: float,
+                 defaults: dict | None = None):
         if publish not in ("sync", "off"):
             raise errors.InvalidParameterValue(f'option publish must be "sync" or "off", not "{publish}"')
         self.target = target
@@ -296,6 +304,7 @@ class TxlakeWriter(DataSourceArrowWriter):
         self.label = label
         self.publish = publish
         self.commit_timeout = commit_timeout
+        self.defaults = defaults or {}    # column the DataFrame lacks -> its default's value
 
     @property
     def _bucket(self) -> str:
@@ -325,7 +334,7 @@ class TxlakeWriter(DataSourceArrowWriter):
             pending, rows = [], 0
 
         for batch in iterator:
-            batch = conform(batch, self.schema, self.target.name)
+            batch = conform(batch, self.schema, self.target.name, self.defaults)
             while batch.num_rows:
                 take = min(batch.num_rows, ROWS_PER_FILE - rows)
                 pending.append(batch.slice(0, take))

@@ -96,25 +96,31 @@ def check_assignable(df_schema: T.StructType, schema: TableSchema, table: str) -
             raise errors.DatatypeMismatch(
                 f'column "{col.name}" is of type {col.type.display()} but the DataFrame column is '
                 f"{f.dataType.simpleString()}")
-    names = {f.name.lower() for f in df_schema.fields}
-    for col in schema.columns:
-        if col.not_null and col.name.lower() not in names:
+    for col in missing_columns(df_schema, schema):
+        if col.not_null and col.default is None:  # (a NULL default fails on the first row)
             raise errors.NotNullViolation(
                 f'null value in column "{col.name}" of relation "{table}" violates not-null constraint')
 
 
-def conform(batch: pa.RecordBatch, schema: TableSchema, table: str) -> pa.RecordBatch:
-    """``batch`` (a Spark task's Arrow batch) in the table's Arrow schema, with the checks an
-    INSERT makes: numeric range (22003), NOT NULL (23502), VARCHAR(n) length (22001)."""
+def missing_columns(df_schema: T.StructType, schema: TableSchema) -> list[Column]:
+    """The table's columns a DataFrame does not have: an append stores their defaults."""
+    names = {f.name.lower() for f in df_schema.fields}
+    return [col for col in schema.columns if col.name.lower() not in names]
+
+
+def conform(batch: pa.RecordBatch, schema: TableSchema, table: str, defaults: dict) -> pa.RecordBatch:
+    """``batch`` (a Spark task's Arrow batch) in the table's Arrow schema, a column it lacks
+    holding its value in ``defaults`` (by name; NULL if none), with the checks an INSERT makes:
+    numeric range (22003), NOT NULL (23502), VARCHAR(n) length (22001)."""
     target = schema.arrow_schema()
     index = {n.lower(): i for i, n in enumerate(batch.schema.names)}
     arrays = []
     for col, field in zip(schema.columns, target):
         i = index.get(col.name.lower())
         if i is None:
-            arrays.append(pa.nulls(batch.num_rows, field.type))
-            continue
-        arr = batch.column(i)
+            arr = pa.repeat(pa.scalar(defaults.get(col.name), field.type), batch.num_rows)
+        else:
+            arr = batch.column(i)
         if pa.types.is_timestamp(arr.type) and arr.type.tz is not None:
             arr = arr.cast(pa.timestamp("us", tz="UTC")).cast(pa.int64()).cast(pa.timestamp("us"))
         if arr.type != field.type:

@@ -93,3 +93,31 @@ def test_numbers_are_rounded_into_their_columns_as_insert_rounds_them(spark, eng
         with pytest.raises(Exception, match="NumericValueOutOfRange"):
             spark.sql(query).write.format("txlake").mode("append").save(f"{wh}/n")
     assert engine.execute("SELECT count(*) FROM n").fetchone() == (18,)
+
+
+def test_columns_missing_from_the_dataframe_get_their_defaults(spark, engine, wh):
+    engine.execute("CREATE TABLE acc (id INT PRIMARY KEY, owner TEXT NOT NULL, balance DECIMAL(12,2) DEFAULT 0, "
+                   "active BOOLEAN NOT NULL DEFAULT true, rate DECIMAL(5,2) DEFAULT 7 / 2 + 0.005, "
+                   "opened TIMESTAMP DEFAULT now(), note VARCHAR)")
+    engine.execute("INSERT INTO acc (id, owner) VALUES (1, 'sql')")
+    spark.range(2, 1002, numPartitions=2).selectExpr("CAST(id AS INT) AS id", "'spark' AS owner") \
+        .write.format("txlake").mode("append").save(f"{wh}/acc")
+    spark.createDataFrame([(1002, "spark", False, None)], "id int, owner string, active boolean, balance decimal(12,2)") \
+        .write.format("txlake").mode("append").save(f"{wh}/acc")
+    by_sql = engine.execute("SELECT balance, active, rate, note FROM acc WHERE id = 1").fetchone()
+    assert by_sql == (decimal.Decimal("0.00"), True, decimal.Decimal("3.01"), None)  # (7 / 2 is 3, as in PostgreSQL)
+    assert engine.execute("SELECT DISTINCT balance, active, rate, note FROM acc WHERE id BETWEEN 2 AND 1001").fetchall() \
+        == [by_sql]
+    assert engine.execute("SELECT balance, active FROM acc WHERE id = 1002").fetchone() == (None, False)
+    # now() is the start of the job's transaction: one time for all its rows, after the INSERT's
+    opened = engine.execute("SELECT DISTINCT opened FROM acc WHERE id BETWEEN 2 AND 1001").fetchall()
+    assert len(opened) == 1 and opened[0][0] > engine.execute("SELECT opened FROM acc WHERE id = 1").fetchone()[0]
+
+
+def test_a_default_that_differs_row_to_row_is_refused(spark, engine, wh):
+    engine.execute("CREATE TABLE t (id INT, tag VARCHAR DEFAULT CAST(gen_random_uuid() AS VARCHAR))")
+    with pytest.raises(Exception, match=r"NotSupportedError: .*\"tag\""):
+        spark.range(3).selectExpr("CAST(id AS INT) AS id").write.format("txlake").mode("append").save(f"{wh}/t")
+    spark.range(3).selectExpr("CAST(id AS INT) AS id", "CAST(id AS STRING) AS tag") \
+        .write.format("txlake").mode("append").save(f"{wh}/t")
+    assert engine.execute("SELECT count(*) FROM t").fetchone() == (3,)
