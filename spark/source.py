@@ -2,7 +2,10 @@
 
 Reads resolve one committed snapshot (the newest, or ``snapshotId`` / ``asOfTimestamp``) when
 Spark asks for the schema, and pin it: every task reads exactly that snapshot's data files with
-its deletion vectors applied, so a job never sees a partial or uncommitted transaction.
+its deletion vectors applied, so a job never sees a partial or uncommitted transaction. Spark
+creates the reader and asks for its partitions once per DataFrame or temporary view (later
+actions and queries reuse them), so a view reads the snapshot of its creation: no later hook
+exists where a view could take a newer one.
 
 Writes follow the commit protocol of ``storage/commit.py`` split across machines ("concurrent
 write, serial commit"): each task writes Parquet files and returns their names; the driver's

@@ -33,3 +33,20 @@ def test_filters_on_nan_keep_its_rows(spark, engine, wh, condition, expected):
     engine.execute("INSERT INTO f SELECT i, CASE WHEN i = 7 THEN 'NaN'::DOUBLE ELSE i END FROM range(1000) t(i)")
     df = spark.read.format("txlake").load(f"{wh}/f")
     assert sorted(r.id for r in df.filter(condition).collect()) == expected
+
+
+def test_a_temporary_view_reads_the_snapshot_of_its_creation(spark, engine, wh):
+    """Spark asks a Python source for the schema, the reader and the partitions once per view
+    (as per DataFrame), so a view stays on the snapshot it was created at - even after its own
+    INSERT or a REFRESH TABLE. Re-creating the view reads the newest."""
+    engine.execute("CREATE TABLE acc (id INT)")
+    engine.execute("INSERT INTO acc VALUES (1)")
+    spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW pinned USING txlake OPTIONS (path '{wh}/acc')")
+    assert spark.sql("SELECT count(*) FROM pinned").first()[0] == 1
+    spark.sql("INSERT INTO pinned VALUES (2)")
+    engine.execute("INSERT INTO acc VALUES (3)")
+    spark.sql("REFRESH TABLE pinned")
+    assert spark.sql("SELECT count(*) FROM pinned").first()[0] == 1
+    assert engine.execute("SELECT count(*) FROM acc").fetchone() == (3,)
+    spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW pinned USING txlake OPTIONS (path '{wh}/acc')")
+    assert spark.sql("SELECT count(*) FROM pinned").first()[0] == 3
