@@ -347,7 +347,8 @@ class Warehouse:
 
         Raises SerializationFailure / UniqueViolation / DuplicateTable when the data-conflict
         check fails (the commit is then aborted and its files removed), CommitFailed on
-        timeout or I/O failure.
+        timeout or I/O failure - 08007 if the entry was written but its flush failed: the
+        outcome is unknown, and the commit's files stay.
         """
         if commit.empty:
             return None
@@ -356,8 +357,9 @@ class Warehouse:
             failpoints.reached("after-prepare")
             entry = self._append(commit)
             failpoints.reached("after-log")
-        except BaseException:
-            commit.abort()
+        except BaseException as e:
+            if not getattr(e, "logged", False):  # (logged, unflushed: its files may be needed)
+                commit.abort()
             raise
         commit.state = CommitState.COMMITTED
         for listener in self.listeners:
@@ -582,7 +584,12 @@ class Warehouse:
         except OSError as e:
             for entry in entries:  # in the log nonetheless: refresh() reads them from there
                 self._unmark(entry.csn)
-            raise errors.CommitFailed(f"could not flush the commit log: {e}") from e
+            # PostgreSQL's 08007: the entry may be durable, and others may read it: its
+            # commits' files must stay (``commit`` does not abort a commit whose entry is logged)
+            failed = errors.CommitFailed(f"could not flush the commit log ({e}): the outcome of the "
+                                         "commit is unknown", sqlstate="08007")
+            failed.logged = True
+            raise failed from e
         with self._lock:
             for entry in entries:
                 if self.latest.csn < entry.csn:  # (the replay stops before the entry: still unflushed)
