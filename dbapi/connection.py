@@ -8,6 +8,7 @@ the first statement, as in psycopg, and lasts until ``commit()`` / ``rollback()`
 from __future__ import annotations
 
 import decimal
+import os
 from decimal import Decimal
 from typing import Any, Iterable, Sequence
 
@@ -35,7 +36,13 @@ class Connection:
     NotSupportedError = errors.NotSupportedError
 
     def __init__(self, path: str, *, autocommit: bool = False, isolation_level: str | None = None, **options):
-        self._session = Session(str(path), isolation_level=isolation_level, **options)
+        if not isinstance(path, (str, os.PathLike)) or not str(path):
+            raise errors.InterfaceError(f"the warehouse path must be a non-empty str or path, not {path!r}")
+        try:
+            self._session = Session(os.fspath(path), isolation_level=isolation_level, **options)
+        except OSError as e:  # (a file where the directory goes, no permission, ...)
+            raise errors.OperationalError(f'could not open the warehouse "{path}": {e.strerror or e}',
+                                          sqlstate="08001") from e
         self._autocommit = bool(autocommit)
         self.path = str(path)
         self.notices: list[str] = []
@@ -175,6 +182,8 @@ class Cursor:
     def execute(self, sql: str, params: Sequence[Any] | None = None) -> "Cursor":
         self._check()
         self._set_result(None)  # a failed execute leaves no result of an earlier one
+        if not isinstance(sql, str):
+            raise errors.ProgrammingError(f"the statement must be a str, not {type(sql).__name__}", sqlstate="42601")
         statements = self.connection._session.parse(sql)
         params = _params(params)
         if params and len(statements) != 1:
@@ -265,9 +274,20 @@ class Cursor:
             raise errors.ProgrammingError("no results to fetch", sqlstate="24000")
         return self._result.table
 
-    def __iter__(self):
-        while (row := self.fetchone()) is not None:
-            yield row
+    def __iter__(self) -> "Cursor":  # (a cursor is its own iterator, as sqlite3's and psycopg's)
+        return self
+
+    def __next__(self) -> tuple:
+        row = self.fetchone()
+        if row is None:
+            raise StopIteration
+        return row
+
+    def callproc(self, procname: str, parameters=()):
+        raise errors.NotSupportedError("callproc is not supported: use execute('CALL ...')")
+
+    def nextset(self):
+        raise errors.NotSupportedError("a statement gives one result set")
 
     def setinputsizes(self, sizes) -> None:
         pass

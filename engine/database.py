@@ -10,6 +10,7 @@ XIDs and the committed catalog version it pairs with are consistent.
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import os
 import threading
@@ -61,6 +62,32 @@ def default_memory_limit() -> int:
         return 2 << 30
 
 
+# connect() options by kind (``Database.__init__`` takes them)
+_SECONDS = ("commit_timeout", "gc_interval", "prepared_timeout", "label_retention")
+_FLAGS = ("durable", "shared_row_locks")
+
+
+def check_options(options: dict) -> None:
+    """TypeError for an unknown option (as for any unknown keyword), 22023 for a bad value."""
+    unknown = set(options) - _OPTIONS
+    if unknown:
+        raise TypeError(f"connect() got an unexpected keyword argument {sorted(unknown)[0]!r}")
+    for name, value in options.items():
+        if name in _SECONDS and not (isinstance(value, (int, float)) and not isinstance(value, bool)
+                                     and value >= 0 and value == value):
+            raise errors.InvalidParameterValue(f"{name} must be a number of seconds, not {value!r}")
+        if name in _FLAGS and not isinstance(value, bool):
+            raise errors.InvalidParameterValue(f"{name} must be True or False, not {value!r}")
+        if name == "max_active_transactions" and not (type(value) is int and value >= 1):
+            raise errors.InvalidParameterValue(f"max_active_transactions must be a positive integer, not {value!r}")
+        if name == "memory_limit" and value is not None:
+            parse_bytes(value)
+        if name == "cache_bytes" and value is not None and not (type(value) is int and value >= 0):
+            raise errors.InvalidParameterValue(f"cache_bytes must be a number of bytes, not {value!r}")
+        if name == "publish" and value not in ("async", "sync", "off"):
+            raise errors.InvalidParameterValue(f'publish must be "async", "sync" or "off", not "{value}"')
+
+
 _registry: dict[str, "Database"] = {}
 # re-entrant: the cycle collector may finalise a forgotten connection (whose close releases its
 # database here) at any allocation, also inside open_database in the same thread
@@ -68,7 +95,10 @@ _registry_lock = threading.RLock()
 
 
 def open_database(path: str, **options) -> "Database":
-    """The shared instance for the warehouse at ``path`` (opened on first use), reference-counted."""
+    """The shared instance for the warehouse at ``path`` (opened on first use), reference-counted.
+    The options are checked at every call, though only the first one's are used: a misspelt
+    name or a bad value is an error whether or not the warehouse is open already."""
+    check_options(options)
     key = os.path.realpath(path)
     with _registry_lock:
         db = _registry.get(key)
@@ -86,10 +116,6 @@ class Database:
                  commit_timeout: float = 30.0, publish: str = "async", gc_interval: float = 2.0,
                  prepared_timeout: float = DEFAULT_PREPARED_TIMEOUT,
                  label_retention: float = DEFAULT_LABEL_RETENTION, shared_row_locks: bool = False):
-        if publish not in ("async", "sync", "off"):  # before any thread starts
-            raise errors.InvalidParameterValue(f'publish must be "async", "sync" or "off", not "{publish}"')
-        if not isinstance(shared_row_locks, bool):
-            raise errors.InvalidParameterValue(f"shared_row_locks must be True or False, not {shared_row_locks!r}")
         self.memory_limit = parse_bytes(memory_limit) if memory_limit is not None else default_memory_limit()
         kwargs = {"cache_bytes": cache_bytes or self.memory_limit // 2}
         self.path = path
@@ -382,3 +408,7 @@ class Database:
         if self.publisher is not None:
             self.publisher.close()
         self.warehouse.txlog.close()
+
+
+# the names connect() takes for Database (check_options)
+_OPTIONS = frozenset(inspect.signature(Database.__init__).parameters) - {"self", "path"}

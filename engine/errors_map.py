@@ -59,6 +59,8 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.ProgrammingError(message, sqlstate="08P01")
         if "integer too large" in text:  # a Python int of over 128 bits as a parameter
             return errors.NumericValueOutOfRange(message)
+        if "surrogate" in text:  # a str parameter that was not UTF-8 text
+            return errors.DataError(message, sqlstate="22021")
         return errors.DataError(message, sqlstate="22023")
     if isinstance(e, duckdb.PermissionException):
         return errors.ProgrammingError(message, sqlstate="42501")

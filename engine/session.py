@@ -113,7 +113,11 @@ class Session:
             handler = _CONTROL.get(type(stmt))
             if handler is not None:
                 return handler(self, stmt)
-            return self._run_data_statement(stmt, params)
+            try:
+                return self._run_data_statement(stmt, params)
+            except UnicodeEncodeError as e:  # a str holding a lone surrogate (text that was not UTF-8)
+                raise errors.DataError(f"invalid byte sequence for encoding \"UTF8\": {e.reason}",
+                                       sqlstate="22021") from None
 
     def begin(self, isolation: str | None = None, read_only: bool | None = None,
               explicit: bool = True, label: str | None = None) -> Transaction:

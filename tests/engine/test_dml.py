@@ -537,6 +537,52 @@ def test_a_failed_execute_leaves_no_result_of_an_earlier_one(c):
         cur.fetchall()
 
 
+def test_connect_refuses_what_is_no_warehouse_and_checks_options_every_time(tmp_path, connect):
+    """Bare OSErrors were raised for a path that is a file, connect(None) made a directory named
+    None, and a misspelt option was ignored once another connection had the warehouse open."""
+    a_file = tmp_path / "file"
+    a_file.write_text("x")
+    for path in [a_file, a_file / "wh"]:
+        with pytest.raises(txlake.OperationalError) as e:
+            txlake.connect(path)
+        assert e.value.sqlstate == "08001"
+    for path in [None, "", 42]:
+        with pytest.raises(txlake.InterfaceError):
+            txlake.connect(path)
+    connect()  # the warehouse is open in this process: options are still checked
+    with pytest.raises(TypeError):
+        connect(autocomit=True)
+    for bad in [{"gc_interval": "x"}, {"durable": "no"}, {"max_active_transactions": 0},
+                {"memory_limit": "lots"}, {"publish": "never"}, {"commit_timeout": float("nan")}]:
+        with pytest.raises(txlake.DataError) as e:
+            connect(**bad)
+        assert e.value.sqlstate == "22023", bad
+
+
+def test_cursor_is_an_iterator_and_says_what_it_does_not_do(c):
+    cur = c.cursor()
+    cur.execute("SELECT id FROM t ORDER BY id")
+    assert iter(cur) is cur and next(cur) == (1,) and list(cur) == [(2,), (3,)]
+    with pytest.raises(StopIteration):
+        next(cur)
+    for call in [lambda: cur.callproc("f"), cur.nextset]:
+        with pytest.raises(txlake.NotSupportedError):
+            call()
+    with pytest.raises(txlake.ProgrammingError):
+        cur.execute(None)
+
+
+def test_text_that_is_not_utf8_is_22021(c):
+    """A str with a lone surrogate (bytes decoded with surrogateescape) raised a bare
+    UnicodeEncodeError from an INSERT."""
+    for sql, params in [("INSERT INTO t (id, name) VALUES (9, ?)", ("a\udc80",)), ("SELECT ?", ("a\udc80",)),
+                        ("INSERT INTO t (id, name) VALUES (9, 'a\udc80')", ())]:
+        with pytest.raises(txlake.DataError) as e:
+            c.execute(sql, params)
+        assert e.value.sqlstate == "22021"
+    assert q(c, "SELECT count(*) FROM t") == [(3,)]
+
+
 def test_closed_cursor_and_connection(c, connect):
     with c.cursor() as cur:
         cur.execute("SELECT 1")
