@@ -473,7 +473,7 @@ class Executor:
             with self._registered() as register:
                 rows = self._insert_rows(ctx, schema, columns, stmt, params, register)
         rows = self._insert_batch(ctx, stmt, rows, conflict_params)
-        result = self._returning(stmt.returning, rows, stmt.table.name, returning_params)
+        result = self._returning(stmt.returning, rows, stmt.alias or stmt.table.name, returning_params)
         result.status = f"INSERT 0 {rows.num_rows}"
         return result
 
@@ -707,7 +707,7 @@ class Executor:
 
     def _conflict_update(self, ctx, version, stmt, clashing, clash_ids, params):
         conflict = stmt.on_conflict
-        alias = stmt.table.name
+        alias = stmt.alias or stmt.table.name
         assigned = dict(conflict.assignments)
         for name in assigned:
             version.schema.require(name, alias)

@@ -472,7 +472,8 @@ def _insert(tree: exp.Insert) -> st.Statement:
         else:
             raise errors.NotSupportedError(f"INSERT source not supported: {source.sql()}")
     return st.Insert(table=table_name(target), columns=columns, source=source,
-                     on_conflict=on_conflict, returning=_returning(tree))
+                     on_conflict=on_conflict, returning=_returning(tree),
+                     alias=identifier(target.args["alias"].this) if target.args.get("alias") else None)
 
 
 def _target_and_alias(node: exp.Expression) -> tuple[st.TableName, str | None]:

@@ -229,6 +229,7 @@ class Insert(Statement):
     source: exp.Query | None = None        # VALUES or a query; None means DEFAULT VALUES
     on_conflict: OnConflict | None = None
     returning: tuple[exp.Expression, ...] = ()
+    alias: str | None = None               # INSERT INTO t AS x: what ON CONFLICT DO UPDATE calls t
 
 
 @dataclass(frozen=True)

@@ -121,6 +121,13 @@ def test_on_conflict_do_update_where(c):
     assert cur.fetchall() == [] and cur.rowcount == 0
 
 
+def test_on_conflict_through_an_alias_of_the_target(c):
+    """INSERT INTO t AS x ... DO UPDATE SET name = x.name: 42P01 (x not found) before."""
+    cur = c.execute("INSERT INTO t AS x (id, name) VALUES (1, 'z'), (8, 'h') ON CONFLICT (id) "
+                    "DO UPDATE SET name = x.name || excluded.name WHERE x.score > 0 RETURNING x.id, x.name")
+    assert sorted(cur.fetchall()) == [(1, "az"), (8, "h")]
+
+
 def test_on_conflict_with_parameters(c):
     c.execute("INSERT INTO t (id, name, score) VALUES (?, ?, ?), (?, 'new', 0) ON CONFLICT (id) DO UPDATE "
               "SET score = ?, name = ? WHERE t.id < ? RETURNING id, ?",
