@@ -90,6 +90,18 @@ class Result:
         return f"Result(status={self.status!r}, rowcount={self.rowcount})"
 
 
+def _as_bigint(table: pa.Table, columns) -> pa.Table:
+    """``table`` with ``columns`` - HUGEINT in DuckDB, which sums integers so - as BIGINT, the
+    type PostgreSQL's sum(int) has: fetched as an int, not a Decimal of scale 0. (A sum too
+    large for a BIGINT stays a DECIMAL(38,0), as PostgreSQL's sum(bigint) is a numeric.)"""
+    for i in columns:
+        try:
+            table = table.set_column(i, table.field(i).with_type(pa.int64()), table.column(i).cast(pa.int64()))
+        except pa.ArrowInvalid:
+            pass
+    return table
+
+
 def python_rows(table: pa.Table) -> list[tuple]:
     """``table``'s rows as tuples of Python values (what a cursor fetches and the shell shows).
     A value Python cannot hold - a date or timestamp beyond its years 1-9999, such as
@@ -196,13 +208,17 @@ class Executor:
             return self.store.scan(version, with_rowid)
         return self.store.plan(version, with_rowid)
 
-    def _sql(self, expression: exp.Expression | str, params=()) -> pa.Table:
+    def _sql(self, expression: exp.Expression | str, params=(), *, result: bool = False) -> pa.Table:
+        """The rows of ``expression``; ``result``: a query's result, whose columns get the types
+        PostgreSQL gives them where DuckDB's differ (``_as_bigint``)."""
         sql = expression if isinstance(expression, str) else expression.sql(dialect="duckdb")
         try:
             relation = self.con.sql(sql, params=list(params) if params else None)
             if relation is None:
                 return pa.table({})
-            return relation.to_arrow_table()
+            hugeint = [i for i, t in enumerate(relation.types) if str(t) == "HUGEINT"] if result else ()
+            table = relation.to_arrow_table()
+            return _as_bigint(table, hugeint) if hugeint else table
         except duckdb.Error as e:
             raise translate(e) from None
 
@@ -337,14 +353,14 @@ class Executor:
         plan = self._cached_sql(stmt, ("query", ctx.db), lambda: self._query_plan(ctx, stmt.expression))
         if plan is None:  # time travel, table functions: rewritten each time
             with self._registered() as register:
-                table = self._sql(self._rewrite(ctx, stmt.expression, register), params)
+                table = self._sql(self._rewrite(ctx, stmt.expression, register), params, result=True)
         else:
             sql, refs = plan
             detaches = []
             try:
                 for i, ref in enumerate(refs):
                     detaches.append(sources.attach(self.con, f"__txl_q{i}", self._source(ctx.resolve(ref))))
-                table = self._sql(sql, params)
+                table = self._sql(sql, params, result=True)
             finally:
                 for detach in reversed(detaches):
                     detach()
