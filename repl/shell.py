@@ -48,9 +48,8 @@ def open_history() -> History:
     path = history_path()
     if path is None:
         return InMemoryHistory()
-    try:
-        with open(path, "a", encoding="utf-8"):
-            pass
+    try:  # readable by its owner alone, as psql's: statements may hold passwords and data
+        os.close(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600))
     except OSError:  # read-only home: history for this session only
         return InMemoryHistory()
     return FileHistory(path)

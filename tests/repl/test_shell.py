@@ -6,6 +6,7 @@ what the real VT100 renderer writes to the screen.
 """
 
 import io
+import os
 import re
 import threading
 import time
@@ -20,7 +21,7 @@ from prompt_toolkit.output import DummyOutput
 from prompt_toolkit.output.vt100 import Vt100_Output
 
 from txlake.repl.runner import Runner
-from txlake.repl.shell import Shell, banner, history_path
+from txlake.repl.shell import Shell, banner, history_path, open_history
 
 ENTER, CTRL_C, CTRL_D = "\r", "\x03", "\x04"
 
@@ -253,6 +254,17 @@ def test_history_file_location_follows_the_environment(monkeypatch, tmp_path):
     monkeypatch.delenv("TXLAKE_HISTFILE")
     monkeypatch.setenv("HOME", str(tmp_path))
     assert history_path() == str(tmp_path / ".txlake_history")
+
+
+def test_a_new_history_file_is_readable_by_its_owner_alone(monkeypatch, tmp_path):
+    """It was created 0644 (world-readable), while statements may hold secrets; psql's is 0600."""
+    monkeypatch.setenv("TXLAKE_HISTFILE", str(tmp_path / "h"))
+    old = os.umask(0o022)
+    try:
+        assert isinstance(open_history(), FileHistory)
+    finally:
+        os.umask(old)
+    assert (tmp_path / "h").stat().st_mode & 0o777 == 0o600
 
 
 def test_sql_is_highlighted(shell_run):
