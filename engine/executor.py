@@ -157,6 +157,7 @@ class Executor:
         # (statement, shape): a repeated statement skips the sqlglot rewrite and generation
         self._sql_cache: OrderedDict = OrderedDict()
         self._tz = _FALLBACK  # DuckDB's TimeZone as a tzinfo, looked up at first use
+        self._default_tz: str | None = None  # the zone before the first SET TIME ZONE
         # the transaction whose start now() is: the session sets it before each statement, and
         # clears it for a CALL, which runs outside transactions (now() is then the call's time)
         self.clock_of: Transaction | None = None
@@ -603,12 +604,27 @@ class Executor:
         expected = _IDENTITY_CASTS.get(kind)
         return value if expected is not None and type(value) is expected else _FALLBACK
 
+    def time_zone(self) -> str:
+        """DuckDB's TimeZone setting: the session's (``SET TIME ZONE``), at first the process's."""
+        return self._sql("SELECT current_setting('TimeZone')").column(0)[0].as_py()
+
+    def set_time_zone(self, name: str | None) -> None:
+        """``SET TIME ZONE name``; None: back to the zone the session began with."""
+        if self._default_tz is None:
+            self._default_tz = self.time_zone()
+        name = name if name is not None else self._default_tz
+        try:
+            self.con.execute("SET TimeZone = ?", [name])
+        except duckdb.Error:
+            raise errors.InvalidParameterValue(f'invalid value for parameter "TimeZone": "{name}"') from None
+        self._tz = _FALLBACK  # (the tzinfo of the zone, looked up again)
+
     def _time_zone(self):
         """DuckDB's TimeZone setting as a tzinfo: CAST(CURRENT_TIMESTAMP AS TIMESTAMP) is the
         wall-clock time there."""
         if self._tz is _FALLBACK:
             import zoneinfo
-            name = self._sql("SELECT current_setting('TimeZone')").column(0)[0].as_py()
+            name = self.time_zone()
             try:
                 self._tz = zoneinfo.ZoneInfo(name)
             except (zoneinfo.ZoneInfoNotFoundError, ValueError):

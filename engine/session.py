@@ -316,6 +316,9 @@ class Session:
         if name == "default_transaction_read_only":
             self.default_read_only = _bool_setting(name, value) if value is not None else False
             return Result(status="SET")
+        if name in ("timezone", "time zone"):  # how timestamps with time zones convert, as PostgreSQL's
+            self.executor.set_time_zone(value.strip("'") if value is not None else None)
+            return Result(status="SET")
         if name in self.settings:
             if name in ("lock_timeout", "statement_timeout") and value is not None:
                 _seconds(value)  # validate now, as PostgreSQL does
@@ -340,6 +343,8 @@ class Session:
             value = self.settings[name]
         elif name == "memory_limit":
             value = f"{self.db.memory_limit >> 20}MB"
+        elif name == "timezone":
+            value = self.executor.time_zone()
         else:
             raise errors.UndefinedObject(f'unrecognized configuration parameter "{stmt.name}"')
         return Result(table=pa.table({name: [value]}), rowcount=1, status="SHOW")

@@ -146,6 +146,9 @@ class TxlakeParser(DuckDB.Parser):
         local = bool(self._match_text_seq("LOCAL"))
         if not local:
             self._match_text_seq("SESSION")
+        if self._match_text_seq("TIME", "ZONE"):  # SET TIME ZONE 'UTC' | LOCAL | DEFAULT
+            value = None if self._match_text_seq("LOCAL") else self._parse_setting_value()
+            return Control(kind="SET", name="timezone", value=value, local=local)
         name = self._expect_name("setting name")
         if not (self._match(TokenType.EQ) or self._match_text_seq("TO")):
             self.raise_error("Expected = or TO")
@@ -159,6 +162,8 @@ class TxlakeParser(DuckDB.Parser):
         self._advance()
         if self._match_text_seq("TRANSACTION", "ISOLATION", "LEVEL"):
             return Control(kind="SHOW", name="transaction_isolation")
+        if self._match_text_seq("TIME", "ZONE"):
+            return Control(kind="SHOW", name="timezone")
         if self._curr and self._curr.text.upper() == "ALL":
             self._advance()
             return Control(kind="SHOW", name="all")

@@ -86,3 +86,28 @@ def test_serializable_binds_now_in_a_predicate_read(warehouse):
 def time_delta(seconds):
     import datetime
     return datetime.timedelta(seconds=seconds * 0.9)
+
+
+def test_set_time_zone_decides_how_zoned_timestamps_convert(connect):
+    """SET TIME ZONE / SET timezone were refused (42601, 42704): an aware datetime stored in a
+    TIMESTAMP column depended on the process's TZ, with no way to pin it, as in PostgreSQL."""
+    import datetime
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE z (id INT, ts TIMESTAMP)")
+    noon_utc = datetime.datetime(2024, 1, 1, 12, tzinfo=datetime.timezone.utc)
+    started = conn.execute("SHOW TIME ZONE").fetchone()[0]
+    conn.execute("SET TIME ZONE 'Asia/Tokyo'")
+    assert conn.execute("SHOW timezone").fetchone() == ("Asia/Tokyo",)
+    conn.execute("INSERT INTO z VALUES (1, ?)", (noon_utc,))
+    conn.execute("SET timezone = 'America/New_York'")
+    conn.execute("INSERT INTO z VALUES (2, ?)", (noon_utc,))
+    conn.execute("INSERT INTO z VALUES (3, localtimestamp)")
+    rows = conn.execute("SELECT ts FROM z ORDER BY id").fetchall()
+    assert rows[:2] == [(datetime.datetime(2024, 1, 1, 21),), (datetime.datetime(2024, 1, 1, 7),)]
+    assert abs(rows[2][0] - datetime.datetime.now(datetime.timezone.utc).astimezone(
+        __import__("zoneinfo").ZoneInfo("America/New_York")).replace(tzinfo=None)) < datetime.timedelta(minutes=5)
+    with pytest.raises(txlake.DataError) as e:
+        conn.execute("SET TIME ZONE 'Mars/Olympus'")
+    assert e.value.sqlstate == "22023"
+    conn.execute("RESET timezone")
+    assert conn.execute("SHOW TIME ZONE").fetchone() == (started,)
