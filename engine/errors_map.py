@@ -15,6 +15,22 @@ _NUMBER_TOO_LARGE = re.compile(r"could not cast value [-+]?[\d.]+(e[-+]?\d+)? to
                                r"could not convert string ' *[-+]?\d+ *' to u?int")
 
 
+_MISSING_COLUMN = (re.compile(r'Referenced column "(?P<column>.+?)" not found'),
+                   re.compile(r'(?:Values list|Table) "(?P<table>.+?)" does not have a column named "(?P<column>.+?)"'))
+
+
+def _column_message(message: str) -> str:
+    """PostgreSQL's words for a column that is not there: ``column "x" does not exist``,
+    ``column t.x does not exist`` (DuckDB speaks of a "Values list" for a table txlake
+    registered as Arrow data)."""
+    for pattern in _MISSING_COLUMN:
+        if (found := pattern.search(message)) is not None:
+            table = found.groupdict().get("table")
+            return (f"column {table}.{found['column']} does not exist" if table
+                    else f'column "{found["column"]}" does not exist')
+    return message
+
+
 def translate(e: duckdb.Error) -> errors.Error:
     message = str(e).split("\n")[0]
     for prefix in ("Binder Error: ", "Catalog Error: ", "Conversion Error: ", "Parser Error: ",
@@ -36,7 +52,7 @@ def translate(e: duckdb.Error) -> errors.Error:
         return errors.NumericValueOutOfRange(message)
     if isinstance(e, duckdb.BinderException):
         if "column" in text and ("not found" in text or "does not have a column" in text):
-            return errors.UndefinedColumn(message)
+            return errors.UndefinedColumn(_column_message(message))
         if "referenced table" in text and "not found" in text:  # t.x with no t in FROM
             return errors.UndefinedTable(message)
         if "group by" in text:

@@ -44,10 +44,15 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
     except ParseError as e:
         first = e.errors[0] if e.errors else {}
         raise errors.SyntaxError(
-            f"syntax error: {first.get('description') or e}",
+            _syntax_message(first.get("description") or str(e), first.get("highlight")),
             position=_offset(text, first.get("line"), first.get("col"), first.get("highlight"))) from None
     except TokenError as e:
-        raise errors.SyntaxError(f"syntax error: {e}", position=getattr(e, "position", None)) from None
+        position = getattr(e, "position", None)
+        rest = text[position - 1:] if position else ""
+        what = ("unterminated quoted string" if rest[:1] in ("'", '"') else
+                "unterminated /* comment" if rest.startswith("/*") else
+                "unterminated dollar-quoted string" if rest.startswith("$") else "syntax error")
+        raise errors.SyntaxError(f'{what} at or near "{rest[:20]}"' if rest else what, position=position) from None
     trees = [t for t in trees if t is not None]  # empty statements between semicolons
     result = []
     for tree in trees:
@@ -58,6 +63,20 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
         source = text.strip() if len(trees) == 1 else _source_text(tree)
         result.append(_with(stmt, param_count=placeholders, text=source))
     return tuple(result)
+
+
+def _syntax_message(description: str, highlight: str | None) -> str:
+    """PostgreSQL's ``syntax error at or near "X"`` (or ``at end of input``), with sqlglot's
+    description of what it expected when that reads as words (not its class or token reprs)."""
+    if description.startswith("at "):  # (the txlake parser's own: it says where already)
+        return f"syntax error {description}"
+    where = "at end of input" if "SENTINEL" in description else \
+        f'at or near "{highlight}"' if highlight else ""
+    hint = description.split(" but got ")[0]
+    if "<" in hint or hint.startswith("Invalid expression / Unexpected token"):
+        hint = ""
+    return " ".join(part for part in ("syntax error", where, f"({hint[:1].lower() + hint[1:]})" if hint else "")
+                    if part)
 
 
 # the divisor wrapper the executor defines in DuckDB: raises "division by zero" on 0
@@ -220,7 +239,8 @@ def _to_statement(tree: exp.Expression) -> st.Statement:
         raise _syntax_error(f'syntax error at or near "{tree.sql()}"', tree)
     if isinstance(tree, exp.Command):
         raise errors.NotSupportedError(f"statement not supported: {tree.name.upper()}")
-    raise errors.NotSupportedError(f"statement not supported: {tree.key.upper()}")
+    words = tree.sql(dialect="postgres").split()  # (TRUNCATE, not sqlglot's TRUNCATETABLE)
+    raise errors.NotSupportedError(f"statement not supported: {words[0].upper() if words else tree.key.upper()}")
 
 
 _CONTROL_TYPES = {

@@ -313,3 +313,16 @@ def test_exception_tree():
     assert issubclass(errors.StringDataRightTruncation, txlake.DataError)
     assert issubclass(txlake.DatabaseError, txlake.Error) and not issubclass(txlake.Warning, txlake.Error)
     assert errors.UniqueViolation("x").pgcode == "23505"
+
+
+@pytest.mark.parametrize("sql, message", [
+    ("SELECT nope FROM t", 'column "nope" does not exist'),
+    ("SELECT a.id FROM t a JOIN t b ON a.id = b.nope", "column b.nope does not exist"),
+    ("UPDATE t SET n = nope", 'column "nope" does not exist'),
+])
+def test_an_unknown_column_is_named_as_postgresql_names_it(setup, sql, message):
+    """DuckDB's words were "Referenced column ... not found in FROM clause!" and "Values list
+    "b" does not have a column named ..." (txlake registers tables as Arrow data)."""
+    with pytest.raises(errors.UndefinedColumn) as e:
+        setup.execute(sql)
+    assert str(e.value) == message

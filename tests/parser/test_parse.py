@@ -409,6 +409,26 @@ def test_syntax_error_position_points_at_the_token(sql, at):
     assert sql[error.position - 1:].startswith(at), (sql, error.position)   # 1-based, like PostgreSQL
 
 
+@pytest.mark.parametrize("sql, message", [
+    ("UPDATE k SET = 3", 'syntax error at or near "3"'),
+    ("SELECT 1 FROM k JOIN", "syntax error at end of input (expected table name)"),
+    ("SELECT * FROM t WHERE a = = 1", 'syntax error at or near "="'),
+    ("SELECT (1", 'syntax error at or near "1" (expecting ))'),
+    ("SELECT 'abc", "unterminated quoted string at or near \"'abc\""),
+    ("SELECT 1 /* open", 'unterminated /* comment at or near "/* open"'),
+])
+def test_syntax_errors_read_as_postgresql_words(sql, message):
+    """They showed sqlglot's internals: <class 'sqlglot.expressions.core.EQ'>, token dumps."""
+    with pytest.raises(errors.SyntaxError) as info:
+        parse(sql)
+    assert str(info.value) == message
+
+
+def test_an_unsupported_statement_is_named_as_written():
+    with pytest.raises(errors.NotSupportedError, match="statement not supported: TRUNCATE$"):
+        parse("TRUNCATE t")
+
+
 @pytest.mark.parametrize("sql", ["SELEC 1", "SELECT * FROM", "SELECT * FROM (SELECT 1", "INSERT INTO",
                                  "UPDATE t SET", "DELETE t", "CREATE TABLE t (a)", "SELECT 1 +"])
 def test_syntax_errors(sql):
