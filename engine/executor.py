@@ -120,7 +120,6 @@ _INTERVAL = pa.month_day_nano_interval()
 def _timedeltas(column: pa.ChunkedArray) -> list:
     """An INTERVAL column as ``datetime.timedelta`` values, as psycopg gives them (a month is 30
     days), rather than pyarrow's MonthDayNano tuples."""
-    import datetime
     return [None if v is None else datetime.timedelta(days=v.months * 30 + v.days, microseconds=v.nanoseconds // 1000)
             for v in column.to_pylist()]
 
@@ -168,7 +167,6 @@ class Executor:
         self.con.close()
 
     def _clock(self):
-        import datetime
         txn = self.clock_of
         return txn.start_time if txn is not None else datetime.datetime.now(datetime.timezone.utc)
 
@@ -1830,7 +1828,6 @@ def _functions_called(tree):
 def _literal(value) -> exp.Expression | None:
     """A Python parameter value as a SQL literal that DuckDB takes as it took the parameter (to
     keep a predicate after the statement), or None for a value of another type."""
-    import datetime
     import decimal
     import math
     if value is None:
