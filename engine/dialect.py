@@ -2,12 +2,12 @@
 says so. Every DuckDB connection that evaluates a statement's expressions gets it: the
 executor's, and SSI's, which re-evaluates a read's WHERE over rows others wrote (the same
 predicate must give the same answer there). The rest of the differences are rewritten in the
-parsed statement (parser/parse.py ``_postgres_semantics``) or parsed as PostgreSQL means them
+parsed statement (parser/semantics.py ``postgres_semantics``) or parsed as PostgreSQL means them
 (parser/dialect.py: where NULLs sort)."""
 
 from __future__ import annotations
 
-from txlake.parser.parse import DIVISOR_MACRO
+from txlake.parser.semantics import DIVISOR_MACRO
 
 SETUP = (
     # 7 / 2 is 3 and -7 / 2 is -3 (truncated, as PostgreSQL's integer division): DuckDB's /

@@ -43,7 +43,8 @@ from txlake.engine.errors_map import translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.parser import statements as st
-from txlake.parser.parse import CLOCK_FUNCTION, identifier, parse_table_name, table_name, transaction_clock
+from txlake.parser.parse import identifier, parse_table_name, table_name
+from txlake.parser.semantics import CLOCK_FUNCTION, transaction_clock
 from txlake.storage import keys as pk
 from txlake.storage.commit import (ROWS_PER_FILE, SAME_KEYS, SOURCES, UPSERTED, TableDelta, carry_upserted,
                                    table_bytes, visible_sources)
