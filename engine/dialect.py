@@ -7,7 +7,7 @@ parsed statement (parser/semantics.py ``postgres_semantics``) or parsed as Postg
 
 from __future__ import annotations
 
-from txlake.parser.semantics import DIVISOR_MACRO
+from txlake.parser.semantics import DIVISOR_MACRO, SUBSTRING_FROM_MACRO, SUBSTRING_MACRO
 
 SETUP = (
     # 7 / 2 is 3 and -7 / 2 is -3 (truncated, as PostgreSQL's integer division): DuckDB's /
@@ -15,6 +15,22 @@ SETUP = (
     "SET integer_division = true",
     # x / 0 and x % 0 raise 22012 (the parser routes divisors that are not literals through this)
     f"CREATE MACRO {DIVISOR_MACRO}(x) AS CASE WHEN x = 0 THEN error('division by zero') ELSE x END",
+    # substring(s, start, length) as PostgreSQL's: a start before 1 counts from the first
+    # character (DuckDB's from the end), a negative length is an error (22011)
+    f"CREATE MACRO {SUBSTRING_MACRO}(s, f, n) AS CASE WHEN n < 0 THEN "
+    "error('negative substring length not allowed') "
+    "ELSE substring(s, greatest(f, 1), greatest(f + n - greatest(f, 1), 0)) END",
+    f"CREATE MACRO {SUBSTRING_FROM_MACRO}(s, f) AS substring(s, greatest(f, 1))",
+    # arguments outside the domain are errors (2201F, 2201E), not NaN or infinity
+    "CREATE MACRO txl_sqrt(x) AS CASE WHEN x < 0 THEN "
+    "error('cannot take square root of a negative number') ELSE sqrt(x) END",
+    "CREATE MACRO txl_ln(x) AS CASE WHEN x = 0 THEN error('cannot take logarithm of zero') "
+    "WHEN x < 0 THEN error('cannot take logarithm of a negative number') ELSE ln(x) END",
+    "CREATE MACRO txl_log10(x) AS CASE WHEN x = 0 THEN error('cannot take logarithm of zero') "
+    "WHEN x < 0 THEN error('cannot take logarithm of a negative number') ELSE log10(x) END",
+    "CREATE MACRO txl_power(x, y) AS CASE WHEN x = 0 AND y < 0 THEN "
+    "error('zero raised to a negative power is undefined') WHEN x < 0 AND y <> floor(y) THEN "
+    "error('a negative number raised to a non-integer power yields a complex result') ELSE power(x, y) END",
 )
 
 

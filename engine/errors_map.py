@@ -12,7 +12,8 @@ from txlake import errors
 # a number that does not fit its type (1000000000 for DECIMAL(10,2), '9223372036854775808' for
 # BIGINT): PostgreSQL's 22003, where a string that is no number is 22P02
 _NUMBER_TOO_LARGE = re.compile(r"could not cast value [-+]?[\d.]+(e[-+]?\d+)? to |"
-                               r"could not convert string ' *[-+]?\d+ *' to u?int")
+                               r"could not convert string ' *[-+]?\d+ *' to u?int|"
+                               r"could not convert string ['\"] *[-+]?\d*\.?\d+(e[-+]?\d+)? *['\"] to decimal")
 
 
 _MISSING_COLUMN = (re.compile(r'Referenced column "(?P<column>.+?)" not found'),
@@ -31,6 +32,10 @@ def _column_message(message: str) -> str:
     return message
 
 
+_DOMAIN_ERRORS = (("negative substring length", "22011"), ("square root of a negative", "2201F"),
+                  ("negative power", "2201F"), ("complex result", "2201F"), ("logarithm of", "2201E"))
+
+
 def translate(e: duckdb.Error) -> errors.Error:
     message = str(e).split("\n")[0]
     for prefix in ("Binder Error: ", "Catalog Error: ", "Conversion Error: ", "Parser Error: ",
@@ -42,6 +47,8 @@ def translate(e: duckdb.Error) -> errors.Error:
         return errors.SyntaxError(message)
     if isinstance(e, duckdb.ConversionException):
         if ("date" in text or "timestamp" in text) and "field value out of range" in text:
+            return errors.DatetimeFieldOverflow(message)
+        if text.startswith("date out of range"):  # make_date(2024, 2, 30)
             return errors.DatetimeFieldOverflow(message)
         if "out of range" in text or "overflow" in text or _NUMBER_TOO_LARGE.match(text):
             return errors.NumericValueOutOfRange(message)
@@ -57,6 +64,10 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.UndefinedTable(message)
         if "group by" in text:
             return errors.ProgrammingError(message, sqlstate="42803")
+        if "limit/offset cannot be negative" in text:
+            return errors.DataError(message, sqlstate="2201W")
+        if "order term out of range" in text:
+            return errors.ProgrammingError(message, sqlstate="42P10")
         if "no function matches" in text or "could not choose a best candidate" in text:
             return errors.ProgrammingError(message, sqlstate="42883")
         if "ambiguous" in text:
@@ -71,6 +82,11 @@ def translate(e: duckdb.Error) -> errors.Error:
     if isinstance(e, duckdb.InvalidInputException):
         if "division by zero" in text:
             return errors.DivisionByZero(message)
+        if "more than one row returned by a subquery" in text:
+            return errors.CardinalityViolation(message)
+        for words, sqlstate in _DOMAIN_ERRORS:  # (engine/dialect.py's macros raise these)
+            if words in text:
+                return errors.DataError(message, sqlstate=sqlstate)
         if "parameter" in text:
             return errors.ProgrammingError(message, sqlstate="08P01")
         if "integer too large" in text:  # a Python int of over 128 bits as a parameter

@@ -4,7 +4,12 @@ function, a setting - is set up on each DuckDB connection by engine/dialect.py."
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
+from sqlglot.trie import new_trie
+
+from txlake import errors
 
 
 # the divisor wrapper the executor defines in DuckDB: raises "division by zero" on 0
@@ -23,21 +28,25 @@ def postgres_semantics(tree: exp.Expression) -> exp.Expression:
     - ``format('%s-%s', a, b)`` fills ``%s`` with the values as text, NULL as '' (DuckDB's
       ``format`` takes ``{}``; its ``printf`` takes ``%s`` of text only);
     - ``now()``, ``current_timestamp``, ``current_date`` and their kin are the transaction's
-      start (``transaction_clock``).
+      start (``transaction_clock``);
+    - and the rewrites of ``_REWRITES``: row comparisons, SIMILAR TO, substring, make_interval,
+      to_char, extract(second), math domain errors.
     """
     select = tree if isinstance(tree, exp.Select) else None
-    if select is not None:  # a rewritten column keeps the name it had as written
-        for i, projection in enumerate(select.expressions):
-            clock = _clock_name(projection)
-            if isinstance(projection, exp.Format) or clock:
-                select.expressions[i] = exp.alias_(projection, clock or "format", quoted=True)
-            elif not isinstance(projection, exp.Alias) and any(
-                    _rewritten(n) for n in projection.find_all(exp.Div, exp.Mod, exp.IntDiv, exp.Like, exp.ILike,
-                                                               exp.Format, *_CLOCKS, exp.Anonymous)):
-                select.expressions[i] = exp.alias_(projection, projection.sql(dialect="duckdb"), quoted=True)
+    # a column a rewrite changes keeps the name it had as written (``_column_names``)
+    written = [None if isinstance(p, exp.Alias) else (p.copy(), p.sql(dialect="duckdb"))
+               for p in select.expressions] if select is not None else []
     tree = transaction_clock(tree)
+    _fold_aliases(tree)
+    for node in reversed(list(tree.find_all(*_REWRITES))):  # (the innermost first: outer ones copy them)
+        replacement = _REWRITES[type(node)](node)
+        if replacement is not node:
+            if node is tree:
+                tree = replacement
+            else:
+                node.replace(replacement)
     for node in list(tree.find_all(exp.Like, exp.ILike)):
-        if _rewritten(node):
+        if _escapes(node):
             node.replace(exp.Escape(this=node.copy(), expression=exp.Literal.string("\\")))
     for node in list(tree.find_all(exp.Format)):
         values = [exp.func("coalesce", exp.cast(v, exp.DataType.build("VARCHAR")), exp.Literal.string(""))
@@ -49,25 +58,61 @@ def postgres_semantics(tree: exp.Expression) -> exp.Expression:
             continue
         node.set("expression", exp.Anonymous(this=DIVISOR_MACRO, expressions=[divisor]))
     if select is not None:
-        for i, projection in enumerate(select.expressions):
-            if isinstance(projection, (exp.AggFunc, exp.Anonymous)) and not isinstance(projection, exp.Alias):
-                name = projection.name if isinstance(projection, exp.Anonymous) else projection.sql_name()
-                if name and name.lower() != DIVISOR_MACRO:
-                    select.expressions[i] = exp.alias_(projection, name.lower(), quoted=True)
+        _column_names(select, written)
     return tree
 
 
-def _rewritten(node: exp.Expression) -> bool:
-    """Does ``postgres_semantics`` rewrite this node? (Division always: its divisor is checked.
-    LIKE only for a pattern that may hold a backslash: one without matches alike, and keeps
-    DuckDB's LIKE optimizations. A function call if it reads the clock.)"""
-    if isinstance(node, (exp.Like, exp.ILike)):
-        pattern = node.expression
-        return not isinstance(node.parent, exp.Escape) and not (
-            isinstance(pattern, exp.Literal) and "\\" not in pattern.this)
-    if isinstance(node, exp.Anonymous):
-        return _clock_name(node) is not None
-    return True
+def _fold_aliases(tree: exp.Expression) -> None:
+    """An unquoted alias is folded to lower case, as PostgreSQL folds every unquoted name:
+    ``SELECT 1 AS Total`` names its column total (DuckDB kept Total - and CREATE TABLE AS
+    stored it so, for other engines to see)."""
+    for node in tree.find_all(exp.Alias, exp.TableAlias):
+        names = [node.args.get("alias")] if isinstance(node, exp.Alias) else \
+            [node.this, *(node.args.get("columns") or ())]
+        for name in names:
+            if isinstance(name, exp.Identifier) and not name.quoted:
+                name.set("this", name.this.lower())
+
+
+def _column_names(select: exp.Select, written: list) -> None:
+    """Name the unnamed columns as written, not as rewritten: a function's column after the
+    function (``count``, not DuckDB's ``count_star()``; ``sqrt``, not ``txl_sqrt``), another
+    expression a rewrite changed by its text as written."""
+    for i, (projection, was) in enumerate(zip(select.expressions, written)):
+        if was is None or isinstance(projection, exp.Alias):
+            continue
+        original, text = was
+        name = _function_name(original)
+        if name is None and (projection.sql(dialect="duckdb") != text
+                             or next(original.find_all(exp.Div, exp.Mod, exp.IntDiv), None) is not None):
+            name = text  # (DuckDB, dividing as integers, would write a / 2 as (a // 2))
+        if name:
+            select.expressions[i] = exp.alias_(projection, name, quoted=True)
+
+
+# the functions the rewrites replace, by the name PostgreSQL gives their column
+_FUNCTION_NAMES = {exp.Format: "format", exp.Substring: "substring", exp.Sqrt: "sqrt", exp.Ln: "ln",
+                   exp.Log: "log", exp.Pow: "power", exp.MakeInterval: "make_interval", exp.ToChar: "to_char",
+                   exp.Extract: "extract"}
+
+
+def _function_name(node: exp.Expression) -> str | None:
+    if (name := _clock_name(node)) is not None:
+        return name
+    if type(node) in _FUNCTION_NAMES:
+        return _FUNCTION_NAMES[type(node)]
+    if isinstance(node, (exp.AggFunc, exp.Anonymous)):
+        name = (node.name if isinstance(node, exp.Anonymous) else node.sql_name()).lower()
+        return name if name and name != DIVISOR_MACRO else None
+    return None
+
+
+def _escapes(node: exp.Like | exp.ILike) -> bool:
+    """Does a LIKE need its backslash escape made explicit? Only for a pattern that may hold a
+    backslash: one without matches alike, and keeps DuckDB's LIKE optimizations."""
+    pattern = node.expression
+    return not isinstance(node.parent, exp.Escape) and not (
+        isinstance(pattern, exp.Literal) and "\\" not in pattern.this)
 
 
 # The transaction's start time, as PostgreSQL's now(): the executor defines this DuckDB function
@@ -111,3 +156,214 @@ def transaction_clock(tree: exp.Expression) -> exp.Expression:
             start = exp.cast(start, to)
         return start
     return tree.transform(clock, copy=False)
+
+
+# --- rewrites of one node --------------------------------------------------------------------
+
+def _row_fields(node: exp.Expression) -> list[exp.Expression] | None:
+    """The fields of a row constructor - ``(a, b)`` or ``ROW(a, b)`` - or None."""
+    if isinstance(node, exp.Tuple) and len(node.expressions) > 1:
+        return node.expressions
+    if isinstance(node, exp.Anonymous) and node.name.upper() == "ROW":
+        return node.expressions
+    return None
+
+
+def _row_comparison(node: exp.Expression) -> exp.Expression:
+    """``(a, b) = (c, d)`` is ``a = c AND b = d`` (NULL if a field is NULL and none differs),
+    ``<>`` its negation, ``(a, b) IN (rows)`` an OR of them, ``(a, b) IS NULL`` true when every
+    field is NULL and ``IS NOT NULL`` when none is - PostgreSQL's row semantics. DuckDB
+    compares rows as structs, where NULL equals NULL: a self-join on (a, b) = (a, b) matched
+    the rows holding NULLs."""
+    if isinstance(node, (exp.EQ, exp.NEQ)):
+        left, right = _row_fields(node.this), _row_fields(node.expression)
+        if left is None or right is None or len(left) != len(right):
+            return node
+        pairs = [exp.EQ(this=a.copy(), expression=b.copy()) for a, b in zip(left, right)]
+        if isinstance(node, exp.EQ):
+            return exp.paren(exp.and_(*pairs), copy=False)
+        return exp.paren(exp.or_(*(exp.NEQ(this=p.this, expression=p.expression) for p in pairs)), copy=False)
+    if isinstance(node, exp.In):
+        left = _row_fields(node.this)
+        rows = [_row_fields(e) for e in node.expressions]
+        if left is None or not rows or any(r is None or len(r) != len(left) for r in rows):
+            return node
+        return exp.paren(exp.or_(*(exp.paren(exp.and_(*(exp.EQ(this=a.copy(), expression=b.copy())
+                                                          for a, b in zip(left, r))), copy=False) for r in rows)),
+                         copy=False)
+    if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
+        fields = _row_fields(node.this)
+        if fields is None:
+            return node
+        if isinstance(node.parent, exp.Not):  # x IS NOT NULL (sqlglot: NOT x IS NULL): no field NULL
+            node.parent.replace(exp.paren(exp.and_(*(exp.Not(this=exp.Is(this=f.copy(), expression=exp.null()))
+                                                     for f in fields)), copy=False))
+            return node
+        return exp.paren(exp.and_(*(exp.Is(this=f.copy(), expression=exp.null()) for f in fields)), copy=False)
+    return node
+
+
+def _similar_to(node: exp.SimilarTo) -> exp.Expression:
+    """``x SIMILAR TO 'pattern'``: SQL's pattern (``%`` and ``_`` wildcards, ``.`` literal,
+    regular-expression ``| * + ? {m,n} ( ) [ ]``) as the regular expression PostgreSQL makes of
+    it, matching the whole string. (DuckDB took the pattern as a regular expression.)"""
+    escape = "\\"
+    parent = node.parent
+    if isinstance(parent, exp.Escape):
+        if not (isinstance(parent.expression, exp.Literal) and parent.expression.is_string):
+            raise errors.NotSupportedError("SIMILAR TO ... ESCAPE takes a string literal")
+        escape = parent.expression.this
+    pattern = node.expression
+    if not (isinstance(pattern, exp.Literal) and pattern.is_string):
+        raise errors.NotSupportedError("SIMILAR TO takes a pattern that is a string literal")
+    call = exp.Anonymous(this="regexp_full_match",
+                         expressions=[node.this.copy(), exp.Literal.string(_similar_regex(pattern.this, escape))])
+    if isinstance(parent, exp.Escape):
+        parent.replace(call)
+        return node
+    return call
+
+
+def _similar_regex(pattern: str, escape: str) -> str:
+    out, i, brackets = [], 0, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if escape and ch == escape and i + 1 < len(pattern):
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+            continue
+        if brackets:
+            brackets = ch != "]"
+            out.append(ch)
+        elif ch == "[":
+            brackets = True
+            out.append(ch)
+        elif ch == "%":
+            out.append(".*")
+        elif ch == "_":
+            out.append(".")
+        elif ch in ".^$\\":
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _substring(node: exp.Substring) -> exp.Expression:
+    """``substring(s, start, length)`` as PostgreSQL's: a start before 1 still counts from the
+    first character (DuckDB's counts from the end), a negative length is 22011."""
+    start = node.args.get("start")
+    if start is None:
+        return node
+    length = node.args.get("length")
+    args = [node.this.copy(), start.copy()] + ([length.copy()] if length is not None else [])
+    return exp.Anonymous(this=SUBSTRING_MACRO if length is not None else SUBSTRING_FROM_MACRO, expressions=args)
+
+
+# PostgreSQL's make_interval() argument names -> sqlglot's
+_INTERVAL_NAMES = {"years": "year", "months": "month", "weeks": "week", "days": "day", "hours": "hour",
+                   "mins": "minute", "secs": "second"}
+
+
+def _make_interval(node: exp.MakeInterval) -> exp.Expression:
+    """``make_interval(days => 3)``: sqlglot took named arguments in order (3 years)."""
+    named = [(key, value) for key, value in node.args.items() if isinstance(value, exp.Kwarg)]
+    if not named:
+        return node
+    args = {key: value for key, value in node.args.items() if value is not None and not isinstance(value, exp.Kwarg)}
+    for _, kwarg in named:
+        name = _INTERVAL_NAMES.get(kwarg.this.name.lower())
+        if name is None:
+            raise errors.ProgrammingError(f'make_interval has no argument "{kwarg.this.name}"', sqlstate="42883")
+        args[name] = kwarg.expression.copy()
+    return exp.MakeInterval(**args)
+
+
+# PostgreSQL's to_char() patterns for numbers (9, 0, D, G, FM ...): not translated
+_NUMBER_PATTERN = re.compile(r"^(FM)?[90.,DGSLPRMIV ]+$|^(FM)?[90]", re.IGNORECASE)
+
+
+def _to_char_mapping() -> dict[str, str]:
+    """PostgreSQL's to_char patterns -> strftime's: sqlglot's, without the lower-case ones it
+    cannot express, and with the names of months and days, 12-hour clocks and milliseconds."""
+    from sqlglot.dialects.postgres import Postgres
+    mapping = {k: v for k, v in Postgres.TIME_MAPPING.items() if "enlower" not in v and "three" not in v}
+    mapping.update({"Month": "%B", "FMMonth": "%B", "Mon": "%b", "Day": "%A", "FMDay": "%A", "Dy": "%a",
+                    "HH": "%I", "AM": "%p", "PM": "%p", "MS": "%g"})
+    return mapping
+
+
+def _to_char(node: exp.ToChar) -> exp.Expression:
+    """``to_char(date_or_timestamp, 'YYYY-MM-DD HH24:MI')`` as DuckDB's strftime with the
+    pattern translated (sqlglot's PostgreSQL mapping). DuckDB's to_char dropped the pattern:
+    it returned the value as text. Patterns for numbers are refused (0A000)."""
+    from sqlglot.time import format_time
+    fmt = node.args.get("format")
+    if fmt is None:
+        return node
+    if not (isinstance(fmt, exp.Literal) and fmt.is_string):
+        raise errors.NotSupportedError("to_char takes a pattern that is a string literal")
+    if _NUMBER_PATTERN.search(fmt.this):
+        raise errors.NotSupportedError(f"to_char with a number pattern ('{fmt.this}') is not supported")
+    strftime = format_time(fmt.this, _TO_CHAR_MAPPING, _TO_CHAR_TRIE)
+    return exp.Anonymous(this="strftime", expressions=[node.this.copy(), exp.Literal.string(strftime)])
+
+
+def _extract(node: exp.Extract) -> exp.Expression:
+    """``extract(second FROM ts)`` keeps the fraction, as PostgreSQL's (a numeric: 1.500000);
+    DuckDB's is the whole seconds."""
+    if node.this.name.lower() not in ("second", "seconds"):
+        return node
+    return exp.cast(_seconds(node.expression), "DECIMAL(8,6)")
+
+
+def _seconds(value: exp.Expression) -> exp.Expression:
+    """The seconds of a time value with their fraction, exactly (DuckDB's sub-minute
+    microseconds times a DECIMAL)."""
+    micros = exp.Anonymous(this="date_part", expressions=[exp.Literal.string("microseconds"), value.copy()])
+    return exp.Mul(this=micros, expression=exp.cast(exp.Literal.number("0.000001"), "DECIMAL(7,6)"))
+
+
+def _date_part(node: exp.Anonymous) -> exp.Expression:
+    """``date_part('second', ts)``: with the fraction, a double precision, as PostgreSQL's."""
+    if node.name.lower() != "date_part" or len(node.expressions) != 2:
+        return node
+    field = node.expressions[0]
+    if not (isinstance(field, exp.Literal) and field.is_string and field.this.lower() in ("second", "seconds")):
+        return node
+    return exp.cast(_seconds(node.expressions[1]), "DOUBLE")
+
+
+def _domain(node: exp.Expression) -> exp.Expression:
+    """sqrt, ln, log and power of values outside their domain raise PostgreSQL's 2201F / 2201E
+    (DuckDB returns NaN or infinity)."""
+    name = _DOMAIN_MACROS[type(node)]
+    if isinstance(node, exp.Log) and node.args.get("expression") is not None:  # log(b, x): DuckDB's
+        return node
+    args = [node.this.copy()] + ([node.expression.copy()] if isinstance(node, exp.Pow) else [])
+    return exp.Anonymous(this=name, expressions=args)
+
+
+_TO_CHAR_MAPPING = _to_char_mapping()
+_TO_CHAR_TRIE = new_trie(_TO_CHAR_MAPPING)
+
+def _fetch(node: exp.Fetch) -> exp.Expression:
+    """``FETCH FIRST n ROWS WITH TIES`` is refused (DuckDB has no WITH TIES: sqlglot made it a
+    plain LIMIT, which dropped the ties)."""
+    options = node.args.get("limit_options")
+    if options is not None and options.args.get("with_ties"):
+        raise errors.NotSupportedError("FETCH FIRST ... WITH TIES is not supported")
+    return node
+
+
+# the macros engine/dialect.py defines for the rewrites above
+SUBSTRING_MACRO, SUBSTRING_FROM_MACRO = "txl_substring", "txl_substring_from"
+_DOMAIN_MACROS = {exp.Sqrt: "txl_sqrt", exp.Ln: "txl_ln", exp.Log: "txl_log10", exp.Pow: "txl_power"}
+
+_REWRITES = {
+    exp.EQ: _row_comparison, exp.NEQ: _row_comparison, exp.In: _row_comparison, exp.Is: _row_comparison,
+    exp.SimilarTo: _similar_to, exp.Substring: _substring, exp.MakeInterval: _make_interval,
+    exp.ToChar: _to_char, exp.Extract: _extract, exp.Anonymous: _date_part, exp.Fetch: _fetch,
+    **{t: _domain for t in _DOMAIN_MACROS},
+}

@@ -1,0 +1,102 @@
+"""PostgreSQL's answers where DuckDB's differ, for row comparisons, SIMILAR TO, substring,
+make_interval, to_char, extract, functions outside their domain and a few SQLSTATEs: each was
+found giving a different answer than PostgreSQL's, most without an error."""
+
+import datetime
+import decimal
+
+import pytest
+
+import txlake
+
+
+@pytest.fixture
+def conn(connect):
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE r (a INT, b INT)")
+    conn.execute("INSERT INTO r VALUES (1, NULL), (1, 2), (NULL, NULL)")
+    conn.execute("CREATE TABLE tt (ts TIMESTAMP, d DATE, x DOUBLE)")
+    conn.execute("INSERT INTO tt VALUES ('2024-05-07 13:04:01.5', '2024-05-07', -1)")
+    return conn
+
+
+def one(conn, sql):
+    return conn.execute(sql).fetchone()
+
+
+@pytest.mark.parametrize("where, count", [
+    ("(r1.a, r1.b) = (r2.a, r2.b)", 1),     # NULL fields match nothing (DuckDB: 3, NULL equal to NULL)
+    ("(r1.a, r1.b) IN ((1, 2), (1, NULL)) AND r1.a = r2.a AND r1.b = r2.b", 1),
+    ("(r1.a, r1.b) <> (1, 2) AND r1.a = r2.a AND r1.b = r2.b", 0),
+    ("(r1.a, r1.b) IS NULL AND r2.a = 1 AND r2.b = 2", 1),       # every field NULL
+    ("ROW(r1.a, r1.b) IS NOT NULL AND r2.a = 1 AND r2.b = 2", 1),  # no field NULL
+])
+def test_row_comparisons_follow_three_valued_logic(conn, where, count):
+    assert one(conn, f"SELECT count(*) FROM r r1, r r2 WHERE {where}") == (count,)
+
+
+def test_similar_to_is_sql_s_pattern_not_a_regular_expression(conn):
+    assert one(conn, "SELECT 'abc' SIMILAR TO 'a%', 'a_c' SIMILAR TO 'a_c', 'abc' SIMILAR TO 'a.c', "
+                     "'ab' SIMILAR TO '(a|b)+', 'a%c' SIMILAR TO 'a#%c' ESCAPE '#', 'abc' NOT SIMILAR TO 'b%'") == (
+        True, True, False, True, True, True)
+
+
+def test_substring_starts_before_1_count_from_the_first_character(conn):
+    assert one(conn, "SELECT substr('hello', -1, 3), substring('hello' from -3), substring('hello', 2), "
+                     "substring('hello', 2, 2), substr('hello', 0)") == ("h", "hello", "ello", "el", "hello")
+    with pytest.raises(txlake.DataError) as e:
+        conn.execute("SELECT substr('hello', 2, -1)")
+    assert e.value.sqlstate == "22011"
+
+
+def test_make_interval_takes_its_arguments_by_name(conn):
+    """make_interval(days => 3) was 3 years: the names were taken in order."""
+    assert one(conn, "SELECT make_interval(days => 3), make_interval(hours => 2, mins => 90), "
+                     "make_interval(secs => 1.5), make_interval(1, 2)") == (
+        datetime.timedelta(days=3), datetime.timedelta(hours=3, minutes=30), datetime.timedelta(seconds=1.5),
+        datetime.timedelta(days=14 * 30))
+
+
+def test_to_char_formats_dates_by_its_pattern(conn):
+    """to_char(d, 'YYYY') returned the whole date as text (DuckDB dropped the pattern)."""
+    cur = conn.execute("SELECT to_char(d, 'Mon DD, YYYY'), to_char(ts, 'YYYY'), "
+                       "to_char(ts, 'FMMonth Day HH:MI AM'), to_char(ts, 'HH24:MI:SS.MS') FROM tt")
+    assert cur.fetchone() == ("May 07, 2024", "2024", "May Tuesday 01:04 PM", "13:04:01.500")
+    assert [d[0] for d in cur.description] == ["to_char"] * 4
+    with pytest.raises(txlake.NotSupportedError):  # number patterns: refused, not ignored
+        conn.execute("SELECT to_char(1234.5, '9999.99')")
+
+
+def test_extract_second_keeps_the_fraction(conn):
+    assert one(conn, "SELECT extract(second FROM ts), date_part('second', ts), extract(minute FROM ts) FROM tt") == (
+        decimal.Decimal("1.500000"), 1.5, 4)
+
+
+@pytest.mark.parametrize("sql, sqlstate", [
+    ("SELECT sqrt(x) FROM tt", "2201F"), ("SELECT ln(0)", "2201E"), ("SELECT log(-1.0)", "2201E"),
+    ("SELECT power(0, -1)", "2201F"), ("SELECT power(-8, 1.0 / 3)", "2201F"),
+    ("SELECT (SELECT a FROM r)", "21000"), ("SELECT * FROM r LIMIT -1", "2201W"),
+    ("SELECT a FROM r ORDER BY 5", "42P10"), ("SELECT make_date(2024, 2, 30)", "22008"),
+    ("SELECT '1234.5'::numeric(5,2)", "22003"),
+    ("SELECT a FROM r ORDER BY a FETCH FIRST 1 ROWS WITH TIES", "0A000"),
+])
+def test_errors_where_postgresql_raises_them(conn, sql, sqlstate):
+    """The domain errors were NaN or infinity; WITH TIES was a plain LIMIT."""
+    with pytest.raises(txlake.Error) as e:
+        conn.execute(sql)
+    assert e.value.sqlstate == sqlstate
+
+
+def test_functions_in_their_domain_and_their_column_names(conn):
+    cur = conn.execute("SELECT sqrt(4), ln(1), log(100), power(2, 3), 2 ^ 10, "
+                       "CASE WHEN x >= 0 THEN sqrt(x) END AS guarded FROM tt")
+    assert cur.fetchone() == (2.0, 0.0, 2.0, 8.0, 1024.0, None)
+    assert [d[0] for d in cur.description][:4] == ["sqrt", "ln", "log", "power"]
+
+
+def test_unquoted_aliases_fold_to_lower_case(conn):
+    """SELECT 1 AS Total named its column Total, and CREATE TABLE AS stored such a name."""
+    cur = conn.execute('SELECT 1 AS Total, 2 AS "Mixed", a AS Big FROM r AS R LIMIT 1')
+    assert [d[0] for d in cur.description] == ["total", "Mixed", "big"]
+    conn.execute('CREATE TABLE ctas AS SELECT a AS MyId, b AS "Keep" FROM r')
+    assert [d[0] for d in conn.execute("SELECT * FROM ctas").description] == ["myid", "Keep"]
