@@ -29,13 +29,41 @@ def format_value(value, null: str = NULL) -> str:
         return "t" if value else "f"
     if isinstance(value, decimal.Decimal):
         return f"{value:f}"  # its scale's digits, never 0E-9 or 1.00E-7
-    if isinstance(value, datetime.datetime):
-        return value.isoformat(sep=" ")
+    if isinstance(value, float):
+        return _float(value)
+    if isinstance(value, (datetime.datetime, datetime.time)):
+        return _clock_time(value)
     if isinstance(value, datetime.timedelta):
         return _interval(value)
     if isinstance(value, (bytes, bytearray, memoryview)):
         return "\\x" + bytes(value).hex()
     return str(value)
+
+
+def _clock_time(value: datetime.datetime | datetime.time) -> str:
+    """As psql prints a timestamp or time: fractions without trailing zeros (.5, not .500000),
+    a zone as +00 or +05:30."""
+    bare = value.replace(tzinfo=None)
+    text = bare.isoformat(sep=" ") if isinstance(value, datetime.datetime) else bare.isoformat()
+    if value.microsecond:
+        text = text.rstrip("0")
+    offset = value.utcoffset()
+    if offset is not None:
+        zone = value.strftime("%z") if isinstance(value, datetime.datetime) else \
+            datetime.datetime.combine(datetime.date.min, value).strftime("%z")
+        text += zone[:3] + (":" + zone[3:5] if zone[3:5] != "00" else "")
+    return text
+
+
+def _float(value: float) -> str:
+    """As PostgreSQL prints a double: 100, not 100.0; 1e+16, NaN, Infinity."""
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value.is_integer() and abs(value) < 1e15:
+        return "-0" if value == 0 and str(value)[0] == "-" else str(int(value))
+    return repr(value)
 
 
 def _interval(value: datetime.timedelta) -> str:

@@ -162,8 +162,9 @@ class Runner:
                     self.after_statement()
             if table is not None:
                 self.show_table(table)
-            elif cursor.statusmessage and not self.quiet:
-                self.print(cursor.statusmessage)
+            tag = cursor.statusmessage
+            if tag and not self.quiet and (table is None or not (self.csv or tag.startswith(("SELECT", "SHOW", "CALL")))):
+                self.print(tag)  # (after RETURNING's rows too: INSERT 0 2, as psql; CSV stays CSV)
             outcome = Outcome.OK
         except txlake.Error as e:
             self.show_error(e, sql)

@@ -204,3 +204,10 @@ def test_closed_stdin_and_a_reader_that_stops_reading(txlake, program, tmp_path)
     full = subprocess.run([*argv, wh, "-c", "SELECT 1"], stdout=open("/dev/full", "w"), stderr=subprocess.PIPE,
                           text=True, env=env, timeout=60)
     assert full.returncode == 1 and "could not write the output" in full.stderr
+
+
+def test_returning_rows_are_followed_by_the_command_tag(main, tmp_path):
+    wh = str(tmp_path / "wh")
+    done = main(wh, "-c", "CREATE TABLE k (a INT)", "-c", "INSERT INTO k VALUES (1), (2) RETURNING a")
+    assert done.stdout.splitlines()[-2:] == ["(2 rows)", "INSERT 0 2"]
+    assert main(wh, "--csv", "-c", "DELETE FROM k RETURNING a").stdout.splitlines() == ["a", "1", "2"]

@@ -101,3 +101,9 @@ def test_expanded_auto_switches_on_for_tables_wider_than_the_terminal(connect, m
     assert "-[ RECORD" not in out.getvalue()
     runner.run_statement(f"SELECT '{'w' * 60}' AS wide, 2 AS b")
     assert "-[ RECORD 1 ]" in out.getvalue()
+
+
+def test_doubles_and_times_print_as_psql_prints_them(connect):
+    result = connect().execute("SELECT 100.0::DOUBLE AS a, 'NaN'::DOUBLE AS b, TIMESTAMP '2024-01-01 12:00:00.5' AS c, "
+                               "TIME '12:30:00.12' AS d, TIMESTAMPTZ '2024-01-01 00:00:00+00' AS e").fetch_arrow_table()
+    assert render_csv(result).splitlines()[1].split(",")[:4] == ["100", "NaN", "2024-01-01 12:00:00.5", "12:30:00.12"]
