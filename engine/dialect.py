@@ -28,6 +28,10 @@ SETUP = (
     "WHEN x < 0 THEN error('cannot take logarithm of a negative number') ELSE ln(x) END",
     "CREATE MACRO txl_log10(x) AS CASE WHEN x = 0 THEN error('cannot take logarithm of zero') "
     "WHEN x < 0 THEN error('cannot take logarithm of a negative number') ELSE log10(x) END",
+    # PostgreSQL functions DuckDB does not have
+    "CREATE MACRO btrim(s) AS trim(s), (s, c) AS trim(s, c)",
+    "CREATE MACRO every(x) AS bool_and(x)",
+    "CREATE MACRO quote_literal(s) AS chr(39) || replace(CAST(s AS VARCHAR), chr(39), chr(39) || chr(39)) || chr(39)",
     "CREATE MACRO txl_power(x, y) AS CASE WHEN x = 0 AND y < 0 THEN "
     "error('zero raised to a negative power is undefined') WHEN x < 0 AND y <> floor(y) THEN "
     "error('a negative number raised to a non-integer power yields a complex result') ELSE power(x, y) END",

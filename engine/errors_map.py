@@ -82,6 +82,8 @@ def translate(e: duckdb.Error) -> errors.Error:
     if isinstance(e, duckdb.InvalidInputException):
         if "division by zero" in text:
             return errors.DivisionByZero(message)
+        if "could not parse string" in text and "format specifier" in text:  # to_date, to_timestamp
+            return errors.DataError(message, sqlstate="22007")
         if "more than one row returned by a subquery" in text:
             return errors.CardinalityViolation(message)
         for words, sqlstate in _DOMAIN_ERRORS:  # (engine/dialect.py's macros raise these)

@@ -93,7 +93,7 @@ def _column_names(select: exp.Select, written: list) -> None:
 # the functions the rewrites replace, by the name PostgreSQL gives their column
 _FUNCTION_NAMES = {exp.Format: "format", exp.Substring: "substring", exp.Sqrt: "sqrt", exp.Ln: "ln",
                    exp.Log: "log", exp.Pow: "power", exp.MakeInterval: "make_interval", exp.ToChar: "to_char",
-                   exp.Extract: "extract"}
+                   exp.Extract: "extract", exp.UnixToTime: "to_timestamp"}
 
 
 def _function_name(node: exp.Expression) -> str | None:
@@ -325,9 +325,37 @@ def _seconds(value: exp.Expression) -> exp.Expression:
     return exp.Mul(this=micros, expression=exp.cast(exp.Literal.number("0.000001"), "DECIMAL(7,6)"))
 
 
+def _function(node: exp.Anonymous) -> exp.Expression:
+    """Functions sqlglot does not know, by name: ``date_part``, ``to_date``."""
+    name = node.name.lower()
+    if name == "date_part":
+        return _date_part(node)
+    if name == "to_date" and len(node.expressions) == 2:
+        return exp.cast(_strptime(*node.expressions), "DATE")
+    return node
+
+
+def _to_timestamp(node: exp.UnixToTime) -> exp.Expression:
+    """``to_timestamp(text, pattern)`` (sqlglot read the pattern as the epoch's scale); the
+    one-argument form, from seconds since the epoch, is DuckDB's."""
+    pattern = node.args.get("scale")
+    if not (isinstance(pattern, exp.Literal) and pattern.is_string):
+        return node
+    return exp.cast(_strptime(node.this, pattern), "TIMESTAMPTZ")
+
+
+def _strptime(text: exp.Expression, pattern: exp.Expression) -> exp.Expression:
+    """DuckDB's strptime of ``text`` with PostgreSQL's date pattern translated."""
+    from sqlglot.time import format_time
+    if not (isinstance(pattern, exp.Literal) and pattern.is_string):
+        raise errors.NotSupportedError("to_date / to_timestamp take a pattern that is a string literal")
+    return exp.Anonymous(this="strptime", expressions=[
+        text.copy(), exp.Literal.string(format_time(pattern.this, _TO_CHAR_MAPPING, _TO_CHAR_TRIE))])
+
+
 def _date_part(node: exp.Anonymous) -> exp.Expression:
     """``date_part('second', ts)``: with the fraction, a double precision, as PostgreSQL's."""
-    if node.name.lower() != "date_part" or len(node.expressions) != 2:
+    if len(node.expressions) != 2:
         return node
     field = node.expressions[0]
     if not (isinstance(field, exp.Literal) and field.is_string and field.this.lower() in ("second", "seconds")):
@@ -364,6 +392,7 @@ _DOMAIN_MACROS = {exp.Sqrt: "txl_sqrt", exp.Ln: "txl_ln", exp.Log: "txl_log10", 
 _REWRITES = {
     exp.EQ: _row_comparison, exp.NEQ: _row_comparison, exp.In: _row_comparison, exp.Is: _row_comparison,
     exp.SimilarTo: _similar_to, exp.Substring: _substring, exp.MakeInterval: _make_interval,
-    exp.ToChar: _to_char, exp.Extract: _extract, exp.Anonymous: _date_part, exp.Fetch: _fetch,
+    exp.ToChar: _to_char, exp.Extract: _extract, exp.Anonymous: _function, exp.Fetch: _fetch,
+    exp.UnixToTime: _to_timestamp,
     **{t: _domain for t in _DOMAIN_MACROS},
 }

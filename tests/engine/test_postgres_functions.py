@@ -100,3 +100,15 @@ def test_unquoted_aliases_fold_to_lower_case(conn):
     assert [d[0] for d in cur.description] == ["total", "Mixed", "big"]
     conn.execute('CREATE TABLE ctas AS SELECT a AS MyId, b AS "Keep" FROM r')
     assert [d[0] for d in conn.execute("SELECT * FROM ctas").description] == ["myid", "Keep"]
+
+
+def test_postgresql_functions_duckdb_lacks(conn):
+    """to_date / to_timestamp with a pattern, btrim, quote_literal and every() were unknown
+    (42883), or to_timestamp took the pattern for an epoch's scale."""
+    cur = conn.execute("SELECT to_date('07 May 2024', 'DD Mon YYYY'), to_timestamp('2024-05-07 10:00', "
+                       "'YYYY-MM-DD HH24:MI') = TIMESTAMPTZ '2024-05-07 10:00:00+00', btrim('xax', 'x'), "
+                       "btrim('  a '), quote_literal('it''s'), (SELECT every(a > 0) FROM r)")
+    assert cur.fetchone() == (datetime.date(2024, 5, 7), True, "a", "a", "'it''s'", True)
+    with pytest.raises(txlake.DataError) as e:
+        conn.execute("SELECT to_date('nope', 'YYYY')")
+    assert e.value.sqlstate == "22007"
