@@ -747,7 +747,7 @@ class Executor:
             excluded = register(clashing.append_column(ROWID, clash_ids))
             projections = [f'"{alias}".{ROWID}']
             for col in _set_order(version.schema, assigned):  # DuckDB binds ? in text order
-                value = assigned.get(col.name)
+                value = _default_value(col) if col.name in conflict.defaults else assigned.get(col.name)
                 value_sql = (self._rewrite(ctx, value, register).sql(dialect="duckdb")
                              if value is not None else f'"{alias}"."{col.name}"')
                 projections.append(f'CAST({value_sql} AS {col.type.sql()}) AS "{col.name}"')

@@ -375,8 +375,9 @@ def _insert(tree: exp.Insert) -> st.Statement:
         if conflict.args.get("constraint"):
             raise errors.NotSupportedError("ON CONFLICT ON CONSTRAINT is not supported")
         if conflict.args.get("doupdate") or conflict.args.get("expressions"):
-            on_conflict = st.OnConflict(columns=keys, do_nothing=False,
-                                        assignments=_assignments(conflict.args.get("expressions") or ()),
+            assignments = _assignments(conflict.args.get("expressions") or ())
+            on_conflict = st.OnConflict(columns=keys, do_nothing=False, assignments=assignments,
+                                        defaults=tuple(name for name, value in assignments if _is_default(value)),
                                         where=(conflict.args.get("where").this if conflict.args.get("where") else None))
         else:
             on_conflict = st.OnConflict(columns=keys, do_nothing=True)

@@ -220,6 +220,7 @@ class OnConflict:
     do_nothing: bool = True
     assignments: tuple[tuple[str, exp.Expression], ...] = ()
     where: exp.Expression | None = None
+    defaults: tuple[str, ...] = ()  # the columns SET to DEFAULT
 
 
 @dataclass(frozen=True)

@@ -214,6 +214,8 @@ def test_update_set_default(c):
     assert c.execute("UPDATE d SET n = DEFAULT, m = DEFAULT WHERE id = ?", (1,)).rowcount == 1
     c.execute("UPDATE d SET s = DEFAULT, n = n + 1")
     assert q(c, "SELECT * FROM d ORDER BY id") == [(1, 43, "x", None), (2, 3, "x", 6)]
+    c.execute("INSERT INTO d VALUES (2, 0, 'c', 0) ON CONFLICT (id) DO UPDATE SET n = DEFAULT, s = excluded.s")
+    assert q(c, "SELECT * FROM d WHERE id = 2") == [(2, 42, "c", 6)]  # (was 42703 in ON CONFLICT)
 
 
 def test_a_with_clause_before_insert_update_and_delete(c):
