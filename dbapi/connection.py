@@ -106,6 +106,11 @@ class Connection:
         self._check_open()
         self._notice(self._session.rollback(), quiet=True)
 
+    def cancel(self) -> None:
+        """Cancel the statement another thread is running on this connection (as psycopg's):
+        it fails with QueryCanceled (57014) before it commits. Without one, nothing happens."""
+        self._session.cancel()
+
     def close(self) -> None:
         if not self._session.closed:
             self._session.close()
@@ -182,6 +187,7 @@ class Cursor:
     def execute(self, sql: str, params: Sequence[Any] | None = None) -> "Cursor":
         self._check()
         self._set_result(None)  # a failed execute leaves no result of an earlier one
+        self.connection._session.uncancel()
         if not isinstance(sql, str):
             raise errors.ProgrammingError(f"the statement must be a str, not {type(sql).__name__}", sqlstate="42601")
         statements = self.connection._session.parse(sql)

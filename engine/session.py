@@ -64,6 +64,7 @@ class Session:
         self._lock = threading.RLock()
         self.closed = False
         self.progress = None  # callable(done, total, what) for long maintenance runs
+        self._canceled = False  # the statement running was canceled (``cancel``)
         _open_sessions.add(self)
 
     # --- public --------------------------------------------------------------------------
@@ -97,6 +98,24 @@ class Session:
         if params and len(statements) != 1:
             raise errors.ProgrammingError("parameters need exactly one statement", sqlstate="08P01")
         return [self.execute_statement(s, params) for s in statements]
+
+    def cancel(self) -> None:
+        """Cancel the statement running in another thread (the shell's Ctrl-C, DB-API
+        ``Connection.cancel``), as PostgreSQL's cancel request: its DuckDB query is interrupted
+        now, and a statement busy elsewhere (parsing, applying its rows) ends with 57014 at its
+        next check, before it commits. The next ``execute`` starts afresh (``uncancel``)."""
+        self._canceled = True
+        try:
+            self.executor.con.interrupt()
+        except Exception:  # (a connection closing meanwhile)
+            pass
+
+    def uncancel(self) -> None:
+        self._canceled = False
+
+    def _check_canceled(self) -> None:
+        if self._canceled:
+            raise errors.QueryCanceled("canceling statement due to user request")
 
     def execute_statement(self, stmt: st.Statement, params=()) -> Result:
         with self._lock:
@@ -200,6 +219,7 @@ class Session:
             self._next_isolation = None
             try:
                 result = self._run_in(txn, stmt, params)
+                self._check_canceled()  # (canceled while busy outside DuckDB: nothing commits)
             except BaseException:
                 self.txn = None
                 self.db.abort(txn)
@@ -209,7 +229,9 @@ class Session:
             return result
         txn.check_usable()
         try:
-            return self._run_in(txn, stmt, params)
+            result = self._run_in(txn, stmt, params)
+            self._check_canceled()
+            return result
         except BaseException as e:
             txn.state = TxnState.FAILED
             txn.error = e

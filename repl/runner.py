@@ -214,6 +214,8 @@ class Runner:
         while not done.is_set():
             try:
                 time.sleep(0.02)
+                if self._cancel_requested:  # (again: the statement may not have begun at the first)
+                    self.conn.session.cancel()
             except KeyboardInterrupt:
                 if self._cancel_requested:
                     self.warn("WARNING:  the statement has not stopped yet (lock waits and work outside "
@@ -227,16 +229,11 @@ class Runner:
         return outcome.get("value")
 
     def _interrupt(self, worker: threading.Thread, done: threading.Event) -> None:
-        # the Session has no cancel call yet: reach its executor's DuckDB connection. Work in
-        # Python code (applying an UPDATE, committing) is not interrupted: an exception raised
-        # at an arbitrary point there could leave shared in-process state (locks, the newest
-        # committed version) half-updated; the statement stops when that step ends.
-        duck = getattr(getattr(self.conn.session, "executor", None), "con", None)
-        if duck is not None:
-            try:
-                duck.interrupt()
-            except Exception:
-                pass
+        # the session interrupts its DuckDB query at once; work in Python code (parsing,
+        # applying an UPDATE) is not interrupted - an exception raised at an arbitrary point
+        # there could leave shared in-process state (locks, the newest committed version)
+        # half-updated - but the statement fails when that step ends, before it commits
+        self.conn.session.cancel()
 
     # --- transaction state ---------------------------------------------------------------
 

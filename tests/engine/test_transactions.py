@@ -1103,3 +1103,31 @@ def test_a_commits_keys_are_checked_against_other_processes_unless_an_update_kep
     elsewhere.txlog.close()
     for conn in (txn, other, setup):
         conn.close()
+
+
+def test_cancel_from_another_thread_stops_a_statement_busy_outside_duckdb(connect):
+    """Connection.cancel() (as psycopg's) - the shell's Ctrl-C too: a statement whose time goes
+    to parsing 40,000 VALUES rows could not be stopped, and committed. It now fails with 57014
+    and commits nothing; the connection goes on."""
+    import threading
+    import time
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE a (id INT PRIMARY KEY, v TEXT)")
+    outcome = {}
+
+    def insert():
+        try:
+            conn.execute("INSERT INTO a VALUES " + ",".join(f"({i}, 'v{i}')" for i in range(40000)))
+            outcome["done"] = "committed"
+        except txlake.Error as e:
+            outcome["done"] = e.sqlstate
+
+    worker = threading.Thread(target=insert)
+    worker.start()
+    time.sleep(0.3)
+    conn.cancel()
+    worker.join(60)
+    assert outcome == {"done": "57014"}
+    assert conn.execute("SELECT count(*) FROM a").fetchone() == (0,)
+    conn.cancel()  # with nothing running: the next statement is not canceled
+    assert conn.execute("SELECT 1").fetchone() == (1,)
