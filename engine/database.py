@@ -24,6 +24,7 @@ from txlake.engine.mvcc.snapshot import Snapshot
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction, TxnState
 from txlake.engine.mvcc.xid import XidAllocator
 from txlake.storage.commit import Commit, TableDelta
+from txlake.storage.expiry import expired_before
 from txlake.storage.prepared import DEFAULT_TIMEOUT as DEFAULT_PREPARED_TIMEOUT
 from txlake.storage.version import LogEntry
 from txlake.storage.warehouse import DEFAULT_LABEL_RETENTION, Warehouse
@@ -175,6 +176,8 @@ class Database:
         takes one, and in a process busy with one session most of them are the same."""
         with self._proc_lock:
             catalog = self.warehouse.refresh()
+            if self.gc.lease.cover(catalog.csn) and expired_before(self.warehouse) > catalog.csn:
+                catalog = self.warehouse.refresh()  # (an expiry passed it before it saw the lease)
             xmax = self.xids.next_xid
             last = self._last_snapshot
             if last is not None and last[0] is catalog and last[1] == xmax and last[2] == self._ended:

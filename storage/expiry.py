@@ -10,10 +10,15 @@ files. The horizon never passes
 - the oldest snapshot of any other live process, which each process advertises in a *reader
   lease* (``_readers/<commit user>.json``, kept by its background maintenance; a lease not
   refreshed within ``LEASE_SECONDS`` belongs to a process that is gone). A lease is rewritten
-  only when it must be: when the process starts reading a snapshot older than the one it
-  advertises, and every ``LEASE_RENEW_SECONDS``. Advertising an older snapshot than the process
-  still reads is safe (others' expiry keeps a little more for a while). A lease matters only
-  while its process lives, so it is not fsync'd: after a crash it lapses anyway.
+  only when it must be: before the process reads a snapshot older than the one it advertises
+  (or any, after advertising none), and every ``LEASE_RENEW_SECONDS``. Advertising an older
+  snapshot than the process still reads is safe (others' expiry keeps a little more for a
+  while). A lease matters only while its process lives, so it is not fsync'd: after a crash
+  it lapses anyway;
+- the snapshot of any unfinished prepared transaction (COMMIT PREPARED reads it).
+
+Nor are the files of each table's newest published Paimon snapshot deleted: other engines read
+it until publishing catches up.
 
 ``remove_orphan_files`` deletes files in table directories that nothing references - neither
 the log, nor any Paimon snapshot, nor an unfinished prepared transaction, nor an open
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from dataclasses import dataclass
 
@@ -58,23 +64,52 @@ def expired_before(warehouse) -> int:
 
 
 class Lease:
-    """This process's reader lease in a warehouse: what it last advertised, and when."""
+    """This process's reader lease in a warehouse: what it last advertised, and when.
+
+    Background maintenance advertises the oldest snapshot the process reads (``advertise``);
+    a snapshot taken older than the lease says - or while it says none, the process having
+    been idle - is covered before anything of it is read (``cover``), and the expiry horizon
+    read after that write: an expiry that did not see the lease has moved the horizon already,
+    and the snapshot is taken again (Dekker's order: each side writes, then reads the other's;
+    ``expire_snapshots`` reads the leases again after writing its horizon)."""
 
     def __init__(self, warehouse):
         self.warehouse = warehouse
         self.csn: int | None = None
         self.written: float | None = None  # time.monotonic() of the last write
+        self.covers = 0  # ``cover`` writes: an advertisement computed before one is stale
+        self._lock = threading.Lock()
 
-    def advertise(self, oldest_csn: int | None) -> bool:
+    def advertise(self, oldest_csn: int | None, covers: int | None = None) -> bool:
         """Make the lease cover ``oldest_csn``, the oldest snapshot this process still reads
-        (None: none open); True if that took a write."""
-        covered = oldest_csn is None or (self.csn is not None and self.csn <= oldest_csn)
-        if self.written is not None and covered and time.monotonic() - self.written < LEASE_RENEW_SECONDS:
+        (None: none open), found when ``covers`` was the count of ``cover`` writes (a later
+        one may have covered an older snapshot: then the lease is not moved on); True if
+        that took a write."""
+        with self._lock:
+            covered = oldest_csn is None or (self.csn is not None and self.csn <= oldest_csn)
+            if covered and covers is not None and covers != self.covers:
+                return False  # (a cover since: its snapshot may be older than oldest_csn)
+            if self.written is not None and covered and time.monotonic() - self.written < LEASE_RENEW_SECONDS:
+                return False
+            self._write(oldest_csn)
+            return True
+
+    def cover(self, csn: int) -> bool:
+        """Before a snapshot at ``csn`` is read: the lease covers it; True if that took a write
+        (the caller then checks the expiry horizon: ``expired_before``)."""
+        if self.csn is not None and self.csn <= csn:
             return False
+        with self._lock:
+            if self.csn is not None and self.csn <= csn:
+                return False
+            self._write(csn)
+            self.covers += 1
+            return True
+
+    def _write(self, csn: int | None) -> None:
         wh = self.warehouse
-        _write_lease(LocalFileSystem(durable=False), wh.root, wh.commit_user, oldest_csn)
-        self.csn, self.written = oldest_csn, time.monotonic()
-        return True
+        _write_lease(LocalFileSystem(durable=False), wh.root, wh.commit_user, csn)
+        self.csn, self.written = csn, time.monotonic()
 
 
 def _write_lease(fs, root: str, owner: str, oldest_csn: int | None) -> None:
@@ -94,11 +129,15 @@ def hold_snapshot(root: str, owner: str, csn: int) -> None:
         _write_lease(LocalFileSystem(durable=False), root, owner, csn)
 
 
-def oldest_leased(warehouse) -> int | None:
+def oldest_leased(warehouse, *, others: bool = False) -> int | None:
+    """The oldest snapshot a live lease holds; ``others``: not counting this process's own
+    (which its open transactions say better, and more up to date)."""
     directory = os.path.join(warehouse.root, READERS_DIR)
     oldest = None
     now = time.time()
     for name in warehouse.fs.listdir(directory):
+        if others and name == f"{warehouse.commit_user}.json":
+            continue
         path = os.path.join(directory, name)
         try:
             age = now - os.path.getmtime(path)
@@ -120,7 +159,8 @@ def expire_snapshots(warehouse, *, older_than_ms: int | None = None, retain_last
     horizon = max(latest.csn - max(retain_last, 1) + 1, 0)
     if older_than_ms is not None:
         horizon = min(horizon, warehouse.csn_at(older_than_ms) + 1 if warehouse.csn_at(older_than_ms) else 1)
-    for pinned in (in_use_csn, oldest_leased(warehouse)):
+    prepared = [r.snapshot_csn for r in warehouse.prepared.claims()]  # (COMMIT PREPARED reads its snapshot)
+    for pinned in (in_use_csn, oldest_leased(warehouse, others=True), *prepared):
         if pinned is not None:
             horizon = min(horizon, pinned)
     previous = expired_before(warehouse)
@@ -128,23 +168,39 @@ def expire_snapshots(warehouse, *, older_than_ms: int | None = None, retain_last
         return ExpireResult(previous, 0, 0, 0)
     warehouse.fs.write_atomic(os.path.join(warehouse.root, EXPIRY_FILE),
                               json.dumps({"before_csn": horizon}).encode())
-    # txlake data files referenced only by snapshots before the horizon
-    kept_version = warehouse.catalog_at(horizon)
+    # a process that began reading meanwhile wrote its lease before it read this horizon: if
+    # it read the one before, it reads a snapshot before this one, whose files stay
+    deleting = min(horizon, oldest_leased(warehouse, others=True) or horizon)
+    # txlake data files referenced only by snapshots before the horizon, and not by the newest
+    # published Paimon snapshot of their table (other engines read it until the next one)
+    kept_version = warehouse.catalog_at(deleting)
     kept = {f.path for t in kept_version.tables.values() for f in t.files}
     dead, added_later = set(), set()
     for entry in warehouse.txlog.entries_after(0):
         for change in entry.changes:
             if isinstance(change, ChangeData):
                 paths = {f.path for f in change.added}
-                (dead if entry.csn <= horizon else added_later).update(paths)
+                (dead if entry.csn <= deleting else added_later).update(paths)
     data_deleted = 0
-    for path in dead - kept - added_later:
+    for path in dead - kept - added_later - _published(warehouse, latest):
         full = os.path.join(warehouse.root, path)
         if os.path.exists(full):
             warehouse.fs.remove(full)
             data_deleted += 1
-    snaps, meta = _expire_paimon(warehouse, latest, horizon, kept | added_later)
+    snaps, meta = _expire_paimon(warehouse, latest, deleting, kept | added_later)
     return ExpireResult(horizon, data_deleted, snaps, meta)
+
+
+def _published(warehouse, latest) -> set[str]:
+    """The txlake data files the newest Paimon snapshot of each table reads."""
+    files = set()
+    for version in latest.tables.values():
+        rel = table_dir(version.db, version.name)
+        paimon = PaimonTable(os.path.join(warehouse.root, rel), warehouse.fs)
+        ids = paimon.snapshot_ids()
+        if ids:
+            files |= {os.path.join(rel, name) for name in paimon.snapshot(ids[-1]).files}
+    return files
 
 
 def _expire_paimon(warehouse, latest, horizon: int, internal: set[str]) -> tuple[int, int]:

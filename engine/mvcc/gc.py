@@ -101,7 +101,8 @@ class GarbageCollector:
             if full:  # (the next one is due an interval on, whether this one succeeds or fails)
                 next_full = time.monotonic() + self.interval
             try:
-                self.lease.advertise(self.db.horizons()[1])  # first: a compaction may take a while
+                covers = self.lease.covers
+                self.lease.advertise(self.db.horizons()[1], covers)  # first: a compaction may take a while
                 self.compact_small_files(None if full else tables)
                 if full:
                     self.db.warehouse.prepared.expire()  # forgotten prepared transactions time out
@@ -128,13 +129,14 @@ class GarbageCollector:
 
     def collect(self) -> GCStats:
         db = self.db
+        covers = self.lease.covers
         horizon, oldest_csn = db.horizons()
         live = db.live_versions()
         clog_freed = db.clog.truncate(horizon)
         db.ssi.prune(oldest_csn)
         paths = {f.path for version in live for f in version.files if f.path is not None}
         cache_freed = db.warehouse.store.retain(paths)
-        self.lease.advertise(oldest_csn)  # other processes' expiry must not pass our readers
+        self.lease.advertise(oldest_csn, covers)  # other processes' expiry must not pass our readers
         return GCStats(len(db.clog), clog_freed, len(db.ssi), db.warehouse.store.cached_files, cache_freed)
 
 
