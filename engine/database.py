@@ -298,9 +298,10 @@ class Database:
         for t in running:
             rows.append((t.xid, None, t.label, "PREPARE", t.isolation, t.started_ms, None, None, None, None, None))
         prepared = self.warehouse.prepared
-        labels = set()
+        labels, settled = set(), set()
         for r in prepared.records():
             labels.add(r.label)
+            settled.add(r.gid)
             state = prepared.state(r, published)
             rows.append((r.xid or None, r.gid, r.label, state, None, r.started_ms, r.prepared_ms,
                          r.finished_ms if state in ("COMMITTED", "VISIBLE") else None, r.finished_ms, r.csn, r.reason))
@@ -310,8 +311,8 @@ class Database:
         else:
             entries = (self.warehouse.txlog.read(csn) for csn in range(latest, max(0, latest - recent), -1))
         for entry in entries:
-            if entry is None or entry.label in labels:  # prepared ones are listed from their records
-                continue
+            if entry is None or (entry.label in labels and entry.commit_id in settled):
+                continue  # (a prepared one is listed from its record; a retry of its label is not)
             if entry.aborted is not None:
                 state = "ABORTED"
             else:

@@ -161,6 +161,9 @@ class Session:
         """Give the open transaction a label (DB-API ``commit(label=...)``)."""
         with self._lock:
             if self.txn is not None:
+                if self.txn.label not in (None, label):  # (the label given at BEGIN was dropped)
+                    raise errors.InvalidParameterValue(
+                        f'the transaction has label "{self.txn.label}" already, not "{label}"')
                 self.txn.label = label
 
     def rollback(self) -> Result:
@@ -256,7 +259,7 @@ class Session:
         if self.txn is not None:
             return Result(status="BEGIN", notice="there is already a transaction in progress")
         if stmt.label is not None:  # refuse a committed label before any work is done
-            done = self.db.warehouse.label_commit(stmt.label)
+            done = self.db.warehouse.label_commit(stmt.label, aborts=False)
             if done is not None:
                 raise errors.DuplicateObject(f'label "{stmt.label}" is already used by commit {done.csn}')
             self.db.warehouse.refuse_held_label(stmt.label)

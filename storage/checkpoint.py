@@ -59,7 +59,8 @@ def load(warehouse, at_most: int | None = None) -> tuple[CatalogVersion, dict[st
             doc = load_json(warehouse.fs.read_bytes(os.path.join(warehouse.txlog.dir, _name(csn))))
             if doc.get("format") != FORMAT or doc["catalog"]["csn"] != csn:
                 raise ValueError(f"not a format {FORMAT} checkpoint of CSN {csn}")
-            labels = {label: (c, t) for label, (c, t) in doc["labels"].items()}
+            labels = {label: (found[0], found[1], bool(found[2:3] and found[2]))  # (older ones: no abort flag)
+                      for label, found in doc["labels"].items()}
             return CatalogVersion.from_json(doc["catalog"]), labels
         except (OSError, ValueError, KeyError, TypeError) as e:  # an older one, or the whole log, will do
             log.warning("ignoring checkpoint %s: %s", _name(csn), e)
@@ -72,11 +73,11 @@ def due(latest: CatalogVersion, last_csn: int) -> bool:
     return latest.csn - last_csn >= max(CHECKPOINT_ENTRIES, size // 10)
 
 
-def write(warehouse, version: CatalogVersion, labels: dict[str, tuple[int, int]]) -> None:
+def write(warehouse, version: CatalogVersion, labels: dict[str, tuple[int, int, bool]]) -> None:
     """Write ``version`` (committed, with the labels of entries up to it) as a checkpoint and
     drop all but the newest ``KEEP``."""
     doc = {"format": FORMAT, "catalog": version.to_json(),
-           "labels": {label: [csn, t] for label, (csn, t) in labels.items() if csn <= version.csn}}
+           "labels": {label: [csn, t, aborted] for label, (csn, t, aborted) in labels.items() if csn <= version.csn}}
     warehouse.fs.write_atomic(os.path.join(warehouse.txlog.dir, _name(version.csn)), dump_json(doc))
     for csn in checkpoint_csns(warehouse)[:-KEEP]:
         warehouse.fs.remove(os.path.join(warehouse.txlog.dir, _name(csn)))

@@ -235,6 +235,9 @@ class Commit:
     # the engine checks a row's primary key against its snapshot when the row is inserted, so
     # the vote only checks keys against rows committed since
     keys_checked = True
+    # it settles a prepared transaction (COMMIT PREPARED, or its abort): its label must not be
+    # in the log even as an abort's; any other commit may take the label of an aborted one
+    settles_prepared = False
 
     def __init__(self, store: DataFileStore, deltas: list[TableDelta], xid: int,
                  commit_user: str, commit_id: str, *, snapshot_csn: int | None = None,
@@ -466,6 +469,7 @@ class FilesCommit(Commit):
         self._written = {tid: list(fs) for tid, fs in files.items() if fs}
         self.keys_checked = keys_checked  # a prepared transaction's keys were checked at INSERT
         self.owns_files = owns_files      # a prepared transaction's files outlive a failed attempt
+        self.settles_prepared = not owns_files  # (only COMMIT PREPARED commits files it does not own)
 
     @property
     def empty(self) -> bool:

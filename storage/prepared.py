@@ -111,6 +111,8 @@ class PreparedRecord:
 class AbortEntry(Commit):
     """The empty log entry that records a prepared transaction's abort under its label."""
 
+    settles_prepared = True
+
     def __init__(self, record: PreparedRecord, commit_user: str, reason: str):
         super().__init__(None, [], record.xid, commit_user, record.gid, label=record.label)
         self.reason = reason
@@ -181,7 +183,7 @@ class PreparedTransactions:
         if self.load(gid) is not None:
             raise errors.DuplicateObject(f'transaction identifier "{gid}" is already in use')
         label = label or LABEL_PREFIX + gid
-        if self.warehouse.label_commit(label) is not None:
+        if self.warehouse.label_commit(label, aborts=False) is not None:
             raise errors.DuplicateObject(f'label "{label}" is already used')
         for d in deltas:
             if d.rewritten():

@@ -108,9 +108,10 @@ class Warehouse:
         # before them, so this process's sessions see a commit only once it is durable
         self._unflushed: set[int] = set()
         self._history_cache: dict[int, CatalogVersion] = {}  # time travel, guarded by _lock
-        # label -> (CSN, commit time) of the entry carrying it, guarded by _lock; a label older
-        # than the retention may be used again (exactly-once holds within the retention)
-        self._labels: dict[str, tuple[int, int]] = {}
+        # label -> (CSN, commit time, is a prepared transaction's abort) of the newest entry
+        # carrying it, guarded by _lock; a label older than the retention may be used again
+        # (exactly-once holds within the retention), an aborted one at once
+        self._labels: dict[str, tuple[int, int, bool]] = {}
         # (csn, commit time) of the entries seen, one a second at most, guarded by _lock: how old
         # a CSN is (lineage_horizon)
         self._times: collections.deque[tuple[int, int]] = collections.deque(maxlen=4096)
@@ -166,8 +167,8 @@ class Warehouse:
                 self._foreign.pop(next(iter(self._foreign)))
         if not self._times or entry.time_ms - self._times[-1][1] >= 1000:
             self._times.append((entry.csn, entry.time_ms))
-        if entry.label is not None:
-            self._labels[entry.label] = (entry.csn, entry.time_ms)
+        if entry.label is not None:  # (the abort of a prepared transaction also takes its label)
+            self._labels[entry.label] = (entry.csn, entry.time_ms, entry.aborted is not None)
         while len(self._recent) > RECENT_ENTRIES:
             self._recent.pop(next(iter(self._recent)))
 
@@ -222,12 +223,14 @@ class Warehouse:
             self._hot = (latest.csn, frozenset(f.path for t in latest.tables.values() for f in t.files))
         return self._hot[1]
 
-    def label_commit(self, label: str) -> LogEntry | None:
-        """The committed log entry carrying ``label``, if any (a client asking for the outcome
-        of a labelled commit whose reply it lost)."""
+    def label_commit(self, label: str, aborts: bool = True) -> LogEntry | None:
+        """The log entry carrying ``label``, if any (a client asking for the outcome of a
+        labelled commit whose reply it lost); ``aborts``: also the entry of a prepared
+        transaction's abort (which settles it: a label is unique among the entries settling
+        one prepared transaction, but a retry of the job may take it once it is aborted)."""
         self.refresh()
         with self._lock:
-            csn = self._label_csn(label)
+            csn = self._label_csn(label, aborts)
         return self.txlog.read(csn) if csn is not None else None
 
     def committed(self, commit_id: str, after_csn: int) -> LogEntry | None:
@@ -248,9 +251,9 @@ class Warehouse:
             if record.label == label and record.gid != gid:
                 raise errors.DuplicateObject(f'label "{label}" is held by prepared transaction "{record.gid}"')
 
-    def _label_csn(self, label: str) -> int | None:
+    def _label_csn(self, label: str, aborts: bool = True) -> int | None:
         found = self._labels.get(label)
-        if found is None or found[1] < now_ms() - self.label_retention_ms:
+        if found is None or found[1] < now_ms() - self.label_retention_ms or (found[2] and not aborts):
             return None
         return found[0]
 
@@ -528,7 +531,7 @@ class Warehouse:
         """``commit``'s entry against ``version`` (``latest`` plus the group's earlier members),
         after the checks no other transaction's changes may fail: labels, SERIALIZABLE reads
         across processes, prepared transactions' claims."""
-        used_by = self._label_csn(commit.label) if commit.label is not None else None
+        used_by = self._label_csn(commit.label, commit.settles_prepared) if commit.label is not None else None
         if used_by is not None:
             raise errors.DuplicateObject(f'label "{commit.label}" is already used by commit {used_by}')
         if commit.label is not None:

@@ -101,3 +101,30 @@ def test_labels_expire_after_the_retention(warehouse):
         assert conn.execute("SELECT count(*) FROM t").fetchone() == (2,)
     finally:
         conn.close()
+
+
+def test_the_label_of_a_rolled_back_prepared_transaction_may_be_used_again(connect):
+    """Its abort is logged under its label (so COMMIT PREPARED and the abort cannot both land),
+    and that blocked a retry of the job: 42710 "already used by commit N" - the answer an
+    exactly-once client takes for "done" - though nothing had committed."""
+    c = connect(autocommit=True)
+    c.execute("CREATE TABLE t (id INT PRIMARY KEY)")
+    c.execute("BEGIN WITH LABEL 'job-7'; INSERT INTO t VALUES (1); PREPARE TRANSACTION 'g7'")
+    c.execute("ROLLBACK PREPARED 'g7'")
+    with pytest.raises(txlake.Error):  # the aborted one stays aborted
+        c.execute("COMMIT PREPARED 'g7'")
+    c.execute("BEGIN WITH LABEL 'job-7'; INSERT INTO t VALUES (1); COMMIT")
+    assert c.execute("SELECT id FROM t").fetchall() == [(1,)]
+    assert sorted(c.execute("SELECT state FROM txlake_transactions('job-7')").fetchall()) == [
+        ("ABORTED",), ("COMMITTED",)]
+    with pytest.raises(txlake.DuplicateObject):  # and now it is used
+        c.execute("BEGIN WITH LABEL 'job-7'")
+
+
+def test_a_label_given_at_begin_is_not_replaced_at_commit(connect):
+    conn = connect()
+    conn.execute("BEGIN WITH LABEL 'job-8'")
+    conn.execute("CREATE TABLE t (id INT)")
+    with pytest.raises(txlake.DataError):
+        conn.commit(label="job-9")
+    conn.commit(label="job-8")
