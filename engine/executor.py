@@ -24,6 +24,7 @@ import functools
 import itertools
 import json
 import os
+import re
 import uuid
 from collections import OrderedDict
 from contextlib import contextmanager
@@ -89,6 +90,11 @@ class Result:
 
     def __repr__(self) -> str:
         return f"Result(status={self.status!r}, rowcount={self.rowcount})"
+
+
+# the end of a timestamp string that names its offset or zone: Z, +02, -05:30, UTC, Europe/Paris
+_ZONED = re.compile(r"(Z|[+-]\d\d(:?\d\d)?|[A-Za-z]{3,}|[A-Za-z]+/[A-Za-z_]+)\s*$")
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 
 def _as_bigint(table: pa.Table, columns) -> pa.Table:
@@ -287,11 +293,13 @@ class Executor:
         warehouse = self.db.warehouse
         if kind == "VERSION":
             csn = self._sql(f"SELECT CAST({value.sql(dialect='duckdb')} AS BIGINT)").column(0)[0].as_py()
+            if csn is not None and csn > warehouse.latest.csn:
+                warehouse.refresh()  # (another process may have committed it since this one looked)
             if csn is None or not 1 <= csn <= warehouse.latest.csn:
                 raise errors.InvalidParameterValue(f"snapshot {csn} does not exist")
         elif kind == "TIMESTAMP":
-            ms = self._sql(f"SELECT epoch_ms(CAST({value.sql(dialect='duckdb')} AS TIMESTAMP))").column(0)[0].as_py()
-            csn = warehouse.csn_at(ms)
+            warehouse.refresh()
+            csn = warehouse.csn_at(self.instant_ms(value))
         else:
             raise errors.NotSupportedError(f"time travel by {kind} is not supported")
         version = warehouse.catalog_at(csn).table(*name.qualified(ctx.db))
@@ -602,6 +610,23 @@ class Executor:
             return value if type(value) is int and bounds[0] <= value <= bounds[1] else _FALLBACK
         expected = _IDENTITY_CASTS.get(kind)
         return value if expected is not None and type(value) is expected else _FALLBACK
+
+    def instant_ms(self, value: exp.Expression) -> int | None:
+        """A point in time written in SQL, as Unix milliseconds: a timestamp with a time zone, or
+        a string with an offset or zone ('2026-11-01 12:00:00+02'), is that instant; one without
+        is UTC (DuckDB's cast to TIMESTAMP dropped an offset: +02:00 read as UTC)."""
+        got = self._sql(f"SELECT {value.sql(dialect='duckdb')}").column(0)[0].as_py()
+        if isinstance(got, str):
+            to = "TIMESTAMPTZ" if _ZONED.search(got) else "TIMESTAMP"
+            got = self._sql(f"SELECT CAST(? AS {to})", [got]).column(0)[0].as_py()
+        if got is None:
+            return None
+        if type(got) is datetime.date:
+            got = datetime.datetime.combine(got, datetime.time())
+        if not isinstance(got, datetime.datetime):
+            raise errors.DatatypeMismatch(f"a point in time was expected, not {got!r}")
+        aware = got if got.tzinfo is not None else got.replace(tzinfo=datetime.timezone.utc)
+        return (aware - _EPOCH) // datetime.timedelta(milliseconds=1)
 
     def time_zone(self) -> str:
         """DuckDB's TimeZone setting: the session's (``SET TIME ZONE``), at first the process's."""

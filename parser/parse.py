@@ -395,6 +395,9 @@ def _insert(tree: exp.Insert) -> st.Statement:
 def _target_and_alias(node: exp.Expression) -> tuple[st.TableName, str | None]:
     if not isinstance(node, exp.Table):
         raise errors.NotSupportedError(f"target not supported: {node.sql()}")
+    if node.args.get("version") or node.args.get("when"):  # (it was ignored: the newest rows changed)
+        raise errors.NotSupportedError("an UPDATE or DELETE writes the newest version: time travel "
+                                       "(FOR SYSTEM_VERSION, AT) is for reading")
     alias = node.alias or None
     return table_name(node), (identifier(alias) if alias else None)
 
