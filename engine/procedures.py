@@ -60,8 +60,12 @@ def expire_snapshots(session, args, kwargs) -> Result:
                                       "retain_last => n", sqlstate="42883")
     older_ms = None
     if "older_than" in kwargs:
-        older_ms = _evaluate(session, exp.func("epoch_ms", exp.cast(kwargs["older_than"], "TIMESTAMP")), "BIGINT")
+        older_ms = session.executor.instant_ms(kwargs["older_than"])
+        if older_ms is None:
+            raise errors.InvalidParameterValue("older_than must be a point in time, not NULL")
     retain = _evaluate(session, kwargs["retain_last"], "BIGINT") if "retain_last" in kwargs else 1
+    if retain is None or retain < 1:
+        raise errors.InvalidParameterValue(f"retain_last must be a positive number of snapshots, not {retain}")
     if older_ms is None and "retain_last" not in kwargs:
         raise errors.ProgrammingError("say older_than => ... and/or retain_last => ...", sqlstate="42883")
     _, oldest = session.db.horizons()
@@ -80,6 +84,8 @@ def remove_orphan_files(session, args, kwargs) -> Result:
         raise errors.ProgrammingError("txlake.remove_orphan_files takes older_than_seconds => n",
                                       sqlstate="42883")
     grace = _evaluate(session, kwargs["older_than_seconds"], "DOUBLE") if kwargs else 24 * 3600.0
+    if grace is None or not grace >= 0:
+        raise errors.InvalidParameterValue(f"older_than_seconds must be a number of seconds, not {grace}")
     removed = expiry.remove_orphan_files(session.db.warehouse, grace)
     return Result(table=pa.table({"files_deleted": [removed]}), rowcount=1, status="CALL")
 

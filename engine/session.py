@@ -376,9 +376,11 @@ class Session:
 
     def _call(self, stmt: st.Call) -> Result:
         from txlake.engine.procedures import call
-        if self.txn is not None:
-            raise errors.ProgrammingError(
-                f"CALL {stmt.procedure} cannot run inside a transaction block", sqlstate="25001")
+        if self.txn is not None:  # (the block fails, as PostgreSQL's does at VACUUM)
+            error = errors.ProgrammingError(f"CALL {stmt.procedure} cannot run inside a transaction block",
+                                            sqlstate="25001")
+            self.fail(error)
+            raise error
         self.executor.clock_of = None
         return call(self, stmt)
 

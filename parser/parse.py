@@ -167,6 +167,9 @@ def _control(node: Control) -> st.Statement:
         values = a.get("value") or []
         args = tuple(v for v in values if not isinstance(v, exp.Kwarg))
         kwargs = tuple((v.this.name.lower(), v.expression) for v in values if isinstance(v, exp.Kwarg))
+        names = [name for name, _ in kwargs]
+        if len(set(names)) != len(names):
+            raise errors.SyntaxError(f"argument name used more than once in CALL {a['name']}")
         return st.Call(procedure=a["name"], args=args, kwargs=kwargs)
     if kind == "PREPARE_TRANSACTION":
         return st.PrepareTransaction(gid=a["label"])

@@ -34,6 +34,7 @@ import threading
 import time
 from dataclasses import dataclass
 
+from txlake import errors
 from txlake.storage.datafiles import table_dir
 from txlake.storage.prepared import PRECOMMITTED
 from txlake.storage.format.paimon import PaimonTable
@@ -41,6 +42,8 @@ from txlake.storage.fs import LocalFileSystem
 from txlake.storage.version import ChangeData
 
 EXPIRY_FILE = os.path.join("_txlog", "expired.json")
+EXPIRE_LOCK = "EXPIRE"  # in the log's directory: flock(2)ed by the expiry running
+EXPIRE_WAIT_SECONDS = 60.0
 READERS_DIR = "_readers"
 LEASE_SECONDS = 60.0
 LEASE_RENEW_SECONDS = LEASE_SECONDS / 4
@@ -155,6 +158,15 @@ def oldest_leased(warehouse, *, others: bool = False) -> int | None:
 
 def expire_snapshots(warehouse, *, older_than_ms: int | None = None, retain_last: int = 1,
                      in_use_csn: int | None = None) -> ExpireResult:
+    """Move the horizon, one expiry at a time in the warehouse (two at once: the one with the
+    lower horizon found the other's files gone, 22023)."""
+    with warehouse.fs.try_lock(os.path.join(warehouse.txlog.dir, EXPIRE_LOCK), wait=EXPIRE_WAIT_SECONDS) as mine:
+        if not mine:
+            raise errors.LockNotAvailable("another expire_snapshots is still running")
+        return _expire_snapshots(warehouse, older_than_ms, retain_last, in_use_csn)
+
+
+def _expire_snapshots(warehouse, older_than_ms: int | None, retain_last: int, in_use_csn: int | None) -> ExpireResult:
     latest = warehouse.refresh()
     horizon = max(latest.csn - max(retain_last, 1) + 1, 0)
     if older_than_ms is not None:
