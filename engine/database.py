@@ -407,6 +407,7 @@ class Database:
                 return
             _registry.pop(self.path, None)
         self.gc.stop()
+        self.gc.lease.withdraw()  # (the last connection: nothing of this process reads any more)
         self.warehouse.store.close()
         self.ssi.close()
         if self.publisher is not None:

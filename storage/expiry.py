@@ -109,6 +109,15 @@ class Lease:
             self.covers += 1
             return True
 
+    def withdraw(self) -> None:
+        """The process stops reading the warehouse: its lease goes (it held others' expiry
+        back until it lapsed)."""
+        with self._lock:
+            if self.written is not None:
+                wh = self.warehouse
+                LocalFileSystem(durable=False).remove(os.path.join(wh.root, READERS_DIR, f"{wh.commit_user}.json"))
+                self.csn = self.written = None
+
     def _write(self, csn: int | None) -> None:
         wh = self.warehouse
         _write_lease(LocalFileSystem(durable=False), wh.root, wh.commit_user, csn)
@@ -265,8 +274,20 @@ def remove_orphan_files(warehouse, older_than_seconds: float = 24 * 3600) -> int
     of a prepared transaction not finished yet, or one this process's open transactions
     spilled their rows to, is referenced, whatever its age: its commit will need it. (Another
     process's open transaction's spilled files are kept only by the grace period.)"""
-    referenced = set()
-    for entry in warehouse.txlog.entries_after(0):
+    with warehouse.fs.try_lock(os.path.join(warehouse.txlog.dir, EXPIRE_LOCK), wait=EXPIRE_WAIT_SECONDS) as mine:
+        if not mine:
+            raise errors.LockNotAvailable("an expire_snapshots is still running")
+        return _remove_orphan_files(warehouse, older_than_seconds)
+
+
+def _remove_orphan_files(warehouse, older_than_seconds: float) -> int:
+    # the log references the files of the snapshots not expired: those of the oldest, and those
+    # added after it (a file only expired snapshots read is an orphan: an expiry a crash
+    # interrupted left it, and no later expiry would look at it again)
+    horizon = expired_before(warehouse)
+    referenced = {os.path.join(warehouse.root, f.path)
+                  for t in warehouse.catalog_at(horizon).tables.values() for f in t.files if f.path}
+    for entry in warehouse.txlog.entries_after(horizon):
         for change in entry.changes:
             if isinstance(change, ChangeData):
                 referenced |= {os.path.join(warehouse.root, f.path) for f in change.added}
