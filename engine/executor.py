@@ -45,7 +45,7 @@ from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.parser import statements as st
 from txlake.parser.parse import identifier, parse_table_name, table_name
-from txlake.parser.semantics import CLOCK_FUNCTION, transaction_clock
+from txlake.parser.semantics import CLOCK_FUNCTION, STATEMENT_CLOCK, transaction_clock
 from txlake.storage import keys as pk
 from txlake.storage.commit import (ROWS_PER_FILE, SAME_KEYS, SOURCES, UPSERTED, TableDelta, carry_upserted,
                                    table_bytes, visible_sources)
@@ -164,6 +164,7 @@ class Executor:
         self._sql_cache: OrderedDict = OrderedDict()
         self._tz = _FALLBACK  # DuckDB's TimeZone as a tzinfo, looked up at first use
         self._default_tz: str | None = None  # the zone before the first SET TIME ZONE
+        self.zoned = False  # SET TIME ZONE chose another zone than the process's
         # the transaction whose start now() is: the session sets it before each statement, and
         # clears it for a CALL, which runs outside transactions (now() is then the call's time)
         self.clock_of: Transaction | None = None
@@ -642,6 +643,7 @@ class Executor:
         except duckdb.Error:
             raise errors.InvalidParameterValue(f'invalid value for parameter "TimeZone": "{name}"') from None
         self._tz = _FALLBACK  # (the tzinfo of the zone, looked up again)
+        self.zoned = self.time_zone() != self._default_tz
 
     def _time_zone(self):
         """DuckDB's TimeZone setting as a tzinfo: CAST(CURRENT_TIMESTAMP AS TIMESTAMP) is the
@@ -1091,8 +1093,11 @@ class Executor:
             key = _pinned_key(version.schema, alias, where, params, offset)
         if key is not None:
             ssi.read_keys(txn, version.table_id, [key])
-        elif any(isinstance(n, (exp.Select, exp.Subquery)) for n in where.walk()) or \
+        elif self.zoned or any(isinstance(n, (exp.Select, exp.Subquery)) for n in where.walk()) or \
                 (bound := _bind(where, params, offset, txn)) is None:
+            # (SSI evaluates a predicate later, on its own connection in the process's time zone:
+            # one whose answer may depend on the session's zone, or on when it is evaluated,
+            # counts as a read of the whole table)
             ssi.read_table(txn, version.table_id)
         else:
             ssi.read_predicate(txn, version.table_id, alias, bound)
@@ -1886,6 +1891,8 @@ def _bind(where: exp.Expression, params, offset: int, txn: Transaction) -> exp.E
             order[id(node)] = _literal(params[next(index)])
         elif isinstance(node, exp.Anonymous) and node.name == CLOCK_FUNCTION:
             order[id(node)] = _literal(txn.start_time)
+        elif isinstance(node, exp.Anonymous) and node.name == STATEMENT_CLOCK:
+            return None  # (the statement's time: evaluated again later, it would have moved)
     if any(v is None for v in order.values()):
         return None
     if not order:

@@ -118,6 +118,7 @@ def _escapes(node: exp.Like | exp.ILike) -> bool:
 # The transaction's start time, as PostgreSQL's now(): the executor defines this DuckDB function
 # (DuckDB's own now() is the start of each statement it runs)
 CLOCK_FUNCTION = "txl_now"
+STATEMENT_CLOCK = "get_current_timestamp"  # DuckDB's: the start of the statement it runs
 # PostgreSQL's clock functions that mean the transaction's start: their column names, and the
 # types the start is cast to, in turn
 _CLOCK_TYPES = {exp.CurrentTimestamp: ("current_timestamp", ()), exp.CurrentDate: ("current_date", ("DATE",)),
@@ -150,7 +151,7 @@ def transaction_clock(tree: exp.Expression) -> exp.Expression:
         if name is None or node.find_ancestor(exp.ColumnDef) is not None:
             return node
         if _CLOCK_CALLS.get(name) == "statement":  # (a call: DuckDB may take CURRENT_TIMESTAMP for a column alias)
-            return exp.Anonymous(this="get_current_timestamp")
+            return exp.Anonymous(this=STATEMENT_CLOCK)
         start = exp.Anonymous(this=CLOCK_FUNCTION)
         for to in _CLOCK_TYPES.get(type(node), (name, ()))[1]:
             start = exp.cast(start, to)

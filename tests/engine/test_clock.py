@@ -111,3 +111,24 @@ def test_set_time_zone_decides_how_zoned_timestamps_convert(connect):
     assert e.value.sqlstate == "22023"
     conn.execute("RESET timezone")
     assert conn.execute("SHOW TIME ZONE").fetchone() == (started,)
+
+
+def test_serializable_predicates_in_the_session_time_zone(warehouse):
+    """SSI evaluates a read's WHERE later, on a connection of its own in the process's zone: a
+    predicate converting to a date in the session's zone gave another answer there, and write
+    skew committed. Such a read (also one reading the statement's clock, which would have
+    moved) counts as a read of the whole table."""
+    setting, clock = "SET TIME ZONE 'Pacific/Kiritimati'", "TIMESTAMPTZ '2024-01-01 20:00:00+00'"
+    setup = txlake.connect(warehouse, autocommit=True, publish="off")
+    setup.execute("CREATE TABLE shifts (id INT PRIMARY KEY, day DATE)")
+    a, b = (txlake.connect(warehouse, isolation_level="SERIALIZABLE", publish="off") for _ in "ab")
+    for conn in (a, b):
+        conn.execute(setting)
+        conn.execute(f"SELECT count(*) FROM shifts WHERE day = CAST({clock} AS DATE)")
+    for i, conn in ((1, a), (2, b)):
+        conn.execute(f"INSERT INTO shifts VALUES ({i}, CAST({clock} AS DATE))")
+    a.commit()
+    with pytest.raises(txlake.SerializationFailure):
+        b.commit()
+    for conn in (a, b, setup):
+        conn.close()
