@@ -45,7 +45,7 @@ from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.parser import statements as st
 from txlake.parser.parse import identifier, parse_table_name, table_name
-from txlake.parser.semantics import CLOCK_FUNCTION, STATEMENT_CLOCK, transaction_clock
+from txlake.parser.semantics import CLOCK_FUNCTION, STATEMENT_CLOCK, postgres_semantics
 from txlake.storage import keys as pk
 from txlake.storage.commit import (ROWS_PER_FILE, SAME_KEYS, SOURCES, UPSERTED, TableDelta, carry_upserted,
                                    table_bytes, visible_sources)
@@ -1811,7 +1811,7 @@ def _default_value(col: Column) -> exp.Expression:
 def _default_sql(default: str) -> str:
     """A column default (stored as written) as DuckDB runs it: ``now()`` is the transaction's
     start there too."""
-    return transaction_clock(exp.maybe_parse(default, dialect="duckdb")).sql(dialect="duckdb")
+    return postgres_semantics(exp.maybe_parse(default, dialect="duckdb")).sql(dialect="duckdb")
 
 
 def evaluate_defaults(columns: list[Column], start: datetime.datetime) -> list:

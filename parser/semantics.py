@@ -32,34 +32,41 @@ def postgres_semantics(tree: exp.Expression) -> exp.Expression:
     - and the rewrites of ``_REWRITES``: row comparisons, SIMILAR TO, substring, make_interval,
       to_char, extract(second), math domain errors.
     """
-    select = tree if isinstance(tree, exp.Select) else None
-    # a column a rewrite changes keeps the name it had as written (``_column_names``)
-    written = [None if isinstance(p, exp.Alias) else (p.copy(), p.sql(dialect="duckdb"))
-               for p in select.expressions] if select is not None else []
+    # a column a rewrite changes keeps the name it had as written (``_column_names``), in every
+    # SELECT: a subquery's, a UNION's, CREATE TABLE AS's (whose names the table keeps)
+    selects = [(select, [None if isinstance(p, exp.Alias) else (p.copy(), p.sql(dialect="duckdb"))
+                         for p in select.expressions]) for select in tree.find_all(exp.Select)]
     tree = transaction_clock(tree)
     _fold_aliases(tree)
-    for node in reversed(list(tree.find_all(*_REWRITES))):  # (the innermost first: outer ones copy them)
+    for node in reversed(_outside_defaults(tree, *_REWRITES)):  # (the innermost first: outer ones copy them)
         replacement = _REWRITES[type(node)](node)
         if replacement is not node:
             if node is tree:
                 tree = replacement
             else:
                 node.replace(replacement)
-    for node in list(tree.find_all(exp.Like, exp.ILike)):
+    for node in _outside_defaults(tree, exp.Like, exp.ILike):
         if _escapes(node):
             node.replace(exp.Escape(this=node.copy(), expression=exp.Literal.string("\\")))
-    for node in list(tree.find_all(exp.Format)):
+    for node in _outside_defaults(tree, exp.Format):
         values = [exp.func("coalesce", exp.cast(v, exp.DataType.build("VARCHAR")), exp.Literal.string(""))
                   for v in node.expressions]
         node.replace(exp.Anonymous(this="printf", expressions=[node.this, *values]))
-    for node in list(tree.find_all(exp.Div, exp.Mod, exp.IntDiv)):
+    for node in _outside_defaults(tree, exp.Div, exp.Mod, exp.IntDiv):
         divisor = node.expression
         if isinstance(divisor, exp.Literal) and divisor.is_number and float(divisor.this) != 0:
             continue
         node.set("expression", exp.Anonymous(this=DIVISOR_MACRO, expressions=[divisor]))
-    if select is not None:
+    for select, written in selects:
         _column_names(select, written)
     return tree
+
+
+def _outside_defaults(tree: exp.Expression, *types) -> list[exp.Expression]:
+    """The nodes of ``types`` in ``tree``, but those of a column's DEFAULT in CREATE / ALTER
+    TABLE: a default is stored as written (with PostgreSQL's words, not txlake's macros) and
+    rewritten where it is used (engine/executor.py ``_default_sql``)."""
+    return [n for n in tree.find_all(*types) if n.find_ancestor(exp.ColumnDef) is None]
 
 
 def _fold_aliases(tree: exp.Expression) -> None:

@@ -112,3 +112,18 @@ def test_postgresql_functions_duckdb_lacks(conn):
     with pytest.raises(txlake.DataError) as e:
         conn.execute("SELECT to_date('nope', 'YYYY')")
     assert e.value.sqlstate == "22007"
+
+
+def test_rewritten_columns_keep_their_names_in_every_select_and_defaults_their_words(conn):
+    """A subquery's, a UNION's and CREATE TABLE AS's columns took the rewritten text's name
+    (txl_sqrt(x), stored so in the table), and a DEFAULT was stored with txlake's macros."""
+    conn.execute("CREATE TABLE c1 AS SELECT sqrt(a), now(), substring('hello', 1, 2), current_date FROM r LIMIT 1")
+    assert [d[0] for d in conn.execute("SELECT * FROM c1").description] == [
+        "sqrt", "now", "substring", "current_date"]
+    assert [d[0] for d in conn.execute("SELECT * FROM (SELECT sqrt(4), ln(1)) q").description] == ["sqrt", "ln"]
+    assert [d[0] for d in conn.execute("SELECT sqrt(4) UNION ALL SELECT 1").description] == ["sqrt"]
+    conn.execute("CREATE TABLE d (id INT, s TEXT DEFAULT substring('hello', 2, 3), n INT DEFAULT 7 / 2)")
+    defaults = conn.session.describe_table("d").column("default").to_pylist()
+    assert not any("txl_" in d.lower() for d in defaults)
+    conn.execute("INSERT INTO d (id) VALUES (1)")
+    assert conn.execute("SELECT s, n FROM d").fetchone() == ("ell", 3)
