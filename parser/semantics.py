@@ -288,8 +288,10 @@ def _make_interval(node: exp.MakeInterval) -> exp.Expression:
     return exp.MakeInterval(**args)
 
 
-# PostgreSQL's to_char() patterns for numbers (9, 0, D, G, FM ...): not translated
-_NUMBER_PATTERN = re.compile(r"^(FM)?[90.,DGSLPRMIV ]+$|^(FM)?[90]", re.IGNORECASE)
+# PostgreSQL's to_char() patterns for numbers (their digits are 9 and 0): not translated
+_NUMBER_PATTERN = re.compile(r"[90]")
+# names strftime cannot write as to_char does: padded to 9 (Month, Day), upper or lower case
+_UNMAPPED_NAMES = re.compile(r"(?<!FM)(Month|Day)|MONTH|month|DAY|day|MON|mon|DY|dy")
 
 
 def _to_char_mapping() -> dict[str, str]:
@@ -297,7 +299,7 @@ def _to_char_mapping() -> dict[str, str]:
     cannot express, and with the names of months and days, 12-hour clocks and milliseconds."""
     from sqlglot.dialects.postgres import Postgres
     mapping = {k: v for k, v in Postgres.TIME_MAPPING.items() if "enlower" not in v and "three" not in v}
-    mapping.update({"Month": "%B", "FMMonth": "%B", "Mon": "%b", "Day": "%A", "FMDay": "%A", "Dy": "%a",
+    mapping.update({"FMMonth": "%B", "Mon": "%b", "FMDay": "%A", "Dy": "%a",
                     "HH": "%I", "AM": "%p", "PM": "%p", "MS": "%g"})
     return mapping
 
@@ -314,6 +316,9 @@ def _to_char(node: exp.ToChar) -> exp.Expression:
         raise errors.NotSupportedError("to_char takes a pattern that is a string literal")
     if _NUMBER_PATTERN.search(fmt.this):
         raise errors.NotSupportedError(f"to_char with a number pattern ('{fmt.this}') is not supported")
+    if (name := _UNMAPPED_NAMES.search(fmt.this)) is not None:
+        raise errors.NotSupportedError(f"to_char pattern {name.group()} is not supported (FMMonth, Mon, FMDay "
+                                       "and Dy are)")
     strftime = format_time(fmt.this, _TO_CHAR_MAPPING, _TO_CHAR_TRIE)
     return exp.Anonymous(this="strftime", expressions=[node.this.copy(), exp.Literal.string(strftime)])
 

@@ -60,11 +60,13 @@ def test_make_interval_takes_its_arguments_by_name(conn):
 def test_to_char_formats_dates_by_its_pattern(conn):
     """to_char(d, 'YYYY') returned the whole date as text (DuckDB dropped the pattern)."""
     cur = conn.execute("SELECT to_char(d, 'Mon DD, YYYY'), to_char(ts, 'YYYY'), "
-                       "to_char(ts, 'FMMonth Day HH:MI AM'), to_char(ts, 'HH24:MI:SS.MS') FROM tt")
-    assert cur.fetchone() == ("May 07, 2024", "2024", "May Tuesday 01:04 PM", "13:04:01.500")
-    assert [d[0] for d in cur.description] == ["to_char"] * 4
-    with pytest.raises(txlake.NotSupportedError):  # number patterns: refused, not ignored
-        conn.execute("SELECT to_char(1234.5, '9999.99')")
+                       "to_char(ts, 'FMMonth FMDay HH:MI AM'), to_char(ts, 'HH24:MI:SS.MS'), to_char(ts, 'MM'), "
+                       "to_char(ts, 'DD.MM') FROM tt")
+    assert cur.fetchone() == ("May 07, 2024", "2024", "May Tuesday 01:04 PM", "13:04:01.500", "05", "07.05")
+    assert [d[0] for d in cur.description] == ["to_char"] * 6
+    for pattern in ["9999.99", "Month", "MON", "day"]:  # numbers, padded or cased names: refused, not wrong
+        with pytest.raises(txlake.NotSupportedError):
+            conn.execute(f"SELECT to_char(ts, '{pattern}') FROM tt")
 
 
 def test_extract_second_keeps_the_fraction(conn):
