@@ -99,13 +99,14 @@ _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 def _as_bigint(table: pa.Table, columns) -> pa.Table:
     """``table`` with ``columns`` - HUGEINT in DuckDB, which sums integers so - as BIGINT, the
-    type PostgreSQL's sum(int) has: fetched as an int, not a Decimal of scale 0. (A sum too
-    large for a BIGINT stays a DECIMAL(38,0), as PostgreSQL's sum(bigint) is a numeric.)"""
+    type PostgreSQL's sum(int) has: fetched as an int, not a Decimal of scale 0. The type does
+    not depend on the values: a sum too large for a BIGINT is 22003 (where PostgreSQL's
+    sum(bigint), a numeric, would hold it)."""
     for i in columns:
         try:
             table = table.set_column(i, table.field(i).with_type(pa.int64()), table.column(i).cast(pa.int64()))
         except pa.ArrowInvalid:
-            pass
+            raise errors.NumericValueOutOfRange(f'bigint out of range in column "{table.field(i).name}"') from None
     return table
 
 
@@ -1278,7 +1279,7 @@ class Executor:
         data = None
         if stmt.as_query is not None:
             with self._registered() as register:
-                data = self._sql(self._rewrite(ctx, stmt.as_query, register), params)
+                data = self._sql(self._rewrite(ctx, stmt.as_query, register), params, result=True)
             columns = tuple(Column(i, f.name, type_from_arrow(f.type)) for i, f in enumerate(data.schema))
         else:
             columns = tuple(self._column(i, spec) for i, spec in enumerate(stmt.columns))
