@@ -342,6 +342,8 @@ class Session:
             self.default_read_only = _bool_setting(name, value) if value is not None else False
             return Result(status="SET")
         if name in ("timezone", "time zone"):  # how timestamps with time zones convert, as PostgreSQL's
+            if stmt.local:  # (it would outlive the transaction)
+                raise errors.NotSupportedError("SET LOCAL TIME ZONE is not supported: SET TIME ZONE is the session's")
             self.executor.set_time_zone(value.strip("'") if value is not None else None)
             return Result(status="SET")
         if name in self.settings:
