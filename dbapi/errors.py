@@ -179,8 +179,11 @@ class CommitFailed(OperationalError):
     sqlstate = "58030"
 
 
-__all__ = [name for name, value in dict(globals()).items()
-           if isinstance(value, type) and issubclass(value, Exception)]
+class CommitOutcomeUnknown(CommitFailed):
+    """The commit's log entry was written but could not be flushed: it may be durable, and other
+    processes may read it, or not (PostgreSQL's transaction_resolution_unknown). Its files stay."""
+
+    sqlstate = "08007"
 
 
 class CardinalityViolation(ProgrammingError):

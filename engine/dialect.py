@@ -7,7 +7,8 @@ parsed statement (parser/semantics.py ``postgres_semantics``) or parsed as Postg
 
 from __future__ import annotations
 
-from txlake.parser.semantics import DIVISOR_MACRO, SUBSTRING_FROM_MACRO, SUBSTRING_MACRO
+from txlake.parser.semantics import (DIVISOR_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO, SQRT_MACRO,
+                                     SUBSTRING_FROM_MACRO, SUBSTRING_MACRO)
 
 SETUP = (
     # 7 / 2 is 3 and -7 / 2 is -3 (truncated, as PostgreSQL's integer division): DuckDB's /
@@ -22,17 +23,17 @@ SETUP = (
     "ELSE substring(s, greatest(f, 1), greatest(f + n - greatest(f, 1), 0)) END",
     f"CREATE MACRO {SUBSTRING_FROM_MACRO}(s, f) AS substring(s, greatest(f, 1))",
     # arguments outside the domain are errors (2201F, 2201E), not NaN or infinity
-    "CREATE MACRO txl_sqrt(x) AS CASE WHEN x < 0 THEN "
+    f"CREATE MACRO {SQRT_MACRO}(x) AS CASE WHEN x < 0 THEN "
     "error('cannot take square root of a negative number') ELSE sqrt(x) END",
-    "CREATE MACRO txl_ln(x) AS CASE WHEN x = 0 THEN error('cannot take logarithm of zero') "
+    f"CREATE MACRO {LN_MACRO}(x) AS CASE WHEN x = 0 THEN error('cannot take logarithm of zero') "
     "WHEN x < 0 THEN error('cannot take logarithm of a negative number') ELSE ln(x) END",
-    "CREATE MACRO txl_log10(x) AS CASE WHEN x = 0 THEN error('cannot take logarithm of zero') "
+    f"CREATE MACRO {LOG10_MACRO}(x) AS CASE WHEN x = 0 THEN error('cannot take logarithm of zero') "
     "WHEN x < 0 THEN error('cannot take logarithm of a negative number') ELSE log10(x) END",
     # PostgreSQL functions DuckDB does not have
     "CREATE MACRO btrim(s) AS trim(s), (s, c) AS trim(s, c)",
     "CREATE MACRO every(x) AS bool_and(x)",
     "CREATE MACRO quote_literal(s) AS chr(39) || replace(CAST(s AS VARCHAR), chr(39), chr(39) || chr(39)) || chr(39)",
-    "CREATE MACRO txl_power(x, y) AS CASE WHEN x = 0 AND y < 0 THEN "
+    f"CREATE MACRO {POWER_MACRO}(x, y) AS CASE WHEN x = 0 AND y < 0 THEN "
     "error('zero raised to a negative power is undefined') WHEN x < 0 AND y <> floor(y) THEN "
     "error('a negative number raised to a non-integer power yields a complex result') ELSE power(x, y) END",
 )

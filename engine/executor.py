@@ -20,9 +20,11 @@ constraint checks and the write set are the general path's own code.
 from __future__ import annotations
 
 import datetime
+import decimal
 import functools
 import itertools
 import json
+import math
 import os
 import re
 import uuid
@@ -1815,6 +1817,14 @@ def _default_sql(default: str) -> str:
     return postgres_semantics(exp.maybe_parse(default, dialect="duckdb")).sql(dialect="duckdb")
 
 
+@functools.cache
+def _volatile_functions() -> frozenset[str]:
+    """DuckDB's functions whose value differs from call to call (random(), gen_random_uuid())."""
+    with duckdb.connect() as con:
+        return frozenset(name for (name,) in con.sql(
+            "SELECT DISTINCT function_name FROM duckdb_functions() WHERE stability = 'VOLATILE'").fetchall())
+
+
 def evaluate_defaults(columns: list[Column], start: datetime.datetime) -> list:
     """The values of ``columns``' defaults (NULL for none), cast to the columns' types, for rows
     that a writer outside a session (a Spark job) inserts in a transaction started at ``start``:
@@ -1824,8 +1834,7 @@ def evaluate_defaults(columns: list[Column], start: datetime.datetime) -> list:
     try:
         dialect.postgres_semantics(con)
         con.create_function(CLOCK_FUNCTION, lambda: start, [], duckdb.sqltype("TIMESTAMPTZ"), side_effects=False)
-        volatile = {name for (name,) in con.sql(
-            "SELECT DISTINCT function_name FROM duckdb_functions() WHERE stability = 'VOLATILE'").fetchall()}
+        volatile = _volatile_functions()
         values = []
         for col in columns:
             if col.default is None:
@@ -1860,8 +1869,6 @@ def _functions_called(tree):
 def _literal(value) -> exp.Expression | None:
     """A Python parameter value as a SQL literal that DuckDB takes as it took the parameter (to
     keep a predicate after the statement), or None for a value of another type."""
-    import decimal
-    import math
     if value is None:
         return exp.null()
     if isinstance(value, bool):

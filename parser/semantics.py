@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from sqlglot import exp
+from sqlglot.time import format_time
 from sqlglot.trie import new_trie
 
 from txlake import errors
@@ -132,7 +133,6 @@ _CLOCK_TYPES = {exp.CurrentTimestamp: ("current_timestamp", ()), exp.CurrentDate
                 exp.CurrentTime: ("current_time", ("TIMETZ",)),
                 exp.Localtimestamp: ("localtimestamp", ("TIMESTAMP",)),
                 exp.Localtime: ("localtime", ("TIMESTAMP", "TIME"))}
-_CLOCKS = tuple(_CLOCK_TYPES)
 _CLOCK_CALLS = {"now": None, "transaction_timestamp": None,
                 # the statement's start: DuckDB's own (clock_timestamp() too: DuckDB has no
                 # clock that moves within a statement)
@@ -308,7 +308,6 @@ def _to_char(node: exp.ToChar) -> exp.Expression:
     """``to_char(date_or_timestamp, 'YYYY-MM-DD HH24:MI')`` as DuckDB's strftime with the
     pattern translated (sqlglot's PostgreSQL mapping). DuckDB's to_char dropped the pattern:
     it returned the value as text. Patterns for numbers are refused (0A000)."""
-    from sqlglot.time import format_time
     fmt = node.args.get("format")
     if fmt is None:
         return node
@@ -359,7 +358,6 @@ def _to_timestamp(node: exp.UnixToTime) -> exp.Expression:
 
 def _strptime(text: exp.Expression, pattern: exp.Expression) -> exp.Expression:
     """DuckDB's strptime of ``text`` with PostgreSQL's date pattern translated."""
-    from sqlglot.time import format_time
     if not (isinstance(pattern, exp.Literal) and pattern.is_string):
         raise errors.NotSupportedError("to_date / to_timestamp take a pattern that is a string literal")
     return exp.Anonymous(this="strptime", expressions=[
@@ -400,7 +398,8 @@ def _fetch(node: exp.Fetch) -> exp.Expression:
 
 # the macros engine/dialect.py defines for the rewrites above
 SUBSTRING_MACRO, SUBSTRING_FROM_MACRO = "txl_substring", "txl_substring_from"
-_DOMAIN_MACROS = {exp.Sqrt: "txl_sqrt", exp.Ln: "txl_ln", exp.Log: "txl_log10", exp.Pow: "txl_power"}
+SQRT_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO = "txl_sqrt", "txl_ln", "txl_log10", "txl_power"
+_DOMAIN_MACROS = {exp.Sqrt: SQRT_MACRO, exp.Ln: LN_MACRO, exp.Log: LOG10_MACRO, exp.Pow: POWER_MACRO}
 
 _REWRITES = {
     exp.EQ: _row_comparison, exp.NEQ: _row_comparison, exp.In: _row_comparison, exp.Is: _row_comparison,

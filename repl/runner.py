@@ -127,7 +127,7 @@ class Runner:
         if any(piece.kind == META for piece in pieces):
             return False
         try:
-            statements = [s for piece in pieces for s in self.conn._session.parse(piece.text)]
+            statements = [s for piece in pieces for s in self.conn.session.parse(piece.text)]
         except txlake.Error:
             return False  # (the statement that does not parse reports it when it runs)
         return self.conn.open_implicit_block(statements)

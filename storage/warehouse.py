@@ -361,7 +361,7 @@ class Warehouse:
             entry = self._append(commit)
             failpoints.reached("after-log")
         except BaseException as e:
-            if not getattr(e, "logged", False):  # (logged, unflushed: its files may be needed)
+            if not isinstance(e, errors.CommitOutcomeUnknown):  # (logged, unflushed: its files may be needed)
                 commit.abort()
             raise
         commit.state = CommitState.COMMITTED
@@ -587,12 +587,10 @@ class Warehouse:
         except OSError as e:
             for entry in entries:  # in the log nonetheless: refresh() reads them from there
                 self._unmark(entry.csn)
-            # PostgreSQL's 08007: the entry may be durable, and others may read it: its
-            # commits' files must stay (``commit`` does not abort a commit whose entry is logged)
-            failed = errors.CommitFailed(f"could not flush the commit log ({e}): the outcome of the "
-                                         "commit is unknown", sqlstate="08007")
-            failed.logged = True
-            raise failed from e
+            # the entry may be durable, and others may read it: its commits' files must stay
+            # (``commit`` does not abort a commit whose outcome is unknown)
+            raise errors.CommitOutcomeUnknown(
+                f"could not flush the commit log ({e}): the outcome of the commit is unknown") from e
         with self._lock:
             for entry in entries:
                 if self.latest.csn < entry.csn:  # (the replay stops before the entry: still unflushed)
