@@ -141,14 +141,14 @@ def hold_snapshot(root: str, owner: str, csn: int) -> None:
         _write_lease(LocalFileSystem(durable=False), root, owner, csn)
 
 
-def oldest_leased(warehouse, *, others: bool = False) -> int | None:
-    """The oldest snapshot a live lease holds; ``others``: not counting this process's own
-    (which its open transactions say better, and more up to date)."""
+def oldest_leased(warehouse) -> int | None:
+    """The oldest snapshot another process's live lease holds (this process's own is not
+    counted: its open transactions say the same, up to date - its lease may be older)."""
     directory = os.path.join(warehouse.root, READERS_DIR)
     oldest = None
     now = time.time()
     for name in warehouse.fs.listdir(directory):
-        if others and name == f"{warehouse.commit_user}.json":
+        if name == f"{warehouse.commit_user}.json":
             continue
         path = os.path.join(directory, name)
         try:
@@ -181,7 +181,7 @@ def _expire_snapshots(warehouse, older_than_ms: int | None, retain_last: int, in
     if older_than_ms is not None:
         horizon = min(horizon, warehouse.csn_at(older_than_ms) + 1 if warehouse.csn_at(older_than_ms) else 1)
     prepared = [r.snapshot_csn for r in warehouse.prepared.claims()]  # (COMMIT PREPARED reads its snapshot)
-    for pinned in (in_use_csn, oldest_leased(warehouse, others=True), *prepared):
+    for pinned in (in_use_csn, oldest_leased(warehouse), *prepared):
         if pinned is not None:
             horizon = min(horizon, pinned)
     previous = expired_before(warehouse)
@@ -191,7 +191,7 @@ def _expire_snapshots(warehouse, older_than_ms: int | None, retain_last: int, in
                               json.dumps({"before_csn": horizon}).encode())
     # a process that began reading meanwhile wrote its lease before it read this horizon: if
     # it read the one before, it reads a snapshot before this one, whose files stay
-    deleting = min(horizon, oldest_leased(warehouse, others=True) or horizon)
+    deleting = min(horizon, oldest_leased(warehouse) or horizon)
     # txlake data files referenced only by snapshots before the horizon, and not by the newest
     # published Paimon snapshot of their table (other engines read it until the next one)
     kept_version = warehouse.catalog_at(deleting)
