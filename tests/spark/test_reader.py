@@ -4,21 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-import txlake
-
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def wh(tmp_path):
-    return str(tmp_path / "wh")
-
-
-@pytest.fixture
-def engine(wh):
-    conn = txlake.connect(wh, autocommit=True, publish="off")
-    yield conn
-    conn.close()
 
 
 @pytest.mark.parametrize("condition, expected", [

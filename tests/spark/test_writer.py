@@ -17,18 +17,6 @@ from txlake.spark import TxlakeDataSource
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def wh(tmp_path):
-    return str(tmp_path / "wh")
-
-
-@pytest.fixture
-def engine(wh):
-    conn = txlake.connect(wh, autocommit=True, publish="off")
-    yield conn
-    conn.close()
-
-
 def data_files(wh: str, table: str) -> set[str]:
     return {os.path.basename(p) for p in glob.glob(os.path.join(wh, "default.db", table, "bucket-0", "data-*"))}
 
