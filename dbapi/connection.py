@@ -141,8 +141,8 @@ class Connection:
             raise errors.InterfaceError("connection is closed")
 
     def _notice(self, result: Result, quiet: bool = False) -> None:
-        if result.notice and not quiet:
-            self.notices.append(result.notice)
+        if result.notice and not quiet:  # ("NOTICE:  ..." or "WARNING:  ...", as psycopg's)
+            self.notices.extend(f"{result.severity}:  {line}" for line in result.notice.split("\n"))
 
     def open_implicit_block(self, statements) -> bool:
         """Several statements sent as one (one ``execute``, one ``txlake -c``) run as one

@@ -74,13 +74,15 @@ class Result:
     "BEGIN", ...) and a notice."""
 
     def __init__(self, table: pa.Table | None = None, rowcount: int = -1, status: str = "",
-                 notice: str | None = None, *, rows: list[tuple] | None = None, schema: pa.Schema | None = None):
+                 notice: str | None = None, *, rows: list[tuple] | None = None, schema: pa.Schema | None = None,
+                 severity: str = "NOTICE"):
         self._table = table
         self.rows = rows
         self.schema = table.schema if table is not None else schema
         self.rowcount = rowcount
         self.status = status
         self.notice = notice
+        self.severity = severity  # of the notice, as PostgreSQL's: NOTICE or WARNING
 
     @property
     def table(self) -> pa.Table | None:

@@ -149,7 +149,7 @@ class Session:
     def commit(self) -> Result:
         txn = self.txn
         if txn is None:
-            return Result(status="COMMIT", notice="there is no transaction in progress")
+            return Result(status="COMMIT", notice="there is no transaction in progress", severity="WARNING")
         self.txn = None
         if txn.state is TxnState.FAILED:
             self.db.abort(txn)
@@ -169,7 +169,7 @@ class Session:
     def rollback(self) -> Result:
         txn = self.txn
         if txn is None:
-            return Result(status="ROLLBACK", notice="there is no transaction in progress")
+            return Result(status="ROLLBACK", notice="there is no transaction in progress", severity="WARNING")
         self.txn = None
         self.db.abort(txn)
         return Result(status="ROLLBACK")
@@ -257,7 +257,7 @@ class Session:
 
     def _begin(self, stmt: st.Begin) -> Result:
         if self.txn is not None:
-            return Result(status="BEGIN", notice="there is already a transaction in progress")
+            return Result(status="BEGIN", notice="there is already a transaction in progress", severity="WARNING")
         if stmt.label is not None:  # refuse a committed label before any work is done
             done = self.db.warehouse.label_commit(stmt.label, aborts=False)
             if done is not None:
@@ -309,7 +309,7 @@ class Session:
             # PostgreSQL warns and ignores it outside a block; the next implicit one uses it
             if stmt.isolation:
                 self._next_isolation = normalise_level(stmt.isolation)
-            return Result(status="SET", notice="SET TRANSACTION can only be used in transaction blocks")
+            return Result(status="SET", notice="SET TRANSACTION can only be used in transaction blocks", severity="WARNING")
         txn.check_usable()
         if stmt.isolation:
             level = normalise_level(stmt.isolation)
@@ -389,7 +389,7 @@ class Session:
     def _prepare_transaction(self, stmt: st.PrepareTransaction) -> Result:
         txn = self.txn
         if txn is None:
-            return Result(status="ROLLBACK", notice="there is no transaction in progress")
+            return Result(status="ROLLBACK", notice="there is no transaction in progress", severity="WARNING")
         self.txn = None
         if txn.state is TxnState.FAILED:  # as PostgreSQL: a failed block is rolled back
             self.db.abort(txn)

@@ -188,7 +188,7 @@ class Runner:
 
     def _show_notices(self) -> None:
         for notice in self.conn.notices:
-            self.warn(f"WARNING:  {notice}")
+            self.warn(notice)
         self.conn.notices.clear()
 
     def _cancellable(self, work):

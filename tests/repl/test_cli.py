@@ -211,3 +211,12 @@ def test_returning_rows_are_followed_by_the_command_tag(main, tmp_path):
     done = main(wh, "-c", "CREATE TABLE k (a INT)", "-c", "INSERT INTO k VALUES (1), (2) RETURNING a")
     assert done.stdout.splitlines()[-2:] == ["(2 rows)", "INSERT 0 2"]
     assert main(wh, "--csv", "-c", "DELETE FROM k RETURNING a").stdout.splitlines() == ["a", "1", "2"]
+
+
+def test_notices_carry_postgresql_s_severity(main, tmp_path):
+    """'relation ... already exists, skipping' is a NOTICE in PostgreSQL (the shell said
+    WARNING for every notice); 'there is no transaction in progress' a WARNING."""
+    wh = str(tmp_path / "wh")
+    done = main(wh, "-c", "CREATE TABLE k (a INT)", "-c", "CREATE TABLE IF NOT EXISTS k (a INT)", "-c", "COMMIT")
+    assert done.stderr.splitlines() == ['NOTICE:  relation "k" already exists, skipping',
+                                        "WARNING:  there is no transaction in progress"]
