@@ -191,10 +191,10 @@ def _expire_snapshots(warehouse, older_than_ms: int | None, retain_last: int, in
                               json.dumps({"before_csn": horizon}).encode())
     # a process that began reading meanwhile wrote its lease before it read this horizon: if
     # it read the one before, it reads a snapshot before this one, whose files stay
-    deleting = min(horizon, oldest_leased(warehouse) or horizon)
+    deleting = _readable_from(warehouse, horizon)
     # txlake data files referenced only by snapshots before the horizon, and not by the newest
     # published Paimon snapshot of their table (other engines read it until the next one)
-    kept_version = warehouse.catalog_at(deleting)
+    kept_version = warehouse.catalog_at(deleting, expired=True)
     kept = {f.path for t in kept_version.tables.values() for f in t.files}
     dead, added_later = set(), set()
     for entry in warehouse.txlog.entries_after(0):
@@ -210,6 +210,14 @@ def _expire_snapshots(warehouse, older_than_ms: int | None, retain_last: int, in
             data_deleted += 1
     snaps, meta = _expire_paimon(warehouse, latest, deleting, kept | added_later)
     return ExpireResult(horizon, data_deleted, snaps, meta)
+
+
+def _readable_from(warehouse, horizon: int) -> int:
+    """The oldest snapshot whose files must stay: the horizon's, or an older one a reader
+    leased after the expiry that set the horizon looked (it reads what it took before it saw
+    the horizon; it had written its lease first)."""
+    leased = oldest_leased(warehouse)
+    return horizon if leased is None else min(horizon, leased)
 
 
 def _published(warehouse, latest) -> set[str]:
@@ -284,10 +292,10 @@ def _remove_orphan_files(warehouse, older_than_seconds: float) -> int:
     # the log references the files of the snapshots not expired: those of the oldest, and those
     # added after it (a file only expired snapshots read is an orphan: an expiry a crash
     # interrupted left it, and no later expiry would look at it again)
-    horizon = expired_before(warehouse)
+    oldest = _readable_from(warehouse, expired_before(warehouse))
     referenced = {os.path.join(warehouse.root, f.path)
-                  for t in warehouse.catalog_at(horizon).tables.values() for f in t.files if f.path}
-    for entry in warehouse.txlog.entries_after(horizon):
+                  for t in warehouse.catalog_at(oldest, expired=True).tables.values() for f in t.files if f.path}
+    for entry in warehouse.txlog.entries_after(oldest):
         for change in entry.changes:
             if isinstance(change, ChangeData):
                 referenced |= {os.path.join(warehouse.root, f.path) for f in change.added}

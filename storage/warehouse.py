@@ -267,13 +267,14 @@ class Warehouse:
             self.latest = newer
             return newer
 
-    def catalog_at(self, csn: int) -> CatalogVersion:
+    def catalog_at(self, csn: int, *, expired: bool = False) -> CatalogVersion:
         """The catalog as of commit ``csn`` (replayed from the log, from the nearest cached
-        older version or checkpoint)."""
+        older version or checkpoint); ``expired``: also of an expired snapshot (maintenance
+        working out which files a reader that took it may still read)."""
         if csn >= self.latest.csn:
             return self.latest
         from txlake.storage.expiry import expired_before
-        if csn < expired_before(self):
+        if not expired and csn < expired_before(self):
             from txlake import errors
             raise errors.InvalidParameterValue(f"snapshot {csn} has expired")
         with self._lock:

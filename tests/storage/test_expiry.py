@@ -220,3 +220,34 @@ def test_files_an_interrupted_expiry_left_are_orphans(warehouse):
     assert len(os.listdir(bucket)) == 1
     assert c.execute("SELECT count(*), sum(v) FROM t").fetchone() == (1000, 7000)
     c.close()
+
+
+def test_a_lease_written_while_the_horizon_moves_keeps_its_files(warehouse, monkeypatch):
+    """A reader in another process writes its lease, then reads the horizon; the expiry writes
+    the horizon, then reads the leases again. A lease that appears between the expiry's two
+    reads - the reader took its snapshot before the new horizon - keeps that snapshot's files,
+    for the expiry and for orphan removal after it. (The second read computed the catalog of
+    an expired snapshot: 22023 from catalog_at before.)"""
+    c = txlake.connect(warehouse, autocommit=True, publish="off")
+    c.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    c.execute("INSERT INTO t SELECT range, 0 FROM range(1000)")  # a Parquet file, CSN 2
+    old = os.path.join(warehouse, "default.db", "t", "bucket-0")
+    before = set(os.listdir(old))
+    c.execute("UPDATE t SET v = 1")  # CSN 3: the file of CSN 2 only snapshot 2 reads
+    wh = c._session.db.warehouse
+    write_atomic = type(wh.fs).write_atomic
+
+    def horizon_then_a_reader(fs, path, data):
+        write_atomic(fs, path, data)
+        if path.endswith("expired.json"):  # the reader leased snapshot 2 just before it read this
+            expiry._write_lease(fs, warehouse, "reader-elsewhere", 2)
+
+    monkeypatch.setattr(type(wh.fs), "write_atomic", horizon_then_a_reader)
+    assert c.execute("CALL txlake.expire_snapshots(retain_last => 1)").fetchone()[0] == 3
+    monkeypatch.undo()
+    c.execute("CALL txlake.remove_orphan_files(older_than_seconds => 0)")
+    assert before <= set(os.listdir(old))  # snapshot 2's file is still there for that reader
+    os.remove(os.path.join(warehouse, expiry.READERS_DIR, "reader-elsewhere.json"))
+    c.execute("CALL txlake.remove_orphan_files(older_than_seconds => 0)")
+    assert not before & set(os.listdir(old))  # gone once no lease holds it
+    c.close()
