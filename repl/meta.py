@@ -118,7 +118,7 @@ def _include(runner: Runner, argument: str) -> Outcome:
         runner.include_depth -= 1
 
 
-def _switch(runner: Runner, name: str, argument: str, current: bool) -> bool | None:
+def _switch(runner: Runner, name: str, argument: str, current: bool, also: str = "") -> bool | None:
     value = argument.lower()
     if not value:
         return not current
@@ -126,7 +126,7 @@ def _switch(runner: Runner, name: str, argument: str, current: bool) -> bool | N
         return True
     if value in ("off", "false", "0"):
         return False
-    runner.warn(f"\\{name}: unrecognized value \"{argument}\": expected on or off")
+    runner.warn(f"\\{name}: unrecognized value \"{argument}\": expected on or off{also}")
     return None
 
 
@@ -135,20 +135,20 @@ def _timing(runner: Runner, argument: str) -> Outcome:
     if value is None:
         return Outcome.ERROR
     runner.timing = value
-    runner.print(f"Timing is {'on' if value else 'off'}.")
+    runner.inform(f"Timing is {'on' if value else 'off'}.")
     return Outcome.OK
 
 
 def _expanded(runner: Runner, argument: str) -> Outcome:
     if argument.lower() == "auto":
         runner.expanded = "auto"
-        runner.print("Expanded display is used automatically.")
+        runner.inform("Expanded display is used automatically.")
         return Outcome.OK
-    value = _switch(runner, "x", argument, runner.expanded == "on")
+    value = _switch(runner, "x", argument, runner.expanded == "on", also=" or auto")
     if value is None:
         return Outcome.ERROR
     runner.expanded = "on" if value else "off"
-    runner.print(f"Expanded display is {runner.expanded}.")
+    runner.inform(f"Expanded display is {runner.expanded}.")
     return Outcome.OK
 
 
@@ -165,7 +165,7 @@ def _rows(runner: Runner, argument: str) -> Outcome:
     else:
         runner.warn(f"\\rows: expected a positive number or all, not \"{argument}\"")
         return Outcome.ERROR
-    runner.print(f"Rows shown: {argument.lower()}.")
+    runner.inform(f"Rows shown: {argument.lower()}.")
     return Outcome.OK
 
 

@@ -69,6 +69,11 @@ class Runner:
     def print(self, text: str = "") -> None:
         self._write(text, self.out)
 
+    def inform(self, text: str) -> None:
+        """A message saying what a meta-command did (``Timing is on.``): not with ``-q``."""
+        if not self.quiet:
+            self.print(text)
+
     def warn(self, text: str) -> None:
         self._write(text, self.err)
 

@@ -220,3 +220,10 @@ def test_notices_carry_postgresql_s_severity(main, tmp_path):
     done = main(wh, "-c", "CREATE TABLE k (a INT)", "-c", "CREATE TABLE IF NOT EXISTS k (a INT)", "-c", "COMMIT")
     assert done.stderr.splitlines() == ['NOTICE:  relation "k" already exists, skipping',
                                         "WARNING:  there is no transaction in progress"]
+
+
+def test_quiet_leaves_out_what_meta_commands_say(main, tmp_path):
+    done = main(str(tmp_path / "wh"), "-q", "-c", "\\timing off", "-c", "\\x on", "-c", "SELECT 1 AS a")
+    assert done.stdout.splitlines() == ["-[ RECORD 1 ]-", "a | 1"]
+    done = main(str(tmp_path / "wh"), "-c", "\\x maybe")
+    assert "expected on or off or auto" in done.stderr
