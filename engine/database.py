@@ -379,8 +379,18 @@ class Database:
         horizon = min([self.xids.next_xid,
                        *(t.snapshot.xmin for t in running if t.snapshot is not None),
                        *(t.xid for t in running if t.xid is not None)])
-        oldest_csn = min((t.snapshot.csn for t in running if t.snapshot is not None), default=None)
+        oldest_csn = min((csn for t in running for csn in (t.snapshot.csn if t.snapshot is not None else None,
+                                                           t.travel_csn) if csn is not None), default=None)
         return horizon, oldest_csn
+
+    def hold(self, txn: Transaction, csn: int) -> None:
+        """Before ``txn`` reads the snapshot at ``csn`` (time travel): it is held to the end of
+        the transaction, here and - by the lease - against other processes' expiry; 22023 if
+        it expired before the lease was written."""
+        with self._proc_lock:
+            txn.travel_csn = csn if txn.travel_csn is None else min(txn.travel_csn, csn)
+        if self.gc.lease.cover(csn) and expired_before(self.warehouse) > csn:
+            raise errors.InvalidParameterValue(f"snapshot {csn} has expired")
 
     def live_versions(self) -> list:
         """Table versions someone can still see: the newest, and every running transaction's."""

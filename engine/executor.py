@@ -308,7 +308,9 @@ class Executor:
             csn = warehouse.csn_at(self.instant_ms(value))
         else:
             raise errors.NotSupportedError(f"time travel by {kind} is not supported")
-        version = warehouse.catalog_at(csn).table(*name.qualified(ctx.db))
+        catalog = warehouse.catalog_at(csn)
+        self.db.hold(ctx.txn, csn)  # (after: catalog_at refuses a snapshot already expired)
+        version = catalog.table(*name.qualified(ctx.db))
         if version is None:
             raise errors.UndefinedTable(f'relation "{name}" did not exist at snapshot {csn}')
         return version

@@ -84,6 +84,9 @@ class Transaction:
     # yet to move to it (``follow``)
     follows: CatalogVersion | None = None
     unfollowed: set[str] = field(default_factory=set)
+    # the oldest snapshot a time-travel read of it read (AS OF): held, as its own snapshot, to
+    # the end of the transaction (expiry in any process must not pass it mid-read)
+    travel_csn: int | None = None
 
     @property
     def started_ms(self) -> int:

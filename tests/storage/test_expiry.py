@@ -251,3 +251,24 @@ def test_a_lease_written_while_the_horizon_moves_keeps_its_files(warehouse, monk
     c.execute("CALL txlake.remove_orphan_files(older_than_seconds => 0)")
     assert not before & set(os.listdir(old))  # gone once no lease holds it
     c.close()
+
+
+def test_a_time_travel_read_holds_its_snapshot_to_the_end_of_its_transaction(warehouse):
+    """AS OF n read snapshot n without holding it: another session's or process's expiry could
+    delete its files mid-read (FileNotFoundError). It is held like the transaction's own
+    snapshot - in this process, and in its lease for other processes."""
+    c = txlake.connect(warehouse, autocommit=True, publish="off")
+    c.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    c.execute("INSERT INTO t SELECT range, 0 FROM range(1000)")  # CSN 2: a Parquet file
+    c.execute("UPDATE t SET v = 1")
+    c.execute("UPDATE t SET v = 2")
+    reader = txlake.connect(warehouse, publish="off")
+    assert reader.execute("SELECT sum(v) FROM t FOR SYSTEM_VERSION AS OF 2").fetchone() == (0,)
+    lease = json.load(open(os.path.join(warehouse, expiry.READERS_DIR, c._session.db.warehouse.commit_user + ".json")))
+    assert lease["oldest_csn"] <= 2
+    assert c.execute("CALL txlake.expire_snapshots(retain_last => 1)").fetchone()[0] <= 2
+    assert reader.execute("SELECT sum(v) FROM t FOR SYSTEM_VERSION AS OF 2").fetchone() == (0,)
+    reader.commit()
+    assert c.execute("CALL txlake.expire_snapshots(retain_last => 1)").fetchone()[0] == 4
+    reader.close()
+    c.close()
