@@ -380,6 +380,10 @@ class Commit:
                 result[change.table_id] = chain
         return result
 
+    def written_files(self) -> list[DataFile]:
+        """The Parquet files this commit wrote (or adopts), which its entry will name."""
+        return [f for files in self._written.values() for f in files if not f.is_inline]
+
     def abort(self) -> None:
         for files in self._written.values():
             for f in files:

@@ -289,9 +289,58 @@ def remove_orphan_files(warehouse, older_than_seconds: float = 24 * 3600) -> int
 
 
 def _remove_orphan_files(warehouse, older_than_seconds: float) -> int:
-    # the log references the files of the snapshots not expired: those of the oldest, and those
-    # added after it (a file only expired snapshots read is an orphan: an expiry a crash
-    # interrupted left it, and no later expiry would look at it again)
+    """The candidates - files older than the grace period that no Paimon snapshot reads - are
+    listed first; what the log and the prepared transactions reference is read after, holding
+    the log's lock while the unreferenced candidates go. A commit that lands before it is
+    counted; one after it finds, under the same lock, whether a file of its own went (it then
+    fails: ``Warehouse._files_gone``). (Read before the listing, the log missed commits landing
+    in between, and their files went: with a short grace period, acknowledged commits lost
+    theirs.)"""
+    cutoff = time.time() - older_than_seconds
+    candidates = []
+    for db_dir in warehouse.fs.listdir(warehouse.root):
+        if not db_dir.endswith(".db"):
+            continue
+        for name in warehouse.fs.listdir(os.path.join(warehouse.root, db_dir)):
+            candidates += _unpublished_old_files(warehouse, os.path.join(warehouse.root, db_dir, name), cutoff)
+    if not candidates:
+        return 0
+    removed = 0
+    with warehouse.txlog.locked(EXPIRE_WAIT_SECONDS):
+        referenced = _referenced(warehouse)
+        for path in candidates:
+            if path not in referenced:
+                warehouse.fs.remove(path)
+                removed += 1
+    return removed
+
+
+def _unpublished_old_files(warehouse, tdir: str, cutoff: float) -> list[str]:
+    """The data and manifest files of a table directory older than ``cutoff`` that no Paimon
+    snapshot references."""
+    paimon = PaimonTable(tdir, warehouse.fs)
+    published, live_meta = set(), set()
+    for sid in paimon.snapshot_ids():
+        try:
+            state = paimon.snapshot(sid)
+        except (FileNotFoundError, ValueError):
+            continue
+        published |= {os.path.join(tdir, f) for f in state.files}
+        live_meta |= state.metadata_files
+    data = [os.path.join(tdir, "bucket-0", n) for n in warehouse.fs.listdir(os.path.join(tdir, "bucket-0"))]
+    # a publisher may be writing manifests for a snapshot it has not written yet: they are no
+    # orphans before METADATA_GRACE_SECONDS, whatever the grace asked for
+    meta_cutoff = min(cutoff, time.time() - METADATA_GRACE_SECONDS)
+    meta = [os.path.join(tdir, "manifest", n) for n in warehouse.fs.listdir(os.path.join(tdir, "manifest"))]
+    return [path for path in data if path not in published and _older_than(path, cutoff)] + \
+        [path for path in meta if os.path.basename(path) not in live_meta and _older_than(path, meta_cutoff)]
+
+
+def _referenced(warehouse) -> set[str]:
+    """The files the log names for the snapshots still readable (the oldest's, and those added
+    after it), an unfinished prepared transaction's, and this process's unadopted spills - read
+    holding the log's lock (a PREPARE writes its record holding it)."""
+    warehouse.refresh()
     oldest = _readable_from(warehouse, expired_before(warehouse))
     referenced = {os.path.join(warehouse.root, f.path)
                   for t in warehouse.catalog_at(oldest, expired=True).tables.values() for f in t.files if f.path}
@@ -303,32 +352,4 @@ def _remove_orphan_files(warehouse, older_than_seconds: float) -> int:
         if record.state == PRECOMMITTED:
             referenced |= {os.path.join(warehouse.root, f.path) for c in record.changes for f in c.files if f.path}
     referenced |= {os.path.join(warehouse.root, path) for path in warehouse.store.unadopted_spills()}
-    cutoff = time.time() - older_than_seconds
-    removed = 0
-    for db_dir in warehouse.fs.listdir(warehouse.root):
-        if not db_dir.endswith(".db"):
-            continue
-        for name in warehouse.fs.listdir(os.path.join(warehouse.root, db_dir)):
-            tdir = os.path.join(warehouse.root, db_dir, name)
-            paimon = PaimonTable(tdir, warehouse.fs)
-            live_meta = set()
-            for sid in paimon.snapshot_ids():
-                try:
-                    state = paimon.snapshot(sid)
-                except (FileNotFoundError, ValueError):
-                    continue
-                referenced |= {os.path.join(tdir, f) for f in state.files}
-                live_meta |= state.metadata_files
-            candidates = [os.path.join(tdir, "bucket-0", n) for n in warehouse.fs.listdir(os.path.join(tdir, "bucket-0"))]
-            candidates += [os.path.join(tdir, "manifest", n) for n in warehouse.fs.listdir(os.path.join(tdir, "manifest"))
-                           if n not in live_meta]
-            for path in candidates:
-                if path in referenced or os.path.basename(path) in live_meta:
-                    continue
-                try:
-                    if os.path.getmtime(path) < cutoff:
-                        warehouse.fs.remove(path)
-                        removed += 1
-                except FileNotFoundError:
-                    pass
-    return removed
+    return referenced

@@ -50,6 +50,15 @@ DEFAULT_LABEL_RETENTION = 7 * 24 * 3600.0  # seconds a committed label blocks it
 LINEAGE_KEEP_SECONDS = 10.0
 
 
+_GONE = ("a file this commit wrote was removed before it committed: is remove_orphan_files running "
+         "with a grace period shorter than a commit takes?")
+
+
+def _added_paths(entry: LogEntry) -> list[str]:
+    """The Parquet files an entry adds (not its inline rows)."""
+    return [f.path for c in entry.changes if isinstance(c, ChangeData) for f in c.added if not f.is_inline]
+
+
 def _written_keys(entry: LogEntry, deleted_from: dict, table: TableVersion, store: DataFileStore) -> set | None:
     """The primary keys of the rows ``entry`` inserted, updated or deleted in ``table`` (its
     newest version); ``deleted_from``: (table id, file id) -> the file a deletion was in. None
@@ -361,6 +370,9 @@ class Warehouse:
             failpoints.reached("after-prepare")
             entry = self._append(commit)
             failpoints.reached("after-log")
+        except FileNotFoundError:  # a file it was writing went (remove_orphan_files, a short grace)
+            commit.abort()
+            raise errors.CommitFailed(_GONE) from None
         except BaseException as e:
             if not isinstance(e, errors.CommitOutcomeUnknown):  # (logged, unflushed: its files may be needed)
                 commit.abort()
@@ -444,6 +456,9 @@ class Warehouse:
                     except Exception as e:  # (fails the maintenance alone)
                         r.finish(error=e)
                         continue
+                    if entry is not None and self._paths_gone(_added_paths(entry)):
+                        r.finish(error=errors.CommitFailed(_GONE))  # (a compaction's file an orphan pass took)
+                        continue
                     if entry is not None and self._write(entry):
                         written.append(entry)
                         built[entry.csn] = (latest, latest.apply(entry))
@@ -456,6 +471,11 @@ class Warehouse:
                     voted = early[2]  # nothing committed or prepared since: that vote stands
                 else:
                     voted = self._vote_group(commits, latest) if commits else []
+                gone = [r for r, _ in voted if self._files_gone(r.commit)]
+                if gone:  # (the others are voted again, without those: under the lock, as ever)
+                    for r in gone:
+                        r.finish(error=errors.CommitFailed(_GONE))
+                    voted = self._vote_group([r for r, _ in voted if r not in gone], latest)
                 if voted:
                     group = voted[0][1] if len(voted) == 1 else self._group_entry(voted)
                     failpoints.reached("before-log")
@@ -488,6 +508,14 @@ class Warehouse:
         prepared = self.txlog.prepared_changes()  # (read first: a change after it is seen below)
         latest = self.refresh()
         return latest, prepared, self._vote_group(requests, latest)
+
+    def _files_gone(self, commit: Commit) -> bool:
+        """Has a file ``commit`` wrote gone (remove_orphan_files, whose deletions hold the log's
+        lock, took it for an orphan)? Its entry would name a file no reader finds."""
+        return self._paths_gone(f.path for f in commit.written_files())
+
+    def _paths_gone(self, paths) -> bool:
+        return any(not os.path.exists(os.path.join(self.root, path)) for path in paths)
 
     def _vote_group(self, commits: list["_Request"], latest: CatalogVersion) -> list[tuple["_Request", LogEntry]]:
         """Vote each commit against ``latest`` plus the members voted before it; a commit the

@@ -272,3 +272,38 @@ def test_a_time_travel_read_holds_its_snapshot_to_the_end_of_its_transaction(war
     assert c.execute("CALL txlake.expire_snapshots(retain_last => 1)").fetchone()[0] == 4
     reader.close()
     c.close()
+
+
+ORPHANS = """
+import sys, time, txlake
+c = txlake.connect(sys.argv[1], autocommit=True, publish="off")
+end = time.time() + float(sys.argv[2])
+while time.time() < end:
+    c.execute("CALL txlake.remove_orphan_files(older_than_seconds => 0)")
+"""
+
+
+def test_orphan_removal_with_no_grace_never_takes_a_committed_file(warehouse):
+    """With a grace period shorter than commits take, a commit in flight may lose its files -
+    it then fails (58030), cleanly - but an acknowledged one must not: the pass read the log
+    before it listed the files, and a commit landing in between lost its file (the table then
+    failed every read)."""
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import child_env
+    c = txlake.connect(warehouse, autocommit=True, publish="off")
+    c.execute("CREATE TABLE bulk (k BIGINT, v VARCHAR)")
+    orphans = subprocess.Popen([sys.executable, "-c", ORPHANS, warehouse, "4"], env=child_env())
+    acked, failed, end = 0, 0, time.time() + 4
+    while time.time() < end:
+        try:
+            c.execute("INSERT INTO bulk SELECT range, 'x' FROM range(1000)")  # a Parquet file each
+            acked += 1
+        except txlake.CommitFailed:
+            failed += 1
+    assert orphans.wait(60) == 0
+    assert acked > 0
+    assert c.execute("SELECT count(*) FROM bulk").fetchone() == (acked * 1000,)
+    c.close()
