@@ -119,7 +119,8 @@ def python_rows(table: pa.Table) -> list[tuple]:
     A value Python cannot hold - a date or timestamp beyond its years 1-9999, such as
     ``'infinity'::date`` - is 22008, as psycopg fails to fetch one, not a bare OverflowError."""
     try:
-        columns = [c.to_pylist() if c.type != _INTERVAL else _timedeltas(c) for c in table.columns]
+        columns = [_timedeltas(c) if c.type == _INTERVAL else _reals(c) if c.type == _REAL else c.to_pylist()
+                   for c in table.columns]
     except (OverflowError, ValueError) as e:
         raise errors.DatetimeFieldOverflow(
             f"a value fetched cannot be represented as a Python value (years 1 to 9999): {e}") from None
@@ -127,6 +128,13 @@ def python_rows(table: pa.Table) -> list[tuple]:
 
 
 _INTERVAL = pa.month_day_nano_interval()
+_REAL = pa.float32()
+
+
+def _reals(column: pa.ChunkedArray) -> list:
+    """A REAL column's values as the floats their shortest REAL text says - 0.1, as psycopg
+    parses PostgreSQL's text of 0.1::real - not the float4's exact double 0.10000000149011612."""
+    return [None if v is None else float(str(np.float32(v))) for v in column.to_pylist()]
 
 
 def _timedeltas(column: pa.ChunkedArray) -> list:

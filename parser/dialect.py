@@ -45,12 +45,27 @@ _ISOLATION_LEVELS = (
 )
 
 
+def _float_precision(dtype: exp.DataType) -> exp.DataType:
+    """FLOAT(p), as PostgreSQL reads it: REAL for 1 to 24 bits of precision, DOUBLE PRECISION
+    for 25 to 53 (DuckDB has no precision for either; FLOAT alone is DOUBLE, tokenized so)."""
+    if not dtype.expressions:
+        return dtype
+    bits = dtype.expressions[0]
+    bits = int(bits.name) if isinstance(bits, exp.DataTypeParam) and bits.name.isdigit() else None
+    if bits is None or bits < 1:
+        raise errors.InvalidParameterValue("precision for type float must be at least 1 bit")
+    if bits > 53:
+        raise errors.InvalidParameterValue("precision for type float must be less than 54 bits")
+    return exp.DataType.build("FLOAT" if bits <= 24 else "DOUBLE")
+
+
 class TxlakeParser(DuckDB.Parser):
     # NUMERIC / DECIMAL without precision: DECIMAL(38, 9) (BigQuery's NUMERIC), not DuckDB's
     # (18, 3), which rounded 3.14159 to 3.142 and refused 1e20. PostgreSQL's is unbounded;
     # this keeps 29 digits before the point and 9 after. (storage/schema.py: DEFAULT_DECIMAL)
     TYPE_CONVERTERS = {**DuckDB.Parser.TYPE_CONVERTERS,
-                       exp.DType.DECIMAL: build_default_decimal_type(*DEFAULT_DECIMAL)}
+                       exp.DType.DECIMAL: build_default_decimal_type(*DEFAULT_DECIMAL),
+                       exp.DType.DOUBLE: lambda dtype: _float_precision(dtype)}
     # time travel: FOR SYSTEM_VERSION AS OF <snapshot id> beside sqlglot's FOR SYSTEM_TIME / FOR VERSION
     VERSION_PHRASES = {("FOR", "SYSTEM_VERSION"): "VERSION", **DuckDB.Parser.VERSION_PHRASES}
     # PostgreSQL: ALTER TABLE t RENAME [COLUMN] a TO b (DuckDB's parser would read a table rename)
@@ -276,7 +291,10 @@ class TxlakeTokenizer(DuckDB.Tokenizer):
     KEYWORDS = {**{k: v for k, v in DuckDB.Tokenizer.KEYWORDS.items() if k != "?::"},
                 "PREPARE": TokenType.VAR, "CALL": TokenType.VAR, "RESET": TokenType.VAR, "VARCHAR": TokenType.VARCHAR,
                 # CHAR(n) keeps its length too (DuckDB reads CHAR as TEXT)
-                "CHAR": TokenType.CHAR}
+                "CHAR": TokenType.CHAR,
+                # FLOAT is DOUBLE PRECISION, as in PostgreSQL and the SQL standard (DuckDB's is
+                # REAL: 0.1::float was 0.10000000149011612); FLOAT4 is REAL in both
+                "FLOAT": TokenType.DOUBLE}
     COMMANDS = DuckDB.Tokenizer.COMMANDS - {TokenType.SHOW}
 
     def tokenize(self, sql: str):

@@ -129,3 +129,18 @@ def test_rewritten_columns_keep_their_names_in_every_select_and_defaults_their_w
     assert not any("txl_" in d.lower() for d in defaults)
     conn.execute("INSERT INTO d (id) VALUES (1)")
     assert conn.execute("SELECT s, n FROM d").fetchone() == ("ell", 3)
+
+
+def test_float_is_double_precision_and_real_values_fetch_as_written(conn):
+    """FLOAT was DuckDB's REAL: 0.1::float gave 0.10000000149011612 (PostgreSQL's FLOAT is
+    DOUBLE PRECISION; FLOAT(p) is REAL up to 24 bits), and FLOAT(53) was a syntax error. A
+    REAL fetched as the float4's exact double, where psycopg gives the float of its text."""
+    assert one(conn, "SELECT 0.1::float, CAST(1 AS FLOAT) / 3, 0.1::float(53), 0.1::float8") == (
+        0.1, 1 / 3, 0.1, 0.1)
+    assert one(conn, "SELECT 0.1::real, 0.1::float4, 0.1::float(24), NULL::real") == (0.1, 0.1, 0.1, None)
+    assert [one(conn, f"SELECT v::real FROM (VALUES ({v})) x(v)")[0] for v in ("0.3", "NULL", "1e30")] == [
+        0.3, None, 1e30]
+    for bits in (0, 54):
+        with pytest.raises(txlake.DataError) as e:
+            conn.execute(f"SELECT 1::float({bits})")
+        assert e.value.sqlstate == "22023"
