@@ -7,6 +7,11 @@ parsed statement (parser/semantics.py ``postgres_semantics``) or parsed as Postg
 
 from __future__ import annotations
 
+import getpass
+import platform
+
+import duckdb
+
 from txlake.parser.semantics import (DIVISOR_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO, SQRT_MACRO,
                                      SUBSTRING_FROM_MACRO, SUBSTRING_MACRO)
 
@@ -43,3 +48,31 @@ def postgres_semantics(con) -> None:
     """Apply ``SETUP`` to a new DuckDB connection."""
     for statement in SETUP:
         con.execute(statement)
+
+
+def identity(con, warehouse: str, schema: str) -> None:
+    """What the session is, as PostgreSQL's functions say it (DuckDB's said DuckDB's: user
+    duckdb, database memory, schema main, version v1.x): ``version()`` names txlake and what
+    it runs on; ``current_user`` (``user``, ``session_user``, ``current_role``) is the
+    operating system's user - txlake has no roles; ``current_database()`` and
+    ``current_catalog`` the warehouse directory's name; ``current_schema()`` the database
+    unqualified names resolve in (``schema``; ``set_schema`` follows SET search_path)."""
+    from txlake import __version__
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):  # (no name for the process's uid)
+        user = "txlake"
+    version = (f"txlake {__version__} (DuckDB {duckdb.__version__}, Python {platform.python_version()}) "
+               f"on {platform.system().lower()} {platform.machine()}")
+    for name, value in (("version", version), ("current_user", user), ("session_user", user),
+                        ("current_role", user), ("current_database", warehouse), ("current_catalog", warehouse)):
+        con.execute(f"CREATE TEMP MACRO {name}() AS {_literal(value)}")
+    set_schema(con, schema)
+
+
+def set_schema(con, schema: str) -> None:
+    con.execute(f"CREATE OR REPLACE TEMP MACRO current_schema() AS {_literal(schema)}")
+
+
+def _literal(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"

@@ -58,7 +58,7 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
     result = []
     for tree in trees:
         _check_table_names(tree)
-        tree = postgres_semantics(tree)
+        tree = postgres_semantics(tree, text)
         stmt = _to_statement(tree)
         placeholders = sum(1 for _ in tree.find_all(exp.Placeholder))
         source = text.strip() if len(trees) == 1 else _source_text(tree)

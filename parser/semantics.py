@@ -17,13 +17,13 @@ from txlake import errors
 DIVISOR_MACRO = "txl_divisor"
 
 
-def postgres_semantics(tree: exp.Expression) -> exp.Expression:
+def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     """Where DuckDB's answer differs from PostgreSQL's, rewrite once, at parse time:
 
     - ``x / 0`` and ``x % 0`` raise 22012 (DuckDB gives inf or NULL): a divisor that is not a
       non-zero literal goes through ``txl_divisor``;
-    - an unnamed aggregate or function column is named after its function (``count``, not
-      DuckDB's ``count_star()``);
+    - an unnamed column is named as PostgreSQL names it (``column_name``: ``count``, not
+      DuckDB's ``count_star()``; ``lower``, not ``lower(s)``; ``?column?`` for ``a + 1``);
     - backslash escapes ``_`` and ``%`` in a LIKE / ILIKE pattern that gives no ESCAPE
       (PostgreSQL's default; DuckDB has none): ``'a_c' LIKE 'a\\_c'`` is true;
     - ``format('%s-%s', a, b)`` fills ``%s`` with the values as text, NULL as '' (DuckDB's
@@ -33,12 +33,18 @@ def postgres_semantics(tree: exp.Expression) -> exp.Expression:
     - and the rewrites of ``_REWRITES``: row comparisons, SIMILAR TO, substring, make_interval,
       to_char, extract(second), math domain errors.
     """
-    # a column a rewrite changes keeps the name it had as written (``_column_names``), in every
-    # SELECT: a subquery's, a UNION's, CREATE TABLE AS's (whose names the table keeps)
-    selects = [(select, [None if isinstance(p, exp.Alias) else (p.copy(), p.sql(dialect="duckdb"))
-                         for p in select.expressions]) for select in tree.find_all(exp.Select)]
+    # columns are named from the expressions as written (``_column_names``), in every SELECT -
+    # a subquery's, a UNION's, CREATE TABLE AS's (whose names the table keeps) - and RETURNING
+    selects = [(select, [None if isinstance(p, exp.Alias) else p.copy() for p in select.expressions])
+               for select in tree.find_all(exp.Select, exp.Returning)]
     tree = transaction_clock(tree)
     _fold_aliases(tree)
+    for node in _outside_defaults(tree, exp.Column, *_IDENTITY_FUNCTIONS):
+        if isinstance(node, exp.Column):
+            if node.name.lower() in _NAME_KEYWORDS and not node.table and not node.this.quoted:
+                node.replace(exp.Anonymous(this=_NAME_KEYWORDS[node.name.lower()]))
+        else:  # (called: DuckDB would take SESSION_USER for the column alias session_user)
+            node.replace(exp.Anonymous(this=_IDENTITY_FUNCTIONS[type(node)]))
     for node in reversed(_outside_defaults(tree, *_REWRITES)):  # (the innermost first: outer ones copy them)
         replacement = _REWRITES[type(node)](node)
         if replacement is not node:
@@ -59,8 +65,32 @@ def postgres_semantics(tree: exp.Expression) -> exp.Expression:
             continue
         node.set("expression", exp.Anonymous(this=DIVISOR_MACRO, expressions=[divisor]))
     for select, written in selects:
-        _column_names(select, written)
+        _column_names(select, written, text)
+    for values in [v for v in tree.find_all(exp.Values) if not isinstance(v.parent, exp.Insert)]:
+        tree = _values_columns(values, tree)
     return tree
+
+
+def _values_columns(values: exp.Values, tree: exp.Expression) -> exp.Expression:
+    """A VALUES list's columns are column1, column2, ... as PostgreSQL names them (DuckDB's are
+    col0, col1, ...): given as the table alias's column names where none are; a VALUES
+    statement of its own is read as ``SELECT * FROM (VALUES ...) AS "*VALUES*"(column1, ...)``.
+    Returns ``tree``, or what replaces it."""
+    alias = values.args.get("alias")
+    if alias is not None and alias.args.get("columns"):
+        return tree
+    first = values.expressions[0] if values.expressions else None
+    width = len(first.expressions) if isinstance(first, exp.Tuple) else 1
+    columns = [exp.to_identifier(f"column{i + 1}") for i in range(width)]
+    if values is not tree:
+        if not isinstance(values.parent, (exp.From, exp.Join)):
+            return tree  # (IN (VALUES ...) has no names; a set operation's are its first branch's)
+        values.set("alias", exp.TableAlias(this=alias.this if alias is not None else exp.to_identifier(
+            "*VALUES*", quoted=True), columns=columns))
+        return tree
+    tail = {key: values.args.pop(key) for key in ("order", "limit", "offset") if values.args.get(key) is not None}
+    values.set("alias", exp.TableAlias(this=exp.to_identifier("*VALUES*", quoted=True), columns=columns))
+    return exp.Select(expressions=[exp.Star()], from_=exp.From(this=values), **tail)
 
 
 def _outside_defaults(tree: exp.Expression, *types) -> list[exp.Expression]:
@@ -82,37 +112,98 @@ def _fold_aliases(tree: exp.Expression) -> None:
                 name.set("this", name.this.lower())
 
 
-def _column_names(select: exp.Select, written: list) -> None:
-    """Name the unnamed columns as written, not as rewritten: a function's column after the
-    function (``count``, not DuckDB's ``count_star()``; ``sqrt``, not ``txl_sqrt``), another
-    expression a rewrite changed by its text as written."""
-    for i, (projection, was) in enumerate(zip(select.expressions, written)):
-        if was is None or isinstance(projection, exp.Alias):
+def _column_names(select: exp.Select | exp.Returning, written: list, text: str) -> None:
+    """Name each unnamed column as PostgreSQL does (``column_name``), from the expression as
+    written - not as rewritten, nor by DuckDB's rules (which name ``lower(s)`` "lower(s)" and a
+    rewritten ``sqrt(x)`` "txl_sqrt(x)"). A column reference keeps the name DuckDB gives it."""
+    for i, (projection, original) in enumerate(zip(select.expressions, written)):
+        if original is None or isinstance(projection, exp.Alias):
             continue
-        original, text = was
-        name = _function_name(original)
-        if name is None and (projection.sql(dialect="duckdb") != text
-                             or next(original.find_all(exp.Div, exp.Mod, exp.IntDiv), None) is not None):
-            name = text  # (DuckDB, dividing as integers, would write a / 2 as (a // 2))
-        if name:
-            select.expressions[i] = exp.alias_(projection, name, quoted=True)
+        if isinstance(original, exp.Star) or (isinstance(original, exp.Column) and isinstance(projection, exp.Column)):
+            continue  # (DuckDB names a column after itself)
+        select.expressions[i] = exp.alias_(projection, column_name(original, text), quoted=True)
 
 
-# the functions the rewrites replace, by the name PostgreSQL gives their column
+# names PostgreSQL reserves for the session's identity, which sqlglot parses as columns: the
+# functions (engine/dialect.py ``identity``) that say it
+_NAME_KEYWORDS = {"user": "current_user", "current_role": "current_role", "current_schema": "current_schema",
+                  "current_catalog": "current_catalog", "session_user": "session_user"}
+_IDENTITY_FUNCTIONS = {exp.CurrentUser: "current_user", exp.SessionUser: "session_user",
+                       exp.CurrentCatalog: "current_catalog", exp.CurrentSchema: "current_schema",
+                       exp.CurrentDatabase: "current_database", exp.CurrentVersion: "version"}
+# the type names PostgreSQL names a cast's column after (its internal names: int4, not integer)
+_TYPE_NAMES = {"INT": "int4", "BIGINT": "int8", "SMALLINT": "int2", "TINYINT": "int2", "FLOAT": "float4",
+               "DOUBLE": "float8", "DECIMAL": "numeric", "BOOLEAN": "bool", "CHAR": "bpchar", "VARBINARY": "bytea",
+               "BLOB": "bytea", "TIMESTAMPNTZ": "timestamp", "TIMESTAMPTZ": "timestamptz", "TIMETZ": "timetz"}
+# what PostgreSQL names the column of syntax sqlglot parses into a function of another name
 _FUNCTION_NAMES = {exp.Format: "format", exp.Substring: "substring", exp.Sqrt: "sqrt", exp.Ln: "ln",
                    exp.Log: "log", exp.Pow: "power", exp.MakeInterval: "make_interval", exp.ToChar: "to_char",
-                   exp.Extract: "extract", exp.UnixToTime: "to_timestamp"}
+                   exp.Extract: "extract", exp.UnixToTime: "to_timestamp", exp.Trim: "btrim",
+                   exp.StrPosition: "position", exp.Overlay: "overlay", exp.Array: "array", exp.Exists: "exists",
+                   exp.Coalesce: "coalesce", exp.Nullif: "nullif", exp.Greatest: "greatest", exp.Least: "least"}
 
 
-def _function_name(node: exp.Expression) -> str | None:
-    if (name := _clock_name(node)) is not None:
-        return name
+def column_name(node: exp.Expression, text: str = "") -> str:
+    """The name PostgreSQL gives the column of an unnamed SELECT-list expression (its parser's
+    FigureColname): a column's name; a function's name as written; a cast's type, unless what
+    it casts has a name; a CASE's ELSE's name, or ``case``; a scalar subquery's column's;
+    otherwise ``?column?``. ``text``: the statement, for a function's name as written."""
+    return _figure(node, text)[0] or "?column?"
+
+
+def _figure(node: exp.Expression, text: str) -> tuple[str | None, int]:
+    """(the name, how strongly it holds): 2 for a column's or a function's, 1 for a type's or
+    ``case``, which a stronger one inside the cast or the ELSE wins over; (None, 0) for none."""
+    if isinstance(node, (exp.Paren, exp.Window, exp.Filter, exp.WithinGroup, exp.Bracket)):
+        return _figure(node.this, text)  # (PostgreSQL has no node for parentheses; a subscript keeps the name)
+    if isinstance(node, exp.Column):
+        return (node.name, 2) if not isinstance(node.this, exp.Star) else (None, 0)
+    if isinstance(node, exp.Dot):
+        return node.name or None, 2
+    if isinstance(node, exp.Cast):
+        name, strength = _figure(node.this, text)
+        if strength > 1:
+            return name, strength
+        to = node.to
+        while to.this == exp.DType.ARRAY and to.expressions:  # (int[] is named as int is)
+            to = to.expressions[0]
+        kind = to.this.name if isinstance(to.this, exp.DType) else to.sql(dialect="duckdb")
+        return _TYPE_NAMES.get(kind, kind.lower()), 1
+    if isinstance(node, exp.Case):
+        default = node.args.get("default")
+        name, strength = _figure(default, text) if default is not None else (None, 0)
+        return (name, strength) if strength > 1 else ("case", 1)
+    if isinstance(node, exp.Boolean):  # (TRUE is 't'::bool to PostgreSQL's parser)
+        return "bool", 1
+    if isinstance(node, exp.Interval):  # (INTERVAL '1 day' is a cast too)
+        return "interval", 1
+    if isinstance(node, exp.Subquery) and isinstance(node.this, exp.Select) and node.this.expressions:
+        first = node.this.expressions[0]
+        return (first.alias if isinstance(first, exp.Alias) else column_name(first, text)), 2
+    if isinstance(node, exp.Tuple) or (isinstance(node, exp.Anonymous) and node.name.lower() == "row"):
+        return "row", 2
+    name = _clock_name(node)
+    if name is None and isinstance(node, exp.Func) and (not isinstance(node, exp.Binary) or "start" in node.meta):
+        name = _written_name(node, text)  # (power(2, 3), not 2 ^ 3: both are sqlglot's Pow)
+    return (name, 2) if name else (None, 0)
+
+
+def _written_name(node: exp.Func, text: str) -> str | None:
+    """A function's name as the statement wrote it (``char_length``, ``substr``: sqlglot parses
+    them as LENGTH and SUBSTRING), folded to lower case unless quoted; for syntax that has no
+    name of its own to sqlglot (``trim(x)``, ``substring(s FROM 2)``), PostgreSQL's name for it."""
+    if isinstance(node, exp.Anonymous):
+        quoted = isinstance(node.this, exp.Identifier) and node.this.quoted
+        return node.name if quoted else node.name.lower()
+    start, end = node.meta.get("start"), node.meta.get("end")
+    if start is not None and end is not None and text:
+        written = text[start:end + 1]
+        if written.replace("_", "a").isalnum():
+            return written.lower()
     if type(node) in _FUNCTION_NAMES:
         return _FUNCTION_NAMES[type(node)]
-    if isinstance(node, (exp.AggFunc, exp.Anonymous)):
-        name = (node.name if isinstance(node, exp.Anonymous) else node.sql_name()).lower()
-        return name if name and name != DIVISOR_MACRO else None
-    return None
+    name = node.sql_name()
+    return name.lower() if name else None
 
 
 def _escapes(node: exp.Like | exp.ILike) -> bool:

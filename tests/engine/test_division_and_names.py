@@ -39,7 +39,7 @@ def test_division_by_zero_fails_the_statement_and_the_block(t):
 def test_division_otherwise_unchanged_and_columns_named(t):
     cur = t.execute("SELECT a / 2, a % 3, a // 2, a / ? FROM t WHERE b <> 0", (4,))
     assert cur.fetchall() == [(2, 1, 2, 1)]
-    assert [d[0] for d in cur.description] == ["a / 2", "a % 3", "a // 2", "a / ?"]
+    assert [d[0] for d in cur.description] == ["?column?"] * 4  # (PostgreSQL's name for an operator's)
     cur = t.execute("SELECT count(*), sum(a), max(d), count(b) AS n FROM t")
     assert [d[0] for d in cur.description] == ["count", "sum", "max", "n"]
     assert cur.fetchone()[0] == 2
@@ -89,7 +89,7 @@ def test_like_escapes_with_backslash_by_default(t):
     assert t.execute("SELECT id FROM s WHERE v LIKE 'a!_c' ESCAPE '!'").fetchall() == [(1,)]
     cur = t.execute(r"SELECT 'a_c' LIKE 'a\_c', 'abc' LIKE 'a\_c'")
     assert cur.fetchall() == [(True, False)]
-    assert [d[0] for d in cur.description] == ["'a_c' LIKE 'a\\_c'", "'abc' LIKE 'a\\_c'"]
+    assert [d[0] for d in cur.description] == ["?column?", "?column?"]  # (PostgreSQL's name for an operator's)
 
 
 def test_format_fills_percent_s(t):

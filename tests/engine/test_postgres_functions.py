@@ -131,6 +131,40 @@ def test_rewritten_columns_keep_their_names_in_every_select_and_defaults_their_w
     assert conn.execute("SELECT s, n FROM d").fetchone() == ("ell", 3)
 
 
+def test_unnamed_columns_are_named_as_postgresql_names_them(conn):
+    """DuckDB named a function's column after the call (lower('A')), a cast after itself
+    (CAST(1 AS INTEGER)), an operator after its text ((1 + 1)): applications reading columns
+    by name (a dict cursor, pandas) saw other names than PostgreSQL gives."""
+    cur = conn.execute(
+        "SELECT lower('A'), char_length('ab'), substr('abc', 2), trim(' a '), coalesce(a, 0), 1 + 1, 'x', NULL, "
+        "CAST(1 AS TEXT), 1::int, 2::bigint, 0.5::float, a::text, true, DATE '2024-01-01', INTERVAL '1 day', "
+        "CASE WHEN a > 0 THEN 1 END, CASE WHEN a > 0 THEN 1 ELSE b END, (SELECT max(b) FROM r), "
+        "EXISTS (SELECT 1), row_number() OVER (), count(*) FILTER (WHERE a > 0) OVER (), ARRAY[1], a, r.b "
+        "FROM r LIMIT 1")
+    assert [d[0] for d in cur.description] == [
+        "lower", "char_length", "substr", "btrim", "coalesce", "?column?", "?column?", "?column?",
+        "text", "int4", "int8", "float8", "a", "bool", "date", "interval",
+        "case", "b", "max", "exists", "row_number", "count", "array", "a", "b"]
+    cur = conn.execute("INSERT INTO r VALUES (5, 6) RETURNING a * 2, upper('x'), b")
+    assert [d[0] for d in cur.description] == ["?column?", "upper", "b"]
+    conn.execute("CREATE TABLE named AS SELECT a, b * 2, upper('x') FROM r")
+    assert [d[0] for d in conn.execute("SELECT * FROM named").description] == ["a", "?column?", "upper"]
+    with pytest.raises(txlake.ProgrammingError) as e:  # as PostgreSQL: two columns named ?column?
+        conn.execute("CREATE TABLE twice AS SELECT 1, 2")
+    assert e.value.sqlstate == "42701"
+
+
+def test_values_columns_are_column1_column2(conn):
+    """DuckDB named them col0, col1."""
+    cur = conn.execute("VALUES (1, 'a'), (2, 'b') ORDER BY 1 DESC LIMIT 1")
+    assert [d[0] for d in cur.description] == ["column1", "column2"] and cur.fetchall() == [(2, "b")]
+    cur = conn.execute("SELECT v.column2 FROM (VALUES (1, 'a')) v JOIN (VALUES (1)) w ON w.column1 = v.column1")
+    assert cur.fetchall() == [("a",)]
+    cur = conn.execute("SELECT * FROM (VALUES (1, 'a')) AS v(x, y)")
+    assert [d[0] for d in cur.description] == ["x", "y"]
+    assert conn.execute("SELECT count(*) FROM r WHERE a IN (VALUES (1), (5))").fetchone() == (2,)
+
+
 def test_float_is_double_precision_and_real_values_fetch_as_written(conn):
     """FLOAT was DuckDB's REAL: 0.1::float gave 0.10000000149011612 (PostgreSQL's FLOAT is
     DOUBLE PRECISION; FLOAT(p) is REAL up to 24 bits), and FLOAT(53) was a syntax error. A
@@ -144,3 +178,20 @@ def test_float_is_double_precision_and_real_values_fetch_as_written(conn):
         with pytest.raises(txlake.DataError) as e:
             conn.execute(f"SELECT 1::float({bits})")
         assert e.value.sqlstate == "22023"
+
+
+def test_the_session_s_identity_as_postgresql_functions_say_it(conn, tmp_path):
+    """version(), current_user, current_database() and current_schema() said DuckDB's: v1.x,
+    duckdb, memory, main; user and current_role were unknown columns."""
+    import getpass
+    import os
+    row = one(conn, "SELECT version(), current_user, user, session_user, current_role, current_database(), "
+                    "current_catalog, current_schema, current_schema()")
+    assert row[0].startswith(f"txlake {txlake.__version__} (DuckDB ")
+    assert row[1:5] == (getpass.getuser(),) * 4
+    warehouse = os.path.basename(os.path.normpath(conn._session.db.warehouse.root))
+    assert row[5:] == (warehouse, warehouse, "default", "default")
+    conn.execute("SET search_path = other")
+    assert one(conn, "SELECT current_schema") == ("other",)
+    conn.execute("RESET search_path")
+    assert one(conn, "SELECT current_schema()") == ("default",)
