@@ -705,6 +705,10 @@ class Executor:
         target = schema.arrow_schema()
         if data.schema.equals(target):
             return data
+        for i, field in enumerate(data.schema):  # a time with a zone into a TIMESTAMP: its wall time
+            if pa.types.is_timestamp(field.type) and field.type.tz and pa.types.is_timestamp(target.field(i).type) \
+                    and not target.field(i).type.tz:  # there (DuckDB's zone: the session's), as an INSERT casts it
+                data = data.set_column(i, field.name, pc.local_timestamp(data.column(i)))
         data = data.rename_columns(target.names).cast(target)
         return pa.Table.from_arrays(data.columns, schema=target)
 

@@ -115,6 +115,20 @@ def test_set_time_zone_decides_how_zoned_timestamps_convert(connect):
         conn.execute("SET LOCAL TIME ZONE 'UTC'")
 
 
+def test_create_table_as_stores_a_zoned_time_as_the_session_s_wall_time(connect):
+    """CREATE TABLE AS SELECT now() stored the UTC wall time in its TIMESTAMP column (the zone
+    was dropped), where an INSERT of now() into one stores the session zone's, as PostgreSQL's
+    cast from timestamptz does."""
+    import datetime
+    conn = connect(autocommit=True)
+    conn.execute("SET TIME ZONE 'America/New_York'")
+    noon_utc = datetime.datetime(2024, 1, 1, 12, tzinfo=datetime.timezone.utc)
+    conn.execute("CREATE TABLE c AS SELECT CAST(? AS TIMESTAMPTZ) AS at, now() AS started, "
+                 "localtimestamp AS wall", (noon_utc,))
+    at, started, wall = conn.execute("SELECT * FROM c").fetchone()
+    assert at == datetime.datetime(2024, 1, 1, 7) and started == wall
+
+
 def test_serializable_predicates_in_the_session_time_zone(warehouse):
     """SSI evaluates a read's WHERE later, on a connection of its own in the process's zone: a
     predicate converting to a date in the session's zone gave another answer there, and write
