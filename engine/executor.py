@@ -1412,6 +1412,8 @@ class Executor:
 
 def column_type(data_type: exp.DataType) -> ColumnType:
     name = data_type.this.name
+    if data_type.args.get("nested") or name in ("ARRAY", "MAP", "STRUCT"):  # (int[]: 42601 "invalid type modifier")
+        raise errors.NotSupportedError(f'type "{data_type.sql(dialect="postgres").lower()}" is not supported')
     name = {"TEXT": "VARCHAR", "TIMESTAMPNTZ": "TIMESTAMP", "FLOAT": "DOUBLE", "SMALLINT": "INT",
             "TINYINT": "INT"}.get(name, name)
     try:
@@ -1422,7 +1424,10 @@ def column_type(data_type: exp.DataType) -> ColumnType:
         params = (1,)
     if name == "USERDEFINED":  # a name sqlglot does not know (SERIAL)
         name = str(data_type.args.get("kind") or name)
-    return make_type(name, params)
+    try:
+        return make_type(name, params)
+    except errors.NotSupportedError:  # (named as written: bytea, not sqlglot's varbinary)
+        raise errors.NotSupportedError(f'type "{data_type.sql(dialect="postgres").lower()}" is not supported') from None
 
 
 _KEY_PYTHON_TYPES = {"INT": int, "BIGINT": int, "VARCHAR": str}
