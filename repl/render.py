@@ -33,8 +33,6 @@ def format_value(value, null: str = NULL) -> str:
         return _float(value)
     if isinstance(value, (datetime.datetime, datetime.time)):
         return _clock_time(value)
-    if isinstance(value, datetime.timedelta):
-        return _interval(value)
     if isinstance(value, (bytes, bytearray, memoryview)):
         return "\\x" + bytes(value).hex()
     return str(value)
@@ -66,23 +64,6 @@ def _float(value: float) -> str:
     return repr(value)
 
 
-def _interval(value: datetime.timedelta) -> str:
-    """As PostgreSQL prints an interval: ``1 day 02:30:00``, ``-3 days``, ``00:00:01.5``."""
-    days, rest = value.days, value - datetime.timedelta(days=value.days)
-    if days < 0 and rest:  # timedelta keeps the seconds positive: -1 day + 23:00 is -01:00
-        days, rest = days + 1, rest - datetime.timedelta(days=1)
-    parts = [f"{days} day{'s' if abs(days) != 1 else ''}"] if days else []
-    if rest or not days:
-        sign = "-" if rest < datetime.timedelta(0) else ""
-        seconds = abs(rest).total_seconds()
-        hours, seconds = divmod(seconds, 3600)
-        minutes, seconds = divmod(seconds, 60)
-        text = f"{sign}{int(hours):02d}:{int(minutes):02d}:{int(seconds):02d}"
-        micro = abs(rest).microseconds
-        parts.append(text + (f".{micro:06d}".rstrip("0") if micro else ""))
-    return " ".join(parts)
-
-
 def _cell(value, null: str) -> str:
     # one display line per row: control characters would break the alignment
     return format_value(value, null).replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
@@ -99,7 +80,42 @@ def _pad(text: str, width: int, right: bool = False) -> str:
 
 def _rows(table: pa.Table, limit: int | None) -> list[tuple]:
     shown = table if limit is None or table.num_rows <= limit else table.slice(0, limit)
-    return python_rows(shown)
+    return _shown_rows(shown)
+
+
+def _shown_rows(table: pa.Table) -> list[tuple]:
+    """``table``'s rows as Python values, an INTERVAL as PostgreSQL's text of it (the fetched
+    timedelta has no months: '1 mon' would show as 30 days)."""
+    intervals = [i for i, f in enumerate(table.schema) if f.type == _INTERVAL]
+    if not intervals:
+        return python_rows(table)
+    for i in intervals:
+        text = pa.array([None if v is None else _pg_interval(*v) for v in table.column(i).to_pylist()], pa.string())
+        table = table.set_column(i, table.field(i).name, text)
+    return python_rows(table)
+
+
+_INTERVAL = pa.month_day_nano_interval()
+
+
+def _pg_interval(months: int, days: int, nanoseconds: int) -> str:
+    """An interval as PostgreSQL prints it (IntervalStyle postgres): ``1 year 2 mons 3 days
+    04:05:06.5``, ``-1 days +02:00:00``, ``36:00:00`` (hours are not folded into days)."""
+    parts, before = [], False  # (a part after a negative one carries its sign, as PostgreSQL's)
+    years, months = int(months / 12), months - int(months / 12) * 12  # (truncated toward zero)
+    for value, unit in ((years, "year"), (months, "mon"), (days, "day")):
+        if value:
+            parts.append(f"{'+' if before and value > 0 else ''}{value} {unit}{'s' if value != 1 else ''}")
+            before = value < 0
+    micros = int(nanoseconds / 1000)
+    if micros or not parts:
+        sign = "-" if micros < 0 else "+" if before else ""
+        hours, rest = divmod(abs(micros), 3_600_000_000)
+        minutes, rest = divmod(rest, 60_000_000)
+        seconds, fraction = divmod(rest, 1_000_000)
+        text = f"{sign}{hours:02d}:{minutes:02d}:{seconds:02d}"
+        parts.append(text + (f".{fraction:06d}".rstrip("0") if fraction else ""))
+    return " ".join(parts)
 
 
 def _is_numeric(t: pa.DataType) -> bool:
@@ -179,7 +195,7 @@ def render_csv(table: pa.Table) -> str:
     out = io.StringIO()
     out.write(",".join(_csv_field(n) for n in table.column_names) + "\n")
     for batch in table.to_batches(max_chunksize=10_000):
-        for row in python_rows(pa.Table.from_batches([batch])):
+        for row in _shown_rows(pa.Table.from_batches([batch])):
             out.write(",".join(_csv_field(v) for v in row) + "\n")
     return out.getvalue().rstrip("\n")
 

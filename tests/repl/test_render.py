@@ -39,6 +39,19 @@ def test_decimals_show_their_scale_and_intervals_as_postgresql_prints_them(conne
     assert render_csv(result).splitlines()[1] == "0.000000000,0.000000100,1 day 02:30:00,-3 days,00:00:01.5"
 
 
+def test_intervals_keep_their_months_and_hours_as_psql_shows_them(connect):
+    """The shell showed an interval through the fetched timedelta, which has no months: '1 mon'
+    was 30 days, '1 year 2 mons' 425 days, and 36 hours 1 day 12:00:00."""
+    conn = connect()
+    result = conn.execute("SELECT interval '1 month' AS a, interval '1 year 2 months 3 days 04:05:06.5' AS b, "
+                          "interval '36 hours' AS c, interval '-14 months' AS d, interval '-1 day 2 hours' AS e, "
+                          "interval '1 day' - interval '1 second' AS f, interval '0' AS g, "
+                          "interval '-1 day' AS h").fetch_arrow_table()
+    assert render_csv(result).splitlines()[1] == (
+        "1 mon,1 year 2 mons 3 days 04:05:06.5,36:00:00,-1 years -2 mons,-1 days +02:00:00,1 day -00:00:01,"
+        "00:00:00,-1 days")
+
+
 def test_one_row_says_row():
     assert render_table(pa.table({"x": [1]})).splitlines()[-1] == "(1 row)"
 
