@@ -35,7 +35,21 @@ def format_value(value, null: str = NULL) -> str:
         return _clock_time(value)
     if isinstance(value, (bytes, bytearray, memoryview)):
         return "\\x" + bytes(value).hex()
+    if isinstance(value, list):
+        return "{" + ",".join(_array_item(v) for v in value) + "}"
     return str(value)
+
+
+def _array_item(value) -> str:
+    """An element as PostgreSQL's text of an array writes it: ``{1,NULL,"a b"}``."""
+    if value is None:
+        return "NULL"
+    text = format_value(value)
+    if isinstance(value, (list, bool, int, float, decimal.Decimal)):
+        return text
+    if text == "" or text.upper() == "NULL" or any(c in '{},"\\' or c.isspace() for c in text):
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return text
 
 
 def _clock_time(value: datetime.datetime | datetime.time) -> str:

@@ -52,6 +52,15 @@ def test_intervals_keep_their_months_and_hours_as_psql_shows_them(connect):
         "00:00:00,-1 days")
 
 
+def test_arrays_as_postgresql_writes_them(connect):
+    """array_agg() showed as Python's list: ['x', 'y'], None for NULL."""
+    conn = connect()
+    result = conn.execute("SELECT [1, NULL, 3] AS a, ['a b', '', 'NULL', 'x\"y', 'c,d', 'plain'] AS b, "
+                          "[[1, 2], [3]] AS c, [true] AS d, []::int[] AS e").fetch_arrow_table()
+    assert render_table(result).splitlines()[2] == (
+        ' {1,NULL,3} | {"a b","","NULL","x\\"y","c,d",plain} | {{1,2},{3}} | {t} | {}')
+
+
 def test_one_row_says_row():
     assert render_table(pa.table({"x": [1]})).splitlines()[-1] == "(1 row)"
 
