@@ -27,6 +27,7 @@ import json
 import math
 import os
 import re
+import time
 import uuid
 from collections import OrderedDict
 from contextlib import contextmanager
@@ -49,7 +50,7 @@ from txlake.parser import statements as st
 from txlake.parser.parse import identifier, parse_table_name, table_name
 from txlake.parser.semantics import CLOCK_FUNCTION, STATEMENT_CLOCK, postgres_semantics
 from txlake.storage import keys as pk
-from txlake.storage.commit import (ROWS_PER_FILE, SAME_KEYS, SOURCES, UPSERTED, TableDelta, carry_upserted,
+from txlake.storage.commit import (ROWS_PER_FILE, SAME_KEYS, SOURCES, UPSERTED, TableDelta, carry_upserted, key_text,
                                    table_bytes, visible_sources)
 from txlake.storage.datafiles import ROWID, DataFileStore, StreamedScan
 from txlake.storage.schema import Column, ColumnType, TableSchema, make_type, type_from_arrow
@@ -375,21 +376,55 @@ class Executor:
             result = self._point_select(ctx, point, params)
             if result is not None:
                 return result
+        table = self._over_tables(ctx, stmt, lambda sql: self._sql(sql, params, result=True))
+        return Result(table=table, rowcount=table.num_rows, status=f"SELECT {table.num_rows}")
+
+    def _over_tables(self, ctx: Context, stmt: st.Query, run):
+        """``run(DuckDB SQL of the query)``, with the tables it reads attached (the versions
+        ``ctx`` sees) for as long as it runs."""
         plan = self._cached_sql(stmt, ("query", ctx.db), lambda: self._query_plan(ctx, stmt.expression))
         if plan is None:  # time travel, table functions: rewritten each time
             with self._registered() as register:
-                table = self._sql(self._rewrite(ctx, stmt.expression, register), params, result=True)
+                return run(self._rewrite(ctx, stmt.expression, register).sql(dialect="duckdb"))
+        sql, refs = plan
+        detaches = []
+        try:
+            for i, ref in enumerate(refs):
+                detaches.append(sources.attach(self.con, f"__txl_q{i}", self._source(ctx.resolve(ref))))
+            return run(sql)
+        finally:
+            for detach in reversed(detaches):
+                detach()
+
+    def explain(self, ctx: Context, stmt: st.Explain, params) -> Result:
+        """EXPLAIN [ANALYZE]: a query answered from a table's primary-key index says so (DuckDB
+        is not used); any other is DuckDB's plan of the SQL txlake gives it, one line a row of
+        a QUERY PLAN column, as PostgreSQL returns its plan. ANALYZE runs the query - reading
+        as it would, locking the rows a SELECT ... FOR UPDATE locks - and adds the time it took."""
+        query = stmt.query
+        point = self._cached_sql(query, ("point-select",), lambda: _point_select_plan(query.expression))
+        key = self._point_key(ctx, point, params) if point is not None else None
+        if key is not None:
+            lines = [f"Primary key lookup on {point.table} (txlake's key index; DuckDB is not used)",
+                     f"  Key: ({', '.join(key[0].schema.primary_key)}) = ({key_text(key[3])})"]
+            if stmt.analyze:
+                started = time.perf_counter()
+                found = self.query(ctx, query, params).rowcount
+                lines += [f"  Rows: {found}", f"Execution Time: {(time.perf_counter() - started) * 1000:.3f} ms"]
         else:
-            sql, refs = plan
-            detaches = []
-            try:
-                for i, ref in enumerate(refs):
-                    detaches.append(sources.attach(self.con, f"__txl_q{i}", self._source(ctx.resolve(ref))))
-                table = self._sql(sql, params, result=True)
-            finally:
-                for detach in reversed(detaches):
-                    detach()
-        return Result(table=table, rowcount=table.num_rows, status=f"SELECT {table.num_rows}")
+            if stmt.analyze:  # (it reads, and locks what a SELECT ... FOR UPDATE would)
+                self._read_query(ctx, query, params)
+                if query.locks:
+                    self._lock_selected(ctx, query, params)
+            started = time.perf_counter()
+            plan = self._over_tables(ctx, query, lambda sql: self._sql(
+                ("EXPLAIN ANALYZE " if stmt.analyze else "EXPLAIN ") + sql, params))
+            lines = [line.rstrip() for text in plan.column(plan.num_columns - 1).to_pylist()
+                     for line in text.splitlines() if line.strip()]
+            if stmt.analyze:
+                lines.append(f"Execution Time: {(time.perf_counter() - started) * 1000:.3f} ms")
+        return Result(table=pa.table({"QUERY PLAN": pa.array(lines, pa.string())}), rowcount=len(lines),
+                      status="EXPLAIN")
 
     def _lock_selected(self, ctx: Context, stmt: st.Query, params) -> None:
         """``SELECT ... FOR UPDATE`` (``FOR NO KEY UPDATE``, ``FOR SHARE``, ``FOR KEY SHARE``):
@@ -437,6 +472,18 @@ class Executor:
         DuckDB, and DuckDB returns a registered Arrow column unchanged (type and values) for
         the column types allowed here, so the result has the same rows and types. It is
         handed back as Python values, made an Arrow table only if asked for one."""
+        pinned = self._point_key(ctx, plan, params)
+        if pinned is None:
+            return None
+        version, names, result_schema, key = pinned
+        rowid = pk.find(self.store, version, [key]).get(key)
+        found = self._row_values(version, rowid) if rowid is not None else None
+        rows = [tuple(found[name] for name in names)] if found is not None else []
+        return Result(rows=rows, schema=result_schema, rowcount=len(rows), status=f"SELECT {len(rows)}")
+
+    def _point_key(self, ctx: Context, plan: "PointSelect", params):
+        """(the table version, the columns, their schema, the key) a point SELECT looks up, or
+        None when it needs the general path."""
         version = ctx.resolve(plan.table)
         schema = version.schema
         if plan.conjuncts != len(schema.primary_key):
@@ -446,12 +493,7 @@ class Executor:
         if result_schema is None:
             return None
         key = _pinned_key(schema, plan.alias, plan.where, params, 0)
-        if key is None:
-            return None
-        rowid = pk.find(self.store, version, [key]).get(key)
-        found = self._row_values(version, rowid) if rowid is not None else None
-        rows = [tuple(found[name] for name in names)] if found is not None else []
-        return Result(rows=rows, schema=result_schema, rowcount=len(rows), status=f"SELECT {len(rows)}")
+        return (version, names, result_schema, key) if key is not None else None
 
     def _query_plan(self, ctx: Context, expression: exp.Expression):
         """(SQL with positional view names, the table each name stands for), or None when the
@@ -735,7 +777,7 @@ class Executor:
 
     def _duplicate(self, version: TableVersion, key) -> errors.UniqueViolation:
         names = version.schema.primary_key
-        text = ", ".join(map(str, key)) if isinstance(key, tuple) else str(key)
+        text = key_text(key)
         return errors.UniqueViolation(
             f'duplicate key value violates unique constraint "{version.name}_pkey"\n'
             f"DETAIL:  Key ({', '.join(names)})=({text}) already exists.")

@@ -459,6 +459,7 @@ _ENDS_FAILED_BLOCK = (st.Commit, st.Rollback, st.RollbackToSavepoint, st.Prepare
 
 _DATA = {
     st.Query: Executor.query,
+    st.Explain: Executor.explain,
     st.Insert: Executor.insert,
     st.Update: Executor.update,
     st.Delete: Executor.delete,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 
 import sqlglot
 from sqlglot import exp
@@ -60,7 +61,8 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
         _check_table_names(tree)
         tree = postgres_semantics(tree, text)
         stmt = _to_statement(tree)
-        placeholders = sum(1 for _ in tree.find_all(exp.Placeholder))
+        placeholders = stmt.param_count if isinstance(stmt, st.Explain) else \
+            sum(1 for _ in tree.find_all(exp.Placeholder))  # (EXPLAIN's query is parsed from its text)
         source = text.strip() if len(trees) == 1 else _source_text(tree)
         result.append(_with(stmt, param_count=placeholders, text=source))
     return tuple(result)
@@ -132,10 +134,47 @@ def _to_statement(tree: exp.Expression) -> st.Statement:
         return st.Query(expression=tree, locks=tuple(locks or ()))
     if isinstance(tree, (exp.Condition, exp.Alias, exp.Star)):  # a bare expression ("START", "SELEC 1")
         raise _syntax_error(f'syntax error at or near "{tree.sql()}"', tree)
+    if isinstance(tree, exp.Command) and tree.name.upper() == "EXPLAIN":
+        return _explain(tree.expression.name if tree.expression is not None else "")
     if isinstance(tree, exp.Command):
         raise errors.NotSupportedError(f"statement not supported: {tree.name.upper()}")
     words = tree.sql(dialect="postgres").split()  # (TRUNCATE, not sqlglot's TRUNCATETABLE)
     raise errors.NotSupportedError(f"statement not supported: {words[0].upper() if words else tree.key.upper()}")
+
+
+# EXPLAIN's options: ANALYZE and VERBOSE as words, or a parenthesized list (name [value], ...)
+_EXPLAIN_WORDS = re.compile(r"\s*(ANALYZE|ANALYSE|VERBOSE)\b", re.IGNORECASE)
+_EXPLAIN_OPTIONS = ("analyze", "analyse", "verbose", "costs", "settings", "buffers", "wal", "timing", "summary",
+                    "format", "generic_plan", "memory", "serialize")
+
+
+def _explain(rest: str) -> st.Explain:
+    """EXPLAIN [ANALYZE] [VERBOSE] query, or EXPLAIN (option [value], ...) query, as PostgreSQL
+    takes them; only queries (EXPLAIN of INSERT, UPDATE or DELETE would run or plan the write:
+    refused). Options other than ANALYZE change nothing but a FORMAT other than TEXT, refused."""
+    analyze = False
+    if rest.lstrip().startswith("("):
+        inside, _, rest = rest.lstrip()[1:].partition(")")
+        for option in filter(None, (o.strip() for o in inside.split(","))):
+            name, _, value = option.partition(" ")
+            name, value = name.lower(), value.strip().strip("'").lower()
+            if name not in _EXPLAIN_OPTIONS:
+                raise errors.SyntaxError(f'unrecognized EXPLAIN option "{name}"')
+            if name == "format" and value != "text":
+                raise errors.NotSupportedError(f"EXPLAIN (FORMAT {value.upper()}) is not supported: FORMAT TEXT is")
+            if name in ("analyze", "analyse"):
+                analyze = value not in ("false", "off", "0")
+    else:
+        while (word := _EXPLAIN_WORDS.match(rest)) is not None:
+            analyze = analyze or word.group(1).upper() != "VERBOSE"
+            rest = rest[word.end():]
+    statements = parse(rest)
+    if len(statements) != 1:
+        raise errors.SyntaxError("EXPLAIN takes one statement")
+    query = statements[0]
+    if not isinstance(query, st.Query):
+        raise errors.NotSupportedError(f"EXPLAIN of {type(query).__name__.upper()} is not supported: of queries only")
+    return st.Explain(query=query, analyze=analyze, param_count=query.param_count)
 
 
 _CONTROL_TYPES = {

@@ -261,3 +261,11 @@ class Query(Statement):
     expression: exp.Expression = None  # type: ignore[assignment]
     #: a SELECT's locking clauses (``FOR UPDATE`` ...: sqlglot ``Lock`` nodes), taken off ``expression``
     locks: tuple = ()
+
+
+@dataclass(frozen=True)
+class Explain(Statement):
+    """EXPLAIN [ANALYZE] of a query: how txlake runs it (a primary-key lookup, or DuckDB's plan)."""
+
+    query: Query = None  # type: ignore[assignment]
+    analyze: bool = False

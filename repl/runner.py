@@ -168,7 +168,7 @@ class Runner:
             if table is not None:
                 self.show_table(table)
             tag = cursor.statusmessage
-            if tag and not self.quiet and (table is None or not (self.csv or tag.startswith(("SELECT", "SHOW", "CALL")))):
+            if tag and not self.quiet and (table is None or not (self.csv or tag.startswith(("SELECT", "SHOW", "CALL", "EXPLAIN")))):
                 self.print(tag)  # (after RETURNING's rows too: INSERT 0 2, as psql; CSV stays CSV)
             outcome = Outcome.OK
         except txlake.Error as e:

@@ -450,11 +450,11 @@ class Commit:
                 if f.caches.get(UPSERTED):
                     raise errors.SerializationFailure(
                         "could not serialize access due to concurrent insert\n"
-                        f"DETAIL:  Key ({', '.join(names)})=({_key_text(key)}) was committed by another process "
+                        f"DETAIL:  Key ({', '.join(names)})=({key_text(key)}) was committed by another process "
                         "after this INSERT ... ON CONFLICT looked for it.")
                 raise errors.UniqueViolation(
                     f'duplicate key value violates unique constraint "{current.name}_pkey"\n'
-                    f"DETAIL:  Key ({', '.join(names)})=({_key_text(key)}) already exists.")
+                    f"DETAIL:  Key ({', '.join(names)})=({key_text(key)}) already exists.")
 
 
 class FilesCommit(Commit):
@@ -504,7 +504,7 @@ def _duplicates(keys: list, seen: set) -> dict:
     return dup
 
 
-def _key_text(key) -> str:
+def key_text(key) -> str:
     return ", ".join(map(str, key)) if isinstance(key, tuple) else str(key)
 
 

@@ -92,6 +92,14 @@ def test_csv_output(main, tmp_path):
     assert done.stdout == 'id,v,is_a\n1,a,t\n2,,\n3,"x,y",f\n'
 
 
+def test_explain_prints_its_plan_without_a_tag(main, tmp_path):
+    wh = str(tmp_path / "wh")
+    main(wh, "-c", SETUP)
+    done = main(wh, "-c", "EXPLAIN SELECT v FROM t WHERE id = 1")
+    assert done.returncode == 0 and "Primary key lookup on t" in done.stdout
+    assert done.stdout.rstrip().endswith("(2 rows)")  # (no EXPLAIN tag after the rows, as psql)
+
+
 def test_file_mode_and_its_errors(txlake, main, tmp_path):
     wh = str(tmp_path / "wh")
     good = tmp_path / "good.sql"
