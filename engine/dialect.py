@@ -37,6 +37,8 @@ SETUP = (
     # PostgreSQL functions DuckDB does not have
     "CREATE MACRO btrim(s) AS trim(s), (s, c) AS trim(s, c)",
     "CREATE MACRO every(x) AS bool_and(x)",
+    # div(y, x): the integer quotient, truncated toward zero (integers divide so here)
+    f"CREATE MACRO div(y, x) AS trunc(y / {DIVISOR_MACRO}(x))",
     "CREATE MACRO quote_literal(s) AS chr(39) || replace(CAST(s AS VARCHAR), chr(39), chr(39) || chr(39)) || chr(39)",
     f"CREATE MACRO {POWER_MACRO}(x, y) AS CASE WHEN x = 0 AND y < 0 THEN "
     "error('zero raised to a negative power is undefined') WHEN x < 0 AND y <> floor(y) THEN "

@@ -288,7 +288,8 @@ class TxlakeTokenizer(DuckDB.Tokenizer):
     # arguments. DuckDB ignores VARCHAR(n) and reads VARCHAR as TEXT; txlake enforces the length (22001).
     # ``?::int`` is a parameter cast to int, as in PostgreSQL clients, not sqlglot's ``?::``
     # operator (a TRY_CAST of some dialects): a syntax error before.
-    KEYWORDS = {**{k: v for k, v in DuckDB.Tokenizer.KEYWORDS.items() if k != "?::"},
+    # DIV is a function (div(7, 2)), as in PostgreSQL, not MySQL's integer division operator
+    KEYWORDS = {**{k: v for k, v in DuckDB.Tokenizer.KEYWORDS.items() if k not in ("?::", "DIV")},
                 "PREPARE": TokenType.VAR, "CALL": TokenType.VAR, "RESET": TokenType.VAR, "VARCHAR": TokenType.VARCHAR,
                 # CHAR(n) keeps its length too (DuckDB reads CHAR as TEXT)
                 "CHAR": TokenType.CHAR,

@@ -114,6 +114,10 @@ def test_postgresql_functions_duckdb_lacks(conn):
     with pytest.raises(txlake.DataError) as e:
         conn.execute("SELECT to_date('nope', 'YYYY')")
     assert e.value.sqlstate == "22007"
+    # div() was a syntax error (DIV tokenized as MySQL's operator)
+    assert one(conn, "SELECT div(7, 2), div(-7, 2), div(9.5, 2)") == (3, -3, 4)
+    with pytest.raises(txlake.DivisionByZero):
+        conn.execute("SELECT div(1, 0)")
 
 
 def test_rewritten_columns_keep_their_names_in_every_select_and_defaults_their_words(conn):
