@@ -39,6 +39,11 @@ SETUP = (
     "CREATE MACRO every(x) AS bool_and(x)",
     # div(y, x): the integer quotient, truncated toward zero (integers divide so here)
     f"CREATE MACRO div(y, x) AS trunc(y / {DIVISOR_MACRO}(x))",
+    # quoted unless a lower-case name that is no keyword PostgreSQL reserves (DuckDB's
+    # grammar is PostgreSQL's: its keyword categories are PostgreSQL's)
+    "CREATE MACRO quote_ident(s) AS CASE WHEN regexp_full_match(s, '[a-z_][a-z0-9_$]*') AND s NOT IN "
+    "(SELECT keyword_name FROM duckdb_keywords() WHERE keyword_category <> 'unreserved') THEN s "
+    "ELSE '\"' || replace(s, '\"', '\"\"') || '\"' END",
     "CREATE MACRO quote_literal(s) AS chr(39) || replace(CAST(s AS VARCHAR), chr(39), chr(39) || chr(39)) || chr(39)",
     f"CREATE MACRO {POWER_MACRO}(x, y) AS CASE WHEN x = 0 AND y < 0 THEN "
     "error('zero raised to a negative power is undefined') WHEN x < 0 AND y <> floor(y) THEN "

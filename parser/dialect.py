@@ -70,6 +70,13 @@ class TxlakeParser(DuckDB.Parser):
     VERSION_PHRASES = {("FOR", "SYSTEM_VERSION"): "VERSION", **DuckDB.Parser.VERSION_PHRASES}
     # PostgreSQL: ALTER TABLE t RENAME [COLUMN] a TO b (DuckDB's parser would read a table rename)
     ALTER_RENAME_REQUIRES_COLUMN = False
+    # PostgreSQL functions whose DuckDB namesakes mean something else, kept as written for
+    # parser/semantics.py: decode / encode take a format (hex, base64), which sqlglot's
+    # DuckDB parser dropped (decode('616263', 'hex') gave '616263'); regexp_matches returns
+    # the matches, not DuckDB's boolean
+    FUNCTIONS = {**DuckDB.Parser.FUNCTIONS,
+                 **{name: (lambda name: lambda args: exp.Anonymous(this=name.lower(), expressions=args))(name)
+                    for name in ("DECODE", "ENCODE", "REGEXP_MATCHES")}}
 
     def _parse_csv(self, parse_method, sep=TokenType.COMMA):
         """A comma-separated list, as sqlglot's - except that an empty item is a syntax error,

@@ -56,9 +56,7 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
         if _escapes(node):
             node.replace(exp.Escape(this=node.copy(), expression=exp.Literal.string("\\")))
     for node in _outside_defaults(tree, exp.Format):
-        values = [exp.func("coalesce", exp.cast(v, exp.DataType.build("VARCHAR")), exp.Literal.string(""))
-                  for v in node.expressions]
-        node.replace(exp.Anonymous(this="printf", expressions=[node.this, *values]))
+        node.replace(_format(node))
     for node in _outside_defaults(tree, exp.Div, exp.Mod, exp.IntDiv):
         divisor = node.expression
         if isinstance(divisor, exp.Literal) and divisor.is_number and float(divisor.this) != 0:
@@ -204,6 +202,42 @@ def _written_name(node: exp.Func, text: str) -> str | None:
         return _FUNCTION_NAMES[type(node)]
     name = node.sql_name()
     return name.lower() if name else None
+
+
+_FORMAT_SPEC = re.compile(r"%(?:(\d+)\$)?([sIL%])")
+
+
+def _format(node: exp.Format) -> exp.Expression:
+    """``format(f, ...)`` as DuckDB's ``printf`` with ``%s`` only: each ``%s`` takes its value as
+    text, NULL as ''; ``%I`` quotes an identifier (``quote_ident``), ``%L`` a literal (NULL
+    unquoted), as PostgreSQL's; ``%2$s`` takes the second value. A format that is no constant
+    is taken as ``%s`` only."""
+    values = list(node.expressions)
+    as_text = [exp.func("coalesce", exp.cast(v.copy(), exp.DataType.build("VARCHAR")), exp.Literal.string(""))
+               for v in values]
+    pattern = node.this
+    if not (isinstance(pattern, exp.Literal) and pattern.is_string):
+        return exp.Anonymous(this="printf", expressions=[pattern, *as_text])
+    args, pieces, last, following = [], [], 0, 0
+    for spec in _FORMAT_SPEC.finditer(pattern.this):
+        pieces.append(pattern.this[last:spec.start()].replace("%", "%%"))
+        last = spec.end()
+        position, kind = spec.groups()
+        if kind == "%":
+            pieces.append("%%")
+            continue
+        index = int(position) - 1 if position else following
+        following = index + 1
+        if not 0 <= index < len(values):
+            raise errors.InvalidParameterValue("too few arguments for format()")
+        value = values[index]
+        args.append(as_text[index].copy() if kind == "s" else
+                    exp.Anonymous(this="quote_ident", expressions=[value.copy()]) if kind == "I" else
+                    exp.func("coalesce", exp.Anonymous(this="quote_literal", expressions=[value.copy()]),
+                             exp.Literal.string("NULL")))
+        pieces.append("%s")
+    pieces.append(pattern.this[last:].replace("%", "%%"))
+    return exp.Anonymous(this="printf", expressions=[exp.Literal.string("".join(pieces)), *args])
 
 
 def _escapes(node: exp.Like | exp.ILike) -> bool:
@@ -356,8 +390,21 @@ def _substring(node: exp.Substring) -> exp.Expression:
     if start is None:
         return node
     length = node.args.get("length")
+    if isinstance(start, exp.Literal) and start.is_string and length is None:  # substring(s FROM 'regex')
+        return _regexp_substring(node.this, start)
     args = [node.this.copy(), start.copy()] + ([length.copy()] if length is not None else [])
     return exp.Anonymous(this=SUBSTRING_MACRO if length is not None else SUBSTRING_FROM_MACRO, expressions=args)
+
+
+def _regexp_substring(text: exp.Expression, pattern: exp.Expression) -> exp.Expression:
+    """``substring(s FROM 'regex')``: the first match - its first captured group if the pattern
+    has one - or NULL (DuckDB's regexp_extract gives '')."""
+    try:
+        group = 1 if re.compile(pattern.this).groups else 0
+    except re.error as e:
+        raise errors.DataError(f"invalid regular expression: {e}", sqlstate="2201B") from None
+    found = exp.Anonymous(this="regexp_extract", expressions=[text.copy(), pattern.copy(), exp.Literal.number(group)])
+    return exp.Case(ifs=[exp.If(this=exp.RegexpLike(this=text.copy(), expression=pattern.copy()), true=found)])
 
 
 # PostgreSQL's make_interval() argument names -> sqlglot's
@@ -429,13 +476,52 @@ def _seconds(value: exp.Expression) -> exp.Expression:
 
 
 def _function(node: exp.Anonymous) -> exp.Expression:
-    """Functions sqlglot does not know, by name: ``date_part``, ``to_date``."""
+    """Functions sqlglot does not know, or keeps as written (parser/dialect.py), by name:
+    ``date_part``, ``to_date``, ``encode`` / ``decode``, ``regexp_match(es)``, ``octet_length``."""
     name = node.name.lower()
     if name == "date_part":
         return _date_part(node)
     if name == "to_date" and len(node.expressions) == 2:
         return exp.cast(_strptime(*node.expressions), "DATE")
+    if name in ("encode", "decode") and len(node.expressions) == 2:
+        return _coding(name, *node.expressions)
+    if name == "regexp_matches":
+        raise errors.NotSupportedError(
+            "regexp_matches() is not supported (it returns a set of rows); use regexp_match() or ~")
+    if name == "regexp_match" and len(node.expressions) == 2:
+        return _regexp_match(*node.expressions)
+    if name == "octet_length" and len(node.expressions) == 1:  # (of text: DuckDB's takes a BLOB)
+        return exp.Anonymous(this="strlen", expressions=[node.expressions[0].copy()])
     return node
+
+
+# encode(bytea, format) / decode(text, format): DuckDB's functions for each format
+_ENCODINGS = {"hex": ("lower(hex({}))", "unhex({})"), "base64": ("to_base64({})", "from_base64({})"),
+              "escape": ("CAST({} AS VARCHAR)", "CAST({} AS BLOB)")}
+
+
+def _coding(name: str, value: exp.Expression, format_: exp.Expression) -> exp.Expression:
+    if not (isinstance(format_, exp.Literal) and format_.is_string):
+        raise errors.NotSupportedError(f"{name}() takes its format as a string constant")
+    sql = _ENCODINGS.get(format_.this.lower())
+    if sql is None:
+        raise errors.InvalidParameterValue(f'unrecognized encoding: "{format_.this}"')
+    return exp.maybe_parse(sql[name == "decode"].format(value.sql(dialect="duckdb")), dialect="duckdb")
+
+
+def _regexp_match(text: exp.Expression, pattern: exp.Expression) -> exp.Expression:
+    """``regexp_match(s, p)``: the first match's captured groups as an array (the whole match
+    if ``p`` has none), NULL if none."""
+    if not (isinstance(pattern, exp.Literal) and pattern.is_string):
+        raise errors.NotSupportedError("regexp_match() takes its pattern as a string constant")
+    try:
+        groups = re.compile(pattern.this).groups
+    except re.error as e:
+        raise errors.DataError(f"invalid regular expression: {e}", sqlstate="2201B") from None
+    found = [exp.Anonymous(this="regexp_extract", expressions=[text.copy(), pattern.copy(), exp.Literal.number(g)])
+             for g in (range(1, groups + 1) if groups else (0,))]
+    return exp.Case(ifs=[exp.If(this=exp.RegexpLike(this=text.copy(), expression=pattern.copy()),
+                                true=exp.Array(expressions=found))])
 
 
 def _to_timestamp(node: exp.UnixToTime) -> exp.Expression:

@@ -199,3 +199,26 @@ def test_the_session_s_identity_as_postgresql_functions_say_it(conn, tmp_path):
     assert one(conn, "SELECT current_schema") == ("other",)
     conn.execute("RESET search_path")
     assert one(conn, "SELECT current_schema()") == ("default",)
+
+
+def test_string_functions_duckdb_defines_otherwise(conn):
+    """decode('616263', 'hex') gave the text '616263' (sqlglot dropped the format) and encode()
+    failed; regexp_matches() was DuckDB's boolean; octet_length(text), substring(s FROM
+    'regex'), quote_ident() and format()'s %I / %L failed."""
+    assert one(conn, "SELECT decode('616263', 'hex'), encode('abc'::bytea, 'hex'), encode('abc'::bytea, 'base64'), "
+                     "decode('YWJj', 'base64')") == (b"abc", "616263", "YWJj", b"abc")
+    assert one(conn, "SELECT regexp_match('abc123', '[0-9]+'), regexp_match('abc123', '([a-z]+)([0-9]+)'), "
+                     "regexp_match('abc', 'z')") == (["123"], ["abc", "123"], None)
+    assert one(conn, "SELECT octet_length('héllo'), substring('abc123' FROM '[0-9]+'), "
+                     "substring('abc123' FROM 'c([0-9])'), substring('abc' FROM 'z'), substring('abc' FROM 2)") == (
+        6, "123", "1", None, "bc")
+    assert one(conn, "SELECT quote_ident('abc'), quote_ident('Abc'), quote_ident('select'), quote_ident('a\"b')") == (
+        "abc", '"Abc"', '"select"', '"a""b"')
+    assert one(conn, "SELECT format('%s|%I|%L|%L|%s', 'x', 'y z', 'it''s', NULL, NULL), "
+                     "format('%2$s %1$s', 'a', 'b'), format('100%% %s', 1)") == (
+        "x|\"y z\"|'it''s'|NULL|", "b a", "100% 1")
+    for sql, sqlstate in (("SELECT regexp_matches('abc', 'b')", "0A000"), ("SELECT decode('x', 'rot13')", "22023"),
+                          ("SELECT regexp_match('a', '(')", "2201B"), ("SELECT format('%s %s', 'a')", "22023")):
+        with pytest.raises(txlake.Error) as e:
+            conn.execute(sql)
+        assert e.value.sqlstate == sqlstate, sql
