@@ -57,6 +57,9 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
             node.replace(exp.Escape(this=node.copy(), expression=exp.Literal.string("\\")))
     for node in _outside_defaults(tree, exp.Format):
         node.replace(_format(node))
+    for node in list(tree.find_all(exp.GenerateSeries)):
+        if _in_select_list(node):  # (a set of rows there, as in PostgreSQL: DuckDB's is one list)
+            node.replace(exp.Anonymous(this="unnest", expressions=[node.copy()]))
     for node in _outside_defaults(tree, exp.Div, exp.Mod, exp.IntDiv):
         divisor = node.expression
         if isinstance(divisor, exp.Literal) and divisor.is_number and float(divisor.this) != 0:
@@ -238,6 +241,14 @@ def _format(node: exp.Format) -> exp.Expression:
         pieces.append("%s")
     pieces.append(pattern.this[last:].replace("%", "%%"))
     return exp.Anonymous(this="printf", expressions=[exp.Literal.string("".join(pieces)), *args])
+
+
+def _in_select_list(node: exp.Expression) -> bool:
+    """Is ``node`` part of a SELECT's output columns (not its FROM, WHERE, ...)?"""
+    child, parent = node, node.parent
+    while parent is not None and not isinstance(parent, exp.Select):
+        child, parent = parent, parent.parent
+    return parent is not None and child.arg_key == "expressions"
 
 
 def _escapes(node: exp.Like | exp.ILike) -> bool:

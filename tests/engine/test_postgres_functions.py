@@ -222,3 +222,11 @@ def test_string_functions_duckdb_defines_otherwise(conn):
         with pytest.raises(txlake.Error) as e:
             conn.execute(sql)
         assert e.value.sqlstate == sqlstate, sql
+
+
+def test_generate_series_in_the_select_list_makes_rows(conn):
+    """SELECT generate_series(1, 3) gave one row holding the list {1,2,3} (DuckDB's function);
+    PostgreSQL's is a set-returning function there too: three rows."""
+    assert conn.execute("SELECT generate_series(1, 3), 'x' AS s").fetchall() == [(1, "x"), (2, "x"), (3, "x")]
+    assert one(conn, "SELECT count(*) FROM (SELECT 10 + generate_series(1, 4)) q") == (4,)
+    assert conn.execute("SELECT * FROM generate_series(1, 2)").fetchall() == [(1,), (2,)]
