@@ -78,6 +78,23 @@ class TxlakeParser(DuckDB.Parser):
                  **{name: (lambda name: lambda args: exp.Anonymous(this=name.lower(), expressions=args))(name)
                     for name in ("DECODE", "ENCODE", "REGEXP_MATCHES")}}
 
+    def _parse_type(self, parse_interval: bool = True, fallback_to_identifier: bool = False):
+        """A typed literal binds before a cast, as in PostgreSQL: ``DATE '2024-05-17'::timestamp``
+        is a TIMESTAMP (sqlglot cast the string to TIMESTAMP, then to DATE)."""
+        nxt = self._next
+        if fallback_to_identifier or self._curr is None or self._curr.token_type not in self.TYPE_TOKENS \
+                or nxt is None or nxt.token_type != TokenType.STRING or self._curr.token_type == TokenType.INTERVAL:
+            return super()._parse_type(parse_interval, fallback_to_identifier)
+        index = self._index
+        data_type = self._parse_types(check_func=True, allow_identifiers=False)
+        if not isinstance(data_type, exp.DataType) or self._curr is None or self._curr.token_type != TokenType.STRING:
+            self._retreat(index)
+            return super()._parse_type(parse_interval, fallback_to_identifier)
+        literal = self._parse_primary()
+        parser = self.TYPE_LITERAL_PARSERS.get(data_type.this)
+        typed = parser(self, literal, data_type) if parser else self.expression(exp.Cast(this=literal, to=data_type))
+        return self._parse_column_ops(typed)
+
     def _parse_csv(self, parse_method, sep=TokenType.COMMA):
         """A comma-separated list, as sqlglot's - except that an empty item is a syntax error,
         as in PostgreSQL (sqlglot skips it: ``SELECT 1,, 2`` and ``WHERE id IN (1,)`` ran)."""

@@ -230,3 +230,11 @@ def test_generate_series_in_the_select_list_makes_rows(conn):
     assert conn.execute("SELECT generate_series(1, 3), 'x' AS s").fetchall() == [(1, "x"), (2, "x"), (3, "x")]
     assert one(conn, "SELECT count(*) FROM (SELECT 10 + generate_series(1, 4)) q") == (4,)
     assert conn.execute("SELECT * FROM generate_series(1, 2)").fetchall() == [(1,), (2,)]
+
+
+def test_a_typed_literal_binds_before_a_cast(conn):
+    """DATE '2024-05-17'::timestamp was a DATE: sqlglot cast the string to TIMESTAMP first."""
+    import datetime
+    assert one(conn, "SELECT DATE '2024-05-17'::timestamp, pg_typeof(DATE '2024-05-17'::timestamp), "
+                     "TIMESTAMP '2024-05-17 10:30'::date") == (
+        datetime.datetime(2024, 5, 17), "timestamp", datetime.date(2024, 5, 17))
