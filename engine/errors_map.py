@@ -32,6 +32,29 @@ def _column_message(message: str) -> str:
     return message
 
 
+_NO_FUNCTION = re.compile(r"(?:scalar|table|aggregate|pragma) function with name (?P<name>\S+) does not exist", re.I)
+_NO_MATCH = re.compile(r"no function matches the given name and argument types '(?P<call>[^']+)'", re.I)
+# DuckDB's type names in a call's text -> PostgreSQL's
+_TYPE_WORDS = {"INTEGER_LITERAL": "integer", "STRING_LITERAL": "unknown", "VARCHAR": "text", "BLOB": "bytea",
+               "DOUBLE": "double precision", "FLOAT": "real", "INTEGER": "integer", "BIGINT": "bigint",
+               "BOOLEAN": "boolean", "TIMESTAMP": "timestamp without time zone",
+               "TIMESTAMP WITH TIME ZONE": "timestamp with time zone", "INTERVAL": "interval", "DATE": "date"}
+_HINT = "HINT:  No function matches the given name and argument types. You might need to add explicit type casts."
+
+
+def _function_message(message: str) -> str | None:
+    """PostgreSQL's words for a function that is not there (``function f(integer) does not
+    exist`` and its hint), or None if ``message`` is not about one."""
+    if (found := _NO_FUNCTION.search(message)) is not None:
+        return f"function {found['name']} does not exist\n{_HINT}"
+    if (found := _NO_MATCH.search(message)) is not None:
+        name, _, args = found["call"].partition("(")
+        types = [_TYPE_WORDS.get(t.strip(), "numeric" if t.strip().startswith("DECIMAL") else t.strip().lower())
+                 for t in args.rstrip(")").split(",") if t.strip()]
+        return f"function {name}({', '.join(types)}) does not exist\n{_HINT}"
+    return None
+
+
 _DOMAIN_ERRORS = (("negative substring length", "22011"), ("square root of a negative", "2201F"),
                   ("negative power", "2201F"), ("complex result", "2201F"), ("logarithm of", "2201E"))
 
@@ -69,11 +92,13 @@ def translate(e: duckdb.Error) -> errors.Error:
         if "order term out of range" in text:
             return errors.ProgrammingError(message, sqlstate="42P10")
         if "no function matches" in text or "could not choose a best candidate" in text:
-            return errors.ProgrammingError(message, sqlstate="42883")
+            return errors.ProgrammingError(_function_message(message) or message, sqlstate="42883")
         if "ambiguous" in text:
             return errors.ProgrammingError(message, sqlstate="42702")
         return errors.ProgrammingError(message, sqlstate="42804" if "type" in text else "42000")
     if isinstance(e, duckdb.CatalogException):
+        if (words := _function_message(message)) is not None:  # (a table function's too: not 42P01)
+            return errors.ProgrammingError(words, sqlstate="42883")
         if "table" in text and "does not exist" in text:
             return errors.UndefinedTable(message)
         if "function" in text:

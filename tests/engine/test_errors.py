@@ -336,3 +336,17 @@ def test_an_unsupported_type_is_named_as_written(connect, written):
     conn = connect(autocommit=True)
     with pytest.raises(errors.NotSupportedError, match=f'type "{re.escape(written)}" is not supported'):
         conn.execute(f"CREATE TABLE z (a {written})")
+
+
+@pytest.mark.parametrize("sql, message", [
+    ("SELECT no_such_function(1)", "function no_such_function does not exist"),
+    ("SELECT * FROM no_such_function(1)", "function no_such_function does not exist"),  # (was 42P01)
+    ("SELECT encode(1)", "function encode(integer) does not exist"),
+])
+def test_an_unknown_function_is_42883_in_postgresql_s_words(connect, sql, message):
+    """DuckDB's words were "Scalar Function with name ... does not exist!", and a table
+    function's was 42P01, as if a table were missing."""
+    conn = connect(autocommit=True)
+    with pytest.raises(errors.ProgrammingError) as e:
+        conn.execute(sql)
+    assert e.value.sqlstate == "42883" and str(e.value).startswith(message) and "HINT:  No function" in str(e.value)
