@@ -410,12 +410,24 @@ def _substring(node: exp.Substring) -> exp.Expression:
 def _regexp_substring(text: exp.Expression, pattern: exp.Expression) -> exp.Expression:
     """``substring(s FROM 'regex')``: the first match - its first captured group if the pattern
     has one - or NULL (DuckDB's regexp_extract gives '')."""
+    return _if_matches(text, pattern, _regexp_group(text, pattern, 1 if _groups(pattern) else 0))
+
+
+def _groups(pattern: exp.Literal) -> int:
+    """How many groups the regular expression ``pattern`` captures; 2201B if it is none."""
     try:
-        group = 1 if re.compile(pattern.this).groups else 0
+        return re.compile(pattern.this).groups
     except re.error as e:
         raise errors.DataError(f"invalid regular expression: {e}", sqlstate="2201B") from None
-    found = exp.Anonymous(this="regexp_extract", expressions=[text.copy(), pattern.copy(), exp.Literal.number(group)])
-    return exp.Case(ifs=[exp.If(this=exp.RegexpLike(this=text.copy(), expression=pattern.copy()), true=found)])
+
+
+def _regexp_group(text: exp.Expression, pattern: exp.Expression, group: int) -> exp.Expression:
+    return exp.Anonymous(this="regexp_extract", expressions=[text.copy(), pattern.copy(), exp.Literal.number(group)])
+
+
+def _if_matches(text: exp.Expression, pattern: exp.Expression, value: exp.Expression) -> exp.Expression:
+    """``value`` where ``text`` matches ``pattern``, else NULL."""
+    return exp.Case(ifs=[exp.If(this=exp.RegexpLike(this=text.copy(), expression=pattern.copy()), true=value)])
 
 
 # PostgreSQL's make_interval() argument names -> sqlglot's
@@ -525,14 +537,9 @@ def _regexp_match(text: exp.Expression, pattern: exp.Expression) -> exp.Expressi
     if ``p`` has none), NULL if none."""
     if not (isinstance(pattern, exp.Literal) and pattern.is_string):
         raise errors.NotSupportedError("regexp_match() takes its pattern as a string constant")
-    try:
-        groups = re.compile(pattern.this).groups
-    except re.error as e:
-        raise errors.DataError(f"invalid regular expression: {e}", sqlstate="2201B") from None
-    found = [exp.Anonymous(this="regexp_extract", expressions=[text.copy(), pattern.copy(), exp.Literal.number(g)])
-             for g in (range(1, groups + 1) if groups else (0,))]
-    return exp.Case(ifs=[exp.If(this=exp.RegexpLike(this=text.copy(), expression=pattern.copy()),
-                                true=exp.Array(expressions=found))])
+    groups = _groups(pattern)
+    return _if_matches(text, pattern, exp.Array(
+        expressions=[_regexp_group(text, pattern, g) for g in (range(1, groups + 1) if groups else (0,))]))
 
 
 def _to_timestamp(node: exp.UnixToTime) -> exp.Expression:
