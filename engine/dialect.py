@@ -37,6 +37,14 @@ SETUP = (
     # PostgreSQL functions DuckDB does not have
     "CREATE MACRO btrim(s) AS trim(s), (s, c) AS trim(s, c)",
     "CREATE MACRO every(x) AS bool_and(x)",
+    # pg_typeof() names types as PostgreSQL does (DuckDB's said double, varchar, decimal(38,9))
+    "CREATE MACRO pg_typeof(x) AS CASE typeof(x) " + " ".join(
+        f"WHEN '{duck}' THEN '{pg}'" for duck, pg in (
+            ("INTEGER", "integer"), ("BIGINT", "bigint"), ("SMALLINT", "smallint"), ("DOUBLE", "double precision"),
+            ("FLOAT", "real"), ("VARCHAR", "text"), ("BOOLEAN", "boolean"), ("DATE", "date"), ("BLOB", "bytea"),
+            ("TIMESTAMP", "timestamp without time zone"), ("TIMESTAMP WITH TIME ZONE", "timestamp with time zone"),
+            ("TIME", "time without time zone"), ("INTERVAL", "interval"), ("UUID", "uuid"), ("\"NULL\"", "unknown"))) +
+    " ELSE CASE WHEN typeof(x) LIKE 'DECIMAL%' THEN 'numeric' ELSE lower(typeof(x)) END END",
     # div(y, x): the integer quotient, truncated toward zero (integers divide so here)
     f"CREATE MACRO div(y, x) AS trunc(y / {DIVISOR_MACRO}(x))",
     # quoted unless a lower-case name that is no keyword PostgreSQL reserves (DuckDB's

@@ -237,4 +237,13 @@ def test_a_typed_literal_binds_before_a_cast(conn):
     import datetime
     assert one(conn, "SELECT DATE '2024-05-17'::timestamp, pg_typeof(DATE '2024-05-17'::timestamp), "
                      "TIMESTAMP '2024-05-17 10:30'::date") == (
-        datetime.datetime(2024, 5, 17), "timestamp", datetime.date(2024, 5, 17))
+        datetime.datetime(2024, 5, 17), "timestamp without time zone", datetime.date(2024, 5, 17))
+
+
+def test_pg_typeof_names_types_as_postgresql_does(conn):
+    """It said DuckDB's names: double, varchar, decimal(38,9), "NULL"."""
+    assert one(conn, "SELECT pg_typeof(1), pg_typeof(1::bigint), pg_typeof(0.5), pg_typeof(0.5::float), "
+                     "pg_typeof('x'::text), pg_typeof(true), pg_typeof(now()), pg_typeof(localtimestamp), "
+                     "pg_typeof(NULL), pg_typeof(INTERVAL '1 day'), pg_typeof(current_date)") == (
+        "integer", "bigint", "numeric", "double precision", "text", "boolean", "timestamp with time zone",
+        "timestamp without time zone", "unknown", "interval", "date")
