@@ -46,7 +46,8 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
         else:  # (called: DuckDB would take SESSION_USER for the column alias session_user)
             node.replace(exp.Anonymous(this=_IDENTITY_FUNCTIONS[type(node)]))
     for node in reversed(_outside_defaults(tree, *_REWRITES)):  # (the innermost first: outer ones copy them)
-        replacement = _REWRITES[type(node)](node)
+        rewrite = _REWRITES.get(type(node))  # (not a subclass's: TRY_CAST is no Cast here)
+        replacement = rewrite(node) if rewrite is not None else node
         if replacement is not node:
             if node is tree:
                 tree = replacement
@@ -596,7 +597,28 @@ SUBSTRING_MACRO, SUBSTRING_FROM_MACRO = "txl_substring", "txl_substring_from"
 SQRT_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO = "txl_sqrt", "txl_ln", "txl_log10", "txl_power"
 _DOMAIN_MACROS = {exp.Sqrt: SQRT_MACRO, exp.Ln: LN_MACRO, exp.Log: LOG10_MACRO, exp.Pow: POWER_MACRO}
 
+# PostgreSQL's special date / time inputs DuckDB does not take: days from the transaction's start
+_SPECIAL_DAYS = {"now": None, "today": 0, "yesterday": -1, "tomorrow": 1}
+
+
+def _special_time(node: exp.Cast) -> exp.Expression:
+    """``'now'::timestamp`` is the transaction's start, ``'today'`` (``'yesterday'``,
+    ``'tomorrow'``) its day's midnight, as PostgreSQL reads them (DuckDB refused them, 22007)."""
+    value = node.this
+    if not (isinstance(value, exp.Literal) and value.is_string and value.this.strip().lower() in _SPECIAL_DAYS) \
+            or not node.to.is_type(exp.DType.DATE, exp.DType.TIMESTAMP, exp.DType.TIMESTAMPNTZ, exp.DType.TIMESTAMPTZ):
+        return node
+    days = _SPECIAL_DAYS[value.this.strip().lower()]
+    start = exp.Anonymous(this=CLOCK_FUNCTION)
+    if days is not None:
+        start = exp.cast(start, "DATE")
+        if days:
+            start = exp.Add(this=start, expression=exp.Literal.number(days))
+    return exp.Cast(this=start, to=node.to.copy())
+
+
 _REWRITES = {
+    exp.Cast: _special_time,
     exp.EQ: _row_comparison, exp.NEQ: _row_comparison, exp.In: _row_comparison, exp.Is: _row_comparison,
     exp.SimilarTo: _similar_to, exp.Substring: _substring, exp.MakeInterval: _make_interval,
     exp.ToChar: _to_char, exp.Extract: _extract, exp.Anonymous: _function, exp.Fetch: _fetch,

@@ -148,3 +148,14 @@ def test_serializable_predicates_in_the_session_time_zone(warehouse):
         b.commit()
     for conn in (a, b, setup):
         conn.close()
+
+
+def test_now_and_today_as_input_are_the_transaction_s(conn):
+    """'today'::date and 'now'::timestamp were refused (22007); PostgreSQL reads them as the
+    transaction's start (its day, for today / yesterday / tomorrow)."""
+    conn.execute("BEGIN")
+    row = conn.execute("SELECT 'now'::timestamptz = now(), 'today'::date = current_date, "
+                       "'yesterday'::date = current_date - 1, 'tomorrow'::timestamp = current_date + 1, "
+                       "'now'::timestamp = localtimestamp").fetchone()
+    assert row == (True,) * 5
+    conn.execute("COMMIT")
