@@ -46,6 +46,7 @@ from txlake.engine import dialect, sources
 from txlake.engine.errors_map import translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
+from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls
 from txlake.parser import statements as st
 from txlake.parser.parse import identifier, parse_table_name, table_name
 from txlake.parser.semantics import CLOCK_FUNCTION, STATEMENT_CLOCK, postgres_semantics
@@ -54,6 +55,7 @@ from txlake.storage.commit import (ROWS_PER_FILE, SAME_KEYS, SOURCES, UPSERTED, 
                                    table_bytes, visible_sources)
 from txlake.storage.datafiles import ROWID, DataFileStore, StreamedScan
 from txlake.storage.schema import Column, ColumnType, TableSchema, make_type, type_from_arrow
+from txlake.storage.sequences import Sequences
 from txlake.storage.version import CatalogVersion, DataFile, PythonRows, TableVersion
 
 DEFAULT_DB = "default"
@@ -185,6 +187,7 @@ class Executor:
         self.clock_of: Transaction | None = None
         self.con.create_function(CLOCK_FUNCTION, self._clock, [], duckdb.sqltype("TIMESTAMPTZ"),
                                  side_effects=False)  # DuckDB folds it to a constant when it plans
+        self.sequence_calls = SequenceCalls(self.con, Sequences(database.warehouse.root))
 
     def close(self) -> None:
         self.con.close()
@@ -242,14 +245,14 @@ class Executor:
             table = relation.to_arrow_table()
             return _as_bigint(table, hugeint) if hugeint else table
         except duckdb.Error as e:
-            raise translate(e) from None
+            raise (self.sequence_calls.failure() or translate(e)) from None
 
     def _stream(self, sql: str, params) -> Iterator[pa.Table]:
         """The rows of query ``sql`` in batches of up to ``ROWS_PER_FILE``, as DuckDB makes them."""
         try:
             reader = self.con.sql(sql, params=list(params) if params else None).to_arrow_reader(ROWS_PER_FILE)
         except duckdb.Error as e:
-            raise translate(e) from None
+            raise (self.sequence_calls.failure() or translate(e)) from None
         try:
             while True:
                 try:
@@ -257,7 +260,7 @@ class Executor:
                 except StopIteration:
                     return
                 except OSError as e:  # DuckDB failed while producing the stream
-                    raise translate_stream_error(e) from None
+                    raise (self.sequence_calls.failure() or translate_stream_error(e)) from None
                 yield pa.Table.from_batches([batch])
         finally:
             reader.close()
@@ -267,7 +270,7 @@ class Executor:
         try:
             return self.con.sql(sql, params=list(params) if params else None).columns
         except duckdb.Error as e:
-            raise translate(e) from None
+            raise (self.sequence_calls.failure() or translate(e)) from None
 
     def _rewrite(self, ctx: Context, expression: exp.Expression, register) -> exp.Expression:
         """Point every table reference at a registered Arrow view of the version it sees."""
@@ -635,10 +638,15 @@ class Executor:
                 (stmt.columns is not None and width < len(columns)):
             return None  # DuckDB / _insert_sql report the error
         supplied = {name: i for i, name in enumerate(columns[:width])}
-        data = []
+        data, numbered = [], {}
         for col in schema.columns:
             i = supplied.get(col.name)
             if i is None:
+                sequence = _SEQUENCE_DEFAULT.fullmatch(col.default) if col.default is not None else None
+                if sequence is not None:  # (SERIAL: numbered below, once every value is taken)
+                    numbered[len(data)] = sequence[1]
+                    data.append(None)
+                    continue
                 if col.default is not None:
                     return None
                 data.append((None,) * len(plan))
@@ -650,6 +658,9 @@ class Executor:
                     return None
                 values.append(value)
             data.append(tuple(values))
+        for at, sequence in numbered.items():  # (as DuckDB would number them: the rows in order)
+            first = self.sequence_calls.reserve(sequence, len(plan))
+            data[at] = tuple(range(first, first + len(plan)))
         return data
 
     def _insert_value(self, term: tuple, col: Column, params):
@@ -1343,7 +1354,7 @@ class Executor:
                 data = self._sql(self._rewrite(ctx, stmt.as_query, register), params, result=True)
             columns = tuple(Column(i, f.name, type_from_arrow(f.type)) for i, f in enumerate(data.schema))
         else:
-            columns = tuple(self._column(i, spec) for i, spec in enumerate(stmt.columns))
+            columns = tuple(self._column(i, spec, db) for i, spec in enumerate(stmt.columns))
         names = [c.name for c in columns]
         folded = [n.lower() for n in names]  # DuckDB matches column names case-insensitively
         for n in names:
@@ -1363,10 +1374,13 @@ class Executor:
         return Result(status=f"SELECT {data.num_rows}" if data is not None else "CREATE TABLE",
                       rowcount=data.num_rows if data is not None else -1)
 
-    def _column(self, field_id: int, spec: st.ColumnSpec) -> Column:
+    def _column(self, field_id: int, spec: st.ColumnSpec, db: str | None = None) -> Column:
         col_type = column_type(spec.type)
         default = None
-        if spec.default is not None:
+        if spec.sequence is not None:  # SERIAL: numbered by its sequence, made now (storage/sequences.py)
+            self.sequence_calls.sequences.create(db, spec.sequence)
+            default = f"nextval('{db}.{spec.sequence}')"
+        elif spec.default is not None:
             default = spec.default.sql(dialect="duckdb")
             # type-check it now, as PostgreSQL does
             self._sql(f"SELECT CAST({_default_sql(default)} AS {col_type.sql()})")
@@ -1418,6 +1432,8 @@ class Executor:
                 raise errors.DuplicateColumn(f'column "{spec.name}" of relation "{table}" already exists')
             if spec.primary_key:
                 raise errors.NotSupportedError("adding a primary key column is not supported")
+            if spec.sequence is not None:  # (each row there would need a number of its own)
+                raise errors.NotSupportedError("adding a SERIAL or identity column is not supported")
             col = self._column(schema.highest_field_id + 1, spec)
             default = _default_sql(col.default) if col.default else "NULL"
             column = self._sql(f"SELECT CAST({default} AS {col.type.sql()}) AS v").column(0)
@@ -1473,6 +1489,8 @@ def column_type(data_type: exp.DataType) -> ColumnType:
 
 
 _KEY_PYTHON_TYPES = {"INT": int, "BIGINT": int, "VARCHAR": str}
+# the default of a SERIAL column (Executor._column)
+_SEQUENCE_DEFAULT = re.compile(r"nextval\('([^']+)'\)")
 
 
 def _pinned_key(schema: TableSchema, alias: str, where, params, offset: int):
@@ -1898,7 +1916,7 @@ def evaluate_defaults(columns: list[Column], start: datetime.datetime) -> list:
     try:
         dialect.postgres_semantics(con)
         con.create_function(CLOCK_FUNCTION, lambda: start, [], duckdb.sqltype("TIMESTAMPTZ"), side_effects=False)
-        volatile = _volatile_functions()
+        volatile = _volatile_functions() | {NEXTVAL}
         values = []
         for col in columns:
             if col.default is None:

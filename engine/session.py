@@ -252,6 +252,7 @@ class Session:
         if runner is None:
             raise errors.NotSupportedError(f"statement not supported: {type(stmt).__name__}")
         self.executor.clock_of = txn
+        self.executor.sequence_calls.db = ctx.db  # (nextval('s') is the statement's database's)
         return runner(self.executor, ctx, stmt, params)
 
     # --- transaction control -------------------------------------------------------------

@@ -514,11 +514,16 @@ def _function(node: exp.Anonymous) -> exp.Expression:
             "regexp_matches() is not supported (it returns a set of rows); use regexp_match() or ~")
     if name == "regexp_match" and len(node.expressions) == 2:
         return _regexp_match(*node.expressions)
+    if name in _SEQUENCE_FUNCTIONS and len(node.expressions) == _SEQUENCE_FUNCTIONS[name][1]:
+        return exp.Anonymous(this=_SEQUENCE_FUNCTIONS[name][0], expressions=[e.copy() for e in node.expressions])
     if name == "octet_length" and len(node.expressions) == 1:  # (of text: DuckDB's takes a BLOB)
         return exp.Anonymous(this="strlen", expressions=[node.expressions[0].copy()])
     return node
 
 
+# PostgreSQL's sequence functions -> (engine/sequence_calls.py's, their number of arguments):
+# DuckDB's own nextval and currval are its sequences'
+_SEQUENCE_FUNCTIONS = {"nextval": ("txl_nextval", 1), "currval": ("txl_currval", 1), "setval": ("txl_setval", 2)}
 # encode(bytea, format) / decode(text, format): DuckDB's functions for each format
 _ENCODINGS = {"hex": ("lower(hex({}))", "unhex({})"), "base64": ("to_base64({})", "from_base64({})"),
               "escape": ("CAST({} AS VARCHAR)", "CAST({} AS BLOB)")}

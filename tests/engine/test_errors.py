@@ -121,7 +121,6 @@ BAD = [
     ("CREATE TABLE z (a INT) PARTITION BY RANGE (a)", None, errors.NotSupportedError, "0A000"),
     ('CREATE TABLE z (a TEXT COLLATE "C")', None, errors.NotSupportedError, "0A000"),
     ("CREATE TABLE z (a INT) INHERITS (t)", None, errors.NotSupportedError, "0A000"),
-    ("CREATE TABLE z (a SERIAL)", None, errors.NotSupportedError, "0A000"),
     ("CREATE TABLE z (a GEOMETRY)", None, errors.NotSupportedError, "0A000"),
     ("ALTER TABLE t DROP COLUMN id", None, errors.NotSupportedError, "0A000"),
     # 42602 names that would leave the warehouse
