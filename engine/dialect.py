@@ -65,13 +65,11 @@ def postgres_semantics(con) -> None:
         con.execute(statement)
 
 
-def identity(con, warehouse: str, schema: str) -> None:
-    """What the session is, as PostgreSQL's functions say it (DuckDB's said DuckDB's: user
-    duckdb, database memory, schema main, version v1.x): ``version()`` names txlake and what
-    it runs on; ``current_user`` (``user``, ``session_user``, ``current_role``) is the
-    operating system's user - txlake has no roles; ``current_database()`` and
-    ``current_catalog`` the warehouse directory's name; ``current_schema()`` the database
-    unqualified names resolve in (``schema``; ``set_schema`` follows SET search_path)."""
+def identity(con) -> None:
+    """Who and what the session is, as PostgreSQL's functions say it (DuckDB's said DuckDB's:
+    user duckdb, version v1.x): ``version()`` names txlake and what it runs on;
+    ``current_user`` (``user``, ``session_user``, ``current_role``) is the operating system's
+    user - txlake has no roles."""
     from txlake import __version__
     try:
         user = getpass.getuser()
@@ -80,13 +78,8 @@ def identity(con, warehouse: str, schema: str) -> None:
     version = (f"txlake {__version__} (DuckDB {duckdb.__version__}, Python {platform.python_version()}) "
                f"on {platform.system().lower()} {platform.machine()}")
     for name, value in (("version", version), ("current_user", user), ("session_user", user),
-                        ("current_role", user), ("current_database", warehouse), ("current_catalog", warehouse)):
+                        ("current_role", user)):
         con.execute(f"CREATE TEMP MACRO {name}() AS {_literal(value)}")
-    set_schema(con, schema)
-
-
-def set_schema(con, schema: str) -> None:
-    con.execute(f"CREATE OR REPLACE TEMP MACRO current_schema() AS {_literal(schema)}")
 
 
 def _literal(value: str) -> str:

@@ -173,7 +173,7 @@ class Executor:
         self.con.execute(f"SET allowed_directories = ['{root.replace(chr(39), chr(39) * 2)}']")
         self.con.execute("SET enable_external_access = false")
         dialect.postgres_semantics(self.con)  # integer division, x / 0
-        dialect.identity(self.con, os.path.basename(os.path.normpath(database.warehouse.root)), DEFAULT_DB)
+        dialect.identity(self.con)  # version(), current_user
         self._names = itertools.count()
         self._pending_ids = itertools.count(-1, -1)
         # generated DuckDB SQL of statements that reference no table but their target, by

@@ -18,7 +18,6 @@ import threading
 import weakref
 
 from txlake import errors
-from txlake.engine import dialect
 from txlake.engine.database import Database, default_memory_limit, open_database
 from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result
 from txlake.engine.mvcc.xact import (DEFAULT_LEVEL, READ_COMMITTED, READ_UNCOMMITTED, Transaction,
@@ -354,7 +353,6 @@ class Session:
             self.settings[name] = value if value is not None else SETTINGS_DEFAULTS[name]
             if name == "search_path":
                 self.settings[name] = st.search_path_database(self.settings[name])
-                dialect.set_schema(self.executor.con, self.settings[name])
             return Result(status="SET")
         raise errors.UndefinedObject(f'unrecognized configuration parameter "{stmt.name}"')
 

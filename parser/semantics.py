@@ -128,11 +128,9 @@ def _column_names(select: exp.Select | exp.Returning, written: list, text: str) 
 
 # names PostgreSQL reserves for the session's identity, which sqlglot parses as columns: the
 # functions (engine/dialect.py ``identity``) that say it
-_NAME_KEYWORDS = {"user": "current_user", "current_role": "current_role", "current_schema": "current_schema",
-                  "current_catalog": "current_catalog", "session_user": "session_user"}
+_NAME_KEYWORDS = {"user": "current_user", "current_role": "current_role", "session_user": "session_user"}
 _IDENTITY_FUNCTIONS = {exp.CurrentUser: "current_user", exp.SessionUser: "session_user",
-                       exp.CurrentCatalog: "current_catalog", exp.CurrentSchema: "current_schema",
-                       exp.CurrentDatabase: "current_database", exp.CurrentVersion: "version"}
+                       exp.CurrentVersion: "version"}
 # the type names PostgreSQL names a cast's column after (its internal names: int4, not integer)
 _TYPE_NAMES = {"INT": "int4", "BIGINT": "int8", "SMALLINT": "int2", "TINYINT": "int2", "FLOAT": "float4",
                "DOUBLE": "float8", "DECIMAL": "numeric", "BOOLEAN": "bool", "CHAR": "bpchar", "VARBINARY": "bytea",
