@@ -129,6 +129,8 @@ class Session:
                 raise errors.ProgrammingError(
                     f"the statement has {stmt.param_count} placeholders but {len(params)} parameters were passed",
                     sqlstate="08P01")
+            if stmt.param_order is not None:
+                params = tuple(params[i] for i in stmt.param_order)
             handler = _CONTROL.get(type(stmt))
             if handler is not None:
                 return handler(self, stmt)

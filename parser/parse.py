@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 
 import sqlglot
 from sqlglot import exp
@@ -59,10 +60,13 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
     for tree in trees:
         _check_table_names(tree)
         tree = postgres_semantics(tree)
-        stmt = _to_statement(tree)
-        placeholders = sum(1 for _ in tree.find_all(exp.Placeholder))
         source = text.strip() if len(trees) == 1 else _source_text(tree)
-        result.append(_with(stmt, param_count=placeholders, text=source))
+        placeholders = sum(1 for _ in tree.find_all(exp.Placeholder))
+        order = None
+        if isinstance(tree, (exp.Insert, exp.Update, exp.Delete)) and tree.args.get("with_"):
+            tree, order = _inline_ctes(tree)
+        stmt = _to_statement(tree)
+        result.append(_with(stmt, param_count=placeholders, param_order=order, text=source))
     return tuple(result)
 
 
@@ -123,8 +127,6 @@ def _to_statement(tree: exp.Expression) -> st.Statement:
     if nested is not None:
         raise errors.NotSupportedError(f"{nested.sql(dialect='postgres').strip()} is supported only on a "
                                        "top-level SELECT")
-    if isinstance(tree, (exp.Insert, exp.Update, exp.Delete)) and tree.args.get("with_"):
-        tree = _inline_ctes(tree)
     for node_type, convert in _CONVERTERS.items():
         if isinstance(tree, node_type):
             return convert(tree)
@@ -191,10 +193,17 @@ def identifier(node: exp.Expression | str) -> str:
     return node.name.lower()
 
 
-def _inline_ctes(tree: exp.Expression) -> exp.Expression:
+def _inline_ctes(tree: exp.Expression) -> tuple[exp.Expression, tuple[int, ...] | None]:
     """``WITH src AS (...) INSERT / UPDATE / DELETE ...``: each CTE becomes a subquery where the
     statement (or a later CTE) names it - the statement then reads as its FROM, USING, WHERE
-    or INSERT's query already do. Recursive and data-modifying CTEs are refused (0A000)."""
+    or INSERT's query already do. Recursive and data-modifying CTEs are refused (0A000).
+
+    That moves a CTE's ``?`` to where it is named (once per naming, or nowhere), so the order
+    of the parameters changes too: the second value says, for each ``?`` of the new statement
+    in text order, which parameter of the original text it takes (None: no ``?`` at all)."""
+    in_text = _placeholders_in_text_order(tree)
+    for i, placeholder in enumerate(in_text):
+        placeholder.meta[_PARAM_INDEX] = i  # (copies made while inlining keep it)
     with_ = tree.args["with_"]
     if with_.args.get("recursive"):
         raise errors.NotSupportedError("WITH RECURSIVE before INSERT, UPDATE or DELETE is not supported")
@@ -206,7 +215,27 @@ def _inline_ctes(tree: exp.Expression) -> exp.Expression:
         body = _with_ctes_inlined(cte.this.copy(), bodies, None)
         bodies[identifier(cte.args["alias"].this)] = (body, cte.args["alias"])
     tree.set("with_", None)
-    return _with_ctes_inlined(tree, bodies, target)
+    tree = _with_ctes_inlined(tree, bodies, target)
+    if not in_text:
+        return tree, None
+    return tree, tuple(p.meta[_PARAM_INDEX] for p in _placeholders_in_text_order(tree))
+
+
+_PARAM_INDEX = "txlake_param_index"
+_MARK = "txlake_param_7f3a_"
+
+
+def _placeholders_in_text_order(tree: exp.Expression) -> list[exp.Placeholder]:
+    """The ``?`` of ``tree`` in the order its SQL holds them - the order they bind in (the
+    tree's own order is not always the text's: a SELECT's WITH comes first in the text)."""
+    found = list(tree.find_all(exp.Placeholder))
+    if len(found) < 2:
+        return found
+    marked = tree.copy()
+    for i, placeholder in enumerate(list(marked.find_all(exp.Placeholder))):
+        placeholder.replace(exp.Placeholder(this=f"{_MARK}{i}"))
+    order = [int(i) for i in re.findall(_MARK + r"(\d+)", marked.sql(dialect=Txlake))]
+    return [found[i] for i in order]
 
 
 def _with_ctes_inlined(node: exp.Expression, bodies: dict, target: exp.Expression | None) -> exp.Expression:

@@ -47,6 +47,9 @@ def search_path_database(path: str) -> str:
 class Statement:
     #: number of ``?`` placeholders the statement needs
     param_count: int = field(default=0, kw_only=True)
+    #: which parameter each ``?`` of the statement takes, in its order, where that is not the
+    #: text's (a CTE put where it is named: parse._inline_ctes); None: the text's order
+    param_order: tuple[int, ...] | None = field(default=None, kw_only=True, compare=False)
     #: the statement's source text (for error messages and the REPL)
     text: str = field(default="", kw_only=True, compare=False)
 

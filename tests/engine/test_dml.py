@@ -233,6 +233,26 @@ def test_a_with_clause_before_insert_update_and_delete(c):
     assert q(c, "SELECT count(*) FROM t") == [(3,)]
 
 
+def test_parameters_of_a_with_clause_before_insert_update_and_delete_keep_their_places(c):
+    """Each ``?`` takes the parameter of its place in the text, also in a CTE (which txlake
+    puts where it is named): they were bound in the order of the rewritten statement - a
+    CTE's after the statement's own, silently swapping values of one type - and a CTE named
+    twice, or not at all, asked for more or fewer parameters than the text holds."""
+    c.execute("WITH x AS (SELECT ? AS k) INSERT INTO t (id, name) SELECT k, ? FROM x", (10, "ten"))
+    c.execute("WITH x AS (SELECT ? AS k, ? AS n) INSERT INTO t (id, name) SELECT k, n FROM x "
+              "UNION ALL SELECT k + 1, n FROM x", (20, "twenty"))
+    c.execute("WITH x AS (SELECT ? AS v) UPDATE t SET score = ? WHERE id IN (SELECT v FROM x)", (1, 100.0))
+    c.execute("WITH x AS (SELECT ? AS v), unused AS (SELECT ? AS w) UPDATE t SET score = ? FROM x WHERE id = x.v",
+              (2, "nothing", 200.0))
+    assert sorted(q(c, "WITH x AS (SELECT ? AS v) DELETE FROM t WHERE id = ? OR id IN (SELECT v FROM x) "
+                      "RETURNING id, ?", (21, 3, "gone"))) == [(3, "gone"), (21, "gone")]
+    assert q(c, "SELECT id, name, score FROM t ORDER BY id") == [
+        (1, "a", 100.0), (2, "b", 200.0), (10, "ten", None), (20, "twenty", None)]
+    with pytest.raises(errors.ProgrammingError) as e:
+        c.execute("WITH x AS (SELECT ? AS v) DELETE FROM t WHERE id IN (SELECT v FROM x)", (1, 2))
+    assert e.value.sqlstate == "08P01"
+
+
 def test_update_primary_key(c):
     c.execute("UPDATE t SET id = id + 100")          # every key changes; uniqueness holds at the end
     assert q(c, "SELECT id FROM t ORDER BY id") == [(101,), (102,), (103,)]
