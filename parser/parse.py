@@ -59,6 +59,7 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
     result = []
     for tree in trees:
         _check_table_names(tree)
+        _expand_column_list_assignments(tree)  # (before the row comparisons are rewritten)
         tree = postgres_semantics(tree)
         source = text.strip() if len(trees) == 1 else _source_text(tree)
         placeholders = sum(1 for _ in tree.find_all(exp.Placeholder))
@@ -388,8 +389,45 @@ def _assignments(eqs) -> tuple[tuple[str, exp.Expression], ...]:
     for eq in eqs:
         if not isinstance(eq, exp.EQ) or not isinstance(eq.this, exp.Column):
             raise _syntax_error(f"expected column = expression, got {eq.sql()}", eq)
-        result.append((identifier(eq.this.this), eq.expression))
+        name = identifier(eq.this.this)
+        if any(name == seen for seen, _ in result):
+            raise _syntax_error(f'multiple assignments to same column "{name}"', eq)
+        result.append((name, eq.expression))
     return tuple(result)
+
+
+def _expand_column_list_assignments(tree: exp.Expression) -> None:
+    """``SET (a, b) = (x, y)`` (or ``= ROW(x, y)``) of an UPDATE or ON CONFLICT DO UPDATE as
+    ``SET a = x, b = y``; ``= (SELECT ...)`` is refused (0A000)."""
+    if isinstance(tree, exp.Update):
+        owner, key = tree, "expressions"
+    elif isinstance(tree, exp.Insert) and tree.args.get("conflict") is not None:
+        owner, key = tree.args["conflict"], "expressions"
+    else:
+        return
+    eqs = owner.args.get(key) or []
+    if not any(isinstance(eq, exp.EQ) and isinstance(eq.this, (exp.Tuple, exp.Paren)) for eq in eqs):
+        return
+    expanded = []
+    for eq in eqs:
+        if not isinstance(eq, exp.EQ) or not isinstance(eq.this, (exp.Tuple, exp.Paren)):
+            expanded.append(eq)
+            continue
+        columns = eq.this.expressions if isinstance(eq.this, exp.Tuple) else [eq.this.this]
+        value = eq.expression
+        if isinstance(value, exp.Subquery):
+            raise errors.NotSupportedError("SET (columns) = (SELECT ...) is not supported: assign each column")
+        if isinstance(value, exp.Tuple) or (isinstance(value, exp.Anonymous) and value.name.upper() == "ROW"):
+            values = value.expressions
+        elif isinstance(value, exp.Paren):
+            values = [value.this]
+        else:
+            raise _syntax_error("source for a multiple-column UPDATE item must be a sub-SELECT or ROW() "
+                                "expression", eq)
+        if len(values) != len(columns):
+            raise _syntax_error("number of columns does not match number of values", eq)
+        expanded += [exp.EQ(this=column, expression=v) for column, v in zip(columns, values)]
+    owner.set(key, expanded)
 
 
 def _insert(tree: exp.Insert) -> st.Statement:

@@ -164,6 +164,28 @@ def test_update_parameters_bind_in_text_order(c):
     assert q(c, "SELECT * FROM t ORDER BY id") == [(1, "nine", 9.0), (2, "many", 7.0), (3, "many", 7.0)]
 
 
+def test_update_set_of_a_column_list(c):
+    """``SET (a, b) = (x, y)`` and ``= ROW(x, y)`` assign column by column, in UPDATE and in
+    ON CONFLICT DO UPDATE (it was 42601 'expected column = expression, got (name = ... AND
+    ...)'); a count that differs is 42601, a sub-SELECT 0A000, and a column given twice is
+    42601, as PostgreSQL's 'multiple assignments to same column' (the last value was taken)."""
+    assert c.execute("UPDATE t SET (name, score) = ('x', score + 1) WHERE id = ?", (1,)).rowcount == 1
+    c.execute("UPDATE t SET (score, name) = ROW(?, ?) WHERE id = 2", (9.0, "y"))
+    c.execute("UPDATE t SET (name) = ROW(DEFAULT), score = 0 WHERE id = 3")
+    c.execute("INSERT INTO t VALUES (1, 'new', 7) ON CONFLICT (id) DO UPDATE SET (name, score) = (excluded.name, 8)")
+    assert q(c, "SELECT * FROM t ORDER BY id") == [(1, "new", 8.0), (2, "y", 9.0), (3, "anon", 0.0)]
+    for sql, state in [("UPDATE t SET (name, score) = ('z')", "42601"),
+                       ("UPDATE t SET (name, score) = ('z', 1, 2)", "42601"),
+                       ("UPDATE t SET (name, score) = (SELECT 'z', 1)", "0A000"),
+                       ("UPDATE t SET score = 1, score = 2", "42601"),
+                       ("UPDATE t SET (score, name) = (1, 'z'), score = 2", "42601"),
+                       ("INSERT INTO t VALUES (1) ON CONFLICT (id) DO UPDATE SET score = 1, score = 2", "42601")]:
+        with pytest.raises(errors.Error) as e:
+            c.execute(sql)
+        assert e.value.sqlstate == state, sql
+    assert q(c, "SELECT * FROM t ORDER BY id") == [(1, "new", 8.0), (2, "y", 9.0), (3, "anon", 0.0)]
+
+
 def test_update_returning(c):
     cur = c.execute("UPDATE t SET score = score * 2 WHERE score IS NOT NULL RETURNING id, score")
     assert sorted(cur.fetchall()) == [(1, 3.0), (2, 5.0)] and cur.rowcount == 2
