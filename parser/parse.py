@@ -479,7 +479,7 @@ def _update(tree: exp.Update) -> st.Statement:
     from_ = tree.args.get("from_") or tree.args.get("from")
     from_items = ()
     if from_ is not None:
-        from_items = (from_.this, *[j for j in (tree.args.get("joins") or ())])
+        from_items = (*_joined_items(from_.this), *[j for j in (tree.args.get("joins") or ())])
     where = tree.args.get("where")
     assignments = _assignments(tree.expressions)
     return st.Update(table=table, alias=alias, assignments=assignments,
@@ -499,8 +499,20 @@ def _delete(tree: exp.Delete) -> st.Statement:
         raise _syntax_error("syntax error: expected DELETE FROM table", tree)
     table, alias = _target_and_alias(tree.this)
     where = tree.args.get("where")
-    return st.Delete(table=table, alias=alias, using=tuple(tree.args.get("using") or ()),
+    using = tuple(item for table in tree.args.get("using") or () for item in _joined_items(table))
+    return st.Delete(table=table, alias=alias, using=using,
                      where=where.this if where is not None else None, returning=_returning(tree))
+
+
+def _joined_items(node: exp.Expression) -> list[exp.Expression]:
+    """An UPDATE's FROM / a DELETE's USING item as the items it joins: sqlglot hangs the JOINs
+    (and the comma's) on the first table, where rewriting that table's name would drop them."""
+    joins = node.args.get("joins") if isinstance(node, exp.Table) else None
+    if not joins:
+        return [node]
+    node = node.copy()
+    node.set("joins", None)
+    return [node, *joins]
 
 
 _CONVERTERS = {

@@ -222,6 +222,24 @@ def test_update_from_a_source_of_no_table_changes_each_row_once(c, source):
     assert q(c, "SELECT count(*) FROM nokey") == [(2,)]
 
 
+def test_a_join_in_update_from_and_delete_using_keeps_its_condition(c):
+    """``UPDATE ... FROM a JOIN b ON ...`` / ``DELETE ... USING a JOIN b ON ...``: the JOIN was
+    dropped (sqlglot hangs it on the first table, where the rewrite lost it), so DELETE
+    removed every row a alone matched, and UPDATE read a column of b from nowhere."""
+    c.execute("CREATE TABLE s (k INT)")
+    c.execute("CREATE TABLE u (k INT, v DOUBLE)")
+    c.execute("INSERT INTO s VALUES (1), (2), (3)")
+    c.execute("INSERT INTO u VALUES (1, 10), (3, 30)")
+    assert c.execute("UPDATE t SET score = u.v FROM s JOIN u ON u.k = s.k WHERE t.id = s.k").rowcount == 2
+    assert c.execute("UPDATE t SET name = 'x' FROM s JOIN (SELECT 2 AS k2) z ON z.k2 = s.k, u "
+                     "WHERE t.id = s.k AND u.k = 1").rowcount == 1
+    assert q(c, "SELECT * FROM t ORDER BY id") == [(1, "a", 10.0), (2, "x", 2.5), (3, "c", 30.0)]
+    assert sorted(q(c, "DELETE FROM t USING s JOIN (SELECT 3 AS k3) z ON z.k3 = s.k WHERE t.id = s.k "
+                       "RETURNING t.id")) == [(3,)]
+    assert c.execute("DELETE FROM t USING s LEFT JOIN u ON u.k = s.k WHERE t.id = s.k AND u.k IS NULL").rowcount == 1
+    assert q(c, "SELECT id FROM t") == [(1,)]
+
+
 def test_delete_using_a_values_list_deletes_each_row_once(c):
     cur = c.execute("DELETE FROM t USING (VALUES (1), (1), (3)) g(k) WHERE t.id = g.k RETURNING t.id")
     assert sorted(cur.fetchall()) == [(1,), (3,)] and cur.rowcount == 2
