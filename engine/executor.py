@@ -823,6 +823,7 @@ class Executor:
                 value = self._rewrite(ctx, value, register) if value is not None else exp.column(col.name, alias)
                 projections.append(exp.alias_(
                     exp.cast(value, exp.DataType.build(col.type.sql(), dialect="duckdb")), col.name, quoted=True))
+            projections += _source_rows(stmt.from_, stmt.returning)
             return self._row_finder(ctx, target, projections, stmt.from_, stmt.where, register)
 
         def find(candidates: pa.Table | StreamedScan) -> pa.Table:
@@ -842,7 +843,7 @@ class Executor:
         if len(rowids):
             kept = not _sets_key(version.schema, assigned) and bool((rowids >> 32 > 0).all())
             self._write(ctx, version, self._apply(version, rowids, new_rows, sources=rowids, same_keys=kept))
-        out = self._returning(stmt.returning, new_rows, alias, returning_params)
+        out = self._returning(stmt.returning, new_rows, alias, returning_params, _source_tables(stmt.from_, result))
         out.status = f"UPDATE {len(rowids)}"
         return out
 
@@ -857,6 +858,7 @@ class Executor:
             projections = [exp.column(ROWID, alias)] + _old_key_columns(version.schema, alias)
             if stmt.returning:  # only RETURNING needs the deleted rows' values
                 projections += [exp.column(c, alias) for c in version.schema.names]
+            projections += _source_rows(stmt.using, stmt.returning)
             return self._row_finder(ctx, target, projections, stmt.using, stmt.where, register)
 
         def find(candidates: pa.Table | StreamedScan) -> pa.Table:
@@ -874,7 +876,7 @@ class Executor:
             self._write(ctx, version, self._apply(version, rowids, None))
         if stmt.returning:
             out = self._returning(stmt.returning, self._conform(result.select(version.schema.names), version.schema),
-                                  alias, returning_params)
+                                  alias, returning_params, _source_tables(stmt.using, result))
         else:
             out = Result(rowcount=len(rowids))
         out.status = f"DELETE {len(rowids)}"
@@ -1169,13 +1171,16 @@ class Executor:
         if clash:
             raise self._duplicate(version, next(iter(clash)))
 
-    def _returning(self, returning, rows: pa.Table | PythonRows, alias: str, params) -> Result:
+    def _returning(self, returning, rows: pa.Table | PythonRows, alias: str, params, others=()) -> Result:
+        """RETURNING over ``rows`` (the target's, named ``alias``) and ``others``: the rows of
+        an UPDATE's FROM / a DELETE's USING tables each row joined, as (name, rows) pairs."""
         if not returning:
             return Result(rowcount=rows.num_rows)
         with self._registered() as register:
             name = register(_arrow(rows))
+            joins = [exp.Join(this=_aliased(register(table), other), kind="POSITIONAL") for other, table in others]
             select = exp.Select(expressions=[e.copy() for e in returning],
-                                from_=exp.From(this=_aliased(name, alias)))
+                                from_=exp.From(this=_aliased(name, alias)), joins=joins)
             table = self._sql(select, params)
         return Result(table=table, rowcount=rows.num_rows)
 
@@ -1977,6 +1982,43 @@ def _relocated(rows: pa.Table, version: TableVersion) -> pa.Table:
     if (moved == ids).all():
         return rows
     return rows.set_column(rows.schema.get_field_index(ROWID), ROWID, pa.array(moved, pa.int64()))
+
+
+_SOURCE_COLUMN = "__txl_source{}_"
+
+
+def _source_names(from_items) -> list[str]:
+    """The names an UPDATE's FROM / a DELETE's USING tables go by (their aliases, or names)."""
+    names = []
+    for item in from_items:
+        node = item.this if isinstance(item, exp.Join) else item
+        alias = node.args.get("alias")
+        if alias is not None and alias.this is not None:
+            names.append(identifier(alias.this))
+        elif isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier):
+            names.append(identifier(node.this))
+    return names
+
+
+def _source_rows(from_items, returning) -> list[exp.Expression]:
+    """Projections of a row finder that carry, for RETURNING, the row of each FROM / USING
+    table a target row joined: its columns, each prefixed with the table's place."""
+    if not returning:
+        return []
+    every = [exp.Anonymous(this="COLUMNS", expressions=[exp.Column(this=exp.Star(), table=exp.to_identifier(n))])
+             for n in _source_names(from_items)]
+    return [exp.alias_(columns, _SOURCE_COLUMN.format(i) + "\\0", quoted=True)  # (DuckDB writes each name for \\0)
+            for i, columns in enumerate(every)]
+
+
+def _source_tables(from_items, found: pa.Table) -> list[tuple[str, pa.Table]]:
+    """The FROM / USING tables' rows ``_source_rows`` carried in ``found``, by table name."""
+    tables = []
+    for i, name in enumerate(_source_names(from_items)):
+        prefix = _SOURCE_COLUMN.format(i)
+        columns = [c for c in found.column_names if c.startswith(prefix)]
+        tables.append((name, found.select(columns).rename_columns([c[len(prefix):] for c in columns])))
+    return tables
 
 
 def _first_per_rowid(result: pa.Table) -> pa.Table:

@@ -204,6 +204,23 @@ def test_update_from(c):
     assert q(c, "SELECT name FROM t WHERE id = 2") == [("two",)]
 
 
+def test_returning_names_the_tables_of_from_and_using(c):
+    """RETURNING of UPDATE ... FROM and DELETE ... USING may name the other tables' columns
+    (s.note, s.*, a column only they hold), and RETURNING * lists theirs after the target's,
+    as in PostgreSQL: it was 42P01 'Referenced table "s" not found!' (DuckDB's words)."""
+    c.execute("CREATE TABLE s (k INT, extra DOUBLE, note TEXT)")
+    c.execute("INSERT INTO s VALUES (1, 10, 'n1'), (3, 30, 'n3')")
+    rows = q(c, "UPDATE t SET score = s.extra FROM s WHERE s.k = t.id RETURNING t.id, t.score, s.note, note, s.*")
+    assert sorted(rows) == [(1, 10.0, "n1", "n1", 1, 10.0, "n1"), (3, 30.0, "n3", "n3", 3, 30.0, "n3")]
+    assert q(c, "UPDATE t AS x SET name = v.n FROM (VALUES (1, 'one')) v(k, n) WHERE x.id = v.k "
+                "RETURNING *") == [(1, "one", 10.0, 1, "one")]
+    assert q(c, "UPDATE t SET name = 'z' FROM s WHERE s.k = t.id AND s.k = 99 RETURNING s.*") == []
+    rows = q(c, "DELETE FROM t USING s JOIN (SELECT 3 AS k3) z ON z.k3 = s.k WHERE t.id = s.k "
+                "RETURNING *, s.extra + ?", (1,))
+    assert rows == [(3, "c", 30.0, 3, 30.0, "n3", 3, 31.0)]
+    assert q(c, "SELECT * FROM t ORDER BY id") == [(1, "one", 10.0), (2, "b", 2.5)]
+
+
 @pytest.mark.parametrize("source", ["(VALUES (1, 10.0), (1, 20.0), (3, 30.0)) s(k, v)",
                                     "(SELECT 1 AS k, 10.0 AS v UNION ALL SELECT 1, 20.0 UNION ALL SELECT 3, 30.0) s"],
                          ids=["values", "subquery"])
