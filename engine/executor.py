@@ -142,9 +142,22 @@ class Context:
     catalog: CatalogVersion
     db: str = DEFAULT_DB
     lock_timeout: float | None = None
+    #: where unqualified names resolve, in order (``SET search_path``); ``db`` is the first
+    search_path: tuple[str, ...] = ()
+
+    def locate(self, name: st.TableName, catalog: CatalogVersion | None = None) -> tuple[str, str]:
+        """(database, table) of ``name``: the first database of the search path holding the
+        table (in ``catalog``, or as the transaction sees it), or the first one."""
+        if name.db is not None or len(self.search_path) < 2:
+            return name.qualified(self.db)
+        for db in self.search_path:
+            found = catalog.table(db, name.name) if catalog is not None else self.txn.table(self.catalog, db, name.name)
+            if found is not None:
+                return db, name.name
+        return self.db, name.name
 
     def resolve(self, name: st.TableName) -> TableVersion:
-        version = self.txn.table(self.catalog, *name.qualified(self.db))
+        version = self.txn.table(self.catalog, *self.locate(name))
         if version is None:
             raise errors.UndefinedTable(f'relation "{name}" does not exist')
         return version
@@ -310,7 +323,7 @@ class Executor:
             raise errors.NotSupportedError(f"time travel by {kind} is not supported")
         catalog = warehouse.catalog_at(csn)
         self.db.hold(ctx.txn, csn)  # (after: catalog_at refuses a snapshot already expired)
-        version = catalog.table(*name.qualified(ctx.db))
+        version = catalog.table(*ctx.locate(name, catalog))
         if version is None:
             raise errors.UndefinedTable(f'relation "{name}" did not exist at snapshot {csn}')
         return version
@@ -366,7 +379,8 @@ class Executor:
             result = self._point_select(ctx, point, params)
             if result is not None:
                 return result
-        plan = self._cached_sql(stmt, ("query", ctx.db), lambda: self._query_plan(ctx, stmt.expression))
+        plan = self._cached_sql(stmt, ("query", ctx.db, ctx.search_path),
+                                lambda: self._query_plan(ctx, stmt.expression))
         if plan is None:  # time travel, table functions: rewritten each time
             with self._registered() as register:
                 table = self._sql(self._rewrite(ctx, stmt.expression, register), params, result=True)
@@ -1328,7 +1342,7 @@ class Executor:
         notices = []
         targets = []
         for name in stmt.tables:
-            version = ctx.txn.table(ctx.catalog, *name.qualified(ctx.db))
+            version = ctx.txn.table(ctx.catalog, *ctx.locate(name))
             if version is None:
                 if not stmt.if_exists:
                     raise errors.UndefinedTable(f'table "{name}" does not exist')
@@ -1340,7 +1354,7 @@ class Executor:
         return Result(status="DROP TABLE", notice="\n".join(notices) or None)
 
     def alter_table(self, ctx: Context, stmt: st.AlterTable, params) -> Result:
-        version = ctx.txn.table(ctx.catalog, *stmt.table.qualified(ctx.db))
+        version = ctx.txn.table(ctx.catalog, *ctx.locate(stmt.table))
         if version is None:
             if stmt.if_exists:
                 return Result(status="ALTER TABLE", notice=f'relation "{stmt.table}" does not exist, skipping')

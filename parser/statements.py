@@ -31,16 +31,20 @@ def schema_database(schema: str) -> str:
     return "default" if schema == "public" else schema
 
 
-def search_path_database(path: str) -> str:
-    """The database unqualified names resolve in under ``SET search_path = path``: the first
-    schema listed but ``"$user"`` (there are no per-user schemas), as ``schema_database``
-    maps it - ``SET search_path = "$user", public`` (PostgreSQL's default) is the default
-    database."""
+def search_path_databases(path: str) -> tuple[str, ...]:
+    """The databases unqualified names resolve in under ``SET search_path = path``, in order:
+    the schemas listed but ``"$user"`` (there are no per-user schemas) and PostgreSQL's own
+    ``pg_catalog`` / ``information_schema``, as ``schema_database`` maps them - ``SET
+    search_path = "$user", public`` (PostgreSQL's default) is the default database. A name
+    is the table of the first that holds it; CREATE TABLE makes it in the first."""
+    found = []
     for part in path.split(","):
         name = part.strip().strip('"')
-        if name and name != "$user":
-            return schema_database(name)
-    return "default"
+        if name and name not in ("$user", "pg_catalog", "information_schema"):
+            db = schema_database(name)
+            if db not in found:
+                found.append(db)
+    return tuple(found) or ("default",)
 
 
 @dataclass(frozen=True)
