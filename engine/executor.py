@@ -896,6 +896,18 @@ class Executor:
         out.status = f"DELETE {len(rowids)}"
         return out
 
+    def truncate(self, ctx: Context, stmt: st.Truncate, params) -> Result:
+        """``TRUNCATE a, b``: a DELETE of every row of each, so it is transactional, waits for
+        and conflicts with writers of the rows as a DELETE does (PostgreSQL's lock of the whole
+        table would also hold back inserts). Every table is found before any is emptied."""
+        if ctx.txn.read_only:
+            raise errors.ReadOnlyTransaction("cannot execute TRUNCATE TABLE in a read-only transaction")
+        for name in stmt.tables:
+            ctx.resolve(name)
+        for name in stmt.tables:
+            self.delete(ctx, st.Delete(table=name), ())
+        return Result(status="TRUNCATE TABLE")
+
     def _point_update(self, ctx: Context, stmt: st.Update, version: TableVersion, alias: str,
                       plan: "PointUpdate", params, returning_params) -> Result | None:
         """A point UPDATE (``WHERE`` pins the whole primary key, each ``SET`` is a constant, a

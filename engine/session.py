@@ -467,6 +467,7 @@ _DATA = {
     st.Insert: Executor.insert,
     st.Update: Executor.update,
     st.Delete: Executor.delete,
+    st.Truncate: Executor.truncate,
     st.CreateTable: Executor.create_table,
     st.DropTable: Executor.drop_table,
     st.AlterTable: Executor.alter_table,

@@ -137,7 +137,7 @@ def _to_statement(tree: exp.Expression) -> st.Statement:
         raise _syntax_error(f'syntax error at or near "{tree.sql()}"', tree)
     if isinstance(tree, exp.Command):
         raise errors.NotSupportedError(f"statement not supported: {tree.name.upper()}")
-    words = tree.sql(dialect="postgres").split()  # (TRUNCATE, not sqlglot's TRUNCATETABLE)
+    words = tree.sql(dialect="postgres").split()  # (as written: GRANT, ANALYZE)
     raise errors.NotSupportedError(f"statement not supported: {words[0].upper() if words else tree.key.upper()}")
 
 
@@ -504,6 +504,14 @@ def _delete(tree: exp.Delete) -> st.Statement:
                      where=where.this if where is not None else None, returning=_returning(tree))
 
 
+def _truncate(tree: exp.TruncateTable) -> st.Statement:
+    """``TRUNCATE [TABLE] [ONLY] a, b [RESTART | CONTINUE IDENTITY] [CASCADE | RESTRICT]``: there
+    are no identity columns, inheritance or foreign keys, so the options change nothing."""
+    if tree.args.get("is_database") or tree.args.get("partition") or tree.args.get("cluster"):
+        raise errors.NotSupportedError(f"{tree.sql(dialect='postgres')} is not supported")
+    return st.Truncate(tables=tuple(table_name(t) for t in tree.expressions))
+
+
 def _joined_items(node: exp.Expression) -> list[exp.Expression]:
     """An UPDATE's FROM / a DELETE's USING item as the items it joins: sqlglot hangs the JOINs
     (and the comma's) on the first table, where rewriting that table's name would drop them."""
@@ -526,4 +534,5 @@ _CONVERTERS = {
     exp.Insert: lambda tree: _insert(tree),
     exp.Update: lambda tree: _update(tree),
     exp.Delete: lambda tree: _delete(tree),
+    exp.TruncateTable: lambda tree: _truncate(tree),
 }

@@ -188,6 +188,11 @@ class DropTable(Statement):
 
 
 @dataclass(frozen=True)
+class Truncate(Statement):
+    tables: tuple[TableName, ...] = ()
+
+
+@dataclass(frozen=True)
 class AddColumn:
     column: ColumnSpec
     if_not_exists: bool = False

@@ -346,6 +346,29 @@ def test_delete(c):
     assert q(c, "SELECT * FROM t") == [(1, "anon", None)]
 
 
+def test_truncate(c, connect):
+    """``TRUNCATE [TABLE] a, b``: every row of each goes, in the transaction (a ROLLBACK
+    brings them back); it was 0A000. A missing table is 42P01 before any is emptied."""
+    c.execute("CREATE TABLE other.u (x INT)")
+    c.execute("INSERT INTO other.u VALUES (1), (2)")
+    with pytest.raises(errors.UndefinedTable):
+        c.execute("TRUNCATE t, missing")
+    assert q(c, "SELECT count(*) FROM t") == [(3,)]
+    conn = connect()
+    assert conn.execute("TRUNCATE TABLE t, other.u RESTART IDENTITY CASCADE").rowcount == -1
+    assert q(conn, "SELECT (SELECT count(*) FROM t), (SELECT count(*) FROM other.u)") == [(0, 0)]
+    conn.rollback()
+    assert q(c, "SELECT (SELECT count(*) FROM t), (SELECT count(*) FROM other.u)") == [(3, 2)]
+    c.execute("TRUNCATE t")
+    assert q(c, "SELECT count(*) FROM t") == [(0,)]
+    c.execute("INSERT INTO t (id) VALUES (1)")  # (its keys are free again)
+    assert q(c, "SELECT id, name FROM t") == [(1, "anon")]
+    conn.execute("BEGIN READ ONLY")
+    with pytest.raises(errors.Error) as e:
+        conn.execute("TRUNCATE t")
+    assert e.value.sqlstate == "25006"
+
+
 def test_delete_using_and_returning(c):
     c.execute("CREATE TABLE gone (id INT)")
     c.execute("INSERT INTO gone VALUES (1), (3), (3)")
