@@ -1425,6 +1425,22 @@ class Executor:
             primary_key = tuple(action.new if k == action.old else k for k in schema.primary_key)
             data = data.rename_columns([action.new if n == action.old else n for n in data.column_names])
             return schema.evolve(columns, primary_key), data
+        if isinstance(action, st.AlterColumn):
+            col = schema.require(action.name, table)
+            if action.default is not None and not isinstance(action.default, exp.Null):
+                changed = replace(col, default=action.default.sql(dialect="duckdb"))
+                self._sql(f"SELECT CAST({_default_sql(changed.default)} AS {col.type.sql()})")  # (as _column)
+            elif action.default is not None or action.drop_default:
+                changed = replace(col, default=None)
+            elif action.not_null:
+                if data.column(col.name).null_count:
+                    raise errors.NotNullViolation(f'column "{col.name}" of relation "{table}" contains null values')
+                changed = replace(col, not_null=True)
+            else:
+                if col.name in schema.primary_key:
+                    raise errors.ProgrammingError(f'column "{col.name}" is in a primary key', sqlstate="42P16")
+                changed = replace(col, not_null=False)
+            return schema.evolve(tuple(changed if c is col else c for c in schema.columns)), data
         raise errors.NotSupportedError("ALTER TABLE RENAME TO is not supported yet")
 
 

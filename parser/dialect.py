@@ -55,6 +55,9 @@ class TxlakeParser(DuckDB.Parser):
     VERSION_PHRASES = {("FOR", "SYSTEM_VERSION"): "VERSION", **DuckDB.Parser.VERSION_PHRASES}
     # PostgreSQL: ALTER TABLE t RENAME [COLUMN] a TO b (DuckDB's parser would read a table rename)
     ALTER_RENAME_REQUIRES_COLUMN = False
+    # PostgreSQL: ALTER TABLE t ALTER a SET DEFAULT 1, ALTER b DROP NOT NULL (several ALTER
+    # COLUMN actions, also after others; without it the statement was an unparsed Command)
+    ALTER_TABLE_MIXED_ACTIONS = True
 
     def _parse_csv(self, parse_method, sep=TokenType.COMMA):
         """A comma-separated list, as sqlglot's - except that an empty item is a syntax error,

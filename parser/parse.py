@@ -371,12 +371,29 @@ def _alter(tree: exp.Alter) -> st.Statement:
                 actions.append(st.DropColumn(identifier(column), if_exists=bool(action.args.get("exists"))))
         elif isinstance(action, exp.RenameColumn):
             actions.append(st.RenameColumn(identifier(action.this), _check_name(identifier(action.args["to"]), "column")))
+        elif isinstance(action, exp.AlterColumn):
+            actions.append(_alter_column(action))
         elif isinstance(action, exp.AlterRename):
             actions.append(st.RenameTable(table_name(action.this)))
         else:
             raise errors.NotSupportedError(f"ALTER TABLE action not supported: {action.sql()}")
     return st.AlterTable(table=table_name(tree.this), actions=tuple(actions),
                          if_exists=bool(tree.args.get("exists")))
+
+
+def _alter_column(action: exp.AlterColumn) -> st.AlterColumn:
+    name = identifier(action.this)
+    a = action.args
+    known = {"this", "default", "drop", "allow_null"}
+    if any(v not in (None, False) for k, v in a.items() if k not in known):  # TYPE, COMMENT, ...
+        raise errors.NotSupportedError(f"ALTER TABLE action not supported: {action.sql(dialect='postgres')}")
+    if a.get("default") is not None:
+        return st.AlterColumn(name, default=a["default"])
+    if a.get("allow_null") is not None:
+        return st.AlterColumn(name, not_null=not a["allow_null"])
+    if a.get("drop"):
+        return st.AlterColumn(name, drop_default=True)
+    raise errors.NotSupportedError(f"ALTER TABLE action not supported: {action.sql(dialect='postgres')}")
 
 
 def _returning(tree: exp.Expression) -> tuple[exp.Expression, ...]:

@@ -211,6 +211,15 @@ class RenameColumn:
 
 
 @dataclass(frozen=True)
+class AlterColumn:
+    """``ALTER [COLUMN] name SET DEFAULT x | DROP DEFAULT | SET NOT NULL | DROP NOT NULL``."""
+    name: str
+    default: exp.Expression | None = None  # SET DEFAULT x
+    drop_default: bool = False
+    not_null: bool | None = None           # SET NOT NULL: True, DROP NOT NULL: False
+
+
+@dataclass(frozen=True)
 class RenameTable:
     new: TableName
 
@@ -218,7 +227,7 @@ class RenameTable:
 @dataclass(frozen=True)
 class AlterTable(Statement):
     table: TableName
-    actions: tuple[AddColumn | DropColumn | RenameColumn | RenameTable, ...] = ()
+    actions: tuple[AddColumn | DropColumn | RenameColumn | AlterColumn | RenameTable, ...] = ()
     if_exists: bool = False
 
 

@@ -9,6 +9,7 @@ import pytest
 
 import txlake
 from txlake import errors
+from tests.conftest import run_python
 
 
 @pytest.fixture
@@ -454,6 +455,49 @@ def test_column_names_differing_only_in_case_are_refused(c, sql):
     assert info.value.sqlstate == "42701"
     c.execute('ALTER TABLE t RENAME COLUMN name TO "Name"')   # a change of case alone is fine
     assert [d[0] for d in c.execute("SELECT * FROM t").description] == ["id", "Name", "score"]
+
+
+def test_alter_column_default_and_not_null(c, connect, warehouse):
+    """``ALTER TABLE t ALTER [COLUMN] c SET DEFAULT x | DROP DEFAULT | SET NOT NULL | DROP NOT
+    NULL`` (they were 0A000): a default applies to rows inserted from then on; SET NOT NULL
+    checks the rows there are (23502), DROP NOT NULL of a key column is 42P16; a rollback
+    undoes them, and they last in a new process's view of the table."""
+    c.execute("ALTER TABLE t ALTER COLUMN score SET DEFAULT 0.5, ALTER name DROP DEFAULT")
+    c.execute("INSERT INTO t (id, name) VALUES (4, 'd')")
+    with pytest.raises(errors.NotNullViolation):
+        c.execute("INSERT INTO t (id) VALUES (5)")       # name is NOT NULL and has no default now
+    assert q(c, "SELECT * FROM t WHERE id >= 3 ORDER BY id") == [(3, "c", None), (4, "d", 0.5)]
+    with pytest.raises(errors.NotNullViolation) as e:
+        c.execute("ALTER TABLE t ALTER COLUMN score SET NOT NULL")   # row 3 holds NULL
+    assert e.value.sqlstate == "23502" and 'column "score" of relation "t" contains null values' in str(e.value)
+    c.execute("UPDATE t SET score = 0 WHERE score IS NULL")
+    c.execute("ALTER TABLE t ALTER COLUMN score SET NOT NULL, ALTER COLUMN name DROP NOT NULL")
+    with pytest.raises(errors.NotNullViolation):
+        c.execute("UPDATE t SET score = NULL WHERE id = 1")
+    c.execute("INSERT INTO t (id) VALUES (5)")
+    with pytest.raises(errors.Error) as e:
+        c.execute("ALTER TABLE t ALTER COLUMN id DROP NOT NULL")
+    assert e.value.sqlstate == "42P16"
+    for sql, state in [("ALTER TABLE t ALTER COLUMN nope SET DEFAULT 1", "42703"),
+                       ("ALTER TABLE t ALTER COLUMN score SET DEFAULT 'x'", "22P02")]:
+        with pytest.raises(errors.Error) as e:
+            c.execute(sql)
+        assert e.value.sqlstate == state, sql
+    conn = connect()
+    conn.execute("ALTER TABLE t ALTER COLUMN score DROP NOT NULL, ALTER COLUMN score DROP DEFAULT")
+    conn.rollback()
+    c.execute("INSERT INTO t (id) VALUES (6)")
+    assert q(c, "SELECT * FROM t WHERE id >= 5 ORDER BY id") == [(5, None, 0.5), (6, None, 0.5)]
+    code = ("import txlake\n"
+            "c = txlake.connect(__import__('sys').argv[1], publish='off', autocommit=True)\n"
+            "c.execute('INSERT INTO t (id) VALUES (7)')\n"
+            "try:\n"
+            "    c.execute('UPDATE t SET score = NULL WHERE id = 7')\n"
+            "except txlake.Error as e:\n"
+            "    print(e.sqlstate)\n"
+            "print(c.execute('SELECT name, score FROM t WHERE id = 7').fetchall())\n")
+    done = run_python(code, warehouse)
+    assert done.stdout.split("\n")[:2] == ["23502", "[(None, 0.5)]"], done.stderr
 
 
 # --- column types ------------------------------------------------------------------------

@@ -253,6 +253,10 @@ def test_drop_table():
     ("ALTER TABLE t DROP COLUMN IF EXISTS x", st.DropColumn),
     ("ALTER TABLE t RENAME COLUMN x TO y", st.RenameColumn),
     ("ALTER TABLE t RENAME x TO y", st.RenameColumn),     # COLUMN is optional, as in PostgreSQL
+    ("ALTER TABLE t ALTER COLUMN x SET DEFAULT 1", st.AlterColumn),
+    ("ALTER TABLE t ALTER x DROP DEFAULT", st.AlterColumn),
+    ("ALTER TABLE t ALTER COLUMN x SET NOT NULL", st.AlterColumn),
+    ("ALTER TABLE t ALTER COLUMN x DROP NOT NULL", st.AlterColumn),
 ])
 def test_alter_table(sql, action):
     stmt = check(sql, st.AlterTable, table=st.TableName(None, "t"))
@@ -267,6 +271,10 @@ def test_alter_table_details():
     assert parse_one("ALTER TABLE t RENAME COLUMN X TO \"Y\"").actions[0] == st.RenameColumn("x", "Y")
     assert parse_one("ALTER TABLE IF EXISTS t ADD COLUMN x INT").if_exists
     assert parse_one("ALTER TABLE t RENAME TO u").actions[0] == st.RenameTable(st.TableName(None, "u"))
+    assert parse_one("ALTER TABLE t ALTER a SET NOT NULL, ALTER COLUMN b DROP DEFAULT").actions == (
+        st.AlterColumn("a", not_null=True), st.AlterColumn("b", drop_default=True))
+    with pytest.raises(errors.NotSupportedError):
+        parse_one("ALTER TABLE t ALTER COLUMN a TYPE BIGINT")
 
 
 # --- DML -----------------------------------------------------------------------------------
