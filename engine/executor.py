@@ -41,7 +41,7 @@ from pyroaring import FrozenBitMap
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import dialect, sources
+from txlake.engine import catalog_views, dialect, sources
 from txlake.engine.errors_map import translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
@@ -290,6 +290,11 @@ class Executor:
             if name.db is None and name.name in ctes:
                 return node
             travel = node.args.get("version") or node.args.get("when")
+            view = catalog_views.view(name.db, name.name)
+            if view is not None and travel is None:  # information_schema.tables, pg_tables, ...
+                alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name.name))
+                rows = catalog_views.build(view, ctx.txn.tables(ctx.catalog))
+                return exp.Table(this=exp.to_identifier(register(rows)), alias=alias)
             version = self._as_of(ctx, name, travel) if travel is not None else ctx.resolve(name)
             key = id(version)
             if key not in registered:
@@ -477,6 +482,9 @@ class Executor:
                 return node
             name = table_name(node)
             if name.db is None and name.name in ctes:
+                return node
+            if catalog_views.view(name.db, name.name) is not None:  # (built at each execution)
+                special.append(node)
                 return node
             ctx.resolve(name)  # unknown tables fail here, before anything is cached
             if name not in refs:
@@ -1309,6 +1317,8 @@ class Executor:
         if ctx.txn.read_only:
             raise errors.ReadOnlyTransaction("cannot execute CREATE TABLE in a read-only transaction")
         db, name = stmt.table.qualified(ctx.db)
+        if db in catalog_views.CATALOG_SCHEMAS:  # (their names are PostgreSQL's views)
+            raise errors.ProgrammingError(f'permission denied to create "{db}.{name}"', sqlstate="42501")
         if ctx.txn.table(ctx.catalog, db, name) is not None:
             if stmt.if_not_exists:
                 return Result(status="CREATE TABLE", notice=f'relation "{name}" already exists, skipping')
@@ -1573,6 +1583,8 @@ def _point_select_plan(expression: exp.Expression) -> PointSelect | None:
     if table.args.get("alias") is not None and table.args["alias"].args.get("columns"):
         return None
     name = table_name(table)
+    if catalog_views.view(name.db, name.name) is not None:
+        return None
     alias = identifier(table.alias) if table.alias else name.name
     projections = expression.expressions
     if len(projections) == 1 and type(projections[0]) is exp.Star:
@@ -1712,7 +1724,8 @@ def _table_nodes(expression: exp.Expression) -> list[exp.Table]:
     """The references to tables in ``expression``: not to its CTEs, not table functions."""
     ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
     return [t for t in expression.find_all(exp.Table) if isinstance(t.this, exp.Identifier)
-            and not (t.args.get("db") is None and identifier(t.this) in ctes)]
+            and not (t.args.get("db") is None and identifier(t.this) in ctes)
+            and catalog_views.view(table_name(t).db, table_name(t).name) is None]
 
 
 def _tables_named(parts) -> list[st.TableName]:
