@@ -1375,6 +1375,42 @@ class Executor:
             self._write(ctx, version, None)
         return Result(status="DROP TABLE", notice="\n".join(notices) or None)
 
+    # A schema is a database, and a database comes to be with its first table (and goes with
+    # its last): CREATE SCHEMA checks and records nothing more, DROP SCHEMA drops the tables.
+
+    def create_schema(self, ctx: Context, stmt: st.CreateSchema, params) -> Result:
+        if ctx.txn.read_only:
+            raise errors.ReadOnlyTransaction("cannot execute CREATE SCHEMA in a read-only transaction")
+        if stmt.db in catalog_views.CATALOG_SCHEMAS or self._schema_tables(ctx, stmt.db):
+            if stmt.if_not_exists:
+                return Result(status="CREATE SCHEMA", notice=f'schema "{stmt.name}" already exists, skipping')
+            raise errors.ProgrammingError(f'schema "{stmt.name}" already exists', sqlstate="42P06")
+        return Result(status="CREATE SCHEMA")
+
+    def drop_schema(self, ctx: Context, stmt: st.DropSchema, params) -> Result:
+        if ctx.txn.read_only:
+            raise errors.ReadOnlyTransaction("cannot execute DROP SCHEMA in a read-only transaction")
+        if stmt.db in catalog_views.CATALOG_SCHEMAS:
+            raise errors.ProgrammingError(f"cannot drop schema {stmt.name} because it is required by the "
+                                          "database system", sqlstate="2BP01")
+        tables = self._schema_tables(ctx, stmt.db)
+        if tables and not stmt.cascade:
+            listed = "\n".join(f"table {stmt.name}.{t.name} depends on schema {stmt.name}" for t in tables)
+            raise errors.ProgrammingError(
+                f"cannot drop schema {stmt.name} because other objects depend on it\nDETAIL:  {listed}\n"
+                "HINT:  Use DROP ... CASCADE to drop the dependent objects too.", sqlstate="2BP01")
+        for version in tables:
+            self._write(ctx, version, None)
+        notice = None
+        if len(tables) == 1:
+            notice = f"drop cascades to table {stmt.name}.{tables[0].name}"
+        elif tables:
+            notice = f"drop cascades to {len(tables)} other objects"
+        return Result(status="DROP SCHEMA", notice=notice)
+
+    def _schema_tables(self, ctx: Context, db: str) -> list[TableVersion]:
+        return sorted((t for t in ctx.txn.tables(ctx.catalog) if t.db == db), key=lambda t: t.name)
+
     def alter_table(self, ctx: Context, stmt: st.AlterTable, params) -> Result:
         version = ctx.txn.table(ctx.catalog, *ctx.locate(stmt.table))
         if version is None:

@@ -468,6 +468,8 @@ _DATA = {
     st.Update: Executor.update,
     st.Delete: Executor.delete,
     st.Truncate: Executor.truncate,
+    st.CreateSchema: Executor.create_schema,
+    st.DropSchema: Executor.drop_schema,
     st.CreateTable: Executor.create_table,
     st.DropTable: Executor.drop_table,
     st.AlterTable: Executor.alter_table,

@@ -313,7 +313,18 @@ def _column_spec(col: exp.ColumnDef) -> st.ColumnSpec:
                          not_null=not_null, default=default, primary_key=primary_key)
 
 
+def _schema_name(node: exp.Expression) -> tuple[str, str]:
+    """(the schema's name, the database it is) of CREATE / DROP SCHEMA's target."""
+    ident = node.args.get("db") if isinstance(node, exp.Table) else None
+    if ident is None or node.name:
+        raise errors.NotSupportedError(f"schema name not supported: {node.sql(dialect='postgres')}")
+    name = _check_name(identifier(ident), "schema")
+    return name, st.schema_database(name)
+
+
 def _create(tree: exp.Create) -> st.Statement:
+    if (tree.args.get("kind") or "").upper() == "SCHEMA":
+        return st.CreateSchema(*_schema_name(tree.this), if_not_exists=bool(tree.args.get("exists")))
     if (tree.args.get("kind") or "").upper() != "TABLE":
         raise errors.NotSupportedError(f"CREATE {tree.args.get('kind')} is not supported")
     if tree.args.get("replace"):
@@ -353,6 +364,12 @@ _TABLE_PROPERTIES = {exp.TemporaryProperty: "TEMPORARY", exp.PartitionedByProper
 
 
 def _drop(tree: exp.Drop) -> st.Statement:
+    if (tree.args.get("kind") or "").upper() == "SCHEMA":
+        targets = tree.args.get("tables") or [tree.this]
+        if len(targets) != 1:
+            raise errors.NotSupportedError("DROP SCHEMA of several schemas is not supported")
+        return st.DropSchema(*_schema_name(targets[0]), if_exists=bool(tree.args.get("exists")),
+                             cascade=bool(tree.args.get("cascade")))
     if (tree.args.get("kind") or "").upper() != "TABLE":
         raise errors.NotSupportedError(f"DROP {tree.args.get('kind')} is not supported")
     tables = tree.args.get("tables") or [tree.this]

@@ -188,6 +188,21 @@ class DropTable(Statement):
 
 
 @dataclass(frozen=True)
+class CreateSchema(Statement):
+    name: str        # as written (for messages)
+    db: str          # the database it is (schema_database)
+    if_not_exists: bool = False
+
+
+@dataclass(frozen=True)
+class DropSchema(Statement):
+    name: str
+    db: str
+    if_exists: bool = False
+    cascade: bool = False
+
+
+@dataclass(frozen=True)
 class Truncate(Statement):
     tables: tuple[TableName, ...] = ()
 

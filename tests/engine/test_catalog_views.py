@@ -84,3 +84,34 @@ def test_views_under_serializable(connect):
     assert q(conn, "SELECT column_name FROM information_schema.columns WHERE table_name = 's' AND "
                    "ordinal_position = 1") == [("x",)]
     conn.commit()
+
+
+def test_create_and_drop_schema(c, connect):
+    """CREATE SCHEMA [IF NOT EXISTS] and DROP SCHEMA [IF EXISTS] ... [CASCADE | RESTRICT] (they
+    were 0A000). A schema is a database, which comes to be with its first table: CREATE SCHEMA
+    of one that holds tables is 42P06; DROP SCHEMA of one that holds tables is 2BP01 unless
+    CASCADE, which drops them in the transaction."""
+    c.execute("CREATE SCHEMA fresh")
+    c.execute("CREATE TABLE fresh.a (x INT)")
+    with pytest.raises(errors.ProgrammingError) as e:
+        c.execute("CREATE SCHEMA fresh")
+    assert e.value.sqlstate == "42P06"
+    assert c.execute("CREATE SCHEMA IF NOT EXISTS fresh").connection.notices[-1] == \
+        'NOTICE:  schema "fresh" already exists, skipping'
+    with pytest.raises(errors.ProgrammingError) as e:
+        c.execute("DROP SCHEMA fresh")
+    assert e.value.sqlstate == "2BP01"
+    with pytest.raises(errors.ProgrammingError) as e:
+        c.execute("DROP SCHEMA pg_catalog")
+    assert e.value.sqlstate == "2BP01"
+    conn = connect()
+    conn.execute("DROP SCHEMA public CASCADE")      # the reset idiom: public is the default database
+    conn.execute("CREATE SCHEMA public")
+    assert q(conn, "SELECT table_schema, table_name FROM information_schema.tables ORDER BY 1, 2") == [
+        ("app", "Items"), ("fresh", "a")]
+    conn.rollback()
+    assert q(c, "SELECT count(*) FROM t") == [(0,)]
+    c.execute("DROP SCHEMA IF EXISTS fresh CASCADE")
+    c.execute("DROP SCHEMA IF EXISTS nothing_here")
+    with pytest.raises(errors.UndefinedTable):
+        c.execute("SELECT * FROM fresh.a")
