@@ -552,7 +552,7 @@ class Executor:
         """Add ``rows`` to the INSERT's table in the transaction: constraints, key locks and
         ON CONFLICT first. Returns the rows inserted or updated."""
         version = ctx.resolve(stmt.table)
-        self._check_rows(version, rows)
+        rows = self._check_rows(version, rows)
         updated_rowids, update_rows = None, None
         if version.schema.primary_key:
             version = self._lock_new_keys(ctx, version, rows, stmt.on_conflict is not None)
@@ -721,9 +721,10 @@ class Executor:
         data = data.rename_columns(target.names).cast(target)
         return pa.Table.from_arrays(data.columns, schema=target)
 
-    def _check_rows(self, version: TableVersion, rows: pa.Table | PythonRows, only=None) -> None:
+    def _check_rows(self, version: TableVersion, rows: pa.Table | PythonRows, only=None) -> pa.Table | PythonRows:
         """NOT NULL and VARCHAR(n) on rows about to be written; ``only``: of those columns (an
-        UPDATE's others keep values the table already holds, which met them)."""
+        UPDATE's others keep values the table already holds, which met them). Returns the rows
+        to write: VARCHAR(n) values longer than n by spaces alone cut to n (``_fit_varchar``)."""
         python = isinstance(rows, PythonRows)
         for i, col in enumerate(version.schema.columns):
             if only is not None and col.name not in only:
@@ -733,14 +734,14 @@ class Executor:
                 raise errors.NotNullViolation(
                     f'null value in column "{col.name}" of relation "{version.name}" violates not-null constraint')
             if col.type.kind == "VARCHAR" and col.type.length and len(values):
-                # characters, not bytes, in both (code points, as PostgreSQL counts them)
-                longest = max((len(v) for v in values if v is not None), default=None) if python \
-                    else pc.max(pc.utf8_length(values)).as_py()
-                if longest is not None and longest > col.type.length:
-                    raise errors.StringDataRightTruncation(
-                        f"value too long for type character varying({col.type.length})")
+                fitted = _fit_varchar(col.type.length, values)
+                if fitted is not None and python:
+                    rows = PythonRows(rows.schema, [fitted if j == i else c for j, c in enumerate(rows.columns)])
+                elif fitted is not None:
+                    rows = rows.set_column(rows.schema.get_field_index(col.name), rows.schema.field(col.name), fitted)
             if not python and col.type.kind in _PYTHON_RANGES and len(values) > values.null_count:
                 _check_python_range(col, values)
+        return rows
 
     def _duplicate(self, version: TableVersion, key) -> errors.UniqueViolation:
         names = version.schema.primary_key
@@ -813,8 +814,7 @@ class Executor:
                    f"JOIN {excluded} AS excluded ON \"{alias}\".{ROWID} = excluded.{ROWID}{where}")
             result = self._sql(sql, params)
         rowids = result.column(ROWID)
-        new_rows = self._conform(result.select(version.schema.names), version.schema)
-        self._check_rows(version, new_rows)
+        new_rows = self._check_rows(version, self._conform(result.select(version.schema.names), version.schema))
         self._check_updated_keys(ctx, version, np.asarray(rowids.to_numpy(zero_copy_only=False)), new_rows, assigned)
         return rowids, new_rows
 
@@ -859,8 +859,7 @@ class Executor:
         result = find(self._candidates(version, alias, stmt.where, params, offset))
         result, version = self._lock_rows(ctx, version, result, find)
         rowids = result.column(ROWID).to_numpy(zero_copy_only=False)
-        new_rows = self._conform(result.select(version.schema.names), version.schema)
-        self._check_rows(version, new_rows)
+        new_rows = self._check_rows(version, self._conform(result.select(version.schema.names), version.schema))
         self._check_updated_keys(ctx, version, rowids, new_rows, assigned)
         if len(rowids):
             kept = not _sets_key(version.schema, assigned) and bool((rowids >> 32 > 0).all())
@@ -949,7 +948,7 @@ class Executor:
                 if new[name] is _FALLBACK:
                     return None
             rows = PythonRows(schema, [(new[name],) for name in schema.names])
-            self._check_rows(version, rows, plan.assignments)
+            rows = self._check_rows(version, rows, plan.assignments)
             sets_key = _sets_key(schema, plan.assignments)
             if sets_key:
                 self._check_updated_keys(ctx, version, np.array([rowid], np.int64), rows, plan.assignments)
@@ -1342,8 +1341,7 @@ class Executor:
         schema = TableSchema(0, columns, tuple(stmt.primary_key), len(columns) - 1)
         version = TableVersion(uuid.uuid4().hex, db, name, schema)
         if data is not None and data.num_rows:
-            data = self._conform(data, schema)
-            self._check_rows(version, data)
+            data = self._check_rows(version, self._conform(data, schema))
             version = self._apply(version, None, data)
         self._write(ctx, None, version)
         return Result(status=f"SELECT {data.num_rows}" if data is not None else "CREATE TABLE",
@@ -1448,9 +1446,9 @@ class Executor:
                 _check_python_range(col, column)
             if col.not_null and not value.is_valid and data.num_rows:
                 raise errors.NotNullViolation(f'column "{col.name}" of relation "{table}" contains null values')
-            if col.type.kind == "VARCHAR" and col.type.length and value.is_valid and data.num_rows \
-                    and len(value.as_py()) > col.type.length:  # (every row would hold it: as PostgreSQL, 22001)
-                raise errors.StringDataRightTruncation(f"value too long for type character varying({col.type.length})")
+            if col.type.kind == "VARCHAR" and col.type.length and value.is_valid and data.num_rows:
+                # (every row would hold it: as PostgreSQL, 22001 - or cut, past n by spaces alone)
+                value = pa.scalar((_fit_varchar(col.type.length, (value.as_py(),)) or (value.as_py(),))[0])
             data = data.append_column(col.name, pa.array([value.as_py()] * data.num_rows, col.type.arrow()))
             return schema.evolve(schema.columns + (col,)), data
         if isinstance(action, st.DropColumn):
@@ -1863,6 +1861,26 @@ _PYTHON_RANGES = {
     "DATE": (pa.int32(), -719162, 2932896),
     "TIMESTAMP": (pa.int64(), -62135596800000000, 253402300799999999),
 }
+
+
+def _fit_varchar(length: int, values):
+    """VARCHAR(length) values (Python values or an Arrow array) as PostgreSQL stores them: a
+    value longer than ``length`` is 22001, unless the characters past it are all spaces - then
+    it is cut to ``length``. None: every value fits as it is; else the values to store.
+    Characters are code points, as PostgreSQL counts them (not bytes)."""
+    if isinstance(values, (tuple, list)):
+        if all(v is None or len(v) <= length for v in values):
+            return None
+        if any(v is not None and len(v) > length and v[length:].strip(" ") for v in values):
+            raise errors.StringDataRightTruncation(f"value too long for type character varying({length})")
+        return tuple(v[:length] if v is not None else None for v in values)
+    over = pc.greater(pc.utf8_length(values), length)
+    if not pc.any(over).as_py():
+        return None
+    beyond = pc.utf8_slice_codeunits(values, length)
+    if pc.any(pc.and_(over, pc.not_equal(pc.utf8_rtrim(beyond, characters=" "), ""))).as_py():
+        raise errors.StringDataRightTruncation(f"value too long for type character varying({length})")
+    return pc.if_else(over, pc.utf8_slice_codeunits(values, 0, length), values)
 
 
 def _check_python_range(col: Column, values: pa.ChunkedArray) -> None:

@@ -599,6 +599,27 @@ def test_varchar_length_counts_characters_not_bytes(connect):
     assert q(c, "SELECT s FROM v ORDER BY s") == [("ab",), ("日本語",)]
 
 
+def test_varchar_cuts_trailing_spaces_past_its_length(c):
+    """A value longer than VARCHAR(n) (or CHAR(n)) whose characters past n are all spaces is
+    cut to n, as PostgreSQL stores it - it was 22001 - on every path: INSERT VALUES (Python and
+    DuckDB), INSERT SELECT, UPDATE (point and general), ON CONFLICT DO UPDATE, ADD COLUMN's
+    default. Other characters past n are still 22001."""
+    c.execute("CREATE TABLE v (id INT PRIMARY KEY, s VARCHAR(3), ch CHAR(2))")
+    c.execute("INSERT INTO v VALUES (1, 'ab   ', 'x   '), (2, '日本語 ', NULL)")
+    c.execute("INSERT INTO v VALUES (?, ?, ?)", (3, "abc  ", "yz "))
+    c.execute("INSERT INTO v SELECT 4, 'q' || '    ', 'r  '")
+    c.execute("UPDATE v SET s = 'uvw ' WHERE id = 3")
+    c.execute("UPDATE v SET ch = ch || '  ' WHERE id <> 2")
+    c.execute("INSERT INTO v VALUES (4, 'z', 'z') ON CONFLICT (id) DO UPDATE SET s = 'cat   '")
+    c.execute("ALTER TABLE v ADD COLUMN d VARCHAR(2) DEFAULT 'ok  '")
+    assert q(c, "SELECT id, s, ch, d FROM v ORDER BY id") == [
+        (1, "ab ", "x ", "ok"), (2, "日本語", None, "ok"), (3, "uvw", "yz", "ok"), (4, "cat", "r ", "ok")]
+    for sql in ["INSERT INTO v VALUES (5, 'abcd ', NULL)", "INSERT INTO v VALUES (5, 'ab  x', NULL)",
+                "UPDATE v SET s = s || 'x'", "INSERT INTO v (id, s) SELECT 5, 'abc  .'"]:
+        with pytest.raises(errors.StringDataRightTruncation):
+            c.execute(sql)
+
+
 # --- the cursor surface ------------------------------------------------------------------
 
 def test_description_and_rowcount(c):
