@@ -515,9 +515,12 @@ class Executor:
         params, conflict_params, returning_params = (
             params[:n_source], params[n_source:n_source + n_conflict], params[n_source + n_conflict:])
         if conflict is not None and not schema.primary_key:
-            raise errors.ProgrammingError(
-                "there is no unique or exclusion constraint matching the ON CONFLICT specification",
-                sqlstate="42P10")
+            if not (conflict.do_nothing and not conflict.columns):
+                raise errors.ProgrammingError(
+                    "there is no unique or exclusion constraint matching the ON CONFLICT specification",
+                    sqlstate="42P10")
+            # DO NOTHING without a target: no key, so no conflict - a plain INSERT
+            stmt, conflict = replace(stmt, on_conflict=None), None
         if conflict is None and not stmt.returning and stmt.source is not None \
                 and not isinstance(stmt.source, exp.Values):
             count = self._insert_select(ctx, stmt, schema, columns, params)

@@ -146,6 +146,20 @@ def test_on_conflict_errors(c):
     assert q(c, "SELECT * FROM t ORDER BY id") == [(1, "a", 1.5), (2, "b", 2.5), (3, "c", None)]
 
 
+def test_on_conflict_do_nothing_without_a_target_on_a_table_without_key(c):
+    """A table without a primary key has nothing to conflict on: ON CONFLICT DO NOTHING (no
+    target) inserts every row, as in PostgreSQL - it was 42P10; naming columns still is."""
+    c.execute("CREATE TABLE n (a INT, b TEXT)")
+    assert c.execute("INSERT INTO n VALUES (1, 'x'), (1, 'x') ON CONFLICT DO NOTHING").rowcount == 2
+    assert q(c, "INSERT INTO n SELECT a + 1, b FROM n ON CONFLICT DO NOTHING RETURNING a") == [(2,), (2,)]
+    assert q(c, "SELECT count(*) FROM n") == [(4,)]
+    for sql in ["INSERT INTO n VALUES (1, 'x') ON CONFLICT (a) DO NOTHING",
+                "INSERT INTO n VALUES (1, 'x') ON CONFLICT DO UPDATE SET b = 'y'"]:
+        with pytest.raises(errors.ProgrammingError) as info:
+            c.execute(sql)
+        assert info.value.sqlstate == "42P10"
+
+
 # --- UPDATE ------------------------------------------------------------------------------
 
 def test_update(c):
