@@ -1492,6 +1492,8 @@ class Executor:
 
 
 def column_type(data_type: exp.DataType) -> ColumnType:
+    if data_type.args.get("nested"):  # (TEXT[], STRUCT, MAP: their "modifiers" are types)
+        raise errors.NotSupportedError(f'type "{data_type.sql(dialect="postgres").lower()}" is not supported')
     name = data_type.this.name
     name = {"TEXT": "VARCHAR", "TIMESTAMPNTZ": "TIMESTAMP", "FLOAT": "DOUBLE", "SMALLINT": "INT",
             "TINYINT": "INT"}.get(name, name)
@@ -1503,7 +1505,11 @@ def column_type(data_type: exp.DataType) -> ColumnType:
         params = (1,)
     if name == "USERDEFINED":  # a name sqlglot does not know (SERIAL)
         name = str(data_type.args.get("kind") or name)
-    return make_type(name, params)
+    try:
+        return make_type(name, params)
+    except errors.NotSupportedError:  # named as written, not as sqlglot calls it (BYTEA, not varbinary)
+        raise errors.NotSupportedError(
+            f'type "{data_type.sql(dialect="postgres").lower()}" is not supported') from None
 
 
 _KEY_PYTHON_TYPES = {"INT": int, "BIGINT": int, "VARCHAR": str}

@@ -326,3 +326,12 @@ def test_an_unknown_column_is_named_as_postgresql_names_it(setup, sql, message):
     with pytest.raises(errors.UndefinedColumn) as e:
         setup.execute(sql)
     assert str(e.value) == message
+
+
+@pytest.mark.parametrize("written", ["BYTEA", "TIMESTAMPTZ", "JSONB", "SERIAL", "TEXT[]"])
+def test_an_unsupported_type_is_named_as_written(connect, written):
+    """0A000 named sqlglot's type, not the one written: BYTEA was 'type "varbinary"'."""
+    c = connect(autocommit=True)
+    with pytest.raises(errors.NotSupportedError) as e:
+        c.execute(f"CREATE TABLE x (a {written})")
+    assert str(e.value) == f'type "{written.lower()}" is not supported'
