@@ -1328,7 +1328,14 @@ class Executor:
         data = None
         if stmt.as_query is not None:
             with self._registered() as register:
-                data = self._sql(self._rewrite(ctx, stmt.as_query, register), params, result=True)
+                query = self._rewrite(ctx, stmt.as_query, register)
+                if stmt.with_no_data:  # (the query's columns, none of its rows)
+                    query = exp.select("*").from_(exp.Subquery(this=query, alias=exp.TableAlias(
+                        this=exp.to_identifier("__txl_no_data")))).limit(0)
+                data = self._sql(query, params, result=True)
+            if len(stmt.as_names) > data.num_columns:
+                raise errors.SyntaxError("too many column names were specified")
+            data = data.rename_columns([*stmt.as_names, *data.column_names[len(stmt.as_names):]])
             columns = tuple(Column(i, f.name, type_from_arrow(f.type)) for i, f in enumerate(data.schema))
         else:
             columns = tuple(self._column(i, spec) for i, spec in enumerate(stmt.columns))

@@ -329,14 +329,22 @@ def _create(tree: exp.Create) -> st.Statement:
         raise errors.NotSupportedError(f"CREATE {tree.args.get('kind')} is not supported")
     if tree.args.get("replace"):
         raise errors.NotSupportedError("CREATE OR REPLACE TABLE is not supported")
+    with_no_data = False
     for prop in (tree.args.get("properties") or exp.Properties()).expressions:
         # TEMPORARY, PARTITION BY, INHERITS, WITH (...): refused, never ignored (UNLOGGED asks
         # for less durability than every table has: taken as it is)
-        if not isinstance(prop, exp.UnloggedProperty):
+        if isinstance(prop, exp.WithDataProperty) and tree.expression is not None:
+            with_no_data = bool(prop.args.get("no"))
+        elif not isinstance(prop, exp.UnloggedProperty):
             what = _TABLE_PROPERTIES.get(type(prop)) or prop.sql(dialect="postgres")
             raise errors.NotSupportedError(f"CREATE TABLE with {what} is not supported")
     if_not_exists = bool(tree.args.get("exists"))
     target = tree.this
+    if isinstance(target, exp.Schema) and tree.expression is not None and target.expressions \
+            and all(isinstance(item, exp.Identifier) for item in target.expressions):
+        return st.CreateTable(table=table_name(target.this), if_not_exists=if_not_exists, as_query=tree.expression,
+                              as_names=tuple(_check_name(identifier(i), "column") for i in target.expressions),
+                              with_no_data=with_no_data)
     if isinstance(target, exp.Schema):
         table = table_name(target.this)
         columns, primary_key = [], []
@@ -356,7 +364,8 @@ def _create(tree: exp.Create) -> st.Statement:
         return st.CreateTable(table=table, columns=tuple(columns),
                               primary_key=tuple(primary_key or inline),
                               if_not_exists=if_not_exists, as_query=tree.expression)
-    return st.CreateTable(table=table_name(target), if_not_exists=if_not_exists, as_query=tree.expression)
+    return st.CreateTable(table=table_name(target), if_not_exists=if_not_exists, as_query=tree.expression,
+                          with_no_data=with_no_data)
 
 
 _TABLE_PROPERTIES = {exp.TemporaryProperty: "TEMPORARY", exp.PartitionedByProperty: "PARTITION BY",

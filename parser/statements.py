@@ -179,6 +179,8 @@ class CreateTable(Statement):
     primary_key: tuple[str, ...] = ()
     if_not_exists: bool = False
     as_query: exp.Query | None = None
+    as_names: tuple[str, ...] = ()   # CREATE TABLE t (a, b) AS ...: the first columns' names
+    with_no_data: bool = False       # CREATE TABLE t AS ... WITH NO DATA
 
 
 @dataclass(frozen=True)

@@ -410,6 +410,23 @@ def test_create_table_as(c):
     assert [d[0] for d in c.execute("SELECT * FROM e").description] == ["id", "name"]
 
 
+def test_create_table_as_with_column_names_and_with_no_data(c):
+    """``CREATE TABLE n (a, b) AS ...`` names the columns (fewer names: the rest keep theirs),
+    ``... WITH NO DATA`` makes the table empty, ``WITH DATA`` is the default: they were 42601
+    'column "a" needs a type' and 0A000. More names than columns is 42601."""
+    assert c.execute("CREATE TABLE n (k, label) AS SELECT id, name, score FROM t WHERE id = 1").rowcount == 1
+    cur = c.execute("SELECT * FROM n")
+    assert cur.fetchall() == [(1, "a", 1.5)] and [d[0] for d in cur.description] == ["k", "label", "score"]
+    c.execute("CREATE TABLE e AS SELECT id, name FROM t WITH NO DATA")
+    cur = c.execute("SELECT * FROM e")
+    assert cur.fetchall() == [] and [(d[0], d[1]) for d in cur.description] == [("id", "INTEGER"), ("name", "VARCHAR")]
+    assert c.execute("CREATE TABLE w AS SELECT id FROM t WITH DATA").rowcount == 3
+    with pytest.raises(errors.SyntaxError):
+        c.execute("CREATE TABLE x (a, b, c, d) AS SELECT id, name, score FROM t")
+    with pytest.raises(errors.DuplicateColumn):
+        c.execute("CREATE TABLE x (a, a) AS SELECT id, name FROM t")
+
+
 def test_queries(c):
     c.execute("CREATE TABLE s (id INT, tag TEXT)")
     c.execute("INSERT INTO s VALUES (1, 'x'), (1, 'y'), (2, 'x'), (4, 'z')")
