@@ -484,7 +484,8 @@ def _insert(tree: exp.Insert) -> st.Statement:
     on_conflict = None
     conflict = tree.args.get("conflict")
     if conflict is not None:
-        keys = tuple(identifier(k) for k in (conflict.args.get("conflict_keys") or ()))
+        keys = tuple(identifier(k.this if isinstance(k, exp.Ordered) else k)  # (sqlglot: Ordered(Column))
+                     for k in (conflict.args.get("conflict_keys") or ()))
         if conflict.args.get("constraint"):
             raise errors.NotSupportedError("ON CONFLICT ON CONSTRAINT is not supported")
         if conflict.args.get("doupdate") or conflict.args.get("expressions"):

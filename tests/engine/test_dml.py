@@ -146,6 +146,19 @@ def test_on_conflict_errors(c):
     assert q(c, "SELECT * FROM t ORDER BY id") == [(1, "a", 1.5), (2, "b", 2.5), (3, "c", None)]
 
 
+def test_on_conflict_names_a_quoted_key_column(c):
+    """ON CONFLICT ("Id"): the quoted name kept its case nowhere - it was folded to id, and
+    the upsert refused with 42P10 (no unique constraint matching)."""
+    c.execute('CREATE TABLE "Order" ("Id" INT PRIMARY KEY, "Total" INT)')
+    c.execute('INSERT INTO "Order" VALUES (1, 10)')
+    assert sorted(q(c, 'INSERT INTO "Order" VALUES (1, 5), (2, 7) ON CONFLICT ("Id") DO UPDATE '
+                       'SET "Total" = "Order"."Total" + excluded."Total" RETURNING *')) == [(1, 15), (2, 7)]
+    assert c.execute('INSERT INTO "Order" VALUES (2, 0) ON CONFLICT ("Id") DO NOTHING').rowcount == 0
+    with pytest.raises(errors.ProgrammingError) as info:
+        c.execute('INSERT INTO "Order" VALUES (3, 0) ON CONFLICT (id) DO NOTHING')   # folds to id: no such key
+    assert info.value.sqlstate == "42P10"
+
+
 def test_on_conflict_do_nothing_without_a_target_on_a_table_without_key(c):
     """A table without a primary key has nothing to conflict on: ON CONFLICT DO NOTHING (no
     target) inserts every row, as in PostgreSQL - it was 42P10; naming columns still is."""
