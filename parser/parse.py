@@ -59,13 +59,21 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
     result = []
     for tree in trees:
         _check_table_names(tree)
+        dml = isinstance(tree, (exp.Insert, exp.Update, exp.Delete))
+        # rewrites that move or copy a ? (a CTE put where it is named, SET (a, b) = (SELECT ...)
+        # split by column) change which parameter each ? takes: each is tagged with its place
+        # in the text first, and the statement says the new order (Statement.param_order)
+        moves = dml and bool(tree.args.get("with_") or _column_list_assignments(tree))
+        in_text = _placeholders_in_text_order(tree) if moves else []
+        for i, placeholder in enumerate(in_text):
+            placeholder.meta[_PARAM_INDEX] = i  # (copies keep it)
         _expand_column_list_assignments(tree)  # (before the row comparisons are rewritten)
         tree = postgres_semantics(tree)
         source = text.strip() if len(trees) == 1 else _source_text(tree)
-        placeholders = sum(1 for _ in tree.find_all(exp.Placeholder))
-        order = None
-        if isinstance(tree, (exp.Insert, exp.Update, exp.Delete)) and tree.args.get("with_"):
-            tree, order = _inline_ctes(tree)
+        if dml and tree.args.get("with_"):
+            tree = _inline_ctes(tree)
+        placeholders = len(in_text) if moves else sum(1 for _ in tree.find_all(exp.Placeholder))
+        order = tuple(p.meta[_PARAM_INDEX] for p in _placeholders_in_text_order(tree)) if in_text else None
         stmt = _to_statement(tree)
         result.append(_with(stmt, param_count=placeholders, param_order=order, text=source))
     return tuple(result)
@@ -194,17 +202,11 @@ def identifier(node: exp.Expression | str) -> str:
     return node.name.lower()
 
 
-def _inline_ctes(tree: exp.Expression) -> tuple[exp.Expression, tuple[int, ...] | None]:
+def _inline_ctes(tree: exp.Expression) -> exp.Expression:
     """``WITH src AS (...) INSERT / UPDATE / DELETE ...``: each CTE becomes a subquery where the
     statement (or a later CTE) names it - the statement then reads as its FROM, USING, WHERE
-    or INSERT's query already do. Recursive and data-modifying CTEs are refused (0A000).
-
-    That moves a CTE's ``?`` to where it is named (once per naming, or nowhere), so the order
-    of the parameters changes too: the second value says, for each ``?`` of the new statement
-    in text order, which parameter of the original text it takes (None: no ``?`` at all)."""
-    in_text = _placeholders_in_text_order(tree)
-    for i, placeholder in enumerate(in_text):
-        placeholder.meta[_PARAM_INDEX] = i  # (copies made while inlining keep it)
+    or INSERT's query already do. Recursive and data-modifying CTEs are refused (0A000). (A
+    CTE's ``?`` move where it is named - once per naming, or nowhere: see _parse_cached.)"""
     with_ = tree.args["with_"]
     if with_.args.get("recursive"):
         raise errors.NotSupportedError("WITH RECURSIVE before INSERT, UPDATE or DELETE is not supported")
@@ -216,10 +218,7 @@ def _inline_ctes(tree: exp.Expression) -> tuple[exp.Expression, tuple[int, ...] 
         body = _with_ctes_inlined(cte.this.copy(), bodies, None)
         bodies[identifier(cte.args["alias"].this)] = (body, cte.args["alias"])
     tree.set("with_", None)
-    tree = _with_ctes_inlined(tree, bodies, target)
-    if not in_text:
-        return tree, None
-    return tree, tuple(p.meta[_PARAM_INDEX] for p in _placeholders_in_text_order(tree))
+    return _with_ctes_inlined(tree, bodies, target)
 
 
 _PARAM_INDEX = "txlake_param_index"
@@ -422,6 +421,22 @@ def _alter_column(action: exp.AlterColumn) -> st.AlterColumn:
     raise errors.NotSupportedError(f"ALTER TABLE action not supported: {action.sql(dialect='postgres')}")
 
 
+def _split_row_subquery(value: exp.Subquery, eq: exp.EQ) -> list[exp.Expression]:
+    """``(SELECT x, y FROM ...)`` as ``(SELECT x FROM ...)``, ``(SELECT y FROM ...)``."""
+    select = value.this
+    if not isinstance(select, exp.Select) or select.args.get("distinct") or \
+            any(isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star))
+                for e in select.expressions):
+        raise errors.NotSupportedError("SET (columns) = (SELECT ...) is supported for a SELECT of its columns "
+                                       "without DISTINCT, * or set operations: assign each column")
+    columns = []
+    for expression in select.expressions:
+        one = select.copy()
+        one.set("expressions", [expression.copy()])
+        columns.append(exp.Subquery(this=one))
+    return columns
+
+
 def _returning(tree: exp.Expression) -> tuple[exp.Expression, ...]:
     node = tree.args.get("returning")
     return tuple(node.expressions) if node is not None else ()
@@ -439,18 +454,31 @@ def _assignments(eqs) -> tuple[tuple[str, exp.Expression], ...]:
     return tuple(result)
 
 
+def _assignment_owner(tree: exp.Expression) -> exp.Expression | None:
+    """The node holding the SET list of an UPDATE or an ON CONFLICT DO UPDATE (as "expressions")."""
+    if isinstance(tree, exp.Update):
+        return tree
+    if isinstance(tree, exp.Insert) and tree.args.get("conflict") is not None:
+        return tree.args["conflict"]
+    return None
+
+
+def _column_list_assignments(tree: exp.Expression) -> bool:
+    owner = _assignment_owner(tree)
+    return owner is not None and any(isinstance(eq, exp.EQ) and isinstance(eq.this, (exp.Tuple, exp.Paren))
+                                     for eq in owner.args.get("expressions") or [])
+
+
 def _expand_column_list_assignments(tree: exp.Expression) -> None:
     """``SET (a, b) = (x, y)`` (or ``= ROW(x, y)``) of an UPDATE or ON CONFLICT DO UPDATE as
-    ``SET a = x, b = y``; ``= (SELECT ...)`` is refused (0A000)."""
-    if isinstance(tree, exp.Update):
-        owner, key = tree, "expressions"
-    elif isinstance(tree, exp.Insert) and tree.args.get("conflict") is not None:
-        owner, key = tree.args["conflict"], "expressions"
-    else:
+    ``SET a = x, b = y``; ``SET (a, b) = (SELECT x, y ...)`` as ``SET a = (SELECT x ...), b =
+    (SELECT y ...)`` - the same row, as one query of several columns, with the same errors
+    (21000 for more than one row; none: NULLs) - refused (0A000) for a sub-SELECT whose
+    split would not be (DISTINCT, a set operation, ``*``)."""
+    if not _column_list_assignments(tree):
         return
+    owner, key = _assignment_owner(tree), "expressions"
     eqs = owner.args.get(key) or []
-    if not any(isinstance(eq, exp.EQ) and isinstance(eq.this, (exp.Tuple, exp.Paren)) for eq in eqs):
-        return
     expanded = []
     for eq in eqs:
         if not isinstance(eq, exp.EQ) or not isinstance(eq.this, (exp.Tuple, exp.Paren)):
@@ -459,8 +487,8 @@ def _expand_column_list_assignments(tree: exp.Expression) -> None:
         columns = eq.this.expressions if isinstance(eq.this, exp.Tuple) else [eq.this.this]
         value = eq.expression
         if isinstance(value, exp.Subquery):
-            raise errors.NotSupportedError("SET (columns) = (SELECT ...) is not supported: assign each column")
-        if isinstance(value, exp.Tuple) or (isinstance(value, exp.Anonymous) and value.name.upper() == "ROW"):
+            values = _split_row_subquery(value, eq)
+        elif isinstance(value, exp.Tuple) or (isinstance(value, exp.Anonymous) and value.name.upper() == "ROW"):
             values = value.expressions
         elif isinstance(value, exp.Paren):
             values = [value.this]

@@ -204,7 +204,8 @@ def test_update_set_of_a_column_list(c):
     assert q(c, "SELECT * FROM t ORDER BY id") == [(1, "new", 8.0), (2, "y", 9.0), (3, "anon", 0.0)]
     for sql, state in [("UPDATE t SET (name, score) = ('z')", "42601"),
                        ("UPDATE t SET (name, score) = ('z', 1, 2)", "42601"),
-                       ("UPDATE t SET (name, score) = (SELECT 'z', 1)", "0A000"),
+                       ("UPDATE t SET (name, score) = (SELECT DISTINCT 'z', 1)", "0A000"),
+                       ("UPDATE t SET (name, score) = (SELECT 'z')", "42601"),
                        ("UPDATE t SET score = 1, score = 2", "42601"),
                        ("UPDATE t SET (score, name) = (1, 'z'), score = 2", "42601"),
                        ("INSERT INTO t VALUES (1) ON CONFLICT (id) DO UPDATE SET score = 1, score = 2", "42601")]:
@@ -230,6 +231,23 @@ def test_update_from(c):
     assert q(c, "SELECT id, score FROM t ORDER BY id") == [(1, 11.5), (2, 2.5), (3, 30.0)]
     c.execute("UPDATE t SET name = s.n FROM (SELECT ? AS k, ? AS n) s WHERE t.id = s.k", (2, "two"))
     assert q(c, "SELECT name FROM t WHERE id = 2") == [("two",)]
+
+
+def test_update_set_of_a_column_list_from_a_sub_select(c):
+    """``SET (a, b) = (SELECT x, y ...)``, correlated or not and with parameters (each takes
+    its own value, though the sub-SELECT is run once per column): it was 0A000. No row gives
+    NULLs, more than one is 21000, as in PostgreSQL."""
+    c.execute("CREATE TABLE src (k INT, n TEXT, s DOUBLE)")
+    c.execute("INSERT INTO src VALUES (1, 'one', 10), (2, 'two', 20), (2, 'deux', 21)")
+    c.execute("UPDATE t SET (name, score) = (SELECT n, s + ? FROM src WHERE src.k = t.id AND s < ?) WHERE id <= ?",
+              (0.5, 20.5, 2))
+    assert q(c, "SELECT * FROM t ORDER BY id") == [(1, "one", 10.5), (2, "two", 20.5), (3, "c", None)]
+    c.execute("UPDATE t SET (score) = (SELECT max(s) FROM src WHERE k = 99) WHERE id = 3")
+    assert q(c, "SELECT score FROM t WHERE id = 3") == [(None,)]
+    with pytest.raises(errors.CardinalityViolation):
+        c.execute("UPDATE t SET (name, score) = (SELECT n, s FROM src WHERE k = 2) WHERE id = 1")
+    with pytest.raises(errors.NotNullViolation):  # (name is NOT NULL: no row gives NULL)
+        c.execute("UPDATE t SET (name, score) = (SELECT n, s FROM src WHERE k = 99)")
 
 
 def test_returning_names_the_tables_of_from_and_using(c):
