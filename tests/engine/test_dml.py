@@ -969,3 +969,13 @@ def test_a_date_python_cannot_hold_is_not_stored(c, sql):
     c.execute("CALL txlake.compact('d')")
     assert q(c, "SELECT id, day FROM d ORDER BY id") == [
         (10, datetime.date(1, 1, 1)), (11, datetime.date(9999, 12, 31))]
+
+
+def test_alter_table_of_several_actions_is_one_change(c):
+    """ALTER TABLE with actions of several kinds applies them in order, all or none."""
+    c.execute("ALTER TABLE t ADD COLUMN extra INT DEFAULT 1, DROP score, ALTER name DROP DEFAULT, "
+              "RENAME COLUMN extra TO more")
+    assert [d[0] for d in c.execute("SELECT * FROM t").description] == ["id", "name", "more"]
+    with pytest.raises(errors.UndefinedColumn):
+        c.execute("ALTER TABLE t ADD COLUMN x INT, DROP COLUMN nope")
+    assert [d[0] for d in c.execute("SELECT * FROM t").description] == ["id", "name", "more"]

@@ -276,6 +276,17 @@ def test_alter_table_details():
     with pytest.raises(errors.NotSupportedError):
         parse_one("ALTER TABLE t ALTER COLUMN a TYPE BIGINT")
 
+    # actions of different kinds in one statement, DROP without COLUMN, as in PostgreSQL (they
+    # were 42601 at the second action, or an unparsed Command: 0A000)
+    assert parse_one("ALTER TABLE t ADD COLUMN x INT DEFAULT coalesce(1, 2), DROP COLUMN y, DROP IF EXISTS z, "
+                     "ALTER a DROP DEFAULT, RENAME b TO c").actions == (
+        parse_one("ALTER TABLE t ADD COLUMN x INT DEFAULT coalesce(1, 2)").actions[0],
+        st.DropColumn("y"), st.DropColumn("z", if_exists=True), st.AlterColumn("a", drop_default=True),
+        st.RenameColumn("b", "c"))
+    assert parse_one("ALTER TABLE t DROP y, ADD z INT").actions[0] == st.DropColumn("y")
+    with pytest.raises(errors.SyntaxError):
+        parse_one("ALTER TABLE t ADD COLUMN x INT,")
+
 
 # --- DML -----------------------------------------------------------------------------------
 
