@@ -1419,6 +1419,39 @@ class Executor:
     def _schema_tables(self, ctx: Context, db: str) -> list[TableVersion]:
         return sorted((t for t in ctx.txn.tables(ctx.catalog) if t.db == db), key=lambda t: t.name)
 
+    def _alter_type(self, table: str, schema: TableSchema, data: pa.Table, col: Column, action: st.AlterColumn):
+        """``ALTER COLUMN c TYPE t [USING expr]``: each row's value cast as an INSERT casts it
+        (errors as there), NOT NULL, VARCHAR(n) and a key's uniqueness checked; the default
+        kept, cast to the new type (42804 if it cannot be)."""
+        new_type = column_type(action.type)
+        changed = replace(col, type=new_type)
+        if col.default is not None:
+            try:
+                self._sql(f"SELECT CAST({_default_sql(col.default)} AS {new_type.sql()})")
+            except errors.Error:
+                raise errors.ProgrammingError(f'default for column "{col.name}" cannot be cast automatically to '
+                                              f"type {new_type.display().lower()}", sqlstate="42804") from None
+        value = action.using.sql(dialect="duckdb") if action.using is not None else f'"{col.name}"'
+        with self._registered() as register:  # (rows kept in order: the cast goes by position)
+            rows = register(data.append_column("__txl_pos", pa.array(np.arange(data.num_rows, dtype=np.int64))))
+            values = self._sql(f"SELECT CAST({value} AS {new_type.sql()}) AS v FROM {rows} ORDER BY __txl_pos"
+                               ).column(0).cast(new_type.arrow())
+        if col.not_null and values.null_count:
+            raise errors.NotNullViolation(f'column "{col.name}" of relation "{table}" contains null values')
+        if new_type.kind == "VARCHAR" and new_type.length and len(values):
+            values = _fit_varchar(new_type.length, values) or values
+        if new_type.kind in _PYTHON_RANGES and len(values) > values.null_count:
+            _check_python_range(changed, values)
+        i = data.column_names.index(col.name)
+        data = data.set_column(i, pa.field(col.name, new_type.arrow()), values)
+        if col.name in schema.primary_key and data.num_rows:
+            twice = _unique_keys(data, schema.primary_key)
+            if twice is not None:
+                raise errors.UniqueViolation(
+                    f'could not create unique index "{table}_pkey"\nDETAIL:  Key ({", ".join(schema.primary_key)})='
+                    f'({", ".join(map(str, twice))}) is duplicated.')
+        return schema.evolve(tuple(changed if c is col else c for c in schema.columns)), data
+
     def alter_table(self, ctx: Context, stmt: st.AlterTable, params) -> Result:
         version = ctx.txn.table(ctx.catalog, *ctx.locate(stmt.table))
         if version is None:
@@ -1479,6 +1512,8 @@ class Executor:
             primary_key = tuple(action.new if k == action.old else k for k in schema.primary_key)
             data = data.rename_columns([action.new if n == action.old else n for n in data.column_names])
             return schema.evolve(columns, primary_key), data
+        if isinstance(action, st.AlterColumn) and action.type is not None:
+            return self._alter_type(table, schema, data, schema.require(action.name, table), action)
         if isinstance(action, st.AlterColumn):
             col = schema.require(action.name, table)
             if action.default is not None and not isinstance(action.default, exp.Null):
@@ -1496,6 +1531,16 @@ class Executor:
                 changed = replace(col, not_null=False)
             return schema.evolve(tuple(changed if c is col else c for c in schema.columns)), data
         raise errors.NotSupportedError("ALTER TABLE RENAME TO is not supported yet")
+
+
+def _unique_keys(data: pa.Table, names) -> tuple | None:
+    """A primary key ``data`` holds twice, or None."""
+    counts = data.group_by(list(names)).aggregate([([], "count_all")])
+    twice = counts.filter(pc.greater(counts.column("count_all"), 1))
+    if not twice.num_rows:
+        return None
+    row = twice.slice(0, 1).to_pylist()[0]
+    return tuple(row[n] for n in names)
 
 
 def column_type(data_type: exp.DataType) -> ColumnType:

@@ -409,9 +409,11 @@ def _alter(tree: exp.Alter) -> st.Statement:
 def _alter_column(action: exp.AlterColumn) -> st.AlterColumn:
     name = identifier(action.this)
     a = action.args
-    known = {"this", "default", "drop", "allow_null"}
-    if any(v not in (None, False) for k, v in a.items() if k not in known):  # TYPE, COMMENT, ...
+    known = {"this", "default", "drop", "allow_null", "dtype", "using"}
+    if any(v not in (None, False) for k, v in a.items() if k not in known):  # COLLATE, COMMENT, ...
         raise errors.NotSupportedError(f"ALTER TABLE action not supported: {action.sql(dialect='postgres')}")
+    if a.get("dtype") is not None:
+        return st.AlterColumn(name, type=a["dtype"], using=a.get("using") or None)  # (sqlglot: False for none)
     if a.get("default") is not None:
         return st.AlterColumn(name, default=a["default"])
     if a.get("allow_null") is not None:

@@ -229,11 +229,14 @@ class RenameColumn:
 
 @dataclass(frozen=True)
 class AlterColumn:
-    """``ALTER [COLUMN] name SET DEFAULT x | DROP DEFAULT | SET NOT NULL | DROP NOT NULL``."""
+    """``ALTER [COLUMN] name SET DEFAULT x | DROP DEFAULT | SET NOT NULL | DROP NOT NULL |
+    [SET DATA] TYPE t [USING expr]``."""
     name: str
     default: exp.Expression | None = None  # SET DEFAULT x
     drop_default: bool = False
     not_null: bool | None = None           # SET NOT NULL: True, DROP NOT NULL: False
+    type: exp.DataType | None = None       # TYPE t
+    using: exp.Expression | None = None    # ... USING expr
 
 
 @dataclass(frozen=True)

@@ -979,3 +979,36 @@ def test_alter_table_of_several_actions_is_one_change(c):
     with pytest.raises(errors.UndefinedColumn):
         c.execute("ALTER TABLE t ADD COLUMN x INT, DROP COLUMN nope")
     assert [d[0] for d in c.execute("SELECT * FROM t").description] == ["id", "name", "more"]
+
+
+def test_alter_column_type(c, connect):
+    """``ALTER [COLUMN] c [SET DATA] TYPE t [USING expr]`` (it was 0A000): the rows are cast as
+    an INSERT casts (22P02 / 22003 / 22001 for a value that does not fit, and nothing changes),
+    NOT NULL and the default stay (a default that does not cast is 42804), a key column stays
+    unique (23505 if the cast makes two keys one), all in the transaction."""
+    c.execute("CREATE TABLE m (id INT PRIMARY KEY, n INT DEFAULT 7, s TEXT NOT NULL DEFAULT '12', d DOUBLE)")
+    c.execute("INSERT INTO m VALUES (1, 1, '10', 1.4), (2, NULL, '20', 2.6)")
+    c.execute("ALTER TABLE m ALTER COLUMN n TYPE BIGINT, ALTER s SET DATA TYPE INT USING s::int + 1")
+    c.execute("ALTER TABLE m ALTER COLUMN d TYPE DECIMAL(6,1), ALTER COLUMN id TYPE BIGINT")
+    c.execute("INSERT INTO m (id) VALUES (3000000000)")
+    cur = c.execute("SELECT * FROM m ORDER BY id")
+    assert cur.fetchall() == [(1, 1, 11, decimal.Decimal("1.4")), (2, None, 21, decimal.Decimal("2.6")),
+                              (3000000000, 7, 12, None)]
+    assert [d[1] for d in cur.description] == ["BIGINT", "BIGINT", "INTEGER", "DECIMAL"]
+    for sql, state in [("ALTER TABLE m ALTER COLUMN s TYPE VARCHAR(1)", "22001"),
+                       ("ALTER TABLE m ALTER COLUMN id TYPE INT", "22003"),
+                       ("ALTER TABLE m ALTER COLUMN s TYPE DATE", "42804"),     # (INT to DATE: no cast)
+                       ("ALTER TABLE m ALTER COLUMN d TYPE DATE USING d::text", "22P02"),  # (as INSERT's)
+                       ("ALTER TABLE m ALTER COLUMN n TYPE DATE USING NULL", "42804"),
+                       ("ALTER TABLE m ALTER COLUMN id TYPE INT USING 1", "23505"),
+                       ("ALTER TABLE m ALTER COLUMN s TYPE TEXT USING NULL", "23502"),
+                       ("ALTER TABLE m ALTER COLUMN nope TYPE INT", "42703")]:
+        with pytest.raises(errors.Error) as e:
+            c.execute(sql)
+        assert e.value.sqlstate == state, sql
+    assert q(c, "SELECT count(*), sum(s) FROM m") == [(3, 44)]
+    conn = connect()
+    conn.execute("ALTER TABLE m ALTER COLUMN s TYPE TEXT")
+    assert q(conn, "SELECT s FROM m WHERE id = 1") == [("11",)]
+    conn.rollback()
+    assert q(c, "SELECT s FROM m WHERE id = 1") == [(11,)]

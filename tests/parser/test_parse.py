@@ -273,8 +273,10 @@ def test_alter_table_details():
     assert parse_one("ALTER TABLE t RENAME TO u").actions[0] == st.RenameTable(st.TableName(None, "u"))
     assert parse_one("ALTER TABLE t ALTER a SET NOT NULL, ALTER COLUMN b DROP DEFAULT").actions == (
         st.AlterColumn("a", not_null=True), st.AlterColumn("b", drop_default=True))
+    typed = parse_one("ALTER TABLE t ALTER COLUMN a TYPE BIGINT, ALTER b SET DATA TYPE TEXT USING b || 'x'").actions
+    assert typed[0].type.sql() == "BIGINT" and typed[0].using is None and typed[1].using.sql() == "b || 'x'"
     with pytest.raises(errors.NotSupportedError):
-        parse_one("ALTER TABLE t ALTER COLUMN a TYPE BIGINT")
+        parse_one("ALTER TABLE t ALTER COLUMN a SET STATISTICS 10")
 
     # actions of different kinds in one statement, DROP without COLUMN, as in PostgreSQL (they
     # were 42601 at the second action, or an unparsed Command: 0A000)
