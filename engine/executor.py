@@ -279,7 +279,7 @@ class Executor:
 
         def visit(node):
             if not isinstance(node, exp.Table):
-                return node
+                return _session_value(ctx, node)
             if isinstance(node.this, exp.Anonymous) and node.this.name.lower() in _TABLE_FUNCTIONS:
                 fn = node.this.name.lower()
                 alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(fn))
@@ -472,7 +472,7 @@ class Executor:
 
         def visit(node):
             if not isinstance(node, exp.Table):
-                return node
+                return _session_value(ctx, node)  # (the plan is cached per search path)
             if not isinstance(node.this, exp.Identifier):
                 if isinstance(node.this, exp.Anonymous):
                     special.append(node)
@@ -1533,6 +1533,33 @@ class Executor:
         raise errors.NotSupportedError("ALTER TABLE RENAME TO is not supported yet")
 
 
+def _session_value(ctx: Context, node: exp.Expression) -> exp.Expression:
+    """PostgreSQL's session functions as the session's values, where DuckDB had its own (main,
+    memory): current_schema (with or without parentheses) is the first schema of the search
+    path, current_schemas(implicit) all of them (pg_catalog first if implicit), and
+    current_database() / current_catalog txlake's catalog name, as information_schema says."""
+    if not _is_session_value(node):
+        return node
+    if isinstance(node, (exp.CurrentSchema, exp.Column)):
+        return exp.Literal.string(catalog_views.schema_name(ctx.db))
+    if isinstance(node, exp.CurrentSchemas):
+        names = [catalog_views.schema_name(db) for db in ctx.search_path or (ctx.db,)]
+        implicit = node.this
+        if isinstance(implicit, exp.Boolean):
+            names = (["pg_catalog"] if implicit.this else []) + names
+            return exp.Array(expressions=[exp.Literal.string(n) for n in names])
+        with_catalog = exp.Array(expressions=[exp.Literal.string(n) for n in ["pg_catalog", *names]])
+        return exp.If(this=implicit.copy(), true=with_catalog,
+                      false=exp.Array(expressions=[exp.Literal.string(n) for n in names]))
+    return exp.Literal.string(catalog_views.CATALOG)  # current_database(), current_catalog
+
+
+def _is_session_value(node: exp.Expression) -> bool:
+    return isinstance(node, (exp.CurrentSchema, exp.CurrentSchemas, exp.CurrentDatabase, exp.CurrentCatalog)) or (
+        isinstance(node, exp.Column) and not node.table and isinstance(node.this, exp.Identifier)
+        and not node.this.quoted and node.name.lower() == "current_schema")
+
+
 def _unique_keys(data: pa.Table, names) -> tuple | None:
     """A primary key ``data`` holds twice, or None."""
     counts = data.group_by(list(names)).aggregate([([], "count_all")])
@@ -2080,6 +2107,8 @@ def _bind(where: exp.Expression, params, offset: int, txn: Transaction) -> exp.E
             order[id(node)] = _literal(txn.start_time)
         elif isinstance(node, exp.Anonymous) and node.name == STATEMENT_CLOCK:
             return None  # (the statement's time: evaluated again later, it would have moved)
+        elif _is_session_value(node):
+            return None  # (current_schema() ...: SSI's own connection would answer DuckDB's)
     if any(v is None for v in order.values()):
         return None
     if not order:

@@ -115,3 +115,21 @@ def test_create_and_drop_schema(c, connect):
     c.execute("DROP SCHEMA IF EXISTS nothing_here")
     with pytest.raises(errors.UndefinedTable):
         c.execute("SELECT * FROM fresh.a")
+
+
+def test_current_schema_and_database_are_the_sessions(c):
+    """current_schema() (also bare current_schema), current_schemas(bool), current_database()
+    and current_catalog said DuckDB's main / memory, so the catalog queries tools send - WHERE
+    table_schema = current_schema() - found nothing. They follow SET search_path."""
+    assert q(c, "SELECT current_schema(), current_schema, current_schemas(false), current_schemas(true), "
+                "current_database(), current_catalog") == [
+        ("public", "public", ["public"], ["pg_catalog", "public"], "txlake", "txlake")]
+    assert q(c, "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()") == [("t",)]
+    c.execute("SET search_path = app, public")
+    assert q(c, "SELECT current_schema(), current_schemas(false)") == [("app", ["app", "public"])]
+    assert q(c, "SELECT table_name FROM information_schema.tables WHERE table_schema = ANY(current_schemas(false)) "
+                "ORDER BY 1") == [("Items",), ("t",)]
+    c.execute("CREATE TABLE k (s TEXT)")
+    c.execute("INSERT INTO k VALUES (current_schema)")
+    c.execute("UPDATE k SET s = s || '/' || current_database() WHERE s = current_schema()")
+    assert q(c, "SELECT * FROM app.k") == [("app/txlake",)]
