@@ -787,6 +787,11 @@ class Executor:
         insert_idx = [i for i, k in enumerate(keys) if k not in existing]
         clash_idx = [i for i, k in enumerate(keys) if k in existing]
         if not clash_idx:
+            # DO UPDATE's SET and WHERE run over no row, once per statement (and table shape):
+            # PostgreSQL refuses a mistake in them (an unknown column or table) at once, not at
+            # the first conflict, which may come in production
+            self._cached_sql(stmt, ("conflict-checked", version.schema), lambda: self._conflict_update(
+                ctx, version, stmt, rows.slice(0, 0), pa.array([], pa.int64()), params) and "checked")
             return rows, None, None
         clashing = rows.take(pa.array(clash_idx, pa.int64()))
         clash_ids = pa.array([existing[keys[i]] for i in clash_idx], pa.int64())

@@ -146,6 +146,25 @@ def test_on_conflict_errors(c):
     assert q(c, "SELECT * FROM t ORDER BY id") == [(1, "a", 1.5), (2, "b", 2.5), (3, "c", None)]
 
 
+def test_on_conflict_do_update_is_checked_without_a_conflict(c):
+    """A mistake in DO UPDATE's SET or WHERE (an unknown column or table, a type that does not
+    cast) failed only at the first conflict: an INSERT of new keys went through. It fails at
+    once, as PostgreSQL's does, and inserts nothing."""
+    for sql, state in [("INSERT INTO t VALUES (9, 'n', 0) ON CONFLICT (id) DO UPDATE SET score = nosuch.v", "42P01"),
+                       ("INSERT INTO t VALUES (9, 'n', 0) ON CONFLICT (id) DO UPDATE SET score = excluded.nope",
+                        "42703"),
+                       ("INSERT INTO t VALUES (9, 'n', 0) ON CONFLICT (id) DO UPDATE SET score = 1 WHERE t.nope > 0",
+                        "42703")]:
+        with pytest.raises(errors.Error) as e:
+            c.execute(sql)
+        assert e.value.sqlstate == state, sql
+    assert q(c, "SELECT count(*) FROM t") == [(3,)]
+    cur = c.cursor()
+    cur.executemany("INSERT INTO t VALUES (?, 'n', 0) ON CONFLICT (id) DO UPDATE SET score = excluded.score + ?",
+                    [(9, 1.0), (9, 2.0), (10, 3.0)])
+    assert q(c, "SELECT id, score FROM t WHERE id >= 9 ORDER BY id") == [(9, 2.0), (10, 0.0)]
+
+
 def test_on_conflict_names_a_quoted_key_column(c):
     """ON CONFLICT ("Id"): the quoted name kept its case nowhere - it was folded to id, and
     the upsert refused with 42P10 (no unique constraint matching)."""
