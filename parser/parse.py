@@ -301,7 +301,7 @@ def _column_spec(col: exp.ColumnDef) -> st.ColumnSpec:
         elif isinstance(kind, exp.PrimaryKeyColumnConstraint):
             primary_key = not_null = True
         elif isinstance(kind, exp.DefaultColumnConstraint):
-            default = kind.this
+            default = _default(kind.this)
         elif kind is not None and not isinstance(kind, exp.NotNullColumnConstraint):
             # UNIQUE, CHECK, REFERENCES, GENERATED ... AS IDENTITY, COLLATE: refused, never ignored
             raise errors.NotSupportedError(f"column constraint not supported: {constraint.sql()}")
@@ -406,6 +406,12 @@ def _alter(tree: exp.Alter) -> st.Statement:
                          if_exists=bool(tree.args.get("exists")))
 
 
+def _default(value: exp.Expression) -> exp.Expression:
+    if value.find(exp.Select, exp.Subquery) is not None:  # (as PostgreSQL: evaluated per row, alone)
+        raise errors.NotSupportedError("cannot use subquery in DEFAULT expression")
+    return value
+
+
 def _alter_column(action: exp.AlterColumn) -> st.AlterColumn:
     name = identifier(action.this)
     a = action.args
@@ -415,7 +421,7 @@ def _alter_column(action: exp.AlterColumn) -> st.AlterColumn:
     if a.get("dtype") is not None:
         return st.AlterColumn(name, type=a["dtype"], using=a.get("using") or None)  # (sqlglot: False for none)
     if a.get("default") is not None:
-        return st.AlterColumn(name, default=a["default"])
+        return st.AlterColumn(name, default=_default(a["default"]))
     if a.get("allow_null") is not None:
         return st.AlterColumn(name, not_null=not a["allow_null"])
     if a.get("drop"):

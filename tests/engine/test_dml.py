@@ -1000,6 +1000,21 @@ def test_alter_table_of_several_actions_is_one_change(c):
     assert [d[0] for d in c.execute("SELECT * FROM t").description] == ["id", "name", "more"]
 
 
+def test_a_default_set_by_alter_column_is_stored_as_written(c):
+    """ALTER COLUMN ... SET DEFAULT now() stored txlake's macro (TXL_NOW()) in the schema, as
+    \\d and information_schema showed it, where CREATE TABLE stores the default as written; a
+    sub-SELECT in a DEFAULT is 0A000, as in PostgreSQL (CREATE TABLE took it)."""
+    c.execute("CREATE TABLE d (id INT PRIMARY KEY, at TIMESTAMP, n INT)")
+    c.execute("ALTER TABLE d ALTER COLUMN at SET DEFAULT now(), ALTER COLUMN n SET DEFAULT 7 / 2")
+    assert q(c, "SELECT column_default FROM information_schema.columns WHERE table_name = 'd' "
+                "ORDER BY ordinal_position") == [(None,), ("NOW()",), ("7 / 2",)]
+    assert q(c, "INSERT INTO d (id) VALUES (1) RETURNING at = now(), n") == [(True, 3)]
+    for sql in ["ALTER TABLE d ALTER COLUMN n SET DEFAULT (SELECT 1)", "CREATE TABLE e (x INT DEFAULT (SELECT 1))",
+                "ALTER TABLE d ADD COLUMN m INT DEFAULT 1 + (SELECT 1)"]:
+        with pytest.raises(errors.NotSupportedError):
+            c.execute(sql)
+
+
 def test_alter_column_type(c, connect):
     """``ALTER [COLUMN] c [SET DATA] TYPE t [USING expr]`` (it was 0A000): the rows are cast as
     an INSERT casts (22P02 / 22003 / 22001 for a value that does not fit, and nothing changes),
