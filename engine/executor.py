@@ -514,6 +514,12 @@ class Executor:
             _placeholders(*(v for _, v in conflict.assignments), conflict.where) if conflict else 0))
         params, conflict_params, returning_params = (
             params[:n_source], params[n_source:n_source + n_conflict], params[n_source + n_conflict:])
+        if conflict is not None and conflict.constraint is not None and (
+                not schema.primary_key or conflict.constraint != f"{version.name}_pkey"):
+            # (the primary key is a table's only constraint: named so, it is the conflict target,
+            # as no target at all - columns stay empty)
+            raise errors.UndefinedObject(
+                f'constraint "{conflict.constraint}" for table "{version.name}" does not exist')
         if conflict is not None and not schema.primary_key:
             if not (conflict.do_nothing and not conflict.columns):
                 raise errors.ProgrammingError(

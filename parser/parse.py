@@ -522,15 +522,15 @@ def _insert(tree: exp.Insert) -> st.Statement:
     if conflict is not None:
         keys = tuple(identifier(k.this if isinstance(k, exp.Ordered) else k)  # (sqlglot: Ordered(Column))
                      for k in (conflict.args.get("conflict_keys") or ()))
-        if conflict.args.get("constraint"):
-            raise errors.NotSupportedError("ON CONFLICT ON CONSTRAINT is not supported")
+        constraint = identifier(conflict.args["constraint"]) if conflict.args.get("constraint") else None
         if conflict.args.get("doupdate") or conflict.args.get("expressions"):
             assignments = _assignments(conflict.args.get("expressions") or ())
             on_conflict = st.OnConflict(columns=keys, do_nothing=False, assignments=assignments,
                                         defaults=tuple(name for name, value in assignments if _is_default(value)),
-                                        where=(conflict.args.get("where").this if conflict.args.get("where") else None))
+                                        where=(conflict.args.get("where").this if conflict.args.get("where") else None),
+                                        constraint=constraint)
         else:
-            on_conflict = st.OnConflict(columns=keys, do_nothing=True)
+            on_conflict = st.OnConflict(columns=keys, do_nothing=True, constraint=constraint)
     source = tree.expression
     if source is not None and not isinstance(source, exp.Query):
         if isinstance(source, exp.Values):

@@ -262,6 +262,7 @@ class OnConflict:
     assignments: tuple[tuple[str, exp.Expression], ...] = ()
     where: exp.Expression | None = None
     defaults: tuple[str, ...] = ()  # the columns SET to DEFAULT
+    constraint: str | None = None   # ON CONFLICT ON CONSTRAINT name (the primary key's: <table>_pkey)
 
 
 @dataclass(frozen=True)

@@ -165,6 +165,22 @@ def test_on_conflict_do_update_is_checked_without_a_conflict(c):
     assert q(c, "SELECT id, score FROM t WHERE id >= 9 ORDER BY id") == [(9, 2.0), (10, 0.0)]
 
 
+def test_on_conflict_on_constraint_names_the_primary_key(c):
+    """``ON CONFLICT ON CONSTRAINT t_pkey`` (ORMs write it) is the primary key, named as
+    txlake names it in 23505's message: it was 0A000. Another name is 42704."""
+    c.execute("INSERT INTO t VALUES (1, 'x', 0) ON CONFLICT ON CONSTRAINT t_pkey DO NOTHING")
+    assert q(c, "INSERT INTO t VALUES (1, 'y', 0), (4, 'd', 4) ON CONFLICT ON CONSTRAINT t_pkey DO UPDATE "
+                "SET name = excluded.name RETURNING id, name") in ([(4, "d"), (1, "y")], [(1, "y"), (4, "d")])
+    with pytest.raises(errors.Error) as e:
+        c.execute("INSERT INTO t VALUES (1) ON CONFLICT ON CONSTRAINT other_pkey DO NOTHING")
+    assert e.value.sqlstate == "42704" and str(e.value) == 'constraint "other_pkey" for table "t" does not exist'
+    c.execute("CREATE TABLE n (a INT)")
+    with pytest.raises(errors.Error) as e:
+        c.execute("INSERT INTO n VALUES (1) ON CONFLICT ON CONSTRAINT n_pkey DO NOTHING")
+    assert e.value.sqlstate == "42704"
+    assert q(c, "SELECT id, name FROM t ORDER BY id") == [(1, "y"), (2, "b"), (3, "c"), (4, "d")]
+
+
 def test_on_conflict_names_a_quoted_key_column(c):
     """ON CONFLICT ("Id"): the quoted name kept its case nowhere - it was folded to id, and
     the upsert refused with 42P10 (no unique constraint matching)."""
