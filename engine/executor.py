@@ -42,7 +42,7 @@ from pyroaring import FrozenBitMap
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import dialect, sources
+from txlake.engine import catalog_views, dialect, sources
 from txlake.engine.errors_map import translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
@@ -153,9 +153,22 @@ class Context:
     catalog: CatalogVersion
     db: str = DEFAULT_DB
     lock_timeout: float | None = None
+    #: where unqualified names resolve, in order (``SET search_path``); ``db`` is the first
+    search_path: tuple[str, ...] = ()
+
+    def locate(self, name: st.TableName, catalog: CatalogVersion | None = None) -> tuple[str, str]:
+        """(database, table) of ``name``: the first database of the search path holding the
+        table (in ``catalog``, or as the transaction sees it), or the first one."""
+        if name.db is not None or len(self.search_path) < 2:
+            return name.qualified(self.db)
+        for db in self.search_path:
+            found = catalog.table(db, name.name) if catalog is not None else self.txn.table(self.catalog, db, name.name)
+            if found is not None:
+                return db, name.name
+        return self.db, name.name
 
     def resolve(self, name: st.TableName) -> TableVersion:
-        version = self.txn.table(self.catalog, *name.qualified(self.db))
+        version = self.txn.table(self.catalog, *self.locate(name))
         if version is None:
             raise errors.UndefinedTable(f'relation "{name}" does not exist')
         return version
@@ -279,7 +292,7 @@ class Executor:
 
         def visit(node):
             if not isinstance(node, exp.Table):
-                return node
+                return _session_value(ctx, node)
             if isinstance(node.this, exp.Anonymous) and node.this.name.lower() in _TABLE_FUNCTIONS:
                 fn = node.this.name.lower()
                 alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(fn))
@@ -290,6 +303,11 @@ class Executor:
             if name.db is None and name.name in ctes:
                 return node
             travel = node.args.get("version") or node.args.get("when")
+            view = catalog_views.view(name.db, name.name)
+            if view is not None and travel is None:  # information_schema.tables, pg_tables, ...
+                alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name.name))
+                rows = catalog_views.build(view, ctx.txn.tables(ctx.catalog))
+                return exp.Table(this=exp.to_identifier(register(rows)), alias=alias)
             version = self._as_of(ctx, name, travel) if travel is not None else ctx.resolve(name)
             key = id(version)
             if key not in registered:
@@ -323,7 +341,7 @@ class Executor:
             raise errors.NotSupportedError(f"time travel by {kind} is not supported")
         catalog = warehouse.catalog_at(csn)
         self.db.hold(ctx.txn, csn)  # (after: catalog_at refuses a snapshot already expired)
-        version = catalog.table(*name.qualified(ctx.db))
+        version = catalog.table(*ctx.locate(name, catalog))
         if version is None:
             raise errors.UndefinedTable(f'relation "{name}" did not exist at snapshot {csn}')
         return version
@@ -385,7 +403,8 @@ class Executor:
     def _over_tables(self, ctx: Context, stmt: st.Query, run):
         """``run(DuckDB SQL of the query)``, with the tables it reads attached (the versions
         ``ctx`` sees) for as long as it runs."""
-        plan = self._cached_sql(stmt, ("query", ctx.db), lambda: self._query_plan(ctx, stmt.expression))
+        plan = self._cached_sql(stmt, ("query", ctx.db, ctx.search_path),
+                                lambda: self._query_plan(ctx, stmt.expression))
         if plan is None:  # time travel, table functions: rewritten each time
             with self._registered() as register:
                 return run(self._rewrite(ctx, stmt.expression, register).sql(dialect="duckdb"))
@@ -507,7 +526,7 @@ class Executor:
 
         def visit(node):
             if not isinstance(node, exp.Table):
-                return node
+                return _session_value(ctx, node)  # (the plan is cached per search path)
             if not isinstance(node.this, exp.Identifier):
                 if isinstance(node.this, exp.Anonymous):
                     special.append(node)
@@ -517,6 +536,9 @@ class Executor:
                 return node
             name = table_name(node)
             if name.db is None and name.name in ctes:
+                return node
+            if catalog_views.view(name.db, name.name) is not None:  # (built at each execution)
+                special.append(node)
                 return node
             ctx.resolve(name)  # unknown tables fail here, before anything is cached
             if name not in refs:
@@ -546,10 +568,19 @@ class Executor:
             _placeholders(*(v for _, v in conflict.assignments), conflict.where) if conflict else 0))
         params, conflict_params, returning_params = (
             params[:n_source], params[n_source:n_source + n_conflict], params[n_source + n_conflict:])
+        if conflict is not None and conflict.constraint is not None and (
+                not schema.primary_key or conflict.constraint != f"{version.name}_pkey"):
+            # (the primary key is a table's only constraint: named so, it is the conflict target,
+            # as no target at all - columns stay empty)
+            raise errors.UndefinedObject(
+                f'constraint "{conflict.constraint}" for table "{version.name}" does not exist')
         if conflict is not None and not schema.primary_key:
-            raise errors.ProgrammingError(
-                "there is no unique or exclusion constraint matching the ON CONFLICT specification",
-                sqlstate="42P10")
+            if not (conflict.do_nothing and not conflict.columns):
+                raise errors.ProgrammingError(
+                    "there is no unique or exclusion constraint matching the ON CONFLICT specification",
+                    sqlstate="42P10")
+            # DO NOTHING without a target: no key, so no conflict - a plain INSERT
+            stmt, conflict = replace(stmt, on_conflict=None), None
         if conflict is None and not stmt.returning and stmt.source is not None \
                 and not isinstance(stmt.source, exp.Values):
             count = self._insert_select(ctx, stmt, schema, columns, params)
@@ -584,7 +615,7 @@ class Executor:
         """Add ``rows`` to the INSERT's table in the transaction: constraints, key locks and
         ON CONFLICT first. Returns the rows inserted or updated."""
         version = ctx.resolve(stmt.table)
-        self._check_rows(version, rows)
+        rows = self._check_rows(version, rows)
         updated_rowids, update_rows = None, None
         if version.schema.primary_key:
             version = self._lock_new_keys(ctx, version, rows, stmt.on_conflict is not None)
@@ -765,9 +796,10 @@ class Executor:
         data = data.rename_columns(target.names).cast(target)
         return pa.Table.from_arrays(data.columns, schema=target)
 
-    def _check_rows(self, version: TableVersion, rows: pa.Table | PythonRows, only=None) -> None:
+    def _check_rows(self, version: TableVersion, rows: pa.Table | PythonRows, only=None) -> pa.Table | PythonRows:
         """NOT NULL and VARCHAR(n) on rows about to be written; ``only``: of those columns (an
-        UPDATE's others keep values the table already holds, which met them)."""
+        UPDATE's others keep values the table already holds, which met them). Returns the rows
+        to write: VARCHAR(n) values longer than n by spaces alone cut to n (``_fit_varchar``)."""
         python = isinstance(rows, PythonRows)
         for i, col in enumerate(version.schema.columns):
             if only is not None and col.name not in only:
@@ -777,14 +809,14 @@ class Executor:
                 raise errors.NotNullViolation(
                     f'null value in column "{col.name}" of relation "{version.name}" violates not-null constraint')
             if col.type.kind == "VARCHAR" and col.type.length and len(values):
-                # characters, not bytes, in both (code points, as PostgreSQL counts them)
-                longest = max((len(v) for v in values if v is not None), default=None) if python \
-                    else pc.max(pc.utf8_length(values)).as_py()
-                if longest is not None and longest > col.type.length:
-                    raise errors.StringDataRightTruncation(
-                        f"value too long for type character varying({col.type.length})")
+                fitted = _fit_varchar(col.type.length, values)
+                if fitted is not None and python:
+                    rows = PythonRows(rows.schema, [fitted if j == i else c for j, c in enumerate(rows.columns)])
+                elif fitted is not None:
+                    rows = rows.set_column(rows.schema.get_field_index(col.name), rows.schema.field(col.name), fitted)
             if not python and col.type.kind in _PYTHON_RANGES and len(values) > values.null_count:
                 _check_python_range(col, values)
+        return rows
 
     def _duplicate(self, version: TableVersion, key) -> errors.UniqueViolation:
         names = version.schema.primary_key
@@ -827,6 +859,11 @@ class Executor:
         insert_idx = [i for i, k in enumerate(keys) if k not in existing]
         clash_idx = [i for i, k in enumerate(keys) if k in existing]
         if not clash_idx:
+            # DO UPDATE's SET and WHERE run over no row, once per statement (and table shape):
+            # PostgreSQL refuses a mistake in them (an unknown column or table) at once, not at
+            # the first conflict, which may come in production
+            self._cached_sql(stmt, ("conflict-checked", version.schema), lambda: self._conflict_update(
+                ctx, version, stmt, rows.slice(0, 0), pa.array([], pa.int64()), params) and "checked")
             return rows, None, None
         clashing = rows.take(pa.array(clash_idx, pa.int64()))
         clash_ids = pa.array([existing[keys[i]] for i in clash_idx], pa.int64())
@@ -857,8 +894,7 @@ class Executor:
                    f"JOIN {excluded} AS excluded ON \"{alias}\".{ROWID} = excluded.{ROWID}{where}")
             result = self._sql(sql, params)
         rowids = result.column(ROWID)
-        new_rows = self._conform(result.select(version.schema.names), version.schema)
-        self._check_rows(version, new_rows)
+        new_rows = self._check_rows(version, self._conform(result.select(version.schema.names), version.schema))
         self._check_updated_keys(ctx, version, np.asarray(rowids.to_numpy(zero_copy_only=False)), new_rows, assigned)
         return rowids, new_rows
 
@@ -889,6 +925,7 @@ class Executor:
                 value = self._rewrite(ctx, value, register) if value is not None else exp.column(col.name, alias)
                 projections.append(exp.alias_(
                     exp.cast(value, exp.DataType.build(col.type.sql(), dialect="duckdb")), col.name, quoted=True))
+            projections += _source_rows(stmt.from_, stmt.returning)
             return self._row_finder(ctx, target, projections, stmt.from_, stmt.where, register)
 
         def find(candidates: pa.Table | StreamedScan) -> pa.Table:
@@ -902,13 +939,12 @@ class Executor:
         result = find(self._candidates(version, alias, stmt.where, params, offset))
         result, version = self._lock_rows(ctx, version, result, find)
         rowids = result.column(ROWID).to_numpy(zero_copy_only=False)
-        new_rows = self._conform(result.select(version.schema.names), version.schema)
-        self._check_rows(version, new_rows)
+        new_rows = self._check_rows(version, self._conform(result.select(version.schema.names), version.schema))
         self._check_updated_keys(ctx, version, rowids, new_rows, assigned)
         if len(rowids):
             kept = not _sets_key(version.schema, assigned) and bool((rowids >> 32 > 0).all())
             self._write(ctx, version, self._apply(version, rowids, new_rows, sources=rowids, same_keys=kept))
-        out = self._returning(stmt.returning, new_rows, alias, returning_params)
+        out = self._returning(stmt.returning, new_rows, alias, returning_params, _source_tables(stmt.from_, result))
         out.status = f"UPDATE {len(rowids)}"
         return out
 
@@ -923,6 +959,7 @@ class Executor:
             projections = [exp.column(ROWID, alias)] + _old_key_columns(version.schema, alias)
             if stmt.returning:  # only RETURNING needs the deleted rows' values
                 projections += [exp.column(c, alias) for c in version.schema.names]
+            projections += _source_rows(stmt.using, stmt.returning)
             return self._row_finder(ctx, target, projections, stmt.using, stmt.where, register)
 
         def find(candidates: pa.Table | StreamedScan) -> pa.Table:
@@ -940,11 +977,30 @@ class Executor:
             self._write(ctx, version, self._apply(version, rowids, None))
         if stmt.returning:
             out = self._returning(stmt.returning, self._conform(result.select(version.schema.names), version.schema),
-                                  alias, returning_params)
+                                  alias, returning_params, _source_tables(stmt.using, result))
         else:
             out = Result(rowcount=len(rowids))
         out.status = f"DELETE {len(rowids)}"
         return out
+
+    def truncate(self, ctx: Context, stmt: st.Truncate, params) -> Result:
+        """``TRUNCATE a, b``: a DELETE of every row of each, so it is transactional, waits for
+        and conflicts with writers of the rows as a DELETE does (PostgreSQL's lock of the whole
+        table would also hold back inserts). Every table is found before any is emptied."""
+        if ctx.txn.read_only:
+            raise errors.ReadOnlyTransaction("cannot execute TRUNCATE TABLE in a read-only transaction")
+        for name in stmt.tables:
+            version = ctx.resolve(name)
+            if stmt.restart_identity and any(c.default and _SEQUENCE_DEFAULT.fullmatch(c.default)
+                                             for c in version.schema.columns):
+                # (a sequence is not transactional here: restarted, a rollback would leave it
+                # handing out the numbers of rows still there)
+                raise errors.NotSupportedError(
+                    f'TRUNCATE ... RESTART IDENTITY of "{version.name}", whose SERIAL column\'s sequence '
+                    "would restart outside the transaction, is not supported: TRUNCATE, then setval()")
+        for name in stmt.tables:
+            self.delete(ctx, st.Delete(table=name), ())
+        return Result(status="TRUNCATE TABLE")
 
     def _point_update(self, ctx: Context, stmt: st.Update, version: TableVersion, alias: str,
                       plan: "PointUpdate", params, returning_params) -> Result | None:
@@ -979,7 +1035,7 @@ class Executor:
                 if new[name] is _FALLBACK:
                     return None
             rows = PythonRows(schema, [(new[name],) for name in schema.names])
-            self._check_rows(version, rows, plan.assignments)
+            rows = self._check_rows(version, rows, plan.assignments)
             sets_key = _sets_key(schema, plan.assignments)
             if sets_key:
                 self._check_updated_keys(ctx, version, np.array([rowid], np.int64), rows, plan.assignments)
@@ -1235,13 +1291,16 @@ class Executor:
         if clash:
             raise self._duplicate(version, next(iter(clash)))
 
-    def _returning(self, returning, rows: pa.Table | PythonRows, alias: str, params) -> Result:
+    def _returning(self, returning, rows: pa.Table | PythonRows, alias: str, params, others=()) -> Result:
+        """RETURNING over ``rows`` (the target's, named ``alias``) and ``others``: the rows of
+        an UPDATE's FROM / a DELETE's USING tables each row joined, as (name, rows) pairs."""
         if not returning:
             return Result(rowcount=rows.num_rows)
         with self._registered() as register:
             name = register(_arrow(rows))
+            joins = [exp.Join(this=_aliased(register(table), other), kind="POSITIONAL") for other, table in others]
             select = exp.Select(expressions=[e.copy() for e in returning],
-                                from_=exp.From(this=_aliased(name, alias)))
+                                from_=exp.From(this=_aliased(name, alias)), joins=joins)
             table = self._sql(select, params)
         return Result(table=table, rowcount=rows.num_rows)
 
@@ -1344,6 +1403,8 @@ class Executor:
         if ctx.txn.read_only:
             raise errors.ReadOnlyTransaction("cannot execute CREATE TABLE in a read-only transaction")
         db, name = stmt.table.qualified(ctx.db)
+        if db in catalog_views.CATALOG_SCHEMAS:  # (their names are PostgreSQL's views)
+            raise errors.ProgrammingError(f'permission denied to create "{db}.{name}"', sqlstate="42501")
         if ctx.txn.table(ctx.catalog, db, name) is not None:
             if stmt.if_not_exists:
                 return Result(status="CREATE TABLE", notice=f'relation "{name}" already exists, skipping')
@@ -1351,7 +1412,14 @@ class Executor:
         data = None
         if stmt.as_query is not None:
             with self._registered() as register:
-                data = self._sql(self._rewrite(ctx, stmt.as_query, register), params, result=True)
+                query = self._rewrite(ctx, stmt.as_query, register)
+                if stmt.with_no_data:  # (the query's columns, none of its rows)
+                    query = exp.select("*").from_(exp.Subquery(this=query, alias=exp.TableAlias(
+                        this=exp.to_identifier("__txl_no_data")))).limit(0)
+                data = self._sql(query, params, result=True)
+            if len(stmt.as_names) > data.num_columns:
+                raise errors.SyntaxError("too many column names were specified")
+            data = data.rename_columns([*stmt.as_names, *data.column_names[len(stmt.as_names):]])
             columns = tuple(Column(i, f.name, type_from_arrow(f.type)) for i, f in enumerate(data.schema))
         else:
             columns = tuple(self._column(i, spec, db) for i, spec in enumerate(stmt.columns))
@@ -1367,8 +1435,7 @@ class Executor:
         schema = TableSchema(0, columns, tuple(stmt.primary_key), len(columns) - 1)
         version = TableVersion(uuid.uuid4().hex, db, name, schema)
         if data is not None and data.num_rows:
-            data = self._conform(data, schema)
-            self._check_rows(version, data)
+            data = self._check_rows(version, self._conform(data, schema))
             version = self._apply(version, None, data)
         self._write(ctx, None, version)
         return Result(status=f"SELECT {data.num_rows}" if data is not None else "CREATE TABLE",
@@ -1392,7 +1459,7 @@ class Executor:
         notices = []
         targets = []
         for name in stmt.tables:
-            version = ctx.txn.table(ctx.catalog, *name.qualified(ctx.db))
+            version = ctx.txn.table(ctx.catalog, *ctx.locate(name))
             if version is None:
                 if not stmt.if_exists:
                     raise errors.UndefinedTable(f'table "{name}" does not exist')
@@ -1403,8 +1470,77 @@ class Executor:
             self._write(ctx, version, None)
         return Result(status="DROP TABLE", notice="\n".join(notices) or None)
 
+    # A schema is a database, and a database comes to be with its first table (and goes with
+    # its last): CREATE SCHEMA checks and records nothing more, DROP SCHEMA drops the tables.
+
+    def create_schema(self, ctx: Context, stmt: st.CreateSchema, params) -> Result:
+        if ctx.txn.read_only:
+            raise errors.ReadOnlyTransaction("cannot execute CREATE SCHEMA in a read-only transaction")
+        if stmt.db in catalog_views.CATALOG_SCHEMAS or self._schema_tables(ctx, stmt.db):
+            if stmt.if_not_exists:
+                return Result(status="CREATE SCHEMA", notice=f'schema "{stmt.name}" already exists, skipping')
+            raise errors.ProgrammingError(f'schema "{stmt.name}" already exists', sqlstate="42P06")
+        return Result(status="CREATE SCHEMA")
+
+    def drop_schema(self, ctx: Context, stmt: st.DropSchema, params) -> Result:
+        if ctx.txn.read_only:
+            raise errors.ReadOnlyTransaction("cannot execute DROP SCHEMA in a read-only transaction")
+        if stmt.db in catalog_views.CATALOG_SCHEMAS:
+            raise errors.ProgrammingError(f"cannot drop schema {stmt.name} because it is required by the "
+                                          "database system", sqlstate="2BP01")
+        tables = self._schema_tables(ctx, stmt.db)
+        if tables and not stmt.cascade:
+            listed = "\n".join(f"table {stmt.name}.{t.name} depends on schema {stmt.name}" for t in tables)
+            raise errors.ProgrammingError(
+                f"cannot drop schema {stmt.name} because other objects depend on it\nDETAIL:  {listed}\n"
+                "HINT:  Use DROP ... CASCADE to drop the dependent objects too.", sqlstate="2BP01")
+        for version in tables:
+            self._write(ctx, version, None)
+        notice = None
+        if len(tables) == 1:
+            notice = f"drop cascades to table {stmt.name}.{tables[0].name}"
+        elif tables:
+            notice = f"drop cascades to {len(tables)} other objects"
+        return Result(status="DROP SCHEMA", notice=notice)
+
+    def _schema_tables(self, ctx: Context, db: str) -> list[TableVersion]:
+        return sorted((t for t in ctx.txn.tables(ctx.catalog) if t.db == db), key=lambda t: t.name)
+
+    def _alter_type(self, table: str, schema: TableSchema, data: pa.Table, col: Column, action: st.AlterColumn):
+        """``ALTER COLUMN c TYPE t [USING expr]``: each row's value cast as an INSERT casts it
+        (errors as there), NOT NULL, VARCHAR(n) and a key's uniqueness checked; the default
+        kept, cast to the new type (42804 if it cannot be)."""
+        new_type = column_type(action.type)
+        changed = replace(col, type=new_type)
+        if col.default is not None:
+            try:
+                self._sql(f"SELECT CAST({_default_sql(col.default)} AS {new_type.sql()})")
+            except errors.Error:
+                raise errors.ProgrammingError(f'default for column "{col.name}" cannot be cast automatically to '
+                                              f"type {new_type.display().lower()}", sqlstate="42804") from None
+        value = action.using.sql(dialect="duckdb") if action.using is not None else f'"{col.name}"'
+        with self._registered() as register:  # (rows kept in order: the cast goes by position)
+            rows = register(data.append_column("__txl_pos", pa.array(np.arange(data.num_rows, dtype=np.int64))))
+            values = self._sql(f"SELECT CAST({value} AS {new_type.sql()}) AS v FROM {rows} ORDER BY __txl_pos"
+                               ).column(0).cast(new_type.arrow())
+        if col.not_null and values.null_count:
+            raise errors.NotNullViolation(f'column "{col.name}" of relation "{table}" contains null values')
+        if new_type.kind == "VARCHAR" and new_type.length and len(values):
+            values = _fit_varchar(new_type.length, values) or values
+        if new_type.kind in _PYTHON_RANGES and len(values) > values.null_count:
+            _check_python_range(changed, values)
+        i = data.column_names.index(col.name)
+        data = data.set_column(i, pa.field(col.name, new_type.arrow()), values)
+        if col.name in schema.primary_key and data.num_rows:
+            twice = _unique_keys(data, schema.primary_key)
+            if twice is not None:
+                raise errors.UniqueViolation(
+                    f'could not create unique index "{table}_pkey"\nDETAIL:  Key ({", ".join(schema.primary_key)})='
+                    f'({", ".join(map(str, twice))}) is duplicated.')
+        return schema.evolve(tuple(changed if c is col else c for c in schema.columns)), data
+
     def alter_table(self, ctx: Context, stmt: st.AlterTable, params) -> Result:
-        version = ctx.txn.table(ctx.catalog, *stmt.table.qualified(ctx.db))
+        version = ctx.txn.table(ctx.catalog, *ctx.locate(stmt.table))
         if version is None:
             if stmt.if_exists:
                 return Result(status="ALTER TABLE", notice=f'relation "{stmt.table}" does not exist, skipping')
@@ -1442,9 +1578,9 @@ class Executor:
                 _check_python_range(col, column)
             if col.not_null and not value.is_valid and data.num_rows:
                 raise errors.NotNullViolation(f'column "{col.name}" of relation "{table}" contains null values')
-            if col.type.kind == "VARCHAR" and col.type.length and value.is_valid and data.num_rows \
-                    and len(value.as_py()) > col.type.length:  # (every row would hold it: as PostgreSQL, 22001)
-                raise errors.StringDataRightTruncation(f"value too long for type character varying({col.type.length})")
+            if col.type.kind == "VARCHAR" and col.type.length and value.is_valid and data.num_rows:
+                # (every row would hold it: as PostgreSQL, 22001 - or cut, past n by spaces alone)
+                value = pa.scalar((_fit_varchar(col.type.length, (value.as_py(),)) or (value.as_py(),))[0])
             data = data.append_column(col.name, pa.array([value.as_py()] * data.num_rows, col.type.arrow()))
             return schema.evolve(schema.columns + (col,)), data
         if isinstance(action, st.DropColumn):
@@ -1465,12 +1601,67 @@ class Executor:
             primary_key = tuple(action.new if k == action.old else k for k in schema.primary_key)
             data = data.rename_columns([action.new if n == action.old else n for n in data.column_names])
             return schema.evolve(columns, primary_key), data
+        if isinstance(action, st.AlterColumn) and action.type is not None:
+            return self._alter_type(table, schema, data, schema.require(action.name, table), action)
+        if isinstance(action, st.AlterColumn):
+            col = schema.require(action.name, table)
+            if action.default is not None and not isinstance(action.default, exp.Null):
+                changed = replace(col, default=action.default.sql(dialect="duckdb"))
+                self._sql(f"SELECT CAST({_default_sql(changed.default)} AS {col.type.sql()})")  # (as _column)
+            elif action.default is not None or action.drop_default:
+                changed = replace(col, default=None)
+            elif action.not_null:
+                if data.column(col.name).null_count:
+                    raise errors.NotNullViolation(f'column "{col.name}" of relation "{table}" contains null values')
+                changed = replace(col, not_null=True)
+            else:
+                if col.name in schema.primary_key:
+                    raise errors.ProgrammingError(f'column "{col.name}" is in a primary key', sqlstate="42P16")
+                changed = replace(col, not_null=False)
+            return schema.evolve(tuple(changed if c is col else c for c in schema.columns)), data
         raise errors.NotSupportedError("ALTER TABLE RENAME TO is not supported yet")
+
+
+def _session_value(ctx: Context, node: exp.Expression) -> exp.Expression:
+    """PostgreSQL's session functions as the session's values, where DuckDB had its own (main,
+    memory): current_schema (with or without parentheses) is the first schema of the search
+    path, current_schemas(implicit) all of them (pg_catalog first if implicit), and
+    current_database() / current_catalog txlake's catalog name, as information_schema says."""
+    if not _is_session_value(node):
+        return node
+    if isinstance(node, (exp.CurrentSchema, exp.Column)):
+        return exp.Literal.string(catalog_views.schema_name(ctx.db))
+    if isinstance(node, exp.CurrentSchemas):
+        names = [catalog_views.schema_name(db) for db in ctx.search_path or (ctx.db,)]
+        implicit = node.this
+        if isinstance(implicit, exp.Boolean):
+            names = (["pg_catalog"] if implicit.this else []) + names
+            return exp.Array(expressions=[exp.Literal.string(n) for n in names])
+        with_catalog = exp.Array(expressions=[exp.Literal.string(n) for n in ["pg_catalog", *names]])
+        return exp.If(this=implicit.copy(), true=with_catalog,
+                      false=exp.Array(expressions=[exp.Literal.string(n) for n in names]))
+    return exp.Literal.string(catalog_views.CATALOG)  # current_database(), current_catalog
+
+
+def _is_session_value(node: exp.Expression) -> bool:
+    return isinstance(node, (exp.CurrentSchema, exp.CurrentSchemas, exp.CurrentDatabase, exp.CurrentCatalog)) or (
+        isinstance(node, exp.Column) and not node.table and isinstance(node.this, exp.Identifier)
+        and not node.this.quoted and node.name.lower() == "current_schema")
+
+
+def _unique_keys(data: pa.Table, names) -> tuple | None:
+    """A primary key ``data`` holds twice, or None."""
+    counts = data.group_by(list(names)).aggregate([([], "count_all")])
+    twice = counts.filter(pc.greater(counts.column("count_all"), 1))
+    if not twice.num_rows:
+        return None
+    row = twice.slice(0, 1).to_pylist()[0]
+    return tuple(row[n] for n in names)
 
 
 def column_type(data_type: exp.DataType) -> ColumnType:
     name = data_type.this.name
-    if data_type.args.get("nested") or name in ("ARRAY", "MAP", "STRUCT"):  # (int[]: 42601 "invalid type modifier")
+    if data_type.args.get("nested") or name in ("ARRAY", "MAP", "STRUCT"):  # (TEXT[]: its "modifier" is a type)
         raise errors.NotSupportedError(f'type "{data_type.sql(dialect="postgres").lower()}" is not supported')
     name = {"TEXT": "VARCHAR", "TIMESTAMPNTZ": "TIMESTAMP", "FLOAT": "DOUBLE", "SMALLINT": "INT",
             "TINYINT": "INT"}.get(name, name)
@@ -1484,8 +1675,9 @@ def column_type(data_type: exp.DataType) -> ColumnType:
         name = str(data_type.args.get("kind") or name)
     try:
         return make_type(name, params)
-    except errors.NotSupportedError:  # (named as written: bytea, not sqlglot's varbinary)
-        raise errors.NotSupportedError(f'type "{data_type.sql(dialect="postgres").lower()}" is not supported') from None
+    except errors.NotSupportedError:  # named as written, not as sqlglot calls it (BYTEA, not varbinary)
+        raise errors.NotSupportedError(
+            f'type "{data_type.sql(dialect="postgres").lower()}" is not supported') from None
 
 
 _KEY_PYTHON_TYPES = {"INT": int, "BIGINT": int, "VARCHAR": str}
@@ -1604,6 +1796,8 @@ def _point_select_plan(expression: exp.Expression) -> PointSelect | None:
     if table.args.get("alias") is not None and table.args["alias"].args.get("columns"):
         return None
     name = table_name(table)
+    if catalog_views.view(name.db, name.name) is not None:
+        return None
     alias = identifier(table.alias) if table.alias else name.name
     projections = expression.expressions
     if len(projections) == 1 and type(projections[0]) is exp.Star:
@@ -1743,7 +1937,8 @@ def _table_nodes(expression: exp.Expression) -> list[exp.Table]:
     """The references to tables in ``expression``: not to its CTEs, not table functions."""
     ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
     return [t for t in expression.find_all(exp.Table) if isinstance(t.this, exp.Identifier)
-            and not (t.args.get("db") is None and identifier(t.this) in ctes)]
+            and not (t.args.get("db") is None and identifier(t.this) in ctes)
+            and catalog_views.view(table_name(t).db, table_name(t).name) is None]
 
 
 def _tables_named(parts) -> list[st.TableName]:
@@ -1845,6 +2040,26 @@ _PYTHON_RANGES = {
     "DATE": (pa.int32(), -719162, 2932896),
     "TIMESTAMP": (pa.int64(), -62135596800000000, 253402300799999999),
 }
+
+
+def _fit_varchar(length: int, values):
+    """VARCHAR(length) values (Python values or an Arrow array) as PostgreSQL stores them: a
+    value longer than ``length`` is 22001, unless the characters past it are all spaces - then
+    it is cut to ``length``. None: every value fits as it is; else the values to store.
+    Characters are code points, as PostgreSQL counts them (not bytes)."""
+    if isinstance(values, (tuple, list)):
+        if all(v is None or len(v) <= length for v in values):
+            return None
+        if any(v is not None and len(v) > length and v[length:].strip(" ") for v in values):
+            raise errors.StringDataRightTruncation(f"value too long for type character varying({length})")
+        return tuple(v[:length] if v is not None else None for v in values)
+    over = pc.greater(pc.utf8_length(values), length)
+    if not pc.any(over).as_py():
+        return None
+    beyond = pc.utf8_slice_codeunits(values, length)
+    if pc.any(pc.and_(over, pc.not_equal(pc.utf8_rtrim(beyond, characters=" "), ""))).as_py():
+        raise errors.StringDataRightTruncation(f"value too long for type character varying({length})")
+    return pc.if_else(over, pc.utf8_slice_codeunits(values, 0, length), values)
 
 
 def _check_python_range(col: Column, values: pa.ChunkedArray) -> None:
@@ -1983,6 +2198,8 @@ def _bind(where: exp.Expression, params, offset: int, txn: Transaction) -> exp.E
             order[id(node)] = _literal(txn.start_time)
         elif isinstance(node, exp.Anonymous) and node.name == STATEMENT_CLOCK:
             return None  # (the statement's time: evaluated again later, it would have moved)
+        elif _is_session_value(node):
+            return None  # (current_schema() ...: SSI's own connection would answer DuckDB's)
     if any(v is None for v in order.values()):
         return None
     if not order:
@@ -2055,6 +2272,43 @@ def _relocated(rows: pa.Table, version: TableVersion) -> pa.Table:
     if (moved == ids).all():
         return rows
     return rows.set_column(rows.schema.get_field_index(ROWID), ROWID, pa.array(moved, pa.int64()))
+
+
+_SOURCE_COLUMN = "__txl_source{}_"
+
+
+def _source_names(from_items) -> list[str]:
+    """The names an UPDATE's FROM / a DELETE's USING tables go by (their aliases, or names)."""
+    names = []
+    for item in from_items:
+        node = item.this if isinstance(item, exp.Join) else item
+        alias = node.args.get("alias")
+        if alias is not None and alias.this is not None:
+            names.append(identifier(alias.this))
+        elif isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier):
+            names.append(identifier(node.this))
+    return names
+
+
+def _source_rows(from_items, returning) -> list[exp.Expression]:
+    """Projections of a row finder that carry, for RETURNING, the row of each FROM / USING
+    table a target row joined: its columns, each prefixed with the table's place."""
+    if not returning:
+        return []
+    every = [exp.Anonymous(this="COLUMNS", expressions=[exp.Column(this=exp.Star(), table=exp.to_identifier(n))])
+             for n in _source_names(from_items)]
+    return [exp.alias_(columns, _SOURCE_COLUMN.format(i) + "\\0", quoted=True)  # (DuckDB writes each name for \\0)
+            for i, columns in enumerate(every)]
+
+
+def _source_tables(from_items, found: pa.Table) -> list[tuple[str, pa.Table]]:
+    """The FROM / USING tables' rows ``_source_rows`` carried in ``found``, by table name."""
+    tables = []
+    for i, name in enumerate(_source_names(from_items)):
+        prefix = _SOURCE_COLUMN.format(i)
+        columns = [c for c in found.column_names if c.startswith(prefix)]
+        tables.append((name, found.select(columns).rename_columns([c[len(prefix):] for c in columns])))
+    return tables
 
 
 def _first_per_rowid(result: pa.Table) -> pa.Table:

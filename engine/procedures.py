@@ -20,7 +20,8 @@ def _table_arg(session, value: exp.Expression):
         raise errors.ProgrammingError("expected a table name as a string literal", sqlstate="42804")
     ref = parse_table_name(value.this)
     catalog = session.db.warehouse.refresh()
-    version = catalog.table(*ref.qualified(session.settings["search_path"]))
+    version = next((v for v in (catalog.table(*ref.qualified(db)) for db in session.search_path) if v is not None),
+                   None)
     if version is None:
         raise errors.UndefinedTable(f'relation "{ref}" does not exist')
     return version

@@ -59,6 +59,7 @@ class Session:
         self.executor = Executor(self.db)
         self.default_read_only = False
         self.settings = dict(SETTINGS_DEFAULTS)
+        self.search_path: tuple[str, ...] = (DEFAULT_DB,)  # SET search_path: where names resolve, in order
         self.txn: Transaction | None = None
         self._next_isolation: str | None = None  # SET TRANSACTION before the first statement
         self._lock = threading.RLock()
@@ -129,6 +130,8 @@ class Session:
                 raise errors.ProgrammingError(
                     f"the statement has {stmt.param_count} placeholders but {len(params)} parameters were passed",
                     sqlstate="08P01")
+            if stmt.param_order is not None:
+                params = tuple(params[i] for i in stmt.param_order)
             handler = _CONTROL.get(type(stmt))
             if handler is not None:
                 return handler(self, stmt)
@@ -185,16 +188,17 @@ class Session:
     def describe_table(self, name: str):
         import pyarrow as pa
         ref = parse_table_name(name)
-        db, tname = ref.qualified(self.settings["search_path"])
-        for version in self._visible_tables():
-            if (version.db, version.name) == (db, tname):
-                cols = version.schema.columns
-                return pa.table({
-                    "column": [c.name for c in cols], "type": [c.type.display() for c in cols],
-                    "nullable": ["no" if c.not_null else "yes" for c in cols],
-                    "default": [c.default or "" for c in cols],
-                    "key": ["PRIMARY KEY" if c.name in version.schema.primary_key else "" for c in cols]})
-        raise errors.UndefinedTable(f'relation "{name}" does not exist')
+        visible = {(v.db, v.name): v for v in self._visible_tables()}
+        places = [ref.qualified(db) for db in self.search_path]  # (a qualified name: its own)
+        version = next((visible[p] for p in places if p in visible), None)
+        if version is None:
+            raise errors.UndefinedTable(f'relation "{name}" does not exist')
+        cols = version.schema.columns
+        return pa.table({
+            "column": [c.name for c in cols], "type": [c.type.display() for c in cols],
+            "nullable": ["no" if c.not_null else "yes" for c in cols],
+            "default": [c.default or "" for c in cols],
+            "key": ["PRIMARY KEY" if c.name in version.schema.primary_key else "" for c in cols]})
 
     def _visible_tables(self):
         txn = self.txn
@@ -246,7 +250,7 @@ class Session:
             if not txn.uses_transaction_snapshot:
                 txn.follow(txn.snapshot.catalog)
         ctx = Context(txn, txn.snapshot.catalog, self.settings["search_path"],
-                      lock_timeout=_seconds(self.settings["lock_timeout"]))
+                      lock_timeout=_seconds(self.settings["lock_timeout"]), search_path=self.search_path)
         runner = _DATA.get(type(stmt))
         if runner is None:
             raise errors.NotSupportedError(f"statement not supported: {type(stmt).__name__}")
@@ -351,8 +355,9 @@ class Session:
             if name in ("lock_timeout", "statement_timeout") and value is not None:
                 _seconds(value)  # validate now, as PostgreSQL does
             self.settings[name] = value if value is not None else SETTINGS_DEFAULTS[name]
-            if name == "search_path":
-                self.settings[name] = st.search_path_database(self.settings[name])
+            if name == "search_path":  # (the setting: the first database, where names are created)
+                self.search_path = st.search_path_databases(self.settings[name])
+                self.settings[name] = self.search_path[0]
             return Result(status="SET")
         raise errors.UndefinedObject(f'unrecognized configuration parameter "{stmt.name}"')
 
@@ -367,6 +372,8 @@ class Session:
         elif name in ("transaction_read_only", "default_transaction_read_only"):
             ro = self.txn.read_only if (self.txn is not None and name == "transaction_read_only") else self.default_read_only
             value = "on" if ro else "off"
+        elif name == "search_path":
+            value = ", ".join(self.search_path)
         elif name in self.settings:
             value = self.settings[name]
         elif name == "memory_limit":
@@ -462,6 +469,9 @@ _DATA = {
     st.Insert: Executor.insert,
     st.Update: Executor.update,
     st.Delete: Executor.delete,
+    st.Truncate: Executor.truncate,
+    st.CreateSchema: Executor.create_schema,
+    st.DropSchema: Executor.drop_schema,
     st.CreateTable: Executor.create_table,
     st.DropTable: Executor.drop_table,
     st.AlterTable: Executor.alter_table,

@@ -77,6 +77,12 @@ class TxlakeParser(DuckDB.Parser):
     FUNCTIONS = {**DuckDB.Parser.FUNCTIONS,
                  **{name: (lambda name: lambda args: exp.Anonymous(this=name.lower(), expressions=args))(name)
                     for name in ("DECODE", "ENCODE", "REGEXP_MATCHES")}}
+    # PostgreSQL: ALTER TABLE t ALTER a SET DEFAULT 1, ALTER b DROP NOT NULL (several ALTER
+    # COLUMN actions, also after others; without it the statement was an unparsed Command)
+    ALTER_TABLE_MIXED_ACTIONS = True
+    # PostgreSQL: ALTER TABLE t DROP [COLUMN] c (a bare DROP c was an unparsed Command)
+    ALTER_DROP_REQUIRES_COLUMN = False
+    _ALTER_ACTIONS = ("ADD", "DROP", "ALTER", "RENAME")
 
     def _parse_type(self, parse_interval: bool = True, fallback_to_identifier: bool = False):
         """A typed literal binds before a cast, as in PostgreSQL: ``DATE '2024-05-17'::timestamp``
@@ -95,6 +101,22 @@ class TxlakeParser(DuckDB.Parser):
         typed = parser(self, literal, data_type) if parser else self.expression(exp.Cast(this=literal, to=data_type))
         return self._parse_column_ops(typed)
 
+    def _parse_alter_table_add(self):
+        return self._in_alter_action_list(super()._parse_alter_table_add)
+
+    def _parse_alter_table_drop(self):
+        return self._in_alter_action_list(super()._parse_alter_table_drop)
+
+    def _in_alter_action_list(self, parse):
+        """An ALTER TABLE's ADD / DROP list ends at a comma before another action (``ADD a INT,
+        DROP b``): sqlglot's lists went on, and the next action was a syntax error. The
+        ALTER's own loop (ALTER_TABLE_MIXED_ACTIONS) reads it."""
+        outer, self._alter_action_list = getattr(self, "_alter_action_list", False), True
+        try:
+            return parse()
+        finally:
+            self._alter_action_list = outer
+
     def _parse_csv(self, parse_method, sep=TokenType.COMMA):
         """A comma-separated list, as sqlglot's - except that an empty item is a syntax error,
         as in PostgreSQL (sqlglot skips it: ``SELECT 1,, 2`` and ``WHERE id IN (1,)`` ran)."""
@@ -103,6 +125,10 @@ class TxlakeParser(DuckDB.Parser):
         if item is not None:
             items.append(item)
         while self._match(sep):
+            if sep == TokenType.COMMA and getattr(self, "_alter_action_list", False) and self._curr \
+                    and self._curr.text.upper() in self._ALTER_ACTIONS:
+                self._retreat(self._index - 1)  # (the comma, for the ALTER's loop)
+                break
             if isinstance(item, exp.Expr):
                 self._add_comments(item)
             item = parse_method()

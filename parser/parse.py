@@ -60,12 +60,25 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
     result = []
     for tree in trees:
         _check_table_names(tree)
+        dml = isinstance(tree, (exp.Insert, exp.Update, exp.Delete))
+        # rewrites that move or copy a ? (a CTE put where it is named, SET (a, b) = (SELECT ...)
+        # split by column) change which parameter each ? takes: each is tagged with its place
+        # in the text first, and the statement says the new order (Statement.param_order)
+        moves = dml and bool(tree.args.get("with_") or _column_list_assignments(tree))
+        in_text = _placeholders_in_text_order(tree) if moves else []
+        for i, placeholder in enumerate(in_text):
+            placeholder.meta[_PARAM_INDEX] = i  # (copies keep it)
+        _expand_column_list_assignments(tree)  # (before the row comparisons are rewritten)
         tree = postgres_semantics(tree, text)
-        stmt = _to_statement(tree)
-        placeholders = stmt.param_count if isinstance(stmt, st.Explain) else \
-            sum(1 for _ in tree.find_all(exp.Placeholder))  # (EXPLAIN's query is parsed from its text)
         source = text.strip() if len(trees) == 1 else _source_text(tree)
-        result.append(_with(stmt, param_count=placeholders, text=source))
+        if dml and tree.args.get("with_"):
+            tree = _inline_ctes(tree)
+        placeholders = len(in_text) if moves else sum(1 for _ in tree.find_all(exp.Placeholder))
+        order = tuple(p.meta[_PARAM_INDEX] for p in _placeholders_in_text_order(tree)) if in_text else None
+        stmt = _to_statement(tree)
+        if isinstance(stmt, st.Explain):  # (its query is parsed from its text, with its own count)
+            placeholders = stmt.param_count
+        result.append(_with(stmt, param_count=placeholders, param_order=order, text=source))
     return tuple(result)
 
 
@@ -126,8 +139,6 @@ def _to_statement(tree: exp.Expression) -> st.Statement:
     if nested is not None:
         raise errors.NotSupportedError(f"{nested.sql(dialect='postgres').strip()} is supported only on a "
                                        "top-level SELECT")
-    if isinstance(tree, (exp.Insert, exp.Update, exp.Delete)) and tree.args.get("with_"):
-        tree = _inline_ctes(tree)
     for node_type, convert in _CONVERTERS.items():
         if isinstance(tree, node_type):
             return convert(tree)
@@ -139,7 +150,7 @@ def _to_statement(tree: exp.Expression) -> st.Statement:
         return _explain(tree.expression.name if tree.expression is not None else "")
     if isinstance(tree, exp.Command):
         raise errors.NotSupportedError(f"statement not supported: {tree.name.upper()}")
-    words = tree.sql(dialect="postgres").split()  # (TRUNCATE, not sqlglot's TRUNCATETABLE)
+    words = tree.sql(dialect="postgres").split()  # (as written: GRANT, ANALYZE)
     raise errors.NotSupportedError(f"statement not supported: {words[0].upper() if words else tree.key.upper()}")
 
 
@@ -234,7 +245,8 @@ def identifier(node: exp.Expression | str) -> str:
 def _inline_ctes(tree: exp.Expression) -> exp.Expression:
     """``WITH src AS (...) INSERT / UPDATE / DELETE ...``: each CTE becomes a subquery where the
     statement (or a later CTE) names it - the statement then reads as its FROM, USING, WHERE
-    or INSERT's query already do. Recursive and data-modifying CTEs are refused (0A000)."""
+    or INSERT's query already do. Recursive and data-modifying CTEs are refused (0A000). (A
+    CTE's ``?`` move where it is named - once per naming, or nowhere: see _parse_cached.)"""
     with_ = tree.args["with_"]
     if with_.args.get("recursive"):
         raise errors.NotSupportedError("WITH RECURSIVE before INSERT, UPDATE or DELETE is not supported")
@@ -247,6 +259,23 @@ def _inline_ctes(tree: exp.Expression) -> exp.Expression:
         bodies[identifier(cte.args["alias"].this)] = (body, cte.args["alias"])
     tree.set("with_", None)
     return _with_ctes_inlined(tree, bodies, target)
+
+
+_PARAM_INDEX = "txlake_param_index"
+_MARK = "txlake_param_7f3a_"
+
+
+def _placeholders_in_text_order(tree: exp.Expression) -> list[exp.Placeholder]:
+    """The ``?`` of ``tree`` in the order its SQL holds them - the order they bind in (the
+    tree's own order is not always the text's: a SELECT's WITH comes first in the text)."""
+    found = list(tree.find_all(exp.Placeholder))
+    if len(found) < 2:
+        return found
+    marked = tree.copy()
+    for i, placeholder in enumerate(list(marked.find_all(exp.Placeholder))):
+        placeholder.replace(exp.Placeholder(this=f"{_MARK}{i}"))
+    order = [int(i) for i in re.findall(_MARK + r"(\d+)", marked.sql(dialect=Txlake))]
+    return [found[i] for i in order]
 
 
 def _with_ctes_inlined(node: exp.Expression, bodies: dict, target: exp.Expression | None) -> exp.Expression:
@@ -323,7 +352,7 @@ def _column_spec(col: exp.ColumnDef, table: str) -> st.ColumnSpec:
         elif isinstance(kind, exp.PrimaryKeyColumnConstraint):
             primary_key = not_null = True
         elif isinstance(kind, exp.DefaultColumnConstraint) and serial is None:
-            default = kind.this
+            default = _default(kind.this)
         elif isinstance(kind, exp.GeneratedAsIdentityColumnConstraint) and kind.this is False \
                 and not kind.args.get("on_null") and not kind.expressions and serial is None and default is None:
             sequence = sequence_name(table, name)  # GENERATED BY DEFAULT AS IDENTITY: as SERIAL
@@ -339,19 +368,38 @@ def _column_spec(col: exp.ColumnDef, table: str) -> st.ColumnSpec:
                          sequence=sequence)
 
 
+def _schema_name(node: exp.Expression) -> tuple[str, str]:
+    """(the schema's name, the database it is) of CREATE / DROP SCHEMA's target."""
+    ident = node.args.get("db") if isinstance(node, exp.Table) else None
+    if ident is None or node.name:
+        raise errors.NotSupportedError(f"schema name not supported: {node.sql(dialect='postgres')}")
+    name = _check_name(identifier(ident), "schema")
+    return name, st.schema_database(name)
+
+
 def _create(tree: exp.Create) -> st.Statement:
+    if (tree.args.get("kind") or "").upper() == "SCHEMA":
+        return st.CreateSchema(*_schema_name(tree.this), if_not_exists=bool(tree.args.get("exists")))
     if (tree.args.get("kind") or "").upper() != "TABLE":
         raise errors.NotSupportedError(f"CREATE {tree.args.get('kind')} is not supported")
     if tree.args.get("replace"):
         raise errors.NotSupportedError("CREATE OR REPLACE TABLE is not supported")
+    with_no_data = False
     for prop in (tree.args.get("properties") or exp.Properties()).expressions:
         # TEMPORARY, PARTITION BY, INHERITS, WITH (...): refused, never ignored (UNLOGGED asks
         # for less durability than every table has: taken as it is)
-        if not isinstance(prop, exp.UnloggedProperty):
+        if isinstance(prop, exp.WithDataProperty) and tree.expression is not None:
+            with_no_data = bool(prop.args.get("no"))
+        elif not isinstance(prop, exp.UnloggedProperty):
             what = _TABLE_PROPERTIES.get(type(prop)) or prop.sql(dialect="postgres")
             raise errors.NotSupportedError(f"CREATE TABLE with {what} is not supported")
     if_not_exists = bool(tree.args.get("exists"))
     target = tree.this
+    if isinstance(target, exp.Schema) and tree.expression is not None and target.expressions \
+            and all(isinstance(item, exp.Identifier) for item in target.expressions):
+        return st.CreateTable(table=table_name(target.this), if_not_exists=if_not_exists, as_query=tree.expression,
+                              as_names=tuple(_check_name(identifier(i), "column") for i in target.expressions),
+                              with_no_data=with_no_data)
     if isinstance(target, exp.Schema):
         table = table_name(target.this)
         columns, primary_key = [], []
@@ -371,7 +419,8 @@ def _create(tree: exp.Create) -> st.Statement:
         return st.CreateTable(table=table, columns=tuple(columns),
                               primary_key=tuple(primary_key or inline),
                               if_not_exists=if_not_exists, as_query=tree.expression)
-    return st.CreateTable(table=table_name(target), if_not_exists=if_not_exists, as_query=tree.expression)
+    return st.CreateTable(table=table_name(target), if_not_exists=if_not_exists, as_query=tree.expression,
+                          with_no_data=with_no_data)
 
 
 _TABLE_PROPERTIES = {exp.TemporaryProperty: "TEMPORARY", exp.PartitionedByProperty: "PARTITION BY",
@@ -379,6 +428,12 @@ _TABLE_PROPERTIES = {exp.TemporaryProperty: "TEMPORARY", exp.PartitionedByProper
 
 
 def _drop(tree: exp.Drop) -> st.Statement:
+    if (tree.args.get("kind") or "").upper() == "SCHEMA":
+        targets = tree.args.get("tables") or [tree.this]
+        if len(targets) != 1:
+            raise errors.NotSupportedError("DROP SCHEMA of several schemas is not supported")
+        return st.DropSchema(*_schema_name(targets[0]), if_exists=bool(tree.args.get("exists")),
+                             cascade=bool(tree.args.get("cascade")))
     if (tree.args.get("kind") or "").upper() != "TABLE":
         raise errors.NotSupportedError(f"DROP {tree.args.get('kind')} is not supported")
     tables = tree.args.get("tables") or [tree.this]
@@ -398,12 +453,53 @@ def _alter(tree: exp.Alter) -> st.Statement:
                 actions.append(st.DropColumn(identifier(column), if_exists=bool(action.args.get("exists"))))
         elif isinstance(action, exp.RenameColumn):
             actions.append(st.RenameColumn(identifier(action.this), _check_name(identifier(action.args["to"]), "column")))
+        elif isinstance(action, exp.AlterColumn):
+            actions.append(_alter_column(action))
         elif isinstance(action, exp.AlterRename):
             actions.append(st.RenameTable(table_name(action.this)))
         else:
             raise errors.NotSupportedError(f"ALTER TABLE action not supported: {action.sql()}")
     return st.AlterTable(table=table_name(tree.this), actions=tuple(actions),
                          if_exists=bool(tree.args.get("exists")))
+
+
+def _default(value: exp.Expression) -> exp.Expression:
+    if value.find(exp.Select, exp.Subquery) is not None:  # (as PostgreSQL: evaluated per row, alone)
+        raise errors.NotSupportedError("cannot use subquery in DEFAULT expression")
+    return value
+
+
+def _alter_column(action: exp.AlterColumn) -> st.AlterColumn:
+    name = identifier(action.this)
+    a = action.args
+    known = {"this", "default", "drop", "allow_null", "dtype", "using"}
+    if any(v not in (None, False) for k, v in a.items() if k not in known):  # COLLATE, COMMENT, ...
+        raise errors.NotSupportedError(f"ALTER TABLE action not supported: {action.sql(dialect='postgres')}")
+    if a.get("dtype") is not None:
+        return st.AlterColumn(name, type=a["dtype"], using=a.get("using") or None)  # (sqlglot: False for none)
+    if a.get("default") is not None:
+        return st.AlterColumn(name, default=_default(a["default"]))
+    if a.get("allow_null") is not None:
+        return st.AlterColumn(name, not_null=not a["allow_null"])
+    if a.get("drop"):
+        return st.AlterColumn(name, drop_default=True)
+    raise errors.NotSupportedError(f"ALTER TABLE action not supported: {action.sql(dialect='postgres')}")
+
+
+def _split_row_subquery(value: exp.Subquery, eq: exp.EQ) -> list[exp.Expression]:
+    """``(SELECT x, y FROM ...)`` as ``(SELECT x FROM ...)``, ``(SELECT y FROM ...)``."""
+    select = value.this
+    if not isinstance(select, exp.Select) or select.args.get("distinct") or \
+            any(isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star))
+                for e in select.expressions):
+        raise errors.NotSupportedError("SET (columns) = (SELECT ...) is supported for a SELECT of its columns "
+                                       "without DISTINCT, * or set operations: assign each column")
+    columns = []
+    for expression in select.expressions:
+        one = select.copy()
+        one.set("expressions", [expression.copy()])
+        columns.append(exp.Subquery(this=one))
+    return columns
 
 
 def _returning(tree: exp.Expression) -> tuple[exp.Expression, ...]:
@@ -416,8 +512,58 @@ def _assignments(eqs) -> tuple[tuple[str, exp.Expression], ...]:
     for eq in eqs:
         if not isinstance(eq, exp.EQ) or not isinstance(eq.this, exp.Column):
             raise _syntax_error(f"expected column = expression, got {eq.sql()}", eq)
-        result.append((identifier(eq.this.this), eq.expression))
+        name = identifier(eq.this.this)
+        if any(name == seen for seen, _ in result):
+            raise _syntax_error(f'multiple assignments to same column "{name}"', eq)
+        result.append((name, eq.expression))
     return tuple(result)
+
+
+def _assignment_owner(tree: exp.Expression) -> exp.Expression | None:
+    """The node holding the SET list of an UPDATE or an ON CONFLICT DO UPDATE (as "expressions")."""
+    if isinstance(tree, exp.Update):
+        return tree
+    if isinstance(tree, exp.Insert) and tree.args.get("conflict") is not None:
+        return tree.args["conflict"]
+    return None
+
+
+def _column_list_assignments(tree: exp.Expression) -> bool:
+    owner = _assignment_owner(tree)
+    return owner is not None and any(isinstance(eq, exp.EQ) and isinstance(eq.this, (exp.Tuple, exp.Paren))
+                                     for eq in owner.args.get("expressions") or [])
+
+
+def _expand_column_list_assignments(tree: exp.Expression) -> None:
+    """``SET (a, b) = (x, y)`` (or ``= ROW(x, y)``) of an UPDATE or ON CONFLICT DO UPDATE as
+    ``SET a = x, b = y``; ``SET (a, b) = (SELECT x, y ...)`` as ``SET a = (SELECT x ...), b =
+    (SELECT y ...)`` - the same row, as one query of several columns, with the same errors
+    (21000 for more than one row; none: NULLs) - refused (0A000) for a sub-SELECT whose
+    split would not be (DISTINCT, a set operation, ``*``)."""
+    if not _column_list_assignments(tree):
+        return
+    owner, key = _assignment_owner(tree), "expressions"
+    eqs = owner.args.get(key) or []
+    expanded = []
+    for eq in eqs:
+        if not isinstance(eq, exp.EQ) or not isinstance(eq.this, (exp.Tuple, exp.Paren)):
+            expanded.append(eq)
+            continue
+        columns = eq.this.expressions if isinstance(eq.this, exp.Tuple) else [eq.this.this]
+        value = eq.expression
+        if isinstance(value, exp.Subquery):
+            values = _split_row_subquery(value, eq)
+        elif isinstance(value, exp.Tuple) or (isinstance(value, exp.Anonymous) and value.name.upper() == "ROW"):
+            values = value.expressions
+        elif isinstance(value, exp.Paren):
+            values = [value.this]
+        else:
+            raise _syntax_error("source for a multiple-column UPDATE item must be a sub-SELECT or ROW() "
+                                "expression", eq)
+        if len(values) != len(columns):
+            raise _syntax_error("number of columns does not match number of values", eq)
+        expanded += [exp.EQ(this=column, expression=v) for column, v in zip(columns, values)]
+    owner.set(key, expanded)
 
 
 def _insert(tree: exp.Insert) -> st.Statement:
@@ -431,16 +577,17 @@ def _insert(tree: exp.Insert) -> st.Statement:
     on_conflict = None
     conflict = tree.args.get("conflict")
     if conflict is not None:
-        keys = tuple(identifier(k) for k in (conflict.args.get("conflict_keys") or ()))
-        if conflict.args.get("constraint"):
-            raise errors.NotSupportedError("ON CONFLICT ON CONSTRAINT is not supported")
+        keys = tuple(identifier(k.this if isinstance(k, exp.Ordered) else k)  # (sqlglot: Ordered(Column))
+                     for k in (conflict.args.get("conflict_keys") or ()))
+        constraint = identifier(conflict.args["constraint"]) if conflict.args.get("constraint") else None
         if conflict.args.get("doupdate") or conflict.args.get("expressions"):
             assignments = _assignments(conflict.args.get("expressions") or ())
             on_conflict = st.OnConflict(columns=keys, do_nothing=False, assignments=assignments,
                                         defaults=tuple(name for name, value in assignments if _is_default(value)),
-                                        where=(conflict.args.get("where").this if conflict.args.get("where") else None))
+                                        where=(conflict.args.get("where").this if conflict.args.get("where") else None),
+                                        constraint=constraint)
         else:
-            on_conflict = st.OnConflict(columns=keys, do_nothing=True)
+            on_conflict = st.OnConflict(columns=keys, do_nothing=True, constraint=constraint)
     source = tree.expression
     if source is not None and not isinstance(source, exp.Query):
         if isinstance(source, exp.Values):
@@ -469,7 +616,7 @@ def _update(tree: exp.Update) -> st.Statement:
     from_ = tree.args.get("from_") or tree.args.get("from")
     from_items = ()
     if from_ is not None:
-        from_items = (from_.this, *[j for j in (tree.args.get("joins") or ())])
+        from_items = (*_joined_items(from_.this), *[j for j in (tree.args.get("joins") or ())])
     where = tree.args.get("where")
     assignments = _assignments(tree.expressions)
     return st.Update(table=table, alias=alias, assignments=assignments,
@@ -489,8 +636,29 @@ def _delete(tree: exp.Delete) -> st.Statement:
         raise _syntax_error("syntax error: expected DELETE FROM table", tree)
     table, alias = _target_and_alias(tree.this)
     where = tree.args.get("where")
-    return st.Delete(table=table, alias=alias, using=tuple(tree.args.get("using") or ()),
+    using = tuple(item for table in tree.args.get("using") or () for item in _joined_items(table))
+    return st.Delete(table=table, alias=alias, using=using,
                      where=where.this if where is not None else None, returning=_returning(tree))
+
+
+def _truncate(tree: exp.TruncateTable) -> st.Statement:
+    """``TRUNCATE [TABLE] [ONLY] a, b [RESTART | CONTINUE IDENTITY] [CASCADE | RESTRICT]``: there
+    is no inheritance nor foreign keys, so ONLY and CASCADE change nothing."""
+    if tree.args.get("is_database") or tree.args.get("partition") or tree.args.get("cluster"):
+        raise errors.NotSupportedError(f"{tree.sql(dialect='postgres')} is not supported")
+    return st.Truncate(tables=tuple(table_name(t) for t in tree.expressions),
+                       restart_identity=str(tree.args.get("identity") or "").upper() == "RESTART")
+
+
+def _joined_items(node: exp.Expression) -> list[exp.Expression]:
+    """An UPDATE's FROM / a DELETE's USING item as the items it joins: sqlglot hangs the JOINs
+    (and the comma's) on the first table, where rewriting that table's name would drop them."""
+    joins = node.args.get("joins") if isinstance(node, exp.Table) else None
+    if not joins:
+        return [node]
+    node = node.copy()
+    node.set("joins", None)
+    return [node, *joins]
 
 
 _CONVERTERS = {
@@ -504,4 +672,5 @@ _CONVERTERS = {
     exp.Insert: lambda tree: _insert(tree),
     exp.Update: lambda tree: _update(tree),
     exp.Delete: lambda tree: _delete(tree),
+    exp.TruncateTable: lambda tree: _truncate(tree),
 }

@@ -99,7 +99,21 @@ def _outside_defaults(tree: exp.Expression, *types) -> list[exp.Expression]:
     """The nodes of ``types`` in ``tree``, but those of a column's DEFAULT in CREATE / ALTER
     TABLE: a default is stored as written (with PostgreSQL's words, not txlake's macros) and
     rewritten where it is used (engine/executor.py ``_default_sql``)."""
-    return [n for n in tree.find_all(*types) if n.find_ancestor(exp.ColumnDef) is None]
+    return [n for n in tree.find_all(*types) if not in_default(n)]
+
+
+def in_default(node: exp.Expression) -> bool:
+    """Is ``node`` part of a column's DEFAULT in CREATE / ALTER TABLE (a column definition, or
+    ALTER COLUMN ... SET DEFAULT - not TYPE ... USING, which is evaluated as it stands)?"""
+    if node.find_ancestor(exp.ColumnDef) is not None:
+        return True
+    alter = node.find_ancestor(exp.AlterColumn)
+    default = alter.args.get("default") if alter is not None else None
+    while default is not None and node is not None and node is not alter:
+        if node is default:
+            return True
+        node = node.parent
+    return False
 
 
 def _fold_aliases(tree: exp.Expression) -> None:
@@ -121,13 +135,16 @@ def _column_names(select: exp.Select | exp.Returning, written: list, text: str) 
     for i, (projection, original) in enumerate(zip(select.expressions, written)):
         if original is None or isinstance(projection, exp.Alias):
             continue
-        if isinstance(original, exp.Star) or (isinstance(original, exp.Column) and isinstance(projection, exp.Column)):
+        if isinstance(original, exp.Star) or (isinstance(original, exp.Column) and isinstance(projection, exp.Column)
+                                              and original.name.lower() not in _SESSION_COLUMNS):
             continue  # (DuckDB names a column after itself)
         select.expressions[i] = exp.alias_(projection, column_name(original, text), quoted=True)
 
 
 # names PostgreSQL reserves for the session's identity, which sqlglot parses as columns: the
 # functions (engine/dialect.py ``identity``) that say it
+# names the executor replaces by the session's values (engine/executor.py ``_session_value``)
+_SESSION_COLUMNS = {"current_schema"}
 _NAME_KEYWORDS = {"user": "current_user", "current_role": "current_role", "session_user": "session_user"}
 _IDENTITY_FUNCTIONS = {exp.CurrentUser: "current_user", exp.SessionUser: "session_user",
                        exp.CurrentVersion: "version"}
@@ -290,7 +307,7 @@ def transaction_clock(tree: exp.Expression) -> exp.Expression:
     in CREATE / ALTER TABLE is kept as written: it is rewritten where an INSERT uses it."""
     def clock(node):
         name = _clock_name(node)
-        if name is None or node.find_ancestor(exp.ColumnDef) is not None:
+        if name is None or in_default(node):
             return node
         if _CLOCK_CALLS.get(name) == "statement":  # (a call: DuckDB may take CURRENT_TIMESTAMP for a column alias)
             return exp.Anonymous(this=STATEMENT_CLOCK)

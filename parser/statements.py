@@ -31,22 +31,29 @@ def schema_database(schema: str) -> str:
     return "default" if schema == "public" else schema
 
 
-def search_path_database(path: str) -> str:
-    """The database unqualified names resolve in under ``SET search_path = path``: the first
-    schema listed but ``"$user"`` (there are no per-user schemas), as ``schema_database``
-    maps it - ``SET search_path = "$user", public`` (PostgreSQL's default) is the default
-    database."""
+def search_path_databases(path: str) -> tuple[str, ...]:
+    """The databases unqualified names resolve in under ``SET search_path = path``, in order:
+    the schemas listed but ``"$user"`` (there are no per-user schemas) and PostgreSQL's own
+    ``pg_catalog`` / ``information_schema``, as ``schema_database`` maps them - ``SET
+    search_path = "$user", public`` (PostgreSQL's default) is the default database. A name
+    is the table of the first that holds it; CREATE TABLE makes it in the first."""
+    found = []
     for part in path.split(","):
         name = part.strip().strip('"')
-        if name and name != "$user":
-            return schema_database(name)
-    return "default"
+        if name and name not in ("$user", "pg_catalog", "information_schema"):
+            db = schema_database(name)
+            if db not in found:
+                found.append(db)
+    return tuple(found) or ("default",)
 
 
 @dataclass(frozen=True)
 class Statement:
     #: number of ``?`` placeholders the statement needs
     param_count: int = field(default=0, kw_only=True)
+    #: which parameter each ``?`` of the statement takes, in its order, where that is not the
+    #: text's (a CTE put where it is named: parse._inline_ctes); None: the text's order
+    param_order: tuple[int, ...] | None = field(default=None, kw_only=True, compare=False)
     #: the statement's source text (for error messages and the REPL)
     text: str = field(default="", kw_only=True, compare=False)
 
@@ -175,12 +182,35 @@ class CreateTable(Statement):
     primary_key: tuple[str, ...] = ()
     if_not_exists: bool = False
     as_query: exp.Query | None = None
+    as_names: tuple[str, ...] = ()   # CREATE TABLE t (a, b) AS ...: the first columns' names
+    with_no_data: bool = False       # CREATE TABLE t AS ... WITH NO DATA
 
 
 @dataclass(frozen=True)
 class DropTable(Statement):
     tables: tuple[TableName, ...] = ()
     if_exists: bool = False
+
+
+@dataclass(frozen=True)
+class CreateSchema(Statement):
+    name: str        # as written (for messages)
+    db: str          # the database it is (schema_database)
+    if_not_exists: bool = False
+
+
+@dataclass(frozen=True)
+class DropSchema(Statement):
+    name: str
+    db: str
+    if_exists: bool = False
+    cascade: bool = False
+
+
+@dataclass(frozen=True)
+class Truncate(Statement):
+    tables: tuple[TableName, ...] = ()
+    restart_identity: bool = False  # RESTART IDENTITY
 
 
 @dataclass(frozen=True)
@@ -202,6 +232,18 @@ class RenameColumn:
 
 
 @dataclass(frozen=True)
+class AlterColumn:
+    """``ALTER [COLUMN] name SET DEFAULT x | DROP DEFAULT | SET NOT NULL | DROP NOT NULL |
+    [SET DATA] TYPE t [USING expr]``."""
+    name: str
+    default: exp.Expression | None = None  # SET DEFAULT x
+    drop_default: bool = False
+    not_null: bool | None = None           # SET NOT NULL: True, DROP NOT NULL: False
+    type: exp.DataType | None = None       # TYPE t
+    using: exp.Expression | None = None    # ... USING expr
+
+
+@dataclass(frozen=True)
 class RenameTable:
     new: TableName
 
@@ -209,7 +251,7 @@ class RenameTable:
 @dataclass(frozen=True)
 class AlterTable(Statement):
     table: TableName
-    actions: tuple[AddColumn | DropColumn | RenameColumn | RenameTable, ...] = ()
+    actions: tuple[AddColumn | DropColumn | RenameColumn | AlterColumn | RenameTable, ...] = ()
     if_exists: bool = False
 
 
@@ -224,6 +266,7 @@ class OnConflict:
     assignments: tuple[tuple[str, exp.Expression], ...] = ()
     where: exp.Expression | None = None
     defaults: tuple[str, ...] = ()  # the columns SET to DEFAULT
+    constraint: str | None = None   # ON CONFLICT ON CONSTRAINT name (the primary key's: <table>_pkey)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ after its function."""
 import pytest
 
 import txlake
+from txlake import errors
 
 
 @pytest.fixture
@@ -112,6 +113,35 @@ def test_search_path_public_is_the_default_database(t):
     assert t.execute("SELECT count(*) FROM u").fetchall() == [(0,)]
     t.execute("CREATE TABLE public.v (y INT)")
     assert t.execute("SELECT count(*) FROM default.v").fetchall() == [(0,)]
+
+
+def test_a_search_path_of_several_schemas_looks_in_each(t):
+    """``SET search_path = app, public``: an unqualified name is the table of the first schema
+    listed that holds it, as in PostgreSQL - only the first was looked in, so public's tables
+    were 42P01 - and CREATE TABLE makes it in the first. SHOW lists them all."""
+    t.execute("CREATE TABLE app.only_app (x INT)")
+    t.execute("CREATE TABLE app.t (z TEXT)")
+    t.execute("CREATE TABLE pub (k INT PRIMARY KEY, v INT)")
+    t.execute("SET search_path = app, public")
+    assert t.execute("SHOW search_path").fetchall() == [("app, default",)]
+    assert t.execute("SELECT * FROM t").fetchall() == []                   # app's t hides public's
+    assert t.execute("SELECT count(*) FROM public.t").fetchall() == [(2,)]
+    t.execute("INSERT INTO pub VALUES (1, 1), (2, 2)")
+    assert t.execute("UPDATE pub SET v = 10 WHERE k = 1").rowcount == 1
+    assert t.execute("DELETE FROM pub WHERE k = 2").rowcount == 1
+    t.execute("ALTER TABLE pub ADD COLUMN w INT DEFAULT 5")
+    assert t.execute("SELECT p.k, pub.v, p.w FROM pub AS p JOIN pub ON p.k = pub.k").fetchall() == [(1, 10, 5)]
+    t.execute("CREATE TABLE made (y INT)")
+    assert t.execute("SELECT count(*) FROM app.made").fetchall() == [(0,)]
+    t.execute("SET search_path = public")
+    assert t.execute("SELECT * FROM pub").fetchall() == [(1, 10, 5)]
+    assert t.execute("SELECT count(*) FROM t").fetchall() == [(2,)]
+    with pytest.raises(errors.UndefinedTable):
+        t.execute("SELECT * FROM only_app")
+    t.execute("SET search_path = app, public")
+    t.execute("DROP TABLE pub")
+    with pytest.raises(errors.UndefinedTable):
+        t.execute("SELECT * FROM public.pub")
 
 
 def test_a_numeric_without_precision_keeps_nine_decimals_and_29_digits(t):

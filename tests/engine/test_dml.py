@@ -9,6 +9,7 @@ import pytest
 
 import txlake
 from txlake import errors
+from tests.conftest import run_python
 
 
 @pytest.fixture
@@ -145,6 +146,68 @@ def test_on_conflict_errors(c):
     assert q(c, "SELECT * FROM t ORDER BY id") == [(1, "a", 1.5), (2, "b", 2.5), (3, "c", None)]
 
 
+def test_on_conflict_do_update_is_checked_without_a_conflict(c):
+    """A mistake in DO UPDATE's SET or WHERE (an unknown column or table, a type that does not
+    cast) failed only at the first conflict: an INSERT of new keys went through. It fails at
+    once, as PostgreSQL's does, and inserts nothing."""
+    for sql, state in [("INSERT INTO t VALUES (9, 'n', 0) ON CONFLICT (id) DO UPDATE SET score = nosuch.v", "42P01"),
+                       ("INSERT INTO t VALUES (9, 'n', 0) ON CONFLICT (id) DO UPDATE SET score = excluded.nope",
+                        "42703"),
+                       ("INSERT INTO t VALUES (9, 'n', 0) ON CONFLICT (id) DO UPDATE SET score = 1 WHERE t.nope > 0",
+                        "42703")]:
+        with pytest.raises(errors.Error) as e:
+            c.execute(sql)
+        assert e.value.sqlstate == state, sql
+    assert q(c, "SELECT count(*) FROM t") == [(3,)]
+    cur = c.cursor()
+    cur.executemany("INSERT INTO t VALUES (?, 'n', 0) ON CONFLICT (id) DO UPDATE SET score = excluded.score + ?",
+                    [(9, 1.0), (9, 2.0), (10, 3.0)])
+    assert q(c, "SELECT id, score FROM t WHERE id >= 9 ORDER BY id") == [(9, 2.0), (10, 0.0)]
+
+
+def test_on_conflict_on_constraint_names_the_primary_key(c):
+    """``ON CONFLICT ON CONSTRAINT t_pkey`` (ORMs write it) is the primary key, named as
+    txlake names it in 23505's message: it was 0A000. Another name is 42704."""
+    c.execute("INSERT INTO t VALUES (1, 'x', 0) ON CONFLICT ON CONSTRAINT t_pkey DO NOTHING")
+    assert q(c, "INSERT INTO t VALUES (1, 'y', 0), (4, 'd', 4) ON CONFLICT ON CONSTRAINT t_pkey DO UPDATE "
+                "SET name = excluded.name RETURNING id, name") in ([(4, "d"), (1, "y")], [(1, "y"), (4, "d")])
+    with pytest.raises(errors.Error) as e:
+        c.execute("INSERT INTO t VALUES (1) ON CONFLICT ON CONSTRAINT other_pkey DO NOTHING")
+    assert e.value.sqlstate == "42704" and str(e.value) == 'constraint "other_pkey" for table "t" does not exist'
+    c.execute("CREATE TABLE n (a INT)")
+    with pytest.raises(errors.Error) as e:
+        c.execute("INSERT INTO n VALUES (1) ON CONFLICT ON CONSTRAINT n_pkey DO NOTHING")
+    assert e.value.sqlstate == "42704"
+    assert q(c, "SELECT id, name FROM t ORDER BY id") == [(1, "y"), (2, "b"), (3, "c"), (4, "d")]
+
+
+def test_on_conflict_names_a_quoted_key_column(c):
+    """ON CONFLICT ("Id"): the quoted name kept its case nowhere - it was folded to id, and
+    the upsert refused with 42P10 (no unique constraint matching)."""
+    c.execute('CREATE TABLE "Order" ("Id" INT PRIMARY KEY, "Total" INT)')
+    c.execute('INSERT INTO "Order" VALUES (1, 10)')
+    assert sorted(q(c, 'INSERT INTO "Order" VALUES (1, 5), (2, 7) ON CONFLICT ("Id") DO UPDATE '
+                       'SET "Total" = "Order"."Total" + excluded."Total" RETURNING *')) == [(1, 15), (2, 7)]
+    assert c.execute('INSERT INTO "Order" VALUES (2, 0) ON CONFLICT ("Id") DO NOTHING').rowcount == 0
+    with pytest.raises(errors.ProgrammingError) as info:
+        c.execute('INSERT INTO "Order" VALUES (3, 0) ON CONFLICT (id) DO NOTHING')   # folds to id: no such key
+    assert info.value.sqlstate == "42P10"
+
+
+def test_on_conflict_do_nothing_without_a_target_on_a_table_without_key(c):
+    """A table without a primary key has nothing to conflict on: ON CONFLICT DO NOTHING (no
+    target) inserts every row, as in PostgreSQL - it was 42P10; naming columns still is."""
+    c.execute("CREATE TABLE n (a INT, b TEXT)")
+    assert c.execute("INSERT INTO n VALUES (1, 'x'), (1, 'x') ON CONFLICT DO NOTHING").rowcount == 2
+    assert q(c, "INSERT INTO n SELECT a + 1, b FROM n ON CONFLICT DO NOTHING RETURNING a") == [(2,), (2,)]
+    assert q(c, "SELECT count(*) FROM n") == [(4,)]
+    for sql in ["INSERT INTO n VALUES (1, 'x') ON CONFLICT (a) DO NOTHING",
+                "INSERT INTO n VALUES (1, 'x') ON CONFLICT DO UPDATE SET b = 'y'"]:
+        with pytest.raises(errors.ProgrammingError) as info:
+            c.execute(sql)
+        assert info.value.sqlstate == "42P10"
+
+
 # --- UPDATE ------------------------------------------------------------------------------
 
 def test_update(c):
@@ -162,6 +225,29 @@ def test_update_parameters_bind_in_text_order(c):
     c.execute("UPDATE t SET score = ?, name = ? WHERE id = ?", (9.0, "nine", 1))
     c.execute("UPDATE t SET name = ?, score = ? WHERE id > ?", ("many", 7.0, 1))
     assert q(c, "SELECT * FROM t ORDER BY id") == [(1, "nine", 9.0), (2, "many", 7.0), (3, "many", 7.0)]
+
+
+def test_update_set_of_a_column_list(c):
+    """``SET (a, b) = (x, y)`` and ``= ROW(x, y)`` assign column by column, in UPDATE and in
+    ON CONFLICT DO UPDATE (it was 42601 'expected column = expression, got (name = ... AND
+    ...)'); a count that differs is 42601, a sub-SELECT 0A000, and a column given twice is
+    42601, as PostgreSQL's 'multiple assignments to same column' (the last value was taken)."""
+    assert c.execute("UPDATE t SET (name, score) = ('x', score + 1) WHERE id = ?", (1,)).rowcount == 1
+    c.execute("UPDATE t SET (score, name) = ROW(?, ?) WHERE id = 2", (9.0, "y"))
+    c.execute("UPDATE t SET (name) = ROW(DEFAULT), score = 0 WHERE id = 3")
+    c.execute("INSERT INTO t VALUES (1, 'new', 7) ON CONFLICT (id) DO UPDATE SET (name, score) = (excluded.name, 8)")
+    assert q(c, "SELECT * FROM t ORDER BY id") == [(1, "new", 8.0), (2, "y", 9.0), (3, "anon", 0.0)]
+    for sql, state in [("UPDATE t SET (name, score) = ('z')", "42601"),
+                       ("UPDATE t SET (name, score) = ('z', 1, 2)", "42601"),
+                       ("UPDATE t SET (name, score) = (SELECT DISTINCT 'z', 1)", "0A000"),
+                       ("UPDATE t SET (name, score) = (SELECT 'z')", "42601"),
+                       ("UPDATE t SET score = 1, score = 2", "42601"),
+                       ("UPDATE t SET (score, name) = (1, 'z'), score = 2", "42601"),
+                       ("INSERT INTO t VALUES (1) ON CONFLICT (id) DO UPDATE SET score = 1, score = 2", "42601")]:
+        with pytest.raises(errors.Error) as e:
+            c.execute(sql)
+        assert e.value.sqlstate == state, sql
+    assert q(c, "SELECT * FROM t ORDER BY id") == [(1, "new", 8.0), (2, "y", 9.0), (3, "anon", 0.0)]
 
 
 def test_update_returning(c):
@@ -182,6 +268,40 @@ def test_update_from(c):
     assert q(c, "SELECT name FROM t WHERE id = 2") == [("two",)]
 
 
+def test_update_set_of_a_column_list_from_a_sub_select(c):
+    """``SET (a, b) = (SELECT x, y ...)``, correlated or not and with parameters (each takes
+    its own value, though the sub-SELECT is run once per column): it was 0A000. No row gives
+    NULLs, more than one is 21000, as in PostgreSQL."""
+    c.execute("CREATE TABLE src (k INT, n TEXT, s DOUBLE)")
+    c.execute("INSERT INTO src VALUES (1, 'one', 10), (2, 'two', 20), (2, 'deux', 21)")
+    c.execute("UPDATE t SET (name, score) = (SELECT n, s + ? FROM src WHERE src.k = t.id AND s < ?) WHERE id <= ?",
+              (0.5, 20.5, 2))
+    assert q(c, "SELECT * FROM t ORDER BY id") == [(1, "one", 10.5), (2, "two", 20.5), (3, "c", None)]
+    c.execute("UPDATE t SET (score) = (SELECT max(s) FROM src WHERE k = 99) WHERE id = 3")
+    assert q(c, "SELECT score FROM t WHERE id = 3") == [(None,)]
+    with pytest.raises(errors.CardinalityViolation):
+        c.execute("UPDATE t SET (name, score) = (SELECT n, s FROM src WHERE k = 2) WHERE id = 1")
+    with pytest.raises(errors.NotNullViolation):  # (name is NOT NULL: no row gives NULL)
+        c.execute("UPDATE t SET (name, score) = (SELECT n, s FROM src WHERE k = 99)")
+
+
+def test_returning_names_the_tables_of_from_and_using(c):
+    """RETURNING of UPDATE ... FROM and DELETE ... USING may name the other tables' columns
+    (s.note, s.*, a column only they hold), and RETURNING * lists theirs after the target's,
+    as in PostgreSQL: it was 42P01 'Referenced table "s" not found!' (DuckDB's words)."""
+    c.execute("CREATE TABLE s (k INT, extra DOUBLE, note TEXT)")
+    c.execute("INSERT INTO s VALUES (1, 10, 'n1'), (3, 30, 'n3')")
+    rows = q(c, "UPDATE t SET score = s.extra FROM s WHERE s.k = t.id RETURNING t.id, t.score, s.note, note, s.*")
+    assert sorted(rows) == [(1, 10.0, "n1", "n1", 1, 10.0, "n1"), (3, 30.0, "n3", "n3", 3, 30.0, "n3")]
+    assert q(c, "UPDATE t AS x SET name = v.n FROM (VALUES (1, 'one')) v(k, n) WHERE x.id = v.k "
+                "RETURNING *") == [(1, "one", 10.0, 1, "one")]
+    assert q(c, "UPDATE t SET name = 'z' FROM s WHERE s.k = t.id AND s.k = 99 RETURNING s.*") == []
+    rows = q(c, "DELETE FROM t USING s JOIN (SELECT 3 AS k3) z ON z.k3 = s.k WHERE t.id = s.k "
+                "RETURNING *, s.extra + ?", (1,))
+    assert rows == [(3, "c", 30.0, 3, 30.0, "n3", 3, 31.0)]
+    assert q(c, "SELECT * FROM t ORDER BY id") == [(1, "one", 10.0), (2, "b", 2.5)]
+
+
 @pytest.mark.parametrize("source", ["(VALUES (1, 10.0), (1, 20.0), (3, 30.0)) s(k, v)",
                                     "(SELECT 1 AS k, 10.0 AS v UNION ALL SELECT 1, 20.0 UNION ALL SELECT 3, 30.0) s"],
                          ids=["values", "subquery"])
@@ -198,6 +318,24 @@ def test_update_from_a_source_of_no_table_changes_each_row_once(c, source):
     assert c.execute("UPDATE nokey SET n = s.v FROM (VALUES (1, 5), (1, 6)) s(k, v) WHERE nokey.id = s.k"
                      ).rowcount == 1
     assert q(c, "SELECT count(*) FROM nokey") == [(2,)]
+
+
+def test_a_join_in_update_from_and_delete_using_keeps_its_condition(c):
+    """``UPDATE ... FROM a JOIN b ON ...`` / ``DELETE ... USING a JOIN b ON ...``: the JOIN was
+    dropped (sqlglot hangs it on the first table, where the rewrite lost it), so DELETE
+    removed every row a alone matched, and UPDATE read a column of b from nowhere."""
+    c.execute("CREATE TABLE s (k INT)")
+    c.execute("CREATE TABLE u (k INT, v DOUBLE)")
+    c.execute("INSERT INTO s VALUES (1), (2), (3)")
+    c.execute("INSERT INTO u VALUES (1, 10), (3, 30)")
+    assert c.execute("UPDATE t SET score = u.v FROM s JOIN u ON u.k = s.k WHERE t.id = s.k").rowcount == 2
+    assert c.execute("UPDATE t SET name = 'x' FROM s JOIN (SELECT 2 AS k2) z ON z.k2 = s.k, u "
+                     "WHERE t.id = s.k AND u.k = 1").rowcount == 1
+    assert q(c, "SELECT * FROM t ORDER BY id") == [(1, "a", 10.0), (2, "x", 2.5), (3, "c", 30.0)]
+    assert sorted(q(c, "DELETE FROM t USING s JOIN (SELECT 3 AS k3) z ON z.k3 = s.k WHERE t.id = s.k "
+                       "RETURNING t.id")) == [(3,)]
+    assert c.execute("DELETE FROM t USING s LEFT JOIN u ON u.k = s.k WHERE t.id = s.k AND u.k IS NULL").rowcount == 1
+    assert q(c, "SELECT id FROM t") == [(1,)]
 
 
 def test_delete_using_a_values_list_deletes_each_row_once(c):
@@ -231,6 +369,26 @@ def test_a_with_clause_before_insert_update_and_delete(c):
     with pytest.raises(errors.NotSupportedError):
         c.execute("WITH d AS (DELETE FROM t RETURNING *) INSERT INTO t SELECT * FROM d")
     assert q(c, "SELECT count(*) FROM t") == [(3,)]
+
+
+def test_parameters_of_a_with_clause_before_insert_update_and_delete_keep_their_places(c):
+    """Each ``?`` takes the parameter of its place in the text, also in a CTE (which txlake
+    puts where it is named): they were bound in the order of the rewritten statement - a
+    CTE's after the statement's own, silently swapping values of one type - and a CTE named
+    twice, or not at all, asked for more or fewer parameters than the text holds."""
+    c.execute("WITH x AS (SELECT ? AS k) INSERT INTO t (id, name) SELECT k, ? FROM x", (10, "ten"))
+    c.execute("WITH x AS (SELECT ? AS k, ? AS n) INSERT INTO t (id, name) SELECT k, n FROM x "
+              "UNION ALL SELECT k + 1, n FROM x", (20, "twenty"))
+    c.execute("WITH x AS (SELECT ? AS v) UPDATE t SET score = ? WHERE id IN (SELECT v FROM x)", (1, 100.0))
+    c.execute("WITH x AS (SELECT ? AS v), unused AS (SELECT ? AS w) UPDATE t SET score = ? FROM x WHERE id = x.v",
+              (2, "nothing", 200.0))
+    assert sorted(q(c, "WITH x AS (SELECT ? AS v) DELETE FROM t WHERE id = ? OR id IN (SELECT v FROM x) "
+                      "RETURNING id, ?", (21, 3, "gone"))) == [(3, "gone"), (21, "gone")]
+    assert q(c, "SELECT id, name, score FROM t ORDER BY id") == [
+        (1, "a", 100.0), (2, "b", 200.0), (10, "ten", None), (20, "twenty", None)]
+    with pytest.raises(errors.ProgrammingError) as e:
+        c.execute("WITH x AS (SELECT ? AS v) DELETE FROM t WHERE id IN (SELECT v FROM x)", (1, 2))
+    assert e.value.sqlstate == "08P01"
 
 
 def test_update_primary_key(c):
@@ -269,6 +427,29 @@ def test_delete(c):
     assert q(c, "SELECT * FROM t") == [(1, "anon", None)]
 
 
+def test_truncate(c, connect):
+    """``TRUNCATE [TABLE] a, b``: every row of each goes, in the transaction (a ROLLBACK
+    brings them back); it was 0A000. A missing table is 42P01 before any is emptied."""
+    c.execute("CREATE TABLE other.u (x INT)")
+    c.execute("INSERT INTO other.u VALUES (1), (2)")
+    with pytest.raises(errors.UndefinedTable):
+        c.execute("TRUNCATE t, missing")
+    assert q(c, "SELECT count(*) FROM t") == [(3,)]
+    conn = connect()
+    assert conn.execute("TRUNCATE TABLE t, other.u RESTART IDENTITY CASCADE").rowcount == -1
+    assert q(conn, "SELECT (SELECT count(*) FROM t), (SELECT count(*) FROM other.u)") == [(0, 0)]
+    conn.rollback()
+    assert q(c, "SELECT (SELECT count(*) FROM t), (SELECT count(*) FROM other.u)") == [(3, 2)]
+    c.execute("TRUNCATE t")
+    assert q(c, "SELECT count(*) FROM t") == [(0,)]
+    c.execute("INSERT INTO t (id) VALUES (1)")  # (its keys are free again)
+    assert q(c, "SELECT id, name FROM t") == [(1, "anon")]
+    conn.execute("BEGIN READ ONLY")
+    with pytest.raises(errors.Error) as e:
+        conn.execute("TRUNCATE t")
+    assert e.value.sqlstate == "25006"
+
+
 def test_delete_using_and_returning(c):
     c.execute("CREATE TABLE gone (id INT)")
     c.execute("INSERT INTO gone VALUES (1), (3), (3)")
@@ -293,6 +474,23 @@ def test_create_table_as(c):
         "id", "name"]
     c.execute("CREATE TABLE IF NOT EXISTS e AS SELECT 1 AS other")
     assert [d[0] for d in c.execute("SELECT * FROM e").description] == ["id", "name"]
+
+
+def test_create_table_as_with_column_names_and_with_no_data(c):
+    """``CREATE TABLE n (a, b) AS ...`` names the columns (fewer names: the rest keep theirs),
+    ``... WITH NO DATA`` makes the table empty, ``WITH DATA`` is the default: they were 42601
+    'column "a" needs a type' and 0A000. More names than columns is 42601."""
+    assert c.execute("CREATE TABLE n (k, label) AS SELECT id, name, score FROM t WHERE id = 1").rowcount == 1
+    cur = c.execute("SELECT * FROM n")
+    assert cur.fetchall() == [(1, "a", 1.5)] and [d[0] for d in cur.description] == ["k", "label", "score"]
+    c.execute("CREATE TABLE e AS SELECT id, name FROM t WITH NO DATA")
+    cur = c.execute("SELECT * FROM e")
+    assert cur.fetchall() == [] and [(d[0], d[1]) for d in cur.description] == [("id", "INTEGER"), ("name", "VARCHAR")]
+    assert c.execute("CREATE TABLE w AS SELECT id FROM t WITH DATA").rowcount == 3
+    with pytest.raises(errors.SyntaxError):
+        c.execute("CREATE TABLE x (a, b, c, d) AS SELECT id, name, score FROM t")
+    with pytest.raises(errors.DuplicateColumn):
+        c.execute("CREATE TABLE x (a, a) AS SELECT id, name FROM t")
 
 
 def test_queries(c):
@@ -354,6 +552,49 @@ def test_column_names_differing_only_in_case_are_refused(c, sql):
     assert info.value.sqlstate == "42701"
     c.execute('ALTER TABLE t RENAME COLUMN name TO "Name"')   # a change of case alone is fine
     assert [d[0] for d in c.execute("SELECT * FROM t").description] == ["id", "Name", "score"]
+
+
+def test_alter_column_default_and_not_null(c, connect, warehouse):
+    """``ALTER TABLE t ALTER [COLUMN] c SET DEFAULT x | DROP DEFAULT | SET NOT NULL | DROP NOT
+    NULL`` (they were 0A000): a default applies to rows inserted from then on; SET NOT NULL
+    checks the rows there are (23502), DROP NOT NULL of a key column is 42P16; a rollback
+    undoes them, and they last in a new process's view of the table."""
+    c.execute("ALTER TABLE t ALTER COLUMN score SET DEFAULT 0.5, ALTER name DROP DEFAULT")
+    c.execute("INSERT INTO t (id, name) VALUES (4, 'd')")
+    with pytest.raises(errors.NotNullViolation):
+        c.execute("INSERT INTO t (id) VALUES (5)")       # name is NOT NULL and has no default now
+    assert q(c, "SELECT * FROM t WHERE id >= 3 ORDER BY id") == [(3, "c", None), (4, "d", 0.5)]
+    with pytest.raises(errors.NotNullViolation) as e:
+        c.execute("ALTER TABLE t ALTER COLUMN score SET NOT NULL")   # row 3 holds NULL
+    assert e.value.sqlstate == "23502" and 'column "score" of relation "t" contains null values' in str(e.value)
+    c.execute("UPDATE t SET score = 0 WHERE score IS NULL")
+    c.execute("ALTER TABLE t ALTER COLUMN score SET NOT NULL, ALTER COLUMN name DROP NOT NULL")
+    with pytest.raises(errors.NotNullViolation):
+        c.execute("UPDATE t SET score = NULL WHERE id = 1")
+    c.execute("INSERT INTO t (id) VALUES (5)")
+    with pytest.raises(errors.Error) as e:
+        c.execute("ALTER TABLE t ALTER COLUMN id DROP NOT NULL")
+    assert e.value.sqlstate == "42P16"
+    for sql, state in [("ALTER TABLE t ALTER COLUMN nope SET DEFAULT 1", "42703"),
+                       ("ALTER TABLE t ALTER COLUMN score SET DEFAULT 'x'", "22P02")]:
+        with pytest.raises(errors.Error) as e:
+            c.execute(sql)
+        assert e.value.sqlstate == state, sql
+    conn = connect()
+    conn.execute("ALTER TABLE t ALTER COLUMN score DROP NOT NULL, ALTER COLUMN score DROP DEFAULT")
+    conn.rollback()
+    c.execute("INSERT INTO t (id) VALUES (6)")
+    assert q(c, "SELECT * FROM t WHERE id >= 5 ORDER BY id") == [(5, None, 0.5), (6, None, 0.5)]
+    code = ("import txlake\n"
+            "c = txlake.connect(__import__('sys').argv[1], publish='off', autocommit=True)\n"
+            "c.execute('INSERT INTO t (id) VALUES (7)')\n"
+            "try:\n"
+            "    c.execute('UPDATE t SET score = NULL WHERE id = 7')\n"
+            "except txlake.Error as e:\n"
+            "    print(e.sqlstate)\n"
+            "print(c.execute('SELECT name, score FROM t WHERE id = 7').fetchall())\n")
+    done = run_python(code, warehouse)
+    assert done.stdout.split("\n")[:2] == ["23502", "[(None, 0.5)]"], done.stderr
 
 
 # --- column types ------------------------------------------------------------------------
@@ -453,6 +694,27 @@ def test_varchar_length_counts_characters_not_bytes(connect):
     with pytest.raises(errors.StringDataRightTruncation):
         c.execute("INSERT INTO v VALUES ('日本語x')")
     assert q(c, "SELECT s FROM v ORDER BY s") == [("ab",), ("日本語",)]
+
+
+def test_varchar_cuts_trailing_spaces_past_its_length(c):
+    """A value longer than VARCHAR(n) (or CHAR(n)) whose characters past n are all spaces is
+    cut to n, as PostgreSQL stores it - it was 22001 - on every path: INSERT VALUES (Python and
+    DuckDB), INSERT SELECT, UPDATE (point and general), ON CONFLICT DO UPDATE, ADD COLUMN's
+    default. Other characters past n are still 22001."""
+    c.execute("CREATE TABLE v (id INT PRIMARY KEY, s VARCHAR(3), ch CHAR(2))")
+    c.execute("INSERT INTO v VALUES (1, 'ab   ', 'x   '), (2, '日本語 ', NULL)")
+    c.execute("INSERT INTO v VALUES (?, ?, ?)", (3, "abc  ", "yz "))
+    c.execute("INSERT INTO v SELECT 4, 'q' || '    ', 'r  '")
+    c.execute("UPDATE v SET s = 'uvw ' WHERE id = 3")
+    c.execute("UPDATE v SET ch = ch || '  ' WHERE id <> 2")
+    c.execute("INSERT INTO v VALUES (4, 'z', 'z') ON CONFLICT (id) DO UPDATE SET s = 'cat   '")
+    c.execute("ALTER TABLE v ADD COLUMN d VARCHAR(2) DEFAULT 'ok  '")
+    assert q(c, "SELECT id, s, ch, d FROM v ORDER BY id") == [
+        (1, "ab ", "x ", "ok"), (2, "日本語", None, "ok"), (3, "uvw", "yz", "ok"), (4, "cat", "r ", "ok")]
+    for sql in ["INSERT INTO v VALUES (5, 'abcd ', NULL)", "INSERT INTO v VALUES (5, 'ab  x', NULL)",
+                "UPDATE v SET s = s || 'x'", "INSERT INTO v (id, s) SELECT 5, 'abc  .'"]:
+        with pytest.raises(errors.StringDataRightTruncation):
+            c.execute(sql)
 
 
 # --- the cursor surface ------------------------------------------------------------------
@@ -742,3 +1004,61 @@ def test_a_date_python_cannot_hold_is_not_stored(c, sql):
     c.execute("CALL txlake.compact('d')")
     assert q(c, "SELECT id, day FROM d ORDER BY id") == [
         (10, datetime.date(1, 1, 1)), (11, datetime.date(9999, 12, 31))]
+
+
+def test_alter_table_of_several_actions_is_one_change(c):
+    """ALTER TABLE with actions of several kinds applies them in order, all or none."""
+    c.execute("ALTER TABLE t ADD COLUMN extra INT DEFAULT 1, DROP score, ALTER name DROP DEFAULT, "
+              "RENAME COLUMN extra TO more")
+    assert [d[0] for d in c.execute("SELECT * FROM t").description] == ["id", "name", "more"]
+    with pytest.raises(errors.UndefinedColumn):
+        c.execute("ALTER TABLE t ADD COLUMN x INT, DROP COLUMN nope")
+    assert [d[0] for d in c.execute("SELECT * FROM t").description] == ["id", "name", "more"]
+
+
+def test_a_default_set_by_alter_column_is_stored_as_written(c):
+    """ALTER COLUMN ... SET DEFAULT now() stored txlake's macro (TXL_NOW()) in the schema, as
+    \\d and information_schema showed it, where CREATE TABLE stores the default as written; a
+    sub-SELECT in a DEFAULT is 0A000, as in PostgreSQL (CREATE TABLE took it)."""
+    c.execute("CREATE TABLE d (id INT PRIMARY KEY, at TIMESTAMP, n INT)")
+    c.execute("ALTER TABLE d ALTER COLUMN at SET DEFAULT now(), ALTER COLUMN n SET DEFAULT 7 / 2")
+    assert q(c, "SELECT column_default FROM information_schema.columns WHERE table_name = 'd' "
+                "ORDER BY ordinal_position") == [(None,), ("NOW()",), ("7 / 2",)]
+    assert q(c, "INSERT INTO d (id) VALUES (1) RETURNING at = now(), n") == [(True, 3)]
+    for sql in ["ALTER TABLE d ALTER COLUMN n SET DEFAULT (SELECT 1)", "CREATE TABLE e (x INT DEFAULT (SELECT 1))",
+                "ALTER TABLE d ADD COLUMN m INT DEFAULT 1 + (SELECT 1)"]:
+        with pytest.raises(errors.NotSupportedError):
+            c.execute(sql)
+
+
+def test_alter_column_type(c, connect):
+    """``ALTER [COLUMN] c [SET DATA] TYPE t [USING expr]`` (it was 0A000): the rows are cast as
+    an INSERT casts (22P02 / 22003 / 22001 for a value that does not fit, and nothing changes),
+    NOT NULL and the default stay (a default that does not cast is 42804), a key column stays
+    unique (23505 if the cast makes two keys one), all in the transaction."""
+    c.execute("CREATE TABLE m (id INT PRIMARY KEY, n INT DEFAULT 7, s TEXT NOT NULL DEFAULT '12', d DOUBLE)")
+    c.execute("INSERT INTO m VALUES (1, 1, '10', 1.4), (2, NULL, '20', 2.6)")
+    c.execute("ALTER TABLE m ALTER COLUMN n TYPE BIGINT, ALTER s SET DATA TYPE INT USING s::int + 1")
+    c.execute("ALTER TABLE m ALTER COLUMN d TYPE DECIMAL(6,1), ALTER COLUMN id TYPE BIGINT")
+    c.execute("INSERT INTO m (id) VALUES (3000000000)")
+    cur = c.execute("SELECT * FROM m ORDER BY id")
+    assert cur.fetchall() == [(1, 1, 11, decimal.Decimal("1.4")), (2, None, 21, decimal.Decimal("2.6")),
+                              (3000000000, 7, 12, None)]
+    assert [d[1] for d in cur.description] == ["BIGINT", "BIGINT", "INTEGER", "DECIMAL"]
+    for sql, state in [("ALTER TABLE m ALTER COLUMN s TYPE VARCHAR(1)", "22001"),
+                       ("ALTER TABLE m ALTER COLUMN id TYPE INT", "22003"),
+                       ("ALTER TABLE m ALTER COLUMN s TYPE DATE", "42804"),     # (INT to DATE: no cast)
+                       ("ALTER TABLE m ALTER COLUMN d TYPE DATE USING d::text", "22P02"),  # (as INSERT's)
+                       ("ALTER TABLE m ALTER COLUMN n TYPE DATE USING NULL", "42804"),
+                       ("ALTER TABLE m ALTER COLUMN id TYPE INT USING 1", "23505"),
+                       ("ALTER TABLE m ALTER COLUMN s TYPE TEXT USING NULL", "23502"),
+                       ("ALTER TABLE m ALTER COLUMN nope TYPE INT", "42703")]:
+        with pytest.raises(errors.Error) as e:
+            c.execute(sql)
+        assert e.value.sqlstate == state, sql
+    assert q(c, "SELECT count(*), sum(s) FROM m") == [(3, 44)]
+    conn = connect()
+    conn.execute("ALTER TABLE m ALTER COLUMN s TYPE TEXT")
+    assert q(conn, "SELECT s FROM m WHERE id = 1") == [("11",)]
+    conn.rollback()
+    assert q(c, "SELECT s FROM m WHERE id = 1") == [(11,)]

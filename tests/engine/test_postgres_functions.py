@@ -188,9 +188,12 @@ def test_the_session_s_identity_as_postgresql_functions_say_it(conn):
     """version() and current_user said DuckDB's: v1.x, duckdb; user and current_role were
     unknown columns."""
     import getpass
-    row = one(conn, "SELECT version(), current_user, user, session_user, current_role")
+    cur = conn.execute("SELECT version(), current_user, user, session_user, current_role, current_schema")
+    row = cur.fetchone()
     assert row[0].startswith(f"txlake {txlake.__version__} (DuckDB ")
-    assert row[1:] == (getpass.getuser(),) * 4
+    assert row[1:] == (getpass.getuser(),) * 4 + ("public",)
+    assert [d[0] for d in cur.description] == [
+        "version", "current_user", "user", "session_user", "current_role", "current_schema"]
 
 
 def test_string_functions_duckdb_defines_otherwise(conn):

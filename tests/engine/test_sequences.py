@@ -127,3 +127,15 @@ def test_the_sequence_file_is_durable_text(conn, warehouse):
     conn.execute("INSERT INTO t (name) VALUES ('a'), ('b')")
     with open(os.path.join(warehouse, "_sequences", "default", "t_id_seq")) as f:
         assert int(f.read()) == 3
+
+
+def test_truncate_restart_identity_of_a_serial_table_is_refused(conn, connect):
+    """Its sequence would restart outside the transaction (a rollback would leave it handing
+    out the numbers of rows still there); CONTINUE IDENTITY, and tables without one, are taken."""
+    conn.execute("INSERT INTO t (name) VALUES ('a')")
+    conn.execute("CREATE TABLE plain (a INT)")
+    conn.execute("TRUNCATE plain RESTART IDENTITY")
+    with pytest.raises(txlake.NotSupportedError):
+        conn.execute("TRUNCATE t RESTART IDENTITY")
+    conn.execute("TRUNCATE t CONTINUE IDENTITY")
+    assert conn.execute("INSERT INTO t (name) VALUES ('b') RETURNING id").fetchone() == (2,)

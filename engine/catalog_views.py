@@ -1,0 +1,139 @@
+"""PostgreSQL's catalog views over txlake's catalog: ``information_schema.tables``,
+``.columns``, ``.schemata`` and ``pg_catalog.pg_tables``, as tools and applications query them
+("does table x exist?", "which columns has it?").
+
+Each is built, when a statement names it, from the tables the statement's transaction sees
+(its own CREATE / DROP / ALTER included), as rows of PostgreSQL's columns (the commonly read
+ones; the rest are left out). The database ``default`` is the schema ``public``, as
+everywhere else. They are views of metadata: reading one is no read of the tables' rows (no
+SSI read, no row locks), and they cannot be written.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from txlake.storage.schema import Column
+from txlake.storage.version import TableVersion
+
+CATALOG = "txlake"
+CATALOG_SCHEMAS = ("information_schema", "pg_catalog")
+
+#: (PostgreSQL data_type, udt_name) of each column kind
+_PG_TYPES = {
+    "BOOLEAN": ("boolean", "bool"), "INT": ("integer", "int4"), "BIGINT": ("bigint", "int8"),
+    "DOUBLE": ("double precision", "float8"), "DECIMAL": ("numeric", "numeric"),
+    "DATE": ("date", "date"), "TIMESTAMP": ("timestamp without time zone", "timestamp"),
+}
+#: numeric_precision and its radix of the kinds that have one (DECIMAL: its own, radix 10)
+_PRECISION = {"INT": (32, 2), "BIGINT": (64, 2), "DOUBLE": (53, 2)}
+
+
+def schema_name(db: str) -> str:
+    """The PostgreSQL schema a txlake database is (``default`` is ``public``)."""
+    return "public" if db == "default" else db
+
+
+def view(db: str, name: str) -> str | None:
+    """The catalog view ``db.name`` names (``db`` None: unqualified), or None for a table.
+    Unqualified, only ``pg_*`` views are found, as PostgreSQL searches ``pg_catalog`` first."""
+    key = f"{db or 'pg_catalog'}.{name}"
+    return key if key in _VIEWS else None
+
+
+def build(key: str, tables: list[TableVersion]) -> pa.Table:
+    tables = sorted(tables, key=lambda t: (schema_name(t.db), t.name))
+    return _VIEWS[key](tables)
+
+
+def _text(values) -> pa.Array:
+    return pa.array(list(values), pa.string())
+
+
+def _int(values) -> pa.Array:
+    return pa.array(list(values), pa.int32())
+
+
+def _bool(values) -> pa.Array:
+    return pa.array(list(values), pa.bool_())
+
+
+def _tables(tables: list[TableVersion]) -> pa.Table:
+    n = len(tables)
+    return pa.table({
+        "table_catalog": _text([CATALOG] * n),
+        "table_schema": _text(schema_name(t.db) for t in tables),
+        "table_name": _text(t.name for t in tables),
+        "table_type": _text(["BASE TABLE"] * n),
+        "is_insertable_into": _text(["YES"] * n),
+        "is_typed": _text(["NO"] * n),
+    })
+
+
+def _columns(tables: list[TableVersion]) -> pa.Table:
+    rows = [(t, i, c) for t in tables for i, c in enumerate(t.schema.columns, start=1)]
+    n = len(rows)
+    return pa.table({
+        "table_catalog": _text([CATALOG] * n),
+        "table_schema": _text(schema_name(t.db) for t, _, _ in rows),
+        "table_name": _text(t.name for t, _, _ in rows),
+        "column_name": _text(c.name for _, _, c in rows),
+        "ordinal_position": _int(i for _, i, _ in rows),
+        "column_default": _text(c.default for _, _, c in rows),
+        "is_nullable": _text("NO" if c.not_null else "YES" for _, _, c in rows),
+        "data_type": _text(_data_type(c)[0] for _, _, c in rows),
+        "character_maximum_length": _int(c.type.length if c.type.kind == "VARCHAR" else None for _, _, c in rows),
+        "numeric_precision": _int(_numeric(c)[0] for _, _, c in rows),
+        "numeric_precision_radix": _int(_numeric(c)[1] for _, _, c in rows),
+        "numeric_scale": _int(_numeric(c)[2] for _, _, c in rows),
+        "datetime_precision": _int(0 if c.type.kind == "DATE" else 6 if c.type.kind == "TIMESTAMP" else None
+                                   for _, _, c in rows),
+        "udt_name": _text(_data_type(c)[1] for _, _, c in rows),
+        "is_identity": _text(["NO"] * n),
+        "is_generated": _text(["NEVER"] * n),
+        "is_updatable": _text(["YES"] * n),
+    })
+
+
+def _schemata(tables: list[TableVersion]) -> pa.Table:
+    names = sorted({"public", *CATALOG_SCHEMAS, *(schema_name(t.db) for t in tables)})
+    return pa.table({"catalog_name": _text([CATALOG] * len(names)), "schema_name": _text(names),
+                     "schema_owner": _text([None] * len(names))})
+
+
+def _pg_tables(tables: list[TableVersion]) -> pa.Table:
+    n = len(tables)
+    return pa.table({
+        "schemaname": _text(schema_name(t.db) for t in tables),
+        "tablename": _text(t.name for t in tables),
+        "tableowner": _text([None] * n),
+        "tablespace": _text([None] * n),
+        "hasindexes": _bool(bool(t.schema.primary_key) for t in tables),
+        "hasrules": _bool([False] * n),
+        "hastriggers": _bool([False] * n),
+        "rowsecurity": _bool([False] * n),
+    })
+
+
+def _data_type(c: Column) -> tuple[str, str]:
+    if c.type.kind == "VARCHAR":
+        return ("character varying", "varchar") if c.type.length else ("text", "text")
+    return _PG_TYPES.get(c.type.kind, (c.type.display().lower(), c.type.display().lower()))
+
+
+def _numeric(c: Column) -> tuple[int | None, int | None, int | None]:
+    """(numeric_precision, numeric_precision_radix, numeric_scale)"""
+    if c.type.kind == "DECIMAL":
+        return c.type.precision, 10, c.type.scale
+    if c.type.kind in _PRECISION:
+        precision, radix = _PRECISION[c.type.kind]
+        return precision, radix, 0 if c.type.kind != "DOUBLE" else None
+    return None, None, None
+
+
+_VIEWS = {
+    "information_schema.tables": _tables,
+    "information_schema.columns": _columns,
+    "information_schema.schemata": _schemata,
+    "pg_catalog.pg_tables": _pg_tables,
+}
