@@ -966,7 +966,12 @@ class Executor:
             old_keys = [k[2] for k in (keys[i] for i in changed)]
             newest = list(pk.find(self.store, version, old_keys).values())
         else:
-            newest = [r for r in (self._newest_row(ctx, version, int(rowids[i])) for i in changed) if r is not None]
+            newest = []
+            for i in changed:  # (a wait on the way moves the transaction's view on: the version goes with it)
+                rowid, version = self._newest_row(ctx, version, int(rowids[i]))
+                if rowid is not None:
+                    newest.append(rowid)
+            newest = _relocated_ids(newest, version)
         # the rows no one changed are the same rows in the newest version, but a compaction
         # committed since may have moved them: their ids must be that version's, or the
         # statement would delete them where they no longer are and leave the moved copies live
@@ -1030,26 +1035,29 @@ class Executor:
             raise self._duplicate(version, next(iter(hidden)))
         return version
 
-    def _newest_row(self, ctx: Context, version: TableVersion, rowid: int) -> int | None:
-        """Follow a row's update chain (tables without a primary key) to its live version in
-        ``version``, locking it; None if the chain ends in a delete."""
+    def _newest_row(self, ctx: Context, version: TableVersion, rowid: int) -> tuple[int | None, TableVersion]:
+        """Follow a row's update chain (tables without a primary key) to its live version,
+        locking it: (its row id, the version it is in - ``version``, or a newer one if the row
+        changed again while this waited for its lock); None if the chain ends in a delete."""
         while True:
             successor = self.db.successor(version.table_id, rowid)
             if successor is None:
-                return None
+                return None, version
             where = version.locate(successor >> 32, successor & 0xFFFFFFFF)
             if where is None and version.lineage_lost(successor >> 32):
                 raise errors.SerializationFailure("could not serialize access due to concurrent update")
-            if where is None:
-                return None
-            rowid = (where[0] << 32) | where[1]
-            if where[1] in version.deleted(where[0]):
-                continue  # updated again: keep following
+            rowid = successor if where is None else (where[0] << 32) | where[1]
+            if where is None or where[1] in version.deleted(where[0]):
+                # updated again or deleted (a one-row file leaves with its row): keep following,
+                # from the id its updater saw it by (moved by a compaction, or not)
+                if rowid != successor and self.db.successor(version.table_id, rowid) is None:
+                    rowid = successor
+                continue
             if not self.db.locks.acquire(ctx.txn, (version.table_id, "row", rowid), ctx.lock_timeout):
-                return rowid
+                return rowid, version
             latest = self.db.warehouse.refresh().by_id(version.table_id)
             if latest is None or not _changed_since(rowid, version, latest):
-                return rowid
+                return rowid, version
             version = ctx.txn.rebase(version.table_id, version, latest)  # changed while we waited: again
 
     def _row_lock_keys(self, version: TableVersion, found: pa.Table) -> list:
@@ -1977,6 +1985,18 @@ def _relocated(rows: pa.Table, version: TableVersion) -> pa.Table:
     if (moved == ids).all():
         return rows
     return rows.set_column(rows.schema.get_field_index(ROWID), ROWID, pa.array(moved, pa.int64()))
+
+
+def _relocated_ids(rowids: list[int], version: TableVersion) -> list[int]:
+    """Committed row ids located in older versions of a table, made ``version``'s (as
+    ``_relocated``); 40001 for one that cannot be followed."""
+    moved = []
+    for rowid in rowids:
+        where = version.locate(rowid >> 32, rowid & 0xFFFFFFFF)
+        if where is None:
+            raise errors.SerializationFailure("could not serialize access due to concurrent update")
+        moved.append((where[0] << 32) | where[1])
+    return moved
 
 
 def _first_per_rowid(result: pa.Table) -> pa.Table:
