@@ -131,7 +131,13 @@ class Session:
                     sqlstate="08P01")
             handler = _CONTROL.get(type(stmt))
             if handler is not None:
-                return handler(self, stmt)
+                txn = self.txn
+                try:
+                    return handler(self, stmt)
+                except errors.Error as e:  # (SET, SHOW, SET TRANSACTION, COMMIT PREPARED ... too)
+                    if txn is not None and self.txn is txn and txn.state is TxnState.ACTIVE:
+                        self.fail(e)
+                    raise
             try:
                 return self._run_data_statement(stmt, params)
             except UnicodeEncodeError as e:  # a str holding a lone surrogate (text that was not UTF-8)

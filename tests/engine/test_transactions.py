@@ -333,6 +333,23 @@ def test_any_error_fails_the_block(c, bad):
     c.rollback()
 
 
+@pytest.mark.parametrize("bad", [
+    "SET no_such_setting = 1", "SHOW no_such_setting", "SET lock_timeout = 'soon'",
+    "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE", "SET default_transaction_isolation = 'sometimes'",
+    "COMMIT PREPARED 'g'", "ROLLBACK PREPARED 'g'", "SET LOCAL TIME ZONE 'UTC'", "SET TIME ZONE 'Nowhere/Else'",
+])
+def test_an_error_of_a_setting_or_a_control_statement_fails_the_block(c, connect, bad):
+    """As any other error does, in PostgreSQL: the block's work must not commit. Such errors
+    left the block going, and the COMMIT after them committed the INSERT before."""
+    c.execute("INSERT INTO t VALUES (3, 30)")              # (a query already ran: SET TRANSACTION is refused)
+    with pytest.raises(errors.Error):
+        c.execute(bad)
+    with pytest.raises(errors.InFailedTransaction):
+        c.execute("SELECT 1")
+    assert c.execute("COMMIT").statusmessage == "ROLLBACK"
+    assert committed(connect) == INITIAL
+
+
 def test_wrong_parameter_count_fails_the_block(c):
     c.execute("INSERT INTO t VALUES (3, 30)")
     with pytest.raises(errors.ProgrammingError) as info:
