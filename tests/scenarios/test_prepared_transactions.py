@@ -125,6 +125,48 @@ def test_prepared_rows_are_protected_until_finished(table, connect):
     assert table.execute("SELECT s FROM t WHERE id = 1").fetchone() == ("theirs",)
 
 
+@pytest.mark.parametrize("rows", ["one row (inline)", "a Parquet file"])
+@pytest.mark.parametrize("theirs", [
+    "INSERT INTO t VALUES ({key}, 'theirs')", "INSERT INTO t VALUES ({key}, 'theirs') ON CONFLICT DO NOTHING",
+    "PREPARE"])
+def test_keys_a_prepared_transaction_inserted_are_held(table, connect, rows, theirs):
+    """PostgreSQL makes another inserter of the key wait for the prepared transaction. The key
+    was not held at all: the other INSERT committed, and COMMIT PREPARED then failed with
+    23505 and rolled the prepared transaction back - its promise broken."""
+    key = 10 if rows == "one row (inline)" else 500
+    table.execute("BEGIN")
+    table.execute("INSERT INTO t VALUES (10, 'prepared')")
+    if rows == "a Parquet file":
+        table.execute("INSERT INTO t SELECT i, 'bulk' FROM range(100, 1100) r(i)")
+    table.execute("PREPARE TRANSACTION 'inserter'")
+    other = connect(autocommit=True)
+    with pytest.raises(txlake.SerializationFailure, match='prepared transaction "inserter"'):
+        if theirs == "PREPARE":
+            other.execute("BEGIN")
+            other.execute(f"INSERT INTO t VALUES ({key}, 'theirs')")
+            other.execute("PREPARE TRANSACTION 'second'")
+        else:
+            other.execute(theirs.format(key=key))
+    other.execute("INSERT INTO t VALUES (3, 'three')")      # other keys are free
+    other.execute("COMMIT PREPARED 'inserter'")
+    assert table.execute(f"SELECT s FROM t WHERE id = {key}").fetchone() == ("prepared" if key == 10 else "bulk",)
+    assert table.execute("SELECT count(*) FROM t").fetchone() == (4 if key == 10 else 1004,)
+
+
+def test_a_table_a_prepared_transaction_created_is_held(table, connect):
+    """Another CREATE TABLE of the name committed, and COMMIT PREPARED failed with 42P07."""
+    table.execute("BEGIN")
+    table.execute("CREATE TABLE fresh (a INT)")
+    table.execute("INSERT INTO fresh VALUES (1)")
+    table.execute("PREPARE TRANSACTION 'creator'")
+    other = connect(autocommit=True)
+    with pytest.raises(txlake.SerializationFailure, match='prepared transaction "creator"'):
+        other.execute("CREATE TABLE fresh (b TEXT)")
+    other.execute("CREATE TABLE other.fresh (b TEXT)")      # the name in another database is free
+    other.execute("COMMIT PREPARED 'creator'")
+    assert table.execute("SELECT * FROM fresh").fetchall() == [(1,)]
+
+
 OTHER_PROCESS_UPDATES = r"""
 import sys, txlake
 c = txlake.connect(sys.argv[1], autocommit=True, publish="off")
