@@ -276,16 +276,17 @@ class Session:
     def _savepoint(self, stmt: st.Savepoint) -> Result:
         txn = self._in_block("SAVEPOINT")
         txn.check_usable()
-        txn.savepoint(stmt.name)
+        txn.savepoint(stmt.name, self.db.locks.mark(txn))
         return Result(status="SAVEPOINT")
 
     def _rollback_to(self, stmt: st.RollbackToSavepoint) -> Result:
         txn = self._in_block("ROLLBACK TO SAVEPOINT")
         try:
-            txn.rollback_to(stmt.name)
+            mark = txn.rollback_to(stmt.name)
         except errors.Error:
             txn.state = TxnState.FAILED
             raise
+        self.db.locks.release_since(txn, mark.locks)
         return Result(status="ROLLBACK")
 
     def _release(self, stmt: st.ReleaseSavepoint) -> Result:

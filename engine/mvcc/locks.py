@@ -18,6 +18,9 @@ that, a deadlock victim retrying its transaction at once - the interpreter lock 
 thread between the rollback and the new attempt - took back the key its rival had been woken to
 get, closed the same cycle again, and so on, each time.
 
+A rollback to a savepoint frees the keys taken after it (``mark`` / ``release_since``), as
+PostgreSQL frees a rolled-back subtransaction's locks; RELEASE keeps them.
+
 Waiting is bounded by ``lock_timeout`` (55P03). Before sleeping, the waiter adds an edge to the
 wait-for graph and looks for a cycle through itself; finding one, it gives up with 40P01
 (the transaction that closes a cycle is the victim, as in PostgreSQL where the one whose
@@ -64,6 +67,7 @@ class LockTable:
         self._sleeping: dict[int, threading.Condition] = {}  # id(waiting txn) -> what wakes it
         self._holders: dict[tuple, object] = {}     # key -> holding transaction
         self._held: dict[int, set[tuple]] = {}      # id(txn) -> keys it holds
+        self._order: dict[int, list[tuple]] = {}    # id(txn) -> the same keys, in the order granted
         self._waits_for: dict[int, object] = {}     # id(waiting txn) -> the transaction it waits for
         # table_id -> id(txn) -> txn, for transactions holding row/key locks there: whom a table
         # lock waits for
@@ -93,7 +97,9 @@ class LockTable:
             if self._holders.get(key) is txn:
                 del self._holders[key]
             held = self._held.get(id(txn), set())
-            held.discard(key)
+            if key in held:
+                held.discard(key)
+                self._order[id(txn)].remove(key)
             if key[1] != TABLE and not any(k[0] == key[0] and k[1] != TABLE for k in held):
                 in_table = self._in_table.get(key[0])
                 if in_table is not None and in_table.pop(id(txn), None) is not None and not in_table:
@@ -180,6 +186,7 @@ class LockTable:
             return  # held already, or covered by its table lock
         self._holders[key] = txn
         self._held.setdefault(id(txn), set()).add(key)
+        self._order.setdefault(id(txn), []).append(key)
         if key[1] != TABLE:
             self._in_table.setdefault(key[0], {})[id(txn)] = txn
 
@@ -210,6 +217,7 @@ class LockTable:
             if spans:  # (before a waiter here may take a key: its record lock is this process's)
                 self.shared.release(spans)
             keys = self._held.pop(id(txn), ())
+            self._order.pop(id(txn), None)
             for key in keys:
                 if self._holders.get(key) is txn:
                     del self._holders[key]
@@ -219,6 +227,39 @@ class LockTable:
             self._waits_for.pop(id(txn), None)
             self._wake_waiters_of(txn)
             return len(keys)
+
+    def mark(self, txn) -> tuple[int, int]:
+        """What ``txn`` holds now (SAVEPOINT), for ``release_since``."""
+        with self._mutex:
+            return len(self._order.get(id(txn), ())), len(self._shared_held.get(id(txn), ()))
+
+    def release_since(self, txn, mark: tuple[int, int]) -> int:
+        """ROLLBACK TO SAVEPOINT: free the keys ``txn`` took after ``mark`` (as PostgreSQL frees
+        a rolled-back subtransaction's locks) and wake their waiters; it keeps the older ones."""
+        with self._mutex:
+            spans = self._shared_held.get(id(txn))
+            if spans is not None and len(spans) > mark[1]:
+                self.shared.release(spans[mark[1]:])
+                del spans[mark[1]:]
+            order = self._order.get(id(txn))
+            if not order or len(order) <= mark[0]:
+                return 0
+            gone = order[mark[0]:]
+            del order[mark[0]:]
+            held = self._held[id(txn)]
+            for key in gone:
+                held.discard(key)
+                if self._holders.get(key) is txn:
+                    del self._holders[key]
+            tables = {key[0] for key in gone if key[1] != TABLE}
+            if tables:
+                tables -= {key[0] for key in held if key[1] != TABLE}
+            for table_id in tables:
+                in_table = self._in_table.get(table_id)
+                if in_table is not None and in_table.pop(id(txn), None) is not None and not in_table:
+                    del self._in_table[table_id]
+            self._wake_waiters_of(txn)
+            return len(gone)
 
     def __len__(self) -> int:
         with self._mutex:

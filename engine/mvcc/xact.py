@@ -58,6 +58,7 @@ class SavepointMark:
     name: str
     changes: dict
     bases: dict
+    locks: tuple = (0, 0)  # what it held then (LockTable.mark): a rollback to it frees the rest
 
 
 @dataclass
@@ -176,8 +177,8 @@ class Transaction:
 
     # --- savepoints ----------------------------------------------------------------------
 
-    def savepoint(self, name: str) -> None:
-        self.savepoints.append(SavepointMark(name, dict(self.changes), dict(self.bases)))
+    def savepoint(self, name: str, locks: tuple = (0, 0)) -> None:
+        self.savepoints.append(SavepointMark(name, dict(self.changes), dict(self.bases), locks))
 
     def _find(self, name: str) -> int:
         for i in range(len(self.savepoints) - 1, -1, -1):
@@ -185,7 +186,7 @@ class Transaction:
                 return i
         raise errors.InvalidSavepoint(f'savepoint "{name}" does not exist')
 
-    def rollback_to(self, name: str) -> None:
+    def rollback_to(self, name: str) -> SavepointMark:
         i = self._find(name)
         mark = self.savepoints[i]
         del self.savepoints[i + 1:]
@@ -193,6 +194,7 @@ class Transaction:
         self.bases = dict(mark.bases)
         self.state = TxnState.ACTIVE
         self.error = None
+        return mark
 
     def release(self, name: str) -> None:
         del self.savepoints[self._find(name):]

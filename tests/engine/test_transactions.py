@@ -213,6 +213,44 @@ def test_savepoint_names_can_repeat(c):
     c.rollback()
 
 
+@pytest.mark.parametrize("after", [
+    "UPDATE t SET v = 0 WHERE id = 2", "DELETE FROM t WHERE id = 2", "SELECT * FROM t WHERE id = 2 FOR UPDATE",
+    "INSERT INTO t VALUES (3, 30)", "INSERT INTO t SELECT i, i FROM range(100, 10200) r(i)",  # (a table lock)
+])
+def test_rollback_to_a_savepoint_releases_the_locks_taken_after_it(c, connect, after):
+    """As in PostgreSQL, where the locks of a subtransaction go when it is rolled back: they
+    were held to the end of the transaction, and a writer of those rows waited for it."""
+    c.execute("UPDATE t SET v = 11 WHERE id = 1")        # taken before the savepoint: kept
+    c.execute("SAVEPOINT s")
+    c.execute(after)
+    c.execute("SAVEPOINT inner")
+    c.execute("ROLLBACK TO s")
+    other = connect()
+    other.execute("SET lock_timeout = '50ms'")
+    other.execute("UPDATE t SET v = 22 WHERE id = 2")    # free at once
+    other.execute("INSERT INTO t VALUES (3, 33)")
+    with pytest.raises(errors.LockNotAvailable):
+        other.execute("UPDATE t SET v = 12 WHERE id = 1")
+    other.rollback()
+    c.execute("UPDATE t SET v = 23 WHERE id = 2")        # takes it again (nothing else holds it now)
+    c.commit()
+    assert committed(connect) == [(1, 11), (2, 23)]
+
+
+def test_release_keeps_the_locks_taken_after_the_savepoint(c, connect):
+    c.execute("SAVEPOINT s")
+    c.execute("UPDATE t SET v = 0 WHERE id = 2")
+    c.execute("RELEASE s")
+    c.execute("SAVEPOINT t")
+    c.execute("ROLLBACK TO t")
+    other = connect()
+    other.execute("SET lock_timeout = '50ms'")
+    with pytest.raises(errors.LockNotAvailable):
+        other.execute("UPDATE t SET v = 22 WHERE id = 2")
+    other.rollback()
+    c.commit()
+
+
 @pytest.mark.parametrize("sql", ["ROLLBACK TO nope", "ROLLBACK TO SAVEPOINT nope", "RELEASE nope",
                                  "RELEASE SAVEPOINT nope"])
 def test_unknown_savepoint(c, sql):
