@@ -167,6 +167,26 @@ def test_a_table_a_prepared_transaction_created_is_held(table, connect):
     assert table.execute("SELECT * FROM fresh").fetchall() == [(1,)]
 
 
+@pytest.mark.parametrize("work", ["", "SELECT * FROM t", "UPDATE t SET s = 'none' WHERE id = 99"])
+def test_a_prepared_transaction_that_wrote_nothing_commits(table, connect, work):
+    """As a read-only branch of a distributed transaction does in PostgreSQL. COMMIT PREPARED
+    failed with AttributeError (XX000), and the transaction stayed PRECOMMITTED until its
+    timeout rolled it back."""
+    table.execute("BEGIN")
+    if work:
+        table.execute(work)
+    table.execute("PREPARE TRANSACTION 'reader'")
+    other = connect(autocommit=True)
+    assert other.execute("COMMIT PREPARED 'reader'").statusmessage == "COMMIT PREPARED"
+    other.execute("COMMIT PREPARED 'reader'")                # finishing twice the same way succeeds
+    with pytest.raises(txlake.Error) as e:
+        other.execute("ROLLBACK PREPARED 'reader'")
+    assert e.value.sqlstate == "25000"
+    assert other.execute("SELECT state FROM txlake_transactions() WHERE gid = 'reader'").fetchall() == [
+        ("COMMITTED",)]
+    assert other.execute("SELECT * FROM t ORDER BY id").fetchall() == [(1, "one"), (2, "two")]
+
+
 OTHER_PROCESS_UPDATES = r"""
 import sys, txlake
 c = txlake.connect(sys.argv[1], autocommit=True, publish="off")
