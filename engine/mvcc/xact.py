@@ -192,6 +192,8 @@ class Transaction:
         del self.savepoints[i + 1:]
         self.changes = dict(mark.changes)
         self.bases = dict(mark.bases)
+        if self.follows is not None:  # READ COMMITTED: what is left to move is what it holds now
+            self.follow(self.follows)
         self.state = TxnState.ACTIVE
         self.error = None
         return mark

@@ -237,6 +237,29 @@ def test_rollback_to_a_savepoint_releases_the_locks_taken_after_it(c, connect, a
     assert committed(connect) == [(1, 11), (2, 23)]
 
 
+@pytest.mark.parametrize("end", ["PREPARE TRANSACTION 'g'", "COMMIT"])
+def test_read_committed_rolls_back_to_a_savepoint_past_a_statement_that_left_a_table_behind(connect, end):
+    """READ COMMITTED moves a table it wrote to each statement's snapshot when a statement
+    uses it; a rollback to a savepoint taken before the write left the table on that list, and
+    PREPARE TRANSACTION then failed with KeyError (XX000), the transaction lost."""
+    c = connect(isolation_level="READ COMMITTED")
+    c.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    c.execute("CREATE TABLE u (id INT PRIMARY KEY, v INT)")
+    c.commit()
+    other = connect(autocommit=True)
+    c.execute("INSERT INTO u VALUES (1, 1)")
+    c.execute("SAVEPOINT s")
+    c.execute("INSERT INTO t VALUES (3, 3)")
+    other.execute("INSERT INTO t VALUES (4, 4)")
+    c.execute("SELECT 1")                                # (a statement that does not use t)
+    c.execute("ROLLBACK TO s")
+    c.execute(end)
+    if end.startswith("PREPARE"):
+        other.execute("COMMIT PREPARED 'g'")
+    assert committed(connect, "u") == [(1, 1)]
+    assert committed(connect, "t") == [(4, 4)]
+
+
 def test_release_keeps_the_locks_taken_after_the_savepoint(c, connect):
     c.execute("SAVEPOINT s")
     c.execute("UPDATE t SET v = 0 WHERE id = 2")
