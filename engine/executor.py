@@ -1038,10 +1038,15 @@ class Executor:
     def _newest_row(self, ctx: Context, version: TableVersion, rowid: int) -> tuple[int | None, TableVersion]:
         """Follow a row's update chain (tables without a primary key) to its live version,
         locking it: (its row id, the version it is in - ``version``, or a newer one if the row
-        changed again while this waited for its lock); None if the chain ends in a delete."""
+        changed again while this waited for its lock); None if the chain ends in a delete.
+        Chains are this process's commits': a row another process may have changed is 40001."""
         while True:
             successor = self.db.successor(version.table_id, rowid)
             if successor is None:
+                wh = self.db.warehouse
+                if version.table_id in wh.foreign_writes(ctx.txn.snapshot.csn, wh.latest.csn):
+                    # another process's update records no chain here: not to be taken for a delete
+                    raise errors.SerializationFailure("could not serialize access due to concurrent update")
                 return None, version
             where = version.locate(successor >> 32, successor & 0xFFFFFFFF)
             if where is None and version.lineage_lost(successor >> 32):
