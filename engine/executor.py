@@ -27,6 +27,7 @@ import json
 import math
 import os
 import re
+import time
 import uuid
 from collections import OrderedDict
 from contextlib import contextmanager
@@ -142,6 +143,16 @@ class Context:
     catalog: CatalogVersion
     db: str = DEFAULT_DB
     lock_timeout: float | None = None
+    deadline: float | None = None  # statement_timeout: when the statement is canceled (time.monotonic())
+
+    @property
+    def lock_wait(self) -> float | None:
+        """How long a lock wait may last: ``lock_timeout``, within what is left of the statement's
+        ``statement_timeout`` (0 or None: no limit)."""
+        if self.deadline is None:
+            return self.lock_timeout
+        left = max(self.deadline - time.monotonic(), NOWAIT)
+        return left if not self.lock_timeout else min(self.lock_timeout, left)
 
     def resolve(self, name: st.TableName) -> TableVersion:
         version = self.txn.table(self.catalog, *name.qualified(self.db))
@@ -1005,10 +1016,10 @@ class Executor:
         """Lock rows or keys of a table; a statement locking more than ``BULK_LOCKS`` locks
         the whole table instead (lock escalation, engine/mvcc/locks.py)."""
         if len(keys) > BULK_LOCKS:
-            self.db.locks.acquire(ctx.txn, (table_id, TABLE), ctx.lock_timeout)
+            self.db.locks.acquire(ctx.txn, (table_id, TABLE), ctx.lock_wait)
             return
         for key in keys:
-            self.db.locks.acquire(ctx.txn, key, ctx.lock_timeout)
+            self.db.locks.acquire(ctx.txn, key, ctx.lock_wait)
 
     def _lock_new_keys(self, ctx: Context, version: TableVersion, rows: pa.Table | PythonRows,
                        on_conflict: bool) -> TableVersion:
@@ -1058,7 +1069,7 @@ class Executor:
                 if rowid != successor and self.db.successor(version.table_id, rowid) is None:
                     rowid = successor
                 continue
-            if not self.db.locks.acquire(ctx.txn, (version.table_id, "row", rowid), ctx.lock_timeout):
+            if not self.db.locks.acquire(ctx.txn, (version.table_id, "row", rowid), ctx.lock_wait):
                 return rowid, version
             latest = self.db.warehouse.refresh().by_id(version.table_id)
             if latest is None or not _changed_since(rowid, version, latest):

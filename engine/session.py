@@ -13,8 +13,10 @@ shares with other sessions is thread-safe.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import threading
+import time
 import weakref
 
 from txlake import errors
@@ -247,12 +249,52 @@ class Session:
             raise
 
     def _run_in(self, txn: Transaction, stmt: st.Statement, params) -> Result:
+        timeout = _seconds(self.settings["statement_timeout"], "statement_timeout")
+        if timeout is None:
+            return self._run_statement(txn, stmt, params, None)
+        # statement_timeout, as PostgreSQL's: its DuckDB query is interrupted and its lock waits
+        # end then; work in Python is not interrupted (see ``cancel``) but fails when it is done
+        deadline = time.monotonic() + timeout
+        with self._statement_timer(timeout):
+            try:
+                result = self._run_statement(txn, stmt, params, deadline)
+            except (errors.LockNotAvailable, errors.QueryCanceled):
+                if time.monotonic() < deadline:
+                    raise
+                result = None
+        if time.monotonic() >= deadline:
+            raise errors.QueryCanceled("canceling statement due to statement timeout")
+        return result
+
+    @contextlib.contextmanager
+    def _statement_timer(self, seconds: float):
+        """Interrupt this session's DuckDB query after ``seconds``, unless the block has ended."""
+        guard, running = threading.Lock(), [True]
+
+        def fire():
+            with guard:  # (not once the statement is over: the next one must not be hit)
+                if running[0]:
+                    try:
+                        self.executor.con.interrupt()
+                    except Exception:  # (a connection closing meanwhile)
+                        pass
+        timer = threading.Timer(seconds, fire)
+        timer.daemon = True
+        timer.start()
+        try:
+            yield
+        finally:
+            with guard:
+                running[0] = False
+            timer.cancel()
+
+    def _run_statement(self, txn: Transaction, stmt: st.Statement, params, deadline: float | None) -> Result:
         if txn.snapshot is None or not txn.uses_transaction_snapshot:
             txn.snapshot = self.db.take_snapshot()
             if not txn.uses_transaction_snapshot:
                 txn.follow(txn.snapshot.catalog)
         ctx = Context(txn, txn.snapshot.catalog, self.settings["search_path"],
-                      lock_timeout=_seconds(self.settings["lock_timeout"]))
+                      lock_timeout=_seconds(self.settings["lock_timeout"]), deadline=deadline)
         runner = _DATA.get(type(stmt))
         if runner is None:
             raise errors.NotSupportedError(f"statement not supported: {type(stmt).__name__}")
@@ -355,7 +397,7 @@ class Session:
             return Result(status="SET")
         if name in self.settings:
             if name in ("lock_timeout", "statement_timeout") and value is not None:
-                _seconds(value)  # validate now, as PostgreSQL does
+                _seconds(value, name)  # validate now, as PostgreSQL does
             self.settings[name] = value if value is not None else SETTINGS_DEFAULTS[name]
             if name == "search_path":
                 self.settings[name] = st.search_path_database(self.settings[name])
@@ -418,7 +460,7 @@ def _effective(level: str) -> str:
 
 
 @functools.lru_cache(maxsize=64)  # asked at every statement
-def _seconds(value: str) -> float | None:
+def _seconds(value: str, name: str = "lock_timeout") -> float | None:
     """A PostgreSQL duration setting ('0' = no limit, '100' = ms, '2s', '1min') in seconds."""
     text = str(value).strip().strip("'\"").lower().replace(" ", "")
     units = (("ms", 0.001), ("min", 60.0), ("s", 1.0), ("h", 3600.0))
@@ -428,7 +470,7 @@ def _seconds(value: str) -> float | None:
             break
     else:
         if not text.replace(".", "", 1).isdigit():
-            raise errors.InvalidParameterValue(f'invalid value for parameter "lock_timeout": "{value}"')
+            raise errors.InvalidParameterValue(f'invalid value for parameter "{name}": "{value}"')
         seconds = float(text) / 1000.0
     return seconds or None
 

@@ -715,6 +715,40 @@ def test_lock_timeout_setting(connect, c):
     assert rows(c)[0] == (1, 1)
 
 
+def test_statement_timeout_cancels_a_long_statement_and_a_long_lock_wait(connect, c):
+    """As PostgreSQL's: 57014 once the statement has run that long, whether it computes or
+    waits for a lock (where a shorter lock_timeout still gives 55P03). It was accepted and
+    shown, and did nothing: a statement ran, and a lock wait lasted, for ever."""
+    c.execute("SET statement_timeout = '200ms'")
+    assert show(c, "statement_timeout") == "200ms"
+    c.execute("INSERT INTO t VALUES (3, 30)")
+    with pytest.raises(errors.QueryCanceled) as info:
+        c.execute("SELECT sum(i % 7) FROM range(10000000000) r(i)")
+    assert info.value.sqlstate == "57014" and "statement timeout" in str(info.value)
+    with pytest.raises(errors.InFailedTransaction):                 # the block failed
+        c.execute("SELECT 1")
+    c.rollback()
+    holder = connect()
+    holder.execute("UPDATE t SET v = 1 WHERE id = 1")
+    with pytest.raises(errors.QueryCanceled) as info:
+        c.execute("UPDATE t SET v = 2 WHERE id = 1")
+    assert info.value.sqlstate == "57014" and "statement timeout" in str(info.value)
+    c.rollback()
+    c.execute("SET lock_timeout = '20ms'")
+    with pytest.raises(errors.LockNotAvailable):
+        c.execute("UPDATE t SET v = 2 WHERE id = 1")
+    c.rollback()
+    holder.commit()
+    a = connect(autocommit=True)
+    a.execute("SET statement_timeout = '200ms'")
+    with pytest.raises(errors.QueryCanceled):
+        a.execute("INSERT INTO t SELECT 100, sum(i % 7)::INT FROM range(10000000000) r(i)")
+    a.execute("SET statement_timeout = 0")
+    assert committed(connect) == [(1, 1), (2, 20)]                  # nothing of it committed
+    with pytest.raises(errors.InvalidParameterValue, match="statement_timeout"):
+        a.execute("SET statement_timeout = 'soon'")
+
+
 def test_unknown_settings(conn):
     with pytest.raises(errors.UndefinedObject):
         conn.execute("SET no_such_setting = 1")
