@@ -111,9 +111,15 @@ class Session:
             self.executor.con.interrupt()
         except Exception:  # (a connection closing meanwhile)
             pass
+        txn = self.txn
+        if txn is not None:  # (a lock wait too)
+            self.db.locks.cancel(txn)
 
     def uncancel(self) -> None:
         self._canceled = False
+        txn = self.txn
+        if txn is not None:
+            self.db.locks.uncancel(txn)
 
     def _check_canceled(self) -> None:
         if self._canceled:

@@ -21,7 +21,8 @@ get, closed the same cycle again, and so on, each time.
 A rollback to a savepoint frees the keys taken after it (``mark`` / ``release_since``), as
 PostgreSQL frees a rolled-back subtransaction's locks; RELEASE keeps them.
 
-Waiting is bounded by ``lock_timeout`` (55P03). Before sleeping, the waiter adds an edge to the
+Waiting is bounded by ``lock_timeout`` (55P03), and ended by a cancel of the statement (57014;
+a wait for another process's record lock without a timeout blocks in the kernel and is not). Before sleeping, the waiter adds an edge to the
 wait-for graph and looks for a cycle through itself; finding one, it gives up with 40P01
 (the transaction that closes a cycle is the victim, as in PostgreSQL where the one whose
 deadlock_timeout fires first aborts). Exactly one member of a cycle is the victim: the graph
@@ -73,6 +74,7 @@ class LockTable:
         # lock waits for
         self._in_table: dict[str, dict[int, object]] = {}
         self._queues: dict[tuple, list] = {}        # key -> transactions waiting for it, oldest first
+        self._canceled: set[int] = set()            # id(txn) whose statement was canceled: no waiting
 
     def acquire(self, txn, key: tuple, timeout: float | None = None) -> bool:
         """Take ``key`` for ``txn``, here and (``shared``) across processes. Returns True if it
@@ -129,6 +131,9 @@ class LockTable:
                         raise errors.DeadlockDetected(
                             "deadlock detected\nDETAIL:  Process waits for a lock held by another "
                             "transaction, which waits for this one.")
+                    if id(txn) in self._canceled:
+                        self._give_up(txn, key)
+                        raise errors.QueryCanceled("canceling statement due to user request")
                     remaining = None if deadline is None else deadline - time.monotonic()
                     if remaining is not None and remaining <= 0:
                         self._give_up(txn, key)
@@ -225,8 +230,22 @@ class LockTable:
                 if in_table is not None and in_table.pop(id(txn), None) is not None and not in_table:
                     del self._in_table[key[0]]
             self._waits_for.pop(id(txn), None)
+            self._canceled.discard(id(txn))
             self._wake_waiters_of(txn)
             return len(keys)
+
+    def cancel(self, txn) -> None:
+        """The statement ``txn`` runs was canceled: a lock wait of it ends now, and any it begins
+        at once, with 57014 (until ``uncancel``, or the transaction's end)."""
+        with self._mutex:
+            self._canceled.add(id(txn))
+            wake = self._sleeping.get(id(txn))
+            if wake is not None:
+                wake.notify()
+
+    def uncancel(self, txn) -> None:
+        with self._mutex:
+            self._canceled.discard(id(txn))
 
     def mark(self, txn) -> tuple[int, int]:
         """What ``txn`` holds now (SAVEPOINT), for ``release_since``."""

@@ -1243,3 +1243,41 @@ def test_cancel_from_another_thread_stops_a_statement_busy_outside_duckdb(connec
     assert conn.execute("SELECT count(*) FROM a").fetchone() == (0,)
     conn.cancel()  # with nothing running: the next statement is not canceled
     assert conn.execute("SELECT 1").fetchone() == (1,)
+
+
+def test_cancel_from_another_thread_stops_a_statement_waiting_for_a_row_lock(c, connect):
+    """As PostgreSQL's cancel request does: the wait ends at once with 57014. The waiter went on
+    waiting until the holder ended (the shell warned that Ctrl-C could not stop it), then ran."""
+    import threading
+    import time
+    holder = connect()
+    holder.execute("UPDATE t SET v = 1 WHERE id = 1")
+    outcome = {}
+
+    def update():
+        try:
+            c.execute("UPDATE t SET v = 2 WHERE id = 1")
+            outcome["done"] = "updated"
+        except txlake.Error as e:
+            outcome["done"] = e.sqlstate
+
+    worker = threading.Thread(target=update)
+    worker.start()
+    locks = c.session.db.locks
+    deadline = time.monotonic() + 10
+    while not (c.session.txn is not None and id(c.session.txn) in locks._waits_for):
+        assert time.monotonic() < deadline, "the UPDATE did not wait"
+        time.sleep(0.001)
+    c.cancel()
+    worker.join(10)
+    canceled = dict(outcome)
+    holder.commit()
+    worker.join(10)
+    assert canceled == {"done": "57014"}
+    with pytest.raises(errors.InFailedTransaction):
+        c.execute("SELECT 1")
+    c.rollback()
+    c.execute("SET lock_timeout = '5s'")
+    c.execute("UPDATE t SET v = 3 WHERE id = 1")          # the next wait is not canceled
+    c.commit()
+    assert committed(connect) == [(1, 3), (2, 20)]
