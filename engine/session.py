@@ -166,9 +166,15 @@ class Session:
             return Result(status="COMMIT", notice="there is no transaction in progress", severity="WARNING")
         self.txn = None
         if txn.state is TxnState.FAILED:
+            self._end_settings(txn, committed=False)
             self.db.abort(txn)
             return Result(status="ROLLBACK")
-        self.db.commit(txn)
+        try:
+            self.db.commit(txn)
+        except BaseException:
+            self._end_settings(txn, committed=False)
+            raise
+        self._end_settings(txn, committed=True)
         return Result(status="COMMIT")
 
     def set_label(self, label: str) -> None:
@@ -185,8 +191,70 @@ class Session:
         if txn is None:
             return Result(status="ROLLBACK", notice="there is no transaction in progress", severity="WARNING")
         self.txn = None
+        self._end_settings(txn, committed=False)
         self.db.abort(txn)
         return Result(status="ROLLBACK")
+
+    # --- settings a transaction changed (PostgreSQL: SET is undone by a rollback, SET LOCAL
+    # at the transaction's end) -----------------------------------------------------------
+
+    def _setting(self, name: str):
+        if name == "default_isolation":
+            return self.default_isolation
+        if name == "default_read_only":
+            return self.default_read_only
+        if name == "timezone":
+            return self.executor.time_zone()
+        return self.settings[name]
+
+    def _put_setting(self, name: str, value) -> None:
+        if name == "default_isolation":
+            self.default_isolation = value
+        elif name == "default_read_only":
+            self.default_read_only = value
+        elif name == "timezone":
+            self.executor.set_time_zone(value)
+        else:
+            self.settings[name] = value
+
+    def _tracked_set(self, stmt, names: tuple[str, ...], local: bool, apply) -> Result:
+        """Run a SET (``apply``) that may change the session settings ``names``; inside a
+        transaction block, record what it changed."""
+        txn = self.txn if self.txn is not None and self.txn.explicit else None
+        if local and txn is None:
+            return Result(status="SET", notice="SET LOCAL can only be used in transaction blocks",
+                          severity="WARNING")
+        if txn is None or not names:
+            return apply(self, stmt)
+        before = {n: self._setting(n) for n in names}
+        result = apply(self, stmt)
+        for n in names:
+            now = self._setting(n)
+            if now != before[n]:
+                txn.settings_changed.append((n, before[n], now, local))
+        return result
+
+    def _undo_settings(self, txn: Transaction, since: int = 0) -> None:
+        """A rollback (to a savepoint): the settings back as they were before the changes
+        ``since`` on."""
+        for name, old, _, _ in reversed(txn.settings_changed[since:]):
+            self._put_setting(name, old)
+        del txn.settings_changed[since:]
+
+    def _end_settings(self, txn: Transaction, committed: bool) -> None:
+        if not txn.settings_changed:
+            return
+        if not committed:
+            return self._undo_settings(txn)
+        after = {}  # the value each LOCAL one goes back to: before it, or a later SET's
+        for name, old, new, local in txn.settings_changed:
+            if local:
+                after.setdefault(name, old)
+            elif name in after:
+                after[name] = new
+        for name, value in after.items():
+            self._put_setting(name, value)
+        txn.settings_changed.clear()
 
     def describe_tables(self):
         """Tables visible to this session (its transaction's view, or the newest committed)."""
@@ -335,6 +403,7 @@ class Session:
             txn.state = TxnState.FAILED
             raise
         self.db.locks.release_since(txn, mark.locks)
+        self._undo_settings(txn, mark.settings)
         return Result(status="ROLLBACK")
 
     def _release(self, stmt: st.ReleaseSavepoint) -> Result:
@@ -447,9 +516,15 @@ class Session:
             return Result(status="ROLLBACK", notice="there is no transaction in progress", severity="WARNING")
         self.txn = None
         if txn.state is TxnState.FAILED:  # as PostgreSQL: a failed block is rolled back
+            self._end_settings(txn, committed=False)
             self.db.abort(txn)
             return Result(status="ROLLBACK")
-        self.db.prepare(txn, stmt.gid)
+        try:
+            self.db.prepare(txn, stmt.gid)
+        except BaseException:
+            self._end_settings(txn, committed=False)
+            raise
+        self._end_settings(txn, committed=True)
         return Result(status="PREPARE TRANSACTION")
 
     def _finish_prepared(self, stmt, commit: bool) -> Result:
@@ -458,6 +533,18 @@ class Session:
             raise errors.ProgrammingError(f"{what} cannot run inside a transaction block", sqlstate="25001")
         self.db.finish_prepared(stmt.gid, commit)
         return Result(status=what)
+
+
+def _setting_names(session: Session, stmt: st.SetVariable) -> tuple[str, ...]:
+    """The session settings (``Session._setting``) a SET of ``stmt.name`` may change."""
+    name = stmt.name.lower()
+    if name == "default_transaction_isolation":
+        return ("default_isolation",)
+    if name == "default_transaction_read_only":
+        return ("default_read_only",)
+    if name in ("timezone", "time zone"):
+        return ("timezone",)
+    return (name,) if name in session.settings else ()
 
 
 def _effective(level: str) -> str:
@@ -497,8 +584,9 @@ _CONTROL = {
     st.Savepoint: Session._savepoint,
     st.RollbackToSavepoint: Session._rollback_to,
     st.ReleaseSavepoint: Session._release,
-    st.SetTransaction: Session._set_transaction,
-    st.SetVariable: Session._set,
+    st.SetTransaction: lambda s, stmt: s._tracked_set(
+        stmt, ("default_isolation", "default_read_only") if stmt.session else (), False, Session._set_transaction),
+    st.SetVariable: lambda s, stmt: s._tracked_set(stmt, _setting_names(s, stmt), stmt.local, Session._set),
     st.Show: Session._show,
     st.Call: Session._call,
     st.PrepareTransaction: Session._prepare_transaction,

@@ -749,6 +749,67 @@ def test_statement_timeout_cancels_a_long_statement_and_a_long_lock_wait(connect
         a.execute("SET statement_timeout = 'soon'")
 
 
+def test_set_local_lasts_to_the_end_of_the_transaction(connect):
+    """As PostgreSQL's: SET LOCAL reverts at COMMIT and ROLLBACK alike, and outside a block it
+    warns and does nothing. LOCAL was ignored: a SET LOCAL lock_timeout or statement_timeout
+    stayed for the rest of the session."""
+    a = connect(autocommit=True)
+    for end in ("COMMIT", "ROLLBACK"):
+        a.execute("BEGIN")
+        a.execute("SET LOCAL lock_timeout = '4s'")
+        a.execute("SET LOCAL statement_timeout = '9s'")
+        assert (show(a, "lock_timeout"), show(a, "statement_timeout")) == ("4s", "9s")
+        a.execute(end)
+        assert (show(a, "lock_timeout"), show(a, "statement_timeout")) == ("0", "0")
+    a.execute("SET LOCAL lock_timeout = '3s'")
+    assert a.notices[-1] == "WARNING:  SET LOCAL can only be used in transaction blocks"
+    assert show(a, "lock_timeout") == "0"
+    a.execute("BEGIN")
+    a.execute("SET lock_timeout = '1s'")
+    a.execute("SET LOCAL lock_timeout = '2s'")           # seen to the end of the transaction ...
+    assert show(a, "lock_timeout") == "2s"
+    a.execute("COMMIT")
+    assert show(a, "lock_timeout") == "1s"               # ... then the SET's value
+    c = connect()                                        # (DB-API: it begins the transaction)
+    c.execute("SET LOCAL search_path = other")
+    assert c.session.in_transaction
+    assert show(c, "search_path") == "other"
+    c.commit()
+    assert show(c, "search_path") == "default"
+    c.rollback()
+
+
+def test_a_set_is_undone_by_a_rollback_of_its_transaction_or_savepoint(connect):
+    """PostgreSQL: "If SET is issued within a transaction that is later aborted, the effects of
+    the SET command disappear"; a rollback to an earlier savepoint undoes it too. It stayed."""
+    a = connect(autocommit=True)
+    a.execute("BEGIN")
+    a.execute("SET lock_timeout = '5s'")
+    a.execute("SET search_path = other")
+    a.execute("SET default_transaction_isolation = 'serializable'")
+    a.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+    a.execute("SET TIME ZONE 'Asia/Tokyo'")
+    a.execute("ROLLBACK")
+    assert [show(a, n) for n in ("lock_timeout", "search_path", "default_transaction_isolation",
+                                 "default_transaction_read_only")] == ["0", "default", "repeatable read", "off"]
+    assert show(a, "timezone") != "Asia/Tokyo"
+    a.execute("BEGIN")
+    a.execute("SET lock_timeout = '5s'")
+    a.execute("SAVEPOINT s")
+    a.execute("SET lock_timeout = '6s'")
+    a.execute("SET LOCAL statement_timeout = '7s'")
+    a.execute("ROLLBACK TO s")
+    assert (show(a, "lock_timeout"), show(a, "statement_timeout")) == ("5s", "0")
+    a.execute("COMMIT")
+    assert show(a, "lock_timeout") == "5s"               # a committed SET stays
+    a.execute("BEGIN")
+    a.execute("SET lock_timeout = '8s'")
+    with pytest.raises(errors.DivisionByZero):
+        a.execute("SELECT 1 / 0")
+    a.execute("COMMIT")                                  # (a failed block: rolled back)
+    assert show(a, "lock_timeout") == "5s"
+
+
 def test_unknown_settings(conn):
     with pytest.raises(errors.UndefinedObject):
         conn.execute("SET no_such_setting = 1")
