@@ -48,7 +48,8 @@ from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.parser import statements as st
 from txlake.parser.parse import identifier, parse_table_name, table_name
-from txlake.parser.semantics import CLOCK_FUNCTION, STATEMENT_CLOCK, postgres_semantics
+from txlake.parser.semantics import (CLOCK_FUNCTION, STATEMENT_CLOCK, XID_FUNCTION, XID_IF_ASSIGNED_FUNCTION,
+                                     postgres_semantics)
 from txlake.storage import keys as pk
 from txlake.storage.commit import (ROWS_PER_FILE, SAME_KEYS, SOURCES, UPSERTED, TableDelta, carry_upserted,
                                    table_bytes, visible_sources)
@@ -186,6 +187,9 @@ class Executor:
         self.clock_of: Transaction | None = None
         self.con.create_function(CLOCK_FUNCTION, self._clock, [], duckdb.sqltype("TIMESTAMPTZ"),
                                  side_effects=False)  # DuckDB folds it to a constant when it plans
+        self.con.create_function(XID_FUNCTION, self._xid, [], duckdb.sqltype("BIGINT"), side_effects=False)
+        self.con.create_function(XID_IF_ASSIGNED_FUNCTION, self._xid_if_assigned, [], duckdb.sqltype("BIGINT"),
+                                 side_effects=False, null_handling="special")
 
     def close(self) -> None:
         self.con.close()
@@ -193,6 +197,17 @@ class Executor:
     def _clock(self):
         txn = self.clock_of
         return txn.start_time if txn is not None else datetime.datetime.now(datetime.timezone.utc)
+
+    def _xid(self):
+        """txid_current(): the transaction's XID, assigned now if it has none (as PostgreSQL's)."""
+        txn = self.clock_of
+        if txn is None:  # (a CALL's arguments)
+            raise errors.NotSupportedError("txid_current() is not supported here")
+        return self.db.assign_xid(txn)
+
+    def _xid_if_assigned(self):
+        txn = self.clock_of
+        return txn.xid if txn is not None else None
 
     # --- DuckDB plumbing -----------------------------------------------------------------
 

@@ -1342,3 +1342,25 @@ def test_cancel_from_another_thread_stops_a_statement_waiting_for_a_row_lock(c, 
     c.execute("UPDATE t SET v = 3 WHERE id = 1")          # the next wait is not canceled
     c.commit()
     assert committed(connect) == [(1, 3), (2, 20)]
+
+
+def test_txid_current_is_the_transactions_id(c, connect):
+    """As PostgreSQL's: one value for the whole transaction (assigned at the first call or
+    write), another for the next one and for other sessions. It was DuckDB's own counter, which
+    moved at every statement - and another session got the same numbers."""
+    assert c.execute("SELECT txid_current_if_assigned()").fetchone() == (None,)   # (read only so far)
+    c.execute("INSERT INTO t VALUES (3, 30)")
+    cur = c.execute("SELECT txid_current()")
+    assert cur.description[0][0] == "txid_current"
+    mine = cur.fetchone()[0]
+    assert mine == c.session.txn.xid
+    assert c.execute("SELECT txid_current(), pg_current_xact_id(), txid_current_if_assigned()").fetchone() == (
+        mine, mine, mine)
+    other = connect()
+    theirs = other.execute("SELECT txid_current()").fetchone()[0]
+    assert theirs != mine
+    other.rollback()
+    c.commit()
+    following = c.execute("SELECT txid_current()").fetchone()[0]
+    assert following not in (mine, theirs) and following > mine
+    c.rollback()
