@@ -49,7 +49,8 @@ from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls
 from txlake.parser import statements as st
 from txlake.parser.parse import identifier, parse_table_name, table_name
-from txlake.parser.semantics import CLOCK_FUNCTION, STATEMENT_CLOCK, postgres_semantics
+from txlake.parser.semantics import (CLOCK_FUNCTION, STATEMENT_CLOCK, XID_FUNCTION, XID_IF_ASSIGNED_FUNCTION,
+                                     postgres_semantics)
 from txlake.storage import keys as pk
 from txlake.storage.commit import (ROWS_PER_FILE, SAME_KEYS, SOURCES, UPSERTED, TableDelta, carry_upserted, key_text,
                                    table_bytes, visible_sources)
@@ -155,6 +156,7 @@ class Context:
     lock_timeout: float | None = None
     #: where unqualified names resolve, in order (``SET search_path``); ``db`` is the first
     search_path: tuple[str, ...] = ()
+    deadline: float | None = None  # statement_timeout: when the statement is canceled (time.monotonic())
 
     def locate(self, name: st.TableName, catalog: CatalogVersion | None = None) -> tuple[str, str]:
         """(database, table) of ``name``: the first database of the search path holding the
@@ -166,6 +168,15 @@ class Context:
             if found is not None:
                 return db, name.name
         return self.db, name.name
+
+    @property
+    def lock_wait(self) -> float | None:
+        """How long a lock wait may last: ``lock_timeout``, within what is left of the statement's
+        ``statement_timeout`` (0 or None: no limit)."""
+        if self.deadline is None:
+            return self.lock_timeout
+        left = max(self.deadline - time.monotonic(), NOWAIT)
+        return left if not self.lock_timeout else min(self.lock_timeout, left)
 
     def resolve(self, name: st.TableName) -> TableVersion:
         version = self.txn.table(self.catalog, *self.locate(name))
@@ -201,6 +212,9 @@ class Executor:
         self.con.create_function(CLOCK_FUNCTION, self._clock, [], duckdb.sqltype("TIMESTAMPTZ"),
                                  side_effects=False)  # DuckDB folds it to a constant when it plans
         self.sequence_calls = SequenceCalls(self.con, Sequences(database.warehouse.root))
+        self.con.create_function(XID_FUNCTION, self._xid, [], duckdb.sqltype("BIGINT"), side_effects=False)
+        self.con.create_function(XID_IF_ASSIGNED_FUNCTION, self._xid_if_assigned, [], duckdb.sqltype("BIGINT"),
+                                 side_effects=False, null_handling="special")
 
     def close(self) -> None:
         self.con.close()
@@ -208,6 +222,17 @@ class Executor:
     def _clock(self):
         txn = self.clock_of
         return txn.start_time if txn is not None else datetime.datetime.now(datetime.timezone.utc)
+
+    def _xid(self):
+        """txid_current(): the transaction's XID, assigned now if it has none (as PostgreSQL's)."""
+        txn = self.clock_of
+        if txn is None:  # (a CALL's arguments)
+            raise errors.NotSupportedError("txid_current() is not supported here")
+        return self.db.assign_xid(txn)
+
+    def _xid_if_assigned(self):
+        txn = self.clock_of
+        return txn.xid if txn is not None else None
 
     # --- DuckDB plumbing -----------------------------------------------------------------
 
@@ -1022,6 +1047,7 @@ class Executor:
         rowid = pk.find(self.store, version, [key]).get(key)
         if rowid is not None:
             self._lock(ctx, tid, [(tid, "key", key)])
+            self._refuse_prepared_rows(ctx, version, [rowid])
             version, changed = self._moved_on(ctx.txn, version, [rowid])
             if changed:  # READ COMMITTED: the newest committed version of the row, if any
                 rowid = pk.find(self.store, version, [key]).get(key)
@@ -1080,6 +1106,7 @@ class Executor:
         keys = self._row_lock_keys(version, found)
         self._lock(ctx, version.table_id, [key for key in keys if key is not None])
         rowids = found.column(ROWID).to_numpy(zero_copy_only=False)
+        self._refuse_prepared_rows(ctx, version, rowids)
         version, changed = self._moved_on(txn, version, rowids)
         if not changed:
             return found, version
@@ -1088,7 +1115,12 @@ class Executor:
             old_keys = [k[2] for k in (keys[i] for i in changed)]
             newest = list(pk.find(self.store, version, old_keys).values())
         else:
-            newest = [r for r in (self._newest_row(ctx, version, int(rowids[i])) for i in changed) if r is not None]
+            newest = []
+            for i in changed:  # (a wait on the way moves the transaction's view on: the version goes with it)
+                rowid, version = self._newest_row(ctx, version, int(rowids[i]))
+                if rowid is not None:
+                    newest.append(rowid)
+            newest = _relocated_ids(newest, version)
         # the rows no one changed are the same rows in the newest version, but a compaction
         # committed since may have moved them: their ids must be that version's, or the
         # statement would delete them where they no longer are and leave the moved copies live
@@ -1098,6 +1130,21 @@ class Executor:
             return unchanged, version
         rechecked = find(self._rows_by_id(version, newest))
         return pa.concat_tables([unchanged, rechecked.select(unchanged.column_names)]), version
+
+    def _refuse_prepared_rows(self, ctx: Context, version: TableVersion, rowids) -> None:
+        """A row an unfinished prepared transaction deletes or updates cannot be locked: 40001
+        now (55P03 for NOWAIT), as its commit would get - where PostgreSQL, whose prepared
+        transactions keep their row locks, makes the writer wait (docs/storage.md)."""
+        claims = self.db.warehouse.prepared.claims()
+        if not any(c.table_id == version.table_id and c.deleted for r in claims for c in r.changes):
+            return
+        holder = _held_by_prepared(claims, version, {int(r) for r in rowids if r >= 0})
+        if holder is None:
+            return
+        if ctx.lock_timeout == NOWAIT:
+            raise errors.LockNotAvailable("canceling statement due to lock timeout")
+        raise errors.SerializationFailure(
+            f'could not serialize access: the rows are held by prepared transaction "{holder.gid}"')
 
     def _moved_on(self, txn: Transaction, version: TableVersion, rowids) -> tuple[TableVersion, list[int]]:
         """After locking rows of ``version``: the indexes of those of ``rowids`` that some
@@ -1122,10 +1169,10 @@ class Executor:
         """Lock rows or keys of a table; a statement locking more than ``BULK_LOCKS`` locks
         the whole table instead (lock escalation, engine/mvcc/locks.py)."""
         if len(keys) > BULK_LOCKS:
-            self.db.locks.acquire(ctx.txn, (table_id, TABLE), ctx.lock_timeout)
+            self.db.locks.acquire(ctx.txn, (table_id, TABLE), ctx.lock_wait)
             return
         for key in keys:
-            self.db.locks.acquire(ctx.txn, key, ctx.lock_timeout)
+            self.db.locks.acquire(ctx.txn, key, ctx.lock_wait)
 
     def _lock_new_keys(self, ctx: Context, version: TableVersion, rows: pa.Table | PythonRows,
                        on_conflict: bool) -> TableVersion:
@@ -1152,26 +1199,34 @@ class Executor:
             raise self._duplicate(version, next(iter(hidden)))
         return version
 
-    def _newest_row(self, ctx: Context, version: TableVersion, rowid: int) -> int | None:
-        """Follow a row's update chain (tables without a primary key) to its live version in
-        ``version``, locking it; None if the chain ends in a delete."""
+    def _newest_row(self, ctx: Context, version: TableVersion, rowid: int) -> tuple[int | None, TableVersion]:
+        """Follow a row's update chain (tables without a primary key) to its live version,
+        locking it: (its row id, the version it is in - ``version``, or a newer one if the row
+        changed again while this waited for its lock); None if the chain ends in a delete.
+        Chains are this process's commits': a row another process may have changed is 40001."""
         while True:
             successor = self.db.successor(version.table_id, rowid)
             if successor is None:
-                return None
+                wh = self.db.warehouse
+                if version.table_id in wh.foreign_writes(ctx.txn.snapshot.csn, wh.latest.csn):
+                    # another process's update records no chain here: not to be taken for a delete
+                    raise errors.SerializationFailure("could not serialize access due to concurrent update")
+                return None, version
             where = version.locate(successor >> 32, successor & 0xFFFFFFFF)
             if where is None and version.lineage_lost(successor >> 32):
                 raise errors.SerializationFailure("could not serialize access due to concurrent update")
-            if where is None:
-                return None
-            rowid = (where[0] << 32) | where[1]
-            if where[1] in version.deleted(where[0]):
-                continue  # updated again: keep following
-            if not self.db.locks.acquire(ctx.txn, (version.table_id, "row", rowid), ctx.lock_timeout):
-                return rowid
+            rowid = successor if where is None else (where[0] << 32) | where[1]
+            if where is None or where[1] in version.deleted(where[0]):
+                # updated again or deleted (a one-row file leaves with its row): keep following,
+                # from the id its updater saw it by (moved by a compaction, or not)
+                if rowid != successor and self.db.successor(version.table_id, rowid) is None:
+                    rowid = successor
+                continue
+            if not self.db.locks.acquire(ctx.txn, (version.table_id, "row", rowid), ctx.lock_wait):
+                return rowid, version
             latest = self.db.warehouse.refresh().by_id(version.table_id)
             if latest is None or not _changed_since(rowid, version, latest):
-                return rowid
+                return rowid, version
             version = ctx.txn.rebase(version.table_id, version, latest)  # changed while we waited: again
 
     def _row_lock_keys(self, version: TableVersion, found: pa.Table) -> list:
@@ -2309,6 +2364,32 @@ def _source_tables(from_items, found: pa.Table) -> list[tuple[str, pa.Table]]:
         columns = [c for c in found.column_names if c.startswith(prefix)]
         tables.append((name, found.select(columns).rename_columns([c[len(prefix):] for c in columns])))
     return tables
+def _held_by_prepared(claims, version: TableVersion, rowids: set[int]):
+    """The unfinished prepared transaction that deletes or updates one of ``rowids`` (row ids
+    of ``version``; its claims name rows as of its snapshot, located here through
+    compactions), or None."""
+    for record in claims:
+        for claim in record.changes:
+            if claim.table_id != version.table_id:
+                continue
+            for fid, rows in claim.deleted.items():
+                for pos in rows:
+                    where = version.locate(fid, pos)
+                    if where is not None and (where[0] << 32) | where[1] in rowids:
+                        return record
+    return None
+
+
+def _relocated_ids(rowids: list[int], version: TableVersion) -> list[int]:
+    """Committed row ids located in older versions of a table, made ``version``'s (as
+    ``_relocated``); 40001 for one that cannot be followed."""
+    moved = []
+    for rowid in rowids:
+        where = version.locate(rowid >> 32, rowid & 0xFFFFFFFF)
+        if where is None:
+            raise errors.SerializationFailure("could not serialize access due to concurrent update")
+        moved.append((where[0] << 32) | where[1])
+    return moved
 
 
 def _first_per_rowid(result: pa.Table) -> pa.Table:

@@ -13,8 +13,10 @@ shares with other sessions is thread-safe.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import threading
+import time
 import weakref
 
 from txlake import errors
@@ -110,9 +112,15 @@ class Session:
             self.executor.con.interrupt()
         except Exception:  # (a connection closing meanwhile)
             pass
+        txn = self.txn
+        if txn is not None:  # (a lock wait too)
+            self.db.locks.cancel(txn)
 
     def uncancel(self) -> None:
         self._canceled = False
+        txn = self.txn
+        if txn is not None:
+            self.db.locks.uncancel(txn)
 
     def _check_canceled(self) -> None:
         if self._canceled:
@@ -134,7 +142,13 @@ class Session:
                 params = tuple(params[i] for i in stmt.param_order)
             handler = _CONTROL.get(type(stmt))
             if handler is not None:
-                return handler(self, stmt)
+                txn = self.txn
+                try:
+                    return handler(self, stmt)
+                except errors.Error as e:  # (SET, SHOW, SET TRANSACTION, COMMIT PREPARED ... too)
+                    if txn is not None and self.txn is txn and txn.state is TxnState.ACTIVE:
+                        self.fail(e)
+                    raise
             try:
                 return self._run_data_statement(stmt, params)
             except UnicodeEncodeError as e:  # a str holding a lone surrogate (text that was not UTF-8)
@@ -155,9 +169,15 @@ class Session:
             return Result(status="COMMIT", notice="there is no transaction in progress", severity="WARNING")
         self.txn = None
         if txn.state is TxnState.FAILED:
+            self._end_settings(txn, committed=False)
             self.db.abort(txn)
             return Result(status="ROLLBACK")
-        self.db.commit(txn)
+        try:
+            self.db.commit(txn)
+        except BaseException:
+            self._end_settings(txn, committed=False)
+            raise
+        self._end_settings(txn, committed=True)
         return Result(status="COMMIT")
 
     def set_label(self, label: str) -> None:
@@ -174,8 +194,74 @@ class Session:
         if txn is None:
             return Result(status="ROLLBACK", notice="there is no transaction in progress", severity="WARNING")
         self.txn = None
+        self._end_settings(txn, committed=False)
         self.db.abort(txn)
         return Result(status="ROLLBACK")
+
+    # --- settings a transaction changed (PostgreSQL: SET is undone by a rollback, SET LOCAL
+    # at the transaction's end) -----------------------------------------------------------
+
+    def _setting(self, name: str):
+        if name == "default_isolation":
+            return self.default_isolation
+        if name == "default_read_only":
+            return self.default_read_only
+        if name == "timezone":
+            return self.executor.time_zone()
+        if name == "search_path":  # (the whole path: settings holds its first database)
+            return self.search_path
+        return self.settings[name]
+
+    def _put_setting(self, name: str, value) -> None:
+        if name == "default_isolation":
+            self.default_isolation = value
+        elif name == "default_read_only":
+            self.default_read_only = value
+        elif name == "timezone":
+            self.executor.set_time_zone(value)
+        elif name == "search_path":
+            self.search_path, self.settings[name] = value, value[0]
+        else:
+            self.settings[name] = value
+
+    def _tracked_set(self, stmt, names: tuple[str, ...], local: bool, apply) -> Result:
+        """Run a SET (``apply``) that may change the session settings ``names``; inside a
+        transaction block, record what it changed."""
+        txn = self.txn if self.txn is not None and self.txn.explicit else None
+        if local and txn is None:
+            return Result(status="SET", notice="SET LOCAL can only be used in transaction blocks",
+                          severity="WARNING")
+        if txn is None or not names:
+            return apply(self, stmt)
+        before = {n: self._setting(n) for n in names}
+        result = apply(self, stmt)
+        for n in names:
+            now = self._setting(n)
+            if now != before[n]:
+                txn.settings_changed.append((n, before[n], now, local))
+        return result
+
+    def _undo_settings(self, txn: Transaction, since: int = 0) -> None:
+        """A rollback (to a savepoint): the settings back as they were before the changes
+        ``since`` on."""
+        for name, old, _, _ in reversed(txn.settings_changed[since:]):
+            self._put_setting(name, old)
+        del txn.settings_changed[since:]
+
+    def _end_settings(self, txn: Transaction, committed: bool) -> None:
+        if not txn.settings_changed:
+            return
+        if not committed:
+            return self._undo_settings(txn)
+        after = {}  # the value each LOCAL one goes back to: before it, or a later SET's
+        for name, old, new, local in txn.settings_changed:
+            if local:
+                after.setdefault(name, old)
+            elif name in after:
+                after[name] = new
+        for name, value in after.items():
+            self._put_setting(name, value)
+        txn.settings_changed.clear()
 
     def describe_tables(self):
         """Tables visible to this session (its transaction's view, or the newest committed)."""
@@ -245,12 +331,53 @@ class Session:
             raise
 
     def _run_in(self, txn: Transaction, stmt: st.Statement, params) -> Result:
+        timeout = _seconds(self.settings["statement_timeout"], "statement_timeout")
+        if timeout is None:
+            return self._run_statement(txn, stmt, params, None)
+        # statement_timeout, as PostgreSQL's: its DuckDB query is interrupted and its lock waits
+        # end then; work in Python is not interrupted (see ``cancel``) but fails when it is done
+        deadline = time.monotonic() + timeout
+        with self._statement_timer(timeout):
+            try:
+                result = self._run_statement(txn, stmt, params, deadline)
+            except (errors.LockNotAvailable, errors.QueryCanceled):
+                if time.monotonic() < deadline:
+                    raise
+                result = None
+        if time.monotonic() >= deadline:
+            raise errors.QueryCanceled("canceling statement due to statement timeout")
+        return result
+
+    @contextlib.contextmanager
+    def _statement_timer(self, seconds: float):
+        """Interrupt this session's DuckDB query after ``seconds``, unless the block has ended."""
+        guard, running = threading.Lock(), [True]
+
+        def fire():
+            with guard:  # (not once the statement is over: the next one must not be hit)
+                if running[0]:
+                    try:
+                        self.executor.con.interrupt()
+                    except Exception:  # (a connection closing meanwhile)
+                        pass
+        timer = threading.Timer(seconds, fire)
+        timer.daemon = True
+        timer.start()
+        try:
+            yield
+        finally:
+            with guard:
+                running[0] = False
+            timer.cancel()
+
+    def _run_statement(self, txn: Transaction, stmt: st.Statement, params, deadline: float | None) -> Result:
         if txn.snapshot is None or not txn.uses_transaction_snapshot:
             txn.snapshot = self.db.take_snapshot()
             if not txn.uses_transaction_snapshot:
                 txn.follow(txn.snapshot.catalog)
         ctx = Context(txn, txn.snapshot.catalog, self.settings["search_path"],
-                      lock_timeout=_seconds(self.settings["lock_timeout"]), search_path=self.search_path)
+                      lock_timeout=_seconds(self.settings["lock_timeout"]), search_path=self.search_path,
+                      deadline=deadline)
         runner = _DATA.get(type(stmt))
         if runner is None:
             raise errors.NotSupportedError(f"statement not supported: {type(stmt).__name__}")
@@ -275,16 +402,18 @@ class Session:
     def _savepoint(self, stmt: st.Savepoint) -> Result:
         txn = self._in_block("SAVEPOINT")
         txn.check_usable()
-        txn.savepoint(stmt.name)
+        txn.savepoint(stmt.name, self.db.locks.mark(txn))
         return Result(status="SAVEPOINT")
 
     def _rollback_to(self, stmt: st.RollbackToSavepoint) -> Result:
         txn = self._in_block("ROLLBACK TO SAVEPOINT")
         try:
-            txn.rollback_to(stmt.name)
+            mark = txn.rollback_to(stmt.name)
         except errors.Error:
             txn.state = TxnState.FAILED
             raise
+        self.db.locks.release_since(txn, mark.locks)
+        self._undo_settings(txn, mark.settings)
         return Result(status="ROLLBACK")
 
     def _release(self, stmt: st.ReleaseSavepoint) -> Result:
@@ -353,7 +482,7 @@ class Session:
             return Result(status="SET")
         if name in self.settings:
             if name in ("lock_timeout", "statement_timeout") and value is not None:
-                _seconds(value)  # validate now, as PostgreSQL does
+                _seconds(value, name)  # validate now, as PostgreSQL does
             self.settings[name] = value if value is not None else SETTINGS_DEFAULTS[name]
             if name == "search_path":  # (the setting: the first database, where names are created)
                 self.search_path = st.search_path_databases(self.settings[name])
@@ -400,9 +529,15 @@ class Session:
             return Result(status="ROLLBACK", notice="there is no transaction in progress", severity="WARNING")
         self.txn = None
         if txn.state is TxnState.FAILED:  # as PostgreSQL: a failed block is rolled back
+            self._end_settings(txn, committed=False)
             self.db.abort(txn)
             return Result(status="ROLLBACK")
-        self.db.prepare(txn, stmt.gid)
+        try:
+            self.db.prepare(txn, stmt.gid)
+        except BaseException:
+            self._end_settings(txn, committed=False)
+            raise
+        self._end_settings(txn, committed=True)
         return Result(status="PREPARE TRANSACTION")
 
     def _finish_prepared(self, stmt, commit: bool) -> Result:
@@ -413,13 +548,25 @@ class Session:
         return Result(status=what)
 
 
+def _setting_names(session: Session, stmt: st.SetVariable) -> tuple[str, ...]:
+    """The session settings (``Session._setting``) a SET of ``stmt.name`` may change."""
+    name = stmt.name.lower()
+    if name == "default_transaction_isolation":
+        return ("default_isolation",)
+    if name == "default_transaction_read_only":
+        return ("default_read_only",)
+    if name in ("timezone", "time zone"):
+        return ("timezone",)
+    return (name,) if name in session.settings else ()
+
+
 def _effective(level: str) -> str:
     """READ UNCOMMITTED behaves as READ COMMITTED, as in PostgreSQL."""
     return READ_COMMITTED if level == READ_UNCOMMITTED else level
 
 
 @functools.lru_cache(maxsize=64)  # asked at every statement
-def _seconds(value: str) -> float | None:
+def _seconds(value: str, name: str = "lock_timeout") -> float | None:
     """A PostgreSQL duration setting ('0' = no limit, '100' = ms, '2s', '1min') in seconds."""
     text = str(value).strip().strip("'\"").lower().replace(" ", "")
     units = (("ms", 0.001), ("min", 60.0), ("s", 1.0), ("h", 3600.0))
@@ -429,7 +576,7 @@ def _seconds(value: str) -> float | None:
             break
     else:
         if not text.replace(".", "", 1).isdigit():
-            raise errors.InvalidParameterValue(f'invalid value for parameter "lock_timeout": "{value}"')
+            raise errors.InvalidParameterValue(f'invalid value for parameter "{name}": "{value}"')
         seconds = float(text) / 1000.0
     return seconds or None
 
@@ -450,8 +597,9 @@ _CONTROL = {
     st.Savepoint: Session._savepoint,
     st.RollbackToSavepoint: Session._rollback_to,
     st.ReleaseSavepoint: Session._release,
-    st.SetTransaction: Session._set_transaction,
-    st.SetVariable: Session._set,
+    st.SetTransaction: lambda s, stmt: s._tracked_set(
+        stmt, ("default_isolation", "default_read_only") if stmt.session else (), False, Session._set_transaction),
+    st.SetVariable: lambda s, stmt: s._tracked_set(stmt, _setting_names(s, stmt), stmt.local, Session._set),
     st.Show: Session._show,
     st.Call: Session._call,
     st.PrepareTransaction: Session._prepare_transaction,

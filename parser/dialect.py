@@ -313,6 +313,11 @@ class TxlakeParser(DuckDB.Parser):
         self._advance()
         return token.text
 
+    def _parse_lock_statement(self) -> None:
+        raise errors.NotSupportedError(
+            "LOCK TABLE is not supported: writes and SELECT ... FOR UPDATE lock the rows they "
+            "change (a statement writing very many rows, its table); readers never wait")
+
     _CONTROL_STATEMENTS = {
         "BEGIN": _parse_begin_statement,
         "START": _parse_start_statement,
@@ -327,6 +332,7 @@ class TxlakeParser(DuckDB.Parser):
         "RESET": _parse_reset_statement,
         "SHOW": _parse_show_statement,
         "CALL": None,  # set below (defined after the dict would be)
+        "LOCK": _parse_lock_statement,
     }
 
 

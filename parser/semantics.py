@@ -275,6 +275,13 @@ def _escapes(node: exp.Like | exp.ILike) -> bool:
         isinstance(pattern, exp.Literal) and "\\" not in pattern.this)
 
 
+# The transaction's id, as PostgreSQL's txid_current(): the executor defines these DuckDB
+# functions (DuckDB's own txid_current() is its internal transaction's, new at each statement)
+XID_FUNCTION, XID_IF_ASSIGNED_FUNCTION = "txl_xid", "txl_xid_if_assigned"
+_XID_CALLS = {"txid_current": XID_FUNCTION, "pg_current_xact_id": XID_FUNCTION,
+              "txid_current_if_assigned": XID_IF_ASSIGNED_FUNCTION,
+              "pg_current_xact_id_if_assigned": XID_IF_ASSIGNED_FUNCTION}
+
 # The transaction's start time, as PostgreSQL's now(): the executor defines this DuckDB function
 # (DuckDB's own now() is the start of each statement it runs)
 CLOCK_FUNCTION = "txl_now"
@@ -533,6 +540,8 @@ def _function(node: exp.Anonymous) -> exp.Expression:
         return exp.Anonymous(this=_SEQUENCE_FUNCTIONS[name][0], expressions=[e.copy() for e in node.expressions])
     if name == "octet_length" and len(node.expressions) == 1:  # (of text: DuckDB's takes a BLOB)
         return exp.Anonymous(this="strlen", expressions=[node.expressions[0].copy()])
+    if name in _XID_CALLS and not node.expressions:
+        return exp.Anonymous(this=_XID_CALLS[name])
     return node
 
 

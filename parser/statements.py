@@ -124,6 +124,10 @@ class SetVariable(Statement):
     name: str = ""
     value: str | None = None  # None: DEFAULT / RESET
     local: bool = False
+
+    @property
+    def needs_block(self) -> bool:  # (SET LOCAL: psycopg would have sent BEGIN first)
+        return self.local
     touches_data = False
 
 

@@ -223,8 +223,9 @@ class Runner:
                     self.conn.session.cancel()
             except KeyboardInterrupt:
                 if self._cancel_requested:
-                    self.warn("WARNING:  the statement has not stopped yet (lock waits and work outside "
-                              "the query engine finish first; lock_timeout bounds waits). Ctrl-\\ ends txlake.")
+                    self.warn("WARNING:  the statement has not stopped yet (work outside the query engine and "
+                              "waits for another process's row lock finish first; lock_timeout bounds waits). "
+                              "Ctrl-\\ ends txlake.")
                 self._cancel_requested = True
                 self._interrupt(worker, done)
         if "error" in outcome:

@@ -477,7 +477,9 @@ class FilesCommit(Commit):
 
     @property
     def empty(self) -> bool:
-        return not self.deltas and not self._written
+        # (COMMIT PREPARED of a transaction that wrote nothing is still an entry: its label
+        # settles it, against a racing ROLLBACK PREPARED)
+        return not self.deltas and not self._written and not self.settles_prepared
 
     def prepare(self) -> None:
         self.store.fsync_dirs([f.path for fs in self._written.values() for f in fs if not f.is_inline])

@@ -18,12 +18,14 @@ next reader of the record finishes the transition from the log). Finishing twice
 succeeds; finishing the other way fails with 25000.
 
 PREPARE checks the transaction as COMMIT PREPARED will (rows others changed since its snapshot,
-keys they inserted, tables dropped or re-shaped: 40001 / 23505; rows another prepared
+keys they inserted, tables dropped or re-shaped: 40001 / 23505; what another prepared
 transaction claims: 40001) and writes the record, both holding the log's lock, so no commit
-slips in between. While PRECOMMITTED, the record's deleted rows are *claims*: any other commit
-that deletes or updates one of them, or drops the table, fails with 40001 (``Warehouse._vote``
-checks), so a prepared transaction can always commit. An unfinished one is aborted after its
-timeout by the background maintenance of any process that has the warehouse open.
+slips in between. While PRECOMMITTED, what the record changes is *claimed*: any other commit
+that deletes or updates one of its deleted rows, inserts one of its new primary keys, creates
+a table of the name it creates, or drops or re-shapes a table it writes, fails with 40001
+(``Warehouse._vote`` checks), so a prepared transaction can always commit. An unfinished one
+is aborted after its timeout by the background maintenance of any process that has the
+warehouse open.
 """
 
 from __future__ import annotations
@@ -33,10 +35,12 @@ import os
 from dataclasses import dataclass, field
 
 from txlake import errors
+from txlake.storage import keys as pk
 from txlake.storage.commit import Commit, CommitState, FilesCommit, TableDelta, now_ms
+from txlake.storage.datafiles import DataFileStore
 from txlake.storage.schema import TableSchema
-from txlake.storage.version import (ChangeData, DataFile, DropTable, LogEntry, TableVersion, decode_bitmap,
-                                    encode_bitmap)
+from txlake.storage.version import (ChangeData, CreateTable, DataFile, DropTable, LogEntry, TableVersion,
+                                    decode_bitmap, encode_bitmap)
 
 PREPARED_DIR = "_prepared"
 DEFAULT_TIMEOUT = 3600.0
@@ -208,7 +212,7 @@ class PreparedTransactions:
                 latest = self.warehouse.refresh()
                 # what COMMIT PREPARED will check, now: rows others changed since the snapshot,
                 # keys they inserted, tables dropped or re-shaped, other prepared transactions' claims
-                check_claims(self.claims(), writer.vote(latest, latest.csn + 1, now_ms()), latest)
+                check_claims(self.claims(), writer.vote(latest, latest.csn + 1, now_ms()), latest, self.warehouse.store)
                 self.warehouse.refuse_held_label(label, gid)  # one unfinished prepared transaction a label
                 if not self.warehouse.fs.put_if_absent(self._path(gid), json.dumps(record.to_json()).encode()):
                     raise errors.DuplicateObject(f'transaction identifier "{gid}" is already in use')
@@ -320,26 +324,58 @@ class PreparedTransactions:
         return done
 
 
-def check_claims(claims: list[PreparedRecord], entry: LogEntry, latest) -> None:
-    """Refuse (40001) a commit that deletes rows, or drops a table, a prepared transaction holds."""
+def check_claims(claims: list[PreparedRecord], entry: LogEntry, latest, store: DataFileStore) -> None:
+    """Refuse (40001) a commit that touches what a prepared transaction holds: rows it deletes
+    or updates, a table it writes (dropped or re-shaped), primary keys it inserts, the name of
+    a table it creates."""
     held: dict[str, list[tuple[PreparedRecord, TableChange]]] = {}
+    created: dict[tuple[str, str], PreparedRecord] = {}
     for r in claims:
         for c in r.changes:
             held.setdefault(c.table_id, []).append((r, c))
+            if c.op == "create":
+                created[(c.db, c.name)] = r
     for change in entry.changes:
+        if isinstance(change, CreateTable) and (change.db, change.name) in created:
+            raise _held(created[(change.db, change.name)])
         for record, claim in held.get(change.table_id, ()):
             if isinstance(change, DropTable) or (isinstance(change, ChangeData) and change.schema is not None):
                 raise _held(record)
-            if not isinstance(change, ChangeData) or not change.deleted:
+            if not isinstance(change, ChangeData):
                 continue
             version = latest.by_id(change.table_id)
             for fid, rows in claim.deleted.items():
-                for pos in rows:
+                for pos in rows if change.deleted else ():
                     where = version.locate(fid, pos) if version is not None else None
                     if where is None and version is not None and version.lineage_lost(fid):
                         raise _held(record)  # (cannot tell where the claimed row went)
                     if where is not None and where[1] in change.deleted.get(where[0], ()):
                         raise _held(record)
+            if change.added and claim.files and version is not None and version.schema.primary_key:
+                theirs = _claimed_keys(store, record, claim, version.schema)
+                if any(k in theirs for f in change.added for k in _keys_of(store, f, version.schema)):
+                    raise _held(record)
+
+
+# (gid, prepared at, table id) -> the primary keys a prepared transaction inserts there: its
+# files do not change while it holds them
+_CLAIMED_KEYS: dict[tuple[str, int, str], frozenset] = {}
+
+
+def _claimed_keys(store: DataFileStore, record: PreparedRecord, claim: TableChange, schema: TableSchema) -> frozenset:
+    key = (record.gid, record.prepared_ms, claim.table_id)
+    keys = _CLAIMED_KEYS.get(key)
+    if keys is None:
+        keys = frozenset(k for f in claim.files for k in _keys_of(store, f, schema))
+        if len(_CLAIMED_KEYS) >= 64:
+            _CLAIMED_KEYS.clear()
+        _CLAIMED_KEYS[key] = keys
+    return keys
+
+
+def _keys_of(store: DataFileStore, f: DataFile, schema: TableSchema) -> list:
+    rows = f.python_rows(schema)
+    return pk.key_tuples(rows if rows is not None else store.read(f, schema), schema.primary_key)
 
 
 def _held(record: PreparedRecord) -> errors.SerializationFailure:

@@ -574,7 +574,7 @@ class Warehouse:
                     "SERIALIZABLE transaction read")
         entry = commit.vote(version, csn, time_ms)
         if entry.changes:
-            check_claims(self.prepared.claims(excluding_label=commit.label), entry, version)
+            check_claims(self.prepared.claims(excluding_label=commit.label), entry, version, self.store)
         return entry
 
     def _write(self, entry: LogEntry) -> bool:

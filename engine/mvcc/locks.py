@@ -18,7 +18,11 @@ that, a deadlock victim retrying its transaction at once - the interpreter lock 
 thread between the rollback and the new attempt - took back the key its rival had been woken to
 get, closed the same cycle again, and so on, each time.
 
-Waiting is bounded by ``lock_timeout`` (55P03). Before sleeping, the waiter adds an edge to the
+A rollback to a savepoint frees the keys taken after it (``mark`` / ``release_since``), as
+PostgreSQL frees a rolled-back subtransaction's locks; RELEASE keeps them.
+
+Waiting is bounded by ``lock_timeout`` (55P03), and ended by a cancel of the statement (57014;
+a wait for another process's record lock without a timeout blocks in the kernel and is not). Before sleeping, the waiter adds an edge to the
 wait-for graph and looks for a cycle through itself; finding one, it gives up with 40P01
 (the transaction that closes a cycle is the victim, as in PostgreSQL where the one whose
 deadlock_timeout fires first aborts). Exactly one member of a cycle is the victim: the graph
@@ -64,11 +68,13 @@ class LockTable:
         self._sleeping: dict[int, threading.Condition] = {}  # id(waiting txn) -> what wakes it
         self._holders: dict[tuple, object] = {}     # key -> holding transaction
         self._held: dict[int, set[tuple]] = {}      # id(txn) -> keys it holds
+        self._order: dict[int, list[tuple]] = {}    # id(txn) -> the same keys, in the order granted
         self._waits_for: dict[int, object] = {}     # id(waiting txn) -> the transaction it waits for
         # table_id -> id(txn) -> txn, for transactions holding row/key locks there: whom a table
         # lock waits for
         self._in_table: dict[str, dict[int, object]] = {}
         self._queues: dict[tuple, list] = {}        # key -> transactions waiting for it, oldest first
+        self._canceled: set[int] = set()            # id(txn) whose statement was canceled: no waiting
 
     def acquire(self, txn, key: tuple, timeout: float | None = None) -> bool:
         """Take ``key`` for ``txn``, here and (``shared``) across processes. Returns True if it
@@ -93,7 +99,9 @@ class LockTable:
             if self._holders.get(key) is txn:
                 del self._holders[key]
             held = self._held.get(id(txn), set())
-            held.discard(key)
+            if key in held:
+                held.discard(key)
+                self._order[id(txn)].remove(key)
             if key[1] != TABLE and not any(k[0] == key[0] and k[1] != TABLE for k in held):
                 in_table = self._in_table.get(key[0])
                 if in_table is not None and in_table.pop(id(txn), None) is not None and not in_table:
@@ -123,6 +131,9 @@ class LockTable:
                         raise errors.DeadlockDetected(
                             "deadlock detected\nDETAIL:  Process waits for a lock held by another "
                             "transaction, which waits for this one.")
+                    if id(txn) in self._canceled:
+                        self._give_up(txn, key)
+                        raise errors.QueryCanceled("canceling statement due to user request")
                     remaining = None if deadline is None else deadline - time.monotonic()
                     if remaining is not None and remaining <= 0:
                         self._give_up(txn, key)
@@ -180,6 +191,7 @@ class LockTable:
             return  # held already, or covered by its table lock
         self._holders[key] = txn
         self._held.setdefault(id(txn), set()).add(key)
+        self._order.setdefault(id(txn), []).append(key)
         if key[1] != TABLE:
             self._in_table.setdefault(key[0], {})[id(txn)] = txn
 
@@ -210,6 +222,7 @@ class LockTable:
             if spans:  # (before a waiter here may take a key: its record lock is this process's)
                 self.shared.release(spans)
             keys = self._held.pop(id(txn), ())
+            self._order.pop(id(txn), None)
             for key in keys:
                 if self._holders.get(key) is txn:
                     del self._holders[key]
@@ -217,8 +230,55 @@ class LockTable:
                 if in_table is not None and in_table.pop(id(txn), None) is not None and not in_table:
                     del self._in_table[key[0]]
             self._waits_for.pop(id(txn), None)
+            self._canceled.discard(id(txn))
             self._wake_waiters_of(txn)
             return len(keys)
+
+    def cancel(self, txn) -> None:
+        """The statement ``txn`` runs was canceled: a lock wait of it ends now, and any it begins
+        at once, with 57014 (until ``uncancel``, or the transaction's end)."""
+        with self._mutex:
+            self._canceled.add(id(txn))
+            wake = self._sleeping.get(id(txn))
+            if wake is not None:
+                wake.notify()
+
+    def uncancel(self, txn) -> None:
+        with self._mutex:
+            self._canceled.discard(id(txn))
+
+    def mark(self, txn) -> tuple[int, int]:
+        """What ``txn`` holds now (SAVEPOINT), for ``release_since``."""
+        with self._mutex:
+            return len(self._order.get(id(txn), ())), len(self._shared_held.get(id(txn), ()))
+
+    def release_since(self, txn, mark: tuple[int, int]) -> int:
+        """ROLLBACK TO SAVEPOINT: free the keys ``txn`` took after ``mark`` (as PostgreSQL frees
+        a rolled-back subtransaction's locks) and wake their waiters; it keeps the older ones."""
+        with self._mutex:
+            spans = self._shared_held.get(id(txn))
+            if spans is not None and len(spans) > mark[1]:
+                self.shared.release(spans[mark[1]:])
+                del spans[mark[1]:]
+            order = self._order.get(id(txn))
+            if not order or len(order) <= mark[0]:
+                return 0
+            gone = order[mark[0]:]
+            del order[mark[0]:]
+            held = self._held[id(txn)]
+            for key in gone:
+                held.discard(key)
+                if self._holders.get(key) is txn:
+                    del self._holders[key]
+            tables = {key[0] for key in gone if key[1] != TABLE}
+            if tables:
+                tables -= {key[0] for key in held if key[1] != TABLE}
+            for table_id in tables:
+                in_table = self._in_table.get(table_id)
+                if in_table is not None and in_table.pop(id(txn), None) is not None and not in_table:
+                    del self._in_table[table_id]
+            self._wake_waiters_of(txn)
+            return len(gone)
 
     def __len__(self) -> int:
         with self._mutex:

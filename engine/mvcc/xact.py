@@ -58,6 +58,8 @@ class SavepointMark:
     name: str
     changes: dict
     bases: dict
+    locks: tuple = (0, 0)  # what it held then (LockTable.mark): a rollback to it frees the rest
+    settings: int = 0      # how many of the transaction's setting changes it had made then
 
 
 @dataclass
@@ -87,6 +89,9 @@ class Transaction:
     # the oldest snapshot a time-travel read of it read (AS OF): held, as its own snapshot, to
     # the end of the transaction (expiry in any process must not pass it mid-read)
     travel_csn: int | None = None
+    # the session settings SET changed in it, in order: (name, old value, new value, LOCAL?) -
+    # undone by a rollback (to a savepoint before them); a LOCAL one also at commit (Session)
+    settings_changed: list = field(default_factory=list)
 
     @property
     def started_ms(self) -> int:
@@ -176,8 +181,9 @@ class Transaction:
 
     # --- savepoints ----------------------------------------------------------------------
 
-    def savepoint(self, name: str) -> None:
-        self.savepoints.append(SavepointMark(name, dict(self.changes), dict(self.bases)))
+    def savepoint(self, name: str, locks: tuple = (0, 0)) -> None:
+        self.savepoints.append(SavepointMark(name, dict(self.changes), dict(self.bases), locks,
+                                             len(self.settings_changed)))
 
     def _find(self, name: str) -> int:
         for i in range(len(self.savepoints) - 1, -1, -1):
@@ -185,14 +191,17 @@ class Transaction:
                 return i
         raise errors.InvalidSavepoint(f'savepoint "{name}" does not exist')
 
-    def rollback_to(self, name: str) -> None:
+    def rollback_to(self, name: str) -> SavepointMark:
         i = self._find(name)
         mark = self.savepoints[i]
         del self.savepoints[i + 1:]
         self.changes = dict(mark.changes)
         self.bases = dict(mark.bases)
+        if self.follows is not None:  # READ COMMITTED: what is left to move is what it holds now
+            self.follow(self.follows)
         self.state = TxnState.ACTIVE
         self.error = None
+        return mark
 
     def release(self, name: str) -> None:
         del self.savepoints[self._find(name):]

@@ -111,8 +111,12 @@ def test_set_time_zone_decides_how_zoned_timestamps_convert(connect):
     assert e.value.sqlstate == "22023"
     conn.execute("RESET timezone")
     assert conn.execute("SHOW TIME ZONE").fetchone() == (started,)
+    conn.execute("SET LOCAL TIME ZONE 'UTC'")  # outside a block: a warning, and nothing changes
+    assert conn.execute("SHOW TIME ZONE").fetchone() == (started,)
+    conn.execute("BEGIN")
     with pytest.raises(txlake.NotSupportedError):  # (it outlived the transaction)
         conn.execute("SET LOCAL TIME ZONE 'UTC'")
+    conn.execute("ROLLBACK")
 
 
 def test_create_table_as_stores_a_zoned_time_as_the_session_s_wall_time(connect):

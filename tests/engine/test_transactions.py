@@ -213,6 +213,67 @@ def test_savepoint_names_can_repeat(c):
     c.rollback()
 
 
+@pytest.mark.parametrize("after", [
+    "UPDATE t SET v = 0 WHERE id = 2", "DELETE FROM t WHERE id = 2", "SELECT * FROM t WHERE id = 2 FOR UPDATE",
+    "INSERT INTO t VALUES (3, 30)", "INSERT INTO t SELECT i, i FROM range(100, 10200) r(i)",  # (a table lock)
+])
+def test_rollback_to_a_savepoint_releases_the_locks_taken_after_it(c, connect, after):
+    """As in PostgreSQL, where the locks of a subtransaction go when it is rolled back: they
+    were held to the end of the transaction, and a writer of those rows waited for it."""
+    c.execute("UPDATE t SET v = 11 WHERE id = 1")        # taken before the savepoint: kept
+    c.execute("SAVEPOINT s")
+    c.execute(after)
+    c.execute("SAVEPOINT inner")
+    c.execute("ROLLBACK TO s")
+    other = connect()
+    other.execute("SET lock_timeout = '50ms'")
+    other.execute("UPDATE t SET v = 22 WHERE id = 2")    # free at once
+    other.execute("INSERT INTO t VALUES (3, 33)")
+    with pytest.raises(errors.LockNotAvailable):
+        other.execute("UPDATE t SET v = 12 WHERE id = 1")
+    other.rollback()
+    c.execute("UPDATE t SET v = 23 WHERE id = 2")        # takes it again (nothing else holds it now)
+    c.commit()
+    assert committed(connect) == [(1, 11), (2, 23)]
+
+
+@pytest.mark.parametrize("end", ["PREPARE TRANSACTION 'g'", "COMMIT"])
+def test_read_committed_rolls_back_to_a_savepoint_past_a_statement_that_left_a_table_behind(connect, end):
+    """READ COMMITTED moves a table it wrote to each statement's snapshot when a statement
+    uses it; a rollback to a savepoint taken before the write left the table on that list, and
+    PREPARE TRANSACTION then failed with KeyError (XX000), the transaction lost."""
+    c = connect(isolation_level="READ COMMITTED")
+    c.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    c.execute("CREATE TABLE u (id INT PRIMARY KEY, v INT)")
+    c.commit()
+    other = connect(autocommit=True)
+    c.execute("INSERT INTO u VALUES (1, 1)")
+    c.execute("SAVEPOINT s")
+    c.execute("INSERT INTO t VALUES (3, 3)")
+    other.execute("INSERT INTO t VALUES (4, 4)")
+    c.execute("SELECT 1")                                # (a statement that does not use t)
+    c.execute("ROLLBACK TO s")
+    c.execute(end)
+    if end.startswith("PREPARE"):
+        other.execute("COMMIT PREPARED 'g'")
+    assert committed(connect, "u") == [(1, 1)]
+    assert committed(connect, "t") == [(4, 4)]
+
+
+def test_release_keeps_the_locks_taken_after_the_savepoint(c, connect):
+    c.execute("SAVEPOINT s")
+    c.execute("UPDATE t SET v = 0 WHERE id = 2")
+    c.execute("RELEASE s")
+    c.execute("SAVEPOINT t")
+    c.execute("ROLLBACK TO t")
+    other = connect()
+    other.execute("SET lock_timeout = '50ms'")
+    with pytest.raises(errors.LockNotAvailable):
+        other.execute("UPDATE t SET v = 22 WHERE id = 2")
+    other.rollback()
+    c.commit()
+
+
 @pytest.mark.parametrize("sql", ["ROLLBACK TO nope", "ROLLBACK TO SAVEPOINT nope", "RELEASE nope",
                                  "RELEASE SAVEPOINT nope"])
 def test_unknown_savepoint(c, sql):
@@ -331,6 +392,23 @@ def test_any_error_fails_the_block(c, bad):
     with pytest.raises(errors.InFailedTransaction):
         c.execute("SELECT 1")
     c.rollback()
+
+
+@pytest.mark.parametrize("bad", [
+    "SET no_such_setting = 1", "SHOW no_such_setting", "SET lock_timeout = 'soon'",
+    "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE", "SET default_transaction_isolation = 'sometimes'",
+    "COMMIT PREPARED 'g'", "ROLLBACK PREPARED 'g'", "SET LOCAL TIME ZONE 'UTC'", "SET TIME ZONE 'Nowhere/Else'",
+])
+def test_an_error_of_a_setting_or_a_control_statement_fails_the_block(c, connect, bad):
+    """As any other error does, in PostgreSQL: the block's work must not commit. Such errors
+    left the block going, and the COMMIT after them committed the INSERT before."""
+    c.execute("INSERT INTO t VALUES (3, 30)")              # (a query already ran: SET TRANSACTION is refused)
+    with pytest.raises(errors.Error):
+        c.execute(bad)
+    with pytest.raises(errors.InFailedTransaction):
+        c.execute("SELECT 1")
+    assert c.execute("COMMIT").statusmessage == "ROLLBACK"
+    assert committed(connect) == INITIAL
 
 
 def test_wrong_parameter_count_fails_the_block(c):
@@ -635,6 +713,101 @@ def test_lock_timeout_setting(connect, c):
     c.rollback()
     holder.commit()
     assert rows(c)[0] == (1, 1)
+
+
+def test_statement_timeout_cancels_a_long_statement_and_a_long_lock_wait(connect, c):
+    """As PostgreSQL's: 57014 once the statement has run that long, whether it computes or
+    waits for a lock (where a shorter lock_timeout still gives 55P03). It was accepted and
+    shown, and did nothing: a statement ran, and a lock wait lasted, for ever."""
+    c.execute("SET statement_timeout = '200ms'")
+    assert show(c, "statement_timeout") == "200ms"
+    c.execute("INSERT INTO t VALUES (3, 30)")
+    with pytest.raises(errors.QueryCanceled) as info:
+        c.execute("SELECT sum(i % 7) FROM range(10000000000) r(i)")
+    assert info.value.sqlstate == "57014" and "statement timeout" in str(info.value)
+    with pytest.raises(errors.InFailedTransaction):                 # the block failed
+        c.execute("SELECT 1")
+    c.rollback()
+    holder = connect()
+    holder.execute("UPDATE t SET v = 1 WHERE id = 1")
+    with pytest.raises(errors.QueryCanceled) as info:
+        c.execute("UPDATE t SET v = 2 WHERE id = 1")
+    assert info.value.sqlstate == "57014" and "statement timeout" in str(info.value)
+    c.rollback()
+    c.execute("SET lock_timeout = '20ms'")
+    with pytest.raises(errors.LockNotAvailable):
+        c.execute("UPDATE t SET v = 2 WHERE id = 1")
+    c.rollback()
+    holder.commit()
+    a = connect(autocommit=True)
+    a.execute("SET statement_timeout = '200ms'")
+    with pytest.raises(errors.QueryCanceled):
+        a.execute("INSERT INTO t SELECT 100, sum(i % 7)::INT FROM range(10000000000) r(i)")
+    a.execute("SET statement_timeout = 0")
+    assert committed(connect) == [(1, 1), (2, 20)]                  # nothing of it committed
+    with pytest.raises(errors.InvalidParameterValue, match="statement_timeout"):
+        a.execute("SET statement_timeout = 'soon'")
+
+
+def test_set_local_lasts_to_the_end_of_the_transaction(connect):
+    """As PostgreSQL's: SET LOCAL reverts at COMMIT and ROLLBACK alike, and outside a block it
+    warns and does nothing. LOCAL was ignored: a SET LOCAL lock_timeout or statement_timeout
+    stayed for the rest of the session."""
+    a = connect(autocommit=True)
+    for end in ("COMMIT", "ROLLBACK"):
+        a.execute("BEGIN")
+        a.execute("SET LOCAL lock_timeout = '4s'")
+        a.execute("SET LOCAL statement_timeout = '9s'")
+        assert (show(a, "lock_timeout"), show(a, "statement_timeout")) == ("4s", "9s")
+        a.execute(end)
+        assert (show(a, "lock_timeout"), show(a, "statement_timeout")) == ("0", "0")
+    a.execute("SET LOCAL lock_timeout = '3s'")
+    assert a.notices[-1] == "WARNING:  SET LOCAL can only be used in transaction blocks"
+    assert show(a, "lock_timeout") == "0"
+    a.execute("BEGIN")
+    a.execute("SET lock_timeout = '1s'")
+    a.execute("SET LOCAL lock_timeout = '2s'")           # seen to the end of the transaction ...
+    assert show(a, "lock_timeout") == "2s"
+    a.execute("COMMIT")
+    assert show(a, "lock_timeout") == "1s"               # ... then the SET's value
+    c = connect()                                        # (DB-API: it begins the transaction)
+    c.execute("SET LOCAL search_path = other")
+    assert c.session.in_transaction
+    assert show(c, "search_path") == "other"
+    c.commit()
+    assert show(c, "search_path") == "default"
+    c.rollback()
+
+
+def test_a_set_is_undone_by_a_rollback_of_its_transaction_or_savepoint(connect):
+    """PostgreSQL: "If SET is issued within a transaction that is later aborted, the effects of
+    the SET command disappear"; a rollback to an earlier savepoint undoes it too. It stayed."""
+    a = connect(autocommit=True)
+    a.execute("BEGIN")
+    a.execute("SET lock_timeout = '5s'")
+    a.execute("SET search_path = other")
+    a.execute("SET default_transaction_isolation = 'serializable'")
+    a.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+    a.execute("SET TIME ZONE 'Asia/Tokyo'")
+    a.execute("ROLLBACK")
+    assert [show(a, n) for n in ("lock_timeout", "search_path", "default_transaction_isolation",
+                                 "default_transaction_read_only")] == ["0", "default", "repeatable read", "off"]
+    assert show(a, "timezone") != "Asia/Tokyo"
+    a.execute("BEGIN")
+    a.execute("SET lock_timeout = '5s'")
+    a.execute("SAVEPOINT s")
+    a.execute("SET lock_timeout = '6s'")
+    a.execute("SET LOCAL statement_timeout = '7s'")
+    a.execute("ROLLBACK TO s")
+    assert (show(a, "lock_timeout"), show(a, "statement_timeout")) == ("5s", "0")
+    a.execute("COMMIT")
+    assert show(a, "lock_timeout") == "5s"               # a committed SET stays
+    a.execute("BEGIN")
+    a.execute("SET lock_timeout = '8s'")
+    with pytest.raises(errors.DivisionByZero):
+        a.execute("SELECT 1 / 0")
+    a.execute("COMMIT")                                  # (a failed block: rolled back)
+    assert show(a, "lock_timeout") == "5s"
 
 
 def test_unknown_settings(conn):
@@ -1131,3 +1304,63 @@ def test_cancel_from_another_thread_stops_a_statement_busy_outside_duckdb(connec
     assert conn.execute("SELECT count(*) FROM a").fetchone() == (0,)
     conn.cancel()  # with nothing running: the next statement is not canceled
     assert conn.execute("SELECT 1").fetchone() == (1,)
+
+
+def test_cancel_from_another_thread_stops_a_statement_waiting_for_a_row_lock(c, connect):
+    """As PostgreSQL's cancel request does: the wait ends at once with 57014. The waiter went on
+    waiting until the holder ended (the shell warned that Ctrl-C could not stop it), then ran."""
+    import threading
+    import time
+    holder = connect()
+    holder.execute("UPDATE t SET v = 1 WHERE id = 1")
+    outcome = {}
+
+    def update():
+        try:
+            c.execute("UPDATE t SET v = 2 WHERE id = 1")
+            outcome["done"] = "updated"
+        except txlake.Error as e:
+            outcome["done"] = e.sqlstate
+
+    worker = threading.Thread(target=update)
+    worker.start()
+    locks = c.session.db.locks
+    deadline = time.monotonic() + 10
+    while not (c.session.txn is not None and id(c.session.txn) in locks._waits_for):
+        assert time.monotonic() < deadline, "the UPDATE did not wait"
+        time.sleep(0.001)
+    c.cancel()
+    worker.join(10)
+    canceled = dict(outcome)
+    holder.commit()
+    worker.join(10)
+    assert canceled == {"done": "57014"}
+    with pytest.raises(errors.InFailedTransaction):
+        c.execute("SELECT 1")
+    c.rollback()
+    c.execute("SET lock_timeout = '5s'")
+    c.execute("UPDATE t SET v = 3 WHERE id = 1")          # the next wait is not canceled
+    c.commit()
+    assert committed(connect) == [(1, 3), (2, 20)]
+
+
+def test_txid_current_is_the_transactions_id(c, connect):
+    """As PostgreSQL's: one value for the whole transaction (assigned at the first call or
+    write), another for the next one and for other sessions. It was DuckDB's own counter, which
+    moved at every statement - and another session got the same numbers."""
+    assert c.execute("SELECT txid_current_if_assigned()").fetchone() == (None,)   # (read only so far)
+    c.execute("INSERT INTO t VALUES (3, 30)")
+    cur = c.execute("SELECT txid_current()")
+    assert cur.description[0][0] == "txid_current"
+    mine = cur.fetchone()[0]
+    assert mine == c.session.txn.xid
+    assert c.execute("SELECT txid_current(), pg_current_xact_id(), txid_current_if_assigned()").fetchone() == (
+        mine, mine, mine)
+    other = connect()
+    theirs = other.execute("SELECT txid_current()").fetchone()[0]
+    assert theirs != mine
+    other.rollback()
+    c.commit()
+    following = c.execute("SELECT txid_current()").fetchone()[0]
+    assert following not in (mine, theirs) and following > mine
+    c.rollback()

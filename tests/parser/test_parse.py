@@ -452,6 +452,15 @@ def test_an_unsupported_statement_is_named_as_written():
         parse("ANALYZE t")
 
 
+@pytest.mark.parametrize("sql", ["LOCK TABLE t IN ACCESS EXCLUSIVE MODE", "LOCK t", "lock table only t, u nowait"])
+def test_lock_table_is_refused_as_unsupported(sql):
+    """A PostgreSQL app's LOCK TABLE was a syntax error (42601, at or near "LOCK AS t"):
+    it is a statement txlake does not run (0A000), saying what locks it does take."""
+    with pytest.raises(errors.NotSupportedError, match="LOCK TABLE is not supported") as info:
+        parse(sql)
+    assert info.value.sqlstate == "0A000"
+
+
 @pytest.mark.parametrize("sql", ["SELEC 1", "SELECT * FROM", "SELECT * FROM (SELECT 1", "INSERT INTO",
                                  "UPDATE t SET", "DELETE t", "CREATE TABLE t (a)", "SELECT 1 +"])
 def test_syntax_errors(sql):

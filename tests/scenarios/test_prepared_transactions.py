@@ -125,12 +125,99 @@ def test_prepared_rows_are_protected_until_finished(table, connect):
     assert table.execute("SELECT s FROM t WHERE id = 1").fetchone() == ("theirs",)
 
 
+@pytest.mark.parametrize("rows", ["one row (inline)", "a Parquet file"])
+@pytest.mark.parametrize("theirs", [
+    "INSERT INTO t VALUES ({key}, 'theirs')", "INSERT INTO t VALUES ({key}, 'theirs') ON CONFLICT DO NOTHING",
+    "PREPARE"])
+def test_keys_a_prepared_transaction_inserted_are_held(table, connect, rows, theirs):
+    """PostgreSQL makes another inserter of the key wait for the prepared transaction. The key
+    was not held at all: the other INSERT committed, and COMMIT PREPARED then failed with
+    23505 and rolled the prepared transaction back - its promise broken."""
+    key = 10 if rows == "one row (inline)" else 500
+    table.execute("BEGIN")
+    table.execute("INSERT INTO t VALUES (10, 'prepared')")
+    if rows == "a Parquet file":
+        table.execute("INSERT INTO t SELECT i, 'bulk' FROM range(100, 1100) r(i)")
+    table.execute("PREPARE TRANSACTION 'inserter'")
+    other = connect(autocommit=True)
+    with pytest.raises(txlake.SerializationFailure, match='prepared transaction "inserter"'):
+        if theirs == "PREPARE":
+            other.execute("BEGIN")
+            other.execute(f"INSERT INTO t VALUES ({key}, 'theirs')")
+            other.execute("PREPARE TRANSACTION 'second'")
+        else:
+            other.execute(theirs.format(key=key))
+    other.execute("INSERT INTO t VALUES (3, 'three')")      # other keys are free
+    other.execute("COMMIT PREPARED 'inserter'")
+    assert table.execute(f"SELECT s FROM t WHERE id = {key}").fetchone() == ("prepared" if key == 10 else "bulk",)
+    assert table.execute("SELECT count(*) FROM t").fetchone() == (4 if key == 10 else 1004,)
+
+
+def test_a_table_a_prepared_transaction_created_is_held(table, connect):
+    """Another CREATE TABLE of the name committed, and COMMIT PREPARED failed with 42P07."""
+    table.execute("BEGIN")
+    table.execute("CREATE TABLE fresh (a INT)")
+    table.execute("INSERT INTO fresh VALUES (1)")
+    table.execute("PREPARE TRANSACTION 'creator'")
+    other = connect(autocommit=True)
+    with pytest.raises(txlake.SerializationFailure, match='prepared transaction "creator"'):
+        other.execute("CREATE TABLE fresh (b TEXT)")
+    other.execute("CREATE TABLE other.fresh (b TEXT)")      # the name in another database is free
+    other.execute("COMMIT PREPARED 'creator'")
+    assert table.execute("SELECT * FROM fresh").fetchall() == [(1,)]
+
+
+@pytest.mark.parametrize("work", ["", "SELECT * FROM t", "UPDATE t SET s = 'none' WHERE id = 99"])
+def test_a_prepared_transaction_that_wrote_nothing_commits(table, connect, work):
+    """As a read-only branch of a distributed transaction does in PostgreSQL. COMMIT PREPARED
+    failed with AttributeError (XX000), and the transaction stayed PRECOMMITTED until its
+    timeout rolled it back."""
+    table.execute("BEGIN")
+    if work:
+        table.execute(work)
+    table.execute("PREPARE TRANSACTION 'reader'")
+    other = connect(autocommit=True)
+    assert other.execute("COMMIT PREPARED 'reader'").statusmessage == "COMMIT PREPARED"
+    other.execute("COMMIT PREPARED 'reader'")                # finishing twice the same way succeeds
+    with pytest.raises(txlake.Error) as e:
+        other.execute("ROLLBACK PREPARED 'reader'")
+    assert e.value.sqlstate == "25000"
+    assert other.execute("SELECT state FROM txlake_transactions() WHERE gid = 'reader'").fetchall() == [
+        ("COMMITTED",)]
+    assert other.execute("SELECT * FROM t ORDER BY id").fetchall() == [(1, "one"), (2, "two")]
+
+
 OTHER_PROCESS_UPDATES = r"""
 import sys, txlake
 c = txlake.connect(sys.argv[1], autocommit=True, publish="off")
 c.execute(sys.argv[2])
 print("done", flush=True)
 """
+
+
+@pytest.mark.parametrize("sql", ["SELECT * FROM t WHERE id = 1 FOR UPDATE", "SELECT * FROM t WHERE s = 'one' FOR SHARE",
+                                 "UPDATE t SET s = s || '+' WHERE id = 1", "UPDATE t SET s = 'theirs' WHERE id = 1",
+                                 "DELETE FROM t WHERE s = 'one'"])
+@pytest.mark.parametrize("level", ["READ COMMITTED", "REPEATABLE READ"])
+def test_a_row_a_prepared_transaction_holds_cannot_be_locked(table, connect, sql, level):
+    """Its writer gets 40001 at the statement, as its commit would (NOWAIT: 55P03) - where
+    PostgreSQL makes it wait. SELECT ... FOR UPDATE took the row at once and returned its old
+    version, and the UPDATE computed from it then failed at COMMIT."""
+    table.execute("BEGIN")
+    table.execute("UPDATE t SET s = 'mine' WHERE id = 1")
+    table.execute("PREPARE TRANSACTION 'holder'")
+    other = connect(isolation_level=level)
+    with pytest.raises(txlake.SerializationFailure, match='prepared transaction "holder"'):
+        other.execute(sql)
+    other.rollback()
+    with pytest.raises(txlake.LockNotAvailable, match='could not obtain lock on row in relation "t"'):
+        other.execute("SELECT * FROM t WHERE id = 1 FOR UPDATE NOWAIT")
+    other.rollback()
+    assert other.execute("SELECT * FROM t WHERE id = 2 FOR UPDATE").fetchall() == [(2, "two")]  # not held
+    other.rollback()
+    table.execute("ROLLBACK PREPARED 'holder'")
+    other.execute(sql)                                        # released with it
+    other.commit()
 
 
 def test_prepare_is_refused_when_another_process_changed_its_rows_first(table, warehouse):
