@@ -926,6 +926,7 @@ class Executor:
         rowid = pk.find(self.store, version, [key]).get(key)
         if rowid is not None:
             self._lock(ctx, tid, [(tid, "key", key)])
+            self._refuse_prepared_rows(ctx, version, [rowid])
             version, changed = self._moved_on(ctx.txn, version, [rowid])
             if changed:  # READ COMMITTED: the newest committed version of the row, if any
                 rowid = pk.find(self.store, version, [key]).get(key)
@@ -984,6 +985,7 @@ class Executor:
         keys = self._row_lock_keys(version, found)
         self._lock(ctx, version.table_id, [key for key in keys if key is not None])
         rowids = found.column(ROWID).to_numpy(zero_copy_only=False)
+        self._refuse_prepared_rows(ctx, version, rowids)
         version, changed = self._moved_on(txn, version, rowids)
         if not changed:
             return found, version
@@ -1007,6 +1009,21 @@ class Executor:
             return unchanged, version
         rechecked = find(self._rows_by_id(version, newest))
         return pa.concat_tables([unchanged, rechecked.select(unchanged.column_names)]), version
+
+    def _refuse_prepared_rows(self, ctx: Context, version: TableVersion, rowids) -> None:
+        """A row an unfinished prepared transaction deletes or updates cannot be locked: 40001
+        now (55P03 for NOWAIT), as its commit would get - where PostgreSQL, whose prepared
+        transactions keep their row locks, makes the writer wait (docs/storage.md)."""
+        claims = self.db.warehouse.prepared.claims()
+        if not any(c.table_id == version.table_id and c.deleted for r in claims for c in r.changes):
+            return
+        holder = _held_by_prepared(claims, version, {int(r) for r in rowids if r >= 0})
+        if holder is None:
+            return
+        if ctx.lock_timeout == NOWAIT:
+            raise errors.LockNotAvailable("canceling statement due to lock timeout")
+        raise errors.SerializationFailure(
+            f'could not serialize access: the rows are held by prepared transaction "{holder.gid}"')
 
     def _moved_on(self, txn: Transaction, version: TableVersion, rowids) -> tuple[TableVersion, list[int]]:
         """After locking rows of ``version``: the indexes of those of ``rowids`` that some
@@ -2016,6 +2033,22 @@ def _relocated(rows: pa.Table, version: TableVersion) -> pa.Table:
     if (moved == ids).all():
         return rows
     return rows.set_column(rows.schema.get_field_index(ROWID), ROWID, pa.array(moved, pa.int64()))
+
+
+def _held_by_prepared(claims, version: TableVersion, rowids: set[int]):
+    """The unfinished prepared transaction that deletes or updates one of ``rowids`` (row ids
+    of ``version``; its claims name rows as of its snapshot, located here through
+    compactions), or None."""
+    for record in claims:
+        for claim in record.changes:
+            if claim.table_id != version.table_id:
+                continue
+            for fid, rows in claim.deleted.items():
+                for pos in rows:
+                    where = version.locate(fid, pos)
+                    if where is not None and (where[0] << 32) | where[1] in rowids:
+                        return record
+    return None
 
 
 def _relocated_ids(rowids: list[int], version: TableVersion) -> list[int]:

@@ -195,6 +195,31 @@ print("done", flush=True)
 """
 
 
+@pytest.mark.parametrize("sql", ["SELECT * FROM t WHERE id = 1 FOR UPDATE", "SELECT * FROM t WHERE s = 'one' FOR SHARE",
+                                 "UPDATE t SET s = s || '+' WHERE id = 1", "UPDATE t SET s = 'theirs' WHERE id = 1",
+                                 "DELETE FROM t WHERE s = 'one'"])
+@pytest.mark.parametrize("level", ["READ COMMITTED", "REPEATABLE READ"])
+def test_a_row_a_prepared_transaction_holds_cannot_be_locked(table, connect, sql, level):
+    """Its writer gets 40001 at the statement, as its commit would (NOWAIT: 55P03) - where
+    PostgreSQL makes it wait. SELECT ... FOR UPDATE took the row at once and returned its old
+    version, and the UPDATE computed from it then failed at COMMIT."""
+    table.execute("BEGIN")
+    table.execute("UPDATE t SET s = 'mine' WHERE id = 1")
+    table.execute("PREPARE TRANSACTION 'holder'")
+    other = connect(isolation_level=level)
+    with pytest.raises(txlake.SerializationFailure, match='prepared transaction "holder"'):
+        other.execute(sql)
+    other.rollback()
+    with pytest.raises(txlake.LockNotAvailable, match='could not obtain lock on row in relation "t"'):
+        other.execute("SELECT * FROM t WHERE id = 1 FOR UPDATE NOWAIT")
+    other.rollback()
+    assert other.execute("SELECT * FROM t WHERE id = 2 FOR UPDATE").fetchall() == [(2, "two")]  # not held
+    other.rollback()
+    table.execute("ROLLBACK PREPARED 'holder'")
+    other.execute(sql)                                        # released with it
+    other.commit()
+
+
 def test_prepare_is_refused_when_another_process_changed_its_rows_first(table, warehouse):
     # across processes there are no row locks: the other process's update commits first, and
     # PREPARE - which promises that COMMIT PREPARED will succeed - must see it
