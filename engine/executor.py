@@ -2364,6 +2364,8 @@ def _source_tables(from_items, found: pa.Table) -> list[tuple[str, pa.Table]]:
         columns = [c for c in found.column_names if c.startswith(prefix)]
         tables.append((name, found.select(columns).rename_columns([c[len(prefix):] for c in columns])))
     return tables
+
+
 def _held_by_prepared(claims, version: TableVersion, rowids: set[int]):
     """The unfinished prepared transaction that deletes or updates one of ``rowids`` (row ids
     of ``version``; its claims name rows as of its snapshot, located here through

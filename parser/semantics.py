@@ -612,6 +612,7 @@ def _domain(node: exp.Expression) -> exp.Expression:
 _TO_CHAR_MAPPING = _to_char_mapping()
 _TO_CHAR_TRIE = new_trie(_TO_CHAR_MAPPING)
 
+
 def _fetch(node: exp.Fetch) -> exp.Expression:
     """``FETCH FIRST n ROWS WITH TIES`` is refused (DuckDB has no WITH TIES: sqlglot made it a
     plain LIMIT, which dropped the ties)."""
