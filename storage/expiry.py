@@ -36,9 +36,10 @@ from dataclasses import dataclass
 
 from txlake import errors
 from txlake.storage.datafiles import table_dir
-from txlake.storage.prepared import PRECOMMITTED
 from txlake.storage.format.paimon import PaimonTable
 from txlake.storage.fs import LocalFileSystem
+from txlake.storage.prepared import PRECOMMITTED
+from txlake.storage.publish import written_by_publisher
 from txlake.storage.version import ChangeData
 
 EXPIRY_FILE = os.path.join("_txlog", "expired.json")
@@ -48,7 +49,8 @@ READERS_DIR = "_readers"
 LEASE_SECONDS = 60.0
 LEASE_RENEW_SECONDS = LEASE_SECONDS / 4
 FORGOTTEN_LEASE_SECONDS = 24 * 3600.0  # lapsed leases older than this are deleted
-METADATA_GRACE_SECONDS = 600.0  # unreferenced manifests younger than this may be in flight
+# unreferenced manifests and published rewrites younger than this may be in flight
+METADATA_GRACE_SECONDS = 600.0
 
 
 @dataclass(frozen=True)
@@ -317,7 +319,10 @@ def _remove_orphan_files(warehouse, older_than_seconds: float) -> int:
 
 def _unpublished_old_files(warehouse, tdir: str, cutoff: float) -> list[str]:
     """The data and manifest files of a table directory older than ``cutoff`` that no Paimon
-    snapshot references."""
+    snapshot references. A publisher writes manifests and the data files only it writes
+    (rewrites, inline bundles, under a temporary name first) before the snapshot that reads
+    them: those are no orphans before METADATA_GRACE_SECONDS, whatever the grace asked for
+    (taken, the snapshot named a file other engines could not find)."""
     paimon = PaimonTable(tdir, warehouse.fs)
     published, live_meta = set(), set()
     for sid in paimon.snapshot_ids():
@@ -327,13 +332,18 @@ def _unpublished_old_files(warehouse, tdir: str, cutoff: float) -> list[str]:
             continue
         published |= {os.path.join(tdir, f) for f in state.files}
         live_meta |= state.metadata_files
-    data = [os.path.join(tdir, "bucket-0", n) for n in warehouse.fs.listdir(os.path.join(tdir, "bucket-0"))]
-    # a publisher may be writing manifests for a snapshot it has not written yet: they are no
-    # orphans before METADATA_GRACE_SECONDS, whatever the grace asked for
     meta_cutoff = min(cutoff, time.time() - METADATA_GRACE_SECONDS)
+    data = [(os.path.join(tdir, "bucket-0", n), meta_cutoff if _published_or_temporary(n) else cutoff)
+            for n in warehouse.fs.listdir(os.path.join(tdir, "bucket-0"))]
     meta = [os.path.join(tdir, "manifest", n) for n in warehouse.fs.listdir(os.path.join(tdir, "manifest"))]
-    return [path for path in data if path not in published and _older_than(path, cutoff)] + \
+    return [path for path, older in data if path not in published and _older_than(path, older)] + \
         [path for path in meta if os.path.basename(path) not in live_meta and _older_than(path, meta_cutoff)]
+
+
+def _published_or_temporary(name: str) -> bool:
+    """A data file only the publisher writes, or a hidden temporary file a file is written
+    under before it is renamed into place (``write_parquet_atomic``)."""
+    return written_by_publisher(name) or (name.startswith(".") and name.endswith(".tmp"))
 
 
 def _referenced(warehouse) -> set[str]:

@@ -52,6 +52,16 @@ PUBLISH_USER = "txlake-publisher"
 PUBLISH_INTERVAL = 1.0  # seconds at least between the starts of two background passes
 PUBLISH_DUTY = 0.1      # the share of time background passes may take
 PUBLISH_LOCK = "PUBLISH"  # in _txlog/: held by the process running a background pass
+INLINE_PREFIX = "data-inline-"  # a table's inline rows, published together: data-inline-<digest>-0.parquet
+REWRITE_MARK = "-deleted-"      # a file without its k deleted rows: <data file>-deleted-<k>.parquet
+
+
+def written_by_publisher(name: str) -> bool:
+    """Is the data file ``name`` (under bucket-0/) one the publisher writes - a rewrite or an
+    inline bundle - rather than one a commit wrote? It is written before the Paimon snapshot
+    that reads it, so for a while nothing references it."""
+    stem = name.removesuffix(".parquet")
+    return name.startswith(INLINE_PREFIX) or stem.rpartition(REWRITE_MARK)[2].isdigit() and REWRITE_MARK in stem
 
 
 def _since_last_pass(lock: str) -> float:
@@ -251,7 +261,7 @@ class Publisher:
             return PublishedFile(name, f.size, rows, f.schema_id)
         # (a name no data file has: a Spark task's second file is data-<job>-<task>-1.parquet)
         stem = os.path.basename(name).removesuffix(".parquet")
-        name = os.path.join(BUCKET_DIR, f"{stem}-deleted-{len(deleted)}.parquet")
+        name = os.path.join(BUCKET_DIR, f"{stem}{REWRITE_MARK}{len(deleted)}.parquet")
         full = os.path.join(self.warehouse.root, prefix, name)
         if not os.path.exists(full):
             self._write_file(full, self.warehouse.store.scan_file(version, f))
@@ -271,7 +281,7 @@ class Publisher:
         schema_id = group[0].schema_id
         digest = hashlib.sha256(f"{version.table_id}:{schema_id}:".encode() + ",".join(
             f"{f.file_id}-{len(dead)}" for f, dead in live).encode()).hexdigest()[:32]
-        name = os.path.join(BUCKET_DIR, f"data-inline-{digest}-0.parquet")
+        name = os.path.join(BUCKET_DIR, f"{INLINE_PREFIX}{digest}-0.parquet")
         full = os.path.join(self.warehouse.root, table_dir(version.db, version.name), name)
         if not os.path.exists(full):  # (rows decoded only now, for the files not yet published)
             pieces = [self.warehouse.store.scan_file(version, f) for f, _ in live]
