@@ -8,6 +8,8 @@ import datetime
 import decimal
 import json
 import os
+import re
+import shutil
 
 import pytest
 
@@ -285,3 +287,42 @@ def test_background_passes_keep_one_pace_among_processes(tmp_path):
         publisher.close()
         warehouse.listeners.remove(publisher.notify)
         c.close()
+
+
+PUBLISH_REWRITES = r"""
+import sys, txlake
+c = txlake.connect(sys.argv[1], autocommit=True, publish="off")
+c.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+c.execute("INSERT INTO t SELECT range, 0 FROM range(5000)")   # a Parquet file
+c.execute("DELETE FROM t WHERE id = 3")                        # published as a rewrite
+c.execute("INSERT INTO t VALUES (-1, 1)")                      # inline: published as a bundle
+c.close()
+txlake.connect(sys.argv[1], publish="sync").close()            # publishes it all
+"""
+
+
+@pytest.mark.skipif(not shutil.which("strace"), reason="needs strace")
+def test_a_published_file_is_durable_before_the_snapshot_naming_it(tmp_path):
+    """The publisher renamed a rewrite (or an inline bundle) into bucket-0/ and then created
+    the Paimon snapshot naming it, without an fsync of bucket-0/ in between: after a power
+    failure the snapshot could name a file whose directory entry was lost. Watched with strace:
+    each file renamed into place is followed by an fsync of its directory before any snapshot
+    is linked."""
+    import subprocess
+    import sys
+
+    from tests.conftest import child_env
+    path, trace = str(tmp_path / "wh"), str(tmp_path / "strace.out")
+    subprocess.run(["strace", "-f", "-y", "-qq", "-e", "trace=rename,renameat,renameat2,link,linkat,fsync",
+                    "-o", trace, sys.executable, "-c", PUBLISH_REWRITES, path],
+                   env=child_env(), check=True, timeout=120)
+    unsynced, checked = set(), 0  # directories of files renamed into place, not fsync'd since
+    for line in open(trace):
+        if m := re.search(r'rename(?:at2?)?\(.*"([^"]+/bucket-0)/[^"/]+", ', line):
+            unsynced.add(m[1])
+        elif m := re.search(r"fsync\(\d+<([^>]+)>\)", line):
+            unsynced.discard(m[1])
+        elif re.search(r'link(?:at)?\(.*"[^"]+/snapshot/snapshot-\d+"', line):
+            assert not unsynced, f"snapshot linked before {unsynced} was fsync'd"
+            checked += 1
+    assert checked
