@@ -130,13 +130,16 @@ class Session:
                     f"the statement has {stmt.param_count} placeholders but {len(params)} parameters were passed",
                     sqlstate="08P01")
             handler = _CONTROL.get(type(stmt))
-            if handler is not None:
-                return handler(self, stmt)
             try:
+                if handler is not None:
+                    return handler(self, stmt)
                 return self._run_data_statement(stmt, params)
             except UnicodeEncodeError as e:  # a str holding a lone surrogate (text that was not UTF-8)
                 raise errors.DataError(f"invalid byte sequence for encoding \"UTF8\": {e.reason}",
                                        sqlstate="22021") from None
+            except OSError as e:  # a full disk, a permission refused - where no layer below said more
+                raise errors.file_error(e, f'could not access file "{e.filename}"' if e.filename
+                                        else "could not read or write the warehouse's files") from e
 
     def begin(self, isolation: str | None = None, read_only: bool | None = None,
               explicit: bool = True, label: str | None = None) -> Transaction:

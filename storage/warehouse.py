@@ -366,7 +366,13 @@ class Warehouse:
         if commit.empty:
             return None
         try:
-            commit.prepare()
+            try:
+                commit.prepare()
+            except FileNotFoundError:
+                raise
+            except OSError as e:  # (a full disk, a permission refused: nothing is logged)
+                raise errors.CommitFailed(f"could not write the commit's data files: {e.strerror or e}",
+                                          sqlstate=errors.file_error_sqlstate(e)) from e
             failpoints.reached("after-prepare")
             entry = self._append(commit)
             failpoints.reached("after-log")
@@ -588,7 +594,8 @@ class Warehouse:
         except OSError as e:
             stored = self.txlog.read(entry.csn)
             if stored is None or (stored.commit_user, stored.commit_id) != (entry.commit_user, entry.commit_id):
-                raise errors.CommitFailed(f"could not write commit log entry: {e}") from e
+                raise errors.CommitFailed(f"could not write commit log entry: {e}",
+                                          sqlstate=errors.file_error_sqlstate(e)) from e
             written = True  # the write landed although it reported an error
         finally:
             if not written:
