@@ -251,8 +251,13 @@ class PreparedTransactions:
                 raise errors.InvalidTransactionState(
                     f'prepared transaction "{gid}" was already rolled back ({settled.reason})') from None
             return settled
+        except errors.CommitFailed:
+            # nothing refused it (a commit timeout, an I/O error - or an entry whose flush
+            # failed, which the log settles): it stays prepared, to be committed again
+            raise
         except errors.Error as e:
-            # cannot happen while claims hold; if it does, the transaction can never commit
+            # a conflict - cannot happen while claims hold; if it does, the transaction can
+            # never commit
             self._abort(record, f"commit failed: {e}")
             raise
         return self._finish(record, COMMITTED, entry)

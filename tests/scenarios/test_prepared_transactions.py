@@ -258,3 +258,45 @@ def test_a_label_a_prepared_transaction_carries_is_held_until_it_finishes(table,
     assert table.execute("SELECT id FROM t ORDER BY id").fetchall() == [(1,), (2,), (3,)]
     with pytest.raises(txlake.DuplicateObject, match="already used by commit"):  # and now the log has it
         connect(autocommit=True).execute("BEGIN WITH LABEL 'job'")
+
+
+
+IMPATIENT_COMMIT_PREPARED = r"""
+import sys, time, txlake
+c = txlake.connect(sys.argv[1], autocommit=True, publish="off", commit_timeout=1)
+print("ready", flush=True)
+sys.stdin.readline()  # (the log's lock is taken now)
+try:
+    c.execute("COMMIT PREPARED 'slow'")
+except txlake.Error as e:
+    print(e.sqlstate, flush=True)
+time.sleep(1)  # (past the lock's release: an abort entry written now would land)
+"""
+
+
+def test_a_commit_prepared_that_times_out_leaves_the_transaction_prepared(table, warehouse):
+    """COMMIT PREPARED that could not append its entry in time (another process held the log's
+    lock past commit_timeout: 58030) aborted the prepared transaction - whose rows were then
+    lost for good, once the abort entry got the lock. A commit that failed without a conflict
+    leaves it PRECOMMITTED, to be committed again."""
+    import fcntl
+    table.execute("BEGIN")
+    table.execute("INSERT INTO t VALUES (10, 'prepared')")
+    table.execute("PREPARE TRANSACTION 'slow'")
+    impatient = subprocess.Popen([sys.executable, "-c", IMPATIENT_COMMIT_PREPARED, warehouse], env=child_env(),
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert impatient.stdout.readline() == "ready\n"
+    lock = os.open(os.path.join(warehouse, "_txlog", "LOCK"), os.O_RDWR)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # (another open file: excludes this process's appender too)
+        impatient.stdin.write("go\n")
+        impatient.stdin.flush()
+        time.sleep(1.5)
+    finally:
+        os.close(lock)
+    out, _ = impatient.communicate(timeout=60)
+    assert out.strip() == "58030"
+    state = table.execute("SELECT state FROM txlake_transactions() WHERE gid = 'slow'").fetchone()
+    assert state == ("PRECOMMITTED",)
+    table.execute("COMMIT PREPARED 'slow'")
+    assert table.execute("SELECT s FROM t WHERE id = 10").fetchall() == [("prepared",)]
