@@ -204,13 +204,17 @@ def _expire_snapshots(warehouse, older_than_ms: int | None, retain_last: int, in
             if isinstance(change, ChangeData):
                 paths = {f.path for f in change.added}
                 (dead if entry.csn <= deleting else added_later).update(paths)
+    # the Paimon snapshots before the horizon go first: killed midway, an expiry leaves Paimon
+    # snapshots that still read every file they name (and orphans), never one naming a file
+    # already gone - which the next expiry, finding the horizon moved, would leave so
+    published = _published(warehouse, latest)
+    snaps, meta = _expire_paimon(warehouse, latest, deleting, dead | kept | added_later)
     data_deleted = 0
-    for path in dead - kept - added_later - _published(warehouse, latest):
+    for path in dead - kept - added_later - published:
         full = os.path.join(warehouse.root, path)
         if os.path.exists(full):
             warehouse.fs.remove(full)
             data_deleted += 1
-    snaps, meta = _expire_paimon(warehouse, latest, deleting, kept | added_later)
     return ExpireResult(horizon, data_deleted, snaps, meta)
 
 
@@ -236,7 +240,8 @@ def _published(warehouse, latest) -> set[str]:
 
 def _expire_paimon(warehouse, latest, horizon: int, internal: set[str]) -> tuple[int, int]:
     """Drop Paimon snapshots showing states before the horizon (keeping each table's newest),
-    then the manifests and rewritten data files no remaining snapshot references."""
+    then the manifests and rewritten data files no remaining snapshot references (``internal``:
+    the files the log names, which are the caller's to delete)."""
     snapshots_deleted = metadata_deleted = 0
     for version in latest.tables.values():
         rel = table_dir(version.db, version.name)
