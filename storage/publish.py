@@ -198,8 +198,12 @@ class Publisher:
         state = self._published.get(version.table_id)
         if state is None:
             state = paimon.latest()
-            if state is not None and self._owner(paimon, state) != version.table_id:
-                paimon.drop_metadata()  # a dropped table of the same name
+            # a dropped table of the same name: its snapshots, or - a publisher killed before
+            # its first snapshot - its schemas alone (kept by put-if-absent, they would be read
+            # as this table's)
+            if (state is not None and self._owner(paimon, state) != version.table_id) or (state is None and any(
+                    paimon.schema_options(i).get(TABLE_ID_OPTION) != version.table_id for i in paimon.schema_ids())):
+                paimon.drop_metadata()
                 state = None
         if state is not None and state.commit_identifier >= catalog.csn:
             self._published[version.table_id] = state
@@ -301,5 +305,6 @@ class Publisher:
                 continue
             for name in self.warehouse.fs.listdir(os.path.join(root, db_dir)):
                 rel = os.path.join(db_dir, name)
-                if rel not in live_dirs and os.path.isdir(os.path.join(root, rel, "snapshot")):
+                if rel not in live_dirs and any(os.path.isdir(os.path.join(root, rel, sub))
+                                                for sub in ("snapshot", "schema", "manifest")):
                     PaimonTable(os.path.join(root, rel), self.warehouse.fs).drop_metadata()

@@ -326,3 +326,43 @@ def test_a_published_file_is_durable_before_the_snapshot_naming_it(tmp_path):
             assert not unsynced, f"snapshot linked before {unsynced} was fsync'd"
             checked += 1
     assert checked
+
+
+DIES_BEFORE_THE_FIRST_SNAPSHOT = r"""
+import os, sys, txlake
+from txlake.storage.format import paimon
+def die(*args, **kwargs):  # the process dies as kill -9 would: schema written, no snapshot yet
+    os._exit(137)
+paimon.PaimonTable.commit = die
+c = txlake.connect(sys.argv[1], autocommit=True, publish="sync")
+c.execute("CREATE TABLE t (a INT, b TEXT)")
+"""
+
+
+def test_a_schema_left_by_a_dropped_table_is_not_taken_for_a_new_ones(tmp_path):
+    """A publisher killed between a table's first schema and its first snapshot left
+    schema/schema-0 behind; dropping the table removed nothing (its metadata was found by its
+    snapshot directory), and a new table of that name was published under the old schema-0
+    (put-if-absent kept it): other engines read its rows as the old columns, all NULL."""
+    from tests.conftest import run_python
+    path = str(tmp_path / "wh")
+    assert run_python(DIES_BEFORE_THE_FIRST_SNAPSHOT, path).returncode == 137
+    assert os.path.exists(os.path.join(path, "default.db", "t", "schema", "schema-0"))
+    c = txlake.connect(path, autocommit=True, publish="sync")
+    c.execute("DROP TABLE t")
+    c.execute("CREATE TABLE t (x BIGINT, y DOUBLE)")
+    c.execute("INSERT INTO t VALUES (1, 2.5)")
+    c.close()
+    published = read_with_pypaimon(os.path.join(path, "default.db", "t"))
+    assert [f["name"] for f in published["fields"]] == ["x", "y"]
+    assert list(published["snapshots"].values())[-1]["rows"] == [[1, 2.5]]
+    # and the same when the new table is published by a process that never saw the old one
+    assert run_python(DIES_BEFORE_THE_FIRST_SNAPSHOT.replace("TABLE t", "TABLE u"), path).returncode == 137
+    c = txlake.connect(path, autocommit=True, publish="off")
+    c.execute("DROP TABLE u")
+    c.execute("CREATE TABLE u (x BIGINT)")
+    c.execute("INSERT INTO u VALUES (7)")
+    c.close()
+    txlake.connect(path, publish="sync").close()
+    published = read_with_pypaimon(os.path.join(path, "default.db", "u"))
+    assert list(published["snapshots"].values())[-1]["rows"] == [[7]]
