@@ -182,7 +182,13 @@ class Publisher:
                 return
             for version in catalog.tables.values():
                 if self._versions.get(version.table_id) is not version:
-                    self._publish_table(catalog, version)
+                    try:
+                        self._publish_table(catalog, version)
+                    except (FileNotFoundError, ValueError):
+                        if self.warehouse.refresh().by_id(version.table_id) is not None:
+                            raise
+                        self._published.pop(version.table_id, None)
+                        continue  # dropped since: another process removed its metadata meanwhile
                     self._versions[version.table_id] = version
             if len(self._versions) != len(catalog.tables) or self._published_csn < 0:
                 live = {v.table_id for v in catalog.tables.values()}
@@ -197,12 +203,13 @@ class Publisher:
         paimon = PaimonTable(os.path.join(root, table_dir(version.db, version.name)), self.warehouse.fs)
         state = self._published.get(version.table_id)
         if state is None:
+            # a dropped table of the same name: its schemas (put-if-absent would keep them, and
+            # they would be read as this table's - left alone by a publisher killed before its
+            # first snapshot), or its snapshots
+            if _owners(paimon) - {version.table_id}:
+                paimon.drop_metadata()
             state = paimon.latest()
-            # a dropped table of the same name: its snapshots, or - a publisher killed before
-            # its first snapshot - its schemas alone (kept by put-if-absent, they would be read
-            # as this table's)
-            if (state is not None and self._owner(paimon, state) != version.table_id) or (state is None and any(
-                    paimon.schema_options(i).get(TABLE_ID_OPTION) != version.table_id for i in paimon.schema_ids())):
+            if state is not None and self._owner(paimon, state) != version.table_id:
                 paimon.drop_metadata()
                 state = None
         if state is not None and state.commit_identifier >= catalog.csn:
@@ -298,13 +305,26 @@ class Publisher:
         self.warehouse.store.write_named(full, data)
 
     def _drop_stale(self, live_dirs: set[str]) -> None:
-        """Remove the Paimon metadata of tables that no longer exist."""
-        root = self.warehouse.root
+        """Remove the Paimon metadata of tables that no longer exist: of a directory no live
+        table has whose schemas name a table that is not live either - asked of the catalog
+        again after reading them. (Another process may have created and published a table
+        since this pass read the catalog: its schemas name it, and it is live by then.)"""
+        root, stale = self.warehouse.root, []
         for db_dir in self.warehouse.fs.listdir(root):
             if not db_dir.endswith(".db"):
                 continue
             for name in self.warehouse.fs.listdir(os.path.join(root, db_dir)):
                 rel = os.path.join(db_dir, name)
-                if rel not in live_dirs and any(os.path.isdir(os.path.join(root, rel, sub))
-                                                for sub in ("snapshot", "schema", "manifest")):
-                    PaimonTable(os.path.join(root, rel), self.warehouse.fs).drop_metadata()
+                if rel not in live_dirs and os.path.isdir(os.path.join(root, rel, "schema")):
+                    paimon = PaimonTable(os.path.join(root, rel), self.warehouse.fs)
+                    stale.append((paimon, _owners(paimon)))
+        if stale:
+            live = {v.table_id for v in self.warehouse.refresh().tables.values()}
+            for paimon, owners in stale:
+                if owners and not owners & live:
+                    paimon.drop_metadata()
+
+
+def _owners(paimon: PaimonTable) -> set[str | None]:
+    """The txlake table ids the schemas in a Paimon table directory name."""
+    return {paimon.schema_options(i).get(TABLE_ID_OPTION) for i in paimon.schema_ids()}

@@ -366,3 +366,49 @@ def test_a_schema_left_by_a_dropped_table_is_not_taken_for_a_new_ones(tmp_path):
     txlake.connect(path, publish="sync").close()
     published = read_with_pypaimon(os.path.join(path, "default.db", "u"))
     assert list(published["snapshots"].values())[-1]["rows"] == [[7]]
+
+
+CREATES_AND_DROPS = r"""
+import sys, time, txlake
+c = txlake.connect(sys.argv[1], autocommit=True, publish="sync")
+end, i = time.time() + float(sys.argv[2]), 0
+while time.time() < end:
+    i += 1
+    c.execute(f"CREATE TABLE a{i} (id INT)")
+    c.execute(f"DROP TABLE a{i}")
+"""
+
+
+def test_a_drop_elsewhere_never_removes_a_table_another_process_just_published(tmp_path):
+    """A publishing pass that saw the number of tables change removed the Paimon metadata of
+    every table directory its catalog did not have - read at the pass's start, so a table
+    another process created and published meanwhile lost its snapshots, manifests or schemas
+    under that process's publisher (publishing failed; a snapshot could be left naming a
+    deleted manifest list, and then every pass failed on it). Metadata is removed only when
+    its schemas name a table the catalog, read again, does not have."""
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import child_env
+    from txlake.storage.format.paimon import PaimonTable
+    path = str(tmp_path / "wh")
+    txlake.connect(path, publish="off").close()
+    dropper = subprocess.Popen([sys.executable, "-c", CREATES_AND_DROPS, path, "8"], env=child_env())
+    c = txlake.connect(path, autocommit=True, publish="sync")
+    n, end = 0, time.time() + 8
+    while time.time() < end:
+        n += 1
+        c.execute(f"CREATE TABLE x{n} (id INT)")
+        c.execute(f"INSERT INTO x{n} VALUES ({n})")
+    assert dropper.wait(60) == 0
+    errors = c._session.db.publisher.errors
+    c.close()
+    broken = []
+    for i in range(1, n + 1):
+        try:
+            state = PaimonTable(os.path.join(path, "default.db", f"x{i}")).latest()
+            assert state is not None and state.record_count == 1
+        except (AssertionError, FileNotFoundError) as e:
+            broken.append((i, repr(e)))
+    assert n > 20 and errors == 0 and not broken, (errors, broken[:3])
