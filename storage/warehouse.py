@@ -28,7 +28,7 @@ from txlake.storage import checkpoint, failpoints, keys as pk
 from txlake.storage.commit import Commit, CommitState, now_ms
 from txlake.storage.datafiles import DEFAULT_CACHE_BYTES, DataFileStore
 from txlake.storage.fs import LocalFileSystem
-from txlake.storage.prepared import PreparedTransactions, check_claims
+from txlake.storage.prepared import PreparedTransactions, check_claims, settled
 from txlake.storage.txlog import LogLocked, TxLog
 from txlake.storage.version import ENCODED, CatalogVersion, ChangeData, LogEntry, TableVersion
 
@@ -473,7 +473,8 @@ class Warehouse:
                         with self._lock:  # (a SERIALIZABLE vote below asks who wrote it)
                             self._remember(entry)
                 commits = [r for r in requests if r.commit is not None and not r.done]
-                if early is not None and early[0] is latest and early[1] == self.txlog.prepared_changes():
+                if early is not None and early[0] is latest and early[1] == self.txlog.prepared_changes() \
+                        and settled(early[1]):
                     voted = early[2]  # nothing committed or prepared since: that vote stands
                 else:
                     voted = self._vote_group(commits, latest) if commits else []

@@ -300,3 +300,35 @@ def test_a_commit_prepared_that_times_out_leaves_the_transaction_prepared(table,
     assert state == ("PRECOMMITTED",)
     table.execute("COMMIT PREPARED 'slow'")
     assert table.execute("SELECT s FROM t WHERE id = 10").fetchall() == [("prepared",)]
+
+
+PREPARE_AND_DIE_BEFORE_COUNTING = r"""
+import os, sys, txlake
+from txlake.storage import fs
+put_if_absent = fs.LocalFileSystem.put_if_absent
+def put_then_die(self, path, data):  # the process dies as kill -9 would, the record just linked
+    put_if_absent(self, path, data)
+    if "_prepared" in path:
+        os._exit(137)
+fs.LocalFileSystem.put_if_absent = put_then_die
+c = txlake.connect(sys.argv[1], autocommit=True, publish="off")
+c.execute("BEGIN")
+c.execute("UPDATE t SET s = 'prepared' WHERE id = 1")
+c.execute("PREPARE TRANSACTION 'g-died'")
+"""
+
+
+def test_a_prepare_killed_right_after_its_record_still_holds_its_rows(table, warehouse):
+    """PREPARE linked its record and then counted the change to _prepared/ (which tells other
+    processes to read the records again): killed in between, the record was durable - a
+    prepared transaction - but processes already running never read it (txlake_transactions()
+    did not list it), committed changes to its rows, and COMMIT PREPARED then failed (40001)
+    and aborted it. The change is counted before the record is linked."""
+    table.execute("UPDATE t SET s = 'first' WHERE id = 2")  # (this process has read the records)
+    assert run_python(PREPARE_AND_DIE_BEFORE_COUNTING, warehouse).returncode == 137
+    assert table.execute("SELECT state FROM txlake_transactions() WHERE gid = 'g-died'").fetchone() == \
+        ("PRECOMMITTED",)
+    with pytest.raises(txlake.SerializationFailure):
+        table.execute("UPDATE t SET s = 'meanwhile' WHERE id = 1")
+    table.execute("COMMIT PREPARED 'g-died'")
+    assert table.execute("SELECT s FROM t WHERE id = 1").fetchone() == ("prepared",)
