@@ -412,3 +412,49 @@ def test_a_drop_elsewhere_never_removes_a_table_another_process_just_published(t
         except (AssertionError, FileNotFoundError) as e:
             broken.append((i, repr(e)))
     assert n > 20 and errors == 0 and not broken, (errors, broken[:3])
+
+
+RECREATES = r"""
+import sys, time, txlake
+c = txlake.connect(sys.argv[1], autocommit=True, publish="sync")
+end, i = time.time() + float(sys.argv[2]), 0
+while time.time() < end:
+    i += 1
+    c.execute("DROP TABLE t")
+    c.execute("CREATE TABLE t (id INT, s TEXT)" if i % 2 else "CREATE TABLE t (x BIGINT)")
+    c.execute(f"INSERT INTO t SELECT {i}" + (", 'v'" if i % 2 else "") + " FROM range(3)")
+"""
+
+
+def test_tables_dropped_and_created_again_while_another_process_publishes(tmp_path):
+    """A table dropped and created again under the same name while another process published:
+    one publisher removed the dropped table's metadata while the other was writing the new
+    table's (or the old one's, not having seen the drop yet) into the same directory - a
+    snapshot was left naming a manifest list that was gone, and then every publishing pass of
+    every process failed on it, for good (close() too). Publishing passes hold _txlog/PAIMON
+    shared, and metadata is removed holding it exclusively, decided again under it."""
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import child_env
+    path = str(tmp_path / "wh")
+    c = txlake.connect(path, autocommit=True, publish="off")
+    c.execute("CREATE TABLE t (id INT)")
+    c.execute("CREATE TABLE other (id INT)")
+    c.close()
+    recreator = subprocess.Popen([sys.executable, "-c", RECREATES, path, "8"], env=child_env())
+    c = txlake.connect(path, autocommit=True, publish="sync")
+    end = time.time() + 8
+    while time.time() < end:
+        c.execute("INSERT INTO other VALUES (1)")  # (each publishes the newest state of t too)
+    assert recreator.wait(60) == 0
+    errors = c._session.db.publisher.errors
+    c.close()
+    assert errors == 0
+    latest = read_with_pypaimon(os.path.join(path, "default.db", "t"))["snapshots"]
+    snapshot = latest[max(latest, key=int)]
+    reader = txlake.connect(path, publish="off")
+    assert snapshot["rows"] == txlake_rows(reader, "t", snapshot["commit_identifier"])
+    reader.close()
+    assert len(snapshot["rows"]) == 3
