@@ -172,7 +172,11 @@ class Publisher:
                 self._wake.notify()
             self._thread.join()
             self._thread = None
-        self.flush()
+        try:
+            self.flush()
+        except Exception:  # (as at a commit: retried at reopen; the warehouse must still close)
+            self.errors += 1
+            log.exception("publishing failed at close; it is retried at reopen")
 
     # --- one pass ------------------------------------------------------------------------
 
