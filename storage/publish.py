@@ -104,7 +104,11 @@ class Publisher:
         if self.mode == "async":
             self._thread = threading.Thread(target=self._run, name="txlake-publisher", daemon=True)
             self._thread.start()
-        self._request()  # recovery: publish what the log has and the tables lack
+        try:
+            self._request()  # recovery: publish what the log has and the tables lack
+        except Exception:  # (sync: in this thread - opening must not fail for it)
+            self.errors += 1
+            log.exception("publishing failed at open; it is retried on the next commit")
 
     def notify(self, entry: LogEntry) -> None:
         """Called after a commit is durable: publishing problems must not fail that commit."""
@@ -189,6 +193,7 @@ class Publisher:
             catalog = self.warehouse.refresh()
             if catalog.csn == self._published_csn:
                 return
+            failure = None
             for version in catalog.tables.values():
                 if self._versions.get(version.table_id) is not version:
                     try:
@@ -196,7 +201,13 @@ class Publisher:
                     except _Dropped:
                         self._published.pop(version.table_id, None)
                         continue  # dropped since this pass read the catalog
+                    except Exception as e:  # the other tables are published all the same
+                        self._published.pop(version.table_id, None)
+                        failure = failure or e
+                        continue
                     self._versions[version.table_id] = version
+            if failure is not None:  # (reported, and the pass not counted: the next one tries again)
+                raise failure
             if len(self._versions) != len(catalog.tables) or self._published_csn < 0:
                 live = {v.table_id for v in catalog.tables.values()}
                 for table_id in [t for t in self._versions if t not in live]:
