@@ -7,6 +7,8 @@ re-label a generic error.
 
 from __future__ import annotations
 
+import errno
+
 
 class Warning(Exception):  # noqa: A001 - the name is fixed by PEP 249
     """Important warnings (PEP 249)."""
@@ -188,6 +190,26 @@ class CommitOutcomeUnknown(CommitFailed):
 
 class CardinalityViolation(ProgrammingError):
     sqlstate = "21000"
+
+
+class DiskFull(OperationalError):
+    sqlstate = "53100"
+
+
+def file_error_sqlstate(e: OSError) -> str:
+    """The SQLSTATE of a failed file operation, as PostgreSQL's ``errcode_for_file_access``
+    gives it: 53100 for a full disk (or quota), 42501 for a permission refused, 58P01 for a
+    file not found, 58030 for any other I/O error."""
+    return {errno.ENOSPC: "53100", errno.EDQUOT: "53100", errno.EACCES: "42501", errno.EPERM: "42501",
+            errno.EROFS: "42501", errno.ENOENT: "58P01"}.get(e.errno, "58030")
+
+
+def file_error(e: OSError, what: str) -> OperationalError:
+    """``e`` as the error a user gets: ``what`` failed, with the system's reason and the
+    SQLSTATE ``file_error_sqlstate`` gives (a DiskFull for a full disk)."""
+    message = f"{what}: {e.strerror or e}"
+    sqlstate = file_error_sqlstate(e)
+    return DiskFull(message) if sqlstate == "53100" else OperationalError(message, sqlstate=sqlstate)
 
 
 __all__ = [name for name, value in dict(globals()).items()

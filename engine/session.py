@@ -141,19 +141,22 @@ class Session:
             if stmt.param_order is not None:
                 params = tuple(params[i] for i in stmt.param_order)
             handler = _CONTROL.get(type(stmt))
-            if handler is not None:
-                txn = self.txn
-                try:
-                    return handler(self, stmt)
-                except errors.Error as e:  # (SET, SHOW, SET TRANSACTION, COMMIT PREPARED ... too)
-                    if txn is not None and self.txn is txn and txn.state is TxnState.ACTIVE:
-                        self.fail(e)
-                    raise
             try:
+                if handler is not None:
+                    txn = self.txn
+                    try:
+                        return handler(self, stmt)
+                    except errors.Error as e:  # (SET, SHOW, SET TRANSACTION, COMMIT PREPARED ... too)
+                        if txn is not None and self.txn is txn and txn.state is TxnState.ACTIVE:
+                            self.fail(e)
+                        raise
                 return self._run_data_statement(stmt, params)
             except UnicodeEncodeError as e:  # a str holding a lone surrogate (text that was not UTF-8)
                 raise errors.DataError(f"invalid byte sequence for encoding \"UTF8\": {e.reason}",
                                        sqlstate="22021") from None
+            except OSError as e:  # a full disk, a permission refused - where no layer below said more
+                raise errors.file_error(e, f'could not access file "{e.filename}"' if e.filename
+                                        else "could not read or write the warehouse's files") from e
 
     def begin(self, isolation: str | None = None, read_only: bool | None = None,
               explicit: bool = True, label: str | None = None) -> Transaction:

@@ -18,7 +18,11 @@ be deleted at any time.
   Two processes writing the same CSN write the same catalog.
 - The newest ``KEEP`` are kept; time travel (``Warehouse.catalog_at``) starts from the newest
   one at or before the CSN it wants.
-- A checkpoint newer than the log's last entry (a log restored from an older copy) is ignored.
+- A checkpoint newer than the log's last entry (a log restored from an older copy) is ignored,
+  and so is one whose entry ``csn`` is not the log's: it names the entry it was written after
+  (commit user and id). A process may read another's line before that one's flush, and write
+  a checkpoint of it; if the line is then lost (a power failure), the next entry of that number
+  is another - and the checkpoint would have replaced it with the lost one.
 """
 
 from __future__ import annotations
@@ -59,6 +63,9 @@ def load(warehouse, at_most: int | None = None) -> tuple[CatalogVersion, dict[st
             doc = load_json(warehouse.fs.read_bytes(os.path.join(warehouse.txlog.dir, _name(csn))))
             if doc.get("format") != FORMAT or doc["catalog"]["csn"] != csn:
                 raise ValueError(f"not a format {FORMAT} checkpoint of CSN {csn}")
+            entry = warehouse.txlog.read(csn) if "entry" in doc else None
+            if "entry" in doc and (entry is None or [entry.commit_user, entry.commit_id] != doc["entry"]):
+                raise ValueError(f"written after another entry {csn} than the log's")
             labels = {label: (found[0], found[1], bool(found[2:3] and found[2]))  # (older ones: no abort flag)
                       for label, found in doc["labels"].items()}
             return CatalogVersion.from_json(doc["catalog"]), labels
@@ -76,7 +83,9 @@ def due(latest: CatalogVersion, last_csn: int) -> bool:
 def write(warehouse, version: CatalogVersion, labels: dict[str, tuple[int, int, bool]]) -> None:
     """Write ``version`` (committed, with the labels of entries up to it) as a checkpoint and
     drop all but the newest ``KEEP``."""
+    entry = warehouse.txlog.read(version.csn)
     doc = {"format": FORMAT, "catalog": version.to_json(),
+           "entry": [entry.commit_user, entry.commit_id] if entry is not None else None,
            "labels": {label: [csn, t, aborted] for label, (csn, t, aborted) in labels.items() if csn <= version.csn}}
     warehouse.fs.write_atomic(os.path.join(warehouse.txlog.dir, _name(version.csn)), dump_json(doc))
     for csn in checkpoint_csns(warehouse)[:-KEEP]:

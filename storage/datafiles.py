@@ -223,9 +223,12 @@ class DataFileStore:
 
     def write_named(self, full: str, data: pa.Table) -> None:
         """Write ``data`` as the Parquet file ``full`` (absolute), complete or not at all: under
-        a hidden temporary name first, fsync'd, then renamed into place."""
+        a hidden temporary name first, fsync'd, then renamed into place - and the rename made
+        durable (the directory fsync'd) before it returns: a Paimon snapshot naming the file
+        follows."""
         self.fs.makedirs(os.path.dirname(full))
         write_parquet_atomic(self.fs, full, data)
+        self.fs.fsync_dir(os.path.dirname(full))
 
     def fsync_dirs(self, paths: list[str]) -> None:
         for d in {os.path.dirname(os.path.join(self.root, p)) for p in paths}:

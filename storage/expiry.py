@@ -36,9 +36,10 @@ from dataclasses import dataclass
 
 from txlake import errors
 from txlake.storage.datafiles import table_dir
-from txlake.storage.prepared import PRECOMMITTED
 from txlake.storage.format.paimon import PaimonTable
 from txlake.storage.fs import LocalFileSystem
+from txlake.storage.prepared import PRECOMMITTED
+from txlake.storage.publish import written_by_publisher
 from txlake.storage.version import ChangeData
 
 EXPIRY_FILE = os.path.join("_txlog", "expired.json")
@@ -48,7 +49,8 @@ READERS_DIR = "_readers"
 LEASE_SECONDS = 60.0
 LEASE_RENEW_SECONDS = LEASE_SECONDS / 4
 FORGOTTEN_LEASE_SECONDS = 24 * 3600.0  # lapsed leases older than this are deleted
-METADATA_GRACE_SECONDS = 600.0  # unreferenced manifests younger than this may be in flight
+# unreferenced manifests and published rewrites younger than this may be in flight
+METADATA_GRACE_SECONDS = 600.0
 
 
 @dataclass(frozen=True)
@@ -202,13 +204,17 @@ def _expire_snapshots(warehouse, older_than_ms: int | None, retain_last: int, in
             if isinstance(change, ChangeData):
                 paths = {f.path for f in change.added}
                 (dead if entry.csn <= deleting else added_later).update(paths)
+    # the Paimon snapshots before the horizon go first: killed midway, an expiry leaves Paimon
+    # snapshots that still read every file they name (and orphans), never one naming a file
+    # already gone - which the next expiry, finding the horizon moved, would leave so
+    published = _published(warehouse, latest)
+    snaps, meta = _expire_paimon(warehouse, latest, deleting, dead | kept | added_later)
     data_deleted = 0
-    for path in dead - kept - added_later - _published(warehouse, latest):
+    for path in dead - kept - added_later - published:
         full = os.path.join(warehouse.root, path)
         if os.path.exists(full):
             warehouse.fs.remove(full)
             data_deleted += 1
-    snaps, meta = _expire_paimon(warehouse, latest, deleting, kept | added_later)
     return ExpireResult(horizon, data_deleted, snaps, meta)
 
 
@@ -234,7 +240,8 @@ def _published(warehouse, latest) -> set[str]:
 
 def _expire_paimon(warehouse, latest, horizon: int, internal: set[str]) -> tuple[int, int]:
     """Drop Paimon snapshots showing states before the horizon (keeping each table's newest),
-    then the manifests and rewritten data files no remaining snapshot references."""
+    then the manifests and rewritten data files no remaining snapshot references (``internal``:
+    the files the log names, which are the caller's to delete)."""
     snapshots_deleted = metadata_deleted = 0
     for version in latest.tables.values():
         rel = table_dir(version.db, version.name)
@@ -317,7 +324,10 @@ def _remove_orphan_files(warehouse, older_than_seconds: float) -> int:
 
 def _unpublished_old_files(warehouse, tdir: str, cutoff: float) -> list[str]:
     """The data and manifest files of a table directory older than ``cutoff`` that no Paimon
-    snapshot references."""
+    snapshot references. A publisher writes manifests and the data files only it writes
+    (rewrites, inline bundles, under a temporary name first) before the snapshot that reads
+    them: those are no orphans before METADATA_GRACE_SECONDS, whatever the grace asked for
+    (taken, the snapshot named a file other engines could not find)."""
     paimon = PaimonTable(tdir, warehouse.fs)
     published, live_meta = set(), set()
     for sid in paimon.snapshot_ids():
@@ -327,13 +337,18 @@ def _unpublished_old_files(warehouse, tdir: str, cutoff: float) -> list[str]:
             continue
         published |= {os.path.join(tdir, f) for f in state.files}
         live_meta |= state.metadata_files
-    data = [os.path.join(tdir, "bucket-0", n) for n in warehouse.fs.listdir(os.path.join(tdir, "bucket-0"))]
-    # a publisher may be writing manifests for a snapshot it has not written yet: they are no
-    # orphans before METADATA_GRACE_SECONDS, whatever the grace asked for
     meta_cutoff = min(cutoff, time.time() - METADATA_GRACE_SECONDS)
+    data = [(os.path.join(tdir, "bucket-0", n), meta_cutoff if _published_or_temporary(n) else cutoff)
+            for n in warehouse.fs.listdir(os.path.join(tdir, "bucket-0"))]
     meta = [os.path.join(tdir, "manifest", n) for n in warehouse.fs.listdir(os.path.join(tdir, "manifest"))]
-    return [path for path in data if path not in published and _older_than(path, cutoff)] + \
+    return [path for path, older in data if path not in published and _older_than(path, older)] + \
         [path for path in meta if os.path.basename(path) not in live_meta and _older_than(path, meta_cutoff)]
+
+
+def _published_or_temporary(name: str) -> bool:
+    """A data file only the publisher writes, or a hidden temporary file a file is written
+    under before it is renamed into place (``write_parquet_atomic``)."""
+    return written_by_publisher(name) or (name.startswith(".") and name.endswith(".tmp"))
 
 
 def _referenced(warehouse) -> set[str]:

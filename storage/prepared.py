@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from txlake import errors
@@ -39,6 +40,7 @@ from txlake.storage import keys as pk
 from txlake.storage.commit import Commit, CommitState, FilesCommit, TableDelta, now_ms
 from txlake.storage.datafiles import DataFileStore
 from txlake.storage.schema import TableSchema
+from txlake.storage.txlog import LogLocked
 from txlake.storage.version import (ChangeData, CreateTable, DataFile, DropTable, LogEntry, TableVersion,
                                     decode_bitmap, encode_bitmap)
 
@@ -142,6 +144,13 @@ class PreparedTransactions:
         self.warehouse = warehouse
         self.dir = os.path.join(warehouse.root, PREPARED_DIR)
         self._cache: tuple[int, list[PreparedRecord]] | None = None  # (prepared_changes(), records)
+        if not settled(warehouse.txlog.prepared_changes()):  # a change's process died midway
+            try:
+                with warehouse.txlog.locked(0.0):
+                    if not settled(warehouse.txlog.prepared_changes()):
+                        warehouse.txlog.count_prepared_change()
+            except LogLocked:
+                pass  # (whoever holds it may be making a change: the next change settles it)
 
     def _path(self, gid: str) -> str:
         return os.path.join(self.dir, f"{gid.encode().hex()}.json")
@@ -157,7 +166,7 @@ class PreparedTransactions:
         changes (``TxLog.prepared_changes``, a memory read) moved since the last look."""
         changes = self.warehouse.txlog.prepared_changes()
         cached = self._cache
-        if cached is not None and cached[0] == changes:
+        if cached is not None and cached[0] == changes and settled(changes):
             return cached[1]
         records = []
         try:
@@ -171,8 +180,26 @@ class PreparedTransactions:
                         json.loads(self.warehouse.fs.read_bytes(os.path.join(self.dir, name)))))
                 except (FileNotFoundError, ValueError):
                     continue
-        self._cache = (changes, records)
+        if settled(changes):
+            self._cache = (changes, records)
         return records
+
+    @contextmanager
+    def _changing(self):
+        """Count a change to ``_prepared/`` (the caller holds the log's lock) before it is made
+        and after: while the count is odd, one is under way - or its process died midway -
+        and readers cache nothing. (Counted only after, a process killed between the two
+        left a record processes that had read the records before never read: a prepared
+        transaction whose claims they did not respect.) An odd count found here is a dead
+        writer's: nobody else holds the lock."""
+        log = self.warehouse.txlog
+        if not settled(log.prepared_changes()):
+            log.count_prepared_change()
+        log.count_prepared_change()
+        try:
+            yield
+        finally:
+            log.count_prepared_change()
 
     def claims(self, excluding_label: str | None = None) -> list[PreparedRecord]:
         return [r for r in self.records() if r.state == PRECOMMITTED and r.label != excluding_label]
@@ -214,9 +241,9 @@ class PreparedTransactions:
                 # keys they inserted, tables dropped or re-shaped, other prepared transactions' claims
                 check_claims(self.claims(), writer.vote(latest, latest.csn + 1, now_ms()), latest, self.warehouse.store)
                 self.warehouse.refuse_held_label(label, gid)  # one unfinished prepared transaction a label
-                if not self.warehouse.fs.put_if_absent(self._path(gid), json.dumps(record.to_json()).encode()):
-                    raise errors.DuplicateObject(f'transaction identifier "{gid}" is already in use')
-                self.warehouse.txlog.count_prepared_change()
+                with self._changing():
+                    if not self.warehouse.fs.put_if_absent(self._path(gid), json.dumps(record.to_json()).encode()):
+                        raise errors.DuplicateObject(f'transaction identifier "{gid}" is already in use')
         except BaseException:
             writer.abort()
             raise
@@ -255,8 +282,13 @@ class PreparedTransactions:
                 raise errors.InvalidTransactionState(
                     f'prepared transaction "{gid}" was already rolled back ({settled.reason})') from None
             return settled
+        except errors.CommitFailed:
+            # nothing refused it (a commit timeout, an I/O error - or an entry whose flush
+            # failed, which the log settles): it stays prepared, to be committed again
+            raise
         except errors.Error as e:
-            # cannot happen while claims hold; if it does, the transaction can never commit
+            # a conflict - cannot happen while claims hold; if it does, the transaction can
+            # never commit
             self._abort(record, f"commit failed: {e}")
             raise
         return self._finish(record, COMMITTED, entry)
@@ -318,10 +350,14 @@ class PreparedTransactions:
                     self.warehouse.fs.remove(os.path.join(self.warehouse.root, f.path))
         done = PreparedRecord(**{**record.__dict__, "state": state, "finished_ms": entry.time_ms,
                                  "csn": entry.csn, "reason": entry.aborted if state == ABORTED else None})
-        with self.warehouse._log_locked():  # (its claims end: counted, so votes re-read the records)
+        with self.warehouse._log_locked(), self._changing():  # (its claims end: votes re-read the records)
             self.warehouse.fs.write_atomic(self._path(record.gid), json.dumps(done.to_json()).encode())
-            self.warehouse.txlog.count_prepared_change()
         return done
+
+
+def settled(changes: int) -> bool:
+    """Does a count of changes to ``_prepared/`` say none is under way (``_changing``)?"""
+    return changes % 2 == 0
 
 
 def check_claims(claims: list[PreparedRecord], entry: LogEntry, latest, store: DataFileStore) -> None:

@@ -31,12 +31,14 @@ each pass rewriting the files whose deletion vectors grew.)
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import logging
 import math
 import os
 import threading
 import time
+from contextlib import contextmanager
 
 import pyarrow as pa
 
@@ -52,6 +54,18 @@ PUBLISH_USER = "txlake-publisher"
 PUBLISH_INTERVAL = 1.0  # seconds at least between the starts of two background passes
 PUBLISH_DUTY = 0.1      # the share of time background passes may take
 PUBLISH_LOCK = "PUBLISH"  # in _txlog/: held by the process running a background pass
+# in _txlog/: flock(2)ed shared by every publishing pass, exclusive to remove a table's metadata
+PAIMON_LOCK = "PAIMON"
+INLINE_PREFIX = "data-inline-"  # a table's inline rows, published together: data-inline-<digest>-0.parquet
+REWRITE_MARK = "-deleted-"      # a file without its k deleted rows: <data file>-deleted-<k>.parquet
+
+
+def written_by_publisher(name: str) -> bool:
+    """Is the data file ``name`` (under bucket-0/) one the publisher writes - a rewrite or an
+    inline bundle - rather than one a commit wrote? It is written before the Paimon snapshot
+    that reads it, so for a while nothing references it."""
+    stem = name.removesuffix(".parquet")
+    return name.startswith(INLINE_PREFIX) or stem.rpartition(REWRITE_MARK)[2].isdigit() and REWRITE_MARK in stem
 
 
 def _since_last_pass(lock: str) -> float:
@@ -75,6 +89,7 @@ class Publisher:
         self._published: dict[str, PublishedState | None] = {}  # table_id -> newest state we know
         self._published_csn = -1   # every table is published as of this CSN
         self._versions: dict[str, TableVersion] = {}  # table_id -> the version published last
+        self._schemas_seen: set[tuple[str, int]] = set()  # (table_id, schema id) found to be that table's
         self._lock = threading.Lock()  # one publishing pass at a time
         self._wake = threading.Condition()
         self._pending = False
@@ -89,7 +104,11 @@ class Publisher:
         if self.mode == "async":
             self._thread = threading.Thread(target=self._run, name="txlake-publisher", daemon=True)
             self._thread.start()
-        self._request()  # recovery: publish what the log has and the tables lack
+        try:
+            self._request()  # recovery: publish what the log has and the tables lack
+        except Exception:  # (sync: in this thread - opening must not fail for it)
+            self.errors += 1
+            log.exception("publishing failed at open; it is retried on the next commit")
 
     def notify(self, entry: LogEntry) -> None:
         """Called after a commit is durable: publishing problems must not fail that commit."""
@@ -157,7 +176,11 @@ class Publisher:
                 self._wake.notify()
             self._thread.join()
             self._thread = None
-        self.flush()
+        try:
+            self.flush()
+        except Exception:  # (as at a commit: retried at reopen; the warehouse must still close)
+            self.errors += 1
+            log.exception("publishing failed at close; it is retried at reopen")
 
     # --- one pass ------------------------------------------------------------------------
 
@@ -166,35 +189,62 @@ class Publisher:
         table version is replaced by any change to it, so an untouched table is the very same
         object and is passed over - a pass costs the tables changed, not every table of the
         warehouse), and Paimon metadata of tables no longer there removed."""
-        with self._lock:
+        with self._lock, _PaimonLock(os.path.join(self.warehouse.txlog.dir, PAIMON_LOCK)) as lock:
             catalog = self.warehouse.refresh()
             if catalog.csn == self._published_csn:
                 return
+            failure = None
             for version in catalog.tables.values():
                 if self._versions.get(version.table_id) is not version:
-                    self._publish_table(catalog, version)
+                    try:
+                        self._publish_table(catalog, version, lock)
+                    except _Dropped:
+                        self._published.pop(version.table_id, None)
+                        continue  # dropped since this pass read the catalog
+                    except Exception as e:  # the other tables are published all the same
+                        self._published.pop(version.table_id, None)
+                        failure = failure or e
+                        continue
                     self._versions[version.table_id] = version
+            if failure is not None:  # (reported, and the pass not counted: the next one tries again)
+                raise failure
             if len(self._versions) != len(catalog.tables) or self._published_csn < 0:
                 live = {v.table_id for v in catalog.tables.values()}
                 for table_id in [t for t in self._versions if t not in live]:
                     del self._versions[table_id]
                     self._published.pop(table_id, None)
-                self._drop_stale({table_dir(v.db, v.name) for v in catalog.tables.values()})
+                self._drop_stale({table_dir(v.db, v.name) for v in catalog.tables.values()}, lock)
             self._published_csn = catalog.csn
 
-    def _publish_table(self, catalog: CatalogVersion, version: TableVersion) -> None:
+    def _publish_table(self, catalog: CatalogVersion, version: TableVersion, lock: "_PaimonLock") -> None:
+        """Publish ``version``; raises ``_Dropped`` if the table was dropped since ``catalog``.
+
+        The directory may hold a dropped table's metadata of the same name: its schemas (which
+        put-if-absent would keep, and readers would take for this table's - left alone, say,
+        by a publisher killed before its first snapshot, or written meanwhile by a process that
+        had not seen the drop yet) or its snapshots. They go (``_drop_foreign``) before this
+        table's first snapshot, and whenever a schema this table writes turns out another's."""
         root = self.warehouse.root
         paimon = PaimonTable(os.path.join(root, table_dir(version.db, version.name)), self.warehouse.fs)
         state = self._published.get(version.table_id)
         if state is None:
-            state = paimon.latest()
+            if _owners(paimon) - {version.table_id}:
+                self._drop_foreign(paimon, version, lock)
+            state = self._latest(paimon, version, lock)
             if state is not None and self._owner(paimon, state) != version.table_id:
-                paimon.drop_metadata()  # a dropped table of the same name
+                self._drop_foreign(paimon, version, lock)
                 state = None
         if state is not None and state.commit_identifier >= catalog.csn:
             self._published[version.table_id] = state
             return
         self._write_schema(paimon, version)
+        mine = (version.table_id, version.schema.schema_id)
+        if mine not in self._schemas_seen:  # (once a schema: a file read)
+            if self._owner_of(paimon, version.schema.schema_id) != version.table_id:
+                self._drop_foreign(paimon, version, lock)  # (written meanwhile by a stale publisher)
+                state = None
+                self._write_schema(paimon, version)
+            self._schemas_seen.add(mine)
         files = self._published_files(version)
         if state is not None and set(state.files) == {f.file_name for f in files} \
                 and state.schema_id == version.schema.schema_id:
@@ -208,13 +258,48 @@ class Publisher:
                 self._published[version.table_id] = new
                 failpoints.reached("after-publish")
                 return
-            state = paimon.latest()  # another process published first
+            state = self._latest(paimon, version, lock)  # another process published first
             if state is not None and state.commit_identifier >= catalog.csn:
                 self._published[version.table_id] = state
                 return
 
+    def _latest(self, paimon: PaimonTable, version: TableVersion, lock: "_PaimonLock") -> PublishedState | None:
+        """The directory's newest snapshot; one naming metadata that is not there (left by a
+        table of the same name dropped midway) goes."""
+        try:
+            return paimon.latest()
+        except FileNotFoundError:
+            if self._drop_foreign(paimon, version, lock, unreadable=True):
+                return None
+            raise
+
+    def _drop_foreign(self, paimon: PaimonTable, version: TableVersion, lock: "_PaimonLock",
+                      unreadable: bool = False) -> bool:
+        """Remove the directory's metadata - holding the Paimon lock exclusively, so no pass of
+        any process is writing there - if it is a dropped table's: with ``version``'s table
+        live (the catalog read again: else ``_Dropped``), another table's schemas, or a newest
+        snapshot of another table (``unreadable``: one that cannot be read). True if it went."""
+        with lock.exclusive():
+            if self.warehouse.refresh().by_id(version.table_id) is None:
+                raise _Dropped(version.table_id)
+            owners = _owners(paimon)
+            foreign = bool(owners - {version.table_id})
+            if not foreign:
+                try:
+                    state = paimon.latest()
+                    foreign = state is not None and self._owner(paimon, state) != version.table_id
+                except FileNotFoundError:
+                    foreign = unreadable and version.table_id not in owners
+            if foreign:
+                paimon.drop_metadata()
+            return foreign
+
     def _owner(self, paimon: PaimonTable, state: PublishedState) -> str | None:
-        return paimon.schema_options(state.schema_id).get(TABLE_ID_OPTION)
+        return self._owner_of(paimon, state.schema_id)
+
+    @staticmethod
+    def _owner_of(paimon: PaimonTable, schema_id: int) -> str | None:
+        return paimon.schema_options(schema_id).get(TABLE_ID_OPTION)
 
     def _write_schema(self, paimon: PaimonTable, version: TableVersion) -> None:
         schema = version.schema
@@ -251,7 +336,7 @@ class Publisher:
             return PublishedFile(name, f.size, rows, f.schema_id)
         # (a name no data file has: a Spark task's second file is data-<job>-<task>-1.parquet)
         stem = os.path.basename(name).removesuffix(".parquet")
-        name = os.path.join(BUCKET_DIR, f"{stem}-deleted-{len(deleted)}.parquet")
+        name = os.path.join(BUCKET_DIR, f"{stem}{REWRITE_MARK}{len(deleted)}.parquet")
         full = os.path.join(self.warehouse.root, prefix, name)
         if not os.path.exists(full):
             self._write_file(full, self.warehouse.store.scan_file(version, f))
@@ -271,7 +356,7 @@ class Publisher:
         schema_id = group[0].schema_id
         digest = hashlib.sha256(f"{version.table_id}:{schema_id}:".encode() + ",".join(
             f"{f.file_id}-{len(dead)}" for f, dead in live).encode()).hexdigest()[:32]
-        name = os.path.join(BUCKET_DIR, f"data-inline-{digest}-0.parquet")
+        name = os.path.join(BUCKET_DIR, f"{INLINE_PREFIX}{digest}-0.parquet")
         full = os.path.join(self.warehouse.root, table_dir(version.db, version.name), name)
         if not os.path.exists(full):  # (rows decoded only now, for the files not yet published)
             pieces = [self.warehouse.store.scan_file(version, f) for f, _ in live]
@@ -283,13 +368,60 @@ class Publisher:
         publisher writing the same name writes the same bytes."""
         self.warehouse.store.write_named(full, data)
 
-    def _drop_stale(self, live_dirs: set[str]) -> None:
-        """Remove the Paimon metadata of tables that no longer exist."""
-        root = self.warehouse.root
+    def _drop_stale(self, live_dirs: set[str], lock: "_PaimonLock") -> None:
+        """Remove the Paimon metadata of tables that no longer exist: of a directory no live
+        table has whose schemas name a table that is not live either - asked of the catalog
+        again, holding the Paimon lock exclusively. (Another process may have created and
+        published a table since this pass read the catalog: its schemas name it, and it is
+        live by then.)"""
+        root, stale = self.warehouse.root, []
         for db_dir in self.warehouse.fs.listdir(root):
             if not db_dir.endswith(".db"):
                 continue
             for name in self.warehouse.fs.listdir(os.path.join(root, db_dir)):
                 rel = os.path.join(db_dir, name)
-                if rel not in live_dirs and os.path.isdir(os.path.join(root, rel, "snapshot")):
-                    PaimonTable(os.path.join(root, rel), self.warehouse.fs).drop_metadata()
+                if rel not in live_dirs and os.path.isdir(os.path.join(root, rel, "schema")):
+                    stale.append(PaimonTable(os.path.join(root, rel), self.warehouse.fs))
+        if stale:
+            with lock.exclusive():
+                live = {v.table_id for v in self.warehouse.refresh().tables.values()}
+                for paimon in stale:
+                    owners = _owners(paimon)
+                    if owners and not owners & live:
+                        paimon.drop_metadata()
+
+
+class _Dropped(Exception):
+    """The table being published was dropped since the pass read the catalog."""
+
+
+class _PaimonLock:
+    """``_txlog/PAIMON``, flock(2)ed shared for a publishing pass; ``exclusive()`` for the
+    removal of a table directory's metadata, which no pass of any process may be writing to
+    meanwhile (else a snapshot it then writes names manifests already removed). The lock is
+    converted on the same open file, so a pass never waits for itself; the conversion is not
+    atomic, which is why what is removed is decided again after it."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def __enter__(self) -> "_PaimonLock":
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fcntl.flock(self._fd, fcntl.LOCK_SH)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        os.close(self._fd)  # (releases the lock)
+
+    @contextmanager
+    def exclusive(self):
+        fcntl.flock(self._fd, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(self._fd, fcntl.LOCK_SH)
+
+
+def _owners(paimon: PaimonTable) -> set[str | None]:
+    """The txlake table ids the schemas in a Paimon table directory name."""
+    return {paimon.schema_options(i).get(TABLE_ID_OPTION) for i in paimon.schema_ids()}

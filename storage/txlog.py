@@ -39,8 +39,9 @@ killed between its write and setting HEAD leaves its line unseen by such readers
 append - a line never flushed, whose committer was never told it committed.
 
 HEAD's second 8 bytes count changes to ``_prepared/`` (records written or finished, each
-counted under the log lock): a commit's vote, holding the lock, re-reads prepared
-transactions' claims only when the count moved (``prepared_changes``).
+counted under the log lock before and after it is made, so an odd count means one under way):
+a commit's vote, holding the lock, re-reads prepared transactions' claims only when the count
+moved (``prepared_changes``; storage/prepared.py).
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from txlake.storage import checkpoint, failpoints, keys as pk
 from txlake.storage.commit import Commit, CommitState, now_ms
 from txlake.storage.datafiles import DEFAULT_CACHE_BYTES, DataFileStore
 from txlake.storage.fs import LocalFileSystem
-from txlake.storage.prepared import PreparedTransactions, check_claims
+from txlake.storage.prepared import PreparedTransactions, check_claims, settled
 from txlake.storage.txlog import LogLocked, TxLog
 from txlake.storage.version import ENCODED, CatalogVersion, ChangeData, LogEntry, TableVersion
 
@@ -366,7 +366,13 @@ class Warehouse:
         if commit.empty:
             return None
         try:
-            commit.prepare()
+            try:
+                commit.prepare()
+            except FileNotFoundError:
+                raise
+            except OSError as e:  # (a full disk, a permission refused: nothing is logged)
+                raise errors.CommitFailed(f"could not write the commit's data files: {e.strerror or e}",
+                                          sqlstate=errors.file_error_sqlstate(e)) from e
             failpoints.reached("after-prepare")
             entry = self._append(commit)
             failpoints.reached("after-log")
@@ -467,7 +473,8 @@ class Warehouse:
                         with self._lock:  # (a SERIALIZABLE vote below asks who wrote it)
                             self._remember(entry)
                 commits = [r for r in requests if r.commit is not None and not r.done]
-                if early is not None and early[0] is latest and early[1] == self.txlog.prepared_changes():
+                if early is not None and early[0] is latest and early[1] == self.txlog.prepared_changes() \
+                        and settled(early[1]):
                     voted = early[2]  # nothing committed or prepared since: that vote stands
                 else:
                     voted = self._vote_group(commits, latest) if commits else []
@@ -588,7 +595,8 @@ class Warehouse:
         except OSError as e:
             stored = self.txlog.read(entry.csn)
             if stored is None or (stored.commit_user, stored.commit_id) != (entry.commit_user, entry.commit_id):
-                raise errors.CommitFailed(f"could not write commit log entry: {e}") from e
+                raise errors.CommitFailed(f"could not write commit log entry: {e}",
+                                          sqlstate=errors.file_error_sqlstate(e)) from e
             written = True  # the write landed although it reported an error
         finally:
             if not written:

@@ -345,3 +345,77 @@ def test_a_label_a_prepared_transaction_carries_is_held_until_it_finishes(table,
     assert table.execute("SELECT id FROM t ORDER BY id").fetchall() == [(1,), (2,), (3,)]
     with pytest.raises(txlake.DuplicateObject, match="already used by commit"):  # and now the log has it
         connect(autocommit=True).execute("BEGIN WITH LABEL 'job'")
+
+
+
+IMPATIENT_COMMIT_PREPARED = r"""
+import sys, time, txlake
+c = txlake.connect(sys.argv[1], autocommit=True, publish="off", commit_timeout=1)
+print("ready", flush=True)
+sys.stdin.readline()  # (the log's lock is taken now)
+try:
+    c.execute("COMMIT PREPARED 'slow'")
+except txlake.Error as e:
+    print(e.sqlstate, flush=True)
+time.sleep(1)  # (past the lock's release: an abort entry written now would land)
+"""
+
+
+def test_a_commit_prepared_that_times_out_leaves_the_transaction_prepared(table, warehouse):
+    """COMMIT PREPARED that could not append its entry in time (another process held the log's
+    lock past commit_timeout: 58030) aborted the prepared transaction - whose rows were then
+    lost for good, once the abort entry got the lock. A commit that failed without a conflict
+    leaves it PRECOMMITTED, to be committed again."""
+    import fcntl
+    table.execute("BEGIN")
+    table.execute("INSERT INTO t VALUES (10, 'prepared')")
+    table.execute("PREPARE TRANSACTION 'slow'")
+    impatient = subprocess.Popen([sys.executable, "-c", IMPATIENT_COMMIT_PREPARED, warehouse], env=child_env(),
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert impatient.stdout.readline() == "ready\n"
+    lock = os.open(os.path.join(warehouse, "_txlog", "LOCK"), os.O_RDWR)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # (another open file: excludes this process's appender too)
+        impatient.stdin.write("go\n")
+        impatient.stdin.flush()
+        time.sleep(1.5)
+    finally:
+        os.close(lock)
+    out, _ = impatient.communicate(timeout=60)
+    assert out.strip() == "58030"
+    state = table.execute("SELECT state FROM txlake_transactions() WHERE gid = 'slow'").fetchone()
+    assert state == ("PRECOMMITTED",)
+    table.execute("COMMIT PREPARED 'slow'")
+    assert table.execute("SELECT s FROM t WHERE id = 10").fetchall() == [("prepared",)]
+
+
+PREPARE_AND_DIE_BEFORE_COUNTING = r"""
+import os, sys, txlake
+from txlake.storage import fs
+put_if_absent = fs.LocalFileSystem.put_if_absent
+def put_then_die(self, path, data):  # the process dies as kill -9 would, the record just linked
+    put_if_absent(self, path, data)
+    if "_prepared" in path:
+        os._exit(137)
+fs.LocalFileSystem.put_if_absent = put_then_die
+c = txlake.connect(sys.argv[1], autocommit=True, publish="off")
+c.execute("BEGIN")
+c.execute("UPDATE t SET s = 'prepared' WHERE id = 1")
+c.execute("PREPARE TRANSACTION 'g-died'")
+"""
+
+
+def test_a_prepare_killed_right_after_its_record_still_holds_its_rows(table, warehouse):
+    """PREPARE linked its record and then counted the change to _prepared/ (which tells other
+    processes to read the records again): killed in between, the record was durable - a
+    prepared transaction - but processes already running never read it (txlake_transactions()
+    did not list it), committed changes to its rows, and COMMIT PREPARED then failed (40001)
+    and aborted it. The change is counted before the record is linked."""
+    table.execute("UPDATE t SET s = 'first' WHERE id = 2")  # (this process has read the records)
+    assert run_python(PREPARE_AND_DIE_BEFORE_COUNTING, warehouse).returncode == 137
+    assert table.execute("SELECT state FROM txlake_transactions() WHERE gid = 'g-died'").fetchone() == \
+        ("PRECOMMITTED",)
+    with pytest.raises(txlake.SerializationFailure):
+        table.execute("UPDATE t SET s = 'meanwhile' WHERE id = 1")
+    table.execute("COMMIT PREPARED 'g-died'")
+    assert table.execute("SELECT s FROM t WHERE id = 1").fetchone() == ("prepared",)

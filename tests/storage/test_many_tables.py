@@ -50,8 +50,8 @@ def test_a_publishing_pass_passes_over_the_tables_nothing_changed(tmp_path, monk
     published = []
     publish_table = Publisher._publish_table
     monkeypatch.setattr(Publisher, "_publish_table",
-                        lambda self, catalog, version: (published.append(version.name),
-                                                        publish_table(self, catalog, version))[1])
+                        lambda self, catalog, version, *rest: (published.append(version.name),
+                                                               publish_table(self, catalog, version, *rest))[1])
     conn.execute("UPDATE t2 SET v = 20 WHERE id = 1")
     conn.execute("INSERT INTO t2 VALUES (2, 22)")
     publisher.publish()
