@@ -79,8 +79,9 @@ def identity(con) -> None:
                f"on {platform.system().lower()} {platform.machine()}")
     for name, value in (("version", version), ("current_user", user), ("session_user", user),
                         ("current_role", user)):
-        con.execute(f"CREATE TEMP MACRO {name}() AS {_literal(value)}")
+        con.execute(f"CREATE TEMP MACRO {name}() AS {sql_string(value)}")
 
 
-def _literal(value: str) -> str:
+def sql_string(value: str) -> str:
+    """``value`` as an SQL string literal."""
     return "'" + value.replace("'", "''") + "'"

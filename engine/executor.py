@@ -46,7 +46,7 @@ from txlake.engine import catalog_views, dialect, sources
 from txlake.engine.errors_map import translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
-from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls
+from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls, qualified_name
 from txlake.parser import statements as st
 from txlake.parser.parse import identifier, parse_table_name, table_name
 from txlake.parser.semantics import (CLOCK_FUNCTION, STATEMENT_CLOCK, XID_FUNCTION, XID_IF_ASSIGNED_FUNCTION,
@@ -700,7 +700,7 @@ class Executor:
             if i is None:
                 sequence = _SEQUENCE_DEFAULT.fullmatch(col.default) if col.default is not None else None
                 if sequence is not None:  # (SERIAL: numbered below, once every value is taken)
-                    numbered[len(data)] = sequence[1]
+                    numbered[len(data)] = sequence[1].replace("''", "'")
                     data.append(None)
                     continue
                 if col.default is not None:
@@ -1501,7 +1501,7 @@ class Executor:
         default = None
         if spec.sequence is not None:  # SERIAL: numbered by its sequence, made now (storage/sequences.py)
             self.sequence_calls.sequences.create(db, spec.sequence)
-            default = f"nextval('{db}.{spec.sequence}')"
+            default = f"nextval({dialect.sql_string(qualified_name(db, spec.sequence))})"
         elif spec.default is not None:
             default = spec.default.sql(dialect="duckdb")
             # type-check it now, as PostgreSQL does
@@ -1737,7 +1737,7 @@ def column_type(data_type: exp.DataType) -> ColumnType:
 
 _KEY_PYTHON_TYPES = {"INT": int, "BIGINT": int, "VARCHAR": str}
 # the default of a SERIAL column (Executor._column)
-_SEQUENCE_DEFAULT = re.compile(r"nextval\('([^']+)'\)")
+_SEQUENCE_DEFAULT = re.compile(r"nextval\('((?:[^']|'')+)'\)")
 
 
 def _pinned_key(schema: TableSchema, alias: str, where, params, offset: int):

@@ -13,6 +13,7 @@ asks ``failure()`` for the txlake error itself (its SQLSTATE).
 from __future__ import annotations
 
 import functools
+import re
 
 import numpy as np
 import pyarrow as pa
@@ -21,6 +22,14 @@ from txlake import errors
 from txlake.storage.sequences import Sequences
 
 NEXTVAL, CURRVAL, SETVAL = "txl_nextval", "txl_currval", "txl_setval"
+# a part of a sequence's name (the dot before the next part included): "quoted" or plain
+_NAME_PART = re.compile(r'(?:"((?:[^"]|"")*)"|([^".]+))\.?')
+
+
+def qualified_name(db: str, name: str) -> str:
+    """``db.name`` as nextval() takes it: each part quoted where it is not a plain lower-case name."""
+    return ".".join(part if re.fullmatch(r"[a-z_][a-z0-9_]*", part) else '"' + part.replace('"', '""') + '"'
+                    for part in (db, name))
 
 
 class SequenceCalls:
@@ -87,10 +96,10 @@ class SequenceCalls:
     def _qualified(self, text: str) -> tuple[str, str]:
         """(database, name) of a sequence named as PostgreSQL takes it: ``name`` or
         ``schema.name``, each folded to lower case unless double-quoted."""
-        parts = [p.strip() for p in text.split(".")]
-        if len(parts) > 2 or not all(parts):
+        parts = [m[1].replace('""', '"') if m[1] is not None else m[2].strip().lower()
+                 for m in _NAME_PART.finditer(text)]
+        if not 1 <= len(parts) <= 2 or not all(parts) or "".join(m[0] for m in _NAME_PART.finditer(text)) != text:
             raise errors.InvalidName(f'invalid sequence name: "{text}"')
-        parts = [p[1:-1].replace('""', '"') if len(p) > 1 and p[0] == p[-1] == '"' else p.lower() for p in parts]
         db = parts[0] if len(parts) == 2 else self.db
         if db == "public":  # (PostgreSQL's schema is the database default)
             db = "default"

@@ -24,6 +24,7 @@ from typing import Callable
 import duckdb
 import pyarrow as pa
 
+from txlake.engine.dialect import sql_string
 from txlake.storage.datafiles import ROWID, StreamedScan
 from txlake.storage.schema import TableSchema
 
@@ -73,7 +74,7 @@ def attach(con: duckdb.DuckDBPyConnection, name: str, source: pa.Table | Streame
 
 
 def _parquet(source: StreamedScan, files: tuple[tuple[int, str], ...], deleted: str | None) -> str:
-    paths = ", ".join(_string(path) for _, path in files)
+    paths = ", ".join(sql_string(path) for _, path in files)
     select = f"SELECT {_columns(source.schema, '__f')}"
     if source.with_rowid:
         ids = ", ".join(str(file_id) for file_id, _ in files)
@@ -95,6 +96,3 @@ def _columns(schema: TableSchema, alias: str) -> str:
 def _quoted(identifier: str) -> str:
     return identifier.replace('"', '""')
 
-
-def _string(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"

@@ -139,3 +139,13 @@ def test_truncate_restart_identity_of_a_serial_table_is_refused(conn, connect):
         conn.execute("TRUNCATE t RESTART IDENTITY")
     conn.execute("TRUNCATE t CONTINUE IDENTITY")
     assert conn.execute("INSERT INTO t (name) VALUES ('b') RETURNING id").fetchone() == (2,)
+
+
+def test_a_serial_of_a_table_named_with_quotes_and_dots(connect):
+    """The default named the sequence unquoted inside a string: a table "It's.T" broke its SQL."""
+    conn = connect(autocommit=True)
+    conn.execute('CREATE TABLE "It\'s.T" ("I D" SERIAL PRIMARY KEY, v TEXT)')
+    conn.execute('INSERT INTO "It\'s.T" (v) VALUES (\'a\'), (\'b\')')
+    conn.execute('INSERT INTO "It\'s.T" (v) SELECT \'c\'')
+    assert [r[0] for r in conn.execute('SELECT "I D" FROM "It\'s.T" ORDER BY 1').fetchall()] == [1, 2, 3]
+    assert conn.execute('SELECT currval(\'"It\'\'s.T_I D_seq"\')').fetchone() == (3,)
