@@ -38,7 +38,7 @@ from txlake import errors
 from txlake.storage.datafiles import table_dir
 from txlake.storage.format.paimon import PaimonTable
 from txlake.storage.fs import LocalFileSystem
-from txlake.storage.prepared import PRECOMMITTED
+from txlake.storage.prepared import PRECOMMITTED, PREPARED_DIR
 from txlake.storage.publish import written_by_publisher
 from txlake.storage.version import ChangeData
 
@@ -304,15 +304,17 @@ def _remove_orphan_files(warehouse, older_than_seconds: float) -> int:
     in between, and their files went: with a short grace period, acknowledged commits lost
     theirs.)"""
     cutoff = time.time() - older_than_seconds
-    candidates = []
+    candidates, metadata = [], [warehouse.txlog.dir, os.path.join(warehouse.root, PREPARED_DIR)]
     for db_dir in warehouse.fs.listdir(warehouse.root):
         if not db_dir.endswith(".db"):
             continue
         for name in warehouse.fs.listdir(os.path.join(warehouse.root, db_dir)):
-            candidates += _unpublished_old_files(warehouse, os.path.join(warehouse.root, db_dir, name), cutoff)
+            tdir = os.path.join(warehouse.root, db_dir, name)
+            candidates += _unpublished_old_files(warehouse, tdir, cutoff)
+            metadata += [os.path.join(tdir, "snapshot"), os.path.join(tdir, "schema")]
+    removed = _remove_stale_temporaries(warehouse, metadata, min(cutoff, time.time() - METADATA_GRACE_SECONDS))
     if not candidates:
-        return 0
-    removed = 0
+        return removed
     with warehouse.txlog.locked(EXPIRE_WAIT_SECONDS):
         referenced = _referenced(warehouse)
         for path in candidates:
@@ -345,10 +347,28 @@ def _unpublished_old_files(warehouse, tdir: str, cutoff: float) -> list[str]:
         [path for path in meta if os.path.basename(path) not in live_meta and _older_than(path, meta_cutoff)]
 
 
+def _remove_stale_temporaries(warehouse, directories: list[str], cutoff: float) -> int:
+    """Delete the hidden temporary files (``.<name>.<hex>.tmp``: storage/fs.py) older than
+    ``cutoff`` in ``directories``: a file is written under one, then linked or renamed into
+    place; a process killed in between left it, and nothing else would ever remove it."""
+    removed = 0
+    for directory in directories:
+        for name in warehouse.fs.listdir(directory):
+            path = os.path.join(directory, name)
+            if _is_temporary(name) and _older_than(path, cutoff):
+                warehouse.fs.remove(path)
+                removed += 1
+    return removed
+
+
+def _is_temporary(name: str) -> bool:
+    return name.startswith(".") and name.endswith(".tmp")
+
+
 def _published_or_temporary(name: str) -> bool:
     """A data file only the publisher writes, or a hidden temporary file a file is written
     under before it is renamed into place (``write_parquet_atomic``)."""
-    return written_by_publisher(name) or (name.startswith(".") and name.endswith(".tmp"))
+    return written_by_publisher(name) or _is_temporary(name)
 
 
 def _referenced(warehouse) -> set[str]:

@@ -2,6 +2,7 @@
 
 import json
 import os
+import time
 
 import pyarrow as pa
 import pytest
@@ -358,4 +359,32 @@ def test_an_interrupted_expiry_leaves_every_paimon_snapshot_readable(warehouse):
     assert published and all(len(s["rows"]) in (0, 1000) for s in published.values())
     c = txlake.connect(warehouse, autocommit=True, publish="sync", gc_interval=3600)
     assert c.execute("SELECT count(*), sum(v) FROM t").fetchone() == (1000, 4000)
+    c.close()
+
+
+def test_orphan_removal_takes_temporary_files_a_crash_left(warehouse):
+    """A process killed between writing a file under its temporary name and linking it into
+    place (a log checkpoint, a prepared record, a Paimon snapshot or schema) left a hidden
+    .tmp file no pass ever removed. Those older than the metadata grace period go; a young
+    one may be in flight and stays."""
+    c = txlake.connect(warehouse, autocommit=True, publish="sync")
+    c.execute("CREATE TABLE t (id INT PRIMARY KEY)")
+    c.execute("INSERT INTO t VALUES (1)")
+    tdir = os.path.join(warehouse, "default.db", "t")
+    places = [os.path.join(warehouse, "_txlog"), os.path.join(warehouse, "_prepared"),
+              os.path.join(tdir, "snapshot"), os.path.join(tdir, "schema")]
+    old = time.time() - expiry.METADATA_GRACE_SECONDS - 60
+    stale, young = [], []
+    for place in places:
+        os.makedirs(place, exist_ok=True)
+        for kept, names in ((False, stale), (True, young)):
+            path = os.path.join(place, f".snapshot-9.{'young' if kept else 'old'}.tmp")
+            with open(path, "wb") as f:
+                f.write(b"{")
+            if not kept:
+                os.utime(path, (old, old))
+            names.append(path)
+    assert c.execute("CALL txlake.remove_orphan_files(older_than_seconds => 0)").fetchone()[0] >= len(stale)
+    assert not any(os.path.exists(p) for p in stale) and all(os.path.exists(p) for p in young)
+    assert c.execute("SELECT count(*) FROM t").fetchone() == (1,)
     c.close()
