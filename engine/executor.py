@@ -824,7 +824,7 @@ class Executor:
     def _check_rows(self, version: TableVersion, rows: pa.Table | PythonRows, only=None) -> pa.Table | PythonRows:
         """NOT NULL and VARCHAR(n) on rows about to be written; ``only``: of those columns (an
         UPDATE's others keep values the table already holds, which met them). Returns the rows
-        to write: VARCHAR(n) values longer than n by spaces alone cut to n (``_fit_varchar``)."""
+        to write: VARCHAR(n) values longer than n by spaces alone cut to n (``fit_varchar``)."""
         python = isinstance(rows, PythonRows)
         for i, col in enumerate(version.schema.columns):
             if only is not None and col.name not in only:
@@ -834,7 +834,7 @@ class Executor:
                 raise errors.NotNullViolation(
                     f'null value in column "{col.name}" of relation "{version.name}" violates not-null constraint')
             if col.type.kind == "VARCHAR" and col.type.length and len(values):
-                fitted = _fit_varchar(col.type.length, values)
+                fitted = fit_varchar(col.type.length, values)
                 if fitted is not None and python:
                     rows = PythonRows(rows.schema, [fitted if j == i else c for j, c in enumerate(rows.columns)])
                 elif fitted is not None:
@@ -1581,7 +1581,7 @@ class Executor:
         if col.not_null and values.null_count:
             raise errors.NotNullViolation(f'column "{col.name}" of relation "{table}" contains null values')
         if new_type.kind == "VARCHAR" and new_type.length and len(values):
-            values = _fit_varchar(new_type.length, values) or values
+            values = fit_varchar(new_type.length, values) or values
         if new_type.kind in _PYTHON_RANGES and len(values) > values.null_count:
             _check_python_range(changed, values)
         i = data.column_names.index(col.name)
@@ -1635,7 +1635,7 @@ class Executor:
                 raise errors.NotNullViolation(f'column "{col.name}" of relation "{table}" contains null values')
             if col.type.kind == "VARCHAR" and col.type.length and value.is_valid and data.num_rows:
                 # (every row would hold it: as PostgreSQL, 22001 - or cut, past n by spaces alone)
-                value = pa.scalar((_fit_varchar(col.type.length, (value.as_py(),)) or (value.as_py(),))[0])
+                value = pa.scalar((fit_varchar(col.type.length, (value.as_py(),)) or (value.as_py(),))[0])
             data = data.append_column(col.name, pa.array([value.as_py()] * data.num_rows, col.type.arrow()))
             return schema.evolve(schema.columns + (col,)), data
         if isinstance(action, st.DropColumn):
@@ -2097,7 +2097,7 @@ _PYTHON_RANGES = {
 }
 
 
-def _fit_varchar(length: int, values):
+def fit_varchar(length: int, values):
     """VARCHAR(length) values (Python values or an Arrow array) as PostgreSQL stores them: a
     value longer than ``length`` is 22001, unless the characters past it are all spaces - then
     it is cut to ``length``. None: every value fits as it is; else the values to store.

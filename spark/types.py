@@ -14,11 +14,11 @@ import functools
 
 import duckdb
 import pyarrow as pa
-import pyarrow.compute as pc
 from pyspark.sql import types as T
 
 from txlake import errors
 from txlake.engine.errors_map import translate
+from txlake.engine.executor import fit_varchar
 from txlake.storage.schema import KINDS, Column, ColumnType, TableSchema
 
 _TO_SPARK = {
@@ -111,7 +111,8 @@ def missing_columns(df_schema: T.StructType, schema: TableSchema) -> list[Column
 def conform(batch: pa.RecordBatch, schema: TableSchema, table: str, defaults: dict) -> pa.RecordBatch:
     """``batch`` (a Spark task's Arrow batch) in the table's Arrow schema, a column it lacks
     holding its value in ``defaults`` (by name; NULL if none), with the checks an INSERT makes:
-    numeric range (22003), NOT NULL (23502), VARCHAR(n) length (22001)."""
+    numeric range (22003), NOT NULL (23502), VARCHAR(n) length (22001, or cut to n where only
+    spaces pass it)."""
     target = schema.arrow_schema()
     index = {n.lower(): i for i, n in enumerate(batch.schema.names)}
     arrays = []
@@ -128,11 +129,8 @@ def conform(batch: pa.RecordBatch, schema: TableSchema, table: str, defaults: di
         if col.not_null and arr.null_count:
             raise errors.NotNullViolation(
                 f'null value in column "{col.name}" of relation "{table}" violates not-null constraint')
-        if col.type.kind == "VARCHAR" and col.type.length:
-            longest = pc.max(pc.utf8_length(arr)).as_py()
-            if longest is not None and longest > col.type.length:
-                raise errors.StringDataRightTruncation(
-                    f"value too long for type character varying({col.type.length})")
+        if col.type.kind == "VARCHAR" and col.type.length:  # (22001; cut if only spaces pass it, as INSERT)
+            arr = fit_varchar(col.type.length, arr) or arr
         arrays.append(arr)
     return pa.RecordBatch.from_arrays(arrays, schema=target)
 

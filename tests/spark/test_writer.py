@@ -83,6 +83,16 @@ def test_numbers_are_rounded_into_their_columns_as_insert_rounds_them(spark, eng
     assert engine.execute("SELECT count(*) FROM n").fetchone() == (18,)
 
 
+def test_a_varchar_too_long_only_by_trailing_spaces_is_cut_as_insert_cuts_it(spark, engine, wh):
+    """Spark appends refused 'ab   ' into VARCHAR(3) (22001) where INSERT cuts it to 'ab '."""
+    engine.execute("CREATE TABLE v (k INT, s VARCHAR(3))")
+    engine.execute("INSERT INTO v VALUES (0, 'ab    ')")
+    spark.sql("SELECT 1 AS k, 'ab    ' AS s").write.format("txlake").mode("append").save(f"{wh}/v")
+    assert engine.execute("SELECT k, s FROM v ORDER BY k").fetchall() == [(0, "ab "), (1, "ab ")]
+    with pytest.raises(Exception, match="StringDataRightTruncation"):
+        spark.sql("SELECT 2 AS k, 'abcd' AS s").write.format("txlake").mode("append").save(f"{wh}/v")
+
+
 def test_columns_missing_from_the_dataframe_get_their_defaults(spark, engine, wh):
     engine.execute("CREATE TABLE acc (id INT PRIMARY KEY, owner TEXT NOT NULL, balance DECIMAL(12,2) DEFAULT 0, "
                    "active BOOLEAN NOT NULL DEFAULT true, rate DECIMAL(5,2) DEFAULT 7 / 2 + 0.005, "
