@@ -283,14 +283,19 @@ class Executor:
             table = relation.to_arrow_table()
             return _as_bigint(table, hugeint) if hugeint else table
         except duckdb.Error as e:
-            raise (self.sequence_calls.failure() or translate(e)) from None
+            raise self._error(e) from None
+
+    def _error(self, e: Exception, words=translate) -> errors.Error:
+        """The txlake error for DuckDB's ``e``: the one a function txlake gave DuckDB raised
+        (a sequence's, with its SQLSTATE), or ``words(e)``."""
+        return self.sequence_calls.failure() or words(e)
 
     def _stream(self, sql: str, params) -> Iterator[pa.Table]:
         """The rows of query ``sql`` in batches of up to ``ROWS_PER_FILE``, as DuckDB makes them."""
         try:
             reader = self.con.sql(sql, params=list(params) if params else None).to_arrow_reader(ROWS_PER_FILE)
         except duckdb.Error as e:
-            raise (self.sequence_calls.failure() or translate(e)) from None
+            raise self._error(e) from None
         try:
             while True:
                 try:
@@ -298,7 +303,7 @@ class Executor:
                 except StopIteration:
                     return
                 except OSError as e:  # DuckDB failed while producing the stream
-                    raise (self.sequence_calls.failure() or translate_stream_error(e)) from None
+                    raise self._error(e, translate_stream_error) from None
                 yield pa.Table.from_batches([batch])
         finally:
             reader.close()
@@ -308,7 +313,7 @@ class Executor:
         try:
             return self.con.sql(sql, params=list(params) if params else None).columns
         except duckdb.Error as e:
-            raise (self.sequence_calls.failure() or translate(e)) from None
+            raise self._error(e) from None
 
     def _rewrite(self, ctx: Context, expression: exp.Expression, register) -> exp.Expression:
         """Point every table reference at a registered Arrow view of the version it sees."""
@@ -698,9 +703,9 @@ class Executor:
         for col in schema.columns:
             i = supplied.get(col.name)
             if i is None:
-                sequence = _SEQUENCE_DEFAULT.fullmatch(col.default) if col.default is not None else None
+                sequence = _sequence_of(col.default)
                 if sequence is not None:  # (SERIAL: numbered below, once every value is taken)
-                    numbered[len(data)] = sequence[1].replace("''", "'")
+                    numbered[len(data)] = sequence
                     data.append(None)
                     continue
                 if col.default is not None:
@@ -1016,8 +1021,7 @@ class Executor:
             raise errors.ReadOnlyTransaction("cannot execute TRUNCATE TABLE in a read-only transaction")
         for name in stmt.tables:
             version = ctx.resolve(name)
-            if stmt.restart_identity and any(c.default and _SEQUENCE_DEFAULT.fullmatch(c.default)
-                                             for c in version.schema.columns):
+            if stmt.restart_identity and any(_sequence_of(c.default) for c in version.schema.columns):
                 # (a sequence is not transactional here: restarted, a rollback would leave it
                 # handing out the numbers of rows still there)
                 raise errors.NotSupportedError(
@@ -1504,9 +1508,17 @@ class Executor:
             default = f"nextval({dialect.sql_string(qualified_name(db, spec.sequence))})"
         elif spec.default is not None:
             default = spec.default.sql(dialect="duckdb")
-            # type-check it now, as PostgreSQL does
-            self._sql(f"SELECT CAST({_default_sql(default)} AS {col_type.sql()})")
+            self._check_default(default, col_type)
         return Column(field_id, spec.name, col_type, spec.not_null or spec.primary_key, default)
+
+    def _check_default(self, default: str, col_type: ColumnType) -> None:
+        """Type-check a column default now, as PostgreSQL does (22P02, 42804, ...): evaluated -
+        but a SERIAL's, bound only (evaluated, it would take a number of its sequence)."""
+        sql = f"SELECT CAST({_default_sql(default)} AS {col_type.sql()})"
+        if _sequence_of(default) is not None:
+            self._columns_of(sql, ())
+        else:
+            self._sql(sql)
 
     def drop_table(self, ctx: Context, stmt: st.DropTable, params) -> Result:
         if ctx.txn.read_only:
@@ -1569,7 +1581,7 @@ class Executor:
         changed = replace(col, type=new_type)
         if col.default is not None:
             try:
-                self._sql(f"SELECT CAST({_default_sql(col.default)} AS {new_type.sql()})")
+                self._check_default(col.default, new_type)
             except errors.Error:
                 raise errors.ProgrammingError(f'default for column "{col.name}" cannot be cast automatically to '
                                               f"type {new_type.display().lower()}", sqlstate="42804") from None
@@ -1662,7 +1674,7 @@ class Executor:
             col = schema.require(action.name, table)
             if action.default is not None and not isinstance(action.default, exp.Null):
                 changed = replace(col, default=action.default.sql(dialect="duckdb"))
-                self._sql(f"SELECT CAST({_default_sql(changed.default)} AS {col.type.sql()})")  # (as _column)
+                self._check_default(changed.default, col.type)
             elif action.default is not None or action.drop_default:
                 changed = replace(col, default=None)
             elif action.not_null:
@@ -1736,8 +1748,15 @@ def column_type(data_type: exp.DataType) -> ColumnType:
 
 
 _KEY_PYTHON_TYPES = {"INT": int, "BIGINT": int, "VARCHAR": str}
-# the default of a SERIAL column (Executor._column)
-_SEQUENCE_DEFAULT = re.compile(r"nextval\('((?:[^']|'')+)'\)")
+# the default of a SERIAL column (Executor._column), or one set to nextval('s') (as written or generated)
+_SEQUENCE_DEFAULT = re.compile(r"nextval\s*\(\s*'((?:[^']|'')+)'\s*\)", re.IGNORECASE)
+
+
+def _sequence_of(default: str | None) -> str | None:
+    """The sequence a SERIAL column's ``default`` takes its numbers from (as nextval() names
+    it), or None for any other default."""
+    found = _SEQUENCE_DEFAULT.fullmatch(default) if default is not None else None
+    return found[1].replace("''", "'") if found is not None else None
 
 
 def _pinned_key(schema: TableSchema, alias: str, where, params, offset: int):

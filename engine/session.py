@@ -175,12 +175,7 @@ class Session:
             self._end_settings(txn, committed=False)
             self.db.abort(txn)
             return Result(status="ROLLBACK")
-        try:
-            self.db.commit(txn)
-        except BaseException:
-            self._end_settings(txn, committed=False)
-            raise
-        self._end_settings(txn, committed=True)
+        self._end_block(txn, self.db.commit)
         return Result(status="COMMIT")
 
     def set_label(self, label: str) -> None:
@@ -250,6 +245,16 @@ class Session:
         for name, old, _, _ in reversed(txn.settings_changed[since:]):
             self._put_setting(name, old)
         del txn.settings_changed[since:]
+
+    def _end_block(self, txn: Transaction, finish) -> None:
+        """``finish(txn)`` (its COMMIT or PREPARE), then the settings it changed kept - or, if
+        that fails, undone as a rollback undoes them."""
+        try:
+            finish(txn)
+        except BaseException:
+            self._end_settings(txn, committed=False)
+            raise
+        self._end_settings(txn, committed=True)
 
     def _end_settings(self, txn: Transaction, committed: bool) -> None:
         if not txn.settings_changed:
@@ -535,12 +540,7 @@ class Session:
             self._end_settings(txn, committed=False)
             self.db.abort(txn)
             return Result(status="ROLLBACK")
-        try:
-            self.db.prepare(txn, stmt.gid)
-        except BaseException:
-            self._end_settings(txn, committed=False)
-            raise
-        self._end_settings(txn, committed=True)
+        self._end_block(txn, lambda t: self.db.prepare(t, stmt.gid))
         return Result(status="PREPARE TRANSACTION")
 
     def _finish_prepared(self, stmt, commit: bool) -> Result:

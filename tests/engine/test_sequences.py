@@ -149,3 +149,13 @@ def test_a_serial_of_a_table_named_with_quotes_and_dots(connect):
     conn.execute('INSERT INTO "It\'s.T" (v) SELECT \'c\'')
     assert [r[0] for r in conn.execute('SELECT "I D" FROM "It\'s.T" ORDER BY 1').fetchall()] == [1, 2, 3]
     assert conn.execute('SELECT currval(\'"It\'\'s.T_I D_seq"\')').fetchone() == (3,)
+
+
+def test_checking_a_serial_default_takes_no_number(conn):
+    """A default is type-checked when a column gets it (ALTER COLUMN TYPE, SET DEFAULT): that
+    check evaluated nextval() and took a number of the sequence, leaving a gap."""
+    conn.execute("INSERT INTO t (name) VALUES ('a')")
+    conn.execute("ALTER TABLE t ALTER COLUMN id TYPE BIGINT")
+    conn.execute("ALTER TABLE t ALTER COLUMN id SET DEFAULT nextval('t_id_seq')")
+    conn.execute("INSERT INTO t (name) VALUES ('b')")
+    assert ids(conn) == [1, 2]
