@@ -39,7 +39,7 @@ from txlake.storage.datafiles import table_dir
 from txlake.storage.format.paimon import PaimonTable
 from txlake.storage.fs import LocalFileSystem
 from txlake.storage.prepared import PRECOMMITTED, PREPARED_DIR
-from txlake.storage.publish import written_by_publisher
+from txlake.storage.publish import PaimonLock, written_by_publisher
 from txlake.storage.version import ChangeData
 
 EXPIRY_FILE = os.path.join("_txlog", "expired.json")
@@ -207,8 +207,9 @@ def _expire_snapshots(warehouse, older_than_ms: int | None, retain_last: int, in
     # the Paimon snapshots before the horizon go first: killed midway, an expiry leaves Paimon
     # snapshots that still read every file they name (and orphans), never one naming a file
     # already gone - which the next expiry, finding the horizon moved, would leave so
-    published = _published(warehouse, latest)
-    snaps, meta = _expire_paimon(warehouse, latest, deleting, dead | kept | added_later)
+    with PaimonLock.of(warehouse):  # (no publisher removes a dropped table's metadata meanwhile)
+        published = _published(warehouse, latest)
+        snaps, meta = _expire_paimon(warehouse, latest, deleting, dead | kept | added_later)
     data_deleted = 0
     for path in dead - kept - added_later - published:
         full = os.path.join(warehouse.root, path)

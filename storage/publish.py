@@ -189,7 +189,7 @@ class Publisher:
         table version is replaced by any change to it, so an untouched table is the very same
         object and is passed over - a pass costs the tables changed, not every table of the
         warehouse), and Paimon metadata of tables no longer there removed."""
-        with self._lock, _PaimonLock(os.path.join(self.warehouse.txlog.dir, PAIMON_LOCK)) as lock:
+        with self._lock, PaimonLock.of(self.warehouse) as lock:
             catalog = self.warehouse.refresh()
             if catalog.csn == self._published_csn:
                 return
@@ -216,7 +216,7 @@ class Publisher:
                 self._drop_stale({table_dir(v.db, v.name) for v in catalog.tables.values()}, lock)
             self._published_csn = catalog.csn
 
-    def _publish_table(self, catalog: CatalogVersion, version: TableVersion, lock: "_PaimonLock") -> None:
+    def _publish_table(self, catalog: CatalogVersion, version: TableVersion, lock: "PaimonLock") -> None:
         """Publish ``version``; raises ``_Dropped`` if the table was dropped since ``catalog``.
 
         The directory may hold a dropped table's metadata of the same name: its schemas (which
@@ -263,7 +263,7 @@ class Publisher:
                 self._published[version.table_id] = state
                 return
 
-    def _latest(self, paimon: PaimonTable, version: TableVersion, lock: "_PaimonLock") -> PublishedState | None:
+    def _latest(self, paimon: PaimonTable, version: TableVersion, lock: "PaimonLock") -> PublishedState | None:
         """The directory's newest snapshot; one naming metadata that is not there (left by a
         table of the same name dropped midway) goes."""
         try:
@@ -273,7 +273,7 @@ class Publisher:
                 return None
             raise
 
-    def _drop_foreign(self, paimon: PaimonTable, version: TableVersion, lock: "_PaimonLock",
+    def _drop_foreign(self, paimon: PaimonTable, version: TableVersion, lock: "PaimonLock",
                       unreadable: bool = False) -> bool:
         """Remove the directory's metadata - holding the Paimon lock exclusively, so no pass of
         any process is writing there - if it is a dropped table's: with ``version``'s table
@@ -368,7 +368,7 @@ class Publisher:
         publisher writing the same name writes the same bytes."""
         self.warehouse.store.write_named(full, data)
 
-    def _drop_stale(self, live_dirs: set[str], lock: "_PaimonLock") -> None:
+    def _drop_stale(self, live_dirs: set[str], lock: "PaimonLock") -> None:
         """Remove the Paimon metadata of tables that no longer exist: of a directory no live
         table has whose schemas name a table that is not live either - asked of the catalog
         again, holding the Paimon lock exclusively. (Another process may have created and
@@ -395,17 +395,23 @@ class _Dropped(Exception):
     """The table being published was dropped since the pass read the catalog."""
 
 
-class _PaimonLock:
-    """``_txlog/PAIMON``, flock(2)ed shared for a publishing pass; ``exclusive()`` for the
-    removal of a table directory's metadata, which no pass of any process may be writing to
-    meanwhile (else a snapshot it then writes names manifests already removed). The lock is
-    converted on the same open file, so a pass never waits for itself; the conversion is not
-    atomic, which is why what is removed is decided again after it."""
+class PaimonLock:
+    """``_txlog/PAIMON``, flock(2)ed shared for a publishing pass and for expiry's reading and
+    removing of Paimon snapshots; ``exclusive()`` for the removal of a table directory's
+    metadata, which no pass of any process may be writing to, nor an expiry reading, meanwhile
+    (else a snapshot a pass then writes names manifests already removed, and an expiry fails
+    on a file gone under it). The lock is converted on the same open file, so a pass never
+    waits for itself; the conversion is not atomic, which is why what is removed is decided
+    again after it."""
 
     def __init__(self, path: str):
         self.path = path
 
-    def __enter__(self) -> "_PaimonLock":
+    @staticmethod
+    def of(warehouse) -> "PaimonLock":
+        return PaimonLock(os.path.join(warehouse.txlog.dir, PAIMON_LOCK))
+
+    def __enter__(self) -> "PaimonLock":
         self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         fcntl.flock(self._fd, fcntl.LOCK_SH)
         return self

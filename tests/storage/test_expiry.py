@@ -388,3 +388,33 @@ def test_orphan_removal_takes_temporary_files_a_crash_left(warehouse):
     assert not any(os.path.exists(p) for p in stale) and all(os.path.exists(p) for p in young)
     assert c.execute("SELECT count(*) FROM t").fetchone() == (1,)
     c.close()
+
+
+def test_expiry_waits_while_a_publisher_removes_a_dropped_tables_metadata(warehouse):
+    """A publisher (of any process) removes a dropped table's Paimon metadata holding the
+    Paimon lock exclusively; expiry reads and removes Paimon snapshots holding it shared, so it
+    never finds a snapshot or manifest gone under it (it failed with 58P01)."""
+    import fcntl
+    import threading
+
+    from txlake.storage.publish import PAIMON_LOCK
+
+    c = txlake.connect(warehouse, autocommit=True, publish="sync")
+    c.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    for i in range(3):
+        c.execute(f"INSERT INTO t VALUES ({i}, 0)")
+    fd = os.open(os.path.join(warehouse, "_txlog", PAIMON_LOCK), os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # (as another process's publisher dropping metadata does)
+    outcome = []
+    expiring = threading.Thread(target=lambda: outcome.append(
+        c.execute("CALL txlake.expire_snapshots(retain_last => 1)").fetchone()))
+    try:
+        expiring.start()
+        expiring.join(0.5)
+        assert expiring.is_alive() and not outcome  # waiting for the lock
+    finally:
+        os.close(fd)  # (releases it)
+    expiring.join(30)
+    assert outcome and outcome[0][2] > 0  # then it expired the Paimon snapshots before the newest
+    assert c.execute("SELECT count(*) FROM t").fetchone() == (3,)
+    c.close()
