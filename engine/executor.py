@@ -46,7 +46,7 @@ from txlake.engine import catalog_views, dialect, sources
 from txlake.engine.errors_map import translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
-from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls, qualified_name
+from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls, qualified_name, sequence_key
 from txlake.parser import statements as st
 from txlake.parser.parse import identifier, parse_table_name, table_name
 from txlake.parser.semantics import (CLOCK_FUNCTION, STATEMENT_CLOCK, XID_FUNCTION, XID_IF_ASSIGNED_FUNCTION,
@@ -2223,6 +2223,18 @@ def evaluate_defaults(columns: list[Column], start: datetime.datetime) -> list:
         raise translate(e) from None
     finally:
         con.close()
+
+
+def serial_sequences(columns: list[Column], db: str) -> dict[str, tuple[str, str]]:
+    """Column name -> the (database, name) of the sequence numbering it, for the SERIAL and
+    identity columns among ``columns`` of a table in database ``db``: a writer outside a
+    session (a Spark job) takes their numbers itself (``Sequences.reserve``)."""
+    found = {}
+    for col in columns:
+        sequence = _sequence_of(col.default)
+        if sequence is not None:
+            found[col.name] = sequence_key(sequence, db)
+    return found
 
 
 def _functions_called(tree):

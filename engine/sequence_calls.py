@@ -94,15 +94,19 @@ class SequenceCalls:
         return value
 
     def _qualified(self, text: str) -> tuple[str, str]:
-        """(database, name) of a sequence named as PostgreSQL takes it: ``name`` or
-        ``schema.name``, each folded to lower case unless double-quoted."""
-        parts = [m[1].replace('""', '"') if m[1] is not None else m[2].strip().lower()
-                 for m in _NAME_PART.finditer(text)]
-        if not 1 <= len(parts) <= 2 or not all(parts) or "".join(m[0] for m in _NAME_PART.finditer(text)) != text:
-            raise errors.InvalidName(f'invalid sequence name: "{text}"')
-        db = parts[0] if len(parts) == 2 else self.db
-        if db == "public":  # (PostgreSQL's schema is the database default)
-            db = "default"
-        if any(c in db + parts[-1] for c in "/\\") or parts[-1] in (".", ".."):
-            raise errors.InvalidName(f'invalid sequence name: "{text}"')
-        return db, parts[-1]
+        return sequence_key(text, self.db)
+
+
+def sequence_key(text: str, db: str) -> tuple[str, str]:
+    """(database, name) of a sequence named as PostgreSQL takes it: ``name`` (in database
+    ``db``) or ``schema.name``, each folded to lower case unless double-quoted."""
+    parts = [m[1].replace('""', '"') if m[1] is not None else m[2].strip().lower()
+             for m in _NAME_PART.finditer(text)]
+    if not 1 <= len(parts) <= 2 or not all(parts) or "".join(m[0] for m in _NAME_PART.finditer(text)) != text:
+        raise errors.InvalidName(f'invalid sequence name: "{text}"')
+    db = parts[0] if len(parts) == 2 else db
+    if db == "public":  # (PostgreSQL's schema is the database default)
+        db = "default"
+    if any(c in db + parts[-1] for c in "/\\") or parts[-1] in (".", ".."):
+        raise errors.InvalidName(f'invalid sequence name: "{text}"')
+    return db, parts[-1]

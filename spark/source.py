@@ -37,7 +37,7 @@ from pyspark.sql.datasource import (DataSource, DataSourceArrowWriter, DataSourc
                                     WriterCommitMessage)
 
 from txlake import errors
-from txlake.engine.executor import evaluate_defaults
+from txlake.engine.executor import evaluate_defaults, serial_sequences
 from txlake.spark import pushdown
 from txlake.spark.types import check_assignable, conform, missing_columns, schema_for, spark_schema
 from txlake.storage.commit import ROWS_PER_FILE, FilesCommit, TableDelta
@@ -46,6 +46,7 @@ from txlake.storage.expiry import hold_snapshot
 from txlake.storage.fs import LocalFileSystem
 from txlake.storage.publish import Publisher
 from txlake.storage.schema import TableSchema
+from txlake.storage.sequences import Sequences
 from txlake.storage.version import DataFile, TableVersion, decode_rows, encode_rows
 from txlake.storage.warehouse import MARKER, Warehouse
 
@@ -179,20 +180,23 @@ class TxlakeDataSource(DataSource):
         wh = target.open(create=True)
         latest = wh.refresh()
         version = latest.table(target.db, target.name)
-        defaults = {}
+        defaults, serial = {}, {}
         if version is None:
             table_schema = schema_for(schema)
         else:
             table_schema = version.schema
             check_assignable(schema, table_schema, target.name)
-            # the job is one transaction, started now: its rows get the same defaults
             missing = [col for col in missing_columns(schema, table_schema) if col.default is not None]
+            # SERIAL columns: each task numbers its rows from the sequence (``TxlakeWriter.write``)
+            serial = serial_sequences(missing, target.db)
+            missing = [col for col in missing if col.name not in serial]
+            # the job is one transaction, started now: its rows get the same defaults
             if missing:
                 values = evaluate_defaults(missing, dt.datetime.now(dt.timezone.utc))
                 defaults = {col.name: value for col, value in zip(missing, values)}
         return TxlakeWriter(target, table_schema, latest.csn, version.table_id if version else None,
                             overwrite, uuid.uuid4().hex, self.options.get("label"),
-                            self.options.get("publish", "sync"), commit_timeout, defaults)
+                            self.options.get("publish", "sync"), commit_timeout, defaults, serial)
 
 
 class PushdownDataSource(TxlakeDataSource):
@@ -295,7 +299,7 @@ class WrittenFiles(WriterCommitMessage):
 class TxlakeWriter(DataSourceArrowWriter):
     def __init__(self, target: Target, schema: TableSchema, base_csn: int, table_id: str | None,
                  overwrite: bool, job: str, label: str | None, publish: str, commit_timeout: float,
-                 defaults: dict | None = None):
+                 defaults: dict | None = None, serial: dict | None = None):
         if publish not in ("sync", "off"):
             raise errors.InvalidParameterValue(f'option publish must be "sync" or "off", not "{publish}"')
         self.target = target
@@ -308,6 +312,7 @@ class TxlakeWriter(DataSourceArrowWriter):
         self.publish = publish
         self.commit_timeout = commit_timeout
         self.defaults = defaults or {}    # column the DataFrame lacks -> its default's value
+        self.serial = serial or {}        # SERIAL column the DataFrame lacks -> its sequence (db, name)
 
     @property
     def _bucket(self) -> str:
@@ -336,8 +341,13 @@ class TxlakeWriter(DataSourceArrowWriter):
             files.append((rel, rows, os.path.getsize(full)))
             pending, rows = [], 0
 
+        sequences = Sequences(self.target.root) if self.serial else None
         for batch in iterator:
-            batch = conform(batch, self.schema, self.target.name, self.defaults)
+            numbers = {}
+            for name, (db, sequence) in self.serial.items():  # (a retried task takes new ones: a gap)
+                first = sequences.reserve(db, sequence, batch.num_rows) if batch.num_rows else 1
+                numbers[name] = pa.array(np.arange(first, first + batch.num_rows, dtype=np.int64))
+            batch = conform(batch, self.schema, self.target.name, self.defaults, numbers)
             while batch.num_rows:
                 take = min(batch.num_rows, ROWS_PER_FILE - rows)
                 pending.append(batch.slice(0, take))

@@ -108,9 +108,11 @@ def missing_columns(df_schema: T.StructType, schema: TableSchema) -> list[Column
     return [col for col in schema.columns if col.name.lower() not in names]
 
 
-def conform(batch: pa.RecordBatch, schema: TableSchema, table: str, defaults: dict) -> pa.RecordBatch:
+def conform(batch: pa.RecordBatch, schema: TableSchema, table: str, defaults: dict,
+            numbers: dict | None = None) -> pa.RecordBatch:
     """``batch`` (a Spark task's Arrow batch) in the table's Arrow schema, a column it lacks
-    holding its value in ``defaults`` (by name; NULL if none), with the checks an INSERT makes:
+    holding its values in ``numbers`` (by name: a SERIAL column's, one per row) or its value in
+    ``defaults`` (by name; NULL if none), with the checks an INSERT makes:
     numeric range (22003), NOT NULL (23502), VARCHAR(n) length (22001, or cut to n where only
     spaces pass it)."""
     target = schema.arrow_schema()
@@ -118,7 +120,9 @@ def conform(batch: pa.RecordBatch, schema: TableSchema, table: str, defaults: di
     arrays = []
     for col, field in zip(schema.columns, target):
         i = index.get(col.name.lower())
-        if i is None:
+        if i is None and numbers and col.name in numbers:
+            arr = numbers[col.name]
+        elif i is None:
             arr = pa.repeat(pa.scalar(defaults.get(col.name), field.type), batch.num_rows)
         else:
             arr = batch.column(i)

@@ -119,3 +119,20 @@ def test_a_default_that_differs_row_to_row_is_refused(spark, engine, wh):
     spark.range(3).selectExpr("CAST(id AS INT) AS id", "CAST(id AS STRING) AS tag") \
         .write.format("txlake").mode("append").save(f"{wh}/t")
     assert engine.execute("SELECT count(*) FROM t").fetchone() == (3,)
+
+
+def test_an_append_numbers_a_serial_column_it_lacks_from_its_sequence(spark, engine, wh):
+    engine.execute("CREATE TABLE ev (id SERIAL PRIMARY KEY, name TEXT NOT NULL, n BIGSERIAL)")
+    engine.execute("INSERT INTO ev (name) VALUES ('sql')")
+    spark.range(1000, numPartitions=3).selectExpr("CAST(id AS STRING) AS name") \
+        .write.format("txlake").mode("append").save(f"{wh}/ev")
+    engine.execute("INSERT INTO ev (name) VALUES ('after')")
+    ids = engine.execute("SELECT id, n FROM ev ORDER BY id").fetchall()
+    assert len(ids) == 1002 and ids[0] == (1, 1)
+    assert len({i for i, _ in ids}) == 1002 and len({n for _, n in ids}) == 1002  # each number once
+    assert ids[-1] == engine.execute("SELECT id, n FROM ev WHERE name = 'after'").fetchone()  # the newest
+    assert engine.execute("SELECT max(id), max(n) FROM ev").fetchone() == ids[-1]
+    # a DataFrame that gives the column's values stores them, as an INSERT naming it does
+    spark.createDataFrame([(5000, "given", 7000)], "id int, name string, n bigint") \
+        .write.format("txlake").mode("append").save(f"{wh}/ev")
+    assert engine.execute("SELECT id, n FROM ev WHERE name = 'given'").fetchone() == (5000, 7000)
