@@ -16,6 +16,7 @@ import os
 import threading
 
 from txlake import errors
+from txlake.engine.duck import SharedDuckDB
 from txlake.engine.mvcc.clog import CommitLog
 from txlake.engine.mvcc.gc import GarbageCollector, wants_compaction
 from txlake.engine.mvcc.locks import LockTable, ProcessLocks
@@ -131,6 +132,8 @@ class Database:
         self._successors: dict[str, dict[int, int]] = {}
         self._successor_batches: list[tuple[int, str, list[int]]] = []  # guarded by _proc_lock
         self.ssi = SSI(self.warehouse.store)
+        self._duck: SharedDuckDB | None = None
+        self._duck_lock = threading.Lock()
         self.max_active_transactions = max_active_transactions
         self.prepared_timeout = float(prepared_timeout)
         self._vxids = itertools.count(1)
@@ -260,9 +263,19 @@ class Database:
 
     def set_memory_limit(self, limit: int | str) -> None:
         """``SET memory_limit``: half for the buffer cache of decoded data files, a quarter for
-        each session's DuckDB (query working memory, which spills to disk beyond it)."""
+        the sessions' DuckDB (query working memory, which spills to disk beyond it)."""
         self.memory_limit = parse_bytes(limit)
         self.warehouse.store.set_budget(self.memory_limit // 2)
+        with self._duck_lock:
+            if self._duck is not None:
+                self._duck.set_memory_limit(self.duckdb_memory_limit)
+
+    def duckdb(self) -> SharedDuckDB:
+        """The DuckDB database the sessions share (engine/duck.py), made at the first one's start."""
+        with self._duck_lock:
+            if self._duck is None:
+                self._duck = SharedDuckDB(os.path.join(self.warehouse.root, ""), self.duckdb_memory_limit)
+            return self._duck
 
     @property
     def duckdb_memory_limit(self) -> str:
@@ -420,6 +433,8 @@ class Database:
         self.gc.lease.withdraw()  # (the last connection: nothing of this process reads any more)
         self.warehouse.store.close()
         self.ssi.close()
+        if self._duck is not None:
+            self._duck.close()
         if self.publisher is not None:
             self.publisher.close()
         self.warehouse.txlog.close()

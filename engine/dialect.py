@@ -15,10 +15,15 @@ import duckdb
 from txlake.parser.semantics import (DIVISOR_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO, SQRT_MACRO,
                                      SUBSTRING_FROM_MACRO, SUBSTRING_MACRO)
 
-SETUP = (
+# settings DuckDB keeps per connection: every connection of a shared database needs them
+SESSION_SETUP = (
     # 7 / 2 is 3 and -7 / 2 is -3 (truncated, as PostgreSQL's integer division): DuckDB's /
     # is float division unless told; an operand of another type still divides as before
     "SET integer_division = true",
+)
+
+# macros, which DuckDB keeps in the database: made once for all its connections
+MACROS = (
     # x / 0 and x % 0 raise 22012 (the parser routes divisors that are not literals through this)
     f"CREATE MACRO {DIVISOR_MACRO}(x) AS CASE WHEN x = 0 THEN error('division by zero') ELSE x END",
     # substring(s, start, length) as PostgreSQL's: a start before 1 counts from the first
@@ -60,8 +65,14 @@ SETUP = (
 
 
 def postgres_semantics(con) -> None:
-    """Apply ``SETUP`` to a new DuckDB connection."""
-    for statement in SETUP:
+    """Set up a new DuckDB database through its first connection (``con``)."""
+    for statement in SESSION_SETUP + MACROS:
+        con.execute(statement)
+
+
+def session_semantics(con) -> None:
+    """Set up another connection to a database ``postgres_semantics`` set up."""
+    for statement in SESSION_SETUP:
         con.execute(statement)
 
 
@@ -79,7 +90,7 @@ def identity(con) -> None:
                f"on {platform.system().lower()} {platform.machine()}")
     for name, value in (("version", version), ("current_user", user), ("session_user", user),
                         ("current_role", user)):
-        con.execute(f"CREATE TEMP MACRO {name}() AS {sql_string(value)}")
+        con.execute(f"CREATE MACRO {name}() AS {sql_string(value)}")  # (the database's: every connection's)
 
 
 def sql_string(value: str) -> str:

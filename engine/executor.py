@@ -25,7 +25,6 @@ import functools
 import itertools
 import json
 import math
-import os
 import re
 import time
 import uuid
@@ -190,14 +189,8 @@ class Executor:
         self.db = database
         self.store: DataFileStore = database.warehouse.store
         self.assign_xid = database.assign_xid
-        self.con = duckdb.connect(config={"memory_limit": database.duckdb_memory_limit})
-        self.con.execute("SET enable_progress_bar = false")  # a streamed INSERT may run long
-        # DuckDB reads the warehouse's Parquet files itself (streamed scans) and nothing else
-        root = os.path.join(database.warehouse.root, "")
-        self.con.execute(f"SET allowed_directories = ['{root.replace(chr(39), chr(39) * 2)}']")
-        self.con.execute("SET enable_external_access = false")
-        dialect.postgres_semantics(self.con)  # integer division, x / 0
-        dialect.identity(self.con)  # version(), current_user
+        self.duck = database.duckdb().connect()  # (the database's DuckDB, shared: engine/duck.py)
+        self.con = self.duck.con
         self._names = itertools.count()
         self._pending_ids = itertools.count(-1, -1)
         # generated DuckDB SQL of statements that reference no table but their target, by
@@ -209,15 +202,15 @@ class Executor:
         # the transaction whose start now() is: the session sets it before each statement, and
         # clears it for a CALL, which runs outside transactions (now() is then the call's time)
         self.clock_of: Transaction | None = None
-        self.con.create_function(CLOCK_FUNCTION, self._clock, [], duckdb.sqltype("TIMESTAMPTZ"),
-                                 side_effects=False)  # DuckDB folds it to a constant when it plans
-        self.sequence_calls = SequenceCalls(self.con, Sequences(database.warehouse.root))
-        self.con.create_function(XID_FUNCTION, self._xid, [], duckdb.sqltype("BIGINT"), side_effects=False)
-        self.con.create_function(XID_IF_ASSIGNED_FUNCTION, self._xid_if_assigned, [], duckdb.sqltype("BIGINT"),
-                                 side_effects=False, null_handling="special")
+        self.duck.create_function(CLOCK_FUNCTION, self._clock, [], duckdb.sqltype("TIMESTAMPTZ"),
+                                  side_effects=False)  # DuckDB folds it to a constant when it plans
+        self.sequence_calls = SequenceCalls(self.duck, Sequences(database.warehouse.root))
+        self.duck.create_function(XID_FUNCTION, self._xid, [], duckdb.sqltype("BIGINT"), side_effects=False)
+        self.duck.create_function(XID_IF_ASSIGNED_FUNCTION, self._xid_if_assigned, [], duckdb.sqltype("BIGINT"),
+                                  side_effects=False, null_handling="special")
 
     def close(self) -> None:
-        self.con.close()
+        self.duck.close()
 
     def _clock(self):
         txn = self.clock_of

@@ -33,15 +33,16 @@ def qualified_name(db: str, name: str) -> str:
 
 
 class SequenceCalls:
-    def __init__(self, con, sequences: Sequences):
+    def __init__(self, duck, sequences: Sequences):
+        """``duck``: the session's DuckDB connection (engine/duck.py), which gets the functions."""
         self.sequences = sequences
         self.db = "default"  # the statement's database (the session sets it)
         self._last: dict[tuple[str, str], int] = {}  # (db, name) -> currval
         self._failure: errors.Error | None = None
-        con.create_function(NEXTVAL, self._guarded(self._nextval), ["VARCHAR"], "BIGINT", type="arrow",
-                            side_effects=True, null_handling="special")
-        con.create_function(CURRVAL, self._guarded(self._currval), ["VARCHAR"], "BIGINT", side_effects=True)
-        con.create_function(SETVAL, self._guarded(self._setval), ["VARCHAR", "BIGINT"], "BIGINT", side_effects=True)
+        duck.create_function(NEXTVAL, self._guarded(self._nextval), ["VARCHAR"], "BIGINT", vectorized=True,
+                             side_effects=True, null_handling="special")
+        duck.create_function(CURRVAL, self._guarded(self._currval), ["VARCHAR"], "BIGINT", side_effects=True)
+        duck.create_function(SETVAL, self._guarded(self._setval), ["VARCHAR", "BIGINT"], "BIGINT", side_effects=True)
 
     def failure(self) -> errors.Error | None:
         """The error a function raised during the statement DuckDB just failed, once."""

@@ -478,7 +478,6 @@ class Session:
             return Result(status="SET")
         if name == "memory_limit":  # warehouse-wide in this process, as DuckDB's is per database
             self.db.set_memory_limit(value if value is not None else default_memory_limit())
-            self.executor.con.execute(f"SET memory_limit = '{self.db.duckdb_memory_limit}'")
             return Result(status="SET")
         if name == "default_transaction_read_only":
             self.default_read_only = _bool_setting(name, value) if value is not None else False
