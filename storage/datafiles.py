@@ -30,7 +30,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 from pyroaring import FrozenBitMap
 
@@ -292,6 +291,7 @@ class DataFileStore:
         if small:
             table = pq.ParquetFile(full).read(columns=wanted, use_threads=False)
         else:
+            import pyarrow.dataset as ds  # (here: importing it imports pandas, a third of txlake's start)
             table = ds.dataset(full, format="parquet").to_table(
                 columns=wanted, use_threads=use_threads, memory_pool=_decode_pool())
         if columns is None:
