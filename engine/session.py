@@ -20,6 +20,7 @@ import time
 import weakref
 
 from txlake import errors
+from txlake.engine import copy
 from txlake.engine.database import Database, default_memory_limit, open_database
 from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result
 from txlake.engine.mvcc.xact import (DEFAULT_LEVEL, READ_COMMITTED, READ_UNCOMMITTED, Transaction,
@@ -626,4 +627,5 @@ _DATA = {
     st.CreateTable: Executor.create_table,
     st.DropTable: Executor.drop_table,
     st.AlterTable: Executor.alter_table,
+    st.Copy: copy.run,
 }
