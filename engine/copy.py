@@ -105,7 +105,7 @@ def _copy_from(executor: Executor, ctx: Context, stmt: st.Copy, params) -> Resul
         try:
             count += executor._insert_batch(ctx, insert, rows, (), check_ssi=False).num_rows
         except (errors.NotNullViolation, errors.StringDataRightTruncation) as e:
-            raise _with_line(e, rows, batch, relation) from None
+            raise _with_line(e, rows, batch, relation, schema) from None
         batches += 1
     if not batches:
         executor._insert_batch(ctx, insert, schema.arrow_schema().empty_table(), (), check_ssi=False)
@@ -363,18 +363,22 @@ def _convert(executor: Executor, stmt: st.Copy, schema, targets: list[Column], b
             value = f'"c{i}"'
         else:
             value = f'TRY_CAST("c{i}" AS {col.type.sql()})'
-        projections.append(f'{value} AS "{col.name}"')
+        projections.append(f"{value} AS {_quoted(col.name)}")
     with executor._registered() as register:
         source = register(data)
         sql = f"SELECT {', '.join(projections)} FROM {source}"
         if stmt.where is not None:
             where = stmt.where.sql(dialect="duckdb")
-            sql = f'SELECT *, ({where}) AS {_KEEP} FROM ({sql}) AS "{relation}"'
+            sql = f"SELECT *, ({where}) AS {_KEEP} FROM ({sql}) AS {_quoted(relation)}"
         result = executor._sql(sql, params if stmt.where is not None else ())
     _check_casts(executor, data, result, targets, batch, relation)
     if stmt.where is not None:
         result = result.filter(pc.fill_null(result.column(_KEEP), False)).drop_columns([_KEEP])
     return executor._conform(result, schema)
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
 
 
 def _check_syntax(data: pa.Table, i: int, col: Column, batch: _Batch, relation: str) -> pa.Table:
@@ -469,18 +473,34 @@ def _cast_error(executor: Executor, value, col: Column):
     return errors.InvalidTextRepresentation
 
 
-def _with_line(e: errors.Error, rows: pa.Table, batch: _Batch, relation: str) -> errors.Error:
-    """A NOT NULL or VARCHAR(n) error with the line of the first row that fails it."""
-    message = str(e)
-    found = re.search(r'column "(.+?)"', message) if isinstance(e, errors.NotNullViolation) else None
-    row = None
-    if found is not None and found.group(1) in rows.column_names:
-        nulls = pc.is_null(rows.column(found.group(1)))
-        row = pc.index(nulls, True).as_py() if pc.any(nulls).as_py() else None
-    if row is None or row < 0 or rows.num_rows != batch.data.num_rows:  # (WHERE dropped rows: lines unknown)
+def _with_line(e: errors.Error, rows: pa.Table, batch: _Batch, relation: str, schema) -> errors.Error:
+    """A NOT NULL or VARCHAR(n) error with the line (and column) of the first row that fails it."""
+    if rows.num_rows != batch.data.num_rows:  # (WHERE dropped rows: their lines are not known)
         return e
-    text = batch.text[row] if batch.text is not None else None
-    return type(e)(f"{message}\nCONTEXT:  {_context(relation, batch.first_line + row, text=text)}")
+    row = column = value = None
+    if isinstance(e, errors.NotNullViolation):
+        found = re.search(r'column "(.+?)"', str(e))
+        if found is not None and found.group(1) in rows.column_names:
+            nulls = pc.is_null(rows.column(found.group(1)))
+            row = pc.index(nulls, True).as_py() if pc.any(nulls).as_py() else None
+    else:
+        for col in schema.columns:
+            if col.type.kind != "VARCHAR" or not col.type.length:
+                continue
+            values = rows.column(col.name)
+            beyond = pc.utf8_rtrim(pc.utf8_slice_codeunits(values, col.type.length), characters=" ")
+            over = pc.fill_null(pc.not_equal(beyond, ""), False)
+            if pc.any(over).as_py():
+                at = pc.index(over, True).as_py()
+                if row is None or at < row:
+                    row, column, value = at, col.name, values[at].as_py()
+    if row is None or row < 0:
+        return e
+    if column is not None:
+        context = _context(relation, batch.first_line + row, column, value)
+    else:
+        context = _context(relation, batch.first_line + row, text=batch.text[row] if batch.text is not None else None)
+    return type(e)(f"{e}\nCONTEXT:  {context}")
 
 
 # --- COPY TO -------------------------------------------------------------------------------

@@ -141,7 +141,8 @@ def test_defaults_serial_and_column_list(connect, tmp_path):
 
 def test_constraints_as_insert(c, tmp_path):
     too_long = write(tmp_path / "a", "1\tabcdefg\t\\N\t\\N\t\\N\n")
-    fails(c, f"COPY t FROM '{too_long}'", "22001", "value too long for type character varying(5)")
+    fails(c, f"COPY t FROM '{too_long}'", "22001", "value too long for type character varying(5)",
+          'COPY t, line 1, column name: "abcdefg"')
     spaces = write(tmp_path / "b", "1\tabc  \t\\N\t\\N\t\\N\n")
     c.execute(f"COPY t FROM '{spaces}'")  # (only spaces past the length: cut, as INSERT cuts them)
     assert q(c, "SELECT name FROM t") == [("abc  ",)]
