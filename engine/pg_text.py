@@ -61,14 +61,19 @@ def _clock_time(value: datetime.datetime | datetime.time) -> str:
 
 
 def _float(value: float) -> str:
-    """As PostgreSQL prints a double: 100, not 100.0; 1e+16, NaN, Infinity."""
+    """As PostgreSQL prints a double: 100, not 100.0; 1e+15, NaN, Infinity. Its shortest digits
+    (Python's repr), in exponent form from 10^15 on, where PostgreSQL switches (Python: 10^16)."""
     if value != value:
         return "NaN"
     if value in (float("inf"), float("-inf")):
         return "Infinity" if value > 0 else "-Infinity"
     if value.is_integer() and abs(value) < 1e15:
         return "-0" if value == 0 and str(value)[0] == "-" else str(int(value))
-    return repr(value)
+    text = repr(value)
+    if abs(value) >= 1e15 and "e" not in text:  # 1000000000000000.0 -> 1e+15
+        digits = text.lstrip("-").removesuffix(".0").rstrip("0")
+        return f"{value:.{len(digits) - 1}e}"
+    return text
 
 
 def pg_interval(months: int, days: int, nanoseconds: int) -> str:

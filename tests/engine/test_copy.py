@@ -303,9 +303,10 @@ def test_copy_to_writes_what_postgresql_writes(connect, tmp_path):
     out = tmp_path / "o.txt"
     c.execute(f"COPY (SELECT 1.50::DECIMAL(5,2), 100.0::DOUBLE, 'NaN'::DOUBLE, TIMESTAMP '2024-05-17 12:00:00.5', "
               f"TIMESTAMP '2024-05-17 12:00:00', DATE '2024-05-17', INTERVAL '1 day 2 hours', true, NULL, "
-              f"9223372036854775807::BIGINT, sum(x) FROM (VALUES (1), (2)) AS v(x)) TO '{out}'")
+              f"9223372036854775807::BIGINT, sum(x), 1e15::DOUBLE, 1234567890123456::DOUBLE "
+              f"FROM (VALUES (1), (2)) AS v(x)) TO '{out}'")
     assert out.read_text() == ("1.50\t100\tNaN\t2024-05-17 12:00:00.5\t2024-05-17 12:00:00\t2024-05-17\t"
-                               "1 day 02:00:00\tt\t\\N\t9223372036854775807\t3\n")
+                               "1 day 02:00:00\tt\t\\N\t9223372036854775807\t3\t1e+15\t1.234567890123456e+15\n")
 
 
 # --- Parquet -----------------------------------------------------------------------------
