@@ -540,12 +540,16 @@ def _copy_to(executor: Executor, ctx: Context, stmt: st.Copy, params) -> Result:
 
 
 def _write(executor: Executor, sql: str, params, opts: st.CopyOptions, out) -> int:
-    names = executor._columns_of(sql, params)
+    """The rows of query ``sql`` into ``out``, batch by batch as DuckDB makes them; their count."""
     if opts.format == "parquet":
         return _write_parquet(executor, sql, params, out)
+    names = executor._columns_of(sql, params)
+    missing = next((n for n in opts.force_quote if n not in names), None) if opts.force_quote != "*" else None
+    if missing is not None:
+        raise errors.ProgrammingError(f'FORCE_QUOTE column "{missing}" not referenced by COPY', sqlstate="42P10")
     render = _csv_line(opts, names) if opts.format == "csv" else _text_line(opts)
     if opts.header:
-        out.write(render([_header_cell(n, opts) for n in names], header=True))
+        out.write(render(names, header=True))
     count = 0
     for batch in executor._stream(sql, params):
         columns = [_text_cells(c) for c in batch.columns]
@@ -571,10 +575,6 @@ def _write_parquet(executor: Executor, sql: str, params, out) -> int:
         if writer is not None:
             writer.close()
     return count
-
-
-def _header_cell(name: str, opts: st.CopyOptions) -> str:
-    return name
 
 
 def _text_cells(column: pa.ChunkedArray) -> list:

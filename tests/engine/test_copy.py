@@ -217,6 +217,9 @@ def test_option_errors(c, tmp_path):
     fails(c, f"COPY t TO '{path}' (HEADER match)", "0A000", "match")
     fails(c, f"COPY t TO '{path}' (FORMAT csv, FORCE_NOT_NULL (id))", "0A000", "only available using COPY FROM")
     fails(c, f"COPY t (id) FROM '{path}' (FORMAT csv, FORCE_NOT_NULL (x))", "42P10", "not referenced by COPY")
+    fails(c, f"COPY t (id) TO '{tmp_path / 'o.csv'}' (FORMAT csv, FORCE_QUOTE (x))", "42P10",
+          'FORCE_QUOTE column "x" not referenced by COPY')
+    assert not (tmp_path / "o.csv").exists()
     fails(c, f"COPY t (id, nope) FROM '{path}'", "42703", 'column "nope"')
     fails(c, f"COPY nope FROM '{path}'", "42P01")
     fails(c, f"COPY t FROM PROGRAM 'cat {path}'", "0A000")
@@ -369,3 +372,33 @@ def test_a_large_copy_spills_to_parquet_and_a_rollback_removes_it(warehouse, tmp
         assert conn.execute("SELECT count(DISTINCT id) FROM t").fetchone() == (200_000,)
     finally:
         conn.close()
+
+
+def test_concurrent_copies_of_the_same_keys(connect, tmp_path):
+    """A COPY of keys another open transaction loaded waits for it, as an INSERT does, then fails
+    with 23505 once that one commits; a COPY of other keys goes through meanwhile."""
+    setup = connect(autocommit=True)
+    setup.execute("CREATE TABLE t (id INT PRIMARY KEY, v TEXT)")
+    first = write(tmp_path / "1.csv", "".join(f"{i},a\n" for i in range(1000)))
+    overlapping = write(tmp_path / "2.csv", "".join(f"{i},b\n" for i in range(500, 1500)))
+    other = write(tmp_path / "3.csv", "".join(f"{i},c\n" for i in range(5000, 6000)))
+    a = connect()
+    a.execute(f"COPY t FROM '{first}' (FORMAT csv)")
+    outcome = {}
+
+    def load():
+        b = connect(autocommit=True)
+        try:
+            b.execute(f"COPY t FROM '{overlapping}' (FORMAT csv)")
+            outcome["b"] = "loaded"
+        except errors.Error as e:
+            outcome["b"] = e.sqlstate
+    thread = threading.Thread(target=load)
+    thread.start()
+    time.sleep(0.5)
+    assert thread.is_alive() and "b" not in outcome, "the second COPY waits for the first's keys"
+    assert connect(autocommit=True).execute(f"COPY t FROM '{other}' (FORMAT csv)").rowcount == 1000
+    a.commit()
+    thread.join(30)
+    assert outcome["b"] == "23505"
+    assert q(setup, "SELECT count(*), min(v), max(v) FROM t") == [(2000, "a", "c")]
