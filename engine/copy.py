@@ -17,7 +17,8 @@ beside the target, written as PostgreSQL's output functions write each value
 
 Paths are the process's own: relative ones are relative to its working directory. COPY reads
 and writes any file the process may (PostgreSQL keeps that to superusers; txlake runs as the
-user). FROM STDIN / TO STDOUT belong to the shell's ``\\copy``; a DB-API cursor refuses them.
+user). FROM STDIN / TO STDOUT belong to the shell's ``\\copy`` and the DB-API's ``copy_expert``
+(both pass the data through a temporary file); ``execute`` refuses them.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def run(executor: Executor, ctx: Context, stmt: st.Copy, params) -> Result:
         where = "TO STDOUT" if stmt.to else "FROM STDIN"
         raise errors.NotSupportedError(
             f"COPY {where} is not supported here: name a file (COPY ... {'TO' if stmt.to else 'FROM'} "
-            f"'/path'), or use \\copy in the txlake shell")
+            f"'/path'), use \\copy in the txlake shell, or cursor.copy_expert(sql, file) in Python")
     if stmt.to:
         return _copy_to(executor, ctx, stmt, params)
     return _copy_from(executor, ctx, stmt, params)

@@ -402,3 +402,27 @@ def test_concurrent_copies_of_the_same_keys(connect, tmp_path):
     thread.join(30)
     assert outcome["b"] == "23505"
     assert q(setup, "SELECT count(*), min(v), max(v) FROM t") == [(2000, "a", "c")]
+
+
+def test_copy_expert_from_stdin_and_to_stdout(connect):
+    """The DB-API's way to STDIN / STDOUT: psycopg2's cursor.copy_expert(sql, file)."""
+    import io
+    c = connect()
+    c.execute("CREATE TABLE t (id INT PRIMARY KEY, v TEXT)")
+    c.commit()
+    cur = c.cursor()
+    cur.copy_expert("COPY t FROM STDIN WITH (FORMAT csv, HEADER)", io.StringIO("id,v\n1,a\n2,\n"))
+    assert cur.rowcount == 2 and cur.statusmessage == "COPY 2"
+    cur.copy_expert("COPY t (id) FROM STDIN", io.BytesIO(b"3\n4\n"), size=2)
+    out = io.StringIO()
+    cur.copy_expert("COPY (SELECT * FROM t ORDER BY id) TO STDOUT", out)
+    assert out.getvalue() == "1\ta\n2\t\\N\n3\t\\N\n4\t\\N\n" and cur.rowcount == 4
+    raw = io.BytesIO()
+    cur.copy_expert("COPY t TO STDOUT (FORMAT csv)", raw)
+    assert raw.getvalue().count(b"\n") == 4
+    c.rollback()  # (part of the transaction, as any COPY)
+    assert q(c, "SELECT count(*) FROM t") == [(0,)]
+    with pytest.raises(errors.ProgrammingError):
+        cur.copy_expert("SELECT 1", io.StringIO())
+    with pytest.raises(errors.InvalidTextRepresentation):
+        cur.copy_expert("COPY t FROM STDIN", io.StringIO("x\ty\n"))
