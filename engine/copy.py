@@ -102,6 +102,7 @@ def _copy_from(executor: Executor, ctx: Context, stmt: st.Copy, params) -> Resul
     relation = version.name
     count, batches = 0, 0
     for batch in _batches(stmt, targets, relation):
+        ctx.check_interrupts()
         rows = _convert(executor, stmt, schema, targets, batch, relation, params)
         try:
             count += executor._insert_batch(ctx, insert, rows, (), check_ssi=False).num_rows
@@ -525,7 +526,8 @@ def _copy_to(executor: Executor, ctx: Context, stmt: st.Copy, params) -> Result:
         raise _open_error(e, stmt.file, "writing") from None
     try:
         with out:
-            count = executor._over_tables(ctx, query, lambda sql: _write(executor, sql, params, stmt.options, out))
+            count = executor._over_tables(
+                ctx, query, lambda sql: _write(executor, sql, params, stmt.options, out, ctx.check_interrupts))
             out.flush()
             os.fsync(out.fileno())
         os.replace(temporary, target)
@@ -540,10 +542,10 @@ def _copy_to(executor: Executor, ctx: Context, stmt: st.Copy, params) -> Result:
     return Result(rowcount=count, status=f"COPY {count}")
 
 
-def _write(executor: Executor, sql: str, params, opts: st.CopyOptions, out) -> int:
+def _write(executor: Executor, sql: str, params, opts: st.CopyOptions, out, check_interrupts) -> int:
     """The rows of query ``sql`` into ``out``, batch by batch as DuckDB makes them; their count."""
     if opts.format == "parquet":
-        return _write_parquet(executor, sql, params, out)
+        return _write_parquet(executor, sql, params, out, check_interrupts)
     names = executor._columns_of(sql, params)
     missing = next((n for n in opts.force_quote if n not in names), None) if opts.force_quote != "*" else None
     if missing is not None:
@@ -553,17 +555,19 @@ def _write(executor: Executor, sql: str, params, opts: st.CopyOptions, out) -> i
         out.write(render(names, header=True))
     count = 0
     for batch in executor._stream(sql, params):
+        check_interrupts()
         columns = [_text_cells(c) for c in batch.columns]
         out.write("".join(render(row) for row in zip(*columns)))
         count += batch.num_rows
     return count
 
 
-def _write_parquet(executor: Executor, sql: str, params, out) -> int:
+def _write_parquet(executor: Executor, sql: str, params, out, check_interrupts) -> int:
     import pyarrow.parquet as pq
     writer, count = None, 0
     try:
         for batch in executor._stream(sql, params):
+            check_interrupts()
             if writer is None:
                 writer = pq.ParquetWriter(out, batch.schema)
             writer.write_table(batch)

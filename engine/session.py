@@ -386,7 +386,7 @@ class Session:
                 txn.follow(txn.snapshot.catalog)
         ctx = Context(txn, txn.snapshot.catalog, self.settings["search_path"],
                       lock_timeout=_seconds(self.settings["lock_timeout"]), search_path=self.search_path,
-                      deadline=deadline)
+                      deadline=deadline, canceled=self._check_canceled)
         runner = _DATA.get(type(stmt))
         if runner is None:
             raise errors.NotSupportedError(f"statement not supported: {type(stmt).__name__}")

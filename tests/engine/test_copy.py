@@ -426,3 +426,40 @@ def test_copy_expert_from_stdin_and_to_stdout(connect):
         cur.copy_expert("SELECT 1", io.StringIO())
     with pytest.raises(errors.InvalidTextRepresentation):
         cur.copy_expert("COPY t FROM STDIN", io.StringIO("x\ty\n"))
+
+
+def test_a_canceled_copy_stops_at_its_next_batch(connect, tmp_path):
+    """conn.cancel() during a long COPY FROM ends it at the next batch (57014, nothing loaded),
+    not when the whole file has been read: here the file is a pipe whose writer holds back the
+    rest until the COPY has answered."""
+    from txlake.engine.copy import BATCH_ROWS
+    c = connect(autocommit=True)
+    c.execute("CREATE TABLE t (id INT)")
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    answered, held_back = threading.Event(), {}
+
+    def feed():
+        f = open(pipe, "w")
+        try:
+            f.write("".join(f"{i}\n" for i in range(BATCH_ROWS)))  # the first batch
+            f.flush()
+            time.sleep(0.2)
+            c.cancel()
+            f.write("".join(f"{i}\n" for i in range(BATCH_ROWS + 10)))  # (past the next batch's end)
+            f.flush()
+        except BrokenPipeError:  # (the COPY stopped reading)
+            pass
+        held_back["timed_out"] = not answered.wait(10)
+        try:
+            f.close()  # the end of the file
+        except BrokenPipeError:
+            pass
+    writer = threading.Thread(target=feed)
+    writer.start()
+    with pytest.raises(errors.QueryCanceled):
+        c.execute(f"COPY t FROM '{pipe}'")
+    answered.set()
+    writer.join()
+    assert held_back["timed_out"] is False, "the COPY answered before its file ended"
+    assert q(c, "SELECT count(*) FROM t") == [(0,)]
