@@ -17,8 +17,9 @@ beside the target, written as PostgreSQL's output functions write each value
 
 Paths are the process's own: relative ones are relative to its working directory. COPY reads
 and writes any file the process may (PostgreSQL keeps that to superusers; txlake runs as the
-user). FROM STDIN / TO STDOUT belong to the shell's ``\\copy`` and the DB-API's ``copy_expert``
-(both pass the data through a temporary file); ``execute`` refuses them.
+user) - but never writes inside the warehouse, whose files only the commit protocol writes.
+FROM STDIN / TO STDOUT belong to the shell's ``\\copy`` and the DB-API's ``copy_expert`` (both
+pass the data through a temporary file); ``execute`` refuses them.
 """
 
 from __future__ import annotations
@@ -517,6 +518,10 @@ def _copy_to(executor: Executor, ctx: Context, stmt: st.Copy, params) -> Result:
         target = os.path.abspath(target)
     if os.path.isdir(target):
         raise errors.WrongObjectType(f'could not open file "{stmt.file}" for writing: Is a directory')
+    root = os.path.realpath(executor.db.warehouse.root)
+    if os.path.commonpath([root, os.path.realpath(target)]) == root:  # (a data file, the log: txlake's alone)
+        raise errors.ProgrammingError(f'could not open file "{stmt.file}" for writing: the file is inside the '
+                                      "warehouse, whose files only txlake writes", sqlstate="42501")
     folder = os.path.dirname(target)
     temporary = os.path.join(folder, f".{os.path.basename(target)}.{uuid.uuid4().hex[:12]}.tmp")
     try:

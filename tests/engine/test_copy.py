@@ -194,12 +194,17 @@ def test_where_clause(c, tmp_path):
 
 # --- errors ------------------------------------------------------------------------------
 
-def test_file_errors(c, tmp_path):
+def test_file_errors(c, tmp_path, warehouse):
     fails(c, f"COPY t FROM '{tmp_path / 'missing.csv'}'", "58P01",
           f'could not open file "{tmp_path / "missing.csv"}" for reading: No such file or directory')
     fails(c, f"COPY t FROM '{tmp_path}'", "42809", "is a directory")
     fails(c, f"COPY t TO '{tmp_path / 'no' / 'dir.csv'}'", "58P01", "for writing")
     fails(c, f"COPY t TO '{tmp_path}'", "42809")
+    before = sorted(os.walk(warehouse))
+    fails(c, f"COPY t TO '{warehouse}/default.db/t/bucket-0/data.parquet' (FORMAT parquet)", "42501",
+          "inside the warehouse")
+    fails(c, f"COPY t TO '{warehouse}/_txlog/HEAD'", "42501")
+    assert sorted(os.walk(warehouse)) == before
     if os.geteuid() != 0:
         locked = write(tmp_path / "locked.csv", "1,a,,,\n")
         os.chmod(locked, 0)
