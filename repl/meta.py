@@ -138,6 +138,9 @@ def _copy(runner: Runner, argument: str) -> Outcome:
     if word in ("stdin", "pstdin") and direction == "from":
         data = runner.copy_data if word == "stdin" else None
         return _copy_from_input(runner, head, rest, data)
+    if word == "program":
+        runner.warn("\\copy: FROM PROGRAM and TO PROGRAM are not supported")
+        return Outcome.ERROR
     if not target.startswith("'"):
         target = "'" + os.path.expanduser(target).replace("'", "''") + "'"
     return runner.run_statement(f"COPY {head} {direction.upper()} {target} {rest}".strip())

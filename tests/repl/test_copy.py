@@ -71,6 +71,8 @@ def test_copy_errors_are_copy_errors(main, tmp_path):
     assert ran.returncode == 1 and "\\copy: parse error" in ran.stderr
     ran = main("wh", "-c", "\\copy t from missing.csv")
     assert ran.returncode == 1 and "58P01" in ran.stderr
+    ran = main("wh", "-c", "\\copy t from program 'cat x'")
+    assert ran.returncode == 1 and "PROGRAM are not supported" in ran.stderr
 
 
 def test_help_lists_copy():
@@ -84,3 +86,9 @@ def test_copy_from_stdin_typed_at_the_prompt(shell_run):  # noqa: F811
     assert ran.err == ""
     assert "Enter data to be copied" in ran.out and "COPY 2" in ran.out
     assert shell_run.conn.execute("SELECT v FROM t ORDER BY id").fetchall() == [("q",), ("r",)]
+
+
+def test_copy_argument_split_skips_quotes_and_parentheses(main):
+    ran = main("wh", "-c", "\\copy (SELECT 'from' AS \"to\", 'x to y' AS v) to stdout with (format csv, header)")
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.splitlines() == ["to,v", "from,x to y", "COPY 1"]
