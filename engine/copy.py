@@ -38,6 +38,8 @@ from txlake import errors
 from txlake.engine import pg_text
 from txlake.engine.executor import Context, Executor, Result, _default_sql, python_rows
 from txlake.parser import statements as st
+from txlake.storage import keys as pk
+from txlake.storage.commit import key_text
 from txlake.storage.schema import Column
 
 BATCH_ROWS = 65_536
@@ -107,7 +109,7 @@ def _copy_from(executor: Executor, ctx: Context, stmt: st.Copy, params) -> Resul
         rows = _convert(executor, stmt, schema, targets, batch, relation, params)
         try:
             count += executor._insert_batch(ctx, insert, rows, (), check_ssi=False).num_rows
-        except (errors.NotNullViolation, errors.StringDataRightTruncation) as e:
+        except (errors.NotNullViolation, errors.StringDataRightTruncation, errors.UniqueViolation) as e:
             raise _with_line(e, rows, batch, relation, schema) from None
         batches += 1
     if not batches:
@@ -477,11 +479,18 @@ def _cast_error(executor: Executor, value, col: Column):
 
 
 def _with_line(e: errors.Error, rows: pa.Table, batch: _Batch, relation: str, schema) -> errors.Error:
-    """A NOT NULL or VARCHAR(n) error with the line (and column) of the first row that fails it."""
+    """A NOT NULL, VARCHAR(n) or duplicate key error with the line (and column) of the row that
+    fails it."""
     if rows.num_rows != batch.data.num_rows:  # (WHERE dropped rows: their lines are not known)
         return e
     row = column = value = None
-    if isinstance(e, errors.NotNullViolation):
+    if isinstance(e, errors.UniqueViolation):
+        found = re.search(r"Key \(.*?\)=\((.*)\) already exists", str(e))
+        at = [i for i, k in enumerate(pk.key_tuples(rows, schema.primary_key))
+              if found is not None and key_text(k) == found.group(1)]
+        # (the file's second row of a key clashes with its first; a single one with the table's)
+        row = at[1] if len(at) > 1 else at[0] if at else None
+    elif isinstance(e, errors.NotNullViolation):
         found = re.search(r'column "(.+?)"', str(e))
         if found is not None and found.group(1) in rows.column_names:
             nulls = pc.is_null(rows.column(found.group(1)))

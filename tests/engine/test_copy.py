@@ -150,9 +150,11 @@ def test_constraints_as_insert(c, tmp_path):
     short = write(tmp_path / "c", "1\ta\n2\tb\n")
     fails(c, f"COPY t FROM '{short}' (FORMAT text)", "22P04", 'missing data for column "d"', 'line 1: "1\ta"')
     dup = write(tmp_path / "d.csv", "1,a,,,\n2,b,,,\n1,c,,,\n")
-    fails(c, f"COPY t FROM '{dup}' (FORMAT csv)", "23505", "Key (id)=(1) already exists")
+    fails(c, f"COPY t FROM '{dup}' (FORMAT csv)", "23505", "Key (id)=(1) already exists",
+          "CONTEXT:  COPY t, line 3")
     c.execute("INSERT INTO t (id) VALUES (7)")
-    fails(c, f"COPY t FROM '{write(tmp_path / 'e.csv', '7,a,,,' + chr(10))}' (FORMAT csv)", "23505", "(id)=(7)")
+    fails(c, f"COPY t FROM '{write(tmp_path / 'e.csv', '6,a,,,' + chr(10) + '7,b,,,' + chr(10))}' (FORMAT csv)",
+          "23505", "(id)=(7)", "COPY t, line 2")
     nulls = write(tmp_path / "f.csv", "8,a,,,\n,b,,,\n")
     fails(c, f"COPY t FROM '{nulls}' (FORMAT csv)", "23502", 'null value in column "id"', "COPY t, line 2")
     assert q(c, "SELECT id FROM t") == [(7,)]  # each failed COPY loaded nothing
