@@ -353,11 +353,14 @@ def _parquet_batches(stmt: st.Copy, targets: list[Column]) -> Iterator[_Batch]:
 def _convert(executor: Executor, stmt: st.Copy, schema, targets: list[Column], batch: _Batch,
              relation: str, params) -> pa.Table:
     """A batch's rows as the table's rows: each field by its column type's input rules, the
-    other columns their defaults; the rows COPY ... WHERE keeps."""
+    other columns their defaults; the rows COPY ... WHERE keeps. A field that is no value of its
+    type fails the statement, as PostgreSQL reports it: the first such row, its first such column
+    (whether or not WHERE would keep the row: PostgreSQL converts first)."""
     data = batch.data
     supplied = {col.name: i for i, col in enumerate(targets)}
+    problems = []  # (row, column index, error class or None: a failed cast, to be told)
     for i, col in enumerate(targets):
-        data = _check_syntax(data, i, col, batch, relation)
+        data = _check_syntax(data, i, col, problems)
     projections = []
     for col in schema.columns:
         i = supplied.get(col.name)
@@ -376,7 +379,11 @@ def _convert(executor: Executor, stmt: st.Copy, schema, targets: list[Column], b
             where = stmt.where.sql(dialect="duckdb")
             sql = f"SELECT *, ({where}) AS {_KEEP} FROM ({sql}) AS {_quoted(relation)}"
         result = executor._sql(sql, params if stmt.where is not None else ())
-    _check_casts(executor, data, result, targets, batch, relation)
+    _failed_casts(data, result, targets, problems)
+    if problems:
+        row, i, error = min(problems, key=lambda p: (p[0], p[1]))
+        col, value = targets[i], batch.data.column(i)[row].as_py()
+        raise _value_error(error or _cast_error(executor, value, col), value, col, batch.first_line + row, relation)
     if stmt.where is not None:
         result = result.filter(pc.fill_null(result.column(_KEEP), False)).drop_columns([_KEEP])
     return executor._conform(result, schema)
@@ -386,8 +393,9 @@ def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _check_syntax(data: pa.Table, i: int, col: Column, batch: _Batch, relation: str) -> pa.Table:
-    """PostgreSQL's input rules where DuckDB's casts are looser; booleans made DuckDB's words."""
+def _check_syntax(data: pa.Table, i: int, col: Column, problems: list) -> pa.Table:
+    """PostgreSQL's input rules where DuckDB's casts are looser (the first row breaking them goes
+    to ``problems``); booleans made DuckDB's words."""
     column = data.column(i)
     if not pa.types.is_string(column.type) or column.null_count == len(column):
         return data
@@ -395,26 +403,32 @@ def _check_syntax(data: pa.Table, i: int, col: Column, batch: _Batch, relation: 
     if kind == "BOOLEAN":
         words = pc.utf8_lower(pc.utf8_trim_whitespace(column))
         true, false = pc.is_in(words, pa.array(_TRUE)), pc.is_in(words, pa.array(_FALSE))
-        _first_bad(pc.and_(pc.invert(pc.or_(true, false)), pc.is_valid(column)), column, col, batch, relation,
-                   errors.InvalidTextRepresentation)
+        _first(pc.and_(pc.invert(pc.or_(true, false)), pc.is_valid(column)), i, errors.InvalidTextRepresentation,
+               problems)
         return data.set_column(i, data.field(i), pc.if_else(true, "true", pc.if_else(false, "false", None)))
     pattern = _SYNTAX.get(kind)
     if pattern is not None:
-        _first_bad(pc.invert(pc.match_substring_regex(column, pattern)), column, col, batch, relation,
-                   errors.InvalidTextRepresentation)
+        _first(pc.invert(pc.match_substring_regex(column, pattern)), i, errors.InvalidTextRepresentation, problems)
     if kind in ("DATE", "TIMESTAMP"):  # (DuckDB reads 'infinity' as a date PostgreSQL's types have, txlake's not)
-        _first_bad(pc.match_substring_regex(column, _INFINITE), column, col, batch, relation,
-                   errors.DatetimeFieldOverflow)
+        _first(pc.match_substring_regex(column, _INFINITE), i, errors.DatetimeFieldOverflow, problems)
     return data
 
 
-def _first_bad(mask, column, col: Column, batch: _Batch, relation: str, error) -> None:
-    """Raise ``error`` for the first row ``mask`` marks (nulls in it are not marked)."""
+def _first(mask, i: int, error, problems: list) -> None:
+    """The first row ``mask`` marks (nulls in it are not marked), if any, into ``problems``."""
     mask = pc.fill_null(mask, False)
-    if not pc.any(mask).as_py():
-        return
-    row = pc.index(mask, True).as_py()
-    raise _value_error(error, column[row].as_py(), col, batch.first_line + row, relation)
+    if pc.any(mask).as_py():
+        problems.append((pc.index(mask, True).as_py(), i, error))
+
+
+def _failed_casts(data: pa.Table, result: pa.Table, targets: list[Column], problems: list) -> None:
+    """A field whose cast came out NULL was no value of its type (TRY_CAST): each column's first."""
+    for i, col in enumerate(targets):
+        source, cast = data.column(i), result.column(col.name)
+        failed = pc.and_(pc.is_null(cast), pc.is_valid(source))
+        if col.type.kind == "DOUBLE" and pa.types.is_string(source.type):  # 1e400: not infinity, too large
+            failed = pc.or_(failed, pc.and_(pc.is_inf(cast), pc.invert(pc.match_substring_regex(source, _INFINITE))))
+        _first(failed, i, None, problems)
 
 
 def _value_error(error, value, col: Column, line: int, relation: str) -> errors.Error:
@@ -437,28 +451,6 @@ def _value_error(error, value, col: Column, line: int, relation: str) -> errors.
         error = errors.InvalidDatetimeFormat
         type_name = "date" if col.type.kind == "DATE" else "timestamp"
     return error(f'invalid input syntax for type {type_name}: "{value}"\nCONTEXT:  {context}')
-
-
-def _check_casts(executor: Executor, data: pa.Table, result: pa.Table, targets: list[Column], batch: _Batch,
-                 relation: str) -> None:
-    """A field whose cast came out NULL was no value of its type (TRY_CAST): the error for the
-    first such row, as PostgreSQL reports it (the first column of that row)."""
-    worst = None
-    for i, col in enumerate(targets):
-        source, cast = data.column(i), result.column(col.name)
-        failed = pc.and_(pc.is_null(cast), pc.is_valid(source))
-        if col.type.kind == "DOUBLE" and pa.types.is_string(source.type):  # 1e400: not infinity, too large
-            failed = pc.or_(failed, pc.and_(pc.is_inf(cast), pc.invert(pc.match_substring_regex(source, _INFINITE))))
-        failed = pc.fill_null(failed, False)
-        if pc.any(failed).as_py():
-            row = pc.index(failed, True).as_py()
-            if worst is None or row < worst[0]:
-                worst = (row, i, col)
-    if worst is None:
-        return
-    row, i, col = worst
-    value = data.column(i)[row].as_py()
-    raise _value_error(_cast_error(executor, value, col), value, col, batch.first_line + row, relation)
 
 
 def _cast_error(executor: Executor, value, col: Column):

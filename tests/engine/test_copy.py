@@ -185,6 +185,11 @@ def test_bad_values_name_line_and_column(c, tmp_path):
              ("1,a,,,\n2,b,,,,\n", "22P04", "extra data after last expected column", 'line 2: "2,b,,,,"')]
     for i, (text, sqlstate, *words) in enumerate(cases):
         fails(c, f"COPY t FROM '{write(tmp_path / f'{i}.csv', text)}' (FORMAT csv)", sqlstate, *words)
+    # the first row holding a bad value, and its first bad column - whatever the kind of error,
+    # and also in a row COPY ... WHERE would not keep
+    mixed = write(tmp_path / "mixed.csv", "1,a,,,\n2,b,,perhaps,1e400\n3.5,c,,,\n")
+    fails(c, f"COPY t FROM '{mixed}' (FORMAT csv)", "22P02", 'line 2, column ok: "perhaps"')
+    fails(c, f"COPY t FROM '{mixed}' (FORMAT csv) WHERE id = 1", "22P02", "line 2, column ok")
     assert q(c, "SELECT count(*) FROM t") == [(0,)]
 
 
