@@ -204,7 +204,9 @@ def _text_batches(stmt: st.Copy, targets: list[Column], relation: str) -> Iterat
                         fields = [None if v == null else v for v in fields]
                 else:
                     fields = [None if v == null else _unescape(v) for v in _split(line, splitter, delimiter)]
-                if len(fields) != width:
+                if len(fields) != width:  # (the rows before it first: a bad value there is the error)
+                    if rows:
+                        yield _Batch(_string_table(rows, width), first, lines)
                     raise _count_error(relation, line_number, line, len(fields), targets)
                 rows.append(fields)
                 lines.append(line)
@@ -258,9 +260,9 @@ def _csv_batches(stmt: st.Copy, targets: list[Column], relation: str) -> Iterato
     names = [f"c{i}" for i in range(width)]
     bad_rows = []
 
-    def invalid(row) -> str:
+    def invalid(row) -> str:  # (skipped here: the rows before it are converted first, as PostgreSQL goes)
         bad_rows.append(row)
-        return "error"
+        return "skip" if row.number is not None else "error"
     read = pacsv.ReadOptions(column_names=names, skip_rows=1 if opts.header is True else 0, use_threads=False,
                              block_size=CSV_BLOCK_BYTES, encoding=opts.encoding)
     parse = pacsv.ParseOptions(delimiter=opts.delimiter, quote_char=opts.quote, double_quote=opts.escape == opts.quote,
@@ -273,7 +275,7 @@ def _csv_batches(stmt: st.Copy, targets: list[Column], relation: str) -> Iterato
     first = 2 if opts.header else 1
     header = opts.header == "match"
 
-    def failure(e: Exception) -> errors.Error:
+    def failure(e: Exception | None) -> errors.Error:
         if bad_rows:
             row = bad_rows[0]
             return _count_error(relation, row.number or 0, row.text, row.actual_columns, targets)
@@ -295,6 +297,8 @@ def _csv_batches(stmt: st.Copy, targets: list[Column], relation: str) -> Iterato
             try:
                 batch = reader.read_next_batch()
             except StopIteration:
+                if bad_rows:
+                    raise failure(None) from None
                 return
             except pa.ArrowInvalid as e:
                 raise failure(e) from None
@@ -312,8 +316,13 @@ def _csv_batches(stmt: st.Copy, targets: list[Column], relation: str) -> Iterato
                 column = data.column(i)
                 data = data.set_column(i, names[i], pc.if_else(pc.equal(column, opts.null),
                                                                pa.scalar(None, pa.string()), column))
+            bad = bad_rows[0] if bad_rows and bad_rows[0].number - first <= data.num_rows else None
+            if bad is not None:  # a line of the wrong width: the rows before it, then its error
+                data = data.slice(0, bad.number - first)
             if data.num_rows:
                 yield _Batch(data, first)
+            if bad is not None:
+                raise _count_error(relation, bad.number, bad.text, bad.actual_columns, targets)
             first += data.num_rows
 
 

@@ -190,6 +190,15 @@ def test_bad_values_name_line_and_column(c, tmp_path):
     mixed = write(tmp_path / "mixed.csv", "1,a,,,\n2,b,,perhaps,1e400\n3.5,c,,,\n")
     fails(c, f"COPY t FROM '{mixed}' (FORMAT csv)", "22P02", 'line 2, column ok: "perhaps"')
     fails(c, f"COPY t FROM '{mixed}' (FORMAT csv) WHERE id = 1", "22P02", "line 2, column ok")
+    # a line of the wrong width is the error when no line before it has a bad value
+    for fmt, sep, null in (("csv", ",", ""), ("text", "\t", "\\N")):
+        good, wide, bad = (sep.join(["1", "a", null, null, null]), sep.join(["2", "b", null, null, null, null]),
+                           sep.join(["x", "c", null, null, null]))
+        value_first = write(tmp_path / f"v.{fmt}", f"{good}\n{bad}\n{wide}\n")
+        fails(c, f"COPY t FROM '{value_first}' (FORMAT {fmt})", "22P02", "line 2, column id")
+        width_first = write(tmp_path / f"w.{fmt}", f"{good}\n{wide}\n{bad}\n")
+        fails(c, f"COPY t FROM '{width_first}' (FORMAT {fmt})", "22P04", "extra data after last expected column",
+              "line 2")
     assert q(c, "SELECT count(*) FROM t") == [(0,)]
 
 
