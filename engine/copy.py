@@ -106,11 +106,13 @@ def _copy_from(executor: Executor, ctx: Context, stmt: st.Copy, params) -> Resul
     count, batches = 0, 0
     for batch in _batches(stmt, targets, relation):
         ctx.check_interrupts()
-        rows = _convert(executor, stmt, schema, targets, batch, relation, params)
+        rows, batch, failure = _convert(executor, stmt, schema, targets, batch, relation, params)
         try:
             count += executor._insert_batch(ctx, insert, rows, (), check_ssi=False).num_rows
         except (errors.NotNullViolation, errors.StringDataRightTruncation, errors.UniqueViolation) as e:
             raise _with_line(e, rows, batch, relation, schema) from None
+        if failure is not None:  # (after the rows before it: a constraint one of them breaks comes first)
+            raise failure
         batches += 1
     if not batches:
         executor._insert_batch(ctx, insert, schema.arrow_schema().empty_table(), (), check_ssi=False)
@@ -360,11 +362,12 @@ def _parquet_batches(stmt: st.Copy, targets: list[Column]) -> Iterator[_Batch]:
 
 
 def _convert(executor: Executor, stmt: st.Copy, schema, targets: list[Column], batch: _Batch,
-             relation: str, params) -> pa.Table:
+             relation: str, params) -> tuple[pa.Table, _Batch, errors.Error | None]:
     """A batch's rows as the table's rows: each field by its column type's input rules, the
     other columns their defaults; the rows COPY ... WHERE keeps. A field that is no value of its
     type fails the statement, as PostgreSQL reports it: the first such row, its first such column
-    (whether or not WHERE would keep the row: PostgreSQL converts first)."""
+    (whether or not WHERE would keep the row: PostgreSQL converts first). Returns the rows (those
+    before such a row), the batch they come from, and the error (or None)."""
     data = batch.data
     supplied = {col.name: i for i, col in enumerate(targets)}
     problems = []  # (row, column index, error class or None: a failed cast, to be told)
@@ -389,13 +392,17 @@ def _convert(executor: Executor, stmt: st.Copy, schema, targets: list[Column], b
             sql = f"SELECT *, ({where}) AS {_KEEP} FROM ({sql}) AS {_quoted(relation)}"
         result = executor._sql(sql, params if stmt.where is not None else ())
     _failed_casts(data, result, targets, problems)
+    failure = None
     if problems:
         row, i, error = min(problems, key=lambda p: (p[0], p[1]))
         col, value = targets[i], batch.data.column(i)[row].as_py()
-        raise _value_error(error or _cast_error(executor, value, col), value, col, batch.first_line + row, relation)
+        failure = _value_error(error or _cast_error(executor, value, col), value, col, batch.first_line + row,
+                               relation)
+        result = result.slice(0, row)
+        batch = _Batch(batch.data.slice(0, row), batch.first_line, batch.text[:row] if batch.text else None)
     if stmt.where is not None:
         result = result.filter(pc.fill_null(result.column(_KEEP), False)).drop_columns([_KEEP])
-    return executor._conform(result, schema)
+    return executor._conform(result, schema), batch, failure
 
 
 def _quoted(name: str) -> str:

@@ -190,6 +190,11 @@ def test_bad_values_name_line_and_column(c, tmp_path):
     mixed = write(tmp_path / "mixed.csv", "1,a,,,\n2,b,,perhaps,1e400\n3.5,c,,,\n")
     fails(c, f"COPY t FROM '{mixed}' (FORMAT csv)", "22P02", 'line 2, column ok: "perhaps"')
     fails(c, f"COPY t FROM '{mixed}' (FORMAT csv) WHERE id = 1", "22P02", "line 2, column ok")
+    # a constraint a line before the bad value breaks comes first, as PostgreSQL goes line by line
+    fails(c, f"COPY t FROM '{write(tmp_path / 'n.csv', '1,a,,,' + chr(10) + ',b,,,' + chr(10) + 'x,c,,,')}' "
+             "(FORMAT csv)", "23502", "line 2")
+    fails(c, f"COPY t FROM '{write(tmp_path / 'n2.csv', '1,a,,,' + chr(10) + 'x,c,,,' + chr(10) + ',b,,,')}' "
+             "(FORMAT csv)", "22P02", "line 2")
     # a line of the wrong width is the error when no line before it has a bad value
     for fmt, sep, null in (("csv", ",", ""), ("text", "\t", "\\N")):
         good, wide, bad = (sep.join(["1", "a", null, null, null]), sep.join(["2", "b", null, null, null, null]),
