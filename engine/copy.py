@@ -38,6 +38,7 @@ from txlake import errors
 from txlake.engine import pg_text
 from txlake.engine.executor import Context, Executor, Result, _default_sql, python_rows
 from txlake.parser import statements as st
+from txlake.parser.semantics import CLOCK_FUNCTION
 from txlake.storage import keys as pk
 from txlake.storage.commit import key_text
 from txlake.storage.schema import Column
@@ -381,6 +382,8 @@ def _convert(executor: Executor, stmt: st.Copy, schema, targets: list[Column], b
                 f"CAST(NULL AS {col.type.sql()})"
         elif col.type.kind == "VARCHAR" and pa.types.is_string(data.field(i).type):
             value = f'"c{i}"'
+        elif col.type.kind in ("DATE", "TIMESTAMP") and pa.types.is_string(data.field(i).type):
+            value = _time_input(f'"c{i}"', col.type.sql())
         else:
             value = f'TRY_CAST("c{i}" AS {col.type.sql()})'
         projections.append(f"{value} AS {_quoted(col.name)}")
@@ -403,6 +406,15 @@ def _convert(executor: Executor, stmt: st.Copy, schema, targets: list[Column], b
     if stmt.where is not None:
         result = result.filter(pc.fill_null(result.column(_KEEP), False)).drop_columns([_KEEP])
     return executor._conform(result, schema), batch, failure
+
+
+def _time_input(field: str, type_sql: str) -> str:
+    """A date or timestamp field as PostgreSQL reads it, with its special inputs: ``now`` (the
+    transaction's start), ``today``, ``yesterday``, ``tomorrow`` (its day's midnight)."""
+    day = f"CAST({CLOCK_FUNCTION}() AS DATE)"
+    cases = {"now": f"{CLOCK_FUNCTION}()", "today": day, "yesterday": f"{day} - 1", "tomorrow": f"{day} + 1"}
+    whens = " ".join(f"WHEN '{word}' THEN CAST({sql} AS {type_sql})" for word, sql in cases.items())
+    return f"CASE lower(trim({field})) {whens} ELSE TRY_CAST({field} AS {type_sql}) END"
 
 
 def _quoted(name: str) -> str:

@@ -207,6 +207,17 @@ def test_bad_values_name_line_and_column(c, tmp_path):
     assert q(c, "SELECT count(*) FROM t") == [(0,)]
 
 
+def test_special_date_and_time_inputs(connect, tmp_path):
+    c = connect()
+    c.execute("CREATE TABLE d (a DATE, b TIMESTAMP)")
+    c.execute(f"COPY d FROM '{write(tmp_path / 'd.csv', 'today,now' + chr(10) + ' Tomorrow ,yesterday' + chr(10))}' "
+              "(FORMAT csv)")
+    now, today = q(c, "SELECT now()::timestamp, current_date")[0]
+    day = datetime.timedelta(days=1)
+    assert q(c, "SELECT * FROM d") == [(today, now), (today + day, datetime.datetime.combine(today - day,
+                                                                                            datetime.time()))]
+
+
 def test_where_clause(c, tmp_path):
     path = write(tmp_path / "a.csv", "1,a,,,\n2,b,,,\n3,c,,,\n")
     assert c.execute(f"COPY t FROM '{path}' (FORMAT csv) WHERE id <> 2").rowcount == 2
