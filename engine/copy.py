@@ -48,8 +48,7 @@ CSV_BLOCK_BYTES = 4 << 20
 
 # PostgreSQL's names of the types, in its input errors
 _TYPE_NAMES = {"BOOLEAN": "boolean", "INT": "integer", "BIGINT": "bigint", "DOUBLE": "double precision",
-               "DECIMAL": "numeric", "VARCHAR": "character varying", "DATE": "date",
-               "TIMESTAMP": "timestamp without time zone"}
+               "DECIMAL": "numeric", "VARCHAR": "character varying", "DATE": "date", "TIMESTAMP": "timestamp"}
 # what PostgreSQL's input functions take where DuckDB's casts take more ('2.5' and '1e3' for an
 # integer, '1_0' for a double); a value that fails is 22P02 here, before DuckDB rounds it
 _SYNTAX = {
@@ -460,7 +459,8 @@ def _failed_casts(data: pa.Table, result: pa.Table, targets: list[Column], probl
 
 
 def _value_error(error, value, col: Column, line: int, relation: str) -> errors.Error:
-    type_name = _TYPE_NAMES[col.type.kind] if col.type.kind != "DECIMAL" else "numeric"
+    """``error`` (a class) for ``value`` of column ``col``, in PostgreSQL's words and CONTEXT."""
+    type_name = _TYPE_NAMES[col.type.kind]
     context = _context(relation, line, col.name, str(value))
     if error is errors.DatetimeFieldOverflow:
         return errors.DatetimeFieldOverflow(f'date/time field value out of range: "{value}"\nCONTEXT:  {context}')
@@ -477,7 +477,6 @@ def _value_error(error, value, col: Column, line: int, relation: str) -> errors.
             f'value "{value}" is out of range for type {type_name}\nCONTEXT:  {context}')
     if col.type.kind in ("DATE", "TIMESTAMP"):
         error = errors.InvalidDatetimeFormat
-        type_name = "date" if col.type.kind == "DATE" else "timestamp"
     return error(f'invalid input syntax for type {type_name}: "{value}"\nCONTEXT:  {context}')
 
 
