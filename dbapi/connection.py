@@ -7,8 +7,12 @@ the first statement, as in psycopg, and lasts until ``commit()`` / ``rollback()`
 
 from __future__ import annotations
 
+import dataclasses
 import decimal
+import io
 import os
+import shutil
+import tempfile
 from decimal import Decimal
 from typing import Any, Iterable, Sequence
 
@@ -221,6 +225,35 @@ class Cursor:
             result = self.connection._run(statements[0], _params(params))
             total += max(result.rowcount, 0)
         self._set_result(Result(rowcount=total, status=result.status))
+        return self
+
+    def copy_expert(self, sql: str, file, size: int = 8192) -> "Cursor":
+        """psycopg2's ``copy_expert``: ``COPY ... FROM STDIN`` reads the rows from ``file`` (any
+        object with ``read(size)``, of text or bytes), ``COPY ... TO STDOUT`` writes them into it
+        (``write``: text for a text file, else bytes). The data passes through a temporary file,
+        which the COPY reads or writes as it would the file it names; ``rowcount`` says how many
+        rows."""
+        self._check()
+        self._set_result(None)
+        self.connection._session.uncancel()
+        statements = self.connection._session.parse(sql)
+        if len(statements) != 1 or not isinstance(statements[0], st.Copy) or statements[0].file is not None:
+            raise errors.ProgrammingError("copy_expert takes one COPY ... FROM STDIN or COPY ... TO STDOUT",
+                                          sqlstate="42601")
+        stmt = statements[0]
+        with tempfile.TemporaryDirectory(prefix="txlake-copy-") as folder:
+            path = os.path.join(folder, "data")
+            if not stmt.to:
+                with open(path, "wb") as spool:
+                    while chunk := file.read(size):
+                        spool.write(chunk.encode(stmt.options.encoding) if isinstance(chunk, str) else chunk)
+            result = self.connection._run(dataclasses.replace(stmt, file=path), ())
+            if stmt.to:
+                text = isinstance(file, io.TextIOBase)
+                with open(path, "r" if text else "rb", **({"encoding": stmt.options.encoding, "newline": ""}
+                                                          if text else {})) as produced:
+                    shutil.copyfileobj(produced, file, size)
+        self._set_result(result)
         return self
 
     def _set_result(self, result: Result | None) -> None:

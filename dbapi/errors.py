@@ -171,6 +171,22 @@ class InvalidParameterValue(DataError):
     sqlstate = "22023"
 
 
+class BadCopyFileFormat(DataError):
+    """22P04: a COPY file's line does not fit the table (extra or missing data, a bad header)."""
+
+    sqlstate = "22P04"
+
+
+class InvalidDatetimeFormat(DataError):
+    sqlstate = "22007"
+
+
+class WrongObjectType(ProgrammingError):
+    """42809, e.g. COPY FROM a directory."""
+
+    sqlstate = "42809"
+
+
 class DatatypeMismatch(ProgrammingError):
     sqlstate = "42804"
 

@@ -31,7 +31,7 @@ import uuid
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Iterator
+from typing import Callable, Iterator
 
 import duckdb
 import numpy as np
@@ -156,6 +156,8 @@ class Context:
     #: where unqualified names resolve, in order (``SET search_path``); ``db`` is the first
     search_path: tuple[str, ...] = ()
     deadline: float | None = None  # statement_timeout: when the statement is canceled (time.monotonic())
+    #: raises 57014 if the session's statement was canceled (Session.cancel); None: it cannot be
+    canceled: Callable[[], None] | None = None
 
     def locate(self, name: st.TableName, catalog: CatalogVersion | None = None) -> tuple[str, str]:
         """(database, table) of ``name``: the first database of the search path holding the
@@ -182,6 +184,14 @@ class Context:
         if version is None:
             raise errors.UndefinedTable(f'relation "{name}" does not exist')
         return version
+
+    def check_interrupts(self) -> None:
+        """57014 now if the statement was canceled or its statement_timeout passed: for long work
+        in Python (a COPY's batches), which a cancel's interrupt of DuckDB does not reach."""
+        if self.canceled is not None:
+            self.canceled()
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise errors.QueryCanceled("canceling statement due to statement timeout")
 
 
 class Executor:
@@ -249,13 +259,28 @@ class Executor:
 
         def register(source: pa.Table | StreamedScan) -> str:
             name = f"__txl_{next(self._names)}"
-            detaches.append(sources.attach(self.con, name, source))
+            detaches.append(self._attach(name, source))
             return name
 
         try:
             yield register
         finally:
-            for detach in reversed(detaches):
+            self._detach(detaches)
+
+    def _attach(self, name: str, source: pa.Table | StreamedScan):
+        """``sources.attach``, DuckDB's errors translated: a cancel landing between two queries
+        interrupts the registration that comes next (57014, not a bare InterruptException)."""
+        try:
+            return sources.attach(self.con, name, source)
+        except duckdb.Error as e:
+            raise self._error(e) from None
+
+    @staticmethod
+    def _detach(detaches: list) -> None:
+        for detach in reversed(detaches):
+            try:
+                detach()
+            except duckdb.InterruptException:  # (a cancel consumed by it: the next call goes through)
                 detach()
 
     def _source(self, version: TableVersion, with_rowid: bool = False) -> pa.Table | StreamedScan:
@@ -435,11 +460,10 @@ class Executor:
         detaches = []
         try:
             for i, ref in enumerate(refs):
-                detaches.append(sources.attach(self.con, f"__txl_q{i}", self._source(ctx.resolve(ref))))
+                detaches.append(self._attach(f"__txl_q{i}", self._source(ctx.resolve(ref))))
             return run(sql)
         finally:
-            for detach in reversed(detaches):
-                detach()
+            self._detach(detaches)
 
     def explain(self, ctx: Context, stmt: st.Explain, params) -> Result:
         """EXPLAIN [ANALYZE]: a query answered from a table's primary-key index says so (DuckDB
@@ -1074,11 +1098,11 @@ class Executor:
         if not any(True for p in parts if p is not None for _ in p.find_all(exp.Table)):
             sql = self._cached_sql(stmt, ("find", version.table_id, version.schema.schema_id),
                                    lambda: select(_aliased(TARGET, alias), None).sql(dialect="duckdb"))
-            detach = sources.attach(self.con, TARGET, candidates)
+            detach = self._attach(TARGET, candidates)
             try:
                 found = self._sql(sql, params)
             finally:
-                detach()
+                self._detach([detach])
             # (FROM (VALUES ...) or a subquery of no table joins too: a target row matched
             # twice must still change once)
             return _first_per_rowid(found) if joined else found

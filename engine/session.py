@@ -20,6 +20,7 @@ import time
 import weakref
 
 from txlake import errors
+from txlake.engine import copy
 from txlake.engine.database import Database, default_memory_limit, open_database
 from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result
 from txlake.engine.mvcc.xact import (DEFAULT_LEVEL, READ_COMMITTED, READ_UNCOMMITTED, Transaction,
@@ -385,7 +386,7 @@ class Session:
                 txn.follow(txn.snapshot.catalog)
         ctx = Context(txn, txn.snapshot.catalog, self.settings["search_path"],
                       lock_timeout=_seconds(self.settings["lock_timeout"]), search_path=self.search_path,
-                      deadline=deadline)
+                      deadline=deadline, canceled=self._check_canceled)
         runner = _DATA.get(type(stmt))
         if runner is None:
             raise errors.NotSupportedError(f"statement not supported: {type(stmt).__name__}")
@@ -625,4 +626,5 @@ _DATA = {
     st.CreateTable: Executor.create_table,
     st.DropTable: Executor.drop_table,
     st.AlterTable: Executor.alter_table,
+    st.Copy: copy.run,
 }

@@ -267,6 +267,147 @@ class TxlakeParser(DuckDB.Parser):
             self.raise_error("Expected a setting value")
         return " ".join(parts).replace(" , ", ", ")
 
+    # --- COPY ----------------------------------------------------------------------------
+
+    def _parse_copy(self) -> exp.Copy:
+        """PostgreSQL's COPY: ``COPY table [(columns)] FROM 'file' | STDIN | PROGRAM 'cmd' [[WITH]
+        (option [value], ...)] [WHERE condition]`` and ``COPY table [(columns)] | (query) TO 'file'
+        | STDOUT [[WITH] (...)]``, also with the options of before PostgreSQL 9.0 (``WITH CSV
+        HEADER DELIMITER ',' NULL AS '' FORCE NOT NULL a``). sqlglot's COPY (Snowflake's and
+        DuckDB's) read the old options as an opaque command. The node's params are
+        ``CopyParameter(this=Var(lower-case name), expression=value or None)``, the old spelling
+        made the new one (CSV: format csv, FORCE NOT NULL: force_not_null, ...); the file is a
+        string Literal, or Var STDIN, STDOUT or PROGRAM."""
+        params = []
+        if self._match_text_seq("BINARY"):  # (COPY BINARY t ..., the oldest spelling)
+            params.append(self._copy_param("format", exp.var("binary")))
+        if self._match(TokenType.L_PAREN, advance=False):
+            this = self._parse_select(nested=True, parse_subquery_alias=False)
+        else:
+            this = self._parse_table(schema=True)
+        if this is None:
+            self.raise_error("Expected a table or (query) after COPY")
+        if self._match(TokenType.FROM):
+            kind = True
+        elif self._match_text_seq("TO"):
+            kind = False
+        else:
+            self.raise_error("Expected FROM or TO")
+            kind = True
+        files = [self._parse_copy_file()]
+        self._match(TokenType.WITH)
+        if self._match(TokenType.L_PAREN):
+            params += self._parse_csv(self._parse_copy_option)
+            self._match_r_paren()
+        else:
+            params += self._parse_old_copy_options()
+        if self._match(TokenType.WHERE):
+            params.append(self._copy_param("where", self._parse_disjunction()))
+        if self._curr and self._curr.token_type != TokenType.SEMICOLON:
+            self.raise_error(f'at or near "{self._curr.text}"')
+        return self.expression(exp.Copy(this=this, kind=kind, files=files, params=params))
+
+    def _parse_copy_file(self) -> exp.Expression:
+        token = self._curr
+        if token and token.token_type == TokenType.STRING:
+            self._advance()
+            return exp.Literal.string(token.text)
+        word = token.text.upper() if token else ""
+        if word in ("STDIN", "STDOUT"):
+            self._advance()
+            return exp.var(word)
+        if word == "PROGRAM":  # (refused: parse.py)
+            self._advance()
+            self._expect_string("command")
+            return exp.var("PROGRAM")
+        self.raise_error("Expected a file name as a string literal, STDIN or STDOUT", token or self._prev)
+        return exp.Literal.string("")
+
+    @staticmethod
+    def _copy_param(name: str, value: exp.Expression | None) -> exp.CopyParameter:
+        return exp.CopyParameter(this=exp.var(name), expression=value)
+
+    def _parse_copy_option(self) -> exp.CopyParameter:
+        """One ``name [value]`` of the parenthesized list: a value is a string, a number, a word
+        (true, off, csv, match), ``*`` or a parenthesized list of column names."""
+        token = self._curr
+        if not token or token.token_type in (TokenType.COMMA, TokenType.R_PAREN, TokenType.STRING):
+            self.raise_error("Expected a COPY option", token or self._prev)
+        self._advance()
+        name = token.text.lower()
+        value = self._parse_copy_option_value()
+        return self._copy_param(name, value)
+
+    def _parse_copy_option_value(self) -> exp.Expression | None:
+        token = self._curr
+        if not token or token.token_type in (TokenType.COMMA, TokenType.R_PAREN, TokenType.SEMICOLON):
+            return None
+        if token.token_type in (TokenType.STRING, TokenType.BYTE_STRING, TokenType.NATIONAL_STRING):
+            self._advance()
+            return exp.Literal.string(token.text)
+        if token.token_type == TokenType.NUMBER or token.token_type == TokenType.DASH:
+            sign = "-" if self._match(TokenType.DASH) else ""
+            number = self._curr
+            if not number or number.token_type != TokenType.NUMBER:
+                self.raise_error("Expected a number", number or self._prev)
+            self._advance()
+            return exp.Literal.number(sign + number.text)
+        if token.token_type == TokenType.STAR:
+            self._advance()
+            return exp.Star()
+        if token.token_type == TokenType.L_PAREN:
+            self._advance()
+            names = self._parse_csv(self._parse_copy_column)
+            self._match_r_paren()
+            return exp.Tuple(expressions=names)
+        self._advance()
+        return exp.var(token.text.lower())
+
+    def _parse_copy_column(self) -> exp.Identifier:
+        token = self._curr
+        if not token or token.token_type in (TokenType.COMMA, TokenType.R_PAREN, TokenType.STRING):
+            self.raise_error("Expected a column name", token or self._prev)
+        self._advance()
+        return exp.to_identifier(token.text, quoted=token.token_type == TokenType.IDENTIFIER)
+
+    def _parse_old_copy_options(self) -> list[exp.CopyParameter]:
+        """COPY's options as PostgreSQL wrote them before 9.0 (and still reads): words, no list."""
+        params = []
+        while self._curr and self._curr.token_type not in (TokenType.SEMICOLON, TokenType.WHERE):
+            word = self._curr.text.upper()
+            if word in ("BINARY", "CSV"):
+                self._advance()
+                params.append(self._copy_param("format", exp.var(word.lower())))
+            elif word == "HEADER":
+                self._advance()
+                params.append(self._copy_param("header", None))
+            elif word in ("DELIMITER", "NULL", "QUOTE", "ESCAPE", "ENCODING"):
+                self._advance()
+                self._match(TokenType.ALIAS)
+                value = self._parse_copy_option_value()
+                if not isinstance(value, exp.Literal) or not value.is_string:
+                    self.raise_error(f"Expected a string after {word}", self._prev)
+                params.append(self._copy_param(word.lower(), value))
+            elif word == "FORCE":
+                self._advance()
+                if self._match_text_seq("NOT", "NULL"):
+                    name = "force_not_null"
+                elif self._match(TokenType.NULL):
+                    name = "force_null"
+                elif self._match_text_seq("QUOTE"):
+                    name = "force_quote"
+                else:
+                    self.raise_error("Expected NOT NULL, NULL or QUOTE after FORCE")
+                    name = ""
+                if self._match(TokenType.STAR):
+                    value = exp.Star()
+                else:
+                    value = exp.Tuple(expressions=self._parse_csv(self._parse_copy_column))
+                params.append(self._copy_param(name, value))
+            else:
+                break
+        return params
+
     # --- shared pieces -------------------------------------------------------------------
 
     def _parse_transaction_modes(self, node: Control, allow_label: bool = False) -> Control:

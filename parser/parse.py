@@ -661,6 +661,160 @@ def _joined_items(node: exp.Expression) -> list[exp.Expression]:
     return [node, *joins]
 
 
+def _copy(tree: exp.Copy) -> st.Statement:
+    """COPY, as PostgreSQL checks it before it runs (copy.c): the options, then where it reads
+    or writes. FROM STDIN / TO STDOUT is the shell's (``\\copy``): the statement has no file.
+    PROGRAM and the BINARY format are refused (0A000)."""
+    to = not tree.args.get("kind")
+    target, columns, query = tree.this, None, None
+    if isinstance(target, exp.Schema):
+        columns = tuple(identifier(c) for c in target.expressions)
+        target = target.this
+    table = None
+    if isinstance(target, exp.Subquery):
+        if not to:
+            raise _syntax_error("syntax error at or near \"FROM\": COPY FROM needs a table, not a query", target)
+        query = _to_statement(target.this)
+        if not isinstance(query, st.Query):
+            raise errors.NotSupportedError("COPY (query) TO takes a query; INSERT, UPDATE and DELETE are not supported")
+    elif isinstance(target, exp.Table):
+        if target.args.get("version") or target.args.get("when") or target.args.get("alias"):
+            raise _syntax_error(f'syntax error at or near "{target.sql()}"', target)
+        table = table_name(target)
+        if to:
+            select = exp.select(*(exp.column(exp.to_identifier(c, quoted=True)) for c in columns)
+                                if columns else "*").from_(target.copy())
+            query = st.Query(expression=select)
+    else:
+        raise _syntax_error(f'syntax error at or near "{target.sql()}"', target)
+    if columns is not None and len(set(columns)) != len(columns):
+        duplicate = next(c for c in columns if columns.count(c) > 1)
+        raise errors.DuplicateColumn(f'column "{duplicate}" specified more than once')
+    file = tree.args["files"][0]
+    if isinstance(file, exp.Var) and file.name == "PROGRAM":
+        raise errors.NotSupportedError("COPY FROM PROGRAM and TO PROGRAM are not supported")
+    path = file.name if isinstance(file, exp.Literal) else None
+    if isinstance(file, exp.Var) and file.name != ("STDOUT" if to else "STDIN"):
+        raise _syntax_error(f'syntax error at or near "{file.name}"', file)
+    params = tree.args.get("params") or []
+    where = next((p.expression for p in params if p.name == "where"), None)
+    if where is not None:
+        if to:
+            raise errors.NotSupportedError("WHERE clause not allowed with COPY TO")
+        if next(where.find_all(exp.Query), None) is not None:
+            raise errors.NotSupportedError("cannot use subquery in COPY FROM WHERE condition")
+    options = _copy_options([p for p in params if p.name != "where"], to)
+    return st.Copy(table=table, columns=columns, query=query, to=to, file=path, options=options, where=where)
+
+
+_COPY_OPTIONS = ("format", "freeze", "delimiter", "null", "default", "header", "quote", "escape", "force_quote",
+                 "force_not_null", "force_null", "encoding")
+_ENCODINGS = {"utf8": "utf-8", "utf-8": "utf-8", "unicode": "utf-8", "sql_ascii": "utf-8", "latin1": "latin-1",
+              "iso88591": "latin-1", "iso-8859-1": "latin-1"}
+_TRUE_WORDS = ("true", "on", "1", "yes")
+_FALSE_WORDS = ("false", "off", "0", "no")
+
+
+def _copy_options(params: list[exp.CopyParameter], to: bool) -> st.CopyOptions:
+    """COPY's options checked in PostgreSQL's order and words (ProcessCopyOptions)."""
+    given: dict[str, exp.Expression | None] = {}
+    for param in params:
+        name = param.name
+        if name not in _COPY_OPTIONS:
+            raise errors.SyntaxError(f'option "{name}" not recognized')
+        if name in given:
+            raise errors.SyntaxError("conflicting or redundant options")
+        given[name] = param.expression
+
+    def text(name: str) -> str | None:
+        if name not in given:
+            return None
+        value = given[name]
+        if not isinstance(value, (exp.Literal, exp.Var)):
+            raise errors.InvalidParameterValue(f"{name} requires a parameter" if value is None else
+                                               f'argument to option "{name}" must be a string')
+        return value.name
+
+    def boolean(name: str, allow_match: bool = False):
+        if name not in given or given[name] is None:
+            return name in given
+        word = text(name).lower()
+        if word in _TRUE_WORDS:
+            return True
+        if word in _FALSE_WORDS:
+            return False
+        if allow_match and word == "match":
+            return "match"
+        also = ' or "match"' if allow_match else ""
+        raise errors.InvalidParameterValue(f"{name} requires a Boolean value{also}")
+
+    def column_list(name: str):
+        if name not in given:
+            return ()
+        value = given[name]
+        if isinstance(value, exp.Star):
+            return "*"
+        if not isinstance(value, exp.Tuple):
+            raise errors.InvalidParameterValue(f'argument to option "{name}" must be a list of column names')
+        return tuple(identifier(v) for v in value.expressions)
+
+    fmt = (text("format") or "text").lower()
+    if fmt not in ("text", "csv", "binary", "parquet"):
+        raise errors.InvalidParameterValue(f'COPY format "{fmt}" not recognized')
+    if fmt == "binary":
+        raise errors.NotSupportedError("COPY BINARY is not supported: FORMAT text, csv and parquet are")
+    if boolean("freeze"):
+        raise errors.NotSupportedError("COPY FREEZE is not supported")
+    if "default" in given:
+        raise errors.NotSupportedError("COPY DEFAULT is not supported")
+    encoding = text("encoding")
+    if encoding is not None and encoding.lower().replace("_", "") not in {e.replace("_", "") for e in _ENCODINGS}:
+        raise errors.InvalidParameterValue('argument to option "encoding" must be a valid encoding name')
+    csv = fmt == "csv"
+    if fmt == "parquet":
+        other = next((name for name in given if name not in ("format", "freeze")), None)
+        if other is not None:
+            raise errors.NotSupportedError(f'COPY {other.upper()} is not available with FORMAT parquet')
+        return st.CopyOptions(format="parquet")
+    delimiter, null, quote, escape = text("delimiter"), text("null"), text("quote"), text("escape")
+    delimiter = delimiter if delimiter is not None else "," if csv else "\t"
+    null = null if null is not None else "" if csv else "\\N"
+    header = boolean("header", allow_match=True)
+    if len(delimiter.encode()) != 1:
+        raise errors.NotSupportedError("COPY delimiter must be a single one-byte character")
+    if delimiter in "\r\n":
+        raise errors.InvalidParameterValue("COPY delimiter cannot be newline or carriage return")
+    if "\r" in null or "\n" in null:
+        raise errors.InvalidParameterValue("COPY null representation cannot use newline or carriage return")
+    if not csv and delimiter in "\\.abcdefghijklmnopqrstuvwxyz0123456789":
+        raise errors.InvalidParameterValue(f'COPY delimiter cannot be "{delimiter}"')
+    if header == "match" and to:
+        raise errors.NotSupportedError('cannot use "match" with HEADER in COPY TO')
+    for name, value in (("quote", quote), ("escape", escape)):
+        if value is not None and not csv:
+            raise errors.NotSupportedError(f"COPY {name} available only in CSV mode")
+        if value is not None and len(value.encode()) != 1:
+            raise errors.NotSupportedError(f"COPY {name} must be a single one-byte character")
+    quote = quote if quote is not None else '"'
+    escape = escape if escape is not None else quote
+    if csv and delimiter == quote:
+        raise errors.InvalidParameterValue("COPY delimiter and quote must be different")
+    force = {}
+    for name, words, needs_to in (("force_quote", "force quote", True), ("force_not_null", "force not null", False),
+                                  ("force_null", "force null", False)):
+        force[name] = column_list(name)
+        if name in given and not csv:
+            raise errors.NotSupportedError(f"COPY {words} available only in CSV mode")
+        if name in given and needs_to != to:
+            raise errors.NotSupportedError(f"COPY {words} only available using COPY {'TO' if needs_to else 'FROM'}")
+    if delimiter in null:
+        raise errors.InvalidParameterValue("COPY delimiter character must not appear in the NULL specification")
+    if csv and quote in null:
+        raise errors.InvalidParameterValue("CSV quote character must not appear in the NULL specification")
+    return st.CopyOptions(format=fmt, delimiter=delimiter, null=null, header=header, quote=quote, escape=escape,
+                          encoding=_ENCODINGS.get((encoding or "utf8").lower(), "utf-8"), **force)
+
+
 _CONVERTERS = {
     Control: lambda tree: _control(tree),
     exp.Transaction: lambda tree: st.Begin(),  # sqlglot's own BEGIN
@@ -673,4 +827,5 @@ _CONVERTERS = {
     exp.Update: lambda tree: _update(tree),
     exp.Delete: lambda tree: _delete(tree),
     exp.TruncateTable: lambda tree: _truncate(tree),
+    exp.Copy: lambda tree: _copy(tree),
 }

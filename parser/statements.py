@@ -319,3 +319,32 @@ class Explain(Statement):
 
     query: Query = None  # type: ignore[assignment]
     analyze: bool = False
+
+
+@dataclass(frozen=True)
+class CopyOptions:
+    """COPY's options, checked as PostgreSQL checks them (parse.py ``_copy_options``), defaults filled in."""
+
+    format: str = "text"           # text, csv or parquet
+    delimiter: str = "\t"          # ',' for csv
+    null: str = "\\N"              # '' for csv
+    header: bool | str = False     # True, False or "match" (COPY FROM)
+    quote: str = '"'               # csv
+    escape: str = '"'              # csv: the quote unless given
+    force_quote: tuple[str, ...] | str = ()     # COPY TO csv: these columns' values quoted ("*": all)
+    force_not_null: tuple[str, ...] | str = ()  # COPY FROM csv: these columns' null string is a value
+    force_null: tuple[str, ...] | str = ()      # COPY FROM csv: these columns' quoted null string is NULL
+    encoding: str = "utf-8"
+
+
+@dataclass(frozen=True)
+class Copy(Statement):
+    """``COPY table [(columns)] FROM 'file'`` or ``COPY table [(columns)] | (query) TO 'file'``."""
+
+    table: TableName | None = None      # COPY FROM's target; COPY table TO's source
+    columns: tuple[str, ...] | None = None
+    query: Query | None = None          # COPY TO: what it writes (for a table, a SELECT of its columns)
+    to: bool = False
+    file: str | None = None             # None: STDIN / STDOUT
+    options: CopyOptions = CopyOptions()
+    where: exp.Expression | None = None  # COPY FROM ... WHERE: which of the file's rows are loaded

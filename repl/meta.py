@@ -1,5 +1,5 @@
-"""Backslash meta-commands: ``\\?``, ``\\q``, ``\\dt``, ``\\d``, ``\\snapshots``, ``\\i``, ``\\timing``,
-``\\x``, ``\\isolation``, ``\\rows``.
+"""Backslash meta-commands: ``\\?``, ``\\q``, ``\\dt``, ``\\d``, ``\\snapshots``, ``\\i``, ``\\copy``,
+``\\timing``, ``\\x``, ``\\isolation``, ``\\rows``.
 
 Each command is a function ``(runner, argument) -> Outcome`` registered in ``COMMANDS``. They
 read the catalog through the Session's describe calls and everything else through SQL, so a
@@ -9,6 +9,7 @@ meta-command follows the same transaction rules as the statement it stands for.
 from __future__ import annotations
 
 import os
+import tempfile
 
 import txlake
 from txlake.repl.runner import Outcome, Runner
@@ -18,6 +19,9 @@ General
   \\?                  show this help
   \\q                  quit (also Ctrl-D; an open transaction is rolled back)
   \\i FILE             run the SQL and meta-commands in FILE
+  \\copy ...           COPY with a file of this shell's, or stdin / stdout:
+                      \\copy t [(cols)] from FILE|stdin [with (format csv, header, ...)]
+                      \\copy t [(cols)] | (query) to FILE|stdout [with (...)]
 Catalog
   \\dt                 list tables
   \\d [TABLE]          describe TABLE: columns, types, nullability, defaults, keys
@@ -118,6 +122,95 @@ def _include(runner: Runner, argument: str) -> Outcome:
         runner.include_depth -= 1
 
 
+def _copy(runner: Runner, argument: str) -> Outcome:
+    """psql's ``\\copy``: COPY's syntax, a file name quoted or not (relative to the shell's
+    directory), and ``stdin`` / ``stdout`` - the lines after the command in a script (up to
+    ``\\.``), else the shell's input (``pstdin``: always it); the rows to the shell's output."""
+    parts = _copy_parts(argument.strip().rstrip(";").strip())
+    if parts is None:
+        runner.warn("\\copy: parse error at end of line\nUsage: \\copy TABLE [(COLUMNS)] | (QUERY) "
+                    "FROM | TO FILE | STDIN | STDOUT [[WITH] (OPTIONS)]")
+        return Outcome.ERROR
+    head, direction, target, rest = parts
+    word = target.lower()
+    if word in ("stdout", "pstdout") and direction == "to":
+        return _copy_to_output(runner, head, rest)
+    if word in ("stdin", "pstdin") and direction == "from":
+        data = runner.copy_data if word == "stdin" else None
+        return _copy_from_input(runner, head, rest, data)
+    if word == "program":
+        runner.warn("\\copy: FROM PROGRAM and TO PROGRAM are not supported")
+        return Outcome.ERROR
+    if not target.startswith("'"):
+        target = "'" + os.path.expanduser(target).replace("'", "''") + "'"
+    return runner.run_statement(f"COPY {head} {direction.upper()} {target} {rest}".strip())
+
+
+def _copy_parts(argument: str) -> tuple[str, str, str, str] | None:
+    """(what, "from" | "to", the file as written, the options) of a ``\\copy`` argument."""
+    i, n, depth = 0, len(argument), 0
+    while i < n:
+        ch = argument[i]
+        if ch in "'\"":
+            end = argument.find(ch, i + 1)
+            while end != -1 and argument[end + 1:end + 2] == ch:  # a doubled quote
+                end = argument.find(ch, end + 2)
+            if end == -1:
+                return None
+            i = end + 1
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0 and i > 0 and (argument[i - 1].isspace() or argument[i - 1] == ")"):
+            for word in ("from", "to"):
+                after = argument[i + len(word):i + len(word) + 1]
+                if argument[i:i + len(word)].lower() == word and (after.isspace() or after in ("'", "")):
+                    head, rest = argument[:i].strip(), argument[i + len(word):].lstrip()
+                    if not head or not rest:
+                        return None
+                    if rest.startswith("'"):
+                        end = rest.find("'", 1)
+                        while end != -1 and rest[end + 1:end + 2] == "'":
+                            end = rest.find("'", end + 2)
+                        if end == -1:
+                            return None
+                        return head, word, rest[:end + 1], rest[end + 1:].strip()
+                    target, _, options = rest.partition(" ")
+                    return head, word, target, options.strip()
+        i += 1
+    return None
+
+
+def _copy_to_output(runner: Runner, head: str, rest: str) -> Outcome:
+    with tempfile.TemporaryDirectory(prefix="txlake-copy-") as folder:
+        path = os.path.join(folder, "out")
+
+        def show(cursor) -> None:
+            with open(path, encoding="utf-8", newline="") as f:
+                while chunk := f.read(1 << 20):
+                    runner.write(chunk)
+        quoted = path.replace("'", "''")
+        return runner.run_statement(f"COPY {head} TO '{quoted}' {rest}".strip(), before_tag=show)
+
+
+def _copy_from_input(runner: Runner, head: str, rest: str, data: str | None) -> Outcome:
+    with tempfile.TemporaryDirectory(prefix="txlake-copy-") as folder:
+        path = os.path.join(folder, "in")
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            if data is not None:
+                f.write(data)
+            else:
+                if runner.interactive:
+                    runner.print("Enter data to be copied followed by a newline.\n"
+                                 "End with a backslash and a period on a line by itself, or an EOF signal.")
+                for line in runner.read_data():
+                    if line.rstrip("\r\n") == "\\.":
+                        break
+                    f.write(line if line.endswith("\n") else line + "\n")
+        quoted = path.replace("'", "''")
+        return runner.run_statement(f"COPY {head} FROM '{quoted}' {rest}".strip())
+
+
 def _switch(runner: Runner, name: str, argument: str, current: bool, also: str = "") -> bool | None:
     value = argument.lower()
     if not value:
@@ -199,6 +292,7 @@ COMMANDS = {
     "\\d": _describe,
     "\\snapshots": _snapshots,
     "\\i": _include, "\\include": _include,
+    "\\copy": _copy,
     "\\timing": _timing,
     "\\x": _expanded,
     "\\rows": _rows,

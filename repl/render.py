@@ -10,73 +10,13 @@ rest. Only the rows shown are converted to Python objects.
 
 from __future__ import annotations
 
-import datetime
-import decimal
 import io
 
 import pyarrow as pa
 from prompt_toolkit.utils import get_cwidth
 
 from txlake.engine.executor import python_rows
-
-NULL = "NULL"
-
-
-def format_value(value, null: str = NULL) -> str:
-    if value is None:
-        return null
-    if isinstance(value, bool):
-        return "t" if value else "f"
-    if isinstance(value, decimal.Decimal):
-        return f"{value:f}"  # its scale's digits, never 0E-9 or 1.00E-7
-    if isinstance(value, float):
-        return _float(value)
-    if isinstance(value, (datetime.datetime, datetime.time)):
-        return _clock_time(value)
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return "\\x" + bytes(value).hex()
-    if isinstance(value, list):
-        return "{" + ",".join(_array_item(v) for v in value) + "}"
-    return str(value)
-
-
-def _array_item(value) -> str:
-    """An element as PostgreSQL's text of an array writes it: ``{1,NULL,"a b"}``."""
-    if value is None:
-        return "NULL"
-    text = format_value(value)
-    if isinstance(value, (list, bool, int, float, decimal.Decimal)):
-        return text
-    if text == "" or text.upper() == "NULL" or any(c in '{},"\\' or c.isspace() for c in text):
-        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return text
-
-
-def _clock_time(value: datetime.datetime | datetime.time) -> str:
-    """As psql prints a timestamp or time: fractions without trailing zeros (.5, not .500000),
-    a zone as +00 or +05:30."""
-    bare = value.replace(tzinfo=None)
-    text = bare.isoformat(sep=" ") if isinstance(value, datetime.datetime) else bare.isoformat()
-    if value.microsecond:
-        text = text.rstrip("0")
-    offset = value.utcoffset()
-    if offset is not None:
-        zone = value.strftime("%z") if isinstance(value, datetime.datetime) else \
-            datetime.datetime.combine(datetime.date.min, value).strftime("%z")
-        text += zone[:3] + (":" + zone[3:5] if zone[3:5] != "00" else "")
-    return text
-
-
-def _float(value: float) -> str:
-    """As PostgreSQL prints a double: 100, not 100.0; 1e+16, NaN, Infinity."""
-    if value != value:
-        return "NaN"
-    if value in (float("inf"), float("-inf")):
-        return "Infinity" if value > 0 else "-Infinity"
-    if value.is_integer() and abs(value) < 1e15:
-        return "-0" if value == 0 and str(value)[0] == "-" else str(int(value))
-    return repr(value)
-
+from txlake.engine.pg_text import NULL, format_value, pg_interval
 
 def _cell(value, null: str) -> str:
     # one display line per row: control characters would break the alignment
@@ -104,32 +44,12 @@ def _shown_rows(table: pa.Table) -> list[tuple]:
     if not intervals:
         return python_rows(table)
     for i in intervals:
-        text = pa.array([None if v is None else _pg_interval(*v) for v in table.column(i).to_pylist()], pa.string())
+        text = pa.array([None if v is None else pg_interval(*v) for v in table.column(i).to_pylist()], pa.string())
         table = table.set_column(i, table.field(i).name, text)
     return python_rows(table)
 
 
 _INTERVAL = pa.month_day_nano_interval()
-
-
-def _pg_interval(months: int, days: int, nanoseconds: int) -> str:
-    """An interval as PostgreSQL prints it (IntervalStyle postgres): ``1 year 2 mons 3 days
-    04:05:06.5``, ``-1 days +02:00:00``, ``36:00:00`` (hours are not folded into days)."""
-    parts, before = [], False  # (a part after a negative one carries its sign, as PostgreSQL's)
-    years, months = int(months / 12), months - int(months / 12) * 12  # (truncated toward zero)
-    for value, unit in ((years, "year"), (months, "mon"), (days, "day")):
-        if value:
-            parts.append(f"{'+' if before and value > 0 else ''}{value} {unit}{'s' if value != 1 else ''}")
-            before = value < 0
-    micros = int(nanoseconds / 1000)
-    if micros or not parts:
-        sign = "-" if micros < 0 else "+" if before else ""
-        hours, rest = divmod(abs(micros), 3_600_000_000)
-        minutes, rest = divmod(rest, 60_000_000)
-        seconds, fraction = divmod(rest, 1_000_000)
-        text = f"{sign}{hours:02d}:{minutes:02d}:{seconds:02d}"
-        parts.append(text + (f".{fraction:06d}".rstrip("0") if fraction else ""))
-    return " ".join(parts)
 
 
 def _is_numeric(t: pa.DataType) -> bool:

@@ -63,11 +63,27 @@ class Runner:
         self.after_statement = None  # callable() run after each statement (the shell refreshes completion)
         self._cancel_requested = False
         self._location: str | None = None  # FILE:LINE of the script piece running, for errors
+        # \copy ... from stdin: the script's lines after the command (Piece.data), else None
+        self.copy_data: str | None = None
+        # the lines \copy ... from stdin reads when the script holds none (the shell: the prompt)
+        self.read_data = self._stdin_lines
 
     # --- output --------------------------------------------------------------------------
 
     def print(self, text: str = "") -> None:
         self._write(text, self.out)
+
+    def write(self, text: str) -> None:
+        """``text`` to the output as it is (no newline added): \\copy ... to stdout."""
+        try:
+            self.out.write(text)
+            self.out.flush()
+        except OSError as e:
+            raise OutputError(e) from None
+
+    @staticmethod
+    def _stdin_lines():
+        return iter(sys.stdin) if sys.stdin is not None else iter(())
 
     def inform(self, text: str) -> None:
         """A message saying what a meta-command did (``Timing is on.``): not with ``-q``."""
@@ -148,10 +164,16 @@ class Runner:
     def run_piece(self, piece: Piece) -> Outcome:
         if piece.kind == META:
             from txlake.repl.meta import run_meta
-            return run_meta(self, piece.text)
+            self.copy_data = piece.data
+            try:
+                return run_meta(self, piece.text)
+            finally:
+                self.copy_data = None
         return self.run_statement(piece.text)
 
-    def run_statement(self, sql: str) -> Outcome:
+    def run_statement(self, sql: str, before_tag=None) -> Outcome:
+        """Run ``sql`` and show its rows and tag (or its error); ``before_tag(cursor)``: after a
+        success, before the tag (\\copy ... to stdout shows the rows so)."""
         cursor = self.conn.cursor()
         start = time.perf_counter()
         try:
@@ -167,6 +189,8 @@ class Runner:
                     self.after_statement()
             if table is not None:
                 self.show_table(table)
+            if before_tag is not None:
+                before_tag(cursor)
             tag = cursor.statusmessage
             if tag and not self.quiet and (table is None or not (self.csv or tag.startswith(("SELECT", "SHOW", "CALL", "EXPLAIN")))):
                 self.print(tag)  # (after RETURNING's rows too: INSERT 0 2, as psql; CSV stays CSV)

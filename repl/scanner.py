@@ -13,6 +13,7 @@ This is deliberately only a lexer (quotes, comments, nesting); the grammar stays
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass, field
 
 SQL = "sql"
@@ -24,6 +25,13 @@ class Piece:
     kind: str  # SQL or META
     text: str
     line: int = field(default=1, compare=False)  # where it starts in the scanned text (1-based)
+    # ``\copy ... from stdin``: the lines after it, up to a line ``\.`` or the end (None: the
+    # text ended with the command, as typed at the prompt - the data is still to come)
+    data: str | None = field(default=None, compare=False)
+
+
+# a meta-command that reads its data from the script's next lines, as psql's \copy ... from stdin
+_COPY_FROM_STDIN = re.compile(r"\\copy\b.*\bfrom\s+stdin\b", re.IGNORECASE | re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -131,7 +139,13 @@ def scan(text: str) -> Scan:
         elif ch == "\\":
             end = text.find("\n", i)
             end = n if end == -1 else end
-            pieces.append(Piece(META, text[i:end].strip(), line_at(i)))
+            command = text[i:end].strip()
+            data = None
+            if end < n and _COPY_FROM_STDIN.match(command):
+                stop = re.compile(r"^\\\.\r?$", re.MULTILINE).search(text, end + 1)
+                data = text[end + 1:stop.start() if stop else n]
+                end = stop.end() if stop else n
+            pieces.append(Piece(META, command, line_at(i), data))
             i = end
         elif ch == "(":
             depth += 1

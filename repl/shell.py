@@ -76,6 +76,13 @@ class Shell:
             completer=SQLCompleter(self.catalog), complete_while_typing=False,
             history=history if history is not None else open_history(),
             input=input, output=output)
+        # \copy ... from stdin typed at the prompt: its data lines, read with psql's ">> " prompt
+        # (Tab types a tab there: the text format's delimiter, no completion)
+        tab = KeyBindings()
+        tab.add("tab")(lambda event: event.current_buffer.insert_text("\t"))
+        self.data_session = PromptSession(message=">> ", input=input, output=output, history=InMemoryHistory(),
+                                          key_bindings=tab)
+        runner.read_data = self._data_lines
 
     # --- prompts -------------------------------------------------------------------------
 
@@ -111,6 +118,19 @@ class Shell:
             event.current_buffer.complete_state = None
 
         return bindings
+
+    def _data_lines(self):
+        """Lines typed for ``\\copy ... from stdin`` until ``\\.`` or Ctrl-D (Ctrl-C cancels the copy)."""
+        lines = []
+        while True:
+            try:
+                line = self.data_session.prompt()
+            except EOFError:
+                break
+            lines.append(line + "\n")
+            if line == "\\.":
+                break
+        return iter(lines)
 
     # --- the loop ------------------------------------------------------------------------
 

@@ -501,3 +501,59 @@ def test_path_like_names_are_refused(sql):
     with pytest.raises(errors.InvalidName) as info:
         parse(sql)
     assert info.value.sqlstate == "42602"
+
+
+# --- COPY --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("sql", [
+    "COPY t FROM '/x.csv' WITH (FORMAT csv, HEADER true, DELIMITER ';', NULL 'NA')",
+    "COPY t FROM '/x.csv' (FORMAT 'csv', HEADER, DELIMITER ';', NULL 'NA')",
+    "COPY t FROM '/x.csv' WITH CSV HEADER DELIMITER AS ';' NULL AS 'NA'",
+    "copy t from '/x.csv' delimiter ';' null 'NA' csv header",
+])
+def test_copy_new_and_old_option_spellings(sql):
+    stmt = parse_one(sql)
+    assert type(stmt) is st.Copy and not stmt.to and stmt.file == "/x.csv" and stmt.table == st.TableName(None, "t")
+    assert stmt.options == st.CopyOptions(format="csv", header=True, delimiter=";", null="NA")
+
+
+def test_copy_forms():
+    stmt = parse_one("COPY s.t (a, \"B\") FROM STDIN")
+    assert stmt.table == st.TableName("s", "t") and stmt.columns == ("a", "B") and stmt.file is None
+    assert stmt.options == st.CopyOptions()  # text: tab, \N
+    stmt = parse_one("COPY (SELECT a FROM t WHERE a > ?) TO '/o' (FORMAT csv, FORCE_QUOTE *)")
+    assert stmt.to and stmt.table is None and isinstance(stmt.query, st.Query) and stmt.param_count == 1
+    assert stmt.options.force_quote == "*"
+    stmt = parse_one("COPY t (a) TO '/o' WITH CSV FORCE QUOTE a")
+    assert stmt.to and stmt.query.expression.sql() == 'SELECT "a" FROM t' and stmt.options.force_quote == ("a",)
+    stmt = parse_one("COPY t FROM '/x' (FORMAT csv, FORCE_NOT_NULL (a, b), HEADER match) WHERE a > 1")
+    assert stmt.options.force_not_null == ("a", "b") and stmt.options.header == "match"
+    assert stmt.where.sql() == "a > 1"
+    assert parse_one("COPY t FROM '/x' (DELIMITER E'\\t', ENCODING 'latin1')").options.encoding == "latin-1"
+
+
+@pytest.mark.parametrize("sql, sqlstate", [
+    ("COPY t FROM '/x' (FORMAT xml)", "22023"),
+    ("COPY t FROM '/x' (NOPE)", "42601"),
+    ("COPY t FROM '/x' (HEADER, HEADER false)", "42601"),
+    ("COPY t FROM '/x' (DELIMITER ',,')", "0A000"),
+    ("COPY t FROM '/x' (DELIMITER 'a')", "22023"),
+    ("COPY t FROM '/x' (FORMAT csv, DELIMITER '\"')", "22023"),
+    ("COPY t FROM '/x' (ESCAPE '\\')", "0A000"),
+    ("COPY t TO '/x' (FORMAT csv, FORCE_NULL (a))", "0A000"),
+    ("COPY t FROM '/x' (FORMAT csv, FORCE_QUOTE (a))", "0A000"),
+    ("COPY t FROM '/x' (FORMAT binary)", "0A000"),
+    ("COPY t FROM '/x' (FREEZE)", "0A000"),
+    ("COPY t FROM '/x' (FORMAT parquet, HEADER)", "0A000"),
+    ("COPY t FROM PROGRAM 'cat /x'", "0A000"),
+    ("COPY (SELECT 1) FROM '/x'", "42601"),
+    ("COPY t TO '/x' WHERE a > 1", "0A000"),
+    ("COPY t FROM '/x' WHERE a IN (SELECT 1)", "0A000"),
+    ("COPY t (a, a) FROM '/x'", "42701"),
+    ("COPY t FROM", "42601"),
+    ("COPY t FROM '/x' (FORMAT csv) extra", "42601"),
+])
+def test_copy_refusals(sql, sqlstate):
+    with pytest.raises(errors.Error) as info:
+        parse(sql)
+    assert info.value.sqlstate == sqlstate, str(info.value)

@@ -75,3 +75,10 @@ def test_meta_commands_and_their_arguments(completer, tmp_path):
     assert complete(completer, "\\x a") == ["auto"]
     (tmp_path / "setup.sql").write_text("")
     assert complete(completer, f"\\i {tmp_path}/set") == ["up.sql"]
+
+
+def test_copy_completes_its_keywords_tables_and_meta_command(completer):
+    assert "COPY" in complete(completer, "COP")
+    assert complete(completer, "COPY acc") == ["accounts"]
+    assert "HEADER" in complete(completer, "COPY accounts FROM 'a.csv' WITH (FORMAT csv, HEA")
+    assert "\\copy" in complete(completer, "\\co")
