@@ -19,8 +19,9 @@ General
   \\q                  quit (also Ctrl-D; an open transaction is rolled back)
   \\i FILE             run the SQL and meta-commands in FILE
 Catalog
-  \\dt                 list tables
-  \\d [TABLE]          describe TABLE: columns, types, nullability, defaults, keys
+  \\dt                 list tables and views
+  \\d [TABLE]          describe TABLE (or a view: its columns and definition):
+                      columns, types, nullability, defaults, keys
   \\snapshots TABLE    the commits that changed TABLE (its snapshot history)
 Transactions
   \\isolation [LEVEL]  show the isolation level, or set it for new transactions:
@@ -79,8 +80,11 @@ def _describe(runner: Runner, argument: str) -> Outcome:
     if not argument:
         return _list_tables(runner, argument)
     columns = runner.conn.session.describe_table(argument)
-    runner.print(f'Table "{argument}"')
+    definition = runner.conn.session.view_definition(argument)
+    runner.print(f'{"View" if definition is not None else "Table"} "{argument}"')
     runner.show_table(columns)
+    if definition is not None:
+        runner.print(f"View definition:\n {definition}")
     return Outcome.OK
 
 
