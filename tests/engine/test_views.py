@@ -362,3 +362,62 @@ def test_another_process_sees_a_committed_view(warehouse):
     assert run_python(code, warehouse).stdout.strip() == "42P01"
     s.close()
     conn.close()
+
+
+def test_a_cte_of_a_views_name_is_the_cte(c):
+    c.execute("CREATE VIEW v AS SELECT id FROM t")
+    assert q(c, "WITH v AS (SELECT 42 AS id) SELECT * FROM v") == [(42,)]
+
+
+def test_a_read_only_transaction_cannot_make_or_drop_views(connect, c):
+    c.execute("CREATE VIEW v AS SELECT id FROM t")
+    ro = connect()
+    ro.execute("BEGIN READ ONLY")
+    fails(ro, "CREATE VIEW w AS SELECT 1", "25006")
+    ro.rollback()
+    ro.execute("BEGIN READ ONLY")
+    fails(ro, "DROP VIEW v", "25006")
+    ro.rollback()
+    ro.execute("BEGIN READ ONLY")
+    assert q(ro, "SELECT count(*) FROM v") == [(3,)]
+    ro.rollback()
+
+
+def test_a_prepared_transaction_creates_a_view(connect, c):
+    s = connect()
+    s.execute("CREATE VIEW v AS SELECT id FROM t")
+    s.execute("PREPARE TRANSACTION 'mkview'")
+    fails(c, "SELECT * FROM v", "42P01")
+    c.execute("COMMIT PREPARED 'mkview'")
+    assert q(c, "SELECT count(*) FROM v") == [(3,)]
+
+
+def test_publishing_passes_views_over(connect, warehouse):
+    import os
+    conn = connect(autocommit=True, publish="sync")
+    conn.execute("CREATE TABLE t (id INT)")
+    conn.execute("INSERT INTO t VALUES (1)")
+    conn.execute("CREATE TABLE old (a INT)")
+    conn.execute("INSERT INTO old VALUES (1)")
+    conn.execute("DROP TABLE old")
+    conn.execute("CREATE VIEW old AS SELECT id FROM t")  # (a view where a published table was)
+    conn.execute("CREATE VIEW v AS SELECT id FROM t")
+    conn.execute("INSERT INTO t VALUES (2)")
+    assert sorted(os.listdir(os.path.join(warehouse, "default.db"))) in (["old", "t"], ["t"])
+    assert not os.path.isdir(os.path.join(warehouse, "default.db", "v"))
+    assert not os.path.isdir(os.path.join(warehouse, "default.db", "old", "schema"))
+    assert q(conn, "SELECT * FROM old ORDER BY id") == [(1,), (2,)]
+
+
+def test_the_spark_source_refuses_a_view(connect, warehouse):
+    pytest.importorskip("pyspark")
+    from txlake.spark.source import TxlakeDataSource
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE t (id INT)")
+    conn.execute("CREATE VIEW v AS SELECT id FROM t")
+    for options in ({"path": f"{warehouse}/v"}, {"warehouse": warehouse, "table": "v"}):
+        with pytest.raises(txlake.NotSupportedError, match="is a view"):
+            TxlakeDataSource(options).schema()
+        with pytest.raises(txlake.Error) as info:
+            TxlakeDataSource(options).writer(None, False)
+        assert info.value.sqlstate == "55000"
