@@ -267,6 +267,8 @@ class Executor:
 
     def _source(self, version: TableVersion, with_rowid: bool = False) -> pa.Table | StreamedScan:
         """How DuckDB reads ``version``: from the cache, or streamed from its Parquet files."""
+        if version.schema.view is not None:  # (engine/views.py expands a view where it is named)
+            raise errors.NotSupportedError(f'view "{version.name}" cannot be read as a table here')
         if not sources.streamable(version.schema):
             return self.store.scan(version, with_rowid)
         return self.store.plan(version, with_rowid)

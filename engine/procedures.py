@@ -32,7 +32,8 @@ def compact(session, args, kwargs) -> Result:
     if len(args) > 1 or kwargs:
         raise errors.ProgrammingError("txlake.compact takes one optional table name", sqlstate="42883")
     warehouse = session.db.warehouse
-    tables = [_table_arg(session, args[0])] if args else list(warehouse.refresh().tables.values())
+    tables = [_table_arg(session, args[0])] if args else \
+        [t for t in warehouse.refresh().tables.values() if not t.is_view]  # (a view has no files)
     rows = []
     for version in tables:
         progress = (lambda done, total, name=version.name: session.progress(done, total, f"compacting {name}")) \

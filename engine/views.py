@@ -70,6 +70,11 @@ def expand(ctx: Context, stmt: st.Statement) -> st.Statement:
         return stmt if query is stmt.query else _replaced(stmt, query=query)
     if isinstance(stmt, st.Insert):
         _refuse_write(ctx, stmt.table, "insert into")
+        conflict = stmt.on_conflict
+        if conflict is not None and not conflict.do_nothing:  # (DO UPDATE SET x = (SELECT ... FROM v))
+            expanded = _parts_expanded(ctx, conflict, assignments=conflict.assignments, where=conflict.where)
+            if expanded is not conflict:
+                stmt = _replaced(stmt, on_conflict=expanded)
         return _parts_expanded(ctx, stmt, source=stmt.source, returning=stmt.returning)
     if isinstance(stmt, st.Update):
         _refuse_write(ctx, stmt.table, "update")
@@ -87,12 +92,12 @@ def expand(ctx: Context, stmt: st.Statement) -> st.Statement:
     return stmt
 
 
-def _replaced(stmt: st.Statement, **changes) -> st.Statement:
+def _replaced(stmt, **changes):
     """A copy of the (frozen, cached, shared) statement with ``changes``; its parameters as they were."""
     return dataclasses.replace(stmt, **changes)
 
 
-def _parts_expanded(ctx: Context, stmt: st.Statement, **parts) -> st.Statement:
+def _parts_expanded(ctx: Context, stmt, **parts):
     changes = {}
     for key, value in parts.items():
         if value is None:

@@ -69,8 +69,11 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
         for i, placeholder in enumerate(in_text):
             placeholder.meta[_PARAM_INDEX] = i  # (copies keep it)
         _expand_column_list_assignments(tree)  # (before the row comparisons are rewritten)
-        if isinstance(tree, exp.Create) and _kind(tree) == "VIEW" and isinstance(tree.expression, exp.Query):
-            tree.meta[_WRITTEN] = tree.expression.copy()  # (a view stores its query as written)
+        if isinstance(tree, exp.Create) and _kind(tree) == "VIEW":
+            if isinstance(tree.expression, exp.Values):  # (CREATE VIEW v AS VALUES ...: a query of them)
+                tree.set("expression", exp.Select(expressions=[exp.Star()], from_=exp.From(this=tree.expression)))
+            if isinstance(tree.expression, exp.Query):
+                tree.meta[_WRITTEN] = tree.expression.copy()  # (a view stores its query as written)
         tree = postgres_semantics(tree, text)
         source = text.strip() if len(trees) == 1 else _source_text(tree)
         if dml and tree.args.get("with_"):

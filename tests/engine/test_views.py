@@ -421,3 +421,11 @@ def test_the_spark_source_refuses_a_view(connect, warehouse):
         with pytest.raises(txlake.Error) as info:
             TxlakeDataSource(options).writer(None, False)
         assert info.value.sqlstate == "55000"
+
+
+def test_a_view_of_values_and_one_read_by_an_upsert(c):
+    c.execute("CREATE VIEW vals AS VALUES (1, 'x'), (9, 'y')")
+    assert [d[0] for d in c.execute("SELECT * FROM vals").description] == ["column1", "column2"]
+    c.execute("INSERT INTO t VALUES (1, 'z', 0) ON CONFLICT (id) DO UPDATE SET name = "
+              "(SELECT column2 FROM vals WHERE column1 = 9)")
+    assert q(c, "SELECT name FROM t WHERE id = 1") == [("y",)]
