@@ -1630,6 +1630,8 @@ class Executor:
         if version.is_view:  # (ALTER TABLE v RENAME TO w works on a view, as in PostgreSQL)
             if len(stmt.actions) == 1 and isinstance(stmt.actions[0], st.RenameTable):
                 return views.rename(self, ctx, version, stmt.actions[0].new)
+            if len(stmt.actions) == 1 and isinstance(stmt.actions[0], st.RenameColumn):
+                return views.rename_column(self, ctx, version, stmt.actions[0].old, stmt.actions[0].new)
             raise errors.WrongObjectType(f'"{version.name}" is not a table')
         for action in stmt.actions:  # (columns the views reading the table use)
             if isinstance(action, st.DropColumn):

@@ -301,7 +301,7 @@ def _check_replacement(old: tuple[tuple[str, str], ...], new: tuple[tuple[str, s
         if old_name != new_name:
             raise errors.InvalidTableDefinition(
                 f'cannot change name of view column "{old_name}" to "{new_name}"\n'
-                "HINT:  Drop the view and create it again to rename its columns.")
+                "HINT:  Use ALTER VIEW ... RENAME COLUMN ... to change name of view column instead.")
         if old_type != new_type:
             raise errors.InvalidTableDefinition(
                 f'cannot change data type of view column "{old_name}" from {old_type.lower()} to {new_type.lower()}')
@@ -413,7 +413,8 @@ def refuse_column_change(ctx: Context, version: TableVersion, column: str, chang
 def alter_view(ex: Executor, ctx: Context, stmt: st.AlterView, params) -> Result:
     """``ALTER VIEW v RENAME TO w``: the view dropped and made again under the new name (one
     commit: other sessions see one or the other); refused while other views read it, which
-    name it (0A000)."""
+    name it (0A000). ``ALTER VIEW v RENAME COLUMN a TO b``: the definition's column renamed
+    (its query gives the columns by position)."""
     version = ctx.txn.table(ctx.catalog, *ctx.locate(stmt.view))
     if version is None:
         if stmt.if_exists:
@@ -421,7 +422,31 @@ def alter_view(ex: Executor, ctx: Context, stmt: st.AlterView, params) -> Result
         raise errors.UndefinedTable(f'relation "{stmt.view}" does not exist')
     if not version.is_view:
         raise errors.WrongObjectType(f'"{version.name}" is not a view')
+    if stmt.column is not None:
+        return rename_column(ex, ctx, version, *stmt.column)
     return rename(ex, ctx, version, stmt.new)
+
+
+def rename_column(ex: Executor, ctx: Context, version: TableVersion, old: str, new: str) -> Result:
+    if ctx.txn.read_only:
+        raise errors.ReadOnlyTransaction("cannot execute ALTER VIEW in a read-only transaction")
+    definition = version.schema.view
+    names = definition.names
+    if old not in names:
+        raise errors.UndefinedColumn(f'column "{old}" does not exist')
+    if new.lower() in (n.lower() for n in names if n != old):
+        raise errors.DuplicateColumn(f'column "{new}" of relation "{version.name}" already exists')
+    users = [v for v in dependents(ctx, {version.table_id})
+             if any(d.table_id == version.table_id and any(n == old for n, _ in d.columns)
+                    for d in v.schema.view.depends)]
+    if users:
+        raise errors.NotSupportedError(
+            f'cannot rename column "{old}" of view "{version.name}": view {users[0].name} uses it '
+            "(txlake's views read columns by name; drop and create them again)")
+    columns = tuple((new if n == old else n, t) for n, t in definition.columns)
+    schema = TableSchema(version.schema.schema_id + 1, (), view=dataclasses.replace(definition, columns=columns))
+    ex._write(ctx, version, dataclasses.replace(version, schema=schema, caches={}), check_ssi=False)
+    return Result(status="ALTER VIEW")
 
 
 def rename(ex: Executor, ctx: Context, version: TableVersion, new: st.TableName) -> Result:

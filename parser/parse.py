@@ -485,8 +485,11 @@ def _drop(tree: exp.Drop) -> st.Statement:
 def _alter(tree: exp.Alter) -> st.Statement:
     actions = tree.args.get("actions") or ()
     if _kind(tree) == "VIEW":
+        if len(actions) == 1 and isinstance(actions[0], exp.RenameColumn):
+            column = (identifier(actions[0].this), _check_name(identifier(actions[0].args["to"]), "column"))
+            return st.AlterView(view=table_name(tree.this), column=column, if_exists=bool(tree.args.get("exists")))
         if len(actions) != 1 or not isinstance(actions[0], exp.AlterRename):
-            raise errors.NotSupportedError("ALTER VIEW is supported for RENAME TO only")
+            raise errors.NotSupportedError("ALTER VIEW is supported for RENAME TO and RENAME COLUMN only")
         return st.AlterView(view=table_name(tree.this), new=table_name(actions[0].this),
                             if_exists=bool(tree.args.get("exists")))
     if (tree.args.get("kind") or "").upper() != "TABLE":

@@ -217,10 +217,12 @@ class DropView(Statement):
 
 @dataclass(frozen=True)
 class AlterView(Statement):
-    """``ALTER VIEW [IF EXISTS] name RENAME TO new`` (also ``ALTER TABLE view RENAME TO``)."""
+    """``ALTER VIEW [IF EXISTS] name RENAME TO new`` or ``RENAME [COLUMN] a TO b`` (also as
+    ALTER TABLE of a view)."""
 
     view: TableName
-    new: TableName
+    new: TableName | None = None
+    column: tuple[str, str] | None = None  # RENAME COLUMN: (old, new)
     if_exists: bool = False
 
 

@@ -280,6 +280,25 @@ def test_create_or_replace_may_only_add_columns_at_the_end(c):
     fails(c, "CREATE OR REPLACE VIEW v AS SELECT id, n, name FROM v", "42P17")  # (itself)
 
 
+def test_alter_view_rename_column(connect, c):
+    c.execute("CREATE VIEW v AS SELECT id, n FROM t")
+    s = connect()
+    s.execute("ALTER VIEW v RENAME COLUMN n TO amount")
+    assert [d[0] for d in s.execute("SELECT * FROM v").description] == ["id", "amount"]
+    assert [d[0] for d in c.execute("SELECT * FROM v").description] == ["id", "n"]  # (not committed)
+    s.commit()
+    assert q(c, "SELECT amount FROM v ORDER BY id") == [(10,), (20,), (30,)]
+    c.execute("ALTER TABLE v RENAME COLUMN amount TO a")  # (as PostgreSQL allows)
+    fails(c, "ALTER VIEW v RENAME COLUMN nope TO x", "42703")
+    fails(c, "ALTER VIEW v RENAME COLUMN a TO id", "42701")
+    c.execute("CREATE VIEW w AS SELECT a FROM v")
+    fails(c, "ALTER VIEW v RENAME COLUMN a TO b", "0A000")
+    c.execute("ALTER VIEW v RENAME COLUMN id TO ident")  # (w does not use it)
+    assert q(c, "SELECT * FROM w ORDER BY a") == [(10,), (20,), (30,)]
+    assert q(c, "SELECT column_name FROM information_schema.columns WHERE table_name = 'v' "
+                "ORDER BY ordinal_position") == [("ident",), ("a",)]
+
+
 def test_views_cannot_be_written_locked_or_read_as_of_the_past(c):
     c.execute("CREATE VIEW v AS SELECT * FROM t")
     assert 'cannot insert into view "v"' in fails(c, "INSERT INTO v VALUES (9, 'z', 0)", "55000")

@@ -237,6 +237,7 @@ def test_view_statements():
     assert parse_one("DROP TABLE t CASCADE").cascade and not parse_one("DROP TABLE t").cascade
     assert parse_one("ALTER VIEW v RENAME TO w") == st.AlterView(view=st.TableName(None, "v"),
                                                                  new=st.TableName(None, "w"))
+    assert parse_one("ALTER VIEW v RENAME COLUMN a TO B").column == ("a", "b")
 
 
 def test_identifiers_fold_to_lower_case_unless_quoted():
