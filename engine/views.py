@@ -32,6 +32,7 @@ import re
 import uuid
 
 import duckdb
+import sqlglot
 from sqlglot import exp
 
 from txlake import errors
@@ -450,17 +451,48 @@ def rename_column(ex: Executor, ctx: Context, version: TableVersion, old: str, n
 
 
 def rename(ex: Executor, ctx: Context, version: TableVersion, new: st.TableName) -> Result:
+    """The view dropped and made again under the new name (one commit: other sessions see one
+    or the other), and the views that read it made to read it so: their stored queries name
+    it (qualified, as made), which is rewritten - by its qualified name, nothing else."""
     if ctx.txn.read_only:
         raise errors.ReadOnlyTransaction("cannot execute ALTER VIEW in a read-only transaction")
     if new.db is not None and new.db != version.db:
         raise errors.NotSupportedError("ALTER VIEW ... RENAME TO cannot move a view to another schema")
     if ctx.txn.table(ctx.catalog, version.db, new.name) is not None:
         raise errors.DuplicateTable(f'relation "{new.name}" already exists')
-    users = dependents(ctx, {version.table_id})
-    if users:
-        raise errors.NotSupportedError(
-            f'cannot rename view "{version.name}": view {users[0].name} reads it '
-            "(txlake's views name what they read; drop and create them again)")
+    renamed = TableVersion(uuid.uuid4().hex, version.db, new.name, version.schema)
+    readers = [v for v in dependents(ctx, {version.table_id})
+               if any(d.table_id == version.table_id for d in v.schema.view.depends)]
     ex._write(ctx, version, None, check_ssi=False)
-    ex._write(ctx, None, TableVersion(uuid.uuid4().hex, version.db, new.name, version.schema), check_ssi=False)
+    ex._write(ctx, None, renamed, check_ssi=False)
+    for reader in readers:
+        definition = reader.schema.view
+        query = _renamed_in(_stored_tree(definition.query), version, new.name)
+        depends = tuple(ViewDependency(renamed.table_id, d.db, new.name, d.columns)
+                        if d.table_id == version.table_id else d for d in definition.depends)
+        changed = dataclasses.replace(definition, query=query, depends=depends)
+        _definition_query(changed.query)  # (reads back as one query)
+        schema = TableSchema(reader.schema.schema_id + 1, (), view=changed)
+        ex._write(ctx, reader, dataclasses.replace(reader, schema=schema, caches={}), check_ssi=False)
     return Result(status="ALTER VIEW")
+
+
+def _stored_tree(text: str) -> exp.Expression:
+    """A stored definition as sqlglot parses it (before parser/semantics.py: as it was written)."""
+    return sqlglot.parse_one(text, read=Txlake)
+
+
+def _renamed_in(query: exp.Expression, old: TableVersion, new: str) -> str:
+    """``query`` (a stored definition: its table names qualified) naming ``old`` as ``new``."""
+    schema = catalog_views.schema_name(old.db)
+
+    def visit(node):
+        if isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier) and node.args.get("db") \
+                and not node.catalog and table_name(node) == st.TableName(st.schema_database(schema), old.name):
+            node = node.copy()
+            if not node.alias:  # (columns qualified by the old name still name it)
+                node.set("alias", exp.TableAlias(this=node.this.copy()))
+            node.set("this", exp.to_identifier(new, quoted=not _SAFE_NAME.fullmatch(new)))
+        return node
+
+    return query.transform(visit).sql(dialect=Txlake)

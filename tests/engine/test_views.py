@@ -319,8 +319,14 @@ def test_alter_view_rename(c):
     assert q(c, "SELECT count(*) FROM x") == [(3,)]
     fails(c, "ALTER VIEW x RENAME TO t", "42P07")
     fails(c, "ALTER VIEW t RENAME TO y", "42809")
-    c.execute("CREATE VIEW reads_x AS SELECT * FROM x")
-    fails(c, "ALTER VIEW x RENAME TO y", "0A000")
+    c.execute("CREATE VIEW reads_x AS SELECT x.id, (SELECT count(*) FROM x) AS n FROM x")
+    c.execute("CREATE VIEW reads_reads AS SELECT id FROM reads_x")
+    c.execute("ALTER VIEW x RENAME TO \"Y y\"")  # (the views reading it follow, as in PostgreSQL)
+    assert q(c, "SELECT * FROM reads_x ORDER BY id") == [(1, 3), (2, 3), (3, 3)]
+    assert q(c, "SELECT count(*) FROM reads_reads") == [(3,)]
+    assert q(c, "SELECT definition FROM pg_views WHERE viewname = 'reads_x'") == \
+        [('SELECT x.id, (SELECT COUNT(*) FROM public."Y y" AS x) AS n FROM public."Y y" AS x',)]
+    assert "view reads_x depends on view Y y" in fails(c, 'DROP VIEW "Y y"', "2BP01")
 
 
 def test_catalog_views_list_views(c):
