@@ -212,6 +212,7 @@ def create_view(ex: Executor, ctx: Context, stmt: st.CreateView, params) -> Resu
     # typed by what DuckDB makes of it, over the tables (and views) as this transaction sees them
     seen = frozenset({old.table_id}) if old is not None else frozenset()
     names, types = _result_columns(ex, ctx, _expanded(ctx, stmt.query, seen))
+    types = _declared_types(ctx, stmt.query, types)
     if len(stmt.columns) > len(names):
         raise errors.SyntaxError("CREATE VIEW specifies more column names than columns")
     names = [*stmt.columns, *names[len(stmt.columns):]]
@@ -292,6 +293,30 @@ def _result_columns(ex: Executor, ctx: Context, query: exp.Expression) -> tuple[
         except errors.NotSupportedError:
             types.append(str(duck).lower())
     return list(names), types
+
+
+def _declared_types(ctx: Context, query: exp.Expression, types: list[str]) -> list[str]:
+    """A column the view passes through from the one table (or view) it selects from keeps
+    that column's declared type - a VARCHAR(n)'s length, which the query's result (text) has
+    lost - as PostgreSQL's view column would."""
+    from_ = query.args.get("from_") if isinstance(query, exp.Select) else None
+    source = from_.this if from_ is not None else None
+    if query.args.get("joins") or not isinstance(source, exp.Table) or not isinstance(source.this, exp.Identifier) \
+            or any(isinstance(p, exp.Star) for p in query.expressions) or query.find(exp.CTE) is not None:
+        return types
+    name = table_name(source)
+    if catalog_views.view(name.db, name.name) is not None:
+        return types
+    version = ctx.txn.table(ctx.catalog, *ctx.locate(name))
+    declared = {n.lower(): t for n, t in version.column_types()} if version is not None else {}
+    result = list(types)
+    for i, projection in enumerate(query.expressions[:len(types)]):
+        column = projection.this if isinstance(projection, exp.Alias) else projection
+        if isinstance(column, exp.Column) and isinstance(column.this, exp.Identifier) and result[i] == "TEXT":
+            kept = declared.get(identifier(column.this).lower())
+            if kept is not None and kept.startswith("VARCHAR("):
+                result[i] = kept
+    return result
 
 
 def _check_replacement(old: tuple[tuple[str, str], ...], new: tuple[tuple[str, str], ...]) -> None:

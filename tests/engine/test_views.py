@@ -336,10 +336,14 @@ def test_catalog_views_list_views(c):
     assert q(c, "SELECT table_schema, table_name, view_definition, is_updatable FROM information_schema.views") == \
         [("public", "v", "SELECT id, name FROM public.t", "NO")]
     assert q(c, "SELECT tablename FROM pg_tables") == [("t",)]
-    assert q(c, "SELECT column_name, data_type, is_updatable FROM information_schema.columns "
-                "WHERE table_name = 'v' ORDER BY ordinal_position") == [("k", "integer", "NO"), ("label", "text", "NO")]
+    assert q(c, "SELECT column_name, data_type, character_maximum_length, is_updatable FROM "
+                "information_schema.columns WHERE table_name = 'v' ORDER BY ordinal_position") == \
+        [("k", "integer", None, "NO"), ("label", "character varying", 20, "NO")]  # (name is VARCHAR(20))
+    c.execute("CREATE VIEW up AS SELECT upper(label) AS u, label FROM v")
+    assert q(c, "SELECT data_type FROM information_schema.columns WHERE table_name = 'up' "
+                "ORDER BY ordinal_position") == [("text",), ("character varying",)]
     listing = c._session.describe_tables().to_pylist()
-    assert [(r["table"], r["type"]) for r in listing] == [("t", "table"), ("v", "view")]
+    assert [(r["table"], r["type"]) for r in listing] == [("t", "table"), ("up", "view"), ("v", "view")]
     assert c._session.describe_table("v").to_pylist()[0]["column"] == "k"
     assert c._session.view_definition("v") == "SELECT id, name FROM public.t"
     assert c._session.view_definition("t") is None
