@@ -24,6 +24,8 @@ def _table_arg(session, value: exp.Expression):
                    None)
     if version is None:
         raise errors.UndefinedTable(f'relation "{ref}" does not exist')
+    if version.is_view:  # (a view has no files to compact)
+        raise errors.WrongObjectType(f'"{version.name}" is not a table')
     return version
 
 

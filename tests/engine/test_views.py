@@ -393,6 +393,12 @@ def test_another_process_sees_a_committed_view(warehouse):
     conn.close()
 
 
+def test_compaction_is_of_tables_only(c):
+    c.execute("CREATE VIEW v AS SELECT id FROM t")
+    fails(c, "CALL txlake.compact('v')", "42809")
+    assert [r[0] for r in q(c, "CALL txlake.compact()")] == ["default.t"]
+
+
 def test_a_cte_of_a_views_name_is_the_cte(c):
     c.execute("CREATE VIEW v AS SELECT id FROM t")
     assert q(c, "WITH v AS (SELECT 42 AS id) SELECT * FROM v") == [(42,)]
