@@ -1542,7 +1542,7 @@ class Executor:
         for version in targets:
             if version.is_view:
                 raise errors.WrongObjectType(f'"{version.name}" is not a table\nHINT:  Use DROP VIEW to remove a view.')
-        notices += views.drop_with_dependents(self, ctx, list(dict.fromkeys(targets)), stmt.cascade, "table")
+        notices += views.drop_with_dependents(self, ctx, list(dict.fromkeys(targets)), stmt.cascade)
         return Result(status="DROP TABLE", notice="\n".join(notices) or None)
 
     # A schema is a database, and a database comes to be with its first table (and goes with
@@ -1633,8 +1633,11 @@ class Executor:
             if len(stmt.actions) == 1 and isinstance(stmt.actions[0], st.RenameColumn):
                 return views.rename_column(self, ctx, version, stmt.actions[0].old, stmt.actions[0].new)
             raise errors.WrongObjectType(f'"{version.name}" is not a table')
+        notices = []
         for action in stmt.actions:  # (columns the views reading the table use)
-            if isinstance(action, st.DropColumn):
+            if isinstance(action, st.DropColumn) and action.cascade:
+                notices += views.drop_column_users(self, ctx, version, action.name)
+            elif isinstance(action, st.DropColumn):
                 views.refuse_column_change(ctx, version, action.name, "drop")
             elif isinstance(action, st.RenameColumn):
                 views.refuse_column_change(ctx, version, action.old, "rename")
@@ -1650,7 +1653,7 @@ class Executor:
         rewritten = replace(version, schema=schema, files=(), deletes={}, caches={})
         rewritten = self._apply(rewritten, None, self._conform(data, schema) if data.num_rows else None)
         self._write(ctx, version, rewritten)
-        return Result(status="ALTER TABLE")
+        return Result(status="ALTER TABLE", notice="\n".join(notices) or None)
 
     def _alter_one(self, table: str, schema: TableSchema, data: pa.Table, action):
         if isinstance(action, st.AddColumn):

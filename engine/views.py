@@ -350,14 +350,15 @@ def drop_view(ex: Executor, ctx: Context, stmt: st.DropView, params) -> Result:
             raise errors.WrongObjectType(f'"{version.name}" is not a view\nHINT:  Use DROP TABLE to remove a table.')
         if version not in targets:
             targets.append(version)
-    notices += drop_with_dependents(ex, ctx, targets, stmt.cascade, "view")
+    notices += drop_with_dependents(ex, ctx, targets, stmt.cascade)
     return Result(status="DROP VIEW", notice="\n".join(notices) or None)
 
 
 def drop_with_dependents(ex: Executor, ctx: Context, targets: list[TableVersion], cascade: bool,
-                         what: str) -> list[str]:
+                         targets_cascade: bool = False) -> list[str]:
     """Drop ``targets`` and, with CASCADE, the views that read them (else 2BP01 if there are
-    any); the notices PostgreSQL gives for the views dropped with them."""
+    any); the notices PostgreSQL gives for the views dropped with them (``targets_cascade``:
+    the targets are such views themselves - DROP COLUMN ... CASCADE's)."""
     ids = {t.table_id for t in targets}
     found = dependents(ctx, ids)
     if found and not cascade:
@@ -368,11 +369,12 @@ def drop_with_dependents(ex: Executor, ctx: Context, targets: list[TableVersion]
             "HINT:  Use DROP ... CASCADE to drop the dependent objects too.")
     for version in [*targets, *found]:
         ex._write(ctx, version, None, check_ssi=not version.is_view)
-    if len(found) == 1:
-        return [f"drop cascades to view {found[0].name}"]
-    if found:
-        return [f"drop cascades to {len(found)} other objects\nDETAIL:  "
-                + "\n".join(f"drop cascades to view {v.name}" for v in found)]
+    cascaded = [*targets, *found] if targets_cascade else found
+    if len(cascaded) == 1:
+        return [f"drop cascades to view {cascaded[0].name}"]
+    if cascaded:
+        return [f"drop cascades to {len(cascaded)} other objects\nDETAIL:  "
+                + "\n".join(f"drop cascades to view {v.name}" for v in cascaded)]
     return []
 
 
@@ -412,13 +414,25 @@ def _dependency_lines(ctx: Context, views: list[TableVersion]) -> str:
     return "\n".join(dict.fromkeys(lines))
 
 
+def _column_users(ctx: Context, version: TableVersion, column: str) -> list[TableVersion]:
+    """The views that use ``column`` of ``version`` (directly)."""
+    return [v for v in dependents(ctx, {version.table_id})
+            if any(d.table_id == version.table_id and any(n == column for n, _ in d.columns)
+                   for d in v.schema.view.depends)]
+
+
+def drop_column_users(ex: Executor, ctx: Context, version: TableVersion, column: str) -> list[str]:
+    """ALTER TABLE ... DROP COLUMN c CASCADE: the views using ``c`` dropped (and the views
+    reading those); PostgreSQL's notices."""
+    users = _column_users(ctx, version, column)
+    return drop_with_dependents(ex, ctx, users, True, targets_cascade=True) if users else []
+
+
 def refuse_column_change(ctx: Context, version: TableVersion, column: str, change: str) -> None:
     """ALTER TABLE of a column a view uses: DROP COLUMN is 2BP01, ALTER COLUMN TYPE 0A000 (as in
     PostgreSQL); RENAME COLUMN 0A000 too (PostgreSQL's views follow the rename; txlake's read
     columns by name)."""
-    users = [v for v in dependents(ctx, {version.table_id})
-             if any(d.table_id == version.table_id and any(n == column for n, _ in d.columns)
-                    for d in v.schema.view.depends)]
+    users = _column_users(ctx, version, column)
     if not users:
         return
     view = users[0]

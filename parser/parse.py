@@ -501,7 +501,8 @@ def _alter(tree: exp.Alter) -> st.Statement:
                                         if_not_exists=bool(action.args.get("exists"))))
         elif isinstance(action, exp.Drop) and (action.args.get("kind") or "").upper() == "COLUMN":
             for column in action.args.get("tables") or [action.this]:
-                actions.append(st.DropColumn(identifier(column), if_exists=bool(action.args.get("exists"))))
+                actions.append(st.DropColumn(identifier(column), if_exists=bool(action.args.get("exists")),
+                                             cascade=bool(action.args.get("cascade"))))
         elif isinstance(action, exp.RenameColumn):
             actions.append(st.RenameColumn(identifier(action.this), _check_name(identifier(action.args["to"]), "column")))
         elif isinstance(action, exp.AlterColumn):

@@ -257,6 +257,7 @@ class AddColumn:
 class DropColumn:
     name: str
     if_exists: bool = False
+    cascade: bool = False  # DROP COLUMN ... CASCADE: the views using it go too
 
 
 @dataclass(frozen=True)

@@ -266,6 +266,10 @@ def test_altering_columns_a_view_uses(c):
     c.execute("DROP VIEW s")
     c.execute("ALTER TABLE t DROP COLUMN z")
     assert q(c, "SELECT * FROM cnt") == [(3,)]
+    c.execute("CREATE VIEW over_v AS SELECT n FROM v")
+    c.execute("ALTER TABLE t DROP COLUMN n CASCADE")  # (v uses it: v and what reads v go)
+    assert q(c, "SELECT table_name FROM information_schema.views ORDER BY 1") == [("cnt",)]
+    assert [d[0] for d in c.execute("SELECT * FROM t").description] == ["id"]
 
 
 def test_create_or_replace_may_only_add_columns_at_the_end(c):

@@ -238,6 +238,7 @@ def test_view_statements():
     assert parse_one("ALTER VIEW v RENAME TO w") == st.AlterView(view=st.TableName(None, "v"),
                                                                  new=st.TableName(None, "w"))
     assert parse_one("ALTER VIEW v RENAME COLUMN a TO B").column == ("a", "b")
+    assert parse_one("ALTER TABLE t DROP COLUMN a CASCADE").actions == (st.DropColumn("a", cascade=True),)
 
 
 def test_identifiers_fold_to_lower_case_unless_quoted():
