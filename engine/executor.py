@@ -1640,7 +1640,7 @@ class Executor:
             elif isinstance(action, st.DropColumn):
                 views.refuse_column_change(ctx, version, action.name, "drop")
             elif isinstance(action, st.RenameColumn):
-                views.refuse_column_change(ctx, version, action.old, "rename")
+                views.follow_column_rename(self, ctx, version, action.old, action.new)
             elif isinstance(action, st.AlterColumn) and action.type is not None:
                 views.refuse_column_change(ctx, version, action.name, "type")
         schema = version.schema

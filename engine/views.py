@@ -430,8 +430,7 @@ def drop_column_users(ex: Executor, ctx: Context, version: TableVersion, column:
 
 def refuse_column_change(ctx: Context, version: TableVersion, column: str, change: str) -> None:
     """ALTER TABLE of a column a view uses: DROP COLUMN is 2BP01, ALTER COLUMN TYPE 0A000 (as in
-    PostgreSQL); RENAME COLUMN 0A000 too (PostgreSQL's views follow the rename; txlake's read
-    columns by name)."""
+    PostgreSQL); RENAME COLUMN 0A000 where the view cannot follow it (``follow_column_rename``)."""
     users = _column_users(ctx, version, column)
     if not users:
         return
@@ -446,8 +445,32 @@ def refuse_column_change(ctx: Context, version: TableVersion, column: str, chang
             "cannot alter type of a column used by a view or rule\n"
             f'DETAIL:  rule _RETURN on view {view.name} depends on column "{column}"')
     raise errors.NotSupportedError(
-        f'cannot rename column "{column}" of table "{version.name}": view {view.name} uses it '
-        "(txlake's views read columns by name; drop and create the view again)")
+        f'cannot rename column "{column}" of "{version.name}": view {view.name} uses it and reads other relations '
+        "too (txlake's views read columns by name; drop and create the view again)")
+
+
+def follow_column_rename(ex: Executor, ctx: Context, version: TableVersion, old: str, new: str) -> None:
+    """RENAME COLUMN of a column views use: as in PostgreSQL they go on reading it (their own
+    column names unchanged) - each one's stored query names it, and is rewritten to the new
+    name - where the view reads that one relation alone; a view reading others as well is
+    refused (0A000: which of them an unqualified name means is not settled here)."""
+    for view in _column_users(ctx, version, old):
+        definition = view.schema.view
+        tree = _stored_tree(definition.query)
+        ctes = {identifier(c.alias) for c in tree.find_all(exp.CTE)}
+        relations = [t for t in tree.find_all(exp.Table) if isinstance(t.this, exp.Identifier)
+                     and not (t.args.get("db") is None and identifier(t.this) in ctes)]
+        if len(relations) != 1:
+            refuse_column_change(ctx, version, old, "rename")
+        for column in list(tree.find_all(exp.Column)):
+            if isinstance(column.this, exp.Identifier) and identifier(column.this) == old:
+                column.set("this", exp.to_identifier(new, quoted=not _SAFE_NAME.fullmatch(new)))
+        depends = tuple(dataclasses.replace(d, columns=tuple((new if n == old else n, t) for n, t in d.columns))
+                        if d.table_id == version.table_id else d for d in definition.depends)
+        changed = dataclasses.replace(definition, query=tree.sql(dialect=Txlake), depends=depends)
+        _definition_query(changed.query)  # (reads back as one query)
+        schema = TableSchema(view.schema.schema_id + 1, (), view=changed)
+        ex._write(ctx, view, dataclasses.replace(view, schema=schema, caches={}), check_ssi=False)
 
 
 def alter_view(ex: Executor, ctx: Context, stmt: st.AlterView, params) -> Result:
@@ -476,16 +499,10 @@ def rename_column(ex: Executor, ctx: Context, version: TableVersion, old: str, n
         raise errors.UndefinedColumn(f'column "{old}" does not exist')
     if new.lower() in (n.lower() for n in names if n != old):
         raise errors.DuplicateColumn(f'column "{new}" of relation "{version.name}" already exists')
-    users = [v for v in dependents(ctx, {version.table_id})
-             if any(d.table_id == version.table_id and any(n == old for n, _ in d.columns)
-                    for d in v.schema.view.depends)]
-    if users:
-        raise errors.NotSupportedError(
-            f'cannot rename column "{old}" of view "{version.name}": view {users[0].name} uses it '
-            "(txlake's views read columns by name; drop and create them again)")
     columns = tuple((new if n == old else n, t) for n, t in definition.columns)
     schema = TableSchema(version.schema.schema_id + 1, (), view=dataclasses.replace(definition, columns=columns))
     ex._write(ctx, version, dataclasses.replace(version, schema=schema, caches={}), check_ssi=False)
+    follow_column_rename(ex, ctx, version, old, new)
     return Result(status="ALTER VIEW")
 
 

@@ -256,7 +256,13 @@ def test_altering_columns_a_view_uses(c):
     assert "cannot drop column n of table t because other objects depend on it" in message
     assert "cannot alter type of a column used by a view or rule" in \
         fails(c, "ALTER TABLE t ALTER COLUMN n TYPE BIGINT", "0A000")
-    fails(c, "ALTER TABLE t RENAME COLUMN n TO m", "0A000")
+    c.execute("CREATE VIEW joined AS SELECT t.n, u.id FROM t JOIN t AS u ON u.id = t.id")
+    fails(c, "ALTER TABLE t RENAME COLUMN n TO m", "0A000")  # (joined reads t twice)
+    c.execute("DROP VIEW joined")
+    c.execute("ALTER TABLE t RENAME COLUMN n TO m")  # (v follows, keeping its column's name)
+    assert q(c, "SELECT n FROM v ORDER BY id") == [(10,), (20,), (30,)]
+    assert q(c, "SELECT definition FROM pg_views WHERE viewname = 'v'") == [("SELECT id, m FROM public.t",)]
+    c.execute("ALTER TABLE t RENAME COLUMN m TO n")
     c.execute("ALTER TABLE t DROP COLUMN name")  # (not used)
     c.execute("ALTER TABLE t ADD COLUMN z INT")
     assert q(c, "SELECT * FROM v ORDER BY id") == [(1, 10), (2, 20), (3, 30)]
@@ -296,11 +302,15 @@ def test_alter_view_rename_column(connect, c):
     fails(c, "ALTER VIEW v RENAME COLUMN nope TO x", "42703")
     fails(c, "ALTER VIEW v RENAME COLUMN a TO id", "42701")
     c.execute("CREATE VIEW w AS SELECT a FROM v")
-    fails(c, "ALTER VIEW v RENAME COLUMN a TO b", "0A000")
-    c.execute("ALTER VIEW v RENAME COLUMN id TO ident")  # (w does not use it)
+    c.execute("ALTER VIEW v RENAME COLUMN a TO b")  # (w follows)
+    assert q(c, "SELECT * FROM w ORDER BY a") == [(10,), (20,), (30,)]
+    c.execute("CREATE VIEW w2 AS SELECT v.b, t.id FROM v, t")
+    fails(c, "ALTER VIEW v RENAME COLUMN b TO a", "0A000")  # (w2 reads two relations)
+    c.execute("DROP VIEW w2")
+    c.execute("ALTER VIEW v RENAME COLUMN id TO ident")  # (nobody uses it)
     assert q(c, "SELECT * FROM w ORDER BY a") == [(10,), (20,), (30,)]
     assert q(c, "SELECT column_name FROM information_schema.columns WHERE table_name = 'v' "
-                "ORDER BY ordinal_position") == [("ident",), ("a",)]
+                "ORDER BY ordinal_position") == [("ident",), ("b",)]
 
 
 def test_views_cannot_be_written_locked_or_read_as_of_the_past(c):

@@ -59,7 +59,7 @@ def test_two_processes_creating_one_view_one_wins(wh):
 
 
 @pytest.mark.parametrize("theirs", ["DROP TABLE t", "ALTER TABLE t DROP COLUMN n",
-                                    "ALTER TABLE t ALTER COLUMN n TYPE BIGINT"])
+                                    "ALTER TABLE t ALTER COLUMN n TYPE BIGINT", "ALTER TABLE t RENAME COLUMN n TO m"])
 def test_a_view_is_not_committed_over_what_another_process_dropped_meanwhile(wh, theirs):
     c = txlake.connect(wh, publish="off")
     c.execute("CREATE VIEW v AS SELECT id, n FROM t")
@@ -81,7 +81,7 @@ def test_a_view_reading_only_other_columns_is_committed(wh):
     c.close()
 
 
-@pytest.mark.parametrize("mine", ["DROP TABLE t", "ALTER TABLE t DROP COLUMN n"])
+@pytest.mark.parametrize("mine", ["DROP TABLE t", "ALTER TABLE t DROP COLUMN n", "ALTER TABLE t RENAME COLUMN n TO m"])
 def test_a_table_is_not_dropped_under_a_view_another_process_committed_meanwhile(wh, mine):
     c = txlake.connect(wh, publish="off")
     c.execute(mine)
