@@ -16,8 +16,9 @@ Guarantees:
 - A statement naming a view reads the view's query in its place (``expand``), at the
   statement's own snapshot: isolation levels, SSI read tracking (a read of the view is a read
   of the tables it reads) and the transaction's own uncommitted writes work as for tables.
-- What a view reads cannot be dropped, nor its used columns dropped, retyped or renamed,
-  while the view stands (2BP01 / 0A000; ``DROP ... CASCADE`` drops the views too). Across
+- What a view reads cannot be dropped, nor its used columns dropped or retyped, while the
+  view stands (2BP01 / 0A000; ``DROP ... CASCADE`` drops the views too); renamed, the views
+  follow (their stored queries rewritten), where that is unambiguous (else 0A000). Across
   processes the commit's vote checks the same against what others committed (storage/commit.py
   ``_check_views``: 40001).
 
