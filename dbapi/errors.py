@@ -141,6 +141,30 @@ class UndefinedObject(ProgrammingError):
     sqlstate = "42704"
 
 
+class WrongObjectType(ProgrammingError):
+    """42809: DROP TABLE of a view, DROP VIEW of a table, ALTER TABLE of a view."""
+
+    sqlstate = "42809"
+
+
+class DependentObjectsStillExist(ProgrammingError):
+    """2BP01: a table or view that views read, dropped without CASCADE."""
+
+    sqlstate = "2BP01"
+
+
+class InvalidTableDefinition(ProgrammingError):
+    """42P16: e.g. CREATE OR REPLACE VIEW dropping or changing a column."""
+
+    sqlstate = "42P16"
+
+
+class ObjectNotInPrerequisiteState(OperationalError):
+    """55000: e.g. INSERT, UPDATE or DELETE of a view."""
+
+    sqlstate = "55000"
+
+
 class InvalidSavepoint(InternalError):
     sqlstate = "3B001"
 

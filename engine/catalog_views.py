@@ -1,6 +1,8 @@
 """PostgreSQL's catalog views over txlake's catalog: ``information_schema.tables``,
-``.columns``, ``.schemata`` and ``pg_catalog.pg_tables``, as tools and applications query them
-("does table x exist?", "which columns has it?").
+``.columns``, ``.schemata``, ``.views`` and ``pg_catalog.pg_tables``, ``pg_views``, as tools and
+applications query them ("does table x exist?", "which columns has it?"). Views are listed
+beside tables (``table_type`` VIEW) in ``tables`` and ``columns``, alone in ``views`` and
+``pg_views``; ``pg_tables`` lists tables only.
 
 Each is built, when a statement names it, from the tables the statement's transaction sees
 (its own CREATE / DROP / ALTER included), as rows of PostgreSQL's columns (the commonly read
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from txlake.storage.schema import Column
+from txlake.storage.schema import Column, ColumnType, parse_type_name
 from txlake.storage.version import TableVersion
 
 CATALOG = "txlake"
@@ -64,14 +66,31 @@ def _tables(tables: list[TableVersion]) -> pa.Table:
         "table_catalog": _text([CATALOG] * n),
         "table_schema": _text(schema_name(t.db) for t in tables),
         "table_name": _text(t.name for t in tables),
-        "table_type": _text(["BASE TABLE"] * n),
-        "is_insertable_into": _text(["YES"] * n),
+        "table_type": _text("VIEW" if t.is_view else "BASE TABLE" for t in tables),
+        "is_insertable_into": _text("NO" if t.is_view else "YES" for t in tables),
         "is_typed": _text(["NO"] * n),
     })
 
 
+def _view_columns(t: TableVersion) -> list[Column]:
+    """A view's columns as a table's would be: nullable, no default; a type txlake has no
+    kind for (an interval, a list) keeps DuckDB's name."""
+    columns = []
+    for i, (name, type_name) in enumerate(t.schema.view.columns):
+        try:
+            column_type = parse_type_name(type_name)
+        except Exception:
+            column_type = ColumnType(type_name)
+        columns.append(Column(i, name, column_type))
+    return columns
+
+
+def _columns_of(t: TableVersion):
+    return _view_columns(t) if t.is_view else t.schema.columns
+
+
 def _columns(tables: list[TableVersion]) -> pa.Table:
-    rows = [(t, i, c) for t in tables for i, c in enumerate(t.schema.columns, start=1)]
+    rows = [(t, i, c) for t in tables for i, c in enumerate(_columns_of(t), start=1)]
     n = len(rows)
     return pa.table({
         "table_catalog": _text([CATALOG] * n),
@@ -91,7 +110,7 @@ def _columns(tables: list[TableVersion]) -> pa.Table:
         "udt_name": _text(_data_type(c)[1] for _, _, c in rows),
         "is_identity": _text(["NO"] * n),
         "is_generated": _text(["NEVER"] * n),
-        "is_updatable": _text(["YES"] * n),
+        "is_updatable": _text("NO" if t.is_view else "YES" for t, _, _ in rows),
     })
 
 
@@ -101,7 +120,35 @@ def _schemata(tables: list[TableVersion]) -> pa.Table:
                      "schema_owner": _text([None] * len(names))})
 
 
+def _views(tables: list[TableVersion]) -> pa.Table:
+    views = [t for t in tables if t.is_view]
+    n = len(views)
+    return pa.table({
+        "table_catalog": _text([CATALOG] * n),
+        "table_schema": _text(schema_name(t.db) for t in views),
+        "table_name": _text(t.name for t in views),
+        "view_definition": _text(t.schema.view.query for t in views),
+        "check_option": _text(["NONE"] * n),
+        "is_updatable": _text(["NO"] * n),
+        "is_insertable_into": _text(["NO"] * n),
+        "is_trigger_updatable": _text(["NO"] * n),
+        "is_trigger_deletable": _text(["NO"] * n),
+        "is_trigger_insertable_into": _text(["NO"] * n),
+    })
+
+
+def _pg_views(tables: list[TableVersion]) -> pa.Table:
+    views = [t for t in tables if t.is_view]
+    return pa.table({
+        "schemaname": _text(schema_name(t.db) for t in views),
+        "viewname": _text(t.name for t in views),
+        "viewowner": _text([None] * len(views)),
+        "definition": _text(t.schema.view.query for t in views),
+    })
+
+
 def _pg_tables(tables: list[TableVersion]) -> pa.Table:
+    tables = [t for t in tables if not t.is_view]
     n = len(tables)
     return pa.table({
         "schemaname": _text(schema_name(t.db) for t in tables),
@@ -135,5 +182,7 @@ _VIEWS = {
     "information_schema.tables": _tables,
     "information_schema.columns": _columns,
     "information_schema.schemata": _schemata,
+    "information_schema.views": _views,
     "pg_catalog.pg_tables": _pg_tables,
+    "pg_catalog.pg_views": _pg_views,
 }

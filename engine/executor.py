@@ -285,6 +285,8 @@ class Executor:
 
     def _source(self, version: TableVersion, with_rowid: bool = False) -> pa.Table | StreamedScan:
         """How DuckDB reads ``version``: from the cache, or streamed from its Parquet files."""
+        if version.schema.view is not None:  # (engine/views.py expands a view where it is named)
+            raise errors.NotSupportedError(f'view "{version.name}" cannot be read as a table here')
         if not sources.streamable(version.schema):
             return self.store.scan(version, with_rowid)
         return self.store.plan(version, with_rowid)
@@ -392,6 +394,9 @@ class Executor:
         version = catalog.table(*ctx.locate(name, catalog))
         if version is None:
             raise errors.UndefinedTable(f'relation "{name}" did not exist at snapshot {csn}')
+        if version.is_view:
+            raise errors.NotSupportedError(f'time travel of view "{version.name}" is not supported: '
+                                           "read its tables as of the snapshot")
         return version
 
     def _snapshots(self, ctx: Context, call: exp.Anonymous) -> pa.Table:
@@ -1550,8 +1555,11 @@ class Executor:
                 notices.append(f'table "{name}" does not exist, skipping')
                 continue
             targets.append(version)
+        from txlake.engine import views  # (views.py builds on this module)
         for version in targets:
-            self._write(ctx, version, None)
+            if version.is_view:
+                raise errors.WrongObjectType(f'"{version.name}" is not a table\nHINT:  Use DROP VIEW to remove a view.')
+        notices += views.drop_with_dependents(self, ctx, list(dict.fromkeys(targets)), stmt.cascade)
         return Result(status="DROP TABLE", notice="\n".join(notices) or None)
 
     # A schema is a database, and a database comes to be with its first table (and goes with
@@ -1572,17 +1580,21 @@ class Executor:
         if stmt.db in catalog_views.CATALOG_SCHEMAS:
             raise errors.ProgrammingError(f"cannot drop schema {stmt.name} because it is required by the "
                                           "database system", sqlstate="2BP01")
+        from txlake.engine import views  # (views.py builds on this module)
         tables = self._schema_tables(ctx, stmt.db)
         if tables and not stmt.cascade:
-            listed = "\n".join(f"table {stmt.name}.{t.name} depends on schema {stmt.name}" for t in tables)
+            listed = "\n".join(f"{'view' if t.is_view else 'table'} {stmt.name}.{t.name} depends on schema "
+                                f"{stmt.name}" for t in tables)
             raise errors.ProgrammingError(
                 f"cannot drop schema {stmt.name} because other objects depend on it\nDETAIL:  {listed}\n"
                 "HINT:  Use DROP ... CASCADE to drop the dependent objects too.", sqlstate="2BP01")
-        for version in tables:
-            self._write(ctx, version, None)
+        outside = [v for v in views.dependents(ctx, {t.table_id for t in tables}) if v.db != stmt.db]
+        for version in [*tables, *outside]:  # (and the views elsewhere that read them)
+            self._write(ctx, version, None, check_ssi=not version.is_view)
+        tables += outside
         notice = None
         if len(tables) == 1:
-            notice = f"drop cascades to table {stmt.name}.{tables[0].name}"
+            notice = f"drop cascades to {'view' if tables[0].is_view else 'table'} {stmt.name}.{tables[0].name}"
         elif tables:
             notice = f"drop cascades to {len(tables)} other objects"
         return Result(status="DROP SCHEMA", notice=notice)
@@ -1631,6 +1643,23 @@ class Executor:
             raise errors.UndefinedTable(f'relation "{stmt.table}" does not exist')
         if ctx.txn.read_only:
             raise errors.ReadOnlyTransaction("cannot execute ALTER TABLE in a read-only transaction")
+        from txlake.engine import views  # (views.py builds on this module)
+        if version.is_view:  # (ALTER TABLE v RENAME TO w works on a view, as in PostgreSQL)
+            if len(stmt.actions) == 1 and isinstance(stmt.actions[0], st.RenameTable):
+                return views.rename(self, ctx, version, stmt.actions[0].new)
+            if len(stmt.actions) == 1 and isinstance(stmt.actions[0], st.RenameColumn):
+                return views.rename_column(self, ctx, version, stmt.actions[0].old, stmt.actions[0].new)
+            raise errors.WrongObjectType(f'"{version.name}" is not a table')
+        notices = []
+        for action in stmt.actions:  # (columns the views reading the table use)
+            if isinstance(action, st.DropColumn) and action.cascade:
+                notices += views.drop_column_users(self, ctx, version, action.name)
+            elif isinstance(action, st.DropColumn):
+                views.refuse_column_change(ctx, version, action.name, "drop")
+            elif isinstance(action, st.RenameColumn):
+                views.follow_column_rename(self, ctx, version, action.old, action.new)
+            elif isinstance(action, st.AlterColumn) and action.type is not None:
+                views.refuse_column_change(ctx, version, action.name, "type")
         schema = version.schema
         data = self.store.scan(version)
         for action in stmt.actions:
@@ -1641,7 +1670,7 @@ class Executor:
         rewritten = replace(version, schema=schema, files=(), deletes={}, caches={})
         rewritten = self._apply(rewritten, None, self._conform(data, schema) if data.num_rows else None)
         self._write(ctx, version, rewritten)
-        return Result(status="ALTER TABLE")
+        return Result(status="ALTER TABLE", notice="\n".join(notices) or None)
 
     def _alter_one(self, table: str, schema: TableSchema, data: pa.Table, action):
         if isinstance(action, st.AddColumn):

@@ -24,6 +24,8 @@ def _table_arg(session, value: exp.Expression):
                    None)
     if version is None:
         raise errors.UndefinedTable(f'relation "{ref}" does not exist')
+    if version.is_view:  # (a view has no files to compact)
+        raise errors.WrongObjectType(f'"{version.name}" is not a table')
     return version
 
 
@@ -32,7 +34,8 @@ def compact(session, args, kwargs) -> Result:
     if len(args) > 1 or kwargs:
         raise errors.ProgrammingError("txlake.compact takes one optional table name", sqlstate="42883")
     warehouse = session.db.warehouse
-    tables = [_table_arg(session, args[0])] if args else list(warehouse.refresh().tables.values())
+    tables = [_table_arg(session, args[0])] if args else \
+        [t for t in warehouse.refresh().tables.values() if not t.is_view]  # (a view has no files)
     rows = []
     for version in tables:
         progress = (lambda done, total, name=version.name: session.progress(done, total, f"compacting {name}")) \

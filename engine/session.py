@@ -20,7 +20,7 @@ import time
 import weakref
 
 from txlake import errors
-from txlake.engine import copy
+from txlake.engine import copy, views
 from txlake.engine.database import Database, default_memory_limit, open_database
 from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result
 from txlake.engine.mvcc.xact import (DEFAULT_LEVEL, READ_COMMITTED, READ_UNCOMMITTED, Transaction,
@@ -276,24 +276,39 @@ class Session:
         """Tables visible to this session (its transaction's view, or the newest committed)."""
         import pyarrow as pa
         tables = self._visible_tables()
-        rows = sorted((t.db, t.name, len(t.schema.columns), t.row_count) for t in tables)
+        rows = sorted((t.db, t.name, len(t.column_types()), None if t.is_view else t.row_count,
+                       "view" if t.is_view else "table") for t in tables)
         return pa.table({"database": [r[0] for r in rows], "table": [r[1] for r in rows],
-                         "columns": [r[2] for r in rows], "rows": [r[3] for r in rows]})
+                         "columns": [r[2] for r in rows], "rows": pa.array([r[3] for r in rows], pa.int64()),
+                         "type": [r[4] for r in rows]})
 
     def describe_table(self, name: str):
         import pyarrow as pa
-        ref = parse_table_name(name)
-        visible = {(v.db, v.name): v for v in self._visible_tables()}
-        places = [ref.qualified(db) for db in self.search_path]  # (a qualified name: its own)
-        version = next((visible[p] for p in places if p in visible), None)
-        if version is None:
-            raise errors.UndefinedTable(f'relation "{name}" does not exist')
+        version = self._visible(name)
+        if version.is_view:
+            names = [n for n, _ in version.column_types()]
+            return pa.table({"column": names, "type": [t for _, t in version.column_types()],
+                             "nullable": ["yes"] * len(names), "default": [""] * len(names), "key": [""] * len(names)})
         cols = version.schema.columns
         return pa.table({
             "column": [c.name for c in cols], "type": [c.type.display() for c in cols],
             "nullable": ["no" if c.not_null else "yes" for c in cols],
             "default": [c.default or "" for c in cols],
             "key": ["PRIMARY KEY" if c.name in version.schema.primary_key else "" for c in cols]})
+
+    def view_definition(self, name: str) -> str | None:
+        """The query of the view ``name`` (None for a table), as ``\\d`` shows it."""
+        version = self._visible(name)
+        return version.schema.view.query if version.is_view else None
+
+    def _visible(self, name: str):
+        ref = parse_table_name(name)
+        visible = {(v.db, v.name): v for v in self._visible_tables()}
+        places = [ref.qualified(db) for db in self.search_path]  # (a qualified name: its own)
+        version = next((visible[p] for p in places if p in visible), None)
+        if version is None:
+            raise errors.UndefinedTable(f'relation "{name}" does not exist')
+        return version
 
     def _visible_tables(self):
         txn = self.txn
@@ -392,7 +407,7 @@ class Session:
             raise errors.NotSupportedError(f"statement not supported: {type(stmt).__name__}")
         self.executor.clock_of = txn
         self.executor.sequence_calls.db = ctx.db  # (nextval('s') is the statement's database's)
-        return runner(self.executor, ctx, stmt, params)
+        return runner(self.executor, ctx, views.expand(ctx, stmt), params)
 
     # --- transaction control -------------------------------------------------------------
 
@@ -627,4 +642,7 @@ _DATA = {
     st.DropTable: Executor.drop_table,
     st.AlterTable: Executor.alter_table,
     st.Copy: copy.run,
+    st.CreateView: views.create_view,
+    st.DropView: views.drop_view,
+    st.AlterView: views.alter_view,
 }

@@ -69,6 +69,11 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
         for i, placeholder in enumerate(in_text):
             placeholder.meta[_PARAM_INDEX] = i  # (copies keep it)
         _expand_column_list_assignments(tree)  # (before the row comparisons are rewritten)
+        if isinstance(tree, exp.Create) and _kind(tree) == "VIEW":
+            if isinstance(tree.expression, exp.Values):  # (CREATE VIEW v AS VALUES ...: a query of them)
+                tree.set("expression", exp.Select(expressions=[exp.Star()], from_=exp.From(this=tree.expression)))
+            if isinstance(tree.expression, exp.Query):
+                tree.meta[_WRITTEN] = tree.expression.copy()  # (a view stores its query as written)
         tree = postgres_semantics(tree, text)
         source = text.strip() if len(trees) == 1 else _source_text(tree)
         if dml and tree.args.get("with_"):
@@ -377,7 +382,38 @@ def _schema_name(node: exp.Expression) -> tuple[str, str]:
     return name, st.schema_database(name)
 
 
+_WRITTEN = "txlake_written_query"
+
+
+def _kind(tree: exp.Expression) -> str:
+    return (tree.args.get("kind") or "").upper()
+
+
+def _create_view(tree: exp.Create) -> st.CreateView:
+    """``CREATE [OR REPLACE] VIEW name [(columns)] AS query``; TEMPORARY, MATERIALIZED and other
+    options are refused (0A000), never ignored (RECURSIVE and WITH CHECK OPTION do not parse:
+    sqlglot gives a command, refused likewise)."""
+    for prop in (tree.args.get("properties") or exp.Properties()).expressions:
+        what = {exp.TemporaryProperty: "TEMPORARY", exp.MaterializedProperty: "MATERIALIZED"}.get(type(prop))
+        raise errors.NotSupportedError(f"CREATE {what or prop.sql(dialect='postgres')} VIEW is not supported")
+    if tree.args.get("exists"):  # (PostgreSQL has no CREATE VIEW IF NOT EXISTS)
+        raise _syntax_error('syntax error at or near "NOT"', tree)
+    query = tree.expression
+    if not isinstance(query, exp.Query) or _WRITTEN not in tree.meta:
+        raise _syntax_error("syntax error: CREATE VIEW needs AS SELECT ...", tree, after=True)
+    target, columns = tree.this, ()
+    if isinstance(target, exp.Schema):
+        if not all(isinstance(c, exp.Identifier) for c in target.expressions):
+            raise _syntax_error("syntax error in the view's column list", target)
+        columns = tuple(_check_name(identifier(c), "column") for c in target.expressions)
+        target = target.this
+    return st.CreateView(view=table_name(target), query=query, written=tree.meta[_WRITTEN], columns=columns,
+                         or_replace=bool(tree.args.get("replace")))
+
+
 def _create(tree: exp.Create) -> st.Statement:
+    if _kind(tree) == "VIEW":
+        return _create_view(tree)
     if (tree.args.get("kind") or "").upper() == "SCHEMA":
         return st.CreateSchema(*_schema_name(tree.this), if_not_exists=bool(tree.args.get("exists")))
     if (tree.args.get("kind") or "").upper() != "TABLE":
@@ -434,13 +470,28 @@ def _drop(tree: exp.Drop) -> st.Statement:
             raise errors.NotSupportedError("DROP SCHEMA of several schemas is not supported")
         return st.DropSchema(*_schema_name(targets[0]), if_exists=bool(tree.args.get("exists")),
                              cascade=bool(tree.args.get("cascade")))
+    if _kind(tree) == "VIEW" and not tree.args.get("materialized"):
+        views = tree.args.get("tables") or [tree.this]
+        return st.DropView(views=tuple(table_name(t) for t in views), if_exists=bool(tree.args.get("exists")),
+                           cascade=bool(tree.args.get("cascade")))
     if (tree.args.get("kind") or "").upper() != "TABLE":
-        raise errors.NotSupportedError(f"DROP {tree.args.get('kind')} is not supported")
+        what = "MATERIALIZED VIEW" if tree.args.get("materialized") else tree.args.get("kind")
+        raise errors.NotSupportedError(f"DROP {what} is not supported")
     tables = tree.args.get("tables") or [tree.this]
-    return st.DropTable(tables=tuple(table_name(t) for t in tables), if_exists=bool(tree.args.get("exists")))
+    return st.DropTable(tables=tuple(table_name(t) for t in tables), if_exists=bool(tree.args.get("exists")),
+                        cascade=bool(tree.args.get("cascade")))
 
 
 def _alter(tree: exp.Alter) -> st.Statement:
+    actions = tree.args.get("actions") or ()
+    if _kind(tree) == "VIEW":
+        if len(actions) == 1 and isinstance(actions[0], exp.RenameColumn):
+            column = (identifier(actions[0].this), _check_name(identifier(actions[0].args["to"]), "column"))
+            return st.AlterView(view=table_name(tree.this), column=column, if_exists=bool(tree.args.get("exists")))
+        if len(actions) != 1 or not isinstance(actions[0], exp.AlterRename):
+            raise errors.NotSupportedError("ALTER VIEW is supported for RENAME TO and RENAME COLUMN only")
+        return st.AlterView(view=table_name(tree.this), new=table_name(actions[0].this),
+                            if_exists=bool(tree.args.get("exists")))
     if (tree.args.get("kind") or "").upper() != "TABLE":
         raise errors.NotSupportedError(f"ALTER {tree.args.get('kind')} is not supported")
     actions = []
@@ -450,7 +501,8 @@ def _alter(tree: exp.Alter) -> st.Statement:
                                         if_not_exists=bool(action.args.get("exists"))))
         elif isinstance(action, exp.Drop) and (action.args.get("kind") or "").upper() == "COLUMN":
             for column in action.args.get("tables") or [action.this]:
-                actions.append(st.DropColumn(identifier(column), if_exists=bool(action.args.get("exists"))))
+                actions.append(st.DropColumn(identifier(column), if_exists=bool(action.args.get("exists")),
+                                             cascade=bool(action.args.get("cascade"))))
         elif isinstance(action, exp.RenameColumn):
             actions.append(st.RenameColumn(identifier(action.this), _check_name(identifier(action.args["to"]), "column")))
         elif isinstance(action, exp.AlterColumn):

@@ -194,6 +194,36 @@ class CreateTable(Statement):
 class DropTable(Statement):
     tables: tuple[TableName, ...] = ()
     if_exists: bool = False
+    cascade: bool = False  # DROP TABLE ... CASCADE: the views reading them go too
+
+
+@dataclass(frozen=True)
+class CreateView(Statement):
+    """``CREATE [OR REPLACE] VIEW name [(columns)] AS query``."""
+
+    view: TableName
+    query: exp.Query             # as the engine runs it (parser/semantics.py applied)
+    written: exp.Query           # as written: what the view stores, its table names qualified
+    columns: tuple[str, ...] = ()
+    or_replace: bool = False
+
+
+@dataclass(frozen=True)
+class DropView(Statement):
+    views: tuple[TableName, ...] = ()
+    if_exists: bool = False
+    cascade: bool = False
+
+
+@dataclass(frozen=True)
+class AlterView(Statement):
+    """``ALTER VIEW [IF EXISTS] name RENAME TO new`` or ``RENAME [COLUMN] a TO b`` (also as
+    ALTER TABLE of a view)."""
+
+    view: TableName
+    new: TableName | None = None
+    column: tuple[str, str] | None = None  # RENAME COLUMN: (old, new)
+    if_exists: bool = False
 
 
 @dataclass(frozen=True)
@@ -227,6 +257,7 @@ class AddColumn:
 class DropColumn:
     name: str
     if_exists: bool = False
+    cascade: bool = False  # DROP COLUMN ... CASCADE: the views using it go too
 
 
 @dataclass(frozen=True)

@@ -29,8 +29,8 @@ examples:
   txlake wh -c "\\copy t from data.csv with (format csv, header)"
   txlake wh -c "\\copy t from stdin" < data.tsv
 
-shell meta-commands: \\? (help), \\dt, \\d TABLE, \\snapshots TABLE, \\i FILE, \\copy ...,
-\\isolation [LEVEL], \\x, \\timing, \\rows, \\q
+shell meta-commands: \\? (help), \\dt (tables and views), \\d TABLE|VIEW, \\snapshots TABLE,
+\\i FILE, \\copy ..., \\isolation [LEVEL], \\x, \\timing, \\rows, \\q
 -c and -f run in the order given. Scripts stop at the first error. The statements of one -c
 run as one transaction (as psql's), unless it holds BEGIN / COMMIT of its own.
 exit status: 0 ok; 1 an error in the SQL or a meta-command, or a file that cannot be read;

@@ -23,8 +23,9 @@ General
                       \\copy t [(cols)] from FILE|stdin [with (format csv, header, ...)]
                       \\copy t [(cols)] | (query) to FILE|stdout [with (...)]
 Catalog
-  \\dt                 list tables
-  \\d [TABLE]          describe TABLE: columns, types, nullability, defaults, keys
+  \\dt                 list tables and views
+  \\d [TABLE]          describe TABLE (or a view: its columns and definition):
+                      columns, types, nullability, defaults, keys
   \\snapshots TABLE    the commits that changed TABLE (its snapshot history)
 Transactions
   \\isolation [LEVEL]  show the isolation level, or set it for new transactions:
@@ -83,8 +84,11 @@ def _describe(runner: Runner, argument: str) -> Outcome:
     if not argument:
         return _list_tables(runner, argument)
     columns = runner.conn.session.describe_table(argument)
-    runner.print(f'Table "{argument}"')
+    definition = runner.conn.session.view_definition(argument)
+    runner.print(f'{"View" if definition is not None else "Table"} "{argument}"')
     runner.show_table(columns)
+    if definition is not None:
+        runner.print(f"View definition:\n {definition}")
     return Outcome.OK
 
 

@@ -162,6 +162,9 @@ class TxlakeDataSource(DataSource):
             if version is None:
                 raise errors.UndefinedTable(f'relation "{target.qualified}" does not exist'
                                             + (f" at snapshot {csn}" if csn != wh.latest.csn else ""))
+            if version.is_view:  # (its query runs in txlake's DuckDB, not in Spark)
+                raise errors.NotSupportedError(f'"{target.qualified}" is a view: the Spark source reads tables; '
+                                               "read the view through txlake.connect(), or its tables")
             self._pinned = (csn, version)
         return self._pinned
 
@@ -180,6 +183,8 @@ class TxlakeDataSource(DataSource):
         wh = target.open(create=True)
         latest = wh.refresh()
         version = latest.table(target.db, target.name)
+        if version is not None and version.is_view:
+            raise errors.ObjectNotInPrerequisiteState(f'cannot insert into view "{target.name}"')
         defaults, serial = {}, {}
         if version is None:
             table_schema = schema_for(schema)

@@ -351,6 +351,7 @@ class Commit:
         changes = []
         for d in self.deltas:
             changes.extend(self._rebase(d, latest, dropping))
+        self._check_views(latest)
         # drops first: a table dropped and re-created under the same name in one transaction
         order = {DropTable: 0, CreateTable: 1, ChangeData: 2}
         changes.sort(key=lambda c: order[type(c)])
@@ -426,6 +427,37 @@ class Commit:
             return []
         return [ChangeData(d.table_id, added=files, removed=removed, deleted=deleted, schema=schema)]
 
+    def _check_views(self, latest: CatalogVersion) -> None:
+        """Views against what others committed since the snapshot (the statements checked the
+        snapshot's: 2BP01, 42P01): a view this transaction makes or replaces must find every
+        relation it reads still there, with the columns it uses of the types it used; a
+        table or view this one drops or re-shapes must not be read so by a view another
+        committed meanwhile. Either is 40001, as a concurrent DROP / CREATE of one name is."""
+        mine = {d.table_id: d.work for d in self.deltas}
+        for d in self.deltas:
+            work = d.work
+            if work is None or not work.is_view or (d.base is not None and work.schema is d.base.schema):
+                continue
+            for dep in work.schema.view.depends:
+                target = mine[dep.table_id] if dep.table_id in mine else latest.by_id(dep.table_id)
+                if target is None or not _provides(target, dep.columns):
+                    raise errors.SerializationFailure(
+                        f'could not serialize access: relation "{dep.name}", which view "{work.name}" reads, '
+                        "was dropped or altered by a concurrent transaction")
+        reshaped = {d.table_id: d.work for d in self.deltas if d.base is not None
+                    and (d.work is None or d.work.schema.schema_id != d.base.schema.schema_id)}
+        if not reshaped or not latest.views:
+            return
+        for view in latest.tables.values():
+            if not view.is_view or view.table_id in mine:
+                continue
+            for dep in view.schema.view.depends:
+                if dep.table_id in reshaped and (reshaped[dep.table_id] is None
+                                                 or not _provides(reshaped[dep.table_id], dep.columns)):
+                    raise errors.SerializationFailure(
+                        f'could not serialize access: view "{view.name}", which reads relation "{dep.name}", '
+                        "was created by a concurrent transaction")
+
     def _numbered(self, table_id: str, first_id: int) -> tuple[DataFile, ...]:
         return tuple(f.numbered(first_id + i) for i, f in enumerate(self._written.get(table_id, ())))
 
@@ -494,6 +526,12 @@ class FilesCommit(Commit):
 def _same_contents(current: TableVersion, base: TableVersion) -> bool:
     """Has nothing been committed to the table since ``base`` (``current`` is its newest version)?"""
     return current is base or (current.files == base.files and dict(current.deletes) == dict(base.deletes))
+
+
+def _provides(version: TableVersion, used: tuple[tuple[str, str], ...]) -> bool:
+    """Has ``version`` every column ``used`` names, of the type named?"""
+    have = dict(version.column_types())
+    return all(have.get(name) == type_ for name, type_ in used)
 
 
 def _duplicates(keys: list, seen: set) -> dict:

@@ -194,7 +194,9 @@ class Publisher:
             if catalog.csn == self._published_csn:
                 return
             failure = None
-            for version in catalog.tables.values():
+            # (views are catalog entries with no data: nothing to publish)
+            tables = [v for v in catalog.tables.values() if not v.is_view] if catalog.views else catalog.tables.values()
+            for version in tables:
                 if self._versions.get(version.table_id) is not version:
                     try:
                         self._publish_table(catalog, version, lock)
@@ -208,12 +210,12 @@ class Publisher:
                     self._versions[version.table_id] = version
             if failure is not None:  # (reported, and the pass not counted: the next one tries again)
                 raise failure
-            if len(self._versions) != len(catalog.tables) or self._published_csn < 0:
-                live = {v.table_id for v in catalog.tables.values()}
+            if len(self._versions) != len(tables) or self._published_csn < 0:
+                live = {v.table_id for v in tables}
                 for table_id in [t for t in self._versions if t not in live]:
                     del self._versions[table_id]
                     self._published.pop(table_id, None)
-                self._drop_stale({table_dir(v.db, v.name) for v in catalog.tables.values()}, lock)
+                self._drop_stale({table_dir(v.db, v.name) for v in tables}, lock)
             self._published_csn = catalog.csn
 
     def _publish_table(self, catalog: CatalogVersion, version: TableVersion, lock: "PaimonLock") -> None:

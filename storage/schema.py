@@ -2,6 +2,11 @@
 
 A schema has an id that grows with every change (``schema/schema-N`` in the Paimon layout);
 columns have stable field ids so that a rename keeps the column's identity.
+
+A view is a catalog entry like a table, whose schema holds no columns of its own but a
+``ViewDefinition``: it is created, replaced and dropped by the same log changes as a table
+(CreateTable, ChangeData with a new schema, DropTable), so it is transactional, replayed,
+checkpointed and seen by other processes exactly as a table's creation is.
 """
 
 from __future__ import annotations
@@ -153,11 +158,55 @@ class Column:
 
 
 @dataclass(frozen=True)
+class ViewDependency:
+    """A table or view a view reads: by id (a table dropped and created again under the same
+    name is another), with the columns the view uses and their types when it was made."""
+
+    table_id: str
+    db: str
+    name: str
+    columns: tuple[tuple[str, str], ...] = ()  # (name, type as ColumnType.display() or the view's)
+
+    def to_json(self) -> dict:
+        return {"id": self.table_id, "db": self.db, "name": self.name, "columns": [list(c) for c in self.columns]}
+
+    @staticmethod
+    def from_json(d: dict) -> "ViewDependency":
+        return ViewDependency(d["id"], d["db"], d["name"], tuple(tuple(c) for c in d["columns"]))
+
+
+@dataclass(frozen=True)
+class ViewDefinition:
+    """What a view is: its query (a SELECT whose table names are qualified as they resolved
+    when the view was made - the search path then, not the reader's), its columns (names and
+    types fixed then: ``*`` is expanded once, as PostgreSQL does) and what it reads."""
+
+    query: str
+    columns: tuple[tuple[str, str], ...]  # (name, type)
+    depends: tuple[ViewDependency, ...] = ()
+
+    @property
+    def names(self) -> list[str]:
+        return [name for name, _ in self.columns]
+
+    def to_json(self) -> dict:
+        return {"query": self.query, "columns": [list(c) for c in self.columns],
+                "depends": [d.to_json() for d in self.depends]}
+
+    @staticmethod
+    def from_json(d: dict) -> "ViewDefinition":
+        return ViewDefinition(d["query"], tuple(tuple(c) for c in d["columns"]),
+                              tuple(ViewDependency.from_json(x) for x in d["depends"]))
+
+
+@dataclass(frozen=True)
 class TableSchema:
     schema_id: int
     columns: tuple[Column, ...]
     primary_key: tuple[str, ...] = ()
     highest_field_id: int = -1
+    #: a view's definition (None for a table): a view has no columns of its own
+    view: ViewDefinition | None = None
 
     @property
     def names(self) -> list[str]:
@@ -199,10 +248,15 @@ class TableSchema:
                        highest_field_id=highest)
 
     def to_json(self) -> dict:
-        return {"id": self.schema_id, "columns": [c.to_json() for c in self.columns],
-                "primary_key": list(self.primary_key), "highest_field_id": self.highest_field_id}
+        d = {"id": self.schema_id, "columns": [c.to_json() for c in self.columns],
+             "primary_key": list(self.primary_key), "highest_field_id": self.highest_field_id}
+        if self.view is not None:
+            d["view"] = self.view.to_json()
+        return d
 
     @staticmethod
     def from_json(d: dict) -> "TableSchema":
+        view = d.get("view")
         return TableSchema(d["id"], tuple(Column.from_json(c) for c in d["columns"]),
-                           tuple(d["primary_key"]), d["highest_field_id"])
+                           tuple(d["primary_key"]), d["highest_field_id"],
+                           ViewDefinition.from_json(view) if view is not None else None)

@@ -492,6 +492,18 @@ class TableVersion:
         return (self.db, self.name)
 
     @property
+    def is_view(self) -> bool:
+        """Is this catalog entry a view (no files; its schema holds its definition)?"""
+        return self.schema.view is not None
+
+    def column_types(self) -> tuple[tuple[str, str], ...]:
+        """(name, type) of each column - a view's as its definition fixed them - as a view's
+        dependencies record the columns it uses (storage/schema.py ``ViewDependency``)."""
+        if self.schema.view is not None:
+            return self.schema.view.columns
+        return tuple((c.name, c.type.display()) for c in self.schema.columns)
+
+    @property
     def row_count(self) -> int:
         return sum(f.row_count - len(self.deletes.get(f.file_id, EMPTY_BITMAP)) for f in self.files)
 
@@ -855,6 +867,9 @@ class CatalogVersion:
     time_ms: int = 0
     tables: Mapping[tuple[str, str], TableVersion] = field(default_factory=dict)
     max_xid: int = 0
+    #: how many of ``tables`` are views, carried by ``apply``: a statement looks for views to
+    #: expand only where there are any
+    views: int = 0
     # table id -> (db, name): built at the first ``by_id``, then carried from version to
     # version by ``apply`` (a copy and a few edits): a transaction asks about ten times, and
     # neither the ask nor the commit walks every table of the warehouse
@@ -880,21 +895,24 @@ class CatalogVersion:
 
     @staticmethod
     def from_json(d: dict) -> "CatalogVersion":
-        tables = (TableVersion.from_json(t) for t in d["tables"])
-        return CatalogVersion(d["csn"], d["time_ms"], {t.key: t for t in tables}, d["max_xid"])
+        tables = [TableVersion.from_json(t) for t in d["tables"]]
+        return CatalogVersion(d["csn"], d["time_ms"], {t.key: t for t in tables}, d["max_xid"],
+                              sum(1 for t in tables if t.is_view))
 
     def apply(self, entry: LogEntry) -> "CatalogVersion":
         assert entry.csn == self.csn + 1, (entry.csn, self.csn)
         tables = dict(self.tables)
         by_id = dict(self._id_index())
+        views = self.views
         for change in entry.changes:
             if isinstance(change, CreateTable):
                 tables[(change.db, change.name)] = TableVersion(change.table_id, change.db, change.name, change.schema)
                 by_id[change.table_id] = (change.db, change.name)
+                views += change.schema.view is not None
             elif isinstance(change, DropTable):
-                tables.pop(by_id.pop(change.table_id))
+                views -= tables.pop(by_id.pop(change.table_id)).is_view
             else:
                 key = by_id[change.table_id]
                 tables[key] = tables[key].with_files(change.added, change.removed, change.deleted,
                                                      change.schema, change.moved, entry.csn, change.forget_before)
-        return CatalogVersion(entry.csn, entry.time_ms, tables, max(self.max_xid, entry.xid), by_id)
+        return CatalogVersion(entry.csn, entry.time_ms, tables, max(self.max_xid, entry.xid), views, by_id)

@@ -216,12 +216,29 @@ def test_create_table_keys():
 
 
 @pytest.mark.parametrize("sql", ["CREATE TABLE t (a INT UNIQUE)", "CREATE TABLE t (a INT CHECK (a > 0))",
-                                 "CREATE VIEW v AS SELECT 1", "CREATE OR REPLACE TABLE t (a INT)",
-                                 "DROP VIEW v"])
+                                 "CREATE OR REPLACE TABLE t (a INT)", "CREATE TEMP VIEW v AS SELECT 1",
+                                 "CREATE MATERIALIZED VIEW v AS SELECT 1", "CREATE RECURSIVE VIEW v (a) AS SELECT 1",
+                                 "CREATE VIEW v AS SELECT 1 WITH CHECK OPTION", "DROP MATERIALIZED VIEW v",
+                                 "ALTER VIEW v ALTER COLUMN a SET DEFAULT 1"])
 def test_unsupported_ddl_is_refused_not_ignored(sql):
     with pytest.raises(errors.NotSupportedError) as info:
         parse(sql)
     assert info.value.sqlstate == "0A000"
+
+
+def test_view_statements():
+    stmt = parse_one("CREATE OR REPLACE VIEW s.V (a, B) AS SELECT x, count(*) FROM t GROUP BY x")
+    assert isinstance(stmt, st.CreateView) and stmt.or_replace
+    assert stmt.view == st.TableName("s", "v") and stmt.columns == ("a", "b")
+    assert stmt.written.sql() == "SELECT x, COUNT(*) FROM t GROUP BY x"  # (as written: what the view stores)
+    assert stmt.query.sql() != stmt.written.sql()  # (as run: PostgreSQL's column names given)
+    assert parse_one("DROP VIEW IF EXISTS v, w CASCADE") == st.DropView(
+        views=(st.TableName(None, "v"), st.TableName(None, "w")), if_exists=True, cascade=True)
+    assert parse_one("DROP TABLE t CASCADE").cascade and not parse_one("DROP TABLE t").cascade
+    assert parse_one("ALTER VIEW v RENAME TO w") == st.AlterView(view=st.TableName(None, "v"),
+                                                                 new=st.TableName(None, "w"))
+    assert parse_one("ALTER VIEW v RENAME COLUMN a TO B").column == ("a", "b")
+    assert parse_one("ALTER TABLE t DROP COLUMN a CASCADE").actions == (st.DropColumn("a", cascade=True),)
 
 
 def test_identifiers_fold_to_lower_case_unless_quoted():

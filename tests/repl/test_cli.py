@@ -235,3 +235,16 @@ def test_quiet_leaves_out_what_meta_commands_say(main, tmp_path):
     assert done.stdout.splitlines() == ["-[ RECORD 1 ]-", "a | 1"]
     done = main(str(tmp_path / "wh"), "-c", "\\x maybe")
     assert "expected on or off or auto" in done.stderr
+
+
+def test_meta_commands_list_and_describe_views(main, tmp_path):
+    wh = str(tmp_path / "wh")
+    done = main(wh, "-c", "CREATE TABLE t (id INT PRIMARY KEY, v TEXT)", "-c",
+                "CREATE VIEW tv (ident) AS SELECT id FROM t", "-c", "\\dt", "-c", "\\d tv", "-c", "\\d t")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert any("| tv " in line and "view" in line for line in out.splitlines())
+    assert any("| t " in line and "table" in line for line in out.splitlines())
+    assert 'View "tv"' in out and "ident" in out
+    assert "View definition:" in out and "SELECT id FROM public.t" in out
+    assert 'Table "t"' in out

@@ -1,0 +1,566 @@
+"""Views: catalog entries made, replaced, renamed and dropped by transactional DDL, and expanded
+into the statements that name them.
+
+A view is stored as a catalog entry beside the tables (``TableVersion.is_view``: no files; its
+schema holds a ``ViewDefinition``), so it shares their namespace and their life: created in a
+block it is the transaction's alone until COMMIT, gone with a ROLLBACK, replayed, checkpointed
+and seen by other processes as a table's creation is, and two sessions creating one name race
+as for a table (one gets 42P07, or 40001 when they overlap across processes).
+
+Guarantees:
+
+- The definition is fixed when the view is made, as PostgreSQL fixes it: its table names are
+  qualified as they resolved then (the search path of later readers does not change what it
+  reads), its columns - ``*`` expanded - get their names and types then, and ``CREATE OR
+  REPLACE`` may only add columns at the end (42P16).
+- A statement naming a view reads the view's query in its place (``expand``), at the
+  statement's own snapshot: isolation levels, SSI read tracking (a read of the view is a read
+  of the tables it reads) and the transaction's own uncommitted writes work as for tables.
+- What a view reads cannot be dropped, nor its used columns dropped or retyped, while the
+  view stands (2BP01 / 0A000; ``DROP ... CASCADE`` drops the views too); renamed, the views
+  follow (their stored queries rewritten), where that is unambiguous (else 0A000). Across
+  processes the commit's vote checks the same against what others committed (storage/commit.py
+  ``_check_views``: 40001).
+
+A view cannot be written (55000), locked (SELECT ... FOR UPDATE: 0A000), read as of a past
+snapshot (0A000), nor read by Spark; it is not published as a Paimon table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import uuid
+
+import duckdb
+import sqlglot
+from sqlglot import exp
+
+from txlake import errors
+from txlake.engine import catalog_views
+from txlake.engine.executor import Context, Executor, Result
+from txlake.parser import statements as st
+from txlake.parser.dialect import Txlake
+from txlake.parser.parse import identifier, parse, table_name
+from txlake.storage.schema import TableSchema, ViewDefinition, ViewDependency, type_from_arrow
+from txlake.storage.version import TableVersion
+
+_SAFE_NAME = re.compile(r"[a-z_][a-z0-9_$]*")
+
+
+# --- expansion ----------------------------------------------------------------------------
+
+def any_views(ctx: Context) -> bool:
+    """Might a name in this statement be a view? (Most warehouses have none: then nothing is looked up.)"""
+    return bool(ctx.catalog.views) or any(v is not None and v.is_view for v in ctx.txn.changes.values())
+
+
+def expand(ctx: Context, stmt: st.Statement) -> st.Statement:
+    """``stmt`` with every view it reads replaced by the view's query; refuses writing a view."""
+    if not any_views(ctx):
+        return stmt
+    if isinstance(stmt, st.Query):
+        expression = _expanded(ctx, stmt.expression)
+        if expression is stmt.expression:
+            return stmt
+        if stmt.locks:
+            raise errors.NotSupportedError("SELECT ... FOR UPDATE / SHARE of a view is not supported: "
+                                           "lock the rows of its tables")
+        return _replaced(stmt, expression=expression)
+    if isinstance(stmt, st.Explain):
+        query = expand(ctx, stmt.query)
+        return stmt if query is stmt.query else _replaced(stmt, query=query)
+    if isinstance(stmt, st.Insert):
+        _refuse_write(ctx, stmt.table, "insert into")
+        conflict = stmt.on_conflict
+        if conflict is not None and not conflict.do_nothing:  # (DO UPDATE SET x = (SELECT ... FROM v))
+            expanded = _parts_expanded(ctx, conflict, assignments=conflict.assignments, where=conflict.where)
+            if expanded is not conflict:
+                stmt = _replaced(stmt, on_conflict=expanded)
+        return _parts_expanded(ctx, stmt, source=stmt.source, returning=stmt.returning)
+    if isinstance(stmt, st.Update):
+        _refuse_write(ctx, stmt.table, "update")
+        return _parts_expanded(ctx, stmt, from_=stmt.from_, where=stmt.where, returning=stmt.returning,
+                               assignments=stmt.assignments)
+    if isinstance(stmt, st.Delete):
+        _refuse_write(ctx, stmt.table, "delete from")
+        return _parts_expanded(ctx, stmt, using=stmt.using, where=stmt.where, returning=stmt.returning)
+    if isinstance(stmt, st.Truncate):
+        for name in stmt.tables:
+            refuse_view(ctx, name, "table")
+        return stmt
+    if isinstance(stmt, st.CreateTable) and stmt.as_query is not None:
+        return _parts_expanded(ctx, stmt, as_query=stmt.as_query)
+    if isinstance(stmt, st.Copy):
+        if stmt.table is not None:  # (PostgreSQL's words: COPY names a table; a query may read views)
+            version = ctx.txn.table(ctx.catalog, *ctx.locate(stmt.table))
+            if version is not None and version.is_view:
+                raise errors.WrongObjectType(
+                    f'cannot copy from view "{version.name}"\nHINT:  Try the COPY (SELECT ...) TO variant.'
+                    if stmt.to else f'cannot copy to view "{version.name}"')
+            return stmt
+        if stmt.query is not None:
+            query = expand(ctx, stmt.query)
+            return stmt if query is stmt.query else _replaced(stmt, query=query)
+    return stmt
+
+
+def _replaced(stmt, **changes):
+    """A copy of the (frozen, cached, shared) statement with ``changes``; its parameters as they were."""
+    return dataclasses.replace(stmt, **changes)
+
+
+def _parts_expanded(ctx: Context, stmt, **parts):
+    changes = {}
+    for key, value in parts.items():
+        if value is None:
+            continue
+        if key == "assignments":
+            new = tuple((name, _expanded(ctx, e)) for name, e in value)
+            same = all(a[1] is b[1] for a, b in zip(new, value))
+        elif isinstance(value, tuple):
+            new = tuple(_expanded(ctx, e) for e in value)
+            same = all(a is b for a, b in zip(new, value))
+        else:
+            new = _expanded(ctx, value)
+            same = new is value
+        if not same:
+            changes[key] = new
+    return _replaced(stmt, **changes) if changes else stmt
+
+
+def _refuse_write(ctx: Context, name: st.TableName, verb: str) -> None:
+    version = ctx.txn.table(ctx.catalog, *ctx.locate(name))
+    if version is not None and version.is_view:
+        raise errors.ObjectNotInPrerequisiteState(
+            f'cannot {verb} view "{version.name}"\n'
+            "DETAIL:  Views in txlake are not updatable (PostgreSQL's automatically updatable views are not "
+            "supported).\nHINT:  Write to the tables the view reads.")
+
+
+def refuse_view(ctx: Context, name: st.TableName, wanted: str) -> TableVersion | None:
+    """The relation ``name`` names; 42809 if it is a view where a ``wanted`` (table) must be."""
+    version = ctx.txn.table(ctx.catalog, *ctx.locate(name))
+    if version is not None and version.is_view:
+        raise errors.WrongObjectType(f'"{version.name}" is not a {wanted}')
+    return version
+
+
+def _expanded(ctx: Context, node: exp.Expression, seen: frozenset = frozenset()) -> exp.Expression:
+    """``node`` with each table reference naming a view replaced by the view's query (views
+    over views too); ``node`` itself if it names none."""
+    ctes = {identifier(c.alias) for c in node.find_all(exp.CTE)}
+    if not any(_view_named(ctx, t, ctes) is not None for t in node.find_all(exp.Table)):
+        return node
+
+    def visit(n):
+        view = _view_named(ctx, n, ctes)
+        if view is None:
+            return n
+        alias = n.args.get("alias")
+        alias = alias.copy() if alias is not None else exp.TableAlias(this=exp.to_identifier(view.name))
+        return exp.Subquery(this=_body(ctx, view, seen), alias=alias)
+
+    return node.transform(visit)
+
+
+def _view_named(ctx: Context, node: exp.Expression, ctes: set[str]) -> TableVersion | None:
+    if not isinstance(node, exp.Table) or not isinstance(node.this, exp.Identifier):
+        return None
+    name = table_name(node)
+    if (name.db is None and name.name in ctes) or catalog_views.view(name.db, name.name) is not None:
+        return None
+    version = ctx.txn.table(ctx.catalog, *ctx.locate(name))
+    if version is None or not version.is_view:
+        return None
+    if node.args.get("version") or node.args.get("when"):
+        raise errors.NotSupportedError(f'time travel of view "{version.name}" is not supported: '
+                                       "read its tables as of the snapshot")
+    return version
+
+
+def _body(ctx: Context, view: TableVersion, seen: frozenset) -> exp.Select:
+    """The query a reference to ``view`` reads: its definition (views in it expanded too),
+    giving exactly the view's columns, by position - a table the view reads with ``*`` may have
+    gained columns since, which the view does not show (as in PostgreSQL)."""
+    if view.table_id in seen:
+        raise errors.ProgrammingError(f'infinite recursion detected in rules for relation "{view.name}"',
+                                      sqlstate="42P17")
+    definition = view.schema.view
+    inner = _expanded(ctx, _definition_query(definition.query).copy(), seen | {view.table_id})
+    places = [f"__txl_c{i}" for i in range(len(definition.columns))]
+    source = exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier("__txl_view"),
+                                                           columns=[exp.to_identifier(p) for p in places]))
+    return exp.select(*[exp.alias_(exp.column(p), name, quoted=True) for p, name in zip(places, definition.names)]
+                      ).from_(source)
+
+
+def _definition_query(text: str) -> exp.Expression:
+    """A stored definition's query, parsed as any statement is (cached by its text)."""
+    statements = parse(text)
+    if len(statements) != 1 or not isinstance(statements[0], st.Query):
+        raise errors.InternalError(f"a view's definition is not one query: {text!r}")
+    return statements[0].expression
+
+
+# --- CREATE [OR REPLACE] VIEW -------------------------------------------------------------
+
+def create_view(ex: Executor, ctx: Context, stmt: st.CreateView, params) -> Result:
+    if ctx.txn.read_only:
+        raise errors.ReadOnlyTransaction("cannot execute CREATE VIEW in a read-only transaction")
+    if stmt.param_count:
+        raise errors.ProgrammingError("there is no parameter $1: a view's query cannot take parameters",
+                                      sqlstate="42P02")
+    db, name = stmt.view.qualified(ctx.db)
+    if db in catalog_views.CATALOG_SCHEMAS:
+        raise errors.ProgrammingError(f'permission denied to create "{db}.{name}"', sqlstate="42501")
+    old = ctx.txn.table(ctx.catalog, db, name)
+    if old is not None and not (stmt.or_replace and old.is_view):
+        if stmt.or_replace:
+            raise errors.WrongObjectType(f'"{name}" is not a view')
+        raise errors.DuplicateTable(f'relation "{name}" already exists')
+    written, reads = _qualified(ctx, stmt.written)
+    # the columns: named from the query as written (PostgreSQL's rules: parser/semantics.py),
+    # typed by what DuckDB makes of it, over the tables (and views) as this transaction sees them
+    seen = frozenset({old.table_id}) if old is not None else frozenset()
+    names, types = _result_columns(ex, ctx, _expanded(ctx, stmt.query, seen))
+    types = _declared_types(ctx, stmt.query, types)
+    if len(stmt.columns) > len(names):
+        raise errors.SyntaxError("CREATE VIEW specifies more column names than columns")
+    names = [*stmt.columns, *names[len(stmt.columns):]]
+    folded = [n.lower() for n in names]  # (DuckDB matches names case-insensitively)
+    for n in names:
+        if folded.count(n.lower()) > 1:
+            raise errors.DuplicateColumn(f'column "{n}" specified more than once')
+    columns = tuple(zip(names, types))
+    if old is not None:
+        _check_replacement(old.schema.view.columns, columns)
+    definition = ViewDefinition(written.sql(dialect=Txlake), columns,
+                                tuple(ViewDependency(v.table_id, v.db, v.name, _used_columns(written, v))
+                                      for v in reads))
+    _definition_query(definition.query)  # (what is stored reads back as one query)
+    if old is None:
+        ex._write(ctx, None, TableVersion(uuid.uuid4().hex, db, name, TableSchema(0, (), view=definition)),
+                  check_ssi=False)
+    else:
+        schema = TableSchema(old.schema.schema_id + 1, (), view=definition)
+        ex._write(ctx, old, dataclasses.replace(old, schema=schema, caches={}), check_ssi=False)
+    return Result(status="CREATE VIEW")
+
+
+def _qualified(ctx: Context, query: exp.Expression) -> tuple[exp.Expression, list[TableVersion]]:
+    """``query`` with every table reference qualified with its schema as it resolves now
+    (42P01 for an unknown one), and the tables and views it reads."""
+    ctes = {identifier(c.alias) for c in query.find_all(exp.CTE)}
+    reads: dict[str, TableVersion] = {}
+
+    def visit(node):
+        if not isinstance(node, exp.Table) or not isinstance(node.this, exp.Identifier):
+            return node
+        name = table_name(node)
+        if (name.db is None and name.name in ctes) or catalog_views.view(name.db, name.name) is not None:
+            return node
+        version = ctx.resolve(name)
+        reads.setdefault(version.table_id, version)
+        schema = catalog_views.schema_name(version.db)
+        node = node.copy()
+        node.set("db", exp.to_identifier(schema, quoted=not _SAFE_NAME.fullmatch(schema)))
+        return node
+
+    return query.transform(visit), list(reads.values())
+
+
+def _used_columns(query: exp.Expression, version: TableVersion) -> tuple[tuple[str, str], ...]:
+    """The columns of ``version`` the view's query may use: every one if it has a ``*`` or a
+    NATURAL join, else those named anywhere in it (by name: a column of that name of another
+    table it reads counts too - kept, never wrongly let go)."""
+    star = any(n.find_ancestor(exp.Func) is None for n in query.find_all(exp.Star)) or \
+        any(j.args.get("method") and str(j.args["method"]).upper() == "NATURAL" for j in query.find_all(exp.Join))
+    if star:
+        return version.column_types()
+    named = {identifier(c.this).lower() for c in query.find_all(exp.Column) if isinstance(c.this, exp.Identifier)}
+    for join in query.find_all(exp.Join):
+        named.update(identifier(u).lower() for u in join.args.get("using") or ())
+    return tuple((n, t) for n, t in version.column_types() if n.lower() in named)
+
+
+def _result_columns(ex: Executor, ctx: Context, query: exp.Expression) -> tuple[list[str], list[str]]:
+    """The names and types of the columns ``query`` gives (it does not run: LIMIT 0)."""
+    def run(sql: str):
+        try:
+            names = ex.con.sql(sql).columns
+            relation = ex.con.sql(f"SELECT * FROM ({sql}) AS __txl_view LIMIT 0")
+            return names, relation.types, relation.to_arrow_table().schema
+        except duckdb.Error as e:
+            raise ex._error(e) from None
+
+    names, duck_types, schema = ex._over_tables(ctx, st.Query(expression=query), run)
+    types = []
+    for field, duck in zip(schema, duck_types):
+        if str(duck) == "HUGEINT":  # (a sum of integers: BIGINT, as the query's result says)
+            types.append("BIGINT")
+            continue
+        try:
+            types.append(type_from_arrow(field.type).display())
+        except errors.NotSupportedError:
+            types.append(str(duck).lower())
+    return list(names), types
+
+
+def _declared_types(ctx: Context, query: exp.Expression, types: list[str]) -> list[str]:
+    """A column the view passes through from the one table (or view) it selects from keeps
+    that column's declared type - a VARCHAR(n)'s length, which the query's result (text) has
+    lost - as PostgreSQL's view column would."""
+    from_ = query.args.get("from_") if isinstance(query, exp.Select) else None
+    source = from_.this if from_ is not None else None
+    if query.args.get("joins") or not isinstance(source, exp.Table) or not isinstance(source.this, exp.Identifier) \
+            or any(isinstance(p, exp.Star) for p in query.expressions) or query.find(exp.CTE) is not None:
+        return types
+    name = table_name(source)
+    if catalog_views.view(name.db, name.name) is not None:
+        return types
+    version = ctx.txn.table(ctx.catalog, *ctx.locate(name))
+    declared = {n.lower(): t for n, t in version.column_types()} if version is not None else {}
+    result = list(types)
+    for i, projection in enumerate(query.expressions[:len(types)]):
+        column = projection.this if isinstance(projection, exp.Alias) else projection
+        if isinstance(column, exp.Column) and isinstance(column.this, exp.Identifier) and result[i] == "TEXT":
+            kept = declared.get(identifier(column.this).lower())
+            if kept is not None and kept.startswith("VARCHAR("):
+                result[i] = kept
+    return result
+
+
+def _check_replacement(old: tuple[tuple[str, str], ...], new: tuple[tuple[str, str], ...]) -> None:
+    """CREATE OR REPLACE VIEW keeps the view's columns, in order, and may add some at the end (42P16)."""
+    if len(new) < len(old):
+        raise errors.InvalidTableDefinition("cannot drop columns from view")
+    for (old_name, old_type), (new_name, new_type) in zip(old, new):
+        if old_name != new_name:
+            raise errors.InvalidTableDefinition(
+                f'cannot change name of view column "{old_name}" to "{new_name}"\n'
+                "HINT:  Use ALTER VIEW ... RENAME COLUMN ... to change name of view column instead.")
+        if old_type != new_type:
+            raise errors.InvalidTableDefinition(
+                f'cannot change data type of view column "{old_name}" from {old_type.lower()} to {new_type.lower()}')
+
+
+# --- DROP VIEW, ALTER VIEW ... RENAME TO, and what depends on what ------------------------
+
+def drop_view(ex: Executor, ctx: Context, stmt: st.DropView, params) -> Result:
+    if ctx.txn.read_only:
+        raise errors.ReadOnlyTransaction("cannot execute DROP VIEW in a read-only transaction")
+    notices, targets = [], []
+    for name in stmt.views:
+        version = ctx.txn.table(ctx.catalog, *ctx.locate(name))
+        if version is None:
+            if not stmt.if_exists:
+                raise errors.UndefinedTable(f'view "{name}" does not exist')
+            notices.append(f'view "{name}" does not exist, skipping')
+            continue
+        if not version.is_view:
+            raise errors.WrongObjectType(f'"{version.name}" is not a view\nHINT:  Use DROP TABLE to remove a table.')
+        if version not in targets:
+            targets.append(version)
+    notices += drop_with_dependents(ex, ctx, targets, stmt.cascade)
+    return Result(status="DROP VIEW", notice="\n".join(notices) or None)
+
+
+def drop_with_dependents(ex: Executor, ctx: Context, targets: list[TableVersion], cascade: bool,
+                         targets_cascade: bool = False) -> list[str]:
+    """Drop ``targets`` and, with CASCADE, the views that read them (else 2BP01 if there are
+    any); the notices PostgreSQL gives for the views dropped with them (``targets_cascade``:
+    the targets are such views themselves - DROP COLUMN ... CASCADE's)."""
+    ids = {t.table_id for t in targets}
+    found = dependents(ctx, ids)
+    if found and not cascade:
+        first = targets[0] if len(targets) == 1 else next(t for t in targets if t.table_id in _read_by(found))
+        raise errors.DependentObjectsStillExist(
+            f"cannot drop {_kind(first)} {first.name} because other objects depend on it\n"
+            f"DETAIL:  {_dependency_lines(ctx, found)}\n"
+            "HINT:  Use DROP ... CASCADE to drop the dependent objects too.")
+    for version in [*targets, *found]:
+        ex._write(ctx, version, None, check_ssi=not version.is_view)
+    cascaded = [*targets, *found] if targets_cascade else found
+    if len(cascaded) == 1:
+        return [f"drop cascades to view {cascaded[0].name}"]
+    if cascaded:
+        return [f"drop cascades to {len(cascaded)} other objects\nDETAIL:  "
+                + "\n".join(f"drop cascades to view {v.name}" for v in cascaded)]
+    return []
+
+
+def dependents(ctx: Context, ids: set[str]) -> list[TableVersion]:
+    """The views (as the transaction sees them) that read any of ``ids``, directly or through
+    other views, nearest first; none of ``ids`` themselves."""
+    if not any_views(ctx):
+        return []
+    views = [t for t in ctx.txn.tables(ctx.catalog) if t.is_view and t.table_id not in ids]
+    found: list[TableVersion] = []
+    reached = set(ids)
+    while True:
+        step = [v for v in views if v not in found and any(d.table_id in reached for d in v.schema.view.depends)]
+        if not step:
+            return found
+        found += step
+        reached.update(v.table_id for v in step)
+
+
+def _read_by(views: list[TableVersion]) -> set[str]:
+    return {d.table_id for v in views for d in v.schema.view.depends}
+
+
+def _kind(version: TableVersion) -> str:
+    return "view" if version.is_view else "table"
+
+
+def _dependency_lines(ctx: Context, views: list[TableVersion]) -> str:
+    """PostgreSQL's DETAIL: ``view v depends on table t``, a line each."""
+    by_id = {v.table_id: v for v in views}
+    lines = []
+    for v in views:
+        for d in v.schema.view.depends:
+            target = by_id.get(d.table_id) or ctx.txn.table(ctx.catalog, d.db, d.name)
+            kind = _kind(target) if target is not None else "table"
+            lines.append(f"view {v.name} depends on {kind} {d.name}")
+    return "\n".join(dict.fromkeys(lines))
+
+
+def _column_users(ctx: Context, version: TableVersion, column: str) -> list[TableVersion]:
+    """The views that use ``column`` of ``version`` (directly)."""
+    return [v for v in dependents(ctx, {version.table_id})
+            if any(d.table_id == version.table_id and any(n == column for n, _ in d.columns)
+                   for d in v.schema.view.depends)]
+
+
+def drop_column_users(ex: Executor, ctx: Context, version: TableVersion, column: str) -> list[str]:
+    """ALTER TABLE ... DROP COLUMN c CASCADE: the views using ``c`` dropped (and the views
+    reading those); PostgreSQL's notices."""
+    users = _column_users(ctx, version, column)
+    return drop_with_dependents(ex, ctx, users, True, targets_cascade=True) if users else []
+
+
+def refuse_column_change(ctx: Context, version: TableVersion, column: str, change: str) -> None:
+    """ALTER TABLE of a column a view uses: DROP COLUMN is 2BP01, ALTER COLUMN TYPE 0A000 (as in
+    PostgreSQL); RENAME COLUMN 0A000 where the view cannot follow it (``follow_column_rename``)."""
+    users = _column_users(ctx, version, column)
+    if not users:
+        return
+    view = users[0]
+    if change == "drop":
+        raise errors.DependentObjectsStillExist(
+            f"cannot drop column {column} of table {version.name} because other objects depend on it\n"
+            f"DETAIL:  view {view.name} depends on column {column} of table {version.name}\n"
+            "HINT:  Use DROP ... CASCADE to drop the dependent objects too.")
+    if change == "type":
+        raise errors.NotSupportedError(
+            "cannot alter type of a column used by a view or rule\n"
+            f'DETAIL:  rule _RETURN on view {view.name} depends on column "{column}"')
+    raise errors.NotSupportedError(
+        f'cannot rename column "{column}" of "{version.name}": view {view.name} uses it and reads other relations '
+        "too (txlake's views read columns by name; drop and create the view again)")
+
+
+def follow_column_rename(ex: Executor, ctx: Context, version: TableVersion, old: str, new: str) -> None:
+    """RENAME COLUMN of a column views use: as in PostgreSQL they go on reading it (their own
+    column names unchanged) - each one's stored query names it, and is rewritten to the new
+    name - where the view reads that one relation alone; a view reading others as well is
+    refused (0A000: which of them an unqualified name means is not settled here)."""
+    for view in _column_users(ctx, version, old):
+        definition = view.schema.view
+        tree = _stored_tree(definition.query)
+        ctes = {identifier(c.alias) for c in tree.find_all(exp.CTE)}
+        relations = [t for t in tree.find_all(exp.Table) if isinstance(t.this, exp.Identifier)
+                     and not (t.args.get("db") is None and identifier(t.this) in ctes)]
+        if len(relations) != 1:
+            refuse_column_change(ctx, version, old, "rename")
+        for column in list(tree.find_all(exp.Column)):
+            if isinstance(column.this, exp.Identifier) and identifier(column.this) == old:
+                column.set("this", exp.to_identifier(new, quoted=not _SAFE_NAME.fullmatch(new)))
+        depends = tuple(dataclasses.replace(d, columns=tuple((new if n == old else n, t) for n, t in d.columns))
+                        if d.table_id == version.table_id else d for d in definition.depends)
+        changed = dataclasses.replace(definition, query=tree.sql(dialect=Txlake), depends=depends)
+        _definition_query(changed.query)  # (reads back as one query)
+        schema = TableSchema(view.schema.schema_id + 1, (), view=changed)
+        ex._write(ctx, view, dataclasses.replace(view, schema=schema, caches={}), check_ssi=False)
+
+
+def alter_view(ex: Executor, ctx: Context, stmt: st.AlterView, params) -> Result:
+    """``ALTER VIEW v RENAME TO w``: the view dropped and made again under the new name (one
+    commit: other sessions see one or the other); refused while other views read it, which
+    name it (0A000). ``ALTER VIEW v RENAME COLUMN a TO b``: the definition's column renamed
+    (its query gives the columns by position)."""
+    version = ctx.txn.table(ctx.catalog, *ctx.locate(stmt.view))
+    if version is None:
+        if stmt.if_exists:
+            return Result(status="ALTER VIEW", notice=f'relation "{stmt.view}" does not exist, skipping')
+        raise errors.UndefinedTable(f'relation "{stmt.view}" does not exist')
+    if not version.is_view:
+        raise errors.WrongObjectType(f'"{version.name}" is not a view')
+    if stmt.column is not None:
+        return rename_column(ex, ctx, version, *stmt.column)
+    return rename(ex, ctx, version, stmt.new)
+
+
+def rename_column(ex: Executor, ctx: Context, version: TableVersion, old: str, new: str) -> Result:
+    if ctx.txn.read_only:
+        raise errors.ReadOnlyTransaction("cannot execute ALTER VIEW in a read-only transaction")
+    definition = version.schema.view
+    names = definition.names
+    if old not in names:
+        raise errors.UndefinedColumn(f'column "{old}" does not exist')
+    if new.lower() in (n.lower() for n in names if n != old):
+        raise errors.DuplicateColumn(f'column "{new}" of relation "{version.name}" already exists')
+    columns = tuple((new if n == old else n, t) for n, t in definition.columns)
+    schema = TableSchema(version.schema.schema_id + 1, (), view=dataclasses.replace(definition, columns=columns))
+    ex._write(ctx, version, dataclasses.replace(version, schema=schema, caches={}), check_ssi=False)
+    follow_column_rename(ex, ctx, version, old, new)
+    return Result(status="ALTER VIEW")
+
+
+def rename(ex: Executor, ctx: Context, version: TableVersion, new: st.TableName) -> Result:
+    """The view dropped and made again under the new name (one commit: other sessions see one
+    or the other), and the views that read it made to read it so: their stored queries name
+    it (qualified, as made), which is rewritten - by its qualified name, nothing else."""
+    if ctx.txn.read_only:
+        raise errors.ReadOnlyTransaction("cannot execute ALTER VIEW in a read-only transaction")
+    if new.db is not None and new.db != version.db:
+        raise errors.NotSupportedError("ALTER VIEW ... RENAME TO cannot move a view to another schema")
+    if ctx.txn.table(ctx.catalog, version.db, new.name) is not None:
+        raise errors.DuplicateTable(f'relation "{new.name}" already exists')
+    renamed = TableVersion(uuid.uuid4().hex, version.db, new.name, version.schema)
+    readers = [v for v in dependents(ctx, {version.table_id})
+               if any(d.table_id == version.table_id for d in v.schema.view.depends)]
+    ex._write(ctx, version, None, check_ssi=False)
+    ex._write(ctx, None, renamed, check_ssi=False)
+    for reader in readers:
+        definition = reader.schema.view
+        query = _renamed_in(_stored_tree(definition.query), version, new.name)
+        depends = tuple(ViewDependency(renamed.table_id, d.db, new.name, d.columns)
+                        if d.table_id == version.table_id else d for d in definition.depends)
+        changed = dataclasses.replace(definition, query=query, depends=depends)
+        _definition_query(changed.query)  # (reads back as one query)
+        schema = TableSchema(reader.schema.schema_id + 1, (), view=changed)
+        ex._write(ctx, reader, dataclasses.replace(reader, schema=schema, caches={}), check_ssi=False)
+    return Result(status="ALTER VIEW")
+
+
+def _stored_tree(text: str) -> exp.Expression:
+    """A stored definition as sqlglot parses it (before parser/semantics.py: as it was written)."""
+    return sqlglot.parse_one(text, read=Txlake)
+
+
+def _renamed_in(query: exp.Expression, old: TableVersion, new: str) -> str:
+    """``query`` (a stored definition: its table names qualified) naming ``old`` as ``new``."""
+    schema = catalog_views.schema_name(old.db)
+
+    def visit(node):
+        if isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier) and node.args.get("db") \
+                and not node.catalog and table_name(node) == st.TableName(st.schema_database(schema), old.name):
+            node = node.copy()
+            if not node.alias:  # (columns qualified by the old name still name it)
+                node.set("alias", exp.TableAlias(this=node.this.copy()))
+            node.set("this", exp.to_identifier(new, quoted=not _SAFE_NAME.fullmatch(new)))
+        return node
+
+    return query.transform(visit).sql(dialect=Txlake)
