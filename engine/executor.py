@@ -29,6 +29,7 @@ import os
 import re
 import time
 import uuid
+import zoneinfo
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -730,12 +731,21 @@ class Executor:
             return None
         kind = col.type.kind
         if op == "now":
+            if kind == "TIMESTAMPTZ":
+                return self.clock_of.start_time.astimezone(_UTC)
             if kind != "TIMESTAMP" or self._time_zone() is None:
                 return _FALLBACK
             return self.clock_of.start_time.astimezone(self._time_zone()).replace(tzinfo=None)
         value = params[term[1]] if op == "param" else term[1]
         if value is None:
             return None
+        if kind == "TIMESTAMPTZ":  # an aware datetime is its instant (a naive one is the session's: DuckDB)
+            if type(value) is not datetime.datetime or value.utcoffset() is None:
+                return _FALLBACK
+            try:
+                return value.astimezone(_UTC)
+            except OverflowError:  # (past Python's years in UTC: DuckDB and _check_rows decide)
+                return _FALLBACK
         bounds = _INT_RANGES.get(kind)
         if bounds is not None:
             return value if type(value) is int and bounds[0] <= value <= bounds[1] else _FALLBACK
@@ -779,7 +789,6 @@ class Executor:
         """DuckDB's TimeZone setting as a tzinfo: CAST(CURRENT_TIMESTAMP AS TIMESTAMP) is the
         wall-clock time there."""
         if self._tz is _FALLBACK:
-            import zoneinfo
             name = self.time_zone()
             try:
                 self._tz = zoneinfo.ZoneInfo(name)
@@ -2113,7 +2122,9 @@ def _set_order(schema: TableSchema, assigned: dict) -> list[Column]:
 _PYTHON_RANGES = {
     "DATE": (pa.int32(), -719162, 2932896),
     "TIMESTAMP": (pa.int64(), -62135596800000000, 253402300799999999),
+    "TIMESTAMPTZ": (pa.int64(), -62135596800000000, 253402300799999999),
 }
+_UTC = zoneinfo.ZoneInfo("UTC")  # (the tzinfo of a TIMESTAMPTZ's values in Arrow)
 
 
 def fit_varchar(length: int, values):

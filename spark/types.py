@@ -1,11 +1,11 @@
 """Column types between txlake and Spark, and the Arrow batches each side expects.
 
 txlake's TIMESTAMP is PostgreSQL's ``timestamp without time zone``; it maps to Spark's
-``TimestampNTZType``. A Spark ``TimestampType`` (an instant) written into a txlake table is
-stored as its UTC wall time. A value of another type than its column's is cast as an INSERT
-casts it - by DuckDB's CAST - so a number is rounded into its column as SQL rounds it (a
-decimal half away from zero, a double into an integer half to even), and one that does not
-fit is 22003.
+``TimestampNTZType``. TIMESTAMPTZ (an instant) is Spark's ``TimestampType``, both ways; a
+``TimestampType`` written into a TIMESTAMP column is stored as its UTC wall time. A value of
+another type than its column's is cast as an INSERT casts it - by DuckDB's CAST - so a number
+is rounded into its column as SQL rounds it (a decimal half away from zero, a double into an
+integer half to even), and one that does not fit is 22003.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ _TO_SPARK = {
     "VARCHAR": lambda t: T.StringType(),
     "DATE": lambda t: T.DateType(),
     "TIMESTAMP": lambda t: T.TimestampNTZType(),
+    "TIMESTAMPTZ": lambda t: T.TimestampType(),
 }
 
 # Spark type -> the txlake kinds it may be written into (store assignment, as Spark's ANSI
@@ -41,7 +42,7 @@ _ASSIGNABLE = {
     T.FloatType: _NUMERIC, T.DoubleType: _NUMERIC, T.DecimalType: _NUMERIC,
     T.StringType: {"VARCHAR"}, T.VarcharType: {"VARCHAR"}, T.CharType: {"VARCHAR"},
     T.DateType: {"DATE", "TIMESTAMP"},
-    T.TimestampType: {"TIMESTAMP"}, T.TimestampNTZType: {"TIMESTAMP"},
+    T.TimestampType: {"TIMESTAMP", "TIMESTAMPTZ"}, T.TimestampNTZType: {"TIMESTAMP"},
     T.NullType: set(KINDS),
 }
 
@@ -67,7 +68,9 @@ def column_type(dt: T.DataType) -> ColumnType:
         return ColumnType("VARCHAR")
     if isinstance(dt, T.DateType):
         return ColumnType("DATE")
-    if isinstance(dt, (T.TimestampType, T.TimestampNTZType)):
+    if isinstance(dt, T.TimestampType):
+        return ColumnType("TIMESTAMPTZ")
+    if isinstance(dt, T.TimestampNTZType):
         return ColumnType("TIMESTAMP")
     raise errors.NotSupportedError(f"Spark type {dt.simpleString()} is not supported by txlake tables")
 
@@ -122,8 +125,10 @@ def conform(batch: pa.RecordBatch, schema: TableSchema, table: str, defaults: di
             arr = pa.repeat(pa.scalar(defaults.get(col.name), field.type), batch.num_rows)
         else:
             arr = batch.column(i)
-        if pa.types.is_timestamp(arr.type) and arr.type.tz is not None:
-            arr = arr.cast(pa.timestamp("us", tz="UTC")).cast(pa.int64()).cast(pa.timestamp("us"))
+        if pa.types.is_timestamp(arr.type) and arr.type.tz is not None:  # (an instant: in UTC)
+            arr = arr.cast(pa.timestamp("us", tz="UTC"))
+            if field.type.tz is None:  # into a TIMESTAMP: its UTC wall time
+                arr = arr.cast(pa.int64()).cast(pa.timestamp("us"))
         if arr.type != field.type:
             arr = _cast_as_insert(arr, col, field.type)
         if col.not_null and arr.null_count:

@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from txlake import errors
 
-KINDS = ("BOOLEAN", "INT", "BIGINT", "DOUBLE", "DECIMAL", "VARCHAR", "DATE", "TIMESTAMP")
+KINDS = ("BOOLEAN", "INT", "BIGINT", "DOUBLE", "DECIMAL", "VARCHAR", "DATE", "TIMESTAMP", "TIMESTAMPTZ")
 DEFAULT_DECIMAL = (38, 9)  # a bare DECIMAL / NUMERIC (BigQuery's NUMERIC; DuckDB's is (18, 3))
 
 
@@ -32,7 +32,7 @@ class ColumnType:
             return f"DECIMAL({self.precision},{self.scale})"
         if self.kind == "VARCHAR":
             return "VARCHAR"
-        return {"INT": "INTEGER"}.get(self.kind, self.kind)
+        return _DUCKDB_NAMES.get(self.kind, self.kind)
 
     def display(self) -> str:
         """The PostgreSQL-style name shown to users."""
@@ -47,9 +47,7 @@ class ColumnType:
             return f"DECIMAL({self.precision}, {self.scale})"
         if self.kind == "VARCHAR":
             return f"VARCHAR({self.length})" if self.length else "STRING"
-        if self.kind == "TIMESTAMP":
-            return "TIMESTAMP(6)"
-        return self.kind
+        return _PAIMON_NAMES.get(self.kind, self.kind)
 
     def to_json(self) -> str:
         return self.display()
@@ -68,7 +66,12 @@ _ARROW = {
     "VARCHAR": lambda t: pa.string(),
     "DATE": lambda t: pa.date32(),
     "TIMESTAMP": lambda t: pa.timestamp("us"),
+    # an instant, kept in UTC; DuckDB shows and reads it in the session's TimeZone
+    "TIMESTAMPTZ": lambda t: pa.timestamp("us", tz="UTC"),
 }
+_DUCKDB_NAMES = {"INT": "INTEGER"}
+# TIMESTAMP WITH LOCAL TIME ZONE is Paimon's instant (pypaimon reads it as timestamp[us, tz=UTC])
+_PAIMON_NAMES = {"TIMESTAMP": "TIMESTAMP(6)", "TIMESTAMPTZ": "TIMESTAMP(6) WITH LOCAL TIME ZONE"}
 
 # SQL spellings accepted in DDL -> kind
 _ALIASES = {
@@ -85,6 +88,7 @@ _ALIASES = {
     "CHAR": "VARCHAR", "CHARACTER": "VARCHAR",
     "DATE": "DATE",
     "TIMESTAMP": "TIMESTAMP", "DATETIME": "TIMESTAMP", "TIMESTAMP WITHOUT TIME ZONE": "TIMESTAMP",
+    "TIMESTAMPTZ": "TIMESTAMPTZ", "TIMESTAMP WITH TIME ZONE": "TIMESTAMPTZ",
 }
 
 
@@ -129,7 +133,7 @@ def type_from_arrow(t: pa.DataType) -> ColumnType:
     if pa.types.is_date(t):
         return ColumnType("DATE")
     if pa.types.is_timestamp(t):
-        return ColumnType("TIMESTAMP")
+        return ColumnType("TIMESTAMPTZ" if t.tz is not None else "TIMESTAMP")
     if pa.types.is_null(t):
         return ColumnType("VARCHAR")
     raise errors.NotSupportedError(f"column type {t} is not supported")

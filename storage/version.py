@@ -20,6 +20,7 @@ import decimal
 import itertools
 import math
 import re
+import zoneinfo
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -316,6 +317,7 @@ def encode_inline(rows: pa.Table | PythonRows | dict | str) -> dict | str:
     return encode_rows(rows) if isinstance(rows, pa.Table) else rows
 
 _EPOCH = datetime.datetime(1970, 1, 1)
+_EPOCH_UTC = _EPOCH.replace(tzinfo=zoneinfo.ZoneInfo("UTC"))  # (the tzinfo to_pylist gives a TIMESTAMPTZ)
 _EPOCH_DAY = datetime.date(1970, 1, 1).toordinal()
 _MICROSECOND = datetime.timedelta(microseconds=1)
 
@@ -340,6 +342,8 @@ def encode_values(schema: TableSchema, columns: list[list]) -> dict | None:
             out.append([None if v is None else str(v) for v in values])
         elif kind == "date":
             out.append([None if v is None else v.toordinal() - _EPOCH_DAY for v in values])
+        elif kind == "instant":  # an aware datetime: microseconds since the epoch, UTC
+            out.append([None if v is None else (v - _EPOCH_UTC) // _MICROSECOND for v in values])
         else:  # a timestamp in microseconds
             out.append([None if v is None else (v - _EPOCH) // _MICROSECOND for v in values])
     return {"names": names, "types": types, "columns": out}
@@ -362,6 +366,9 @@ def decode_values(schema: TableSchema, encoded: dict) -> PythonRows | None:
             columns.append([None if v is None else decimal.Decimal(v) for v in values])
         elif kind == "date":
             columns.append([None if v is None else datetime.date.fromordinal(v + _EPOCH_DAY) for v in values])
+        elif kind == "instant":
+            columns.append([None if v is None else _EPOCH_UTC + datetime.timedelta(microseconds=v)
+                            for v in values])
         else:  # a timestamp in microseconds
             columns.append([None if v is None else _EPOCH + datetime.timedelta(microseconds=v) for v in values])
     return PythonRows(schema, columns)
@@ -383,7 +390,7 @@ def _build_json_layout(schema: TableSchema) -> tuple[list, list, list] | None:
         elif pa.types.is_date32(f.type):
             kinds.append("date")
         elif kind is not None and f.type.unit == "us":
-            kinds.append("timestamp")
+            kinds.append("instant" if f.type.tz is not None else "timestamp")
         else:
             return None
     return arrow.names, [str(f.type) for f in arrow], kinds
@@ -427,7 +434,7 @@ def _json_kind(t: pa.DataType):
         return "decimal"
     if pa.types.is_date32(t):
         return pa.int32()
-    if pa.types.is_timestamp(t) and t.tz is None:
+    if pa.types.is_timestamp(t) and t.tz in (None, "UTC"):  # (TIMESTAMPTZ: an instant, in UTC)
         return pa.int64()
     return None
 
@@ -439,8 +446,9 @@ def _arrow_type(name: str) -> pa.DataType:
     t = _ARROW_TYPES.get(name)
     if t is None:
         decimal_type = re.fullmatch(r"decimal128\((\d+), (\d+)\)", name)
+        zoned = re.fullmatch(r"timestamp\[(\w+), tz=(.+)\]", name)
         t = _ARROW_TYPES[name] = (pa.decimal128(int(decimal_type[1]), int(decimal_type[2])) if decimal_type
-                                  else pa.type_for_alias(name))
+                                  else pa.timestamp(zoned[1], tz=zoned[2]) if zoned else pa.type_for_alias(name))
     return t
 
 

@@ -1,0 +1,130 @@
+"""Column types beyond the first eight, as PostgreSQL users write them: each through INSERT,
+SELECT, UPDATE, WHERE, a primary key, DEFAULT, ALTER COLUMN TYPE, CREATE TABLE AS, the catalog
+and a restart (the log's inline rows decoded, then a checkpoint's files read back)."""
+
+import datetime
+import zoneinfo
+
+import pytest
+
+import txlake
+
+UTC = datetime.timezone.utc
+TOKYO = zoneinfo.ZoneInfo("Asia/Tokyo")
+
+
+@pytest.fixture
+def db(connect):
+    conn = connect(autocommit=True)
+    conn.execute("SET TIME ZONE 'Asia/Tokyo'")
+    return conn
+
+
+def reopen(connect, conn, zone="Asia/Tokyo", checkpoint=False):
+    """A new connection after closing ``conn`` (the warehouse read again from disk: the log's
+    inline rows, or with ``checkpoint`` the tables compacted into Parquet and a catalog checkpoint)."""
+    if checkpoint:
+        for (name,) in conn.execute("SELECT table_name FROM information_schema.tables").fetchall():
+            conn.execute(f"CALL txlake.compact('{name}')")
+        conn._session.db.warehouse.write_checkpoint(force=True)
+    conn.close()
+    again = connect(autocommit=True)
+    again.execute(f"SET TIME ZONE '{zone}'")
+    return again
+
+
+# --- TIMESTAMPTZ -----------------------------------------------------------------------------
+
+def test_timestamptz_is_an_instant_shown_in_the_session_zone(db):
+    """timestamptz was refused (0A000). It stores the instant; text without an offset is read
+    in the session's zone, and values come back as aware datetimes in it, as psycopg gives them."""
+    db.execute("CREATE TABLE ev (id INT PRIMARY KEY, at timestamptz, also TIMESTAMP WITH TIME ZONE)")
+    db.execute("INSERT INTO ev VALUES (1, '2024-01-02 03:04:05+02', NULL), (2, '2024-01-02 03:04:05', NULL)")
+    rows = db.execute("SELECT id, at FROM ev ORDER BY id").fetchall()
+    assert rows == [(1, datetime.datetime(2024, 1, 2, 1, 4, 5, tzinfo=UTC)),
+                    (2, datetime.datetime(2024, 1, 2, 3, 4, 5, tzinfo=TOKYO))]
+    assert rows[0][1].utcoffset() == datetime.timedelta(hours=9)  # (in the session's zone)
+    assert db.execute("SELECT at::text FROM ev WHERE id = 1").fetchone() == ("2024-01-02 10:04:05+09",)
+    db.execute("SET TIME ZONE 'UTC'")
+    assert db.execute("SELECT at::text FROM ev ORDER BY id").fetchall() == [
+        ("2024-01-02 01:04:05+00",), ("2024-01-01 18:04:05+00",)]
+    assert db.execute("SELECT pg_typeof(at) FROM ev LIMIT 1").fetchone() == ("timestamp with time zone",)
+    assert db.execute("SELECT data_type, datetime_precision FROM information_schema.columns "
+                      "WHERE table_name = 'ev' AND column_name = 'at'").fetchone() == ("timestamp with time zone", 6)
+    assert db.execute("SELECT id FROM ev WHERE at = '2024-01-02 10:04:05+09'").fetchall() == [(1,)]
+    assert db.execute("SELECT id FROM ev WHERE at < TIMESTAMPTZ '2024-01-02 00:00:00+00'").fetchall() == [(2,)]
+
+
+def test_timestamptz_parameters_aware_and_naive(db):
+    """An aware datetime is its instant; a naive one is a wall time in the session's zone (psycopg)."""
+    db.execute("CREATE TABLE ev (id INT, at TIMESTAMPTZ)")
+    noon_utc = datetime.datetime(2024, 6, 1, 12, tzinfo=UTC)
+    db.execute("INSERT INTO ev VALUES (?, ?)", (1, noon_utc))
+    db.execute("INSERT INTO ev VALUES (?, ?)", (2, datetime.datetime(2024, 6, 1, 12)))
+    chicago = noon_utc.astimezone(zoneinfo.ZoneInfo("America/Chicago"))
+    db.cursor().executemany("INSERT INTO ev VALUES (?, ?)", [(3, chicago)])
+    assert db.execute("SELECT id, at FROM ev ORDER BY id").fetchall() == [
+        (1, noon_utc), (2, datetime.datetime(2024, 6, 1, 3, tzinfo=UTC)), (3, noon_utc)]
+    assert db.execute("SELECT id FROM ev WHERE at = ? ORDER BY id", (noon_utc,)).fetchall() == [(1,), (3,)]
+    assert db.execute("SELECT count(*) FROM ev WHERE at = ?", (datetime.datetime(2024, 6, 1, 21),)).fetchone() == (2,)
+
+
+def test_timestamptz_casts_extract_trunc_and_at_time_zone(db):
+    """PostgreSQL's casts to and from timestamp, date and text, and extract / date_trunc /
+    AT TIME ZONE, all in the session's zone."""
+    db.execute("CREATE TABLE ev (at TIMESTAMPTZ, wall TIMESTAMP)")
+    db.execute("INSERT INTO ev VALUES ('2024-01-01 20:30:00+00', '2024-01-01 20:30:00')")
+    row = db.execute("SELECT at::timestamp, at::date, at::text, wall::timestamptz, extract(hour FROM at), "
+                     "extract(day FROM at), date_trunc('day', at), at AT TIME ZONE 'UTC', "
+                     "wall AT TIME ZONE 'UTC', at::date::timestamptz FROM ev").fetchone()
+    assert row == (
+        datetime.datetime(2024, 1, 2, 5, 30), datetime.date(2024, 1, 2), "2024-01-02 05:30:00+09",
+        datetime.datetime(2024, 1, 1, 20, 30, tzinfo=TOKYO), 5, 2,
+        datetime.datetime(2024, 1, 2, tzinfo=TOKYO), datetime.datetime(2024, 1, 1, 20, 30),
+        datetime.datetime(2024, 1, 1, 20, 30, tzinfo=UTC), datetime.datetime(2024, 1, 2, tzinfo=TOKYO))
+    assert db.execute("SELECT at > wall FROM ev").fetchone() == (True,)  # (wall read in Tokyo: 11:30 UTC)
+
+
+def test_timestamptz_update_key_default_and_restart(connect, db):
+    """A TIMESTAMPTZ primary key, its point UPDATE, DEFAULT now(), and a committed one-row INSERT
+    read back exactly after a restart (its inline row in the log) and after a checkpoint."""
+    db.execute("CREATE TABLE ev (at TIMESTAMPTZ PRIMARY KEY, seen TIMESTAMPTZ DEFAULT now(), n INT)")
+    at = datetime.datetime(2024, 3, 10, 1, 2, 3, 456789, tzinfo=UTC)
+    db.execute("INSERT INTO ev (at, n) VALUES (?, 1)", (at,))
+    db.execute("INSERT INTO ev (at, n) VALUES ('2024-03-10 10:02:03.456789', 2) ON CONFLICT (at) DO UPDATE SET n = 9")
+    assert db.execute("SELECT at, n FROM ev").fetchall() == [(at, 9)]
+    with pytest.raises(txlake.IntegrityError) as e:
+        db.execute("INSERT INTO ev (at) VALUES (?)", (at,))
+    assert e.value.sqlstate == "23505"
+    db.execute("UPDATE ev SET n = n + 1 WHERE at = ?", (at,))
+    db.execute("UPDATE ev SET seen = ? WHERE at = '2024-03-10 01:02:03.456789+00'", (at,))
+    db.execute("INSERT INTO ev (at, n) VALUES (now(), 5)")
+    before = db.execute("SELECT at, seen, n FROM ev ORDER BY n").fetchall()
+    assert before[1] == (at, at, 10) and before[0][0] == before[0][1] and before[0][2] == 5
+    for checkpoint in (False, True):
+        db = reopen(connect, db, zone="America/New_York", checkpoint=checkpoint)
+        assert db.execute("SELECT at, seen, n FROM ev ORDER BY n").fetchall() == before
+        assert db.execute("SELECT n FROM ev WHERE at = ?", (at,)).fetchall() == [(10,)]
+
+
+def test_alter_column_type_and_create_table_as(db):
+    """ALTER COLUMN TYPE between timestamp and timestamptz reads the wall time in the session's
+    zone (as PostgreSQL's cast); CREATE TABLE AS of a timestamptz expression makes a
+    timestamptz column."""
+    db.execute("CREATE TABLE ev (at TIMESTAMP)")
+    db.execute("INSERT INTO ev VALUES ('2024-01-01 09:00:00')")
+    db.execute("ALTER TABLE ev ALTER COLUMN at TYPE timestamptz")
+    assert db.execute("SELECT at FROM ev").fetchone() == (datetime.datetime(2024, 1, 1, tzinfo=UTC),)
+    db.execute("CREATE TABLE copy AS SELECT at, at + interval '1 hour' AS later, now() AS made FROM ev")
+    assert db.execute("SELECT data_type FROM information_schema.columns WHERE table_name = 'copy' "
+                      "ORDER BY ordinal_position").fetchall() == [("timestamp with time zone",)] * 3
+    db.execute("SET TIME ZONE 'UTC'")
+    db.execute("ALTER TABLE copy ALTER COLUMN later TYPE TIMESTAMP")
+    assert db.execute("SELECT later FROM copy").fetchone() == (datetime.datetime(2024, 1, 1, 1),)
+
+
+def test_timestamptz_shell_prints_as_psql(warehouse):
+    from txlake.repl.render import format_value
+    at = datetime.datetime(2024, 1, 2, 3, 4, 5, 123456, tzinfo=UTC)
+    assert format_value(at) == "2024-01-02 03:04:05.123456+00"
+    assert format_value(at.astimezone(zoneinfo.ZoneInfo("Asia/Kolkata"))) == "2024-01-02 08:34:05.123456+05:30"

@@ -1,0 +1,32 @@
+"""The column types beyond the first eight between txlake and Spark, both ways, with a real
+SparkSession (its session time zone UTC) and real files."""
+
+from __future__ import annotations
+
+import datetime
+import zoneinfo
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+UTC = datetime.timezone.utc
+
+
+def test_timestamptz_is_spark_s_timestamp_both_ways(spark, engine, wh):
+    """A TIMESTAMPTZ column reads as Spark's TimestampType (the same instants); a DataFrame's
+    TimestampType appends into it and makes a TIMESTAMPTZ column in a table the job creates."""
+    engine.execute("CREATE TABLE ev (id INT, at TIMESTAMPTZ)")
+    at = datetime.datetime(2024, 1, 2, 3, 4, 5, 123456, tzinfo=UTC)
+    engine.execute("INSERT INTO ev VALUES (1, ?), (2, NULL)", (at.astimezone(zoneinfo.ZoneInfo("Asia/Tokyo")),))
+    df = spark.read.format("txlake").load(f"{wh}/ev")
+    assert [f.dataType.simpleString() for f in df.schema.fields] == ["int", "timestamp"]
+    read = {r.id: r.at for r in df.collect()}  # (Spark gives naive datetimes in the driver's local zone)
+    assert read[2] is None and read[1].astimezone(UTC) == at
+    spark.createDataFrame([(3, at)], "id int, at timestamp").write.format("txlake").mode("append").save(f"{wh}/ev")
+    assert engine.execute("SELECT at FROM ev WHERE id = 3").fetchone() == (at,)
+    df.write.format("txlake").mode("overwrite").option("warehouse", wh).option("table", "default.copy").save()
+    assert engine.execute("SELECT data_type FROM information_schema.columns WHERE table_name = 'copy' "
+                          "AND column_name = 'at'").fetchone() == ("timestamp with time zone",)
+    # (df reads the snapshot it was made at: without row 3)
+    assert engine.execute("SELECT id, at FROM copy ORDER BY id").fetchall() == [(1, at), (2, None)]

@@ -1,0 +1,33 @@
+"""The column types beyond the first eight as published Paimon tables: their Paimon type names,
+and pypaimon 2.1.0 reading back the values txlake holds (inline rows and Parquet files alike)."""
+
+import datetime
+import os
+
+import txlake
+from tests.paimon_env import read_with_pypaimon
+
+UTC = datetime.timezone.utc
+
+
+def publish(path: str, create: str, *inserts) -> dict:
+    """Create a table, insert into it (each statement with its parameters), publish, and read
+    the newest Paimon snapshot with pypaimon: (its fields, its rows)."""
+    conn = txlake.connect(path, autocommit=True, publish="sync")
+    conn.execute("SET TIME ZONE 'Asia/Tokyo'")
+    conn.execute(create)
+    for sql, params in inserts:
+        conn.execute(sql, params)
+    conn.close()
+    read = read_with_pypaimon(os.path.join(path, "default.db", "t"))
+    return {f["name"]: f["type"] for f in read["fields"]}, read["snapshots"][max(read["snapshots"], key=int)]["rows"]
+
+
+def test_timestamptz_is_published_as_timestamp_with_local_time_zone(tmp_path):
+    at = datetime.datetime(2024, 1, 2, 3, 4, 5, 123456, tzinfo=UTC)
+    fields, rows = publish(str(tmp_path / "wh"), "CREATE TABLE t (id INT, at TIMESTAMPTZ)",
+                           ("INSERT INTO t VALUES (1, ?)", (at,)),  # inline
+                           ("INSERT INTO t SELECT i, TIMESTAMPTZ '2024-01-02 12:04:05.123456+09' "
+                            "FROM range(2, 2000) r(i)", ()))  # a Parquet file
+    assert fields["at"] == "TIMESTAMP(6) WITH LOCAL TIME ZONE"
+    assert {tuple(r) for r in rows} == {(i, at.isoformat()) for i in range(1, 2000)}
