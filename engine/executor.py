@@ -1739,8 +1739,8 @@ def column_type(data_type: exp.DataType) -> ColumnType:
     name = data_type.this.name
     if data_type.args.get("nested") or name in ("ARRAY", "MAP", "STRUCT"):  # (TEXT[]: its "modifier" is a type)
         raise errors.NotSupportedError(f'type "{data_type.sql(dialect="postgres").lower()}" is not supported')
-    name = {"TEXT": "VARCHAR", "TIMESTAMPNTZ": "TIMESTAMP", "FLOAT": "DOUBLE", "SMALLINT": "INT",
-            "TINYINT": "INT"}.get(name, name)
+    # (sqlglot's FLOAT is REAL: real, float4, FLOAT(p) up to 24 bits; float alone is DOUBLE)
+    name = {"TEXT": "VARCHAR", "TIMESTAMPNTZ": "TIMESTAMP", "FLOAT": "REAL"}.get(name, name)
     try:
         params = tuple(int(p.this.this) for p in data_type.expressions)
     except (AttributeError, ValueError):
@@ -1756,7 +1756,7 @@ def column_type(data_type: exp.DataType) -> ColumnType:
             f'type "{data_type.sql(dialect="postgres").lower()}" is not supported') from None
 
 
-_KEY_PYTHON_TYPES = {"INT": int, "BIGINT": int, "VARCHAR": str}
+_KEY_PYTHON_TYPES = {"SMALLINT": int, "INT": int, "BIGINT": int, "VARCHAR": str}
 # the default of a SERIAL column (Executor._column), or one set to nextval('s') (as written or generated)
 _SEQUENCE_DEFAULT = re.compile(r"nextval\s*\(\s*'((?:[^']|'')+)'\s*\)", re.IGNORECASE)
 
@@ -1846,7 +1846,8 @@ class PointUpdate:
 
 
 _FALLBACK = object()
-_INT_RANGES = {"INT": (-(1 << 31), (1 << 31) - 1), "BIGINT": (-(1 << 63), (1 << 63) - 1)}
+_INT_RANGES = {"SMALLINT": (-(1 << 15), (1 << 15) - 1), "INT": (-(1 << 31), (1 << 31) - 1),
+               "BIGINT": (-(1 << 63), (1 << 63) - 1)}
 _IDENTITY_CASTS = {"VARCHAR": str, "DOUBLE": float, "BOOLEAN": bool}  # kind -> the Python type it takes as is
 
 
@@ -2092,8 +2093,9 @@ def _arrow(rows: pa.Table | PythonRows) -> pa.Table:
 
 
 def _passes_through(t: pa.DataType) -> bool:
-    """Arrow types DuckDB returns unchanged from a registered table."""
-    return (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t)
+    """Arrow types DuckDB returns unchanged from a registered table (a REAL's values are not:
+    ``python_rows`` gives them as their shortest text says)."""
+    return (pa.types.is_integer(t) or pa.types.is_float64(t) or pa.types.is_boolean(t)
             or pa.types.is_string(t) or pa.types.is_decimal(t) or pa.types.is_date32(t)
             or (pa.types.is_timestamp(t) and t.tz is None and t.unit == "us"))
 

@@ -23,8 +23,10 @@ from txlake.storage.schema import KINDS, Column, ColumnType, TableSchema
 
 _TO_SPARK = {
     "BOOLEAN": lambda t: T.BooleanType(),
+    "SMALLINT": lambda t: T.ShortType(),
     "INT": lambda t: T.IntegerType(),
     "BIGINT": lambda t: T.LongType(),
+    "REAL": lambda t: T.FloatType(),
     "DOUBLE": lambda t: T.DoubleType(),
     "DECIMAL": lambda t: T.DecimalType(t.precision, t.scale),
     "VARCHAR": lambda t: T.StringType(),
@@ -35,7 +37,7 @@ _TO_SPARK = {
 
 # Spark type -> the txlake kinds it may be written into (store assignment, as Spark's ANSI
 # policy allows: numbers widen or narrow with an overflow check, nothing parses strings)
-_NUMERIC = {"INT", "BIGINT", "DOUBLE", "DECIMAL"}
+_NUMERIC = {"SMALLINT", "INT", "BIGINT", "REAL", "DOUBLE", "DECIMAL"}
 _ASSIGNABLE = {
     T.BooleanType: {"BOOLEAN"},
     T.ByteType: _NUMERIC, T.ShortType: _NUMERIC, T.IntegerType: _NUMERIC, T.LongType: _NUMERIC,
@@ -56,11 +58,15 @@ def column_type(dt: T.DataType) -> ColumnType:
     """The txlake column type a Spark job's column gets when the job creates the table."""
     if isinstance(dt, T.BooleanType):
         return ColumnType("BOOLEAN")
-    if isinstance(dt, (T.ByteType, T.ShortType, T.IntegerType)):
+    if isinstance(dt, (T.ByteType, T.ShortType)):
+        return ColumnType("SMALLINT")
+    if isinstance(dt, T.IntegerType):
         return ColumnType("INT")
     if isinstance(dt, T.LongType):
         return ColumnType("BIGINT")
-    if isinstance(dt, (T.FloatType, T.DoubleType)):
+    if isinstance(dt, T.FloatType):
+        return ColumnType("REAL")
+    if isinstance(dt, T.DoubleType):
         return ColumnType("DOUBLE")
     if isinstance(dt, T.DecimalType):
         return ColumnType("DECIMAL", precision=dt.precision, scale=dt.scale)

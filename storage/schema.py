@@ -12,7 +12,8 @@ import pyarrow as pa
 
 from txlake import errors
 
-KINDS = ("BOOLEAN", "INT", "BIGINT", "DOUBLE", "DECIMAL", "VARCHAR", "DATE", "TIMESTAMP", "TIMESTAMPTZ")
+KINDS = ("BOOLEAN", "SMALLINT", "INT", "BIGINT", "REAL", "DOUBLE", "DECIMAL", "VARCHAR", "DATE", "TIMESTAMP",
+         "TIMESTAMPTZ")
 DEFAULT_DECIMAL = (38, 9)  # a bare DECIMAL / NUMERIC (BigQuery's NUMERIC; DuckDB's is (18, 3))
 
 
@@ -59,8 +60,10 @@ class ColumnType:
 
 _ARROW = {
     "BOOLEAN": lambda t: pa.bool_(),
+    "SMALLINT": lambda t: pa.int16(),
     "INT": lambda t: pa.int32(),
     "BIGINT": lambda t: pa.int64(),
+    "REAL": lambda t: pa.float32(),
     "DOUBLE": lambda t: pa.float64(),
     "DECIMAL": lambda t: pa.decimal128(t.precision, t.scale),
     "VARCHAR": lambda t: pa.string(),
@@ -71,15 +74,17 @@ _ARROW = {
 }
 _DUCKDB_NAMES = {"INT": "INTEGER"}
 # TIMESTAMP WITH LOCAL TIME ZONE is Paimon's instant (pypaimon reads it as timestamp[us, tz=UTC])
-_PAIMON_NAMES = {"TIMESTAMP": "TIMESTAMP(6)", "TIMESTAMPTZ": "TIMESTAMP(6) WITH LOCAL TIME ZONE"}
+_PAIMON_NAMES = {"REAL": "FLOAT", "TIMESTAMP": "TIMESTAMP(6)", "TIMESTAMPTZ": "TIMESTAMP(6) WITH LOCAL TIME ZONE"}
 
 # SQL spellings accepted in DDL -> kind
 _ALIASES = {
     "BOOLEAN": "BOOLEAN", "BOOL": "BOOLEAN",
-    "INT": "INT", "INTEGER": "INT", "INT4": "INT", "SMALLINT": "INT", "INT2": "INT", "TINYINT": "INT",
+    # (a SMALLINT column of a warehouse older than the type was stored as INT: its schema says so)
+    "SMALLINT": "SMALLINT", "INT2": "SMALLINT", "TINYINT": "SMALLINT",
+    "INT": "INT", "INTEGER": "INT", "INT4": "INT",
     "BIGINT": "BIGINT", "INT8": "BIGINT", "LONG": "BIGINT",
     "DOUBLE": "DOUBLE", "DOUBLE PRECISION": "DOUBLE", "FLOAT": "DOUBLE", "FLOAT8": "DOUBLE",
-    "REAL": "DOUBLE", "FLOAT4": "DOUBLE",
+    "REAL": "REAL", "FLOAT4": "REAL",
     "DECIMAL": "DECIMAL", "NUMERIC": "DECIMAL",
     "VARCHAR": "VARCHAR", "TEXT": "VARCHAR", "STRING": "VARCHAR", "CHAR VARYING": "VARCHAR",
     "CHARACTER VARYING": "VARCHAR",
@@ -123,9 +128,11 @@ def type_from_arrow(t: pa.DataType) -> ColumnType:
     if pa.types.is_boolean(t):
         return ColumnType("BOOLEAN")
     if pa.types.is_integer(t):
+        if t.bit_width <= 8 or pa.types.is_int16(t):
+            return ColumnType("SMALLINT")
         return ColumnType("INT") if t.bit_width <= 32 and not (pa.types.is_uint32(t)) else ColumnType("BIGINT")
     if pa.types.is_floating(t):
-        return ColumnType("DOUBLE")
+        return ColumnType("DOUBLE" if pa.types.is_float64(t) else "REAL")
     if pa.types.is_decimal(t):
         return make_type("DECIMAL", (min(t.precision, 38), t.scale))
     if pa.types.is_string(t) or pa.types.is_large_string(t):

@@ -124,7 +124,8 @@ class PublishedState:
 # --- types ----------------------------------------------------------------------------------
 
 _ARROW_TYPES = {
-    "BOOLEAN": pa.bool_(), "INT": pa.int32(), "BIGINT": pa.int64(), "DOUBLE": pa.float64(),
+    "BOOLEAN": pa.bool_(), "TINYINT": pa.int8(), "SMALLINT": pa.int16(), "INT": pa.int32(), "BIGINT": pa.int64(),
+    "FLOAT": pa.float32(), "DOUBLE": pa.float64(),
     "STRING": pa.string(), "DATE": pa.date32(),
 }
 

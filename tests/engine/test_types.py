@@ -128,3 +128,85 @@ def test_timestamptz_shell_prints_as_psql(warehouse):
     at = datetime.datetime(2024, 1, 2, 3, 4, 5, 123456, tzinfo=UTC)
     assert format_value(at) == "2024-01-02 03:04:05.123456+00"
     assert format_value(at.astimezone(zoneinfo.ZoneInfo("Asia/Kolkata"))) == "2024-01-02 08:34:05.123456+05:30"
+
+
+# --- SMALLINT and REAL -------------------------------------------------------------------------
+
+def test_smallint_is_its_own_type_with_postgresql_s_range(connect, db):
+    """SMALLINT (int2, and SMALLSERIAL's) was stored as INT: 100000 went into a smallint column.
+    Now it is 22003 smallint out of range, on every path (a value, a parameter, text, an UPDATE's
+    arithmetic, ALTER COLUMN TYPE), and the column a smallint everywhere it is named."""
+    db.execute("CREATE TABLE s (id SMALLINT PRIMARY KEY, b int2 DEFAULT 7, n SMALLSERIAL, big INT)")
+    db.execute("INSERT INTO s (id, big) VALUES (1, 100000), (32767, 1)")
+    db.execute("INSERT INTO s (id) VALUES (?)", (-32768,))
+    for sql, params in (("INSERT INTO s (id) VALUES (100000)", ()), ("INSERT INTO s (id) VALUES (?)", (32768,)),
+                        ("INSERT INTO s (id) VALUES ('-32769')", ()), ("INSERT INTO s (id) SELECT 40000", ()),
+                        ("UPDATE s SET id = id + 1 WHERE id = 32767", ()),
+                        ("UPDATE s SET b = ? WHERE id = 1", (1 << 15,)), ("UPDATE s SET b = big WHERE id = 1", ()),
+                        ("ALTER TABLE s ALTER COLUMN big TYPE smallint", ())):
+        with pytest.raises(txlake.DataError) as e:
+            db.execute(sql, params)
+        assert (e.value.sqlstate, str(e.value)) == ("22003", "smallint out of range"), sql
+    db.execute("UPDATE s SET b = b - 1 WHERE id = ?", (1,))
+    assert db.execute("SELECT id, b, n, pg_typeof(id), pg_typeof(n) FROM s WHERE id = 1").fetchall() == [
+        (1, 6, 1, "smallint", "smallint")]
+    assert db.execute("SELECT data_type, numeric_precision FROM information_schema.columns WHERE table_name = 's' "
+                      "ORDER BY ordinal_position").fetchall() == [("smallint", 16)] * 3 + [("integer", 32)]
+    assert db.execute("SELECT id FROM s WHERE id < 0").fetchall() == [(-32768,)]
+    db.execute("CREATE TABLE c AS SELECT id, id::int2 + 1::int2 AS next FROM s WHERE id = 1")
+    assert db.execute("SELECT data_type FROM information_schema.columns WHERE table_name = 'c'").fetchall() == [
+        ("smallint",), ("smallint",)]
+    before = db.execute("SELECT * FROM s ORDER BY id").fetchall()
+    for checkpoint in (False, True):
+        db = reopen(connect, db, checkpoint=checkpoint)
+        assert db.execute("SELECT * FROM s ORDER BY id").fetchall() == before
+        assert db.execute("SELECT b FROM s WHERE id = 32767").fetchall() == [(7,)]
+        with pytest.raises(txlake.DataError):
+            db.execute("INSERT INTO s (id) VALUES (32768)")
+
+
+def test_real_is_float4_and_fetched_as_its_text_says(connect, db):
+    """REAL (float4, FLOAT(p) up to 24 bits) was stored as DOUBLE. Now it is a float4: 0.1 is
+    stored as PostgreSQL's real stores it and fetched as 0.1 (its shortest text), through the
+    primary-key lookup too; a value past its range is 22003."""
+    db.execute("CREATE TABLE r (id INT PRIMARY KEY, x REAL, y float4 DEFAULT 1.5, z FLOAT(10), d DOUBLE PRECISION)")
+    db.execute("INSERT INTO r (id, x, z, d) VALUES (1, 0.1, 0.3, 0.1), (2, ?, NULL, ?)", (1 / 3, 1 / 3))
+    assert db.execute("SELECT * FROM r WHERE id = 1").fetchall() == [(1, 0.1, 1.5, 0.3, 0.1)]
+    assert db.execute("SELECT x, d, x = d FROM r WHERE id = 2").fetchone() == (0.33333334, 1 / 3, False)
+    assert db.execute("SELECT id FROM r WHERE x = 0.1::real").fetchall() == [(1,)]
+    assert db.execute("SELECT pg_typeof(x), pg_typeof(z) FROM r LIMIT 1").fetchone() == ("real", "real")
+    assert db.execute("SELECT data_type, numeric_precision FROM information_schema.columns WHERE table_name = 'r' "
+                      "ORDER BY ordinal_position").fetchall() == [
+        ("integer", 32), ("real", 24), ("real", 24), ("real", 24), ("double precision", 53)]
+    with pytest.raises(txlake.DataError) as e:
+        db.execute("INSERT INTO r (id, x) VALUES (3, 1e40)")
+    assert e.value.sqlstate == "22003"
+    db.execute("UPDATE r SET x = x * 2 WHERE id = 1")
+    db.execute("UPDATE r SET y = ? WHERE id = 1", (2.25,))
+    db.execute("ALTER TABLE r ALTER COLUMN d TYPE real")
+    before = db.execute("SELECT * FROM r ORDER BY id").fetchall()
+    assert before[0] == (1, 0.2, 2.25, 0.3, 0.1)
+    for checkpoint in (False, True):
+        db = reopen(connect, db, checkpoint=checkpoint)
+        assert db.execute("SELECT * FROM r ORDER BY id").fetchall() == before
+
+
+def test_a_smallint_key_is_looked_up_by_its_index(db):
+    db.execute("CREATE TABLE k (id SMALLINT PRIMARY KEY, v TEXT)")
+    db.execute("INSERT INTO k SELECT i, 'v' || i FROM range(-300, 300) r(i)")
+    assert db.execute("EXPLAIN SELECT v FROM k WHERE id = ?", (-5,)).fetchone()[0].startswith("Primary key lookup")
+    assert db.execute("SELECT v FROM k WHERE id = ?", (-5,)).fetchall() == [("v-5",)]
+    with pytest.raises(txlake.IntegrityError):
+        db.execute("INSERT INTO k VALUES (299, 'again')")
+
+
+def test_an_int_column_of_an_older_warehouse_stays_an_int(connect, db):
+    """A SMALLINT column created before the type existed was stored as INT (its schema says INT,
+    its files hold int32): it stays an integer column, reads and takes integers as before."""
+    db.execute("CREATE TABLE old (id INT PRIMARY KEY, v INT)")
+    db.execute("INSERT INTO old VALUES (1, 100000)")
+    schema = db._session.db.warehouse.latest.table("default", "old").schema
+    assert schema.to_json()["columns"][1]["type"] == "INT"
+    db = reopen(connect, db, checkpoint=True)
+    db.execute("UPDATE old SET v = v + 1 WHERE id = 1")
+    assert db.execute("SELECT v, pg_typeof(v) FROM old").fetchone() == (100001, "integer")

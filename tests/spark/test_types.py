@@ -30,3 +30,18 @@ def test_timestamptz_is_spark_s_timestamp_both_ways(spark, engine, wh):
                           "AND column_name = 'at'").fetchone() == ("timestamp with time zone",)
     # (df reads the snapshot it was made at: without row 3)
     assert engine.execute("SELECT id, at FROM copy ORDER BY id").fetchall() == [(1, at), (2, None)]
+
+
+def test_smallint_and_real_are_spark_s_short_and_float_both_ways(spark, engine, wh):
+    engine.execute("CREATE TABLE n (s SMALLINT, r REAL)")
+    engine.execute("INSERT INTO n VALUES (-32768, 0.1), (NULL, NULL)")
+    df = spark.read.format("txlake").load(f"{wh}/n")
+    assert [f.dataType.simpleString() for f in df.schema.fields] == ["smallint", "float"]
+    assert sorted(df.collect(), key=lambda r: r.s is None) == [(-32768, pytest.approx(0.1)), (None, None)]
+    spark.createDataFrame([(7, 2.5)], "s short, r float").write.format("txlake").mode("append").save(f"{wh}/n")
+    with pytest.raises(Exception, match="smallint out of range"):  # (an int into a smallint: range-checked)
+        spark.createDataFrame([(40000, 1.0)], "s int, r float").write.format("txlake").mode("append").save(f"{wh}/n")
+    assert engine.execute("SELECT * FROM n ORDER BY s").fetchall() == [(-32768, 0.1), (7, 2.5), (None, None)]
+    df.write.format("txlake").mode("overwrite").option("warehouse", wh).option("table", "default.copy").save()
+    assert engine.execute("SELECT data_type FROM information_schema.columns WHERE table_name = 'copy' "
+                          "ORDER BY ordinal_position").fetchall() == [("smallint",), ("real",)]

@@ -31,3 +31,11 @@ def test_timestamptz_is_published_as_timestamp_with_local_time_zone(tmp_path):
                             "FROM range(2, 2000) r(i)", ()))  # a Parquet file
     assert fields["at"] == "TIMESTAMP(6) WITH LOCAL TIME ZONE"
     assert {tuple(r) for r in rows} == {(i, at.isoformat()) for i in range(1, 2000)}
+
+
+def test_smallint_and_real_are_published_as_paimon_s_smallint_and_float(tmp_path):
+    fields, rows = publish(str(tmp_path / "wh"), "CREATE TABLE t (id INT, s SMALLINT, r REAL)",
+                           ("INSERT INTO t VALUES (1, -32768, 0.5)", ()),
+                           ("INSERT INTO t SELECT i, 32767, 0.25 FROM range(2, 2000) r(i)", ()))
+    assert (fields["s"], fields["r"]) == ("SMALLINT", "FLOAT")
+    assert sorted(map(tuple, rows))[:2] == [(1, -32768, 0.5), (2, 32767, 0.25)] and len(rows) == 1999
