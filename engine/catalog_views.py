@@ -23,7 +23,7 @@ CATALOG_SCHEMAS = ("information_schema", "pg_catalog")
 _PG_TYPES = {
     "BOOLEAN": ("boolean", "bool"), "SMALLINT": ("smallint", "int2"), "INT": ("integer", "int4"),
     "BIGINT": ("bigint", "int8"), "REAL": ("real", "float4"), "DOUBLE": ("double precision", "float8"),
-    "DECIMAL": ("numeric", "numeric"),
+    "DECIMAL": ("numeric", "numeric"), "BYTEA": ("bytea", "bytea"),
     "DATE": ("date", "date"), "TIMESTAMP": ("timestamp without time zone", "timestamp"),
     "TIMESTAMPTZ": ("timestamp with time zone", "timestamptz"),
 }

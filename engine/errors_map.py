@@ -30,6 +30,9 @@ def _range_message(message: str) -> str:
     return message
 
 
+# a Python function DuckDB called failed: its exception's words
+_UDF_ERROR = re.compile(r"Python exception occurred while executing the UDF: \w+: (?P<message>.*)")
+
 _MISSING_COLUMN = (re.compile(r'Referenced column "(?P<column>.+?)" not found'),
                    re.compile(r'(?:Values list|Table) "(?P<table>.+?)" does not have a column named "(?P<column>.+?)"'))
 
@@ -119,6 +122,11 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.ProgrammingError(message, sqlstate="42883")
         return errors.ProgrammingError(message, sqlstate="42704")
     if isinstance(e, duckdb.InvalidInputException):
+        if (udf := _UDF_ERROR.search(message)) is not None:  # (engine/dialect.py's functions: bytea input)
+            message = udf["message"]
+            if "invalid input syntax" in message:
+                return errors.InvalidTextRepresentation(message)
+            return errors.DataError(message, sqlstate="22023")
         if "division by zero" in text:
             return errors.DivisionByZero(message)
         if "could not parse string" in text and "format specifier" in text:  # to_date, to_timestamp

@@ -50,8 +50,8 @@ from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls, qualified_name
 from txlake.parser import statements as st
 from txlake.parser.parse import identifier, parse_table_name, table_name
-from txlake.parser.semantics import (CLOCK_FUNCTION, STATEMENT_CLOCK, XID_FUNCTION, XID_IF_ASSIGNED_FUNCTION,
-                                     postgres_semantics)
+from txlake.parser.semantics import (BYTEA_MACRO, CLOCK_FUNCTION, STATEMENT_CLOCK, XID_FUNCTION,
+                                     XID_IF_ASSIGNED_FUNCTION, postgres_semantics)
 from txlake.storage import keys as pk
 from txlake.storage.commit import (ROWS_PER_FILE, SAME_KEYS, SOURCES, UPSERTED, TableDelta, carry_upserted, key_text,
                                    table_bytes, visible_sources)
@@ -819,7 +819,7 @@ class Executor:
                 value = f'"c{supplied[col.name]}"'
             else:
                 value = _default_sql(col.default) if col.default else "NULL"
-            projections.append(f'CAST({value} AS {col.type.sql()}) AS "{col.name}"')
+            projections.append(f'{_cast_sql(value, col.type)} AS "{col.name}"')
         alias = f"__src({', '.join(f'c{i}' for i in range(width))})" if width else "__src"
         return f"SELECT {', '.join(projections)} FROM ({source.sql(dialect='duckdb')}) AS {alias}"
 
@@ -926,7 +926,7 @@ class Executor:
                 value = _default_value(col) if col.name in conflict.defaults else assigned.get(col.name)
                 value_sql = (self._rewrite(ctx, value, register).sql(dialect="duckdb")
                              if value is not None else f'"{alias}"."{col.name}"')
-                projections.append(f'CAST({value_sql} AS {col.type.sql()}) AS "{col.name}"')
+                projections.append(f'{_cast_sql(value_sql, col.type)} AS "{col.name}"')
             where = f" WHERE {self._rewrite(ctx, conflict.where, register).sql(dialect='duckdb')}" \
                 if conflict.where is not None else ""
             sql = (f"SELECT {', '.join(projections)} FROM {target} AS \"{alias}\" "
@@ -962,8 +962,7 @@ class Executor:
             for col in _set_order(version.schema, assigned):  # DuckDB binds ? in text order
                 value = assigned.get(col.name)
                 value = self._rewrite(ctx, value, register) if value is not None else exp.column(col.name, alias)
-                projections.append(exp.alias_(
-                    exp.cast(value, exp.DataType.build(col.type.sql(), dialect="duckdb")), col.name, quoted=True))
+                projections.append(exp.alias_(_cast(value, col.type), col.name, quoted=True))
             projections += _source_rows(stmt.from_, stmt.returning)
             return self._row_finder(ctx, target, projections, stmt.from_, stmt.where, register)
 
@@ -1523,7 +1522,7 @@ class Executor:
     def _check_default(self, default: str, col_type: ColumnType) -> None:
         """Type-check a column default now, as PostgreSQL does (22P02, 42804, ...): evaluated -
         but a SERIAL's, bound only (evaluated, it would take a number of its sequence)."""
-        sql = f"SELECT CAST({_default_sql(default)} AS {col_type.sql()})"
+        sql = f"SELECT {_cast_sql(_default_sql(default), col_type)}"
         if _sequence_of(default) is not None:
             self._columns_of(sql, ())
         else:
@@ -1597,7 +1596,7 @@ class Executor:
         value = action.using.sql(dialect="duckdb") if action.using is not None else f'"{col.name}"'
         with self._registered() as register:  # (rows kept in order: the cast goes by position)
             rows = register(data.append_column("__txl_pos", pa.array(np.arange(data.num_rows, dtype=np.int64))))
-            values = self._sql(f"SELECT CAST({value} AS {new_type.sql()}) AS v FROM {rows} ORDER BY __txl_pos"
+            values = self._sql(f"SELECT {_cast_sql(value, new_type)} AS v FROM {rows} ORDER BY __txl_pos"
                                ).column(0).cast(new_type.arrow())
         if col.not_null and values.null_count:
             raise errors.NotNullViolation(f'column "{col.name}" of relation "{table}" contains null values')
@@ -1648,7 +1647,7 @@ class Executor:
                 raise errors.NotSupportedError("adding a SERIAL or identity column is not supported")
             col = self._column(schema.highest_field_id + 1, spec)
             default = _default_sql(col.default) if col.default else "NULL"
-            column = self._sql(f"SELECT CAST({default} AS {col.type.sql()}) AS v").column(0)
+            column = self._sql(f"SELECT {_cast_sql(default, col.type)} AS v").column(0)
             value = column[0]
             if col.type.kind in _PYTHON_RANGES and value.is_valid:
                 _check_python_range(col, column)
@@ -1848,7 +1847,8 @@ class PointUpdate:
 _FALLBACK = object()
 _INT_RANGES = {"SMALLINT": (-(1 << 15), (1 << 15) - 1), "INT": (-(1 << 31), (1 << 31) - 1),
                "BIGINT": (-(1 << 63), (1 << 63) - 1)}
-_IDENTITY_CASTS = {"VARCHAR": str, "DOUBLE": float, "BOOLEAN": bool}  # kind -> the Python type it takes as is
+# kind -> the Python type it takes as is
+_IDENTITY_CASTS = {"VARCHAR": str, "DOUBLE": float, "BOOLEAN": bool, "BYTEA": bytes}
 
 
 def _key_equalities(where) -> int | None:
@@ -2157,6 +2157,21 @@ def _check_python_range(col: Column, values: pa.ChunkedArray) -> None:
             f'{col.type.kind.lower()} out of range for column "{col.name}": txlake stores years 1 to 9999')
 
 
+def _cast_sql(value: str, col_type: ColumnType) -> str:
+    """``value`` (SQL) as a column of ``col_type`` takes it - an INSERT, UPDATE, DEFAULT or ALTER
+    COLUMN TYPE: DuckDB's CAST, but text into a BYTEA by PostgreSQL's input (``BYTEA_MACRO``)."""
+    if col_type.kind == "BYTEA":
+        return f"{BYTEA_MACRO}({value})"
+    return f"CAST({value} AS {col_type.sql()})"
+
+
+def _cast(value: exp.Expression, col_type: ColumnType) -> exp.Expression:
+    """``_cast_sql`` of an expression."""
+    if col_type.kind == "BYTEA":
+        return exp.Anonymous(this=BYTEA_MACRO, expressions=[value])
+    return exp.cast(value, exp.DataType.build(col_type.sql(), dialect="duckdb"))
+
+
 def _fill_defaults(values: exp.Values, columns: list[Column]) -> exp.Values:
     """``INSERT ... VALUES (1, DEFAULT)``: each DEFAULT becomes its column's default (or NULL).
     And each value goes to its column's type, as PostgreSQL's INSERT takes them: DuckDB would
@@ -2174,7 +2189,7 @@ def _fill_defaults(values: exp.Values, columns: list[Column]) -> exp.Values:
             kinds = {_literal_kind(value) for value in column} - {"null"}
             if len(kinds) > 1 or "other" in kinds:
                 for value in column:
-                    value.replace(exp.cast(value.copy(), col.type.sql()))
+                    value.replace(_cast(value.copy(), col.type))
     return values
 
 
@@ -2230,7 +2245,7 @@ def evaluate_defaults(columns: list[Column], start: datetime.datetime) -> list:
                 raise errors.NotSupportedError(
                     f'the default of column "{col.name}" ({col.default}) differs from row to row: '
                     "give the column's values instead")
-            values.append(con.execute(f"SELECT CAST({sql} AS {col.type.sql()})").fetchone()[0])
+            values.append(con.execute(f"SELECT {_cast_sql(sql, col.type)}").fetchone()[0])
         return values
     except duckdb.Error as e:
         raise translate(e) from None

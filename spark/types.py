@@ -30,6 +30,7 @@ _TO_SPARK = {
     "DOUBLE": lambda t: T.DoubleType(),
     "DECIMAL": lambda t: T.DecimalType(t.precision, t.scale),
     "VARCHAR": lambda t: T.StringType(),
+    "BYTEA": lambda t: T.BinaryType(),
     "DATE": lambda t: T.DateType(),
     "TIMESTAMP": lambda t: T.TimestampNTZType(),
     "TIMESTAMPTZ": lambda t: T.TimestampType(),
@@ -42,7 +43,7 @@ _ASSIGNABLE = {
     T.BooleanType: {"BOOLEAN"},
     T.ByteType: _NUMERIC, T.ShortType: _NUMERIC, T.IntegerType: _NUMERIC, T.LongType: _NUMERIC,
     T.FloatType: _NUMERIC, T.DoubleType: _NUMERIC, T.DecimalType: _NUMERIC,
-    T.StringType: {"VARCHAR"}, T.VarcharType: {"VARCHAR"}, T.CharType: {"VARCHAR"},
+    T.StringType: {"VARCHAR"}, T.VarcharType: {"VARCHAR"}, T.CharType: {"VARCHAR"}, T.BinaryType: {"BYTEA"},
     T.DateType: {"DATE", "TIMESTAMP"},
     T.TimestampType: {"TIMESTAMP", "TIMESTAMPTZ"}, T.TimestampNTZType: {"TIMESTAMP"},
     T.NullType: set(KINDS),
@@ -72,6 +73,8 @@ def column_type(dt: T.DataType) -> ColumnType:
         return ColumnType("DECIMAL", precision=dt.precision, scale=dt.scale)
     if isinstance(dt, (T.StringType, T.VarcharType, T.CharType)):
         return ColumnType("VARCHAR")
+    if isinstance(dt, T.BinaryType):
+        return ColumnType("BYTEA")
     if isinstance(dt, T.DateType):
         return ColumnType("DATE")
     if isinstance(dt, T.TimestampType):

@@ -507,7 +507,12 @@ def _duplicates(keys: list, seen: set) -> dict:
 
 
 def key_text(key) -> str:
-    return ", ".join(map(str, key)) if isinstance(key, tuple) else str(key)
+    """A key as PostgreSQL's messages show it (``Key (id)=(1)``): a bytea as ``\\x`` and hex."""
+    return ", ".join(map(_value_text, key)) if isinstance(key, tuple) else _value_text(key)
+
+
+def _value_text(value) -> str:
+    return "\\x" + value.hex() if isinstance(value, bytes) else str(value)
 
 
 def backoff(attempt: int, base: float = 0.002, cap: float = 0.2) -> float:

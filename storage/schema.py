@@ -12,8 +12,8 @@ import pyarrow as pa
 
 from txlake import errors
 
-KINDS = ("BOOLEAN", "SMALLINT", "INT", "BIGINT", "REAL", "DOUBLE", "DECIMAL", "VARCHAR", "DATE", "TIMESTAMP",
-         "TIMESTAMPTZ")
+KINDS = ("BOOLEAN", "SMALLINT", "INT", "BIGINT", "REAL", "DOUBLE", "DECIMAL", "VARCHAR", "BYTEA", "DATE",
+         "TIMESTAMP", "TIMESTAMPTZ")
 DEFAULT_DECIMAL = (38, 9)  # a bare DECIMAL / NUMERIC (BigQuery's NUMERIC; DuckDB's is (18, 3))
 
 
@@ -67,14 +67,16 @@ _ARROW = {
     "DOUBLE": lambda t: pa.float64(),
     "DECIMAL": lambda t: pa.decimal128(t.precision, t.scale),
     "VARCHAR": lambda t: pa.string(),
+    "BYTEA": lambda t: pa.binary(),
     "DATE": lambda t: pa.date32(),
     "TIMESTAMP": lambda t: pa.timestamp("us"),
     # an instant, kept in UTC; DuckDB shows and reads it in the session's TimeZone
     "TIMESTAMPTZ": lambda t: pa.timestamp("us", tz="UTC"),
 }
-_DUCKDB_NAMES = {"INT": "INTEGER"}
+_DUCKDB_NAMES = {"INT": "INTEGER", "BYTEA": "BLOB"}
 # TIMESTAMP WITH LOCAL TIME ZONE is Paimon's instant (pypaimon reads it as timestamp[us, tz=UTC])
-_PAIMON_NAMES = {"REAL": "FLOAT", "TIMESTAMP": "TIMESTAMP(6)", "TIMESTAMPTZ": "TIMESTAMP(6) WITH LOCAL TIME ZONE"}
+_PAIMON_NAMES = {"REAL": "FLOAT", "BYTEA": "BYTES", "TIMESTAMP": "TIMESTAMP(6)",
+                 "TIMESTAMPTZ": "TIMESTAMP(6) WITH LOCAL TIME ZONE"}
 
 # SQL spellings accepted in DDL -> kind
 _ALIASES = {
@@ -91,6 +93,7 @@ _ALIASES = {
     # CHAR(n) / CHARACTER(n): a VARCHAR(n) (the length is enforced, values are not padded);
     # CHAR alone is CHAR(1), as in PostgreSQL (engine/executor.py column_type)
     "CHAR": "VARCHAR", "CHARACTER": "VARCHAR",
+    "BYTEA": "BYTEA", "BLOB": "BYTEA", "VARBINARY": "BYTEA", "BINARY": "BYTEA",
     "DATE": "DATE",
     "TIMESTAMP": "TIMESTAMP", "DATETIME": "TIMESTAMP", "TIMESTAMP WITHOUT TIME ZONE": "TIMESTAMP",
     "TIMESTAMPTZ": "TIMESTAMPTZ", "TIMESTAMP WITH TIME ZONE": "TIMESTAMPTZ",
@@ -137,6 +140,8 @@ def type_from_arrow(t: pa.DataType) -> ColumnType:
         return make_type("DECIMAL", (min(t.precision, 38), t.scale))
     if pa.types.is_string(t) or pa.types.is_large_string(t):
         return ColumnType("VARCHAR")
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t):
+        return ColumnType("BYTEA")
     if pa.types.is_date(t):
         return ColumnType("DATE")
     if pa.types.is_timestamp(t):

@@ -137,8 +137,8 @@ class PythonRows:
         return self._table
 
     def nbytes(self) -> int:
-        """About what the rows take in Arrow: 8 bytes a value, text its UTF-8 bytes and offset
-        (counted once: a statement and its commit both ask)."""
+        """About what the rows take in Arrow: 8 bytes a value, text its UTF-8 bytes and offset, a
+        bytea its bytes (counted once: a statement and its commit both ask)."""
         if self._nbytes is None:  # (loops, not generators: mostly a point write's one row)
             n = 0
             for values in self.columns:
@@ -146,6 +146,8 @@ class PythonRows:
                 for v in values:
                     if type(v) is str:
                         n += len(v.encode())
+                    elif type(v) is bytes:
+                        n += len(v)
             self._nbytes = n
         return self._nbytes
 
@@ -284,7 +286,7 @@ def encode_rows(table: pa.Table) -> dict | str:
     """Rows for a log entry. Columns of plain types go as JSON values (``{"names", "types",
     "columns"}``): integers, floats, booleans and text as themselves, dates and timestamps as
     their integer days / microseconds, decimals as text - all exact, and a one-row file costs
-    tens of bytes. Anything else goes as an Arrow IPC stream in base64 (exact types; its
+    tens of bytes; bytes as hex. Anything else goes as an Arrow IPC stream in base64 (exact types; its
     schema alone is about 1 KB)."""
     columns = []
     for column_field, column in zip(table.schema, table.columns):
@@ -296,6 +298,8 @@ def encode_rows(table: pa.Table) -> dict | str:
             return base64.b64encode(sink.getvalue().to_pybytes()).decode("ascii")
         if kind == "decimal":
             columns.append([None if v is None else str(v) for v in column.to_pylist()])
+        elif kind == "bytes":
+            columns.append([None if v is None else v.hex() for v in column.to_pylist()])
         elif kind == "plain":
             columns.append(column.to_pylist())
         elif kind == "float":
@@ -340,6 +344,8 @@ def encode_values(schema: TableSchema, columns: list[list]) -> dict | None:
             out.append(_finite_json(values))
         elif kind == "decimal":
             out.append([None if v is None else str(v) for v in values])
+        elif kind == "bytes":
+            out.append([None if v is None else v.hex() for v in values])
         elif kind == "date":
             out.append([None if v is None else v.toordinal() - _EPOCH_DAY for v in values])
         elif kind == "instant":  # an aware datetime: microseconds since the epoch, UTC
@@ -364,6 +370,8 @@ def decode_values(schema: TableSchema, encoded: dict) -> PythonRows | None:
             columns.append([v if v is None else float(v) for v in values])
         elif kind == "decimal":
             columns.append([None if v is None else decimal.Decimal(v) for v in values])
+        elif kind == "bytes":
+            columns.append([None if v is None else bytes.fromhex(v) for v in values])
         elif kind == "date":
             columns.append([None if v is None else datetime.date.fromordinal(v + _EPOCH_DAY) for v in values])
         elif kind == "instant":
@@ -385,7 +393,7 @@ def _build_json_layout(schema: TableSchema) -> tuple[list, list, list] | None:
     kinds = []
     for f in arrow:
         kind = _json_kind(f.type)
-        if kind in ("plain", "decimal", "float"):
+        if kind in ("plain", "decimal", "float", "bytes"):
             kinds.append(kind)
         elif pa.types.is_date32(f.type):
             kinds.append("date")
@@ -412,6 +420,8 @@ def decode_rows(encoded: dict | str) -> pa.Table:
         kind = _json_kind(t)
         if kind == "decimal":
             array = pa.array([None if v is None else decimal.Decimal(v) for v in values], t)
+        elif kind == "bytes":
+            array = pa.array([None if v is None else bytes.fromhex(v) for v in values], t)
         elif kind == "plain":
             array = pa.array(values, t)
         elif kind == "float":
@@ -424,7 +434,7 @@ def decode_rows(encoded: dict | str) -> pa.Table:
 
 
 def _json_kind(t: pa.DataType):
-    """How ``encode_rows`` writes a column of type ``t`` as JSON: "plain", "float", "decimal",
+    """How ``encode_rows`` writes a column of type ``t`` as JSON: "plain", "float", "decimal", "bytes",
     the integer type of a temporal type's storage, or None (not as JSON)."""
     if pa.types.is_integer(t) or pa.types.is_boolean(t) or pa.types.is_string(t):
         return "plain"
@@ -432,6 +442,8 @@ def _json_kind(t: pa.DataType):
         return "float"
     if pa.types.is_decimal128(t):
         return "decimal"
+    if pa.types.is_binary(t):
+        return "bytes"  # (as hex)
     if pa.types.is_date32(t):
         return pa.int32()
     if pa.types.is_timestamp(t) and t.tz in (None, "UTC"):  # (TIMESTAMPTZ: an instant, in UTC)

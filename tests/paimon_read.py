@@ -12,7 +12,8 @@ prints
                             "columns": ["a", ...], "rows": [[...], ...]}, ...}}
 
 Rows are sorted by their JSON text; values are encoded deterministically: decimals as their
-exact string, dates and timestamps in ISO form, non-finite floats as "NaN" / "Infinity".
+exact string, dates and timestamps in ISO form, bytes as \\x and hex, non-finite floats as "NaN" /
+"Infinity".
 """
 
 import datetime
@@ -29,6 +30,8 @@ def encode(value):
         return str(value)
     if isinstance(value, (datetime.datetime, datetime.date)):
         return value.isoformat()
+    if isinstance(value, bytes):
+        return "\\x" + value.hex()
     if isinstance(value, float) and not math.isfinite(value):
         return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     return value

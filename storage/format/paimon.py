@@ -126,7 +126,7 @@ class PublishedState:
 _ARROW_TYPES = {
     "BOOLEAN": pa.bool_(), "TINYINT": pa.int8(), "SMALLINT": pa.int16(), "INT": pa.int32(), "BIGINT": pa.int64(),
     "FLOAT": pa.float32(), "DOUBLE": pa.float64(),
-    "STRING": pa.string(), "DATE": pa.date32(),
+    "STRING": pa.string(), "BYTES": pa.binary(), "DATE": pa.date32(),
 }
 
 

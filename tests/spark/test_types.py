@@ -45,3 +45,17 @@ def test_smallint_and_real_are_spark_s_short_and_float_both_ways(spark, engine, 
     df.write.format("txlake").mode("overwrite").option("warehouse", wh).option("table", "default.copy").save()
     assert engine.execute("SELECT data_type FROM information_schema.columns WHERE table_name = 'copy' "
                           "ORDER BY ordinal_position").fetchall() == [("smallint",), ("real",)]
+
+
+def test_bytea_is_spark_s_binary_both_ways(spark, engine, wh):
+    engine.execute("CREATE TABLE b (id INT, v BYTEA)")
+    engine.execute("INSERT INTO b VALUES (1, '\\x00ff'), (2, NULL)")
+    df = spark.read.format("txlake").load(f"{wh}/b")
+    assert [f.dataType.simpleString() for f in df.schema.fields] == ["int", "binary"]
+    assert sorted((r.id, r.v if r.v is None else bytes(r.v)) for r in df.collect()) == [(1, b"\x00\xff"), (2, None)]
+    spark.createDataFrame([(3, bytearray(b"ab"))], "id int, v binary").write.format("txlake").mode("append") \
+        .save(f"{wh}/b")
+    assert engine.execute("SELECT v FROM b WHERE id = 3").fetchone() == (b"ab",)
+    df.write.format("txlake").mode("overwrite").option("warehouse", wh).option("table", "default.copy").save()
+    assert engine.execute("SELECT data_type FROM information_schema.columns WHERE table_name = 'copy' "
+                          "AND column_name = 'v'").fetchone() == ("bytea",)

@@ -39,3 +39,11 @@ def test_smallint_and_real_are_published_as_paimon_s_smallint_and_float(tmp_path
                            ("INSERT INTO t SELECT i, 32767, 0.25 FROM range(2, 2000) r(i)", ()))
     assert (fields["s"], fields["r"]) == ("SMALLINT", "FLOAT")
     assert sorted(map(tuple, rows))[:2] == [(1, -32768, 0.5), (2, 32767, 0.25)] and len(rows) == 1999
+
+
+def test_bytea_is_published_as_paimon_s_bytes(tmp_path):
+    fields, rows = publish(str(tmp_path / "wh"), "CREATE TABLE t (id INT, v BYTEA)",
+                           ("INSERT INTO t VALUES (1, '\\x00ff'), (2, NULL)", ()),
+                           ("INSERT INTO t SELECT i, '\\x6162'::bytea FROM range(3, 2000) r(i)", ()))
+    assert fields["v"] == "BYTES"
+    assert sorted(map(tuple, rows))[:3] == [(1, "\\x00ff"), (2, None), (3, "\\x6162")] and len(rows) == 1999
