@@ -24,13 +24,14 @@ _PG_TYPES = {
     "BOOLEAN": ("boolean", "bool"), "SMALLINT": ("smallint", "int2"), "INT": ("integer", "int4"),
     "BIGINT": ("bigint", "int8"), "REAL": ("real", "float4"), "DOUBLE": ("double precision", "float8"),
     "DECIMAL": ("numeric", "numeric"), "BYTEA": ("bytea", "bytea"),
-    "DATE": ("date", "date"), "TIMESTAMP": ("timestamp without time zone", "timestamp"),
+    "DATE": ("date", "date"), "TIME": ("time without time zone", "time"),
+    "TIMESTAMP": ("timestamp without time zone", "timestamp"),
     "TIMESTAMPTZ": ("timestamp with time zone", "timestamptz"),
 }
 #: numeric_precision and its radix of the kinds that have one (DECIMAL: its own, radix 10)
 _PRECISION = {"SMALLINT": (16, 2), "INT": (32, 2), "BIGINT": (64, 2), "REAL": (24, 2), "DOUBLE": (53, 2)}
 #: datetime_precision: the digits of a second's fraction
-_DATETIME_PRECISION = {"DATE": 0, "TIMESTAMP": 6, "TIMESTAMPTZ": 6}
+_DATETIME_PRECISION = {"DATE": 0, "TIME": 6, "TIMESTAMP": 6, "TIMESTAMPTZ": 6}
 
 
 def schema_name(db: str) -> str:

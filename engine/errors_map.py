@@ -86,7 +86,7 @@ def translate(e: duckdb.Error) -> errors.Error:
     if isinstance(e, duckdb.ParserException):
         return errors.SyntaxError(message)
     if isinstance(e, duckdb.ConversionException):
-        if ("date" in text or "timestamp" in text) and "field value out of range" in text:
+        if ("date" in text or "time" in text) and "field value out of range" in text:  # (timestamp too)
             return errors.DatetimeFieldOverflow(message)
         if text.startswith("date out of range"):  # make_date(2024, 2, 30)
             return errors.DatetimeFieldOverflow(message)

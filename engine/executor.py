@@ -2125,6 +2125,7 @@ _PYTHON_RANGES = {
     "DATE": (pa.int32(), -719162, 2932896),
     "TIMESTAMP": (pa.int64(), -62135596800000000, 253402300799999999),
     "TIMESTAMPTZ": (pa.int64(), -62135596800000000, 253402300799999999),
+    "TIME": (pa.int64(), 0, 86399999999),  # (PostgreSQL's 24:00:00 is no Python time)
 }
 _UTC = zoneinfo.ZoneInfo("UTC")  # (the tzinfo of a TIMESTAMPTZ's values in Arrow)
 
@@ -2154,7 +2155,8 @@ def _check_python_range(col: Column, values: pa.ChunkedArray) -> None:
     bounds = pc.min_max(values.cast(as_int))
     if bounds["min"].as_py() < low or bounds["max"].as_py() > high:
         raise errors.DatetimeFieldOverflow(
-            f'{col.type.kind.lower()} out of range for column "{col.name}": txlake stores years 1 to 9999')
+            f'{col.type.kind.lower()} out of range for column "{col.name}": txlake stores '
+            + ("times before 24:00:00" if col.type.kind == "TIME" else "years 1 to 9999"))
 
 
 def _cast_sql(value: str, col_type: ColumnType) -> str:

@@ -32,6 +32,7 @@ _TO_SPARK = {
     "VARCHAR": lambda t: T.StringType(),
     "BYTEA": lambda t: T.BinaryType(),
     "DATE": lambda t: T.DateType(),
+    "TIME": lambda t: T.TimeType(6),
     "TIMESTAMP": lambda t: T.TimestampNTZType(),
     "TIMESTAMPTZ": lambda t: T.TimestampType(),
 }
@@ -44,7 +45,7 @@ _ASSIGNABLE = {
     T.ByteType: _NUMERIC, T.ShortType: _NUMERIC, T.IntegerType: _NUMERIC, T.LongType: _NUMERIC,
     T.FloatType: _NUMERIC, T.DoubleType: _NUMERIC, T.DecimalType: _NUMERIC,
     T.StringType: {"VARCHAR"}, T.VarcharType: {"VARCHAR"}, T.CharType: {"VARCHAR"}, T.BinaryType: {"BYTEA"},
-    T.DateType: {"DATE", "TIMESTAMP"},
+    T.DateType: {"DATE", "TIMESTAMP"}, T.TimeType: {"TIME"},
     T.TimestampType: {"TIMESTAMP", "TIMESTAMPTZ"}, T.TimestampNTZType: {"TIMESTAMP"},
     T.NullType: set(KINDS),
 }
@@ -53,6 +54,16 @@ _ASSIGNABLE = {
 def spark_schema(schema: TableSchema) -> T.StructType:
     """The Spark schema of a table; every field nullable (NOT NULL is enforced on write)."""
     return T.StructType([T.StructField(c.name, _TO_SPARK[c.type.kind](c.type), True) for c in schema.columns])
+
+
+def arrow_schema(schema: TableSchema) -> pa.Schema:
+    """The Arrow schema of the batches a read gives Spark: the table's, but a TIME in
+    nanoseconds (Spark's TimeType takes no other unit)."""
+    target = schema.arrow_schema()
+    for i, f in enumerate(target):
+        if pa.types.is_time(f.type):
+            target = target.set(i, f.with_type(pa.time64("ns")))
+    return target
 
 
 def column_type(dt: T.DataType) -> ColumnType:
@@ -77,6 +88,8 @@ def column_type(dt: T.DataType) -> ColumnType:
         return ColumnType("BYTEA")
     if isinstance(dt, T.DateType):
         return ColumnType("DATE")
+    if isinstance(dt, T.TimeType):
+        return ColumnType("TIME")
     if isinstance(dt, T.TimestampType):
         return ColumnType("TIMESTAMPTZ")
     if isinstance(dt, T.TimestampNTZType):

@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from txlake import errors
 
-KINDS = ("BOOLEAN", "SMALLINT", "INT", "BIGINT", "REAL", "DOUBLE", "DECIMAL", "VARCHAR", "BYTEA", "DATE",
+KINDS = ("BOOLEAN", "SMALLINT", "INT", "BIGINT", "REAL", "DOUBLE", "DECIMAL", "VARCHAR", "BYTEA", "DATE", "TIME",
          "TIMESTAMP", "TIMESTAMPTZ")
 DEFAULT_DECIMAL = (38, 9)  # a bare DECIMAL / NUMERIC (BigQuery's NUMERIC; DuckDB's is (18, 3))
 
@@ -69,13 +69,14 @@ _ARROW = {
     "VARCHAR": lambda t: pa.string(),
     "BYTEA": lambda t: pa.binary(),
     "DATE": lambda t: pa.date32(),
+    "TIME": lambda t: pa.time64("us"),  # (of day, without a zone)
     "TIMESTAMP": lambda t: pa.timestamp("us"),
     # an instant, kept in UTC; DuckDB shows and reads it in the session's TimeZone
     "TIMESTAMPTZ": lambda t: pa.timestamp("us", tz="UTC"),
 }
 _DUCKDB_NAMES = {"INT": "INTEGER", "BYTEA": "BLOB"}
 # TIMESTAMP WITH LOCAL TIME ZONE is Paimon's instant (pypaimon reads it as timestamp[us, tz=UTC])
-_PAIMON_NAMES = {"REAL": "FLOAT", "BYTEA": "BYTES", "TIMESTAMP": "TIMESTAMP(6)",
+_PAIMON_NAMES = {"REAL": "FLOAT", "BYTEA": "BYTES", "TIME": "TIME(6)", "TIMESTAMP": "TIMESTAMP(6)",
                  "TIMESTAMPTZ": "TIMESTAMP(6) WITH LOCAL TIME ZONE"}
 
 # SQL spellings accepted in DDL -> kind
@@ -95,6 +96,7 @@ _ALIASES = {
     "CHAR": "VARCHAR", "CHARACTER": "VARCHAR",
     "BYTEA": "BYTEA", "BLOB": "BYTEA", "VARBINARY": "BYTEA", "BINARY": "BYTEA",
     "DATE": "DATE",
+    "TIME": "TIME", "TIME WITHOUT TIME ZONE": "TIME",
     "TIMESTAMP": "TIMESTAMP", "DATETIME": "TIMESTAMP", "TIMESTAMP WITHOUT TIME ZONE": "TIMESTAMP",
     "TIMESTAMPTZ": "TIMESTAMPTZ", "TIMESTAMP WITH TIME ZONE": "TIMESTAMPTZ",
 }
@@ -144,6 +146,8 @@ def type_from_arrow(t: pa.DataType) -> ColumnType:
         return ColumnType("BYTEA")
     if pa.types.is_date(t):
         return ColumnType("DATE")
+    if pa.types.is_time(t):
+        return ColumnType("TIME")
     if pa.types.is_timestamp(t):
         return ColumnType("TIMESTAMPTZ" if t.tz is not None else "TIMESTAMP")
     if pa.types.is_null(t):

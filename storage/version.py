@@ -350,6 +350,9 @@ def encode_values(schema: TableSchema, columns: list[list]) -> dict | None:
             out.append([None if v is None else v.toordinal() - _EPOCH_DAY for v in values])
         elif kind == "instant":  # an aware datetime: microseconds since the epoch, UTC
             out.append([None if v is None else (v - _EPOCH_UTC) // _MICROSECOND for v in values])
+        elif kind == "time":  # a time of day: microseconds since midnight
+            out.append([None if v is None else ((v.hour * 60 + v.minute) * 60 + v.second) * 1_000_000 + v.microsecond
+                        for v in values])
         else:  # a timestamp in microseconds
             out.append([None if v is None else (v - _EPOCH) // _MICROSECOND for v in values])
     return {"names": names, "types": types, "columns": out}
@@ -377,6 +380,9 @@ def decode_values(schema: TableSchema, encoded: dict) -> PythonRows | None:
         elif kind == "instant":
             columns.append([None if v is None else _EPOCH_UTC + datetime.timedelta(microseconds=v)
                             for v in values])
+        elif kind == "time":
+            columns.append([None if v is None else (_EPOCH + datetime.timedelta(microseconds=v)).time()
+                            for v in values])
         else:  # a timestamp in microseconds
             columns.append([None if v is None else _EPOCH + datetime.timedelta(microseconds=v) for v in values])
     return PythonRows(schema, columns)
@@ -397,6 +403,8 @@ def _build_json_layout(schema: TableSchema) -> tuple[list, list, list] | None:
             kinds.append(kind)
         elif pa.types.is_date32(f.type):
             kinds.append("date")
+        elif pa.types.is_time64(f.type) and f.type.unit == "us":
+            kinds.append("time")
         elif kind is not None and f.type.unit == "us":
             kinds.append("instant" if f.type.tz is not None else "timestamp")
         else:
@@ -446,6 +454,8 @@ def _json_kind(t: pa.DataType):
         return "bytes"  # (as hex)
     if pa.types.is_date32(t):
         return pa.int32()
+    if pa.types.is_time64(t):
+        return pa.int64()
     if pa.types.is_timestamp(t) and t.tz in (None, "UTC"):  # (TIMESTAMPTZ: an instant, in UTC)
         return pa.int64()
     return None

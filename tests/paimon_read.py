@@ -12,7 +12,7 @@ prints
                             "columns": ["a", ...], "rows": [[...], ...]}, ...}}
 
 Rows are sorted by their JSON text; values are encoded deterministically: decimals as their
-exact string, dates and timestamps in ISO form, bytes as \\x and hex, non-finite floats as "NaN" /
+exact string, dates, times and timestamps in ISO form, bytes as \\x and hex, non-finite floats as "NaN" /
 "Infinity".
 """
 
@@ -28,7 +28,7 @@ from pypaimon.table.file_store_table import FileStoreTable
 def encode(value):
     if isinstance(value, decimal.Decimal):
         return str(value)
-    if isinstance(value, (datetime.datetime, datetime.date)):
+    if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
         return value.isoformat()
     if isinstance(value, bytes):
         return "\\x" + value.hex()

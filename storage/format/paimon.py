@@ -143,6 +143,8 @@ def arrow_type(paimon_type: str) -> pa.DataType:
         precision = int(m[2])  # (an instant, WITH LOCAL TIME ZONE: pypaimon reads it in UTC)
         return pa.timestamp("s" if precision == 0 else "ms" if precision <= 3 else "us" if precision <= 6 else "ns",
                             tz="UTC" if m[1] or m[3] else None)
+    if m := re.fullmatch(r"TIME\((\d)\)", t):
+        return pa.time32("ms") if int(m[1]) <= 3 else pa.time64("us" if int(m[1]) <= 6 else "ns")
     raise ValueError(f"no Arrow type for Paimon type {paimon_type!r}")
 
 

@@ -274,3 +274,37 @@ def test_a_bytea_row_travels_in_the_log_as_hex(db):
     assert encoded["columns"] == [["00ff", None]]
     assert decode_values(schema, encoded).columns == [[b"\x00\xff", None]]
     assert decode_rows(encode_rows(decode_values(schema, encoded).table())).column(0).to_pylist() == [b"\x00\xff", None]
+
+
+# --- TIME --------------------------------------------------------------------------------------
+
+def test_time_of_day_through_writes_keys_and_restart(connect, db):
+    """TIME (time without time zone) was refused (0A000): a time of day to the microsecond,
+    fetched as datetime.time, a key, a DEFAULT, ALTER COLUMN TYPE, CREATE TABLE AS; 24:00:00,
+    which PostgreSQL allows and Python cannot hold, is 22008, as a time past it."""
+    db.execute("CREATE TABLE tm (t TIME PRIMARY KEY, u time without time zone DEFAULT '12:00', n INT)")
+    db.execute("INSERT INTO tm VALUES ('01:02:03.456789', NULL, 1)")
+    db.execute("INSERT INTO tm (t, n) VALUES (?, 2)", (datetime.time(23, 59, 59, 999999),))
+    for bad in ("24:00:00", "25:00:00"):
+        with pytest.raises(txlake.DataError) as e:
+            db.execute(f"INSERT INTO tm (t) VALUES ('{bad}')")
+        assert e.value.sqlstate == "22008", bad
+    assert db.execute("SELECT n FROM tm WHERE t = ?", (datetime.time(23, 59, 59, 999999),)).fetchall() == [(2,)]
+    assert db.execute("SELECT n FROM tm WHERE t < '12:00'").fetchall() == [(1,)]
+    db.execute("UPDATE tm SET u = t + interval '1 hour' WHERE t = '01:02:03.456789'")
+    assert db.execute("SELECT extract(hour FROM u), u::text, pg_typeof(u), "
+                      "'2024-01-01 10:11:12'::timestamp::time FROM tm WHERE n = 1").fetchone() == (
+        2, "02:02:03.456789", "time without time zone", datetime.time(10, 11, 12))
+    with pytest.raises(txlake.IntegrityError):
+        db.execute("INSERT INTO tm (t) VALUES ('01:02:03.456789')")
+    db.execute("CREATE TABLE c AS SELECT t, localtime AS l FROM tm")
+    db.execute("ALTER TABLE c ALTER COLUMN l TYPE text")
+    db.execute("ALTER TABLE c ALTER COLUMN l TYPE time")
+    assert db.execute("SELECT data_type, datetime_precision FROM information_schema.columns "
+                      "WHERE table_name = 'c'").fetchall() == [("time without time zone", 6)] * 2
+    before = db.execute("SELECT * FROM tm ORDER BY t").fetchall()
+    assert before == [(datetime.time(1, 2, 3, 456789), datetime.time(2, 2, 3, 456789), 1),
+                      (datetime.time(23, 59, 59, 999999), datetime.time(12), 2)]
+    for checkpoint in (False, True):
+        db = reopen(connect, db, checkpoint=checkpoint)
+        assert db.execute("SELECT * FROM tm ORDER BY t").fetchall() == before

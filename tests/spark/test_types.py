@@ -59,3 +59,14 @@ def test_bytea_is_spark_s_binary_both_ways(spark, engine, wh):
     df.write.format("txlake").mode("overwrite").option("warehouse", wh).option("table", "default.copy").save()
     assert engine.execute("SELECT data_type FROM information_schema.columns WHERE table_name = 'copy' "
                           "AND column_name = 'v'").fetchone() == ("bytea",)
+
+
+def test_time_is_spark_s_time_both_ways(spark, engine, wh):
+    engine.execute("CREATE TABLE tm (id INT, at TIME)")
+    engine.execute("INSERT INTO tm VALUES (1, '01:02:03.456789'), (2, NULL)")
+    df = spark.read.format("txlake").load(f"{wh}/tm")
+    assert [f.dataType.simpleString() for f in df.schema.fields] == ["int", "time(6)"]
+    assert sorted((r.id, r.at) for r in df.collect()) == [(1, datetime.time(1, 2, 3, 456789)), (2, None)]
+    spark.createDataFrame([(3, datetime.time(4, 5))], "id int, at time(6)").write.format("txlake").mode("append") \
+        .save(f"{wh}/tm")
+    assert engine.execute("SELECT at FROM tm WHERE id = 3").fetchone() == (datetime.time(4, 5),)

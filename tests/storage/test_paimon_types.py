@@ -47,3 +47,12 @@ def test_bytea_is_published_as_paimon_s_bytes(tmp_path):
                            ("INSERT INTO t SELECT i, '\\x6162'::bytea FROM range(3, 2000) r(i)", ()))
     assert fields["v"] == "BYTES"
     assert sorted(map(tuple, rows))[:3] == [(1, "\\x00ff"), (2, None), (3, "\\x6162")] and len(rows) == 1999
+
+
+def test_time_is_published_as_paimon_s_time(tmp_path):
+    """TIME(6); pypaimon 2.1.0 reads any TIME as Arrow time32('ms'): to the millisecond."""
+    fields, rows = publish(str(tmp_path / "wh"), "CREATE TABLE t (id INT, at TIME)",
+                           ("INSERT INTO t VALUES (1, '01:02:03.456789'), (2, NULL)", ()),
+                           ("INSERT INTO t SELECT i, TIME '23:59:59' FROM range(3, 2000) r(i)", ()))
+    assert fields["at"] == "TIME(6)"
+    assert sorted(map(tuple, rows))[:3] == [(1, "01:02:03.456000"), (2, None), (3, "23:59:59")] and len(rows) == 1999
