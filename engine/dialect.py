@@ -14,7 +14,8 @@ import duckdb
 import pyarrow as pa
 
 from txlake.parser.semantics import (BYTEA_IN, BYTEA_MACRO, DIVISOR_MACRO, ESCAPE_IN, ESCAPE_OUT, LN_MACRO,
-                                     LOG10_MACRO, POWER_MACRO, SQRT_MACRO, SUBSTRING_FROM_MACRO, SUBSTRING_MACRO)
+                                     LOG10_MACRO, POWER_MACRO, REAL_MACRO, SQRT_MACRO, SUBSTRING_FROM_MACRO,
+                                     SUBSTRING_MACRO)
 
 SETUP = (
     # 7 / 2 is 3 and -7 / 2 is -3 (truncated, as PostgreSQL's integer division): DuckDB's /
@@ -58,6 +59,12 @@ SETUP = (
     # a bytea as it is (both branches bind: the text one casts a bytea to text, never run)
     f"CREATE MACRO {BYTEA_MACRO}(x) AS CASE WHEN typeof(x) = 'BLOB' THEN CAST(x AS BLOB) "
     f"ELSE {BYTEA_IN}(CAST(x AS VARCHAR)) END",
+    # a value as real: one a double holds but a float4 does not is 22003, as PostgreSQL's
+    # (DuckDB's cast of text made it Infinity or 0; of a number it fails already)
+    f"CREATE MACRO {REAL_MACRO}(x) AS CASE "
+    "WHEN isinf(CAST(x AS REAL)) AND NOT isinf(CAST(x AS DOUBLE)) THEN error('value out of range: overflow') "
+    "WHEN CAST(x AS REAL) = 0 AND CAST(x AS DOUBLE) <> 0 THEN error('value out of range: underflow') "
+    "ELSE CAST(x AS REAL) END",
     f"CREATE MACRO {POWER_MACRO}(x, y) AS CASE WHEN x = 0 AND y < 0 THEN "
     "error('zero raised to a negative power is undefined') WHEN x < 0 AND y <> floor(y) THEN "
     "error('a negative number raised to a non-integer power yields a complex result') ELSE power(x, y) END",

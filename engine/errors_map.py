@@ -129,6 +129,8 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.DataError(message, sqlstate="22023")
         if "division by zero" in text:
             return errors.DivisionByZero(message)
+        if text.startswith("value out of range:"):  # (engine/dialect.py's REAL macro)
+            return errors.NumericValueOutOfRange(message)
         if "could not parse string" in text and "format specifier" in text:  # to_date, to_timestamp
             return errors.DataError(message, sqlstate="22007")
         if "more than one row returned by a subquery" in text:

@@ -50,7 +50,7 @@ from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls, qualified_name
 from txlake.parser import statements as st
 from txlake.parser.parse import identifier, parse_table_name, table_name
-from txlake.parser.semantics import (BYTEA_MACRO, CLOCK_FUNCTION, STATEMENT_CLOCK, XID_FUNCTION,
+from txlake.parser.semantics import (BYTEA_MACRO, CLOCK_FUNCTION, REAL_MACRO, STATEMENT_CLOCK, XID_FUNCTION,
                                      XID_IF_ASSIGNED_FUNCTION, postgres_semantics)
 from txlake.storage import keys as pk
 from txlake.storage.commit import (ROWS_PER_FILE, SAME_KEYS, SOURCES, UPSERTED, TableDelta, carry_upserted, key_text,
@@ -2159,18 +2159,23 @@ def _check_python_range(col: Column, values: pa.ChunkedArray) -> None:
             + ("times before 24:00:00" if col.type.kind == "TIME" else "years 1 to 9999"))
 
 
+# the kinds a value goes into through a macro of PostgreSQL's cast, not DuckDB's CAST
+_CAST_MACROS = {"BYTEA": BYTEA_MACRO, "REAL": REAL_MACRO}
+
+
 def _cast_sql(value: str, col_type: ColumnType) -> str:
     """``value`` (SQL) as a column of ``col_type`` takes it - an INSERT, UPDATE, DEFAULT or ALTER
-    COLUMN TYPE: DuckDB's CAST, but text into a BYTEA by PostgreSQL's input (``BYTEA_MACRO``)."""
-    if col_type.kind == "BYTEA":
-        return f"{BYTEA_MACRO}({value})"
+    COLUMN TYPE: DuckDB's CAST, but text into a BYTEA by PostgreSQL's input (``BYTEA_MACRO``), and
+    a REAL with PostgreSQL's range errors (``REAL_MACRO``)."""
+    if col_type.kind in _CAST_MACROS:
+        return f"{_CAST_MACROS[col_type.kind]}({value})"
     return f"CAST({value} AS {col_type.sql()})"
 
 
 def _cast(value: exp.Expression, col_type: ColumnType) -> exp.Expression:
     """``_cast_sql`` of an expression."""
-    if col_type.kind == "BYTEA":
-        return exp.Anonymous(this=BYTEA_MACRO, expressions=[value])
+    if col_type.kind in _CAST_MACROS:
+        return exp.Anonymous(this=_CAST_MACROS[col_type.kind], expressions=[value])
     return exp.cast(value, exp.DataType.build(col_type.sql(), dialect="duckdb"))
 
 

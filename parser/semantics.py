@@ -18,6 +18,8 @@ DIVISOR_MACRO = "txl_divisor"
 # PostgreSQL's input of a value as bytea (engine/dialect.py): text in its hex ('\x6162') or
 # escape ('a\000b') format - DuckDB's own cast reads '\x61\x62' - and a bytea as it is
 BYTEA_MACRO = "txl_bytea"
+# a value as real, past a float4's range 22003 as in PostgreSQL (DuckDB read '1e40' as Infinity)
+REAL_MACRO = "txl_real"
 # engine/dialect.py's functions: byteain, and encode / decode in the escape format
 BYTEA_IN, ESCAPE_IN, ESCAPE_OUT = "txl_bytea_in", "txl_escape_in", "txl_escape_out"
 
@@ -634,9 +636,12 @@ _DOMAIN_MACROS = {exp.Sqrt: SQRT_MACRO, exp.Ln: LN_MACRO, exp.Log: LOG10_MACRO, 
 
 
 def _cast(node: exp.Cast) -> exp.Expression:
-    """A cast to bytea as PostgreSQL's (``BYTEA_MACRO``); the special time inputs (``_special_time``)."""
+    """A cast to bytea or real as PostgreSQL's (``BYTEA_MACRO``, ``REAL_MACRO``); the special
+    time inputs (``_special_time``)."""
     if node.to.is_type(exp.DType.VARBINARY, exp.DType.BLOB, exp.DType.BINARY):
         return exp.Anonymous(this=BYTEA_MACRO, expressions=[node.this.copy()])
+    if node.to.is_type(exp.DType.FLOAT):  # (REAL: FLOAT alone is DOUBLE PRECISION here)
+        return exp.Anonymous(this=REAL_MACRO, expressions=[node.this.copy()])
     return _special_time(node)
 
 

@@ -178,9 +178,14 @@ def test_real_is_float4_and_fetched_as_its_text_says(connect, db):
     assert db.execute("SELECT data_type, numeric_precision FROM information_schema.columns WHERE table_name = 'r' "
                       "ORDER BY ordinal_position").fetchall() == [
         ("integer", 32), ("real", 24), ("real", 24), ("real", 24), ("double precision", 53)]
-    with pytest.raises(txlake.DataError) as e:
-        db.execute("INSERT INTO r (id, x) VALUES (3, 1e40)")
-    assert e.value.sqlstate == "22003"
+    for bad, words in (("1e40", "overflow"), ("'1e40'", "overflow"), ("'-1e-50'", "underflow"),
+                       ("'1e300'::double precision", "overflow")):
+        with pytest.raises(txlake.DataError) as e:  # (DuckDB read text past the range as Infinity or 0)
+            db.execute(f"INSERT INTO r (id, x) VALUES (3, {bad})")
+        assert (e.value.sqlstate, str(e.value)) == ("22003", f"value out of range: {words}"), bad
+    with pytest.raises(txlake.DataError):
+        db.execute("SELECT '1e40'::real")
+    assert db.execute("SELECT 'Infinity'::real, '-0'::float4").fetchone() == (float("inf"), -0.0)
     db.execute("UPDATE r SET x = x * 2 WHERE id = 1")
     db.execute("UPDATE r SET y = ? WHERE id = 1", (2.25,))
     db.execute("ALTER TABLE r ALTER COLUMN d TYPE real")
