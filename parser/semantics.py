@@ -38,7 +38,8 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     - ``now()``, ``current_timestamp``, ``current_date`` and their kin are the transaction's
       start (``transaction_clock``);
     - and the rewrites of ``_REWRITES``: row comparisons, SIMILAR TO, substring, make_interval,
-      to_char, extract(second), math domain errors.
+      to_char, extract(second), math domain errors, casts to bytea (PostgreSQL's hex and escape
+      input) and to real (22003 past a float4's range).
     """
     # columns are named from the expressions as written (``_column_names``), in every SELECT -
     # a subquery's, a UNION's, CREATE TABLE AS's (whose names the table keeps) - and RETURNING
