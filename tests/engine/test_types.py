@@ -95,7 +95,7 @@ def test_timestamptz_update_key_default_and_restart(connect, db):
     assert db.execute("SELECT at, n FROM ev").fetchall() == [(at, 9)]
     with pytest.raises(txlake.IntegrityError) as e:
         db.execute("INSERT INTO ev (at) VALUES (?)", (at,))
-    assert e.value.sqlstate == "23505"
+    assert e.value.sqlstate == "23505" and "Key (at)=(2024-03-10 01:02:03.456789+00) already" in str(e.value)
     db.execute("UPDATE ev SET n = n + 1 WHERE at = ?", (at,))
     db.execute("UPDATE ev SET seen = ? WHERE at = '2024-03-10 01:02:03.456789+00'", (at,))
     db.execute("INSERT INTO ev (at, n) VALUES (now(), 5)")
