@@ -23,12 +23,17 @@ CATALOG_SCHEMAS = ("information_schema", "pg_catalog")
 
 #: (PostgreSQL data_type, udt_name) of each column kind
 _PG_TYPES = {
-    "BOOLEAN": ("boolean", "bool"), "INT": ("integer", "int4"), "BIGINT": ("bigint", "int8"),
-    "DOUBLE": ("double precision", "float8"), "DECIMAL": ("numeric", "numeric"),
-    "DATE": ("date", "date"), "TIMESTAMP": ("timestamp without time zone", "timestamp"),
+    "BOOLEAN": ("boolean", "bool"), "SMALLINT": ("smallint", "int2"), "INT": ("integer", "int4"),
+    "BIGINT": ("bigint", "int8"), "REAL": ("real", "float4"), "DOUBLE": ("double precision", "float8"),
+    "DECIMAL": ("numeric", "numeric"), "BYTEA": ("bytea", "bytea"),
+    "DATE": ("date", "date"), "TIME": ("time without time zone", "time"),
+    "TIMESTAMP": ("timestamp without time zone", "timestamp"),
+    "TIMESTAMPTZ": ("timestamp with time zone", "timestamptz"),
 }
 #: numeric_precision and its radix of the kinds that have one (DECIMAL: its own, radix 10)
-_PRECISION = {"INT": (32, 2), "BIGINT": (64, 2), "DOUBLE": (53, 2)}
+_PRECISION = {"SMALLINT": (16, 2), "INT": (32, 2), "BIGINT": (64, 2), "REAL": (24, 2), "DOUBLE": (53, 2)}
+#: datetime_precision: the digits of a second's fraction
+_DATETIME_PRECISION = {"DATE": 0, "TIME": 6, "TIMESTAMP": 6, "TIMESTAMPTZ": 6}
 
 
 def schema_name(db: str) -> str:
@@ -105,8 +110,7 @@ def _columns(tables: list[TableVersion]) -> pa.Table:
         "numeric_precision": _int(_numeric(c)[0] for _, _, c in rows),
         "numeric_precision_radix": _int(_numeric(c)[1] for _, _, c in rows),
         "numeric_scale": _int(_numeric(c)[2] for _, _, c in rows),
-        "datetime_precision": _int(0 if c.type.kind == "DATE" else 6 if c.type.kind == "TIMESTAMP" else None
-                                   for _, _, c in rows),
+        "datetime_precision": _int(_DATETIME_PRECISION.get(c.type.kind) for _, _, c in rows),
         "udt_name": _text(_data_type(c)[1] for _, _, c in rows),
         "is_identity": _text(["NO"] * n),
         "is_generated": _text(["NEVER"] * n),

@@ -38,7 +38,7 @@ from txlake import errors
 from txlake.engine import pg_text
 from txlake.engine.executor import Context, Executor, Result, _default_sql, python_rows
 from txlake.parser import statements as st
-from txlake.parser.semantics import CLOCK_FUNCTION
+from txlake.parser.semantics import BYTEA_MACRO, CLOCK_FUNCTION
 from txlake.storage import keys as pk
 from txlake.storage.commit import key_text
 from txlake.storage.schema import Column
@@ -47,14 +47,22 @@ BATCH_ROWS = 65_536
 CSV_BLOCK_BYTES = 4 << 20
 
 # PostgreSQL's names of the types, in its input errors
-_TYPE_NAMES = {"BOOLEAN": "boolean", "INT": "integer", "BIGINT": "bigint", "DOUBLE": "double precision",
-               "DECIMAL": "numeric", "VARCHAR": "character varying", "DATE": "date", "TIMESTAMP": "timestamp"}
+_TYPE_NAMES = {"BOOLEAN": "boolean", "SMALLINT": "smallint", "INT": "integer", "BIGINT": "bigint",
+               "REAL": "real", "DOUBLE": "double precision", "DECIMAL": "numeric", "VARCHAR": "character varying",
+               "BYTEA": "bytea", "DATE": "date", "TIME": "time", "TIMESTAMP": "timestamp",
+               "TIMESTAMPTZ": "timestamp with time zone"}
+_DATETIMES = ("DATE", "TIME", "TIMESTAMP", "TIMESTAMPTZ")
 # what PostgreSQL's input functions take where DuckDB's casts take more ('2.5' and '1e3' for an
 # integer, '1_0' for a double); a value that fails is 22P02 here, before DuckDB rounds it
 _SYNTAX = {
+    "SMALLINT": r"^\s*[+-]?\d+(_\d+)*\s*$",
     "INT": r"^\s*[+-]?\d+(_\d+)*\s*$",
     "BIGINT": r"^\s*[+-]?\d+(_\d+)*\s*$",
     "DOUBLE": r"(?i)^\s*([+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?|[+-]?inf(inity)?|nan)\s*$",
+    "REAL": r"(?i)^\s*([+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?|[+-]?inf(inity)?|nan)\s*$",
+    # byteain's two formats: hex (\x, pairs of hex digits, spaces between pairs) or escape (a
+    # backslash only before another or three octal digits)
+    "BYTEA": r"^(\\x(\s*[0-9a-fA-F]{2})*\s*|(?:[^\\]|\\\\|\\[0-3][0-7]{2})*)$",
     "DECIMAL": r"(?i)^\s*[+-]?(\d+(_\d+)*\.?\d*|\.\d+)(e[+-]?\d+)?\s*$",
 }
 _INFINITE = r"(?i)^\s*[+-]?inf(inity)?\s*$"
@@ -381,8 +389,10 @@ def _convert(executor: Executor, stmt: st.Copy, schema, targets: list[Column], b
                 f"CAST(NULL AS {col.type.sql()})"
         elif col.type.kind == "VARCHAR" and pa.types.is_string(data.field(i).type):
             value = f'"c{i}"'
-        elif col.type.kind in ("DATE", "TIMESTAMP") and pa.types.is_string(data.field(i).type):
+        elif col.type.kind in ("DATE", "TIMESTAMP", "TIMESTAMPTZ") and pa.types.is_string(data.field(i).type):
             value = _time_input(f'"c{i}"', col.type.sql())
+        elif col.type.kind == "BYTEA" and pa.types.is_string(data.field(i).type):  # (its syntax checked)
+            value = f'{BYTEA_MACRO}("c{i}")'
         else:
             value = f'TRY_CAST("c{i}" AS {col.type.sql()})'
         projections.append(f"{value} AS {_quoted(col.name)}")
@@ -435,8 +445,11 @@ def _check_syntax(data: pa.Table, i: int, col: Column, problems: list) -> pa.Tab
         return data.set_column(i, data.field(i), pc.if_else(true, "true", pc.if_else(false, "false", None)))
     pattern = _SYNTAX.get(kind)
     if pattern is not None:
-        _first(pc.invert(pc.match_substring_regex(column, pattern)), i, errors.InvalidTextRepresentation, problems)
-    if kind in ("DATE", "TIMESTAMP"):  # (DuckDB reads 'infinity' as a date PostgreSQL's types have, txlake's not)
+        bad = pc.invert(pc.match_substring_regex(column, pattern))
+        _first(bad, i, errors.InvalidTextRepresentation, problems)
+        if kind == "BYTEA":  # (its input function raises: the rows from the first bad one are not loaded)
+            data = data.set_column(i, data.field(i), pc.if_else(pc.fill_null(bad, False), None, column))
+    if kind in ("DATE", "TIMESTAMP", "TIMESTAMPTZ"):  # (DuckDB reads 'infinity': PostgreSQL's types have it, txlake's not)
         _first(pc.match_substring_regex(column, _INFINITE), i, errors.DatetimeFieldOverflow, problems)
     return data
 
@@ -453,8 +466,11 @@ def _failed_casts(data: pa.Table, result: pa.Table, targets: list[Column], probl
     for i, col in enumerate(targets):
         source, cast = data.column(i), result.column(col.name)
         failed = pc.and_(pc.is_null(cast), pc.is_valid(source))
-        if col.type.kind == "DOUBLE" and pa.types.is_string(source.type):  # 1e400: not infinity, too large
+        if col.type.kind in ("DOUBLE", "REAL") and pa.types.is_string(source.type):  # 1e400: too large, not infinity
             failed = pc.or_(failed, pc.and_(pc.is_inf(cast), pc.invert(pc.match_substring_regex(source, _INFINITE))))
+        if col.type.kind == "REAL" and pa.types.is_string(source.type):  # 1e-50: too small for a real, not 0
+            nonzero = pc.invert(pc.match_substring_regex(source, r"(?i)^\s*[+-]?(0*\.?0*)(e[+-]?\d+)?\s*$"))
+            failed = pc.or_(failed, pc.and_(pc.equal(cast, 0), nonzero))
         _first(failed, i, None, problems)
 
 
@@ -470,19 +486,19 @@ def _value_error(error, value, col: Column, line: int, relation: str) -> errors.
                 f"numeric field overflow\nDETAIL:  A field with precision {col.type.precision}, scale "
                 f"{col.type.scale} must round to an absolute value less than "
                 f"10^{col.type.precision - col.type.scale}.\nCONTEXT:  {context}")
-        if col.type.kind == "DOUBLE":
+        if col.type.kind in ("DOUBLE", "REAL"):
             return errors.NumericValueOutOfRange(
-                f'"{value}" is out of range for type double precision\nCONTEXT:  {context}')
+                f'"{value}" is out of range for type {type_name}\nCONTEXT:  {context}')
         return errors.NumericValueOutOfRange(
             f'value "{value}" is out of range for type {type_name}\nCONTEXT:  {context}')
-    if col.type.kind in ("DATE", "TIMESTAMP"):
+    if col.type.kind in _DATETIMES:
         error = errors.InvalidDatetimeFormat
     return error(f'invalid input syntax for type {type_name}: "{value}"\nCONTEXT:  {context}')
 
 
 def _cast_error(executor: Executor, value, col: Column):
     """Which error the cast of ``value`` is: a value out of the type's range, or no value of it."""
-    if col.type.kind == "DOUBLE":
+    if col.type.kind in ("DOUBLE", "REAL"):
         return errors.NumericValueOutOfRange
     try:
         executor._sql(f"SELECT CAST(? AS {col.type.sql()})", [value])
@@ -492,7 +508,7 @@ def _cast_error(executor: Executor, value, col: Column):
         return errors.NumericValueOutOfRange
     except errors.Error:
         pass
-    if col.type.kind in ("INT", "BIGINT", "DECIMAL") and isinstance(value, str):
+    if col.type.kind in ("SMALLINT", "INT", "BIGINT", "DECIMAL") and isinstance(value, str):
         return errors.NumericValueOutOfRange  # (its syntax passed _check_syntax)
     return errors.InvalidTextRepresentation
 

@@ -11,9 +11,11 @@ import getpass
 import platform
 
 import duckdb
+import pyarrow as pa
 
-from txlake.parser.semantics import (DIVISOR_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO, SQRT_MACRO,
-                                     SUBSTRING_FROM_MACRO, SUBSTRING_MACRO)
+from txlake.parser.semantics import (BYTEA_IN, BYTEA_MACRO, DIVISOR_MACRO, ESCAPE_IN, ESCAPE_OUT, LN_MACRO,
+                                     LOG10_MACRO, POWER_MACRO, REAL_MACRO, SQRT_MACRO, SUBSTRING_FROM_MACRO,
+                                     SUBSTRING_MACRO)
 
 # settings DuckDB keeps per connection: every connection of a shared database needs them
 SESSION_SETUP = (
@@ -58,6 +60,16 @@ MACROS = (
     "(SELECT keyword_name FROM duckdb_keywords() WHERE keyword_category <> 'unreserved') THEN s "
     "ELSE '\"' || replace(s, '\"', '\"\"') || '\"' END",
     "CREATE MACRO quote_literal(s) AS chr(39) || replace(CAST(s AS VARCHAR), chr(39), chr(39) || chr(39)) || chr(39)",
+    # a value as bytea, as PostgreSQL's cast and assignment take it: text by byteain (BYTEA_IN),
+    # a bytea as it is (both branches bind: the text one casts a bytea to text, never run)
+    f"CREATE MACRO {BYTEA_MACRO}(x) AS CASE WHEN typeof(x) = 'BLOB' THEN CAST(x AS BLOB) "
+    f"ELSE {BYTEA_IN}(CAST(x AS VARCHAR)) END",
+    # a value as real: one a double holds but a float4 does not is 22003, as PostgreSQL's
+    # (DuckDB's cast of text made it Infinity or 0; of a number it fails already)
+    f"CREATE MACRO {REAL_MACRO}(x) AS CASE "
+    "WHEN isinf(CAST(x AS REAL)) AND NOT isinf(CAST(x AS DOUBLE)) THEN error('value out of range: overflow') "
+    "WHEN CAST(x AS REAL) = 0 AND CAST(x AS DOUBLE) <> 0 THEN error('value out of range: underflow') "
+    "ELSE CAST(x AS REAL) END",
     f"CREATE MACRO {POWER_MACRO}(x, y) AS CASE WHEN x = 0 AND y < 0 THEN "
     "error('zero raised to a negative power is undefined') WHEN x < 0 AND y <> floor(y) THEN "
     "error('a negative number raised to a non-integer power yields a complex result') ELSE power(x, y) END",
@@ -65,7 +77,12 @@ MACROS = (
 
 
 def postgres_semantics(con) -> None:
-    """Set up a new DuckDB database through its first connection (``con``)."""
+    """Set up a new DuckDB database through its first connection (``con``): the functions the
+    macros call (``_FUNCTIONS``, the database's like the macros), then ``SESSION_SETUP`` and
+    ``MACROS``."""
+    for name, function, params, returns in _FUNCTIONS:
+        con.create_function(name, _vectorized(function, returns), [duckdb.sqltype(p) for p in params],
+                            duckdb.sqltype(returns), type="arrow", side_effects=False)
     for statement in SESSION_SETUP + MACROS:
         con.execute(statement)
 
@@ -74,6 +91,75 @@ def session_semantics(con) -> None:
     """Set up another connection to a database ``postgres_semantics`` set up."""
     for statement in SESSION_SETUP:
         con.execute(statement)
+
+
+class ByteaInputError(ValueError):
+    """Text that is no bytea in PostgreSQL's formats (engine/errors_map.py: 22P02 or 22023)."""
+
+
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def bytea_in(text: str) -> bytes:
+    """PostgreSQL's ``byteain``: ``\\x`` and hex digit pairs (whitespace between pairs), else
+    the escape format (``escape_in``)."""
+    if not text.startswith("\\x"):
+        return escape_in(text)
+    digits = "".join(text[2:].split())
+    bad = next((c for c in digits if c not in _HEX), None)
+    if bad is not None:
+        raise ByteaInputError(f'invalid hexadecimal digit: "{bad}"')
+    if len(digits) % 2:
+        raise ByteaInputError("invalid hexadecimal data: odd number of digits")
+    return bytes.fromhex(digits)
+
+
+def escape_in(text: str) -> bytes:
+    """The escape format (``decode(s, 'escape')``): ``\\\\`` is a backslash, ``\\ooo`` the byte
+    of octal ooo, any other character its UTF-8 bytes."""
+    if "\\" not in text:
+        return text.encode()
+    out, i = bytearray(), 0
+    while i < len(text):
+        c = text[i]
+        if c != "\\":
+            out += c.encode()
+            i += 1
+        elif text[i + 1:i + 2] == "\\":
+            out.append(0x5C)
+            i += 2
+        elif len(text) >= i + 4 and text[i + 1] in "0123" and all(d in "01234567" for d in text[i + 2:i + 4]):
+            out.append(int(text[i + 1:i + 4], 8))
+            i += 4
+        else:
+            raise ByteaInputError("invalid input syntax for type bytea")
+    return bytes(out)
+
+
+def escape_out(data: bytes) -> str:
+    """``encode(b, 'escape')``: a zero byte and bytes with the high bit set as ``\\ooo``, a
+    backslash doubled, the rest as the characters they are."""
+    return "".join("\\\\" if b == 0x5C else f"\\{b:03o}" if b == 0 or b >= 0x80 else chr(b) for b in data)
+
+
+def _vectorized(function, returns: str):
+    """``function`` of one value as a DuckDB function of Arrow arrays (NULL stays NULL)."""
+    out_type = {"BLOB": pa.binary(), "VARCHAR": pa.string(), "BIGINT": pa.int64()}[returns]
+
+    def run(values):
+        return pa.array([None if v is None else function(v) for v in values.to_pylist()], out_type)
+    return run
+
+
+# Python functions DuckDB calls: (name, function, parameter types, return type). length() and
+# strlen() (octet_length's) of a bytea are its bytes, as PostgreSQL's (DuckDB's take text only)
+_FUNCTIONS = (
+    (BYTEA_IN, bytea_in, ["VARCHAR"], "BLOB"),
+    (ESCAPE_IN, escape_in, ["VARCHAR"], "BLOB"),
+    (ESCAPE_OUT, escape_out, ["BLOB"], "VARCHAR"),
+    ("length", len, ["BLOB"], "BIGINT"),
+    ("strlen", len, ["BLOB"], "BIGINT"),
+)
 
 
 def identity(con) -> None:

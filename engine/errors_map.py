@@ -16,6 +16,23 @@ _NUMBER_TOO_LARGE = re.compile(r"could not cast value [-+]?[\d.]+(e[-+]?\d+)? to
                                r"could not convert string ['\"] *[-+]?\d*\.?\d+(e[-+]?\d+)? *['\"] to decimal")
 
 
+# DuckDB's words for a SMALLINT or REAL that does not fit -> PostgreSQL's
+_SMALLINT_RANGE = re.compile(r"destination type INT16|string '.*' to INT16|overflow in \w+ of INT16", re.I)
+_REAL_RANGE = re.compile(r"value \S+ can't be cast because the value is out of range for the destination type FLOAT\b",
+                         re.I)
+
+
+def _range_message(message: str) -> str:
+    if _SMALLINT_RANGE.search(message):
+        return "smallint out of range"
+    if _REAL_RANGE.search(message):
+        return "value out of range: overflow"
+    return message
+
+
+# a Python function DuckDB called failed: its exception's words
+_UDF_ERROR = re.compile(r"Python exception occurred while executing the UDF: \w+: (?P<message>.*)")
+
 _MISSING_COLUMN = (re.compile(r'Referenced column "(?P<column>.+?)" not found'),
                    re.compile(r'(?:Values list|Table) "(?P<table>.+?)" does not have a column named "(?P<column>.+?)"'))
 
@@ -69,17 +86,17 @@ def translate(e: duckdb.Error) -> errors.Error:
     if isinstance(e, duckdb.ParserException):
         return errors.SyntaxError(message)
     if isinstance(e, duckdb.ConversionException):
-        if ("date" in text or "timestamp" in text) and "field value out of range" in text:
+        if ("date" in text or "time" in text) and "field value out of range" in text:  # (timestamp too)
             return errors.DatetimeFieldOverflow(message)
         if text.startswith("date out of range"):  # make_date(2024, 2, 30)
             return errors.DatetimeFieldOverflow(message)
         if "out of range" in text or "overflow" in text or _NUMBER_TOO_LARGE.match(text):
-            return errors.NumericValueOutOfRange(message)
+            return errors.NumericValueOutOfRange(_range_message(message))
         if text.startswith("unimplemented type for cast"):  # a DATE for an INT, say
             return errors.ProgrammingError(message, sqlstate="42804")
         return errors.InvalidTextRepresentation(message)
     if isinstance(e, duckdb.OutOfRangeException):
-        return errors.NumericValueOutOfRange(message)
+        return errors.NumericValueOutOfRange(_range_message(message))
     if isinstance(e, duckdb.BinderException):
         if "column" in text and ("not found" in text or "does not have a column" in text):
             return errors.UndefinedColumn(_column_message(message))
@@ -105,8 +122,15 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.ProgrammingError(message, sqlstate="42883")
         return errors.ProgrammingError(message, sqlstate="42704")
     if isinstance(e, duckdb.InvalidInputException):
+        if (udf := _UDF_ERROR.search(message)) is not None:  # (engine/dialect.py's functions: bytea input)
+            message = udf["message"]
+            if "invalid input syntax" in message:
+                return errors.InvalidTextRepresentation(message)
+            return errors.DataError(message, sqlstate="22023")
         if "division by zero" in text:
             return errors.DivisionByZero(message)
+        if text.startswith("value out of range:"):  # (engine/dialect.py's REAL macro)
+            return errors.NumericValueOutOfRange(message)
         if "could not parse string" in text and "format specifier" in text:  # to_date, to_timestamp
             return errors.DataError(message, sqlstate="22007")
         if "more than one row returned by a subquery" in text:

@@ -28,6 +28,7 @@ import math
 import re
 import time
 import uuid
+import zoneinfo
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -48,8 +49,8 @@ from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls, qualified_name, sequence_key
 from txlake.parser import statements as st
 from txlake.parser.parse import identifier, parse_table_name, table_name
-from txlake.parser.semantics import (CLOCK_FUNCTION, STATEMENT_CLOCK, XID_FUNCTION, XID_IF_ASSIGNED_FUNCTION,
-                                     postgres_semantics)
+from txlake.parser.semantics import (BYTEA_MACRO, CLOCK_FUNCTION, REAL_MACRO, STATEMENT_CLOCK, XID_FUNCTION,
+                                     XID_IF_ASSIGNED_FUNCTION, postgres_semantics)
 from txlake.storage import keys as pk
 from txlake.storage.commit import (ROWS_PER_FILE, SAME_KEYS, SOURCES, UPSERTED, TableDelta, carry_upserted, key_text,
                                    table_bytes, visible_sources)
@@ -752,12 +753,21 @@ class Executor:
             return None
         kind = col.type.kind
         if op == "now":
+            if kind == "TIMESTAMPTZ":
+                return self.clock_of.start_time.astimezone(_UTC)
             if kind != "TIMESTAMP" or self._time_zone() is None:
                 return _FALLBACK
             return self.clock_of.start_time.astimezone(self._time_zone()).replace(tzinfo=None)
         value = params[term[1]] if op == "param" else term[1]
         if value is None:
             return None
+        if kind == "TIMESTAMPTZ":  # an aware datetime is its instant (a naive one is the session's: DuckDB)
+            if type(value) is not datetime.datetime or value.utcoffset() is None:
+                return _FALLBACK
+            try:
+                return value.astimezone(_UTC)
+            except OverflowError:  # (past Python's years in UTC: DuckDB and _check_rows decide)
+                return _FALLBACK
         bounds = _INT_RANGES.get(kind)
         if bounds is not None:
             return value if type(value) is int and bounds[0] <= value <= bounds[1] else _FALLBACK
@@ -801,7 +811,6 @@ class Executor:
         """DuckDB's TimeZone setting as a tzinfo: CAST(CURRENT_TIMESTAMP AS TIMESTAMP) is the
         wall-clock time there."""
         if self._tz is _FALLBACK:
-            import zoneinfo
             name = self.time_zone()
             try:
                 self._tz = zoneinfo.ZoneInfo(name)
@@ -832,7 +841,7 @@ class Executor:
                 value = f'"c{supplied[col.name]}"'
             else:
                 value = _default_sql(col.default) if col.default else "NULL"
-            projections.append(f'CAST({value} AS {col.type.sql()}) AS "{col.name}"')
+            projections.append(f'{_cast_sql(value, col.type)} AS "{col.name}"')
         alias = f"__src({', '.join(f'c{i}' for i in range(width))})" if width else "__src"
         return f"SELECT {', '.join(projections)} FROM ({source.sql(dialect='duckdb')}) AS {alias}"
 
@@ -939,7 +948,7 @@ class Executor:
                 value = _default_value(col) if col.name in conflict.defaults else assigned.get(col.name)
                 value_sql = (self._rewrite(ctx, value, register).sql(dialect="duckdb")
                              if value is not None else f'"{alias}"."{col.name}"')
-                projections.append(f'CAST({value_sql} AS {col.type.sql()}) AS "{col.name}"')
+                projections.append(f'{_cast_sql(value_sql, col.type)} AS "{col.name}"')
             where = f" WHERE {self._rewrite(ctx, conflict.where, register).sql(dialect='duckdb')}" \
                 if conflict.where is not None else ""
             sql = (f"SELECT {', '.join(projections)} FROM {target} AS \"{alias}\" "
@@ -975,8 +984,7 @@ class Executor:
             for col in _set_order(version.schema, assigned):  # DuckDB binds ? in text order
                 value = assigned.get(col.name)
                 value = self._rewrite(ctx, value, register) if value is not None else exp.column(col.name, alias)
-                projections.append(exp.alias_(
-                    exp.cast(value, exp.DataType.build(col.type.sql(), dialect="duckdb")), col.name, quoted=True))
+                projections.append(exp.alias_(_cast(value, col.type), col.name, quoted=True))
             projections += _source_rows(stmt.from_, stmt.returning)
             return self._row_finder(ctx, target, projections, stmt.from_, stmt.where, register)
 
@@ -1536,7 +1544,7 @@ class Executor:
     def _check_default(self, default: str, col_type: ColumnType) -> None:
         """Type-check a column default now, as PostgreSQL does (22P02, 42804, ...): evaluated -
         but a SERIAL's, bound only (evaluated, it would take a number of its sequence)."""
-        sql = f"SELECT CAST({_default_sql(default)} AS {col_type.sql()})"
+        sql = f"SELECT {_cast_sql(_default_sql(default), col_type)}"
         if _sequence_of(default) is not None:
             self._columns_of(sql, ())
         else:
@@ -1617,7 +1625,7 @@ class Executor:
         value = action.using.sql(dialect="duckdb") if action.using is not None else f'"{col.name}"'
         with self._registered() as register:  # (rows kept in order: the cast goes by position)
             rows = register(data.append_column("__txl_pos", pa.array(np.arange(data.num_rows, dtype=np.int64))))
-            values = self._sql(f"SELECT CAST({value} AS {new_type.sql()}) AS v FROM {rows} ORDER BY __txl_pos"
+            values = self._sql(f"SELECT {_cast_sql(value, new_type)} AS v FROM {rows} ORDER BY __txl_pos"
                                ).column(0).cast(new_type.arrow())
         if col.not_null and values.null_count:
             raise errors.NotNullViolation(f'column "{col.name}" of relation "{table}" contains null values')
@@ -1685,7 +1693,7 @@ class Executor:
                 raise errors.NotSupportedError("adding a SERIAL or identity column is not supported")
             col = self._column(schema.highest_field_id + 1, spec)
             default = _default_sql(col.default) if col.default else "NULL"
-            column = self._sql(f"SELECT CAST({default} AS {col.type.sql()}) AS v").column(0)
+            column = self._sql(f"SELECT {_cast_sql(default, col.type)} AS v").column(0)
             value = column[0]
             if col.type.kind in _PYTHON_RANGES and value.is_valid:
                 _check_python_range(col, column)
@@ -1776,8 +1784,8 @@ def column_type(data_type: exp.DataType) -> ColumnType:
     name = data_type.this.name
     if data_type.args.get("nested") or name in ("ARRAY", "MAP", "STRUCT"):  # (TEXT[]: its "modifier" is a type)
         raise errors.NotSupportedError(f'type "{data_type.sql(dialect="postgres").lower()}" is not supported')
-    name = {"TEXT": "VARCHAR", "TIMESTAMPNTZ": "TIMESTAMP", "FLOAT": "DOUBLE", "SMALLINT": "INT",
-            "TINYINT": "INT"}.get(name, name)
+    # (sqlglot's FLOAT is REAL: real, float4, FLOAT(p) up to 24 bits; float alone is DOUBLE)
+    name = {"TEXT": "VARCHAR", "TIMESTAMPNTZ": "TIMESTAMP", "FLOAT": "REAL"}.get(name, name)
     try:
         params = tuple(int(p.this.this) for p in data_type.expressions)
     except (AttributeError, ValueError):
@@ -1793,7 +1801,7 @@ def column_type(data_type: exp.DataType) -> ColumnType:
             f'type "{data_type.sql(dialect="postgres").lower()}" is not supported') from None
 
 
-_KEY_PYTHON_TYPES = {"INT": int, "BIGINT": int, "VARCHAR": str}
+_KEY_PYTHON_TYPES = {"SMALLINT": int, "INT": int, "BIGINT": int, "VARCHAR": str}
 # the default of a SERIAL column (Executor._column), or one set to nextval('s') (as written or generated)
 _SEQUENCE_DEFAULT = re.compile(r"nextval\s*\(\s*'((?:[^']|'')+)'\s*\)", re.IGNORECASE)
 
@@ -1883,8 +1891,10 @@ class PointUpdate:
 
 
 _FALLBACK = object()
-_INT_RANGES = {"INT": (-(1 << 31), (1 << 31) - 1), "BIGINT": (-(1 << 63), (1 << 63) - 1)}
-_IDENTITY_CASTS = {"VARCHAR": str, "DOUBLE": float, "BOOLEAN": bool}  # kind -> the Python type it takes as is
+_INT_RANGES = {"SMALLINT": (-(1 << 15), (1 << 15) - 1), "INT": (-(1 << 31), (1 << 31) - 1),
+               "BIGINT": (-(1 << 63), (1 << 63) - 1)}
+# kind -> the Python type it takes as is
+_IDENTITY_CASTS = {"VARCHAR": str, "DOUBLE": float, "BOOLEAN": bool, "BYTEA": bytes}
 
 
 def _key_equalities(where) -> int | None:
@@ -2129,8 +2139,9 @@ def _arrow(rows: pa.Table | PythonRows) -> pa.Table:
 
 
 def _passes_through(t: pa.DataType) -> bool:
-    """Arrow types DuckDB returns unchanged from a registered table."""
-    return (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t)
+    """Arrow types DuckDB returns unchanged from a registered table (a REAL's values are not:
+    ``python_rows`` gives them as their shortest text says)."""
+    return (pa.types.is_integer(t) or pa.types.is_float64(t) or pa.types.is_boolean(t)
             or pa.types.is_string(t) or pa.types.is_decimal(t) or pa.types.is_date32(t)
             or (pa.types.is_timestamp(t) and t.tz is None and t.unit == "us"))
 
@@ -2159,7 +2170,10 @@ def _set_order(schema: TableSchema, assigned: dict) -> list[Column]:
 _PYTHON_RANGES = {
     "DATE": (pa.int32(), -719162, 2932896),
     "TIMESTAMP": (pa.int64(), -62135596800000000, 253402300799999999),
+    "TIMESTAMPTZ": (pa.int64(), -62135596800000000, 253402300799999999),
+    "TIME": (pa.int64(), 0, 86399999999),  # (PostgreSQL's 24:00:00 is no Python time)
 }
+_UTC = zoneinfo.ZoneInfo("UTC")  # (the tzinfo of a TIMESTAMPTZ's values in Arrow)
 
 
 def fit_varchar(length: int, values):
@@ -2187,7 +2201,28 @@ def _check_python_range(col: Column, values: pa.ChunkedArray) -> None:
     bounds = pc.min_max(values.cast(as_int))
     if bounds["min"].as_py() < low or bounds["max"].as_py() > high:
         raise errors.DatetimeFieldOverflow(
-            f'{col.type.kind.lower()} out of range for column "{col.name}": txlake stores years 1 to 9999')
+            f'{col.type.kind.lower()} out of range for column "{col.name}": txlake stores '
+            + ("times before 24:00:00" if col.type.kind == "TIME" else "years 1 to 9999"))
+
+
+# the kinds a value goes into through a macro of PostgreSQL's cast, not DuckDB's CAST
+_CAST_MACROS = {"BYTEA": BYTEA_MACRO, "REAL": REAL_MACRO}
+
+
+def _cast_sql(value: str, col_type: ColumnType) -> str:
+    """``value`` (SQL) as a column of ``col_type`` takes it - an INSERT, UPDATE, DEFAULT or ALTER
+    COLUMN TYPE: DuckDB's CAST, but text into a BYTEA by PostgreSQL's input (``BYTEA_MACRO``), and
+    a REAL with PostgreSQL's range errors (``REAL_MACRO``)."""
+    if col_type.kind in _CAST_MACROS:
+        return f"{_CAST_MACROS[col_type.kind]}({value})"
+    return f"CAST({value} AS {col_type.sql()})"
+
+
+def _cast(value: exp.Expression, col_type: ColumnType) -> exp.Expression:
+    """``_cast_sql`` of an expression."""
+    if col_type.kind in _CAST_MACROS:
+        return exp.Anonymous(this=_CAST_MACROS[col_type.kind], expressions=[value])
+    return exp.cast(value, exp.DataType.build(col_type.sql(), dialect="duckdb"))
 
 
 def _fill_defaults(values: exp.Values, columns: list[Column]) -> exp.Values:
@@ -2207,7 +2242,7 @@ def _fill_defaults(values: exp.Values, columns: list[Column]) -> exp.Values:
             kinds = {_literal_kind(value) for value in column} - {"null"}
             if len(kinds) > 1 or "other" in kinds:
                 for value in column:
-                    value.replace(exp.cast(value.copy(), col.type.sql()))
+                    value.replace(_cast(value.copy(), col.type))
     return values
 
 
@@ -2263,7 +2298,7 @@ def evaluate_defaults(columns: list[Column], start: datetime.datetime) -> list:
                 raise errors.NotSupportedError(
                     f'the default of column "{col.name}" ({col.default}) differs from row to row: '
                     "give the column's values instead")
-            values.append(con.execute(f"SELECT CAST({sql} AS {col.type.sql()})").fetchone()[0])
+            values.append(con.execute(f"SELECT {_cast_sql(sql, col.type)}").fetchone()[0])
         return values
     except duckdb.Error as e:
         raise translate(e) from None

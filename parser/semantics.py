@@ -15,6 +15,13 @@ from txlake import errors
 
 # the divisor wrapper the executor defines in DuckDB: raises "division by zero" on 0
 DIVISOR_MACRO = "txl_divisor"
+# PostgreSQL's input of a value as bytea (engine/dialect.py): text in its hex ('\x6162') or
+# escape ('a\000b') format - DuckDB's own cast reads '\x61\x62' - and a bytea as it is
+BYTEA_MACRO = "txl_bytea"
+# a value as real, past a float4's range 22003 as in PostgreSQL (DuckDB read '1e40' as Infinity)
+REAL_MACRO = "txl_real"
+# engine/dialect.py's functions: byteain, and encode / decode in the escape format
+BYTEA_IN, ESCAPE_IN, ESCAPE_OUT = "txl_bytea_in", "txl_escape_in", "txl_escape_out"
 
 
 def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
@@ -31,7 +38,8 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     - ``now()``, ``current_timestamp``, ``current_date`` and their kin are the transaction's
       start (``transaction_clock``);
     - and the rewrites of ``_REWRITES``: row comparisons, SIMILAR TO, substring, make_interval,
-      to_char, extract(second), math domain errors.
+      to_char, extract(second), math domain errors, casts to bytea (PostgreSQL's hex and escape
+      input) and to real (22003 past a float4's range).
     """
     # columns are named from the expressions as written (``_column_names``), in every SELECT -
     # a subquery's, a UNION's, CREATE TABLE AS's (whose names the table keeps) - and RETURNING
@@ -550,7 +558,7 @@ def _function(node: exp.Anonymous) -> exp.Expression:
 _SEQUENCE_FUNCTIONS = {"nextval": ("txl_nextval", 1), "currval": ("txl_currval", 1), "setval": ("txl_setval", 2)}
 # encode(bytea, format) / decode(text, format): DuckDB's functions for each format
 _ENCODINGS = {"hex": ("lower(hex({}))", "unhex({})"), "base64": ("to_base64({})", "from_base64({})"),
-              "escape": ("CAST({} AS VARCHAR)", "CAST({} AS BLOB)")}
+              "escape": (ESCAPE_OUT + "({})", ESCAPE_IN + "({})")}
 
 
 def _coding(name: str, value: exp.Expression, format_: exp.Expression) -> exp.Expression:
@@ -627,6 +635,17 @@ SUBSTRING_MACRO, SUBSTRING_FROM_MACRO = "txl_substring", "txl_substring_from"
 SQRT_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO = "txl_sqrt", "txl_ln", "txl_log10", "txl_power"
 _DOMAIN_MACROS = {exp.Sqrt: SQRT_MACRO, exp.Ln: LN_MACRO, exp.Log: LOG10_MACRO, exp.Pow: POWER_MACRO}
 
+
+def _cast(node: exp.Cast) -> exp.Expression:
+    """A cast to bytea or real as PostgreSQL's (``BYTEA_MACRO``, ``REAL_MACRO``); the special
+    time inputs (``_special_time``)."""
+    if node.to.is_type(exp.DType.VARBINARY, exp.DType.BLOB, exp.DType.BINARY):
+        return exp.Anonymous(this=BYTEA_MACRO, expressions=[node.this.copy()])
+    if node.to.is_type(exp.DType.FLOAT):  # (REAL: FLOAT alone is DOUBLE PRECISION here)
+        return exp.Anonymous(this=REAL_MACRO, expressions=[node.this.copy()])
+    return _special_time(node)
+
+
 # PostgreSQL's special date / time inputs DuckDB does not take: days from the transaction's start
 _SPECIAL_DAYS = {"now": None, "today": 0, "yesterday": -1, "tomorrow": 1}
 
@@ -648,7 +667,7 @@ def _special_time(node: exp.Cast) -> exp.Expression:
 
 
 _REWRITES = {
-    exp.Cast: _special_time,
+    exp.Cast: _cast,
     exp.EQ: _row_comparison, exp.NEQ: _row_comparison, exp.In: _row_comparison, exp.Is: _row_comparison,
     exp.SimilarTo: _similar_to, exp.Substring: _substring, exp.MakeInterval: _make_interval,
     exp.ToChar: _to_char, exp.Extract: _extract, exp.Anonymous: _function, exp.Fetch: _fetch,

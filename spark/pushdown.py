@@ -24,7 +24,7 @@ from pyspark.sql.datasource import (EqualNullSafe, EqualTo, GreaterThan, Greater
 from txlake.storage.schema import TableSchema
 
 _COMPARISONS = (EqualTo, EqualNullSafe, GreaterThan, GreaterThanOrEqual, LessThan, LessThanOrEqual, In)
-_ORDERED_KINDS = {"INT", "BIGINT", "DOUBLE", "DECIMAL", "VARCHAR", "DATE", "TIMESTAMP", "BOOLEAN"}
+_ORDERED_KINDS = {"SMALLINT", "INT", "BIGINT", "DOUBLE", "DECIMAL", "VARCHAR", "DATE", "TIMESTAMP", "BOOLEAN"}
 
 
 def usable(f, schema: TableSchema) -> bool:

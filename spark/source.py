@@ -39,7 +39,7 @@ from pyspark.sql.datasource import (DataSource, DataSourceArrowWriter, DataSourc
 from txlake import errors
 from txlake.engine.executor import evaluate_defaults, serial_sequences
 from txlake.spark import pushdown
-from txlake.spark.types import check_assignable, conform, missing_columns, schema_for, spark_schema
+from txlake.spark.types import arrow_schema, check_assignable, conform, missing_columns, schema_for, spark_schema
 from txlake.storage.commit import ROWS_PER_FILE, FilesCommit, TableDelta
 from txlake.storage.datafiles import BUCKET_DIR, table_dir, write_parquet_atomic
 from txlake.storage.expiry import hold_snapshot
@@ -257,7 +257,7 @@ class TxlakeReader(DataSourceReader):
 
     def read(self, partition: FileGroup):
         hold_snapshot(self.root, self.lease, self.csn)
-        target = self.version.schema.arrow_schema()
+        target = arrow_schema(self.version.schema)
         for path, row_count, dv, inline in partition.files:
             keep = None
             if dv is not None:

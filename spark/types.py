@@ -1,11 +1,11 @@
 """Column types between txlake and Spark, and the Arrow batches each side expects.
 
 txlake's TIMESTAMP is PostgreSQL's ``timestamp without time zone``; it maps to Spark's
-``TimestampNTZType``. A Spark ``TimestampType`` (an instant) written into a txlake table is
-stored as its UTC wall time. A value of another type than its column's is cast as an INSERT
-casts it - by DuckDB's CAST - so a number is rounded into its column as SQL rounds it (a
-decimal half away from zero, a double into an integer half to even), and one that does not
-fit is 22003.
+``TimestampNTZType``. TIMESTAMPTZ (an instant) is Spark's ``TimestampType``, both ways; a
+``TimestampType`` written into a TIMESTAMP column is stored as its UTC wall time. A value of
+another type than its column's is cast as an INSERT casts it - by DuckDB's CAST - so a number
+is rounded into its column as SQL rounds it (a decimal half away from zero, a double into an
+integer half to even), and one that does not fit is 22003.
 """
 
 from __future__ import annotations
@@ -23,25 +23,30 @@ from txlake.storage.schema import KINDS, Column, ColumnType, TableSchema
 
 _TO_SPARK = {
     "BOOLEAN": lambda t: T.BooleanType(),
+    "SMALLINT": lambda t: T.ShortType(),
     "INT": lambda t: T.IntegerType(),
     "BIGINT": lambda t: T.LongType(),
+    "REAL": lambda t: T.FloatType(),
     "DOUBLE": lambda t: T.DoubleType(),
     "DECIMAL": lambda t: T.DecimalType(t.precision, t.scale),
     "VARCHAR": lambda t: T.StringType(),
+    "BYTEA": lambda t: T.BinaryType(),
     "DATE": lambda t: T.DateType(),
+    "TIME": lambda t: T.TimeType(6),
     "TIMESTAMP": lambda t: T.TimestampNTZType(),
+    "TIMESTAMPTZ": lambda t: T.TimestampType(),
 }
 
 # Spark type -> the txlake kinds it may be written into (store assignment, as Spark's ANSI
 # policy allows: numbers widen or narrow with an overflow check, nothing parses strings)
-_NUMERIC = {"INT", "BIGINT", "DOUBLE", "DECIMAL"}
+_NUMERIC = {"SMALLINT", "INT", "BIGINT", "REAL", "DOUBLE", "DECIMAL"}
 _ASSIGNABLE = {
     T.BooleanType: {"BOOLEAN"},
     T.ByteType: _NUMERIC, T.ShortType: _NUMERIC, T.IntegerType: _NUMERIC, T.LongType: _NUMERIC,
     T.FloatType: _NUMERIC, T.DoubleType: _NUMERIC, T.DecimalType: _NUMERIC,
-    T.StringType: {"VARCHAR"}, T.VarcharType: {"VARCHAR"}, T.CharType: {"VARCHAR"},
-    T.DateType: {"DATE", "TIMESTAMP"},
-    T.TimestampType: {"TIMESTAMP"}, T.TimestampNTZType: {"TIMESTAMP"},
+    T.StringType: {"VARCHAR"}, T.VarcharType: {"VARCHAR"}, T.CharType: {"VARCHAR"}, T.BinaryType: {"BYTEA"},
+    T.DateType: {"DATE", "TIMESTAMP"}, T.TimeType: {"TIME"},
+    T.TimestampType: {"TIMESTAMP", "TIMESTAMPTZ"}, T.TimestampNTZType: {"TIMESTAMP"},
     T.NullType: set(KINDS),
 }
 
@@ -51,23 +56,43 @@ def spark_schema(schema: TableSchema) -> T.StructType:
     return T.StructType([T.StructField(c.name, _TO_SPARK[c.type.kind](c.type), True) for c in schema.columns])
 
 
+def arrow_schema(schema: TableSchema) -> pa.Schema:
+    """The Arrow schema of the batches a read gives Spark: the table's, but a TIME in
+    nanoseconds (Spark's TimeType takes no other unit)."""
+    target = schema.arrow_schema()
+    for i, f in enumerate(target):
+        if pa.types.is_time(f.type):
+            target = target.set(i, f.with_type(pa.time64("ns")))
+    return target
+
+
 def column_type(dt: T.DataType) -> ColumnType:
     """The txlake column type a Spark job's column gets when the job creates the table."""
     if isinstance(dt, T.BooleanType):
         return ColumnType("BOOLEAN")
-    if isinstance(dt, (T.ByteType, T.ShortType, T.IntegerType)):
+    if isinstance(dt, (T.ByteType, T.ShortType)):
+        return ColumnType("SMALLINT")
+    if isinstance(dt, T.IntegerType):
         return ColumnType("INT")
     if isinstance(dt, T.LongType):
         return ColumnType("BIGINT")
-    if isinstance(dt, (T.FloatType, T.DoubleType)):
+    if isinstance(dt, T.FloatType):
+        return ColumnType("REAL")
+    if isinstance(dt, T.DoubleType):
         return ColumnType("DOUBLE")
     if isinstance(dt, T.DecimalType):
         return ColumnType("DECIMAL", precision=dt.precision, scale=dt.scale)
     if isinstance(dt, (T.StringType, T.VarcharType, T.CharType)):
         return ColumnType("VARCHAR")
+    if isinstance(dt, T.BinaryType):
+        return ColumnType("BYTEA")
     if isinstance(dt, T.DateType):
         return ColumnType("DATE")
-    if isinstance(dt, (T.TimestampType, T.TimestampNTZType)):
+    if isinstance(dt, T.TimeType):
+        return ColumnType("TIME")
+    if isinstance(dt, T.TimestampType):
+        return ColumnType("TIMESTAMPTZ")
+    if isinstance(dt, T.TimestampNTZType):
         return ColumnType("TIMESTAMP")
     raise errors.NotSupportedError(f"Spark type {dt.simpleString()} is not supported by txlake tables")
 
@@ -126,8 +151,10 @@ def conform(batch: pa.RecordBatch, schema: TableSchema, table: str, defaults: di
             arr = pa.repeat(pa.scalar(defaults.get(col.name), field.type), batch.num_rows)
         else:
             arr = batch.column(i)
-        if pa.types.is_timestamp(arr.type) and arr.type.tz is not None:
-            arr = arr.cast(pa.timestamp("us", tz="UTC")).cast(pa.int64()).cast(pa.timestamp("us"))
+        if pa.types.is_timestamp(arr.type) and arr.type.tz is not None:  # (an instant: in UTC)
+            arr = arr.cast(pa.timestamp("us", tz="UTC"))
+            if field.type.tz is None:  # into a TIMESTAMP: its UTC wall time
+                arr = arr.cast(pa.int64()).cast(pa.timestamp("us"))
         if arr.type != field.type:
             arr = _cast_as_insert(arr, col, field.type)
         if col.not_null and arr.null_count:

@@ -545,7 +545,18 @@ def _duplicates(keys: list, seen: set) -> dict:
 
 
 def key_text(key) -> str:
-    return ", ".join(map(str, key)) if isinstance(key, tuple) else str(key)
+    """A key as PostgreSQL's messages show it (``Key (id)=(1)``): a bytea as ``\\x`` and hex, a
+    timestamptz with its offset as ``+00`` (in UTC: a message does not know the session's zone)."""
+    return ", ".join(map(_value_text, key)) if isinstance(key, tuple) else _value_text(key)
+
+
+def _value_text(value) -> str:
+    if isinstance(value, bytes):
+        return "\\x" + value.hex()
+    text = str(value)
+    if getattr(value, "tzinfo", None) is not None and text.endswith(":00") and text[-6] in "+-":
+        return text[:-3]  # (+00:00 as +00; +05:30 stays)
+    return text
 
 
 def backoff(attempt: int, base: float = 0.002, cap: float = 0.2) -> float:

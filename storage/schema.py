@@ -17,7 +17,8 @@ import pyarrow as pa
 
 from txlake import errors
 
-KINDS = ("BOOLEAN", "INT", "BIGINT", "DOUBLE", "DECIMAL", "VARCHAR", "DATE", "TIMESTAMP")
+KINDS = ("BOOLEAN", "SMALLINT", "INT", "BIGINT", "REAL", "DOUBLE", "DECIMAL", "VARCHAR", "BYTEA", "DATE", "TIME",
+         "TIMESTAMP", "TIMESTAMPTZ")
 DEFAULT_DECIMAL = (38, 9)  # a bare DECIMAL / NUMERIC (BigQuery's NUMERIC; DuckDB's is (18, 3))
 
 
@@ -37,7 +38,7 @@ class ColumnType:
             return f"DECIMAL({self.precision},{self.scale})"
         if self.kind == "VARCHAR":
             return "VARCHAR"
-        return {"INT": "INTEGER"}.get(self.kind, self.kind)
+        return _DUCKDB_NAMES.get(self.kind, self.kind)
 
     def display(self) -> str:
         """The PostgreSQL-style name shown to users."""
@@ -52,9 +53,7 @@ class ColumnType:
             return f"DECIMAL({self.precision}, {self.scale})"
         if self.kind == "VARCHAR":
             return f"VARCHAR({self.length})" if self.length else "STRING"
-        if self.kind == "TIMESTAMP":
-            return "TIMESTAMP(6)"
-        return self.kind
+        return _PAIMON_NAMES.get(self.kind, self.kind)
 
     def to_json(self) -> str:
         return self.display()
@@ -66,30 +65,45 @@ class ColumnType:
 
 _ARROW = {
     "BOOLEAN": lambda t: pa.bool_(),
+    "SMALLINT": lambda t: pa.int16(),
     "INT": lambda t: pa.int32(),
     "BIGINT": lambda t: pa.int64(),
+    "REAL": lambda t: pa.float32(),
     "DOUBLE": lambda t: pa.float64(),
     "DECIMAL": lambda t: pa.decimal128(t.precision, t.scale),
     "VARCHAR": lambda t: pa.string(),
+    "BYTEA": lambda t: pa.binary(),
     "DATE": lambda t: pa.date32(),
+    "TIME": lambda t: pa.time64("us"),  # (of day, without a zone)
     "TIMESTAMP": lambda t: pa.timestamp("us"),
+    # an instant, kept in UTC; DuckDB shows and reads it in the session's TimeZone
+    "TIMESTAMPTZ": lambda t: pa.timestamp("us", tz="UTC"),
 }
+_DUCKDB_NAMES = {"INT": "INTEGER", "BYTEA": "BLOB"}
+# TIMESTAMP WITH LOCAL TIME ZONE is Paimon's instant (pypaimon reads it as timestamp[us, tz=UTC])
+_PAIMON_NAMES = {"REAL": "FLOAT", "BYTEA": "BYTES", "TIME": "TIME(6)", "TIMESTAMP": "TIMESTAMP(6)",
+                 "TIMESTAMPTZ": "TIMESTAMP(6) WITH LOCAL TIME ZONE"}
 
 # SQL spellings accepted in DDL -> kind
 _ALIASES = {
     "BOOLEAN": "BOOLEAN", "BOOL": "BOOLEAN",
-    "INT": "INT", "INTEGER": "INT", "INT4": "INT", "SMALLINT": "INT", "INT2": "INT", "TINYINT": "INT",
+    # (a SMALLINT column of a warehouse older than the type was stored as INT: its schema says so)
+    "SMALLINT": "SMALLINT", "INT2": "SMALLINT", "TINYINT": "SMALLINT",
+    "INT": "INT", "INTEGER": "INT", "INT4": "INT",
     "BIGINT": "BIGINT", "INT8": "BIGINT", "LONG": "BIGINT",
     "DOUBLE": "DOUBLE", "DOUBLE PRECISION": "DOUBLE", "FLOAT": "DOUBLE", "FLOAT8": "DOUBLE",
-    "REAL": "DOUBLE", "FLOAT4": "DOUBLE",
+    "REAL": "REAL", "FLOAT4": "REAL",
     "DECIMAL": "DECIMAL", "NUMERIC": "DECIMAL",
     "VARCHAR": "VARCHAR", "TEXT": "VARCHAR", "STRING": "VARCHAR", "CHAR VARYING": "VARCHAR",
     "CHARACTER VARYING": "VARCHAR",
     # CHAR(n) / CHARACTER(n): a VARCHAR(n) (the length is enforced, values are not padded);
     # CHAR alone is CHAR(1), as in PostgreSQL (engine/executor.py column_type)
     "CHAR": "VARCHAR", "CHARACTER": "VARCHAR",
+    "BYTEA": "BYTEA", "BLOB": "BYTEA", "VARBINARY": "BYTEA", "BINARY": "BYTEA",
     "DATE": "DATE",
+    "TIME": "TIME", "TIME WITHOUT TIME ZONE": "TIME",
     "TIMESTAMP": "TIMESTAMP", "DATETIME": "TIMESTAMP", "TIMESTAMP WITHOUT TIME ZONE": "TIMESTAMP",
+    "TIMESTAMPTZ": "TIMESTAMPTZ", "TIMESTAMP WITH TIME ZONE": "TIMESTAMPTZ",
 }
 
 
@@ -124,17 +138,23 @@ def type_from_arrow(t: pa.DataType) -> ColumnType:
     if pa.types.is_boolean(t):
         return ColumnType("BOOLEAN")
     if pa.types.is_integer(t):
+        if t.bit_width <= 8 or pa.types.is_int16(t):
+            return ColumnType("SMALLINT")
         return ColumnType("INT") if t.bit_width <= 32 and not (pa.types.is_uint32(t)) else ColumnType("BIGINT")
     if pa.types.is_floating(t):
-        return ColumnType("DOUBLE")
+        return ColumnType("DOUBLE" if pa.types.is_float64(t) else "REAL")
     if pa.types.is_decimal(t):
         return make_type("DECIMAL", (min(t.precision, 38), t.scale))
     if pa.types.is_string(t) or pa.types.is_large_string(t):
         return ColumnType("VARCHAR")
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t):
+        return ColumnType("BYTEA")
     if pa.types.is_date(t):
         return ColumnType("DATE")
+    if pa.types.is_time(t):
+        return ColumnType("TIME")
     if pa.types.is_timestamp(t):
-        return ColumnType("TIMESTAMP")
+        return ColumnType("TIMESTAMPTZ" if t.tz is not None else "TIMESTAMP")
     if pa.types.is_null(t):
         return ColumnType("VARCHAR")
     raise errors.NotSupportedError(f"column type {t} is not supported")

@@ -20,6 +20,7 @@ import decimal
 import itertools
 import math
 import re
+import zoneinfo
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -136,8 +137,8 @@ class PythonRows:
         return self._table
 
     def nbytes(self) -> int:
-        """About what the rows take in Arrow: 8 bytes a value, text its UTF-8 bytes and offset
-        (counted once: a statement and its commit both ask)."""
+        """About what the rows take in Arrow: 8 bytes a value, text its UTF-8 bytes and offset, a
+        bytea its bytes (counted once: a statement and its commit both ask)."""
         if self._nbytes is None:  # (loops, not generators: mostly a point write's one row)
             n = 0
             for values in self.columns:
@@ -145,6 +146,8 @@ class PythonRows:
                 for v in values:
                     if type(v) is str:
                         n += len(v.encode())
+                    elif type(v) is bytes:
+                        n += len(v)
             self._nbytes = n
         return self._nbytes
 
@@ -283,7 +286,7 @@ def encode_rows(table: pa.Table) -> dict | str:
     """Rows for a log entry. Columns of plain types go as JSON values (``{"names", "types",
     "columns"}``): integers, floats, booleans and text as themselves, dates and timestamps as
     their integer days / microseconds, decimals as text - all exact, and a one-row file costs
-    tens of bytes. Anything else goes as an Arrow IPC stream in base64 (exact types; its
+    tens of bytes; bytes as hex. Anything else goes as an Arrow IPC stream in base64 (exact types; its
     schema alone is about 1 KB)."""
     columns = []
     for column_field, column in zip(table.schema, table.columns):
@@ -295,6 +298,8 @@ def encode_rows(table: pa.Table) -> dict | str:
             return base64.b64encode(sink.getvalue().to_pybytes()).decode("ascii")
         if kind == "decimal":
             columns.append([None if v is None else str(v) for v in column.to_pylist()])
+        elif kind == "bytes":
+            columns.append([None if v is None else v.hex() for v in column.to_pylist()])
         elif kind == "plain":
             columns.append(column.to_pylist())
         elif kind == "float":
@@ -316,6 +321,7 @@ def encode_inline(rows: pa.Table | PythonRows | dict | str) -> dict | str:
     return encode_rows(rows) if isinstance(rows, pa.Table) else rows
 
 _EPOCH = datetime.datetime(1970, 1, 1)
+_EPOCH_UTC = _EPOCH.replace(tzinfo=zoneinfo.ZoneInfo("UTC"))  # (the tzinfo to_pylist gives a TIMESTAMPTZ)
 _EPOCH_DAY = datetime.date(1970, 1, 1).toordinal()
 _MICROSECOND = datetime.timedelta(microseconds=1)
 
@@ -338,8 +344,15 @@ def encode_values(schema: TableSchema, columns: list[list]) -> dict | None:
             out.append(_finite_json(values))
         elif kind == "decimal":
             out.append([None if v is None else str(v) for v in values])
+        elif kind == "bytes":
+            out.append([None if v is None else v.hex() for v in values])
         elif kind == "date":
             out.append([None if v is None else v.toordinal() - _EPOCH_DAY for v in values])
+        elif kind == "instant":  # an aware datetime: microseconds since the epoch, UTC
+            out.append([None if v is None else (v - _EPOCH_UTC) // _MICROSECOND for v in values])
+        elif kind == "time":  # a time of day: microseconds since midnight
+            out.append([None if v is None else ((v.hour * 60 + v.minute) * 60 + v.second) * 1_000_000 + v.microsecond
+                        for v in values])
         else:  # a timestamp in microseconds
             out.append([None if v is None else (v - _EPOCH) // _MICROSECOND for v in values])
     return {"names": names, "types": types, "columns": out}
@@ -360,8 +373,16 @@ def decode_values(schema: TableSchema, encoded: dict) -> PythonRows | None:
             columns.append([v if v is None else float(v) for v in values])
         elif kind == "decimal":
             columns.append([None if v is None else decimal.Decimal(v) for v in values])
+        elif kind == "bytes":
+            columns.append([None if v is None else bytes.fromhex(v) for v in values])
         elif kind == "date":
             columns.append([None if v is None else datetime.date.fromordinal(v + _EPOCH_DAY) for v in values])
+        elif kind == "instant":
+            columns.append([None if v is None else _EPOCH_UTC + datetime.timedelta(microseconds=v)
+                            for v in values])
+        elif kind == "time":
+            columns.append([None if v is None else (_EPOCH + datetime.timedelta(microseconds=v)).time()
+                            for v in values])
         else:  # a timestamp in microseconds
             columns.append([None if v is None else _EPOCH + datetime.timedelta(microseconds=v) for v in values])
     return PythonRows(schema, columns)
@@ -378,12 +399,14 @@ def _build_json_layout(schema: TableSchema) -> tuple[list, list, list] | None:
     kinds = []
     for f in arrow:
         kind = _json_kind(f.type)
-        if kind in ("plain", "decimal", "float"):
+        if kind in ("plain", "decimal", "float", "bytes"):
             kinds.append(kind)
         elif pa.types.is_date32(f.type):
             kinds.append("date")
+        elif pa.types.is_time64(f.type) and f.type.unit == "us":
+            kinds.append("time")
         elif kind is not None and f.type.unit == "us":
-            kinds.append("timestamp")
+            kinds.append("instant" if f.type.tz is not None else "timestamp")
         else:
             return None
     return arrow.names, [str(f.type) for f in arrow], kinds
@@ -405,6 +428,8 @@ def decode_rows(encoded: dict | str) -> pa.Table:
         kind = _json_kind(t)
         if kind == "decimal":
             array = pa.array([None if v is None else decimal.Decimal(v) for v in values], t)
+        elif kind == "bytes":
+            array = pa.array([None if v is None else bytes.fromhex(v) for v in values], t)
         elif kind == "plain":
             array = pa.array(values, t)
         elif kind == "float":
@@ -417,7 +442,7 @@ def decode_rows(encoded: dict | str) -> pa.Table:
 
 
 def _json_kind(t: pa.DataType):
-    """How ``encode_rows`` writes a column of type ``t`` as JSON: "plain", "float", "decimal",
+    """How ``encode_rows`` writes a column of type ``t`` as JSON: "plain", "float", "decimal", "bytes",
     the integer type of a temporal type's storage, or None (not as JSON)."""
     if pa.types.is_integer(t) or pa.types.is_boolean(t) or pa.types.is_string(t):
         return "plain"
@@ -425,9 +450,13 @@ def _json_kind(t: pa.DataType):
         return "float"
     if pa.types.is_decimal128(t):
         return "decimal"
+    if pa.types.is_binary(t):
+        return "bytes"  # (as hex)
     if pa.types.is_date32(t):
         return pa.int32()
-    if pa.types.is_timestamp(t) and t.tz is None:
+    if pa.types.is_time64(t):
+        return pa.int64()
+    if pa.types.is_timestamp(t) and t.tz in (None, "UTC"):  # (TIMESTAMPTZ: an instant, in UTC)
         return pa.int64()
     return None
 
@@ -439,8 +468,9 @@ def _arrow_type(name: str) -> pa.DataType:
     t = _ARROW_TYPES.get(name)
     if t is None:
         decimal_type = re.fullmatch(r"decimal128\((\d+), (\d+)\)", name)
+        zoned = re.fullmatch(r"timestamp\[(\w+), tz=(.+)\]", name)
         t = _ARROW_TYPES[name] = (pa.decimal128(int(decimal_type[1]), int(decimal_type[2])) if decimal_type
-                                  else pa.type_for_alias(name))
+                                  else pa.timestamp(zoned[1], tz=zoned[2]) if zoned else pa.type_for_alias(name))
     return t
 
 

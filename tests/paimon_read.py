@@ -12,7 +12,8 @@ prints
                             "columns": ["a", ...], "rows": [[...], ...]}, ...}}
 
 Rows are sorted by their JSON text; values are encoded deterministically: decimals as their
-exact string, dates and timestamps in ISO form, non-finite floats as "NaN" / "Infinity".
+exact string, dates, times and timestamps in ISO form, bytes as \\x and hex, non-finite floats as "NaN" /
+"Infinity".
 """
 
 import datetime
@@ -27,8 +28,10 @@ from pypaimon.table.file_store_table import FileStoreTable
 def encode(value):
     if isinstance(value, decimal.Decimal):
         return str(value)
-    if isinstance(value, (datetime.datetime, datetime.date)):
+    if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
         return value.isoformat()
+    if isinstance(value, bytes):
+        return "\\x" + value.hex()
     if isinstance(value, float) and not math.isfinite(value):
         return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     return value

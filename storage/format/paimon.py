@@ -124,8 +124,9 @@ class PublishedState:
 # --- types ----------------------------------------------------------------------------------
 
 _ARROW_TYPES = {
-    "BOOLEAN": pa.bool_(), "INT": pa.int32(), "BIGINT": pa.int64(), "DOUBLE": pa.float64(),
-    "STRING": pa.string(), "DATE": pa.date32(),
+    "BOOLEAN": pa.bool_(), "TINYINT": pa.int8(), "SMALLINT": pa.int16(), "INT": pa.int32(), "BIGINT": pa.int64(),
+    "FLOAT": pa.float32(), "DOUBLE": pa.float64(),
+    "STRING": pa.string(), "BYTES": pa.binary(), "DATE": pa.date32(),
 }
 
 
@@ -138,9 +139,12 @@ def arrow_type(paimon_type: str) -> pa.DataType:
         return pa.decimal128(int(m[1]), int(m[2]))
     if re.fullmatch(r"VARCHAR\(\d+\)", t):
         return pa.string()  # not large_string: pypaimon reads character types as string
-    if m := re.fullmatch(r"TIMESTAMP\((\d)\)", t):
-        precision = int(m[1])
-        return pa.timestamp("s" if precision == 0 else "ms" if precision <= 3 else "us" if precision <= 6 else "ns")
+    if m := re.fullmatch(r"TIMESTAMP(_LTZ)?\((\d)\)( WITH LOCAL TIME ZONE)?", t):
+        precision = int(m[2])  # (an instant, WITH LOCAL TIME ZONE: pypaimon reads it in UTC)
+        return pa.timestamp("s" if precision == 0 else "ms" if precision <= 3 else "us" if precision <= 6 else "ns",
+                            tz="UTC" if m[1] or m[3] else None)
+    if m := re.fullmatch(r"TIME\((\d)\)", t):
+        return pa.time32("ms") if int(m[1]) <= 3 else pa.time64("us" if int(m[1]) <= 6 else "ns")
     raise ValueError(f"no Arrow type for Paimon type {paimon_type!r}")
 
 

@@ -500,3 +500,52 @@ def test_a_canceled_copy_stops_at_its_next_batch(connect, tmp_path):
     writer.join()
     assert held_back["timed_out"] is False, "the COPY answered before its file ended"
     assert q(c, "SELECT count(*) FROM t") == [(0,)]
+
+
+def test_copy_reads_and_writes_every_column_type(connect, tmp_path):
+    """TIMESTAMPTZ (in the session's zone), SMALLINT, REAL, BYTEA (hex and escape formats) and
+    TIME by PostgreSQL's input rules, out in its text, csv and Parquet, and back unchanged."""
+    c = connect(autocommit=True)
+    c.execute("CREATE TABLE ty (id INT PRIMARY KEY, ts TIMESTAMPTZ, s SMALLINT, r REAL, b BYTEA, t TIME)")
+    c.execute("SET TIME ZONE 'Asia/Tokyo'")
+    src = write(tmp_path / "ty.txt", "1\t2024-01-02 03:04:05+02\t7\t1.5\t\\\\x6162\t12:30:00\n"
+                                     "2\t2024-01-02 03:04:05\t-32768\t-0.25\ta\\\\001b\t00:00:01.5\n"
+                                     "3\t\\N\t\\N\t\\N\t\\N\t\\N\n")
+    assert c.execute(f"COPY ty FROM '{src}'").rowcount == 3
+    tokyo = datetime.timezone(datetime.timedelta(hours=9))
+    assert q(c, "SELECT * FROM ty ORDER BY id") == [
+        (1, datetime.datetime(2024, 1, 2, 1, 4, 5, tzinfo=datetime.timezone.utc), 7, 1.5, b"ab",
+         datetime.time(12, 30)),
+        (2, datetime.datetime(2024, 1, 2, 3, 4, 5, tzinfo=tokyo), -32768, -0.25, b"a\x01b",  # (read in the zone)
+         datetime.time(0, 0, 1, 500000)),
+        (3, None, None, None, None, None)]
+    text, csv, parquet = tmp_path / "o.txt", tmp_path / "o.csv", tmp_path / "o.parquet"
+    c.execute(f"COPY ty TO '{text}'")
+    assert text.read_text().splitlines()[0] == "1\t2024-01-02 10:04:05+09\t7\t1.5\t\\\\x6162\t12:30:00"
+    c.execute(f"COPY ty TO '{csv}' (FORMAT csv)")
+    assert csv.read_text().splitlines()[1] == "2,2024-01-02 03:04:05+09,-32768,-0.25,\\x610162,00:00:01.5"
+    c.execute(f"COPY ty TO '{parquet}' (FORMAT parquet)")
+    before = q(c, "SELECT * FROM ty ORDER BY id")
+    for path, options in ((text, ""), (csv, "(FORMAT csv)"), (parquet, "(FORMAT parquet)")):
+        c.execute("DELETE FROM ty")
+        assert c.execute(f"COPY ty FROM '{path}' {options}").rowcount == 3
+        assert q(c, "SELECT * FROM ty ORDER BY id") == before, path
+
+
+@pytest.mark.parametrize("field, sqlstate, words", [
+    ("s\t99999", "22003", ['value "99999" is out of range for type smallint', "column s"]),
+    ("s\t1.5", "22P02", ['invalid input syntax for type smallint: "1.5"']),
+    ("r\t1e40", "22003", ['"1e40" is out of range for type real']),
+    ("r\t1e-50", "22003", ['"1e-50" is out of range for type real']),
+    ("b\t\\\\x616", "22P02", ['invalid input syntax for type bytea: "\\x616"']),
+    ("b\ta\\\\9", "22P02", ['invalid input syntax for type bytea: "a\\9"']),
+    ("ts\tinfinity", "22008", ['date/time field value out of range: "infinity"']),
+    ("ts\tnoon-ish", "22007", ['invalid input syntax for type timestamp with time zone: "noon-ish"']),
+])
+def test_copy_refuses_a_bad_value_of_each_new_type_by_its_line(connect, tmp_path, field, sqlstate, words):
+    c = connect(autocommit=True)
+    c.execute("CREATE TABLE ty (id INT PRIMARY KEY, ts TIMESTAMPTZ, s SMALLINT, r REAL, b BYTEA)")
+    column, value = field.split("\t")
+    src = write(tmp_path / "bad.txt", f"1\t\\N\n2\t{value}\n")
+    fails(c, f"COPY ty (id, {column}) FROM '{src}'", sqlstate, *words, "COPY ty, line 2")
+    assert q(c, "SELECT count(*) FROM ty") == [(0,)]

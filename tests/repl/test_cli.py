@@ -92,6 +92,19 @@ def test_csv_output(main, tmp_path):
     assert done.stdout == 'id,v,is_a\n1,a,t\n2,,\n3,"x,y",f\n'
 
 
+def test_the_new_types_print_as_psql_prints_them(main, tmp_path):
+    """timestamptz in the session's zone with its offset, bytea in the hex format, time, smallint
+    and real (as the float4's text)."""
+    wh = str(tmp_path / "wh")
+    main(wh, "-c", "CREATE TABLE e (at TIMESTAMPTZ, b BYTEA, t TIME, s SMALLINT, r REAL)",
+         "-c", "INSERT INTO e VALUES ('2024-01-02 03:04:05.123456+00', '\\x00ff', '01:02:03.5', 7, 0.1)")
+    done = main(wh, "--csv", "-c", "SET TIME ZONE 'Asia/Kolkata'; SELECT * FROM e")
+    assert done.returncode == 0
+    assert done.stdout.splitlines()[-2:] == ["at,b,t,s,r", "2024-01-02 08:34:05.123456+05:30,\\x00ff,01:02:03.5,7,0.1"]
+    done = main(wh, "-c", "SET TIME ZONE 'UTC'; SELECT at, b FROM e")
+    assert " 2024-01-02 03:04:05.123456+00 | \\x00ff" in done.stdout
+
+
 def test_explain_prints_its_plan_without_a_tag(main, tmp_path):
     wh = str(tmp_path / "wh")
     main(wh, "-c", SETUP)

@@ -29,6 +29,12 @@ def test_keywords_follow_the_case_typed(completer):
     assert "TRANSACTION" in complete(completer, "BEGIN TRANS")
 
 
+def test_the_column_types_complete(completer):
+    assert {"TIMESTAMP", "TIMESTAMPTZ"} <= set(complete(completer, "CREATE TABLE t (a TIMESTAM"))
+    for name in ("SMALLINT", "REAL", "BYTEA", "TIME"):
+        assert name in complete(completer, f"CREATE TABLE t (a {name[:3]}"), name
+
+
 def test_only_tables_after_from_and_friends(completer):
     assert complete(completer, "SELECT * FROM a") == ["accounts", "audit"]
     assert complete(completer, "insert into acc") == ["accounts"]

@@ -214,3 +214,30 @@ def test_other_process_commits_are_seen_by_an_open_connection(connect, warehouse
     assert rr.execute("SELECT count(*) FROM t").fetchone() == (0,)     # REPEATABLE READ: still its own
     rr.commit()
     assert rr.execute("SELECT count(*) FROM t").fetchone() == (2,)
+
+
+def test_the_newer_column_types_round_trip_in_a_new_process(connect, warehouse):
+    """SMALLINT, REAL, BYTEA, TIME and TIMESTAMPTZ rows - one-row commits that travel inline in
+    the log, and a file of many - read back identically by a new process, which then writes a
+    row of each type that this process, reopened, reads too."""
+    c = connect(autocommit=True)
+    c.execute("CREATE TABLE nt (id SMALLINT PRIMARY KEY, r REAL, b BYTEA, t TIME, z TIMESTAMPTZ)")
+    c.execute("INSERT INTO nt VALUES (-1, 0.1, '\\x00ff', '01:02:03.456789', '2024-01-02 03:04:05.678901+02')")
+    c.execute("INSERT INTO nt VALUES (?, ?, ?, ?, ?)", (-2, None, b"\x01", datetime.time(23, 59),
+                                                        datetime.datetime(1999, 12, 31, 23, 59, tzinfo=datetime.UTC)))
+    c.execute("INSERT INTO nt SELECT i, i / 3, i::text::bytea, TIME '00:00:00' + i * interval '1 second', "
+              "TIMESTAMPTZ '2024-01-01 00:00:00+00' + i * interval '1 day' FROM range(1, 1000) r(i)")
+    c.execute("UPDATE nt SET r = r * 2, b = b || '\\x2a'::bytea WHERE id = 7")
+    expected = dump_here(c, "nt")
+    c.close()
+    assert expected["nt"][0] == [("id", "SMALLINT"), ("r", "REAL"), ("b", "BLOB"), ("t", "TIME"), ("z", "TIMESTAMPTZ")]
+    assert dump_in_new_process(warehouse, "nt") == expected
+    writer = run_python(
+        "import sys, txlake\n"
+        "c = txlake.connect(sys.argv[1], autocommit=True, publish='off')\n"
+        "c.execute(\"INSERT INTO nt VALUES (1000, 2.5, '\\\\x6162', '12:00', '2030-01-01 00:00:00+00')\")\n",
+        warehouse)
+    assert writer.returncode == 0, writer.stderr
+    c = connect()
+    assert c.execute("SELECT r, b, t, z FROM nt WHERE id = 1000").fetchone() == (
+        2.5, b"ab", datetime.time(12), datetime.datetime(2030, 1, 1, tzinfo=datetime.UTC))

@@ -1,0 +1,72 @@
+"""The column types beyond the first eight between txlake and Spark, both ways, with a real
+SparkSession (its session time zone UTC) and real files."""
+
+from __future__ import annotations
+
+import datetime
+import zoneinfo
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+UTC = datetime.timezone.utc
+
+
+def test_timestamptz_is_spark_s_timestamp_both_ways(spark, engine, wh):
+    """A TIMESTAMPTZ column reads as Spark's TimestampType (the same instants); a DataFrame's
+    TimestampType appends into it and makes a TIMESTAMPTZ column in a table the job creates."""
+    engine.execute("CREATE TABLE ev (id INT, at TIMESTAMPTZ)")
+    at = datetime.datetime(2024, 1, 2, 3, 4, 5, 123456, tzinfo=UTC)
+    engine.execute("INSERT INTO ev VALUES (1, ?), (2, NULL)", (at.astimezone(zoneinfo.ZoneInfo("Asia/Tokyo")),))
+    df = spark.read.format("txlake").load(f"{wh}/ev")
+    assert [f.dataType.simpleString() for f in df.schema.fields] == ["int", "timestamp"]
+    read = {r.id: r.at for r in df.collect()}  # (Spark gives naive datetimes in the driver's local zone)
+    assert read[2] is None and read[1].astimezone(UTC) == at
+    spark.createDataFrame([(3, at)], "id int, at timestamp").write.format("txlake").mode("append").save(f"{wh}/ev")
+    assert engine.execute("SELECT at FROM ev WHERE id = 3").fetchone() == (at,)
+    df.write.format("txlake").mode("overwrite").option("warehouse", wh).option("table", "default.copy").save()
+    assert engine.execute("SELECT data_type FROM information_schema.columns WHERE table_name = 'copy' "
+                          "AND column_name = 'at'").fetchone() == ("timestamp with time zone",)
+    # (df reads the snapshot it was made at: without row 3)
+    assert engine.execute("SELECT id, at FROM copy ORDER BY id").fetchall() == [(1, at), (2, None)]
+
+
+def test_smallint_and_real_are_spark_s_short_and_float_both_ways(spark, engine, wh):
+    engine.execute("CREATE TABLE n (s SMALLINT, r REAL)")
+    engine.execute("INSERT INTO n VALUES (-32768, 0.1), (NULL, NULL)")
+    df = spark.read.format("txlake").load(f"{wh}/n")
+    assert [f.dataType.simpleString() for f in df.schema.fields] == ["smallint", "float"]
+    assert sorted(df.collect(), key=lambda r: r.s is None) == [(-32768, pytest.approx(0.1)), (None, None)]
+    spark.createDataFrame([(7, 2.5)], "s short, r float").write.format("txlake").mode("append").save(f"{wh}/n")
+    with pytest.raises(Exception, match="smallint out of range"):  # (an int into a smallint: range-checked)
+        spark.createDataFrame([(40000, 1.0)], "s int, r float").write.format("txlake").mode("append").save(f"{wh}/n")
+    assert engine.execute("SELECT * FROM n ORDER BY s").fetchall() == [(-32768, 0.1), (7, 2.5), (None, None)]
+    df.write.format("txlake").mode("overwrite").option("warehouse", wh).option("table", "default.copy").save()
+    assert engine.execute("SELECT data_type FROM information_schema.columns WHERE table_name = 'copy' "
+                          "ORDER BY ordinal_position").fetchall() == [("smallint",), ("real",)]
+
+
+def test_bytea_is_spark_s_binary_both_ways(spark, engine, wh):
+    engine.execute("CREATE TABLE b (id INT, v BYTEA)")
+    engine.execute("INSERT INTO b VALUES (1, '\\x00ff'), (2, NULL)")
+    df = spark.read.format("txlake").load(f"{wh}/b")
+    assert [f.dataType.simpleString() for f in df.schema.fields] == ["int", "binary"]
+    assert sorted((r.id, r.v if r.v is None else bytes(r.v)) for r in df.collect()) == [(1, b"\x00\xff"), (2, None)]
+    spark.createDataFrame([(3, bytearray(b"ab"))], "id int, v binary").write.format("txlake").mode("append") \
+        .save(f"{wh}/b")
+    assert engine.execute("SELECT v FROM b WHERE id = 3").fetchone() == (b"ab",)
+    df.write.format("txlake").mode("overwrite").option("warehouse", wh).option("table", "default.copy").save()
+    assert engine.execute("SELECT data_type FROM information_schema.columns WHERE table_name = 'copy' "
+                          "AND column_name = 'v'").fetchone() == ("bytea",)
+
+
+def test_time_is_spark_s_time_both_ways(spark, engine, wh):
+    engine.execute("CREATE TABLE tm (id INT, at TIME)")
+    engine.execute("INSERT INTO tm VALUES (1, '01:02:03.456789'), (2, NULL)")
+    df = spark.read.format("txlake").load(f"{wh}/tm")
+    assert [f.dataType.simpleString() for f in df.schema.fields] == ["int", "time(6)"]
+    assert sorted((r.id, r.at) for r in df.collect()) == [(1, datetime.time(1, 2, 3, 456789)), (2, None)]
+    spark.createDataFrame([(3, datetime.time(4, 5))], "id int, at time(6)").write.format("txlake").mode("append") \
+        .save(f"{wh}/tm")
+    assert engine.execute("SELECT at FROM tm WHERE id = 3").fetchone() == (datetime.time(4, 5),)

@@ -1,0 +1,58 @@
+"""The column types beyond the first eight as published Paimon tables: their Paimon type names,
+and pypaimon 2.1.0 reading back the values txlake holds (inline rows and Parquet files alike)."""
+
+import datetime
+import os
+
+import txlake
+from tests.paimon_env import read_with_pypaimon
+
+UTC = datetime.timezone.utc
+
+
+def publish(path: str, create: str, *inserts) -> dict:
+    """Create a table, insert into it (each statement with its parameters), publish, and read
+    the newest Paimon snapshot with pypaimon: (its fields, its rows)."""
+    conn = txlake.connect(path, autocommit=True, publish="sync")
+    conn.execute("SET TIME ZONE 'Asia/Tokyo'")
+    conn.execute(create)
+    for sql, params in inserts:
+        conn.execute(sql, params)
+    conn.close()
+    read = read_with_pypaimon(os.path.join(path, "default.db", "t"))
+    return {f["name"]: f["type"] for f in read["fields"]}, read["snapshots"][max(read["snapshots"], key=int)]["rows"]
+
+
+def test_timestamptz_is_published_as_timestamp_with_local_time_zone(tmp_path):
+    at = datetime.datetime(2024, 1, 2, 3, 4, 5, 123456, tzinfo=UTC)
+    fields, rows = publish(str(tmp_path / "wh"), "CREATE TABLE t (id INT, at TIMESTAMPTZ)",
+                           ("INSERT INTO t VALUES (1, ?)", (at,)),  # inline
+                           ("INSERT INTO t SELECT i, TIMESTAMPTZ '2024-01-02 12:04:05.123456+09' "
+                            "FROM range(2, 2000) r(i)", ()))  # a Parquet file
+    assert fields["at"] == "TIMESTAMP(6) WITH LOCAL TIME ZONE"
+    assert {tuple(r) for r in rows} == {(i, at.isoformat()) for i in range(1, 2000)}
+
+
+def test_smallint_and_real_are_published_as_paimon_s_smallint_and_float(tmp_path):
+    fields, rows = publish(str(tmp_path / "wh"), "CREATE TABLE t (id INT, s SMALLINT, r REAL)",
+                           ("INSERT INTO t VALUES (1, -32768, 0.5)", ()),
+                           ("INSERT INTO t SELECT i, 32767, 0.25 FROM range(2, 2000) r(i)", ()))
+    assert (fields["s"], fields["r"]) == ("SMALLINT", "FLOAT")
+    assert sorted(map(tuple, rows))[:2] == [(1, -32768, 0.5), (2, 32767, 0.25)] and len(rows) == 1999
+
+
+def test_bytea_is_published_as_paimon_s_bytes(tmp_path):
+    fields, rows = publish(str(tmp_path / "wh"), "CREATE TABLE t (id INT, v BYTEA)",
+                           ("INSERT INTO t VALUES (1, '\\x00ff'), (2, NULL)", ()),
+                           ("INSERT INTO t SELECT i, '\\x6162'::bytea FROM range(3, 2000) r(i)", ()))
+    assert fields["v"] == "BYTES"
+    assert sorted(map(tuple, rows))[:3] == [(1, "\\x00ff"), (2, None), (3, "\\x6162")] and len(rows) == 1999
+
+
+def test_time_is_published_as_paimon_s_time(tmp_path):
+    """TIME(6); pypaimon 2.1.0 reads any TIME as Arrow time32('ms'): to the millisecond."""
+    fields, rows = publish(str(tmp_path / "wh"), "CREATE TABLE t (id INT, at TIME)",
+                           ("INSERT INTO t VALUES (1, '01:02:03.456789'), (2, NULL)", ()),
+                           ("INSERT INTO t SELECT i, TIME '23:59:59' FROM range(3, 2000) r(i)", ()))
+    assert fields["at"] == "TIME(6)"
+    assert sorted(map(tuple, rows))[:3] == [(1, "01:02:03.456000"), (2, None), (3, "23:59:59")] and len(rows) == 1999
