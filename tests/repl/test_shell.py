@@ -278,6 +278,6 @@ def test_sql_is_highlighted(shell_run):
 
 def test_tab_completes_a_table_name_in_the_loop(shell_run):
     ran = shell_run("create table accounts (id int);", ENTER, "insert into accounts values (7);", ENTER,
-                    "select id from acc\t", 0.3, ENTER, ";", ENTER, CTRL_D, screen=False)
+                    "select id from acc\t", 1.5, ENTER, ";", ENTER, CTRL_D, screen=False)
     assert ran.err == ""
     assert re.search(r"^\s+7$", ran.out, re.M)
