@@ -74,6 +74,7 @@ class _Numbered:
 
 
 def merge(ex: Executor, ctx: Context, stmt: st.Merge, params) -> Result:
+    """Run ``stmt`` in the statement's transaction (the session's runner for st.Merge)."""
     version = ex._writable(ctx, stmt.table)
     schema = version.schema
     alias = stmt.alias or stmt.table.name
@@ -98,7 +99,7 @@ def merge(ex: Executor, ctx: Context, stmt: st.Merge, params) -> Result:
         new_rows, inserted_from = _insert_rows(ex, ctx, stmt, version, columns, source, unmatched, params,
                                                register)
     clauses = found.column(CLAUSE).to_numpy(zero_copy_only=False)
-    updating = np.array([actions[c].kind == "UPDATE" for c in clauses], dtype=bool)
+    updating = np.isin(clauses, [i for i, a in enumerate(actions) if a.kind == "UPDATE"])
     rowids = found.column(ROWID).to_numpy(zero_copy_only=False)
     updated = found.filter(pa.array(updating, pa.bool_()))
     changed_rows = ex._check_rows(version, ex._conform(updated.select(schema.names), schema))

@@ -341,6 +341,23 @@ def test_read_committed_tries_the_clauses_again_on_the_newest_row(connect):
     assert rows(setup, "counters") == [(2, -1)]
 
 
+def test_read_committed_a_row_that_no_longer_joins_is_not_matched_by_source(connect):
+    """A concurrent update makes the row fail the ON condition: re-checked, it takes the NOT
+    MATCHED BY SOURCE clause (and the other row, which never joined, too)."""
+    setup, a, b = _counters(connect, "READ COMMITTED")
+    a.execute("UPDATE counters SET n = 10 WHERE k = 1")
+    merge = ("MERGE INTO counters c USING (VALUES (1)) AS s(k) ON c.k = s.k AND c.n < 5 "
+             "WHEN MATCHED THEN UPDATE SET n = c.n + 1 WHEN NOT MATCHED BY SOURCE THEN UPDATE SET n = c.n - 100")
+    thread, outcome = _in_thread(lambda: b.execute(merge).rowcount)
+    _waiting()
+    assert thread.is_alive()
+    a.commit()
+    thread.join(30)
+    assert outcome == [2]
+    b.commit()
+    assert rows(setup, "counters") == [(1, -90), (2, -100)]
+
+
 @pytest.mark.parametrize("level", LEVELS)
 def test_a_key_inserted_meanwhile_is_23505(connect, level):
     """Both MERGEs find key 9 not matched; the second waits for the first's key lock, and once
