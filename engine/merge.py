@@ -23,8 +23,11 @@
    INSERT's own path (NOT NULL, VARCHAR(n), key locks, 23505 for a key that exists - also one
    another transaction inserted meanwhile, as PostgreSQL's MERGE gives it).
 
-SERIALIZABLE records the whole target table and every table the source and clauses name as
-read (the ON join reads every target row), so a write skew through MERGE is refused (ssi.py).
+SERIALIZABLE records what the MERGE reads (ssi.py): the tables its source and clauses name,
+whole, and of the target the primary keys its source rows look up when the ON condition sets
+the key equal to source columns (an absent key too: its insert by another transaction is then
+a conflict), else the whole target (a NOT MATCHED BY SOURCE clause reads every row). So a write
+skew through MERGE is refused, and two MERGEs of other keys both commit.
 
 Each ``?`` of a MERGE carries the index of the parameter it takes (``PARAM_INDEX``): the
 queries built here take parts of the statement in another order than its text, so each
@@ -43,6 +46,8 @@ from txlake.engine.executor import (Context, Executor, Result, _aliased, _arrow,
                                     _sets_key, insert_projections)
 from txlake.engine.mvcc.xact import SERIALIZABLE
 from txlake.parser import statements as st
+from txlake.parser.parse import identifier
+from txlake.storage import keys as pk
 from txlake.storage.datafiles import ROWID
 
 SOURCE_ROW = "__txl_source_row"  # the source row's number (NULL: a target row no source row joins)
@@ -87,11 +92,10 @@ def merge(ex: Executor, ctx: Context, stmt: st.Merge, params) -> Result:
     inserts = [i for i, a in enumerate(actions) if a.kind == "INSERT"]
     columns = {i: ex._target_columns(schema, st.Insert(table=stmt.table, columns=actions[i].columns))
                for i in inserts}
-    ex._read(ctx, version, alias, None, params, 0)  # (SERIALIZABLE: the join reads every target row)
-    if ctx.txn.isolation == SERIALIZABLE:
-        ex._read_tables(ctx, stmt, lambda: [stmt.source, stmt.on, *_parts(actions)])
     with ex._registered() as register:
         source = _source_rows(ex, ctx, stmt, params, register)
+        if ctx.txn.isolation == SERIALIZABLE:
+            _record_reads(ex, ctx, stmt, version, source)
         source_table = register(source)
         found, quiet, version = _target_side(ex, ctx, stmt, version, source_table, params, register)
         matched = np.array([*quiet, *(r for r in found.column(SOURCE_ROW).to_pylist() if r is not None)], np.int64)
@@ -132,6 +136,61 @@ def _source_rows(ex: Executor, ctx: Context, stmt: st.Merge, params, register) -
     source = number(ex._rewrite(ctx, stmt.source, register))
     sql = f"SELECT *, (row_number() OVER () - 1) AS {SOURCE_ROW} FROM {source.sql(dialect='duckdb')}"
     return ex._sql(sql, number.values)
+
+
+def _record_reads(ex: Executor, ctx: Context, stmt: st.Merge, version, source: pa.Table) -> None:
+    """SERIALIZABLE: what the MERGE reads - the tables its source and clauses name, whole, and of
+    the target the keys its source rows look up where ``_source_keys`` finds them (an absent
+    one too: another transaction's insert of it is then a conflict), else every row."""
+    ex._read_tables(ctx, stmt, lambda: [stmt.source, stmt.on, *_parts(stmt.actions)])
+    columns = _source_keys(stmt, version.schema, source)
+    if columns is None:
+        ex.db.ssi.read_table(ctx.txn, version.table_id)
+        return
+    key = version.schema.primary_key
+    keys = pk.key_tuples(source.select(columns).rename_columns(list(key)), key)
+    ex.db.ssi.read_keys(ctx.txn, version.table_id,
+                        [k for k in keys if k is not None and not (isinstance(k, tuple) and None in k)])
+
+
+def _source_keys(stmt: st.Merge, schema, source: pa.Table) -> list[str] | None:
+    """The source columns the ON condition sets the target's primary key equal to, a column for
+    each key column (``ON t.k = s.k AND ...``) of a type that compares as the key's does
+    (integers, text, or the same type) - so the target rows the join reads are exactly those
+    keys; None if it does not (or a NOT MATCHED BY SOURCE clause reads every target row)."""
+    if not schema.primary_key or any(a.match == "NOT MATCHED BY SOURCE" for a in stmt.actions):
+        return None
+    alias = stmt.alias or stmt.table.name
+    conjuncts = list(stmt.on.flatten()) if isinstance(stmt.on, exp.And) else [stmt.on]
+    found = {}
+    for c in conjuncts:
+        if not isinstance(c, exp.EQ):
+            continue
+        for target, other in ((c.this, c.expression), (c.expression, c.this)):
+            name = _column_of(target, alias)
+            column = _column_of(other, stmt.source_name)
+            if name in schema.primary_key and column is not None and name not in found:
+                matches = [n for n in source.column_names if n.lower() == column.lower()]
+                exact = column if column in source.column_names else (matches[0] if len(matches) == 1 else None)
+                if exact is not None and _compares_as(source.schema.field(exact).type,
+                                                      schema.arrow_schema().field(name).type):
+                    found[name] = exact
+    return [found[k] for k in schema.primary_key] if set(found) == set(schema.primary_key) else None
+
+
+def _column_of(node: exp.Expression, table: str) -> str | None:
+    """The column name of ``table.column`` (qualified so), else None."""
+    if isinstance(node, exp.Column) and node.args.get("table") is not None and isinstance(node.this, exp.Identifier) \
+            and identifier(node.args["table"]) == table:
+        return identifier(node.this)
+    return None
+
+
+def _compares_as(a: pa.DataType, b: pa.DataType) -> bool:
+    if pa.types.is_integer(a) and pa.types.is_integer(b):
+        return True
+    text = (pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view)
+    return a == b or (any(t(a) for t in text) and any(t(b) for t in text))
 
 
 def _clause_case(ex, ctx, stmt, indexes, source_name, register, number) -> exp.Expression:
