@@ -54,6 +54,7 @@ SOURCE_ROW = "__txl_source_row"  # the source row's number (NULL: a target row n
 CLAUSE = "__txl_clause"          # the index of the WHEN clause a row takes (-1: none)
 ACTIONS = "__txl_merge"          # RETURNING's merge_action() reads its "action" column
 CHANGES = ("UPDATE", "DELETE")
+LOOKUPS = 256  # a MERGE looking up at most this many target keys finds them by key, not by a scan
 
 
 class _Numbered:
@@ -94,10 +95,11 @@ def merge(ex: Executor, ctx: Context, stmt: st.Merge, params) -> Result:
                for i in inserts}
     with ex._registered() as register:
         source = _source_rows(ex, ctx, stmt, params, register)
+        keys = _looked_up(stmt, version.schema, source)
         if ctx.txn.isolation == SERIALIZABLE:
-            _record_reads(ex, ctx, stmt, version, source)
+            _record_reads(ex, ctx, stmt, version, keys)
         source_table = register(source)
-        found, quiet, version = _target_side(ex, ctx, stmt, version, source_table, params, register)
+        found, quiet, version = _target_side(ex, ctx, stmt, version, source_table, keys, params, register)
         matched = np.array([*quiet, *(r for r in found.column(SOURCE_ROW).to_pylist() if r is not None)], np.int64)
         unmatched = np.setdiff1d(np.arange(source.num_rows, dtype=np.int64), matched)
         new_rows, inserted_from = _insert_rows(ex, ctx, stmt, version, columns, source, unmatched, params,
@@ -138,19 +140,26 @@ def _source_rows(ex: Executor, ctx: Context, stmt: st.Merge, params, register) -
     return ex._sql(sql, number.values)
 
 
-def _record_reads(ex: Executor, ctx: Context, stmt: st.Merge, version, source: pa.Table) -> None:
-    """SERIALIZABLE: what the MERGE reads - the tables its source and clauses name, whole, and of
-    the target the keys its source rows look up where ``_source_keys`` finds them (an absent
-    one too: another transaction's insert of it is then a conflict), else every row."""
-    ex._read_tables(ctx, stmt, lambda: [stmt.source, stmt.on, *_parts(stmt.actions)])
-    columns = _source_keys(stmt, version.schema, source)
+def _looked_up(stmt: st.Merge, schema, source: pa.Table) -> list | None:
+    """The target's primary keys the source rows look up (``_source_keys``; NULLs left out: they
+    join nothing), or None if the join may read any target row."""
+    columns = _source_keys(stmt, schema, source)
     if columns is None:
-        ex.db.ssi.read_table(ctx.txn, version.table_id)
-        return
-    key = version.schema.primary_key
+        return None
+    key = schema.primary_key
     keys = pk.key_tuples(source.select(columns).rename_columns(list(key)), key)
-    ex.db.ssi.read_keys(ctx.txn, version.table_id,
-                        [k for k in keys if k is not None and not (isinstance(k, tuple) and None in k)])
+    return [k for k in keys if k is not None and not (isinstance(k, tuple) and None in k)]
+
+
+def _record_reads(ex: Executor, ctx: Context, stmt: st.Merge, version, keys: list | None) -> None:
+    """SERIALIZABLE: what the MERGE reads - the tables its source and clauses name, whole, and of
+    the target the keys its source rows look up (an absent one too: another transaction's
+    insert of it is then a conflict), or every row."""
+    ex._read_tables(ctx, stmt, lambda: [stmt.source, stmt.on, *_parts(stmt.actions)])
+    if keys is None:
+        ex.db.ssi.read_table(ctx.txn, version.table_id)
+    else:
+        ex.db.ssi.read_keys(ctx.txn, version.table_id, keys)
 
 
 def _source_keys(stmt: st.Merge, schema, source: pa.Table) -> list[str] | None:
@@ -209,10 +218,12 @@ def _clause_case(ex, ctx, stmt, indexes, source_name, register, number) -> exp.E
     return exp.Case(ifs=ifs, default=exp.Literal.number(-1)) if ifs else exp.Literal.number(-1)
 
 
-def _target_side(ex: Executor, ctx: Context, stmt: st.Merge, version, source_table: str, params, register):
+def _target_side(ex: Executor, ctx: Context, stmt: st.Merge, version, source_table: str, keys: list | None,
+                 params, register):
     """Step 2: (the rows an UPDATE or DELETE clause changes - row id, old key, source row,
     clause, new values - locked and re-checked; the source rows joined by target rows no such
-    clause changes; the version to change them in)."""
+    clause changes; the version to change them in). ``keys``: the only keys the join can match,
+    if known - up to ``LOOKUPS`` of them are found through the key index, not by a scan."""
     alias = stmt.alias or stmt.table.name
     schema = version.schema
     actions = stmt.actions
@@ -255,7 +266,11 @@ def _target_side(ex: Executor, ctx: Context, stmt: st.Merge, version, source_tab
         quiet.update(r for r in others.to_pylist() if r is not None)
         return _once_each(rows.filter(takes))
 
-    found = find(ex._source(version, with_rowid=True))
+    if keys is not None and len(keys) <= LOOKUPS:
+        candidates = ex._rows_by_id(version, list(pk.find(ex.store, version, keys).values()))
+    else:
+        candidates = ex._source(version, with_rowid=True)
+    found = find(candidates)
     found, version = ex._lock_rows(ctx, version, found, find)
     return _once_each(found), quiet, version
 

@@ -111,6 +111,23 @@ def test_a_volatile_source_is_computed_once(c):
     assert len(values) == 50 and all(x < 0.5 or 10.5 <= x < 11 for x in values)
 
 
+@pytest.mark.parametrize("source", ["(VALUES (1), (7), (8), (NULL)) AS s(k)",   # looked up by key
+                                    "(VALUES (1.0), (7.0), (8.0), (NULL)) AS s(k)"])  # (a scan: other type)
+def test_merge_sees_the_transactions_own_rows(connect, source):
+    c = connect()
+    c.execute("CREATE TABLE t (k INT PRIMARY KEY, v INT)")
+    c.execute("INSERT INTO t VALUES (1, 1), (2, 2)")
+    c.commit()
+    c.execute("DELETE FROM t WHERE k = 1")
+    c.execute("INSERT INTO t VALUES (7, 7)")
+    cur = c.execute(f"MERGE INTO t USING {source} ON t.k = s.k "
+                    "WHEN MATCHED THEN UPDATE SET v = t.v * 10 WHEN NOT MATCHED AND s.k IS NOT NULL THEN "
+                    "INSERT VALUES (s.k, 0) RETURNING merge_action(), t.k, t.v")
+    assert sorted(cur.fetchall(), key=lambda r: r[1]) == [("INSERT", 1, 0), ("UPDATE", 7, 70), ("INSERT", 8, 0)]
+    c.commit()
+    assert rows(c) == [(1, 0), (2, 2), (7, 70), (8, 0)]
+
+
 def test_multiple_column_set_and_no_primary_key(connect):
     c = connect(autocommit=True)
     c.execute("CREATE TABLE plain (a INT, b TEXT)")
