@@ -303,7 +303,7 @@ def _insert_rows(ex: Executor, ctx: Context, stmt: st.Merge, version, columns: d
         clause = _clause_case(ex, ctx, stmt, indexes, stmt.source_name, register, number)
         targets = [schema.column(name) for name in columns[i]]
         values = []
-        for k, value in enumerate(action.values or ()):
+        for k, value in enumerate(_expanded(action.values or (), stmt.source_name, source)):
             if isinstance(value, exp.Var) and value.name.upper() == "DEFAULT":
                 value = _default_value(targets[k]) if k < len(targets) else exp.null()
             else:
@@ -319,6 +319,18 @@ def _insert_rows(ex: Executor, ctx: Context, stmt: st.Merge, version, columns: d
     if not made.num_rows:
         return None, []
     return ex._conform(made.select(schema.names), schema), made.column(SOURCE_ROW).to_pylist()
+
+
+def _expanded(values, source_name: str, source: pa.Table) -> list[exp.Expression]:
+    """INSERT VALUES (s.*, ...): the source's columns in place of ``s.*``, as PostgreSQL expands it."""
+    out = []
+    for value in values:
+        if isinstance(value, exp.Column) and isinstance(value.this, exp.Star) and \
+                value.args.get("table") is not None and identifier(value.args["table"]) == source_name:
+            out += [exp.column(name, source_name) for name in source.column_names if name != SOURCE_ROW]
+        else:
+            out.append(value)
+    return out
 
 
 def _returning(ex: Executor, stmt: st.Merge, alias: str, schema, found: pa.Table, changed_rows,

@@ -128,6 +128,13 @@ def test_merge_sees_the_transactions_own_rows(connect, source):
     assert rows(c) == [(1, 0), (2, 2), (7, 70), (8, 0)]
 
 
+def test_insert_values_of_the_source_row_star(c):
+    c.execute("MERGE INTO t USING (SELECT k + 10 AS k, v, 'z' AS note FROM s) AS src ON t.k = src.k "
+              "WHEN NOT MATCHED AND src.k = 11 THEN INSERT VALUES (src.*) "
+              "WHEN NOT MATCHED AND src.k = 12 THEN INSERT (note, k, v) VALUES ('y', src.k, src.v)")
+    assert rows(c)[4:] == [(11, 100, "z"), (12, 200, "y")]
+
+
 def test_multiple_column_set_and_no_primary_key(connect):
     c = connect(autocommit=True)
     c.execute("CREATE TABLE plain (a INT, b TEXT)")
