@@ -95,13 +95,16 @@ def merge(ex: Executor, ctx: Context, stmt: st.Merge, params) -> Result:
                for i in inserts}
     with ex._registered() as register:
         source = _source_rows(ex, ctx, stmt, params, register)
-        keys = _looked_up(stmt, version.schema, source)
+        keys = _looked_up(stmt, version.schema, source) \
+            if ctx.txn.isolation == SERIALIZABLE or source.num_rows <= LOOKUPS else None
         if ctx.txn.isolation == SERIALIZABLE:
             _record_reads(ex, ctx, stmt, version, keys)
         source_table = register(source)
         found, quiet, version = _target_side(ex, ctx, stmt, version, source_table, keys, params, register)
-        matched = np.array([*quiet, *(r for r in found.column(SOURCE_ROW).to_pylist() if r is not None)], np.int64)
-        unmatched = np.setdiff1d(np.arange(source.num_rows, dtype=np.int64), matched)
+        matched = np.zeros(source.num_rows, dtype=bool)
+        for numbers in (*quiet, _numbers(found.column(SOURCE_ROW))):
+            matched[numbers] = True
+        unmatched = np.flatnonzero(~matched)
         new_rows, inserted_from = _insert_rows(ex, ctx, stmt, version, columns, source, unmatched, params,
                                                register)
     clauses = found.column(CLAUSE).to_numpy(zero_copy_only=False)
@@ -221,8 +224,8 @@ def _clause_case(ex, ctx, stmt, indexes, source_name, register, number) -> exp.E
 def _target_side(ex: Executor, ctx: Context, stmt: st.Merge, version, source_table: str, keys: list | None,
                  params, register):
     """Step 2: (the rows an UPDATE or DELETE clause changes - row id, old key, source row,
-    clause, new values - locked and re-checked; the source rows joined by target rows no such
-    clause changes; the version to change them in). ``keys``: the only keys the join can match,
+    clause, new values - locked and re-checked; the numbers of the source rows joined by target
+    rows no such clause changes; the version to change them in). ``keys``: the only keys the join can match,
     if known - up to ``LOOKUPS`` of them are found through the key index, not by a scan."""
     alias = stmt.alias or stmt.table.name
     schema = version.schema
@@ -230,7 +233,7 @@ def _target_side(ex: Executor, ctx: Context, stmt: st.Merge, version, source_tab
     indexes = [i for i, a in enumerate(actions) if a.match != "NOT MATCHED"]
     changing = pa.array([i for i in indexes if actions[i].kind in CHANGES], pa.int64())
     by_source = any(a.match == "NOT MATCHED BY SOURCE" for a in actions)
-    quiet: set[int] = set()
+    quiet: list[np.ndarray] = []
 
     def select(target: str) -> tuple[str, list]:
         number = _Numbered(params)
@@ -262,8 +265,7 @@ def _target_side(ex: Executor, ctx: Context, stmt: st.Merge, version, source_tab
         sql, values = select(register(candidates))
         rows = ex._sql(sql, values)
         takes = pc.is_in(rows.column(CLAUSE), value_set=changing)
-        others = rows.filter(pc.invert(takes)).column(SOURCE_ROW)
-        quiet.update(r for r in others.to_pylist() if r is not None)
+        quiet.append(_numbers(rows.filter(pc.invert(takes)).column(SOURCE_ROW)))
         return _once_each(rows.filter(takes))
 
     if keys is not None and len(keys) <= LOOKUPS:
@@ -275,10 +277,15 @@ def _target_side(ex: Executor, ctx: Context, stmt: st.Merge, version, source_tab
     return _once_each(found), quiet, version
 
 
+def _numbers(source_rows: pa.ChunkedArray) -> np.ndarray:
+    """The source row numbers of joined rows, NULLs (target rows no source row joins) left out."""
+    return source_rows.drop_null().to_numpy().astype(np.int64, copy=False)
+
+
 def _once_each(rows: pa.Table) -> pa.Table:
     """21000 for a target row two source rows would change, as PostgreSQL refuses it."""
-    ids = rows.column(ROWID)
-    if len(ids) > 1 and pc.count_distinct(ids).as_py() != len(ids):
+    ids = rows.column(ROWID).to_numpy()
+    if len(ids) > 1 and len(np.unique(ids)) != len(ids):
         raise errors.CardinalityViolation(
             "MERGE command cannot affect row a second time\n"
             "HINT:  Ensure that not more than one source row matches any one target row.")
