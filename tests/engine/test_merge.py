@@ -166,6 +166,7 @@ def test_a_target_row_changed_twice_is_21000(c):
     ("MERGE INTO t USING (VALUES (7), (7)) AS s(k) ON t.k = s.k WHEN NOT MATCHED THEN INSERT VALUES (s.k, 0)",
      "23505"),
     ("MERGE INTO t USING s ON t.k = s.k WHEN MATCHED THEN UPDATE SET note = 'toolong'", "22001"),
+    ("MERGE INTO t USING s ON t.k = s.k WHEN NOT MATCHED THEN INSERT VALUES (s.k, 1, 'toolong')", "22001"),
     ("MERGE INTO t USING s ON t.k = s.k WHEN NOT MATCHED THEN INSERT VALUES (s.k, 'abc')", "22P02"),
     ("MERGE INTO t USING s ON t.k = s.k WHEN MATCHED THEN UPDATE SET v = 1 / (s.v - s.v)", "22012"),
     ("MERGE INTO t USING s ON t.k = s.k WHEN NOT MATCHED THEN INSERT VALUES (s.k, s.v, 'x', 4)", "42601"),
@@ -410,6 +411,45 @@ def test_a_key_another_process_inserted_is_23505_at_commit(connect, warehouse):
     with pytest.raises(errors.UniqueViolation):
         a.commit()
     assert rows(setup, "counters") == [(1, 0), (2, 1), (9, 1)]
+
+
+@pytest.mark.parametrize("level", ["READ COMMITTED", "REPEATABLE READ"])
+def test_a_row_another_process_updated_is_40001_at_commit(connect, warehouse, level):
+    """No lost update across processes either: another process's MERGE updates key 1 and
+    commits after this one's did (no row lock to wait for), and this commit's conflict check
+    refuses it with 40001."""
+    setup, a, _ = _counters(connect, level)
+    a.execute(COUNT, (1, 2))
+    child = run_python(f"import txlake\nc = txlake.connect({warehouse!r}, autocommit=True, publish='off')\n"
+                       f"c.execute({COUNT!r}, (1, 7))\nc.close()")
+    assert child.returncode == 0, child.stderr
+    with pytest.raises(txlake.SerializationFailure):
+        a.commit()
+    assert rows(setup, "counters") == [(1, 1), (2, 0), (7, 1)]
+
+
+def test_lock_timeout_and_deadlock(connect):
+    """A MERGE waiting for a row lock gives up after lock_timeout (55P03); two MERGEs each
+    waiting for the other's row are a deadlock, and one of them gets 40P01."""
+    setup, a, b = _counters(connect, "READ COMMITTED")
+    a.execute("UPDATE counters SET n = 1 WHERE k = 1")
+    b.execute("SET lock_timeout = '100ms'")
+    with pytest.raises(txlake.Error) as e:
+        b.execute(COUNT, (1, 2))
+    assert e.value.sqlstate == "55P03"
+    b.rollback()
+    b.execute("SET lock_timeout = 0")
+    b.execute("UPDATE counters SET n = 1 WHERE k = 2")
+    first, outcome_a = _in_thread(lambda: a.execute(COUNT, (2, 9)))      # waits for b's row 2
+    _waiting()
+    second, outcome_b = _in_thread(lambda: b.execute(COUNT, (1, 8)))     # waits for a's row 1: a cycle
+    second.join(30)                                                     # (the one that closed it)
+    assert isinstance(outcome_b[0], txlake.DeadlockDetected) and outcome_b[0].sqlstate == "40P01"
+    b.rollback()                                    # (its locks go with the rollback: a goes on)
+    first.join(30)
+    assert outcome_a[0].rowcount == 2
+    a.commit()
+    assert rows(setup, "counters") == [(1, 1), (2, 1), (9, 1)]
 
 
 @pytest.mark.parametrize("level", ["SERIALIZABLE", "REPEATABLE READ"])
