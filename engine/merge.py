@@ -199,10 +199,12 @@ def _column_of(node: exp.Expression, table: str) -> str | None:
 
 
 def _compares_as(a: pa.DataType, b: pa.DataType) -> bool:
+    """Do values of types ``a`` and ``b`` join exactly when their Python values are equal keys?
+    (Not floating point: -0.0 and 0.0 join, NaN is a key of its own.)"""
     if pa.types.is_integer(a) and pa.types.is_integer(b):
         return True
     text = (pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view)
-    return a == b or (any(t(a) for t in text) and any(t(b) for t in text))
+    return (a == b and not pa.types.is_floating(a)) or (any(t(a) for t in text) and any(t(b) for t in text))
 
 
 def _clause_case(ex, ctx, stmt, indexes, source_name, register, number) -> exp.Expression:
@@ -225,8 +227,9 @@ def _target_side(ex: Executor, ctx: Context, stmt: st.Merge, version, source_tab
                  params, register):
     """Step 2: (the rows an UPDATE or DELETE clause changes - row id, old key, source row,
     clause, new values - locked and re-checked; the numbers of the source rows joined by target
-    rows no such clause changes; the version to change them in). ``keys``: the only keys the join can match,
-    if known - up to ``LOOKUPS`` of them are found through the key index, not by a scan."""
+    rows no such clause changes; the version to change them in). ``keys``: the only keys the
+    join can match, if known - up to ``LOOKUPS`` of them are found through the key index, not
+    by a scan."""
     alias = stmt.alias or stmt.table.name
     schema = version.schema
     actions = stmt.actions

@@ -519,3 +519,13 @@ def test_serializable_a_key_merge_looked_up_and_did_not_find_is_a_read(connect):
     a.commit()
     with pytest.raises(txlake.SerializationFailure):
         b.commit()
+
+
+def test_a_floating_point_key_joins_as_duckdb_compares(connect):
+    c = connect(autocommit=True)
+    c.execute("CREATE TABLE f (k DOUBLE PRIMARY KEY, v INT)")
+    c.execute("INSERT INTO f VALUES (0.0, 1), ('NaN', 2)")
+    cur = c.execute("MERGE INTO f USING (VALUES (-0.0::double), ('NaN'::double)) AS s(k) ON f.k = s.k "
+                    "WHEN MATCHED THEN UPDATE SET v = 10 WHEN NOT MATCHED THEN INSERT VALUES (s.k, 0)")
+    assert cur.statusmessage == "MERGE 2"
+    assert sorted(v for _, v in rows(c, "f")) == [10, 10]
