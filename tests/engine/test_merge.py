@@ -319,8 +319,13 @@ def test_concurrent_merges_of_overlapping_keys_lose_no_update(connect, level):
         assert "40001" in refused  # (the first updater wins: the test did make them collide)
 
 
-def _waiting(seconds=0.4):
-    time.sleep(seconds)  # (long enough for the other thread to reach its lock wait)
+def _waiting(conn):
+    """Wait until ``conn``'s statement (in another thread) waits for a row or key lock."""
+    locks = conn.session.db.locks
+    deadline = time.monotonic() + 30
+    while not (conn.session.txn is not None and id(conn.session.txn) in locks._waits_for):
+        assert time.monotonic() < deadline, "the MERGE did not wait for the lock"
+        time.sleep(0.001)
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -332,7 +337,7 @@ def test_a_matched_row_updated_meanwhile(connect, level):
     b.execute("SELECT 1")                                       # b's snapshot: before a's commit
     a.execute(COUNT, (1, 2))
     thread, outcome = _in_thread(lambda: b.execute(COUNT, (1, 7)).rowcount)
-    _waiting()
+    _waiting(b)
     assert thread.is_alive()                                    # waits for a's row lock
     a.commit()
     thread.join(30)
@@ -357,7 +362,7 @@ def test_read_committed_tries_the_clauses_again_on_the_newest_row(connect):
              "WHEN MATCHED AND c.n < 50 THEN UPDATE SET n = c.n + 1 WHEN MATCHED THEN DELETE "
              "WHEN NOT MATCHED THEN INSERT VALUES (s.k, -1) RETURNING merge_action(), s.k")
     thread, outcome = _in_thread(lambda: b.execute(merge).fetchall())
-    _waiting()
+    _waiting(b)
     assert thread.is_alive()
     a.commit()
     thread.join(30)
@@ -374,7 +379,7 @@ def test_read_committed_a_row_that_no_longer_joins_is_not_matched_by_source(conn
     merge = ("MERGE INTO counters c USING (VALUES (1)) AS s(k) ON c.k = s.k AND c.n < 5 "
              "WHEN MATCHED THEN UPDATE SET n = c.n + 1 WHEN NOT MATCHED BY SOURCE THEN UPDATE SET n = c.n - 100")
     thread, outcome = _in_thread(lambda: b.execute(merge).rowcount)
-    _waiting()
+    _waiting(b)
     assert thread.is_alive()
     a.commit()
     thread.join(30)
@@ -392,7 +397,7 @@ def test_a_key_inserted_meanwhile_is_23505(connect, level):
     b.execute("SELECT 1")
     a.execute(COUNT, (9, 1))
     thread, outcome = _in_thread(lambda: b.execute(COUNT, (9, 2)))
-    _waiting()
+    _waiting(b)
     a.commit()
     thread.join(30)
     assert isinstance(outcome[0], errors.UniqueViolation), outcome
@@ -441,7 +446,7 @@ def test_lock_timeout_and_deadlock(connect):
     b.execute("SET lock_timeout = 0")
     b.execute("UPDATE counters SET n = 1 WHERE k = 2")
     first, outcome_a = _in_thread(lambda: a.execute(COUNT, (2, 9)))      # waits for b's row 2
-    _waiting()
+    _waiting(a)
     second, outcome_b = _in_thread(lambda: b.execute(COUNT, (1, 8)))     # waits for a's row 1: a cycle
     second.join(30)                                                     # (the one that closed it)
     assert isinstance(outcome_b[0], txlake.DeadlockDetected) and outcome_b[0].sqlstate == "40P01"
