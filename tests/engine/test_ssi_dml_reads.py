@@ -16,6 +16,8 @@ CASES = {
     "delete subquery": "DELETE FROM {me} WHERE id = 2 AND EXISTS (SELECT 1 FROM {other} WHERE v = 1)",
     "merge source": "MERGE INTO {me} USING (SELECT count(*) AS n FROM {other} WHERE v = 1) AS c ON {me}.id = 2 "
                     "WHEN MATCHED THEN UPDATE SET v = {me}.v + c.n",
+    "merge table source": "MERGE INTO {me} USING {other} ON {me}.id = {other}.id "
+                          "WHEN MATCHED AND {other}.v = 5 THEN DELETE",
     "merge condition": "MERGE INTO {me} USING (VALUES (5)) AS c(id) ON {me}.id = c.id WHEN NOT MATCHED AND "
                        "EXISTS (SELECT 1 FROM {other} WHERE v = 1) THEN INSERT VALUES (c.id, 0)",
 }
