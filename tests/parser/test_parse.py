@@ -539,6 +539,7 @@ def test_merge_parameters_carry_the_index_they_take():
     "MERGE INTO t USING s ON t.k = s.k WHEN MATCHED THEN UPDATE SET v = 1 WHERE v > 0",
     "MERGE INTO t USING s ON t.k = s.k WHEN NOT MATCHED THEN INSERT (k)",
     "MERGE INTO t USING s ON t.k = s.k WHEN MATCHED THEN DO NOTHING WHEN MATCHED THEN DELETE",
+    "MERGE t USING s ON t.k = s.k WHEN MATCHED THEN DELETE",
 ])
 def test_merge_forms_postgresql_refuses(sql):
     with pytest.raises(errors.SyntaxError):
