@@ -830,18 +830,7 @@ class Executor:
         else:
             source = self._rewrite(ctx, stmt.source, register)
             width = len(self._columns_of(source.sql(dialect="duckdb"), params))
-        if width > len(columns):
-            raise errors.SyntaxError("INSERT has more expressions than target columns")
-        if stmt.columns is not None and width < len(columns):
-            raise errors.SyntaxError("INSERT has more target columns than expressions")
-        supplied = {name: i for i, name in enumerate(columns[:width])}
-        projections = []
-        for col in schema.columns:
-            if col.name in supplied:
-                value = f'"c{supplied[col.name]}"'
-            else:
-                value = _default_sql(col.default) if col.default else "NULL"
-            projections.append(f'{_cast_sql(value, col.type)} AS "{col.name}"')
+        projections = insert_projections(schema, columns, width, stmt.columns is not None)
         alias = f"__src({', '.join(f'c{i}' for i in range(width))})" if width else "__src"
         return f"SELECT {', '.join(projections)} FROM ({source.sql(dialect='duckdb')}) AS {alias}"
 
@@ -2150,6 +2139,25 @@ def _same_name_column(schema: TableSchema, name: str) -> Column | None:
     """The column DuckDB would take ``name`` for: it matches names case-insensitively, so
     "Col" and col cannot both exist in one table (PostgreSQL would allow it)."""
     return next((c for c in schema.columns if c.name.lower() == name.lower()), None)
+
+
+def insert_projections(schema: TableSchema, columns: list[str], width: int, named: bool) -> list[str]:
+    """The table's row as an INSERT builds it from a source of ``width`` values "c0", "c1", ...
+    for ``columns`` (``named``: the statement listed them): each cast to its column's type, the
+    columns left out their defaults (or NULL)."""
+    if width > len(columns):
+        raise errors.SyntaxError("INSERT has more expressions than target columns")
+    if named and width < len(columns):
+        raise errors.SyntaxError("INSERT has more target columns than expressions")
+    supplied = {name: i for i, name in enumerate(columns[:width])}
+    projections = []
+    for col in schema.columns:
+        if col.name in supplied:
+            value = f'"c{supplied[col.name]}"'
+        else:
+            value = _default_sql(col.default) if col.default else "NULL"
+        projections.append(f'{_cast_sql(value, col.type)} AS "{col.name}"')
+    return projections
 
 
 def _placeholders(*parts: exp.Expression | None) -> int:

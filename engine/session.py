@@ -23,6 +23,7 @@ from txlake import errors
 from txlake.engine import copy, views
 from txlake.engine.database import Database, default_memory_limit, open_database
 from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result
+from txlake.engine.merge import merge
 from txlake.engine.mvcc.xact import (DEFAULT_LEVEL, READ_COMMITTED, READ_UNCOMMITTED, Transaction,
                                      TxnState, normalise_level)
 from txlake.parser import statements as st
@@ -635,6 +636,7 @@ _DATA = {
     st.Insert: Executor.insert,
     st.Update: Executor.update,
     st.Delete: Executor.delete,
+    st.Merge: merge,
     st.Truncate: Executor.truncate,
     st.CreateSchema: Executor.create_schema,
     st.DropSchema: Executor.drop_schema,

@@ -91,6 +91,13 @@ def expand(ctx: Context, stmt: st.Statement) -> st.Statement:
         return stmt
     if isinstance(stmt, st.CreateTable) and stmt.as_query is not None:
         return _parts_expanded(ctx, stmt, as_query=stmt.as_query)
+    if isinstance(stmt, st.Merge):
+        _refuse_write(ctx, stmt.table, "merge into")
+        actions = tuple(_parts_expanded(ctx, a, condition=a.condition, assignments=a.assignments, values=a.values)
+                        for a in stmt.actions)
+        if any(a is not b for a, b in zip(actions, stmt.actions)):
+            stmt = _replaced(stmt, actions=actions)
+        return _parts_expanded(ctx, stmt, source=stmt.source, on=stmt.on, returning=stmt.returning)
     if isinstance(stmt, st.Copy):
         if stmt.table is not None:  # (PostgreSQL's words: COPY names a table; a query may read views)
             version = ctx.txn.table(ctx.catalog, *ctx.locate(stmt.table))

@@ -101,6 +101,13 @@ class TxlakeParser(DuckDB.Parser):
         typed = parser(self, literal, data_type) if parser else self.expression(exp.Cast(this=literal, to=data_type))
         return self._parse_column_ops(typed)
 
+    def _parse_merge(self):
+        """PostgreSQL's MERGE INTO: sqlglot's parser took ``MERGE t USING ...`` too."""
+        if not self._match(TokenType.INTO, advance=False):
+            self.raise_error(f'at or near "{self._curr.text}"' if self._curr else "at end of input",
+                             self._curr or self._prev)
+        return super()._parse_merge()
+
     def _parse_alter_table_add(self):
         return self._in_alter_action_list(super()._parse_alter_table_add)
 

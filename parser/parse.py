@@ -60,11 +60,13 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
     result = []
     for tree in trees:
         _check_table_names(tree)
-        dml = isinstance(tree, (exp.Insert, exp.Update, exp.Delete))
+        dml = isinstance(tree, (exp.Insert, exp.Update, exp.Delete, exp.Merge))
+        merge = isinstance(tree, exp.Merge)
         # rewrites that move or copy a ? (a CTE put where it is named, SET (a, b) = (SELECT ...)
         # split by column) change which parameter each ? takes: each is tagged with its place
-        # in the text first, and the statement says the new order (Statement.param_order)
-        moves = dml and bool(tree.args.get("with_") or _column_list_assignments(tree))
+        # in the text first, and the statement says the new order (Statement.param_order) -
+        # but a MERGE's keep their tags: its queries number their parameters themselves
+        moves = dml and bool(merge or tree.args.get("with_") or _column_list_assignments(tree))
         in_text = _placeholders_in_text_order(tree) if moves else []
         for i, placeholder in enumerate(in_text):
             placeholder.meta[_PARAM_INDEX] = i  # (copies keep it)
@@ -79,7 +81,8 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
         if dml and tree.args.get("with_"):
             tree = _inline_ctes(tree)
         placeholders = len(in_text) if moves else sum(1 for _ in tree.find_all(exp.Placeholder))
-        order = tuple(p.meta[_PARAM_INDEX] for p in _placeholders_in_text_order(tree)) if in_text else None
+        order = tuple(p.meta[_PARAM_INDEX] for p in _placeholders_in_text_order(tree)) \
+            if in_text and not merge else None
         stmt = _to_statement(tree)
         if isinstance(stmt, st.Explain):  # (its query is parsed from its text, with its own count)
             placeholders = stmt.param_count
@@ -266,7 +269,7 @@ def _inline_ctes(tree: exp.Expression) -> exp.Expression:
     return _with_ctes_inlined(tree, bodies, target)
 
 
-_PARAM_INDEX = "txlake_param_index"
+_PARAM_INDEX = st.PARAM_INDEX
 _MARK = "txlake_param_7f3a_"
 
 
@@ -571,31 +574,39 @@ def _assignments(eqs) -> tuple[tuple[str, exp.Expression], ...]:
     return tuple(result)
 
 
-def _assignment_owner(tree: exp.Expression) -> exp.Expression | None:
-    """The node holding the SET list of an UPDATE or an ON CONFLICT DO UPDATE (as "expressions")."""
+def _assignment_owners(tree: exp.Expression) -> list[exp.Expression]:
+    """The nodes holding the SET lists of an UPDATE, an ON CONFLICT DO UPDATE or a MERGE's
+    UPDATE clauses (as "expressions")."""
     if isinstance(tree, exp.Update):
-        return tree
+        return [tree]
     if isinstance(tree, exp.Insert) and tree.args.get("conflict") is not None:
-        return tree.args["conflict"]
-    return None
+        return [tree.args["conflict"]]
+    if isinstance(tree, exp.Merge) and tree.args.get("whens") is not None:
+        return [when.args["then"] for when in tree.args["whens"].expressions
+                if isinstance(when.args.get("then"), exp.Update)]
+    return []
 
 
 def _column_list_assignments(tree: exp.Expression) -> bool:
-    owner = _assignment_owner(tree)
-    return owner is not None and any(isinstance(eq, exp.EQ) and isinstance(eq.this, (exp.Tuple, exp.Paren))
-                                     for eq in owner.args.get("expressions") or [])
+    return any(isinstance(eq, exp.EQ) and isinstance(eq.this, (exp.Tuple, exp.Paren))
+               for owner in _assignment_owners(tree) for eq in owner.args.get("expressions") or [])
 
 
 def _expand_column_list_assignments(tree: exp.Expression) -> None:
-    """``SET (a, b) = (x, y)`` (or ``= ROW(x, y)``) of an UPDATE or ON CONFLICT DO UPDATE as
+    """``SET (a, b) = (x, y)`` (or ``= ROW(x, y)``) of an UPDATE, ON CONFLICT DO UPDATE or MERGE as
     ``SET a = x, b = y``; ``SET (a, b) = (SELECT x, y ...)`` as ``SET a = (SELECT x ...), b =
     (SELECT y ...)`` - the same row, as one query of several columns, with the same errors
     (21000 for more than one row; none: NULLs) - refused (0A000) for a sub-SELECT whose
     split would not be (DISTINCT, a set operation, ``*``)."""
-    if not _column_list_assignments(tree):
-        return
-    owner, key = _assignment_owner(tree), "expressions"
+    for owner in _assignment_owners(tree):
+        _expand_in(owner)
+
+
+def _expand_in(owner: exp.Expression) -> None:
+    key = "expressions"
     eqs = owner.args.get(key) or []
+    if not any(isinstance(eq, exp.EQ) and isinstance(eq.this, (exp.Tuple, exp.Paren)) for eq in eqs):
+        return
     expanded = []
     for eq in eqs:
         if not isinstance(eq, exp.EQ) or not isinstance(eq.this, (exp.Tuple, exp.Paren)):
@@ -691,6 +702,94 @@ def _delete(tree: exp.Delete) -> st.Statement:
     using = tuple(item for table in tree.args.get("using") or () for item in _joined_items(table))
     return st.Delete(table=table, alias=alias, using=using,
                      where=where.this if where is not None else None, returning=_returning(tree))
+
+
+_MERGE_KINDS = {"MATCHED": ("UPDATE", "DELETE", "NOTHING"), "NOT MATCHED": ("INSERT", "NOTHING"),
+                "NOT MATCHED BY SOURCE": ("UPDATE", "DELETE", "NOTHING")}
+
+
+def _merge(tree: exp.Merge) -> st.Statement:
+    """``MERGE INTO target [[AS] alias] USING source [[AS] alias] ON condition WHEN ...
+    [RETURNING ...]``, PostgreSQL 17's grammar: sqlglot also reads other dialects' forms
+    (``INSERT *``, ``UPDATE ... WHERE``, ``USING (columns)``), refused here as PostgreSQL does."""
+    table, alias = _target_and_alias(tree.this)
+    source = tree.args.get("using")
+    if tree.args.get("using_cond") or not tree.args.get("on"):
+        raise _syntax_error("syntax error: MERGE needs ON condition", tree, after=True)
+    if not isinstance(source, (exp.Table, exp.Subquery, exp.Values)) or source.args.get("joins"):
+        raise errors.NotSupportedError(f"MERGE source not supported: {source.sql() if source else ''}")
+    if isinstance(source, exp.Table) and not isinstance(source.this, exp.Identifier):
+        raise errors.NotSupportedError(f"MERGE source not supported: {source.sql()}")
+    source_alias = source.args.get("alias")
+    if source_alias is not None and source_alias.this is not None:
+        source_name = identifier(source_alias.this)
+    else:
+        source_name = identifier(source.this) if isinstance(source, exp.Table) else "__txl_source"
+    if source_name == (alias or table.name):
+        raise errors.ProgrammingError(f'table name "{source_name}" specified more than once', sqlstate="42712")
+    whens = tree.args.get("whens")
+    if whens is None or not whens.expressions:
+        raise _syntax_error("syntax error: MERGE needs a WHEN clause", tree, after=True)
+    actions = []
+    unconditional = set()
+    for when in whens.expressions:
+        match = ("MATCHED" if when.args.get("matched") else
+                 "NOT MATCHED BY SOURCE" if when.args.get("source") else "NOT MATCHED")
+        if match in unconditional:
+            raise _syntax_error("unreachable WHEN clause specified after unconditional WHEN clause", when)
+        condition = when.args.get("condition")
+        if condition is None:
+            unconditional.add(match)
+        action = _merge_action(when, match, condition)
+        if action.kind not in _MERGE_KINDS[match]:
+            raise _syntax_error(f"syntax error: {action.kind} is not allowed in a WHEN {match} clause", when)
+        _check_merge_references(action, source_name if match == "NOT MATCHED BY SOURCE" else alias or table.name
+                                if match == "NOT MATCHED" else None)
+        actions.append(action)
+    return st.Merge(table=table, alias=alias, source=source, source_name=source_name, on=tree.args["on"],
+                    actions=tuple(actions), returning=_returning(tree))
+
+
+def _merge_action(when: exp.When, match: str, condition: exp.Expression | None) -> st.MergeAction:
+    then = when.args.get("then")
+    if isinstance(then, exp.Var) and then.name.upper() in ("DELETE", "DO NOTHING"):
+        return st.MergeAction(match, "DELETE" if then.name.upper() == "DELETE" else "NOTHING", condition)
+    if isinstance(then, exp.Update):
+        eqs = then.expressions
+        if then.args.get("where") is not None or not eqs or any(isinstance(e, exp.Star) for e in eqs):
+            raise _syntax_error("syntax error: expected UPDATE SET column = expression, ...", when)
+        assignments = _assignments(eqs)
+        return st.MergeAction(match, "UPDATE", condition, assignments=assignments,
+                              defaults=tuple(name for name, value in assignments if _is_default(value)))
+    if isinstance(then, exp.Insert):
+        columns, values = then.this, then.args.get("expression")
+        if then.args.get("where") is not None or values is False or isinstance(columns, (exp.Star, exp.Var)):
+            raise _syntax_error("syntax error: expected INSERT [(columns)] VALUES (...) or DEFAULT VALUES", when)
+        if values is None:  # INSERT DEFAULT VALUES (sqlglot: a "column list" of DEFAULT, then VALUES)
+            if not (isinstance(columns, exp.Tuple) and len(columns.expressions) == 1
+                    and _is_default(columns.expressions[0])):
+                raise _syntax_error("syntax error: expected INSERT [(columns)] VALUES (...) or DEFAULT VALUES", when)
+            return st.MergeAction(match, "INSERT", condition)
+        names = None
+        if columns is not None:
+            names = tuple(identifier(c) for c in columns.expressions)
+        row = values.expressions if isinstance(values, exp.Tuple) else [values.this if isinstance(values, exp.Paren)
+                                                                        else values]
+        return st.MergeAction(match, "INSERT", condition, columns=names, values=tuple(row))
+    raise _syntax_error("syntax error: expected UPDATE, DELETE, INSERT or DO NOTHING", when)
+
+
+def _check_merge_references(action: st.MergeAction, unseen: str | None) -> None:
+    """A NOT MATCHED clause sees only the source's row, a NOT MATCHED BY SOURCE clause only the
+    target's: naming the other is 42P01, as in PostgreSQL."""
+    if unseen is None:
+        return
+    parts = [action.condition, *(v for _, v in action.assignments), *(action.values or ())]
+    for part in parts:
+        for column in (part.find_all(exp.Column) if part is not None else ()):
+            if column.table and identifier(column.args["table"]) == unseen and column.find_ancestor(
+                    exp.Select) is None:
+                raise errors.UndefinedTable(f'invalid reference to FROM-clause entry for table "{unseen}"')
 
 
 def _truncate(tree: exp.TruncateTable) -> st.Statement:
@@ -878,6 +977,7 @@ _CONVERTERS = {
     exp.Insert: lambda tree: _insert(tree),
     exp.Update: lambda tree: _update(tree),
     exp.Delete: lambda tree: _delete(tree),
+    exp.Merge: lambda tree: _merge(tree),
     exp.TruncateTable: lambda tree: _truncate(tree),
     exp.Copy: lambda tree: _copy(tree),
 }

@@ -379,3 +379,37 @@ class Copy(Statement):
     file: str | None = None             # None: STDIN / STDOUT
     options: CopyOptions = CopyOptions()
     where: exp.Expression | None = None  # COPY FROM ... WHERE: which of the file's rows are loaded
+
+
+@dataclass(frozen=True)
+class MergeAction:
+    """One ``WHEN ... THEN`` clause of a MERGE. ``match``: ``MATCHED``, ``NOT MATCHED`` (by
+    target: a source row no target row joins) or ``NOT MATCHED BY SOURCE`` (a target row no
+    source row joins); ``kind``: ``UPDATE``, ``DELETE``, ``INSERT`` or ``NOTHING``."""
+
+    match: str
+    kind: str
+    condition: exp.Expression | None = None
+    assignments: tuple[tuple[str, exp.Expression], ...] = ()  # UPDATE SET
+    defaults: tuple[str, ...] = ()                            # UPDATE SET c = DEFAULT
+    columns: tuple[str, ...] | None = None                    # INSERT (cols)
+    values: tuple[exp.Expression, ...] | None = None          # INSERT VALUES (...); None: DEFAULT VALUES
+
+
+@dataclass(frozen=True)
+class Merge(Statement):
+    """``MERGE INTO table USING source ON condition WHEN ... [RETURNING ...]``. Every ``?`` in
+    it carries the index of the parameter it takes (``PARAM_INDEX`` in its meta): a query the
+    engine builds from several parts numbers them itself."""
+
+    table: TableName
+    alias: str | None = None
+    source: exp.Expression = None  # type: ignore[assignment]  # a table or a subquery, aliased or not
+    source_name: str = ""          # what the clauses call the source (its alias, or its table's name)
+    on: exp.Expression = None  # type: ignore[assignment]
+    actions: tuple[MergeAction, ...] = ()
+    returning: tuple[exp.Expression, ...] = ()
+
+
+#: the meta key of a MERGE's ``?``: which parameter it takes
+PARAM_INDEX = "txlake_param_index"

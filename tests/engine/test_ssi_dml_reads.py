@@ -1,6 +1,7 @@
 """SERIALIZABLE: what a write statement reads from other tables - UPDATE ... FROM, DELETE ...
-USING, a subquery, INSERT ... SELECT - counts as read, as a SELECT of it would: two such
-statements that each read what the other writes form write skew, and one fails with 40001.
+USING, a subquery, INSERT ... SELECT, MERGE's source and clauses - counts as read, as a SELECT
+of it would: two such statements that each read what the other writes form write skew, and one
+fails with 40001.
 (At REPEATABLE READ both commit, as in PostgreSQL.)"""
 
 import pytest
@@ -13,6 +14,12 @@ CASES = {
     "insert select": "INSERT INTO {me} SELECT 5, count(*) FROM {other} WHERE v = 1",
     "delete using": "DELETE FROM {me} USING {other} WHERE {other}.v = 1 AND {me}.id = 2",
     "delete subquery": "DELETE FROM {me} WHERE id = 2 AND EXISTS (SELECT 1 FROM {other} WHERE v = 1)",
+    "merge source": "MERGE INTO {me} USING (SELECT count(*) AS n FROM {other} WHERE v = 1) AS c ON {me}.id = 2 "
+                    "WHEN MATCHED THEN UPDATE SET v = {me}.v + c.n",
+    "merge table source": "MERGE INTO {me} USING {other} ON {me}.id = {other}.id "
+                          "WHEN MATCHED AND {other}.v = 5 THEN DELETE",
+    "merge condition": "MERGE INTO {me} USING (VALUES (5)) AS c(id) ON {me}.id = c.id WHEN NOT MATCHED AND "
+                       "EXISTS (SELECT 1 FROM {other} WHERE v = 1) THEN INSERT VALUES (c.id, 0)",
 }
 
 

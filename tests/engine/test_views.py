@@ -492,3 +492,18 @@ def test_copy_reads_a_view_through_a_query_and_refuses_to_name_one(c, tmp_path):
     with pytest.raises(txlake.errors.WrongObjectType, match='cannot copy to view "big"'):
         c.execute(f"COPY big FROM '{out}' (FORMAT csv)")
     assert c.execute("SELECT count(*) FROM t").fetchone() == (3,)
+
+
+def test_merge_reads_views_and_refuses_to_write_one(c):
+    c.execute("CREATE VIEW changes AS SELECT id, upper(name) AS name FROM t WHERE n >= 20 UNION ALL SELECT 9, 'new'")
+    c.execute("CREATE TABLE dst (id INT PRIMARY KEY, name TEXT)")
+    c.execute("INSERT INTO dst VALUES (2, 'old')")
+    c.execute("CREATE VIEW dv AS SELECT * FROM dst")
+    merged = c.execute("MERGE INTO dst USING changes s ON dst.id = s.id "
+                       "WHEN MATCHED AND s.id IN (SELECT id FROM dv) THEN UPDATE SET name = s.name "
+                       "WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.name)")
+    assert merged.rowcount == 3
+    assert c.execute("SELECT * FROM dst ORDER BY id").fetchall() == [(2, "B"), (3, "C"), (9, "new")]
+    with pytest.raises(txlake.errors.ObjectNotInPrerequisiteState, match='cannot merge into view "dv"'):
+        c.execute("MERGE INTO dv USING changes s ON dv.id = s.id WHEN MATCHED THEN DELETE")
+    assert c.execute("SELECT count(*) FROM dst").fetchone() == (3,)

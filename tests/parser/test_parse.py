@@ -574,3 +574,46 @@ def test_copy_refusals(sql, sqlstate):
     with pytest.raises(errors.Error) as info:
         parse(sql)
     assert info.value.sqlstate == sqlstate, str(info.value)
+
+
+# --- MERGE ---------------------------------------------------------------------------------
+
+def test_merge_clauses():
+    stmt = parse_one("MERGE INTO t AS x USING (SELECT 1 AS k) s ON x.k = s.k "
+                     "WHEN MATCHED AND s.k > 1 THEN UPDATE SET (a, b) = (s.k, DEFAULT) "
+                     "WHEN MATCHED THEN DELETE WHEN NOT MATCHED BY TARGET THEN INSERT DEFAULT VALUES "
+                     "WHEN NOT MATCHED BY SOURCE THEN DO NOTHING")
+    assert isinstance(stmt, st.Merge)
+    assert (stmt.table, stmt.alias, stmt.source_name, stmt.on.sql()) == (st.TableName(None, "t"), "x", "s",
+                                                                          "x.k = s.k")
+    assert [(a.match, a.kind) for a in stmt.actions] == [
+        ("MATCHED", "UPDATE"), ("MATCHED", "DELETE"), ("NOT MATCHED", "INSERT"), ("NOT MATCHED BY SOURCE", "NOTHING")]
+    update, _, insert, _ = stmt.actions
+    assert [name for name, _ in update.assignments] == ["a", "b"] and update.defaults == ("b",)
+    assert update.condition.sql() == "s.k > 1"
+    assert (insert.columns, insert.values) == (None, None)          # DEFAULT VALUES
+
+
+def test_merge_parameters_carry_the_index_they_take():
+    stmt = parse_one("WITH c AS (SELECT ? AS k) MERGE INTO t USING (SELECT c.k, ? AS v FROM c) AS s "
+                     "ON t.k = s.k AND t.v > ? WHEN NOT MATCHED THEN INSERT VALUES (s.k, ?) RETURNING ?")
+    assert (stmt.param_count, stmt.param_order) == (5, None)
+    tagged = [p.meta[st.PARAM_INDEX] for p in stmt.source.find_all(exp.Placeholder)]
+    assert sorted(tagged) == [0, 1]
+    assert [p.meta[st.PARAM_INDEX] for p in stmt.on.find_all(exp.Placeholder)] == [2]
+    assert [p.meta[st.PARAM_INDEX] for p in stmt.actions[0].values[1].find_all(exp.Placeholder)] == [3]
+    assert [p.meta[st.PARAM_INDEX] for r in stmt.returning for p in r.find_all(exp.Placeholder)] == [4]
+
+
+@pytest.mark.parametrize("sql", [
+    "MERGE INTO t USING s ON t.k = s.k WHEN MATCHED THEN INSERT VALUES (1)",
+    "MERGE INTO t USING s ON t.k = s.k WHEN NOT MATCHED THEN UPDATE SET v = 1",
+    "MERGE INTO t USING s ON t.k = s.k WHEN NOT MATCHED THEN INSERT *",
+    "MERGE INTO t USING s ON t.k = s.k WHEN MATCHED THEN UPDATE SET v = 1 WHERE v > 0",
+    "MERGE INTO t USING s ON t.k = s.k WHEN NOT MATCHED THEN INSERT (k)",
+    "MERGE INTO t USING s ON t.k = s.k WHEN MATCHED THEN DO NOTHING WHEN MATCHED THEN DELETE",
+    "MERGE t USING s ON t.k = s.k WHEN MATCHED THEN DELETE",
+])
+def test_merge_forms_postgresql_refuses(sql):
+    with pytest.raises(errors.SyntaxError):
+        parse(sql)
