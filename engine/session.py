@@ -86,8 +86,20 @@ class Session:
         """An error outside statement execution (parsing, binding) inside a transaction block
         fails the block, as in PostgreSQL."""
         if self.txn is not None and self.txn.explicit:
-            self.txn.state = TxnState.FAILED
-            self.txn.error = error
+            self._failed(self.txn, error)
+
+    def _failed(self, txn: Transaction, error: BaseException) -> None:
+        """An error in a transaction block: the block fails (25P02 until ROLLBACK, or ROLLBACK TO
+        a savepoint), and - as PostgreSQL aborts the transaction, or the subtransaction since
+        the newest savepoint, at the error - the row locks taken since that savepoint (or all)
+        are freed now: the rows it changed since can no longer commit, and a transaction waiting
+        for one (the survivor of a deadlock) goes on without waiting for this one's ROLLBACK."""
+        txn.state = TxnState.FAILED
+        txn.error = error
+        if txn.savepoints:
+            self.db.locks.release_since(txn, txn.savepoints[-1].locks)
+        else:
+            self.db.locks.release_all(txn)
 
     def parse(self, sql: str):
         try:
@@ -351,8 +363,7 @@ class Session:
             self._check_canceled()
             return result
         except BaseException as e:
-            txn.state = TxnState.FAILED
-            txn.error = e
+            self._failed(txn, e)
             raise
 
     def _run_in(self, txn: Transaction, stmt: st.Statement, params) -> Result:
@@ -434,8 +445,8 @@ class Session:
         txn = self._in_block("ROLLBACK TO SAVEPOINT")
         try:
             mark = txn.rollback_to(stmt.name)
-        except errors.Error:
-            txn.state = TxnState.FAILED
+        except errors.Error as e:
+            self._failed(txn, e)
             raise
         self.db.locks.release_since(txn, mark.locks)
         self._undo_settings(txn, mark.settings)
@@ -446,8 +457,8 @@ class Session:
         txn.check_usable()
         try:
             txn.release(stmt.name)
-        except errors.Error:
-            txn.state = TxnState.FAILED
+        except errors.Error as e:
+            self._failed(txn, e)
             raise
         return Result(status="RELEASE")
 

@@ -1364,3 +1364,85 @@ def test_txid_current_is_the_transactions_id(c, connect):
     following = c.execute("SELECT txid_current()").fetchone()[0]
     assert following not in (mine, theirs) and following > mine
     c.rollback()
+
+
+def _in_thread(function):
+    """Run ``function`` in a thread; the thread and a list that gets its result or error."""
+    import threading
+    outcome = []
+
+    def run():
+        try:
+            outcome.append(function())
+        except Exception as e:  # (the caller looks at it)
+            outcome.append(e)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, outcome
+
+
+def _waiting(conn, seconds=10.0):
+    """Wait until ``conn``'s transaction waits for a row lock."""
+    import time
+    locks, txn = conn._session.db.locks, conn._session.txn
+    deadline = time.monotonic() + seconds
+    while True:
+        with locks._mutex:
+            if any(w is txn for queue in locks._queues.values() for w in queue):
+                return
+        assert time.monotonic() < deadline, "the other transaction never waited"
+        time.sleep(0.002)
+
+
+def test_a_deadlock_victims_row_locks_go_at_its_error_not_at_its_rollback(c, connect):
+    """As PostgreSQL aborts a transaction at its error: the survivor of a deadlock goes on at
+    once, while the victim's block is still open (failed). Before, it waited for the victim's
+    ROLLBACK - as long as a client took to send it."""
+    a, b = c, connect()
+    a.execute("UPDATE t SET v = v + 1 WHERE id = 1")
+    b.execute("UPDATE t SET v = v + 1 WHERE id = 2")
+    thread, outcome = _in_thread(lambda: a.execute("UPDATE t SET v = v + 1 WHERE id = 2").rowcount)
+    try:
+        _waiting(a)
+        with pytest.raises(errors.DeadlockDetected):
+            b.execute("UPDATE t SET v = v + 1 WHERE id = 1")
+        thread.join(10)  # (b has not rolled back)
+        assert outcome == [1]
+        with pytest.raises(errors.InFailedTransaction):
+            b.execute("SELECT 1")
+    finally:
+        b.rollback()  # (without the fix, what a waits for)
+        thread.join(10)
+    a.commit()
+    assert committed(connect) == [(1, 11), (2, 21)]
+
+
+def test_an_error_frees_the_row_locks_since_the_newest_savepoint_and_keeps_the_older(c, connect):
+    a, b = c, connect()
+    a.execute("UPDATE t SET v = 11 WHERE id = 1")
+    a.execute("SAVEPOINT s")
+    a.execute("UPDATE t SET v = 22 WHERE id = 2")
+    with pytest.raises(errors.DivisionByZero):
+        a.execute("SELECT 1 / 0")
+    # id 2's lock (taken in the failed subtransaction) is free: b takes it at once
+    b.execute("SET lock_timeout = '2s'")
+    assert b.execute("UPDATE t SET v = 200 WHERE id = 2").rowcount == 1
+    # id 1's (taken before the savepoint) is still a's: the block may yet commit it
+    with pytest.raises(errors.LockNotAvailable):
+        b.execute("UPDATE t SET v = 100 WHERE id = 1")
+    b.rollback()
+    a.execute("ROLLBACK TO SAVEPOINT s")
+    a.commit()
+    assert committed(connect) == [(1, 11), (2, 20)]
+
+
+def test_an_error_without_a_savepoint_frees_every_row_lock_of_the_block(c, connect):
+    a, b = c, connect(autocommit=True)
+    a.execute("UPDATE t SET v = 11 WHERE id = 1")
+    with pytest.raises(errors.Error):
+        a.execute("SELEC 1")  # (a syntax error fails the block too)
+    b.execute("SET lock_timeout = '2s'")
+    assert b.execute("UPDATE t SET v = 100 WHERE id = 1").rowcount == 1
+    a.commit()  # (a failed block's COMMIT rolls back)
+    assert committed(connect) == [(1, 100), (2, 20)]
