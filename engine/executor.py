@@ -1137,6 +1137,8 @@ class Executor:
         if version.schema.primary_key:
             old_keys = [k[2] for k in (keys[i] for i in changed)]
             newest = list(pk.find(self.store, version, old_keys).values())
+            if len(newest) < len(old_keys):  # a key gone: deleted, or the row's key was updated
+                newest, version = self._newest_keyed_rows(ctx, version, changed, keys, rowids)
         else:
             newest = []
             for i in changed:  # (a wait on the way moves the transaction's view on: the version goes with it)
@@ -1222,11 +1224,28 @@ class Executor:
             raise self._duplicate(version, next(iter(hidden)))
         return version
 
+    def _newest_keyed_rows(self, ctx: Context, version: TableVersion, changed: list[int], keys: list,
+                           rowids) -> tuple[list[int], TableVersion]:
+        """READ COMMITTED, a table with a primary key: the newest versions of the ``changed``
+        rows, found by their keys - or, for a row whose key an UPDATE changed, by its update
+        chain (``_newest_row``, locking its new key), as PostgreSQL follows a row to its
+        newest version whatever changed in it; a row deleted is no longer there. (Found by key
+        alone, a row whose key another transaction updated meanwhile was skipped.)"""
+        followed = []
+        for i in changed:
+            if not pk.find(self.store, version, [keys[i][2]]):
+                rowid, version = self._newest_row(ctx, version, int(rowids[i]))
+                if rowid is not None:
+                    followed.append(rowid)
+        found = pk.find(self.store, version, [keys[i][2] for i in changed])  # (in the version it ended in)
+        return list(dict.fromkeys([*found.values(), *_relocated_ids(followed, version)])), version
+
     def _newest_row(self, ctx: Context, version: TableVersion, rowid: int) -> tuple[int | None, TableVersion]:
-        """Follow a row's update chain (tables without a primary key) to its live version,
-        locking it: (its row id, the version it is in - ``version``, or a newer one if the row
-        changed again while this waited for its lock); None if the chain ends in a delete.
-        Chains are this process's commits': a row another process may have changed is 40001."""
+        """Follow a row's update chain (a table without a primary key, or a row whose key was
+        updated) to its live version, locking it: (its row id, the version it is in -
+        ``version``, or a newer one if the row changed again while this waited for its lock);
+        None if the chain ends in a delete. Chains are this process's commits': a row another
+        process may have changed is 40001."""
         while True:
             successor = self.db.successor(version.table_id, rowid)
             if successor is None:
@@ -1245,12 +1264,19 @@ class Executor:
                 if rowid != successor and self.db.successor(version.table_id, rowid) is None:
                     rowid = successor
                 continue
-            if not self.db.locks.acquire(ctx.txn, (version.table_id, "row", rowid), ctx.lock_wait):
+            if not self.db.locks.acquire(ctx.txn, self._row_lock_key(version, rowid), ctx.lock_wait):
                 return rowid, version
             latest = self.db.warehouse.refresh().by_id(version.table_id)
             if latest is None or not _changed_since(rowid, version, latest):
                 return rowid, version
             version = ctx.txn.rebase(version.table_id, version, latest)  # changed while we waited: again
+
+    def _row_lock_key(self, version: TableVersion, rowid: int) -> tuple:
+        """The lock of row ``rowid``: its primary key's, or (a table without one) its id's."""
+        names = version.schema.primary_key
+        if names:
+            return version.table_id, "key", pk.key_tuples(self._row_at(version, rowid).select(list(names)), names)[0]
+        return version.table_id, "row", rowid
 
     def _row_lock_keys(self, version: TableVersion, found: pa.Table) -> list:
         tid = version.table_id

@@ -358,19 +358,18 @@ class Commit:
         return LogEntry(csn, self.xid, self.commit_user, self.commit_id, time_ms, tuple(changes), self.label)
 
     def successors(self, entry: LogEntry) -> dict[str, dict[int, int]]:
-        """For each table without a primary key: old row id -> the row id that replaced it in
-        ``entry`` (updated rows). READ COMMITTED follows these chains where it cannot re-find a
-        row by its key."""
+        """Old row id -> the row id that replaced it in ``entry`` (updated rows), for each table
+        without a primary key, and for the rows of the others whose key was updated. READ
+        COMMITTED follows these chains where it cannot re-find a row by its key."""
         keyed = {d.table_id for d in self.deltas if d.work is not None and d.work.schema.primary_key}
         result = {}
         for change in entry.changes:
-            if not isinstance(change, ChangeData) or change.table_id not in self._sources \
-                    or change.table_id in keyed:
+            if not isinstance(change, ChangeData) or change.table_id not in self._sources:
                 continue
             chain = {}
             for f, sources in zip(change.added, self._sources[change.table_id]):
-                if sources is None:  # new rows only
-                    continue
+                if sources is None or (change.table_id in keyed and f.caches.get(SAME_KEYS)):
+                    continue  # new rows only, or updated rows found again by their keys
                 if len(sources) == 1:  # a point statement's row (no NumPy for one value)
                     if sources[0] >= 0:
                         chain[int(sources[0])] = f.file_id << 32

@@ -1446,3 +1446,45 @@ def test_an_error_without_a_savepoint_frees_every_row_lock_of_the_block(c, conne
     assert b.execute("UPDATE t SET v = 100 WHERE id = 1").rowcount == 1
     a.commit()  # (a failed block's COMMIT rolls back)
     assert committed(connect) == [(1, 100), (2, 20)]
+
+
+def test_read_committed_follows_a_row_whose_key_another_transaction_updated(c, connect):
+    """PostgreSQL's READ COMMITTED re-checks the newest version of a row it waited for, however
+    it changed: here its primary key. The row was found again by its old key only, and - gone
+    under it - was skipped: the UPDATE changed 1 row of 2 and left (10, 0)."""
+    setup = connect(autocommit=True)
+    setup.execute("CREATE TABLE c (k INT PRIMARY KEY, n INT)")
+    setup.execute("INSERT INTO c VALUES (1, 0), (2, 0)")
+    a, b = c, connect(isolation_level="READ COMMITTED")
+    a.execute("UPDATE c SET k = 10 WHERE k = 1")
+    thread, outcome = _in_thread(lambda: b.execute("UPDATE c SET n = n + 1 WHERE n = 0").rowcount)
+    try:
+        _waiting(b)
+        a.commit()
+        thread.join(10)
+    finally:
+        a.rollback()
+        thread.join(10)
+    assert outcome == [2]
+    b.commit()
+    assert rows(setup, "c") == [(2, 1), (10, 1)]
+
+
+def test_read_committed_skips_a_row_deleted_meanwhile_and_rechecks_a_moved_one(c, connect):
+    setup = connect(autocommit=True)
+    setup.execute("CREATE TABLE c (k INT PRIMARY KEY, n INT)")
+    setup.execute("INSERT INTO c VALUES (1, 0), (2, 0), (3, 0)")
+    a, b = c, connect(isolation_level="READ COMMITTED")
+    a.execute("DELETE FROM c WHERE k = 1")
+    a.execute("UPDATE c SET k = 20, n = 5 WHERE k = 2")  # (no longer matches b's WHERE)
+    thread, outcome = _in_thread(lambda: b.execute("UPDATE c SET n = n + 1 WHERE n = 0").rowcount)
+    try:
+        _waiting(b)
+        a.commit()
+        thread.join(10)
+    finally:
+        a.rollback()
+        thread.join(10)
+    assert outcome == [1]
+    b.commit()
+    assert rows(setup, "c") == [(3, 1), (20, 5)]
