@@ -2002,6 +2002,9 @@ def _point_update_plan(stmt: st.Update, alias: str) -> PointUpdate | None:
             return term(node.this)
         if isinstance(node, exp.Placeholder):
             return ("param", next(index))
+        if isinstance(node, exp.Cast) and isinstance(node.this, exp.Literal) and node.this.is_int \
+                and node.to.this == exp.DataType.Type.INT:  # (an integer constant: parser/semantics.py)
+            return ("const", int(node.this.this))
         if isinstance(node, exp.Literal):
             if node.is_string:
                 return ("const", node.this)

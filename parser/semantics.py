@@ -37,6 +37,9 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
       ``format`` takes ``{}``; its ``printf`` takes ``%s`` of text only);
     - ``now()``, ``current_timestamp``, ``current_date`` and their kin are the transaction's
       start (``transaction_clock``);
+    - an integer literal in ``+``, ``-`` and ``*`` is an INTEGER, as PostgreSQL's int4
+      constant is (DuckDB narrows it to the other operand's type: a smallint ``s + 1`` was a
+      smallint, 22003 past 32767, where PostgreSQL's is an integer);
     - and the rewrites of ``_REWRITES``: row comparisons, SIMILAR TO, substring, make_interval,
       to_char, extract(second), math domain errors, casts to bytea (PostgreSQL's hex and escape
       input) and to real (22003 past a float4's range).
@@ -69,6 +72,10 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     for node in list(tree.find_all(exp.GenerateSeries)):
         if _in_select_list(node):  # (a set of rows there, as in PostgreSQL: DuckDB's is one list)
             node.replace(exp.Anonymous(this="unnest", expressions=[node.copy()]))
+    for node in _outside_defaults(tree, exp.Add, exp.Sub, exp.Mul):
+        for operand in (node.this, node.expression):
+            if isinstance(operand, exp.Literal) and operand.is_int and _INT4[0] <= int(operand.this) <= _INT4[1]:
+                operand.replace(exp.cast(operand.copy(), exp.DataType.build("INT")))
     for node in _outside_defaults(tree, exp.Div, exp.Mod, exp.IntDiv):
         divisor = node.expression
         if isinstance(divisor, exp.Literal) and divisor.is_number and float(divisor.this) != 0:
@@ -101,6 +108,9 @@ def _values_columns(values: exp.Values, tree: exp.Expression) -> exp.Expression:
     tail = {key: values.args.pop(key) for key in ("order", "limit", "offset") if values.args.get(key) is not None}
     values.set("alias", exp.TableAlias(this=exp.to_identifier("*VALUES*", quoted=True), columns=columns))
     return exp.Select(expressions=[exp.Star()], from_=exp.From(this=values), **tail)
+
+
+_INT4 = (-(1 << 31), (1 << 31) - 1)  # an integer literal in this range is PostgreSQL's int4
 
 
 def _outside_defaults(tree: exp.Expression, *types) -> list[exp.Expression]:

@@ -345,3 +345,24 @@ def test_a_key_of_each_new_type_in_a_parquet_file(db, type_name, generated, key)
     db.execute("INSERT INTO k VALUES (?, 0) ON CONFLICT (id) DO UPDATE SET v = k.v - 1", (key,))
     assert db.execute("SELECT v < 0, count(*) OVER () FROM k WHERE id = ?", (key,)).fetchall() == [(True, 1)]
     assert db.execute("SELECT count(*) FROM k").fetchone() == (1000,)
+
+
+def test_an_integer_constant_in_arithmetic_is_an_integer_as_in_postgresql(db):
+    """PostgreSQL's ``1`` is an int4: smallint + int4 is an integer. DuckDB narrowed the
+    constant to the column's smallint, so ``s + 1`` at 32767 and ``s * 1000`` failed (22003)."""
+    db.execute("CREATE TABLE sm (k INT PRIMARY KEY, s SMALLINT)")
+    db.execute("INSERT INTO sm VALUES (1, 32767)")
+    assert db.execute("SELECT s + 1, s * 1000, 1 - s, pg_typeof(s + 1), pg_typeof(2 * 3) FROM sm").fetchone() == \
+        (32768, 32767000, -32766, "integer", "integer")
+    with pytest.raises(txlake.errors.NumericValueOutOfRange, match="smallint out of range"):
+        db.execute("UPDATE sm SET s = s + 1 WHERE k = 1")  # (the assignment to the smallint, as PostgreSQL)
+    assert db.execute("UPDATE sm SET s = s - 1 WHERE k = 1").rowcount == 1
+    assert db.execute("SELECT s FROM sm").fetchone() == (32766,)
+
+
+def test_a_constant_in_set_keeps_the_point_update_path():
+    from txlake.engine.executor import _point_update_plan
+    from txlake.parser.parse import parse
+    plan = _point_update_plan(parse("UPDATE t SET n = n + 1, m = 2 - m WHERE k = 1")[0], "t")
+    assert plan is not None and plan.assignments == {"n": ("add", ("column", "n"), ("const", 1)),
+                                                     "m": ("sub", ("const", 2), ("column", "m"))}
