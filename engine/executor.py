@@ -613,6 +613,9 @@ class Executor:
             self._read_tables(ctx, stmt, lambda: [stmt.source, *(
                 [*(v for _, v in stmt.on_conflict.assignments), stmt.on_conflict.where] if stmt.on_conflict else [])])
         columns = self._target_columns(schema, stmt)
+        _refuse_identity_values(schema, columns, stmt.source)
+        if stmt.on_conflict is not None:
+            _refuse_identity_updates(schema, [n for n, _ in stmt.on_conflict.assignments], stmt.on_conflict.defaults)
         # each piece of SQL gets exactly its own placeholders' values, in text order:
         # the source's, then ON CONFLICT's, then RETURNING's
         conflict = stmt.on_conflict
@@ -830,7 +833,9 @@ class Executor:
         else:
             source = self._rewrite(ctx, stmt.source, register)
             width = len(self._columns_of(source.sql(dialect="duckdb"), params))
-        projections = insert_projections(schema, columns, width, stmt.columns is not None)
+        # (VALUES: each row's value for a GENERATED ALWAYS column was checked to be DEFAULT)
+        projections = insert_projections(schema, columns, width, stmt.columns is not None,
+                                         always_given=isinstance(stmt.source, exp.Values))
         alias = f"__src({', '.join(f'c{i}' for i in range(width))})" if width else "__src"
         return f"SELECT {', '.join(projections)} FROM ({source.sql(dialect='duckdb')}) AS {alias}"
 
@@ -956,6 +961,7 @@ class Executor:
         assigned = dict(stmt.assignments)
         for name in assigned:
             version.schema.require(name, stmt.table.name)
+        _refuse_identity_updates(version.schema, assigned, stmt.defaults)
         for name in stmt.defaults:  # SET c = DEFAULT: the column's default, or NULL
             assigned[name] = _default_value(version.schema.column(name))
         body = len(params) - _placeholders(*stmt.returning)  # RETURNING's ? come last in the text
@@ -1554,7 +1560,7 @@ class Executor:
         elif spec.default is not None:
             default = spec.default.sql(dialect="duckdb")
             self._check_default(default, col_type)
-        return Column(field_id, spec.name, col_type, spec.not_null or spec.primary_key, default)
+        return Column(field_id, spec.name, col_type, spec.not_null or spec.primary_key, default, spec.always)
 
     def _check_default(self, default: str, col_type: ColumnType) -> None:
         """Type-check a column default now, as PostgreSQL does (22P02, 42804, ...): evaluated -
@@ -1741,6 +1747,9 @@ class Executor:
             return self._alter_type(table, schema, data, schema.require(action.name, table), action)
         if isinstance(action, st.AlterColumn):
             col = schema.require(action.name, table)
+            if col.always and (action.default is not None or action.drop_default):
+                raise errors.ObjectNotInPrerequisiteState(
+                    f'column "{col.name}" of relation "{table}" is an identity column')
             if action.default is not None and not isinstance(action.default, exp.Null):
                 changed = replace(col, default=action.default.sql(dialect="duckdb"))
                 self._check_default(changed.default, col.type)
@@ -2170,7 +2179,43 @@ def _same_name_column(schema: TableSchema, name: str) -> Column | None:
     return next((c for c in schema.columns if c.name.lower() == name.lower()), None)
 
 
-def insert_projections(schema: TableSchema, columns: list[str], width: int, named: bool) -> list[str]:
+def _refuse_identity_values(schema: TableSchema, columns: list[str], source) -> None:
+    """428C9 if an INSERT gives a GENERATED ALWAYS AS IDENTITY column a value: a VALUES row
+    whose value for it is not DEFAULT, or a query, whose rows give every column listed
+    (``insert_projections`` checks a query that gives fewer than all of a table's columns)."""
+    for col in schema.columns:
+        if not col.always or col.name not in columns or source is None:
+            continue
+        i = columns.index(col.name)
+        if isinstance(source, exp.Values):
+            given = [row.expressions[i] for row in source.expressions if i < len(row.expressions)]
+            if all(isinstance(v, exp.Var) and v.name.upper() == "DEFAULT" for v in given):
+                continue
+        elif len(columns) == len(schema.columns) and columns is schema.names:
+            continue  # (INSERT ... SELECT without a column list: how many it gives is known when bound)
+        raise _identity_error(col, "insert a non-DEFAULT value into")
+
+
+def _refuse_identity_updates(schema: TableSchema, assigned, defaults) -> None:
+    """428C9 for an UPDATE SET (or ON CONFLICT DO UPDATE SET) of a GENERATED ALWAYS AS
+    IDENTITY column to anything but DEFAULT."""
+    for name in assigned:
+        col = schema.column(name)
+        if col is not None and col.always and name not in defaults:
+            raise errors.ProgrammingError(
+                f'column "{name}" can only be updated to DEFAULT\nDETAIL:  Column "{name}" is an identity '
+                "column defined as GENERATED ALWAYS.", sqlstate="428C9")
+
+
+def _identity_error(col: Column, what: str) -> errors.Error:
+    return errors.ProgrammingError(
+        f'cannot {what} column "{col.name}"\nDETAIL:  Column "{col.name}" is an identity column defined as '
+        "GENERATED ALWAYS.\nHINT:  Leave the column out, or give DEFAULT (txlake has no OVERRIDING SYSTEM VALUE).",
+        sqlstate="428C9")
+
+
+def insert_projections(schema: TableSchema, columns: list[str], width: int, named: bool,
+                       always_given: bool = False) -> list[str]:
     """The table's row as an INSERT builds it from a source of ``width`` values "c0", "c1", ...
     for ``columns`` (``named``: the statement listed them): each cast to its column's type, the
     columns left out their defaults (or NULL)."""
@@ -2181,6 +2226,8 @@ def insert_projections(schema: TableSchema, columns: list[str], width: int, name
     supplied = {name: i for i, name in enumerate(columns[:width])}
     projections = []
     for col in schema.columns:
+        if col.always and col.name in supplied and not always_given:
+            raise _identity_error(col, "insert a non-DEFAULT value into")
         if col.name in supplied:
             value = f'"c{supplied[col.name]}"'
         else:

@@ -43,7 +43,8 @@ from sqlglot import exp
 
 from txlake import errors
 from txlake.engine.executor import (Context, Executor, Result, _aliased, _arrow, _cast, _default_value,
-                                    _old_key_columns, _sets_key, insert_projections)
+                                    _old_key_columns, _refuse_identity_updates, _refuse_identity_values,
+                                    _sets_key, insert_projections)
 from txlake.engine.mvcc.xact import SERIALIZABLE
 from txlake.parser import statements as st
 from txlake.parser.parse import identifier
@@ -93,6 +94,11 @@ def merge(ex: Executor, ctx: Context, stmt: st.Merge, params) -> Result:
     inserts = [i for i, a in enumerate(actions) if a.kind == "INSERT"]
     columns = {i: ex._target_columns(schema, st.Insert(table=stmt.table, columns=actions[i].columns))
                for i in inserts}
+    for i, action in enumerate(actions):  # (GENERATED ALWAYS AS IDENTITY columns: 428C9, as INSERT and UPDATE)
+        _refuse_identity_updates(schema, [name for name, _ in action.assignments], action.defaults)
+        if i in columns and action.values is not None:
+            row = exp.Tuple(expressions=list(action.values))
+            _refuse_identity_values(schema, columns[i], exp.Values(expressions=[row]))
     with ex._registered() as register:
         source = _source_rows(ex, ctx, stmt, params, register)
         keys = _looked_up(stmt, version.schema, source) \
@@ -319,7 +325,8 @@ def _insert_rows(ex: Executor, ctx: Context, stmt: st.Merge, version, columns: d
             else:
                 value = number(ex._rewrite(ctx, value, register))
             values.append(exp.alias_(value, f"c{k}", quoted=True))
-        projections = insert_projections(schema, columns[i], len(values), action.columns is not None)
+        projections = insert_projections(schema, columns[i], len(values), action.columns is not None,
+                                         always_given=True)  # (checked above: DEFAULT for such a column)
         inner = exp.Select(expressions=[exp.column(SOURCE_ROW, stmt.source_name), *values],
                            from_=exp.From(this=_aliased(rows, stmt.source_name)),
                            where=exp.Where(this=exp.EQ(this=clause, expression=exp.Literal.number(i))))

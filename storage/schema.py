@@ -167,14 +167,21 @@ class Column:
     type: ColumnType
     not_null: bool = False
     default: str | None = None  # SQL text of the DEFAULT expression
+    #: GENERATED ALWAYS AS IDENTITY: numbered by its default's sequence, and INSERT and UPDATE
+    #: may not give it a value (428C9; COPY and Spark appends may, as PostgreSQL's COPY does)
+    always: bool = False
 
     def to_json(self) -> dict:
-        return {"id": self.field_id, "name": self.name, "type": self.type.to_json(),
-                "not_null": self.not_null, "default": self.default}
+        d = {"id": self.field_id, "name": self.name, "type": self.type.to_json(),
+             "not_null": self.not_null, "default": self.default}
+        if self.always:
+            d["always"] = True
+        return d
 
     @staticmethod
     def from_json(d: dict) -> "Column":
-        return Column(d["id"], d["name"], ColumnType.from_json(d["type"]), d["not_null"], d.get("default"))
+        return Column(d["id"], d["name"], ColumnType.from_json(d["type"]), d["not_null"], d.get("default"),
+                      d.get("always", False))
 
 
 @dataclass(frozen=True)

@@ -136,3 +136,12 @@ def test_an_append_numbers_a_serial_column_it_lacks_from_its_sequence(spark, eng
     spark.createDataFrame([(5000, "given", 7000)], "id int, name string, n bigint") \
         .write.format("txlake").mode("append").save(f"{wh}/ev")
     assert engine.execute("SELECT id, n FROM ev WHERE name = 'given'").fetchone() == (5000, 7000)
+
+
+def test_an_append_gives_or_lacks_a_generated_always_identity_column(spark, engine, wh):
+    """As PostgreSQL's COPY: a value the DataFrame gives is stored; a column it lacks is numbered."""
+    engine.execute("CREATE TABLE ga (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, name TEXT)")
+    spark.createDataFrame([("a",), ("b",)], "name string").write.format("txlake").mode("append").save(f"{wh}/ga")
+    spark.createDataFrame([(100, "given")], "id bigint, name string").write.format("txlake").mode("append") \
+        .save(f"{wh}/ga")
+    assert engine.execute("SELECT id, name FROM ga ORDER BY id").fetchall() == [(1, "a"), (2, "b"), (100, "given")]
