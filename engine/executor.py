@@ -1574,22 +1574,28 @@ class Executor:
     def drop_table(self, ctx: Context, stmt: st.DropTable, params) -> Result:
         if ctx.txn.read_only:
             raise errors.ReadOnlyTransaction("cannot execute DROP TABLE in a read-only transaction")
-        notices = []
-        targets = []
-        for name in stmt.tables:
+        from txlake.engine import views  # (views.py builds on this module)
+        targets, notices = self.dropped(ctx, stmt.tables, stmt.if_exists, views=False)
+        notices += views.drop_with_dependents(self, ctx, targets, stmt.cascade)
+        return Result(status="DROP TABLE", notice="\n".join(notices) or None)
+
+    def dropped(self, ctx: Context, names, if_exists: bool, views: bool) -> tuple[list[TableVersion], list[str]]:
+        """The relations a DROP TABLE (``views`` False) or DROP VIEW names, each once, and the
+        notices for those missing with IF EXISTS (without: 42P01); one of the other kind is 42809."""
+        kind, other, other_kind = ("view", "table", "TABLE") if views else ("table", "view", "VIEW")
+        targets, notices = [], []
+        for name in names:
             version = ctx.txn.table(ctx.catalog, *ctx.locate(name))
             if version is None:
-                if not stmt.if_exists:
-                    raise errors.UndefinedTable(f'table "{name}" does not exist')
-                notices.append(f'table "{name}" does not exist, skipping')
+                if not if_exists:
+                    raise errors.UndefinedTable(f'{kind} "{name}" does not exist')
+                notices.append(f'{kind} "{name}" does not exist, skipping')
                 continue
+            if version.is_view != views:
+                raise errors.WrongObjectType(
+                    f'"{version.name}" is not a {kind}\nHINT:  Use DROP {other_kind} to remove a {other}.')
             targets.append(version)
-        from txlake.engine import views  # (views.py builds on this module)
-        for version in targets:
-            if version.is_view:
-                raise errors.WrongObjectType(f'"{version.name}" is not a table\nHINT:  Use DROP VIEW to remove a view.')
-        notices += views.drop_with_dependents(self, ctx, list(dict.fromkeys(targets)), stmt.cascade)
-        return Result(status="DROP TABLE", notice="\n".join(notices) or None)
+        return list(dict.fromkeys(targets)), notices
 
     # A schema is a database, and a database comes to be with its first table (and goes with
     # its last): CREATE SCHEMA checks and records nothing more, DROP SCHEMA drops the tables.

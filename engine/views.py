@@ -357,18 +357,7 @@ def _check_replacement(old: tuple[tuple[str, str], ...], new: tuple[tuple[str, s
 def drop_view(ex: Executor, ctx: Context, stmt: st.DropView, params) -> Result:
     if ctx.txn.read_only:
         raise errors.ReadOnlyTransaction("cannot execute DROP VIEW in a read-only transaction")
-    notices, targets = [], []
-    for name in stmt.views:
-        version = ctx.txn.table(ctx.catalog, *ctx.locate(name))
-        if version is None:
-            if not stmt.if_exists:
-                raise errors.UndefinedTable(f'view "{name}" does not exist')
-            notices.append(f'view "{name}" does not exist, skipping')
-            continue
-        if not version.is_view:
-            raise errors.WrongObjectType(f'"{version.name}" is not a view\nHINT:  Use DROP TABLE to remove a table.')
-        if version not in targets:
-            targets.append(version)
+    targets, notices = ex.dropped(ctx, stmt.views, stmt.if_exists, views=True)
     notices += drop_with_dependents(ex, ctx, targets, stmt.cascade)
     return Result(status="DROP VIEW", notice="\n".join(notices) or None)
 

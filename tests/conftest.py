@@ -69,3 +69,16 @@ def spark():
     txlake.spark.register(session)
     yield session
     session.stop()
+
+
+def commit_each(*conns) -> list[str]:
+    """Commit each connection in turn: "ok", or the SQLSTATE its commit failed with (then rolled back)."""
+    outcomes = []
+    for conn in conns:
+        try:
+            conn.commit()
+            outcomes.append("ok")
+        except txlake.Error as e:
+            outcomes.append(e.sqlstate)
+            conn.rollback()
+    return outcomes

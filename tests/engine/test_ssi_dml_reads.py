@@ -7,6 +7,7 @@ fails with 40001.
 import pytest
 
 import txlake
+from tests.conftest import commit_each
 
 CASES = {
     "update subquery": "UPDATE {me} SET v = v + (SELECT count(*) FROM {other} WHERE v = 1) WHERE id = 1",
@@ -38,14 +39,7 @@ def test_reads_inside_a_write_statement_count(warehouse, case, level):
     s2.execute(CASES[case].format(me="b", other="a"))  # reads a, writes b
     s1.execute("UPDATE a SET v = 11 WHERE id = 1")  # each writes a row the other's read saw
     s2.execute("UPDATE b SET v = 11 WHERE id = 1")
-    outcomes = []
-    for s in (s1, s2):
-        try:
-            s.commit()
-            outcomes.append("ok")
-        except txlake.Error as e:
-            outcomes.append(e.sqlstate)
-            s.rollback()
+    outcomes = commit_each(s1, s2)
     assert outcomes == (["ok", "40001"] if level == "SERIALIZABLE" else ["ok", "ok"])
     for conn in (s1, s2, setup):
         conn.close()

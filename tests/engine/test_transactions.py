@@ -1457,7 +1457,15 @@ def test_read_committed_follows_a_row_whose_key_another_transaction_updated(c, c
     setup.execute("INSERT INTO c VALUES (1, 0), (2, 0)")
     a, b = c, connect(isolation_level="READ COMMITTED")
     a.execute("UPDATE c SET k = 10 WHERE k = 1")
-    thread, outcome = _in_thread(lambda: b.execute("UPDATE c SET n = n + 1 WHERE n = 0").rowcount)
+    assert _after_waiting(a, b, "UPDATE c SET n = n + 1 WHERE n = 0") == [2]
+    b.commit()
+    assert rows(setup, "c") == [(2, 1), (10, 1)]
+
+
+def _after_waiting(a, b, sql):
+    """``b`` runs ``sql`` in a thread, which waits for a row lock ``a`` holds; ``a`` commits;
+    what the statement came to (its rowcount, or its error)."""
+    thread, outcome = _in_thread(lambda: b.execute(sql).rowcount)
     try:
         _waiting(b)
         a.commit()
@@ -1465,9 +1473,7 @@ def test_read_committed_follows_a_row_whose_key_another_transaction_updated(c, c
     finally:
         a.rollback()
         thread.join(10)
-    assert outcome == [2]
-    b.commit()
-    assert rows(setup, "c") == [(2, 1), (10, 1)]
+    return outcome
 
 
 def test_read_committed_skips_a_row_deleted_meanwhile_and_rechecks_a_moved_one(c, connect):
@@ -1477,14 +1483,6 @@ def test_read_committed_skips_a_row_deleted_meanwhile_and_rechecks_a_moved_one(c
     a, b = c, connect(isolation_level="READ COMMITTED")
     a.execute("DELETE FROM c WHERE k = 1")
     a.execute("UPDATE c SET k = 20, n = 5 WHERE k = 2")  # (no longer matches b's WHERE)
-    thread, outcome = _in_thread(lambda: b.execute("UPDATE c SET n = n + 1 WHERE n = 0").rowcount)
-    try:
-        _waiting(b)
-        a.commit()
-        thread.join(10)
-    finally:
-        a.rollback()
-        thread.join(10)
-    assert outcome == [1]
+    assert _after_waiting(a, b, "UPDATE c SET n = n + 1 WHERE n = 0") == [1]
     b.commit()
     assert rows(setup, "c") == [(3, 1), (20, 5)]

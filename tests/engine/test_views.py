@@ -8,7 +8,7 @@ import pytest
 
 import txlake
 from txlake.storage.warehouse import Warehouse
-from tests.conftest import run_python
+from tests.conftest import commit_each, run_python
 
 
 @pytest.fixture
@@ -110,14 +110,7 @@ def test_serializable_reads_through_a_view_count_as_reads_of_its_table(connect, 
     assert q(s2, "SELECT * FROM tv") == [(60,)]
     s1.execute("UPDATE t SET n = n + 1 WHERE id = 1")
     s2.execute("UPDATE u SET n = n + 1 WHERE id = 1")
-    outcomes = []
-    for s in (s1, s2):
-        try:
-            s.commit()
-            outcomes.append("ok")
-        except txlake.Error as e:
-            outcomes.append(e.sqlstate)
-            s.rollback()
+    outcomes = commit_each(s1, s2)
     assert outcomes == ["ok", "40001"]
 
 
