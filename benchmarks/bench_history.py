@@ -13,7 +13,6 @@ import os
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 
@@ -99,7 +98,7 @@ def main() -> None:
             runs["pypaimon 2.1.0"] = paimon
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    print(f"\ncommit latency (ms, median of 10 around the Nth commit), one-row autocommit INSERTs into one table\n")
+    print("\ncommit latency (ms, median of 10 around the Nth commit), one-row autocommit INSERTs into one table\n")
     header = f"{'engine':18}" + "".join(f" {'#' + str(p):>9}" for p in points) + f" {'total s':>9}"
     print(header)
     print("-" * len(header))

@@ -80,7 +80,7 @@ def run_txlake(path: str, level: str, threads: int, seconds: float, accounts: in
 
 def run_sqlite(path: str, threads: int, seconds: float, accounts: int) -> float:
     con = sqlite3.connect(path)
-    con.executescript(f"""
+    con.executescript("""
         PRAGMA journal_mode=WAL;
         CREATE TABLE IF NOT EXISTS accounts (aid INT PRIMARY KEY, bid INT, abalance INT);
         CREATE TABLE IF NOT EXISTS tellers (tid INT PRIMARY KEY, bid INT, tbalance INT);

@@ -142,7 +142,8 @@ class UndefinedObject(ProgrammingError):
 
 
 class WrongObjectType(ProgrammingError):
-    """42809: DROP TABLE of a view, DROP VIEW of a table, ALTER TABLE of a view."""
+    """42809: DROP TABLE of a view, DROP VIEW of a table, ALTER TABLE of a view, COPY of a view or
+    from a directory."""
 
     sqlstate = "42809"
 
@@ -203,12 +204,6 @@ class BadCopyFileFormat(DataError):
 
 class InvalidDatetimeFormat(DataError):
     sqlstate = "22007"
-
-
-class WrongObjectType(ProgrammingError):
-    """42809, e.g. COPY FROM a directory."""
-
-    sqlstate = "42809"
 
 
 class DatatypeMismatch(ProgrammingError):

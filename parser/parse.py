@@ -134,7 +134,7 @@ def _offset(text: str, line: int | None, col: int | None, token: str | None) -> 
     if token and "\n" not in token:
         col = max(col - len(token) + 1, 1)
     lines = text.split("\n")
-    return sum(len(l) + 1 for l in lines[: line - 1]) + col
+    return sum(len(text_line) + 1 for text_line in lines[: line - 1]) + col
 
 
 # --- conversion from sqlglot trees -------------------------------------------------------

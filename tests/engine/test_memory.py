@@ -11,7 +11,10 @@ from txlake.storage.fs import LocalFileSystem
 def test_cache_evicts_old_versions_files_before_the_newest_versions(tmp_path):
     store = DataFileStore(str(tmp_path), LocalFileSystem(durable=False), cache_bytes=3 * 8000)
     store.hot_paths = lambda: frozenset({"hot-1", "hot-2"})
-    batch = lambda: pa.table({"x": pa.array(range(1000), pa.int64())})  # 8000 bytes each
+
+    def batch():
+        return pa.table({"x": pa.array(range(1000), pa.int64())})  # 8000 bytes each
+
     for path in ("hot-1", "old-1", "hot-2", "old-2"):   # hot-1 is the least recently used
         store._put(path, batch())
     assert set(store._cache) == {"hot-1", "hot-2", "old-2"}

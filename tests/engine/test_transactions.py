@@ -193,8 +193,10 @@ def test_release_keeps_the_work_and_forgets_the_savepoint(c, connect):
             c.execute(f"ROLLBACK TO {name}")
         assert info.value.sqlstate == "3B001"
         c.rollback()
-        c.execute("SAVEPOINT a"); c.execute("INSERT INTO t VALUES (3, 30)")
-        c.execute("SAVEPOINT b"); c.execute("INSERT INTO t VALUES (4, 40)")
+        c.execute("SAVEPOINT a")
+        c.execute("INSERT INTO t VALUES (3, 30)")
+        c.execute("SAVEPOINT b")
+        c.execute("INSERT INTO t VALUES (4, 40)")
         c.execute("RELEASE a")
     c.commit()
     assert committed(connect) == INITIAL + [(3, 30), (4, 40)]
