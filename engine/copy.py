@@ -38,7 +38,7 @@ from txlake import errors
 from txlake.engine import pg_text
 from txlake.engine.executor import Context, Executor, Result, _default_sql, python_rows
 from txlake.parser import statements as st
-from txlake.parser.semantics import BYTEA_MACRO, CLOCK_FUNCTION
+from txlake.parser.semantics import BYTEA_MACRO, CLOCK_FUNCTION, SPECIAL_DAYS
 from txlake.storage import keys as pk
 from txlake.storage.commit import key_text
 from txlake.storage.schema import Column
@@ -421,7 +421,8 @@ def _time_input(field: str, type_sql: str) -> str:
     """A date or timestamp field as PostgreSQL reads it, with its special inputs: ``now`` (the
     transaction's start), ``today``, ``yesterday``, ``tomorrow`` (its day's midnight)."""
     day = f"CAST({CLOCK_FUNCTION}() AS DATE)"
-    cases = {"now": f"{CLOCK_FUNCTION}()", "today": day, "yesterday": f"{day} - 1", "tomorrow": f"{day} + 1"}
+    cases = {word: f"{CLOCK_FUNCTION}()" if days is None else f"{day} + {days}"
+             for word, days in SPECIAL_DAYS.items()}
     whens = " ".join(f"WHEN '{word}' THEN CAST({sql} AS {type_sql})" for word, sql in cases.items())
     return f"CASE lower(trim({field})) {whens} ELSE TRY_CAST({field} AS {type_sql}) END"
 

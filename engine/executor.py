@@ -180,8 +180,12 @@ class Context:
         left = max(self.deadline - time.monotonic(), NOWAIT)
         return left if not self.lock_timeout else min(self.lock_timeout, left)
 
+    def lookup(self, name: st.TableName) -> TableVersion | None:
+        """The table or view ``name`` names, as this transaction sees it (None: there is none)."""
+        return self.txn.table(self.catalog, *self.locate(name))
+
     def resolve(self, name: st.TableName) -> TableVersion:
-        version = self.txn.table(self.catalog, *self.locate(name))
+        version = self.lookup(name)
         if version is None:
             raise errors.UndefinedTable(f'relation "{name}" does not exist')
         return version
@@ -1141,10 +1145,13 @@ class Executor:
             return found, version
         # READ COMMITTED: re-evaluate the changed rows in the newest committed version
         if version.schema.primary_key:
-            old_keys = [k[2] for k in (keys[i] for i in changed)]
-            newest = list(pk.find(self.store, version, old_keys).values())
-            if len(newest) < len(old_keys):  # a key gone: deleted, or the row's key was updated
-                newest, version = self._newest_keyed_rows(ctx, version, changed, keys, rowids)
+            old_keys = [keys[i][2] for i in changed]
+            by_key = pk.find(self.store, version, old_keys)
+            gone = [i for i in changed if keys[i][2] not in by_key]  # deleted, or its key was updated
+            if gone:
+                newest, version = self._newest_keyed_rows(ctx, version, gone, rowids, old_keys, by_key)
+            else:
+                newest = list(by_key.values())
         else:
             newest = []
             for i in changed:  # (a wait on the way moves the transaction's view on: the version goes with it)
@@ -1230,21 +1237,22 @@ class Executor:
             raise self._duplicate(version, next(iter(hidden)))
         return version
 
-    def _newest_keyed_rows(self, ctx: Context, version: TableVersion, changed: list[int], keys: list,
-                           rowids) -> tuple[list[int], TableVersion]:
-        """READ COMMITTED, a table with a primary key: the newest versions of the ``changed``
-        rows, found by their keys - or, for a row whose key an UPDATE changed, by its update
-        chain (``_newest_row``, locking its new key), as PostgreSQL follows a row to its
-        newest version whatever changed in it; a row deleted is no longer there. (Found by key
-        alone, a row whose key another transaction updated meanwhile was skipped.)"""
-        followed = []
-        for i in changed:
-            if not pk.find(self.store, version, [keys[i][2]]):
-                rowid, version = self._newest_row(ctx, version, int(rowids[i]))
-                if rowid is not None:
-                    followed.append(rowid)
-        found = pk.find(self.store, version, [keys[i][2] for i in changed])  # (in the version it ended in)
-        return list(dict.fromkeys([*found.values(), *_relocated_ids(followed, version)])), version
+    def _newest_keyed_rows(self, ctx: Context, version: TableVersion, gone: list[int], rowids, old_keys: list,
+                           by_key: dict) -> tuple[list[int], TableVersion]:
+        """READ COMMITTED, a table with a primary key: the newest versions of the changed rows -
+        found by their ``old_keys``, and those ``gone`` from them followed along their update
+        chains (``_newest_row``, locking the new key), as PostgreSQL follows a row to its newest
+        version whatever changed in it; a row deleted is no longer there. (Found by key alone, a
+        row whose key another transaction updated meanwhile was skipped.) ``by_key``: the rows
+        ``old_keys`` found in ``version``."""
+        start, followed = version, []
+        for i in gone:
+            rowid, version = self._newest_row(ctx, version, int(rowids[i]))
+            if rowid is not None:
+                followed.append(rowid)
+        if version is not start:  # (a wait on the way moved the view on: the keys found again there)
+            by_key = pk.find(self.store, version, old_keys)
+        return list(dict.fromkeys([*by_key.values(), *_relocated_ids(followed, version)])), version
 
     def _newest_row(self, ctx: Context, version: TableVersion, rowid: int) -> tuple[int | None, TableVersion]:
         """Follow a row's update chain (a table without a primary key, or a row whose key was
@@ -1585,7 +1593,7 @@ class Executor:
         kind, other, other_kind = ("view", "table", "TABLE") if views else ("table", "view", "VIEW")
         targets, notices = [], []
         for name in names:
-            version = ctx.txn.table(ctx.catalog, *ctx.locate(name))
+            version = ctx.lookup(name)
             if version is None:
                 if not if_exists:
                     raise errors.UndefinedTable(f'{kind} "{name}" does not exist')
@@ -1671,7 +1679,7 @@ class Executor:
         return schema.evolve(tuple(changed if c is col else c for c in schema.columns)), data
 
     def alter_table(self, ctx: Context, stmt: st.AlterTable, params) -> Result:
-        version = ctx.txn.table(ctx.catalog, *ctx.locate(stmt.table))
+        version = ctx.lookup(stmt.table)
         if version is None:
             if stmt.if_exists:
                 return Result(status="ALTER TABLE", notice=f'relation "{stmt.table}" does not exist, skipping')
@@ -2186,28 +2194,24 @@ def _same_name_column(schema: TableSchema, name: str) -> Column | None:
 
 
 def _refuse_identity_values(schema: TableSchema, columns: list[str], source) -> None:
-    """428C9 if an INSERT gives a GENERATED ALWAYS AS IDENTITY column a value: a VALUES row
-    whose value for it is not DEFAULT, or a query, whose rows give every column listed
-    (``insert_projections`` checks a query that gives fewer than all of a table's columns)."""
-    for col in schema.columns:
-        if not col.always or col.name not in columns or source is None:
-            continue
-        i = columns.index(col.name)
-        if isinstance(source, exp.Values):
-            given = [row.expressions[i] for row in source.expressions if i < len(row.expressions)]
-            if all(isinstance(v, exp.Var) and v.name.upper() == "DEFAULT" for v in given):
-                continue
-        elif len(columns) == len(schema.columns) and columns is schema.names:
-            continue  # (INSERT ... SELECT without a column list: how many it gives is known when bound)
-        raise _identity_error(col, "insert a non-DEFAULT value into")
+    """428C9 if a VALUES row gives a GENERATED ALWAYS AS IDENTITY column anything but DEFAULT
+    (a query's rows: ``insert_projections``, which knows how many columns they give)."""
+    if not schema.always or not isinstance(source, exp.Values):
+        return
+    for i, name in enumerate(columns):
+        if name in schema.always and any(
+                not (isinstance(row.expressions[i], exp.Var) and row.expressions[i].name.upper() == "DEFAULT")
+                for row in source.expressions if i < len(row.expressions)):
+            raise _identity_error(schema.column(name), "insert a non-DEFAULT value into")
 
 
 def _refuse_identity_updates(schema: TableSchema, assigned, defaults) -> None:
     """428C9 for an UPDATE SET (or ON CONFLICT DO UPDATE SET) of a GENERATED ALWAYS AS
     IDENTITY column to anything but DEFAULT."""
+    if not schema.always:
+        return
     for name in assigned:
-        col = schema.column(name)
-        if col is not None and col.always and name not in defaults:
+        if name in schema.always and name not in defaults:
             raise errors.ProgrammingError(
                 f'column "{name}" can only be updated to DEFAULT\nDETAIL:  Column "{name}" is an identity '
                 "column defined as GENERATED ALWAYS.", sqlstate="428C9")

@@ -186,8 +186,7 @@ class Session:
             return Result(status="COMMIT", notice="there is no transaction in progress", severity="WARNING")
         self.txn = None
         if txn.state is TxnState.FAILED:
-            self._end_settings(txn, committed=False)
-            self.db.abort(txn)
+            self._abort_block(txn)
             return Result(status="ROLLBACK")
         self._end_block(txn, self.db.commit)
         return Result(status="COMMIT")
@@ -206,8 +205,7 @@ class Session:
         if txn is None:
             return Result(status="ROLLBACK", notice="there is no transaction in progress", severity="WARNING")
         self.txn = None
-        self._end_settings(txn, committed=False)
-        self.db.abort(txn)
+        self._abort_block(txn)
         return Result(status="ROLLBACK")
 
     # --- settings a transaction changed (PostgreSQL: SET is undone by a rollback, SET LOCAL
@@ -259,6 +257,11 @@ class Session:
         for name, old, _, _ in reversed(txn.settings_changed[since:]):
             self._put_setting(name, old)
         del txn.settings_changed[since:]
+
+    def _abort_block(self, txn: Transaction) -> None:
+        """ROLLBACK (or the COMMIT / PREPARE of a failed block): the settings it changed undone."""
+        self._end_settings(txn, committed=False)
+        self.db.abort(txn)
 
     def _end_block(self, txn: Transaction, finish) -> None:
         """``finish(txn)`` (its COMMIT or PREPARE), then the settings it changed kept - or, if
@@ -564,8 +567,7 @@ class Session:
             return Result(status="ROLLBACK", notice="there is no transaction in progress", severity="WARNING")
         self.txn = None
         if txn.state is TxnState.FAILED:  # as PostgreSQL: a failed block is rolled back
-            self._end_settings(txn, committed=False)
-            self.db.abort(txn)
+            self._abort_block(txn)
             return Result(status="ROLLBACK")
         self._end_block(txn, lambda t: self.db.prepare(t, stmt.gid))
         return Result(status="PREPARE TRANSACTION")

@@ -100,7 +100,7 @@ def expand(ctx: Context, stmt: st.Statement) -> st.Statement:
         return _parts_expanded(ctx, stmt, source=stmt.source, on=stmt.on, returning=stmt.returning)
     if isinstance(stmt, st.Copy):
         if stmt.table is not None:  # (PostgreSQL's words: COPY names a table; a query may read views)
-            version = ctx.txn.table(ctx.catalog, *ctx.locate(stmt.table))
+            version = ctx.lookup(stmt.table)
             if version is not None and version.is_view:
                 raise errors.WrongObjectType(
                     f'cannot copy from view "{version.name}"\nHINT:  Try the COPY (SELECT ...) TO variant.'
@@ -137,7 +137,7 @@ def _parts_expanded(ctx: Context, stmt, **parts):
 
 
 def _refuse_write(ctx: Context, name: st.TableName, verb: str) -> None:
-    version = ctx.txn.table(ctx.catalog, *ctx.locate(name))
+    version = ctx.lookup(name)
     if version is not None and version.is_view:
         raise errors.ObjectNotInPrerequisiteState(
             f'cannot {verb} view "{version.name}"\n'
@@ -147,7 +147,7 @@ def _refuse_write(ctx: Context, name: st.TableName, verb: str) -> None:
 
 def refuse_view(ctx: Context, name: st.TableName, wanted: str) -> TableVersion | None:
     """The relation ``name`` names; 42809 if it is a view where a ``wanted`` (table) must be."""
-    version = ctx.txn.table(ctx.catalog, *ctx.locate(name))
+    version = ctx.lookup(name)
     if version is not None and version.is_view:
         raise errors.WrongObjectType(f'"{version.name}" is not a {wanted}')
     return version
@@ -177,7 +177,7 @@ def _view_named(ctx: Context, node: exp.Expression, ctes: set[str]) -> TableVers
     name = table_name(node)
     if (name.db is None and name.name in ctes) or catalog_views.view(name.db, name.name) is not None:
         return None
-    version = ctx.txn.table(ctx.catalog, *ctx.locate(name))
+    version = ctx.lookup(name)
     if version is None or not version.is_view:
         return None
     if node.args.get("version") or node.args.get("when"):
@@ -326,7 +326,7 @@ def _declared_types(ctx: Context, query: exp.Expression, types: list[str]) -> li
     name = table_name(source)
     if catalog_views.view(name.db, name.name) is not None:
         return types
-    version = ctx.txn.table(ctx.catalog, *ctx.locate(name))
+    version = ctx.lookup(name)
     declared = {n.lower(): t for n, t in version.column_types()} if version is not None else {}
     result = list(types)
     for i, projection in enumerate(query.expressions[:len(types)]):
@@ -486,7 +486,7 @@ def alter_view(ex: Executor, ctx: Context, stmt: st.AlterView, params) -> Result
     commit: other sessions see one or the other); refused while other views read it, which
     name it (0A000). ``ALTER VIEW v RENAME COLUMN a TO b``: the definition's column renamed
     (its query gives the columns by position)."""
-    version = ctx.txn.table(ctx.catalog, *ctx.locate(stmt.view))
+    version = ctx.lookup(stmt.view)
     if version is None:
         if stmt.if_exists:
             return Result(status="ALTER VIEW", notice=f'relation "{stmt.view}" does not exist, skipping')

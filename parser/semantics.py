@@ -657,17 +657,17 @@ def _cast(node: exp.Cast) -> exp.Expression:
 
 
 # PostgreSQL's special date / time inputs DuckDB does not take: days from the transaction's start
-_SPECIAL_DAYS = {"now": None, "today": 0, "yesterday": -1, "tomorrow": 1}
+SPECIAL_DAYS = {"now": None, "today": 0, "yesterday": -1, "tomorrow": 1}
 
 
 def _special_time(node: exp.Cast) -> exp.Expression:
     """``'now'::timestamp`` is the transaction's start, ``'today'`` (``'yesterday'``,
     ``'tomorrow'``) its day's midnight, as PostgreSQL reads them (DuckDB refused them, 22007)."""
     value = node.this
-    if not (isinstance(value, exp.Literal) and value.is_string and value.this.strip().lower() in _SPECIAL_DAYS) \
+    if not (isinstance(value, exp.Literal) and value.is_string and value.this.strip().lower() in SPECIAL_DAYS) \
             or not node.to.is_type(exp.DType.DATE, exp.DType.TIMESTAMP, exp.DType.TIMESTAMPNTZ, exp.DType.TIMESTAMPTZ):
         return node
-    days = _SPECIAL_DAYS[value.this.strip().lower()]
+    days = SPECIAL_DAYS[value.this.strip().lower()]
     start = exp.Anonymous(this=CLOCK_FUNCTION)
     if days is not None:
         start = exp.cast(start, "DATE")

@@ -11,6 +11,7 @@ checkpointed and seen by other processes exactly as a table's creation is.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 
 import pyarrow as pa
@@ -238,6 +239,11 @@ class TableSchema:
     @property
     def names(self) -> list[str]:
         return [c.name for c in self.columns]
+
+    @functools.cached_property
+    def always(self) -> frozenset[str]:
+        """The GENERATED ALWAYS AS IDENTITY columns (asked at every INSERT and UPDATE)."""
+        return frozenset(c.name for c in self.columns if c.always)
 
     def column(self, name: str) -> Column | None:
         for c in self.columns:
