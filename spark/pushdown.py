@@ -8,7 +8,7 @@ so skipping is purely an optimisation and never changes results.
 Floating-point columns: Parquet min/max leave NaN out, and neither they nor the footer say
 whether a column holds NaN (Parquet writers record no NaN count; pyarrow, which writes txlake's
 files, none at all). In Spark NaN is the largest double and equals itself, so a file of a DOUBLE
-or FLOAT column is kept whenever the filter may be true for NaN (``> x``, ``>= x``), or compares
+or FLOAT (REAL) column is kept whenever the filter may be true for NaN (``> x``, ``>= x``), or compares
 with NaN at all (``< NaN`` holds for every other number).
 """
 
@@ -24,7 +24,10 @@ from pyspark.sql.datasource import (EqualNullSafe, EqualTo, GreaterThan, Greater
 from txlake.storage.schema import TableSchema
 
 _COMPARISONS = (EqualTo, EqualNullSafe, GreaterThan, GreaterThanOrEqual, LessThan, LessThanOrEqual, In)
-_ORDERED_KINDS = {"SMALLINT", "INT", "BIGINT", "DOUBLE", "DECIMAL", "VARCHAR", "DATE", "TIMESTAMP", "BOOLEAN"}
+# (a REAL filter's value arrives as the float32 it compares with, a TIMESTAMPTZ one's as an
+# instant in UTC, as their footers' statistics are)
+_ORDERED_KINDS = {"SMALLINT", "INT", "BIGINT", "REAL", "DOUBLE", "DECIMAL", "VARCHAR", "DATE", "TIMESTAMP",
+                  "TIMESTAMPTZ", "BOOLEAN"}
 
 
 def usable(f, schema: TableSchema) -> bool:

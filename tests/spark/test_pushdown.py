@@ -64,3 +64,34 @@ def test_filters_are_anded_and_unusable_ones_are_ignored(footer):
     assert not pushdown.usable(StringStartsWith(("s",), "k"), SCHEMA)
     assert not pushdown.usable(EqualTo(("missing",), 1), SCHEMA)
     assert not pushdown.usable(EqualTo(("s", "inner"), 1), SCHEMA)
+
+
+def test_real_and_timestamptz_files_are_skipped_by_their_statistics(tmp_path):
+    """Spark hands a REAL filter the float32 it compares with (``r > 0.1`` arrives as
+    ``r >= 0.10000000149011612``) and a TIMESTAMPTZ one an instant in UTC, whatever the session's
+    time zone; the footers hold the same."""
+    schema = TableSchema(0, (Column(0, "r", ColumnType("REAL")), Column(1, "at", ColumnType("TIMESTAMPTZ"))), (), 1)
+    utc = datetime.timezone.utc
+    path = tmp_path / "f.parquet"
+    pq.write_table(pa.table({
+        "r": pa.array([0.1, 0.5, 2.5], pa.float32()),
+        "at": pa.array([datetime.datetime(2024, 1, 1, h, tzinfo=utc) for h in (0, 6, 12)],
+                       pa.timestamp("us", tz="UTC")),
+    }), path)
+    footer = pq.ParquetFile(path).metadata
+    r01 = float(pa.array([0.1], pa.float32())[0].as_py())
+    tokyo = datetime.timezone(datetime.timedelta(hours=9))
+    cases = [
+        (GreaterThanOrEqual(("r",), r01), True), (LessThan(("r",), r01), False), (EqualTo(("r",), r01), True),
+        (GreaterThan(("r",), 2.5), True),  # REAL is floating: a NaN may be there and pass
+        (LessThan(("r",), 0.05), False),
+        (GreaterThan(("at",), datetime.datetime(2024, 1, 1, 12, tzinfo=utc)), False),
+        (GreaterThan(("at",), datetime.datetime(2024, 1, 1, 11, tzinfo=utc)), True),
+        # the same instant written in another zone compares as that instant
+        (GreaterThan(("at",), datetime.datetime(2024, 1, 1, 21, tzinfo=tokyo)), False),
+        (LessThan(("at",), datetime.datetime(2024, 1, 1, 9, tzinfo=tokyo)), False),
+        (LessThanOrEqual(("at",), datetime.datetime(2024, 1, 1, 9, tzinfo=tokyo)), True),
+    ]
+    for f, expected in cases:
+        assert pushdown.usable(f, schema), f
+        assert pushdown.may_match(footer, [f]) is expected, f

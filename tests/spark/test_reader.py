@@ -36,3 +36,22 @@ def test_a_temporary_view_reads_the_snapshot_of_its_creation(spark, engine, wh):
     assert engine.execute("SELECT count(*) FROM acc").fetchone() == (3,)
     spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW pinned USING txlake OPTIONS (path '{wh}/acc')")
     assert spark.sql("SELECT count(*) FROM pinned").first()[0] == 3
+
+
+def test_filters_on_real_and_timestamptz_columns(spark, engine, wh):
+    """Both may skip files by their statistics: a filter's answer is the same as without."""
+    engine.execute("CREATE TABLE m (id INT, r REAL, at TIMESTAMPTZ)")
+    for lo in (0, 1000):  # two Parquet files of disjoint ranges
+        engine.execute(f"INSERT INTO m SELECT i, i / 10.0, TIMESTAMPTZ '2024-01-01 00:00:00+00' "
+                       f"+ i * INTERVAL 1 MINUTE FROM range({lo}, {lo + 1000}) t(i)")
+    df = spark.read.format("txlake").load(f"{wh}/m")
+    zone = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", "Asia/Tokyo")
+    try:
+        assert sorted(r.id for r in df.filter("r > 199.85").collect()) == [1999]
+        assert sorted(r.id for r in df.filter("r < 0.1").collect()) == [0]
+        # 2024-01-01 09:00 in Tokyo is midnight UTC: minute 0 is id 0; minute 1999 is 09:19 UTC
+        assert sorted(r.id for r in df.filter("at <= timestamp'2024-01-01 09:00:00'").collect()) == [0]
+        assert sorted(r.id for r in df.filter("at >= timestamp'2024-01-02 18:19:00'").collect()) == [1999]
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", zone)
