@@ -1261,7 +1261,7 @@ class Executor:
         None if the chain ends in a delete. Chains are this process's commits': a row another
         process may have changed is 40001."""
         while True:
-            successor = self.db.successor(version.table_id, rowid)
+            successor = self._successor(version, rowid)
             if successor is None:
                 wh = self.db.warehouse
                 if version.table_id in wh.foreign_writes(ctx.txn.snapshot.csn, wh.latest.csn):
@@ -1273,10 +1273,8 @@ class Executor:
                 raise errors.SerializationFailure("could not serialize access due to concurrent update")
             rowid = successor if where is None else (where[0] << 32) | where[1]
             if where is None or where[1] in version.deleted(where[0]):
-                # updated again or deleted (a one-row file leaves with its row): keep following,
-                # from the id its updater saw it by (moved by a compaction, or not)
-                if rowid != successor and self.db.successor(version.table_id, rowid) is None:
-                    rowid = successor
+                # updated again or deleted (a one-row file leaves with its row): keep following
+                rowid = successor
                 continue
             if not self.db.locks.acquire(ctx.txn, self._row_lock_key(version, rowid), ctx.lock_wait):
                 return rowid, version
@@ -1284,6 +1282,16 @@ class Executor:
             if latest is None or not _changed_since(rowid, version, latest):
                 return rowid, version
             version = ctx.txn.rebase(version.table_id, version, latest)  # changed while we waited: again
+
+    def _successor(self, version: TableVersion, rowid: int) -> int | None:
+        """The row that replaced ``rowid`` (an id of an older version than ``version``) in a
+        committed UPDATE, if any. Its updater may have seen it moved by a compaction since:
+        the chain is recorded from the id the updater saw it by."""
+        for fid, pos in version.whereabouts(rowid >> 32, rowid & 0xFFFFFFFF):
+            successor = self.db.successor(version.table_id, (fid << 32) | pos)
+            if successor is not None:
+                return successor
+        return None
 
     def _row_lock_key(self, version: TableVersion, rowid: int) -> tuple:
         """The lock of row ``rowid``: its primary key's, or (a table without one) its id's."""

@@ -566,6 +566,18 @@ class TableVersion:
             file_id, pos = new_id, offset + pos - (dead.rank(pos) if dead else 0)
         return file_id, pos
 
+    def whereabouts(self, file_id: int, pos: int):
+        """Row (file_id, pos) of an older version, then each place compactions moved it to, up
+        to where it is in this version (``locate``'s steps, the first included): an updater
+        that saw the row at any of them recorded its update chain from there."""
+        yield file_id, pos
+        while self.file(file_id) is None and file_id in self.moved:
+            new_id, offset, dead, _ = self.moved[file_id]
+            if pos in dead:
+                return
+            file_id, pos = new_id, offset + pos - (dead.rank(pos) if dead else 0)
+            yield file_id, pos
+
     def lineage_lost(self, file_id: int) -> bool:
         """Is ``file_id`` gone from this version such that ``locate`` cannot tell whether its
         rows were deleted or moved by a compaction whose lineage was forgotten? Callers that

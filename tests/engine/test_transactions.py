@@ -1464,6 +1464,32 @@ def test_read_committed_follows_a_row_whose_key_another_transaction_updated(c, c
     assert rows(setup, "c") == [(2, 1), (10, 1)]
 
 
+def test_read_committed_follows_a_key_update_made_after_a_compaction_moved_the_row(c, connect):
+    """The updater recorded the row's update chain from where the compaction had moved it, not
+    from where the waiting statement's snapshot saw it: the chain was not found there, the row
+    was taken for deleted and skipped - a lost update of a whole-table UPDATE (found by a soak
+    run: the total of a bank's balances drifted)."""
+    setup = connect(autocommit=True)
+    setup.execute("CREATE TABLE c (k INT PRIMARY KEY, n INT)")
+    for k in range(4):  # (a file each: the compaction moves every row)
+        setup.execute("INSERT INTO c VALUES (?, 0)", (k,))
+    a, b = c, connect(isolation_level="READ COMMITTED")
+    a.execute("UPDATE c SET n = 5 WHERE k = 0")
+    thread, outcome = _in_thread(lambda: b.execute("UPDATE c SET n = n + 1").rowcount)
+    try:
+        _waiting(b)  # (its snapshot is from before the compaction)
+        assert setup.execute("CALL txlake.compact('c')").fetchone()[1] == 4
+        setup.execute("UPDATE c SET k = 30 WHERE k = 3")
+        a.commit()
+        thread.join(10)
+    finally:
+        a.rollback()
+        thread.join(10)
+    assert outcome == [4]
+    b.commit()
+    assert rows(setup, "c") == [(0, 6), (1, 1), (2, 1), (30, 1)]
+
+
 def _after_waiting(a, b, sql):
     """``b`` runs ``sql`` in a thread, which waits for a row lock ``a`` holds; ``a`` commits;
     what the statement came to (its rowcount, or its error)."""
