@@ -658,10 +658,12 @@ class TableVersion:
                 others = tuple(f for f in others if f.file_id not in gone)
         new_others = []
         for f in added:
+            if f.file_id in gone:  # (every row deleted at once: it never joins the version)
+                continue
             key = one_row_key(f, width)
             if key is None:
                 new_others.append(f)
-            elif f.file_id not in gone:
+            else:
                 if keys is memo[0]:
                     keys = dict(keys)
                 keys[key] = f.file_id

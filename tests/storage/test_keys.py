@@ -140,6 +140,7 @@ def test_the_one_row_file_index_carried_from_version_to_version_matches_a_rebuil
     version = TableVersion("tid", "default", "t", INT_KEY, (), {}, 1)
     version.one_row_files()
     live: dict[int, int] = {}  # key -> file id of the one-row files
+    multi: list[int] = []  # the committed multi-row files
     next_id = 1
     for step in range(300):
         added, deleted, removed = [], {}, frozenset()
@@ -150,8 +151,14 @@ def test_the_one_row_file_index_carried_from_version_to_version_matches_a_rebuil
                 deleted[live[key]] = FrozenBitMap([0])
             added.append(DataFile(next_id, f"p{next_id}", 1, 0, 10, key_bounds=((key, key),)))
             live[key] = next_id
-        elif op < 0.65:  # a multi-row file (keys outside the one-row ones)
+        elif op < 0.6:  # a multi-row file (keys outside the one-row ones)
             added.append(DataFile(next_id, f"p{next_id}", 2, 0, 10, key_bounds=((100 + step, 200 + step),)))
+            multi.append(next_id)
+        elif op < 0.65:  # one whose every row is deleted at once: it never joins the version
+            added.append(DataFile(next_id, f"p{next_id}", 2, 0, 10, key_bounds=((100 + step, 200 + step),)))
+            deleted[next_id] = FrozenBitMap([0, 1])
+        elif op < 0.7 and multi:  # a compaction removing a multi-row file
+            removed = frozenset([multi.pop(rng.randrange(len(multi)))])
         elif op < 0.85:  # a DELETE of a one-row file's row
             key = rng.choice(sorted(live))
             deleted[live.pop(key)] = FrozenBitMap([0])
