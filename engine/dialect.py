@@ -13,9 +13,9 @@ import platform
 import duckdb
 import pyarrow as pa
 
-from txlake.parser.semantics import (BYTEA_IN, BYTEA_MACRO, DIVISOR_MACRO, ESCAPE_IN, ESCAPE_OUT, LN_MACRO,
-                                     LOG10_MACRO, POWER_MACRO, REAL_MACRO, SQRT_MACRO, SUBSTRING_FROM_MACRO,
-                                     SUBSTRING_MACRO)
+from txlake.parser.semantics import (BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, BYTEA_IN, BYTEA_MACRO,
+                                     DIVISOR_MACRO, ESCAPE_IN, ESCAPE_OUT, LN_MACRO, LOG10_MACRO, POWER_MACRO,
+                                     REAL_MACRO, SQRT_MACRO, SUBSTRING_FROM_MACRO, SUBSTRING_MACRO)
 
 # settings DuckDB keeps per connection: every connection of a shared database needs them
 SESSION_SETUP = (
@@ -70,6 +70,12 @@ MACROS = (
     "WHEN isinf(CAST(x AS REAL)) AND NOT isinf(CAST(x AS DOUBLE)) THEN error('value out of range: overflow') "
     "WHEN CAST(x AS REAL) = 0 AND CAST(x AS DOUBLE) <> 0 THEN error('value out of range: underflow') "
     "ELSE CAST(x AS REAL) END",
+    # a condition that must be boolean (parser/semantics.py BOOLEAN_CONTEXTS): the value itself
+    # once bound (the optimizer drops the dead branch), but binding it calls a function that
+    # takes only a BOOLEAN, so that anything else fails there - at once, rows or none - naming
+    # its type (engine/errors_map.py makes that PostgreSQL's 42804)
+    *(f"CREATE MACRO {BOOLEAN_CHECK}{key}(x) AS CASE WHEN false THEN {BOOLEAN_FUNCTION}{key}(x) ELSE x END"
+      for key in BOOLEAN_CONTEXTS),
     f"CREATE MACRO {POWER_MACRO}(x, y) AS CASE WHEN x = 0 AND y < 0 THEN "
     "error('zero raised to a negative power is undefined') WHEN x < 0 AND y <> floor(y) THEN "
     "error('a negative number raised to a non-integer power yields a complex result') ELSE power(x, y) END",
@@ -144,7 +150,7 @@ def escape_out(data: bytes) -> str:
 
 def _vectorized(function, returns: str):
     """``function`` of one value as a DuckDB function of Arrow arrays (NULL stays NULL)."""
-    out_type = {"BLOB": pa.binary(), "VARCHAR": pa.string(), "BIGINT": pa.int64()}[returns]
+    out_type = {"BLOB": pa.binary(), "VARCHAR": pa.string(), "BIGINT": pa.int64(), "BOOLEAN": pa.bool_()}[returns]
 
     def run(values):
         return pa.array([None if v is None else function(v) for v in values.to_pylist()], out_type)
@@ -159,6 +165,8 @@ _FUNCTIONS = (
     (ESCAPE_OUT, escape_out, ["BLOB"], "VARCHAR"),
     ("length", len, ["BLOB"], "BIGINT"),
     ("strlen", len, ["BLOB"], "BIGINT"),
+    # (never called: see the BOOLEAN_CHECK macros)
+    *((BOOLEAN_FUNCTION + key, bool, ["BOOLEAN"], "BOOLEAN") for key in BOOLEAN_CONTEXTS),
 )
 
 

@@ -7,6 +7,7 @@ import re
 import duckdb
 
 from txlake import errors
+from txlake.parser.semantics import BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION
 
 
 # a number that does not fit its type (1000000000 for DECIMAL(10,2), '9223372036854775808' for
@@ -55,7 +56,8 @@ _NO_MATCH = re.compile(r"no function matches the given name and argument types '
 _TYPE_WORDS = {"INTEGER_LITERAL": "integer", "STRING_LITERAL": "unknown", "VARCHAR": "text", "BLOB": "bytea",
                "DOUBLE": "double precision", "FLOAT": "real", "INTEGER": "integer", "BIGINT": "bigint",
                "BOOLEAN": "boolean", "TIMESTAMP": "timestamp without time zone",
-               "TIMESTAMP WITH TIME ZONE": "timestamp with time zone", "INTERVAL": "interval", "DATE": "date"}
+               "TIMESTAMP WITH TIME ZONE": "timestamp with time zone", "INTERVAL": "interval", "DATE": "date",
+               "SMALLINT": "smallint", "TIME": "time without time zone", "UUID": "uuid"}
 _HINT = "HINT:  No function matches the given name and argument types. You might need to add explicit type casts."
 
 
@@ -66,10 +68,20 @@ def _function_message(message: str) -> str | None:
         return f"function {found['name']} does not exist\n{_HINT}"
     if (found := _NO_MATCH.search(message)) is not None:
         name, _, args = found["call"].partition("(")
-        types = [_TYPE_WORDS.get(t.strip(), "numeric" if t.strip().startswith("DECIMAL") else t.strip().lower())
-                 for t in args.rstrip(")").split(",") if t.strip()]
+        types = [_type_word(t) for t in args.rstrip(")").split(",") if t.strip()]
         return f"function {name}({', '.join(types)}) does not exist\n{_HINT}"
     return None
+
+
+# a condition that is no boolean (engine/dialect.py's BOOLEAN_CHECK macros): the function its
+# binding called, and the type DuckDB found
+_NOT_BOOLEAN = re.compile(rf"argument types '{BOOLEAN_FUNCTION}(?P<context>\w+)\((?P<type>.*)\)'")
+
+
+def _type_word(duck: str) -> str:
+    """PostgreSQL's name of DuckDB's type ``duck``."""
+    duck = duck.strip()
+    return _TYPE_WORDS.get(duck, "numeric" if duck.startswith("DECIMAL") or duck == "HUGEINT" else duck.lower())
 
 
 _DOMAIN_ERRORS = (("negative substring length", "22011"), ("square root of a negative", "2201F"),
@@ -108,6 +120,9 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.DataError(message, sqlstate="2201W")
         if "order term out of range" in text:
             return errors.ProgrammingError(message, sqlstate="42P10")
+        if (found := _NOT_BOOLEAN.search(message)) is not None:
+            return errors.DatatypeMismatch(f"argument of {BOOLEAN_CONTEXTS[found['context']]} must be type boolean, "
+                                           f"not type {_type_word(found['type'])}")
         if "no function matches" in text or "could not choose a best candidate" in text:
             return errors.ProgrammingError(_function_message(message) or message, sqlstate="42883")
         if "ambiguous" in text:

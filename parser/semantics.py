@@ -40,6 +40,9 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     - an integer literal in ``+``, ``-`` and ``*`` is an INTEGER, as PostgreSQL's int4
       constant is (DuckDB narrows it to the other operand's type: a smallint ``s + 1`` was a
       smallint, 22003 past 32767, where PostgreSQL's is an integer);
+    - a condition (WHERE, HAVING, JOIN ... ON, CASE WHEN, FILTER, an operand of AND, OR, NOT)
+      must be a boolean, as PostgreSQL's (42804; DuckDB cast ``WHERE 5`` to true): one that is
+      not boolean by its form is checked by DuckDB's binder (``_check_boolean_arguments``);
     - and the rewrites of ``_REWRITES``: row comparisons, SIMILAR TO, substring, make_interval,
       to_char, extract(second), math domain errors, casts to bytea (PostgreSQL's hex and escape
       input) and to real (22003 past a float4's range).
@@ -50,6 +53,7 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
                for select in tree.find_all(exp.Select, exp.Returning)]
     tree = transaction_clock(tree)
     _fold_aliases(tree)
+    _check_boolean_arguments(tree)
     for node in _outside_defaults(tree, exp.Column, *_IDENTITY_FUNCTIONS):
         if isinstance(node, exp.Column):
             if node.name.lower() in _NAME_KEYWORDS and not node.table and not node.this.quoted:
@@ -86,6 +90,52 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     for values in [v for v in tree.find_all(exp.Values) if not isinstance(v.parent, exp.Insert)]:
         tree = _values_columns(values, tree)
     return tree
+
+
+# the conditions PostgreSQL requires to be boolean, by what its message calls them: each is
+# checked by the DuckDB macro ``txl_boolean_<key>`` (engine/dialect.py), which is the condition
+# itself once bound - its dead branch calls ``txl_is_boolean_<key>(x)``, a function taking only
+# a BOOLEAN, so that binding anything else fails, naming the type (engine/errors_map.py)
+BOOLEAN_CONTEXTS = {"where": "WHERE", "having": "HAVING", "join_on": "JOIN/ON", "case_when": "CASE/WHEN",
+                    "filter": "FILTER", "and": "AND", "or": "OR", "not": "NOT"}
+BOOLEAN_CHECK, BOOLEAN_FUNCTION = "txl_boolean_", "txl_is_boolean_"
+# conditions boolean by their form: a comparison, a connective, a literal DuckDB casts as
+# PostgreSQL does (NULL, 'true'), a parameter (PostgreSQL's takes the type boolean there)
+_BOOLEAN_FORMS = (exp.Predicate, exp.Connector, exp.Not, exp.Boolean, exp.Null, exp.Placeholder, exp.Escape)
+
+
+def _check_boolean_arguments(tree: exp.Expression) -> None:
+    """Route each condition that is not boolean by its form (a column, a function, a CASE, a
+    number) through the check of its context (``BOOLEAN_CONTEXTS``); the usual conditions -
+    comparisons and their connectives - stay as they are, so the check costs their statements
+    nothing but this walk, once per statement text."""
+    for node in _outside_defaults(tree, exp.Where, exp.Having, exp.Join, exp.Case, exp.Connector, exp.Not):
+        if isinstance(node, exp.Where):
+            _check_condition(node, "this", "filter" if isinstance(node.parent, exp.Filter) else "where")
+        elif isinstance(node, exp.Having):
+            _check_condition(node, "this", "having")
+        elif isinstance(node, exp.Join):
+            _check_condition(node, "on", "join_on")
+        elif isinstance(node, exp.Case):
+            if node.args.get("this") is None:  # (a simple CASE x WHEN 1 compares; its WHENs are values)
+                for when in node.args.get("ifs") or ():
+                    _check_condition(when, "this", "case_when")
+        elif isinstance(node, (exp.And, exp.Or)):
+            _check_condition(node, "this", node.key)
+            _check_condition(node, "expression", node.key)
+        elif isinstance(node, exp.Not):
+            _check_condition(node, "this", "not")
+
+
+def _check_condition(parent: exp.Expression, key: str, context: str) -> None:
+    condition = parent.args.get(key)
+    inner = condition
+    while isinstance(inner, exp.Paren):
+        inner = inner.this
+    if condition is None or isinstance(inner, _BOOLEAN_FORMS) or (isinstance(inner, exp.Literal) and inner.is_string) \
+            or (isinstance(inner, exp.Cast) and inner.to.is_type(exp.DType.BOOLEAN)):
+        return
+    parent.set(key, exp.Anonymous(this=BOOLEAN_CHECK + context, expressions=[condition]))
 
 
 def _values_columns(values: exp.Values, tree: exp.Expression) -> exp.Expression:

@@ -1,0 +1,66 @@
+"""Statements PostgreSQL 16 answers differently than DuckDB would, found in QA: conditions that
+are no boolean, NULL arguments of functions, the types of aggregates, schema-qualified column
+references. Each test failed (or was accepted wrongly) before its fix."""
+
+import decimal
+
+import pytest
+
+import txlake
+
+
+@pytest.fixture
+def conn(connect):
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE t (k INT PRIMARY KEY, s SMALLINT, b BIGINT, r REAL, d DOUBLE PRECISION, "
+                 "n NUMERIC(10,2), v TEXT, f BOOLEAN, day DATE)")
+    conn.execute("INSERT INTO t VALUES (1, 2, 3, 1.5, 2.5, 3.25, 'x', true, '2024-01-01'), "
+                 "(2, 3, 4, 1.5, 2.5, 1, 'y', false, '2024-01-02')")
+    return conn
+
+
+def one(conn, sql, params=()):
+    return conn.execute(sql, params).fetchone()
+
+
+@pytest.mark.parametrize("sql, message", [
+    ("SELECT 1 WHERE 5", "argument of WHERE must be type boolean, not type integer"),
+    ("SELECT k FROM t WHERE k", "argument of WHERE must be type boolean, not type integer"),
+    ("SELECT k FROM t WHERE n", "argument of WHERE must be type boolean, not type numeric"),
+    ("SELECT k FROM t WHERE v", "argument of WHERE must be type boolean, not type text"),
+    ("SELECT k FROM t WHERE day", "argument of WHERE must be type boolean, not type date"),
+    ("SELECT k FROM t WHERE (SELECT 1)", "argument of WHERE must be type boolean, not type integer"),
+    ("SELECT count(*) FROM t GROUP BY k HAVING count(*)", "argument of HAVING must be type boolean, not type bigint"),
+    ("SELECT 1 FROM t JOIN t u ON 1", "argument of JOIN/ON must be type boolean, not type integer"),
+    ("SELECT CASE WHEN k THEN 1 END FROM t", "argument of CASE/WHEN must be type boolean, not type integer"),
+    ("SELECT count(*) FILTER (WHERE k) FROM t", "argument of FILTER must be type boolean, not type integer"),
+    ("SELECT 1 FROM t WHERE f AND k", "argument of AND must be type boolean, not type integer"),
+    ("SELECT 1 FROM t WHERE f OR s", "argument of OR must be type boolean, not type smallint"),
+    ("SELECT 1 FROM t WHERE NOT r", "argument of NOT must be type boolean, not type real"),
+    ("UPDATE t SET v = 'z' WHERE 1", "argument of WHERE must be type boolean, not type integer"),
+    ("DELETE FROM t WHERE k", "argument of WHERE must be type boolean, not type integer"),
+])
+def test_a_condition_that_is_no_boolean_is_refused(conn, sql, message):
+    """DuckDB cast the condition to boolean: WHERE 5 was true, DELETE ... WHERE k deleted every
+    row. PostgreSQL refuses it (42804) before it runs - also over no rows at all."""
+    with pytest.raises(txlake.ProgrammingError) as e:
+        conn.execute(sql)
+    assert (e.value.sqlstate, str(e.value)) == ("42804", message)
+    conn.execute("DELETE FROM t")  # (the same on an empty table)
+    with pytest.raises(txlake.ProgrammingError) as e:
+        conn.execute(sql)
+    assert e.value.sqlstate == "42804"
+
+
+def test_boolean_conditions_stay_as_they_were(conn):
+    assert conn.execute("SELECT k FROM t WHERE f").fetchall() == [(1,)]
+    assert conn.execute("SELECT k FROM t WHERE (NOT f) OR NULL ORDER BY k").fetchall() == [(2,)]
+    assert conn.execute("SELECT 1 WHERE NULL").fetchall() == []
+    assert conn.execute("SELECT 1 WHERE 'true'").fetchall() == [(1,)]  # (an untyped literal: read as boolean)
+    assert conn.execute("SELECT k FROM t WHERE ?", (True,)).fetchall() == [(1,), (2,)]
+    assert conn.execute("SELECT k FROM t WHERE coalesce(f, ?) ORDER BY k", (False,)).fetchall() == [(1,)]
+    assert conn.execute("SELECT CASE k WHEN 1 THEN 'one' END, CASE WHEN f THEN 'yes' ELSE 'no' END FROM t "
+                        "ORDER BY k").fetchall() == [("one", "yes"), (None, "no")]
+    assert one(conn, "SELECT count(*) FILTER (WHERE f) FROM t GROUP BY true HAVING bool_and(k > 0)") == (1,)
+    conn.execute("UPDATE t SET v = 'z' WHERE f")
+    assert conn.execute("SELECT k, v FROM t ORDER BY k").fetchall() == [(1, "z"), (2, "y")]
