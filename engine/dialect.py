@@ -13,9 +13,10 @@ import platform
 import duckdb
 import pyarrow as pa
 
-from txlake.parser.semantics import (BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, BYTEA_IN, BYTEA_MACRO,
-                                     DIVISOR_MACRO, ESCAPE_IN, ESCAPE_OUT, LN_MACRO, LOG10_MACRO, POWER_MACRO,
-                                     REAL_MACRO, SQRT_MACRO, SUBSTRING_FROM_MACRO, SUBSTRING_MACRO)
+from txlake.parser.semantics import (BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, BYTEA_IN, BYTEA_LENGTH,
+                                     BYTEA_MACRO, DIVISOR_MACRO, ESCAPE_IN, ESCAPE_OUT, LENGTH_MACRO, LN_MACRO,
+                                     LOG10_MACRO, POWER_MACRO, REAL_MACRO, SQRT_MACRO, SUBSTRING_FROM_MACRO,
+                                     SUBSTRING_MACRO)
 
 # settings DuckDB keeps per connection: every connection of a shared database needs them
 SESSION_SETUP = (
@@ -76,6 +77,10 @@ MACROS = (
     # its type (engine/errors_map.py makes that PostgreSQL's 42804)
     *(f"CREATE MACRO {BOOLEAN_CHECK}{key}(x) AS CASE WHEN false THEN {BOOLEAN_FUNCTION}{key}(x) ELSE x END"
       for key in BOOLEAN_CONTEXTS),
+    # length(): a bytea's bytes, else DuckDB's (text, bit, list) - a NULL or a ? of None text's -
+    # an integer, as PostgreSQL's (DuckDB's is a bigint)
+    f"CREATE MACRO {LENGTH_MACRO}(x BLOB) AS CAST({BYTEA_LENGTH}(x) AS INTEGER), "
+    "(x VARCHAR) AS CAST(length(x) AS INTEGER), (x) AS CAST(length(x) AS INTEGER)",
     f"CREATE MACRO {POWER_MACRO}(x, y) AS CASE WHEN x = 0 AND y < 0 THEN "
     "error('zero raised to a negative power is undefined') WHEN x < 0 AND y <> floor(y) THEN "
     "error('a negative number raised to a non-integer power yields a complex result') ELSE power(x, y) END",
@@ -157,13 +162,14 @@ def _vectorized(function, returns: str):
     return run
 
 
-# Python functions DuckDB calls: (name, function, parameter types, return type). length() and
-# strlen() (octet_length's) of a bytea are its bytes, as PostgreSQL's (DuckDB's take text only)
+# Python functions DuckDB calls: (name, function, parameter types, return type). length()
+# (LENGTH_MACRO's) and strlen() (octet_length's) of a bytea are its bytes, as PostgreSQL's
+# (DuckDB's take text only)
 _FUNCTIONS = (
     (BYTEA_IN, bytea_in, ["VARCHAR"], "BLOB"),
     (ESCAPE_IN, escape_in, ["VARCHAR"], "BLOB"),
     (ESCAPE_OUT, escape_out, ["BLOB"], "VARCHAR"),
-    ("length", len, ["BLOB"], "BIGINT"),
+    (BYTEA_LENGTH, len, ["BLOB"], "BIGINT"),
     ("strlen", len, ["BLOB"], "BIGINT"),
     # (never called: see the BOOLEAN_CHECK macros)
     *((BOOLEAN_FUNCTION + key, bool, ["BOOLEAN"], "BOOLEAN") for key in BOOLEAN_CONTEXTS),

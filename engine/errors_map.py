@@ -52,13 +52,16 @@ def _column_message(message: str) -> str:
 
 _NO_FUNCTION = re.compile(r"(?:scalar|table|aggregate|pragma) function with name (?P<name>\S+) does not exist", re.I)
 _NO_MATCH = re.compile(r"no function matches the given name and argument types '(?P<call>[^']+)'", re.I)
+_AMBIGUOUS = re.compile(r'could not choose a best candidate function for the function call "(?P<call>.+)"\. ', re.I)
 # DuckDB's type names in a call's text -> PostgreSQL's
-_TYPE_WORDS = {"INTEGER_LITERAL": "integer", "STRING_LITERAL": "unknown", "VARCHAR": "text", "BLOB": "bytea",
+_TYPE_WORDS = {"INTEGER_LITERAL": "integer", "STRING_LITERAL": "unknown", '"NULL"': "unknown", "VARCHAR": "text",
+               "BLOB": "bytea",
                "DOUBLE": "double precision", "FLOAT": "real", "INTEGER": "integer", "BIGINT": "bigint",
                "BOOLEAN": "boolean", "TIMESTAMP": "timestamp without time zone",
                "TIMESTAMP WITH TIME ZONE": "timestamp with time zone", "INTERVAL": "interval", "DATE": "date",
                "SMALLINT": "smallint", "TIME": "time without time zone", "UUID": "uuid"}
 _HINT = "HINT:  No function matches the given name and argument types. You might need to add explicit type casts."
+_AMBIGUOUS_HINT = "HINT:  Could not choose a best candidate function. You might need to add explicit type casts."
 
 
 def _function_message(message: str) -> str | None:
@@ -67,10 +70,14 @@ def _function_message(message: str) -> str | None:
     if (found := _NO_FUNCTION.search(message)) is not None:
         return f"function {found['name']} does not exist\n{_HINT}"
     if (found := _NO_MATCH.search(message)) is not None:
-        name, _, args = found["call"].partition("(")
-        types = [_type_word(t) for t in args.rstrip(")").split(",") if t.strip()]
-        return f"function {name}({', '.join(types)}) does not exist\n{_HINT}"
+        return f"function {_call_words(found['call'])} does not exist\n{_HINT}"
     return None
+
+
+def _call_words(call: str) -> str:
+    """DuckDB's ``f(INTEGER_LITERAL, "NULL")`` as PostgreSQL's ``f(integer, unknown)``."""
+    name, _, args = call.partition("(")
+    return f"{name}({', '.join(_type_word(t) for t in args.rstrip(')').split(',') if t.strip())})"
 
 
 # a condition that is no boolean (engine/dialect.py's BOOLEAN_CHECK macros): the function its
@@ -123,6 +130,9 @@ def translate(e: duckdb.Error) -> errors.Error:
         if (found := _NOT_BOOLEAN.search(message)) is not None:
             return errors.DatatypeMismatch(f"argument of {BOOLEAN_CONTEXTS[found['context']]} must be type boolean, "
                                            f"not type {_type_word(found['type'])}")
+        if (found := _AMBIGUOUS.search(message)) is not None:  # (PostgreSQL's too, for an untyped NULL)
+            return errors.ProgrammingError(f"function {_call_words(found['call'])} is not unique\n{_AMBIGUOUS_HINT}",
+                                           sqlstate="42725")
         if "no function matches" in text or "could not choose a best candidate" in text:
             return errors.ProgrammingError(_function_message(message) or message, sqlstate="42883")
         if "ambiguous" in text:

@@ -22,6 +22,8 @@ BYTEA_MACRO = "txl_bytea"
 REAL_MACRO = "txl_real"
 # engine/dialect.py's functions: byteain, and encode / decode in the escape format
 BYTEA_IN, ESCAPE_IN, ESCAPE_OUT = "txl_bytea_in", "txl_escape_in", "txl_escape_out"
+# length() of text, of a bytea (its bytes: BYTEA_LENGTH, engine/dialect.py's function), of the rest
+LENGTH_MACRO, BYTEA_LENGTH = "txl_length", "txl_bytea_length"
 
 
 def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
@@ -616,6 +618,14 @@ def _function(node: exp.Anonymous) -> exp.Expression:
 # PostgreSQL's sequence functions -> (engine/sequence_calls.py's, their number of arguments):
 # DuckDB's own nextval and currval are its sequences'
 _SEQUENCE_FUNCTIONS = {"nextval": ("txl_nextval", 1), "currval": ("txl_currval", 1), "setval": ("txl_setval", 2)}
+def _length(node: exp.Length) -> exp.Expression:
+    """``length(x)`` (``char_length``) through ``LENGTH_MACRO``, which takes a bytea's length as
+    its bytes and leaves the rest to DuckDB's: a NULL or a ``?`` of None is text's NULL, as
+    PostgreSQL resolves an untyped NULL (a DuckDB function of the name taking BLOB made DuckDB's
+    ``length(NULL)`` ambiguous, 42883)."""
+    return exp.Anonymous(this=LENGTH_MACRO, expressions=[node.this.copy()])
+
+
 # encode(bytea, format) / decode(text, format): DuckDB's functions for each format
 _ENCODINGS = {"hex": ("lower(hex({}))", "unhex({})"), "base64": ("to_base64({})", "from_base64({})"),
               "escape": (ESCAPE_OUT + "({})", ESCAPE_IN + "({})")}
@@ -731,6 +741,6 @@ _REWRITES = {
     exp.EQ: _row_comparison, exp.NEQ: _row_comparison, exp.In: _row_comparison, exp.Is: _row_comparison,
     exp.SimilarTo: _similar_to, exp.Substring: _substring, exp.MakeInterval: _make_interval,
     exp.ToChar: _to_char, exp.Extract: _extract, exp.Anonymous: _function, exp.Fetch: _fetch,
-    exp.UnixToTime: _to_timestamp,
+    exp.UnixToTime: _to_timestamp, exp.Length: _length,
     **{t: _domain for t in _DOMAIN_MACROS},
 }

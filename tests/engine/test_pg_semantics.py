@@ -64,3 +64,25 @@ def test_boolean_conditions_stay_as_they_were(conn):
     assert one(conn, "SELECT count(*) FILTER (WHERE f) FROM t GROUP BY true HAVING bool_and(k > 0)") == (1,)
     conn.execute("UPDATE t SET v = 'z' WHERE f")
     assert conn.execute("SELECT k, v FROM t ORDER BY k").fetchall() == [(1, "z"), (2, "y")]
+
+
+def test_an_untyped_null_takes_the_functions_argument_type(conn):
+    """length(NULL) was 42883 (ambiguous: txlake's length of a bytea beside DuckDB's of text
+    and bit); PostgreSQL resolves an untyped NULL to text there and returns NULL - an integer,
+    as its length() is."""
+    assert one(conn, "SELECT length(NULL), char_length(NULL), upper(NULL), lower(NULL), substr(NULL, 1), "
+                     "abs(NULL), round(NULL), coalesce(NULL, NULL), concat(NULL), btrim(NULL), md5(NULL)") == (
+        None, None, None, None, None, None, None, None, "", None, None)
+    assert one(conn, "SELECT length(?), length(?), length(?)", (None, "héllo", b"ab")) == (None, 5, 2)
+    assert one(conn, "SELECT length(v), length('\\x616263'::bytea), pg_typeof(length(v)) FROM t WHERE k = 1") == (
+        1, 3, "integer")
+    assert conn.execute("SELECT length(NULL)").description[0][:2] == ("length", "INTEGER")
+
+
+def test_a_null_no_candidate_takes_is_not_unique(conn):
+    """date_trunc('day', NULL): PostgreSQL cannot choose between its timestamp and interval
+    forms either - 42725 'is not unique', not 42883 'does not exist'."""
+    with pytest.raises(txlake.ProgrammingError) as e:
+        conn.execute("SELECT date_trunc('day', NULL)")
+    assert e.value.sqlstate == "42725"
+    assert str(e.value).startswith("function date_trunc(unknown, unknown) is not unique")
