@@ -16,7 +16,7 @@ import pyarrow as pa
 from txlake.parser.semantics import (BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, BYTEA_IN, BYTEA_LENGTH,
                                      BYTEA_MACRO, DIVISOR_MACRO, ESCAPE_IN, ESCAPE_OUT, LENGTH_MACRO, LN_MACRO,
                                      LOG10_MACRO, POWER_MACRO, REAL_MACRO, SQRT_MACRO, SUBSTRING_FROM_MACRO,
-                                     SUBSTRING_MACRO)
+                                     SUBSTRING_MACRO, SUM_MACRO, WINDOW_SUM_MACRO, AVG_MACRO)
 
 # settings DuckDB keeps per connection: every connection of a shared database needs them
 SESSION_SETUP = (
@@ -81,6 +81,41 @@ MACROS = (
     # an integer, as PostgreSQL's (DuckDB's is a bigint)
     f"CREATE MACRO {LENGTH_MACRO}(x BLOB) AS CAST({BYTEA_LENGTH}(x) AS INTEGER), "
     "(x VARCHAR) AS CAST(length(x) AS INTEGER), (x) AS CAST(length(x) AS INTEGER)",
+    # sum() and avg() typed as PostgreSQL's (parser/semantics.py SUM_MACRO, AVG_MACRO): the sum of
+    # smallint or integer a bigint, of bigint a numeric, of real a real, of double precision and
+    # numeric as DuckDB's (DuckDB's is a HUGEINT for every integer, a DOUBLE for a real) - a macro
+    # picks its form by its argument's type. A real cannot be told from a numeric so (a numeric
+    # would take a real's form, cast): the first form passes the rest on with the argument
+    # twice, once to sum and once to be told by (a numeric takes the DOUBLE form, the cheaper
+    # cast, whose sum is of the argument as it is). DuckDB binds a macro's body when it is made:
+    # the second macro is first made with one form, then given its three
+    f"CREATE MACRO {SUM_MACRO}_of(x, w) AS sum(x)",
+    f"CREATE MACRO {SUM_MACRO}(x SMALLINT) AS CAST(sum(x) AS BIGINT), (x INTEGER) AS CAST(sum(x) AS BIGINT), "
+    f"(x BIGINT) AS CAST(sum(x) AS DECIMAL(38,0)), (x HUGEINT) AS CAST(sum(x) AS DECIMAL(38,0)), "
+    f"(x) AS {SUM_MACRO}_of(x, x)",
+    f"CREATE OR REPLACE MACRO {SUM_MACRO}_of(x, w FLOAT) AS CAST(sum(x) AS FLOAT), (x, w DOUBLE) AS sum(x), "
+    "(x, w) AS sum(x)",
+    # as a window function DuckDB takes a macro of one aggregate, nothing nested: a real's sum
+    # stays a double precision there
+    f"CREATE MACRO {WINDOW_SUM_MACRO}(x SMALLINT) AS CAST(sum(x) AS BIGINT), (x INTEGER) AS CAST(sum(x) AS BIGINT), "
+    "(x BIGINT) AS CAST(sum(x) AS DECIMAL(38,0)), (x HUGEINT) AS CAST(sum(x) AS DECIMAL(38,0)), (x) AS sum(x)",
+    # avg() of integers: a numeric, exactly - PostgreSQL's division of the sum by the count,
+    # rounded (half away from zero) at the scale it gives the quotient, 16 significant digits
+    # (select_div_scale: from the first base-10000 digits of both), here at most 20 decimals;
+    # the type holds it as DECIMAL(38,20). Of other types: DuckDB's (double precision)
+    "CREATE MACRO txl_nbase_weight(v) AS (length(CAST(abs(v) AS VARCHAR)) - 1) // 4",
+    "CREATE MACRO txl_nbase_first(v) AS "
+    "CAST(left(CAST(abs(v) AS VARCHAR), length(CAST(abs(v) AS VARCHAR)) - 4 * txl_nbase_weight(v)) AS INTEGER)",
+    "CREATE MACRO txl_quotient_scale(s, n) AS least(greatest(16 - 4 * (txl_nbase_weight(s) - txl_nbase_weight(n) - "
+    "CASE WHEN txl_nbase_first(s) <= txl_nbase_first(n) THEN 1 ELSE 0 END), 0), 20)",
+    "CREATE MACRO txl_scaled_quotient(s, n, r) AS abs(s // n) * CAST(10 ** 20 AS HUGEINT) + "
+    "(abs(s % n) * CAST(10 ** r AS HUGEINT) * 2 + n) // (2 * n) * CAST(10 ** (20 - r) AS HUGEINT)",
+    "CREATE MACRO txl_quotient(s, n) AS CASE WHEN n = 0 THEN NULL ELSE "
+    "CAST(txl_scaled_quotient(s, n, txl_quotient_scale(s, n)) * CASE WHEN s < 0 THEN -1 ELSE 1 END AS DECIMAL(38,0)) "
+    "* CAST(0.00000000000000000001 AS DECIMAL(21,20)) END",
+    f"CREATE MACRO {AVG_MACRO}(" + ", (".join(
+        f"x {t}) AS txl_quotient(CAST(sum(x) AS HUGEINT), CAST(count(x) AS HUGEINT))"
+        for t in ("SMALLINT", "INTEGER", "BIGINT")) + ", (x) AS avg(x)",
     f"CREATE MACRO {POWER_MACRO}(x, y) AS CASE WHEN x = 0 AND y < 0 THEN "
     "error('zero raised to a negative power is undefined') WHEN x < 0 AND y <> floor(y) THEN "
     "error('a negative number raised to a non-integer power yields a complex result') ELSE power(x, y) END",

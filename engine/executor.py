@@ -107,9 +107,9 @@ _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 def _as_bigint(table: pa.Table, columns) -> pa.Table:
     """``table`` with ``columns`` - HUGEINT in DuckDB, which sums integers so - as BIGINT, the
-    type PostgreSQL's sum(int) has: fetched as an int, not a Decimal of scale 0. The type does
-    not depend on the values: a sum too large for a BIGINT is 22003 (where PostgreSQL's
-    sum(bigint), a numeric, would hold it)."""
+    type PostgreSQL's sum(int) has: fetched as an int, not a Decimal of scale 0. (sum() is typed
+    as PostgreSQL's already, parser/semantics.py SUM_MACRO; this is for the sums it leaves to
+    DuckDB, ``sum(DISTINCT x)``.) A sum too large for a BIGINT is 22003."""
     for i in columns:
         try:
             table = table.set_column(i, table.field(i).with_type(pa.int64()), table.column(i).cast(pa.int64()))

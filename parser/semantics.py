@@ -39,6 +39,8 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
       ``format`` takes ``{}``; its ``printf`` takes ``%s`` of text only);
     - ``now()``, ``current_timestamp``, ``current_date`` and their kin are the transaction's
       start (``transaction_clock``);
+    - ``sum()`` and ``avg()`` have PostgreSQL's types (``_typed_aggregate``): sum(int) a bigint,
+      sum(bigint) a numeric, sum(real) a real, avg of integers an exact numeric;
     - an integer literal in ``+``, ``-`` and ``*`` is an INTEGER, as PostgreSQL's int4
       constant is (DuckDB narrows it to the other operand's type: a smallint ``s + 1`` was a
       smallint, 22003 past 32767, where PostgreSQL's is an integer);
@@ -70,6 +72,8 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
                 tree = replacement
             else:
                 node.replace(replacement)
+    for node in _outside_defaults(tree, exp.Sum, exp.Avg):
+        _typed_aggregate(node)
     for node in _outside_defaults(tree, exp.Like, exp.ILike):
         if _escapes(node):
             node.replace(exp.Escape(this=node.copy(), expression=exp.Literal.string("\\")))
@@ -138,6 +142,31 @@ def _check_condition(parent: exp.Expression, key: str, context: str) -> None:
             or (isinstance(inner, exp.Cast) and inner.to.is_type(exp.DType.BOOLEAN)):
         return
     parent.set(key, exp.Anonymous(this=BOOLEAN_CHECK + context, expressions=[condition]))
+
+
+# sum() and avg() as PostgreSQL types them (engine/dialect.py's macros): in a query, and as a
+# window function (where DuckDB takes a macro of one aggregate only: avg stays DuckDB's there)
+SUM_MACRO, WINDOW_SUM_MACRO, AVG_MACRO = "txl_sum", "txl_window_sum", "txl_avg"
+
+
+def _typed_aggregate(node: exp.Sum | exp.Avg) -> None:
+    """``sum(x)`` and ``avg(x)`` through the macros that give them PostgreSQL's types - DuckDB's
+    sum of integers is a HUGEINT, of reals a DOUBLE, its avg of integers a DOUBLE; a FILTER
+    goes into the argument (``sum(CASE WHEN c THEN x END)``: the same rows count), as a macro
+    takes none. ``sum(DISTINCT x)`` and ``sum(x ORDER BY y)`` stay DuckDB's."""
+    argument = node.this
+    if isinstance(argument, (exp.Distinct, exp.Order)) or any(
+            v is not None for k, v in node.args.items() if k != "this"):
+        return
+    outer = node
+    if isinstance(node.parent, exp.Filter) and node.arg_key == "this":
+        outer = node.parent
+        argument = exp.Case(ifs=[exp.If(this=outer.expression.this.copy(), true=argument.copy())])
+    window = isinstance(outer.parent, exp.Window) and outer.arg_key == "this"
+    if window and isinstance(node, exp.Avg):
+        return
+    name = (WINDOW_SUM_MACRO if window else SUM_MACRO) if isinstance(node, exp.Sum) else AVG_MACRO
+    outer.replace(exp.Anonymous(this=name, expressions=[argument.copy() if argument is node.this else argument]))
 
 
 def _values_columns(values: exp.Values, tree: exp.Expression) -> exp.Expression:

@@ -86,3 +86,46 @@ def test_a_null_no_candidate_takes_is_not_unique(conn):
         conn.execute("SELECT date_trunc('day', NULL)")
     assert e.value.sqlstate == "42725"
     assert str(e.value).startswith("function date_trunc(unknown, unknown) is not unique")
+
+
+def test_aggregates_have_postgresql_s_types(conn):
+    """DuckDB's sum of any integer was a HUGEINT (pg_typeof: hugeint), its sum of reals and avg
+    of integers a double. PostgreSQL: sum(smallint / int) bigint, sum(bigint) numeric, sum(real)
+    real, sum(double) double precision, avg(int) numeric, count bigint - in the values fetched
+    (cursor.description, Arrow) as in pg_typeof."""
+    cur = conn.execute("SELECT sum(s), sum(k), sum(b), sum(r), sum(d), sum(n), avg(k), avg(s), avg(b), avg(d), "
+                       "count(*) FROM t")
+    assert cur.fetchone() == (5, 3, decimal.Decimal(7), 3.0, 5.0, decimal.Decimal("4.25"), decimal.Decimal("1.5"),
+                              decimal.Decimal("2.5"), decimal.Decimal("3.5"), 2.5, 2)
+    assert [d[1] for d in cur.description] == ["BIGINT", "BIGINT", "DECIMAL", "REAL", "DOUBLE", "DECIMAL", "DECIMAL",
+                                               "DECIMAL", "DECIMAL", "DOUBLE", "BIGINT"]
+    assert [str(f.type) for f in conn.execute("SELECT sum(k), sum(b), sum(r), avg(k) FROM t").fetch_arrow_table()
+            .schema] == ["int64", "decimal128(38, 0)", "float", "decimal128(38, 20)"]
+    assert one(conn, "SELECT pg_typeof(sum(s)), pg_typeof(sum(k)), pg_typeof(sum(b)), pg_typeof(sum(r)), "
+                     "pg_typeof(sum(d)), pg_typeof(avg(k)), pg_typeof(avg(r)), pg_typeof(count(*)) FROM t") == (
+        "bigint", "bigint", "numeric", "real", "double precision", "numeric", "double precision", "bigint")
+
+
+def test_avg_of_integers_is_exact(conn):
+    """avg(int) is PostgreSQL's numeric quotient of the sum by the count, rounded at its scale
+    (16 significant digits), not a double's 2.3333333333333335."""
+    conn.execute("CREATE TABLE i (g INT, x INT, y BIGINT)")
+    conn.execute("INSERT INTO i VALUES (1, 1, 1), (1, 2, 2), (1, 4, 4), (2, -7, -7), (2, -8, -8), (3, 10000, 0), "
+                 "(3, 10001, 0), (3, 10001, 1), (4, 0, 900000000000000000), (4, 1, 900000000000000000), "
+                 "(4, 1, 900000000000000001), (5, NULL, NULL)")
+    assert conn.execute("SELECT g, avg(x), avg(y) FROM i GROUP BY g ORDER BY g").fetchall() == [
+        (1, decimal.Decimal("2.3333333333333333"), decimal.Decimal("2.3333333333333333")),
+        (2, decimal.Decimal("-7.5"), decimal.Decimal("-7.5")),
+        (3, decimal.Decimal("10000.6666666666666667"), decimal.Decimal("0.33333333333333333333")),
+        (4, decimal.Decimal("0.66666666666666666667"), decimal.Decimal("900000000000000000")),
+        (5, None, None)]
+
+
+def test_sum_and_avg_keep_their_types_with_filter_having_and_windows(conn):
+    assert conn.execute("SELECT f, sum(k) FILTER (WHERE k > 1), avg(k) FILTER (WHERE k > 0), sum(DISTINCT s) "
+                        "FROM t GROUP BY f HAVING sum(b) > 0 ORDER BY f").fetchall() == [
+        (False, 2, decimal.Decimal(2), 3), (True, None, decimal.Decimal(1), 2)]
+    cur = conn.execute("SELECT k, sum(k) OVER (ORDER BY k), sum(b) OVER (), sum(k) FILTER (WHERE k > 1) OVER () "
+                       "FROM t ORDER BY k")
+    assert cur.fetchall() == [(1, 1, decimal.Decimal(7), 2), (2, 3, decimal.Decimal(7), 2)]
+    assert [d[1] for d in cur.description] == ["INTEGER", "BIGINT", "DECIMAL", "BIGINT"]
