@@ -50,6 +50,7 @@ def _column_message(message: str) -> str:
     return message
 
 
+_MISSING_TABLE = re.compile(r'Referenced table "(?:[^"]*\.)?(?P<table>[^".]+)" not found')
 _NO_FUNCTION = re.compile(r"(?:scalar|table|aggregate|pragma) function with name (?P<name>\S+) does not exist", re.I)
 _NO_MATCH = re.compile(r"no function matches the given name and argument types '(?P<call>[^']+)'", re.I)
 _AMBIGUOUS = re.compile(r'could not choose a best candidate function for the function call "(?P<call>.+)"\. ', re.I)
@@ -120,7 +121,9 @@ def translate(e: duckdb.Error) -> errors.Error:
         if "column" in text and ("not found" in text or "does not have a column" in text):
             return errors.UndefinedColumn(_column_message(message))
         if "referenced table" in text and "not found" in text:  # t.x with no t in FROM
-            return errors.UndefinedTable(message)
+            found = _MISSING_TABLE.search(message)
+            return errors.UndefinedTable(f'missing FROM-clause entry for table "{found["table"]}"' if found
+                                         else message)
         if "group by" in text:
             return errors.ProgrammingError(message, sqlstate="42803")
         if "limit/offset cannot be negative" in text:

@@ -44,6 +44,7 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     - an integer literal in ``+``, ``-`` and ``*`` is an INTEGER, as PostgreSQL's int4
       constant is (DuckDB narrows it to the other operand's type: a smallint ``s + 1`` was a
       smallint, 22003 past 32767, where PostgreSQL's is an integer);
+    - ``schema.table.column`` names the column of the FROM item ``schema.table`` (``_schema_qualified_columns``);
     - a condition (WHERE, HAVING, JOIN ... ON, CASE WHEN, FILTER, an operand of AND, OR, NOT)
       must be a boolean, as PostgreSQL's (42804; DuckDB cast ``WHERE 5`` to true): one that is
       not boolean by its form is checked by DuckDB's binder (``_check_boolean_arguments``);
@@ -57,6 +58,7 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
                for select in tree.find_all(exp.Select, exp.Returning)]
     tree = transaction_clock(tree)
     _fold_aliases(tree)
+    _schema_qualified_columns(tree)
     _check_boolean_arguments(tree)
     for node in _outside_defaults(tree, exp.Column, *_IDENTITY_FUNCTIONS):
         if isinstance(node, exp.Column):
@@ -96,6 +98,44 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     for values in [v for v in tree.find_all(exp.Values) if not isinstance(v.parent, exp.Insert)]:
         tree = _values_columns(values, tree)
     return tree
+
+
+def _schema_qualified_columns(tree: exp.Expression) -> None:
+    """``SELECT other.t.k FROM other.t``: a column named with its table's schema is the column of
+    the FROM item (or UPDATE / DELETE target) of that table without an alias, in its query or
+    one around it, as PostgreSQL resolves it - the schema is dropped, so that the column reads as
+    ``t.k`` does (DuckDB found no table "other.t": txlake names each table it reads anew). An
+    unqualified FROM item may be named with any schema here; a qualified one with its own."""
+    for column in list(tree.find_all(exp.Column)):
+        schema = column.args.get("db")
+        if schema is None or column.args.get("catalog") is not None or not column.table:
+            continue
+        table, scope = _name(column.args["table"]), column.parent
+        while scope is not None:
+            if isinstance(scope, (exp.Select, exp.Update, exp.Delete)) and _names_table(scope, _name(schema), table):
+                column.set("db", None)
+                break
+            scope = scope.parent
+
+
+def _name(node: exp.Expression) -> str:
+    return node.this if isinstance(node, exp.Identifier) and node.quoted else node.name.lower()
+
+
+def _names_table(scope: exp.Expression, schema: str, table: str) -> bool:
+    """Does ``scope`` read (or write) ``schema.table`` under that name - no alias?"""
+    items = [scope.this] if isinstance(scope, (exp.Update, exp.Delete)) else []
+    source = scope.args.get("from_")
+    items += [source.this] if source is not None else []
+    items += [join.this for join in scope.args.get("joins") or ()] + list(scope.args.get("using") or ())
+    databases = {"default" if schema == "public" else schema}
+    for item in items:
+        if isinstance(item, exp.Table) and item.args.get("alias") is None and isinstance(item.this, exp.Identifier) \
+                and _name(item.this) == table:
+            db = item.args.get("db")
+            if db is None or {"default" if _name(db) == "public" else _name(db)} == databases:
+                return True
+    return False
 
 
 # the conditions PostgreSQL requires to be boolean, by what its message calls them: each is

@@ -129,3 +129,29 @@ def test_sum_and_avg_keep_their_types_with_filter_having_and_windows(conn):
                        "FROM t ORDER BY k")
     assert cur.fetchall() == [(1, 1, decimal.Decimal(7), 2), (2, 3, decimal.Decimal(7), 2)]
     assert [d[1] for d in cur.description] == ["INTEGER", "BIGINT", "DECIMAL", "BIGINT"]
+
+
+def test_a_column_named_with_its_schema_and_table(conn):
+    """other.t.k was 42P01 (txlake names each table it reads anew, so DuckDB found no table
+    "other.t"); PostgreSQL resolves schema.table.column to the FROM item schema.table - in the
+    select list, WHERE, a correlated subquery, UPDATE's SET and WHERE, DELETE's WHERE."""
+    conn.execute("CREATE SCHEMA other")
+    conn.execute("CREATE TABLE other.t (k INT PRIMARY KEY, v INT)")
+    conn.execute("INSERT INTO other.t VALUES (1, 10), (2, 20)")
+    assert conn.execute("SELECT other.t.k, other.t.v FROM other.t WHERE other.t.k = 1").fetchall() == [(1, 10)]
+    assert conn.execute("SELECT public.t.k FROM t WHERE EXISTS (SELECT 1 FROM other.t WHERE other.t.k = public.t.k) "
+                        "ORDER BY 1").fetchall() == [(1,), (2,)]
+    assert conn.execute("SELECT public.t.k FROM public.t WHERE k = 1").fetchall() == [(1,)]
+    conn.execute("UPDATE other.t SET v = other.t.v + 1 WHERE other.t.k = 1")
+    conn.execute("DELETE FROM other.t WHERE other.t.k = 2")
+    assert conn.execute("SELECT * FROM other.t").fetchall() == [(1, 11)]
+
+
+def test_a_schema_qualified_column_needs_its_from_item(conn):
+    """An alias hides the table's name, as in PostgreSQL: 42P01 in PostgreSQL's words."""
+    conn.execute("CREATE SCHEMA other")
+    conn.execute("CREATE TABLE other.t (k INT)")
+    for sql in ("SELECT other.t.k FROM other.t AS x", "SELECT other.t.k FROM public.t", "SELECT x.k FROM t"):
+        with pytest.raises(txlake.ProgrammingError) as e:
+            conn.execute(sql)
+        assert e.value.sqlstate == "42P01" and str(e.value).startswith("missing FROM-clause entry for table")
