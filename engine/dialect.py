@@ -16,7 +16,8 @@ import pyarrow as pa
 from txlake.parser.semantics import (BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, BYTEA_IN, BYTEA_LENGTH,
                                      BYTEA_MACRO, DIVISOR_MACRO, ESCAPE_IN, ESCAPE_OUT, LENGTH_MACRO, LN_MACRO,
                                      LOG10_MACRO, POWER_MACRO, REAL_MACRO, SQRT_MACRO, SUBSTRING_FROM_MACRO,
-                                     SUBSTRING_MACRO, SUM_MACRO, WINDOW_SUM_MACRO, AVG_MACRO)
+                                     SUBSTRING_MACRO, SUM_MACRO, WINDOW_SUM_MACRO, AVG_MACRO, BOOLEAN_MACRO,
+                                     BOOLEAN_WORDS)
 
 # settings DuckDB keeps per connection: every connection of a shared database needs them
 SESSION_SETUP = (
@@ -116,6 +117,12 @@ MACROS = (
     f"CREATE MACRO {AVG_MACRO}(" + ", (".join(
         f"x {t}) AS txl_quotient(CAST(sum(x) AS HUGEINT), CAST(count(x) AS HUGEINT))"
         for t in ("SMALLINT", "INTEGER", "BIGINT")) + ", (x) AS avg(x)",
+    # text as boolean, as PostgreSQL's boolin reads it (parser/semantics.py BOOLEAN_WORDS); any
+    # other type cast as DuckDB does
+    f"CREATE MACRO {BOOLEAN_MACRO}(x VARCHAR) AS CASE WHEN x IS NULL THEN NULL " + " ".join(
+        f"WHEN lower(trim(x)) IN ({', '.join(repr(w) for w, b in BOOLEAN_WORDS.items() if b is value)}) THEN {value}"
+        for value in (True, False)) +
+    " ELSE error('invalid input syntax for type boolean: \"' || x || '\"') END, (x) AS CAST(x AS BOOLEAN)",
     f"CREATE MACRO {POWER_MACRO}(x, y) AS CASE WHEN x = 0 AND y < 0 THEN "
     "error('zero raised to a negative power is undefined') WHEN x < 0 AND y <> floor(y) THEN "
     "error('a negative number raised to a non-integer power yields a complex result') ELSE power(x, y) END",

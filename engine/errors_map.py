@@ -138,6 +138,10 @@ def translate(e: duckdb.Error) -> errors.Error:
                                            sqlstate="42725")
         if "no function matches" in text or "could not choose a best candidate" in text:
             return errors.ProgrammingError(_function_message(message) or message, sqlstate="42883")
+        if "set operations can only apply to expressions with the same number of result columns" in text:
+            return errors.SyntaxError("each UNION query must have the same number of columns")
+        if text.startswith("subquery returns") and "expected 1" in text:
+            return errors.SyntaxError("subquery must return only one column")
         if "ambiguous" in text:
             return errors.ProgrammingError(message, sqlstate="42702")
         return errors.ProgrammingError(message, sqlstate="42804" if "type" in text else "42000")
@@ -157,6 +161,8 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.DataError(message, sqlstate="22023")
         if "division by zero" in text:
             return errors.DivisionByZero(message)
+        if text.startswith("invalid input syntax for type"):  # (engine/dialect.py's boolean input)
+            return errors.InvalidTextRepresentation(message)
         if text.startswith("value out of range:"):  # (engine/dialect.py's REAL macro)
             return errors.NumericValueOutOfRange(message)
         if "could not parse string" in text and "format specifier" in text:  # to_date, to_timestamp

@@ -296,7 +296,8 @@ _FUNCTION_NAMES = {exp.Format: "format", exp.Substring: "substring", exp.Sqrt: "
                    exp.Log: "log", exp.Pow: "power", exp.MakeInterval: "make_interval", exp.ToChar: "to_char",
                    exp.Extract: "extract", exp.UnixToTime: "to_timestamp", exp.Trim: "btrim",
                    exp.StrPosition: "position", exp.Overlay: "overlay", exp.Array: "array", exp.Exists: "exists",
-                   exp.Coalesce: "coalesce", exp.Nullif: "nullif", exp.Greatest: "greatest", exp.Least: "least"}
+                   exp.Coalesce: "coalesce", exp.Nullif: "nullif", exp.Greatest: "greatest", exp.Least: "least",
+                   exp.GroupConcat: "string_agg"}
 
 
 def column_name(node: exp.Expression, text: str = "") -> str:
@@ -339,7 +340,8 @@ def _figure(node: exp.Expression, text: str) -> tuple[str | None, int]:
     if isinstance(node, exp.Tuple) or (isinstance(node, exp.Anonymous) and node.name.lower() == "row"):
         return "row", 2
     name = _clock_name(node)
-    if name is None and isinstance(node, exp.Func) and (not isinstance(node, exp.Binary) or "start" in node.meta):
+    if name is None and (isinstance(node, exp.Func) or isinstance(node, exp.Mod)) and (
+            not isinstance(node, exp.Binary) or "start" in node.meta):
         name = _written_name(node, text)  # (power(2, 3), not 2 ^ 3: both are sqlglot's Pow)
     return (name, 2) if name else (None, 0)
 
@@ -776,13 +778,45 @@ _DOMAIN_MACROS = {exp.Sqrt: SQRT_MACRO, exp.Ln: LN_MACRO, exp.Log: LOG10_MACRO, 
 
 
 def _cast(node: exp.Cast) -> exp.Expression:
-    """A cast to bytea or real as PostgreSQL's (``BYTEA_MACRO``, ``REAL_MACRO``); the special
-    time inputs (``_special_time``)."""
+    """A cast to bytea or real as PostgreSQL's (``BYTEA_MACRO``, ``REAL_MACRO``); to boolean
+    (``_boolean``); to varchar(n) or char(n), which cuts a longer value to n characters - an
+    explicit cast does, where an assignment is 22001 (DuckDB ignored n); the special time
+    inputs (``_special_time``)."""
     if node.to.is_type(exp.DType.VARBINARY, exp.DType.BLOB, exp.DType.BINARY):
         return exp.Anonymous(this=BYTEA_MACRO, expressions=[node.this.copy()])
     if node.to.is_type(exp.DType.FLOAT):  # (REAL: FLOAT alone is DOUBLE PRECISION here)
         return exp.Anonymous(this=REAL_MACRO, expressions=[node.this.copy()])
+    if node.to.is_type(exp.DType.BOOLEAN):
+        return _boolean(node)
+    length = node.to.expressions[0] if node.to.is_type(exp.DType.VARCHAR, exp.DType.CHAR, exp.DType.NCHAR) \
+        and len(node.to.expressions) == 1 else None
+    if isinstance(length, exp.DataTypeParam) and length.name.isdigit():
+        text = exp.cast(node.this.copy(), exp.DataType.build("VARCHAR"))
+        return exp.Cast(this=exp.Anonymous(this="left", expressions=[text, exp.Literal.number(length.name)]),
+                        to=node.to.copy())
     return _special_time(node)
+
+
+# PostgreSQL's boolean input (boolin): these words, any case, whitespace around, or a prefix of
+# them long enough to tell (not 'o': on or off)
+BOOLEAN_WORDS = {**{w: True for w in ("t", "tr", "tru", "true", "y", "ye", "yes", "on", "1")},
+                 **{w: False for w in ("f", "fa", "fal", "fals", "false", "n", "no", "of", "off", "0")}}
+BOOLEAN_MACRO = "txl_boolean_in"
+
+
+def _boolean(node: exp.Cast) -> exp.Expression:
+    """A cast to boolean reads text as PostgreSQL's boolin does (``BOOLEAN_WORDS``: DuckDB took
+    neither 'on' / 'off' nor ' true '): a constant now (22P02 if it is none of them), another
+    value through ``BOOLEAN_MACRO``, which casts anything but text as DuckDB does."""
+    value = node.this
+    if isinstance(value, exp.Literal) and value.is_string:
+        word = BOOLEAN_WORDS.get(value.this.strip().lower())
+        if word is None:
+            raise errors.InvalidTextRepresentation(f'invalid input syntax for type boolean: "{value.this}"')
+        return exp.Boolean(this=word)
+    if isinstance(value, (exp.Boolean, exp.Null)):
+        return node
+    return exp.Anonymous(this=BOOLEAN_MACRO, expressions=[value.copy()])
 
 
 # PostgreSQL's special date / time inputs DuckDB does not take: days from the transaction's start

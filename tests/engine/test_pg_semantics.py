@@ -155,3 +155,50 @@ def test_a_schema_qualified_column_needs_its_from_item(conn):
         with pytest.raises(txlake.ProgrammingError) as e:
             conn.execute(sql)
         assert e.value.sqlstate == "42P01" and str(e.value).startswith("missing FROM-clause entry for table")
+
+
+def test_text_is_read_as_boolean_as_postgresql_reads_it(conn):
+    """'on', 'off' and ' true ' were 22P02 (DuckDB's words only); PostgreSQL's boolin takes
+    true/false, yes/no, on/off, 1/0 and their prefixes, in any case, spaces around."""
+    assert one(conn, "SELECT 'on'::boolean, 'OFF'::boolean, ' True '::boolean, 'y'::boolean, 'fal'::boolean, "
+                     "1::boolean, NULL::boolean") == (True, False, True, True, False, True, None)
+    conn.execute("CREATE TABLE words (s TEXT)")
+    conn.execute("INSERT INTO words VALUES ('on'), ('No'), (NULL)")
+    assert conn.execute("SELECT s::boolean FROM words").fetchall() == [(True,), (False,), (None,)]
+    for sql in ("SELECT 'o'::boolean", "SELECT 'maybe'::boolean"):
+        with pytest.raises(txlake.DataError) as e:
+            conn.execute(sql)
+        assert e.value.sqlstate == "22P02" and str(e.value).startswith("invalid input syntax for type boolean")
+    conn.execute("INSERT INTO words VALUES ('x')")
+    with pytest.raises(txlake.DataError) as e:
+        conn.execute("SELECT s::boolean FROM words")
+    assert (e.value.sqlstate, str(e.value)) == ("22P02", 'invalid input syntax for type boolean: "x"')
+    conn.execute("INSERT INTO t (k, f) VALUES (3, 'on'), (4, 'off')")  # (an assignment reads it so too)
+    conn.execute("UPDATE t SET f = 'yes' WHERE k = 4")
+    assert conn.execute("SELECT f FROM t WHERE k > 2 ORDER BY k").fetchall() == [(True,), (True,)]
+
+
+def test_an_explicit_cast_to_varchar_n_cuts_the_value(conn):
+    """PostgreSQL: an explicit cast to varchar(n) or char(n) cuts a longer value to n characters
+    (DuckDB ignored n: 'abc'::varchar(2) was 'abc'); storing one in such a column is 22001."""
+    assert one(conn, "SELECT 'abc'::varchar(2), CAST('abc' AS char(2)), 12345::varchar(3), 'ab'::varchar(5), "
+                     "'abc'::varchar") == ("ab", "ab", "123", "ab", "abc")
+    conn.execute("CREATE TABLE short (s VARCHAR(2))")
+    with pytest.raises(txlake.DataError) as e:
+        conn.execute("INSERT INTO short VALUES ('abc')")
+    assert e.value.sqlstate == "22001"
+
+
+def test_columns_named_as_postgresql_names_them(conn):
+    cur = conn.execute("SELECT mod(7, 3), 7 % 3, string_agg(v, ',') FROM t")
+    assert [d[0] for d in cur.description] == ["mod", "?column?", "string_agg"]
+
+
+@pytest.mark.parametrize("sql, message", [
+    ("SELECT 1, 2 UNION SELECT 1", "each UNION query must have the same number of columns"),
+    ("SELECT (SELECT 1, 2)", "subquery must return only one column"),
+])
+def test_set_operation_and_subquery_widths_are_syntax_errors(conn, sql, message):
+    with pytest.raises(txlake.ProgrammingError) as e:
+        conn.execute(sql)
+    assert (e.value.sqlstate, str(e.value)) == ("42601", message)
