@@ -77,8 +77,13 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     for node in _outside_defaults(tree, exp.Sum, exp.Avg):
         _typed_aggregate(node)
     for node in _outside_defaults(tree, exp.Like, exp.ILike):
-        if _escapes(node):
+        if isinstance(node.expression, (exp.Any, exp.All)):
+            _like_any(node)
+        elif _escapes(node):
             node.replace(exp.Escape(this=node.copy(), expression=exp.Literal.string("\\")))
+    for node in _outside_defaults(tree, exp.Exists):
+        if isinstance(node.this, exp.Select) and not node.this.expressions:  # EXISTS (SELECT FROM t ...)
+            node.this.set("expressions", [exp.Literal.number(1)])
     for node in _outside_defaults(tree, exp.Format):
         node.replace(_format(node))
     for node in list(tree.find_all(exp.GenerateSeries)):
@@ -398,6 +403,24 @@ def _format(node: exp.Format) -> exp.Expression:
         pieces.append("%s")
     pieces.append(pattern.this[last:].replace("%", "%%"))
     return exp.Anonymous(this="printf", expressions=[exp.Literal.string("".join(pieces)), *args])
+
+
+def _like_any(node: exp.Like | exp.ILike) -> None:
+    """``x LIKE ANY (ARRAY['a%', 'b%'])`` as ``(x LIKE 'a%' OR x LIKE 'b%')`` (ALL: AND), as
+    PostgreSQL means it (DuckDB has no LIKE ANY: a syntax error), each LIKE escaped as any other.
+    An array not written out stays (refused by DuckDB, as before)."""
+    quantified = node.expression
+    array = quantified.this.this if isinstance(quantified.this, exp.Paren) else quantified.this
+    if not isinstance(array, exp.Array) or not array.expressions:
+        return
+    likes = [type(node)(this=node.this.copy(), expression=pattern.copy(), negate=node.args.get("negate"))
+             for pattern in array.expressions]  # (x NOT LIKE ALL (...): each is a NOT LIKE)
+    joined = exp.paren(exp.or_(*likes, copy=False) if isinstance(quantified, exp.Any)
+                       else exp.and_(*likes, copy=False), copy=False)
+    node.replace(joined)
+    for like in likes:
+        if _escapes(like):
+            like.replace(exp.Escape(this=like.copy(), expression=exp.Literal.string("\\")))
 
 
 def _in_select_list(node: exp.Expression) -> bool:

@@ -202,3 +202,22 @@ def test_set_operation_and_subquery_widths_are_syntax_errors(conn, sql, message)
     with pytest.raises(txlake.ProgrammingError) as e:
         conn.execute(sql)
     assert (e.value.sqlstate, str(e.value)) == ("42601", message)
+
+
+def test_like_any_and_all_of_an_array(conn):
+    """x LIKE ANY (ARRAY[...]) was 42883 (DuckDB has no LIKE ANY); PostgreSQL's is true if the
+    value matches any pattern (ALL: every one), NULL where a NULL pattern leaves it open."""
+    conn.execute("CREATE TABLE words (k INT, w TEXT)")
+    conn.execute("INSERT INTO words VALUES (1, 'a1'), (2, 'b_3'), (3, 'bx3'), (4, NULL)")
+    assert conn.execute("SELECT k FROM words WHERE w LIKE ANY (ARRAY['a%', 'b\\_%']) ORDER BY k").fetchall() == [
+        (1,), (2,)]
+    assert conn.execute("SELECT k FROM words WHERE w NOT LIKE ALL (ARRAY['a%', 'zz']) ORDER BY k").fetchall() == [
+        (2,), (3,)]
+    assert conn.execute("SELECT k, w ILIKE ANY (ARRAY['A1', NULL]) FROM words ORDER BY k").fetchall() == [
+        (1, True), (2, None), (3, None), (4, None)]
+
+
+def test_exists_of_a_select_without_columns(conn):
+    """EXISTS (SELECT FROM t WHERE ...), PostgreSQL's idiom, was 42601 (DuckDB takes no empty
+    select list)."""
+    assert conn.execute("SELECT k FROM t WHERE NOT EXISTS (SELECT FROM t u WHERE u.k = t.k + 1)").fetchall() == [(2,)]
