@@ -50,7 +50,10 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
       not boolean by its form is checked by DuckDB's binder (``_check_boolean_arguments``);
     - and the rewrites of ``_REWRITES``: row comparisons, SIMILAR TO, substring, make_interval,
       to_char, extract(second), math domain errors, casts to bytea (PostgreSQL's hex and escape
-      input) and to real (22003 past a float4's range).
+      input), to real (22003 past a float4's range), to boolean (PostgreSQL's words: 'on', 'off')
+      and to varchar(n) (cut to n characters), length() (of NULL too);
+    - ``x LIKE ANY (ARRAY[...])`` is an OR of LIKEs (``_like_any``), and ``EXISTS (SELECT FROM
+      t)`` selects 1 (DuckDB has neither).
     """
     # columns are named from the expressions as written (``_column_names``), in every SELECT -
     # a subquery's, a UNION's, CREATE TABLE AS's (whose names the table keeps) - and RETURNING
@@ -345,9 +348,9 @@ def _figure(node: exp.Expression, text: str) -> tuple[str | None, int]:
     if isinstance(node, exp.Tuple) or (isinstance(node, exp.Anonymous) and node.name.lower() == "row"):
         return "row", 2
     name = _clock_name(node)
-    if name is None and (isinstance(node, exp.Func) or isinstance(node, exp.Mod)) and (
+    if name is None and isinstance(node, (exp.Func, exp.Mod)) and (
             not isinstance(node, exp.Binary) or "start" in node.meta):
-        name = _written_name(node, text)  # (power(2, 3), not 2 ^ 3: both are sqlglot's Pow)
+        name = _written_name(node, text)  # (power(2, 3), not 2 ^ 3: both are sqlglot's Pow; mod(7, 3) too)
     return (name, 2) if name else (None, 0)
 
 
@@ -712,6 +715,8 @@ def _function(node: exp.Anonymous) -> exp.Expression:
 # PostgreSQL's sequence functions -> (engine/sequence_calls.py's, their number of arguments):
 # DuckDB's own nextval and currval are its sequences'
 _SEQUENCE_FUNCTIONS = {"nextval": ("txl_nextval", 1), "currval": ("txl_currval", 1), "setval": ("txl_setval", 2)}
+
+
 def _length(node: exp.Length) -> exp.Expression:
     """``length(x)`` (``char_length``) through ``LENGTH_MACRO``, which takes a bytea's length as
     its bytes and leaves the rest to DuckDB's: a NULL or a ``?`` of None is text's NULL, as
