@@ -6,9 +6,10 @@ A statement is parsed again at each EXECUTE with its values written in for ``$1`
 (a parse is cached by its text), so it is planned against the tables and views of the moment,
 as PostgreSQL re-plans a statement whose objects changed. As in PostgreSQL, its result columns
 stay those PREPARE found: a query whose columns changed since (a ``SELECT *`` of a view
-replaced with more columns) is 0A000 ``cached plan must not change result type``. (The columns
-are compared by name: PREPARE learns them with NULL for each parameter, whose type it cannot
-know without a declared one.)
+replaced with more columns, a table dropped and made again with another type) is 0A000
+``cached plan must not change result type``. (A statement with parameters has its columns compared
+by name only: PREPARE learns them with NULL for each parameter, and a value's type is the one
+written at each EXECUTE - PostgreSQL fixes it at PREPARE.)
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ _PREPARABLE = (st.Query, st.Insert, st.Update, st.Delete, st.Merge)
 class Prepared:
     statement: st.Prepare
     count: int  # the parameters it takes: the highest $n, or the types declared if more
-    columns: tuple[str, ...] | None = None  # its result's column names, once known
+    columns: tuple | None = None  # its result's columns, once known: names, and types if it has no parameters
 
 
 def prepare(stmt: st.Prepare) -> tuple[Prepared, st.Statement]:
@@ -50,10 +51,12 @@ def execution(prepared: Prepared, stmt: st.Execute, params: tuple) -> tuple[st.S
     return _parsed(bound_text(prepared, stmt.args)), ordered
 
 
-def check_columns(prepared: Prepared, columns: tuple[str, ...] | None) -> None:
-    """0A000 if a query's result columns are no longer those it was prepared with."""
-    if columns is None:
+def check_columns(prepared: Prepared, schema) -> None:
+    """0A000 if a query's result columns (``schema``, Arrow's; None: no result) are no longer
+    those it was prepared with."""
+    if schema is None:
         return
+    columns = tuple(schema.names) if prepared.count else tuple(zip(schema.names, map(str, schema.types)))
     if prepared.columns is None:
         prepared.columns = columns
     elif columns != prepared.columns:

@@ -589,7 +589,7 @@ class Session:
             expression = analyzed.expression.copy()
             expression.set("limit", exp.Limit(expression=exp.Literal.number(0)))
             result = self.execute_statement(dataclasses.replace(analyzed, expression=expression))
-            prepared.check_columns(statement, tuple(result.schema.names) if result.schema is not None else None)
+            prepared.check_columns(statement, result.schema)
         self.prepared[stmt.name] = statement
         return Result(status="PREPARE")
 
@@ -599,7 +599,7 @@ class Session:
             raise errors.InvalidSqlStatementName(f'prepared statement "{stmt.name}" does not exist')
         inner, params = prepared.execution(statement, stmt, params)
         result = self.execute_statement(inner, params)
-        prepared.check_columns(statement, tuple(result.schema.names) if result.schema is not None else None)
+        prepared.check_columns(statement, result.schema)
         return result
 
     def _deallocate(self, stmt: st.Deallocate) -> Result:

@@ -56,6 +56,15 @@ def test_a_changed_result_is_refused(conn):
     assert (e.value.sqlstate, str(e.value)) == ("0A000", "cached plan must not change result type")
 
 
+def test_a_changed_column_type_is_refused(conn):
+    conn.execute("PREPARE r AS SELECT * FROM t ORDER BY k")
+    conn.execute("DROP TABLE t CASCADE")
+    conn.execute("CREATE TABLE t (k BIGINT, v TEXT)")
+    with pytest.raises(txlake.NotSupportedError) as e:
+        conn.execute("EXECUTE r")
+    assert e.value.sqlstate == "0A000"
+
+
 def test_prepare_is_the_session_s_not_the_transaction_s(conn):
     conn.execute("BEGIN")
     conn.execute("PREPARE q AS SELECT count(*) FROM t")
