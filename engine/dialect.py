@@ -62,6 +62,7 @@ MACROS = (
     "(SELECT keyword_name FROM duckdb_keywords() WHERE keyword_category <> 'unreserved') THEN s "
     "ELSE '\"' || replace(s, '\"', '\"\"') || '\"' END",
     "CREATE MACRO quote_literal(s) AS chr(39) || replace(CAST(s AS VARCHAR), chr(39), chr(39) || chr(39)) || chr(39)",
+    "CREATE MACRO quote_nullable(s) AS coalesce(quote_literal(s), 'NULL')",
     # a value as bytea, as PostgreSQL's cast and assignment take it: text by byteain (BYTEA_IN),
     # a bytea as it is (both branches bind: the text one casts a bytea to text, never run)
     f"CREATE MACRO {BYTEA_MACRO}(x) AS CASE WHEN typeof(x) = 'BLOB' THEN CAST(x AS BLOB) "

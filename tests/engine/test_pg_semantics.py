@@ -221,3 +221,8 @@ def test_exists_of_a_select_without_columns(conn):
     """EXISTS (SELECT FROM t WHERE ...), PostgreSQL's idiom, was 42601 (DuckDB takes no empty
     select list)."""
     assert conn.execute("SELECT k FROM t WHERE NOT EXISTS (SELECT FROM t u WHERE u.k = t.k + 1)").fetchall() == [(2,)]
+
+
+def test_quote_nullable(conn):
+    assert one(conn, "SELECT quote_nullable(NULL), quote_nullable('it''s'), quote_nullable(42)") == (
+        "NULL", "'it''s'", "'42'")
