@@ -17,7 +17,7 @@ from txlake.parser.semantics import (BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FU
                                      BYTEA_MACRO, DIVISOR_MACRO, ESCAPE_IN, ESCAPE_OUT, LENGTH_MACRO, LN_MACRO,
                                      LOG10_MACRO, POWER_MACRO, REAL_MACRO, SQRT_MACRO, SUBSTRING_FROM_MACRO,
                                      SUBSTRING_MACRO, SUM_MACRO, WINDOW_SUM_MACRO, AVG_MACRO, BOOLEAN_MACRO,
-                                     BOOLEAN_WORDS)
+                                     BOOLEAN_WORDS, SPLIT_PART_MACRO)
 
 # settings DuckDB keeps per connection: every connection of a shared database needs them
 SESSION_SETUP = (
@@ -63,6 +63,9 @@ MACROS = (
     "ELSE '\"' || replace(s, '\"', '\"\"') || '\"' END",
     "CREATE MACRO quote_literal(s) AS chr(39) || replace(CAST(s AS VARCHAR), chr(39), chr(39) || chr(39)) || chr(39)",
     "CREATE MACRO quote_nullable(s) AS coalesce(quote_literal(s), 'NULL')",
+    # split_part() as PostgreSQL's: field 0 is an error, an empty delimiter leaves the string whole
+    f"CREATE MACRO {SPLIT_PART_MACRO}(s, d, n) AS CASE WHEN n = 0 THEN error('field position must not be zero') "
+    "WHEN d = '' THEN CASE WHEN n IN (1, -1) THEN s ELSE '' END ELSE split_part(s, d, n) END",
     # a value as bytea, as PostgreSQL's cast and assignment take it: text by byteain (BYTEA_IN),
     # a bytea as it is (both branches bind: the text one casts a bytea to text, never run)
     f"CREATE MACRO {BYTEA_MACRO}(x) AS CASE WHEN typeof(x) = 'BLOB' THEN CAST(x AS BLOB) "

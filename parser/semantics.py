@@ -24,6 +24,8 @@ REAL_MACRO = "txl_real"
 BYTEA_IN, ESCAPE_IN, ESCAPE_OUT = "txl_bytea_in", "txl_escape_in", "txl_escape_out"
 # length() of text, of a bytea (its bytes: BYTEA_LENGTH, engine/dialect.py's function), of the rest
 LENGTH_MACRO, BYTEA_LENGTH = "txl_length", "txl_bytea_length"
+# split_part() as PostgreSQL's (engine/dialect.py)
+SPLIT_PART_MACRO = "txl_split_part"
 
 
 def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
@@ -725,6 +727,15 @@ def _length(node: exp.Length) -> exp.Expression:
     return exp.Anonymous(this=LENGTH_MACRO, expressions=[node.this.copy()])
 
 
+def _split_part(node: exp.SplitPart) -> exp.Expression:
+    """``split_part(s, d, n)`` through ``SPLIT_PART_MACRO``: field 0 is 22023, as PostgreSQL's
+    (DuckDB's gave ''), and an empty delimiter splits nothing (DuckDB's split every character)."""
+    args = [node.this, node.args.get("delimiter"), node.args.get("part_index")]
+    if any(a is None for a in args):
+        return node
+    return exp.Anonymous(this=SPLIT_PART_MACRO, expressions=[a.copy() for a in args])
+
+
 # encode(bytea, format) / decode(text, format): DuckDB's functions for each format
 _ENCODINGS = {"hex": ("lower(hex({}))", "unhex({})"), "base64": ("to_base64({})", "from_base64({})"),
               "escape": (ESCAPE_OUT + "({})", ESCAPE_IN + "({})")}
@@ -872,6 +883,6 @@ _REWRITES = {
     exp.EQ: _row_comparison, exp.NEQ: _row_comparison, exp.In: _row_comparison, exp.Is: _row_comparison,
     exp.SimilarTo: _similar_to, exp.Substring: _substring, exp.MakeInterval: _make_interval,
     exp.ToChar: _to_char, exp.Extract: _extract, exp.Anonymous: _function, exp.Fetch: _fetch,
-    exp.UnixToTime: _to_timestamp, exp.Length: _length,
+    exp.UnixToTime: _to_timestamp, exp.Length: _length, exp.SplitPart: _split_part,
     **{t: _domain for t in _DOMAIN_MACROS},
 }

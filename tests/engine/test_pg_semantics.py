@@ -226,3 +226,13 @@ def test_exists_of_a_select_without_columns(conn):
 def test_quote_nullable(conn):
     assert one(conn, "SELECT quote_nullable(NULL), quote_nullable('it''s'), quote_nullable(42)") == (
         "NULL", "'it''s'", "'42'")
+
+
+def test_split_part_as_postgresql_s(conn):
+    """Field 0 was '' (PostgreSQL: 22023), and an empty delimiter split every character (split_part('a,b',
+    '', 1) was 'a'; PostgreSQL's is the whole string)."""
+    assert one(conn, "SELECT split_part('a,b,c', ',', 2), split_part('a,b,c', ',', -1), split_part('a,b', ',', 5), "
+                     "split_part('a,b', '', 1), split_part('a,b', '', 2)") == ("b", "c", "", "a,b", "")
+    with pytest.raises(txlake.DataError) as e:
+        conn.execute("SELECT split_part('a,b', ',', 0)")
+    assert (e.value.sqlstate, str(e.value)) == ("22023", "field position must not be zero")
