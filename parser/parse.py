@@ -20,7 +20,7 @@ from sqlglot.tokens import TokenType
 from txlake import errors
 from txlake.parser import statements as st
 from txlake.parser.dialect import Control, Txlake
-from txlake.parser.semantics import postgres_semantics
+from txlake.parser.semantics import boolean_condition, postgres_semantics
 from txlake.storage.sequences import sequence_name
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
@@ -885,6 +885,7 @@ def _copy(tree: exp.Copy) -> st.Statement:
             raise errors.NotSupportedError("WHERE clause not allowed with COPY TO")
         if next(where.find_all(exp.Query), None) is not None:
             raise errors.NotSupportedError("cannot use subquery in COPY FROM WHERE condition")
+        where = boolean_condition(where, "where")
     options = _copy_options([p for p in params if p.name != "where"], to)
     return st.Copy(table=table, columns=columns, query=query, to=to, file=path, options=options, where=where)
 

@@ -185,13 +185,22 @@ def _check_boolean_arguments(tree: exp.Expression) -> None:
 
 def _check_condition(parent: exp.Expression, key: str, context: str) -> None:
     condition = parent.args.get(key)
+    if condition is not None:
+        checked = boolean_condition(condition, context)
+        if checked is not condition:
+            parent.set(key, checked)
+
+
+def boolean_condition(condition: exp.Expression, context: str) -> exp.Expression:
+    """``condition`` as it is if it is boolean by its form, else through the check of its
+    context (``BOOLEAN_CONTEXTS``)."""
     inner = condition
     while isinstance(inner, exp.Paren):
         inner = inner.this
-    if condition is None or isinstance(inner, _BOOLEAN_FORMS) or (isinstance(inner, exp.Literal) and inner.is_string) \
+    if isinstance(inner, _BOOLEAN_FORMS) or (isinstance(inner, exp.Literal) and inner.is_string) \
             or (isinstance(inner, exp.Cast) and inner.to.is_type(exp.DType.BOOLEAN)):
-        return
-    parent.set(key, exp.Anonymous(this=BOOLEAN_CHECK + context, expressions=[condition]))
+        return condition
+    return exp.Anonymous(this=BOOLEAN_CHECK + context, expressions=[condition])
 
 
 # sum() and avg() as PostgreSQL types them (engine/dialect.py's macros): in a query, and as a

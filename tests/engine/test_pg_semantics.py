@@ -236,3 +236,13 @@ def test_split_part_as_postgresql_s(conn):
     with pytest.raises(txlake.DataError) as e:
         conn.execute("SELECT split_part('a,b', ',', 0)")
     assert (e.value.sqlstate, str(e.value)) == ("22023", "field position must not be zero")
+
+
+def test_copy_where_must_be_a_boolean(conn, tmp_path):
+    data = tmp_path / "rows.txt"
+    data.write_text("5\t1\n6\t2\n")
+    with pytest.raises(txlake.ProgrammingError) as e:
+        conn.execute(f"COPY t (k, s) FROM '{data}' WHERE s")
+    assert (e.value.sqlstate, str(e.value)) == ("42804", "argument of WHERE must be type boolean, not type smallint")
+    conn.execute(f"COPY t (k, s) FROM '{data}' WHERE s > 1")
+    assert conn.execute("SELECT k FROM t WHERE k > 2").fetchall() == [(6,)]
