@@ -13,11 +13,11 @@ import platform
 import duckdb
 import pyarrow as pa
 
-from txlake.parser.semantics import (BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, BYTEA_IN, BYTEA_LENGTH,
-                                     BYTEA_MACRO, DIVISOR_MACRO, ESCAPE_IN, ESCAPE_OUT, LENGTH_MACRO, LN_MACRO,
-                                     LOG10_MACRO, POWER_MACRO, REAL_MACRO, SQRT_MACRO, SUBSTRING_FROM_MACRO,
-                                     SUBSTRING_MACRO, SUM_MACRO, WINDOW_SUM_MACRO, AVG_MACRO, BOOLEAN_MACRO,
-                                     BOOLEAN_WORDS, SPLIT_PART_MACRO)
+from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, BOOLEAN_MACRO,
+                                     BOOLEAN_WORDS, BYTEA_IN, BYTEA_LENGTH, BYTEA_MACRO, DIVIDE_MACRO, DIVISOR_MACRO,
+                                     ESCAPE_IN, ESCAPE_OUT, LENGTH_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO,
+                                     REAL_MACRO, SPLIT_PART_MACRO, SQRT_MACRO, SUBSTRING_FROM_MACRO, SUBSTRING_MACRO,
+                                     SUM_MACRO, WINDOW_SUM_MACRO)
 
 # settings DuckDB keeps per connection: every connection of a shared database needs them
 SESSION_SETUP = (
@@ -30,6 +30,9 @@ SESSION_SETUP = (
 MACROS = (
     # x / 0 and x % 0 raise 22012 (the parser routes divisors that are not literals through this)
     f"CREATE MACRO {DIVISOR_MACRO}(x) AS CASE WHEN x = 0 THEN error('division by zero') ELSE x END",
+    # a / b: an interval's by DuckDB's "/" (integer_division, set before these, makes the operator
+    # its "//", which has no interval form), anything else's by the operator as set
+    f'CREATE MACRO {DIVIDE_MACRO}(a INTERVAL, b) AS "/"(a, b), (a, b) AS a / b',
     # substring(s, start, length) as PostgreSQL's: a start before 1 counts from the first
     # character (DuckDB's from the end), a negative length is an error (22011)
     f"CREATE MACRO {SUBSTRING_MACRO}(s, f, n) AS CASE WHEN n < 0 THEN "
@@ -216,6 +219,8 @@ _FUNCTIONS = (
     (ESCAPE_IN, escape_in, ["VARCHAR"], "BLOB"),
     (ESCAPE_OUT, escape_out, ["BLOB"], "VARCHAR"),
     (BYTEA_LENGTH, len, ["BLOB"], "BIGINT"),
+    # (and under DuckDB's name, for the calls LENGTH_MACRO does not take: length(max(b)))
+    ("length", len, ["BLOB"], "BIGINT"),
     ("strlen", len, ["BLOB"], "BIGINT"),
     # (never called: see the BOOLEAN_CHECK macros)
     *((BOOLEAN_FUNCTION + key, bool, ["BOOLEAN"], "BOOLEAN") for key in BOOLEAN_CONTEXTS),

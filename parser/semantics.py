@@ -15,6 +15,9 @@ from txlake import errors
 
 # the divisor wrapper the executor defines in DuckDB: raises "division by zero" on 0
 DIVISOR_MACRO = "txl_divisor"
+# a / b, of an interval too (engine/dialect.py: integer division made DuckDB's / its //, which has
+# no interval form - INTERVAL '3 days' / 2 was 42883)
+DIVIDE_MACRO = "txl_divide"
 # PostgreSQL's input of a value as bytea (engine/dialect.py): text in its hex ('\x6162') or
 # escape ('a\000b') format - DuckDB's own cast reads '\x61\x62' - and a bytea as it is
 BYTEA_MACRO = "txl_bytea"
@@ -100,9 +103,10 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
                 operand.replace(exp.cast(operand.copy(), exp.DataType.build("INT")))
     for node in _outside_defaults(tree, exp.Div, exp.Mod, exp.IntDiv):
         divisor = node.expression
-        if isinstance(divisor, exp.Literal) and divisor.is_number and float(divisor.this) != 0:
-            continue
-        node.set("expression", exp.Anonymous(this=DIVISOR_MACRO, expressions=[divisor]))
+        if not (isinstance(divisor, exp.Literal) and divisor.is_number and float(divisor.this) != 0):
+            node.set("expression", exp.Anonymous(this=DIVISOR_MACRO, expressions=[divisor]))
+        if type(node) is exp.Div and not isinstance(node.this, exp.Literal) and _typed_argument(node.this):
+            node.replace(exp.Anonymous(this=DIVIDE_MACRO, expressions=[node.this.copy(), node.expression.copy()]))
     for select, written in selects:
         _column_names(select, written, text)
     for values in [v for v in tree.find_all(exp.Values) if not isinstance(v.parent, exp.Insert)]:
@@ -206,6 +210,7 @@ def boolean_condition(condition: exp.Expression, context: str) -> exp.Expression
 # sum() and avg() as PostgreSQL types them (engine/dialect.py's macros): in a query, and as a
 # window function (where DuckDB takes a macro of one aggregate only: avg stays DuckDB's there)
 SUM_MACRO, WINDOW_SUM_MACRO, AVG_MACRO = "txl_sum", "txl_window_sum", "txl_avg"
+_AGGREGATE_MACROS = {SUM_MACRO, WINDOW_SUM_MACRO, AVG_MACRO}
 
 
 def _typed_aggregate(node: exp.Sum | exp.Avg) -> None:
@@ -215,8 +220,8 @@ def _typed_aggregate(node: exp.Sum | exp.Avg) -> None:
     takes none. ``sum(DISTINCT x)`` and ``sum(x ORDER BY y)`` stay DuckDB's."""
     argument = node.this
     if isinstance(argument, (exp.Distinct, exp.Order)) or any(
-            v is not None for k, v in node.args.items() if k != "this"):
-        return
+            v is not None for k, v in node.args.items() if k != "this") or not _typed_argument(argument):
+        return  # (sum(count(*)) OVER (): see _typed_argument)
     outer = node
     if isinstance(node.parent, exp.Filter) and node.arg_key == "this":
         outer = node.parent
@@ -226,6 +231,15 @@ def _typed_aggregate(node: exp.Sum | exp.Avg) -> None:
         return
     name = (WINDOW_SUM_MACRO if window else SUM_MACRO) if isinstance(node, exp.Sum) else AVG_MACRO
     outer.replace(exp.Anonymous(this=name, expressions=[argument.copy() if argument is node.this else argument]))
+
+
+def _typed_argument(node: exp.Expression) -> bool:
+    """May ``node`` be the argument of a DuckDB macro that picks its form by its argument's type
+    (``SUM_MACRO``, ``LENGTH_MACRO``, ...)? Not if it holds an aggregate, a window function or a
+    subquery: DuckDB picks the form before it knows their types (the first form, or "multiple
+    overloads match") - such a call stays DuckDB's own."""
+    return not any(isinstance(n, (exp.AggFunc, exp.Window, exp.Subquery)) or (
+        isinstance(n, exp.Anonymous) and n.name in _AGGREGATE_MACROS) for n in node.walk())
 
 
 def _values_columns(values: exp.Values, tree: exp.Expression) -> exp.Expression:
@@ -733,6 +747,8 @@ def _length(node: exp.Length) -> exp.Expression:
     its bytes and leaves the rest to DuckDB's: a NULL or a ``?`` of None is text's NULL, as
     PostgreSQL resolves an untyped NULL (a DuckDB function of the name taking BLOB made DuckDB's
     ``length(NULL)`` ambiguous, 42883)."""
+    if not _typed_argument(node.this):
+        return node
     return exp.Anonymous(this=LENGTH_MACRO, expressions=[node.this.copy()])
 
 
@@ -862,7 +878,7 @@ def _boolean(node: exp.Cast) -> exp.Expression:
         if word is None:
             raise errors.InvalidTextRepresentation(f'invalid input syntax for type boolean: "{value.this}"')
         return exp.Boolean(this=word)
-    if isinstance(value, (exp.Boolean, exp.Null)):
+    if isinstance(value, (exp.Boolean, exp.Null)) or not _typed_argument(value):
         return node
     return exp.Anonymous(this=BOOLEAN_MACRO, expressions=[value.copy()])
 

@@ -2,6 +2,7 @@
 are no boolean, NULL arguments of functions, the types of aggregates, schema-qualified column
 references. Each test failed (or was accepted wrongly) before its fix."""
 
+import datetime
 import decimal
 
 import pytest
@@ -246,3 +247,30 @@ def test_copy_where_must_be_a_boolean(conn, tmp_path):
     assert (e.value.sqlstate, str(e.value)) == ("42804", "argument of WHERE must be type boolean, not type smallint")
     conn.execute(f"COPY t (k, s) FROM '{data}' WHERE s > 1")
     assert conn.execute("SELECT k FROM t WHERE k > 2").fetchall() == [(6,)]
+
+
+def test_an_interval_divides(conn):
+    """INTERVAL '3 days' / 2 was 42883 '//(interval, integer)': integer division made DuckDB's /
+    its //, which has no interval form. Numbers still divide as PostgreSQL's do."""
+    conn.execute("CREATE TABLE spans (a TIMESTAMP, b TIMESTAMP)")
+    conn.execute("INSERT INTO spans VALUES ('2024-01-01', '2024-01-04')")
+    assert one(conn, "SELECT INTERVAL '3 days' / 2, (b - a) / 3, (b - a) / 0.5 FROM spans") == (
+        datetime.timedelta(days=1, hours=12), datetime.timedelta(days=1), datetime.timedelta(days=6))
+    assert one(conn, "SELECT k / 2, -7 / 2, d / 2, s / k FROM t WHERE k = 1") == (0, -3, 1.25, 2)
+    with pytest.raises(txlake.DataError) as e:
+        conn.execute("SELECT (b - a) / 0 FROM spans")
+    assert e.value.sqlstate == "22012"
+
+
+def test_typed_rewrites_take_aggregates_and_subqueries_as_arguments(conn):
+    """The macros that give sum(), length(), a cast to boolean and / PostgreSQL's forms pick
+    their form by their argument's type, which DuckDB does not know yet for an aggregate, a
+    window function or a subquery ('multiple overloads match'): such calls stay DuckDB's."""
+    conn.execute("CREATE TABLE blobs (y BYTEA)")
+    conn.execute("INSERT INTO blobs VALUES ('\\x616263')")
+    assert conn.execute("SELECT f, sum(count(*)) OVER (), sum(sum(r)) OVER () FROM t GROUP BY f "
+                        "ORDER BY f").fetchall() == [(False, 2, 3.0), (True, 2, 3.0)]
+    assert one(conn, "SELECT length(max(v)), length((SELECT max(v) FROM t)), length(string_agg(v, '')), "
+                     "sum(k) / (count(*) + 1), max(v)::boolean IS NULL FROM t WHERE k < 0") == (
+        None, 1, None, None, True)
+    assert one(conn, "SELECT length(max(y)) FROM blobs") == (3,)
