@@ -236,10 +236,14 @@ def _typed_aggregate(node: exp.Sum | exp.Avg) -> None:
 def _typed_argument(node: exp.Expression) -> bool:
     """May ``node`` be the argument of a DuckDB macro that picks its form by its argument's type
     (``SUM_MACRO``, ``LENGTH_MACRO``, ...)? Not if it holds an aggregate, a window function or a
-    subquery: DuckDB picks the form before it knows their types (the first form, or "multiple
-    overloads match") - such a call stays DuckDB's own."""
+    subquery, or an output column's alias (DuckDB's ``ORDER BY total / 2``): DuckDB picks the
+    form before it knows their types (the first form, or "multiple overloads match") - such a
+    call stays DuckDB's own."""
+    select = node.find_ancestor(exp.Select)
+    aliases = {p.alias for p in select.expressions if isinstance(p, exp.Alias)} if select is not None else ()
     return not any(isinstance(n, (exp.AggFunc, exp.Window, exp.Subquery)) or (
-        isinstance(n, exp.Anonymous) and n.name in _AGGREGATE_MACROS) for n in node.walk())
+        isinstance(n, exp.Anonymous) and n.name in _AGGREGATE_MACROS) or (
+        isinstance(n, exp.Column) and not n.table and n.name in aliases) for n in node.walk())
 
 
 def _values_columns(values: exp.Values, tree: exp.Expression) -> exp.Expression:

@@ -274,3 +274,6 @@ def test_typed_rewrites_take_aggregates_and_subqueries_as_arguments(conn):
                      "sum(k) / (count(*) + 1), max(v)::boolean IS NULL FROM t WHERE k < 0") == (
         None, 1, None, None, True)
     assert one(conn, "SELECT length(max(y)) FROM blobs") == (3,)
+    # (an output column's alias in ORDER BY, DuckDB's: stays DuckDB's too)
+    assert conn.execute("SELECT v, sum(k) AS total FROM t GROUP BY v ORDER BY total / 2, length(v)").fetchall() == [
+        ("x", 1), ("y", 2)]
