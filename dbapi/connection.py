@@ -352,7 +352,7 @@ class Cursor:
 
 
 # statements that may share an implicit block besides those touching data
-_BLOCK_NEUTRAL = (st.SetVariable, st.Show)
+_BLOCK_NEUTRAL = (st.SetVariable, st.Show, st.Prepare, st.Deallocate)
 
 
 def _params(params) -> tuple:

@@ -210,6 +210,15 @@ class DatatypeMismatch(ProgrammingError):
     sqlstate = "42804"
 
 
+class DuplicatePreparedStatement(ProgrammingError):
+    sqlstate = "42P05"
+
+
+class InvalidSqlStatementName(ProgrammingError):
+    """EXECUTE or DEALLOCATE of a prepared statement there is none of."""
+    sqlstate = "26000"
+
+
 class CommitFailed(OperationalError):
     """The commit could not be made durable (I/O error, commit timeout)."""
 

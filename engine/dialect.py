@@ -13,9 +13,11 @@ import platform
 import duckdb
 import pyarrow as pa
 
-from txlake.parser.semantics import (BYTEA_IN, BYTEA_MACRO, DIVISOR_MACRO, ESCAPE_IN, ESCAPE_OUT, LN_MACRO,
-                                     LOG10_MACRO, POWER_MACRO, REAL_MACRO, SQRT_MACRO, SUBSTRING_FROM_MACRO,
-                                     SUBSTRING_MACRO)
+from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, BOOLEAN_MACRO,
+                                     BOOLEAN_WORDS, BYTEA_IN, BYTEA_LENGTH, BYTEA_MACRO, DIVIDE_MACRO, DIVISOR_MACRO,
+                                     ESCAPE_IN, ESCAPE_OUT, LENGTH_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO,
+                                     REAL_MACRO, SPLIT_PART_MACRO, SQRT_MACRO, SUBSTRING_FROM_MACRO, SUBSTRING_MACRO,
+                                     SUM_MACRO, WINDOW_SUM_MACRO)
 
 # settings DuckDB keeps per connection: every connection of a shared database needs them
 SESSION_SETUP = (
@@ -28,6 +30,9 @@ SESSION_SETUP = (
 MACROS = (
     # x / 0 and x % 0 raise 22012 (the parser routes divisors that are not literals through this)
     f"CREATE MACRO {DIVISOR_MACRO}(x) AS CASE WHEN x = 0 THEN error('division by zero') ELSE x END",
+    # a / b: an interval's by DuckDB's "/" (integer_division, set before these, makes the operator
+    # its "//", which has no interval form), anything else's by the operator as set
+    f'CREATE MACRO {DIVIDE_MACRO}(a INTERVAL, b) AS "/"(a, b), (a, b) AS a / b',
     # substring(s, start, length) as PostgreSQL's: a start before 1 counts from the first
     # character (DuckDB's from the end), a negative length is an error (22011)
     f"CREATE MACRO {SUBSTRING_MACRO}(s, f, n) AS CASE WHEN n < 0 THEN "
@@ -60,6 +65,10 @@ MACROS = (
     "(SELECT keyword_name FROM duckdb_keywords() WHERE keyword_category <> 'unreserved') THEN s "
     "ELSE '\"' || replace(s, '\"', '\"\"') || '\"' END",
     "CREATE MACRO quote_literal(s) AS chr(39) || replace(CAST(s AS VARCHAR), chr(39), chr(39) || chr(39)) || chr(39)",
+    "CREATE MACRO quote_nullable(s) AS coalesce(quote_literal(s), 'NULL')",
+    # split_part() as PostgreSQL's: field 0 is an error, an empty delimiter leaves the string whole
+    f"CREATE MACRO {SPLIT_PART_MACRO}(s, d, n) AS CASE WHEN n = 0 THEN error('field position must not be zero') "
+    "WHEN d = '' THEN CASE WHEN n IN (1, -1) THEN s ELSE '' END ELSE split_part(s, d, n) END",
     # a value as bytea, as PostgreSQL's cast and assignment take it: text by byteain (BYTEA_IN),
     # a bytea as it is (both branches bind: the text one casts a bytea to text, never run)
     f"CREATE MACRO {BYTEA_MACRO}(x) AS CASE WHEN typeof(x) = 'BLOB' THEN CAST(x AS BLOB) "
@@ -70,6 +79,57 @@ MACROS = (
     "WHEN isinf(CAST(x AS REAL)) AND NOT isinf(CAST(x AS DOUBLE)) THEN error('value out of range: overflow') "
     "WHEN CAST(x AS REAL) = 0 AND CAST(x AS DOUBLE) <> 0 THEN error('value out of range: underflow') "
     "ELSE CAST(x AS REAL) END",
+    # a condition that must be boolean (parser/semantics.py BOOLEAN_CONTEXTS): the value itself
+    # once bound (the optimizer drops the dead branch), but binding it calls a function that
+    # takes only a BOOLEAN, so that anything else fails there - at once, rows or none - naming
+    # its type (engine/errors_map.py makes that PostgreSQL's 42804)
+    *(f"CREATE MACRO {BOOLEAN_CHECK}{key}(x) AS CASE WHEN false THEN {BOOLEAN_FUNCTION}{key}(x) ELSE x END"
+      for key in BOOLEAN_CONTEXTS),
+    # length(): a bytea's bytes, else DuckDB's (text, bit, list) - a NULL or a ? of None text's -
+    # an integer, as PostgreSQL's (DuckDB's is a bigint)
+    f"CREATE MACRO {LENGTH_MACRO}(x BLOB) AS CAST({BYTEA_LENGTH}(x) AS INTEGER), "
+    "(x VARCHAR) AS CAST(length(x) AS INTEGER), (x) AS CAST(length(x) AS INTEGER)",
+    # sum() and avg() typed as PostgreSQL's (parser/semantics.py SUM_MACRO, AVG_MACRO): the sum of
+    # smallint or integer a bigint, of bigint a numeric, of real a real, of double precision and
+    # numeric as DuckDB's (DuckDB's is a HUGEINT for every integer, a DOUBLE for a real) - a macro
+    # picks its form by its argument's type. A real cannot be told from a numeric so (a numeric
+    # would take a real's form, cast): the first form passes the rest on with the argument
+    # twice, once to sum and once to be told by (a numeric takes the DOUBLE form, the cheaper
+    # cast, whose sum is of the argument as it is). DuckDB binds a macro's body when it is made:
+    # the second macro is first made with one form, then given its three
+    f"CREATE MACRO {SUM_MACRO}_of(x, w) AS sum(x)",
+    f"CREATE MACRO {SUM_MACRO}(x SMALLINT) AS CAST(sum(x) AS BIGINT), (x INTEGER) AS CAST(sum(x) AS BIGINT), "
+    f"(x BIGINT) AS CAST(sum(x) AS DECIMAL(38,0)), (x HUGEINT) AS CAST(sum(x) AS DECIMAL(38,0)), "
+    f"(x) AS {SUM_MACRO}_of(x, x)",
+    f"CREATE OR REPLACE MACRO {SUM_MACRO}_of(x, w FLOAT) AS CAST(sum(x) AS FLOAT), (x, w DOUBLE) AS sum(x), "
+    "(x, w) AS sum(x)",
+    # as a window function DuckDB takes a macro of one aggregate, nothing nested: a real's sum
+    # stays a double precision there
+    f"CREATE MACRO {WINDOW_SUM_MACRO}(x SMALLINT) AS CAST(sum(x) AS BIGINT), (x INTEGER) AS CAST(sum(x) AS BIGINT), "
+    "(x BIGINT) AS CAST(sum(x) AS DECIMAL(38,0)), (x HUGEINT) AS CAST(sum(x) AS DECIMAL(38,0)), (x) AS sum(x)",
+    # avg() of integers: a numeric, exactly - PostgreSQL's division of the sum by the count,
+    # rounded (half away from zero) at the scale it gives the quotient, 16 significant digits
+    # (select_div_scale: from the first base-10000 digits of both), here at most 20 decimals;
+    # the type holds it as DECIMAL(38,20). Of other types: DuckDB's (double precision)
+    "CREATE MACRO txl_nbase_weight(v) AS (length(CAST(abs(v) AS VARCHAR)) - 1) // 4",
+    "CREATE MACRO txl_nbase_first(v) AS "
+    "CAST(left(CAST(abs(v) AS VARCHAR), length(CAST(abs(v) AS VARCHAR)) - 4 * txl_nbase_weight(v)) AS INTEGER)",
+    "CREATE MACRO txl_quotient_scale(s, n) AS least(greatest(16 - 4 * (txl_nbase_weight(s) - txl_nbase_weight(n) - "
+    "CASE WHEN txl_nbase_first(s) <= txl_nbase_first(n) THEN 1 ELSE 0 END), 0), 20)",
+    "CREATE MACRO txl_scaled_quotient(s, n, r) AS abs(s // n) * CAST(10 ** 20 AS HUGEINT) + "
+    "(abs(s % n) * CAST(10 ** r AS HUGEINT) * 2 + n) // (2 * n) * CAST(10 ** (20 - r) AS HUGEINT)",
+    "CREATE MACRO txl_quotient(s, n) AS CASE WHEN n = 0 THEN NULL ELSE "
+    "CAST(txl_scaled_quotient(s, n, txl_quotient_scale(s, n)) * CASE WHEN s < 0 THEN -1 ELSE 1 END AS DECIMAL(38,0)) "
+    "* CAST(0.00000000000000000001 AS DECIMAL(21,20)) END",
+    f"CREATE MACRO {AVG_MACRO}(" + ", (".join(
+        f"x {t}) AS txl_quotient(CAST(sum(x) AS HUGEINT), CAST(count(x) AS HUGEINT))"
+        for t in ("SMALLINT", "INTEGER", "BIGINT")) + ", (x) AS avg(x)",
+    # text as boolean, as PostgreSQL's boolin reads it (parser/semantics.py BOOLEAN_WORDS); any
+    # other type cast as DuckDB does
+    f"CREATE MACRO {BOOLEAN_MACRO}(x VARCHAR) AS CASE WHEN x IS NULL THEN NULL " + " ".join(
+        f"WHEN lower(trim(x)) IN ({', '.join(repr(w) for w, b in BOOLEAN_WORDS.items() if b is value)}) THEN {value}"
+        for value in (True, False)) +
+    " ELSE error('invalid input syntax for type boolean: \"' || x || '\"') END, (x) AS CAST(x AS BOOLEAN)",
     f"CREATE MACRO {POWER_MACRO}(x, y) AS CASE WHEN x = 0 AND y < 0 THEN "
     "error('zero raised to a negative power is undefined') WHEN x < 0 AND y <> floor(y) THEN "
     "error('a negative number raised to a non-integer power yields a complex result') ELSE power(x, y) END",
@@ -144,21 +204,26 @@ def escape_out(data: bytes) -> str:
 
 def _vectorized(function, returns: str):
     """``function`` of one value as a DuckDB function of Arrow arrays (NULL stays NULL)."""
-    out_type = {"BLOB": pa.binary(), "VARCHAR": pa.string(), "BIGINT": pa.int64()}[returns]
+    out_type = {"BLOB": pa.binary(), "VARCHAR": pa.string(), "BIGINT": pa.int64(), "BOOLEAN": pa.bool_()}[returns]
 
     def run(values):
         return pa.array([None if v is None else function(v) for v in values.to_pylist()], out_type)
     return run
 
 
-# Python functions DuckDB calls: (name, function, parameter types, return type). length() and
-# strlen() (octet_length's) of a bytea are its bytes, as PostgreSQL's (DuckDB's take text only)
+# Python functions DuckDB calls: (name, function, parameter types, return type). length()
+# (LENGTH_MACRO's) and strlen() (octet_length's) of a bytea are its bytes, as PostgreSQL's
+# (DuckDB's take text only)
 _FUNCTIONS = (
     (BYTEA_IN, bytea_in, ["VARCHAR"], "BLOB"),
     (ESCAPE_IN, escape_in, ["VARCHAR"], "BLOB"),
     (ESCAPE_OUT, escape_out, ["BLOB"], "VARCHAR"),
+    (BYTEA_LENGTH, len, ["BLOB"], "BIGINT"),
+    # (and under DuckDB's name, for the calls LENGTH_MACRO does not take: length(max(b)))
     ("length", len, ["BLOB"], "BIGINT"),
     ("strlen", len, ["BLOB"], "BIGINT"),
+    # (never called: see the BOOLEAN_CHECK macros)
+    *((BOOLEAN_FUNCTION + key, bool, ["BOOLEAN"], "BOOLEAN") for key in BOOLEAN_CONTEXTS),
 )
 
 

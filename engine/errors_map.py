@@ -7,6 +7,7 @@ import re
 import duckdb
 
 from txlake import errors
+from txlake.parser.semantics import BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION
 
 
 # a number that does not fit its type (1000000000 for DECIMAL(10,2), '9223372036854775808' for
@@ -49,14 +50,19 @@ def _column_message(message: str) -> str:
     return message
 
 
+_MISSING_TABLE = re.compile(r'Referenced table "(?:[^"]*\.)?(?P<table>[^".]+)" not found')
 _NO_FUNCTION = re.compile(r"(?:scalar|table|aggregate|pragma) function with name (?P<name>\S+) does not exist", re.I)
 _NO_MATCH = re.compile(r"no function matches the given name and argument types '(?P<call>[^']+)'", re.I)
+_AMBIGUOUS = re.compile(r'could not choose a best candidate function for the function call "(?P<call>.+)"\. ', re.I)
 # DuckDB's type names in a call's text -> PostgreSQL's
-_TYPE_WORDS = {"INTEGER_LITERAL": "integer", "STRING_LITERAL": "unknown", "VARCHAR": "text", "BLOB": "bytea",
+_TYPE_WORDS = {"INTEGER_LITERAL": "integer", "STRING_LITERAL": "unknown", '"NULL"': "unknown", "VARCHAR": "text",
+               "BLOB": "bytea",
                "DOUBLE": "double precision", "FLOAT": "real", "INTEGER": "integer", "BIGINT": "bigint",
                "BOOLEAN": "boolean", "TIMESTAMP": "timestamp without time zone",
-               "TIMESTAMP WITH TIME ZONE": "timestamp with time zone", "INTERVAL": "interval", "DATE": "date"}
+               "TIMESTAMP WITH TIME ZONE": "timestamp with time zone", "INTERVAL": "interval", "DATE": "date",
+               "SMALLINT": "smallint", "TIME": "time without time zone", "UUID": "uuid"}
 _HINT = "HINT:  No function matches the given name and argument types. You might need to add explicit type casts."
+_AMBIGUOUS_HINT = "HINT:  Could not choose a best candidate function. You might need to add explicit type casts."
 
 
 def _function_message(message: str) -> str | None:
@@ -65,11 +71,25 @@ def _function_message(message: str) -> str | None:
     if (found := _NO_FUNCTION.search(message)) is not None:
         return f"function {found['name']} does not exist\n{_HINT}"
     if (found := _NO_MATCH.search(message)) is not None:
-        name, _, args = found["call"].partition("(")
-        types = [_TYPE_WORDS.get(t.strip(), "numeric" if t.strip().startswith("DECIMAL") else t.strip().lower())
-                 for t in args.rstrip(")").split(",") if t.strip()]
-        return f"function {name}({', '.join(types)}) does not exist\n{_HINT}"
+        return f"function {_call_words(found['call'])} does not exist\n{_HINT}"
     return None
+
+
+def _call_words(call: str) -> str:
+    """DuckDB's ``f(INTEGER_LITERAL, "NULL")`` as PostgreSQL's ``f(integer, unknown)``."""
+    name, _, args = call.partition("(")
+    return f"{name}({', '.join(_type_word(t) for t in args.rstrip(')').split(',') if t.strip())})"
+
+
+# a condition that is no boolean (engine/dialect.py's BOOLEAN_CHECK macros): the function its
+# binding called, and the type DuckDB found
+_NOT_BOOLEAN = re.compile(rf"argument types '{BOOLEAN_FUNCTION}(?P<context>\w+)\((?P<type>.*)\)'")
+
+
+def _type_word(duck: str) -> str:
+    """PostgreSQL's name of DuckDB's type ``duck``."""
+    duck = duck.strip()
+    return _TYPE_WORDS.get(duck, "numeric" if duck.startswith("DECIMAL") or duck == "HUGEINT" else duck.lower())
 
 
 _DOMAIN_ERRORS = (("negative substring length", "22011"), ("square root of a negative", "2201F"),
@@ -101,15 +121,27 @@ def translate(e: duckdb.Error) -> errors.Error:
         if "column" in text and ("not found" in text or "does not have a column" in text):
             return errors.UndefinedColumn(_column_message(message))
         if "referenced table" in text and "not found" in text:  # t.x with no t in FROM
-            return errors.UndefinedTable(message)
+            found = _MISSING_TABLE.search(message)
+            return errors.UndefinedTable(f'missing FROM-clause entry for table "{found["table"]}"' if found
+                                         else message)
         if "group by" in text:
             return errors.ProgrammingError(message, sqlstate="42803")
         if "limit/offset cannot be negative" in text:
             return errors.DataError(message, sqlstate="2201W")
         if "order term out of range" in text:
             return errors.ProgrammingError(message, sqlstate="42P10")
+        if (found := _NOT_BOOLEAN.search(message)) is not None:
+            return errors.DatatypeMismatch(f"argument of {BOOLEAN_CONTEXTS[found['context']]} must be type boolean, "
+                                           f"not type {_type_word(found['type'])}")
+        if (found := _AMBIGUOUS.search(message)) is not None:  # (PostgreSQL's too, for an untyped NULL)
+            return errors.ProgrammingError(f"function {_call_words(found['call'])} is not unique\n{_AMBIGUOUS_HINT}",
+                                           sqlstate="42725")
         if "no function matches" in text or "could not choose a best candidate" in text:
             return errors.ProgrammingError(_function_message(message) or message, sqlstate="42883")
+        if "set operations can only apply to expressions with the same number of result columns" in text:
+            return errors.SyntaxError("each UNION query must have the same number of columns")
+        if text.startswith("subquery returns") and "expected 1" in text:
+            return errors.SyntaxError("subquery must return only one column")
         if "ambiguous" in text:
             return errors.ProgrammingError(message, sqlstate="42702")
         return errors.ProgrammingError(message, sqlstate="42804" if "type" in text else "42000")
@@ -129,6 +161,8 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.DataError(message, sqlstate="22023")
         if "division by zero" in text:
             return errors.DivisionByZero(message)
+        if text.startswith("invalid input syntax for type"):  # (engine/dialect.py's boolean input)
+            return errors.InvalidTextRepresentation(message)
         if text.startswith("value out of range:"):  # (engine/dialect.py's REAL macro)
             return errors.NumericValueOutOfRange(message)
         if "could not parse string" in text and "format specifier" in text:  # to_date, to_timestamp

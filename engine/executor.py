@@ -49,8 +49,8 @@ from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls, qualified_name, sequence_key
 from txlake.parser import statements as st
 from txlake.parser.parse import identifier, parse_table_name, table_name
-from txlake.parser.semantics import (BYTEA_MACRO, CLOCK_FUNCTION, REAL_MACRO, STATEMENT_CLOCK, XID_FUNCTION,
-                                     XID_IF_ASSIGNED_FUNCTION, postgres_semantics)
+from txlake.parser.semantics import (BOOLEAN_MACRO, BYTEA_MACRO, CLOCK_FUNCTION, REAL_MACRO, STATEMENT_CLOCK,
+                                     XID_FUNCTION, XID_IF_ASSIGNED_FUNCTION, postgres_semantics)
 from txlake.storage import keys as pk
 from txlake.storage.commit import (ROWS_PER_FILE, SAME_KEYS, SOURCES, UPSERTED, TableDelta, carry_upserted, key_text,
                                    table_bytes, visible_sources)
@@ -107,9 +107,9 @@ _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 def _as_bigint(table: pa.Table, columns) -> pa.Table:
     """``table`` with ``columns`` - HUGEINT in DuckDB, which sums integers so - as BIGINT, the
-    type PostgreSQL's sum(int) has: fetched as an int, not a Decimal of scale 0. The type does
-    not depend on the values: a sum too large for a BIGINT is 22003 (where PostgreSQL's
-    sum(bigint), a numeric, would hold it)."""
+    type PostgreSQL's sum(int) has: fetched as an int, not a Decimal of scale 0. (sum() is typed
+    as PostgreSQL's already, parser/semantics.py SUM_MACRO; this is for the sums it leaves to
+    DuckDB, ``sum(DISTINCT x)``.) A sum too large for a BIGINT is 22003."""
     for i in columns:
         try:
             table = table.set_column(i, table.field(i).with_type(pa.int64()), table.column(i).cast(pa.int64()))
@@ -2308,13 +2308,14 @@ def _check_python_range(col: Column, values: pa.ChunkedArray) -> None:
 
 
 # the kinds a value goes into through a macro of PostgreSQL's cast, not DuckDB's CAST
-_CAST_MACROS = {"BYTEA": BYTEA_MACRO, "REAL": REAL_MACRO}
+_CAST_MACROS = {"BYTEA": BYTEA_MACRO, "REAL": REAL_MACRO, "BOOLEAN": BOOLEAN_MACRO}
 
 
 def _cast_sql(value: str, col_type: ColumnType) -> str:
     """``value`` (SQL) as a column of ``col_type`` takes it - an INSERT, UPDATE, DEFAULT or ALTER
-    COLUMN TYPE: DuckDB's CAST, but text into a BYTEA by PostgreSQL's input (``BYTEA_MACRO``), and
-    a REAL with PostgreSQL's range errors (``REAL_MACRO``)."""
+    COLUMN TYPE: DuckDB's CAST, but text into a BYTEA or a BOOLEAN by PostgreSQL's input
+    (``BYTEA_MACRO``, ``BOOLEAN_MACRO``: 'on' is true), and a REAL with PostgreSQL's range errors
+    (``REAL_MACRO``)."""
     if col_type.kind in _CAST_MACROS:
         return f"{_CAST_MACROS[col_type.kind]}({value})"
     return f"CAST({value} AS {col_type.sql()})"

@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import dataclasses
 import functools
 import threading
 import time
 import weakref
 
+from sqlglot import exp
+
 from txlake import errors
-from txlake.engine import copy, views
+from txlake.engine import copy, prepared, views
 from txlake.engine.database import Database, default_memory_limit, open_database
 from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result
 from txlake.engine.merge import merge
@@ -70,6 +73,7 @@ class Session:
         self.closed = False
         self.progress = None  # callable(done, total, what) for long maintenance runs
         self._canceled = False  # the statement running was canceled (``cancel``)
+        self.prepared: dict[str, prepared.Prepared] = {}  # PREPARE's statements, by name
         _open_sessions.add(self)
 
     # --- public --------------------------------------------------------------------------
@@ -159,7 +163,7 @@ class Session:
                 if handler is not None:
                     txn = self.txn
                     try:
-                        return handler(self, stmt)
+                        return handler(self, stmt, params) if type(stmt) is st.Execute else handler(self, stmt)
                     except errors.Error as e:  # (SET, SHOW, SET TRANSACTION, COMMIT PREPARED ... too)
                         if txn is not None and self.txn is txn and txn.state is TxnState.ACTIVE:
                             self.fail(e)
@@ -572,6 +576,40 @@ class Session:
         self._end_block(txn, lambda t: self.db.prepare(t, stmt.gid))
         return Result(status="PREPARE TRANSACTION")
 
+    # --- prepared statements (engine/prepared.py) -----------------------------------------
+
+    def _prepare(self, stmt: st.Prepare) -> Result:
+        """PREPARE: the statement is checked as PostgreSQL analyzes it - a query is planned
+        (with LIMIT 0, NULL for its parameters: nothing is read, but its tables must be there)
+        and its columns kept; it is the session's from now on, whatever the transaction does."""
+        if stmt.name in self.prepared:
+            raise errors.DuplicatePreparedStatement(f'prepared statement "{stmt.name}" already exists')
+        statement, analyzed = prepared.prepare(stmt)
+        if isinstance(analyzed, st.Query) and not analyzed.locks:  # (FOR UPDATE would lock its rows)
+            expression = analyzed.expression.copy()
+            expression.set("limit", exp.Limit(expression=exp.Literal.number(0)))
+            result = self.execute_statement(dataclasses.replace(analyzed, expression=expression))
+            prepared.check_columns(statement, result.schema)
+        self.prepared[stmt.name] = statement
+        return Result(status="PREPARE")
+
+    def _execute(self, stmt: st.Execute, params: tuple) -> Result:
+        statement = self.prepared.get(stmt.name)
+        if statement is None:
+            raise errors.InvalidSqlStatementName(f'prepared statement "{stmt.name}" does not exist')
+        inner, params = prepared.execution(statement, stmt, params)
+        result = self.execute_statement(inner, params)
+        prepared.check_columns(statement, result.schema)
+        return result
+
+    def _deallocate(self, stmt: st.Deallocate) -> Result:
+        if stmt.name is None:
+            self.prepared.clear()
+            return Result(status="DEALLOCATE ALL")
+        if self.prepared.pop(stmt.name, None) is None:
+            raise errors.InvalidSqlStatementName(f'prepared statement "{stmt.name}" does not exist')
+        return Result(status="DEALLOCATE")
+
     def _finish_prepared(self, stmt, commit: bool) -> Result:
         what = "COMMIT PREPARED" if commit else "ROLLBACK PREPARED"
         if self.txn is not None and self.txn.explicit:
@@ -637,6 +675,9 @@ _CONTROL = {
     st.PrepareTransaction: Session._prepare_transaction,
     st.CommitPrepared: lambda s, stmt: s._finish_prepared(stmt, commit=True),
     st.RollbackPrepared: lambda s, stmt: s._finish_prepared(stmt, commit=False),
+    st.Prepare: Session._prepare,
+    st.Execute: Session._execute,
+    st.Deallocate: Session._deallocate,
 }
 
 # what a failed transaction block still accepts (PostgreSQL's "commands ignored until end

@@ -23,7 +23,7 @@ class Control(exp.Expression):
 
     ``kind`` names the statement (BEGIN, COMMIT, ROLLBACK, SAVEPOINT, ROLLBACK_TO, RELEASE,
     SET_TRANSACTION, SET_SESSION_CHARACTERISTICS, SET, RESET, SHOW, PREPARE_TRANSACTION,
-    COMMIT_PREPARED, ROLLBACK_PREPARED); the other args depend on it.
+    COMMIT_PREPARED, ROLLBACK_PREPARED, PREPARE, EXECUTE, DEALLOCATE); the other args depend on it.
     """
 
     arg_types = {
@@ -34,6 +34,7 @@ class Control(exp.Expression):
         "value": False,       # setting value (str), None for DEFAULT
         "label": False,       # BEGIN ... WITH LABEL 'x', prepared transaction gid
         "local": False,       # SET LOCAL
+        "types": False,       # PREPARE name (types): their DataTypes
     }
 
 
@@ -202,10 +203,46 @@ class TxlakeParser(DuckDB.Parser):
         return Control(kind="RELEASE", name=self._expect_name("savepoint name"))
 
     def _parse_prepare_statement(self) -> Control | None:
-        if not self._next or self._next.text.upper() != "TRANSACTION":
-            return None  # PREPARE name AS ... is a different statement
-        self._advance(2)
-        return Control(kind="PREPARE_TRANSACTION", label=self._expect_string("transaction identifier"))
+        if self._next and self._next.text.upper() == "TRANSACTION":
+            self._advance(2)
+            return Control(kind="PREPARE_TRANSACTION", label=self._expect_string("transaction identifier"))
+        # PREPARE name [(type, ...)] AS statement: the statement is kept as text, parsed when
+        # PREPARE runs (engine/session.py) and again with its parameters' values at EXECUTE
+        self._advance()  # PREPARE
+        name = self._expect_name("prepared statement name")
+        types = self._parse_wrapped_csv(self._parse_types) if self._curr and \
+            self._curr.token_type == TokenType.L_PAREN else []
+        if not self._match(TokenType.ALIAS):
+            self.raise_error(f'at or near "{self._curr.text}"' if self._curr else "at end of input", self._curr)
+        if self._curr is None:
+            self.raise_error("at end of input")
+        start, end = self._curr.start, self._tokens[-1].end
+        self._index = len(self._tokens) - 1
+        self._advance()  # (past the last token: the statement is whole)
+        return Control(kind="PREPARE", name=name, value=self.sql[start:end + 1], types=types)
+
+    def _parse_execute_statement(self) -> Control:
+        """``EXECUTE name [(value, ...)]``: each value as written (substituted for its ``$n``)."""
+        self._advance()  # EXECUTE
+        name = self._expect_name("prepared statement name")
+        args = []
+        if self._match(TokenType.L_PAREN):
+            while True:
+                first = self._curr
+                if first is None or self._parse_assignment() is None:
+                    self.raise_error(f'at or near "{first.text}"' if first else "at end of input", first)
+                args.append(exp.Literal.string(self.sql[first.start:self._prev.end + 1]))
+                if not self._match(TokenType.COMMA):
+                    break
+            self._match_r_paren()
+        return Control(kind="EXECUTE", name=name, value=args)
+
+    def _parse_deallocate_statement(self) -> Control:
+        self._advance()  # DEALLOCATE
+        self._match_text_seq("PREPARE")
+        if self._match_text_seq("ALL"):
+            return Control(kind="DEALLOCATE")
+        return Control(kind="DEALLOCATE", name=self._expect_name("prepared statement name"))
 
     # --- settings ------------------------------------------------------------------------
 
@@ -476,6 +513,8 @@ class TxlakeParser(DuckDB.Parser):
         "SAVEPOINT": _parse_savepoint_statement,
         "RELEASE": _parse_release_statement,
         "PREPARE": _parse_prepare_statement,
+        "EXECUTE": _parse_execute_statement,
+        "DEALLOCATE": _parse_deallocate_statement,
         "SET": _parse_set_statement,
         "RESET": _parse_reset_statement,
         "SHOW": _parse_show_statement,
@@ -488,13 +527,14 @@ TxlakeParser._CONTROL_STATEMENTS["CALL"] = TxlakeParser._parse_call_statement
 
 
 class TxlakeTokenizer(DuckDB.Tokenizer):
-    # PREPARE, CALL and RESET are opaque commands to DuckDB's tokenizer; txlake parses their
+    # PREPARE, EXECUTE, CALL and RESET are opaque commands to DuckDB's tokenizer; txlake parses their
     # arguments. DuckDB ignores VARCHAR(n) and reads VARCHAR as TEXT; txlake enforces the length (22001).
     # ``?::int`` is a parameter cast to int, as in PostgreSQL clients, not sqlglot's ``?::``
     # operator (a TRY_CAST of some dialects): a syntax error before.
     # DIV is a function (div(7, 2)), as in PostgreSQL, not MySQL's integer division operator
     KEYWORDS = {**{k: v for k, v in DuckDB.Tokenizer.KEYWORDS.items() if k not in ("?::", "DIV")},
-                "PREPARE": TokenType.VAR, "CALL": TokenType.VAR, "RESET": TokenType.VAR, "VARCHAR": TokenType.VARCHAR,
+                "PREPARE": TokenType.VAR, "EXECUTE": TokenType.VAR, "CALL": TokenType.VAR, "RESET": TokenType.VAR,
+                "VARCHAR": TokenType.VARCHAR,
                 # CHAR(n) keeps its length too (DuckDB reads CHAR as TEXT)
                 "CHAR": TokenType.CHAR,
                 # FLOAT is DOUBLE PRECISION, as in PostgreSQL and the SQL standard (DuckDB's is

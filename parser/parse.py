@@ -15,11 +15,12 @@ import re
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
+from sqlglot.tokens import TokenType
 
 from txlake import errors
 from txlake.parser import statements as st
 from txlake.parser.dialect import Control, Txlake
-from txlake.parser.semantics import postgres_semantics
+from txlake.parser.semantics import boolean_condition, postgres_semantics
 from txlake.storage.sequences import sequence_name
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
@@ -84,7 +85,7 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
         order = tuple(p.meta[_PARAM_INDEX] for p in _placeholders_in_text_order(tree)) \
             if in_text and not merge else None
         stmt = _to_statement(tree)
-        if isinstance(stmt, st.Explain):  # (its query is parsed from its text, with its own count)
+        if isinstance(stmt, (st.Explain, st.Execute)):  # (its query or values are text, with their own count)
             placeholders = stmt.param_count
         result.append(_with(stmt, param_count=placeholders, param_order=order, text=source))
     return tuple(result)
@@ -230,6 +231,14 @@ def _control(node: Control) -> st.Statement:
         if len(set(names)) != len(names):
             raise errors.SyntaxError(f"argument name used more than once in CALL {a['name']}")
         return st.Call(procedure=a["name"], args=args, kwargs=kwargs)
+    if kind == "PREPARE":
+        return _prepare(a["name"], a["value"], a.get("types") or ())
+    if kind == "EXECUTE":
+        args = tuple(v.this for v in a.get("value") or ())
+        counts = tuple(_placeholder_count(arg) for arg in args)
+        return st.Execute(name=a["name"], args=args, arg_params=counts, param_count=sum(counts))
+    if kind == "DEALLOCATE":
+        return st.Deallocate(name=a.get("name"))
     if kind == "PREPARE_TRANSACTION":
         return st.PrepareTransaction(gid=a["label"])
     if kind == "COMMIT_PREPARED":
@@ -237,6 +246,27 @@ def _control(node: Control) -> st.Statement:
     if kind == "ROLLBACK_PREPARED":
         return st.RollbackPrepared(gid=a["label"])
     raise errors.NotSupportedError(f"statement not supported: {kind}")
+
+
+def _prepare(name: str, text: str, types) -> st.Prepare:
+    """PREPARE's statement as text, with the spans of its parameters ``$1``, ``$2``, ... (a
+    ``$`` token and a number just after it); ``?`` is refused there, as PostgreSQL has none."""
+    tokens = Txlake().tokenize(text)
+    params = []
+    for dollar, number in zip(tokens, tokens[1:]):
+        if dollar.token_type == TokenType.PARAMETER and number.token_type == TokenType.NUMBER \
+                and number.start == dollar.end + 1 and number.text.isdigit():
+            params.append((dollar.start, number.end, int(number.text)))
+        elif dollar.token_type == TokenType.PLACEHOLDER:
+            raise errors.SyntaxError('syntax error at or near "?": PREPARE takes parameters $1, $2, ...')
+    if any(n < 1 for _, _, n in params):
+        raise errors.ProgrammingError(f'there is no parameter ${min(n for _, _, n in params)}', sqlstate="42P02")
+    return st.Prepare(name=name, statement=text, params=tuple(params),
+                      types=tuple(t.sql(dialect=Txlake) for t in types))
+
+
+def _placeholder_count(text: str) -> int:
+    return sum(1 for token in Txlake().tokenize(text) if token.token_type == TokenType.PLACEHOLDER)
 
 
 def identifier(node: exp.Expression | str) -> str:
@@ -855,6 +885,7 @@ def _copy(tree: exp.Copy) -> st.Statement:
             raise errors.NotSupportedError("WHERE clause not allowed with COPY TO")
         if next(where.find_all(exp.Query), None) is not None:
             raise errors.NotSupportedError("cannot use subquery in COPY FROM WHERE condition")
+        where = boolean_condition(where, "where")
     options = _copy_options([p for p in params if p.name != "where"], to)
     return st.Copy(table=table, columns=columns, query=query, to=to, file=path, options=options, where=where)
 

@@ -15,6 +15,9 @@ from txlake import errors
 
 # the divisor wrapper the executor defines in DuckDB: raises "division by zero" on 0
 DIVISOR_MACRO = "txl_divisor"
+# a / b, of an interval too (engine/dialect.py: integer division made DuckDB's / its //, which has
+# no interval form - INTERVAL '3 days' / 2 was 42883)
+DIVIDE_MACRO = "txl_divide"
 # PostgreSQL's input of a value as bytea (engine/dialect.py): text in its hex ('\x6162') or
 # escape ('a\000b') format - DuckDB's own cast reads '\x61\x62' - and a bytea as it is
 BYTEA_MACRO = "txl_bytea"
@@ -22,6 +25,10 @@ BYTEA_MACRO = "txl_bytea"
 REAL_MACRO = "txl_real"
 # engine/dialect.py's functions: byteain, and encode / decode in the escape format
 BYTEA_IN, ESCAPE_IN, ESCAPE_OUT = "txl_bytea_in", "txl_escape_in", "txl_escape_out"
+# length() of text, of a bytea (its bytes: BYTEA_LENGTH, engine/dialect.py's function), of the rest
+LENGTH_MACRO, BYTEA_LENGTH = "txl_length", "txl_bytea_length"
+# split_part() as PostgreSQL's (engine/dialect.py)
+SPLIT_PART_MACRO = "txl_split_part"
 
 
 def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
@@ -37,12 +44,21 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
       ``format`` takes ``{}``; its ``printf`` takes ``%s`` of text only);
     - ``now()``, ``current_timestamp``, ``current_date`` and their kin are the transaction's
       start (``transaction_clock``);
+    - ``sum()`` and ``avg()`` have PostgreSQL's types (``_typed_aggregate``): sum(int) a bigint,
+      sum(bigint) a numeric, sum(real) a real, avg of integers an exact numeric;
     - an integer literal in ``+``, ``-`` and ``*`` is an INTEGER, as PostgreSQL's int4
       constant is (DuckDB narrows it to the other operand's type: a smallint ``s + 1`` was a
       smallint, 22003 past 32767, where PostgreSQL's is an integer);
+    - ``schema.table.column`` names the column of the FROM item ``schema.table`` (``_schema_qualified_columns``);
+    - a condition (WHERE, HAVING, JOIN ... ON, CASE WHEN, FILTER, an operand of AND, OR, NOT)
+      must be a boolean, as PostgreSQL's (42804; DuckDB cast ``WHERE 5`` to true): one that is
+      not boolean by its form is checked by DuckDB's binder (``_check_boolean_arguments``);
     - and the rewrites of ``_REWRITES``: row comparisons, SIMILAR TO, substring, make_interval,
       to_char, extract(second), math domain errors, casts to bytea (PostgreSQL's hex and escape
-      input) and to real (22003 past a float4's range).
+      input), to real (22003 past a float4's range), to boolean (PostgreSQL's words: 'on', 'off')
+      and to varchar(n) (cut to n characters), length() (of NULL too);
+    - ``x LIKE ANY (ARRAY[...])`` is an OR of LIKEs (``_like_any``), and ``EXISTS (SELECT FROM
+      t)`` selects 1 (DuckDB has neither).
     """
     # columns are named from the expressions as written (``_column_names``), in every SELECT -
     # a subquery's, a UNION's, CREATE TABLE AS's (whose names the table keeps) - and RETURNING
@@ -50,6 +66,8 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
                for select in tree.find_all(exp.Select, exp.Returning)]
     tree = transaction_clock(tree)
     _fold_aliases(tree)
+    _schema_qualified_columns(tree)
+    _check_boolean_arguments(tree)
     for node in _outside_defaults(tree, exp.Column, *_IDENTITY_FUNCTIONS):
         if isinstance(node, exp.Column):
             if node.name.lower() in _NAME_KEYWORDS and not node.table and not node.this.quoted:
@@ -64,9 +82,16 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
                 tree = replacement
             else:
                 node.replace(replacement)
+    for node in _outside_defaults(tree, exp.Sum, exp.Avg):
+        _typed_aggregate(node)
     for node in _outside_defaults(tree, exp.Like, exp.ILike):
-        if _escapes(node):
+        if isinstance(node.expression, (exp.Any, exp.All)):
+            _like_any(node)
+        elif _escapes(node):
             node.replace(exp.Escape(this=node.copy(), expression=exp.Literal.string("\\")))
+    for node in _outside_defaults(tree, exp.Exists):
+        if isinstance(node.this, exp.Select) and not node.this.expressions:  # EXISTS (SELECT FROM t ...)
+            node.this.set("expressions", [exp.Literal.number(1)])
     for node in _outside_defaults(tree, exp.Format):
         node.replace(_format(node))
     for node in list(tree.find_all(exp.GenerateSeries)):
@@ -78,14 +103,147 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
                 operand.replace(exp.cast(operand.copy(), exp.DataType.build("INT")))
     for node in _outside_defaults(tree, exp.Div, exp.Mod, exp.IntDiv):
         divisor = node.expression
-        if isinstance(divisor, exp.Literal) and divisor.is_number and float(divisor.this) != 0:
-            continue
-        node.set("expression", exp.Anonymous(this=DIVISOR_MACRO, expressions=[divisor]))
+        if not (isinstance(divisor, exp.Literal) and divisor.is_number and float(divisor.this) != 0):
+            node.set("expression", exp.Anonymous(this=DIVISOR_MACRO, expressions=[divisor]))
+        if type(node) is exp.Div and not isinstance(node.this, exp.Literal) and _typed_argument(node.this):
+            node.replace(exp.Anonymous(this=DIVIDE_MACRO, expressions=[node.this.copy(), node.expression.copy()]))
     for select, written in selects:
         _column_names(select, written, text)
     for values in [v for v in tree.find_all(exp.Values) if not isinstance(v.parent, exp.Insert)]:
         tree = _values_columns(values, tree)
     return tree
+
+
+def _schema_qualified_columns(tree: exp.Expression) -> None:
+    """``SELECT other.t.k FROM other.t``: a column named with its table's schema is the column of
+    the FROM item (or UPDATE / DELETE target) of that table without an alias, in its query or
+    one around it, as PostgreSQL resolves it - the schema is dropped, so that the column reads as
+    ``t.k`` does (DuckDB found no table "other.t": txlake names each table it reads anew). An
+    unqualified FROM item may be named with any schema here; a qualified one with its own."""
+    for column in list(tree.find_all(exp.Column)):
+        schema = column.args.get("db")
+        if schema is None or column.args.get("catalog") is not None or not column.table:
+            continue
+        table, scope = _name(column.args["table"]), column.parent
+        while scope is not None:
+            if isinstance(scope, (exp.Select, exp.Update, exp.Delete)) and _names_table(scope, _name(schema), table):
+                column.set("db", None)
+                break
+            scope = scope.parent
+
+
+def _name(node: exp.Expression) -> str:
+    return node.this if isinstance(node, exp.Identifier) and node.quoted else node.name.lower()
+
+
+def _names_table(scope: exp.Expression, schema: str, table: str) -> bool:
+    """Does ``scope`` read (or write) ``schema.table`` under that name - no alias?"""
+    items = [scope.this] if isinstance(scope, (exp.Update, exp.Delete)) else []
+    source = scope.args.get("from_")
+    items += [source.this] if source is not None else []
+    items += [join.this for join in scope.args.get("joins") or ()] + list(scope.args.get("using") or ())
+    databases = {"default" if schema == "public" else schema}
+    for item in items:
+        if isinstance(item, exp.Table) and item.args.get("alias") is None and isinstance(item.this, exp.Identifier) \
+                and _name(item.this) == table:
+            db = item.args.get("db")
+            if db is None or {"default" if _name(db) == "public" else _name(db)} == databases:
+                return True
+    return False
+
+
+# the conditions PostgreSQL requires to be boolean, by what its message calls them: each is
+# checked by the DuckDB macro ``txl_boolean_<key>`` (engine/dialect.py), which is the condition
+# itself once bound - its dead branch calls ``txl_is_boolean_<key>(x)``, a function taking only
+# a BOOLEAN, so that binding anything else fails, naming the type (engine/errors_map.py)
+BOOLEAN_CONTEXTS = {"where": "WHERE", "having": "HAVING", "join_on": "JOIN/ON", "case_when": "CASE/WHEN",
+                    "filter": "FILTER", "and": "AND", "or": "OR", "not": "NOT"}
+BOOLEAN_CHECK, BOOLEAN_FUNCTION = "txl_boolean_", "txl_is_boolean_"
+# conditions boolean by their form: a comparison, a connective, a literal DuckDB casts as
+# PostgreSQL does (NULL, 'true'), a parameter (PostgreSQL's takes the type boolean there)
+_BOOLEAN_FORMS = (exp.Predicate, exp.Connector, exp.Not, exp.Boolean, exp.Null, exp.Placeholder, exp.Escape)
+
+
+def _check_boolean_arguments(tree: exp.Expression) -> None:
+    """Route each condition that is not boolean by its form (a column, a function, a CASE, a
+    number) through the check of its context (``BOOLEAN_CONTEXTS``); the usual conditions -
+    comparisons and their connectives - stay as they are, so the check costs their statements
+    nothing but this walk, once per statement text."""
+    for node in _outside_defaults(tree, exp.Where, exp.Having, exp.Join, exp.Case, exp.Connector, exp.Not):
+        if isinstance(node, exp.Where):
+            _check_condition(node, "this", "filter" if isinstance(node.parent, exp.Filter) else "where")
+        elif isinstance(node, exp.Having):
+            _check_condition(node, "this", "having")
+        elif isinstance(node, exp.Join):
+            _check_condition(node, "on", "join_on")
+        elif isinstance(node, exp.Case):
+            if node.args.get("this") is None:  # (a simple CASE x WHEN 1 compares; its WHENs are values)
+                for when in node.args.get("ifs") or ():
+                    _check_condition(when, "this", "case_when")
+        elif isinstance(node, (exp.And, exp.Or)):
+            _check_condition(node, "this", node.key)
+            _check_condition(node, "expression", node.key)
+        elif isinstance(node, exp.Not):
+            _check_condition(node, "this", "not")
+
+
+def _check_condition(parent: exp.Expression, key: str, context: str) -> None:
+    condition = parent.args.get(key)
+    if condition is not None:
+        checked = boolean_condition(condition, context)
+        if checked is not condition:
+            parent.set(key, checked)
+
+
+def boolean_condition(condition: exp.Expression, context: str) -> exp.Expression:
+    """``condition`` as it is if it is boolean by its form, else through the check of its
+    context (``BOOLEAN_CONTEXTS``)."""
+    inner = condition
+    while isinstance(inner, exp.Paren):
+        inner = inner.this
+    if isinstance(inner, _BOOLEAN_FORMS) or (isinstance(inner, exp.Literal) and inner.is_string) \
+            or (isinstance(inner, exp.Cast) and inner.to.is_type(exp.DType.BOOLEAN)):
+        return condition
+    return exp.Anonymous(this=BOOLEAN_CHECK + context, expressions=[condition])
+
+
+# sum() and avg() as PostgreSQL types them (engine/dialect.py's macros): in a query, and as a
+# window function (where DuckDB takes a macro of one aggregate only: avg stays DuckDB's there)
+SUM_MACRO, WINDOW_SUM_MACRO, AVG_MACRO = "txl_sum", "txl_window_sum", "txl_avg"
+_AGGREGATE_MACROS = {SUM_MACRO, WINDOW_SUM_MACRO, AVG_MACRO}
+
+
+def _typed_aggregate(node: exp.Sum | exp.Avg) -> None:
+    """``sum(x)`` and ``avg(x)`` through the macros that give them PostgreSQL's types - DuckDB's
+    sum of integers is a HUGEINT, of reals a DOUBLE, its avg of integers a DOUBLE; a FILTER
+    goes into the argument (``sum(CASE WHEN c THEN x END)``: the same rows count), as a macro
+    takes none. ``sum(DISTINCT x)`` and ``sum(x ORDER BY y)`` stay DuckDB's."""
+    argument = node.this
+    if isinstance(argument, (exp.Distinct, exp.Order)) or any(
+            v is not None for k, v in node.args.items() if k != "this") or not _typed_argument(argument):
+        return  # (sum(count(*)) OVER (): see _typed_argument)
+    outer = node
+    if isinstance(node.parent, exp.Filter) and node.arg_key == "this":
+        outer = node.parent
+        argument = exp.Case(ifs=[exp.If(this=outer.expression.this.copy(), true=argument.copy())])
+    window = isinstance(outer.parent, exp.Window) and outer.arg_key == "this"
+    if window and isinstance(node, exp.Avg):
+        return
+    name = (WINDOW_SUM_MACRO if window else SUM_MACRO) if isinstance(node, exp.Sum) else AVG_MACRO
+    outer.replace(exp.Anonymous(this=name, expressions=[argument.copy() if argument is node.this else argument]))
+
+
+def _typed_argument(node: exp.Expression) -> bool:
+    """May ``node`` be the argument of a DuckDB macro that picks its form by its argument's type
+    (``SUM_MACRO``, ``LENGTH_MACRO``, ...)? Not if it holds an aggregate, a window function or a
+    subquery, or an output column's alias (DuckDB's ``ORDER BY total / 2``): DuckDB picks the
+    form before it knows their types (the first form, or "multiple overloads match") - such a
+    call stays DuckDB's own."""
+    select = node.find_ancestor(exp.Select)
+    aliases = {p.alias for p in select.expressions if isinstance(p, exp.Alias)} if select is not None else ()
+    return not any(isinstance(n, (exp.AggFunc, exp.Window, exp.Subquery)) or (
+        isinstance(n, exp.Anonymous) and n.name in _AGGREGATE_MACROS) or (
+        isinstance(n, exp.Column) and not n.table and n.name in aliases) for n in node.walk())
 
 
 def _values_columns(values: exp.Values, tree: exp.Expression) -> exp.Expression:
@@ -175,7 +333,8 @@ _FUNCTION_NAMES = {exp.Format: "format", exp.Substring: "substring", exp.Sqrt: "
                    exp.Log: "log", exp.Pow: "power", exp.MakeInterval: "make_interval", exp.ToChar: "to_char",
                    exp.Extract: "extract", exp.UnixToTime: "to_timestamp", exp.Trim: "btrim",
                    exp.StrPosition: "position", exp.Overlay: "overlay", exp.Array: "array", exp.Exists: "exists",
-                   exp.Coalesce: "coalesce", exp.Nullif: "nullif", exp.Greatest: "greatest", exp.Least: "least"}
+                   exp.Coalesce: "coalesce", exp.Nullif: "nullif", exp.Greatest: "greatest", exp.Least: "least",
+                   exp.GroupConcat: "string_agg"}
 
 
 def column_name(node: exp.Expression, text: str = "") -> str:
@@ -218,8 +377,9 @@ def _figure(node: exp.Expression, text: str) -> tuple[str | None, int]:
     if isinstance(node, exp.Tuple) or (isinstance(node, exp.Anonymous) and node.name.lower() == "row"):
         return "row", 2
     name = _clock_name(node)
-    if name is None and isinstance(node, exp.Func) and (not isinstance(node, exp.Binary) or "start" in node.meta):
-        name = _written_name(node, text)  # (power(2, 3), not 2 ^ 3: both are sqlglot's Pow)
+    if name is None and isinstance(node, (exp.Func, exp.Mod)) and (
+            not isinstance(node, exp.Binary) or "start" in node.meta):
+        name = _written_name(node, text)  # (power(2, 3), not 2 ^ 3: both are sqlglot's Pow; mod(7, 3) too)
     return (name, 2) if name else (None, 0)
 
 
@@ -275,6 +435,24 @@ def _format(node: exp.Format) -> exp.Expression:
         pieces.append("%s")
     pieces.append(pattern.this[last:].replace("%", "%%"))
     return exp.Anonymous(this="printf", expressions=[exp.Literal.string("".join(pieces)), *args])
+
+
+def _like_any(node: exp.Like | exp.ILike) -> None:
+    """``x LIKE ANY (ARRAY['a%', 'b%'])`` as ``(x LIKE 'a%' OR x LIKE 'b%')`` (ALL: AND), as
+    PostgreSQL means it (DuckDB has no LIKE ANY: a syntax error), each LIKE escaped as any other.
+    An array not written out stays (refused by DuckDB, as before)."""
+    quantified = node.expression
+    array = quantified.this.this if isinstance(quantified.this, exp.Paren) else quantified.this
+    if not isinstance(array, exp.Array) or not array.expressions:
+        return
+    likes = [type(node)(this=node.this.copy(), expression=pattern.copy(), negate=node.args.get("negate"))
+             for pattern in array.expressions]  # (x NOT LIKE ALL (...): each is a NOT LIKE)
+    joined = exp.paren(exp.or_(*likes, copy=False) if isinstance(quantified, exp.Any)
+                       else exp.and_(*likes, copy=False), copy=False)
+    node.replace(joined)
+    for like in likes:
+        if _escapes(like):
+            like.replace(exp.Escape(this=like.copy(), expression=exp.Literal.string("\\")))
 
 
 def _in_select_list(node: exp.Expression) -> bool:
@@ -566,6 +744,27 @@ def _function(node: exp.Anonymous) -> exp.Expression:
 # PostgreSQL's sequence functions -> (engine/sequence_calls.py's, their number of arguments):
 # DuckDB's own nextval and currval are its sequences'
 _SEQUENCE_FUNCTIONS = {"nextval": ("txl_nextval", 1), "currval": ("txl_currval", 1), "setval": ("txl_setval", 2)}
+
+
+def _length(node: exp.Length) -> exp.Expression:
+    """``length(x)`` (``char_length``) through ``LENGTH_MACRO``, which takes a bytea's length as
+    its bytes and leaves the rest to DuckDB's: a NULL or a ``?`` of None is text's NULL, as
+    PostgreSQL resolves an untyped NULL (a DuckDB function of the name taking BLOB made DuckDB's
+    ``length(NULL)`` ambiguous, 42883)."""
+    if not _typed_argument(node.this):
+        return node
+    return exp.Anonymous(this=LENGTH_MACRO, expressions=[node.this.copy()])
+
+
+def _split_part(node: exp.SplitPart) -> exp.Expression:
+    """``split_part(s, d, n)`` through ``SPLIT_PART_MACRO``: field 0 is 22023, as PostgreSQL's
+    (DuckDB's gave ''), and an empty delimiter splits nothing (DuckDB's split every character)."""
+    args = [node.this, node.args.get("delimiter"), node.args.get("part_index")]
+    if any(a is None for a in args):
+        return node
+    return exp.Anonymous(this=SPLIT_PART_MACRO, expressions=[a.copy() for a in args])
+
+
 # encode(bytea, format) / decode(text, format): DuckDB's functions for each format
 _ENCODINGS = {"hex": ("lower(hex({}))", "unhex({})"), "base64": ("to_base64({})", "from_base64({})"),
               "escape": (ESCAPE_OUT + "({})", ESCAPE_IN + "({})")}
@@ -647,13 +846,45 @@ _DOMAIN_MACROS = {exp.Sqrt: SQRT_MACRO, exp.Ln: LN_MACRO, exp.Log: LOG10_MACRO, 
 
 
 def _cast(node: exp.Cast) -> exp.Expression:
-    """A cast to bytea or real as PostgreSQL's (``BYTEA_MACRO``, ``REAL_MACRO``); the special
-    time inputs (``_special_time``)."""
+    """A cast to bytea or real as PostgreSQL's (``BYTEA_MACRO``, ``REAL_MACRO``); to boolean
+    (``_boolean``); to varchar(n) or char(n), which cuts a longer value to n characters - an
+    explicit cast does, where an assignment is 22001 (DuckDB ignored n); the special time
+    inputs (``_special_time``)."""
     if node.to.is_type(exp.DType.VARBINARY, exp.DType.BLOB, exp.DType.BINARY):
         return exp.Anonymous(this=BYTEA_MACRO, expressions=[node.this.copy()])
     if node.to.is_type(exp.DType.FLOAT):  # (REAL: FLOAT alone is DOUBLE PRECISION here)
         return exp.Anonymous(this=REAL_MACRO, expressions=[node.this.copy()])
+    if node.to.is_type(exp.DType.BOOLEAN):
+        return _boolean(node)
+    length = node.to.expressions[0] if node.to.is_type(exp.DType.VARCHAR, exp.DType.CHAR, exp.DType.NCHAR) \
+        and len(node.to.expressions) == 1 else None
+    if isinstance(length, exp.DataTypeParam) and length.name.isdigit():
+        text = exp.cast(node.this.copy(), exp.DataType.build("VARCHAR"))
+        return exp.Cast(this=exp.Anonymous(this="left", expressions=[text, exp.Literal.number(length.name)]),
+                        to=node.to.copy())
     return _special_time(node)
+
+
+# PostgreSQL's boolean input (boolin): these words, any case, whitespace around, or a prefix of
+# them long enough to tell (not 'o': on or off)
+BOOLEAN_WORDS = {**{w: True for w in ("t", "tr", "tru", "true", "y", "ye", "yes", "on", "1")},
+                 **{w: False for w in ("f", "fa", "fal", "fals", "false", "n", "no", "of", "off", "0")}}
+BOOLEAN_MACRO = "txl_boolean_in"
+
+
+def _boolean(node: exp.Cast) -> exp.Expression:
+    """A cast to boolean reads text as PostgreSQL's boolin does (``BOOLEAN_WORDS``: DuckDB took
+    neither 'on' / 'off' nor ' true '): a constant now (22P02 if it is none of them), another
+    value through ``BOOLEAN_MACRO``, which casts anything but text as DuckDB does."""
+    value = node.this
+    if isinstance(value, exp.Literal) and value.is_string:
+        word = BOOLEAN_WORDS.get(value.this.strip().lower())
+        if word is None:
+            raise errors.InvalidTextRepresentation(f'invalid input syntax for type boolean: "{value.this}"')
+        return exp.Boolean(this=word)
+    if isinstance(value, (exp.Boolean, exp.Null)) or not _typed_argument(value):
+        return node
+    return exp.Anonymous(this=BOOLEAN_MACRO, expressions=[value.copy()])
 
 
 # PostgreSQL's special date / time inputs DuckDB does not take: days from the transaction's start
@@ -681,6 +912,6 @@ _REWRITES = {
     exp.EQ: _row_comparison, exp.NEQ: _row_comparison, exp.In: _row_comparison, exp.Is: _row_comparison,
     exp.SimilarTo: _similar_to, exp.Substring: _substring, exp.MakeInterval: _make_interval,
     exp.ToChar: _to_char, exp.Extract: _extract, exp.Anonymous: _function, exp.Fetch: _fetch,
-    exp.UnixToTime: _to_timestamp,
+    exp.UnixToTime: _to_timestamp, exp.Length: _length, exp.SplitPart: _split_part,
     **{t: _domain for t in _DOMAIN_MACROS},
 }

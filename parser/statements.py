@@ -144,6 +144,34 @@ class PrepareTransaction(Statement):
 
 
 @dataclass(frozen=True)
+class Prepare(Statement):
+    """``PREPARE name [(type, ...)] AS statement``: ``text`` is the statement, its parameters
+    ``$n`` at ``params`` - (start, end, n) spans of the text, n from 1 - and ``types`` the
+    declared types' SQL (engine/session.py keeps it for the session, as PostgreSQL does)."""
+    name: str = ""
+    statement: str = ""
+    params: tuple[tuple[int, int, int], ...] = ()
+    types: tuple[str, ...] = ()
+    touches_data = False
+
+
+@dataclass(frozen=True)
+class Execute(Statement):
+    """``EXECUTE name [(value, ...)]``: each value as the text it was written in, and how many
+    ``?`` each holds (the DB-API's parameters of EXECUTE go to the values holding them)."""
+    name: str = ""
+    args: tuple[str, ...] = ()
+    arg_params: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Deallocate(Statement):
+    """``DEALLOCATE [PREPARE] name | ALL`` (``name`` None: all)."""
+    name: str | None = None
+    touches_data = False
+
+
+@dataclass(frozen=True)
 class CommitPrepared(Statement):
     gid: str = ""
     touches_data = False
