@@ -100,6 +100,8 @@ class _Batch:
 
 def _copy_from(executor: Executor, ctx: Context, stmt: st.Copy, params) -> Result:
     version = executor._writable(ctx, stmt.table)
+    if version.is_sequence:
+        raise errors.WrongObjectType(f'cannot copy to sequence "{version.name}"')
     schema = version.schema
     insert = st.Insert(table=stmt.table, columns=stmt.columns)
     names = executor._target_columns(schema, insert)

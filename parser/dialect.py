@@ -37,6 +37,16 @@ class Control(exp.Expression):
     }
 
 
+class SequenceCommand(exp.Expression):
+    """``CREATE SEQUENCE``, ``ALTER SEQUENCE`` or ``DROP SEQUENCE`` (sqlglot's parser reads
+    neither DROP of several nor ALTER): ``kind`` CREATE / ALTER / DROP, ``names`` the
+    sequences (exp.Table), ``options`` a list of (option, value) pairs as written - value an
+    int, a type name, True (CYCLE, RESTART without a number), False (NO CYCLE) or None (NO
+    MINVALUE / NO MAXVALUE)."""
+
+    arg_types = {"kind": True, "names": True, "options": False, "exists": False, "cascade": False}
+
+
 _ISOLATION_LEVELS = (
     ("READ", "UNCOMMITTED"),
     ("READ", "COMMITTED"),
@@ -438,6 +448,73 @@ class TxlakeParser(DuckDB.Parser):
                 self.raise_error("Unexpected token in transaction modes")
         return node
 
+    # --- CREATE / ALTER / DROP SEQUENCE --------------------------------------------------
+
+    def _parse_sequence_statement(self) -> SequenceCommand | None:
+        if not self._next or self._next.text.upper() != "SEQUENCE":
+            return None
+        kind = self._curr.text.upper()
+        self._advance(2)
+        if kind == "DROP":
+            exists = bool(self._match_text_seq("IF", "EXISTS"))
+            names = self._parse_csv(self._parse_table_parts)
+            cascade = bool(self._match_text_seq("CASCADE"))
+            if not cascade:
+                self._match_text_seq("RESTRICT")
+            return SequenceCommand(kind=kind, names=names, exists=exists, cascade=cascade)
+        exists = bool(self._match_text_seq("IF", "NOT", "EXISTS") if kind == "CREATE" else
+                      self._match_text_seq("IF", "EXISTS"))
+        name = self._parse_table_parts()
+        return SequenceCommand(kind=kind, names=[name], exists=exists,
+                               options=self.parse_sequence_options(restart=kind == "ALTER"))
+
+    def parse_sequence_options(self, restart: bool = False, until=None) -> list:
+        """CREATE / ALTER SEQUENCE's options (and an identity column's, up to ``until``)."""
+        options = []
+        while self._curr and self._curr.token_type != TokenType.SEMICOLON and \
+                (until is None or self._curr.token_type != until):
+            word = self._curr.text.upper()
+            self._advance()
+            if word == "AS":
+                options.append(("type", self._parse_types(allow_identifiers=False)))
+            elif word == "INCREMENT":
+                self._match_text_seq("BY")
+                options.append(("increment", self._sequence_number()))
+            elif word in ("MINVALUE", "MAXVALUE"):
+                options.append((word.lower(), self._sequence_number()))
+            elif word == "NO" and self._curr and self._curr.text.upper() in ("MINVALUE", "MAXVALUE", "CYCLE"):
+                option = self._curr.text.lower()
+                self._advance()
+                options.append((option, False if option == "cycle" else None))
+            elif word == "START":
+                self._match_text_seq("WITH")
+                options.append(("start", self._sequence_number()))
+            elif word == "RESTART" and restart:
+                with_ = bool(self._match_text_seq("WITH"))
+                number = with_ or (self._curr and self._curr.token_type in (TokenType.NUMBER, TokenType.DASH,
+                                                                          TokenType.PLUS))
+                options.append(("restart", self._sequence_number() if number else True))
+            elif word == "CACHE":
+                options.append(("cache", self._sequence_number()))
+            elif word == "CYCLE":
+                options.append(("cycle", True))
+            elif word == "OWNED" and self._match_text_seq("BY"):
+                raise errors.NotSupportedError("OWNED BY is not supported: a SERIAL or identity column owns its "
+                                               "sequence")
+            else:
+                self.raise_error(f'at or near "{self._prev.text}"', self._prev)
+        return options
+
+    def _sequence_number(self) -> int:
+        sign = -1 if self._match(TokenType.DASH) else 1
+        if sign == 1:
+            self._match(TokenType.PLUS)
+        token = self._curr
+        if not token or token.token_type != TokenType.NUMBER or not token.text.isdigit():
+            self.raise_error(f'at or near "{token.text}"' if token else "at end of input", token or self._prev)
+        self._advance()
+        return sign * int(token.text)
+
     def _reject_and_chain(self) -> None:
         if self._match_text_seq("AND", "CHAIN"):
             # not implemented: ignoring it would end the block and autocommit what follows
@@ -481,6 +558,9 @@ class TxlakeParser(DuckDB.Parser):
         "SHOW": _parse_show_statement,
         "CALL": None,  # set below (defined after the dict would be)
         "LOCK": _parse_lock_statement,
+        "CREATE": _parse_sequence_statement,
+        "ALTER": _parse_sequence_statement,
+        "DROP": _parse_sequence_statement,
     }
 
 
@@ -522,4 +602,4 @@ class Txlake(DuckDB):
     NULL_ORDERING = "nulls_are_large"
 
 
-__all__ = ["Control", "Txlake", "ParseError"]
+__all__ = ["Control", "SequenceCommand", "Txlake", "ParseError"]

@@ -18,7 +18,7 @@ from sqlglot.errors import ParseError, TokenError
 
 from txlake import errors
 from txlake.parser import statements as st
-from txlake.parser.dialect import Control, Txlake
+from txlake.parser.dialect import Control, SequenceCommand, Txlake
 from txlake.parser.semantics import postgres_semantics
 from txlake.storage.sequences import sequence_name
 
@@ -461,6 +461,36 @@ def _create(tree: exp.Create) -> st.Statement:
                               if_not_exists=if_not_exists, as_query=tree.expression)
     return st.CreateTable(table=table_name(target), if_not_exists=if_not_exists, as_query=tree.expression,
                           with_no_data=with_no_data)
+
+
+_SEQUENCE_TYPES = {"SMALLINT": "smallint", "INT": "integer", "BIGINT": "bigint"}
+
+
+def sequence_options(options) -> tuple[tuple[str, object], ...]:
+    """CREATE / ALTER SEQUENCE's options, checked: each once (42601), AS a type of a sequence."""
+    seen, checked = set(), []
+    for name, value in options:
+        if name in seen:
+            raise errors.SyntaxError("conflicting or redundant options")
+        seen.add(name)
+        if name == "type":
+            kind = _SEQUENCE_TYPES.get(str(value.this.value) if isinstance(value, exp.DataType) else "")
+            if kind is None:
+                raise errors.InvalidParameterValue("sequence type must be smallint, integer, or bigint")
+            value = kind
+        checked.append((name, value))
+    return tuple(checked)
+
+
+def _sequence_command(tree: SequenceCommand) -> st.Statement:
+    names = [table_name(t) for t in tree.args["names"]]
+    if tree.args["kind"] == "DROP":
+        return st.DropSequence(sequences=tuple(names), if_exists=bool(tree.args.get("exists")),
+                               cascade=bool(tree.args.get("cascade")))
+    options = sequence_options(tree.args.get("options") or ())
+    if tree.args["kind"] == "CREATE":
+        return st.CreateSequence(sequence=names[0], options=options, if_not_exists=bool(tree.args.get("exists")))
+    return st.AlterSequence(sequence=names[0], options=options, if_exists=bool(tree.args.get("exists")))
 
 
 _TABLE_PROPERTIES = {exp.TemporaryProperty: "TEMPORARY", exp.PartitionedByProperty: "PARTITION BY",
@@ -969,6 +999,7 @@ def _copy_options(params: list[exp.CopyParameter], to: bool) -> st.CopyOptions:
 
 _CONVERTERS = {
     Control: lambda tree: _control(tree),
+    SequenceCommand: lambda tree: _sequence_command(tree),
     exp.Transaction: lambda tree: st.Begin(),  # sqlglot's own BEGIN
     exp.Commit: lambda tree: st.Commit(),
     exp.Rollback: lambda tree: st.Rollback(),

@@ -554,8 +554,9 @@ def _function(node: exp.Anonymous) -> exp.Expression:
             "regexp_matches() is not supported (it returns a set of rows); use regexp_match() or ~")
     if name == "regexp_match" and len(node.expressions) == 2:
         return _regexp_match(*node.expressions)
-    if name in _SEQUENCE_FUNCTIONS and len(node.expressions) == _SEQUENCE_FUNCTIONS[name][1]:
-        return exp.Anonymous(this=_SEQUENCE_FUNCTIONS[name][0], expressions=[e.copy() for e in node.expressions])
+    if (name, len(node.expressions)) in _SEQUENCE_FUNCTIONS:
+        return exp.Anonymous(this=_SEQUENCE_FUNCTIONS[name, len(node.expressions)],
+                             expressions=[e.copy() for e in node.expressions])
     if name == "octet_length" and len(node.expressions) == 1:  # (of text: DuckDB's takes a BLOB)
         return exp.Anonymous(this="strlen", expressions=[node.expressions[0].copy()])
     if name in _XID_CALLS and not node.expressions:
@@ -563,9 +564,11 @@ def _function(node: exp.Anonymous) -> exp.Expression:
     return node
 
 
-# PostgreSQL's sequence functions -> (engine/sequence_calls.py's, their number of arguments):
+# PostgreSQL's sequence functions (name, number of arguments) -> engine/sequence_calls.py's:
 # DuckDB's own nextval and currval are its sequences'
-_SEQUENCE_FUNCTIONS = {"nextval": ("txl_nextval", 1), "currval": ("txl_currval", 1), "setval": ("txl_setval", 2)}
+_SEQUENCE_FUNCTIONS = {("nextval", 1): "txl_nextval", ("currval", 1): "txl_currval", ("setval", 2): "txl_setval",
+                       ("setval", 3): "txl_setval3", ("lastval", 0): "txl_lastval",
+                       ("pg_get_serial_sequence", 2): "txl_serial_sequence"}
 # encode(bytea, format) / decode(text, format): DuckDB's functions for each format
 _ENCODINGS = {"hex": ("lower(hex({}))", "unhex({})"), "base64": ("to_base64({})", "from_base64({})"),
               "escape": (ESCAPE_OUT + "({})", ESCAPE_IN + "({})")}

@@ -178,6 +178,8 @@ class ColumnSpec:
     #: numbers from (storage/sequences.py), made with the table
     sequence: str | None = None
     always: bool = False  # GENERATED ALWAYS AS IDENTITY: values given are refused (storage/schema.py)
+    #: an identity column's sequence options, as CREATE SEQUENCE's (``START WITH 10``)
+    sequence_options: tuple[tuple[str, object], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -196,6 +198,30 @@ class DropTable(Statement):
     tables: tuple[TableName, ...] = ()
     if_exists: bool = False
     cascade: bool = False  # DROP TABLE ... CASCADE: the views reading them go too
+
+
+@dataclass(frozen=True)
+class CreateSequence(Statement):
+    """``CREATE SEQUENCE [IF NOT EXISTS] name [options]``: ``options`` (name, value) pairs, as
+    parser/dialect.py ``SequenceCommand`` reads them, each named once."""
+
+    sequence: TableName
+    options: tuple[tuple[str, object], ...] = ()
+    if_not_exists: bool = False
+
+
+@dataclass(frozen=True)
+class AlterSequence(Statement):
+    sequence: TableName
+    options: tuple[tuple[str, object], ...] = ()
+    if_exists: bool = False
+
+
+@dataclass(frozen=True)
+class DropSequence(Statement):
+    sequences: tuple[TableName, ...] = ()
+    if_exists: bool = False
+    cascade: bool = False
 
 
 @dataclass(frozen=True)

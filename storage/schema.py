@@ -6,7 +6,9 @@ columns have stable field ids so that a rename keeps the column's identity.
 A view is a catalog entry like a table, whose schema holds no columns of its own but a
 ``ViewDefinition``: it is created, replaced and dropped by the same log changes as a table
 (CreateTable, ChangeData with a new schema, DropTable), so it is transactional, replayed,
-checkpointed and seen by other processes exactly as a table's creation is.
+checkpointed and seen by other processes exactly as a table's creation is. A sequence is one
+too, its schema holding a ``SequenceDefinition`` (its numbers live in a file of their own:
+storage/sequences.py).
 """
 
 from __future__ import annotations
@@ -227,6 +229,38 @@ class ViewDefinition:
                               tuple(ViewDependency.from_json(x) for x in d["depends"]))
 
 
+# a sequence's type -> the range of its values
+SEQUENCE_TYPES = {"smallint": (-2 ** 15, 2 ** 15 - 1), "integer": (-2 ** 31, 2 ** 31 - 1),
+                  "bigint": (-2 ** 63, 2 ** 63 - 1)}
+
+
+@dataclass(frozen=True)
+class SequenceDefinition:
+    """What a sequence is (CREATE / ALTER SEQUENCE, or a SERIAL or identity column's): its
+    type, bounds and step; ``owner`` is the (table id, field id) of the column that owns it
+    (SERIAL, identity, ``OWNED BY``): the sequence goes when that column or table does."""
+
+    type: str = "bigint"
+    start: int = 1
+    increment: int = 1
+    minimum: int = 1
+    maximum: int = 2 ** 63 - 1
+    cache: int = 1
+    cycle: bool = False
+    owner: tuple[str, int] | None = None
+
+    def to_json(self) -> dict:
+        return {"type": self.type, "start": self.start, "increment": self.increment, "minimum": self.minimum,
+                "maximum": self.maximum, "cache": self.cache, "cycle": self.cycle,
+                "owner": list(self.owner) if self.owner is not None else None}
+
+    @staticmethod
+    def from_json(d: dict) -> "SequenceDefinition":
+        owner = d.get("owner")
+        return SequenceDefinition(d["type"], d["start"], d["increment"], d["minimum"], d["maximum"], d["cache"],
+                                  d["cycle"], tuple(owner) if owner is not None else None)
+
+
 @dataclass(frozen=True)
 class TableSchema:
     schema_id: int
@@ -235,6 +269,8 @@ class TableSchema:
     highest_field_id: int = -1
     #: a view's definition (None for a table): a view has no columns of its own
     view: ViewDefinition | None = None
+    #: a sequence's definition (None for a table): no columns either
+    sequence: SequenceDefinition | None = None
 
     @property
     def names(self) -> list[str]:
@@ -254,6 +290,8 @@ class TableSchema:
     def require(self, name: str, table: str) -> Column:
         col = self.column(name)
         if col is None:
+            if self.sequence is not None:  # (UPDATE s SET ...)
+                raise errors.WrongObjectType(f'cannot change sequence "{table}"')
             raise errors.UndefinedColumn(f'column "{name}" of relation "{table}" does not exist')
         return col
 
@@ -285,11 +323,14 @@ class TableSchema:
              "primary_key": list(self.primary_key), "highest_field_id": self.highest_field_id}
         if self.view is not None:
             d["view"] = self.view.to_json()
+        if self.sequence is not None:
+            d["sequence"] = self.sequence.to_json()
         return d
 
     @staticmethod
     def from_json(d: dict) -> "TableSchema":
-        view = d.get("view")
+        view, sequence = d.get("view"), d.get("sequence")
         return TableSchema(d["id"], tuple(Column.from_json(c) for c in d["columns"]),
                            tuple(d["primary_key"]), d["highest_field_id"],
-                           ViewDefinition.from_json(view) if view is not None else None)
+                           ViewDefinition.from_json(view) if view is not None else None,
+                           SequenceDefinition.from_json(sequence) if sequence is not None else None)

@@ -104,15 +104,6 @@ def test_processes_never_share_a_number_and_a_new_one_goes_on(conn, warehouse):
     assert ids(conn)[-2:] == [121, 122]
 
 
-def test_a_table_created_again_goes_on_counting(conn):
-    """The sequence stays when its table goes (README says so; PostgreSQL's starts again)."""
-    conn.execute("INSERT INTO t (name) VALUES ('a')")
-    conn.execute("DROP TABLE t")
-    conn.execute("CREATE TABLE t (id SERIAL PRIMARY KEY, name TEXT)")
-    conn.execute("INSERT INTO t (name) VALUES ('b')")
-    assert ids(conn) == [2]
-
-
 def test_a_spark_like_writer_cannot_evaluate_a_serial_default_once(conn):
     """A writer outside a session (Spark) evaluates defaults once for all its rows: a SERIAL
     column's would give every row one number - refused (0A000), as other volatile defaults."""
@@ -124,21 +115,11 @@ def test_a_spark_like_writer_cannot_evaluate_a_serial_default_once(conn):
 
 
 def test_the_sequence_file_is_durable_text(conn, warehouse):
+    """A file of its own per sequence, named by its catalog entry's id (storage/sequences.py)."""
     conn.execute("INSERT INTO t (name) VALUES ('a'), ('b')")
-    with open(os.path.join(warehouse, "_sequences", "default", "t_id_seq")) as f:
+    entry = conn.session.db.warehouse.refresh().table("default", "t_id_seq")
+    with open(os.path.join(warehouse, "_sequences", entry.table_id)) as f:
         assert int(f.read()) == 3
-
-
-def test_truncate_restart_identity_of_a_serial_table_is_refused(conn, connect):
-    """Its sequence would restart outside the transaction (a rollback would leave it handing
-    out the numbers of rows still there); CONTINUE IDENTITY, and tables without one, are taken."""
-    conn.execute("INSERT INTO t (name) VALUES ('a')")
-    conn.execute("CREATE TABLE plain (a INT)")
-    conn.execute("TRUNCATE plain RESTART IDENTITY")
-    with pytest.raises(txlake.NotSupportedError):
-        conn.execute("TRUNCATE t RESTART IDENTITY")
-    conn.execute("TRUNCATE t CONTINUE IDENTITY")
-    assert conn.execute("INSERT INTO t (name) VALUES ('b') RETURNING id").fetchone() == (2,)
 
 
 def test_a_serial_of_a_table_named_with_quotes_and_dots(connect):
