@@ -290,12 +290,13 @@ class Executor:
 
     def _source(self, version: TableVersion, with_rowid: bool = False) -> pa.Table | StreamedScan:
         """How DuckDB reads ``version``: from the cache, or streamed from its Parquet files."""
-        if version.schema.view is not None:  # (engine/views.py expands a view where it is named)
-            raise errors.NotSupportedError(f'view "{version.name}" cannot be read as a table here')
-        if version.schema.sequence is not None:  # (read: its one row; its rows found to change them: 42809)
-            if with_rowid:
-                raise errors.WrongObjectType(f'cannot change sequence "{version.name}"')
-            return self._sequence_row(version)
+        if not version.schema.columns:  # (a view, a sequence: no columns of their own; one check for both)
+            if version.schema.view is not None:  # (engine/views.py expands a view where it is named)
+                raise errors.NotSupportedError(f'view "{version.name}" cannot be read as a table here')
+            if version.schema.sequence is not None:  # (read: its one row; found to change it: 42809)
+                if with_rowid:
+                    raise errors.WrongObjectType(f'cannot change sequence "{version.name}"')
+                return self._sequence_row(version)
         if not sources.streamable(version.schema):
             return self.store.scan(version, with_rowid)
         return self.store.plan(version, with_rowid)
