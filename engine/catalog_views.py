@@ -104,7 +104,7 @@ def _columns(tables: list[TableVersion]) -> pa.Table:
         "table_name": _text(t.name for t, _, _ in rows),
         "column_name": _text(c.name for _, _, c in rows),
         "ordinal_position": _int(i for _, i, _ in rows),
-        "column_default": _text(None if c.always else c.default for _, _, c in rows),
+        "column_default": _text(None if c.identity else c.default for _, _, c in rows),
         "is_nullable": _text("NO" if c.not_null else "YES" for _, _, c in rows),
         "data_type": _text(_data_type(c)[0] for _, _, c in rows),
         "character_maximum_length": _int(c.type.length if c.type.kind == "VARCHAR" else None for _, _, c in rows),
@@ -114,8 +114,8 @@ def _columns(tables: list[TableVersion]) -> pa.Table:
         "datetime_precision": _int(_DATETIME_PRECISION.get(c.type.kind) for _, _, c in rows),
         "udt_name": _text(_data_type(c)[1] for _, _, c in rows),
         # (GENERATED ALWAYS AS IDENTITY; a BY DEFAULT one is stored as a SERIAL is, by its default)
-        "is_identity": _text("YES" if c.always else "NO" for _, _, c in rows),
-        "identity_generation": _text("ALWAYS" if c.always else None for _, _, c in rows),
+        "is_identity": _text("YES" if c.identity else "NO" for _, _, c in rows),
+        "identity_generation": _text(c.identity for _, _, c in rows),
         "is_generated": _text(["NEVER"] * n),
         "is_updatable": _text("NO" if t.is_view else "YES" for t, _, _ in rows),
     })

@@ -631,7 +631,8 @@ class Executor:
             self._read_tables(ctx, stmt, lambda: [stmt.source, *(
                 [*(v for _, v in stmt.on_conflict.assignments), stmt.on_conflict.where] if stmt.on_conflict else [])])
         columns = self._target_columns(schema, stmt)
-        _refuse_identity_values(schema, columns, stmt.source)
+        if schema.identity:  # (else nothing to refuse, nothing OVERRIDING changes)
+            stmt = _overriding(schema, columns, stmt)
         if stmt.on_conflict is not None:
             _refuse_identity_updates(schema, [n for n, _ in stmt.on_conflict.assignments], stmt.on_conflict.defaults)
         # each piece of SQL gets exactly its own placeholders' values, in text order:
@@ -852,7 +853,8 @@ class Executor:
             width = len(self._columns_of(source.sql(dialect="duckdb"), params))
         # (VALUES: each row's value for a GENERATED ALWAYS column was checked to be DEFAULT)
         projections = insert_projections(schema, columns, width, stmt.columns is not None,
-                                         always_given=isinstance(stmt.source, exp.Values))
+                                         always_given=isinstance(stmt.source, exp.Values),
+                                         overriding=stmt.overriding)
         alias = f"__src({', '.join(f'c{i}' for i in range(width))})" if width else "__src"
         return f"SELECT {', '.join(projections)} FROM ({source.sql(dialect='duckdb')}) AS {alias}"
 
@@ -1593,7 +1595,8 @@ class Executor:
         if spec.default is not None and spec.sequence is None:
             default = spec.default.sql(dialect="duckdb")
             self._check_default(default, col_type)
-        return Column(field_id, spec.name, col_type, spec.not_null or spec.primary_key, default, spec.always)
+        return Column(field_id, spec.name, col_type, spec.not_null or spec.primary_key, default, spec.always,
+                      spec.by_default)
 
     def _check_default(self, default: str, col_type: ColumnType) -> None:
         """Type-check a column default now, as PostgreSQL does (22P02, 42804, ...): evaluated -
@@ -1733,9 +1736,16 @@ class Executor:
                 views.follow_column_rename(self, ctx, version, action.old, action.new)
             elif isinstance(action, st.AlterColumn) and action.type is not None:
                 views.refuse_column_change(ctx, version, action.name, "type")
+        restarts = [a for a in stmt.actions if isinstance(a, st.AlterColumn) and a.restart is not None]
+        if restarts:
+            self._restart_identity(ctx, version, restarts)
+            if len(restarts) == len(stmt.actions):
+                return Result(status="ALTER TABLE")
         schema = version.schema
         data = self.store.scan(version)
         for action in stmt.actions:
+            if isinstance(action, st.AlterColumn) and action.restart is not None:
+                continue
             if isinstance(action, st.DropColumn) and schema.column(action.name) is not None:
                 from txlake.engine import sequence_ddl  # (the sequence a SERIAL column owns goes with it)
                 sequence_ddl.drop_owned(self, ctx, {version.table_id}, schema.column(action.name).field_id)
@@ -1747,6 +1757,20 @@ class Executor:
         rewritten = self._apply(rewritten, None, self._conform(data, schema) if data.num_rows else None)
         self._write(ctx, version, rewritten)
         return Result(status="ALTER TABLE", notice="\n".join(notices) or None)
+
+    def _restart_identity(self, ctx: Context, version: TableVersion, restarts: list[st.AlterColumn]) -> None:
+        """``ALTER [COLUMN] c RESTART [[WITH] n]``: the identity column's sequence begins again
+        (at ``n``, else its start), transactionally (engine/sequence_ddl.py ``restarted``)."""
+        from txlake.engine import sequence_ddl  # (it builds on this module)
+        for action in restarts:
+            col = version.schema.require(action.name, version.name)
+            if not col.identity:
+                raise errors.ObjectNotInPrerequisiteState(
+                    f'column "{col.name}" of relation "{version.name}" is not an identity column')
+            first = None if action.restart is True else action.restart
+            if not sequence_ddl.restart_owned(self, ctx, version, col, first):
+                raise errors.NotSupportedError(f'the sequence of column "{col.name}" predates transactional '
+                                               "sequences: use setval()")
 
     def _alter_one(self, table: str, schema: TableSchema, data: pa.Table, action):
         if isinstance(action, st.AddColumn):
@@ -1794,7 +1818,7 @@ class Executor:
             return self._alter_type(table, schema, data, schema.require(action.name, table), action)
         if isinstance(action, st.AlterColumn):
             col = schema.require(action.name, table)
-            if col.always and (action.default is not None or action.drop_default):
+            if col.identity and (action.default is not None or action.drop_default):
                 raise errors.ObjectNotInPrerequisiteState(
                     f'column "{col.name}" of relation "{table}" is an identity column')
             if action.default is not None and not isinstance(action.default, exp.Null):
@@ -2231,6 +2255,24 @@ def _same_name_column(schema: TableSchema, name: str) -> Column | None:
     return next((c for c in schema.columns if c.name.lower() == name.lower()), None)
 
 
+def _overriding(schema: TableSchema, columns: list[str], stmt: st.Insert) -> st.Insert:
+    """An INSERT into a table with identity columns, as its OVERRIDING clause has it: SYSTEM
+    VALUE takes the values given to GENERATED ALWAYS columns; USER VALUE ignores those given to
+    any identity column (``insert_projections`` puts their defaults in their place: VALUES
+    become a query for it, each DEFAULT of another column its default); without either, 428C9
+    for a GENERATED ALWAYS column given anything but DEFAULT."""
+    if stmt.overriding is None:
+        _refuse_identity_values(schema, columns, stmt.source)
+    elif stmt.overriding == "USER" and isinstance(stmt.source, exp.Values):
+        # (an identity column's DEFAULT: NULL here, its default is taken later - once)
+        values = _fill_defaults(stmt.source.copy(), [replace(schema.column(name), default=None)
+                                                     if name in schema.identity else schema.column(name)
+                                                     for name in columns])
+        stmt = replace(stmt, source=exp.select("*").from_(exp.Subquery(
+            this=values, alias=exp.TableAlias(this=exp.to_identifier("__txl_values")))))
+    return stmt
+
+
 def _refuse_identity_values(schema: TableSchema, columns: list[str], source) -> None:
     """428C9 if a VALUES row gives a GENERATED ALWAYS AS IDENTITY column anything but DEFAULT
     (a query's rows: ``insert_projections``, which knows how many columns they give)."""
@@ -2258,15 +2300,16 @@ def _refuse_identity_updates(schema: TableSchema, assigned, defaults) -> None:
 def _identity_error(col: Column, what: str) -> errors.Error:
     return errors.ProgrammingError(
         f'cannot {what} column "{col.name}"\nDETAIL:  Column "{col.name}" is an identity column defined as '
-        "GENERATED ALWAYS.\nHINT:  Leave the column out, or give DEFAULT (txlake has no OVERRIDING SYSTEM VALUE).",
+        "GENERATED ALWAYS.\nHINT:  Use OVERRIDING SYSTEM VALUE to override.",
         sqlstate="428C9")
 
 
 def insert_projections(schema: TableSchema, columns: list[str], width: int, named: bool,
-                       always_given: bool = False) -> list[str]:
+                       always_given: bool = False, overriding: str | None = None) -> list[str]:
     """The table's row as an INSERT builds it from a source of ``width`` values "c0", "c1", ...
     for ``columns`` (``named``: the statement listed them): each cast to its column's type, the
-    columns left out their defaults (or NULL)."""
+    columns left out their defaults (or NULL); OVERRIDING SYSTEM VALUE: GENERATED ALWAYS
+    columns take the values given, USER VALUE: identity columns their defaults all the same."""
     if width > len(columns):
         if schema.sequence is not None:
             raise errors.WrongObjectType("cannot change sequence")
@@ -2274,6 +2317,10 @@ def insert_projections(schema: TableSchema, columns: list[str], width: int, name
     if named and width < len(columns):
         raise errors.SyntaxError("INSERT has more target columns than expressions")
     supplied = {name: i for i, name in enumerate(columns[:width])}
+    if overriding is not None:
+        always_given = True
+        if overriding == "USER":
+            supplied = {name: i for name, i in supplied.items() if name not in schema.identity}
     projections = []
     for col in schema.columns:
         if col.always and col.name in supplied and not always_given:

@@ -315,7 +315,8 @@ class Session:
         return pa.table({
             "column": [c.name for c in cols], "type": [c.type.display() for c in cols],
             "nullable": ["no" if c.not_null else "yes" for c in cols],
-            "default": ["generated always as identity" if c.always else c.default or "" for c in cols],
+            "default": [f"generated {c.identity.lower()} as identity" if c.identity else c.default or ""
+                        for c in cols],
             "key": ["PRIMARY KEY" if c.name in version.schema.primary_key else "" for c in cols]})
 
     def relation_kind(self, name: str) -> str:

@@ -118,6 +118,62 @@ class TxlakeParser(DuckDB.Parser):
                              self._curr or self._prev)
         return super()._parse_merge()
 
+    def _parse_generated_as_identity(self):
+        """``GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY [( sequence options )]``: the options
+        as CREATE SEQUENCE's (sqlglot's took START WITH and INCREMENT BY only, in that order),
+        kept in the node's meta (``sequence_options``)."""
+        index = self._index
+        always = not self._match_text_seq("BY", "DEFAULT")
+        if always:
+            self._match_text_seq("ALWAYS")
+        if not (self._match(TokenType.ALIAS) and self._match_text_seq("IDENTITY")):
+            self._retreat(index)
+            return super()._parse_generated_as_identity()
+        node = self.expression(exp.GeneratedAsIdentityColumnConstraint(this=always))
+        if self._match(TokenType.L_PAREN):
+            node.meta["sequence_options"] = self.parse_sequence_options(until=TokenType.R_PAREN)
+            self._match_r_paren()
+        return node
+
+    def _parse_insert_table(self):
+        """The INSERT's table, then PostgreSQL's ``OVERRIDING { SYSTEM | USER } VALUE``, which the
+        INSERT's node gets in its meta (``overriding``: ``_parse_insert``)."""
+        table = super()._parse_insert_table()
+        if self._match_text_seq("OVERRIDING"):
+            kind = self._curr.text.upper() if self._curr else ""
+            if kind not in ("SYSTEM", "USER") or not self._next or self._next.text.upper() != "VALUE":
+                self.raise_error(f'at or near "{self._curr.text}"' if self._curr else "at end of input",
+                                 self._curr or self._prev)
+            self._advance(2)
+            self._overriding = kind
+        return table
+
+    def _parse_insert(self):
+        outer, self._overriding = getattr(self, "_overriding", None), None
+        try:
+            node = super()._parse_insert()
+            if self._overriding is not None and node is not None:
+                node.meta["overriding"] = self._overriding
+            return node
+        finally:
+            self._overriding = outer
+
+    def _parse_alter_table_alter(self):
+        """PostgreSQL's ``ALTER [COLUMN] c RESTART [[WITH] n]`` of an identity column (the
+        AlterColumn's meta ``restart``: n, or True), else sqlglot's actions."""
+        index = self._index
+        self._match(TokenType.COLUMN)
+        column = self._parse_field(any_token=True)
+        if column is not None and self._match_text_seq("RESTART"):
+            with_ = bool(self._match_text_seq("WITH"))
+            number = with_ or (self._curr is not None and self._curr.token_type in (
+                TokenType.NUMBER, TokenType.DASH, TokenType.PLUS))
+            node = self.expression(exp.AlterColumn(this=column))
+            node.meta["restart"] = self._sequence_number() if number else True
+            return node
+        self._retreat(index)
+        return super()._parse_alter_table_alter()
+
     def _parse_alter_table_add(self):
         return self._in_alter_action_list(super()._parse_alter_table_add)
 
