@@ -112,11 +112,30 @@ class TxlakeParser(DuckDB.Parser):
         return self._parse_column_ops(typed)
 
     def _parse_merge(self):
-        """PostgreSQL's MERGE INTO: sqlglot's parser took ``MERGE t USING ...`` too."""
+        """PostgreSQL's MERGE INTO (sqlglot's parser took ``MERGE t USING ...`` too), whose data
+        source may be a join (``USING a JOIN b ON ... ON ...``: the source Table gets the joins,
+        as a FROM's does; sqlglot's parser read a table alone)."""
         if not self._match(TokenType.INTO, advance=False):
             self.raise_error(f'at or near "{self._curr.text}"' if self._curr else "at end of input",
                              self._curr or self._prev)
-        return super()._parse_merge()
+        self._match(TokenType.INTO)
+        target = self._parse_table()
+        if target and self._match(TokenType.ALIAS, advance=False):
+            target.set("alias", self._parse_table_alias())
+        self._match(TokenType.USING)
+        using = self._parse_table()
+        joins = []
+        while using is not None and not self._match(TokenType.COMMA, advance=False):
+            join = self._parse_join()
+            if join is None:
+                break
+            joins.append(join)
+        if joins:
+            using.set("joins", joins)
+        return self.expression(exp.Merge(
+            this=target, using=using, on=self._match(TokenType.ON) and self._parse_disjunction(),
+            using_cond=self._match(TokenType.USING) and self._parse_using_identifiers(),
+            whens=self._parse_when_matched(), returning=self._parse_returning()))
 
     def _parse_generated_as_identity(self):
         """``GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY [( sequence options )]``: the options

@@ -754,6 +754,12 @@ def _merge(tree: exp.Merge) -> st.Statement:
     source = tree.args.get("using")
     if tree.args.get("using_cond") or not tree.args.get("on"):
         raise _syntax_error("syntax error: MERGE needs ON condition", tree, after=True)
+    joined = ()
+    if isinstance(source, exp.Subquery) and isinstance(source.this, exp.Table) and source.this.args.get("joins") \
+            and not source.args.get("alias"):  # USING (a JOIN b ON ...)
+        source = source.this
+    if isinstance(source, (exp.Table, exp.Subquery)) and source.args.get("joins"):
+        source, joined = _merge_join_source(tree, source, alias or table.name)
     if not isinstance(source, (exp.Table, exp.Subquery, exp.Values)) or source.args.get("joins"):
         raise errors.NotSupportedError(f"MERGE source not supported: {source.sql() if source else ''}")
     if isinstance(source, exp.Table) and not isinstance(source.this, exp.Identifier):
@@ -785,7 +791,48 @@ def _merge(tree: exp.Merge) -> st.Statement:
                                 if match == "NOT MATCHED" else None)
         actions.append(action)
     return st.Merge(table=table, alias=alias, source=source, source_name=source_name, on=tree.args["on"],
-                    actions=tuple(actions), returning=_returning(tree))
+                    actions=tuple(actions), returning=_returning(tree), joined=joined)
+
+
+JOINED_SOURCE = "__txl_source"
+
+
+def _merge_join_source(tree: exp.Merge, source: exp.Expression, target: str) -> tuple[exp.Subquery, tuple[str, ...]]:
+    """A MERGE's join source (``USING a JOIN b ON ...``) as the query of its rows, and the
+    names of the relations joined; the clauses' references to their columns (``a.x``) become
+    references to the query's columns (``__txl_source."a.x"``: engine/merge.py names them)."""
+    relations = [source, *(join.this for join in source.args["joins"])]
+    names = []
+    for relation in relations:
+        alias = relation.args.get("alias")
+        if alias is not None and alias.this is not None:
+            names.append(identifier(alias.this))
+        elif isinstance(relation, exp.Table) and isinstance(relation.this, exp.Identifier):
+            names.append(identifier(relation.this))
+        else:
+            raise _syntax_error("subquery in FROM must have an alias", relation)
+    for name in names:
+        if name == target or names.count(name) > 1:
+            raise errors.ProgrammingError(f'table name "{name}" specified more than once', sqlstate="42712")
+
+    def visit(node):
+        if isinstance(node, exp.Column) and node.args.get("table") is not None and not node.args.get("db") \
+                and identifier(node.args["table"]) in names and isinstance(node.this, exp.Identifier):
+            return exp.column(exp.to_identifier(f"{identifier(node.args['table'])}.{identifier(node.this)}",
+                                                quoted=True), JOINED_SOURCE)
+        return node
+
+    returning = tree.args.get("returning")
+    for item in returning.expressions if returning is not None else ():
+        if isinstance(item, exp.Column) and visit(item) is not item:  # (RETURNING a.x: a column named x)
+            item.replace(exp.alias_(item.copy(), exp.to_identifier(identifier(item.this), quoted=True)))
+    for part in ("on", "whens", "returning"):
+        if tree.args.get(part) is not None:
+            tree.set(part, tree.args[part].transform(visit))
+    base = source.copy()
+    joins = base.args.pop("joins")
+    query = exp.Select(expressions=[exp.Star()], from_=exp.From(this=base), joins=joins)
+    return exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier(JOINED_SOURCE))), tuple(names)
 
 
 def _merge_action(when: exp.When, match: str, condition: exp.Expression | None) -> st.MergeAction:

@@ -441,6 +441,10 @@ class Merge(Statement):
     on: exp.Expression = None  # type: ignore[assignment]
     actions: tuple[MergeAction, ...] = ()
     returning: tuple[exp.Expression, ...] = ()
+    #: a join as the source (``USING a JOIN b ON ...``): the names of the relations joined. The
+    #: source is then ``(SELECT * FROM a JOIN b ON ...) AS __txl_source``, and the clauses'
+    #: ``a.x`` read its column "a.x" (engine/merge.py names the columns so)
+    joined: tuple[str, ...] = ()
 
 
 #: the meta key of a MERGE's ``?``: which parameter it takes
