@@ -92,6 +92,28 @@ def test_csv_quotes_nulls_and_multiline_values(c, tmp_path):
         (3, "", datetime.date(2024, 5, 19), False), (4, 'x"y', None, True), (5, "l1\nl2", None, None)]
 
 
+def test_csv_escape_applies_inside_quotes_only(c, tmp_path):
+    """PostgreSQL's CSV ESCAPE escapes a quote or itself inside quotes; outside them it is an
+    ordinary character. pyarrow's escape character worked outside quotes too (``a\\b`` was
+    ``ab``)."""
+    path = write(tmp_path / "e.csv", '1,a\\b,,,\n'               # unquoted: the backslash stays
+                                     '2,"x\\"y",,,\n'            # \" inside quotes: a quote
+                                     '3,"p\\\\q",,,\n'          # \\ inside quotes: one backslash
+                                     '4,"r\\s",,,\n'             # before another character: itself
+                                     '5,,,,\n6,"",,,\n'
+                                     '7,"m\\"\nn",,,\r\n'        # a quoted line end: the value's
+                                     '8,a"b\\"c"d,,,\n')          # a quoted part inside a field
+    assert c.execute(f"COPY t FROM '{path}' (FORMAT csv, ESCAPE '\\')").rowcount == 8
+    assert q(c, "SELECT id, name FROM t ORDER BY id") == [
+        (1, "a\\b"), (2, 'x"y'), (3, "p\\q"), (4, "r\\s"), (5, None), (6, ""), (7, 'm"\nn'), (8, 'ab"cd')]
+    bad = write(tmp_path / "b.csv", '9,"a\\"b,,,\n10,b,,,\n')
+    fails(c, f"COPY t FROM '{bad}' (FORMAT csv, ESCAPE '\\')", "22P04", "unterminated CSV quoted field")
+    wide = write(tmp_path / "w.csv", 'id,name,d,ok,x\n9,"\\"",,,\n10,x,,,,\n')
+    fails(c, f"COPY t FROM '{wide}' (FORMAT csv, HEADER, ESCAPE '\\')", "22P04", "extra data after last expected "
+          "column", "line 3")
+    assert q(c, "SELECT count(*) FROM t") == [(8,)]
+
+
 def test_old_csv_spelling_and_force_options(c, tmp_path):
     path = write(tmp_path / "a.csv", '1;;2024-05-17;t;1\n2;"";;f;2\n')
     c.execute(f"COPY t FROM '{path}' WITH CSV DELIMITER ';' FORCE NOT NULL name")
