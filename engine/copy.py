@@ -41,7 +41,7 @@ from txlake.parser import statements as st
 from txlake.parser.semantics import BYTEA_MACRO, CLOCK_FUNCTION, SPECIAL_DAYS
 from txlake.storage import keys as pk
 from txlake.storage.commit import key_text
-from txlake.storage.schema import Column
+from txlake.storage.schema import INTEGER_INPUT, Column, integer_input
 
 BATCH_ROWS = 65_536
 CSV_BLOCK_BYTES = 4 << 20
@@ -55,9 +55,9 @@ _DATETIMES = ("DATE", "TIME", "TIMESTAMP", "TIMESTAMPTZ")
 # what PostgreSQL's input functions take where DuckDB's casts take more ('2.5' and '1e3' for an
 # integer, '1_0' for a double); a value that fails is 22P02 here, before DuckDB rounds it
 _SYNTAX = {
-    "SMALLINT": r"^\s*[+-]?\d+(_\d+)*\s*$",
-    "INT": r"^\s*[+-]?\d+(_\d+)*\s*$",
-    "BIGINT": r"^\s*[+-]?\d+(_\d+)*\s*$",
+    "SMALLINT": INTEGER_INPUT,
+    "INT": INTEGER_INPUT,
+    "BIGINT": INTEGER_INPUT,
     "DOUBLE": r"(?i)^\s*([+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?|[+-]?inf(inity)?|nan)\s*$",
     "REAL": r"(?i)^\s*([+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?|[+-]?inf(inity)?|nan)\s*$",
     # byteain's two formats: hex (\x, pairs of hex digits, spaces between pairs) or escape (a
@@ -565,11 +565,24 @@ def _check_syntax(data: pa.Table, i: int, col: Column, problems: list) -> pa.Tab
     if pattern is not None:
         bad = pc.invert(pc.match_substring_regex(column, pattern))
         _first(bad, i, errors.InvalidTextRepresentation, problems)
+        if pattern is INTEGER_INPUT:  # (0x1F, 0o17, 0b101: their decimal text, which DuckDB's cast takes)
+            data = _decimal_integers(data, i, bad)
         if kind == "BYTEA":  # (its input function raises: the rows from the first bad one are not loaded)
             data = data.set_column(i, data.field(i), pc.if_else(pc.fill_null(bad, False), None, column))
     if kind in ("DATE", "TIMESTAMP", "TIMESTAMPTZ"):  # (DuckDB reads 'infinity': PostgreSQL's types have it, txlake's not)
         _first(pc.match_substring_regex(column, _INFINITE), i, errors.DatetimeFieldOverflow, problems)
     return data
+
+
+def _decimal_integers(data: pa.Table, i: int, bad) -> pa.Table:
+    """Column ``i``'s hexadecimal, octal and binary integers (PostgreSQL 16's input) as decimal
+    text; a file without any is passed as it is."""
+    column = data.column(i)
+    radix = pc.and_(pc.match_substring_regex(column, r"^\s*[+-]?0[xXoObB]"), pc.invert(bad))
+    if not pc.any(radix).as_py():
+        return data
+    values = [str(integer_input(v)) if r else v for v, r in zip(column.to_pylist(), radix.to_pylist())]
+    return data.set_column(i, data.field(i), pa.array(values, pa.string()))
 
 
 def _first(mask, i: int, error, problems: list) -> None:

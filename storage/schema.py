@@ -14,6 +14,7 @@ storage/sequences.py).
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, replace
 
 import pyarrow as pa
@@ -238,6 +239,23 @@ class ViewDefinition:
     def from_json(d: dict) -> "ViewDefinition":
         return ViewDefinition(d["query"], tuple(tuple(c) for c in d["columns"]),
                               tuple(ViewDependency.from_json(x) for x in d["depends"]))
+
+
+# PostgreSQL 16's integer input (int2in, int4in, int8in): decimal digits, or 0x / 0o / 0b and
+# hexadecimal, octal or binary digits, with single underscores between digits (and after the
+# prefix); a sign; spaces around
+INTEGER_INPUT = r"^\s*[+-]?(0[xX](_?[0-9a-fA-F])+|0[oO](_?[0-7])+|0[bB](_?[01])+|\d+(_\d+)*)\s*$"
+
+
+def integer_input(text: str) -> int | None:
+    """The integer ``text`` is as PostgreSQL's integer input reads it, or None if it is none."""
+    if re.fullmatch(INTEGER_INPUT, text) is None:
+        return None
+    digits = text.strip().replace("_", "")
+    sign = -1 if digits.startswith("-") else 1
+    digits = digits.lstrip("+-")
+    base = {"x": 16, "o": 8, "b": 2}.get(digits[1:2].lower(), 10) if len(digits) > 1 and digits[0] == "0" else 10
+    return sign * int(digits[2:] if base != 10 else digits, base)
 
 
 # a sequence's type -> the range of its values
