@@ -576,6 +576,8 @@ class TxlakeParser(DuckDB.Parser):
             elif word == "OWNED" and self._match_text_seq("BY"):
                 raise errors.NotSupportedError("OWNED BY is not supported: a SERIAL or identity column owns its "
                                                "sequence")
+            elif word in ("RENAME", "SET", "OWNER") and restart and not options:
+                raise errors.NotSupportedError(f"ALTER SEQUENCE ... {word} is not supported")
             else:
                 self.raise_error(f'at or near "{self._prev.text}"', self._prev)
         return options

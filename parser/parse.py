@@ -424,6 +424,8 @@ def _create(tree: exp.Create) -> st.Statement:
         return _create_view(tree)
     if (tree.args.get("kind") or "").upper() == "SCHEMA":
         return st.CreateSchema(*_schema_name(tree.this), if_not_exists=bool(tree.args.get("exists")))
+    if _kind(tree) == "SEQUENCE":  # (CREATE SEQUENCE itself is parser/dialect.py's SequenceCommand)
+        raise errors.NotSupportedError("CREATE TEMPORARY or UNLOGGED SEQUENCE is not supported")
     if (tree.args.get("kind") or "").upper() != "TABLE":
         raise errors.NotSupportedError(f"CREATE {tree.args.get('kind')} is not supported")
     if tree.args.get("replace"):

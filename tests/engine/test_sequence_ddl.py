@@ -338,3 +338,10 @@ def test_alter_column_restart(conn):
     fails(conn, "ALTER TABLE g ALTER COLUMN v RESTART", "55000", 'column "v" of relation "g" is not an identity column')
     fails(conn, "ALTER TABLE g ALTER COLUMN id RESTART WITH 0", "22023",
           "RESTART value (0) cannot be less than MINVALUE")
+
+
+@pytest.mark.parametrize("sql", ["CREATE TEMP SEQUENCE x", "CREATE SEQUENCE x OWNED BY t.a",
+                                 "ALTER SEQUENCE s RENAME TO x", "ALTER SEQUENCE s SET SCHEMA other"])
+def test_what_is_not_done_is_refused(conn, sql):
+    conn.execute("CREATE SEQUENCE s")
+    fails(conn, sql, "0A000")
