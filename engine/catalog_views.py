@@ -1,8 +1,8 @@
 """PostgreSQL's catalog views over txlake's catalog: ``information_schema.tables``,
-``.columns``, ``.schemata``, ``.views`` and ``pg_catalog.pg_tables``, ``pg_views``, as tools and
-applications query them ("does table x exist?", "which columns has it?"). Views are listed
-beside tables (``table_type`` VIEW) in ``tables`` and ``columns``, alone in ``views`` and
-``pg_views``; ``pg_tables`` lists tables only.
+``.columns``, ``.schemata``, ``.views``, ``.sequences`` and ``pg_catalog.pg_tables``, ``pg_views``,
+as tools and applications query them ("does table x exist?", "which columns has it?"). Views are
+listed beside tables (``table_type`` VIEW) in ``tables`` and ``columns``, alone in ``views`` and
+``pg_views``; ``pg_tables`` lists tables only, ``sequences`` sequences only.
 
 Each is built, when a statement names it, from the tables the statement's transaction sees
 (its own CREATE / DROP / ALTER included), as rows of PostgreSQL's columns (the commonly read
@@ -66,6 +66,7 @@ def _bool(values) -> pa.Array:
 
 
 def _tables(tables: list[TableVersion]) -> pa.Table:
+    tables = [t for t in tables if not t.is_sequence]
     n = len(tables)
     return pa.table({
         "table_catalog": _text([CATALOG] * n),
@@ -103,7 +104,7 @@ def _columns(tables: list[TableVersion]) -> pa.Table:
         "table_name": _text(t.name for t, _, _ in rows),
         "column_name": _text(c.name for _, _, c in rows),
         "ordinal_position": _int(i for _, i, _ in rows),
-        "column_default": _text(None if c.always else c.default for _, _, c in rows),
+        "column_default": _text(None if c.identity else c.default for _, _, c in rows),
         "is_nullable": _text("NO" if c.not_null else "YES" for _, _, c in rows),
         "data_type": _text(_data_type(c)[0] for _, _, c in rows),
         "character_maximum_length": _int(c.type.length if c.type.kind == "VARCHAR" else None for _, _, c in rows),
@@ -113,8 +114,8 @@ def _columns(tables: list[TableVersion]) -> pa.Table:
         "datetime_precision": _int(_DATETIME_PRECISION.get(c.type.kind) for _, _, c in rows),
         "udt_name": _text(_data_type(c)[1] for _, _, c in rows),
         # (GENERATED ALWAYS AS IDENTITY; a BY DEFAULT one is stored as a SERIAL is, by its default)
-        "is_identity": _text("YES" if c.always else "NO" for _, _, c in rows),
-        "identity_generation": _text("ALWAYS" if c.always else None for _, _, c in rows),
+        "is_identity": _text("YES" if c.identity else "NO" for _, _, c in rows),
+        "identity_generation": _text(c.identity for _, _, c in rows),
         "is_generated": _text(["NEVER"] * n),
         "is_updatable": _text("NO" if t.is_view else "YES" for t, _, _ in rows),
     })
@@ -154,7 +155,7 @@ def _pg_views(tables: list[TableVersion]) -> pa.Table:
 
 
 def _pg_tables(tables: list[TableVersion]) -> pa.Table:
-    tables = [t for t in tables if not t.is_view]
+    tables = [t for t in tables if t.is_table]
     n = len(tables)
     return pa.table({
         "schemaname": _text(schema_name(t.db) for t in tables),
@@ -166,6 +167,28 @@ def _pg_tables(tables: list[TableVersion]) -> pa.Table:
         "hastriggers": _bool([False] * n),
         "rowsecurity": _bool([False] * n),
     })
+
+
+def _sequences(tables: list[TableVersion]) -> pa.Table:
+    sequences = [(t, t.schema.sequence) for t in tables if t.is_sequence]
+    n = len(sequences)
+    return pa.table({
+        "sequence_catalog": _text([CATALOG] * n),
+        "sequence_schema": _text(schema_name(t.db) for t, _ in sequences),
+        "sequence_name": _text(t.name for t, _ in sequences),
+        "data_type": _text(d.type for _, d in sequences),
+        "numeric_precision": _int(_SEQUENCE_PRECISION[d.type] for _, d in sequences),
+        "numeric_precision_radix": _int([2] * n),
+        "numeric_scale": _int([0] * n),
+        "start_value": _text(str(d.start) for _, d in sequences),
+        "minimum_value": _text(str(d.minimum) for _, d in sequences),
+        "maximum_value": _text(str(d.maximum) for _, d in sequences),
+        "increment": _text(str(d.increment) for _, d in sequences),
+        "cycle_option": _text("YES" if d.cycle else "NO" for _, d in sequences),
+    })
+
+
+_SEQUENCE_PRECISION = {"smallint": 16, "integer": 32, "bigint": 64}
 
 
 def _data_type(c: Column) -> tuple[str, str]:
@@ -189,6 +212,7 @@ _VIEWS = {
     "information_schema.columns": _columns,
     "information_schema.schemata": _schemata,
     "information_schema.views": _views,
+    "information_schema.sequences": _sequences,
     "pg_catalog.pg_tables": _pg_tables,
     "pg_catalog.pg_views": _pg_views,
 }

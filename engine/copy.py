@@ -41,7 +41,7 @@ from txlake.parser import statements as st
 from txlake.parser.semantics import BYTEA_MACRO, CLOCK_FUNCTION, SPECIAL_DAYS
 from txlake.storage import keys as pk
 from txlake.storage.commit import key_text
-from txlake.storage.schema import Column
+from txlake.storage.schema import INTEGER_INPUT, Column, integer_input
 
 BATCH_ROWS = 65_536
 CSV_BLOCK_BYTES = 4 << 20
@@ -55,9 +55,9 @@ _DATETIMES = ("DATE", "TIME", "TIMESTAMP", "TIMESTAMPTZ")
 # what PostgreSQL's input functions take where DuckDB's casts take more ('2.5' and '1e3' for an
 # integer, '1_0' for a double); a value that fails is 22P02 here, before DuckDB rounds it
 _SYNTAX = {
-    "SMALLINT": r"^\s*[+-]?\d+(_\d+)*\s*$",
-    "INT": r"^\s*[+-]?\d+(_\d+)*\s*$",
-    "BIGINT": r"^\s*[+-]?\d+(_\d+)*\s*$",
+    "SMALLINT": INTEGER_INPUT,
+    "INT": INTEGER_INPUT,
+    "BIGINT": INTEGER_INPUT,
     "DOUBLE": r"(?i)^\s*([+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?|[+-]?inf(inity)?|nan)\s*$",
     "REAL": r"(?i)^\s*([+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?|[+-]?inf(inity)?|nan)\s*$",
     # byteain's two formats: hex (\x, pairs of hex digits, spaces between pairs) or escape (a
@@ -100,6 +100,8 @@ class _Batch:
 
 def _copy_from(executor: Executor, ctx: Context, stmt: st.Copy, params) -> Result:
     version = executor._writable(ctx, stmt.table)
+    if version.is_sequence:
+        raise errors.WrongObjectType(f'cannot copy to sequence "{version.name}"')
     schema = version.schema
     insert = st.Insert(table=stmt.table, columns=stmt.columns)
     names = executor._target_columns(schema, insert)
@@ -263,8 +265,33 @@ def _string_table(rows: list[list], width: int) -> pa.Table:
 
 
 def _csv_batches(stmt: st.Copy, targets: list[Column], relation: str) -> Iterator[_Batch]:
-    """CSV through pyarrow's streaming reader: an unquoted field equal to the NULL string is NULL,
-    a quoted one is a value (FORCE_NULL makes it NULL too, FORCE_NOT_NULL the first a value)."""
+    """CSV: an unquoted field equal to the NULL string is NULL, a quoted one is a value
+    (FORCE_NULL makes it NULL too, FORCE_NOT_NULL the first a value). Through pyarrow's
+    streaming reader - but for an ESCAPE other than the QUOTE, which PostgreSQL applies inside
+    quotes only (pyarrow's escape character works outside them too: ``a\\b`` lost its
+    backslash), read by ``_csv_records``."""
+    opts = stmt.options
+    names = [f"c{i}" for i in range(len(targets))]
+    tables = _csv_tables(stmt, targets, relation) if opts.escape != opts.quote else \
+        _pyarrow_csv_tables(stmt, targets, relation)
+    force_not_null = _indexes(opts.force_not_null, targets)
+    force_null = _indexes(opts.force_null, targets)
+    for data, first, bad in tables:
+        for i in force_not_null:
+            data = data.set_column(i, names[i], pc.fill_null(data.column(i), opts.null))
+        for i in force_null:
+            column = data.column(i)
+            data = data.set_column(i, names[i], pc.if_else(pc.equal(column, opts.null),
+                                                           pa.scalar(None, pa.string()), column))
+        if data.num_rows:
+            yield _Batch(data, first)
+        if bad is not None:
+            raise bad
+
+
+def _pyarrow_csv_tables(stmt: st.Copy, targets: list[Column], relation: str):
+    """The CSV file's rows through pyarrow's streaming reader: (string columns, the line of the
+    first, the error of the line after the last or None) in turn."""
     opts = stmt.options
     width = len(targets)
     names = [f"c{i}" for i in range(width)]
@@ -275,13 +302,11 @@ def _csv_batches(stmt: st.Copy, targets: list[Column], relation: str) -> Iterato
         return "skip" if row.number is not None else "error"
     read = pacsv.ReadOptions(column_names=names, skip_rows=1 if opts.header is True else 0, use_threads=False,
                              block_size=CSV_BLOCK_BYTES, encoding=opts.encoding)
-    parse = pacsv.ParseOptions(delimiter=opts.delimiter, quote_char=opts.quote, double_quote=opts.escape == opts.quote,
-                               escape_char=opts.escape if opts.escape != opts.quote else False,
-                               newlines_in_values=True, ignore_empty_lines=False, invalid_row_handler=invalid)
+    parse = pacsv.ParseOptions(delimiter=opts.delimiter, quote_char=opts.quote, double_quote=True,
+                               escape_char=False, newlines_in_values=True, ignore_empty_lines=False,
+                               invalid_row_handler=invalid)
     convert = pacsv.ConvertOptions(column_types={n: pa.string() for n in names}, strings_can_be_null=True,
                                    quoted_strings_can_be_null=False, null_values=[opts.null])
-    force_not_null = _indexes(opts.force_not_null, targets)
-    force_null = _indexes(opts.force_null, targets)
     first = 2 if opts.header else 1
     header = opts.header == "match"
 
@@ -320,20 +345,112 @@ def _csv_batches(stmt: st.Copy, targets: list[Column], relation: str) -> Iterato
                 names_given = list(data.slice(0, 1).to_pylist()[0].values()) if data.num_rows else []
                 _check_header(names_given, targets, relation)
                 data = data.slice(1)
-            for i in force_not_null:
-                data = data.set_column(i, names[i], pc.fill_null(data.column(i), opts.null))
-            for i in force_null:
-                column = data.column(i)
-                data = data.set_column(i, names[i], pc.if_else(pc.equal(column, opts.null),
-                                                               pa.scalar(None, pa.string()), column))
-            bad = bad_rows[0] if bad_rows and bad_rows[0].number - first <= data.num_rows else None
-            if bad is not None:  # a line of the wrong width: the rows before it, then its error
-                data = data.slice(0, bad.number - first)
-            if data.num_rows:
-                yield _Batch(data, first)
+            row = bad_rows[0] if bad_rows and bad_rows[0].number - first <= data.num_rows else None
+            bad = None
+            if row is not None:  # a line of the wrong width: the rows before it, then its error
+                data = data.slice(0, row.number - first)
+                bad = _count_error(relation, row.number, row.text, row.actual_columns, targets)
+            yield data, first, bad
             if bad is not None:
-                raise _count_error(relation, bad.number, bad.text, bad.actual_columns, targets)
+                return
             first += data.num_rows
+
+
+def _csv_tables(stmt: st.Copy, targets: list[Column], relation: str):
+    """The CSV file's rows read by PostgreSQL's rules in Python (``_csv_records``), in batches
+    of ``BATCH_ROWS``: as ``_pyarrow_csv_tables`` gives them."""
+    opts = stmt.options
+    width = len(targets)
+    try:
+        f = open(stmt.file, encoding=opts.encoding, newline="")
+    except OSError as e:
+        raise _open_error(e, stmt.file, "reading") from None
+    with f:
+        rows: list[list] = []
+        first = line = 1
+        try:
+            for line, fields, text in _csv_records(f, opts, relation):
+                if line == 1 and opts.header:
+                    if opts.header == "match":
+                        _check_header(fields, targets, relation)
+                    first = 2
+                    continue
+                if len(fields) != width:  # (the rows before it first: a bad value there is the error)
+                    bad = _count_error(relation, line, text, len(fields), targets)
+                    yield _string_table(rows, width), first, bad
+                    return
+                rows.append(fields)
+                if len(rows) == BATCH_ROWS:
+                    yield _string_table(rows, width), first, None
+                    first, rows = line + 1, []
+        except UnicodeDecodeError as e:
+            raise errors.DataError(f'invalid byte sequence for encoding "UTF8": 0x{e.object[e.start:e.start + 1].hex()}'
+                                   f"\nCONTEXT:  {_context(relation, line + 1)}", sqlstate="22021") from None
+        except OSError as e:
+            raise errors.file_error(e, f'could not read from COPY file "{stmt.file}"') from None
+    if rows:
+        yield _string_table(rows, width), first, None
+
+
+def _csv_records(f, opts: st.CopyOptions, relation: str):
+    """(line, fields, text) of each CSV record of ``f`` (a text file read with ``newline=""``),
+    as PostgreSQL's COPY reads them: fields split at the delimiter outside quotes; a quote
+    anywhere in a field starts a quoted part, up to the next quote, where the ESCAPE character
+    before a quote or itself makes that character literal (and is literal before any other);
+    a record goes on over line ends inside quotes; an unquoted field that is the NULL string is
+    None. ``line`` counts records, as PostgreSQL's COPY counts lines."""
+    delimiter, quote, escape, null = opts.delimiter, opts.quote, opts.escape, opts.null
+    outside = re.compile("[" + re.escape(delimiter + quote) + "]")
+    inside = re.compile("[" + re.escape(quote + escape) + "]")
+    line, pending = 0, ""
+    for raw in f:
+        text = pending + raw
+        body = text[:-2] if text.endswith("\r\n") else text[:-1] if text.endswith(("\n", "\r")) else text
+        fields: list = []
+        part: list[str] = []
+        saw_quote, i, n = False, 0, len(body)
+        complete = True
+        while True:
+            m = outside.search(body, i)
+            if m is None:
+                part.append(body[i:])
+                break
+            part.append(body[i:m.start()])
+            i = m.end()
+            if m.group() == delimiter:
+                value = "".join(part)
+                fields.append(None if not saw_quote and value == null else value)
+                part, saw_quote = [], False
+                continue
+            saw_quote = True
+            while True:
+                m = inside.search(body, i)
+                if m is None:
+                    complete = False
+                    break
+                part.append(body[i:m.start()])
+                i = m.end()
+                if m.group() == escape:
+                    if i < n and body[i] in (escape, quote):
+                        part.append(body[i])
+                        i += 1
+                    else:
+                        part.append(escape)
+                    continue
+                break  # (the closing quote)
+            if not complete:
+                break
+        if not complete:
+            pending = text  # (a line end inside quotes is the value's: the record goes on)
+            continue
+        value = "".join(part)
+        fields.append(None if not saw_quote and value == null else value)
+        pending = ""
+        line += 1
+        yield line, fields, body
+    if pending:
+        line += 1
+        raise errors.BadCopyFileFormat(f"unterminated CSV quoted field\nCONTEXT:  {_context(relation, line)}")
 
 
 def _indexes(columns, targets: list[Column]) -> list[int]:
@@ -448,11 +565,24 @@ def _check_syntax(data: pa.Table, i: int, col: Column, problems: list) -> pa.Tab
     if pattern is not None:
         bad = pc.invert(pc.match_substring_regex(column, pattern))
         _first(bad, i, errors.InvalidTextRepresentation, problems)
+        if pattern is INTEGER_INPUT:  # (0x1F, 0o17, 0b101: their decimal text, which DuckDB's cast takes)
+            data = _decimal_integers(data, i, bad)
         if kind == "BYTEA":  # (its input function raises: the rows from the first bad one are not loaded)
             data = data.set_column(i, data.field(i), pc.if_else(pc.fill_null(bad, False), None, column))
     if kind in ("DATE", "TIMESTAMP", "TIMESTAMPTZ"):  # (DuckDB reads 'infinity': PostgreSQL's types have it, txlake's not)
         _first(pc.match_substring_regex(column, _INFINITE), i, errors.DatetimeFieldOverflow, problems)
     return data
+
+
+def _decimal_integers(data: pa.Table, i: int, bad) -> pa.Table:
+    """Column ``i``'s hexadecimal, octal and binary integers (PostgreSQL 16's input) as decimal
+    text; a file without any is passed as it is."""
+    column = data.column(i)
+    radix = pc.and_(pc.match_substring_regex(column, r"^\s*[+-]?0[xXoObB]"), pc.invert(bad))
+    if not pc.any(radix).as_py():
+        return data
+    values = [str(integer_input(v)) if r else v for v, r in zip(column.to_pylist(), radix.to_pylist())]
+    return data.set_column(i, data.field(i), pa.array(values, pa.string()))
 
 
 def _first(mask, i: int, error, problems: list) -> None:

@@ -46,7 +46,7 @@ from txlake.engine import catalog_views, dialect, sources
 from txlake.engine.errors_map import translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
-from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls, qualified_name, sequence_key
+from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls, counter_of, sequence_key
 from txlake.parser import statements as st
 from txlake.parser.parse import identifier, parse_table_name, table_name
 from txlake.parser.semantics import (BOOLEAN_MACRO, BYTEA_MACRO, CLOCK_FUNCTION, REAL_MACRO, STATEMENT_CLOCK,
@@ -56,7 +56,7 @@ from txlake.storage.commit import (ROWS_PER_FILE, SAME_KEYS, SOURCES, UPSERTED, 
                                    table_bytes, visible_sources)
 from txlake.storage.datafiles import ROWID, DataFileStore, StreamedScan
 from txlake.storage.schema import Column, ColumnType, TableSchema, make_type, type_from_arrow
-from txlake.storage.sequences import Sequences
+from txlake.storage.sequences import Counter, Sequences
 from txlake.storage.version import CatalogVersion, DataFile, PythonRows, TableVersion
 
 DEFAULT_DB = "default"
@@ -290,11 +290,25 @@ class Executor:
 
     def _source(self, version: TableVersion, with_rowid: bool = False) -> pa.Table | StreamedScan:
         """How DuckDB reads ``version``: from the cache, or streamed from its Parquet files."""
-        if version.schema.view is not None:  # (engine/views.py expands a view where it is named)
-            raise errors.NotSupportedError(f'view "{version.name}" cannot be read as a table here')
+        if not version.schema.columns:  # (a view, a sequence: no columns of their own; one check for both)
+            if version.schema.view is not None:  # (engine/views.py expands a view where it is named)
+                raise errors.NotSupportedError(f'view "{version.name}" cannot be read as a table here')
+            if version.schema.sequence is not None:  # (read: its one row; found to change it: 42809)
+                if with_rowid:
+                    raise errors.WrongObjectType(f'cannot change sequence "{version.name}"')
+                return self._sequence_row(version)
         if not sources.streamable(version.schema):
             return self.store.scan(version, with_rowid)
         return self.store.plan(version, with_rowid)
+
+    def _sequence_row(self, version: TableVersion) -> pa.Table:
+        """``SELECT * FROM s``: PostgreSQL's one row of a sequence (``is_called``: a number was
+        taken since it started, or since setval)."""
+        counter = Counter.of(version)
+        following = self.sequence_calls.sequences.peek(counter)
+        called = following != version.schema.sequence.start
+        return pa.table({"last_value": pa.array([following - counter.increment if called else following], pa.int64()),
+                         "log_cnt": pa.array([0], pa.int64()), "is_called": pa.array([called])})
 
     def _sql(self, expression: exp.Expression | str, params=(), *, result: bool = False) -> pa.Table:
         """The rows of ``expression``; ``result``: a query's result, whose columns get the types
@@ -617,7 +631,8 @@ class Executor:
             self._read_tables(ctx, stmt, lambda: [stmt.source, *(
                 [*(v for _, v in stmt.on_conflict.assignments), stmt.on_conflict.where] if stmt.on_conflict else [])])
         columns = self._target_columns(schema, stmt)
-        _refuse_identity_values(schema, columns, stmt.source)
+        if schema.identity:  # (else nothing to refuse, nothing OVERRIDING changes)
+            stmt = _overriding(schema, columns, stmt)
         if stmt.on_conflict is not None:
             _refuse_identity_updates(schema, [n for n, _ in stmt.on_conflict.assignments], stmt.on_conflict.defaults)
         # each piece of SQL gets exactly its own placeholders' values, in text order:
@@ -733,7 +748,7 @@ class Executor:
         for col in schema.columns:
             i = supplied.get(col.name)
             if i is None:
-                sequence = _sequence_of(col.default)
+                sequence = sequence_of(col.default)
                 if sequence is not None:  # (SERIAL: numbered below, once every value is taken)
                     numbered[len(data)] = sequence
                     data.append(None)
@@ -750,8 +765,7 @@ class Executor:
                 values.append(value)
             data.append(tuple(values))
         for at, sequence in numbered.items():  # (as DuckDB would number them: the rows in order)
-            first = self.sequence_calls.reserve(sequence, len(plan))
-            data[at] = tuple(range(first, first + len(plan)))
+            data[at] = tuple(self.sequence_calls.reserve(sequence, len(plan)).tolist())
         return data
 
     def _insert_value(self, term: tuple, col: Column, params):
@@ -839,7 +853,8 @@ class Executor:
             width = len(self._columns_of(source.sql(dialect="duckdb"), params))
         # (VALUES: each row's value for a GENERATED ALWAYS column was checked to be DEFAULT)
         projections = insert_projections(schema, columns, width, stmt.columns is not None,
-                                         always_given=isinstance(stmt.source, exp.Values))
+                                         always_given=isinstance(stmt.source, exp.Values),
+                                         overriding=stmt.overriding)
         alias = f"__src({', '.join(f'c{i}' for i in range(width))})" if width else "__src"
         return f"SELECT {', '.join(projections)} FROM ({source.sql(dialect='duckdb')}) AS {alias}"
 
@@ -1048,16 +1063,23 @@ class Executor:
         table would also hold back inserts). Every table is found before any is emptied."""
         if ctx.txn.read_only:
             raise errors.ReadOnlyTransaction("cannot execute TRUNCATE TABLE in a read-only transaction")
-        for name in stmt.tables:
-            version = ctx.resolve(name)
-            if stmt.restart_identity and any(_sequence_of(c.default) for c in version.schema.columns):
-                # (a sequence is not transactional here: restarted, a rollback would leave it
-                # handing out the numbers of rows still there)
-                raise errors.NotSupportedError(
-                    f'TRUNCATE ... RESTART IDENTITY of "{version.name}", whose SERIAL column\'s sequence '
-                    "would restart outside the transaction, is not supported: TRUNCATE, then setval()")
+        versions = [ctx.resolve(name) for name in stmt.tables]
+        for version in versions:
+            if not version.is_table:
+                raise errors.WrongObjectType(f'"{version.name}" is not a table')
         for name in stmt.tables:
             self.delete(ctx, st.Delete(table=name), ())
+        if stmt.restart_identity:  # (each owned sequence replaced by a new one: a ROLLBACK brings the old back)
+            from txlake.engine import sequence_ddl  # (it builds on this module)
+            for version in versions:
+                for col in version.schema.columns:
+                    named = sequence_of(col.default)
+                    if named and not sequence_ddl.restart_owned(self, ctx, version, col) \
+                            and ctx.txn.table(ctx.catalog, *sequence_key(named, version.db)) is None:
+                        # (a sequence from before sequences were catalog entries is not transactional)
+                        raise errors.NotSupportedError(
+                            f'TRUNCATE ... RESTART IDENTITY of "{version.name}", whose SERIAL column\'s sequence '
+                            "predates transactional sequences, is not supported: TRUNCATE, then setval()")
         return Result(status="TRUNCATE TABLE")
 
     def _point_update(self, ctx: Context, stmt: st.Update, version: TableVersion, alias: str,
@@ -1548,7 +1570,7 @@ class Executor:
             data = data.rename_columns([*stmt.as_names, *data.column_names[len(stmt.as_names):]])
             columns = tuple(Column(i, f.name, type_from_arrow(f.type)) for i, f in enumerate(data.schema))
         else:
-            columns = tuple(self._column(i, spec, db) for i, spec in enumerate(stmt.columns))
+            columns = tuple(self._column(i, spec) for i, spec in enumerate(stmt.columns))
         names = [c.name for c in columns]
         folded = [n.lower() for n in names]  # DuckDB matches column names case-insensitively
         for n in names:
@@ -1558,8 +1580,15 @@ class Executor:
             if key not in names:
                 raise errors.UndefinedColumn(f'column "{key}" named in key does not exist')
         columns = tuple(replace(c, not_null=True) if c.name in stmt.primary_key else c for c in columns)
+        table_id = uuid.uuid4().hex
+        if any(spec.sequence is not None for spec in stmt.columns):  # SERIAL, identity: the sequences they own
+            from txlake.engine import sequence_ddl  # (it builds on this module)
+            taken: set[str] = set()
+            columns = tuple(replace(c, default=sequence_ddl.make_owned(self, ctx, db, table_id, c.field_id, spec,
+                                                                       c.type.kind, taken))
+                            if spec.sequence is not None else c for c, spec in zip(columns, stmt.columns))
         schema = TableSchema(0, columns, tuple(stmt.primary_key), len(columns) - 1)
-        version = TableVersion(uuid.uuid4().hex, db, name, schema)
+        version = TableVersion(table_id, db, name, schema)
         if data is not None and data.num_rows:
             data = self._check_rows(version, self._conform(data, schema))
             version = self._apply(version, None, data)
@@ -1567,22 +1596,21 @@ class Executor:
         return Result(status=f"SELECT {data.num_rows}" if data is not None else "CREATE TABLE",
                       rowcount=data.num_rows if data is not None else -1)
 
-    def _column(self, field_id: int, spec: st.ColumnSpec, db: str | None = None) -> Column:
+    def _column(self, field_id: int, spec: st.ColumnSpec) -> Column:
+        """The column ``spec`` makes (a SERIAL's default, the sequence it owns, is CREATE TABLE's)."""
         col_type = column_type(spec.type)
         default = None
-        if spec.sequence is not None:  # SERIAL: numbered by its sequence, made now (storage/sequences.py)
-            self.sequence_calls.sequences.create(db, spec.sequence)
-            default = f"nextval({dialect.sql_string(qualified_name(db, spec.sequence))})"
-        elif spec.default is not None:
+        if spec.default is not None and spec.sequence is None:
             default = spec.default.sql(dialect="duckdb")
             self._check_default(default, col_type)
-        return Column(field_id, spec.name, col_type, spec.not_null or spec.primary_key, default, spec.always)
+        return Column(field_id, spec.name, col_type, spec.not_null or spec.primary_key, default, spec.always,
+                      spec.by_default)
 
     def _check_default(self, default: str, col_type: ColumnType) -> None:
         """Type-check a column default now, as PostgreSQL does (22P02, 42804, ...): evaluated -
         but a SERIAL's, bound only (evaluated, it would take a number of its sequence)."""
         sql = f"SELECT {_cast_sql(_default_sql(default), col_type)}"
-        if _sequence_of(default) is not None:
+        if sequence_of(default) is not None:
             self._columns_of(sql, ())
         else:
             self._sql(sql)
@@ -1591,14 +1619,16 @@ class Executor:
         if ctx.txn.read_only:
             raise errors.ReadOnlyTransaction("cannot execute DROP TABLE in a read-only transaction")
         from txlake.engine import views  # (views.py builds on this module)
-        targets, notices = self.dropped(ctx, stmt.tables, stmt.if_exists, views=False)
+        from txlake.engine import sequence_ddl
+        targets, notices = self.dropped(ctx, stmt.tables, stmt.if_exists, kind="table")
         notices += views.drop_with_dependents(self, ctx, targets, stmt.cascade)
+        sequence_ddl.drop_owned(self, ctx, {t.table_id for t in targets})  # (the SERIAL columns' sequences)
         return Result(status="DROP TABLE", notice="\n".join(notices) or None)
 
-    def dropped(self, ctx: Context, names, if_exists: bool, views: bool) -> tuple[list[TableVersion], list[str]]:
-        """The relations a DROP TABLE (``views`` False) or DROP VIEW names, each once, and the
-        notices for those missing with IF EXISTS (without: 42P01); one of the other kind is 42809."""
-        kind, other, other_kind = ("view", "table", "TABLE") if views else ("table", "view", "VIEW")
+    def dropped(self, ctx: Context, names, if_exists: bool, kind: str) -> tuple[list[TableVersion], list[str]]:
+        """The relations a DROP TABLE, DROP VIEW or DROP SEQUENCE (``kind`` table, view,
+        sequence) names, each once, and the notices for those missing with IF EXISTS (without:
+        42P01); one of another kind is 42809."""
         targets, notices = [], []
         for name in names:
             version = ctx.lookup(name)
@@ -1607,9 +1637,10 @@ class Executor:
                     raise errors.UndefinedTable(f'{kind} "{name}" does not exist')
                 notices.append(f'{kind} "{name}" does not exist, skipping')
                 continue
-            if version.is_view != views:
+            other = relation_kind(version)
+            if other != kind:
                 raise errors.WrongObjectType(
-                    f'"{version.name}" is not a {kind}\nHINT:  Use DROP {other_kind} to remove a {other}.')
+                    f'"{version.name}" is not a {kind}\nHINT:  Use DROP {other.upper()} to remove a {other}.')
             targets.append(version)
         return list(dict.fromkeys(targets)), notices
 
@@ -1634,18 +1665,18 @@ class Executor:
         from txlake.engine import views  # (views.py builds on this module)
         tables = self._schema_tables(ctx, stmt.db)
         if tables and not stmt.cascade:
-            listed = "\n".join(f"{'view' if t.is_view else 'table'} {stmt.name}.{t.name} depends on schema "
+            listed = "\n".join(f"{relation_kind(t)} {stmt.name}.{t.name} depends on schema "
                                 f"{stmt.name}" for t in tables)
             raise errors.ProgrammingError(
                 f"cannot drop schema {stmt.name} because other objects depend on it\nDETAIL:  {listed}\n"
                 "HINT:  Use DROP ... CASCADE to drop the dependent objects too.", sqlstate="2BP01")
         outside = [v for v in views.dependents(ctx, {t.table_id for t in tables}) if v.db != stmt.db]
         for version in [*tables, *outside]:  # (and the views elsewhere that read them)
-            self._write(ctx, version, None, check_ssi=not version.is_view)
+            self._write(ctx, version, None, check_ssi=version.is_table)
         tables += outside
         notice = None
         if len(tables) == 1:
-            notice = f"drop cascades to {'view' if tables[0].is_view else 'table'} {stmt.name}.{tables[0].name}"
+            notice = f"drop cascades to {relation_kind(tables[0])} {stmt.name}.{tables[0].name}"
         elif tables:
             notice = f"drop cascades to {len(tables)} other objects"
         return Result(status="DROP SCHEMA", notice=notice)
@@ -1695,6 +1726,8 @@ class Executor:
         if ctx.txn.read_only:
             raise errors.ReadOnlyTransaction("cannot execute ALTER TABLE in a read-only transaction")
         from txlake.engine import views  # (views.py builds on this module)
+        if version.is_sequence:
+            raise errors.WrongObjectType(f'"{version.name}" is not a table')
         if version.is_view:  # (ALTER TABLE v RENAME TO w works on a view, as in PostgreSQL)
             if len(stmt.actions) == 1 and isinstance(stmt.actions[0], st.RenameTable):
                 return views.rename(self, ctx, version, stmt.actions[0].new)
@@ -1711,9 +1744,19 @@ class Executor:
                 views.follow_column_rename(self, ctx, version, action.old, action.new)
             elif isinstance(action, st.AlterColumn) and action.type is not None:
                 views.refuse_column_change(ctx, version, action.name, "type")
+        restarts = [a for a in stmt.actions if isinstance(a, st.AlterColumn) and a.restart is not None]
+        if restarts:
+            self._restart_identity(ctx, version, restarts)
+            if len(restarts) == len(stmt.actions):
+                return Result(status="ALTER TABLE")
         schema = version.schema
         data = self.store.scan(version)
         for action in stmt.actions:
+            if isinstance(action, st.AlterColumn) and action.restart is not None:
+                continue
+            if isinstance(action, st.DropColumn) and schema.column(action.name) is not None:
+                from txlake.engine import sequence_ddl  # (the sequence a SERIAL column owns goes with it)
+                sequence_ddl.drop_owned(self, ctx, {version.table_id}, schema.column(action.name).field_id)
             schema, data = self._alter_one(version.name, schema, data, action)
         if schema is version.schema:
             return Result(status="ALTER TABLE")
@@ -1722,6 +1765,20 @@ class Executor:
         rewritten = self._apply(rewritten, None, self._conform(data, schema) if data.num_rows else None)
         self._write(ctx, version, rewritten)
         return Result(status="ALTER TABLE", notice="\n".join(notices) or None)
+
+    def _restart_identity(self, ctx: Context, version: TableVersion, restarts: list[st.AlterColumn]) -> None:
+        """``ALTER [COLUMN] c RESTART [[WITH] n]``: the identity column's sequence begins again
+        (at ``n``, else its start), transactionally (engine/sequence_ddl.py ``restarted``)."""
+        from txlake.engine import sequence_ddl  # (it builds on this module)
+        for action in restarts:
+            col = version.schema.require(action.name, version.name)
+            if not col.identity:
+                raise errors.ObjectNotInPrerequisiteState(
+                    f'column "{col.name}" of relation "{version.name}" is not an identity column')
+            first = None if action.restart is True else action.restart
+            if not sequence_ddl.restart_owned(self, ctx, version, col, first):
+                raise errors.NotSupportedError(f'the sequence of column "{col.name}" predates transactional '
+                                               "sequences: use setval()")
 
     def _alter_one(self, table: str, schema: TableSchema, data: pa.Table, action):
         if isinstance(action, st.AddColumn):
@@ -1769,7 +1826,7 @@ class Executor:
             return self._alter_type(table, schema, data, schema.require(action.name, table), action)
         if isinstance(action, st.AlterColumn):
             col = schema.require(action.name, table)
-            if col.always and (action.default is not None or action.drop_default):
+            if col.identity and (action.default is not None or action.drop_default):
                 raise errors.ObjectNotInPrerequisiteState(
                     f'column "{col.name}" of relation "{table}" is an identity column')
             if action.default is not None and not isinstance(action.default, exp.Null):
@@ -1852,7 +1909,12 @@ _KEY_PYTHON_TYPES = {"SMALLINT": int, "INT": int, "BIGINT": int, "VARCHAR": str}
 _SEQUENCE_DEFAULT = re.compile(r"nextval\s*\(\s*'((?:[^']|'')+)'\s*\)", re.IGNORECASE)
 
 
-def _sequence_of(default: str | None) -> str | None:
+def relation_kind(version: TableVersion) -> str:
+    """What a catalog entry is, as PostgreSQL's messages name it: table, view or sequence."""
+    return "view" if version.is_view else "sequence" if version.is_sequence else "table"
+
+
+def sequence_of(default: str | None) -> str | None:
     """The sequence a SERIAL column's ``default`` takes its numbers from (as nextval() names
     it), or None for any other default."""
     found = _SEQUENCE_DEFAULT.fullmatch(default) if default is not None else None
@@ -2201,6 +2263,24 @@ def _same_name_column(schema: TableSchema, name: str) -> Column | None:
     return next((c for c in schema.columns if c.name.lower() == name.lower()), None)
 
 
+def _overriding(schema: TableSchema, columns: list[str], stmt: st.Insert) -> st.Insert:
+    """An INSERT into a table with identity columns, as its OVERRIDING clause has it: SYSTEM
+    VALUE takes the values given to GENERATED ALWAYS columns; USER VALUE ignores those given to
+    any identity column (``insert_projections`` puts their defaults in their place: VALUES
+    become a query for it, each DEFAULT of another column its default); without either, 428C9
+    for a GENERATED ALWAYS column given anything but DEFAULT."""
+    if stmt.overriding is None:
+        _refuse_identity_values(schema, columns, stmt.source)
+    elif stmt.overriding == "USER" and isinstance(stmt.source, exp.Values):
+        # (an identity column's DEFAULT: NULL here, its default is taken later - once)
+        values = _fill_defaults(stmt.source.copy(), [replace(schema.column(name), default=None)
+                                                     if name in schema.identity else schema.column(name)
+                                                     for name in columns])
+        stmt = replace(stmt, source=exp.select("*").from_(exp.Subquery(
+            this=values, alias=exp.TableAlias(this=exp.to_identifier("__txl_values")))))
+    return stmt
+
+
 def _refuse_identity_values(schema: TableSchema, columns: list[str], source) -> None:
     """428C9 if a VALUES row gives a GENERATED ALWAYS AS IDENTITY column anything but DEFAULT
     (a query's rows: ``insert_projections``, which knows how many columns they give)."""
@@ -2228,20 +2308,27 @@ def _refuse_identity_updates(schema: TableSchema, assigned, defaults) -> None:
 def _identity_error(col: Column, what: str) -> errors.Error:
     return errors.ProgrammingError(
         f'cannot {what} column "{col.name}"\nDETAIL:  Column "{col.name}" is an identity column defined as '
-        "GENERATED ALWAYS.\nHINT:  Leave the column out, or give DEFAULT (txlake has no OVERRIDING SYSTEM VALUE).",
+        "GENERATED ALWAYS.\nHINT:  Use OVERRIDING SYSTEM VALUE to override.",
         sqlstate="428C9")
 
 
 def insert_projections(schema: TableSchema, columns: list[str], width: int, named: bool,
-                       always_given: bool = False) -> list[str]:
+                       always_given: bool = False, overriding: str | None = None) -> list[str]:
     """The table's row as an INSERT builds it from a source of ``width`` values "c0", "c1", ...
     for ``columns`` (``named``: the statement listed them): each cast to its column's type, the
-    columns left out their defaults (or NULL)."""
+    columns left out their defaults (or NULL); OVERRIDING SYSTEM VALUE: GENERATED ALWAYS
+    columns take the values given, USER VALUE: identity columns their defaults all the same."""
     if width > len(columns):
+        if schema.sequence is not None:
+            raise errors.WrongObjectType("cannot change sequence")
         raise errors.SyntaxError("INSERT has more expressions than target columns")
     if named and width < len(columns):
         raise errors.SyntaxError("INSERT has more target columns than expressions")
     supplied = {name: i for i, name in enumerate(columns[:width])}
+    if overriding is not None:
+        always_given = True
+        if overriding == "USER":
+            supplied = {name: i for name, i in supplied.items() if name not in schema.identity}
     projections = []
     for col in schema.columns:
         if col.always and col.name in supplied and not always_given:
@@ -2409,15 +2496,16 @@ def evaluate_defaults(columns: list[Column], start: datetime.datetime) -> list:
         con.close()
 
 
-def serial_sequences(columns: list[Column], db: str) -> dict[str, tuple[str, str]]:
-    """Column name -> the (database, name) of the sequence numbering it, for the SERIAL and
-    identity columns among ``columns`` of a table in database ``db``: a writer outside a
+def serial_sequences(columns: list[Column], db: str, catalog: CatalogVersion) -> dict[str, Counter]:
+    """Column name -> the counter of the sequence numbering it, for the SERIAL and identity
+    columns among ``columns`` of a table in database ``db`` of ``catalog``: a writer outside a
     session (a Spark job) takes their numbers itself (``Sequences.reserve``)."""
     found = {}
     for col in columns:
-        sequence = _sequence_of(col.default)
+        sequence = sequence_of(col.default)
         if sequence is not None:
-            found[col.name] = sequence_key(sequence, db)
+            key = sequence_key(sequence, db)
+            found[col.name] = counter_of(catalog.table(*key), key)
     return found
 
 

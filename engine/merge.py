@@ -145,8 +145,33 @@ def _source_rows(ex: Executor, ctx: Context, stmt: st.Merge, params, register) -
     """The source's rows, computed once, numbered ``SOURCE_ROW`` from 0."""
     number = _Numbered(params)
     source = number(ex._rewrite(ctx, stmt.source, register))
+    if stmt.joined:
+        source = _joined_columns(ex, stmt, source, number)
     sql = f"SELECT *, (row_number() OVER () - 1) AS {SOURCE_ROW} FROM {source.sql(dialect='duckdb')}"
     return ex._sql(sql, number.values)
+
+
+def _joined_columns(ex: Executor, stmt: st.Merge, source: exp.Subquery, number: _Numbered) -> exp.Subquery:
+    """A join source's query (``SELECT * FROM a JOIN b ON ...``) selecting each relation's
+    columns as "a.x", "b.y" (what the parser made the clauses' ``a.x`` read), and as x, y too
+    where only one relation has the name (an unqualified reference, as PostgreSQL resolves it)."""
+    query = source.this
+    columns = {}
+    for name in stmt.joined:  # (DuckDB's binder says which columns ``name.*`` is; nothing runs)
+        star = exp.Column(this=exp.Star(), table=exp.to_identifier(name, quoted=True))
+        columns[name] = ex._columns_of(query.select(star, append=False).sql(dialect="duckdb"), number.values)
+    counts: dict[str, int] = {}
+    for names in columns.values():
+        for c in names:
+            counts[c.lower()] = counts.get(c.lower(), 0) + 1
+    projections = []
+    for name, names in columns.items():
+        for c in names:
+            value = exp.column(exp.to_identifier(c, quoted=True), exp.to_identifier(name, quoted=True))
+            projections.append(exp.alias_(value, exp.to_identifier(f"{name}.{c}", quoted=True)))
+            if counts[c.lower()] == 1:
+                projections.append(exp.alias_(value.copy(), exp.to_identifier(c, quoted=True)))
+    return exp.Subquery(this=query.select(*projections, append=False), alias=source.args["alias"])
 
 
 def _looked_up(stmt: st.Merge, schema, source: pa.Table) -> list | None:

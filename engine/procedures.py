@@ -24,7 +24,7 @@ def _table_arg(session, value: exp.Expression):
                    None)
     if version is None:
         raise errors.UndefinedTable(f'relation "{ref}" does not exist')
-    if version.is_view:  # (a view has no files to compact)
+    if not version.is_table:  # (a view or sequence has no files to compact)
         raise errors.WrongObjectType(f'"{version.name}" is not a table')
     return version
 
@@ -35,7 +35,7 @@ def compact(session, args, kwargs) -> Result:
         raise errors.ProgrammingError("txlake.compact takes one optional table name", sqlstate="42883")
     warehouse = session.db.warehouse
     tables = [_table_arg(session, args[0])] if args else \
-        [t for t in warehouse.refresh().tables.values() if not t.is_view]  # (a view has no files)
+        [t for t in warehouse.refresh().tables.values() if t.is_table]  # (a view or sequence has no files)
     rows = []
     for version in tables:
         progress = (lambda done, total, name=version.name: session.progress(done, total, f"compacting {name}")) \

@@ -4,7 +4,9 @@ statement: a SERIAL column's default, or a query's own call.
 ``nextval`` is vectorized: DuckDB hands it a batch of rows (a multi-row INSERT), and it takes
 the numbers for the whole batch at once (storage/sequences.py ``reserve``), in row order. A
 sequence named without a database is the statement's database's (its first on the search
-path). ``currval`` is the number ``nextval`` last gave in this session, as PostgreSQL's.
+path). ``currval`` is the number ``nextval`` last gave in this session, as PostgreSQL's, and
+``lastval`` the last of any sequence. A sequence's catalog entry, as the statement's transaction
+sees it, says where its numbers are and how they go (storage/sequences.py ``Counter``).
 
 An error raised inside a DuckDB function reaches Python as DuckDB's text of it; the executor
 asks ``failure()`` for the txlake error itself (its SQLSTATE).
@@ -19,9 +21,10 @@ import numpy as np
 import pyarrow as pa
 
 from txlake import errors
-from txlake.storage.sequences import Sequences
+from txlake.storage.sequences import Counter, Sequences
 
-NEXTVAL, CURRVAL, SETVAL = "txl_nextval", "txl_currval", "txl_setval"
+NEXTVAL, CURRVAL, SETVAL, SETVAL3, LASTVAL = "txl_nextval", "txl_currval", "txl_setval", "txl_setval3", "txl_lastval"
+SERIAL_SEQUENCE = "txl_serial_sequence"
 # a part of a sequence's name (the dot before the next part included): "quoted" or plain
 _NAME_PART = re.compile(r'(?:"((?:[^"]|"")*)"|([^".]+))\.?')
 
@@ -32,17 +35,35 @@ def qualified_name(db: str, name: str) -> str:
                     for part in (db, name))
 
 
+def counter_of(version, key: tuple[str, str]) -> Counter:
+    """The counter of the sequence ``key`` names, whose catalog entry is ``version`` (None: a
+    sequence from before sequences were entries, or none - 42P01 when it is used)."""
+    if version is None:
+        return Counter.legacy(*key)
+    if not version.is_sequence:
+        raise errors.WrongObjectType(f'"{version.name}" is not a sequence')
+    return Counter.of(version)
+
+
 class SequenceCalls:
     def __init__(self, duck, sequences: Sequences):
         """``duck``: the session's DuckDB connection (engine/duck.py), which gets the functions."""
         self.sequences = sequences
-        self.db = "default"  # the statement's database (the session sets it)
+        #: the statement's Context (engine/executor.py; the session sets it): its database
+        #: names unqualified sequences, and its transaction sees their catalog entries
+        self.ctx = None
         self._last: dict[tuple[str, str], int] = {}  # (db, name) -> currval
+        self._lastval: int | None = None
         self._failure: errors.Error | None = None
         duck.create_function(NEXTVAL, self._guarded(self._nextval), ["VARCHAR"], "BIGINT", vectorized=True,
                              side_effects=True, null_handling="special")
         duck.create_function(CURRVAL, self._guarded(self._currval), ["VARCHAR"], "BIGINT", side_effects=True)
         duck.create_function(SETVAL, self._guarded(self._setval), ["VARCHAR", "BIGINT"], "BIGINT", side_effects=True)
+        duck.create_function(SETVAL3, self._guarded(self._setval3), ["VARCHAR", "BIGINT", "BOOLEAN"], "BIGINT",
+                             side_effects=True)
+        duck.create_function(LASTVAL, self._guarded(self._lastval_call), [], "BIGINT", side_effects=True)
+        duck.create_function(SERIAL_SEQUENCE, self._guarded(self._serial_sequence), ["VARCHAR", "VARCHAR"],
+                             "VARCHAR", side_effects=True, null_handling="special")
 
     def failure(self) -> errors.Error | None:
         """The error a function raised during the statement DuckDB just failed, once."""
@@ -67,35 +88,76 @@ class SequenceCalls:
             if name is not None:
                 rows.setdefault(self._qualified(name), []).append(i)
         for key, at in rows.items():
-            first = self._take(key, len(at))
-            out[at] = np.arange(first, first + len(at), dtype=np.int64)
+            out[at] = self._take(key, len(at))
         return pa.array(out, mask=np.array([n is None for n in names]) if None in names else None)
 
-    def reserve(self, name: str, count: int) -> int:
-        """``count`` numbers of sequence ``name`` (a multi-row INSERT's, built in Python): the
-        first of them."""
+    def reserve(self, name: str, count: int) -> np.ndarray:
+        """``count`` numbers of sequence ``name`` (a multi-row INSERT's, built in Python), in order."""
         return self._take(self._qualified(name), count)
 
-    def _take(self, key: tuple[str, str], count: int) -> int:
-        first = self.sequences.reserve(*key, count=count)
-        self._last[key] = first + count - 1
-        return first
+    def counter(self, key: tuple[str, str]) -> Counter:
+        ctx = self.ctx
+        return counter_of(ctx.txn.table(ctx.catalog, *key) if ctx is not None else None, key)
+
+    def _take(self, key: tuple[str, str], count: int) -> np.ndarray:
+        numbers = self.sequences.reserve(self.counter(key), count)
+        if count:
+            self._last[key] = self._lastval = int(numbers[-1])
+        return numbers
 
     def _currval(self, name: str) -> int:
         key = self._qualified(name)
+        counter = self.counter(key)  # (42809 first, as PostgreSQL; and 42P01:)
+        if key not in self._last and not self.sequences.exists(counter):
+            raise errors.UndefinedTable(f'relation "{key[1]}" does not exist')
         if key not in self._last:
-            raise errors.OperationalError(
-                f'currval of sequence "{key[1]}" is not yet defined in this session', sqlstate="55000")
+            raise errors.ObjectNotInPrerequisiteState(
+                f'currval of sequence "{key[1]}" is not yet defined in this session')
         return self._last[key]
 
+    def _lastval_call(self) -> int:
+        if self._lastval is None:
+            raise errors.ObjectNotInPrerequisiteState("lastval is not yet defined in this session")
+        return self._lastval
+
     def _setval(self, name: str, value: int) -> int:
+        return self._setval3(name, value, True)
+
+    def _setval3(self, name: str, value: int, is_called: bool) -> int:
+        """``setval(s, n [, is_called])``: the next number is ``n`` + the step (``n`` itself
+        if not ``is_called``); ``n`` within the sequence's bounds (22003)."""
         key = self._qualified(name)
-        self.sequences.set_next(*key, value)
-        self._last[key] = value
+        counter = self.counter(key)
+        if value is None or is_called is None:
+            return None
+        if not counter.minimum <= value <= counter.maximum:
+            raise errors.NumericValueOutOfRange(
+                f'setval: value {value} is out of bounds for sequence "{key[1]}" '
+                f"({counter.minimum}..{counter.maximum})")
+        self.sequences.set_next(counter, value + counter.increment if is_called else value)
+        if is_called:
+            self._last[key] = self._lastval = value
         return value
 
+    def _serial_sequence(self, table: str, column: str) -> str | None:
+        """``pg_get_serial_sequence('t', 'c')``: ``schema.name`` of the sequence column ``c``
+        of ``t`` owns (its SERIAL or identity sequence), or NULL."""
+        from txlake.parser.parse import parse_table_name  # (the parser is above this module)
+        ctx = self.ctx
+        if ctx is None or table is None or column is None:
+            return None
+        version = ctx.resolve(parse_table_name(table))
+        col = version.schema.column(column)  # (as PostgreSQL: the column's name as it is, not folded)
+        if col is None:
+            raise errors.UndefinedColumn(f'column "{column}" of relation "{version.name}" does not exist')
+        for entry in ctx.txn.tables(ctx.catalog) if ctx.catalog.sequences or ctx.txn.changes else ():
+            owner = entry.schema.sequence.owner if entry.is_sequence else None
+            if owner == (version.table_id, col.field_id):
+                return qualified_name("public" if entry.db == "default" else entry.db, entry.name)
+        return None
+
     def _qualified(self, text: str) -> tuple[str, str]:
-        return sequence_key(text, self.db)
+        return sequence_key(text, self.ctx.db if self.ctx is not None else "default")
 
 
 def sequence_key(text: str, db: str) -> tuple[str, str]:

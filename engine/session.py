@@ -23,9 +23,9 @@ import weakref
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import copy, prepared, views
+from txlake.engine import copy, prepared, sequence_ddl, views
 from txlake.engine.database import Database, default_memory_limit, open_database
-from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result
+from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result, relation_kind
 from txlake.engine.merge import merge
 from txlake.engine.mvcc.xact import (DEFAULT_LEVEL, READ_COMMITTED, READ_UNCOMMITTED, Transaction,
                                      TxnState, normalise_level)
@@ -292,12 +292,13 @@ class Session:
             self._put_setting(name, value)
         txn.settings_changed.clear()
 
-    def describe_tables(self):
-        """Tables visible to this session (its transaction's view, or the newest committed)."""
+    def describe_tables(self, kinds=("table", "view", "sequence")):
+        """Relations visible to this session (its transaction's view, or the newest committed),
+        of the ``kinds`` asked for (table, view, sequence)."""
         import pyarrow as pa
-        tables = self._visible_tables()
-        rows = sorted((t.db, t.name, len(t.column_types()), None if t.is_view else t.row_count,
-                       "view" if t.is_view else "table") for t in tables)
+        tables = [t for t in self._visible_tables() if relation_kind(t) in kinds]
+        rows = sorted((t.db, t.name, len(t.column_types()), t.row_count if t.is_table else None,
+                       relation_kind(t)) for t in tables)
         return pa.table({"database": [r[0] for r in rows], "table": [r[1] for r in rows],
                          "columns": [r[2] for r in rows], "rows": pa.array([r[3] for r in rows], pa.int64()),
                          "type": [r[4] for r in rows]})
@@ -305,6 +306,11 @@ class Session:
     def describe_table(self, name: str):
         import pyarrow as pa
         version = self._visible(name)
+        if version.is_sequence:  # (as psql's \d of a sequence)
+            d = version.schema.sequence
+            return pa.table({"type": [d.type], "start": [d.start], "minimum": [d.minimum], "maximum": [d.maximum],
+                             "increment": [d.increment], "cycles?": ["yes" if d.cycle else "no"],
+                             "cache": [d.cache]})
         if version.is_view:
             names = [n for n, _ in version.column_types()]
             return pa.table({"column": names, "type": [t for _, t in version.column_types()],
@@ -313,8 +319,22 @@ class Session:
         return pa.table({
             "column": [c.name for c in cols], "type": [c.type.display() for c in cols],
             "nullable": ["no" if c.not_null else "yes" for c in cols],
-            "default": ["generated always as identity" if c.always else c.default or "" for c in cols],
+            "default": [f"generated {c.identity.lower()} as identity" if c.identity else c.default or ""
+                        for c in cols],
             "key": ["PRIMARY KEY" if c.name in version.schema.primary_key else "" for c in cols]})
+
+    def relation_kind(self, name: str) -> str:
+        """table, view or sequence: what ``name`` is."""
+        return relation_kind(self._visible(name))
+
+    def sequence_owner(self, name: str) -> str | None:
+        """``schema.table.column`` of the column that owns sequence ``name`` (None: none does)."""
+        owner = self._visible(name).schema.sequence.owner
+        for t in self._visible_tables() if owner is not None else ():
+            if t.table_id == owner[0]:
+                col = next((c for c in t.schema.columns if c.field_id == owner[1]), None)
+                return f"{'public' if t.db == 'default' else t.db}.{t.name}.{col.name}" if col is not None else None
+        return None
 
     def view_definition(self, name: str) -> str | None:
         """The query of the view ``name`` (None for a table), as ``\\d`` shows it."""
@@ -425,7 +445,7 @@ class Session:
         if runner is None:
             raise errors.NotSupportedError(f"statement not supported: {type(stmt).__name__}")
         self.executor.clock_of = txn
-        self.executor.sequence_calls.db = ctx.db  # (nextval('s') is the statement's database's)
+        self.executor.sequence_calls.ctx = ctx  # (nextval('s'): the statement's database's, as it sees it)
         return runner(self.executor, ctx, views.expand(ctx, stmt), params)
 
     # --- transaction control -------------------------------------------------------------
@@ -699,6 +719,9 @@ _DATA = {
     st.AlterTable: Executor.alter_table,
     st.Copy: copy.run,
     st.CreateView: views.create_view,
+    st.CreateSequence: sequence_ddl.create_sequence,
+    st.AlterSequence: sequence_ddl.alter_sequence,
+    st.DropSequence: sequence_ddl.drop_sequence,
     st.DropView: views.drop_view,
     st.AlterView: views.alter_view,
 }

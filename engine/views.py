@@ -38,7 +38,7 @@ from sqlglot import exp
 
 from txlake import errors
 from txlake.engine import catalog_views
-from txlake.engine.executor import Context, Executor, Result
+from txlake.engine.executor import Context, Executor, Result, relation_kind
 from txlake.parser import statements as st
 from txlake.parser.dialect import Txlake
 from txlake.parser.parse import identifier, parse, table_name
@@ -357,7 +357,7 @@ def _check_replacement(old: tuple[tuple[str, str], ...], new: tuple[tuple[str, s
 def drop_view(ex: Executor, ctx: Context, stmt: st.DropView, params) -> Result:
     if ctx.txn.read_only:
         raise errors.ReadOnlyTransaction("cannot execute DROP VIEW in a read-only transaction")
-    targets, notices = ex.dropped(ctx, stmt.views, stmt.if_exists, views=True)
+    targets, notices = ex.dropped(ctx, stmt.views, stmt.if_exists, kind="view")
     notices += drop_with_dependents(ex, ctx, targets, stmt.cascade)
     return Result(status="DROP VIEW", notice="\n".join(notices) or None)
 
@@ -407,7 +407,7 @@ def _read_by(views: list[TableVersion]) -> set[str]:
 
 
 def _kind(version: TableVersion) -> str:
-    return "view" if version.is_view else "table"
+    return relation_kind(version)
 
 
 def _dependency_lines(ctx: Context, views: list[TableVersion]) -> str:

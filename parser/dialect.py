@@ -38,6 +38,16 @@ class Control(exp.Expression):
     }
 
 
+class SequenceCommand(exp.Expression):
+    """``CREATE SEQUENCE``, ``ALTER SEQUENCE`` or ``DROP SEQUENCE`` (sqlglot's parser reads
+    neither DROP of several nor ALTER): ``kind`` CREATE / ALTER / DROP, ``names`` the
+    sequences (exp.Table), ``options`` a list of (option, value) pairs as written - value an
+    int, a type name, True (CYCLE, RESTART without a number), False (NO CYCLE) or None (NO
+    MINVALUE / NO MAXVALUE)."""
+
+    arg_types = {"kind": True, "names": True, "options": False, "exists": False, "cascade": False}
+
+
 _ISOLATION_LEVELS = (
     ("READ", "UNCOMMITTED"),
     ("READ", "COMMITTED"),
@@ -103,11 +113,86 @@ class TxlakeParser(DuckDB.Parser):
         return self._parse_column_ops(typed)
 
     def _parse_merge(self):
-        """PostgreSQL's MERGE INTO: sqlglot's parser took ``MERGE t USING ...`` too."""
+        """PostgreSQL's MERGE INTO (sqlglot's parser took ``MERGE t USING ...`` too), whose data
+        source may be a join (``USING a JOIN b ON ... ON ...``: the source Table gets the joins,
+        as a FROM's does; sqlglot's parser read a table alone)."""
         if not self._match(TokenType.INTO, advance=False):
             self.raise_error(f'at or near "{self._curr.text}"' if self._curr else "at end of input",
                              self._curr or self._prev)
-        return super()._parse_merge()
+        self._match(TokenType.INTO)
+        target = self._parse_table()
+        if target and self._match(TokenType.ALIAS, advance=False):
+            target.set("alias", self._parse_table_alias())
+        self._match(TokenType.USING)
+        using = self._parse_table()
+        joins = []
+        while using is not None and not self._match(TokenType.COMMA, advance=False):
+            join = self._parse_join()
+            if join is None:
+                break
+            joins.append(join)
+        if joins:
+            using.set("joins", joins)
+        return self.expression(exp.Merge(
+            this=target, using=using, on=self._match(TokenType.ON) and self._parse_disjunction(),
+            using_cond=self._match(TokenType.USING) and self._parse_using_identifiers(),
+            whens=self._parse_when_matched(), returning=self._parse_returning()))
+
+    def _parse_generated_as_identity(self):
+        """``GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY [( sequence options )]``: the options
+        as CREATE SEQUENCE's (sqlglot's took START WITH and INCREMENT BY only, in that order),
+        kept in the node's meta (``sequence_options``)."""
+        index = self._index
+        always = not self._match_text_seq("BY", "DEFAULT")
+        if always:
+            self._match_text_seq("ALWAYS")
+        if not (self._match(TokenType.ALIAS) and self._match_text_seq("IDENTITY")):
+            self._retreat(index)
+            return super()._parse_generated_as_identity()
+        node = self.expression(exp.GeneratedAsIdentityColumnConstraint(this=always))
+        if self._match(TokenType.L_PAREN):
+            node.meta["sequence_options"] = self.parse_sequence_options(until=TokenType.R_PAREN)
+            self._match_r_paren()
+        return node
+
+    def _parse_insert_table(self):
+        """The INSERT's table, then PostgreSQL's ``OVERRIDING { SYSTEM | USER } VALUE``, which the
+        INSERT's node gets in its meta (``overriding``: ``_parse_insert``)."""
+        table = super()._parse_insert_table()
+        if self._match_text_seq("OVERRIDING"):
+            kind = self._curr.text.upper() if self._curr else ""
+            if kind not in ("SYSTEM", "USER") or not self._next or self._next.text.upper() != "VALUE":
+                self.raise_error(f'at or near "{self._curr.text}"' if self._curr else "at end of input",
+                                 self._curr or self._prev)
+            self._advance(2)
+            self._overriding = kind
+        return table
+
+    def _parse_insert(self):
+        outer, self._overriding = getattr(self, "_overriding", None), None
+        try:
+            node = super()._parse_insert()
+            if self._overriding is not None and node is not None:
+                node.meta["overriding"] = self._overriding
+            return node
+        finally:
+            self._overriding = outer
+
+    def _parse_alter_table_alter(self):
+        """PostgreSQL's ``ALTER [COLUMN] c RESTART [[WITH] n]`` of an identity column (the
+        AlterColumn's meta ``restart``: n, or True), else sqlglot's actions."""
+        index = self._index
+        self._match(TokenType.COLUMN)
+        column = self._parse_field(any_token=True)
+        if column is not None and self._match_text_seq("RESTART"):
+            with_ = bool(self._match_text_seq("WITH"))
+            number = with_ or (self._curr is not None and self._curr.token_type in (
+                TokenType.NUMBER, TokenType.DASH, TokenType.PLUS))
+            node = self.expression(exp.AlterColumn(this=column))
+            node.meta["restart"] = self._sequence_number() if number else True
+            return node
+        self._retreat(index)
+        return super()._parse_alter_table_alter()
 
     def _parse_alter_table_add(self):
         return self._in_alter_action_list(super()._parse_alter_table_add)
@@ -475,6 +560,75 @@ class TxlakeParser(DuckDB.Parser):
                 self.raise_error("Unexpected token in transaction modes")
         return node
 
+    # --- CREATE / ALTER / DROP SEQUENCE --------------------------------------------------
+
+    def _parse_sequence_statement(self) -> SequenceCommand | None:
+        if not self._next or self._next.text.upper() != "SEQUENCE":
+            return None
+        kind = self._curr.text.upper()
+        self._advance(2)
+        if kind == "DROP":
+            exists = bool(self._match_text_seq("IF", "EXISTS"))
+            names = self._parse_csv(self._parse_table_parts)
+            cascade = bool(self._match_text_seq("CASCADE"))
+            if not cascade:
+                self._match_text_seq("RESTRICT")
+            return SequenceCommand(kind=kind, names=names, exists=exists, cascade=cascade)
+        exists = bool(self._match_text_seq("IF", "NOT", "EXISTS") if kind == "CREATE" else
+                      self._match_text_seq("IF", "EXISTS"))
+        name = self._parse_table_parts()
+        return SequenceCommand(kind=kind, names=[name], exists=exists,
+                               options=self.parse_sequence_options(restart=kind == "ALTER"))
+
+    def parse_sequence_options(self, restart: bool = False, until=None) -> list:
+        """CREATE / ALTER SEQUENCE's options (and an identity column's, up to ``until``)."""
+        options = []
+        while self._curr and self._curr.token_type != TokenType.SEMICOLON and \
+                (until is None or self._curr.token_type != until):
+            word = self._curr.text.upper()
+            self._advance()
+            if word == "AS":
+                options.append(("type", self._parse_types(allow_identifiers=False)))
+            elif word == "INCREMENT":
+                self._match_text_seq("BY")
+                options.append(("increment", self._sequence_number()))
+            elif word in ("MINVALUE", "MAXVALUE"):
+                options.append((word.lower(), self._sequence_number()))
+            elif word == "NO" and self._curr and self._curr.text.upper() in ("MINVALUE", "MAXVALUE", "CYCLE"):
+                option = self._curr.text.lower()
+                self._advance()
+                options.append((option, False if option == "cycle" else None))
+            elif word == "START":
+                self._match_text_seq("WITH")
+                options.append(("start", self._sequence_number()))
+            elif word == "RESTART" and restart:
+                with_ = bool(self._match_text_seq("WITH"))
+                number = with_ or (self._curr and self._curr.token_type in (TokenType.NUMBER, TokenType.DASH,
+                                                                          TokenType.PLUS))
+                options.append(("restart", self._sequence_number() if number else True))
+            elif word == "CACHE":
+                options.append(("cache", self._sequence_number()))
+            elif word == "CYCLE":
+                options.append(("cycle", True))
+            elif word == "OWNED" and self._match_text_seq("BY"):
+                raise errors.NotSupportedError("OWNED BY is not supported: a SERIAL or identity column owns its "
+                                               "sequence")
+            elif word in ("RENAME", "SET", "OWNER") and restart and not options:
+                raise errors.NotSupportedError(f"ALTER SEQUENCE ... {word} is not supported")
+            else:
+                self.raise_error(f'at or near "{self._prev.text}"', self._prev)
+        return options
+
+    def _sequence_number(self) -> int:
+        sign = -1 if self._match(TokenType.DASH) else 1
+        if sign == 1:
+            self._match(TokenType.PLUS)
+        token = self._curr
+        if not token or token.token_type != TokenType.NUMBER or not token.text.isdigit():
+            self.raise_error(f'at or near "{token.text}"' if token else "at end of input", token or self._prev)
+        self._advance()
+        return sign * int(token.text)
+
     def _reject_and_chain(self) -> None:
         if self._match_text_seq("AND", "CHAIN"):
             # not implemented: ignoring it would end the block and autocommit what follows
@@ -520,6 +674,9 @@ class TxlakeParser(DuckDB.Parser):
         "SHOW": _parse_show_statement,
         "CALL": None,  # set below (defined after the dict would be)
         "LOCK": _parse_lock_statement,
+        "CREATE": _parse_sequence_statement,
+        "ALTER": _parse_sequence_statement,
+        "DROP": _parse_sequence_statement,
     }
 
 
@@ -562,4 +719,4 @@ class Txlake(DuckDB):
     NULL_ORDERING = "nulls_are_large"
 
 
-__all__ = ["Control", "Txlake", "ParseError"]
+__all__ = ["Control", "SequenceCommand", "Txlake", "ParseError"]

@@ -11,6 +11,7 @@ from sqlglot.time import format_time
 from sqlglot.trie import new_trie
 
 from txlake import errors
+from txlake.storage.schema import integer_input
 
 
 # the divisor wrapper the executor defines in DuckDB: raises "division by zero" on 0
@@ -732,8 +733,9 @@ def _function(node: exp.Anonymous) -> exp.Expression:
             "regexp_matches() is not supported (it returns a set of rows); use regexp_match() or ~")
     if name == "regexp_match" and len(node.expressions) == 2:
         return _regexp_match(*node.expressions)
-    if name in _SEQUENCE_FUNCTIONS and len(node.expressions) == _SEQUENCE_FUNCTIONS[name][1]:
-        return exp.Anonymous(this=_SEQUENCE_FUNCTIONS[name][0], expressions=[e.copy() for e in node.expressions])
+    if (name, len(node.expressions)) in _SEQUENCE_FUNCTIONS:
+        return exp.Anonymous(this=_SEQUENCE_FUNCTIONS[name, len(node.expressions)],
+                             expressions=[e.copy() for e in node.expressions])
     if name == "octet_length" and len(node.expressions) == 1:  # (of text: DuckDB's takes a BLOB)
         return exp.Anonymous(this="strlen", expressions=[node.expressions[0].copy()])
     if name in _XID_CALLS and not node.expressions:
@@ -741,9 +743,11 @@ def _function(node: exp.Anonymous) -> exp.Expression:
     return node
 
 
-# PostgreSQL's sequence functions -> (engine/sequence_calls.py's, their number of arguments):
+# PostgreSQL's sequence functions (name, number of arguments) -> engine/sequence_calls.py's:
 # DuckDB's own nextval and currval are its sequences'
-_SEQUENCE_FUNCTIONS = {"nextval": ("txl_nextval", 1), "currval": ("txl_currval", 1), "setval": ("txl_setval", 2)}
+_SEQUENCE_FUNCTIONS = {("nextval", 1): "txl_nextval", ("currval", 1): "txl_currval", ("setval", 2): "txl_setval",
+                       ("setval", 3): "txl_setval3", ("lastval", 0): "txl_lastval",
+                       ("pg_get_serial_sequence", 2): "txl_serial_sequence"}
 
 
 def _length(node: exp.Length) -> exp.Expression:
@@ -862,6 +866,8 @@ def _cast(node: exp.Cast) -> exp.Expression:
         text = exp.cast(node.this.copy(), exp.DataType.build("VARCHAR"))
         return exp.Cast(this=exp.Anonymous(this="left", expressions=[text, exp.Literal.number(length.name)]),
                         to=node.to.copy())
+    if isinstance(node.this, exp.Literal) and node.this.is_string and node.to.this in _INTEGER_TYPES:
+        return _integer_literal(node.this.this, node.to)
     return _special_time(node)
 
 
@@ -885,6 +891,24 @@ def _boolean(node: exp.Cast) -> exp.Expression:
     if isinstance(value, (exp.Boolean, exp.Null)) or not _typed_argument(value):
         return node
     return exp.Anonymous(this=BOOLEAN_MACRO, expressions=[value.copy()])
+
+
+# the integer types -> (PostgreSQL's name, their range)
+_INTEGER_TYPES = {exp.DType.SMALLINT: ("smallint", 1 << 15), exp.DType.INT: ("integer", 1 << 31),
+                  exp.DType.BIGINT: ("bigint", 1 << 63)}
+
+
+def _integer_literal(text: str, to: exp.DataType) -> exp.Expression:
+    """``'0x1F'::int``: a string constant cast to an integer type, read by PostgreSQL 16's input
+    rules (hexadecimal, octal, binary, underscores: DuckDB's cast took 0x and 0b alone, and
+    '2.5' as 3) - once, here (22P02, 22003 as PostgreSQL's)."""
+    name, bound = _INTEGER_TYPES[to.this]
+    value = integer_input(text)
+    if value is None:
+        raise errors.InvalidTextRepresentation(f'invalid input syntax for type {name}: "{text}"')
+    if not -bound <= value < bound:
+        raise errors.NumericValueOutOfRange(f'value "{text}" is out of range for type {name}')
+    return exp.Cast(this=exp.Literal.number(value), to=to.copy())
 
 
 # PostgreSQL's special date / time inputs DuckDB does not take: days from the transaction's start

@@ -24,8 +24,10 @@ General
                       \\copy t [(cols)] | (query) to FILE|stdout [with (...)]
 Catalog
   \\dt                 list tables and views
-  \\d [TABLE]          describe TABLE (or a view: its columns and definition):
-                      columns, types, nullability, defaults, keys
+  \\ds                 list sequences
+  \\d [TABLE]          describe TABLE (or a view: its columns and definition; a
+                      sequence: its bounds): columns, types, nullability, defaults,
+                      keys; without TABLE, list tables, views and sequences
   \\snapshots TABLE    the commits that changed TABLE (its snapshot history)
 Transactions
   \\isolation [LEVEL]  show the isolation level, or set it for new transactions:
@@ -71,24 +73,33 @@ def _quit(runner: Runner, argument: str) -> Outcome:
     return Outcome.QUIT
 
 
-def _list_tables(runner: Runner, argument: str) -> Outcome:
-    tables = runner.conn.session.describe_tables()
+def _list_tables(runner: Runner, argument: str, kinds=("table", "view"), what="tables") -> Outcome:
+    tables = runner.conn.session.describe_tables(kinds)
     if tables.num_rows == 0:
-        runner.print("Did not find any tables.")
+        runner.print(f"Did not find any {what}.")
     else:
         runner.show_table(tables)
     return Outcome.OK
 
 
+def _list_sequences(runner: Runner, argument: str) -> Outcome:
+    return _list_tables(runner, argument, ("sequence",), "sequences")
+
+
 def _describe(runner: Runner, argument: str) -> Outcome:
     if not argument:
-        return _list_tables(runner, argument)
-    columns = runner.conn.session.describe_table(argument)
-    definition = runner.conn.session.view_definition(argument)
-    runner.print(f'{"View" if definition is not None else "Table"} "{argument}"')
+        return _list_tables(runner, argument, ("table", "view", "sequence"), "relations")
+    session = runner.conn.session
+    columns = session.describe_table(argument)
+    kind = session.relation_kind(argument)
+    definition = session.view_definition(argument)
+    runner.print(f'{kind.capitalize()} "{argument}"')
     runner.show_table(columns)
     if definition is not None:
         runner.print(f"View definition:\n {definition}")
+    owner = session.sequence_owner(argument) if kind == "sequence" else None
+    if owner is not None:
+        runner.print(f"Owned by: {owner}")
     return Outcome.OK
 
 
@@ -293,6 +304,7 @@ COMMANDS = {
     "\\?": _help, "\\h": _help, "\\help": _help,
     "\\q": _quit, "\\quit": _quit,
     "\\dt": _list_tables,
+    "\\ds": _list_sequences,
     "\\d": _describe,
     "\\snapshots": _snapshots,
     "\\i": _include, "\\include": _include,

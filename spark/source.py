@@ -162,6 +162,8 @@ class TxlakeDataSource(DataSource):
             if version is None:
                 raise errors.UndefinedTable(f'relation "{target.qualified}" does not exist'
                                             + (f" at snapshot {csn}" if csn != wh.latest.csn else ""))
+            if version.is_sequence:
+                raise errors.WrongObjectType(f'"{target.qualified}" is a sequence, not a table')
             if version.is_view:  # (its query runs in txlake's DuckDB, not in Spark)
                 raise errors.NotSupportedError(f'"{target.qualified}" is a view: the Spark source reads tables; '
                                                "read the view through txlake.connect(), or its tables")
@@ -185,6 +187,8 @@ class TxlakeDataSource(DataSource):
         version = latest.table(target.db, target.name)
         if version is not None and version.is_view:
             raise errors.ObjectNotInPrerequisiteState(f'cannot insert into view "{target.name}"')
+        if version is not None and version.is_sequence:
+            raise errors.WrongObjectType(f'cannot change sequence "{target.name}"')
         defaults, serial = {}, {}
         if version is None:
             table_schema = schema_for(schema)
@@ -193,7 +197,7 @@ class TxlakeDataSource(DataSource):
             check_assignable(schema, table_schema, target.name)
             missing = [col for col in missing_columns(schema, table_schema) if col.default is not None]
             # SERIAL columns: each task numbers its rows from the sequence (``TxlakeWriter.write``)
-            serial = serial_sequences(missing, target.db)
+            serial = serial_sequences(missing, target.db, latest)
             missing = [col for col in missing if col.name not in serial]
             # the job is one transaction, started now: its rows get the same defaults
             if missing:
@@ -317,7 +321,7 @@ class TxlakeWriter(DataSourceArrowWriter):
         self.publish = publish
         self.commit_timeout = commit_timeout
         self.defaults = defaults or {}    # column the DataFrame lacks -> its default's value
-        self.serial = serial or {}        # SERIAL column the DataFrame lacks -> its sequence (db, name)
+        self.serial = serial or {}        # SERIAL column the DataFrame lacks -> its sequence's counter
 
     @property
     def _bucket(self) -> str:
@@ -349,9 +353,8 @@ class TxlakeWriter(DataSourceArrowWriter):
         sequences = Sequences(self.target.root) if self.serial else None
         for batch in iterator:
             numbers = {}
-            for name, (db, sequence) in self.serial.items():  # (a retried task takes new ones: a gap)
-                first = sequences.reserve(db, sequence, batch.num_rows) if batch.num_rows else 1
-                numbers[name] = pa.array(np.arange(first, first + batch.num_rows, dtype=np.int64))
+            for name, counter in self.serial.items():  # (a retried task takes new ones: a gap)
+                numbers[name] = pa.array(sequences.reserve(counter, batch.num_rows))
             batch = conform(batch, self.schema, self.target.name, self.defaults, numbers)
             while batch.num_rows:
                 take = min(batch.num_rows, ROWS_PER_FILE - rows)

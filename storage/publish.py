@@ -194,8 +194,9 @@ class Publisher:
             if catalog.csn == self._published_csn:
                 return
             failure = None
-            # (views are catalog entries with no data: nothing to publish)
-            tables = [v for v in catalog.tables.values() if not v.is_view] if catalog.views else catalog.tables.values()
+            # (views and sequences are catalog entries with no data: nothing to publish)
+            tables = [v for v in catalog.tables.values() if v.is_table] if catalog.views or catalog.sequences \
+                else catalog.tables.values()
             for version in tables:
                 if self._versions.get(version.table_id) is not version:
                     try:

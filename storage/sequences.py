@@ -1,29 +1,34 @@
-"""Sequences: the counters behind SERIAL and identity columns, and ``nextval()``.
+"""Sequences: the counters behind SERIAL and identity columns, CREATE SEQUENCE and ``nextval()``.
 
 A sequence hands out each number once, to any session of any process, whatever becomes of
 the transaction that asked: as in PostgreSQL, ``nextval`` is not transactional - a rolled-back
 insert leaves a gap - and a number handed out is never handed out again, even after a crash.
 
-Each sequence is a file ``_sequences/<database>/<name>`` holding the next number, as fixed-width
-text. Taking numbers locks the file (``flock``: processes and threads alike), reads it, writes
-the number after the last one taken in place and flushes it (``fdatasync``) before they are
-used - one write of less than a disk sector, which lands whole or not at all. A statement
-takes all the numbers it needs at once (``reserve(name, n)``).
-
-A sequence is created with its table (CREATE TABLE of a SERIAL or identity column) and stays
-when the table goes: a table created again under the same name goes on counting where the
-dropped one stopped, where PostgreSQL's new sequence starts again at 1 (numbers stay unique).
+What a sequence is (its bounds and step) is a catalog entry (storage/schema.py
+``SequenceDefinition``), made and dropped by transactional DDL as a table is; its numbers are a
+file of its own, ``_sequences/<id>`` (the entry's table id: a sequence dropped and made again
+under its name starts afresh, and a ROLLBACK of that DROP finds the old one's file as it was).
+Warehouses from before sequences were catalog entries have files ``_sequences/<database>/<name>``
+without one, read with the default bounds. The file holds the next number, as fixed-width text.
+Taking numbers locks the file (``flock``: processes and threads alike), reads it, writes the
+number after the last one taken in place and flushes it (``fdatasync``) before they are used -
+one write of less than a disk sector, which lands whole or not at all. A statement takes all the
+numbers it needs at once (``reserve(counter, n)``).
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
+from dataclasses import dataclass
+
+import numpy as np
 
 from txlake import errors
 
 SEQUENCES_DIR = "_sequences"
-_WIDTH = 20  # digits of the stored number: up to 2**63 - 1
+_WIDTH = 22  # characters of the stored number: a sign and up to 2**64 (a last number plus a step)
+BIGINT = (-2 ** 63, 2 ** 63 - 1)
 
 
 def sequence_name(table: str, column: str) -> str:
@@ -31,26 +36,46 @@ def sequence_name(table: str, column: str) -> str:
     return f"{table}_{column}_seq"
 
 
+@dataclass(frozen=True)
+class Counter:
+    """Where a sequence's numbers are and how they go: what ``reserve`` needs (picklable: a
+    Spark task takes numbers with it)."""
+
+    path: str  # relative to the warehouse root
+    name: str
+    increment: int = 1
+    minimum: int = 1
+    maximum: int = BIGINT[1]
+    cycle: bool = False
+
+    @staticmethod
+    def of(version) -> "Counter":
+        """The counter of a sequence's catalog entry (storage/version.py ``TableVersion``)."""
+        d = version.schema.sequence
+        return Counter(os.path.join(SEQUENCES_DIR, version.table_id), version.name, d.increment, d.minimum,
+                       d.maximum, d.cycle)
+
+    @staticmethod
+    def legacy(db: str, name: str) -> "Counter":
+        """The counter of a sequence made before sequences were catalog entries."""
+        return Counter(os.path.join(SEQUENCES_DIR, db, name), name)
+
+
 class Sequences:
-    """The sequences of the warehouse at ``root``."""
+    """The sequence files of the warehouse at ``root``."""
 
     def __init__(self, root: str, durable: bool = True):
         self.root = root
         self.durable = durable
 
-    def _path(self, db: str, name: str) -> str:
-        return os.path.join(self.root, SEQUENCES_DIR, db, name)
+    def exists(self, counter: Counter) -> bool:
+        return os.path.exists(os.path.join(self.root, counter.path))
 
-    def create(self, db: str, name: str, start: int = 1) -> None:
-        """Make the sequence ``db.name`` if there is none (next number ``start``)."""
-        path = self._path(db, name)
-        if os.path.exists(path):
-            return
+    def create(self, counter: Counter, start: int) -> None:
+        """Make the file of ``counter`` (next number ``start``), durable before it is used."""
+        path = os.path.join(self.root, counter.path)
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError:  # (another session's CREATE TABLE made it meanwhile)
-            return
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
             os.write(fd, _encode(start))
             if self.durable:
@@ -60,29 +85,55 @@ class Sequences:
         if self.durable:
             _fsync_dir(os.path.dirname(path))
 
-    def reserve(self, db: str, name: str, count: int = 1) -> int:
-        """Take ``count`` numbers of ``db.name``: the first of them (the others follow it).
-        42P01 if there is no such sequence; 2200H past the largest BIGINT."""
-        with self._locked(db, name) as fd:
-            first = _decode(os.pread(fd, _WIDTH + 1, 0), name)
-            if first + count - 1 > 2 ** 63 - 1:
-                raise errors.DataError(f'nextval: reached maximum value of sequence "{name}"', sqlstate="2200H")
-            self._store(fd, first + count)
-            return first
+    def reserve(self, counter: Counter, count: int = 1) -> np.ndarray:
+        """Take ``count`` numbers of ``counter``, in order. 42P01 if there is no such sequence;
+        2200H past its last number without CYCLE (none is taken then)."""
+        with self._locked(counter) as fd:
+            first = _decode(os.pread(fd, 64, 0), counter.name)
+            numbers, following = _numbers(counter, first, count)
+            self._store(fd, following)
+            return numbers
 
-    def set_next(self, db: str, name: str, value: int) -> None:
-        """``setval(name, value)``: the next number taken is ``value`` + 1."""
-        with self._locked(db, name) as fd:
-            _decode(os.pread(fd, _WIDTH + 1, 0), name)
-            self._store(fd, value + 1)
+    def set_next(self, counter: Counter, value: int) -> None:
+        """The next number taken is ``value`` (setval, ALTER SEQUENCE RESTART)."""
+        with self._locked(counter) as fd:
+            _decode(os.pread(fd, 64, 0), counter.name)
+            self._store(fd, value)
+
+    def peek(self, counter: Counter) -> int:
+        """The next number, taking none."""
+        with self._locked(counter) as fd:
+            return _decode(os.pread(fd, 64, 0), counter.name)
 
     def _store(self, fd: int, next_value: int) -> None:
         os.pwrite(fd, _encode(next_value), 0)
         if self.durable:
             os.fdatasync(fd)
 
-    def _locked(self, db: str, name: str):
-        return _Locked(self._path(db, name), name)
+    def _locked(self, counter: Counter):
+        return _Locked(os.path.join(self.root, counter.path), counter.name)
+
+
+def _numbers(c: Counter, first: int, count: int) -> tuple[np.ndarray, int]:
+    """``count`` numbers from ``first`` on, by ``c.increment``, and the one after them: back to
+    the other bound past one with CYCLE, else 2200H."""
+    step = c.increment
+    last = first + (count - 1) * step
+    if count == 0:
+        return np.zeros(0, dtype=np.int64), first
+    if c.minimum <= first <= c.maximum and c.minimum <= last <= c.maximum:
+        return first + step * np.arange(count, dtype=np.int64), last + step
+    out, value = [], first
+    for _ in range(count):  # (rare: the range ends among them)
+        if not c.minimum <= value <= c.maximum:
+            if not c.cycle:
+                which, bound = ("maximum", c.maximum) if step > 0 else ("minimum", c.minimum)
+                raise errors.DataError(f'nextval: reached {which} value of sequence "{c.name}" ({bound})',
+                                       sqlstate="2200H")
+            value = c.minimum if step > 0 else c.maximum
+        out.append(value)
+        value += step
+    return np.array(out, dtype=np.int64), value
 
 
 class _Locked:

@@ -526,6 +526,15 @@ class TableVersion:
         """Is this catalog entry a view (no files; its schema holds its definition)?"""
         return self.schema.view is not None
 
+    @property
+    def is_sequence(self) -> bool:
+        """Is this catalog entry a sequence (no files; its schema holds its definition)?"""
+        return self.schema.sequence is not None
+
+    @property
+    def is_table(self) -> bool:
+        return self.schema.view is None and self.schema.sequence is None
+
     def column_types(self) -> tuple[tuple[str, str], ...]:
         """(name, type) of each column - a view's as its definition fixed them - as a view's
         dependencies record the columns it uses (storage/schema.py ``ViewDependency``)."""
@@ -918,6 +927,8 @@ class CatalogVersion:
     # version by ``apply`` (a copy and a few edits): a transaction asks about ten times, and
     # neither the ask nor the commit walks every table of the warehouse
     _ids: dict | None = field(default=None, repr=False, compare=False)
+    #: how many of ``tables`` are sequences, carried by ``apply`` as ``views``
+    sequences: int = 0
 
     def table(self, db: str, name: str) -> TableVersion | None:
         return self.tables.get((db, name))
@@ -941,22 +952,26 @@ class CatalogVersion:
     def from_json(d: dict) -> "CatalogVersion":
         tables = [TableVersion.from_json(t) for t in d["tables"]]
         return CatalogVersion(d["csn"], d["time_ms"], {t.key: t for t in tables}, d["max_xid"],
-                              sum(1 for t in tables if t.is_view))
+                              sum(1 for t in tables if t.is_view), sequences=sum(1 for t in tables if t.is_sequence))
 
     def apply(self, entry: LogEntry) -> "CatalogVersion":
         assert entry.csn == self.csn + 1, (entry.csn, self.csn)
         tables = dict(self.tables)
         by_id = dict(self._id_index())
-        views = self.views
+        views, sequences = self.views, self.sequences
         for change in entry.changes:
             if isinstance(change, CreateTable):
                 tables[(change.db, change.name)] = TableVersion(change.table_id, change.db, change.name, change.schema)
                 by_id[change.table_id] = (change.db, change.name)
                 views += change.schema.view is not None
+                sequences += change.schema.sequence is not None
             elif isinstance(change, DropTable):
-                views -= tables.pop(by_id.pop(change.table_id)).is_view
+                dropped = tables.pop(by_id.pop(change.table_id))
+                views -= dropped.is_view
+                sequences -= dropped.is_sequence
             else:
                 key = by_id[change.table_id]
                 tables[key] = tables[key].with_files(change.added, change.removed, change.deleted,
                                                      change.schema, change.moved, entry.csn, change.forget_before)
-        return CatalogVersion(entry.csn, entry.time_ms, tables, max(self.max_xid, entry.xid), views, by_id)
+        return CatalogVersion(entry.csn, entry.time_ms, tables, max(self.max_xid, entry.xid), views, by_id,
+                              sequences)

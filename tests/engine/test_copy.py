@@ -92,6 +92,49 @@ def test_csv_quotes_nulls_and_multiline_values(c, tmp_path):
         (3, "", datetime.date(2024, 5, 19), False), (4, 'x"y', None, True), (5, "l1\nl2", None, None)]
 
 
+def test_csv_escape_applies_inside_quotes_only(c, tmp_path):
+    """PostgreSQL's CSV ESCAPE escapes a quote or itself inside quotes; outside them it is an
+    ordinary character. pyarrow's escape character worked outside quotes too (``a\\b`` was
+    ``ab``)."""
+    path = write(tmp_path / "e.csv", '1,a\\b,,,\n'               # unquoted: the backslash stays
+                                     '2,"x\\"y",,,\n'            # \" inside quotes: a quote
+                                     '3,"p\\\\q",,,\n'          # \\ inside quotes: one backslash
+                                     '4,"r\\s",,,\n'             # before another character: itself
+                                     '5,,,,\n6,"",,,\n'
+                                     '7,"m\\"\nn",,,\r\n'        # a quoted line end: the value's
+                                     '8,a"b\\"c"d,,,\n')          # a quoted part inside a field
+    assert c.execute(f"COPY t FROM '{path}' (FORMAT csv, ESCAPE '\\')").rowcount == 8
+    assert q(c, "SELECT id, name FROM t ORDER BY id") == [
+        (1, "a\\b"), (2, 'x"y'), (3, "p\\q"), (4, "r\\s"), (5, None), (6, ""), (7, 'm"\nn'), (8, 'ab"cd')]
+    bad = write(tmp_path / "b.csv", '9,"a\\"b,,,\n10,b,,,\n')
+    fails(c, f"COPY t FROM '{bad}' (FORMAT csv, ESCAPE '\\')", "22P04", "unterminated CSV quoted field")
+    wide = write(tmp_path / "w.csv", 'id,name,d,ok,x\n9,"\\"",,,\n10,x,,,,\n')
+    fails(c, f"COPY t FROM '{wide}' (FORMAT csv, HEADER, ESCAPE '\\')", "22P04", "extra data after last expected "
+          "column", "line 3")
+    assert q(c, "SELECT count(*) FROM t") == [(8,)]
+
+
+def test_integer_input_takes_postgresql_16_literals(connect, tmp_path):
+    """PostgreSQL 16's integer input reads 0x1F, 0o17, 0b101 and underscores: COPY refused
+    0o17 and a sign or spaces before 0x (22P02), and SQL's '0o17'::int too, while '2.5'::int
+    was 3 (DuckDB's cast)."""
+    c = connect(autocommit=True)
+    c.execute("CREATE TABLE n (id INT, a SMALLINT, b BIGINT)")
+    rows = "1\t0x1F\t-0o17\n2\t 0b1_01 \t+0X_FFFF_FFFF\n3\t1_000\t-0x8000000000000000\n"
+    assert c.execute(f"COPY n FROM '{write(tmp_path / 'a', rows)}'").rowcount == 3
+    assert q(c, "SELECT * FROM n ORDER BY id") == [(1, 31, -15), (2, 5, 4294967295), (3, 1000, -2 ** 63)]
+    fails(c, f"COPY n FROM '{write(tmp_path / 'b', '4' + chr(9) + '0x8000' + chr(9) + '1' + chr(10))}'", "22003",
+          'value "0x8000" is out of range for type smallint', "column a")
+    for text in ("0x", "0x_", "1__0", "_1", "0o8", "0b2", "1.5", "0x1G"):
+        fails(c, f"COPY n FROM '{write(tmp_path / 'c', '5' + chr(9) + text + chr(9) + '1' + chr(10))}'", "22P02",
+              f'invalid input syntax for type smallint: "{text}"')
+    assert q(c, "SELECT '0x1F'::int, '0o17'::int, '0b101'::smallint, '1_000'::bigint, ' -0x_1f '::integer, "
+                "CAST('-0x8000000000000000' AS BIGINT)") == [(31, 15, 5, 1000, -31, -2 ** 63)]
+    fails(c, "SELECT '2.5'::int", "22P02", 'invalid input syntax for type integer: "2.5"')
+    fails(c, "SELECT '0x80000000'::int", "22003", 'value "0x80000000" is out of range for type integer')
+    fails(c, "SELECT '1__0'::bigint", "22P02")
+
+
 def test_old_csv_spelling_and_force_options(c, tmp_path):
     path = write(tmp_path / "a.csv", '1;;2024-05-17;t;1\n2;"";;f;2\n')
     c.execute(f"COPY t FROM '{path}' WITH CSV DELIMITER ';' FORCE NOT NULL name")

@@ -534,3 +534,42 @@ def test_a_floating_point_key_joins_as_duckdb_compares(connect):
                     "WHEN MATCHED THEN UPDATE SET v = 10 WHEN NOT MATCHED THEN INSERT VALUES (s.k, 0)")
     assert cur.statusmessage == "MERGE 2"
     assert sorted(v for _, v in rows(c, "f")) == [10, 10]
+
+
+# --- a join as the source ------------------------------------------------------------------
+
+def test_a_join_as_the_source(c):
+    """PostgreSQL's data source is a table reference, joins included: ``USING a JOIN b ON ...
+    ON ...`` was a syntax error (the join had to go in a subquery)."""
+    c.execute("CREATE TABLE names (k INT, label VARCHAR(5))")
+    c.execute("INSERT INTO names VALUES (1, 'one'), (5, 'five'), (6, 'six'), (7, 'seven')")
+    cur = c.execute("MERGE INTO t USING s JOIN names n ON s.k = n.k ON t.k = s.k "
+                    "WHEN MATCHED AND n.label = 'one' THEN UPDATE SET v = s.v + 1, note = n.label "
+                    "WHEN NOT MATCHED AND s.v > ? THEN INSERT (k, v, note) VALUES (s.k, s.v, label) "
+                    "RETURNING merge_action(), s.k, n.label, t.v", (550,))
+    assert sorted(cur.fetchall()) == [("INSERT", 6, "six", 600), ("UPDATE", 1, "one", 101)]
+    assert [d[0] for d in cur.description] == ["merge_action", "k", "label", "v"]
+    assert rows(c) == [(1, 101, "one"), (2, 20, "b"), (3, 30, "c"), (4, 40, "d"), (6, 600, "six")]
+    # parenthesized, a LEFT JOIN, and NOT MATCHED BY SOURCE
+    cur = c.execute("MERGE INTO t AS x USING (s LEFT JOIN names ON s.k = names.k) ON x.k = s.k "
+                    "WHEN MATCHED AND names.label IS NULL THEN DELETE "
+                    "WHEN NOT MATCHED BY SOURCE THEN UPDATE SET note = 'src'")
+    assert cur.rowcount == 3
+    assert rows(c) == [(1, 101, "one"), (3, 30, "src"), (4, 40, "src"), (6, 600, "six")]
+
+
+def test_a_join_source_names_its_relations_once(c):
+    for sql, sqlstate in (("MERGE INTO t USING t JOIN s ON true ON true WHEN MATCHED THEN DELETE", "42712"),
+                          ("MERGE INTO t USING s JOIN s ON true ON true WHEN MATCHED THEN DELETE", "42712"),
+                          ("MERGE INTO t USING s JOIN (SELECT 1) ON true ON true WHEN MATCHED THEN DELETE", "42601")):
+        with pytest.raises(txlake.Error) as info:
+            c.execute(sql)
+        assert info.value.sqlstate == sqlstate
+    assert rows(c) == [(1, 10, "a"), (2, 20, "b"), (3, 30, "c"), (4, 40, "d")]
+
+
+def test_a_join_of_subqueries_with_aliases(c):
+    c.execute("MERGE INTO t USING (SELECT k, v * 2 AS v FROM s WHERE k < 3) AS d "
+              "JOIN (SELECT 1 AS k, 'x' AS tag UNION ALL SELECT 2, 'y') AS e ON d.k = e.k ON t.k = d.k "
+              "WHEN MATCHED THEN UPDATE SET v = d.v, note = e.tag")
+    assert rows(c)[:2] == [(1, 200, "x"), (2, 400, "y")]
