@@ -65,7 +65,6 @@ class Session:
         self.settings = dict(SETTINGS_DEFAULTS)
         self.search_path: tuple[str, ...] = (DEFAULT_DB,)  # SET search_path: where names resolve, in order
         self.txn: Transaction | None = None
-        self._next_isolation: str | None = None  # SET TRANSACTION before the first statement
         self._lock = threading.RLock()
         self.closed = False
         self.progress = None  # callable(done, total, what) for long maintenance runs
@@ -348,8 +347,7 @@ class Session:
     def _run_data_statement(self, stmt: st.Statement, params) -> Result:
         txn = self.txn
         if txn is None:
-            txn = self.begin(self._next_isolation, explicit=False)
-            self._next_isolation = None
+            txn = self.begin(explicit=False)
             try:
                 result = self._run_in(txn, stmt, params)
                 self._check_canceled()  # (canceled while busy outside DuckDB: nothing commits)
@@ -434,8 +432,7 @@ class Session:
             if done is not None:
                 raise errors.DuplicateObject(f'label "{stmt.label}" is already used by commit {done.csn}')
             self.db.warehouse.refuse_held_label(stmt.label)
-        self.begin(stmt.isolation or self._next_isolation, stmt.read_only, label=stmt.label)
-        self._next_isolation = None
+        self.begin(stmt.isolation, stmt.read_only, label=stmt.label)
         return Result(status="BEGIN")
 
     def _savepoint(self, stmt: st.Savepoint) -> Result:
@@ -479,9 +476,7 @@ class Session:
             return Result(status="SET")
         txn = self.txn
         if txn is None:
-            # PostgreSQL warns and ignores it outside a block; the next implicit one uses it
-            if stmt.isolation:
-                self._next_isolation = normalise_level(stmt.isolation)
+            # PostgreSQL warns and ignores it outside a block (each statement its own transaction)
             return Result(status="SET", notice="SET TRANSACTION can only be used in transaction blocks", severity="WARNING")
         txn.check_usable()
         if stmt.isolation:
@@ -532,7 +527,7 @@ class Session:
         import pyarrow as pa
         name = stmt.name.lower()
         if name == "transaction_isolation":
-            level = self.txn.declared_isolation if self.txn is not None else (self._next_isolation or self.default_isolation)
+            level = self.txn.declared_isolation if self.txn is not None else self.default_isolation
             value = level.lower()
         elif name == "default_transaction_isolation":
             value = self.default_isolation.lower()
