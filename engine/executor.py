@@ -2091,7 +2091,8 @@ def _read_plan(expression: exp.Expression):
     first ?), None) for a single-table SELECT, else (None, every table it names)."""
     tables = _table_nodes(expression)
     simple = (isinstance(expression, exp.Select) and len(tables) == 1 and not any(expression.find_all(exp.CTE))
-              and not expression.args.get("joins") and isinstance(expression.args["from_"].this, exp.Table)
+              and not expression.args.get("joins")
+              and isinstance(getattr(expression.args.get("from_"), "this", None), exp.Table)
               and sum(1 for n in expression.walk() if isinstance(n, (exp.Select, exp.Subquery))) == 1)
     if not simple:
         return None, [table_name(t) for t in tables]
