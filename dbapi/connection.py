@@ -64,8 +64,6 @@ class Connection:
     @autocommit.setter
     def autocommit(self, value: bool) -> None:
         self._check_open()
-        if value and self._session.in_transaction and not self._session.txn.explicit:
-            pass
         if self._session.in_transaction:
             raise errors.ProgrammingError(
                 "can't change autocommit inside a transaction: commit or roll back first", sqlstate="25001")

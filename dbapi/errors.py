@@ -90,6 +90,18 @@ class InvalidTransactionState(InternalError):
     sqlstate = "25000"
 
 
+class ActiveSqlTransaction(InternalError):
+    """25001: e.g. SET TRANSACTION ISOLATION LEVEL after a query, CALL inside a block."""
+
+    sqlstate = "25001"
+
+
+class NoActiveSqlTransaction(InternalError):
+    """25P01: e.g. SAVEPOINT outside a transaction block."""
+
+    sqlstate = "25P01"
+
+
 class ReadOnlyTransaction(InternalError):
     sqlstate = "25006"
 
@@ -148,7 +160,7 @@ class WrongObjectType(ProgrammingError):
     sqlstate = "42809"
 
 
-class DependentObjectsStillExist(ProgrammingError):
+class DependentObjectsStillExist(InternalError):  # (class 2B is psycopg's InternalError)
     """2BP01: a table or view that views read, dropped without CASCADE."""
 
     sqlstate = "2BP01"
@@ -166,7 +178,7 @@ class ObjectNotInPrerequisiteState(OperationalError):
     sqlstate = "55000"
 
 
-class InvalidSavepoint(InternalError):
+class InvalidSavepoint(OperationalError):  # (class 3B is psycopg's OperationalError)
     sqlstate = "3B001"
 
 

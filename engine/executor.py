@@ -1621,16 +1621,16 @@ class Executor:
         if ctx.txn.read_only:
             raise errors.ReadOnlyTransaction("cannot execute DROP SCHEMA in a read-only transaction")
         if stmt.db in catalog_views.CATALOG_SCHEMAS:
-            raise errors.ProgrammingError(f"cannot drop schema {stmt.name} because it is required by the "
-                                          "database system", sqlstate="2BP01")
+            raise errors.DependentObjectsStillExist(f"cannot drop schema {stmt.name} because it is required "
+                                                    "by the database system")
         from txlake.engine import views  # (views.py builds on this module)
         tables = self._schema_tables(ctx, stmt.db)
         if tables and not stmt.cascade:
             listed = "\n".join(f"{'view' if t.is_view else 'table'} {stmt.name}.{t.name} depends on schema "
                                 f"{stmt.name}" for t in tables)
-            raise errors.ProgrammingError(
+            raise errors.DependentObjectsStillExist(
                 f"cannot drop schema {stmt.name} because other objects depend on it\nDETAIL:  {listed}\n"
-                "HINT:  Use DROP ... CASCADE to drop the dependent objects too.", sqlstate="2BP01")
+                "HINT:  Use DROP ... CASCADE to drop the dependent objects too.")
         outside = [v for v in views.dependents(ctx, {t.table_id for t in tables}) if v.db != stmt.db]
         for version in [*tables, *outside]:  # (and the views elsewhere that read them)
             self._write(ctx, version, None, check_ssi=not version.is_view)

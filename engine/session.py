@@ -464,7 +464,7 @@ class Session:
 
     def _in_block(self, what: str) -> Transaction:
         if self.txn is None or not self.txn.explicit:
-            raise errors.ProgrammingError(f"{what} can only be used in transaction blocks", sqlstate="25P01")
+            raise errors.NoActiveSqlTransaction(f"{what} can only be used in transaction blocks")
         return self.txn
 
     def _set_transaction(self, stmt: st.SetTransaction) -> Result:
@@ -482,14 +482,14 @@ class Session:
         if stmt.isolation:
             level = normalise_level(stmt.isolation)
             if txn.snapshot is not None and level != txn.declared_isolation:
-                raise errors.ProgrammingError(
-                    "SET TRANSACTION ISOLATION LEVEL must be called before any query", sqlstate="25001")
+                raise errors.ActiveSqlTransaction(
+                    "SET TRANSACTION ISOLATION LEVEL must be called before any query")
             txn.declared_isolation = level
             txn.isolation = _effective(level)
         if stmt.read_only is not None:
             if stmt.read_only is False and txn.read_only and txn.snapshot is not None:
-                raise errors.ProgrammingError(
-                    "transaction read-write mode must be set before any query", sqlstate="25001")
+                raise errors.ActiveSqlTransaction(
+                    "transaction read-write mode must be set before any query")
             txn.read_only = stmt.read_only
         return Result(status="SET")
 
@@ -549,8 +549,7 @@ class Session:
     def _call(self, stmt: st.Call) -> Result:
         from txlake.engine.procedures import call
         if self.txn is not None:  # (the block fails, as PostgreSQL's does at VACUUM)
-            error = errors.ProgrammingError(f"CALL {stmt.procedure} cannot run inside a transaction block",
-                                            sqlstate="25001")
+            error = errors.ActiveSqlTransaction(f"CALL {stmt.procedure} cannot run inside a transaction block")
             self.fail(error)
             raise error
         self.executor.clock_of = None
@@ -570,7 +569,7 @@ class Session:
     def _finish_prepared(self, stmt, commit: bool) -> Result:
         what = "COMMIT PREPARED" if commit else "ROLLBACK PREPARED"
         if self.txn is not None and self.txn.explicit:
-            raise errors.ProgrammingError(f"{what} cannot run inside a transaction block", sqlstate="25001")
+            raise errors.ActiveSqlTransaction(f"{what} cannot run inside a transaction block")
         self.db.finish_prepared(stmt.gid, commit)
         return Result(status=what)
 

@@ -316,6 +316,49 @@ def test_exception_tree():
     assert errors.UniqueViolation("x").pgcode == "23505"
 
 
+# psycopg's exception class of each SQLSTATE class (its errors.py): what a program written
+# against psycopg catches
+PSYCOPG_CLASSES = {
+    "08": errors.OperationalError, "0A": errors.NotSupportedError, "20": errors.ProgrammingError,
+    "21": errors.ProgrammingError, "22": errors.DataError, "23": errors.IntegrityError,
+    "24": errors.InternalError, "25": errors.InternalError, "26": errors.ProgrammingError,
+    "27": errors.OperationalError, "28": errors.OperationalError, "2B": errors.InternalError,
+    "2D": errors.InternalError, "2F": errors.OperationalError, "34": errors.ProgrammingError,
+    "38": errors.OperationalError, "39": errors.OperationalError, "3B": errors.OperationalError,
+    "3D": errors.ProgrammingError, "3F": errors.ProgrammingError, "40": errors.OperationalError,
+    "42": errors.ProgrammingError, "44": errors.ProgrammingError, "53": errors.OperationalError,
+    "54": errors.OperationalError, "55": errors.OperationalError, "57": errors.OperationalError,
+    "58": errors.OperationalError, "F0": errors.OperationalError, "HV": errors.OperationalError,
+    "P0": errors.ProgrammingError, "XX": errors.InternalError,
+}
+
+
+def test_each_condition_class_is_psycopg_s():
+    for cls in vars(errors).values():
+        if isinstance(cls, type) and issubclass(cls, errors.DatabaseError) and cls.sqlstate[:2] != "XX":
+            assert issubclass(cls, PSYCOPG_CLASSES[cls.sqlstate[:2]]), cls
+
+
+@pytest.mark.parametrize("statements, sqlstate", [
+    (["SAVEPOINT s"], "25P01"),                                           # outside a block
+    (["RELEASE SAVEPOINT s"], "25P01"),
+    (["BEGIN", "SELECT 1", "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE"], "25001"),
+    (["BEGIN", "COMMIT PREPARED 'g'"], "25001"),
+    (["BEGIN", "ROLLBACK TO SAVEPOINT nope"], "3B001"),
+    (["CREATE VIEW v AS SELECT * FROM t", "DROP TABLE t"], "2BP01"),
+    (["DROP SCHEMA public"], "2BP01"),
+])
+def test_an_error_s_class_is_psycopg_s_for_its_sqlstate(setup, statements, sqlstate):
+    """25001 and 25P01 came as ProgrammingError, 2BP01 too, 3B001 as InternalError: psycopg
+    raises InternalError for classes 25 and 2B, OperationalError for 3B."""
+    with pytest.raises(errors.Error) as info:
+        for sql in statements:
+            setup.execute(sql)
+    assert info.value.sqlstate == sqlstate
+    assert isinstance(info.value, PSYCOPG_CLASSES[sqlstate[:2]])
+    setup.rollback()
+
+
 @pytest.mark.parametrize("sql, message", [
     ("SELECT nope FROM t", 'column "nope" does not exist'),
     ("SELECT a.id FROM t a JOIN t b ON a.id = b.nope", "column b.nope does not exist"),
