@@ -20,7 +20,7 @@ import time
 import weakref
 
 from txlake import errors
-from txlake.engine import copy, views
+from txlake.engine import catalog_views, copy, views
 from txlake.engine.database import Database, default_memory_limit, open_database
 from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result
 from txlake.engine.merge import merge
@@ -321,8 +321,9 @@ class Session:
         visible = {(v.db, v.name): v for v in self._visible_tables()}
         places = [ref.qualified(db) for db in self.search_path]  # (a qualified name: its own)
         version = next((visible[p] for p in places if p in visible), None)
-        if version is None:
-            raise errors.UndefinedTable(f'relation "{name}" does not exist')
+        if version is None:  # (named as PostgreSQL does: as read, without quotes)
+            shown = f"{catalog_views.schema_name(ref.db)}.{ref.name}" if ref.db else ref.name
+            raise errors.UndefinedTable(f'relation "{shown}" does not exist')
         return version
 
     def _visible_tables(self):

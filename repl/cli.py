@@ -29,7 +29,7 @@ examples:
   txlake wh -c "\\copy t from data.csv with (format csv, header)"
   txlake wh -c "\\copy t from stdin" < data.tsv
 
-shell meta-commands: \\? (help), \\dt (tables and views), \\d TABLE|VIEW, \\snapshots TABLE,
+shell meta-commands: \\? (help), \\d (tables and views), \\dt, \\dv [PATTERN], \\d TABLE|VIEW, \\snapshots TABLE,
 \\i FILE, \\copy ..., \\isolation [LEVEL], \\x, \\timing, \\rows, \\q
 -c and -f run in the order given. Scripts stop at the first error. The statements of one -c
 run as one transaction (as psql's), unless it holds BEGIN / COMMIT of its own.

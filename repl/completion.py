@@ -31,7 +31,7 @@ SMALLINT REAL BYTEA TIME TIMESTAMPTZ ZONE
 # after these keywords only a table name fits
 TABLE_CONTEXT = {"FROM", "JOIN", "INTO", "UPDATE", "TABLE", "EXISTS", "COPY"}
 
-META_COMMANDS = ["\\?", "\\copy", "\\d", "\\dt", "\\i", "\\isolation", "\\q", "\\rows", "\\snapshots",
+META_COMMANDS = ["\\?", "\\copy", "\\d", "\\dt", "\\dv", "\\i", "\\isolation", "\\q", "\\rows", "\\snapshots",
                  "\\timing", "\\x"]
 META_ARGUMENTS = {
     "\\isolation": ["read committed", "repeatable read", "serializable"],

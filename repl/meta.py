@@ -1,4 +1,4 @@
-"""Backslash meta-commands: ``\\?``, ``\\q``, ``\\dt``, ``\\d``, ``\\snapshots``, ``\\i``, ``\\copy``,
+"""Backslash meta-commands: ``\\?``, ``\\q``, ``\\dt``, ``\\dv``, ``\\d``, ``\\snapshots``, ``\\i``, ``\\copy``,
 ``\\timing``, ``\\x``, ``\\isolation``, ``\\rows``.
 
 Each command is a function ``(runner, argument) -> Outcome`` registered in ``COMMANDS``. They
@@ -9,9 +9,12 @@ meta-command follows the same transaction rules as the statement it stands for.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 
 import txlake
+from txlake.engine.catalog_views import schema_name
+from txlake.parser.parse import parse_table_name
 from txlake.repl.runner import Outcome, Runner
 
 HELP = """\
@@ -23,8 +26,10 @@ General
                       \\copy t [(cols)] from FILE|stdin [with (format csv, header, ...)]
                       \\copy t [(cols)] | (query) to FILE|stdout [with (...)]
 Catalog
-  \\dt                 list tables and views
-  \\d [TABLE]          describe TABLE (or a view: its columns and definition):
+  \\d                  list tables and views
+  \\dt[+] [PATTERN]    list tables (PATTERN: names as psql's, * and ? wildcards)
+  \\dv[+] [PATTERN]    list views
+  \\d[+] NAME          describe table NAME (or a view: its columns and definition):
                       columns, types, nullability, defaults, keys
   \\snapshots TABLE    the commits that changed TABLE (its snapshot history)
 Transactions
@@ -52,6 +57,8 @@ MAX_INCLUDE_DEPTH = 16
 def run_meta(runner: Runner, line: str) -> Outcome:
     command, _, argument = line.strip().partition(" ")
     handler = COMMANDS.get(command)
+    if handler is None and command.endswith("+") and command[:-1] in _PLUS:
+        handler = COMMANDS[command[:-1]]  # (psql's "more detail": the same here)
     if handler is None:
         runner.warn(f"invalid command {command}\nTry \\? for help.")
         return Outcome.ERROR
@@ -71,21 +78,66 @@ def _quit(runner: Runner, argument: str) -> Outcome:
     return Outcome.QUIT
 
 
-def _list_tables(runner: Runner, argument: str) -> Outcome:
+def _list(runner: Runner, pattern: str, kinds: tuple[str, ...], what: str) -> Outcome:
+    """psql's ``\\dt`` / ``\\dv`` / ``\\d``: the relations of ``kinds``, those PATTERN matches."""
     tables = runner.conn.session.describe_tables()
+    keep = [kind in kinds for kind in tables.column("type").to_pylist()]
+    if pattern:
+        matches = _pattern(pattern)
+        keep = [k and (matches(schema_name(db), name) or matches(db, name)) for k, db, name in
+                zip(keep, tables.column("database").to_pylist(), tables.column("table").to_pylist())]
+    tables = tables.filter(keep)
     if tables.num_rows == 0:
-        runner.print("Did not find any tables.")
+        runner.print(f'Did not find any {what} named "{pattern}".' if pattern else f"Did not find any {what}.")
     else:
         runner.show_table(tables)
     return Outcome.OK
 
 
+def _pattern(pattern: str):
+    """A psql name pattern as a test of (schema, name): ``*`` any text, ``?`` one character,
+    letters outside double quotes lower-cased, ``schema.name``; the whole name must match."""
+    parts, current, quoted, i = [], "", False, 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == '"':
+            if quoted and pattern[i + 1:i + 2] == '"':  # a doubled quote inside quotes
+                current += re.escape('"')
+                i += 1
+            else:
+                quoted = not quoted
+        elif quoted:
+            current += re.escape(ch)
+        elif ch == ".":
+            parts.append(current)
+            current = ""
+        else:
+            current += ".*" if ch == "*" else "." if ch == "?" else re.escape(ch.lower())
+        i += 1
+    parts.append(current)
+    schema, name = (parts[-2], parts[-1]) if len(parts) > 1 else (None, parts[0])
+    name_re = re.compile(name or ".*", re.S)
+    schema_re = re.compile(schema or ".*", re.S) if schema is not None else None
+    return lambda db, table: (bool(name_re.fullmatch(table))
+                              and (schema_re is None or bool(schema_re.fullmatch(db))))
+
+
+def _list_tables(runner: Runner, argument: str) -> Outcome:
+    return _list(runner, argument, ("table",), "tables")
+
+
+def _list_views(runner: Runner, argument: str) -> Outcome:
+    return _list(runner, argument, ("view",), "views")
+
+
 def _describe(runner: Runner, argument: str) -> Outcome:
     if not argument:
-        return _list_tables(runner, argument)
+        return _list(runner, argument, ("table", "view"), "relations")
     columns = runner.conn.session.describe_table(argument)
     definition = runner.conn.session.view_definition(argument)
-    runner.print(f'{"View" if definition is not None else "Table"} "{argument}"')
+    name = parse_table_name(argument)  # (as PostgreSQL reads it: quotes removed)
+    shown = f"{schema_name(name.db)}.{name.name}" if name.db else name.name
+    runner.print(f'{"View" if definition is not None else "Table"} "{shown}"')
     runner.show_table(columns)
     if definition is not None:
         runner.print(f"View definition:\n {definition}")
@@ -293,6 +345,7 @@ COMMANDS = {
     "\\?": _help, "\\h": _help, "\\help": _help,
     "\\q": _quit, "\\quit": _quit,
     "\\dt": _list_tables,
+    "\\dv": _list_views,
     "\\d": _describe,
     "\\snapshots": _snapshots,
     "\\i": _include, "\\include": _include,
@@ -302,3 +355,4 @@ COMMANDS = {
     "\\rows": _rows,
     "\\isolation": _isolation,
 }
+_PLUS = ("\\d", "\\dt", "\\dv")

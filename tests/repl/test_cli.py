@@ -253,7 +253,7 @@ def test_quiet_leaves_out_what_meta_commands_say(main, tmp_path):
 def test_meta_commands_list_and_describe_views(main, tmp_path):
     wh = str(tmp_path / "wh")
     done = main(wh, "-c", "CREATE TABLE t (id INT PRIMARY KEY, v TEXT)", "-c",
-                "CREATE VIEW tv (ident) AS SELECT id FROM t", "-c", "\\dt", "-c", "\\d tv", "-c", "\\d t")
+                "CREATE VIEW tv (ident) AS SELECT id FROM t", "-c", "\\d", "-c", "\\d tv", "-c", "\\d t")
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert any("| tv " in line and "view" in line for line in out.splitlines())
@@ -261,3 +261,21 @@ def test_meta_commands_list_and_describe_views(main, tmp_path):
     assert 'View "tv"' in out and "ident" in out
     assert "View definition:" in out and "SELECT id FROM public.t" in out
     assert 'Table "t"' in out
+
+
+def test_list_commands_as_psql_s(main, tmp_path):
+    """\\dt lists tables, \\dv views (it was an invalid command), \\d both; each takes psql's
+    name pattern (it was ignored) and a + (it was an invalid command); \\d "Name" says the
+    name without its quotes (it showed Table ""Name"")."""
+    wh = str(tmp_path / "wh")
+    done = main(wh, "-c", 'CREATE TABLE orders (id INT); CREATE TABLE "Order Lines" (id INT); '
+                'CREATE TABLE items (id INT); CREATE VIEW big_orders AS SELECT * FROM orders',
+                "-c", "\\dt", "-c", "\\dv", "-c", "\\dt+ ord*", "-c", '\\dt "Order"*', "-c", "\\dv public.b?g_*",
+                "-c", "\\dv nothing*", "-c", '\\d+ "Order Lines"', "-c", '\\d "No Such"')
+    assert done.returncode == 1 and 'relation "No Such" does not exist' in done.stderr
+    listed = [[line.split("|")[1].strip() for line in part.splitlines() if line.startswith(" default ")]
+              for part in done.stdout.split("(")]
+    assert listed[:5] == [["Order Lines", "items", "orders"], ["big_orders"], ["orders"], ["Order Lines"],
+                          ["big_orders"]]
+    assert 'Did not find any views named "nothing*".' in done.stdout
+    assert 'Table "Order Lines"\n' in done.stdout
