@@ -33,8 +33,8 @@ shell meta-commands: \\? (help), \\d (tables and views), \\dt, \\dv [PATTERN], \
 \\i FILE, \\copy ..., \\isolation [LEVEL], \\x, \\timing, \\rows, \\q
 -c and -f run in the order given. Scripts stop at the first error. The statements of one -c
 run as one transaction (as psql's), unless it holds BEGIN / COMMIT of its own.
-exit status: 0 ok; 1 an error in the SQL or a meta-command, or a file that cannot be read;
-2 bad usage or a warehouse that cannot be opened.
+exit status (psql's): 0 ok; 1 an error in a -c command, or a file that cannot be read; 2 bad
+usage or a warehouse that cannot be opened; 3 an error in a script (-f or standard input).
 """
 
 
@@ -94,9 +94,9 @@ def run_scripts(runner: Runner, scripts: list[tuple[str, str]]) -> int:
                 runner.warn(f"txlake: {value}: {getattr(e, 'strerror', None) or e}")
                 return 1
         outcome = runner.run_script(text, stop_on_error=True, source=source, one_transaction=kind == "command")
-        if outcome is Outcome.ERROR:
+        if outcome is Outcome.ERROR:  # (psql's exit status: 3 for a script's error under ON_ERROR_STOP)
             runner.rollback_open_transaction("stopping at the error")
-            return 1
+            return 1 if kind == "command" else 3
         if outcome is Outcome.QUIT:
             break
     runner.rollback_open_transaction("end of input")

@@ -58,7 +58,7 @@ def test_a_command_of_several_statements_is_one_transaction(main, tmp_path):
     assert main(wh, "-c", "UPDATE t SET v = 'c' WHERE id = 1; BEGIN; INSERT INTO t VALUES (1, 'dup')").returncode == 1
     script = tmp_path / "s.sql"
     script.write_text("UPDATE t SET v = 'f' WHERE id = 2;\nINSERT INTO t VALUES (1, 'dup');\n")
-    assert main(wh, "-f", str(script)).returncode == 1
+    assert main(wh, "-f", str(script)).returncode == 3
     done = main(wh, "--csv", "-c", "SELECT id, v FROM t ORDER BY id")
     assert done.stdout.splitlines() == ["id,v", "1,c", "2,f", '3,"x,y"']
 
@@ -126,7 +126,7 @@ def test_file_mode_and_its_errors(txlake, main, tmp_path):
     bad.write_text("BEGIN;\nINSERT INTO t VALUES (2, 'b');\nINSERT INTO t VALUES (1, 'dup');\n"
                    "COMMIT;\n")
     done = main(wh, "-f", str(bad))
-    assert done.returncode == 1
+    assert done.returncode == 3  # (psql's status for an error in a script with ON_ERROR_STOP)
     assert f"txlake:{bad}:3: ERROR:  23505" in done.stderr  # psql's FILE:LINE: prefix
     assert "rolled back" in done.stderr
     assert main(wh, "--csv", "-c", "SELECT count(*) AS n FROM t").stdout == "n\n1\n"
@@ -147,7 +147,7 @@ def test_piped_stdin_runs_as_a_script(txlake, tmp_path):
 def test_piped_stdin_stops_at_the_first_error(main, tmp_path):
     wh = str(tmp_path / "wh")
     failed = main(wh, stdin="SELECT 1;\n\nSELECT *\n  FROM missing;\nSELECT 2;\n")
-    assert failed.returncode == 1 and "txlake:<stdin>:3: ERROR:  42P01" in failed.stderr
+    assert failed.returncode == 3 and "txlake:<stdin>:3: ERROR:  42P01" in failed.stderr
     assert "(1 row)" in failed.stdout and failed.stdout.count("(1 row)") == 1
     dash = main(wh, "-f", "-", "--csv", stdin="SELECT 7 AS seven")
     assert dash.returncode == 0 and dash.stdout == "seven\n7\n"
