@@ -40,7 +40,8 @@ Display
   \\timing [on|off]    show how long each statement takes
   \\rows [N|all]       how many result rows to show before cutting (shell default 1000)
 
-A statement runs when it ends with ';' (it may span lines; several may share a line).
+A statement runs when it ends with ';' or \\g (\\gx: shown expanded), as in psql; it may span
+lines, and several may share a line.
 Ctrl-C cancels the current input or the running statement. Tab completes keywords, tables
 and columns. NULL is shown as NULL."""
 

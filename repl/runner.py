@@ -169,6 +169,12 @@ class Runner:
                 return run_meta(self, piece.text)
             finally:
                 self.copy_data = None
+        if piece.expanded:  # (\gx)
+            expanded, self.expanded = self.expanded, "on"
+            try:
+                return self.run_statement(piece.text)
+            finally:
+                self.expanded = expanded
         return self.run_statement(piece.text)
 
     def run_statement(self, sql: str, before_tag=None) -> Outcome:

@@ -279,3 +279,9 @@ def test_list_commands_as_psql_s(main, tmp_path):
                           ["big_orders"]]
     assert 'Did not find any views named "nothing*".' in done.stdout
     assert 'Table "Order Lines"\n' in done.stdout
+
+
+def test_g_and_gx_send_the_statement(main, tmp_path):
+    done = main(str(tmp_path / "wh"), "-c", "SELECT 1 AS a \\g", "-f", "-", stdin="SELECT 2 AS b,\n 'x' AS c\n\\gx\n")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == " a\n---\n 1\n(1 row)\n-[ RECORD 1 ]-\nb | 2\nc | x\n"
