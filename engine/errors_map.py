@@ -145,6 +145,9 @@ def translate(e: duckdb.Error) -> errors.Error:
         if "surrogate" in text:  # a str parameter that was not UTF-8 text
             return errors.DataError(message, sqlstate="22021")
         return errors.DataError(message, sqlstate="22023")
+    if isinstance(e, duckdb.SyntaxException) and "invalid escape string" in text:  # LIKE ... ESCAPE 'xy'
+        return errors.DataError("invalid escape string\nHINT:  Escape string must be empty or one character.",
+                                sqlstate="22025")
     if isinstance(e, duckdb.PermissionException):
         return errors.ProgrammingError(message, sqlstate="42501")
     if isinstance(e, duckdb.NotImplementedException):

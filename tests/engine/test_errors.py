@@ -99,6 +99,8 @@ BAD = [
     ("INSERT INTO t VALUES (3, 'x', 0, '2023-02-29', 0)", None, errors.DatetimeFieldOverflow, "22008"),
     # 22012
     ("SELECT n // 0 FROM t", None, errors.DivisionByZero, "22012"),
+    # 22025 (it was XX000)
+    ("SELECT name LIKE 'a' ESCAPE 'xy' FROM t", None, errors.DataError, "22025"),
     # 08P01 wrong parameter count
     ("INSERT INTO t VALUES (?, ?, 0, NULL, 0)", (3,), errors.ProgrammingError, "08P01"),
     ("INSERT INTO t VALUES (?, ?, 0, NULL, 0)", (3, "x", 4), errors.ProgrammingError, "08P01"),
