@@ -391,4 +391,6 @@ def _type_code(t: pa.DataType) -> str:
             return "TIME"
         if pa.types.is_interval(t):
             return "INTERVAL"
+        if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+            return _type_code(t.value_type) + "[]"  # (as PostgreSQL names an array type: integer[])
         return str(t).upper()

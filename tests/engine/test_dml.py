@@ -767,6 +767,13 @@ def test_intervals_and_times_fetch_as_python_values(c):
     assert codes[0] == txlake.DATETIME and codes[1] == txlake.DATETIME and codes[3] == txlake.DATETIME
 
 
+def test_an_array_column_s_type_code_is_its_postgresql_name(c):
+    """It was pyarrow's spelling (LIST<L: INT32>)."""
+    cur = c.execute("SELECT ? AS a, ? AS b, [[1.5]] AS c", ([1, 2], ["x"]))
+    assert [d[1] for d in cur.description] == ["INTEGER[]", "VARCHAR[]", "DECIMAL[][]"]
+    assert cur.fetchall() == [([1, 2], ["x"], [[decimal.Decimal("1.5")]])]
+
+
 def test_fetch_arrow_table(c):
     table = c.execute("SELECT * FROM t ORDER BY id").fetch_arrow_table()
     assert isinstance(table, pa.Table) and table.num_rows == 3
