@@ -1,5 +1,5 @@
 """Backslash meta-commands: ``\\?``, ``\\q``, ``\\dt``, ``\\dv``, ``\\d``, ``\\snapshots``, ``\\i``, ``\\copy``,
-``\\timing``, ``\\x``, ``\\isolation``, ``\\rows``.
+``\\timing``, ``\\x``, ``\\isolation``, ``\\rows``, ``\\echo``, ``\\set ON_ERROR_STOP``.
 
 Each command is a function ``(runner, argument) -> Outcome`` registered in ``COMMANDS``. They
 read the catalog through the Session's describe calls and everything else through SQL, so a
@@ -22,6 +22,9 @@ General
   \\?                  show this help
   \\q                  quit (also Ctrl-D; an open transaction is rolled back)
   \\i FILE             run the SQL and meta-commands in FILE
+  \\echo [-n] TEXT     write TEXT ('quoted' parts as psql reads them)
+  \\set ON_ERROR_STOP on
+                      accepted, as psql scripts say it (scripts always stop at the first error)
   \\copy ...           COPY with a file of this shell's, or stdin / stdout:
                       \\copy t [(cols)] from FILE|stdin [with (format csv, header, ...)]
                       \\copy t [(cols)] | (query) to FILE|stdout [with (...)]
@@ -77,6 +80,34 @@ def _help(runner: Runner, argument: str) -> Outcome:
 
 def _quit(runner: Runner, argument: str) -> Outcome:
     return Outcome.QUIT
+
+
+def _echo(runner: Runner, argument: str) -> Outcome:
+    """psql's ``\\echo [-n] TEXT``: the words, one space apart; a 'quoted' one as it reads (''
+    a quote, \\n a newline, \\t a tab)."""
+    words = re.findall(r"'(?:[^'\\]|''|\\.)*'|\S+", argument)
+    newline = not (words and words[0] == "-n")
+    texts = []
+    for word in words[0 if newline else 1:]:
+        if word.startswith("'") and word.endswith("'") and len(word) > 1:
+            word = re.sub(r"''|\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m[1], m[1] or "'"), word[1:-1])
+        texts.append(word)
+    runner.write(" ".join(texts) + ("\n" if newline else ""))
+    return Outcome.OK
+
+
+def _set(runner: Runner, argument: str) -> Outcome:
+    """psql's ``\\set``, for the one variable scripts set to get txlake's behaviour:
+    ON_ERROR_STOP (scripts always stop at the first error). There are no other variables."""
+    name, _, value = argument.partition(" ")
+    value = value.strip().lower()
+    if name.upper() == "ON_ERROR_STOP" and value in ("", "on", "1", "true", "yes"):
+        return Outcome.OK
+    if name.upper() == "ON_ERROR_STOP":
+        runner.warn("\\set: ON_ERROR_STOP cannot be turned off: scripts stop at the first error")
+        return Outcome.ERROR
+    runner.warn(f"\\set: variables are not supported (only ON_ERROR_STOP on){f': {name}' if name else ''}")
+    return Outcome.ERROR
 
 
 def _list(runner: Runner, pattern: str, kinds: tuple[str, ...], what: str) -> Outcome:
@@ -355,5 +386,7 @@ COMMANDS = {
     "\\x": _expanded,
     "\\rows": _rows,
     "\\isolation": _isolation,
+    "\\echo": _echo,
+    "\\set": _set,
 }
 _PLUS = ("\\d", "\\dt", "\\dv")

@@ -285,3 +285,14 @@ def test_g_and_gx_send_the_statement(main, tmp_path):
     done = main(str(tmp_path / "wh"), "-c", "SELECT 1 AS a \\g", "-f", "-", stdin="SELECT 2 AS b,\n 'x' AS c\n\\gx\n")
     assert done.returncode == 0, done.stderr
     assert done.stdout == " a\n---\n 1\n(1 row)\n-[ RECORD 1 ]-\nb | 2\nc | x\n"
+
+
+def test_echo_and_set_on_error_stop_as_psql_scripts_use_them(main, tmp_path):
+    """Both were invalid commands: a psql script opening with \\set ON_ERROR_STOP on failed at
+    its first line."""
+    script = tmp_path / "s.sql"
+    script.write_text("\\set ON_ERROR_STOP on\n\\echo creating  'it''s\\there'\nSELECT 1 AS x;\n"
+                      "\\echo -n no newline\n\\echo\n\\set ON_ERROR_STOP off\nSELECT 2;\n")
+    done = main(str(tmp_path / "wh"), "-f", str(script))
+    assert done.stdout == "creating it's\there\n x\n---\n 1\n(1 row)\nno newline\n"
+    assert done.returncode == 3 and "ON_ERROR_STOP cannot be turned off" in done.stderr
