@@ -296,3 +296,15 @@ def test_echo_and_set_on_error_stop_as_psql_scripts_use_them(main, tmp_path):
     done = main(str(tmp_path / "wh"), "-f", str(script))
     assert done.stdout == "creating it's\there\n x\n---\n 1\n(1 row)\nno newline\n"
     assert done.returncode == 3 and "ON_ERROR_STOP cannot be turned off" in done.stderr
+
+
+def test_a_command_that_does_not_parse_runs_nothing(main, tmp_path):
+    """As psql -c: PostgreSQL parses the whole string first, so a syntax error in its last
+    statement means none runs - the INSERT before it was committed (its parse error turned
+    the one-transaction rule off)."""
+    wh = str(tmp_path / "wh")
+    assert main(wh, "-c", "CREATE TABLE t (id INT)").returncode == 0
+    done = main(wh, "-c", "INSERT INTO t VALUES (1); SELEC 1")
+    assert done.returncode == 1 and "42601" in done.stderr and "LINE 1: SELEC 1" in done.stderr
+    assert "INSERT" not in done.stdout
+    assert main(wh, "--csv", "-c", "SELECT count(*) AS n FROM t").stdout == "n\n0\n"
