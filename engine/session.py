@@ -55,6 +55,21 @@ SETTINGS_DEFAULTS = {
 }
 
 
+# what SHOW ALL lists (PostgreSQL's descriptions)
+_SETTING_DESCRIPTIONS = {
+    "application_name": "Sets the application name to be reported in statistics and logs.",
+    "default_transaction_isolation": "Sets the transaction isolation level of each new transaction.",
+    "default_transaction_read_only": "Sets the default read-only status of new transactions.",
+    "lock_timeout": "Sets the maximum allowed duration of any wait for a lock.",
+    "memory_limit": "Sets the memory the warehouse's data may take in this process.",
+    "search_path": "Sets the schema search order for names that are not schema-qualified.",
+    "statement_timeout": "Sets the maximum allowed duration of any statement.",
+    "timezone": "Sets the time zone for displaying and interpreting time stamps.",
+    "transaction_isolation": "Sets the current transaction's isolation level.",
+    "transaction_read_only": "Sets the current transaction's read-only status.",
+}
+
+
 class Session:
     def __init__(self, path: str, *, isolation_level: str | None = None, **options):
         # validated first: a refused connect must not leave the shared database referenced
@@ -527,6 +542,14 @@ class Session:
     def _show(self, stmt: st.Show) -> Result:
         import pyarrow as pa
         name = stmt.name.lower()
+        if name == "all":  # (PostgreSQL's columns: name, setting, description)
+            names = sorted(_SETTING_DESCRIPTIONS)
+            return Result(table=pa.table({"name": names, "setting": [self._shown_setting(n, n) for n in names],
+                                          "description": [_SETTING_DESCRIPTIONS[n] for n in names]}),
+                          rowcount=len(names), status="SHOW")
+        return Result(table=pa.table({name: [self._shown_setting(name, stmt.name)]}), rowcount=1, status="SHOW")
+
+    def _shown_setting(self, name: str, written: str) -> str:
         if name == "transaction_isolation":
             level = self.txn.declared_isolation if self.txn is not None else self.default_isolation
             value = level.lower()
@@ -544,8 +567,8 @@ class Session:
         elif name == "timezone":
             value = self.executor.time_zone()
         else:
-            raise errors.UndefinedObject(f'unrecognized configuration parameter "{stmt.name}"')
-        return Result(table=pa.table({name: [value]}), rowcount=1, status="SHOW")
+            raise errors.UndefinedObject(f'unrecognized configuration parameter "{written}"')
+        return value
 
     def _call(self, stmt: st.Call) -> Result:
         from txlake.engine.procedures import call
