@@ -33,7 +33,7 @@ Catalog
   \\dt[+] [PATTERN]    list tables (PATTERN: names as psql's, * and ? wildcards)
   \\dv[+] [PATTERN]    list views
   \\d[+] NAME          describe table NAME (or a view: its columns and definition):
-                      columns, types, nullability, defaults, keys
+                      columns, types, nullability, defaults, keys (a PATTERN: each match)
   \\snapshots TABLE    the commits that changed TABLE (its snapshot history)
 Transactions
   \\isolation [LEVEL]  show the isolation level, or set it for new transactions:
@@ -165,6 +165,19 @@ def _list_views(runner: Runner, argument: str) -> Outcome:
 def _describe(runner: Runner, argument: str) -> Outcome:
     if not argument:
         return _list(runner, argument, ("table", "view"), "relations")
+    if re.search(r"[*?]", re.sub(r'"[^"]*"', "", argument)):  # a pattern: each relation it matches
+        matches = _pattern(argument)
+        tables = runner.conn.session.describe_tables()
+        path = runner.conn.session.search_path
+        found = [_quoted(name) if db in path else f"{_quoted(schema_name(db))}.{_quoted(name)}"
+                 for db, name in zip(tables.column("database").to_pylist(), tables.column("table").to_pylist())
+                 if matches(schema_name(db), name) or matches(db, name)]
+        if not found:
+            runner.warn(f'Did not find any relation named "{argument}".')
+            return Outcome.ERROR
+        for name in found:
+            _describe(runner, name)
+        return Outcome.OK
     columns = runner.conn.session.describe_table(argument)
     definition = runner.conn.session.view_definition(argument)
     name = parse_table_name(argument)  # (as PostgreSQL reads it: quotes removed)
@@ -174,6 +187,11 @@ def _describe(runner: Runner, argument: str) -> Outcome:
     if definition is not None:
         runner.print(f"View definition:\n {definition}")
     return Outcome.OK
+
+
+def _quoted(name: str) -> str:
+    """``name`` as SQL writes it: quoted unless a lower-case identifier."""
+    return name if name.isidentifier() and name == name.lower() else '"' + name.replace('"', '""') + '"'
 
 
 def _snapshots(runner: Runner, argument: str) -> Outcome:

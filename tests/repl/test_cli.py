@@ -308,3 +308,14 @@ def test_a_command_that_does_not_parse_runs_nothing(main, tmp_path):
     assert done.returncode == 1 and "42601" in done.stderr and "LINE 1: SELEC 1" in done.stderr
     assert "INSERT" not in done.stdout
     assert main(wh, "--csv", "-c", "SELECT count(*) AS n FROM t").stdout == "n\n0\n"
+
+
+def test_describe_of_a_pattern_describes_each_match(main, tmp_path):
+    """As psql's \\d PATTERN (it was 42602 'invalid table name')."""
+    wh = str(tmp_path / "wh")
+    done = main(wh, "-c", 'CREATE TABLE orders (id INT); CREATE TABLE "Order Lines" (n INT); CREATE TABLE i (i INT)',
+                "-c", "CREATE SCHEMA s", "-c", "CREATE TABLE s.other_orders (o INT)",
+                "-c", "\\d *orders", "-c", '\\d "Order"*', "-c", "\\d nothing*")
+    assert done.returncode == 1 and 'Did not find any relation named "nothing*".' in done.stderr
+    titles = [line for line in done.stdout.splitlines() if line.startswith("Table ")]
+    assert titles == ['Table "orders"', 'Table "s.other_orders"', 'Table "Order Lines"']
