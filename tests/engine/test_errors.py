@@ -318,6 +318,23 @@ def test_exception_tree():
     assert errors.UniqueViolation("x").pgcode == "23505"
 
 
+def test_an_error_s_diag_has_postgresql_s_fields(setup):
+    """As psycopg's e.diag (there was none: code written for psycopg failed on it)."""
+    with pytest.raises(errors.UniqueViolation) as info:
+        setup.execute("INSERT INTO t VALUES (1, 'a', 10, NULL, 1.50)")
+    diag = info.value.diag
+    assert (diag.sqlstate, diag.severity) == ("23505", "ERROR")
+    assert diag.message_primary == 'duplicate key value violates unique constraint "t_pkey"'
+    assert diag.message_detail == "Key (id)=(1) already exists." and diag.message_hint is None
+    with pytest.raises(errors.SyntaxError) as info:
+        setup.execute("SELECT 1 FROM t WHER id = 1")
+    assert info.value.diag.statement_position == "22" and info.value.diag.message_detail is None
+    with pytest.raises(errors.ProgrammingError) as info:
+        setup.execute("SELECT lower(1)")
+    assert info.value.diag.message_primary == "function lower(integer) does not exist"
+    assert info.value.diag.message_hint.startswith("No function matches the given name")
+
+
 # psycopg's exception class of each SQLSTATE class (its errors.py): what a program written
 # against psycopg catches
 PSYCOPG_CLASSES = {
