@@ -150,6 +150,16 @@ def _to_statement(tree: exp.Expression) -> st.Statement:
     for node_type, convert in _CONVERTERS.items():
         if isinstance(tree, node_type):
             return convert(tree)
+    first = tree
+    while isinstance(first, exp.SetOperation):  # (a UNION's INTO is its first SELECT's)
+        first = first.this
+    into = first.args.get("into") if isinstance(first, exp.Select) else None
+    if into is not None:  # SELECT ... INTO t: PostgreSQL's other spelling of CREATE TABLE t AS SELECT
+        if into.args.get("temporary") or locks:
+            raise errors.NotSupportedError("SELECT INTO a TEMPORARY table is not supported" if not locks
+                                           else "SELECT INTO with FOR UPDATE is not supported")
+        first.set("into", None)
+        return st.CreateTable(table=table_name(into.this), as_query=tree)
     if isinstance(tree, (exp.Query, exp.Values)):
         return st.Query(expression=tree, locks=tuple(locks or ()))
     if isinstance(tree, (exp.Condition, exp.Alias, exp.Star)):  # a bare expression ("START", "SELEC 1")
