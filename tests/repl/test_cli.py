@@ -319,3 +319,19 @@ def test_describe_of_a_pattern_describes_each_match(main, tmp_path):
     assert done.returncode == 1 and 'Did not find any relation named "nothing*".' in done.stderr
     titles = [line for line in done.stdout.splitlines() if line.startswith("Table ")]
     assert titles == ['Table "orders"', 'Table "s.other_orders"', 'Table "Order Lines"']
+
+
+def test_psql_s_single_transaction_and_on_error_stop_options(main, tmp_path):
+    """psql -X -v ON_ERROR_STOP=1 -1 -f ...: the options psql scripts are run with (each was a
+    usage error, exit 2). -1 runs every -c / -f in one transaction: all of it or nothing."""
+    wh = str(tmp_path / "wh")
+    assert main(wh, "-X", "-v", "ON_ERROR_STOP=1", "-c", "CREATE TABLE t (id INT PRIMARY KEY)").returncode == 0
+    (tmp_path / "a.sql").write_text("INSERT INTO t VALUES (1);\nINSERT INTO t VALUES (2);\n")
+    (tmp_path / "b.sql").write_text("INSERT INTO t VALUES (3);\nINSERT INTO t VALUES (1);\n")
+    assert main(wh, "-1", "-f", str(tmp_path / "a.sql"), "-f", str(tmp_path / "b.sql")).returncode == 3
+    assert main(wh, "--csv", "-c", "SELECT count(*) AS n FROM t").stdout == "n\n0\n"  # a.sql's rows too
+    done = main(wh, "-1", "-f", str(tmp_path / "a.sql"), "-c", "INSERT INTO t VALUES (3); INSERT INTO t VALUES (4)")
+    assert done.returncode == 0, done.stderr
+    assert main(wh, "--csv", "-c", "SELECT count(*) AS n FROM t").stdout == "n\n4\n"
+    assert main(wh, "-v", "ECHO=all", "-c", "SELECT 1").returncode == 2
+    assert main(wh, "-v", "ON_ERROR_STOP=0", "-c", "SELECT 1").returncode == 2
