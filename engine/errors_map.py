@@ -37,6 +37,9 @@ _MISSING_COLUMN = (re.compile(r'Referenced column "(?P<column>.+?)" not found'),
                    re.compile(r'(?:Values list|Table) "(?P<table>.+?)" does not have a column named "(?P<column>.+?)"'))
 
 
+_MISSING_TABLE = re.compile(r'Referenced table "(?P<table>.+?)" not found')
+
+
 def _column_message(message: str) -> str:
     """PostgreSQL's words for a column that is not there: ``column "x" does not exist``,
     ``column t.x does not exist`` (DuckDB speaks of a "Values list" for a table txlake
@@ -100,8 +103,8 @@ def translate(e: duckdb.Error) -> errors.Error:
     if isinstance(e, duckdb.BinderException):
         if "column" in text and ("not found" in text or "does not have a column" in text):
             return errors.UndefinedColumn(_column_message(message))
-        if "referenced table" in text and "not found" in text:  # t.x with no t in FROM
-            return errors.UndefinedTable(message)
+        if (missing := _MISSING_TABLE.search(message)) is not None:  # t.x with no t in FROM
+            return errors.UndefinedTable(f'missing FROM-clause entry for table "{missing["table"]}"')
         if "group by" in text:
             return errors.ProgrammingError(message, sqlstate="42803")
         if "limit/offset cannot be negative" in text:

@@ -187,7 +187,7 @@ class Context:
     def resolve(self, name: st.TableName) -> TableVersion:
         version = self.lookup(name)
         if version is None:
-            raise errors.UndefinedTable(f'relation "{name}" does not exist')
+            raise errors.UndefinedTable(f'relation "{catalog_views.relation_name(name.db, name.name)}" does not exist')
         return version
 
     def check_interrupts(self) -> None:

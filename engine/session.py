@@ -27,7 +27,7 @@ from txlake.engine.merge import merge
 from txlake.engine.mvcc.xact import (DEFAULT_LEVEL, READ_COMMITTED, READ_UNCOMMITTED, Transaction,
                                      TxnState, normalise_level)
 from txlake.parser import statements as st
-from txlake.parser.parse import parse, parse_table_name
+from txlake.parser.parse import named_position, parse, parse_table_name
 
 # Sessions still open when the interpreter exits are closed then: their transactions roll
 # back, DuckDB connections close cleanly, and background publishing is flushed.
@@ -179,6 +179,10 @@ class Session:
                             self.fail(e)
                         raise
                 return self._run_data_statement(stmt, params)
+            except (errors.UndefinedTable, errors.UndefinedColumn) as e:
+                if e.position is None and type(stmt) in _POSITIONED:  # (PostgreSQL's LINE / caret)
+                    e.position = named_position(stmt.text, str(e))
+                raise
             except UnicodeEncodeError as e:  # a str holding a lone surrogate (text that was not UTF-8)
                 raise errors.DataError(f"invalid byte sequence for encoding \"UTF8\": {e.reason}",
                                        sqlstate="22021") from None
@@ -336,9 +340,8 @@ class Session:
         visible = {(v.db, v.name): v for v in self._visible_tables()}
         places = [ref.qualified(db) for db in self.search_path]  # (a qualified name: its own)
         version = next((visible[p] for p in places if p in visible), None)
-        if version is None:  # (named as PostgreSQL does: as read, without quotes)
-            shown = f"{catalog_views.schema_name(ref.db)}.{ref.name}" if ref.db else ref.name
-            raise errors.UndefinedTable(f'relation "{shown}" does not exist')
+        if version is None:
+            raise errors.UndefinedTable(f'relation "{catalog_views.relation_name(ref.db, ref.name)}" does not exist')
         return version
 
     def _visible_tables(self):
@@ -660,6 +663,8 @@ _CONTROL = {
 # what a failed transaction block still accepts (PostgreSQL's "commands ignored until end
 # of transaction block")
 _ENDS_FAILED_BLOCK = (st.Commit, st.Rollback, st.RollbackToSavepoint, st.PrepareTransaction)
+# statements whose unknown relation or column PostgreSQL points at (not DDL such as DROP TABLE)
+_POSITIONED = (st.Query, st.Insert, st.Update, st.Delete, st.Explain, st.CreateView, st.CreateTable)
 
 _DATA = {
     st.Query: Executor.query,

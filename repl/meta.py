@@ -13,7 +13,7 @@ import re
 import tempfile
 
 import txlake
-from txlake.engine.catalog_views import schema_name
+from txlake.engine.catalog_views import relation_name, schema_name
 from txlake.parser.parse import parse_table_name
 from txlake.repl.runner import Outcome, Runner
 
@@ -181,8 +181,7 @@ def _describe(runner: Runner, argument: str) -> Outcome:
     columns = runner.conn.session.describe_table(argument)
     definition = runner.conn.session.view_definition(argument)
     name = parse_table_name(argument)  # (as PostgreSQL reads it: quotes removed)
-    shown = f"{schema_name(name.db)}.{name.name}" if name.db else name.name
-    runner.print(f'{"View" if definition is not None else "Table"} "{shown}"')
+    runner.print(f'{"View" if definition is not None else "Table"} "{relation_name(name.db, name.name)}"')
     runner.show_table(columns)
     if definition is not None:
         runner.print(f"View definition:\n {definition}")

@@ -318,6 +318,33 @@ def test_exception_tree():
     assert errors.UniqueViolation("x").pgcode == "23505"
 
 
+@pytest.mark.parametrize("sql, message, at", [
+    ("SELECT * FROM nope WHERE n = 1", 'relation "nope" does not exist', "nope WHERE"),
+    ("SELECT n FROM t JOIN public.Nope USING (id)", 'relation "public.nope" does not exist', "public.Nope"),
+    ("SELECT id,\n  nope FROM t", 'column "nope" does not exist', "nope FROM"),
+    ("SELECT t.id FROM t WHERE t.nope = 1", "column t.nope does not exist", "t.nope ="),
+    ("SELECT x.id FROM t", 'missing FROM-clause entry for table "x"', "x.id"),
+    ("INSERT INTO t (id, zz) VALUES (1, 2)", 'column "zz" of relation "t" does not exist', "zz)"),
+    ("UPDATE t SET n = 1 WHERE nope = 2", 'column "nope" does not exist', "nope ="),
+    ("DELETE FROM nope", 'relation "nope" does not exist', "nope"),
+])
+def test_an_unknown_relation_or_column_has_its_position(setup, sql, message, at):
+    """As PostgreSQL's: the error says where the statement names it (e.position, which the
+    shell shows as LINE n: ... and a caret); there was none. A table qualified by public is
+    named public.t (it was default.t), and t.x with no t in FROM is PostgreSQL's 'missing
+    FROM-clause entry' (it was DuckDB's 'Referenced table "x" not found!')."""
+    with pytest.raises((errors.UndefinedTable, errors.UndefinedColumn)) as info:
+        setup.execute(sql)
+    assert str(info.value).split("\n")[0] == message
+    assert info.value.position == sql.index(at) + 1
+
+
+def test_ddl_s_unknown_relation_has_no_position(setup):
+    with pytest.raises(errors.UndefinedTable) as info:
+        setup.execute("DROP TABLE nope")
+    assert info.value.position is None  # (as PostgreSQL's)
+
+
 def test_an_error_s_diag_has_postgresql_s_fields(setup):
     """As psycopg's e.diag (there was none: code written for psycopg failed on it)."""
     with pytest.raises(errors.UniqueViolation) as info:

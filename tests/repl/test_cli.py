@@ -335,3 +335,11 @@ def test_psql_s_single_transaction_and_on_error_stop_options(main, tmp_path):
     assert main(wh, "--csv", "-c", "SELECT count(*) AS n FROM t").stdout == "n\n4\n"
     assert main(wh, "-v", "ECHO=all", "-c", "SELECT 1").returncode == 2
     assert main(wh, "-v", "ON_ERROR_STOP=0", "-c", "SELECT 1").returncode == 2
+
+
+def test_an_unknown_column_is_shown_with_a_caret(main, tmp_path):
+    wh = str(tmp_path / "wh")
+    done = main(wh, "-c", "CREATE TABLE t (id INT)", "-c", "SELECT id,\n  nope FROM t")
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == ['ERROR:  42703: column "nope" does not exist', "LINE 2:   nope FROM t",
+                                        "          ^"]
