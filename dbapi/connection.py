@@ -64,8 +64,6 @@ class Connection:
     @autocommit.setter
     def autocommit(self, value: bool) -> None:
         self._check_open()
-        if value and self._session.in_transaction and not self._session.txn.explicit:
-            pass
         if self._session.in_transaction:
             raise errors.ProgrammingError(
                 "can't change autocommit inside a transaction: commit or roll back first", sqlstate="25001")
@@ -393,4 +391,6 @@ def _type_code(t: pa.DataType) -> str:
             return "TIME"
         if pa.types.is_interval(t):
             return "INTERVAL"
+        if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+            return _type_code(t.value_type) + "[]"  # (as PostgreSQL names an array type: integer[])
         return str(t).upper()

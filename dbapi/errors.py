@@ -29,6 +29,35 @@ class Error(Exception):
     def pgcode(self) -> str:  # psycopg2 spelling
         return self.sqlstate
 
+    @property
+    def diag(self) -> "Diagnostic":
+        """The error's fields as psycopg's ``e.diag`` gives them."""
+        return Diagnostic(self)
+
+
+class Diagnostic:
+    """psycopg's ``Diagnostic``: an error's message split into PostgreSQL's fields (the message
+    holds them as lines ``DETAIL:  ...``, ``HINT:  ...``, ``CONTEXT:  ...`` after the first)."""
+
+    severity = "ERROR"
+
+    def __init__(self, error: Error):
+        self.sqlstate = error.sqlstate
+        self.statement_position = str(error.position) if error.position is not None else None
+        primary, *rest = str(error).split("\n")
+        self.message_primary = primary
+        fields: dict[str, list[str]] = {}
+        current = None
+        for line in rest:
+            label, sep, text = line.partition(":  ")
+            if sep and label in ("DETAIL", "HINT", "CONTEXT"):
+                current = fields.setdefault(label, [])
+                current.append(text)
+            elif current is not None:  # (a field of several lines)
+                current.append(line)
+        self.message_detail, self.message_hint, self.context = (
+            "\n".join(fields[k]) if k in fields else None for k in ("DETAIL", "HINT", "CONTEXT"))
+
 
 class InterfaceError(Error):
     sqlstate = "08000"
@@ -90,6 +119,18 @@ class InvalidTransactionState(InternalError):
     sqlstate = "25000"
 
 
+class ActiveSqlTransaction(InternalError):
+    """25001: e.g. SET TRANSACTION ISOLATION LEVEL after a query, CALL inside a block."""
+
+    sqlstate = "25001"
+
+
+class NoActiveSqlTransaction(InternalError):
+    """25P01: e.g. SAVEPOINT outside a transaction block."""
+
+    sqlstate = "25P01"
+
+
 class ReadOnlyTransaction(InternalError):
     sqlstate = "25006"
 
@@ -148,7 +189,7 @@ class WrongObjectType(ProgrammingError):
     sqlstate = "42809"
 
 
-class DependentObjectsStillExist(ProgrammingError):
+class DependentObjectsStillExist(InternalError):  # (class 2B is psycopg's InternalError)
     """2BP01: a table or view that views read, dropped without CASCADE."""
 
     sqlstate = "2BP01"
@@ -166,7 +207,7 @@ class ObjectNotInPrerequisiteState(OperationalError):
     sqlstate = "55000"
 
 
-class InvalidSavepoint(InternalError):
+class InvalidSavepoint(OperationalError):  # (class 3B is psycopg's OperationalError)
     sqlstate = "3B001"
 
 

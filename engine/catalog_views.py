@@ -41,6 +41,12 @@ def schema_name(db: str) -> str:
     return "public" if db == "default" else db
 
 
+def relation_name(db: str | None, name: str) -> str:
+    """A relation named as PostgreSQL's messages name it: ``name``, or ``schema.name`` when the
+    reference was qualified (``public.t``, not txlake's ``default.t``)."""
+    return f"{schema_name(db)}.{name}" if db else name
+
+
 def view(db: str, name: str) -> str | None:
     """The catalog view ``db.name`` names (``db`` None: unqualified), or None for a table.
     Unqualified, only ``pg_*`` views are found, as PostgreSQL searches ``pg_catalog`` first."""

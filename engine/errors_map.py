@@ -120,10 +120,8 @@ def translate(e: duckdb.Error) -> errors.Error:
     if isinstance(e, duckdb.BinderException):
         if "column" in text and ("not found" in text or "does not have a column" in text):
             return errors.UndefinedColumn(_column_message(message))
-        if "referenced table" in text and "not found" in text:  # t.x with no t in FROM
-            found = _MISSING_TABLE.search(message)
-            return errors.UndefinedTable(f'missing FROM-clause entry for table "{found["table"]}"' if found
-                                         else message)
+        if (missing := _MISSING_TABLE.search(message)) is not None:  # t.x with no t in FROM
+            return errors.UndefinedTable(f'missing FROM-clause entry for table "{missing["table"]}"')
         if "group by" in text:
             return errors.ProgrammingError(message, sqlstate="42803")
         if "limit/offset cannot be negative" in text:
@@ -179,6 +177,9 @@ def translate(e: duckdb.Error) -> errors.Error:
         if "surrogate" in text:  # a str parameter that was not UTF-8 text
             return errors.DataError(message, sqlstate="22021")
         return errors.DataError(message, sqlstate="22023")
+    if isinstance(e, duckdb.SyntaxException) and "invalid escape string" in text:  # LIKE ... ESCAPE 'xy'
+        return errors.DataError("invalid escape string\nHINT:  Escape string must be empty or one character.",
+                                sqlstate="22025")
     if isinstance(e, duckdb.PermissionException):
         return errors.ProgrammingError(message, sqlstate="42501")
     if isinstance(e, duckdb.NotImplementedException):

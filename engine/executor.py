@@ -187,7 +187,7 @@ class Context:
     def resolve(self, name: st.TableName) -> TableVersion:
         version = self.lookup(name)
         if version is None:
-            raise errors.UndefinedTable(f'relation "{name}" does not exist')
+            raise errors.UndefinedTable(f'relation "{catalog_views.relation_name(name.db, name.name)}" does not exist')
         return version
 
     def check_interrupts(self) -> None:
@@ -1660,16 +1660,16 @@ class Executor:
         if ctx.txn.read_only:
             raise errors.ReadOnlyTransaction("cannot execute DROP SCHEMA in a read-only transaction")
         if stmt.db in catalog_views.CATALOG_SCHEMAS:
-            raise errors.ProgrammingError(f"cannot drop schema {stmt.name} because it is required by the "
-                                          "database system", sqlstate="2BP01")
+            raise errors.DependentObjectsStillExist(f"cannot drop schema {stmt.name} because it is required "
+                                                    "by the database system")
         from txlake.engine import views  # (views.py builds on this module)
         tables = self._schema_tables(ctx, stmt.db)
         if tables and not stmt.cascade:
             listed = "\n".join(f"{relation_kind(t)} {stmt.name}.{t.name} depends on schema "
                                 f"{stmt.name}" for t in tables)
-            raise errors.ProgrammingError(
+            raise errors.DependentObjectsStillExist(
                 f"cannot drop schema {stmt.name} because other objects depend on it\nDETAIL:  {listed}\n"
-                "HINT:  Use DROP ... CASCADE to drop the dependent objects too.", sqlstate="2BP01")
+                "HINT:  Use DROP ... CASCADE to drop the dependent objects too.")
         outside = [v for v in views.dependents(ctx, {t.table_id for t in tables}) if v.db != stmt.db]
         for version in [*tables, *outside]:  # (and the views elsewhere that read them)
             self._write(ctx, version, None, check_ssi=version.is_table)
@@ -2161,7 +2161,8 @@ def _read_plan(expression: exp.Expression):
     first ?), None) for a single-table SELECT, else (None, every table it names)."""
     tables = _table_nodes(expression)
     simple = (isinstance(expression, exp.Select) and len(tables) == 1 and not any(expression.find_all(exp.CTE))
-              and not expression.args.get("joins") and isinstance(expression.args["from_"].this, exp.Table)
+              and not expression.args.get("joins")
+              and isinstance(getattr(expression.args.get("from_"), "this", None), exp.Table)
               and sum(1 for n in expression.walk() if isinstance(n, (exp.Select, exp.Subquery))) == 1)
     if not simple:
         return None, [table_name(t) for t in tables]

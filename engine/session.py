@@ -23,14 +23,14 @@ import weakref
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import copy, prepared, sequence_ddl, views
+from txlake.engine import catalog_views, copy, prepared, sequence_ddl, views
 from txlake.engine.database import Database, default_memory_limit, open_database
 from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result, relation_kind
 from txlake.engine.merge import merge
 from txlake.engine.mvcc.xact import (DEFAULT_LEVEL, READ_COMMITTED, READ_UNCOMMITTED, Transaction,
                                      TxnState, normalise_level)
 from txlake.parser import statements as st
-from txlake.parser.parse import parse, parse_table_name
+from txlake.parser.parse import named_position, parse, parse_table_name
 
 # Sessions still open when the interpreter exits are closed then: their transactions roll
 # back, DuckDB connections close cleanly, and background publishing is flushed.
@@ -58,6 +58,21 @@ SETTINGS_DEFAULTS = {
 }
 
 
+# what SHOW ALL lists (PostgreSQL's descriptions)
+_SETTING_DESCRIPTIONS = {
+    "application_name": "Sets the application name to be reported in statistics and logs.",
+    "default_transaction_isolation": "Sets the transaction isolation level of each new transaction.",
+    "default_transaction_read_only": "Sets the default read-only status of new transactions.",
+    "lock_timeout": "Sets the maximum allowed duration of any wait for a lock.",
+    "memory_limit": "Sets the memory the warehouse's data may take in this process.",
+    "search_path": "Sets the schema search order for names that are not schema-qualified.",
+    "statement_timeout": "Sets the maximum allowed duration of any statement.",
+    "timezone": "Sets the time zone for displaying and interpreting time stamps.",
+    "transaction_isolation": "Sets the current transaction's isolation level.",
+    "transaction_read_only": "Sets the current transaction's read-only status.",
+}
+
+
 class Session:
     def __init__(self, path: str, *, isolation_level: str | None = None, **options):
         # validated first: a refused connect must not leave the shared database referenced
@@ -68,7 +83,6 @@ class Session:
         self.settings = dict(SETTINGS_DEFAULTS)
         self.search_path: tuple[str, ...] = (DEFAULT_DB,)  # SET search_path: where names resolve, in order
         self.txn: Transaction | None = None
-        self._next_isolation: str | None = None  # SET TRANSACTION before the first statement
         self._lock = threading.RLock()
         self.closed = False
         self.progress = None  # callable(done, total, what) for long maintenance runs
@@ -169,6 +183,10 @@ class Session:
                             self.fail(e)
                         raise
                 return self._run_data_statement(stmt, params)
+            except (errors.UndefinedTable, errors.UndefinedColumn) as e:
+                if e.position is None and type(stmt) in _POSITIONED:  # (PostgreSQL's LINE / caret)
+                    e.position = named_position(stmt.text, str(e))
+                raise
             except UnicodeEncodeError as e:  # a str holding a lone surrogate (text that was not UTF-8)
                 raise errors.DataError(f"invalid byte sequence for encoding \"UTF8\": {e.reason}",
                                        sqlstate="22021") from None
@@ -347,7 +365,7 @@ class Session:
         places = [ref.qualified(db) for db in self.search_path]  # (a qualified name: its own)
         version = next((visible[p] for p in places if p in visible), None)
         if version is None:
-            raise errors.UndefinedTable(f'relation "{name}" does not exist')
+            raise errors.UndefinedTable(f'relation "{catalog_views.relation_name(ref.db, ref.name)}" does not exist')
         return version
 
     def _visible_tables(self):
@@ -372,8 +390,7 @@ class Session:
     def _run_data_statement(self, stmt: st.Statement, params) -> Result:
         txn = self.txn
         if txn is None:
-            txn = self.begin(self._next_isolation, explicit=False)
-            self._next_isolation = None
+            txn = self.begin(explicit=False)
             try:
                 result = self._run_in(txn, stmt, params)
                 self._check_canceled()  # (canceled while busy outside DuckDB: nothing commits)
@@ -458,8 +475,7 @@ class Session:
             if done is not None:
                 raise errors.DuplicateObject(f'label "{stmt.label}" is already used by commit {done.csn}')
             self.db.warehouse.refuse_held_label(stmt.label)
-        self.begin(stmt.isolation or self._next_isolation, stmt.read_only, label=stmt.label)
-        self._next_isolation = None
+        self.begin(stmt.isolation, stmt.read_only, label=stmt.label)
         return Result(status="BEGIN")
 
     def _savepoint(self, stmt: st.Savepoint) -> Result:
@@ -491,7 +507,7 @@ class Session:
 
     def _in_block(self, what: str) -> Transaction:
         if self.txn is None or not self.txn.explicit:
-            raise errors.ProgrammingError(f"{what} can only be used in transaction blocks", sqlstate="25P01")
+            raise errors.NoActiveSqlTransaction(f"{what} can only be used in transaction blocks")
         return self.txn
 
     def _set_transaction(self, stmt: st.SetTransaction) -> Result:
@@ -503,22 +519,20 @@ class Session:
             return Result(status="SET")
         txn = self.txn
         if txn is None:
-            # PostgreSQL warns and ignores it outside a block; the next implicit one uses it
-            if stmt.isolation:
-                self._next_isolation = normalise_level(stmt.isolation)
+            # PostgreSQL warns and ignores it outside a block (each statement its own transaction)
             return Result(status="SET", notice="SET TRANSACTION can only be used in transaction blocks", severity="WARNING")
         txn.check_usable()
         if stmt.isolation:
             level = normalise_level(stmt.isolation)
             if txn.snapshot is not None and level != txn.declared_isolation:
-                raise errors.ProgrammingError(
-                    "SET TRANSACTION ISOLATION LEVEL must be called before any query", sqlstate="25001")
+                raise errors.ActiveSqlTransaction(
+                    "SET TRANSACTION ISOLATION LEVEL must be called before any query")
             txn.declared_isolation = level
             txn.isolation = _effective(level)
         if stmt.read_only is not None:
             if stmt.read_only is False and txn.read_only and txn.snapshot is not None:
-                raise errors.ProgrammingError(
-                    "transaction read-write mode must be set before any query", sqlstate="25001")
+                raise errors.ActiveSqlTransaction(
+                    "transaction read-write mode must be set before any query")
             txn.read_only = stmt.read_only
         return Result(status="SET")
 
@@ -555,8 +569,16 @@ class Session:
     def _show(self, stmt: st.Show) -> Result:
         import pyarrow as pa
         name = stmt.name.lower()
+        if name == "all":  # (PostgreSQL's columns: name, setting, description)
+            names = sorted(_SETTING_DESCRIPTIONS)
+            return Result(table=pa.table({"name": names, "setting": [self._shown_setting(n, n) for n in names],
+                                          "description": [_SETTING_DESCRIPTIONS[n] for n in names]}),
+                          rowcount=len(names), status="SHOW")
+        return Result(table=pa.table({name: [self._shown_setting(name, stmt.name)]}), rowcount=1, status="SHOW")
+
+    def _shown_setting(self, name: str, written: str) -> str:
         if name == "transaction_isolation":
-            level = self.txn.declared_isolation if self.txn is not None else (self._next_isolation or self.default_isolation)
+            level = self.txn.declared_isolation if self.txn is not None else self.default_isolation
             value = level.lower()
         elif name == "default_transaction_isolation":
             value = self.default_isolation.lower()
@@ -572,14 +594,13 @@ class Session:
         elif name == "timezone":
             value = self.executor.time_zone()
         else:
-            raise errors.UndefinedObject(f'unrecognized configuration parameter "{stmt.name}"')
-        return Result(table=pa.table({name: [value]}), rowcount=1, status="SHOW")
+            raise errors.UndefinedObject(f'unrecognized configuration parameter "{written}"')
+        return value
 
     def _call(self, stmt: st.Call) -> Result:
         from txlake.engine.procedures import call
         if self.txn is not None:  # (the block fails, as PostgreSQL's does at VACUUM)
-            error = errors.ProgrammingError(f"CALL {stmt.procedure} cannot run inside a transaction block",
-                                            sqlstate="25001")
+            error = errors.ActiveSqlTransaction(f"CALL {stmt.procedure} cannot run inside a transaction block")
             self.fail(error)
             raise error
         self.executor.clock_of = None
@@ -633,7 +654,7 @@ class Session:
     def _finish_prepared(self, stmt, commit: bool) -> Result:
         what = "COMMIT PREPARED" if commit else "ROLLBACK PREPARED"
         if self.txn is not None and self.txn.explicit:
-            raise errors.ProgrammingError(f"{what} cannot run inside a transaction block", sqlstate="25001")
+            raise errors.ActiveSqlTransaction(f"{what} cannot run inside a transaction block")
         self.db.finish_prepared(stmt.gid, commit)
         return Result(status=what)
 
@@ -703,6 +724,8 @@ _CONTROL = {
 # what a failed transaction block still accepts (PostgreSQL's "commands ignored until end
 # of transaction block")
 _ENDS_FAILED_BLOCK = (st.Commit, st.Rollback, st.RollbackToSavepoint, st.PrepareTransaction)
+# statements whose unknown relation or column PostgreSQL points at (not DDL such as DROP TABLE)
+_POSITIONED = (st.Query, st.Insert, st.Update, st.Delete, st.Explain, st.CreateView, st.CreateTable)
 
 _DATA = {
     st.Query: Executor.query,

@@ -138,6 +138,40 @@ def _offset(text: str, line: int | None, col: int | None, token: str | None) -> 
     return sum(len(text_line) + 1 for text_line in lines[: line - 1]) + col
 
 
+# what an unknown relation's or column's error names, as its qualified name's parts; the
+# missing FROM-clause entry is the qualifier of a column (a dot follows it)
+_NAMED = (re.compile(r'^relation "(?P<a>[^"]+)" does not exist'),
+          re.compile(r'^column "(?P<a>[^"]+)"(?: of relation "[^"]+")? does not exist'),
+          re.compile(r'^column (?P<a>\S+) does not exist'),
+          re.compile(r'^missing FROM-clause entry for table "(?P<a>[^"]+)"'))
+
+
+def named_position(text: str, message: str) -> int | None:
+    """Where ``text`` names the relation or column an error ``message`` says does not exist:
+    the 1-based offset of its first reference, as PostgreSQL reports it (None if not found). A
+    reference is not part of a longer dotted name; names match regardless of case."""
+    found = next((m for m in (p.match(message) for p in _NAMED) if m is not None), None)
+    if found is None:
+        return None
+    parts = found["a"].lower().split(".")
+    try:
+        tokens = Txlake().tokenize(text)
+    except TokenError:
+        return None
+    words = (sqlglot.TokenType.VAR, sqlglot.TokenType.IDENTIFIER)
+    span = 2 * len(parts) - 1
+    for i in range(len(tokens) - span + 1):
+        if i > 0 and tokens[i - 1].token_type == sqlglot.TokenType.DOT:
+            continue
+        dotted = i + span < len(tokens) and tokens[i + span].token_type == sqlglot.TokenType.DOT
+        if dotted != (found.re is _NAMED[-1]):
+            continue
+        if all(t.token_type in words and t.text.lower() == part for t, part in zip(tokens[i:i + span:2], parts)) \
+                and all(t.token_type == sqlglot.TokenType.DOT for t in tokens[i + 1:i + span:2]):
+            return tokens[i].start + 1
+    return None
+
+
 # --- conversion from sqlglot trees -------------------------------------------------------
 
 def _to_statement(tree: exp.Expression) -> st.Statement:
@@ -151,6 +185,16 @@ def _to_statement(tree: exp.Expression) -> st.Statement:
     for node_type, convert in _CONVERTERS.items():
         if isinstance(tree, node_type):
             return convert(tree)
+    first = tree
+    while isinstance(first, exp.SetOperation):  # (a UNION's INTO is its first SELECT's)
+        first = first.this
+    into = first.args.get("into") if isinstance(first, exp.Select) else None
+    if into is not None:  # SELECT ... INTO t: PostgreSQL's other spelling of CREATE TABLE t AS SELECT
+        if into.args.get("temporary") or locks:
+            raise errors.NotSupportedError("SELECT INTO a TEMPORARY table is not supported" if not locks
+                                           else "SELECT INTO with FOR UPDATE is not supported")
+        first.set("into", None)
+        return st.CreateTable(table=table_name(into.this), as_query=tree)
     if isinstance(tree, (exp.Query, exp.Values)):
         return st.Query(expression=tree, locks=tuple(locks or ()))
     if isinstance(tree, (exp.Condition, exp.Alias, exp.Star)):  # a bare expression ("START", "SELEC 1")

@@ -29,12 +29,13 @@ examples:
   txlake wh -c "\\copy t from data.csv with (format csv, header)"
   txlake wh -c "\\copy t from stdin" < data.tsv
 
-shell meta-commands: \\? (help), \\dt (tables and views), \\d TABLE|VIEW, \\snapshots TABLE,
+shell meta-commands: \\? (help), \\d (tables and views), \\dt, \\dv [PATTERN], \\d TABLE|VIEW, \\snapshots TABLE,
 \\i FILE, \\copy ..., \\isolation [LEVEL], \\x, \\timing, \\rows, \\q
--c and -f run in the order given. Scripts stop at the first error. The statements of one -c
-run as one transaction (as psql's), unless it holds BEGIN / COMMIT of its own.
-exit status: 0 ok; 1 an error in the SQL or a meta-command, or a file that cannot be read;
-2 bad usage or a warehouse that cannot be opened.
+-c and -f run in the order given. Scripts stop at the first error (psql's ON_ERROR_STOP). The
+statements of one -c run as one transaction (as psql's), unless it holds BEGIN / COMMIT of its
+own; with -1 all the -c and -f do.
+exit status (psql's): 0 ok; 1 an error in a -c command, or a file that cannot be read; 2 bad
+usage or a warehouse that cannot be opened; 3 an error in a script (-f or standard input).
 """
 
 
@@ -65,9 +66,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--publish", choices=("async", "sync", "off"), default="async",
                    help="when committed data becomes Paimon snapshots: in the background (default), "
                         "before each commit returns, or never")
+    p.add_argument("-1", "--single-transaction", action="store_true",
+                   help="run the -c / -f scripts as one transaction (BEGIN before, COMMIT after), as psql's")
+    p.add_argument("-v", "--set", "--variable", dest="variables", action="append", default=[],
+                   metavar="NAME=VALUE", help="psql's variables: only ON_ERROR_STOP=1 (scripts always stop "
+                                              "at the first error), accepted as psql scripts pass it")
+    p.add_argument("-X", "--no-psqlrc", action="store_true",
+                   help="accepted for psql's command lines (txlake reads no startup file)")
     p.add_argument("--version", action="version", version=f"txlake {txlake.__version__}")
     p.set_defaults(scripts=[])
     return p
+
+
+def check_variables(parser: argparse.ArgumentParser, variables: list[str]) -> None:
+    """-v NAME=VALUE: ON_ERROR_STOP on is what txlake does; anything else is a usage error."""
+    for variable in variables:
+        name, _, value = variable.partition("=")
+        if name.upper() != "ON_ERROR_STOP":
+            parser.error(f"-v {variable}: variables are not supported (only ON_ERROR_STOP=1)")
+        if value.lower() not in ("", "on", "1", "true", "yes"):
+            parser.error(f"-v {variable}: ON_ERROR_STOP cannot be turned off: scripts stop at the first error")
 
 
 def show_progress(done: int, total: int, what: str) -> None:
@@ -76,8 +94,11 @@ def show_progress(done: int, total: int, what: str) -> None:
     print(f"\r{what}: {done}/{total}", end=end, file=sys.stderr, flush=True)
 
 
-def run_scripts(runner: Runner, scripts: list[tuple[str, str]]) -> int:
-    """Run -c / -f scripts (or piped stdin) in order; stop at the first error."""
+def run_scripts(runner: Runner, scripts: list[tuple[str, str]], single: bool = False) -> int:
+    """Run -c / -f scripts (or piped stdin) in order; stop at the first error. ``single`` (-1):
+    all in one transaction, committed after the last (rolled back at an error)."""
+    if single:
+        runner.conn.execute("BEGIN")
     for kind, value in scripts:
         source = None
         if kind == "command":
@@ -94,17 +115,25 @@ def run_scripts(runner: Runner, scripts: list[tuple[str, str]]) -> int:
                 runner.warn(f"txlake: {value}: {getattr(e, 'strerror', None) or e}")
                 return 1
         outcome = runner.run_script(text, stop_on_error=True, source=source, one_transaction=kind == "command")
-        if outcome is Outcome.ERROR:
+        if outcome is Outcome.ERROR:  # (psql's exit status: 3 for a script's error under ON_ERROR_STOP)
             runner.rollback_open_transaction("stopping at the error")
-            return 1
+            return 1 if kind == "command" else 3
         if outcome is Outcome.QUIT:
             break
+    if single and runner.conn.session.in_transaction:
+        try:
+            runner.conn.execute("COMMIT")
+        except txlake.Error as e:  # (a serialization failure at the commit, say)
+            runner.show_error(e)
+            return 1
     runner.rollback_open_transaction("end of input")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    check_variables(parser, args.variables)
     try:
         conn = txlake.connect(args.warehouse, autocommit=True, isolation_level=args.isolation,
                               publish=args.publish)
@@ -118,9 +147,9 @@ def main(argv: list[str] | None = None) -> int:
     runner = Runner(conn, csv=args.csv, quiet=args.quiet)
     try:
         if args.scripts:
-            return run_scripts(runner, args.scripts)
+            return run_scripts(runner, args.scripts, args.single_transaction)
         if sys.stdin is None or not sys.stdin.isatty():  # (None: standard input closed)
-            return run_scripts(runner, [("file", "-")])
+            return run_scripts(runner, [("file", "-")], args.single_transaction)
         from txlake.repl.shell import Shell
         return Shell(runner, args.warehouse).run()
     except OutputError as e:  # what ran stays as it is (an open transaction is rolled back)

@@ -1,5 +1,5 @@
-"""Backslash meta-commands: ``\\?``, ``\\q``, ``\\dt``, ``\\d``, ``\\snapshots``, ``\\i``, ``\\copy``,
-``\\timing``, ``\\x``, ``\\isolation``, ``\\rows``.
+"""Backslash meta-commands: ``\\?``, ``\\q``, ``\\dt``, ``\\dv``, ``\\d``, ``\\snapshots``, ``\\i``, ``\\copy``,
+``\\timing``, ``\\x``, ``\\isolation``, ``\\rows``, ``\\echo``, ``\\set ON_ERROR_STOP``.
 
 Each command is a function ``(runner, argument) -> Outcome`` registered in ``COMMANDS``. They
 read the catalog through the Session's describe calls and everything else through SQL, so a
@@ -9,9 +9,12 @@ meta-command follows the same transaction rules as the statement it stands for.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 
 import txlake
+from txlake.engine.catalog_views import relation_name, schema_name
+from txlake.parser.parse import parse_table_name
 from txlake.repl.runner import Outcome, Runner
 
 HELP = """\
@@ -19,15 +22,20 @@ General
   \\?                  show this help
   \\q                  quit (also Ctrl-D; an open transaction is rolled back)
   \\i FILE             run the SQL and meta-commands in FILE
+  \\echo [-n] TEXT     write TEXT ('quoted' parts as psql reads them)
+  \\set ON_ERROR_STOP on
+                      accepted, as psql scripts say it (scripts always stop at the first error)
   \\copy ...           COPY with a file of this shell's, or stdin / stdout:
                       \\copy t [(cols)] from FILE|stdin [with (format csv, header, ...)]
                       \\copy t [(cols)] | (query) to FILE|stdout [with (...)]
 Catalog
-  \\dt                 list tables and views
-  \\ds                 list sequences
-  \\d [TABLE]          describe TABLE (or a view: its columns and definition; a
+  \\d                  list tables, views and sequences
+  \\dt[+] [PATTERN]    list tables (PATTERN: names as psql's, * and ? wildcards)
+  \\dv[+] [PATTERN]    list views
+  \\ds[+] [PATTERN]    list sequences
+  \\d[+] NAME          describe table NAME (or a view: its columns and definition; a
                       sequence: its bounds): columns, types, nullability, defaults,
-                      keys; without TABLE, list tables, views and sequences
+                      keys (a PATTERN: each match)
   \\snapshots TABLE    the commits that changed TABLE (its snapshot history)
 Transactions
   \\isolation [LEVEL]  show the isolation level, or set it for new transactions:
@@ -37,7 +45,8 @@ Display
   \\timing [on|off]    show how long each statement takes
   \\rows [N|all]       how many result rows to show before cutting (shell default 1000)
 
-A statement runs when it ends with ';' (it may span lines; several may share a line).
+A statement runs when it ends with ';' or \\g (\\gx: shown expanded), as in psql; it may span
+lines, and several may share a line.
 Ctrl-C cancels the current input or the running statement. Tab completes keywords, tables
 and columns. NULL is shown as NULL."""
 
@@ -54,6 +63,8 @@ MAX_INCLUDE_DEPTH = 16
 def run_meta(runner: Runner, line: str) -> Outcome:
     command, _, argument = line.strip().partition(" ")
     handler = COMMANDS.get(command)
+    if handler is None and command.endswith("+") and command[:-1] in _PLUS:
+        handler = COMMANDS[command[:-1]]  # (psql's "more detail": the same here)
     if handler is None:
         runner.warn(f"invalid command {command}\nTry \\? for help.")
         return Outcome.ERROR
@@ -73,27 +84,112 @@ def _quit(runner: Runner, argument: str) -> Outcome:
     return Outcome.QUIT
 
 
-def _list_tables(runner: Runner, argument: str, kinds=("table", "view"), what="tables") -> Outcome:
-    tables = runner.conn.session.describe_tables(kinds)
+def _echo(runner: Runner, argument: str) -> Outcome:
+    """psql's ``\\echo [-n] TEXT``: the words, one space apart; a 'quoted' one as it reads (''
+    a quote, \\n a newline, \\t a tab)."""
+    words = re.findall(r"'(?:[^'\\]|''|\\.)*'|\S+", argument)
+    newline = not (words and words[0] == "-n")
+    texts = []
+    for word in words[0 if newline else 1:]:
+        if word.startswith("'") and word.endswith("'") and len(word) > 1:
+            word = re.sub(r"''|\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m[1], m[1] or "'"), word[1:-1])
+        texts.append(word)
+    runner.write(" ".join(texts) + ("\n" if newline else ""))
+    return Outcome.OK
+
+
+def _set(runner: Runner, argument: str) -> Outcome:
+    """psql's ``\\set``, for the one variable scripts set to get txlake's behaviour:
+    ON_ERROR_STOP (scripts always stop at the first error). There are no other variables."""
+    name, _, value = argument.partition(" ")
+    value = value.strip().lower()
+    if name.upper() == "ON_ERROR_STOP" and value in ("", "on", "1", "true", "yes"):
+        return Outcome.OK
+    if name.upper() == "ON_ERROR_STOP":
+        runner.warn("\\set: ON_ERROR_STOP cannot be turned off: scripts stop at the first error")
+        return Outcome.ERROR
+    runner.warn(f"\\set: variables are not supported (only ON_ERROR_STOP on){f': {name}' if name else ''}")
+    return Outcome.ERROR
+
+
+def _list(runner: Runner, pattern: str, kinds: tuple[str, ...], what: str) -> Outcome:
+    """psql's ``\\dt`` / ``\\dv`` / ``\\d``: the relations of ``kinds``, those PATTERN matches."""
+    tables = runner.conn.session.describe_tables()
+    keep = [kind in kinds for kind in tables.column("type").to_pylist()]
+    if pattern:
+        matches = _pattern(pattern)
+        keep = [k and (matches(schema_name(db), name) or matches(db, name)) for k, db, name in
+                zip(keep, tables.column("database").to_pylist(), tables.column("table").to_pylist())]
+    tables = tables.filter(keep)
     if tables.num_rows == 0:
-        runner.print(f"Did not find any {what}.")
+        runner.print(f'Did not find any {what} named "{pattern}".' if pattern else f"Did not find any {what}.")
     else:
         runner.show_table(tables)
     return Outcome.OK
 
 
+def _pattern(pattern: str):
+    """A psql name pattern as a test of (schema, name): ``*`` any text, ``?`` one character,
+    letters outside double quotes lower-cased, ``schema.name``; the whole name must match."""
+    parts, current, quoted, i = [], "", False, 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == '"':
+            if quoted and pattern[i + 1:i + 2] == '"':  # a doubled quote inside quotes
+                current += re.escape('"')
+                i += 1
+            else:
+                quoted = not quoted
+        elif quoted:
+            current += re.escape(ch)
+        elif ch == ".":
+            parts.append(current)
+            current = ""
+        else:
+            current += ".*" if ch == "*" else "." if ch == "?" else re.escape(ch.lower())
+        i += 1
+    parts.append(current)
+    schema, name = (parts[-2], parts[-1]) if len(parts) > 1 else (None, parts[0])
+    name_re = re.compile(name or ".*", re.S)
+    schema_re = re.compile(schema or ".*", re.S) if schema is not None else None
+    return lambda db, table: (bool(name_re.fullmatch(table))
+                              and (schema_re is None or bool(schema_re.fullmatch(db))))
+
+
+def _list_tables(runner: Runner, argument: str) -> Outcome:
+    return _list(runner, argument, ("table",), "tables")
+
+
+def _list_views(runner: Runner, argument: str) -> Outcome:
+    return _list(runner, argument, ("view",), "views")
+
+
 def _list_sequences(runner: Runner, argument: str) -> Outcome:
-    return _list_tables(runner, argument, ("sequence",), "sequences")
+    return _list(runner, argument, ("sequence",), "sequences")
 
 
 def _describe(runner: Runner, argument: str) -> Outcome:
     if not argument:
-        return _list_tables(runner, argument, ("table", "view", "sequence"), "relations")
+        return _list(runner, argument, ("table", "view", "sequence"), "relations")
+    if re.search(r"[*?]", re.sub(r'"[^"]*"', "", argument)):  # a pattern: each relation it matches
+        matches = _pattern(argument)
+        tables = runner.conn.session.describe_tables()
+        path = runner.conn.session.search_path
+        found = [_quoted(name) if db in path else f"{_quoted(schema_name(db))}.{_quoted(name)}"
+                 for db, name in zip(tables.column("database").to_pylist(), tables.column("table").to_pylist())
+                 if matches(schema_name(db), name) or matches(db, name)]
+        if not found:
+            runner.warn(f'Did not find any relation named "{argument}".')
+            return Outcome.ERROR
+        for name in found:
+            _describe(runner, name)
+        return Outcome.OK
     session = runner.conn.session
     columns = session.describe_table(argument)
     kind = session.relation_kind(argument)
     definition = session.view_definition(argument)
-    runner.print(f'{kind.capitalize()} "{argument}"')
+    name = parse_table_name(argument)  # (as PostgreSQL reads it: quotes removed)
+    runner.print(f'{kind.capitalize()} "{relation_name(name.db, name.name)}"')
     runner.show_table(columns)
     if definition is not None:
         runner.print(f"View definition:\n {definition}")
@@ -101,6 +197,11 @@ def _describe(runner: Runner, argument: str) -> Outcome:
     if owner is not None:
         runner.print(f"Owned by: {owner}")
     return Outcome.OK
+
+
+def _quoted(name: str) -> str:
+    """``name`` as SQL writes it: quoted unless a lower-case identifier."""
+    return name if name.isidentifier() and name == name.lower() else '"' + name.replace('"', '""') + '"'
 
 
 def _snapshots(runner: Runner, argument: str) -> Outcome:
@@ -304,6 +405,7 @@ COMMANDS = {
     "\\?": _help, "\\h": _help, "\\help": _help,
     "\\q": _quit, "\\quit": _quit,
     "\\dt": _list_tables,
+    "\\dv": _list_views,
     "\\ds": _list_sequences,
     "\\d": _describe,
     "\\snapshots": _snapshots,
@@ -313,4 +415,7 @@ COMMANDS = {
     "\\x": _expanded,
     "\\rows": _rows,
     "\\isolation": _isolation,
+    "\\echo": _echo,
+    "\\set": _set,
 }
+_PLUS = ("\\d", "\\dt", "\\dv")

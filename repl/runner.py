@@ -127,7 +127,12 @@ class Runner:
             pieces.append(Piece(SQL, scanned.rest.strip(), scanned.rest_line))
         outcome = Outcome.OK
         outer = self._location
-        block = one_transaction and self._open_block(pieces)
+        block = False
+        if one_transaction and not any(piece.kind == META for piece in pieces):
+            try:
+                block = self._open_block(pieces)
+            except txlake.Error:  # as PostgreSQL's query string: none runs if one does not parse
+                return Outcome.ERROR
         try:
             for piece in pieces:
                 self._location = f"{source}:{piece.line}" if source else None
@@ -145,12 +150,15 @@ class Runner:
         return outcome
 
     def _open_block(self, pieces: list[Piece]) -> bool:
-        if any(piece.kind == META for piece in pieces):
-            return False
-        try:
-            statements = [s for piece in pieces for s in self.conn.session.parse(piece.text)]
-        except txlake.Error:
-            return False  # (the statement that does not parse reports it when it runs)
+        """Parse the statements of ``pieces`` (a statement that does not parse shows its error
+        and raises it) and open the implicit block of a ``-c``, if they take one."""
+        statements = []
+        for piece in pieces:
+            try:
+                statements.extend(self.conn.session.parse(piece.text))
+            except txlake.Error as e:
+                self.show_error(e, piece.text)
+                raise
         return self.conn.open_implicit_block(statements)
 
     def _close_block(self, outcome: Outcome) -> Outcome:
@@ -169,6 +177,12 @@ class Runner:
                 return run_meta(self, piece.text)
             finally:
                 self.copy_data = None
+        if piece.expanded:  # (\gx)
+            expanded, self.expanded = self.expanded, "on"
+            try:
+                return self.run_statement(piece.text)
+            finally:
+                self.expanded = expanded
         return self.run_statement(piece.text)
 
     def run_statement(self, sql: str, before_tag=None) -> Outcome:

@@ -28,7 +28,11 @@ class Piece:
     # ``\copy ... from stdin``: the lines after it, up to a line ``\.`` or the end (None: the
     # text ended with the command, as typed at the prompt - the data is still to come)
     data: str | None = field(default=None, compare=False)
+    expanded: bool = field(default=False, compare=False)  # ended by ``\\gx``: shown expanded
 
+
+# psql's \g and \gx: they end the statement before them as ';' does (\gx: shown expanded once)
+_SEND = re.compile(r"\\gx?$")
 
 # a meta-command that reads its data from the script's next lines, as psql's \copy ... from stdin
 _COPY_FROM_STDIN = re.compile(r"\\copy\b.*\bfrom\s+stdin\b", re.IGNORECASE | re.DOTALL)
@@ -140,6 +144,12 @@ def scan(text: str) -> Scan:
             end = text.find("\n", i)
             end = n if end == -1 else end
             command = text[i:end].strip()
+            statement = "".join(current).strip()
+            if _SEND.match(command) and statement and code:  # (psql sends the buffer as it is)
+                pieces.append(Piece(SQL, statement, line_at(start or 0), expanded=command == "\\gx"))
+                current, start, code, depth = [], None, False, 0
+                i = end
+                continue
             data = None
             if end < n and _COPY_FROM_STDIN.match(command):
                 stop = re.compile(r"^\\\.\r?$", re.MULTILINE).search(text, end + 1)

@@ -98,10 +98,10 @@ def test_create_and_drop_schema(c, connect):
     assert e.value.sqlstate == "42P06"
     assert c.execute("CREATE SCHEMA IF NOT EXISTS fresh").connection.notices[-1] == \
         'NOTICE:  schema "fresh" already exists, skipping'
-    with pytest.raises(errors.ProgrammingError) as e:
+    with pytest.raises(errors.DependentObjectsStillExist) as e:
         c.execute("DROP SCHEMA fresh")
     assert e.value.sqlstate == "2BP01"
-    with pytest.raises(errors.ProgrammingError) as e:
+    with pytest.raises(errors.DependentObjectsStillExist) as e:
         c.execute("DROP SCHEMA pg_catalog")
     assert e.value.sqlstate == "2BP01"
     conn = connect()

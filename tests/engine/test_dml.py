@@ -767,6 +767,26 @@ def test_intervals_and_times_fetch_as_python_values(c):
     assert codes[0] == txlake.DATETIME and codes[1] == txlake.DATETIME and codes[3] == txlake.DATETIME
 
 
+def test_select_into_creates_a_table_as_postgresql_s(c, connect):
+    """SELECT ... INTO t is CREATE TABLE t AS SELECT ... (it was 42P01: relation "t" does not exist)."""
+    cur = c.execute("SELECT id, name AS label INTO copied FROM t WHERE id < 3")
+    assert (cur.statusmessage, cur.rowcount, cur.description) == ("SELECT 2", 2, None)
+    c.execute("SELECT id INTO more FROM t WHERE id = 3 UNION ALL SELECT 7")
+    c.commit()
+    other = connect()
+    assert other.execute("SELECT * FROM copied ORDER BY id").fetchall() == [(1, "a"), (2, "b")]
+    assert other.execute("SELECT * FROM more ORDER BY id").fetchall() == [(3,), (7,)]
+    with pytest.raises(errors.NotSupportedError):
+        c.execute("SELECT 1 AS x INTO TEMP scratch")
+
+
+def test_an_array_column_s_type_code_is_its_postgresql_name(c):
+    """It was pyarrow's spelling (LIST<L: INT32>)."""
+    cur = c.execute("SELECT ? AS a, ? AS b, [[1.5]] AS c", ([1, 2], ["x"]))
+    assert [d[1] for d in cur.description] == ["INTEGER[]", "VARCHAR[]", "DECIMAL[][]"]
+    assert cur.fetchall() == [([1, 2], ["x"], [[decimal.Decimal("1.5")]])]
+
+
 def test_fetch_arrow_table(c):
     table = c.execute("SELECT * FROM t ORDER BY id").fetch_arrow_table()
     assert isinstance(table, pa.Table) and table.num_rows == 3

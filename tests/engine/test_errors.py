@@ -99,6 +99,8 @@ BAD = [
     ("INSERT INTO t VALUES (3, 'x', 0, '2023-02-29', 0)", None, errors.DatetimeFieldOverflow, "22008"),
     # 22012
     ("SELECT n // 0 FROM t", None, errors.DivisionByZero, "22012"),
+    # 22025 (it was XX000)
+    ("SELECT name LIKE 'a' ESCAPE 'xy' FROM t", None, errors.DataError, "22025"),
     # 08P01 wrong parameter count
     ("INSERT INTO t VALUES (?, ?, 0, NULL, 0)", (3,), errors.ProgrammingError, "08P01"),
     ("INSERT INTO t VALUES (?, ?, 0, NULL, 0)", (3, "x", 4), errors.ProgrammingError, "08P01"),
@@ -314,6 +316,93 @@ def test_exception_tree():
     assert issubclass(errors.StringDataRightTruncation, txlake.DataError)
     assert issubclass(txlake.DatabaseError, txlake.Error) and not issubclass(txlake.Warning, txlake.Error)
     assert errors.UniqueViolation("x").pgcode == "23505"
+
+
+@pytest.mark.parametrize("sql, message, at", [
+    ("SELECT * FROM nope WHERE n = 1", 'relation "nope" does not exist', "nope WHERE"),
+    ("SELECT n FROM t JOIN public.Nope USING (id)", 'relation "public.nope" does not exist', "public.Nope"),
+    ("SELECT id,\n  nope FROM t", 'column "nope" does not exist', "nope FROM"),
+    ("SELECT t.id FROM t WHERE t.nope = 1", "column t.nope does not exist", "t.nope ="),
+    ("SELECT x.id FROM t", 'missing FROM-clause entry for table "x"', "x.id"),
+    ("INSERT INTO t (id, zz) VALUES (1, 2)", 'column "zz" of relation "t" does not exist', "zz)"),
+    ("UPDATE t SET n = 1 WHERE nope = 2", 'column "nope" does not exist', "nope ="),
+    ("DELETE FROM nope", 'relation "nope" does not exist', "nope"),
+])
+def test_an_unknown_relation_or_column_has_its_position(setup, sql, message, at):
+    """As PostgreSQL's: the error says where the statement names it (e.position, which the
+    shell shows as LINE n: ... and a caret); there was none. A table qualified by public is
+    named public.t (it was default.t), and t.x with no t in FROM is PostgreSQL's 'missing
+    FROM-clause entry' (it was DuckDB's 'Referenced table "x" not found!')."""
+    with pytest.raises((errors.UndefinedTable, errors.UndefinedColumn)) as info:
+        setup.execute(sql)
+    assert str(info.value).split("\n")[0] == message
+    assert info.value.position == sql.index(at) + 1
+
+
+def test_ddl_s_unknown_relation_has_no_position(setup):
+    with pytest.raises(errors.UndefinedTable) as info:
+        setup.execute("DROP TABLE nope")
+    assert info.value.position is None  # (as PostgreSQL's)
+
+
+def test_an_error_s_diag_has_postgresql_s_fields(setup):
+    """As psycopg's e.diag (there was none: code written for psycopg failed on it)."""
+    with pytest.raises(errors.UniqueViolation) as info:
+        setup.execute("INSERT INTO t VALUES (1, 'a', 10, NULL, 1.50)")
+    diag = info.value.diag
+    assert (diag.sqlstate, diag.severity) == ("23505", "ERROR")
+    assert diag.message_primary == 'duplicate key value violates unique constraint "t_pkey"'
+    assert diag.message_detail == "Key (id)=(1) already exists." and diag.message_hint is None
+    with pytest.raises(errors.SyntaxError) as info:
+        setup.execute("SELECT 1 FROM t WHER id = 1")
+    assert info.value.diag.statement_position == "22" and info.value.diag.message_detail is None
+    with pytest.raises(errors.ProgrammingError) as info:
+        setup.execute("SELECT lower(1)")
+    assert info.value.diag.message_primary == "function lower(integer) does not exist"
+    assert info.value.diag.message_hint.startswith("No function matches the given name")
+
+
+# psycopg's exception class of each SQLSTATE class (its errors.py): what a program written
+# against psycopg catches
+PSYCOPG_CLASSES = {
+    "08": errors.OperationalError, "0A": errors.NotSupportedError, "20": errors.ProgrammingError,
+    "21": errors.ProgrammingError, "22": errors.DataError, "23": errors.IntegrityError,
+    "24": errors.InternalError, "25": errors.InternalError, "26": errors.ProgrammingError,
+    "27": errors.OperationalError, "28": errors.OperationalError, "2B": errors.InternalError,
+    "2D": errors.InternalError, "2F": errors.OperationalError, "34": errors.ProgrammingError,
+    "38": errors.OperationalError, "39": errors.OperationalError, "3B": errors.OperationalError,
+    "3D": errors.ProgrammingError, "3F": errors.ProgrammingError, "40": errors.OperationalError,
+    "42": errors.ProgrammingError, "44": errors.ProgrammingError, "53": errors.OperationalError,
+    "54": errors.OperationalError, "55": errors.OperationalError, "57": errors.OperationalError,
+    "58": errors.OperationalError, "F0": errors.OperationalError, "HV": errors.OperationalError,
+    "P0": errors.ProgrammingError, "XX": errors.InternalError,
+}
+
+
+def test_each_condition_class_is_psycopg_s():
+    for cls in vars(errors).values():
+        if isinstance(cls, type) and issubclass(cls, errors.DatabaseError) and cls.sqlstate[:2] != "XX":
+            assert issubclass(cls, PSYCOPG_CLASSES[cls.sqlstate[:2]]), cls
+
+
+@pytest.mark.parametrize("statements, sqlstate", [
+    (["SAVEPOINT s"], "25P01"),                                           # outside a block
+    (["RELEASE SAVEPOINT s"], "25P01"),
+    (["BEGIN", "SELECT 1", "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE"], "25001"),
+    (["BEGIN", "COMMIT PREPARED 'g'"], "25001"),
+    (["BEGIN", "ROLLBACK TO SAVEPOINT nope"], "3B001"),
+    (["CREATE VIEW v AS SELECT * FROM t", "DROP TABLE t"], "2BP01"),
+    (["DROP SCHEMA public"], "2BP01"),
+])
+def test_an_error_s_class_is_psycopg_s_for_its_sqlstate(setup, statements, sqlstate):
+    """25001 and 25P01 came as ProgrammingError, 2BP01 too, 3B001 as InternalError: psycopg
+    raises InternalError for classes 25 and 2B, OperationalError for 3B."""
+    with pytest.raises(errors.Error) as info:
+        for sql in statements:
+            setup.execute(sql)
+    assert info.value.sqlstate == sqlstate
+    assert isinstance(info.value, PSYCOPG_CLASSES[sqlstate[:2]])
+    setup.rollback()
 
 
 @pytest.mark.parametrize("sql, message", [

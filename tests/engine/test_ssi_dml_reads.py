@@ -43,3 +43,21 @@ def test_reads_inside_a_write_statement_count(warehouse, case, level):
     assert outcomes == (["ok", "40001"] if level == "SERIALIZABLE" else ["ok", "ok"])
     for conn in (s1, s2, setup):
         conn.close()
+
+
+def test_a_query_without_from_reading_a_table_in_a_subquery(warehouse):
+    """SELECT (SELECT ... FROM t) has one table and no FROM of its own: SERIALIZABLE's read
+    planning took it for a single-table SELECT and failed with a KeyError. Its reads count."""
+    setup = txlake.connect(warehouse, autocommit=True, publish="off")
+    for t in "ab":
+        setup.execute(f"CREATE TABLE {t} (id INT PRIMARY KEY, v INT)")
+        setup.execute(f"INSERT INTO {t} VALUES (1, 1)")
+    s1 = txlake.connect(warehouse, isolation_level="SERIALIZABLE", publish="off")
+    s2 = txlake.connect(warehouse, isolation_level="SERIALIZABLE", publish="off")
+    assert s1.execute("SELECT (SELECT v FROM b WHERE id = 1)").fetchall() == [(1,)]
+    assert s2.execute("SELECT EXISTS (SELECT 1 FROM a WHERE v = 1)").fetchall() == [(True,)]
+    s1.execute("UPDATE a SET v = 11 WHERE id = 1")
+    s2.execute("UPDATE b SET v = 11 WHERE id = 1")
+    assert commit_each(s1, s2) == ["ok", "40001"]
+    for conn in (s1, s2, setup):
+        conn.close()

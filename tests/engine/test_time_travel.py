@@ -53,7 +53,7 @@ def test_compaction_does_not_fail_concurrent_writers(connect):
 def test_call_refuses_inside_a_transaction(connect):
     c = connect()
     c.execute("CREATE TABLE t (id INT)")
-    with pytest.raises(errors.ProgrammingError) as info:
+    with pytest.raises(errors.ActiveSqlTransaction) as info:
         c.execute("CALL txlake.compact('t')")
     assert info.value.sqlstate == "25001"
     with pytest.raises(errors.InFailedTransaction):  # the block fails, as PostgreSQL's at VACUUM

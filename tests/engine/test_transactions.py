@@ -642,6 +642,31 @@ def test_set_transaction_inside_begin(connect):
     a.execute("ROLLBACK")
 
 
+def test_show_all_lists_the_settings(connect):
+    """As PostgreSQL's SHOW ALL: name, setting, description (it was 42704 'unrecognized
+    configuration parameter "all"')."""
+    a = connect(autocommit=True)
+    a.execute("SET lock_timeout = '2s'")
+    cur = a.execute("SHOW ALL")
+    assert [d[0] for d in cur.description] == ["name", "setting", "description"]
+    settings = {name: setting for name, setting, _ in cur.fetchall()}
+    assert cur.rowcount == len(settings) and cur.statusmessage == "SHOW"
+    assert settings["lock_timeout"] == "2s" and settings["transaction_isolation"] == "repeatable read"
+    assert all(show(a, name) == setting for name, setting in settings.items())
+
+
+def test_set_transaction_outside_a_block_changes_nothing(connect):
+    """In autocommit mode PostgreSQL warns and ignores it: neither the next statement nor the
+    next BEGIN runs at its level (it used to stay pending until one did)."""
+    a = connect(autocommit=True)
+    a.execute("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE")
+    assert a.notices[-1] == "WARNING:  SET TRANSACTION can only be used in transaction blocks"
+    assert show(a) == "repeatable read"
+    a.execute("BEGIN")
+    assert show(a) == "repeatable read"
+    a.execute("ROLLBACK")
+
+
 def test_set_transaction_after_a_query_is_refused(c):
     c.execute("SELECT 1")
     with pytest.raises(errors.Error) as info:

@@ -58,7 +58,7 @@ def test_a_command_of_several_statements_is_one_transaction(main, tmp_path):
     assert main(wh, "-c", "UPDATE t SET v = 'c' WHERE id = 1; BEGIN; INSERT INTO t VALUES (1, 'dup')").returncode == 1
     script = tmp_path / "s.sql"
     script.write_text("UPDATE t SET v = 'f' WHERE id = 2;\nINSERT INTO t VALUES (1, 'dup');\n")
-    assert main(wh, "-f", str(script)).returncode == 1
+    assert main(wh, "-f", str(script)).returncode == 3
     done = main(wh, "--csv", "-c", "SELECT id, v FROM t ORDER BY id")
     assert done.stdout.splitlines() == ["id,v", "1,c", "2,f", '3,"x,y"']
 
@@ -81,7 +81,9 @@ def test_command_stops_at_the_first_error_with_exit_code_1(txlake, tmp_path):
     assert done.returncode == 1
     assert "ERROR:  42601" in done.stderr and "LINE 1: SELEC 1" in done.stderr and "^" in done.stderr
     assert "INSERT" not in done.stdout
-    assert txlake(wh, "-c", "SELECT count(*) AS n FROM t", "--csv").stdout == "n\n0\n"
+    # (psql sends one -c string as one query: a statement that does not parse runs none of it)
+    after = txlake(wh, "-c", "SELECT count(*) AS n FROM t", "--csv")
+    assert after.returncode == 1 and 'relation "t" does not exist' in after.stderr
 
 
 def test_csv_output(main, tmp_path):
@@ -126,7 +128,7 @@ def test_file_mode_and_its_errors(txlake, main, tmp_path):
     bad.write_text("BEGIN;\nINSERT INTO t VALUES (2, 'b');\nINSERT INTO t VALUES (1, 'dup');\n"
                    "COMMIT;\n")
     done = main(wh, "-f", str(bad))
-    assert done.returncode == 1
+    assert done.returncode == 3  # (psql's status for an error in a script with ON_ERROR_STOP)
     assert f"txlake:{bad}:3: ERROR:  23505" in done.stderr  # psql's FILE:LINE: prefix
     assert "rolled back" in done.stderr
     assert main(wh, "--csv", "-c", "SELECT count(*) AS n FROM t").stdout == "n\n1\n"
@@ -147,7 +149,7 @@ def test_piped_stdin_runs_as_a_script(txlake, tmp_path):
 def test_piped_stdin_stops_at_the_first_error(main, tmp_path):
     wh = str(tmp_path / "wh")
     failed = main(wh, stdin="SELECT 1;\n\nSELECT *\n  FROM missing;\nSELECT 2;\n")
-    assert failed.returncode == 1 and "txlake:<stdin>:3: ERROR:  42P01" in failed.stderr
+    assert failed.returncode == 3 and "txlake:<stdin>:3: ERROR:  42P01" in failed.stderr
     assert "(1 row)" in failed.stdout and failed.stdout.count("(1 row)") == 1
     dash = main(wh, "-f", "-", "--csv", stdin="SELECT 7 AS seven")
     assert dash.returncode == 0 and dash.stdout == "seven\n7\n"
@@ -253,7 +255,7 @@ def test_quiet_leaves_out_what_meta_commands_say(main, tmp_path):
 def test_meta_commands_list_and_describe_views(main, tmp_path):
     wh = str(tmp_path / "wh")
     done = main(wh, "-c", "CREATE TABLE t (id INT PRIMARY KEY, v TEXT)", "-c",
-                "CREATE VIEW tv (ident) AS SELECT id FROM t", "-c", "\\dt", "-c", "\\d tv", "-c", "\\d t")
+                "CREATE VIEW tv (ident) AS SELECT id FROM t", "-c", "\\d", "-c", "\\d tv", "-c", "\\d t")
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert any("| tv " in line and "view" in line for line in out.splitlines())
@@ -261,3 +263,85 @@ def test_meta_commands_list_and_describe_views(main, tmp_path):
     assert 'View "tv"' in out and "ident" in out
     assert "View definition:" in out and "SELECT id FROM public.t" in out
     assert 'Table "t"' in out
+
+
+def test_list_commands_as_psql_s(main, tmp_path):
+    """\\dt lists tables, \\dv views (it was an invalid command), \\d both; each takes psql's
+    name pattern (it was ignored) and a + (it was an invalid command); \\d "Name" says the
+    name without its quotes (it showed Table ""Name"")."""
+    wh = str(tmp_path / "wh")
+    done = main(wh, "-c", 'CREATE TABLE orders (id INT); CREATE TABLE "Order Lines" (id INT); '
+                'CREATE TABLE items (id INT); CREATE VIEW big_orders AS SELECT * FROM orders',
+                "-c", "\\dt", "-c", "\\dv", "-c", "\\dt+ ord*", "-c", '\\dt "Order"*', "-c", "\\dv public.b?g_*",
+                "-c", "\\dv nothing*", "-c", '\\d+ "Order Lines"', "-c", '\\d "No Such"')
+    assert done.returncode == 1 and 'relation "No Such" does not exist' in done.stderr
+    listed = [[line.split("|")[1].strip() for line in part.splitlines() if line.startswith(" default ")]
+              for part in done.stdout.split("(")]
+    assert listed[:5] == [["Order Lines", "items", "orders"], ["big_orders"], ["orders"], ["Order Lines"],
+                          ["big_orders"]]
+    assert 'Did not find any views named "nothing*".' in done.stdout
+    assert 'Table "Order Lines"\n' in done.stdout
+
+
+def test_g_and_gx_send_the_statement(main, tmp_path):
+    done = main(str(tmp_path / "wh"), "-c", "SELECT 1 AS a \\g", "-f", "-", stdin="SELECT 2 AS b,\n 'x' AS c\n\\gx\n")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == " a\n---\n 1\n(1 row)\n-[ RECORD 1 ]-\nb | 2\nc | x\n"
+
+
+def test_echo_and_set_on_error_stop_as_psql_scripts_use_them(main, tmp_path):
+    """Both were invalid commands: a psql script opening with \\set ON_ERROR_STOP on failed at
+    its first line."""
+    script = tmp_path / "s.sql"
+    script.write_text("\\set ON_ERROR_STOP on\n\\echo creating  'it''s\\there'\nSELECT 1 AS x;\n"
+                      "\\echo -n no newline\n\\echo\n\\set ON_ERROR_STOP off\nSELECT 2;\n")
+    done = main(str(tmp_path / "wh"), "-f", str(script))
+    assert done.stdout == "creating it's\there\n x\n---\n 1\n(1 row)\nno newline\n"
+    assert done.returncode == 3 and "ON_ERROR_STOP cannot be turned off" in done.stderr
+
+
+def test_a_command_that_does_not_parse_runs_nothing(main, tmp_path):
+    """As psql -c: PostgreSQL parses the whole string first, so a syntax error in its last
+    statement means none runs - the INSERT before it was committed (its parse error turned
+    the one-transaction rule off)."""
+    wh = str(tmp_path / "wh")
+    assert main(wh, "-c", "CREATE TABLE t (id INT)").returncode == 0
+    done = main(wh, "-c", "INSERT INTO t VALUES (1); SELEC 1")
+    assert done.returncode == 1 and "42601" in done.stderr and "LINE 1: SELEC 1" in done.stderr
+    assert "INSERT" not in done.stdout
+    assert main(wh, "--csv", "-c", "SELECT count(*) AS n FROM t").stdout == "n\n0\n"
+
+
+def test_describe_of_a_pattern_describes_each_match(main, tmp_path):
+    """As psql's \\d PATTERN (it was 42602 'invalid table name')."""
+    wh = str(tmp_path / "wh")
+    done = main(wh, "-c", 'CREATE TABLE orders (id INT); CREATE TABLE "Order Lines" (n INT); CREATE TABLE i (i INT)',
+                "-c", "CREATE SCHEMA s", "-c", "CREATE TABLE s.other_orders (o INT)",
+                "-c", "\\d *orders", "-c", '\\d "Order"*', "-c", "\\d nothing*")
+    assert done.returncode == 1 and 'Did not find any relation named "nothing*".' in done.stderr
+    titles = [line for line in done.stdout.splitlines() if line.startswith("Table ")]
+    assert titles == ['Table "orders"', 'Table "s.other_orders"', 'Table "Order Lines"']
+
+
+def test_psql_s_single_transaction_and_on_error_stop_options(main, tmp_path):
+    """psql -X -v ON_ERROR_STOP=1 -1 -f ...: the options psql scripts are run with (each was a
+    usage error, exit 2). -1 runs every -c / -f in one transaction: all of it or nothing."""
+    wh = str(tmp_path / "wh")
+    assert main(wh, "-X", "-v", "ON_ERROR_STOP=1", "-c", "CREATE TABLE t (id INT PRIMARY KEY)").returncode == 0
+    (tmp_path / "a.sql").write_text("INSERT INTO t VALUES (1);\nINSERT INTO t VALUES (2);\n")
+    (tmp_path / "b.sql").write_text("INSERT INTO t VALUES (3);\nINSERT INTO t VALUES (1);\n")
+    assert main(wh, "-1", "-f", str(tmp_path / "a.sql"), "-f", str(tmp_path / "b.sql")).returncode == 3
+    assert main(wh, "--csv", "-c", "SELECT count(*) AS n FROM t").stdout == "n\n0\n"  # a.sql's rows too
+    done = main(wh, "-1", "-f", str(tmp_path / "a.sql"), "-c", "INSERT INTO t VALUES (3); INSERT INTO t VALUES (4)")
+    assert done.returncode == 0, done.stderr
+    assert main(wh, "--csv", "-c", "SELECT count(*) AS n FROM t").stdout == "n\n4\n"
+    assert main(wh, "-v", "ECHO=all", "-c", "SELECT 1").returncode == 2
+    assert main(wh, "-v", "ON_ERROR_STOP=0", "-c", "SELECT 1").returncode == 2
+
+
+def test_an_unknown_column_is_shown_with_a_caret(main, tmp_path):
+    wh = str(tmp_path / "wh")
+    done = main(wh, "-c", "CREATE TABLE t (id INT)", "-c", "SELECT id,\n  nope FROM t")
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == ['ERROR:  42703: column "nope" does not exist', "LINE 2:   nope FROM t",
+                                        "          ^"]

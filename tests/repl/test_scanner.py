@@ -70,6 +70,15 @@ def test_a_meta_command_inside_a_statement_leaves_the_statement_pending():
     assert " ".join(scanned.rest.split()) == "select * from t"
 
 
+def test_g_and_gx_end_a_statement_as_psql_s_do():
+    """\\g sends the statement before it, as ';' does; \\gx also shows it expanded (both were
+    invalid commands, and the statement stayed unsent)."""
+    scanned = scan("select 1 \\g\nselect 2\n\\gx\nselect (3\n\\g")
+    assert scanned.pieces == [Piece(SQL, "select 1"), Piece(SQL, "select 2"), Piece(SQL, "select (3")]
+    assert [p.expanded for p in scanned.pieces] == [False, True, False]
+    assert not scanned.pending and scanned.state == "-"  # (psql sends the buffer as it is)
+
+
 def test_backslash_inside_a_string_is_not_a_meta_command():
     assert scan("select '\\dt';").pieces == sql("select '\\dt'")
 

@@ -281,3 +281,11 @@ def test_tab_completes_a_table_name_in_the_loop(shell_run):
                     "select id from acc\t", 1.5, ENTER, ";", ENTER, CTRL_D, screen=False)
     assert ran.err == ""
     assert re.search(r"^\s+7$", ran.out, re.M)
+
+
+def test_g_sends_the_typed_statement(shell_run):
+    ran = shell_run("select 41 + 1 as answer", ENTER, "\\gx", ENTER, "create view v as select 1 as one;", ENTER,
+                    "\\dv", ENTER, CTRL_D, screen=False)
+    assert "answer | 42" in ran.out
+    assert re.search(r"default\s+\|\s+v\s+\|\s+1\s+\|\s+NULL\s+\|\s+view", ran.out)
+    assert "invalid command" not in ran.err
