@@ -682,7 +682,9 @@ class TableVersion:
             return keys, others, memo[2]
         # the other files changed: the new memo starts empty, with what the old one had built
         # for point lookups handed on (storage/keys.py reuses the part the change left alone)
-        built = {k: v for k, v in memo[2].items() if k != CARRIED} or memo[2].get(CARRIED)
+        built = memo[2].copy()  # (point lookups in other threads add to it: copied in one step)
+        carried = built.pop(CARRIED, None)
+        built = built or carried
         return keys, others, {CARRIED: built} if built else {}
 
     def to_json(self) -> dict:

@@ -301,3 +301,44 @@ def test_the_key_bounds_of_a_point_write_are_worked_out_once(tmp_path, monkeypat
     cur.execute("SELECT v FROM t WHERE id = 7")
     assert cur.fetchall() == [("x",)]
     conn.close()
+
+
+def test_a_version_made_while_other_threads_look_keys_up_in_the_shared_memo():
+    """The memo of the other files is shared by every version with the same ones, and point
+    lookups in other threads add their walks to it: ``with_files`` copied it by iterating,
+    and a lookup landing meanwhile failed the commit (RuntimeError: dictionary changed size
+    during iteration - seen once in a soak run)."""
+    import sys
+    import threading
+
+    f1 = DataFile(1, "p1", 2, 0, 10, key_bounds=((100, 200),))
+    version = TableVersion("tid", "default", "t", INT_KEY, (f1,), {}, 2)
+    shared = version.one_row_files()[2]
+    for i in range(50):
+        shared[("walk", i)] = i
+    stop, failures = threading.Event(), []
+
+    def lookups():
+        i = 0
+        while not stop.is_set():
+            shared[("walk", 1000 + i % 50)] = i  # (as _find_one stores a walk it built)
+            shared.pop(("walk", 1000 + (i + 25) % 50), None)
+            i += 1
+
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    thread = threading.Thread(target=lookups)
+    thread.start()
+    try:
+        for n in range(3000):
+            added = DataFile(2 + n, f"p{2 + n}", 2, 0, 10, key_bounds=((300 + n, 400 + n),))
+            try:
+                version.with_files(added=(added,))
+            except RuntimeError as e:
+                failures.append(e)
+                break
+    finally:
+        stop.set()
+        thread.join(10)
+        sys.setswitchinterval(before)
+    assert not failures
