@@ -24,6 +24,7 @@ pass the data through a temporary file); ``execute`` refuses them.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import uuid
@@ -198,7 +199,7 @@ def _text_batches(stmt: st.Copy, targets: list[Column], relation: str) -> Iterat
         lines: list[str] = []
         line_number = 0
         first = 1
-        try:
+        with _reading(stmt, relation):
             for raw in f:
                 line_number += 1
                 line = raw[:-1] if raw.endswith("\n") else raw
@@ -225,11 +226,6 @@ def _text_batches(stmt: st.Copy, targets: list[Column], relation: str) -> Iterat
                 if len(rows) == BATCH_ROWS:
                     yield _Batch(_string_table(rows, width), first, lines)
                     first, rows, lines = line_number + 1, [], []
-        except UnicodeDecodeError as e:
-            raise errors.DataError(f'invalid byte sequence for encoding "UTF8": 0x{e.object[e.start:e.start + 1].hex()}'
-                                   f"\nCONTEXT:  {_context(relation, line_number + 1)}", sqlstate="22021") from None
-        except OSError as e:
-            raise errors.file_error(e, f'could not read from COPY file "{stmt.file}"') from None
         if rows:
             yield _Batch(_string_table(rows, width), first, lines)
 
@@ -316,7 +312,9 @@ def _pyarrow_csv_tables(stmt: st.Copy, targets: list[Column], relation: str):
             return _count_error(relation, row.number or 0, row.text, row.actual_columns, targets)
         text = str(e)
         if "UTF8" in text or "utf8" in text.lower():
-            return errors.DataError(f'invalid byte sequence for encoding "UTF8"\nCONTEXT:  COPY {relation}',
+            line, byte = _undecodable(stmt.file, "utf-8") or (None, b"")
+            return errors.DataError(f'invalid byte sequence for encoding "UTF8"{": 0x" + byte.hex() if byte else ""}'
+                                    f"\nCONTEXT:  {_context(relation, line) if line else 'COPY ' + relation}",
                                     sqlstate="22021")
         return errors.BadCopyFileFormat(f"{text}\nCONTEXT:  COPY {relation}")
     try:
@@ -356,6 +354,34 @@ def _pyarrow_csv_tables(stmt: st.Copy, targets: list[Column], relation: str):
             first += data.num_rows
 
 
+@contextlib.contextmanager
+def _reading(stmt: st.Copy, relation: str):
+    """A COPY file's read errors as PostgreSQL gives them: bytes that are not UTF-8 (22021, at
+    their line), or the file failing (``errors.file_error``)."""
+    try:
+        yield
+    except UnicodeDecodeError as e:
+        line, byte = _undecodable(stmt.file, e.encoding) or (None, e.object[e.start:e.start + 1])
+        raise errors.DataError(f'invalid byte sequence for encoding "UTF8": 0x{byte.hex()}'
+                               + (f"\nCONTEXT:  {_context(relation, line)}" if line else ""),
+                               sqlstate="22021") from None
+    except OSError as e:
+        raise errors.file_error(e, f'could not read from COPY file "{stmt.file}"') from None
+
+
+def _undecodable(path: str, encoding: str) -> tuple[int, bytes] | None:
+    """(line number, first byte) of the first line of ``path`` that is not ``encoding``: a text
+    file decodes a block at a time, so its error does not say which line (read again, the
+    error's path only)."""
+    with open(path, "rb") as f:
+        for number, raw in enumerate(f, start=1):
+            try:
+                raw.decode(encoding)
+            except UnicodeDecodeError as e:
+                return number, raw[e.start:e.start + 1]
+    return None
+
+
 def _csv_tables(stmt: st.Copy, targets: list[Column], relation: str):
     """The CSV file's rows read by PostgreSQL's rules in Python (``_csv_records``), in batches
     of ``BATCH_ROWS``: as ``_pyarrow_csv_tables`` gives them."""
@@ -368,7 +394,7 @@ def _csv_tables(stmt: st.Copy, targets: list[Column], relation: str):
     with f:
         rows: list[list] = []
         first = line = 1
-        try:
+        with _reading(stmt, relation):
             for line, fields, text in _csv_records(f, opts, relation):
                 if line == 1 and opts.header:
                     if opts.header == "match":
@@ -383,11 +409,6 @@ def _csv_tables(stmt: st.Copy, targets: list[Column], relation: str):
                 if len(rows) == BATCH_ROWS:
                     yield _string_table(rows, width), first, None
                     first, rows = line + 1, []
-        except UnicodeDecodeError as e:
-            raise errors.DataError(f'invalid byte sequence for encoding "UTF8": 0x{e.object[e.start:e.start + 1].hex()}'
-                                   f"\nCONTEXT:  {_context(relation, line + 1)}", sqlstate="22021") from None
-        except OSError as e:
-            raise errors.file_error(e, f'could not read from COPY file "{stmt.file}"') from None
     if rows:
         yield _string_table(rows, width), first, None
 

@@ -592,3 +592,16 @@ def test_copy_refuses_a_bad_value_of_each_new_type_by_its_line(connect, tmp_path
     src = write(tmp_path / "bad.txt", f"1\t\\N\n2\t{value}\n")
     fails(c, f"COPY ty (id, {column}) FROM '{src}'", sqlstate, *words, "COPY ty, line 2")
     assert q(c, "SELECT count(*) FROM ty") == [(0,)]
+
+
+@pytest.mark.parametrize("options, lines", [
+    ("", ["1\ta", "2\tb", b"3\t\xff"]),
+    ("(FORMAT csv, ESCAPE '\\')", ["1,a", "2,b", b"3,\xff"]),  # (read by txlake's own CSV reader)
+    ("(FORMAT csv)", ["1,a", "2,b", b"3,\xff"]),  # (by pyarrow's)
+])
+def test_bytes_that_are_not_utf8_are_22021_at_their_line(c, tmp_path, options, lines):
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"\n".join(x if isinstance(x, bytes) else x.encode() for x in lines) + b"\n")
+    fails(c, f"COPY t (id, name) FROM '{path}' {options}", "22021", 'invalid byte sequence for encoding "UTF8": 0xff',
+          "COPY t, line 3")
+    assert q(c, "SELECT count(*) FROM t") == [(0,)]
