@@ -1515,6 +1515,30 @@ def test_read_committed_follows_a_key_update_made_after_a_compaction_moved_the_r
     assert rows(setup, "c") == [(0, 6), (1, 1), (2, 1), (30, 1)]
 
 
+def test_read_committed_follows_an_update_made_after_a_compaction_moved_the_row_without_a_key(c, connect):
+    """The same on a table without a primary key, whose rows are followed by update chains
+    alone: the row updated after the compaction was skipped - its +1 lost (3, 10)."""
+    setup = connect(autocommit=True)
+    setup.execute("CREATE TABLE c (k INT, n INT)")
+    for k in range(4):
+        setup.execute("INSERT INTO c VALUES (?, 0)", (k,))
+    a, b = c, connect(isolation_level="READ COMMITTED")
+    a.execute("UPDATE c SET n = 5 WHERE k = 0")
+    thread, outcome = _in_thread(lambda: b.execute("UPDATE c SET n = n + 1").rowcount)
+    try:
+        _waiting(b)
+        assert setup.execute("CALL txlake.compact('c')").fetchone()[1] == 4
+        setup.execute("UPDATE c SET n = n + 10 WHERE k = 3")
+        a.commit()
+        thread.join(10)
+    finally:
+        a.rollback()
+        thread.join(10)
+    assert outcome == [4]
+    b.commit()
+    assert rows(setup, "c") == [(0, 6), (1, 1), (2, 1), (3, 11)]
+
+
 def _after_waiting(a, b, sql):
     """``b`` runs ``sql`` in a thread, which waits for a row lock ``a`` holds; ``a`` commits;
     what the statement came to (its rowcount, or its error)."""
