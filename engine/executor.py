@@ -1438,6 +1438,17 @@ class Executor:
         clash = pk.find(self.store, remaining, keys)
         if clash:
             raise self._duplicate(version, next(iter(clash)))
+        # keys are unique over the newest committed state, not just the snapshot (as an
+        # INSERT's, _lock_new_keys): a key committed since is 23505 now, not at COMMIT
+        latest = self.db.warehouse.refresh().by_id(version.table_id)
+        base = self._base_of(ctx.txn, version)
+        if latest is None or base is None or latest is base:
+            return
+        view = TableDelta(version.table_id, base, version).replay(latest) \
+            if version.table_id in ctx.txn.changes else latest
+        hidden = set(pk.find(self.store, view, keys)) - set(pk.find(self.store, version, keys))
+        if hidden:
+            raise self._duplicate(version, next(iter(hidden)))
 
     def _returning(self, returning, rows: pa.Table | PythonRows, alias: str, params, others=()) -> Result:
         """RETURNING over ``rows`` (the target's, named ``alias``) and ``others``: the rows of

@@ -1563,3 +1563,23 @@ def test_read_committed_skips_a_row_deleted_meanwhile_and_rechecks_a_moved_one(c
     assert _after_waiting(a, b, "UPDATE c SET n = n + 1 WHERE n = 0") == [1]
     b.commit()
     assert rows(setup, "c") == [(3, 1), (20, 5)]
+
+
+@pytest.mark.parametrize("level", ["READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE"])
+def test_an_update_to_a_key_committed_since_the_snapshot_fails_at_the_statement(connect, level):
+    """As an INSERT's keys are, an UPDATE's new keys are unique over the newest committed
+    state: 23505 at the UPDATE, as PostgreSQL's unique index gives it. At REPEATABLE READ and
+    SERIALIZABLE the clash was found only at COMMIT. A key the transaction itself freed is
+    still its to take."""
+    setup = connect(autocommit=True)
+    setup.execute("CREATE TABLE c (k INT PRIMARY KEY, n INT)")
+    setup.execute("INSERT INTO c VALUES (1, 0), (2, 0)")
+    a = connect(isolation_level=level)
+    a.execute("SELECT * FROM c").fetchall()
+    a.execute("DELETE FROM c WHERE k = 2")
+    setup.execute("INSERT INTO c VALUES (142, 0)")
+    assert a.execute("UPDATE c SET k = 2 WHERE k = 1").rowcount == 1
+    with pytest.raises(errors.UniqueViolation):
+        a.execute("UPDATE c SET k = 142 WHERE k = 2")
+    a.rollback()
+    assert rows(setup, "c") == [(1, 0), (2, 0), (142, 0)]
