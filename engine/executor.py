@@ -1250,14 +1250,23 @@ class Executor:
             return version
         if not txn.uses_transaction_snapshot:
             return txn.rebase(version.table_id, version, latest)
-        view = TableDelta(version.table_id, base, version).replay(latest) \
-            if version.table_id in txn.changes else latest
-        hidden = set(pk.find(self.store, view, keys)) - set(pk.find(self.store, version, keys))
+        hidden = self._keys_committed_since(ctx, version, keys, latest)
         if hidden:
             if on_conflict:
                 raise errors.SerializationFailure("could not serialize access due to concurrent update")
             raise self._duplicate(version, next(iter(hidden)))
         return version
+
+    def _keys_committed_since(self, ctx: Context, version: TableVersion, keys: list, latest) -> set:
+        """Those of ``keys`` (locked) that ``version`` does not hold but the newest committed
+        state (``latest``), with this transaction's own changes on it, does: committed since
+        the transaction's view of the table was taken."""
+        base = self._base_of(ctx.txn, version)
+        if latest is None or latest is base or base is None:
+            return set()
+        view = TableDelta(version.table_id, base, version).replay(latest) \
+            if version.table_id in ctx.txn.changes else latest
+        return set(pk.find(self.store, view, keys)) - set(pk.find(self.store, version, keys))
 
     def _newest_keyed_rows(self, ctx: Context, version: TableVersion, gone: list[int], rowids, old_keys: list,
                            by_key: dict) -> tuple[list[int], TableVersion]:
@@ -1440,13 +1449,7 @@ class Executor:
             raise self._duplicate(version, next(iter(clash)))
         # keys are unique over the newest committed state, not just the snapshot (as an
         # INSERT's, _lock_new_keys): a key committed since is 23505 now, not at COMMIT
-        latest = self.db.warehouse.refresh().by_id(version.table_id)
-        base = self._base_of(ctx.txn, version)
-        if latest is None or base is None or latest is base:
-            return
-        view = TableDelta(version.table_id, base, version).replay(latest) \
-            if version.table_id in ctx.txn.changes else latest
-        hidden = set(pk.find(self.store, view, keys)) - set(pk.find(self.store, version, keys))
+        hidden = self._keys_committed_since(ctx, version, keys, self.db.warehouse.refresh().by_id(version.table_id))
         if hidden:
             raise self._duplicate(version, next(iter(hidden)))
 
