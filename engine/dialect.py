@@ -28,8 +28,10 @@ SESSION_SETUP = (
 
 # macros, which DuckDB keeps in the database: made once for all its connections
 MACROS = (
-    # x / 0 and x % 0 raise 22012 (the parser routes divisors that are not literals through this)
-    f"CREATE MACRO {DIVISOR_MACRO}(x) AS CASE WHEN x = 0 THEN error('division by zero') ELSE x END",
+    # x / 0 and x % 0 raise 22012 (the parser routes divisors that are not literals through this);
+    # given the dividend (a column), not when it is NULL: PostgreSQL's division is strict
+    f"CREATE MACRO {DIVISOR_MACRO}(x) AS CASE WHEN x = 0 THEN error('division by zero') ELSE x END, "
+    "(x, dividend) AS CASE WHEN x = 0 AND dividend IS NOT NULL THEN error('division by zero') ELSE x END",
     # a / b: an interval's by DuckDB's "/" (integer_division, set before these, makes the operator
     # its "//", which has no interval form), anything else's by the operator as set
     f'CREATE MACRO {DIVIDE_MACRO}(a INTERVAL, b) AS "/"(a, b), (a, b) AS a / b',
@@ -58,7 +60,7 @@ MACROS = (
             ("TIME", "time without time zone"), ("INTERVAL", "interval"), ("UUID", "uuid"), ("\"NULL\"", "unknown"))) +
     " ELSE CASE WHEN typeof(x) LIKE 'DECIMAL%' THEN 'numeric' ELSE lower(typeof(x)) END END",
     # div(y, x): the integer quotient, truncated toward zero (integers divide so here)
-    f"CREATE MACRO div(y, x) AS trunc(y / {DIVISOR_MACRO}(x))",
+    f"CREATE MACRO div(y, x) AS trunc(y / {DIVISOR_MACRO}(x, y))",
     # quoted unless a lower-case name that is no keyword PostgreSQL reserves (DuckDB's
     # grammar is PostgreSQL's: its keyword categories are PostgreSQL's)
     "CREATE MACRO quote_ident(s) AS CASE WHEN regexp_full_match(s, '[a-z_][a-z0-9_$]*') AND s NOT IN "

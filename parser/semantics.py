@@ -16,6 +16,9 @@ from txlake.storage.schema import integer_input
 
 # the divisor wrapper the executor defines in DuckDB: raises "division by zero" on 0
 DIVISOR_MACRO = "txl_divisor"
+# what a dividend may be made of to be handed to DIVISOR_MACRO (evaluated twice: nothing volatile)
+_PLAIN = (exp.Column, exp.Identifier, exp.Literal, exp.Null, exp.Boolean, exp.Paren, exp.Neg, exp.Add, exp.Sub,
+          exp.Mul, exp.Div, exp.Mod, exp.IntDiv, exp.Cast, exp.DataType, exp.DataTypeParam)
 # a / b, of an interval too (engine/dialect.py: integer division made DuckDB's / its //, which has
 # no interval form - INTERVAL '3 days' / 2 was 42883)
 DIVIDE_MACRO = "txl_divide"
@@ -105,7 +108,12 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     for node in _outside_defaults(tree, exp.Div, exp.Mod, exp.IntDiv):
         divisor = node.expression
         if not (isinstance(divisor, exp.Literal) and divisor.is_number and float(divisor.this) != 0):
-            node.set("expression", exp.Anonymous(this=DIVISOR_MACRO, expressions=[divisor]))
+            # (a NULL divided by 0 is NULL, as PostgreSQL's strict division gives it: a dividend of
+            # columns and constants is handed in to tell - another is not evaluated twice for it,
+            # it may be volatile, as nextval is)
+            dividend = [node.this.copy()] if all(isinstance(n, _PLAIN) or (type(n) is exp.Anonymous and n.name in (
+                DIVISOR_MACRO, DIVIDE_MACRO)) for n in node.this.walk()) else []
+            node.set("expression", exp.Anonymous(this=DIVISOR_MACRO, expressions=[divisor, *dividend]))
         if type(node) is exp.Div and not isinstance(node.this, exp.Literal) and _typed_argument(node.this):
             node.replace(exp.Anonymous(this=DIVIDE_MACRO, expressions=[node.this.copy(), node.expression.copy()]))
     for select, written in selects:

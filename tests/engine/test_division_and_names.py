@@ -27,6 +27,16 @@ def test_division_by_zero_is_22012(t, sql):
     assert e.value.sqlstate == "22012"
 
 
+@pytest.mark.parametrize("sql", ["SELECT a / b FROM t WHERE b = 0", "SELECT a % b FROM t WHERE b = 0",
+                                 "SELECT (a + 1) * 2 / b FROM t WHERE b = 0", "SELECT a / b / b FROM t WHERE b = 0",
+                                 "SELECT div(a, b) FROM t WHERE b = 0", "SELECT a / 0 FROM t WHERE b = 0"])
+def test_null_divided_by_zero_is_null(t, sql):
+    """PostgreSQL's division is strict: a NULL dividend gives NULL before the divisor is looked
+    at. The check of the divisor raised 22012 for it."""
+    t.execute("UPDATE t SET a = NULL WHERE b = 0")
+    assert t.execute(sql).fetchall() == [(None,)]
+
+
 def test_division_by_zero_fails_the_statement_and_the_block(t):
     with pytest.raises(txlake.DivisionByZero):
         t.execute("UPDATE t SET a = a / b")
