@@ -184,6 +184,24 @@ class Context:
         """The table or view ``name`` names, as this transaction sees it (None: there is none)."""
         return self.txn.table(self.catalog, *self.locate(name))
 
+    def may_hold(self, kind: str) -> bool:
+        """Might a name resolve to a ``kind`` ("view" or "sequence") for this transaction? The
+        catalog counts them; the transaction's own changes are looked at only if it has none
+        (most warehouses have neither)."""
+        if getattr(self.catalog, kind + "s"):
+            return True
+        return any(v is not None and relation_kind(v) == kind for v in self.txn.changes.values())
+
+    def altered(self, name: st.TableName, if_exists: bool, status: str) -> "TableVersion | Result":
+        """The relation an ``ALTER ... [IF EXISTS] name`` changes: 42P01 if there is none, or
+        - with IF EXISTS - the statement's Result with PostgreSQL's notice."""
+        version = self.lookup(name)
+        if version is None:
+            if if_exists:
+                return Result(status=status, notice=f'relation "{name}" does not exist, skipping')
+            raise errors.UndefinedTable(f'relation "{name}" does not exist')
+        return version
+
     def resolve(self, name: st.TableName) -> TableVersion:
         version = self.lookup(name)
         if version is None:
@@ -633,7 +651,7 @@ class Executor:
         columns = self._target_columns(schema, stmt)
         if schema.identity:  # (else nothing to refuse, nothing OVERRIDING changes)
             stmt = _overriding(schema, columns, stmt)
-        if stmt.on_conflict is not None:
+        if stmt.on_conflict is not None and schema.always:
             _refuse_identity_updates(schema, [n for n, _ in stmt.on_conflict.assignments], stmt.on_conflict.defaults)
         # each piece of SQL gets exactly its own placeholders' values, in text order:
         # the source's, then ON CONFLICT's, then RETURNING's
@@ -1732,11 +1750,9 @@ class Executor:
         return schema.evolve(tuple(changed if c is col else c for c in schema.columns)), data
 
     def alter_table(self, ctx: Context, stmt: st.AlterTable, params) -> Result:
-        version = ctx.lookup(stmt.table)
-        if version is None:
-            if stmt.if_exists:
-                return Result(status="ALTER TABLE", notice=f'relation "{stmt.table}" does not exist, skipping')
-            raise errors.UndefinedTable(f'relation "{stmt.table}" does not exist')
+        version = ctx.altered(stmt.table, stmt.if_exists, "ALTER TABLE")
+        if isinstance(version, Result):
+            return version
         if ctx.txn.read_only:
             raise errors.ReadOnlyTransaction("cannot execute ALTER TABLE in a read-only transaction")
         from txlake.engine import views  # (views.py builds on this module)

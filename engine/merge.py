@@ -95,7 +95,8 @@ def merge(ex: Executor, ctx: Context, stmt: st.Merge, params) -> Result:
     columns = {i: ex._target_columns(schema, st.Insert(table=stmt.table, columns=actions[i].columns))
                for i in inserts}
     for i, action in enumerate(actions):  # (GENERATED ALWAYS AS IDENTITY columns: 428C9, as INSERT and UPDATE)
-        _refuse_identity_updates(schema, [name for name, _ in action.assignments], action.defaults)
+        if schema.always:
+            _refuse_identity_updates(schema, [name for name, _ in action.assignments], action.defaults)
         if i in columns and action.values is not None:
             row = exp.Tuple(expressions=list(action.values))
             _refuse_identity_values(schema, columns[i], exp.Values(expressions=[row]))

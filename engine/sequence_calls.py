@@ -150,7 +150,7 @@ class SequenceCalls:
         col = version.schema.column(column)  # (as PostgreSQL: the column's name as it is, not folded)
         if col is None:
             raise errors.UndefinedColumn(f'column "{column}" of relation "{version.name}" does not exist')
-        for entry in ctx.txn.tables(ctx.catalog) if ctx.catalog.sequences or ctx.txn.changes else ():
+        for entry in ctx.txn.tables(ctx.catalog) if ctx.may_hold("sequence") else ():
             owner = entry.schema.sequence.owner if entry.is_sequence else None
             if owner == (version.table_id, col.field_id):
                 return qualified_name("public" if entry.db == "default" else entry.db, entry.name)

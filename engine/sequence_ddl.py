@@ -117,11 +117,9 @@ def create_sequence(ex: Executor, ctx: Context, stmt: st.CreateSequence, params)
 
 
 def alter_sequence(ex: Executor, ctx: Context, stmt: st.AlterSequence, params) -> Result:
-    version = ctx.lookup(stmt.sequence)
-    if version is None:
-        if stmt.if_exists:
-            return Result(status="ALTER SEQUENCE", notice=f'relation "{stmt.sequence}" does not exist, skipping')
-        raise errors.UndefinedTable(f'relation "{stmt.sequence}" does not exist')
+    version = ctx.altered(stmt.sequence, stmt.if_exists, "ALTER SEQUENCE")
+    if isinstance(version, Result):
+        return version
     if not version.is_sequence:
         raise errors.WrongObjectType(f'"{version.name}" is not a sequence')
     _read_write(ctx, "ALTER SEQUENCE")
@@ -204,7 +202,7 @@ def make_owned(ex: Executor, ctx: Context, db: str, table_id: str, field_id: int
 
 def owned(ctx: Context, table_ids: set[str], field_id: int | None = None) -> list[TableVersion]:
     """The sequences owned by columns of ``table_ids`` (by column ``field_id`` only, if given)."""
-    if not ctx.catalog.sequences and not any(v is not None and v.is_sequence for v in ctx.txn.changes.values()):
+    if not ctx.may_hold("sequence"):
         return []
     return [t for t in ctx.txn.tables(ctx.catalog) if t.is_sequence and t.schema.sequence.owner is not None
             and t.schema.sequence.owner[0] in table_ids

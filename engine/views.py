@@ -50,14 +50,9 @@ _SAFE_NAME = re.compile(r"[a-z_][a-z0-9_$]*")
 
 # --- expansion ----------------------------------------------------------------------------
 
-def any_views(ctx: Context) -> bool:
-    """Might a name in this statement be a view? (Most warehouses have none: then nothing is looked up.)"""
-    return bool(ctx.catalog.views) or any(v is not None and v.is_view for v in ctx.txn.changes.values())
-
-
 def expand(ctx: Context, stmt: st.Statement) -> st.Statement:
     """``stmt`` with every view it reads replaced by the view's query; refuses writing a view."""
-    if not any_views(ctx):
+    if not ctx.may_hold("view"):  # (most warehouses have none: then nothing is looked up)
         return stmt
     if isinstance(stmt, st.Query):
         expression = _expanded(ctx, stmt.expression)
@@ -85,10 +80,6 @@ def expand(ctx: Context, stmt: st.Statement) -> st.Statement:
     if isinstance(stmt, st.Delete):
         _refuse_write(ctx, stmt.table, "delete from")
         return _parts_expanded(ctx, stmt, using=stmt.using, where=stmt.where, returning=stmt.returning)
-    if isinstance(stmt, st.Truncate):
-        for name in stmt.tables:
-            refuse_view(ctx, name, "table")
-        return stmt
     if isinstance(stmt, st.CreateTable) and stmt.as_query is not None:
         return _parts_expanded(ctx, stmt, as_query=stmt.as_query)
     if isinstance(stmt, st.Merge):
@@ -145,14 +136,6 @@ def _refuse_write(ctx: Context, name: st.TableName, verb: str) -> None:
             "supported).\nHINT:  Write to the tables the view reads.")
 
 
-def refuse_view(ctx: Context, name: st.TableName, wanted: str) -> TableVersion | None:
-    """The relation ``name`` names; 42809 if it is a view where a ``wanted`` (table) must be."""
-    version = ctx.lookup(name)
-    if version is not None and version.is_view:
-        raise errors.WrongObjectType(f'"{version.name}" is not a {wanted}')
-    return version
-
-
 def _expanded(ctx: Context, node: exp.Expression, seen: frozenset = frozenset()) -> exp.Expression:
     """``node`` with each table reference naming a view replaced by the view's query (views
     over views too); ``node`` itself if it names none."""
@@ -171,11 +154,20 @@ def _expanded(ctx: Context, node: exp.Expression, seen: frozenset = frozenset())
     return node.transform(visit)
 
 
-def _view_named(ctx: Context, node: exp.Expression, ctes: set[str]) -> TableVersion | None:
+def _relation_named(node: exp.Expression, ctes: set[str]) -> st.TableName | None:
+    """The name of the relation ``node`` reads, if it is a table reference naming one: not a
+    CTE of the query, a catalog view (information_schema ...) or a table function."""
     if not isinstance(node, exp.Table) or not isinstance(node.this, exp.Identifier):
         return None
     name = table_name(node)
     if (name.db is None and name.name in ctes) or catalog_views.view(name.db, name.name) is not None:
+        return None
+    return name
+
+
+def _view_named(ctx: Context, node: exp.Expression, ctes: set[str]) -> TableVersion | None:
+    name = _relation_named(node, ctes)
+    if name is None:
         return None
     version = ctx.lookup(name)
     if version is None or not version.is_view:
@@ -262,10 +254,8 @@ def _qualified(ctx: Context, query: exp.Expression) -> tuple[exp.Expression, lis
     reads: dict[str, TableVersion] = {}
 
     def visit(node):
-        if not isinstance(node, exp.Table) or not isinstance(node.this, exp.Identifier):
-            return node
-        name = table_name(node)
-        if (name.db is None and name.name in ctes) or catalog_views.view(name.db, name.name) is not None:
+        name = _relation_named(node, ctes)
+        if name is None:
             return node
         version = ctx.resolve(name)
         reads.setdefault(version.table_id, version)
@@ -372,7 +362,7 @@ def drop_with_dependents(ex: Executor, ctx: Context, targets: list[TableVersion]
     if found and not cascade:
         first = targets[0] if len(targets) == 1 else next(t for t in targets if t.table_id in _read_by(found))
         raise errors.DependentObjectsStillExist(
-            f"cannot drop {_kind(first)} {first.name} because other objects depend on it\n"
+            f"cannot drop {relation_kind(first)} {first.name} because other objects depend on it\n"
             f"DETAIL:  {_dependency_lines(ctx, found)}\n"
             "HINT:  Use DROP ... CASCADE to drop the dependent objects too.")
     for version in [*targets, *found]:
@@ -389,7 +379,7 @@ def drop_with_dependents(ex: Executor, ctx: Context, targets: list[TableVersion]
 def dependents(ctx: Context, ids: set[str]) -> list[TableVersion]:
     """The views (as the transaction sees them) that read any of ``ids``, directly or through
     other views, nearest first; none of ``ids`` themselves."""
-    if not any_views(ctx):
+    if not ctx.may_hold("view"):
         return []
     views = [t for t in ctx.txn.tables(ctx.catalog) if t.is_view and t.table_id not in ids]
     found: list[TableVersion] = []
@@ -406,10 +396,6 @@ def _read_by(views: list[TableVersion]) -> set[str]:
     return {d.table_id for v in views for d in v.schema.view.depends}
 
 
-def _kind(version: TableVersion) -> str:
-    return relation_kind(version)
-
-
 def _dependency_lines(ctx: Context, views: list[TableVersion]) -> str:
     """PostgreSQL's DETAIL: ``view v depends on table t``, a line each."""
     by_id = {v.table_id: v for v in views}
@@ -417,7 +403,7 @@ def _dependency_lines(ctx: Context, views: list[TableVersion]) -> str:
     for v in views:
         for d in v.schema.view.depends:
             target = by_id.get(d.table_id) or ctx.txn.table(ctx.catalog, d.db, d.name)
-            kind = _kind(target) if target is not None else "table"
+            kind = relation_kind(target) if target is not None else "table"
             lines.append(f"view {v.name} depends on {kind} {d.name}")
     return "\n".join(dict.fromkeys(lines))
 
@@ -486,11 +472,9 @@ def alter_view(ex: Executor, ctx: Context, stmt: st.AlterView, params) -> Result
     commit: other sessions see one or the other); refused while other views read it, which
     name it (0A000). ``ALTER VIEW v RENAME COLUMN a TO b``: the definition's column renamed
     (its query gives the columns by position)."""
-    version = ctx.lookup(stmt.view)
-    if version is None:
-        if stmt.if_exists:
-            return Result(status="ALTER VIEW", notice=f'relation "{stmt.view}" does not exist, skipping')
-        raise errors.UndefinedTable(f'relation "{stmt.view}" does not exist')
+    version = ctx.altered(stmt.view, stmt.if_exists, "ALTER VIEW")
+    if isinstance(version, Result):
+        return version
     if not version.is_view:
         raise errors.WrongObjectType(f'"{version.name}" is not a view')
     if stmt.column is not None:

@@ -925,12 +925,12 @@ class CatalogVersion:
     #: how many of ``tables`` are views, carried by ``apply``: a statement looks for views to
     #: expand only where there are any
     views: int = 0
+    #: how many of ``tables`` are sequences, carried by ``apply`` as ``views``
+    sequences: int = 0
     # table id -> (db, name): built at the first ``by_id``, then carried from version to
     # version by ``apply`` (a copy and a few edits): a transaction asks about ten times, and
     # neither the ask nor the commit walks every table of the warehouse
     _ids: dict | None = field(default=None, repr=False, compare=False)
-    #: how many of ``tables`` are sequences, carried by ``apply`` as ``views``
-    sequences: int = 0
 
     def table(self, db: str, name: str) -> TableVersion | None:
         return self.tables.get((db, name))
@@ -954,7 +954,8 @@ class CatalogVersion:
     def from_json(d: dict) -> "CatalogVersion":
         tables = [TableVersion.from_json(t) for t in d["tables"]]
         return CatalogVersion(d["csn"], d["time_ms"], {t.key: t for t in tables}, d["max_xid"],
-                              sum(1 for t in tables if t.is_view), sequences=sum(1 for t in tables if t.is_sequence))
+                              views=sum(1 for t in tables if t.is_view),
+                              sequences=sum(1 for t in tables if t.is_sequence))
 
     def apply(self, entry: LogEntry) -> "CatalogVersion":
         assert entry.csn == self.csn + 1, (entry.csn, self.csn)
@@ -975,5 +976,5 @@ class CatalogVersion:
                 key = by_id[change.table_id]
                 tables[key] = tables[key].with_files(change.added, change.removed, change.deleted,
                                                      change.schema, change.moved, entry.csn, change.forget_before)
-        return CatalogVersion(entry.csn, entry.time_ms, tables, max(self.max_xid, entry.xid), views, by_id,
-                              sequences)
+        return CatalogVersion(entry.csn, entry.time_ms, tables, max(self.max_xid, entry.xid), views=views,
+                              sequences=sequences, _ids=by_id)
