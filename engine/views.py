@@ -139,9 +139,9 @@ def _refuse_write(ctx: Context, name: st.TableName, verb: str) -> None:
 def _expanded(ctx: Context, node: exp.Expression, seen: frozenset = frozenset()) -> exp.Expression:
     """``node`` with each table reference naming a view replaced by the view's query (views
     over views too); ``node`` itself if it names none."""
-    ctes = {identifier(c.alias) for c in node.find_all(exp.CTE)}
-    if not any(_view_named(ctx, t, ctes) is not None for t in node.find_all(exp.Table)):
+    if not any(_is_view(ctx.lookup(name)) for name in _relations_read(node)):
         return node
+    ctes = {identifier(c.alias) for c in node.find_all(exp.CTE)}
 
     def visit(n):
         view = _view_named(ctx, n, ctes)
@@ -152,6 +152,37 @@ def _expanded(ctx: Context, node: exp.Expression, seen: frozenset = frozenset())
         return exp.Subquery(this=_body(ctx, view, seen), alias=alias)
 
     return node.transform(visit)
+
+
+class _Reads:
+    """The relations a node's table references name, memoised on the node (``_relations_read``)."""
+    __slots__ = ("node_id", "names")
+
+    def __init__(self, node: exp.Expression, names: tuple[st.TableName, ...]):
+        self.node_id = id(node)
+        self.names = names
+
+    def __deepcopy__(self, memo):  # (a copy of the node shares it, and makes its own: see node_id)
+        return self
+
+
+def _relations_read(node: exp.Expression) -> tuple[st.TableName, ...]:
+    """The relations ``node``'s table references name (``_relation_named``), memoised on the
+    node: a statement's parts are parsed once and shared by every execution (never changed in
+    place), so a cached statement's views are found by looking its names up, not by walking
+    it. The memo names the node it was made for: a copy (``transform`` copies, then changes
+    the copy) carries its original's memo in its ``meta``, and makes its own."""
+    memo = node.meta.get("txlake.reads")
+    if memo is not None and memo.node_id == id(node):
+        return memo.names
+    ctes = {identifier(c.alias) for c in node.find_all(exp.CTE)}
+    names = tuple(n for n in (_relation_named(t, ctes) for t in node.find_all(exp.Table)) if n is not None)
+    node.meta["txlake.reads"] = _Reads(node, names)
+    return names
+
+
+def _is_view(version: TableVersion | None) -> bool:
+    return version is not None and version.is_view
 
 
 def _relation_named(node: exp.Expression, ctes: set[str]) -> st.TableName | None:
@@ -170,7 +201,7 @@ def _view_named(ctx: Context, node: exp.Expression, ctes: set[str]) -> TableVers
     if name is None:
         return None
     version = ctx.lookup(name)
-    if version is None or not version.is_view:
+    if not _is_view(version):
         return None
     if node.args.get("version") or node.args.get("when"):
         raise errors.NotSupportedError(f'time travel of view "{version.name}" is not supported: '
@@ -186,7 +217,10 @@ def _body(ctx: Context, view: TableVersion, seen: frozenset) -> exp.Select:
         raise errors.ProgrammingError(f'infinite recursion detected in rules for relation "{view.name}"',
                                       sqlstate="42P17")
     definition = view.schema.view
-    inner = _expanded(ctx, _definition_query(definition.query).copy(), seen | {view.table_id})
+    query = _definition_query(definition.query)  # (cached: shared by every reference, so copied if kept)
+    inner = _expanded(ctx, query, seen | {view.table_id})
+    if inner is query:
+        inner = query.copy()
     places = [f"__txl_c{i}" for i in range(len(definition.columns))]
     source = exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier("__txl_view"),
                                                            columns=[exp.to_identifier(p) for p in places]))

@@ -52,6 +52,36 @@ def test_a_view_is_read_wherever_a_table_is(c):
     assert plan
 
 
+def test_a_statement_run_again_reads_what_its_names_are_now(c):
+    """The same statement text (parsed once, its names memoised) reads a table, then a view of
+    the same name, then a table again; and a view's query, shared by every reference, is read
+    afresh as the views under it change."""
+    c.execute("CREATE VIEW elsewhere AS SELECT 1 AS one")  # (so that every statement is looked at)
+    c.execute("CREATE TABLE r (id INT)")
+    c.execute("INSERT INTO r VALUES (7)")
+    read = "SELECT * FROM r WHERE id > ? ORDER BY 1"
+    assert q(c, read, (0,)) == [(7,)]
+    c.execute("DROP TABLE r")
+    c.execute("CREATE VIEW r AS SELECT id FROM t WHERE n >= 20")
+    assert q(c, read, (0,)) == [(2,), (3,)]
+    c.execute("CREATE VIEW over_r AS SELECT id * 10 AS id FROM r")
+    assert q(c, "SELECT * FROM over_r ORDER BY 1") == [(20,), (30,)]
+    c.execute("CREATE OR REPLACE VIEW r AS SELECT id FROM t WHERE n = 10")
+    assert q(c, "SELECT * FROM over_r ORDER BY 1") == [(10,)]
+    assert q(c, read, (0,)) == [(1,)]
+    assert q(c, "EXPLAIN " + read, (0,)) and q(c, read, (0,)) == [(1,)]
+    c.execute("DROP VIEW over_r")
+    c.execute("DROP VIEW r")
+    c.execute("CREATE TABLE r (id INT)")
+    c.execute("INSERT INTO r VALUES (8)")
+    assert q(c, read, (0,)) == [(8,)]
+    c.execute("UPDATE t SET n = n + 1 WHERE id IN (SELECT id FROM r) OR id = 1")
+    c.execute("DROP TABLE r")
+    c.execute("CREATE VIEW r AS SELECT 3 AS id")
+    c.execute("UPDATE t SET n = n + 1 WHERE id IN (SELECT id FROM r) OR id = 1")
+    assert q(c, "SELECT id, n FROM t ORDER BY id") == [(1, 12), (2, 20), (3, 31)]
+
+
 def test_columns_are_fixed_when_the_view_is_made(c):
     """``*`` is expanded at CREATE VIEW, names follow PostgreSQL's rules, types come from the query."""
     c.execute("CREATE VIEW star AS SELECT * FROM t")
