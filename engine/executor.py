@@ -715,8 +715,10 @@ class Executor:
             rows, updated_rowids, update_rows = self._resolve_conflicts(ctx, version, rows, stmt, conflict_params)
         new = self._apply(version, None, rows, upsert=stmt.on_conflict is not None)
         if updated_rowids is not None and len(updated_rowids):
-            new = self._apply(new, updated_rowids, update_rows, sources=updated_rowids.to_numpy())
-            rows = pa.concat_tables([_arrow(rows), update_rows])
+            rowids = updated_rowids.to_numpy()
+            kept = not _sets_key(version.schema, dict(stmt.on_conflict.assignments)) and bool((rowids >> 32 > 0).all())
+            new = self._apply(new, updated_rowids, update_rows, sources=rowids, same_keys=kept)
+            rows = pa.concat_tables([_arrow(rows), _arrow(update_rows)])
         self._write(ctx, version, new, check_ssi)
         return rows
 
@@ -971,8 +973,16 @@ class Executor:
         assigned = dict(conflict.assignments)
         for name in assigned:
             version.schema.require(name, alias)
+        plan = self._cached_sql(stmt, ("conflict-plan",), lambda: _conflict_plan(conflict, alias))
+        new_rows = self._conflict_values(version, plan, clashing, clash_ids, params) \
+            if plan is not None and clashing.num_rows else None  # (no row: DuckDB checks the SQL)
+        if new_rows is not None:
+            new_rows = self._check_rows(version, new_rows, assigned)
+            self._check_updated_keys(ctx, version, clash_ids.to_numpy(), new_rows, assigned)
+            return clash_ids, new_rows
         with self._registered() as register:
-            target = register(self._source(version, with_rowid=True))
+            # (only the conflicting rows: found by the key index, not by reading the table)
+            target = register(self._rows_by_id(version, clash_ids.to_pylist()))
             excluded = register(clashing.append_column(ROWID, clash_ids))
             projections = [f'"{alias}".{ROWID}']
             for col in _set_order(version.schema, assigned):  # DuckDB binds ? in text order
@@ -989,6 +999,22 @@ class Executor:
         new_rows = self._check_rows(version, self._conform(result.select(version.schema.names), version.schema))
         self._check_updated_keys(ctx, version, np.asarray(rowids.to_numpy(zero_copy_only=False)), new_rows, assigned)
         return rowids, new_rows
+
+    def _conflict_values(self, version, plan: dict, clashing: pa.Table, clash_ids: pa.Array, params):
+        """The conflicting rows as ON CONFLICT DO UPDATE's SET leaves them, computed in Python
+        as a point UPDATE's are (``_evaluate``); None where DuckDB must compute them."""
+        schema = version.schema
+        columns = {name: [] for name in schema.names}
+        for rowid, excluded in zip(clash_ids.to_pylist(), clashing.to_pylist()):
+            old = self._row_values(version, rowid)
+            for name in schema.names:
+                term = plan.get(name)
+                value = old[name] if term is None else _evaluate(term, schema.column(name), schema, old, params,
+                                                                  excluded)
+                if value is _FALLBACK:
+                    return None
+                columns[name].append(value)
+        return PythonRows(schema, [tuple(values) for values in columns.values()])
 
     # --- UPDATE / DELETE -----------------------------------------------------------------
 
@@ -2119,7 +2145,23 @@ def _point_update_plan(stmt: st.Update, alias: str) -> PointUpdate | None:
     if count is None:
         return None
     index = itertools.count()  # SET's ? come first in the text, in SET order
+    assignments = _set_plan(stmt.assignments, alias, None, index)
+    return PointUpdate(stmt.where, count, assignments, next(index)) if assignments is not None else None
 
+
+def _conflict_plan(conflict: st.OnConflict, alias: str) -> dict | None:
+    """ON CONFLICT DO UPDATE's SET as a point UPDATE's (``_set_plan``), where it has no WHERE
+    and no DEFAULT; its terms may also read ``excluded``'s columns."""
+    if conflict.where is not None or conflict.defaults:
+        return None
+    return _set_plan(conflict.assignments, alias, "excluded", itertools.count())
+
+
+def _set_plan(assignments, alias: str, excluded: str | None, index) -> dict | None:
+    """A SET list whose values Python can compute (``_evaluate``): column -> a constant, a
+    ``?``, a column (of the target ``alias``; or ``excluded``'s, if given: then qualified), or the sum or
+    difference of two of these with a column among them; None for any other. ``index``
+    numbers the ``?`` in text order."""
     def term(node):
         if isinstance(node, exp.Paren):
             return term(node.this)
@@ -2133,47 +2175,50 @@ def _point_update_plan(stmt: st.Update, alias: str) -> PointUpdate | None:
                 return ("const", node.this)
             return ("const", int(node.this)) if node.is_int else None
         if isinstance(node, exp.Column) and isinstance(node.this, exp.Identifier) and not node.args.get("db"):
-            if node.table and identifier(node.table) != alias:
-                return None
-            return ("column", identifier(node.this))
+            table = identifier(node.table) if node.table else None
+            if table == alias or (table is None and excluded is None):  # (beside excluded: ambiguous, 42702)
+                return ("column", identifier(node.this))
+            if excluded is not None and table == excluded:
+                return ("excluded", identifier(node.this))
         return None
 
-    assignments = {}
-    for name, value in stmt.assignments:
+    plans = {}
+    for name, value in assignments:
         if isinstance(value, (exp.Add, exp.Sub)):
             left = term(value.this)
             right = term(value.expression) if left is not None else None
-            if right is None or (left[0] == "column") == (right[0] == "column"):
-                return None  # exactly one column and one constant
+            if right is None or not {left[0], right[0]} & {"column", "excluded"}:
+                return None  # (of constants alone: DuckDB's arithmetic, its result type)
             plan = ("add" if isinstance(value, exp.Add) else "sub", left, right)
         else:
             plan = term(value)
         if plan is None:
             return None
-        assignments[name] = plan
-    return PointUpdate(stmt.where, count, assignments, next(index))
+        plans[name] = plan
+    return plans
 
 
-def _evaluate(term, col: Column, schema: TableSchema, row: dict, params):
-    """One SET value as DuckDB would compute ``CAST(term AS col type)``, or _FALLBACK."""
+def _evaluate(term, col: Column, schema: TableSchema, row: dict, params, excluded: dict | None = None):
+    """One SET value as DuckDB would compute ``CAST(term AS col type)``, or _FALLBACK.
+    ``row``: the target row's values; ``excluded``: ON CONFLICT's proposed row's."""
     kind = col.type.kind
     bounds = _INT_RANGES.get(kind)
     op = term[0]
     if op in ("add", "sub"):
         if bounds is None:
             return _FALLBACK
-        left = _evaluate(term[1], col, schema, row, params)
-        right = _evaluate(term[2], col, schema, row, params)
+        left = _evaluate(term[1], col, schema, row, params, excluded)
+        right = _evaluate(term[2], col, schema, row, params, excluded)
         if left is _FALLBACK or right is _FALLBACK:
             return _FALLBACK
         if left is None or right is None:
             return None
         value = left + right if op == "add" else left - right
-    elif op == "column":
+    elif op == "column" or op == "excluded":
         other = schema.column(term[1])
         if other is None or other.type != col.type:
             return _FALLBACK  # unknown column (an error) or a real cast: DuckDB decides
-        return row[term[1]]
+        return (row if op == "column" else excluded)[term[1]]
     else:
         value = params[term[1]] if op == "param" else term[1]
         if bounds is None:

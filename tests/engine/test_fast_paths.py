@@ -1,5 +1,5 @@
-"""Point statements answered without DuckDB (primary-key SELECT, point UPDATE, INSERT VALUES)
-must behave exactly as the general path: same rows and types, same errors (SQLSTATE), same
+"""Point statements answered without DuckDB (primary-key SELECT, point UPDATE, INSERT VALUES,
+ON CONFLICT DO UPDATE's SET) must behave exactly as the general path: same rows and types, same errors (SQLSTATE), same
 locks and MVCC visibility. Each script runs twice, with the fast paths on and forced off."""
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ def mode(request, monkeypatch):
         monkeypatch.setattr(ex, "_point_select_plan", lambda expression: None)
         monkeypatch.setattr(ex, "_point_update_plan", lambda stmt, alias: None)
         monkeypatch.setattr(ex, "_values_plan", lambda values: None)
+        monkeypatch.setattr(ex, "_conflict_plan", lambda conflict, alias: None)
     return request.param
 
 
@@ -89,6 +90,8 @@ UPDATES = [
     ("UPDATE k SET x = x - 1 WHERE b = 'y' AND a = 1 RETURNING a, b, x", ()),
     ("UPDATE k SET x = (x + 1) WHERE a = 1 AND b = 'x'", ()),
     ("UPDATE k SET x = 5 WHERE a = 1", ()),  # not the whole key
+    ("UPDATE t SET b = b + b WHERE id = ?", (2,)),  # two columns
+    ("UPDATE k SET x = x + x WHERE a = 2 AND b = 'x'", ()),  # 22003 overflow
     ("SELECT * FROM t ORDER BY id", ()),
     ("SELECT * FROM k ORDER BY a, b", ()),
 ]
@@ -114,6 +117,26 @@ INSERTS = [
     ("SELECT * FROM t ORDER BY id", ()),
 ]
 
+UPSERTS = [
+    ("INSERT INTO t (id, b, v) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET b = excluded.b, v = excluded.v",
+     (1, 99, "up")),
+    ("INSERT INTO t (id, b) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET b = t.b + excluded.b RETURNING *", (1, 1)),
+    ("INSERT INTO t (id, b) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET b = t.b + ?", (3, 5, 1)),  # NULL + 1
+    ("INSERT INTO t AS x (id, b) VALUES (2, 7), (40, 8) ON CONFLICT (id) DO UPDATE SET b = x.b - excluded.b "
+     "RETURNING id, b", ()),
+    ("INSERT INTO t (id, s) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET s = t.v", (1, "z")),  # 22001
+    ("INSERT INTO t (id, d) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET b = excluded.d", (2, 1.5)),  # a cast
+    ("INSERT INTO t (id, b) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET b = b + 1", (2, 1)),  # 42702
+    ("INSERT INTO t (id, b) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET b = excluded.nope", (2, 1)),  # 42703
+    ("INSERT INTO t (id) VALUES (?) ON CONFLICT (id) DO UPDATE SET id = excluded.id + 1", (1,)),  # 23505
+    ("INSERT INTO t (id) VALUES (?) ON CONFLICT (id) DO UPDATE SET id = excluded.id + 100", (1,)),
+    ("INSERT INTO k VALUES (2, 'x', 1) ON CONFLICT (a, b) DO UPDATE SET x = k.x + excluded.x", ()),  # 22003
+    ("INSERT INTO k VALUES (1, 'x', 5) ON CONFLICT (a, b) DO UPDATE SET x = k.x + excluded.x", ()),
+    ("INSERT INTO k VALUES (1, 'y', 5) ON CONFLICT (a, b) DO UPDATE SET x = 1 WHERE k.x > 100", ()),
+    ("SELECT * FROM t ORDER BY id", ()),
+    ("SELECT * FROM k ORDER BY a, b", ()),
+]
+
 
 # a table in a Parquet file (too big to travel inline): a point UPDATE reads its old row from
 # the file's cached columns (DataFileStore.row) - NumPy views for numbers, Arrow for the rest
@@ -132,14 +155,15 @@ PARQUET_UPDATES = [
 ]
 
 
-@pytest.mark.parametrize("script", [QUERIES, UPDATES, INSERTS, PARQUET_UPDATES],
-                         ids=["select", "update", "insert", "update-parquet"])
+@pytest.mark.parametrize("script", [QUERIES, UPDATES, INSERTS, UPSERTS, PARQUET_UPDATES],
+                         ids=["select", "update", "insert", "upsert", "update-parquet"])
 def test_same_results_as_general_path(tmp_path, monkeypatch, script):
     fast = run_script(tmp_path / "fast", SETUP + script)
     with monkeypatch.context() as m:
         m.setattr(ex, "_point_select_plan", lambda expression: None)
         m.setattr(ex, "_point_update_plan", lambda stmt, alias: None)
         m.setattr(ex, "_values_plan", lambda values: None)
+        m.setattr(ex, "_conflict_plan", lambda conflict, alias: None)
         general = run_script(tmp_path / "general", SETUP + script)
     for (sql, params), a, b in zip(SETUP + script, fast, general):
         assert a == b, (sql, params)
@@ -162,7 +186,10 @@ def test_fast_paths_are_taken(tmp_path, monkeypatch):
     cur.execute("SELECT abalance FROM a WHERE aid = ?", (7,))
     assert cur.fetchall() == [(5,)]
     cur.execute("INSERT INTO h (aid, delta, mtime) VALUES (?, ?, CURRENT_TIMESTAMP)", (7, 5))
+    cur.execute("INSERT INTO a VALUES (?, ?) ON CONFLICT (aid) DO UPDATE SET abalance = a.abalance + excluded.abalance",
+                (7, 3))
     assert calls == []
+    assert cur.execute("SELECT abalance FROM a WHERE aid = 7").fetchall() == [(8,)]
     cur.execute("SELECT typeof(mtime), abs(epoch(CAST(CURRENT_TIMESTAMP AS TIMESTAMP)) - epoch(mtime)) < 60 FROM h")
     assert cur.fetchall() == [("TIMESTAMP", True)]  # DuckDB's wall clock, in its time zone
     conn.close()
