@@ -712,13 +712,15 @@ class Executor:
         updated_rowids, update_rows = None, None
         if version.schema.primary_key:
             version = self._lock_new_keys(ctx, version, rows, stmt.on_conflict is not None)
-            rows, updated_rowids, update_rows = self._resolve_conflicts(ctx, version, rows, stmt, conflict_params)
+            rows, updated_rowids, update_rows, order = self._resolve_conflicts(ctx, version, rows, stmt,
+                                                                               conflict_params)
         new = self._apply(version, None, rows, upsert=stmt.on_conflict is not None)
         if updated_rowids is not None and len(updated_rowids):
             rowids = updated_rowids.to_numpy()
             kept = not _sets_key(version.schema, dict(stmt.on_conflict.assignments)) and bool((rowids >> 32 > 0).all())
             new = self._apply(new, updated_rowids, update_rows, sources=rowids, same_keys=kept)
-            rows = pa.concat_tables([_arrow(rows), _arrow(update_rows)])
+            # (in the order of the rows proposed, as PostgreSQL's RETURNING gives them)
+            rows = pa.concat_tables([_arrow(rows), _arrow(update_rows)]).take(np.argsort(order(rowids), kind="stable"))
         self._write(ctx, version, new, check_ssi)
         return rows
 
@@ -920,8 +922,9 @@ class Executor:
             f"DETAIL:  Key ({', '.join(names)})=({text}) already exists.")
 
     def _resolve_conflicts(self, ctx, version, rows, stmt, params):
-        """Split new rows by primary-key conflicts; apply ON CONFLICT. Returns
-        (rows to insert, row ids to update, their new rows)."""
+        """Split new rows by primary-key conflicts; apply ON CONFLICT. Returns (rows to insert,
+        row ids to update, their new rows, the positions among the proposed rows of the rows
+        inserted and then of those updated - given the ids updated)."""
         key_names = version.schema.primary_key
         conflict = stmt.on_conflict
         if conflict is not None and conflict.columns and set(conflict.columns) != set(key_names):
@@ -942,11 +945,11 @@ class Executor:
                 raise self._duplicate(version, keys[duplicates[0]])
             if existing:
                 raise self._duplicate(version, next(iter(existing)))
-            return rows, None, None
+            return rows, None, None, None
         rows = _arrow(rows)
         if conflict.do_nothing:
             keep = [i for i, k in enumerate(keys) if k not in existing and first[k] == i]
-            return rows.take(pa.array(keep, pa.int64())), None, None
+            return rows.take(pa.array(keep, pa.int64())), None, None, None
         if duplicates:
             raise errors.CardinalityViolation(
                 "ON CONFLICT DO UPDATE command cannot affect row a second time")
@@ -958,14 +961,16 @@ class Executor:
             # the first conflict, which may come in production
             self._cached_sql(stmt, ("conflict-checked", version.schema), lambda: self._conflict_update(
                 ctx, version, stmt, rows.slice(0, 0), pa.array([], pa.int64()), params) and "checked")
-            return rows, None, None
+            return rows, None, None, None
         clashing = rows.take(pa.array(clash_idx, pa.int64()))
         clash_ids = pa.array([existing[keys[i]] for i in clash_idx], pa.int64())
         latest = self.db.warehouse.latest.by_id(version.table_id)
         if latest is not None and any(_changed_since(r, version, latest) for r in clash_ids.to_pylist()):
             raise errors.SerializationFailure("could not serialize access due to concurrent update")
         updated = self._conflict_update(ctx, version, stmt, clashing, clash_ids, params)
-        return rows.take(pa.array(insert_idx, pa.int64())), updated[0], updated[1]
+        position = dict(zip(clash_ids.to_pylist(), clash_idx))  # (DO UPDATE's WHERE may leave some out)
+        return rows.take(pa.array(insert_idx, pa.int64())), updated[0], updated[1], \
+            lambda updated_ids: insert_idx + [position[r] for r in updated_ids.tolist()]
 
     def _conflict_update(self, ctx, version, stmt, clashing, clash_ids, params):
         conflict = stmt.on_conflict

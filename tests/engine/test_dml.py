@@ -136,6 +136,23 @@ def test_on_conflict_with_parameters(c):
     assert q(c, "SELECT * FROM t WHERE id IN (1, 30) ORDER BY id") == [(1, "upd", 7.5), (30, "new", 0.0)]
 
 
+def test_on_conflict_returns_rows_in_the_order_proposed(connect):
+    """RETURNING gives inserted and updated rows in the order of the VALUES, as PostgreSQL
+    does (clients match returned ids to their rows by position); it gave the inserted first."""
+    c = connect(autocommit=True)
+    c.execute("CREATE TABLE u (k INT PRIMARY KEY, v INT)")
+    c.execute("INSERT INTO u VALUES (2, 1), (5, 1)")
+    for sql, expected in [
+            ("INSERT INTO u VALUES (9, 0), (5, 7), (1, 0), (2, 3) "  # (SET computed in Python)
+             "ON CONFLICT (k) DO UPDATE SET v = u.v + excluded.v RETURNING k, v", [(9, 0), (5, 8), (1, 0), (2, 4)]),
+            ("INSERT INTO u VALUES (8, 0), (2, 3), (0, 0), (5, 7) "  # (by DuckDB)
+             "ON CONFLICT (k) DO UPDATE SET v = u.v * excluded.v RETURNING k, v", [(8, 0), (2, 12), (0, 0), (5, 56)]),
+            ("INSERT INTO u VALUES (2, 3), (7, 0), (5, 2), (3, 0) "  # (DO UPDATE's WHERE leaves 2 out)
+             "ON CONFLICT (k) DO UPDATE SET v = u.v * excluded.v WHERE u.v > 50 RETURNING k, v",
+             [(7, 0), (5, 112), (3, 0)])]:
+        assert q(c, sql) == expected, sql
+
+
 def test_on_conflict_errors(c):
     with pytest.raises(errors.CardinalityViolation) as info:
         c.execute("INSERT INTO t (id) VALUES (1), (1) ON CONFLICT (id) DO UPDATE SET name = 'q'")
