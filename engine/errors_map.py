@@ -34,7 +34,10 @@ def _range_message(message: str) -> str:
 # a Python function DuckDB called failed: its exception's words
 _UDF_ERROR = re.compile(r"Python exception occurred while executing the UDF: \w+: (?P<message>.*)")
 
-_MISSING_COLUMN = (re.compile(r'Referenced column "(?P<column>.+?)" not found'),
+_MISSING_COLUMN = (re.compile(r'Referenced column "(?P<column>.+?)" (?:was )?not found'),
+                   # (a FROM-less SELECT naming a column another item names: DuckDB's aliases)
+                   re.compile(r'Column "(?P<column>.+?)" referenced that exists in the SELECT clause - but this '
+                              r'column cannot be referenced before it is defined'),
                    re.compile(r'(?:Values list|Table) "(?P<table>.+?)" does not have a column named "(?P<column>.+?)"'))
 
 
@@ -96,6 +99,16 @@ _DOMAIN_ERRORS = (("negative substring length", "22011"), ("square root of a neg
                   ("negative power", "2201F"), ("complex result", "2201F"), ("logarithm of", "2201E"))
 
 
+# DuckDB binder errors (their words, lower case) -> PostgreSQL's SQLSTATE and message
+_BINDER_WORDS = (
+    ("where clause cannot contain aggregates", "42803", "aggregate functions are not allowed in WHERE"),
+    ("where clause cannot contain window functions", "42P20", "window functions are not allowed in WHERE"),
+    ("aggregate function calls cannot be nested", "42803", "aggregate function calls cannot be nested"),
+    ("* expression without from clause", "42601", "SELECT * with no tables specified is not valid"),
+    ("order by non-integer literal has no effect", "42601", "non-integer constant in ORDER BY"),
+)
+
+
 def translate(e: duckdb.Error) -> errors.Error:
     message = str(e).split("\n")[0]
     for prefix in ("Binder Error: ", "Catalog Error: ", "Conversion Error: ", "Parser Error: ",
@@ -118,7 +131,8 @@ def translate(e: duckdb.Error) -> errors.Error:
     if isinstance(e, duckdb.OutOfRangeException):
         return errors.NumericValueOutOfRange(_range_message(message))
     if isinstance(e, duckdb.BinderException):
-        if "column" in text and ("not found" in text or "does not have a column" in text):
+        if "column" in text and ("not found" in text or "does not have a column" in text
+                                 or "cannot be referenced before it is defined" in text):
             return errors.UndefinedColumn(_column_message(message))
         if (missing := _MISSING_TABLE.search(message)) is not None:  # t.x with no t in FROM
             return errors.UndefinedTable(f'missing FROM-clause entry for table "{missing["table"]}"')
@@ -142,6 +156,10 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.SyntaxError("subquery must return only one column")
         if "ambiguous" in text:
             return errors.ProgrammingError(message, sqlstate="42702")
+        for words, sqlstate, postgres in _BINDER_WORDS:
+            if words in text:
+                return errors.SyntaxError(postgres) if sqlstate == "42601" else \
+                    errors.ProgrammingError(postgres, sqlstate=sqlstate)
         return errors.ProgrammingError(message, sqlstate="42804" if "type" in text else "42000")
     if isinstance(e, duckdb.CatalogException):
         if (words := _function_message(message)) is not None:  # (a table function's too: not 42P01)

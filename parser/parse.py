@@ -20,7 +20,7 @@ from sqlglot.tokens import TokenType
 from txlake import errors
 from txlake.parser import statements as st
 from txlake.parser.dialect import Control, SequenceCommand, Txlake
-from txlake.parser.semantics import boolean_condition, postgres_semantics
+from txlake.parser.semantics import AVG_MACRO, SUM_MACRO, boolean_condition, postgres_semantics
 from txlake.storage.sequences import sequence_name
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
@@ -672,7 +672,30 @@ def _split_row_subquery(value: exp.Subquery, eq: exp.EQ) -> list[exp.Expression]
 
 def _returning(tree: exp.Expression) -> tuple[exp.Expression, ...]:
     node = tree.args.get("returning")
+    _refuse_aggregates(node, "RETURNING")
+    if node is not None and any(isinstance(t.this, exp.Identifier) for t in node.find_all(exp.Table)):
+        # (its rows are the statement's own; a table it reads would have to be seen as of the
+        # statement's start, as PostgreSQL's subquery sees it - not done: it was a bare 42P01)
+        raise errors.NotSupportedError("a subquery reading a table in RETURNING is not supported")
     return tuple(node.expressions) if node is not None else ()
+
+
+_TYPED_AGGREGATES = {SUM_MACRO, AVG_MACRO}  # (sum() and avg() by now: parser/semantics.py)
+
+
+def _refuse_aggregates(node: exp.Expression | None, clause: str) -> None:
+    """PostgreSQL's 42803 for an aggregate, 42P20 for a window function, in a clause that
+    takes one row at a time (not in a subquery of it): DuckDB ran ``RETURNING sum(v)`` over the
+    rows written, or failed naming its own columns (``UPDATE t SET v = max(v)``)."""
+    if node is None:
+        return
+    for n in node.walk(prune=lambda n: isinstance(n, exp.Query) and n is not node):
+        aggregate = isinstance(n, exp.AggFunc) or (isinstance(n, exp.Anonymous) and n.name in _TYPED_AGGREGATES)
+        if (aggregate or isinstance(n, exp.Window)) and not isinstance(n.parent, exp.Window):
+            window = isinstance(n, exp.Window)
+            error = _syntax_error(f"{'window' if window else 'aggregate'} functions are not allowed in {clause}", n)
+            raise errors.ProgrammingError(str(error), sqlstate="42P20" if window else "42803",
+                                          position=error.position)
 
 
 def _assignments(eqs) -> tuple[tuple[str, exp.Expression], ...]:
@@ -758,6 +781,9 @@ def _insert(tree: exp.Insert) -> st.Statement:
         constraint = identifier(conflict.args["constraint"]) if conflict.args.get("constraint") else None
         if conflict.args.get("doupdate") or conflict.args.get("expressions"):
             assignments = _assignments(conflict.args.get("expressions") or ())
+            for _, value in assignments:
+                _refuse_aggregates(value, "UPDATE")
+            _refuse_aggregates(conflict.args.get("where"), "WHERE")
             on_conflict = st.OnConflict(columns=keys, do_nothing=False, assignments=assignments,
                                         defaults=tuple(name for name, value in assignments if _is_default(value)),
                                         where=(conflict.args.get("where").this if conflict.args.get("where") else None),
@@ -767,7 +793,7 @@ def _insert(tree: exp.Insert) -> st.Statement:
     source = tree.expression
     if source is not None and not isinstance(source, exp.Query):
         if isinstance(source, exp.Values):
-            pass
+            _refuse_aggregates(source, "VALUES")
         else:
             raise errors.NotSupportedError(f"INSERT source not supported: {source.sql()}")
     return st.Insert(table=table_name(target), columns=columns, source=source,
@@ -796,6 +822,9 @@ def _update(tree: exp.Update) -> st.Statement:
         from_items = (*_joined_items(from_.this), *[j for j in (tree.args.get("joins") or ())])
     where = tree.args.get("where")
     assignments = _assignments(tree.expressions)
+    for _, value in assignments:
+        _refuse_aggregates(value, "UPDATE")
+    _refuse_aggregates(where, "WHERE")
     return st.Update(table=table, alias=alias, assignments=assignments,
                      from_=from_items, where=where.this if where is not None else None,
                      returning=_returning(tree),
@@ -813,6 +842,7 @@ def _delete(tree: exp.Delete) -> st.Statement:
         raise _syntax_error("syntax error: expected DELETE FROM table", tree)
     table, alias = _target_and_alias(tree.this)
     where = tree.args.get("where")
+    _refuse_aggregates(where, "WHERE")
     using = tuple(item for table in tree.args.get("using") or () for item in _joined_items(table))
     return st.Delete(table=table, alias=alias, using=using,
                      where=where.this if where is not None else None, returning=_returning(tree))

@@ -136,6 +136,26 @@ BAD = [
     ('INSERT INTO "a/b" VALUES (1)', None, errors.InvalidName, "42602"),
     ('DROP TABLE "../t"', None, errors.InvalidName, "42602"),
     ('ALTER TABLE t RENAME TO "../u"', None, errors.InvalidName, "42602"),
+    # an aggregate (42803) or a window function (42P20) where rows are taken one at a time: they
+    # were run (RETURNING sum(n) summed the rows written) or refused in DuckDB's words (42000)
+    ("UPDATE t SET n = sum(n)", None, errors.ProgrammingError, "42803"),
+    ("UPDATE t SET n = 1 WHERE count(*) > 0", None, errors.ProgrammingError, "42803"),
+    ("DELETE FROM t WHERE max(n) > 0", None, errors.ProgrammingError, "42803"),
+    ("INSERT INTO t VALUES (sum(1), 'x', 0, NULL, 0)", None, errors.ProgrammingError, "42803"),
+    ("INSERT INTO t VALUES (9, 'x', 0, NULL, 0) RETURNING sum(n)", None, errors.ProgrammingError, "42803"),
+    ("UPDATE t SET n = n + 1 RETURNING avg(n)", None, errors.ProgrammingError, "42803"),
+    ("INSERT INTO t VALUES (1, 'x', 0, NULL, 0) ON CONFLICT (id) DO UPDATE SET n = max(excluded.n)", None,
+     errors.ProgrammingError, "42803"),
+    ("SELECT id FROM t WHERE sum(n) > 1", None, errors.ProgrammingError, "42803"),
+    ("SELECT sum(sum(n)) FROM t", None, errors.ProgrammingError, "42803"),
+    ("UPDATE t SET n = row_number() OVER ()", None, errors.ProgrammingError, "42P20"),
+    ("DELETE FROM t RETURNING rank() OVER (ORDER BY id)", None, errors.ProgrammingError, "42P20"),
+    ("SELECT id FROM t WHERE row_number() OVER () > 1", None, errors.ProgrammingError, "42P20"),
+    ("UPDATE t SET n = n + 1 RETURNING (SELECT count(*) FROM side)", None, errors.NotSupportedError, "0A000"),
+    # DuckDB's binder, in PostgreSQL's words and codes (they were 42000)
+    ("SELECT *", None, errors.SyntaxError, "42601"),
+    ("SELECT id FROM t ORDER BY 'x'", None, errors.SyntaxError, "42601"),
+    ("SELECT CAST(n AS TEXT)", None, errors.UndefinedColumn, "42703"),
 ]
 
 IDS = [f"{i:02d}-{sqlstate}" for i, (_, _, _, sqlstate) in enumerate(BAD)]
@@ -409,6 +429,8 @@ def test_an_error_s_class_is_psycopg_s_for_its_sqlstate(setup, statements, sqlst
     ("SELECT nope FROM t", 'column "nope" does not exist'),
     ("SELECT a.id FROM t a JOIN t b ON a.id = b.nope", "column b.nope does not exist"),
     ("UPDATE t SET n = nope", 'column "nope" does not exist'),
+    ("SELECT n", 'column "n" does not exist'),  # (no FROM)
+    ("SELECT CAST(n AS TEXT)", 'column "n" does not exist'),
 ])
 def test_an_unknown_column_is_named_as_postgresql_names_it(setup, sql, message):
     """DuckDB's words were "Referenced column ... not found in FROM clause!" and "Values list
@@ -416,6 +438,25 @@ def test_an_unknown_column_is_named_as_postgresql_names_it(setup, sql, message):
     with pytest.raises(errors.UndefinedColumn) as e:
         setup.execute(sql)
     assert str(e.value) == message
+
+
+@pytest.mark.parametrize("sql, message, call", [
+    ("UPDATE t SET n = n + 1 RETURNING count(*)", "aggregate functions are not allowed in RETURNING", "count(*)"),
+    ("DELETE FROM t WHERE max(n) > 0", "aggregate functions are not allowed in WHERE", "max(n)"),
+    ("UPDATE t SET n = lag(n) OVER (ORDER BY id)", "window functions are not allowed in UPDATE", "lag(n) OVER"),
+    ("INSERT INTO t VALUES (count(*), 'x', 0, NULL, 0)", "aggregate functions are not allowed in VALUES", "count(*)"),
+    ("SELECT id FROM t WHERE sum(n) > 1", "aggregate functions are not allowed in WHERE", None),
+    ("SELECT *", "SELECT * with no tables specified is not valid", None),
+    ("SELECT id FROM t ORDER BY 'x'", "non-integer constant in ORDER BY", None),
+])
+def test_misplaced_aggregates_and_binder_errors_in_postgresql_s_words(setup, sql, message, call):
+    """Where txlake finds the call itself, the error points into it (PostgreSQL points at its
+    name; txlake at the first token it has a place for, which may be the argument)."""
+    with pytest.raises(errors.ProgrammingError) as e:
+        setup.execute(sql)
+    assert str(e.value) == message
+    if call is not None:
+        assert sql.index(call) < e.value.position <= sql.index(call) + len(call)
 
 
 @pytest.mark.parametrize("written", ["uuid", "int[]", "text[]", "bit(3)", "timetz", "jsonb"])
