@@ -18,6 +18,10 @@ from txlake import errors
 from txlake.storage.schema import DEFAULT_DECIMAL
 
 
+#: the meta key of a statement's place in its text (TxlakeParser._parse_statement)
+SOURCE_SPAN = "txlake_source_span"
+
+
 class Control(exp.Expression):
     """A session or transaction-control statement.
 
@@ -234,6 +238,16 @@ class TxlakeParser(DuckDB.Parser):
         return items
 
     def _parse_statement(self):
+        """A statement; one that begins its chunk of the text (a ``;``-separated statement)
+        keeps where it is in the text, as (first, last) character offsets, in its meta
+        (``SOURCE_SPAN``): errors are positioned in the whole text, as PostgreSQL's are."""
+        whole = self._index == 0 and bool(self._tokens)
+        node = self._parse_one_statement()
+        if whole and node is not None:
+            node.meta[SOURCE_SPAN] = (self._tokens[0].start, self._tokens[-1].end)
+        return node
+
+    def _parse_one_statement(self):
         if self._curr is None:
             return None
         word = self._curr.text.upper()
@@ -719,4 +733,4 @@ class Txlake(DuckDB):
     NULL_ORDERING = "nulls_are_large"
 
 
-__all__ = ["Control", "SequenceCommand", "Txlake", "ParseError"]
+__all__ = ["Control", "SequenceCommand", "SOURCE_SPAN", "Txlake", "ParseError"]

@@ -19,7 +19,7 @@ from sqlglot.tokens import TokenType
 
 from txlake import errors
 from txlake.parser import statements as st
-from txlake.parser.dialect import Control, SequenceCommand, Txlake
+from txlake.parser.dialect import SOURCE_SPAN, Control, SequenceCommand, Txlake
 from txlake.parser.semantics import boolean_condition, postgres_semantics
 from txlake.storage.sequences import sequence_name
 
@@ -60,6 +60,7 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
     trees = [t for t in trees if t is not None]  # empty statements between semicolons
     result = []
     for tree in trees:
+        span = tree.meta.get(SOURCE_SPAN)
         _check_table_names(tree)
         dml = isinstance(tree, (exp.Insert, exp.Update, exp.Delete, exp.Merge))
         merge = isinstance(tree, exp.Merge)
@@ -78,7 +79,8 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
             if isinstance(tree.expression, exp.Query):
                 tree.meta[_WRITTEN] = tree.expression.copy()  # (a view stores its query as written)
         tree = postgres_semantics(tree, text)
-        source = text.strip() if len(trees) == 1 else _source_text(tree)
+        # its own words, where the text has them (a ``;``-separated part of it), and where they begin
+        source, offset = (text[span[0]:span[1] + 1], span[0]) if span else (_source_text(tree), 0)
         if dml and tree.args.get("with_"):
             tree = _inline_ctes(tree)
         placeholders = len(in_text) if moves else sum(1 for _ in tree.find_all(exp.Placeholder))
@@ -87,7 +89,7 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
         stmt = _to_statement(tree)
         if isinstance(stmt, (st.Explain, st.Execute)):  # (its query or values are text, with their own count)
             placeholders = stmt.param_count
-        result.append(_with(stmt, param_count=placeholders, param_order=order, text=source))
+        result.append(_with(stmt, param_count=placeholders, param_order=order, text=source, offset=offset))
     return tuple(result)
 
 

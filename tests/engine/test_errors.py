@@ -327,6 +327,10 @@ def test_exception_tree():
     ("INSERT INTO t (id, zz) VALUES (1, 2)", 'column "zz" of relation "t" does not exist', "zz)"),
     ("UPDATE t SET n = 1 WHERE nope = 2", 'column "nope" does not exist', "nope ="),
     ("DELETE FROM nope", 'relation "nope" does not exist', "nope"),
+    # counted from the start of the string, not the failing statement's (as PostgreSQL's)
+    ("SELECT 1; SELECT * FROM nope", 'relation "nope" does not exist', "nope"),
+    ("SELECT 1;\n\n  UPDATE t SET n = 1 WHERE nope = 2;", 'column "nope" does not exist', "nope ="),
+    ("\n\n  SELECT * FROM nope", 'relation "nope" does not exist', "nope"),
 ])
 def test_an_unknown_relation_or_column_has_its_position(setup, sql, message, at):
     """As PostgreSQL's: the error says where the statement names it (e.position, which the
