@@ -624,9 +624,12 @@ class TxlakeParser(DuckDB.Parser):
                 options.append(("cache", self._sequence_number()))
             elif word == "CYCLE":
                 options.append(("cycle", True))
-            elif word == "OWNED" and self._match_text_seq("BY"):
-                raise errors.NotSupportedError("OWNED BY is not supported: a SERIAL or identity column owns its "
-                                               "sequence")
+            elif word == "OWNED" and until is None and self._match_text_seq("BY"):
+                none = self._curr and self._curr.text.upper() == "NONE" and \
+                    (self._next is None or self._next.token_type != TokenType.DOT)
+                if none:
+                    self._advance()
+                options.append(("owned_by", None if none else self._parse_table_parts()))
             elif word in ("RENAME", "SET", "OWNER") and restart and not options:
                 raise errors.NotSupportedError(f"ALTER SEQUENCE ... {word} is not supported")
             else:

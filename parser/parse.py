@@ -560,8 +560,19 @@ def sequence_options(options) -> tuple[tuple[str, object], ...]:
             if kind is None:
                 raise errors.InvalidParameterValue("sequence type must be smallint, integer, or bigint")
             value = kind
+        if name == "owned_by" and value is not None:
+            value = _owning_column(value)
         checked.append((name, value))
     return tuple(checked)
+
+
+def _owning_column(node: exp.Table) -> tuple[st.TableName, str]:
+    """OWNED BY's ``[schema.]table.column``: the table and the column's name."""
+    if not node.args.get("db"):
+        raise errors.InvalidParameterValue("invalid OWNED BY option\n"
+                                           "HINT:  Specify OWNED BY table.column or OWNED BY NONE.")
+    table = exp.Table(this=node.args["db"], db=node.args.get("catalog"))
+    return table_name(table), identifier(node.this)
 
 
 def _sequence_command(tree: SequenceCommand) -> st.Statement:

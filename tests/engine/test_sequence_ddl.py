@@ -341,7 +341,7 @@ def test_alter_column_restart(conn):
           "RESTART value (0) cannot be less than MINVALUE")
 
 
-@pytest.mark.parametrize("sql", ["CREATE TEMP SEQUENCE x", "CREATE SEQUENCE x OWNED BY t.a",
+@pytest.mark.parametrize("sql", ["CREATE TEMP SEQUENCE x",
                                  "ALTER SEQUENCE s RENAME TO x", "ALTER SEQUENCE s SET SCHEMA other"])
 def test_what_is_not_done_is_refused(conn, sql):
     conn.execute("CREATE SEQUENCE s")
@@ -421,3 +421,67 @@ def test_cached_numbers_are_unique_across_processes_and_threads(conn, connect, w
     assert len(taken) == 160 and len(set(taken)) == 160
     # each session took 7 at a time, 6 times for its 40 (2 lost when it closed): the file is past 4 * 42
     assert one(conn, "SELECT nextval('s')") == (4 * 42 + 1,)
+
+
+# --- OWNED BY, pg_sequences ------------------------------------------------------------------
+
+def sequence_names(conn):
+    return [r[0] for r in conn.execute("SELECT sequence_name FROM information_schema.sequences ORDER BY 1")]
+
+
+def test_owned_by_a_column_drops_the_sequence_with_it(connect):
+    """OWNED BY was refused (0A000). As PostgreSQL's: the sequence goes when its column or
+    table does, OWNED BY NONE frees it, and the change is transactional."""
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE o (a INT, b INT)")
+    conn.execute("CREATE SEQUENCE sa OWNED BY o.a")
+    conn.execute("CREATE SEQUENCE sb")
+    conn.execute("ALTER SEQUENCE sb OWNED BY public.o.b")
+    conn.execute("CREATE SEQUENCE free OWNED BY o.a")
+    conn.execute("ALTER SEQUENCE free OWNED BY NONE")
+    assert one(conn, "SELECT pg_get_serial_sequence('o', 'b')") == ("public.sb",)
+    conn.execute("ALTER TABLE o DROP COLUMN b")
+    assert sequence_names(conn) == ["free", "sa"]
+    conn.execute("BEGIN")
+    conn.execute("ALTER SEQUENCE free OWNED BY o.a")
+    conn.execute("DROP TABLE o")
+    assert sequence_names(conn) == []
+    conn.execute("ROLLBACK")
+    assert sequence_names(conn) == ["free", "sa"]
+    conn.execute("DROP TABLE o")
+    assert sequence_names(conn) == ["free"]
+
+
+def test_owned_by_is_checked_as_postgresql_checks_it(conn):
+    conn.execute("CREATE TABLE o (id INT GENERATED ALWAYS AS IDENTITY, a INT)")
+    conn.execute("CREATE SCHEMA other")
+    conn.execute("CREATE TABLE other.t (a INT)")
+    conn.execute("CREATE VIEW v AS SELECT 1 AS a")
+    conn.execute("CREATE SEQUENCE s")
+    fails(conn, "ALTER SEQUENCE s OWNED BY a", "22023", "invalid OWNED BY option")
+    fails(conn, "ALTER SEQUENCE s OWNED BY nope.a", "42P01", 'relation "nope" does not exist')
+    fails(conn, "ALTER SEQUENCE s OWNED BY o.nope", "42703", 'column "nope" of relation "o" does not exist')
+    fails(conn, "ALTER SEQUENCE s OWNED BY other.t.a", "55000", "sequence must be in same schema as table")
+    fails(conn, "ALTER SEQUENCE s OWNED BY v.a", "42809", 'sequence cannot be owned by relation "v"')
+    fails(conn, "ALTER SEQUENCE o_id_seq OWNED BY NONE", "0A000", "cannot change ownership of identity sequence")
+    fails(conn, "CREATE SEQUENCE z OWNED BY o.a OWNED BY NONE", "42601", "conflicting or redundant options")
+    conn.execute("DROP TABLE o")
+    assert sequence_names(conn) == ["s"]
+
+
+def test_pg_sequences(conn):
+    """pg_catalog.pg_sequences did not exist (42P01): PostgreSQL's columns, last_value the last
+    number the file gave out (NULL before the first; past the last used with a cache)."""
+    conn.execute("CREATE TABLE t (id SERIAL)")
+    conn.execute("CREATE SEQUENCE s AS integer INCREMENT 5 START 10 MAXVALUE 1000 CACHE 3 CYCLE")
+    assert one(conn, "SELECT nextval('s')") == (10,)
+    assert conn.execute("SELECT * FROM pg_sequences ORDER BY sequencename").fetchall() == [
+        ("public", "s", None, "integer", 10, 1, 1000, 5, True, 3, 20),
+        ("public", "t_id_seq", None, "integer", 1, 1, 2147483647, 1, False, 1, None)]
+    assert [d[0] for d in conn.execute("SELECT * FROM pg_catalog.pg_sequences").description] == [
+        "schemaname", "sequencename", "sequenceowner", "data_type", "start_value", "min_value", "max_value",
+        "increment_by", "cycle", "cache_size", "last_value"]
+    conn.execute("BEGIN")
+    conn.execute("DROP SEQUENCE s")
+    assert conn.execute("SELECT sequencename FROM pg_sequences").fetchall() == [("t_id_seq",)]
+    conn.execute("ROLLBACK")
