@@ -32,6 +32,13 @@ _WIDTH = 22  # characters of the stored number: a sign and up to 2**64 (a last n
 BIGINT = (-2 ** 63, 2 ** 63 - 1)
 
 
+def sequence_file(table_id: str) -> str:
+    """Where the numbers of the sequence catalog entry ``table_id`` are (relative to the
+    warehouse root). A dropped sequence's file goes with the snapshots that saw it
+    (storage/expiry.py ``remove_orphan_files``)."""
+    return os.path.join(SEQUENCES_DIR, table_id)
+
+
 def sequence_name(table: str, column: str) -> str:
     """The name PostgreSQL gives a SERIAL column's sequence."""
     return f"{table}_{column}_seq"
@@ -54,7 +61,7 @@ class Counter:
     def of(version) -> "Counter":
         """The counter of a sequence's catalog entry (storage/version.py ``TableVersion``)."""
         d = version.schema.sequence
-        return Counter(os.path.join(SEQUENCES_DIR, version.table_id), version.name, d.increment, d.minimum,
+        return Counter(sequence_file(version.table_id), version.name, d.increment, d.minimum,
                        d.maximum, d.cycle, d.cache)
 
     @staticmethod
