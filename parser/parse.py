@@ -949,7 +949,8 @@ def _merge_action(when: exp.When, match: str, condition: exp.Expression | None) 
             names = tuple(identifier(c) for c in columns.expressions)
         row = values.expressions if isinstance(values, exp.Tuple) else [values.this if isinstance(values, exp.Paren)
                                                                         else values]
-        return st.MergeAction(match, "INSERT", condition, columns=names, values=tuple(row))
+        return st.MergeAction(match, "INSERT", condition, columns=names, values=tuple(row),
+                              overriding=then.meta.get("overriding"))
     raise _syntax_error("syntax error: expected UPDATE, DELETE, INSERT or DO NOTHING", when)
 
 

@@ -457,6 +457,7 @@ class MergeAction:
     defaults: tuple[str, ...] = ()                            # UPDATE SET c = DEFAULT
     columns: tuple[str, ...] | None = None                    # INSERT (cols)
     values: tuple[exp.Expression, ...] | None = None          # INSERT VALUES (...); None: DEFAULT VALUES
+    overriding: str | None = None                              # INSERT OVERRIDING {SYSTEM | USER} VALUE
 
 
 @dataclass(frozen=True)
