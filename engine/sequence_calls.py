@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 
 import numpy as np
 import pyarrow as pa
@@ -54,8 +55,11 @@ class SequenceCalls:
         #: names unqualified sequences, and its transaction sees their catalog entries
         self.ctx = None
         self._last: dict[tuple[str, str], int] = {}  # (db, name) -> currval
-        #: a sequence file's path -> (its counter as taken, the numbers taken but not yet handed out)
+        #: a sequence file's path -> (its counter as taken, the numbers taken but not yet handed out);
+        #: guarded by _cache_lock (should DuckDB call nextval from several threads of one statement,
+        #: two of them must not hand out the same numbers)
         self._cached: dict[str, tuple[Counter, np.ndarray]] = {}
+        self._cache_lock = threading.Lock()
         self._lastval: int | None = None
         self._failure: errors.Error | None = None
         duck.create_function(NEXTVAL, self._guarded(self._nextval), ["VARCHAR"], "BIGINT", vectorized=True,
@@ -116,13 +120,15 @@ class SequenceCalls:
         hand out are lost when it ends; sessions' numbers interleave but are never the same. The
         cache holds for the counter as it was taken: a RESTART (a new file) or ALTER SEQUENCE
         (a new step or bounds) the session's transaction sees, or its own setval, empties it."""
-        kept = self._cached.get(counter.path)
-        numbers = kept[1] if kept is not None and kept[0] == counter else _NONE
-        if len(numbers) < count:
-            need = count - len(numbers)
-            numbers = np.concatenate([numbers, self.sequences.reserve(counter, need, max(counter.cache - need, 0))])
-        self._cached[counter.path] = (counter, numbers[count:])
-        return numbers[:count]
+        with self._cache_lock:
+            kept = self._cached.get(counter.path)
+            numbers = kept[1] if kept is not None and kept[0] == counter else _NONE
+            if len(numbers) < count:
+                need = count - len(numbers)
+                numbers = np.concatenate([numbers, self.sequences.reserve(counter, need,
+                                                                          max(counter.cache - need, 0))])
+            self._cached[counter.path] = (counter, numbers[count:])
+            return numbers[:count]
 
     def _currval(self, name: str) -> int:
         key = self._qualified(name)
@@ -154,7 +160,8 @@ class SequenceCalls:
                 f'setval: value {value} is out of bounds for sequence "{key[1]}" '
                 f"({counter.minimum}..{counter.maximum})")
         self.sequences.set_next(counter, value + counter.increment if is_called else value)
-        self._cached.pop(counter.path, None)  # (as PostgreSQL's: other sessions use theirs up first)
+        with self._cache_lock:
+            self._cached.pop(counter.path, None)  # (as PostgreSQL's: other sessions use theirs up first)
         if is_called:
             self._last[key] = self._lastval = value
         return value
