@@ -8,10 +8,12 @@ the first statement, as in psycopg, and lasts until ``commit()`` / ``rollback()`
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import decimal
 import io
 import os
 import shutil
+import sys
 import tempfile
 from decimal import Decimal
 from typing import Any, Iterable, Sequence
@@ -167,6 +169,11 @@ class Connection:
         opens_block = statement.touches_data or statement.needs_block
         if not self._autocommit and not session.in_transaction and opens_block:
             session.begin(explicit=True)
+        try:
+            params = _values(params)
+        except errors.Error as e:  # (binding: in a block, the block fails, as in PostgreSQL)
+            session.fail(e)
+            raise
         result = session.execute_statement(statement, params)
         self._notice(result)
         return result
@@ -359,24 +366,58 @@ def _params(params) -> tuple:
     if type(params) is not tuple and type(params) is not list:  # (the check takes microseconds)
         if isinstance(params, (str, bytes)) or not isinstance(params, Sequence):
             raise errors.ProgrammingError("parameters must be a sequence (qmark style: ?)", sqlstate="08P01")
-    params = tuple(params)
-    if Decimal in map(type, params):
-        params = tuple(_decimal(v) if type(v) is Decimal else v for v in params)
+    return tuple(params)
+
+
+def _values(params: tuple) -> tuple:
+    """The parameter values checked (Connection._run), as PostgreSQL checks them at Bind."""
+    for value in params:  # (every execute's path: most values pass by their type alone)
+        kind = type(value)
+        if kind is str:
+            if "\x00" in value:
+                raise _nul()
+        elif kind not in _PLAIN:
+            return tuple(map(_param, params))
     return params
+
+
+_PLAIN = frozenset((int, float, bool, bytes, type(None)))
+
+
+def _param(value):
+    """A parameter value checked, and a Decimal made one DuckDB takes as it is (``_decimal``)."""
+    if isinstance(value, str) and "\x00" in value:
+        raise _nul()
+    if type(value) is Decimal:
+        return _decimal(value)
+    if isinstance(value, datetime.time) and value.tzinfo is not None:
+        raise errors.NotSupportedError('type "time with time zone" is not supported: a datetime.time parameter '
+                                       "with a tzinfo would lose its zone (pass it without one, or a datetime)")
+    return value
+
+
+def _nul() -> errors.DataError:
+    """PostgreSQL's text holds no NUL (its wire protocol's strings end at one): 22021, rather
+    than a value kept that PostgreSQL would refuse."""
+    return errors.DataError('invalid byte sequence for encoding "UTF8": 0x00', sqlstate="22021")
 
 
 # DuckDB's widest DECIMAL holds 38 digits: it takes a Decimal of more as a DOUBLE, whose 16
 # digits a DECIMAL column would then store (12345678901234567890.1234567890123456789 became
 # 12345678901234568227.576610816). Rounded to 38 digits (half away from zero, as PostgreSQL
 # rounds numeric), it stays a DECIMAL, and a column's scale rounds it as PostgreSQL would.
+_DOUBLE_MAX = Decimal(sys.float_info.max)
 _DECIMAL_38 = decimal.Context(prec=38, rounding=decimal.ROUND_HALF_UP, Emax=decimal.MAX_EMAX,
                               Emin=decimal.MIN_EMIN)
 
 
 def _decimal(value: Decimal) -> Decimal:
-    """``value`` to at most 38 significant digits, if it has more and fits DECIMAL(38, s)."""
+    """``value`` to at most 38 significant digits, if it has more and fits DECIMAL(38, s).
+    A larger one DuckDB takes as a DOUBLE: 22003 past a DOUBLE's range (it would be infinity)."""
     if value.is_finite() and len(value.as_tuple().digits) > 38 and value.adjusted() < 38:
         return _DECIMAL_38.create_decimal(value)
+    if value.is_finite() and value.adjusted() >= 308 and abs(value) > _DOUBLE_MAX:
+        raise errors.NumericValueOutOfRange(f'"{value}" is out of range for type double precision')
     return value
 
 

@@ -1,8 +1,10 @@
 """PostgreSQL's catalog views over txlake's catalog: ``information_schema.tables``,
 ``.columns``, ``.schemata``, ``.views``, ``.sequences`` and ``pg_catalog.pg_tables``, ``pg_views``,
-as tools and applications query them ("does table x exist?", "which columns has it?"). Views are
+``pg_sequences``, as tools and applications query them ("does table x exist?", "which columns has it?"). Views are
 listed beside tables (``table_type`` VIEW) in ``tables`` and ``columns``, alone in ``views`` and
-``pg_views``; ``pg_tables`` lists tables only, ``sequences`` sequences only.
+``pg_views``; ``pg_tables`` lists tables only, ``sequences`` and ``pg_sequences`` sequences only
+(``pg_sequences.last_value`` is the last number the sequence's file gave out - past the last one
+used where sessions cache numbers - as PostgreSQL's: the one column read from outside the catalog).
 
 Each is built, when a statement names it, from the tables the statement's transaction sees
 (its own CREATE / DROP / ALTER included), as rows of PostgreSQL's columns (the commonly read
@@ -54,8 +56,12 @@ def view(db: str, name: str) -> str | None:
     return key if key in _VIEWS else None
 
 
-def build(key: str, tables: list[TableVersion]) -> pa.Table:
+def build(key: str, tables: list[TableVersion], last_value=None) -> pa.Table:
+    """The rows of catalog view ``key`` over ``tables``; ``last_value(sequence)``: the last
+    number a sequence's file gave out, or None (``pg_sequences`` reads it)."""
     tables = sorted(tables, key=lambda t: (schema_name(t.db), t.name))
+    if key == "pg_catalog.pg_sequences":
+        return _pg_sequences(tables, last_value)
     return _VIEWS[key](tables)
 
 
@@ -194,6 +200,27 @@ def _sequences(tables: list[TableVersion]) -> pa.Table:
     })
 
 
+def _pg_sequences(tables: list[TableVersion], last_value) -> pa.Table:
+    sequences = [(t, t.schema.sequence) for t in tables if t.is_sequence]
+
+    def bigint(values) -> pa.Array:
+        return pa.array(list(values), pa.int64())
+
+    return pa.table({
+        "schemaname": _text(schema_name(t.db) for t, _ in sequences),
+        "sequencename": _text(t.name for t, _ in sequences),
+        "sequenceowner": _text([None] * len(sequences)),
+        "data_type": _text(d.type for _, d in sequences),
+        "start_value": bigint(d.start for _, d in sequences),
+        "min_value": bigint(d.minimum for _, d in sequences),
+        "max_value": bigint(d.maximum for _, d in sequences),
+        "increment_by": bigint(d.increment for _, d in sequences),
+        "cycle": _bool(d.cycle for _, d in sequences),
+        "cache_size": bigint(d.cache for _, d in sequences),
+        "last_value": bigint(last_value(t) for t, _ in sequences),
+    })
+
+
 _SEQUENCE_PRECISION = {"smallint": 16, "integer": 32, "bigint": 64}
 
 
@@ -221,4 +248,5 @@ _VIEWS = {
     "information_schema.sequences": _sequences,
     "pg_catalog.pg_tables": _pg_tables,
     "pg_catalog.pg_views": _pg_views,
+    "pg_catalog.pg_sequences": None,  # (build: it reads the sequences' files too)
 }

@@ -322,11 +322,15 @@ class Executor:
     def _sequence_row(self, version: TableVersion) -> pa.Table:
         """``SELECT * FROM s``: PostgreSQL's one row of a sequence (``is_called``: a number was
         taken since it started, or since setval)."""
+        last = self._last_value(version)
+        return pa.table({"last_value": pa.array([version.schema.sequence.start if last is None else last], pa.int64()),
+                         "log_cnt": pa.array([0], pa.int64()), "is_called": pa.array([last is not None])})
+
+    def _last_value(self, version: TableVersion) -> int | None:
+        """The last number sequence ``version``'s file gave out, None if none yet."""
         counter = Counter.of(version)
         following = self.sequence_calls.sequences.peek(counter)
-        called = following != version.schema.sequence.start
-        return pa.table({"last_value": pa.array([following - counter.increment if called else following], pa.int64()),
-                         "log_cnt": pa.array([0], pa.int64()), "is_called": pa.array([called])})
+        return following - counter.increment if following != version.schema.sequence.start else None
 
     def _sql(self, expression: exp.Expression | str, params=(), *, result: bool = False) -> pa.Table:
         """The rows of ``expression``; ``result``: a query's result, whose columns get the types
@@ -393,7 +397,7 @@ class Executor:
             view = catalog_views.view(name.db, name.name)
             if view is not None and travel is None:  # information_schema.tables, pg_tables, ...
                 alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name.name))
-                rows = catalog_views.build(view, ctx.txn.tables(ctx.catalog))
+                rows = catalog_views.build(view, ctx.txn.tables(ctx.catalog), self._last_value)
                 return exp.Table(this=exp.to_identifier(register(rows)), alias=alias)
             version = self._as_of(ctx, name, travel) if travel is not None else ctx.resolve(name)
             key = id(version)

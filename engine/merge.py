@@ -97,7 +97,7 @@ def merge(ex: Executor, ctx: Context, stmt: st.Merge, params) -> Result:
     for i, action in enumerate(actions):  # (GENERATED ALWAYS AS IDENTITY columns: 428C9, as INSERT and UPDATE)
         if schema.always:
             _refuse_identity_updates(schema, [name for name, _ in action.assignments], action.defaults)
-        if i in columns and action.values is not None:
+        if i in columns and action.values is not None and action.overriding is None:
             row = exp.Tuple(expressions=list(action.values))
             _refuse_identity_values(schema, columns[i], exp.Values(expressions=[row]))
     with ex._registered() as register:
@@ -347,12 +347,15 @@ def _insert_rows(ex: Executor, ctx: Context, stmt: st.Merge, version, columns: d
         values = []
         for k, value in enumerate(_expanded(action.values or (), stmt.source_name, source)):
             if isinstance(value, exp.Var) and value.name.upper() == "DEFAULT":
-                value = _default_value(targets[k]) if k < len(targets) else exp.null()
+                # (OVERRIDING USER VALUE: an identity column's default is taken below, once)
+                ignored = action.overriding == "USER" and k < len(targets) and targets[k].identity is not None
+                value = _default_value(targets[k]) if k < len(targets) and not ignored else exp.null()
             else:
                 value = number(ex._rewrite(ctx, value, register))
             values.append(exp.alias_(value, f"c{k}", quoted=True))
         projections = insert_projections(schema, columns[i], len(values), action.columns is not None,
-                                         always_given=True)  # (checked above: DEFAULT for such a column)
+                                         always_given=True,  # (checked above: DEFAULT for such a column)
+                                         overriding=action.overriding)
         inner = exp.Select(expressions=[exp.column(SOURCE_ROW, stmt.source_name), *values],
                            from_=exp.From(this=_aliased(rows, stmt.source_name)),
                            where=exp.Where(this=exp.EQ(this=clause, expression=exp.Literal.number(i))))

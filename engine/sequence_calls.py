@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 
 import numpy as np
 import pyarrow as pa
@@ -25,6 +26,7 @@ from txlake.storage.sequences import Counter, Sequences
 
 NEXTVAL, CURRVAL, SETVAL, SETVAL3, LASTVAL = "txl_nextval", "txl_currval", "txl_setval", "txl_setval3", "txl_lastval"
 SERIAL_SEQUENCE = "txl_serial_sequence"
+_NONE = np.zeros(0, dtype=np.int64)
 # a part of a sequence's name (the dot before the next part included): "quoted" or plain
 _NAME_PART = re.compile(r'(?:"((?:[^"]|"")*)"|([^".]+))\.?')
 
@@ -53,6 +55,11 @@ class SequenceCalls:
         #: names unqualified sequences, and its transaction sees their catalog entries
         self.ctx = None
         self._last: dict[tuple[str, str], int] = {}  # (db, name) -> currval
+        #: a sequence file's path -> (its counter as taken, the numbers taken but not yet handed out);
+        #: guarded by _cache_lock (should DuckDB call nextval from several threads of one statement,
+        #: two of them must not hand out the same numbers)
+        self._cached: dict[str, tuple[Counter, np.ndarray]] = {}
+        self._cache_lock = threading.Lock()
         self._lastval: int | None = None
         self._failure: errors.Error | None = None
         duck.create_function(NEXTVAL, self._guarded(self._nextval), ["VARCHAR"], "BIGINT", vectorized=True,
@@ -100,10 +107,28 @@ class SequenceCalls:
         return counter_of(ctx.txn.table(ctx.catalog, *key) if ctx is not None else None, key)
 
     def _take(self, key: tuple[str, str], count: int) -> np.ndarray:
-        numbers = self.sequences.reserve(self.counter(key), count)
+        counter = self.counter(key)
+        numbers = self._from_cache(counter, count) if counter.cache > 1 else self.sequences.reserve(counter, count)
         if count:
             self._last[key] = self._lastval = int(numbers[-1])
         return numbers
+
+    def _from_cache(self, counter: Counter, count: int) -> np.ndarray:
+        """``count`` numbers of a sequence with ``CACHE n``, as PostgreSQL's session hands them
+        out: from the numbers this session took before, the file visited only when they run out
+        (for n at a time, or as many as the statement needs). Numbers a session took and did not
+        hand out are lost when it ends; sessions' numbers interleave but are never the same. The
+        cache holds for the counter as it was taken: a RESTART (a new file) or ALTER SEQUENCE
+        (a new step or bounds) the session's transaction sees, or its own setval, empties it."""
+        with self._cache_lock:
+            kept = self._cached.get(counter.path)
+            numbers = kept[1] if kept is not None and kept[0] == counter else _NONE
+            if len(numbers) < count:
+                need = count - len(numbers)
+                numbers = np.concatenate([numbers, self.sequences.reserve(counter, need,
+                                                                          max(counter.cache - need, 0))])
+            self._cached[counter.path] = (counter, numbers[count:])
+            return numbers[:count]
 
     def _currval(self, name: str) -> int:
         key = self._qualified(name)
@@ -135,6 +160,8 @@ class SequenceCalls:
                 f'setval: value {value} is out of bounds for sequence "{key[1]}" '
                 f"({counter.minimum}..{counter.maximum})")
         self.sequences.set_next(counter, value + counter.increment if is_called else value)
+        with self._cache_lock:
+            self._cached.pop(counter.path, None)  # (as PostgreSQL's: other sessions use theirs up first)
         if is_called:
             self._last[key] = self._lastval = value
         return value

@@ -12,9 +12,10 @@ again - starts afresh, as PostgreSQL's new sequence does, and ``RESTART`` (ALTER
 TRUNCATE ... RESTART IDENTITY, ALTER TABLE ... ALTER COLUMN ... RESTART) replaces the entry by
 one with a new file: a ROLLBACK finds the old numbers where they were.
 
-A SERIAL or identity column owns its sequence (``SequenceDefinition.owner``): dropping the
-table or the column drops it. DROP SEQUENCE of a sequence a column's default takes numbers
-from is 2BP01 (CASCADE drops the default; an identity column's sequence cannot be dropped).
+A SERIAL or identity column owns its sequence (``SequenceDefinition.owner``), as does the
+column ``OWNED BY`` names: dropping the table or the column drops it. DROP SEQUENCE of a
+sequence a column's default takes numbers from is 2BP01 (CASCADE drops the default; an
+identity column's sequence cannot be dropped).
 """
 
 from __future__ import annotations
@@ -72,8 +73,41 @@ def definition(options, base: SequenceDefinition | None = None, type_: str = "bi
     if cache < 1:
         raise errors.InvalidParameterValue(f"CACHE ({cache}) must be greater than zero")
     cycle = given.get("cycle", base.cycle if base else False)
-    return SequenceDefinition(kind, start, increment, minimum, maximum, cache, cycle,
-                              base.owner if base else owner), restart
+    owner = given["owned_by"] if "owned_by" in given else base.owner if base else owner
+    return SequenceDefinition(kind, start, increment, minimum, maximum, cache, cycle, owner), restart
+
+
+def _with_owner(ctx: Context, options, db: str, sequence: TableVersion | None = None) -> tuple:
+    """``options`` with OWNED BY's ``table.column`` made the (table id, field id) that owns the
+    sequence (of database ``db``; ``sequence`` the one altered), checked as PostgreSQL checks it."""
+    given = dict(options)
+    if given.get("owned_by") is None:
+        if "owned_by" in given and sequence is not None:
+            _not_identity(ctx, sequence)
+        return options
+    if sequence is not None:
+        _not_identity(ctx, sequence)
+    name, column = given["owned_by"]
+    table = ctx.resolve(name)
+    if table.is_sequence or table.is_view:
+        raise errors.WrongObjectType(f'sequence cannot be owned by relation "{table.name}"')
+    if table.db != db:
+        raise errors.ObjectNotInPrerequisiteState("sequence must be in same schema as table it is linked to")
+    col = table.schema.column(column)
+    if col is None:
+        raise errors.UndefinedColumn(f'column "{column}" of relation "{table.name}" does not exist')
+    return tuple((option, (table.table_id, col.field_id) if option == "owned_by" else value)
+                 for option, value in options)
+
+
+def _not_identity(ctx: Context, sequence: TableVersion) -> None:
+    """0A000 for a sequence an identity column owns: OWNED BY may not move it."""
+    owner = sequence.schema.sequence.owner
+    for table in ctx.txn.tables(ctx.catalog) if owner is not None else ():
+        col = next((c for c in table.schema.columns if c.field_id == owner[1]), None)
+        if table.table_id == owner[0] and col is not None and col.identity is not None:
+            raise errors.NotSupportedError(f"cannot change ownership of identity sequence\n"
+                                           f'DETAIL:  Sequence "{sequence.name}" is linked to table "{table.name}".')
 
 
 def _check_bound(what: str, value: int, minimum: int, maximum: int) -> None:
@@ -111,7 +145,7 @@ def create_sequence(ex: Executor, ctx: Context, stmt: st.CreateSequence, params)
         raise errors.DuplicateTable(f'relation "{name}" already exists')
     if any(option == "restart" for option, _ in stmt.options):
         raise errors.SyntaxError('syntax error at or near "RESTART"')
-    made, _ = definition(stmt.options)
+    made, _ = definition(_with_owner(ctx, stmt.options, db))
     make(ex, ctx, db, name, made)
     return Result(status="CREATE SEQUENCE")
 
@@ -123,7 +157,7 @@ def alter_sequence(ex: Executor, ctx: Context, stmt: st.AlterSequence, params) -
     if not version.is_sequence:
         raise errors.WrongObjectType(f'"{version.name}" is not a sequence')
     _read_write(ctx, "ALTER SEQUENCE")
-    made, restart = definition(stmt.options, version.schema.sequence)
+    made, restart = definition(_with_owner(ctx, stmt.options, version.db, version), version.schema.sequence)
     if restart is not None:
         restarted(ex, ctx, version, made, restart)
     elif made != version.schema.sequence:

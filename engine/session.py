@@ -185,7 +185,8 @@ class Session:
                 return self._run_data_statement(stmt, params)
             except (errors.UndefinedTable, errors.UndefinedColumn) as e:
                 if e.position is None and type(stmt) in _POSITIONED:  # (PostgreSQL's LINE / caret)
-                    e.position = named_position(stmt.text, str(e))
+                    position = named_position(stmt.text, str(e))
+                    e.position = position + stmt.offset if position is not None else None
                 raise
             except UnicodeEncodeError as e:  # a str holding a lone surrogate (text that was not UTF-8)
                 raise errors.DataError(f"invalid byte sequence for encoding \"UTF8\": {e.reason}",

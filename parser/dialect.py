@@ -18,6 +18,10 @@ from txlake import errors
 from txlake.storage.schema import DEFAULT_DECIMAL
 
 
+#: the meta key of a statement's place in its text (TxlakeParser._parse_statement)
+SOURCE_SPAN = "txlake_source_span"
+
+
 class Control(exp.Expression):
     """A session or transaction-control statement.
 
@@ -159,14 +163,46 @@ class TxlakeParser(DuckDB.Parser):
         """The INSERT's table, then PostgreSQL's ``OVERRIDING { SYSTEM | USER } VALUE``, which the
         INSERT's node gets in its meta (``overriding``: ``_parse_insert``)."""
         table = super()._parse_insert_table()
-        if self._match_text_seq("OVERRIDING"):
-            kind = self._curr.text.upper() if self._curr else ""
-            if kind not in ("SYSTEM", "USER") or not self._next or self._next.text.upper() != "VALUE":
-                self.raise_error(f'at or near "{self._curr.text}"' if self._curr else "at end of input",
-                                 self._curr or self._prev)
-            self._advance(2)
-            self._overriding = kind
+        self._overriding = self._parse_overriding()
         return table
+
+    def _parse_overriding(self) -> str | None:
+        """``OVERRIDING { SYSTEM | USER } VALUE``: SYSTEM or USER, or None if it is not there."""
+        if not self._match_text_seq("OVERRIDING"):
+            return None
+        kind = self._curr.text.upper() if self._curr else ""
+        if kind not in ("SYSTEM", "USER") or not self._next or self._next.text.upper() != "VALUE":
+            self.raise_error(f'at or near "{self._curr.text}"' if self._curr else "at end of input",
+                             self._curr or self._prev)
+        self._advance(2)
+        return kind
+
+    def _parse_when_matched(self):
+        """A MERGE's WHEN clauses; an INSERT action's OVERRIDING clause (``_parse_value``) in its
+        node's meta (``overriding``), as an INSERT statement's."""
+        outer, self._merge_overriding = getattr(self, "_merge_overriding", None), []
+        try:
+            whens = super()._parse_when_matched()
+            # (the INSERT actions that read a column list, or its absence, with _parse_value: in order)
+            inserts = [w.args["then"] for w in whens.expressions if isinstance(w.args.get("then"), exp.Insert)
+                       and not isinstance(w.args["then"].this, (exp.Star, exp.Var))]
+            for then, kind in zip(inserts, self._merge_overriding):
+                if kind is not None:
+                    then.meta["overriding"] = kind
+            return whens
+        finally:
+            self._merge_overriding = outer
+
+    def _parse_value(self, values: bool = True):
+        """sqlglot's; in a MERGE's INSERT action (``values`` False: its column list), PostgreSQL's
+        OVERRIDING clause may follow the list or stand in its place: kept, in the order of the
+        actions, for ``_parse_when_matched``."""
+        merging = getattr(self, "_merge_overriding", None)
+        if values or merging is None:
+            return super()._parse_value(values)
+        node = None if self._curr and self._curr.text.upper() == "OVERRIDING" else super()._parse_value(values)
+        merging.append(self._parse_overriding())
+        return node
 
     def _parse_insert(self):
         outer, self._overriding = getattr(self, "_overriding", None), None
@@ -234,6 +270,16 @@ class TxlakeParser(DuckDB.Parser):
         return items
 
     def _parse_statement(self):
+        """A statement; one that begins its chunk of the text (a ``;``-separated statement)
+        keeps where it is in the text, as (first, last) character offsets, in its meta
+        (``SOURCE_SPAN``): errors are positioned in the whole text, as PostgreSQL's are."""
+        whole = self._index == 0 and bool(self._tokens)
+        node = self._parse_one_statement()
+        if whole and node is not None:
+            node.meta[SOURCE_SPAN] = (self._tokens[0].start, self._tokens[-1].end)
+        return node
+
+    def _parse_one_statement(self):
         if self._curr is None:
             return None
         word = self._curr.text.upper()
@@ -610,9 +656,12 @@ class TxlakeParser(DuckDB.Parser):
                 options.append(("cache", self._sequence_number()))
             elif word == "CYCLE":
                 options.append(("cycle", True))
-            elif word == "OWNED" and self._match_text_seq("BY"):
-                raise errors.NotSupportedError("OWNED BY is not supported: a SERIAL or identity column owns its "
-                                               "sequence")
+            elif word == "OWNED" and until is None and self._match_text_seq("BY"):
+                none = self._curr and self._curr.text.upper() == "NONE" and \
+                    (self._next is None or self._next.token_type != TokenType.DOT)
+                if none:
+                    self._advance()
+                options.append(("owned_by", None if none else self._parse_table_parts()))
             elif word in ("RENAME", "SET", "OWNER") and restart and not options:
                 raise errors.NotSupportedError(f"ALTER SEQUENCE ... {word} is not supported")
             else:
@@ -719,4 +768,4 @@ class Txlake(DuckDB):
     NULL_ORDERING = "nulls_are_large"
 
 
-__all__ = ["Control", "SequenceCommand", "Txlake", "ParseError"]
+__all__ = ["Control", "SequenceCommand", "SOURCE_SPAN", "Txlake", "ParseError"]

@@ -19,7 +19,7 @@ from sqlglot.tokens import TokenType
 
 from txlake import errors
 from txlake.parser import statements as st
-from txlake.parser.dialect import Control, SequenceCommand, Txlake
+from txlake.parser.dialect import SOURCE_SPAN, Control, SequenceCommand, Txlake
 from txlake.parser.semantics import AVG_MACRO, SUM_MACRO, boolean_condition, postgres_semantics
 from txlake.storage.sequences import sequence_name
 
@@ -60,6 +60,7 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
     trees = [t for t in trees if t is not None]  # empty statements between semicolons
     result = []
     for tree in trees:
+        span = tree.meta.get(SOURCE_SPAN)
         _check_table_names(tree)
         dml = isinstance(tree, (exp.Insert, exp.Update, exp.Delete, exp.Merge))
         merge = isinstance(tree, exp.Merge)
@@ -78,7 +79,8 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
             if isinstance(tree.expression, exp.Query):
                 tree.meta[_WRITTEN] = tree.expression.copy()  # (a view stores its query as written)
         tree = postgres_semantics(tree, text)
-        source = text.strip() if len(trees) == 1 else _source_text(tree)
+        # its own words, where the text has them (a ``;``-separated part of it), and where they begin
+        source, offset = (text[span[0]:span[1] + 1], span[0]) if span else (_source_text(tree), 0)
         if dml and tree.args.get("with_"):
             tree = _inline_ctes(tree)
         placeholders = len(in_text) if moves else sum(1 for _ in tree.find_all(exp.Placeholder))
@@ -87,7 +89,7 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
         stmt = _to_statement(tree)
         if isinstance(stmt, (st.Explain, st.Execute)):  # (its query or values are text, with their own count)
             placeholders = stmt.param_count
-        result.append(_with(stmt, param_count=placeholders, param_order=order, text=source))
+        result.append(_with(stmt, param_count=placeholders, param_order=order, text=source, offset=offset))
     return tuple(result)
 
 
@@ -558,8 +560,19 @@ def sequence_options(options) -> tuple[tuple[str, object], ...]:
             if kind is None:
                 raise errors.InvalidParameterValue("sequence type must be smallint, integer, or bigint")
             value = kind
+        if name == "owned_by" and value is not None:
+            value = _owning_column(value)
         checked.append((name, value))
     return tuple(checked)
+
+
+def _owning_column(node: exp.Table) -> tuple[st.TableName, str]:
+    """OWNED BY's ``[schema.]table.column``: the table and the column's name."""
+    if not node.args.get("db"):
+        raise errors.InvalidParameterValue("invalid OWNED BY option\n"
+                                           "HINT:  Specify OWNED BY table.column or OWNED BY NONE.")
+    table = exp.Table(this=node.args["db"], db=node.args.get("catalog"))
+    return table_name(table), identifier(node.this)
 
 
 def _sequence_command(tree: SequenceCommand) -> st.Statement:
@@ -966,7 +979,8 @@ def _merge_action(when: exp.When, match: str, condition: exp.Expression | None) 
             names = tuple(identifier(c) for c in columns.expressions)
         row = values.expressions if isinstance(values, exp.Tuple) else [values.this if isinstance(values, exp.Paren)
                                                                         else values]
-        return st.MergeAction(match, "INSERT", condition, columns=names, values=tuple(row))
+        return st.MergeAction(match, "INSERT", condition, columns=names, values=tuple(row),
+                              overriding=then.meta.get("overriding"))
     raise _syntax_error("syntax error: expected UPDATE, DELETE, INSERT or DO NOTHING", when)
 
 

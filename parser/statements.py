@@ -56,6 +56,9 @@ class Statement:
     param_order: tuple[int, ...] | None = field(default=None, kw_only=True, compare=False)
     #: the statement's source text (for error messages and the REPL)
     text: str = field(default="", kw_only=True, compare=False)
+    #: where ``text`` begins in the string it was sent in (0-based): an error's position counts
+    #: from that string's start, as PostgreSQL's does
+    offset: int = field(default=0, kw_only=True, compare=False)
 
     #: does the statement read or write table data? (transaction control does neither)
     touches_data = True
@@ -454,6 +457,7 @@ class MergeAction:
     defaults: tuple[str, ...] = ()                            # UPDATE SET c = DEFAULT
     columns: tuple[str, ...] | None = None                    # INSERT (cols)
     values: tuple[exp.Expression, ...] | None = None          # INSERT VALUES (...); None: DEFAULT VALUES
+    overriding: str | None = None                              # INSERT OVERRIDING {SYSTEM | USER} VALUE
 
 
 @dataclass(frozen=True)

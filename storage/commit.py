@@ -32,6 +32,7 @@ from pyroaring import BitMap, FrozenBitMap
 from txlake import errors
 from txlake.storage import keys as pk
 from txlake.storage.datafiles import DataFileStore
+from txlake.storage.sequences import sequence_file
 from txlake.storage.version import (ENCODED, CatalogVersion, ChangeData, CreateTable, DataFile, DropTable,
                                     LogEntry, PythonRows, TableVersion, encode_inline)
 
@@ -383,6 +384,11 @@ class Commit:
     def written_files(self) -> list[DataFile]:
         """The Parquet files this commit wrote (or adopts), which its entry will name."""
         return [f for files in self._written.values() for f in files if not f.is_inline]
+
+    def sequence_files(self) -> list[str]:
+        """The files of the sequences this commit makes or changes, which must be there when it
+        lands (an orphan pass takes an uncommitted sequence's file for a dropped one's)."""
+        return [sequence_file(d.table_id) for d in self.deltas if d.work is not None and d.work.is_sequence]
 
     def abort(self) -> None:
         for files in self._written.values():

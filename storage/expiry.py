@@ -23,7 +23,11 @@ it until publishing catches up.
 ``remove_orphan_files`` deletes files in table directories that nothing references - neither
 the log, nor any Paimon snapshot, nor an unfinished prepared transaction, nor an open
 transaction of this process that spilled rows - and that are older than a grace period, so a
-commit still writing its files is never touched.
+commit still writing its files is never touched. So it does the number files of dropped
+sequences (``_sequences/<id>``): one is referenced while a snapshot still readable has its
+sequence (a transaction that took it may still call ``nextval``), or a later entry or an
+unfinished prepared transaction creates it; a CREATE SEQUENCE not yet committed has only the
+grace period, and its commit fails if its file went meanwhile, as a data file's does.
 """
 
 from __future__ import annotations
@@ -40,7 +44,8 @@ from txlake.storage.format.paimon import PaimonTable
 from txlake.storage.fs import LocalFileSystem
 from txlake.storage.prepared import PRECOMMITTED, PREPARED_DIR
 from txlake.storage.publish import PaimonLock, written_by_publisher
-from txlake.storage.version import ChangeData
+from txlake.storage.sequences import SEQUENCES_DIR, sequence_file
+from txlake.storage.version import ChangeData, CreateTable
 
 EXPIRY_FILE = os.path.join("_txlog", "expired.json")
 EXPIRE_LOCK = "EXPIRE"  # in the log's directory: flock(2)ed by the expiry running
@@ -313,6 +318,7 @@ def _remove_orphan_files(warehouse, older_than_seconds: float) -> int:
             tdir = os.path.join(warehouse.root, db_dir, name)
             candidates += _unpublished_old_files(warehouse, tdir, cutoff)
             metadata += [os.path.join(tdir, "snapshot"), os.path.join(tdir, "schema")]
+    candidates += _old_sequence_files(warehouse, cutoff)
     removed = _remove_stale_temporaries(warehouse, metadata, min(cutoff, time.time() - METADATA_GRACE_SECONDS))
     if not candidates:
         return removed
@@ -348,6 +354,14 @@ def _unpublished_old_files(warehouse, tdir: str, cutoff: float) -> list[str]:
         [path for path in meta if os.path.basename(path) not in live_meta and _older_than(path, meta_cutoff)]
 
 
+def _old_sequence_files(warehouse, cutoff: float) -> list[str]:
+    """The number files of sequence catalog entries older than ``cutoff`` (not the directories
+    of sequences from before they were entries, which nothing drops)."""
+    directory = os.path.join(warehouse.root, SEQUENCES_DIR)
+    paths = [os.path.join(directory, name) for name in warehouse.fs.listdir(directory) if not _is_temporary(name)]
+    return [path for path in paths if os.path.isfile(path) and _older_than(path, cutoff)]
+
+
 def _remove_stale_temporaries(warehouse, directories: list[str], cutoff: float) -> int:
     """Delete the hidden temporary files (``.<name>.<hex>.tmp``: storage/fs.py) older than
     ``cutoff`` in ``directories``: a file is written under one, then linked or renamed into
@@ -378,14 +392,20 @@ def _referenced(warehouse) -> set[str]:
     holding the log's lock (a PREPARE writes its record holding it)."""
     warehouse.refresh()
     oldest = _readable_from(warehouse, expired_before(warehouse))
-    referenced = {os.path.join(warehouse.root, f.path)
-                  for t in warehouse.catalog_at(oldest, expired=True).tables.values() for f in t.files if f.path}
+    readable = warehouse.catalog_at(oldest, expired=True).tables.values()
+    referenced = {os.path.join(warehouse.root, f.path) for t in readable for f in t.files if f.path}
+    sequences = {t.table_id for t in readable if t.is_sequence}
     for entry in warehouse.txlog.entries_after(oldest):
         for change in entry.changes:
             if isinstance(change, ChangeData):
                 referenced |= {os.path.join(warehouse.root, f.path) for f in change.added}
+            elif isinstance(change, CreateTable) and change.schema.sequence is not None:
+                sequences.add(change.table_id)
     for record in warehouse.prepared.records():
         if record.state == PRECOMMITTED:
             referenced |= {os.path.join(warehouse.root, f.path) for c in record.changes for f in c.files if f.path}
+            sequences |= {c.table_id for c in record.changes
+                          if c.op == "create" and c.schema is not None and c.schema.sequence is not None}
+    referenced |= {os.path.join(warehouse.root, sequence_file(table_id)) for table_id in sequences}
     referenced |= {os.path.join(warehouse.root, path) for path in warehouse.store.unadopted_spills()}
     return referenced

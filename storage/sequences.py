@@ -13,7 +13,8 @@ without one, read with the default bounds. The file holds the next number, as fi
 Taking numbers locks the file (``flock``: processes and threads alike), reads it, writes the
 number after the last one taken in place and flushes it (``fdatasync``) before they are used -
 one write of less than a disk sector, which lands whole or not at all. A statement takes all the
-numbers it needs at once (``reserve(counter, n)``).
+numbers it needs at once (``reserve(counter, n)``), and a session of a sequence with ``CACHE n``
+n at a time (engine/sequence_calls.py hands them out).
 """
 
 from __future__ import annotations
@@ -29,6 +30,13 @@ from txlake import errors
 SEQUENCES_DIR = "_sequences"
 _WIDTH = 22  # characters of the stored number: a sign and up to 2**64 (a last number plus a step)
 BIGINT = (-2 ** 63, 2 ** 63 - 1)
+
+
+def sequence_file(table_id: str) -> str:
+    """Where the numbers of the sequence catalog entry ``table_id`` are (relative to the
+    warehouse root). A dropped sequence's file goes with the snapshots that saw it
+    (storage/expiry.py ``remove_orphan_files``)."""
+    return os.path.join(SEQUENCES_DIR, table_id)
 
 
 def sequence_name(table: str, column: str) -> str:
@@ -47,13 +55,14 @@ class Counter:
     minimum: int = 1
     maximum: int = BIGINT[1]
     cycle: bool = False
+    cache: int = 1  # numbers a session takes at a time (CACHE n: engine/sequence_calls.py keeps the rest)
 
     @staticmethod
     def of(version) -> "Counter":
         """The counter of a sequence's catalog entry (storage/version.py ``TableVersion``)."""
         d = version.schema.sequence
-        return Counter(os.path.join(SEQUENCES_DIR, version.table_id), version.name, d.increment, d.minimum,
-                       d.maximum, d.cycle)
+        return Counter(sequence_file(version.table_id), version.name, d.increment, d.minimum,
+                       d.maximum, d.cycle, d.cache)
 
     @staticmethod
     def legacy(db: str, name: str) -> "Counter":
@@ -85,12 +94,18 @@ class Sequences:
         if self.durable:
             _fsync_dir(os.path.dirname(path))
 
-    def reserve(self, counter: Counter, count: int = 1) -> np.ndarray:
-        """Take ``count`` numbers of ``counter``, in order. 42P01 if there is no such sequence;
-        2200H past its last number without CYCLE (none is taken then)."""
+    def reserve(self, counter: Counter, count: int = 1, extra: int = 0) -> np.ndarray:
+        """Take ``count`` numbers of ``counter``, in order, and up to ``extra`` more after them
+        as long as they are within its bounds (a session's cache: as PostgreSQL's, it stops
+        at the bound rather than cycle or fail). 42P01 if there is no such sequence; 2200H
+        past its last number without CYCLE (none is taken then)."""
         with self._locked(counter) as fd:
             first = _decode(os.pread(fd, 64, 0), counter.name)
             numbers, following = _numbers(counter, first, count)
+            if extra:
+                more = _within(counter, following, extra)
+                numbers = np.concatenate([numbers, following + counter.increment * np.arange(more, dtype=np.int64)])
+                following += more * counter.increment
             self._store(fd, following)
             return numbers
 
@@ -134,6 +149,14 @@ def _numbers(c: Counter, first: int, count: int) -> tuple[np.ndarray, int]:
         out.append(value)
         value += step
     return np.array(out, dtype=np.int64), value
+
+
+def _within(c: Counter, first: int, most: int) -> int:
+    """How many numbers from ``first`` on (up to ``most``) are within ``c``'s bounds."""
+    if not c.minimum <= first <= c.maximum:
+        return 0
+    room = (c.maximum - first) // c.increment if c.increment > 0 else (first - c.minimum) // -c.increment
+    return min(most, room + 1)
 
 
 class _Locked:

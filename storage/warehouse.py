@@ -519,7 +519,7 @@ class Warehouse:
     def _files_gone(self, commit: Commit) -> bool:
         """Has a file ``commit`` wrote gone (remove_orphan_files, whose deletions hold the log's
         lock, took it for an orphan)? Its entry would name a file no reader finds."""
-        return self._paths_gone(f.path for f in commit.written_files())
+        return self._paths_gone([f.path for f in commit.written_files()] + commit.sequence_files())
 
     def _paths_gone(self, paths) -> bool:
         return any(not os.path.exists(os.path.join(self.root, path)) for path in paths)

@@ -3,6 +3,7 @@ committed work, its uncommitted work up to the last savepoint, other sessions' w
 files outside the warehouse are all as they were."""
 
 import datetime
+import decimal
 import os
 import re
 
@@ -87,6 +88,11 @@ BAD = [
     ("INSERT INTO t VALUES (3, 'x', 0, NULL, ?)", (1e16,), errors.NumericValueOutOfRange, "22003"),
     ("INSERT INTO t VALUES (3, 'x', '2147483648', NULL, 0)", None, errors.NumericValueOutOfRange, "22003"),
     ("INSERT INTO t VALUES (3, 'x', ?, NULL, 0)", (10**400,), errors.NumericValueOutOfRange, "22003"),
+    ("SELECT CAST(? AS DOUBLE PRECISION)", (decimal.Decimal("1E+400"),), errors.NumericValueOutOfRange, "22003"),
+    ("UPDATE t SET n = ?", (decimal.Decimal("-1E+309"),), errors.NumericValueOutOfRange, "22003"),
+    # 22021 a NUL in text, as PostgreSQL refuses it (it was kept)
+    ("INSERT INTO t VALUES (3, ?, 0, NULL, 0)", ("a\x00b",), errors.DataError, "22021"),
+    ("UPDATE t SET name = ? WHERE id = ?", ("\x00", 1), errors.DataError, "22021"),
     # 22P02 bad text
     ("INSERT INTO t VALUES ('abc', 'x', 0, NULL, 0)", None, errors.InvalidTextRepresentation, "22P02"),
     ("INSERT INTO t VALUES (3, 'x', ?, NULL, 0)", ("many",), errors.InvalidTextRepresentation, "22P02"),
@@ -118,12 +124,14 @@ BAD = [
     ("CREATE TABLE z (a INT UNIQUE)", None, errors.NotSupportedError, "0A000"),
     # DDL PostgreSQL honours that txlake does not: refused, not ignored (they were accepted)
     ("CREATE TEMP TABLE z (a INT)", None, errors.NotSupportedError, "0A000"),
-    ("CREATE SEQUENCE z OWNED BY t.id", None, errors.NotSupportedError, "0A000"),
     ("CREATE TABLE z (a INT REFERENCES t (id))", None, errors.NotSupportedError, "0A000"),
     ("CREATE TABLE z (a INT) PARTITION BY RANGE (a)", None, errors.NotSupportedError, "0A000"),
     ('CREATE TABLE z (a TEXT COLLATE "C")', None, errors.NotSupportedError, "0A000"),
     ("CREATE TABLE z (a INT) INHERITS (t)", None, errors.NotSupportedError, "0A000"),
     ("CREATE TABLE z (a GEOMETRY)", None, errors.NotSupportedError, "0A000"),
+    # an aware datetime.time: txlake has no time with time zone, and TIME would drop the zone
+    ("INSERT INTO t VALUES (3, 'x', 0, NULL, ?)", (datetime.time(1, 2, tzinfo=datetime.timezone.utc),),
+     errors.NotSupportedError, "0A000"),
     ("ALTER TABLE t DROP COLUMN id", None, errors.NotSupportedError, "0A000"),
     # 42602 names that would leave the warehouse
     ('CREATE TABLE "a/b" (x INT)', None, errors.InvalidName, "42602"),
@@ -283,6 +291,23 @@ def test_parameters_must_be_a_sequence(setup):
     assert setup.execute("SELECT ?, ?", [1, 2]).fetchall() == [(1, 2)]     # lists are sequences
 
 
+def test_parameter_values_postgresql_takes_still_go_in(setup):
+    """Beside the refusals in BAD (22021, 22003, 0A000): a NUL in bytes, a large Decimal
+    within a DOUBLE's range, a naive time and a str subclass are taken as before - and a str
+    subclass holding a NUL is refused as a str is."""
+    class Name(str):
+        pass
+
+    setup.execute("CREATE TABLE p (b BYTEA, x DOUBLE PRECISION, tm TIME, s TEXT)")
+    setup.execute("INSERT INTO p VALUES (?, ?, ?, ?)",
+                  (b"a\x00b", decimal.Decimal("1E+300"), datetime.time(1, 2, 3), Name("n")))
+    assert setup.execute("SELECT * FROM p").fetchall() == [(b"a\x00b", 1e300, datetime.time(1, 2, 3), "n")]
+    with pytest.raises(errors.DataError) as info:
+        setup.cursor().executemany("INSERT INTO p (s) VALUES (?)", [("ok",), (Name("a\x00"),)])
+    assert info.value.sqlstate == "22021" and str(info.value) == 'invalid byte sequence for encoding "UTF8": 0x00'
+    assert setup.execute("SELECT s FROM p ORDER BY s").fetchall() == [("n",), ("ok",)]
+
+
 def test_executemany_stops_at_the_first_error(connect, setup):
     cur = setup.cursor()
     with pytest.raises(errors.ProgrammingError):
@@ -347,6 +372,10 @@ def test_exception_tree():
     ("INSERT INTO t (id, zz) VALUES (1, 2)", 'column "zz" of relation "t" does not exist', "zz)"),
     ("UPDATE t SET n = 1 WHERE nope = 2", 'column "nope" does not exist', "nope ="),
     ("DELETE FROM nope", 'relation "nope" does not exist', "nope"),
+    # counted from the start of the string, not the failing statement's (as PostgreSQL's)
+    ("SELECT 1; SELECT * FROM nope", 'relation "nope" does not exist', "nope"),
+    ("SELECT 1;\n\n  UPDATE t SET n = 1 WHERE nope = 2;", 'column "nope" does not exist', "nope ="),
+    ("\n\n  SELECT * FROM nope", 'relation "nope" does not exist', "nope"),
 ])
 def test_an_unknown_relation_or_column_has_its_position(setup, sql, message, at):
     """As PostgreSQL's: the error says where the statement names it (e.position, which the

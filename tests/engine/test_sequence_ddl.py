@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -340,8 +341,147 @@ def test_alter_column_restart(conn):
           "RESTART value (0) cannot be less than MINVALUE")
 
 
-@pytest.mark.parametrize("sql", ["CREATE TEMP SEQUENCE x", "CREATE SEQUENCE x OWNED BY t.a",
+@pytest.mark.parametrize("sql", ["CREATE TEMP SEQUENCE x",
                                  "ALTER SEQUENCE s RENAME TO x", "ALTER SEQUENCE s SET SCHEMA other"])
 def test_what_is_not_done_is_refused(conn, sql):
     conn.execute("CREATE SEQUENCE s")
     fails(conn, sql, "0A000")
+
+
+# --- CACHE n ---------------------------------------------------------------------------------
+
+def test_cache_n_a_session_takes_n_numbers_at_a_time(connect):
+    """CACHE was accepted and did nothing: each nextval took its number from the file. As in
+    PostgreSQL, a session now takes n at a time and hands them out itself; another session
+    goes on after them, a closed session's unused numbers are lost (a gap), its own setval and
+    ALTER SEQUENCE ... RESTART take effect at once and other sessions use their numbers up."""
+    a, b = connect(autocommit=True), connect(autocommit=True)
+    a.execute("CREATE SEQUENCE s CACHE 10")
+    assert [one(a, "SELECT nextval('s')")[0] for _ in range(3)] == [1, 2, 3]
+    assert one(b, "SELECT nextval('s')") == (11,)
+    assert one(a, "SELECT nextval('s')") == (4,)
+    assert one(b, "SELECT currval('s')") == (11,)
+    # a statement taking more than a session holds: what it holds, then the rest from the file
+    assert a.execute("SELECT nextval('s') FROM range(9)").fetchall() == [(n,) for n in (5, 6, 7, 8, 9, 10,
+                                                                                          21, 22, 23)]
+    a.execute("SELECT setval('s', 100)")
+    assert one(a, "SELECT nextval('s')") == (101,)
+    assert one(b, "SELECT nextval('s')") == (12,)  # (b's own numbers first)
+    b.close()
+    c = connect(autocommit=True)
+    assert one(c, "SELECT nextval('s')") == (111,)  # (b's 13..20 are lost, a holds 102..110)
+    c.execute("ALTER SEQUENCE s RESTART WITH 500")
+    assert one(c, "SELECT nextval('s')") == (500,)
+    assert one(a, "SELECT nextval('s')") == (510,)  # (a's cache was of the sequence before the RESTART)
+
+
+def test_cache_stops_at_the_last_number_as_postgresql_does(conn):
+    """Taking n at a time does not fail or cycle early near the bound: the cache holds what is
+    left, and only a nextval past the last number is 2200H (or cycles)."""
+    conn.execute("CREATE SEQUENCE s MAXVALUE 5 CACHE 50")
+    assert [one(conn, "SELECT nextval('s')")[0] for _ in range(5)] == [1, 2, 3, 4, 5]
+    fails(conn, "SELECT nextval('s')", "2200H", 'reached maximum value of sequence "s" (5)')
+    conn.execute("CREATE SEQUENCE c MINVALUE -3 MAXVALUE 3 START 2 INCREMENT -2 CACHE 20 CYCLE")
+    assert [one(conn, "SELECT nextval('c')")[0] for _ in range(5)] == [2, 0, -2, 3, 1]
+
+
+CACHED_TAKERS = """
+import sys, txlake
+c = txlake.connect(sys.argv[1], autocommit=True, publish="off")
+print(" ".join(str(c.execute("SELECT nextval('s')").fetchone()[0]) for _ in range(int(sys.argv[2]))))
+c.close()
+"""
+
+
+def test_cached_numbers_are_unique_across_processes_and_threads(conn, connect, warehouse):
+    conn.execute("CREATE SEQUENCE s CACHE 7")
+    procs = [subprocess.Popen([sys.executable, "-c", CACHED_TAKERS, warehouse, "40"], stdout=subprocess.PIPE,
+                              text=True, env=child_env()) for _ in range(2)]
+    taken, failures = [], []
+
+    def take():
+        try:
+            c = connect(autocommit=True)
+            taken.extend(one(c, "SELECT nextval('s')")[0] for _ in range(40))
+        except Exception as e:  # (reported below: a thread's exception would be lost)
+            failures.append(e)
+
+    threads = [threading.Thread(target=take) for _ in range(2)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        outs = [p.communicate(timeout=120)[0] for p in procs]
+    finally:
+        for p in procs:
+            p.kill()
+    assert not failures and [p.returncode for p in procs] == [0, 0]
+    taken += [int(n) for out in outs for n in out.split()]
+    assert len(taken) == 160 and len(set(taken)) == 160
+    # each session took 7 at a time, 6 times for its 40 (2 lost when it closed): the file is past 4 * 42
+    assert one(conn, "SELECT nextval('s')") == (4 * 42 + 1,)
+
+
+# --- OWNED BY, pg_sequences ------------------------------------------------------------------
+
+def sequence_names(conn):
+    return [r[0] for r in conn.execute("SELECT sequence_name FROM information_schema.sequences ORDER BY 1")]
+
+
+def test_owned_by_a_column_drops_the_sequence_with_it(connect):
+    """OWNED BY was refused (0A000). As PostgreSQL's: the sequence goes when its column or
+    table does, OWNED BY NONE frees it, and the change is transactional."""
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE o (a INT, b INT)")
+    conn.execute("CREATE SEQUENCE sa OWNED BY o.a")
+    conn.execute("CREATE SEQUENCE sb")
+    conn.execute("ALTER SEQUENCE sb OWNED BY public.o.b")
+    conn.execute("CREATE SEQUENCE free OWNED BY o.a")
+    conn.execute("ALTER SEQUENCE free OWNED BY NONE")
+    assert one(conn, "SELECT pg_get_serial_sequence('o', 'b')") == ("public.sb",)
+    conn.execute("ALTER TABLE o DROP COLUMN b")
+    assert sequence_names(conn) == ["free", "sa"]
+    conn.execute("BEGIN")
+    conn.execute("ALTER SEQUENCE free OWNED BY o.a")
+    conn.execute("DROP TABLE o")
+    assert sequence_names(conn) == []
+    conn.execute("ROLLBACK")
+    assert sequence_names(conn) == ["free", "sa"]
+    conn.execute("DROP TABLE o")
+    assert sequence_names(conn) == ["free"]
+
+
+def test_owned_by_is_checked_as_postgresql_checks_it(conn):
+    conn.execute("CREATE TABLE o (id INT GENERATED ALWAYS AS IDENTITY, a INT)")
+    conn.execute("CREATE SCHEMA other")
+    conn.execute("CREATE TABLE other.t (a INT)")
+    conn.execute("CREATE VIEW v AS SELECT 1 AS a")
+    conn.execute("CREATE SEQUENCE s")
+    fails(conn, "ALTER SEQUENCE s OWNED BY a", "22023", "invalid OWNED BY option")
+    fails(conn, "ALTER SEQUENCE s OWNED BY nope.a", "42P01", 'relation "nope" does not exist')
+    fails(conn, "ALTER SEQUENCE s OWNED BY o.nope", "42703", 'column "nope" of relation "o" does not exist')
+    fails(conn, "ALTER SEQUENCE s OWNED BY other.t.a", "55000", "sequence must be in same schema as table")
+    fails(conn, "ALTER SEQUENCE s OWNED BY v.a", "42809", 'sequence cannot be owned by relation "v"')
+    fails(conn, "ALTER SEQUENCE o_id_seq OWNED BY NONE", "0A000", "cannot change ownership of identity sequence")
+    fails(conn, "CREATE SEQUENCE z OWNED BY o.a OWNED BY NONE", "42601", "conflicting or redundant options")
+    conn.execute("DROP TABLE o")
+    assert sequence_names(conn) == ["s"]
+
+
+def test_pg_sequences(conn):
+    """pg_catalog.pg_sequences did not exist (42P01): PostgreSQL's columns, last_value the last
+    number the file gave out (NULL before the first; past the last used with a cache)."""
+    conn.execute("CREATE TABLE t (id SERIAL)")
+    conn.execute("CREATE SEQUENCE s AS integer INCREMENT 5 START 10 MAXVALUE 1000 CACHE 3 CYCLE")
+    assert one(conn, "SELECT nextval('s')") == (10,)
+    assert conn.execute("SELECT * FROM pg_sequences ORDER BY sequencename").fetchall() == [
+        ("public", "s", None, "integer", 10, 1, 1000, 5, True, 3, 20),
+        ("public", "t_id_seq", None, "integer", 1, 1, 2147483647, 1, False, 1, None)]
+    assert [d[0] for d in conn.execute("SELECT * FROM pg_catalog.pg_sequences").description] == [
+        "schemaname", "sequencename", "sequenceowner", "data_type", "start_value", "min_value", "max_value",
+        "increment_by", "cycle", "cache_size", "last_value"]
+    conn.execute("BEGIN")
+    conn.execute("DROP SEQUENCE s")
+    assert conn.execute("SELECT sequencename FROM pg_sequences").fetchall() == [("t_id_seq",)]
+    conn.execute("ROLLBACK")

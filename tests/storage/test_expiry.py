@@ -418,3 +418,87 @@ def test_expiry_waits_while_a_publisher_removes_a_dropped_tables_metadata(wareho
     assert outcome and outcome[0][2] > 0  # then it expired the Paimon snapshots before the newest
     assert c.execute("SELECT count(*) FROM t").fetchone() == (3,)
     c.close()
+
+
+def sequence_files(warehouse):
+    directory = os.path.join(warehouse, "_sequences")
+    return {n for n in os.listdir(directory) if os.path.isfile(os.path.join(directory, n))}
+
+
+def sequence_ids(conn):
+    return {t.table_id for t in conn._session.db.warehouse.refresh().tables.values() if t.is_sequence}
+
+
+SEQUENCE_TAKER = """
+import sys, txlake
+c = txlake.connect(sys.argv[1], publish="off", gc_interval=3600)
+c.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+print(c.execute("SELECT nextval('gone')").fetchone()[0], flush=True)  # its snapshot sees the sequence
+sys.stdin.readline()
+print(c.execute("SELECT nextval('gone')").fetchone()[0], flush=True)
+"""
+
+
+def test_a_dropped_sequence_s_file_goes_once_no_snapshot_sees_it(warehouse):
+    """The number files of dropped sequences stayed for ever. They go with remove_orphan_files
+    once no snapshot still readable has the sequence: not while a transaction of this process
+    or another that may call its nextval is open, and not a sequence alive (its file older than
+    the grace period too)."""
+    import subprocess
+    import sys
+
+    from tests.conftest import child_env
+    c = txlake.connect(warehouse, autocommit=True, publish="off")
+    c.execute("CREATE SEQUENCE kept")
+    c.execute("CREATE SEQUENCE gone")
+    c.execute("CREATE TABLE t (id SERIAL, v INT)")
+    c.execute("SELECT nextval('gone'), nextval('kept')")
+    live = sequence_ids(c)
+    assert sequence_files(warehouse) == live
+    old = c._session.db.warehouse.refresh()
+    gone_file = next(t.table_id for t in old.tables.values() if t.name == "gone")
+    t_seq_file = next(t.table_id for t in old.tables.values() if t.name == "t_id_seq")
+    here = txlake.connect(warehouse, publish="off", isolation_level="REPEATABLE READ")
+    assert here.execute("SELECT nextval('gone')").fetchone() == (2,)
+    child = subprocess.Popen([sys.executable, "-c", SEQUENCE_TAKER, warehouse], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=child_env())
+    try:
+        assert child.stdout.readline().strip() == "3"
+        c.execute("DROP SEQUENCE gone")
+        c.execute("DROP TABLE t")
+        c.execute("ALTER SEQUENCE kept RESTART")  # (a new file; the old one is the old entry's)
+        for path in os.scandir(os.path.join(warehouse, "_sequences")):
+            os.utime(path.path, (1, 1))
+        c.execute("CALL txlake.expire_snapshots(retain_last => 1)")
+        assert c.execute("CALL txlake.remove_orphan_files(older_than_seconds => 0)").fetchone() == (0,)
+        assert here.execute("SELECT nextval('gone')").fetchone() == (4,)  # (its snapshot has it)
+        out, err = child.communicate("\n", timeout=120)
+        assert out.split() == ["5"], err
+    finally:
+        child.kill()
+        here.rollback()
+    c.execute("CALL txlake.expire_snapshots(retain_last => 1)")
+    assert c.execute("CALL txlake.remove_orphan_files(older_than_seconds => 0)").fetchone() == (3,)
+    assert sequence_files(warehouse) == sequence_ids(c) and gone_file not in sequence_files(warehouse)
+    assert t_seq_file not in sequence_files(warehouse)
+    assert c.execute("SELECT nextval('kept')").fetchone() == (1,)
+    for conn in (here, c):
+        conn.close()
+
+
+def test_a_sequence_whose_file_an_orphan_pass_took_does_not_commit(warehouse):
+    """A CREATE SEQUENCE not yet committed has only the grace period; if its file goes, its
+    commit fails (58030) rather than commit a sequence with no numbers (42P01 at each nextval)."""
+    c = txlake.connect(warehouse, autocommit=True, publish="off")
+    maker = txlake.connect(warehouse, publish="off")
+    maker.execute("CREATE SEQUENCE s")
+    assert c.execute("CALL txlake.remove_orphan_files(older_than_seconds => 0)").fetchone() == (1,)
+    with pytest.raises(errors.CommitFailed):
+        maker.commit()
+    with pytest.raises(errors.UndefinedTable):
+        c.execute("SELECT nextval('s')")
+    maker.execute("CREATE SEQUENCE s")
+    maker.commit()
+    assert c.execute("SELECT nextval('s')").fetchone() == (1,)
+    for conn in (maker, c):
+        conn.close()
