@@ -57,7 +57,8 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
                 "unterminated /* comment" if rest.startswith("/*") else
                 "unterminated dollar-quoted string" if rest.startswith("$") else "syntax error")
         raise errors.SyntaxError(f'{what} at or near "{rest[:20]}"' if rest else what, position=position) from None
-    trees = [t for t in trees if t is not None]  # empty statements between semicolons
+    # empty statements between semicolons (sqlglot keeps one holding only comments as a Semicolon)
+    trees = [t for t in trees if t is not None and not isinstance(t, exp.Semicolon)]
     result = []
     for tree in trees:
         span = tree.meta.get(SOURCE_SPAN)

@@ -379,6 +379,11 @@ def test_scripts():
     assert [type(s) for s in stmts] == [st.Begin, st.Insert, st.Update, st.Commit]
     assert [s.param_count for s in stmts] == [0, 0, 1, 0]
     assert parse("") == () and parse(" ; ;") == ()
+    # a comment after the last statement, or between semicolons, is no statement (it was 0A000
+    # "statement not supported: /*")
+    assert [type(s) for s in parse("SELECT 1; /* done */")] == [st.Query]
+    assert [type(s) for s in parse("BEGIN; -- open\n/* two */ ; COMMIT; -- closed")] == [st.Begin, st.Commit]
+    assert parse("/* only a comment */") == ()
     with pytest.raises(errors.ProgrammingError):
         parse_one("SELECT 1; SELECT 2")
 
