@@ -47,9 +47,12 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
         trees = sqlglot.parse(text, read=Txlake)
     except ParseError as e:
         first = e.errors[0] if e.errors else {}
-        raise errors.SyntaxError(
-            _syntax_message(first.get("description") or str(e), first.get("highlight")),
-            position=_offset(text, first.get("line"), first.get("col"), first.get("highlight"))) from None
+        position = _offset(text, first.get("line"), first.get("col"), first.get("highlight"))
+        word = _no_command(text, position)
+        if word is not None:
+            raise errors.SyntaxError(f'syntax error at or near "{word[0]}"', position=word[1]) from None
+        raise errors.SyntaxError(_syntax_message(first.get("description") or str(e), first.get("highlight")),
+                                 position=position) from None
     except TokenError as e:
         position = getattr(e, "position", None)
         rest = text[position - 1:] if position else ""
@@ -92,6 +95,30 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
             placeholders = stmt.param_count
         result.append(_with(stmt, param_count=placeholders, param_order=order, text=source, offset=offset))
     return tuple(result)
+
+
+# PostgreSQL's commands whose first word sqlglot reads as a name (the others are its keywords)
+_COMMAND_NAMES = frozenset(
+    "ABORT CALL CHECKPOINT CLOSE CLUSTER DEALLOCATE DECLARE DISCARD DO EXECUTE IMPORT LISTEN MOVE NOTIFY "
+    "PREPARE REASSIGN REFRESH REINDEX RELEASE RESET SAVEPOINT SECURITY START UNLISTEN".split())
+
+
+def _no_command(text: str, failed_at: int | None) -> tuple[str, int] | None:
+    """The first word of a statement that begins with no command (``SELEC 2``) and its
+    position, if one does before where sqlglot failed: PostgreSQL's grammar fails at that word
+    (sqlglot read it as a column name and failed further on, at "2")."""
+    try:
+        tokens = Txlake().tokenize(text)
+    except TokenError:
+        return None
+    starts = True
+    for token in tokens:
+        if failed_at is not None and token.start + 1 > failed_at:
+            return None
+        if starts and token.token_type == TokenType.VAR and token.text.upper() not in _COMMAND_NAMES:
+            return token.text, token.start + 1
+        starts = token.token_type == TokenType.SEMICOLON
+    return None
 
 
 def _syntax_message(description: str, highlight: str | None) -> str:

@@ -323,6 +323,20 @@ def test_syntax_error_has_position():
     assert info.value.position == sql.index("WHERE") + 1
 
 
+@pytest.mark.parametrize("sql, word", [
+    ("SELEC 2", "SELEC"), ("SELEC * FROM t", "SELEC"), ("SELECT 1; UPDAT t SET a = 1", "UPDAT"),
+    ("/* c */ selec 1", "selec"), ("SAVEPOINT a; SELEC 1", "SELEC"),
+])
+def test_a_statement_that_begins_with_no_command_fails_at_its_first_word(sql, word):
+    """As PostgreSQL's grammar fails there; sqlglot read the word as a column and failed
+    further on (``SELEC 2``: 'at or near "2"')."""
+    from txlake.parser.parse import parse
+    with pytest.raises(errors.SyntaxError) as info:
+        parse(sql)
+    assert str(info.value) == f'syntax error at or near "{word}"'
+    assert info.value.position == sql.index(word) + 1
+
+
 def test_syntax_error_through_the_connection(setup):
     sql = "SELECT * FROM t WHERE id = = 1"
     with pytest.raises(errors.SyntaxError) as info:
