@@ -49,7 +49,8 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     - ``now()``, ``current_timestamp``, ``current_date`` and their kin are the transaction's
       start (``transaction_clock``);
     - ``sum()`` and ``avg()`` have PostgreSQL's types (``_typed_aggregate``): sum(int) a bigint,
-      sum(bigint) a numeric, sum(real) a real, avg of integers an exact numeric;
+      sum(bigint) a numeric, sum(real) a real, avg of integers and numerics an exact numeric
+      - as window functions too;
     - an integer literal in ``+``, ``-`` and ``*`` is an INTEGER, as PostgreSQL's int4
       constant is (DuckDB narrows it to the other operand's type: a smallint ``s + 1`` was a
       smallint, 22003 past 32767, where PostgreSQL's is an integer);
@@ -217,9 +218,10 @@ def boolean_condition(condition: exp.Expression, context: str) -> exp.Expression
 
 
 # sum() and avg() as PostgreSQL types them (engine/dialect.py's macros): in a query, and as a
-# window function (where DuckDB takes a macro of one aggregate only: avg stays DuckDB's there)
-SUM_MACRO, WINDOW_SUM_MACRO, AVG_MACRO = "txl_sum", "txl_window_sum", "txl_avg"
-_AGGREGATE_MACROS = {SUM_MACRO, WINDOW_SUM_MACRO, AVG_MACRO}
+# window function (whose macros take the window's DuckDB sum, count and avg, and the argument
+# for its type alone: DuckDB takes no macro of an aggregate nested in another expression there)
+SUM_MACRO, WINDOW_SUM_MACRO, AVG_MACRO, WINDOW_AVG_MACRO = "txl_sum", "txl_window_sum", "txl_avg", "txl_window_avg"
+_AGGREGATE_MACROS = {SUM_MACRO, WINDOW_SUM_MACRO, AVG_MACRO, WINDOW_AVG_MACRO}
 
 
 def _typed_aggregate(node: exp.Sum | exp.Avg) -> None:
@@ -235,11 +237,23 @@ def _typed_aggregate(node: exp.Sum | exp.Avg) -> None:
     if isinstance(node.parent, exp.Filter) and node.arg_key == "this":
         outer = node.parent
         argument = exp.Case(ifs=[exp.If(this=outer.expression.this.copy(), true=argument.copy())])
-    window = isinstance(outer.parent, exp.Window) and outer.arg_key == "this"
-    if window and isinstance(node, exp.Avg):
-        return
-    name = (WINDOW_SUM_MACRO if window else SUM_MACRO) if isinstance(node, exp.Sum) else AVG_MACRO
-    outer.replace(exp.Anonymous(this=name, expressions=[argument.copy() if argument is node.this else argument]))
+    argument = argument.copy() if argument is node.this else argument
+    over = outer.parent
+    if not (isinstance(over, exp.Window) and outer.arg_key == "this"):
+        outer.replace(exp.Anonymous(this=SUM_MACRO if isinstance(node, exp.Sum) else AVG_MACRO, expressions=[argument]))
+    elif isinstance(node, exp.Sum):
+        over.replace(exp.Anonymous(this=WINDOW_SUM_MACRO, expressions=[over.copy(), argument]))
+    else:
+        over.replace(exp.Anonymous(this=WINDOW_AVG_MACRO, expressions=[
+            _over(over, exp.Sum), _over(over, exp.Count), over.copy(), argument]))
+
+
+def _over(window: exp.Window, aggregate: type) -> exp.Window:
+    """``window`` (``avg(x) [FILTER (...)] OVER (...)``) computing ``aggregate`` of its argument."""
+    copy = window.copy()
+    call = copy.this.this if isinstance(copy.this, exp.Filter) else copy.this
+    call.replace(aggregate(this=call.this))
+    return copy
 
 
 def _typed_argument(node: exp.Expression) -> bool:

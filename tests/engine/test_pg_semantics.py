@@ -132,6 +132,29 @@ def test_sum_and_avg_keep_their_types_with_filter_having_and_windows(conn):
     assert [d[1] for d in cur.description] == ["INTEGER", "BIGINT", "DECIMAL", "BIGINT"]
 
 
+def test_avg_of_numerics_and_window_sum_and_avg_have_postgresql_s_types(conn):
+    """avg(numeric) was DuckDB's double; as a window function avg(int) was a double and sum(real)
+    a double precision. PostgreSQL: avg(numeric) and avg(int) numeric - the same exact quotient as
+    the aggregate's - sum(real) real, avg(real) double precision."""
+    conn.execute("CREATE TABLE m (g INT, x NUMERIC(10,2), y INT, r REAL)")
+    conn.execute("INSERT INTO m VALUES (1, 1.50, 1, 1.5), (1, 2.00, 2, 2.5), (1, 2.00, 2, 3), (2, -31234.50, 7, 1), "
+                 "(2, 2.01, NULL, NULL)")
+    cur = conn.execute("SELECT g, avg(x), avg(y) FROM m GROUP BY g ORDER BY g")
+    assert cur.fetchall() == [(1, decimal.Decimal("1.8333333333333333"), decimal.Decimal("1.6666666666666667")),
+                              (2, decimal.Decimal("-15616.245000000000"), decimal.Decimal("7"))]
+    assert [d[1] for d in cur.description] == ["INTEGER", "DECIMAL", "DECIMAL"]
+    cur = conn.execute("SELECT g, avg(y) OVER w, avg(x) OVER w, sum(r) OVER w, avg(r) OVER w, "
+                       "avg(y) FILTER (WHERE y > 1) OVER (PARTITION BY g) FROM m WHERE g = 1 "
+                       "WINDOW w AS (PARTITION BY g ORDER BY y, x) ORDER BY y, x")
+    assert [d[1] for d in cur.description] == ["INTEGER", "DECIMAL", "DECIMAL", "REAL", "DOUBLE", "DECIMAL"]
+    assert cur.fetchall() == [
+        (1, decimal.Decimal(1), decimal.Decimal("1.5"), 1.5, 1.5, decimal.Decimal(2)),
+        *[(1, decimal.Decimal("1.6666666666666667"), decimal.Decimal("1.8333333333333333"), 7.0, 7 / 3,
+           decimal.Decimal(2))] * 2]  # (peers)
+    assert one(conn, "SELECT pg_typeof(avg(x)), pg_typeof(sum(r) OVER ()), pg_typeof(avg(y) OVER ()) FROM m "
+                     "GROUP BY x, r, y LIMIT 1") == ("numeric", "real", "numeric")
+
+
 def test_a_column_named_with_its_schema_and_table(conn):
     """other.t.k was 42P01 (txlake names each table it reads anew, so DuckDB found no table
     "other.t"); PostgreSQL resolves schema.table.column to the FROM item schema.table - in the
