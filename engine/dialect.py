@@ -15,9 +15,9 @@ import pyarrow as pa
 
 from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, BOOLEAN_MACRO,
                                      BOOLEAN_WORDS, BYTEA_IN, BYTEA_LENGTH, BYTEA_MACRO, DIVIDE_MACRO, DIVISOR_MACRO,
-                                     ESCAPE_IN, ESCAPE_OUT, LENGTH_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO,
-                                     REAL_MACRO, SPLIT_PART_MACRO, SQRT_MACRO, SUBSTRING_FROM_MACRO, SUBSTRING_MACRO,
-                                     SUM_MACRO, WINDOW_AVG_MACRO, WINDOW_SUM_MACRO)
+                                     EPOCH_MACRO, ESCAPE_IN, ESCAPE_OUT, LENGTH_MACRO, LN_MACRO, LOG10_MACRO,
+                                     POWER_MACRO, REAL_MACRO, SPLIT_PART_MACRO, SQRT_MACRO, SUBSTRING_FROM_MACRO,
+                                     SUBSTRING_MACRO, SUM_MACRO, WINDOW_AVG_MACRO, WINDOW_SUM_MACRO)
 
 # settings DuckDB keeps per connection: every connection of a shared database needs them
 SESSION_SETUP = (
@@ -48,6 +48,10 @@ MACROS = (
     "WHEN x < 0 THEN error('cannot take logarithm of a negative number') ELSE ln(x) END",
     f"CREATE MACRO {LOG10_MACRO}(x) AS CASE WHEN x = 0 THEN error('cannot take logarithm of zero') "
     "WHEN x < 0 THEN error('cannot take logarithm of a negative number') ELSE log10(x) END",
+    # extract(epoch FROM x) as PostgreSQL's numeric: a date's seconds whole, the rest's (a
+    # timestamp's, a time's, an interval's) with their microseconds
+    f"CREATE MACRO {EPOCH_MACRO}(x DATE) AS CAST(epoch(x) AS DECIMAL(38,0)), "
+    "(x) AS CAST(epoch_us(x) AS DECIMAL(38,0)) * CAST(0.000001 AS DECIMAL(7,6))",
     # PostgreSQL functions DuckDB does not have
     "CREATE MACRO btrim(s) AS trim(s), (s, c) AS trim(s, c)",
     "CREATE MACRO every(x) AS bool_and(x)",

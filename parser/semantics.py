@@ -59,9 +59,10 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
       must be a boolean, as PostgreSQL's (42804; DuckDB cast ``WHERE 5`` to true): one that is
       not boolean by its form is checked by DuckDB's binder (``_check_boolean_arguments``);
     - and the rewrites of ``_REWRITES``: row comparisons, SIMILAR TO, substring, make_interval,
-      to_char, extract(second), math domain errors, casts to bytea (PostgreSQL's hex and escape
-      input), to real (22003 past a float4's range), to boolean (PostgreSQL's words: 'on', 'off')
-      and to varchar(n) (cut to n characters), length() (of NULL too);
+      to_char, extract() (a numeric) and date_part() (a double), math domain errors, casts to
+      bytea (PostgreSQL's hex and escape input), to real (22003 past a float4's range), to
+      boolean (PostgreSQL's words: 'on', 'off') and to varchar(n) (cut to n characters),
+      length() (of NULL too);
     - ``x LIKE ANY (ARRAY[...])`` is an OR of LIKEs (``_like_any``), and ``EXISTS (SELECT FROM
       t)`` selects 1 (DuckDB has neither).
     """
@@ -725,19 +726,46 @@ def _to_char(node: exp.ToChar) -> exp.Expression:
     return exp.Anonymous(this="strftime", expressions=[node.this.copy(), exp.Literal.string(strftime)])
 
 
+# PostgreSQL's spellings of the units whose extract() has a fraction (its DecodeUnits)
+_SECONDS = {"second", "seconds", "sec", "secs", "s"}
+_MILLISECONDS = {"millisecond", "milliseconds", "millisecon", "ms", "msec", "msecs", "mseconds"}
+# a value's seconds since the epoch (engine/dialect.py): a date's whole, the rest's with micros
+EPOCH_MACRO = "txl_epoch"
+
+
 def _extract(node: exp.Extract) -> exp.Expression:
-    """``extract(second FROM ts)`` keeps the fraction, as PostgreSQL's (a numeric: 1.500000);
-    DuckDB's is the whole seconds."""
-    if node.this.name.lower() not in ("second", "seconds"):
+    """``extract(field FROM x)`` is a numeric, as PostgreSQL's (14 on; DuckDB's is a bigint, or a
+    double for the epoch): the seconds with 6 decimals (``1.500000``; DuckDB dropped the
+    fraction), the milliseconds with 3, the epoch with 6 (of a date: none), any other field whole
+    (``2024``). The julian day stays DuckDB's."""
+    field = node.this.name.lower()
+    if field in _SECONDS:
+        return exp.cast(_seconds(node.expression), "DECIMAL(8,6)")
+    if field in _MILLISECONDS:
+        return exp.Mul(this=exp.cast(_micros(node.expression), "DECIMAL(38,0)"),
+                       expression=exp.cast(exp.Literal.number("0.001"), "DECIMAL(4,3)"))
+    if field == "epoch":
+        if _typed_argument(node.expression):
+            return exp.Anonymous(this=EPOCH_MACRO, expressions=[node.expression.copy()])
+        return exp.Mul(this=exp.cast(exp.Anonymous(this="epoch_us", expressions=[node.expression.copy()]),
+                                     "DECIMAL(38,0)"), expression=_MICRO.copy())
+    if field in ("julian", "j"):
         return node
-    return exp.cast(_seconds(node.expression), "DECIMAL(8,6)")
+    return exp.cast(node.copy(), "DECIMAL(38,0)")
 
 
 def _seconds(value: exp.Expression) -> exp.Expression:
     """The seconds of a time value with their fraction, exactly (DuckDB's sub-minute
     microseconds times a DECIMAL)."""
-    micros = exp.Anonymous(this="date_part", expressions=[exp.Literal.string("microseconds"), value.copy()])
-    return exp.Mul(this=micros, expression=exp.cast(exp.Literal.number("0.000001"), "DECIMAL(7,6)"))
+    return exp.Mul(this=_micros(value), expression=_MICRO.copy())
+
+
+def _micros(value: exp.Expression) -> exp.Expression:
+    """The sub-minute microseconds of a time value (DuckDB's date_part)."""
+    return exp.Anonymous(this="date_part", expressions=[exp.Literal.string("microseconds"), value.copy()])
+
+
+_MICRO = exp.cast(exp.Literal.number("0.000001"), "DECIMAL(7,6)")
 
 
 def _function(node: exp.Anonymous) -> exp.Expression:
@@ -833,13 +861,15 @@ def _strptime(text: exp.Expression, pattern: exp.Expression) -> exp.Expression:
 
 
 def _date_part(node: exp.Anonymous) -> exp.Expression:
-    """``date_part('second', ts)``: with the fraction, a double precision, as PostgreSQL's."""
+    """``date_part('field', x)``: extract()'s value (``_extract``) as a double precision, as
+    PostgreSQL's (``date_part('second', ts)`` with the fraction; DuckDB's was a bigint)."""
     if len(node.expressions) != 2:
         return node
-    field = node.expressions[0]
-    if not (isinstance(field, exp.Literal) and field.is_string and field.this.lower() in ("second", "seconds")):
+    field, value = node.expressions
+    if not (isinstance(field, exp.Literal) and field.is_string):
         return node
-    return exp.cast(_seconds(node.expressions[1]), "DOUBLE")
+    extract = exp.Extract(this=exp.var(field.this), expression=value.copy())
+    return exp.cast(_extract(extract), "DOUBLE")
 
 
 def _domain(node: exp.Expression) -> exp.Expression:
