@@ -139,9 +139,12 @@ MACROS = (
     "* CASE WHEN negative THEN -1 ELSE 1 END AS DECIMAL(38,0)) * CAST(0.00000000000000000001 AS DECIMAL(21,20))",
     "CREATE MACRO txl_quotient(s, n) AS CASE WHEN n = 0 THEN NULL ELSE "
     "txl_quotient_of(CAST(abs(s) AS VARCHAR), s < 0, CAST(n AS HUGEINT)) END",
+    # (a NUMERIC is told by a second argument, w: a form taking x DECIMAL would cast it to
+    # DECIMAL(18,3), rounding its scale and refusing more digits)
+    f"CREATE MACRO {AVG_MACRO}_of(x, w DECIMAL) AS txl_quotient(sum(x), count(x)), (x, w) AS avg(x)",
     f"CREATE MACRO {AVG_MACRO}(" + ", (".join(
-        f"x {t}) AS txl_quotient(sum(x), count(x))" for t in ("SMALLINT", "INTEGER", "BIGINT", "DECIMAL")) +
-    ", (x) AS avg(x)",
+        f"x {t}) AS txl_quotient(sum(x), count(x))" for t in ("SMALLINT", "INTEGER", "BIGINT")) +
+    f", (x) AS {AVG_MACRO}_of(x, x)",
     f"CREATE MACRO {WINDOW_AVG_MACRO}(" + ", (".join(
         f"s, n, a, x {t}) AS txl_quotient(s, n)" for t in ("SMALLINT", "INTEGER", "BIGINT", "DECIMAL")) +
     ", (s, n, a, x) AS a",

@@ -153,6 +153,9 @@ def test_avg_of_numerics_and_window_sum_and_avg_have_postgresql_s_types(conn):
            decimal.Decimal(2))] * 2]  # (peers)
     assert one(conn, "SELECT pg_typeof(avg(x)), pg_typeof(sum(r) OVER ()), pg_typeof(avg(y) OVER ()) FROM m "
                      "GROUP BY x, r, y LIMIT 1") == ("numeric", "real", "numeric")
+    # (of any scale and width: a NUMERIC is not cast to DuckDB's default DECIMAL(18,3))
+    assert one(conn, "SELECT avg(x::numeric(12,5) + 0.00001), avg((x * 10000000000000000)::numeric(30,2)) FROM m "
+                     "WHERE g = 1") == (decimal.Decimal("1.8333433333333333"), decimal.Decimal("18333333333333333.33"))
 
 
 def test_a_column_named_with_its_schema_and_table(conn):
