@@ -15,9 +15,10 @@ import pyarrow as pa
 
 from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, BOOLEAN_MACRO,
                                      BOOLEAN_WORDS, BYTEA_IN, BYTEA_LENGTH, BYTEA_MACRO, DIVIDE_MACRO, DIVISOR_MACRO,
-                                     EPOCH_MACRO, ESCAPE_IN, ESCAPE_OUT, LENGTH_MACRO, LN_MACRO, LOG10_MACRO,
-                                     POWER_MACRO, REAL_MACRO, SPLIT_PART_MACRO, SQRT_MACRO, SUBSTRING_FROM_MACRO,
-                                     SUBSTRING_MACRO, SUM_MACRO, WINDOW_AVG_MACRO, WINDOW_SUM_MACRO)
+                                     EPOCH_MACRO, ESCAPE_IN, ESCAPE_OUT, FLOAT_PRODUCT_MACRO, FLOAT_SUM_MACRO,
+                                     LENGTH_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO, REAL_MACRO, SPLIT_PART_MACRO,
+                                     SQRT_MACRO, SUBSTRING_FROM_MACRO, SUBSTRING_MACRO, SUM_MACRO, WINDOW_AVG_MACRO,
+                                     WINDOW_SUM_MACRO)
 
 # settings DuckDB keeps per connection: every connection of a shared database needs them
 SESSION_SETUP = (
@@ -52,6 +53,21 @@ MACROS = (
     # timestamp's, a time's, an interval's) with their microseconds
     f"CREATE MACRO {EPOCH_MACRO}(x DATE) AS CAST(epoch(x) AS DECIMAL(38,0)), "
     "(x) AS CAST(epoch_us(x) AS DECIMAL(38,0)) * CAST(0.000001 AS DECIMAL(7,6))",
+    # a DOUBLE PRECISION or REAL r = a + b (a - b) or a * b: infinite from finite operands is an
+    # overflow, a product 0 from non-zero ones an underflow (22003), as PostgreSQL's float8pl,
+    # float8mul; of other types r as it is. The form is picked by w, r again, so that a NUMERIC
+    # r is not cast (a form taking it as DECIMAL would cast it to DECIMAL(18,3))
+    *(f"CREATE MACRO {name}(r, w DOUBLE, a, b) AS {check}, (r, w FLOAT, a, b) AS {check}, " + ", ".join(
+        f"(r, w {t}, a, b) AS r" for t in ("SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "DECIMAL")) +
+      ", (r, w, a, b) AS r"
+      for name, check in (
+          # (the usual value is told first: the other branches see only the rows left)
+          (FLOAT_SUM_MACRO, "CASE WHEN NOT isinf(r) THEN r WHEN NOT isinf(a) AND NOT isinf(b) THEN "
+                            "error('value out of range: overflow') ELSE r END"),
+          (FLOAT_PRODUCT_MACRO, "CASE WHEN r <> 0 AND NOT isinf(r) THEN r "
+                                "WHEN isinf(r) AND NOT isinf(a) AND NOT isinf(b) THEN "
+                                "error('value out of range: overflow') WHEN r = 0 AND a <> 0 AND b <> 0 THEN "
+                                "error('value out of range: underflow') ELSE r END"))),
     # PostgreSQL functions DuckDB does not have
     "CREATE MACRO btrim(s) AS trim(s), (s, c) AS trim(s, c)",
     "CREATE MACRO every(x) AS bool_and(x)",

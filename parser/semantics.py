@@ -51,6 +51,7 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     - ``sum()`` and ``avg()`` have PostgreSQL's types (``_typed_aggregate``): sum(int) a bigint,
       sum(bigint) a numeric, sum(real) a real, avg of integers and numerics an exact numeric
       - as window functions too;
+    - a float ``a + b``, ``a - b``, ``a * b`` past the type's range is 22003 (``_float_checked``);
     - an integer literal in ``+``, ``-`` and ``*`` is an INTEGER, as PostgreSQL's int4
       constant is (DuckDB narrows it to the other operand's type: a smallint ``s + 1`` was a
       smallint, 22003 past 32767, where PostgreSQL's is an integer);
@@ -107,6 +108,8 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
         for operand in (node.this, node.expression):
             if isinstance(operand, exp.Literal) and operand.is_int and _INT4[0] <= int(operand.this) <= _INT4[1]:
                 operand.replace(exp.cast(operand.copy(), exp.DataType.build("INT")))
+    for node in _outside_defaults(tree, exp.Add, exp.Sub, exp.Mul):
+        _float_checked(node)
     for node in _outside_defaults(tree, exp.Div, exp.Mod, exp.IntDiv):
         divisor = node.expression
         if not (isinstance(divisor, exp.Literal) and divisor.is_number and float(divisor.this) != 0):
@@ -114,7 +117,7 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
             # columns and constants is handed in to tell - another is not evaluated twice for it,
             # it may be volatile, as nextval is)
             dividend = [node.this.copy()] if all(isinstance(n, _PLAIN) or (type(n) is exp.Anonymous and n.name in (
-                DIVISOR_MACRO, DIVIDE_MACRO)) for n in node.this.walk()) else []
+                DIVISOR_MACRO, DIVIDE_MACRO, FLOAT_SUM_MACRO, FLOAT_PRODUCT_MACRO)) for n in node.this.walk()) else []
             node.set("expression", exp.Anonymous(this=DIVISOR_MACRO, expressions=[divisor, *dividend]))
         if type(node) is exp.Div and not isinstance(node.this, exp.Literal) and _typed_argument(node.this):
             node.replace(exp.Anonymous(this=DIVIDE_MACRO, expressions=[node.this.copy(), node.expression.copy()]))
@@ -123,6 +126,42 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     for values in [v for v in tree.find_all(exp.Values) if not isinstance(v.parent, exp.Insert)]:
         tree = _values_columns(values, tree)
     return tree
+
+
+# a DOUBLE PRECISION or REAL sum, difference or product: 22003 where it overflows to infinity
+# from finite operands (or, a product, underflows to 0 from non-zero ones), as PostgreSQL's
+# (engine/dialect.py; DuckDB gave inf, 0); the macro is handed the result twice (once to pick
+# its form by: a NUMERIC is not cast), then the operands
+FLOAT_SUM_MACRO, FLOAT_PRODUCT_MACRO = "txl_float_sum", "txl_float_product"
+
+
+def _float_checked(node: exp.Add | exp.Sub | exp.Mul) -> None:
+    """Route ``a + b``, ``a - b``, ``a * b`` of two operands that are columns or constants (cast
+    or negated) through the float check, which repeats them to look at them. Another operand -
+    an expression, a call - may be volatile (nextval) or long, a parameter is bound by its
+    place: unchecked. Nor is a sum with an integer constant (a finite float plus one stays
+    finite: ``SET n = n + 1`` keeps its fast path, engine/executor.py), nor two of them."""
+    constants = _integer_constant(node.this) + _integer_constant(node.expression)
+    if not (_simple_operand(node.this) and _simple_operand(node.expression) and _typed_argument(node)) or (
+            constants == 2 or (constants and not isinstance(node, exp.Mul))):
+        return
+    name = FLOAT_PRODUCT_MACRO if isinstance(node, exp.Mul) else FLOAT_SUM_MACRO
+    node.replace(exp.Anonymous(this=name, expressions=[node.copy(), node.copy(), node.this.copy(),
+                                                       node.expression.copy()]))
+
+
+def _simple_operand(node: exp.Expression) -> bool:
+    while isinstance(node, (exp.Paren, exp.Neg, exp.Cast)) or (
+            isinstance(node, exp.Anonymous) and node.name == REAL_MACRO and len(node.expressions) == 1):
+        node = node.this if not isinstance(node, exp.Anonymous) else node.expressions[0]
+    return isinstance(node, (exp.Column, exp.Literal, exp.Null)) and not isinstance(node.this, exp.Star)
+
+
+def _integer_constant(node: exp.Expression) -> bool:
+    """An integer literal, as written or cast to an integer type (``1``, ``CAST(1 AS INT)``)."""
+    if isinstance(node, exp.Cast) and node.to.this in _INTEGER_TYPES:
+        node = node.this
+    return isinstance(node, exp.Literal) and node.is_int
 
 
 def _schema_qualified_columns(tree: exp.Expression) -> None:

@@ -303,3 +303,31 @@ def test_typed_rewrites_take_aggregates_and_subqueries_as_arguments(conn):
     # (an output column's alias in ORDER BY, DuckDB's: stays DuckDB's too)
     assert conn.execute("SELECT v, sum(k) AS total FROM t GROUP BY v ORDER BY total / 2, length(v)").fetchall() == [
         ("x", 1), ("y", 2)]
+
+
+@pytest.mark.parametrize("sql, message", [
+    ("SELECT 1e308::float8 * 10", "value out of range: overflow"),
+    ("SELECT 1e-308::float8 * 1e-308", "value out of range: underflow"),
+    ("SELECT d * 1e308::float8 FROM t", "value out of range: overflow"),
+    ("SELECT x - -x FROM (VALUES (1.7e308::float8)) v(x)", "value out of range: overflow"),
+    ("SELECT k FROM t WHERE r * 3e38::real > 0", "value out of range: overflow"),
+    ("SELECT x * x FROM (VALUES (1e-200::float8)) v(x)", "value out of range: underflow"),
+])
+def test_float_overflow_and_underflow_are_22003(conn, sql, message):
+    """PostgreSQL's float8 / float4 arithmetic refuses a result that overflows to infinity from
+    finite operands (or, a product, underflows to 0 from non-zero ones): 22003. DuckDB gave
+    inf and 0."""
+    with pytest.raises(txlake.DataError) as e:
+        conn.execute(sql)
+    assert e.value.sqlstate == "22003"
+    assert str(e.value).startswith(message)
+
+
+def test_float_arithmetic_of_infinities_and_zeros_stays(conn):
+    """An infinite operand gives infinity, a zero one zero, without an error; other types are
+    untouched by the check."""
+    assert one(conn, "SELECT 'infinity'::float8 * 2, 0::float8 * 1e-308, 'infinity'::float8 + 1, "
+                     "1e38::real + 1e38::real, NULL::float8 * 1, d * 2, n * 2, k + 1, d * ? FROM t WHERE k = 1",
+               (2.0,)) == (float("inf"), 0.0, float("inf"), 2e38, None, 5.0, decimal.Decimal("6.50"), 2, 5.0)
+    assert conn.execute("SELECT n * 2, r * r FROM t").description[0][1:2] + \
+        conn.execute("SELECT r * r FROM t").description[0][1:2] == ("DECIMAL", "REAL")
