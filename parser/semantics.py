@@ -4,6 +4,7 @@ function, a setting - is set up on each DuckDB connection by engine/dialect.py."
 
 from __future__ import annotations
 
+import decimal
 import re
 
 from sqlglot import exp
@@ -52,6 +53,8 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
       sum(bigint) a numeric, sum(real) a real, avg of integers and numerics an exact numeric
       - as window functions too;
     - a float ``a + b``, ``a - b``, ``a * b`` past the type's range is 22003 (``_float_checked``);
+    - a string constant in a column of UNION branches, VALUES rows or CASE results takes the
+      column's type (``_resolve_unknown_literals``): ``SELECT 1 UNION SELECT 'a'`` is 22P02;
     - an integer literal in ``+``, ``-`` and ``*`` is an INTEGER, as PostgreSQL's int4
       constant is (DuckDB narrows it to the other operand's type: a smallint ``s + 1`` was a
       smallint, 22003 past 32767, where PostgreSQL's is an integer);
@@ -73,6 +76,7 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
                for select in tree.find_all(exp.Select, exp.Returning)]
     tree = transaction_clock(tree)
     _fold_aliases(tree)
+    _resolve_unknown_literals(tree)
     _schema_qualified_columns(tree)
     _check_boolean_arguments(tree)
     for node in _outside_defaults(tree, exp.Column, *_IDENTITY_FUNCTIONS):
@@ -162,6 +166,100 @@ def _integer_constant(node: exp.Expression) -> bool:
     if isinstance(node, exp.Cast) and node.to.this in _INTEGER_TYPES:
         node = node.this
     return isinstance(node, exp.Literal) and node.is_int
+
+
+def _resolve_unknown_literals(tree: exp.Expression) -> None:
+    """A string constant is of type unknown to PostgreSQL: where values of several expressions
+    make one column - a UNION's (INTERSECT's, EXCEPT's) branches, a VALUES list's rows, CASE's
+    results - it takes their type (``select_common_type``): ``SELECT 1 UNION SELECT '2'`` is
+    integers, ``SELECT 1 UNION SELECT 'a'`` 22P02 (DuckDB made them text, or cast 'a' only when
+    it came to it). Here the type is the one the other expressions' forms tell - a number, a
+    cast, a boolean - and nothing changes where none does (a column's: DuckDB's rules)."""
+    for node in _outside_defaults(tree, exp.SetOperation, exp.Values, exp.Case):
+        if isinstance(node, exp.SetOperation):
+            if isinstance(node.parent, exp.SetOperation):
+                continue  # (the outermost takes the branches of the whole chain)
+            branches = _branches(node)
+            widths = {len(b.expressions) for b in branches or ()}
+            groups = [[b.expressions[i].unalias() for b in branches] for i in range(widths.pop())] \
+                if len(widths) == 1 else []
+        elif isinstance(node, exp.Values):
+            rows = [r.expressions if isinstance(r, exp.Tuple) else [r] for r in node.expressions]
+            widths = {len(r) for r in rows}
+            groups = [[r[i] for r in rows] for i in range(widths.pop())] \
+                if len(widths) == 1 and not isinstance(node.parent, exp.Insert) else []
+        else:
+            groups = [[i.args.get("true") for i in node.args.get("ifs") or ()] + [node.args.get("default")]]
+        for group in groups:
+            _resolve_unknowns([e for e in group if e is not None])
+
+
+def _branches(node: exp.Expression) -> list[exp.Select] | None:
+    """The SELECTs a set operation combines, or None if one is something else (``SELECT *``)."""
+    if isinstance(node, exp.SetOperation):
+        left, right = _branches(node.this), _branches(node.expression)
+        return left + right if left is not None and right is not None else None
+    if isinstance(node, exp.Subquery):
+        return _branches(node.this)
+    if isinstance(node, exp.Select) and not any(isinstance(p, exp.Star) for p in node.expressions):
+        return [node]
+    return None
+
+
+# the numeric types in PostgreSQL's order of preference: a column of several takes the last
+_NUMERIC_ORDER = (exp.DType.SMALLINT, exp.DType.INT, exp.DType.BIGINT, exp.DType.DECIMAL, exp.DType.FLOAT,
+                  exp.DType.DOUBLE)
+
+
+def _resolve_unknowns(group: list[exp.Expression]) -> None:
+    strings = [e for e in group if isinstance(e, exp.Literal) and e.is_string]
+    if not strings:
+        return
+    known = [t for t in (_form_type(e) for e in group) if t is not None]
+    if not known:
+        return
+    if all(t.this in _NUMERIC_ORDER for t in known):
+        to = max(known, key=lambda t: _NUMERIC_ORDER.index(t.this))
+    elif all(t == known[0] for t in known):
+        to = known[0]
+    else:
+        return  # (types of different kinds: DuckDB's rules)
+    if to.is_type(*exp.DataType.TEXT_TYPES):
+        return
+    for literal in strings:
+        literal.replace(_numeric_input(literal) if to.this == exp.DType.DECIMAL and not to.expressions
+                        else exp.Cast(this=literal.copy(), to=to.copy()))
+
+
+def _form_type(node: exp.Expression) -> exp.DataType | None:
+    """The type ``node`` has by its form alone: a number's, a cast's, a boolean's; else None."""
+    if isinstance(node, exp.Literal) and not node.is_string:
+        if not node.is_int:
+            return exp.DataType.build("DECIMAL")
+        value = int(node.this)
+        return exp.DataType.build("INT" if _INT4[0] <= value <= _INT4[1] else "BIGINT"
+                                  if -(1 << 63) <= value < (1 << 63) else "DECIMAL")
+    if isinstance(node, exp.Neg):
+        return _form_type(node.this)
+    if isinstance(node, exp.Cast) and not isinstance(node, exp.TryCast):
+        return node.to
+    if isinstance(node, exp.Boolean):
+        return exp.DataType.build("BOOLEAN")
+    return None
+
+
+def _numeric_input(literal: exp.Literal) -> exp.Expression:
+    """A string constant read as a numeric, as PostgreSQL's numeric_in (22P02 if it is none):
+    the number constant of its digits, whose scale DuckDB keeps. (NaN and Infinity, which no
+    DECIMAL holds, stay as they are.)"""
+    try:
+        value = decimal.Decimal(literal.this.strip())
+    except decimal.InvalidOperation:
+        raise errors.InvalidTextRepresentation(f'invalid input syntax for type numeric: "{literal.this}"') from None
+    if not value.is_finite():
+        return literal.copy()
+    number = exp.Literal.number(f"{abs(value):f}")
+    return exp.Neg(this=number) if value.is_signed() else number
 
 
 def _schema_qualified_columns(tree: exp.Expression) -> None:

@@ -331,3 +331,39 @@ def test_float_arithmetic_of_infinities_and_zeros_stays(conn):
                (2.0,)) == (float("inf"), 0.0, float("inf"), 2e38, None, 5.0, decimal.Decimal("6.50"), 2, 5.0)
     assert conn.execute("SELECT n * 2, r * r FROM t").description[0][1:2] + \
         conn.execute("SELECT r * r FROM t").description[0][1:2] == ("DECIMAL", "REAL")
+
+
+@pytest.mark.parametrize("sql, rows, type_code", [
+    ("SELECT 1 UNION SELECT '2' ORDER BY 1", [(1,), (2,)], "INTEGER"),
+    ("SELECT 1 AS x UNION ALL (SELECT 2.5 UNION ALL SELECT '3.125') ORDER BY 1",
+     [(decimal.Decimal(1),), (decimal.Decimal("2.5"),), (decimal.Decimal("3.125"),)], "DECIMAL"),
+    ("SELECT true INTERSECT SELECT 'on'", [(True,)], "BOOLEAN"),
+    ("SELECT DATE '2024-01-02' EXCEPT SELECT '2024-01-01'", [(datetime.date(2024, 1, 2),)], "DATE"),
+    ("VALUES (1), ('2')", [(1,), (2,)], "INTEGER"),
+    ("SELECT x FROM (VALUES (1.5), ('2.25')) v(x) ORDER BY x", [(decimal.Decimal("1.5"),),
+                                                                (decimal.Decimal("2.25"),)], "DECIMAL"),
+    ("SELECT CASE WHEN k = 1 THEN 1 ELSE '2' END FROM t ORDER BY k", [(1,), (2,)], "INTEGER"),
+    ("SELECT 'a' UNION SELECT 'b' ORDER BY 1", [("a",), ("b",)], "VARCHAR"),
+])
+def test_a_string_constant_takes_the_type_of_its_column(conn, sql, rows, type_code):
+    """PostgreSQL resolves an unknown-typed string constant to the type of the other values of
+    its column - in a set operation, a VALUES list, a CASE. DuckDB made the UNION text, rounded
+    '2.25' to the other row's DECIMAL(2,1)."""
+    cur = conn.execute(sql)
+    assert cur.fetchall() == rows
+    assert cur.description[0][1] == type_code
+
+
+@pytest.mark.parametrize("sql, sqlstate, message", [
+    ("SELECT 1 UNION SELECT 'a'", "22P02", 'invalid input syntax for type integer: "a"'),
+    ("VALUES (1), ('a')", "22P02", 'invalid input syntax for type integer: "a"'),
+    ("SELECT CASE WHEN k = 1 THEN 1 ELSE 'a' END FROM t", "22P02", 'invalid input syntax for type integer: "a"'),
+    ("SELECT 1.5 UNION SELECT 'x'", "22P02", 'invalid input syntax for type numeric: "x"'),
+    ("SELECT 1 UNION SELECT '3000000000'", "22003", 'value "3000000000" is out of range for type integer'),
+])
+def test_a_string_constant_that_is_no_value_of_its_column_s_type(conn, sql, sqlstate, message):
+    """... and fails where the constant is no value of that type (DuckDB gave text, or - in a
+    CASE - cast 'a' only on the rows reaching it)."""
+    with pytest.raises(txlake.DataError) as e:
+        conn.execute(sql)
+    assert (e.value.sqlstate, str(e.value).splitlines()[0]) == (sqlstate, message)
