@@ -52,6 +52,7 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     - ``sum()`` and ``avg()`` have PostgreSQL's types (``_typed_aggregate``): sum(int) a bigint,
       sum(bigint) a numeric, sum(real) a real, avg of integers and numerics an exact numeric
       - as window functions too;
+    - an integer constant past a bigint is a numeric (``_numeric_constant``);
     - a float ``a + b``, ``a - b``, ``a * b`` past the type's range is 22003 (``_float_checked``);
     - a string constant in a column of UNION branches, VALUES rows or CASE results takes the
       column's type (``_resolve_unknown_literals``): ``SELECT 1 UNION SELECT 'a'`` is 22P02;
@@ -77,6 +78,9 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     tree = transaction_clock(tree)
     _fold_aliases(tree)
     _resolve_unknown_literals(tree)
+    for node in _outside_defaults(tree, exp.Literal):
+        if node.is_int and not -(1 << 63) <= int(node.this) < (1 << 63):
+            node.replace(_numeric_constant(node))
     _schema_qualified_columns(tree)
     _check_boolean_arguments(tree)
     for node in _outside_defaults(tree, exp.Column, *_IDENTITY_FUNCTIONS):
@@ -166,6 +170,16 @@ def _integer_constant(node: exp.Expression) -> bool:
     if isinstance(node, exp.Cast) and node.to.this in _INTEGER_TYPES:
         node = node.this
     return isinstance(node, exp.Literal) and node.is_int
+
+
+def _numeric_constant(node: exp.Literal) -> exp.Expression:
+    """An integer constant past a bigint's range is a numeric, as PostgreSQL's lexer makes it
+    (DuckDB's is a HUGEINT, fetched as 22003 past a bigint, or past 38 digits an opaque
+    BIGNUM): a DECIMAL(38,0), the widest DuckDB has - 22003 past it."""
+    if len(node.this.lstrip("0")) > 38:
+        raise errors.NumericValueOutOfRange(f"numeric constant {node.this} has more than 38 digits, "
+                                            "the most txlake holds")
+    return exp.cast(node.copy(), "DECIMAL(38,0)")
 
 
 def _resolve_unknown_literals(tree: exp.Expression) -> None:

@@ -367,3 +367,20 @@ def test_a_string_constant_that_is_no_value_of_its_column_s_type(conn, sql, sqls
     with pytest.raises(txlake.DataError) as e:
         conn.execute(sql)
     assert (e.value.sqlstate, str(e.value).splitlines()[0]) == (sqlstate, message)
+
+
+def test_an_integer_constant_past_bigint_is_a_numeric(conn):
+    """PostgreSQL's lexer makes an integer constant past a bigint's range a numeric; DuckDB's
+    HUGEINT was fetched as 22003 'bigint out of range'. Cast to an integer type it is 22003 in
+    PostgreSQL's words (a numeric too large for an integer was 22P02 'Failed to cast decimal')."""
+    cur = conn.execute("SELECT 9223372036854775808, -9223372036854775809, 92233720368547758080 * 2, "
+                       "9223372036854775807, pg_typeof(9223372036854775808)")
+    assert cur.fetchone() == (decimal.Decimal("9223372036854775808"), decimal.Decimal("-9223372036854775809"),
+                              decimal.Decimal("184467440737095516160"), 9223372036854775807, "numeric")
+    assert [d[1] for d in cur.description][:4] == ["DECIMAL", "DECIMAL", "DECIMAL", "BIGINT"]
+    for sql, message in [("SELECT 9223372036854775808::bigint", "bigint out of range"),
+                         ("SELECT 12345678901.5::int", "integer out of range"),
+                         ("SELECT 40000::numeric::smallint", "smallint out of range")]:
+        with pytest.raises(txlake.DataError) as e:
+            conn.execute(sql)
+        assert (e.value.sqlstate, str(e.value)) == ("22003", message)
