@@ -276,20 +276,31 @@ def _numeric_input(literal: exp.Literal) -> exp.Expression:
     return exp.Neg(this=number) if value.is_signed() else number
 
 
+# the meta key of an unqualified table that ``schema.table.column`` names: the schemas named
+NAMED_SCHEMAS = "txl_named_schemas"
+
+
 def _schema_qualified_columns(tree: exp.Expression) -> None:
     """``SELECT other.t.k FROM other.t``: a column named with its table's schema is the column of
     the FROM item (or UPDATE / DELETE target) of that table without an alias, in its query or
     one around it, as PostgreSQL resolves it - the schema is dropped, so that the column reads as
     ``t.k`` does (DuckDB found no table "other.t": txlake names each table it reads anew). An
-    unqualified FROM item may be named with any schema here; a qualified one with its own."""
+    unqualified FROM item may be named with any schema here - the schemas it is named with go
+    into its ``meta[NAMED_SCHEMAS]``, for the executor to check against the one the table is
+    found in (``SELECT other.t.k FROM t`` with t in public is 42P01, as in PostgreSQL) - a
+    qualified one with its own."""
     for column in list(tree.find_all(exp.Column)):
         schema = column.args.get("db")
         if schema is None or column.args.get("catalog") is not None or not column.table:
             continue
         table, scope = _name(column.args["table"]), column.parent
         while scope is not None:
-            if isinstance(scope, (exp.Select, exp.Update, exp.Delete)) and _names_table(scope, _name(schema), table):
+            item = _names_table(scope, _name(schema), table) if isinstance(scope, (exp.Select, exp.Update,
+                                                                                   exp.Delete)) else None
+            if item is not None:
                 column.set("db", None)
+                if item.args.get("db") is None:  # (the executor checks the schema it is found in)
+                    item.meta.setdefault(NAMED_SCHEMAS, set()).add(_name(schema))
                 break
             scope = scope.parent
 
@@ -298,8 +309,9 @@ def _name(node: exp.Expression) -> str:
     return node.this if isinstance(node, exp.Identifier) and node.quoted else node.name.lower()
 
 
-def _names_table(scope: exp.Expression, schema: str, table: str) -> bool:
-    """Does ``scope`` read (or write) ``schema.table`` under that name - no alias?"""
+def _names_table(scope: exp.Expression, schema: str, table: str) -> exp.Table | None:
+    """The item by which ``scope`` reads (or writes) ``schema.table`` under that name - no alias
+    - or None."""
     items = [scope.this] if isinstance(scope, (exp.Update, exp.Delete)) else []
     source = scope.args.get("from_")
     items += [source.this] if source is not None else []
@@ -310,8 +322,8 @@ def _names_table(scope: exp.Expression, schema: str, table: str) -> bool:
                 and _name(item.this) == table:
             db = item.args.get("db")
             if db is None or {"default" if _name(db) == "public" else _name(db)} == databases:
-                return True
-    return False
+                return item
+    return None
 
 
 # the conditions PostgreSQL requires to be boolean, by what its message calls them: each is

@@ -184,6 +184,30 @@ def test_a_schema_qualified_column_needs_its_from_item(conn):
         assert e.value.sqlstate == "42P01" and str(e.value).startswith("missing FROM-clause entry for table")
 
 
+def test_a_column_named_with_another_schema_than_its_table_s(conn):
+    """``SELECT other.t.k FROM t`` read public.t's column (any schema was taken for an unqualified
+    FROM item); PostgreSQL matches other.t against the relation t names - public.t here - and
+    refuses it: 42P01 'invalid reference to FROM-clause entry for table "t"'. In a query, a
+    point lookup, a subquery, UPDATE and DELETE; with t found in other by the search path, it
+    is the one."""
+    conn.execute("CREATE SCHEMA other")
+    conn.execute("CREATE TABLE other.t (k INT PRIMARY KEY, v INT)")
+    conn.execute("INSERT INTO other.t VALUES (7, 70)")
+    for sql in ("SELECT other.t.k FROM t", "SELECT nosuch.t.k FROM t", "SELECT other.t.k FROM t WHERE k = 1",
+                "SELECT 1 FROM t u WHERE EXISTS (SELECT 1 FROM t WHERE other.t.k = u.k)",
+                "UPDATE t SET v = 'z' WHERE other.t.k = 1", "DELETE FROM t WHERE other.t.k = 1"):
+        with pytest.raises(txlake.ProgrammingError) as e:
+            conn.execute(sql)
+        assert e.value.sqlstate == "42P01"
+        assert str(e.value).startswith('invalid reference to FROM-clause entry for table "t"')
+    assert conn.execute("SELECT count(*) FROM t").fetchone() == (2,)  # (nothing deleted)
+    assert conn.execute("SELECT public.t.k FROM t WHERE k = 1").fetchall() == [(1,)]
+    conn.execute("SET search_path = other, public")
+    assert conn.execute("SELECT other.t.k, other.t.v FROM t").fetchall() == [(7, 70)]
+    conn.execute("UPDATE t SET v = other.t.v + 1 WHERE other.t.k = 7")
+    assert conn.execute("SELECT v FROM other.t").fetchall() == [(71,)]
+
+
 def test_text_is_read_as_boolean_as_postgresql_reads_it(conn):
     """'on', 'off' and ' true ' were 22P02 (DuckDB's words only); PostgreSQL's boolin takes
     true/false, yes/no, on/off, 1/0 and their prefixes, in any case, spaces around."""
