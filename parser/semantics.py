@@ -524,6 +524,11 @@ _FUNCTION_NAMES = {exp.Format: "format", exp.Substring: "substring", exp.Sqrt: "
                    exp.GroupConcat: "string_agg"}
 
 
+# the comment after the cast engine/prepared.py writes for a $n of a declared type: a parameter,
+# which PostgreSQL names ?column? (not int4, as it names the cast)
+PARAMETER_COMMENT = "txl:parameter"
+
+
 def column_name(node: exp.Expression, text: str = "") -> str:
     """The name PostgreSQL gives the column of an unnamed SELECT-list expression (its parser's
     FigureColname): a column's name; a function's name as written; a cast's type, unless what
@@ -542,6 +547,8 @@ def _figure(node: exp.Expression, text: str) -> tuple[str | None, int]:
     if isinstance(node, exp.Dot):
         return node.name or None, 2
     if isinstance(node, exp.Cast):
+        if PARAMETER_COMMENT in (node.comments or ()):
+            return None, 0  # (a $n of PREPARE's: PostgreSQL names a parameter nothing)
         name, strength = _figure(node.this, text)
         if strength > 1:
             return name, strength
