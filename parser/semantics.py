@@ -17,9 +17,6 @@ from txlake.storage.schema import integer_input
 
 # the divisor wrapper the executor defines in DuckDB: raises "division by zero" on 0
 DIVISOR_MACRO = "txl_divisor"
-# what a dividend may be made of to be handed to DIVISOR_MACRO (evaluated twice: nothing volatile)
-_PLAIN = (exp.Column, exp.Identifier, exp.Literal, exp.Null, exp.Boolean, exp.Paren, exp.Neg, exp.Add, exp.Sub,
-          exp.Mul, exp.Div, exp.Mod, exp.IntDiv, exp.Cast, exp.DataType, exp.DataTypeParam)
 # a / b, of an interval too (engine/dialect.py: integer division made DuckDB's / its //, which has
 # no interval form - INTERVAL '3 days' / 2 was 42883)
 DIVIDE_MACRO = "txl_divide"
@@ -118,17 +115,25 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
                 operand.replace(exp.cast(operand.copy(), exp.DataType.build("INT")))
     for node in _outside_defaults(tree, exp.Add, exp.Sub, exp.Mul):
         _float_checked(node)
-    for node in _outside_defaults(tree, exp.Div, exp.Mod, exp.IntDiv):
-        divisor = node.expression
+    for number, node in enumerate(_outside_defaults(tree, exp.Div, exp.Mod, exp.IntDiv)):
+        divisor, bound = node.expression, None
         if not (isinstance(divisor, exp.Literal) and divisor.is_number and float(divisor.this) != 0):
-            # (a NULL divided by 0 is NULL, as PostgreSQL's strict division gives it: a dividend of
-            # columns and constants is handed in to tell - another is not evaluated twice for it,
-            # it may be volatile, as nextval is)
-            dividend = [node.this.copy()] if all(isinstance(n, _PLAIN) or (type(n) is exp.Anonymous and n.name in (
-                DIVISOR_MACRO, DIVIDE_MACRO, FLOAT_SUM_MACRO, FLOAT_PRODUCT_MACRO)) for n in node.this.walk()) else []
-            node.set("expression", exp.Anonymous(this=DIVISOR_MACRO, expressions=[divisor, *dividend]))
+            # (a NULL divided by 0 is NULL, as PostgreSQL's strict division gives it: the divisor
+            # check is handed the dividend to tell - a copy, if evaluating it twice is harmless,
+            # else the dividend is evaluated once and bound to a lambda's parameter, which both
+            # the division and the check read: nextval('s') / 0 takes one value)
+            if _repeatable(node.this):
+                node.set("expression", exp.Anonymous(this=DIVISOR_MACRO, expressions=[divisor, node.this.copy()]))
+            else:
+                bound, dividend = f"txl_dividend{number}", node.this
+                node.set("this", exp.column(bound))
+                node.set("expression", exp.Anonymous(this=DIVISOR_MACRO, expressions=[divisor, exp.column(bound)]))
         if type(node) is exp.Div and not isinstance(node.this, exp.Literal) and _typed_argument(node.this):
-            node.replace(exp.Anonymous(this=DIVIDE_MACRO, expressions=[node.this.copy(), node.expression.copy()]))
+            replacement = exp.Anonymous(this=DIVIDE_MACRO, expressions=[node.this.copy(), node.expression.copy()])
+            node.replace(replacement)
+            node = replacement
+        if bound is not None:
+            node.replace(_bound(dividend, bound, node.copy()))
     for select, written in selects:
         _column_names(select, written, text)
     for values in [v for v in tree.find_all(exp.Values) if not isinstance(v.parent, exp.Insert)]:
@@ -163,6 +168,26 @@ def _simple_operand(node: exp.Expression) -> bool:
             isinstance(node, exp.Anonymous) and node.name == REAL_MACRO and len(node.expressions) == 1):
         node = node.this if not isinstance(node, exp.Anonymous) else node.expressions[0]
     return isinstance(node, (exp.Column, exp.Literal, exp.Null)) and not isinstance(node.this, exp.Star)
+
+
+# what may be evaluated twice (a dividend handed to DIVISOR_MACRO): anything but these - volatile
+# (random(), gen_random_uuid(), nextval), or a subquery, or a function txlake does not know
+_VOLATILE = (exp.Rand, exp.Uuid, exp.Subquery, exp.Anonymous)
+
+
+def _repeatable(node: exp.Expression) -> bool:
+    """May ``node`` be evaluated twice, with the same value and no other effect? Functions
+    sqlglot knows (abs, length, sum, ...) and txlake's own macros, but its sequence functions."""
+    return not any(isinstance(n, _VOLATILE) and not (
+        type(n) is exp.Anonymous and n.name.startswith("txl_") and n.name not in _SEQUENCE_CALLS) for n in node.walk())
+
+
+def _bound(value: exp.Expression, name: str, body: exp.Expression) -> exp.Expression:
+    """``body`` with ``value`` evaluated once as ``name``: a lambda over a list of it, DuckDB's
+    one way to name a value within an expression."""
+    lambda_ = exp.Lambda(this=body, expressions=[exp.to_identifier(name)])
+    listed = exp.Anonymous(this="list_transform", expressions=[exp.Array(expressions=[value]), lambda_])
+    return exp.Anonymous(this="list_extract", expressions=[listed, exp.Literal.number(1)])
 
 
 def _integer_constant(node: exp.Expression) -> bool:
@@ -968,6 +993,7 @@ def _function(node: exp.Anonymous) -> exp.Expression:
 _SEQUENCE_FUNCTIONS = {("nextval", 1): "txl_nextval", ("currval", 1): "txl_currval", ("setval", 2): "txl_setval",
                        ("setval", 3): "txl_setval3", ("lastval", 0): "txl_lastval",
                        ("pg_get_serial_sequence", 2): "txl_serial_sequence"}
+_SEQUENCE_CALLS = set(_SEQUENCE_FUNCTIONS.values())
 
 
 def _length(node: exp.Length) -> exp.Expression:
