@@ -15,9 +15,10 @@ import pyarrow as pa
 
 from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, BOOLEAN_MACRO,
                                      BOOLEAN_WORDS, BYTEA_IN, BYTEA_LENGTH, BYTEA_MACRO, DIVIDE_MACRO, DIVISOR_MACRO,
-                                     ESCAPE_IN, ESCAPE_OUT, LENGTH_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO,
-                                     REAL_MACRO, SPLIT_PART_MACRO, SQRT_MACRO, SUBSTRING_FROM_MACRO, SUBSTRING_MACRO,
-                                     SUM_MACRO, WINDOW_SUM_MACRO)
+                                     EPOCH_MACRO, ESCAPE_IN, ESCAPE_OUT, FLOAT_PRODUCT_MACRO, FLOAT_SUM_MACRO,
+                                     LENGTH_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO, REAL_MACRO, SPLIT_PART_MACRO,
+                                     SQRT_MACRO, SUBSTRING_FROM_MACRO, SUBSTRING_MACRO, SUM_MACRO, WINDOW_AVG_MACRO,
+                                     WINDOW_SUM_MACRO)
 
 # settings DuckDB keeps per connection: every connection of a shared database needs them
 SESSION_SETUP = (
@@ -48,6 +49,25 @@ MACROS = (
     "WHEN x < 0 THEN error('cannot take logarithm of a negative number') ELSE ln(x) END",
     f"CREATE MACRO {LOG10_MACRO}(x) AS CASE WHEN x = 0 THEN error('cannot take logarithm of zero') "
     "WHEN x < 0 THEN error('cannot take logarithm of a negative number') ELSE log10(x) END",
+    # extract(epoch FROM x) as PostgreSQL's numeric: a date's seconds whole, the rest's (a
+    # timestamp's, a time's, an interval's) with their microseconds
+    f"CREATE MACRO {EPOCH_MACRO}(x DATE) AS CAST(epoch(x) AS DECIMAL(38,0)), "
+    "(x) AS CAST(epoch_us(x) AS DECIMAL(38,0)) * CAST(0.000001 AS DECIMAL(7,6))",
+    # a DOUBLE PRECISION or REAL r = a + b (a - b) or a * b: infinite from finite operands is an
+    # overflow, a product 0 from non-zero ones an underflow (22003), as PostgreSQL's float8pl,
+    # float8mul; of other types r as it is. The form is picked by w, r again, so that a NUMERIC
+    # r is not cast (a form taking it as DECIMAL would cast it to DECIMAL(18,3))
+    *(f"CREATE MACRO {name}(r, w DOUBLE, a, b) AS {check}, (r, w FLOAT, a, b) AS {check}, " + ", ".join(
+        f"(r, w {t}, a, b) AS r" for t in ("SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "DECIMAL")) +
+      ", (r, w, a, b) AS r"
+      for name, check in (
+          # (the usual value is told first: the other branches see only the rows left)
+          (FLOAT_SUM_MACRO, "CASE WHEN NOT isinf(r) THEN r WHEN NOT isinf(a) AND NOT isinf(b) THEN "
+                            "error('value out of range: overflow') ELSE r END"),
+          (FLOAT_PRODUCT_MACRO, "CASE WHEN r <> 0 AND NOT isinf(r) THEN r "
+                                "WHEN isinf(r) AND NOT isinf(a) AND NOT isinf(b) THEN "
+                                "error('value out of range: overflow') WHEN r = 0 AND a <> 0 AND b <> 0 THEN "
+                                "error('value out of range: underflow') ELSE r END"))),
     # PostgreSQL functions DuckDB does not have
     "CREATE MACRO btrim(s) AS trim(s), (s, c) AS trim(s, c)",
     "CREATE MACRO every(x) AS bool_and(x)",
@@ -105,27 +125,45 @@ MACROS = (
     f"(x) AS {SUM_MACRO}_of(x, x)",
     f"CREATE OR REPLACE MACRO {SUM_MACRO}_of(x, w FLOAT) AS CAST(sum(x) AS FLOAT), (x, w DOUBLE) AS sum(x), "
     "(x, w) AS sum(x)",
-    # as a window function DuckDB takes a macro of one aggregate, nothing nested: a real's sum
-    # stays a double precision there
-    f"CREATE MACRO {WINDOW_SUM_MACRO}(x SMALLINT) AS CAST(sum(x) AS BIGINT), (x INTEGER) AS CAST(sum(x) AS BIGINT), "
-    "(x BIGINT) AS CAST(sum(x) AS DECIMAL(38,0)), (x HUGEINT) AS CAST(sum(x) AS DECIMAL(38,0)), (x) AS sum(x)",
-    # avg() of integers: a numeric, exactly - PostgreSQL's division of the sum by the count,
-    # rounded (half away from zero) at the scale it gives the quotient, 16 significant digits
-    # (select_div_scale: from the first base-10000 digits of both), here at most 20 decimals;
-    # the type holds it as DECIMAL(38,20). Of other types: DuckDB's (double precision)
-    "CREATE MACRO txl_nbase_weight(v) AS (length(CAST(abs(v) AS VARCHAR)) - 1) // 4",
-    "CREATE MACRO txl_nbase_first(v) AS "
-    "CAST(left(CAST(abs(v) AS VARCHAR), length(CAST(abs(v) AS VARCHAR)) - 4 * txl_nbase_weight(v)) AS INTEGER)",
-    "CREATE MACRO txl_quotient_scale(s, n) AS least(greatest(16 - 4 * (txl_nbase_weight(s) - txl_nbase_weight(n) - "
-    "CASE WHEN txl_nbase_first(s) <= txl_nbase_first(n) THEN 1 ELSE 0 END), 0), 20)",
-    "CREATE MACRO txl_scaled_quotient(s, n, r) AS abs(s // n) * CAST(10 ** 20 AS HUGEINT) + "
-    "(abs(s % n) * CAST(10 ** r AS HUGEINT) * 2 + n) // (2 * n) * CAST(10 ** (20 - r) AS HUGEINT)",
+    # as window functions: of the window's DuckDB sum (s), count (n) and avg (a), by the type of
+    # the argument (x), which is not evaluated (DuckDB takes no macro of an aggregate nested in
+    # another expression as a window function)
+    f"CREATE MACRO {WINDOW_SUM_MACRO}(s, x SMALLINT) AS CAST(s AS BIGINT), (s, x INTEGER) AS CAST(s AS BIGINT), "
+    "(s, x BIGINT) AS CAST(s AS DECIMAL(38,0)), (s, x HUGEINT) AS CAST(s AS DECIMAL(38,0)), "
+    "(s, x FLOAT) AS CAST(s AS FLOAT), (s, x) AS s",
+    # avg() of integers and of numerics: a numeric, exactly - PostgreSQL's division of the sum by
+    # the count, rounded (half away from zero) at the scale it gives the quotient, 16 significant
+    # digits or the sum's scale if more (select_div_scale: from the first base-10000 digits of
+    # both), here at most 20 decimals; the type holds it as DECIMAL(38,20). The first digit and
+    # weight are read off the text of the absolute value (t): exact for any integer or decimal.
+    # Of other types: DuckDB's (double precision)
+    "CREATE MACRO txl_num_scale(t) AS CASE WHEN contains(t, '.') THEN length(t) - strpos(t, '.') ELSE 0 END",
+    "CREATE MACRO txl_num_digits(t) AS ltrim(replace(t, '.', ''), '0')",
+    "CREATE MACRO txl_nbase_weight(t) AS CASE WHEN txl_num_digits(t) = '' THEN 0 ELSE "
+    "CAST(floor((length(txl_num_digits(t)) - 1 - txl_num_scale(t)) / 4.0) AS INTEGER) END",
+    "CREATE MACRO txl_nbase_lead(t) AS CAST(length(txl_num_digits(t)) - txl_num_scale(t) - 4 * txl_nbase_weight(t) "
+    "AS INTEGER)",
+    "CREATE MACRO txl_nbase_first(t) AS CASE WHEN txl_num_digits(t) = '' THEN 0 ELSE "
+    "CAST(rpad(left(txl_num_digits(t), txl_nbase_lead(t)), txl_nbase_lead(t), '0') AS INTEGER) END",
+    "CREATE MACRO txl_quotient_scale(t, n) AS least(greatest(16 - 4 * (txl_nbase_weight(t) - txl_nbase_weight(n) - "
+    "CASE WHEN txl_nbase_first(t) <= txl_nbase_first(n) THEN 1 ELSE 0 END), txl_num_scale(t), 0), 20)",
+    # |s| / n (s: its digits si, its scale k) times 10^20, rounded at r decimals
+    "CREATE MACRO txl_scaled_quotient(si, n, r) AS si // n * CAST(10 ** 20 AS HUGEINT) + "
+    "(si % n * CAST(10 ** r AS HUGEINT) * 2 + n) // (2 * n) * CAST(10 ** (20 - r) AS HUGEINT)",
+    "CREATE MACRO txl_quotient_of(t, negative, n) AS CAST(txl_scaled_quotient(CAST(replace(t, '.', '') AS HUGEINT), "
+    "n * CAST(10 ** txl_num_scale(t) AS HUGEINT), txl_quotient_scale(t, CAST(n AS VARCHAR))) "
+    "* CASE WHEN negative THEN -1 ELSE 1 END AS DECIMAL(38,0)) * CAST(0.00000000000000000001 AS DECIMAL(21,20))",
     "CREATE MACRO txl_quotient(s, n) AS CASE WHEN n = 0 THEN NULL ELSE "
-    "CAST(txl_scaled_quotient(s, n, txl_quotient_scale(s, n)) * CASE WHEN s < 0 THEN -1 ELSE 1 END AS DECIMAL(38,0)) "
-    "* CAST(0.00000000000000000001 AS DECIMAL(21,20)) END",
+    "txl_quotient_of(CAST(abs(s) AS VARCHAR), s < 0, CAST(n AS HUGEINT)) END",
+    # (a NUMERIC is told by a second argument, w: a form taking x DECIMAL would cast it to
+    # DECIMAL(18,3), rounding its scale and refusing more digits)
+    f"CREATE MACRO {AVG_MACRO}_of(x, w DECIMAL) AS txl_quotient(sum(x), count(x)), (x, w) AS avg(x)",
     f"CREATE MACRO {AVG_MACRO}(" + ", (".join(
-        f"x {t}) AS txl_quotient(CAST(sum(x) AS HUGEINT), CAST(count(x) AS HUGEINT))"
-        for t in ("SMALLINT", "INTEGER", "BIGINT")) + ", (x) AS avg(x)",
+        f"x {t}) AS txl_quotient(sum(x), count(x))" for t in ("SMALLINT", "INTEGER", "BIGINT")) +
+    f", (x) AS {AVG_MACRO}_of(x, x)",
+    f"CREATE MACRO {WINDOW_AVG_MACRO}(" + ", (".join(
+        f"s, n, a, x {t}) AS txl_quotient(s, n)" for t in ("SMALLINT", "INTEGER", "BIGINT", "DECIMAL")) +
+    ", (s, n, a, x) AS a",
     # text as boolean, as PostgreSQL's boolin reads it (parser/semantics.py BOOLEAN_WORDS); any
     # other type cast as DuckDB does
     f"CREATE MACRO {BOOLEAN_MACRO}(x VARCHAR) AS CASE WHEN x IS NULL THEN NULL " + " ".join(

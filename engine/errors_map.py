@@ -13,6 +13,7 @@ from txlake.parser.semantics import BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION
 # a number that does not fit its type (1000000000 for DECIMAL(10,2), '9223372036854775808' for
 # BIGINT): PostgreSQL's 22003, where a string that is no number is 22P02
 _NUMBER_TOO_LARGE = re.compile(r"could not cast value [-+]?[\d.]+(e[-+]?\d+)? to |"
+                               r"failed to cast decimal value [-+]?[\d.]+ to type u?int|"
                                r"could not convert string ' *[-+]?\d+ *' to u?int|"
                                r"could not convert string ['\"] *[-+]?\d*\.?\d+(e[-+]?\d+)? *['\"] to decimal")
 
@@ -23,7 +24,14 @@ _REAL_RANGE = re.compile(r"value \S+ can't be cast because the value is out of r
                          re.I)
 
 
+# a DECIMAL too large for an integer type (12345678901.5::int) -> PostgreSQL's words
+_DECIMAL_TO_INTEGER = re.compile(r"failed to cast decimal value .* to type INT(?P<bits>16|32|64)$", re.I)
+_INTEGER_NAMES = {"16": "smallint", "32": "integer", "64": "bigint"}
+
+
 def _range_message(message: str) -> str:
+    if (found := _DECIMAL_TO_INTEGER.search(message)) is not None:
+        return f"{_INTEGER_NAMES[found['bits']]} out of range"
     if _SMALLINT_RANGE.search(message):
         return "smallint out of range"
     if _REAL_RANGE.search(message):

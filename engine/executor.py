@@ -49,8 +49,8 @@ from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls, counter_of, sequence_key
 from txlake.parser import statements as st
 from txlake.parser.parse import identifier, parse_table_name, table_name
-from txlake.parser.semantics import (BOOLEAN_MACRO, BYTEA_MACRO, CLOCK_FUNCTION, REAL_MACRO, STATEMENT_CLOCK,
-                                     XID_FUNCTION, XID_IF_ASSIGNED_FUNCTION, postgres_semantics)
+from txlake.parser.semantics import (BOOLEAN_MACRO, BYTEA_MACRO, CLOCK_FUNCTION, NAMED_SCHEMAS, REAL_MACRO,
+                                     STATEMENT_CLOCK, XID_FUNCTION, XID_IF_ASSIGNED_FUNCTION, postgres_semantics)
 from txlake.storage import keys as pk
 from txlake.storage.commit import (ROWS_PER_FILE, SAME_KEYS, SOURCES, UPSERTED, TableDelta, carry_upserted, key_text,
                                    table_bytes, visible_sources)
@@ -393,6 +393,7 @@ class Executor:
             name = table_name(node)
             if name.db is None and name.name in ctes:
                 return node
+            _check_named_schemas(ctx, node.meta.get(NAMED_SCHEMAS), name)
             travel = node.args.get("version") or node.args.get("when")
             view = catalog_views.view(name.db, name.name)
             if view is not None and travel is None:  # information_schema.tables, pg_tables, ...
@@ -633,6 +634,7 @@ class Executor:
             if catalog_views.view(name.db, name.name) is not None:  # (built at each execution)
                 special.append(node)
                 return node
+            _check_named_schemas(ctx, node.meta.get(NAMED_SCHEMAS), name)  # (the plan is cached per search path)
             ctx.resolve(name)  # unknown tables fail here, before anything is cached
             if name not in refs:
                 refs.append(name)
@@ -1028,6 +1030,7 @@ class Executor:
     # --- UPDATE / DELETE -----------------------------------------------------------------
 
     def update(self, ctx: Context, stmt: st.Update, params) -> Result:
+        _check_named_schemas(ctx, stmt.named_schemas, stmt.table)
         version = self._writable(ctx, stmt.table)
         alias = stmt.alias or stmt.table.name
         assigned = dict(stmt.assignments)
@@ -1076,6 +1079,7 @@ class Executor:
         return out
 
     def delete(self, ctx: Context, stmt: st.Delete, params) -> Result:
+        _check_named_schemas(ctx, stmt.named_schemas, stmt.table)
         version = self._writable(ctx, stmt.table)
         alias = stmt.alias or stmt.table.name
         body = len(params) - _placeholders(*stmt.returning)  # RETURNING's ? come last in the text
@@ -2094,7 +2098,8 @@ def _point_select_plan(expression: exp.Expression) -> PointSelect | None:
     source = expression.args.get("from_")
     table = source.this if source is not None else None
     if (type(table) is not exp.Table or not isinstance(table.this, exp.Identifier)
-            or any(v for k, v in table.args.items() if k not in ("this", "db", "alias"))):
+            or any(v for k, v in table.args.items() if k not in ("this", "db", "alias"))
+            or table.meta.get(NAMED_SCHEMAS)):  # (checked against the search path: _query_plan)
         return None
     if table.args.get("alias") is not None and table.args["alias"].args.get("columns"):
         return None
@@ -2664,6 +2669,18 @@ def _commit_kind(change) -> tuple[str, int, int]:
     if added and deleted:
         return "UPDATE", added, deleted
     return ("DELETE" if deleted else "APPEND"), added, deleted
+
+
+def _check_named_schemas(ctx: Context, named, name: st.TableName) -> None:
+    """An unqualified table whose columns are named with schemas ``named`` (``SELECT other.t.k
+    FROM t``, parser/semantics.py NAMED_SCHEMAS) must be found in them, as PostgreSQL resolves
+    ``schema.table.column`` - else 42P01 in its words."""
+    if named and name.db is None:
+        found = ctx.locate(name)[0]
+        if any(("default" if schema == "public" else schema) != found for schema in named):
+            raise errors.UndefinedTable(
+                f'invalid reference to FROM-clause entry for table "{name.name}"\nHINT:  There is an entry for '
+                f'table "{name.name}", but it cannot be referenced from this part of the query.')
 
 
 def _aliased(name: str, alias: str) -> exp.Table:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from txlake import errors
 from txlake.parser import statements as st
 from txlake.parser.parse import parse
+from txlake.parser.semantics import PARAMETER_COMMENT
 
 # what PostgreSQL's PREPARE takes (VALUES is a Query here)
 _PREPARABLE = (st.Query, st.Insert, st.Update, st.Delete, st.Merge)
@@ -65,11 +66,12 @@ def check_columns(prepared: Prepared, schema) -> None:
 
 def bound_text(prepared: Prepared, values) -> str:
     """The statement's text with each ``$n`` replaced by the n-th value (cast to the declared
-    type, if there is one)."""
+    type, if there is one: a cast marked as a parameter's, for its column's name)."""
     text, types = prepared.statement.statement, prepared.statement.types
     for start, end, n in sorted(prepared.statement.params, reverse=True):
         value = f"({values[n - 1]})"
-        text = text[:start] + (f"CAST({value} AS {types[n - 1]})" if n <= len(types) else value) + text[end + 1:]
+        typed = f"CAST({value} AS {types[n - 1]}) /*{PARAMETER_COMMENT}*/" if n <= len(types) else value
+        text = text[:start] + typed + text[end + 1:]
     return text
 
 

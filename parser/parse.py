@@ -20,7 +20,7 @@ from sqlglot.tokens import TokenType
 from txlake import errors
 from txlake.parser import statements as st
 from txlake.parser.dialect import SOURCE_SPAN, Control, SequenceCommand, Txlake
-from txlake.parser.semantics import AVG_MACRO, SUM_MACRO, boolean_condition, postgres_semantics
+from txlake.parser.semantics import AVG_MACRO, NAMED_SCHEMAS, SUM_MACRO, boolean_condition, postgres_semantics
 from txlake.storage.sequences import sequence_name
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
@@ -869,7 +869,8 @@ def _update(tree: exp.Update) -> st.Statement:
     return st.Update(table=table, alias=alias, assignments=assignments,
                      from_=from_items, where=where.this if where is not None else None,
                      returning=_returning(tree),
-                     defaults=tuple(name for name, value in assignments if _is_default(value)))
+                     defaults=tuple(name for name, value in assignments if _is_default(value)),
+                     named_schemas=frozenset(tree.this.meta.get(NAMED_SCHEMAS, ())))
 
 
 def _is_default(value: exp.Expression) -> bool:
@@ -886,7 +887,8 @@ def _delete(tree: exp.Delete) -> st.Statement:
     _refuse_aggregates(where, "WHERE")
     using = tuple(item for table in tree.args.get("using") or () for item in _joined_items(table))
     return st.Delete(table=table, alias=alias, using=using,
-                     where=where.this if where is not None else None, returning=_returning(tree))
+                     where=where.this if where is not None else None, returning=_returning(tree),
+                     named_schemas=frozenset(tree.this.meta.get(NAMED_SCHEMAS, ())))
 
 
 _MERGE_KINDS = {"MATCHED": ("UPDATE", "DELETE", "NOTHING"), "NOT MATCHED": ("INSERT", "NOTHING"),

@@ -4,6 +4,7 @@ function, a setting - is set up on each DuckDB connection by engine/dialect.py."
 
 from __future__ import annotations
 
+import decimal
 import re
 
 from sqlglot import exp
@@ -16,9 +17,6 @@ from txlake.storage.schema import integer_input
 
 # the divisor wrapper the executor defines in DuckDB: raises "division by zero" on 0
 DIVISOR_MACRO = "txl_divisor"
-# what a dividend may be made of to be handed to DIVISOR_MACRO (evaluated twice: nothing volatile)
-_PLAIN = (exp.Column, exp.Identifier, exp.Literal, exp.Null, exp.Boolean, exp.Paren, exp.Neg, exp.Add, exp.Sub,
-          exp.Mul, exp.Div, exp.Mod, exp.IntDiv, exp.Cast, exp.DataType, exp.DataTypeParam)
 # a / b, of an interval too (engine/dialect.py: integer division made DuckDB's / its //, which has
 # no interval form - INTERVAL '3 days' / 2 was 42883)
 DIVIDE_MACRO = "txl_divide"
@@ -49,7 +47,12 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     - ``now()``, ``current_timestamp``, ``current_date`` and their kin are the transaction's
       start (``transaction_clock``);
     - ``sum()`` and ``avg()`` have PostgreSQL's types (``_typed_aggregate``): sum(int) a bigint,
-      sum(bigint) a numeric, sum(real) a real, avg of integers an exact numeric;
+      sum(bigint) a numeric, sum(real) a real, avg of integers and numerics an exact numeric
+      - as window functions too;
+    - an integer constant past a bigint is a numeric (``_numeric_constant``);
+    - a float ``a + b``, ``a - b``, ``a * b`` past the type's range is 22003 (``_float_checked``);
+    - a string constant in a column of UNION branches, VALUES rows or CASE results takes the
+      column's type (``_resolve_unknown_literals``): ``SELECT 1 UNION SELECT 'a'`` is 22P02;
     - an integer literal in ``+``, ``-`` and ``*`` is an INTEGER, as PostgreSQL's int4
       constant is (DuckDB narrows it to the other operand's type: a smallint ``s + 1`` was a
       smallint, 22003 past 32767, where PostgreSQL's is an integer);
@@ -58,9 +61,10 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
       must be a boolean, as PostgreSQL's (42804; DuckDB cast ``WHERE 5`` to true): one that is
       not boolean by its form is checked by DuckDB's binder (``_check_boolean_arguments``);
     - and the rewrites of ``_REWRITES``: row comparisons, SIMILAR TO, substring, make_interval,
-      to_char, extract(second), math domain errors, casts to bytea (PostgreSQL's hex and escape
-      input), to real (22003 past a float4's range), to boolean (PostgreSQL's words: 'on', 'off')
-      and to varchar(n) (cut to n characters), length() (of NULL too);
+      to_char, extract() (a numeric) and date_part() (a double), math domain errors, casts to
+      bytea (PostgreSQL's hex and escape input), to real (22003 past a float4's range), to
+      boolean (PostgreSQL's words: 'on', 'off') and to varchar(n) (cut to n characters),
+      length() (of NULL too);
     - ``x LIKE ANY (ARRAY[...])`` is an OR of LIKEs (``_like_any``), and ``EXISTS (SELECT FROM
       t)`` selects 1 (DuckDB has neither).
     """
@@ -70,6 +74,10 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
                for select in tree.find_all(exp.Select, exp.Returning)]
     tree = transaction_clock(tree)
     _fold_aliases(tree)
+    _resolve_unknown_literals(tree)
+    for node in _outside_defaults(tree, exp.Literal):
+        if node.is_int and not -(1 << 63) <= int(node.this) < (1 << 63):
+            node.replace(_numeric_constant(node))
     _schema_qualified_columns(tree)
     _check_boolean_arguments(tree)
     for node in _outside_defaults(tree, exp.Column, *_IDENTITY_FUNCTIONS):
@@ -105,17 +113,27 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
         for operand in (node.this, node.expression):
             if isinstance(operand, exp.Literal) and operand.is_int and _INT4[0] <= int(operand.this) <= _INT4[1]:
                 operand.replace(exp.cast(operand.copy(), exp.DataType.build("INT")))
-    for node in _outside_defaults(tree, exp.Div, exp.Mod, exp.IntDiv):
-        divisor = node.expression
+    for node in _outside_defaults(tree, exp.Add, exp.Sub, exp.Mul):
+        _float_checked(node)
+    for number, node in enumerate(_outside_defaults(tree, exp.Div, exp.Mod, exp.IntDiv)):
+        divisor, bound = node.expression, None
         if not (isinstance(divisor, exp.Literal) and divisor.is_number and float(divisor.this) != 0):
-            # (a NULL divided by 0 is NULL, as PostgreSQL's strict division gives it: a dividend of
-            # columns and constants is handed in to tell - another is not evaluated twice for it,
-            # it may be volatile, as nextval is)
-            dividend = [node.this.copy()] if all(isinstance(n, _PLAIN) or (type(n) is exp.Anonymous and n.name in (
-                DIVISOR_MACRO, DIVIDE_MACRO)) for n in node.this.walk()) else []
-            node.set("expression", exp.Anonymous(this=DIVISOR_MACRO, expressions=[divisor, *dividend]))
+            # (a NULL divided by 0 is NULL, as PostgreSQL's strict division gives it: the divisor
+            # check is handed the dividend to tell - a copy, if evaluating it twice is harmless,
+            # else the dividend is evaluated once and bound to a lambda's parameter, which both
+            # the division and the check read: nextval('s') / 0 takes one value)
+            if _repeatable(node.this):
+                node.set("expression", exp.Anonymous(this=DIVISOR_MACRO, expressions=[divisor, node.this.copy()]))
+            else:
+                bound, dividend = f"txl_dividend{number}", node.this
+                node.set("this", exp.column(bound))
+                node.set("expression", exp.Anonymous(this=DIVISOR_MACRO, expressions=[divisor, exp.column(bound)]))
         if type(node) is exp.Div and not isinstance(node.this, exp.Literal) and _typed_argument(node.this):
-            node.replace(exp.Anonymous(this=DIVIDE_MACRO, expressions=[node.this.copy(), node.expression.copy()]))
+            replacement = exp.Anonymous(this=DIVIDE_MACRO, expressions=[node.this.copy(), node.expression.copy()])
+            node.replace(replacement)
+            node = replacement
+        if bound is not None:
+            node.replace(_bound(dividend, bound, node.copy()))
     for select, written in selects:
         _column_names(select, written, text)
     for values in [v for v in tree.find_all(exp.Values) if not isinstance(v.parent, exp.Insert)]:
@@ -123,20 +141,191 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     return tree
 
 
+# a DOUBLE PRECISION or REAL sum, difference or product: 22003 where it overflows to infinity
+# from finite operands (or, a product, underflows to 0 from non-zero ones), as PostgreSQL's
+# (engine/dialect.py; DuckDB gave inf, 0); the macro is handed the result twice (once to pick
+# its form by: a NUMERIC is not cast), then the operands
+FLOAT_SUM_MACRO, FLOAT_PRODUCT_MACRO = "txl_float_sum", "txl_float_product"
+
+
+def _float_checked(node: exp.Add | exp.Sub | exp.Mul) -> None:
+    """Route ``a + b``, ``a - b``, ``a * b`` of two operands that are columns or constants (cast
+    or negated) through the float check, which repeats them to look at them. Another operand -
+    an expression, a call - may be volatile (nextval) or long, a parameter is bound by its
+    place: unchecked. Nor is a sum with an integer constant (a finite float plus one stays
+    finite: ``SET n = n + 1`` keeps its fast path, engine/executor.py), nor two of them."""
+    constants = _integer_constant(node.this) + _integer_constant(node.expression)
+    if not (_simple_operand(node.this) and _simple_operand(node.expression) and _typed_argument(node)) or (
+            constants == 2 or (constants and not isinstance(node, exp.Mul))):
+        return
+    name = FLOAT_PRODUCT_MACRO if isinstance(node, exp.Mul) else FLOAT_SUM_MACRO
+    node.replace(exp.Anonymous(this=name, expressions=[node.copy(), node.copy(), node.this.copy(),
+                                                       node.expression.copy()]))
+
+
+def _simple_operand(node: exp.Expression) -> bool:
+    while isinstance(node, (exp.Paren, exp.Neg, exp.Cast)) or (
+            isinstance(node, exp.Anonymous) and node.name == REAL_MACRO and len(node.expressions) == 1):
+        node = node.this if not isinstance(node, exp.Anonymous) else node.expressions[0]
+    return isinstance(node, (exp.Column, exp.Literal, exp.Null)) and not isinstance(node.this, exp.Star)
+
+
+# what may be evaluated twice (a dividend handed to DIVISOR_MACRO): anything but these - volatile
+# (random(), gen_random_uuid(), nextval), or a subquery, or a function txlake does not know
+_VOLATILE = (exp.Rand, exp.Uuid, exp.Subquery, exp.Anonymous)
+
+
+def _repeatable(node: exp.Expression) -> bool:
+    """May ``node`` be evaluated twice, with the same value and no other effect? Functions
+    sqlglot knows (abs, length, sum, ...) and txlake's own macros, but its sequence functions."""
+    return not any(isinstance(n, _VOLATILE) and not (
+        type(n) is exp.Anonymous and n.name.startswith("txl_") and n.name not in _SEQUENCE_CALLS) for n in node.walk())
+
+
+def _bound(value: exp.Expression, name: str, body: exp.Expression) -> exp.Expression:
+    """``body`` with ``value`` evaluated once as ``name``: a lambda over a list of it, DuckDB's
+    one way to name a value within an expression."""
+    lambda_ = exp.Lambda(this=body, expressions=[exp.to_identifier(name)])
+    listed = exp.Anonymous(this="list_transform", expressions=[exp.Array(expressions=[value]), lambda_])
+    return exp.Anonymous(this="list_extract", expressions=[listed, exp.Literal.number(1)])
+
+
+def _integer_constant(node: exp.Expression) -> bool:
+    """An integer literal, as written or cast to an integer type (``1``, ``CAST(1 AS INT)``)."""
+    if isinstance(node, exp.Cast) and node.to.this in _INTEGER_TYPES:
+        node = node.this
+    return isinstance(node, exp.Literal) and node.is_int
+
+
+def _numeric_constant(node: exp.Literal) -> exp.Expression:
+    """An integer constant past a bigint's range is a numeric, as PostgreSQL's lexer makes it
+    (DuckDB's is a HUGEINT, fetched as 22003 past a bigint, or past 38 digits an opaque
+    BIGNUM): a DECIMAL(38,0), the widest DuckDB has - 22003 past it."""
+    if len(node.this.lstrip("0")) > 38:
+        raise errors.NumericValueOutOfRange(f"numeric constant {node.this} has more than 38 digits, "
+                                            "the most txlake holds")
+    return exp.cast(node.copy(), "DECIMAL(38,0)")
+
+
+def _resolve_unknown_literals(tree: exp.Expression) -> None:
+    """A string constant is of type unknown to PostgreSQL: where values of several expressions
+    make one column - a UNION's (INTERSECT's, EXCEPT's) branches, a VALUES list's rows, CASE's
+    results - it takes their type (``select_common_type``): ``SELECT 1 UNION SELECT '2'`` is
+    integers, ``SELECT 1 UNION SELECT 'a'`` 22P02 (DuckDB made them text, or cast 'a' only when
+    it came to it). Here the type is the one the other expressions' forms tell - a number, a
+    cast, a boolean - and nothing changes where none does (a column's: DuckDB's rules)."""
+    for node in _outside_defaults(tree, exp.SetOperation, exp.Values, exp.Case):
+        if isinstance(node, exp.SetOperation):
+            if isinstance(node.parent, exp.SetOperation):
+                continue  # (the outermost takes the branches of the whole chain)
+            branches = _branches(node)
+            widths = {len(b.expressions) for b in branches or ()}
+            groups = [[b.expressions[i].unalias() for b in branches] for i in range(widths.pop())] \
+                if len(widths) == 1 else []
+        elif isinstance(node, exp.Values):
+            rows = [r.expressions if isinstance(r, exp.Tuple) else [r] for r in node.expressions]
+            widths = {len(r) for r in rows}
+            groups = [[r[i] for r in rows] for i in range(widths.pop())] \
+                if len(widths) == 1 and not isinstance(node.parent, exp.Insert) else []
+        else:
+            groups = [[i.args.get("true") for i in node.args.get("ifs") or ()] + [node.args.get("default")]]
+        for group in groups:
+            _resolve_unknowns([e for e in group if e is not None])
+
+
+def _branches(node: exp.Expression) -> list[exp.Select] | None:
+    """The SELECTs a set operation combines, or None if one is something else (``SELECT *``)."""
+    if isinstance(node, exp.SetOperation):
+        left, right = _branches(node.this), _branches(node.expression)
+        return left + right if left is not None and right is not None else None
+    if isinstance(node, exp.Subquery):
+        return _branches(node.this)
+    if isinstance(node, exp.Select) and not any(isinstance(p, exp.Star) for p in node.expressions):
+        return [node]
+    return None
+
+
+# the numeric types in PostgreSQL's order of preference: a column of several takes the last
+_NUMERIC_ORDER = (exp.DType.SMALLINT, exp.DType.INT, exp.DType.BIGINT, exp.DType.DECIMAL, exp.DType.FLOAT,
+                  exp.DType.DOUBLE)
+
+
+def _resolve_unknowns(group: list[exp.Expression]) -> None:
+    strings = [e for e in group if isinstance(e, exp.Literal) and e.is_string]
+    if not strings:
+        return
+    known = [t for t in (_form_type(e) for e in group) if t is not None]
+    if not known:
+        return
+    if all(t.this in _NUMERIC_ORDER for t in known):
+        to = max(known, key=lambda t: _NUMERIC_ORDER.index(t.this))
+    elif all(t == known[0] for t in known):
+        to = known[0]
+    else:
+        return  # (types of different kinds: DuckDB's rules)
+    if to.is_type(*exp.DataType.TEXT_TYPES):
+        return
+    for literal in strings:
+        literal.replace(_numeric_input(literal) if to.this == exp.DType.DECIMAL and not to.expressions
+                        else exp.Cast(this=literal.copy(), to=to.copy()))
+
+
+def _form_type(node: exp.Expression) -> exp.DataType | None:
+    """The type ``node`` has by its form alone: a number's, a cast's, a boolean's; else None."""
+    if isinstance(node, exp.Literal) and not node.is_string:
+        if not node.is_int:
+            return exp.DataType.build("DECIMAL")
+        value = int(node.this)
+        return exp.DataType.build("INT" if _INT4[0] <= value <= _INT4[1] else "BIGINT"
+                                  if -(1 << 63) <= value < (1 << 63) else "DECIMAL")
+    if isinstance(node, exp.Neg):
+        return _form_type(node.this)
+    if isinstance(node, exp.Cast) and not isinstance(node, exp.TryCast):
+        return node.to
+    if isinstance(node, exp.Boolean):
+        return exp.DataType.build("BOOLEAN")
+    return None
+
+
+def _numeric_input(literal: exp.Literal) -> exp.Expression:
+    """A string constant read as a numeric, as PostgreSQL's numeric_in (22P02 if it is none):
+    the number constant of its digits, whose scale DuckDB keeps. (NaN and Infinity, which no
+    DECIMAL holds, stay as they are.)"""
+    try:
+        value = decimal.Decimal(literal.this.strip())
+    except decimal.InvalidOperation:
+        raise errors.InvalidTextRepresentation(f'invalid input syntax for type numeric: "{literal.this}"') from None
+    if not value.is_finite():
+        return literal.copy()
+    number = exp.Literal.number(f"{abs(value):f}")
+    return exp.Neg(this=number) if value.is_signed() else number
+
+
+# the meta key of an unqualified table that ``schema.table.column`` names: the schemas named
+NAMED_SCHEMAS = "txl_named_schemas"
+
+
 def _schema_qualified_columns(tree: exp.Expression) -> None:
     """``SELECT other.t.k FROM other.t``: a column named with its table's schema is the column of
     the FROM item (or UPDATE / DELETE target) of that table without an alias, in its query or
     one around it, as PostgreSQL resolves it - the schema is dropped, so that the column reads as
     ``t.k`` does (DuckDB found no table "other.t": txlake names each table it reads anew). An
-    unqualified FROM item may be named with any schema here; a qualified one with its own."""
+    unqualified FROM item may be named with any schema here - the schemas it is named with go
+    into its ``meta[NAMED_SCHEMAS]``, for the executor to check against the one the table is
+    found in (``SELECT other.t.k FROM t`` with t in public is 42P01, as in PostgreSQL) - a
+    qualified one with its own."""
     for column in list(tree.find_all(exp.Column)):
         schema = column.args.get("db")
         if schema is None or column.args.get("catalog") is not None or not column.table:
             continue
         table, scope = _name(column.args["table"]), column.parent
         while scope is not None:
-            if isinstance(scope, (exp.Select, exp.Update, exp.Delete)) and _names_table(scope, _name(schema), table):
+            item = _names_table(scope, _name(schema), table) if isinstance(scope, (exp.Select, exp.Update,
+                                                                                   exp.Delete)) else None
+            if item is not None:
                 column.set("db", None)
+                if item.args.get("db") is None:  # (the executor checks the schema it is found in)
+                    item.meta.setdefault(NAMED_SCHEMAS, set()).add(_name(schema))
                 break
             scope = scope.parent
 
@@ -145,8 +334,9 @@ def _name(node: exp.Expression) -> str:
     return node.this if isinstance(node, exp.Identifier) and node.quoted else node.name.lower()
 
 
-def _names_table(scope: exp.Expression, schema: str, table: str) -> bool:
-    """Does ``scope`` read (or write) ``schema.table`` under that name - no alias?"""
+def _names_table(scope: exp.Expression, schema: str, table: str) -> exp.Table | None:
+    """The item by which ``scope`` reads (or writes) ``schema.table`` under that name - no alias
+    - or None."""
     items = [scope.this] if isinstance(scope, (exp.Update, exp.Delete)) else []
     source = scope.args.get("from_")
     items += [source.this] if source is not None else []
@@ -157,8 +347,8 @@ def _names_table(scope: exp.Expression, schema: str, table: str) -> bool:
                 and _name(item.this) == table:
             db = item.args.get("db")
             if db is None or {"default" if _name(db) == "public" else _name(db)} == databases:
-                return True
-    return False
+                return item
+    return None
 
 
 # the conditions PostgreSQL requires to be boolean, by what its message calls them: each is
@@ -217,9 +407,10 @@ def boolean_condition(condition: exp.Expression, context: str) -> exp.Expression
 
 
 # sum() and avg() as PostgreSQL types them (engine/dialect.py's macros): in a query, and as a
-# window function (where DuckDB takes a macro of one aggregate only: avg stays DuckDB's there)
-SUM_MACRO, WINDOW_SUM_MACRO, AVG_MACRO = "txl_sum", "txl_window_sum", "txl_avg"
-_AGGREGATE_MACROS = {SUM_MACRO, WINDOW_SUM_MACRO, AVG_MACRO}
+# window function (whose macros take the window's DuckDB sum, count and avg, and the argument
+# for its type alone: DuckDB takes no macro of an aggregate nested in another expression there)
+SUM_MACRO, WINDOW_SUM_MACRO, AVG_MACRO, WINDOW_AVG_MACRO = "txl_sum", "txl_window_sum", "txl_avg", "txl_window_avg"
+_AGGREGATE_MACROS = {SUM_MACRO, WINDOW_SUM_MACRO, AVG_MACRO, WINDOW_AVG_MACRO}
 
 
 def _typed_aggregate(node: exp.Sum | exp.Avg) -> None:
@@ -235,11 +426,23 @@ def _typed_aggregate(node: exp.Sum | exp.Avg) -> None:
     if isinstance(node.parent, exp.Filter) and node.arg_key == "this":
         outer = node.parent
         argument = exp.Case(ifs=[exp.If(this=outer.expression.this.copy(), true=argument.copy())])
-    window = isinstance(outer.parent, exp.Window) and outer.arg_key == "this"
-    if window and isinstance(node, exp.Avg):
-        return
-    name = (WINDOW_SUM_MACRO if window else SUM_MACRO) if isinstance(node, exp.Sum) else AVG_MACRO
-    outer.replace(exp.Anonymous(this=name, expressions=[argument.copy() if argument is node.this else argument]))
+    argument = argument.copy() if argument is node.this else argument
+    over = outer.parent
+    if not (isinstance(over, exp.Window) and outer.arg_key == "this"):
+        outer.replace(exp.Anonymous(this=SUM_MACRO if isinstance(node, exp.Sum) else AVG_MACRO, expressions=[argument]))
+    elif isinstance(node, exp.Sum):
+        over.replace(exp.Anonymous(this=WINDOW_SUM_MACRO, expressions=[over.copy(), argument]))
+    else:
+        over.replace(exp.Anonymous(this=WINDOW_AVG_MACRO, expressions=[
+            _over(over, exp.Sum), _over(over, exp.Count), over.copy(), argument]))
+
+
+def _over(window: exp.Window, aggregate: type) -> exp.Window:
+    """``window`` (``avg(x) [FILTER (...)] OVER (...)``) computing ``aggregate`` of its argument."""
+    copy = window.copy()
+    call = copy.this.this if isinstance(copy.this, exp.Filter) else copy.this
+    call.replace(aggregate(this=call.this))
+    return copy
 
 
 def _typed_argument(node: exp.Expression) -> bool:
@@ -346,6 +549,11 @@ _FUNCTION_NAMES = {exp.Format: "format", exp.Substring: "substring", exp.Sqrt: "
                    exp.GroupConcat: "string_agg"}
 
 
+# the comment after the cast engine/prepared.py writes for a $n of a declared type: a parameter,
+# which PostgreSQL names ?column? (not int4, as it names the cast)
+PARAMETER_COMMENT = "txl:parameter"
+
+
 def column_name(node: exp.Expression, text: str = "") -> str:
     """The name PostgreSQL gives the column of an unnamed SELECT-list expression (its parser's
     FigureColname): a column's name; a function's name as written; a cast's type, unless what
@@ -364,6 +572,8 @@ def _figure(node: exp.Expression, text: str) -> tuple[str | None, int]:
     if isinstance(node, exp.Dot):
         return node.name or None, 2
     if isinstance(node, exp.Cast):
+        if PARAMETER_COMMENT in (node.comments or ()):
+            return None, 0  # (a $n of PREPARE's: PostgreSQL names a parameter nothing)
         name, strength = _figure(node.this, text)
         if strength > 1:
             return name, strength
@@ -711,19 +921,46 @@ def _to_char(node: exp.ToChar) -> exp.Expression:
     return exp.Anonymous(this="strftime", expressions=[node.this.copy(), exp.Literal.string(strftime)])
 
 
+# PostgreSQL's spellings of the units whose extract() has a fraction (its DecodeUnits)
+_SECONDS = {"second", "seconds", "sec", "secs", "s"}
+_MILLISECONDS = {"millisecond", "milliseconds", "millisecon", "ms", "msec", "msecs", "mseconds"}
+# a value's seconds since the epoch (engine/dialect.py): a date's whole, the rest's with micros
+EPOCH_MACRO = "txl_epoch"
+
+
 def _extract(node: exp.Extract) -> exp.Expression:
-    """``extract(second FROM ts)`` keeps the fraction, as PostgreSQL's (a numeric: 1.500000);
-    DuckDB's is the whole seconds."""
-    if node.this.name.lower() not in ("second", "seconds"):
+    """``extract(field FROM x)`` is a numeric, as PostgreSQL's (14 on; DuckDB's is a bigint, or a
+    double for the epoch): the seconds with 6 decimals (``1.500000``; DuckDB dropped the
+    fraction), the milliseconds with 3, the epoch with 6 (of a date: none), any other field whole
+    (``2024``). The julian day stays DuckDB's."""
+    field = node.this.name.lower()
+    if field in _SECONDS:
+        return exp.cast(_seconds(node.expression), "DECIMAL(8,6)")
+    if field in _MILLISECONDS:
+        return exp.Mul(this=exp.cast(_micros(node.expression), "DECIMAL(38,0)"),
+                       expression=exp.cast(exp.Literal.number("0.001"), "DECIMAL(4,3)"))
+    if field == "epoch":
+        if _typed_argument(node.expression):
+            return exp.Anonymous(this=EPOCH_MACRO, expressions=[node.expression.copy()])
+        return exp.Mul(this=exp.cast(exp.Anonymous(this="epoch_us", expressions=[node.expression.copy()]),
+                                     "DECIMAL(38,0)"), expression=_MICRO.copy())
+    if field in ("julian", "j"):
         return node
-    return exp.cast(_seconds(node.expression), "DECIMAL(8,6)")
+    return exp.cast(node.copy(), "DECIMAL(38,0)")
 
 
 def _seconds(value: exp.Expression) -> exp.Expression:
     """The seconds of a time value with their fraction, exactly (DuckDB's sub-minute
     microseconds times a DECIMAL)."""
-    micros = exp.Anonymous(this="date_part", expressions=[exp.Literal.string("microseconds"), value.copy()])
-    return exp.Mul(this=micros, expression=exp.cast(exp.Literal.number("0.000001"), "DECIMAL(7,6)"))
+    return exp.Mul(this=_micros(value), expression=_MICRO.copy())
+
+
+def _micros(value: exp.Expression) -> exp.Expression:
+    """The sub-minute microseconds of a time value (DuckDB's date_part)."""
+    return exp.Anonymous(this="date_part", expressions=[exp.Literal.string("microseconds"), value.copy()])
+
+
+_MICRO = exp.cast(exp.Literal.number("0.000001"), "DECIMAL(7,6)")
 
 
 def _function(node: exp.Anonymous) -> exp.Expression:
@@ -756,6 +993,7 @@ def _function(node: exp.Anonymous) -> exp.Expression:
 _SEQUENCE_FUNCTIONS = {("nextval", 1): "txl_nextval", ("currval", 1): "txl_currval", ("setval", 2): "txl_setval",
                        ("setval", 3): "txl_setval3", ("lastval", 0): "txl_lastval",
                        ("pg_get_serial_sequence", 2): "txl_serial_sequence"}
+_SEQUENCE_CALLS = set(_SEQUENCE_FUNCTIONS.values())
 
 
 def _length(node: exp.Length) -> exp.Expression:
@@ -819,13 +1057,15 @@ def _strptime(text: exp.Expression, pattern: exp.Expression) -> exp.Expression:
 
 
 def _date_part(node: exp.Anonymous) -> exp.Expression:
-    """``date_part('second', ts)``: with the fraction, a double precision, as PostgreSQL's."""
+    """``date_part('field', x)``: extract()'s value (``_extract``) as a double precision, as
+    PostgreSQL's (``date_part('second', ts)`` with the fraction; DuckDB's was a bigint)."""
     if len(node.expressions) != 2:
         return node
-    field = node.expressions[0]
-    if not (isinstance(field, exp.Literal) and field.is_string and field.this.lower() in ("second", "seconds")):
+    field, value = node.expressions
+    if not (isinstance(field, exp.Literal) and field.is_string):
         return node
-    return exp.cast(_seconds(node.expressions[1]), "DOUBLE")
+    extract = exp.Extract(this=exp.var(field.this), expression=value.copy())
+    return exp.cast(_extract(extract), "DOUBLE")
 
 
 def _domain(node: exp.Expression) -> exp.Expression:

@@ -387,6 +387,9 @@ class Update(Statement):
     returning: tuple[exp.Expression, ...] = ()
     #: the columns SET to DEFAULT (their value in ``assignments`` is the keyword, as parsed)
     defaults: tuple[str, ...] = ()
+    #: the schemas ``schema.table.column`` names an unqualified ``table`` with (parser/semantics.py
+    #: NAMED_SCHEMAS): it must be found in them
+    named_schemas: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -396,6 +399,7 @@ class Delete(Statement):
     using: tuple[exp.Expression, ...] = ()
     where: exp.Expression | None = None
     returning: tuple[exp.Expression, ...] = ()
+    named_schemas: frozenset[str] = frozenset()  # (as Update's)
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,32 @@ def test_null_divided_by_zero_is_null(t, sql):
     assert t.execute(sql).fetchall() == [(None,)]
 
 
+@pytest.mark.parametrize("sql", ["SELECT abs(a) / b FROM t WHERE b = 0", "SELECT abs(NULL::int) / 0",
+                                 "SELECT (SELECT max(a) FROM t WHERE a < 0) / b FROM t WHERE b = 0",
+                                 "SELECT coalesce(a, a) % b FROM t WHERE b = 0",
+                                 "SELECT nullif(random(), random()) * 0 + a / b FROM t WHERE b = 0"])
+def test_null_from_a_call_or_subquery_divided_by_zero_is_null(t, sql):
+    """Any dividend, not only one of columns and constants: abs(NULL) / 0 was 22012."""
+    t.execute("UPDATE t SET a = NULL WHERE b = 0")
+    assert t.execute(sql).fetchall() == [(None,)]
+
+
+def test_a_volatile_dividend_is_evaluated_once(t):
+    """nextval() divided by a column that may be zero: the divisor check looks at the value the
+    division divides, not at a second call (which would take a second value)."""
+    t.execute("CREATE SEQUENCE s")
+    assert t.execute("SELECT nextval('s') / b, nextval('s') % b FROM t WHERE b = 2").fetchall() == [(0, 0)]
+    assert t.execute("SELECT currval('s')").fetchone() == (2,)
+    with pytest.raises(txlake.DivisionByZero):
+        t.execute("SELECT nextval('s') / b FROM t WHERE b = 0")
+    assert t.execute("SELECT currval('s')").fetchone() == (3,)
+    assert t.execute("SELECT (nextval('s') * 0 + 2) / nullif(b, 0) FROM t ORDER BY b").fetchall() == [(None,), (1,)]
+    assert t.execute("SELECT currval('s')").fetchone() == (5,)
+    t.execute("UPDATE t SET a = NULL WHERE b = 0")  # (a NULL from a volatile dividend: NULL, one call)
+    assert t.execute("SELECT CASE WHEN nextval('s') > 0 THEN a END / b FROM t WHERE b = 0").fetchall() == [(None,)]
+    assert t.execute("SELECT currval('s')").fetchone() == (6,)
+
+
 def test_division_by_zero_fails_the_statement_and_the_block(t):
     with pytest.raises(txlake.DivisionByZero):
         t.execute("UPDATE t SET a = a / b")

@@ -132,6 +132,32 @@ def test_sum_and_avg_keep_their_types_with_filter_having_and_windows(conn):
     assert [d[1] for d in cur.description] == ["INTEGER", "BIGINT", "DECIMAL", "BIGINT"]
 
 
+def test_avg_of_numerics_and_window_sum_and_avg_have_postgresql_s_types(conn):
+    """avg(numeric) was DuckDB's double; as a window function avg(int) was a double and sum(real)
+    a double precision. PostgreSQL: avg(numeric) and avg(int) numeric - the same exact quotient as
+    the aggregate's - sum(real) real, avg(real) double precision."""
+    conn.execute("CREATE TABLE m (g INT, x NUMERIC(10,2), y INT, r REAL)")
+    conn.execute("INSERT INTO m VALUES (1, 1.50, 1, 1.5), (1, 2.00, 2, 2.5), (1, 2.00, 2, 3), (2, -31234.50, 7, 1), "
+                 "(2, 2.01, NULL, NULL)")
+    cur = conn.execute("SELECT g, avg(x), avg(y) FROM m GROUP BY g ORDER BY g")
+    assert cur.fetchall() == [(1, decimal.Decimal("1.8333333333333333"), decimal.Decimal("1.6666666666666667")),
+                              (2, decimal.Decimal("-15616.245000000000"), decimal.Decimal("7"))]
+    assert [d[1] for d in cur.description] == ["INTEGER", "DECIMAL", "DECIMAL"]
+    cur = conn.execute("SELECT g, avg(y) OVER w, avg(x) OVER w, sum(r) OVER w, avg(r) OVER w, "
+                       "avg(y) FILTER (WHERE y > 1) OVER (PARTITION BY g) FROM m WHERE g = 1 "
+                       "WINDOW w AS (PARTITION BY g ORDER BY y, x) ORDER BY y, x")
+    assert [d[1] for d in cur.description] == ["INTEGER", "DECIMAL", "DECIMAL", "REAL", "DOUBLE", "DECIMAL"]
+    assert cur.fetchall() == [
+        (1, decimal.Decimal(1), decimal.Decimal("1.5"), 1.5, 1.5, decimal.Decimal(2)),
+        *[(1, decimal.Decimal("1.6666666666666667"), decimal.Decimal("1.8333333333333333"), 7.0, 7 / 3,
+           decimal.Decimal(2))] * 2]  # (peers)
+    assert one(conn, "SELECT pg_typeof(avg(x)), pg_typeof(sum(r) OVER ()), pg_typeof(avg(y) OVER ()) FROM m "
+                     "GROUP BY x, r, y LIMIT 1") == ("numeric", "real", "numeric")
+    # (of any scale and width: a NUMERIC is not cast to DuckDB's default DECIMAL(18,3))
+    assert one(conn, "SELECT avg(x::numeric(12,5) + 0.00001), avg((x * 10000000000000000)::numeric(30,2)) FROM m "
+                     "WHERE g = 1") == (decimal.Decimal("1.8333433333333333"), decimal.Decimal("18333333333333333.33"))
+
+
 def test_a_column_named_with_its_schema_and_table(conn):
     """other.t.k was 42P01 (txlake names each table it reads anew, so DuckDB found no table
     "other.t"); PostgreSQL resolves schema.table.column to the FROM item schema.table - in the
@@ -156,6 +182,30 @@ def test_a_schema_qualified_column_needs_its_from_item(conn):
         with pytest.raises(txlake.ProgrammingError) as e:
             conn.execute(sql)
         assert e.value.sqlstate == "42P01" and str(e.value).startswith("missing FROM-clause entry for table")
+
+
+def test_a_column_named_with_another_schema_than_its_table_s(conn):
+    """``SELECT other.t.k FROM t`` read public.t's column (any schema was taken for an unqualified
+    FROM item); PostgreSQL matches other.t against the relation t names - public.t here - and
+    refuses it: 42P01 'invalid reference to FROM-clause entry for table "t"'. In a query, a
+    point lookup, a subquery, UPDATE and DELETE; with t found in other by the search path, it
+    is the one."""
+    conn.execute("CREATE SCHEMA other")
+    conn.execute("CREATE TABLE other.t (k INT PRIMARY KEY, v INT)")
+    conn.execute("INSERT INTO other.t VALUES (7, 70)")
+    for sql in ("SELECT other.t.k FROM t", "SELECT nosuch.t.k FROM t", "SELECT other.t.k FROM t WHERE k = 1",
+                "SELECT 1 FROM t u WHERE EXISTS (SELECT 1 FROM t WHERE other.t.k = u.k)",
+                "UPDATE t SET v = 'z' WHERE other.t.k = 1", "DELETE FROM t WHERE other.t.k = 1"):
+        with pytest.raises(txlake.ProgrammingError) as e:
+            conn.execute(sql)
+        assert e.value.sqlstate == "42P01"
+        assert str(e.value).startswith('invalid reference to FROM-clause entry for table "t"')
+    assert conn.execute("SELECT count(*) FROM t").fetchone() == (2,)  # (nothing deleted)
+    assert conn.execute("SELECT public.t.k FROM t WHERE k = 1").fetchall() == [(1,)]
+    conn.execute("SET search_path = other, public")
+    assert conn.execute("SELECT other.t.k, other.t.v FROM t").fetchall() == [(7, 70)]
+    conn.execute("UPDATE t SET v = other.t.v + 1 WHERE other.t.k = 7")
+    assert conn.execute("SELECT v FROM other.t").fetchall() == [(71,)]
 
 
 def test_text_is_read_as_boolean_as_postgresql_reads_it(conn):
@@ -277,3 +327,84 @@ def test_typed_rewrites_take_aggregates_and_subqueries_as_arguments(conn):
     # (an output column's alias in ORDER BY, DuckDB's: stays DuckDB's too)
     assert conn.execute("SELECT v, sum(k) AS total FROM t GROUP BY v ORDER BY total / 2, length(v)").fetchall() == [
         ("x", 1), ("y", 2)]
+
+
+@pytest.mark.parametrize("sql, message", [
+    ("SELECT 1e308::float8 * 10", "value out of range: overflow"),
+    ("SELECT 1e-308::float8 * 1e-308", "value out of range: underflow"),
+    ("SELECT d * 1e308::float8 FROM t", "value out of range: overflow"),
+    ("SELECT x - -x FROM (VALUES (1.7e308::float8)) v(x)", "value out of range: overflow"),
+    ("SELECT k FROM t WHERE r * 3e38::real > 0", "value out of range: overflow"),
+    ("SELECT x * x FROM (VALUES (1e-200::float8)) v(x)", "value out of range: underflow"),
+])
+def test_float_overflow_and_underflow_are_22003(conn, sql, message):
+    """PostgreSQL's float8 / float4 arithmetic refuses a result that overflows to infinity from
+    finite operands (or, a product, underflows to 0 from non-zero ones): 22003. DuckDB gave
+    inf and 0."""
+    with pytest.raises(txlake.DataError) as e:
+        conn.execute(sql)
+    assert e.value.sqlstate == "22003"
+    assert str(e.value).startswith(message)
+
+
+def test_float_arithmetic_of_infinities_and_zeros_stays(conn):
+    """An infinite operand gives infinity, a zero one zero, without an error; other types are
+    untouched by the check."""
+    assert one(conn, "SELECT 'infinity'::float8 * 2, 0::float8 * 1e-308, 'infinity'::float8 + 1, "
+                     "1e38::real + 1e38::real, NULL::float8 * 1, d * 2, n * 2, k + 1, d * ? FROM t WHERE k = 1",
+               (2.0,)) == (float("inf"), 0.0, float("inf"), 2e38, None, 5.0, decimal.Decimal("6.50"), 2, 5.0)
+    assert conn.execute("SELECT n * 2, r * r FROM t").description[0][1:2] + \
+        conn.execute("SELECT r * r FROM t").description[0][1:2] == ("DECIMAL", "REAL")
+
+
+@pytest.mark.parametrize("sql, rows, type_code", [
+    ("SELECT 1 UNION SELECT '2' ORDER BY 1", [(1,), (2,)], "INTEGER"),
+    ("SELECT 1 AS x UNION ALL (SELECT 2.5 UNION ALL SELECT '3.125') ORDER BY 1",
+     [(decimal.Decimal(1),), (decimal.Decimal("2.5"),), (decimal.Decimal("3.125"),)], "DECIMAL"),
+    ("SELECT true INTERSECT SELECT 'on'", [(True,)], "BOOLEAN"),
+    ("SELECT DATE '2024-01-02' EXCEPT SELECT '2024-01-01'", [(datetime.date(2024, 1, 2),)], "DATE"),
+    ("VALUES (1), ('2')", [(1,), (2,)], "INTEGER"),
+    ("SELECT x FROM (VALUES (1.5), ('2.25')) v(x) ORDER BY x", [(decimal.Decimal("1.5"),),
+                                                                (decimal.Decimal("2.25"),)], "DECIMAL"),
+    ("SELECT CASE WHEN k = 1 THEN 1 ELSE '2' END FROM t ORDER BY k", [(1,), (2,)], "INTEGER"),
+    ("SELECT 'a' UNION SELECT 'b' ORDER BY 1", [("a",), ("b",)], "VARCHAR"),
+])
+def test_a_string_constant_takes_the_type_of_its_column(conn, sql, rows, type_code):
+    """PostgreSQL resolves an unknown-typed string constant to the type of the other values of
+    its column - in a set operation, a VALUES list, a CASE. DuckDB made the UNION text, rounded
+    '2.25' to the other row's DECIMAL(2,1)."""
+    cur = conn.execute(sql)
+    assert cur.fetchall() == rows
+    assert cur.description[0][1] == type_code
+
+
+@pytest.mark.parametrize("sql, sqlstate, message", [
+    ("SELECT 1 UNION SELECT 'a'", "22P02", 'invalid input syntax for type integer: "a"'),
+    ("VALUES (1), ('a')", "22P02", 'invalid input syntax for type integer: "a"'),
+    ("SELECT CASE WHEN k = 1 THEN 1 ELSE 'a' END FROM t", "22P02", 'invalid input syntax for type integer: "a"'),
+    ("SELECT 1.5 UNION SELECT 'x'", "22P02", 'invalid input syntax for type numeric: "x"'),
+    ("SELECT 1 UNION SELECT '3000000000'", "22003", 'value "3000000000" is out of range for type integer'),
+])
+def test_a_string_constant_that_is_no_value_of_its_column_s_type(conn, sql, sqlstate, message):
+    """... and fails where the constant is no value of that type (DuckDB gave text, or - in a
+    CASE - cast 'a' only on the rows reaching it)."""
+    with pytest.raises(txlake.DataError) as e:
+        conn.execute(sql)
+    assert (e.value.sqlstate, str(e.value).splitlines()[0]) == (sqlstate, message)
+
+
+def test_an_integer_constant_past_bigint_is_a_numeric(conn):
+    """PostgreSQL's lexer makes an integer constant past a bigint's range a numeric; DuckDB's
+    HUGEINT was fetched as 22003 'bigint out of range'. Cast to an integer type it is 22003 in
+    PostgreSQL's words (a numeric too large for an integer was 22P02 'Failed to cast decimal')."""
+    cur = conn.execute("SELECT 9223372036854775808, -9223372036854775809, 92233720368547758080 * 2, "
+                       "9223372036854775807, pg_typeof(9223372036854775808)")
+    assert cur.fetchone() == (decimal.Decimal("9223372036854775808"), decimal.Decimal("-9223372036854775809"),
+                              decimal.Decimal("184467440737095516160"), 9223372036854775807, "numeric")
+    assert [d[1] for d in cur.description][:4] == ["DECIMAL", "DECIMAL", "DECIMAL", "BIGINT"]
+    for sql, message in [("SELECT 9223372036854775808::bigint", "bigint out of range"),
+                         ("SELECT 12345678901.5::int", "integer out of range"),
+                         ("SELECT 40000::numeric::smallint", "smallint out of range")]:
+        with pytest.raises(txlake.DataError) as e:
+            conn.execute(sql)
+        assert (e.value.sqlstate, str(e.value)) == ("22003", message)

@@ -71,7 +71,27 @@ def test_to_char_formats_dates_by_its_pattern(conn):
 
 def test_extract_second_keeps_the_fraction(conn):
     assert one(conn, "SELECT extract(second FROM ts), date_part('second', ts), extract(minute FROM ts) FROM tt") == (
-        decimal.Decimal("1.500000"), 1.5, 4)
+        decimal.Decimal("1.500000"), 1.5, decimal.Decimal(4))
+
+
+def test_extract_is_numeric_and_date_part_double_precision(conn):
+    """PostgreSQL 14 on: extract() is a numeric - the epoch and seconds with 6 decimals, the
+    milliseconds with 3, a date's epoch and the other fields whole - date_part() a double
+    precision. DuckDB's were bigints (the epoch a double)."""
+    cur = conn.execute("SELECT extract(epoch FROM timestamp '2024-01-02 03:04:05.5'), extract(year FROM ts), "
+                       "extract(epoch FROM date '2024-01-02'), extract(ms FROM time '03:04:05.5'), "
+                       "extract(epoch FROM interval '1 day 1.5 seconds'), pg_typeof(extract(dow FROM ts)) FROM tt")
+    assert cur.fetchone() == (decimal.Decimal("1704164645.500000"), decimal.Decimal(2024),
+                              decimal.Decimal(1704153600), decimal.Decimal("5500.000"),
+                              decimal.Decimal("86401.500000"), "numeric")
+    assert [str(c[0].as_py()) for c in cur.fetch_arrow_table().columns][:5] == [
+        "1704164645.500000", "2024", "1704153600", "5500.000", "86401.500000"]
+    assert [d[1] for d in cur.description][:5] == ["DECIMAL"] * 5
+    assert one(conn, "SELECT extract(epoch FROM max(ts)) FROM tt") == (decimal.Decimal("1715087041.500000"),)
+    cur = conn.execute("SELECT date_part('year', ts), date_part('epoch', timestamp '2024-01-02 03:04:05.5'), "
+                       "date_part('milliseconds', ts), pg_typeof(date_part('day', ts)) FROM tt")
+    assert cur.fetchone() == (2024.0, 1704164645.5, 1500.0, "double precision")
+    assert [d[1] for d in cur.description][:3] == ["DOUBLE"] * 3
 
 
 @pytest.mark.parametrize("sql, sqlstate", [

@@ -34,6 +34,17 @@ def test_prepare_and_execute_with_parameters(conn):
     assert conn.execute("EXECUTE two('4', 5)").fetchall() == [("4x", 9)]
 
 
+def test_a_parameter_s_column_is_named_as_postgresql_names_it(conn):
+    """A $n of a declared type was named after the type (int4): the cast its value is written in
+    named it. PostgreSQL names a parameter ?column?; a cast of one after the cast's type."""
+    conn.execute("PREPARE p (int, text) AS SELECT $1, $2::text, $1 + 1, CASE WHEN true THEN $1 END, k "
+                 "FROM t WHERE k = $1")
+    cur = conn.execute("EXECUTE p(1, 'x')")
+    assert cur.fetchall() == [(1, "x", 2, 1, 1)]
+    assert [d[0] for d in cur.description] == ["?column?", "text", "?column?", "case", "k"]
+    assert cur.description[0][1] == "INTEGER"
+
+
 def test_a_prepared_statement_follows_a_replaced_view_or_table(conn):
     """PostgreSQL plans a prepared statement again when what it reads changed: with the same
     result columns it runs (over the new definition)."""
