@@ -49,8 +49,8 @@ from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls, counter_of, sequence_key
 from txlake.parser import statements as st
 from txlake.parser.parse import identifier, parse_table_name, table_name
-from txlake.parser.semantics import (BOOLEAN_MACRO, BYTEA_MACRO, CLOCK_FUNCTION, NAMED_SCHEMAS, REAL_MACRO,
-                                     STATEMENT_CLOCK, XID_FUNCTION, XID_IF_ASSIGNED_FUNCTION, postgres_semantics)
+from txlake.parser.semantics import (BOOLEAN_MACRO, BYTEA_MACRO, CLOCK_FUNCTION, FLOAT_SUM_MACRO, NAMED_SCHEMAS,
+                                     REAL_MACRO, STATEMENT_CLOCK, XID_FUNCTION, XID_IF_ASSIGNED_FUNCTION, postgres_semantics)
 from txlake.storage import keys as pk
 from txlake.storage.commit import (ROWS_PER_FILE, SAME_KEYS, SOURCES, UPSERTED, TableDelta, carry_upserted, key_text,
                                    table_bytes, visible_sources)
@@ -2198,6 +2198,8 @@ def _set_plan(assignments, alias: str, excluded: str | None, index) -> dict | No
 
     plans = {}
     for name, value in assignments:
+        if isinstance(value, exp.Anonymous) and value.name == FLOAT_SUM_MACRO:
+            value = value.expressions[0]  # (the float overflow check: _evaluate takes integers only)
         if isinstance(value, (exp.Add, exp.Sub)):
             left = term(value.this)
             right = term(value.expression) if left is not None else None
