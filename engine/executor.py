@@ -917,6 +917,20 @@ class Executor:
             f'duplicate key value violates unique constraint "{version.name}_pkey"\n'
             f"DETAIL:  Key ({', '.join(names)})=({text}) already exists.")
 
+    def _key_taken(self, ctx: Context, version: TableVersion, key) -> errors.Error:
+        """The error for a new key another row holds: 23505 - unless a transaction committed
+        since this one's view changed a row this one changed (another process's: no row lock
+        held either back). Then this one's COMMIT could only fail, and in PostgreSQL its write
+        would have waited for that one and failed (or, at READ COMMITTED, found the row gone)
+        before it came to the key: 40001, which a retry gets past, not a 23505 of a key the
+        retry does not write."""
+        latest = self.db.warehouse.refresh()
+        for tid, work in ctx.txn.changes.items():
+            base, newest = ctx.txn.bases.get(tid), latest.by_id(tid)
+            if work is not None and base is not None and newest is not None and newest is not base:
+                TableDelta(tid, base, work).check_conflicts(newest)  # (40001 if they clash)
+        return self._duplicate(version, key)
+
     def _resolve_conflicts(self, ctx, version, rows, stmt, params):
         """Split new rows by primary-key conflicts; apply ON CONFLICT. Returns
         (rows to insert, row ids to update, their new rows)."""
@@ -939,7 +953,7 @@ class Executor:
             if duplicates:
                 raise self._duplicate(version, keys[duplicates[0]])
             if existing:
-                raise self._duplicate(version, next(iter(existing)))
+                raise self._key_taken(ctx, version, next(iter(existing)))
             return rows, None, None
         rows = _arrow(rows)
         if conflict.do_nothing:
@@ -1272,7 +1286,7 @@ class Executor:
         if hidden:
             if on_conflict:
                 raise errors.SerializationFailure("could not serialize access due to concurrent update")
-            raise self._duplicate(version, next(iter(hidden)))
+            raise self._key_taken(ctx, version, next(iter(hidden)))
         return version
 
     def _keys_committed_since(self, ctx: Context, version: TableVersion, keys: list, latest) -> set:
@@ -1464,12 +1478,12 @@ class Executor:
         remaining = self._apply(version, rowids, None)
         clash = pk.find(self.store, remaining, keys)
         if clash:
-            raise self._duplicate(version, next(iter(clash)))
+            raise self._key_taken(ctx, version, next(iter(clash)))
         # keys are unique over the newest committed state, not just the snapshot (as an
         # INSERT's, _lock_new_keys): a key committed since is 23505 now, not at COMMIT
         hidden = self._keys_committed_since(ctx, version, keys, self.db.warehouse.refresh().by_id(version.table_id))
         if hidden:
-            raise self._duplicate(version, next(iter(hidden)))
+            raise self._key_taken(ctx, version, next(iter(hidden)))
 
     def _returning(self, returning, rows: pa.Table | PythonRows, alias: str, params, others=()) -> Result:
         """RETURNING over ``rows`` (the target's, named ``alias``) and ``others``: the rows of
