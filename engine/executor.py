@@ -1593,13 +1593,25 @@ class Executor:
 
     # --- DDL -----------------------------------------------------------------------------
 
+    def name_taken(self, ctx: Context, db: str, name: str) -> bool:
+        """Does a relation hold the name ``db.name`` for a transaction about to create one? As
+        PostgreSQL's unique index on relation names: one the transaction sees; else - the name
+        locked first, so that another creator of it still open in this process is waited for -
+        one committed since the transaction's snapshot. (Another process's creator is found
+        at COMMIT: 42P07 then.)"""
+        if ctx.txn.table(ctx.catalog, db, name) is not None:
+            return True
+        self.db.locks.acquire(ctx.txn, (f"{db}.{name}", "name"), ctx.lock_wait)
+        clash = self.db.warehouse.refresh().table(db, name)
+        return clash is not None and clash.table_id not in ctx.txn.changes  # (not one it dropped)
+
     def create_table(self, ctx: Context, stmt: st.CreateTable, params) -> Result:
         if ctx.txn.read_only:
             raise errors.ReadOnlyTransaction("cannot execute CREATE TABLE in a read-only transaction")
         db, name = stmt.table.qualified(ctx.db)
         if db in catalog_views.CATALOG_SCHEMAS:  # (their names are PostgreSQL's views)
             raise errors.ProgrammingError(f'permission denied to create "{db}.{name}"', sqlstate="42501")
-        if ctx.txn.table(ctx.catalog, db, name) is not None:
+        if self.name_taken(ctx, db, name):
             if stmt.if_not_exists:
                 return Result(status="CREATE TABLE", notice=f'relation "{name}" already exists, skipping')
             raise errors.DuplicateTable(f'relation "{name}" already exists')
