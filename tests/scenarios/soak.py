@@ -46,7 +46,7 @@ import time
 import traceback
 
 import txlake
-from soak_ops import OPS, SETUP, SESSION_SETUP, TABLE_TOTALS, check, op_check, problems
+from soak_ops import COMMIT_MAY_REFUSE, OPS, SETUP, SESSION_SETUP, TABLE_TOTALS, check, op_check, problems
 
 LEVELS = ("READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE")
 RETRY = (txlake.SerializationFailure, txlake.DeadlockDetected)
@@ -80,7 +80,10 @@ def worker(path, seconds, seed, who, ops, counts):
             try:
                 cur.execute(f"BEGIN ISOLATION LEVEL {level}")
                 outcome = op(cur, rng, who)
-                cur.execute("COMMIT")
+                try:
+                    cur.execute("COMMIT")
+                except COMMIT_MAY_REFUSE.get(op, ()):
+                    outcome = "refused"
                 name = f"{op.__name__[3:]}:{outcome}"
                 counts[name] = counts.get(name, 0) + 1
                 break

@@ -297,6 +297,10 @@ def check(cur) -> list[str]:
     return found
 
 
+# Errors a COMMIT may end an operation with (besides 40001 / 40P01, retried): a name another
+# process's transaction, open when this one created it, committed first.
+COMMIT_MAY_REFUSE = {op_ddl: txlake.errors.DuplicateTable}
+
 OPS = {op.__name__[3:]: (op, weight) for op, weight in (
     (op_transfer, 30), (op_nokey, 10), (op_merge, 8), (op_bulk, 4), (op_rekey, 5), (op_move, 5),
     (op_savepoint, 5), (op_prepare, 8), (op_view, 3), (op_copy, 8), (op_sequence, 8), (op_shuttle, 8),
