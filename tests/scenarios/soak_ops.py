@@ -188,7 +188,8 @@ def _wallet_transfer(cur, rng):
 
 
 def op_copy(cur, rng, who):
-    """A wallet transfer whose two entries are loaded by COPY FROM; or the wallets by COPY TO."""
+    """A wallet transfer whose two entries are loaded by COPY FROM (maybe after a COPY of a bad
+    line, rolled back to a savepoint); or the wallets written out by COPY TO."""
     path = os.path.join(COPY_DIR, f"{who}.csv")
     if rng.random() < 0.3:
         cur.execute(f"COPY wallet TO '{path}' (FORMAT csv)")
@@ -198,6 +199,16 @@ def op_copy(cur, rng, who):
         if got != TABLE_TOTALS["wallet"]:
             problems.add(f"{who}: COPY wallet TO wrote {got[0]} in {got[1]} rows")
         return "out"
+    if rng.random() < 0.3:  # (a bad line: the COPY loads nothing, the savepoint goes on)
+        with open(path, "w", newline="") as f:
+            csv.writer(f).writerows([(0, -1), (1, "one")])
+        cur.execute("SAVEPOINT bad_copy")
+        try:
+            cur.execute(f"COPY entries (wallet, amt) FROM '{path}' (FORMAT csv)")
+            problems.add(f"{who}: COPY loaded a line whose amount is 'one'")
+        except txlake.DataError:
+            pass
+        cur.execute("ROLLBACK TO SAVEPOINT bad_copy")
     entries = _wallet_transfer(cur, rng)
     with open(path, "w", newline="") as f:
         csv.writer(f).writerows(entries)
@@ -237,9 +248,10 @@ def op_shuttle(cur, rng, who):
 
 
 def op_ddl(cur, rng, who):
-    """DDL churn on tables no other operation reads: CREATE (AS, or then INSERT), ALTER, DROP."""
+    """DDL churn on tables no other operation reads: CREATE (AS, or then INSERT), ALTER, DROP,
+    or DROP and CREATE again."""
     k = rng.randint(1, CHURN)
-    action = rng.choice(("create", "create", "fill", "alter", "drop"))
+    action = rng.choice(("create", "create", "fill", "alter", "drop", "replace"))
     try:
         if action == "create":
             cur.execute(f"CREATE TABLE churn_{k} AS SELECT i AS x FROM range({k}) t(i)")
@@ -248,8 +260,11 @@ def op_ddl(cur, rng, who):
             cur.execute(f"INSERT INTO churn_{k} SELECT i FROM range({k}) t(i)")
         elif action == "alter":
             cur.execute(f"ALTER TABLE IF EXISTS churn_{k} ADD COLUMN IF NOT EXISTS y INT DEFAULT 7")
-        else:
+        elif action == "drop":
             cur.execute(f"DROP TABLE IF EXISTS churn_{k}")
+        else:  # (dropped and made again in one transaction)
+            cur.execute(f"DROP TABLE IF EXISTS churn_{k}")
+            cur.execute(f"CREATE TABLE churn_{k} AS SELECT i AS x FROM range({k}) t(i)")
     except txlake.errors.DuplicateTable:
         cur.execute("ROLLBACK")
         return "dup"
