@@ -18,7 +18,7 @@ and INSERT (``shuttle``); and CREATE / ALTER / DROP TABLE of tables nothing else
 ``--ops`` picks some (default: all). Each runs at a random level, retried on 40001/40P01.
 Meanwhile a thread compacts, publishes, expires snapshots, removes orphan files and alters
 another table; a process runs the same workload to the end, and others are started and killed
-with SIGKILL every few seconds.
+with SIGKILL 0.5-4 s after they got to work (not while still importing txlake).
 
 Checked: every reader (REPEATABLE READ) sees every invariant hold; no statement fails but with
 an error its transaction may expect; the invariants hold at the end, after a reopen (log replay,
@@ -37,6 +37,7 @@ import argparse
 import json
 import os
 import random
+import select
 import signal
 import subprocess
 import sys
@@ -45,8 +46,10 @@ import threading
 import time
 import traceback
 
+import soak_ops
 import txlake
-from soak_ops import COMMIT_MAY_REFUSE, OPS, SETUP, SESSION_SETUP, TABLE_TOTALS, check, op_check, problems
+from soak_ops import (COMMIT_MAY_REFUSE, OPS, SESSION_SETUP, SETUP, TABLE_TOTALS, check, check_handed_out, op_check,
+                      problems)
 
 LEVELS = ("READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE")
 RETRY = (txlake.SerializationFailure, txlake.DeadlockDetected)
@@ -66,6 +69,7 @@ def setup(path: str) -> None:
 def worker(path, seconds, seed, who, ops, counts):
     rng = random.Random(seed)
     deadline = time.time() + seconds
+    soak_ops.warehouse_path = path
     conn = txlake.connect(path, autocommit=True)
     cur = conn.cursor()
     for sql in SESSION_SETUP:
@@ -136,16 +140,34 @@ def run_threads(args, seed, prefix, counts, with_maintenance):
 
 
 def child(args) -> None:
+    txlake.connect(args.warehouse).close()  # (txlake imported, the warehouse opened: at work now)
+    if args.ready_fd is not None:
+        os.write(args.ready_fd, b"ready")
+        os.close(args.ready_fd)
     threads = run_threads(args, args.seed, f"p{args.seed}", {}, False)
     for t in threads:
         t.join()
     sys.exit(1 if problems else 0)
 
 
+def spawn_command(args, seed) -> list[str]:
+    return [sys.executable, os.path.abspath(__file__), args.warehouse, "--child", "--seed", str(seed),
+            "--seconds", str(args.seconds), "--threads", "2", "--ops", ",".join(args.ops)]
+
+
 def spawn(args, seed):
-    command = [sys.executable, os.path.abspath(__file__), args.warehouse, "--child", "--seed", str(seed),
-               "--seconds", str(args.seconds), "--threads", "2", "--ops", ",".join(args.ops)]
-    return subprocess.Popen(command)
+    return subprocess.Popen(spawn_command(args, seed))
+
+
+def spawn_ready(args, seed):
+    """A child process, once it is at work: importing txlake takes seconds on a loaded machine,
+    and a process killed before it wrote anything tests nothing."""
+    read, write = os.pipe()
+    child = subprocess.Popen([*spawn_command(args, seed), "--ready-fd", str(write)], pass_fds=(write,))
+    os.close(write)
+    select.select([read], [], [], 120)
+    os.close(read)
+    return child
 
 
 def check_alone(path) -> None:
@@ -159,6 +181,10 @@ def check_alone(path) -> None:
 
 def final_checks(args) -> None:
     check_alone(args.warehouse)
+    c = txlake.connect(args.warehouse, autocommit=True)
+    for message in check_handed_out(c.cursor(), args.warehouse):
+        problem(message)
+    c.close()
     c = txlake.connect(args.warehouse, autocommit=True)
     c.execute("CALL txlake.publish()")
     c.close()
@@ -205,6 +231,7 @@ def main() -> None:
                         type=lambda s: [k for k in s.split(",") if k])
     parser.add_argument("--ops", default=",".join(OPS), type=_op_names, help=f"some of {','.join(OPS)}")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--ready-fd", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--check", action="store_true", help="only check WAREHOUSE's invariants (after a reopen)")
     args = parser.parse_args()
     if args.check:
@@ -222,8 +249,8 @@ def main() -> None:
     rng, kills = random.Random(args.seed), 0
     deadline = time.time() + args.seconds
     while args.processes and args.kill and time.time() < deadline - 2:
-        victim = spawn(args, args.seed + 2000 + kills)
-        time.sleep(rng.uniform(1.5, 5))
+        victim = spawn_ready(args, args.seed + 2000 + kills)
+        time.sleep(rng.uniform(0.5, 4))
         victim.send_signal(signal.SIGKILL)
         victim.wait()
         kills += 1

@@ -57,6 +57,36 @@ TOTAL_VIEWS = (
 )
 COPY_DIR = tempfile.mkdtemp(prefix="txlake-soak-copy-")  # (COPY never writes inside the warehouse)
 last_entry_id: dict[str, int] = {}  # who -> the newest number its session took
+warehouse_path = ""  # the one this process works on (soak.py sets it)
+
+
+def handed_out(warehouse: str) -> str:
+    """The directory beside ``warehouse`` where each session writes the entry ids it took (one
+    file each, written before its COMMIT, so a SIGKILLed process's are there too)."""
+    return warehouse.rstrip("/") + ".ids"
+
+
+def note_ids(warehouse: str, who: str, ids: list[int]) -> None:
+    os.makedirs(handed_out(warehouse), exist_ok=True)
+    with open(os.path.join(handed_out(warehouse), who), "a") as f:
+        f.write("".join(f"{i}\n" for i in ids))
+
+
+def check_handed_out(cur, warehouse: str) -> list[str]:
+    """No entry id handed out twice (rolled back or not, in a process killed or not), and the
+    sequence past every one."""
+    taken: dict[int, str] = {}
+    found = []
+    folder = handed_out(warehouse)
+    for who in os.listdir(folder) if os.path.isdir(folder) else ():
+        with open(os.path.join(folder, who)) as f:
+            for line in f:
+                if line.strip() and taken.setdefault(int(line), who) != who:
+                    found.append(f"entry id {int(line)} went to {taken[int(line)]} and to {who}")
+    last = cur.execute("SELECT last_value FROM entry_id").fetchone()[0]
+    if taken and last < max(taken):
+        found.append(f"entry_id is at {last}, behind the {max(taken)} it handed out")
+    return found[:20]
 
 
 class Problems(list):
@@ -224,6 +254,7 @@ def op_sequence(cur, rng, who):
         sql = rng.choice(("INSERT INTO entries (wallet, amt) VALUES (?, ?) RETURNING id",
                           "INSERT INTO entries VALUES (nextval('entry_id'), ?, ?) RETURNING id"))
         ids.append(cur.execute(sql, (wallet, amt)).fetchone()[0])
+    note_ids(warehouse_path, who, ids)
     previous = last_entry_id.get(who, 0)
     if not previous < ids[0] < ids[1]:
         problems.add(f"{who}: entry_id handed out {ids} after {previous}")
