@@ -1,11 +1,9 @@
 """Transaction control through the DB-API: PostgreSQL's semantics (psycopg's implicit BEGIN)."""
 
-import threading
-
 import pytest
 
 import txlake
-from tests.conftest import run_python
+from tests.conftest import meanwhile, run_python
 from txlake import errors
 
 
@@ -1581,23 +1579,10 @@ def test_a_create_waits_for_another_open_creator_of_the_name(warehouse, create, 
     try:
         second.execute("SELECT 1").fetchall()  # (its snapshot: before the first commits)
         first.execute("CREATE TABLE churn (y INT)")
-        outcome = []
-
-        def create_too():
-            try:
-                second.execute(create)
-                outcome.append("created")
-            except txlake.Error as e:
-                outcome.append(e.sqlstate)
-
-        thread = threading.Thread(target=create_too)
-        thread.start()
-        first.commit() if first_commits else first.rollback()
-        thread.join(60)
-        assert not thread.is_alive()
-        expected = "created" if not first_commits or "IF NOT EXISTS" in create else "42P07"
-        assert outcome == [expected]
-        if expected == "created":
+        outcome = meanwhile(second, create, first.commit if first_commits else first.rollback)
+        expected = "ok" if not first_commits or "IF NOT EXISTS" in create else "42P07"
+        assert outcome == expected
+        if expected == "ok":
             second.commit()  # (no 42P07 here either)
     finally:
         first.rollback()

@@ -8,7 +8,7 @@ import pytest
 
 import txlake
 from txlake.storage.warehouse import Warehouse
-from tests.conftest import commit_each, run_python
+from tests.conftest import commit_each, meanwhile, run_python
 
 
 @pytest.fixture
@@ -151,36 +151,18 @@ def test_a_failed_view_statement_fails_the_block_and_loses_nothing(connect, c):
     assert q(c, "SELECT count(*) FROM information_schema.views") == [(0,)]
 
 
-def _meanwhile(session, sql, then) -> str:
-    """``sql`` run by ``session`` in a thread while ``then()`` runs here: "ok" or its SQLSTATE."""
-    outcome = []
-
-    def run():
-        try:
-            session.execute(sql)
-            outcome.append("ok")
-        except txlake.Error as e:
-            outcome.append(e.sqlstate)
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    then()
-    thread.join(60)
-    return outcome[0] if outcome else "still running"
-
-
 def test_two_sessions_creating_one_name_one_wins(connect, c):
     """The first to create a name has it: another session's CREATE of it waits (as PostgreSQL's
     unique index on names makes it) and fails with 42P07 once the first commits."""
     s1, s2 = connect(), connect()
     s1.execute("CREATE VIEW v AS SELECT 1 AS one")
-    assert _meanwhile(s2, "CREATE VIEW v AS SELECT 2 AS two", s1.commit) == "42P07"
+    assert meanwhile(s2, "CREATE VIEW v AS SELECT 2 AS two", s1.commit) == "42P07"
     s2.rollback()
     assert q(c, "SELECT * FROM v") == [(1,)]
     s3 = connect()
     s3.execute("CREATE TABLE w (a INT)")
     # (a table and a view share one namespace)
-    assert _meanwhile(c, "CREATE VIEW w AS SELECT 1 AS a", s3.commit) == "42P07"
+    assert meanwhile(c, "CREATE VIEW w AS SELECT 1 AS a", s3.commit) == "42P07"
 
 
 def test_concurrent_sessions_in_threads(connect, c):

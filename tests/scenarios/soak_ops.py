@@ -104,27 +104,25 @@ def _ids(cur) -> list[int]:
     return [r[0] for r in cur.execute("SELECT id FROM acct").fetchall()]
 
 
-def op_transfer(cur, rng, who):
+def _transfer(cur, rng, who, update: str, note: str):
     a, b = rng.sample(_ids(cur), 2)
     amt = rng.randint(1, 50)
     for key, delta in ((a, -amt), (b, amt)):
-        if cur.execute("UPDATE acct SET bal = bal + ? WHERE id = ?", (delta, key)).rowcount != 1:
+        if cur.execute(update, (delta, key)).rowcount != 1:
             cur.execute("ROLLBACK")  # (its key changed meanwhile)
             return "gone"
-    cur.execute("INSERT INTO ledger VALUES (?, ?, ?, ?)", (a, b, amt, who))
+    cur.execute(note, (a, b, amt, who))
     return "ok"
+
+
+def op_transfer(cur, rng, who):
+    return _transfer(cur, rng, who, "UPDATE acct SET bal = bal + ? WHERE id = ?",
+                     "INSERT INTO ledger VALUES (?, ?, ?, ?)")
 
 
 def op_prepare(cur, rng, who):
     """op_transfer by the session's prepared statements (planned again at each EXECUTE)."""
-    a, b = rng.sample(_ids(cur), 2)
-    amt = rng.randint(1, 50)
-    for key, delta in ((a, -amt), (b, amt)):
-        if cur.execute("EXECUTE xfer(?, ?)", (delta, key)).rowcount != 1:
-            cur.execute("ROLLBACK")
-            return "gone"
-    cur.execute("EXECUTE note(?, ?, ?, ?)", (a, b, amt, who))
-    return "ok"
+    return _transfer(cur, rng, who, "EXECUTE xfer(?, ?)", "EXECUTE note(?, ?, ?, ?)")
 
 
 def op_nokey(cur, rng, who):
