@@ -165,6 +165,25 @@ def test_two_sessions_creating_one_name_one_wins(connect, c):
     assert meanwhile(c, "CREATE VIEW w AS SELECT 1 AS a", s3.commit) == "42P07"
 
 
+def test_a_view_committed_since_a_repeatable_read_snapshot(connect, c):
+    """A name committed since a REPEATABLE READ snapshot is taken: CREATE VIEW is 42P07 at once,
+    CREATE OR REPLACE VIEW - which cannot replace a view its snapshot does not hold - 40001 (a
+    retry sees it and replaces it), not a COMMIT that fails."""
+    for create, sqlstate in (("CREATE VIEW v AS SELECT 2 AS one", "42P07"),
+                             ("CREATE OR REPLACE VIEW v AS SELECT 2 AS one", "40001")):
+        c.execute("DROP VIEW IF EXISTS v")
+        s = connect(isolation_level="REPEATABLE READ")
+        s.execute("SELECT 1").fetchall()
+        c.execute("CREATE VIEW v AS SELECT 1 AS one")
+        with pytest.raises(txlake.Error) as info:
+            s.execute(create)
+        assert info.value.sqlstate == sqlstate
+        s.rollback()
+        s.execute("CREATE OR REPLACE VIEW v AS SELECT 3 AS one")
+        s.commit()
+        assert q(c, "SELECT * FROM v") == [(3,)]
+
+
 def test_concurrent_sessions_in_threads(connect, c):
     """Sessions in threads creating the same view name: exactly one commits."""
     results = []
