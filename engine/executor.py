@@ -50,7 +50,8 @@ from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls, counter_of, seq
 from txlake.parser import statements as st
 from txlake.parser.parse import identifier, parse_table_name, table_name
 from txlake.parser.semantics import (BOOLEAN_MACRO, BYTEA_MACRO, CLOCK_FUNCTION, FLOAT_SUM_MACRO, NAMED_SCHEMAS,
-                                     REAL_MACRO, STATEMENT_CLOCK, XID_FUNCTION, XID_IF_ASSIGNED_FUNCTION, postgres_semantics)
+                                     REAL_MACRO, STATEMENT_CLOCK, XID_FUNCTION, XID_IF_ASSIGNED_FUNCTION,
+                                     postgres_semantics)
 from txlake.storage import keys as pk
 from txlake.storage.commit import (ROWS_PER_FILE, SAME_KEYS, SOURCES, UPSERTED, TableDelta, carry_upserted, key_text,
                                    table_bytes, visible_sources)
@@ -927,6 +928,20 @@ class Executor:
             f'duplicate key value violates unique constraint "{version.name}_pkey"\n'
             f"DETAIL:  Key ({', '.join(names)})=({text}) already exists.")
 
+    def _key_taken(self, ctx: Context, version: TableVersion, key) -> errors.Error:
+        """The error for a new key another row holds: 23505 - unless a transaction committed
+        since this one's view changed a row this one changed (another process's: no row lock
+        held either back). Then this one's COMMIT could only fail, and in PostgreSQL its write
+        would have waited for that one and failed (or, at READ COMMITTED, found the row gone)
+        before it came to the key: 40001, which a retry gets past, not a 23505 of a key the
+        retry does not write."""
+        latest = self.db.warehouse.refresh()
+        for tid, work in ctx.txn.changes.items():
+            base, newest = ctx.txn.bases.get(tid), latest.by_id(tid)
+            if work is not None and base is not None and newest is not None and newest is not base:
+                TableDelta(tid, base, work).check_conflicts(newest)  # (40001 if they clash)
+        return self._duplicate(version, key)
+
     def _resolve_conflicts(self, ctx, version, rows, stmt, params):
         """Split new rows by primary-key conflicts; apply ON CONFLICT. Returns (rows to insert,
         row ids to update, their new rows, the positions among the proposed rows of the rows
@@ -950,7 +965,7 @@ class Executor:
             if duplicates:
                 raise self._duplicate(version, keys[duplicates[0]])
             if existing:
-                raise self._duplicate(version, next(iter(existing)))
+                raise self._key_taken(ctx, version, next(iter(existing)))
             return rows, None, None, None
         rows = _arrow(rows)
         if conflict.do_nothing:
@@ -1311,7 +1326,7 @@ class Executor:
         if hidden:
             if on_conflict:
                 raise errors.SerializationFailure("could not serialize access due to concurrent update")
-            raise self._duplicate(version, next(iter(hidden)))
+            raise self._key_taken(ctx, version, next(iter(hidden)))
         return version
 
     def _keys_committed_since(self, ctx: Context, version: TableVersion, keys: list, latest) -> set:
@@ -1503,12 +1518,12 @@ class Executor:
         remaining = self._apply(version, rowids, None)
         clash = pk.find(self.store, remaining, keys)
         if clash:
-            raise self._duplicate(version, next(iter(clash)))
+            raise self._key_taken(ctx, version, next(iter(clash)))
         # keys are unique over the newest committed state, not just the snapshot (as an
         # INSERT's, _lock_new_keys): a key committed since is 23505 now, not at COMMIT
         hidden = self._keys_committed_since(ctx, version, keys, self.db.warehouse.refresh().by_id(version.table_id))
         if hidden:
-            raise self._duplicate(version, next(iter(hidden)))
+            raise self._key_taken(ctx, version, next(iter(hidden)))
 
     def _returning(self, returning, rows: pa.Table | PythonRows, alias: str, params, others=()) -> Result:
         """RETURNING over ``rows`` (the target's, named ``alias``) and ``others``: the rows of
@@ -1618,13 +1633,25 @@ class Executor:
 
     # --- DDL -----------------------------------------------------------------------------
 
+    def name_taken(self, ctx: Context, db: str, name: str) -> bool:
+        """Does a relation hold the name ``db.name`` for a transaction about to create one? As
+        PostgreSQL's unique index on relation names: one the transaction sees; else - the name
+        locked first, so that another creator of it still open in this process is waited for -
+        one committed since the transaction's snapshot. (Another process's creator is found
+        at COMMIT: 42P07 then.)"""
+        if ctx.txn.table(ctx.catalog, db, name) is not None:
+            return True
+        self.db.locks.acquire(ctx.txn, (f"{db}.{name}", "name"), ctx.lock_wait)
+        clash = self.db.warehouse.refresh().table(db, name)
+        return clash is not None and clash.table_id not in ctx.txn.changes  # (not one it dropped)
+
     def create_table(self, ctx: Context, stmt: st.CreateTable, params) -> Result:
         if ctx.txn.read_only:
             raise errors.ReadOnlyTransaction("cannot execute CREATE TABLE in a read-only transaction")
         db, name = stmt.table.qualified(ctx.db)
         if db in catalog_views.CATALOG_SCHEMAS:  # (their names are PostgreSQL's views)
             raise errors.ProgrammingError(f'permission denied to create "{db}.{name}"', sqlstate="42501")
-        if ctx.txn.table(ctx.catalog, db, name) is not None:
+        if self.name_taken(ctx, db, name):
             if stmt.if_not_exists:
                 return Result(status="CREATE TABLE", notice=f'relation "{name}" already exists, skipping')
             raise errors.DuplicateTable(f'relation "{name}" already exists')

@@ -139,7 +139,7 @@ def create_sequence(ex: Executor, ctx: Context, stmt: st.CreateSequence, params)
     db, name = stmt.sequence.qualified(ctx.db)
     if db in catalog_views.CATALOG_SCHEMAS:
         raise errors.ProgrammingError(f'permission denied to create "{db}.{name}"', sqlstate="42501")
-    if ctx.txn.table(ctx.catalog, db, name) is not None:
+    if ex.name_taken(ctx, db, name):
         if stmt.if_not_exists:
             return Result(status="CREATE SEQUENCE", notice=f'relation "{name}" already exists, skipping')
         raise errors.DuplicateTable(f'relation "{name}" already exists')

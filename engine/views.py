@@ -252,6 +252,10 @@ def create_view(ex: Executor, ctx: Context, stmt: st.CreateView, params) -> Resu
         if stmt.or_replace:
             raise errors.WrongObjectType(f'"{name}" is not a view')
         raise errors.DuplicateTable(f'relation "{name}" already exists')
+    if old is None and ex.name_taken(ctx, db, name):  # (committed since the snapshot)
+        if stmt.or_replace:  # (one this transaction cannot see to replace: a retry can)
+            raise errors.SerializationFailure("could not serialize access due to concurrent update")
+        raise errors.DuplicateTable(f'relation "{name}" already exists')
     written, reads = _qualified(ctx, stmt.written)
     # the columns: named from the query as written (PostgreSQL's rules: parser/semantics.py),
     # typed by what DuckDB makes of it, over the tables (and views) as this transaction sees them

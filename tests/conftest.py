@@ -1,6 +1,7 @@
 import os
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -46,6 +47,25 @@ def run_python(code: str, *args: str, timeout: float = 120) -> subprocess.Comple
     """Run ``code`` in a fresh interpreter (a new process: nothing shared but the disk)."""
     return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
                           timeout=timeout, env=child_env())
+
+
+def meanwhile(session, sql: str, then) -> str:
+    """``sql`` run by ``session`` (a connection) in a thread while ``then()`` runs here: "ok" or
+    the SQLSTATE it failed with ("still running" if it had not ended a minute after)."""
+    outcome = []
+
+    def run():
+        try:
+            session.execute(sql)
+            outcome.append("ok")
+        except txlake.Error as e:
+            outcome.append(e.sqlstate)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    then()
+    thread.join(60)
+    return outcome[0] if outcome else "still running"
 
 
 @pytest.fixture(scope="session")

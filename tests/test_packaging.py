@@ -16,9 +16,10 @@ from tests.conftest import REPO
 CORE = ["dbapi", "engine", "parser", "repl", "storage"]
 SPARK = ["spark", "pyspark_txlake.py"]
 # the test suite and benchmarks (the README's test command installs the ``dev`` extra); pypaimon
-# runs in a private virtualenv of its own (tests/paimon_env.py), not in this one
+# runs in a private virtualenv of its own (tests/paimon_env.py), not in this one; soak_ops is the
+# soak's workload, imported from beside it (tests/scenarios/soak.py runs as a script)
 CHECKS = ["tests", "benchmarks"]
-PRIVATE = {"tests", "pypaimon"}
+PRIVATE = {"tests", "pypaimon", "soak_ops"}
 
 
 def _imported(paths: list[str]) -> set[str]:

@@ -3,7 +3,7 @@
 import pytest
 
 import txlake
-from tests.conftest import run_python
+from tests.conftest import meanwhile, run_python
 from txlake import errors
 
 
@@ -1564,3 +1564,26 @@ def test_an_update_to_a_key_committed_since_the_snapshot_fails_at_the_statement(
         a.execute("UPDATE c SET k = 142 WHERE k = 2")
     a.rollback()
     assert rows(setup, "c") == [(1, 0), (2, 0), (142, 0)]
+
+
+@pytest.mark.parametrize("create", ["CREATE TABLE churn (x INT)", "CREATE VIEW churn AS SELECT 1 AS x",
+                                    "CREATE SEQUENCE churn", "CREATE TABLE IF NOT EXISTS churn (x INT)"])
+@pytest.mark.parametrize("first_commits", [True, False])
+def test_a_create_waits_for_another_open_creator_of_the_name(warehouse, create, first_commits):
+    """As PostgreSQL's unique index on relation names: a CREATE of a name another open
+    transaction created waits for it, then fails with 42P07 at the statement if that one
+    committed (IF NOT EXISTS: skips), or creates it if that one rolled back - not at COMMIT, where
+    the transaction could no longer go on (and at REPEATABLE READ, whose snapshot is older)."""
+    first = txlake.connect(warehouse, isolation_level="REPEATABLE READ")
+    second = txlake.connect(warehouse, isolation_level="REPEATABLE READ")
+    try:
+        second.execute("SELECT 1").fetchall()  # (its snapshot: before the first commits)
+        first.execute("CREATE TABLE churn (y INT)")
+        outcome = meanwhile(second, create, first.commit if first_commits else first.rollback)
+        expected = "ok" if not first_commits or "IF NOT EXISTS" in create else "42P07"
+        assert outcome == expected
+        if expected == "ok":
+            second.commit()  # (no 42P07 here either)
+    finally:
+        first.rollback()
+        second.rollback()

@@ -8,7 +8,7 @@ import pytest
 
 import txlake
 from txlake.storage.warehouse import Warehouse
-from tests.conftest import commit_each, run_python
+from tests.conftest import commit_each, meanwhile, run_python
 
 
 @pytest.fixture
@@ -182,20 +182,36 @@ def test_a_failed_view_statement_fails_the_block_and_loses_nothing(connect, c):
 
 
 def test_two_sessions_creating_one_name_one_wins(connect, c):
+    """The first to create a name has it: another session's CREATE of it waits (as PostgreSQL's
+    unique index on names makes it) and fails with 42P07 once the first commits."""
     s1, s2 = connect(), connect()
     s1.execute("CREATE VIEW v AS SELECT 1 AS one")
-    s2.execute("CREATE VIEW v AS SELECT 2 AS two")
-    s1.commit()
-    with pytest.raises(txlake.Error) as info:
-        s2.commit()
-    assert info.value.sqlstate == "42P07"
+    assert meanwhile(s2, "CREATE VIEW v AS SELECT 2 AS two", s1.commit) == "42P07"
+    s2.rollback()
     assert q(c, "SELECT * FROM v") == [(1,)]
     s3 = connect()
     s3.execute("CREATE TABLE w (a INT)")
-    c.execute("CREATE VIEW w AS SELECT 1 AS a")
-    with pytest.raises(txlake.Error) as info:
-        s3.commit()  # (a table and a view share one namespace)
-    assert info.value.sqlstate == "42P07"
+    # (a table and a view share one namespace)
+    assert meanwhile(c, "CREATE VIEW w AS SELECT 1 AS a", s3.commit) == "42P07"
+
+
+def test_a_view_committed_since_a_repeatable_read_snapshot(connect, c):
+    """A name committed since a REPEATABLE READ snapshot is taken: CREATE VIEW is 42P07 at once,
+    CREATE OR REPLACE VIEW - which cannot replace a view its snapshot does not hold - 40001 (a
+    retry sees it and replaces it), not a COMMIT that fails."""
+    for create, sqlstate in (("CREATE VIEW v AS SELECT 2 AS one", "42P07"),
+                             ("CREATE OR REPLACE VIEW v AS SELECT 2 AS one", "40001")):
+        c.execute("DROP VIEW IF EXISTS v")
+        s = connect(isolation_level="REPEATABLE READ")
+        s.execute("SELECT 1").fetchall()
+        c.execute("CREATE VIEW v AS SELECT 1 AS one")
+        with pytest.raises(txlake.Error) as info:
+            s.execute(create)
+        assert info.value.sqlstate == sqlstate
+        s.rollback()
+        s.execute("CREATE OR REPLACE VIEW v AS SELECT 3 AS one")
+        s.commit()
+        assert q(c, "SELECT * FROM v") == [(3,)]
 
 
 def test_concurrent_sessions_in_threads(connect, c):
@@ -206,8 +222,8 @@ def test_concurrent_sessions_in_threads(connect, c):
     def worker(i):
         conn = txlake.connect(c._session.db.warehouse.root, publish="off")
         try:
-            conn.execute(f"CREATE VIEW race AS SELECT {i} AS i")
             barrier.wait()
+            conn.execute(f"CREATE VIEW race AS SELECT {i} AS i")  # (the others wait for the first)
             conn.commit()
             results.append("ok")
         except txlake.Error as e:

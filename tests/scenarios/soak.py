@@ -4,20 +4,27 @@ is random by design); run it by hand after a change to the concurrency or storag
 
     python tests/scenarios/soak.py [--seconds 90] [--seed 1] [--threads 3] [--no-processes]
                                    [--no-kill] [--maintenance compact,publish,expire,orphans,alter]
-                                   [--ops transfer,nokey,merge,bulk,rekey,move,savepoint] [WAREHOUSE]
+                                   [--ops transfer,nokey,merge,...] [WAREHOUSE]
+    python tests/scenarios/soak.py --check WAREHOUSE
 
-A bank: ``acct`` (primary key) and ``nokey`` (none) hold 40 accounts of 1,000 each. Every
-transaction keeps each table's total - transfers by point UPDATEs, a two-row MERGE, a
-whole-table UPDATE, savepoints, key changes (UPDATE of the key, DELETE + INSERT) - at a random
-level, retried on 40001/40P01. Meanwhile a thread compacts, publishes, expires snapshots,
-removes orphan files and alters another table; a process runs the same workload to the end, and
-others are started and killed with SIGKILL every few seconds.
+The workload and its invariants are soak_ops.py's: a bank (``acct`` with a primary key,
+``nokey`` without) whose totals every transaction keeps - transfers by point UPDATEs
+(``transfer``), prepared statements (``prepare``), a two-row MERGE (``merge``), a whole-table
+UPDATE (``bulk``), savepoints rolled back to, also after an error (``savepoint``), key changes
+(``rekey``, ``move``: DELETE + INSERT), and ``nokey``; the view over it replaced (``view``);
+wallets whose entries are loaded by COPY FROM and their balances written by COPY TO (``copy``) or
+numbered from a sequence (``sequence``); parcels moved between two tables by DELETE ... RETURNING
+and INSERT (``shuttle``); and CREATE / ALTER / DROP TABLE of tables nothing else reads (``ddl``).
+``--ops`` picks some (default: all). Each runs at a random level, retried on 40001/40P01.
+Meanwhile a thread compacts, publishes, expires snapshots, removes orphan files and alters
+another table; a process runs the same workload to the end, and others are started and killed
+with SIGKILL 0.5-4 s after they got to work (not while still importing txlake).
 
-Checked: every reader (REPEATABLE READ) sees both totals and the view over ``acct`` agrees; no
-statement fails but with an error its transaction may expect; the totals hold at the end, after
-a reopen (log replay) and in every published Paimon snapshot (read by pypaimon, when a python
-with it is at hand: ``TXLAKE_PAIMON_PYTHON`` or the repository's ``.venv-paimon``). Exit
-status 1 if anything was wrong; the problems are printed as they happen.
+Checked: every reader (REPEATABLE READ) sees every invariant hold; no statement fails but with
+an error its transaction may expect; the invariants hold at the end, after a reopen (log replay,
+``--check`` in a new process) and the totals in every published Paimon snapshot (read by
+pypaimon, when a python with it is at hand: ``TXLAKE_PAIMON_PYTHON`` or the repository's
+``.venv-paimon``). Exit status 1 if anything was wrong; the problems are printed as they happen.
 
 Key changes make READ COMMITTED's re-evaluation matter: a transfer whose row changed its key
 meanwhile does not match (as in PostgreSQL, where the re-checked row no longer satisfies the
@@ -30,6 +37,7 @@ import argparse
 import json
 import os
 import random
+import select
 import signal
 import subprocess
 import sys
@@ -38,146 +46,48 @@ import threading
 import time
 import traceback
 
+import soak_ops
 import txlake
+from soak_ops import (COMMIT_MAY_REFUSE, OPS, SESSION_SETUP, SETUP, TABLE_TOTALS, check, check_handed_out, op_check,
+                      problems)
 
-ACCOUNTS, START = 40, 1000
-TOTAL = ACCOUNTS * START
 LEVELS = ("READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE")
 RETRY = (txlake.SerializationFailure, txlake.DeadlockDetected)
 MAINTENANCE = ("compact", "publish", "expire", "orphans", "alter")
+COMPACTED = ("acct", "ledger", "nokey", "wallet", "entries", "east", "west")
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-problems: list[str] = []
-
-
-def problem(message: str) -> None:
-    problems.append(message)
-    print("PROBLEM:", message, flush=True)
+problem = problems.add
 
 
 def setup(path: str) -> None:
     c = txlake.connect(path, autocommit=True)
-    c.execute("CREATE TABLE acct (id INT PRIMARY KEY, bal INT NOT NULL, note VARCHAR)")
-    c.execute("CREATE TABLE ledger (src INT, dst INT, amt INT, who VARCHAR)")
-    c.execute("CREATE TABLE nokey (id INT, bal INT)")
-    c.execute(f"INSERT INTO acct SELECT i, {START}, 'n' FROM range({ACCOUNTS}) t(i)")
-    c.execute(f"INSERT INTO nokey SELECT i, {START} FROM range({ACCOUNTS}) t(i)")
-    c.execute("CREATE VIEW total AS SELECT sum(bal) AS s, count(*) AS n FROM acct")
+    for sql in SETUP:
+        c.execute(sql)
     c.close()
-
-
-# --- the workload: each operation runs inside BEGIN ... COMMIT; "gone" when it rolled back --
-
-def _ids(cur) -> list[int]:
-    return [r[0] for r in cur.execute("SELECT id FROM acct").fetchall()]
-
-
-def op_transfer(cur, rng, who):
-    a, b = rng.sample(_ids(cur), 2)
-    amt = rng.randint(1, 50)
-    for key, delta in ((a, -amt), (b, amt)):
-        if cur.execute("UPDATE acct SET bal = bal + ? WHERE id = ?", (delta, key)).rowcount != 1:
-            cur.execute("ROLLBACK")  # (its key changed meanwhile)
-            return "gone"
-    cur.execute("INSERT INTO ledger VALUES (?, ?, ?, ?)", (a, b, amt, who))
-    return "ok"
-
-
-def op_nokey(cur, rng, who):
-    a, b = rng.sample(range(ACCOUNTS), 2)
-    amt = rng.randint(1, 50)
-    cur.execute("UPDATE nokey SET bal = bal - ? WHERE id = ?", (amt, a))
-    cur.execute("UPDATE nokey SET bal = bal + ? WHERE id = ?", (amt, b))
-    return "ok"
-
-
-def op_merge(cur, rng, who):
-    a, b = rng.sample(_ids(cur), 2)
-    amt = rng.randint(1, 50)
-    cur.execute("MERGE INTO acct USING (VALUES (?, ?), (?, ?)) v(id, d) ON acct.id = v.id "
-                "WHEN MATCHED THEN UPDATE SET bal = bal + v.d", (a, -amt, b, amt))
-    if cur.rowcount != 2:
-        cur.execute("ROLLBACK")
-        return "gone"
-    return "ok"
-
-
-def op_bulk(cur, rng, who):
-    a, b = rng.sample(_ids(cur), 2)
-    amt = rng.randint(1, 50)
-    got = cur.execute("UPDATE acct SET bal = bal + CASE WHEN id = ? THEN ? WHEN id = ? THEN ? ELSE 0 END, "
-                      "note = ? RETURNING id", (a, -amt, b, amt, who)).fetchall()
-    if not {a, b} <= {r[0] for r in got}:  # (READ COMMITTED re-evaluated a row whose key changed)
-        cur.execute("ROLLBACK")
-        return "gone"
-    return "ok"
-
-
-def op_rekey(cur, rng, who):
-    try:
-        cur.execute("UPDATE acct SET id = ?, note = 'rk' WHERE id = ?",
-                    (rng.randint(0, 10 * ACCOUNTS), rng.choice(_ids(cur))))
-    except txlake.UniqueViolation:
-        cur.execute("ROLLBACK")
-        return "dup"
-    return "ok"
-
-
-def op_move(cur, rng, who):
-    """A row deleted and inserted again under another key, in one transaction."""
-    row = cur.execute("DELETE FROM acct WHERE id = ? RETURNING bal", (rng.choice(_ids(cur)),)).fetchall()
-    if len(row) != 1:
-        cur.execute("ROLLBACK")
-        return "gone"
-    try:
-        cur.execute("INSERT INTO acct VALUES (?, ?, 'mv')", (rng.randint(0, 10 * ACCOUNTS), row[0][0]))
-    except txlake.UniqueViolation:
-        cur.execute("ROLLBACK")
-        return "dup"
-    return "ok"
-
-
-def op_savepoint(cur, rng, who):
-    cur.execute("SAVEPOINT s1")
-    if op_transfer(cur, rng, who + "-undone") != "ok":
-        return "gone"
-    cur.execute("ROLLBACK TO SAVEPOINT s1")
-    return op_transfer(cur, rng, who)
-
-
-def op_check(cur, rng, who):
-    s, n = cur.execute("SELECT sum(bal), count(*) FROM acct").fetchone()
-    view = tuple(cur.execute("SELECT s, n FROM total").fetchone())
-    if view != (s, n):
-        problem(f"{who}: the view says {view}, the table {(s, n)}")
-    if (s, n) != (TOTAL, ACCOUNTS):
-        problem(f"{who}: acct holds {s} in {n} rows")
-    k = tuple(cur.execute("SELECT sum(bal), count(*) FROM nokey").fetchone())
-    if k != (TOTAL, ACCOUNTS):
-        problem(f"{who}: nokey holds {k[0]} in {k[1]} rows")
-    return "ok"
-
-
-OPS = {op.__name__[3:]: (op, weight) for op, weight in (
-    (op_transfer, 30), (op_nokey, 10), (op_merge, 8), (op_bulk, 4), (op_rekey, 5), (op_move, 5),
-    (op_savepoint, 5))}
 
 
 def worker(path, seconds, seed, who, ops, counts):
     rng = random.Random(seed)
     deadline = time.time() + seconds
+    soak_ops.warehouse_path = path
     conn = txlake.connect(path, autocommit=True)
     cur = conn.cursor()
+    for sql in SESSION_SETUP:
+        cur.execute(sql)
     chosen = [OPS[name] for name in ops] + [(op_check, 10)]
     functions, weights = zip(*chosen)
     while time.time() < deadline:
         op = rng.choices(functions, weights)[0]
-        # (a checking reader needs one snapshot for its three queries)
+        # (a checking reader needs one snapshot for its queries)
         level = "REPEATABLE READ" if op is op_check else rng.choice(LEVELS)
         for _ in range(100):
             try:
                 cur.execute(f"BEGIN ISOLATION LEVEL {level}")
                 outcome = op(cur, rng, who)
-                cur.execute("COMMIT")
+                try:
+                    cur.execute("COMMIT")
+                except COMMIT_MAY_REFUSE.get(op, ()):
+                    outcome = "refused"
                 name = f"{op.__name__[3:]}:{outcome}"
                 counts[name] = counts.get(name, 0) + 1
                 break
@@ -202,7 +112,7 @@ def maintenance(path, seconds, seed, kinds):
     while kinds and time.time() < deadline:
         time.sleep(rng.uniform(0.2, 1.0))
         kind = rng.choice(kinds)
-        sql = {"compact": f"CALL txlake.compact('{rng.choice(['acct', 'ledger', 'nokey'])}')",
+        sql = {"compact": f"CALL txlake.compact('{rng.choice(COMPACTED)}')",
                "publish": "CALL txlake.publish()",
                "expire": "CALL txlake.expire_snapshots(retain_last => 5)",
                "orphans": "CALL txlake.remove_orphan_files(older_than_seconds => 1)",
@@ -230,38 +140,63 @@ def run_threads(args, seed, prefix, counts, with_maintenance):
 
 
 def child(args) -> None:
+    txlake.connect(args.warehouse).close()  # (txlake imported, the warehouse opened: at work now)
+    if args.ready_fd is not None:
+        os.write(args.ready_fd, b"ready")
+        os.close(args.ready_fd)
     threads = run_threads(args, args.seed, f"p{args.seed}", {}, False)
     for t in threads:
         t.join()
     sys.exit(1 if problems else 0)
 
 
+def spawn_command(args, seed) -> list[str]:
+    return [sys.executable, os.path.abspath(__file__), args.warehouse, "--child", "--seed", str(seed),
+            "--seconds", str(args.seconds), "--threads", "2", "--ops", ",".join(args.ops)]
+
+
 def spawn(args, seed):
-    command = [sys.executable, os.path.abspath(__file__), args.warehouse, "--child", "--seed", str(seed),
-               "--seconds", str(args.seconds), "--threads", "2", "--ops", ",".join(args.ops)]
-    return subprocess.Popen(command)
+    return subprocess.Popen(spawn_command(args, seed))
+
+
+def spawn_ready(args, seed):
+    """A child process, once it is at work: importing txlake takes seconds on a loaded machine,
+    and a process killed before it wrote anything tests nothing."""
+    read, write = os.pipe()
+    child = subprocess.Popen([*spawn_command(args, seed), "--ready-fd", str(write)], pass_fds=(write,))
+    os.close(write)
+    select.select([read], [], [], 120)
+    os.close(read)
+    return child
+
+
+def check_alone(path) -> None:
+    """The invariants in one REPEATABLE READ snapshot of a warehouse nothing else uses."""
+    c = txlake.connect(path, isolation_level="REPEATABLE READ")
+    for message in check(c.cursor()):
+        problem(message)
+    c.rollback()
+    c.close()
 
 
 def final_checks(args) -> None:
+    check_alone(args.warehouse)
     c = txlake.connect(args.warehouse, autocommit=True)
-    for table in ("acct", "nokey"):
-        got = tuple(c.execute(f"SELECT sum(bal), count(*) FROM {table}").fetchone())
-        if got != (TOTAL, ACCOUNTS):
-            problem(f"at the end, {table} holds {got[0]} in {got[1]} rows")
+    for message in check_handed_out(c.cursor(), args.warehouse):
+        problem(message)
+    c.close()
+    c = txlake.connect(args.warehouse, autocommit=True)
     c.execute("CALL txlake.publish()")
     c.close()
-    reopened = subprocess.run([sys.executable, "-c", (
-        "import sys, txlake\n"
-        "c = txlake.connect(sys.argv[1], autocommit=True)\n"
-        "print([tuple(c.execute(f'SELECT sum(bal), count(*) FROM {t}').fetchone()) for t in ('acct', 'nokey')])"),
-        args.warehouse], capture_output=True, text=True)
-    if reopened.stdout.strip() != str([(TOTAL, ACCOUNTS)] * 2):
-        problem(f"reopened: {reopened.stdout.strip()} {reopened.stderr[-2000:]}")
+    reopened = subprocess.run([sys.executable, os.path.abspath(__file__), args.warehouse, "--check"],
+                              capture_output=True, text=True)
+    if reopened.returncode != 0:
+        problem(f"reopened: {reopened.stdout[-2000:]} {reopened.stderr[-2000:]}")
     python = os.environ.get("TXLAKE_PAIMON_PYTHON") or os.path.join(REPO, ".venv-paimon", "bin", "python")
     if not os.path.exists(python):
         print("(no pypaimon at hand: published snapshots not checked)")
         return
-    for table in ("acct", "nokey"):
+    for table, expected in TABLE_TOTALS.items():
         read = subprocess.run([python, os.path.join(REPO, "tests", "paimon_read.py"),
                                os.path.join(args.warehouse, "default.db", table)], capture_output=True, text=True)
         if read.returncode != 0:
@@ -271,9 +206,17 @@ def final_checks(args) -> None:
         for sid, snap in snapshots.items():
             bal = snap["columns"].index("bal")
             total = sum(row[bal] for row in snap["rows"])
-            if (total, len(snap["rows"])) != (TOTAL, ACCOUNTS):
+            if (total, len(snap["rows"])) != expected:
                 problem(f"Paimon snapshot {sid} of {table} holds {total} in {len(snap['rows'])} rows")
         print(f"pypaimon: {len(snapshots)} snapshots of {table} checked")
+
+
+def _op_names(text: str) -> list[str]:
+    names = [k for k in text.split(",") if k]
+    unknown = [k for k in names if k not in OPS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"no such operation: {', '.join(unknown)}")
+    return names
 
 
 def main() -> None:
@@ -286,14 +229,19 @@ def main() -> None:
     parser.add_argument("--no-kill", dest="kill", action="store_false")
     parser.add_argument("--maintenance", default=",".join(MAINTENANCE),
                         type=lambda s: [k for k in s.split(",") if k])
-    parser.add_argument("--ops", default=",".join(OPS), type=lambda s: [k for k in s.split(",") if k])
+    parser.add_argument("--ops", default=",".join(OPS), type=_op_names, help=f"some of {','.join(OPS)}")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--ready-fd", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--check", action="store_true", help="only check WAREHOUSE's invariants (after a reopen)")
     args = parser.parse_args()
+    if args.check:
+        check_alone(args.warehouse)
+        sys.exit(1 if problems else 0)
     if args.child:
         child(args)
         return
     args.warehouse = args.warehouse or os.path.join(tempfile.mkdtemp(prefix="txlake-soak-"), "wh")
-    print(f"soak: {args.warehouse}, {args.seconds:.0f} s, seed {args.seed}", flush=True)
+    print(f"soak: {args.warehouse}, {args.seconds:.0f} s, seed {args.seed}, ops {','.join(args.ops)}", flush=True)
     setup(args.warehouse)
     counts: dict = {}
     threads = run_threads(args, args.seed, "", counts, True)
@@ -301,8 +249,8 @@ def main() -> None:
     rng, kills = random.Random(args.seed), 0
     deadline = time.time() + args.seconds
     while args.processes and args.kill and time.time() < deadline - 2:
-        victim = spawn(args, args.seed + 2000 + kills)
-        time.sleep(rng.uniform(1.5, 5))
+        victim = spawn_ready(args, args.seed + 2000 + kills)
+        time.sleep(rng.uniform(0.5, 4))
         victim.send_signal(signal.SIGKILL)
         victim.wait()
         kills += 1

@@ -100,10 +100,14 @@ def test_racing_appends_every_acknowledged_commit_lands(wh, attempt):
     c.close()
 
 
-def commit_elsewhere(path, sql):
-    """``sql`` committed by another process (autocommit), start to end."""
-    code = "import sys, txlake; txlake.connect(sys.argv[1], autocommit=True, publish='off').execute(sys.argv[2])"
-    done = run_python(code, path, sql)
+def commit_elsewhere(path, *statements):
+    """``statements`` committed by another process, as one transaction, start to end."""
+    code = ("import sys, txlake\n"
+            "c = txlake.connect(sys.argv[1], publish='off')\n"
+            "for sql in sys.argv[2:]:\n"
+            "    c.execute(sql)\n"
+            "c.commit()")
+    done = run_python(code, path, *statements)
     assert done.returncode == 0, done.stderr
 
 
@@ -132,6 +136,43 @@ def test_the_commit_refuses_what_another_process_changed_after_the_statement(wh,
     assert reader.execute("SELECT n FROM counter WHERE id = 1").fetchall() == ([(0,)] if inserting else [(10,)])
     assert reader.execute("SELECT n FROM counter WHERE id = 9").fetchall() == ([(1,)] if inserting else [])
     reader.close()
+
+
+@pytest.mark.parametrize("level", ["READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE"])
+@pytest.mark.parametrize("insert", ["INSERT INTO moved VALUES (1, 0)", "UPDATE moved SET id = 1 WHERE id = 2"])
+def test_a_key_taken_by_a_commit_that_already_beat_this_transaction_is_40001_not_23505(wh, level, insert):
+    """A row moved to another table (DELETE, then its key written there) by two transactions in
+    two processes at once: the second's key meets the one the first committed. Its DELETE has
+    already lost to the first's (its COMMIT could only fail with 40001), so the key is 40001 - a
+    retry finds the row gone - not 23505, which PostgreSQL, whose DELETE would have waited for
+    the first mover, never gives here."""
+    c = txlake.connect(wh, autocommit=True, publish="off")
+    c.execute("CREATE TABLE moved (id INT PRIMARY KEY, n INT)")
+    c.execute("INSERT INTO moved VALUES (2, 0)")
+    c.close()
+    mine = txlake.connect(wh, isolation_level=level, publish="off")
+    try:
+        assert mine.execute("DELETE FROM counter WHERE id = 1 RETURNING n").fetchall() == [(0,)]
+        commit_elsewhere(wh, "DELETE FROM counter WHERE id = 1", "INSERT INTO moved VALUES (1, 0)")
+        with pytest.raises(txlake.SerializationFailure):
+            mine.execute(insert)
+    finally:
+        mine.rollback()
+        mine.close()
+
+
+def test_a_key_another_process_committed_is_still_23505_for_a_transaction_it_did_not_beat(wh):
+    """Without a lost write of its own, a key committed since the snapshot is 23505, as in
+    PostgreSQL at REPEATABLE READ."""
+    mine = txlake.connect(wh, isolation_level="REPEATABLE READ", publish="off")
+    try:
+        mine.execute("UPDATE counter SET n = 5 WHERE id = 2")
+        commit_elsewhere(wh, "INSERT INTO counter VALUES (7, 0)")
+        with pytest.raises(txlake.UniqueViolation):
+            mine.execute("INSERT INTO counter VALUES (7, 1)")
+    finally:
+        mine.rollback()
+        mine.close()
 
 
 SESSION = r"""

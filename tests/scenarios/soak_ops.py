@@ -1,0 +1,351 @@
+"""The soak's workload (see soak.py): the tables, the operations and the invariants they keep.
+
+Each operation runs inside BEGIN ... COMMIT at some isolation level and returns its outcome
+("ok", or "gone" / "dup" when it rolled itself back); `check` reads every invariant in the
+caller's snapshot. The invariants:
+
+- ``acct`` and ``nokey``: 40 accounts, 1,000 each in total (transfers of every kind; key
+  changes in ``acct``); the view ``total`` over ``acct`` says the same, whichever of its
+  equivalent definitions CREATE OR REPLACE VIEW last put in.
+- ``wallet`` and ``entries``: each wallet holds 1,000 plus the sum of its entries, and the
+  entries sum to 0 (transfers written by COPY FROM or by INSERTs numbered from the sequence
+  ``entry_id``); entry ids are unique, the sequence is never behind them, and each session's
+  numbers only grow (never reused, even after a SIGKILL).
+- ``east`` and ``west``: parcels 0..29 (``v = id``), each in exactly one of them (DELETE ...
+  RETURNING from one, INSERT into the other).
+- ``churn_k`` (DDL churn: created, altered, dropped): while it exists it holds 0..k-1.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import tempfile
+
+import txlake
+
+ACCOUNTS, START = 40, 1000
+TOTAL = ACCOUNTS * START
+WALLETS, PARCELS, CHURN = 20, 30, 6
+TABLE_TOTALS = {"acct": (TOTAL, ACCOUNTS), "nokey": (TOTAL, ACCOUNTS), "wallet": (WALLETS * START, WALLETS)}
+
+SETUP = (
+    "CREATE TABLE acct (id INT PRIMARY KEY, bal INT NOT NULL, note VARCHAR)",
+    "CREATE TABLE ledger (src INT, dst INT, amt INT, who VARCHAR)",
+    "CREATE TABLE nokey (id INT, bal INT)",
+    f"INSERT INTO acct SELECT i, {START}, 'n' FROM range({ACCOUNTS}) t(i)",
+    f"INSERT INTO nokey SELECT i, {START} FROM range({ACCOUNTS}) t(i)",
+    "CREATE VIEW total AS SELECT sum(bal) AS s, count(*) AS n FROM acct",
+    "CREATE TABLE wallet (id INT PRIMARY KEY, bal INT NOT NULL)",
+    f"INSERT INTO wallet SELECT i, {START} FROM range({WALLETS}) t(i)",
+    "CREATE SEQUENCE entry_id",
+    "CREATE TABLE entries (id BIGINT DEFAULT nextval('entry_id'), wallet INT NOT NULL, amt INT NOT NULL)",
+    "CREATE TABLE east (id INT PRIMARY KEY, v INT NOT NULL)",
+    "CREATE TABLE west (id INT PRIMARY KEY, v INT NOT NULL)",
+    f"INSERT INTO east SELECT i, i FROM range({PARCELS}) t(i)",
+)
+# Run by every session once: prepared statements are the session's, whatever rolls back.
+SESSION_SETUP = (
+    "PREPARE xfer (int, int) AS UPDATE acct SET bal = bal + $1 WHERE id = $2",
+    "PREPARE note (int, int, int, text) AS INSERT INTO ledger VALUES ($1, $2, $3, $4)",
+)
+# CREATE OR REPLACE VIEW swaps these (same columns, same rows).
+TOTAL_VIEWS = (
+    "SELECT sum(bal) AS s, count(*) AS n FROM acct",
+    "SELECT sum(b) AS s, count(*) AS n FROM (SELECT bal AS b FROM acct) x",
+    "SELECT sum(bal) AS s, count(id) AS n FROM acct WHERE id IS NOT NULL",
+)
+COPY_DIR = tempfile.mkdtemp(prefix="txlake-soak-copy-")  # (COPY never writes inside the warehouse)
+last_entry_id: dict[str, int] = {}  # who -> the newest number its session took
+warehouse_path = ""  # the one this process works on (soak.py sets it)
+
+
+def handed_out(warehouse: str) -> str:
+    """The directory beside ``warehouse`` where each session writes the entry ids it took (one
+    file each, written before its COMMIT, so a SIGKILLed process's are there too)."""
+    return warehouse.rstrip("/") + ".ids"
+
+
+def note_ids(warehouse: str, who: str, ids: list[int]) -> None:
+    os.makedirs(handed_out(warehouse), exist_ok=True)
+    with open(os.path.join(handed_out(warehouse), who), "a") as f:
+        f.write("".join(f"{i}\n" for i in ids))
+
+
+def check_handed_out(cur, warehouse: str) -> list[str]:
+    """No entry id handed out twice (rolled back or not, in a process killed or not), and the
+    sequence past every one."""
+    taken: dict[int, str] = {}
+    found = []
+    folder = handed_out(warehouse)
+    for who in os.listdir(folder) if os.path.isdir(folder) else ():
+        with open(os.path.join(folder, who)) as f:
+            for line in f:
+                if line.strip() and taken.setdefault(int(line), who) != who:
+                    found.append(f"entry id {int(line)} went to {taken[int(line)]} and to {who}")
+    last = cur.execute("SELECT last_value FROM entry_id").fetchone()[0]
+    if taken and last < max(taken):
+        found.append(f"entry_id is at {last}, behind the {max(taken)} it handed out")
+    return found[:20]
+
+
+class Problems(list):
+    """What went wrong, printed as it is found."""
+
+    def add(self, message: str) -> None:
+        self.append(message)
+        print("PROBLEM:", message, flush=True)
+
+
+problems = Problems()
+
+
+def _ids(cur) -> list[int]:
+    return [r[0] for r in cur.execute("SELECT id FROM acct").fetchall()]
+
+
+def _transfer(cur, rng, who, update: str, note: str):
+    a, b = rng.sample(_ids(cur), 2)
+    amt = rng.randint(1, 50)
+    for key, delta in ((a, -amt), (b, amt)):
+        if cur.execute(update, (delta, key)).rowcount != 1:
+            cur.execute("ROLLBACK")  # (its key changed meanwhile)
+            return "gone"
+    cur.execute(note, (a, b, amt, who))
+    return "ok"
+
+
+def op_transfer(cur, rng, who):
+    return _transfer(cur, rng, who, "UPDATE acct SET bal = bal + ? WHERE id = ?",
+                     "INSERT INTO ledger VALUES (?, ?, ?, ?)")
+
+
+def op_prepare(cur, rng, who):
+    """op_transfer by the session's prepared statements (planned again at each EXECUTE)."""
+    return _transfer(cur, rng, who, "EXECUTE xfer(?, ?)", "EXECUTE note(?, ?, ?, ?)")
+
+
+def op_nokey(cur, rng, who):
+    a, b = rng.sample(range(ACCOUNTS), 2)
+    amt = rng.randint(1, 50)
+    cur.execute("UPDATE nokey SET bal = bal - ? WHERE id = ?", (amt, a))
+    cur.execute("UPDATE nokey SET bal = bal + ? WHERE id = ?", (amt, b))
+    return "ok"
+
+
+def op_merge(cur, rng, who):
+    a, b = rng.sample(_ids(cur), 2)
+    amt = rng.randint(1, 50)
+    cur.execute("MERGE INTO acct USING (VALUES (?, ?), (?, ?)) v(id, d) ON acct.id = v.id "
+                "WHEN MATCHED THEN UPDATE SET bal = bal + v.d", (a, -amt, b, amt))
+    if cur.rowcount != 2:
+        cur.execute("ROLLBACK")
+        return "gone"
+    return "ok"
+
+
+def op_bulk(cur, rng, who):
+    a, b = rng.sample(_ids(cur), 2)
+    amt = rng.randint(1, 50)
+    got = cur.execute("UPDATE acct SET bal = bal + CASE WHEN id = ? THEN ? WHEN id = ? THEN ? ELSE 0 END, "
+                      "note = ? RETURNING id", (a, -amt, b, amt, who)).fetchall()
+    if not {a, b} <= {r[0] for r in got}:  # (READ COMMITTED re-evaluated a row whose key changed)
+        cur.execute("ROLLBACK")
+        return "gone"
+    return "ok"
+
+
+def op_rekey(cur, rng, who):
+    try:
+        cur.execute("UPDATE acct SET id = ?, note = 'rk' WHERE id = ?",
+                    (rng.randint(0, 10 * ACCOUNTS), rng.choice(_ids(cur))))
+    except txlake.UniqueViolation:
+        cur.execute("ROLLBACK")
+        return "dup"
+    return "ok"
+
+
+def op_move(cur, rng, who):
+    """A row deleted and inserted again under another key, in one transaction."""
+    row = cur.execute("DELETE FROM acct WHERE id = ? RETURNING bal", (rng.choice(_ids(cur)),)).fetchall()
+    if len(row) != 1:
+        cur.execute("ROLLBACK")
+        return "gone"
+    try:
+        cur.execute("INSERT INTO acct VALUES (?, ?, 'mv')", (rng.randint(0, 10 * ACCOUNTS), row[0][0]))
+    except txlake.UniqueViolation:
+        cur.execute("ROLLBACK")
+        return "dup"
+    return "ok"
+
+
+def op_savepoint(cur, rng, who):
+    """A transfer undone by ROLLBACK TO - after it, or after an error it ran into - then another."""
+    cur.execute("SAVEPOINT s1")
+    if op_transfer(cur, rng, who + "-undone") != "ok":
+        return "gone"
+    if rng.random() < 0.5:
+        try:
+            cur.execute("UPDATE acct SET bal = bal / 0 WHERE id = ?", (rng.choice(_ids(cur)),))
+            problems.add(f"{who}: a division by zero went through")
+        except txlake.DataError:
+            pass
+    cur.execute("ROLLBACK TO SAVEPOINT s1")
+    cur.execute("SAVEPOINT s2")
+    outcome = op_transfer(cur, rng, who)
+    if outcome == "ok":
+        cur.execute("RELEASE SAVEPOINT s2")
+    return outcome
+
+
+def op_view(cur, rng, who):
+    """CREATE OR REPLACE VIEW total with an equivalent definition; read through it at once."""
+    cur.execute(f"CREATE OR REPLACE VIEW total AS {rng.choice(TOTAL_VIEWS)}")
+    got = tuple(cur.execute("SELECT s, n FROM total").fetchone())
+    if got != (TOTAL, ACCOUNTS):
+        problems.add(f"{who}: the view replaced says {got}")
+    return "ok"
+
+
+def _wallet_transfer(cur, rng):
+    a, b = rng.sample(range(WALLETS), 2)
+    amt = rng.randint(1, 50)
+    for key, delta in ((a, -amt), (b, amt)):
+        cur.execute("UPDATE wallet SET bal = bal + ? WHERE id = ?", (delta, key))
+    return ((a, -amt), (b, amt))
+
+
+def op_copy(cur, rng, who):
+    """A wallet transfer whose two entries are loaded by COPY FROM (maybe after a COPY of a bad
+    line, rolled back to a savepoint); or the wallets written out by COPY TO."""
+    path = os.path.join(COPY_DIR, f"{who}.csv")
+    if rng.random() < 0.3:
+        cur.execute(f"COPY wallet TO '{path}' (FORMAT csv)")
+        with open(path, newline="") as f:
+            rows = list(csv.reader(f))
+        got = (sum(int(bal) for _, bal in rows), len(rows))
+        if got != TABLE_TOTALS["wallet"]:
+            problems.add(f"{who}: COPY wallet TO wrote {got[0]} in {got[1]} rows")
+        return "out"
+    if rng.random() < 0.3:  # (a bad line: the COPY loads nothing, the savepoint goes on)
+        with open(path, "w", newline="") as f:
+            csv.writer(f).writerows([(0, -1), (1, "one")])
+        cur.execute("SAVEPOINT bad_copy")
+        try:
+            cur.execute(f"COPY entries (wallet, amt) FROM '{path}' (FORMAT csv)")
+            problems.add(f"{who}: COPY loaded a line whose amount is 'one'")
+        except txlake.DataError:
+            pass
+        cur.execute("ROLLBACK TO SAVEPOINT bad_copy")
+    entries = _wallet_transfer(cur, rng)
+    with open(path, "w", newline="") as f:
+        csv.writer(f).writerows(entries)
+    if cur.execute(f"COPY entries (wallet, amt) FROM '{path}' (FORMAT csv)").rowcount != 2:
+        problems.add(f"{who}: COPY entries FROM loaded {cur.rowcount} rows, not 2")
+    return "ok"
+
+
+def op_sequence(cur, rng, who):
+    """A wallet transfer whose entries take their ids from entry_id (the default, or nextval)."""
+    ids = []
+    for wallet, amt in _wallet_transfer(cur, rng):
+        sql = rng.choice(("INSERT INTO entries (wallet, amt) VALUES (?, ?) RETURNING id",
+                          "INSERT INTO entries VALUES (nextval('entry_id'), ?, ?) RETURNING id"))
+        ids.append(cur.execute(sql, (wallet, amt)).fetchone()[0])
+    note_ids(warehouse_path, who, ids)
+    previous = last_entry_id.get(who, 0)
+    if not previous < ids[0] < ids[1]:
+        problems.add(f"{who}: entry_id handed out {ids} after {previous}")
+    last_entry_id[who] = ids[-1]
+    return "ok"
+
+
+def op_shuttle(cur, rng, who):
+    """Parcels moved between east and west: DELETE ... RETURNING from one, INSERT into the other."""
+    source, target = rng.sample(("east", "west"), 2)
+    if rng.random() < 0.7:
+        rows = cur.execute(f"DELETE FROM {source} WHERE id = ? RETURNING id, v", (rng.randrange(PARCELS),))
+    else:
+        rows = cur.execute(f"DELETE FROM {source} WHERE v % 7 = ? RETURNING id, v", (rng.randrange(7),))
+    rows = rows.fetchall()
+    if not rows:
+        cur.execute("ROLLBACK")
+        return "gone"
+    cur.execute(f"INSERT INTO {target} VALUES " + ", ".join(["(?, ?)"] * len(rows)),
+                [x for row in rows for x in row])
+    return "ok"
+
+
+def op_ddl(cur, rng, who):
+    """DDL churn on tables no other operation reads: CREATE (AS, or then INSERT), ALTER, DROP,
+    or DROP and CREATE again."""
+    k = rng.randint(1, CHURN)
+    action = rng.choice(("create", "create", "fill", "alter", "drop", "replace"))
+    try:
+        if action == "create":
+            cur.execute(f"CREATE TABLE churn_{k} AS SELECT i AS x FROM range({k}) t(i)")
+        elif action == "fill":
+            cur.execute(f"CREATE TABLE churn_{k} (x INT PRIMARY KEY)")
+            cur.execute(f"INSERT INTO churn_{k} SELECT i FROM range({k}) t(i)")
+        elif action == "alter":
+            cur.execute(f"ALTER TABLE IF EXISTS churn_{k} ADD COLUMN IF NOT EXISTS y INT DEFAULT 7")
+        elif action == "drop":
+            cur.execute(f"DROP TABLE IF EXISTS churn_{k}")
+        else:  # (dropped and made again in one transaction)
+            cur.execute(f"DROP TABLE IF EXISTS churn_{k}")
+            cur.execute(f"CREATE TABLE churn_{k} AS SELECT i AS x FROM range({k}) t(i)")
+    except txlake.errors.DuplicateTable:
+        cur.execute("ROLLBACK")
+        return "dup"
+    return action
+
+
+def op_check(cur, rng, who):
+    for message in check(cur):
+        problems.add(f"{who}: {message}")
+    return "ok"
+
+
+def check(cur) -> list[str]:
+    """Every invariant, read in the caller's snapshot (one statement each)."""
+    found = []
+    for table, expected in TABLE_TOTALS.items():
+        got = tuple(cur.execute(f"SELECT sum(bal), count(*) FROM {table}").fetchone())
+        if got != expected:
+            found.append(f"{table} holds {got[0]} in {got[1]} rows")
+    view = tuple(cur.execute("SELECT s, n FROM total").fetchone())
+    if view != (TOTAL, ACCOUNTS):
+        found.append(f"the view says {view}")
+    off = cur.execute(f"SELECT w.id, w.bal, e.s FROM wallet w LEFT JOIN (SELECT wallet, sum(amt) AS s FROM entries "
+                      f"GROUP BY wallet) e ON e.wallet = w.id WHERE w.bal <> {START} + coalesce(e.s, 0)").fetchall()
+    if off:
+        found.append(f"wallets (id, balance, entries' sum) disagree with their entries: {off}")
+    n, distinct, top, unbalanced = cur.execute(
+        "SELECT count(*), count(DISTINCT id), max(id), sum(amt) FROM entries").fetchone()
+    if n != distinct:
+        found.append(f"entries: {n} rows, {distinct} ids")
+    if unbalanced:
+        found.append(f"entries sum to {unbalanced}")
+    last = cur.execute("SELECT last_value FROM entry_id").fetchone()[0]
+    if top is not None and last < top:
+        found.append(f"entry_id is at {last}, behind the entry {top}")
+    parcels = sorted(cur.execute("SELECT id, v FROM east UNION ALL SELECT id, v FROM west").fetchall())
+    if parcels != [(i, i) for i in range(PARCELS)]:
+        found.append(f"east and west hold {parcels}")
+    for (table,) in cur.execute("SELECT table_name FROM information_schema.tables "
+                                "WHERE table_name LIKE 'churn%'").fetchall():
+        k = int(table.split("_")[1])
+        got = tuple(cur.execute(f"SELECT count(*), sum(x) FROM {table}").fetchone())
+        if got != (k, k * (k - 1) // 2):
+            found.append(f"{table} holds {got}")
+    return found
+
+
+# Errors a COMMIT may end an operation with (besides 40001 / 40P01, retried): a name another
+# process's transaction, open when this one created it, committed first.
+COMMIT_MAY_REFUSE = {op_ddl: txlake.errors.DuplicateTable}
+
+OPS = {op.__name__[3:]: (op, weight) for op, weight in (
+    (op_transfer, 30), (op_nokey, 10), (op_merge, 8), (op_bulk, 4), (op_rekey, 5), (op_move, 5),
+    (op_savepoint, 5), (op_prepare, 8), (op_view, 3), (op_copy, 8), (op_sequence, 8), (op_shuttle, 8),
+    (op_ddl, 4))}
