@@ -18,6 +18,8 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
                                      ESCAPE_IN, ESCAPE_OUT, LENGTH_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO,
                                      REAL_MACRO, SPLIT_PART_MACRO, SQRT_MACRO, SUBSTRING_FROM_MACRO, SUBSTRING_MACRO,
                                      SUM_MACRO, WINDOW_SUM_MACRO)
+from txlake.parser.semantics import ARRAY_MACRO, ARRAY_PARSE  # (arrays: their text input)
+from txlake.storage.schema import array_input
 
 # settings DuckDB keeps per connection: every connection of a shared database needs them
 SESSION_SETUP = (
@@ -132,6 +134,8 @@ MACROS = (
         f"WHEN lower(trim(x)) IN ({', '.join(repr(w) for w, b in BOOLEAN_WORDS.items() if b is value)}) THEN {value}"
         for value in (True, False)) +
     " ELSE error('invalid input syntax for type boolean: \"' || x || '\"') END, (x) AS CAST(x AS BOOLEAN)",
+    # text as a list of its elements' text, by PostgreSQL's array input; a list as it is
+    f"CREATE MACRO {ARRAY_MACRO}(x VARCHAR) AS {ARRAY_PARSE}(x), (x) AS x",
     f"CREATE MACRO {POWER_MACRO}(x, y) AS CASE WHEN x = 0 AND y < 0 THEN "
     "error('zero raised to a negative power is undefined') WHEN x < 0 AND y <> floor(y) THEN "
     "error('a negative number raised to a non-integer power yields a complex result') ELSE power(x, y) END",
@@ -206,7 +210,8 @@ def escape_out(data: bytes) -> str:
 
 def _vectorized(function, returns: str):
     """``function`` of one value as a DuckDB function of Arrow arrays (NULL stays NULL)."""
-    out_type = {"BLOB": pa.binary(), "VARCHAR": pa.string(), "BIGINT": pa.int64(), "BOOLEAN": pa.bool_()}[returns]
+    out_type = {"BLOB": pa.binary(), "VARCHAR": pa.string(), "BIGINT": pa.int64(), "BOOLEAN": pa.bool_(),
+                "VARCHAR[]": pa.list_(pa.string())}[returns]
 
     def run(values):
         return pa.array([None if v is None else function(v) for v in values.to_pylist()], out_type)
@@ -219,6 +224,7 @@ def _vectorized(function, returns: str):
 _FUNCTIONS = (
     (BYTEA_IN, bytea_in, ["VARCHAR"], "BLOB"),
     (ESCAPE_IN, escape_in, ["VARCHAR"], "BLOB"),
+    (ARRAY_PARSE, array_input, ["VARCHAR"], "VARCHAR[]"),
     (ESCAPE_OUT, escape_out, ["BLOB"], "VARCHAR"),
     (BYTEA_LENGTH, len, ["BLOB"], "BIGINT"),
     # (and under DuckDB's name, for the calls LENGTH_MACRO does not take: length(max(b)))

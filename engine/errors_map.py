@@ -154,7 +154,9 @@ def translate(e: duckdb.Error) -> errors.Error:
     if isinstance(e, duckdb.InvalidInputException):
         if (udf := _UDF_ERROR.search(message)) is not None:  # (engine/dialect.py's functions: bytea input)
             message = udf["message"]
-            if "invalid input syntax" in message:
+            if "are not supported" in message:  # (array input: txlake's arrays are one-dimensional)
+                return errors.NotSupportedError(message)
+            if "invalid input syntax" in message or message.startswith("malformed array literal"):
                 return errors.InvalidTextRepresentation(message)
             return errors.DataError(message, sqlstate="22023")
         if "division by zero" in text:

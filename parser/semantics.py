@@ -11,7 +11,7 @@ from sqlglot.time import format_time
 from sqlglot.trie import new_trie
 
 from txlake import errors
-from txlake.storage.schema import integer_input
+from txlake.storage.schema import array_input, integer_input
 
 
 # the divisor wrapper the executor defines in DuckDB: raises "division by zero" on 0
@@ -33,6 +33,9 @@ BYTEA_IN, ESCAPE_IN, ESCAPE_OUT = "txl_bytea_in", "txl_escape_in", "txl_escape_o
 LENGTH_MACRO, BYTEA_LENGTH = "txl_length", "txl_bytea_length"
 # split_part() as PostgreSQL's (engine/dialect.py)
 SPLIT_PART_MACRO = "txl_split_part"
+# a value as a list for a cast to an array (engine/dialect.py): text by PostgreSQL's array input
+# (ARRAY_PARSE: '{1,"a b",NULL}' as a VARCHAR[] of its elements' text), a list as it is
+ARRAY_MACRO, ARRAY_PARSE = "txl_array", "txl_array_in"
 
 
 def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
@@ -868,6 +871,8 @@ def _cast(node: exp.Cast) -> exp.Expression:
         return exp.Anonymous(this=REAL_MACRO, expressions=[node.this.copy()])
     if node.to.is_type(exp.DType.BOOLEAN):
         return _boolean(node)
+    if node.to.is_type(exp.DType.ARRAY) and len(node.to.expressions) == 1:
+        return array_cast(node.this, node.to)
     length = node.to.expressions[0] if node.to.is_type(exp.DType.VARCHAR, exp.DType.CHAR, exp.DType.NCHAR) \
         and len(node.to.expressions) == 1 else None
     if isinstance(length, exp.DataTypeParam) and length.name.isdigit():
@@ -877,6 +882,25 @@ def _cast(node: exp.Cast) -> exp.Expression:
     if isinstance(node.this, exp.Literal) and node.this.is_string and node.to.this in _INTEGER_TYPES:
         return _integer_literal(node.this.this, node.to)
     return _special_time(node)
+
+
+def array_cast(value: exp.Expression, to: exp.DataType) -> exp.Expression:
+    """``value`` as an array of type ``to``, as PostgreSQL casts and assigns it: a string
+    constant read now (``array_input``: 22P02 if malformed) into an ARRAY[] of its elements, each
+    cast to the element type as a constant of it is (``'{0x1F}'::int[]``, ``'{on}'::bool[]``);
+    other text at run time (``ARRAY_MACRO``), its elements then through the element type's
+    input macro if it has one; a list cast as DuckDB casts lists."""
+    element = to.expressions[0]
+    if isinstance(value, exp.Literal) and value.is_string:
+        items = [exp.Null() if item is None else _cast(exp.Cast(this=exp.Literal.string(item), to=element.copy()))
+                 for item in array_input(value.this)]
+        return exp.Cast(this=exp.Array(expressions=items), to=to.copy())
+    listed = exp.Anonymous(this=ARRAY_MACRO, expressions=[value.copy()])
+    each = _cast(exp.Cast(this=exp.to_identifier("e"), to=element.copy()))
+    if not isinstance(each, exp.Cast):  # (an input macro: BYTEA_MACRO, REAL_MACRO, BOOLEAN_MACRO)
+        listed = exp.Anonymous(this="list_transform", expressions=[
+            listed, exp.Lambda(this=each, expressions=[exp.to_identifier("e")])])
+    return exp.Cast(this=listed, to=to.copy())
 
 
 # PostgreSQL's boolean input (boolin): these words, any case, whitespace around, or a prefix of
