@@ -1924,7 +1924,11 @@ def column_type(data_type: exp.DataType) -> ColumnType:
         if element.this == exp.DataType.Type.ARRAY:  # (PostgreSQL's T[][] is its T[], holding any dimensions)
             raise errors.NotSupportedError(f'type "{data_type.sql(dialect="postgres").lower()}" is not supported: '
                                            "txlake's arrays are one-dimensional")
-        return array_of(column_type(element))
+        try:
+            return array_of(column_type(element))
+        except errors.NotSupportedError:  # (an array of a type txlake has not: named as written)
+            raise errors.NotSupportedError(
+                f'type "{data_type.sql(dialect="postgres").lower()}" is not supported') from None
     if data_type.args.get("nested") or name in ("ARRAY", "MAP", "STRUCT"):
         raise errors.NotSupportedError(f'type "{data_type.sql(dialect="postgres").lower()}" is not supported')
     # (sqlglot's FLOAT is REAL: real, float4, FLOAT(p) up to 24 bits; float alone is DOUBLE)

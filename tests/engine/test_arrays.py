@@ -95,3 +95,122 @@ def test_create_table_as_keeps_array_columns(db):
                      "ORDER BY ordinal_position").fetchall()
     assert got == [("a", "_int4"), ("b", "_text"), ("c", "_numeric")]
     assert db.execute("SELECT * FROM t").fetchall() == [([1, 2], ["x"], [decimal.Decimal("1.5")])]
+
+
+# --- SQL: literals, subscripts, functions and operators, as PostgreSQL's ------------------------
+
+@pytest.fixture
+def tagged(db):
+    db.execute("CREATE TABLE t (id INT, a INT[], s TEXT[])")
+    db.execute("""INSERT INTO t VALUES (1, '{1,2,3}', '{a,"b c"}'), (2, '{}', '{}'), (3, NULL, NULL),
+                  (4, '{NULL,5}', '{x,NULL}')""")
+    return db
+
+
+def column(db, sql, *params):
+    return [row[-1] for row in db.execute(sql + " ORDER BY id", params).fetchall()]
+
+
+def test_array_text_input_is_postgresql_s(db):
+    got = db.execute("""SELECT '{1, 0x1F ,NULL}'::int[], '{"a b", NULL, "NULL", "", "q\\"x", \\\\y}'::text[],
+                               '{on, f}'::bool[], '{}'::int[], ' { 1.5 } '::decimal(4,2)[],
+                               ARRAY[1, NULL]""").fetchone()
+    assert got == ([1, 31, None], ["a b", None, "NULL", "", 'q"x', "\\y"], [True, False], [],
+                   [decimal.Decimal("1.50")], [1, None])
+    assert db.execute("SELECT x::int[] FROM (VALUES ('{1,2}'), (NULL)) v(x)").fetchall() == [([1, 2],), (None,)]
+    for text, detail in (("{1,2", "Unexpected end of input."), ("1,2", 'must start with "{"'),
+                         ("{1,,2}", 'Unexpected "," character.'), ("{1}x", "Junk after closing right brace."),
+                         ('{"a"b}', "Unexpected array element.")):
+        with pytest.raises(txlake.DataError) as e:
+            db.execute(f"SELECT '{text}'::int[]")
+        assert e.value.sqlstate == "22P02" and f'malformed array literal: "{text}"' in str(e.value)
+        assert detail in str(e.value)
+    with pytest.raises(txlake.DataError) as e:  # (at run time: through the function, the first line)
+        db.execute("SELECT x::int[] FROM (VALUES ('{1}'), ('{2')) v(x)")
+    assert e.value.sqlstate == "22P02" and 'malformed array literal: "{2"' in str(e.value)
+    with pytest.raises(txlake.DataError) as e:
+        db.execute("SELECT '{1,a}'::int[]")
+    assert e.value.sqlstate == "22P02" and 'invalid input syntax for type integer: "a"' in str(e.value)
+    with pytest.raises(txlake.NotSupportedError) as e:
+        db.execute("SELECT '{{1},{2}}'::int[]")
+    assert e.value.sqlstate == "0A000"
+
+
+def test_subscripts_are_one_based_and_null_outside_the_array(tagged):
+    assert tagged.execute("SELECT a[1], a[3], a[0], a[4], a[-1] FROM t WHERE id = 1").fetchone() == (1, 3, None, None,
+                                                                                                   None)
+    assert column(tagged, "SELECT id, a[id - 2] FROM t") == [None, None, None, 5]  # (a[-1] of row 1: NULL)
+    assert tagged.execute("SELECT a[?], a[?] FROM t WHERE id = 1", (2, -1)).fetchone() == (2, None)
+    assert tagged.execute("SELECT a[1:2], a[2:], a[:2], a[0:1], a[-5:1], a[3:2], a[1:-1] FROM t WHERE id = 1"
+                          ).fetchone() == ([1, 2], [2, 3], [1, 2], [1], [1], [], [])
+    assert column(tagged, "SELECT id, a[1:id - 3] FROM t") == [[], [], None, [None]]
+
+
+def test_array_length_and_cardinality_of_empty_and_null_arrays(tagged):
+    rows = tagged.execute("SELECT array_length(a, 1), array_length(a, 2), cardinality(a), array_upper(a, 1), "
+                          "array_lower(a, 1), array_ndims(a), array_dims(a) FROM t ORDER BY id").fetchall()
+    assert rows == [(3, None, 3, 3, 1, 1, "[1:3]"), (None, None, 0, None, None, None, None),
+                    (None,) * 7, (2, None, 2, 2, 1, 1, "[1:2]")]
+    assert tagged.execute("SELECT array_length('{}'::int[], 1), cardinality('{}'::int[])").fetchone() == (None, 0)
+
+
+def test_appending_concatenating_and_searching(tagged):
+    assert tagged.execute("SELECT array_append(a, 9), array_prepend(0, a), array_cat(a, ARRAY[7]), a || 6, 6 || a, "
+                          "a || ARRAY[8, 9], s || 'd'::text FROM t WHERE id = 1").fetchone() == (
+        [1, 2, 3, 9], [0, 1, 2, 3], [1, 2, 3, 7], [1, 2, 3, 6], [6, 1, 2, 3], [1, 2, 3, 8, 9], ["a", "b c", "d"])
+    assert tagged.execute("SELECT 'x' || 'y', 'n' || 1, s[1] || '!' FROM t WHERE id = 1").fetchone() == (
+        "xy", "n1", "a!")
+    assert column(tagged, "SELECT id, array_position(a, 5) FROM t") == [None, None, None, 2]
+    assert column(tagged, "SELECT id, array_position(a, NULL) FROM t") == [None, None, None, 1]
+    assert column(tagged, "SELECT id, array_positions(a, 2) FROM t") == [[2], [], None, []]
+    # (array_remove keeps NULL elements unless asked to remove NULL, as PostgreSQL's)
+    assert column(tagged, "SELECT id, array_remove(a, 5) FROM t") == [[1, 2, 3], [], None, [None]]
+    assert column(tagged, "SELECT id, array_remove(a, NULL) FROM t") == [[1, 2, 3], [], None, [5]]
+    assert column(tagged, "SELECT id, array_replace(a, NULL, 0) FROM t") == [[1, 2, 3], [], None, [0, 5]]
+
+
+def test_any_containment_and_overlap(tagged):
+    assert column(tagged, "SELECT id FROM t WHERE 2 = ANY(a)") == [1]
+    assert column(tagged, "SELECT id FROM t WHERE id = ANY(?)", [1, 4]) == [1, 4]
+    assert column(tagged, "SELECT id FROM t WHERE a @> ARRAY[1, 3]") == [1]
+    assert column(tagged, "SELECT id FROM t WHERE ARRAY[5] <@ a") == [4]
+    assert column(tagged, "SELECT id FROM t WHERE s && ARRAY['x', 'b c']") == [1, 4]
+    assert column(tagged, "SELECT id FROM t WHERE s @> '{x}'::text[]") == [4]
+    assert column(tagged, "SELECT id FROM t WHERE a = ARRAY[1, 2, 3]") == [1]
+
+
+def test_unnest_array_agg_and_strings(tagged):
+    assert tagged.execute("SELECT id, unnest(a) FROM t ORDER BY id").fetchall() == [(1, 1), (1, 2), (1, 3), (4, None),
+                                                                                    (4, 5)]
+    assert tagged.execute("SELECT x, n FROM unnest(ARRAY['p', 'q']) WITH ORDINALITY AS u(x, n)").fetchall() == [
+        ("p", 1), ("q", 2)]
+    assert tagged.execute("SELECT array_agg(id ORDER BY id), array_agg(a ORDER BY id) FROM t WHERE id < 3"
+                          ).fetchone() == ([1, 2], [[1, 2, 3], []])
+    assert tagged.execute("SELECT array_agg(id) FROM t WHERE false").fetchone() == (None,)
+    assert column(tagged, "SELECT id, array_to_string(s, '-') FROM t") == ["a-b c", "", None, "x"]
+    assert column(tagged, "SELECT id, array_to_string(s, '-', '*') FROM t") == ["a-b c", "", None, "x-*"]
+    assert tagged.execute("SELECT string_to_array('a,b,,c', ','), string_to_array('a,b,,c', ',', ''), "
+                          "string_to_array('abc', NULL), string_to_array('', ','), string_to_array('a b', ''), "
+                          "string_to_array(NULL, ',')").fetchone() == (
+        ["a", "b", "", "c"], ["a", "b", None, "c"], ["a", "b", "c"], [], ["a b"], None)
+
+
+def test_copy_writes_and_reads_postgresql_s_array_text(db, tmp_path):
+    db.execute("CREATE TABLE t (id INT, a INT[], s TEXT[])")
+    db.execute("""INSERT INTO t VALUES (1, '{1,NULL}', '{"a b","",NULL,"q,x","NULL"}'), (2, NULL, '{}')""")
+    text, csv = tmp_path / "t.txt", tmp_path / "t.csv"
+    db.execute(f"COPY t TO '{text}'")
+    db.execute(f"COPY t TO '{csv}' (FORMAT csv)")
+    assert text.read_text() == '1\t{1,NULL}\t{"a b","",NULL,"q,x","NULL"}\n2\t\\N\t{}\n'
+    assert csv.read_text().splitlines()[0] == '1,"{1,NULL}","{""a b"","""",NULL,""q,x"",""NULL""}"'
+    db.execute("CREATE TABLE u (id INT, a INT[], s TEXT[])")
+    db.execute(f"COPY u FROM '{text}'")
+    db.execute(f"COPY u FROM '{csv}' (FORMAT csv)")
+    expected = [(1, [1, None], ["a b", "", None, "q,x", "NULL"]), (2, None, [])]
+    assert db.execute("SELECT * FROM u ORDER BY id").fetchall() == sorted(expected * 2)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("3\t{1,2\t{}\n")
+    with pytest.raises(txlake.DataError) as e:
+        db.execute(f"COPY u FROM '{bad}'")
+    assert e.value.sqlstate == "22P02" and "malformed array literal" in str(e.value)
+    assert db.execute("SELECT count(*) FROM u").fetchone() == (4,)
