@@ -214,3 +214,33 @@ def test_copy_writes_and_reads_postgresql_s_array_text(db, tmp_path):
         db.execute(f"COPY u FROM '{bad}'")
     assert e.value.sqlstate == "22P02" and "malformed array literal" in str(e.value)
     assert db.execute("SELECT count(*) FROM u").fetchone() == (4,)
+
+
+# --- DB-API: Python lists in and out, as psycopg ----------------------------------------------
+
+def test_python_lists_are_parameters_and_results(db):
+    db.execute("SET TIME ZONE 'Asia/Tokyo'")
+    db.execute("CREATE TABLE t (id INT, x INT[], n DECIMAL(10,2)[], s TEXT[], b BYTEA[], at TIMESTAMPTZ[])")
+    at = datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)
+    cur = db.cursor()
+    cur.executemany("INSERT INTO t VALUES (?, ?, ?, ?, ?, ?)", [
+        (1, [1, None], [decimal.Decimal("1.5")], ["a", None, "b c"], [b"\x00\xff"], [at]),
+        (2, [], None, [], None, None)])
+    cur.execute("SELECT * FROM t ORDER BY id")
+    assert [(d[0], d[1]) for d in cur.description] == [
+        ("id", "INTEGER"), ("x", "INTEGER[]"), ("n", "DECIMAL[]"), ("s", "VARCHAR[]"), ("b", "BLOB[]"),
+        ("at", "TIMESTAMPTZ[]")]
+    assert all(d[1] != txlake.STRING and d[1] != txlake.NUMBER for d in cur.description[1:])
+    rows = cur.fetchall()
+    assert rows == [(1, [1, None], [decimal.Decimal("1.50")], ["a", None, "b c"], [b"\x00\xff"], [at]),
+                    (2, [], None, [], None, None)]
+    assert rows[0][5][0].utcoffset() == datetime.timedelta(hours=9)  # (in the session's zone, as a scalar's)
+    assert db.execute("SELECT id FROM t WHERE x = ?", ([1, None],)).fetchall() == [(1,)]
+    assert db.execute("SELECT ?::int[] || 3", ([1, 2],)).fetchone() == ([1, 2, 3],)
+    assert db.execute("SELECT * FROM t WHERE id = 1").fetch_arrow_table().schema.field("x").type.value_type.bit_width \
+        == 32
+    with pytest.raises(txlake.DataError) as e:
+        db.execute("INSERT INTO t (id, s) VALUES (3, ?)", ("{a,b",))
+    assert e.value.sqlstate == "22P02"
+    db.execute("INSERT INTO t (id, s) VALUES (3, ?)", ("{a,b}",))  # (text in PostgreSQL's form, as psycopg may send)
+    assert db.execute("SELECT s FROM t WHERE id = 3").fetchone() == (["a", "b"],)
