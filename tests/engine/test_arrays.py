@@ -244,3 +244,59 @@ def test_python_lists_are_parameters_and_results(db):
     assert e.value.sqlstate == "22P02"
     db.execute("INSERT INTO t (id, s) VALUES (3, ?)", ("{a,b}",))  # (text in PostgreSQL's form, as psycopg may send)
     assert db.execute("SELECT s FROM t WHERE id = 3").fetchone() == (["a", "b"],)
+
+
+# --- writes that rewrite rows: UPDATE, ON CONFLICT, MERGE, ALTER TABLE ----------------------------
+
+@pytest.fixture
+def keyed(connect):
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE t (id INT PRIMARY KEY, tags TEXT[], n INT[])")
+    conn.execute("INSERT INTO t SELECT i, ARRAY['t' || i], ARRAY[i] FROM range(1, 3000) r(i)")  # (a Parquet file)
+    return conn
+
+
+def test_update_and_on_conflict_rewrite_array_columns(connect, keyed):
+    assert keyed.execute("UPDATE t SET tags = array_append(tags, 'u'), n = n || 0 WHERE id % 1000 = 1").rowcount == 3
+    keyed.execute("INSERT INTO t VALUES (1, '{c}', NULL) ON CONFLICT (id) DO UPDATE "
+                  "SET tags = t.tags || EXCLUDED.tags, n = EXCLUDED.n")
+    keyed.execute("INSERT INTO t VALUES (2, '{c}', '{9}'), (5000, '{new}', '{}') ON CONFLICT (id) DO NOTHING")
+    expected = [(1, ["t1", "u", "c"], None), (2, ["t2"], [2]), (1001, ["t1001", "u"], [1001, 0]),
+                (5000, ["new"], [])]
+    query = "SELECT * FROM t WHERE id IN (1, 2, 1001, 5000) ORDER BY id"
+    assert keyed.execute(query).fetchall() == expected
+    assert keyed.execute("DELETE FROM t WHERE 'u' = ANY(tags)").rowcount == 3  # (1, 1001, 2001)
+    again = reopen(connect, keyed, checkpoint=True)
+    assert again.execute(query).fetchall() == [expected[1], expected[3]]
+    assert again.execute("SELECT count(*), sum(n[1]) FROM t").fetchone() == (2997, sum(range(2, 3000)) - 1001 - 2001)
+
+
+def test_merge_carries_and_changes_array_columns(keyed):
+    keyed.execute("CREATE TABLE src (id INT, tags TEXT[])")
+    keyed.execute("INSERT INTO src VALUES (1, '{m}'), (6000, '{ins}')")
+    done = keyed.execute("MERGE INTO t USING src ON t.id = src.id "
+                         "WHEN MATCHED THEN UPDATE SET tags = src.tags || t.tags "
+                         "WHEN NOT MATCHED THEN INSERT VALUES (src.id, src.tags, ARRAY[src.id])")
+    assert done.rowcount == 2
+    assert keyed.execute("SELECT * FROM t WHERE id IN (1, 2, 6000) ORDER BY id").fetchall() == [
+        (1, ["m", "t1"], [1]), (2, ["t2"], [2]), (6000, ["ins"], [6000])]
+
+
+def test_alter_table_adds_and_retypes_array_columns(keyed):
+    keyed.execute("ALTER TABLE t ADD COLUMN extra VARCHAR(2)[] DEFAULT ARRAY['ab']")
+    keyed.execute("ALTER TABLE t ADD COLUMN more INT[]")
+    with pytest.raises(txlake.DataError) as e:
+        keyed.execute("ALTER TABLE t ADD COLUMN bad VARCHAR(2)[] DEFAULT '{abc}'")
+    assert e.value.sqlstate == "22001"
+    assert keyed.execute("SELECT extra, more FROM t WHERE id = 7").fetchone() == (["ab"], None)
+    keyed.execute("INSERT INTO t (id, more) VALUES (9000, '{1}')")
+    assert keyed.execute("SELECT extra, more FROM t WHERE id = 9000").fetchone() == (["ab"], [1])
+    keyed.execute("CREATE TABLE c (id INT, s TEXT)")
+    keyed.execute("INSERT INTO c VALUES (1, '{a,b}'), (2, NULL)")
+    keyed.execute("ALTER TABLE c ALTER COLUMN s TYPE TEXT[] USING s::text[]")
+    assert keyed.execute("SELECT * FROM c ORDER BY id").fetchall() == [(1, ["a", "b"]), (2, None)]
+    with pytest.raises(txlake.DataError) as e:
+        keyed.execute("ALTER TABLE c ALTER COLUMN s TYPE VARCHAR(1)[] USING array_append(s, 'cc')")
+    assert e.value.sqlstate == "22001"
+    assert keyed.execute("SELECT udt_name FROM information_schema.columns WHERE table_name = 'c' "
+                         "AND column_name = 's'").fetchone() == ("_text",)
