@@ -161,6 +161,10 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.DataError(message, sqlstate="22023")
         if "division by zero" in text:
             return errors.DivisionByZero(message)
+        if text.startswith("array subscript out of range"):  # (engine/dialect.py's ARRAY_SET)
+            return errors.DataError(message, sqlstate="2202E")
+        if text.startswith("array subscript in assignment must not be null"):
+            return errors.DataError(message, sqlstate="22004")
         if text.startswith("invalid input syntax for type"):  # (engine/dialect.py's boolean input)
             return errors.InvalidTextRepresentation(message)
         if text.startswith("value out of range:"):  # (engine/dialect.py's REAL macro)

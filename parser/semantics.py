@@ -41,6 +41,8 @@ ARRAY_MACRO, ARRAY_PARSE = "txl_array", "txl_array_in"
 # array, array || element, string_to_array()
 ARRAY_INDEX, ARRAY_LOWER, ARRAY_UPPER = "txl_array_index", "txl_slice_lower", "txl_slice_upper"
 ARRAY_LENGTH, ARRAY_CONCAT, STRING_TO_ARRAY = "txl_array_length", "txl_array_concat", "txl_string_to_array"
+# UPDATE ... SET a[i] = v (parser/parse.py): the array with element i set, NULLs between its end and i
+ARRAY_SET = "txl_array_set"
 
 
 def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
@@ -783,7 +785,8 @@ def _subscript(node: exp.Bracket) -> exp.Expression:
     slice's bounds are clamped to it (DuckDB counted a negative one from the end: a[-1] was the
     last element). A literal subscript is checked now; others through ``ARRAY_INDEX`` and the
     slice macros."""
-    if len(node.expressions) != 1:
+    if len(node.expressions) != 1 or (isinstance(node.parent, exp.EQ) and node.arg_key == "this" and isinstance(
+            node.parent.parent, (exp.Update, exp.OnConflict))):  # (SET a[i] = v: parser/parse.py's ARRAY_SET)
         return node
     index = node.expressions[0]
     if isinstance(index, exp.Slice):

@@ -300,3 +300,30 @@ def test_alter_table_adds_and_retypes_array_columns(keyed):
     assert e.value.sqlstate == "22001"
     assert keyed.execute("SELECT udt_name FROM information_schema.columns WHERE table_name = 'c' "
                          "AND column_name = 's'").fetchone() == ("_text",)
+
+
+def test_set_one_element_of_an_array(keyed):
+    """UPDATE ... SET a[i] = v (ON CONFLICT and MERGE too), as PostgreSQL's: past the end the
+    array grows with NULLs; a NULL array becomes one; a[0] is 2202E (txlake's arrays start at
+    1) and a NULL subscript 22004."""
+    keyed.execute("UPDATE t SET tags[1] = 'z', n[3] = 7 WHERE id = 1")
+    keyed.execute("UPDATE t SET tags = NULL WHERE id = 2")
+    keyed.execute("UPDATE t SET tags[2] = ?, n[1] = 8, n[2] = 9 WHERE id = 2", ("q",))
+    assert keyed.execute("SELECT tags, n FROM t WHERE id IN (1, 2) ORDER BY id").fetchall() == [
+        (["z"], [1, None, 7]), ([None, "q"], [8, 9])]
+    keyed.execute("INSERT INTO t VALUES (1, NULL, NULL) ON CONFLICT (id) DO UPDATE SET tags[2] = 'c'")
+    keyed.execute("CREATE TABLE src (id INT, tags TEXT[])")
+    keyed.execute("INSERT INTO src VALUES (3, '{s}')")
+    keyed.execute("MERGE INTO t AS x USING src ON x.id = src.id WHEN MATCHED THEN UPDATE SET tags[1] = src.tags[1]")
+    keyed.execute("UPDATE t AS x SET tags[2] = 'w' FROM src WHERE x.id = src.id")
+    assert keyed.execute("SELECT tags FROM t WHERE id IN (1, 3) ORDER BY id").fetchall() == [(["z", "c"],),
+                                                                                            (["s", "w"],)]
+    for sql, params, sqlstate in (("UPDATE t SET n[0] = 1", (), "2202E"),
+                                  ("UPDATE t SET n[?] = 1 WHERE id = 4", (None,), "22004")):
+        with pytest.raises(txlake.DataError) as e:
+            keyed.execute(sql, params)
+        assert e.value.sqlstate == sqlstate
+    with pytest.raises(txlake.ProgrammingError) as e:
+        keyed.execute("UPDATE t SET n[1] = 1, n = '{}'")
+    assert e.value.sqlstate == "42601"
+    assert keyed.execute("SELECT n FROM t WHERE id = 4").fetchone() == ([4],)
