@@ -26,6 +26,13 @@ def reopen(connect, conn, checkpoint=False):
     return connect(autocommit=True)
 
 
+def fails(db, sql, error, sqlstate, words="", params=()):
+    """``sql`` fails with ``error`` of ``sqlstate``, its message holding ``words``."""
+    with pytest.raises(error) as e:
+        db.execute(sql, params)
+    assert e.value.sqlstate == sqlstate and words in str(e.value)
+
+
 # --- storage and schema ----------------------------------------------------------------------
 
 def test_array_columns_keep_their_element_type_in_the_catalog(db):
@@ -77,15 +84,9 @@ def test_a_varchar_n_array_enforces_the_length_on_each_element(db):
 
 
 def test_an_array_cannot_be_a_primary_key_nor_multidimensional(db):
-    with pytest.raises(txlake.NotSupportedError) as e:
-        db.execute("CREATE TABLE t (a INT[] PRIMARY KEY)")
-    assert e.value.sqlstate == "0A000" and 'column "a" is an array' in str(e.value)
-    with pytest.raises(txlake.NotSupportedError) as e:
-        db.execute("CREATE TABLE t (id INT, a INT[], PRIMARY KEY (id, a))")
-    assert e.value.sqlstate == "0A000"
-    with pytest.raises(txlake.NotSupportedError) as e:
-        db.execute("CREATE TABLE t (a INT[][])")
-    assert e.value.sqlstate == "0A000" and "one-dimensional" in str(e.value)
+    fails(db, "CREATE TABLE t (a INT[] PRIMARY KEY)", txlake.NotSupportedError, "0A000", 'column "a" is an array')
+    fails(db, "CREATE TABLE t (id INT, a INT[], PRIMARY KEY (id, a))", txlake.NotSupportedError, "0A000")
+    fails(db, "CREATE TABLE t (a INT[][])", txlake.NotSupportedError, "0A000", "one-dimensional")
     assert db.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 't'").fetchone() == (0,)
 
 
@@ -125,15 +126,11 @@ def test_array_text_input_is_postgresql_s(db):
             db.execute(f"SELECT '{text}'::int[]")
         assert e.value.sqlstate == "22P02" and f'malformed array literal: "{text}"' in str(e.value)
         assert detail in str(e.value)
-    with pytest.raises(txlake.DataError) as e:  # (at run time: through the function, the first line)
-        db.execute("SELECT x::int[] FROM (VALUES ('{1}'), ('{2')) v(x)")
-    assert e.value.sqlstate == "22P02" and 'malformed array literal: "{2"' in str(e.value)
-    with pytest.raises(txlake.DataError) as e:
-        db.execute("SELECT '{1,a}'::int[]")
-    assert e.value.sqlstate == "22P02" and 'invalid input syntax for type integer: "a"' in str(e.value)
-    with pytest.raises(txlake.NotSupportedError) as e:
-        db.execute("SELECT '{{1},{2}}'::int[]")
-    assert e.value.sqlstate == "0A000"
+    # (at run time: through the function, the first line)
+    fails(db, "SELECT x::int[] FROM (VALUES ('{1}'), ('{2')) v(x)", txlake.DataError, "22P02",
+          'malformed array literal: "{2"')
+    fails(db, "SELECT '{1,a}'::int[]", txlake.DataError, "22P02", 'invalid input syntax for type integer: "a"')
+    fails(db, "SELECT '{{1},{2}}'::int[]", txlake.NotSupportedError, "0A000")
 
 
 def test_subscripts_are_one_based_and_null_outside_the_array(tagged):
@@ -239,9 +236,7 @@ def test_python_lists_are_parameters_and_results(db):
     assert db.execute("SELECT ?::int[] || 3", ([1, 2],)).fetchone() == ([1, 2, 3],)
     assert db.execute("SELECT * FROM t WHERE id = 1").fetch_arrow_table().schema.field("x").type.value_type.bit_width \
         == 32
-    with pytest.raises(txlake.DataError) as e:
-        db.execute("INSERT INTO t (id, s) VALUES (3, ?)", ("{a,b",))
-    assert e.value.sqlstate == "22P02"
+    fails(db, "INSERT INTO t (id, s) VALUES (3, ?)", txlake.DataError, "22P02", params=("{a,b",))
     db.execute("INSERT INTO t (id, s) VALUES (3, ?)", ("{a,b}",))  # (text in PostgreSQL's form, as psycopg may send)
     assert db.execute("SELECT s FROM t WHERE id = 3").fetchone() == (["a", "b"],)
 
@@ -285,9 +280,7 @@ def test_merge_carries_and_changes_array_columns(keyed):
 def test_alter_table_adds_and_retypes_array_columns(keyed):
     keyed.execute("ALTER TABLE t ADD COLUMN extra VARCHAR(2)[] DEFAULT ARRAY['ab']")
     keyed.execute("ALTER TABLE t ADD COLUMN more INT[]")
-    with pytest.raises(txlake.DataError) as e:
-        keyed.execute("ALTER TABLE t ADD COLUMN bad VARCHAR(2)[] DEFAULT '{abc}'")
-    assert e.value.sqlstate == "22001"
+    fails(keyed, "ALTER TABLE t ADD COLUMN bad VARCHAR(2)[] DEFAULT '{abc}'", txlake.DataError, "22001")
     assert keyed.execute("SELECT extra, more FROM t WHERE id = 7").fetchone() == (["ab"], None)
     keyed.execute("INSERT INTO t (id, more) VALUES (9000, '{1}')")
     assert keyed.execute("SELECT extra, more FROM t WHERE id = 9000").fetchone() == (["ab"], [1])
@@ -295,9 +288,8 @@ def test_alter_table_adds_and_retypes_array_columns(keyed):
     keyed.execute("INSERT INTO c VALUES (1, '{a,b}'), (2, NULL)")
     keyed.execute("ALTER TABLE c ALTER COLUMN s TYPE TEXT[] USING s::text[]")
     assert keyed.execute("SELECT * FROM c ORDER BY id").fetchall() == [(1, ["a", "b"]), (2, None)]
-    with pytest.raises(txlake.DataError) as e:
-        keyed.execute("ALTER TABLE c ALTER COLUMN s TYPE VARCHAR(1)[] USING array_append(s, 'cc')")
-    assert e.value.sqlstate == "22001"
+    fails(keyed, "ALTER TABLE c ALTER COLUMN s TYPE VARCHAR(1)[] USING array_append(s, 'cc')", txlake.DataError,
+          "22001")
     assert keyed.execute("SELECT udt_name FROM information_schema.columns WHERE table_name = 'c' "
                          "AND column_name = 's'").fetchone() == ("_text",)
 
@@ -318,12 +310,7 @@ def test_set_one_element_of_an_array(keyed):
     keyed.execute("UPDATE t AS x SET tags[2] = 'w' FROM src WHERE x.id = src.id")
     assert keyed.execute("SELECT tags FROM t WHERE id IN (1, 3) ORDER BY id").fetchall() == [(["z", "c"],),
                                                                                             (["s", "w"],)]
-    for sql, params, sqlstate in (("UPDATE t SET n[0] = 1", (), "2202E"),
-                                  ("UPDATE t SET n[?] = 1 WHERE id = 4", (None,), "22004")):
-        with pytest.raises(txlake.DataError) as e:
-            keyed.execute(sql, params)
-        assert e.value.sqlstate == sqlstate
-    with pytest.raises(txlake.ProgrammingError) as e:
-        keyed.execute("UPDATE t SET n[1] = 1, n = '{}'")
-    assert e.value.sqlstate == "42601"
+    fails(keyed, "UPDATE t SET n[0] = 1", txlake.DataError, "2202E")
+    fails(keyed, "UPDATE t SET n[?] = 1 WHERE id = 4", txlake.DataError, "22004", params=(None,))
+    fails(keyed, "UPDATE t SET n[1] = 1, n = '{}'", txlake.ProgrammingError, "42601")
     assert keyed.execute("SELECT n FROM t WHERE id = 4").fetchone() == ([4],)
