@@ -19,7 +19,7 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
                                      REAL_MACRO, SPLIT_PART_MACRO, SQRT_MACRO, SUBSTRING_FROM_MACRO, SUBSTRING_MACRO,
                                      SUM_MACRO, WINDOW_SUM_MACRO)
 from txlake.parser.semantics import (ARRAY_CONCAT, ARRAY_INDEX, ARRAY_LENGTH, ARRAY_LOWER, ARRAY_MACRO,  # (arrays)
-                                     ARRAY_PARSE, ARRAY_SET, ARRAY_UPPER, STRING_TO_ARRAY)
+                                     ARRAY_AS, ARRAY_PARSE, ARRAY_SET, ARRAY_UPPER, STRING_TO_ARRAY)
 from txlake.storage.schema import array_input
 
 # settings DuckDB keeps per connection: every connection of a shared database needs them
@@ -165,6 +165,9 @@ ARRAY_MACROS = (
     "ELSE e END)",
     f"CREATE MACRO {ARRAY_CONCAT}" + ", ".join(f"(a {t}[], b {t}) AS list_append(a, b), (a {t}, b {t}[]) AS "
                                                 f"list_prepend(a, b)" for t in _ELEMENT_TYPES) + ", (a, b) AS a || b",
+    # (a DECIMAL array's: as doubles)
+    f"CREATE MACRO {ARRAY_AS}" + ", ".join(f"(a {t}[], b) AS CAST(b AS {t}[])" for t in _ELEMENT_TYPES) +
+    ", (a, b) AS b",
     # (PostgreSQL makes a[0] = v an array from 0; txlake's start at 1)
     f"CREATE MACRO {ARRAY_SET}(a, i, v) AS CASE WHEN i IS NULL THEN "
     "error('array subscript in assignment must not be null') WHEN i < 1 THEN error('array subscript out of range') "

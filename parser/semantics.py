@@ -43,6 +43,8 @@ ARRAY_INDEX, ARRAY_LOWER, ARRAY_UPPER = "txl_array_index", "txl_slice_lower", "t
 ARRAY_LENGTH, ARRAY_CONCAT, STRING_TO_ARRAY = "txl_array_length", "txl_array_concat", "txl_string_to_array"
 # UPDATE ... SET a[i] = v (parser/parse.py): the array with element i set, NULLs between its end and i
 ARRAY_SET = "txl_array_set"
+# ARRAY_AS(a, b): the list b (text elements) as a list of a's element type
+ARRAY_AS = "txl_array_as"
 
 
 def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
@@ -832,6 +834,26 @@ def _concat(node: exp.DPipe) -> exp.Expression:
     return exp.Anonymous(this=ARRAY_CONCAT, expressions=[node.this.copy(), node.expression.copy()])
 
 
+def _array_operator(node: exp.Expression) -> exp.Expression:
+    """``a @> '{x}'`` (``<@``, ``&&``): a string constant against an array is an array of its
+    type, as PostgreSQL reads an untyped constant (DuckDB refused text against a list): read
+    now (22P02 if malformed), its elements cast to the other side's element type (``ARRAY_AS``,
+    which is handed that side too - so not when it holds a parameter, which would be bound twice)."""
+    sides = (node.this, node.expression)
+    constant = [isinstance(side, exp.Literal) and side.is_string for side in sides]
+    if constant.count(True) != 1:
+        return node
+    at = constant.index(True)
+    other = sides[1 - at]
+    if any(isinstance(n, exp.Placeholder) for n in other.walk()):
+        return node
+    items = exp.Array(expressions=[exp.Null() if item is None else exp.Literal.string(item)
+                                   for item in array_input(sides[at].this)])
+    as_text = exp.Cast(this=items, to=exp.DataType.build("VARCHAR[]", dialect="duckdb"))
+    node.set("this" if at == 0 else "expression", exp.Anonymous(this=ARRAY_AS, expressions=[other.copy(), as_text]))
+    return node
+
+
 def _string_to_array(node: exp.Split) -> exp.Expression:
     """``string_to_array(s, d [, null_string])`` as PostgreSQL's: '' is an empty array, a NULL
     delimiter splits into characters, an empty one leaves the string whole, and elements equal
@@ -1041,6 +1063,7 @@ _REWRITES = {
     exp.ToChar: _to_char, exp.Extract: _extract, exp.Anonymous: _function, exp.Fetch: _fetch,
     exp.UnixToTime: _to_timestamp, exp.Length: _length, exp.SplitPart: _split_part,
     exp.Bracket: _subscript, exp.ArraySize: _array_length, exp.ArrayRemove: _array_remove, exp.DPipe: _concat,
-    exp.Split: _string_to_array,
+    exp.Split: _string_to_array, exp.ArrayContainsAll: _array_operator, exp.ArrayContainedBy: _array_operator,
+    exp.ArrayOverlaps: _array_operator,
     **{t: _domain for t in _DOMAIN_MACROS},
 }

@@ -174,6 +174,13 @@ def test_any_containment_and_overlap(tagged):
     assert column(tagged, "SELECT id FROM t WHERE s && ARRAY['x', 'b c']") == [1, 4]
     assert column(tagged, "SELECT id FROM t WHERE s @> '{x}'::text[]") == [4]
     assert column(tagged, "SELECT id FROM t WHERE a = ARRAY[1, 2, 3]") == [1]
+    # a string constant against an array: an array of its type, as PostgreSQL reads it
+    assert column(tagged, "SELECT id FROM t WHERE s @> '{\"b c\"}'") == [1]
+    assert column(tagged, "SELECT id FROM t WHERE '{5}' <@ a") == [4]
+    assert column(tagged, "SELECT id FROM t WHERE a && '{1, 5}'") == [1, 4]
+    assert column(tagged, "SELECT id FROM t WHERE a <@ '{1,2,3,4}'") == [1, 2]
+    fails(tagged, "SELECT id FROM t WHERE a @> '{1'", txlake.DataError, "22P02", "malformed array literal")
+    fails(tagged, "SELECT id FROM t WHERE a @> '{x}'", txlake.DataError, "22P02")
 
 
 def test_unnest_array_agg_and_strings(tagged):
