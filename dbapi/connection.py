@@ -12,6 +12,7 @@ import datetime
 import decimal
 import io
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -424,7 +425,7 @@ def _decimal(value: Decimal) -> Decimal:
 def _type_code(t: pa.DataType) -> str:
     """The type name of a result column (what the PEP 249 type objects compare against)."""
     try:
-        return type_from_arrow(t).sql().split("(")[0]
+        return re.sub(r"\(.*?\)", "", type_from_arrow(t).sql())  # (DECIMAL, DECIMAL[]: no precision)
     except errors.NotSupportedError:  # query results may hold types tables cannot (lists, blobs)
         if pa.types.is_binary(t) or pa.types.is_large_binary(t):
             return "BLOB"

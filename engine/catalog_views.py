@@ -15,6 +15,8 @@ SSI read, no row locks), and they cannot be written.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pyarrow as pa
 
 from txlake.storage.schema import Column, ColumnType, parse_type_name
@@ -225,6 +227,8 @@ _SEQUENCE_PRECISION = {"smallint": 16, "integer": 32, "bigint": 64}
 
 
 def _data_type(c: Column) -> tuple[str, str]:
+    if c.type.kind == "ARRAY":  # (as PostgreSQL names them: ARRAY, and the array type _int4, _varchar)
+        return "ARRAY", "_" + _data_type(replace(c, type=c.type.element))[1]
     if c.type.kind == "VARCHAR":
         return ("character varying", "varchar") if c.type.length else ("text", "text")
     return _PG_TYPES.get(c.type.kind, (c.type.display().lower(), c.type.display().lower()))

@@ -37,7 +37,7 @@ import pyarrow.csv as pacsv
 
 from txlake import errors
 from txlake.engine import pg_text
-from txlake.engine.executor import Context, Executor, Result, _default_sql, python_rows
+from txlake.engine.executor import Context, Executor, Result, _cast_sql, _default_sql, python_rows
 from txlake.parser import statements as st
 from txlake.parser.semantics import BYTEA_MACRO, CLOCK_FUNCTION, SPECIAL_DAYS
 from txlake.storage import keys as pk
@@ -531,6 +531,8 @@ def _convert(executor: Executor, stmt: st.Copy, schema, targets: list[Column], b
             value = _time_input(f'"c{i}"', col.type.sql())
         elif col.type.kind == "BYTEA" and pa.types.is_string(data.field(i).type):  # (its syntax checked)
             value = f'{BYTEA_MACRO}("c{i}")'
+        elif col.type.kind == "ARRAY":  # (PostgreSQL's text of an array: a malformed one or element fails the batch)
+            value = _cast_sql(f'"c{i}"', col.type)
         else:
             value = f'TRY_CAST("c{i}" AS {col.type.sql()})'
         projections.append(f"{value} AS {_quoted(col.name)}")

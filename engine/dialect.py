@@ -19,6 +19,9 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
                                      LENGTH_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO, REAL_MACRO, SPLIT_PART_MACRO,
                                      SQRT_MACRO, SUBSTRING_FROM_MACRO, SUBSTRING_MACRO, SUM_MACRO, WINDOW_AVG_MACRO,
                                      WINDOW_SUM_MACRO)
+from txlake.parser.semantics import (ARRAY_CONCAT, ARRAY_INDEX, ARRAY_LENGTH, ARRAY_LOWER, ARRAY_MACRO,  # (arrays)
+                                     ARRAY_AS, ARRAY_PARSE, ARRAY_SET, ARRAY_UPPER, STRING_TO_ARRAY)
+from txlake.storage.schema import array_input
 
 # settings DuckDB keeps per connection: every connection of a shared database needs them
 SESSION_SETUP = (
@@ -176,6 +179,44 @@ MACROS = (
 )
 
 
+# the element types an array || element, element || array appends or prepends as PostgreSQL's
+# (a DECIMAL's would be made DECIMAL(38,9): its arrays take array_append / array_prepend)
+_ELEMENT_TYPES = ("BOOLEAN", "SMALLINT", "INTEGER", "BIGINT", "FLOAT", "DOUBLE", "VARCHAR", "BLOB", "DATE", "TIME",
+                  "TIMESTAMP", "TIMESTAMPTZ")
+
+# arrays as PostgreSQL's (parser/semantics.py: one-dimensional, from 1, NULL outside them)
+ARRAY_MACROS = (
+    # text as a list of its elements' text, by PostgreSQL's array input; a list as it is
+    f"CREATE MACRO {ARRAY_MACRO}(x VARCHAR) AS {ARRAY_PARSE}(x), (x) AS x",
+    f"CREATE MACRO {ARRAY_INDEX}(i) AS CASE WHEN i >= 1 THEN i END",
+    f"CREATE MACRO {ARRAY_LOWER}(i) AS CASE WHEN i < 1 THEN 1 ELSE i END",
+    f"CREATE MACRO {ARRAY_UPPER}(i) AS CASE WHEN i < 0 THEN 0 ELSE i END",
+    f"CREATE MACRO {ARRAY_LENGTH}(a, d) AS CASE WHEN d = 1 AND len(a) > 0 THEN CAST(len(a) AS INTEGER) END",
+    "CREATE MACRO array_upper(a, d) AS CASE WHEN d = 1 AND len(a) > 0 THEN CAST(len(a) AS INTEGER) END",
+    "CREATE MACRO array_lower(a, d) AS CASE WHEN d = 1 AND len(a) > 0 THEN 1 END",
+    "CREATE MACRO array_ndims(a) AS CASE WHEN len(a) > 0 THEN 1 END",
+    "CREATE MACRO array_dims(a) AS CASE WHEN len(a) > 0 THEN '[1:' || len(a) || ']' END",
+    "CREATE MACRO cardinality(a) AS CAST(len(a) AS INTEGER)",
+    "CREATE MACRO array_positions(a, x) AS "
+    "CAST(list_filter(range(1, len(a) + 1), lambda i: a[i] IS NOT DISTINCT FROM x) AS INTEGER[])",
+    "CREATE MACRO array_replace(a, x, y) AS list_transform(a, lambda e: CASE WHEN e IS NOT DISTINCT FROM x THEN y "
+    "ELSE e END)",
+    f"CREATE MACRO {ARRAY_CONCAT}" + ", ".join(f"(a {t}[], b {t}) AS list_append(a, b), (a {t}, b {t}[]) AS "
+                                                f"list_prepend(a, b)" for t in _ELEMENT_TYPES) + ", (a, b) AS a || b",
+    # (a DECIMAL array's: as doubles)
+    f"CREATE MACRO {ARRAY_AS}" + ", ".join(f"(a {t}[], b) AS CAST(b AS {t}[])" for t in _ELEMENT_TYPES) +
+    ", (a, b) AS b",
+    # (PostgreSQL makes a[0] = v an array from 0; txlake's start at 1)
+    f"CREATE MACRO {ARRAY_SET}(a, i, v) AS CASE WHEN i IS NULL THEN "
+    "error('array subscript in assignment must not be null') WHEN i < 1 THEN error('array subscript out of range') "
+    "ELSE list_concat(list_concat(list_resize(coalesce(a, []), i - 1), [v]), coalesce(a, [])[i + 1:]) END",
+    f"CREATE MACRO {STRING_TO_ARRAY}_of(s, d) AS CASE WHEN s = '' THEN CAST([] AS VARCHAR[]) "
+    "WHEN d IS NULL THEN string_split(s, '') WHEN d = '' THEN [s] ELSE string_split(s, d) END",
+    f"CREATE MACRO {STRING_TO_ARRAY}(s, d) AS {STRING_TO_ARRAY}_of(s, d), "
+    f"(s, d, n) AS list_transform({STRING_TO_ARRAY}_of(s, d), lambda e: CASE WHEN e = n THEN NULL ELSE e END)",
+)
+
+
 def postgres_semantics(con) -> None:
     """Set up a new DuckDB database through its first connection (``con``): the functions the
     macros call (``_FUNCTIONS``, the database's like the macros), then ``SESSION_SETUP`` and
@@ -183,7 +224,7 @@ def postgres_semantics(con) -> None:
     for name, function, params, returns in _FUNCTIONS:
         con.create_function(name, _vectorized(function, returns), [duckdb.sqltype(p) for p in params],
                             duckdb.sqltype(returns), type="arrow", side_effects=False)
-    for statement in SESSION_SETUP + MACROS:
+    for statement in SESSION_SETUP + MACROS + ARRAY_MACROS:
         con.execute(statement)
 
 
@@ -244,7 +285,8 @@ def escape_out(data: bytes) -> str:
 
 def _vectorized(function, returns: str):
     """``function`` of one value as a DuckDB function of Arrow arrays (NULL stays NULL)."""
-    out_type = {"BLOB": pa.binary(), "VARCHAR": pa.string(), "BIGINT": pa.int64(), "BOOLEAN": pa.bool_()}[returns]
+    out_type = {"BLOB": pa.binary(), "VARCHAR": pa.string(), "BIGINT": pa.int64(), "BOOLEAN": pa.bool_(),
+                "VARCHAR[]": pa.list_(pa.string())}[returns]
 
     def run(values):
         return pa.array([None if v is None else function(v) for v in values.to_pylist()], out_type)
@@ -257,6 +299,7 @@ def _vectorized(function, returns: str):
 _FUNCTIONS = (
     (BYTEA_IN, bytea_in, ["VARCHAR"], "BLOB"),
     (ESCAPE_IN, escape_in, ["VARCHAR"], "BLOB"),
+    (ARRAY_PARSE, array_input, ["VARCHAR"], "VARCHAR[]"),
     (ESCAPE_OUT, escape_out, ["BLOB"], "VARCHAR"),
     (BYTEA_LENGTH, len, ["BLOB"], "BIGINT"),
     # (and under DuckDB's name, for the calls LENGTH_MACRO does not take: length(max(b)))

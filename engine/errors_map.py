@@ -180,11 +180,17 @@ def translate(e: duckdb.Error) -> errors.Error:
     if isinstance(e, duckdb.InvalidInputException):
         if (udf := _UDF_ERROR.search(message)) is not None:  # (engine/dialect.py's functions: bytea input)
             message = udf["message"]
-            if "invalid input syntax" in message:
+            if "are not supported" in message:  # (array input: txlake's arrays are one-dimensional)
+                return errors.NotSupportedError(message)
+            if "invalid input syntax" in message or message.startswith("malformed array literal"):
                 return errors.InvalidTextRepresentation(message)
             return errors.DataError(message, sqlstate="22023")
         if "division by zero" in text:
             return errors.DivisionByZero(message)
+        if text.startswith("array subscript out of range"):  # (engine/dialect.py's ARRAY_SET)
+            return errors.DataError(message, sqlstate="2202E")
+        if text.startswith("array subscript in assignment must not be null"):
+            return errors.DataError(message, sqlstate="22004")
         if text.startswith("invalid input syntax for type"):  # (engine/dialect.py's boolean input)
             return errors.InvalidTextRepresentation(message)
         if text.startswith("value out of range:"):  # (engine/dialect.py's REAL macro)

@@ -39,6 +39,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from pyroaring import FrozenBitMap
+import sqlglot
 from sqlglot import exp
 
 from txlake import errors
@@ -50,13 +51,13 @@ from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls, counter_of, seq
 from txlake.parser import statements as st
 from txlake.parser.parse import identifier, parse_table_name, table_name
 from txlake.parser.semantics import (BOOLEAN_MACRO, BYTEA_MACRO, CLOCK_FUNCTION, FLOAT_SUM_MACRO, NAMED_SCHEMAS,
-                                     REAL_MACRO, STATEMENT_CLOCK, XID_FUNCTION, XID_IF_ASSIGNED_FUNCTION,
+                                     REAL_MACRO, STATEMENT_CLOCK, XID_FUNCTION, XID_IF_ASSIGNED_FUNCTION, array_cast,
                                      postgres_semantics)
 from txlake.storage import keys as pk
 from txlake.storage.commit import (ROWS_PER_FILE, SAME_KEYS, SOURCES, UPSERTED, TableDelta, carry_upserted, key_text,
                                    table_bytes, visible_sources)
 from txlake.storage.datafiles import ROWID, DataFileStore, StreamedScan
-from txlake.storage.schema import Column, ColumnType, TableSchema, make_type, type_from_arrow
+from txlake.storage.schema import Column, ColumnType, TableSchema, array_of, make_type, type_from_arrow
 from txlake.storage.sequences import Counter, Sequences
 from txlake.storage.version import CatalogVersion, DataFile, PythonRows, TableVersion
 
@@ -911,8 +912,8 @@ class Executor:
             if col.not_null and (None in values if python else values.null_count):
                 raise errors.NotNullViolation(
                     f'null value in column "{col.name}" of relation "{version.name}" violates not-null constraint')
-            if col.type.kind == "VARCHAR" and col.type.length and len(values):
-                fitted = fit_varchar(col.type.length, values)
+            if len(values):
+                fitted = fit_type(col.type, values)
                 if fitted is not None and python:
                     rows = PythonRows(rows.schema, [fitted if j == i else c for j, c in enumerate(rows.columns)])
                 elif fitted is not None:
@@ -1677,6 +1678,9 @@ class Executor:
         for key in stmt.primary_key:
             if key not in names:
                 raise errors.UndefinedColumn(f'column "{key}" named in key does not exist')
+            if columns[names.index(key)].type.kind == "ARRAY":  # (storage/keys.py indexes scalar keys)
+                raise errors.NotSupportedError(f'column "{key}" is an array: txlake\'s primary keys are '
+                                               "of scalar columns")
         columns = tuple(replace(c, not_null=True) if c.name in stmt.primary_key else c for c in columns)
         table_id = uuid.uuid4().hex
         if any(spec.sequence is not None for spec in stmt.columns):  # SERIAL, identity: the sequences they own
@@ -1801,8 +1805,8 @@ class Executor:
                                ).column(0).cast(new_type.arrow())
         if col.not_null and values.null_count:
             raise errors.NotNullViolation(f'column "{col.name}" of relation "{table}" contains null values')
-        if new_type.kind == "VARCHAR" and new_type.length and len(values):
-            values = fit_varchar(new_type.length, values) or values
+        if len(values):
+            values = fit_type(new_type, values) or values
         if new_type.kind in _PYTHON_RANGES and len(values) > values.null_count:
             _check_python_range(changed, values)
         i = data.column_names.index(col.name)
@@ -1895,9 +1899,9 @@ class Executor:
                 _check_python_range(col, column)
             if col.not_null and not value.is_valid and data.num_rows:
                 raise errors.NotNullViolation(f'column "{col.name}" of relation "{table}" contains null values')
-            if col.type.kind == "VARCHAR" and col.type.length and value.is_valid and data.num_rows:
+            if value.is_valid and data.num_rows:
                 # (every row would hold it: as PostgreSQL, 22001 - or cut, past n by spaces alone)
-                value = pa.scalar((fit_varchar(col.type.length, (value.as_py(),)) or (value.as_py(),))[0])
+                value = pa.scalar((fit_type(col.type, (value.as_py(),)) or (value.as_py(),))[0], col.type.arrow())
             data = data.append_column(col.name, pa.array([value.as_py()] * data.num_rows, col.type.arrow()))
             return schema.evolve(schema.columns + (col,)), data
         if isinstance(action, st.DropColumn):
@@ -1981,7 +1985,17 @@ def _unique_keys(data: pa.Table, names) -> tuple | None:
 
 def column_type(data_type: exp.DataType) -> ColumnType:
     name = data_type.this.name
-    if data_type.args.get("nested") or name in ("ARRAY", "MAP", "STRUCT"):  # (TEXT[]: its "modifier" is a type)
+    if name == "ARRAY" and len(data_type.expressions) == 1:  # T[], T ARRAY (a size, T[3], is ignored, as in PG)
+        element = data_type.expressions[0]
+        if element.this == exp.DataType.Type.ARRAY:  # (PostgreSQL's T[][] is its T[], holding any dimensions)
+            raise errors.NotSupportedError(f'type "{data_type.sql(dialect="postgres").lower()}" is not supported: '
+                                           "txlake's arrays are one-dimensional")
+        try:
+            return array_of(column_type(element))
+        except errors.NotSupportedError:  # (an array of a type txlake has not: named as written)
+            raise errors.NotSupportedError(
+                f'type "{data_type.sql(dialect="postgres").lower()}" is not supported') from None
+    if data_type.args.get("nested") or name in ("ARRAY", "MAP", "STRUCT"):
         raise errors.NotSupportedError(f'type "{data_type.sql(dialect="postgres").lower()}" is not supported')
     # (sqlglot's FLOAT is REAL: real, float4, FLOAT(p) up to 24 bits; float alone is DOUBLE)
     name = {"TEXT": "VARCHAR", "TIMESTAMPNTZ": "TIMESTAMP", "FLOAT": "REAL"}.get(name, name)
@@ -2504,6 +2518,35 @@ def fit_varchar(length: int, values):
     return pc.if_else(over, pc.utf8_slice_codeunits(values, 0, length), values)
 
 
+def fit_type(col_type: ColumnType, values):
+    """``fit_varchar`` for the values of a column of ``col_type``: of a VARCHAR(n), or of an
+    array of VARCHAR(n), whose elements are fitted so (as PostgreSQL's assignment coerces each
+    element to the element type's length). None: nothing to fit or every value fits."""
+    if col_type.kind == "VARCHAR" and col_type.length:
+        return fit_varchar(col_type.length, values)
+    element = col_type.element
+    if element is None or element.kind != "VARCHAR" or not element.length:
+        return None
+    if isinstance(values, (tuple, list)):
+        fitted = [None if v is None else fit_varchar(element.length, v) for v in values]
+        if all(f is None for f in fitted):
+            return None
+        return tuple(v if f is None else list(f) for v, f in zip(values, fitted))
+    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+    elements = [fit_varchar(element.length, chunk.flatten()) for chunk in chunks]
+    if all(e is None for e in elements):
+        return None
+    rebuilt = []
+    for chunk, fitted in zip(chunks, elements):
+        if fitted is None:
+            rebuilt.append(chunk)
+            continue
+        lengths = pc.fill_null(pc.list_value_length(chunk), 0).to_numpy(zero_copy_only=False)
+        offsets = pa.array(np.concatenate([[0], np.cumsum(lengths)]), pa.int32())
+        rebuilt.append(pa.ListArray.from_arrays(offsets, fitted, mask=chunk.is_null()))
+    return pa.chunked_array(rebuilt, values.type) if isinstance(values, pa.ChunkedArray) else rebuilt[0]
+
+
 def _check_python_range(col: Column, values: pa.ChunkedArray) -> None:
     as_int, low, high = _PYTHON_RANGES[col.type.kind]
     bounds = pc.min_max(values.cast(as_int))
@@ -2524,6 +2567,8 @@ def _cast_sql(value: str, col_type: ColumnType) -> str:
     (``REAL_MACRO``)."""
     if col_type.kind in _CAST_MACROS:
         return f"{_CAST_MACROS[col_type.kind]}({value})"
+    if col_type.kind == "ARRAY":
+        return _cast(sqlglot.parse_one(value, read="duckdb"), col_type).sql(dialect="duckdb")
     return f"CAST({value} AS {col_type.sql()})"
 
 
@@ -2531,6 +2576,8 @@ def _cast(value: exp.Expression, col_type: ColumnType) -> exp.Expression:
     """``_cast_sql`` of an expression."""
     if col_type.kind in _CAST_MACROS:
         return exp.Anonymous(this=_CAST_MACROS[col_type.kind], expressions=[value])
+    if col_type.kind == "ARRAY":
+        return array_cast(value, exp.DataType.build(col_type.sql(), dialect="duckdb"))
     return exp.cast(value, exp.DataType.build(col_type.sql(), dialect="duckdb"))
 
 

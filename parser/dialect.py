@@ -12,7 +12,7 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import build_default_decimal_type
 from sqlglot.dialects.duckdb import DuckDB
 from sqlglot.errors import ParseError, TokenError
-from sqlglot.tokens import TokenType
+from sqlglot.tokens import Token, TokenType
 
 from txlake import errors
 from txlake.storage.schema import DEFAULT_DECIMAL
@@ -98,6 +98,21 @@ class TxlakeParser(DuckDB.Parser):
     # PostgreSQL: ALTER TABLE t DROP [COLUMN] c (a bare DROP c was an unparsed Command)
     ALTER_DROP_REQUIRES_COLUMN = False
     _ALTER_ACTIONS = ("ADD", "DROP", "ALTER", "RENAME")
+
+    def parse(self, raw_tokens, sql=None):
+        """PostgreSQL's ``T ARRAY`` (without a size) is ``T[]``: sqlglot took what follows ARRAY
+        for a size (``a int ARRAY, b int`` was a syntax error, ``int ARRAY NOT NULL`` an array of
+        size NOT NULL), so ARRAY after a type, before anything but ``[``, is read as ``[]``."""
+        tokens = list(raw_tokens)
+        for i in range(len(tokens) - 1, 0, -1):
+            token = tokens[i]
+            if token.token_type == TokenType.ARRAY and \
+                    (tokens[i - 1].token_type in self.TYPE_TOKENS or tokens[i - 1].token_type == TokenType.R_PAREN) \
+                    and (i + 1 == len(tokens) or tokens[i + 1].token_type not in (TokenType.L_BRACKET,
+                                                                                   TokenType.L_PAREN)):
+                tokens[i:i + 1] = [Token(TokenType.L_BRACKET, "[", token.line, token.col, token.start, token.end),
+                                   Token(TokenType.R_BRACKET, "]", token.line, token.col, token.start, token.end)]
+        return super().parse(tokens, sql)
 
     def _parse_type(self, parse_interval: bool = True, fallback_to_identifier: bool = False):
         """A typed literal binds before a cast, as in PostgreSQL: ``DATE '2024-05-17'::timestamp``

@@ -20,7 +20,8 @@ from sqlglot.tokens import TokenType
 from txlake import errors
 from txlake.parser import statements as st
 from txlake.parser.dialect import SOURCE_SPAN, Control, SequenceCommand, Txlake
-from txlake.parser.semantics import AVG_MACRO, NAMED_SCHEMAS, SUM_MACRO, boolean_condition, postgres_semantics
+from txlake.parser.semantics import (ARRAY_SET, AVG_MACRO, NAMED_SCHEMAS, SUM_MACRO, boolean_condition,
+                                     postgres_semantics)
 from txlake.storage.sequences import sequence_name
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
@@ -739,15 +740,34 @@ def _refuse_aggregates(node: exp.Expression | None, clause: str) -> None:
                                           position=error.position)
 
 
-def _assignments(eqs) -> tuple[tuple[str, exp.Expression], ...]:
+def _assignments(eqs, row: str | None = None) -> tuple[tuple[str, exp.Expression], ...]:
+    """``SET column = value, ...`` as (column, value) pairs; ``row``: the name (or alias) the
+    row being changed goes by, which an element assignment's array is read from."""
     result = []
+    elements = set()  # the columns assigned element by element (SET a[1] = x, a[3] = y)
     for eq in eqs:
-        if not isinstance(eq, exp.EQ) or not isinstance(eq.this, exp.Column):
+        target = eq.this if isinstance(eq, exp.EQ) else None
+        element = isinstance(target, exp.Bracket) and isinstance(target.this, exp.Column) and \
+            len(target.expressions) == 1 and not isinstance(target.expressions[0], exp.Slice)
+        if not element and not isinstance(target, exp.Column):
             raise _syntax_error(f"expected column = expression, got {eq.sql()}", eq)
-        name = identifier(eq.this.this)
-        if any(name == seen for seen, _ in result):
+        name = identifier(target.this.this if element else target.this)
+        earlier = [i for i, (seen, _) in enumerate(result) if seen == name]
+        if earlier and not (element and name in elements):
             raise _syntax_error(f'multiple assignments to same column "{name}"', eq)
-        result.append((name, eq.expression))
+        value = eq.expression
+        if element:  # a[i] = v: the array with its element i set, as PostgreSQL's (ARRAY_SET)
+            index = target.expressions[0]
+            if isinstance(index, exp.Literal) and index.is_int:  # (stored 0-based: sqlglot's index offset)
+                index = exp.Literal.number(int(index.this) + 1)
+            if earlier:
+                array = result.pop(earlier[0])[1]
+            else:
+                array = exp.column(exp.to_identifier(name, quoted=True),
+                                   table=exp.to_identifier(row, quoted=True) if row is not None else None)
+            value = exp.Anonymous(this=ARRAY_SET, expressions=[array, index.copy(), value])
+            elements.add(name)
+        result.append((name, value))
     return tuple(result)
 
 
@@ -821,7 +841,9 @@ def _insert(tree: exp.Insert) -> st.Statement:
                      for k in (conflict.args.get("conflict_keys") or ()))
         constraint = identifier(conflict.args["constraint"]) if conflict.args.get("constraint") else None
         if conflict.args.get("doupdate") or conflict.args.get("expressions"):
-            assignments = _assignments(conflict.args.get("expressions") or ())
+            assignments = _assignments(conflict.args.get("expressions") or (),
+                                       identifier(target.args["alias"].this) if target.args.get("alias")
+                                       else table_name(target).name)
             for _, value in assignments:
                 _refuse_aggregates(value, "UPDATE")
             _refuse_aggregates(conflict.args.get("where"), "WHERE")
@@ -862,7 +884,7 @@ def _update(tree: exp.Update) -> st.Statement:
     if from_ is not None:
         from_items = (*_joined_items(from_.this), *[j for j in (tree.args.get("joins") or ())])
     where = tree.args.get("where")
-    assignments = _assignments(tree.expressions)
+    assignments = _assignments(tree.expressions, alias or table.name)
     for _, value in assignments:
         _refuse_aggregates(value, "UPDATE")
     _refuse_aggregates(where, "WHERE")
@@ -933,7 +955,7 @@ def _merge(tree: exp.Merge) -> st.Statement:
         condition = when.args.get("condition")
         if condition is None:
             unconditional.add(match)
-        action = _merge_action(when, match, condition)
+        action = _merge_action(when, match, condition, alias or table.name)
         if action.kind not in _MERGE_KINDS[match]:
             raise _syntax_error(f"syntax error: {action.kind} is not allowed in a WHEN {match} clause", when)
         _check_merge_references(action, source_name if match == "NOT MATCHED BY SOURCE" else alias or table.name
@@ -984,7 +1006,7 @@ def _merge_join_source(tree: exp.Merge, source: exp.Expression, target: str) -> 
     return exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier(JOINED_SOURCE))), tuple(names)
 
 
-def _merge_action(when: exp.When, match: str, condition: exp.Expression | None) -> st.MergeAction:
+def _merge_action(when: exp.When, match: str, condition: exp.Expression | None, row: str) -> st.MergeAction:
     then = when.args.get("then")
     if isinstance(then, exp.Var) and then.name.upper() in ("DELETE", "DO NOTHING"):
         return st.MergeAction(match, "DELETE" if then.name.upper() == "DELETE" else "NOTHING", condition)
@@ -992,7 +1014,7 @@ def _merge_action(when: exp.When, match: str, condition: exp.Expression | None) 
         eqs = then.expressions
         if then.args.get("where") is not None or not eqs or any(isinstance(e, exp.Star) for e in eqs):
             raise _syntax_error("syntax error: expected UPDATE SET column = expression, ...", when)
-        assignments = _assignments(eqs)
+        assignments = _assignments(eqs, row)
         return st.MergeAction(match, "UPDATE", condition, assignments=assignments,
                               defaults=tuple(name for name, value in assignments if _is_default(value)))
     if isinstance(then, exp.Insert):

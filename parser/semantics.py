@@ -12,7 +12,7 @@ from sqlglot.time import format_time
 from sqlglot.trie import new_trie
 
 from txlake import errors
-from txlake.storage.schema import integer_input
+from txlake.storage.schema import array_input, integer_input
 
 
 # the divisor wrapper the executor defines in DuckDB: raises "division by zero" on 0
@@ -31,6 +31,18 @@ BYTEA_IN, ESCAPE_IN, ESCAPE_OUT = "txl_bytea_in", "txl_escape_in", "txl_escape_o
 LENGTH_MACRO, BYTEA_LENGTH = "txl_length", "txl_bytea_length"
 # split_part() as PostgreSQL's (engine/dialect.py)
 SPLIT_PART_MACRO = "txl_split_part"
+# a value as a list for a cast to an array (engine/dialect.py): text by PostgreSQL's array input
+# (ARRAY_PARSE: '{1,"a b",NULL}' as a VARCHAR[] of its elements' text), a list as it is
+ARRAY_MACRO, ARRAY_PARSE = "txl_array", "txl_array_in"
+# arrays as PostgreSQL's (engine/dialect.py ARRAY_MACROS): a subscript or slice bound outside the
+# array (a[0], a[-1]: DuckDB's count from the end), array_length() and the rest of an empty
+# array, array || element, string_to_array()
+ARRAY_INDEX, ARRAY_LOWER, ARRAY_UPPER = "txl_array_index", "txl_slice_lower", "txl_slice_upper"
+ARRAY_LENGTH, ARRAY_CONCAT, STRING_TO_ARRAY = "txl_array_length", "txl_array_concat", "txl_string_to_array"
+# UPDATE ... SET a[i] = v (parser/parse.py): the array with element i set, NULLs between its end and i
+ARRAY_SET = "txl_array_set"
+# ARRAY_AS(a, b): the list b (text elements) as a list of a's element type
+ARRAY_AS = "txl_array_as"
 
 
 def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
@@ -1006,6 +1018,90 @@ def _length(node: exp.Length) -> exp.Expression:
     return exp.Anonymous(this=LENGTH_MACRO, expressions=[node.this.copy()])
 
 
+# --- arrays ----------------------------------------------------------------------------------
+
+def _subscript(node: exp.Bracket) -> exp.Expression:
+    """``a[i]`` and ``a[i:j]`` as PostgreSQL's: a subscript outside the array is NULL, and a
+    slice's bounds are clamped to it (DuckDB counted a negative one from the end: a[-1] was the
+    last element). A literal subscript is checked now; others through ``ARRAY_INDEX`` and the
+    slice macros."""
+    if len(node.expressions) != 1 or (isinstance(node.parent, exp.EQ) and node.arg_key == "this" and isinstance(
+            node.parent.parent, (exp.Update, exp.OnConflict))):  # (SET a[i] = v: parser/parse.py's ARRAY_SET)
+        return node
+    index = node.expressions[0]
+    if isinstance(index, exp.Slice):
+        lower, upper = index.this, index.expression
+        if lower is not None and not (isinstance(lower, exp.Literal) and lower.is_int and int(lower.this) >= 1):
+            index.set("this", exp.Anonymous(this=ARRAY_LOWER, expressions=[lower.copy()]))
+        if upper is not None and not (isinstance(upper, exp.Literal) and upper.is_int and int(upper.this) >= 0):
+            index.set("expression", exp.Anonymous(this=ARRAY_UPPER, expressions=[upper.copy()]))
+        return node
+    if isinstance(index, exp.Literal) and index.is_string:  # (a struct's field)
+        return node
+    if isinstance(index, exp.Literal) and index.is_int:  # (0-based here: sqlglot's index offset)
+        if int(index.this) < 0:
+            index.replace(exp.Null())
+        return node
+    index.replace(exp.Anonymous(this=ARRAY_INDEX, expressions=[index.copy()]))
+    return node
+
+
+def _array_length(node: exp.ArraySize) -> exp.Expression:
+    """``array_length(a, 1)`` as PostgreSQL's: NULL for an empty array and for any other
+    dimension, an integer (DuckDB's was 0, an error for dimension 2, a bigint)."""
+    if node.expression is None:
+        return node
+    return exp.Anonymous(this=ARRAY_LENGTH, expressions=[node.this.copy(), node.expression.copy()])
+
+
+def _array_remove(node: exp.ArrayRemove) -> exp.Expression:
+    """``array_remove(a, x)`` drops the elements not distinct from x, as PostgreSQL's (sqlglot's
+    filter by ``<>`` dropped the NULL elements too, and removed nothing for a NULL x)."""
+    e = exp.to_identifier("e")
+    keep = exp.Not(this=exp.NullSafeEQ(this=exp.column(e), expression=node.expression.copy()))
+    return exp.Anonymous(this="list_filter", expressions=[node.this.copy(), exp.Lambda(this=keep, expressions=[e])])
+
+
+def _concat(node: exp.DPipe) -> exp.Expression:
+    """``a || b`` through ``ARRAY_CONCAT``, which appends or prepends an element to an array, as
+    PostgreSQL's (DuckDB's ``||`` joins two lists or two strings only). A NULL, a parameter or
+    a string constant on either side keeps DuckDB's (their type is not known to be an element's)."""
+    if any(isinstance(side, (exp.Null, exp.Placeholder)) or (isinstance(side, exp.Literal) and side.is_string)
+           for side in (node.this, node.expression)):
+        return node
+    return exp.Anonymous(this=ARRAY_CONCAT, expressions=[node.this.copy(), node.expression.copy()])
+
+
+def _array_operator(node: exp.Expression) -> exp.Expression:
+    """``a @> '{x}'`` (``<@``, ``&&``): a string constant against an array is an array of its
+    type, as PostgreSQL reads an untyped constant (DuckDB refused text against a list): read
+    now (22P02 if malformed), its elements cast to the other side's element type (``ARRAY_AS``,
+    which is handed that side too - so not when it holds a parameter, which would be bound twice)."""
+    sides = (node.this, node.expression)
+    constant = [isinstance(side, exp.Literal) and side.is_string for side in sides]
+    if constant.count(True) != 1:
+        return node
+    at = constant.index(True)
+    other = sides[1 - at]
+    if any(isinstance(n, exp.Placeholder) for n in other.walk()):
+        return node
+    items = exp.Array(expressions=[exp.Null() if item is None else exp.Literal.string(item)
+                                   for item in array_input(sides[at].this)])
+    as_text = exp.Cast(this=items, to=exp.DataType.build("VARCHAR[]", dialect="duckdb"))
+    node.set("this" if at == 0 else "expression", exp.Anonymous(this=ARRAY_AS, expressions=[other.copy(), as_text]))
+    return node
+
+
+def _string_to_array(node: exp.Split) -> exp.Expression:
+    """``string_to_array(s, d [, null_string])`` as PostgreSQL's: '' is an empty array, a NULL
+    delimiter splits into characters, an empty one leaves the string whole, and elements equal
+    to null_string are NULL (sqlglot dropped that argument)."""
+    args = [node.this.copy(), node.expression.copy()]
+    if node.args.get("limit") is not None:
+        args.append(node.args["limit"].copy())
+    return exp.Anonymous(this=STRING_TO_ARRAY, expressions=args)
+
+
 def _split_part(node: exp.SplitPart) -> exp.Expression:
     """``split_part(s, d, n)`` through ``SPLIT_PART_MACRO``: field 0 is 22023, as PostgreSQL's
     (DuckDB's gave ''), and an empty delimiter splits nothing (DuckDB's split every character)."""
@@ -1108,6 +1204,8 @@ def _cast(node: exp.Cast) -> exp.Expression:
         return exp.Anonymous(this=REAL_MACRO, expressions=[node.this.copy()])
     if node.to.is_type(exp.DType.BOOLEAN):
         return _boolean(node)
+    if node.to.is_type(exp.DType.ARRAY) and len(node.to.expressions) == 1:
+        return array_cast(node.this, node.to)
     length = node.to.expressions[0] if node.to.is_type(exp.DType.VARCHAR, exp.DType.CHAR, exp.DType.NCHAR) \
         and len(node.to.expressions) == 1 else None
     if isinstance(length, exp.DataTypeParam) and length.name.isdigit():
@@ -1117,6 +1215,25 @@ def _cast(node: exp.Cast) -> exp.Expression:
     if isinstance(node.this, exp.Literal) and node.this.is_string and node.to.this in _INTEGER_TYPES:
         return _integer_literal(node.this.this, node.to)
     return _special_time(node)
+
+
+def array_cast(value: exp.Expression, to: exp.DataType) -> exp.Expression:
+    """``value`` as an array of type ``to``, as PostgreSQL casts and assigns it: a string
+    constant read now (``array_input``: 22P02 if malformed) into an ARRAY[] of its elements, each
+    cast to the element type as a constant of it is (``'{0x1F}'::int[]``, ``'{on}'::bool[]``);
+    other text at run time (``ARRAY_MACRO``), its elements then through the element type's
+    input macro if it has one; a list cast as DuckDB casts lists."""
+    element = to.expressions[0]
+    if isinstance(value, exp.Literal) and value.is_string:
+        items = [exp.Null() if item is None else _cast(exp.Cast(this=exp.Literal.string(item), to=element.copy()))
+                 for item in array_input(value.this)]
+        return exp.Cast(this=exp.Array(expressions=items), to=to.copy())
+    listed = exp.Anonymous(this=ARRAY_MACRO, expressions=[value.copy()])
+    each = _cast(exp.Cast(this=exp.to_identifier("e"), to=element.copy()))
+    if not isinstance(each, exp.Cast):  # (an input macro: BYTEA_MACRO, REAL_MACRO, BOOLEAN_MACRO)
+        listed = exp.Anonymous(this="list_transform", expressions=[
+            listed, exp.Lambda(this=each, expressions=[exp.to_identifier("e")])])
+    return exp.Cast(this=listed, to=to.copy())
 
 
 # PostgreSQL's boolean input (boolin): these words, any case, whitespace around, or a prefix of
@@ -1185,5 +1302,8 @@ _REWRITES = {
     exp.SimilarTo: _similar_to, exp.Substring: _substring, exp.MakeInterval: _make_interval,
     exp.ToChar: _to_char, exp.Extract: _extract, exp.Anonymous: _function, exp.Fetch: _fetch,
     exp.UnixToTime: _to_timestamp, exp.Length: _length, exp.SplitPart: _split_part,
+    exp.Bracket: _subscript, exp.ArraySize: _array_length, exp.ArrayRemove: _array_remove, exp.DPipe: _concat,
+    exp.Split: _string_to_array, exp.ArrayContainsAll: _array_operator, exp.ArrayContainedBy: _array_operator,
+    exp.ArrayOverlaps: _array_operator,
     **{t: _domain for t in _DOMAIN_MACROS},
 }

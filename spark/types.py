@@ -18,8 +18,8 @@ from pyspark.sql import types as T
 
 from txlake import errors
 from txlake.engine.errors_map import translate
-from txlake.engine.executor import fit_varchar
-from txlake.storage.schema import KINDS, Column, ColumnType, TableSchema
+from txlake.engine.executor import fit_type
+from txlake.storage.schema import KINDS, Column, ColumnType, TableSchema, array_of
 
 _TO_SPARK = {
     "BOOLEAN": lambda t: T.BooleanType(),
@@ -35,6 +35,7 @@ _TO_SPARK = {
     "TIME": lambda t: T.TimeType(6),
     "TIMESTAMP": lambda t: T.TimestampNTZType(),
     "TIMESTAMPTZ": lambda t: T.TimestampType(),
+    "ARRAY": lambda t: T.ArrayType(_TO_SPARK[t.element.kind](t.element), containsNull=True),
 }
 
 # Spark type -> the txlake kinds it may be written into (store assignment, as Spark's ANSI
@@ -47,7 +48,7 @@ _ASSIGNABLE = {
     T.StringType: {"VARCHAR"}, T.VarcharType: {"VARCHAR"}, T.CharType: {"VARCHAR"}, T.BinaryType: {"BYTEA"},
     T.DateType: {"DATE", "TIMESTAMP"}, T.TimeType: {"TIME"},
     T.TimestampType: {"TIMESTAMP", "TIMESTAMPTZ"}, T.TimestampNTZType: {"TIMESTAMP"},
-    T.NullType: set(KINDS),
+    T.NullType: {*KINDS, "ARRAY"},
 }
 
 
@@ -63,6 +64,9 @@ def arrow_schema(schema: TableSchema) -> pa.Schema:
     for i, f in enumerate(target):
         if pa.types.is_time(f.type):
             target = target.set(i, f.with_type(pa.time64("ns")))
+        elif pa.types.is_list(f.type):  # (Spark's arrays: their elements named "element", as Parquet's)
+            element = pa.time64("ns") if pa.types.is_time(f.type.value_type) else f.type.value_type
+            target = target.set(i, f.with_type(pa.list_(pa.field("element", element))))
     return target
 
 
@@ -94,6 +98,8 @@ def column_type(dt: T.DataType) -> ColumnType:
         return ColumnType("TIMESTAMPTZ")
     if isinstance(dt, T.TimestampNTZType):
         return ColumnType("TIMESTAMP")
+    if isinstance(dt, T.ArrayType):  # (an array of arrays: 0A000, txlake's are one-dimensional)
+        return array_of(column_type(dt.elementType))
     raise errors.NotSupportedError(f"Spark type {dt.simpleString()} is not supported by txlake tables")
 
 
@@ -116,8 +122,7 @@ def check_assignable(df_schema: T.StructType, schema: TableSchema, table: str) -
         col = by_name.get(f.name.lower())
         if col is None:
             raise errors.UndefinedColumn(f'column "{f.name}" of relation "{table}" does not exist')
-        kinds = _ASSIGNABLE.get(type(f.dataType), set())
-        if col.type.kind not in kinds:
+        if not _assignable(f.dataType, col.type):
             raise errors.DatatypeMismatch(
                 f'column "{col.name}" is of type {col.type.display()} but the DataFrame column is '
                 f"{f.dataType.simpleString()}")
@@ -125,6 +130,14 @@ def check_assignable(df_schema: T.StructType, schema: TableSchema, table: str) -
         if col.not_null and col.default is None:  # (a NULL default fails on the first row)
             raise errors.NotNullViolation(
                 f'null value in column "{col.name}" of relation "{table}" violates not-null constraint')
+
+
+def _assignable(dt: T.DataType, col_type: ColumnType) -> bool:
+    """May a DataFrame column of Spark type ``dt`` go into a column of ``col_type``? An array
+    into an array whose elements its elements may go into."""
+    if isinstance(dt, T.ArrayType):
+        return col_type.kind == "ARRAY" and _assignable(dt.elementType, col_type.element)
+    return col_type.kind in _ASSIGNABLE.get(type(dt), set())
 
 
 def missing_columns(df_schema: T.StructType, schema: TableSchema) -> list[Column]:
@@ -160,8 +173,7 @@ def conform(batch: pa.RecordBatch, schema: TableSchema, table: str, defaults: di
         if col.not_null and arr.null_count:
             raise errors.NotNullViolation(
                 f'null value in column "{col.name}" of relation "{table}" violates not-null constraint')
-        if col.type.kind == "VARCHAR" and col.type.length:  # (22001; cut if only spaces pass it, as INSERT)
-            arr = fit_varchar(col.type.length, arr) or arr
+        arr = fit_type(col.type, arr) or arr  # (VARCHAR(n), its arrays: 22001; cut if only spaces pass n, as INSERT)
         arrays.append(arr)
     return pa.RecordBatch.from_arrays(arrays, schema=target)
 

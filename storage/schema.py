@@ -32,12 +32,16 @@ class ColumnType:
     precision: int | None = None
     scale: int | None = None
     length: int | None = None  # VARCHAR(n); None means unbounded (TEXT)
+    #: ARRAY: the type of its elements, one of the scalar kinds (arrays are one-dimensional)
+    element: "ColumnType | None" = None
 
     def arrow(self) -> pa.DataType:
         return _ARROW[self.kind](self)
 
     def sql(self) -> str:
         """The DuckDB type name, as used in CAST."""
+        if self.kind == "ARRAY":
+            return self.element.sql() + "[]"
         if self.kind == "DECIMAL":
             return f"DECIMAL({self.precision},{self.scale})"
         if self.kind == "VARCHAR":
@@ -46,6 +50,8 @@ class ColumnType:
 
     def display(self) -> str:
         """The PostgreSQL-style name shown to users."""
+        if self.kind == "ARRAY":
+            return self.element.display() + "[]"
         if self.kind == "DECIMAL":
             return f"DECIMAL({self.precision},{self.scale})"
         if self.kind == "VARCHAR":
@@ -53,6 +59,8 @@ class ColumnType:
         return self.kind
 
     def paimon(self) -> str:
+        if self.kind == "ARRAY":  # (storage/format/paimon.py writes it as Paimon's JSON object)
+            return f"ARRAY<{self.element.paimon()}>"
         if self.kind == "DECIMAL":
             return f"DECIMAL({self.precision}, {self.scale})"
         if self.kind == "VARCHAR":
@@ -82,6 +90,7 @@ _ARROW = {
     "TIMESTAMP": lambda t: pa.timestamp("us"),
     # an instant, kept in UTC; DuckDB shows and reads it in the session's TimeZone
     "TIMESTAMPTZ": lambda t: pa.timestamp("us", tz="UTC"),
+    "ARRAY": lambda t: pa.list_(t.element.arrow()),
 }
 _DUCKDB_NAMES = {"INT": "INTEGER", "BYTEA": "BLOB"}
 # TIMESTAMP WITH LOCAL TIME ZONE is Paimon's instant (pypaimon reads it as timestamp[us, tz=UTC])
@@ -130,8 +139,17 @@ def make_type(name: str, params: tuple[int, ...] = ()) -> ColumnType:
     return ColumnType(kind)
 
 
+def array_of(element: ColumnType) -> ColumnType:
+    """The type of one-dimensional arrays of ``element`` (``INT[]``, ``VARCHAR(10)[]``)."""
+    if element.kind == "ARRAY":
+        raise errors.NotSupportedError("multidimensional arrays are not supported")
+    return ColumnType("ARRAY", element=element)
+
+
 def parse_type_name(text: str) -> ColumnType:
-    """Parse a stored type name such as ``DECIMAL(10,2)`` or ``VARCHAR(20)``."""
+    """Parse a stored type name such as ``DECIMAL(10,2)``, ``VARCHAR(20)`` or ``INT[]``."""
+    if text.endswith("[]"):
+        return array_of(parse_type_name(text[:-2]))
     name, _, rest = text.partition("(")
     params = tuple(int(p) for p in rest.rstrip(")").split(",")) if rest else ()
     return make_type(name.strip(), params)
@@ -161,6 +179,8 @@ def type_from_arrow(t: pa.DataType) -> ColumnType:
         return ColumnType("TIMESTAMPTZ" if t.tz is not None else "TIMESTAMP")
     if pa.types.is_null(t):
         return ColumnType("VARCHAR")
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return array_of(type_from_arrow(t.value_type))
     raise errors.NotSupportedError(f"column type {t} is not supported")
 
 
@@ -256,6 +276,86 @@ def integer_input(text: str) -> int | None:
     digits = digits.lstrip("+-")
     base = {"x": 16, "o": 8, "b": 2}.get(digits[1:2].lower(), 10) if len(digits) > 1 and digits[0] == "0" else 10
     return sign * int(digits[2:] if base != 10 else digits, base)
+
+
+def array_input(text: str) -> list[str | None]:
+    """The elements of PostgreSQL's text of a one-dimensional array (array_in): ``{1,NULL,"a b"}``
+    is ``['1', None, 'a b']``, each still text for its element type's input. Whitespace around
+    elements is dropped; double quotes and backslashes quote; an unquoted NULL is NULL. 22P02
+    ``malformed array literal`` as PostgreSQL words it; 0A000 for nested braces (txlake's arrays
+    are one-dimensional) and for dimension decorations (``[0:1]={1,2}``)."""
+    def malformed(detail: str):
+        return errors.InvalidTextRepresentation(f'malformed array literal: "{text}"\nDETAIL:  {detail}')
+
+    at, end = 0, len(text)
+
+    def skip_space():
+        nonlocal at
+        while at < end and text[at].isspace():
+            at += 1
+    skip_space()
+    if text.startswith("[", at):
+        raise errors.NotSupportedError(f'array dimensions are not supported: "{text}"')
+    if not text.startswith("{", at):
+        raise malformed('Array value must start with "{" or dimension information.')
+    at += 1
+    elements: list[str | None] = []
+    skip_space()
+    if text.startswith("}", at):
+        at += 1
+    else:
+        while True:
+            skip_space()
+            if at >= end:
+                raise malformed("Unexpected end of input.")
+            if text[at] == "{":
+                raise errors.NotSupportedError(f'multidimensional arrays are not supported: "{text}"')
+            if text[at] in ',}':
+                raise malformed(f'Unexpected "{text[at]}" character.')
+            chars, quoted, kept = [], text[at] == '"', 0  # kept: chars up to the last quoted or escaped one
+            at += quoted
+            while True:
+                if at >= end:
+                    raise malformed("Unexpected end of input.")
+                c = text[at]
+                if c == "\\":
+                    if at + 1 >= end:
+                        raise malformed("Unexpected end of input.")
+                    chars.append(text[at + 1])
+                    kept, at = len(chars), at + 2
+                elif quoted and c == '"':
+                    at += 1
+                    break
+                elif quoted:
+                    chars.append(c)
+                    at += 1
+                elif c in ",}":
+                    break
+                elif c in '"{':
+                    raise malformed(f'Unexpected "{c}" character.')
+                else:
+                    chars.append(c)
+                    at += 1
+            if quoted:
+                elements.append("".join(chars))
+                skip_space()
+            else:
+                while len(chars) > kept and chars[-1].isspace():
+                    chars.pop()
+                value = "".join(chars)
+                elements.append(None if kept == 0 and value.upper() == "NULL" else value)
+            if at >= end:
+                raise malformed("Unexpected end of input.")
+            if text[at] == "}":
+                at += 1
+                break
+            if text[at] != ",":
+                raise malformed("Unexpected array element.")
+            at += 1
+    skip_space()
+    if at < end:
+        raise malformed("Junk after closing right brace.")
+    return elements
 
 
 # a sequence's type -> the range of its values

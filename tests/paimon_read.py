@@ -13,7 +13,7 @@ prints
 
 Rows are sorted by their JSON text; values are encoded deterministically: decimals as their
 exact string, dates, times and timestamps in ISO form, bytes as \\x and hex, non-finite floats as "NaN" /
-"Infinity".
+"Infinity", arrays as lists of their encoded elements.
 """
 
 import datetime
@@ -26,6 +26,8 @@ from pypaimon.table.file_store_table import FileStoreTable
 
 
 def encode(value):
+    if isinstance(value, list):  # (an array's elements, each encoded)
+        return [encode(v) for v in value]
     if isinstance(value, decimal.Decimal):
         return str(value)
     if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):

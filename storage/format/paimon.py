@@ -145,7 +145,25 @@ def arrow_type(paimon_type: str) -> pa.DataType:
                             tz="UTC" if m[1] or m[3] else None)
     if m := re.fullmatch(r"TIME\((\d)\)", t):
         return pa.time32("ms") if int(m[1]) <= 3 else pa.time64("us" if int(m[1]) <= 6 else "ns")
+    if m := re.fullmatch(r"ARRAY<(.+)>", t):
+        return pa.list_(arrow_type(m[1]))
     raise ValueError(f"no Arrow type for Paimon type {paimon_type!r}")
+
+
+def type_json(paimon_type: str) -> str | dict:
+    """A type as a schema file holds it: a string, but an array as Paimon's JSON object
+    (``{"type": "ARRAY NOT NULL", "element": "INT"}``; its element has no field id of its own)."""
+    if m := re.fullmatch(r"ARRAY<(.+)>( NOT NULL)?", paimon_type):
+        return {"type": "ARRAY" + (m[2] or ""), "element": type_json(m[1])}
+    return paimon_type
+
+
+def type_text(stored: str | dict) -> str:
+    """The type string of a schema file's type (``type_json`` undone)."""
+    if isinstance(stored, dict):
+        kind = stored["type"]
+        return f"ARRAY<{type_text(stored['element'])}>{kind.removeprefix('ARRAY')}"
+    return stored
 
 
 def parquet_schema(fields: list[PaimonField]) -> pa.Schema:
@@ -191,7 +209,7 @@ class PaimonTable:
         earlier = [i for i in self.schema_ids() if i < schema_id]
         highest = self._read_schema_doc(earlier[-1])["highestFieldId"] if earlier else -1
         doc = {"version": SCHEMA_VERSION, "id": schema_id,
-               "fields": [{"id": f.id, "name": f.name, "type": f.type} for f in fields],
+               "fields": [{"id": f.id, "name": f.name, "type": type_json(f.type)} for f in fields],
                "highestFieldId": max([highest, *(f.id for f in fields)]),
                "partitionKeys": [], "primaryKeys": [], "options": all_options,
                "timeMillis": int(time.time() * 1000)}
@@ -207,8 +225,8 @@ class PaimonTable:
 
     def read_schema(self, schema_id: int) -> PaimonSchema:
         doc = self._read_schema_doc(schema_id)
-        return PaimonSchema(doc["id"], tuple(PaimonField(f["id"], f["name"], f["type"]) for f in doc["fields"]),
-                            doc.get("options") or {})
+        fields = tuple(PaimonField(f["id"], f["name"], type_text(f["type"])) for f in doc["fields"])
+        return PaimonSchema(doc["id"], fields, doc.get("options") or {})
 
     def schema_options(self, schema_id: int) -> dict[str, str]:
         """The options of a schema; empty if it does not exist (e.g. dropped meanwhile)."""

@@ -345,3 +345,11 @@ def test_an_unknown_column_is_shown_with_a_caret(main, tmp_path):
     assert done.returncode == 1
     assert done.stderr.splitlines() == ['ERROR:  42703: column "nope" does not exist', "LINE 2:   nope FROM t",
                                         "          ^"]
+
+
+def test_arrays_are_shown_in_postgresql_s_text(main, tmp_path):
+    wh = str(tmp_path / "wh")
+    done = main(wh, "-c", """CREATE TABLE t (a INT[], s TEXT[]); INSERT INTO t VALUES ('{1,NULL}', '{"a b",x,""}');
+                            SELECT * FROM t""")
+    assert done.returncode == 0, done.stderr
+    assert '{1,NULL} | {"a b",x,""}' in done.stdout

@@ -70,3 +70,38 @@ def test_time_is_spark_s_time_both_ways(spark, engine, wh):
     spark.createDataFrame([(3, datetime.time(4, 5))], "id int, at time(6)").write.format("txlake").mode("append") \
         .save(f"{wh}/tm")
     assert engine.execute("SELECT at FROM tm WHERE id = 3").fetchone() == (datetime.time(4, 5),)
+
+
+def test_arrays_are_spark_s_array_type_both_ways(spark, engine, wh):
+    """An ARRAY column reads as Spark's ArrayType of its element type (a file and inline rows);
+    an ArrayType DataFrame column appends into it (element VARCHAR(n) enforced, an element type
+    that does not go into the column's refused before any task) and makes an array column in a
+    table the job creates."""
+    engine.execute("CREATE TABLE arr (id INT, a INT[], s VARCHAR(3)[], n DECIMAL(5,2)[])")
+    engine.execute("INSERT INTO arr SELECT i, ARRAY[i, NULL], ARRAY['x'], NULL FROM range(3, 1000) r(i)")
+    engine.execute("""INSERT INTO arr VALUES (1, '{1,2}', '{"a b",NULL}', '{1.5}'), (2, NULL, '{}', NULL)""")
+    df = spark.read.format("txlake").load(f"{wh}/arr")
+    assert [f.dataType.simpleString() for f in df.schema.fields] == ["int", "array<int>", "array<string>",
+                                                                     "array<decimal(5,2)>"]
+    rows = {r.id: (r.a, r.s, r.n) for r in df.collect()}
+    assert len(rows) == 999 and rows[3] == ([3, None], ["x"], None)
+    assert rows[1][:2] == ([1, 2], ["a b", None]) and [float(v) for v in rows[1][2]] == [1.5]
+    assert rows[2] == (None, [], None)
+    assert df.filter("id = 1 AND a IS NOT NULL").count() == 1  # (no statistics of an array: never skipped by them)
+
+    spark.createDataFrame([(5000, [7, None], ["q"])], "id int, a array<bigint>, s array<string>") \
+        .write.format("txlake").mode("append").save(f"{wh}/arr")
+    assert engine.execute("SELECT a, s FROM arr WHERE id = 5000").fetchone() == ([7, None], ["q"])
+    with pytest.raises(Exception, match="character varying"):
+        spark.createDataFrame([(5001, ["abcd"])], "id int, s array<string>").write.format("txlake") \
+            .mode("append").save(f"{wh}/arr")
+    with pytest.raises(Exception, match="42804|DatatypeMismatch|is of type INT"):
+        spark.createDataFrame([(5002, ["x"])], "id int, a array<string>").write.format("txlake") \
+            .mode("append").save(f"{wh}/arr")
+    assert engine.execute("SELECT count(*) FROM arr WHERE id > 5000").fetchone() == (0,)
+
+    df.write.format("txlake").mode("overwrite").option("warehouse", wh).option("table", "default.copy").save()
+    assert engine.execute("SELECT column_name, udt_name FROM information_schema.columns WHERE table_name = 'copy' "
+                          "ORDER BY ordinal_position").fetchall() == [("id", "int4"), ("a", "_int4"),
+                                                                       ("s", "_text"), ("n", "_numeric")]
+    assert engine.execute("SELECT a, s FROM copy WHERE id = 1").fetchone() == ([1, 2], ["a b", None])

@@ -56,3 +56,19 @@ def test_time_is_published_as_paimon_s_time(tmp_path):
                            ("INSERT INTO t SELECT i, TIME '23:59:59' FROM range(3, 2000) r(i)", ()))
     assert fields["at"] == "TIME(6)"
     assert sorted(map(tuple, rows))[:3] == [(1, "01:02:03.456000"), (2, None), (3, "23:59:59")] and len(rows) == 1999
+
+
+def test_arrays_are_published_as_paimon_s_array_of_their_element_type(tmp_path):
+    """Paimon's ARRAY<T> (in the schema file the JSON object {"type": "ARRAY", "element": T},
+    the element without a field id of its own), read back by pypaimon as lists."""
+    fields, rows = publish(str(tmp_path / "wh"),
+                           "CREATE TABLE t (id INT, a INT[], b VARCHAR(3)[] NOT NULL, c DECIMAL(10,2)[], d TEXT[])",
+                           ("""INSERT INTO t VALUES (1, '{1,NULL,3}', '{abc,"a b"}', '{1.5}', '{"x,y",NULL,""}'), """
+                            "(2, NULL, '{}', NULL, ?)", (["z"],)),  # inline
+                           ("INSERT INTO t SELECT i, ARRAY[i, i + 1], ARRAY['x'], ARRAY[0.25], NULL "
+                            "FROM range(3, 2000) r(i)", ()))  # a Parquet file
+    assert fields == {"id": "INT", "a": "ARRAY<INT>", "b": "ARRAY<VARCHAR(3)> NOT NULL",
+                      "c": "ARRAY<DECIMAL(10, 2)>", "d": "ARRAY<STRING>"}
+    assert sorted(map(tuple, rows))[:3] == [(1, [1, None, 3], ["abc", "a b"], ["1.50"], ["x,y", None, ""]),
+                                            (2, None, [], None, ["z"]), (3, [3, 4], ["x"], ["0.25"], None)]
+    assert len(rows) == 1999

@@ -1,0 +1,323 @@
+"""ARRAY columns: one-dimensional arrays of the scalar types (``INT[]``, ``VARCHAR(10)[]``,
+``DECIMAL(10,2)[]``, ``TEXT ARRAY``), as PostgreSQL users write and read them - stored, shown in
+the catalog, written back after a restart and a checkpoint, their values given as ``ARRAY[...]``
+or in PostgreSQL's text form ``{1,"a b",NULL}``."""
+
+import datetime
+import decimal
+
+import pytest
+
+import txlake
+
+
+@pytest.fixture
+def db(connect):
+    return connect(autocommit=True)
+
+
+def reopen(connect, conn, checkpoint=False):
+    """A new connection after closing ``conn``: the log's inline rows decoded, or with
+    ``checkpoint`` the table compacted into Parquet and a catalog checkpoint read."""
+    if checkpoint:
+        conn.execute("CALL txlake.compact('t')")
+        conn._session.db.warehouse.write_checkpoint(force=True)
+    conn.close()
+    return connect(autocommit=True)
+
+
+def fails(db, sql, error, sqlstate, words="", params=()):
+    """``sql`` fails with ``error`` of ``sqlstate``, its message holding ``words``."""
+    with pytest.raises(error) as e:
+        db.execute(sql, params)
+    assert e.value.sqlstate == sqlstate and words in str(e.value)
+
+
+# --- storage and schema ----------------------------------------------------------------------
+
+def test_array_columns_keep_their_element_type_in_the_catalog(db):
+    db.execute("CREATE TABLE t (a INT[], b VARCHAR(10)[], c DECIMAL(10,2)[], d TEXT ARRAY, e integer[3])")
+    got = db.execute("SELECT column_name, data_type, udt_name FROM information_schema.columns "
+                     "WHERE table_name = 't' ORDER BY ordinal_position").fetchall()
+    assert got == [("a", "ARRAY", "_int4"), ("b", "ARRAY", "_varchar"), ("c", "ARRAY", "_numeric"),
+                   ("d", "ARRAY", "_text"), ("e", "ARRAY", "_int4")]  # (a size, as PostgreSQL, is ignored)
+
+
+def test_array_values_round_trip_through_a_restart_and_a_checkpoint(connect):
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE t (id INT, a INT[], b VARCHAR(3)[], c DECIMAL(10,2)[], d TEXT[], e BOOLEAN[], "
+                 "f BYTEA[], g DATE[], h DOUBLE PRECISION[])")
+    conn.execute("""INSERT INTO t VALUES (1, '{1,NULL,3}', ARRAY['abc', 'a b'], '{1.5, 2}', '{"x,y",NULL,"","NULL"}',
+                    '{t,off}', '{"\\\\x00ff"}', '{2024-01-01}', ARRAY[1.5, 'NaN'::float8]),
+                    (2, NULL, '{}', NULL, ARRAY[]::text[], NULL, NULL, NULL, NULL)""")
+    conn.execute("INSERT INTO t SELECT i, ARRAY[i, i + 1], ARRAY['x'], NULL, NULL, NULL, NULL, NULL, NULL "
+                 "FROM range(3, 2000) r(i)")  # (a Parquet file)
+    expected = [(1, [1, None, 3], ["abc", "a b"], [decimal.Decimal("1.50"), decimal.Decimal("2.00")],
+                 ["x,y", None, "", "NULL"], [True, False], [b"\x00\xff"], [datetime.date(2024, 1, 1)]),
+                (2, None, [], None, [], None, None, None), (3, [3, 4], ["x"], None, None, None, None, None)]
+    query = "SELECT id, a, b, c, d, e, f, g FROM t WHERE id <= 3 ORDER BY id"
+    assert conn.execute(query).fetchall() == expected
+    again = reopen(connect, conn)
+    assert again.execute(query).fetchall() == expected
+    assert again.execute("SELECT count(*) FROM t WHERE h[2] = 'NaN'::float8").fetchone() == (1,)
+    last = reopen(connect, again, checkpoint=True)
+    assert last.execute(query).fetchall() == expected
+    assert last.execute("SELECT sum(a[2]) FROM t").fetchone() == (sum(range(4, 2001)),)
+
+
+def test_a_varchar_n_array_enforces_the_length_on_each_element(db):
+    db.execute("CREATE TABLE t (id INT, b VARCHAR(3)[])")
+    for value in ("'{abcd}'", "ARRAY['ab', 'abcd']"):
+        with pytest.raises(txlake.DataError) as e:
+            db.execute(f"INSERT INTO t VALUES (1, {value})")
+        assert e.value.sqlstate == "22001" and "character varying(3)" in str(e.value)
+    with pytest.raises(txlake.DataError):
+        db.execute("INSERT INTO t VALUES (1, ?)", (["abc", "abcd"],))
+    with pytest.raises(txlake.DataError):
+        db.execute("INSERT INTO t SELECT i, ARRAY['x', 'yyyy'] FROM range(0, 3000) r(i)")
+    # past n by spaces alone: cut to n, as PostgreSQL's varchar(n) input
+    db.execute("""INSERT INTO t VALUES (1, '{"ab   ", NULL}')""")
+    db.execute("INSERT INTO t SELECT i, ARRAY['x', 'yy   '] FROM range(2, 3000) r(i)")
+    assert db.execute("SELECT b FROM t WHERE id IN (1, 2) ORDER BY id").fetchall() == [(["ab ", None],),
+                                                                                         (["x", "yy "],)]
+    assert db.execute("SELECT count(*) FROM t").fetchone() == (2999,)
+
+
+def test_an_array_cannot_be_a_primary_key_nor_multidimensional(db):
+    fails(db, "CREATE TABLE t (a INT[] PRIMARY KEY)", txlake.NotSupportedError, "0A000", 'column "a" is an array')
+    fails(db, "CREATE TABLE t (id INT, a INT[], PRIMARY KEY (id, a))", txlake.NotSupportedError, "0A000")
+    fails(db, "CREATE TABLE t (a INT[][])", txlake.NotSupportedError, "0A000", "one-dimensional")
+    assert db.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 't'").fetchone() == (0,)
+
+
+def test_create_table_as_keeps_array_columns(db):
+    db.execute("CREATE TABLE t AS SELECT ARRAY[1, 2] AS a, ['x'] AS b, [1.5::decimal(4,1)] AS c")
+    got = db.execute("SELECT column_name, udt_name FROM information_schema.columns WHERE table_name = 't' "
+                     "ORDER BY ordinal_position").fetchall()
+    assert got == [("a", "_int4"), ("b", "_text"), ("c", "_numeric")]
+    assert db.execute("SELECT * FROM t").fetchall() == [([1, 2], ["x"], [decimal.Decimal("1.5")])]
+
+
+# --- SQL: literals, subscripts, functions and operators, as PostgreSQL's ------------------------
+
+@pytest.fixture
+def tagged(db):
+    db.execute("CREATE TABLE t (id INT, a INT[], s TEXT[])")
+    db.execute("""INSERT INTO t VALUES (1, '{1,2,3}', '{a,"b c"}'), (2, '{}', '{}'), (3, NULL, NULL),
+                  (4, '{NULL,5}', '{x,NULL}')""")
+    return db
+
+
+def column(db, sql, *params):
+    return [row[-1] for row in db.execute(sql + " ORDER BY id", params).fetchall()]
+
+
+def test_array_text_input_is_postgresql_s(db):
+    got = db.execute("""SELECT '{1, 0x1F ,NULL}'::int[], '{"a b", NULL, "NULL", "", "q\\"x", \\\\y}'::text[],
+                               '{on, f}'::bool[], '{}'::int[], ' { 1.5 } '::decimal(4,2)[],
+                               ARRAY[1, NULL]""").fetchone()
+    assert got == ([1, 31, None], ["a b", None, "NULL", "", 'q"x', "\\y"], [True, False], [],
+                   [decimal.Decimal("1.50")], [1, None])
+    assert db.execute("SELECT x::int[] FROM (VALUES ('{1,2}'), (NULL)) v(x)").fetchall() == [([1, 2],), (None,)]
+    for text, detail in (("{1,2", "Unexpected end of input."), ("1,2", 'must start with "{"'),
+                         ("{1,,2}", 'Unexpected "," character.'), ("{1}x", "Junk after closing right brace."),
+                         ('{"a"b}', "Unexpected array element.")):
+        with pytest.raises(txlake.DataError) as e:
+            db.execute(f"SELECT '{text}'::int[]")
+        assert e.value.sqlstate == "22P02" and f'malformed array literal: "{text}"' in str(e.value)
+        assert detail in str(e.value)
+    # (at run time: through the function, the first line)
+    fails(db, "SELECT x::int[] FROM (VALUES ('{1}'), ('{2')) v(x)", txlake.DataError, "22P02",
+          'malformed array literal: "{2"')
+    fails(db, "SELECT '{1,a}'::int[]", txlake.DataError, "22P02", 'invalid input syntax for type integer: "a"')
+    fails(db, "SELECT '{{1},{2}}'::int[]", txlake.NotSupportedError, "0A000")
+
+
+def test_subscripts_are_one_based_and_null_outside_the_array(tagged):
+    assert tagged.execute("SELECT a[1], a[3], a[0], a[4], a[-1] FROM t WHERE id = 1").fetchone() == (1, 3, None, None,
+                                                                                                   None)
+    assert column(tagged, "SELECT id, a[id - 2] FROM t") == [None, None, None, 5]  # (a[-1] of row 1: NULL)
+    assert tagged.execute("SELECT a[?], a[?] FROM t WHERE id = 1", (2, -1)).fetchone() == (2, None)
+    assert tagged.execute("SELECT a[1:2], a[2:], a[:2], a[0:1], a[-5:1], a[3:2], a[1:-1] FROM t WHERE id = 1"
+                          ).fetchone() == ([1, 2], [2, 3], [1, 2], [1], [1], [], [])
+    assert column(tagged, "SELECT id, a[1:id - 3] FROM t") == [[], [], None, [None]]
+
+
+def test_array_length_and_cardinality_of_empty_and_null_arrays(tagged):
+    rows = tagged.execute("SELECT array_length(a, 1), array_length(a, 2), cardinality(a), array_upper(a, 1), "
+                          "array_lower(a, 1), array_ndims(a), array_dims(a) FROM t ORDER BY id").fetchall()
+    assert rows == [(3, None, 3, 3, 1, 1, "[1:3]"), (None, None, 0, None, None, None, None),
+                    (None,) * 7, (2, None, 2, 2, 1, 1, "[1:2]")]
+    assert tagged.execute("SELECT array_length('{}'::int[], 1), cardinality('{}'::int[])").fetchone() == (None, 0)
+
+
+def test_appending_concatenating_and_searching(tagged):
+    assert tagged.execute("SELECT array_append(a, 9), array_prepend(0, a), array_cat(a, ARRAY[7]), a || 6, 6 || a, "
+                          "a || ARRAY[8, 9], s || 'd'::text FROM t WHERE id = 1").fetchone() == (
+        [1, 2, 3, 9], [0, 1, 2, 3], [1, 2, 3, 7], [1, 2, 3, 6], [6, 1, 2, 3], [1, 2, 3, 8, 9], ["a", "b c", "d"])
+    assert tagged.execute("SELECT 'x' || 'y', 'n' || 1, s[1] || '!' FROM t WHERE id = 1").fetchone() == (
+        "xy", "n1", "a!")
+    assert column(tagged, "SELECT id, array_position(a, 5) FROM t") == [None, None, None, 2]
+    assert column(tagged, "SELECT id, array_position(a, NULL) FROM t") == [None, None, None, 1]
+    assert column(tagged, "SELECT id, array_positions(a, 2) FROM t") == [[2], [], None, []]
+    # (array_remove keeps NULL elements unless asked to remove NULL, as PostgreSQL's)
+    assert column(tagged, "SELECT id, array_remove(a, 5) FROM t") == [[1, 2, 3], [], None, [None]]
+    assert column(tagged, "SELECT id, array_remove(a, NULL) FROM t") == [[1, 2, 3], [], None, [5]]
+    assert column(tagged, "SELECT id, array_replace(a, NULL, 0) FROM t") == [[1, 2, 3], [], None, [0, 5]]
+
+
+def test_any_containment_and_overlap(tagged):
+    assert column(tagged, "SELECT id FROM t WHERE 2 = ANY(a)") == [1]
+    assert column(tagged, "SELECT id FROM t WHERE id = ANY(?)", [1, 4]) == [1, 4]
+    assert column(tagged, "SELECT id FROM t WHERE a @> ARRAY[1, 3]") == [1]
+    assert column(tagged, "SELECT id FROM t WHERE ARRAY[5] <@ a") == [4]
+    assert column(tagged, "SELECT id FROM t WHERE s && ARRAY['x', 'b c']") == [1, 4]
+    assert column(tagged, "SELECT id FROM t WHERE s @> '{x}'::text[]") == [4]
+    assert column(tagged, "SELECT id FROM t WHERE a = ARRAY[1, 2, 3]") == [1]
+    # a string constant against an array: an array of its type, as PostgreSQL reads it
+    assert column(tagged, "SELECT id FROM t WHERE s @> '{\"b c\"}'") == [1]
+    assert column(tagged, "SELECT id FROM t WHERE '{5}' <@ a") == [4]
+    assert column(tagged, "SELECT id FROM t WHERE a && '{1, 5}'") == [1, 4]
+    assert column(tagged, "SELECT id FROM t WHERE a <@ '{1,2,3,4}'") == [1, 2]
+    fails(tagged, "SELECT id FROM t WHERE a @> '{1'", txlake.DataError, "22P02", "malformed array literal")
+    fails(tagged, "SELECT id FROM t WHERE a @> '{x}'", txlake.DataError, "22P02")
+
+
+def test_unnest_array_agg_and_strings(tagged):
+    assert tagged.execute("SELECT id, unnest(a) FROM t ORDER BY id").fetchall() == [(1, 1), (1, 2), (1, 3), (4, None),
+                                                                                    (4, 5)]
+    assert tagged.execute("SELECT x, n FROM unnest(ARRAY['p', 'q']) WITH ORDINALITY AS u(x, n)").fetchall() == [
+        ("p", 1), ("q", 2)]
+    assert tagged.execute("SELECT array_agg(id ORDER BY id), array_agg(a ORDER BY id) FROM t WHERE id < 3"
+                          ).fetchone() == ([1, 2], [[1, 2, 3], []])
+    assert tagged.execute("SELECT array_agg(id) FROM t WHERE false").fetchone() == (None,)
+    assert column(tagged, "SELECT id, array_to_string(s, '-') FROM t") == ["a-b c", "", None, "x"]
+    assert column(tagged, "SELECT id, array_to_string(s, '-', '*') FROM t") == ["a-b c", "", None, "x-*"]
+    assert tagged.execute("SELECT string_to_array('a,b,,c', ','), string_to_array('a,b,,c', ',', ''), "
+                          "string_to_array('abc', NULL), string_to_array('', ','), string_to_array('a b', ''), "
+                          "string_to_array(NULL, ',')").fetchone() == (
+        ["a", "b", "", "c"], ["a", "b", None, "c"], ["a", "b", "c"], [], ["a b"], None)
+
+
+def test_copy_writes_and_reads_postgresql_s_array_text(db, tmp_path):
+    db.execute("CREATE TABLE t (id INT, a INT[], s TEXT[])")
+    db.execute("""INSERT INTO t VALUES (1, '{1,NULL}', '{"a b","",NULL,"q,x","NULL"}'), (2, NULL, '{}')""")
+    text, csv = tmp_path / "t.txt", tmp_path / "t.csv"
+    db.execute(f"COPY t TO '{text}'")
+    db.execute(f"COPY t TO '{csv}' (FORMAT csv)")
+    assert text.read_text() == '1\t{1,NULL}\t{"a b","",NULL,"q,x","NULL"}\n2\t\\N\t{}\n'
+    assert csv.read_text().splitlines()[0] == '1,"{1,NULL}","{""a b"","""",NULL,""q,x"",""NULL""}"'
+    db.execute("CREATE TABLE u (id INT, a INT[], s TEXT[])")
+    db.execute(f"COPY u FROM '{text}'")
+    db.execute(f"COPY u FROM '{csv}' (FORMAT csv)")
+    expected = [(1, [1, None], ["a b", "", None, "q,x", "NULL"]), (2, None, [])]
+    assert db.execute("SELECT * FROM u ORDER BY id").fetchall() == sorted(expected * 2)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("3\t{1,2\t{}\n")
+    with pytest.raises(txlake.DataError) as e:
+        db.execute(f"COPY u FROM '{bad}'")
+    assert e.value.sqlstate == "22P02" and "malformed array literal" in str(e.value)
+    assert db.execute("SELECT count(*) FROM u").fetchone() == (4,)
+
+
+# --- DB-API: Python lists in and out, as psycopg ----------------------------------------------
+
+def test_python_lists_are_parameters_and_results(db):
+    db.execute("SET TIME ZONE 'Asia/Tokyo'")
+    db.execute("CREATE TABLE t (id INT, x INT[], n DECIMAL(10,2)[], s TEXT[], b BYTEA[], at TIMESTAMPTZ[])")
+    at = datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)
+    cur = db.cursor()
+    cur.executemany("INSERT INTO t VALUES (?, ?, ?, ?, ?, ?)", [
+        (1, [1, None], [decimal.Decimal("1.5")], ["a", None, "b c"], [b"\x00\xff"], [at]),
+        (2, [], None, [], None, None)])
+    cur.execute("SELECT * FROM t ORDER BY id")
+    assert [(d[0], d[1]) for d in cur.description] == [
+        ("id", "INTEGER"), ("x", "INTEGER[]"), ("n", "DECIMAL[]"), ("s", "VARCHAR[]"), ("b", "BLOB[]"),
+        ("at", "TIMESTAMPTZ[]")]
+    assert all(d[1] != txlake.STRING and d[1] != txlake.NUMBER for d in cur.description[1:])
+    rows = cur.fetchall()
+    assert rows == [(1, [1, None], [decimal.Decimal("1.50")], ["a", None, "b c"], [b"\x00\xff"], [at]),
+                    (2, [], None, [], None, None)]
+    assert rows[0][5][0].utcoffset() == datetime.timedelta(hours=9)  # (in the session's zone, as a scalar's)
+    assert db.execute("SELECT id FROM t WHERE x = ?", ([1, None],)).fetchall() == [(1,)]
+    assert db.execute("SELECT ?::int[] || 3", ([1, 2],)).fetchone() == ([1, 2, 3],)
+    assert db.execute("SELECT * FROM t WHERE id = 1").fetch_arrow_table().schema.field("x").type.value_type.bit_width \
+        == 32
+    fails(db, "INSERT INTO t (id, s) VALUES (3, ?)", txlake.DataError, "22P02", params=("{a,b",))
+    db.execute("INSERT INTO t (id, s) VALUES (3, ?)", ("{a,b}",))  # (text in PostgreSQL's form, as psycopg may send)
+    assert db.execute("SELECT s FROM t WHERE id = 3").fetchone() == (["a", "b"],)
+
+
+# --- writes that rewrite rows: UPDATE, ON CONFLICT, MERGE, ALTER TABLE ----------------------------
+
+@pytest.fixture
+def keyed(connect):
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE t (id INT PRIMARY KEY, tags TEXT[], n INT[])")
+    conn.execute("INSERT INTO t SELECT i, ARRAY['t' || i], ARRAY[i] FROM range(1, 3000) r(i)")  # (a Parquet file)
+    return conn
+
+
+def test_update_and_on_conflict_rewrite_array_columns(connect, keyed):
+    assert keyed.execute("UPDATE t SET tags = array_append(tags, 'u'), n = n || 0 WHERE id % 1000 = 1").rowcount == 3
+    keyed.execute("INSERT INTO t VALUES (1, '{c}', NULL) ON CONFLICT (id) DO UPDATE "
+                  "SET tags = t.tags || EXCLUDED.tags, n = EXCLUDED.n")
+    keyed.execute("INSERT INTO t VALUES (2, '{c}', '{9}'), (5000, '{new}', '{}') ON CONFLICT (id) DO NOTHING")
+    expected = [(1, ["t1", "u", "c"], None), (2, ["t2"], [2]), (1001, ["t1001", "u"], [1001, 0]),
+                (5000, ["new"], [])]
+    query = "SELECT * FROM t WHERE id IN (1, 2, 1001, 5000) ORDER BY id"
+    assert keyed.execute(query).fetchall() == expected
+    assert keyed.execute("DELETE FROM t WHERE 'u' = ANY(tags)").rowcount == 3  # (1, 1001, 2001)
+    again = reopen(connect, keyed, checkpoint=True)
+    assert again.execute(query).fetchall() == [expected[1], expected[3]]
+    assert again.execute("SELECT count(*), sum(n[1]) FROM t").fetchone() == (2997, sum(range(2, 3000)) - 1001 - 2001)
+
+
+def test_merge_carries_and_changes_array_columns(keyed):
+    keyed.execute("CREATE TABLE src (id INT, tags TEXT[])")
+    keyed.execute("INSERT INTO src VALUES (1, '{m}'), (6000, '{ins}')")
+    done = keyed.execute("MERGE INTO t USING src ON t.id = src.id "
+                         "WHEN MATCHED THEN UPDATE SET tags = src.tags || t.tags "
+                         "WHEN NOT MATCHED THEN INSERT VALUES (src.id, src.tags, ARRAY[src.id])")
+    assert done.rowcount == 2
+    assert keyed.execute("SELECT * FROM t WHERE id IN (1, 2, 6000) ORDER BY id").fetchall() == [
+        (1, ["m", "t1"], [1]), (2, ["t2"], [2]), (6000, ["ins"], [6000])]
+
+
+def test_alter_table_adds_and_retypes_array_columns(keyed):
+    keyed.execute("ALTER TABLE t ADD COLUMN extra VARCHAR(2)[] DEFAULT ARRAY['ab']")
+    keyed.execute("ALTER TABLE t ADD COLUMN more INT[]")
+    fails(keyed, "ALTER TABLE t ADD COLUMN bad VARCHAR(2)[] DEFAULT '{abc}'", txlake.DataError, "22001")
+    assert keyed.execute("SELECT extra, more FROM t WHERE id = 7").fetchone() == (["ab"], None)
+    keyed.execute("INSERT INTO t (id, more) VALUES (9000, '{1}')")
+    assert keyed.execute("SELECT extra, more FROM t WHERE id = 9000").fetchone() == (["ab"], [1])
+    keyed.execute("CREATE TABLE c (id INT, s TEXT)")
+    keyed.execute("INSERT INTO c VALUES (1, '{a,b}'), (2, NULL)")
+    keyed.execute("ALTER TABLE c ALTER COLUMN s TYPE TEXT[] USING s::text[]")
+    assert keyed.execute("SELECT * FROM c ORDER BY id").fetchall() == [(1, ["a", "b"]), (2, None)]
+    fails(keyed, "ALTER TABLE c ALTER COLUMN s TYPE VARCHAR(1)[] USING array_append(s, 'cc')", txlake.DataError,
+          "22001")
+    assert keyed.execute("SELECT udt_name FROM information_schema.columns WHERE table_name = 'c' "
+                         "AND column_name = 's'").fetchone() == ("_text",)
+
+
+def test_set_one_element_of_an_array(keyed):
+    """UPDATE ... SET a[i] = v (ON CONFLICT and MERGE too), as PostgreSQL's: past the end the
+    array grows with NULLs; a NULL array becomes one; a[0] is 2202E (txlake's arrays start at
+    1) and a NULL subscript 22004."""
+    keyed.execute("UPDATE t SET tags[1] = 'z', n[3] = 7 WHERE id = 1")
+    keyed.execute("UPDATE t SET tags = NULL WHERE id = 2")
+    keyed.execute("UPDATE t SET tags[2] = ?, n[1] = 8, n[2] = 9 WHERE id = 2", ("q",))
+    assert keyed.execute("SELECT tags, n FROM t WHERE id IN (1, 2) ORDER BY id").fetchall() == [
+        (["z"], [1, None, 7]), ([None, "q"], [8, 9])]
+    keyed.execute("INSERT INTO t VALUES (1, NULL, NULL) ON CONFLICT (id) DO UPDATE SET tags[2] = 'c'")
+    keyed.execute("CREATE TABLE src (id INT, tags TEXT[])")
+    keyed.execute("INSERT INTO src VALUES (3, '{s}')")
+    keyed.execute("MERGE INTO t AS x USING src ON x.id = src.id WHEN MATCHED THEN UPDATE SET tags[1] = src.tags[1]")
+    keyed.execute("UPDATE t AS x SET tags[2] = 'w' FROM src WHERE x.id = src.id")
+    assert keyed.execute("SELECT tags FROM t WHERE id IN (1, 3) ORDER BY id").fetchall() == [(["z", "c"],),
+                                                                                            (["s", "w"],)]
+    fails(keyed, "UPDATE t SET n[0] = 1", txlake.DataError, "2202E")
+    fails(keyed, "UPDATE t SET n[?] = 1 WHERE id = 4", txlake.DataError, "22004", params=(None,))
+    fails(keyed, "UPDATE t SET n[1] = 1, n = '{}'", txlake.ProgrammingError, "42601")
+    assert keyed.execute("SELECT n FROM t WHERE id = 4").fetchone() == ([4],)
