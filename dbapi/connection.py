@@ -10,9 +10,11 @@ from __future__ import annotations
 import dataclasses
 import decimal
 import io
+import json
 import os
 import shutil
 import tempfile
+import uuid
 from decimal import Decimal
 from typing import Any, Iterable, Sequence
 
@@ -23,7 +25,7 @@ from txlake.engine.executor import Result, python_rows
 from txlake.engine.mvcc.xact import normalise_level
 from txlake.engine.session import Session
 from txlake.parser import statements as st
-from txlake.storage.schema import type_from_arrow
+from txlake.storage.schema import text_type, type_from_arrow
 
 
 class Connection:
@@ -267,7 +269,7 @@ class Cursor:
     def description(self):
         if self._result is None or self._result.schema is None:
             return None
-        return [(f.name, _type_code(f.type), None, None,
+        return [(f.name, text_type(f) or _type_code(f.type), None, None,
                  getattr(f.type, "precision", None), getattr(f.type, "scale", None), f.nullable)
                 for f in self._result.schema]
 
@@ -276,9 +278,9 @@ class Cursor:
             raise errors.ProgrammingError("no results to fetch: the last statement returned no rows",
                                           sqlstate="24000")
         if self._rows is None and self._result.rows is not None:
-            self._rows = list(self._result.rows)
+            self._rows = _typed_values(self._result.schema, list(self._result.rows))
         elif self._rows is None:
-            self._rows = python_rows(self._result.table)
+            self._rows = _typed_values(self._result.schema, python_rows(self._result.table))
         return self._rows
 
     def fetchone(self):
@@ -360,6 +362,8 @@ def _params(params) -> tuple:
         if isinstance(params, (str, bytes)) or not isinstance(params, Sequence):
             raise errors.ProgrammingError("parameters must be a sequence (qmark style: ?)", sqlstate="08P01")
     params = tuple(params)
+    if dict in map(type, params):  # a JSON object (a list stays a list: an array)
+        params = tuple(json.dumps(v) if type(v) is dict else v for v in params)
     if Decimal in map(type, params):
         params = tuple(_decimal(v) if type(v) is Decimal else v for v in params)
     return params
@@ -378,6 +382,26 @@ def _decimal(value: Decimal) -> Decimal:
     if value.is_finite() and len(value.as_tuple().digits) > 38 and value.adjusted() < 38:
         return _DECIMAL_38.create_decimal(value)
     return value
+
+
+# a text type's values as a cursor fetches them, as psycopg does: a uuid as ``uuid.UUID``, json
+# and jsonb parsed (objects as dicts, numbers as int or float)
+_FETCHED = {"UUID": uuid.UUID, "JSON": json.loads, "JSONB": json.loads}
+
+
+def _typed_values(schema: pa.Schema, rows: list[tuple]) -> list[tuple]:
+    """``rows`` with the values of UUID, JSON and JSONB columns (text in Arrow) made Python's."""
+    convert = [(i, _FETCHED[kind]) for i, f in enumerate(schema) if (kind := text_type(f)) is not None]
+    if not convert or not rows:
+        return rows
+    out = []
+    for row in rows:
+        row = list(row)
+        for i, to in convert:
+            if row[i] is not None:
+                row[i] = to(row[i])
+        out.append(tuple(row))
+    return out
 
 
 def _type_code(t: pa.DataType) -> str:

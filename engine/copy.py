@@ -51,7 +51,7 @@ CSV_BLOCK_BYTES = 4 << 20
 _TYPE_NAMES = {"BOOLEAN": "boolean", "SMALLINT": "smallint", "INT": "integer", "BIGINT": "bigint",
                "REAL": "real", "DOUBLE": "double precision", "DECIMAL": "numeric", "VARCHAR": "character varying",
                "BYTEA": "bytea", "DATE": "date", "TIME": "time", "TIMESTAMP": "timestamp",
-               "TIMESTAMPTZ": "timestamp with time zone"}
+               "TIMESTAMPTZ": "timestamp with time zone", "UUID": "uuid"}
 _DATETIMES = ("DATE", "TIME", "TIMESTAMP", "TIMESTAMPTZ")
 # what PostgreSQL's input functions take where DuckDB's casts take more ('2.5' and '1e3' for an
 # integer, '1_0' for a double); a value that fails is 22P02 here, before DuckDB rounds it

@@ -55,7 +55,7 @@ from txlake.storage import keys as pk
 from txlake.storage.commit import (ROWS_PER_FILE, SAME_KEYS, SOURCES, UPSERTED, TableDelta, carry_upserted, key_text,
                                    table_bytes, visible_sources)
 from txlake.storage.datafiles import ROWID, DataFileStore, StreamedScan
-from txlake.storage.schema import Column, ColumnType, TableSchema, make_type, type_from_arrow
+from txlake.storage.schema import Column, ColumnType, TableSchema, make_type, type_from_field, uuid_text
 from txlake.storage.sequences import Counter, Sequences
 from txlake.storage.version import CatalogVersion, DataFile, PythonRows, TableVersion
 
@@ -115,6 +115,15 @@ def _as_bigint(table: pa.Table, columns) -> pa.Table:
             table = table.set_column(i, table.field(i).with_type(pa.int64()), table.column(i).cast(pa.int64()))
         except pa.ArrowInvalid:
             raise errors.NumericValueOutOfRange(f'bigint out of range in column "{table.field(i).name}"') from None
+    return table
+
+
+def _as_text_types(table: pa.Table, types: list[str]) -> pa.Table:
+    """``table`` with its UUID and JSON columns (DuckDB gives them as text) marked as such
+    (``ColumnType.field``): a cursor fetches them as ``uuid.UUID`` and Python objects."""
+    for i, t in enumerate(types):
+        if t in ("UUID", "JSON"):
+            table = table.set_column(i, ColumnType(t).field(table.field(i).name), table.column(i))
     return table
 
 
@@ -316,8 +325,8 @@ class Executor:
                     raise errors.WrongObjectType(f'cannot change sequence "{version.name}"')
                 return self._sequence_row(version)
         if not sources.streamable(version.schema):
-            return self.store.scan(version, with_rowid)
-        return self.store.plan(version, with_rowid)
+            return sources.typed(self.store.scan(version, with_rowid), version.schema)
+        return sources.typed(self.store.plan(version, with_rowid), version.schema)
 
     def _sequence_row(self, version: TableVersion) -> pa.Table:
         """``SELECT * FROM s``: PostgreSQL's one row of a sequence (``is_called``: a number was
@@ -336,9 +345,11 @@ class Executor:
             relation = self.con.sql(sql, params=list(params) if params else None)
             if relation is None:
                 return pa.table({})
-            hugeint = [i for i, t in enumerate(relation.types) if str(t) == "HUGEINT"] if result else ()
+            types = [str(t) for t in relation.types] if result else ()
+            hugeint = [i for i, t in enumerate(types) if t == "HUGEINT"]
             table = relation.to_arrow_table()
-            return _as_bigint(table, hugeint) if hugeint else table
+            table = _as_bigint(table, hugeint) if hugeint else table
+            return _as_text_types(table, types) if "UUID" in types or "JSON" in types else table
         except duckdb.Error as e:
             raise self._error(e) from None
 
@@ -807,6 +818,9 @@ class Executor:
                 return value.astimezone(_UTC)
             except OverflowError:  # (past Python's years in UTC: DuckDB and _check_rows decide)
                 return _FALLBACK
+        if kind == "UUID":  # (its canonical text; text of another form DuckDB reads, or refuses: 22P02)
+            text = uuid_text(value)
+            return text if text is not None else _FALLBACK
         bounds = _INT_RANGES.get(kind)
         if bounds is not None:
             return value if type(value) is int and bounds[0] <= value <= bounds[1] else _FALLBACK
@@ -1364,7 +1378,7 @@ class Executor:
         if not pieces:
             empty = version.schema.arrow_schema().empty_table()
             return empty.append_column(ROWID, pa.array([], pa.int64()))
-        return pa.concat_tables(pieces)
+        return sources.typed(pa.concat_tables(pieces), version.schema)
 
     def _row_values(self, version: TableVersion, rowid: int) -> dict:
         """The row ``rowid`` of ``version`` as a dict of Python values (``_row_at``'s one row,
@@ -1600,7 +1614,7 @@ class Executor:
             if len(stmt.as_names) > data.num_columns:
                 raise errors.SyntaxError("too many column names were specified")
             data = data.rename_columns([*stmt.as_names, *data.column_names[len(stmt.as_names):]])
-            columns = tuple(Column(i, f.name, type_from_arrow(f.type)) for i, f in enumerate(data.schema))
+            columns = tuple(Column(i, f.name, type_from_field(f)) for i, f in enumerate(data.schema))
         else:
             columns = tuple(self._column(i, spec) for i, spec in enumerate(stmt.columns))
         names = [c.name for c in columns]
@@ -1934,7 +1948,7 @@ def column_type(data_type: exp.DataType) -> ColumnType:
             f'type "{data_type.sql(dialect="postgres").lower()}" is not supported') from None
 
 
-_KEY_PYTHON_TYPES = {"SMALLINT": int, "INT": int, "BIGINT": int, "VARCHAR": str}
+_KEY_PYTHON_TYPES = {"SMALLINT": int, "INT": int, "BIGINT": int, "VARCHAR": str, "UUID": uuid.UUID}
 # the default of a SERIAL column (Executor._column), or one set to nextval('s') (as written or generated)
 _SEQUENCE_DEFAULT = re.compile(r"nextval\s*\(\s*'((?:[^']|'')+)'\s*\)", re.IGNORECASE)
 
@@ -1965,7 +1979,11 @@ def _pinned_key(schema: TableSchema, alias: str, where, params, offset: int):
     key = []
     for kind, is_param, term in terms:
         value = params[offset + term] if is_param else term
-        if value is None or type(value) is not kind:
+        if kind is uuid.UUID:  # (held as its canonical text)
+            value = uuid_text(value)
+        elif type(value) is not kind:
+            return None
+        if value is None:
             return None
         key.append(value)
     return key[0] if len(key) == 1 else tuple(key)

@@ -35,6 +35,7 @@ _TO_SPARK = {
     "TIME": lambda t: T.TimeType(6),
     "TIMESTAMP": lambda t: T.TimestampNTZType(),
     "TIMESTAMPTZ": lambda t: T.TimestampType(),
+    "UUID": lambda t: T.StringType(),  # (its canonical text, as stored)
 }
 
 # Spark type -> the txlake kinds it may be written into (store assignment, as Spark's ANSI
@@ -63,6 +64,8 @@ def arrow_schema(schema: TableSchema) -> pa.Schema:
     for i, f in enumerate(target):
         if pa.types.is_time(f.type):
             target = target.set(i, f.with_type(pa.time64("ns")))
+        elif f.metadata:  # (a UUID's or JSON's text: plain text to Spark)
+            target = target.set(i, f.remove_metadata())
     return target
 
 

@@ -70,3 +70,15 @@ def test_time_is_spark_s_time_both_ways(spark, engine, wh):
     spark.createDataFrame([(3, datetime.time(4, 5))], "id int, at time(6)").write.format("txlake").mode("append") \
         .save(f"{wh}/tm")
     assert engine.execute("SELECT at FROM tm WHERE id = 3").fetchone() == (datetime.time(4, 5),)
+
+
+def test_uuid_reads_as_spark_s_string(spark, engine, wh):
+    """Spark has no uuid type: a uuid column reads as its canonical text."""
+    engine.execute("CREATE TABLE u (id UUID PRIMARY KEY, n INT)")
+    engine.execute("INSERT INTO u VALUES ('A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', 1)")
+    engine.execute("INSERT INTO u (id, n) SELECT gen_random_uuid(), i FROM range(2, 5) r(i)")
+    df = spark.read.format("txlake").load(f"{wh}/u")
+    assert [f.dataType.simpleString() for f in df.schema.fields] == ["string", "int"]
+    read = {r.n: r.id for r in df.collect()}
+    assert read[1] == "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11" and len(set(read.values())) == 4
+    assert df.filter("id = 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'").count() == 1

@@ -2,7 +2,9 @@
 and pypaimon 2.1.0 reading back the values txlake holds (inline rows and Parquet files alike)."""
 
 import datetime
+import json
 import os
+import uuid
 
 import txlake
 from tests.paimon_env import read_with_pypaimon
@@ -56,3 +58,20 @@ def test_time_is_published_as_paimon_s_time(tmp_path):
                            ("INSERT INTO t SELECT i, TIME '23:59:59' FROM range(3, 2000) r(i)", ()))
     assert fields["at"] == "TIME(6)"
     assert sorted(map(tuple, rows))[:3] == [(1, "01:02:03.456000"), (2, None), (3, "23:59:59")] and len(rows) == 1999
+
+
+def test_uuid_is_published_as_its_canonical_text_with_its_txlake_type_in_the_options(tmp_path):
+    """Paimon has no uuid type: a STRING of the canonical lower-case text, which pypaimon (and any
+    Paimon reader) reads as text; the schema's options keep txlake's type."""
+    path = str(tmp_path / "wh")
+    fields, rows = publish(path, "CREATE TABLE t (id INT, u UUID)",
+                           ("INSERT INTO t VALUES (1, 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11'), (2, NULL)", ()),
+                           ("INSERT INTO t SELECT i, ? FROM range(3, 2000) r(i)",
+                            (uuid.UUID("b0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"),)))
+    assert fields["u"] == "STRING"
+    assert sorted(map(tuple, rows))[:3] == [(1, "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"), (2, None),
+                                            (3, "b0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11")] and len(rows) == 1999
+    schema_dir = os.path.join(path, "default.db", "t", "schema")
+    newest = max(os.listdir(schema_dir), key=lambda n: int(n.split("-")[1]))
+    with open(os.path.join(schema_dir, newest)) as f:
+        assert json.loads(json.load(f)["options"]["txlake.column-types"]) == {"u": "UUID"}
