@@ -94,4 +94,4 @@ NUMBER = DBAPITypeObject("SMALLINT", "INTEGER", "BIGINT", "REAL", "DOUBLE", "DEC
 DATETIME = DBAPITypeObject("DATE", "TIMESTAMP", "TIMESTAMPTZ", "TIME", "INTERVAL")
 ROWID = DBAPITypeObject()
 UUID = DBAPITypeObject("UUID")  # (not in PEP 249: as psycopg, these fetch as uuid.UUID and Python objects)
-JSON = DBAPITypeObject("JSON", "JSONB")
+JSON = DBAPITypeObject("JSON")  # (json and jsonb alike)

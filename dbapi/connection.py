@@ -269,7 +269,7 @@ class Cursor:
     def description(self):
         if self._result is None or self._result.schema is None:
             return None
-        return [(f.name, text_type(f) or _type_code(f.type), None, None,
+        return [(f.name, _TEXT_TYPE_CODES.get(text_type(f)) or _type_code(f.type), None, None,
                  getattr(f.type, "precision", None), getattr(f.type, "scale", None), f.nullable)
                 for f in self._result.schema]
 
@@ -387,6 +387,11 @@ def _decimal(value: Decimal) -> Decimal:
 # a text type's values as a cursor fetches them, as psycopg does: a uuid as ``uuid.UUID``, json
 # and jsonb parsed (objects as dicts, numbers as int or float)
 _FETCHED = {"UUID": uuid.UUID, "JSON": json.loads, "JSONB": json.loads}
+
+
+# (a jsonb column's value is JSON once it has been through DuckDB, which has one json type: so
+# both are JSON, whichever way a result was made)
+_TEXT_TYPE_CODES = {"UUID": "UUID", "JSON": "JSON", "JSONB": "JSON"}
 
 
 def _typed_values(schema: pa.Schema, rows: list[tuple]) -> list[tuple]:

@@ -160,6 +160,8 @@ def translate(e: duckdb.Error) -> errors.Error:
             message = udf["message"]
             if "invalid input syntax" in message:
                 return errors.InvalidTextRepresentation(message)
+            if message.startswith("unsupported Unicode escape sequence"):  # (jsonb's \u0000)
+                return errors.DataError(message, sqlstate="22P05")
             return errors.DataError(message, sqlstate="22023")
         if "division by zero" in text:
             return errors.DivisionByZero(message)

@@ -42,12 +42,13 @@ from pyroaring import FrozenBitMap
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import catalog_views, dialect, sources
+from txlake.engine import catalog_views, dialect, jsonb, sources
 from txlake.engine.errors_map import translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls, counter_of, sequence_key
 from txlake.parser import statements as st
+from txlake.parser.json_ops import JSON_VALUE, JSONB_VALUE
 from txlake.parser.parse import identifier, parse_table_name, table_name
 from txlake.parser.semantics import (BOOLEAN_MACRO, BYTEA_MACRO, CLOCK_FUNCTION, REAL_MACRO, STATEMENT_CLOCK,
                                      XID_FUNCTION, XID_IF_ASSIGNED_FUNCTION, postgres_semantics)
@@ -821,6 +822,13 @@ class Executor:
         if kind == "UUID":  # (its canonical text; text of another form DuckDB reads, or refuses: 22P02)
             text = uuid_text(value)
             return text if text is not None else _FALLBACK
+        if kind in _JSON_INPUT:  # (text; a dict parameter arrives as its JSON text: dbapi/)
+            if type(value) is not str:
+                return _FALLBACK
+            try:
+                return _JSON_INPUT[kind](value)
+            except jsonb.JsonInputError as e:
+                raise errors.InvalidTextRepresentation(str(e)) from None
         bounds = _INT_RANGES.get(kind)
         if bounds is not None:
             return value if type(value) is int and bounds[0] <= value <= bounds[1] else _FALLBACK
@@ -2049,6 +2057,7 @@ class PointUpdate:
 _FALLBACK = object()
 _INT_RANGES = {"SMALLINT": (-(1 << 15), (1 << 15) - 1), "INT": (-(1 << 31), (1 << 31) - 1),
                "BIGINT": (-(1 << 63), (1 << 63) - 1)}
+_JSON_INPUT = {"JSONB": jsonb.jsonb_in, "JSON": jsonb.json_in}
 # kind -> the Python type it takes as is
 _IDENTITY_CASTS = {"VARCHAR": str, "DOUBLE": float, "BOOLEAN": bool, "BYTEA": bytes}
 
@@ -2444,14 +2453,15 @@ def _check_python_range(col: Column, values: pa.ChunkedArray) -> None:
 
 
 # the kinds a value goes into through a macro of PostgreSQL's cast, not DuckDB's CAST
-_CAST_MACROS = {"BYTEA": BYTEA_MACRO, "REAL": REAL_MACRO, "BOOLEAN": BOOLEAN_MACRO}
+_CAST_MACROS = {"BYTEA": BYTEA_MACRO, "REAL": REAL_MACRO, "BOOLEAN": BOOLEAN_MACRO, "JSONB": JSONB_VALUE,
+                "JSON": JSON_VALUE}
 
 
 def _cast_sql(value: str, col_type: ColumnType) -> str:
     """``value`` (SQL) as a column of ``col_type`` takes it - an INSERT, UPDATE, DEFAULT or ALTER
     COLUMN TYPE: DuckDB's CAST, but text into a BYTEA or a BOOLEAN by PostgreSQL's input
     (``BYTEA_MACRO``, ``BOOLEAN_MACRO``: 'on' is true), and a REAL with PostgreSQL's range errors
-    (``REAL_MACRO``)."""
+    (``REAL_MACRO``); into a jsonb its normalised text, a json its text once checked (parser/json_ops.py)."""
     if col_type.kind in _CAST_MACROS:
         return f"{_CAST_MACROS[col_type.kind]}({value})"
     return f"CAST({value} AS {col_type.sql()})"

@@ -11,6 +11,7 @@ from sqlglot.time import format_time
 from sqlglot.trie import new_trie
 
 from txlake import errors
+from txlake.parser import json_ops
 from txlake.storage.schema import integer_input
 
 
@@ -60,7 +61,8 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     - and the rewrites of ``_REWRITES``: row comparisons, SIMILAR TO, substring, make_interval,
       to_char, extract(second), math domain errors, casts to bytea (PostgreSQL's hex and escape
       input), to real (22003 past a float4's range), to boolean (PostgreSQL's words: 'on', 'off')
-      and to varchar(n) (cut to n characters), length() (of NULL too);
+      and to varchar(n) (cut to n characters), length() (of NULL too), and json / jsonb's
+      casts, operators and functions (parser/json_ops.py);
     - ``x LIKE ANY (ARRAY[...])`` is an OR of LIKEs (``_like_any``), and ``EXISTS (SELECT FROM
       t)`` selects 1 (DuckDB has neither).
     """
@@ -730,6 +732,8 @@ def _function(node: exp.Anonymous) -> exp.Expression:
     """Functions sqlglot does not know, or keeps as written (parser/dialect.py), by name:
     ``date_part``, ``to_date``, ``encode`` / ``decode``, ``regexp_match(es)``, ``octet_length``."""
     name = node.name.lower()
+    if (json_call := json_ops.function(node)) is not None:
+        return json_call
     if name == "date_part":
         return _date_part(node)
     if name == "to_date" and len(node.expressions) == 2:
@@ -862,6 +866,8 @@ def _cast(node: exp.Cast) -> exp.Expression:
     (``_boolean``); to varchar(n) or char(n), which cuts a longer value to n characters - an
     explicit cast does, where an assignment is 22001 (DuckDB ignored n); the special time
     inputs (``_special_time``)."""
+    if (json_cast := json_ops.cast(node)) is not None:
+        return json_cast
     if node.to.is_type(exp.DType.VARBINARY, exp.DType.BLOB, exp.DType.BINARY):
         return exp.Anonymous(this=BYTEA_MACRO, expressions=[node.this.copy()])
     if node.to.is_type(exp.DType.FLOAT):  # (REAL: FLOAT alone is DOUBLE PRECISION here)
@@ -946,4 +952,8 @@ _REWRITES = {
     exp.ToChar: _to_char, exp.Extract: _extract, exp.Anonymous: _function, exp.Fetch: _fetch,
     exp.UnixToTime: _to_timestamp, exp.Length: _length, exp.SplitPart: _split_part,
     **{t: _domain for t in _DOMAIN_MACROS},
+    exp.JSONExtract: json_ops.extract, exp.JSONExtractScalar: json_ops.extract,
+    exp.JSONBExtract: json_ops.extract_path, exp.JSONBExtractScalar: json_ops.extract_path,
+    exp.ArrayContainsAll: json_ops.contains, exp.ArrayContainedBy: json_ops.contains, exp.DPipe: json_ops.concat,
+    exp.JSONBContainsTopKey: json_ops.exists,
 }

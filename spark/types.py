@@ -36,6 +36,8 @@ _TO_SPARK = {
     "TIMESTAMP": lambda t: T.TimestampNTZType(),
     "TIMESTAMPTZ": lambda t: T.TimestampType(),
     "UUID": lambda t: T.StringType(),  # (its canonical text, as stored)
+    "JSON": lambda t: T.StringType(),
+    "JSONB": lambda t: T.StringType(),
 }
 
 # Spark type -> the txlake kinds it may be written into (store assignment, as Spark's ANSI

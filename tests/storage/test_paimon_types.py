@@ -75,3 +75,17 @@ def test_uuid_is_published_as_its_canonical_text_with_its_txlake_type_in_the_opt
     newest = max(os.listdir(schema_dir), key=lambda n: int(n.split("-")[1]))
     with open(os.path.join(schema_dir, newest)) as f:
         assert json.loads(json.load(f)["options"]["txlake.column-types"]) == {"u": "UUID"}
+
+
+def test_json_and_jsonb_are_published_as_their_text(tmp_path):
+    """jsonb as its normalised text, json as given: STRINGs to pypaimon; the options keep the types."""
+    path = str(tmp_path / "wh")
+    fields, rows = publish(path, "CREATE TABLE t (id INT, j JSONB, r JSON)",
+                           ("""INSERT INTO t VALUES (1, '{"b":1,"a":[1, 2]}', '{"b":1,  "a":2}')""", ()),
+                           ("INSERT INTO t SELECT i, jsonb_build_object('n', i), NULL FROM range(2, 2000) r(i)", ()))
+    assert (fields["j"], fields["r"]) == ("STRING", "STRING")
+    assert sorted(map(tuple, rows))[:2] == [(1, '{"a": [1, 2], "b": 1}', '{"b":1,  "a":2}'), (2, '{"n": 2}', None)]
+    schema_dir = os.path.join(path, "default.db", "t", "schema")
+    newest = max(os.listdir(schema_dir), key=lambda n: int(n.split("-")[1]))
+    with open(os.path.join(schema_dir, newest)) as f:
+        assert json.loads(json.load(f)["options"]["txlake.column-types"]) == {"j": "JSONB", "r": "JSON"}
