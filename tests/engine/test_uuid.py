@@ -102,3 +102,22 @@ def test_uuid_survives_a_restart(connect, db, checkpoint):
     assert again.execute("SELECT count(DISTINCT id), count(*) FROM t").fetchone() == (299, 299)
     assert again.execute("SELECT data_type FROM information_schema.columns WHERE table_name = 't' "
                          "AND column_name = 'id'").fetchone() == ("uuid",)
+
+
+def test_serializable_sees_a_uuid_predicate_read_in_another_input_form(connect):
+    """Write skew through a predicate on a uuid column, read in another input form than the
+    rows are written in: SSI evaluates the read's WHERE over the other's writes as a uuid
+    comparison, so one of the two commits fails (40001)."""
+    setup = connect(autocommit=True)
+    setup.execute("CREATE TABLE shifts (id INT PRIMARY KEY, doctor uuid)")
+    s1 = connect(isolation_level="SERIALIZABLE")
+    s2 = connect(isolation_level="SERIALIZABLE")
+    assert s1.execute("SELECT count(*) FROM shifts WHERE doctor = '{A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11}'"
+                      ).fetchone() == (0,)
+    assert s2.execute("SELECT count(*) FROM shifts WHERE doctor = 'B0EEBC999C0B4EF8BB6D6BB9BD380A11'"
+                      ).fetchone() == (0,)
+    s1.execute("INSERT INTO shifts VALUES (1, ?)", (B,))  # each writes what the other's read would have seen
+    s2.execute("INSERT INTO shifts VALUES (2, ?)", (A,))
+    s1.commit()
+    with pytest.raises(txlake.SerializationFailure):
+        s2.commit()
