@@ -7,9 +7,10 @@ prints them (``1e2`` is ``100``, ``1.50`` stays ``1.50``). ``json`` text is kept
 it is valid JSON. Either is refused (22P02 ``invalid input syntax for type json``) if it is not
 strict JSON: no NaN or Infinity, nothing after the value.
 
-The operators and functions (``->``, ``->>``, ``#>``, ``#>>``, ``@>``, ``||``, ``jsonb_typeof``,
-``jsonb_array_length``) follow PostgreSQL 16's jsonb semantics: a missing key or index is NULL,
-an integer indexes arrays (a negative one from the end), ``->>`` of JSON null is NULL. Their
+The operators and functions (``->``, ``->>``, ``#>``, ``#>>``, ``@>``, ``||``, ``?``,
+``jsonb_typeof``, ``jsonb_array_length``, ``jsonb_array_elements``, ``jsonb_each``) follow
+PostgreSQL 16's jsonb semantics: a missing key or index is NULL, an integer indexes arrays (a
+negative one from the end), ``->>`` of JSON null is NULL. Their
 jsonb results are normalised text, also when applied to a json value (PostgreSQL would keep
 that value's own spacing). parser/json_ops.py rewrites the SQL to call them.
 """
@@ -23,9 +24,9 @@ import json
 import duckdb
 import pyarrow as pa
 
-from txlake.parser.json_ops import (ARRAY_LENGTH, CONCAT, CONTAINS, EXISTS, GET, GET_PATH, GET_PATH_TEXT,
-                                    GET_TEXT, JSON_IN, JSON_TRY_IN, JSON_VALUE, JSONB_IN, JSONB_TRY_IN,
-                                    JSONB_VALUE, TYPEOF)
+from txlake.parser.json_ops import (ARRAY_LENGTH, CONCAT, CONTAINS, EACH, ELEMENTS, EXISTS, GET, GET_PATH,
+                                    GET_PATH_TEXT, GET_TEXT, JSON_IN, JSON_TRY_IN, JSON_VALUE, JSONB_IN,
+                                    JSONB_TRY_IN, JSONB_VALUE, TYPEOF)
 
 
 class JsonInputError(ValueError):
@@ -54,18 +55,21 @@ def parse(text: str):
     return value
 
 
-def _check_strings(value) -> None:
-    """jsonb cannot hold the character U+0000 (PostgreSQL: 22P05)."""
+def _check_strings(value, jsonb: bool) -> None:
+    """A surrogate escape must be half of a pair (22P02), and jsonb cannot hold the character
+    U+0000 (22P05)."""
     if isinstance(value, str):
-        if "\x00" in value:
+        if any("\ud800" <= c <= "\udfff" for c in value):
+            raise JsonInputError("invalid input syntax for type json")
+        if jsonb and "\x00" in value:
             raise JsonInputError("unsupported Unicode escape sequence: \\u0000 cannot be converted to text.")
     elif isinstance(value, dict):
         for k, v in value.items():
-            _check_strings(k)
-            _check_strings(v)
+            _check_strings(k, jsonb)
+            _check_strings(v, jsonb)
     elif isinstance(value, list):
         for v in value:
-            _check_strings(v)
+            _check_strings(v, jsonb)
 
 
 def text(value) -> str:
@@ -92,13 +96,17 @@ def text(value) -> str:
 def jsonb_in(source: str) -> str:
     """jsonb's input: the normalised text of JSON text."""
     value = parse(source)
-    _check_strings(value)
+    if "\\u" in source:  # (only an escape makes U+0000 or a lone surrogate)
+        _check_strings(value, True)
     return text(value)
 
 
 def json_in(source: str) -> str:
     """json's input: the text as given, once it is valid JSON."""
-    parse(source)
+    if "\\u" in source:  # (escapes: a lone surrogate is no JSON text)
+        _check_strings(parse(source), False)
+    else:
+        parse(source)
     return source
 
 
@@ -250,6 +258,23 @@ def array_length(doc: str) -> int:
     raise JsonValueError(f"cannot get array length of {what}")
 
 
+def elements(doc: str, as_text: bool = False) -> list:
+    """``jsonb_array_elements`` (``_text``): an array's elements, as jsonb (or as ``->>`` gives them)."""
+    value = parse(doc)
+    if not isinstance(value, list):
+        raise JsonValueError(f"cannot extract elements from {'an object' if isinstance(value, dict) else 'a scalar'}")
+    return [_found(v, as_text) for v in value]
+
+
+def members(doc: str, as_text: bool = False) -> list:
+    """``jsonb_each`` (``_text``): an object's keys and values, in jsonb's key order."""
+    value = parse(doc)
+    if not isinstance(value, dict):
+        raise JsonValueError(f"cannot call jsonb_each{'_text' if as_text else ''} on a non-object")
+    return [{"key": k, "value": _found(value[k], as_text)} for k in sorted(value, key=lambda k: (len(k.encode()),
+                                                                                                   k.encode()))]
+
+
 def _arrow(function, arity: int, returns: pa.DataType):
     """``function`` of ``arity`` values as a DuckDB function of Arrow arrays (NULL in, NULL out)."""
     def run(*columns):
@@ -263,6 +288,7 @@ def _arrow(function, arity: int, returns: pa.DataType):
     return run
 
 
+_MEMBERS = "STRUCT(key VARCHAR, value VARCHAR)[]"
 # (name, function, parameter types, return type)
 _FUNCTIONS = (
     (JSONB_IN, jsonb_in, ["VARCHAR"], "JSON"),
@@ -279,10 +305,16 @@ _FUNCTIONS = (
     (CONCAT, concat, ["VARCHAR", "VARCHAR"], "JSON"),
     (EXISTS, exists, ["VARCHAR", "VARCHAR"], "BOOLEAN"),
     (TYPEOF, typeof, ["VARCHAR"], "VARCHAR"),
+    (ELEMENTS, elements, ["VARCHAR"], "VARCHAR[]"),
+    (ELEMENTS + "_text", lambda d: elements(d, True), ["VARCHAR"], "VARCHAR[]"),
+    (EACH, members, ["VARCHAR"], _MEMBERS),
+    (EACH + "_text", lambda d: members(d, True), ["VARCHAR"], _MEMBERS),
     (ARRAY_LENGTH, array_length, ["VARCHAR"], "INTEGER"),
 )
 _ARROW_TYPES = {"JSON": pa.json_(),  # (DuckDB takes JSON as Arrow's canonical json extension)
-                "VARCHAR": pa.string(), "BOOLEAN": pa.bool_(), "INTEGER": pa.int32()}
+                "VARCHAR": pa.string(), "BOOLEAN": pa.bool_(), "INTEGER": pa.int32(),
+               "VARCHAR[]": pa.list_(pa.string()),
+               _MEMBERS: pa.list_(pa.struct([("key", pa.string()), ("value", pa.string())]))}
 
 
 def register(con) -> None:

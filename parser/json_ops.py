@@ -12,7 +12,9 @@ otherwise: its ``->`` takes a JSON path, not a key, and it prints ``[1,2]``).
   array literal (``'{"a": 1}'``, ``'[1]'``, ``'1'``; ``'{1,2}'`` is an array's). Between two
   columns, cast one (``a @> b::jsonb``): the parser does not know column types;
 - ``?`` (a key or array string exists), ``jsonb_typeof``, ``jsonb_array_length``,
-  ``jsonb_build_object``, ``to_jsonb``, ``jsonb_agg``.
+  ``jsonb_build_object``, ``to_jsonb``, ``jsonb_agg``;
+- the set-returning ``jsonb_array_elements[_text]`` (FROM or a select list) and
+  ``jsonb_each[_text]`` (FROM), as ``unnest`` of a list the function makes (``set_returning``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ GET, GET_TEXT = "txl_json_get", "txl_json_get_text"  # (macros: _key and _index 
 GET_PATH, GET_PATH_TEXT = "txl_json_get_path", "txl_json_get_path_text"
 CONTAINS, CONCAT, EXISTS = "txl_jsonb_contains", "txl_jsonb_concat", "txl_jsonb_exists"
 TYPEOF, ARRAY_LENGTH = "txl_jsonb_typeof", "txl_jsonb_array_length"
+ELEMENTS, EACH = "txl_jsonb_elements", "txl_jsonb_each"  # (lists, and their _text ones: set_returning)
+_SET_RETURNING = {"jsonb_array_elements": ELEMENTS, "jsonb_array_elements_text": ELEMENTS + "_text",
+                  "jsonb_each": EACH, "jsonb_each_text": EACH + "_text"}
 
 # calls whose value is json (after rewriting)
 _JSON_CALLS = {JSONB_IN, JSON_IN, JSONB_VALUE, JSON_VALUE, GET, GET + "_key", GET + "_index", GET_PATH, CONCAT}
@@ -125,3 +130,30 @@ def function(node: exp.Anonymous) -> exp.Expression | None:
     if name == "jsonb_agg" and len(args) == 1:  # (list(): NULL over no rows, as PostgreSQL's; NULLs kept)
         return _normalised(_call("to_json", _call("list", *args)))
     return None
+
+
+def set_returning(node: exp.Expression) -> exp.Expression | None:
+    """``jsonb_array_elements[_text](doc)`` / ``jsonb_each[_text](doc)`` (their rows: PostgreSQL's
+    set-returning functions) as a FROM item - a subquery of ``value`` (or ``key``, ``value``)
+    columns, which may read the FROM items before it - or, the elements ones, in a select list;
+    None for anything else."""
+    call = node.this if isinstance(node, exp.Table) else node
+    if not isinstance(call, exp.Anonymous) or call.name.lower() not in _SET_RETURNING or len(call.expressions) != 1:
+        return None
+    name = call.name.lower()
+    items = exp.Unnest(expressions=[_call(_SET_RETURNING[name], _text(call.expressions[0]))])
+    as_json = not name.endswith("_text")
+    if not isinstance(node, exp.Table):
+        if name.startswith("jsonb_each"):
+            return None
+        return exp.cast(items, exp.DataType.build("JSON")) if as_json else items
+    if name.startswith("jsonb_each"):
+        value = exp.column("value", "__m")
+        inner = exp.select(exp.alias_(items, "__m")).subquery("__members")
+        select = exp.select(exp.alias_(exp.column("key", "__m"), "key"),
+                            exp.alias_(exp.cast(value, exp.DataType.build("JSON")) if as_json else value, "value"))
+        select = select.from_(inner)
+    else:
+        select = exp.select(exp.alias_(exp.cast(items, exp.DataType.build("JSON")) if as_json else items, "value"))
+    alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name))
+    return exp.Subquery(this=select, alias=alias.copy())

@@ -100,6 +100,9 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
             node.this.set("expressions", [exp.Literal.number(1)])
     for node in _outside_defaults(tree, exp.Format):
         node.replace(_format(node))
+    for node in list(tree.find_all(exp.Table, exp.Anonymous)):  # jsonb_each(doc), jsonb_array_elements(doc)
+        if not isinstance(node.parent, exp.Table) and (rows := json_ops.set_returning(node)) is not None:
+            node.replace(rows)
     for node in list(tree.find_all(exp.GenerateSeries)):
         if _in_select_list(node):  # (a set of rows there, as in PostgreSQL: DuckDB's is one list)
             node.replace(exp.Anonymous(this="unnest", expressions=[node.copy()]))

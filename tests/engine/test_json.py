@@ -145,3 +145,33 @@ def test_the_shell_prints_json_as_text(warehouse):
                           """SELECT '{"b":1,"a":[1, 2]}'::jsonb AS j, '{"k" : 1}'::json -> 'k' AS k"""],
                          capture_output=True, text=True, check=True).stdout
     assert out.splitlines()[2] == ' {"a": [1, 2], "b": 1} | 1'
+
+
+def test_set_returning_functions(db):
+    """jsonb_array_elements[_text] in a select list or FROM, jsonb_each[_text] in FROM (reading
+    the FROM items before it, as PostgreSQL's LATERAL-by-default function calls do)."""
+    db.execute("""INSERT INTO d VALUES (1, '{"b": [1, {"x": 2}], "a": "s"}', NULL), (2, '{"z": null}', NULL)""")
+    assert db.execute("""SELECT jsonb_array_elements('[1, {"a":2}, "x"]')""").fetchall() == [(1,), ({"a": 2},), ("x",)]
+    assert db.execute("""SELECT jsonb_array_elements_text('[1, {"a":2}, "x", null]')""").fetchall() == \
+        [("1",), ('{"a": 2}',), ("x",), (None,)]
+    cur = db.execute("SELECT id, e.key, e.value FROM d, jsonb_each(d.doc) AS e ORDER BY id, key")
+    assert cur.fetchall() == [(1, "a", "s"), (1, "b", [1, {"x": 2}]), (2, "z", None)]
+    assert [c[0] for c in cur.description] == ["id", "key", "value"]
+    assert db.execute("SELECT id, key, value FROM d, jsonb_each_text(doc) ORDER BY 1, 2").fetchall() == \
+        [(1, "a", "s"), (1, "b", '[1, {"x": 2}]'), (2, "z", None)]
+    assert db.execute("SELECT id, x FROM d, jsonb_array_elements(doc -> 'b') AS e(x)").fetchall() == \
+        [(1, 1), (1, {"x": 2})]
+    for sql, words in (("SELECT * FROM jsonb_each('[1]')", "cannot call jsonb_each on a non-object"),
+                       ("SELECT jsonb_array_elements('{}')", "cannot extract elements from an object"),
+                       ("SELECT jsonb_array_elements('1')", "cannot extract elements from a scalar")):
+        with pytest.raises(txlake.DataError) as e:
+            db.execute(sql)
+        assert e.value.sqlstate == "22023" and words in str(e.value)
+
+
+def test_a_lone_surrogate_escape_is_no_json(db):
+    for t in ("json", "jsonb"):
+        with pytest.raises(txlake.DataError) as e:
+            db.execute(f"""SELECT '"\\ud800"'::{t}""")
+        assert e.value.sqlstate == "22P02"
+    assert one(db, """SELECT '"\\ud83d\\ude00"'::jsonb::text""") == '"\U0001F600"'
