@@ -25,6 +25,14 @@ def publish(path: str, create: str, *inserts) -> dict:
     return {f["name"]: f["type"] for f in read["fields"]}, read["snapshots"][max(read["snapshots"], key=int)]["rows"]
 
 
+def column_types(path: str) -> dict:
+    """The txlake types the newest Paimon schema of table t names in its options."""
+    schema_dir = os.path.join(path, "default.db", "t", "schema")
+    newest = max(os.listdir(schema_dir), key=lambda n: int(n.split("-")[1]))
+    with open(os.path.join(schema_dir, newest)) as f:
+        return json.loads(json.load(f)["options"]["txlake.column-types"])
+
+
 def test_timestamptz_is_published_as_timestamp_with_local_time_zone(tmp_path):
     at = datetime.datetime(2024, 1, 2, 3, 4, 5, 123456, tzinfo=UTC)
     fields, rows = publish(str(tmp_path / "wh"), "CREATE TABLE t (id INT, at TIMESTAMPTZ)",
@@ -71,10 +79,7 @@ def test_uuid_is_published_as_its_canonical_text_with_its_txlake_type_in_the_opt
     assert fields["u"] == "STRING"
     assert sorted(map(tuple, rows))[:3] == [(1, "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"), (2, None),
                                             (3, "b0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11")] and len(rows) == 1999
-    schema_dir = os.path.join(path, "default.db", "t", "schema")
-    newest = max(os.listdir(schema_dir), key=lambda n: int(n.split("-")[1]))
-    with open(os.path.join(schema_dir, newest)) as f:
-        assert json.loads(json.load(f)["options"]["txlake.column-types"]) == {"u": "UUID"}
+    assert column_types(path) == {"u": "UUID"}
 
 
 def test_json_and_jsonb_are_published_as_their_text(tmp_path):
@@ -85,7 +90,4 @@ def test_json_and_jsonb_are_published_as_their_text(tmp_path):
                            ("INSERT INTO t SELECT i, jsonb_build_object('n', i), NULL FROM range(2, 2000) r(i)", ()))
     assert (fields["j"], fields["r"]) == ("STRING", "STRING")
     assert sorted(map(tuple, rows))[:2] == [(1, '{"a": [1, 2], "b": 1}', '{"b":1,  "a":2}'), (2, '{"n": 2}', None)]
-    schema_dir = os.path.join(path, "default.db", "t", "schema")
-    newest = max(os.listdir(schema_dir), key=lambda n: int(n.split("-")[1]))
-    with open(os.path.join(schema_dir, newest)) as f:
-        assert json.loads(json.load(f)["options"]["txlake.column-types"]) == {"j": "JSONB", "r": "JSON"}
+    assert column_types(path) == {"j": "JSONB", "r": "JSON"}
