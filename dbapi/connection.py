@@ -11,11 +11,13 @@ import dataclasses
 import datetime
 import decimal
 import io
+import json
 import os
 import re
 import shutil
 import sys
 import tempfile
+import uuid
 from decimal import Decimal
 from typing import Any, Iterable, Sequence
 
@@ -26,7 +28,7 @@ from txlake.engine.executor import Result, python_rows
 from txlake.engine.mvcc.xact import normalise_level
 from txlake.engine.session import Session
 from txlake.parser import statements as st
-from txlake.storage.schema import type_from_arrow
+from txlake.storage.schema import text_type, type_from_arrow
 
 
 class Connection:
@@ -275,7 +277,7 @@ class Cursor:
     def description(self):
         if self._result is None or self._result.schema is None:
             return None
-        return [(f.name, _type_code(f.type), None, None,
+        return [(f.name, _TEXT_TYPE_CODES.get(text_type(f)) or _type_code(f.type), None, None,
                  getattr(f.type, "precision", None), getattr(f.type, "scale", None), f.nullable)
                 for f in self._result.schema]
 
@@ -284,9 +286,9 @@ class Cursor:
             raise errors.ProgrammingError("no results to fetch: the last statement returned no rows",
                                           sqlstate="24000")
         if self._rows is None and self._result.rows is not None:
-            self._rows = list(self._result.rows)
+            self._rows = _typed_values(self._result.schema, list(self._result.rows))
         elif self._rows is None:
-            self._rows = python_rows(self._result.table)
+            self._rows = _typed_values(self._result.schema, python_rows(self._result.table))
         return self._rows
 
     def fetchone(self):
@@ -386,11 +388,14 @@ _PLAIN = frozenset((int, float, bool, bytes, type(None)))
 
 
 def _param(value):
-    """A parameter value checked, and a Decimal made one DuckDB takes as it is (``_decimal``)."""
+    """A parameter value checked, and a Decimal or a dict made one DuckDB takes as it is
+    (``_decimal``; a dict's JSON text)."""
     if isinstance(value, str) and "\x00" in value:
         raise _nul()
     if type(value) is Decimal:
         return _decimal(value)
+    if type(value) is dict:  # a JSON object, as its text (a list stays a list: an array)
+        return json.dumps(value)
     if isinstance(value, datetime.time) and value.tzinfo is not None:
         raise errors.NotSupportedError('type "time with time zone" is not supported: a datetime.time parameter '
                                        "with a tzinfo would lose its zone (pass it without one, or a datetime)")
@@ -420,6 +425,31 @@ def _decimal(value: Decimal) -> Decimal:
     if value.is_finite() and value.adjusted() >= 308 and abs(value) > _DOUBLE_MAX:
         raise errors.NumericValueOutOfRange(f'"{value}" is out of range for type double precision')
     return value
+
+
+# a text type's values as a cursor fetches them, as psycopg does: a uuid as ``uuid.UUID``, json
+# and jsonb parsed (objects as dicts, numbers as int or float)
+_FETCHED = {"UUID": uuid.UUID, "JSON": json.loads, "JSONB": json.loads}
+
+
+# (a jsonb column's value is JSON once it has been through DuckDB, which has one json type: so
+# both are JSON, whichever way a result was made)
+_TEXT_TYPE_CODES = {"UUID": "UUID", "JSON": "JSON", "JSONB": "JSON"}
+
+
+def _typed_values(schema: pa.Schema, rows: list[tuple]) -> list[tuple]:
+    """``rows`` with the values of UUID, JSON and JSONB columns (text in Arrow) made Python's."""
+    convert = [(i, _FETCHED[kind]) for i, f in enumerate(schema) if (kind := text_type(f)) is not None]
+    if not convert or not rows:
+        return rows
+    out = []
+    for row in rows:
+        row = list(row)
+        for i, to in convert:
+            if row[i] is not None:
+                row[i] = to(row[i])
+        out.append(tuple(row))
+    return out
 
 
 def _type_code(t: pa.DataType) -> str:

@@ -39,6 +39,7 @@ from txlake import errors
 from txlake.engine import pg_text
 from txlake.engine.executor import Context, Executor, Result, _cast_sql, _default_sql, python_rows
 from txlake.parser import statements as st
+from txlake.parser.json_ops import JSON_TRY_IN, JSONB_TRY_IN
 from txlake.parser.semantics import BYTEA_MACRO, CLOCK_FUNCTION, SPECIAL_DAYS
 from txlake.storage import keys as pk
 from txlake.storage.commit import key_text
@@ -51,8 +52,9 @@ CSV_BLOCK_BYTES = 4 << 20
 _TYPE_NAMES = {"BOOLEAN": "boolean", "SMALLINT": "smallint", "INT": "integer", "BIGINT": "bigint",
                "REAL": "real", "DOUBLE": "double precision", "DECIMAL": "numeric", "VARCHAR": "character varying",
                "BYTEA": "bytea", "DATE": "date", "TIME": "time", "TIMESTAMP": "timestamp",
-               "TIMESTAMPTZ": "timestamp with time zone"}
+               "TIMESTAMPTZ": "timestamp with time zone", "UUID": "uuid", "JSON": "json", "JSONB": "json"}
 _DATETIMES = ("DATE", "TIME", "TIMESTAMP", "TIMESTAMPTZ")
+_JSON_TRY_IN = {"JSONB": JSONB_TRY_IN, "JSON": JSON_TRY_IN}
 # what PostgreSQL's input functions take where DuckDB's casts take more ('2.5' and '1e3' for an
 # integer, '1_0' for a double); a value that fails is 22P02 here, before DuckDB rounds it
 _SYNTAX = {
@@ -533,6 +535,8 @@ def _convert(executor: Executor, stmt: st.Copy, schema, targets: list[Column], b
             value = f'{BYTEA_MACRO}("c{i}")'
         elif col.type.kind == "ARRAY":  # (PostgreSQL's text of an array: a malformed one or element fails the batch)
             value = _cast_sql(f'"c{i}"', col.type)
+        elif col.type.kind in _JSON_TRY_IN and pa.types.is_string(data.field(i).type):  # (NULL if no JSON)
+            value = f'{_JSON_TRY_IN[col.type.kind]}("c{i}")'
         else:
             value = f'TRY_CAST("c{i}" AS {col.type.sql()})'
         projections.append(f"{value} AS {_quoted(col.name)}")

@@ -13,6 +13,7 @@ import platform
 import duckdb
 import pyarrow as pa
 
+from txlake.engine import jsonb
 from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, BOOLEAN_MACRO,
                                      BOOLEAN_WORDS, BYTEA_IN, BYTEA_LENGTH, BYTEA_MACRO, DIVIDE_MACRO, DIVISOR_MACRO,
                                      EPOCH_MACRO, ESCAPE_IN, ESCAPE_OUT, FLOAT_PRODUCT_MACRO, FLOAT_SUM_MACRO,
@@ -226,6 +227,7 @@ def postgres_semantics(con) -> None:
                             duckdb.sqltype(returns), type="arrow", side_effects=False)
     for statement in SESSION_SETUP + MACROS + ARRAY_MACROS:
         con.execute(statement)
+    jsonb.register(con)
 
 
 def session_semantics(con) -> None:

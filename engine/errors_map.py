@@ -18,6 +18,8 @@ _NUMBER_TOO_LARGE = re.compile(r"could not cast value [-+]?[\d.]+(e[-+]?\d+)? to
                                r"could not convert string ['\"] *[-+]?\d*\.?\d+(e[-+]?\d+)? *['\"] to decimal")
 
 
+_NOT_UUID = re.compile(r"Could not convert string '(?P<text>.*)' to UUID\b", re.S)
+
 # DuckDB's words for a SMALLINT or REAL that does not fit -> PostgreSQL's
 _SMALLINT_RANGE = re.compile(r"destination type INT16|string '.*' to INT16|overflow in \w+ of INT16", re.I)
 _REAL_RANGE = re.compile(r"value \S+ can't be cast because the value is out of range for the destination type FLOAT\b",
@@ -135,6 +137,8 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.NumericValueOutOfRange(_range_message(message))
         if text.startswith("unimplemented type for cast"):  # a DATE for an INT, say
             return errors.ProgrammingError(message, sqlstate="42804")
+        if (found := _NOT_UUID.match(message)) is not None:
+            return errors.InvalidTextRepresentation(f'invalid input syntax for type uuid: "{found["text"]}"')
         return errors.InvalidTextRepresentation(message)
     if isinstance(e, duckdb.OutOfRangeException):
         return errors.NumericValueOutOfRange(_range_message(message))
@@ -184,6 +188,8 @@ def translate(e: duckdb.Error) -> errors.Error:
                 return errors.NotSupportedError(message)
             if "invalid input syntax" in message or message.startswith("malformed array literal"):
                 return errors.InvalidTextRepresentation(message)
+            if message.startswith("unsupported Unicode escape sequence"):  # (jsonb's \u0000)
+                return errors.DataError(message, sqlstate="22P05")
             return errors.DataError(message, sqlstate="22023")
         if "division by zero" in text:
             return errors.DivisionByZero(message)

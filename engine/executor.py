@@ -43,12 +43,13 @@ import sqlglot
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import catalog_views, dialect, sources
+from txlake.engine import catalog_views, dialect, jsonb, sources
 from txlake.engine.errors_map import translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls, counter_of, sequence_key
 from txlake.parser import statements as st
+from txlake.parser.json_ops import JSON_VALUE, JSONB_VALUE
 from txlake.parser.parse import identifier, parse_table_name, table_name
 from txlake.parser.semantics import (BOOLEAN_MACRO, BYTEA_MACRO, CLOCK_FUNCTION, FLOAT_SUM_MACRO, NAMED_SCHEMAS,
                                      REAL_MACRO, STATEMENT_CLOCK, XID_FUNCTION, XID_IF_ASSIGNED_FUNCTION, array_cast,
@@ -57,7 +58,7 @@ from txlake.storage import keys as pk
 from txlake.storage.commit import (ROWS_PER_FILE, SAME_KEYS, SOURCES, UPSERTED, TableDelta, carry_upserted, key_text,
                                    table_bytes, visible_sources)
 from txlake.storage.datafiles import ROWID, DataFileStore, StreamedScan
-from txlake.storage.schema import Column, ColumnType, TableSchema, array_of, make_type, type_from_arrow
+from txlake.storage.schema import Column, ColumnType, TableSchema, array_of, make_type, type_from_field, uuid_text
 from txlake.storage.sequences import Counter, Sequences
 from txlake.storage.version import CatalogVersion, DataFile, PythonRows, TableVersion
 
@@ -117,6 +118,15 @@ def _as_bigint(table: pa.Table, columns) -> pa.Table:
             table = table.set_column(i, table.field(i).with_type(pa.int64()), table.column(i).cast(pa.int64()))
         except pa.ArrowInvalid:
             raise errors.NumericValueOutOfRange(f'bigint out of range in column "{table.field(i).name}"') from None
+    return table
+
+
+def _as_text_types(table: pa.Table, types: list[str]) -> pa.Table:
+    """``table`` with its UUID and JSON columns (DuckDB gives them as text) marked as such
+    (``ColumnType.field``): a cursor fetches them as ``uuid.UUID`` and Python objects."""
+    for i, t in enumerate(types):
+        if t in ("UUID", "JSON"):
+            table = table.set_column(i, ColumnType(t).field(table.field(i).name), table.column(i))
     return table
 
 
@@ -318,8 +328,8 @@ class Executor:
                     raise errors.WrongObjectType(f'cannot change sequence "{version.name}"')
                 return self._sequence_row(version)
         if not sources.streamable(version.schema):
-            return self.store.scan(version, with_rowid)
-        return self.store.plan(version, with_rowid)
+            return sources.typed(self.store.scan(version, with_rowid), version.schema)
+        return sources.typed(self.store.plan(version, with_rowid), version.schema)
 
     def _sequence_row(self, version: TableVersion) -> pa.Table:
         """``SELECT * FROM s``: PostgreSQL's one row of a sequence (``is_called``: a number was
@@ -342,9 +352,11 @@ class Executor:
             relation = self.con.sql(sql, params=list(params) if params else None)
             if relation is None:
                 return pa.table({})
-            hugeint = [i for i, t in enumerate(relation.types) if str(t) == "HUGEINT"] if result else ()
+            types = [str(t) for t in relation.types] if result else ()
+            hugeint = [i for i, t in enumerate(types) if t == "HUGEINT"]
             table = relation.to_arrow_table()
-            return _as_bigint(table, hugeint) if hugeint else table
+            table = _as_bigint(table, hugeint) if hugeint else table
+            return _as_text_types(table, types) if "UUID" in types or "JSON" in types else table
         except duckdb.Error as e:
             raise self._error(e) from None
 
@@ -819,6 +831,16 @@ class Executor:
                 return value.astimezone(_UTC)
             except OverflowError:  # (past Python's years in UTC: DuckDB and _check_rows decide)
                 return _FALLBACK
+        if kind == "UUID":  # (its canonical text; text of another form DuckDB reads, or refuses: 22P02)
+            text = uuid_text(value)
+            return text if text is not None else _FALLBACK
+        if kind in _JSON_INPUT:  # (text; a dict parameter arrives as its JSON text: dbapi/)
+            if type(value) is not str:
+                return _FALLBACK
+            try:
+                return _JSON_INPUT[kind](value)
+            except jsonb.JsonInputError as e:
+                raise errors.InvalidTextRepresentation(str(e)) from None
         bounds = _INT_RANGES.get(kind)
         if bounds is not None:
             return value if type(value) is int and bounds[0] <= value <= bounds[1] else _FALLBACK
@@ -1419,7 +1441,7 @@ class Executor:
         if not pieces:
             empty = version.schema.arrow_schema().empty_table()
             return empty.append_column(ROWID, pa.array([], pa.int64()))
-        return pa.concat_tables(pieces)
+        return sources.typed(pa.concat_tables(pieces), version.schema)
 
     def _row_values(self, version: TableVersion, rowid: int) -> dict:
         """The row ``rowid`` of ``version`` as a dict of Python values (``_row_at``'s one row,
@@ -1667,7 +1689,7 @@ class Executor:
             if len(stmt.as_names) > data.num_columns:
                 raise errors.SyntaxError("too many column names were specified")
             data = data.rename_columns([*stmt.as_names, *data.column_names[len(stmt.as_names):]])
-            columns = tuple(Column(i, f.name, type_from_arrow(f.type)) for i, f in enumerate(data.schema))
+            columns = tuple(Column(i, f.name, type_from_field(f)) for i, f in enumerate(data.schema))
         else:
             columns = tuple(self._column(i, spec) for i, spec in enumerate(stmt.columns))
         names = [c.name for c in columns]
@@ -2014,7 +2036,7 @@ def column_type(data_type: exp.DataType) -> ColumnType:
             f'type "{data_type.sql(dialect="postgres").lower()}" is not supported') from None
 
 
-_KEY_PYTHON_TYPES = {"SMALLINT": int, "INT": int, "BIGINT": int, "VARCHAR": str}
+_KEY_PYTHON_TYPES = {"SMALLINT": int, "INT": int, "BIGINT": int, "VARCHAR": str, "UUID": uuid.UUID}
 # the default of a SERIAL column (Executor._column), or one set to nextval('s') (as written or generated)
 _SEQUENCE_DEFAULT = re.compile(r"nextval\s*\(\s*'((?:[^']|'')+)'\s*\)", re.IGNORECASE)
 
@@ -2045,7 +2067,11 @@ def _pinned_key(schema: TableSchema, alias: str, where, params, offset: int):
     key = []
     for kind, is_param, term in terms:
         value = params[offset + term] if is_param else term
-        if value is None or type(value) is not kind:
+        if kind is uuid.UUID:  # (held as its canonical text)
+            value = uuid_text(value)
+        elif type(value) is not kind:
+            return None
+        if value is None:
             return None
         key.append(value)
     return key[0] if len(key) == 1 else tuple(key)
@@ -2111,6 +2137,7 @@ class PointUpdate:
 _FALLBACK = object()
 _INT_RANGES = {"SMALLINT": (-(1 << 15), (1 << 15) - 1), "INT": (-(1 << 31), (1 << 31) - 1),
                "BIGINT": (-(1 << 63), (1 << 63) - 1)}
+_JSON_INPUT = {"JSONB": jsonb.jsonb_in, "JSON": jsonb.json_in}
 # kind -> the Python type it takes as is
 _IDENTITY_CASTS = {"VARCHAR": str, "DOUBLE": float, "BOOLEAN": bool, "BYTEA": bytes}
 
@@ -2557,14 +2584,15 @@ def _check_python_range(col: Column, values: pa.ChunkedArray) -> None:
 
 
 # the kinds a value goes into through a macro of PostgreSQL's cast, not DuckDB's CAST
-_CAST_MACROS = {"BYTEA": BYTEA_MACRO, "REAL": REAL_MACRO, "BOOLEAN": BOOLEAN_MACRO}
+_CAST_MACROS = {"BYTEA": BYTEA_MACRO, "REAL": REAL_MACRO, "BOOLEAN": BOOLEAN_MACRO, "JSONB": JSONB_VALUE,
+                "JSON": JSON_VALUE}
 
 
 def _cast_sql(value: str, col_type: ColumnType) -> str:
     """``value`` (SQL) as a column of ``col_type`` takes it - an INSERT, UPDATE, DEFAULT or ALTER
     COLUMN TYPE: DuckDB's CAST, but text into a BYTEA or a BOOLEAN by PostgreSQL's input
     (``BYTEA_MACRO``, ``BOOLEAN_MACRO``: 'on' is true), and a REAL with PostgreSQL's range errors
-    (``REAL_MACRO``)."""
+    (``REAL_MACRO``); into a jsonb its normalised text, a json its text once checked (parser/json_ops.py)."""
     if col_type.kind in _CAST_MACROS:
         return f"{_CAST_MACROS[col_type.kind]}({value})"
     if col_type.kind == "ARRAY":

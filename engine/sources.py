@@ -26,7 +26,7 @@ import pyarrow as pa
 
 from txlake.engine.dialect import sql_string
 from txlake.storage.datafiles import ROWID, StreamedScan
-from txlake.storage.schema import TableSchema
+from txlake.storage.schema import TEXT_TYPES, TableSchema, text_type
 
 ROW_ID_FACTOR = 1 << 32
 _VIRTUAL_COLUMNS = {"file_index", "file_row_number", "filename"}
@@ -38,12 +38,33 @@ def streamable(schema: TableSchema) -> bool:
     return not _VIRTUAL_COLUMNS & {n.lower() for n in schema.names}
 
 
+def typed(source: pa.Table | StreamedScan, schema: TableSchema) -> pa.Table | StreamedScan:
+    """``source`` with its UUID, JSON and JSONB columns marked so (``ColumnType.field``) - rows
+    held in memory or inline may come without the mark - so ``attach`` types them for DuckDB.
+    (A streamed scan's columns are cast to their types anyway.)"""
+    if not isinstance(source, pa.Table) or not schema.memo("_text_typed", _text_typed):
+        return source
+    fields = [schema.column(f.name).type.field(f.name) if schema.column(f.name) is not None else f
+              for f in source.schema]
+    return pa.Table.from_arrays(source.columns, schema=pa.schema(fields))
+
+
+def _text_typed(schema: TableSchema) -> bool:
+    return any(c.type.kind in TEXT_TYPES for c in schema.columns)
+
+
 def attach(con: duckdb.DuckDBPyConnection, name: str, source: pa.Table | StreamedScan) -> Callable[[], None]:
     """Make ``source`` readable in ``con`` as ``name``; returns what undoes it."""
-    if isinstance(source, pa.Table):
-        con.register(name, source)
-        return lambda: con.unregister(name)
     helpers = []
+    if isinstance(source, pa.Table):
+        typed = _typed_columns(source.schema)
+        if typed is None:
+            con.register(name, source)
+            return lambda: con.unregister(name)
+        con.register(f"{name}_text", source)
+        helpers.append(f"{name}_text")
+        parts = [f"SELECT * REPLACE ({typed}) FROM {name}_text"]
+        return _view(con, name, parts, helpers)
 
     def helper(suffix: str, data: pa.Table) -> str:
         helper_name = f"{name}_{suffix}"
@@ -59,7 +80,11 @@ def attach(con: duckdb.DuckDBPyConnection, name: str, source: pa.Table | Streame
     if source.memory is not None:
         rowid = f", __m.{ROWID}" if source.with_rowid else ""
         parts.append(f"SELECT {_columns(source.schema, '__m')}{rowid} FROM {helper('rows', source.memory)} AS __m")
+    return _view(con, name, parts, helpers)
 
+
+def _view(con: duckdb.DuckDBPyConnection, name: str, parts: list[str], helpers: list[str]) -> Callable[[], None]:
+    """A temporary view ``name`` of the UNION ALL of ``parts`` (over the registered ``helpers``)."""
     def detach() -> None:
         con.execute(f"DROP VIEW IF EXISTS {name}")
         for h in helpers:
@@ -71,6 +96,16 @@ def attach(con: duckdb.DuckDBPyConnection, name: str, source: pa.Table | Streame
         detach()
         raise
     return detach
+
+
+def _typed_columns(schema: pa.Schema) -> str | None:
+    """``REPLACE`` items that give text columns holding UUIDs or JSON their DuckDB type (a
+    UUID compares with '{A0EEBC99-...}' as a uuid, not as text); None if there are none."""
+    typed = [(f.name, kind) for f in schema if (kind := text_type(f)) is not None]
+    if not typed:
+        return None
+    return ", ".join(f'CAST("{_quoted(n)}" AS {"UUID" if kind == "UUID" else "JSON"}) AS "{_quoted(n)}"'
+                     for n, kind in typed)
 
 
 def _parquet(source: StreamedScan, files: tuple[tuple[int, str], ...], deleted: str | None) -> str:

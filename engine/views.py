@@ -335,6 +335,9 @@ def _result_columns(ex: Executor, ctx: Context, query: exp.Expression) -> tuple[
         if str(duck) == "HUGEINT":  # (a sum of integers: BIGINT, as the query's result says)
             types.append("BIGINT")
             continue
+        if str(duck) in ("UUID", "JSON"):  # (text in Arrow)
+            types.append(str(duck))
+            continue
         try:
             types.append(type_from_arrow(field.type).display())
         except errors.NotSupportedError:

@@ -98,6 +98,15 @@ class TxlakeParser(DuckDB.Parser):
     # PostgreSQL: ALTER TABLE t DROP [COLUMN] c (a bare DROP c was an unparsed Command)
     ALTER_DROP_REQUIRES_COLUMN = False
     _ALTER_ACTIONS = ("ADD", "DROP", "ALTER", "RENAME")
+    # PostgreSQL's json -> and ->>: the key or index as written (sqlglot read 'a.b' as a JSON
+    # path of two keys); parser/json_ops.py rewrites them. PostgreSQL has no lambdas: in a
+    # function's arguments, doc -> 'a' is json too (DuckDB's parser read a lambda x -> body)
+    LAMBDAS = {k: v for k, v in DuckDB.Parser.LAMBDAS.items() if k != TokenType.ARROW}
+    JSON_OPERATORS = {**DuckDB.Parser.JSON_OPERATORS,
+                      TokenType.ARROW: lambda self, this, key: self.expression(
+                          exp.JSONExtract(this=this, expression=key)),
+                      TokenType.DARROW: lambda self, this, key: self.expression(
+                          exp.JSONExtractScalar(this=this, expression=key))}
 
     def parse(self, raw_tokens, sql=None):
         """PostgreSQL's ``T ARRAY`` (without a size) is ``T[]``: sqlglot took what follows ARRAY

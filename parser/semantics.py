@@ -12,6 +12,7 @@ from sqlglot.time import format_time
 from sqlglot.trie import new_trie
 
 from txlake import errors
+from txlake.parser import json_ops
 from txlake.storage.schema import array_input, integer_input
 
 
@@ -76,7 +77,8 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
       to_char, extract() (a numeric) and date_part() (a double), math domain errors, casts to
       bytea (PostgreSQL's hex and escape input), to real (22003 past a float4's range), to
       boolean (PostgreSQL's words: 'on', 'off') and to varchar(n) (cut to n characters),
-      length() (of NULL too);
+      length() (of NULL too), and json / jsonb's casts,
+      operators and functions (parser/json_ops.py);
     - ``x LIKE ANY (ARRAY[...])`` is an OR of LIKEs (``_like_any``), and ``EXISTS (SELECT FROM
       t)`` selects 1 (DuckDB has neither).
     """
@@ -118,6 +120,9 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
             node.this.set("expressions", [exp.Literal.number(1)])
     for node in _outside_defaults(tree, exp.Format):
         node.replace(_format(node))
+    for node in list(tree.find_all(exp.Table, exp.Anonymous)):  # jsonb_each(doc), jsonb_array_elements(doc)
+        if not isinstance(node.parent, exp.Table) and (rows := json_ops.set_returning(node)) is not None:
+            node.replace(rows)
     for node in list(tree.find_all(exp.GenerateSeries)):
         if _in_select_list(node):  # (a set of rows there, as in PostgreSQL: DuckDB's is one list)
             node.replace(exp.Anonymous(this="unnest", expressions=[node.copy()]))
@@ -979,6 +984,8 @@ def _function(node: exp.Anonymous) -> exp.Expression:
     """Functions sqlglot does not know, or keeps as written (parser/dialect.py), by name:
     ``date_part``, ``to_date``, ``encode`` / ``decode``, ``regexp_match(es)``, ``octet_length``."""
     name = node.name.lower()
+    if (json_call := json_ops.function(node)) is not None:
+        return json_call
     if name == "date_part":
         return _date_part(node)
     if name == "to_date" and len(node.expressions) == 2:
@@ -1198,6 +1205,8 @@ def _cast(node: exp.Cast) -> exp.Expression:
     (``_boolean``); to varchar(n) or char(n), which cuts a longer value to n characters - an
     explicit cast does, where an assignment is 22001 (DuckDB ignored n); the special time
     inputs (``_special_time``)."""
+    if (json_cast := json_ops.cast(node)) is not None:
+        return json_cast
     if node.to.is_type(exp.DType.VARBINARY, exp.DType.BLOB, exp.DType.BINARY):
         return exp.Anonymous(this=BYTEA_MACRO, expressions=[node.this.copy()])
     if node.to.is_type(exp.DType.FLOAT):  # (REAL: FLOAT alone is DOUBLE PRECISION here)
@@ -1306,4 +1315,8 @@ _REWRITES = {
     exp.Split: _string_to_array, exp.ArrayContainsAll: _array_operator, exp.ArrayContainedBy: _array_operator,
     exp.ArrayOverlaps: _array_operator,
     **{t: _domain for t in _DOMAIN_MACROS},
+    exp.JSONExtract: json_ops.extract, exp.JSONExtractScalar: json_ops.extract,
+    exp.JSONBExtract: json_ops.extract_path, exp.JSONBExtractScalar: json_ops.extract_path,
+    exp.ArrayContainsAll: json_ops.contains, exp.ArrayContainedBy: json_ops.contains, exp.DPipe: json_ops.concat,
+    exp.JSONBContainsTopKey: json_ops.exists,
 }

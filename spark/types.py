@@ -36,6 +36,9 @@ _TO_SPARK = {
     "TIMESTAMP": lambda t: T.TimestampNTZType(),
     "TIMESTAMPTZ": lambda t: T.TimestampType(),
     "ARRAY": lambda t: T.ArrayType(_TO_SPARK[t.element.kind](t.element), containsNull=True),
+    "UUID": lambda t: T.StringType(),  # (its canonical text, as stored)
+    "JSON": lambda t: T.StringType(),
+    "JSONB": lambda t: T.StringType(),
 }
 
 # Spark type -> the txlake kinds it may be written into (store assignment, as Spark's ANSI
@@ -67,6 +70,8 @@ def arrow_schema(schema: TableSchema) -> pa.Schema:
         elif pa.types.is_list(f.type):  # (Spark's arrays: their elements named "element", as Parquet's)
             element = pa.time64("ns") if pa.types.is_time(f.type.value_type) else f.type.value_type
             target = target.set(i, f.with_type(pa.list_(pa.field("element", element))))
+        elif f.metadata:  # (a UUID's or JSON's text: plain text to Spark)
+            target = target.set(i, f.remove_metadata())
     return target
 
 

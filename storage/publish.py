@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import json
 import logging
 import math
 import os
@@ -45,11 +46,14 @@ import pyarrow as pa
 from txlake.storage import failpoints
 from txlake.storage.datafiles import BUCKET_DIR, table_dir
 from txlake.storage.format.paimon import PaimonField, PaimonTable, PublishedFile, PublishedState
+from txlake.storage.schema import TEXT_TYPES
 from txlake.storage.version import CatalogVersion, LogEntry, TableVersion
 
 log = logging.getLogger(__name__)
 
 TABLE_ID_OPTION = "txlake.table-id"
+# the txlake types of columns Paimon holds as STRING (UUID, JSON, JSONB): {"name": "UUID", ...}
+COLUMN_TYPES_OPTION = "txlake.column-types"
 PUBLISH_USER = "txlake-publisher"
 PUBLISH_INTERVAL = 1.0  # seconds at least between the starts of two background passes
 PUBLISH_DUTY = 0.1      # the share of time background passes may take
@@ -311,6 +315,9 @@ class Publisher:
         options = {TABLE_ID_OPTION: version.table_id}
         if schema.primary_key:
             options["txlake.primary-key"] = ",".join(schema.primary_key)
+        texts = {c.name: c.type.display() for c in schema.columns if c.type.kind in TEXT_TYPES}
+        if texts:  # (Paimon has no UUID or JSON type: they are STRINGs there)
+            options[COLUMN_TYPES_OPTION] = json.dumps(texts)
         paimon.write_schema(schema.schema_id, fields, options=options)
 
     def _published_files(self, version: TableVersion) -> list[PublishedFile]:

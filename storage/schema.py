@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
+import uuid
 from dataclasses import dataclass, replace
 
 import pyarrow as pa
@@ -22,7 +23,7 @@ import pyarrow as pa
 from txlake import errors
 
 KINDS = ("BOOLEAN", "SMALLINT", "INT", "BIGINT", "REAL", "DOUBLE", "DECIMAL", "VARCHAR", "BYTEA", "DATE", "TIME",
-         "TIMESTAMP", "TIMESTAMPTZ")
+         "TIMESTAMP", "TIMESTAMPTZ", "UUID", "JSON", "JSONB")
 DEFAULT_DECIMAL = (38, 9)  # a bare DECIMAL / NUMERIC (BigQuery's NUMERIC; DuckDB's is (18, 3))
 
 
@@ -37,6 +38,14 @@ class ColumnType:
 
     def arrow(self) -> pa.DataType:
         return _ARROW[self.kind](self)
+
+    def field(self, name: str) -> pa.Field:
+        """The Arrow field of a column of this type: a UUID, JSON or JSONB one is text whose
+        field says which (``TEXT_TYPE_KEY``), so DuckDB gets it as that type (engine/sources.py)
+        and a cursor fetches it as psycopg does (dbapi/)."""
+        if self.kind in TEXT_TYPES:
+            return pa.field(name, pa.string(), metadata={TEXT_TYPE_KEY: self.kind.encode()})
+        return pa.field(name, self.arrow())
 
     def sql(self) -> str:
         """The DuckDB type name, as used in CAST."""
@@ -91,11 +100,21 @@ _ARROW = {
     # an instant, kept in UTC; DuckDB shows and reads it in the session's TimeZone
     "TIMESTAMPTZ": lambda t: pa.timestamp("us", tz="UTC"),
     "ARRAY": lambda t: pa.list_(t.element.arrow()),
+    # UUID: its canonical lower-case text; JSONB: its normalised text; JSON: its text as given.
+    # Text in Parquet and Paimon (a STRING) is what other engines read sensibly; Paimon has no
+    # UUID or JSON type. The txlake type is the table schema's (docs/storage.md)
+    "UUID": lambda t: pa.string(),
+    "JSON": lambda t: pa.string(),
+    "JSONB": lambda t: pa.string(),
 }
-_DUCKDB_NAMES = {"INT": "INTEGER", "BYTEA": "BLOB"}
+# the kinds held as text, and the Arrow field metadata key that names them
+TEXT_TYPES = ("UUID", "JSON", "JSONB")
+TEXT_TYPE_KEY = b"txlake.type"
+_DUCKDB_NAMES = {"INT": "INTEGER", "BYTEA": "BLOB", "JSONB": "JSON"}
 # TIMESTAMP WITH LOCAL TIME ZONE is Paimon's instant (pypaimon reads it as timestamp[us, tz=UTC])
 _PAIMON_NAMES = {"REAL": "FLOAT", "BYTEA": "BYTES", "TIME": "TIME(6)", "TIMESTAMP": "TIMESTAMP(6)",
-                 "TIMESTAMPTZ": "TIMESTAMP(6) WITH LOCAL TIME ZONE"}
+                 "TIMESTAMPTZ": "TIMESTAMP(6) WITH LOCAL TIME ZONE", "UUID": "STRING", "JSON": "STRING",
+                 "JSONB": "STRING"}
 
 # SQL spellings accepted in DDL -> kind
 _ALIASES = {
@@ -117,6 +136,7 @@ _ALIASES = {
     "TIME": "TIME", "TIME WITHOUT TIME ZONE": "TIME",
     "TIMESTAMP": "TIMESTAMP", "DATETIME": "TIMESTAMP", "TIMESTAMP WITHOUT TIME ZONE": "TIMESTAMP",
     "TIMESTAMPTZ": "TIMESTAMPTZ", "TIMESTAMP WITH TIME ZONE": "TIMESTAMPTZ",
+    "UUID": "UUID", "JSON": "JSON", "JSONB": "JSONB",
 }
 
 
@@ -153,6 +173,18 @@ def parse_type_name(text: str) -> ColumnType:
     name, _, rest = text.partition("(")
     params = tuple(int(p) for p in rest.rstrip(")").split(",")) if rest else ()
     return make_type(name.strip(), params)
+
+
+def text_type(f: pa.Field) -> str | None:
+    """The kind (UUID, JSON, JSONB) of a text field that holds one (``ColumnType.field``), else None."""
+    kind = f.metadata.get(TEXT_TYPE_KEY) if f.metadata else None
+    return kind.decode() if kind is not None else None
+
+
+def type_from_field(f: pa.Field) -> ColumnType:
+    """The column type for an Arrow field: its text type if it names one, else its Arrow type's."""
+    kind = text_type(f)
+    return ColumnType(kind) if kind is not None else type_from_arrow(f.type)
 
 
 def type_from_arrow(t: pa.DataType) -> ColumnType:
@@ -358,6 +390,21 @@ def array_input(text: str) -> list[str | None]:
     return elements
 
 
+# PostgreSQL's uuid input (uuid_in): 32 hexadecimal digits, in either case, a hyphen allowed
+# after any group of four, the whole in braces or not
+_UUID_INPUT = re.compile(r"(\{)?[0-9a-fA-F]{4}(?:-?[0-9a-fA-F]{4}){7}(?(1)\})")
+
+
+def uuid_text(value) -> str | None:
+    """A uuid's canonical text (lower case, 8-4-4-4-12), from a ``uuid.UUID`` or a str in one of
+    PostgreSQL's input forms; None for anything else."""
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if type(value) is str and _UUID_INPUT.fullmatch(value):
+        return str(uuid.UUID(value.strip("{}").replace("-", "")))
+    return None
+
+
 # a sequence's type -> the range of its values
 SEQUENCE_TYPES = {"smallint": (-2 ** 15, 2 ** 15 - 1), "integer": (-2 ** 31, 2 ** 31 - 1),
                   "bigint": (-2 ** 63, 2 ** 63 - 1)}
@@ -433,7 +480,7 @@ class TableSchema:
         """The in-memory Arrow schema. Every field is nullable: NOT NULL is enforced when rows
         are written (23502), and one uniform schema lets batches from files and from a
         transaction's own writes be concatenated."""
-        return self.memo("_arrow_schema", lambda s: pa.schema([pa.field(c.name, c.type.arrow()) for c in s.columns]))
+        return self.memo("_arrow_schema", lambda s: pa.schema([c.type.field(c.name) for c in s.columns]))
 
     def memo(self, name: str, build):
         """``build(self)``, computed once per schema object and kept on it: the schema is

@@ -42,7 +42,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import dialect
+from txlake.engine import dialect, sources
 from txlake.storage import keys as pk
 from txlake.storage.commit import TableDelta
 from txlake.storage.datafiles import DataFileStore
@@ -300,14 +300,16 @@ class SSI:
         if not rows.num_rows:
             return False
         name = f"__ssi_{id(rows)}"
-        try:
-            self._con.register(name, rows)
+        detach = None
+        try:  # (attached as a statement's tables are: a uuid column compares as a uuid)
+            detach = sources.attach(self._con, name, rows)
             found = self._con.execute(f'SELECT 1 FROM {name} AS "{alias}" WHERE {where} LIMIT 1').fetchall()
             return bool(found)
         except duckdb.Error:
             return True  # cannot tell: assume a conflict (a false positive is safe)
         finally:
-            self._con.unregister(name)
+            if detach is not None:
+                detach()
 
     def _write_image(self, d: TableDelta) -> TableWrites:
         """Old images of the rows the transaction deleted or updated, plus its new rows, when

@@ -105,3 +105,26 @@ def test_arrays_are_spark_s_array_type_both_ways(spark, engine, wh):
                           "ORDER BY ordinal_position").fetchall() == [("id", "int4"), ("a", "_int4"),
                                                                        ("s", "_text"), ("n", "_numeric")]
     assert engine.execute("SELECT a, s FROM copy WHERE id = 1").fetchone() == ([1, 2], ["a b", None])
+
+
+def test_uuid_reads_as_spark_s_string(spark, engine, wh):
+    """Spark has no uuid type: a uuid column reads as its canonical text."""
+    engine.execute("CREATE TABLE u (id UUID PRIMARY KEY, n INT)")
+    engine.execute("INSERT INTO u VALUES ('A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', 1)")
+    engine.execute("INSERT INTO u (id, n) SELECT gen_random_uuid(), i FROM range(2, 5) r(i)")
+    df = spark.read.format("txlake").load(f"{wh}/u")
+    assert [f.dataType.simpleString() for f in df.schema.fields] == ["string", "int"]
+    read = {r.n: r.id for r in df.collect()}
+    assert read[1] == "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11" and len(set(read.values())) == 4
+    assert df.filter("id = 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'").count() == 1
+
+
+def test_json_and_jsonb_read_as_spark_s_string(spark, engine, wh):
+    """Their text: jsonb's normalised, json's as given; Spark's own json functions read it."""
+    engine.execute("CREATE TABLE j (id INT, doc JSONB, raw JSON)")
+    engine.execute("""INSERT INTO j VALUES (1, '{"b":1,"a":[1, 2]}', '{"b":1,  "a":2}'), (2, NULL, NULL)""")
+    df = spark.read.format("txlake").load(f"{wh}/j")
+    assert [f.dataType.simpleString() for f in df.schema.fields] == ["int", "string", "string"]
+    assert sorted(df.collect(), key=lambda r: r.id) == [(1, '{"a": [1, 2], "b": 1}', '{"b":1,  "a":2}'),
+                                                        (2, None, None)]
+    assert df.selectExpr("get_json_object(doc, '$.a[1]') AS v").where("v IS NOT NULL").collect()[0].v == "2"

@@ -2,7 +2,9 @@
 and pypaimon 2.1.0 reading back the values txlake holds (inline rows and Parquet files alike)."""
 
 import datetime
+import json
 import os
+import uuid
 
 import txlake
 from tests.paimon_env import read_with_pypaimon
@@ -21,6 +23,14 @@ def publish(path: str, create: str, *inserts) -> dict:
     conn.close()
     read = read_with_pypaimon(os.path.join(path, "default.db", "t"))
     return {f["name"]: f["type"] for f in read["fields"]}, read["snapshots"][max(read["snapshots"], key=int)]["rows"]
+
+
+def column_types(path: str) -> dict:
+    """The txlake types the newest Paimon schema of table t names in its options."""
+    schema_dir = os.path.join(path, "default.db", "t", "schema")
+    newest = max(os.listdir(schema_dir), key=lambda n: int(n.split("-")[1]))
+    with open(os.path.join(schema_dir, newest)) as f:
+        return json.loads(json.load(f)["options"]["txlake.column-types"])
 
 
 def test_timestamptz_is_published_as_timestamp_with_local_time_zone(tmp_path):
@@ -72,3 +82,28 @@ def test_arrays_are_published_as_paimon_s_array_of_their_element_type(tmp_path):
     assert sorted(map(tuple, rows))[:3] == [(1, [1, None, 3], ["abc", "a b"], ["1.50"], ["x,y", None, ""]),
                                             (2, None, [], None, ["z"]), (3, [3, 4], ["x"], ["0.25"], None)]
     assert len(rows) == 1999
+
+
+def test_uuid_is_published_as_its_canonical_text_with_its_txlake_type_in_the_options(tmp_path):
+    """Paimon has no uuid type: a STRING of the canonical lower-case text, which pypaimon (and any
+    Paimon reader) reads as text; the schema's options keep txlake's type."""
+    path = str(tmp_path / "wh")
+    fields, rows = publish(path, "CREATE TABLE t (id INT, u UUID)",
+                           ("INSERT INTO t VALUES (1, 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11'), (2, NULL)", ()),
+                           ("INSERT INTO t SELECT i, ? FROM range(3, 2000) r(i)",
+                            (uuid.UUID("b0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"),)))
+    assert fields["u"] == "STRING"
+    assert sorted(map(tuple, rows))[:3] == [(1, "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"), (2, None),
+                                            (3, "b0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11")] and len(rows) == 1999
+    assert column_types(path) == {"u": "UUID"}
+
+
+def test_json_and_jsonb_are_published_as_their_text(tmp_path):
+    """jsonb as its normalised text, json as given: STRINGs to pypaimon; the options keep the types."""
+    path = str(tmp_path / "wh")
+    fields, rows = publish(path, "CREATE TABLE t (id INT, j JSONB, r JSON)",
+                           ("""INSERT INTO t VALUES (1, '{"b":1,"a":[1, 2]}', '{"b":1,  "a":2}')""", ()),
+                           ("INSERT INTO t SELECT i, jsonb_build_object('n', i), NULL FROM range(2, 2000) r(i)", ()))
+    assert (fields["j"], fields["r"]) == ("STRING", "STRING")
+    assert sorted(map(tuple, rows))[:2] == [(1, '{"a": [1, 2], "b": 1}', '{"b":1,  "a":2}'), (2, '{"n": 2}', None)]
+    assert column_types(path) == {"j": "JSONB", "r": "JSON"}

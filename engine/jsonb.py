@@ -1,0 +1,332 @@
+"""PostgreSQL's json and jsonb, on their text: the functions DuckDB calls for them.
+
+Both types are held as text (storage/schema.py). ``jsonb`` text is normalised as PostgreSQL's
+jsonb output is: object keys once each (the last of duplicates wins), ordered shorter first,
+then by their UTF-8 bytes; ``", "`` and ``": "`` between items; numbers as PostgreSQL's numeric
+prints them (``1e2`` is ``100``, ``1.50`` stays ``1.50``). ``json`` text is kept as given, once
+it is valid JSON. Either is refused (22P02 ``invalid input syntax for type json``) if it is not
+strict JSON: no NaN or Infinity, nothing after the value.
+
+The operators and functions (``->``, ``->>``, ``#>``, ``#>>``, ``@>``, ``||``, ``?``,
+``jsonb_typeof``, ``jsonb_array_length``, ``jsonb_array_elements``, ``jsonb_each``) follow
+PostgreSQL 16's jsonb semantics: a missing key or index is NULL, an integer indexes arrays (a
+negative one from the end), ``->>`` of JSON null is NULL. Their
+jsonb results are normalised text, also when applied to a json value (PostgreSQL would keep
+that value's own spacing). parser/json_ops.py rewrites the SQL to call them.
+"""
+
+from __future__ import annotations
+
+import decimal
+import inspect
+import json
+
+import duckdb
+import pyarrow as pa
+
+from txlake.parser.json_ops import (ARRAY_LENGTH, CONCAT, CONTAINS, EACH, ELEMENTS, EXISTS, GET, GET_PATH,
+                                    GET_PATH_TEXT, GET_TEXT, JSON_IN, JSON_TRY_IN, JSON_VALUE, JSONB_IN,
+                                    JSONB_TRY_IN, JSONB_VALUE, TYPEOF)
+
+
+class JsonInputError(ValueError):
+    """Text that is no JSON (engine/errors_map.py: 22P02)."""
+
+
+def _refuse_constant(name: str):
+    raise JsonInputError("invalid input syntax for type json")  # (NaN, Infinity: no JSON)
+
+
+def _object(pairs: list) -> dict:
+    """An object's members, the last of duplicate keys winning (as jsonb keeps them)."""
+    return dict(pairs)
+
+
+def parse(text: str):
+    """The value of JSON text, as PostgreSQL's json input reads it; numbers as ``int`` or
+    ``decimal.Decimal`` (their digits kept)."""
+    try:
+        value = json.loads(text, parse_float=decimal.Decimal, parse_constant=_refuse_constant,
+                           object_pairs_hook=_object)
+    except JsonInputError:
+        raise
+    except (ValueError, RecursionError):
+        raise JsonInputError("invalid input syntax for type json") from None
+    return value
+
+
+def _check_strings(value, jsonb: bool) -> None:
+    """A surrogate escape must be half of a pair (22P02), and jsonb cannot hold the character
+    U+0000 (22P05)."""
+    if isinstance(value, str):
+        if any("\ud800" <= c <= "\udfff" for c in value):
+            raise JsonInputError("invalid input syntax for type json")
+        if jsonb and "\x00" in value:
+            raise JsonInputError("unsupported Unicode escape sequence: \\u0000 cannot be converted to text.")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _check_strings(k, jsonb)
+            _check_strings(v, jsonb)
+    elif isinstance(value, list):
+        for v in value:
+            _check_strings(v, jsonb)
+
+
+def text(value) -> str:
+    """A value's jsonb text (PostgreSQL's jsonb output)."""
+    if isinstance(value, dict):
+        keys = sorted(value, key=lambda k: (len(k.encode()), k.encode()))
+        return "{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)}: {text(value[k])}" for k in keys) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(text(v) for v in value) + "]"
+    if isinstance(value, decimal.Decimal):
+        out = format(value, "f")
+        return out[1:] if value.is_zero() and out.startswith("-") else out  # (numeric has no -0)
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if value is None:
+        return "null"
+    if isinstance(value, int):
+        return str(value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def jsonb_in(source: str) -> str:
+    """jsonb's input: the normalised text of JSON text."""
+    value = parse(source)
+    if "\\u" in source:  # (only an escape makes U+0000 or a lone surrogate)
+        _check_strings(value, True)
+    return text(value)
+
+
+def json_in(source: str) -> str:
+    """json's input: the text as given, once it is valid JSON."""
+    if "\\u" in source:  # (escapes: a lone surrogate is no JSON text)
+        _check_strings(parse(source), False)
+    else:
+        parse(source)
+    return source
+
+
+def _try(function):
+    def attempt(source: str) -> str | None:
+        try:
+            return function(source)
+        except JsonInputError:
+            return None
+    return attempt
+
+
+def _index_valid(value: list, i: int) -> bool:
+    return -len(value) <= i < len(value)
+
+
+def _found(value, as_text: bool):
+    """What ``->`` (``as_text``: ``->>``) gives for a value found: its jsonb text, or for ``->>``
+    a string's own text, and SQL NULL for JSON null."""
+    if not as_text:
+        return text(value)
+    if value is None:
+        return None
+    return value if isinstance(value, str) else text(value)
+
+
+def get(doc: str, key, as_text: bool = False) -> str | None:
+    """``doc -> key`` (``->>``): a key of an object (text), an element of an array (an integer,
+    a negative one from the end); NULL for anything else."""
+    value = parse(doc)
+    if isinstance(key, str):
+        if not isinstance(value, dict) or key not in value:
+            return None
+    elif not isinstance(value, list) or not _index_valid(value, key):
+        return None
+    return _found(value[key], as_text)
+
+
+def path_steps(path: str) -> list[str]:
+    """The elements of a text[] literal such as ``{a,b,0}`` or ``{"a b",c}``."""
+    inner = path.strip()
+    if not (inner.startswith("{") and inner.endswith("}")):
+        raise JsonInputError(f'malformed array literal: "{path}"')
+    inner = inner[1:-1]
+    steps, current, quoted, i = [], "", False, 0
+    if not inner.strip():
+        return []
+    while i < len(inner):
+        c = inner[i]
+        if c == "\\" and i + 1 < len(inner):
+            current += inner[i + 1]
+            i += 2
+            continue
+        if c == '"':
+            quoted = not quoted
+        elif c == "," and not quoted:
+            steps.append(current.strip() if not current.startswith('"') else current)
+            current = ""
+        else:
+            current += c
+        i += 1
+    steps.append(current.strip())
+    return steps
+
+
+def get_path(doc: str, path: str, as_text: bool = False) -> str | None:
+    """``doc #> path`` (``#>>``): the value at a path of keys and array indexes (an integer's
+    text; a negative one from the end); NULL where the path leads nowhere."""
+    value = parse(doc)
+    for step in path_steps(path):
+        if isinstance(value, dict):
+            if step not in value:
+                return None
+            value = value[step]
+        elif isinstance(value, list):
+            try:
+                i = int(step)
+            except ValueError:
+                return None
+            if not _index_valid(value, i):
+                return None
+            value = value[i]
+        else:
+            return None
+    return _found(value, as_text)
+
+
+def contains(left: str, right: str) -> bool:
+    """``left @> right``: jsonb containment, as PostgreSQL defines it."""
+    return _contains(parse(left), parse(right), top=True)
+
+
+def _contains(a, b, top: bool = False) -> bool:
+    if isinstance(b, dict):
+        return isinstance(a, dict) and all(k in a and _contains(a[k], v) for k, v in b.items())
+    if isinstance(b, list):
+        return isinstance(a, list) and all(any(_contains(x, y) for x in a) for y in b)
+    if isinstance(a, list) and top:  # (an array contains a scalar it holds, at the top level only)
+        return any(not isinstance(x, (dict, list)) and _same_scalar(x, b) for x in a)
+    return not isinstance(a, (dict, list)) and _same_scalar(a, b)
+
+
+def _same_scalar(a, b) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None:
+        return a is b
+    if isinstance(a, str) or isinstance(b, str):
+        return isinstance(a, str) and isinstance(b, str) and a == b
+    return decimal.Decimal(a) == decimal.Decimal(b)
+
+
+def concat(left: str, right: str) -> str:
+    """``left || right``: two objects merged (the right's value for a key in both), else arrays
+    concatenated - a value that is no array taken as an array of it."""
+    a, b = parse(left), parse(right)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return text({**a, **b})
+    return text((a if isinstance(a, list) else [a]) + (b if isinstance(b, list) else [b]))
+
+
+def exists(doc: str, key: str) -> bool:
+    """``doc ? key``: a key of an object, a string element of an array, or the string itself."""
+    value = parse(doc)
+    if isinstance(value, dict):
+        return key in value
+    if isinstance(value, list):
+        return any(isinstance(v, str) and v == key for v in value)
+    return isinstance(value, str) and value == key
+
+
+_TYPE_NAMES = ((dict, "object"), (list, "array"), (str, "string"), (bool, "boolean"),
+               (int, "number"), (decimal.Decimal, "number"))
+
+
+def typeof(doc: str) -> str:
+    """``jsonb_typeof``: object, array, string, number, boolean or null."""
+    value = parse(doc)
+    return next((name for t, name in _TYPE_NAMES if isinstance(value, t)), "null")
+
+
+class JsonValueError(ValueError):
+    """A json value of the wrong kind for a function (engine/errors_map.py: 22023)."""
+
+
+def array_length(doc: str) -> int:
+    value = parse(doc)
+    if isinstance(value, list):
+        return len(value)
+    what = "a scalar" if not isinstance(value, dict) else "a non-array"
+    raise JsonValueError(f"cannot get array length of {what}")
+
+
+def elements(doc: str, as_text: bool = False) -> list:
+    """``jsonb_array_elements`` (``_text``): an array's elements, as jsonb (or as ``->>`` gives them)."""
+    value = parse(doc)
+    if not isinstance(value, list):
+        raise JsonValueError(f"cannot extract elements from {'an object' if isinstance(value, dict) else 'a scalar'}")
+    return [_found(v, as_text) for v in value]
+
+
+def members(doc: str, as_text: bool = False) -> list:
+    """``jsonb_each`` (``_text``): an object's keys and values, in jsonb's key order."""
+    value = parse(doc)
+    if not isinstance(value, dict):
+        raise JsonValueError(f"cannot call jsonb_each{'_text' if as_text else ''} on a non-object")
+    return [{"key": k, "value": _found(value[k], as_text)} for k in sorted(value, key=lambda k: (len(k.encode()),
+                                                                                                   k.encode()))]
+
+
+def _arrow(function, arity: int, returns: pa.DataType):
+    """``function`` of ``arity`` values as a DuckDB function of Arrow arrays (NULL in, NULL out)."""
+    def run(*columns):
+        rows = zip(*(c.to_pylist() for c in columns))
+        values = pa.array([None if None in row else function(*row) for row in rows], returns.storage_type
+                          if isinstance(returns, pa.ExtensionType) else returns)
+        return pa.ExtensionArray.from_storage(returns, values) if isinstance(returns, pa.ExtensionType) else values
+    # (DuckDB counts the function's parameters)
+    run.__signature__ = inspect.Signature(
+        [inspect.Parameter(f"a{i}", inspect.Parameter.POSITIONAL_ONLY) for i in range(arity)])
+    return run
+
+
+_MEMBERS = "STRUCT(key VARCHAR, value VARCHAR)[]"
+# (name, function, parameter types, return type)
+_FUNCTIONS = (
+    (JSONB_IN, jsonb_in, ["VARCHAR"], "JSON"),
+    (JSON_IN, json_in, ["VARCHAR"], "JSON"),
+    (JSONB_TRY_IN, _try(jsonb_in), ["VARCHAR"], "JSON"),
+    (JSON_TRY_IN, _try(json_in), ["VARCHAR"], "JSON"),
+    (GET + "_key", get, ["VARCHAR", "VARCHAR"], "JSON"),
+    (GET + "_index", get, ["VARCHAR", "BIGINT"], "JSON"),
+    (GET_TEXT + "_key", lambda d, k: get(d, k, True), ["VARCHAR", "VARCHAR"], "VARCHAR"),
+    (GET_TEXT + "_index", lambda d, k: get(d, k, True), ["VARCHAR", "BIGINT"], "VARCHAR"),
+    (GET_PATH, get_path, ["VARCHAR", "VARCHAR"], "JSON"),
+    (GET_PATH_TEXT, lambda d, p: get_path(d, p, True), ["VARCHAR", "VARCHAR"], "VARCHAR"),
+    (CONTAINS, contains, ["VARCHAR", "VARCHAR"], "BOOLEAN"),
+    (CONCAT, concat, ["VARCHAR", "VARCHAR"], "JSON"),
+    (EXISTS, exists, ["VARCHAR", "VARCHAR"], "BOOLEAN"),
+    (TYPEOF, typeof, ["VARCHAR"], "VARCHAR"),
+    (ELEMENTS, elements, ["VARCHAR"], "VARCHAR[]"),
+    (ELEMENTS + "_text", lambda d: elements(d, True), ["VARCHAR"], "VARCHAR[]"),
+    (EACH, members, ["VARCHAR"], _MEMBERS),
+    (EACH + "_text", lambda d: members(d, True), ["VARCHAR"], _MEMBERS),
+    (ARRAY_LENGTH, array_length, ["VARCHAR"], "INTEGER"),
+)
+_ARROW_TYPES = {"JSON": pa.json_(),  # (DuckDB takes JSON as Arrow's canonical json extension)
+                "VARCHAR": pa.string(), "BOOLEAN": pa.bool_(), "INTEGER": pa.int32(),
+               "VARCHAR[]": pa.list_(pa.string()),
+               _MEMBERS: pa.list_(pa.struct([("key", pa.string()), ("value", pa.string())]))}
+
+
+def register(con) -> None:
+    """Give a new DuckDB database the functions (its catalog's: every connection's), the macros
+    that take any value into a jsonb / json column (as its text), and those that pick ``->`` /
+    ``->>``'s function by the key's type (text: a key; an integer: an index)."""
+    for name, function, params, returns in _FUNCTIONS:  # ("special" NULLs: -> of a missing key is NULL)
+        con.create_function(name, _arrow(function, len(params), _ARROW_TYPES[returns]),
+                            [duckdb.sqltype(p) for p in params], duckdb.sqltype(returns), type="arrow",
+                            side_effects=False, null_handling="special")
+    for name, function in ((JSONB_VALUE, JSONB_IN), (JSON_VALUE, JSON_IN)):
+        con.execute(f"CREATE MACRO {name}(x) AS {function}(CAST(x AS VARCHAR))")
+    for name in (GET, GET_TEXT):
+        con.execute(f"CREATE MACRO {name}(d, k VARCHAR) AS {name}_key(CAST(d AS VARCHAR), k), "
+                    f"(d, k BIGINT) AS {name}_index(CAST(d AS VARCHAR), k)")

@@ -1,0 +1,177 @@
+"""json and jsonb columns, casts, operators and functions, as PostgreSQL 16 answers them, and
+fetched as psycopg fetches them (parsed into Python objects)."""
+
+import subprocess
+import sys
+
+import pytest
+
+import txlake
+from tests.engine.test_types import reopen
+
+
+@pytest.fixture
+def db(connect):
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE d (id INT PRIMARY KEY, doc jsonb, raw json)")
+    return conn
+
+
+def one(db, sql, params=()):
+    return db.execute(sql, params).fetchone()[0]
+
+
+def test_jsonb_normalises_and_json_keeps_the_text(db):
+    """jsonb: keys once (the last wins), shorter keys first, PostgreSQL's spacing and numbers;
+    json: the text as given. Both fetch as Python objects, with type code JSON."""
+    assert one(db, """SELECT '{"b":1,"a":[1, 2]}'::jsonb::text""") == '{"a": [1, 2], "b": 1}'
+    assert one(db, """SELECT '{"aa":1, "b":2, "b":3, "n":1e2, "m":1.50, "z":-0}'::jsonb::text""") == \
+        '{"b": 3, "m": 1.50, "n": 100, "z": 0, "aa": 1}'
+    assert one(db, """SELECT '{"b":1,  "a":2}'::json::text""") == '{"b":1,  "a":2}'
+    db.execute("""INSERT INTO d VALUES (1, '{"b":1,"a":[1, 2]}', '{"b":1,  "a":2}')""")
+    db.execute("INSERT INTO d VALUES (?, ?, ?)", (2, {"z": "é", "y": [True, None, 1.5]}, "[1,  2]"))
+    cur = db.execute("SELECT doc, raw, doc::text, raw::text FROM d ORDER BY id")
+    assert cur.fetchall() == [({"a": [1, 2], "b": 1}, {"b": 1, "a": 2}, '{"a": [1, 2], "b": 1}', '{"b":1,  "a":2}'),
+                              ({"y": [True, None, 1.5], "z": "é"}, [1, 2], '{"y": [true, null, 1.5], "z": "é"}',
+                               "[1,  2]")]
+    assert [d[1] for d in cur.description] == ["JSON", "JSON", "VARCHAR", "VARCHAR"]
+    assert cur.description[0][1] == txlake.JSON
+    assert db.execute("SELECT doc FROM d WHERE id = 1").fetchall() == [({"a": [1, 2], "b": 1},)]  # (point select)
+    assert db.execute("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'd' "
+                      "ORDER BY ordinal_position").fetchall() == [("id", "integer"), ("doc", "jsonb"), ("raw", "json")]
+
+
+@pytest.mark.parametrize("bad", ["{bad", "NaN", "[1,", "{'a': 1}", "1 2", ""])
+def test_invalid_json_is_22P02_and_loses_nothing(db, bad):
+    db.execute("INSERT INTO d VALUES (1, '{}', '[]')")
+    for sql in ("INSERT INTO d VALUES (2, ?)", "INSERT INTO d (id, raw) VALUES (2, ?)",
+                "UPDATE d SET doc = ? WHERE id = 1", "SELECT CAST(? AS json)"):
+        with pytest.raises(txlake.DataError) as e:
+            db.execute(sql, (bad,))
+        assert e.value.sqlstate == "22P02" and "invalid input syntax for type json" in str(e.value), sql
+    assert db.execute("SELECT id, doc, raw FROM d").fetchall() == [(1, {}, [])]
+
+
+def test_jsonb_cannot_hold_u0000(db):
+    with pytest.raises(txlake.DataError) as e:
+        db.execute("""SELECT '"a\\u0000b"'::jsonb""")
+    assert e.value.sqlstate == "22P05"
+
+
+def test_arrow_operators(db):
+    """-> by key or index (negative: from the end), ->> as text (a JSON null is NULL), #> and #>>
+    by a path; anything missing is NULL. A key is a key as written ('a.b' is one key)."""
+    doc = """'{"a": {"b": [5, 6, {"c": "x"}]}, "a.b": 1, "n": null, "s": "t"}'::jsonb"""
+    row = db.execute(f"SELECT {doc} -> 'a', {doc} -> 'a' -> 'b' -> -1, {doc} -> 'a' -> 'b' ->> 0, {doc} ->> 's', "
+                     f"{doc} -> 's', {doc} ->> 'n', {doc} -> 'n', {doc} -> 'zz', {doc} -> 'a.b', {doc} -> 0, "
+                     f"{doc} -> 'a' -> 'b' -> 3, {doc} -> 'a' -> 'b' -> -4").fetchone()
+    assert row == ({"b": [5, 6, {"c": "x"}]}, {"c": "x"}, "5", "t", "t", None, None, None, 1, None, None, None)
+    assert db.execute(f"SELECT {doc} #> '{{a,b,2}}', {doc} #>> '{{a,b,2,c}}', {doc} #> '{{a,b,-1,c}}', "
+                      f"{doc} #> '{{a,x}}', {doc} #>> '{{}}' = {doc}::text, {doc} #>> '{{a,b}}'").fetchone() == \
+        ({"c": "x"}, "x", "x", None, True, '[5, 6, {"c": "x"}]')
+    db.execute("INSERT INTO d VALUES (1, ?, NULL), (2, ?, NULL)", ({"k": [1, 2]}, {"k": "v"}))
+    assert db.execute("SELECT id, doc -> 'k' ->> ?, doc ->> ? FROM d ORDER BY id", (1, "k")).fetchall() == \
+        [(1, "2", "[1, 2]"), (2, None, "v")]
+    assert db.execute("SELECT jsonb_agg(doc -> 'k') FROM d").fetchone() == ([[1, 2], "v"],)
+
+
+def test_containment_existence_and_concatenation(db):
+    # (a list parameter is an array: JSON text for a json array)
+    db.execute("INSERT INTO d VALUES (1, ?, NULL), (2, ?, NULL), (3, ?, NULL)",
+               ({"a": 1, "tags": ["x", "y"]}, {"a": 2, "tags": ["y"]}, '["x", 1]'))
+    assert db.execute("""SELECT id FROM d WHERE doc @> '{"tags": ["y"]}' ORDER BY id""").fetchall() == [(1,), (2,)]
+    assert db.execute("""SELECT id FROM d WHERE '{"a": 1}' <@ doc""").fetchall() == [(1,)]
+    assert db.execute("SELECT id FROM d WHERE doc @> '1'").fetchall() == [(3,)]  # (a top-level array element)
+    assert db.execute("SELECT id FROM d WHERE doc ? 'x' ORDER BY id").fetchall() == [(3,)]
+    assert db.execute("SELECT id FROM d WHERE doc ? 'tags' ORDER BY id").fetchall() == [(1,), (2,)]
+    assert one(db, """SELECT '{"a": 1, "b": 2}'::jsonb @> '{"b": 2.0}'""") is True
+    assert one(db, """SELECT '{"a": {"b": 1}}'::jsonb @> '{"b": 1}'""") is False
+    assert one(db, """SELECT '[[1, 2]]'::jsonb @> '[1]'""") is False
+    assert db.execute("""SELECT '{"a": 1, "b": 2}'::jsonb || '{"b": 3}'::jsonb, '[1]'::jsonb || '[2, 3]'::jsonb,
+                         '[1]'::jsonb || '{"a": 1}'::jsonb, '1'::jsonb || '2'::jsonb, 'x' || 'y'""").fetchone() == \
+        ({"a": 1, "b": 3}, [1, 2, 3], [1, {"a": 1}], [1, 2], "xy")
+    db.execute("""UPDATE d SET doc = doc || '{"seen": true}'::jsonb WHERE id = 2""")
+    # (keys of one length in the order of their bytes)
+    assert one(db, "SELECT doc::text FROM d WHERE id = 2") == '{"a": 2, "seen": true, "tags": ["y"]}'
+    assert db.execute("SELECT ARRAY[1, 2] @> ARRAY[2], [1, 2] @> [3]").fetchone() == (True, False)  # (lists stay lists)
+
+
+def test_functions(db):
+    assert db.execute("""SELECT jsonb_typeof('{}'), jsonb_typeof('[]'), jsonb_typeof('"s"'), jsonb_typeof('1.5'),
+                         jsonb_typeof('true'), jsonb_typeof('null'), jsonb_array_length('[1, [2, 3]]')""").fetchone() \
+        == ("object", "array", "string", "number", "boolean", "null", 2)
+    for arg, what in (("'{}'", "a non-array"), ("'1'", "a scalar")):
+        with pytest.raises(txlake.DataError) as e:
+            db.execute(f"SELECT jsonb_array_length({arg})")
+        assert e.value.sqlstate == "22023" and f"cannot get array length of {what}" in str(e.value)
+    assert one(db, "SELECT jsonb_build_object('b', 1, 'a', 'x', 'c', NULL)::text") == '{"a": "x", "b": 1, "c": null}'
+    assert db.execute("SELECT to_jsonb('x'::text), to_jsonb(3), to_jsonb(true)").fetchone() == ("x", 3, True)
+    assert db.execute("SELECT jsonb_agg(i ORDER BY i DESC) FROM range(3) r(i)").fetchone() == ([2, 1, 0],)
+    assert db.execute("SELECT jsonb_agg(i) FROM range(0) r(i)").fetchone() == (None,)  # (no rows: NULL)
+    db.execute("INSERT INTO d (id, doc) SELECT i, jsonb_build_object('n', i, 'odd', i % 2 = 1) FROM range(1, 5) r(i)")
+    assert db.execute("SELECT doc ->> 'odd', count(*) FROM d GROUP BY 1 ORDER BY 1").fetchall() == \
+        [("false", 2), ("true", 2)]
+
+
+@pytest.mark.parametrize("checkpoint", [False, True])
+def test_json_survives_a_restart(connect, db, checkpoint):
+    db.execute("""INSERT INTO d VALUES (1, '{"b":1,"a":2}', '{"b":1,  "a":2}')""")
+    db.execute("INSERT INTO d SELECT i, jsonb_build_object('n', i), '[ ]' FROM range(2, 300) r(i)")
+    again = reopen(connect, db, checkpoint=checkpoint)
+    assert again.execute("SELECT doc::text, raw::text FROM d WHERE id = 1").fetchone() == \
+        ('{"a": 2, "b": 1}', '{"b":1,  "a":2}')
+    assert again.execute("SELECT count(*) FROM d WHERE doc @> '{\"n\": 7}'").fetchone() == (1,)
+    assert again.execute("SELECT data_type FROM information_schema.columns WHERE table_name = 'd' "
+                         "AND column_name = 'doc'").fetchone() == ("jsonb",)
+
+
+def test_copy_in_and_out_as_text(connect, db, tmp_path):
+    """COPY reads json and jsonb as text (jsonb normalised; a bad field fails the whole COPY with
+    its line) and writes their text."""
+    good, bad = tmp_path / "good.tsv", tmp_path / "bad.tsv"
+    good.write_text('1\t{"b":1,"a":2}\t[1,  2]\n2\t\\N\t\\N\n')
+    bad.write_text('3\t{}\t[]\n4\t{bad\t[]\n')
+    db.execute(f"COPY d FROM '{good}'")
+    with pytest.raises(txlake.DataError) as e:
+        db.execute(f"COPY d FROM '{bad}'")
+    assert e.value.sqlstate == "22P02" and "line 2, column doc" in str(e.value)
+    out = tmp_path / "out.tsv"
+    db.execute(f"COPY d TO '{out}'")
+    assert out.read_text() == '1\t{"a": 2, "b": 1}\t[1,  2]\n2\t\\N\t\\N\n'
+
+
+def test_the_shell_prints_json_as_text(warehouse):
+    out = subprocess.run([sys.executable, "-m", "txlake.repl.cli", warehouse, "-c",
+                          """SELECT '{"b":1,"a":[1, 2]}'::jsonb AS j, '{"k" : 1}'::json -> 'k' AS k"""],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.splitlines()[2] == ' {"a": [1, 2], "b": 1} | 1'
+
+
+def test_set_returning_functions(db):
+    """jsonb_array_elements[_text] in a select list or FROM, jsonb_each[_text] in FROM (reading
+    the FROM items before it, as PostgreSQL's LATERAL-by-default function calls do)."""
+    db.execute("""INSERT INTO d VALUES (1, '{"b": [1, {"x": 2}], "a": "s"}', NULL), (2, '{"z": null}', NULL)""")
+    assert db.execute("""SELECT jsonb_array_elements('[1, {"a":2}, "x"]')""").fetchall() == [(1,), ({"a": 2},), ("x",)]
+    assert db.execute("""SELECT jsonb_array_elements_text('[1, {"a":2}, "x", null]')""").fetchall() == \
+        [("1",), ('{"a": 2}',), ("x",), (None,)]
+    cur = db.execute("SELECT id, e.key, e.value FROM d, jsonb_each(d.doc) AS e ORDER BY id, key")
+    assert cur.fetchall() == [(1, "a", "s"), (1, "b", [1, {"x": 2}]), (2, "z", None)]
+    assert [c[0] for c in cur.description] == ["id", "key", "value"]
+    assert db.execute("SELECT id, key, value FROM d, jsonb_each_text(doc) ORDER BY 1, 2").fetchall() == \
+        [(1, "a", "s"), (1, "b", '[1, {"x": 2}]'), (2, "z", None)]
+    assert db.execute("SELECT id, x FROM d, jsonb_array_elements(doc -> 'b') AS e(x)").fetchall() == \
+        [(1, 1), (1, {"x": 2})]
+    for sql, words in (("SELECT * FROM jsonb_each('[1]')", "cannot call jsonb_each on a non-object"),
+                       ("SELECT jsonb_array_elements('{}')", "cannot extract elements from an object"),
+                       ("SELECT jsonb_array_elements('1')", "cannot extract elements from a scalar")):
+        with pytest.raises(txlake.DataError) as e:
+            db.execute(sql)
+        assert e.value.sqlstate == "22023" and words in str(e.value)
+
+
+def test_a_lone_surrogate_escape_is_no_json(db):
+    for t in ("json", "jsonb"):
+        with pytest.raises(txlake.DataError) as e:
+            db.execute(f"""SELECT '"\\ud800"'::{t}""")
+        assert e.value.sqlstate == "22P02"
+    assert one(db, """SELECT '"\\ud83d\\ude00"'::jsonb::text""") == '"\U0001F600"'
