@@ -1311,12 +1311,20 @@ _REWRITES = {
     exp.SimilarTo: _similar_to, exp.Substring: _substring, exp.MakeInterval: _make_interval,
     exp.ToChar: _to_char, exp.Extract: _extract, exp.Anonymous: _function, exp.Fetch: _fetch,
     exp.UnixToTime: _to_timestamp, exp.Length: _length, exp.SplitPart: _split_part,
-    exp.Bracket: _subscript, exp.ArraySize: _array_length, exp.ArrayRemove: _array_remove, exp.DPipe: _concat,
-    exp.Split: _string_to_array, exp.ArrayContainsAll: _array_operator, exp.ArrayContainedBy: _array_operator,
-    exp.ArrayOverlaps: _array_operator,
+    exp.Bracket: _subscript, exp.ArraySize: _array_length, exp.ArrayRemove: _array_remove,
+    exp.Split: _string_to_array, exp.ArrayOverlaps: _array_operator,
     **{t: _domain for t in _DOMAIN_MACROS},
     exp.JSONExtract: json_ops.extract, exp.JSONExtractScalar: json_ops.extract,
     exp.JSONBExtract: json_ops.extract_path, exp.JSONBExtractScalar: json_ops.extract_path,
-    exp.ArrayContainsAll: json_ops.contains, exp.ArrayContainedBy: json_ops.contains, exp.DPipe: json_ops.concat,
     exp.JSONBContainsTopKey: json_ops.exists,
+    # jsonb's where an operand is evidently json, else an array's
+    exp.DPipe: lambda node: _either(json_ops.concat, _concat, node),
+    exp.ArrayContainsAll: lambda node: _either(json_ops.contains, _array_operator, node),
+    exp.ArrayContainedBy: lambda node: _either(json_ops.contains, _array_operator, node),
 }
+
+
+def _either(first, then, node: exp.Expression) -> exp.Expression:
+    """``first``'s rewrite of ``node``, or ``then``'s if ``first`` leaves it as it is."""
+    rewritten = first(node)
+    return rewritten if rewritten is not node else then(node)
