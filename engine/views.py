@@ -162,16 +162,16 @@ class _Reads:
         self.node_id = id(node)
         self.names = names
 
-    def __deepcopy__(self, memo):  # (a copy of the node shares it, and makes its own: see node_id)
-        return self
+    def __deepcopy__(self, memo):  # (a copy of the node makes its own: a copied memo would be of
+        return None                  # another node, whose id a later node may take once it is freed)
 
 
 def _relations_read(node: exp.Expression) -> tuple[st.TableName, ...]:
     """The relations ``node``'s table references name (``_relation_named``), memoised on the
     node: a statement's parts are parsed once and shared by every execution (never changed in
     place), so a cached statement's views are found by looking its names up, not by walking
-    it. The memo names the node it was made for: a copy (``transform`` copies, then changes
-    the copy) carries its original's memo in its ``meta``, and makes its own."""
+    it. The memo names the node it was made for, and is not copied with it (``transform``
+    copies, then changes the copy): a copy makes its own."""
     memo = node.meta.get("txlake.reads")
     if memo is not None and memo.node_id == id(node):
         return memo.names
