@@ -119,6 +119,19 @@ _BINDER_WORDS = (
 )
 
 
+_JSON_REFUSALS = ("unsupported Unicode escape sequence", "stack depth limit exceeded")
+
+
+def json_input_error(message: str) -> errors.Error:
+    """json / jsonb input's refusal (engine/jsonb.py's JsonInputError), raised in Python or in
+    a function DuckDB called: jsonb's U+0000 22P05, nesting too deep 54001, else 22P02."""
+    if message.startswith(_JSON_REFUSALS[0]):
+        return errors.DataError(message, sqlstate="22P05")
+    if message.startswith(_JSON_REFUSALS[1]):
+        return errors.OperationalError(message, sqlstate="54001")
+    return errors.InvalidTextRepresentation(message)
+
+
 def translate(e: duckdb.Error) -> errors.Error:
     message = str(e).split("\n")[0]
     for prefix in ("Binder Error: ", "Catalog Error: ", "Conversion Error: ", "Parser Error: ",
@@ -188,8 +201,8 @@ def translate(e: duckdb.Error) -> errors.Error:
                 return errors.NotSupportedError(message)
             if "invalid input syntax" in message or message.startswith("malformed array literal"):
                 return errors.InvalidTextRepresentation(message)
-            if message.startswith("unsupported Unicode escape sequence"):  # (jsonb's \u0000)
-                return errors.DataError(message, sqlstate="22P05")
+            if message.startswith(_JSON_REFUSALS):
+                return json_input_error(message)
             return errors.DataError(message, sqlstate="22023")
         if "division by zero" in text:
             return errors.DivisionByZero(message)

@@ -44,7 +44,7 @@ from sqlglot import exp
 
 from txlake import errors
 from txlake.engine import catalog_views, dialect, jsonb, sources
-from txlake.engine.errors_map import translate, translate_stream_error
+from txlake.engine.errors_map import json_input_error, translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls, counter_of, sequence_key
@@ -840,7 +840,7 @@ class Executor:
             try:
                 return _JSON_INPUT[kind](value)
             except jsonb.JsonInputError as e:
-                raise errors.InvalidTextRepresentation(str(e)) from None
+                raise json_input_error(str(e)) from None
         bounds = _INT_RANGES.get(kind)
         if bounds is not None:
             return value if type(value) is int and bounds[0] <= value <= bounds[1] else _FALLBACK

@@ -18,6 +18,7 @@ that value's own spacing). parser/json_ops.py rewrites the SQL to call them.
 from __future__ import annotations
 
 import decimal
+import functools
 import inspect
 import json
 
@@ -30,7 +31,7 @@ from txlake.parser.json_ops import (ARRAY_LENGTH, CONCAT, CONTAINS, EACH, ELEMEN
 
 
 class JsonInputError(ValueError):
-    """Text that is no JSON (engine/errors_map.py: 22P02)."""
+    """Text that is no JSON, or no jsonb (engine/errors_map.py's json_input_error: 22P02, 22P05, 54001)."""
 
 
 def _refuse_constant(name: str):
@@ -50,7 +51,7 @@ def parse(text: str):
                            object_pairs_hook=_object)
     except JsonInputError:
         raise
-    except (ValueError, RecursionError):
+    except ValueError:
         raise JsonInputError("invalid input syntax for type json") from None
     return value
 
@@ -93,6 +94,19 @@ def text(value) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _bounded(function):
+    """``function`` of JSON text, nesting too deep for Python's recursion refused as PostgreSQL
+    refuses what is too deep for its stack (54001: errors_map.json_input_error), not escaping."""
+    @functools.wraps(function)
+    def within(source: str) -> str:
+        try:
+            return function(source)
+        except RecursionError:
+            raise JsonInputError("stack depth limit exceeded") from None
+    return within
+
+
+@_bounded
 def jsonb_in(source: str) -> str:
     """jsonb's input: the normalised text of JSON text."""
     value = parse(source)
@@ -101,6 +115,7 @@ def jsonb_in(source: str) -> str:
     return text(value)
 
 
+@_bounded
 def json_in(source: str) -> str:
     """json's input: the text as given, once it is valid JSON."""
     if "\\u" in source:  # (escapes: a lone surrogate is no JSON text)

@@ -175,3 +175,16 @@ def test_a_lone_surrogate_escape_is_no_json(db):
             db.execute(f"""SELECT '"\\ud800"'::{t}""")
         assert e.value.sqlstate == "22P02"
     assert one(db, """SELECT '"\\ud83d\\ude00"'::jsonb::text""") == '"\U0001F600"'
+
+
+@pytest.mark.parametrize("sql", ["INSERT INTO d (id, doc) VALUES (1, ?)",  # (checked in Python)
+                                 "INSERT INTO d (id, doc) SELECT 1, ?",  # (by DuckDB, calling it)
+                                 "SELECT ?::jsonb"])
+def test_jsonb_input_refusals_are_the_same_on_every_path(db, sql):
+    """U+0000 is 22P05 and nesting too deep for the stack 54001 however the text comes in: the
+    point INSERT said 22P02 for the one and let Python's RecursionError escape for the other."""
+    for text, sqlstate in [('{"a": "\\u0000"}', "22P05"), ("[" * 800 + "]" * 800, "54001"), ("{bad", "22P02")]:
+        with pytest.raises(txlake.Error) as e:
+            db.execute(sql, (text,))
+        assert e.value.sqlstate == sqlstate, (sql, text[:20])
+    assert db.execute("SELECT count(*) FROM d").fetchone() == (0,)
