@@ -208,6 +208,8 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.DivisionByZero(message)
         if text.startswith("array subscript out of range"):  # (engine/dialect.py's ARRAY_SET)
             return errors.DataError(message, sqlstate="2202E")
+        if text.startswith("array size exceeds the maximum allowed"):
+            return errors.OperationalError(message, sqlstate="54000")
         if text.startswith("array subscript in assignment must not be null"):
             return errors.DataError(message, sqlstate="22004")
         if text.startswith("invalid input syntax for type"):  # (engine/dialect.py's boolean input)

@@ -320,4 +320,6 @@ def test_set_one_element_of_an_array(keyed):
     fails(keyed, "UPDATE t SET n[0] = 1", txlake.DataError, "2202E")
     fails(keyed, "UPDATE t SET n[?] = 1 WHERE id = 4", txlake.DataError, "22004", params=(None,))
     fails(keyed, "UPDATE t SET n[1] = 1, n = '{}'", txlake.ProgrammingError, "42601")
+    # (past PostgreSQL's largest array: 54000 at once, where DuckDB began to build it)
+    fails(keyed, "UPDATE t SET n[2147483000] = 1 WHERE id = 4", txlake.OperationalError, "54000")
     assert keyed.execute("SELECT n FROM t WHERE id = 4").fetchone() == ([4],)
