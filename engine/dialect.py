@@ -210,7 +210,8 @@ ARRAY_MACROS = (
     # (PostgreSQL makes a[0] = v an array from 0; txlake's start at 1)
     f"CREATE MACRO {ARRAY_SET}(a, i, v) AS CASE WHEN i IS NULL THEN "
     "error('array subscript in assignment must not be null') WHEN i < 1 THEN error('array subscript out of range') "
-    "WHEN i > 134217727 THEN error('array size exceeds the maximum allowed (134217727)') "  # (PostgreSQL's MaxArraySize)
+    # (past PostgreSQL's MaxArraySize: DuckDB would begin to build it)
+    "WHEN i > 134217727 THEN error('array size exceeds the maximum allowed (134217727)') "
     "ELSE list_concat(list_concat(list_resize(coalesce(a, []), i - 1), [v]), coalesce(a, [])[i + 1:]) END",
     f"CREATE MACRO {STRING_TO_ARRAY}_of(s, d) AS CASE WHEN s = '' THEN CAST([] AS VARCHAR[]) "
     "WHEN d IS NULL THEN string_split(s, '') WHEN d = '' THEN [s] ELSE string_split(s, d) END",
