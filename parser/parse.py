@@ -722,7 +722,9 @@ def _returning(tree: exp.Expression) -> tuple[exp.Expression, ...]:
     return tuple(node.expressions) if node is not None else ()
 
 
-_TYPED_AGGREGATES = {SUM_MACRO, AVG_MACRO}  # (sum() and avg() by now: parser/semantics.py)
+# aggregates by the names the rewrites gave them (parser/semantics.py): sum() and avg(), and
+# jsonb_agg() - DuckDB's aggregate list() (parser/json_ops.py)
+_TYPED_AGGREGATES = {SUM_MACRO, AVG_MACRO, "list"}
 
 
 def _refuse_aggregates(node: exp.Expression | None, clause: str) -> None:

@@ -152,6 +152,7 @@ BAD = [
     ("INSERT INTO t VALUES (sum(1), 'x', 0, NULL, 0)", None, errors.ProgrammingError, "42803"),
     ("INSERT INTO t VALUES (9, 'x', 0, NULL, 0) RETURNING sum(n)", None, errors.ProgrammingError, "42803"),
     ("UPDATE t SET n = n + 1 RETURNING avg(n)", None, errors.ProgrammingError, "42803"),
+    ("UPDATE t SET n = n + 1 RETURNING jsonb_agg(n)", None, errors.ProgrammingError, "42803"),
     ("INSERT INTO t VALUES (1, 'x', 0, NULL, 0) ON CONFLICT (id) DO UPDATE SET n = max(excluded.n)", None,
      errors.ProgrammingError, "42803"),
     ("SELECT id FROM t WHERE sum(n) > 1", None, errors.ProgrammingError, "42803"),
