@@ -703,7 +703,7 @@ class Executor:
             with self._registered() as register:
                 rows = self._insert_rows(ctx, schema, columns, stmt, params, register)
         rows = self._insert_batch(ctx, stmt, rows, conflict_params)
-        result = self._returning(stmt.returning, rows, stmt.alias or stmt.table.name, returning_params)
+        result = self._returning(stmt.returning, rows, schema, stmt.alias or stmt.table.name, returning_params)
         result.status = f"INSERT 0 {rows.num_rows}"
         return result
 
@@ -1112,7 +1112,8 @@ class Executor:
         if len(rowids):
             kept = not _sets_key(version.schema, assigned) and bool((rowids >> 32 > 0).all())
             self._write(ctx, version, self._apply(version, rowids, new_rows, sources=rowids, same_keys=kept))
-        out = self._returning(stmt.returning, new_rows, alias, returning_params, _source_tables(stmt.from_, result))
+        out = self._returning(stmt.returning, new_rows, version.schema, alias, returning_params,
+                              _source_tables(stmt.from_, result))
         out.status = f"UPDATE {len(rowids)}"
         return out
 
@@ -1146,7 +1147,7 @@ class Executor:
             self._write(ctx, version, self._apply(version, rowids, None))
         if stmt.returning:
             out = self._returning(stmt.returning, self._conform(result.select(version.schema.names), version.schema),
-                                  alias, returning_params, _source_tables(stmt.using, result))
+                                  version.schema, alias, returning_params, _source_tables(stmt.using, result))
         else:
             out = Result(rowcount=len(rowids))
         out.status = f"DELETE {len(rowids)}"
@@ -1217,7 +1218,7 @@ class Executor:
                 self._check_updated_keys(ctx, version, np.array([rowid], np.int64), rows, plan.assignments)
             kept = not sets_key and rowid >> 32 > 0  # (a committed row, its key kept)
             self._write(ctx, version, self._apply(version, [rowid], rows, sources=[rowid], same_keys=kept))
-        out = self._returning(stmt.returning, rows, alias, returning_params)
+        out = self._returning(stmt.returning, rows, schema, alias, returning_params)
         out.status = f"UPDATE {rows.num_rows}"
         return out
 
@@ -1548,17 +1549,19 @@ class Executor:
         if hidden:
             raise self._key_taken(ctx, version, next(iter(hidden)))
 
-    def _returning(self, returning, rows: pa.Table | PythonRows, alias: str, params, others=()) -> Result:
-        """RETURNING over ``rows`` (the target's, named ``alias``) and ``others``: the rows of
-        an UPDATE's FROM / a DELETE's USING tables each row joined, as (name, rows) pairs."""
+    def _returning(self, returning, rows: pa.Table | PythonRows, schema: TableSchema, alias: str, params,
+                   others=()) -> Result:
+        """RETURNING over ``rows`` (the target's, of ``schema``, named ``alias``) and ``others``:
+        the rows of an UPDATE's FROM / a DELETE's USING tables each row joined, as (name, rows)
+        pairs. Its columns are typed as a query's are (a uuid fetched as ``uuid.UUID``)."""
         if not returning:
             return Result(rowcount=rows.num_rows)
         with self._registered() as register:
-            name = register(_arrow(rows))
+            name = register(sources.typed(_arrow(rows), schema))
             joins = [exp.Join(this=_aliased(register(table), other), kind="POSITIONAL") for other, table in others]
             select = exp.Select(expressions=[e.copy() for e in returning],
                                 from_=exp.From(this=_aliased(name, alias)), joins=joins)
-            table = self._sql(select, params)
+            table = self._sql(select, params, result=True)
         return Result(table=table, rowcount=rows.num_rows)
 
     # --- applying changes to the transaction ---------------------------------------------

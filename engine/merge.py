@@ -407,7 +407,8 @@ def _returning(ex: Executor, stmt: st.Merge, alias: str, schema, found: pa.Table
                           for name in (alias, stmt.source_name)]
             continue
         returning.append(number(item.transform(_merge_action)))
-    return ex._returning(returning, rows, alias, number.values, [(stmt.source_name, sources), (ACTIONS, merged)])
+    return ex._returning(returning, rows, schema, alias, number.values,
+                         [(stmt.source_name, sources), (ACTIONS, merged)])
 
 
 def _merge_action(node: exp.Expression) -> exp.Expression:

@@ -121,3 +121,19 @@ def test_serializable_sees_a_uuid_predicate_read_in_another_input_form(connect):
     s1.commit()
     with pytest.raises(txlake.SerializationFailure):
         s2.commit()
+
+
+def test_returning_fetches_uuid_and_json_as_a_query_does(connect):
+    """RETURNING gave a uuid and a jsonb column as text (type code VARCHAR), from every statement."""
+    c = connect(autocommit=True)
+    c.execute("CREATE TABLE r (k INT PRIMARY KEY, v INT, u UUID, j JSONB)")
+    cur = c.cursor()
+    for sql in ["INSERT INTO r VALUES (1, 1, 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', '{\"a\": 1}') RETURNING u, j",
+                "UPDATE r SET v = v + 1 RETURNING u, j", "UPDATE r SET v = 7 WHERE k = 1 RETURNING u, j",
+                "INSERT INTO r VALUES (1, 5) ON CONFLICT (k) DO UPDATE SET v = excluded.v RETURNING u, j",
+                "MERGE INTO r USING (SELECT 1 AS k) s ON r.k = s.k WHEN MATCHED THEN UPDATE SET v = 9 "
+                "RETURNING r.u, r.j",
+                "DELETE FROM r RETURNING u, j"]:
+        cur.execute(sql)
+        assert cur.fetchall() == [(A, {"a": 1})], sql
+        assert [d[1] for d in cur.description] == ["UUID", "JSON"], sql
