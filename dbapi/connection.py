@@ -394,12 +394,28 @@ def _param(value):
         raise _nul()
     if type(value) is Decimal:
         return _decimal(value)
+    if type(value) is list:  # (an array: its elements are parameter values too)
+        return [_param(v) for v in value]
     if type(value) is dict:  # a JSON object, as its text (a list stays a list: an array)
-        return json.dumps(value)
+        try:
+            return json.dumps(value, default=_json_default)
+        except (TypeError, ValueError) as e:  # (a value JSON has no form for; a dict within itself)
+            raise errors.NotSupportedError(f"a dict parameter is sent as JSON text: {e}") from None
     if isinstance(value, datetime.time) and value.tzinfo is not None:
         raise errors.NotSupportedError('type "time with time zone" is not supported: a datetime.time parameter '
                                        "with a tzinfo would lose its zone (pass it without one, or a datetime)")
     return value
+
+
+def _json_default(value):
+    """A dict parameter's values JSON has no type for, as PostgreSQL's to_json writes them: a
+    uuid, a date or a time as its text. (Not a Decimal: a JSON number through a float would
+    lose its digits - pass a str or a float.)"""
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
 def _nul() -> errors.DataError:

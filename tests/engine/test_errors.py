@@ -93,6 +93,10 @@ BAD = [
     # 22021 a NUL in text, as PostgreSQL refuses it (it was kept)
     ("INSERT INTO t VALUES (3, ?, 0, NULL, 0)", ("a\x00b",), errors.DataError, "22021"),
     ("UPDATE t SET name = ? WHERE id = ?", ("\x00", 1), errors.DataError, "22021"),
+    ("SELECT ?", (["ok", "a\x00b"],), errors.DataError, "22021"),  # (an array's elements too)
+    # a parameter that cannot be sent: 0A000, not Python's TypeError (a dict is JSON text)
+    ("SELECT ?", ({"a": decimal.Decimal("1.5")},), errors.NotSupportedError, "0A000"),
+    ("SELECT ?", ([datetime.time(1, tzinfo=datetime.timezone.utc)],), errors.NotSupportedError, "0A000"),
     # 22P02 bad text
     ("INSERT INTO t VALUES ('abc', 'x', 0, NULL, 0)", None, errors.InvalidTextRepresentation, "22P02"),
     ("INSERT INTO t VALUES (3, 'x', ?, NULL, 0)", ("many",), errors.InvalidTextRepresentation, "22P02"),
