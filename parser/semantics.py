@@ -5,6 +5,7 @@ function, a setting - is set up on each DuckDB connection by engine/dialect.py."
 from __future__ import annotations
 
 import decimal
+import math
 import re
 
 from sqlglot import exp
@@ -92,6 +93,8 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     for node in _outside_defaults(tree, exp.Literal):
         if node.is_int and not -(1 << 63) <= int(node.this) < (1 << 63):
             node.replace(_numeric_constant(node))
+        elif node.is_number and not node.is_int:
+            _check_float_constant(node.this)
     _schema_qualified_columns(tree)
     _check_boolean_arguments(tree)
     for node in _outside_defaults(tree, exp.Column, *_IDENTITY_FUNCTIONS):
@@ -222,6 +225,16 @@ def _numeric_constant(node: exp.Literal) -> exp.Expression:
         raise errors.NumericValueOutOfRange(f"numeric constant {node.this} has more than 38 digits, "
                                             "the most txlake holds")
     return exp.cast(node.copy(), "DECIMAL(38,0)")
+
+
+def _check_float_constant(text: str) -> None:
+    """22003 for a constant with an exponent past a double's range (``1e400``, ``1e-400``):
+    DuckDB reads it as a DOUBLE, infinite or 0, where PostgreSQL's numeric would hold it - and
+    txlake's numeric holds 38 digits."""
+    value = float(text)
+    mantissa = text.lower().partition("e")[0]
+    if math.isinf(value) or (value == 0 and any(c in "123456789" for c in mantissa)):
+        raise errors.NumericValueOutOfRange(f'"{text}" is out of range for type double precision')
 
 
 def _resolve_unknown_literals(tree: exp.Expression) -> None:

@@ -88,6 +88,8 @@ BAD = [
     ("INSERT INTO t VALUES (3, 'x', 0, NULL, ?)", (1e16,), errors.NumericValueOutOfRange, "22003"),
     ("INSERT INTO t VALUES (3, 'x', '2147483648', NULL, 0)", None, errors.NumericValueOutOfRange, "22003"),
     ("INSERT INTO t VALUES (3, 'x', ?, NULL, 0)", (10**400,), errors.NumericValueOutOfRange, "22003"),
+    ("SELECT 1e400", None, errors.NumericValueOutOfRange, "22003"),  # (a DOUBLE to DuckDB: it was inf)
+    ("UPDATE t SET n = 1e-400 * n", None, errors.NumericValueOutOfRange, "22003"),  # (and 0)
     ("SELECT CAST(? AS DOUBLE PRECISION)", (decimal.Decimal("1E+400"),), errors.NumericValueOutOfRange, "22003"),
     ("UPDATE t SET n = ?", (decimal.Decimal("-1E+309"),), errors.NumericValueOutOfRange, "22003"),
     # 22021 a NUL in text, as PostgreSQL refuses it (it was kept)
