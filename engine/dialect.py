@@ -193,7 +193,7 @@ ARRAY_MACROS = (
     f"CREATE MACRO {ARRAY_LOWER}(i) AS CASE WHEN i < 1 THEN 1 ELSE i END",
     f"CREATE MACRO {ARRAY_UPPER}(i) AS CASE WHEN i < 0 THEN 0 ELSE i END",
     f"CREATE MACRO {ARRAY_LENGTH}(a, d) AS CASE WHEN d = 1 AND len(a) > 0 THEN CAST(len(a) AS INTEGER) END",
-    "CREATE MACRO array_upper(a, d) AS CASE WHEN d = 1 AND len(a) > 0 THEN CAST(len(a) AS INTEGER) END",
+    f"CREATE MACRO array_upper(a, d) AS {ARRAY_LENGTH}(a, d)",  # (arrays start at 1: the upper bound is the length)
     "CREATE MACRO array_lower(a, d) AS CASE WHEN d = 1 AND len(a) > 0 THEN 1 END",
     "CREATE MACRO array_ndims(a) AS CASE WHEN len(a) > 0 THEN 1 END",
     "CREATE MACRO array_dims(a) AS CASE WHEN len(a) > 0 THEN '[1:' || len(a) || ']' END",

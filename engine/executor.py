@@ -274,7 +274,9 @@ class Executor:
 
     # --- DuckDB plumbing -----------------------------------------------------------------
 
-    def _cached_sql(self, stmt: st.Statement, shape: tuple, build) -> str:
+    def _statement_memo(self, stmt: st.Statement, shape: tuple, build):
+        """What ``build()`` makes of a cached statement for ``shape`` (its DuckDB SQL, a point
+        plan, a placeholder count ...), made once per statement object and shape."""
         key = (id(stmt), shape)
         hit = self._sql_cache.get(key)
         if hit is not None and hit[0] is stmt:  # the statement object pins its id
@@ -501,7 +503,7 @@ class Executor:
         self._read_query(ctx, stmt, params)
         if stmt.locks:
             self._lock_selected(ctx, stmt, params)
-        point = self._cached_sql(stmt, ("point-select",), lambda: _point_select_plan(stmt.expression))
+        point = self._statement_memo(stmt, ("point-select",), lambda: _point_select_plan(stmt.expression))
         if point is not None:
             result = self._point_select(ctx, point, params)
             if result is not None:
@@ -512,7 +514,7 @@ class Executor:
     def _over_tables(self, ctx: Context, stmt: st.Query, run):
         """``run(DuckDB SQL of the query)``, with the tables it reads attached (the versions
         ``ctx`` sees) for as long as it runs."""
-        plan = self._cached_sql(stmt, ("query", ctx.db, ctx.search_path),
+        plan = self._statement_memo(stmt, ("query", ctx.db, ctx.search_path),
                                 lambda: self._query_plan(ctx, stmt.expression))
         if plan is None:  # time travel, table functions: rewritten each time
             with self._registered() as register:
@@ -532,7 +534,7 @@ class Executor:
         a QUERY PLAN column, as PostgreSQL returns its plan. ANALYZE runs the query - reading
         as it would, locking the rows a SELECT ... FOR UPDATE locks - and adds the time it took."""
         query = stmt.query
-        point = self._cached_sql(query, ("point-select",), lambda: _point_select_plan(query.expression))
+        point = self._statement_memo(query, ("point-select",), lambda: _point_select_plan(query.expression))
         key = self._point_key(ctx, point, params) if point is not None else None
         if key is not None:
             lines = [f"Primary key lookup on {point.table} (txlake's key index; DuckDB is not used)",
@@ -569,7 +571,7 @@ class Executor:
         if ctx.txn.read_only:
             raise errors.ReadOnlyTransaction(
                 f"cannot execute SELECT {_lock_clause(stmt.locks)} in a read-only transaction")
-        name, alias, where, offset, nowait = self._cached_sql(stmt, ("locking",),
+        name, alias, where, offset, nowait = self._statement_memo(stmt, ("locking",),
                                                               lambda: _locking_plan(stmt.expression, stmt.locks))
         params = params[offset:offset + _placeholders(where)] if where is not None else ()
         lock_ctx = replace(ctx, lock_timeout=NOWAIT) if nowait else ctx
@@ -676,7 +678,7 @@ class Executor:
         # each piece of SQL gets exactly its own placeholders' values, in text order:
         # the source's, then ON CONFLICT's, then RETURNING's
         conflict = stmt.on_conflict
-        n_source, n_conflict = self._cached_sql(stmt, ("placeholders",), lambda: (
+        n_source, n_conflict = self._statement_memo(stmt, ("placeholders",), lambda: (
             _placeholders(stmt.source),
             _placeholders(*(v for _, v in conflict.assignments), conflict.where) if conflict else 0))
         params, conflict_params, returning_params = (
@@ -760,7 +762,7 @@ class Executor:
         DuckDB must build them (``_insert_rows``)."""
         if not isinstance(stmt.source, exp.Values):
             return None
-        plan = self._cached_sql(stmt, ("point-insert",), lambda: _values_plan(stmt.source))
+        plan = self._statement_memo(stmt, ("point-insert",), lambda: _values_plan(stmt.source))
         values = self._values_columns(schema, columns, stmt, plan, params) if plan is not None else None
         return PythonRows(schema, values) if values is not None else None
 
@@ -769,7 +771,7 @@ class Executor:
         if isinstance(stmt.source, exp.Values) and not any(True for _ in stmt.source.find_all(exp.Table)):
             # keyed by the schema itself (types, defaults), not its id: a table dropped and
             # re-created under the same name starts again at schema id 0
-            sql = self._cached_sql(stmt, ("insert", schema, tuple(columns)),
+            sql = self._statement_memo(stmt, ("insert", schema, tuple(columns)),
                                    lambda: self._insert_sql(ctx, schema, columns, stmt, register))
             return self._conform(self._sql(sql, params), schema)
         return self._conform(self._sql(self._insert_sql(ctx, schema, columns, stmt, register, params), params), schema)
@@ -1003,7 +1005,7 @@ class Executor:
             # DO UPDATE's SET and WHERE run over no row, once per statement (and table shape):
             # PostgreSQL refuses a mistake in them (an unknown column or table) at once, not at
             # the first conflict, which may come in production
-            self._cached_sql(stmt, ("conflict-checked", version.schema), lambda: self._conflict_update(
+            self._statement_memo(stmt, ("conflict-checked", version.schema), lambda: self._conflict_update(
                 ctx, version, stmt, rows.slice(0, 0), pa.array([], pa.int64()), params) and "checked")
             return rows, None, None, None
         clashing = rows.take(pa.array(clash_idx, pa.int64()))
@@ -1022,7 +1024,7 @@ class Executor:
         assigned = dict(conflict.assignments)
         for name in assigned:
             version.schema.require(name, alias)
-        plan = self._cached_sql(stmt, ("conflict-plan",), lambda: _conflict_plan(conflict, alias))
+        plan = self._statement_memo(stmt, ("conflict-plan",), lambda: _conflict_plan(conflict, alias))
         new_rows = self._conflict_values(version, plan, clashing, clash_ids, params) \
             if plan is not None and clashing.num_rows else None  # (no row: DuckDB checks the SQL)
         if new_rows is not None:
@@ -1079,7 +1081,7 @@ class Executor:
             assigned[name] = _default_value(version.schema.column(name))
         body = len(params) - _placeholders(*stmt.returning)  # RETURNING's ? come last in the text
         params, returning_params = params[:body], params[body:]
-        point = None if stmt.defaults else self._cached_sql(stmt, ("point-update",),
+        point = None if stmt.defaults else self._statement_memo(stmt, ("point-update",),
                                                             lambda: _point_update_plan(stmt, alias))
         if point is not None:
             done = self._point_update(ctx, stmt, version, alias, point, params, returning_params)
@@ -1226,7 +1228,7 @@ class Executor:
         """Run an UPDATE/DELETE row finder over ``candidates``. A statement whose only table is
         its target has its SQL generated once (per table shape) and reused."""
         if not any(True for p in parts if p is not None for _ in p.find_all(exp.Table)):
-            sql = self._cached_sql(stmt, ("find", version.table_id, version.schema.schema_id),
+            sql = self._statement_memo(stmt, ("find", version.table_id, version.schema.schema_id),
                                    lambda: select(_aliased(TARGET, alias), None).sql(dialect="duckdb"))
             detach = self._attach(TARGET, candidates)
             try:
@@ -1490,7 +1492,7 @@ class Executor:
         as a SELECT of them would: another transaction's write to one is then a read-write
         conflict. ``parts`` gives the statement's parts that may name them; their tables are
         worked out once."""
-        for name in self._cached_sql(stmt, ("read-tables",), lambda: _tables_named(parts())):
+        for name in self._statement_memo(stmt, ("read-tables",), lambda: _tables_named(parts())):
             try:
                 self.db.ssi.read_table(ctx.txn, ctx.resolve(name).table_id)
             except errors.UndefinedTable:
@@ -1501,7 +1503,7 @@ class Executor:
         Which, is worked out once per statement (``_read_plan``)."""
         if ctx.txn.isolation != SERIALIZABLE:
             return
-        simple, tables = self._cached_sql(stmt, ("reads",), lambda: _read_plan(stmt.expression))
+        simple, tables = self._statement_memo(stmt, ("reads",), lambda: _read_plan(stmt.expression))
         if simple is not None:
             name, alias, where, offset = simple
             self._read(ctx, ctx.resolve(name), alias, where, params, offset)
