@@ -58,7 +58,8 @@ from txlake.storage import keys as pk
 from txlake.storage.commit import (ROWS_PER_FILE, SAME_KEYS, SOURCES, UPSERTED, TableDelta, carry_upserted, key_text,
                                    table_bytes, visible_sources)
 from txlake.storage.datafiles import ROWID, DataFileStore, StreamedScan
-from txlake.storage.schema import Column, ColumnType, TableSchema, array_of, make_type, type_from_field, uuid_text
+from txlake.storage.schema import (Column, ColumnType, TableSchema, array_of, constraint_name, make_type,
+                                   type_from_field, uuid_text)
 from txlake.storage.sequences import Counter, Sequences
 from txlake.storage.version import CatalogVersion, DataFile, PythonRows, TableVersion
 
@@ -1717,6 +1718,8 @@ class Executor:
                                                                        c.type.kind, taken))
                             if spec.sequence is not None else c for c, spec in zip(columns, stmt.columns))
         schema = TableSchema(0, columns, tuple(stmt.primary_key), len(columns) - 1)
+        constraints = [*(c for spec in stmt.columns for c in spec.constraints), *stmt.constraints]
+        schema = self._with_constraints(ctx, db, name, schema, constraints, data=None)
         version = TableVersion(table_id, db, name, schema)
         if data is not None and data.num_rows:
             data = self._check_rows(version, self._conform(data, schema))
@@ -1884,7 +1887,7 @@ class Executor:
             if isinstance(action, st.DropColumn) and schema.column(action.name) is not None:
                 from txlake.engine import sequence_ddl  # (the sequence a SERIAL column owns goes with it)
                 sequence_ddl.drop_owned(self, ctx, {version.table_id}, schema.column(action.name).field_id)
-            schema, data = self._alter_one(version.name, schema, data, action)
+            schema, data = self._alter_one(ctx, version, schema, data, action)
         if schema is version.schema:
             return Result(status="ALTER TABLE")
         schema = replace(schema, schema_id=version.schema.schema_id + 1)
@@ -1907,7 +1910,10 @@ class Executor:
                 raise errors.NotSupportedError(f'the sequence of column "{col.name}" predates transactional '
                                                "sequences: use setval()")
 
-    def _alter_one(self, table: str, schema: TableSchema, data: pa.Table, action):
+    def _alter_one(self, ctx: Context, version: TableVersion, schema: TableSchema, data: pa.Table, action):
+        """``schema`` and ``data`` (the table ``version`` as the statement's actions before this
+        one left it) after ``action``."""
+        table = version.name
         if isinstance(action, st.AddColumn):
             spec = action.column
             if _same_name_column(schema, spec.name) is not None:
@@ -1930,7 +1936,9 @@ class Executor:
                 # (every row would hold it: as PostgreSQL, 22001 - or cut, past n by spaces alone)
                 value = pa.scalar((fit_type(col.type, (value.as_py(),)) or (value.as_py(),))[0], col.type.arrow())
             data = data.append_column(col.name, pa.array([value.as_py()] * data.num_rows, col.type.arrow()))
-            return schema.evolve(schema.columns + (col,)), data
+            schema = self._with_constraints(ctx, version.db, table, schema.evolve(schema.columns + (col,)),
+                                            spec.constraints, data)
+            return schema, data
         if isinstance(action, st.DropColumn):
             if schema.column(action.name) is None:
                 if action.if_exists:
@@ -1970,7 +1978,50 @@ class Executor:
                     raise errors.ProgrammingError(f'column "{col.name}" is in a primary key', sqlstate="42P16")
                 changed = replace(col, not_null=False)
             return schema.evolve(tuple(changed if c is col else c for c in schema.columns)), data
+        if isinstance(action, st.AddConstraint):
+            added = self._with_constraints(ctx, version.db, table, schema.evolve(schema.columns), [action.constraint],
+                                           data, not_valid=action.not_valid)
+            return added, data
+        if isinstance(action, st.DropConstraint):
+            return self._drop_constraint(table, schema, action), data
         raise errors.NotSupportedError("ALTER TABLE RENAME TO is not supported yet")
+
+    def _with_constraints(self, ctx: Context, db: str, table: str, schema: TableSchema, specs, data: pa.Table | None,
+                          not_valid: bool = False) -> TableSchema:
+        """``schema`` (of the table ``db.table``) with the constraints ``specs`` added, each
+        named as written (42710 if the table has a constraint of that name) or as PostgreSQL
+        names it (storage/schema.py ``constraint_name``). ``data``: the rows the table holds
+        (None for a table being created), which each must hold for (23514, 23505, 23503) unless
+        ``not_valid`` (ALTER TABLE ... ADD ... NOT VALID)."""
+        for spec in specs:
+            taken = schema.constraint_names(table)
+            if spec.name is not None and spec.name in taken:
+                raise errors.ProgrammingError(f'constraint "{spec.name}" for relation "{table}" already exists',
+                                              sqlstate="42710")
+            if isinstance(spec, st.CheckSpec):
+                name = spec.name or constraint_name(table, (spec.column,) if spec.column else (), "check", taken)
+                raise errors.NotSupportedError(f'CHECK constraints are not supported ("{name}")')
+            elif isinstance(spec, st.UniqueSpec):
+                name = spec.name or constraint_name(table, spec.columns, "key", taken)
+                raise errors.NotSupportedError(f'UNIQUE constraints are not supported ("{name}")')
+            else:
+                name = spec.name or constraint_name(table, spec.columns, "fkey", taken)
+                raise errors.NotSupportedError(f'FOREIGN KEY constraints are not supported ("{name}")')
+        return schema
+
+    @staticmethod
+    def _drop_constraint(table: str, schema: TableSchema, action: st.DropConstraint) -> TableSchema:
+        """``DROP CONSTRAINT [IF EXISTS] name``: a CHECK, UNIQUE or FOREIGN KEY constraint (42704
+        for none of that name; the primary key cannot be dropped, 0A000)."""
+        if schema.primary_key and action.name == f"{table}_pkey":
+            raise errors.NotSupportedError("dropping a primary key is not supported")
+        kept = {key: tuple(c for c in getattr(schema, key) if c.name != action.name)
+                for key in ("checks", "uniques", "foreign_keys")}
+        if sum(map(len, kept.values())) == len(schema.constraints):
+            if action.if_exists:
+                return schema
+            raise errors.UndefinedObject(f'constraint "{action.name}" of relation "{table}" does not exist')
+        return replace(schema.evolve(schema.columns), **kept)
 
 
 def _session_value(ctx: Context, node: exp.Expression) -> exp.Expression:

@@ -12,6 +12,8 @@ import functools
 import logging
 import re
 
+from dataclasses import replace
+
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
@@ -451,7 +453,7 @@ _SERIAL_TYPES = {"SERIAL": "INT", "SERIAL4": "INT", "BIGSERIAL": "BIGINT", "SERI
 
 def _column_spec(col: exp.ColumnDef, table: str) -> st.ColumnSpec:
     not_null = primary_key = always = by_default = False
-    options = ()
+    options, constraints = (), []
     default = sequence = None
     name = _check_name(identifier(col.this), "column")
     col_type = col.args.get("kind")
@@ -474,16 +476,59 @@ def _column_spec(col: exp.ColumnDef, table: str) -> st.ColumnSpec:
             options = sequence_options(kind.meta.get("sequence_options") or ())
             if any(option in ("type", "restart") for option, _ in options):
                 raise errors.SyntaxError("an identity column's sequence takes the column's type and no RESTART")
+        elif isinstance(kind, (exp.CheckColumnConstraint, exp.UniqueColumnConstraint, exp.Reference)):
+            constraints.append(_constraint_spec(kind, constraint.this, name))
         elif kind is not None and not isinstance(kind, exp.NotNullColumnConstraint):
-            # UNIQUE, CHECK, REFERENCES, identity options (START WITH ...), COLLATE: refused,
-            # never ignored
+            # identity options (START WITH ...), COLLATE, ...: refused, never ignored
             raise errors.NotSupportedError(f"column constraint not supported: {constraint.sql()}")
     if serial is not None:
         col_type, sequence = exp.DataType.build(serial), sequence_name(table, name)
     if sequence is not None:  # (numbered by nextval: the executor qualifies the name with the database)
         not_null, default = True, exp.Anonymous(this="nextval", expressions=[exp.Literal.string(sequence)])
     return st.ColumnSpec(name=name, type=col_type, not_null=not_null, default=default, primary_key=primary_key,
-                         sequence=sequence, always=always, by_default=by_default, sequence_options=options)
+                         sequence=sequence, always=always, by_default=by_default, sequence_options=options,
+                         constraints=tuple(constraints))
+
+
+_ACTIONS = ("NO ACTION", "RESTRICT", "CASCADE", "SET NULL", "SET DEFAULT")
+
+
+def _constraint_spec(node: exp.Expression, name: exp.Identifier | None, column: str | None = None) -> st.ConstraintSpec:
+    """The CHECK, UNIQUE or FOREIGN KEY constraint ``node`` (of the column ``column``, else of
+    the table), named ``name`` or unnamed; anything else (DEFERRABLE, NO INHERIT, ...) is
+    refused (0A000), never ignored."""
+    name = _check_name(identifier(name), "constraint") if name is not None else None
+    if isinstance(node, exp.CheckColumnConstraint):
+        if node.find(exp.Select, exp.Subquery) is not None:
+            raise errors.NotSupportedError("cannot use subquery in check constraint")
+        return st.CheckSpec(name=name, expression=node.this, column=column)
+    if isinstance(node, exp.UniqueColumnConstraint):
+        if set(k for k, v in node.args.items() if v) - {"this", "nulls"}:
+            raise errors.NotSupportedError(f"constraint not supported: {node.sql(dialect='postgres')}")
+        columns = tuple(identifier(c) for c in node.this.expressions) if node.this is not None else (column,)
+        return st.UniqueSpec(name=name, columns=columns, nulls_not_distinct=bool(node.args.get("nulls")))
+    if isinstance(node, exp.ForeignKey):
+        if set(k for k, v in node.args.items() if v) - {"expressions", "reference"}:
+            raise errors.NotSupportedError(f"constraint not supported: {node.sql(dialect='postgres')}")
+        spec = _constraint_spec(node.args["reference"], name)
+        return replace(spec, columns=tuple(identifier(c) for c in node.expressions))
+    if isinstance(node, exp.Reference):
+        target, ref_columns = node.this, ()
+        if isinstance(target, exp.Schema):
+            target, ref_columns = target.this, tuple(identifier(c) for c in target.expressions)
+        actions, match_full = {}, False
+        for option in node.args.get("options") or ():
+            words = " ".join(str(option).upper().split())
+            if words in ("MATCH FULL", "MATCH SIMPLE"):
+                match_full = words == "MATCH FULL"
+            elif words.startswith(("ON DELETE ", "ON UPDATE ")) and words[10:] in _ACTIONS:
+                actions[words[3:9]] = words[10:]
+            else:  # (DEFERRABLE, INITIALLY DEFERRED, MATCH PARTIAL)
+                raise errors.NotSupportedError(f"foreign key option not supported: {option}")
+        return st.ForeignKeySpec(name=name, columns=(column,) if column else (), table=table_name(target),
+                                 ref_columns=ref_columns, on_delete=actions.get("DELETE", "NO ACTION"),
+                                 on_update=actions.get("UPDATE", "NO ACTION"), match_full=match_full)
+    raise errors.NotSupportedError(f"constraint not supported: {node.sql(dialect='postgres')}")
 
 
 def _schema_name(node: exp.Expression) -> tuple[str, str]:
@@ -553,12 +598,17 @@ def _create(tree: exp.Create) -> st.Statement:
                               with_no_data=with_no_data)
     if isinstance(target, exp.Schema):
         table = table_name(target.this)
-        columns, primary_key = [], []
+        columns, primary_key, constraints = [], [], []
         for item in target.expressions:
+            name = None
+            if isinstance(item, exp.Constraint) and len(item.expressions) == 1:  # CONSTRAINT name ...
+                name, item = item.this, item.expressions[0]
             if isinstance(item, exp.ColumnDef):
                 columns.append(_column_spec(item, table.name))
-            elif isinstance(item, exp.PrimaryKey):
+            elif isinstance(item, exp.PrimaryKey) and name is None:
                 primary_key = [identifier(e) for e in item.expressions]
+            elif isinstance(item, (exp.CheckColumnConstraint, exp.UniqueColumnConstraint, exp.ForeignKey)):
+                constraints.append(_constraint_spec(item, name))
             elif isinstance(item, exp.Identifier):  # CREATE TABLE t (a)
                 raise _syntax_error(f'column "{identifier(item)}" needs a type', item)
             else:
@@ -569,7 +619,8 @@ def _create(tree: exp.Create) -> st.Statement:
                 f'multiple primary keys for table "{table.name}" are not allowed', sqlstate="42P16")
         return st.CreateTable(table=table, columns=tuple(columns),
                               primary_key=tuple(primary_key or inline),
-                              if_not_exists=if_not_exists, as_query=tree.expression)
+                              if_not_exists=if_not_exists, as_query=tree.expression,
+                              constraints=tuple(constraints))
     return st.CreateTable(table=table_name(target), if_not_exists=if_not_exists, as_query=tree.expression,
                           with_no_data=with_no_data)
 
@@ -665,6 +716,15 @@ def _alter(tree: exp.Alter) -> st.Statement:
             actions.append(_alter_column(action))
         elif isinstance(action, exp.AlterRename):
             actions.append(st.RenameTable(table_name(action.this)))
+        elif isinstance(action, exp.AddConstraint) and len(action.expressions) == 1:
+            item, name = action.expressions[0], None
+            if isinstance(item, exp.Constraint) and len(item.expressions) == 1:  # CONSTRAINT name ...
+                name, item = item.this, item.expressions[0]
+            actions.append(st.AddConstraint(_constraint_spec(item, name), not_valid=bool(tree.args.get("not_valid"))))
+        elif isinstance(action, exp.Drop) and _kind(action) == "CONSTRAINT":
+            for target in action.args.get("tables") or [action.this]:
+                actions.append(st.DropConstraint(identifier(target.this), if_exists=bool(action.args.get("exists")),
+                                                 cascade=bool(action.args.get("cascade"))))
         else:
             raise errors.NotSupportedError(f"ALTER TABLE action not supported: {action.sql()}")
     return st.AlterTable(table=table_name(tree.this), actions=tuple(actions),

@@ -437,6 +437,92 @@ class SequenceDefinition:
                                   d["cycle"], tuple(owner) if owner is not None else None)
 
 
+#: a constraint's name is an identifier: PostgreSQL's NAMEDATALEN - 1 bytes
+NAME_BYTES = 63
+
+
+@dataclass(frozen=True)
+class CheckConstraint:
+    """``CHECK (expression)``: a row is written only if ``expression`` is not false (true or
+    NULL). The expression's SQL text names the table's columns; a renamed column is renamed
+    in it."""
+
+    name: str
+    expression: str
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "expression": self.expression}
+
+    @staticmethod
+    def from_json(d: dict) -> "CheckConstraint":
+        return CheckConstraint(d["name"], d["expression"])
+
+
+@dataclass(frozen=True)
+class UniqueConstraint:
+    """``UNIQUE [NULLS NOT DISTINCT] (columns)``: no two rows with equal values in every one
+    of ``columns`` - rows with a NULL in any of them never clash, unless NULLS NOT DISTINCT."""
+
+    name: str
+    columns: tuple[str, ...]
+    nulls_not_distinct: bool = False
+
+    def to_json(self) -> dict:
+        d = {"name": self.name, "columns": list(self.columns)}
+        if self.nulls_not_distinct:
+            d["nulls_not_distinct"] = True
+        return d
+
+    @staticmethod
+    def from_json(d: dict) -> "UniqueConstraint":
+        return UniqueConstraint(d["name"], tuple(d["columns"]), d.get("nulls_not_distinct", False))
+
+
+@dataclass(frozen=True)
+class ForeignKey:
+    """``FOREIGN KEY (columns) REFERENCES table (ref_columns)``: the referenced table by id
+    (dropped and created again under its name, it is another), its key columns by name.
+    ``on_delete`` / ``on_update``: NO ACTION, RESTRICT, CASCADE, SET NULL or SET DEFAULT."""
+
+    name: str
+    columns: tuple[str, ...]
+    table_id: str
+    db: str
+    ref_columns: tuple[str, ...]
+    on_delete: str = "NO ACTION"
+    on_update: str = "NO ACTION"
+    match_full: bool = False
+
+    def to_json(self) -> dict:
+        d = {"name": self.name, "columns": list(self.columns), "table_id": self.table_id, "db": self.db,
+             "ref_columns": list(self.ref_columns), "on_delete": self.on_delete, "on_update": self.on_update}
+        if self.match_full:
+            d["match_full"] = True
+        return d
+
+    @staticmethod
+    def from_json(d: dict) -> "ForeignKey":
+        return ForeignKey(d["name"], tuple(d["columns"]), d["table_id"], d["db"], tuple(d["ref_columns"]),
+                          d["on_delete"], d["on_update"], d.get("match_full", False))
+
+
+def constraint_name(table: str, columns: tuple[str, ...], label: str, taken) -> str:
+    """The name PostgreSQL gives a constraint the statement does not name (ChooseConstraintName):
+    ``<table>_<columns>_<label>`` (``t_a_b_key``, ``t_a_check``; a table CHECK: ``t_check``),
+    the longer of table and columns cut until it fits in NAME_BYTES, then a number appended
+    (``t_a_key1``) until it is none of ``taken``."""
+    for n in range(0, 1 << 20):
+        suffix = f"{label}{n or ''}"
+        head = [table, "_".join(columns)] if columns else [table]
+        while len("_".join([*head, suffix]).encode()) > NAME_BYTES:  # (cut the longer part by a character)
+            longest = max(range(len(head)), key=lambda i: len(head[i].encode()))
+            head[longest] = head[longest][:-1]
+        name = "_".join([*head, suffix])
+        if name not in taken:
+            return name
+    raise errors.ProgrammingError("could not choose a constraint name")
+
+
 @dataclass(frozen=True)
 class TableSchema:
     schema_id: int
@@ -447,6 +533,9 @@ class TableSchema:
     view: ViewDefinition | None = None
     #: a sequence's definition (None for a table): no columns either
     sequence: SequenceDefinition | None = None
+    checks: tuple[CheckConstraint, ...] = ()
+    uniques: tuple[UniqueConstraint, ...] = ()
+    foreign_keys: tuple[ForeignKey, ...] = ()
 
     @property
     def names(self) -> list[str]:
@@ -461,6 +550,15 @@ class TableSchema:
     def identity(self) -> frozenset[str]:
         """The identity columns, GENERATED ALWAYS or BY DEFAULT (asked at every INSERT)."""
         return frozenset(c.name for c in self.columns if c.always or c.by_default)
+
+    @property
+    def constraints(self) -> tuple:
+        """The CHECK, UNIQUE and FOREIGN KEY constraints (the primary key is ``primary_key``)."""
+        return self.checks + self.uniques + self.foreign_keys
+
+    def constraint_names(self, table: str) -> set[str]:
+        """The names constraints of the table ``table`` have: a new one takes none of them."""
+        return {c.name for c in self.constraints} | ({f"{table}_pkey"} if self.primary_key else set())
 
     def column(self, name: str) -> Column | None:
         for c in self.columns:
@@ -506,6 +604,9 @@ class TableSchema:
             d["view"] = self.view.to_json()
         if self.sequence is not None:
             d["sequence"] = self.sequence.to_json()
+        for key in ("checks", "uniques", "foreign_keys"):  # (written only when there are any)
+            if getattr(self, key):
+                d[key] = [c.to_json() for c in getattr(self, key)]
         return d
 
     @staticmethod
@@ -514,4 +615,7 @@ class TableSchema:
         return TableSchema(d["id"], tuple(Column.from_json(c) for c in d["columns"]),
                            tuple(d["primary_key"]), d["highest_field_id"],
                            ViewDefinition.from_json(view) if view is not None else None,
-                           SequenceDefinition.from_json(sequence) if sequence is not None else None)
+                           SequenceDefinition.from_json(sequence) if sequence is not None else None,
+                           tuple(CheckConstraint.from_json(c) for c in d.get("checks", ())),
+                           tuple(UniqueConstraint.from_json(c) for c in d.get("uniques", ())),
+                           tuple(ForeignKey.from_json(c) for c in d.get("foreign_keys", ())))

@@ -215,7 +215,29 @@ def test_create_table_keys():
         assert info.value.sqlstate == "42P16"
 
 
-@pytest.mark.parametrize("sql", ["CREATE TABLE t (a INT UNIQUE)", "CREATE TABLE t (a INT CHECK (a > 0))",
+def test_constraints_parse_into_specs():
+    stmt = parse_one("CREATE TABLE t (a INT CONSTRAINT pos CHECK (a > 0) UNIQUE REFERENCES p ON DELETE CASCADE, "
+                     "b INT, CHECK (b > a), CONSTRAINT u UNIQUE NULLS NOT DISTINCT (a, b), "
+                     "FOREIGN KEY (a, b) REFERENCES s.p (x, y) MATCH FULL ON UPDATE SET NULL)")
+    check, unique, fkey = stmt.columns[0].constraints
+    assert (check.name, check.expression.sql(), check.column) == ("pos", "a > 0", "a")
+    assert (unique.name, unique.columns, unique.nulls_not_distinct) == (None, ("a",), False)
+    assert (fkey.columns, fkey.table.name, fkey.ref_columns, fkey.on_delete, fkey.on_update) == \
+        (("a",), "p", (), "CASCADE", "NO ACTION")
+    check, unique, fkey = stmt.constraints
+    assert (check.name, check.column) == (None, None)
+    assert (unique.name, unique.columns, unique.nulls_not_distinct) == ("u", ("a", "b"), True)
+    assert (fkey.columns, fkey.table.db, fkey.ref_columns, fkey.on_update, fkey.match_full) == \
+        (("a", "b"), "s", ("x", "y"), "SET NULL", True)
+    (add,) = parse_one("ALTER TABLE t ADD CONSTRAINT c UNIQUE (a) ").actions
+    assert (add.constraint.name, add.constraint.columns, add.not_valid) == ("c", ("a",), False)
+    (drop,) = parse_one("ALTER TABLE t DROP CONSTRAINT IF EXISTS c CASCADE").actions
+    assert (drop.name, drop.if_exists, drop.cascade) == ("c", True, True)
+
+
+@pytest.mark.parametrize("sql", ["CREATE TABLE t (a INT REFERENCES p DEFERRABLE)",
+                                 "CREATE TABLE t (a INT REFERENCES p MATCH PARTIAL)",
+                                 "CREATE TABLE t (a INT CHECK (a IN (SELECT 1)))",
                                  "CREATE OR REPLACE TABLE t (a INT)", "CREATE TEMP VIEW v AS SELECT 1",
                                  "CREATE MATERIALIZED VIEW v AS SELECT 1", "CREATE RECURSIVE VIEW v (a) AS SELECT 1",
                                  "CREATE VIEW v AS SELECT 1 WITH CHECK OPTION", "DROP MATERIALIZED VIEW v",
