@@ -105,6 +105,12 @@ class Result:
 
 
 # the end of a timestamp string that names its offset or zone: Z, +02, -05:30, UTC, Europe/Paris
+# DuckDB's refusal of a call of a macro with typed forms whose argument did not bind (an unknown
+# column: DuckDB then finds every form matching), the calls of txlake's macros, and the errors an
+# argument's binding may tell in its place
+_OVERLOADS = re.compile(r"Macro \w+\(\) has multiple overloads that match")
+_TYPED_MACRO_CALL = re.compile(r"\btxl_\w+\(", re.IGNORECASE)
+_UNBOUND_ARGUMENT = ("42703", "42P01", "42883")  # (unknown column, table, function)
 _ZONED = re.compile(r"(Z|[+-]\d\d(:?\d\d)?|[A-Za-z]{3,}|[A-Za-z]+/[A-Za-z_]+)\s*$")
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
@@ -361,19 +367,32 @@ class Executor:
             table = _as_bigint(table, hugeint) if hugeint else table
             return _as_text_types(table, types) if "UUID" in types or "JSON" in types else table
         except duckdb.Error as e:
-            raise self._error(e) from None
+            raise self._error(e, sql=sql, params=params) from None
 
-    def _error(self, e: Exception, words=translate) -> errors.Error:
+    def _error(self, e: Exception, words=translate, sql: str | None = None, params=()) -> errors.Error:
         """The txlake error for DuckDB's ``e``: the one a function txlake gave DuckDB raised
-        (a sequence's, with its SQLSTATE), or ``words(e)``."""
-        return self.sequence_calls.failure() or words(e)
+        (a sequence's, with its SQLSTATE), or ``words(e)`` - but where DuckDB could not pick a
+        form of a typed macro of txlake's (parser/semantics.py: sum(), avg(), length(), a cast
+        to text...) because an argument did not bind, the argument's own error, found by
+        binding ``sql`` again with each such call made a plain one (``_UNBOUND_ARGUMENT``)."""
+        failure = self.sequence_calls.failure()
+        if failure is not None:
+            return failure
+        if sql is not None and _OVERLOADS.search(str(e)) is not None:
+            try:  # (binding only: a relation runs when fetched)
+                self.con.sql(_TYPED_MACRO_CALL.sub("concat(", sql), params=list(params) if params else None)
+            except duckdb.Error as unbound:
+                error = words(unbound)
+                if error.sqlstate in _UNBOUND_ARGUMENT:
+                    return error
+        return words(e)
 
     def _stream(self, sql: str, params) -> Iterator[pa.Table]:
         """The rows of query ``sql`` in batches of up to ``ROWS_PER_FILE``, as DuckDB makes them."""
         try:
             reader = self.con.sql(sql, params=list(params) if params else None).to_arrow_reader(ROWS_PER_FILE)
         except duckdb.Error as e:
-            raise self._error(e) from None
+            raise self._error(e, sql=sql, params=params) from None
         try:
             while True:
                 try:
@@ -391,7 +410,7 @@ class Executor:
         try:
             return self.con.sql(sql, params=list(params) if params else None).columns
         except duckdb.Error as e:
-            raise self._error(e) from None
+            raise self._error(e, sql=sql, params=params) from None
 
     def _rewrite(self, ctx: Context, expression: exp.Expression, register) -> exp.Expression:
         """Point every table reference at a registered Arrow view of the version it sees."""
