@@ -21,7 +21,7 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
                                      SQRT_MACRO, SUBSTRING_FROM_MACRO, SUBSTRING_MACRO, SUM_MACRO, WINDOW_AVG_MACRO,
                                      WINDOW_SUM_MACRO)
 from txlake.parser.semantics import (ARRAY_CONCAT, ARRAY_INDEX, ARRAY_LENGTH, ARRAY_LOWER, ARRAY_MACRO,  # (arrays)
-                                     ARRAY_AS, ARRAY_PARSE, ARRAY_SET, ARRAY_UPPER, STRING_TO_ARRAY)
+                                     ARRAY_AS, ARRAY_PARSE, ARRAY_SET, ARRAY_UPPER, STRING_TO_ARRAY, TEXT_MACRO)
 from txlake.storage.schema import array_input
 
 # settings DuckDB keeps per connection: every connection of a shared database needs them
@@ -180,6 +180,46 @@ MACROS = (
 )
 
 
+# PostgreSQL's text of a value (TEXT_MACRO(x, w), w being x again: its type picks the form, and
+# it is never evaluated). A double and a real by their shortest digits, as DuckDB's, but 1 not
+# 1.0, NaN, Infinity, and in exponent form from 10^15 (a real's from 10^6) where PostgreSQL
+# switches (DuckDB: 10^16). Every type a double's form would otherwise take by an implicit
+# cast (integers, numerics, ...) has a form of its own: DuckDB's text of it
+def _float_text(exponent_from: str) -> str:
+    return ("CASE WHEN isnan(x) THEN 'NaN' WHEN isinf(x) THEN CASE WHEN x > 0 THEN 'Infinity' ELSE '-Infinity' END "
+            f"WHEN abs(x) >= {exponent_from} AND NOT contains(CAST(x AS VARCHAR), 'e') THEN "
+            f"{TEXT_MACRO}_exponent(CAST(x AS VARCHAR)) ELSE regexp_replace(CAST(x AS VARCHAR), '\\.0$', '') END")
+
+
+_AS_DUCKDB_TEXT = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
+                   "UBIGINT", "UHUGEINT", "DECIMAL", "VARCHAR", "BOOLEAN", "DATE", "TIME", "TIMESTAMP", "TIMESTAMPTZ",
+                   "UUID")
+_SCALAR_TEXT = (f"(x, w DOUBLE) AS {_float_text('1e15')}, (x, w FLOAT) AS {_float_text('1e6')}, "
+                "(x, w BLOB) AS '\\x' || lower(hex(x)), "
+                "(x, w INTERVAL) AS regexp_replace(CAST(x AS VARCHAR), ' month', ' mon', 'g'), " +
+                ", ".join(f"(x, w {t}) AS CAST(x AS VARCHAR)" for t in _AS_DUCKDB_TEXT) + ", (x, w) AS CAST(x AS VARCHAR)")
+# the digits of s (a number's text with no exponent, at least 10) with one before the point and an exponent
+_DIGITS = "rtrim(replace(ltrim(s, '-'), '.', ''), '0')"
+TEXT_MACROS = (
+    f"CREATE MACRO {TEXT_MACRO}_exponent(s) AS CASE WHEN starts_with(s, '-') THEN '-' ELSE '' END || left({_DIGITS}, 1) "
+    f"|| CASE WHEN length({_DIGITS}) > 1 THEN '.' || substr({_DIGITS}, 2) ELSE '' END "
+    "|| 'e+' || lpad(CAST(length(split_part(ltrim(s, '-'), '.', 1)) - 1 AS VARCHAR), 2, '0')",
+    # an array element's text, quoted as array_out quotes it: when empty, NULL or holding
+    # braces, a comma, a quote, a backslash or white space
+    f"CREATE MACRO {TEXT_MACRO}_item(t) AS CASE WHEN t = '' OR lower(t) = 'null' OR regexp_matches(t, '[{{}},\"\\\\\\s]') "
+    "THEN '\"' || replace(replace(t, '\\', '\\\\'), '\"', '\\\"') || '\"' ELSE t END",
+    f"CREATE MACRO {TEXT_MACRO}_scalar{_SCALAR_TEXT}",
+    # arrays: of booleans t and f (array_out writes elements by their type's output: boolout's,
+    # where boolean's text cast gives true); of the rest, each element's text, quoted if need be
+    f"CREATE MACRO {TEXT_MACRO}(x, w BOOLEAN[]) AS '{{' || array_to_string(list_transform(x, lambda e: "
+    "CASE WHEN e IS NULL THEN 'NULL' WHEN e THEN 't' ELSE 'f' END), ',') || '}', " + ", ".join(
+        f"(x, w {t}[]) AS '{{' || array_to_string(list_transform(x, lambda e: CASE WHEN e IS NULL THEN 'NULL' "
+        f"ELSE {TEXT_MACRO}_item({TEXT_MACRO}_scalar(e, e)) END), ',') || '}}'"
+        for t in ("SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "FLOAT", "DOUBLE", "DECIMAL", "VARCHAR", "BLOB", "DATE",
+                  "TIME", "TIMESTAMP", "TIMESTAMPTZ", "INTERVAL", "UUID")) + f", {_SCALAR_TEXT}",
+)
+
+
 # the element types an array || element, element || array appends or prepends as PostgreSQL's
 # (a DECIMAL's would be made DECIMAL(38,9): its arrays take array_append / array_prepend)
 _ELEMENT_TYPES = ("BOOLEAN", "SMALLINT", "INTEGER", "BIGINT", "FLOAT", "DOUBLE", "VARCHAR", "BLOB", "DATE", "TIME",
@@ -227,7 +267,7 @@ def postgres_semantics(con) -> None:
     for name, function, params, returns in _FUNCTIONS:
         con.create_function(name, _vectorized(function, returns), [duckdb.sqltype(p) for p in params],
                             duckdb.sqltype(returns), type="arrow", side_effects=False)
-    for statement in SESSION_SETUP + MACROS + ARRAY_MACROS:
+    for statement in SESSION_SETUP + MACROS + TEXT_MACROS + ARRAY_MACROS:
         con.execute(statement)
     jsonb.register(con)
 

@@ -45,6 +45,9 @@ ARRAY_LENGTH, ARRAY_CONCAT, STRING_TO_ARRAY = "txl_array_length", "txl_array_con
 ARRAY_SET = "txl_array_set"
 # ARRAY_AS(a, b): the list b (text elements) as a list of a's element type
 ARRAY_AS = "txl_array_as"
+# TEXT_MACRO(x, x): a value as text, as PostgreSQL's output function writes it (engine/dialect.py):
+# a double 1 not 1.0, 1e+15, NaN, Infinity; a bytea \x0102; an interval's mons; an array {1,"a b",NULL}
+TEXT_MACRO = "txl_text"
 
 
 def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
@@ -1230,13 +1233,25 @@ def _cast(node: exp.Cast) -> exp.Expression:
         return array_cast(node.this, node.to)
     length = node.to.expressions[0] if node.to.is_type(exp.DType.VARCHAR, exp.DType.CHAR, exp.DType.NCHAR) \
         and len(node.to.expressions) == 1 else None
+    if node.to.is_type(exp.DType.VARCHAR, exp.DType.TEXT) and not node.to.expressions:
+        return _text(node.this, node)
     if isinstance(length, exp.DataTypeParam) and length.name.isdigit():
-        text = exp.cast(node.this.copy(), exp.DataType.build("VARCHAR"))
+        text = _text(node.this, exp.cast(node.this.copy(), exp.DataType.build("VARCHAR")))
         return exp.Cast(this=exp.Anonymous(this="left", expressions=[text, exp.Literal.number(length.name)]),
                         to=node.to.copy())
     if isinstance(node.this, exp.Literal) and node.this.is_string and node.to.this in _INTEGER_TYPES:
         return _integer_literal(node.this.this, node.to)
     return _special_time(node)
+
+
+def _text(value: exp.Expression, cast: exp.Expression) -> exp.Expression:
+    """``value`` as text, by PostgreSQL's output of its type (``TEXT_MACRO``, which is handed
+    the value twice: once to write, once, never evaluated, to pick the form by its type); a
+    string constant, or a value holding a parameter (which would be bound twice), by ``cast``."""
+    if (isinstance(value, exp.Literal) and value.is_string) or any(isinstance(n, exp.Placeholder)
+                                                                   for n in value.walk()):
+        return cast
+    return exp.Anonymous(this=TEXT_MACRO, expressions=[value.copy(), value.copy()])
 
 
 def array_cast(value: exp.Expression, to: exp.DataType) -> exp.Expression:

@@ -408,3 +408,36 @@ def test_an_integer_constant_past_bigint_is_a_numeric(conn):
         with pytest.raises(txlake.DataError) as e:
             conn.execute(sql)
         assert (e.value.sqlstate, str(e.value)) == ("22003", message)
+
+
+@pytest.mark.parametrize("expression, text", [
+    # a double by its shortest digits, in exponent form from 10^15 on (DuckDB's from 10^16), 1 not 1.0
+    ("1.0::float8", "1"), ("-0.0::float8", "-0"), ("0.1::float8", "0.1"), ("1e15::float8", "1e+15"),
+    ("1234567890123456.0::float8", "1.234567890123456e+15"), ("-1e15::float8", "-1e+15"),
+    ("1e16::float8", "1e+16"), ("0.00001::float8", "1e-05"), ("'NaN'::float8", "NaN"),
+    ("'-Infinity'::float8", "-Infinity"),
+    # a real: in exponent form from 10^6 on
+    ("123456::real", "123456"), ("1000000::real", "1e+06"), ("1234567.89::real", "1.2345679e+06"),
+    ("'\\x0102'::bytea", "\\x0102"),
+    ("interval '1 month 3 days'", "1 mon 3 days"), ("interval '14 months'", "1 year 2 mons"),
+    ("ARRAY[1, NULL, 3]", "{1,NULL,3}"), ("ARRAY[1.5::float8, 1e15]", "{1.5,1e+15}"),
+    ("ARRAY['a b', NULL, 'c\"d', '', 'null', 'x\\y', '{']", '{"a b",NULL,"c\\"d","","null","x\\\\y","{"}'),
+    ("ARRAY[true, false, NULL]", "{t,f,NULL}"), ("'{}'::int[]", "{}"), ("ARRAY['\\x01'::bytea]", '{"\\\\x01"}'),
+    ("ARRAY[timestamptz '2024-01-01 00:00:00+00']", '{"2024-01-01 00:00:00+00"}'),
+    ("true", "true"), ("7", "7"), ("12345678901234567::bigint", "12345678901234567"), ("'abc'", "abc"),
+])
+def test_text_of_a_value_is_postgresql_s(conn, expression, text):
+    """``x::text`` is PostgreSQL's output of x, as psql and COPY TO show it (DuckDB wrote 1.0,
+    1000000000000000.0, \\x01\\x02, 1 month, [1, NULL, 3])."""
+    assert one(conn, f"SELECT ({expression})::text, CAST({expression} AS VARCHAR)") == (text, text)
+
+
+def test_text_of_columns_and_of_nothing(conn):
+    conn.execute("CREATE TABLE arr (k INT PRIMARY KEY, a INT[], d FLOAT8)")
+    conn.execute("INSERT INTO arr VALUES (1, '{1,2}', 100), (2, NULL, NULL)")
+    assert conn.execute("SELECT 'a: ' || a::text, d::text, d::varchar(2) FROM arr ORDER BY k").fetchall() == \
+        [("a: {1,2}", "100", "10"), (None, None, None)]
+    assert conn.execute("SELECT k FROM arr WHERE d::text = '100'").fetchall() == [(1,)]
+    assert one(conn, "SELECT ?::text", (1.5,)) == ("1.5",)
+    conn.execute("CREATE SEQUENCE s")
+    assert one(conn, "SELECT nextval('s')::text, currval('s')") == ("1", 1)  # (evaluated once)
