@@ -197,16 +197,18 @@ _AS_DUCKDB_TEXT = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINY
 _SCALAR_TEXT = (f"(x, w DOUBLE) AS {_float_text('1e15')}, (x, w FLOAT) AS {_float_text('1e6')}, "
                 "(x, w BLOB) AS '\\x' || lower(hex(x)), "
                 "(x, w INTERVAL) AS regexp_replace(CAST(x AS VARCHAR), ' month', ' mon', 'g'), " +
-                ", ".join(f"(x, w {t}) AS CAST(x AS VARCHAR)" for t in _AS_DUCKDB_TEXT) + ", (x, w) AS CAST(x AS VARCHAR)")
+                ", ".join(f"(x, w {t}) AS CAST(x AS VARCHAR)" for t in _AS_DUCKDB_TEXT) +
+                ", (x, w) AS CAST(x AS VARCHAR)")
 # the digits of s (a number's text with no exponent, at least 10) with one before the point and an exponent
 _DIGITS = "rtrim(replace(ltrim(s, '-'), '.', ''), '0')"
 TEXT_MACROS = (
-    f"CREATE MACRO {TEXT_MACRO}_exponent(s) AS CASE WHEN starts_with(s, '-') THEN '-' ELSE '' END || left({_DIGITS}, 1) "
-    f"|| CASE WHEN length({_DIGITS}) > 1 THEN '.' || substr({_DIGITS}, 2) ELSE '' END "
+    f"CREATE MACRO {TEXT_MACRO}_exponent(s) AS CASE WHEN starts_with(s, '-') THEN '-' ELSE '' END "
+    f"|| left({_DIGITS}, 1) || CASE WHEN length({_DIGITS}) > 1 THEN '.' || substr({_DIGITS}, 2) ELSE '' END "
     "|| 'e+' || lpad(CAST(length(split_part(ltrim(s, '-'), '.', 1)) - 1 AS VARCHAR), 2, '0')",
     # an array element's text, quoted as array_out quotes it: when empty, NULL or holding
     # braces, a comma, a quote, a backslash or white space
-    f"CREATE MACRO {TEXT_MACRO}_item(t) AS CASE WHEN t = '' OR lower(t) = 'null' OR regexp_matches(t, '[{{}},\"\\\\\\s]') "
+    f"CREATE MACRO {TEXT_MACRO}_item(t) AS CASE WHEN t = '' OR lower(t) = 'null' "
+    "OR regexp_matches(t, '[{}\",\\\\\\s]') "
     "THEN '\"' || replace(replace(t, '\\', '\\\\'), '\"', '\\\"') || '\"' ELSE t END",
     f"CREATE MACRO {TEXT_MACRO}_scalar{_SCALAR_TEXT}",
     # arrays: of booleans t and f (array_out writes elements by their type's output: boolout's,
