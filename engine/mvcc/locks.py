@@ -18,6 +18,10 @@ that, a deadlock victim retrying its transaction at once - the interpreter lock 
 thread between the rollback and the new attempt - took back the key its rival had been woken to
 get, closed the same cycle again, and so on, each time.
 
+SKIP LOCKED takes a key only if that needs no wait (``try_acquire``): one another transaction
+holds, or queues for, is passed over - across processes too, by a record lock tried without
+blocking.
+
 A rollback to a savepoint frees the keys taken after it (``mark`` / ``release_since``), as
 PostgreSQL frees a rolled-back subtransaction's locks; RELEASE keeps them.
 
