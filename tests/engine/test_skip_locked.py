@@ -8,10 +8,6 @@ import pytest
 
 import txlake
 
-CLAIM = ("UPDATE jobs SET state = 'running' WHERE id = (SELECT id FROM jobs WHERE state = 'queued' "
-         "ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id")
-
-
 @pytest.fixture
 def jobs(connect):
     conn = connect(isolation_level="READ COMMITTED")

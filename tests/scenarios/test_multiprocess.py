@@ -339,7 +339,7 @@ HOLDER = r"""
 import sys
 from txlake.engine.mvcc.locks import TABLE, ProcessLocks
 locks = ProcessLocks.for_path(sys.argv[1])
-print("held" if locks._take(locks.span(("t", TABLE) if sys.argv[2] == "table" else ("t", "key", 1))) else "busy",
+print("held" if locks.take_now(locks.span(("t", TABLE) if sys.argv[2] == "table" else ("t", "key", 1))) else "busy",
       flush=True)
 sys.stdin.read()
 """
