@@ -714,6 +714,7 @@ def _copy_to(executor: Executor, ctx: Context, stmt: st.Copy, params) -> Result:
     query = stmt.query
     executor._read_query(ctx, query, params)
     if query.locks:
+        executor.refuse_row_by_row_locking(query, "COPY")
         executor._lock_selected(ctx, query, params)
     target = stmt.file
     if not os.path.isabs(target):

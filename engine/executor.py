@@ -522,7 +522,9 @@ class Executor:
     def query(self, ctx: Context, stmt: st.Query, params) -> Result:
         self._read_query(ctx, stmt, params)
         if stmt.locks:
-            self._lock_selected(ctx, stmt, params)
+            taken = self._lock_selected(ctx, stmt, params)
+            if taken is not None:
+                return taken
         point = self._statement_memo(stmt, ("point-select",), lambda: _point_select_plan(stmt.expression))
         if point is not None:
             result = self._point_select(ctx, point, params)
@@ -567,6 +569,7 @@ class Executor:
             if stmt.analyze:  # (it reads, and locks what a SELECT ... FOR UPDATE would)
                 self._read_query(ctx, query, params)
                 if query.locks:
+                    self.refuse_row_by_row_locking(query, "EXPLAIN ANALYZE")
                     self._lock_selected(ctx, query, params)
             started = time.perf_counter()
             plan = self._over_tables(ctx, query, lambda sql: self._sql(
@@ -578,25 +581,30 @@ class Executor:
         return Result(table=pa.table({"QUERY PLAN": pa.array(lines, pa.string())}), rowcount=len(lines),
                       status="EXPLAIN")
 
-    def _lock_selected(self, ctx: Context, stmt: st.Query, params) -> None:
+    def _lock_selected(self, ctx: Context, stmt: st.Query, params) -> Result | None:
         """``SELECT ... FOR UPDATE`` (``FOR NO KEY UPDATE``, ``FOR SHARE``, ``FOR KEY SHARE``):
         lock the rows its WHERE clause matches, as an UPDATE of them would, before the query
         reads them - a concurrent writer of one waits for this transaction to end, and this
         one for a running writer, then: REPEATABLE READ / SERIALIZABLE fail with 40001 if the
         row changed since the snapshot; READ COMMITTED reads its newest version (looking
         again for rows that match there). Every lock is exclusive (FOR SHARE too: two sharers
-        wait for each other), and every row the WHERE matches is locked, LIMIT aside. NOWAIT
-        fails at once (55P03) on a row another holds. Across processes only with
-        ``shared_row_locks``, as an UPDATE's row locks."""
+        wait for each other). NOWAIT fails at once (55P03) on a row another holds. Across
+        processes only with ``shared_row_locks``, as an UPDATE's row locks.
+
+        With LIMIT / OFFSET or SKIP LOCKED only the rows the query returns (and those OFFSET
+        passes) are locked, one after another (``_lock_and_take``), and the query's result
+        is made then: it is returned. Otherwise None: the caller runs the query."""
         if ctx.txn.read_only:
             raise errors.ReadOnlyTransaction(
                 f"cannot execute SELECT {_lock_clause(stmt.locks)} in a read-only transaction")
-        name, alias, where, offset, nowait = self._statement_memo(stmt, ("locking",),
-                                                              lambda: _locking_plan(stmt.expression, stmt.locks))
-        params = params[offset:offset + _placeholders(where)] if where is not None else ()
+        plan = self._locking_plan(stmt)
+        if plan.row_by_row:
+            return self._lock_and_take(ctx, stmt, params, plan)
+        alias, where, nowait = plan.alias, plan.where, plan.nowait
+        params = params[plan.offset:plan.offset + _placeholders(where)] if where is not None else ()
         lock_ctx = replace(ctx, lock_timeout=NOWAIT) if nowait else ctx
         while True:
-            version = ctx.resolve(name)
+            version = ctx.resolve(plan.table)
 
             def select(target: exp.Table, register, version=version) -> exp.Select:
                 projections = [exp.column(ROWID, alias)] + _old_key_columns(version.schema, alias)
@@ -611,10 +619,132 @@ class Executor:
             except errors.LockNotAvailable:
                 if not nowait:
                     raise
-                raise errors.LockNotAvailable(f'could not obtain lock on row in relation "{version.name}"') from None
+                raise _row_lock_refused(version) from None
             if locked_in is version:  # no row changed since: each found is locked and current
-                return
+                return None
             # READ COMMITTED moved the table to its newest version: rows may match there that did not
+
+    def _locking_plan(self, stmt: st.Query) -> "LockingPlan":
+        return self._statement_memo(stmt, ("locking",), lambda: _locking_plan(stmt.expression, stmt.locks))
+
+    def refuse_row_by_row_locking(self, stmt: st.Query, what: str) -> None:
+        """``what`` (EXPLAIN ANALYZE, COPY) runs its query over the table once its rows are
+        locked: it cannot lock one row after another (LIMIT, OFFSET, SKIP LOCKED): 0A000."""
+        if self._locking_plan(stmt).row_by_row:
+            raise errors.NotSupportedError(f"{what} of SELECT {_lock_clause(stmt.locks)} with LIMIT, OFFSET or "
+                                           "SKIP LOCKED is not supported")
+
+    def _lock_and_take(self, ctx: Context, stmt: st.Query, params, plan: "LockingPlan") -> Result:
+        """``SELECT ... FOR UPDATE`` with LIMIT / OFFSET or SKIP LOCKED, as PostgreSQL's row
+        locking under its Limit: the rows the query finds (in its ORDER BY order) are locked one
+        after another until OFFSET + LIMIT of them are held, and the last LIMIT are returned -
+        only those, and those OFFSET passes, stay locked. SKIP LOCKED passes over a row another
+        transaction holds (one in another process too, with ``shared_row_locks``) without
+        waiting, and takes the next; NOWAIT fails on it (55P03); else this waits for it. A row
+        a committed transaction changed meanwhile: READ COMMITTED re-checks its newest version
+        (WHERE and output) and, if it no longer matches, takes the next row instead, so the
+        statement still returns up to LIMIT rows; REPEATABLE READ / SERIALIZABLE fail with
+        40001 (``_recheck_locked``)."""
+        expression = stmt.expression
+        limit, offset = expression.args.get("limit"), expression.args.get("offset")
+        n_limit, n_offset = self._statement_memo(stmt, ("limit-params",),
+                                                 lambda: (_placeholders(limit), _placeholders(offset)))
+        body = len(params) - n_limit - n_offset  # (LIMIT's and OFFSET's ? are the last in the text)
+        count = self._row_count(limit, params[body:body + n_limit], "LIMIT")
+        passed = self._row_count(offset, params[body + n_limit:], "OFFSET") or 0
+        params = params[:body]
+        want = None if count is None else passed + count
+        lock_ctx = replace(ctx, lock_timeout=NOWAIT) if plan.nowait else ctx
+        txn, locks = ctx.txn, self.db.locks
+        version = ctx.resolve(plan.table)
+        tid = version.table_id
+        taken: list[pa.Table] = []
+        held = 0
+        seen: set = set()  # the rows taken or passed over, by lock key (row id for this transaction's own rows)
+        fetch = None if want is None else 2 * want + 16  # (most rows a scan finds are taken)
+
+        names: list[str] = []  # the query's own columns'
+
+        def run(candidates, fetch: int | None) -> pa.Table:
+            found = self._ordered_rows(ctx, stmt, version, candidates, params, fetch)
+            shown = found.num_columns - 1 - len(version.schema.primary_key)
+            names[:] = found.column_names[:shown]  # (named by position: two may have the same name)
+            return found.rename_columns([f"__txl_c{i}" for i in range(shown)] + found.column_names[shown:])
+
+        while want is None or held < want:
+            start = version
+            found = run(self._source(start, with_rowid=True), fetch)
+            keys = self._row_lock_keys(start, found)
+            rowids = found.column(ROWID).to_pylist()
+            marks = [key if key is not None else rowid for key, rowid in zip(keys, rowids)]
+            fresh = [i for i, mark in enumerate(marks) if mark not in seen]
+            while fresh and (want is None or held < want):
+                chunk, fresh = (fresh, []) if want is None else (fresh[:want - held], fresh[want - held:])
+                seen.update(marks[i] for i in chunk)
+                if plan.skip:
+                    chunk = [i for i in chunk if keys[i] is None or locks.try_acquire(txn, keys[i])]
+                    chunk = self._unclaimed_by_prepared(start, found, chunk)
+                else:
+                    try:
+                        self._lock(lock_ctx, tid, [keys[i] for i in chunk if keys[i] is not None])
+                    except errors.LockNotAvailable:
+                        if not plan.nowait:
+                            raise
+                        raise _row_lock_refused(start) from None
+                if not chunk:
+                    continue
+                rows, version = self._recheck_locked(lock_ctx, start, found.take(chunk),
+                                                     [keys[i] for i in chunk], lambda rows: run(rows, None))
+                taken.append(rows)
+                held += rows.num_rows
+                if version is not start:
+                    break  # READ COMMITTED moved on to a newer version: the next rows are found there
+            if version is start and (fetch is None or found.num_rows < fetch):
+                break  # every row the query finds was looked at
+            if version is start:
+                fetch *= 4
+        if want == 0:  # (LIMIT 0: nothing to lock, only the result's columns to find)
+            found = run(self._source(version, with_rowid=True), 0)
+        rows = pa.concat_tables([found.slice(0, 0), *taken]).slice(passed, count)
+        shown = rows.num_columns - 1 - len(version.schema.primary_key)  # (row id and old key columns come last)
+        table = rows.select(list(range(shown))).rename_columns(names)
+        return Result(table=table, rowcount=table.num_rows, status=f"SELECT {table.num_rows}")
+
+    def _ordered_rows(self, ctx: Context, stmt: st.Query, version: TableVersion, candidates, params,
+                      fetch: int | None) -> pa.Table:
+        """A locking SELECT run over ``candidates`` (rows of ``version`` with their row ids) without
+        its LIMIT and OFFSET - its first ``fetch`` rows, if given - each row with its row id and
+        old key (``_old_key_columns``) after the query's own columns."""
+        schema = version.schema
+        sql = self._statement_memo(stmt, ("lock-order", version.table_id, schema.schema_id, ctx.db, ctx.search_path),
+                                   lambda: _ordered_sql(ctx, stmt.expression, schema))
+        detach = self._attach(TARGET, candidates)
+        try:
+            return self._sql(sql if fetch is None else f"{sql} LIMIT {fetch}", params, result=True)
+        finally:
+            self._detach([detach])
+
+    def _row_count(self, clause: exp.Expression | None, params, what: str) -> int | None:
+        """The number a LIMIT or OFFSET clause gives (None: no clause, ALL, NULL)."""
+        value = clause.expression if clause is not None else None
+        if value is None or (isinstance(value, exp.Var) and value.name.upper() == "ALL"):
+            return None
+        if isinstance(value, exp.Literal) and value.is_int:
+            number = int(value.this)
+        else:
+            number = self._sql(exp.select(exp.cast(value.copy(), "BIGINT")), params).column(0)[0].as_py()
+        if number is not None and number < 0:
+            raise errors.DataError(f"{what} must not be negative", sqlstate="2201W" if what == "LIMIT" else "2201X")
+        return number
+
+    def _unclaimed_by_prepared(self, version: TableVersion, found: pa.Table, chunk: list[int]) -> list[int]:
+        """SKIP LOCKED: those rows of ``chunk`` (indexes into ``found``) no unfinished prepared
+        transaction deletes or updates - it holds them as a lock would (``_refuse_prepared_rows``)."""
+        claims = self.db.warehouse.prepared.claims()
+        if not any(c.table_id == version.table_id and c.deleted for r in claims for c in r.changes):
+            return chunk
+        rowids = found.column(ROWID).to_pylist()
+        return [i for i in chunk if rowids[i] < 0 or _held_by_prepared(claims, version, {rowids[i]}) is None]
 
     def _point_select(self, ctx: Context, plan: "PointSelect", params) -> Result | None:
         """``SELECT columns FROM t WHERE <every primary-key column> = constant-or-?``, answered
@@ -1107,6 +1237,8 @@ class Executor:
             done = self._point_update(ctx, stmt, version, alias, point, params, returning_params)
             if done is not None:
                 return done
+        if stmt.locking:
+            return self._locking_subqueries_run(ctx, stmt, (*params, *returning_params), self.update)
         offset = _placeholders(*assigned.values(), *stmt.from_)
 
         def select(target: exp.Table, register) -> exp.Select:
@@ -1140,6 +1272,8 @@ class Executor:
         return out
 
     def delete(self, ctx: Context, stmt: st.Delete, params) -> Result:
+        if stmt.locking:
+            return self._locking_subqueries_run(ctx, stmt, params, self.delete)
         _check_named_schemas(ctx, stmt.named_schemas, stmt.table)
         version = self._writable(ctx, stmt.table)
         alias = stmt.alias or stmt.table.name
@@ -1174,6 +1308,28 @@ class Executor:
             out = Result(rowcount=len(rowids))
         out.status = f"DELETE {len(rowids)}"
         return out
+
+    def _locking_subqueries_run(self, ctx: Context, stmt: st.Update | st.Delete, params, write) -> Result:
+        """An UPDATE / DELETE with a locking subquery in WHERE or FROM / USING - a job queue's
+        ``UPDATE jobs SET state = 'running' WHERE id IN (SELECT id FROM jobs WHERE state = 'queued'
+        ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id``, or the same SELECT as a CTE
+        named in FROM: each such SELECT runs first, as a SELECT ... FOR UPDATE does (its rows
+        locked, others' skipped or waited for, READ COMMITTED re-checks), and ``write`` then
+        runs the statement with the rows it returned in its place - as PostgreSQL runs an
+        uncorrelated subquery once, before the rows it feeds are changed. The write's own row
+        locks are then this transaction's already."""
+        template, queries = self._statement_memo(stmt, ("locking-subqueries",), lambda: _locking_subqueries(stmt))
+        taken = [self.query(ctx, query, [params[i] for i in at]).table for query, at in queries]
+        consumed = {i for _, at in queries for i in at}
+
+        def filled(node: exp.Expression) -> exp.Expression:
+            at = node.meta.get(_LOCKED) if isinstance(node, exp.Select) else None
+            return node if at is None else _rows_as_select(taken[at])
+
+        parts = {name: _map_parts(value, lambda part: part.copy().transform(filled))
+                 for name, value in template.items()}
+        rest = tuple(p for i, p in enumerate(params) if i not in consumed)
+        return write(ctx, replace(stmt, locking=False, **parts), rest)
 
     def truncate(self, ctx: Context, stmt: st.Truncate, params) -> Result:
         """``TRUNCATE a, b``: a DELETE of every row of each, so it is transactional, waits for
@@ -1273,14 +1429,18 @@ class Executor:
         statement's WHERE and SET on it (PostgreSQL's EvalPlanQual), skipping rows that were
         deleted or no longer match. Returns the rows to change and the version to change them in.
         """
-        txn = ctx.txn
         if not found.num_rows:
             return found, version
         keys = self._row_lock_keys(version, found)
         self._lock(ctx, version.table_id, [key for key in keys if key is not None])
+        return self._recheck_locked(ctx, version, found, keys, find)
+
+    def _recheck_locked(self, ctx: Context, version: TableVersion, found: pa.Table, keys: list, find):
+        """``_lock_rows`` once the rows ``found`` (their lock ``keys``) are locked: the rows to
+        change and the version to change them in."""
         rowids = found.column(ROWID).to_numpy(zero_copy_only=False)
         self._refuse_prepared_rows(ctx, version, rowids)
-        version, changed = self._moved_on(txn, version, rowids)
+        version, changed = self._moved_on(ctx.txn, version, rowids)
         if not changed:
             return found, version
         # READ COMMITTED: re-evaluate the changed rows in the newest committed version
@@ -2436,11 +2596,33 @@ def _lock_clause(locks: tuple) -> str:
            f"{'UPDATE' if lock.args.get('update') else 'SHARE'}"
 
 
-def _locking_plan(expression: exp.Expression, locks: tuple):
-    """A SELECT with a locking clause: (table, alias, WHERE condition, index of its first ?,
-    NOWAIT?). Only a SELECT from one table without joins, subqueries or CTEs - the rows to
-    lock are that table's; PostgreSQL's own refusals (aggregates, GROUP BY, DISTINCT,
-    window functions) are 0A000 as there, as is SKIP LOCKED."""
+@dataclass(frozen=True)
+class LockingPlan:
+    """What a SELECT's locking clause locks: the rows of ``table`` its ``where`` matches (its
+    first ? is the statement's ``offset``-th); ``nowait``: fail at once on a row another holds,
+    ``skip``: pass over it (SKIP LOCKED); ``limited``: LIMIT / OFFSET keep only some rows,
+    so only those are locked."""
+
+    table: st.TableName
+    alias: str
+    where: exp.Expression | None
+    offset: int
+    nowait: bool
+    skip: bool
+    limited: bool
+
+    @property
+    def row_by_row(self) -> bool:
+        """Are the rows locked one after another in the query's order, the query answered
+        from those locked (``Executor._lock_and_take``)? Otherwise every row the WHERE
+        matches is locked and the query then reads the table."""
+        return self.skip or self.limited
+
+
+def _locking_plan(expression: exp.Expression, locks: tuple) -> LockingPlan:
+    """A SELECT with a locking clause: what it locks (``LockingPlan``). Only a SELECT from one
+    table without joins, subqueries or CTEs - the rows to lock are that table's; PostgreSQL's
+    own refusals (aggregates, GROUP BY, DISTINCT, window functions) are 0A000 as there."""
     clause = _lock_clause(locks)
     simple, _ = _read_plan(expression)
     if simple is None:
@@ -2455,17 +2637,116 @@ def _locking_plan(expression: exp.Expression, locks: tuple):
         if projection.find(exp.Window):
             raise errors.NotSupportedError(f"{clause} is not allowed with window functions")
     name, alias = simple[0], simple[1]
-    nowait = False
+    nowait = skip = False
     for lock in locks:
-        wait = lock.args.get("wait")
-        if wait is not None and wait is not True:
-            raise errors.NotSupportedError(f"{clause} SKIP LOCKED is not supported")
+        wait = lock.args.get("wait")  # True: NOWAIT, False: SKIP LOCKED (sqlglot refuses both at once)
         nowait = nowait or wait is True
+        skip = skip or wait is False
         for of in lock.expressions:
             named = identifier(of.this) if isinstance(of, exp.Table) else of.name
             if named not in (alias, name.name):
                 raise errors.UndefinedTable(f'relation "{named}" in {clause} clause not found in FROM clause')
-    return (*simple, nowait)
+    # the one table in several clauses: NOWAIT if any says so, else SKIP LOCKED if any does (PostgreSQL's rule)
+    limited = expression.args.get("limit") is not None or expression.args.get("offset") is not None
+    return LockingPlan(*simple, nowait=nowait, skip=skip and not nowait, limited=limited)
+
+
+def _ordered_sql(ctx: Context, expression: exp.Select, schema: TableSchema) -> str:
+    """A locking SELECT's DuckDB SQL as ``Executor._ordered_rows`` runs it: over ``TARGET``
+    (which has a row-id column), without LIMIT / OFFSET, its row id and old key added after its
+    own columns (so ``ORDER BY 1`` still means its first), ``*`` not showing the row id."""
+    select = expression.copy()
+    select.set("limit", None)
+    select.set("offset", None)
+    table = select.args["from_"].this
+    alias = identifier(table.alias) if table.alias else table_name(table).name
+    select.set("from_", exp.From(this=_aliased(TARGET, alias)))
+    for star in select.find_all(exp.Star):
+        star.set("except_", [exp.column(ROWID)])
+    select.set("expressions", [*select.expressions, exp.column(ROWID, alias), *_old_key_columns(schema, alias)])
+    return select.transform(lambda node: _session_value(ctx, node)).sql(dialect="duckdb")
+
+
+def _row_lock_refused(version: TableVersion) -> errors.LockNotAvailable:
+    """NOWAIT met a row another transaction holds (PostgreSQL's words)."""
+    return errors.LockNotAvailable(f'could not obtain lock on row in relation "{version.name}"')
+
+
+_LOCKED = "txlake_locking_subquery"  # meta of a locking SELECT's place in a write: the index of its rows
+
+
+def _locking_subqueries(stmt: st.Update | st.Delete):
+    """A write's locking subqueries (``Executor._locking_subqueries_run``): (its row-finding parts
+    with each locking SELECT marked by its index, [(that SELECT as a query, the indexes of the
+    statement's parameters it takes)]). A subquery naming a table of the outer statement (a
+    correlated one) is 0A000: it cannot be run first."""
+    if isinstance(stmt, st.Update):  # (parameters bind in this order: SET, FROM, WHERE; RETURNING's last)
+        template = {"assignments": stmt.assignments, "from_": stmt.from_, "where": stmt.where}
+    else:
+        template = {"using": stmt.using, "where": stmt.where}
+    template = {name: _map_parts(value, lambda part: part.copy()) for name, value in template.items()}
+    ordered = [n for value in template.values() for part in _parts_of(value)
+               for n in part.dfs() if isinstance(n, exp.Placeholder)]
+    queries = []
+    for value in template.values():
+        for part in _parts_of(value):
+            for select in [n for n in part.find_all(exp.Select) if n.args.get("locks")]:
+                inner = {id(n) for n in select.walk()}
+                own = {t.alias_or_name for t in select.find_all(exp.Table)}
+                outer = next((c for c in select.find_all(exp.Column) if c.table and c.table not in own), None)
+                if outer is not None:
+                    raise errors.NotSupportedError(
+                        f"a subquery with {_lock_clause(select.args['locks'])} that refers to the outer query "
+                        f'("{outer.sql(dialect="postgres")}") is not supported')
+                query = select.copy()
+                locks = tuple(query.args["locks"])
+                query.set("locks", None)
+                queries.append((st.Query(expression=query, locks=locks),
+                                [i for i, n in enumerate(ordered) if id(n) in inner]))
+                marker = exp.Select()
+                marker.meta[_LOCKED] = len(queries) - 1
+                select.replace(marker)
+    return template, queries
+
+
+def _parts_of(value) -> list[exp.Expression]:
+    """The expressions of a statement part: one (WHERE), a tuple of them (FROM), or SET's
+    (column, value) pairs."""
+    if value is None:
+        return []
+    if isinstance(value, exp.Expression):
+        return [value]
+    return [item[1] if isinstance(item, tuple) else item for item in value]
+
+
+def _map_parts(value, change):
+    """``value`` (as ``_parts_of`` reads it) with ``change`` applied to each of its expressions."""
+    if value is None:
+        return None
+    if isinstance(value, exp.Expression):
+        return change(value)
+    return tuple((item[0], change(item[1])) if isinstance(item, tuple) else change(item) for item in value)
+
+
+def _rows_as_select(rows: pa.Table) -> exp.Select:
+    """``SELECT * FROM (VALUES ...)`` of a locking subquery's rows, its columns so named."""
+    names = rows.column_names
+    columns = [c.to_pylist() for c in rows.columns]
+    values = []
+    for row in zip(*columns):
+        literals = [_literal(v) for v in row]
+        if any(lit is None for lit in literals):
+            raise errors.NotSupportedError("a locking subquery's rows of this type cannot be used by the write")
+        values.append(exp.Tuple(expressions=literals))
+    select = exp.Select(expressions=[exp.alias_(exp.column(f"__txl_c{i}"), name, quoted=True)
+                                     for i, name in enumerate(names)])
+    empty = not values
+    if empty:  # (VALUES needs a row: one of NULLs, filtered out)
+        values = [exp.Tuple(expressions=[exp.null() for _ in names])]
+    alias = exp.TableAlias(this=exp.to_identifier("__txl_locked"),
+                           columns=[exp.to_identifier(f"__txl_c{i}") for i in range(len(names))])
+    select.set("from_", exp.From(this=exp.Values(expressions=values, alias=alias)))
+    return select.where(exp.false()) if empty else select
 
 
 def _result_schema(schema: TableSchema, names: tuple[str, ...]) -> pa.Schema | None:

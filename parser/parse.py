@@ -212,12 +212,14 @@ def _to_statement(tree: exp.Expression) -> st.Statement:
     if locks:  # SELECT ... FOR UPDATE: the statement says which rows to lock (DuckDB could not)
         tree.set("locks", None)
     nested = next(tree.find_all(exp.Lock), None)
-    if nested is not None:
+    locking = nested is not None and _locks_only_row_sources(tree)
+    if nested is not None and not locking:
         raise errors.NotSupportedError(f"{nested.sql(dialect='postgres').strip()} is supported only on a "
-                                       "top-level SELECT")
+                                       "top-level SELECT, or in a subquery of UPDATE's WHERE or FROM or "
+                                       "DELETE's WHERE or USING")
     for node_type, convert in _CONVERTERS.items():
         if isinstance(tree, node_type):
-            return convert(tree)
+            return _with(convert(tree), locking=True) if locking else convert(tree)
     first = tree
     while isinstance(first, exp.SetOperation):  # (a UNION's INTO is its first SELECT's)
         first = first.this
@@ -244,6 +246,18 @@ def _to_statement(tree: exp.Expression) -> st.Statement:
 _EXPLAIN_WORDS = re.compile(r"\s*(ANALYZE|ANALYSE|VERBOSE)\b", re.IGNORECASE)
 _EXPLAIN_OPTIONS = ("analyze", "analyse", "verbose", "costs", "settings", "buffers", "wal", "timing", "summary",
                     "format", "generic_plan", "memory", "serialize")
+
+
+def _locks_only_row_sources(tree: exp.Expression) -> bool:
+    """Is every locking clause of ``tree`` on a SELECT in an UPDATE's WHERE or FROM, or a
+    DELETE's WHERE or USING (a job queue's ``WHERE id IN (SELECT ... FOR UPDATE SKIP LOCKED)``,
+    a CTE named in FROM) - where the executor runs it first, locking its rows?"""
+    if not isinstance(tree, (exp.Update, exp.Delete)):
+        return False
+    parts = [tree.args.get(k) for k in ("where", "from_", "from", "joins", "using")]
+    inside = {id(n) for part in parts for item in (part if isinstance(part, list) else [part])
+              if isinstance(item, exp.Expression) for n in item.walk()}
+    return all(id(lock) in inside for lock in tree.find_all(exp.Lock))
 
 
 def _explain(rest: str) -> st.Explain:

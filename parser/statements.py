@@ -448,6 +448,9 @@ class Update(Statement):
     #: the schemas ``schema.table.column`` names an unqualified ``table`` with (parser/semantics.py
     #: NAMED_SCHEMAS): it must be found in them
     named_schemas: frozenset[str] = frozenset()
+    #: a subquery in WHERE or FROM has a locking clause (``... FOR UPDATE SKIP LOCKED``): its
+    #: SELECT still holds it, and is run first (engine/executor.py ``_locking_subqueries_run``)
+    locking: bool = False
 
 
 @dataclass(frozen=True)
@@ -458,6 +461,7 @@ class Delete(Statement):
     where: exp.Expression | None = None
     returning: tuple[exp.Expression, ...] = ()
     named_schemas: frozenset[str] = frozenset()  # (as Update's)
+    locking: bool = False  # (as Update's, in WHERE or USING)
 
 
 @dataclass(frozen=True)

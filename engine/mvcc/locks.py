@@ -18,6 +18,10 @@ that, a deadlock victim retrying its transaction at once - the interpreter lock 
 thread between the rollback and the new attempt - took back the key its rival had been woken to
 get, closed the same cycle again, and so on, each time.
 
+SKIP LOCKED takes a key only if that needs no wait (``try_acquire``): one another transaction
+holds, or queues for, is passed over - across processes too, by a record lock tried without
+blocking.
+
 A rollback to a savepoint frees the keys taken after it (``mark`` / ``release_since``), as
 PostgreSQL frees a rolled-back subtransaction's locks; RELEASE keeps them.
 
@@ -92,6 +96,24 @@ class LockTable:
                 raise
             self._shared_held.setdefault(id(txn), []).append(span)  # (only txn's thread adds)
         return waited
+
+    def try_acquire(self, txn, key: tuple) -> bool:
+        """SKIP LOCKED: take ``key`` for ``txn`` if that needs no wait - no other transaction
+        holds it or queues for it, here or (``shared``) in another process; False otherwise,
+        at once. Taken, it is held as ``acquire``'s keys are."""
+        with self._mutex:
+            if self._covered(txn, key):
+                return True
+            if self._blocker(txn, key) is not None or self._queues.get(key):
+                return False
+            self._grant(txn, key)
+        if self.shared is not None and self.sharing():
+            span = self.shared.span(key)
+            if not self.shared.take_now(span):
+                self._ungrant(txn, key)
+                return False
+            self._shared_held.setdefault(id(txn), []).append(span)
+        return True
 
     def _ungrant(self, txn, key: tuple) -> None:
         """Give back a key ``txn`` was just granted here and did not get across processes."""
@@ -325,7 +347,7 @@ class ProcessLocks:
         """Take ``span`` (True if another process held it and this one waited). Blocks in the
         kernel, which reports a deadlock among processes (40P01); with a ``timeout`` (seconds,
         ``lock_timeout``) it polls instead, and gives up with 55P03."""
-        if self._take(span):
+        if self.take_now(span):
             return False
         if timeout is None:
             try:
@@ -343,11 +365,11 @@ class ProcessLocks:
         while time.monotonic() < deadline:
             time.sleep(min(pause, max(deadline - time.monotonic(), 0.0)))
             pause = min(pause * 2, 0.02)
-            if self._take(span):
+            if self.take_now(span):
                 return True
         raise errors.LockNotAvailable("canceling statement due to lock timeout")
 
-    def _take(self, span: tuple[int, int]) -> bool:
+    def take_now(self, span: tuple[int, int]) -> bool:
         """Count one more holder of ``span`` if this process has it already or gets it now."""
         with self._mutex:
             if self._count.get(span):

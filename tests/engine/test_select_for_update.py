@@ -105,7 +105,6 @@ def test_nowait_fails_at_once(acc, connect):
     ("SELECT DISTINCT bal FROM acc FOR SHARE", txlake.NotSupportedError),
     ("SELECT id, sum(bal) FROM acc GROUP BY id FOR UPDATE", txlake.NotSupportedError),
     ("SELECT * FROM acc a JOIN acc b ON a.id = b.id FOR UPDATE", txlake.NotSupportedError),
-    ("SELECT * FROM acc FOR UPDATE SKIP LOCKED", txlake.NotSupportedError),
     ("SELECT * FROM (SELECT * FROM acc FOR UPDATE) s", txlake.NotSupportedError),
     ("SELECT * FROM acc FOR UPDATE OF nope", txlake.UndefinedTable),
 ])

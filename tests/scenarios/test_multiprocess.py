@@ -339,7 +339,7 @@ HOLDER = r"""
 import sys
 from txlake.engine.mvcc.locks import TABLE, ProcessLocks
 locks = ProcessLocks.for_path(sys.argv[1])
-print("held" if locks._take(locks.span(("t", TABLE) if sys.argv[2] == "table" else ("t", "key", 1))) else "busy",
+print("held" if locks.take_now(locks.span(("t", TABLE) if sys.argv[2] == "table" else ("t", "key", 1))) else "busy",
       flush=True)
 sys.stdin.read()
 """
@@ -394,3 +394,41 @@ def test_record_locks_time_out_cover_their_table_and_go_at_transaction_end(tmp_p
     assert tried_elsewhere(path, "key") == "busy"
     locks.release_all(other)
     assert tried_elsewhere(path, "key") == "held"
+
+
+CLAIM_NEXT = ("UPDATE jobs SET state = '{who}' WHERE id = (SELECT id FROM jobs WHERE state = 'queued' "
+              "ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)")
+
+
+@pytest.mark.parametrize("shared, their_job, my_commit", [(True, 2, "ok"), (False, 1, "SerializationFailure")])
+def test_skip_locked_across_processes(wh, shared, their_job, my_commit):
+    """A job queue's claim in two processes. With ``shared_row_locks`` (and another process
+    writing lately) SKIP LOCKED passes over the job this process holds and the other takes the
+    next; without it the other cannot see the lock, claims the same job and commits first - and
+    this process's COMMIT fails with 40001: one job is never claimed twice."""
+    setup = txlake.connect(wh, autocommit=True, publish="off")
+    setup.execute("CREATE TABLE jobs (id INT PRIMARY KEY, state TEXT)")
+    setup.execute("INSERT INTO jobs VALUES (1, 'queued'), (2, 'queued'), (3, 'queued')")
+    setup.close()
+    commit_elsewhere(wh, "INSERT INTO log VALUES (0, 0)")  # (another process has written lately)
+    mine = txlake.connect(wh, isolation_level="READ COMMITTED", publish="off", shared_row_locks=shared)
+    theirs = Elsewhere(wh, "READ COMMITTED")
+    try:
+        assert theirs.run("SET lock_timeout = '3s'") == "ok"
+        mine.execute(CLAIM_NEXT.format(who="mine"))
+        assert theirs.run(CLAIM_NEXT.format(who="theirs")) == "ok"
+        assert theirs.run("COMMIT") == "ok"
+        try:
+            mine.commit()
+            outcome = "ok"
+        except txlake.Error as e:
+            outcome = type(e).__name__
+        assert outcome == my_commit
+    finally:
+        theirs.close()
+        mine.close()
+    reader = txlake.connect(wh, autocommit=True, publish="off")
+    claimed = reader.execute("SELECT id, state FROM jobs WHERE state <> 'queued' ORDER BY id").fetchall()
+    assert claimed == ([(1, "mine"), (2, "theirs")] if shared else [(1, "theirs")])
+    assert (their_job, "theirs") in claimed
+    reader.close()

@@ -220,6 +220,19 @@ def test_a_row_a_prepared_transaction_holds_cannot_be_locked(table, connect, sql
     other.commit()
 
 
+def test_skip_locked_passes_over_a_row_a_prepared_transaction_holds(table, connect):
+    """As over a row another transaction has locked: the prepared transaction keeps its rows."""
+    table.execute("BEGIN")
+    table.execute("UPDATE t SET s = 'mine' WHERE id = 1")
+    table.execute("PREPARE TRANSACTION 'holder'")
+    other = connect(isolation_level="READ COMMITTED")
+    assert other.execute("SELECT * FROM t ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED").fetchall() == [(2, "two")]
+    other.rollback()
+    table.execute("ROLLBACK PREPARED 'holder'")
+    assert other.execute("SELECT * FROM t ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED").fetchall() == [(1, "one")]
+    other.rollback()
+
+
 def test_prepare_is_refused_when_another_process_changed_its_rows_first(table, warehouse):
     # across processes there are no row locks: the other process's update commits first, and
     # PREPARE - which promises that COMMIT PREPARED will succeed - must see it
