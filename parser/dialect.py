@@ -97,6 +97,10 @@ class TxlakeParser(DuckDB.Parser):
     ALTER_TABLE_MIXED_ACTIONS = True
     # PostgreSQL: ALTER TABLE t DROP [COLUMN] c (a bare DROP c was an unparsed Command)
     ALTER_DROP_REQUIRES_COLUMN = False
+    # a ? knows where the text holds it (its meta's "start"): the order parameters bind in, which
+    # the SQL made of the tree need not keep (sqlglot writes OFFSET ? LIMIT ? as LIMIT ? OFFSET ?)
+    PLACEHOLDER_PARSERS = {**DuckDB.Parser.PLACEHOLDER_PARSERS,
+                           TokenType.PLACEHOLDER: lambda self: self.expression(exp.Placeholder(), token=self._prev)}
     _ALTER_ACTIONS = ("ADD", "DROP", "ALTER", "RENAME")
     # PostgreSQL's json -> and ->>: the key or index as written (sqlglot read 'a.b' as a JSON
     # path of two keys); parser/json_ops.py rewrites them. PostgreSQL has no lambdas: in a

@@ -71,12 +71,14 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
         _check_table_names(tree)
         dml = isinstance(tree, (exp.Insert, exp.Update, exp.Delete, exp.Merge))
         merge = isinstance(tree, exp.Merge)
-        # rewrites that move or copy a ? (a CTE put where it is named, SET (a, b) = (SELECT ...)
-        # split by column) change which parameter each ? takes: each is tagged with its place
-        # in the text first, and the statement says the new order (Statement.param_order) -
-        # but a MERGE's keep their tags: its queries number their parameters themselves
+        # the SQL made of the tree need not hold the ? where the text does (OFFSET ? LIMIT ?
+        # becomes LIMIT ? OFFSET ?), and rewrites move or copy them (a CTE put where it is
+        # named, SET (a, b) = (SELECT ...) split by column): each is tagged with its place in
+        # the text first, and the statement says the order the SQL binds them in
+        # (Statement.param_order) - but a MERGE's keep their tags: its queries number their
+        # parameters themselves
         moves = dml and bool(merge or tree.args.get("with_") or _column_list_assignments(tree))
-        in_text = _placeholders_in_text_order(tree) if moves else []
+        in_text = _placeholders_in_text_order(tree)
         for i, placeholder in enumerate(in_text):
             placeholder.meta[_PARAM_INDEX] = i  # (copies keep it)
         _expand_column_list_assignments(tree)  # (before the row comparisons are rewritten)
@@ -91,8 +93,10 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
         if dml and tree.args.get("with_"):
             tree = _inline_ctes(tree)
         placeholders = len(in_text) if moves else sum(1 for _ in tree.find_all(exp.Placeholder))
-        order = tuple(p.meta[_PARAM_INDEX] for p in _placeholders_in_text_order(tree)) \
-            if in_text and not merge else None
+        order = tuple(p.meta[_PARAM_INDEX] for p in _placeholders_in_sql_order(tree)) \
+            if len(in_text) > 1 and not merge else None
+        if order == tuple(range(len(in_text))):
+            order = None
         stmt = _to_statement(tree)
         if isinstance(stmt, (st.Explain, st.Execute)):  # (its query or values are text, with their own count)
             placeholders = stmt.param_count
@@ -395,8 +399,15 @@ _MARK = "txlake_param_7f3a_"
 
 
 def _placeholders_in_text_order(tree: exp.Expression) -> list[exp.Placeholder]:
+    """The ``?`` of ``tree`` in the order the statement's text holds them, where the parser
+    saw each (parser/dialect.py): the order the caller's parameters are in."""
+    found = [p for p in tree.find_all(exp.Placeholder) if not p.this]
+    return sorted(found, key=lambda p: p.meta.get("start", -1)) if len(found) > 1 else found
+
+
+def _placeholders_in_sql_order(tree: exp.Expression) -> list[exp.Placeholder]:
     """The ``?`` of ``tree`` in the order its SQL holds them - the order they bind in (the
-    tree's own order is not always the text's: a SELECT's WITH comes first in the text)."""
+    tree's own order is not always the SQL's: a SELECT's WITH comes first in the text)."""
     found = list(tree.find_all(exp.Placeholder))
     if len(found) < 2:
         return found

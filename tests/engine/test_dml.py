@@ -244,6 +244,15 @@ def test_update_parameters_bind_in_text_order(c):
     assert q(c, "SELECT * FROM t ORDER BY id") == [(1, "nine", 9.0), (2, "many", 7.0), (3, "many", 7.0)]
 
 
+def test_offset_before_limit_binds_its_parameters_in_text_order(c):
+    """``OFFSET ? LIMIT ?``: the first parameter is the offset (sqlglot writes the two the
+    other way round, and the parameters bound so: OFFSET 2 LIMIT 1 took LIMIT 2 OFFSET 1)."""
+    assert q(c, "SELECT id FROM t ORDER BY id OFFSET ? LIMIT ?", (2, 1)) == [(3,)]
+    assert q(c, "SELECT id FROM t WHERE id > ? ORDER BY id OFFSET ? ROWS FETCH FIRST ? ROWS ONLY", (0, 1, 1)) == [(2,)]
+    c.execute("UPDATE t SET score = -5 WHERE id IN (SELECT id FROM t ORDER BY id OFFSET ? LIMIT ?)", (2, 1))
+    assert q(c, "SELECT id FROM t WHERE score = -5") == [(3,)]
+
+
 def test_update_set_of_a_column_list(c):
     """``SET (a, b) = (x, y)`` and ``= ROW(x, y)`` assign column by column, in UPDATE and in
     ON CONFLICT DO UPDATE (it was 42601 'expected column = expression, got (name = ... AND
