@@ -39,13 +39,15 @@ import sqlglot
 from sqlglot import exp
 
 from txlake import errors
+from txlake.engine import sources
+from txlake.engine.errors_map import translate
 from txlake.engine.pg_text import format_value
 from txlake.parser.dialect import Txlake
 from txlake.parser.semantics import boolean_condition, postgres_semantics
 from txlake.storage.schema import CheckConstraint, TableSchema
 from txlake.storage.version import PythonRows
 
-_POSITION, _VERDICT = "__txl_pos", "__txl_check"
+_POSITION, _VERDICT, _CHECKED = "__txl_pos", "__txl_check", "__txl_checked_rows"
 # functions returning a set of rows, by the names PostgreSQL has them (sqlglot reads some as
 # nodes of their own: GenerateSeries, Unnest, Explode)
 _SET_RETURNING = frozenset((
@@ -141,10 +143,15 @@ def _query(table: str, texts: tuple[str, ...]) -> str:
 
 def _first_failure(ex, table: str, checks: tuple[CheckConstraint, ...], rows: pa.Table):
     """(position, the first by name of ``checks`` it fails) of the first of ``rows`` failing
-    any, else None."""
+    any, else None. ``ex``: the executor whose DuckDB connection runs the query - or a function
+    ``(query, rows)`` giving the rows of ``query`` over ``rows`` (``check_rows``)."""
     numbered = rows.append_column(_POSITION, pa.array(np.arange(rows.num_rows, dtype=np.int64)))
-    with ex._registered() as register:
-        found = ex._sql(_query(table, tuple(c.expression for c in checks)).format(source=register(numbered)))
+    query = _query(table, tuple(c.expression for c in checks))
+    if callable(ex):
+        found = ex(query, numbered)
+    else:
+        with ex._registered() as register:
+            found = ex._sql(query.format(source=register(numbered)))
     if not found.num_rows:
         return None
     verdicts = found.to_pylist()[0]
@@ -326,6 +333,24 @@ def _boolean(node: exp.Expression, kinds: dict):
 
 
 
+def check_rows(con: duckdb.DuckDBPyConnection, table: str, schema: TableSchema, rows: pa.Table) -> None:
+    """``enforce`` on a DuckDB connection of its own set up with txlake's SQL (a Spark task's:
+    spark/types.py), ``rows`` in ``schema``'s Arrow schema."""
+    def run(query: str, numbered: pa.Table) -> pa.Table:
+        detach = sources.attach(con, _CHECKED, numbered)
+        try:
+            return con.sql(query.format(source=_CHECKED)).to_arrow_table()
+        except duckdb.Error as e:
+            raise translate(e) from None
+        finally:
+            detach()
+
+    if rows.num_rows:
+        failure = _first_failure(run, table, _by_name(schema.checks), rows)
+        if failure is not None:
+            raise _violation(table, failure[1], rows, failure[0])
+
+
 def with_verdicts(sql: str, table: str, schema: TableSchema) -> str:
     """The query ``sql`` (rows in ``schema``'s columns, as an INSERT ... SELECT streams them)
     with a column more per CHECK of ``schema`` (by name), its verdict on the row."""
@@ -422,21 +447,43 @@ def definition(check: CheckConstraint) -> str:
 
 def clause(check: CheckConstraint) -> str:
     """information_schema.check_constraints.check_clause: PostgreSQL's unpretty text of the
-    expression, every operation in parentheses, all in another pair: ``((a > 0))``."""
-    def wrap(node):
-        if isinstance(node, (exp.Binary, exp.Not, exp.Between, exp.In)) and not isinstance(node, exp.Dot):
-            return exp.Paren(this=node)
+    expression, each operation in parentheses, all in another pair: ``((a > 0))``."""
+    wrapped = _postgres_form(_parsed(check.expression)).transform(
+        lambda n: n.this if isinstance(n, exp.Paren) else n)
+    for node in reversed(list(wrapped.walk())):  # (the innermost first: each outer one copies them)
+        if isinstance(node, _OPERATIONS) and node is not wrapped and not isinstance(node.this, exp.Null):
+            node.replace(exp.Paren(this=node.copy()))
+    wrapped = exp.Paren(this=wrapped) if isinstance(wrapped, _OPERATIONS) else wrapped
+    if not _in_postgres_spelling(check.expression):
+        return f"({wrapped.sql(dialect=Txlake)})"
+    return f"({wrapped.sql(dialect='postgres', normalize_functions='lower')})"
+
+
+#: what PostgreSQL's unpretty text of an expression puts in parentheses
+_OPERATIONS = (exp.Binary, exp.Not, exp.Between, exp.In)
+
+
+def _display(text: str) -> str:
+    """The stored text in PostgreSQL's spelling, where that reads back the same."""
+    if not _in_postgres_spelling(text):
+        return text
+    return _postgres_form(_parsed(text)).sql(dialect="postgres", normalize_functions="lower")
+
+
+def _postgres_form(expression: exp.Expression) -> exp.Expression:
+    """A copy of ``expression`` with ``NOT x IS NULL`` as PostgreSQL writes it, ``x IS NOT NULL``."""
+    def visit(node):
+        if isinstance(node, exp.Not) and isinstance(node.this, exp.Is) and isinstance(node.this.expression, exp.Null):
+            return exp.Is(this=node.this.this, expression=exp.Not(this=exp.Null()))
         return node
-    expression = _parsed(_display(check.expression)).copy().transform(wrap)
-    return f"({expression.sql(dialect='postgres')})"
+    return expression.copy().transform(visit)
 
 
 @functools.lru_cache(maxsize=1024)
-def _display(text: str) -> str:
-    """The stored text in PostgreSQL's spelling, where that reads back the same."""
-    parsed = _parsed(text)
-    postgres = parsed.sql(dialect="postgres")
+def _in_postgres_spelling(text: str) -> bool:
+    """Does PostgreSQL's spelling of the stored CHECK ``text`` read back as the same expression
+    (``a / 2`` does not: sqlglot writes DuckDB's division as a double's)?"""
     try:
-        return postgres if sqlglot.parse_one(postgres, read=Txlake) == parsed else text
+        return sqlglot.parse_one(_postgres_form(_parsed(text)).sql(dialect="postgres"), read=Txlake) == _parsed(text)
     except sqlglot.errors.SqlglotError:
-        return text
+        return False
