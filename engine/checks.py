@@ -48,6 +48,7 @@ from txlake.storage.schema import CheckConstraint, TableSchema
 from txlake.storage.version import PythonRows
 
 _POSITION, _VERDICT, _CHECKED = "__txl_pos", "__txl_check", "__txl_checked_rows"
+_SOURCE = "__txl_check_source"  # (in a query: the name of the rows it judges)
 # functions returning a set of rows, by the names PostgreSQL has them (sqlglot reads some as
 # nodes of their own: GenerateSeries, Unnest, Explode)
 _SET_RETURNING = frozenset((
@@ -123,9 +124,14 @@ def columns_of(check: CheckConstraint) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=1024)
 def _duckdb_sql(text: str) -> str:
-    """The DuckDB SQL of a stored CHECK expression: as a SELECT's expression is rewritten
+    """The DuckDB SQL of a stored CHECK expression."""
+    return _duckdb_sql_of(_parsed(text))
+
+
+def _duckdb_sql_of(expression: exp.Expression) -> str:
+    """The DuckDB SQL of a CHECK expression: as a SELECT's expression is rewritten
     (parser/semantics.py), through the check that it is a boolean (42804 when bound)."""
-    select = postgres_semantics(exp.Select(expressions=[_parsed(text).copy()]))
+    select = postgres_semantics(exp.Select(expressions=[expression.copy()]))
     value = select.expressions[0]
     value = value.this if isinstance(value, exp.Alias) else value
     return boolean_condition(value, "check").sql(dialect="duckdb")
@@ -133,11 +139,11 @@ def _duckdb_sql(text: str) -> str:
 
 @functools.lru_cache(maxsize=256)
 def _query(table: str, texts: tuple[str, ...]) -> str:
-    """The query (over ``{source}``) giving the position and verdicts of the first row that any
-    of the CHECKs ``texts`` fails."""
+    """The query (over ``_SOURCE``, to be replaced by the rows' name) giving the position and
+    verdicts of the first row that any of the CHECKs ``texts`` fails."""
     verdicts = ", ".join(f"{_duckdb_sql(text)} AS {_VERDICT}{i}" for i, text in enumerate(texts))
     failed = " OR ".join(f"{_VERDICT}{i} IS FALSE" for i in range(len(texts)))
-    return (f"SELECT * FROM (SELECT {_POSITION}, {verdicts} FROM {{source}} AS {_quoted(table)}) "
+    return (f"SELECT * FROM (SELECT {_POSITION}, {verdicts} FROM {_SOURCE} AS {_quoted(table)}) "
             f"WHERE {failed} ORDER BY {_POSITION} LIMIT 1")
 
 
@@ -151,7 +157,7 @@ def _first_failure(ex, table: str, checks: tuple[CheckConstraint, ...], rows: pa
         found = ex(query, numbered)
     else:
         with ex._registered() as register:
-            found = ex._sql(query.format(source=register(numbered)))
+            found = ex._sql(query.replace(_SOURCE, register(numbered)))
     if not found.num_rows:
         return None
     verdicts = found.to_pylist()[0]
@@ -339,7 +345,7 @@ def check_rows(con: duckdb.DuckDBPyConnection, table: str, schema: TableSchema, 
     def run(query: str, numbered: pa.Table) -> pa.Table:
         detach = sources.attach(con, _CHECKED, numbered)
         try:
-            return con.sql(query.format(source=_CHECKED)).to_arrow_table()
+            return con.sql(query.replace(_SOURCE, _CHECKED)).to_arrow_table()
         except duckdb.Error as e:
             raise translate(e) from None
         finally:
@@ -353,8 +359,17 @@ def check_rows(con: duckdb.DuckDBPyConnection, table: str, schema: TableSchema, 
 
 def with_verdicts(sql: str, table: str, schema: TableSchema) -> str:
     """The query ``sql`` (rows in ``schema``'s columns, as an INSERT ... SELECT streams them)
-    with a column more per CHECK of ``schema`` (by name), its verdict on the row."""
-    verdicts = ", ".join(f"{_duckdb_sql(c.expression)} AS {_VERDICT}{i}" for i, c in enumerate(_by_name(schema.checks)))
+    with a column more per CHECK of ``schema`` (by name), its verdict on the row - of a
+    VARCHAR(n) column's value as it is stored, cut to n (``fit_varchar``: only spaces past n)."""
+    lengths = {c.name: c.type.length for c in schema.columns if c.type.kind == "VARCHAR" and c.type.length}
+
+    def stored(node):
+        if isinstance(node, exp.Column) and node.name in lengths:
+            return exp.Substring(this=node.copy(), start=exp.Literal.number(1),
+                                 length=exp.Literal.number(lengths[node.name]))
+        return node
+    verdicts = ", ".join(f"{_duckdb_sql_of(_parsed(c.expression).transform(stored))} AS {_VERDICT}{i}"
+                         for i, c in enumerate(_by_name(schema.checks)))
     return f"SELECT *, {verdicts} FROM ({sql}) AS {_quoted(table)}"
 
 
@@ -419,7 +434,8 @@ def renamed_column(schema: TableSchema, old: str, new: str) -> TableSchema:
         if old not in columns_of(check):
             return check
         expression = _parsed(check.expression).transform(
-            lambda n: exp.column(exp.to_identifier(new)) if isinstance(n, exp.Column) and n.name == old else n)
+            lambda n: exp.column(exp.to_identifier(new, quoted=not (new.isidentifier() and new == new.lower())))
+            if isinstance(n, exp.Column) and n.name == old else n)
         return replace(check, expression=_stored(expression))
     return replace(schema, checks=tuple(map(rename, schema.checks)))
 

@@ -57,6 +57,17 @@ def test_insert_select_checks_the_streamed_rows(t):
     assert rows(t, "SELECT count(*) FROM t") == [(5000,)]
 
 
+def test_insert_select_checks_a_varchar_as_it_is_stored(conn):
+    """A VARCHAR(n) value longer than n by spaces alone is cut to n (as PostgreSQL's cast cuts
+    it), then checked."""
+    conn.execute("CREATE TABLE v (s VARCHAR(3) CHECK (length(s) = 3))")
+    conn.execute("INSERT INTO v SELECT 'ab    '")
+    conn.execute("INSERT INTO v VALUES ('cd    ')")
+    assert rows(conn, "SELECT s FROM v ORDER BY s") == [("ab ",), ("cd ",)]
+    fails(conn, "INSERT INTO v SELECT 'abcd'", "22001")
+    violates(conn, "INSERT INTO v SELECT 'a'", "v_s_check", "a", table="v")
+
+
 def test_a_big_values_list_is_checked_at_once(t):
     values = ", ".join(f"({i}, {i if i != 4000 else -i}, 'v')" for i in range(2, 5000))
     violates(t, f"INSERT INTO t VALUES {values}", "t_a_check", "4000, -4000, v")
@@ -105,6 +116,20 @@ def test_a_check_is_the_same_expression_a_select_evaluates(conn):
     violates(conn, "INSERT INTO d VALUES (3, 'ba')", "d_s_check", "3, ba", table="d")
     conn.execute("CREATE TABLE z (a INT, b INT CHECK (a / b > 0))")
     fails(conn, "INSERT INTO z VALUES (1, 0)", "22012", "division by zero")
+    conn.execute("CREATE TABLE br (k INT, s TEXT CHECK (s <> '{}'))")  # (braces in the SQL it runs)
+    conn.execute("INSERT INTO br SELECT i, 'x' FROM generate_series(1, 40) AS g(i)")
+    violates(conn, "UPDATE br SET s = '{}' WHERE k > 20", "br_s_check", "21, {}", table="br")
+
+
+def test_quoted_column_names_and_their_renames(conn):
+    conn.execute('CREATE TABLE qn ("Amount" INT CHECK ("Amount" > 0), b INT CHECK (b < 0))')
+    violates(conn, "INSERT INTO qn VALUES (0, -1)", "qn_Amount_check", "0, -1", table="qn")
+    violates(conn, "INSERT INTO qn VALUES (1, 1)", "qn_b_check", "1, 1", table="qn")
+    conn.execute('ALTER TABLE qn RENAME COLUMN "Amount" TO "Total Sum"')
+    violates(conn, "INSERT INTO qn VALUES (0, -1)", "qn_Amount_check", "0, -1", table="qn")
+    conn.execute("INSERT INTO qn VALUES (1, -1)")
+    assert rows(conn, "SELECT check_clause FROM information_schema.check_constraints ORDER BY 1") == [
+        ('(("Total Sum" > 0))',), ("((b < 0))",)]
 
 
 def test_a_multi_column_table_check_and_the_first_failing_check_by_name(conn):
