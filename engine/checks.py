@@ -2,8 +2,8 @@
 NULL; else 23514, as PostgreSQL's ``new row for relation "t" violates check constraint``.
 
 - **Defined** (CREATE TABLE, ALTER TABLE ADD [COLUMN], ``define``): the expression as written
-  (parser/parse.py keeps it beside the rewritten one) is refused with a parameter (42P02), an
-  aggregate (42803), a window function (42P20) or a set-returning function (0A000), then bound
+  (parser/parse.py keeps it beside the rewritten one, and refuses a parameter: 42P02) is refused
+  with an aggregate (42803), a window function (42P20) or a set-returning function (0A000), then bound
   by DuckDB over the table's columns as a SELECT's would be - an unknown column 42703, another
   table 42P01, a value that is no boolean 42804. It is stored as normalised SQL text without
   the table's name on its columns (``CheckConstraint.expression``), so a renamed table keeps it
@@ -74,8 +74,6 @@ def define(ex, table: str, schema: TableSchema, name: str, expression: exp.Expre
 def _refuse(expression: exp.Expression) -> None:
     """What PostgreSQL refuses in a CHECK's expression before it looks at types."""
     for node in expression.walk():
-        if isinstance(node, exp.Placeholder):
-            raise errors.ProgrammingError(f"there is no parameter ${node.name or 1}", sqlstate="42P02")
         if isinstance(node, exp.Window):
             raise errors.ProgrammingError("window functions are not allowed in check constraints",
                                           sqlstate="42P20")

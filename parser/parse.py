@@ -504,6 +504,9 @@ def _constraint_spec(node: exp.Expression, name: exp.Identifier | None, column: 
     if isinstance(node, exp.CheckColumnConstraint):
         if node.find(exp.Select, exp.Subquery) is not None:
             raise errors.NotSupportedError("cannot use subquery in check constraint")
+        if (placeholder := node.find(exp.Placeholder)) is not None:  # (a CHECK is kept: no value binds it)
+            number = placeholder.name if placeholder.name.isdigit() else 1
+            raise errors.ProgrammingError(f"there is no parameter ${number}", sqlstate="42P02")
         return st.CheckSpec(name=name, expression=node.meta.get(_WRITTEN, node.this), column=column)
     if isinstance(node, exp.UniqueColumnConstraint):
         if set(k for k, v in node.args.items() if v) - {"this", "nulls"}:

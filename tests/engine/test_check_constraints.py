@@ -171,7 +171,10 @@ def test_what_a_check_may_not_be(conn, check, sqlstate, words):
 
 
 def test_a_parameter_is_refused(conn):
-    fails(conn, "CREATE TABLE bad (a INT CHECK (a > ?))", "42P02", "there is no parameter", params=(1,))
+    fails(conn, "CREATE TABLE bad (a INT CHECK (a > ?))", "42P02", "there is no parameter $1", params=(1,))
+    fails(conn, "CREATE TABLE bad (a INT CHECK (a > $1))", "42P02", "there is no parameter $1")
+    conn.execute("CREATE TABLE good (a INT)")
+    fails(conn, "ALTER TABLE good ADD CONSTRAINT c CHECK (a > $2)", "42P02", "there is no parameter $2")
 
 
 def test_the_table_may_qualify_its_columns_and_the_name_is_not_stored(conn):
