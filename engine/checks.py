@@ -12,11 +12,14 @@ NULL; else 23514, as PostgreSQL's ``new row for relation "t" violates check cons
   SELECT's expression is (parser/semantics.py: PostgreSQL's integer division, text
   comparisons, errors), so a CHECK gives the answer the same expression gives in a SELECT.
   One DuckDB query over the whole batch of new rows (``_first_failure``), never a row at a
-  time in Python.
+  time in Python - but for a few rows already in Python (a point INSERT or UPDATE), which a
+  simple CHECK judges in Python (``_python_plan``) and any other by one parameterised query.
 - **Enforced** (``enforce``, from ``Executor._check_rows``, after NOT NULL as in PostgreSQL)
-  on every row a statement writes: INSERT (VALUES, SELECT, ON CONFLICT DO UPDATE), UPDATE
-  (point and general), MERGE, COPY FROM. An UPDATE's new row is checked whole, against every
-  CHECK, as PostgreSQL checks it. Tables without CHECKs pay one attribute test.
+  on every row a statement writes: INSERT (VALUES, ON CONFLICT DO UPDATE; INSERT ... SELECT's
+  stream gives the verdicts itself, ``with_verdicts``, as it holds the connection), UPDATE
+  (point and general), MERGE, COPY FROM; a Spark task judges its batches on a DuckDB of its own
+  (``check_rows``). An UPDATE's new row is checked whole, against every CHECK, as PostgreSQL
+  checks it. Tables without CHECKs pay one attribute test.
 - **Existing rows**: ADD CONSTRAINT checks them (23514 ``check constraint "c" of relation "t"
   is violated by some row``) unless NOT VALID; VALIDATE CONSTRAINT checks them later; ALTER
   COLUMN TYPE checks them again against the CHECKs using the column; DROP COLUMN drops the
