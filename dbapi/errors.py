@@ -147,6 +147,10 @@ class NotNullViolation(IntegrityError):
     sqlstate = "23502"
 
 
+class CheckViolation(IntegrityError):
+    sqlstate = "23514"
+
+
 class SyntaxError(ProgrammingError):  # noqa: A001 - PostgreSQL's condition name
     sqlstate = "42601"
 

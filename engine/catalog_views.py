@@ -1,5 +1,6 @@
 """PostgreSQL's catalog views over txlake's catalog: ``information_schema.tables``,
-``.columns``, ``.schemata``, ``.views``, ``.sequences`` and ``pg_catalog.pg_tables``, ``pg_views``,
+``.columns``, ``.schemata``, ``.views``, ``.sequences``, ``.table_constraints``,
+``.check_constraints`` and ``pg_catalog.pg_tables``, ``pg_views``,
 ``pg_sequences``, as tools and applications query them ("does table x exist?", "which columns has it?"). Views are
 listed beside tables (``table_type`` VIEW) in ``tables`` and ``columns``, alone in ``views`` and
 ``pg_views``; ``pg_tables`` lists tables only, ``sequences`` and ``pg_sequences`` sequences only
@@ -19,6 +20,7 @@ from dataclasses import replace
 
 import pyarrow as pa
 
+from txlake.engine import checks
 from txlake.storage.schema import Column, ColumnType, parse_type_name
 from txlake.storage.version import TableVersion
 
@@ -224,6 +226,44 @@ def _pg_sequences(tables: list[TableVersion], last_value) -> pa.Table:
     })
 
 
+def _table_constraints(tables: list[TableVersion]) -> pa.Table:
+    """Every constraint of every table: its primary key (``<t>_pkey``), UNIQUE, FOREIGN KEY and
+    CHECK constraints, from the table's schema. (PostgreSQL also lists each NOT NULL column as
+    a CHECK named like ``2200_16386_1_not_null``; txlake does not.)"""
+    rows = []  # (table, name, type, nulls_distinct)
+    for t in (t for t in tables if t.is_table):
+        if t.schema.primary_key:
+            rows.append((t, f"{t.name}_pkey", "PRIMARY KEY", None))
+        rows += [(t, c.name, "UNIQUE", "NO" if c.nulls_not_distinct else "YES") for c in t.schema.uniques]
+        rows += [(t, c.name, "FOREIGN KEY", None) for c in t.schema.foreign_keys]
+        rows += [(t, c.name, "CHECK", None) for c in t.schema.checks]
+    n = len(rows)
+    return pa.table({
+        "constraint_catalog": _text([CATALOG] * n),
+        "constraint_schema": _text(schema_name(t.db) for t, *_ in rows),
+        "constraint_name": _text(name for _, name, *_ in rows),
+        "table_catalog": _text([CATALOG] * n),
+        "table_schema": _text(schema_name(t.db) for t, *_ in rows),
+        "table_name": _text(t.name for t, *_ in rows),
+        "constraint_type": _text(kind for _, _, kind, _ in rows),
+        "is_deferrable": _text(["NO"] * n),
+        "initially_deferred": _text(["NO"] * n),
+        "enforced": _text(["YES"] * n),
+        "nulls_distinct": _text(distinct for *_, distinct in rows),
+    })
+
+
+def _check_constraints(tables: list[TableVersion]) -> pa.Table:
+    """The CHECK constraints, ``check_clause`` as PostgreSQL's (``((a > 0))``); not NOT NULL's."""
+    rows = [(t, c) for t in tables if t.is_table for c in t.schema.checks]
+    return pa.table({
+        "constraint_catalog": _text([CATALOG] * len(rows)),
+        "constraint_schema": _text(schema_name(t.db) for t, _ in rows),
+        "constraint_name": _text(c.name for _, c in rows),
+        "check_clause": _text(checks.clause(c) for _, c in rows),
+    })
+
+
 _SEQUENCE_PRECISION = {"smallint": 16, "integer": 32, "bigint": 64}
 
 
@@ -251,6 +291,8 @@ _VIEWS = {
     "information_schema.schemata": _schemata,
     "information_schema.views": _views,
     "information_schema.sequences": _sequences,
+    "information_schema.table_constraints": _table_constraints,
+    "information_schema.check_constraints": _check_constraints,
     "pg_catalog.pg_tables": _pg_tables,
     "pg_catalog.pg_views": _pg_views,
     "pg_catalog.pg_sequences": None,  # (build: it reads the sequences' files too)

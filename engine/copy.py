@@ -122,7 +122,8 @@ def _copy_from(executor: Executor, ctx: Context, stmt: st.Copy, params) -> Resul
         rows, batch, failure = _convert(executor, stmt, schema, targets, batch, relation, params)
         try:
             count += executor._insert_batch(ctx, insert, rows, (), check_ssi=False).num_rows
-        except (errors.NotNullViolation, errors.StringDataRightTruncation, errors.UniqueViolation) as e:
+        except (errors.NotNullViolation, errors.StringDataRightTruncation, errors.UniqueViolation,
+                errors.CheckViolation) as e:
             raise _with_line(e, rows, batch, relation, schema) from None
         if failure is not None:  # (after the rows before it: a constraint one of them breaks comes first)
             raise failure
@@ -672,8 +673,8 @@ def _cast_error(executor: Executor, value, col: Column):
 
 
 def _with_line(e: errors.Error, rows: pa.Table, batch: _Batch, relation: str, schema) -> errors.Error:
-    """A NOT NULL, VARCHAR(n) or duplicate key error with the line (and column) of the row that
-    fails it."""
+    """A NOT NULL, VARCHAR(n), CHECK or duplicate key error with the line (and column) of the
+    row that fails it."""
     if rows.num_rows != batch.data.num_rows:  # (WHERE dropped rows: their lines are not known)
         return e
     row = column = value = None
@@ -683,6 +684,8 @@ def _with_line(e: errors.Error, rows: pa.Table, batch: _Batch, relation: str, sc
               if found is not None and key_text(k) == found.group(1)]
         # (the file's second row of a key clashes with its first; a single one with the table's)
         row = at[1] if len(at) > 1 else at[0] if at else None
+    elif isinstance(e, errors.CheckViolation):
+        row = getattr(e, "row", None)  # (engine/checks.py: its place in the batch)
     elif isinstance(e, errors.NotNullViolation):
         found = re.search(r'column "(.+?)"', str(e))
         if found is not None and found.group(1) in rows.column_names:

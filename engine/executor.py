@@ -43,7 +43,7 @@ import sqlglot
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import catalog_views, dialect, jsonb, sources
+from txlake.engine import catalog_views, checks, dialect, jsonb, sources
 from txlake.engine.errors_map import json_input_error, translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
@@ -867,8 +867,14 @@ class Executor:
         to a savepoint): the batches before it are never committed."""
         count = batches = 0
         with self._registered() as register:
-            for batch in self._stream(self._insert_sql(ctx, schema, columns, stmt, register, params), params):
-                count += self._insert_batch(ctx, stmt, self._conform(batch, schema), (), check_ssi=False).num_rows
+            sql = self._insert_sql(ctx, schema, columns, stmt, register, params)
+            if schema.checks:  # (the stream holds the connection: its query gives the CHECKs' verdicts too)
+                sql = checks.with_verdicts(sql, stmt.table.name, schema)
+            for batch in self._stream(sql, params):
+                if schema.checks:
+                    batch = checks.passed(stmt.table.name, schema, batch)
+                count += self._insert_batch(ctx, stmt, self._conform(batch, schema), (), check_ssi=False,
+                                            checks_done=True).num_rows
                 batches += 1
         if not batches:
             self._insert_batch(ctx, stmt, schema.arrow_schema().empty_table(), (), check_ssi=False)
@@ -876,11 +882,12 @@ class Executor:
         return count
 
     def _insert_batch(self, ctx: Context, stmt: st.Insert, rows: pa.Table | PythonRows, conflict_params,
-                      check_ssi: bool = True) -> pa.Table | PythonRows:
-        """Add ``rows`` to the INSERT's table in the transaction: constraints, key locks and
-        ON CONFLICT first. Returns the rows inserted or updated."""
+                      check_ssi: bool = True, checks_done: bool = False) -> pa.Table | PythonRows:
+        """Add ``rows`` to the INSERT's table in the transaction: constraints (``checks_done``:
+        the CHECKs were evaluated already), key locks and ON CONFLICT first. Returns the rows
+        inserted or updated."""
         version = ctx.resolve(stmt.table)
-        rows = self._check_rows(version, rows)
+        rows = self._check_rows(version, rows, checks_done=checks_done)
         updated_rowids, update_rows = None, None
         if version.schema.primary_key:
             version = self._lock_new_keys(ctx, version, rows, stmt.on_conflict is not None)
@@ -1074,10 +1081,12 @@ class Executor:
         data = data.rename_columns(target.names).cast(target)
         return pa.Table.from_arrays(data.columns, schema=target)
 
-    def _check_rows(self, version: TableVersion, rows: pa.Table | PythonRows, only=None) -> pa.Table | PythonRows:
+    def _check_rows(self, version: TableVersion, rows: pa.Table | PythonRows, only=None,
+                    checks_done: bool = False) -> pa.Table | PythonRows:
         """NOT NULL and VARCHAR(n) on rows about to be written; ``only``: of those columns (an
-        UPDATE's others keep values the table already holds, which met them). Returns the rows
-        to write: VARCHAR(n) values longer than n by spaces alone cut to n (``fit_varchar``)."""
+        UPDATE's others keep values the table already holds, which met them); then the table's
+        CHECKs, unless ``checks_done`` (engine/checks.py). Returns the rows to write: VARCHAR(n)
+        values longer than n by spaces alone cut to n (``fit_varchar``)."""
         python = isinstance(rows, PythonRows)
         for i, col in enumerate(version.schema.columns):
             if only is not None and col.name not in only:
@@ -1094,6 +1103,8 @@ class Executor:
                     rows = rows.set_column(rows.schema.get_field_index(col.name), rows.schema.field(col.name), fitted)
             if not python and col.type.kind in _PYTHON_RANGES and len(values) > values.null_count:
                 _check_python_range(col, values)
+        if version.schema.checks and not checks_done:  # (the whole new row: an UPDATE's too, as PostgreSQL)
+            checks.enforce(self, version, rows)
         return rows
 
     def _duplicate(self, version: TableVersion, key) -> errors.UniqueViolation:
@@ -2127,7 +2138,8 @@ class Executor:
                 raise errors.NotSupportedError(f'cannot drop primary key column "{action.name}"')
             if len(schema.columns) == 1:
                 raise errors.NotSupportedError("cannot drop the only column of a table")
-            return schema.evolve(tuple(c for c in schema.columns if c.name != action.name)), data.drop_columns([action.name])
+            schema = schema.evolve(tuple(c for c in schema.columns if c.name != action.name))
+            return checks.without_column(schema, action.name), data.drop_columns([action.name])
         if isinstance(action, st.RenameColumn):
             schema.require(action.old, table)
             if _same_name_column(schema, action.new) not in (None, schema.column(action.old)):
@@ -2135,9 +2147,11 @@ class Executor:
             columns = tuple(replace(c, name=action.new) if c.name == action.old else c for c in schema.columns)
             primary_key = tuple(action.new if k == action.old else k for k in schema.primary_key)
             data = data.rename_columns([action.new if n == action.old else n for n in data.column_names])
-            return schema.evolve(columns, primary_key), data
+            return checks.renamed_column(schema.evolve(columns, primary_key), action.old, action.new), data
         if isinstance(action, st.AlterColumn) and action.type is not None:
-            return self._alter_type(table, schema, data, schema.require(action.name, table), action)
+            schema, data = self._alter_type(table, schema, data, schema.require(action.name, table), action)
+            checks.retyped_column(self, table, schema, data, action.name)
+            return schema, data
         if isinstance(action, st.AlterColumn):
             col = schema.require(action.name, table)
             if col.identity and (action.default is not None or action.drop_default):
@@ -2163,6 +2177,8 @@ class Executor:
             return added, data
         if isinstance(action, st.DropConstraint):
             return self._drop_constraint(table, schema, action), data
+        if isinstance(action, st.ValidateConstraint):
+            return checks.validate(self, table, schema, data, action.name), data
         raise errors.NotSupportedError("ALTER TABLE RENAME TO is not supported yet")
 
     def _with_constraints(self, ctx: Context, db: str, table: str, schema: TableSchema, specs, data: pa.Table | None,
@@ -2179,7 +2195,7 @@ class Executor:
                                               sqlstate="42710")
             if isinstance(spec, st.CheckSpec):
                 name = spec.name or constraint_name(table, (spec.column,) if spec.column else (), "check", taken)
-                raise errors.NotSupportedError(f'CHECK constraints are not supported ("{name}")')
+                schema = checks.define(self, table, schema, name, spec.expression, data, not_valid)
             elif isinstance(spec, st.UniqueSpec):
                 name = spec.name or constraint_name(table, spec.columns, "key", taken)
                 raise errors.NotSupportedError(f'UNIQUE constraints are not supported ("{name}")')

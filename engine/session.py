@@ -23,7 +23,7 @@ import weakref
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import catalog_views, copy, prepared, sequence_ddl, views
+from txlake.engine import catalog_views, checks, copy, prepared, sequence_ddl, views
 from txlake.engine.database import Database, default_memory_limit, open_database
 from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result, relation_kind
 from txlake.engine.merge import merge
@@ -359,6 +359,12 @@ class Session:
         """The query of the view ``name`` (None for a table), as ``\\d`` shows it."""
         version = self._visible(name)
         return version.schema.view.query if version.is_view else None
+
+    def check_constraints(self, name: str) -> list[str]:
+        """The CHECK constraints of the table ``name`` as ``\\d`` lists them, by name:
+        ``"t_a_check" CHECK (a > 0)``."""
+        version = self._visible(name)
+        return [f'"{c.name}" {checks.definition(c)}' for c in sorted(version.schema.checks, key=lambda c: c.name)]
 
     def _visible(self, name: str):
         ref = parse_table_name(name)

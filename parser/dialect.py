@@ -52,6 +52,12 @@ class SequenceCommand(exp.Expression):
     arg_types = {"kind": True, "names": True, "options": False, "exists": False, "cascade": False}
 
 
+class ValidateConstraint(exp.Expression):
+    """ALTER TABLE's ``VALIDATE CONSTRAINT name`` (sqlglot reads none): ``this`` the name."""
+
+    arg_types = {"this": True}
+
+
 _ISOLATION_LEVELS = (
     ("READ", "UNCOMMITTED"),
     ("READ", "COMMITTED"),
@@ -101,7 +107,12 @@ class TxlakeParser(DuckDB.Parser):
     # the SQL made of the tree need not keep (sqlglot writes OFFSET ? LIMIT ? as LIMIT ? OFFSET ?)
     PLACEHOLDER_PARSERS = {**DuckDB.Parser.PLACEHOLDER_PARSERS,
                            TokenType.PLACEHOLDER: lambda self: self.expression(exp.Placeholder(), token=self._prev)}
-    _ALTER_ACTIONS = ("ADD", "DROP", "ALTER", "RENAME")
+    _ALTER_ACTIONS = ("ADD", "DROP", "ALTER", "RENAME", "VALIDATE")
+    # PostgreSQL: ALTER TABLE t ADD CHECK (...) - an unnamed CHECK (sqlglot read only a named one)
+    ADD_CONSTRAINT_KEYWORDS = {"CHECK"}
+    # PostgreSQL: ALTER TABLE t VALIDATE CONSTRAINT name
+    ALTER_PARSERS = {**DuckDB.Parser.ALTER_PARSERS,
+                     "VALIDATE": lambda self: self._parse_validate_constraint()}
     # PostgreSQL's json -> and ->>: the key or index as written (sqlglot read 'a.b' as a JSON
     # path of two keys); parser/json_ops.py rewrites them. PostgreSQL has no lambdas: in a
     # function's arguments, doc -> 'a' is json too (DuckDB's parser read a lambda x -> body)
@@ -260,6 +271,11 @@ class TxlakeParser(DuckDB.Parser):
 
     def _parse_alter_table_add(self):
         return self._in_alter_action_list(super()._parse_alter_table_add)
+
+    def _parse_validate_constraint(self) -> ValidateConstraint | None:
+        if not self._match(TokenType.CONSTRAINT):
+            return None
+        return self.expression(ValidateConstraint(this=self._parse_id_var(any_token=False)))
 
     def _parse_alter_table_drop(self):
         return self._in_alter_action_list(super()._parse_alter_table_drop)

@@ -21,7 +21,7 @@ from sqlglot.tokens import TokenType
 
 from txlake import errors
 from txlake.parser import statements as st
-from txlake.parser.dialect import SOURCE_SPAN, Control, SequenceCommand, Txlake
+from txlake.parser.dialect import SOURCE_SPAN, Control, SequenceCommand, Txlake, ValidateConstraint
 from txlake.parser.semantics import (ARRAY_SET, AVG_MACRO, NAMED_SCHEMAS, SUM_MACRO, boolean_condition,
                                      postgres_semantics)
 from txlake.storage.sequences import sequence_name
@@ -87,6 +87,9 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
                 tree.set("expression", exp.Select(expressions=[exp.Star()], from_=exp.From(this=tree.expression)))
             if isinstance(tree.expression, exp.Query):
                 tree.meta[_WRITTEN] = tree.expression.copy()  # (a view stores its query as written)
+        if isinstance(tree, (exp.Create, exp.Alter)):  # (a CHECK stores its expression as written)
+            for check in tree.find_all(exp.CheckColumnConstraint):
+                check.meta[_WRITTEN] = check.this.copy()
         tree = postgres_semantics(tree, text)
         # its own words, where the text has them (a ``;``-separated part of it), and where they begin
         source, offset = (text[span[0]:span[1] + 1], span[0]) if span else (_source_text(tree), 0)
@@ -526,7 +529,10 @@ def _constraint_spec(node: exp.Expression, name: exp.Identifier | None, column: 
     if isinstance(node, exp.CheckColumnConstraint):
         if node.find(exp.Select, exp.Subquery) is not None:
             raise errors.NotSupportedError("cannot use subquery in check constraint")
-        return st.CheckSpec(name=name, expression=node.this, column=column)
+        if (placeholder := node.find(exp.Placeholder)) is not None:  # (a CHECK is kept: no value binds it)
+            number = placeholder.name if placeholder.name.isdigit() else 1
+            raise errors.ProgrammingError(f"there is no parameter ${number}", sqlstate="42P02")
+        return st.CheckSpec(name=name, expression=node.meta.get(_WRITTEN, node.this), column=column)
     if isinstance(node, exp.UniqueColumnConstraint):
         if set(k for k, v in node.args.items() if v) - {"this", "nulls"}:
             raise errors.NotSupportedError(f"constraint not supported: {node.sql(dialect='postgres')}")
@@ -746,6 +752,8 @@ def _alter(tree: exp.Alter) -> st.Statement:
             if isinstance(item, exp.Constraint) and len(item.expressions) == 1:  # CONSTRAINT name ...
                 name, item = item.this, item.expressions[0]
             actions.append(st.AddConstraint(_constraint_spec(item, name), not_valid=bool(tree.args.get("not_valid"))))
+        elif isinstance(action, ValidateConstraint):
+            actions.append(st.ValidateConstraint(identifier(action.this)))
         elif isinstance(action, exp.Drop) and _kind(action) == "CONSTRAINT":
             for target in action.args.get("tables") or [action.this]:
                 actions.append(st.DropConstraint(identifier(target.this), if_exists=bool(action.args.get("exists")),

@@ -396,6 +396,12 @@ class DropConstraint:
 
 
 @dataclass(frozen=True)
+class ValidateConstraint:
+    """``VALIDATE CONSTRAINT name``: a NOT VALID constraint checked against every row."""
+    name: str
+
+
+@dataclass(frozen=True)
 class RenameTable:
     new: TableName
 
@@ -404,7 +410,7 @@ class RenameTable:
 class AlterTable(Statement):
     table: TableName
     actions: tuple[AddColumn | DropColumn | RenameColumn | AlterColumn | AddConstraint | DropConstraint
-                   | RenameTable, ...] = ()
+                   | ValidateConstraint | RenameTable, ...] = ()
     if_exists: bool = False
 
 

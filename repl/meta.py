@@ -193,6 +193,9 @@ def _describe(runner: Runner, argument: str) -> Outcome:
     runner.show_table(columns)
     if definition is not None:
         runner.print(f"View definition:\n {definition}")
+    checks = session.check_constraints(argument) if kind == "table" else []
+    if checks:
+        runner.print("Check constraints:\n" + "\n".join(f"    {check}" for check in checks))
     owner = session.sequence_owner(argument) if kind == "sequence" else None
     if owner is not None:
         runner.print(f"Owned by: {owner}")

@@ -37,9 +37,11 @@ from pyspark.sql.datasource import (DataSource, DataSourceArrowWriter, DataSourc
                                     WriterCommitMessage)
 
 from txlake import errors
+from txlake.engine import checks
 from txlake.engine.executor import evaluate_defaults, serial_sequences
 from txlake.spark import pushdown
-from txlake.spark.types import arrow_schema, check_assignable, conform, missing_columns, schema_for, spark_schema
+from txlake.spark.types import (arrow_schema, check_assignable, checks_duckdb, conform, missing_columns, schema_for,
+                                spark_schema)
 from txlake.storage.commit import ROWS_PER_FILE, FilesCommit, TableDelta
 from txlake.storage.datafiles import BUCKET_DIR, table_dir, write_parquet_atomic
 from txlake.storage.expiry import hold_snapshot
@@ -356,6 +358,9 @@ class TxlakeWriter(DataSourceArrowWriter):
             for name, counter in self.serial.items():  # (a retried task takes new ones: a gap)
                 numbers[name] = pa.array(sequences.reserve(counter, batch.num_rows))
             batch = conform(batch, self.schema, self.target.name, self.defaults, numbers)
+            if self.schema.checks:  # (23514 for a row failing one, as an INSERT's)
+                checks.check_rows(checks_duckdb(), self.target.name, self.schema,
+                                  pa.Table.from_batches([batch]))
             while batch.num_rows:
                 take = min(batch.num_rows, ROWS_PER_FILE - rows)
                 pending.append(batch.slice(0, take))

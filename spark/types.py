@@ -17,6 +17,7 @@ import pyarrow as pa
 from pyspark.sql import types as T
 
 from txlake import errors
+from txlake.engine import dialect
 from txlake.engine.errors_map import translate
 from txlake.engine.executor import fit_type
 from txlake.storage.schema import KINDS, Column, ColumnType, TableSchema, array_of
@@ -186,6 +187,15 @@ def conform(batch: pa.RecordBatch, schema: TableSchema, table: str, defaults: di
 @functools.cache
 def _duckdb() -> duckdb.DuckDBPyConnection:
     return duckdb.connect()  # one per process (Spark's Python workers), a cursor per use
+
+
+@functools.cache
+def checks_duckdb() -> duckdb.DuckDBPyConnection:
+    """A DuckDB database with txlake's SQL (engine/dialect.py), to judge CHECK constraints in: one
+    per process (Spark's Python workers, which run one task at a time)."""
+    con = duckdb.connect()
+    dialect.postgres_semantics(con)
+    return con
 
 
 def _cast_as_insert(arr: pa.Array, col: Column, to: pa.DataType) -> pa.Array:

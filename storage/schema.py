@@ -445,17 +445,21 @@ NAME_BYTES = 63
 class CheckConstraint:
     """``CHECK (expression)``: a row is written only if ``expression`` is not false (true or
     NULL). The expression's SQL text names the table's columns; a renamed column is renamed
-    in it."""
+    in it. Not ``validated`` (added NOT VALID): rows from before it may break it."""
 
     name: str
     expression: str
+    validated: bool = True
 
     def to_json(self) -> dict:
-        return {"name": self.name, "expression": self.expression}
+        d = {"name": self.name, "expression": self.expression}
+        if not self.validated:
+            d["not_valid"] = True
+        return d
 
     @staticmethod
     def from_json(d: dict) -> "CheckConstraint":
-        return CheckConstraint(d["name"], d["expression"])
+        return CheckConstraint(d["name"], d["expression"], not d.get("not_valid", False))
 
 
 @dataclass(frozen=True)

@@ -235,6 +235,19 @@ def test_constraints_parse_into_specs():
     assert (drop.name, drop.if_exists, drop.cascade) == ("c", True, True)
 
 
+def test_an_unnamed_check_added_by_alter_table_and_validate_constraint_parse():
+    """ALTER TABLE t ADD CHECK (...) was an unparsed sqlglot Command (refused); so was VALIDATE
+    CONSTRAINT."""
+    (add,) = parse_one("ALTER TABLE t ADD CHECK (a > 0)").actions
+    assert isinstance(add, st.AddConstraint) and add.constraint.name is None and not add.not_valid
+    assert add.constraint.expression.sql() == "a > 0"
+    column, add = parse_one("ALTER TABLE t ADD COLUMN b INT, ADD CHECK (a / 2 > 0) NOT VALID").actions
+    assert add.not_valid and column.column.name == "b"
+    assert add.constraint.expression.sql() == "a / 2 > 0"  # (as written: not parser/semantics.py's rewrite)
+    (validate,) = parse_one("ALTER TABLE t VALIDATE CONSTRAINT c").actions
+    assert validate == st.ValidateConstraint("c")
+
+
 @pytest.mark.parametrize("sql", ["CREATE TABLE t (a INT REFERENCES p DEFERRABLE)",
                                  "CREATE TABLE t (a INT REFERENCES p MATCH PARTIAL)",
                                  "CREATE TABLE t (a INT CHECK (a IN (SELECT 1)))",

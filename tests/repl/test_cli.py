@@ -265,6 +265,18 @@ def test_meta_commands_list_and_describe_views(main, tmp_path):
     assert 'Table "t"' in out
 
 
+def test_describe_lists_check_constraints_as_psql(main, tmp_path):
+    wh = str(tmp_path / "wh")
+    done = main(wh, "-c", "CREATE TABLE t (id INT PRIMARY KEY, a INT CHECK (a > 0), b INT, "
+                "CONSTRAINT ab CHECK (a < b OR b IS NULL))", "-c",
+                "ALTER TABLE t ADD CONSTRAINT nv CHECK (b IS NOT NULL) NOT VALID", "-c", "\\d t")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.splitlines()
+    at = out.index("Check constraints:")
+    assert out[at + 1:at + 4] == ['    "ab" CHECK (a < b OR b IS NULL)', '    "nv" CHECK (b IS NOT NULL) NOT VALID',
+                                  '    "t_a_check" CHECK (a > 0)']
+
+
 def test_list_commands_as_psql_s(main, tmp_path):
     """\\dt lists tables, \\dv views (it was an invalid command), \\d both; each takes psql's
     name pattern (it was ignored) and a + (it was an invalid command); \\d "Name" says the

@@ -148,3 +148,15 @@ def test_an_append_gives_or_lacks_a_generated_always_identity_column(spark, engi
     # (the first job's two rows may go to two tasks: which takes number 1 is not fixed)
     assert {r[0] for r in rows[:2]} == {1, 2} and {r[1] for r in rows[:2]} == {"a", "b"}
     assert rows[2:] == [(100, "given")]
+
+
+def test_an_append_checks_the_tables_check_constraints(spark, engine, wh):
+    """Each task judges its rows by the table's CHECKs, as an INSERT does (23514: no row of the
+    job is committed); NULL passes."""
+    engine.execute("CREATE TABLE c (id INT, a INT CHECK (a > 0), CONSTRAINT halves CHECK (a / 2 < 5))")
+    with pytest.raises(Exception, match=r'CheckViolation: new row for relation "c" violates check constraint "halves"'):
+        spark.sql("SELECT CAST(id AS INT) AS id, CAST(id AS INT) AS a FROM range(1, 20)") \
+            .write.format("txlake").mode("append").save(f"{wh}/c")
+    spark.sql("SELECT CAST(id AS INT) AS id, CAST(IF(id = 1, NULL, id) AS INT) AS a FROM range(1, 10)") \
+        .write.format("txlake").mode("append").save(f"{wh}/c")  # (9 / 2 is 4, as in PostgreSQL)
+    assert engine.execute("SELECT count(*), count(a) FROM c").fetchone() == (9, 8)
