@@ -15,7 +15,7 @@ from txlake.parser.parse import parse_table_name
 from txlake.storage import maintenance
 
 
-def _table_arg(session, value: exp.Expression):
+def table_arg(session, value: exp.Expression):
     if not isinstance(value, exp.Literal) or not value.is_string:
         raise errors.ProgrammingError("expected a table name as a string literal", sqlstate="42804")
     ref = parse_table_name(value.this)
@@ -34,7 +34,7 @@ def compact(session, args, kwargs) -> Result:
     if len(args) > 1 or kwargs:
         raise errors.ProgrammingError("txlake.compact takes one optional table name", sqlstate="42883")
     warehouse = session.db.warehouse
-    tables = [_table_arg(session, args[0])] if args else \
+    tables = [table_arg(session, args[0])] if args else \
         [t for t in warehouse.refresh().tables.values() if t.is_table]  # (a view or sequence has no files)
     rows = []
     for version in tables:

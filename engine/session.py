@@ -613,6 +613,28 @@ class Session:
         self.executor.clock_of = None
         return call(self, stmt)
 
+    def _vacuum(self, stmt: st.Vacuum) -> Result:
+        """``VACUUM [tables]``: each table (all, if none is named) compacted, its deleted rows
+        dropped from its files, as ``CALL txlake.compact`` does - outside a transaction block
+        (25001, as PostgreSQL's); ``ANALYZE [tables]``: the tables exist (42P01), nothing else
+        to do (DuckDB plans by the statistics each Parquet file holds)."""
+        from txlake.engine.procedures import compact, table_arg
+        if self.txn is not None and not stmt.analyze:
+            error = errors.ActiveSqlTransaction("VACUUM cannot run inside a transaction block")
+            self.fail(error)
+            raise error
+        names = tuple(exp.Literal.string(".".join('"' + part.replace('"', '""') + '"'
+                                                  for part in (name.db, name.name) if part))
+                      for name in stmt.tables)
+        if stmt.analyze:
+            for name in names:
+                table_arg(self, name)
+            return Result(status="ANALYZE")
+        self.executor.clock_of = None
+        for name in names or (None,):
+            compact(self, (name,) if name is not None else (), {})
+        return Result(status="VACUUM")
+
     def _prepare_transaction(self, stmt: st.PrepareTransaction) -> Result:
         txn = self.txn
         if txn is None:
@@ -720,6 +742,7 @@ _CONTROL = {
     st.SetVariable: lambda s, stmt: s._tracked_set(stmt, _setting_names(s, stmt), stmt.local, Session._set),
     st.Show: Session._show,
     st.Call: Session._call,
+    st.Vacuum: Session._vacuum,
     st.PrepareTransaction: Session._prepare_transaction,
     st.CommitPrepared: lambda s, stmt: s._finish_prepared(stmt, commit=True),
     st.RollbackPrepared: lambda s, stmt: s._finish_prepared(stmt, commit=False),

@@ -243,6 +243,13 @@ def _to_statement(tree: exp.Expression) -> st.Statement:
         raise _syntax_error(f'syntax error at or near "{tree.sql()}"', tree)
     if isinstance(tree, exp.Command) and tree.name.upper() == "EXPLAIN":
         return _explain(tree.expression.name if tree.expression is not None else "")
+    if isinstance(tree, exp.Command) and tree.name.upper() == "VACUUM":
+        return _vacuum(tree.expression.name if tree.expression is not None else "")
+    if isinstance(tree, exp.Analyze) and set(k for k, v in tree.args.items() if v) <= {"tables", "options", "this"}:
+        if any(str(o).upper() not in ("VERBOSE", "SKIP_LOCKED") for o in tree.args.get("options") or ()):
+            raise errors.SyntaxError(f"unrecognized ANALYZE option in: {tree.sql(dialect='postgres')}")
+        tables = tree.args.get("tables") or ([tree.this] if isinstance(tree.this, exp.Table) else [])
+        return st.Vacuum(tables=tuple(table_name(t) for t in tables), analyze=True)
     if isinstance(tree, exp.Command):
         raise errors.NotSupportedError(f"statement not supported: {tree.name.upper()}")
     words = tree.sql(dialect="postgres").split()  # (as written: GRANT, ANALYZE)
@@ -395,6 +402,30 @@ def _inline_ctes(tree: exp.Expression) -> exp.Expression:
         bodies[identifier(cte.args["alias"].this)] = (body, cte.args["alias"])
     tree.set("with_", None)
     return _with_ctes_inlined(tree, bodies, target)
+
+
+# VACUUM's options (PostgreSQL 16): each compacts the tables as plain VACUUM does
+_VACUUM_OPTIONS = frozenset("FULL FREEZE VERBOSE ANALYZE DISABLE_PAGE_SKIPPING SKIP_LOCKED INDEX_CLEANUP PROCESS_MAIN "
+                            "PROCESS_TOAST TRUNCATE PARALLEL SKIP_DATABASE_STATS ONLY_DATABASE_STATS "
+                            "BUFFER_USAGE_LIMIT".split())
+
+
+def _vacuum(text: str) -> st.Vacuum:
+    """``VACUUM [(option [value], ...)] [FULL] [FREEZE] [VERBOSE] [ANALYZE] [table [(columns)], ...]``."""
+    rest = text.strip()
+    if rest.startswith("("):
+        options, _, rest = rest[1:].partition(")")
+        words = [o.split()[0].upper() for o in options.split(",") if o.strip()]
+    else:
+        words = []
+        while rest.split() and rest.split()[0].upper() in ("FULL", "FREEZE", "VERBOSE", "ANALYZE", "ANALYSE"):
+            words.append(rest.split()[0].upper())
+            rest = rest.strip()[len(rest.split()[0]):]
+    unknown = [w for w in words if w not in _VACUUM_OPTIONS | {"ANALYSE"}]
+    if unknown:
+        raise errors.SyntaxError(f'unrecognized VACUUM option "{unknown[0].lower()}"')
+    names = re.sub(r"\([^)]*\)", "", rest)  # (ANALYZE's column lists: every column is analyzed)
+    return st.Vacuum(tables=tuple(parse_table_name(n.strip()) for n in names.split(",") if n.strip()))
 
 
 _PARAM_INDEX = st.PARAM_INDEX

@@ -196,6 +196,17 @@ class Call(Statement):
     touches_data = False
 
 
+@dataclass(frozen=True)
+class Vacuum(Statement):
+    """``VACUUM [FULL] [...] [tables]``: the tables' files compacted, their deleted rows dropped
+    (``CALL txlake.compact``); ``ANALYZE [tables]`` (``analyze``): the tables named exist -
+    DuckDB plans with the statistics each Parquet file holds from when it was written."""
+
+    tables: tuple[TableName, ...] = ()
+    analyze: bool = False
+    touches_data = False
+
+
 # --- DDL --------------------------------------------------------------------------------
 
 @dataclass(frozen=True)

@@ -1587,3 +1587,32 @@ def test_a_create_waits_for_another_open_creator_of_the_name(warehouse, create, 
     finally:
         first.rollback()
         second.rollback()
+
+
+def test_vacuum_compacts_and_analyze_checks_names(connect):
+    """``VACUUM [FULL] [(options)] [tables]`` compacts the tables, dropping deleted rows from
+    their files, as ``CALL txlake.compact`` does (it was 0A000 statement not supported); it
+    cannot run in a transaction block (25001), as PostgreSQL's. ``ANALYZE [tables]`` checks the
+    names and may run in one."""
+    conn = connect(autocommit=True)
+    for name in ("a", "b"):
+        conn.execute(f"CREATE TABLE {name} (k INT PRIMARY KEY, x INT)")
+        for first in (1, 101, 201):
+            conn.execute(f"INSERT INTO {name} SELECT g, g FROM generate_series({first}, {first + 99}) g")
+        conn.execute(f"DELETE FROM {name} WHERE k % 2 = 0")
+    assert conn.execute("VACUUM (VERBOSE, ANALYZE) a").rowcount == -1
+    assert conn.execute("CALL txlake.compact('a')").fetchone()[4] is None  # (nothing left to compact)
+    assert conn.execute("CALL txlake.compact('b')").fetchone()[4] is not None
+    assert conn.execute("SELECT count(*), sum(x) FROM a").fetchone() == (150, 22500)
+    conn.execute("VACUUM FULL")
+    conn.execute("ANALYZE VERBOSE a (x), b")
+    for sql, sqlstate in (("VACUUM nope", "42P01"), ("ANALYZE nope", "42P01"), ("VACUUM (bogus) a", "42601")):
+        with pytest.raises(errors.Error) as info:
+            conn.execute(sql)
+        assert info.value.sqlstate == sqlstate
+    conn.execute("BEGIN")
+    conn.execute("ANALYZE a")
+    with pytest.raises(errors.ActiveSqlTransaction) as info:
+        conn.execute("VACUUM a")
+    assert info.value.sqlstate == "25001"
+    conn.execute("ROLLBACK")
