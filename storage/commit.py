@@ -23,7 +23,7 @@ import itertools
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pyarrow as pa
@@ -239,6 +239,10 @@ class Commit:
     # it settles a prepared transaction (COMMIT PREPARED, or its abort): its label must not be
     # in the log even as an abort's; any other commit may take the label of an aborted one
     settles_prepared = False
+    # the vote re-checks foreign keys against the newest committed state (storage/foreign_keys.py)
+    checks_foreign_keys = True
+    # READ COMMITTED: a foreign key a concurrent commit broke is 23503 (else 40001)
+    read_committed = False
 
     def __init__(self, store: DataFileStore, deltas: list[TableDelta], xid: int,
                  commit_user: str, commit_id: str, *, snapshot_csn: int | None = None,
@@ -356,7 +360,13 @@ class Commit:
         # drops first: a table dropped and re-created under the same name in one transaction
         order = {DropTable: 0, CreateTable: 1, ChangeData: 2}
         changes.sort(key=lambda c: order[type(c)])
-        return LogEntry(csn, self.xid, self.commit_user, self.commit_id, time_ms, tuple(changes), self.label)
+        entry = LogEntry(csn, self.xid, self.commit_user, self.commit_id, time_ms, tuple(changes), self.label)
+        if self.checks_foreign_keys and changes and (latest.foreign_keys or any(
+                d.work is not None and d.work.schema.foreign_keys for d in self.deltas)):
+            from txlake.storage import foreign_keys  # (it builds on this module)
+            after = latest.apply(replace(entry, csn=latest.csn + 1))
+            foreign_keys.check_commit(self.store, self.deltas, after, self.read_committed)
+        return entry
 
     def successors(self, entry: LogEntry) -> dict[str, dict[int, int]]:
         """Old row id -> the row id that replaced it in ``entry`` (updated rows), for each table
@@ -502,6 +512,10 @@ class FilesCommit(Commit):
     other. ``abort`` removes the files, as it removes files ``prepare`` wrote - except a
     prepared transaction's, which stay until its outcome is decided.
     """
+
+    # (Spark refuses to write tables with foreign keys or referenced by one, and PREPARE
+    # TRANSACTION a transaction writing one: engine/foreign_keys.py)
+    checks_foreign_keys = False
 
     def __init__(self, store: DataFileStore, deltas: list[TableDelta], files: dict[str, list[DataFile]],
                  commit_user: str, commit_id: str, *, keys_checked: bool = False, owns_files: bool = True,
