@@ -327,8 +327,7 @@ def _case(col: str, cols: list[str], keys: list[tuple], updated: dict, i: int) -
     """``col``'s new value in each referencing row: the new key's part ``i``, by old key."""
     case = exp.Case()
     for k in keys:
-        new = updated[k]
-        new = (new,) if len(cols) == 1 else new
+        new = updated[k]  # (a tuple, in the key's order)
         case = case.when(exp.and_(*(exp.EQ(this=exp.column(c), expression=_literal(v)) for c, v in zip(cols, k))),
                          _literal(new[i]))
     return case.else_(exp.column(col))
