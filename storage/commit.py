@@ -243,6 +243,9 @@ class Commit:
     checks_foreign_keys = True
     # READ COMMITTED: a foreign key a concurrent commit broke is 23503 (else 40001)
     read_committed = False
+    # a Spark job's: refused (0A000) if a table it writes has a foreign key, or it overwrites
+    # one that a foreign key references - found at its vote, the keys being left unchecked
+    refuses_foreign_keys = False
 
     def __init__(self, store: DataFileStore, deltas: list[TableDelta], xid: int,
                  commit_user: str, commit_id: str, *, snapshot_csn: int | None = None,
@@ -361,11 +364,14 @@ class Commit:
         order = {DropTable: 0, CreateTable: 1, ChangeData: 2}
         changes.sort(key=lambda c: order[type(c)])
         entry = LogEntry(csn, self.xid, self.commit_user, self.commit_id, time_ms, tuple(changes), self.label)
-        if self.checks_foreign_keys and changes and (latest.foreign_keys or any(
+        if changes and (latest.foreign_keys or any(
                 d.work is not None and d.work.schema.foreign_keys for d in self.deltas)):
             from txlake.storage import foreign_keys  # (it builds on this module)
             after = latest.apply(replace(entry, csn=latest.csn + 1))
-            foreign_keys.check_commit(self.store, self.deltas, after, self.read_committed)
+            if self.checks_foreign_keys:
+                foreign_keys.check_commit(self.store, self.deltas, after, self.read_committed)
+            elif self.refuses_foreign_keys:
+                foreign_keys.refuse_unchecked(self.deltas, after)
         return entry
 
     def successors(self, entry: LogEntry) -> dict[str, dict[int, int]]:
@@ -513,8 +519,8 @@ class FilesCommit(Commit):
     prepared transaction's, which stay until its outcome is decided.
     """
 
-    # (Spark refuses to write tables with foreign keys or referenced by one, and PREPARE
-    # TRANSACTION a transaction writing one: engine/foreign_keys.py)
+    # (a Spark job refuses to write such tables, ``refuses_foreign_keys``; PREPARE TRANSACTION
+    # refuses a transaction that wrote one: storage/prepared.py)
     checks_foreign_keys = False
 
     def __init__(self, store: DataFileStore, deltas: list[TableDelta], files: dict[str, list[DataFile]],

@@ -168,3 +168,19 @@ def _check_deleted_keys(store, d, table: TableVersion, after: CatalogVersion, co
         key = referencing_key(store, child, cols, gone)
         if key is not None:
             raise concurrent(parent_violation(fk, table.name, child.name, refs, key))
+
+
+def refuse_unchecked(deltas, after: CatalogVersion) -> None:
+    """A Spark job's commit, whose rows nobody checked: 0A000 if it writes a table with a
+    foreign key, or removes rows of one a foreign key references (an overwrite)."""
+    for d in deltas:
+        table = after.by_id(d.table_id)
+        if table is None:
+            continue
+        if table.schema.foreign_keys:
+            raise errors.NotSupportedError(f'Spark writes to table "{table.name}", which has a foreign key, '
+                                           "are not supported")
+        if d.base is not None and d.work is not None and len(d.work.files) - len(d.pending) < len(d.base.files) \
+                and after.referencing(d.table_id):
+            raise errors.NotSupportedError(f'a Spark overwrite of table "{table.name}", which a foreign key '
+                                           "references, is not supported")
