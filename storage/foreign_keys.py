@@ -22,6 +22,9 @@ referencing rows of (b) by a scan of the referencing table's key columns (no ind
 
 from __future__ import annotations
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from txlake import errors
 from txlake.storage import keys as pk
 from txlake.storage.commit import key_text
@@ -73,7 +76,19 @@ def referencing_key(store: DataFileStore, child: TableVersion, columns, keys: se
     """A key among ``keys`` that a row of ``child`` holds in ``columns`` (None: none does)."""
     if not keys:
         return None
+    values = None
+    if len(columns) == 1:  # (vectorised: a referenced row deleted scans its referencing table)
+        try:
+            values = pa.array([k[0] for k in keys], child.schema.column(columns[0]).type.arrow())
+        except (pa.ArrowException, OverflowError, TypeError):  # (a key the column cannot hold: Python's)
+            values = None
     for f in child.files:
+        if values is not None and f.python_rows() is None:
+            data = store.scan_file(child, f).column(columns[0])
+            hits = pc.filter(data, pc.is_in(data, value_set=values))
+            if len(hits):
+                return (hits[0].as_py(),)
+            continue
         for k in file_keys(store, child, f, columns):
             if k in keys:
                 return k
