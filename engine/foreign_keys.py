@@ -161,13 +161,11 @@ def _type_name(t: ColumnType) -> str:
 def referencing(ctx, table_id: str) -> list[tuple[str, ForeignKey]]:
     """(referencing table id, ForeignKey) of each foreign key referencing the table
     ``table_id``, as the transaction sees the tables."""
-    found = ctx.catalog.referencing(table_id) if ctx.catalog.foreign_keys else ()
     changes = ctx.txn.changes
-    if not ctx.txn.foreign_keys or not changes:
-        return [(c, fk) for c, fk in found if c not in changes or changes[c] is not None]
-    found = [(c, fk) for c, fk in found if c not in changes]
+    committed = ctx.catalog.referencing(table_id) if ctx.catalog.foreign_keys else ()
+    found = [(c, fk) for c, fk in committed if c not in changes]  # (a table it changed: as it is now)
     for tid, version in changes.items():
-        if version is not None:
+        if version is not None and version.schema.foreign_keys:
             found += [(tid, fk) for fk in version.schema.foreign_keys if fk.table_id == table_id]
     return found
 

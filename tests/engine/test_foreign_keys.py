@@ -257,3 +257,19 @@ def test_tables_without_foreign_keys_are_untouched(c):
     c.execute("DELETE FROM p")
     c.execute("TRUNCATE other")
     c.execute("DROP TABLE p")
+
+
+def test_a_constraint_dropped_or_added_in_the_transaction_counts_at_once(connect, c):
+    c.execute("CREATE TABLE c (a INT REFERENCES p)")
+    c.execute("INSERT INTO c VALUES (1)")
+    t = connect()
+    t.execute("ALTER TABLE c DROP CONSTRAINT c_a_fkey")
+    t.execute("DELETE FROM p WHERE id = 1")
+    t.execute("INSERT INTO c VALUES (42)")
+    t.rollback()
+    fails(c, "DELETE FROM p WHERE id = 1", "23503")
+    t.execute("CREATE TABLE d (a INT REFERENCES p)")
+    t.execute("INSERT INTO d VALUES (2)")
+    fails(t, "DELETE FROM p WHERE id = 2", "23503")
+    t.rollback()
+    c.execute("DELETE FROM p WHERE id = 2")
