@@ -439,3 +439,32 @@ def altered_columns(schema: TableSchema, table_id: str, action) -> TableSchema:
             fk for fk in schema.foreign_keys
             if action.name not in fk.columns and not (fk.table_id == table_id and action.name in fk.ref_columns)))
     return schema
+
+
+# --- psql's \\d ------------------------------------------------------------------------------------
+
+def definition(fk: ForeignKey, parent: str) -> str:
+    """The constraint as pg_get_constraintdef writes it."""
+    text = f"FOREIGN KEY ({', '.join(fk.columns)}) REFERENCES {parent}({', '.join(fk.ref_columns)})"
+    if fk.match_full:
+        text += " MATCH FULL"
+    if fk.on_update != "NO ACTION":
+        text += f" ON UPDATE {fk.on_update}"
+    if fk.on_delete != "NO ACTION":
+        text += f" ON DELETE {fk.on_delete}"
+    return text + ("" if fk.validated else " NOT VALID")
+
+
+def describe(version: TableVersion, tables: list[TableVersion], search_path) -> tuple[list[str], list[str]]:
+    """(``version``'s foreign keys, the foreign keys referencing it), as psql's ``\\d`` lists them."""
+    by_id = {t.table_id: t for t in tables}
+
+    def named(t: TableVersion) -> str:
+        return t.name if t.db in search_path else f"{catalog_views.schema_name(t.db)}.{t.name}"
+
+    own = [f'"{fk.name}" {definition(fk, named(by_id[fk.table_id]))}'
+           for fk in sorted(version.schema.foreign_keys, key=lambda fk: fk.name) if fk.table_id in by_id]
+    referenced = [f'TABLE "{named(t)}" CONSTRAINT "{fk.name}" {definition(fk, named(version))}'
+                  for t in sorted(tables, key=lambda t: (t.db, t.name)) if t.is_table
+                  for fk in sorted(t.schema.foreign_keys, key=lambda fk: fk.name) if fk.table_id == version.table_id]
+    return own, referenced

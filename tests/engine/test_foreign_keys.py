@@ -273,3 +273,15 @@ def test_a_constraint_dropped_or_added_in_the_transaction_counts_at_once(connect
     fails(t, "DELETE FROM p WHERE id = 2", "23503")
     t.rollback()
     c.execute("DELETE FROM p WHERE id = 2")
+
+
+def test_information_schema(c):
+    c.execute("CREATE TABLE c (a INT REFERENCES p ON DELETE CASCADE, b INT)")
+    c.execute("ALTER TABLE c ADD CONSTRAINT full_fk FOREIGN KEY (b) REFERENCES p MATCH FULL ON UPDATE SET NULL")
+    assert q(c, "SELECT constraint_schema, constraint_name, unique_constraint_schema, unique_constraint_name, "
+                "match_option, update_rule, delete_rule FROM information_schema.referential_constraints "
+                "ORDER BY constraint_name") == [
+        ("public", "c_a_fkey", "public", "p_pkey", "NONE", "NO ACTION", "CASCADE"),
+        ("public", "full_fk", "public", "p_pkey", "FULL", "SET NULL", "NO ACTION")]
+    assert q(c, "SELECT table_name, column_name, constraint_name FROM information_schema.constraint_column_usage "
+                "ORDER BY constraint_name") == [("p", "id", "c_a_fkey"), ("p", "id", "full_fk"), ("p", "id", "p_pkey")]
