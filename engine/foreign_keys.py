@@ -226,12 +226,13 @@ def _removed_keys(ex, old: TableVersion, new: TableVersion) -> tuple[list, dict]
         extra = bm - before if before is not None else bm
         if extra:
             positions = list(extra)
-            for pos, key in zip(positions, pk.keys_at(ex.store, old, old.file(fid), positions)):
+            for pos, key in zip(positions, fks.keys_at(ex.store, old, old.file(fid), positions)):
                 by_rowid[(fid << 32) | pos] = key
     for f in old.files:
         if new.file(f.file_id) is None:  # (a file gone whole: its rows deleted, or moved by a spill)
-            gone = [p for p in range(f.row_count) if p not in old.deleted(f.file_id)]
-            for pos, key in zip(gone, pk.keys_at(ex.store, old, f, gone)):
+            deleted = old.deleted(f.file_id)
+            gone = [p for p in range(f.row_count) if p not in deleted]
+            for pos, key in zip(gone, fks.keys_at(ex.store, old, f, gone)):
                 by_rowid[(f.file_id << 32) | pos] = key
     if not by_rowid:
         return [], {}

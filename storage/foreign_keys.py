@@ -58,6 +58,16 @@ def file_keys(store: DataFileStore, version: TableVersion, f: DataFile, names) -
     return keys
 
 
+def keys_at(store: DataFileStore, version: TableVersion, f: DataFile, positions: list[int]) -> list:
+    """``pk.keys_at``, by one vectorised take where there are many positions (a DELETE of a
+    whole file's rows)."""
+    if len(positions) <= 16 or f.python_rows() is not None:
+        return pk.keys_at(store, version, f, positions)
+    names = version.schema.primary_key
+    data = store.read_columns(f, version.schema, names).take(pa.array(positions, pa.int64()))
+    return pk.key_tuples(data, names)
+
+
 def complete(keys) -> set[tuple]:
     """The keys with no NULL: the ones to look up (MATCH SIMPLE, and MATCH FULL's all-set)."""
     return {k for k in keys if None not in k}
@@ -169,7 +179,7 @@ def _check_deleted_keys(store, d, table: TableVersion, after: CatalogVersion, co
     names = base.schema.primary_key
     keys = []
     for fid, positions in deleted.items():
-        keys.extend(pk.keys_at(store, base, base.file(fid), positions))
+        keys.extend(keys_at(store, base, base.file(fid), list(positions)))
     probe = list(dict.fromkeys(keys))
     still = pk.find(store, table, probe)
     gone = {(k,) if len(names) == 1 else k for k in probe if k not in still}

@@ -285,3 +285,25 @@ def test_information_schema(c):
         ("public", "full_fk", "public", "p_pkey", "FULL", "SET NULL", "NO ACTION")]
     assert q(c, "SELECT table_name, column_name, constraint_name FROM information_schema.constraint_column_usage "
                 "ORDER BY constraint_name") == [("p", "id", "c_a_fkey"), ("p", "id", "full_fk"), ("p", "id", "p_pkey")]
+
+
+def test_prepare_transaction_of_a_foreign_key_write_is_refused(connect, c):
+    """COMMIT PREPARED would not re-check the keys against what committed since: refused."""
+    c.execute("CREATE TABLE c (a INT REFERENCES p)")
+    t = connect()
+    t.execute("INSERT INTO c VALUES (1)")
+    fails(t, "PREPARE TRANSACTION 'g'", "0A000")
+    t.rollback()
+    t.execute("DELETE FROM p WHERE id = 3")  # (a referenced table)
+    fails(t, "PREPARE TRANSACTION 'g'", "0A000")
+    t.rollback()
+    assert q(c, "SELECT count(*) FROM c") == [(0,)]
+    assert q(c, "SELECT count(*) FROM p") == [(3,)]
+
+
+def test_merge_deleting_or_rekeying_parent_rows(c):
+    c.execute("CREATE TABLE c (a INT REFERENCES p ON UPDATE CASCADE)")
+    c.execute("INSERT INTO c VALUES (1), (2)")
+    fails(c, "MERGE INTO p USING (SELECT 1 AS id) s ON p.id = s.id WHEN MATCHED THEN DELETE", "23503")
+    c.execute("MERGE INTO p USING (SELECT 2 AS id) s ON p.id = s.id WHEN MATCHED THEN UPDATE SET id = 20")
+    assert q(c, "SELECT a FROM c ORDER BY a") == [(1,), (20,)]

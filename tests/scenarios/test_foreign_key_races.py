@@ -8,7 +8,7 @@ import threading
 import pytest
 
 import txlake
-from tests.conftest import run_python
+from tests.conftest import commit_each, run_python
 
 LEVELS = ["READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE"]
 # a violation found only at COMMIT: a concurrent transaction won (at READ COMMITTED PostgreSQL
@@ -117,19 +117,27 @@ def test_another_process_deletes_the_parent(setup, connect, warehouse):
             "    print('ok')\n"
             "except txlake.Error as e:\n"
             "    print(e.sqlstate)\n")
-    child = connect()
-    child.execute("INSERT INTO c VALUES (10, 1)")
-    assert run_python(code, warehouse, "DELETE FROM p WHERE id = 1").stdout.strip() == "ok"
-    with pytest.raises(txlake.Error) as info:
-        child.commit()
-    assert info.value.sqlstate == "40001"
-    child.rollback()
-    parent = connect()  # and the other way round: the child committed by another process first
-    parent.execute("DELETE FROM p WHERE id = 2")
-    assert run_python(code, warehouse, "INSERT INTO c VALUES (20, 2)").stdout.strip() == "ok"
-    with pytest.raises(txlake.Error) as info:
-        parent.commit()
-    assert info.value.sqlstate == "40001"
-    parent.rollback()
+    # the parent row deleted by another process, then the child committed; and the other way round
+    for mine, theirs in (("INSERT INTO c VALUES (10, 1)", "DELETE FROM p WHERE id = 1"),
+                         ("DELETE FROM p WHERE id = 2", "INSERT INTO c VALUES (20, 2)")):
+        conn = connect()
+        conn.execute(mine)
+        assert run_python(code, warehouse, theirs).stdout.strip() == "ok"
+        assert commit_each(conn) == ["40001"]
     assert orphans(setup) == 0
     assert setup.execute("SELECT k FROM c").fetchall() == [(20,)]
+
+
+def test_adding_a_foreign_key_races_a_parent_delete(setup, connect):
+    setup.execute("CREATE TABLE d (a INT)")
+    setup.execute("INSERT INTO d VALUES (1)")
+    alter, deleter = connect(), connect()
+    try:
+        alter.execute("ALTER TABLE d ADD FOREIGN KEY (a) REFERENCES p")  # (its view has p's row 1)
+        assert in_thread(lambda: deleter.execute("DELETE FROM p WHERE id = 1")) == "ok"
+        assert in_thread(deleter.commit) == "ok"
+        assert in_thread(alter.commit) == "40001"
+    finally:
+        alter.rollback()
+        deleter.rollback()
+    setup.execute("INSERT INTO d VALUES (42)")  # (no constraint was added)
