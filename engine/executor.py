@@ -1815,15 +1815,15 @@ class Executor:
                 f"cannot drop schema {stmt.name} because other objects depend on it\nDETAIL:  {listed}\n"
                 "HINT:  Use DROP ... CASCADE to drop the dependent objects too.")
         outside = [v for v in views.dependents(ctx, {t.table_id for t in tables}) if v.db != stmt.db]
-        foreign_keys.drop_referenced(self, ctx, tables, cascade=True)  # (theirs go with them)
+        constraints = foreign_keys.drop_referenced(self, ctx, tables, cascade=True)  # (the others' on them)
         for version in [*tables, *outside]:  # (and the views elsewhere that read them)
             self._write(ctx, version, None, check_ssi=version.is_table)
         tables += outside
         notice = None
-        if len(tables) == 1:
+        if len(tables) + len(constraints) == 1:
             notice = f"drop cascades to {relation_kind(tables[0])} {stmt.name}.{tables[0].name}"
         elif tables:
-            notice = f"drop cascades to {len(tables)} other objects"
+            notice = f"drop cascades to {len(tables) + len(constraints)} other objects"
         return Result(status="DROP SCHEMA", notice=notice)
 
     def _schema_tables(self, ctx: Context, db: str) -> list[TableVersion]:

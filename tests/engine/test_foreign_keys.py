@@ -234,6 +234,7 @@ def test_drop_both_in_one_statement_and_drop_schema_cascade(c):
     c.execute("CREATE TABLE s.p (id INT PRIMARY KEY)")
     c.execute("CREATE TABLE c (a INT REFERENCES s.p)")
     c.execute("DROP SCHEMA s CASCADE")
+    assert c.notices[-1] == "NOTICE:  drop cascades to 2 other objects"  # (s.p, and c's constraint)
     c.execute("INSERT INTO c VALUES (5)")
 
 
@@ -307,3 +308,13 @@ def test_merge_deleting_or_rekeying_parent_rows(c):
     fails(c, "MERGE INTO p USING (SELECT 1 AS id) s ON p.id = s.id WHEN MATCHED THEN DELETE", "23503")
     c.execute("MERGE INTO p USING (SELECT 2 AS id) s ON p.id = s.id WHEN MATCHED THEN UPDATE SET id = 20")
     assert q(c, "SELECT a FROM c ORDER BY a") == [(1,), (20,)]
+
+
+def test_a_tree_deleted_by_cascade_and_key_type_changes_refused(c):
+    c.execute("CREATE TABLE t (id INT PRIMARY KEY, parent INT REFERENCES t ON DELETE CASCADE)")
+    c.execute("INSERT INTO t VALUES (1, NULL), (2, 1), (3, 2), (4, 3), (5, NULL)")
+    c.execute("DELETE FROM t WHERE id = 2")  # (3 references 2, 4 references 3: each level in turn)
+    assert q(c, "SELECT id FROM t ORDER BY id") == [(1,), (5,)]
+    fails(c, "ALTER TABLE t ALTER COLUMN parent TYPE BIGINT", "0A000")
+    c.execute("CREATE TABLE c (a INT REFERENCES p)")
+    fails(c, "ALTER TABLE p ALTER COLUMN id TYPE BIGINT", "0A000")
