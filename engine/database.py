@@ -208,6 +208,7 @@ class Database:
                                 read_keys=self.ssi.keys_read(txn) if serializable else {},
                                 label=txn.label)
                 commit.read_committed = txn.isolation == READ_COMMITTED
+                commit.fk_scanned = txn.fk_scanned
                 commits.append(commit)
                 return self.warehouse.commit(commit)
 

@@ -280,6 +280,8 @@ def _follow_removed_keys(ex, ctx, old: TableVersion, new: TableVersion, refs) ->
                 continue
             child = _visible(ctx, child_id)
             held = fks.referencing_key(ex.store, child, cols, set(keys))
+            seen = ctx.txn.fk_scanned
+            seen[child_id] = min(seen.get(child_id, child.next_file_id), child.next_file_id)
             if held is None:
                 continue
             if action in ("NO ACTION", "RESTRICT"):

@@ -246,6 +246,9 @@ class Commit:
     # a Spark job's: refused (0A000) if a table it writes has a foreign key, or it overwrites
     # one that a foreign key references - found at its vote, the keys being left unchecked
     refuses_foreign_keys = False
+    # referencing table id -> the files (ids from it on) the re-check must read: the statements
+    # that removed referenced keys read those before (the transaction's ``fk_scanned``)
+    fk_scanned: dict = {}
 
     def __init__(self, store: DataFileStore, deltas: list[TableDelta], xid: int,
                  commit_user: str, commit_id: str, *, snapshot_csn: int | None = None,
@@ -369,7 +372,7 @@ class Commit:
             from txlake.storage import foreign_keys  # (it builds on this module)
             after = latest.apply(replace(entry, csn=latest.csn + 1))
             if self.checks_foreign_keys:
-                foreign_keys.check_commit(self.store, self.deltas, after, self.read_committed)
+                foreign_keys.check_commit(self.store, self.deltas, after, self.read_committed, self.fk_scanned)
             elif self.refuses_foreign_keys:
                 foreign_keys.refuse_unchecked(self.deltas, after)
         return entry

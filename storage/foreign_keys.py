@@ -82,8 +82,10 @@ def missing(store: DataFileStore, parent: TableVersion, keys: set[tuple]) -> lis
     return [k for k, p in zip(keys, probe) if p not in found]
 
 
-def referencing_key(store: DataFileStore, child: TableVersion, columns, keys: set[tuple]) -> tuple | None:
-    """A key among ``keys`` that a row of ``child`` holds in ``columns`` (None: none does)."""
+def referencing_key(store: DataFileStore, child: TableVersion, columns, keys: set[tuple],
+                    since: int = 0) -> tuple | None:
+    """A key among ``keys`` that a row of ``child`` holds in ``columns`` (None: none does); of
+    the files from id ``since`` on, with it."""
     if not keys:
         return None
     values = None
@@ -93,6 +95,8 @@ def referencing_key(store: DataFileStore, child: TableVersion, columns, keys: se
         except (pa.ArrowException, OverflowError, TypeError):  # (a key the column cannot hold: Python's)
             values = None
     for f in child.files:
+        if 0 < f.file_id < since:  # (a transaction's own uncommitted files have negative ids)
+            continue
         if values is not None and f.python_rows() is None:
             data = store.scan_file(child, f).column(columns[0])
             hits = pc.filter(data, pc.is_in(data, value_set=values))
@@ -119,9 +123,12 @@ def parent_violation(fk: ForeignKey, parent: str, child: str, ref_columns, key: 
         f'is still referenced from table "{child}".')
 
 
-def check_commit(store: DataFileStore, deltas, after: CatalogVersion, read_committed: bool) -> None:
+def check_commit(store: DataFileStore, deltas, after: CatalogVersion, read_committed: bool,
+                 scanned: dict | None = None) -> None:
     """Raise if committing ``deltas`` (a transaction's changes, whose result is ``after``)
-    would leave a key referencing nothing: (a), (b), (c) of the module's docstring."""
+    would leave a key referencing nothing: (a), (b), (c) of the module's docstring. ``scanned``:
+    referencing table id -> the first file id (b) must read of it (files are immutable and a
+    table's file ids only grow: its statements read the ones before)."""
     def concurrent(error: errors.Error) -> errors.Error:
         if read_committed:
             return error
@@ -143,7 +150,7 @@ def check_commit(store: DataFileStore, deltas, after: CatalogVersion, read_commi
         if table.schema.foreign_keys:
             _check_new_rows(store, d, table, after, concurrent)
         if d.base is not None and not d.rewritten() and after.referencing(d.table_id):
-            _check_deleted_keys(store, d, table, after, concurrent)
+            _check_deleted_keys(store, d, table, after, concurrent, scanned or {})
 
 
 def _check_new_rows(store, d, table: TableVersion, after: CatalogVersion, concurrent) -> None:
@@ -169,7 +176,7 @@ def _check_new_rows(store, d, table: TableVersion, after: CatalogVersion, concur
             raise concurrent(child_violation(fk, table.name, parent.name, written))
 
 
-def _check_deleted_keys(store, d, table: TableVersion, after: CatalogVersion, concurrent) -> None:
+def _check_deleted_keys(store, d, table: TableVersion, after: CatalogVersion, concurrent, scanned: dict) -> None:
     """(b): no row of a table referencing ``table`` in ``after`` holds a key of a committed row
     ``d`` deleted that ``after`` does not hold again."""
     deleted = d.new_deletes()
@@ -190,7 +197,7 @@ def _check_deleted_keys(store, d, table: TableVersion, after: CatalogVersion, co
         if child is None:
             continue
         cols, refs = parent_order(fk, table.schema)
-        key = referencing_key(store, child, cols, gone)
+        key = referencing_key(store, child, cols, gone, scanned.get(child_id, 0))
         if key is not None:
             raise concurrent(parent_violation(fk, table.name, child.name, refs, key))
 
