@@ -151,6 +151,16 @@ class CheckViolation(IntegrityError):
     sqlstate = "23514"
 
 
+class ForeignKeyViolation(IntegrityError):
+    sqlstate = "23503"
+
+
+class InvalidForeignKey(ProgrammingError):
+    """42830: a foreign key whose referenced columns are no primary key (or unique constraint)."""
+
+    sqlstate = "42830"
+
+
 class SyntaxError(ProgrammingError):  # noqa: A001 - PostgreSQL's condition name
     sqlstate = "42601"
 

@@ -267,6 +267,46 @@ def _check_constraints(tables: list[TableVersion]) -> pa.Table:
 _SEQUENCE_PRECISION = {"smallint": 16, "integer": 32, "bigint": 64}
 
 
+def _foreign_keys(tables: list[TableVersion]) -> list[tuple[TableVersion, object, TableVersion]]:
+    """(table, foreign key, referenced table) of each foreign key among ``tables``."""
+    by_id = {t.table_id: t for t in tables}
+    return [(t, fk, by_id[fk.table_id]) for t in tables if t.is_table for fk in t.schema.foreign_keys
+            if fk.table_id in by_id]
+
+
+def _referential_constraints(tables: list[TableVersion]) -> pa.Table:
+    rows = _foreign_keys(tables)
+    n = len(rows)
+    return pa.table({
+        "constraint_catalog": _text([CATALOG] * n),
+        "constraint_schema": _text(schema_name(t.db) for t, _, _ in rows),
+        "constraint_name": _text(fk.name for _, fk, _ in rows),
+        "unique_constraint_catalog": _text([CATALOG] * n),
+        "unique_constraint_schema": _text(schema_name(p.db) for _, _, p in rows),
+        "unique_constraint_name": _text(f"{p.name}_pkey" for _, _, p in rows),
+        "match_option": _text("FULL" if fk.match_full else "NONE" for _, fk, _ in rows),
+        "update_rule": _text(fk.on_update for _, fk, _ in rows),
+        "delete_rule": _text(fk.on_delete for _, fk, _ in rows),
+    })
+
+
+def _constraint_column_usage(tables: list[TableVersion]) -> pa.Table:
+    """The columns each constraint uses: a primary key's own; a foreign key's, the referenced
+    table's columns (as PostgreSQL lists them)."""
+    rows = [(t, c, f"{t.name}_pkey") for t in tables if t.is_table for c in t.schema.primary_key]
+    rows += [(p, c, fk.name) for _, fk, p in _foreign_keys(tables) for c in fk.ref_columns]
+    n = len(rows)
+    return pa.table({
+        "table_catalog": _text([CATALOG] * n),
+        "table_schema": _text(schema_name(t.db) for t, _, _ in rows),
+        "table_name": _text(t.name for t, _, _ in rows),
+        "column_name": _text(c for _, c, _ in rows),
+        "constraint_catalog": _text([CATALOG] * n),
+        "constraint_schema": _text(schema_name(t.db) for t, _, _ in rows),
+        "constraint_name": _text(name for _, _, name in rows),
+    })
+
+
 def _data_type(c: Column) -> tuple[str, str]:
     if c.type.kind == "ARRAY":  # (as PostgreSQL names them: ARRAY, and the array type _int4, _varchar)
         return "ARRAY", "_" + _data_type(replace(c, type=c.type.element))[1]
@@ -293,6 +333,8 @@ _VIEWS = {
     "information_schema.sequences": _sequences,
     "information_schema.table_constraints": _table_constraints,
     "information_schema.check_constraints": _check_constraints,
+    "information_schema.referential_constraints": _referential_constraints,
+    "information_schema.constraint_column_usage": _constraint_column_usage,
     "pg_catalog.pg_tables": _pg_tables,
     "pg_catalog.pg_views": _pg_views,
     "pg_catalog.pg_sequences": None,  # (build: it reads the sequences' files too)

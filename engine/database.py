@@ -22,7 +22,7 @@ from txlake.engine.mvcc.gc import GarbageCollector, wants_compaction
 from txlake.engine.mvcc.locks import LockTable, ProcessLocks
 from txlake.engine.mvcc.ssi import SSI
 from txlake.engine.mvcc.snapshot import Snapshot
-from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction, TxnState
+from txlake.engine.mvcc.xact import READ_COMMITTED, SERIALIZABLE, Transaction, TxnState
 from txlake.engine.mvcc.xid import XidAllocator
 from txlake.storage.commit import Commit, TableDelta
 from txlake.storage.expiry import expired_before
@@ -207,6 +207,8 @@ class Database:
                                 read_tables=self.ssi.tables_read(txn) if serializable else frozenset(),
                                 read_keys=self.ssi.keys_read(txn) if serializable else {},
                                 label=txn.label)
+                commit.read_committed = txn.isolation == READ_COMMITTED
+                commit.fk_scanned = txn.fk_scanned
                 commits.append(commit)
                 return self.warehouse.commit(commit)
 

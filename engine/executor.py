@@ -43,7 +43,7 @@ import sqlglot
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import catalog_views, checks, dialect, jsonb, sources
+from txlake.engine import catalog_views, checks, dialect, foreign_keys, jsonb, sources
 from txlake.engine.errors_map import json_input_error, translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
@@ -244,6 +244,8 @@ class Executor:
         self.duck = database.duckdb().connect()  # (the database's DuckDB, shared: engine/duck.py)
         self.con = self.duck.con
         self._names = itertools.count()
+        # the tables a TRUNCATE empties: a key removed from one is not followed into another
+        self.fk_emptied: set | tuple = ()
         self._pending_ids = itertools.count(-1, -1)
         # generated DuckDB SQL of statements that reference no table but their target, by
         # (statement, shape): a repeated statement skips the sqlglot rewrite and generation
@@ -1352,8 +1354,13 @@ class Executor:
         for version in versions:
             if not version.is_table:
                 raise errors.WrongObjectType(f'"{version.name}" is not a table')
-        for name in stmt.tables:
-            self.delete(ctx, st.Delete(table=name), ())
+        versions, notices = foreign_keys.truncated(self, ctx, versions, stmt.cascade)
+        self.fk_emptied = {v.table_id for v in versions}  # (no key of theirs followed into another)
+        try:
+            for version in versions:
+                self.delete(ctx, st.Delete(table=st.TableName(version.db, version.name)), ())
+        finally:
+            self.fk_emptied = ()
         if stmt.restart_identity:  # (each owned sequence replaced by a new one: a ROLLBACK brings the old back)
             from txlake.engine import sequence_ddl  # (it builds on this module)
             for version in versions:
@@ -1365,7 +1372,7 @@ class Executor:
                         raise errors.NotSupportedError(
                             f'TRUNCATE ... RESTART IDENTITY of "{version.name}", whose SERIAL column\'s sequence '
                             "predates transactional sequences, is not supported: TRUNCATE, then setval()")
-        return Result(status="TRUNCATE TABLE")
+        return Result(status="TRUNCATE TABLE", notice="\n".join(notices) or None)
 
     def _point_update(self, ctx: Context, stmt: st.Update, version: TableVersion, alias: str,
                       plan: "PointUpdate", params, returning_params) -> Result | None:
@@ -1771,6 +1778,8 @@ class Executor:
         ctx.txn.write(old, table_id, new)
         if new is not None:
             ctx.txn.spilled.update(f.path for f in new.uncommitted() if f.path is not None)
+        if ctx.catalog.foreign_keys or ctx.txn.foreign_keys:  # (keys checked, removed ones followed)
+            foreign_keys.written(self, ctx, old, new)
         if check_ssi:
             self._check_ssi(ctx, new or old)
 
@@ -1910,6 +1919,8 @@ class Executor:
         schema = TableSchema(0, columns, tuple(stmt.primary_key), len(columns) - 1)
         constraints = [*(c for spec in stmt.columns for c in spec.constraints), *stmt.constraints]
         schema = self._with_constraints(ctx, db, name, schema, constraints, data=None)
+        if schema.foreign_keys:
+            schema = foreign_keys.own_table(schema, table_id)
         version = TableVersion(table_id, db, name, schema)
         if data is not None and data.num_rows:
             data = self._check_rows(version, self._conform(data, schema))
@@ -1943,6 +1954,7 @@ class Executor:
         from txlake.engine import views  # (views.py builds on this module)
         from txlake.engine import sequence_ddl
         targets, notices = self.dropped(ctx, stmt.tables, stmt.if_exists, kind="table")
+        notices += foreign_keys.drop_referenced(self, ctx, targets, stmt.cascade)
         notices += views.drop_with_dependents(self, ctx, targets, stmt.cascade)
         sequence_ddl.drop_owned(self, ctx, {t.table_id for t in targets})  # (the SERIAL columns' sequences)
         return Result(status="DROP TABLE", notice="\n".join(notices) or None)
@@ -1993,14 +2005,15 @@ class Executor:
                 f"cannot drop schema {stmt.name} because other objects depend on it\nDETAIL:  {listed}\n"
                 "HINT:  Use DROP ... CASCADE to drop the dependent objects too.")
         outside = [v for v in views.dependents(ctx, {t.table_id for t in tables}) if v.db != stmt.db]
+        constraints = foreign_keys.drop_referenced(self, ctx, tables, cascade=True)  # (the others' on them)
         for version in [*tables, *outside]:  # (and the views elsewhere that read them)
             self._write(ctx, version, None, check_ssi=version.is_table)
         tables += outside
         notice = None
-        if len(tables) == 1:
+        if len(tables) + len(constraints) == 1:
             notice = f"drop cascades to {relation_kind(tables[0])} {stmt.name}.{tables[0].name}"
         elif tables:
-            notice = f"drop cascades to {len(tables)} other objects"
+            notice = f"drop cascades to {len(tables) + len(constraints)} other objects"
         return Result(status="DROP SCHEMA", notice=notice)
 
     def _schema_tables(self, ctx: Context, db: str) -> list[TableVersion]:
@@ -2064,6 +2077,8 @@ class Executor:
                 views.follow_column_rename(self, ctx, version, action.old, action.new)
             elif isinstance(action, st.AlterColumn) and action.type is not None:
                 views.refuse_column_change(ctx, version, action.name, "type")
+        if ctx.catalog.foreign_keys or ctx.txn.foreign_keys:
+            notices += foreign_keys.check_alter(self, ctx, version, stmt.actions)
         restarts = [a for a in stmt.actions if isinstance(a, st.AlterColumn) and a.restart is not None]
         if restarts:
             self._restart_identity(ctx, version, restarts)
@@ -2080,11 +2095,15 @@ class Executor:
             schema, data = self._alter_one(ctx, version, schema, data, action)
         if schema is version.schema:
             return Result(status="ALTER TABLE")
+        self.rewrite_table(ctx, version, schema, data)
+        return Result(status="ALTER TABLE", notice="\n".join(notices) or None)
+
+    def rewrite_table(self, ctx: Context, version: TableVersion, schema: TableSchema, data: pa.Table) -> None:
+        """Write the table ``version`` anew: ``schema`` (the next schema id), its rows ``data``."""
         schema = replace(schema, schema_id=version.schema.schema_id + 1)
         rewritten = replace(version, schema=schema, files=(), deletes={}, caches={})
         rewritten = self._apply(rewritten, None, self._conform(data, schema) if data.num_rows else None)
         self._write(ctx, version, rewritten)
-        return Result(status="ALTER TABLE", notice="\n".join(notices) or None)
 
     def _restart_identity(self, ctx: Context, version: TableVersion, restarts: list[st.AlterColumn]) -> None:
         """``ALTER [COLUMN] c RESTART [[WITH] n]``: the identity column's sequence begins again
@@ -2138,6 +2157,7 @@ class Executor:
                 raise errors.NotSupportedError(f'cannot drop primary key column "{action.name}"')
             if len(schema.columns) == 1:
                 raise errors.NotSupportedError("cannot drop the only column of a table")
+            schema = foreign_keys.altered_columns(schema, version.table_id, action)
             schema = schema.evolve(tuple(c for c in schema.columns if c.name != action.name))
             return checks.without_column(schema, action.name), data.drop_columns([action.name])
         if isinstance(action, st.RenameColumn):
@@ -2147,7 +2167,8 @@ class Executor:
             columns = tuple(replace(c, name=action.new) if c.name == action.old else c for c in schema.columns)
             primary_key = tuple(action.new if k == action.old else k for k in schema.primary_key)
             data = data.rename_columns([action.new if n == action.old else n for n in data.column_names])
-            return checks.renamed_column(schema.evolve(columns, primary_key), action.old, action.new), data
+            schema = foreign_keys.altered_columns(schema.evolve(columns, primary_key), version.table_id, action)
+            return checks.renamed_column(schema, action.old, action.new), data
         if isinstance(action, st.AlterColumn) and action.type is not None:
             schema, data = self._alter_type(table, schema, data, schema.require(action.name, table), action)
             checks.retyped_column(self, table, schema, data, action.name)
@@ -2201,7 +2222,8 @@ class Executor:
                 raise errors.NotSupportedError(f'UNIQUE constraints are not supported ("{name}")')
             else:
                 name = spec.name or constraint_name(table, spec.columns, "fkey", taken)
-                raise errors.NotSupportedError(f'FOREIGN KEY constraints are not supported ("{name}")')
+                schema = replace(schema, foreign_keys=schema.foreign_keys + (
+                    foreign_keys.constraint(self, ctx, db, table, schema, spec, name, data, not_valid),))
         return schema
 
     @staticmethod

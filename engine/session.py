@@ -355,6 +355,11 @@ class Session:
                 return f"{'public' if t.db == 'default' else t.db}.{t.name}.{col.name}" if col is not None else None
         return None
 
+    def foreign_key_lines(self, name: str) -> tuple[list[str], list[str]]:
+        """``\\d name``'s "Foreign-key constraints:" and "Referenced by:" lines."""
+        from txlake.engine import foreign_keys
+        return foreign_keys.describe(self._visible(name), self._visible_tables(), self.search_path)
+
     def view_definition(self, name: str) -> str | None:
         """The query of the view ``name`` (None for a table), as ``\\d`` shows it."""
         version = self._visible(name)

@@ -1177,11 +1177,12 @@ def _check_merge_references(action: st.MergeAction, unseen: str | None) -> None:
 
 def _truncate(tree: exp.TruncateTable) -> st.Statement:
     """``TRUNCATE [TABLE] [ONLY] a, b [RESTART | CONTINUE IDENTITY] [CASCADE | RESTRICT]``: there
-    is no inheritance nor foreign keys, so ONLY and CASCADE change nothing."""
+    is no inheritance, so ONLY changes nothing; CASCADE truncates the tables referencing them."""
     if tree.args.get("is_database") or tree.args.get("partition") or tree.args.get("cluster"):
         raise errors.NotSupportedError(f"{tree.sql(dialect='postgres')} is not supported")
     return st.Truncate(tables=tuple(table_name(t) for t in tree.expressions),
-                       restart_identity=str(tree.args.get("identity") or "").upper() == "RESTART")
+                       restart_identity=str(tree.args.get("identity") or "").upper() == "RESTART",
+                       cascade=str(tree.args.get("option") or "").upper() == "CASCADE")
 
 
 def _joined_items(node: exp.Expression) -> list[exp.Expression]:

@@ -357,6 +357,7 @@ class DropSchema(Statement):
 class Truncate(Statement):
     tables: tuple[TableName, ...] = ()
     restart_identity: bool = False  # RESTART IDENTITY
+    cascade: bool = False  # CASCADE: the tables referencing them by foreign keys too
 
 
 @dataclass(frozen=True)

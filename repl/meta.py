@@ -196,6 +196,10 @@ def _describe(runner: Runner, argument: str) -> Outcome:
     checks = session.check_constraints(argument) if kind == "table" else []
     if checks:
         runner.print("Check constraints:\n" + "\n".join(f"    {check}" for check in checks))
+    if kind == "table":
+        for title, lines in zip(("Foreign-key constraints:", "Referenced by:"), session.foreign_key_lines(argument)):
+            if lines:
+                runner.print("\n".join([title, *(f"    {line}" for line in lines)]))
     owner = session.sequence_owner(argument) if kind == "sequence" else None
     if owner is not None:
         runner.print(f"Owned by: {owner}")

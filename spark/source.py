@@ -191,6 +191,10 @@ class TxlakeDataSource(DataSource):
             raise errors.ObjectNotInPrerequisiteState(f'cannot insert into view "{target.name}"')
         if version is not None and version.is_sequence:
             raise errors.WrongObjectType(f'cannot change sequence "{target.name}"')
+        if version is not None and (version.schema.foreign_keys or overwrite and latest.referencing(version.table_id)):
+            # (its keys are not checked: refused here, and by the commit's vote if one came since)
+            raise errors.NotSupportedError(f'Spark writes to table "{target.name}", which has a foreign key or '
+                                           "(overwritten) is referenced by one, are not supported")
         defaults, serial = {}, {}
         if version is None:
             table_schema = schema_for(schema)
@@ -398,6 +402,7 @@ class TxlakeWriter(DataSourceArrowWriter):
                              snapshot_csn=self.base_csn if self.overwrite else None,
                              read_tables=frozenset({table_id}) if self.overwrite and self.table_id else frozenset(),
                              label=self.label)
+        commit.refuses_foreign_keys = True
         entry = wh.commit(commit)  # on failure it removes the files and raises
         if self.publish == "sync":
             # the commit is durable: a publishing failure is logged (and retried by the next

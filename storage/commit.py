@@ -23,7 +23,7 @@ import itertools
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pyarrow as pa
@@ -239,6 +239,16 @@ class Commit:
     # it settles a prepared transaction (COMMIT PREPARED, or its abort): its label must not be
     # in the log even as an abort's; any other commit may take the label of an aborted one
     settles_prepared = False
+    # the vote re-checks foreign keys against the newest committed state (storage/foreign_keys.py)
+    checks_foreign_keys = True
+    # READ COMMITTED: a foreign key a concurrent commit broke is 23503 (else 40001)
+    read_committed = False
+    # a Spark job's: refused (0A000) if a table it writes has a foreign key, or it overwrites
+    # one that a foreign key references - found at its vote, the keys being left unchecked
+    refuses_foreign_keys = False
+    # referencing table id -> the files (ids from it on) the re-check must read: the statements
+    # that removed referenced keys read those before (the transaction's ``fk_scanned``)
+    fk_scanned: dict = {}
 
     def __init__(self, store: DataFileStore, deltas: list[TableDelta], xid: int,
                  commit_user: str, commit_id: str, *, snapshot_csn: int | None = None,
@@ -356,7 +366,16 @@ class Commit:
         # drops first: a table dropped and re-created under the same name in one transaction
         order = {DropTable: 0, CreateTable: 1, ChangeData: 2}
         changes.sort(key=lambda c: order[type(c)])
-        return LogEntry(csn, self.xid, self.commit_user, self.commit_id, time_ms, tuple(changes), self.label)
+        entry = LogEntry(csn, self.xid, self.commit_user, self.commit_id, time_ms, tuple(changes), self.label)
+        if changes and (latest.foreign_keys or any(
+                d.work is not None and d.work.schema.foreign_keys for d in self.deltas)):
+            from txlake.storage import foreign_keys  # (it builds on this module)
+            after = latest.apply(replace(entry, csn=latest.csn + 1))
+            if self.checks_foreign_keys:
+                foreign_keys.check_commit(self.store, self.deltas, after, self.read_committed, self.fk_scanned)
+            elif self.refuses_foreign_keys:
+                foreign_keys.refuse_unchecked(self.deltas, after)
+        return entry
 
     def successors(self, entry: LogEntry) -> dict[str, dict[int, int]]:
         """Old row id -> the row id that replaced it in ``entry`` (updated rows), for each table
@@ -502,6 +521,10 @@ class FilesCommit(Commit):
     other. ``abort`` removes the files, as it removes files ``prepare`` wrote - except a
     prepared transaction's, which stay until its outcome is decided.
     """
+
+    # (a Spark job refuses to write such tables, ``refuses_foreign_keys``; PREPARE TRANSACTION
+    # refuses a transaction that wrote one: storage/prepared.py)
+    checks_foreign_keys = False
 
     def __init__(self, store: DataFileStore, deltas: list[TableDelta], files: dict[str, list[DataFile]],
                  commit_user: str, commit_id: str, *, keys_checked: bool = False, owns_files: bool = True,

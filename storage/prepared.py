@@ -219,6 +219,10 @@ class PreparedTransactions:
         for d in deltas:
             if d.rewritten():
                 raise errors.NotSupportedError("PREPARE TRANSACTION of a transaction that altered a table is not supported")
+            if d.work is not None and (d.work.schema.foreign_keys or self.warehouse.latest.referencing(d.table_id)):
+                # (COMMIT PREPARED does not re-check foreign keys against what committed since)
+                raise errors.NotSupportedError("PREPARE TRANSACTION of a transaction that wrote a table with a "
+                                               "foreign key, or referenced by one, is not supported")
         writer = Commit(self.warehouse.store, deltas, xid, self.warehouse.commit_user, gid)
         writer.prepare()  # new rows -> durable Parquet files, not referenced by any log entry yet
         try:

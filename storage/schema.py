@@ -496,18 +496,22 @@ class ForeignKey:
     on_delete: str = "NO ACTION"
     on_update: str = "NO ACTION"
     match_full: bool = False
+    #: False: added NOT VALID - the rows there then were not checked (new rows are)
+    validated: bool = True
 
     def to_json(self) -> dict:
         d = {"name": self.name, "columns": list(self.columns), "table_id": self.table_id, "db": self.db,
              "ref_columns": list(self.ref_columns), "on_delete": self.on_delete, "on_update": self.on_update}
         if self.match_full:
             d["match_full"] = True
+        if not self.validated:
+            d["validated"] = False
         return d
 
     @staticmethod
     def from_json(d: dict) -> "ForeignKey":
         return ForeignKey(d["name"], tuple(d["columns"]), d["table_id"], d["db"], tuple(d["ref_columns"]),
-                          d["on_delete"], d["on_update"], d.get("match_full", False))
+                          d["on_delete"], d["on_update"], d.get("match_full", False), d.get("validated", True))
 
 
 def constraint_name(table: str, columns: tuple[str, ...], label: str, taken) -> str:

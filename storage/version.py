@@ -927,10 +927,16 @@ class CatalogVersion:
     views: int = 0
     #: how many of ``tables`` are sequences, carried by ``apply`` as ``views``
     sequences: int = 0
+    #: how many of ``tables`` have foreign keys, carried by ``apply`` as ``views``: a write
+    #: looks for the tables referencing its table only where there are any
+    foreign_keys: int = 0
     # table id -> (db, name): built at the first ``by_id``, then carried from version to
     # version by ``apply`` (a copy and a few edits): a transaction asks about ten times, and
     # neither the ask nor the commit walks every table of the warehouse
     _ids: dict | None = field(default=None, repr=False, compare=False)
+    # referenced table id -> ((referencing table id, ForeignKey), ...): built at the first
+    # ``referencing``, carried by ``apply`` while no entry changes a schema
+    _referencing: dict | None = field(default=None, repr=False, compare=False)
 
     def table(self, db: str, name: str) -> TableVersion | None:
         return self.tables.get((db, name))
@@ -946,6 +952,20 @@ class CatalogVersion:
             object.__setattr__(self, "_ids", ids)
         return ids
 
+    def referencing(self, table_id: str) -> tuple:
+        """The foreign keys referencing the table ``table_id``, as (referencing table id,
+        ForeignKey) pairs (a self-reference too)."""
+        found = self._referencing
+        if found is None:
+            found = {}
+            if self.foreign_keys:
+                for t in self.tables.values():
+                    for fk in t.schema.foreign_keys:
+                        found.setdefault(fk.table_id, []).append((t.table_id, fk))
+            found = {k: tuple(v) for k, v in found.items()}
+            object.__setattr__(self, "_referencing", found)
+        return found.get(table_id, ())
+
     def to_json(self) -> dict:
         return {"csn": self.csn, "time_ms": self.time_ms, "max_xid": self.max_xid,
                 "tables": [t.to_json() for t in self.tables.values()]}
@@ -955,26 +975,35 @@ class CatalogVersion:
         tables = [TableVersion.from_json(t) for t in d["tables"]]
         return CatalogVersion(d["csn"], d["time_ms"], {t.key: t for t in tables}, d["max_xid"],
                               views=sum(1 for t in tables if t.is_view),
-                              sequences=sum(1 for t in tables if t.is_sequence))
+                              sequences=sum(1 for t in tables if t.is_sequence),
+                              foreign_keys=sum(1 for t in tables if t.schema.foreign_keys))
 
     def apply(self, entry: LogEntry) -> "CatalogVersion":
         assert entry.csn == self.csn + 1, (entry.csn, self.csn)
         tables = dict(self.tables)
         by_id = dict(self._id_index())
-        views, sequences = self.views, self.sequences
+        views, sequences, foreign_keys = self.views, self.sequences, self.foreign_keys
+        referencing = self._referencing
         for change in entry.changes:
             if isinstance(change, CreateTable):
                 tables[(change.db, change.name)] = TableVersion(change.table_id, change.db, change.name, change.schema)
                 by_id[change.table_id] = (change.db, change.name)
                 views += change.schema.view is not None
                 sequences += change.schema.sequence is not None
+                foreign_keys += bool(change.schema.foreign_keys)
+                referencing = None
             elif isinstance(change, DropTable):
                 dropped = tables.pop(by_id.pop(change.table_id))
                 views -= dropped.is_view
                 sequences -= dropped.is_sequence
+                foreign_keys -= bool(dropped.schema.foreign_keys)
+                referencing = None
             else:
                 key = by_id[change.table_id]
+                if change.schema is not None:
+                    foreign_keys += bool(change.schema.foreign_keys) - bool(tables[key].schema.foreign_keys)
+                    referencing = None
                 tables[key] = tables[key].with_files(change.added, change.removed, change.deleted,
                                                      change.schema, change.moved, entry.csn, change.forget_before)
         return CatalogVersion(entry.csn, entry.time_ms, tables, max(self.max_xid, entry.xid), views=views,
-                              sequences=sequences, _ids=by_id)
+                              sequences=sequences, foreign_keys=foreign_keys, _ids=by_id, _referencing=referencing)

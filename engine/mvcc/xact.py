@@ -92,6 +92,12 @@ class Transaction:
     # the session settings SET changed in it, in order: (name, old value, new value, LOCAL?) -
     # undone by a rollback (to a savepoint before them); a LOCAL one also at commit (Session)
     settings_changed: list = field(default_factory=list)
+    # it made or changed a table with a foreign key: its writes look for the tables referencing
+    # theirs among its own changes too (engine/foreign_keys.py)
+    foreign_keys: bool = False
+    # referencing table id -> the next file id of the version of it a statement scanned for
+    # the keys it removed from a referenced table: COMMIT's re-check reads only files since
+    fk_scanned: dict[str, int] = field(default_factory=dict)
 
     @property
     def started_ms(self) -> int:

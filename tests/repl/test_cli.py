@@ -277,6 +277,18 @@ def test_describe_lists_check_constraints_as_psql(main, tmp_path):
                                   '    "t_a_check" CHECK (a > 0)']
 
 
+def test_describe_lists_foreign_keys_both_ways(main, tmp_path):
+    wh = str(tmp_path / "wh")
+    done = main(wh, "-c", "CREATE TABLE p (id INT PRIMARY KEY)", "-c",
+                "CREATE TABLE c (a INT REFERENCES p ON DELETE CASCADE)", "-c", "\\d c", "-c", "\\d p")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    at = lines.index("Foreign-key constraints:")
+    assert lines[at + 1] == '    "c_a_fkey" FOREIGN KEY (a) REFERENCES p(id) ON DELETE CASCADE'
+    at = lines.index("Referenced by:")
+    assert lines[at + 1] == '    TABLE "c" CONSTRAINT "c_a_fkey" FOREIGN KEY (a) REFERENCES p(id) ON DELETE CASCADE'
+
+
 def test_list_commands_as_psql_s(main, tmp_path):
     """\\dt lists tables, \\dv views (it was an invalid command), \\d both; each takes psql's
     name pattern (it was ignored) and a + (it was an invalid command); \\d "Name" says the

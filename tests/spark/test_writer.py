@@ -160,3 +160,28 @@ def test_an_append_checks_the_tables_check_constraints(spark, engine, wh):
     spark.sql("SELECT CAST(id AS INT) AS id, CAST(IF(id = 1, NULL, id) AS INT) AS a FROM range(1, 10)") \
         .write.format("txlake").mode("append").save(f"{wh}/c")  # (9 / 2 is 4, as in PostgreSQL)
     assert engine.execute("SELECT count(*), count(a) FROM c").fetchone() == (9, 8)
+
+
+def test_writes_leaving_foreign_keys_unchecked_are_refused(spark, engine, wh):
+    """Spark's rows are not checked against foreign keys: writes to a referencing table, and an
+    overwrite of a referenced one, are refused (0A000); an append to a referenced table is fine."""
+    engine.execute("CREATE TABLE p (id INT PRIMARY KEY)")
+    engine.execute("CREATE TABLE c (a INT REFERENCES p)")
+    engine.execute("INSERT INTO p VALUES (1)")
+    engine.execute("INSERT INTO c VALUES (1)")
+    with pytest.raises(Exception, match=r"NotSupportedError: .*foreign key"):
+        spark.sql("SELECT 5 AS a").write.format("txlake").mode("append").save(f"{wh}/c")
+    with pytest.raises(Exception, match=r"NotSupportedError: .*foreign key"):
+        spark.sql("SELECT 2 AS id").write.format("txlake").mode("overwrite").save(f"{wh}/p")
+    spark.sql("SELECT 2 AS id").write.format("txlake").mode("append").save(f"{wh}/p")
+    assert engine.execute("SELECT id FROM p ORDER BY id").fetchall() == [(1,), (2,)]
+    assert engine.execute("SELECT a FROM c").fetchall() == [(1,)]
+    # a foreign key made after the job began: its vote refuses it
+    engine.execute("CREATE TABLE q (id INT PRIMARY KEY)")
+    engine.execute("INSERT INTO q VALUES (1)")
+    writer = TxlakeDataSource({"path": f"{wh}/q"}).writer(T.StructType([T.StructField("id", T.IntegerType())]), True)
+    engine.execute("CREATE TABLE d (a INT REFERENCES q)")
+    engine.execute("INSERT INTO d VALUES (1)")
+    with pytest.raises(txlake.NotSupportedError):
+        writer.commit([])
+    assert engine.execute("SELECT id FROM q").fetchall() == [(1,)]

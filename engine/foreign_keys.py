@@ -1,0 +1,473 @@
+"""FOREIGN KEY constraints, as PostgreSQL 16 has them, on the executor's machinery.
+
+- DDL (``constraint``): ``REFERENCES p [(cols)]`` / ``FOREIGN KEY (a, b) REFERENCES p (x, y)``
+  in CREATE TABLE or ALTER TABLE ADD; the referenced columns must be the referenced table's
+  primary key (``unique_over``, the one place that will learn UNIQUE constraints); existing
+  rows are validated unless NOT VALID. The referenced table is kept by id: renamed, it keeps
+  the constraint; its columns by name: a referenced column renamed is renamed in the
+  referencing tables' constraints (``rename_referenced_column``).
+- DML (``written``, from ``Executor._write``, which every INSERT / UPDATE / DELETE / MERGE /
+  COPY write goes through): each row a statement adds to a referencing table must find its
+  key in the referenced table as the statement sees it (its snapshot and its transaction's
+  own writes) - by the referenced table's primary-key index; each key a statement removes from
+  a referenced table (a row deleted, a key updated) is looked for in the referencing tables (a
+  scan of their key columns: there is no index on them) and then, by the constraint's action,
+  refused (NO ACTION, RESTRICT: 23503) or followed - the referencing rows deleted (CASCADE),
+  updated to the new key (ON UPDATE CASCADE) or set to NULL / their defaults - by a nested
+  DELETE / UPDATE of the referencing table in the same transaction, itself subject to that
+  table's constraints and referencing tables (recursively).
+- COMMIT: storage/foreign_keys.py re-checks against what committed since (40001 / 23503).
+- Who references a table comes from the catalog version (memoised there, carried from version
+  to version while no schema changes) and, when the transaction made or changed a table with a
+  foreign key, its own changes: a write to a table of a warehouse without foreign keys pays
+  two attribute tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import sqlglot.expressions as exp
+
+from txlake import errors
+from txlake.engine import catalog_views
+from txlake.parser import statements as st
+from txlake.storage import foreign_keys as fks
+from txlake.storage import keys as pk
+from txlake.storage.commit import SOURCES
+from txlake.storage.schema import ColumnType, ForeignKey, TableSchema
+from txlake.storage.version import TableVersion
+
+# The types a key may be compared across (as PostgreSQL's equality operators allow); any other
+# pair of different kinds is 42804.
+_FAMILIES = ({"SMALLINT", "INT", "BIGINT"}, {"REAL", "DOUBLE", "DECIMAL"}, {"VARCHAR"}, {"TIMESTAMP", "TIMESTAMPTZ"},
+             {"JSON"}, {"JSONB"})
+_INTEGERS = _FAMILIES[0]
+# the placeholder id of the table being created, in its own foreign keys (``own_table``)
+_SELF = ""
+
+
+# --- DDL ---------------------------------------------------------------------------------
+
+def constraint(ex, ctx, db: str, table: str, schema: TableSchema, spec: st.ForeignKeySpec, name: str,
+               data, not_valid: bool) -> ForeignKey:
+    """The foreign key ``spec`` (named ``name``) of the table ``db.table`` of ``schema``,
+    checked against the referenced table; ``data``: the table's rows, which must hold it
+    (23503) unless ``not_valid`` (None: a table being created)."""
+    pdb, pname = ctx.locate(spec.table)
+    own = ctx.txn.table(ctx.catalog, db, table)
+    if (pdb, pname) == (db, table):
+        parent_schema, parent_id = schema, own.table_id if own is not None else _SELF
+    else:
+        parent = ctx.lookup(spec.table)
+        if parent is None:
+            named = catalog_views.relation_name(spec.table.db, pname)
+            raise errors.UndefinedTable(f'relation "{named}" does not exist')
+        if not parent.is_table:
+            raise errors.WrongObjectType(f'referenced relation "{parent.name}" is not a table')
+        parent_schema, parent_id = parent.schema, parent.table_id
+    for col in spec.columns:
+        if schema.column(col) is None:
+            raise errors.UndefinedColumn(f'column "{col}" referenced in foreign key constraint does not exist')
+    ref_columns = tuple(spec.ref_columns)
+    if not ref_columns:
+        if not parent_schema.primary_key:
+            raise errors.InvalidForeignKey(f'there is no primary key for referenced table "{pname}"')
+        ref_columns = parent_schema.primary_key
+    for col in ref_columns:
+        if parent_schema.column(col) is None:
+            raise errors.UndefinedColumn(f'column "{col}" referenced in foreign key constraint does not exist')
+    if len(ref_columns) != len(spec.columns):
+        raise errors.InvalidForeignKey("number of referencing and referenced columns for foreign key disagree")
+    if unique_over(parent_schema, pname, ref_columns) is None:
+        raise errors.InvalidForeignKey(
+            f'there is no unique constraint matching given keys for referenced table "{pname}"')
+    for col, ref in zip(spec.columns, ref_columns):
+        mine, theirs = schema.column(col).type, parent_schema.column(ref).type
+        if not _comparable(mine, theirs):
+            raise errors.DatatypeMismatch(
+                f'foreign key constraint "{name}" cannot be implemented\n'
+                f'DETAIL:  Key columns "{col}" and "{ref}" are of incompatible types: '
+                f"{_type_name(mine)} and {_type_name(theirs)}.")
+    fk = ForeignKey(name, tuple(spec.columns), parent_id, pdb, ref_columns, spec.on_delete, spec.on_update,
+                    spec.match_full, validated=not not_valid)
+    ctx.txn.foreign_keys = True
+    if data is not None and data.num_rows and not not_valid:
+        _validate(ex, ctx, fk, table, schema, data, parent_schema, parent_id, pname)
+    return fk
+
+
+def unique_over(schema: TableSchema, table: str, columns) -> str | None:
+    """The name of the unique constraint (or primary key) of the table ``table`` of ``schema``
+    over exactly ``columns`` (in any order), None if it has none: what a foreign key may
+    reference."""
+    if schema.primary_key and len(columns) == len(schema.primary_key) and set(columns) == set(schema.primary_key):
+        return f"{table}_pkey"
+    return None
+
+
+def own_table(schema: TableSchema, table_id: str) -> TableSchema:
+    """``schema`` of the table ``table_id`` being created, its self-references given its id."""
+    if not any(fk.table_id == _SELF for fk in schema.foreign_keys):
+        return schema
+    return replace(schema, foreign_keys=tuple(replace(fk, table_id=table_id) if fk.table_id == _SELF else fk
+                                              for fk in schema.foreign_keys))
+
+
+def _validate(ex, ctx, fk: ForeignKey, table: str, schema: TableSchema, data, parent_schema: TableSchema,
+              parent_id: str, parent_name: str) -> None:
+    """ALTER TABLE ... ADD FOREIGN KEY: every row of ``data`` holds it (23503)."""
+    rows = list(zip(*(data.column(c).to_pylist() for c in fk.columns)))
+    _refuse_mixed_nulls(fk, table, rows)
+    keys = fks.complete(rows)
+    if not keys:
+        return
+    order = [fk.ref_columns.index(k) for k in parent_schema.primary_key]
+    wanted = {tuple(k[i] for i in order): k for k in keys}
+    if parent_id == _SELF or parent_schema is schema:
+        held = set(zip(*(data.column(c).to_pylist() for c in parent_schema.primary_key)))
+        gone = [k for k in wanted if k not in held]
+    else:
+        gone = fks.missing(ex.store, _visible(ctx, parent_id), set(wanted))
+    if gone:
+        raise fks.child_violation(fk, table, parent_name, wanted[gone[0]])
+
+
+def _refuse_mixed_nulls(fk: ForeignKey, table: str, rows) -> None:
+    if fk.match_full and len(fk.columns) > 1:
+        for k in rows:
+            if None in k and any(v is not None for v in k):
+                raise errors.ForeignKeyViolation(
+                    f'insert or update on table "{table}" violates foreign key constraint "{fk.name}"\n'
+                    "DETAIL:  MATCH FULL does not allow mixing of null and nonnull key values.")
+
+
+def _comparable(a: ColumnType, b: ColumnType) -> bool:
+    if a.kind == b.kind:
+        return a.kind != "ARRAY" or a == b
+    if b.kind in _INTEGERS:  # (an integer key's index is probed by integer values)
+        return a.kind in _INTEGERS
+    return any(a.kind in f and b.kind in f for f in _FAMILIES) or (a.kind in _INTEGERS and b.kind in _FAMILIES[1])
+
+
+def _type_name(t: ColumnType) -> str:
+    if t.kind == "VARCHAR":
+        return "character varying" if t.length else "text"
+    return catalog_views._PG_TYPES.get(t.kind, (t.display().lower(),))[0]
+
+
+# --- who references what -------------------------------------------------------------------
+
+def referencing(ctx, table_id: str) -> list[tuple[str, ForeignKey]]:
+    """(referencing table id, ForeignKey) of each foreign key referencing the table
+    ``table_id``, as the transaction sees the tables."""
+    changes = ctx.txn.changes
+    committed = ctx.catalog.referencing(table_id) if ctx.catalog.foreign_keys else ()
+    found = [(c, fk) for c, fk in committed if c not in changes]  # (a table it changed: as it is now)
+    for tid, version in changes.items():
+        if version is not None and version.schema.foreign_keys:
+            found += [(tid, fk) for fk in version.schema.foreign_keys if fk.table_id == table_id]
+    return found
+
+
+def _visible(ctx, table_id: str) -> TableVersion | None:
+    """The table ``table_id`` as the transaction sees it (None: it has none)."""
+    txn = ctx.txn
+    version = txn.changes[table_id] if table_id in txn.changes else ctx.catalog.by_id(table_id)
+    if version is None:
+        return None
+    return txn.table(ctx.catalog, version.db, version.name)
+
+
+# --- DML -----------------------------------------------------------------------------------
+
+def written(ex, ctx, old: TableVersion | None, new: TableVersion | None) -> None:
+    """After a statement changed a table from ``old`` to ``new`` in its transaction: its new
+    rows' foreign keys checked; the keys it removed followed in the tables referencing it."""
+    if old is None or new is None or old.schema.schema_id != new.schema.schema_id or not new.is_table:
+        return  # (DDL: CREATE, DROP and ALTER TABLE check for themselves)
+    if new.schema.foreign_keys:
+        _check_new_rows(ex, ctx, old, new)
+    refs = referencing(ctx, new.table_id)
+    if refs:
+        _follow_removed_keys(ex, ctx, old, new, refs)
+
+
+def _added_files(old: TableVersion, new: TableVersion) -> list:
+    return [f for f in new.uncommitted() if old.file(f.file_id) is None]
+
+
+def _check_new_rows(ex, ctx, old: TableVersion, new: TableVersion) -> None:
+    added = _added_files(old, new)
+    if not added:
+        return
+    for fk in new.schema.foreign_keys:
+        parent = new if fk.table_id == new.table_id else _visible(ctx, fk.table_id)
+        if parent is None:  # (dropped: its foreign keys went with it)
+            continue
+        cols, _ = fks.parent_order(fk, parent.schema)
+        rows = [k for f in added for k in fks.file_keys(ex.store, new, f, cols)]
+        if fk.match_full:
+            _refuse_mixed_nulls(fk, new.name, rows)
+        gone = fks.missing(ex.store, parent, fks.complete(rows))
+        if gone:
+            raise fks.child_violation(fk, new.name, parent.name, tuple(gone[0][cols.index(c)] for c in fk.columns))
+
+
+def _removed_keys(ex, old: TableVersion, new: TableVersion) -> tuple[list, dict]:
+    """(the primary keys of rows ``old`` had and ``new`` has not, in key order as tuples; the
+    new key of each of them an UPDATE changed, by old key)."""
+    names = old.schema.primary_key
+    by_rowid = {}
+    for fid, bm in new.deletes.items():
+        before = old.deletes.get(fid)
+        if bm is before or old.file(fid) is None:
+            continue
+        extra = bm - before if before is not None else bm
+        if extra:
+            positions = list(extra)
+            for pos, key in zip(positions, fks.keys_at(ex.store, old, old.file(fid), positions)):
+                by_rowid[(fid << 32) | pos] = key
+    for f in old.files:
+        if new.file(f.file_id) is None:  # (a file gone whole: its rows deleted, or moved by a spill)
+            deleted = old.deleted(f.file_id)
+            gone = [p for p in range(f.row_count) if p not in deleted]
+            for pos, key in zip(gone, fks.keys_at(ex.store, old, f, gone)):
+                by_rowid[(f.file_id << 32) | pos] = key
+    if not by_rowid:
+        return [], {}
+    keys = list(dict.fromkeys(by_rowid.values()))
+    still = pk.find(ex.store, new, keys)
+    removed = [k for k in keys if k not in still]
+    if not removed:
+        return [], {}
+    updated = {}
+    wanted = set(removed)
+    for f in _added_files(old, new):
+        sources = f.caches.get(SOURCES)
+        if sources is None:
+            continue
+        new_keys = fks.file_keys(ex.store, new, f, names) if not new.deleted(f.file_id) else None
+        if new_keys is None:
+            continue
+        for source, key in zip(sources.tolist(), new_keys):
+            was = by_rowid.get(source)
+            if was is not None and was in wanted:
+                updated[_tuple(was, names)] = key
+    return [_tuple(k, names) for k in removed], updated
+
+
+def _tuple(key, names) -> tuple:
+    return (key,) if len(names) == 1 else key
+
+
+def _follow_removed_keys(ex, ctx, old: TableVersion, new: TableVersion, refs) -> None:
+    refs = [(c, fk) for c, fk in refs if c not in ex.fk_emptied]
+    if not refs:
+        return
+    removed, updated = _removed_keys(ex, old, new)
+    if not removed:
+        return
+    for child_id, fk in refs:
+        child = _visible(ctx, child_id)
+        if child is None:
+            continue
+        cols, refs_order = fks.parent_order(fk, new.schema)
+        deleted = [k for k in removed if k not in updated]
+        changed = [k for k in removed if k in updated]
+        for keys, action in ((deleted, fk.on_delete), (changed, fk.on_update)):
+            if not keys:
+                continue
+            child = _visible(ctx, child_id)
+            held = fks.referencing_key(ex.store, child, cols, set(keys))
+            seen = ctx.txn.fk_scanned
+            seen[child_id] = min(seen.get(child_id, child.next_file_id), child.next_file_id)
+            if held is None:
+                continue
+            if action in ("NO ACTION", "RESTRICT"):
+                raise fks.parent_violation(fk, new.name, child.name, refs_order, held)
+            _cascade(ex, ctx, child, cols, keys, action, updated)
+
+
+def _cascade(ex, ctx, child: TableVersion, cols: list[str], keys: list[tuple], action: str, updated: dict) -> None:
+    """The referencing rows of ``child`` holding one of ``keys`` in ``cols``, deleted (CASCADE on
+    delete), given the new keys (CASCADE on update), NULL or their defaults: a nested statement."""
+    table = st.TableName(child.db, child.name)
+    where = _matching(cols, keys)
+    if action == "CASCADE" and not updated.keys() & set(keys):
+        ex.delete(ctx, st.Delete(table=table, where=where), ())
+        return
+    if action == "CASCADE":
+        assignments = tuple((c, _case(c, cols, keys, updated, i)) for i, c in enumerate(cols))
+        ex.update(ctx, st.Update(table=table, assignments=assignments, where=where), ())
+    elif action == "SET NULL":
+        ex.update(ctx, st.Update(table=table, assignments=tuple((c, exp.null()) for c in cols), where=where), ())
+    else:  # SET DEFAULT
+        ex.update(ctx, st.Update(table=table, assignments=tuple((c, exp.null()) for c in cols), where=where,
+                                 defaults=tuple(cols)), ())
+
+
+def _literal(value) -> exp.Expression:
+    from txlake.engine.executor import _literal as literal
+    made = literal(value)
+    if made is None:
+        raise errors.NotSupportedError(f"a foreign key's action on a key of {type(value).__name__} values "
+                                       "is not supported")
+    return made
+
+
+def _matching(cols: list[str], keys: list[tuple]) -> exp.Expression:
+    """The rows whose ``cols`` hold one of ``keys``."""
+    if len(cols) == 1:
+        return exp.column(cols[0]).isin(*(_literal(k[0]) for k in keys))
+    return exp.or_(*(exp.and_(*(exp.EQ(this=exp.column(c), expression=_literal(v)) for c, v in zip(cols, k)))
+                     for k in keys))
+
+
+def _case(col: str, cols: list[str], keys: list[tuple], updated: dict, i: int) -> exp.Expression:
+    """``col``'s new value in each referencing row: the new key's part ``i``, by old key."""
+    case = exp.Case()
+    for k in keys:
+        new = updated[k]  # (a tuple, in the key's order)
+        case = case.when(exp.and_(*(exp.EQ(this=exp.column(c), expression=_literal(v)) for c, v in zip(cols, k))),
+                         _literal(new[i]))
+    return case.else_(exp.column(col))
+
+
+# --- DROP, TRUNCATE, ALTER ---------------------------------------------------------------------
+
+def drop_referenced(ex, ctx, targets: list[TableVersion], cascade: bool) -> list[str]:
+    """DROP TABLE (or DROP SCHEMA) of ``targets``: the foreign keys of other tables referencing
+    them dropped with CASCADE (each a notice), else 2BP01 if there are any."""
+    ids = {t.table_id for t in targets}
+    found = [(t, c, fk) for t in targets for c, fk in referencing(ctx, t.table_id) if c not in ids]
+    if not found:
+        return []
+    if not cascade:
+        t, c, fk = found[0]
+        lines = "\n".join(f"constraint {fk.name} on table {_visible(ctx, c).name} depends on table {t.name}"
+                          for t, c, fk in found)
+        raise errors.DependentObjectsStillExist(
+            f"cannot drop table {t.name} because other objects depend on it\nDETAIL:  {lines}\n"
+            "HINT:  Use DROP ... CASCADE to drop the dependent objects too.")
+    notices = []
+    for child_id in dict.fromkeys(c for _, c, _ in found):
+        child = _visible(ctx, child_id)
+        gone = {fk.name for _, c, fk in found if c == child_id}
+        notices += [f"drop cascades to constraint {name} on table {child.name}" for name in sorted(gone)]
+        _reshape(ex, ctx, child, replace(child.schema, foreign_keys=tuple(
+            fk for fk in child.schema.foreign_keys if fk.name not in gone)))
+    return notices
+
+
+def _reshape(ex, ctx, version: TableVersion, schema: TableSchema) -> None:
+    """Write ``version`` with ``schema`` (its constraints changed) as ALTER TABLE writes a table."""
+    ex.rewrite_table(ctx, version, schema, ex.store.scan(version))
+
+
+def truncated(ex, ctx, versions: list[TableVersion], cascade: bool) -> tuple[list[TableVersion], list[str]]:
+    """TRUNCATE of ``versions``: with the tables referencing them (CASCADE: truncated too, each a
+    notice; else 0A000 if any is not among them)."""
+    versions, notices = list(versions), []
+    i = 0
+    while i < len(versions):
+        ids = {v.table_id for v in versions}
+        for child_id, _ in referencing(ctx, versions[i].table_id):
+            if child_id in ids:
+                continue
+            child = _visible(ctx, child_id)
+            if not cascade:
+                raise errors.NotSupportedError(
+                    "cannot truncate a table referenced in a foreign key constraint\n"
+                    f'DETAIL:  Table "{child.name}" references "{versions[i].name}".\n'
+                    f'HINT:  Truncate table "{child.name}" at the same time, or use TRUNCATE ... CASCADE.')
+            versions.append(child)
+            ids.add(child_id)
+            notices.append(f'truncate cascades to table "{child.name}"')
+        i += 1
+    return versions, notices
+
+
+def check_alter(ex, ctx, version: TableVersion, actions) -> list[str]:
+    """ALTER TABLE of a table others reference: a referenced column renamed is renamed in their
+    constraints; dropped, their constraints go with CASCADE (else 2BP01); a type change of a
+    column a foreign key uses is refused (0A000)."""
+    notices = []
+    refs = [(c, fk) for c, fk in referencing(ctx, version.table_id) if c != version.table_id]
+    own = version.schema.foreign_keys
+    for action in actions:
+        if isinstance(action, st.AlterColumn) and action.type is not None and (
+                any(action.name in fk.columns or fk.table_id == version.table_id and action.name in fk.ref_columns
+                    for fk in own) or any(action.name in fk.ref_columns for _, fk in refs)):
+            raise errors.NotSupportedError(f'changing the type of column "{action.name}", which a foreign key '
+                                           "uses, is not supported")
+        if isinstance(action, st.RenameColumn):
+            for child_id in dict.fromkeys(c for c, fk in refs if action.old in fk.ref_columns):
+                child = _visible(ctx, child_id)
+                _reshape(ex, ctx, child, replace(child.schema, foreign_keys=tuple(
+                    replace(fk, ref_columns=tuple(action.new if c == action.old else c for c in fk.ref_columns))
+                    if fk.table_id == version.table_id else fk for fk in child.schema.foreign_keys)))
+        if isinstance(action, st.DropColumn):
+            users = [(c, fk) for c, fk in refs if action.name in fk.ref_columns]
+            if users and not action.cascade:
+                lines = "\n".join(f"constraint {fk.name} on table {_visible(ctx, c).name} depends on column "
+                                  f"{action.name} of table {version.name}" for c, fk in users)
+                raise errors.DependentObjectsStillExist(
+                    f"cannot drop column {action.name} of table {version.name} because other objects depend on it\n"
+                    f"DETAIL:  {lines}\nHINT:  Use DROP ... CASCADE to drop the dependent objects too.")
+            for child_id in dict.fromkeys(c for c, _ in users):
+                child = _visible(ctx, child_id)
+                gone = {fk.name for c, fk in users if c == child_id}
+                notices += [f"drop cascades to constraint {name} on table {child.name}" for name in sorted(gone)]
+                _reshape(ex, ctx, child, replace(child.schema, foreign_keys=tuple(
+                    fk for fk in child.schema.foreign_keys if fk.name not in gone)))
+    return notices
+
+
+def altered_columns(schema: TableSchema, table_id: str, action) -> TableSchema:
+    """``schema`` (of the table ``table_id``) after ALTER TABLE ``action`` in its own foreign
+    keys: a column renamed is renamed in them (and in a self-reference's referenced columns);
+    a column dropped drops the foreign keys using it."""
+    if not schema.foreign_keys:
+        return schema
+    if isinstance(action, st.RenameColumn):
+        def renamed(cols):
+            return tuple(action.new if c == action.old else c for c in cols)
+        return replace(schema, foreign_keys=tuple(
+            replace(fk, columns=renamed(fk.columns),
+                    ref_columns=renamed(fk.ref_columns) if fk.table_id == table_id else fk.ref_columns)
+            for fk in schema.foreign_keys))
+    if isinstance(action, st.DropColumn):
+        return replace(schema, foreign_keys=tuple(
+            fk for fk in schema.foreign_keys
+            if action.name not in fk.columns and not (fk.table_id == table_id and action.name in fk.ref_columns)))
+    return schema
+
+
+# --- psql's \\d ------------------------------------------------------------------------------------
+
+def definition(fk: ForeignKey, parent: str) -> str:
+    """The constraint as pg_get_constraintdef writes it."""
+    text = f"FOREIGN KEY ({', '.join(fk.columns)}) REFERENCES {parent}({', '.join(fk.ref_columns)})"
+    if fk.match_full:
+        text += " MATCH FULL"
+    if fk.on_update != "NO ACTION":
+        text += f" ON UPDATE {fk.on_update}"
+    if fk.on_delete != "NO ACTION":
+        text += f" ON DELETE {fk.on_delete}"
+    return text + ("" if fk.validated else " NOT VALID")
+
+
+def describe(version: TableVersion, tables: list[TableVersion], search_path) -> tuple[list[str], list[str]]:
+    """(``version``'s foreign keys, the foreign keys referencing it), as psql's ``\\d`` lists them."""
+    by_id = {t.table_id: t for t in tables}
+
+    def named(t: TableVersion) -> str:
+        return t.name if t.db in search_path else f"{catalog_views.schema_name(t.db)}.{t.name}"
+
+    own = [f'"{fk.name}" {definition(fk, named(by_id[fk.table_id]))}'
+           for fk in sorted(version.schema.foreign_keys, key=lambda fk: fk.name) if fk.table_id in by_id]
+    referenced = [f'TABLE "{named(t)}" CONSTRAINT "{fk.name}" {definition(fk, named(version))}'
+                  for t in sorted(tables, key=lambda t: (t.db, t.name)) if t.is_table
+                  for fk in sorted(t.schema.foreign_keys, key=lambda fk: fk.name) if fk.table_id == version.table_id]
+    return own, referenced

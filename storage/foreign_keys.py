@@ -1,0 +1,218 @@
+"""Foreign keys at COMMIT: the re-check against the newest committed state.
+
+Each statement checks the keys it writes against its own view (engine/foreign_keys.py: 23503
+at once). Another transaction may still commit meanwhile what breaks a key - delete a parent
+row a new child row needs, or insert a child row referencing a parent key this one deletes -
+in this process or in another (no locks are shared across processes, and in-process child
+inserts take no lock on the parent row, so that they never wait for one another). So the
+commit's vote, which runs against the newest committed catalog with this transaction's changes
+applied (``after``; under the log's lock, or re-run there if anything landed since), re-checks:
+
+(a) every non-null key of the rows this transaction added to a referencing table is a key of
+    the referenced table in ``after``;
+(b) no row of a referencing table in ``after`` references a key of a committed row this
+    transaction deleted (or whose key it changed) that ``after`` no longer has;
+(c) a table this transaction drops is referenced by no table left in ``after``.
+
+A violation found only here means a concurrent transaction won: 40001 at REPEATABLE READ and
+SERIALIZABLE; at READ COMMITTED, where PostgreSQL would have waited for the other and then
+raised it, 23503. A table's rows are found by their primary key index (storage/keys.py); the
+referencing rows of (b) by a scan of the referencing table's key columns (no index on them).
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from txlake import errors
+from txlake.storage import keys as pk
+from txlake.storage.commit import key_text
+from txlake.storage.datafiles import DataFileStore
+from txlake.storage.schema import ForeignKey, TableSchema
+from txlake.storage.version import CatalogVersion, DataFile, TableVersion
+
+
+def parent_order(fk: ForeignKey, parent: TableSchema) -> tuple[list[str], list[str]]:
+    """(the referencing columns, the referenced ones), in the order of the referenced table's
+    primary key - the order its key index holds keys in."""
+    ref = list(fk.ref_columns)
+    if tuple(ref) == parent.primary_key or set(ref) != set(parent.primary_key):
+        return list(fk.columns), ref
+    cols = [fk.columns[ref.index(k)] for k in parent.primary_key]
+    return cols, list(parent.primary_key)
+
+
+def file_keys(store: DataFileStore, version: TableVersion, f: DataFile, names) -> list[tuple]:
+    """The values of columns ``names`` of each visible row of ``f``, a file of ``version``."""
+    rows = f.python_rows()
+    if rows is not None:
+        at = [rows.schema.names.index(n) for n in names]
+        keys = list(zip(*(rows.columns[i] for i in at)))
+    else:
+        data = store.read_columns(f, version.schema, tuple(names))
+        keys = list(zip(*(data.column(n).to_pylist() for n in names)))
+    deleted = version.deleted(f.file_id)
+    if deleted:
+        keys = [k for i, k in enumerate(keys) if i not in deleted]
+    return keys
+
+
+def keys_at(store: DataFileStore, version: TableVersion, f: DataFile, positions: list[int]) -> list:
+    """``pk.keys_at``, by one vectorised take where there are many positions (a DELETE of a
+    whole file's rows)."""
+    if len(positions) <= 16 or f.python_rows() is not None:
+        return pk.keys_at(store, version, f, positions)
+    names = version.schema.primary_key
+    data = store.read_columns(f, version.schema, names).take(pa.array(positions, pa.int64()))
+    return pk.key_tuples(data, names)
+
+
+def complete(keys) -> set[tuple]:
+    """The keys with no NULL: the ones to look up (MATCH SIMPLE, and MATCH FULL's all-set)."""
+    return {k for k in keys if None not in k}
+
+
+def missing(store: DataFileStore, parent: TableVersion, keys: set[tuple]) -> list[tuple]:
+    """Those of ``keys`` (in the primary key's order) that ``parent`` holds no row for."""
+    if not keys:
+        return []
+    probe = [k[0] for k in keys] if len(parent.schema.primary_key) == 1 else list(keys)
+    found = pk.find(store, parent, probe)
+    return [k for k, p in zip(keys, probe) if p not in found]
+
+
+def referencing_key(store: DataFileStore, child: TableVersion, columns, keys: set[tuple],
+                    since: int = 0) -> tuple | None:
+    """A key among ``keys`` that a row of ``child`` holds in ``columns`` (None: none does); of
+    the files from id ``since`` on, with it."""
+    if not keys:
+        return None
+    values = None
+    if len(columns) == 1:  # (vectorised: a referenced row deleted scans its referencing table)
+        try:
+            values = pa.array([k[0] for k in keys], child.schema.column(columns[0]).type.arrow())
+        except (pa.ArrowException, OverflowError, TypeError):  # (a key the column cannot hold: Python's)
+            values = None
+    for f in child.files:
+        if 0 < f.file_id < since:  # (a transaction's own uncommitted files have negative ids)
+            continue
+        if values is not None and f.python_rows() is None:
+            data = store.scan_file(child, f).column(columns[0])
+            hits = pc.filter(data, pc.is_in(data, value_set=values))
+            if len(hits):
+                return (hits[0].as_py(),)
+            continue
+        for k in file_keys(store, child, f, columns):
+            if k in keys:
+                return k
+    return None
+
+
+def child_violation(fk: ForeignKey, table: str, parent: str, key: tuple) -> errors.ForeignKeyViolation:
+    return errors.ForeignKeyViolation(
+        f'insert or update on table "{table}" violates foreign key constraint "{fk.name}"\n'
+        f"DETAIL:  Key ({', '.join(fk.columns)})=({key_text(key if len(key) > 1 else key[0])}) "
+        f'is not present in table "{parent}".')
+
+
+def parent_violation(fk: ForeignKey, parent: str, child: str, ref_columns, key: tuple) -> errors.ForeignKeyViolation:
+    return errors.ForeignKeyViolation(
+        f'update or delete on table "{parent}" violates foreign key constraint "{fk.name}" on table "{child}"\n'
+        f"DETAIL:  Key ({', '.join(ref_columns)})=({key_text(key if len(key) > 1 else key[0])}) "
+        f'is still referenced from table "{child}".')
+
+
+def check_commit(store: DataFileStore, deltas, after: CatalogVersion, read_committed: bool,
+                 scanned: dict | None = None) -> None:
+    """Raise if committing ``deltas`` (a transaction's changes, whose result is ``after``)
+    would leave a key referencing nothing: (a), (b), (c) of the module's docstring. ``scanned``:
+    referencing table id -> the first file id (b) must read of it (files are immutable and a
+    table's file ids only grow: its statements read the ones before)."""
+    def concurrent(error: errors.Error) -> errors.Error:
+        if read_committed:
+            return error
+        return errors.SerializationFailure("could not serialize access due to concurrent update\n"
+                                           f"DETAIL:  {error.args[0].splitlines()[0]}.")
+
+    dropped = {d.table_id for d in deltas if d.work is None}
+    for d in deltas:
+        if d.work is None:
+            for child_id, fk in after.referencing(d.table_id):  # (c): a referencing table made meanwhile
+                if child_id not in dropped:
+                    raise errors.SerializationFailure(
+                        f'could not serialize access: table "{d.base.name}" is referenced by foreign key '
+                        f'"{fk.name}" of table "{after.by_id(child_id).name}", made by a concurrent transaction')
+            continue
+        table = after.by_id(d.table_id)
+        if table is None or not table.is_table:
+            continue
+        if table.schema.foreign_keys:
+            _check_new_rows(store, d, table, after, concurrent)
+        if d.base is not None and not d.rewritten() and after.referencing(d.table_id):
+            _check_deleted_keys(store, d, table, after, concurrent, scanned or {})
+
+
+def _check_new_rows(store, d, table: TableVersion, after: CatalogVersion, concurrent) -> None:
+    """(a): the keys of the rows ``d`` added (every row, for the foreign keys a rewrite - ALTER
+    TABLE - added validated) each name a row of the referenced table in ``after``."""
+    rewritten = d.base is None or d.rewritten()
+    old = {fk.name for fk in d.base.schema.foreign_keys} if d.base is not None else set()
+    for fk in table.schema.foreign_keys:
+        if rewritten and (fk.name in old or not fk.validated) and d.base is not None:
+            continue  # (its rows were checked when they were written)
+        parent = after.by_id(fk.table_id)
+        if parent is None:
+            raise concurrent(errors.ForeignKeyViolation(
+                f'insert or update on table "{table.name}" violates foreign key constraint "{fk.name}"\n'
+                "DETAIL:  The referenced table was dropped."))
+        cols, _ = parent_order(fk, parent.schema)
+        files = d.work.files if rewritten else d.pending
+        keys = complete(k for f in files for k in file_keys(store, d.work, f, cols))
+        gone = missing(store, parent, keys)
+        if gone:
+            key = gone[0]
+            written = tuple(key[cols.index(c)] for c in fk.columns)
+            raise concurrent(child_violation(fk, table.name, parent.name, written))
+
+
+def _check_deleted_keys(store, d, table: TableVersion, after: CatalogVersion, concurrent, scanned: dict) -> None:
+    """(b): no row of a table referencing ``table`` in ``after`` holds a key of a committed row
+    ``d`` deleted that ``after`` does not hold again."""
+    deleted = d.new_deletes()
+    if not deleted:
+        return
+    base = d.base
+    names = base.schema.primary_key
+    keys = []
+    for fid, positions in deleted.items():
+        keys.extend(keys_at(store, base, base.file(fid), list(positions)))
+    probe = list(dict.fromkeys(keys))
+    still = pk.find(store, table, probe)
+    gone = {(k,) if len(names) == 1 else k for k in probe if k not in still}
+    if not gone:
+        return
+    for child_id, fk in after.referencing(d.table_id):
+        child = after.by_id(child_id)
+        if child is None:
+            continue
+        cols, refs = parent_order(fk, table.schema)
+        key = referencing_key(store, child, cols, gone, scanned.get(child_id, 0))
+        if key is not None:
+            raise concurrent(parent_violation(fk, table.name, child.name, refs, key))
+
+
+def refuse_unchecked(deltas, after: CatalogVersion) -> None:
+    """A Spark job's commit, whose rows nobody checked: 0A000 if it writes a table with a
+    foreign key, or removes rows of one a foreign key references (an overwrite)."""
+    for d in deltas:
+        table = after.by_id(d.table_id)
+        if table is None:
+            continue
+        if table.schema.foreign_keys:
+            raise errors.NotSupportedError(f'Spark writes to table "{table.name}", which has a foreign key, '
+                                           "are not supported")
+        if d.base is not None and d.work is not None and len(d.work.files) - len(d.pending) < len(d.base.files) \
+                and after.referencing(d.table_id):
+            raise errors.NotSupportedError(f'a Spark overwrite of table "{table.name}", which a foreign key '
+                                           "references, is not supported")
