@@ -1,0 +1,274 @@
+"""UNIQUE constraints (and unique indexes): made, checked and enforced as the primary key is.
+
+A UNIQUE constraint (storage/schema.py ``UniqueConstraint``) says no two live rows hold equal
+values in all of its columns; a row with a NULL in any of them clashes with none, unless
+NULLS NOT DISTINCT. ``CREATE UNIQUE INDEX`` makes the same, flagged ``index``.
+
+How each guarantee is kept - the primary key's machinery, over other columns:
+
+- **Lookups, not scans.** A new row's key is looked up through per-file indexes of the
+  constraint's columns (storage/keys.py ``find_unique``), cached as the primary key's are; a
+  Parquet file whose footer bounds cannot hold the key is not read.
+- **In one process, writers wait.** A transaction writing a key takes its lock,
+  ``(table id, "unique <name>", key)``, and one deleting or updating a row takes the locks of
+  the row's keys (``lock_old_keys``): a concurrent inserter of the same value waits for it, as
+  on a primary key's lock, then goes on (it rolled back; READ COMMITTED: it deleted the row) or
+  gets 23505 (it committed the value). REPEATABLE READ / SERIALIZABLE get 23505 for a value
+  committed since their snapshot (40001 for INSERT ... ON CONFLICT, which could not see it).
+- **Across processes, the COMMIT checks.** storage/commit.py checks each new row's keys
+  against the rows other transactions committed since the snapshot (every row, for files
+  Spark wrote): 23505, or 40001 for ON CONFLICT's rows.
+- **Within a statement,** as the primary key: the new rows' keys among themselves and against
+  the rows the statement leaves (``UPDATE t SET a = a + 1`` passes).
+
+``matching`` answers the FOREIGN KEY side's question: which unique constraint (or primary
+key) covers exactly these columns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from txlake import errors
+from txlake.parser import statements as st
+from txlake.storage import keys as pk
+from txlake.storage.commit import key_text
+from txlake.storage.schema import TableSchema, UniqueConstraint
+from txlake.storage.version import PythonRows, TableVersion
+
+
+def add(schema: TableSchema, table: str, name: str, spec: st.UniqueSpec, data: pa.Table | None,
+        index: bool = False) -> TableSchema:
+    """``schema`` with the UNIQUE constraint ``spec`` named ``name`` (a unique index if
+    ``index``), its columns checked (42703, 0A000 for an array) and ``data`` - the rows the
+    table holds, if any - validated (23505 ``could not create unique index``)."""
+    seen = set()
+    for column in spec.columns:
+        col = schema.column(column)
+        if col is None:
+            raise errors.UndefinedColumn(f'column "{column}" named in key does not exist')
+        if column in seen:
+            raise errors.DuplicateColumn(f'column "{column}" appears twice in unique constraint')
+        seen.add(column)
+        if col.type.kind == "ARRAY":  # (storage/keys.py indexes scalar keys)
+            raise errors.NotSupportedError(f'column "{column}" is an array: txlake\'s unique constraints are '
+                                           "of scalar columns")
+    unique = UniqueConstraint(name, tuple(spec.columns), spec.nulls_not_distinct, index)
+    if data is not None:
+        validate(unique, data)
+    return replace(schema, uniques=schema.uniques + (unique,))
+
+
+def validate(unique: UniqueConstraint, data: pa.Table) -> None:
+    """23505 if ``data`` (a table's rows) holds a key of ``unique`` twice."""
+    names = list(unique.columns)
+    rows = data.select(names)
+    if not unique.nulls_not_distinct:
+        for name in names:
+            rows = rows.filter(pc.is_valid(rows.column(name)))
+    if rows.num_rows < 2:
+        return
+    counts = rows.group_by(names).aggregate([([], "count_all")])
+    twice = counts.filter(pc.greater(counts.column("count_all"), 1))
+    if twice.num_rows:
+        row = twice.slice(0, 1).to_pylist()[0]
+        key = tuple(row[n] for n in names)
+        raise errors.UniqueViolation(
+            f'could not create unique index "{unique.name}"\n'
+            f"DETAIL:  Key ({', '.join(names)})=({key_text(key)}) is duplicated.")
+
+
+def renamed(schema: TableSchema, old: str, new: str) -> TableSchema:
+    """``schema`` with the column ``old`` renamed ``new`` in its unique constraints."""
+    if not schema.uniques:
+        return schema
+    return replace(schema, uniques=tuple(replace(u, columns=tuple(new if c == old else c for c in u.columns))
+                                         for u in schema.uniques))
+
+
+def dropped(schema: TableSchema, column: str) -> TableSchema:
+    """``schema`` without the unique constraints over ``column`` (dropped with it, as in PostgreSQL)."""
+    if not any(column in u.columns for u in schema.uniques):
+        return schema
+    return replace(schema, uniques=tuple(u for u in schema.uniques if column not in u.columns))
+
+
+def revalidate(schema: TableSchema, column: str, data: pa.Table) -> None:
+    """After ALTER COLUMN ``column`` TYPE: the unique constraints over it, checked on ``data``."""
+    for unique in schema.uniques:
+        if column in unique.columns:
+            validate(unique, data)
+
+
+def matching(schema: TableSchema, table: str, columns) -> UniqueConstraint | None:
+    """The unique constraint (or the primary key, as one) of the table ``table`` over exactly
+    ``columns`` (in any order), or None: what a foreign key may reference, or ON CONFLICT
+    (columns) infer. A primary key is returned as a UniqueConstraint named as the key."""
+    wanted = set(columns)
+    if len(wanted) != len(tuple(columns)):
+        return None
+    if schema.primary_key and set(schema.primary_key) == wanted:
+        return UniqueConstraint(schema.pkey_name(table), schema.primary_key)
+    return next((u for u in schema.uniques if set(u.columns) == wanted), None)
+
+
+def by_name(schema: TableSchema, table: str, name: str) -> UniqueConstraint | None:
+    """The unique constraint or index (or the primary key) of ``table`` named ``name``."""
+    if schema.primary_key and name == schema.pkey_name(table):
+        return UniqueConstraint(name, schema.primary_key)
+    return next((u for u in schema.uniques if u.name == name), None)
+
+
+def arbiters(schema: TableSchema, table: str, conflict: st.OnConflict) -> tuple[UniqueConstraint, ...]:
+    """The constraints an ``ON CONFLICT`` checks for conflicts: the one its columns or
+    ``ON CONSTRAINT name`` name, or - DO NOTHING with no target - every one (the primary key
+    first). 42704 for a constraint name the table lacks, 42P10 for columns no unique
+    constraint covers."""
+    if conflict.constraint is not None:
+        found = by_name(schema, table, conflict.constraint)
+        if found is None:
+            raise errors.UndefinedObject(f'constraint "{conflict.constraint}" for table "{table}" does not exist')
+        return (found,)
+    if conflict.columns:
+        found = matching(schema, table, conflict.columns)
+        if found is None:
+            raise errors.ProgrammingError(
+                "there is no unique or exclusion constraint matching the ON CONFLICT specification", sqlstate="42P10")
+        return (found,)
+    every = ((UniqueConstraint(schema.pkey_name(table), schema.primary_key),) if schema.primary_key else ())
+    return every + schema.uniques
+
+
+def keys_of(rows: pa.Table | PythonRows, unique: UniqueConstraint) -> list:
+    """The keys of ``rows`` under ``unique``, a row holding a NULL giving None (it clashes with
+    none) - unless NULLS NOT DISTINCT."""
+    return _null_free(unique, pk.key_tuples(rows, unique.columns))
+
+
+def _null_free(unique: UniqueConstraint, keys: list) -> list:
+    if unique.nulls_not_distinct or len(unique.columns) == 1:  # (a scalar NULL key is None already)
+        return keys
+    return [None if None in k else k for k in keys]
+
+
+def _lock_keys(ex, ctx, version: TableVersion, unique: UniqueConstraint, keys) -> None:
+    tid = version.table_id
+    ex._lock(ctx, tid, [(tid, f"unique {unique.name}", k) for k in keys if k is not None or unique.nulls_not_distinct])
+
+
+def duplicate(version: TableVersion, unique: UniqueConstraint, key) -> errors.UniqueViolation:
+    return errors.UniqueViolation(
+        f'duplicate key value violates unique constraint "{unique.name}"\n'
+        f"DETAIL:  Key ({', '.join(unique.columns)})=({key_text(key)}) already exists.")
+
+
+def _live(unique: UniqueConstraint, keys) -> list:
+    """The keys that can clash (not None: a NULL's), each once."""
+    return list(dict.fromkeys(k for k in keys if k is not None or unique.nulls_not_distinct))
+
+
+def _distinct(version: TableVersion, unique: UniqueConstraint, keys) -> list:
+    """The keys that can clash, each once: 23505 for one there twice."""
+    seen: dict = {}
+    for k in keys:
+        if k is None and not unique.nulls_not_distinct:
+            continue
+        if k in seen:
+            raise duplicate(version, unique, k)
+        seen[k] = None
+    return list(seen)
+
+
+def lock_new_keys(ex, ctx, version: TableVersion, rows: pa.Table | PythonRows, on_conflict: bool) -> TableVersion:
+    """An INSERT's rows' keys of every unique constraint locked, as ``Executor._lock_new_keys``
+    locks the primary key's: then READ COMMITTED moves to the newest committed state;
+    REPEATABLE READ / SERIALIZABLE fail on a key committed since the snapshot (23505, 40001
+    for ON CONFLICT)."""
+    keyed = [(u, keys_of(rows, u)) for u in version.schema.uniques]
+    for unique, keys in keyed:
+        _lock_keys(ex, ctx, version, unique, keys)
+    txn = ctx.txn
+    latest = ex.db.warehouse.refresh().by_id(version.table_id)
+    base = ex._base_of(txn, version)
+    if latest is None or latest is base or base is None:
+        return version
+    if not txn.uses_transaction_snapshot:
+        return txn.rebase(version.table_id, version, latest)
+    for unique, keys in keyed:
+        hidden = ex._keys_committed_since(ctx, version, _live(unique, keys), latest, unique.columns)
+        if hidden:
+            if on_conflict:
+                raise errors.SerializationFailure("could not serialize access due to concurrent update")
+            raise ex._key_taken(ctx, version, next(iter(hidden)), duplicate(version, unique, next(iter(hidden))))
+    return version
+
+
+def check_new_rows(ex, ctx, version: TableVersion, rows: pa.Table | PythonRows) -> None:
+    """23505 if rows about to be inserted (keys locked by ``lock_new_keys``) hold a key of a
+    unique constraint twice, or one a live row of ``version`` holds."""
+    if not rows.num_rows:
+        return
+    for unique in version.schema.uniques:
+        seen = _distinct(version, unique, keys_of(rows, unique))
+        existing = pk.find(ex.store, version, list(seen), names=unique.columns)
+        if existing:
+            key = next(iter(existing))
+            raise ex._key_taken(ctx, version, key, duplicate(version, unique, key))
+
+
+def check_updated(ex, ctx, version: TableVersion, rowids, new_rows, assigned) -> None:
+    """An UPDATE's new rows (replacing ``rowids``) against each unique constraint a column of
+    which ``assigned`` sets: their keys locked, then unique among themselves, among the rows
+    the statement leaves, and in the newest committed state (23505)."""
+    remaining = None
+    for unique in version.schema.uniques:
+        if assigned is not None and not any(c in assigned for c in unique.columns):
+            continue
+        keys = keys_of(new_rows, unique)
+        _lock_keys(ex, ctx, version, unique, keys)
+        live = _distinct(version, unique, keys)
+        if remaining is None:
+            remaining = ex._apply(version, rowids, None)
+        clash = pk.find(ex.store, remaining, live, names=unique.columns)
+        if clash:
+            key = next(iter(clash))
+            raise ex._key_taken(ctx, version, key, duplicate(version, unique, key))
+        hidden = ex._keys_committed_since(ctx, version, live, ex.db.warehouse.refresh().by_id(version.table_id),
+                                          unique.columns)
+        if hidden:
+            key = next(iter(hidden))
+            raise ex._key_taken(ctx, version, key, duplicate(version, unique, key))
+
+
+def lock_old_keys(ex, ctx, version: TableVersion, rowids) -> None:
+    """Lock the unique keys of rows a statement deletes or updates (held to the end of the
+    transaction): a concurrent inserter of a value this one frees waits to learn whether it
+    is freed, as behind a primary key's row lock."""
+    if not len(rowids):
+        return
+    ids = np.asarray(rowids, dtype=np.int64)
+    ids = ids[ids >= 0]
+    columns = sorted({c for u in version.schema.uniques for c in u.columns})
+    values = {c: [] for c in columns}
+    for fid in np.unique(ids >> 32):
+        f = version.file(int(fid))
+        if f is None:
+            continue
+        positions = (ids[(ids >> 32) == fid] & 0xFFFFFFFF).tolist()
+        rows = f.python_rows(version.schema)
+        if rows is not None:
+            for pos in positions:
+                row = rows.row(pos)
+                for c in columns:
+                    values[c].append(row[c])
+        else:
+            table = ex.store.read_columns(f, version.schema, tuple(columns)).take(pa.array(positions, pa.int64()))
+            for c in columns:
+                values[c].extend(table.column(c).to_pylist())
+    for unique in version.schema.uniques:
+        held = [values[c] for c in unique.columns]
+        _lock_keys(ex, ctx, version, unique, _null_free(unique, list(zip(*held)) if len(held) > 1 else held[0]))
