@@ -214,7 +214,7 @@ def check_new_rows(ex, ctx, version: TableVersion, rows: pa.Table | PythonRows) 
         return
     for unique in version.schema.uniques:
         seen = _distinct(version, unique, keys_of(rows, unique))
-        existing = pk.find(ex.store, version, list(seen), names=unique.columns)
+        existing = _still_live(ex, version, pk.find(ex.store, version, seen, names=unique.columns), unique)
         if existing:
             key = next(iter(existing))
             raise ex._key_taken(ctx, version, key, duplicate(version, unique, key))
@@ -233,7 +233,7 @@ def check_updated(ex, ctx, version: TableVersion, rowids, new_rows, assigned) ->
         live = _distinct(version, unique, keys)
         if remaining is None:
             remaining = ex._apply(version, rowids, None)
-        clash = pk.find(ex.store, remaining, live, names=unique.columns)
+        clash = _still_live(ex, version, pk.find(ex.store, remaining, live, names=unique.columns), unique)
         if clash:
             key = next(iter(clash))
             raise ex._key_taken(ctx, version, key, duplicate(version, unique, key))
@@ -242,6 +242,24 @@ def check_updated(ex, ctx, version: TableVersion, rowids, new_rows, assigned) ->
         if hidden:
             key = next(iter(hidden))
             raise ex._key_taken(ctx, version, key, duplicate(version, unique, key))
+
+
+def _still_live(ex, version: TableVersion, found: dict, unique: UniqueConstraint) -> dict:
+    """Those of ``found`` (key -> row id in ``version``) still held in the newest committed
+    state: a unique key is checked against it, as PostgreSQL's index is, whatever the
+    snapshot - a value another transaction freed and committed (this one having waited for
+    its lock) is free, unless a row committed since holds it again."""
+    if not found:
+        return found
+    from txlake.engine.executor import _changed_since  # (the executor imports this module)
+    latest = ex.db.warehouse.latest.by_id(version.table_id)
+    if latest is None:
+        return found
+    changed = [k for k, r in found.items() if _changed_since(r, version, latest)]
+    if not changed:
+        return found
+    held = pk.find(ex.store, latest, changed, names=unique.columns)
+    return {k: r for k, r in found.items() if k not in changed or k in held}
 
 
 def lock_old_keys(ex, ctx, version: TableVersion, rowids) -> None:
