@@ -1755,7 +1755,8 @@ class Executor:
             columns = tuple(replace(c, default=sequence_ddl.make_owned(self, ctx, db, table_id, c.field_id, spec,
                                                                        c.type.kind, taken))
                             if spec.sequence is not None else c for c, spec in zip(columns, stmt.columns))
-        schema = TableSchema(0, columns, tuple(stmt.primary_key), len(columns) - 1)
+        schema = TableSchema(0, columns, tuple(stmt.primary_key), len(columns) - 1,
+                             primary_key_name=stmt.primary_key_name if stmt.primary_key else None)
         constraints = [*(c for spec in stmt.columns for c in spec.constraints), *stmt.constraints]
         schema = self._with_constraints(ctx, db, name, schema, constraints, data=None)
         version = TableVersion(table_id, db, name, schema)
@@ -2059,7 +2060,7 @@ class Executor:
         for none of that name; the primary key cannot be dropped, 0A000)."""
         if schema.primary_key and action.name == schema.pkey_name(table):
             raise errors.NotSupportedError("dropping a primary key is not supported")
-        kept = {key: tuple(c for c in getattr(schema, key) if c.name != action.name)
+        kept = {key: tuple(c for c in getattr(schema, key) if c.name != action.name or getattr(c, "index", False))
                 for key in ("checks", "uniques", "foreign_keys")}
         if sum(map(len, kept.values())) == len(schema.constraints):
             if action.if_exists:

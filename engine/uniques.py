@@ -290,3 +290,91 @@ def lock_old_keys(ex, ctx, version: TableVersion, rowids) -> None:
     for unique in version.schema.uniques:
         held = [values[c] for c in unique.columns]
         _lock_keys(ex, ctx, version, unique, _null_free(unique, list(zip(*held)) if len(held) > 1 else held[0]))
+
+
+# --- CREATE UNIQUE INDEX / DROP INDEX -----------------------------------------------------
+
+def _index_names(ex, ctx, db: str) -> dict[str, tuple[TableVersion, UniqueConstraint]]:
+    """The unique indexes of the database ``db``'s tables by name - each constraint's, the
+    primary keys' and those CREATE UNIQUE INDEX made: in PostgreSQL all are relations, one
+    namespace with the tables."""
+    named = {}
+    for version in ex._schema_tables(ctx, db):
+        if not version.is_table:
+            continue
+        schema = version.schema
+        if schema.primary_key:
+            named[schema.pkey_name(version.name)] = (version, UniqueConstraint(schema.pkey_name(version.name),
+                                                                               schema.primary_key))
+        for unique in schema.uniques:
+            named[unique.name] = (version, unique)
+    return named
+
+
+def create_index(ex, ctx, stmt: st.CreateIndex, params):
+    """``CREATE UNIQUE INDEX``: the table gains a unique constraint flagged as an index (its
+    rows validated, 23505); its name, PostgreSQL's ``<table>_<columns>_idx`` if none is given,
+    must be no relation's or other index's in the schema (42P07; IF NOT EXISTS: a notice)."""
+    from txlake.engine.executor import Result  # (the executor imports this module)
+    from txlake.storage.schema import constraint_name
+    if ctx.txn.read_only:
+        raise errors.ReadOnlyTransaction("cannot execute CREATE INDEX in a read-only transaction")
+    version = ctx.resolve(stmt.table)
+    if not version.is_table:
+        raise errors.WrongObjectType(f'cannot create index on relation "{version.name}"')
+    indexes = _index_names(ex, ctx, version.db)
+    taken = set(indexes) | version.schema.constraint_names(version.name)
+    name = stmt.name or constraint_name(version.name, stmt.columns, "idx", taken)
+    if name in indexes or ex.name_taken(ctx, version.db, name):
+        if stmt.if_not_exists:
+            return Result(status="CREATE INDEX", notice=f'relation "{name}" already exists, skipping')
+        raise errors.DuplicateTable(f'relation "{name}" already exists')
+    if name in taken:  # (a CHECK or FOREIGN KEY constraint of the table's: no relation, but one namespace)
+        raise errors.ProgrammingError(f'constraint "{name}" for relation "{version.name}" already exists',
+                                      sqlstate="42710")
+    spec = st.UniqueSpec(name, stmt.columns)
+    schema = add(version.schema.evolve(version.schema.columns), version.name, name, spec, ex.store.scan(version),
+                 index=True)
+    _rewrite(ex, ctx, version, schema)
+    return Result(status="CREATE INDEX")
+
+
+def drop_index(ex, ctx, stmt: st.DropIndex, params):
+    """``DROP INDEX``: a unique index CREATE UNIQUE INDEX made; one a constraint needs is
+    2BP01 (ALTER TABLE ... DROP CONSTRAINT drops it), no index of the name 42704 (IF EXISTS:
+    a notice)."""
+    from txlake.engine.executor import Result  # (the executor imports this module)
+    if ctx.txn.read_only:
+        raise errors.ReadOnlyTransaction("cannot execute DROP INDEX in a read-only transaction")
+    notices, found = [], []
+    for target in stmt.indexes:
+        db, name = ctx.locate(target)
+        hit = _index_names(ex, ctx, db).get(name)
+        if hit is None:
+            if ctx.lookup(target) is not None:
+                raise errors.WrongObjectType(f'"{name}" is not an index')
+            if stmt.if_exists:
+                notices.append(f'index "{name}" does not exist, skipping')
+                continue
+            raise errors.UndefinedObject(f'index "{name}" does not exist')
+        version, unique = hit
+        if not unique.index:
+            raise errors.DependentObjectsStillExist(
+                f'cannot drop index {name} because constraint {name} on table {version.name} requires it\n'
+                f"HINT:  You can drop constraint {name} on table {version.name} instead.")
+        found.append((version.table_id, name))
+    for table_id, name in found:  # (the table as the drops before left it)
+        version = next(t for t in ctx.txn.tables(ctx.catalog) if t.table_id == table_id)
+        schema = replace(version.schema.evolve(version.schema.columns),
+                         uniques=tuple(u for u in version.schema.uniques if u.name != name))
+        _rewrite(ex, ctx, version, schema)
+    return Result(status="DROP INDEX", notice="\n".join(notices) or None)
+
+
+def _rewrite(ex, ctx, version: TableVersion, schema: TableSchema) -> None:
+    """The table ``version`` rewritten under ``schema`` (a new schema id: its files are written
+    again, as ALTER TABLE's are)."""
+    data = ex.store.scan(version)
+    rewritten = replace(version, schema=schema, files=(), deletes={}, caches={})
+    rewritten = ex._apply(rewritten, None, ex._conform(data, schema) if data.num_rows else None)
+    ex._write(ctx, version, rewritten)

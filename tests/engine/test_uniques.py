@@ -134,6 +134,60 @@ def test_the_constraint_survives_a_reopen(warehouse):
         con.close()
 
 
+def test_named_primary_keys(c):
+    c.execute("CREATE TABLE orders (id INT CONSTRAINT orders_pk PRIMARY KEY, v INT)")
+    c.execute("CREATE TABLE lines (id INT, n INT, CONSTRAINT lines_pk PRIMARY KEY (id, n))")
+    c.execute("INSERT INTO orders VALUES (1, 1)")
+    assert error_of(c, "INSERT INTO orders VALUES (1, 2)")[1].startswith(
+        'duplicate key value violates unique constraint "orders_pk"')
+    c.execute("INSERT INTO orders VALUES (1, 3) ON CONFLICT ON CONSTRAINT orders_pk DO UPDATE SET v = 3")
+    assert error_of(c, "INSERT INTO orders VALUES (1, 3) ON CONFLICT ON CONSTRAINT orders_pkey DO NOTHING")[0] \
+        == "42704"
+    assert error_of(c, "ALTER TABLE orders ADD CONSTRAINT orders_pk UNIQUE (v)")[0] == "42710"
+    assert c.execute("SELECT * FROM orders").fetchall() == [(1, 3)]
+
+
+def test_create_unique_index_and_drop_index(c):
+    c.execute("CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT)")
+    c.execute("INSERT INTO t VALUES (1, 1, 1), (2, 1, 2)")
+    assert error_of(c, "CREATE UNIQUE INDEX t_a ON t (a)") == (
+        "23505", 'could not create unique index "t_a"\nDETAIL:  Key (a)=(1) is duplicated.')
+    c.execute("CREATE UNIQUE INDEX t_ab ON t USING btree (a, b)")
+    c.execute("CREATE UNIQUE INDEX ON t (b)")  # (named t_b_idx)
+    assert error_of(c, "INSERT INTO t VALUES (3, 9, 2)")[1].startswith(
+        'duplicate key value violates unique constraint "t_b_idx"')
+    c.execute("INSERT INTO t VALUES (3, 1, 2) ON CONFLICT (b, a) DO UPDATE SET id = 20")  # (the index is an arbiter)
+    assert error_of(c, "CREATE UNIQUE INDEX t_ab ON t (b)")[0] == "42P07"
+    assert error_of(c, "CREATE UNIQUE INDEX t ON t (b)")[0] == "42P07"
+    c.execute("CREATE UNIQUE INDEX IF NOT EXISTS t_ab ON t (b)")
+    assert c.connection.notices[-1] == 'NOTICE:  relation "t_ab" already exists, skipping'
+    for refused in ("CREATE INDEX i ON t (a)", "CREATE UNIQUE INDEX i ON t (lower(a))",
+                    "CREATE UNIQUE INDEX i ON t (a) WHERE a > 0", "CREATE UNIQUE INDEX i ON t (a) INCLUDE (b)",
+                    "CREATE UNIQUE INDEX i ON t USING hash (a)"):
+        assert error_of(c, refused)[0] == "0A000", refused
+    assert c.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 't' ORDER BY 1").fetchall() == [
+        ("t_ab", "CREATE UNIQUE INDEX t_ab ON public.t USING btree (a, b)"),
+        ("t_b_idx", "CREATE UNIQUE INDEX t_b_idx ON public.t USING btree (b)"),
+        ("t_pkey", "CREATE UNIQUE INDEX t_pkey ON public.t USING btree (id)")]
+    assert error_of(c, "ALTER TABLE t DROP CONSTRAINT t_ab")[0] == "42704"  # (an index, no constraint)
+    assert error_of(c, "DROP INDEX t_pkey")[0] == "2BP01"
+    assert error_of(c, "DROP INDEX t")[0] == "42809"
+    c.execute("DROP INDEX t_b_idx")
+    assert error_of(c, "DROP INDEX t_b_idx")[0] == "42704"
+    c.execute("DROP INDEX IF EXISTS t_b_idx")
+    c.execute("INSERT INTO t VALUES (4, 9, 2)")
+
+
+def test_key_column_usage_lists_primary_key_and_unique_columns(c):
+    c.execute("CREATE TABLE t (id INT, x INT, y INT, CONSTRAINT tk PRIMARY KEY (id), UNIQUE (y, x))")
+    c.execute("CREATE UNIQUE INDEX t_x ON t (x)")  # (an index: no constraint, not listed)
+    assert c.execute("SELECT constraint_name, table_schema, table_name, column_name, ordinal_position, "
+                     "position_in_unique_constraint FROM information_schema.key_column_usage "
+                     "ORDER BY constraint_name, ordinal_position").fetchall() == [
+        ("t_y_x_key", "public", "t", "y", 1, None), ("t_y_x_key", "public", "t", "x", 2, None),
+        ("tk", "public", "t", "id", 1, None)]
+
+
 # --- concurrency ---------------------------------------------------------------------------
 
 def race(session, sql, then, params=()):
