@@ -2021,6 +2021,8 @@ class Executor:
                     raise errors.ProgrammingError(f'column "{col.name}" is in a primary key', sqlstate="42P16")
                 changed = replace(col, not_null=False)
             return schema.evolve(tuple(changed if c is col else c for c in schema.columns)), data
+        if isinstance(action, st.AddConstraint) and isinstance(action.constraint, st.PrimaryKeySpec):
+            return uniques.add_primary_key(schema, table, action.constraint, data), data
         if isinstance(action, st.AddConstraint):
             added = self._with_constraints(ctx, version.db, table, schema.evolve(schema.columns), [action.constraint],
                                            data, not_valid=action.not_valid)

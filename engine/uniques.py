@@ -378,3 +378,29 @@ def _rewrite(ex, ctx, version: TableVersion, schema: TableSchema) -> None:
     rewritten = replace(version, schema=schema, files=(), deletes={}, caches={})
     rewritten = ex._apply(rewritten, None, ex._conform(data, schema) if data.num_rows else None)
     ex._write(ctx, version, rewritten)
+
+
+def add_primary_key(schema: TableSchema, table: str, spec: st.PrimaryKeySpec, data: pa.Table) -> TableSchema:
+    """``ALTER TABLE ... ADD [CONSTRAINT name] PRIMARY KEY (columns)`` on a table without one
+    (42P16 else), as pg_dump writes its tables' keys: the columns become NOT NULL (23502 if a
+    row holds a NULL there) and ``data``, the table's rows, must hold each key once (23505)."""
+    if schema.primary_key:
+        raise errors.ProgrammingError(f'multiple primary keys for table "{table}" are not allowed', sqlstate="42P16")
+    name = spec.name or f"{table}_pkey"
+    if name in schema.constraint_names(table):
+        raise errors.DuplicateTable(f'relation "{name}" already exists')
+    for column in spec.columns:
+        col = schema.column(column)
+        if col is None:
+            raise errors.UndefinedColumn(f'column "{column}" named in key does not exist')
+        if col.type.kind == "ARRAY":
+            raise errors.NotSupportedError(f'column "{column}" is an array: txlake\'s primary keys are '
+                                           "of scalar columns")
+        if data.column(column).null_count:
+            raise errors.NotNullViolation(f'column "{column}" of relation "{table}" contains null values')
+    if len(set(spec.columns)) != len(spec.columns):
+        raise errors.DuplicateColumn(f'column "{spec.columns[0]}" appears twice in primary key constraint')
+    validate(UniqueConstraint(name, spec.columns, True), data)
+    columns = tuple(replace(c, not_null=True) if c.name in spec.columns else c for c in schema.columns)
+    return replace(schema.evolve(columns, tuple(spec.columns)),
+                   primary_key_name=name if name != f"{table}_pkey" else None)

@@ -509,6 +509,12 @@ def _constraint_spec(node: exp.Expression, name: exp.Identifier | None, column: 
             raise errors.NotSupportedError(f"constraint not supported: {node.sql(dialect='postgres')}")
         columns = tuple(identifier(c) for c in node.this.expressions) if node.this is not None else (column,)
         return st.UniqueSpec(name=name, columns=columns, nulls_not_distinct=bool(node.args.get("nulls")))
+    if isinstance(node, exp.PrimaryKey) and column is None:  # (ALTER TABLE ... ADD PRIMARY KEY (...))
+        params = node.args.get("include")
+        if set(k for k, v in node.args.items() if v) - {"expressions", "include"} or (
+                params is not None and any(v for k, v in params.args.items() if k != "with_storage")):
+            raise errors.NotSupportedError(f"constraint not supported: {node.sql(dialect='postgres')}")
+        return st.PrimaryKeySpec(name=name, columns=tuple(identifier(c) for c in node.expressions))
     if isinstance(node, exp.ForeignKey):
         if set(k for k, v in node.args.items() if v) - {"expressions", "reference"}:
             raise errors.NotSupportedError(f"constraint not supported: {node.sql(dialect='postgres')}")

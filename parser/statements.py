@@ -255,6 +255,15 @@ ConstraintSpec = CheckSpec | UniqueSpec | ForeignKeySpec
 
 
 @dataclass(frozen=True)
+class PrimaryKeySpec:
+    """``ALTER TABLE ... ADD [CONSTRAINT name] PRIMARY KEY (columns)`` (CREATE TABLE's primary
+    key is ``CreateTable.primary_key``)."""
+
+    name: str | None
+    columns: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class CreateTable(Statement):
     table: TableName
     columns: tuple[ColumnSpec, ...] = ()

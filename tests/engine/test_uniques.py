@@ -147,6 +147,29 @@ def test_named_primary_keys(c):
     assert c.execute("SELECT * FROM orders").fetchall() == [(1, 3)]
 
 
+def test_alter_table_add_primary_key_as_pg_dump_writes_it(c):
+    c.execute("CREATE TABLE t (id INT, v TEXT)")
+    c.execute("INSERT INTO t VALUES (1, 'a'), (1, 'b'), (NULL, 'c')")
+    assert error_of(c, "ALTER TABLE ONLY t ADD CONSTRAINT t_pkey PRIMARY KEY (id)") == (
+        "23502", 'column "id" of relation "t" contains null values')
+    c.execute("DELETE FROM t WHERE id IS NULL")
+    assert error_of(c, "ALTER TABLE ONLY t ADD CONSTRAINT t_pkey PRIMARY KEY (id)") == (
+        "23505", 'could not create unique index "t_pkey"\nDETAIL:  Key (id)=(1) is duplicated.')
+    c.execute("DELETE FROM t WHERE v = 'b'")
+    c.execute("ALTER TABLE ONLY t ADD CONSTRAINT t_pkey PRIMARY KEY (id)")
+    assert error_of(c, "ALTER TABLE t ADD PRIMARY KEY (v)")[0] == "42P16"
+    assert error_of(c, "INSERT INTO t VALUES (1, 'z')")[1].startswith(
+        'duplicate key value violates unique constraint "t_pkey"')
+    c.execute("UPDATE t SET v = 'q' WHERE id = 1")                      # (the point path, by the new key)
+    c.execute("INSERT INTO t VALUES (1, 'z') ON CONFLICT (id) DO NOTHING")
+    c.execute("CREATE TABLE s (id INT, v TEXT)")
+    c.execute("ALTER TABLE s ADD CONSTRAINT s_pk PRIMARY KEY (id, v)")
+    assert error_of(c, "INSERT INTO s VALUES (1, NULL)")[0] == "23502"
+    assert error_of(c, "INSERT INTO s VALUES (1, 'x'), (1, 'x')")[1].startswith(
+        'duplicate key value violates unique constraint "s_pk"')
+    assert c.execute("SELECT * FROM t").fetchall() == [(1, "q")]
+
+
 def test_create_unique_index_and_drop_index(c):
     c.execute("CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT)")
     c.execute("INSERT INTO t VALUES (1, 1, 1), (2, 1, 2)")
