@@ -1375,20 +1375,29 @@ class Executor:
         over the newest committed state, not just the snapshot: READ COMMITTED moves to it;
         REPEATABLE READ / SERIALIZABLE fail on a key committed since their snapshot (23505,
         or 40001 for ON CONFLICT, which could not see the conflicting row)."""
-        txn = ctx.txn
         keys = pk.key_tuples(rows, version.schema.primary_key)
         self._lock(ctx, version.table_id, [(version.table_id, "key", k) for k in keys])
+        return self._keys_locked(ctx, version, [(keys, None, None)], on_conflict)
+
+    def _keys_locked(self, ctx: Context, version: TableVersion, keyed, on_conflict: bool) -> TableVersion:
+        """After an INSERT locked its new keys: READ COMMITTED moves to the newest committed
+        state; REPEATABLE READ / SERIALIZABLE fail on a key committed since their snapshot.
+        ``keyed``: (keys, their columns - None: the primary key's -, the 23505 of a key or None:
+        the primary key's) for each kind of key."""
+        txn = ctx.txn
         latest = self.db.warehouse.refresh().by_id(version.table_id)
         base = self._base_of(txn, version)
         if latest is None or latest is base or base is None:
             return version
         if not txn.uses_transaction_snapshot:
             return txn.rebase(version.table_id, version, latest)
-        hidden = self._keys_committed_since(ctx, version, keys, latest)
-        if hidden:
-            if on_conflict:
-                raise errors.SerializationFailure("could not serialize access due to concurrent update")
-            raise self._key_taken(ctx, version, next(iter(hidden)))
+        for keys, names, duplicate in keyed:
+            hidden = self._keys_committed_since(ctx, version, keys, latest, names)
+            if hidden:
+                if on_conflict:
+                    raise errors.SerializationFailure("could not serialize access due to concurrent update")
+                key = next(iter(hidden))
+                raise self._key_taken(ctx, version, key, duplicate(key) if duplicate is not None else None)
         return version
 
     def _keys_committed_since(self, ctx: Context, version: TableVersion, keys: list, latest, names=None) -> set:

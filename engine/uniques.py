@@ -27,6 +27,7 @@ key) covers exactly these columns.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 
 import numpy as np
@@ -188,23 +189,12 @@ def lock_new_keys(ex, ctx, version: TableVersion, rows: pa.Table | PythonRows, o
     locks the primary key's: then READ COMMITTED moves to the newest committed state;
     REPEATABLE READ / SERIALIZABLE fail on a key committed since the snapshot (23505, 40001
     for ON CONFLICT)."""
-    keyed = [(u, keys_of(rows, u)) for u in version.schema.uniques]
-    for unique, keys in keyed:
+    keyed = []
+    for unique in version.schema.uniques:
+        keys = keys_of(rows, unique)
         _lock_keys(ex, ctx, version, unique, keys)
-    txn = ctx.txn
-    latest = ex.db.warehouse.refresh().by_id(version.table_id)
-    base = ex._base_of(txn, version)
-    if latest is None or latest is base or base is None:
-        return version
-    if not txn.uses_transaction_snapshot:
-        return txn.rebase(version.table_id, version, latest)
-    for unique, keys in keyed:
-        hidden = ex._keys_committed_since(ctx, version, _live(unique, keys), latest, unique.columns)
-        if hidden:
-            if on_conflict:
-                raise errors.SerializationFailure("could not serialize access due to concurrent update")
-            raise ex._key_taken(ctx, version, next(iter(hidden)), duplicate(version, unique, next(iter(hidden))))
-    return version
+        keyed.append((_live(unique, keys), unique.columns, functools.partial(duplicate, version, unique)))
+    return ex._keys_locked(ctx, version, keyed, on_conflict)
 
 
 def check_new_rows(ex, ctx, version: TableVersion, rows: pa.Table | PythonRows) -> None:
