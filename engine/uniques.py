@@ -252,6 +252,9 @@ def _still_live(ex, version: TableVersion, found: dict, unique: UniqueConstraint
     return {k: r for k, r in found.items() if k not in changed or k in held}
 
 
+POINT_ROWS = 8  # lock_old_keys reads this many rows or fewer one by one
+
+
 def lock_old_keys(ex, ctx, version: TableVersion, rowids) -> None:
     """Lock the unique keys of rows a statement deletes or updates (held to the end of the
     transaction): a concurrent inserter of a value this one frees waits to learn whether it
@@ -262,6 +265,12 @@ def lock_old_keys(ex, ctx, version: TableVersion, rowids) -> None:
     ids = ids[ids >= 0]
     columns = sorted({c for u in version.schema.uniques for c in u.columns})
     values = {c: [] for c in columns}
+    if len(ids) <= POINT_ROWS:  # (a point statement's rows: read as it reads them, not a column of their file)
+        for rowid in ids.tolist():
+            row = ex._row_values(version, rowid)
+            for c in columns:
+                values[c].append(row[c])
+        ids = ids[:0]
     for fid in np.unique(ids >> 32):
         f = version.file(int(fid))
         if f is None:

@@ -479,6 +479,8 @@ class Commit:
         ``unique``: a UNIQUE constraint's keys (of its columns; one holding a NULL clashes with
         none unless NULLS NOT DISTINCT), instead of the primary key's."""
         theirs = [f for f in current.files if f.file_id >= since]
+        if not theirs and self.keys_checked:  # (no row committed since: nothing to clash with)
+            return
         names = current.schema.primary_key if unique is None else unique.columns
         constraint = current.schema.pkey_name(current.name) if unique is None else unique.name
         seen: set = set()
