@@ -35,6 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from txlake import errors
+from txlake.engine.mvcc.locks import TABLE
 from txlake.parser import statements as st
 from txlake.storage import keys as pk
 from txlake.storage.commit import key_text
@@ -261,8 +262,12 @@ def lock_old_keys(ex, ctx, version: TableVersion, rowids) -> None:
     is freed, as behind a primary key's row lock."""
     if not len(rowids):
         return
+    from txlake.engine.executor import BULK_LOCKS  # (the executor imports this module)
     ids = np.asarray(rowids, dtype=np.int64)
     ids = ids[ids >= 0]
+    if len(ids) > BULK_LOCKS:  # (their locks would be the table's: taken without reading the values)
+        ex.db.locks.acquire(ctx.txn, (version.table_id, TABLE), ctx.lock_wait)
+        return
     columns = sorted({c for u in version.schema.uniques for c in u.columns})
     values = {c: [] for c in columns}
     if len(ids) <= POINT_ROWS:  # (a point statement's rows: read as it reads them, not a column of their file)
