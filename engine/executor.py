@@ -2056,7 +2056,7 @@ class Executor:
                 name = spec.name or constraint_name(table, (spec.column,) if spec.column else (), "check", taken)
                 raise errors.NotSupportedError(f'CHECK constraints are not supported ("{name}")')
             elif isinstance(spec, st.UniqueSpec):
-                name = spec.name or constraint_name(table, spec.columns, "key", taken)
+                name = uniques.name_for(self, ctx, db, table, spec, taken)
                 if not_valid:
                     raise errors.NotSupportedError("UNIQUE constraints cannot be marked NOT VALID")
                 schema = uniques.add(schema, table, name, spec, data)

@@ -315,6 +315,19 @@ def _index_names(ex, ctx, db: str) -> dict[str, tuple[TableVersion, UniqueConstr
     return named
 
 
+def name_for(ex, ctx, db: str, table: str, spec: st.UniqueSpec, taken: set[str]) -> str:
+    """The name of the UNIQUE constraint ``spec`` of the table ``db.table``: as written, or
+    PostgreSQL's default (``t_a_key``) - passing over the names of ``taken`` (the table's
+    constraints') and of the database's relations and unique indexes, one namespace in
+    PostgreSQL, where a name written that one of them has is 42P07."""
+    from txlake.storage.schema import constraint_name
+    relations = set(_index_names(ex, ctx, db)) | {t.name for t in ex._schema_tables(ctx, db)}
+    name = spec.name or constraint_name(table, spec.columns, "key", taken | relations)
+    if name in relations:
+        raise errors.DuplicateTable(f'relation "{name}" already exists')
+    return name
+
+
 def create_index(ex, ctx, stmt: st.CreateIndex, params):
     """``CREATE UNIQUE INDEX``: the table gains a unique constraint flagged as an index (its
     rows validated, 23505); its name, PostgreSQL's ``<table>_<columns>_idx`` if none is given,

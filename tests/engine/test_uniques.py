@@ -134,6 +134,15 @@ def test_the_constraint_survives_a_reopen(warehouse):
         con.close()
 
 
+def test_constraint_names_share_one_namespace_with_relations(c):
+    """As PostgreSQL's: a unique constraint is an index, a relation of its schema."""
+    c.execute("CREATE TABLE t_a_key (x INT)")
+    c.execute("CREATE TABLE t (a INT UNIQUE, b INT CONSTRAINT k UNIQUE)")  # (t_a_key1: the name is taken)
+    assert error_of(c, "CREATE TABLE u (a INT CONSTRAINT k UNIQUE)") == ("42P07", 'relation "k" already exists')
+    assert c.execute("SELECT indexname FROM pg_indexes ORDER BY 1").fetchall() == [("k",), ("t_a_key1",)]
+    assert error_of(c, "ALTER TABLE t ADD CONSTRAINT k UNIQUE (a)")[0] == "42710"
+
+
 def test_named_primary_keys(c):
     c.execute("CREATE TABLE orders (id INT CONSTRAINT orders_pk PRIMARY KEY, v INT)")
     c.execute("CREATE TABLE lines (id INT, n INT, CONSTRAINT lines_pk PRIMARY KEY (id, n))")
