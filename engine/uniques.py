@@ -11,16 +11,20 @@ How each guarantee is kept - the primary key's machinery, over other columns:
   Parquet file whose footer bounds cannot hold the key is not read.
 - **In one process, writers wait.** A transaction writing a key takes its lock,
   ``(table id, "unique <name>", key)``, and one deleting or updating a row takes the locks of
-  the row's keys (``lock_old_keys``): a concurrent inserter of the same value waits for it, as
-  on a primary key's lock, then goes on (it rolled back; READ COMMITTED: it deleted the row) or
-  gets 23505 (it committed the value). REPEATABLE READ / SERIALIZABLE get 23505 for a value
+  the row's keys (``lock_old_keys``): a concurrent writer of the same value waits for it, as
+  on a primary key's lock, then goes on (it rolled back, or committed freeing the value - at
+  any level: a key is checked against the newest committed state, ``_still_live``) or gets
+  23505 (it committed the value). REPEATABLE READ / SERIALIZABLE get 23505 for a value
   committed since their snapshot (40001 for INSERT ... ON CONFLICT, which could not see it).
 - **Across processes, the COMMIT checks.** storage/commit.py checks each new row's keys
   against the rows other transactions committed since the snapshot (every row, for files
-  Spark wrote): 23505, or 40001 for ON CONFLICT's rows.
+  Spark wrote): 23505, or 40001 for ON CONFLICT's rows; storage/prepared.py holds a prepared
+  transaction's keys against other commits (40001).
 - **Within a statement,** as the primary key: the new rows' keys among themselves and against
   the rows the statement leaves (``UPDATE t SET a = a + 1`` passes).
 
+ON CONFLICT's arbiters (``arbiters``) are the executor's ``_resolve_conflicts``; this module
+also makes ``CREATE UNIQUE INDEX`` / ``DROP INDEX`` and ``ALTER TABLE ... ADD PRIMARY KEY``.
 ``matching`` answers the FOREIGN KEY side's question: which unique constraint (or primary
 key) covers exactly these columns.
 """
@@ -162,7 +166,7 @@ def _lock_keys(ex, ctx, version: TableVersion, unique: UniqueConstraint, keys) -
     ex._lock(ctx, tid, [(tid, f"unique {unique.name}", k) for k in keys if k is not None or unique.nulls_not_distinct])
 
 
-def duplicate(version: TableVersion, unique: UniqueConstraint, key) -> errors.UniqueViolation:
+def duplicate(unique: UniqueConstraint, key) -> errors.UniqueViolation:
     return errors.UniqueViolation(
         f'duplicate key value violates unique constraint "{unique.name}"\n'
         f"DETAIL:  Key ({', '.join(unique.columns)})=({key_text(key)}) already exists.")
@@ -173,14 +177,14 @@ def _live(unique: UniqueConstraint, keys) -> list:
     return list(dict.fromkeys(k for k in keys if k is not None or unique.nulls_not_distinct))
 
 
-def _distinct(version: TableVersion, unique: UniqueConstraint, keys) -> list:
+def _distinct(unique: UniqueConstraint, keys) -> list:
     """The keys that can clash, each once: 23505 for one there twice."""
     seen: dict = {}
     for k in keys:
         if k is None and not unique.nulls_not_distinct:
             continue
         if k in seen:
-            raise duplicate(version, unique, k)
+            raise duplicate(unique, k)
         seen[k] = None
     return list(seen)
 
@@ -194,7 +198,7 @@ def lock_new_keys(ex, ctx, version: TableVersion, rows: pa.Table | PythonRows, o
     for unique in version.schema.uniques:
         keys = keys_of(rows, unique)
         _lock_keys(ex, ctx, version, unique, keys)
-        keyed.append((_live(unique, keys), unique.columns, functools.partial(duplicate, version, unique)))
+        keyed.append((_live(unique, keys), unique.columns, functools.partial(duplicate, unique)))
     return ex._keys_locked(ctx, version, keyed, on_conflict)
 
 
@@ -204,11 +208,11 @@ def check_new_rows(ex, ctx, version: TableVersion, rows: pa.Table | PythonRows) 
     if not rows.num_rows:
         return
     for unique in version.schema.uniques:
-        seen = _distinct(version, unique, keys_of(rows, unique))
+        seen = _distinct(unique, keys_of(rows, unique))
         existing = _still_live(ex, version, pk.find(ex.store, version, seen, names=unique.columns), unique)
         if existing:
             key = next(iter(existing))
-            raise ex._key_taken(ctx, version, key, duplicate(version, unique, key))
+            raise ex._key_taken(ctx, version, key, duplicate(unique, key))
 
 
 def check_updated(ex, ctx, version: TableVersion, rowids, new_rows, assigned) -> None:
@@ -221,18 +225,18 @@ def check_updated(ex, ctx, version: TableVersion, rowids, new_rows, assigned) ->
             continue
         keys = keys_of(new_rows, unique)
         _lock_keys(ex, ctx, version, unique, keys)
-        live = _distinct(version, unique, keys)
+        live = _distinct(unique, keys)
         if remaining is None:
             remaining = ex._apply(version, rowids, None)
         clash = _still_live(ex, version, pk.find(ex.store, remaining, live, names=unique.columns), unique)
         if clash:
             key = next(iter(clash))
-            raise ex._key_taken(ctx, version, key, duplicate(version, unique, key))
+            raise ex._key_taken(ctx, version, key, duplicate(unique, key))
         hidden = ex._keys_committed_since(ctx, version, live, ex.db.warehouse.refresh().by_id(version.table_id),
                                           unique.columns)
         if hidden:
             key = next(iter(hidden))
-            raise ex._key_taken(ctx, version, key, duplicate(version, unique, key))
+            raise ex._key_taken(ctx, version, key, duplicate(unique, key))
 
 
 def _still_live(ex, version: TableVersion, found: dict, unique: UniqueConstraint) -> dict:
