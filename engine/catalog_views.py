@@ -179,7 +179,7 @@ def _pg_tables(tables: list[TableVersion]) -> pa.Table:
         "tablename": _text(t.name for t in tables),
         "tableowner": _text([None] * n),
         "tablespace": _text([None] * n),
-        "hasindexes": _bool(bool(t.schema.primary_key) for t in tables),
+        "hasindexes": _bool(bool(t.schema.primary_key or t.schema.uniques) for t in tables),
         "hasrules": _bool([False] * n),
         "hastriggers": _bool([False] * n),
         "rowsecurity": _bool([False] * n),
@@ -233,8 +233,9 @@ def _table_constraints(tables: list[TableVersion]) -> pa.Table:
     rows = []  # (table, name, type, nulls_distinct)
     for t in (t for t in tables if t.is_table):
         if t.schema.primary_key:
-            rows.append((t, f"{t.name}_pkey", "PRIMARY KEY", None))
-        rows += [(t, c.name, "UNIQUE", "NO" if c.nulls_not_distinct else "YES") for c in t.schema.uniques]
+            rows.append((t, t.schema.pkey_name(t.name), "PRIMARY KEY", None))
+        rows += [(t, c.name, "UNIQUE", "NO" if c.nulls_not_distinct else "YES") for c in t.schema.uniques
+                 if not c.index]  # (a CREATE UNIQUE INDEX's is no constraint)
         rows += [(t, c.name, "FOREIGN KEY", None) for c in t.schema.foreign_keys]
         rows += [(t, c.name, "CHECK", None) for c in t.schema.checks]
     n = len(rows)
@@ -283,7 +284,7 @@ def _referential_constraints(tables: list[TableVersion]) -> pa.Table:
         "constraint_name": _text(fk.name for _, fk, _ in rows),
         "unique_constraint_catalog": _text([CATALOG] * n),
         "unique_constraint_schema": _text(schema_name(p.db) for _, _, p in rows),
-        "unique_constraint_name": _text(f"{p.name}_pkey" for _, _, p in rows),
+        "unique_constraint_name": _text(p.schema.pkey_name(p.name) for _, _, p in rows),
         "match_option": _text("FULL" if fk.match_full else "NONE" for _, fk, _ in rows),
         "update_rule": _text(fk.on_update for _, fk, _ in rows),
         "delete_rule": _text(fk.on_delete for _, fk, _ in rows),
@@ -293,7 +294,7 @@ def _referential_constraints(tables: list[TableVersion]) -> pa.Table:
 def _constraint_column_usage(tables: list[TableVersion]) -> pa.Table:
     """The columns each constraint uses: a primary key's own; a foreign key's, the referenced
     table's columns (as PostgreSQL lists them)."""
-    rows = [(t, c, f"{t.name}_pkey") for t in tables if t.is_table for c in t.schema.primary_key]
+    rows = [(t, c, t.schema.pkey_name(t.name)) for t in tables if t.is_table for c in t.schema.primary_key]
     rows += [(p, c, fk.name) for _, fk, p in _foreign_keys(tables) for c in fk.ref_columns]
     n = len(rows)
     return pa.table({
@@ -305,6 +306,70 @@ def _constraint_column_usage(tables: list[TableVersion]) -> pa.Table:
         "constraint_schema": _text(schema_name(t.db) for t, _, _ in rows),
         "constraint_name": _text(name for _, _, name in rows),
     })
+
+
+def unique_indexes(t: TableVersion) -> list[tuple[str, tuple[str, ...], str, str]]:
+    """A table's unique indexes as PostgreSQL has them: (name, columns, what backs it -
+    "PRIMARY KEY", "UNIQUE CONSTRAINT" or "UNIQUE" for CREATE UNIQUE INDEX's, its definition as
+    pg_indexes.indexdef shows it)."""
+    schema, found = t.schema, []
+    keys = ([(schema.pkey_name(t.name), schema.primary_key, "PRIMARY KEY", False)] if schema.primary_key else []) \
+        + [(u.name, u.columns, "UNIQUE" if u.index else "UNIQUE CONSTRAINT", u.nulls_not_distinct)
+           for u in schema.uniques]
+    for name, columns, kind, nulls_not_distinct in keys:
+        definition = (f"CREATE UNIQUE INDEX {name} ON {schema_name(t.db)}.{t.name} USING btree ({', '.join(columns)})"
+                      + (" NULLS NOT DISTINCT" if nulls_not_distinct else ""))
+        found.append((name, columns, kind, definition))
+    return found
+
+
+def _pg_indexes(tables: list[TableVersion]) -> pa.Table:
+    rows = [(t, name, definition) for t in tables if t.is_table for name, _, _, definition in unique_indexes(t)]
+    return pa.table({
+        "schemaname": _text(schema_name(t.db) for t, _, _ in rows),
+        "tablename": _text(t.name for t, _, _ in rows),
+        "indexname": _text(name for _, name, _ in rows),
+        "tablespace": _text([None] * len(rows)),
+        "indexdef": _text(definition for _, _, definition in rows),
+    })
+
+
+def _key_column_usage(tables: list[TableVersion]) -> pa.Table:
+    """The columns of each PRIMARY KEY, UNIQUE and FOREIGN KEY constraint (not of CREATE
+    UNIQUE INDEX's indexes: no constraints), in key order; a foreign key's column gives the
+    position of the column it references in that table's key."""
+    by_id = {t.table_id: t for t in tables}
+    rows = []
+    for t in (t for t in tables if t.is_table):
+        schema = t.schema
+        if schema.primary_key:
+            rows += [(t, schema.pkey_name(t.name), c, i, None) for i, c in enumerate(schema.primary_key, 1)]
+        for u in schema.uniques:
+            if not u.index:
+                rows += [(t, u.name, c, i, None) for i, c in enumerate(u.columns, 1)]
+        for fk in schema.foreign_keys:
+            target = by_id.get(fk.table_id)
+            key = _referenced_key(target, fk.ref_columns) if target is not None else None
+            rows += [(t, fk.name, c, i, key.index(r) + 1 if key and r in key else i)
+                     for i, (c, r) in enumerate(zip(fk.columns, fk.ref_columns), 1)]
+    return pa.table({
+        "constraint_catalog": _text([CATALOG] * len(rows)),
+        "constraint_schema": _text(schema_name(t.db) for t, *_ in rows),
+        "constraint_name": _text(name for _, name, *_ in rows),
+        "table_catalog": _text([CATALOG] * len(rows)),
+        "table_schema": _text(schema_name(t.db) for t, *_ in rows),
+        "table_name": _text(t.name for t, *_ in rows),
+        "column_name": _text(c for _, _, c, _, _ in rows),
+        "ordinal_position": _int(i for _, _, _, i, _ in rows),
+        "position_in_unique_constraint": _int(p for *_, p in rows),
+    })
+
+
+def _referenced_key(t: TableVersion, columns: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The columns, in key order, of the primary key or unique constraint of ``t`` over ``columns``."""
+    from txlake.engine.uniques import matching  # (a module of the executor's, which imports this one)
+    key = matching(t.schema, t.name, columns)
+    return key.columns if key is not None else None
 
 
 def _data_type(c: Column) -> tuple[str, str]:
@@ -337,5 +402,7 @@ _VIEWS = {
     "information_schema.constraint_column_usage": _constraint_column_usage,
     "pg_catalog.pg_tables": _pg_tables,
     "pg_catalog.pg_views": _pg_views,
+    "pg_catalog.pg_indexes": _pg_indexes,
+    "information_schema.key_column_usage": _key_column_usage,
     "pg_catalog.pg_sequences": None,  # (build: it reads the sequences' files too)
 }

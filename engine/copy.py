@@ -679,9 +679,10 @@ def _with_line(e: errors.Error, rows: pa.Table, batch: _Batch, relation: str, sc
         return e
     row = column = value = None
     if isinstance(e, errors.UniqueViolation):
-        found = re.search(r"Key \(.*?\)=\((.*)\) already exists", str(e))
-        at = [i for i, k in enumerate(pk.key_tuples(rows, schema.primary_key))
-              if found is not None and key_text(k) == found.group(1)]
+        found = re.search(r"Key \((.*?)\)=\((.*)\) already exists", str(e))
+        names = tuple(found.group(1).split(", ")) if found is not None else ()  # (the primary key's or a UNIQUE's)
+        at = [i for i, k in enumerate(pk.key_tuples(rows, names))
+              if found is not None and key_text(k) == found.group(2)] if set(names) <= set(rows.column_names) else []
         # (the file's second row of a key clashes with its first; a single one with the table's)
         row = at[1] if len(at) > 1 else at[0] if at else None
     elif isinstance(e, errors.CheckViolation):

@@ -44,6 +44,7 @@ from sqlglot import exp
 
 from txlake import errors
 from txlake.engine import catalog_views, checks, dialect, foreign_keys, jsonb, sources
+from txlake.engine import uniques
 from txlake.engine.errors_map import json_input_error, translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
@@ -835,13 +836,9 @@ class Executor:
             _placeholders(*(v for _, v in conflict.assignments), conflict.where) if conflict else 0))
         params, conflict_params, returning_params = (
             params[:n_source], params[n_source:n_source + n_conflict], params[n_source + n_conflict:])
-        if conflict is not None and conflict.constraint is not None and (
-                not schema.primary_key or conflict.constraint != f"{version.name}_pkey"):
-            # (the primary key is a table's only constraint: named so, it is the conflict target,
-            # as no target at all - columns stay empty)
-            raise errors.UndefinedObject(
-                f'constraint "{conflict.constraint}" for table "{version.name}" does not exist')
-        if conflict is not None and not schema.primary_key:
+        if conflict is not None and conflict.constraint is not None:
+            uniques.arbiters(schema, version.name, conflict)  # (42704 for no such constraint)
+        if conflict is not None and not schema.primary_key and not schema.uniques:
             if not (conflict.do_nothing and not conflict.columns):
                 raise errors.ProgrammingError(
                     "there is no unique or exclusion constraint matching the ON CONFLICT specification",
@@ -891,10 +888,15 @@ class Executor:
         version = ctx.resolve(stmt.table)
         rows = self._check_rows(version, rows, checks_done=checks_done)
         updated_rowids, update_rows = None, None
-        if version.schema.primary_key:
-            version = self._lock_new_keys(ctx, version, rows, stmt.on_conflict is not None)
+        if version.schema.primary_key or version.schema.uniques:
+            if version.schema.primary_key:
+                version = self._lock_new_keys(ctx, version, rows, stmt.on_conflict is not None)
+            if version.schema.uniques:
+                version = uniques.lock_new_keys(self, ctx, version, rows, stmt.on_conflict is not None)
             rows, updated_rowids, update_rows, order = self._resolve_conflicts(ctx, version, rows, stmt,
                                                                                conflict_params)
+            if version.schema.uniques:
+                uniques.check_new_rows(self, ctx, version, rows)
         new = self._apply(version, None, rows, upsert=stmt.on_conflict is not None)
         if updated_rowids is not None and len(updated_rowids):
             rowids = updated_rowids.to_numpy()
@@ -1113,10 +1115,10 @@ class Executor:
         names = version.schema.primary_key
         text = key_text(key)
         return errors.UniqueViolation(
-            f'duplicate key value violates unique constraint "{version.name}_pkey"\n'
+            f'duplicate key value violates unique constraint "{version.schema.pkey_name(version.name)}"\n'
             f"DETAIL:  Key ({', '.join(names)})=({text}) already exists.")
 
-    def _key_taken(self, ctx: Context, version: TableVersion, key) -> errors.Error:
+    def _key_taken(self, ctx: Context, version: TableVersion, key, error: errors.Error | None = None) -> errors.Error:
         """The error for a new key another row holds: 23505 - unless a transaction committed
         since this one's view changed a row this one changed (another process's: no row lock
         held either back). Then this one's COMMIT could only fail, and in PostgreSQL its write
@@ -1128,23 +1130,34 @@ class Executor:
             base, newest = ctx.txn.bases.get(tid), latest.by_id(tid)
             if work is not None and base is not None and newest is not None and newest is not base:
                 TableDelta(tid, base, work).check_conflicts(newest)  # (40001 if they clash)
-        return self._duplicate(version, key)
+        return error or self._duplicate(version, key)
 
     def _resolve_conflicts(self, ctx, version, rows, stmt, params):
-        """Split new rows by primary-key conflicts; apply ON CONFLICT. Returns (rows to insert,
-        row ids to update, their new rows, the positions among the proposed rows of the rows
-        inserted and then of those updated - given the ids updated)."""
-        key_names = version.schema.primary_key
+        """Split new rows by primary-key (and unique) conflicts; apply ON CONFLICT. Returns (rows
+        to insert, row ids to update, their new rows, the positions among the proposed rows of
+        the rows inserted and then of those updated - given the ids updated). ON CONFLICT's
+        arbiters: the constraint it names (its columns' or by name), or with DO NOTHING and no
+        target every one; other unique constraints are checked on the rows inserted after."""
         conflict = stmt.on_conflict
-        if conflict is not None and conflict.columns and set(conflict.columns) != set(key_names):
-            raise errors.ProgrammingError(
-                "there is no unique or exclusion constraint matching the ON CONFLICT specification",
-                sqlstate="42P10")
-        keys = pk.key_tuples(rows, key_names)
-        existing = pk.find(self.store, version, keys)
+        arbiters = uniques.arbiters(version.schema, version.name, conflict) if conflict is not None else ()
+        if len(arbiters) > 1 or (arbiters and arbiters[0].columns != version.schema.primary_key):
+            if conflict.do_nothing:
+                return self._skip_conflicts(version, rows, arbiters), None, None, None
+            arbiter = arbiters[0]
+            key_names = arbiter.columns
+            keys = uniques.keys_of(rows, arbiter)
+            existing = pk.find(self.store, version, [k for k in keys if k is not None], names=key_names)
+        else:
+            if conflict is None and not version.schema.primary_key:
+                return rows, None, None, None
+            key_names = version.schema.primary_key
+            keys = pk.key_tuples(rows, key_names)
+            existing = pk.find(self.store, version, keys)
         first: dict = {}
         duplicates = []
         for i, k in enumerate(keys):
+            if k is None:  # (a NULL in a unique key: no conflict)
+                continue
             if k in first:
                 duplicates.append(i)
             else:
@@ -1157,13 +1170,13 @@ class Executor:
             return rows, None, None, None
         rows = _arrow(rows)
         if conflict.do_nothing:
-            keep = [i for i, k in enumerate(keys) if k not in existing and first[k] == i]
+            keep = [i for i, k in enumerate(keys) if k is None or (k not in existing and first[k] == i)]
             return rows.take(pa.array(keep, pa.int64())), None, None, None
         if duplicates:
             raise errors.CardinalityViolation(
                 "ON CONFLICT DO UPDATE command cannot affect row a second time")
-        insert_idx = [i for i, k in enumerate(keys) if k not in existing]
-        clash_idx = [i for i, k in enumerate(keys) if k in existing]
+        insert_idx = [i for i, k in enumerate(keys) if k is None or k not in existing]
+        clash_idx = [i for i, k in enumerate(keys) if k is not None and k in existing]
         if not clash_idx:
             # DO UPDATE's SET and WHERE run over no row, once per statement (and table shape):
             # PostgreSQL refuses a mistake in them (an unknown column or table) at once, not at
@@ -1180,6 +1193,24 @@ class Executor:
         position = dict(zip(clash_ids.to_pylist(), clash_idx))  # (DO UPDATE's WHERE may leave some out)
         return rows.take(pa.array(insert_idx, pa.int64())), updated[0], updated[1], \
             lambda updated_ids: insert_idx + [position[r] for r in updated_ids.tolist()]
+
+    def _skip_conflicts(self, version, rows, arbiters) -> pa.Table:
+        """ON CONFLICT DO NOTHING over several arbiters (no target: every unique constraint):
+        the rows, in order, that clash with no live row nor an earlier row kept, on any."""
+        keyed = [(uniques.keys_of(rows, u), u) for u in arbiters]
+        existing = [pk.find(self.store, version, [k for k in keys if k is not None], names=u.columns)
+                    for keys, u in keyed]
+        seen = [set() for _ in arbiters]
+        keep = []
+        for i in range(rows.num_rows):
+            row_keys = [keys[i] for keys, _ in keyed]
+            if any(k is not None and (k in found or k in taken)
+                   for k, found, taken in zip(row_keys, existing, seen)):
+                continue
+            keep.append(i)
+            for k, taken in zip(row_keys, seen):
+                taken.add(k)
+        return _arrow(rows).take(pa.array(keep, pa.int64()))
 
     def _conflict_update(self, ctx, version, stmt, clashing, clash_ids, params):
         conflict = stmt.on_conflict
@@ -1394,6 +1425,8 @@ class Executor:
         rowid = pk.find(self.store, version, [key]).get(key)
         if rowid is not None:
             self._lock(ctx, tid, [(tid, "key", key)])
+            if schema.uniques:
+                uniques.lock_old_keys(self, ctx, version, [rowid])
             self._refuse_prepared_rows(ctx, version, [rowid])
             version, changed = self._moved_on(ctx.txn, version, [rowid])
             if changed:  # READ COMMITTED: the newest committed version of the row, if any
@@ -1410,7 +1443,7 @@ class Executor:
             rows = PythonRows(schema, [(new[name],) for name in schema.names])
             rows = self._check_rows(version, rows, plan.assignments)
             sets_key = _sets_key(schema, plan.assignments)
-            if sets_key:
+            if sets_key or schema.uniques:
                 self._check_updated_keys(ctx, version, np.array([rowid], np.int64), rows, plan.assignments)
             kept = not sets_key and rowid >> 32 > 0  # (a committed row, its key kept)
             self._write(ctx, version, self._apply(version, [rowid], rows, sources=[rowid], same_keys=kept))
@@ -1457,6 +1490,8 @@ class Executor:
         """``_lock_rows`` once the rows ``found`` (their lock ``keys``) are locked: the rows to
         change and the version to change them in."""
         rowids = found.column(ROWID).to_numpy(zero_copy_only=False)
+        if version.schema.uniques:
+            uniques.lock_old_keys(self, ctx, version, rowids)
         self._refuse_prepared_rows(ctx, version, rowids)
         version, changed = self._moved_on(ctx.txn, version, rowids)
         if not changed:
@@ -1537,32 +1572,42 @@ class Executor:
         over the newest committed state, not just the snapshot: READ COMMITTED moves to it;
         REPEATABLE READ / SERIALIZABLE fail on a key committed since their snapshot (23505,
         or 40001 for ON CONFLICT, which could not see the conflicting row)."""
-        txn = ctx.txn
         keys = pk.key_tuples(rows, version.schema.primary_key)
         self._lock(ctx, version.table_id, [(version.table_id, "key", k) for k in keys])
+        return self._keys_locked(ctx, version, [(keys, None, None)], on_conflict)
+
+    def _keys_locked(self, ctx: Context, version: TableVersion, keyed, on_conflict: bool) -> TableVersion:
+        """After an INSERT locked its new keys: READ COMMITTED moves to the newest committed
+        state; REPEATABLE READ / SERIALIZABLE fail on a key committed since their snapshot.
+        ``keyed``: (keys, their columns - None: the primary key's -, the 23505 of a key or None:
+        the primary key's) for each kind of key."""
+        txn = ctx.txn
         latest = self.db.warehouse.refresh().by_id(version.table_id)
         base = self._base_of(txn, version)
         if latest is None or latest is base or base is None:
             return version
         if not txn.uses_transaction_snapshot:
             return txn.rebase(version.table_id, version, latest)
-        hidden = self._keys_committed_since(ctx, version, keys, latest)
-        if hidden:
-            if on_conflict:
-                raise errors.SerializationFailure("could not serialize access due to concurrent update")
-            raise self._key_taken(ctx, version, next(iter(hidden)))
+        for keys, names, duplicate in keyed:
+            hidden = self._keys_committed_since(ctx, version, keys, latest, names)
+            if hidden:
+                if on_conflict:
+                    raise errors.SerializationFailure("could not serialize access due to concurrent update")
+                key = next(iter(hidden))
+                raise self._key_taken(ctx, version, key, duplicate(key) if duplicate is not None else None)
         return version
 
-    def _keys_committed_since(self, ctx: Context, version: TableVersion, keys: list, latest) -> set:
+    def _keys_committed_since(self, ctx: Context, version: TableVersion, keys: list, latest, names=None) -> set:
         """Those of ``keys`` (locked) that ``version`` does not hold but the newest committed
         state (``latest``), with this transaction's own changes on it, does: committed since
-        the transaction's view of the table was taken."""
+        the transaction's view of the table was taken. ``names``: the keys' columns (by
+        default the primary key's)."""
         base = self._base_of(ctx.txn, version)
         if latest is None or latest is base or base is None:
             return set()
         view = TableDelta(version.table_id, base, version).replay(latest) \
             if version.table_id in ctx.txn.changes else latest
-        return set(pk.find(self.store, view, keys)) - set(pk.find(self.store, version, keys))
+        return set(pk.find(self.store, view, keys, names=names)) - set(pk.find(self.store, version, keys, names=names))
 
     def _newest_keyed_rows(self, ctx: Context, version: TableVersion, gone: list[int], rowids, old_keys: list,
                            by_key: dict) -> tuple[list[int], TableVersion]:
@@ -1730,6 +1775,8 @@ class Executor:
 
     def _check_updated_keys(self, ctx, version, rowids, new_rows, assigned) -> None:
         key_names = version.schema.primary_key
+        if version.schema.uniques and len(rowids):
+            uniques.check_updated(self, ctx, version, rowids, new_rows, assigned)
         if not _sets_key(version.schema, assigned) or not len(rowids):
             return
         keys = pk.key_tuples(_arrow(new_rows), key_names)
@@ -1916,7 +1963,8 @@ class Executor:
             columns = tuple(replace(c, default=sequence_ddl.make_owned(self, ctx, db, table_id, c.field_id, spec,
                                                                        c.type.kind, taken))
                             if spec.sequence is not None else c for c, spec in zip(columns, stmt.columns))
-        schema = TableSchema(0, columns, tuple(stmt.primary_key), len(columns) - 1)
+        schema = TableSchema(0, columns, tuple(stmt.primary_key), len(columns) - 1,
+                             primary_key_name=stmt.primary_key_name if stmt.primary_key else None)
         constraints = [*(c for spec in stmt.columns for c in spec.constraints), *stmt.constraints]
         schema = self._with_constraints(ctx, db, name, schema, constraints, data=None)
         if schema.foreign_keys:
@@ -2048,7 +2096,7 @@ class Executor:
             twice = _unique_keys(data, schema.primary_key)
             if twice is not None:
                 raise errors.UniqueViolation(
-                    f'could not create unique index "{table}_pkey"\nDETAIL:  Key ({", ".join(schema.primary_key)})='
+                    f'could not create unique index "{schema.pkey_name(table)}"\nDETAIL:  Key ({", ".join(schema.primary_key)})='
                     f'({", ".join(map(str, twice))}) is duplicated.')
         return schema.evolve(tuple(changed if c is col else c for c in schema.columns)), data
 
@@ -2157,7 +2205,7 @@ class Executor:
                 raise errors.NotSupportedError(f'cannot drop primary key column "{action.name}"')
             if len(schema.columns) == 1:
                 raise errors.NotSupportedError("cannot drop the only column of a table")
-            schema = foreign_keys.altered_columns(schema, version.table_id, action)
+            schema = uniques.dropped(foreign_keys.altered_columns(schema, version.table_id, action), action.name)
             schema = schema.evolve(tuple(c for c in schema.columns if c.name != action.name))
             return checks.without_column(schema, action.name), data.drop_columns([action.name])
         if isinstance(action, st.RenameColumn):
@@ -2167,11 +2215,13 @@ class Executor:
             columns = tuple(replace(c, name=action.new) if c.name == action.old else c for c in schema.columns)
             primary_key = tuple(action.new if k == action.old else k for k in schema.primary_key)
             data = data.rename_columns([action.new if n == action.old else n for n in data.column_names])
-            schema = foreign_keys.altered_columns(schema.evolve(columns, primary_key), version.table_id, action)
+            schema = uniques.renamed(schema, action.old, action.new).evolve(columns, primary_key)
+            schema = foreign_keys.altered_columns(schema, version.table_id, action)
             return checks.renamed_column(schema, action.old, action.new), data
         if isinstance(action, st.AlterColumn) and action.type is not None:
             schema, data = self._alter_type(table, schema, data, schema.require(action.name, table), action)
             checks.retyped_column(self, table, schema, data, action.name)
+            uniques.revalidate(schema, action.name, data)
             return schema, data
         if isinstance(action, st.AlterColumn):
             col = schema.require(action.name, table)
@@ -2192,6 +2242,8 @@ class Executor:
                     raise errors.ProgrammingError(f'column "{col.name}" is in a primary key', sqlstate="42P16")
                 changed = replace(col, not_null=False)
             return schema.evolve(tuple(changed if c is col else c for c in schema.columns)), data
+        if isinstance(action, st.AddConstraint) and isinstance(action.constraint, st.PrimaryKeySpec):
+            return uniques.add_primary_key(schema, table, action.constraint, data), data
         if isinstance(action, st.AddConstraint):
             added = self._with_constraints(ctx, version.db, table, schema.evolve(schema.columns), [action.constraint],
                                            data, not_valid=action.not_valid)
@@ -2218,8 +2270,10 @@ class Executor:
                 name = spec.name or constraint_name(table, (spec.column,) if spec.column else (), "check", taken)
                 schema = checks.define(self, table, schema, name, spec.expression, data, not_valid)
             elif isinstance(spec, st.UniqueSpec):
-                name = spec.name or constraint_name(table, spec.columns, "key", taken)
-                raise errors.NotSupportedError(f'UNIQUE constraints are not supported ("{name}")')
+                name = uniques.name_for(self, ctx, db, table, spec, taken)
+                if not_valid:
+                    raise errors.NotSupportedError("UNIQUE constraints cannot be marked NOT VALID")
+                schema = uniques.add(schema, table, name, spec, data)
             else:
                 name = spec.name or constraint_name(table, spec.columns, "fkey", taken)
                 schema = replace(schema, foreign_keys=schema.foreign_keys + (
@@ -2230,9 +2284,9 @@ class Executor:
     def _drop_constraint(table: str, schema: TableSchema, action: st.DropConstraint) -> TableSchema:
         """``DROP CONSTRAINT [IF EXISTS] name``: a CHECK, UNIQUE or FOREIGN KEY constraint (42704
         for none of that name; the primary key cannot be dropped, 0A000)."""
-        if schema.primary_key and action.name == f"{table}_pkey":
+        if schema.primary_key and action.name == schema.pkey_name(table):
             raise errors.NotSupportedError("dropping a primary key is not supported")
-        kept = {key: tuple(c for c in getattr(schema, key) if c.name != action.name)
+        kept = {key: tuple(c for c in getattr(schema, key) if c.name != action.name or getattr(c, "index", False))
                 for key in ("checks", "uniques", "foreign_keys")}
         if sum(map(len, kept.values())) == len(schema.constraints):
             if action.if_exists:

@@ -102,7 +102,7 @@ def unique_over(schema: TableSchema, table: str, columns) -> str | None:
     over exactly ``columns`` (in any order), None if it has none: what a foreign key may
     reference."""
     if schema.primary_key and len(columns) == len(schema.primary_key) and set(columns) == set(schema.primary_key):
-        return f"{table}_pkey"
+        return schema.pkey_name(table)
     return None
 
 

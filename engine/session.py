@@ -23,7 +23,7 @@ import weakref
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import catalog_views, checks, copy, prepared, sequence_ddl, views
+from txlake.engine import catalog_views, checks, copy, prepared, sequence_ddl, uniques, views
 from txlake.engine.database import Database, default_memory_limit, open_database
 from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result, relation_kind
 from txlake.engine.merge import merge
@@ -341,6 +341,16 @@ class Session:
             "default": [f"generated {c.identity.lower()} as identity" if c.identity else c.default or ""
                         for c in cols],
             "key": ["PRIMARY KEY" if c.name in version.schema.primary_key else "" for c in cols]})
+
+    def index_lines(self, name: str) -> list[str]:
+        """psql's ``\\d`` "Indexes:" lines of the table ``name``: its primary key's and unique
+        indexes (``"t_pkey" PRIMARY KEY, btree (id)``)."""
+        version = self._visible(name)
+        if not version.is_table:
+            return []
+        return [f'"{index}" {kind}, btree ({", ".join(columns)})'
+                + (" NULLS NOT DISTINCT" if definition.endswith(" NULLS NOT DISTINCT") else "")
+                for index, columns, kind, definition in catalog_views.unique_indexes(version)]
 
     def relation_kind(self, name: str) -> str:
         """table, view or sequence: what ``name`` is."""
@@ -782,4 +792,6 @@ _DATA = {
     st.DropSequence: sequence_ddl.drop_sequence,
     st.DropView: views.drop_view,
     st.AlterView: views.alter_view,
+    st.CreateIndex: uniques.create_index,
+    st.DropIndex: uniques.drop_index,
 }

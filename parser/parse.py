@@ -526,6 +526,8 @@ def _column_spec(col: exp.ColumnDef, table: str) -> st.ColumnSpec:
             not_null = not kind.args.get("allow_null")
         elif isinstance(kind, exp.PrimaryKeyColumnConstraint):
             primary_key = not_null = True
+            if constraint.this is not None:  # (CONSTRAINT name PRIMARY KEY: CREATE TABLE takes the name)
+                col.meta["primary_key_name"] = _check_name(identifier(constraint.this), "constraint")
         elif isinstance(kind, exp.DefaultColumnConstraint) and serial is None:
             default = _default(kind.this)
         elif isinstance(kind, exp.GeneratedAsIdentityColumnConstraint) and kind.this in (False, True) \
@@ -569,6 +571,12 @@ def _constraint_spec(node: exp.Expression, name: exp.Identifier | None, column: 
             raise errors.NotSupportedError(f"constraint not supported: {node.sql(dialect='postgres')}")
         columns = tuple(identifier(c) for c in node.this.expressions) if node.this is not None else (column,)
         return st.UniqueSpec(name=name, columns=columns, nulls_not_distinct=bool(node.args.get("nulls")))
+    if isinstance(node, exp.PrimaryKey) and column is None:  # (ALTER TABLE ... ADD PRIMARY KEY (...))
+        params = node.args.get("include")
+        if set(k for k, v in node.args.items() if v) - {"expressions", "include"} or (
+                params is not None and any(v for k, v in params.args.items() if k != "with_storage")):
+            raise errors.NotSupportedError(f"constraint not supported: {node.sql(dialect='postgres')}")
+        return st.PrimaryKeySpec(name=name, columns=tuple(identifier(c) for c in node.expressions))
     if isinstance(node, exp.ForeignKey):
         if set(k for k, v in node.args.items() if v) - {"expressions", "reference"}:
             raise errors.NotSupportedError(f"constraint not supported: {node.sql(dialect='postgres')}")
@@ -638,6 +646,8 @@ def _create(tree: exp.Create) -> st.Statement:
         return st.CreateSchema(*_schema_name(tree.this), if_not_exists=bool(tree.args.get("exists")))
     if _kind(tree) == "SEQUENCE":  # (CREATE SEQUENCE itself is parser/dialect.py's SequenceCommand)
         raise errors.NotSupportedError("CREATE TEMPORARY or UNLOGGED SEQUENCE is not supported")
+    if _kind(tree) == "INDEX":
+        return _create_index(tree)
     if (tree.args.get("kind") or "").upper() != "TABLE":
         raise errors.NotSupportedError(f"CREATE {tree.args.get('kind')} is not supported")
     if tree.args.get("replace"):
@@ -660,15 +670,16 @@ def _create(tree: exp.Create) -> st.Statement:
                               with_no_data=with_no_data)
     if isinstance(target, exp.Schema):
         table = table_name(target.this)
-        columns, primary_key, constraints = [], [], []
+        columns, primary_key, constraints, key_name = [], [], [], None
         for item in target.expressions:
             name = None
             if isinstance(item, exp.Constraint) and len(item.expressions) == 1:  # CONSTRAINT name ...
                 name, item = item.this, item.expressions[0]
             if isinstance(item, exp.ColumnDef):
                 columns.append(_column_spec(item, table.name))
-            elif isinstance(item, exp.PrimaryKey) and name is None:
+            elif isinstance(item, exp.PrimaryKey):
                 primary_key = [identifier(e) for e in item.expressions]
+                key_name = _check_name(identifier(name), "constraint") if name is not None else None
             elif isinstance(item, (exp.CheckColumnConstraint, exp.UniqueColumnConstraint, exp.ForeignKey)):
                 constraints.append(_constraint_spec(item, name))
             elif isinstance(item, exp.Identifier):  # CREATE TABLE t (a)
@@ -679,10 +690,12 @@ def _create(tree: exp.Create) -> st.Statement:
         if (inline and primary_key) or len(inline) > 1:  # a composite key is PRIMARY KEY (a, b)
             raise errors.ProgrammingError(
                 f'multiple primary keys for table "{table.name}" are not allowed', sqlstate="42P16")
+        key_name = key_name or next((c.meta["primary_key_name"] for c in target.expressions
+                                     if isinstance(c, exp.ColumnDef) and "primary_key_name" in c.meta), None)
         return st.CreateTable(table=table, columns=tuple(columns),
                               primary_key=tuple(primary_key or inline),
                               if_not_exists=if_not_exists, as_query=tree.expression,
-                              constraints=tuple(constraints))
+                              constraints=tuple(constraints), primary_key_name=key_name)
     return st.CreateTable(table=table_name(target), if_not_exists=if_not_exists, as_query=tree.expression,
                           with_no_data=with_no_data)
 
@@ -732,7 +745,42 @@ _TABLE_PROPERTIES = {exp.TemporaryProperty: "TEMPORARY", exp.PartitionedByProper
                      exp.InheritsProperty: "INHERITS"}
 
 
+def _create_index(tree: exp.Create) -> st.CreateIndex:
+    """``CREATE UNIQUE INDEX [IF NOT EXISTS] [name] ON table [USING btree] (column, ...)``: a
+    unique constraint flagged as an index (engine/uniques.py). A plain index (txlake has no use
+    for one yet), an expression, a partial index (WHERE), INCLUDE, a sort order, storage
+    options, CONCURRENTLY or another method: refused (0A000), never ignored."""
+    if not tree.args.get("unique"):
+        raise errors.NotSupportedError("CREATE INDEX is not supported (only CREATE UNIQUE INDEX)")
+    index = tree.this
+    params = index.args.get("params") or exp.IndexParameters()
+    using = params.args.get("using")
+    if using is not None and using.name.lower() != "btree":
+        raise errors.NotSupportedError(f"index access method \"{using.name}\" is not supported")
+    extra = {k for k, v in params.args.items() if v} - {"columns", "using"}
+    if extra or tree.args.get("concurrently") or tree.args.get("replace"):
+        what = "partial indexes (WHERE)" if "where" in extra else "INCLUDE" if "include" in extra \
+            else "CONCURRENTLY" if tree.args.get("concurrently") else "index options"
+        raise errors.NotSupportedError(f"CREATE UNIQUE INDEX with {what} is not supported")
+    columns = []
+    for item in params.args.get("columns") or ():
+        column = item.this if isinstance(item, exp.Ordered) else item
+        if isinstance(item, exp.Ordered) and (item.args.get("desc") or item.args.get("nulls_first")):
+            raise errors.NotSupportedError("a sort order in a unique index is not supported")
+        if not isinstance(column, exp.Column) or column.table:
+            raise errors.NotSupportedError("index expressions are not supported (only columns)")
+        columns.append(identifier(column.this))
+    name = _check_name(identifier(index.this), "index") if index.this is not None else None
+    return st.CreateIndex(table=table_name(index.args["table"]), columns=tuple(columns), name=name,
+                          if_not_exists=bool(tree.args.get("exists")))
+
+
 def _drop(tree: exp.Drop) -> st.Statement:
+    if _kind(tree) == "INDEX":
+        if tree.args.get("concurrently"):
+            raise errors.NotSupportedError("DROP INDEX CONCURRENTLY is not supported")
+        return st.DropIndex(indexes=tuple(table_name(t) for t in tree.args.get("tables") or [tree.this]),
+                            if_exists=bool(tree.args.get("exists")))
     if (tree.args.get("kind") or "").upper() == "SCHEMA":
         targets = tree.args.get("tables") or [tree.this]
         if len(targets) != 1:

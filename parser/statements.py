@@ -266,6 +266,15 @@ ConstraintSpec = CheckSpec | UniqueSpec | ForeignKeySpec
 
 
 @dataclass(frozen=True)
+class PrimaryKeySpec:
+    """``ALTER TABLE ... ADD [CONSTRAINT name] PRIMARY KEY (columns)`` (CREATE TABLE's primary
+    key is ``CreateTable.primary_key``)."""
+
+    name: str | None
+    columns: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class CreateTable(Statement):
     table: TableName
     columns: tuple[ColumnSpec, ...] = ()
@@ -276,6 +285,23 @@ class CreateTable(Statement):
     with_no_data: bool = False       # CREATE TABLE t AS ... WITH NO DATA
     #: CHECK, UNIQUE and FOREIGN KEY constraints, of the columns and the table, in the order written
     constraints: tuple[ConstraintSpec, ...] = ()
+    primary_key_name: str | None = None  # CONSTRAINT name PRIMARY KEY (None: <table>_pkey)
+
+
+@dataclass(frozen=True)
+class CreateIndex(Statement):
+    """``CREATE UNIQUE INDEX [IF NOT EXISTS] [name] ON table (columns)`` (engine/uniques.py)."""
+    table: TableName
+    columns: tuple[str, ...]
+    name: str | None = None
+    if_not_exists: bool = False
+
+
+@dataclass(frozen=True)
+class DropIndex(Statement):
+    """``DROP INDEX [IF EXISTS] name [, ...] [CASCADE | RESTRICT]``."""
+    indexes: tuple[TableName, ...]
+    if_exists: bool = False
 
 
 @dataclass(frozen=True)

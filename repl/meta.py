@@ -191,6 +191,9 @@ def _describe(runner: Runner, argument: str) -> Outcome:
     name = parse_table_name(argument)  # (as PostgreSQL reads it: quotes removed)
     runner.print(f'{kind.capitalize()} "{relation_name(name.db, name.name)}"')
     runner.show_table(columns)
+    indexes = session.index_lines(argument) if kind == "table" else []
+    if indexes:
+        runner.print("Indexes:\n" + "\n".join(f"    {line}" for line in indexes))
     if definition is not None:
         runner.print(f"View definition:\n {definition}")
     checks = session.check_constraints(argument) if kind == "table" else []

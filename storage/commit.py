@@ -446,6 +446,10 @@ class Commit:
             new_keys = files if not self.keys_checked else tuple(f for f in files if not f.caches.get(SAME_KEYS))
             if new_keys:
                 self._check_keys(current, base.next_file_id if self.keys_checked else 0, new_keys, deleted)
+        if files and work.schema.uniques and not (unchanged and self.keys_checked):
+            # (every new row: an UPDATE keeping the primary key may still change a UNIQUE column)
+            for unique in work.schema.uniques:
+                self._check_keys(current, base.next_file_id if self.keys_checked else 0, files, deleted, unique)
         schema = work.schema if work.schema.schema_id != base.schema.schema_id else None
         if not files and not removed and not deleted and schema is None:
             return []
@@ -486,18 +490,25 @@ class Commit:
         return tuple(f.numbered(first_id + i) for i, f in enumerate(self._written.get(table_id, ())))
 
     def _check_keys(self, current: TableVersion, since: int, files: tuple[DataFile, ...],
-                    deleted: dict[int, FrozenBitMap]) -> None:
+                    deleted: dict[int, FrozenBitMap], unique=None) -> None:
         """Keys this transaction inserted against rows others committed since its snapshot
         (files new since the snapshot: ids from ``since``, the snapshot's next file id, on - a
         table's file ids only grow; rows this transaction deletes do not count). With
-        ``keys_checked`` off, against every row of ``current`` and among the new rows too."""
+        ``keys_checked`` off, against every row of ``current`` and among the new rows too.
+        ``unique``: a UNIQUE constraint's keys (of its columns; one holding a NULL clashes with
+        none unless NULLS NOT DISTINCT), instead of the primary key's."""
         theirs = [f for f in current.files if f.file_id >= since]
-        names = current.schema.primary_key
+        if not theirs and self.keys_checked:  # (no row committed since: nothing to clash with)
+            return
+        names = current.schema.primary_key if unique is None else unique.columns
+        constraint = current.schema.pkey_name(current.name) if unique is None else unique.name
         seen: set = set()
         for f in files:
             rows = f.python_rows()
             mine = pk.key_tuples(rows if rows is not None else self.store.read(f, current.schema), names)
-            clash = {k: r for k, r in pk.find(self.store, current, mine, theirs).items()
+            if unique is not None and not unique.nulls_not_distinct:
+                mine = [k for k in mine if k is not None and (type(k) is not tuple or None not in k)]
+            clash = {k: r for k, r in pk.find(self.store, current, mine, theirs, names).items()
                      if (r & 0xFFFFFFFF) not in deleted.get(r >> 32, ())} if theirs else {}
             if not self.keys_checked and not clash:
                 clash = _duplicates(mine, seen)
@@ -509,7 +520,7 @@ class Commit:
                         f"DETAIL:  Key ({', '.join(names)})=({key_text(key)}) was committed by another process "
                         "after this INSERT ... ON CONFLICT looked for it.")
                 raise errors.UniqueViolation(
-                    f'duplicate key value violates unique constraint "{current.name}_pkey"\n'
+                    f'duplicate key value violates unique constraint "{constraint}"\n'
                     f"DETAIL:  Key ({', '.join(names)})=({key_text(key)}) already exists.")
 
 
@@ -579,6 +590,8 @@ def key_text(key) -> str:
 
 
 def _value_text(value) -> str:
+    if value is None:  # (a UNIQUE NULLS NOT DISTINCT key's)
+        return "null"
     if isinstance(value, bytes):
         return "\\x" + value.hex()
     text = str(value)

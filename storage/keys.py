@@ -108,10 +108,60 @@ def file_index(store: DataFileStore, version: TableVersion, f: DataFile, exact: 
     return store.cached_index((f.path, INDEX, names, exact), build)
 
 
-def _key_columns(store: DataFileStore, version: TableVersion, f: DataFile) -> pa.Table | PythonRows:
-    """A file's rows to read keys from: as Python values if it holds them so, else its key columns."""
+def _key_columns(store: DataFileStore, version: TableVersion, f: DataFile,
+                 names: tuple[str, ...] | None = None) -> pa.Table | PythonRows:
+    """A file's rows to read keys from: as Python values if it holds them so, else its key
+    columns (``names``, by default the primary key's)."""
     rows = f.python_rows(version.schema)
-    return rows if rows is not None else store.read_columns(f, version.schema, version.schema.primary_key)
+    return rows if rows is not None else store.read_columns(f, version.schema, names or version.schema.primary_key)
+
+
+def find_unique(store: DataFileStore, version: TableVersion, keys: list, names: tuple[str, ...],
+                files: Iterable[DataFile] | None = None) -> dict:
+    """``find`` over other columns than the primary key's - a UNIQUE constraint's, whose
+    values may be NULL (a key holding one matches only an equal key, NULL equal to NULL: the
+    caller leaves such keys out unless NULLS NOT DISTINCT). Each file gets an index of
+    those columns (hashed, a match confirmed against the file's values), cached as the
+    primary key's are; a Parquet file whose footer bounds cannot hold a key is passed over,
+    so a lookup in a large table reads the key columns of the files that may hold it only.
+    Its inline and in-memory files' bounds are the primary key's, not these columns': each is
+    looked at, by its index."""
+    probes = [hash(k) for k in keys]
+    sorted_probes = np.sort(np.array(probes, dtype=np.int64))
+    found: dict = {}
+    for f in (version.files if files is None else files):
+        if not (f.is_inline or f.in_memory):
+            bounds = _footer_bounds(store, f, names)
+            if bounds is not None and not _may_hold(bounds, keys, sorted_probes, False):
+                continue
+        index = _unique_index(store, version, f, names)
+        hashes = index.view
+        if not len(hashes):
+            continue
+        for key, probe in zip(keys, probes):
+            if key in found or not hashes[0] <= probe <= hashes[-1]:
+                continue
+            first = bisect.bisect_left(hashes, probe)
+            if hashes[first] != probe:
+                continue
+            matches = range(first, bisect.bisect_right(hashes, probe, first))
+            rowid = _confirmed(store, version, f, key, matches, False, index, names)
+            if rowid is not None:
+                found[key] = rowid
+    return found
+
+
+def _unique_index(store: DataFileStore, version: TableVersion, f: DataFile, names: tuple[str, ...]) -> KeyIndex:
+    """A file's index of the columns ``names`` (hashed)."""
+    def build() -> KeyIndex:
+        return _build(_key_columns(store, version, f, names), names, False)
+
+    if f.in_memory:
+        index = f.caches.get((INDEX, names))
+        if index is None:
+            index = f.caches[(INDEX, names)] = build()
+        return index
+    return store.cached_index((f.path, INDEX, names, False), build)
 
 
 def _bounds(store: DataFileStore, f: DataFile, names: tuple[str, ...]) -> tuple | None:
@@ -120,6 +170,11 @@ def _bounds(store: DataFileStore, f: DataFile, names: tuple[str, ...]) -> tuple 
     footer statistics; None if unknown (other rows in memory, statistics missing)."""
     if f.key_bounds is not None or f.is_inline or f.in_memory:
         return f.key_bounds if f.key_bounds is not None and len(f.key_bounds) == len(names) else None
+    return _footer_bounds(store, f, names)
+
+
+def _footer_bounds(store: DataFileStore, f: DataFile, names: tuple[str, ...]) -> tuple | None:
+    """The columns ``names``' (min, max) over a Parquet file, from its footer; None if unknown."""
     key = (BOUNDS, names)
     if key not in f.caches:
         meta = store.parquet_metadata(f)
@@ -158,12 +213,16 @@ def _within(key, bounds: tuple) -> bool:
 
 
 def find(store: DataFileStore, version: TableVersion, keys: Iterable,
-         files: Iterable[DataFile] | None = None) -> dict:
-    """Map each of ``keys`` present in ``version`` (restricted to ``files``) to its row id."""
+         files: Iterable[DataFile] | None = None, names: tuple[str, ...] | None = None) -> dict:
+    """Map each of ``keys`` present in ``version`` (restricted to ``files``) to its row id.
+    ``names``: the key's columns - by default the primary key's; other columns (a UNIQUE
+    constraint's, ``find_unique``) are looked up through indexes of their own."""
     keys = list(keys)
     found: dict = {}
     if not keys:
         return found
+    if names is not None and names != version.schema.primary_key:
+        return find_unique(store, version, keys, names, files)
     names = version.schema.primary_key
     exact = _integer_key(version.schema)
     if len(keys) == 1:  # _hashes' value, without NumPy where it can
@@ -339,17 +398,18 @@ def _members(store: DataFileStore, version: TableVersion, f: DataFile, exact: bo
 
 
 def _confirmed(store: DataFileStore, version: TableVersion, f: DataFile, key, matches: range,
-               exact: bool, index: KeyIndex | None = None) -> int | None:
+               exact: bool, index: KeyIndex | None = None, names: tuple[str, ...] | None = None) -> int | None:
     """The row id of ``key`` among a file's index entries ``matches`` (equal hashes): the first
-    at a position the version has not deleted and - for hashed keys - holding ``key``."""
+    at a position the version has not deleted and - for hashed keys - holding ``key``
+    (``names``: its columns, by default the primary key's)."""
     index = index or file_index(store, version, f, exact)
     deleted = version.deleted(f.file_id)
-    names = version.schema.primary_key
+    names = names or version.schema.primary_key
     for j in matches:
         pos = int(index.positions[j]) if index.positions is not None else j
         if pos in deleted:
             continue
-        if not exact and _key_at(_key_columns(store, version, f), names, pos) != key:
+        if not exact and _key_at(_key_columns(store, version, f, names), names, pos) != key:
             continue
         return (f.file_id << 32) | pos
     return None

@@ -395,27 +395,41 @@ def check_claims(claims: list[PreparedRecord], entry: LogEntry, latest, store: D
                 theirs = _claimed_keys(store, record, claim, version.schema)
                 if any(k in theirs for f in change.added for k in _keys_of(store, f, version.schema)):
                     raise _held(record)
+            for unique in (version.schema.uniques if change.added and claim.files and version is not None else ()):
+                theirs = _claimed_keys(store, record, claim, version.schema, unique)
+                if any(k in theirs for f in change.added for k in _keys_of(store, f, version.schema, unique)):
+                    raise _held(record)
 
 
-# (gid, prepared at, table id) -> the primary keys a prepared transaction inserts there: its
-# files do not change while it holds them
-_CLAIMED_KEYS: dict[tuple[str, int, str], frozenset] = {}
+# (gid, prepared at, table id, UNIQUE constraint or None) -> the primary keys (or a UNIQUE
+# constraint's keys) a prepared transaction inserts there: its files do not change while it
+# holds them
+_CLAIMED_KEYS: dict[tuple, frozenset] = {}
 
 
-def _claimed_keys(store: DataFileStore, record: PreparedRecord, claim: TableChange, schema: TableSchema) -> frozenset:
-    key = (record.gid, record.prepared_ms, claim.table_id)
+def _claimed_keys(store: DataFileStore, record: PreparedRecord, claim: TableChange, schema: TableSchema,
+                  unique=None) -> frozenset:
+    key = (record.gid, record.prepared_ms, claim.table_id, unique)
     keys = _CLAIMED_KEYS.get(key)
     if keys is None:
-        keys = frozenset(k for f in claim.files for k in _keys_of(store, f, schema))
+        keys = frozenset(k for f in claim.files for k in _keys_of(store, f, schema, unique))
         if len(_CLAIMED_KEYS) >= 64:
             _CLAIMED_KEYS.clear()
         _CLAIMED_KEYS[key] = keys
     return keys
 
 
-def _keys_of(store: DataFileStore, f: DataFile, schema: TableSchema) -> list:
+def _keys_of(store: DataFileStore, f: DataFile, schema: TableSchema, unique=None) -> list:
+    """The primary keys of a file's rows, or the keys of ``unique`` (a UNIQUE constraint's;
+    those holding a NULL left out, unless NULLS NOT DISTINCT)."""
     rows = f.python_rows(schema)
-    return pk.key_tuples(rows if rows is not None else store.read(f, schema), schema.primary_key)
+    rows = rows if rows is not None else store.read(f, schema)
+    if unique is None:
+        return pk.key_tuples(rows, schema.primary_key)
+    keys = pk.key_tuples(rows, unique.columns)
+    if unique.nulls_not_distinct:
+        return keys
+    return [k for k in keys if k is not None and not (type(k) is tuple and None in k)]
 
 
 def _held(record: PreparedRecord) -> errors.SerializationFailure:

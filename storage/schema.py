@@ -470,16 +470,22 @@ class UniqueConstraint:
     name: str
     columns: tuple[str, ...]
     nulls_not_distinct: bool = False
+    #: made by CREATE UNIQUE INDEX: a unique index and no constraint (pg_indexes lists it,
+    #: information_schema.table_constraints does not; DROP INDEX drops it, DROP CONSTRAINT not)
+    index: bool = False
 
     def to_json(self) -> dict:
         d = {"name": self.name, "columns": list(self.columns)}
         if self.nulls_not_distinct:
             d["nulls_not_distinct"] = True
+        if self.index:
+            d["index"] = True
         return d
 
     @staticmethod
     def from_json(d: dict) -> "UniqueConstraint":
-        return UniqueConstraint(d["name"], tuple(d["columns"]), d.get("nulls_not_distinct", False))
+        return UniqueConstraint(d["name"], tuple(d["columns"]), d.get("nulls_not_distinct", False),
+                                d.get("index", False))
 
 
 @dataclass(frozen=True)
@@ -544,6 +550,12 @@ class TableSchema:
     checks: tuple[CheckConstraint, ...] = ()
     uniques: tuple[UniqueConstraint, ...] = ()
     foreign_keys: tuple[ForeignKey, ...] = ()
+    #: the primary key's constraint name as written (CONSTRAINT n PRIMARY KEY); None: <table>_pkey
+    primary_key_name: str | None = None
+
+    def pkey_name(self, table: str) -> str:
+        """The name of the primary key of the table ``table`` (which must have one)."""
+        return self.primary_key_name or f"{table}_pkey"
 
     @property
     def names(self) -> list[str]:
@@ -566,7 +578,7 @@ class TableSchema:
 
     def constraint_names(self, table: str) -> set[str]:
         """The names constraints of the table ``table`` have: a new one takes none of them."""
-        return {c.name for c in self.constraints} | ({f"{table}_pkey"} if self.primary_key else set())
+        return {c.name for c in self.constraints} | ({self.pkey_name(table)} if self.primary_key else set())
 
     def column(self, name: str) -> Column | None:
         for c in self.columns:
@@ -615,6 +627,8 @@ class TableSchema:
         for key in ("checks", "uniques", "foreign_keys"):  # (written only when there are any)
             if getattr(self, key):
                 d[key] = [c.to_json() for c in getattr(self, key)]
+        if self.primary_key_name is not None:
+            d["primary_key_name"] = self.primary_key_name
         return d
 
     @staticmethod
@@ -626,4 +640,5 @@ class TableSchema:
                            SequenceDefinition.from_json(sequence) if sequence is not None else None,
                            tuple(CheckConstraint.from_json(c) for c in d.get("checks", ())),
                            tuple(UniqueConstraint.from_json(c) for c in d.get("uniques", ())),
-                           tuple(ForeignKey.from_json(c) for c in d.get("foreign_keys", ())))
+                           tuple(ForeignKey.from_json(c) for c in d.get("foreign_keys", ())),
+                           d.get("primary_key_name"))

@@ -132,7 +132,7 @@ BAD = [
     ("CREATE TABLE z (a INT, a TEXT)", None, errors.DuplicateColumn, "42701"),
     ("ALTER TABLE t ADD COLUMN n INT", None, errors.DuplicateColumn, "42701"),
     ("CREATE TABLE z (a INT PRIMARY KEY, b INT PRIMARY KEY)", None, errors.ProgrammingError, "42P16"),
-    ("CREATE TABLE z (a INT UNIQUE)", None, errors.NotSupportedError, "0A000"),
+    ("CREATE TABLE z (a INT[] UNIQUE)", None, errors.NotSupportedError, "0A000"),
     ("ALTER TABLE t DROP CONSTRAINT nope", None, errors.UndefinedObject, "42704"),
     ("ALTER TABLE t DROP CONSTRAINT t_pkey", None, errors.NotSupportedError, "0A000"),
     # DDL PostgreSQL honours that txlake does not: refused, not ignored (they were accepted)

@@ -318,3 +318,17 @@ def test_a_tree_deleted_by_cascade_and_key_type_changes_refused(c):
     fails(c, "ALTER TABLE t ALTER COLUMN parent TYPE BIGINT", "0A000")
     c.execute("CREATE TABLE c (a INT REFERENCES p)")
     fails(c, "ALTER TABLE p ALTER COLUMN id TYPE BIGINT", "0A000")
+
+
+def test_a_named_primary_key_is_what_the_catalogs_say_a_foreign_key_references(c):
+    """(UNIQUE's named primary keys and foreign keys, merged: the catalogs said <table>_pkey,
+    and listed a CREATE UNIQUE INDEX's index as a UNIQUE constraint.)"""
+    c.execute("CREATE TABLE np (id INT CONSTRAINT np_key PRIMARY KEY, code TEXT)")
+    c.execute("CREATE UNIQUE INDEX np_code ON np (code)")
+    c.execute("CREATE TABLE nc (a INT REFERENCES np)")
+    assert q(c, "SELECT unique_constraint_name FROM information_schema.referential_constraints "
+                "WHERE constraint_name = 'nc_a_fkey'") == [("np_key",)]
+    assert q(c, "SELECT constraint_name, constraint_type FROM information_schema.table_constraints "
+                "WHERE table_name = 'np' ORDER BY 1") == [("np_key", "PRIMARY KEY")]
+    assert q(c, "SELECT DISTINCT constraint_name FROM information_schema.constraint_column_usage "
+                "WHERE table_name = 'np' ORDER BY 1") == [("nc_a_fkey",), ("np_key",)]

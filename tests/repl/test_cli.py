@@ -377,3 +377,12 @@ def test_arrays_are_shown_in_postgresql_s_text(main, tmp_path):
                             SELECT * FROM t""")
     assert done.returncode == 0, done.stderr
     assert '{1,NULL} | {"a b",x,""}' in done.stdout
+
+
+def test_describe_lists_a_tables_unique_indexes_as_psql(main, tmp_path):
+    done = main(str(tmp_path / "wh"), "-c", "CREATE TABLE t (id INT PRIMARY KEY, a INT UNIQUE, b INT)", "-c",
+                "CREATE UNIQUE INDEX t_b ON t (b, a)", "-c", "\\d t")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("Indexes:\n")[1].splitlines()[:3] == [
+        '    "t_pkey" PRIMARY KEY, btree (id)', '    "t_a_key" UNIQUE CONSTRAINT, btree (a)',
+        '    "t_b" UNIQUE, btree (b, a)']

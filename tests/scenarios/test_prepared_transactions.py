@@ -153,6 +153,22 @@ def test_keys_a_prepared_transaction_inserted_are_held(table, connect, rows, the
     assert table.execute("SELECT count(*) FROM t").fetchone() == (4 if key == 10 else 1004,)
 
 
+def test_unique_values_a_prepared_transaction_inserted_are_held(connect):
+    """As its primary keys: another transaction's row with one of them would have made COMMIT
+    PREPARED fail with 23505."""
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE u (id INT, code TEXT UNIQUE)")
+    conn.execute("BEGIN")
+    conn.execute("INSERT INTO u VALUES (1, 'a'), (2, NULL)")
+    conn.execute("PREPARE TRANSACTION 'coder'")
+    other = connect(autocommit=True)
+    with pytest.raises(txlake.SerializationFailure, match='prepared transaction "coder"'):
+        other.execute("INSERT INTO u VALUES (3, 'a')")
+    other.execute("INSERT INTO u VALUES (4, 'b'), (5, NULL)")  # other values (and NULLs) are free
+    other.execute("COMMIT PREPARED 'coder'")
+    assert conn.execute("SELECT id FROM u ORDER BY id").fetchall() == [(1,), (2,), (4,), (5,)]
+
+
 def test_a_table_a_prepared_transaction_created_is_held(table, connect):
     """Another CREATE TABLE of the name committed, and COMMIT PREPARED failed with 42P07."""
     table.execute("BEGIN")

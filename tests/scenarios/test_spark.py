@@ -183,6 +183,20 @@ def test_constraint_violations_fail_the_job_cleanly(spark, engine, wh):
         spark.read.format("txlake").load(f"{wh}-nowhere/t").collect()
 
 
+def test_unique_constraints_hold_for_spark_appends_and_overwrites(spark, engine, wh):
+    """Spark's rows are checked at the COMMIT (storage/commit.py): against the table's rows
+    and each other; an overwrite replaces the rows it is checked against."""
+    engine.execute("CREATE TABLE t (id INT, code TEXT UNIQUE)")
+    engine.execute("INSERT INTO t VALUES (1, 'a'), (2, NULL)")
+    for query in ("SELECT 3 AS id, 'a' AS code", "SELECT 3 AS id, 'b' AS code UNION ALL SELECT 4, 'b'"):
+        with pytest.raises(Exception, match="UniqueViolation"):
+            spark.sql(query).write.format("txlake").mode("append").save(f"{wh}/t")
+    spark.sql("SELECT 3 AS id, CAST(NULL AS string) AS code UNION ALL SELECT 4, 'b'").write.format(
+        "txlake").mode("append").save(f"{wh}/t")
+    spark.sql("SELECT 5 AS id, 'a' AS code").write.format("txlake").mode("overwrite").save(f"{wh}/t")
+    assert engine.execute("SELECT * FROM t").fetchall() == [(5, "a")]
+
+
 def test_label_makes_a_job_exactly_once(spark, engine, wh):
     engine.execute("CREATE TABLE t (id BIGINT)")
     df = spark.range(10)

@@ -1,0 +1,427 @@
+"""UNIQUE constraints (and unique indexes): made, checked and enforced as the primary key is.
+
+A UNIQUE constraint (storage/schema.py ``UniqueConstraint``) says no two live rows hold equal
+values in all of its columns; a row with a NULL in any of them clashes with none, unless
+NULLS NOT DISTINCT. ``CREATE UNIQUE INDEX`` makes the same, flagged ``index``.
+
+How each guarantee is kept - the primary key's machinery, over other columns:
+
+- **Lookups, not scans.** A new row's key is looked up through per-file indexes of the
+  constraint's columns (storage/keys.py ``find_unique``), cached as the primary key's are; a
+  Parquet file whose footer bounds cannot hold the key is not read.
+- **In one process, writers wait.** A transaction writing a key takes its lock,
+  ``(table id, "unique <name>", key)``, and one deleting or updating a row takes the locks of
+  the row's keys (``lock_old_keys``): a concurrent writer of the same value waits for it, as
+  on a primary key's lock, then goes on (it rolled back, or committed freeing the value - at
+  any level: a key is checked against the newest committed state, ``_still_live``) or gets
+  23505 (it committed the value). REPEATABLE READ / SERIALIZABLE get 23505 for a value
+  committed since their snapshot (40001 for INSERT ... ON CONFLICT, which could not see it).
+- **Across processes, the COMMIT checks.** storage/commit.py checks each new row's keys
+  against the rows other transactions committed since the snapshot (every row, for files
+  Spark wrote): 23505, or 40001 for ON CONFLICT's rows; storage/prepared.py holds a prepared
+  transaction's keys against other commits (40001).
+- **Within a statement,** as the primary key: the new rows' keys among themselves and against
+  the rows the statement leaves (``UPDATE t SET a = a + 1`` passes).
+
+ON CONFLICT's arbiters (``arbiters``) are the executor's ``_resolve_conflicts``; this module
+also makes ``CREATE UNIQUE INDEX`` / ``DROP INDEX`` and ``ALTER TABLE ... ADD PRIMARY KEY``.
+``matching`` answers the FOREIGN KEY side's question: which unique constraint (or primary
+key) covers exactly these columns.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import replace
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from txlake import errors
+from txlake.engine.mvcc.locks import TABLE
+from txlake.parser import statements as st
+from txlake.storage import keys as pk
+from txlake.storage.commit import key_text
+from txlake.storage.schema import TableSchema, UniqueConstraint
+from txlake.storage.version import PythonRows, TableVersion
+
+
+def add(schema: TableSchema, table: str, name: str, spec: st.UniqueSpec, data: pa.Table | None,
+        index: bool = False) -> TableSchema:
+    """``schema`` with the UNIQUE constraint ``spec`` named ``name`` (a unique index if
+    ``index``), its columns checked (42703, 0A000 for an array) and ``data`` - the rows the
+    table holds, if any - validated (23505 ``could not create unique index``)."""
+    seen = set()
+    for column in spec.columns:
+        col = schema.column(column)
+        if col is None:
+            raise errors.UndefinedColumn(f'column "{column}" named in key does not exist')
+        if column in seen:
+            raise errors.DuplicateColumn(f'column "{column}" appears twice in unique constraint')
+        seen.add(column)
+        if col.type.kind == "ARRAY":  # (storage/keys.py indexes scalar keys)
+            raise errors.NotSupportedError(f'column "{column}" is an array: txlake\'s unique constraints are '
+                                           "of scalar columns")
+    unique = UniqueConstraint(name, tuple(spec.columns), spec.nulls_not_distinct, index)
+    if data is not None:
+        validate(unique, data)
+    return replace(schema, uniques=schema.uniques + (unique,))
+
+
+def validate(unique: UniqueConstraint, data: pa.Table) -> None:
+    """23505 if ``data`` (a table's rows) holds a key of ``unique`` twice."""
+    names = list(unique.columns)
+    rows = data.select(names)
+    if not unique.nulls_not_distinct:
+        for name in names:
+            rows = rows.filter(pc.is_valid(rows.column(name)))
+    if rows.num_rows < 2:
+        return
+    counts = rows.group_by(names).aggregate([([], "count_all")])
+    twice = counts.filter(pc.greater(counts.column("count_all"), 1))
+    if twice.num_rows:
+        row = twice.slice(0, 1).to_pylist()[0]
+        key = tuple(row[n] for n in names)
+        raise errors.UniqueViolation(
+            f'could not create unique index "{unique.name}"\n'
+            f"DETAIL:  Key ({', '.join(names)})=({key_text(key)}) is duplicated.")
+
+
+def renamed(schema: TableSchema, old: str, new: str) -> TableSchema:
+    """``schema`` with the column ``old`` renamed ``new`` in its unique constraints."""
+    if not schema.uniques:
+        return schema
+    return replace(schema, uniques=tuple(replace(u, columns=tuple(new if c == old else c for c in u.columns))
+                                         for u in schema.uniques))
+
+
+def dropped(schema: TableSchema, column: str) -> TableSchema:
+    """``schema`` without the unique constraints over ``column`` (dropped with it, as in PostgreSQL)."""
+    if not any(column in u.columns for u in schema.uniques):
+        return schema
+    return replace(schema, uniques=tuple(u for u in schema.uniques if column not in u.columns))
+
+
+def revalidate(schema: TableSchema, column: str, data: pa.Table) -> None:
+    """After ALTER COLUMN ``column`` TYPE: the unique constraints over it, checked on ``data``."""
+    for unique in schema.uniques:
+        if column in unique.columns:
+            validate(unique, data)
+
+
+def matching(schema: TableSchema, table: str, columns) -> UniqueConstraint | None:
+    """The unique constraint (or the primary key, as one) of the table ``table`` over exactly
+    ``columns`` (in any order), or None: what a foreign key may reference, or ON CONFLICT
+    (columns) infer. A primary key is returned as a UniqueConstraint named as the key."""
+    wanted = set(columns)
+    if len(wanted) != len(tuple(columns)):
+        return None
+    if schema.primary_key and set(schema.primary_key) == wanted:
+        return UniqueConstraint(schema.pkey_name(table), schema.primary_key)
+    return next((u for u in schema.uniques if set(u.columns) == wanted), None)
+
+
+def by_name(schema: TableSchema, table: str, name: str) -> UniqueConstraint | None:
+    """The unique constraint or index (or the primary key) of ``table`` named ``name``."""
+    if schema.primary_key and name == schema.pkey_name(table):
+        return UniqueConstraint(name, schema.primary_key)
+    return next((u for u in schema.uniques if u.name == name), None)
+
+
+def arbiters(schema: TableSchema, table: str, conflict: st.OnConflict) -> tuple[UniqueConstraint, ...]:
+    """The constraints an ``ON CONFLICT`` checks for conflicts: the one its columns or
+    ``ON CONSTRAINT name`` name, or - DO NOTHING with no target - every one (the primary key
+    first). 42704 for a constraint name the table lacks, 42P10 for columns no unique
+    constraint covers."""
+    if conflict.constraint is not None:
+        found = by_name(schema, table, conflict.constraint)
+        if found is None:
+            raise errors.UndefinedObject(f'constraint "{conflict.constraint}" for table "{table}" does not exist')
+        return (found,)
+    if conflict.columns:
+        found = matching(schema, table, conflict.columns)
+        if found is None:
+            raise errors.ProgrammingError(
+                "there is no unique or exclusion constraint matching the ON CONFLICT specification", sqlstate="42P10")
+        return (found,)
+    every = ((UniqueConstraint(schema.pkey_name(table), schema.primary_key),) if schema.primary_key else ())
+    return every + schema.uniques
+
+
+def keys_of(rows: pa.Table | PythonRows, unique: UniqueConstraint) -> list:
+    """The keys of ``rows`` under ``unique``, a row holding a NULL giving None (it clashes with
+    none) - unless NULLS NOT DISTINCT."""
+    return _null_free(unique, pk.key_tuples(rows, unique.columns))
+
+
+def _null_free(unique: UniqueConstraint, keys: list) -> list:
+    if unique.nulls_not_distinct or len(unique.columns) == 1:  # (a scalar NULL key is None already)
+        return keys
+    return [None if None in k else k for k in keys]
+
+
+def _lock_keys(ex, ctx, version: TableVersion, unique: UniqueConstraint, keys) -> None:
+    tid = version.table_id
+    ex._lock(ctx, tid, [(tid, f"unique {unique.name}", k) for k in keys if k is not None or unique.nulls_not_distinct])
+
+
+def duplicate(unique: UniqueConstraint, key) -> errors.UniqueViolation:
+    return errors.UniqueViolation(
+        f'duplicate key value violates unique constraint "{unique.name}"\n'
+        f"DETAIL:  Key ({', '.join(unique.columns)})=({key_text(key)}) already exists.")
+
+
+def _live(unique: UniqueConstraint, keys) -> list:
+    """The keys that can clash (not None: a NULL's), each once."""
+    return list(dict.fromkeys(k for k in keys if k is not None or unique.nulls_not_distinct))
+
+
+def _distinct(unique: UniqueConstraint, keys) -> list:
+    """The keys that can clash, each once: 23505 for one there twice."""
+    seen: dict = {}
+    for k in keys:
+        if k is None and not unique.nulls_not_distinct:
+            continue
+        if k in seen:
+            raise duplicate(unique, k)
+        seen[k] = None
+    return list(seen)
+
+
+def lock_new_keys(ex, ctx, version: TableVersion, rows: pa.Table | PythonRows, on_conflict: bool) -> TableVersion:
+    """An INSERT's rows' keys of every unique constraint locked, as ``Executor._lock_new_keys``
+    locks the primary key's: then READ COMMITTED moves to the newest committed state;
+    REPEATABLE READ / SERIALIZABLE fail on a key committed since the snapshot (23505, 40001
+    for ON CONFLICT)."""
+    keyed = []
+    for unique in version.schema.uniques:
+        keys = keys_of(rows, unique)
+        _lock_keys(ex, ctx, version, unique, keys)
+        keyed.append((_live(unique, keys), unique.columns, functools.partial(duplicate, unique)))
+    return ex._keys_locked(ctx, version, keyed, on_conflict)
+
+
+def check_new_rows(ex, ctx, version: TableVersion, rows: pa.Table | PythonRows) -> None:
+    """23505 if rows about to be inserted (keys locked by ``lock_new_keys``) hold a key of a
+    unique constraint twice, or one a live row of ``version`` holds."""
+    if not rows.num_rows:
+        return
+    for unique in version.schema.uniques:
+        seen = _distinct(unique, keys_of(rows, unique))
+        existing = _still_live(ex, version, pk.find(ex.store, version, seen, names=unique.columns), unique)
+        if existing:
+            key = next(iter(existing))
+            raise ex._key_taken(ctx, version, key, duplicate(unique, key))
+
+
+def check_updated(ex, ctx, version: TableVersion, rowids, new_rows, assigned) -> None:
+    """An UPDATE's new rows (replacing ``rowids``) against each unique constraint a column of
+    which ``assigned`` sets: their keys locked, then unique among themselves, among the rows
+    the statement leaves, and in the newest committed state (23505)."""
+    remaining = None
+    for unique in version.schema.uniques:
+        if assigned is not None and not any(c in assigned for c in unique.columns):
+            continue
+        keys = keys_of(new_rows, unique)
+        _lock_keys(ex, ctx, version, unique, keys)
+        live = _distinct(unique, keys)
+        if remaining is None:
+            remaining = ex._apply(version, rowids, None)
+        clash = _still_live(ex, version, pk.find(ex.store, remaining, live, names=unique.columns), unique)
+        if clash:
+            key = next(iter(clash))
+            raise ex._key_taken(ctx, version, key, duplicate(unique, key))
+        hidden = ex._keys_committed_since(ctx, version, live, ex.db.warehouse.refresh().by_id(version.table_id),
+                                          unique.columns)
+        if hidden:
+            key = next(iter(hidden))
+            raise ex._key_taken(ctx, version, key, duplicate(unique, key))
+
+
+def _still_live(ex, version: TableVersion, found: dict, unique: UniqueConstraint) -> dict:
+    """Those of ``found`` (key -> row id in ``version``) still held in the newest committed
+    state: a unique key is checked against it, as PostgreSQL's index is, whatever the
+    snapshot - a value another transaction freed and committed (this one having waited for
+    its lock) is free, unless a row committed since holds it again."""
+    if not found:
+        return found
+    from txlake.engine.executor import _changed_since  # (the executor imports this module)
+    latest = ex.db.warehouse.latest.by_id(version.table_id)
+    if latest is None:
+        return found
+    changed = [k for k, r in found.items() if _changed_since(r, version, latest)]
+    if not changed:
+        return found
+    held = pk.find(ex.store, latest, changed, names=unique.columns)
+    return {k: r for k, r in found.items() if k not in changed or k in held}
+
+
+POINT_ROWS = 8  # lock_old_keys reads this many rows or fewer one by one
+
+
+def lock_old_keys(ex, ctx, version: TableVersion, rowids) -> None:
+    """Lock the unique keys of rows a statement deletes or updates (held to the end of the
+    transaction): a concurrent inserter of a value this one frees waits to learn whether it
+    is freed, as behind a primary key's row lock."""
+    if not len(rowids):
+        return
+    from txlake.engine.executor import BULK_LOCKS  # (the executor imports this module)
+    ids = np.asarray(rowids, dtype=np.int64)
+    ids = ids[ids >= 0]
+    if len(ids) > BULK_LOCKS:  # (their locks would be the table's: taken without reading the values)
+        ex.db.locks.acquire(ctx.txn, (version.table_id, TABLE), ctx.lock_wait)
+        return
+    columns = sorted({c for u in version.schema.uniques for c in u.columns})
+    values = {c: [] for c in columns}
+    if len(ids) <= POINT_ROWS:  # (a point statement's rows: read as it reads them, not a column of their file)
+        for rowid in ids.tolist():
+            row = ex._row_values(version, rowid)
+            for c in columns:
+                values[c].append(row[c])
+        ids = ids[:0]
+    for fid in np.unique(ids >> 32):
+        f = version.file(int(fid))
+        if f is None:
+            continue
+        positions = (ids[(ids >> 32) == fid] & 0xFFFFFFFF).tolist()
+        rows = f.python_rows(version.schema)
+        if rows is not None:
+            for pos in positions:
+                row = rows.row(pos)
+                for c in columns:
+                    values[c].append(row[c])
+        else:
+            table = ex.store.read_columns(f, version.schema, tuple(columns)).take(pa.array(positions, pa.int64()))
+            for c in columns:
+                values[c].extend(table.column(c).to_pylist())
+    for unique in version.schema.uniques:
+        held = [values[c] for c in unique.columns]
+        _lock_keys(ex, ctx, version, unique, _null_free(unique, list(zip(*held)) if len(held) > 1 else held[0]))
+
+
+# --- CREATE UNIQUE INDEX / DROP INDEX -----------------------------------------------------
+
+def _index_names(ex, ctx, db: str) -> dict[str, tuple[TableVersion, UniqueConstraint]]:
+    """The unique indexes of the database ``db``'s tables by name - each constraint's, the
+    primary keys' and those CREATE UNIQUE INDEX made: in PostgreSQL all are relations, one
+    namespace with the tables."""
+    named = {}
+    for version in ex._schema_tables(ctx, db):
+        if not version.is_table:
+            continue
+        schema = version.schema
+        if schema.primary_key:
+            named[schema.pkey_name(version.name)] = (version, UniqueConstraint(schema.pkey_name(version.name),
+                                                                               schema.primary_key))
+        for unique in schema.uniques:
+            named[unique.name] = (version, unique)
+    return named
+
+
+def name_for(ex, ctx, db: str, table: str, spec: st.UniqueSpec, taken: set[str]) -> str:
+    """The name of the UNIQUE constraint ``spec`` of the table ``db.table``: as written, or
+    PostgreSQL's default (``t_a_key``) - passing over the names of ``taken`` (the table's
+    constraints') and of the database's relations and unique indexes, one namespace in
+    PostgreSQL, where a name written that one of them has is 42P07."""
+    from txlake.storage.schema import constraint_name
+    relations = set(_index_names(ex, ctx, db)) | {t.name for t in ex._schema_tables(ctx, db)}
+    name = spec.name or constraint_name(table, spec.columns, "key", taken | relations)
+    if name in relations:
+        raise errors.DuplicateTable(f'relation "{name}" already exists')
+    return name
+
+
+def create_index(ex, ctx, stmt: st.CreateIndex, params):
+    """``CREATE UNIQUE INDEX``: the table gains a unique constraint flagged as an index (its
+    rows validated, 23505); its name, PostgreSQL's ``<table>_<columns>_idx`` if none is given,
+    must be no relation's or other index's in the schema (42P07; IF NOT EXISTS: a notice)."""
+    from txlake.engine.executor import Result  # (the executor imports this module)
+    from txlake.storage.schema import constraint_name
+    if ctx.txn.read_only:
+        raise errors.ReadOnlyTransaction("cannot execute CREATE INDEX in a read-only transaction")
+    version = ctx.resolve(stmt.table)
+    if not version.is_table:
+        raise errors.WrongObjectType(f'cannot create index on relation "{version.name}"')
+    indexes = _index_names(ex, ctx, version.db)
+    taken = set(indexes) | version.schema.constraint_names(version.name)
+    name = stmt.name or constraint_name(version.name, stmt.columns, "idx", taken)
+    if name in indexes or ex.name_taken(ctx, version.db, name):
+        if stmt.if_not_exists:
+            return Result(status="CREATE INDEX", notice=f'relation "{name}" already exists, skipping')
+        raise errors.DuplicateTable(f'relation "{name}" already exists')
+    if name in taken:  # (a CHECK or FOREIGN KEY constraint of the table's: no relation, but one namespace)
+        raise errors.ProgrammingError(f'constraint "{name}" for relation "{version.name}" already exists',
+                                      sqlstate="42710")
+    spec = st.UniqueSpec(name, stmt.columns)
+    schema = add(version.schema.evolve(version.schema.columns), version.name, name, spec, ex.store.scan(version),
+                 index=True)
+    _rewrite(ex, ctx, version, schema)
+    return Result(status="CREATE INDEX")
+
+
+def drop_index(ex, ctx, stmt: st.DropIndex, params):
+    """``DROP INDEX``: a unique index CREATE UNIQUE INDEX made; one a constraint needs is
+    2BP01 (ALTER TABLE ... DROP CONSTRAINT drops it), no index of the name 42704 (IF EXISTS:
+    a notice)."""
+    from txlake.engine.executor import Result  # (the executor imports this module)
+    if ctx.txn.read_only:
+        raise errors.ReadOnlyTransaction("cannot execute DROP INDEX in a read-only transaction")
+    notices, found = [], []
+    for target in stmt.indexes:
+        db, name = ctx.locate(target)
+        hit = _index_names(ex, ctx, db).get(name)
+        if hit is None:
+            if ctx.lookup(target) is not None:
+                raise errors.WrongObjectType(f'"{name}" is not an index')
+            if stmt.if_exists:
+                notices.append(f'index "{name}" does not exist, skipping')
+                continue
+            raise errors.UndefinedObject(f'index "{name}" does not exist')
+        version, unique = hit
+        if not unique.index:
+            raise errors.DependentObjectsStillExist(
+                f'cannot drop index {name} because constraint {name} on table {version.name} requires it\n'
+                f"HINT:  You can drop constraint {name} on table {version.name} instead.")
+        found.append((version.table_id, name))
+    for table_id, name in found:  # (the table as the drops before left it)
+        version = next(t for t in ctx.txn.tables(ctx.catalog) if t.table_id == table_id)
+        schema = replace(version.schema.evolve(version.schema.columns),
+                         uniques=tuple(u for u in version.schema.uniques if u.name != name))
+        _rewrite(ex, ctx, version, schema)
+    return Result(status="DROP INDEX", notice="\n".join(notices) or None)
+
+
+def _rewrite(ex, ctx, version: TableVersion, schema: TableSchema) -> None:
+    """The table ``version`` rewritten under ``schema`` (a new schema id: its files are written
+    again, as ALTER TABLE's are)."""
+    data = ex.store.scan(version)
+    rewritten = replace(version, schema=schema, files=(), deletes={}, caches={})
+    rewritten = ex._apply(rewritten, None, ex._conform(data, schema) if data.num_rows else None)
+    ex._write(ctx, version, rewritten)
+
+
+def add_primary_key(schema: TableSchema, table: str, spec: st.PrimaryKeySpec, data: pa.Table) -> TableSchema:
+    """``ALTER TABLE ... ADD [CONSTRAINT name] PRIMARY KEY (columns)`` on a table without one
+    (42P16 else), as pg_dump writes its tables' keys: the columns become NOT NULL (23502 if a
+    row holds a NULL there) and ``data``, the table's rows, must hold each key once (23505)."""
+    if schema.primary_key:
+        raise errors.ProgrammingError(f'multiple primary keys for table "{table}" are not allowed', sqlstate="42P16")
+    name = spec.name or f"{table}_pkey"
+    if name in schema.constraint_names(table):
+        raise errors.DuplicateTable(f'relation "{name}" already exists')
+    for column in spec.columns:
+        col = schema.column(column)
+        if col is None:
+            raise errors.UndefinedColumn(f'column "{column}" named in key does not exist')
+        if col.type.kind == "ARRAY":
+            raise errors.NotSupportedError(f'column "{column}" is an array: txlake\'s primary keys are '
+                                           "of scalar columns")
+        if data.column(column).null_count:
+            raise errors.NotNullViolation(f'column "{column}" of relation "{table}" contains null values')
+    if len(set(spec.columns)) != len(spec.columns):
+        raise errors.DuplicateColumn(f'column "{spec.columns[0]}" appears twice in primary key constraint')
+    validate(UniqueConstraint(name, spec.columns, True), data)
+    columns = tuple(replace(c, not_null=True) if c.name in spec.columns else c for c in schema.columns)
+    return replace(schema.evolve(columns, tuple(spec.columns)),
+                   primary_key_name=name if name != f"{table}_pkey" else None)
