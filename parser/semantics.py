@@ -1088,9 +1088,15 @@ def _array_remove(node: exp.ArrayRemove) -> exp.Expression:
 def _concat(node: exp.DPipe) -> exp.Expression:
     """``a || b`` through ``ARRAY_CONCAT``, which appends or prepends an element to an array, as
     PostgreSQL's (DuckDB's ``||`` joins two lists or two strings only). A NULL, a parameter or
-    a string constant on either side keeps DuckDB's (their type is not known to be an element's)."""
-    if any(isinstance(side, (exp.Null, exp.Placeholder)) or (isinstance(side, exp.Literal) and side.is_string)
-           for side in (node.this, node.expression)):
+    a string constant on either side keeps DuckDB's (their type is not known to be an element's),
+    the other side joined as PostgreSQL's text of it (``_text``: 'v=' || 1.0::float8 is v=1)."""
+    sides = (node.this, node.expression)
+    if any(map(_joins_text, sides)):
+        for key, side in zip(("this", "expression"), sides):
+            if not _joins_text(side) and not isinstance(side, (exp.Literal, exp.Null)):
+                node.set(key, _text(side, side))
+        return node
+    if any(isinstance(side, (exp.Null, exp.Placeholder)) for side in sides):
         return node
     return exp.Anonymous(this=ARRAY_CONCAT, expressions=[node.this.copy(), node.expression.copy()])
 
@@ -1333,6 +1339,22 @@ def _special_time(node: exp.Cast) -> exp.Expression:
     return exp.Cast(this=start, to=node.to.copy())
 
 
+def _joins_text(node: exp.Expression) -> bool:
+    """Whether ``node`` is evidently text in a ``||``: a string constant, or a ``||`` of one."""
+    if isinstance(node, exp.DPipe):
+        return _joins_text(node.this) or _joins_text(node.expression)
+    return isinstance(node, exp.Literal) and node.is_string
+
+
+def _concat_function(node: exp.Concat | exp.ConcatWs) -> exp.Expression:
+    """``concat(...)`` and ``concat_ws(sep, ...)``: each argument as PostgreSQL's text of it."""
+    for i, arg in enumerate(node.expressions):
+        if not isinstance(arg, (exp.Literal, exp.Null)):
+            node.expressions[i] = _text(arg, arg)
+            node.expressions[i].parent = node
+    return node
+
+
 _REWRITES = {
     exp.Cast: _cast,
     exp.EQ: _row_comparison, exp.NEQ: _row_comparison, exp.In: _row_comparison, exp.Is: _row_comparison,
@@ -1344,7 +1366,7 @@ _REWRITES = {
     **{t: _domain for t in _DOMAIN_MACROS},
     exp.JSONExtract: json_ops.extract, exp.JSONExtractScalar: json_ops.extract,
     exp.JSONBExtract: json_ops.extract_path, exp.JSONBExtractScalar: json_ops.extract_path,
-    exp.JSONBContainsTopKey: json_ops.exists,
+    exp.JSONBContainsTopKey: json_ops.exists, exp.Concat: _concat_function, exp.ConcatWs: _concat_function,
     # jsonb's where an operand is evidently json, else an array's
     exp.DPipe: lambda node: _either(json_ops.concat, _concat, node),
     exp.ArrayContainsAll: lambda node: _either(json_ops.contains, _array_operator, node),

@@ -441,3 +441,15 @@ def test_text_of_columns_and_of_nothing(conn):
     assert one(conn, "SELECT ?::text", (1.5,)) == ("1.5",)
     conn.execute("CREATE SEQUENCE s")
     assert one(conn, "SELECT nextval('s')::text, currval('s')") == ("1", 1)  # (evaluated once)
+
+
+def test_text_joined_by_concatenation_is_postgresql_s(conn):
+    """``'v=' || x``, ``concat()`` and ``concat_ws()`` join PostgreSQL's text of a non-text value,
+    as ``x::text`` gives it (DuckDB's: v=2.5 but v=1.0, 1000000000000000.0, [1, 2])."""
+    conn.execute("CREATE TABLE cc (k INT PRIMARY KEY, d FLOAT8, a INT[])")
+    conn.execute("INSERT INTO cc VALUES (1, 1, '{1,2}'), (2, 1e15, NULL)")
+    assert conn.execute("SELECT 'v=' || d, d || 'x', 'a' || 'b' || d || 'c', concat(d, ':', a), "
+                        "concat_ws(',', d, k, a) FROM cc ORDER BY k").fetchall() == \
+        [("v=1", "1x", "ab1c", "1:{1,2}", "1,1,{1,2}"), ("v=1e+15", "1e+15x", "ab1e+15c", "1e+15:", "1e+15,2")]
+    assert one(conn, "SELECT 'x' || ?, concat(?, 'y'), ARRAY[1] || 2, 'x' || NULL", ("a", "b")) == \
+        ("xa", "by", [1, 2], None)
