@@ -1020,7 +1020,16 @@ def _function(node: exp.Anonymous) -> exp.Expression:
         return exp.Anonymous(this="strlen", expressions=[node.expressions[0].copy()])
     if name in _XID_CALLS and not node.expressions:
         return exp.Anonymous(this=_XID_CALLS[name])
+    if name in _CAST_FUNCTIONS and len(node.expressions) == 1:  # text(x): PostgreSQL's cast of x to text
+        return _cast(exp.Cast(this=node.expressions[0].copy(), to=exp.DataType.build(_CAST_FUNCTIONS[name])))
     return node
+
+
+# PostgreSQL's function-style casts, type(x), of types DuckDB has no such function of (text(x)
+# was XX000: DuckDB went to install the excel extension for its text(x, format))
+_CAST_FUNCTIONS = {"text": "TEXT", "varchar": "VARCHAR", "int2": "SMALLINT", "int4": "INT", "int8": "BIGINT",
+                   "float4": "REAL", "float8": "DOUBLE", "numeric": "DECIMAL(38, 9)", "bool": "BOOLEAN",
+                   "bytea": "BLOB"}
 
 
 # PostgreSQL's sequence functions (name, number of arguments) -> engine/sequence_calls.py's:

@@ -453,3 +453,13 @@ def test_text_joined_by_concatenation_is_postgresql_s(conn):
         [("v=1", "1x", "ab1c", "1:{1,2}", "1,1,{1,2}"), ("v=1e+15", "1e+15x", "ab1e+15c", "1e+15:", "1e+15,2")]
     assert one(conn, "SELECT 'x' || ?, concat(?, 'y'), ARRAY[1] || 2, 'x' || NULL", ("a", "b")) == \
         ("xa", "by", [1, 2], None)
+
+
+def test_function_style_casts(conn):
+    """``text(x)``, ``int4('5')``...: PostgreSQL's function-style casts (text(x) was XX000, DuckDB
+    trying to install an extension for its own text(); int4 was 42883)."""
+    assert one(conn, "SELECT text(1.5::float8), text(d), int4('5'), int8(3.7), float8('1.5'), bool('yes'), "
+                     "int2(s) FROM t WHERE k = 1") == ("1.5", "2.5", 5, 4, 1.5, True, 2)
+    with pytest.raises(txlake.DataError) as info:
+        conn.execute("SELECT int2('x')")
+    assert info.value.sqlstate == "22P02"
