@@ -29,6 +29,10 @@ SESSION_SETUP = (
     # 7 / 2 is 3 and -7 / 2 is -3 (truncated, as PostgreSQL's integer division): DuckDB's /
     # is float division unless told; an operand of another type still divides as before
     "SET integer_division = true",
+    # a function of an extension DuckDB does not have loaded (html_escape, read_xlsx) does not
+    # exist (42883), as in PostgreSQL - DuckDB went to fetch the extension: XX000 offline
+    "SET autoinstall_known_extensions = false",
+    "SET autoload_known_extensions = false",
 )
 
 # macros, which DuckDB keeps in the database: made once for all its connections

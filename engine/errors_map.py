@@ -64,7 +64,8 @@ def _column_message(message: str) -> str:
 
 
 _MISSING_TABLE = re.compile(r'Referenced table "(?:[^"]*\.)?(?P<table>[^".]+)" not found')
-_NO_FUNCTION = re.compile(r"(?:scalar|table|aggregate|pragma) function with name (?P<name>\S+) does not exist", re.I)
+_NO_FUNCTION = re.compile(r"(?:scalar|table|aggregate|pragma) function with name \"?(?P<name>[^\s\"]+)\"? "
+                          r"(?:does not exist|is not in the catalog)", re.I)  # (the latter: an extension's)
 _NO_MATCH = re.compile(r"no function matches the given name and argument types '(?P<call>[^']+)'", re.I)
 _AMBIGUOUS = re.compile(r'could not choose a best candidate function for the function call "(?P<call>.+)"\. ', re.I)
 # DuckDB's type names in a call's text -> PostgreSQL's

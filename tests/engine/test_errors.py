@@ -47,6 +47,8 @@ BAD = [
     # (an unknown column in a function txlake makes a macro of typed forms: DuckDB said 42000
     # "Macro txl_sum() has multiple overloads that match")
     ("SELECT sum(nope) FROM t", None, errors.UndefinedColumn, "42703"),
+    # a function of a DuckDB extension not loaded: 42883 (DuckDB went to install it: XX000 offline)
+    ("SELECT html_escape('a')", None, errors.ProgrammingError, "42883"),
     ("SELECT n, avg(nope) FROM t GROUP BY n", None, errors.UndefinedColumn, "42703"),
     ("SELECT length(nope), nope::text FROM t WHERE n = ?", (1,), errors.UndefinedColumn, "42703"),
     ("UPDATE t SET nope = 1", None, errors.UndefinedColumn, "42703"),
