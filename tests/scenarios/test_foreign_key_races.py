@@ -141,3 +141,56 @@ def test_adding_a_foreign_key_races_a_parent_delete(setup, connect):
         alter.rollback()
         deleter.rollback()
     setup.execute("INSERT INTO d VALUES (42)")  # (no constraint was added)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("first", ["child", "parent"])
+@pytest.mark.parametrize("ddl", ["ADD COLUMN z INT", "ADD CHECK (id > 0)"])
+def test_parent_delete_then_alter_races_child_insert(setup, connect, level, first, ddl):
+    # the ALTER rewrites p in the deleter's transaction: the key it removed is still re-checked
+    child, parent = connect(isolation_level=level), connect(isolation_level=level)
+    try:
+        assert in_thread(lambda: parent.execute("DELETE FROM p WHERE id = 1")) == "ok"
+        assert in_thread(lambda: parent.execute(f"ALTER TABLE p {ddl}")) == "ok"
+        assert in_thread(lambda: child.execute("INSERT INTO c VALUES (10, 1)")) == "ok"
+        order = [child, parent] if first == "child" else [parent, child]
+        assert in_thread(order[0].commit) == "ok"
+        assert in_thread(order[1].commit) == LOSER[level]
+    finally:
+        child.rollback()
+        parent.rollback()
+    assert orphans(setup) == 0
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("first", ["child", "parent"])
+def test_child_insert_then_alter_races_parent_delete(setup, connect, level, first):
+    # the ALTER rewrites c in the inserter's transaction: its new row's key is still re-checked
+    child, parent = connect(isolation_level=level), connect(isolation_level=level)
+    try:
+        assert in_thread(lambda: child.execute("INSERT INTO c VALUES (10, 1)")) == "ok"
+        assert in_thread(lambda: child.execute("ALTER TABLE c ADD COLUMN z INT")) == "ok"
+        assert in_thread(lambda: parent.execute("DELETE FROM p WHERE id = 1")) == "ok"
+        order = [child, parent] if first == "child" else [parent, child]
+        assert in_thread(order[0].commit) == "ok"
+        assert in_thread(order[1].commit) == LOSER[level]
+    finally:
+        child.rollback()
+        parent.rollback()
+    assert orphans(setup) == 0
+
+
+def test_altered_tables_do_not_fail_over_keys_they_did_not_touch(setup, connect):
+    setup.execute("INSERT INTO c VALUES (1, 2)")
+    child, parent = connect(), connect()
+    try:  # (a committed child of 2 kept through c's rewrite; the row of p deleted is unreferenced)
+        child.execute("INSERT INTO c VALUES (10, 2)")
+        child.execute("ALTER TABLE c ADD COLUMN z INT")
+        parent.execute("DELETE FROM p WHERE id = 1")
+        parent.execute("ALTER TABLE p ADD COLUMN z INT")
+        assert in_thread(parent.commit) == "ok"
+        assert in_thread(child.commit) == "ok"
+    finally:
+        child.rollback()
+        parent.rollback()
+    assert orphans(setup) == 0
