@@ -2251,6 +2251,8 @@ class Executor:
         if isinstance(action, st.DropConstraint):
             return self._drop_constraint(table, schema, action), data
         if isinstance(action, st.ValidateConstraint):
+            if any(fk.name == action.name for fk in schema.foreign_keys):
+                return foreign_keys.validate(self, ctx, version.table_id, table, schema, data, action.name), data
             return checks.validate(self, table, schema, data, action.name), data
         raise errors.NotSupportedError("ALTER TABLE RENAME TO is not supported yet")
 

@@ -5,7 +5,8 @@
   primary key (``unique_over``, the one place that will learn UNIQUE constraints); existing
   rows are validated unless NOT VALID. The referenced table is kept by id: renamed, it keeps
   the constraint; its columns by name: a referenced column renamed is renamed in the
-  referencing tables' constraints (``rename_referenced_column``).
+  referencing tables' constraints (``check_alter``). VALIDATE CONSTRAINT validates a NOT
+  VALID one (``validate``).
 - DML (``written``, from ``Executor._write``, which every INSERT / UPDATE / DELETE / MERGE /
   COPY write goes through): each row a statement adds to a referencing table must find its
   key in the referenced table as the statement sees it (its snapshot and its transaction's
@@ -114,9 +115,28 @@ def own_table(schema: TableSchema, table_id: str) -> TableSchema:
                                               for fk in schema.foreign_keys))
 
 
+def validate(ex, ctx, table_id: str, table: str, schema: TableSchema, data, name: str) -> TableSchema:
+    """``ALTER TABLE ... VALIDATE CONSTRAINT name`` of the foreign key ``name`` of the table
+    ``table`` (id ``table_id``, of ``schema``, holding ``data``): every row holds it (23503),
+    then it is valid."""
+    fk = next(fk for fk in schema.foreign_keys if fk.name == name)
+    if fk.validated:
+        return schema
+    if data.num_rows:
+        if fk.table_id == table_id:
+            parent_schema, parent_name = schema, table
+        else:
+            parent = _visible(ctx, fk.table_id)
+            parent_schema, parent_name = parent.schema, parent.name
+        _validate(ex, ctx, fk, table, schema, data, parent_schema, fk.table_id, parent_name)
+    return replace(schema, foreign_keys=tuple(replace(f, validated=True) if f is fk else f
+                                              for f in schema.foreign_keys))
+
+
 def _validate(ex, ctx, fk: ForeignKey, table: str, schema: TableSchema, data, parent_schema: TableSchema,
               parent_id: str, parent_name: str) -> None:
-    """ALTER TABLE ... ADD FOREIGN KEY: every row of ``data`` holds it (23503)."""
+    """ALTER TABLE ... ADD FOREIGN KEY (or VALIDATE CONSTRAINT): every row of ``data`` holds
+    it (23503)."""
     rows = list(zip(*(data.column(c).to_pylist() for c in fk.columns)))
     _refuse_mixed_nulls(fk, table, rows)
     keys = fks.complete(rows)

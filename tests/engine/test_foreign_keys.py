@@ -98,6 +98,25 @@ def test_alter_table_add_validates_existing_rows_unless_not_valid(c):
     c.execute("INSERT INTO c VALUES (6)")
 
 
+def test_validate_constraint_of_a_not_valid_foreign_key(c):
+    c.execute("CREATE TABLE c (k INT PRIMARY KEY, a INT)")
+    c.execute("INSERT INTO c VALUES (1, 1), (2, 5)")
+    c.execute("ALTER TABLE c ADD CONSTRAINT c_a_fkey FOREIGN KEY (a) REFERENCES p NOT VALID")
+    assert fails(c, "ALTER TABLE c VALIDATE CONSTRAINT c_a_fkey", "23503") == MISSING.format(5)
+    c.execute("DELETE FROM c WHERE k = 2")
+    assert c.session.foreign_key_lines("c")[0] == ['"c_a_fkey" FOREIGN KEY (a) REFERENCES p(id) NOT VALID']
+    c.execute("ALTER TABLE c VALIDATE CONSTRAINT c_a_fkey")
+    assert c.session.foreign_key_lines("c")[0] == ['"c_a_fkey" FOREIGN KEY (a) REFERENCES p(id)']
+    c.execute("ALTER TABLE c VALIDATE CONSTRAINT c_a_fkey")  # (valid already: nothing to do)
+    fails(c, "ALTER TABLE c VALIDATE CONSTRAINT c_pkey", "42809")
+    fails(c, "ALTER TABLE c VALIDATE CONSTRAINT nope", "42704")
+    c.execute("INSERT INTO c VALUES (4, 2)")
+    c.execute("ALTER TABLE c ADD CONSTRAINT self FOREIGN KEY (a) REFERENCES c NOT VALID")  # (a self-reference)
+    fails(c, "ALTER TABLE c VALIDATE CONSTRAINT self", "23503")
+    c.execute("UPDATE c SET a = 1 WHERE k = 4")
+    c.execute("ALTER TABLE c VALIDATE CONSTRAINT self")
+
+
 def test_referenced_table_kept_by_id_and_renamed_columns_followed(c):
     c.execute("CREATE TABLE c (a INT REFERENCES p)")
     c.execute("INSERT INTO c VALUES (1)")
