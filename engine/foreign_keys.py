@@ -201,13 +201,15 @@ def _visible(ctx, table_id: str) -> TableVersion | None:
 
 # --- DML -----------------------------------------------------------------------------------
 
-def written(ex, ctx, old: TableVersion | None, new: TableVersion | None) -> None:
+def written(ex, ctx, old: TableVersion | None, new: TableVersion | None, assigned=None) -> None:
     """After a statement changed a table from ``old`` to ``new`` in its transaction: its new
-    rows' foreign keys checked; the keys it removed followed in the tables referencing it."""
+    rows' foreign keys checked - of an UPDATE assigning the columns ``assigned``, those a
+    column of which it sets (PostgreSQL's "key unchanged" shortcut) -; the keys it removed
+    followed in the tables referencing it."""
     if old is None or new is None or old.schema.schema_id != new.schema.schema_id or not new.is_table:
         return  # (DDL: CREATE, DROP and ALTER TABLE check for themselves)
     if new.schema.foreign_keys:
-        _check_new_rows(ex, ctx, old, new)
+        _check_new_rows(ex, ctx, old, new, assigned)
     refs = referencing(ctx, new.table_id)
     if refs:
         _follow_removed_keys(ex, ctx, old, new, refs)
@@ -217,11 +219,17 @@ def _added_files(old: TableVersion, new: TableVersion) -> list:
     return [f for f in new.uncommitted() if old.file(f.file_id) is None]
 
 
-def _check_new_rows(ex, ctx, old: TableVersion, new: TableVersion) -> None:
+def _check_new_rows(ex, ctx, old: TableVersion, new: TableVersion, assigned) -> None:
     added = _added_files(old, new)
     if not added:
         return
-    for fk in new.schema.foreign_keys:
+    checked = new.schema.foreign_keys
+    if assigned is not None:
+        checked = tuple(fk for fk in checked if any(c in assigned for c in fk.columns))
+        kept = frozenset(fk.name for fk in new.schema.foreign_keys) - {fk.name for fk in checked}
+        if kept:
+            fks.mark_kept(added, kept)
+    for fk in checked:
         parent = new if fk.table_id == new.table_id else _visible(ctx, fk.table_id)
         if parent is None:  # (dropped: its foreign keys went with it)
             continue

@@ -22,12 +22,13 @@ referencing rows of (b) by a scan of the referencing table's key columns (no ind
 
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from txlake import errors
 from txlake.storage import keys as pk
-from txlake.storage.commit import key_text
+from txlake.storage.commit import SOURCES, key_text
 from txlake.storage.datafiles import DataFileStore
 from txlake.storage.schema import ForeignKey, TableSchema
 from txlake.storage.version import CatalogVersion, DataFile, TableVersion
@@ -41,6 +42,37 @@ def parent_order(fk: ForeignKey, parent: TableSchema) -> tuple[list[str], list[s
         return list(fk.columns), ref
     cols = [fk.columns[ref.index(k)] for k in parent.primary_key]
     return cols, list(parent.primary_key)
+
+
+# DataFile.caches key of an uncommitted file: the names of the foreign keys whose columns each
+# of its rows holds as the committed row it replaces did (an UPDATE that set none of them). The
+# vote need not re-check such a row's key for them: the committed row held it, so no one could
+# have removed the referenced row meanwhile ((b) of the committed one refuses it) - and a NOT
+# VALID foreign key's row without a referenced row keeps being allowed, as in PostgreSQL.
+FK_KEPT = "fk_kept"
+
+
+def mark_kept(files, names: frozenset) -> None:
+    """Mark ``FK_KEPT`` the foreign keys ``names`` in ``files`` (an UPDATE's new rows, which set
+    no column of theirs), where each row replaces a committed row - not in a file its rows were
+    merged into with others (``carry_kept`` marked it: what those others hold, if anything)."""
+    for f in files:
+        sources = f.caches.get(SOURCES)
+        if FK_KEPT in f.caches or sources is None or not len(sources):
+            continue
+        if bool((np.asarray(sources) >> 32 > 0).all()):
+            f.caches[FK_KEPT] = names
+
+
+def carry_kept(sources, files) -> None:
+    """``FK_KEPT`` of ``files``, whose rows came from ``sources`` (spilled, merged): what all of
+    those hold (an empty set: none - a statement's rows merged with others are not its own)."""
+    kept = frozenset()
+    for i, f in enumerate(sources):
+        mine = f.caches.get(FK_KEPT, frozenset())
+        kept = mine if i == 0 else kept & mine
+    for f in files:
+        f.caches[FK_KEPT] = kept
 
 
 def file_keys(store: DataFileStore, version: TableVersion, f: DataFile, names) -> list[tuple]:
@@ -172,7 +204,7 @@ def _check_new_rows(store, d, table: TableVersion, after: CatalogVersion, concur
         if rewritten and fk.name in old:
             keys = _added_keys(store, d, fk, old[fk.name], cols)
         else:
-            files = d.work.files if rewritten else d.pending
+            files = d.work.files if rewritten else [f for f in d.pending if fk.name not in f.caches.get(FK_KEPT, ())]
             keys = complete(k for f in files for k in file_keys(store, d.work, f, cols))
         gone = missing(store, parent, keys)
         if gone:
