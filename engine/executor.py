@@ -55,6 +55,7 @@ from txlake.parser.parse import identifier, parse_table_name, table_name
 from txlake.parser.semantics import (BOOLEAN_MACRO, BYTEA_MACRO, CLOCK_FUNCTION, FLOAT_SUM_MACRO, NAMED_SCHEMAS,
                                      REAL_MACRO, STATEMENT_CLOCK, XID_FUNCTION, XID_IF_ASSIGNED_FUNCTION, array_cast,
                                      postgres_semantics)
+from txlake.storage import foreign_keys as fks
 from txlake.storage import keys as pk
 from txlake.storage.commit import (ROWS_PER_FILE, SAME_KEYS, SOURCES, UPSERTED, TableDelta, carry_upserted, key_text,
                                    table_bytes, visible_sources)
@@ -1309,7 +1310,8 @@ class Executor:
         self._check_updated_keys(ctx, version, rowids, new_rows, assigned)
         if len(rowids):
             kept = not _sets_key(version.schema, assigned) and bool((rowids >> 32 > 0).all())
-            self._write(ctx, version, self._apply(version, rowids, new_rows, sources=rowids, same_keys=kept))
+            self._write(ctx, version, self._apply(version, rowids, new_rows, sources=rowids, same_keys=kept),
+                        assigned=assigned)
         out = self._returning(stmt.returning, new_rows, version.schema, alias, returning_params,
                               _source_tables(stmt.from_, result))
         out.status = f"UPDATE {len(rowids)}"
@@ -1446,7 +1448,8 @@ class Executor:
             if sets_key or schema.uniques:
                 self._check_updated_keys(ctx, version, np.array([rowid], np.int64), rows, plan.assignments)
             kept = not sets_key and rowid >> 32 > 0  # (a committed row, its key kept)
-            self._write(ctx, version, self._apply(version, [rowid], rows, sources=[rowid], same_keys=kept))
+            self._write(ctx, version, self._apply(version, [rowid], rows, sources=[rowid], same_keys=kept),
+                        assigned=plan.assignments)
         out = self._returning(stmt.returning, rows, schema, alias, returning_params)
         out.status = f"UPDATE {rows.num_rows}"
         return out
@@ -1819,14 +1822,16 @@ class Executor:
         return ctx.resolve(name)
 
     def _write(self, ctx: Context, old: TableVersion | None, new: TableVersion | None,
-               check_ssi: bool = True) -> None:
+               check_ssi: bool = True, assigned=None) -> None:
+        """``old`` replaced by ``new`` in the transaction; ``assigned``: the columns an UPDATE
+        set (None: any statement else), whose foreign keys alone it re-checks."""
         self.assign_xid(ctx.txn)
         table_id = (new or old).table_id
         ctx.txn.write(old, table_id, new)
         if new is not None:
             ctx.txn.spilled.update(f.path for f in new.uncommitted() if f.path is not None)
         if ctx.catalog.foreign_keys or ctx.txn.foreign_keys:  # (keys checked, removed ones followed)
-            foreign_keys.written(self, ctx, old, new)
+            foreign_keys.written(self, ctx, old, new, assigned)
         if check_ssi:
             self._check_ssi(ctx, new or old)
 
@@ -1896,6 +1901,7 @@ class Executor:
                 file.caches[SOURCES] = replaced
             files.append(file)
         carry_upserted(in_memory, files)
+        fks.carry_kept(in_memory, files)
         return version.with_files(added=tuple(files), removed=frozenset(f.file_id for f in in_memory))
 
     def _merge_pending(self, version: TableVersion, pending: list[DataFile]) -> TableVersion:
@@ -1904,6 +1910,7 @@ class Executor:
         file = DataFile(next(self._pending_ids), None, merged.num_rows, version.schema.schema_id, data=merged)
         file.caches[SOURCES] = np.concatenate([visible_sources(version, f) for f in pending])
         carry_upserted(pending, [file])
+        fks.carry_kept(pending, [file])
         return version.with_files(added=(file,), removed=frozenset(f.file_id for f in pending))
 
     # --- DDL -----------------------------------------------------------------------------
@@ -2251,6 +2258,8 @@ class Executor:
         if isinstance(action, st.DropConstraint):
             return self._drop_constraint(table, schema, action), data
         if isinstance(action, st.ValidateConstraint):
+            if any(fk.name == action.name for fk in schema.foreign_keys):
+                return foreign_keys.validate(self, ctx, version.table_id, table, schema, data, action.name), data
             return checks.validate(self, table, schema, data, action.name), data
         raise errors.NotSupportedError("ALTER TABLE RENAME TO is not supported yet")
 

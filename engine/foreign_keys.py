@@ -5,7 +5,8 @@
   primary key (``unique_over``, the one place that will learn UNIQUE constraints); existing
   rows are validated unless NOT VALID. The referenced table is kept by id: renamed, it keeps
   the constraint; its columns by name: a referenced column renamed is renamed in the
-  referencing tables' constraints (``rename_referenced_column``).
+  referencing tables' constraints (``check_alter``). VALIDATE CONSTRAINT validates a NOT
+  VALID one (``validate``).
 - DML (``written``, from ``Executor._write``, which every INSERT / UPDATE / DELETE / MERGE /
   COPY write goes through): each row a statement adds to a referencing table must find its
   key in the referenced table as the statement sees it (its snapshot and its transaction's
@@ -114,9 +115,28 @@ def own_table(schema: TableSchema, table_id: str) -> TableSchema:
                                               for fk in schema.foreign_keys))
 
 
+def validate(ex, ctx, table_id: str, table: str, schema: TableSchema, data, name: str) -> TableSchema:
+    """``ALTER TABLE ... VALIDATE CONSTRAINT name`` of the foreign key ``name`` of the table
+    ``table`` (id ``table_id``, of ``schema``, holding ``data``): every row holds it (23503),
+    then it is valid."""
+    fk = next(fk for fk in schema.foreign_keys if fk.name == name)
+    if fk.validated:
+        return schema
+    if data.num_rows:
+        if fk.table_id == table_id:
+            parent_schema, parent_name = schema, table
+        else:
+            parent = _visible(ctx, fk.table_id)
+            parent_schema, parent_name = parent.schema, parent.name
+        _validate(ex, ctx, fk, table, schema, data, parent_schema, fk.table_id, parent_name)
+    return replace(schema, foreign_keys=tuple(replace(f, validated=True) if f is fk else f
+                                              for f in schema.foreign_keys))
+
+
 def _validate(ex, ctx, fk: ForeignKey, table: str, schema: TableSchema, data, parent_schema: TableSchema,
               parent_id: str, parent_name: str) -> None:
-    """ALTER TABLE ... ADD FOREIGN KEY: every row of ``data`` holds it (23503)."""
+    """ALTER TABLE ... ADD FOREIGN KEY (or VALIDATE CONSTRAINT): every row of ``data`` holds
+    it (23503)."""
     rows = list(zip(*(data.column(c).to_pylist() for c in fk.columns)))
     _refuse_mixed_nulls(fk, table, rows)
     keys = fks.complete(rows)
@@ -181,13 +201,15 @@ def _visible(ctx, table_id: str) -> TableVersion | None:
 
 # --- DML -----------------------------------------------------------------------------------
 
-def written(ex, ctx, old: TableVersion | None, new: TableVersion | None) -> None:
+def written(ex, ctx, old: TableVersion | None, new: TableVersion | None, assigned=None) -> None:
     """After a statement changed a table from ``old`` to ``new`` in its transaction: its new
-    rows' foreign keys checked; the keys it removed followed in the tables referencing it."""
+    rows' foreign keys checked - of an UPDATE assigning the columns ``assigned``, those a
+    column of which it sets (PostgreSQL's "key unchanged" shortcut) -; the keys it removed
+    followed in the tables referencing it."""
     if old is None or new is None or old.schema.schema_id != new.schema.schema_id or not new.is_table:
         return  # (DDL: CREATE, DROP and ALTER TABLE check for themselves)
     if new.schema.foreign_keys:
-        _check_new_rows(ex, ctx, old, new)
+        _check_new_rows(ex, ctx, old, new, assigned)
     refs = referencing(ctx, new.table_id)
     if refs:
         _follow_removed_keys(ex, ctx, old, new, refs)
@@ -197,11 +219,17 @@ def _added_files(old: TableVersion, new: TableVersion) -> list:
     return [f for f in new.uncommitted() if old.file(f.file_id) is None]
 
 
-def _check_new_rows(ex, ctx, old: TableVersion, new: TableVersion) -> None:
+def _check_new_rows(ex, ctx, old: TableVersion, new: TableVersion, assigned) -> None:
     added = _added_files(old, new)
     if not added:
         return
-    for fk in new.schema.foreign_keys:
+    checked = new.schema.foreign_keys
+    if assigned is not None:
+        checked = tuple(fk for fk in checked if any(c in assigned for c in fk.columns))
+        kept = frozenset(fk.name for fk in new.schema.foreign_keys) - {fk.name for fk in checked}
+        if kept:
+            fks.mark_kept(added, kept)
+    for fk in checked:
         parent = new if fk.table_id == new.table_id else _visible(ctx, fk.table_id)
         if parent is None:  # (dropped: its foreign keys went with it)
             continue

@@ -124,7 +124,7 @@ def merge(ex: Executor, ctx: Context, stmt: st.Merge, params) -> Result:
         updated_ids = rowids[updating]
         kept = not _sets_key(schema, assigned) and bool((updated_ids >> 32 > 0).all())
         ex._write(ctx, version, ex._apply(version, rowids, changed_rows if len(updated_ids) else None,
-                                          sources=updated_ids, same_keys=kept))
+                                          sources=updated_ids, same_keys=kept), assigned=assigned)
     inserted = None
     if new_rows is not None:
         inserted = ex._insert_batch(ctx, st.Insert(table=stmt.table), new_rows, ())

@@ -25,8 +25,9 @@ How each guarantee is kept - the primary key's machinery, over other columns:
 
 ON CONFLICT's arbiters (``arbiters``) are the executor's ``_resolve_conflicts``; this module
 also makes ``CREATE UNIQUE INDEX`` / ``DROP INDEX`` and ``ALTER TABLE ... ADD PRIMARY KEY``.
-``matching`` answers the FOREIGN KEY side's question: which unique constraint (or primary
-key) covers exactly these columns.
+``matching`` says which unique constraint (or primary key) covers exactly these columns: for
+ON CONFLICT (columns) and the catalogs' view of a foreign key's referenced key (a foreign key
+itself may reference only the primary key: engine/foreign_keys.py ``unique_over``).
 """
 
 from __future__ import annotations
@@ -112,8 +113,9 @@ def revalidate(schema: TableSchema, column: str, data: pa.Table) -> None:
 
 def matching(schema: TableSchema, table: str, columns) -> UniqueConstraint | None:
     """The unique constraint (or the primary key, as one) of the table ``table`` over exactly
-    ``columns`` (in any order), or None: what a foreign key may reference, or ON CONFLICT
-    (columns) infer. A primary key is returned as a UniqueConstraint named as the key."""
+    ``columns`` (in any order), or None: what ON CONFLICT (columns) infers (and the catalogs
+    show a foreign key referencing). A primary key is returned as a UniqueConstraint named as
+    the key."""
     wanted = set(columns)
     if len(wanted) != len(tuple(columns)):
         return None

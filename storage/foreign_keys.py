@@ -22,12 +22,13 @@ referencing rows of (b) by a scan of the referencing table's key columns (no ind
 
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from txlake import errors
 from txlake.storage import keys as pk
-from txlake.storage.commit import key_text
+from txlake.storage.commit import SOURCES, key_text
 from txlake.storage.datafiles import DataFileStore
 from txlake.storage.schema import ForeignKey, TableSchema
 from txlake.storage.version import CatalogVersion, DataFile, TableVersion
@@ -41,6 +42,37 @@ def parent_order(fk: ForeignKey, parent: TableSchema) -> tuple[list[str], list[s
         return list(fk.columns), ref
     cols = [fk.columns[ref.index(k)] for k in parent.primary_key]
     return cols, list(parent.primary_key)
+
+
+# DataFile.caches key of an uncommitted file: the names of the foreign keys whose columns each
+# of its rows holds as the committed row it replaces did (an UPDATE that set none of them). The
+# vote need not re-check such a row's key for them: the committed row held it, so no one could
+# have removed the referenced row meanwhile ((b) of the committed one refuses it) - and a NOT
+# VALID foreign key's row without a referenced row keeps being allowed, as in PostgreSQL.
+FK_KEPT = "fk_kept"
+
+
+def mark_kept(files, names: frozenset) -> None:
+    """Mark ``FK_KEPT`` the foreign keys ``names`` in ``files`` (an UPDATE's new rows, which set
+    no column of theirs), where each row replaces a committed row - not in a file its rows were
+    merged into with others (``carry_kept`` marked it: what those others hold, if anything)."""
+    for f in files:
+        sources = f.caches.get(SOURCES)
+        if FK_KEPT in f.caches or sources is None or not len(sources):
+            continue
+        if bool((np.asarray(sources) >> 32 > 0).all()):
+            f.caches[FK_KEPT] = names
+
+
+def carry_kept(sources, files) -> None:
+    """``FK_KEPT`` of ``files``, whose rows came from ``sources`` (spilled, merged): what all of
+    those hold (an empty set: none - a statement's rows merged with others are not its own)."""
+    kept = frozenset()
+    for i, f in enumerate(sources):
+        mine = f.caches.get(FK_KEPT, frozenset())
+        kept = mine if i == 0 else kept & mine
+    for f in files:
+        f.caches[FK_KEPT] = kept
 
 
 def file_keys(store: DataFileStore, version: TableVersion, f: DataFile, names) -> list[tuple]:
@@ -149,26 +181,31 @@ def check_commit(store: DataFileStore, deltas, after: CatalogVersion, read_commi
             continue
         if table.schema.foreign_keys:
             _check_new_rows(store, d, table, after, concurrent)
-        if d.base is not None and not d.rewritten() and after.referencing(d.table_id):
+        if d.base is not None and after.referencing(d.table_id):
             _check_deleted_keys(store, d, table, after, concurrent, scanned or {})
 
 
 def _check_new_rows(store, d, table: TableVersion, after: CatalogVersion, concurrent) -> None:
-    """(a): the keys of the rows ``d`` added (every row, for the foreign keys a rewrite - ALTER
-    TABLE - added validated) each name a row of the referenced table in ``after``."""
+    """(a): the keys of the rows ``d`` added each name a row of the referenced table in
+    ``after``. Of a table the transaction rewrote (ALTER TABLE: every file new), the keys its
+    base did not hold (``_added_keys``) - every row's, for a foreign key the rewrite added
+    validated; none for one it added NOT VALID."""
     rewritten = d.base is None or d.rewritten()
-    old = {fk.name for fk in d.base.schema.foreign_keys} if d.base is not None else set()
+    old = {fk.name: fk for fk in d.base.schema.foreign_keys} if d.base is not None else {}
     for fk in table.schema.foreign_keys:
-        if rewritten and (fk.name in old or not fk.validated) and d.base is not None:
-            continue  # (its rows were checked when they were written)
+        if rewritten and fk.name not in old and not fk.validated and d.base is not None:
+            continue  # (NOT VALID: the rows it has were not checked, and need not be)
         parent = after.by_id(fk.table_id)
         if parent is None:
             raise concurrent(errors.ForeignKeyViolation(
                 f'insert or update on table "{table.name}" violates foreign key constraint "{fk.name}"\n'
                 "DETAIL:  The referenced table was dropped."))
         cols, _ = parent_order(fk, parent.schema)
-        files = d.work.files if rewritten else d.pending
-        keys = complete(k for f in files for k in file_keys(store, d.work, f, cols))
+        if rewritten and fk.name in old:
+            keys = _added_keys(store, d, fk, old[fk.name], cols)
+        else:
+            files = d.work.files if rewritten else [f for f in d.pending if fk.name not in f.caches.get(FK_KEPT, ())]
+            keys = complete(k for f in files for k in file_keys(store, d.work, f, cols))
         gone = missing(store, parent, keys)
         if gone:
             key = gone[0]
@@ -176,17 +213,43 @@ def _check_new_rows(store, d, table: TableVersion, after: CatalogVersion, concur
             raise concurrent(child_violation(fk, table.name, parent.name, written))
 
 
+def _added_keys(store, d, fk: ForeignKey, was: ForeignKey, cols: list[str]) -> set[tuple]:
+    """The complete keys (in ``cols``, the referenced key's order) of the rows of ``d``'s
+    rewritten table that its base did not hold (``was``: the foreign key there, its columns
+    maybe since renamed). A key a base row holds needs no re-check: that row, committed with
+    the foreign key, keeps its referenced row from being removed ((b) of whoever tries), and
+    ``d`` could not commit over a change of it (the rewrite's conflict check)."""
+    work = complete(k for f in d.work.files for k in file_keys(store, d.work, f, cols))
+    if not work:
+        return work
+    ids = {c.field_id: c.name for c in d.base.schema.columns}
+    base_cols = [ids.get(d.work.schema.column(c).field_id) for c in cols]
+    if was.table_id != fk.table_id or len(was.columns) != len(fk.columns) \
+            or base_cols != [was.columns[fk.columns.index(c)] for c in cols]:
+        return work  # (dropped and made again under its name: every row's)
+    held = complete(k for f in d.base.files for k in file_keys(store, d.base, f, base_cols))
+    return work - held
+
+
 def _check_deleted_keys(store, d, table: TableVersion, after: CatalogVersion, concurrent, scanned: dict) -> None:
     """(b): no row of a table referencing ``table`` in ``after`` holds a key of a committed row
-    ``d`` deleted that ``after`` does not hold again."""
-    deleted = d.new_deletes()
-    if not deleted:
-        return
+    ``d`` deleted that ``after`` does not hold again. Of a table the transaction rewrote
+    (ALTER TABLE: every file new), the keys of every row of its base."""
     base = d.base
     names = base.schema.primary_key
+    if not names or not table.schema.primary_key:
+        return
     keys = []
-    for fid, positions in deleted.items():
-        keys.extend(keys_at(store, base, base.file(fid), list(positions)))
+    if d.rewritten():
+        for f in base.files:
+            keys.extend(file_keys(store, base, f, names))
+        keys = [k[0] for k in keys] if len(names) == 1 else keys
+    else:
+        deleted = d.new_deletes()
+        if not deleted:
+            return
+        for fid, positions in deleted.items():
+            keys.extend(keys_at(store, base, base.file(fid), list(positions)))
     probe = list(dict.fromkeys(keys))
     still = pk.find(store, table, probe)
     gone = {(k,) if len(names) == 1 else k for k in probe if k not in still}

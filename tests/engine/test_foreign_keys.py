@@ -98,6 +98,48 @@ def test_alter_table_add_validates_existing_rows_unless_not_valid(c):
     c.execute("INSERT INTO c VALUES (6)")
 
 
+def test_validate_constraint_of_a_not_valid_foreign_key(c):
+    c.execute("CREATE TABLE c (k INT PRIMARY KEY, a INT)")
+    c.execute("INSERT INTO c VALUES (1, 1), (2, 5)")
+    c.execute("ALTER TABLE c ADD CONSTRAINT c_a_fkey FOREIGN KEY (a) REFERENCES p NOT VALID")
+    assert fails(c, "ALTER TABLE c VALIDATE CONSTRAINT c_a_fkey", "23503") == MISSING.format(5)
+    c.execute("DELETE FROM c WHERE k = 2")
+    assert c.session.foreign_key_lines("c")[0] == ['"c_a_fkey" FOREIGN KEY (a) REFERENCES p(id) NOT VALID']
+    c.execute("ALTER TABLE c VALIDATE CONSTRAINT c_a_fkey")
+    assert c.session.foreign_key_lines("c")[0] == ['"c_a_fkey" FOREIGN KEY (a) REFERENCES p(id)']
+    c.execute("ALTER TABLE c VALIDATE CONSTRAINT c_a_fkey")  # (valid already: nothing to do)
+    fails(c, "ALTER TABLE c VALIDATE CONSTRAINT c_pkey", "42809")
+    fails(c, "ALTER TABLE c VALIDATE CONSTRAINT nope", "42704")
+    c.execute("INSERT INTO c VALUES (4, 2)")
+    c.execute("ALTER TABLE c ADD CONSTRAINT self FOREIGN KEY (a) REFERENCES c NOT VALID")  # (a self-reference)
+    fails(c, "ALTER TABLE c VALIDATE CONSTRAINT self", "23503")
+    c.execute("UPDATE c SET a = 1 WHERE k = 4")
+    c.execute("ALTER TABLE c VALIDATE CONSTRAINT self")
+
+
+def test_update_not_setting_the_key_does_not_check_it(connect, c):
+    c.execute("CREATE TABLE c (k INT PRIMARY KEY, a INT, v INT)")
+    c.execute("INSERT INTO c VALUES (1, 1, 0), (2, 5, 0)")
+    c.execute("ALTER TABLE c ADD CONSTRAINT c_a_fkey FOREIGN KEY (a) REFERENCES p NOT VALID")
+    c.execute("UPDATE c SET k = 20 WHERE k = 2")  # (a point update, keyed)
+    c.execute("UPDATE c SET v = v + 1 WHERE a = 5")
+    c.execute("MERGE INTO c USING (SELECT 20 AS k) s ON c.k = s.k WHEN MATCHED THEN UPDATE SET v = 7")
+    conn = connect()  # (nor does the COMMIT re-check it)
+    conn.execute("UPDATE c SET v = 8 WHERE k = 20")
+    conn.commit()
+    assert q(c, "SELECT k, a, v FROM c ORDER BY k") == [(1, 1, 0), (20, 5, 8)]
+    assert fails(c, "UPDATE c SET a = a WHERE k = 20", "23503") == MISSING.format(5)
+    assert fails(c, "UPDATE c SET a = 6, v = 0", "23503") == MISSING.format(6)
+    conn.execute("INSERT INTO c VALUES (3, 3, 0)")  # (its own new row: re-checked at COMMIT still)
+    conn.execute("UPDATE c SET v = 1 WHERE k = 3")
+    other = connect(autocommit=True)
+    other.execute("DELETE FROM p WHERE id = 3")
+    with pytest.raises(txlake.Error) as info:
+        conn.commit()
+    assert info.value.sqlstate == "40001"
+    conn.rollback()
+
+
 def test_referenced_table_kept_by_id_and_renamed_columns_followed(c):
     c.execute("CREATE TABLE c (a INT REFERENCES p)")
     c.execute("INSERT INTO c VALUES (1)")
