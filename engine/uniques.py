@@ -78,6 +78,10 @@ def validate(unique: UniqueConstraint, data: pa.Table) -> None:
             rows = rows.filter(pc.is_valid(rows.column(name)))
     if rows.num_rows < 2:
         return
+    for i, name in enumerate(names):  # (-0.0 as 0.0, as the lookups compare them; NaN groups with NaN already)
+        column = rows.column(name)
+        if pa.types.is_floating(column.type):
+            rows = rows.set_column(i, name, pc.if_else(pc.equal(column, 0), pa.scalar(0.0, column.type), column))
     counts = rows.group_by(names).aggregate([([], "count_all")])
     twice = counts.filter(pc.greater(counts.column("count_all"), 1))
     if twice.num_rows:
@@ -278,7 +282,7 @@ def lock_old_keys(ex, ctx, version: TableVersion, rowids) -> None:
         for rowid in ids.tolist():
             row = ex._row_values(version, rowid)
             for c in columns:
-                values[c].append(row[c])
+                values[c].append(pk.normal(row[c]))
         ids = ids[:0]
     for fid in np.unique(ids >> 32):
         f = version.file(int(fid))
@@ -290,11 +294,11 @@ def lock_old_keys(ex, ctx, version: TableVersion, rowids) -> None:
             for pos in positions:
                 row = rows.row(pos)
                 for c in columns:
-                    values[c].append(row[c])
+                    values[c].append(pk.normal(row[c]))
         else:
             table = ex.store.read_columns(f, version.schema, tuple(columns)).take(pa.array(positions, pa.int64()))
             for c in columns:
-                values[c].extend(table.column(c).to_pylist())
+                values[c].extend(pk.key_tuples(table, (c,)))
     for unique in version.schema.uniques:
         held = [values[c] for c in unique.columns]
         _lock_keys(ex, ctx, version, unique, _null_free(unique, list(zip(*held)) if len(held) > 1 else held[0]))
