@@ -895,8 +895,14 @@ class Executor:
                 version = uniques.lock_new_keys(self, ctx, version, rows, stmt.on_conflict is not None)
             rows, updated_rowids, update_rows, order = self._resolve_conflicts(ctx, version, rows, stmt,
                                                                                conflict_params)
-            if version.schema.uniques:
-                uniques.check_new_rows(self, ctx, version, rows)
+            # (an arbiter other than the primary key: the primary key is checked as a UNIQUE is)
+            primary_key = stmt.on_conflict is not None and bool(version.schema.primary_key) and all(
+                a.columns != version.schema.primary_key
+                for a in uniques.arbiters(version.schema, version.name, stmt.on_conflict))
+            if version.schema.uniques or primary_key:
+                uniques.check_new_rows(self, ctx, version, rows, primary_key)
+            if update_rows is not None:
+                uniques.check_upserted(version, rows, update_rows, dict(stmt.on_conflict.assignments))
         new = self._apply(version, None, rows, upsert=stmt.on_conflict is not None)
         if updated_rowids is not None and len(updated_rowids):
             rowids = updated_rowids.to_numpy()

@@ -206,17 +206,41 @@ def lock_new_keys(ex, ctx, version: TableVersion, rows: pa.Table | PythonRows, o
     return ex._keys_locked(ctx, version, keyed, on_conflict)
 
 
-def check_new_rows(ex, ctx, version: TableVersion, rows: pa.Table | PythonRows) -> None:
+def check_new_rows(ex, ctx, version: TableVersion, rows: pa.Table | PythonRows, primary_key: bool = False) -> None:
     """23505 if rows about to be inserted (keys locked by ``lock_new_keys``) hold a key of a
-    unique constraint twice, or one a live row of ``version`` holds."""
+    unique constraint twice, or one a live row of ``version`` holds. ``primary_key``: the
+    primary key's too (an INSERT ... ON CONFLICT whose arbiter is a UNIQUE constraint: a
+    clash on a constraint not an arbiter is an error, not a conflict)."""
     if not rows.num_rows:
         return
-    for unique in version.schema.uniques:
+    for unique in _constraints(version.schema, version.name, primary_key):
         seen = _distinct(unique, keys_of(rows, unique))
         existing = _still_live(ex, version, pk.find(ex.store, version, seen, names=unique.columns), unique)
         if existing:
             key = next(iter(existing))
             raise ex._key_taken(ctx, version, key, duplicate(unique, key))
+
+
+def _constraints(schema: TableSchema, table: str, primary_key: bool = True) -> tuple[UniqueConstraint, ...]:
+    """The table's unique constraints, with its primary key (NULL-free: NULLS NOT DISTINCT) first if asked."""
+    if primary_key and schema.primary_key:
+        return (UniqueConstraint(schema.pkey_name(table), schema.primary_key, True),) + schema.uniques
+    return schema.uniques
+
+
+def check_upserted(version: TableVersion, inserted, updated, assigned) -> None:
+    """INSERT ... ON CONFLICT DO UPDATE: 23505 if a row it inserts and a row it updates hold one
+    key - of a constraint (the primary key too) a column of which the update sets; the others'
+    keys of the updated rows are the rows' own, which the inserted rows were checked against."""
+    if not inserted.num_rows or not updated.num_rows:
+        return
+    for unique in _constraints(version.schema, version.name):
+        if not any(c in assigned for c in unique.columns):
+            continue
+        new = set(_live(unique, keys_of(inserted, unique)))
+        for key in _live(unique, keys_of(updated, unique)):
+            if key in new:
+                raise duplicate(unique, key)
 
 
 def check_updated(ex, ctx, version: TableVersion, rowids, new_rows, assigned) -> None:

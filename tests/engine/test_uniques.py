@@ -221,6 +221,28 @@ def test_key_column_usage_lists_primary_key_and_unique_columns(c):
 
 
 
+
+def test_on_conflict_checks_the_constraints_not_its_arbiter(c):
+    """A clash on a constraint ON CONFLICT does not arbitrate - the primary key too - is 23505,
+    against the rows there, among the rows inserted, and between those inserted and updated."""
+    c.execute("CREATE TABLE u (id INT PRIMARY KEY, a INT UNIQUE, b INT UNIQUE)")
+    c.execute("INSERT INTO u VALUES (1, 1, 1), (2, 2, 2)")
+    pkey = ("23505", 'duplicate key value violates unique constraint "u_pkey"\nDETAIL:  Key (id)=(1) already exists.')
+    assert error_of(c, "INSERT INTO u VALUES (1, 99, 99) ON CONFLICT (a) DO UPDATE SET b = 5") == pkey
+    assert error_of(c, "INSERT INTO u VALUES (1, 99, 99) ON CONFLICT (a) DO NOTHING") == pkey
+    assert error_of(c, "INSERT INTO u VALUES (5, 5, 5), (5, 6, 6) ON CONFLICT (a) DO NOTHING") == (
+        "23505", 'duplicate key value violates unique constraint "u_pkey"\nDETAIL:  Key (id)=(5) already exists.')
+    assert error_of(c, "INSERT INTO u VALUES (5, 5, 5), (5, 6, 6) ON CONFLICT (a) DO UPDATE SET b = 0")[0] == "23505"
+    # the row updated takes the value the row inserted takes
+    assert error_of(c, "INSERT INTO u VALUES (1, 1, 9), (3, 3, 8) ON CONFLICT (a) DO UPDATE SET b = 8")[1].startswith(
+        'duplicate key value violates unique constraint "u_b_key"')
+    assert error_of(c, "INSERT INTO u VALUES (3, 1, 9), (4, 4, 4) ON CONFLICT (a) DO UPDATE SET id = 4")[1].startswith(
+        'duplicate key value violates unique constraint "u_pkey"')
+    assert c.execute("SELECT * FROM u ORDER BY id").fetchall() == [(1, 1, 1), (2, 2, 2)]
+    c.execute("INSERT INTO u VALUES (7, 1, 9), (3, 3, 3) ON CONFLICT (a) DO UPDATE SET b = 7")
+    c.execute("INSERT INTO u VALUES (8, 8, 8), (9, 2, 9) ON CONFLICT (a) DO NOTHING")
+    assert c.execute("SELECT * FROM u ORDER BY id").fetchall() == [(1, 1, 7), (2, 2, 2), (3, 3, 3), (8, 8, 8)]
+
 def test_nan_and_negative_zero_are_one_key_each(c):
     """As PostgreSQL's btree compares floats: NaN = NaN and -0 = 0 - in the lookups, the
     validation of a new constraint and the rows of files a reopen reads from Parquet alike."""
