@@ -347,17 +347,26 @@ def _index_names(ex, ctx, db: str) -> dict[str, tuple[TableVersion, UniqueConstr
     return named
 
 
-def name_for(ex, ctx, db: str, table: str, spec: st.UniqueSpec, taken: set[str]) -> str:
-    """The name of the UNIQUE constraint ``spec`` of the table ``db.table``: as written, or
-    PostgreSQL's default (``t_a_key``) - passing over the names of ``taken`` (the table's
-    constraints') and of the database's relations and unique indexes, one namespace in
-    PostgreSQL, where a name written that one of them has is 42P07."""
+def name_for(ex, ctx, db: str, table: str, schema: TableSchema, spec, label: str = "key") -> str:
+    """The name of the UNIQUE constraint (or primary key: ``label`` "pkey") ``spec`` of the table
+    ``db.table``, whose schema so far is ``schema``: as written, or PostgreSQL's default
+    (``t_a_key``, ``t_pkey``) - passing over the names of the table's constraints and of the
+    database's relations and unique indexes, one namespace in PostgreSQL. A name written that
+    one of those has is 42P07 (a relation's or index's, the table's own too: its index is made
+    first) or 42710 (the table's CHECK or FOREIGN KEY constraint's), as PostgreSQL's index_create
+    checks them."""
     from txlake.storage.schema import constraint_name
-    relations = set(_index_names(ex, ctx, db)) | {t.name for t in ex._schema_tables(ctx, db)}
-    name = spec.name or constraint_name(table, spec.columns, "key", taken | relations)
-    if name in relations:
-        raise errors.DuplicateTable(f'relation "{name}" already exists')
-    return name
+    own = {u.name for u in schema.uniques} | ({schema.pkey_name(table)} if schema.primary_key else set())
+    relations = set(_index_names(ex, ctx, db)) | {t.name for t in ex._schema_tables(ctx, db)} | own
+    taken = schema.constraint_names(table)
+    if spec.name is None:
+        return constraint_name(table, () if label == "pkey" else spec.columns, label, taken | relations)
+    if spec.name in relations:
+        raise errors.DuplicateTable(f'relation "{spec.name}" already exists')
+    if spec.name in taken:
+        raise errors.ProgrammingError(f'constraint "{spec.name}" for relation "{table}" already exists',
+                                      sqlstate="42710")
+    return spec.name
 
 
 def create_index(ex, ctx, stmt: st.CreateIndex, params):
@@ -429,15 +438,15 @@ def _rewrite(ex, ctx, version: TableVersion, schema: TableSchema) -> None:
     ex._write(ctx, version, rewritten)
 
 
-def add_primary_key(schema: TableSchema, table: str, spec: st.PrimaryKeySpec, data: pa.Table) -> TableSchema:
+def add_primary_key(ex, ctx, db: str, schema: TableSchema, table: str, spec: st.PrimaryKeySpec,
+                    data: pa.Table) -> TableSchema:
     """``ALTER TABLE ... ADD [CONSTRAINT name] PRIMARY KEY (columns)`` on a table without one
-    (42P16 else), as pg_dump writes its tables' keys: the columns become NOT NULL (23502 if a
-    row holds a NULL there) and ``data``, the table's rows, must hold each key once (23505)."""
+    (42P16 else), as pg_dump writes its tables' keys: named as ``name_for`` names it, the
+    columns become NOT NULL (23502 if a row holds a NULL there) and ``data``, the table's rows,
+    must hold each key once (23505)."""
     if schema.primary_key:
         raise errors.ProgrammingError(f'multiple primary keys for table "{table}" are not allowed', sqlstate="42P16")
-    name = spec.name or f"{table}_pkey"
-    if name in schema.constraint_names(table):
-        raise errors.DuplicateTable(f'relation "{name}" already exists')
+    name = name_for(ex, ctx, db, table, schema, spec, "pkey")
     for column in spec.columns:
         col = schema.column(column)
         if col is None:

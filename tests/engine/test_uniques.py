@@ -140,7 +140,7 @@ def test_constraint_names_share_one_namespace_with_relations(c):
     c.execute("CREATE TABLE t (a INT UNIQUE, b INT CONSTRAINT k UNIQUE)")  # (t_a_key1: the name is taken)
     assert error_of(c, "CREATE TABLE u (a INT CONSTRAINT k UNIQUE)") == ("42P07", 'relation "k" already exists')
     assert c.execute("SELECT indexname FROM pg_indexes ORDER BY 1").fetchall() == [("k",), ("t_a_key1",)]
-    assert error_of(c, "ALTER TABLE t ADD CONSTRAINT k UNIQUE (a)")[0] == "42710"
+    assert error_of(c, "ALTER TABLE t ADD CONSTRAINT k UNIQUE (a)")[0] == "42P07"  # (its index's name first)
 
 
 def test_named_primary_keys(c):
@@ -152,7 +152,7 @@ def test_named_primary_keys(c):
     c.execute("INSERT INTO orders VALUES (1, 3) ON CONFLICT ON CONSTRAINT orders_pk DO UPDATE SET v = 3")
     assert error_of(c, "INSERT INTO orders VALUES (1, 3) ON CONFLICT ON CONSTRAINT orders_pkey DO NOTHING")[0] \
         == "42704"
-    assert error_of(c, "ALTER TABLE orders ADD CONSTRAINT orders_pk UNIQUE (v)")[0] == "42710"
+    assert error_of(c, "ALTER TABLE orders ADD CONSTRAINT orders_pk UNIQUE (v)")[0] == "42P07"  # (its index)
     assert c.execute("SELECT * FROM orders").fetchall() == [(1, 3)]
 
 
@@ -178,6 +178,23 @@ def test_alter_table_add_primary_key_as_pg_dump_writes_it(c):
         'duplicate key value violates unique constraint "s_pk"')
     assert c.execute("SELECT * FROM t").fetchall() == [(1, "q")]
 
+
+
+def test_a_primary_key_and_a_unique_constraint_are_named_alike(c):
+    """One check names both (``uniques.name_for``), as PostgreSQL's index_create: a relation's
+    or index's name - the table's own too - is 42P07, a CHECK's of the table 42710."""
+    assert error_of(c, "CREATE TABLE t (id INT, a INT, CONSTRAINT k PRIMARY KEY (id), CONSTRAINT k UNIQUE (a))") == (
+        "42P07", 'relation "k" already exists')
+    c.execute("CREATE TABLE r (x INT)")
+    c.execute("CREATE TABLE t (id INT, a INT CONSTRAINT c CHECK (a > 0))")
+    assert error_of(c, "ALTER TABLE t ADD CONSTRAINT r PRIMARY KEY (id)") == ("42P07", 'relation "r" already exists')
+    assert error_of(c, "ALTER TABLE t ADD CONSTRAINT c PRIMARY KEY (id)")[0] == "42710"
+    assert error_of(c, "ALTER TABLE t ADD CONSTRAINT c UNIQUE (a)")[0] == "42710"
+    c.execute("CREATE TABLE t_pkey (x INT)")
+    c.execute("ALTER TABLE t ADD PRIMARY KEY (id)")  # (t_pkey is a table's name: t_pkey1)
+    assert c.execute("SELECT constraint_name FROM information_schema.table_constraints "
+                     "WHERE table_name = 't' AND constraint_type = 'PRIMARY KEY'").fetchall() == [("t_pkey1",)]
+    assert error_of(c, "ALTER TABLE t ADD CONSTRAINT t_pkey1 UNIQUE (a)")[0] == "42P07"
 
 def test_create_unique_index_and_drop_index(c):
     c.execute("CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT)")
