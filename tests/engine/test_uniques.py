@@ -287,6 +287,18 @@ def test_nan_and_negative_zero_are_one_key_each(c):
     assert error_of(c, "INSERT INTO h VALUES ('NaN', 5)")[0] == "23505"
     assert error_of(c, "INSERT INTO f VALUES (7, 'NaN')")[0] == "23505"
 
+
+def test_constraint_column_usage_lists_unique_and_check_columns(c):
+    c.execute("CREATE TABLE t (id INT PRIMARY KEY, x INT, y INT, z INT CHECK (z > 0), UNIQUE (y, x), "
+              "CONSTRAINT both_ok CHECK (x < y))")
+    c.execute("CREATE UNIQUE INDEX t_z ON t (z)")  # (an index: no constraint, not listed)
+    assert c.execute("SELECT table_schema, table_name, column_name, constraint_name "
+                     "FROM information_schema.constraint_column_usage "
+                     "ORDER BY constraint_name, column_name").fetchall() == [
+        ("public", "t", "x", "both_ok"), ("public", "t", "y", "both_ok"), ("public", "t", "id", "t_pkey"),
+        ("public", "t", "x", "t_y_x_key"), ("public", "t", "y", "t_y_x_key"), ("public", "t", "z", "t_z_check")]
+
+
 # --- concurrency ---------------------------------------------------------------------------
 
 def race(session, sql, then, params=()):
