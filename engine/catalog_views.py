@@ -292,9 +292,14 @@ def _referential_constraints(tables: list[TableVersion]) -> pa.Table:
 
 
 def _constraint_column_usage(tables: list[TableVersion]) -> pa.Table:
-    """The columns each constraint uses: a primary key's own; a foreign key's, the referenced
-    table's columns (as PostgreSQL lists them)."""
+    """The columns each constraint uses: a primary key's and a UNIQUE constraint's own (not a
+    unique index's: no constraint); a CHECK's, those its expression reads; a foreign key's, the
+    referenced table's columns (as PostgreSQL lists them)."""
     rows = [(t, c, t.schema.pkey_name(t.name)) for t in tables if t.is_table for c in t.schema.primary_key]
+    rows += [(t, c, u.name) for t in tables if t.is_table for u in t.schema.uniques if not u.index
+             for c in u.columns]
+    rows += [(t, c, check.name) for t in tables if t.is_table for check in t.schema.checks
+             for c in sorted(checks.columns_of(check), key=t.schema.names.index)]
     rows += [(p, c, fk.name) for _, fk, p in _foreign_keys(tables) for c in fk.ref_columns]
     n = len(rows)
     return pa.table({

@@ -896,8 +896,14 @@ class Executor:
                 version = uniques.lock_new_keys(self, ctx, version, rows, stmt.on_conflict is not None)
             rows, updated_rowids, update_rows, order = self._resolve_conflicts(ctx, version, rows, stmt,
                                                                                conflict_params)
-            if version.schema.uniques:
-                uniques.check_new_rows(self, ctx, version, rows)
+            # (an arbiter other than the primary key: the primary key is checked as a UNIQUE is)
+            primary_key = stmt.on_conflict is not None and bool(version.schema.primary_key) and all(
+                a.columns != version.schema.primary_key
+                for a in uniques.arbiters(version.schema, version.name, stmt.on_conflict))
+            if version.schema.uniques or primary_key:
+                uniques.check_new_rows(self, ctx, version, rows, primary_key)
+            if update_rows is not None:
+                uniques.check_upserted(version, rows, update_rows, dict(stmt.on_conflict.assignments))
         new = self._apply(version, None, rows, upsert=stmt.on_conflict is not None)
         if updated_rowids is not None and len(updated_rowids):
             rowids = updated_rowids.to_numpy()
@@ -2250,7 +2256,7 @@ class Executor:
                 changed = replace(col, not_null=False)
             return schema.evolve(tuple(changed if c is col else c for c in schema.columns)), data
         if isinstance(action, st.AddConstraint) and isinstance(action.constraint, st.PrimaryKeySpec):
-            return uniques.add_primary_key(schema, table, action.constraint, data), data
+            return uniques.add_primary_key(self, ctx, version.db, schema, table, action.constraint, data), data
         if isinstance(action, st.AddConstraint):
             added = self._with_constraints(ctx, version.db, table, schema.evolve(schema.columns), [action.constraint],
                                            data, not_valid=action.not_valid)
@@ -2266,20 +2272,21 @@ class Executor:
     def _with_constraints(self, ctx: Context, db: str, table: str, schema: TableSchema, specs, data: pa.Table | None,
                           not_valid: bool = False) -> TableSchema:
         """``schema`` (of the table ``db.table``) with the constraints ``specs`` added, each
-        named as written (42710 if the table has a constraint of that name) or as PostgreSQL
+        named as written (42710 if the table has a constraint of that name; a UNIQUE's: 42P07 if
+        it is an index's, ``uniques.name_for``) or as PostgreSQL
         names it (storage/schema.py ``constraint_name``). ``data``: the rows the table holds
         (None for a table being created), which each must hold for (23514, 23505, 23503) unless
         ``not_valid`` (ALTER TABLE ... ADD ... NOT VALID)."""
         for spec in specs:
             taken = schema.constraint_names(table)
-            if spec.name is not None and spec.name in taken:
+            if spec.name is not None and spec.name in taken and not isinstance(spec, st.UniqueSpec):
                 raise errors.ProgrammingError(f'constraint "{spec.name}" for relation "{table}" already exists',
                                               sqlstate="42710")
             if isinstance(spec, st.CheckSpec):
                 name = spec.name or constraint_name(table, (spec.column,) if spec.column else (), "check", taken)
                 schema = checks.define(self, table, schema, name, spec.expression, data, not_valid)
             elif isinstance(spec, st.UniqueSpec):
-                name = uniques.name_for(self, ctx, db, table, spec, taken)
+                name = uniques.name_for(self, ctx, db, table, schema, spec)  # (42P07 or 42710)
                 if not_valid:
                     raise errors.NotSupportedError("UNIQUE constraints cannot be marked NOT VALID")
                 schema = uniques.add(schema, table, name, spec, data)

@@ -79,6 +79,10 @@ def validate(unique: UniqueConstraint, data: pa.Table) -> None:
             rows = rows.filter(pc.is_valid(rows.column(name)))
     if rows.num_rows < 2:
         return
+    for i, name in enumerate(names):  # (-0.0 as 0.0, as the lookups compare them; NaN groups with NaN already)
+        column = rows.column(name)
+        if pa.types.is_floating(column.type):
+            rows = rows.set_column(i, name, pc.if_else(pc.equal(column, 0), pa.scalar(0.0, column.type), column))
     counts = rows.group_by(names).aggregate([([], "count_all")])
     twice = counts.filter(pc.greater(counts.column("count_all"), 1))
     if twice.num_rows:
@@ -204,17 +208,41 @@ def lock_new_keys(ex, ctx, version: TableVersion, rows: pa.Table | PythonRows, o
     return ex._keys_locked(ctx, version, keyed, on_conflict)
 
 
-def check_new_rows(ex, ctx, version: TableVersion, rows: pa.Table | PythonRows) -> None:
+def check_new_rows(ex, ctx, version: TableVersion, rows: pa.Table | PythonRows, primary_key: bool = False) -> None:
     """23505 if rows about to be inserted (keys locked by ``lock_new_keys``) hold a key of a
-    unique constraint twice, or one a live row of ``version`` holds."""
+    unique constraint twice, or one a live row of ``version`` holds. ``primary_key``: the
+    primary key's too (an INSERT ... ON CONFLICT whose arbiter is a UNIQUE constraint: a
+    clash on a constraint not an arbiter is an error, not a conflict)."""
     if not rows.num_rows:
         return
-    for unique in version.schema.uniques:
+    for unique in _constraints(version.schema, version.name, primary_key):
         seen = _distinct(unique, keys_of(rows, unique))
         existing = _still_live(ex, version, pk.find(ex.store, version, seen, names=unique.columns), unique)
         if existing:
             key = next(iter(existing))
             raise ex._key_taken(ctx, version, key, duplicate(unique, key))
+
+
+def _constraints(schema: TableSchema, table: str, primary_key: bool = True) -> tuple[UniqueConstraint, ...]:
+    """The table's unique constraints, with its primary key (NULL-free: NULLS NOT DISTINCT) first if asked."""
+    if primary_key and schema.primary_key:
+        return (UniqueConstraint(schema.pkey_name(table), schema.primary_key, True),) + schema.uniques
+    return schema.uniques
+
+
+def check_upserted(version: TableVersion, inserted, updated, assigned) -> None:
+    """INSERT ... ON CONFLICT DO UPDATE: 23505 if a row it inserts and a row it updates hold one
+    key - of a constraint (the primary key too) a column of which the update sets; the others'
+    keys of the updated rows are the rows' own, which the inserted rows were checked against."""
+    if not inserted.num_rows or not updated.num_rows:
+        return
+    for unique in _constraints(version.schema, version.name):
+        if not any(c in assigned for c in unique.columns):
+            continue
+        new = set(_live(unique, keys_of(inserted, unique)))
+        for key in _live(unique, keys_of(updated, unique)):
+            if key in new:
+                raise duplicate(unique, key)
 
 
 def check_updated(ex, ctx, version: TableVersion, rowids, new_rows, assigned) -> None:
@@ -280,7 +308,7 @@ def lock_old_keys(ex, ctx, version: TableVersion, rowids) -> None:
         for rowid in ids.tolist():
             row = ex._row_values(version, rowid)
             for c in columns:
-                values[c].append(row[c])
+                values[c].append(pk.normal(row[c]))
         ids = ids[:0]
     for fid in np.unique(ids >> 32):
         f = version.file(int(fid))
@@ -292,11 +320,11 @@ def lock_old_keys(ex, ctx, version: TableVersion, rowids) -> None:
             for pos in positions:
                 row = rows.row(pos)
                 for c in columns:
-                    values[c].append(row[c])
+                    values[c].append(pk.normal(row[c]))
         else:
             table = ex.store.read_columns(f, version.schema, tuple(columns)).take(pa.array(positions, pa.int64()))
             for c in columns:
-                values[c].extend(table.column(c).to_pylist())
+                values[c].extend(pk.key_tuples(table, (c,)))
     for unique in version.schema.uniques:
         held = [values[c] for c in unique.columns]
         _lock_keys(ex, ctx, version, unique, _null_free(unique, list(zip(*held)) if len(held) > 1 else held[0]))
@@ -321,17 +349,26 @@ def _index_names(ex, ctx, db: str) -> dict[str, tuple[TableVersion, UniqueConstr
     return named
 
 
-def name_for(ex, ctx, db: str, table: str, spec: st.UniqueSpec, taken: set[str]) -> str:
-    """The name of the UNIQUE constraint ``spec`` of the table ``db.table``: as written, or
-    PostgreSQL's default (``t_a_key``) - passing over the names of ``taken`` (the table's
-    constraints') and of the database's relations and unique indexes, one namespace in
-    PostgreSQL, where a name written that one of them has is 42P07."""
+def name_for(ex, ctx, db: str, table: str, schema: TableSchema, spec, label: str = "key") -> str:
+    """The name of the UNIQUE constraint (or primary key: ``label`` "pkey") ``spec`` of the table
+    ``db.table``, whose schema so far is ``schema``: as written, or PostgreSQL's default
+    (``t_a_key``, ``t_pkey``) - passing over the names of the table's constraints and of the
+    database's relations and unique indexes, one namespace in PostgreSQL. A name written that
+    one of those has is 42P07 (a relation's or index's, the table's own too: its index is made
+    first) or 42710 (the table's CHECK or FOREIGN KEY constraint's), as PostgreSQL's index_create
+    checks them."""
     from txlake.storage.schema import constraint_name
-    relations = set(_index_names(ex, ctx, db)) | {t.name for t in ex._schema_tables(ctx, db)}
-    name = spec.name or constraint_name(table, spec.columns, "key", taken | relations)
-    if name in relations:
-        raise errors.DuplicateTable(f'relation "{name}" already exists')
-    return name
+    own = {u.name for u in schema.uniques} | ({schema.pkey_name(table)} if schema.primary_key else set())
+    relations = set(_index_names(ex, ctx, db)) | {t.name for t in ex._schema_tables(ctx, db)} | own
+    taken = schema.constraint_names(table)
+    if spec.name is None:
+        return constraint_name(table, () if label == "pkey" else spec.columns, label, taken | relations)
+    if spec.name in relations:
+        raise errors.DuplicateTable(f'relation "{spec.name}" already exists')
+    if spec.name in taken:
+        raise errors.ProgrammingError(f'constraint "{spec.name}" for relation "{table}" already exists',
+                                      sqlstate="42710")
+    return spec.name
 
 
 def create_index(ex, ctx, stmt: st.CreateIndex, params):
@@ -403,15 +440,15 @@ def _rewrite(ex, ctx, version: TableVersion, schema: TableSchema) -> None:
     ex._write(ctx, version, rewritten)
 
 
-def add_primary_key(schema: TableSchema, table: str, spec: st.PrimaryKeySpec, data: pa.Table) -> TableSchema:
+def add_primary_key(ex, ctx, db: str, schema: TableSchema, table: str, spec: st.PrimaryKeySpec,
+                    data: pa.Table) -> TableSchema:
     """``ALTER TABLE ... ADD [CONSTRAINT name] PRIMARY KEY (columns)`` on a table without one
-    (42P16 else), as pg_dump writes its tables' keys: the columns become NOT NULL (23502 if a
-    row holds a NULL there) and ``data``, the table's rows, must hold each key once (23505)."""
+    (42P16 else), as pg_dump writes its tables' keys: named as ``name_for`` names it, the
+    columns become NOT NULL (23502 if a row holds a NULL there) and ``data``, the table's rows,
+    must hold each key once (23505)."""
     if schema.primary_key:
         raise errors.ProgrammingError(f'multiple primary keys for table "{table}" are not allowed', sqlstate="42P16")
-    name = spec.name or f"{table}_pkey"
-    if name in schema.constraint_names(table):
-        raise errors.DuplicateTable(f'relation "{name}" already exists')
+    name = name_for(ex, ctx, db, table, schema, spec, "pkey")
     for column in spec.columns:
         col = schema.column(column)
         if col is None:

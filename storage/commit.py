@@ -594,6 +594,8 @@ def _value_text(value) -> str:
         return "null"
     if isinstance(value, bytes):
         return "\\x" + value.hex()
+    if value != value:
+        return "NaN"
     text = str(value)
     if getattr(value, "tzinfo", None) is not None and text.endswith(":00") and text[-6] in "+-":
         return text[:-3]  # (+00:00 as +00; +05:30 stays)

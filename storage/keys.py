@@ -40,18 +40,45 @@ PRUNE_PROBES = 64       # keys are checked against footer bounds one by one up t
                         # keys beyond it in one vectorised pass; other keys then not at all)
 
 
+# A key's NaN, one object: keys are compared as PostgreSQL's btree compares floats, NaN equal
+# to NaN (and -0.0 to 0.0, as Python's float does already). Python's NaN is equal to nothing
+# and hashes by identity, so each key's NaN is made this one - in dicts, sets, tuples and the
+# lock table, identity makes it equal to itself - and the comparisons here (``_same``,
+# ``_within``) take it as equal to itself and within any bounds (a Parquet footer's leave NaN out).
+NAN = float("nan")
+
+
+def normal(value):
+    """A key's value as keys compare it: a NaN is ``NAN``."""
+    return NAN if value != value else value
+
+
 def key_tuples(data: pa.Table | PythonRows, key_columns: tuple[str, ...]) -> list:
-    """The key of each row: a scalar for one-column keys, a tuple otherwise."""
+    """The key of each row: a scalar for one-column keys, a tuple otherwise (NaN as ``NAN``)."""
     if len(key_columns) == 1:
         return _values(data, key_columns[0])
     return list(zip(*(_values(data, c) for c in key_columns)))
 
 
 def _values(data: pa.Table | PythonRows, name: str) -> list:
-    """A column's values as a new Python list."""
+    """A column's values as a new Python list (a float column's NaN as ``NAN``)."""
     if isinstance(data, PythonRows):
-        return list(data.columns[data.schema.names.index(name)])
-    return data.column(name).to_pylist()
+        values = list(data.columns[data.schema.names.index(name)])
+        floating = name in data.schema.memo("_float_columns", _float_columns)
+    else:
+        column = data.column(name)
+        values, floating = column.to_pylist(), pa.types.is_floating(column.type)
+    return [NAN if v != v else v for v in values] if floating else values
+
+
+def _float_columns(schema: TableSchema) -> frozenset[str]:
+    arrow = schema.arrow_schema()
+    return frozenset(n for n in schema.names if pa.types.is_floating(arrow.field(n).type))
+
+
+def _same(a, b) -> bool:
+    """Are keys ``a`` and ``b`` equal (``NAN`` equal to itself, a tuple's elements compared so already)?"""
+    return a is b or a == b
 
 
 @dataclass(frozen=True)
@@ -203,11 +230,11 @@ def _within(key, bounds: tuple) -> bool:
     if not isinstance(key, tuple):
         lo, hi = bounds[0]
         try:
-            return lo <= key <= hi
+            return lo <= key <= hi or key is NAN
         except TypeError:  # a statistic of a type the key values do not compare with
             return True
     try:
-        return all(lo <= v <= hi for v, (lo, hi) in zip(key, bounds))
+        return all(lo <= v <= hi or v is NAN for v, (lo, hi) in zip(key, bounds))
     except TypeError:
         return True
 
@@ -361,6 +388,8 @@ class _Walk:
         if not self._ranged:
             return []
         first = key[0] if isinstance(key, tuple) else key
+        if first is NAN:  # (no bound holds it: a Parquet footer's leave NaN out)
+            return sorted((r[3] for r in self._ranged), key=_ROWS, reverse=True)
         found = []
         try:
             i = bisect.bisect_right(self._lows, first) - 1
@@ -409,7 +438,7 @@ def _confirmed(store: DataFileStore, version: TableVersion, f: DataFile, key, ma
         pos = int(index.positions[j]) if index.positions is not None else j
         if pos in deleted:
             continue
-        if not exact and _key_at(_key_columns(store, version, f, names), names, pos) != key:
+        if not exact and not _same(_key_at(_key_columns(store, version, f, names), names, pos), key):
             continue
         return (f.file_id << 32) | pos
     return None
@@ -425,7 +454,7 @@ def keys_at(store: DataFileStore, version: TableVersion, f: DataFile, positions)
 def _key_at(rows: pa.Table | PythonRows, names: tuple[str, ...], pos: int):
     if isinstance(rows, PythonRows):
         row = rows.row(pos)
-        return row[names[0]] if len(names) == 1 else tuple(row[n] for n in names)
+        return normal(row[names[0]]) if len(names) == 1 else tuple(normal(row[n]) for n in names)
     return key_tuples(rows.slice(pos, 1), names)[0]
 
 

@@ -140,7 +140,7 @@ def test_constraint_names_share_one_namespace_with_relations(c):
     c.execute("CREATE TABLE t (a INT UNIQUE, b INT CONSTRAINT k UNIQUE)")  # (t_a_key1: the name is taken)
     assert error_of(c, "CREATE TABLE u (a INT CONSTRAINT k UNIQUE)") == ("42P07", 'relation "k" already exists')
     assert c.execute("SELECT indexname FROM pg_indexes ORDER BY 1").fetchall() == [("k",), ("t_a_key1",)]
-    assert error_of(c, "ALTER TABLE t ADD CONSTRAINT k UNIQUE (a)")[0] == "42710"
+    assert error_of(c, "ALTER TABLE t ADD CONSTRAINT k UNIQUE (a)")[0] == "42P07"  # (its index's name first)
 
 
 def test_named_primary_keys(c):
@@ -152,7 +152,7 @@ def test_named_primary_keys(c):
     c.execute("INSERT INTO orders VALUES (1, 3) ON CONFLICT ON CONSTRAINT orders_pk DO UPDATE SET v = 3")
     assert error_of(c, "INSERT INTO orders VALUES (1, 3) ON CONFLICT ON CONSTRAINT orders_pkey DO NOTHING")[0] \
         == "42704"
-    assert error_of(c, "ALTER TABLE orders ADD CONSTRAINT orders_pk UNIQUE (v)")[0] == "42710"
+    assert error_of(c, "ALTER TABLE orders ADD CONSTRAINT orders_pk UNIQUE (v)")[0] == "42P07"  # (its index)
     assert c.execute("SELECT * FROM orders").fetchall() == [(1, 3)]
 
 
@@ -178,6 +178,23 @@ def test_alter_table_add_primary_key_as_pg_dump_writes_it(c):
         'duplicate key value violates unique constraint "s_pk"')
     assert c.execute("SELECT * FROM t").fetchall() == [(1, "q")]
 
+
+
+def test_a_primary_key_and_a_unique_constraint_are_named_alike(c):
+    """One check names both (``uniques.name_for``), as PostgreSQL's index_create: a relation's
+    or index's name - the table's own too - is 42P07, a CHECK's of the table 42710."""
+    assert error_of(c, "CREATE TABLE t (id INT, a INT, CONSTRAINT k PRIMARY KEY (id), CONSTRAINT k UNIQUE (a))") == (
+        "42P07", 'relation "k" already exists')
+    c.execute("CREATE TABLE r (x INT)")
+    c.execute("CREATE TABLE t (id INT, a INT CONSTRAINT c CHECK (a > 0))")
+    assert error_of(c, "ALTER TABLE t ADD CONSTRAINT r PRIMARY KEY (id)") == ("42P07", 'relation "r" already exists')
+    assert error_of(c, "ALTER TABLE t ADD CONSTRAINT c PRIMARY KEY (id)")[0] == "42710"
+    assert error_of(c, "ALTER TABLE t ADD CONSTRAINT c UNIQUE (a)")[0] == "42710"
+    c.execute("CREATE TABLE t_pkey (x INT)")
+    c.execute("ALTER TABLE t ADD PRIMARY KEY (id)")  # (t_pkey is a table's name: t_pkey1)
+    assert c.execute("SELECT constraint_name FROM information_schema.table_constraints "
+                     "WHERE table_name = 't' AND constraint_type = 'PRIMARY KEY'").fetchall() == [("t_pkey1",)]
+    assert error_of(c, "ALTER TABLE t ADD CONSTRAINT t_pkey1 UNIQUE (a)")[0] == "42P07"
 
 def test_create_unique_index_and_drop_index(c):
     c.execute("CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT)")
@@ -218,6 +235,68 @@ def test_key_column_usage_lists_primary_key_and_unique_columns(c):
                      "ORDER BY constraint_name, ordinal_position").fetchall() == [
         ("t_y_x_key", "public", "t", "y", 1, None), ("t_y_x_key", "public", "t", "x", 2, None),
         ("tk", "public", "t", "id", 1, None)]
+
+
+
+
+def test_on_conflict_checks_the_constraints_not_its_arbiter(c):
+    """A clash on a constraint ON CONFLICT does not arbitrate - the primary key too - is 23505,
+    against the rows there, among the rows inserted, and between those inserted and updated."""
+    c.execute("CREATE TABLE u (id INT PRIMARY KEY, a INT UNIQUE, b INT UNIQUE)")
+    c.execute("INSERT INTO u VALUES (1, 1, 1), (2, 2, 2)")
+    pkey = ("23505", 'duplicate key value violates unique constraint "u_pkey"\nDETAIL:  Key (id)=(1) already exists.')
+    assert error_of(c, "INSERT INTO u VALUES (1, 99, 99) ON CONFLICT (a) DO UPDATE SET b = 5") == pkey
+    assert error_of(c, "INSERT INTO u VALUES (1, 99, 99) ON CONFLICT (a) DO NOTHING") == pkey
+    assert error_of(c, "INSERT INTO u VALUES (5, 5, 5), (5, 6, 6) ON CONFLICT (a) DO NOTHING") == (
+        "23505", 'duplicate key value violates unique constraint "u_pkey"\nDETAIL:  Key (id)=(5) already exists.')
+    assert error_of(c, "INSERT INTO u VALUES (5, 5, 5), (5, 6, 6) ON CONFLICT (a) DO UPDATE SET b = 0")[0] == "23505"
+    # the row updated takes the value the row inserted takes
+    assert error_of(c, "INSERT INTO u VALUES (1, 1, 9), (3, 3, 8) ON CONFLICT (a) DO UPDATE SET b = 8")[1].startswith(
+        'duplicate key value violates unique constraint "u_b_key"')
+    assert error_of(c, "INSERT INTO u VALUES (3, 1, 9), (4, 4, 4) ON CONFLICT (a) DO UPDATE SET id = 4")[1].startswith(
+        'duplicate key value violates unique constraint "u_pkey"')
+    assert c.execute("SELECT * FROM u ORDER BY id").fetchall() == [(1, 1, 1), (2, 2, 2)]
+    c.execute("INSERT INTO u VALUES (7, 1, 9), (3, 3, 3) ON CONFLICT (a) DO UPDATE SET b = 7")
+    c.execute("INSERT INTO u VALUES (8, 8, 8), (9, 2, 9) ON CONFLICT (a) DO NOTHING")
+    assert c.execute("SELECT * FROM u ORDER BY id").fetchall() == [(1, 1, 7), (2, 2, 2), (3, 3, 3), (8, 8, 8)]
+
+def test_nan_and_negative_zero_are_one_key_each(c):
+    """As PostgreSQL's btree compares floats: NaN = NaN and -0 = 0 - in the lookups, the
+    validation of a new constraint and the rows of files a reopen reads from Parquet alike."""
+    c.execute("CREATE TABLE f (id INT PRIMARY KEY, x FLOAT8 UNIQUE)")
+    c.execute("INSERT INTO f VALUES (1, 'NaN'), (3, 0.0)")
+    assert error_of(c, "INSERT INTO f VALUES (2, 'NaN')") == (
+        "23505", 'duplicate key value violates unique constraint "f_x_key"\nDETAIL:  Key (x)=(NaN) already exists.')
+    assert error_of(c, "INSERT INTO f VALUES (5, 'NaN'::float8 + 1)")[0] == "23505"
+    assert error_of(c, "INSERT INTO f VALUES (4, -0.0::float8)")[0] == "23505"
+    c.execute("DELETE FROM f")
+    assert error_of(c, "INSERT INTO f VALUES (5, 'NaN'), (6, 'NaN')")[0] == "23505"
+    c.execute("INSERT INTO f VALUES (5, 'NaN'), (6, -0.0::float8)")
+    c.execute("ALTER TABLE f ALTER COLUMN x TYPE float8")  # (validated again: one NaN, one zero)
+    c.execute("CREATE TABLE g (id INT PRIMARY KEY, x FLOAT8)")
+    c.execute("INSERT INTO g VALUES (1, 0.0), (2, -0.0::float8)")
+    assert error_of(c, "ALTER TABLE g ADD CONSTRAINT gx UNIQUE (x)")[0] == "23505"
+    c.execute("CREATE TABLE h (x FLOAT8 PRIMARY KEY, n INT)")
+    c.execute("INSERT INTO h VALUES ('NaN', 1), (1.5, 2)")
+    assert error_of(c, "INSERT INTO h VALUES ('NaN', 3)") == (
+        "23505", 'duplicate key value violates unique constraint "h_pkey"\nDETAIL:  Key (x)=(NaN) already exists.')
+    c.execute("INSERT INTO h VALUES ('NaN', 4) ON CONFLICT (x) DO UPDATE SET n = excluded.n")
+    assert c.execute("SELECT n FROM h WHERE x = 'NaN'").fetchall() == [(4,)]
+    c.execute("CALL txlake.compact('h')")  # (rows in Parquet files: their footers' bounds leave NaN out)
+    c.execute("CALL txlake.compact('f')")
+    assert error_of(c, "INSERT INTO h VALUES ('NaN', 5)")[0] == "23505"
+    assert error_of(c, "INSERT INTO f VALUES (7, 'NaN')")[0] == "23505"
+
+
+def test_constraint_column_usage_lists_unique_and_check_columns(c):
+    c.execute("CREATE TABLE t (id INT PRIMARY KEY, x INT, y INT, z INT CHECK (z > 0), UNIQUE (y, x), "
+              "CONSTRAINT both_ok CHECK (x < y))")
+    c.execute("CREATE UNIQUE INDEX t_z ON t (z)")  # (an index: no constraint, not listed)
+    assert c.execute("SELECT table_schema, table_name, column_name, constraint_name "
+                     "FROM information_schema.constraint_column_usage "
+                     "ORDER BY constraint_name, column_name").fetchall() == [
+        ("public", "t", "x", "both_ok"), ("public", "t", "y", "both_ok"), ("public", "t", "id", "t_pkey"),
+        ("public", "t", "x", "t_y_x_key"), ("public", "t", "y", "t_y_x_key"), ("public", "t", "z", "t_z_check")]
 
 
 # --- concurrency ---------------------------------------------------------------------------
