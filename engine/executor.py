@@ -43,10 +43,11 @@ import sqlglot
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import catalog_views, checks, dialect, jsonb, sources
+from txlake.engine import catalog_views, checks, dialect, jsonb, sources, temp_tables
 from txlake.engine.errors_map import json_input_error, translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
+from txlake.engine.temp_tables import TEMP_DB, is_temp
 from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls, counter_of, sequence_key
 from txlake.parser import statements as st
 from txlake.parser.json_ops import JSON_VALUE, JSONB_VALUE
@@ -238,6 +239,7 @@ class Context:
 
 class Executor:
     def __init__(self, database):
+        self.temp_schema = temp_tables.TEMP_DB  # (its session's pg_temp_N: Session sets it)
         self.db = database
         self.store: DataFileStore = database.warehouse.store
         self.assign_xid = database.assign_xid
@@ -434,7 +436,7 @@ class Executor:
             view = catalog_views.view(name.db, name.name)
             if view is not None and travel is None:  # information_schema.tables, pg_tables, ...
                 alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name.name))
-                rows = catalog_views.build(view, ctx.txn.tables(ctx.catalog), self._last_value)
+                rows = catalog_views.build(view, ctx.txn.tables(ctx.catalog), self._last_value, self.temp_schema)
                 return exp.Table(this=exp.to_identifier(register(rows)), alias=alias)
             version = self._as_of(ctx, name, travel) if travel is not None else ctx.resolve(name)
             key = id(version)
@@ -1505,6 +1507,8 @@ class Executor:
         if latest is self._base_of(txn, version):
             return version, []
         if latest is None:
+            if is_temp(version):  # (the session's own: no other transaction has it)
+                return version, []
             raise errors.SerializationFailure(
                 f'could not serialize access: relation "{version.name}" was dropped concurrently')
         changed = [i for i, r in enumerate(rowids) if _changed_since(r, version, latest)]
@@ -1760,8 +1764,11 @@ class Executor:
     # --- applying changes to the transaction ---------------------------------------------
 
     def _writable(self, ctx: Context, name: st.TableName) -> TableVersion:
-        if ctx.txn.read_only:
-            raise errors.ReadOnlyTransaction("cannot execute this statement in a read-only transaction")
+        if ctx.txn.read_only:  # (a read-only transaction may write its session's temporary tables)
+            version = ctx.lookup(name)
+            if version is None or not is_temp(version):
+                raise errors.ReadOnlyTransaction("cannot execute this statement in a read-only transaction")
+            return version
         return ctx.resolve(name)
 
     def _write(self, ctx: Context, old: TableVersion | None, new: TableVersion | None,
@@ -1817,8 +1824,8 @@ class Executor:
         new = version.with_files(added=added, deleted=deleted)
         in_memory = [f for f in new.uncommitted() if f.in_memory]  # only uncommitted files are
         small = [f for f in in_memory if f.row_count < ROWS_PER_FILE // 2]
-        if sum(map(_memory_bytes, in_memory)) > self.store.cache_bytes // SPILL_SHARE:
-            new = self._spill(new, in_memory)
+        if sum(map(_memory_bytes, in_memory)) > self.store.cache_bytes // SPILL_SHARE and not is_temp(new):
+            new = self._spill(new, in_memory)  # (a temporary table's rows are never written: temp_tables.py)
         elif len(small) > MAX_PENDING_FILES:
             new = self._merge_pending(new, small)
         return new
@@ -1857,9 +1864,11 @@ class Executor:
         PostgreSQL's unique index on relation names: one the transaction sees; else - the name
         locked first, so that another creator of it still open in this process is waited for -
         one committed since the transaction's snapshot. (Another process's creator is found
-        at COMMIT: 42P07 then.)"""
+        at COMMIT: 42P07 then.) A temporary table's name is its session's alone."""
         if ctx.txn.table(ctx.catalog, db, name) is not None:
             return True
+        if db == TEMP_DB:
+            return False
         self.db.locks.acquire(ctx.txn, (f"{db}.{name}", "name"), ctx.lock_wait)
         clash = self.db.warehouse.refresh().table(db, name)
         return clash is not None and clash.table_id not in ctx.txn.changes  # (not one it dropped)
@@ -1870,6 +1879,9 @@ class Executor:
         db, name = stmt.table.qualified(ctx.db)
         if db in catalog_views.CATALOG_SCHEMAS:  # (their names are PostgreSQL's views)
             raise errors.ProgrammingError(f'permission denied to create "{db}.{name}"', sqlstate="42501")
+        temporary = stmt.temporary or db == TEMP_DB  # (CREATE TABLE pg_temp.t makes one too)
+        if temporary:
+            db = temp_tables.check_create(stmt)
         if self.name_taken(ctx, db, name):
             if stmt.if_not_exists:
                 return Result(status="CREATE TABLE", notice=f'relation "{name}" already exists, skipping')
@@ -1900,7 +1912,7 @@ class Executor:
                 raise errors.NotSupportedError(f'column "{key}" is an array: txlake\'s primary keys are '
                                                "of scalar columns")
         columns = tuple(replace(c, not_null=True) if c.name in stmt.primary_key else c for c in columns)
-        table_id = uuid.uuid4().hex
+        table_id = (temp_tables.TEMP_ID_PREFIX if temporary else "") + uuid.uuid4().hex
         if any(spec.sequence is not None for spec in stmt.columns):  # SERIAL, identity: the sequences they own
             from txlake.engine import sequence_ddl  # (it builds on this module)
             taken: set[str] = set()
@@ -1915,6 +1927,8 @@ class Executor:
             data = self._check_rows(version, self._conform(data, schema))
             version = self._apply(version, None, data)
         self._write(ctx, None, version)
+        if temporary:
+            ctx.txn.temp_created[table_id] = stmt.on_commit
         return Result(status=f"SELECT {data.num_rows}" if data is not None else "CREATE TABLE",
                       rowcount=data.num_rows if data is not None else -1)
 

@@ -265,6 +265,10 @@ class CreateTable(Statement):
     with_no_data: bool = False       # CREATE TABLE t AS ... WITH NO DATA
     #: CHECK, UNIQUE and FOREIGN KEY constraints, of the columns and the table, in the order written
     constraints: tuple[ConstraintSpec, ...] = ()
+    #: CREATE TEMP TABLE: the session's own table (engine/temp_tables.py); ``on_commit`` what
+    #: COMMIT does to it: PRESERVE ROWS, DELETE ROWS or DROP
+    temporary: bool = False
+    on_commit: str = "PRESERVE ROWS"
 
 
 @dataclass(frozen=True)

@@ -92,6 +92,8 @@ class Transaction:
     # the session settings SET changed in it, in order: (name, old value, new value, LOCAL?) -
     # undone by a rollback (to a savepoint before them); a LOCAL one also at commit (Session)
     settings_changed: list = field(default_factory=list)
+    # the temporary tables it created (engine/temp_tables.py): table id -> ON COMMIT action
+    temp_created: dict[str, str] = field(default_factory=dict)
 
     @property
     def started_ms(self) -> int:
