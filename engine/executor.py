@@ -59,6 +59,7 @@ from txlake.storage import keys as pk
 from txlake.storage.commit import (ROWS_PER_FILE, SAME_KEYS, SOURCES, UPSERTED, TableDelta, carry_upserted, key_text,
                                    table_bytes, visible_sources)
 from txlake.storage.datafiles import ROWID, DataFileStore, StreamedScan
+from txlake.storage.private_files import PrivateFolder
 from txlake.storage.schema import (Column, ColumnType, TableSchema, array_of, constraint_name, make_type,
                                    type_from_field, uuid_text)
 from txlake.storage.sequences import Counter, Sequences
@@ -240,6 +241,7 @@ class Context:
 class Executor:
     def __init__(self, database):
         self.temp_schema = temp_tables.TEMP_DB  # (its session's pg_temp_N: Session sets it)
+        self.private: PrivateFolder | None = None  # where its temporary tables spill, once they do
         self.db = database
         self.store: DataFileStore = database.warehouse.store
         self.assign_xid = database.assign_xid
@@ -265,6 +267,8 @@ class Executor:
 
     def close(self) -> None:
         self.duck.close()
+        if self.private is not None:
+            self.private.remove()
 
     def _clock(self):
         txn = self.clock_of
@@ -1824,8 +1828,8 @@ class Executor:
         new = version.with_files(added=added, deleted=deleted)
         in_memory = [f for f in new.uncommitted() if f.in_memory]  # only uncommitted files are
         small = [f for f in in_memory if f.row_count < ROWS_PER_FILE // 2]
-        if sum(map(_memory_bytes, in_memory)) > self.store.cache_bytes // SPILL_SHARE and not is_temp(new):
-            new = self._spill(new, in_memory)  # (a temporary table's rows are never written: temp_tables.py)
+        if sum(map(_memory_bytes, in_memory)) > self.store.cache_bytes // SPILL_SHARE:
+            new = self._spill(new, in_memory)
         elif len(small) > MAX_PENDING_FILES:
             new = self._merge_pending(new, small)
         return new
@@ -1840,7 +1844,8 @@ class Executor:
         files = []
         for start in range(0, data.num_rows, ROWS_PER_FILE):
             chunk = data.slice(start, ROWS_PER_FILE)
-            path, size = self.store.spill(version.db, version.name, chunk)
+            path, size = self.store.spill(version.db, version.name, chunk) if not is_temp(version) \
+                else self._private_folder().write(chunk)
             file = DataFile(next(self._pending_ids), path, chunk.num_rows, version.schema.schema_id, size)
             replaced = chain[start:start + ROWS_PER_FILE]
             if (replaced >= 0).any():
@@ -1848,6 +1853,12 @@ class Executor:
             files.append(file)
         carry_upserted(in_memory, files)
         return version.with_files(added=tuple(files), removed=frozenset(f.file_id for f in in_memory))
+
+    def _private_folder(self) -> PrivateFolder:
+        """This session's folder of private files (a temporary table's spills: temp_tables.py)."""
+        if self.private is None:
+            self.private = PrivateFolder(self.store.root)
+        return self.private
 
     def _merge_pending(self, version: TableVersion, pending: list[DataFile]) -> TableVersion:
         pieces = [self.store.scan(replace(version, files=(f,), caches={})) for f in pending]

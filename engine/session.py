@@ -225,8 +225,12 @@ class Session:
             self.db.commit(txn)
             return
         mine = self.temp.take(txn)
-        self.db.commit(txn)
-        self.temp.committed(mine, txn.temp_created)
+        try:
+            self.db.commit(txn)
+            self.temp.committed(mine, txn.temp_created)
+        finally:
+            if self.executor.private is not None:  # spilled rows no temporary table holds now go
+                self.executor.private.keep_only(self.temp.files())
 
     def set_label(self, label: str) -> None:
         """Give the open transaction a label (DB-API ``commit(label=...)``)."""

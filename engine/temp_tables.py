@@ -9,10 +9,12 @@ else: no other session or process sees it, and it goes when the session closes. 
   (``Transaction.changes``, with each as its own base), so name resolution, every write path,
   savepoints and rollback treat them as any table the transaction has; at COMMIT ``take``
   lifts them out before the database's commit sees the transaction, so no log entry,
-  checkpoint or Paimon snapshot ever names them, and nothing of them is written or fsync'd.
+  checkpoint or Paimon snapshot ever names them, and nothing of them is made durable.
   If that commit fails, they go as the rest of the transaction does.
-- **Rows stay in memory.** A temporary table never spills to Parquet (executor ``_apply``):
-  nothing of it is ever on disk, so a crash leaves nothing behind.
+- **Spills are private.** Rows past the memory share spill, as any table's, but to Parquet files
+  of the session's own folder (storage/private_files.py: not fsync'd, removed at close, and a
+  dead process's by the next open of the warehouse). Files no temporary table holds any more
+  (truncated, dropped, rolled back) go at the session's next COMMIT.
 - **Name resolution.** While a session has (or is creating) one, its statements resolve
   unqualified names in ``pg_temp`` first, as PostgreSQL puts pg_temp first in the search path;
   ``pg_temp.t`` names one explicitly. A session without any pays nothing.
@@ -75,6 +77,10 @@ class TempTables:
     def changed(self, mine: dict[str, TableVersion | None]) -> bool:
         """Did the transaction these were taken from change any of them?"""
         return any(version is not self.tables.get(tid) for tid, version in mine.items())
+
+    def files(self) -> set[str]:
+        """The paths of the files their rows spilled to (storage/private_files.py)."""
+        return {f.path for version in self.tables.values() for f in version.files if f.path is not None}
 
     def committed(self, mine: dict[str, TableVersion | None], created: dict[str, str]) -> None:
         """The transaction ``mine`` was taken from committed; ``created``: the ON COMMIT action

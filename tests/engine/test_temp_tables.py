@@ -203,9 +203,15 @@ def test_nothing_of_it_reaches_the_warehouse_files(connect, warehouse):
     assert rows(c, "SELECT v FROM perm") == [("copied",)]
 
 
-def test_a_large_insert_select_into_it(warehouse):
-    """More rows than the transaction's memory share: a permanent table's would spill to Parquet
-    files in the warehouse; a temporary table's never reach the warehouse."""
+def private_files(warehouse) -> list[str]:
+    top = os.path.join(warehouse, "_private")
+    return [os.path.join(d, f) for d, _, files in os.walk(top) for f in files] if os.path.isdir(top) else []
+
+
+def test_a_large_insert_select_into_it_spills_to_private_files(warehouse):
+    """More rows than the transaction's memory share spill to Parquet, as a permanent table's
+    do - but to the session's private folder, not to the warehouse's tables; files no table
+    holds any more go at the next commit, and the folder at close."""
     c = txlake.connect(warehouse, publish="off", memory_limit="16MB", autocommit=True)
     try:
         c.execute("CREATE TEMP TABLE big (id BIGINT PRIMARY KEY, pad TEXT)")
@@ -213,7 +219,35 @@ def test_a_large_insert_select_into_it(warehouse):
         assert rows(c, "SELECT count(*), max(id) FROM big") == [(200000, 199999)]
         c.execute("UPDATE big SET pad = 'q' WHERE id < 10")
         assert rows(c, "SELECT count(*) FROM big WHERE pad = 'q'") == [(10,)]
+        spilled = private_files(warehouse)
+        assert spilled, "the rows spilled"
         assert [d for d in os.listdir(warehouse) if d.endswith(".db")] == []
+        assert c.session.db.warehouse.store.spills == 0  # (no spill of the warehouse's kind)
+        c.execute("TRUNCATE big")
+        assert private_files(warehouse) == []
+        c.execute("INSERT INTO big SELECT x, repeat('p', 100) FROM range(200000) r(x)")
+        assert private_files(warehouse)
+    finally:
+        c.close()
+    assert private_files(warehouse) == []
+
+
+def test_a_crashed_sessions_private_files_go_at_the_next_open(warehouse):
+    code = textwrap.dedent("""
+        import os, signal, sys, txlake
+        c = txlake.connect(sys.argv[1], publish="off", memory_limit="16MB", autocommit=True)
+        c.execute("CREATE TEMP TABLE big (id BIGINT, pad TEXT)")
+        c.execute("INSERT INTO big SELECT x, repeat('p', 100) FROM range(200000) r(x)")
+        print(len([f for _, _, files in os.walk(os.path.join(sys.argv[1], "_private")) for f in files]), flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+    """)
+    done = run_python(code, warehouse, timeout=120)
+    assert done.returncode != 0 and int(done.stdout.split()[0]) > 0, done.stderr
+    assert private_files(warehouse), "the killed process left its files"
+    c = txlake.connect(warehouse, publish="off")
+    try:
+        assert private_files(warehouse) == []
+        assert rows(c, "SELECT count(*) FROM information_schema.tables") == [(0,)]
     finally:
         c.close()
 
