@@ -334,8 +334,8 @@ class Session:
         of the ``kinds`` asked for (table, view, sequence)."""
         import pyarrow as pa
         tables = [t for t in self._visible_tables() if relation_kind(t) in kinds]
-        rows = sorted((t.db, t.name, len(t.column_types()), t.row_count if t.is_table else None,
-                       relation_kind(t)) for t in tables)
+        rows = sorted((t.db if t.db != TEMP_DB else self.temp.schema, t.name, len(t.column_types()),
+                       t.row_count if t.is_table else None, relation_kind(t)) for t in tables)
         return pa.table({"database": [r[0] for r in rows], "table": [r[1] for r in rows],
                          "columns": [r[2] for r in rows], "rows": pa.array([r[3] for r in rows], pa.int64()),
                          "type": [r[4] for r in rows]})

@@ -82,7 +82,10 @@ def test_visible_only_to_its_session(connect):
     schema_b = rows(b, "SELECT table_schema FROM information_schema.tables WHERE table_name = 't'")
     assert len(schema_a) == len(schema_b) == 1 and schema_a != schema_b
     assert schema_a[0][0].startswith("pg_temp_")
+    listed = a.session.describe_tables().to_pydict()  # (what the REPL's \dt lists)
+    assert (listed["database"], listed["table"]) == ([schema_a[0][0]], ["t"])
     fresh = connect()
+    assert fresh.session.describe_tables().num_rows == 0
     fails(fresh, "SELECT * FROM pg_temp.t", "42P01")
     fresh.rollback()
     assert rows(fresh, "SELECT count(*) FROM information_schema.tables") == [(0,)]
