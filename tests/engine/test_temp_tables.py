@@ -176,6 +176,26 @@ def test_rollback_and_savepoints(connect):
     assert rows(c, "SELECT a FROM t") == [(1,)]
 
 
+@pytest.mark.parametrize("level", ["READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE"])
+def test_every_isolation_level(connect, level):
+    """Its rows need no conflict checks with other sessions: two SERIALIZABLE sessions that
+    read and write their own tables of the same name both commit."""
+    a, b = connect(isolation_level=level), connect(isolation_level=level)
+    for c in (a, b):
+        c.execute("CREATE TEMP TABLE t (id INT PRIMARY KEY, v INT)")
+        c.execute("INSERT INTO t VALUES (1, 1), (2, 2)")
+        c.commit()
+    for c in (a, b):
+        c.execute("SELECT * FROM t")
+    a.execute("UPDATE t SET v = v + 1 WHERE id = 1")
+    b.execute("UPDATE t SET v = v + 10")
+    a.execute("ALTER TABLE t ADD COLUMN w TEXT DEFAULT 'z'")
+    a.commit()
+    b.commit()
+    assert rows(a, "SELECT * FROM t ORDER BY id") == [(1, 2, "z"), (2, 2, "z")]
+    assert rows(b, "SELECT * FROM t ORDER BY id") == [(1, 11), (2, 12)]
+
+
 def test_close_drops_it(connect):
     c = connect(autocommit=True)
     c.execute("CREATE TEMP TABLE t (a INT)")
@@ -311,6 +331,8 @@ def test_refusals(connect):
     fails(c, "CREATE VIEW v AS SELECT a FROM t", "0A000")
     c.rollback()
     fails(c, "CREATE VIEW pg_temp.v AS SELECT 1 AS a", "0A000")
+    c.rollback()
+    fails(c, "CREATE SEQUENCE pg_temp.s", "0A000")
     c.rollback()
     c.execute("INSERT INTO t VALUES (1)")
     fails(c, "PREPARE TRANSACTION 'g'", "0A000")
