@@ -318,22 +318,23 @@ def test_a_read_only_transaction_may_write_it(connect):
     c.rollback()
 
 
+REFUSED = [
+    ("CREATE TEMP TABLE s (id SERIAL)", "0A000"),
+    ("CREATE TEMP TABLE public.s (a INT)", "42P16"),
+    ("CREATE TABLE s (a INT) ON COMMIT DELETE ROWS", "42P16"),
+    ("CREATE VIEW v AS SELECT a FROM t", "0A000"),  # (PostgreSQL would make it a temporary view)
+    ("CREATE VIEW pg_temp.v AS SELECT 1 AS a", "0A000"),
+    ("CREATE SEQUENCE pg_temp.s", "0A000"),
+]
+
+
 def test_refusals(connect):
-    c = connect()
-    fails(c, "CREATE TEMP TABLE s (id SERIAL)", "0A000")
-    c.rollback()
-    fails(c, "CREATE TEMP TABLE public.s (a INT)", "42P16")
-    c.rollback()
-    fails(c, "CREATE TABLE s (a INT) ON COMMIT DELETE ROWS", "42P16")
-    c.rollback()
+    c = connect(autocommit=True)
     c.execute("CREATE TEMP TABLE t (a INT)")
-    c.commit()
-    fails(c, "CREATE VIEW v AS SELECT a FROM t", "0A000")
-    c.rollback()
-    fails(c, "CREATE VIEW pg_temp.v AS SELECT 1 AS a", "0A000")
-    c.rollback()
-    fails(c, "CREATE SEQUENCE pg_temp.s", "0A000")
-    c.rollback()
+    for sql, sqlstate in REFUSED:
+        fails(c, sql, sqlstate)
+    assert rows(c, "SELECT count(*) FROM information_schema.tables") == [(1,)]
+    c.autocommit = False
     c.execute("INSERT INTO t VALUES (1)")
     fails(c, "PREPARE TRANSACTION 'g'", "0A000")
     assert rows(c, "SELECT count(*) FROM t") == [(0,)]  # refused: rolled back
