@@ -18,8 +18,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import dataclasses
-
 import pyarrow as pa
 
 from txlake.engine import checks
@@ -68,7 +66,7 @@ def build(key: str, tables: list[TableVersion], last_value=None, temp_schema: st
     """The rows of catalog view ``key`` over ``tables``; ``last_value(sequence)``: the last
     number a sequence's file gave out, or None (``pg_sequences`` reads it); ``temp_schema``:
     the schema the session's temporary tables show in (PostgreSQL's ``pg_temp_N``)."""
-    tables = [dataclasses.replace(t, db=temp_schema, caches={}) if t.db == TEMP_DB else t for t in tables]
+    tables = [replace(t, db=temp_schema, caches={}) if t.db == TEMP_DB else t for t in tables]
     tables = sorted(tables, key=lambda t: (schema_name(t.db), t.name))
     if key == "pg_catalog.pg_sequences":
         return _pg_sequences(tables, last_value)

@@ -47,8 +47,8 @@ from txlake.engine import catalog_views, checks, dialect, jsonb, sources, temp_t
 from txlake.engine.errors_map import json_input_error, translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
-from txlake.engine.temp_tables import TEMP_DB, is_temp
 from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls, counter_of, sequence_key
+from txlake.engine.temp_tables import TEMP_DB, is_temp
 from txlake.parser import statements as st
 from txlake.parser.json_ops import JSON_VALUE, JSONB_VALUE
 from txlake.parser.parse import identifier, parse_table_name, table_name

@@ -27,9 +27,9 @@ from txlake.engine import catalog_views, checks, copy, prepared, sequence_ddl, v
 from txlake.engine.database import Database, default_memory_limit, open_database
 from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result, relation_kind
 from txlake.engine.merge import merge
-from txlake.engine.temp_tables import TEMP_DB, TempTables
 from txlake.engine.mvcc.xact import (DEFAULT_LEVEL, READ_COMMITTED, READ_UNCOMMITTED, Transaction,
                                      TxnState, normalise_level)
+from txlake.engine.temp_tables import TEMP_DB, TempTables
 from txlake.parser import statements as st
 from txlake.parser.parse import named_position, parse, parse_table_name
 
@@ -406,7 +406,7 @@ class Session:
                 return
             if self.txn is not None:
                 self.rollback()
-            self.temp.tables.clear()  # (in memory only: nothing of them is on disk)
+            self.temp.tables.clear()  # (their spilled files go with the executor's private folder)
             self.executor.close()
             self.closed = True
             self.db.release()
