@@ -21,6 +21,7 @@ from dataclasses import replace
 import pyarrow as pa
 
 from txlake.engine import checks
+from txlake.engine.temp_tables import TEMP_DB, TEMP_ID_PREFIX
 from txlake.storage.schema import Column, ColumnType, parse_type_name
 from txlake.storage.version import TableVersion
 
@@ -61,9 +62,11 @@ def view(db: str, name: str) -> str | None:
     return key if key in _VIEWS else None
 
 
-def build(key: str, tables: list[TableVersion], last_value=None) -> pa.Table:
+def build(key: str, tables: list[TableVersion], last_value=None, temp_schema: str = TEMP_DB) -> pa.Table:
     """The rows of catalog view ``key`` over ``tables``; ``last_value(sequence)``: the last
-    number a sequence's file gave out, or None (``pg_sequences`` reads it)."""
+    number a sequence's file gave out, or None (``pg_sequences`` reads it); ``temp_schema``:
+    the schema the session's temporary tables show in (PostgreSQL's ``pg_temp_N``)."""
+    tables = [replace(t, db=temp_schema, caches={}) if t.db == TEMP_DB else t for t in tables]
     tables = sorted(tables, key=lambda t: (schema_name(t.db), t.name))
     if key == "pg_catalog.pg_sequences":
         return _pg_sequences(tables, last_value)
@@ -89,7 +92,8 @@ def _tables(tables: list[TableVersion]) -> pa.Table:
         "table_catalog": _text([CATALOG] * n),
         "table_schema": _text(schema_name(t.db) for t in tables),
         "table_name": _text(t.name for t in tables),
-        "table_type": _text("VIEW" if t.is_view else "BASE TABLE" for t in tables),
+        "table_type": _text("VIEW" if t.is_view else "LOCAL TEMPORARY" if t.table_id.startswith(TEMP_ID_PREFIX)
+                            else "BASE TABLE" for t in tables),
         "is_insertable_into": _text("NO" if t.is_view else "YES" for t in tables),
         "is_typed": _text(["NO"] * n),
     })

@@ -24,6 +24,7 @@ from txlake.engine.mvcc.ssi import SSI
 from txlake.engine.mvcc.snapshot import Snapshot
 from txlake.engine.mvcc.xact import READ_COMMITTED, SERIALIZABLE, Transaction, TxnState
 from txlake.engine.mvcc.xid import XidAllocator
+from txlake.storage import private_files
 from txlake.storage.commit import Commit, TableDelta
 from txlake.storage.expiry import expired_before
 from txlake.storage.prepared import DEFAULT_TIMEOUT as DEFAULT_PREPARED_TIMEOUT
@@ -123,6 +124,7 @@ class Database:
         self.path = path
         self.warehouse = Warehouse(path, durable=durable, commit_timeout=commit_timeout,
                                    label_retention=label_retention, **kwargs)
+        private_files.remove_dead(self.warehouse.store.root)  # (temp tables' spills a crash left)
         self.xids = XidAllocator(self.warehouse.latest.max_xid + 1)
         self.clog = CommitLog()
         self.locks = LockTable(ProcessLocks.for_path(os.path.join(self.warehouse.txlog.dir, ROW_LOCKS_FILE))

@@ -43,12 +43,13 @@ import sqlglot
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import catalog_views, checks, dialect, foreign_keys, jsonb, sources
+from txlake.engine import catalog_views, checks, dialect, foreign_keys, jsonb, sources, temp_tables
 from txlake.engine import uniques
 from txlake.engine.errors_map import json_input_error, translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls, counter_of, sequence_key
+from txlake.engine.temp_tables import TEMP_DB, is_temp
 from txlake.parser import statements as st
 from txlake.parser.json_ops import JSON_VALUE, JSONB_VALUE
 from txlake.parser.parse import identifier, parse_table_name, table_name
@@ -60,6 +61,7 @@ from txlake.storage import keys as pk
 from txlake.storage.commit import (ROWS_PER_FILE, SAME_KEYS, SOURCES, UPSERTED, TableDelta, carry_upserted, key_text,
                                    table_bytes, visible_sources)
 from txlake.storage.datafiles import ROWID, DataFileStore, StreamedScan
+from txlake.storage.private_files import PrivateFolder
 from txlake.storage.schema import (Column, ColumnType, TableSchema, array_of, constraint_name, make_type,
                                    type_from_field, uuid_text)
 from txlake.storage.sequences import Counter, Sequences
@@ -240,6 +242,8 @@ class Context:
 
 class Executor:
     def __init__(self, database):
+        self.temp_schema = temp_tables.TEMP_DB  # (its session's pg_temp_N: Session sets it)
+        self.private: PrivateFolder | None = None  # where its temporary tables spill, once they do
         self.db = database
         self.store: DataFileStore = database.warehouse.store
         self.assign_xid = database.assign_xid
@@ -267,6 +271,8 @@ class Executor:
 
     def close(self) -> None:
         self.duck.close()
+        if self.private is not None:
+            self.private.remove()
 
     def _clock(self):
         txn = self.clock_of
@@ -438,7 +444,7 @@ class Executor:
             view = catalog_views.view(name.db, name.name)
             if view is not None and travel is None:  # information_schema.tables, pg_tables, ...
                 alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name.name))
-                rows = catalog_views.build(view, ctx.txn.tables(ctx.catalog), self._last_value)
+                rows = catalog_views.build(view, ctx.txn.tables(ctx.catalog), self._last_value, self.temp_schema)
                 return exp.Table(this=exp.to_identifier(register(rows)), alias=alias)
             version = self._as_of(ctx, name, travel) if travel is not None else ctx.resolve(name)
             key = id(version)
@@ -1556,6 +1562,8 @@ class Executor:
         if latest is self._base_of(txn, version):
             return version, []
         if latest is None:
+            if is_temp(version):  # (the session's own: no other transaction has it)
+                return version, []
             raise errors.SerializationFailure(
                 f'could not serialize access: relation "{version.name}" was dropped concurrently')
         changed = [i for i, r in enumerate(rowids) if _changed_since(r, version, latest)]
@@ -1823,8 +1831,11 @@ class Executor:
     # --- applying changes to the transaction ---------------------------------------------
 
     def _writable(self, ctx: Context, name: st.TableName) -> TableVersion:
-        if ctx.txn.read_only:
-            raise errors.ReadOnlyTransaction("cannot execute this statement in a read-only transaction")
+        if ctx.txn.read_only:  # (a read-only transaction may write its session's temporary tables)
+            version = ctx.lookup(name)
+            if version is None or not is_temp(version):
+                raise errors.ReadOnlyTransaction("cannot execute this statement in a read-only transaction")
+            return version
         return ctx.resolve(name)
 
     def _write(self, ctx: Context, old: TableVersion | None, new: TableVersion | None,
@@ -1900,7 +1911,8 @@ class Executor:
         files = []
         for start in range(0, data.num_rows, ROWS_PER_FILE):
             chunk = data.slice(start, ROWS_PER_FILE)
-            path, size = self.store.spill(version.db, version.name, chunk)
+            path, size = self.store.spill(version.db, version.name, chunk) if not is_temp(version) \
+                else self._private_folder().write(chunk)
             file = DataFile(next(self._pending_ids), path, chunk.num_rows, version.schema.schema_id, size)
             replaced = chain[start:start + ROWS_PER_FILE]
             if (replaced >= 0).any():
@@ -1909,6 +1921,12 @@ class Executor:
         carry_upserted(in_memory, files)
         fks.carry_kept(in_memory, files)
         return version.with_files(added=tuple(files), removed=frozenset(f.file_id for f in in_memory))
+
+    def _private_folder(self) -> PrivateFolder:
+        """This session's folder of private files (a temporary table's spills: temp_tables.py)."""
+        if self.private is None:
+            self.private = PrivateFolder(self.store.root)
+        return self.private
 
     def _merge_pending(self, version: TableVersion, pending: list[DataFile]) -> TableVersion:
         pieces = [self.store.scan(replace(version, files=(f,), caches={})) for f in pending]
@@ -1926,9 +1944,11 @@ class Executor:
         PostgreSQL's unique index on relation names: one the transaction sees; else - the name
         locked first, so that another creator of it still open in this process is waited for -
         one committed since the transaction's snapshot. (Another process's creator is found
-        at COMMIT: 42P07 then.)"""
+        at COMMIT: 42P07 then.) A temporary table's name is its session's alone."""
         if ctx.txn.table(ctx.catalog, db, name) is not None:
             return True
+        if db == TEMP_DB:
+            return False
         self.db.locks.acquire(ctx.txn, (f"{db}.{name}", "name"), ctx.lock_wait)
         clash = self.db.warehouse.refresh().table(db, name)
         return clash is not None and clash.table_id not in ctx.txn.changes  # (not one it dropped)
@@ -1939,6 +1959,9 @@ class Executor:
         db, name = stmt.table.qualified(ctx.db)
         if db in catalog_views.CATALOG_SCHEMAS:  # (their names are PostgreSQL's views)
             raise errors.ProgrammingError(f'permission denied to create "{db}.{name}"', sqlstate="42501")
+        temporary = stmt.temporary or db == TEMP_DB  # (CREATE TABLE pg_temp.t makes one too)
+        if temporary:
+            db = temp_tables.check_create(stmt)
         if self.name_taken(ctx, db, name):
             if stmt.if_not_exists:
                 return Result(status="CREATE TABLE", notice=f'relation "{name}" already exists, skipping')
@@ -1969,7 +1992,7 @@ class Executor:
                 raise errors.NotSupportedError(f'column "{key}" is an array: txlake\'s primary keys are '
                                                "of scalar columns")
         columns = tuple(replace(c, not_null=True) if c.name in stmt.primary_key else c for c in columns)
-        table_id = uuid.uuid4().hex
+        table_id = (temp_tables.TEMP_ID_PREFIX if temporary else "") + uuid.uuid4().hex
         if any(spec.sequence is not None for spec in stmt.columns):  # SERIAL, identity: the sequences they own
             from txlake.engine import sequence_ddl  # (it builds on this module)
             taken: set[str] = set()
@@ -1987,6 +2010,8 @@ class Executor:
             data = self._check_rows(version, self._conform(data, schema))
             version = self._apply(version, None, data)
         self._write(ctx, None, version)
+        if temporary:
+            ctx.txn.temp_created[table_id] = stmt.on_commit
         return Result(status=f"SELECT {data.num_rows}" if data is not None else "CREATE TABLE",
                       rowcount=data.num_rows if data is not None else -1)
 
@@ -2292,8 +2317,9 @@ class Executor:
                 schema = uniques.add(schema, table, name, spec, data)
             else:
                 name = spec.name or constraint_name(table, spec.columns, "fkey", taken)
-                schema = replace(schema, foreign_keys=schema.foreign_keys + (
-                    foreign_keys.constraint(self, ctx, db, table, schema, spec, name, data, not_valid),))
+                fk = foreign_keys.constraint(self, ctx, db, table, schema, spec, name, data, not_valid)
+                _refuse_temporary_reference(db, fk)
+                schema = replace(schema, foreign_keys=schema.foreign_keys + (fk,))
         return schema
 
     @staticmethod
@@ -2309,6 +2335,20 @@ class Executor:
                 return schema
             raise errors.UndefinedObject(f'constraint "{action.name}" of relation "{table}" does not exist')
         return replace(schema.evolve(schema.columns), **kept)
+
+
+def _refuse_temporary_reference(db: str, fk) -> None:
+    """A foreign key between a temporary table and a permanent one is 42P16, as in PostgreSQL;
+    one between two temporary tables is not supported (0A000): the COMMIT re-check of foreign
+    keys reads the shared catalog, which holds no temporary table."""
+    child = db == temp_tables.TEMP_DB
+    parent = fk.table_id.startswith(temp_tables.TEMP_ID_PREFIX)
+    if child and parent:
+        raise errors.NotSupportedError("foreign keys between temporary tables are not supported")
+    if child or parent:
+        kind = "temporary" if child else "permanent"
+        raise errors.ProgrammingError(f"constraints on {kind} tables may reference only {kind} tables",
+                                      sqlstate="42P16")
 
 
 def _session_value(ctx: Context, node: exp.Expression) -> exp.Expression:

@@ -27,6 +27,7 @@ from txlake import errors
 from txlake.engine import catalog_views, dialect
 from txlake.engine.executor import Context, Executor, Result, sequence_of
 from txlake.engine.sequence_calls import qualified_name, sequence_key
+from txlake.engine.temp_tables import TEMP_DB
 from txlake.parser import statements as st
 from txlake.storage.schema import SEQUENCE_TYPES, SequenceDefinition, TableSchema
 from txlake.storage.sequences import Counter
@@ -139,6 +140,8 @@ def create_sequence(ex: Executor, ctx: Context, stmt: st.CreateSequence, params)
     db, name = stmt.sequence.qualified(ctx.db)
     if db in catalog_views.CATALOG_SCHEMAS:
         raise errors.ProgrammingError(f'permission denied to create "{db}.{name}"', sqlstate="42501")
+    if db == TEMP_DB:
+        raise errors.NotSupportedError("temporary sequences are not supported")
     if ex.name_taken(ctx, db, name):
         if stmt.if_not_exists:
             return Result(status="CREATE SEQUENCE", notice=f'relation "{name}" already exists, skipping')

@@ -29,6 +29,7 @@ from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result, relati
 from txlake.engine.merge import merge
 from txlake.engine.mvcc.xact import (DEFAULT_LEVEL, READ_COMMITTED, READ_UNCOMMITTED, Transaction,
                                      TxnState, normalise_level)
+from txlake.engine.temp_tables import TEMP_DB, TempTables
 from txlake.parser import statements as st
 from txlake.parser.parse import named_position, parse, parse_table_name
 
@@ -88,6 +89,8 @@ class Session:
         self.progress = None  # callable(done, total, what) for long maintenance runs
         self._canceled = False  # the statement running was canceled (``cancel``)
         self.prepared: dict[str, prepared.Prepared] = {}  # PREPARE's statements, by name
+        self.temp = TempTables()  # its temporary tables (engine/temp_tables.py)
+        self.executor.temp_schema = self.temp.schema
         _open_sessions.add(self)
 
     # --- public --------------------------------------------------------------------------
@@ -201,6 +204,8 @@ class Session:
         self.txn = self.db.begin(_effective(level), self.default_read_only if read_only is None else read_only,
                                  explicit=explicit, label=label)
         self.txn.declared_isolation = level
+        if self.temp.tables:
+            self.temp.begin(self.txn)
         return self.txn
 
     def commit(self) -> Result:
@@ -211,8 +216,21 @@ class Session:
         if txn.state is TxnState.FAILED:
             self._abort_block(txn)
             return Result(status="ROLLBACK")
-        self._end_block(txn, self.db.commit)
+        self._end_block(txn, self._commit)
         return Result(status="COMMIT")
+
+    def _commit(self, txn: Transaction) -> None:
+        """The database commits ``txn``; its temporary tables, lifted out first, are the session's."""
+        if not self.temp.tables and not txn.temp_created:
+            self.db.commit(txn)
+            return
+        mine = self.temp.take(txn)
+        try:
+            self.db.commit(txn)
+            self.temp.committed(mine, txn.temp_created)
+        finally:
+            if self.executor.private is not None:  # spilled rows no temporary table holds now go
+                self.executor.private.keep_only(self.temp.files())
 
     def set_label(self, label: str) -> None:
         """Give the open transaction a label (DB-API ``commit(label=...)``)."""
@@ -316,8 +334,8 @@ class Session:
         of the ``kinds`` asked for (table, view, sequence)."""
         import pyarrow as pa
         tables = [t for t in self._visible_tables() if relation_kind(t) in kinds]
-        rows = sorted((t.db, t.name, len(t.column_types()), t.row_count if t.is_table else None,
-                       relation_kind(t)) for t in tables)
+        rows = sorted((t.db if t.db != TEMP_DB else self.temp.schema, t.name, len(t.column_types()),
+                       t.row_count if t.is_table else None, relation_kind(t)) for t in tables)
         return pa.table({"database": [r[0] for r in rows], "table": [r[1] for r in rows],
                          "columns": [r[2] for r in rows], "rows": pa.array([r[3] for r in rows], pa.int64()),
                          "type": [r[4] for r in rows]})
@@ -384,7 +402,7 @@ class Session:
     def _visible(self, name: str):
         ref = parse_table_name(name)
         visible = {(v.db, v.name): v for v in self._visible_tables()}
-        places = [ref.qualified(db) for db in self.search_path]  # (a qualified name: its own)
+        places = [ref.qualified(db) for db in (TEMP_DB, *self.search_path)]  # (a qualified name: its own)
         version = next((visible[p] for p in places if p in visible), None)
         if version is None:
             raise errors.UndefinedTable(f'relation "{catalog_views.relation_name(ref.db, ref.name)}" does not exist')
@@ -395,7 +413,7 @@ class Session:
         if txn is not None and txn.snapshot is not None:
             return txn.tables(txn.snapshot.catalog)
         catalog = self.db.warehouse.refresh()
-        return txn.tables(catalog) if txn is not None else list(catalog.tables.values())
+        return txn.tables(catalog) if txn is not None else [*catalog.tables.values(), *self.temp.tables.values()]
 
     def close(self) -> None:
         with self._lock:
@@ -403,6 +421,7 @@ class Session:
                 return
             if self.txn is not None:
                 self.rollback()
+            self.temp.tables.clear()  # (their spilled files go with the executor's private folder)
             self.executor.close()
             self.closed = True
             self.db.release()
@@ -421,7 +440,7 @@ class Session:
                 self.db.abort(txn)
                 raise
             self.txn = None
-            self.db.commit(txn)
+            self._commit(txn)
             return result
         txn.check_usable()
         try:
@@ -477,8 +496,9 @@ class Session:
             txn.snapshot = self.db.take_snapshot()
             if not txn.uses_transaction_snapshot:
                 txn.follow(txn.snapshot.catalog)
+        search_path = self.search_path if not (self.temp.tables or txn.temp_created) else (TEMP_DB, *self.search_path)
         ctx = Context(txn, txn.snapshot.catalog, self.settings["search_path"],
-                      lock_timeout=_seconds(self.settings["lock_timeout"]), search_path=self.search_path,
+                      lock_timeout=_seconds(self.settings["lock_timeout"]), search_path=search_path,
                       deadline=deadline, canceled=self._check_canceled)
         runner = _DATA.get(type(stmt))
         if runner is None:
@@ -658,8 +678,17 @@ class Session:
         if txn.state is TxnState.FAILED:  # as PostgreSQL: a failed block is rolled back
             self._abort_block(txn)
             return Result(status="ROLLBACK")
-        self._end_block(txn, lambda t: self.db.prepare(t, stmt.gid))
+        self._end_block(txn, lambda t: self._prepare_commit(t, stmt.gid))
         return Result(status="PREPARE TRANSACTION")
+
+    def _prepare_commit(self, txn: Transaction, gid: str) -> None:
+        """PREPARE TRANSACTION: a prepared transaction outlives the session, its temporary
+        tables do not - one that changed them is refused (0A000) and rolled back, as in PostgreSQL."""
+        if self.temp.tables or txn.temp_created:
+            if self.temp.changed(self.temp.take(txn)) or txn.temp_created:
+                self.db.abort(txn)
+                raise errors.NotSupportedError("cannot PREPARE a transaction that has operated on temporary objects")
+        self.db.prepare(txn, gid)
 
     # --- prepared statements (engine/prepared.py) -----------------------------------------
 

@@ -39,6 +39,7 @@ from sqlglot import exp
 from txlake import errors
 from txlake.engine import catalog_views
 from txlake.engine.executor import Context, Executor, Result, relation_kind
+from txlake.engine.temp_tables import TEMP_DB, is_temp
 from txlake.parser import statements as st
 from txlake.parser.dialect import Txlake
 from txlake.parser.parse import identifier, parse, table_name
@@ -257,6 +258,8 @@ def create_view(ex: Executor, ctx: Context, stmt: st.CreateView, params) -> Resu
             raise errors.SerializationFailure("could not serialize access due to concurrent update")
         raise errors.DuplicateTable(f'relation "{name}" already exists')
     written, reads = _qualified(ctx, stmt.written)
+    if db == TEMP_DB or any(is_temp(v) for v in reads):  # (PostgreSQL would make it a temporary view)
+        raise errors.NotSupportedError("a view over a temporary table (a temporary view) is not supported")
     # the columns: named from the query as written (PostgreSQL's rules: parser/semantics.py),
     # typed by what DuckDB makes of it, over the tables (and views) as this transaction sees them
     seen = frozenset({old.table_id}) if old is not None else frozenset()

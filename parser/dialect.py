@@ -155,6 +155,13 @@ class TxlakeParser(DuckDB.Parser):
         typed = parser(self, literal, data_type) if parser else self.expression(exp.Cast(this=literal, to=data_type))
         return self._parse_column_ops(typed)
 
+    def _parse_on_property(self):
+        """PostgreSQL's ``ON COMMIT DROP`` of a temporary table (sqlglot reads PRESERVE ROWS and
+        DELETE ROWS only): an OnCommitProperty with ``drop``."""
+        if self._match_text_seq("COMMIT", "DROP"):
+            return exp.OnCommitProperty(drop=True)
+        return super()._parse_on_property()
+
     def _parse_merge(self):
         """PostgreSQL's MERGE INTO (sqlglot's parser took ``MERGE t USING ...`` too), whose data
         source may be a join (``USING a JOIN b ON ... ON ...``: the source Table gets the joins,

@@ -232,11 +232,10 @@ def _to_statement(tree: exp.Expression) -> st.Statement:
         first = first.this
     into = first.args.get("into") if isinstance(first, exp.Select) else None
     if into is not None:  # SELECT ... INTO t: PostgreSQL's other spelling of CREATE TABLE t AS SELECT
-        if into.args.get("temporary") or locks:
-            raise errors.NotSupportedError("SELECT INTO a TEMPORARY table is not supported" if not locks
-                                           else "SELECT INTO with FOR UPDATE is not supported")
+        if locks:
+            raise errors.NotSupportedError("SELECT INTO with FOR UPDATE is not supported")
         first.set("into", None)
-        return st.CreateTable(table=table_name(into.this), as_query=tree)
+        return st.CreateTable(table=table_name(into.this), as_query=tree, temporary=bool(into.args.get("temporary")))
     if isinstance(tree, (exp.Query, exp.Values)):
         return st.Query(expression=tree, locks=tuple(locks or ()))
     if isinstance(tree, (exp.Condition, exp.Alias, exp.Star)):  # a bare expression ("START", "SELEC 1")
@@ -652,22 +651,30 @@ def _create(tree: exp.Create) -> st.Statement:
         raise errors.NotSupportedError(f"CREATE {tree.args.get('kind')} is not supported")
     if tree.args.get("replace"):
         raise errors.NotSupportedError("CREATE OR REPLACE TABLE is not supported")
-    with_no_data = False
+    with_no_data, temporary, on_commit = False, False, None
     for prop in (tree.args.get("properties") or exp.Properties()).expressions:
-        # TEMPORARY, PARTITION BY, INHERITS, WITH (...): refused, never ignored (UNLOGGED asks
-        # for less durability than every table has: taken as it is)
+        # PARTITION BY, INHERITS, WITH (...): refused, never ignored (UNLOGGED asks for less
+        # durability than every table has: taken as it is)
         if isinstance(prop, exp.WithDataProperty) and tree.expression is not None:
             with_no_data = bool(prop.args.get("no"))
+        elif isinstance(prop, exp.TemporaryProperty):
+            temporary = True
+        elif isinstance(prop, exp.OnCommitProperty):
+            on_commit = "DROP" if prop.args.get("drop") else "DELETE ROWS" if prop.args.get("delete") \
+                else "PRESERVE ROWS"
         elif not isinstance(prop, exp.UnloggedProperty):
             what = _TABLE_PROPERTIES.get(type(prop)) or prop.sql(dialect="postgres")
             raise errors.NotSupportedError(f"CREATE TABLE with {what} is not supported")
+    if on_commit is not None and not temporary:
+        raise errors.ProgrammingError("ON COMMIT can only be used on temporary tables", sqlstate="42P16")
+    temp = {"temporary": True, "on_commit": on_commit or "PRESERVE ROWS"} if temporary else {}
     if_not_exists = bool(tree.args.get("exists"))
     target = tree.this
     if isinstance(target, exp.Schema) and tree.expression is not None and target.expressions \
             and all(isinstance(item, exp.Identifier) for item in target.expressions):
         return st.CreateTable(table=table_name(target.this), if_not_exists=if_not_exists, as_query=tree.expression,
                               as_names=tuple(_check_name(identifier(i), "column") for i in target.expressions),
-                              with_no_data=with_no_data)
+                              with_no_data=with_no_data, **temp)
     if isinstance(target, exp.Schema):
         table = table_name(target.this)
         columns, primary_key, constraints, key_name = [], [], [], None
@@ -695,9 +702,9 @@ def _create(tree: exp.Create) -> st.Statement:
         return st.CreateTable(table=table, columns=tuple(columns),
                               primary_key=tuple(primary_key or inline),
                               if_not_exists=if_not_exists, as_query=tree.expression,
-                              constraints=tuple(constraints), primary_key_name=key_name)
+                              constraints=tuple(constraints), primary_key_name=key_name, **temp)
     return st.CreateTable(table=table_name(target), if_not_exists=if_not_exists, as_query=tree.expression,
-                          with_no_data=with_no_data)
+                          with_no_data=with_no_data, **temp)
 
 
 _SEQUENCE_TYPES = {"SMALLINT": "smallint", "INT": "integer", "BIGINT": "bigint"}
@@ -741,8 +748,7 @@ def _sequence_command(tree: SequenceCommand) -> st.Statement:
     return st.AlterSequence(sequence=names[0], options=options, if_exists=bool(tree.args.get("exists")))
 
 
-_TABLE_PROPERTIES = {exp.TemporaryProperty: "TEMPORARY", exp.PartitionedByProperty: "PARTITION BY",
-                     exp.InheritsProperty: "INHERITS"}
+_TABLE_PROPERTIES = {exp.PartitionedByProperty: "PARTITION BY", exp.InheritsProperty: "INHERITS"}
 
 
 def _create_index(tree: exp.Create) -> st.CreateIndex:

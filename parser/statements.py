@@ -286,6 +286,10 @@ class CreateTable(Statement):
     #: CHECK, UNIQUE and FOREIGN KEY constraints, of the columns and the table, in the order written
     constraints: tuple[ConstraintSpec, ...] = ()
     primary_key_name: str | None = None  # CONSTRAINT name PRIMARY KEY (None: <table>_pkey)
+    #: CREATE TEMP TABLE: the session's own table (engine/temp_tables.py); ``on_commit`` what
+    #: COMMIT does to it: PRESERVE ROWS, DELETE ROWS or DROP
+    temporary: bool = False
+    on_commit: str = "PRESERVE ROWS"
 
 
 @dataclass(frozen=True)

@@ -98,6 +98,8 @@ class Transaction:
     # referencing table id -> the next file id of the version of it a statement scanned for
     # the keys it removed from a referenced table: COMMIT's re-check reads only files since
     fk_scanned: dict[str, int] = field(default_factory=dict)
+    # the temporary tables it created (engine/temp_tables.py): table id -> ON COMMIT action
+    temp_created: dict[str, str] = field(default_factory=dict)
 
     @property
     def started_ms(self) -> int:

@@ -802,8 +802,10 @@ def test_select_into_creates_a_table_as_postgresql_s(c, connect):
     other = connect()
     assert other.execute("SELECT * FROM copied ORDER BY id").fetchall() == [(1, "a"), (2, "b")]
     assert other.execute("SELECT * FROM more ORDER BY id").fetchall() == [(3,), (7,)]
-    with pytest.raises(errors.NotSupportedError):
-        c.execute("SELECT 1 AS x INTO TEMP scratch")
+    c.execute("SELECT 1 AS x INTO TEMP scratch")  # a temporary table: its session's alone
+    assert c.execute("SELECT x FROM scratch").fetchall() == [(1,)]
+    with pytest.raises(errors.UndefinedTable):
+        other.execute("SELECT * FROM scratch")
 
 
 def test_an_array_column_s_type_code_is_its_postgresql_name(c):
