@@ -896,7 +896,7 @@ class Executor:
             rows, updated_rowids, update_rows, order = self._resolve_conflicts(ctx, version, rows, stmt,
                                                                                conflict_params)
             if version.schema.uniques:
-                uniques.check_new_rows(self, ctx, version, rows)
+                uniques.check_new_rows(self, ctx, version, rows, stmt.on_conflict is not None)
         new = self._apply(version, None, rows, upsert=stmt.on_conflict is not None)
         if updated_rowids is not None and len(updated_rowids):
             rowids = updated_rowids.to_numpy()

@@ -202,12 +202,17 @@ def lock_new_keys(ex, ctx, version: TableVersion, rows: pa.Table | PythonRows, o
     return ex._keys_locked(ctx, version, keyed, on_conflict)
 
 
-def check_new_rows(ex, ctx, version: TableVersion, rows: pa.Table | PythonRows) -> None:
+def check_new_rows(ex, ctx, version: TableVersion, rows: pa.Table | PythonRows, on_conflict: bool = False) -> None:
     """23505 if rows about to be inserted (keys locked by ``lock_new_keys``) hold a key of a
-    unique constraint twice, or one a live row of ``version`` holds."""
+    unique constraint twice, or one a live row of ``version`` holds; with ``on_conflict``, of
+    the primary key too (ON CONFLICT over a unique constraint left it unchecked)."""
     if not rows.num_rows:
         return
-    for unique in version.schema.uniques:
+    schema = version.schema
+    checked = schema.uniques
+    if on_conflict and schema.primary_key:
+        checked = (UniqueConstraint(schema.pkey_name(version.name), schema.primary_key),) + checked
+    for unique in checked:
         seen = _distinct(unique, keys_of(rows, unique))
         existing = _still_live(ex, version, pk.find(ex.store, version, seen, names=unique.columns), unique)
         if existing:
