@@ -89,10 +89,18 @@ def handed_out(warehouse: str) -> str:
     return warehouse.rstrip("/") + ".ids"
 
 
-def note_ids(warehouse: str, who: str, ids: list[int]) -> None:
-    os.makedirs(handed_out(warehouse), exist_ok=True)
-    with open(os.path.join(handed_out(warehouse), who), "a") as f:
-        f.write("".join(f"{i}\n" for i in ids))
+def note_numbers(folder: str, who: str, numbers: list[int]) -> None:
+    """``numbers`` added to ``who``'s file in ``folder`` (``noted`` reads them back)."""
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, who), "a") as f:
+        f.write("".join(f"{i}\n" for i in numbers))
+
+
+def noted(folder: str):
+    """(who, number) for each number ``note_numbers`` wrote to ``folder``."""
+    for who in os.listdir(folder) if os.path.isdir(folder) else ():
+        with open(os.path.join(folder, who)) as f:
+            yield from ((who, int(line)) for line in f if line.strip())
 
 
 def claims_file(warehouse: str) -> str:
@@ -105,13 +113,10 @@ def check_claim_files(warehouse: str) -> list[str]:
     """No job in two sessions' claim files, nor twice in one."""
     seen: dict[int, str] = {}
     found = []
-    folder = claims_file(warehouse)
-    for who in os.listdir(folder) if os.path.isdir(folder) else ():
-        with open(os.path.join(folder, who)) as f:
-            for line in f:
-                if line.strip() and int(line) in seen:
-                    found.append(f"job {int(line)} claimed by {seen[int(line)]} and by {who}")
-                seen.setdefault(int(line), who)
+    for who, job in noted(claims_file(warehouse)):
+        if job in seen:
+            found.append(f"job {job} claimed by {seen[job]} and by {who}")
+        seen.setdefault(job, who)
     return found[:20]
 
 
@@ -120,12 +125,9 @@ def check_handed_out(cur, warehouse: str) -> list[str]:
     sequence past every one."""
     taken: dict[int, str] = {}
     found = []
-    folder = handed_out(warehouse)
-    for who in os.listdir(folder) if os.path.isdir(folder) else ():
-        with open(os.path.join(folder, who)) as f:
-            for line in f:
-                if line.strip() and taken.setdefault(int(line), who) != who:
-                    found.append(f"entry id {int(line)} went to {taken[int(line)]} and to {who}")
+    for who, number in noted(handed_out(warehouse)):
+        if taken.setdefault(number, who) != who:
+            found.append(f"entry id {number} went to {taken[number]} and to {who}")
     last = cur.execute("SELECT last_value FROM entry_id").fetchone()[0]
     if taken and last < max(taken):
         found.append(f"entry_id is at {last}, behind the {max(taken)} it handed out")
@@ -320,7 +322,7 @@ def op_sequence(cur, rng, who):
         sql = rng.choice(("INSERT INTO entries (wallet, amt) VALUES (?, ?) RETURNING id",
                           "INSERT INTO entries VALUES (nextval('entry_id'), ?, ?) RETURNING id"))
         ids.append(cur.execute(sql, (wallet, amt)).fetchone()[0])
-    note_ids(warehouse_path, who, ids)
+    note_numbers(handed_out(warehouse_path), who, ids)
     previous = last_entry_id.get(who, 0)
     if not previous < ids[0] < ids[1]:
         problems.add(f"{who}: entry_id handed out {ids} after {previous}")
@@ -463,14 +465,8 @@ def op_queue(cur, rng, who):
     if rng.random() < 0.1:
         cur.execute("ROLLBACK")
         return "given back"
-    after_commit.setdefault(who, []).append(lambda: _note_claim(who, job))
+    after_commit.setdefault(who, []).append(lambda: note_numbers(claims_file(warehouse_path), who, [job]))
     return "done"
-
-
-def _note_claim(who, job):
-    os.makedirs(claims_file(warehouse_path), exist_ok=True)
-    with open(os.path.join(claims_file(warehouse_path), who), "a") as f:
-        f.write(f"{job}\n")
 
 
 def op_check(cur, rng, who):
