@@ -182,6 +182,10 @@ class Context:
     deadline: float | None = None  # statement_timeout: when the statement is canceled (time.monotonic())
     #: raises 57014 if the session's statement was canceled (Session.cancel); None: it cannot be
     canceled: Callable[[], None] | None = None
+    #: the tables a locking subquery of the statement locked rows of, its write running now: a
+    #: row of one changed since was changed by another process that did not see the lock
+    #: (``_moved_on``)
+    subquery_locked: frozenset = frozenset()
 
     def locate(self, name: st.TableName, catalog: CatalogVersion | None = None) -> tuple[str, str]:
         """(database, table) of ``name``: the first database of the search path holding the
@@ -1378,6 +1382,7 @@ class Executor:
         locks are then this transaction's already."""
         template, queries = self._statement_memo(stmt, ("locking-subqueries",), lambda: _locking_subqueries(stmt))
         taken = [self.query(ctx, query, [params[i] for i in at]).table for query, at in queries]
+        locked = frozenset(ctx.resolve(self._locking_plan(query).table).table_id for query, _ in queries)
         consumed = {i for _, at in queries for i in at}
 
         def filled(node: exp.Expression) -> exp.Expression:
@@ -1387,7 +1392,7 @@ class Executor:
         parts = {name: _map_parts(value, lambda part: part.copy().transform(filled))
                  for name, value in template.items()}
         rest = tuple(p for i, p in enumerate(params) if i not in consumed)
-        return write(ctx, replace(stmt, locking=False, **parts), rest)
+        return write(replace(ctx, subquery_locked=locked), replace(stmt, locking=False, **parts), rest)
 
     def truncate(self, ctx: Context, stmt: st.Truncate, params) -> Result:
         """``TRUNCATE a, b``: a DELETE of every row of each, so it is transactional, waits for
@@ -1442,7 +1447,7 @@ class Executor:
             if schema.uniques:
                 uniques.lock_old_keys(self, ctx, version, [rowid])
             self._refuse_prepared_rows(ctx, version, [rowid])
-            version, changed = self._moved_on(ctx.txn, version, [rowid])
+            version, changed = self._moved_on(ctx, version, [rowid])
             if changed:  # READ COMMITTED: the newest committed version of the row, if any
                 rowid = pk.find(self.store, version, [key]).get(key)
         if rowid is None:
@@ -1508,7 +1513,7 @@ class Executor:
         if version.schema.uniques:
             uniques.lock_old_keys(self, ctx, version, rowids)
         self._refuse_prepared_rows(ctx, version, rowids)
-        version, changed = self._moved_on(ctx.txn, version, rowids)
+        version, changed = self._moved_on(ctx, version, rowids)
         if not changed:
             return found, version
         # READ COMMITTED: re-evaluate the changed rows in the newest committed version
@@ -1552,12 +1557,16 @@ class Executor:
         raise errors.SerializationFailure(
             f'could not serialize access: the rows are held by prepared transaction "{holder.gid}"')
 
-    def _moved_on(self, txn: Transaction, version: TableVersion, rowids) -> tuple[TableVersion, list[int]]:
+    def _moved_on(self, ctx: Context, version: TableVersion, rowids) -> tuple[TableVersion, list[int]]:
         """After locking rows of ``version``: the indexes of those of ``rowids`` that some
         transaction changed and committed since this statement's snapshot, and the version to
         go on in. REPEATABLE READ / SERIALIZABLE fail with 40001 on any (first updater wins);
         READ COMMITTED moves the transaction's view of the table to the newest committed
-        version, where the caller re-finds the changed rows by key."""
+        version, where the caller re-finds the changed rows by key - unless a locking subquery
+        of the statement locked the table's rows (and re-checked them): a change since is
+        another process's, which PostgreSQL's row lock would have held back, and the re-check
+        would take the row from it (a job claimed twice): 40001 too."""
+        txn = ctx.txn
         latest = self.db.warehouse.refresh().by_id(version.table_id)
         if latest is self._base_of(txn, version):
             return version, []
@@ -1569,7 +1578,7 @@ class Executor:
         changed = [i for i, r in enumerate(rowids) if _changed_since(r, version, latest)]
         if not changed:
             return version, []
-        if txn.uses_transaction_snapshot:
+        if txn.uses_transaction_snapshot or version.table_id in ctx.subquery_locked:
             raise errors.SerializationFailure("could not serialize access due to concurrent update")
         return txn.rebase(version.table_id, version, latest), changed
 

@@ -107,6 +107,20 @@ def test_on_conflict_takes_a_unique_constraint_as_arbiter(c):
     assert error_of(c, "INSERT INTO t VALUES (7, 7, 'h') ON CONFLICT ON CONSTRAINT nope DO NOTHING")[0] == "42704"
 
 
+def test_on_conflict_over_a_unique_constraint_still_checks_the_primary_key(c):
+    """The arbiter a UNIQUE constraint, a new row whose primary key a row holds is 23505 as
+    PostgreSQL's (found by the soak: such rows went in, two rows with one key)."""
+    c.execute("CREATE TABLE t (id INT PRIMARY KEY, a INT UNIQUE, n INT)")
+    c.execute("INSERT INTO t VALUES (1, 1, 0)")
+    pkey = ('23505', 'duplicate key value violates unique constraint "t_pkey"\nDETAIL:  Key (id)=(1) already exists.')
+    assert error_of(c, "INSERT INTO t VALUES (1, 2, 0) ON CONFLICT (a) DO NOTHING") == pkey
+    assert error_of(c, "INSERT INTO t VALUES (1, 3, 0) ON CONFLICT (a) DO UPDATE SET n = t.n + 1") == pkey
+    assert error_of(c, "INSERT INTO t VALUES (1, 4, 0) ON CONFLICT ON CONSTRAINT t_a_key DO NOTHING") == pkey
+    assert error_of(c, "INSERT INTO t VALUES (2, 5, 0), (2, 6, 0) ON CONFLICT (a) DO NOTHING")[0] == "23505"
+    c.execute("INSERT INTO t VALUES (9, 1, 0), (2, 2, 0) ON CONFLICT (a) DO UPDATE SET n = t.n + 1")
+    assert c.execute("SELECT * FROM t ORDER BY id").fetchall() == [(1, 1, 1), (2, 2, 0)]
+
+
 def test_merge_and_copy_are_checked(c, tmp_path):
     c.execute("CREATE TABLE t (id INT PRIMARY KEY, a INT UNIQUE)")
     c.execute("INSERT INTO t VALUES (1, 1), (2, 2)")

@@ -14,17 +14,24 @@ UPDATE (``bulk``), savepoints rolled back to, also after an error (``savepoint``
 (``rekey``, ``move``: DELETE + INSERT), and ``nokey``; the view over it replaced (``view``);
 wallets whose entries are loaded by COPY FROM and their balances written by COPY TO (``copy``) or
 numbered from a sequence (``sequence``); parcels moved between two tables by DELETE ... RETURNING
-and INSERT (``shuttle``); and CREATE / ALTER / DROP TABLE of tables nothing else reads (``ddl``).
-``--ops`` picks some (default: all). Each runs at a random level, retried on 40001/40P01.
+and INSERT (``shuttle``); CREATE / ALTER / DROP TABLE of tables nothing else reads (``ddl``);
+and the constraints: children inserted, moved and deleted under parents deleted (ON DELETE
+CASCADE, NO ACTION), inserted again and re-keyed (``fk``); writes of a UNIQUE column over ten
+values - INSERT, ON CONFLICT DO NOTHING / DO UPDATE, UPDATE, DELETE (``unique``); purse
+transfers under ``CHECK (bal >= 0)`` (``check``); and a job queue claimed by ``FOR UPDATE SKIP
+LOCKED`` (``queue``). Their 23503 / 23505 / 23514 are counted, not problems (also at COMMIT,
+where another process's commit won). ``--ops`` picks some (default: all). Each runs at a
+random level, retried on 40001/40P01.
 Meanwhile a thread compacts, publishes, expires snapshots, removes orphan files and alters
 another table; a process runs the same workload to the end, and others are started and killed
 with SIGKILL 0.5-4 s after they got to work (not while still importing txlake).
 
 Checked: every reader (REPEATABLE READ) sees every invariant hold; no statement fails but with
 an error its transaction may expect; the invariants hold at the end, after a reopen (log replay,
-``--check`` in a new process) and the totals in every published Paimon snapshot (read by
-pypaimon, when a python with it is at hand: ``TXLAKE_PAIMON_PYTHON`` or the repository's
-``.venv-paimon``). Exit status 1 if anything was wrong; the problems are printed as they happen.
+``--check`` in a new process) and the totals (no UNIQUE value twice, no purse below 0, no job
+left running) in every published Paimon snapshot (read by pypaimon, when a python with it is at
+hand: ``TXLAKE_PAIMON_PYTHON`` or the repository's ``.venv-paimon``); no job is in two
+sessions' claim files. Exit status 1 if anything was wrong; the problems are printed as they happen.
 
 Key changes make READ COMMITTED's re-evaluation matter: a transfer whose row changed its key
 meanwhile does not match (as in PostgreSQL, where the re-checked row no longer satisfies the
@@ -48,8 +55,8 @@ import traceback
 
 import soak_ops
 import txlake
-from soak_ops import (COMMIT_MAY_REFUSE, OPS, SESSION_SETUP, SETUP, TABLE_TOTALS, check, check_handed_out, op_check,
-                      problems)
+from soak_ops import (COMMIT_MAY_REFUSE, OPS, SESSION_SETUP, SETUP, SNAPSHOT_CHECKS, TABLE_TOTALS, check,
+                      check_claim_files, check_handed_out, op_check, problems)
 
 LEVELS = ("READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE")
 RETRY = (txlake.SerializationFailure, txlake.DeadlockDetected)
@@ -86,13 +93,16 @@ def worker(path, seconds, seed, who, ops, counts):
                 outcome = op(cur, rng, who)
                 try:
                     cur.execute("COMMIT")
-                except COMMIT_MAY_REFUSE.get(op, ()):
-                    outcome = "refused"
+                    for done in soak_ops.after_commit.pop(who, ()):
+                        done()
+                except COMMIT_MAY_REFUSE.get(op, ()) as e:
+                    outcome = f"refused {e.sqlstate}"
                 name = f"{op.__name__[3:]}:{outcome}"
                 counts[name] = counts.get(name, 0) + 1
                 break
             except RETRY:
                 cur.execute("ROLLBACK")
+                soak_ops.after_commit.pop(who, None)
                 counts["retries"] = counts.get("retries", 0) + 1
             except Exception as e:
                 problem(f"{who} {op.__name__} at {level}: {type(e).__name__} {getattr(e, 'sqlstate', '')} {e}\n"
@@ -101,6 +111,7 @@ def worker(path, seconds, seed, who, ops, counts):
                     cur.execute("ROLLBACK")
                 except Exception:
                     pass
+                soak_ops.after_commit.pop(who, None)
                 break
     conn.close()
 
@@ -182,7 +193,7 @@ def check_alone(path) -> None:
 def final_checks(args) -> None:
     check_alone(args.warehouse)
     c = txlake.connect(args.warehouse, autocommit=True)
-    for message in check_handed_out(c.cursor(), args.warehouse):
+    for message in check_handed_out(c.cursor(), args.warehouse) + check_claim_files(args.warehouse):
         problem(message)
     c.close()
     c = txlake.connect(args.warehouse, autocommit=True)
@@ -196,7 +207,7 @@ def final_checks(args) -> None:
     if not os.path.exists(python):
         print("(no pypaimon at hand: published snapshots not checked)")
         return
-    for table, expected in TABLE_TOTALS.items():
+    for table in {**TABLE_TOTALS, **SNAPSHOT_CHECKS}:
         read = subprocess.run([python, os.path.join(REPO, "tests", "paimon_read.py"),
                                os.path.join(args.warehouse, "default.db", table)], capture_output=True, text=True)
         if read.returncode != 0:
@@ -204,9 +215,14 @@ def final_checks(args) -> None:
             continue
         snapshots = json.loads(read.stdout)["snapshots"]
         for sid, snap in snapshots.items():
+            if table in SNAPSHOT_CHECKS:
+                wrong = SNAPSHOT_CHECKS[table](snap["columns"], snap["rows"])
+                if wrong:
+                    problem(f"Paimon snapshot {sid} of {table}: {wrong}")
+                continue
             bal = snap["columns"].index("bal")
             total = sum(row[bal] for row in snap["rows"])
-            if (total, len(snap["rows"])) != expected:
+            if (total, len(snap["rows"])) != TABLE_TOTALS[table]:
                 problem(f"Paimon snapshot {sid} of {table} holds {total} in {len(snap['rows'])} rows")
         print(f"pypaimon: {len(snapshots)} snapshots of {table} checked")
 

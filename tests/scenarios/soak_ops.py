@@ -14,6 +14,13 @@ caller's snapshot. The invariants:
 - ``east`` and ``west``: parcels 0..29 (``v = id``), each in exactly one of them (DELETE ...
   RETURNING from one, INSERT into the other).
 - ``churn_k`` (DDL churn: created, altered, dropped): while it exists it holds 0..k-1.
+- ``kid_c`` and ``kid_n`` (children of ``parent``, ON DELETE CASCADE and NO ACTION): no child
+  references a missing parent.
+- ``tag``: no two rows share a non-null ``u`` (UNIQUE, values 0..9), nor an id.
+- ``purse``: 10 purses, 100 each in total, none below 0 (``CHECK (bal >= 0)``).
+- ``jobs`` and ``claims``: each job claimed (``FOR UPDATE SKIP LOCKED``) and done once - one
+  ``claims`` row per done job, none for the others, none left running; and no job in two
+  sessions' claim files (written after their COMMITs).
 """
 
 from __future__ import annotations
@@ -27,7 +34,9 @@ import txlake
 ACCOUNTS, START = 40, 1000
 TOTAL = ACCOUNTS * START
 WALLETS, PARCELS, CHURN = 20, 30, 6
-TABLE_TOTALS = {"acct": (TOTAL, ACCOUNTS), "nokey": (TOTAL, ACCOUNTS), "wallet": (WALLETS * START, WALLETS)}
+PARENTS, TAGS, TAG_VALUES, PURSES, PURSE_START, JOBS = 8, 30, 10, 10, 100, 100
+TABLE_TOTALS = {"acct": (TOTAL, ACCOUNTS), "nokey": (TOTAL, ACCOUNTS), "wallet": (WALLETS * START, WALLETS),
+                "purse": (PURSES * PURSE_START, PURSES)}
 
 SETUP = (
     "CREATE TABLE acct (id INT PRIMARY KEY, bal INT NOT NULL, note VARCHAR)",
@@ -43,6 +52,19 @@ SETUP = (
     "CREATE TABLE east (id INT PRIMARY KEY, v INT NOT NULL)",
     "CREATE TABLE west (id INT PRIMARY KEY, v INT NOT NULL)",
     f"INSERT INTO east SELECT i, i FROM range({PARCELS}) t(i)",
+    "CREATE TABLE parent (id INT PRIMARY KEY, name VARCHAR)",
+    f"INSERT INTO parent SELECT i, 'p' FROM range({PARENTS}) t(i)",
+    "CREATE SEQUENCE kid_id",
+    "CREATE TABLE kid_c (id BIGINT PRIMARY KEY DEFAULT nextval('kid_id'), "
+    "pid INT REFERENCES parent ON DELETE CASCADE)",
+    "CREATE TABLE kid_n (id BIGINT PRIMARY KEY DEFAULT nextval('kid_id'), pid INT REFERENCES parent (id))",
+    "CREATE TABLE tag (id INT PRIMARY KEY, u INT UNIQUE, n INT NOT NULL)",
+    "CREATE TABLE purse (id INT PRIMARY KEY, bal INT NOT NULL CHECK (bal >= 0))",
+    f"INSERT INTO purse SELECT i, {PURSE_START} FROM range({PURSES}) t(i)",
+    f"CREATE SEQUENCE job_id START {JOBS}",
+    "CREATE TABLE jobs (id BIGINT PRIMARY KEY, state VARCHAR NOT NULL, who VARCHAR)",
+    f"INSERT INTO jobs SELECT i, 'queued', NULL FROM range({JOBS}) t(i)",
+    "CREATE TABLE claims (job BIGINT NOT NULL, who VARCHAR NOT NULL)",
 )
 # Run by every session once: prepared statements are the session's, whatever rolls back.
 SESSION_SETUP = (
@@ -57,6 +79,7 @@ TOTAL_VIEWS = (
 )
 COPY_DIR = tempfile.mkdtemp(prefix="txlake-soak-copy-")  # (COPY never writes inside the warehouse)
 last_entry_id: dict[str, int] = {}  # who -> the newest number its session took
+after_commit: dict[str, list] = {}  # who -> what to do once its transaction committed (soak.py calls them)
 warehouse_path = ""  # the one this process works on (soak.py sets it)
 
 
@@ -66,10 +89,35 @@ def handed_out(warehouse: str) -> str:
     return warehouse.rstrip("/") + ".ids"
 
 
-def note_ids(warehouse: str, who: str, ids: list[int]) -> None:
-    os.makedirs(handed_out(warehouse), exist_ok=True)
-    with open(os.path.join(handed_out(warehouse), who), "a") as f:
-        f.write("".join(f"{i}\n" for i in ids))
+def note_numbers(folder: str, who: str, numbers: list[int]) -> None:
+    """``numbers`` added to ``who``'s file in ``folder`` (``noted`` reads them back)."""
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, who), "a") as f:
+        f.write("".join(f"{i}\n" for i in numbers))
+
+
+def noted(folder: str):
+    """(who, number) for each number ``note_numbers`` wrote to ``folder``."""
+    for who in os.listdir(folder) if os.path.isdir(folder) else ():
+        with open(os.path.join(folder, who)) as f:
+            yield from ((who, int(line)) for line in f if line.strip())
+
+
+def claims_file(warehouse: str) -> str:
+    """The directory beside ``warehouse`` where each session writes the jobs it claimed (after
+    its COMMIT: a claim rolled back may be taken again)."""
+    return warehouse.rstrip("/") + ".claims"
+
+
+def check_claim_files(warehouse: str) -> list[str]:
+    """No job in two sessions' claim files, nor twice in one."""
+    seen: dict[int, str] = {}
+    found = []
+    for who, job in noted(claims_file(warehouse)):
+        if job in seen:
+            found.append(f"job {job} claimed by {seen[job]} and by {who}")
+        seen.setdefault(job, who)
+    return found[:20]
 
 
 def check_handed_out(cur, warehouse: str) -> list[str]:
@@ -77,12 +125,9 @@ def check_handed_out(cur, warehouse: str) -> list[str]:
     sequence past every one."""
     taken: dict[int, str] = {}
     found = []
-    folder = handed_out(warehouse)
-    for who in os.listdir(folder) if os.path.isdir(folder) else ():
-        with open(os.path.join(folder, who)) as f:
-            for line in f:
-                if line.strip() and taken.setdefault(int(line), who) != who:
-                    found.append(f"entry id {int(line)} went to {taken[int(line)]} and to {who}")
+    for who, number in noted(handed_out(warehouse)):
+        if taken.setdefault(number, who) != who:
+            found.append(f"entry id {number} went to {taken[number]} and to {who}")
     last = cur.execute("SELECT last_value FROM entry_id").fetchone()[0]
     if taken and last < max(taken):
         found.append(f"entry_id is at {last}, behind the {max(taken)} it handed out")
@@ -98,6 +143,31 @@ class Problems(list):
 
 
 problems = Problems()
+
+
+def _tag_snapshot(columns, rows):
+    us = [row[columns.index("u")] for row in rows if row[columns.index("u")] is not None]
+    ids = [row[columns.index("id")] for row in rows]
+    if len(set(us)) != len(us) or len(set(ids)) != len(ids):
+        return f"u values {sorted(us)}, ids {sorted(ids)}"
+
+
+def _purse_snapshot(columns, rows):
+    bal = columns.index("bal")
+    total = sum(row[bal] for row in rows)
+    if (total, len(rows)) != TABLE_TOTALS["purse"] or any(row[bal] < 0 for row in rows):
+        return f"balances {sorted(row[bal] for row in rows)}"
+
+
+def _jobs_snapshot(columns, rows):
+    stuck = [row for row in rows if row[columns.index("state")] not in ("queued", "done")]
+    if stuck:
+        return f"jobs neither queued nor done: {stuck[:10]}"
+
+
+# What every published Paimon snapshot of a table must hold (columns, rows -> what is wrong);
+# the tables in TABLE_TOTALS must hold their totals.
+SNAPSHOT_CHECKS = {"tag": _tag_snapshot, "purse": _purse_snapshot, "jobs": _jobs_snapshot}
 
 
 def _ids(cur) -> list[int]:
@@ -252,7 +322,7 @@ def op_sequence(cur, rng, who):
         sql = rng.choice(("INSERT INTO entries (wallet, amt) VALUES (?, ?) RETURNING id",
                           "INSERT INTO entries VALUES (nextval('entry_id'), ?, ?) RETURNING id"))
         ids.append(cur.execute(sql, (wallet, amt)).fetchone()[0])
-    note_ids(warehouse_path, who, ids)
+    note_numbers(handed_out(warehouse_path), who, ids)
     previous = last_entry_id.get(who, 0)
     if not previous < ids[0] < ids[1]:
         problems.add(f"{who}: entry_id handed out {ids} after {previous}")
@@ -300,6 +370,105 @@ def op_ddl(cur, rng, who):
     return action
 
 
+def _fk_write(cur, rng, who):
+    kid = rng.choice(("kid_c", "kid_n"))
+    p = rng.randrange(PARENTS + 2)  # (some never exist)
+    action = rng.choice(("child", "child", "delete", "parent", "move", "move", "drop", "rekey"))
+    if action == "child":
+        cur.execute(f"INSERT INTO {kid} (pid) VALUES (?)", (p,))
+    elif action == "delete":
+        cur.execute("DELETE FROM parent WHERE id = ?", (p,))
+    elif action == "parent":
+        cur.execute("INSERT INTO parent VALUES (?, ?) ON CONFLICT DO NOTHING", (p % PARENTS, who))
+    elif action == "move":
+        cur.execute(f"UPDATE {kid} SET pid = ? WHERE id = (SELECT min(id) FROM {kid} WHERE pid = ?)",
+                    (p, rng.randrange(PARENTS)))
+    elif action == "drop":
+        cur.execute(f"DELETE FROM {kid} WHERE pid = ?", (p,))
+    else:  # (a parent's key changed: NO ACTION for its children in either table)
+        cur.execute("UPDATE parent SET id = ? WHERE id = ?", (p % PARENTS, rng.randrange(PARENTS)))
+    return action
+
+
+def op_fk(cur, rng, who):
+    """Children inserted for random parents, moved between them, deleted; parents deleted (their
+    kid_c children with them; kid_n's stop it: 23503), inserted again, re-keyed."""
+    try:
+        for _ in range(rng.randint(1, 3)):
+            outcome = _fk_write(cur, rng, who)
+    except txlake.errors.ForeignKeyViolation:
+        cur.execute("ROLLBACK")
+        return "23503"
+    except txlake.UniqueViolation:  # (a re-key onto a parent there)
+        cur.execute("ROLLBACK")
+        return "23505"
+    return outcome
+
+
+def op_unique(cur, rng, who):
+    """Writes of tag's UNIQUE u over 10 values: INSERT (23505), ON CONFLICT (u) DO NOTHING / DO
+    UPDATE, UPDATE of u (to another value or NULL), DELETE."""
+    i, u = rng.randrange(TAGS), rng.randrange(TAG_VALUES)
+    action = rng.choice(("insert", "nothing", "upsert", "update", "null", "delete", "delete_u"))
+    try:
+        if action == "insert":
+            cur.execute("INSERT INTO tag VALUES (?, ?, 0)", (i, u))
+        elif action == "nothing":
+            cur.execute("INSERT INTO tag VALUES (?, ?, 0) ON CONFLICT (u) DO NOTHING", (i, u))
+        elif action == "upsert":
+            cur.execute("INSERT INTO tag VALUES (?, ?, 0) ON CONFLICT (u) DO UPDATE SET n = tag.n + 1", (i, u))
+        elif action == "update":
+            cur.execute("UPDATE tag SET u = ? WHERE id = ?", (u, i))
+        elif action == "null":
+            cur.execute("UPDATE tag SET u = NULL WHERE id = ?", (i,))
+        elif action == "delete":
+            cur.execute("DELETE FROM tag WHERE id = ?", (i,))
+        else:
+            cur.execute("DELETE FROM tag WHERE u = ?", (u,))
+    except txlake.UniqueViolation:
+        cur.execute("ROLLBACK")
+        return "23505"
+    return action
+
+
+def op_check_constraint(cur, rng, who):
+    """A purse transfer: one that would overdraw fails with 23514 (CHECK (bal >= 0))."""
+    a, b = rng.sample(range(PURSES), 2)
+    amt = rng.randint(1, 80)
+    try:
+        if rng.random() < 0.3:
+            cur.execute("UPDATE purse SET bal = bal + CASE id WHEN ? THEN ? WHEN ? THEN ? ELSE 0 END "
+                        "WHERE id IN (?, ?)", (a, -amt, b, amt, a, b))
+        else:
+            cur.execute("UPDATE purse SET bal = bal + ? WHERE id = ?", (amt, b))
+            cur.execute("UPDATE purse SET bal = bal - ? WHERE id = ?", (amt, a))
+    except txlake.errors.CheckViolation:
+        cur.execute("ROLLBACK")
+        return "23514"
+    return "ok"
+
+
+def op_queue(cur, rng, who):
+    """A job claimed by FOR UPDATE SKIP LOCKED, logged in claims and done (or given back by a
+    rollback); or new jobs queued."""
+    if rng.random() < 0.2:
+        cur.execute("INSERT INTO jobs SELECT nextval('job_id'), 'queued', NULL FROM range(3)")
+        return "queued"
+    got = cur.execute("UPDATE jobs SET state = 'running', who = ? WHERE id = (SELECT id FROM jobs WHERE "
+                      "state = 'queued' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id", (who,)).fetchall()
+    if not got:
+        return "empty"
+    job = got[0][0]
+    cur.execute("INSERT INTO claims VALUES (?, ?)", (job, who))
+    if cur.execute("UPDATE jobs SET state = 'done' WHERE id = ? AND who = ?", (job, who)).rowcount != 1:
+        problems.add(f"{who}: the job {job} it claimed is not its own")
+    if rng.random() < 0.1:
+        cur.execute("ROLLBACK")
+        return "given back"
+    after_commit.setdefault(who, []).append(lambda: note_numbers(claims_file(warehouse_path), who, [job]))
+    return "done"
+
+
 def op_check(cur, rng, who):
     for message in check(cur):
         problems.add(f"{who}: {message}")
@@ -338,14 +507,38 @@ def check(cur) -> list[str]:
         got = tuple(cur.execute(f"SELECT count(*), sum(x) FROM {table}").fetchone())
         if got != (k, k * (k - 1) // 2):
             found.append(f"{table} holds {got}")
+    for kid in ("kid_c", "kid_n"):
+        orphans = cur.execute(f"SELECT k.id, k.pid FROM {kid} k WHERE k.pid IS NOT NULL AND NOT EXISTS "
+                              f"(SELECT 1 FROM parent p WHERE p.id = k.pid)").fetchall()
+        if orphans:
+            found.append(f"{kid} rows (id, pid) whose parent is gone: {orphans[:10]}")
+    twice = cur.execute("SELECT u, count(*) FROM tag WHERE u IS NOT NULL GROUP BY u HAVING count(*) > 1").fetchall()
+    n, ids = cur.execute("SELECT count(*), count(DISTINCT id) FROM tag").fetchone()
+    if twice or n != ids:
+        found.append(f"tag: values (u, rows) held twice {twice}; {n} rows, {ids} ids")
+    low = cur.execute("SELECT id, bal FROM purse WHERE bal < 0").fetchall()
+    if low:
+        found.append(f"purses below 0: {low}")
+    twice = cur.execute("SELECT job, count(*) FROM claims GROUP BY job HAVING count(*) > 1").fetchall()
+    off = cur.execute("SELECT j.id, j.state, j.who, c.who FROM jobs j FULL JOIN claims c ON c.job = j.id "
+                      "WHERE (j.state = 'done') <> (c.job IS NOT NULL) OR j.who <> c.who "
+                      "OR j.state NOT IN ('queued', 'done')").fetchall()
+    if twice or off:
+        found.append(f"jobs claimed twice (job, claims): {twice[:10]}; jobs (id, state, who, claimed by) "
+                     f"not done once: {off[:10]}")
     return found
 
 
 # Errors a COMMIT may end an operation with (besides 40001 / 40P01, retried): a name another
 # process's transaction, open when this one created it, committed first.
-COMMIT_MAY_REFUSE = {op_ddl: txlake.errors.DuplicateTable}
+# Or a constraint a concurrent transaction's commit made fail (README: 23503 / 23505 at READ
+# COMMITTED; 40001 at the others, retried).
+COMMIT_MAY_REFUSE = {op_ddl: txlake.errors.DuplicateTable, op_fk: txlake.errors.ForeignKeyViolation,
+                     op_unique: txlake.UniqueViolation}
 
 OPS = {op.__name__[3:]: (op, weight) for op, weight in (
     (op_transfer, 30), (op_nokey, 10), (op_merge, 8), (op_bulk, 4), (op_rekey, 5), (op_move, 5),
     (op_savepoint, 5), (op_prepare, 8), (op_view, 3), (op_copy, 8), (op_sequence, 8), (op_shuttle, 8),
-    (op_ddl, 4))}
+    (op_ddl, 4), (op_fk, 8), (op_unique, 8), (op_check_constraint, 8), (op_queue, 8))}
+# op_check_constraint is --ops check (op_check, the invariants' reader, is no operation to pick)
+OPS["check"] = OPS.pop("check_constraint")

@@ -432,3 +432,34 @@ def test_skip_locked_across_processes(wh, shared, their_job, my_commit):
     assert claimed == ([(1, "mine"), (2, "theirs")] if shared else [(1, "theirs")])
     assert (their_job, "theirs") in claimed
     reader.close()
+
+
+def test_a_job_another_process_claims_between_the_lock_and_the_write_is_not_claimed_twice(wh, monkeypatch):
+    """The claim's locking subquery locks job 1 (in this process only), then another process
+    claims job 1 and commits before this statement's UPDATE writes it. PostgreSQL's row lock
+    would have held that one back; here the write must not follow the row to its new version
+    as READ COMMITTED's re-check does (its WHERE is ``id = 1``, still true: the job went to
+    both, found by the soak): 40001, and the job stays the other's."""
+    from txlake.engine.executor import Executor
+
+    setup = txlake.connect(wh, autocommit=True, publish="off")
+    setup.execute("CREATE TABLE jobs (id INT PRIMARY KEY, state TEXT)")
+    setup.execute("INSERT INTO jobs VALUES (1, 'queued'), (2, 'queued')")
+    setup.close()
+    update, between = Executor.update, []
+
+    def claimed_elsewhere_first(self, ctx, stmt, params):
+        if not stmt.locking and not between:  # (the write, its locking subquery done)
+            between.append(commit_elsewhere(wh, CLAIM_NEXT.format(who="theirs")))
+        return update(self, ctx, stmt, params)
+
+    monkeypatch.setattr(Executor, "update", claimed_elsewhere_first)
+    mine = txlake.connect(wh, isolation_level="READ COMMITTED", publish="off")
+    with pytest.raises(txlake.SerializationFailure):
+        mine.execute(CLAIM_NEXT.format(who="mine"))
+        mine.commit()
+    mine.close()
+    assert between
+    reader = txlake.connect(wh, autocommit=True, publish="off")
+    assert reader.execute("SELECT id, state FROM jobs WHERE state <> 'queued'").fetchall() == [(1, "theirs")]
+    reader.close()
