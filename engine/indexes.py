@@ -26,6 +26,7 @@ import pyarrow as pa
 
 from txlake import errors
 from txlake.engine import sources
+from txlake.storage import foreign_keys as fks
 from txlake.storage import keys as pk
 from txlake.storage.schema import Index, TableSchema
 from txlake.storage.version import TableVersion
@@ -123,3 +124,23 @@ def query_source(ex, ctx, stmt, version: TableVersion, params, used: list | None
         used.append(f"Index Scan using {hit[0].name} on {version.name} (txlake's index: {found.num_rows} "
                     f"candidate rows, filtered by DuckDB)")
     return found
+
+
+FK_PROBES = 64  # a foreign key's removed keys looked up through an index one by one up to this many
+
+
+def referencing_key(ex, child: TableVersion, columns, keys: list[tuple]) -> tuple | None:
+    """storage/foreign_keys.py ``referencing_key`` (a key among ``keys`` that a row of
+    ``child`` holds in ``columns``) through an index of ``child`` over exactly those columns,
+    if it has one and the keys are few integers or texts; else that function's scan."""
+    index = next((i for i in child.schema.indexes if sorted(i.columns) == sorted(columns)), None)
+    if index is None or len(keys) > FK_PROBES or \
+            not all(type(v) in (int, str) for k in keys for v in k):
+        return fks.referencing_key(ex.store, child, columns, set(keys))
+    ex.index_scans += 1
+    for key in keys:
+        value = dict(zip(columns, key))
+        probe = tuple(value[c] for c in index.columns) if len(index.columns) > 1 else value[index.columns[0]]
+        if pk.find_rows(ex.store, child, probe, index.columns):
+            return key
+    return None
