@@ -38,29 +38,35 @@ def _probes(rows: int, repeat: int) -> list[str]:
     return [f"e{(i * 7919) % rows}" for i in range(1, repeat + 1)]
 
 
+def _measure(con, indexed: bool, rows: int, repeat: int, begin, commit) -> dict:
+    """The timings of one engine's connection ``con`` to a loaded table (``begin`` / ``commit``
+    open and end the INSERTs' transaction)."""
+    out = {}
+    if indexed:
+        start = time.perf_counter()
+        con.execute("CREATE INDEX t_email_idx ON t (email)")
+        out["build"] = (time.perf_counter() - start) * 1000
+    probes = _probes(rows, repeat)
+    start = time.perf_counter()
+    con.execute("SELECT n FROM t WHERE email = ?", ("e0",)).fetchall()
+    out["first"] = (time.perf_counter() - start) * 1000
+    out["select"] = _median_ms(lambda p: con.execute("SELECT n FROM t WHERE email = ?", (p,)).fetchall(), probes)
+    out["update"] = _median_ms(lambda p: con.execute("UPDATE t SET n = n + 1 WHERE email = ?", (p,)), probes)
+    begin()
+    ids = iter(range(rows, rows + repeat))
+    out["insert"] = _median_ms(lambda p: con.execute("INSERT INTO t VALUES (?, ?, 0)", (next(ids), p)), probes)
+    commit()
+    con.close()
+    return out
+
+
 def _txlake(rows: int, indexed: bool, repeat: int) -> dict:
     import txlake
     with tempfile.TemporaryDirectory() as root:
         con = txlake.connect(os.path.join(root, "wh"), autocommit=True)
         con.execute("CREATE TABLE t (id BIGINT PRIMARY KEY, email TEXT, n BIGINT)")
         con.execute(f"INSERT INTO t SELECT i, 'e' || ((i * 104729) % {rows}), i FROM range({rows}) AS r(i)")
-        out = {}
-        if indexed:
-            start = time.perf_counter()
-            con.execute("CREATE INDEX ON t (email)")
-            out["build"] = (time.perf_counter() - start) * 1000
-        probes = _probes(rows, repeat)
-        start = time.perf_counter()
-        con.execute("SELECT n FROM t WHERE email = ?", ("e0",)).fetchall()
-        out["first"] = (time.perf_counter() - start) * 1000
-        out["select"] = _median_ms(lambda p: con.execute("SELECT n FROM t WHERE email = ?", (p,)).fetchall(), probes)
-        out["update"] = _median_ms(lambda p: con.execute("UPDATE t SET n = n + 1 WHERE email = ?", (p,)), probes)
-        con.autocommit = False
-        ids = iter(range(rows, rows + repeat))
-        out["insert"] = _median_ms(lambda p: con.execute("INSERT INTO t VALUES (?, ?, 0)", (next(ids), p)), probes)
-        con.commit()
-        con.close()
-    return out
+        return _measure(con, indexed, rows, repeat, lambda: setattr(con, "autocommit", False), con.commit)
 
 
 def _sqlite(rows: int, indexed: bool, repeat: int) -> dict:
@@ -72,23 +78,7 @@ def _sqlite(rows: int, indexed: bool, repeat: int) -> dict:
         con.execute("BEGIN")
         con.executemany("INSERT INTO t VALUES (?, ?, ?)", ((i, f"e{(i * 104729) % rows}", i) for i in range(rows)))
         con.execute("COMMIT")
-        out = {}
-        if indexed:
-            start = time.perf_counter()
-            con.execute("CREATE INDEX t_email_idx ON t (email)")
-            out["build"] = (time.perf_counter() - start) * 1000
-        probes = _probes(rows, repeat)
-        start = time.perf_counter()
-        con.execute("SELECT n FROM t WHERE email = ?", ("e0",)).fetchall()
-        out["first"] = (time.perf_counter() - start) * 1000
-        out["select"] = _median_ms(lambda p: con.execute("SELECT n FROM t WHERE email = ?", (p,)).fetchall(), probes)
-        out["update"] = _median_ms(lambda p: con.execute("UPDATE t SET n = n + 1 WHERE email = ?", (p,)), probes)
-        con.execute("BEGIN")
-        ids = iter(range(rows, rows + repeat))
-        out["insert"] = _median_ms(lambda p: con.execute("INSERT INTO t VALUES (?, ?, 0)", (next(ids), p)), probes)
-        con.execute("COMMIT")
-        con.close()
-    return out
+        return _measure(con, indexed, rows, repeat, lambda: con.execute("BEGIN"), lambda: con.execute("COMMIT"))
 
 
 def main() -> None:

@@ -44,19 +44,21 @@ def define(schema: TableSchema, table: str, name: str, columns: tuple[str, ...],
     return replace(schema, indexes=schema.indexes + (Index(name, tuple(columns), method),))
 
 
-def renamed(schema: TableSchema, old: str, new: str) -> TableSchema:
-    """``schema`` with the column ``old`` renamed ``new`` in its indexes."""
-    if not schema.indexes:
+def renamed(schema: TableSchema, old: str, new: str, field: str = "indexes") -> TableSchema:
+    """``schema`` with the column ``old`` renamed ``new`` in its indexes (or in the columns of
+    another of its tuples of named column lists: ``field``, "uniques")."""
+    if not getattr(schema, field):
         return schema
-    return replace(schema, indexes=tuple(replace(i, columns=tuple(new if c == old else c for c in i.columns))
-                                         for i in schema.indexes))
+    return replace(schema, **{field: tuple(replace(i, columns=tuple(new if c == old else c for c in i.columns))
+                                           for i in getattr(schema, field))})
 
 
-def dropped(schema: TableSchema, column: str) -> TableSchema:
-    """``schema`` without the indexes over ``column`` (dropped with it, as in PostgreSQL)."""
-    if not any(column in i.columns for i in schema.indexes):
+def dropped(schema: TableSchema, column: str, field: str = "indexes") -> TableSchema:
+    """``schema`` without the indexes (or ``field``'s entries) over ``column`` (dropped with it,
+    as in PostgreSQL)."""
+    if not any(column in i.columns for i in getattr(schema, field)):
         return schema
-    return replace(schema, indexes=tuple(i for i in schema.indexes if column not in i.columns))
+    return replace(schema, **{field: tuple(i for i in getattr(schema, field) if column not in i.columns)})
 
 
 def definition(index: Index, schema_name: str, table: str) -> str:

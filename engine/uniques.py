@@ -91,17 +91,12 @@ def validate(unique: UniqueConstraint, data: pa.Table) -> None:
 
 def renamed(schema: TableSchema, old: str, new: str) -> TableSchema:
     """``schema`` with the column ``old`` renamed ``new`` in its unique constraints."""
-    if not schema.uniques:
-        return schema
-    return replace(schema, uniques=tuple(replace(u, columns=tuple(new if c == old else c for c in u.columns))
-                                         for u in schema.uniques))
+    return indexes.renamed(schema, old, new, "uniques")
 
 
 def dropped(schema: TableSchema, column: str) -> TableSchema:
     """``schema`` without the unique constraints over ``column`` (dropped with it, as in PostgreSQL)."""
-    if not any(column in u.columns for u in schema.uniques):
-        return schema
-    return replace(schema, uniques=tuple(u for u in schema.uniques if column not in u.columns))
+    return indexes.dropped(schema, column, "uniques")
 
 
 def revalidate(schema: TableSchema, column: str, data: pa.Table) -> None:

@@ -4,21 +4,13 @@ and updated rows, rows others committed after the snapshot (engine/indexes.py)."
 
 import pytest
 
-import txlake
 from tests.conftest import run_python
-
-LEVELS = ["READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE"]
+from tests.engine.test_uniques import LEVELS, error_of
 
 
 @pytest.fixture
 def c(connect):
     return connect(autocommit=True).cursor()
-
-
-def error_of(cur, sql, params=()):
-    with pytest.raises(txlake.Error) as info:
-        cur.execute(sql, params)
-    return info.value.sqlstate, str(info.value)
 
 
 def scans(cur) -> int:
