@@ -36,6 +36,7 @@ def test_create_index_names_it_as_postgresql_and_lists_it(c):
     c.execute("CREATE INDEX ON t (email)")                       # the default name, numbered
     c.execute("CREATE INDEX IF NOT EXISTS by_cust ON ONLY t USING hash (customer_id, n)")
     c.execute("CREATE INDEX IF NOT EXISTS by_cust ON t (n)")
+    assert c.connection.notices[-1] == 'NOTICE:  relation "by_cust" already exists, skipping'
     assert indexdefs(c) == [
         ("by_cust", "CREATE INDEX by_cust ON public.t USING hash (customer_id, n)"),
         ("t_email_idx", "CREATE INDEX t_email_idx ON public.t USING btree (email)"),
