@@ -183,7 +183,7 @@ def _pg_tables(tables: list[TableVersion]) -> pa.Table:
         "tablename": _text(t.name for t in tables),
         "tableowner": _text([None] * n),
         "tablespace": _text([None] * n),
-        "hasindexes": _bool(bool(t.schema.primary_key or t.schema.uniques) for t in tables),
+        "hasindexes": _bool(bool(t.schema.primary_key or t.schema.uniques or t.schema.indexes) for t in tables),
         "hasrules": _bool([False] * n),
         "hastriggers": _bool([False] * n),
         "rowsecurity": _bool([False] * n),
@@ -333,7 +333,10 @@ def unique_indexes(t: TableVersion) -> list[tuple[str, tuple[str, ...], str, str
 
 
 def _pg_indexes(tables: list[TableVersion]) -> pa.Table:
+    from txlake.engine.indexes import definition as index_definition  # (a module of the executor's)
     rows = [(t, name, definition) for t in tables if t.is_table for name, _, _, definition in unique_indexes(t)]
+    rows += [(t, i.name, index_definition(i, schema_name(t.db), t.name)) for t in tables if t.is_table
+             for i in t.schema.indexes]
     return pa.table({
         "schemaname": _text(schema_name(t.db) for t, _, _ in rows),
         "tablename": _text(t.name for t, _, _ in rows),

@@ -44,7 +44,7 @@ from sqlglot import exp
 
 from txlake import errors
 from txlake.engine import catalog_views, checks, dialect, foreign_keys, jsonb, sources, temp_tables
-from txlake.engine import uniques
+from txlake.engine import indexes, uniques
 from txlake.engine.errors_map import json_input_error, translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
@@ -256,6 +256,7 @@ class Executor:
         self._names = itertools.count()
         # the tables a TRUNCATE empties: a key removed from one is not followed into another
         self.fk_emptied: set | tuple = ()
+        self.index_scans = 0  # lookups through CREATE INDEX's indexes (engine/indexes.py), for tests
         self._pending_ids = itertools.count(-1, -1)
         # generated DuckDB SQL of statements that reference no table but their target, by
         # (statement, shape): a repeated statement skips the sqlglot rewrite and generation
@@ -544,12 +545,14 @@ class Executor:
             result = self._point_select(ctx, point, params)
             if result is not None:
                 return result
-        table = self._over_tables(ctx, stmt, lambda sql: self._sql(sql, params, result=True))
+        table = self._over_tables(ctx, stmt, lambda sql: self._sql(sql, params, result=True), params)
         return Result(table=table, rowcount=table.num_rows, status=f"SELECT {table.num_rows}")
 
-    def _over_tables(self, ctx: Context, stmt: st.Query, run):
+    def _over_tables(self, ctx: Context, stmt: st.Query, run, params=None, used: list | None = None):
         """``run(DuckDB SQL of the query)``, with the tables it reads attached (the versions
-        ``ctx`` sees) for as long as it runs."""
+        ``ctx`` sees) for as long as it runs - a single table's rows only those an index gives
+        when the query's WHERE clause pins its columns to constants or ``params`` (engine/
+        indexes.py; ``used`` gets a line saying so, for EXPLAIN)."""
         plan = self._statement_memo(stmt, ("query", ctx.db, ctx.search_path),
                                 lambda: self._query_plan(ctx, stmt.expression))
         if plan is None:  # time travel, table functions: rewritten each time
@@ -559,7 +562,10 @@ class Executor:
         detaches = []
         try:
             for i, ref in enumerate(refs):
-                detaches.append(self._attach(f"__txl_q{i}", self._source(ctx.resolve(ref))))
+                version = ctx.resolve(ref)
+                source = indexes.query_source(self, ctx, stmt, version, params, used) \
+                    if version.schema.indexes and len(refs) == 1 and params is not None else None
+                detaches.append(self._attach(f"__txl_q{i}", source if source is not None else self._source(version)))
             return run(sql)
         finally:
             self._detach(detaches)
@@ -586,10 +592,11 @@ class Executor:
                     self.refuse_row_by_row_locking(query, "EXPLAIN ANALYZE")
                     self._lock_selected(ctx, query, params)
             started = time.perf_counter()
+            used: list[str] = []
             plan = self._over_tables(ctx, query, lambda sql: self._sql(
-                ("EXPLAIN ANALYZE " if stmt.analyze else "EXPLAIN ") + sql, params))
-            lines = [line.rstrip() for text in plan.column(plan.num_columns - 1).to_pylist()
-                     for line in text.splitlines() if line.strip()]
+                ("EXPLAIN ANALYZE " if stmt.analyze else "EXPLAIN ") + sql, params), params, used)
+            lines = used + [line.rstrip() for text in plan.column(plan.num_columns - 1).to_pylist()
+                            for line in text.splitlines() if line.strip()]
             if stmt.analyze:
                 lines.append(f"Execution Time: {(time.perf_counter() - started) * 1000:.3f} ms")
         return Result(table=pa.table({"QUERY PLAN": pa.array(lines, pa.string())}), rowcount=len(lines),
@@ -1786,6 +1793,10 @@ class Executor:
         key index. The statement's full WHERE clause still runs over the candidates."""
         keys = _pinned_key(version.schema, alias, where, params, offset)
         if keys is None:
+            if version.schema.indexes:  # (or those an index of a column the WHERE clause pins gives)
+                found = indexes.candidates(self, version, alias, where, params, offset)
+                if found is not None:
+                    return found
             return self._source(version, with_rowid=True)
         return self._rows_by_id(version, list(pk.find(self.store, version, [keys]).values()))
 
@@ -2253,6 +2264,7 @@ class Executor:
             if len(schema.columns) == 1:
                 raise errors.NotSupportedError("cannot drop the only column of a table")
             schema = uniques.dropped(foreign_keys.altered_columns(schema, version.table_id, action), action.name)
+            schema = indexes.dropped(schema, action.name)
             schema = schema.evolve(tuple(c for c in schema.columns if c.name != action.name))
             return checks.without_column(schema, action.name), data.drop_columns([action.name])
         if isinstance(action, st.RenameColumn):
@@ -2262,7 +2274,8 @@ class Executor:
             columns = tuple(replace(c, name=action.new) if c.name == action.old else c for c in schema.columns)
             primary_key = tuple(action.new if k == action.old else k for k in schema.primary_key)
             data = data.rename_columns([action.new if n == action.old else n for n in data.column_names])
-            schema = uniques.renamed(schema, action.old, action.new).evolve(columns, primary_key)
+            schema = indexes.renamed(uniques.renamed(schema, action.old, action.new), action.old, action.new)
+            schema = schema.evolve(columns, primary_key)
             schema = foreign_keys.altered_columns(schema, version.table_id, action)
             return checks.renamed_column(schema, action.old, action.new), data
         if isinstance(action, st.AlterColumn) and action.type is not None:
@@ -2445,15 +2458,17 @@ def sequence_of(default: str | None) -> str | None:
     return found[1].replace("''", "'") if found is not None else None
 
 
-def _pinned_key(schema: TableSchema, alias: str, where, params, offset: int):
-    """The primary key value that ``where`` (a conjunction) fixes, or None.
+def _pinned_key(schema: TableSchema, alias: str, where, params, offset: int, names: tuple[str, ...] | None = None):
+    """The primary key value that ``where`` (a conjunction) fixes, or None - or, given
+    ``names``, the value of those columns (an index's).
 
     Only ``key_column = literal-or-?`` conjuncts count, and only for integer and text keys,
     whose Python values compare exactly as SQL values do.
     """
-    if where is None or not schema.primary_key:
+    names = names or schema.primary_key
+    if where is None or not names:
         return None
-    terms = _key_terms(schema, alias, where)
+    terms = _key_terms(schema, alias, where, names)
     if terms is None:
         return None
     key = []
@@ -2472,12 +2487,12 @@ def _pinned_key(schema: TableSchema, alias: str, where, params, offset: int):
 _KEY_TERMS: dict = {}  # (id(where), alias, key) -> (where, terms): where pins its id
 
 
-def _key_terms(schema: TableSchema, alias: str, where):
-    """For each primary-key column (in key order), how ``where`` fixes it: (Python type the
-    value must have, is a parameter, parameter index or constant); None if it does not fix
-    every key column. Walking the expression costs more than the lookup it enables, so the
+def _key_terms(schema: TableSchema, alias: str, where, names: tuple[str, ...]):
+    """For each of the key columns ``names`` (in key order), how ``where`` fixes it: (Python
+    type the value must have, is a parameter, parameter index or constant); None if it does
+    not fix every one. Walking the expression costs more than the lookup it enables, so the
     answer is remembered per WHERE clause."""
-    cache_key = (id(where), alias, schema.primary_key, tuple(schema.column(k).type.kind for k in schema.primary_key))
+    cache_key = (id(where), alias, names, tuple(schema.column(k).type.kind for k in names))
     hit = _KEY_TERMS.get(cache_key)
     if hit is not None and hit[0] is where:
         return hit[1]
@@ -2491,14 +2506,14 @@ def _key_terms(schema: TableSchema, alias: str, where):
             if not isinstance(col, exp.Column) or (col.table and identifier(col.table) != alias):
                 continue
             name = identifier(col.this)
-            if name not in schema.primary_key:
+            if name not in names:
                 continue
             kind = _KEY_PYTHON_TYPES.get(schema.column(name).type.kind)
             if isinstance(other, exp.Placeholder):
                 found[name] = (kind, True, placeholders[id(other)])
             elif isinstance(other, exp.Literal):
                 found[name] = (kind, False, other.this if other.is_string else (int(other.this) if other.is_int else None))
-    terms = tuple(found[k] for k in schema.primary_key) if set(found) == set(schema.primary_key) else None
+    terms = tuple(found[k] for k in names) if set(found) == set(names) else None
     if len(_KEY_TERMS) > 4096:
         _KEY_TERMS.clear()
     _KEY_TERMS[cache_key] = (where, terms)

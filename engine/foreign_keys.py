@@ -12,9 +12,10 @@
   key in the referenced table as the statement sees it (its snapshot and its transaction's
   own writes) - by the referenced table's primary-key index; each key a statement removes from
   a referenced table (a row deleted, a key updated) is looked for in the referencing tables (a
-  scan of their key columns: there is no index on them) and then, by the constraint's action,
-  refused (NO ACTION, RESTRICT: 23503) or followed - the referencing rows deleted (CASCADE),
-  updated to the new key (ON UPDATE CASCADE) or set to NULL / their defaults - by a nested
+  scan of their key columns, or a lookup through an index of them: engine/indexes.py) and
+  then, by the constraint's action, refused (NO ACTION, RESTRICT: 23503) or followed - the
+  referencing rows deleted (CASCADE), updated to the new key (ON UPDATE CASCADE) or set to
+  NULL / their defaults - by a nested
   DELETE / UPDATE of the referencing table in the same transaction, itself subject to that
   table's constraints and referencing tables (recursively).
 - COMMIT: storage/foreign_keys.py re-checks against what committed since (40001 / 23503).
@@ -31,7 +32,7 @@ from dataclasses import replace
 import sqlglot.expressions as exp
 
 from txlake import errors
-from txlake.engine import catalog_views
+from txlake.engine import catalog_views, indexes
 from txlake.parser import statements as st
 from txlake.storage import foreign_keys as fks
 from txlake.storage import keys as pk
@@ -307,7 +308,7 @@ def _follow_removed_keys(ex, ctx, old: TableVersion, new: TableVersion, refs) ->
             if not keys:
                 continue
             child = _visible(ctx, child_id)
-            held = fks.referencing_key(ex.store, child, cols, set(keys))
+            held = indexes.referencing_key(ex, child, cols, keys)
             seen = ctx.txn.fk_scanned
             seen[child_id] = min(seen.get(child_id, child.next_file_id), child.next_file_id)
             if held is None:

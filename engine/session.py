@@ -362,13 +362,14 @@ class Session:
 
     def index_lines(self, name: str) -> list[str]:
         """psql's ``\\d`` "Indexes:" lines of the table ``name``: its primary key's and unique
-        indexes (``"t_pkey" PRIMARY KEY, btree (id)``)."""
+        indexes (``"t_pkey" PRIMARY KEY, btree (id)``), then CREATE INDEX's (``"t_a_idx" btree (a)``)."""
         version = self._visible(name)
         if not version.is_table:
             return []
         return [f'"{index}" {kind}, btree ({", ".join(columns)})'
                 + (" NULLS NOT DISTINCT" if definition.endswith(" NULLS NOT DISTINCT") else "")
-                for index, columns, kind, definition in catalog_views.unique_indexes(version)]
+                for index, columns, kind, definition in catalog_views.unique_indexes(version)] \
+            + [f'"{i.name}" {i.method} ({", ".join(i.columns)})' for i in version.schema.indexes]
 
     def relation_kind(self, name: str) -> str:
         """table, view or sequence: what ``name`` is."""

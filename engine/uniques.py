@@ -40,11 +40,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from txlake import errors
+from txlake.engine import indexes
 from txlake.engine.mvcc.locks import TABLE
 from txlake.parser import statements as st
 from txlake.storage import keys as pk
 from txlake.storage.commit import key_text
-from txlake.storage.schema import TableSchema, UniqueConstraint
+from txlake.storage.schema import Index, TableSchema, UniqueConstraint
 from txlake.storage.version import PythonRows, TableVersion
 
 
@@ -95,17 +96,12 @@ def validate(unique: UniqueConstraint, data: pa.Table) -> None:
 
 def renamed(schema: TableSchema, old: str, new: str) -> TableSchema:
     """``schema`` with the column ``old`` renamed ``new`` in its unique constraints."""
-    if not schema.uniques:
-        return schema
-    return replace(schema, uniques=tuple(replace(u, columns=tuple(new if c == old else c for c in u.columns))
-                                         for u in schema.uniques))
+    return indexes.renamed(schema, old, new, "uniques")
 
 
 def dropped(schema: TableSchema, column: str) -> TableSchema:
     """``schema`` without the unique constraints over ``column`` (dropped with it, as in PostgreSQL)."""
-    if not any(column in u.columns for u in schema.uniques):
-        return schema
-    return replace(schema, uniques=tuple(u for u in schema.uniques if column not in u.columns))
+    return indexes.dropped(schema, column, "uniques")
 
 
 def revalidate(schema: TableSchema, column: str, data: pa.Table) -> None:
@@ -332,10 +328,10 @@ def lock_old_keys(ex, ctx, version: TableVersion, rowids) -> None:
 
 # --- CREATE UNIQUE INDEX / DROP INDEX -----------------------------------------------------
 
-def _index_names(ex, ctx, db: str) -> dict[str, tuple[TableVersion, UniqueConstraint]]:
-    """The unique indexes of the database ``db``'s tables by name - each constraint's, the
-    primary keys' and those CREATE UNIQUE INDEX made: in PostgreSQL all are relations, one
-    namespace with the tables."""
+def _index_names(ex, ctx, db: str) -> dict[str, tuple[TableVersion, UniqueConstraint | Index]]:
+    """The indexes of the database ``db``'s tables by name - each unique constraint's, the
+    primary keys', those CREATE UNIQUE INDEX and CREATE INDEX made: in PostgreSQL all are
+    relations, one namespace with the tables."""
     named = {}
     for version in ex._schema_tables(ctx, db):
         if not version.is_table:
@@ -346,6 +342,8 @@ def _index_names(ex, ctx, db: str) -> dict[str, tuple[TableVersion, UniqueConstr
                                                                                schema.primary_key))
         for unique in schema.uniques:
             named[unique.name] = (version, unique)
+        for index in schema.indexes:  # (CREATE INDEX's: engine/indexes.py)
+            named[index.name] = (version, index)
     return named
 
 
@@ -373,8 +371,10 @@ def name_for(ex, ctx, db: str, table: str, schema: TableSchema, spec, label: str
 
 def create_index(ex, ctx, stmt: st.CreateIndex, params):
     """``CREATE UNIQUE INDEX``: the table gains a unique constraint flagged as an index (its
-    rows validated, 23505); its name, PostgreSQL's ``<table>_<columns>_idx`` if none is given,
-    must be no relation's or other index's in the schema (42P07; IF NOT EXISTS: a notice)."""
+    rows validated, 23505); ``CREATE INDEX``: a secondary index (engine/indexes.py). Its name,
+    PostgreSQL's ``<table>_<columns>_idx`` if none is given, must be no relation's or other
+    index's in the schema (42P07; IF NOT EXISTS: a notice). The table is written anew under
+    the new schema, as ALTER TABLE's are."""
     from txlake.engine.executor import Result  # (the executor imports this module)
     from txlake.storage.schema import constraint_name
     if ctx.txn.read_only:
@@ -382,19 +382,23 @@ def create_index(ex, ctx, stmt: st.CreateIndex, params):
     version = ctx.resolve(stmt.table)
     if not version.is_table:
         raise errors.WrongObjectType(f'cannot create index on relation "{version.name}"')
-    indexes = _index_names(ex, ctx, version.db)
-    taken = set(indexes) | version.schema.constraint_names(version.name)
-    name = stmt.name or constraint_name(version.name, stmt.columns, "idx", taken)
-    if name in indexes or ex.name_taken(ctx, version.db, name):
+    named = _index_names(ex, ctx, version.db)
+    taken = set(named) | version.schema.constraint_names(version.name)
+    name = stmt.name or constraint_name(version.name, stmt.columns, "idx",
+                                        taken | {t.name for t in ex._schema_tables(ctx, version.db)})
+    if name in named or ex.name_taken(ctx, version.db, name):
         if stmt.if_not_exists:
             return Result(status="CREATE INDEX", notice=f'relation "{name}" already exists, skipping')
         raise errors.DuplicateTable(f'relation "{name}" already exists')
     if name in taken:  # (a CHECK or FOREIGN KEY constraint of the table's: no relation, but one namespace)
         raise errors.ProgrammingError(f'constraint "{name}" for relation "{version.name}" already exists',
                                       sqlstate="42710")
-    spec = st.UniqueSpec(name, stmt.columns)
-    schema = add(version.schema.evolve(version.schema.columns), version.name, name, spec, ex.store.scan(version),
-                 index=True)
+    if stmt.unique:
+        schema = add(version.schema.evolve(version.schema.columns), version.name, name,
+                     st.UniqueSpec(name, stmt.columns), ex.store.scan(version), index=True)
+    else:
+        schema = indexes.define(version.schema.evolve(version.schema.columns), version.name, name, stmt.columns,
+                                stmt.method)
     _rewrite(ex, ctx, version, schema)
     return Result(status="CREATE INDEX")
 
@@ -418,7 +422,7 @@ def drop_index(ex, ctx, stmt: st.DropIndex, params):
                 continue
             raise errors.UndefinedObject(f'index "{name}" does not exist')
         version, unique = hit
-        if not unique.index:
+        if not getattr(unique, "index", True):  # (a constraint's; CREATE [UNIQUE] INDEX's are droppable)
             raise errors.DependentObjectsStillExist(
                 f'cannot drop index {name} because constraint {name} on table {version.name} requires it\n'
                 f"HINT:  You can drop constraint {name} on table {version.name} instead.")
@@ -426,7 +430,8 @@ def drop_index(ex, ctx, stmt: st.DropIndex, params):
     for table_id, name in found:  # (the table as the drops before left it)
         version = next(t for t in ctx.txn.tables(ctx.catalog) if t.table_id == table_id)
         schema = replace(version.schema.evolve(version.schema.columns),
-                         uniques=tuple(u for u in version.schema.uniques if u.name != name))
+                         uniques=tuple(u for u in version.schema.uniques if u.name != name),
+                         indexes=tuple(i for i in version.schema.indexes if i.name != name))
         _rewrite(ex, ctx, version, schema)
     return Result(status="DROP INDEX", notice="\n".join(notices) or None)
 

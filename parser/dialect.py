@@ -162,6 +162,23 @@ class TxlakeParser(DuckDB.Parser):
             return exp.OnCommitProperty(drop=True)
         return super()._parse_on_property()
 
+    def _parse_index(self, index=None, anonymous: bool = False):
+        """``CREATE INDEX ... ON ONLY t``: PostgreSQL's ONLY leaves a partitioned table's
+        partitions unindexed; txlake has no partitions, so it is the table itself."""
+        if (index or anonymous) and self._curr is not None and self._curr.token_type == TokenType.ON \
+                and self._next is not None and self._next.token_type == TokenType.ONLY:
+            self._advance(2)
+        return super()._parse_index(index, anonymous)
+
+    def _parse_drop(self, exists: bool = False, kind: str | None = None):
+        """``DROP INDEX a, b [CASCADE]``: sqlglot read one index name only."""
+        drop = super()._parse_drop(exists, kind)
+        if isinstance(drop, exp.Drop) and drop.args.get("kind") == "INDEX" and self._match(TokenType.COMMA):
+            drop.set("tables", [*drop.args["tables"], *self._parse_csv(lambda: self._parse_table_parts(schema=True))])
+            if self._match_texts(("CASCADE", "RESTRICT")):
+                drop.set("cascade", self._prev.text.upper() == "CASCADE")
+        return drop
+
     def _parse_merge(self):
         """PostgreSQL's MERGE INTO (sqlglot's parser took ``MERGE t USING ...`` too), whose data
         source may be a join (``USING a JOIN b ON ... ON ...``: the source Table gets the joins,

@@ -752,33 +752,36 @@ _TABLE_PROPERTIES = {exp.PartitionedByProperty: "PARTITION BY", exp.InheritsProp
 
 
 def _create_index(tree: exp.Create) -> st.CreateIndex:
-    """``CREATE UNIQUE INDEX [IF NOT EXISTS] [name] ON table [USING btree] (column, ...)``: a
-    unique constraint flagged as an index (engine/uniques.py). A plain index (txlake has no use
-    for one yet), an expression, a partial index (WHERE), INCLUDE, a sort order, storage
-    options, CONCURRENTLY or another method: refused (0A000), never ignored."""
-    if not tree.args.get("unique"):
-        raise errors.NotSupportedError("CREATE INDEX is not supported (only CREATE UNIQUE INDEX)")
+    """``CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON [ONLY] table [USING method] (column, ...)``:
+    a unique one is a unique constraint flagged as an index (engine/uniques.py), a plain one a
+    secondary index (engine/indexes.py; btree or hash). An expression, a partial index (WHERE),
+    INCLUDE, a sort order, storage options, CONCURRENTLY or another method: refused (0A000),
+    never ignored."""
+    unique = bool(tree.args.get("unique"))
+    what = "CREATE UNIQUE INDEX" if unique else "CREATE INDEX"
     index = tree.this
     params = index.args.get("params") or exp.IndexParameters()
     using = params.args.get("using")
-    if using is not None and using.name.lower() != "btree":
-        raise errors.NotSupportedError(f"index access method \"{using.name}\" is not supported")
+    method = using.name.lower() if using is not None else "btree"
+    if method not in ("btree", "hash") or (unique and method != "btree"):
+        raise errors.NotSupportedError(f'index access method "{method}" is not supported'
+                                       + ("" if unique else " (txlake's indexes are btree or hash)"))
     extra = {k for k, v in params.args.items() if v} - {"columns", "using"}
     if extra or tree.args.get("concurrently") or tree.args.get("replace"):
-        what = "partial indexes (WHERE)" if "where" in extra else "INCLUDE" if "include" in extra \
+        option = "partial indexes (WHERE)" if "where" in extra else "INCLUDE" if "include" in extra \
             else "CONCURRENTLY" if tree.args.get("concurrently") else "index options"
-        raise errors.NotSupportedError(f"CREATE UNIQUE INDEX with {what} is not supported")
+        raise errors.NotSupportedError(f"{what} with {option} is not supported")
     columns = []
     for item in params.args.get("columns") or ():
         column = item.this if isinstance(item, exp.Ordered) else item
         if isinstance(item, exp.Ordered) and (item.args.get("desc") or item.args.get("nulls_first")):
-            raise errors.NotSupportedError("a sort order in a unique index is not supported")
+            raise errors.NotSupportedError(f"a sort order in {'a unique' if unique else 'an'} index is not supported")
         if not isinstance(column, exp.Column) or column.table:
             raise errors.NotSupportedError("index expressions are not supported (only columns)")
         columns.append(identifier(column.this))
     name = _check_name(identifier(index.this), "index") if index.this is not None else None
     return st.CreateIndex(table=table_name(index.args["table"]), columns=tuple(columns), name=name,
-                          if_not_exists=bool(tree.args.get("exists")))
+                          if_not_exists=bool(tree.args.get("exists")), unique=unique, method=method)
 
 
 def _drop(tree: exp.Drop) -> st.Statement:

@@ -294,11 +294,14 @@ class CreateTable(Statement):
 
 @dataclass(frozen=True)
 class CreateIndex(Statement):
-    """``CREATE UNIQUE INDEX [IF NOT EXISTS] [name] ON table (columns)`` (engine/uniques.py)."""
+    """``CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON table [USING method] (columns)``
+    (engine/uniques.py, engine/indexes.py)."""
     table: TableName
     columns: tuple[str, ...]
     name: str | None = None
     if_not_exists: bool = False
+    unique: bool = True
+    method: str = "btree"
 
 
 @dataclass(frozen=True)

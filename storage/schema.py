@@ -489,6 +489,27 @@ class UniqueConstraint:
 
 
 @dataclass(frozen=True)
+class Index:
+    """``CREATE INDEX name ON t [USING method] (columns)``: a secondary index of plain columns,
+    no constraint. Its data is built lazily, per data file, when a lookup needs it
+    (storage/keys.py ``find_rows``); the schema records only that it exists."""
+
+    name: str
+    columns: tuple[str, ...]
+    method: str = "btree"  # btree or hash: the same per-file index in txlake, shown as written
+
+    def to_json(self) -> dict:
+        d = {"name": self.name, "columns": list(self.columns)}
+        if self.method != "btree":
+            d["method"] = self.method
+        return d
+
+    @staticmethod
+    def from_json(d: dict) -> "Index":
+        return Index(d["name"], tuple(d["columns"]), d.get("method", "btree"))
+
+
+@dataclass(frozen=True)
 class ForeignKey:
     """``FOREIGN KEY (columns) REFERENCES table (ref_columns)``: the referenced table by id
     (dropped and created again under its name, it is another), its key columns by name.
@@ -552,6 +573,8 @@ class TableSchema:
     foreign_keys: tuple[ForeignKey, ...] = ()
     #: the primary key's constraint name as written (CONSTRAINT n PRIMARY KEY); None: <table>_pkey
     primary_key_name: str | None = None
+    #: CREATE INDEX's (not unique) indexes
+    indexes: tuple[Index, ...] = ()
 
     def pkey_name(self, table: str) -> str:
         """The name of the primary key of the table ``table`` (which must have one)."""
@@ -629,6 +652,8 @@ class TableSchema:
                 d[key] = [c.to_json() for c in getattr(self, key)]
         if self.primary_key_name is not None:
             d["primary_key_name"] = self.primary_key_name
+        if self.indexes:  # (written only when there are any)
+            d["indexes"] = [i.to_json() for i in self.indexes]
         return d
 
     @staticmethod
@@ -641,4 +666,5 @@ class TableSchema:
                            tuple(CheckConstraint.from_json(c) for c in d.get("checks", ())),
                            tuple(UniqueConstraint.from_json(c) for c in d.get("uniques", ())),
                            tuple(ForeignKey.from_json(c) for c in d.get("foreign_keys", ())),
-                           d.get("primary_key_name"))
+                           d.get("primary_key_name"),
+                           tuple(Index.from_json(i) for i in d.get("indexes", ())))

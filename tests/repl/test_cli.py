@@ -386,3 +386,11 @@ def test_describe_lists_a_tables_unique_indexes_as_psql(main, tmp_path):
     assert done.stdout.split("Indexes:\n")[1].splitlines()[:3] == [
         '    "t_pkey" PRIMARY KEY, btree (id)', '    "t_a_key" UNIQUE CONSTRAINT, btree (a)',
         '    "t_b" UNIQUE, btree (b, a)']
+
+
+def test_describe_lists_a_tables_plain_indexes_as_psql(main, tmp_path):
+    done = main(str(tmp_path / "wh"), "-c", "CREATE TABLE t (id INT PRIMARY KEY, a INT, b TEXT)", "-c",
+                "CREATE INDEX ON t (a)", "-c", "CREATE INDEX t_h ON t USING hash (b, a)", "-c", "\\d t")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("Indexes:\n")[1].splitlines()[:3] == [
+        '    "t_pkey" PRIMARY KEY, btree (id)', '    "t_a_idx" btree (a)', '    "t_h" hash (b, a)']

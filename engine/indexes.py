@@ -1,0 +1,148 @@
+"""Secondary indexes: ``CREATE INDEX`` (not unique) and how statements use them.
+
+An index (storage/schema.py ``Index``) is a name and plain columns in the table's schema - no
+expression, no WHERE, no INCLUDE. What it indexes is never stored: each data file gets, the
+first time a lookup reaches it, an index of those columns' values to row positions (storage/
+keys.py ``find_rows``, the per-file indexes unique constraints use, cached the same way). Files
+are immutable, so an INSERT maintains nothing; a lookup pays for the files it has not indexed
+yet, and passes over a Parquet file whose footer bounds cannot hold the value.
+
+Where an index is used: a statement over one table whose WHERE pins every column of an index
+to a constant or parameter by ``=`` (integer, text or uuid columns, as the primary key's point
+plans) - ``SELECT ... FROM t WHERE email = ?``, ``UPDATE`` / ``DELETE ... WHERE customer_id =
+?``, ``SELECT ... FOR UPDATE`` - reads only the rows the index gives instead of the table, and
+the full WHERE clause still runs over them in DuckDB. The lookup goes through the version the
+statement would scan (the transaction's snapshot with its own writes and deletion vectors), so
+it finds exactly the rows the scan would: the index decides which rows are read, never which
+are visible. A foreign key's search of a referencing table for a parent's key uses an index
+whose columns are the foreign key's (engine/foreign_keys.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pyarrow as pa
+
+from txlake import errors
+from txlake.engine import sources
+from txlake.storage import foreign_keys as fks
+from txlake.storage import keys as pk
+from txlake.storage.schema import Index, TableSchema
+from txlake.storage.version import TableVersion
+
+
+def define(schema: TableSchema, table: str, name: str, columns: tuple[str, ...], method: str) -> TableSchema:
+    """``schema`` with the index ``name`` of ``columns`` (42703 for a column the table lacks;
+    0A000 for an array column, which the per-file indexes do not hash)."""
+    for column in columns:
+        col = schema.column(column)
+        if col is None:
+            raise errors.UndefinedColumn(f'column "{column}" does not exist')
+        if col.type.kind == "ARRAY":
+            raise errors.NotSupportedError(f'column "{column}" is an array: txlake\'s indexes are of scalar columns')
+    return replace(schema, indexes=schema.indexes + (Index(name, tuple(columns), method),))
+
+
+def renamed(schema: TableSchema, old: str, new: str, field: str = "indexes") -> TableSchema:
+    """``schema`` with the column ``old`` renamed ``new`` in its indexes (or in the columns of
+    another of its tuples of named column lists: ``field``, "uniques")."""
+    if not getattr(schema, field):
+        return schema
+    return replace(schema, **{field: tuple(replace(i, columns=tuple(new if c == old else c for c in i.columns))
+                                           for i in getattr(schema, field))})
+
+
+def dropped(schema: TableSchema, column: str, field: str = "indexes") -> TableSchema:
+    """``schema`` without the indexes (or ``field``'s entries) over ``column`` (dropped with it,
+    as in PostgreSQL)."""
+    if not any(column in i.columns for i in getattr(schema, field)):
+        return schema
+    return replace(schema, **{field: tuple(i for i in getattr(schema, field) if column not in i.columns)})
+
+
+def definition(index: Index, schema_name: str, table: str) -> str:
+    """pg_indexes.indexdef: ``CREATE INDEX t_a_idx ON public.t USING btree (a)``."""
+    return f"CREATE INDEX {index.name} ON {schema_name}.{table} USING {index.method} ({', '.join(index.columns)})"
+
+
+def pinned(schema: TableSchema, alias: str, where, params, offset: int) -> tuple[Index, object] | None:
+    """(the index, the value of its columns) ``where`` pins by equality, or None - the index of
+    the most columns when several are pinned."""
+    from txlake.engine.executor import _pinned_key  # (the executor imports this module)
+    best = None
+    for index in schema.indexes:
+        if best is not None and len(index.columns) <= len(best[0].columns):
+            continue
+        key = _pinned_key(schema, alias, where, params, offset, index.columns)
+        if key is not None:
+            best = (index, key)
+    return best
+
+
+def rows(ex, version: TableVersion, index: Index, key, with_rowid: bool) -> pa.Table:
+    """The live rows of ``version`` whose ``index`` columns hold ``key`` (with their row ids
+    last, if ``with_rowid``), read file by file: what the statement's WHERE runs over."""
+    from txlake.engine.executor import ROWID  # (the executor imports this module)
+    rowids = pk.find_rows(ex.store, version, key, index.columns)
+    ex.index_scans += 1
+    pieces = []
+    by_file: dict[int, list[int]] = {}
+    for rowid in rowids:
+        by_file.setdefault(rowid >> 32, []).append(rowid)
+    for fid, ids in by_file.items():
+        positions = pa.array([r & 0xFFFFFFFF for r in ids], pa.int64())
+        piece = ex.store.read(version.file(fid), version.schema).take(positions)
+        pieces.append(piece.append_column(ROWID, pa.array(ids, pa.int64())) if with_rowid else piece)
+    if not pieces:
+        empty = version.schema.arrow_schema().empty_table()
+        pieces = [empty.append_column(ROWID, pa.array([], pa.int64())) if with_rowid else empty]
+    return sources.typed(pa.concat_tables(pieces), version.schema)
+
+
+def candidates(ex, version: TableVersion, alias: str, where, params, offset: int) -> pa.Table | None:
+    """An UPDATE / DELETE / SELECT ... FOR UPDATE's candidate rows through an index its WHERE
+    pins (with row ids), or None: no index is pinned, the caller scans."""
+    hit = pinned(version.schema, alias, where, params, offset)
+    return rows(ex, version, hit[0], hit[1], True) if hit is not None else None
+
+
+def query_source(ex, ctx, stmt, version: TableVersion, params, used: list | None) -> pa.Table | None:
+    """A single-table SELECT's rows of ``version`` through an index its WHERE pins, or None
+    (the caller reads the table). ``used`` gets EXPLAIN's line for it."""
+    from txlake.engine.executor import _read_plan  # (the executor imports this module)
+    simple, _ = ex._statement_memo(stmt, ("reads",), lambda: _read_plan(stmt.expression))
+    if simple is None or simple[2] is None:
+        return None
+    _, alias, where, offset = simple
+    alias_node = stmt.expression.args["from_"].this.args.get("alias")
+    if alias_node is not None and alias_node.args.get("columns"):  # (FROM t AS x(a, b): other names)
+        return None
+    hit = pinned(version.schema, alias, where, params, offset)
+    if hit is None:
+        return None
+    found = rows(ex, version, hit[0], hit[1], False)
+    if used is not None:
+        used.append(f"Index Scan using {hit[0].name} on {version.name} (txlake's index: {found.num_rows} "
+                    f"candidate rows, filtered by DuckDB)")
+    return found
+
+
+FK_PROBES = 64  # a foreign key's removed keys looked up through an index one by one up to this many
+
+
+def referencing_key(ex, child: TableVersion, columns, keys: list[tuple]) -> tuple | None:
+    """storage/foreign_keys.py ``referencing_key`` (a key among ``keys`` that a row of
+    ``child`` holds in ``columns``) through an index of ``child`` over exactly those columns,
+    if it has one and the keys are few integers or texts; else that function's scan."""
+    index = next((i for i in child.schema.indexes if sorted(i.columns) == sorted(columns)), None)
+    if index is None or len(keys) > FK_PROBES or \
+            not all(type(v) in (int, str) for k in keys for v in k):
+        return fks.referencing_key(ex.store, child, columns, set(keys))
+    ex.index_scans += 1
+    for key in keys:
+        value = dict(zip(columns, key))
+        probe = tuple(value[c] for c in index.columns) if len(index.columns) > 1 else value[index.columns[0]]
+        if pk.find_rows(ex.store, child, probe, index.columns):
+            return key
+    return None

@@ -1,0 +1,247 @@
+"""CREATE INDEX: secondary indexes as PostgreSQL 16 makes, lists and drops them, and lookups
+through them that find exactly the rows a scan finds - the transaction's own writes, deleted
+and updated rows, rows others committed after the snapshot (engine/indexes.py)."""
+
+import pytest
+
+from tests.conftest import run_python
+from tests.engine.test_uniques import LEVELS, error_of
+
+
+@pytest.fixture
+def c(connect):
+    return connect(autocommit=True).cursor()
+
+
+def scans(cur) -> int:
+    """How many lookups the cursor's session made through CREATE INDEX's indexes."""
+    return cur.connection._session.executor.index_scans
+
+
+def indexdefs(cur, table="t"):
+    return cur.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = ? ORDER BY indexname",
+                       (table,)).fetchall()
+
+
+def filled(c, rows=200):
+    c.execute("CREATE TABLE t (id INT PRIMARY KEY, email TEXT, customer_id INT, n INT)")
+    c.executemany("INSERT INTO t VALUES (?, ?, ?, ?)", [(i, f"e{i % 20}", i % 7, i) for i in range(rows)])
+
+
+# --- DDL, catalogs ------------------------------------------------------------------------------
+
+def test_create_index_names_it_as_postgresql_and_lists_it(c):
+    filled(c)
+    c.execute("CREATE INDEX ON t (email)")
+    c.execute("CREATE INDEX ON t (email)")                       # the default name, numbered
+    c.execute("CREATE INDEX IF NOT EXISTS by_cust ON ONLY t USING hash (customer_id, n)")
+    c.execute("CREATE INDEX IF NOT EXISTS by_cust ON t (n)")
+    assert c.connection.notices[-1] == 'NOTICE:  relation "by_cust" already exists, skipping'
+    assert indexdefs(c) == [
+        ("by_cust", "CREATE INDEX by_cust ON public.t USING hash (customer_id, n)"),
+        ("t_email_idx", "CREATE INDEX t_email_idx ON public.t USING btree (email)"),
+        ("t_email_idx1", "CREATE INDEX t_email_idx1 ON public.t USING btree (email)"),
+        ("t_pkey", "CREATE UNIQUE INDEX t_pkey ON public.t USING btree (id)")]
+    assert c.execute("SELECT hasindexes FROM pg_tables WHERE tablename = 't'").fetchone() == (True,)
+
+
+def test_index_names_share_the_namespace_of_relations(c):
+    filled(c)
+    c.execute("CREATE TABLE u (a INT)")
+    c.execute("CREATE INDEX i ON t (email)")
+    assert error_of(c, "CREATE INDEX i ON t (n)") == ("42P07", 'relation "i" already exists')
+    assert error_of(c, "CREATE INDEX u ON t (n)") == ("42P07", 'relation "u" already exists')
+    assert error_of(c, "CREATE INDEX t_pkey ON t (n)")[0] == "42P07"
+    assert error_of(c, "CREATE INDEX j ON t (nope)") == ("42703", 'column "nope" does not exist')
+    assert error_of(c, "CREATE INDEX j ON missing (a)")[0] == "42P01"
+
+
+@pytest.mark.parametrize("sql, message", [
+    ("CREATE INDEX j ON t (lower(email))", "index expressions are not supported"),
+    ("CREATE INDEX j ON t (email) WHERE n > 1", "partial indexes (WHERE)"),
+    ("CREATE INDEX j ON t (email) INCLUDE (n)", "INCLUDE"),
+    ("CREATE INDEX CONCURRENTLY j ON t (email)", "CONCURRENTLY"),
+    ("CREATE INDEX j ON t USING gin (email)", 'index access method "gin" is not supported'),
+    ("CREATE INDEX j ON t USING gist (email)", 'index access method "gist" is not supported'),
+    ("CREATE INDEX j ON t USING brin (email)", 'index access method "brin" is not supported'),
+    ("CREATE INDEX j ON t (email DESC)", "a sort order"),
+])
+def test_what_txlake_indexes_cannot_be_is_refused(c, sql, message):
+    filled(c, 3)
+    state, text = error_of(c, sql)
+    assert state == "0A000" and message in text
+
+
+def test_drop_index(c):
+    filled(c)
+    c.execute("CREATE INDEX a ON t (email)")
+    c.execute("CREATE INDEX b ON t (n)")
+    c.execute("CREATE UNIQUE INDEX u ON t (n)")
+    c.execute("DROP INDEX a, u CASCADE")
+    assert [name for name, _ in indexdefs(c)] == ["b", "t_pkey"]
+    assert error_of(c, "DROP INDEX a") == ("42704", 'index "a" does not exist')
+    c.execute("DROP INDEX IF EXISTS a, b")
+    assert [name for name, _ in indexdefs(c)] == ["t_pkey"]
+    assert error_of(c, "DROP INDEX t")[0] == "42809"
+    assert error_of(c, "DROP INDEX t_pkey")[0] == "2BP01"
+
+
+def test_drop_index_is_transactional(connect):
+    cur = connect().cursor()
+    filled(cur)
+    cur.execute("CREATE INDEX i ON t (email)")
+    cur.connection.commit()
+    cur.execute("DROP INDEX i")
+    assert indexdefs(cur) == [("t_pkey", "CREATE UNIQUE INDEX t_pkey ON public.t USING btree (id)")]
+    cur.connection.rollback()
+    assert [name for name, _ in indexdefs(cur)] == ["i", "t_pkey"]
+
+
+def test_column_rename_drop_and_type_change_carry_to_the_index(c):
+    filled(c)
+    c.execute("CREATE INDEX i ON t (email, n)")
+    c.execute("CREATE INDEX j ON t (customer_id)")
+    c.execute("ALTER TABLE t RENAME COLUMN email TO mail")
+    c.execute("ALTER TABLE t ALTER COLUMN n TYPE BIGINT")
+    assert indexdefs(c)[:2] == [("i", "CREATE INDEX i ON public.t USING btree (mail, n)"),
+                                ("j", "CREATE INDEX j ON public.t USING btree (customer_id)")]
+    assert c.execute("SELECT count(*) FROM t WHERE mail = 'e3' AND n = 23").fetchone() == (1,)
+    c.execute("ALTER TABLE t DROP COLUMN n")                     # a dropped column drops its indexes
+    assert [name for name, _ in indexdefs(c)] == ["j", "t_pkey"]
+
+
+def test_the_index_survives_reopen_and_other_processes_see_it(connect, warehouse):
+    c = connect(autocommit=True).cursor()
+    filled(c)
+    c.execute("CREATE INDEX i ON t USING hash (email)")
+    done = run_python(f"""
+import txlake
+c = txlake.connect({warehouse!r}, autocommit=True, publish="off").cursor()
+print(c.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'i'").fetchall())
+print(c.execute("SELECT count(*) FROM t WHERE email = 'e4'").fetchall())
+print(c.connection._session.executor.index_scans)
+""")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:3] == ["[('CREATE INDEX i ON public.t USING hash (email)',)]", "[(10,)]", "1"]
+
+
+# --- lookups through the index: the rows a scan finds -----------------------------------------
+
+def test_select_update_delete_use_the_index_and_explain_says_so(c):
+    filled(c)
+    c.execute("CREATE INDEX t_email_idx ON t (email)")
+    before = scans(c)
+    assert c.execute("SELECT id FROM t WHERE email = ? ORDER BY id", ("e3",)).fetchall() == \
+        [(i,) for i in range(3, 200, 20)]
+    assert scans(c) == before + 1
+    plan = [line for (line,) in c.execute("EXPLAIN SELECT * FROM t WHERE email = 'e3' AND n > 100").fetchall()]
+    assert plan[0] == "Index Scan using t_email_idx on t (txlake's index: 10 candidate rows, filtered by DuckDB)"
+    plan = [line for (line,) in c.execute("EXPLAIN SELECT * FROM t WHERE n = 3").fetchall()]
+    assert not any("Index Scan" in line for line in plan)
+    plan = [line for (line,) in c.execute("EXPLAIN SELECT * FROM t WHERE email = 'e3' OR n = 3").fetchall()]
+    assert not any("Index Scan" in line for line in plan)
+    before = scans(c)
+    c.execute("UPDATE t SET n = -n WHERE email = ?", ("e4",))
+    assert c.rowcount == 10
+    c.execute("DELETE FROM t WHERE email = ? AND n < -100", ("e4",))
+    assert c.rowcount == 5
+    assert scans(c) == before + 2
+    assert c.execute("SELECT count(*), sum(n) FROM t WHERE email = 'e4'").fetchone() == (5, -(4 + 24 + 44 + 64 + 84))
+    before = scans(c)
+    c.execute("SELECT count(*) FROM t WHERE n = 3")
+    c.execute("SELECT id FROM t WHERE email = ? AND id IN (SELECT id FROM t)", ("e3",))  # (two readers of t)
+    assert scans(c) == before
+
+
+def test_a_composite_index_needs_every_column_pinned(c):
+    filled(c)
+    c.execute("CREATE INDEX i ON t (customer_id, email)")
+    before = scans(c)
+    assert c.execute("SELECT count(*) FROM t WHERE customer_id = 3").fetchone() == (29,)
+    assert scans(c) == before
+    assert c.execute("SELECT id FROM t WHERE email = ? AND customer_id = ? ORDER BY id", ("e3", 3)).fetchall() == \
+        [(3,), (143,)]
+    assert scans(c) == before + 1
+    # a value of another type than the column's: the scan (DuckDB's casts decide)
+    assert c.execute("SELECT count(*) FROM t WHERE email = 'e3' AND customer_id = '3'").fetchone() == (2,)
+
+
+def test_own_writes_deleted_and_updated_rows(connect):
+    conn = connect()
+    c = conn.cursor()
+    filled(c)
+    c.execute("CREATE INDEX ON t (email)")
+    conn.commit()
+    c.execute("INSERT INTO t VALUES (1000, 'e3', 0, 0)")              # own uncommitted row
+    c.execute("DELETE FROM t WHERE id = 3")                            # own deletion
+    c.execute("UPDATE t SET email = 'moved' WHERE id = 23")            # a row whose value moves away
+    c.execute("UPDATE t SET email = 'e3' WHERE id = 24")               # ... and one moving in
+    c.execute("UPDATE t SET n = 99 WHERE id = 43")                      # a row updated, its value kept
+    expect = sorted([1000, 24, 43] + list(range(63, 200, 20)))
+    assert sorted(r[0] for r in c.execute("SELECT id FROM t WHERE email = 'e3'").fetchall()) == expect
+    assert c.execute("SELECT n FROM t WHERE email = 'e3' AND id = 43").fetchall() == [(99,)]
+    assert c.execute("SELECT count(*) FROM t WHERE email = 'moved'").fetchone() == (1,)
+    conn.commit()
+    c.execute("VACUUM")                                                # compacted files: looked up again
+    assert sorted(r[0] for r in c.execute("SELECT id FROM t WHERE email = 'e3'").fetchall()) == expect
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_rows_others_commit_after_the_snapshot(connect, level):
+    setup = connect(autocommit=True).cursor()
+    filled(setup)
+    setup.execute("CREATE INDEX ON t (email)")
+    reader, writer = connect(), connect(autocommit=True).cursor()
+    r = reader.cursor()
+    r.execute(f"BEGIN ISOLATION LEVEL {level}")
+    assert r.execute("SELECT count(*) FROM t WHERE email = 'e5'").fetchone() == (10,)
+    writer.execute("INSERT INTO t VALUES (500, 'e5', 0, 0)")
+    writer.execute("DELETE FROM t WHERE id = 5")
+    writer.execute("UPDATE t SET email = 'e6' WHERE id = 25")
+    seen = sorted(x for (x,) in r.execute("SELECT id FROM t WHERE email = 'e5'").fetchall())
+    scan = sorted(x for (x,) in r.execute("SELECT id FROM t WHERE email || '' = 'e5'").fetchall())
+    assert seen == scan
+    if level == "READ COMMITTED":
+        assert seen == sorted([500] + list(range(45, 200, 20)))
+    else:
+        assert seen == list(range(5, 200, 20))
+    reader.rollback()
+
+
+def test_read_committed_update_through_the_index_waits_and_rechecks(connect):
+    import threading
+    setup = connect(autocommit=True).cursor()
+    filled(setup)
+    setup.execute("CREATE INDEX ON t (email)")
+    a, b = connect(isolation_level="READ COMMITTED"), connect(isolation_level="READ COMMITTED")
+    a.cursor().execute("UPDATE t SET email = 'gone' WHERE id = 6")    # holds row 6
+    done = []
+    t = threading.Thread(target=lambda: done.append(b.cursor().execute(
+        "UPDATE t SET n = -1 WHERE email = 'e6'").rowcount))
+    t.start()
+    t.join(0.5)
+    a.commit()
+    t.join(60)
+    assert done == [9]                                                  # row 6 no longer matches
+    b.commit()
+    assert setup.execute("SELECT count(*) FROM t WHERE n = -1").fetchone() == (9,)
+
+
+def test_foreign_key_checks_find_referencing_rows_through_the_index(c):
+    c.execute("CREATE TABLE p (id INT PRIMARY KEY)")
+    c.execute("CREATE TABLE ch (id INT PRIMARY KEY, p_id INT REFERENCES p ON DELETE CASCADE, q INT)")
+    c.executemany("INSERT INTO p VALUES (?)", [(i,) for i in range(10)])
+    c.executemany("INSERT INTO ch VALUES (?, ?, ?)", [(i, i % 10, i) for i in range(100)])
+    c.execute("DELETE FROM p WHERE id = 2")
+    before = scans(c)
+    c.execute("CREATE INDEX ON ch (p_id)")
+    c.execute("DELETE FROM p WHERE id = 3")
+    assert scans(c) > before                                           # the search for ch's rows of p 3
+    assert c.execute("SELECT count(*) FROM ch WHERE p_id = 3").fetchone() == (0,)
+    assert c.execute("SELECT count(*) FROM ch").fetchone() == (80,)
+    c.execute("CREATE TABLE r (id INT PRIMARY KEY, p_id INT REFERENCES p)")
+    c.execute("INSERT INTO r VALUES (1, 4)")
+    c.execute("CREATE INDEX ON r (p_id)")
+    assert error_of(c, "DELETE FROM p WHERE id = 4")[0] == "23503"
+    c.execute("DELETE FROM p WHERE id = 5")                            # referenced by ch only: cascaded
+    assert c.execute("SELECT count(*) FROM ch").fetchone() == (70,)
