@@ -1969,6 +1969,8 @@ class Executor:
             return True
         if db == TEMP_DB:
             return False
+        if name in uniques.index_names(self, ctx, db):  # (an index is a relation: one namespace)
+            return True
         self.db.locks.acquire(ctx.txn, (f"{db}.{name}", "name"), ctx.lock_wait)
         clash = self.db.warehouse.refresh().table(db, name)
         return clash is not None and clash.table_id not in ctx.txn.changes  # (not one it dropped)

@@ -124,7 +124,7 @@ def query_source(ex, ctx, stmt, version: TableVersion, params, used: list | None
     found = rows(ex, version, hit[0], hit[1], False)
     if used is not None:
         used.append(f"Index Scan using {hit[0].name} on {version.name} (txlake's index: {found.num_rows} "
-                    f"candidate rows, filtered by DuckDB)")
+                    f"candidate row{'' if found.num_rows == 1 else 's'}, filtered by DuckDB)")
     return found
 
 

@@ -328,7 +328,7 @@ def lock_old_keys(ex, ctx, version: TableVersion, rowids) -> None:
 
 # --- CREATE UNIQUE INDEX / DROP INDEX -----------------------------------------------------
 
-def _index_names(ex, ctx, db: str) -> dict[str, tuple[TableVersion, UniqueConstraint | Index]]:
+def index_names(ex, ctx, db: str) -> dict[str, tuple[TableVersion, UniqueConstraint | Index]]:
     """The indexes of the database ``db``'s tables by name - each unique constraint's, the
     primary keys', those CREATE UNIQUE INDEX and CREATE INDEX made: in PostgreSQL all are
     relations, one namespace with the tables."""
@@ -357,7 +357,7 @@ def name_for(ex, ctx, db: str, table: str, schema: TableSchema, spec, label: str
     checks them."""
     from txlake.storage.schema import constraint_name
     own = {u.name for u in schema.uniques} | ({schema.pkey_name(table)} if schema.primary_key else set())
-    relations = set(_index_names(ex, ctx, db)) | {t.name for t in ex._schema_tables(ctx, db)} | own
+    relations = set(index_names(ex, ctx, db)) | {t.name for t in ex._schema_tables(ctx, db)} | own
     taken = schema.constraint_names(table)
     if spec.name is None:
         return constraint_name(table, () if label == "pkey" else spec.columns, label, taken | relations)
@@ -382,7 +382,7 @@ def create_index(ex, ctx, stmt: st.CreateIndex, params):
     version = ctx.resolve(stmt.table)
     if not version.is_table:
         raise errors.WrongObjectType(f'cannot create index on relation "{version.name}"')
-    named = _index_names(ex, ctx, version.db)
+    named = index_names(ex, ctx, version.db)
     taken = set(named) | version.schema.constraint_names(version.name)
     name = stmt.name or constraint_name(version.name, stmt.columns, "idx",
                                         taken | {t.name for t in ex._schema_tables(ctx, version.db)})
@@ -413,7 +413,7 @@ def drop_index(ex, ctx, stmt: st.DropIndex, params):
     notices, found = [], []
     for target in stmt.indexes:
         db, name = ctx.locate(target)
-        hit = _index_names(ex, ctx, db).get(name)
+        hit = index_names(ex, ctx, db).get(name)
         if hit is None:
             if ctx.lookup(target) is not None:
                 raise errors.WrongObjectType(f'"{name}" is not an index')
