@@ -55,7 +55,8 @@ def test_index_names_share_the_namespace_of_relations(c):
     assert error_of(c, "CREATE INDEX j ON t (nope)") == ("42703", 'column "nope" does not exist')
     assert error_of(c, "CREATE INDEX j ON missing (a)")[0] == "42P01"
     # and the other way: a table, view or sequence of an index's name (it was made)
-    for sql in ("CREATE TABLE i (a INT)", "CREATE VIEW i AS SELECT 1", "CREATE SEQUENCE i", "CREATE TABLE t_pkey (a INT)"):
+    for sql in ("CREATE TABLE i (a INT)", "CREATE VIEW i AS SELECT 1", "CREATE SEQUENCE i",
+                "CREATE TABLE t_pkey (a INT)"):
         assert error_of(c, sql)[0] == "42P07"
 
 
