@@ -2156,7 +2156,8 @@ class Executor:
             twice = _unique_keys(data, schema.primary_key)
             if twice is not None:
                 raise errors.UniqueViolation(
-                    f'could not create unique index "{schema.pkey_name(table)}"\nDETAIL:  Key ({", ".join(schema.primary_key)})='
+                    f'could not create unique index "{schema.pkey_name(table)}"\n'
+                    f'DETAIL:  Key ({", ".join(schema.primary_key)})='
                     f'({", ".join(map(str, twice))}) is duplicated.')
         return schema.evolve(tuple(changed if c is col else c for c in schema.columns)), data
 
