@@ -32,7 +32,7 @@ from dataclasses import replace
 import sqlglot.expressions as exp
 
 from txlake import errors
-from txlake.engine import catalog_views, indexes
+from txlake.engine import catalog_views, indexes, uniques
 from txlake.parser import statements as st
 from txlake.storage import foreign_keys as fks
 from txlake.storage import keys as pk
@@ -100,12 +100,11 @@ def constraint(ex, ctx, db: str, table: str, schema: TableSchema, spec: st.Forei
 
 
 def unique_over(schema: TableSchema, table: str, columns) -> str | None:
-    """The name of the unique constraint (or primary key) of the table ``table`` of ``schema``
-    over exactly ``columns`` (in any order), None if it has none: what a foreign key may
-    reference."""
-    if schema.primary_key and len(columns) == len(schema.primary_key) and set(columns) == set(schema.primary_key):
-        return schema.pkey_name(table)
-    return None
+    """The name of the key of the table ``table`` of ``schema`` over exactly ``columns`` (in any
+    order) that a foreign key may reference - its primary key (uniques.matching's answer when
+    that is the primary key; a UNIQUE constraint's columns are not looked up by key) - or None."""
+    key = uniques.matching(schema, table, columns)
+    return key.name if key is not None and set(key.columns) == set(schema.primary_key) else None
 
 
 def own_table(schema: TableSchema, table_id: str) -> TableSchema:

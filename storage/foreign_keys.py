@@ -144,14 +144,14 @@ def referencing_key(store: DataFileStore, child: TableVersion, columns, keys: se
 def child_violation(fk: ForeignKey, table: str, parent: str, key: tuple) -> errors.ForeignKeyViolation:
     return errors.ForeignKeyViolation(
         f'insert or update on table "{table}" violates foreign key constraint "{fk.name}"\n'
-        f"DETAIL:  Key ({', '.join(fk.columns)})=({key_text(key if len(key) > 1 else key[0])}) "
+        f"DETAIL:  Key ({', '.join(fk.columns)})=({key_text(key)}) "
         f'is not present in table "{parent}".')
 
 
 def parent_violation(fk: ForeignKey, parent: str, child: str, ref_columns, key: tuple) -> errors.ForeignKeyViolation:
     return errors.ForeignKeyViolation(
         f'update or delete on table "{parent}" violates foreign key constraint "{fk.name}" on table "{child}"\n'
-        f"DETAIL:  Key ({', '.join(ref_columns)})=({key_text(key if len(key) > 1 else key[0])}) "
+        f"DETAIL:  Key ({', '.join(ref_columns)})=({key_text(key)}) "
         f'is still referenced from table "{child}".')
 
 
