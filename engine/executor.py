@@ -579,8 +579,12 @@ class Executor:
         point = self._statement_memo(query, ("point-select",), lambda: _point_select_plan(query.expression))
         key = self._point_key(ctx, point, params) if point is not None else None
         if key is not None:
-            lines = [f"Primary key lookup on {point.table} (txlake's key index; DuckDB is not used)",
-                     f"  Key: ({', '.join(key[0].schema.primary_key)}) = ({key_text(key[3])})"]
+            version, _, _, value, index = key
+            lines = [f"Primary key lookup on {point.table} (txlake's key index; DuckDB is not used)"
+                     if index is None else
+                     f"Index lookup using {index.name} on {point.table} (txlake's index; DuckDB is not used)",
+                     f"  Key: ({', '.join(version.schema.primary_key if index is None else index.columns)}) = "
+                     f"({key_text(value)})"]
             if stmt.analyze:
                 started = time.perf_counter()
                 found = self.query(ctx, query, params).rowcount
@@ -778,25 +782,45 @@ class Executor:
         pinned = self._point_key(ctx, plan, params)
         if pinned is None:
             return None
-        version, names, result_schema, key = pinned
-        rowid = pk.find(self.store, version, [key]).get(key)
-        found = self._row_values(version, rowid) if rowid is not None else None
-        rows = [tuple(found[name] for name in names)] if found is not None else []
+        version, names, result_schema, key, index = pinned
+        if index is None:
+            rowid = pk.find(self.store, version, [key]).get(key)
+            rowids = [rowid] if rowid is not None else []
+        else:
+            rowids = pk.find_rows(self.store, version, key, index.columns)
+            self.index_scans += 1
+        if len(rowids) > POINT_ROWS:  # (an index of few distinct values: its rows read file by file)
+            table = indexes.rows_at(self, version, rowids, False).select(list(names))
+            return Result(table=table, rowcount=table.num_rows, status=f"SELECT {table.num_rows}")
+        rows = []
+        for rowid in rowids:
+            found = self._row_values(version, rowid)
+            rows.append(tuple(found[name] for name in names))
         return Result(rows=rows, schema=result_schema, rowcount=len(rows), status=f"SELECT {len(rows)}")
 
     def _point_key(self, ctx: Context, plan: "PointSelect", params):
-        """(the table version, the columns, their schema, the key) a point SELECT looks up, or
-        None when it needs the general path."""
+        """(the table version, the columns, their schema, the key, the index) a point SELECT
+        looks up, or None when it needs the general path. The index is None for the primary
+        key; else a unique constraint or index (CREATE [UNIQUE] INDEX) over exactly the
+        columns the WHERE clause pins."""
         version = ctx.resolve(plan.table)
         schema = version.schema
-        if plan.conjuncts != len(schema.primary_key):
-            return None
         names = tuple(schema.names if plan.columns is None else plan.columns)
-        result_schema = _result_schema(schema, names)
-        if result_schema is None:
+        if plan.conjuncts == len(schema.primary_key):
+            key = _pinned_key(schema, plan.alias, plan.where, params, 0)
+            index = None
+        else:
+            key = index = None
+        if key is None and (schema.indexes or schema.uniques):
+            for index in (*schema.uniques, *schema.indexes):
+                if len(index.columns) == plan.conjuncts:
+                    key = _pinned_key(schema, plan.alias, plan.where, params, 0, index.columns)
+                    if key is not None:
+                        break
+        if key is None:
             return None
-        key = _pinned_key(schema, plan.alias, plan.where, params, 0)
-        return (version, names, result_schema, key) if key is not None else None
+        result_schema = _result_schema(schema, names)
+        return (version, names, result_schema, key, index) if result_schema is not None else None
 
     def _query_plan(self, ctx: Context, expression: exp.Expression):
         """(SQL with positional view names, the table each name stands for), or None when the
@@ -2545,6 +2569,7 @@ class PointUpdate:
 
 
 _FALLBACK = object()
+POINT_ROWS = 16  # a point SELECT's rows read one by one, as Python values, up to this many
 _INT_RANGES = {"SMALLINT": (-(1 << 15), (1 << 15) - 1), "INT": (-(1 << 31), (1 << 31) - 1),
                "BIGINT": (-(1 << 63), (1 << 63) - 1)}
 _JSON_INPUT = {"JSONB": jsonb.jsonb_in, "JSON": jsonb.json_in}

@@ -83,9 +83,15 @@ def pinned(schema: TableSchema, alias: str, where, params, offset: int) -> tuple
 def rows(ex, version: TableVersion, index: Index, key, with_rowid: bool) -> pa.Table:
     """The live rows of ``version`` whose ``index`` columns hold ``key`` (with their row ids
     last, if ``with_rowid``), read file by file: what the statement's WHERE runs over."""
-    from txlake.engine.executor import ROWID  # (the executor imports this module)
     rowids = pk.find_rows(ex.store, version, key, index.columns)
     ex.index_scans += 1
+    return rows_at(ex, version, rowids, with_rowid)
+
+
+def rows_at(ex, version: TableVersion, rowids: list[int], with_rowid: bool) -> pa.Table:
+    """The rows ``rowids`` of ``version`` (with their row ids last, if ``with_rowid``), each
+    file's read with one take."""
+    from txlake.engine.executor import ROWID  # (the executor imports this module)
     pieces = []
     by_file: dict[int, list[int]] = {}
     for rowid in rowids:

@@ -162,6 +162,58 @@ def test_select_update_delete_use_the_index_and_explain_says_so(c):
     assert scans(c) == before
 
 
+POINTS = """CREATE TABLE t (id INT PRIMARY KEY, email TEXT, n INT, price NUMERIC(8, 2), day DATE, at TIMESTAMP);
+INSERT INTO t SELECT g, 'e' || (g % 20), {n}, g / 4.0, DATE '2026-01-01' + g::int,
+    TIMESTAMP '2026-01-01 10:00' + g * INTERVAL '1 minute' FROM generate_series(0, 199) g"""
+
+
+@pytest.mark.parametrize("declare", ["ALTER TABLE t ADD UNIQUE (email, n)", "CREATE UNIQUE INDEX u ON t (email, n)",
+                                     "CREATE INDEX i ON t (email, n)"])
+def test_a_point_select_by_an_index_skips_duckdb_and_finds_what_a_scan_finds(connect, declare):
+    """``SELECT columns FROM t WHERE <an index's columns> = ...`` is answered from the index,
+    as a primary-key lookup is: the rows, values and types a scan gives - the transaction's
+    own inserts, deletions and updates included."""
+    conn = connect()
+    c = conn.cursor()
+    for sql in POINTS.format(n="g % 3" if "UNIQUE" not in declare else "g / 20").split(";\n"):
+        c.execute(sql)
+    c.execute(declare)
+    conn.commit()
+    plan = [line for (line,) in c.execute("EXPLAIN SELECT * FROM t WHERE n = 1 AND email = 'e7'").fetchall()]
+    name = "t_email_n_key" if "ADD UNIQUE" in declare else declare.split()[-5]
+    assert plan == [f"Index lookup using {name} on t (txlake's index; DuckDB is not used)",
+                    "  Key: (email, n) = (e7, 1)"]
+    c.execute("INSERT INTO t VALUES (1000, 'e7', 99, 1.5, '2027-01-01', '2027-01-01 00:00')")  # own rows
+    c.execute("DELETE FROM t WHERE id = 27")
+    c.execute("UPDATE t SET price = price + 100 WHERE id = 47")
+    c.execute("UPDATE t SET email = 'moved' WHERE id = 67")
+    moved = c.execute("SELECT n FROM t WHERE id = 67").fetchone()[0]
+    before = scans(c)
+    found_ids = set()
+    for email, n in [("e7", 0), ("e7", 1), ("e7", 2), ("e7", 3), ("moved", moved), ("nope", 1), ("e7", 99)]:
+        for columns in ("*", "price, id, at", "id, email"):
+            found = c.execute(f"SELECT {columns} FROM t WHERE email = ? AND n = ?", (email, n)).fetchall()
+            scan = c.execute(f"SELECT {columns} FROM t WHERE email || '' = ? AND n + 0 = ?", (email, n)).fetchall()
+            assert sorted(found) == sorted(scan)
+            assert sorted(tuple(map(type, r)) for r in found) == sorted(tuple(map(type, r)) for r in scan)
+        found_ids |= {r[0] for r in found}
+    assert scans(c) == before + 21
+    assert {1000, 47, 67} <= found_ids and 27 not in found_ids
+    conn.rollback()
+
+
+def test_a_point_select_of_many_rows_by_an_index(c):
+    for sql in POINTS.format(n="g % 3").split(";\n"):
+        c.execute(sql)
+    c.execute("CREATE INDEX ON t (n)")
+    c.execute("DELETE FROM t WHERE id = 3")
+    before = scans(c)
+    found = c.execute("SELECT id, price, day FROM t WHERE n = 0").fetchall()
+    assert scans(c) == before + 1
+    assert sorted(found) == sorted(c.execute("SELECT id, price, day FROM t WHERE n + 0 = 0").fetchall())
+    assert len(found) == 66 and 3 not in {r[0] for r in found}
+
+
 def test_a_composite_index_needs_every_column_pinned(c):
     filled(c)
     c.execute("CREATE INDEX i ON t (customer_id, email)")
