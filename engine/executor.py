@@ -806,19 +806,13 @@ class Executor:
         version = ctx.resolve(plan.table)
         schema = version.schema
         names = tuple(schema.names if plan.columns is None else plan.columns)
-        if plan.conjuncts == len(schema.primary_key):
-            key = _pinned_key(schema, plan.alias, plan.where, params, 0)
-            index = None
-        else:
-            key = index = None
-        if key is None and (schema.indexes or schema.uniques):
-            for index in (*schema.uniques, *schema.indexes):
-                if len(index.columns) == plan.conjuncts:
-                    key = _pinned_key(schema, plan.alias, plan.where, params, 0, index.columns)
-                    if key is not None:
-                        break
+        key = _pinned_key(schema, plan.alias, plan.where, params, 0) \
+            if plan.conjuncts == len(schema.primary_key) else None
+        index = None
         if key is None:
-            return None
+            index, key = _pinned_index(schema, plan.alias, plan.where, params, 0, plan.conjuncts)
+            if index is None:
+                return None
         result_schema = _result_schema(schema, names)
         return (version, names, result_schema, key, index) if result_schema is not None else None
 
@@ -1465,14 +1459,27 @@ class Executor:
         non-int parameters, a result out of the column's range - an error there). By then at
         most the row's lock and a READ COMMITTED rebase were taken, which that path takes alike."""
         schema = version.schema
-        if plan.conjuncts != len(schema.primary_key):
-            return None
-        key = _pinned_key(schema, alias, plan.where, params, plan.set_params)
-        if key is None:
-            return None
-        self._read(ctx, version, alias, plan.where, params, plan.set_params, key)
+        key = _pinned_key(schema, alias, plan.where, params, plan.set_params) \
+            if plan.conjuncts == len(schema.primary_key) else None
+        index = None
+        if key is None:  # (or a row a UNIQUE constraint's or an index's columns pin, one at most)
+            if not schema.primary_key or not all(  # (the row's key, found from its values, locks it)
+                    _KEY_PYTHON_TYPES.get(schema.column(k).type.kind) in (int, str) for k in schema.primary_key):
+                return None
+            index, pinned = _pinned_index(schema, alias, plan.where, params, plan.set_params, plan.conjuncts)
+            if index is None:
+                return None
+            rowids = pk.find_rows(self.store, version, pinned, index.columns)
+            self.index_scans += 1
+            if len(rowids) > 1:
+                return None
+            rowid = rowids[0] if rowids else None
+            if rowid is not None:
+                key = _key_of(schema, self._row_values(version, rowid))
+        else:
+            rowid = pk.find(self.store, version, [key]).get(key)
+        self._read(ctx, version, alias, plan.where, params, plan.set_params, key if index is None else None)
         tid = version.table_id
-        rowid = pk.find(self.store, version, [key]).get(key)
         if rowid is not None:
             self._lock(ctx, tid, [(tid, "key", key)])
             if schema.uniques:
@@ -1481,6 +1488,9 @@ class Executor:
             version, changed = self._moved_on(ctx, version, [rowid])
             if changed:  # READ COMMITTED: the newest committed version of the row, if any
                 rowid = pk.find(self.store, version, [key]).get(key)
+                if rowid is not None and index is not None and \
+                        _key_of(schema, self._row_values(version, rowid), index.columns) != pinned:
+                    rowid = None  # (its new values no longer match the WHERE clause)
         if rowid is None:
             rows = schema.arrow_schema().empty_table()
         else:
@@ -2509,6 +2519,24 @@ def _pinned_key(schema: TableSchema, alias: str, where, params, offset: int, nam
             return None
         key.append(value)
     return key[0] if len(key) == 1 else tuple(key)
+
+
+def _pinned_index(schema: TableSchema, alias: str, where, params, offset: int, conjuncts: int):
+    """(the UNIQUE constraint or index whose columns ``where`` - ``conjuncts`` equalities -
+    pins, the value of those columns), or (None, None)."""
+    for index in (*schema.uniques, *schema.indexes):
+        if len(index.columns) == conjuncts:
+            key = _pinned_key(schema, alias, where, params, offset, index.columns)
+            if key is not None:
+                return index, key
+    return None, None
+
+
+def _key_of(schema: TableSchema, row: dict, names: tuple[str, ...] | None = None):
+    """The primary key (or the columns ``names``) of a row as ``_row_values`` gives it, in the
+    form ``_pinned_key`` gives a key: a value, or a tuple of several."""
+    names = names or schema.primary_key
+    return row[names[0]] if len(names) == 1 else tuple(row[n] for n in names)
 
 
 _KEY_TERMS: dict = {}  # (id(where), alias, key) -> (where, terms): where pins its id

@@ -155,8 +155,38 @@ PARQUET_UPDATES = [
 ]
 
 
-@pytest.mark.parametrize("script", [QUERIES, UPDATES, INSERTS, UPSERTS, PARQUET_UPDATES],
-                         ids=["select", "update", "insert", "upsert", "update-parquet"])
+# point statements through a UNIQUE constraint's, a unique index's or an index's columns
+INDEXED = [
+    ("CREATE TABLE u (id INT PRIMARY KEY, email VARCHAR UNIQUE, c INT, d INT, x DOUBLE, tag VARCHAR)", ()),
+    ("CREATE UNIQUE INDEX u_cd ON u (c, d)", ()),
+    ("CREATE INDEX u_tag ON u (tag)", ()),
+    ("INSERT INTO u SELECT i, 'e' || i, i % 10, i / 10, i / 4, 't' || (i % 3) FROM range(300) r(i)", ()),
+    ("INSERT INTO u VALUES (1000, NULL, NULL, NULL, NULL, NULL)", ()),
+    ("SELECT * FROM u WHERE email = ?", ("e7",)),
+    ("SELECT id, x FROM u WHERE email = 'e8'", ()),
+    ("SELECT id FROM u WHERE email = ?", ("none",)),
+    ("SELECT id FROM u WHERE email = ?", (None,)),
+    ("SELECT id FROM u WHERE email = ?", (5,)),  # another type: DuckDB casts
+    ("SELECT d, id FROM u WHERE d = ? AND c = ?", (3, 4)),
+    ("SELECT id FROM u WHERE tag = 't1' AND id = 4", ()),  # not an index's columns
+    ("SELECT id, tag FROM u WHERE tag = ?", ("t2",)),  # many rows
+    ("UPDATE u SET x = x + ? WHERE email = ?", (1, "e9")),
+    ("UPDATE u SET tag = ? WHERE email = ? RETURNING id, tag", ("moved", "e10")),
+    ("UPDATE u SET email = ? WHERE email = ?", ("e12", "e11")),  # 23505
+    ("UPDATE u SET email = ? WHERE email = ? RETURNING *", ("new", "e11")),
+    ("UPDATE u SET d = d + 1 WHERE c = ? AND d = ?", (5, 2)),  # 23505: (5, 3) is taken
+    ("UPDATE u SET d = d + 100 WHERE c = ? AND d = ?", (5, 2)),
+    ("UPDATE u SET c = 0 WHERE email = ?", ("nope",)),
+    ("UPDATE u SET id = id + 5000 WHERE email = ?", ("e13",)),
+    ("UPDATE u SET x = 0 WHERE tag = ?", ("t0",)),  # many rows: the general path
+    ("UPDATE u SET x = -1 WHERE tag = ?", ("moved",)),  # one row, through a plain index
+    ("SELECT * FROM u WHERE email IN ('e9', 'e10', 'new', 'e13') OR id > 999 OR c = 5 ORDER BY id", ()),
+    ("SELECT * FROM u WHERE tag = 'moved'", ()),
+]
+
+
+@pytest.mark.parametrize("script", [QUERIES, UPDATES, INSERTS, UPSERTS, PARQUET_UPDATES, INDEXED],
+                         ids=["select", "update", "insert", "upsert", "update-parquet", "indexed"])
 def test_same_results_as_general_path(tmp_path, monkeypatch, script):
     fast = run_script(tmp_path / "fast", SETUP + script)
     with monkeypatch.context() as m:
@@ -193,6 +223,75 @@ def test_fast_paths_are_taken(tmp_path, monkeypatch):
     cur.execute("SELECT typeof(mtime), abs(epoch(CAST(CURRENT_TIMESTAMP AS TIMESTAMP)) - epoch(mtime)) < 60 FROM h")
     assert cur.fetchall() == [("TIMESTAMP", True)]  # DuckDB's wall clock, in its time zone
     conn.close()
+
+
+def test_index_point_statements_skip_duckdb(tmp_path, monkeypatch):
+    """A SELECT and an UPDATE whose WHERE pins a UNIQUE column (or an index's columns) do
+    not reach DuckDB either."""
+    conn = txlake.connect(str(tmp_path / "w"), autocommit=True, publish="off")
+    cur = conn.cursor()
+    cur.execute("CREATE TABLE u (id INT PRIMARY KEY, email VARCHAR UNIQUE, n INT)")
+    cur.execute("CREATE INDEX ON u (n)")
+    cur.execute("INSERT INTO u SELECT range, 'e' || range, range FROM range(100)")
+    executor = conn.session.executor
+    calls = []
+    real = executor._sql
+    monkeypatch.setattr(executor, "_sql", lambda *a, **k: calls.append(a) or real(*a, **k))
+    executor._time_zone()
+    calls.clear()
+    cur.execute("UPDATE u SET n = n + ? WHERE email = ?", (1000, "e7"))
+    assert cur.execute("SELECT id, n FROM u WHERE email = ?", ("e7",)).fetchall() == [(7, 1007)]
+    assert cur.execute("SELECT id, email FROM u WHERE n = ?", (1007,)).fetchall() == [(7, "e7")]
+    cur.execute("UPDATE u SET email = ? WHERE n = ?", ("x", 1007))
+    assert calls == []
+    assert cur.execute("SELECT email FROM u WHERE id = 7").fetchall() == [("x",)]
+    conn.close()
+
+
+@pytest.mark.parametrize("level", ["READ COMMITTED", "REPEATABLE READ"])
+def test_concurrent_updates_through_a_unique_column_recheck(tmp_path, mode, level):
+    """An UPDATE that found its row by a UNIQUE column waits for the row's writer, then - at
+    READ COMMITTED - goes on from the newest row if it still matches, and skips it if its
+    value moved away; REPEATABLE READ fails (40001)."""
+    path = str(tmp_path / "w")
+    setup = txlake.connect(path, autocommit=True, publish="off")
+    setup.execute("CREATE TABLE u (id INT PRIMARY KEY, email VARCHAR UNIQUE, n INT)")
+    setup.execute("INSERT INTO u VALUES (1, 'a', 0), (2, 'b', 0)")
+    for first_sql, second_sql, expect in [
+            ("UPDATE u SET n = n + 1 WHERE id = 1", "UPDATE u SET n = n + 10 WHERE email = 'a'", (1, 11)),
+            ("UPDATE u SET email = 'moved' WHERE id = 2", "UPDATE u SET n = n + 10 WHERE email = 'b'", (0, 0))]:
+        first = txlake.connect(path, isolation_level=level, publish="off")
+        second = txlake.connect(path, isolation_level=level, publish="off")
+        s = second.cursor()
+        s.execute("SELECT count(*) FROM u")  # takes the snapshot
+        first.cursor().execute(first_sql)
+        outcome = {}
+
+        def update_second():
+            try:
+                outcome["rows"] = s.execute(second_sql).rowcount
+                second.commit()
+            except txlake.Error as e:
+                outcome["error"] = e.sqlstate
+                second.rollback()
+
+        t = threading.Thread(target=update_second)
+        t.start()
+        t.join(0.3)
+        alive = t.is_alive()
+        first.commit()
+        t.join(10)
+        assert alive and not t.is_alive()  # it waited for the first writer's row lock
+        key = "a" if "'a'" in second_sql else "moved"
+        final = setup.execute("SELECT n FROM u WHERE email = ?", (key,)).fetchall()
+        if level == "READ COMMITTED":
+            assert outcome == {"rows": 1 if expect[1] else 0} and final == [(expect[1] or expect[0],)]
+        else:
+            assert outcome == {"error": "40001"}
+        setup.execute("UPDATE u SET n = 0, email = CASE id WHEN 1 THEN 'a' ELSE 'b' END")
+        first.close()
+        second.close()
+    setup.close()
 
 
 def test_point_writes_stay_python_values_until_read_as_a_table(tmp_path):
