@@ -1367,6 +1367,11 @@ class Executor:
         body = len(params) - _placeholders(*stmt.returning)  # RETURNING's ? come last in the text
         params, returning_params = params[:body], params[body:]
         offset = _placeholders(*stmt.using)
+        point = self._statement_memo(stmt, ("point-delete",), lambda: _point_delete_plan(stmt))
+        if point is not None:
+            done = self._point_delete(ctx, stmt, version, alias, point, params, returning_params)
+            if done is not None:
+                return done
 
         def select(target: exp.Table, register) -> exp.Select:
             projections = [exp.column(ROWID, alias)] + _old_key_columns(version.schema, alias)
@@ -1459,38 +1464,10 @@ class Executor:
         non-int parameters, a result out of the column's range - an error there). By then at
         most the row's lock and a READ COMMITTED rebase were taken, which that path takes alike."""
         schema = version.schema
-        key = _pinned_key(schema, alias, plan.where, params, plan.set_params) \
-            if plan.conjuncts == len(schema.primary_key) else None
-        index = None
-        if key is None:  # (or a row a UNIQUE constraint's or an index's columns pin, one at most)
-            if not schema.primary_key or not all(  # (the row's key, found from its values, locks it)
-                    _KEY_PYTHON_TYPES.get(schema.column(k).type.kind) in (int, str) for k in schema.primary_key):
-                return None
-            index, pinned = _pinned_index(schema, alias, plan.where, params, plan.set_params, plan.conjuncts)
-            if index is None:
-                return None
-            rowids = pk.find_rows(self.store, version, pinned, index.columns)
-            self.index_scans += 1
-            if len(rowids) > 1:
-                return None
-            rowid = rowids[0] if rowids else None
-            if rowid is not None:
-                key = _key_of(schema, self._row_values(version, rowid))
-        else:
-            rowid = pk.find(self.store, version, [key]).get(key)
-        self._read(ctx, version, alias, plan.where, params, plan.set_params, key if index is None else None)
-        tid = version.table_id
-        if rowid is not None:
-            self._lock(ctx, tid, [(tid, "key", key)])
-            if schema.uniques:
-                uniques.lock_old_keys(self, ctx, version, [rowid])
-            self._refuse_prepared_rows(ctx, version, [rowid])
-            version, changed = self._moved_on(ctx, version, [rowid])
-            if changed:  # READ COMMITTED: the newest committed version of the row, if any
-                rowid = pk.find(self.store, version, [key]).get(key)
-                if rowid is not None and index is not None and \
-                        _key_of(schema, self._row_values(version, rowid), index.columns) != pinned:
-                    rowid = None  # (its new values no longer match the WHERE clause)
+        found = self._point_row(ctx, version, alias, plan.where, plan.conjuncts, params, plan.set_params)
+        if found is None:
+            return None
+        rowid, version = found
         if rowid is None:
             rows = schema.arrow_schema().empty_table()
         else:
@@ -1510,6 +1487,69 @@ class Executor:
                         assigned=plan.assignments)
         out = self._returning(stmt.returning, rows, schema, alias, returning_params)
         out.status = f"UPDATE {rows.num_rows}"
+        return out
+
+    def _point_row(self, ctx: Context, version: TableVersion, alias: str, where, conjuncts: int, params,
+                   offset: int) -> tuple[int | None, TableVersion] | None:
+        """The row a point UPDATE or DELETE changes - ``where`` (``conjuncts`` equalities, its
+        ? from ``offset`` on) pins the primary key, or a UNIQUE constraint's or an index's
+        columns that hold one row at most of a keyed table - found through the index, locked
+        by its key and re-checked as ``_lock_rows`` does: (its row id or None, the version to
+        change it in). None: the statement needs the general path (nothing was locked)."""
+        schema = version.schema
+        key = _pinned_key(schema, alias, where, params, offset) if conjuncts == len(schema.primary_key) else None
+        index = None
+        if key is None:  # (or a row a UNIQUE constraint's or an index's columns pin, one at most)
+            if not schema.primary_key or not all(  # (the row's key, found from its values, locks it)
+                    _KEY_PYTHON_TYPES.get(schema.column(k).type.kind) in (int, str) for k in schema.primary_key):
+                return None
+            index, pinned = _pinned_index(schema, alias, where, params, offset, conjuncts)
+            if index is None:
+                return None
+            rowids = pk.find_rows(self.store, version, pinned, index.columns)
+            self.index_scans += 1
+            if len(rowids) > 1:
+                return None
+            rowid = rowids[0] if rowids else None
+            if rowid is not None:
+                key = _key_of(schema, self._row_values(version, rowid))
+        else:
+            rowid = pk.find(self.store, version, [key]).get(key)
+        self._read(ctx, version, alias, where, params, offset, key if index is None else None)
+        if rowid is None:
+            return None, version
+        tid = version.table_id
+        self._lock(ctx, tid, [(tid, "key", key)])
+        if schema.uniques:
+            uniques.lock_old_keys(self, ctx, version, [rowid])
+        self._refuse_prepared_rows(ctx, version, [rowid])
+        version, changed = self._moved_on(ctx, version, [rowid])
+        if changed:  # READ COMMITTED: the newest committed version of the row, if any
+            rowid = pk.find(self.store, version, [key]).get(key)
+            if rowid is not None and index is not None and \
+                    _key_of(schema, self._row_values(version, rowid), index.columns) != pinned:
+                rowid = None  # (its new values no longer match the WHERE clause)
+        return rowid, version
+
+    def _point_delete(self, ctx: Context, stmt: st.Delete, version: TableVersion, alias: str, conjuncts: int,
+                      params, returning_params) -> Result | None:
+        """A point DELETE (``WHERE`` as a point UPDATE's: ``_point_row``) done in Python; None
+        sends the statement down the general path."""
+        found = self._point_row(ctx, version, alias, stmt.where, conjuncts, params, 0)
+        if found is None:
+            return None
+        rowid, version = found
+        if rowid is not None:
+            self._write(ctx, version, self._apply(version, [rowid], None))
+        if not stmt.returning:
+            out = Result(rowcount=0 if rowid is None else 1)
+        else:
+            old = self._row_values(version, rowid) if rowid is not None else None
+            schema = version.schema
+            rows = PythonRows(schema, [(old[name],) for name in schema.names]) if old is not None \
+                else schema.arrow_schema().empty_table()
+            out = self._returning(stmt.returning, rows, schema, alias, returning_params)
+        out.status = f"DELETE {0 if rowid is None else 1}"
         return out
 
     def _find_rows(self, ctx, stmt, version, alias, candidates, select, params, parts, joined) -> pa.Table:
@@ -1874,6 +1914,14 @@ class Executor:
         pairs. Its columns are typed as a query's are (a uuid fetched as ``uuid.UUID``)."""
         if not returning:
             return Result(rowcount=rows.num_rows)
+        if type(rows) is PythonRows and not others and rows.num_rows <= POINT_ROWS:  # (a point write's)
+            names = _plain_columns(returning, alias)
+            if names is not _NOT_PLAIN:
+                names = tuple(schema.names) if names is None else names
+                result_schema = _result_schema(schema, names)
+                if result_schema is not None:  # (their values as the rows hold them: no DuckDB)
+                    columns = [rows.columns[schema.names.index(n)] for n in names]
+                    return Result(rows=list(zip(*columns)), schema=result_schema, rowcount=rows.num_rows)
         with self._registered() as register:
             name = register(sources.typed(_arrow(rows), schema))
             joins = [exp.Join(this=_aliased(register(table), other), kind="POSITIONAL") for other, table in others]
@@ -2621,6 +2669,30 @@ def _key_equalities(where) -> int | None:
     return len(conjuncts)
 
 
+_NOT_PLAIN = object()
+
+
+def _plain_columns(projections, alias: str):
+    """The columns of a select list of plain columns of the table ``alias`` (None: ``*``),
+    each once; ``_NOT_PLAIN`` if it has anything else."""
+    if len(projections) == 1 and type(projections[0]) is exp.Star:
+        return None
+    columns = []
+    for p in projections:
+        if type(p) is not exp.Column or not isinstance(p.this, exp.Identifier) or p.args.get("db"):
+            return _NOT_PLAIN
+        if p.table and identifier(p.table) != alias:
+            return _NOT_PLAIN
+        columns.append(identifier(p.this))
+    return tuple(columns) if len(set(columns)) == len(columns) else _NOT_PLAIN
+
+
+def _point_delete_plan(stmt: st.Delete) -> int | None:
+    """A point DELETE's plan: how many ``column = constant-or-?`` its WHERE is (``_point_row``
+    finds out whether they pin a key), or None."""
+    return _key_equalities(stmt.where) if not stmt.using else None
+
+
 def _point_select_plan(expression: exp.Expression) -> PointSelect | None:
     if type(expression) is not exp.Select:
         return None
@@ -2638,20 +2710,9 @@ def _point_select_plan(expression: exp.Expression) -> PointSelect | None:
     if catalog_views.view(name.db, name.name) is not None:
         return None
     alias = identifier(table.alias) if table.alias else name.name
-    projections = expression.expressions
-    if len(projections) == 1 and type(projections[0]) is exp.Star:
-        columns = None
-    else:
-        columns = []
-        for p in projections:
-            if type(p) is not exp.Column or not isinstance(p.this, exp.Identifier) or p.args.get("db"):
-                return None
-            if p.table and identifier(p.table) != alias:
-                return None
-            columns.append(identifier(p.this))
-        if len(set(columns)) != len(columns):
-            return None
-        columns = tuple(columns)
+    columns = _plain_columns(expression.expressions, alias)
+    if columns is _NOT_PLAIN:
+        return None
     where = expression.args.get("where")
     count = _key_equalities(where.this if where is not None else None)
     if count is None:

@@ -17,6 +17,7 @@ def mode(request, monkeypatch):
     if request.param == "general":
         monkeypatch.setattr(ex, "_point_select_plan", lambda expression: None)
         monkeypatch.setattr(ex, "_point_update_plan", lambda stmt, alias: None)
+        monkeypatch.setattr(ex, "_point_delete_plan", lambda stmt: None)
         monkeypatch.setattr(ex, "_values_plan", lambda values: None)
         monkeypatch.setattr(ex, "_conflict_plan", lambda conflict, alias: None)
     return request.param
@@ -185,13 +186,40 @@ INDEXED = [
 ]
 
 
-@pytest.mark.parametrize("script", [QUERIES, UPDATES, INSERTS, UPSERTS, PARQUET_UPDATES, INDEXED],
-                         ids=["select", "update", "insert", "upsert", "update-parquet", "indexed"])
+DELETES = [
+    ("DELETE FROM t WHERE id = ?", (1,)),
+    ("DELETE FROM t WHERE id = ? RETURNING *", (2,)),
+    ("DELETE FROM t WHERE id = ? RETURNING v, id * 2 AS twice", (2,)),  # gone already
+    ("DELETE FROM t WHERE id = ?", ("3",)),  # text for an int: DuckDB casts
+    ("DELETE FROM t WHERE id = 1.0", ()),
+    ("DELETE FROM k WHERE a = ? AND b = ? RETURNING x", (1, "y")),
+    ("DELETE FROM k WHERE b = 'x'", ()),  # not the whole key
+    ("CREATE TABLE u (id INT PRIMARY KEY, email VARCHAR UNIQUE, tag VARCHAR)", ()),
+    ("CREATE INDEX u_tag ON u (tag)", ()),
+    ("INSERT INTO u SELECT i, 'e' || i, 't' || (i % 3) FROM range(30) r(i)", ()),
+    ("INSERT INTO u VALUES (100, 'one', 'lonely')", ()),
+    ("DELETE FROM u WHERE email = ? RETURNING id", ("e4",)),
+    ("DELETE FROM u WHERE email = ?", ("nope",)),
+    ("DELETE FROM u WHERE tag = ? RETURNING *", ("lonely",)),
+    ("DELETE FROM u WHERE tag = ?", ("t1",)),  # many rows: the general path
+    ("CREATE TABLE nokey (a INT, b INT)", ()),
+    ("INSERT INTO nokey VALUES (1, 1), (1, 2)", ()),
+    ("DELETE FROM nokey WHERE a = 1", ()),
+    ("SELECT * FROM t ORDER BY id", ()),
+    ("SELECT * FROM k ORDER BY a, b", ()),
+    ("SELECT * FROM u ORDER BY id", ()),
+    ("SELECT * FROM nokey", ()),
+]
+
+
+@pytest.mark.parametrize("script", [QUERIES, UPDATES, INSERTS, UPSERTS, PARQUET_UPDATES, INDEXED, DELETES],
+                         ids=["select", "update", "insert", "upsert", "update-parquet", "indexed", "delete"])
 def test_same_results_as_general_path(tmp_path, monkeypatch, script):
     fast = run_script(tmp_path / "fast", SETUP + script)
     with monkeypatch.context() as m:
         m.setattr(ex, "_point_select_plan", lambda expression: None)
         m.setattr(ex, "_point_update_plan", lambda stmt, alias: None)
+        m.setattr(ex, "_point_delete_plan", lambda stmt: None)
         m.setattr(ex, "_values_plan", lambda values: None)
         m.setattr(ex, "_conflict_plan", lambda conflict, alias: None)
         general = run_script(tmp_path / "general", SETUP + script)
@@ -226,8 +254,8 @@ def test_fast_paths_are_taken(tmp_path, monkeypatch):
 
 
 def test_index_point_statements_skip_duckdb(tmp_path, monkeypatch):
-    """A SELECT and an UPDATE whose WHERE pins a UNIQUE column (or an index's columns) do
-    not reach DuckDB either."""
+    """A SELECT, UPDATE and DELETE whose WHERE pins the primary key, a UNIQUE column or an
+    index's columns do not reach DuckDB either, nor does RETURNING of plain columns."""
     conn = txlake.connect(str(tmp_path / "w"), autocommit=True, publish="off")
     cur = conn.cursor()
     cur.execute("CREATE TABLE u (id INT PRIMARY KEY, email VARCHAR UNIQUE, n INT)")
@@ -243,6 +271,13 @@ def test_index_point_statements_skip_duckdb(tmp_path, monkeypatch):
     assert cur.execute("SELECT id, n FROM u WHERE email = ?", ("e7",)).fetchall() == [(7, 1007)]
     assert cur.execute("SELECT id, email FROM u WHERE n = ?", (1007,)).fetchall() == [(7, "e7")]
     cur.execute("UPDATE u SET email = ? WHERE n = ?", ("x", 1007))
+    cur.execute("DELETE FROM u WHERE id = ?", (8,))
+    cur.execute("DELETE FROM u WHERE email = ? RETURNING id", ("e9",))
+    assert cur.fetchall() == [(9,)]
+    cur.execute("INSERT INTO u (id, email, n) VALUES (?, ?, ?) RETURNING id, n", (500, "new", 5))  # an ORM's
+    assert cur.fetchall() == [(500, 5)]
+    cur.execute("UPDATE u SET n = n + 1 WHERE id = ? RETURNING *", (500,))
+    assert cur.fetchall() == [(500, "new", 6)]
     assert calls == []
     assert cur.execute("SELECT email FROM u WHERE id = 7").fetchall() == [("x",)]
     conn.close()
