@@ -783,12 +783,19 @@ class Executor:
         if pinned is None:
             return None
         version, names, result_schema, key, index = pinned
+        limit = None
+        if plan.limit is not None:
+            limit = plan.limit[1] if plan.limit[0] == "const" else params[plan.limit[1]]
+            if type(limit) is not int or limit < 0:  # (NULL, a cast, an error: as DuckDB says)
+                return None
         if index is None:
             rowid = pk.find(self.store, version, [key]).get(key)
             rowids = [rowid] if rowid is not None else []
         else:
             rowids = pk.find_rows(self.store, version, key, index.columns)
             self.index_scans += 1
+        if limit is not None:
+            rowids = rowids[:limit]
         if len(rowids) > POINT_ROWS:  # (an index of few distinct values: its rows read file by file)
             table = indexes.rows_at(self, version, rowids, False).select(list(names))
             return Result(table=table, rowcount=table.num_rows, status=f"SELECT {table.num_rows}")
@@ -2632,6 +2639,7 @@ class PointSelect:
     columns: tuple[str, ...] | None  # None: SELECT *
     where: exp.Expression
     conjuncts: int
+    limit: tuple | None = None  # LIMIT ("const", n) | ("param", index of its ?)
 
 
 @dataclass(frozen=True)
@@ -2696,7 +2704,7 @@ def _point_delete_plan(stmt: st.Delete) -> int | None:
 def _point_select_plan(expression: exp.Expression) -> PointSelect | None:
     if type(expression) is not exp.Select:
         return None
-    if any(v for k, v in expression.args.items() if k not in ("expressions", "from_", "where")):
+    if any(v for k, v in expression.args.items() if k not in ("expressions", "from_", "where", "limit")):
         return None
     source = expression.args.get("from_")
     table = source.this if source is not None else None
@@ -2717,7 +2725,18 @@ def _point_select_plan(expression: exp.Expression) -> PointSelect | None:
     count = _key_equalities(where.this if where is not None else None)
     if count is None:
         return None
-    return PointSelect(name, alias, columns, where.this, count)
+    limit = expression.args.get("limit")
+    if limit is not None:  # (an ORM's SELECT ... WHERE id = ? LIMIT 1)
+        value = limit.expression
+        if type(limit) is not exp.Limit or any(v for k, v in limit.args.items() if k != "expression"):
+            return None
+        if isinstance(value, exp.Placeholder):
+            limit = ("param", sum(1 for n in where.this.dfs() if isinstance(n, exp.Placeholder)))
+        elif isinstance(value, exp.Literal) and value.is_int:
+            limit = ("const", int(value.this))
+        else:
+            return None
+    return PointSelect(name, alias, columns, where.this, count, limit)
 
 
 def _values_plan(values: exp.Values) -> list[list[tuple]] | None:

@@ -72,6 +72,14 @@ QUERIES = [
     ("SELECT x FROM k WHERE a = 1", ()),
     ("SELECT v FROM t WHERE id = ? AND b = ?", (1, 10)),
     ("SELECT v, v FROM t WHERE id = 1", ()),
+    ("SELECT v FROM t WHERE id = ? LIMIT 1", (1,)),  # an ORM's get()
+    ("SELECT * FROM t WHERE t.id = ? LIMIT 21", (2,)),
+    ("SELECT v FROM t WHERE id = ? LIMIT ?", (1, 0)),
+    ("SELECT v FROM t WHERE id = ? LIMIT ?", (1, None)),
+    ("SELECT v FROM t WHERE id = ? LIMIT ?", (1, -1)),  # 2201W
+    ("SELECT v FROM t WHERE id = ? LIMIT ?", (1, "1")),
+    ("SELECT x FROM k WHERE a = ? AND b = ? LIMIT 1", (1, "y")),
+    ("SELECT v FROM t WHERE id = 1 LIMIT 1 OFFSET 1", ()),
 ]
 
 UPDATES = [
@@ -270,6 +278,7 @@ def test_index_point_statements_skip_duckdb(tmp_path, monkeypatch):
     cur.execute("UPDATE u SET n = n + ? WHERE email = ?", (1000, "e7"))
     assert cur.execute("SELECT id, n FROM u WHERE email = ?", ("e7",)).fetchall() == [(7, 1007)]
     assert cur.execute("SELECT id, email FROM u WHERE n = ?", (1007,)).fetchall() == [(7, "e7")]
+    assert cur.execute("SELECT * FROM u WHERE u.id = ? LIMIT 21", (7,)).fetchall() == [(7, "e7", 1007)]
     cur.execute("UPDATE u SET email = ? WHERE n = ?", ("x", 1007))
     cur.execute("DELETE FROM u WHERE id = ?", (8,))
     cur.execute("DELETE FROM u WHERE email = ? RETURNING id", ("e9",))
