@@ -564,7 +564,7 @@ class Executor:
             for i, ref in enumerate(refs):
                 version = ctx.resolve(ref)
                 source = indexes.query_source(self, ctx, stmt, version, params, used) \
-                    if version.schema.indexes and len(refs) == 1 and params is not None else None
+                    if len(refs) == 1 and params is not None else None
                 detaches.append(self._attach(f"__txl_q{i}", source if source is not None else self._source(version)))
             return run(sql)
         finally:
@@ -1873,12 +1873,9 @@ class Executor:
         every primary-key column to a constant or parameter - just those found through the
         key index. The statement's full WHERE clause still runs over the candidates."""
         keys = _pinned_key(version.schema, alias, where, params, offset)
-        if keys is None:
-            if version.schema.indexes:  # (or those an index of a column the WHERE clause pins gives)
-                found = indexes.candidates(self, version, alias, where, params, offset)
-                if found is not None:
-                    return found
-            return self._source(version, with_rowid=True)
+        if keys is None:  # (or those another key - an IN list, a UNIQUE constraint, an index - gives)
+            found = indexes.candidates(self, version, alias, where, params, offset)
+            return found if found is not None else self._source(version, with_rowid=True)
         return self._rows_by_id(version, list(pk.find(self.store, version, [keys]).values()))
 
     def _row_finder(self, ctx, target, projections, from_items, where, register) -> exp.Select:
@@ -2592,6 +2589,81 @@ def _key_of(schema: TableSchema, row: dict, names: tuple[str, ...] | None = None
     form ``_pinned_key`` gives a key: a value, or a tuple of several."""
     names = names or schema.primary_key
     return row[names[0]] if len(names) == 1 else tuple(row[n] for n in names)
+
+
+def _pinned_keys(schema: TableSchema, alias: str, where, params, offset: int, name: str) -> tuple | None:
+    """The values ``where`` (a conjunction) allows the column ``name`` by ``name IN (constants
+    or ?)`` or ``name = ANY(?)`` (an array parameter), each once and NULLs left out; None if it
+    has no such conjunct, or a value is not exactly of the column's Python type (``_pinned_key``)."""
+    found = _in_terms(schema, alias, where, name)
+    if found is None:
+        return None
+    kind, terms = found
+    if terms[0] == "array":
+        values = params[offset + terms[1]]
+        if not isinstance(values, (list, tuple)):
+            return None
+    else:
+        values = [params[offset + term] if is_param else term for is_param, term in terms]
+    keys = []
+    for value in values:
+        if value is None:
+            continue
+        if kind is uuid.UUID:  # (held as its canonical text)
+            value = uuid_text(value)
+            if value is None:
+                return None
+        elif type(value) is not kind:
+            return None
+        keys.append(value)
+    return tuple(dict.fromkeys(keys))
+
+
+_IN_TERMS: dict = {}  # (id(where), alias, name, kind) -> (where, (kind, terms) or None)
+
+
+def _in_terms(schema: TableSchema, alias: str, where, name: str):
+    """(the column's key type, how ``where`` lists its values: ``("array", ? index)`` or
+    ``[(is a parameter, ? index or constant), ...]``), or None; remembered per WHERE clause."""
+    column = schema.column(name)
+    kind = _KEY_PYTHON_TYPES.get(column.type.kind) if column is not None else None
+    cache_key = (id(where), alias, name, kind)
+    hit = _IN_TERMS.get(cache_key)
+    if hit is not None and hit[0] is where:
+        return hit[1]
+    answer = None
+    if kind is not None:
+        placeholders = {id(p): i for i, p in enumerate(n for n in where.dfs() if isinstance(n, exp.Placeholder))}
+
+        def ours(col) -> bool:
+            return (isinstance(col, exp.Column) and identifier(col.this) == name
+                    and (not col.table or identifier(col.table) == alias))
+
+        for c in (list(where.flatten()) if isinstance(where, exp.And) else [where]):
+            if type(c) is exp.In and ours(c.this) and c.expressions and \
+                    not any(c.args.get(k) for k in ("query", "unnest", "field", "is_global")):
+                terms = []
+                for v in c.expressions:
+                    if isinstance(v, exp.Placeholder):
+                        terms.append((True, placeholders[id(v)]))
+                    elif isinstance(v, exp.Literal) and (v.is_string or v.is_int):
+                        terms.append((False, v.this if v.is_string else int(v.this)))
+                    elif isinstance(v, exp.Null):
+                        terms.append((False, None))  # (matches no row: left out)
+                    else:
+                        break
+                else:
+                    answer = (kind, terms)
+                    break
+            elif type(c) is exp.EQ and ours(c.this) and type(c.expression) is exp.Any:
+                inner = c.expression.this.unnest() if isinstance(c.expression.this, exp.Paren) else c.expression.this
+                if isinstance(inner, exp.Placeholder):
+                    answer = (kind, ("array", placeholders[id(inner)]))
+                    break
+    if len(_IN_TERMS) > 4096:
+        _IN_TERMS.clear()
+    _IN_TERMS[cache_key] = (where, answer)
+    return answer
 
 
 _KEY_TERMS: dict = {}  # (id(where), alias, key) -> (where, terms): where pins its id

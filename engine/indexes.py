@@ -8,8 +8,9 @@ are immutable, so an INSERT maintains nothing; a lookup pays for the files it ha
 yet, and passes over a Parquet file whose footer bounds cannot hold the value.
 
 Where an index is used: a statement over one table whose WHERE pins every column of an index
-to a constant or parameter by ``=`` (integer, text or uuid columns, as the primary key's point
-plans) - ``SELECT ... FROM t WHERE email = ?``, ``UPDATE`` / ``DELETE ... WHERE customer_id =
+- or of the primary key, or a UNIQUE constraint - to a constant or parameter by ``=`` (integer,
+text or uuid columns, as the primary key's point plans), or one column of a one-column key by
+``IN (...)`` / ``= ANY(?)`` (``lookup``) - ``SELECT ... FROM t WHERE email = ?``, ``UPDATE`` / ``DELETE ... WHERE customer_id =
 ?``, ``SELECT ... FOR UPDATE`` - reads only the rows the index gives instead of the table, and
 the full WHERE clause still runs over them in DuckDB. The lookup goes through the version the
 statement would scan (the transaction's snapshot with its own writes and deletion vectors), so
@@ -20,7 +21,7 @@ whose columns are the foreign key's (engine/foreign_keys.py).
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import pyarrow as pa
 
@@ -66,24 +67,52 @@ def definition(index: Index, schema_name: str, table: str) -> str:
     return f"CREATE INDEX {index.name} ON {schema_name}.{table} USING {index.method} ({', '.join(index.columns)})"
 
 
-def pinned(schema: TableSchema, alias: str, where, params, offset: int) -> tuple[Index, object] | None:
-    """(the index, the value of its columns) ``where`` pins by equality, or None - the index of
-    the most columns when several are pinned."""
-    from txlake.engine.executor import _pinned_key  # (the executor imports this module)
-    best = None
-    for index in schema.indexes:
-        if best is not None and len(index.columns) <= len(best[0].columns):
-            continue
-        key = _pinned_key(schema, alias, where, params, offset, index.columns)
+@dataclass(frozen=True)
+class Lookup:
+    """The rows a WHERE clause pins through one of its table's keys: the primary key's, a
+    UNIQUE constraint's or an index's ``columns`` equal to one of ``keys`` (a value, or a
+    tuple for several columns)."""
+
+    name: str  # the index's or constraint's, as EXPLAIN shows it
+    columns: tuple[str, ...]
+    keys: tuple
+    primary: bool
+
+
+IN_KEYS = 1024  # an IN list (or = ANY of an array) looked up key by key up to this many values
+
+
+def lookup(schema: TableSchema, table: str, alias: str, where, params, offset: int) -> Lookup | None:
+    """The key ``where`` pins - every column of the primary key, a UNIQUE constraint or an
+    index by ``=`` to a constant or parameter, or one column of a one-column key by ``IN
+    (...)`` / ``= ANY(?)`` - or None: the primary key first, then unique keys, then the index
+    of the most columns. Only integer, text and uuid values of the column's own type count,
+    whose Python values compare as SQL's do (``_pinned_key``)."""
+    from txlake.engine.executor import _pinned_key, _pinned_keys  # (the executor imports this module)
+    if where is None:
+        return None
+    keyed = [(schema.pkey_name(table), schema.primary_key, True)] if schema.primary_key else []
+    keyed += [(u.name, u.columns, False) for u in schema.uniques]
+    keyed += sorted(((i.name, i.columns, False) for i in schema.indexes), key=lambda k: -len(k[1]))
+    for name, columns, primary in keyed:
+        key = _pinned_key(schema, alias, where, params, offset, columns)
         if key is not None:
-            best = (index, key)
-    return best
+            return Lookup(name, columns, (key,), primary)
+    for name, columns, primary in keyed:
+        if len(columns) == 1:
+            keys = _pinned_keys(schema, alias, where, params, offset, columns[0])
+            if keys is not None and len(keys) <= IN_KEYS:
+                return Lookup(name, columns, keys, primary)
+    return None
 
 
-def rows(ex, version: TableVersion, index: Index, key, with_rowid: bool) -> pa.Table:
-    """The live rows of ``version`` whose ``index`` columns hold ``key`` (with their row ids
-    last, if ``with_rowid``), read file by file: what the statement's WHERE runs over."""
-    rowids = pk.find_rows(ex.store, version, key, index.columns)
+def rows(ex, version: TableVersion, hit: Lookup, with_rowid: bool) -> pa.Table:
+    """The live rows of ``version`` the lookup ``hit`` finds (with their row ids last, if
+    ``with_rowid``), read file by file: what the statement's WHERE runs over."""
+    if hit.primary:
+        rowids = list(pk.find(ex.store, version, list(hit.keys)).values())
+    else:
+        rowids = [r for key in hit.keys for r in pk.find_rows(ex.store, version, key, hit.columns)]
     ex.index_scans += 1
     return rows_at(ex, version, rowids, with_rowid)
 
@@ -107,14 +136,14 @@ def rows_at(ex, version: TableVersion, rowids: list[int], with_rowid: bool) -> p
 
 
 def candidates(ex, version: TableVersion, alias: str, where, params, offset: int) -> pa.Table | None:
-    """An UPDATE / DELETE / SELECT ... FOR UPDATE's candidate rows through an index its WHERE
-    pins (with row ids), or None: no index is pinned, the caller scans."""
-    hit = pinned(version.schema, alias, where, params, offset)
-    return rows(ex, version, hit[0], hit[1], True) if hit is not None else None
+    """An UPDATE / DELETE / SELECT ... FOR UPDATE's candidate rows through a key its WHERE
+    pins (with row ids), or None: no key is pinned, the caller scans."""
+    hit = lookup(version.schema, version.name, alias, where, params, offset)
+    return rows(ex, version, hit, True) if hit is not None else None
 
 
 def query_source(ex, ctx, stmt, version: TableVersion, params, used: list | None) -> pa.Table | None:
-    """A single-table SELECT's rows of ``version`` through an index its WHERE pins, or None
+    """A single-table SELECT's rows of ``version`` through a key its WHERE pins, or None
     (the caller reads the table). ``used`` gets EXPLAIN's line for it."""
     from txlake.engine.executor import _read_plan  # (the executor imports this module)
     simple, _ = ex._statement_memo(stmt, ("reads",), lambda: _read_plan(stmt.expression))
@@ -124,12 +153,12 @@ def query_source(ex, ctx, stmt, version: TableVersion, params, used: list | None
     alias_node = stmt.expression.args["from_"].this.args.get("alias")
     if alias_node is not None and alias_node.args.get("columns"):  # (FROM t AS x(a, b): other names)
         return None
-    hit = pinned(version.schema, alias, where, params, offset)
+    hit = lookup(version.schema, version.name, alias, where, params, offset)
     if hit is None:
         return None
-    found = rows(ex, version, hit[0], hit[1], False)
+    found = rows(ex, version, hit, False)
     if used is not None:
-        used.append(f"Index Scan using {hit[0].name} on {version.name} (txlake's index: {found.num_rows} "
+        used.append(f"Index Scan using {hit.name} on {version.name} (txlake's index: {found.num_rows} "
                     f"candidate row{'' if found.num_rows == 1 else 's'}, filtered by DuckDB)")
     return found
 

@@ -306,3 +306,62 @@ def test_foreign_key_checks_find_referencing_rows_through_the_index(c):
     assert error_of(c, "DELETE FROM p WHERE id = 4")[0] == "23503"
     c.execute("DELETE FROM p WHERE id = 5")                            # referenced by ch only: cascaded
     assert c.execute("SELECT count(*) FROM ch").fetchone() == (70,)
+
+
+# --- IN lists and the primary key: the general path's candidates --------------------------------
+
+def test_in_lists_and_primary_keys_narrow_what_duckdb_reads(connect):
+    """``WHERE key IN (...)`` / ``= ANY(?)`` over a one-column primary key, UNIQUE column or
+    index, and ``=`` on the primary key in a query the point path does not take (ORDER BY, an
+    aggregate, another condition), read only the rows the key gives - the rows a scan finds,
+    the transaction's own writes included; values of another type, or too many, scan."""
+    conn = connect()
+    c = conn.cursor()
+    for sql in POINTS.format(n="g % 3").split(";\n"):
+        c.execute(sql)
+    c.execute("ALTER TABLE t ADD UNIQUE (email, id)")  # (two columns: IN lists pass it by)
+    c.execute("CREATE INDEX ON t (n)")
+    conn.commit()
+    c.execute("INSERT INTO t VALUES (1000, 'e7', 1, 1.5, '2027-01-01', '2027-01-01 00:00')")
+    c.execute("DELETE FROM t WHERE id = 27")
+    c.execute("UPDATE t SET n = 2 WHERE id = 47")
+    cases = [
+        ("SELECT id, email FROM t WHERE id IN (7, 27, 47, 1000, 5000, 7) ORDER BY id", (), "t_pkey"),
+        ("SELECT id FROM t WHERE id IN (?, ?, NULL) AND price > 1 ORDER BY 1", (47, 1000), "t_pkey"),
+        ("SELECT sum(price) FROM t WHERE id = ANY(?)", ([7, 27, 47, 1000],), "t_pkey"),
+        ("SELECT count(*) FROM t WHERE id = ?", (47,), "t_pkey"),
+        ("SELECT n, count(*) FROM t WHERE n IN (1, 2) GROUP BY n ORDER BY n", (), "t_n_idx"),
+        ("SELECT id FROM t WHERE t.n = ANY(?) AND id < 20 ORDER BY id", ([2],), "t_n_idx"),
+    ]
+    before = scans(c)
+    for sql, params, index in cases:
+        plan = [line for (line,) in c.execute(f"EXPLAIN {sql}", params).fetchall()]
+        assert plan[0].startswith(f"Index Scan using {index} on t ("), sql
+        scan = sql.replace("WHERE id", "WHERE id + 0").replace("WHERE t.n", "WHERE t.n + 0").replace(
+            "WHERE n", "WHERE n + 0")
+        assert c.execute(sql, params).fetchall() == c.execute(scan, params).fetchall(), sql
+    assert scans(c) == before + 2 * len(cases)  # (EXPLAIN's and the query's)
+    assert c.execute("SELECT id FROM t WHERE id IN (7, 27, 47, 1000) ORDER BY id").fetchall() == \
+        [(7,), (47,), (1000,)]
+    before = scans(c)
+    for sql, params in [("SELECT count(*) FROM t WHERE id IN ('7', '8')", ()),   # another type: DuckDB casts
+                        ("SELECT count(*) FROM t WHERE id IN (7, 8.5)", ()),
+                        ("SELECT count(*) FROM t WHERE id = ANY(?)", ([7, 8.5],)),
+                        ("SELECT count(*) FROM t WHERE id NOT IN (7, 8)", ()),
+                        ("SELECT count(*) FROM t WHERE id IN (SELECT 7)", ()),
+                        ("SELECT count(*) FROM t WHERE id IN (7, 8) OR n = 1", ())]:
+        c.execute(sql, params)
+    assert scans(c) == before
+    conn.rollback()
+
+
+def test_update_and_delete_by_an_in_list(c):
+    filled(c)
+    c.execute("CREATE INDEX ON t (customer_id)")
+    before = scans(c)
+    assert c.execute("UPDATE t SET n = -n WHERE id IN (?, ?, ?)", (3, 4, 999)).rowcount == 2
+    assert c.execute("DELETE FROM t WHERE customer_id IN (1, 2) AND n > 100").rowcount == 28
+    assert c.execute("DELETE FROM t WHERE id = ANY(?) RETURNING id", ([5, 6, 7],)).fetchall() == [(5,), (6,), (7,)]
+    assert scans(c) == before + 3
+    assert c.execute("SELECT id, n FROM t WHERE id IN (3, 4)").fetchall() == [(3, -3), (4, -4)]
+    assert c.execute("SELECT count(*) FROM t").fetchone() == (200 - 28 - 3,)
