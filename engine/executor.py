@@ -559,12 +559,18 @@ class Executor:
             with self._registered() as register:
                 return run(self._rewrite(ctx, stmt.expression, register).sql(dialect="duckdb"))
         sql, refs = plan
+        joined = self._statement_memo(stmt, ("joined",), lambda: _join_plan(stmt.expression)) \
+            if len(refs) > 1 and params is not None else None
         detaches = []
         try:
             for i, ref in enumerate(refs):
                 version = ctx.resolve(ref)
-                source = indexes.query_source(self, ctx, stmt, version, params, used) \
-                    if len(refs) == 1 and params is not None else None
+                if len(refs) == 1:
+                    source = indexes.query_source(self, ctx, stmt, version, params, used) if params is not None else None
+                elif joined is not None and ref in joined[0]:  # (a join's table its WHERE pins by a key)
+                    source = indexes.joined_source(self, version, joined[0][ref], joined[1], params, joined[2], used)
+                else:
+                    source = None
                 detaches.append(self._attach(f"__txl_q{i}", source if source is not None else self._source(version)))
             return run(sql)
         finally:
@@ -2547,9 +2553,11 @@ def sequence_of(default: str | None) -> str | None:
     return found[1].replace("''", "'") if found is not None else None
 
 
-def _pinned_key(schema: TableSchema, alias: str, where, params, offset: int, names: tuple[str, ...] | None = None):
+def _pinned_key(schema: TableSchema, alias: str, where, params, offset: int, names: tuple[str, ...] | None = None,
+                qualified: bool = False):
     """The primary key value that ``where`` (a conjunction) fixes, or None - or, given
-    ``names``, the value of those columns (an index's).
+    ``names``, the value of those columns (an index's). ``qualified``: only columns written
+    with the table's alias count (a join's WHERE, where a bare name may be another table's).
 
     Only ``key_column = literal-or-?`` conjuncts count, and only for integer and text keys,
     whose Python values compare exactly as SQL values do.
@@ -2557,7 +2565,7 @@ def _pinned_key(schema: TableSchema, alias: str, where, params, offset: int, nam
     names = names or schema.primary_key
     if where is None or not names:
         return None
-    terms = _key_terms(schema, alias, where, names)
+    terms = _key_terms(schema, alias, where, names, qualified)
     if terms is None:
         return None
     key = []
@@ -2591,11 +2599,12 @@ def _key_of(schema: TableSchema, row: dict, names: tuple[str, ...] | None = None
     return row[names[0]] if len(names) == 1 else tuple(row[n] for n in names)
 
 
-def _pinned_keys(schema: TableSchema, alias: str, where, params, offset: int, name: str) -> tuple | None:
+def _pinned_keys(schema: TableSchema, alias: str, where, params, offset: int, name: str,
+                 qualified: bool = False) -> tuple | None:
     """The values ``where`` (a conjunction) allows the column ``name`` by ``name IN (constants
     or ?)`` or ``name = ANY(?)`` (an array parameter), each once and NULLs left out; None if it
     has no such conjunct, or a value is not exactly of the column's Python type (``_pinned_key``)."""
-    found = _in_terms(schema, alias, where, name)
+    found = _in_terms(schema, alias, where, name, qualified)
     if found is None:
         return None
     kind, terms = found
@@ -2622,12 +2631,12 @@ def _pinned_keys(schema: TableSchema, alias: str, where, params, offset: int, na
 _IN_TERMS: dict = {}  # (id(where), alias, name, kind) -> (where, (kind, terms) or None)
 
 
-def _in_terms(schema: TableSchema, alias: str, where, name: str):
+def _in_terms(schema: TableSchema, alias: str, where, name: str, qualified: bool):
     """(the column's key type, how ``where`` lists its values: ``("array", ? index)`` or
     ``[(is a parameter, ? index or constant), ...]``), or None; remembered per WHERE clause."""
     column = schema.column(name)
     kind = _KEY_PYTHON_TYPES.get(column.type.kind) if column is not None else None
-    cache_key = (id(where), alias, name, kind)
+    cache_key = (id(where), alias, name, kind, qualified)
     hit = _IN_TERMS.get(cache_key)
     if hit is not None and hit[0] is where:
         return hit[1]
@@ -2637,7 +2646,7 @@ def _in_terms(schema: TableSchema, alias: str, where, name: str):
 
         def ours(col) -> bool:
             return (isinstance(col, exp.Column) and identifier(col.this) == name
-                    and (not col.table or identifier(col.table) == alias))
+                    and (identifier(col.table) == alias if col.table else not qualified))
 
         for c in (list(where.flatten()) if isinstance(where, exp.And) else [where]):
             if type(c) is exp.In and ours(c.this) and c.expressions and \
@@ -2669,12 +2678,12 @@ def _in_terms(schema: TableSchema, alias: str, where, name: str):
 _KEY_TERMS: dict = {}  # (id(where), alias, key) -> (where, terms): where pins its id
 
 
-def _key_terms(schema: TableSchema, alias: str, where, names: tuple[str, ...]):
+def _key_terms(schema: TableSchema, alias: str, where, names: tuple[str, ...], qualified: bool = False):
     """For each of the key columns ``names`` (in key order), how ``where`` fixes it: (Python
     type the value must have, is a parameter, parameter index or constant); None if it does
     not fix every one. Walking the expression costs more than the lookup it enables, so the
     answer is remembered per WHERE clause."""
-    cache_key = (id(where), alias, names, tuple(schema.column(k).type.kind for k in names))
+    cache_key = (id(where), alias, names, tuple(schema.column(k).type.kind for k in names), qualified)
     hit = _KEY_TERMS.get(cache_key)
     if hit is not None and hit[0] is where:
         return hit[1]
@@ -2685,7 +2694,7 @@ def _key_terms(schema: TableSchema, alias: str, where, names: tuple[str, ...]):
         if not isinstance(c, exp.EQ):
             continue
         for col, other in ((c.this, c.expression), (c.expression, c.this)):
-            if not isinstance(col, exp.Column) or (col.table and identifier(col.table) != alias):
+            if not isinstance(col, exp.Column) or (identifier(col.table) != alias if col.table else qualified):
                 continue
             name = identifier(col.this)
             if name not in names:
@@ -2947,6 +2956,46 @@ def _read_plan(expression: exp.Expression):
     offset = next((i for i, n in enumerate(placeholders) if id(n) in inside), 0)
     alias = identifier(table.alias) if table.alias else table_name(table).name
     return (table_name(table), alias, where.this if where is not None else None, offset), None
+
+
+def _join_plan(expression: exp.Expression):
+    """A SELECT of tables joined, each once, whose top-level WHERE may pin some by a key:
+    ({table: its alias}, the WHERE condition, the index of its first ?), or None. Then a
+    conjunct ``alias.column = value`` keeps every result row to rows of that table with that
+    value - a row of it null-extended by an outer join fails the conjunct too - so the table
+    may be narrowed to those rows before the join without changing the result. Only plain
+    joins qualify (ON or CROSS, not USING / NATURAL / LATERAL, no subquery, CTE or set
+    operation anywhere), so each column the WHERE names belongs to one table."""
+    if not isinstance(expression, exp.Select) or expression.args.get("where") is None:
+        return None
+    if any(isinstance(n, (exp.Subquery, exp.CTE, exp.SetOperation, exp.Lateral, exp.Unnest)) or
+           (isinstance(n, exp.Select) and n is not expression) for n in expression.walk()):
+        return None
+    source = expression.args.get("from_")
+    items = [source.this if source is not None else None]
+    for join in expression.args.get("joins") or ():
+        if join.args.get("using") or join.args.get("method") or join.args.get("kind") not in (None, "", "INNER",
+                                                                                             "OUTER", "CROSS"):
+            return None
+        items.append(join.this)
+    aliases = {}
+    for item in items:
+        if type(item) is not exp.Table or not isinstance(item.this, exp.Identifier) or \
+                any(v for k, v in item.args.items() if k not in ("this", "db", "alias")):
+            return None
+        if item.args.get("alias") is not None and item.args["alias"].args.get("columns"):
+            return None
+        name = table_name(item)
+        if name in aliases or catalog_views.view(name.db, name.name) is not None:
+            return None
+        aliases[name] = identifier(item.alias) if item.alias else name.name
+    if len(set(aliases.values())) != len(aliases):
+        return None
+    where = expression.args["where"]
+    placeholders = [n for n in expression.dfs() if isinstance(n, exp.Placeholder)]
+    inside = {id(n) for n in where.this.dfs()}
+    offset = next((i for i, n in enumerate(placeholders) if id(n) in inside), 0)
+    return aliases, where.this, offset
 
 
 def _table_nodes(expression: exp.Expression) -> list[exp.Table]:

@@ -82,12 +82,14 @@ class Lookup:
 IN_KEYS = 1024  # an IN list (or = ANY of an array) looked up key by key up to this many values
 
 
-def lookup(schema: TableSchema, table: str, alias: str, where, params, offset: int) -> Lookup | None:
+def lookup(schema: TableSchema, table: str, alias: str, where, params, offset: int,
+           qualified: bool = False) -> Lookup | None:
     """The key ``where`` pins - every column of the primary key, a UNIQUE constraint or an
     index by ``=`` to a constant or parameter, or one column of a one-column key by ``IN
     (...)`` / ``= ANY(?)`` - or None: the primary key first, then unique keys, then the index
     of the most columns. Only integer, text and uuid values of the column's own type count,
-    whose Python values compare as SQL's do (``_pinned_key``)."""
+    whose Python values compare as SQL's do (``_pinned_key``). ``qualified``: only columns
+    written with ``alias`` count (a join's)."""
     from txlake.engine.executor import _pinned_key, _pinned_keys  # (the executor imports this module)
     if where is None:
         return None
@@ -95,12 +97,12 @@ def lookup(schema: TableSchema, table: str, alias: str, where, params, offset: i
     keyed += [(u.name, u.columns, False) for u in schema.uniques]
     keyed += sorted(((i.name, i.columns, False) for i in schema.indexes), key=lambda k: -len(k[1]))
     for name, columns, primary in keyed:
-        key = _pinned_key(schema, alias, where, params, offset, columns)
+        key = _pinned_key(schema, alias, where, params, offset, columns, qualified)
         if key is not None:
             return Lookup(name, columns, (key,), primary)
     for name, columns, primary in keyed:
         if len(columns) == 1:
-            keys = _pinned_keys(schema, alias, where, params, offset, columns[0])
+            keys = _pinned_keys(schema, alias, where, params, offset, columns[0], qualified)
             if keys is not None and len(keys) <= IN_KEYS:
                 return Lookup(name, columns, keys, primary)
     return None
@@ -160,6 +162,21 @@ def query_source(ex, ctx, stmt, version: TableVersion, params, used: list | None
     if used is not None:
         used.append(f"Index Scan using {hit.name} on {version.name} (txlake's index: {found.num_rows} "
                     f"candidate row{'' if found.num_rows == 1 else 's'}, filtered by DuckDB)")
+    return found
+
+
+def joined_source(ex, version: TableVersion, alias: str, where, params, offset: int,
+                  used: list | None) -> pa.Table | None:
+    """A table's rows in a join (executor ``_join_plan``) through a key the join's WHERE pins
+    with columns written as ``alias.column``, or None (the caller reads the table)."""
+    hit = lookup(version.schema, version.name, alias, where, params, offset, qualified=True)
+    if hit is None:
+        return None
+    found = rows(ex, version, hit, False)
+    if used is not None:
+        shown = version.name if alias == version.name else f"{version.name} {alias}"
+        used.append(f"Index Scan using {hit.name} on {shown} (txlake's index: {found.num_rows} "
+                    f"candidate row{'' if found.num_rows == 1 else 's'}, joined by DuckDB)")
     return found
 
 

@@ -365,3 +365,61 @@ def test_update_and_delete_by_an_in_list(c):
     assert scans(c) == before + 3
     assert c.execute("SELECT id, n FROM t WHERE id IN (3, 4)").fetchall() == [(3, -3), (4, -4)]
     assert c.execute("SELECT count(*) FROM t").fetchone() == (200 - 28 - 3,)
+
+
+JOINS = [  # (query with each pinned column in braces, the lines EXPLAIN begins with)
+    ("SELECT a.name, b.v FROM b JOIN a ON a.id = b.a_id WHERE {b.id} = ?", ["b_pkey on b"]),
+    ("SELECT x.name, y.v FROM b AS y JOIN a AS x ON x.id = y.a_id WHERE {y.id} IN (5, 6, 999) ORDER BY 2",
+     ["b_pkey on b y"]),
+    ("SELECT a.id, b.id FROM a LEFT JOIN b ON b.a_id = a.id WHERE {b.id} = ? ORDER BY 1", ["b_pkey on b"]),
+    ("SELECT a.id, b.id FROM a LEFT JOIN b ON b.a_id = a.id WHERE {a.id} IN (3, 4, 100) ORDER BY 1, 2",
+     ["a_pkey on a"]),
+    ("SELECT a.id, b.id FROM a RIGHT JOIN b ON b.a_id = a.id AND b.v <> 'v1' WHERE {b.a_id} = 3 ORDER BY 2",
+     ["b_a_id_idx on b"]),
+    ("SELECT a.id, b.id FROM a FULL JOIN b ON b.a_id = a.id WHERE {a.id} = ANY(?) ORDER BY 1, 2", ["a_pkey on a"]),
+    ("SELECT count(*) FROM a, b WHERE a.id = b.a_id AND {b.a_id} = 7 AND {a.id} = 7",
+     ["a_pkey on a", "b_a_id_idx on b"]),
+    ("SELECT a.name, count(b.id) FROM a LEFT JOIN b ON b.a_id = a.id WHERE {a.id} IN (3, 4) GROUP BY a.name "
+     "HAVING count(*) > 0 ORDER BY 1", ["a_pkey on a"]),
+    ("SELECT a.id, b.id FROM a CROSS JOIN b WHERE {b.id} = 5 AND a.name = 'n2'", ["b_pkey on b"]),
+]
+
+
+@pytest.mark.parametrize("level", ["READ COMMITTED", "REPEATABLE READ"])
+def test_a_join_narrows_the_tables_its_where_pins_by_a_key(connect, level):
+    """A join whose WHERE pins a table's key (``alias.column = value``, IN lists) has DuckDB
+    join only that table's rows the key gives - outer joins too, where a null-extended row
+    fails the condition anyway: the rows the join of whole tables gives, the transaction's
+    own writes and (READ COMMITTED) others' commits included."""
+    setup = connect(autocommit=True).cursor()
+    setup.execute("CREATE TABLE a (id INT PRIMARY KEY, name TEXT)")
+    setup.execute("CREATE TABLE b (id INT PRIMARY KEY, a_id INT, v TEXT)")
+    setup.execute("CREATE INDEX ON b (a_id)")
+    setup.execute("INSERT INTO a SELECT g, 'n' || g FROM generate_series(1, 100) g")
+    setup.execute("INSERT INTO b SELECT g, g % 50 + 1, 'v' || g FROM generate_series(1, 300) g")
+    conn = connect(isolation_level=level)
+    c = conn.cursor()
+    c.execute("SELECT count(*) FROM b")  # (the snapshot)
+    c.execute("INSERT INTO b VALUES (1000, 3, 'mine'), (1001, NULL, 'orphan')")
+    c.execute("DELETE FROM b WHERE id = 6")
+    c.execute("UPDATE a SET name = 'renamed' WHERE id = 4")
+    setup.execute("INSERT INTO b VALUES (2000, 7, 'theirs')")
+    setup.execute("DELETE FROM a WHERE id = 2")
+    before = scans(c)
+    for template, lines in JOINS:
+        params = (5,) if "?" in template and "ANY" not in template else (([3, 51, 100],) if "ANY" in template else ())
+        sql = template.replace("{", "").replace("}", "")
+        whole = template.replace("{", "").replace("}", " + 0")
+        plan = [line for (line,) in c.execute(f"EXPLAIN {sql}", params).fetchall()]
+        assert [line.split("using ")[1].split(" (")[0] for line in plan[:len(lines)]] == lines, sql
+        assert c.execute(sql, params).fetchall() == c.execute(whole, params).fetchall(), sql
+    assert scans(c) == before + 2 * sum(len(lines) for _, lines in JOINS)
+    before = scans(c)
+    for sql in ["SELECT count(*) FROM a JOIN b ON a.id = b.a_id WHERE a_id = 5",        # a bare name: not narrowed
+                "SELECT count(*) FROM a JOIN b USING (id) WHERE a.id = 5",              # USING
+                "SELECT count(*) FROM b JOIN b AS c ON c.id = b.a_id WHERE b.id = 5",   # a table twice
+                "SELECT count(*) FROM a JOIN b ON a.id = b.a_id WHERE b.id = 5 OR a.id = 1",
+                "SELECT count(*) FROM a JOIN b ON a.id = b.a_id WHERE b.id IN (SELECT 5)"]:
+        c.execute(sql)
+    assert scans(c) == before
+    conn.rollback()
