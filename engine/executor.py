@@ -566,7 +566,7 @@ class Executor:
             for i, ref in enumerate(refs):
                 version = ctx.resolve(ref)
                 if len(refs) == 1:
-                    source = indexes.query_source(self, ctx, stmt, version, params, used) if params is not None else None
+                    source = None if params is None else indexes.query_source(self, ctx, stmt, version, params, used)
                 elif joined is not None and ref in joined[0]:  # (a join's table its WHERE pins by a key)
                     source = indexes.joined_source(self, version, joined[0][ref], joined[1], params, joined[2], used)
                 else:

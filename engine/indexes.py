@@ -11,8 +11,9 @@ Where an index is used: a statement over one table whose WHERE pins every column
 - or of the primary key, or a UNIQUE constraint - to a constant or parameter by ``=`` (integer,
 text or uuid columns, as the primary key's point plans), or one column of a one-column key by
 ``IN (...)`` / ``= ANY(?)`` (``lookup``) - ``SELECT ... FROM t WHERE email = ?``, ``UPDATE`` /
-``DELETE ... WHERE customer_id = ?``, ``SELECT ... FOR UPDATE`` - reads only the rows the index gives instead of the table, and
-the full WHERE clause still runs over them in DuckDB. The lookup goes through the version the
+``DELETE ... WHERE customer_id = ?``, ``SELECT ... FOR UPDATE`` - reads only the rows the index
+gives instead of the table, and the full WHERE clause still runs over them in DuckDB (a join's
+tables too: ``joined_source``). The lookup goes through the version the
 statement would scan (the transaction's snapshot with its own writes and deletion vectors), so
 it finds exactly the rows the scan would: the index decides which rows are read, never which
 are visible. A foreign key's search of a referencing table for a parent's key uses an index
