@@ -559,18 +559,20 @@ class Executor:
             with self._registered() as register:
                 return run(self._rewrite(ctx, stmt.expression, register).sql(dialect="duckdb"))
         sql, refs = plan
-        joined = self._statement_memo(stmt, ("joined",), lambda: _join_plan(stmt.expression)) \
-            if len(refs) > 1 and params is not None else None
+        versions = [ctx.resolve(ref) for ref in refs]
+        narrowed = {}  # ref -> the rows a key gives
+        if params is not None and len(refs) == 1:
+            source = indexes.query_source(self, ctx, stmt, versions[0], params, used)
+            if source is not None:
+                narrowed[refs[0]] = source
+        elif params is not None:  # (a join's tables its WHERE pins by a key, or by a pinned table's values)
+            joined = self._statement_memo(stmt, ("joined",), lambda: _join_plan(stmt.expression))
+            if joined is not None:
+                narrowed = indexes.joined_sources(self, joined, dict(zip(refs, versions)), params, used)
         detaches = []
         try:
-            for i, ref in enumerate(refs):
-                version = ctx.resolve(ref)
-                if len(refs) == 1:
-                    source = None if params is None else indexes.query_source(self, ctx, stmt, version, params, used)
-                elif joined is not None and ref in joined[0]:  # (a join's table its WHERE pins by a key)
-                    source = indexes.joined_source(self, version, joined[0][ref], joined[1], params, joined[2], used)
-                else:
-                    source = None
+            for i, (ref, version) in enumerate(zip(refs, versions)):
+                source = narrowed.get(ref)
                 detaches.append(self._attach(f"__txl_q{i}", source if source is not None else self._source(version)))
             return run(sql)
         finally:
@@ -2958,14 +2960,27 @@ def _read_plan(expression: exp.Expression):
     return (table_name(table), alias, where.this if where is not None else None, offset), None
 
 
-def _join_plan(expression: exp.Expression):
-    """A SELECT of tables joined, each once, whose top-level WHERE may pin some by a key:
-    ({table: its alias}, the WHERE condition, the index of its first ?), or None. Then a
-    conjunct ``alias.column = value`` keeps every result row to rows of that table with that
-    value - a row of it null-extended by an outer join fails the conjunct too - so the table
-    may be narrowed to those rows before the join without changing the result. Only plain
-    joins qualify (ON or CROSS, not USING / NATURAL / LATERAL, no subquery, CTE or set
-    operation anywhere), so each column the WHERE names belongs to one table."""
+@dataclass(frozen=True)
+class JoinPlan:
+    """What a join's WHERE (and ON) say about its tables' rows (``_join_plan``)."""
+
+    aliases: dict  # table name -> its alias
+    where: exp.Expression
+    offset: int  # the index of the WHERE clause's first ? among the statement's
+    #: (table, column, other table, its column): conjuncts ``a.x = b.y`` every result row meets
+    equalities: tuple
+
+
+def _join_plan(expression: exp.Expression) -> JoinPlan | None:
+    """A SELECT of tables joined, each once, whose WHERE may pin some by a key, or None.
+
+    A top-level conjunct of WHERE - ``alias.column = value``, or ``a.x = b.y`` - holds for
+    every result row, with non-null values: a row null-extended by an outer join fails it.
+    So a table may be narrowed, before the join, to its rows with that value (or with a value
+    the other table's remaining rows hold) without changing the result. ON conjuncts ``a.x =
+    b.y`` count too when every join is an inner one. Only plain joins qualify (ON, CROSS or a
+    comma; not USING / NATURAL / LATERAL; no subquery, CTE or set operation anywhere), so each
+    column written with an alias belongs to that one table."""
     if not isinstance(expression, exp.Select) or expression.args.get("where") is None:
         return None
     if any(isinstance(n, (exp.Subquery, exp.CTE, exp.SetOperation, exp.Lateral, exp.Unnest)) or
@@ -2973,10 +2988,15 @@ def _join_plan(expression: exp.Expression):
         return None
     source = expression.args.get("from_")
     items = [source.this if source is not None else None]
+    inner = True
+    ons = []
     for join in expression.args.get("joins") or ():
         if join.args.get("using") or join.args.get("method") or join.args.get("kind") not in (None, "", "INNER",
                                                                                              "OUTER", "CROSS"):
             return None
+        inner = inner and not join.args.get("side") and join.args.get("kind") != "OUTER"
+        if join.args.get("on") is not None:
+            ons.append(join.args["on"])
         items.append(join.this)
     aliases = {}
     for item in items:
@@ -2992,10 +3012,20 @@ def _join_plan(expression: exp.Expression):
     if len(set(aliases.values())) != len(aliases):
         return None
     where = expression.args["where"]
+    tables = {alias: name for name, alias in aliases.items()}
+    equalities = []
+    for condition in [where.this, *(ons if inner else ())]:
+        for c in (condition.flatten() if isinstance(condition, exp.And) else [condition]):
+            if type(c) is exp.EQ and all(isinstance(side, exp.Column) and side.table and
+                                         identifier(side.table) in tables for side in (c.this, c.expression)):
+                a, b = (tables[identifier(side.table)] for side in (c.this, c.expression))
+                x, y = identifier(c.this.this), identifier(c.expression.this)
+                if a != b:
+                    equalities += [(a, x, b, y), (b, y, a, x)]
     placeholders = [n for n in expression.dfs() if isinstance(n, exp.Placeholder)]
     inside = {id(n) for n in where.this.dfs()}
     offset = next((i for i, n in enumerate(placeholders) if id(n) in inside), 0)
-    return aliases, where.this, offset
+    return JoinPlan(aliases, where.this, offset, tuple(equalities))
 
 
 def _table_nodes(expression: exp.Expression) -> list[exp.Table]:

@@ -22,6 +22,7 @@ whose columns are the foreign key's (engine/foreign_keys.py).
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, replace
 
 import pyarrow as pa
@@ -30,7 +31,7 @@ from txlake import errors
 from txlake.engine import sources
 from txlake.storage import foreign_keys as fks
 from txlake.storage import keys as pk
-from txlake.storage.schema import Index, TableSchema
+from txlake.storage.schema import Index, TableSchema, uuid_text
 from txlake.storage.version import TableVersion
 
 
@@ -94,9 +95,7 @@ def lookup(schema: TableSchema, table: str, alias: str, where, params, offset: i
     from txlake.engine.executor import _pinned_key, _pinned_keys  # (the executor imports this module)
     if where is None:
         return None
-    keyed = [(schema.pkey_name(table), schema.primary_key, True)] if schema.primary_key else []
-    keyed += [(u.name, u.columns, False) for u in schema.uniques]
-    keyed += sorted(((i.name, i.columns, False) for i in schema.indexes), key=lambda k: -len(k[1]))
+    keyed = _keys(schema, table)
     for name, columns, primary in keyed:
         key = _pinned_key(schema, alias, where, params, offset, columns, qualified)
         if key is not None:
@@ -166,18 +165,59 @@ def query_source(ex, ctx, stmt, version: TableVersion, params, used: list | None
     return found
 
 
-def joined_source(ex, version: TableVersion, alias: str, where, params, offset: int,
-                  used: list | None) -> pa.Table | None:
-    """A table's rows in a join (executor ``_join_plan``) through a key the join's WHERE pins
-    with columns written as ``alias.column``, or None (the caller reads the table)."""
-    hit = lookup(version.schema, version.name, alias, where, params, offset, qualified=True)
-    if hit is None:
-        return None
+def joined_sources(ex, plan, versions: dict, params, used: list | None) -> dict:
+    """The rows of a join's tables (executor ``_join_plan``) a key gives, by table: each table
+    whose key the WHERE pins with columns written ``alias.column``; then, along the plan's
+    equalities ``a.x = b.y``, each table ``a`` whose one-column key is ``x`` by the values of
+    ``y`` in the rows ``b`` was narrowed to (an index nested-loop join, up to IN_KEYS values).
+    A table missing reads whole."""
+    from txlake.engine.executor import _KEY_PYTHON_TYPES  # (the executor imports this module)
+    narrowed = {}
+    for ref, alias in plan.aliases.items():
+        version = versions[ref]
+        hit = lookup(version.schema, version.name, alias, plan.where, params, plan.offset, qualified=True)
+        if hit is not None:
+            narrowed[ref] = _looked_up(ex, version, alias, hit, used, "")
+    grown = bool(narrowed)
+    while grown:
+        grown = False
+        for ref, column, other, other_column in plan.equalities:
+            if ref in narrowed or other not in narrowed or narrowed[other].num_rows > IN_KEYS or \
+                    narrowed[other].schema.get_field_index(other_column) < 0:
+                continue
+            version = versions[ref]
+            key = next((k for k in _keys(version.schema, version.name) if k[1] == (column,)), None)
+            found = version.schema.column(column)
+            kind = _KEY_PYTHON_TYPES.get(found.type.kind) if found is not None else None
+            if key is None or kind is None:
+                continue
+            values = [v for v in dict.fromkeys(narrowed[other].column(other_column).to_pylist()) if v is not None]
+            if kind is uuid.UUID:
+                values = [uuid_text(v) for v in values]
+            elif any(type(v) is not kind for v in values):
+                continue
+            if None in values:
+                continue
+            hit = Lookup(key[0], key[1], tuple(values), key[2])
+            narrowed[ref] = _looked_up(ex, version, plan.aliases[ref], hit, used, f", keys from {other.name}")
+            grown = True
+    return narrowed
+
+
+def _keys(schema: TableSchema, table: str) -> list[tuple[str, tuple[str, ...], bool]]:
+    """(name, columns, is the primary key) of each key of a table: the primary key, then
+    unique keys, then indexes, those of most columns first."""
+    keyed = [(schema.pkey_name(table), schema.primary_key, True)] if schema.primary_key else []
+    keyed += [(u.name, u.columns, False) for u in schema.uniques]
+    return keyed + sorted(((i.name, i.columns, False) for i in schema.indexes), key=lambda k: -len(k[1]))
+
+
+def _looked_up(ex, version: TableVersion, alias: str, hit: Lookup, used: list | None, why: str) -> pa.Table:
     found = rows(ex, version, hit, False)
     if used is not None:
         shown = version.name if alias == version.name else f"{version.name} {alias}"
         used.append(f"Index Scan using {hit.name} on {shown} (txlake's index: {found.num_rows} "
-                    f"candidate row{'' if found.num_rows == 1 else 's'}, joined by DuckDB)")
+                    f"candidate row{'' if found.num_rows == 1 else 's'}{why}, joined by DuckDB)")
     return found
 
 

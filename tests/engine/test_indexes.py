@@ -368,9 +368,14 @@ def test_update_and_delete_by_an_in_list(c):
 
 
 JOINS = [  # (query with each pinned column in braces, the lines EXPLAIN begins with)
-    ("SELECT a.name, b.v FROM b JOIN a ON a.id = b.a_id WHERE {b.id} = ?", ["b_pkey on b"]),
+    ("SELECT a.name, b.v FROM b JOIN a ON a.id = b.a_id WHERE {b.id} = ?", ["b_pkey on b", "a_pkey on a"]),
     ("SELECT x.name, y.v FROM b AS y JOIN a AS x ON x.id = y.a_id WHERE {y.id} IN (5, 6, 999) ORDER BY 2",
-     ["b_pkey on b y"]),
+     ["b_pkey on b y", "a_pkey on a x"]),
+    ("SELECT a.name, b.v, c.w FROM c JOIN b ON b.id = c.b_id INNER JOIN a ON a.id = b.a_id WHERE {c.id} = 2",
+     ["c_pkey on c", "b_pkey on b", "a_pkey on a"]),                         # a chain of key lookups
+    ("SELECT b.id, c.id FROM b LEFT JOIN c ON c.b_id = b.id WHERE {b.id} IN (4, 5) ORDER BY 1, 2",
+     ["b_pkey on b"]),                                                           # (ON of an outer join: no more)
+    ("SELECT a.id, b.id FROM a LEFT JOIN b ON true WHERE b.a_id = a.id AND {b.id} = 9", ["b_pkey on b", "a_pkey on a"]),
     ("SELECT a.id, b.id FROM a LEFT JOIN b ON b.a_id = a.id WHERE {b.id} = ? ORDER BY 1", ["b_pkey on b"]),
     ("SELECT a.id, b.id FROM a LEFT JOIN b ON b.a_id = a.id WHERE {a.id} IN (3, 4, 100) ORDER BY 1, 2",
      ["a_pkey on a"]),
@@ -379,6 +384,8 @@ JOINS = [  # (query with each pinned column in braces, the lines EXPLAIN begins 
     ("SELECT a.id, b.id FROM a FULL JOIN b ON b.a_id = a.id WHERE {a.id} = ANY(?) ORDER BY 1, 2", ["a_pkey on a"]),
     ("SELECT count(*) FROM a, b WHERE a.id = b.a_id AND {b.a_id} = 7 AND {a.id} = 7",
      ["a_pkey on a", "b_a_id_idx on b"]),
+    ("SELECT a.id, b.v FROM a JOIN b ON b.a_id = a.id WHERE {a.id} IN (3, 4) ORDER BY 2",
+     ["a_pkey on a", "b_a_id_idx on b"]),                                       # through an index: many rows
     ("SELECT a.name, count(b.id) FROM a LEFT JOIN b ON b.a_id = a.id WHERE {a.id} IN (3, 4) GROUP BY a.name "
      "HAVING count(*) > 0 ORDER BY 1", ["a_pkey on a"]),
     ("SELECT a.id, b.id FROM a CROSS JOIN b WHERE {b.id} = 5 AND a.name = 'n2'", ["b_pkey on b"]),
@@ -395,6 +402,8 @@ def test_a_join_narrows_the_tables_its_where_pins_by_a_key(connect, level):
     setup.execute("CREATE TABLE a (id INT PRIMARY KEY, name TEXT)")
     setup.execute("CREATE TABLE b (id INT PRIMARY KEY, a_id INT, v TEXT)")
     setup.execute("CREATE INDEX ON b (a_id)")
+    setup.execute("CREATE TABLE c (id INT PRIMARY KEY, b_id INT, w TEXT)")
+    setup.execute("INSERT INTO c SELECT g, g * 3, 'w' || g FROM generate_series(1, 50) g")
     setup.execute("INSERT INTO a SELECT g, 'n' || g FROM generate_series(1, 100) g")
     setup.execute("INSERT INTO b SELECT g, g % 50 + 1, 'v' || g FROM generate_series(1, 300) g")
     conn = connect(isolation_level=level)
@@ -403,6 +412,7 @@ def test_a_join_narrows_the_tables_its_where_pins_by_a_key(connect, level):
     c.execute("INSERT INTO b VALUES (1000, 3, 'mine'), (1001, NULL, 'orphan')")
     c.execute("DELETE FROM b WHERE id = 6")
     c.execute("UPDATE a SET name = 'renamed' WHERE id = 4")
+    c.execute("UPDATE b SET a_id = 4 WHERE id = 9")                   # (a key the join follows, moved)
     setup.execute("INSERT INTO b VALUES (2000, 7, 'theirs')")
     setup.execute("DELETE FROM a WHERE id = 2")
     before = scans(c)
