@@ -10,8 +10,13 @@ what is measured is the statement, not the commit's fsync (``commits.py`` measur
 - ``update pk`` / ``update unique``: ``UPDATE t SET n = n + 1 WHERE id = ?`` / ``... WHERE email = ?``
 - ``delete pk`` / ``delete unique``: ``DELETE FROM t WHERE id = ?`` / ``... WHERE email = ?``
 - ``insert returning``: ``INSERT INTO t VALUES (?, ?, 0) RETURNING id`` (an ORM's INSERT)
+- ``select in list``: ``... WHERE id IN (?, ?, ?, ?, ?)`` (an ORM's prefetch)
+- ``join by pk``: ``SELECT t.email, c.v FROM c JOIN t ON t.id = c.t_id WHERE c.id = ?`` over a
+  child table ``c (id PRIMARY KEY, t_id, v)`` of ``rows`` rows, indexed on ``t_id``
+- ``children ordered``: ``SELECT id, v FROM c WHERE t_id = ? ORDER BY id``
 
-txlake answers all of them from its key indexes in Python, without DuckDB. The table prints
+txlake answers the first seven from its key indexes in Python, without DuckDB; for the last
+three it hands DuckDB only the rows its indexes find (a join: one row of each table). The table prints
 the median microseconds per statement and txlake's time over each other engine's (< 1: faster).
 
     python benchmarks/points.py [--rows 100000] [--repeat 1000] [--rounds 3]
@@ -34,6 +39,9 @@ STATEMENTS = [
     ("delete pk", "DELETE FROM t WHERE id = ?", "id"),
     ("delete unique", "DELETE FROM t WHERE email = ?", "email"),
     ("insert returning", "INSERT INTO t VALUES (?, ?, 0) RETURNING id", "new"),
+    ("select in list", "SELECT id, email, n FROM t WHERE id IN (?, ?, ?, ?, ?)", "ids"),
+    ("join by pk", "SELECT t.email, c.v FROM c JOIN t ON t.id = c.t_id WHERE c.id = ?", "id"),
+    ("children ordered", "SELECT id, v FROM c WHERE t_id = ? ORDER BY id", "id"),
 ]
 
 
@@ -43,7 +51,14 @@ def _args(kind: str, rows: int, repeat: int, round_: int) -> list[tuple]:
         return [(i,) for i in ids]
     if kind == "email":
         return [(f"e{(i * 7919) % rows}",) for i in ids]
+    if kind == "ids":
+        return [tuple((i + k * 7) % rows for k in range(5)) for i in ids]
     return [(rows + round_ * repeat + i, f"new{round_}-{i}") for i in range(repeat)]
+
+
+CHILD = ["CREATE TABLE c (id BIGINT PRIMARY KEY, t_id BIGINT, v TEXT)",
+         "INSERT INTO c SELECT g, (g * 31) % {rows}, 'v' || g FROM {series}",
+         "CREATE INDEX c_t_id ON c (t_id)"]
 
 
 def _load_sql(rows: int) -> str:
@@ -57,7 +72,10 @@ def txlake_engine(path: str, rows: int):
     con = txlake.connect(path, autocommit=True, publish="off")
     con.execute("CREATE TABLE t (id BIGINT PRIMARY KEY, email TEXT UNIQUE, n BIGINT)")
     con.execute(_load_sql(rows))
+    for sql in CHILD:
+        con.execute(sql.format(rows=rows, series=f"generate_series(0, {rows - 1}) g"))
     con.execute("SELECT n FROM t WHERE email = 'e0'").fetchall()  # (the per-file indexes: built once)
+    con.execute("SELECT v FROM c WHERE t_id = 0").fetchall()
     con.autocommit = False
     return con, lambda: None, con.rollback
 
@@ -67,8 +85,11 @@ def sqlite_engine(path: str, rows: int):
     con.execute("PRAGMA journal_mode=WAL")
     con.execute("PRAGMA synchronous=FULL")
     con.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, email TEXT UNIQUE, n INTEGER)")
-    con.execute(f"WITH RECURSIVE g(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM g WHERE x < {rows - 1}) "
-                f"INSERT INTO t SELECT x, 'e' || ((x * 7919) % {rows}), x FROM g")
+    series = f"WITH RECURSIVE s(g) AS (SELECT 0 UNION ALL SELECT g + 1 FROM s WHERE g < {rows - 1}) "
+    con.execute(f"{series} INSERT INTO t SELECT g, 'e' || ((g * 7919) % {rows}), g FROM s")
+    con.execute(CHILD[0])
+    con.execute(f"{series} " + CHILD[1].format(rows=rows, series="s"))
+    con.execute(CHILD[2])
     return con, lambda: con.execute("BEGIN"), lambda: con.execute("ROLLBACK")
 
 
@@ -77,6 +98,8 @@ def duckdb_engine(path: str, rows: int):
     con = duckdb.connect(os.path.join(path, "points.duckdb"))
     con.execute("CREATE TABLE t (id BIGINT PRIMARY KEY, email TEXT UNIQUE, n BIGINT)")
     con.execute(_load_sql(rows))
+    for sql in CHILD:
+        con.execute(sql.format(rows=rows, series=f"generate_series(0, {rows - 1}) s(g)"))
     return con, lambda: con.execute("BEGIN"), lambda: con.execute("ROLLBACK")
 
 
