@@ -104,6 +104,30 @@ def test_a_rewrite_commits_over_a_compaction_committed_while_it_ran(connect, war
     reopened.close()
 
 
+def test_the_compaction_files_a_rewrite_replaced_go_with_expiry(connect, warehouse):
+    """The compaction's file, which the rewrite's commit removed from the table, is garbage:
+    expiry deletes it once no snapshot reads it, and the table reads whole."""
+    c = connect(autocommit=True, publish="sync", gc_interval=3600)
+    rows = filled(c)
+    maintainer = connect(autocommit=True, publish="sync")
+    c.execute("BEGIN")
+    c.execute("CREATE INDEX t_v ON t (v)")
+    compacted(maintainer)
+    wh = c._session.db.warehouse
+    merged = [os.path.join(warehouse, f.path) for f in wh.latest.table("default", "t").files if not f.is_inline]
+    assert merged and all(map(os.path.exists, merged))
+    c.execute("COMMIT")
+    c.execute("CALL txlake.expire_snapshots(retain_last => 1)")
+    assert not any(map(os.path.exists, merged)), "expiry left the replaced compaction's file"
+    assert contents(c) == rows
+    c.close()
+    maintainer.close()
+    check_all_snapshots(warehouse, "t")
+    reopened = txlake.connect(warehouse, publish="off")
+    assert contents(reopened) == rows
+    reopened.close()
+
+
 @pytest.mark.parametrize("level", ["READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE"])
 def test_a_transaction_goes_on_after_its_rewrite_over_a_compaction(connect, level):
     """The transaction writes rows before and after the rewrite, and rewrites again, with the
