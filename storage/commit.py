@@ -9,7 +9,9 @@ Shaped as a two-phase commit with named states (cf. ZODB's tpc_begin / vote / fi
 - ``vote`` rebases the transaction's changes onto the newest committed catalog version and
   runs the data-conflict check against everything committed since the transaction's snapshot:
   rows deleted/updated by both -> 40001; a primary key inserted by both -> 23505; a table
-  dropped or re-shaped underneath -> 40001. It builds the log entry (file ids assigned there).
+  dropped or re-shaped underneath -> 40001; a table this one re-shapes (rewrites) changed
+  underneath -> 40001, unless by compactions alone (``TableVersion.rows_csn``). It builds the
+  log entry (file ids assigned there).
 - ``Warehouse.commit`` votes and appends while holding the commit log's lock (storage/txlog.py),
   so no other process can commit between the vote and the append; the flush follows.
 - ``abort`` removes the files ``prepare`` wrote. Files of a crashed, never-logged commit are
@@ -193,10 +195,12 @@ class TableDelta:
     def check_conflicts(self, current: TableVersion) -> dict[int, FrozenBitMap]:
         """Raise SerializationFailure if ``current`` (a newer committed version of the table)
         changed what this transaction changed; return the transaction's new deletions, in
-        ``current``'s file ids (rows a compaction moved are followed to where they are now)."""
+        ``current``'s file ids (rows a compaction moved are followed to where they are now). A
+        rewrite of the table stands over compactions alone: they changed no row it read."""
         base = self.base
         unchanged = _same_contents(current, base)
-        if current.schema.schema_id != base.schema.schema_id or (self.rewritten() and not unchanged):
+        if current.schema.schema_id != base.schema.schema_id or (
+                self.rewritten() and not unchanged and not _same_rows(current, base)):
             raise errors.SerializationFailure(
                 f'could not serialize access due to concurrent update of relation "{base.name}"')
         deleted = {} if self.rewritten() else self.new_deletes()
@@ -438,8 +442,10 @@ class Commit:
         if work is None:
             return [DropTable(d.table_id)]
         deleted = d.check_conflicts(current)
-        unchanged = _same_contents(current, base)
-        removed = frozenset(f.file_id for f in base.files if work.file(f.file_id) is None) \
+        # (rows unchanged since the snapshot: its keys, which the statements checked, are current's)
+        unchanged = _same_contents(current, base) or _same_rows(current, base)
+        # a rewrite replaces every file - a compaction's committed since too (the same rows)
+        removed = frozenset(f.file_id for f in current.files if work.file(f.file_id) is None) \
             if d.rewritten() else frozenset()
         files = self._numbered(d.table_id, current.next_file_id)
         if files and work.schema.primary_key and not (unchanged and self.keys_checked):
@@ -565,6 +571,12 @@ class FilesCommit(Commit):
 def _same_contents(current: TableVersion, base: TableVersion) -> bool:
     """Has nothing been committed to the table since ``base`` (``current`` is its newest version)?"""
     return current is base or (current.files == base.files and dict(current.deletes) == dict(base.deletes))
+
+
+def _same_rows(current: TableVersion, base: TableVersion) -> bool:
+    """Does ``current`` hold ``base``'s rows - nothing committed since but compactions, which
+    move rows without changing any (``TableVersion.rows_csn``)?"""
+    return current.rows_csn == base.rows_csn
 
 
 def _provides(version: TableVersion, used: tuple[tuple[str, str], ...]) -> bool:

@@ -516,6 +516,12 @@ class TableVersion:
     moved: Lineage = field(default_factory=lambda: NO_LINEAGE)
     caches: dict = field(default_factory=dict, repr=False, compare=False)
     forgotten: int = 0
+    # the CSN of the newest commit that changed the table's rows or schema (its creation
+    # included); a compaction moves rows without changing any and leaves it. Two committed
+    # versions of a table with the same ``rows_csn`` hold the same rows, so a rewrite of the
+    # table stands over the compactions since its snapshot (storage/commit.py). 0 if read from
+    # a checkpoint that predates it, until the next change of the rows: equal just as well
+    rows_csn: int = 0
 
     @property
     def key(self) -> tuple[str, str]:
@@ -693,14 +699,14 @@ class TableVersion:
         return {"table_id": self.table_id, "db": self.db, "name": self.name, "schema": self.schema.to_json(),
                 "files": [f.to_json() for f in self.files], "next_file_id": self.next_file_id,
                 "deleted": {str(fid): encode_bitmap(bm) for fid, bm in sorted(self.deletes.items())},
-                "moved": self.moved.to_json(), "forgotten": self.forgotten}
+                "moved": self.moved.to_json(), "forgotten": self.forgotten, "rows_csn": self.rows_csn}
 
     @staticmethod
     def from_json(d: dict) -> "TableVersion":
         return TableVersion(d["table_id"], d["db"], d["name"], TableSchema.from_json(d["schema"]),
                             tuple(DataFile.from_json(f) for f in d["files"]),
                             {int(fid): decode_bitmap(bm) for fid, bm in d["deleted"].items()}, d["next_file_id"],
-                            Lineage.from_json(d["moved"]), forgotten=d["forgotten"])
+                            Lineage.from_json(d["moved"]), forgotten=d["forgotten"], rows_csn=d.get("rows_csn", 0))
 
     def with_files(self, added: tuple[DataFile, ...] = (), removed: frozenset[int] = frozenset(),
                    deleted: Mapping[int, FrozenBitMap] | None = None,
@@ -710,7 +716,8 @@ class TableVersion:
         """This version with files added and removed and rows deleted; a file whose every row is
         deleted leaves it. Asked for every statement's and every commit's changes, so it works
         in the size of the change where it can: the file index and the one-row keys are
-        carried over (a copy and a few edits), not rebuilt from every file."""
+        carried over (a copy and a few edits), not rebuilt from every file. ``csn``: the commit
+        making the change (``CatalogVersion.apply``; a transaction's own changes have none)."""
         parent = self.caches
         by_id = parent.get("by_id") or self._by_id()
         deletes = dict(self.deletes)
@@ -783,7 +790,7 @@ class TableVersion:
         version = object.__new__(TableVersion)
         version.__dict__.update(table_id=self.table_id, db=self.db, name=self.name, schema=schema or self.schema,
                                 files=files, deletes=deletes, next_file_id=next_id, moved=lineage, caches=caches,
-                                forgotten=forgotten)
+                                forgotten=forgotten, rows_csn=csn if csn and not moved else self.rows_csn)
         return version
 
 
@@ -986,7 +993,8 @@ class CatalogVersion:
         referencing = self._referencing
         for change in entry.changes:
             if isinstance(change, CreateTable):
-                tables[(change.db, change.name)] = TableVersion(change.table_id, change.db, change.name, change.schema)
+                tables[(change.db, change.name)] = TableVersion(change.table_id, change.db, change.name, change.schema,
+                                                                rows_csn=entry.csn)
                 by_id[change.table_id] = (change.db, change.name)
                 views += change.schema.view is not None
                 sequences += change.schema.sequence is not None
