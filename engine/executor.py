@@ -2311,7 +2311,8 @@ class Executor:
             added = self._with_constraints(ctx, version.db, table, schema.evolve(schema.columns), [action.constraint],
                                            data, not_valid=action.not_valid)
             return added, data
-        if isinstance(action, st.DropConstraint):
+        if isinstance(action, st.DropConstraint):  # (with its own foreign keys referencing it: check_alter allowed it)
+            schema = foreign_keys.without_key(schema, version.table_id, table, action.name)
             return self._drop_constraint(table, schema, action), data
         if isinstance(action, st.ValidateConstraint):
             if any(fk.name == action.name for fk in schema.foreign_keys):

@@ -26,8 +26,8 @@ How each guarantee is kept - the primary key's machinery, over other columns:
 ON CONFLICT's arbiters (``arbiters``) are the executor's ``_resolve_conflicts``; this module
 also makes ``CREATE UNIQUE INDEX`` / ``DROP INDEX`` and ``ALTER TABLE ... ADD PRIMARY KEY``.
 ``matching`` says which unique constraint (or primary key) covers exactly these columns: for
-ON CONFLICT (columns) and the catalogs' view of a foreign key's referenced key (a foreign key
-itself may reference only the primary key: engine/foreign_keys.py ``unique_over``).
+ON CONFLICT (columns) and for the key a foreign key references (engine/foreign_keys.py
+``unique_over``).
 """
 
 from __future__ import annotations
@@ -406,7 +406,8 @@ def create_index(ex, ctx, stmt: st.CreateIndex, params):
 def drop_index(ex, ctx, stmt: st.DropIndex, params):
     """``DROP INDEX``: a unique index CREATE UNIQUE INDEX made; one a constraint needs is
     2BP01 (ALTER TABLE ... DROP CONSTRAINT drops it), no index of the name 42704 (IF EXISTS:
-    a notice)."""
+    a notice); one a foreign key references 2BP01 (CASCADE: the foreign key goes, a notice)."""
+    from txlake.engine import foreign_keys  # (it imports this module)
     from txlake.engine.executor import Result  # (the executor imports this module)
     if ctx.txn.read_only:
         raise errors.ReadOnlyTransaction("cannot execute DROP INDEX in a read-only transaction")
@@ -429,7 +430,11 @@ def drop_index(ex, ctx, stmt: st.DropIndex, params):
         found.append((version.table_id, name))
     for table_id, name in found:  # (the table as the drops before left it)
         version = next(t for t in ctx.txn.tables(ctx.catalog) if t.table_id == table_id)
-        schema = replace(version.schema.evolve(version.schema.columns),
+        if ctx.catalog.foreign_keys or ctx.txn.foreign_keys:
+            notices += foreign_keys.key_dropped(ex, ctx, version, name, stmt.cascade, "index")
+            version = next(t for t in ctx.txn.tables(ctx.catalog) if t.table_id == table_id)
+        schema = replace(foreign_keys.without_key(version.schema.evolve(version.schema.columns), table_id,
+                                                  version.name, name),
                          uniques=tuple(u for u in version.schema.uniques if u.name != name),
                          indexes=tuple(i for i in version.schema.indexes if i.name != name))
         _rewrite(ex, ctx, version, schema)

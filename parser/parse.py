@@ -789,7 +789,7 @@ def _drop(tree: exp.Drop) -> st.Statement:
         if tree.args.get("concurrently"):
             raise errors.NotSupportedError("DROP INDEX CONCURRENTLY is not supported")
         return st.DropIndex(indexes=tuple(table_name(t) for t in tree.args.get("tables") or [tree.this]),
-                            if_exists=bool(tree.args.get("exists")))
+                            if_exists=bool(tree.args.get("exists")), cascade=bool(tree.args.get("cascade")))
     if (tree.args.get("kind") or "").upper() == "SCHEMA":
         targets = tree.args.get("tables") or [tree.this]
         if len(targets) != 1:

@@ -309,6 +309,7 @@ class DropIndex(Statement):
     """``DROP INDEX [IF EXISTS] name [, ...] [CASCADE | RESTRICT]``."""
     indexes: tuple[TableName, ...]
     if_exists: bool = False
+    cascade: bool = False  # (the foreign keys referencing a unique index go too)
 
 
 @dataclass(frozen=True)

@@ -478,10 +478,12 @@ def _confirmed(store: DataFileStore, version: TableVersion, f: DataFile, key, ma
     return None
 
 
-def keys_at(store: DataFileStore, version: TableVersion, f: DataFile, positions) -> list:
-    """The primary keys of rows ``positions`` of ``f``, a file of ``version``'s schema
-    (deleted rows too)."""
-    rows, names = _key_columns(store, version, f), version.schema.primary_key
+def keys_at(store: DataFileStore, version: TableVersion, f: DataFile, positions,
+            names: tuple[str, ...] | None = None) -> list:
+    """The primary keys (or the values of the columns ``names``) of rows ``positions`` of
+    ``f``, a file of ``version``'s schema (deleted rows too)."""
+    names = names or version.schema.primary_key
+    rows = _key_columns(store, version, f, names)
     return [_key_at(rows, names, pos) for pos in positions]
 
 

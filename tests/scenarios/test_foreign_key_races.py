@@ -185,3 +185,75 @@ def test_altered_tables_do_not_fail_over_keys_they_did_not_touch(setup, connect)
         child.rollback()
         parent.rollback()
     assert orphans(setup) == 0
+
+
+# --- a foreign key referencing a UNIQUE column, not the primary key: the same guarantees ---------
+
+@pytest.fixture(params=["UNIQUE", "unique index"])
+def unique_setup(connect, request):
+    admin = connect(autocommit=True)
+    if request.param == "UNIQUE":
+        admin.execute("CREATE TABLE p (id INT PRIMARY KEY, u INT UNIQUE)")
+    else:
+        admin.execute("CREATE TABLE p (id INT PRIMARY KEY, u INT)")
+        admin.execute("CREATE UNIQUE INDEX p_u ON p (u)")
+    admin.execute("CREATE TABLE c (k INT PRIMARY KEY, a INT REFERENCES p (u))")
+    admin.execute("INSERT INTO p VALUES (1, 10), (2, 20), (3, NULL)")
+    return admin
+
+
+def unique_orphans(conn) -> int:
+    return conn.execute("SELECT count(*) FROM c WHERE a IS NOT NULL AND a NOT IN "
+                        "(SELECT u FROM p WHERE u IS NOT NULL)").fetchone()[0]
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("first", ["child", "parent"])
+@pytest.mark.parametrize("removal", ["DELETE FROM p WHERE id = 1", "UPDATE p SET u = 11 WHERE id = 1",
+                                     "UPDATE p SET u = NULL WHERE id = 1"])
+def test_child_insert_races_removal_of_a_unique_key(unique_setup, connect, level, first, removal):
+    child, parent = connect(isolation_level=level), connect(isolation_level=level)
+    try:
+        assert in_thread(lambda: child.execute("INSERT INTO c VALUES (10, 10)")) == "ok"
+        assert in_thread(lambda: parent.execute(removal)) == "ok"  # (no wait: not seen)
+        order = [child, parent] if first == "child" else [parent, child]
+        assert in_thread(order[0].commit) == "ok"
+        assert in_thread(order[1].commit) == LOSER[level]
+    finally:
+        child.rollback()
+        parent.rollback()
+    assert unique_orphans(unique_setup) == 0
+    held = unique_setup.execute("SELECT count(*) FROM p WHERE u = 10").fetchone()[0]
+    assert held == (1 if first == "child" else 0)
+
+
+def test_a_unique_key_freed_and_taken_again_keeps_its_children(unique_setup, connect):
+    unique_setup.execute("INSERT INTO c VALUES (1, 10)")
+    mover, inserter = connect(), connect()
+    try:  # (the key moves to another row in one statement - NO ACTION: still there at its end)
+        mover.execute("UPDATE p SET u = CASE id WHEN 1 THEN NULL ELSE 10 END WHERE id IN (1, 3)")
+        inserter.execute("INSERT INTO c VALUES (2, 10)")
+        assert in_thread(mover.commit) == "ok"
+        assert in_thread(inserter.commit) == "ok"
+    finally:
+        mover.rollback()
+        inserter.rollback()
+    assert unique_orphans(unique_setup) == 0
+
+
+def test_another_process_removes_the_unique_key(unique_setup, connect, warehouse):
+    code = ("import sys, txlake\n"
+            "c = txlake.connect(sys.argv[1], autocommit=True, publish='off')\n"
+            "try:\n"
+            "    c.execute(sys.argv[2])\n"
+            "    print('ok')\n"
+            "except txlake.Error as e:\n"
+            "    print(e.sqlstate)\n")
+    for mine, theirs in (("INSERT INTO c VALUES (10, 10)", "UPDATE p SET u = 12 WHERE id = 1"),
+                         ("DELETE FROM p WHERE id = 2", "INSERT INTO c VALUES (20, 20)")):
+        conn = connect()
+        conn.execute(mine)
+        assert run_python(code, warehouse, theirs).stdout.strip() == "ok"
+        assert commit_each(conn) == ["40001"]
+    assert unique_orphans(unique_setup) == 0
+    assert unique_setup.execute("SELECT k FROM c").fetchall() == [(20,)]
