@@ -395,7 +395,7 @@ def create_index(ex, ctx, stmt: st.CreateIndex, params):
                                       sqlstate="42710")
     if stmt.unique:
         schema = add(version.schema.evolve(version.schema.columns), version.name, name,
-                     st.UniqueSpec(name, stmt.columns), ex.store.scan(version), index=True)
+                     st.UniqueSpec(name, stmt.columns, stmt.nulls_not_distinct), ex.store.scan(version), index=True)
     else:
         schema = indexes.define(version.schema.evolve(version.schema.columns), version.name, name, stmt.columns,
                                 stmt.method)

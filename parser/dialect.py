@@ -170,6 +170,27 @@ class TxlakeParser(DuckDB.Parser):
             self._advance(2)
         return super()._parse_index(index, anonymous)
 
+    def _parse_index_params(self):
+        """PostgreSQL's ``NULLS [NOT] DISTINCT`` of a unique index, after its columns (and
+        INCLUDE): sqlglot's index parameters lack it. Kept as the parameters' ``nulls`` arg:
+        "NOT DISTINCT" or "DISTINCT"."""
+        self._index_nulls = None
+        params = super()._parse_index_params()
+        if self._index_nulls is not None:
+            params.set("nulls", self._index_nulls)
+        return params
+
+    def _parse_partition_by(self):
+        """(Where an index's parameters look for PARTITION BY: its ``NULLS [NOT] DISTINCT``,
+        read into ``_index_nulls`` for ``_parse_index_params``.)"""
+        if getattr(self, "_index_nulls", None) is None and self._curr is not None \
+                and self._curr.text.upper() == "NULLS" and self._next is not None \
+                and self._next.text.upper() in ("NOT", "DISTINCT"):
+            self._index_nulls = "NOT DISTINCT" if self._match_text_seq("NULLS", "NOT", "DISTINCT") else None
+            if self._index_nulls is None and self._match_text_seq("NULLS", "DISTINCT"):
+                self._index_nulls = "DISTINCT"
+        return super()._parse_partition_by()
+
     def _parse_drop(self, exists: bool = False, kind: str | None = None):
         """``DROP INDEX a, b [CASCADE]``: sqlglot read one index name only."""
         drop = super()._parse_drop(exists, kind)

@@ -752,7 +752,8 @@ _TABLE_PROPERTIES = {exp.PartitionedByProperty: "PARTITION BY", exp.InheritsProp
 
 
 def _create_index(tree: exp.Create) -> st.CreateIndex:
-    """``CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON [ONLY] table [USING method] (column, ...)``:
+    """``CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON [ONLY] table [USING method] (column, ...)
+    [NULLS [NOT] DISTINCT]`` (of a plain index, as in PostgreSQL, accepted and meaningless):
     a unique one is a unique constraint flagged as an index (engine/uniques.py), a plain one a
     secondary index (engine/indexes.py; btree or hash). An expression, a partial index (WHERE),
     INCLUDE, a sort order, storage options, CONCURRENTLY or another method: refused (0A000),
@@ -766,7 +767,7 @@ def _create_index(tree: exp.Create) -> st.CreateIndex:
     if method not in ("btree", "hash") or (unique and method != "btree"):
         raise errors.NotSupportedError(f'index access method "{method}" is not supported'
                                        + ("" if unique else " (txlake's indexes are btree or hash)"))
-    extra = {k for k, v in params.args.items() if v} - {"columns", "using"}
+    extra = {k for k, v in params.args.items() if v} - {"columns", "using", "nulls"}
     if extra or tree.args.get("concurrently") or tree.args.get("replace"):
         option = "partial indexes (WHERE)" if "where" in extra else "INCLUDE" if "include" in extra \
             else "CONCURRENTLY" if tree.args.get("concurrently") else "index options"
@@ -781,7 +782,8 @@ def _create_index(tree: exp.Create) -> st.CreateIndex:
         columns.append(identifier(column.this))
     name = _check_name(identifier(index.this), "index") if index.this is not None else None
     return st.CreateIndex(table=table_name(index.args["table"]), columns=tuple(columns), name=name,
-                          if_not_exists=bool(tree.args.get("exists")), unique=unique, method=method)
+                          if_not_exists=bool(tree.args.get("exists")), unique=unique, method=method,
+                          nulls_not_distinct=params.args.get("nulls") == "NOT DISTINCT")
 
 
 def _drop(tree: exp.Drop) -> st.Statement:

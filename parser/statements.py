@@ -294,14 +294,15 @@ class CreateTable(Statement):
 
 @dataclass(frozen=True)
 class CreateIndex(Statement):
-    """``CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON table [USING method] (columns)``
-    (engine/uniques.py, engine/indexes.py)."""
+    """``CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON table [USING method] (columns)
+    [NULLS [NOT] DISTINCT]`` (engine/uniques.py, engine/indexes.py)."""
     table: TableName
     columns: tuple[str, ...]
     name: str | None = None
     if_not_exists: bool = False
     unique: bool = True
     method: str = "btree"
+    nulls_not_distinct: bool = False
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,24 @@ def test_a_table_without_primary_key_and_nulls_not_distinct(c):
     assert c.execute("SELECT * FROM w").fetchall() == [(None, 4)]
 
 
+def test_create_unique_index_nulls_not_distinct(c):
+    c.execute("CREATE TABLE w (a INT, b INT)")
+    c.execute("INSERT INTO w VALUES (NULL, NULL), (NULL, 1)")
+    assert error_of(c, "CREATE UNIQUE INDEX w_a ON w (a) NULLS NOT DISTINCT") == (
+        "23505", 'could not create unique index "w_a"\nDETAIL:  Key (a)=(null) is duplicated.')
+    c.execute("DELETE FROM w WHERE b = 1")
+    c.execute("CREATE UNIQUE INDEX w_a ON w (a) NULLS NOT DISTINCT")
+    c.execute("CREATE UNIQUE INDEX w_b ON w (b) NULLS DISTINCT")  # (the default, written)
+    c.execute("CREATE INDEX w_ab ON w (a, b) NULLS NOT DISTINCT")  # (a plain index: nothing to it, as in PostgreSQL)
+    assert error_of(c, "INSERT INTO w VALUES (NULL, 2)") == (
+        "23505", 'duplicate key value violates unique constraint "w_a"\nDETAIL:  Key (a)=(null) already exists.')
+    c.execute("INSERT INTO w VALUES (3, NULL)")  # (b's NULLs are distinct)
+    assert c.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'w' ORDER BY 1").fetchall() == [
+        ("w_a", "CREATE UNIQUE INDEX w_a ON public.w USING btree (a) NULLS NOT DISTINCT"),
+        ("w_ab", "CREATE INDEX w_ab ON public.w USING btree (a, b)"),
+        ("w_b", "CREATE UNIQUE INDEX w_b ON public.w USING btree (b)")]
+
+
 def test_alter_table_add_validates_the_rows_and_drop_constraint_drops(c):
     c.execute("CREATE TABLE u (a INT, b INT)")
     c.execute("INSERT INTO u VALUES (1, 1), (1, 2), (NULL, 3), (NULL, 4)")
