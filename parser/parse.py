@@ -1026,6 +1026,9 @@ def _insert(tree: exp.Insert) -> st.Statement:
                      for k in (conflict.args.get("conflict_keys") or ()))
         constraint = identifier(conflict.args["constraint"]) if conflict.args.get("constraint") else None
         if conflict.args.get("doupdate") or conflict.args.get("expressions"):
+            if not keys and constraint is None:  # (which rows conflict would be every unique key's guess)
+                raise errors.SyntaxError("ON CONFLICT DO UPDATE requires inference specification or constraint name\n"
+                                         "HINT:  For example, ON CONFLICT (column_name).")
             assignments = _assignments(conflict.args.get("expressions") or (),
                                        identifier(target.args["alias"].this) if target.args.get("alias")
                                        else table_name(target).name)

@@ -109,8 +109,11 @@ def test_on_conflict_do_update(c):
     cur = c.execute("INSERT INTO t (id, name) VALUES (1, 'new'), (10, 'ten') "
                     "ON CONFLICT (id) DO UPDATE SET name = excluded.name || t.name RETURNING id, name")
     assert sorted(cur.fetchall()) == [(1, "newa"), (10, "ten")] and cur.rowcount == 2
-    c.execute("INSERT INTO t VALUES (1, 'again', 0) ON CONFLICT DO UPDATE SET score = t.score + 1")
+    c.execute("INSERT INTO t VALUES (1, 'again', 0) ON CONFLICT ON CONSTRAINT t_pkey DO UPDATE SET score = t.score + 1")
     assert q(c, "SELECT * FROM t WHERE id = 1") == [(1, "newa", 2.5)]
+    with pytest.raises(errors.ProgrammingError) as info:  # (no target: 42601, as PostgreSQL's parse analysis)
+        c.execute("INSERT INTO t VALUES (1, 'again', 0) ON CONFLICT DO UPDATE SET score = t.score + 1")
+    assert info.value.sqlstate == "42601"
 
 
 def test_on_conflict_do_update_where(c):
@@ -218,11 +221,11 @@ def test_on_conflict_do_nothing_without_a_target_on_a_table_without_key(c):
     assert c.execute("INSERT INTO n VALUES (1, 'x'), (1, 'x') ON CONFLICT DO NOTHING").rowcount == 2
     assert q(c, "INSERT INTO n SELECT a + 1, b FROM n ON CONFLICT DO NOTHING RETURNING a") == [(2,), (2,)]
     assert q(c, "SELECT count(*) FROM n") == [(4,)]
-    for sql in ["INSERT INTO n VALUES (1, 'x') ON CONFLICT (a) DO NOTHING",
-                "INSERT INTO n VALUES (1, 'x') ON CONFLICT DO UPDATE SET b = 'y'"]:
+    for sql, sqlstate in [("INSERT INTO n VALUES (1, 'x') ON CONFLICT (a) DO NOTHING", "42P10"),
+                          ("INSERT INTO n VALUES (1, 'x') ON CONFLICT DO UPDATE SET b = 'y'", "42601")]:
         with pytest.raises(errors.ProgrammingError) as info:
             c.execute(sql)
-        assert info.value.sqlstate == "42P10"
+        assert info.value.sqlstate == sqlstate
 
 
 # --- UPDATE ------------------------------------------------------------------------------
