@@ -1812,6 +1812,8 @@ class Executor:
 
     def _check_updated_keys(self, ctx, version, rowids, new_rows, assigned) -> None:
         key_names = version.schema.primary_key
+        if len(rowids) > 1 and (version.schema.uniques or _sets_key(version.schema, assigned)):
+            uniques.check_row_by_row(self, version, rowids, new_rows, assigned)
         if version.schema.uniques and len(rowids):
             uniques.check_updated(self, ctx, version, rowids, new_rows, assigned)
         if not _sets_key(version.schema, assigned) or not len(rowids):

@@ -21,7 +21,9 @@ How each guarantee is kept - the primary key's machinery, over other columns:
   Spark wrote): 23505, or 40001 for ON CONFLICT's rows; storage/prepared.py holds a prepared
   transaction's keys against other commits (40001).
 - **Within a statement,** as the primary key: the new rows' keys among themselves and against
-  the rows the statement leaves (``UPDATE t SET a = a + 1`` passes).
+  the rows the statement leaves; and, as PostgreSQL checks a non-deferrable key row by row, an
+  UPDATE's new key against the old key of a row it updates later (``check_row_by_row``:
+  ``UPDATE t SET a = a + 1`` over 1, 2, 3 is 23505).
 
 ON CONFLICT's arbiters (``arbiters``) are the executor's ``_resolve_conflicts``; this module
 also makes ``CREATE UNIQUE INDEX`` / ``DROP INDEX`` and ``ALTER TABLE ... ADD PRIMARY KEY``.
@@ -263,6 +265,55 @@ def check_updated(ex, ctx, version: TableVersion, rowids, new_rows, assigned) ->
         if hidden:
             key = next(iter(hidden))
             raise ex._key_taken(ctx, version, key, duplicate(unique, key))
+
+
+def check_row_by_row(ex, version: TableVersion, rowids, new_rows, assigned) -> None:
+    """23505 where PostgreSQL's per-row check of a non-deferrable key fails an UPDATE that
+    the statement's end would pass: rows are updated in their physical order (row id order
+    here: committed files oldest first, then the transaction's own), and a row's new key is
+    checked when it is written - against the old key of a row the statement updates after
+    it, still live then. ``UPDATE t SET a = a + 1`` over 1, 2, 3 fails so (Key (a)=(2));
+    ``a = a - 1`` passes. Of every unique constraint and the primary key a column of which
+    ``assigned`` sets."""
+    if len(rowids) < 2:
+        return
+    order = None
+    for unique in _constraints(version.schema, version.name):
+        if assigned is not None and not any(c in assigned for c in unique.columns):
+            continue
+        if order is None:
+            order = sorted(range(len(rowids)), key=lambda i: _physical(int(rowids[i])))
+            rank = {i: r for r, i in enumerate(order)}
+        old = _keys_at_rows(ex, version, rowids, unique)
+        updated_after = {k: rank[i] for i, k in enumerate(old) if k is not None or unique.nulls_not_distinct}
+        new = keys_of(new_rows, unique)
+        for i in order:
+            key = new[i]
+            if key is None and not unique.nulls_not_distinct:
+                continue
+            later = updated_after.get(key)
+            if later is not None and later > rank[i]:
+                raise duplicate(unique, key)
+
+
+def _physical(rowid: int) -> tuple:
+    """Where a row lies in the table's physical order: committed files by id, then the
+    transaction's own (negative ids, in the order it wrote them), by position."""
+    fid, pos = rowid >> 32, rowid & 0xFFFFFFFF
+    return (fid < 0, abs(fid), pos)
+
+
+def _keys_at_rows(ex, version: TableVersion, rowids, unique: UniqueConstraint) -> list:
+    """The keys of ``unique`` that the rows ``rowids`` of ``version`` hold (None: a NULL's)."""
+    by_file: dict[int, list[int]] = {}
+    for at, rowid in enumerate(int(r) for r in rowids):
+        by_file.setdefault(rowid >> 32, []).append(at)
+    keys: list = [None] * len(rowids)
+    for fid, ats in by_file.items():
+        positions = [int(rowids[at]) & 0xFFFFFFFF for at in ats]
+        for at, key in zip(ats, pk.keys_at(ex.store, version, version.file(fid), positions, unique.columns)):
+            keys[at] = key
+    return _null_free(unique, keys)
 
 
 def _still_live(ex, version: TableVersion, found: dict, unique: UniqueConstraint) -> dict:

@@ -423,11 +423,14 @@ def test_parameters_of_a_with_clause_before_insert_update_and_delete_keep_their_
 def test_update_primary_key(c):
     c.execute("UPDATE t SET id = id + 100")          # every key changes; uniqueness holds at the end
     assert q(c, "SELECT id FROM t ORDER BY id") == [(101,), (102,), (103,)]
-    c.execute("UPDATE t SET id = CASE id WHEN 101 THEN 102 WHEN 102 THEN 101 ELSE id END")   # a swap
-    assert q(c, "SELECT id, name FROM t ORDER BY id") == [(101, "b"), (102, "a"), (103, "c")]
-    c.execute("UPDATE t SET id = 1 WHERE id = 103")
-    c.execute("INSERT INTO t (id) VALUES (103)")     # the old key is free again
-    assert q(c, "SELECT id FROM t ORDER BY id") == [(1,), (101,), (102,), (103,)]
+    with pytest.raises(errors.IntegrityError) as info:  # a swap: PostgreSQL checks the key row by row
+        c.execute("UPDATE t SET id = CASE id WHEN 101 THEN 102 WHEN 102 THEN 101 ELSE id END")
+    assert info.value.sqlstate == "23505" and "Key (id)=(102) already exists." in str(info.value)
+    c.execute("UPDATE t SET id = CASE id WHEN 101 THEN 100 WHEN 102 THEN 101 WHEN 103 THEN 102 END")  # a shift down
+    assert q(c, "SELECT id, name FROM t ORDER BY id") == [(100, "a"), (101, "b"), (102, "c")]
+    c.execute("UPDATE t SET id = 1 WHERE id = 102")
+    c.execute("INSERT INTO t (id) VALUES (102)")     # the old key is free again
+    assert q(c, "SELECT id FROM t ORDER BY id") == [(1,), (100,), (101,), (102,)]
 
 
 def test_update_in_a_transaction_sees_its_own_writes(connect):

@@ -62,10 +62,10 @@ def test_no_action_and_the_parent_rows_with_a_null_key(c):
     assert fails(c, "DELETE FROM p WHERE id = 1", "23503") == REFERENCED.format(10)
     assert fails(c, "UPDATE p SET code = 11 WHERE id = 1", "23503") == REFERENCED.format(10)
     assert fails(c, "UPDATE p SET code = NULL WHERE id = 1", "23503") == REFERENCED.format(10)
+    c.execute("UPDATE p SET code = CASE id WHEN 1 THEN 12 ELSE 10 END WHERE id IN (1, 2)")  # (10 moves to row 2)
     c.execute("UPDATE p SET code = code, v = 'kept' WHERE id = 1")
     c.execute("DELETE FROM p WHERE id = 3")  # (code NULL: referenced by none - not by c's NULL either)
     c.execute("UPDATE p SET code = 41 WHERE id = 4")
-    c.execute("UPDATE p SET code = CASE id WHEN 1 THEN 12 ELSE 10 END WHERE id IN (1, 2)")  # (10 moves to row 2)
     assert q(c, "SELECT id, code FROM p ORDER BY id") == [(1, 12), (2, 10), (4, 41)]
 
 

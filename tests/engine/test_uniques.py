@@ -45,8 +45,16 @@ def test_updates_are_checked_on_the_point_path_and_statement_wide(c):
     c.execute("INSERT INTO t VALUES (1, 1), (2, 2), (3, 3)")
     assert error_of(c, "UPDATE t SET a = 1 WHERE id = 2")[0] == "23505"         # point UPDATE by key
     assert error_of(c, "UPDATE t SET a = 1 WHERE a = 2")[0] == "23505"          # general path
-    c.execute("UPDATE t SET a = a + 1")                                          # keys shift past each other
-    assert c.execute("SELECT a FROM t ORDER BY id").fetchall() == [(2,), (3,), (4,)]
+    # checked row by row, as PostgreSQL checks a non-deferrable key: a row's new key against the
+    # old key of a row updated after it (in physical order) - a shift up fails, a shift down passes
+    assert error_of(c, "UPDATE t SET a = a + 1") == (
+        "23505", 'duplicate key value violates unique constraint "t_a_key"\nDETAIL:  Key (a)=(2) already exists.')
+    assert error_of(c, "UPDATE t SET id = id + 1") == (
+        "23505", 'duplicate key value violates unique constraint "t_pkey"\nDETAIL:  Key (id)=(2) already exists.')
+    assert error_of(c, "UPDATE t SET a = 4 - a WHERE id <> 2")[0] == "23505"  # (a swap)
+    c.execute("UPDATE t SET a = a - 1, id = id - 1")
+    assert c.execute("SELECT id, a FROM t ORDER BY id").fetchall() == [(0, 0), (1, 1), (2, 2)]
+    c.execute("UPDATE t SET a = a + 10")  # (no row's new key another's)
     assert error_of(c, "UPDATE t SET a = 7")[0] == "23505"
 
 
