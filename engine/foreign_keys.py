@@ -245,10 +245,14 @@ def _check_new_rows(ex, ctx, old: TableVersion, new: TableVersion, assigned) -> 
             raise fks.child_violation(fk, new.name, parent.name, tuple(gone[0][cols.index(c)] for c in fk.columns))
 
 
-def _removed_keys(ex, old: TableVersion, new: TableVersion, names: tuple[str, ...]) -> tuple[list, dict]:
+def _removed_keys(ex, old: TableVersion, new: TableVersion, names: tuple[str, ...],
+                  restrict: bool = False) -> tuple[list, dict, dict]:
     """(the keys - of the referenced columns ``names``, with no NULL: a row holding one is
     referenced by none - of rows ``old`` had and ``new`` has not, as tuples; the new key of each
-    of them an UPDATE changed, by old key)."""
+    of them an UPDATE changed, by old key; if ``restrict``, what a RESTRICT foreign key checks:
+    each key a row deleted ("delete") or whose key changed ("update") held, held again by
+    another row or not - PostgreSQL's RESTRICT, unlike NO ACTION, does not look for another
+    row holding it)."""
     by_rowid = {}
     for fid, bm in new.deletes.items():
         before = old.deletes.get(fid)
@@ -258,34 +262,45 @@ def _removed_keys(ex, old: TableVersion, new: TableVersion, names: tuple[str, ..
         if extra:
             positions = list(extra)
             for pos, key in zip(positions, fks.keys_at(ex.store, old, old.file(fid), positions, names)):
-                by_rowid[(fid << 32) | pos] = key
+                by_rowid[(fid << 32) | pos] = _tuple(key, names)
+    marked = set(by_rowid)  # (rows deleted by a deletion vector, not moved by a spill: gone unless SOURCES say)
     for f in old.files:
         if new.file(f.file_id) is None:  # (a file gone whole: its rows deleted, or moved by a spill)
             deleted = old.deleted(f.file_id)
             gone = [p for p in range(f.row_count) if p not in deleted]
             for pos, key in zip(gone, fks.keys_at(ex.store, old, f, gone, names)):
-                by_rowid[(f.file_id << 32) | pos] = key
+                by_rowid[(f.file_id << 32) | pos] = _tuple(key, names)
+    by_rowid = {r: k for r, k in by_rowid.items() if None not in k}
     if not by_rowid:
-        return [], {}
-    keys = [k for k in dict.fromkeys(by_rowid.values()) if None not in _tuple(k, names)]
-    still = pk.find(ex.store, new, keys, names=names)
-    removed = [k for k in keys if k not in still]
-    if not removed:
-        return [], {}
-    updated = {}
+        return [], {}, {}
+    keys = list(dict.fromkeys(by_rowid.values()))
+    probe = [k[0] for k in keys] if len(names) == 1 else keys
+    still = pk.find(ex.store, new, probe, names=names)
+    removed = [k for k, p in zip(keys, probe) if p not in still]
+    if not removed and not restrict:
+        return [], {}, {}
     wanted = set(removed)
+    moved = {}  # (old row id -> its new row's key)
     for f in _added_files(old, new):
         sources = f.caches.get(SOURCES)
-        if sources is None:
+        if sources is None:  # (inserted rows only)
             continue
         new_keys = fks.file_keys(ex.store, new, f, names) if not new.deleted(f.file_id) else None
         if new_keys is None:
             continue
         for source, key in zip(sources.tolist(), new_keys):
             was = by_rowid.get(source)
-            if was is not None and was in wanted:
-                updated[_tuple(was, names)] = key
-    return [_tuple(k, names) for k in removed], updated
+            if was is not None and (restrict or was in wanted):
+                moved[source] = key
+    updated = {by_rowid[r]: key for r, key in moved.items() if by_rowid[r] in wanted}
+    restricted = {}
+    for rowid, was in by_rowid.items() if restrict else ():
+        key = moved.get(rowid)
+        if key is None and (rowid in marked or was in wanted):  # (no new version: deleted)
+            restricted[was] = "delete"
+        elif key is not None and key != was:
+            restricted[was] = "update"
+    return removed, updated, restricted
 
 
 def _tuple(key, names) -> tuple:
@@ -298,22 +313,25 @@ def _follow_removed_keys(ex, ctx, old: TableVersion, new: TableVersion, refs) ->
         if child_id not in ex.fk_emptied:
             by_key.setdefault(tuple(fks.parent_order(fk, new.schema)[1]), []).append((child_id, fk))
     for names, group in by_key.items():
-        removed, updated = _removed_keys(ex, old, new, names)
-        if removed:
-            _follow(ex, ctx, new, group, removed, updated)
+        restrict = any("RESTRICT" in (fk.on_delete, fk.on_update) for _, fk in group)
+        removed, updated, restricted = _removed_keys(ex, old, new, names, restrict)
+        if removed or restricted:
+            _follow(ex, ctx, new, group, removed, updated, restricted)
 
 
-def _follow(ex, ctx, new: TableVersion, refs, removed: list[tuple], updated: dict) -> None:
+def _follow(ex, ctx, new: TableVersion, refs, removed: list[tuple], updated: dict, restricted: dict) -> None:
     """The keys ``removed`` from ``new``'s table (``updated``: the new key of each an UPDATE
     changed) looked for in the referencing tables of ``refs``, and followed by each foreign
-    key's action."""
+    key's action; for a RESTRICT one, the keys ``restricted`` (``_removed_keys``)."""
     for child_id, fk in refs:
         child = _visible(ctx, child_id)
         if child is None:
             continue
         cols, refs_order = fks.parent_order(fk, new.schema)
-        deleted = [k for k in removed if k not in updated]
-        changed = [k for k in removed if k in updated]
+        deleted = [k for k in removed if k not in updated] if fk.on_delete != "RESTRICT" \
+            else [k for k, how in restricted.items() if how == "delete"]
+        changed = [k for k in removed if k in updated] if fk.on_update != "RESTRICT" \
+            else [k for k, how in restricted.items() if how == "update"]
         for keys, action in ((deleted, fk.on_delete), (changed, fk.on_update)):
             if not keys:
                 continue
