@@ -19,6 +19,7 @@ constraint checks and the write set are the general path's own code.
 
 from __future__ import annotations
 
+import collections
 import datetime
 import decimal
 import functools
@@ -256,6 +257,8 @@ class Executor:
         self._names = itertools.count()
         # the tables a TRUNCATE empties: a key removed from one is not followed into another
         self.fk_emptied: set | tuple = ()
+        # a statement's foreign-key actions and checks waiting their turn (engine/foreign_keys.py ``written``)
+        self.fk_queue: collections.deque | None = None
         self.index_scans = 0  # lookups through CREATE INDEX's indexes (engine/indexes.py), for tests
         self._pending_ids = itertools.count(-1, -1)
         # generated DuckDB SQL of statements that reference no table but their target, by

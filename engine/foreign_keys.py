@@ -18,7 +18,9 @@
   referencing rows deleted (CASCADE), updated to the new key (ON UPDATE CASCADE) or set to
   NULL / their defaults - by a nested
   DELETE / UPDATE of the referencing table in the same transaction, itself subject to that
-  table's constraints and referencing tables (recursively).
+  table's constraints and referencing tables (recursively). As PostgreSQL's referential
+  triggers, a statement's checks and actions are queued and run in turn after it, those of a
+  cascade's statement after the ones queued before them (``_follow``).
 - COMMIT: storage/foreign_keys.py re-checks against what committed since (40001 / 23503).
 - Who references a table comes from the catalog version (memoised there, carried from version
   to version while no schema changes) and, when the transaction made or changed a table with a
@@ -28,6 +30,8 @@
 
 from __future__ import annotations
 
+import collections
+import functools
 from dataclasses import replace
 
 import sqlglot.expressions as exp
@@ -214,8 +218,18 @@ def written(ex, ctx, old: TableVersion | None, new: TableVersion | None, assigne
     if new.schema.foreign_keys:
         _check_new_rows(ex, ctx, old, new, assigned)
     refs = referencing(ctx, new.table_id)
-    if refs:
+    if not refs:
+        return
+    if ex.fk_queue is not None:  # (a cascade's statement: its actions queue after those before them)
         _follow_removed_keys(ex, ctx, old, new, refs)
+        return
+    ex.fk_queue = collections.deque()
+    try:
+        _follow_removed_keys(ex, ctx, old, new, refs)
+        while ex.fk_queue:
+            ex.fk_queue.popleft()()
+    finally:
+        ex.fk_queue = None
 
 
 def _added_files(old: TableVersion, new: TableVersion) -> list:
@@ -321,29 +335,37 @@ def _follow_removed_keys(ex, ctx, old: TableVersion, new: TableVersion, refs) ->
 
 def _follow(ex, ctx, new: TableVersion, refs, removed: list[tuple], updated: dict, restricted: dict) -> None:
     """The keys ``removed`` from ``new``'s table (``updated``: the new key of each an UPDATE
-    changed) looked for in the referencing tables of ``refs``, and followed by each foreign
-    key's action; for a RESTRICT one, the keys ``restricted`` (``_removed_keys``)."""
+    changed) to be looked for in the referencing tables of ``refs`` and followed by each
+    foreign key's action (for a RESTRICT one, the keys ``restricted``: ``_removed_keys``) -
+    queued on ``ex.fk_queue``, as PostgreSQL queues its referential triggers: a cascade's
+    statement queues its own after the ones queued before it, so a check runs once the
+    cascades before it have run (a row two cascades reach is gone before it is looked for)."""
     for child_id, fk in refs:
-        child = _visible(ctx, child_id)
-        if child is None:
-            continue
-        cols, refs_order = fks.parent_order(fk, new.schema)
         deleted = [k for k in removed if k not in updated] if fk.on_delete != "RESTRICT" \
             else [k for k, how in restricted.items() if how == "delete"]
         changed = [k for k in removed if k in updated] if fk.on_update != "RESTRICT" \
             else [k for k, how in restricted.items() if how == "update"]
         for keys, action in ((deleted, fk.on_delete), (changed, fk.on_update)):
-            if not keys:
-                continue
-            child = _visible(ctx, child_id)
-            held = indexes.referencing_key(ex, child, cols, keys)
-            seen = ctx.txn.fk_scanned
-            seen[child_id] = min(seen.get(child_id, child.next_file_id), child.next_file_id)
-            if held is None:
-                continue
-            if action in ("NO ACTION", "RESTRICT"):
-                raise fks.parent_violation(fk, new.name, child.name, refs_order, held)
-            _cascade(ex, ctx, child, cols, keys, action, updated)
+            if keys:
+                ex.fk_queue.append(functools.partial(_act, ex, ctx, new, child_id, fk, keys, action, updated))
+
+
+def _act(ex, ctx, parent: TableVersion, child_id: str, fk: ForeignKey, keys: list[tuple], action: str,
+         updated: dict) -> None:
+    """The foreign key ``fk`` of the table ``child_id``, of ``keys`` removed from ``parent``:
+    23503 (NO ACTION, RESTRICT) if a row there holds one, else its action on those rows."""
+    child = _visible(ctx, child_id)
+    if child is None:
+        return
+    cols, refs_order = fks.parent_order(fk, parent.schema)
+    held = indexes.referencing_key(ex, child, cols, keys)
+    seen = ctx.txn.fk_scanned
+    seen[child_id] = min(seen.get(child_id, child.next_file_id), child.next_file_id)
+    if held is None:
+        return
+    if action in ("NO ACTION", "RESTRICT"):
+        raise fks.parent_violation(fk, parent.name, child.name, refs_order, held)
+    _cascade(ex, ctx, child, cols, keys, action, updated)
 
 
 def _cascade(ex, ctx, child: TableVersion, cols: list[str], keys: list[tuple], action: str, updated: dict) -> None:

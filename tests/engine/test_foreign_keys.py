@@ -243,6 +243,22 @@ def test_on_delete_cascade_recursively_and_on_update_cascade(c):
     assert q(c, "SELECT k, a FROM c") == [(3, 20)]
 
 
+@pytest.mark.parametrize("action", ["RESTRICT", "NO ACTION"])
+def test_a_check_runs_after_the_cascades_queued_before_it(c, action):
+    """p's row cascades to c and to g, and g references c: PostgreSQL queues referential
+    actions, so g's check of c's deleted row runs after the cascade that deletes g's row too
+    (it was 23503, the check run inside c's cascade, before g's). Reached by one cascade only,
+    the row is still there and the check refuses."""
+    c.execute("CREATE TABLE c (id INT PRIMARY KEY, p INT REFERENCES p ON DELETE CASCADE)")
+    c.execute(f"CREATE TABLE g (c INT REFERENCES c ON DELETE {action}, p INT REFERENCES p ON DELETE CASCADE)")
+    c.execute("INSERT INTO c VALUES (10, 1), (20, 2)")
+    c.execute("INSERT INTO g VALUES (10, 1), (20, 3)")
+    c.execute("DELETE FROM p WHERE id = 1")
+    assert q(c, "SELECT count(*) FROM c") == [(1,)] and q(c, "SELECT c FROM g") == [(20,)]
+    msg = fails(c, "DELETE FROM p WHERE id = 2", "23503")
+    assert msg.startswith('update or delete on table "c" violates foreign key constraint "g_c_fkey" on table "g"')
+
+
 def test_cascade_is_transactional(connect, c):
     c.execute("CREATE TABLE c (a INT REFERENCES p ON DELETE CASCADE)")
     c.execute("INSERT INTO c VALUES (1), (2)")
