@@ -91,6 +91,8 @@ class TxlakeParser(DuckDB.Parser):
     VERSION_PHRASES = {("FOR", "SYSTEM_VERSION"): "VERSION", **DuckDB.Parser.VERSION_PHRASES}
     # PostgreSQL: ALTER TABLE t RENAME [COLUMN] a TO b (DuckDB's parser would read a table rename)
     ALTER_RENAME_REQUIRES_COLUMN = False
+    # CREATE LOCAL TEMP[ORARY] TABLE / VIEW: the SQL standard's LOCAL, which PostgreSQL's TEMP is
+    PROPERTY_PARSERS = {**DuckDB.Parser.PROPERTY_PARSERS, "LOCAL": lambda self: self._parse_local_temporary()}
     # PostgreSQL functions whose DuckDB namesakes mean something else, kept as written for
     # parser/semantics.py: decode / encode take a format (hex, base64), which sqlglot's
     # DuckDB parser dropped (decode('616263', 'hex') gave '616263'); regexp_matches returns
@@ -169,6 +171,13 @@ class TxlakeParser(DuckDB.Parser):
                 and self._next is not None and self._next.token_type == TokenType.ONLY:
             self._advance(2)
         return super()._parse_index(index, anonymous)
+
+    def _parse_local_temporary(self):
+        """``LOCAL TEMP`` / ``LOCAL TEMPORARY``: a TemporaryProperty, as TEMP alone."""
+        if self._match_texts(("TEMP", "TEMPORARY")):
+            return self.expression(exp.TemporaryProperty())
+        self._retreat(self._index - 1)
+        return None
 
     def _parse_index_params(self):
         """PostgreSQL's ``NULLS [NOT] DISTINCT`` of a unique index, after its columns (and

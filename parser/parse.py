@@ -617,11 +617,15 @@ def _kind(tree: exp.Expression) -> str:
 
 
 def _create_view(tree: exp.Create) -> st.CreateView:
-    """``CREATE [OR REPLACE] VIEW name [(columns)] AS query``; TEMPORARY, MATERIALIZED and other
-    options are refused (0A000), never ignored (RECURSIVE and WITH CHECK OPTION do not parse:
-    sqlglot gives a command, refused likewise)."""
+    """``CREATE [OR REPLACE] [[LOCAL] TEMP | TEMPORARY] VIEW name [(columns)] AS query``;
+    MATERIALIZED and other options are refused (0A000), never ignored (RECURSIVE and WITH CHECK
+    OPTION do not parse: sqlglot gives a command, refused likewise)."""
+    temporary = False
     for prop in (tree.args.get("properties") or exp.Properties()).expressions:
-        what = {exp.TemporaryProperty: "TEMPORARY", exp.MaterializedProperty: "MATERIALIZED"}.get(type(prop))
+        if isinstance(prop, exp.TemporaryProperty):
+            temporary = True
+            continue
+        what = {exp.MaterializedProperty: "MATERIALIZED"}.get(type(prop))
         raise errors.NotSupportedError(f"CREATE {what or prop.sql(dialect='postgres')} VIEW is not supported")
     if tree.args.get("exists"):  # (PostgreSQL has no CREATE VIEW IF NOT EXISTS)
         raise _syntax_error('syntax error at or near "NOT"', tree)
@@ -635,7 +639,7 @@ def _create_view(tree: exp.Create) -> st.CreateView:
         columns = tuple(_check_name(identifier(c), "column") for c in target.expressions)
         target = target.this
     return st.CreateView(view=table_name(target), query=query, written=tree.meta[_WRITTEN], columns=columns,
-                         or_replace=bool(tree.args.get("replace")))
+                         or_replace=bool(tree.args.get("replace")), temporary=temporary)
 
 
 def _create(tree: exp.Create) -> st.Statement:

@@ -346,13 +346,14 @@ class DropSequence(Statement):
 
 @dataclass(frozen=True)
 class CreateView(Statement):
-    """``CREATE [OR REPLACE] VIEW name [(columns)] AS query``."""
+    """``CREATE [OR REPLACE] [[LOCAL] TEMP | TEMPORARY] VIEW name [(columns)] AS query``."""
 
     view: TableName
     query: exp.Query             # as the engine runs it (parser/semantics.py applied)
     written: exp.Query           # as written: what the view stores, its table names qualified
     columns: tuple[str, ...] = ()
     or_replace: bool = False
+    temporary: bool = False      # the session's own (engine/temp_tables.py)
 
 
 @dataclass(frozen=True)

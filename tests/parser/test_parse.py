@@ -251,7 +251,7 @@ def test_an_unnamed_check_added_by_alter_table_and_validate_constraint_parse():
 @pytest.mark.parametrize("sql", ["CREATE TABLE t (a INT REFERENCES p DEFERRABLE)",
                                  "CREATE TABLE t (a INT REFERENCES p MATCH PARTIAL)",
                                  "CREATE TABLE t (a INT CHECK (a IN (SELECT 1)))",
-                                 "CREATE OR REPLACE TABLE t (a INT)", "CREATE TEMP VIEW v AS SELECT 1",
+                                 "CREATE OR REPLACE TABLE t (a INT)",
                                  "CREATE MATERIALIZED VIEW v AS SELECT 1", "CREATE RECURSIVE VIEW v (a) AS SELECT 1",
                                  "CREATE VIEW v AS SELECT 1 WITH CHECK OPTION", "DROP MATERIALIZED VIEW v",
                                  "ALTER VIEW v ALTER COLUMN a SET DEFAULT 1"])
