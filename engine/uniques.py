@@ -118,12 +118,7 @@ def matching(schema: TableSchema, table: str, columns) -> UniqueConstraint | Non
     ``columns`` (in any order), or None: what ON CONFLICT (columns) infers (and the catalogs
     show a foreign key referencing). A primary key is returned as a UniqueConstraint named as
     the key."""
-    wanted = set(columns)
-    if len(wanted) != len(tuple(columns)):
-        return None
-    if schema.primary_key and set(schema.primary_key) == wanted:
-        return UniqueConstraint(schema.pkey_name(table), schema.primary_key)
-    return next((u for u in schema.uniques if set(u.columns) == wanted), None)
+    return schema.key_over(table, columns)
 
 
 def by_name(schema: TableSchema, table: str, name: str) -> UniqueConstraint | None:

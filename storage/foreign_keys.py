@@ -12,7 +12,10 @@ applied (``after``; under the log's lock, or re-run there if anything landed sin
     the referenced table in ``after``;
 (b) no row of a referencing table in ``after`` references a key of a committed row this
     transaction deleted (or whose key it changed) that ``after`` no longer has;
-(c) a table this transaction drops is referenced by no table left in ``after``.
+(c) a table this transaction drops is referenced by no table left in ``after``;
+(d) every foreign key of a table it changed, and every one referencing such a table, still has
+    a key to reference in ``after`` (a UNIQUE constraint dropped meanwhile, or a foreign key
+    added meanwhile to one this transaction drops: 40001).
 
 A violation found only here means a concurrent transaction won: 40001 at REPEATABLE READ and
 SERIALIZABLE; at READ COMMITTED, where PostgreSQL would have waited for the other and then
@@ -185,10 +188,25 @@ def check_commit(store: DataFileStore, deltas, after: CatalogVersion, read_commi
         table = after.by_id(d.table_id)
         if table is None or not table.is_table:
             continue
+        _check_referenced_keys(d, table, after)
         if table.schema.foreign_keys:
             _check_new_rows(store, d, table, after, concurrent)
         if d.base is not None and after.referencing(d.table_id):
             _check_deleted_keys(store, d, table, after, concurrent, scanned or {})
+
+
+def _check_referenced_keys(d, table: TableVersion, after: CatalogVersion) -> None:
+    """(d), of a table whose schema ``d`` changed: its foreign keys' referenced tables, and it
+    for the foreign keys referencing it, have a key (primary or UNIQUE) over their columns."""
+    if d.base is not None and d.base.schema.schema_id == table.schema.schema_id:
+        return  # (constraints change only with the schema)
+    pairs = [(fk, after.by_id(fk.table_id)) for fk in table.schema.foreign_keys]
+    pairs += [(fk, table) for _, fk in after.referencing(d.table_id)]
+    for fk, parent in pairs:
+        if parent is not None and parent.schema.key_over(parent.name, fk.ref_columns) is None:
+            raise errors.SerializationFailure(
+                f'could not serialize access: the key of table "{parent.name}" that foreign key "{fk.name}" '
+                "references was dropped by a concurrent transaction")
 
 
 def _check_new_rows(store, d, table: TableVersion, after: CatalogVersion, concurrent) -> None:

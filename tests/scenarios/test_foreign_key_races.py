@@ -257,3 +257,28 @@ def test_another_process_removes_the_unique_key(unique_setup, connect, warehouse
         assert commit_each(conn) == ["40001"]
     assert unique_orphans(unique_setup) == 0
     assert unique_setup.execute("SELECT k FROM c").fetchall() == [(20,)]
+
+
+@pytest.mark.parametrize("first", ["add", "drop"])
+def test_adding_a_foreign_key_races_dropping_its_unique_key(connect, first):
+    """Neither sees the other's change: the one committing second would leave a foreign key
+    with no key to reference - 40001."""
+    admin = connect(autocommit=True)
+    admin.execute("CREATE TABLE p (id INT PRIMARY KEY, u INT CONSTRAINT p_u_key UNIQUE)")
+    admin.execute("CREATE TABLE c (a INT)")
+    admin.execute("INSERT INTO p VALUES (1, 10)")
+    admin.execute("INSERT INTO c VALUES (10)")
+    adder, dropper = connect(), connect()
+    try:
+        assert in_thread(lambda: adder.execute("ALTER TABLE c ADD FOREIGN KEY (a) REFERENCES p (u)")) == "ok"
+        assert in_thread(lambda: dropper.execute("ALTER TABLE p DROP CONSTRAINT p_u_key")) == "ok"
+        order = [adder, dropper] if first == "add" else [dropper, adder]
+        assert in_thread(order[0].commit) == "ok"
+        assert in_thread(order[1].commit) == "40001"
+    finally:
+        adder.rollback()
+        dropper.rollback()
+    fks = admin.execute("SELECT count(*) FROM information_schema.referential_constraints").fetchone()[0]
+    keys = admin.execute("SELECT count(*) FROM information_schema.table_constraints "
+                         "WHERE constraint_name = 'p_u_key'").fetchone()[0]
+    assert (fks, keys) == ((1, 1) if first == "add" else (0, 0))
