@@ -6,7 +6,7 @@ test_foreign_key_races.py.)"""
 
 import pytest
 
-import txlake
+from tests.engine.test_foreign_keys import fails, q
 
 MISSING = 'insert or update on table "c" violates foreign key constraint "c_a_fkey"\n' \
           'DETAIL:  Key (a)=({}) is not present in table "p".'
@@ -29,17 +29,6 @@ def c(connect, kind):
         conn.execute("CREATE UNIQUE INDEX p_code_key ON p (code)")
     conn.execute("INSERT INTO p VALUES (1, 10, 'x'), (2, 20, 'y'), (3, NULL, 'z'), (4, 40, 'w')")
     return conn
-
-
-def q(conn, sql, params=None):
-    return conn.execute(sql, params).fetchall()
-
-
-def fails(conn, sql, sqlstate, params=None):
-    with pytest.raises(txlake.Error) as info:
-        conn.execute(sql, params)
-    assert info.value.sqlstate == sqlstate, info.value
-    return str(info.value)
 
 
 def test_child_rows_checked_against_the_unique_column(c):
