@@ -275,14 +275,14 @@ def _removed_keys(ex, old: TableVersion, new: TableVersion, names: tuple[str, ..
         extra = bm - before if before is not None else bm
         if extra:
             positions = list(extra)
-            for pos, key in zip(positions, fks.keys_at(ex.store, old, old.file(fid), positions, names)):
+            for pos, key in zip(positions, pk.keys_at(ex.store, old, old.file(fid), positions, names)):
                 by_rowid[(fid << 32) | pos] = _tuple(key, names)
     marked = set(by_rowid)  # (rows deleted by a deletion vector, not moved by a spill: gone unless SOURCES say)
     for f in old.files:
         if new.file(f.file_id) is None:  # (a file gone whole: its rows deleted, or moved by a spill)
             deleted = old.deleted(f.file_id)
             gone = [p for p in range(f.row_count) if p not in deleted]
-            for pos, key in zip(gone, fks.keys_at(ex.store, old, f, gone, names)):
+            for pos, key in zip(gone, pk.keys_at(ex.store, old, f, gone, names)):
                 by_rowid[(f.file_id << 32) | pos] = _tuple(key, names)
     by_rowid = {r: k for r, k in by_rowid.items() if None not in k}
     if not by_rowid:

@@ -96,17 +96,6 @@ def file_keys(store: DataFileStore, version: TableVersion, f: DataFile, names) -
     return keys
 
 
-def keys_at(store: DataFileStore, version: TableVersion, f: DataFile, positions: list[int],
-            names: tuple[str, ...] | None = None) -> list:
-    """``pk.keys_at`` (of the columns ``names``, by default the primary key's), by one
-    vectorised take where there are many positions (a DELETE of a whole file's rows)."""
-    names = names or version.schema.primary_key
-    if len(positions) <= 16 or f.python_rows() is not None:
-        return pk.keys_at(store, version, f, positions, names)
-    data = store.read_columns(f, version.schema, names).take(pa.array(positions, pa.int64()))
-    return pk.key_tuples(data, names)
-
-
 def complete(keys) -> set[tuple]:
     """The keys with no NULL: the ones to look up (MATCH SIMPLE, and MATCH FULL's all-set)."""
     return {k for k in keys if None not in k}
@@ -290,7 +279,7 @@ def _gone_keys(store, d, table: TableVersion, names: tuple[str, ...]) -> set[tup
     else:
         deleted = d.new_deletes()
         for fid, positions in deleted.items():
-            keys.extend(keys_at(store, base, base.file(fid), list(positions), base_names))
+            keys.extend(pk.keys_at(store, base, base.file(fid), list(positions), base_names))
         if len(base_names) == 1:
             keys = [(k,) for k in keys]
     probe = list(complete(keys))
