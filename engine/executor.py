@@ -1813,10 +1813,14 @@ class Executor:
             select.set("where", exp.Where(this=self._rewrite(ctx, where, register)))
         return select
 
-    def _check_updated_keys(self, ctx, version, rowids, new_rows, assigned) -> None:
+    def _check_updated_keys(self, ctx, version, rowids, new_rows, assigned, sources=None) -> None:
+        """An UPDATE's (or ON CONFLICT DO UPDATE's, MERGE's) new rows ``new_rows``, which
+        replace the rows ``sources`` (by default ``rowids``: MERGE's ``rowids`` are also the
+        rows it deletes), against the table's keys: 23505."""
         key_names = version.schema.primary_key
         if len(rowids) > 1 and (version.schema.uniques or _sets_key(version.schema, assigned)):
-            uniques.check_row_by_row(self, version, rowids, new_rows, assigned)
+            uniques.check_row_by_row(self, version, rowids, rowids if sources is None else sources, new_rows,
+                                     assigned)
         if version.schema.uniques and len(rowids):
             uniques.check_updated(self, ctx, version, rowids, new_rows, assigned)
         if not _sets_key(version.schema, assigned) or not len(rowids):

@@ -262,32 +262,32 @@ def check_updated(ex, ctx, version: TableVersion, rowids, new_rows, assigned) ->
             raise ex._key_taken(ctx, version, key, duplicate(unique, key))
 
 
-def check_row_by_row(ex, version: TableVersion, rowids, new_rows, assigned) -> None:
+def check_row_by_row(ex, version: TableVersion, rowids, sources, new_rows, assigned) -> None:
     """23505 where PostgreSQL's per-row check of a non-deferrable key fails an UPDATE that
     the statement's end would pass: rows are updated in their physical order (row id order
     here: committed files oldest first, then the transaction's own), and a row's new key is
-    checked when it is written - against the old key of a row the statement updates after
-    it, still live then. ``UPDATE t SET a = a + 1`` over 1, 2, 3 fails so (Key (a)=(2));
-    ``a = a - 1`` passes. Of every unique constraint and the primary key a column of which
-    ``assigned`` sets."""
-    if len(rowids) < 2:
+    checked when it is written - against the old key of a row the statement updates (or, a
+    MERGE, deletes) after it, still live then. ``UPDATE t SET a = a + 1`` over 1, 2, 3 fails
+    so (Key (a)=(2)); ``a = a - 1`` passes. ``rowids``: the rows the statement removes;
+    ``sources``: the one each of ``new_rows`` replaces. Of every unique constraint and the
+    primary key a column of which ``assigned`` sets."""
+    if len(sources) < 1 or len(rowids) < 2:
         return
-    order = None
+    rank = None
     for unique in _constraints(version.schema, version.name):
         if assigned is not None and not any(c in assigned for c in unique.columns):
             continue
-        if order is None:
-            order = sorted(range(len(rowids)), key=lambda i: _physical(int(rowids[i])))
-            rank = {i: r for r, i in enumerate(order)}
+        if rank is None:
+            rank = {int(r): at for at, r in enumerate(sorted((int(r) for r in rowids), key=_physical))}
         old = _keys_at_rows(ex, version, rowids, unique)
-        updated_after = {k: rank[i] for i, k in enumerate(old) if k is not None or unique.nulls_not_distinct}
+        removed_at = {k: rank[int(r)] for r, k in zip(rowids, old) if k is not None or unique.nulls_not_distinct}
         new = keys_of(new_rows, unique)
-        for i in order:
+        for at, i in sorted((rank[int(s)], i) for i, s in enumerate(sources)):
             key = new[i]
             if key is None and not unique.nulls_not_distinct:
                 continue
-            later = updated_after.get(key)
-            if later is not None and later > rank[i]:
+            later = removed_at.get(key)
+            if later is not None and later > at:
                 raise duplicate(unique, key)
 
 
