@@ -108,7 +108,7 @@ def unique_over(schema: TableSchema, table: str, columns) -> str | None:
     """The name of the key of the table ``table`` of ``schema`` over exactly ``columns`` (in any
     order) that a foreign key may reference - its primary key, else the first UNIQUE
     constraint or unique index over them (uniques.matching) - or None. A foreign key depends
-    on that key: it may not be dropped while the foreign key is there (``drop_key``)."""
+    on that key: it may not be dropped while the foreign key is there (``key_dropped``)."""
     key = uniques.matching(schema, table, columns)
     return key.name if key is not None else None
 
