@@ -288,11 +288,17 @@ def _referential_constraints(tables: list[TableVersion]) -> pa.Table:
         "constraint_name": _text(fk.name for _, fk, _ in rows),
         "unique_constraint_catalog": _text([CATALOG] * n),
         "unique_constraint_schema": _text(schema_name(p.db) for _, _, p in rows),
-        "unique_constraint_name": _text(p.schema.pkey_name(p.name) for _, _, p in rows),
+        "unique_constraint_name": _text(_referenced_key_name(p, fk) for _, fk, p in rows),
         "match_option": _text("FULL" if fk.match_full else "NONE" for _, fk, _ in rows),
         "update_rule": _text(fk.on_update for _, fk, _ in rows),
         "delete_rule": _text(fk.on_delete for _, fk, _ in rows),
     })
+
+
+def _referenced_key_name(p: TableVersion, fk) -> str:
+    """The name of the primary key or UNIQUE constraint of ``p`` that ``fk`` references."""
+    from txlake.engine.foreign_keys import unique_over  # (a module of the executor's, which imports this one)
+    return unique_over(p.schema, p.name, fk.ref_columns) or ""
 
 
 def _constraint_column_usage(tables: list[TableVersion]) -> pa.Table:

@@ -19,6 +19,7 @@ constraint checks and the write set are the general path's own code.
 
 from __future__ import annotations
 
+import collections
 import datetime
 import decimal
 import functools
@@ -256,6 +257,8 @@ class Executor:
         self._names = itertools.count()
         # the tables a TRUNCATE empties: a key removed from one is not followed into another
         self.fk_emptied: set | tuple = ()
+        # a statement's foreign-key actions and checks waiting their turn (engine/foreign_keys.py ``written``)
+        self.fk_queue: collections.deque | None = None
         self.index_scans = 0  # lookups through CREATE INDEX's indexes (engine/indexes.py), for tests
         self._pending_ids = itertools.count(-1, -1)
         # generated DuckDB SQL of statements that reference no table but their target, by
@@ -1896,8 +1899,14 @@ class Executor:
             select.set("where", exp.Where(this=self._rewrite(ctx, where, register)))
         return select
 
-    def _check_updated_keys(self, ctx, version, rowids, new_rows, assigned) -> None:
+    def _check_updated_keys(self, ctx, version, rowids, new_rows, assigned, sources=None) -> None:
+        """An UPDATE's (or ON CONFLICT DO UPDATE's, MERGE's) new rows ``new_rows``, which
+        replace the rows ``sources`` (by default ``rowids``: MERGE's ``rowids`` are also the
+        rows it deletes), against the table's keys: 23505."""
         key_names = version.schema.primary_key
+        if len(rowids) > 1 and (version.schema.uniques or _sets_key(version.schema, assigned)):
+            uniques.check_row_by_row(self, version, rowids, rowids if sources is None else sources, new_rows,
+                                     assigned)
         if version.schema.uniques and len(rowids):
             uniques.check_updated(self, ctx, version, rowids, new_rows, assigned)
         if not _sets_key(version.schema, assigned) or not len(rowids):
@@ -2405,7 +2414,8 @@ class Executor:
             added = self._with_constraints(ctx, version.db, table, schema.evolve(schema.columns), [action.constraint],
                                            data, not_valid=action.not_valid)
             return added, data
-        if isinstance(action, st.DropConstraint):
+        if isinstance(action, st.DropConstraint):  # (with its own foreign keys referencing it: check_alter allowed it)
+            schema = foreign_keys.without_key(schema, version.table_id, table, action.name)
             return self._drop_constraint(table, schema, action), data
         if isinstance(action, st.ValidateConstraint):
             if any(fk.name == action.name for fk in schema.foreign_keys):

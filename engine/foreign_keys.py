@@ -2,7 +2,7 @@
 
 - DDL (``constraint``): ``REFERENCES p [(cols)]`` / ``FOREIGN KEY (a, b) REFERENCES p (x, y)``
   in CREATE TABLE or ALTER TABLE ADD; the referenced columns must be the referenced table's
-  primary key (``unique_over``, the one place that will learn UNIQUE constraints); existing
+  primary key or a UNIQUE constraint's / unique index's columns (``unique_over``); existing
   rows are validated unless NOT VALID. The referenced table is kept by id: renamed, it keeps
   the constraint; its columns by name: a referenced column renamed is renamed in the
   referencing tables' constraints (``check_alter``). VALIDATE CONSTRAINT validates a NOT
@@ -10,14 +10,17 @@
 - DML (``written``, from ``Executor._write``, which every INSERT / UPDATE / DELETE / MERGE /
   COPY write goes through): each row a statement adds to a referencing table must find its
   key in the referenced table as the statement sees it (its snapshot and its transaction's
-  own writes) - by the referenced table's primary-key index; each key a statement removes from
+  own writes) - by the index of the referenced key (the primary key's, or a UNIQUE
+  constraint's: a row with a NULL there is referenced by none); each key a statement removes from
   a referenced table (a row deleted, a key updated) is looked for in the referencing tables (a
   scan of their key columns, or a lookup through an index of them: engine/indexes.py) and
   then, by the constraint's action, refused (NO ACTION, RESTRICT: 23503) or followed - the
   referencing rows deleted (CASCADE), updated to the new key (ON UPDATE CASCADE) or set to
   NULL / their defaults - by a nested
   DELETE / UPDATE of the referencing table in the same transaction, itself subject to that
-  table's constraints and referencing tables (recursively).
+  table's constraints and referencing tables (recursively). As PostgreSQL's referential
+  triggers, a statement's checks and actions are queued and run in turn after it, those of a
+  cascade's statement after the ones queued before them (``_follow``).
 - COMMIT: storage/foreign_keys.py re-checks against what committed since (40001 / 23503).
 - Who references a table comes from the catalog version (memoised there, carried from version
   to version while no schema changes) and, when the transaction made or changed a table with a
@@ -27,6 +30,8 @@
 
 from __future__ import annotations
 
+import collections
+import functools
 from dataclasses import replace
 
 import sqlglot.expressions as exp
@@ -101,10 +106,11 @@ def constraint(ex, ctx, db: str, table: str, schema: TableSchema, spec: st.Forei
 
 def unique_over(schema: TableSchema, table: str, columns) -> str | None:
     """The name of the key of the table ``table`` of ``schema`` over exactly ``columns`` (in any
-    order) that a foreign key may reference - its primary key (uniques.matching's answer when
-    that is the primary key; a UNIQUE constraint's columns are not looked up by key) - or None."""
+    order) that a foreign key may reference - its primary key, else the first UNIQUE
+    constraint or unique index over them (uniques.matching) - or None. A foreign key depends
+    on that key: it may not be dropped while the foreign key is there (``key_dropped``)."""
     key = uniques.matching(schema, table, columns)
-    return key.name if key is not None and set(key.columns) == set(schema.primary_key) else None
+    return key.name if key is not None else None
 
 
 def own_table(schema: TableSchema, table_id: str) -> TableSchema:
@@ -142,13 +148,14 @@ def _validate(ex, ctx, fk: ForeignKey, table: str, schema: TableSchema, data, pa
     keys = fks.complete(rows)
     if not keys:
         return
-    order = [fk.ref_columns.index(k) for k in parent_schema.primary_key]
+    _, refs = fks.parent_order(fk, parent_schema)
+    order = [fk.ref_columns.index(k) for k in refs]
     wanted = {tuple(k[i] for i in order): k for k in keys}
     if parent_id == _SELF or parent_schema is schema:
-        held = set(zip(*(data.column(c).to_pylist() for c in parent_schema.primary_key)))
+        held = set(zip(*(data.column(c).to_pylist() for c in refs)))
         gone = [k for k in wanted if k not in held]
     else:
-        gone = fks.missing(ex.store, _visible(ctx, parent_id), set(wanted))
+        gone = fks.missing(ex.store, _visible(ctx, parent_id), set(wanted), refs)
     if gone:
         raise fks.child_violation(fk, table, parent_name, wanted[gone[0]])
 
@@ -211,8 +218,18 @@ def written(ex, ctx, old: TableVersion | None, new: TableVersion | None, assigne
     if new.schema.foreign_keys:
         _check_new_rows(ex, ctx, old, new, assigned)
     refs = referencing(ctx, new.table_id)
-    if refs:
+    if not refs:
+        return
+    if ex.fk_queue is not None:  # (a cascade's statement: its actions queue after those before them)
         _follow_removed_keys(ex, ctx, old, new, refs)
+        return
+    ex.fk_queue = collections.deque()
+    try:
+        _follow_removed_keys(ex, ctx, old, new, refs)
+        while ex.fk_queue:
+            ex.fk_queue.popleft()()
+    finally:
+        ex.fk_queue = None
 
 
 def _added_files(old: TableVersion, new: TableVersion) -> list:
@@ -233,19 +250,23 @@ def _check_new_rows(ex, ctx, old: TableVersion, new: TableVersion, assigned) -> 
         parent = new if fk.table_id == new.table_id else _visible(ctx, fk.table_id)
         if parent is None:  # (dropped: its foreign keys went with it)
             continue
-        cols, _ = fks.parent_order(fk, parent.schema)
+        cols, refs = fks.parent_order(fk, parent.schema)
         rows = [k for f in added for k in fks.file_keys(ex.store, new, f, cols)]
         if fk.match_full:
             _refuse_mixed_nulls(fk, new.name, rows)
-        gone = fks.missing(ex.store, parent, fks.complete(rows))
+        gone = fks.missing(ex.store, parent, fks.complete(rows), refs)
         if gone:
             raise fks.child_violation(fk, new.name, parent.name, tuple(gone[0][cols.index(c)] for c in fk.columns))
 
 
-def _removed_keys(ex, old: TableVersion, new: TableVersion) -> tuple[list, dict]:
-    """(the primary keys of rows ``old`` had and ``new`` has not, in key order as tuples; the
-    new key of each of them an UPDATE changed, by old key)."""
-    names = old.schema.primary_key
+def _removed_keys(ex, old: TableVersion, new: TableVersion, names: tuple[str, ...],
+                  restrict: bool = False) -> tuple[list, dict, dict]:
+    """(the keys - of the referenced columns ``names``, with no NULL: a row holding one is
+    referenced by none - of rows ``old`` had and ``new`` has not, as tuples; the new key of each
+    of them an UPDATE changed, by old key; if ``restrict``, what a RESTRICT foreign key checks:
+    each key a row deleted ("delete") or whose key changed ("update") held, held again by
+    another row or not - PostgreSQL's RESTRICT, unlike NO ACTION, does not look for another
+    row holding it)."""
     by_rowid = {}
     for fid, bm in new.deletes.items():
         before = old.deletes.get(fid)
@@ -254,35 +275,46 @@ def _removed_keys(ex, old: TableVersion, new: TableVersion) -> tuple[list, dict]
         extra = bm - before if before is not None else bm
         if extra:
             positions = list(extra)
-            for pos, key in zip(positions, fks.keys_at(ex.store, old, old.file(fid), positions)):
-                by_rowid[(fid << 32) | pos] = key
+            for pos, key in zip(positions, pk.keys_at(ex.store, old, old.file(fid), positions, names)):
+                by_rowid[(fid << 32) | pos] = _tuple(key, names)
+    marked = set(by_rowid)  # (rows deleted by a deletion vector, not moved by a spill: gone unless SOURCES say)
     for f in old.files:
         if new.file(f.file_id) is None:  # (a file gone whole: its rows deleted, or moved by a spill)
             deleted = old.deleted(f.file_id)
             gone = [p for p in range(f.row_count) if p not in deleted]
-            for pos, key in zip(gone, fks.keys_at(ex.store, old, f, gone)):
-                by_rowid[(f.file_id << 32) | pos] = key
+            for pos, key in zip(gone, pk.keys_at(ex.store, old, f, gone, names)):
+                by_rowid[(f.file_id << 32) | pos] = _tuple(key, names)
+    by_rowid = {r: k for r, k in by_rowid.items() if None not in k}
     if not by_rowid:
-        return [], {}
+        return [], {}, {}
     keys = list(dict.fromkeys(by_rowid.values()))
-    still = pk.find(ex.store, new, keys)
-    removed = [k for k in keys if k not in still]
-    if not removed:
-        return [], {}
-    updated = {}
+    probe = [k[0] for k in keys] if len(names) == 1 else keys
+    still = pk.find(ex.store, new, probe, names=names)
+    removed = [k for k, p in zip(keys, probe) if p not in still]
+    if not removed and not restrict:
+        return [], {}, {}
     wanted = set(removed)
+    moved = {}  # (old row id -> its new row's key)
     for f in _added_files(old, new):
         sources = f.caches.get(SOURCES)
-        if sources is None:
+        if sources is None:  # (inserted rows only)
             continue
         new_keys = fks.file_keys(ex.store, new, f, names) if not new.deleted(f.file_id) else None
         if new_keys is None:
             continue
         for source, key in zip(sources.tolist(), new_keys):
             was = by_rowid.get(source)
-            if was is not None and was in wanted:
-                updated[_tuple(was, names)] = key
-    return [_tuple(k, names) for k in removed], updated
+            if was is not None and (restrict or was in wanted):
+                moved[source] = key
+    updated = {by_rowid[r]: key for r, key in moved.items() if by_rowid[r] in wanted}
+    restricted = {}
+    for rowid, was in by_rowid.items() if restrict else ():
+        key = moved.get(rowid)
+        if key is None and (rowid in marked or was in wanted):  # (no new version: deleted)
+            restricted[was] = "delete"
+        elif key is not None and key != was:
+            restricted[was] = "update"
+    return removed, updated, restricted
 
 
 def _tuple(key, names) -> tuple:
@@ -290,31 +322,50 @@ def _tuple(key, names) -> tuple:
 
 
 def _follow_removed_keys(ex, ctx, old: TableVersion, new: TableVersion, refs) -> None:
-    refs = [(c, fk) for c, fk in refs if c not in ex.fk_emptied]
-    if not refs:
-        return
-    removed, updated = _removed_keys(ex, old, new)
-    if not removed:
-        return
+    by_key: dict[tuple, list] = {}  # (the foreign keys by the key they reference: the primary key, a UNIQUE one)
     for child_id, fk in refs:
-        child = _visible(ctx, child_id)
-        if child is None:
-            continue
-        cols, refs_order = fks.parent_order(fk, new.schema)
-        deleted = [k for k in removed if k not in updated]
-        changed = [k for k in removed if k in updated]
+        if child_id not in ex.fk_emptied:
+            by_key.setdefault(tuple(fks.parent_order(fk, new.schema)[1]), []).append((child_id, fk))
+    for names, group in by_key.items():
+        restrict = any("RESTRICT" in (fk.on_delete, fk.on_update) for _, fk in group)
+        removed, updated, restricted = _removed_keys(ex, old, new, names, restrict)
+        if removed or restricted:
+            _follow(ex, ctx, new, group, removed, updated, restricted)
+
+
+def _follow(ex, ctx, new: TableVersion, refs, removed: list[tuple], updated: dict, restricted: dict) -> None:
+    """The keys ``removed`` from ``new``'s table (``updated``: the new key of each an UPDATE
+    changed) to be looked for in the referencing tables of ``refs`` and followed by each
+    foreign key's action (for a RESTRICT one, the keys ``restricted``: ``_removed_keys``) -
+    queued on ``ex.fk_queue``, as PostgreSQL queues its referential triggers: a cascade's
+    statement queues its own after the ones queued before it, so a check runs once the
+    cascades before it have run (a row two cascades reach is gone before it is looked for)."""
+    for child_id, fk in refs:
+        deleted = [k for k in removed if k not in updated] if fk.on_delete != "RESTRICT" \
+            else [k for k, how in restricted.items() if how == "delete"]
+        changed = [k for k in removed if k in updated] if fk.on_update != "RESTRICT" \
+            else [k for k, how in restricted.items() if how == "update"]
         for keys, action in ((deleted, fk.on_delete), (changed, fk.on_update)):
-            if not keys:
-                continue
-            child = _visible(ctx, child_id)
-            held = indexes.referencing_key(ex, child, cols, keys)
-            seen = ctx.txn.fk_scanned
-            seen[child_id] = min(seen.get(child_id, child.next_file_id), child.next_file_id)
-            if held is None:
-                continue
-            if action in ("NO ACTION", "RESTRICT"):
-                raise fks.parent_violation(fk, new.name, child.name, refs_order, held)
-            _cascade(ex, ctx, child, cols, keys, action, updated)
+            if keys:
+                ex.fk_queue.append(functools.partial(_act, ex, ctx, new, child_id, fk, keys, action, updated))
+
+
+def _act(ex, ctx, parent: TableVersion, child_id: str, fk: ForeignKey, keys: list[tuple], action: str,
+         updated: dict) -> None:
+    """The foreign key ``fk`` of the table ``child_id``, of ``keys`` removed from ``parent``:
+    23503 (NO ACTION, RESTRICT) if a row there holds one, else its action on those rows."""
+    child = _visible(ctx, child_id)
+    if child is None:
+        return
+    cols, refs_order = fks.parent_order(fk, parent.schema)
+    held = indexes.referencing_key(ex, child, cols, keys)
+    seen = ctx.txn.fk_scanned
+    seen[child_id] = min(seen.get(child_id, child.next_file_id), child.next_file_id)
+    if held is None:
+        return
+    if action in ("NO ACTION", "RESTRICT"):
+        raise fks.parent_violation(fk, parent.name, child.name, refs_order, held)
+    _cascade(ex, ctx, child, cols, keys, action, updated)
 
 
 def _cascade(ex, ctx, child: TableVersion, cols: list[str], keys: list[tuple], action: str, updated: dict) -> None:
@@ -437,18 +488,50 @@ def check_alter(ex, ctx, version: TableVersion, actions) -> list[str]:
                     if fk.table_id == version.table_id else fk for fk in child.schema.foreign_keys)))
         if isinstance(action, st.DropColumn):
             users = [(c, fk) for c, fk in refs if action.name in fk.ref_columns]
-            if users and not action.cascade:
-                lines = "\n".join(f"constraint {fk.name} on table {_visible(ctx, c).name} depends on column "
-                                  f"{action.name} of table {version.name}" for c, fk in users)
-                raise errors.DependentObjectsStillExist(
-                    f"cannot drop column {action.name} of table {version.name} because other objects depend on it\n"
-                    f"DETAIL:  {lines}\nHINT:  Use DROP ... CASCADE to drop the dependent objects too.")
-            for child_id in dict.fromkeys(c for c, _ in users):
-                child = _visible(ctx, child_id)
-                gone = {fk.name for c, fk in users if c == child_id}
-                notices += [f"drop cascades to constraint {name} on table {child.name}" for name in sorted(gone)]
-                _reshape(ex, ctx, child, replace(child.schema, foreign_keys=tuple(
-                    fk for fk in child.schema.foreign_keys if fk.name not in gone)))
+            notices += _drop_users(ex, ctx, users, action.cascade, f"column {action.name} of table {version.name}",
+                                   f"column {action.name} of table {version.name}")
+        if isinstance(action, st.DropConstraint):
+            notices += key_dropped(ex, ctx, version, action.name, action.cascade, "constraint")
+    return notices
+
+
+def key_dropped(ex, ctx, version: TableVersion, name: str, cascade: bool, kind: str) -> list[str]:
+    """ALTER TABLE ... DROP CONSTRAINT (``kind`` "constraint") or DROP INDEX (``kind`` "index")
+    ``name`` of ``version``: the foreign keys of other tables that reference that key
+    (``unique_over``'s) dropped with CASCADE (each a notice), else 2BP01. The table's own such
+    foreign keys (self-references) go with ``without_key``."""
+    users = [(c, fk) for c, fk in referencing(ctx, version.table_id)
+             if unique_over(version.schema, version.name, fk.ref_columns) == name]
+    what = f"constraint {name} on table {version.name}" if kind == "constraint" else f"index {name}"
+    return _drop_users(ex, ctx, users, cascade, what, f"index {name}", kept=version.table_id)
+
+
+def without_key(schema: TableSchema, table_id: str, table: str, name: str) -> TableSchema:
+    """``schema`` of the table ``table`` (id ``table_id``) without its foreign keys referencing
+    its own key ``name``, dropped (``key_dropped`` allowed it)."""
+    return replace(schema, foreign_keys=tuple(
+        fk for fk in schema.foreign_keys
+        if fk.table_id != table_id or unique_over(schema, table, fk.ref_columns) != name))
+
+
+def _drop_users(ex, ctx, users, cascade: bool, what: str, on: str, kept: str | None = None) -> list[str]:
+    """The foreign keys ``users`` ((table id, ForeignKey)), which depend on ``what`` (``on``, as
+    their DETAIL lines say it), dropped with it, each a notice - or 2BP01 unless ``cascade``.
+    Those of the table ``kept`` (the one whose statement drops ``what``) are left to it."""
+    if users and not cascade:
+        lines = "\n".join(f"constraint {fk.name} on table {_visible(ctx, c).name} depends on {on}"
+                          for c, fk in users)
+        raise errors.DependentObjectsStillExist(
+            f"cannot drop {what} because other objects depend on it\n"
+            f"DETAIL:  {lines}\nHINT:  Use DROP ... CASCADE to drop the dependent objects too.")
+    notices = []
+    for child_id in dict.fromkeys(c for c, _ in users):
+        child = _visible(ctx, child_id)
+        gone = {fk.name for c, fk in users if c == child_id}
+        notices += [f"drop cascades to constraint {name} on table {child.name}" for name in sorted(gone)]
+        if child_id != kept:
+            _reshape(ex, ctx, child, replace(child.schema, foreign_keys=tuple(
+                fk for fk in child.schema.foreign_keys if fk.name not in gone)))
     return notices
 
 

@@ -119,7 +119,7 @@ def merge(ex: Executor, ctx: Context, stmt: st.Merge, params) -> Result:
     rowids = found.column(ROWID).to_numpy(zero_copy_only=False)
     updated = found.filter(pa.array(updating, pa.bool_()))
     changed_rows = ex._check_rows(version, ex._conform(updated.select(schema.names), schema))
-    ex._check_updated_keys(ctx, version, rowids, changed_rows, assigned)
+    ex._check_updated_keys(ctx, version, rowids, changed_rows, assigned, sources=rowids[updating])
     if len(rowids):
         updated_ids = rowids[updating]
         kept = not _sets_key(schema, assigned) and bool((updated_ids >> 32 > 0).all())

@@ -1,4 +1,5 @@
-"""Temporary tables (``CREATE TEMP TABLE``): a session's own tables, as PostgreSQL's.
+"""Temporary tables (``CREATE TEMP TABLE``) and views (``CREATE TEMP VIEW``, or a view reading
+a temporary table): a session's own relations, as PostgreSQL's.
 
 A temporary table lives in the schema ``pg_temp`` of the session that made it and nowhere
 else: no other session or process sees it, and it goes when the session closes. Invariants:
@@ -39,11 +40,18 @@ def is_temp(version: TableVersion) -> bool:
     return version.db == TEMP_DB
 
 
+def schema_of(name) -> str:
+    """The schema a temporary relation named ``name`` (a TableName) is made in: ``pg_temp``;
+    42P16 for another one named."""
+    if name.db not in (None, TEMP_DB):
+        raise errors.ProgrammingError("cannot create temporary relation in non-temporary schema", sqlstate="42P16")
+    return TEMP_DB
+
+
 def check_create(stmt) -> str:
     """The schema a CREATE TEMP TABLE makes its table in (``pg_temp``); 42P16 for another one
     named, 0A000 for what temporary tables do not have here."""
-    if stmt.table.db not in (None, TEMP_DB):
-        raise errors.ProgrammingError("cannot create temporary relation in non-temporary schema", sqlstate="42P16")
+    schema_of(stmt.table)
     if any(spec.sequence is not None for spec in stmt.columns):
         raise errors.NotSupportedError("SERIAL and identity columns of a temporary table are not supported")
     return TEMP_DB

@@ -21,13 +21,15 @@ How each guarantee is kept - the primary key's machinery, over other columns:
   Spark wrote): 23505, or 40001 for ON CONFLICT's rows; storage/prepared.py holds a prepared
   transaction's keys against other commits (40001).
 - **Within a statement,** as the primary key: the new rows' keys among themselves and against
-  the rows the statement leaves (``UPDATE t SET a = a + 1`` passes).
+  the rows the statement leaves; and, as PostgreSQL checks a non-deferrable key row by row, an
+  UPDATE's new key against the old key of a row it updates later (``check_row_by_row``:
+  ``UPDATE t SET a = a + 1`` over 1, 2, 3 is 23505).
 
 ON CONFLICT's arbiters (``arbiters``) are the executor's ``_resolve_conflicts``; this module
 also makes ``CREATE UNIQUE INDEX`` / ``DROP INDEX`` and ``ALTER TABLE ... ADD PRIMARY KEY``.
 ``matching`` says which unique constraint (or primary key) covers exactly these columns: for
-ON CONFLICT (columns) and the catalogs' view of a foreign key's referenced key (a foreign key
-itself may reference only the primary key: engine/foreign_keys.py ``unique_over``).
+ON CONFLICT (columns) and for the key a foreign key references (engine/foreign_keys.py
+``unique_over``).
 """
 
 from __future__ import annotations
@@ -116,12 +118,7 @@ def matching(schema: TableSchema, table: str, columns) -> UniqueConstraint | Non
     ``columns`` (in any order), or None: what ON CONFLICT (columns) infers (and the catalogs
     show a foreign key referencing). A primary key is returned as a UniqueConstraint named as
     the key."""
-    wanted = set(columns)
-    if len(wanted) != len(tuple(columns)):
-        return None
-    if schema.primary_key and set(schema.primary_key) == wanted:
-        return UniqueConstraint(schema.pkey_name(table), schema.primary_key)
-    return next((u for u in schema.uniques if set(u.columns) == wanted), None)
+    return schema.key_over(table, columns)
 
 
 def by_name(schema: TableSchema, table: str, name: str) -> UniqueConstraint | None:
@@ -265,6 +262,55 @@ def check_updated(ex, ctx, version: TableVersion, rowids, new_rows, assigned) ->
             raise ex._key_taken(ctx, version, key, duplicate(unique, key))
 
 
+def check_row_by_row(ex, version: TableVersion, rowids, sources, new_rows, assigned) -> None:
+    """23505 where PostgreSQL's per-row check of a non-deferrable key fails an UPDATE that
+    the statement's end would pass: rows are updated in their physical order (row id order
+    here: committed files oldest first, then the transaction's own), and a row's new key is
+    checked when it is written - against the old key of a row the statement updates (or, a
+    MERGE, deletes) after it, still live then. ``UPDATE t SET a = a + 1`` over 1, 2, 3 fails
+    so (Key (a)=(2)); ``a = a - 1`` passes. ``rowids``: the rows the statement removes;
+    ``sources``: the one each of ``new_rows`` replaces. Of every unique constraint and the
+    primary key a column of which ``assigned`` sets."""
+    if len(sources) < 1 or len(rowids) < 2:
+        return
+    rank = None
+    for unique in _constraints(version.schema, version.name):
+        if assigned is not None and not any(c in assigned for c in unique.columns):
+            continue
+        if rank is None:
+            rank = {int(r): at for at, r in enumerate(sorted((int(r) for r in rowids), key=_physical))}
+        old = _keys_at_rows(ex, version, rowids, unique)
+        removed_at = {k: rank[int(r)] for r, k in zip(rowids, old) if k is not None or unique.nulls_not_distinct}
+        new = keys_of(new_rows, unique)
+        for at, i in sorted((rank[int(s)], i) for i, s in enumerate(sources)):
+            key = new[i]
+            if key is None and not unique.nulls_not_distinct:
+                continue
+            later = removed_at.get(key)
+            if later is not None and later > at:
+                raise duplicate(unique, key)
+
+
+def _physical(rowid: int) -> tuple:
+    """Where a row lies in the table's physical order: committed files by id, then the
+    transaction's own (negative ids, in the order it wrote them), by position."""
+    fid, pos = rowid >> 32, rowid & 0xFFFFFFFF
+    return (fid < 0, abs(fid), pos)
+
+
+def _keys_at_rows(ex, version: TableVersion, rowids, unique: UniqueConstraint) -> list:
+    """The keys of ``unique`` that the rows ``rowids`` of ``version`` hold (None: a NULL's)."""
+    by_file: dict[int, list[int]] = {}
+    for at, rowid in enumerate(int(r) for r in rowids):
+        by_file.setdefault(rowid >> 32, []).append(at)
+    keys: list = [None] * len(rowids)
+    for fid, ats in by_file.items():
+        positions = [int(rowids[at]) & 0xFFFFFFFF for at in ats]
+        for at, key in zip(ats, pk.keys_at(ex.store, version, version.file(fid), positions, unique.columns)):
+            keys[at] = key
+    return _null_free(unique, keys)
+
+
 def _still_live(ex, version: TableVersion, found: dict, unique: UniqueConstraint) -> dict:
     """Those of ``found`` (key -> row id in ``version``) still held in the newest committed
     state: a unique key is checked against it, as PostgreSQL's index is, whatever the
@@ -395,7 +441,7 @@ def create_index(ex, ctx, stmt: st.CreateIndex, params):
                                       sqlstate="42710")
     if stmt.unique:
         schema = add(version.schema.evolve(version.schema.columns), version.name, name,
-                     st.UniqueSpec(name, stmt.columns), ex.store.scan(version), index=True)
+                     st.UniqueSpec(name, stmt.columns, stmt.nulls_not_distinct), ex.store.scan(version), index=True)
     else:
         schema = indexes.define(version.schema.evolve(version.schema.columns), version.name, name, stmt.columns,
                                 stmt.method)
@@ -406,7 +452,8 @@ def create_index(ex, ctx, stmt: st.CreateIndex, params):
 def drop_index(ex, ctx, stmt: st.DropIndex, params):
     """``DROP INDEX``: a unique index CREATE UNIQUE INDEX made; one a constraint needs is
     2BP01 (ALTER TABLE ... DROP CONSTRAINT drops it), no index of the name 42704 (IF EXISTS:
-    a notice)."""
+    a notice); one a foreign key references 2BP01 (CASCADE: the foreign key goes, a notice)."""
+    from txlake.engine import foreign_keys  # (it imports this module)
     from txlake.engine.executor import Result  # (the executor imports this module)
     if ctx.txn.read_only:
         raise errors.ReadOnlyTransaction("cannot execute DROP INDEX in a read-only transaction")
@@ -429,7 +476,11 @@ def drop_index(ex, ctx, stmt: st.DropIndex, params):
         found.append((version.table_id, name))
     for table_id, name in found:  # (the table as the drops before left it)
         version = next(t for t in ctx.txn.tables(ctx.catalog) if t.table_id == table_id)
-        schema = replace(version.schema.evolve(version.schema.columns),
+        if ctx.catalog.foreign_keys or ctx.txn.foreign_keys:
+            notices += foreign_keys.key_dropped(ex, ctx, version, name, stmt.cascade, "index")
+            version = next(t for t in ctx.txn.tables(ctx.catalog) if t.table_id == table_id)
+        schema = replace(foreign_keys.without_key(version.schema.evolve(version.schema.columns), table_id,
+                                                  version.name, name),
                          uniques=tuple(u for u in version.schema.uniques if u.name != name),
                          indexes=tuple(i for i in version.schema.indexes if i.name != name))
         _rewrite(ex, ctx, version, schema)

@@ -37,7 +37,7 @@ import sqlglot
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import catalog_views
+from txlake.engine import catalog_views, temp_tables
 from txlake.engine.executor import Context, Executor, Result, relation_kind
 from txlake.engine.temp_tables import TEMP_DB, is_temp
 from txlake.parser import statements as st
@@ -248,6 +248,13 @@ def create_view(ex: Executor, ctx: Context, stmt: st.CreateView, params) -> Resu
     db, name = stmt.view.qualified(ctx.db)
     if db in catalog_views.CATALOG_SCHEMAS:
         raise errors.ProgrammingError(f'permission denied to create "{db}.{name}"', sqlstate="42501")
+    written, reads = _qualified(ctx, stmt.written)
+    notice = None
+    if not (stmt.temporary or db == TEMP_DB) and any(is_temp(v) for v in reads):
+        notice = f'view "{name}" will be a temporary view'  # (as PostgreSQL makes it)
+    temporary = stmt.temporary or db == TEMP_DB or notice is not None
+    if temporary:
+        db = temp_tables.schema_of(stmt.view)
     old = ctx.txn.table(ctx.catalog, db, name)
     if old is not None and not (stmt.or_replace and old.is_view):
         if stmt.or_replace:
@@ -257,9 +264,6 @@ def create_view(ex: Executor, ctx: Context, stmt: st.CreateView, params) -> Resu
         if stmt.or_replace:  # (one this transaction cannot see to replace: a retry can)
             raise errors.SerializationFailure("could not serialize access due to concurrent update")
         raise errors.DuplicateTable(f'relation "{name}" already exists')
-    written, reads = _qualified(ctx, stmt.written)
-    if db == TEMP_DB or any(is_temp(v) for v in reads):  # (PostgreSQL would make it a temporary view)
-        raise errors.NotSupportedError("a view over a temporary table (a temporary view) is not supported")
     # the columns: named from the query as written (PostgreSQL's rules: parser/semantics.py),
     # typed by what DuckDB makes of it, over the tables (and views) as this transaction sees them
     seen = frozenset({old.table_id}) if old is not None else frozenset()
@@ -280,12 +284,14 @@ def create_view(ex: Executor, ctx: Context, stmt: st.CreateView, params) -> Resu
                                       for v in reads))
     _definition_query(definition.query)  # (what is stored reads back as one query)
     if old is None:
-        ex._write(ctx, None, TableVersion(uuid.uuid4().hex, db, name, TableSchema(0, (), view=definition)),
-                  check_ssi=False)
+        table_id = (temp_tables.TEMP_ID_PREFIX if temporary else "") + uuid.uuid4().hex
+        ex._write(ctx, None, TableVersion(table_id, db, name, TableSchema(0, (), view=definition)), check_ssi=False)
+        if temporary:  # (the session's own: engine/temp_tables.py keeps it out of every commit)
+            ctx.txn.temp_created[table_id] = "PRESERVE ROWS"
     else:
         schema = TableSchema(old.schema.schema_id + 1, (), view=definition)
         ex._write(ctx, old, dataclasses.replace(old, schema=schema, caches={}), check_ssi=False)
-    return Result(status="CREATE VIEW")
+    return Result(status="CREATE VIEW", notice=notice)
 
 
 def _qualified(ctx: Context, query: exp.Expression) -> tuple[exp.Expression, list[TableVersion]]:

@@ -91,6 +91,8 @@ class TxlakeParser(DuckDB.Parser):
     VERSION_PHRASES = {("FOR", "SYSTEM_VERSION"): "VERSION", **DuckDB.Parser.VERSION_PHRASES}
     # PostgreSQL: ALTER TABLE t RENAME [COLUMN] a TO b (DuckDB's parser would read a table rename)
     ALTER_RENAME_REQUIRES_COLUMN = False
+    # CREATE LOCAL TEMP[ORARY] TABLE / VIEW: the SQL standard's LOCAL, which PostgreSQL's TEMP is
+    PROPERTY_PARSERS = {**DuckDB.Parser.PROPERTY_PARSERS, "LOCAL": lambda self: self._parse_local_temporary()}
     # PostgreSQL functions whose DuckDB namesakes mean something else, kept as written for
     # parser/semantics.py: decode / encode take a format (hex, base64), which sqlglot's
     # DuckDB parser dropped (decode('616263', 'hex') gave '616263'); regexp_matches returns
@@ -169,6 +171,34 @@ class TxlakeParser(DuckDB.Parser):
                 and self._next is not None and self._next.token_type == TokenType.ONLY:
             self._advance(2)
         return super()._parse_index(index, anonymous)
+
+    def _parse_local_temporary(self):
+        """``LOCAL TEMP`` / ``LOCAL TEMPORARY``: a TemporaryProperty, as TEMP alone."""
+        if self._match_texts(("TEMP", "TEMPORARY")):
+            return self.expression(exp.TemporaryProperty())
+        self._retreat(self._index - 1)
+        return None
+
+    def _parse_index_params(self):
+        """PostgreSQL's ``NULLS [NOT] DISTINCT`` of a unique index, after its columns (and
+        INCLUDE): sqlglot's index parameters lack it. Kept as the parameters' ``nulls`` arg:
+        "NOT DISTINCT" or "DISTINCT"."""
+        self._index_nulls = None
+        params = super()._parse_index_params()
+        if self._index_nulls is not None:
+            params.set("nulls", self._index_nulls)
+        return params
+
+    def _parse_partition_by(self):
+        """(Where an index's parameters look for PARTITION BY: its ``NULLS [NOT] DISTINCT``,
+        read into ``_index_nulls`` for ``_parse_index_params``.)"""
+        if getattr(self, "_index_nulls", None) is None and self._curr is not None \
+                and self._curr.text.upper() == "NULLS" and self._next is not None \
+                and self._next.text.upper() in ("NOT", "DISTINCT"):
+            self._index_nulls = "NOT DISTINCT" if self._match_text_seq("NULLS", "NOT", "DISTINCT") else None
+            if self._index_nulls is None and self._match_text_seq("NULLS", "DISTINCT"):
+                self._index_nulls = "DISTINCT"
+        return super()._parse_partition_by()
 
     def _parse_drop(self, exists: bool = False, kind: str | None = None):
         """``DROP INDEX a, b [CASCADE]``: sqlglot read one index name only."""

@@ -617,11 +617,15 @@ def _kind(tree: exp.Expression) -> str:
 
 
 def _create_view(tree: exp.Create) -> st.CreateView:
-    """``CREATE [OR REPLACE] VIEW name [(columns)] AS query``; TEMPORARY, MATERIALIZED and other
-    options are refused (0A000), never ignored (RECURSIVE and WITH CHECK OPTION do not parse:
-    sqlglot gives a command, refused likewise)."""
+    """``CREATE [OR REPLACE] [[LOCAL] TEMP | TEMPORARY] VIEW name [(columns)] AS query``;
+    MATERIALIZED and other options are refused (0A000), never ignored (RECURSIVE and WITH CHECK
+    OPTION do not parse: sqlglot gives a command, refused likewise)."""
+    temporary = False
     for prop in (tree.args.get("properties") or exp.Properties()).expressions:
-        what = {exp.TemporaryProperty: "TEMPORARY", exp.MaterializedProperty: "MATERIALIZED"}.get(type(prop))
+        if isinstance(prop, exp.TemporaryProperty):
+            temporary = True
+            continue
+        what = {exp.MaterializedProperty: "MATERIALIZED"}.get(type(prop))
         raise errors.NotSupportedError(f"CREATE {what or prop.sql(dialect='postgres')} VIEW is not supported")
     if tree.args.get("exists"):  # (PostgreSQL has no CREATE VIEW IF NOT EXISTS)
         raise _syntax_error('syntax error at or near "NOT"', tree)
@@ -635,7 +639,7 @@ def _create_view(tree: exp.Create) -> st.CreateView:
         columns = tuple(_check_name(identifier(c), "column") for c in target.expressions)
         target = target.this
     return st.CreateView(view=table_name(target), query=query, written=tree.meta[_WRITTEN], columns=columns,
-                         or_replace=bool(tree.args.get("replace")))
+                         or_replace=bool(tree.args.get("replace")), temporary=temporary)
 
 
 def _create(tree: exp.Create) -> st.Statement:
@@ -752,7 +756,8 @@ _TABLE_PROPERTIES = {exp.PartitionedByProperty: "PARTITION BY", exp.InheritsProp
 
 
 def _create_index(tree: exp.Create) -> st.CreateIndex:
-    """``CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON [ONLY] table [USING method] (column, ...)``:
+    """``CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON [ONLY] table [USING method] (column, ...)
+    [NULLS [NOT] DISTINCT]`` (of a plain index, as in PostgreSQL, accepted and meaningless):
     a unique one is a unique constraint flagged as an index (engine/uniques.py), a plain one a
     secondary index (engine/indexes.py; btree or hash). An expression, a partial index (WHERE),
     INCLUDE, a sort order, storage options, CONCURRENTLY or another method: refused (0A000),
@@ -766,7 +771,7 @@ def _create_index(tree: exp.Create) -> st.CreateIndex:
     if method not in ("btree", "hash") or (unique and method != "btree"):
         raise errors.NotSupportedError(f'index access method "{method}" is not supported'
                                        + ("" if unique else " (txlake's indexes are btree or hash)"))
-    extra = {k for k, v in params.args.items() if v} - {"columns", "using"}
+    extra = {k for k, v in params.args.items() if v} - {"columns", "using", "nulls"}
     if extra or tree.args.get("concurrently") or tree.args.get("replace"):
         option = "partial indexes (WHERE)" if "where" in extra else "INCLUDE" if "include" in extra \
             else "CONCURRENTLY" if tree.args.get("concurrently") else "index options"
@@ -781,7 +786,8 @@ def _create_index(tree: exp.Create) -> st.CreateIndex:
         columns.append(identifier(column.this))
     name = _check_name(identifier(index.this), "index") if index.this is not None else None
     return st.CreateIndex(table=table_name(index.args["table"]), columns=tuple(columns), name=name,
-                          if_not_exists=bool(tree.args.get("exists")), unique=unique, method=method)
+                          if_not_exists=bool(tree.args.get("exists")), unique=unique, method=method,
+                          nulls_not_distinct=params.args.get("nulls") == "NOT DISTINCT")
 
 
 def _drop(tree: exp.Drop) -> st.Statement:
@@ -789,7 +795,7 @@ def _drop(tree: exp.Drop) -> st.Statement:
         if tree.args.get("concurrently"):
             raise errors.NotSupportedError("DROP INDEX CONCURRENTLY is not supported")
         return st.DropIndex(indexes=tuple(table_name(t) for t in tree.args.get("tables") or [tree.this]),
-                            if_exists=bool(tree.args.get("exists")))
+                            if_exists=bool(tree.args.get("exists")), cascade=bool(tree.args.get("cascade")))
     if (tree.args.get("kind") or "").upper() == "SCHEMA":
         targets = tree.args.get("tables") or [tree.this]
         if len(targets) != 1:
@@ -1024,6 +1030,9 @@ def _insert(tree: exp.Insert) -> st.Statement:
                      for k in (conflict.args.get("conflict_keys") or ()))
         constraint = identifier(conflict.args["constraint"]) if conflict.args.get("constraint") else None
         if conflict.args.get("doupdate") or conflict.args.get("expressions"):
+            if not keys and constraint is None:  # (which rows conflict would be every unique key's guess)
+                raise errors.SyntaxError("ON CONFLICT DO UPDATE requires inference specification or constraint name\n"
+                                         "HINT:  For example, ON CONFLICT (column_name).")
             assignments = _assignments(conflict.args.get("expressions") or (),
                                        identifier(target.args["alias"].this) if target.args.get("alias")
                                        else table_name(target).name)

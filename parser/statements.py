@@ -294,14 +294,15 @@ class CreateTable(Statement):
 
 @dataclass(frozen=True)
 class CreateIndex(Statement):
-    """``CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON table [USING method] (columns)``
-    (engine/uniques.py, engine/indexes.py)."""
+    """``CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON table [USING method] (columns)
+    [NULLS [NOT] DISTINCT]`` (engine/uniques.py, engine/indexes.py)."""
     table: TableName
     columns: tuple[str, ...]
     name: str | None = None
     if_not_exists: bool = False
     unique: bool = True
     method: str = "btree"
+    nulls_not_distinct: bool = False
 
 
 @dataclass(frozen=True)
@@ -309,6 +310,7 @@ class DropIndex(Statement):
     """``DROP INDEX [IF EXISTS] name [, ...] [CASCADE | RESTRICT]``."""
     indexes: tuple[TableName, ...]
     if_exists: bool = False
+    cascade: bool = False  # (the foreign keys referencing a unique index go too)
 
 
 @dataclass(frozen=True)
@@ -344,13 +346,14 @@ class DropSequence(Statement):
 
 @dataclass(frozen=True)
 class CreateView(Statement):
-    """``CREATE [OR REPLACE] VIEW name [(columns)] AS query``."""
+    """``CREATE [OR REPLACE] [[LOCAL] TEMP | TEMPORARY] VIEW name [(columns)] AS query``."""
 
     view: TableName
     query: exp.Query             # as the engine runs it (parser/semantics.py applied)
     written: exp.Query           # as written: what the view stores, its table names qualified
     columns: tuple[str, ...] = ()
     or_replace: bool = False
+    temporary: bool = False      # the session's own (engine/temp_tables.py)
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,17 @@ applied (``after``; under the log's lock, or re-run there if anything landed sin
     the referenced table in ``after``;
 (b) no row of a referencing table in ``after`` references a key of a committed row this
     transaction deleted (or whose key it changed) that ``after`` no longer has;
-(c) a table this transaction drops is referenced by no table left in ``after``.
+(c) a table this transaction drops is referenced by no table left in ``after``;
+(d) every foreign key of a table it changed, and every one referencing such a table, still has
+    a key to reference in ``after`` (a UNIQUE constraint dropped meanwhile, or a foreign key
+    added meanwhile to one this transaction drops: 40001).
 
 A violation found only here means a concurrent transaction won: 40001 at REPEATABLE READ and
 SERIALIZABLE; at READ COMMITTED, where PostgreSQL would have waited for the other and then
-raised it, 23503. A table's rows are found by their primary key index (storage/keys.py); the
-referencing rows of (b) by a scan of the referencing table's key columns (no index on them).
+raised it, 23503. A referenced table's rows are found through the index of the key the foreign
+key references - its primary key's, or a UNIQUE constraint's (storage/keys.py ``find_unique``);
+a row whose key holds a NULL is referenced by none. The referencing rows of (b) are found by a
+scan of the referencing table's key columns.
 """
 
 from __future__ import annotations
@@ -35,8 +40,9 @@ from txlake.storage.version import CatalogVersion, DataFile, TableVersion
 
 
 def parent_order(fk: ForeignKey, parent: TableSchema) -> tuple[list[str], list[str]]:
-    """(the referencing columns, the referenced ones), in the order of the referenced table's
-    primary key - the order its key index holds keys in."""
+    """(the referencing columns, the referenced ones), in the order the referenced key's index
+    holds keys in: the primary key's, or - a UNIQUE constraint referenced - as the foreign key
+    names them (``missing``'s ``names``)."""
     ref = list(fk.ref_columns)
     if tuple(ref) == parent.primary_key or set(ref) != set(parent.primary_key):
         return list(fk.columns), ref
@@ -90,27 +96,19 @@ def file_keys(store: DataFileStore, version: TableVersion, f: DataFile, names) -
     return keys
 
 
-def keys_at(store: DataFileStore, version: TableVersion, f: DataFile, positions: list[int]) -> list:
-    """``pk.keys_at``, by one vectorised take where there are many positions (a DELETE of a
-    whole file's rows)."""
-    if len(positions) <= 16 or f.python_rows() is not None:
-        return pk.keys_at(store, version, f, positions)
-    names = version.schema.primary_key
-    data = store.read_columns(f, version.schema, names).take(pa.array(positions, pa.int64()))
-    return pk.key_tuples(data, names)
-
-
 def complete(keys) -> set[tuple]:
     """The keys with no NULL: the ones to look up (MATCH SIMPLE, and MATCH FULL's all-set)."""
     return {k for k in keys if None not in k}
 
 
-def missing(store: DataFileStore, parent: TableVersion, keys: set[tuple]) -> list[tuple]:
-    """Those of ``keys`` (in the primary key's order) that ``parent`` holds no row for."""
+def missing(store: DataFileStore, parent: TableVersion, keys: set[tuple], names) -> list[tuple]:
+    """Those of ``keys`` (complete, of the referenced columns ``names`` in ``parent_order``'s
+    order) that ``parent`` holds no row for."""
     if not keys:
         return []
-    probe = [k[0] for k in keys] if len(parent.schema.primary_key) == 1 else list(keys)
-    found = pk.find(store, parent, probe)
+    names = tuple(names)
+    probe = [k[0] for k in keys] if len(names) == 1 else list(keys)
+    found = pk.find(store, parent, probe, names=names)
     return [k for k, p in zip(keys, probe) if p not in found]
 
 
@@ -179,10 +177,25 @@ def check_commit(store: DataFileStore, deltas, after: CatalogVersion, read_commi
         table = after.by_id(d.table_id)
         if table is None or not table.is_table:
             continue
+        _check_referenced_keys(d, table, after)
         if table.schema.foreign_keys:
             _check_new_rows(store, d, table, after, concurrent)
         if d.base is not None and after.referencing(d.table_id):
             _check_deleted_keys(store, d, table, after, concurrent, scanned or {})
+
+
+def _check_referenced_keys(d, table: TableVersion, after: CatalogVersion) -> None:
+    """(d), of a table whose schema ``d`` changed: its foreign keys' referenced tables, and it
+    for the foreign keys referencing it, have a key (primary or UNIQUE) over their columns."""
+    if d.base is not None and d.base.schema.schema_id == table.schema.schema_id:
+        return  # (constraints change only with the schema)
+    pairs = [(fk, after.by_id(fk.table_id)) for fk in table.schema.foreign_keys]
+    pairs += [(fk, table) for _, fk in after.referencing(d.table_id)]
+    for fk, parent in pairs:
+        if parent is not None and parent.schema.key_over(parent.name, fk.ref_columns) is None:
+            raise errors.SerializationFailure(
+                f'could not serialize access: the key of table "{parent.name}" that foreign key "{fk.name}" '
+                "references was dropped by a concurrent transaction")
 
 
 def _check_new_rows(store, d, table: TableVersion, after: CatalogVersion, concurrent) -> None:
@@ -200,13 +213,13 @@ def _check_new_rows(store, d, table: TableVersion, after: CatalogVersion, concur
             raise concurrent(errors.ForeignKeyViolation(
                 f'insert or update on table "{table.name}" violates foreign key constraint "{fk.name}"\n'
                 "DETAIL:  The referenced table was dropped."))
-        cols, _ = parent_order(fk, parent.schema)
+        cols, refs = parent_order(fk, parent.schema)
         if rewritten and fk.name in old:
             keys = _added_keys(store, d, fk, old[fk.name], cols)
         else:
             files = d.work.files if rewritten else [f for f in d.pending if fk.name not in f.caches.get(FK_KEPT, ())]
             keys = complete(k for f in files for k in file_keys(store, d.work, f, cols))
-        gone = missing(store, parent, keys)
+        gone = missing(store, parent, keys, refs)
         if gone:
             key = gone[0]
             written = tuple(key[cols.index(c)] for c in fk.columns)
@@ -233,36 +246,47 @@ def _added_keys(store, d, fk: ForeignKey, was: ForeignKey, cols: list[str]) -> s
 
 def _check_deleted_keys(store, d, table: TableVersion, after: CatalogVersion, concurrent, scanned: dict) -> None:
     """(b): no row of a table referencing ``table`` in ``after`` holds a key of a committed row
-    ``d`` deleted that ``after`` does not hold again. Of a table the transaction rewrote
-    (ALTER TABLE: every file new), the keys of every row of its base."""
+    ``d`` deleted that ``after`` does not hold again - for each key (primary or UNIQUE) a
+    foreign key references. Of a table the transaction rewrote (ALTER TABLE: every file new),
+    the keys of every row of its base."""
+    by_key: dict[tuple, list] = {}
+    for child_id, fk in after.referencing(d.table_id):
+        by_key.setdefault(tuple(parent_order(fk, table.schema)[1]), []).append((child_id, fk))
+    for names, refs in by_key.items():
+        gone = _gone_keys(store, d, table, names)
+        for child_id, fk in refs if gone else ():
+            child = after.by_id(child_id)
+            if child is None:
+                continue
+            cols, ref_columns = parent_order(fk, table.schema)
+            key = referencing_key(store, child, cols, gone, scanned.get(child_id, 0))
+            if key is not None:
+                raise concurrent(parent_violation(fk, table.name, child.name, ref_columns, key))
+
+
+def _gone_keys(store, d, table: TableVersion, names: tuple[str, ...]) -> set[tuple]:
+    """The complete keys, of ``table``'s columns ``names``, of committed rows ``d`` deleted
+    (every base row's, of a rewritten table) that ``table`` does not hold."""
     base = d.base
-    names = base.schema.primary_key
-    if not names or not table.schema.primary_key:
-        return
+    ids = {c.field_id: c.name for c in base.schema.columns}
+    base_names = tuple(ids.get(table.schema.column(n).field_id) for n in names)
+    if None in base_names:
+        return set()  # (a column the base lacked: none of its rows was referenced by it)
     keys = []
     if d.rewritten():
         for f in base.files:
-            keys.extend(file_keys(store, base, f, names))
-        keys = [k[0] for k in keys] if len(names) == 1 else keys
+            keys.extend(file_keys(store, base, f, base_names))
     else:
         deleted = d.new_deletes()
-        if not deleted:
-            return
         for fid, positions in deleted.items():
-            keys.extend(keys_at(store, base, base.file(fid), list(positions)))
-    probe = list(dict.fromkeys(keys))
-    still = pk.find(store, table, probe)
-    gone = {(k,) if len(names) == 1 else k for k in probe if k not in still}
-    if not gone:
-        return
-    for child_id, fk in after.referencing(d.table_id):
-        child = after.by_id(child_id)
-        if child is None:
-            continue
-        cols, refs = parent_order(fk, table.schema)
-        key = referencing_key(store, child, cols, gone, scanned.get(child_id, 0))
-        if key is not None:
-            raise concurrent(parent_violation(fk, table.name, child.name, refs, key))
+            keys.extend(pk.keys_at(store, base, base.file(fid), list(positions), base_names))
+        if len(base_names) == 1:
+            keys = [(k,) for k in keys]
+    probe = list(complete(keys))
+    if not probe:
+        return set()
+    still = pk.find(store, table, [k[0] for k in probe] if len(names) == 1 else probe, names=names)
+    return {k for k in probe if (k[0] if len(names) == 1 else k) not in still}
 
 
 def refuse_unchecked(deltas, after: CatalogVersion) -> None:

@@ -478,10 +478,15 @@ def _confirmed(store: DataFileStore, version: TableVersion, f: DataFile, key, ma
     return None
 
 
-def keys_at(store: DataFileStore, version: TableVersion, f: DataFile, positions) -> list:
-    """The primary keys of rows ``positions`` of ``f``, a file of ``version``'s schema
-    (deleted rows too)."""
-    rows, names = _key_columns(store, version, f), version.schema.primary_key
+def keys_at(store: DataFileStore, version: TableVersion, f: DataFile, positions,
+            names: tuple[str, ...] | None = None) -> list:
+    """The primary keys (or the values of the columns ``names``) of rows ``positions`` of
+    ``f``, a file of ``version``'s schema (deleted rows too); many of them (a DELETE of a
+    whole file's rows) by one vectorised take."""
+    names = names or version.schema.primary_key
+    rows = _key_columns(store, version, f, names)
+    if len(positions) > 16 and not isinstance(rows, PythonRows):  # (many: one vectorised take)
+        return key_tuples(rows.take(pa.array(positions, pa.int64())), names)
     return [_key_at(rows, names, pos) for pos in positions]
 
 

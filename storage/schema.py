@@ -603,6 +603,17 @@ class TableSchema:
         """The names constraints of the table ``table`` have: a new one takes none of them."""
         return {c.name for c in self.constraints} | ({self.pkey_name(table)} if self.primary_key else set())
 
+    def key_over(self, table: str, columns) -> UniqueConstraint | None:
+        """The key of the table ``table`` (of this schema) over exactly ``columns``, in any
+        order: its primary key (as a UniqueConstraint named as the key), else its first UNIQUE
+        constraint or unique index over them; None if none is."""
+        wanted = set(columns)
+        if len(wanted) != len(tuple(columns)):
+            return None
+        if self.primary_key and set(self.primary_key) == wanted:
+            return UniqueConstraint(self.pkey_name(table), self.primary_key)
+        return next((u for u in self.uniques if set(u.columns) == wanted), None)
+
     def column(self, name: str) -> Column | None:
         for c in self.columns:
             if c.name == name:

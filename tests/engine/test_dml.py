@@ -109,8 +109,11 @@ def test_on_conflict_do_update(c):
     cur = c.execute("INSERT INTO t (id, name) VALUES (1, 'new'), (10, 'ten') "
                     "ON CONFLICT (id) DO UPDATE SET name = excluded.name || t.name RETURNING id, name")
     assert sorted(cur.fetchall()) == [(1, "newa"), (10, "ten")] and cur.rowcount == 2
-    c.execute("INSERT INTO t VALUES (1, 'again', 0) ON CONFLICT DO UPDATE SET score = t.score + 1")
+    c.execute("INSERT INTO t VALUES (1, 'again', 0) ON CONFLICT ON CONSTRAINT t_pkey DO UPDATE SET score = t.score + 1")
     assert q(c, "SELECT * FROM t WHERE id = 1") == [(1, "newa", 2.5)]
+    with pytest.raises(errors.ProgrammingError) as info:  # (no target: 42601, as PostgreSQL's parse analysis)
+        c.execute("INSERT INTO t VALUES (1, 'again', 0) ON CONFLICT DO UPDATE SET score = t.score + 1")
+    assert info.value.sqlstate == "42601"
 
 
 def test_on_conflict_do_update_where(c):
@@ -218,11 +221,11 @@ def test_on_conflict_do_nothing_without_a_target_on_a_table_without_key(c):
     assert c.execute("INSERT INTO n VALUES (1, 'x'), (1, 'x') ON CONFLICT DO NOTHING").rowcount == 2
     assert q(c, "INSERT INTO n SELECT a + 1, b FROM n ON CONFLICT DO NOTHING RETURNING a") == [(2,), (2,)]
     assert q(c, "SELECT count(*) FROM n") == [(4,)]
-    for sql in ["INSERT INTO n VALUES (1, 'x') ON CONFLICT (a) DO NOTHING",
-                "INSERT INTO n VALUES (1, 'x') ON CONFLICT DO UPDATE SET b = 'y'"]:
+    for sql, sqlstate in [("INSERT INTO n VALUES (1, 'x') ON CONFLICT (a) DO NOTHING", "42P10"),
+                          ("INSERT INTO n VALUES (1, 'x') ON CONFLICT DO UPDATE SET b = 'y'", "42601")]:
         with pytest.raises(errors.ProgrammingError) as info:
             c.execute(sql)
-        assert info.value.sqlstate == "42P10"
+        assert info.value.sqlstate == sqlstate
 
 
 # --- UPDATE ------------------------------------------------------------------------------
@@ -420,11 +423,14 @@ def test_parameters_of_a_with_clause_before_insert_update_and_delete_keep_their_
 def test_update_primary_key(c):
     c.execute("UPDATE t SET id = id + 100")          # every key changes; uniqueness holds at the end
     assert q(c, "SELECT id FROM t ORDER BY id") == [(101,), (102,), (103,)]
-    c.execute("UPDATE t SET id = CASE id WHEN 101 THEN 102 WHEN 102 THEN 101 ELSE id END")   # a swap
-    assert q(c, "SELECT id, name FROM t ORDER BY id") == [(101, "b"), (102, "a"), (103, "c")]
-    c.execute("UPDATE t SET id = 1 WHERE id = 103")
-    c.execute("INSERT INTO t (id) VALUES (103)")     # the old key is free again
-    assert q(c, "SELECT id FROM t ORDER BY id") == [(1,), (101,), (102,), (103,)]
+    with pytest.raises(errors.IntegrityError) as info:  # a swap: PostgreSQL checks the key row by row
+        c.execute("UPDATE t SET id = CASE id WHEN 101 THEN 102 WHEN 102 THEN 101 ELSE id END")
+    assert info.value.sqlstate == "23505" and "Key (id)=(102) already exists." in str(info.value)
+    c.execute("UPDATE t SET id = CASE id WHEN 101 THEN 100 WHEN 102 THEN 101 WHEN 103 THEN 102 END")  # a shift down
+    assert q(c, "SELECT id, name FROM t ORDER BY id") == [(100, "a"), (101, "b"), (102, "c")]
+    c.execute("UPDATE t SET id = 1 WHERE id = 102")
+    c.execute("INSERT INTO t (id) VALUES (102)")     # the old key is free again
+    assert q(c, "SELECT id FROM t ORDER BY id") == [(1,), (100,), (101,), (102,)]
 
 
 def test_update_in_a_transaction_sees_its_own_writes(connect):

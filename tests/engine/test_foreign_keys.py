@@ -210,6 +210,27 @@ def test_no_action_and_restrict(c):
     assert q(c, "SELECT id FROM p ORDER BY id") == [(1,), (3,)]
 
 
+def test_restrict_refuses_changing_a_referenced_rows_key_even_when_another_row_takes_it(c):
+    """PostgreSQL's RESTRICT, unlike NO ACTION, does not excuse a referenced row's key change
+    because another row holds the key at the statement's end (no ri_Check_Pk_Match); a row
+    keeping its key is no change for either."""
+    c.execute("CREATE TABLE r (a INT REFERENCES p ON UPDATE RESTRICT ON DELETE RESTRICT)")
+    c.execute("CREATE TABLE n (a INT REFERENCES p)")
+    c.execute("INSERT INTO r VALUES (2)")
+    c.execute("INSERT INTO n VALUES (2)")
+    msg = fails(c, "UPDATE p SET id = id - 1", "23503")  # (row 3 takes key 2: NO ACTION's n allows it)
+    assert msg.startswith('update or delete on table "p" violates foreign key constraint "r_a_fkey" on table "r"')
+    c.execute("DELETE FROM r")
+    c.execute("UPDATE p SET id = id - 1")
+    assert q(c, "SELECT id, v FROM p ORDER BY id") == [(0, "x"), (1, "y"), (2, "z")]
+    assert q(c, "SELECT a FROM n") == [(2,)]
+    c.execute("INSERT INTO r VALUES (2)")
+    c.execute("UPDATE p SET id = id, v = v || '!'")  # (no key changed)
+    c.execute("UPDATE p SET v = 'w' WHERE id = 2")
+    fails(c, "MERGE INTO p USING (VALUES (2)) s(id) ON p.id = s.id WHEN MATCHED THEN DELETE", "23503")
+    c.execute("DELETE FROM p WHERE id = 0")
+
+
 def test_on_delete_cascade_recursively_and_on_update_cascade(c):
     c.execute("CREATE TABLE c (k INT PRIMARY KEY, a INT REFERENCES p ON DELETE CASCADE ON UPDATE CASCADE)")
     c.execute("CREATE TABLE g (x INT REFERENCES c ON DELETE CASCADE)")
@@ -220,6 +241,22 @@ def test_on_delete_cascade_recursively_and_on_update_cascade(c):
     assert q(c, "SELECT x FROM g") == [(3,)]
     c.execute("UPDATE p SET id = 20 WHERE id = 2")
     assert q(c, "SELECT k, a FROM c") == [(3, 20)]
+
+
+@pytest.mark.parametrize("action", ["RESTRICT", "NO ACTION"])
+def test_a_check_runs_after_the_cascades_queued_before_it(c, action):
+    """p's row cascades to c and to g, and g references c: PostgreSQL queues referential
+    actions, so g's check of c's deleted row runs after the cascade that deletes g's row too
+    (it was 23503, the check run inside c's cascade, before g's). Reached by one cascade only,
+    the row is still there and the check refuses."""
+    c.execute("CREATE TABLE c (id INT PRIMARY KEY, p INT REFERENCES p ON DELETE CASCADE)")
+    c.execute(f"CREATE TABLE g (c INT REFERENCES c ON DELETE {action}, p INT REFERENCES p ON DELETE CASCADE)")
+    c.execute("INSERT INTO c VALUES (10, 1), (20, 2)")
+    c.execute("INSERT INTO g VALUES (10, 1), (20, 3)")
+    c.execute("DELETE FROM p WHERE id = 1")
+    assert q(c, "SELECT count(*) FROM c") == [(1,)] and q(c, "SELECT c FROM g") == [(20,)]
+    msg = fails(c, "DELETE FROM p WHERE id = 2", "23503")
+    assert msg.startswith('update or delete on table "c" violates foreign key constraint "g_c_fkey" on table "g"')
 
 
 def test_cascade_is_transactional(connect, c):

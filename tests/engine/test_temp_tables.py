@@ -1,5 +1,5 @@
-"""Temporary tables (CREATE TEMP TABLE): private to their session, transactional within it,
-dropped at close, and never in the warehouse's log, checkpoints or Paimon snapshots."""
+"""Temporary tables (CREATE TEMP TABLE) and views: private to their session, transactional
+within it, dropped at close, and never in the warehouse's log, checkpoints or Paimon snapshots."""
 
 import os
 import textwrap
@@ -322,10 +322,59 @@ REFUSED = [
     ("CREATE TEMP TABLE s (id SERIAL)", "0A000"),
     ("CREATE TEMP TABLE public.s (a INT)", "42P16"),
     ("CREATE TABLE s (a INT) ON COMMIT DELETE ROWS", "42P16"),
-    ("CREATE VIEW v AS SELECT a FROM t", "0A000"),  # (PostgreSQL would make it a temporary view)
-    ("CREATE VIEW pg_temp.v AS SELECT 1 AS a", "0A000"),
+    ("CREATE VIEW public.v AS SELECT a FROM t", "42P16"),  # (a temporary view, named in another schema)
+    ("CREATE TEMP VIEW public.v AS SELECT 1 AS a", "42P16"),
     ("CREATE SEQUENCE pg_temp.s", "0A000"),
 ]
+
+
+def test_local_temp_is_temp(connect):
+    c = connect(autocommit=True)
+    c.execute("CREATE LOCAL TEMP TABLE a (x INT)")
+    c.execute("CREATE LOCAL TEMPORARY TABLE b (x INT) ON COMMIT DELETE ROWS")
+    assert rows(c, "SELECT table_name, table_type FROM information_schema.tables ORDER BY 1") == [
+        ("a", "LOCAL TEMPORARY"), ("b", "LOCAL TEMPORARY")]
+    other = connect(autocommit=True)
+    fails(other, "SELECT * FROM a", "42P01")
+
+
+def test_temporary_views(connect, warehouse):
+    """CREATE [LOCAL] TEMP VIEW, and a view reading a temporary table (PostgreSQL makes it a
+    temporary view, with a NOTICE): the session's own, as its temporary tables are."""
+    c = connect(autocommit=True)
+    c.execute("CREATE TABLE p (id INT PRIMARY KEY, v TEXT)")
+    c.execute("INSERT INTO p VALUES (1, 'a')")
+    c.execute("CREATE TEMP TABLE t (a INT)")
+    c.execute("INSERT INTO t VALUES (7)")
+    c.execute("CREATE VIEW v AS SELECT a FROM t")
+    assert c.notices[-1] == 'NOTICE:  view "v" will be a temporary view'
+    c.execute("CREATE TEMPORARY VIEW pv AS SELECT * FROM p")
+    c.execute("CREATE OR REPLACE LOCAL TEMP VIEW pv AS SELECT id, v, 1 AS only_in_pv FROM p")
+    c.execute("CREATE VIEW vv AS SELECT * FROM pv")  # (reads a temporary view: one too)
+    assert c.notices[-1] == 'NOTICE:  view "vv" will be a temporary view'
+    assert rows(c, "SELECT * FROM v") == [(7,)] and rows(c, "SELECT * FROM vv") == [(1, "a", 1)]
+    assert rows(c, "SELECT table_name, table_type FROM information_schema.tables "
+                   "WHERE table_schema LIKE 'pg_temp%' ORDER BY 1") == [
+        ("pv", "VIEW"), ("t", "LOCAL TEMPORARY"), ("v", "VIEW"), ("vv", "VIEW")]
+    other = connect(autocommit=True)
+    for name in ("v", "pv", "vv"):
+        fails(other, f"SELECT * FROM {name}", "42P01")
+    other.execute("CREATE VIEW pv AS SELECT 2 AS two")  # (a permanent one of the name: the session's shadows it)
+    assert rows(c, "SELECT * FROM pv") == [(1, "a", 1)] and rows(other, "SELECT * FROM pv") == [(2,)]
+    fails(c, "DROP TABLE t", "2BP01")
+    c.autocommit = False
+    c.execute("CREATE TEMP VIEW gone AS SELECT 1 AS one")
+    c.rollback()
+    fails(c, "SELECT * FROM gone", "42P01")
+    c.rollback()
+    c.autocommit = True
+    c.execute("DROP VIEW vv")
+    c.execute("DROP TABLE t CASCADE")
+    assert c.notices[-1] == "NOTICE:  drop cascades to view v"
+    assert warehouse_files_naming(warehouse, "only_in_pv") == []  # (never in the log)
+    c.close()
+    fails(other, "SELECT * FROM v", "42P01")
+    assert rows(other, "SELECT table_name FROM information_schema.views") == [("pv",)]
 
 
 def test_refusals(connect):

@@ -45,9 +45,23 @@ def test_updates_are_checked_on_the_point_path_and_statement_wide(c):
     c.execute("INSERT INTO t VALUES (1, 1), (2, 2), (3, 3)")
     assert error_of(c, "UPDATE t SET a = 1 WHERE id = 2")[0] == "23505"         # point UPDATE by key
     assert error_of(c, "UPDATE t SET a = 1 WHERE a = 2")[0] == "23505"          # general path
-    c.execute("UPDATE t SET a = a + 1")                                          # keys shift past each other
-    assert c.execute("SELECT a FROM t ORDER BY id").fetchall() == [(2,), (3,), (4,)]
+    # checked row by row, as PostgreSQL checks a non-deferrable key: a row's new key against the
+    # old key of a row updated after it (in physical order) - a shift up fails, a shift down passes
+    assert error_of(c, "UPDATE t SET a = a + 1") == (
+        "23505", 'duplicate key value violates unique constraint "t_a_key"\nDETAIL:  Key (a)=(2) already exists.')
+    assert error_of(c, "UPDATE t SET id = id + 1") == (
+        "23505", 'duplicate key value violates unique constraint "t_pkey"\nDETAIL:  Key (id)=(2) already exists.')
+    assert error_of(c, "UPDATE t SET a = 4 - a WHERE id <> 2")[0] == "23505"  # (a swap)
+    c.execute("UPDATE t SET a = a - 1, id = id - 1")
+    assert c.execute("SELECT id, a FROM t ORDER BY id").fetchall() == [(0, 0), (1, 1), (2, 2)]
+    c.execute("UPDATE t SET a = a + 10")  # (no row's new key another's)
     assert error_of(c, "UPDATE t SET a = 7")[0] == "23505"
+    # MERGE deleting some rows and updating others: each new key against the rows after it
+    c.execute("MERGE INTO t USING (VALUES (0), (1), (2)) s(id) ON t.id = s.id "
+              "WHEN MATCHED AND s.id = 0 THEN DELETE WHEN MATCHED THEN UPDATE SET a = a - 1")
+    assert c.execute("SELECT id, a FROM t ORDER BY id").fetchall() == [(1, 10), (2, 11)]
+    assert error_of(c, "MERGE INTO t USING (VALUES (1), (2)) s(id) ON t.id = s.id "
+                       "WHEN MATCHED AND s.id = 2 THEN DELETE WHEN MATCHED THEN UPDATE SET a = 11")[0] == "23505"
 
 
 def test_a_table_without_primary_key_and_nulls_not_distinct(c):
@@ -59,6 +73,24 @@ def test_a_table_without_primary_key_and_nulls_not_distinct(c):
     c.execute("INSERT INTO w VALUES (NULL, 3)")  # DELETE then INSERT of a key
     c.execute("UPDATE w SET b = 4")              # a row keeping its key
     assert c.execute("SELECT * FROM w").fetchall() == [(None, 4)]
+
+
+def test_create_unique_index_nulls_not_distinct(c):
+    c.execute("CREATE TABLE w (a INT, b INT)")
+    c.execute("INSERT INTO w VALUES (NULL, NULL), (NULL, 1)")
+    assert error_of(c, "CREATE UNIQUE INDEX w_a ON w (a) NULLS NOT DISTINCT") == (
+        "23505", 'could not create unique index "w_a"\nDETAIL:  Key (a)=(null) is duplicated.')
+    c.execute("DELETE FROM w WHERE b = 1")
+    c.execute("CREATE UNIQUE INDEX w_a ON w (a) NULLS NOT DISTINCT")
+    c.execute("CREATE UNIQUE INDEX w_b ON w (b) NULLS DISTINCT")  # (the default, written)
+    c.execute("CREATE INDEX w_ab ON w (a, b) NULLS NOT DISTINCT")  # (a plain index: nothing to it, as in PostgreSQL)
+    assert error_of(c, "INSERT INTO w VALUES (NULL, 2)") == (
+        "23505", 'duplicate key value violates unique constraint "w_a"\nDETAIL:  Key (a)=(null) already exists.')
+    c.execute("INSERT INTO w VALUES (3, NULL)")  # (b's NULLs are distinct)
+    assert c.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'w' ORDER BY 1").fetchall() == [
+        ("w_a", "CREATE UNIQUE INDEX w_a ON public.w USING btree (a) NULLS NOT DISTINCT"),
+        ("w_ab", "CREATE INDEX w_ab ON public.w USING btree (a, b)"),
+        ("w_b", "CREATE UNIQUE INDEX w_b ON public.w USING btree (b)")]
 
 
 def test_alter_table_add_validates_the_rows_and_drop_constraint_drops(c):

@@ -251,7 +251,7 @@ def test_an_unnamed_check_added_by_alter_table_and_validate_constraint_parse():
 @pytest.mark.parametrize("sql", ["CREATE TABLE t (a INT REFERENCES p DEFERRABLE)",
                                  "CREATE TABLE t (a INT REFERENCES p MATCH PARTIAL)",
                                  "CREATE TABLE t (a INT CHECK (a IN (SELECT 1)))",
-                                 "CREATE OR REPLACE TABLE t (a INT)", "CREATE TEMP VIEW v AS SELECT 1",
+                                 "CREATE OR REPLACE TABLE t (a INT)",
                                  "CREATE MATERIALIZED VIEW v AS SELECT 1", "CREATE RECURSIVE VIEW v (a) AS SELECT 1",
                                  "CREATE VIEW v AS SELECT 1 WITH CHECK OPTION", "DROP MATERIALIZED VIEW v",
                                  "ALTER VIEW v ALTER COLUMN a SET DEFAULT 1"])
@@ -371,6 +371,13 @@ def test_insert_on_conflict():
     assert "excluded.v + t.v" in oc.assignments[0][1].sql()  # (checked for a float overflow: parser/semantics.py)
     assert oc.where.sql() == "t.v < excluded.v"
     assert ins.param_count == 3 and len(ins.returning) == 1 and isinstance(ins.returning[0], exp.Star)
+    with pytest.raises(errors.SyntaxError) as info:  # (DO UPDATE must say which key conflicts)
+        parse_one("INSERT INTO t VALUES (1) ON CONFLICT DO UPDATE SET v = 2")
+    assert str(info.value) == ("ON CONFLICT DO UPDATE requires inference specification or constraint name\n"
+                               "HINT:  For example, ON CONFLICT (column_name).")
+    assert info.value.sqlstate == "42601"
+    oc = parse_one("INSERT INTO t VALUES (1) ON CONFLICT ON CONSTRAINT t_pkey DO UPDATE SET v = 2").on_conflict
+    assert oc.constraint == "t_pkey" and not oc.do_nothing
 
 
 def test_update_and_delete():

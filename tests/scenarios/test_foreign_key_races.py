@@ -42,6 +42,16 @@ def in_thread(work) -> str:
     return outcome[0] if outcome else "still running"
 
 
+def commit_in_turn(*conns) -> list[str]:
+    """Commit each connection in turn, each in a thread: "ok" or the SQLSTATE; all rolled back
+    after (whatever is still open)."""
+    try:
+        return [in_thread(conn.commit) for conn in conns]
+    finally:
+        for conn in conns:
+            conn.rollback()
+
+
 def orphans(conn) -> int:
     return conn.execute("SELECT count(*) FROM c WHERE a IS NOT NULL AND a NOT IN (SELECT id FROM p)").fetchone()[0]
 
@@ -109,7 +119,9 @@ def test_child_inserts_of_one_parent_do_not_block_one_another(setup, connect):
     assert setup.execute("SELECT count(*) FROM c WHERE a = 1").fetchone()[0] == 4
 
 
-def test_another_process_deletes_the_parent(setup, connect, warehouse):
+def another_process_wins(connect, warehouse, races) -> None:
+    """For each (mine, theirs) of ``races``: ``mine`` run here, uncommitted; ``theirs`` run and
+    committed by another process; then this COMMIT fails with 40001."""
     code = ("import sys, txlake\n"
             "c = txlake.connect(sys.argv[1], autocommit=True, publish='off')\n"
             "try:\n"
@@ -117,13 +129,17 @@ def test_another_process_deletes_the_parent(setup, connect, warehouse):
             "    print('ok')\n"
             "except txlake.Error as e:\n"
             "    print(e.sqlstate)\n")
-    # the parent row deleted by another process, then the child committed; and the other way round
-    for mine, theirs in (("INSERT INTO c VALUES (10, 1)", "DELETE FROM p WHERE id = 1"),
-                         ("DELETE FROM p WHERE id = 2", "INSERT INTO c VALUES (20, 2)")):
+    for mine, theirs in races:
         conn = connect()
         conn.execute(mine)
         assert run_python(code, warehouse, theirs).stdout.strip() == "ok"
         assert commit_each(conn) == ["40001"]
+
+
+def test_another_process_deletes_the_parent(setup, connect, warehouse):
+    # the parent row deleted by another process, then the child committed; and the other way round
+    another_process_wins(connect, warehouse, (("INSERT INTO c VALUES (10, 1)", "DELETE FROM p WHERE id = 1"),
+                                              ("DELETE FROM p WHERE id = 2", "INSERT INTO c VALUES (20, 2)")))
     assert orphans(setup) == 0
     assert setup.execute("SELECT k FROM c").fetchall() == [(20,)]
 
@@ -185,3 +201,74 @@ def test_altered_tables_do_not_fail_over_keys_they_did_not_touch(setup, connect)
         child.rollback()
         parent.rollback()
     assert orphans(setup) == 0
+
+
+# --- a foreign key referencing a UNIQUE column, not the primary key: the same guarantees ---------
+
+@pytest.fixture(params=["UNIQUE", "unique index"])
+def unique_setup(connect, request):
+    admin = connect(autocommit=True)
+    if request.param == "UNIQUE":
+        admin.execute("CREATE TABLE p (id INT PRIMARY KEY, u INT UNIQUE)")
+    else:
+        admin.execute("CREATE TABLE p (id INT PRIMARY KEY, u INT)")
+        admin.execute("CREATE UNIQUE INDEX p_u ON p (u)")
+    admin.execute("CREATE TABLE c (k INT PRIMARY KEY, a INT REFERENCES p (u))")
+    admin.execute("INSERT INTO p VALUES (1, 10), (2, 20), (3, NULL)")
+    return admin
+
+
+def unique_orphans(conn) -> int:
+    return conn.execute("SELECT count(*) FROM c WHERE a IS NOT NULL AND a NOT IN "
+                        "(SELECT u FROM p WHERE u IS NOT NULL)").fetchone()[0]
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("first", ["child", "parent"])
+@pytest.mark.parametrize("removal", ["DELETE FROM p WHERE id = 1", "UPDATE p SET u = 11 WHERE id = 1",
+                                     "UPDATE p SET u = NULL WHERE id = 1"])
+def test_child_insert_races_removal_of_a_unique_key(unique_setup, connect, level, first, removal):
+    child, parent = connect(isolation_level=level), connect(isolation_level=level)
+    assert in_thread(lambda: child.execute("INSERT INTO c VALUES (10, 10)")) == "ok"
+    assert in_thread(lambda: parent.execute(removal)) == "ok"  # (no wait: not seen)
+    order = [child, parent] if first == "child" else [parent, child]
+    assert commit_in_turn(*order) == ["ok", LOSER[level]]
+    assert unique_orphans(unique_setup) == 0
+    held = unique_setup.execute("SELECT count(*) FROM p WHERE u = 10").fetchone()[0]
+    assert held == (1 if first == "child" else 0)
+
+
+def test_a_unique_key_freed_and_taken_again_keeps_its_children(unique_setup, connect):
+    unique_setup.execute("INSERT INTO c VALUES (1, 10)")
+    mover, inserter = connect(), connect()
+    # (the key moves to another row in one statement - NO ACTION: still there at its end)
+    mover.execute("UPDATE p SET u = CASE id WHEN 1 THEN NULL ELSE 10 END WHERE id IN (1, 3)")
+    inserter.execute("INSERT INTO c VALUES (2, 10)")
+    assert commit_in_turn(mover, inserter) == ["ok", "ok"]
+    assert unique_orphans(unique_setup) == 0
+
+
+def test_another_process_removes_the_unique_key(unique_setup, connect, warehouse):
+    another_process_wins(connect, warehouse, (("INSERT INTO c VALUES (10, 10)", "UPDATE p SET u = 12 WHERE id = 1"),
+                                              ("DELETE FROM p WHERE id = 2", "INSERT INTO c VALUES (20, 20)")))
+    assert unique_orphans(unique_setup) == 0
+    assert unique_setup.execute("SELECT k FROM c").fetchall() == [(20,)]
+
+
+@pytest.mark.parametrize("first", ["add", "drop"])
+def test_adding_a_foreign_key_races_dropping_its_unique_key(connect, first):
+    """Neither sees the other's change: the one committing second would leave a foreign key
+    with no key to reference - 40001."""
+    admin = connect(autocommit=True)
+    admin.execute("CREATE TABLE p (id INT PRIMARY KEY, u INT CONSTRAINT p_u_key UNIQUE)")
+    admin.execute("CREATE TABLE c (a INT)")
+    admin.execute("INSERT INTO p VALUES (1, 10)")
+    admin.execute("INSERT INTO c VALUES (10)")
+    adder, dropper = connect(), connect()
+    assert in_thread(lambda: adder.execute("ALTER TABLE c ADD FOREIGN KEY (a) REFERENCES p (u)")) == "ok"
+    assert in_thread(lambda: dropper.execute("ALTER TABLE p DROP CONSTRAINT p_u_key")) == "ok"
+    assert commit_in_turn(*([adder, dropper] if first == "add" else [dropper, adder])) == ["ok", "40001"]
+    fks = admin.execute("SELECT count(*) FROM information_schema.referential_constraints").fetchone()[0]
+    keys = admin.execute("SELECT count(*) FROM information_schema.table_constraints "
+                         "WHERE constraint_name = 'p_u_key'").fetchone()[0]
+    assert (fks, keys) == ((1, 1) if first == "add" else (0, 0))
