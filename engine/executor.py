@@ -438,7 +438,7 @@ class Executor:
             if isinstance(node.this, exp.Anonymous) and node.this.name.lower() in _TABLE_FUNCTIONS:
                 fn = node.this.name.lower()
                 alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(fn))
-                return exp.Table(this=exp.to_identifier(register(_TABLE_FUNCTIONS[fn](self, ctx, node.this))), alias=alias)
+                return _pointed(node, register(_TABLE_FUNCTIONS[fn](self, ctx, node.this)), alias)
             if not isinstance(node.this, exp.Identifier):
                 return node
             name = table_name(node)
@@ -450,13 +450,13 @@ class Executor:
             if view is not None and travel is None:  # information_schema.tables, pg_tables, ...
                 alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name.name))
                 rows = catalog_views.build(view, ctx.txn.tables(ctx.catalog), self._last_value, self.temp_schema)
-                return exp.Table(this=exp.to_identifier(register(rows)), alias=alias)
+                return _pointed(node, register(rows), alias)
             version = self._as_of(ctx, name, travel) if travel is not None else ctx.resolve(name)
             key = id(version)
             if key not in registered:
                 registered[key] = register(self._source(version))
             alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name.name))
-            return exp.Table(this=exp.to_identifier(registered[key]), alias=alias)
+            return _pointed(node, registered[key], alias)
 
         return expression.transform(visit)
 
@@ -826,7 +826,7 @@ class Executor:
             if name not in refs:
                 refs.append(name)
             alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name.name))
-            return exp.Table(this=exp.to_identifier(f"__txl_q{refs.index(name)}"), alias=alias)
+            return _pointed(node, f"__txl_q{refs.index(name)}", alias)
 
         rewritten = expression.transform(visit)
         if special:
@@ -2374,6 +2374,18 @@ def _refuse_temporary_reference(db: str, fk) -> None:
         kind = "temporary" if child else "permanent"
         raise errors.ProgrammingError(f"constraints on {kind} tables may reference only {kind} tables",
                                       sqlstate="42P16")
+
+
+def _pointed(node: exp.Table, name: str, alias: exp.TableAlias) -> exp.Table:
+    """The table reference ``node`` made to read the relation registered as ``name`` (under
+    ``alias``), in place: what it holds besides its name stays - the joins of a parenthesized
+    join, ``FROM (a JOIN b ON ...)`` as pg_dump writes views, which a new node had dropped -
+    and the transform goes on into them."""
+    for key in ("db", "catalog", "version", "when"):
+        node.set(key, None)
+    node.set("this", exp.to_identifier(name))
+    node.set("alias", alias)
+    return node
 
 
 def _session_value(ctx: Context, node: exp.Expression) -> exp.Expression:
