@@ -237,7 +237,7 @@ def _to_statement(tree: exp.Expression) -> st.Statement:
         first.set("into", None)
         return st.CreateTable(table=table_name(into.this), as_query=tree, temporary=bool(into.args.get("temporary")))
     if isinstance(tree, (exp.Query, exp.Values)):
-        return st.Query(expression=tree, locks=tuple(locks or ()))
+        return _set_config(tree) or st.Query(expression=tree, locks=tuple(locks or ()))
     if isinstance(tree, (exp.Condition, exp.Alias, exp.Star)):  # a bare expression ("START", "SELEC 1")
         raise _syntax_error(f'syntax error at or near "{tree.sql()}"', tree)
     if isinstance(tree, exp.Command) and tree.name.upper() == "EXPLAIN":
@@ -253,6 +253,25 @@ def _to_statement(tree: exp.Expression) -> st.Statement:
         raise errors.NotSupportedError(f"statement not supported: {tree.name.upper()}")
     words = tree.sql(dialect="postgres").split()  # (as written: GRANT, ANALYZE)
     raise errors.NotSupportedError(f"statement not supported: {words[0].upper() if words else tree.key.upper()}")
+
+
+def _set_config(tree: exp.Expression) -> st.SetVariable | None:
+    """``SELECT [pg_catalog.]set_config('name', 'value', is_local)`` alone, with constants, as
+    pg_dump's scripts open (``set_config('search_path', '', false)``): the SET it means. Other
+    uses of set_config are left to the query (DuckDB has none: 42883)."""
+    if not isinstance(tree, exp.Select) or len(tree.expressions) != 1 or \
+            any(tree.args.get(k) for k in tree.args if k != "expressions"):
+        return None
+    call = tree.expressions[0].unalias()
+    if isinstance(call, exp.Dot) and call.this.name.lower() == "pg_catalog":
+        call = call.expression
+    if not (isinstance(call, exp.Anonymous) and call.name.lower() == "set_config" and len(call.expressions) == 3):
+        return None
+    name, value, local = call.expressions
+    if not (isinstance(name, exp.Literal) and name.is_string and isinstance(value, exp.Literal) and value.is_string
+            and isinstance(local, exp.Boolean)):
+        return None
+    return st.SetVariable(name=name.name, value=value.name, local=local.this, function=True)
 
 
 # EXPLAIN's options: ANALYZE and VERBOSE as words, or a parenthesized list (name [value], ...)

@@ -127,6 +127,9 @@ class SetVariable(Statement):
     name: str = ""
     value: str | None = None  # None: DEFAULT / RESET
     local: bool = False
+    #: written as ``SELECT [pg_catalog.]set_config('name', 'value', is_local)`` (pg_dump's
+    #: scripts do): its result is a row holding the new value
+    function: bool = False
 
     @property
     def needs_block(self) -> bool:  # (SET LOCAL: psycopg would have sent BEGIN first)

@@ -20,6 +20,70 @@ def fails(conn, sql, sqlstate, words=""):
     assert info.value.sqlstate == sqlstate and words in str(info.value), (info.value.sqlstate, str(info.value))
 
 
+PG_DUMP_HEADER = """
+SET statement_timeout = 0;
+SET lock_timeout = 0;
+SET idle_in_transaction_session_timeout = 0;
+SET client_encoding = 'UTF8';
+SET standard_conforming_strings = on;
+SELECT pg_catalog.set_config('search_path', '', false);
+SET check_function_bodies = false;
+SET xmloption = content;
+SET client_min_messages = warning;
+SET row_security = off;
+SET default_tablespace = '';
+SET default_table_access_method = heap;
+"""
+
+
+def test_the_settings_a_dump_opens_with_are_taken(conn):
+    cur = conn.cursor()
+    for statement in filter(str.strip, PG_DUMP_HEADER.split(";")):
+        cur.execute(statement)
+    assert conn.execute("SHOW client_encoding").fetchone() == ("UTF8",)
+    assert conn.execute("SHOW default_table_access_method").fetchone() == ("heap",)
+    assert conn.execute("SHOW row_security").fetchone() == ("off",)
+    names = [row[0] for row in conn.execute("SHOW ALL").fetchall()]
+    assert {"client_min_messages", "standard_conforming_strings", "xmloption"} <= set(names)
+    # values whose meaning txlake does not have are refused, not ignored
+    fails(conn, "SET client_encoding = 'LATIN1'", "0A000", "txlake has only 'UTF8'")
+    fails(conn, "SET standard_conforming_strings = off", "0A000")
+    fails(conn, "SET idle_in_transaction_session_timeout = '5min'", "0A000")
+    fails(conn, "SET default_tablespace = fast_disks", "0A000")
+    fails(conn, "SET row_security = maybe", "22023", 'invalid value for parameter "row_security"')
+    fails(conn, "SET client_min_messages = loud", "22023")
+
+
+def test_set_config_sets_and_returns_the_value(conn):
+    cur = conn.cursor()
+    cur.execute("SELECT pg_catalog.set_config('client_min_messages', 'error', false)")
+    assert cur.fetchall() == [("error",)] and cur.description[0][0] == "set_config"
+    assert conn.execute("SHOW client_min_messages").fetchone() == ("error",)
+    conn.execute("BEGIN")
+    conn.execute("SELECT set_config('client_min_messages', 'notice', true)")  # (SET LOCAL)
+    assert conn.execute("SHOW client_min_messages").fetchone() == ("notice",)
+    conn.execute("COMMIT")
+    assert conn.execute("SHOW client_min_messages").fetchone() == ("error",)
+
+
+def test_client_min_messages_holds_back_notices_below_it(conn):
+    create = "CREATE TABLE IF NOT EXISTS t (id INT)"
+    conn.execute(create)
+    conn.execute(create)
+    conn.execute("COMMIT")
+    assert conn.notices == ['NOTICE:  relation "t" already exists, skipping',
+                            "WARNING:  there is no transaction in progress"]
+    conn.notices.clear()
+    conn.execute("SET client_min_messages = error")
+    conn.execute("COMMIT")
+    conn.execute(create)
+    assert conn.notices == []
+    conn.execute("SET client_min_messages = warning")  # (pg_dump's)
+    conn.execute(create)
+    conn.execute("COMMIT")
+    assert conn.notices == ["WARNING:  there is no transaction in progress"]
+
+
 def test_a_view_over_parenthesized_joins_as_pg_dump_writes_it(conn):
     """The tables of ``FROM ((a JOIN b ON ...) JOIN c ON ...)`` were dropped from the query
     DuckDB ran (42601 at or near ")")."""
