@@ -848,6 +848,7 @@ _CONTROL = {
         stmt, ("default_isolation", "default_read_only") if stmt.session else (), False, Session._set_transaction),
     st.SetVariable: lambda s, stmt: s._tracked_set(stmt, _setting_names(s, stmt), stmt.local, Session._set),
     st.Show: Session._show,
+    st.NoEffect: lambda s, stmt: Result(status=stmt.tag, notice=stmt.notice),
     st.Call: Session._call,
     st.Vacuum: Session._vacuum,
     st.PrepareTransaction: Session._prepare_transaction,

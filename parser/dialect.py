@@ -27,7 +27,8 @@ class Control(exp.Expression):
 
     ``kind`` names the statement (BEGIN, COMMIT, ROLLBACK, SAVEPOINT, ROLLBACK_TO, RELEASE,
     SET_TRANSACTION, SET_SESSION_CHARACTERISTICS, SET, RESET, SHOW, PREPARE_TRANSACTION,
-    COMMIT_PREPARED, ROLLBACK_PREPARED, PREPARE, EXECUTE, DEALLOCATE); the other args depend on it.
+    COMMIT_PREPARED, ROLLBACK_PREPARED, PREPARE, EXECUTE, DEALLOCATE, NO_EFFECT); the other args
+    depend on it.
     """
 
     arg_types = {
@@ -676,7 +677,10 @@ class TxlakeParser(DuckDB.Parser):
 
     # --- CREATE / ALTER / DROP SEQUENCE --------------------------------------------------
 
-    def _parse_sequence_statement(self) -> SequenceCommand | None:
+    def _parse_sequence_statement(self) -> SequenceCommand | Control | None:
+        no_effect = self._parse_no_effect_statement()
+        if no_effect is not None:
+            return no_effect
         if not self._next or self._next.text.upper() != "SEQUENCE":
             return None
         kind = self._curr.text.upper()
@@ -693,6 +697,34 @@ class TxlakeParser(DuckDB.Parser):
         name = self._parse_table_parts()
         return SequenceCommand(kind=kind, names=[name], exists=exists,
                                options=self.parse_sequence_options(restart=kind == "ALTER"))
+
+    def _parse_no_effect_statement(self) -> Control | None:
+        """``ALTER kind name OWNER TO role``, ``COMMENT ON ... IS ...``, ``GRANT ...``, ``REVOKE
+        ...``, ``ALTER DEFAULT PRIVILEGES ...``: a Control NO_EFFECT (``name`` its command tag,
+        ``value`` what it tells; parse.py makes it a NoEffect), or None for any other statement.
+        txlake has no roles or privileges (whoever may open the warehouse's files may do all),
+        so these change nothing; a GRANT or REVOKE says so. The rest of the statement is skipped:
+        the object it names is not looked up."""
+        tokens = [t for t in self._tokens[self._index:] if t.token_type != TokenType.SEMICOLON]
+        # (words as written: a string or a quoted name is no keyword)
+        words = [t.text.upper() if t.token_type not in (TokenType.STRING, TokenType.IDENTIFIER) else "" for t in tokens]
+        first = words[0] if words else ""
+        if first == "ALTER" and words[1:3] == ["DEFAULT", "PRIVILEGES"]:
+            tag = "ALTER DEFAULT PRIVILEGES"
+            notice = f"txlake has no privileges: {tag} changes nothing"
+        elif first == "ALTER" and len(words) >= 5 and words[-3:-1] == ["OWNER", "TO"] and \
+                words[-4] not in ("RENAME", "COLUMN", "CONSTRAINT", "ATTRIBUTE"):  # (RENAME owner TO x: a rename)
+            kind = words[1] if words[1] != "MATERIALIZED" else "MATERIALIZED VIEW"
+            tag, notice = f"ALTER {kind}", None  # (no roles: every object is the warehouse's)
+        elif first == "COMMENT" and words[1:2] == ["ON"]:
+            tag, notice = "COMMENT", None  # (not kept: txlake has no obj_description)
+        elif first in ("GRANT", "REVOKE"):
+            tag, notice = first, f"txlake has no roles or privileges: {first} changes nothing"
+        else:
+            return None
+        self._index = len(self._tokens) - 1
+        self._advance()  # (past the last token: the statement is whole)
+        return Control(kind="NO_EFFECT", name=tag, value=notice)
 
     def parse_sequence_options(self, restart: bool = False, until=None) -> list:
         """CREATE / ALTER SEQUENCE's options (and an identity column's, up to ``until``)."""
@@ -794,6 +826,9 @@ class TxlakeParser(DuckDB.Parser):
         "CREATE": _parse_sequence_statement,
         "ALTER": _parse_sequence_statement,
         "DROP": _parse_sequence_statement,
+        "COMMENT": _parse_no_effect_statement,
+        "GRANT": _parse_no_effect_statement,
+        "REVOKE": _parse_no_effect_statement,
     }
 
 

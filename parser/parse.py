@@ -368,6 +368,8 @@ def _control(node: Control) -> st.Statement:
         return st.CommitPrepared(gid=a["label"])
     if kind == "ROLLBACK_PREPARED":
         return st.RollbackPrepared(gid=a["label"])
+    if kind == "NO_EFFECT":
+        return st.NoEffect(tag=a["name"], notice=a.get("value"))
     raise errors.NotSupportedError(f"statement not supported: {kind}")
 
 

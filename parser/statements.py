@@ -138,6 +138,17 @@ class SetVariable(Statement):
 
 
 @dataclass(frozen=True)
+class NoEffect(Statement):
+    """A statement pg_dump writes that means nothing where there are no roles, privileges or
+    comments: ``ALTER ... OWNER TO``, ``COMMENT ON``, ``GRANT``, ``REVOKE``, ``ALTER DEFAULT
+    PRIVILEGES``. It is accepted and changes nothing; ``tag`` is its command tag, ``notice``
+    what it tells (None: nothing)."""
+    tag: str = ""
+    notice: str | None = None
+    touches_data = False
+
+
+@dataclass(frozen=True)
 class Show(Statement):
     name: str = ""
     touches_data = False

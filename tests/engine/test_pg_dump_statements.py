@@ -84,6 +84,40 @@ def test_client_min_messages_holds_back_notices_below_it(conn):
     assert conn.notices == ["WARNING:  there is no transaction in progress"]
 
 
+def test_owner_comment_grant_and_revoke_change_nothing(conn):
+    conn.execute("CREATE SCHEMA audit; CREATE TABLE audit.t (id INT PRIMARY KEY); CREATE SEQUENCE s")
+    cur = conn.cursor()
+    for sql, tag in [("ALTER TABLE audit.t OWNER TO shop_owner", "ALTER TABLE"),
+                     ("ALTER SCHEMA audit OWNER TO shop_owner", "ALTER SCHEMA"),
+                     ("ALTER SEQUENCE public.s OWNER TO shop_owner", "ALTER SEQUENCE"),
+                     ("ALTER FUNCTION public.f(integer, text) OWNER TO shop_owner", "ALTER FUNCTION"),
+                     ("ALTER TYPE public.mood OWNER TO \"Shop Owner\"", "ALTER TYPE"),
+                     ("COMMENT ON SCHEMA audit IS 'who changed what; and when'", "COMMENT"),
+                     ("COMMENT ON COLUMN audit.t.id IS 'the key'", "COMMENT"),
+                     ("COMMENT ON EXTENSION pgcrypto IS 'cryptographic functions'", "COMMENT")]:
+        cur.execute(sql)
+        assert cur.statusmessage == tag and conn.notices == [], sql
+    for sql, tag in [("GRANT SELECT ON TABLE audit.t TO reporting", "GRANT"),
+                     ("REVOKE USAGE ON SCHEMA public FROM PUBLIC", "REVOKE"),
+                     ("ALTER DEFAULT PRIVILEGES FOR ROLE a IN SCHEMA public GRANT SELECT ON TABLES TO r",
+                      "ALTER DEFAULT PRIVILEGES")]:
+        cur.execute(sql)
+        assert cur.statusmessage == tag and len(conn.notices) == 1 and "changes nothing" in conn.notices.pop(), sql
+    conn.execute("INSERT INTO audit.t VALUES (1)")
+    assert conn.execute("SELECT id FROM audit.t").fetchall() == [(1,)]
+    # an ALTER that is not OWNER TO is still an ALTER (a typo is no statement without effect)
+    fails(conn, "ALTER TABLE audit.t OWNER shop_owner", "0A000")
+    conn.execute("ALTER TABLE audit.t ADD COLUMN owner TEXT")
+    conn.execute("ALTER TABLE audit.t RENAME COLUMN owner TO owned_by")  # (a rename, not OWNER TO)
+    conn.execute("ALTER TABLE audit.t RENAME owned_by TO owner")
+    assert [d[0] for d in conn.execute("SELECT * FROM audit.t").description] == ["id", "owner"]
+    # in a failed block they are refused as any statement is (25P02)
+    conn.execute("BEGIN")
+    fails(conn, "SELECT 1 / 0", "22012")
+    fails(conn, "COMMENT ON TABLE audit.t IS 'x'", "25P02")
+    conn.execute("ROLLBACK")
+
+
 def test_a_view_over_parenthesized_joins_as_pg_dump_writes_it(conn):
     """The tables of ``FROM ((a JOIN b ON ...) JOIN c ON ...)`` were dropped from the query
     DuckDB ran (42601 at or near ")")."""
