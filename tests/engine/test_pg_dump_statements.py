@@ -118,6 +118,20 @@ def test_owner_comment_grant_and_revoke_change_nothing(conn):
     conn.execute("ROLLBACK")
 
 
+def test_pg_catalog_qualified_calls_and_regclass_sequence_names(conn):
+    conn.execute("CREATE TABLE t (id INT NOT NULL, v TEXT)")
+    conn.execute("CREATE SEQUENCE public.t_id_seq AS integer START WITH 1 INCREMENT BY 1 NO MINVALUE "
+                 "NO MAXVALUE CACHE 1")
+    conn.execute("ALTER SEQUENCE public.t_id_seq OWNED BY public.t.id")
+    conn.execute("ALTER TABLE ONLY public.t ALTER COLUMN id SET DEFAULT nextval('public.t_id_seq'::regclass)")
+    assert conn.execute("SELECT pg_catalog.setval('public.t_id_seq', 42, true)").fetchone() == (42,)
+    conn.execute("INSERT INTO t (v) VALUES ('a')")
+    assert conn.execute("SELECT id FROM t").fetchall() == [(43,)]
+    assert conn.execute("SELECT pg_catalog.setval('public.t_id_seq', 1, false)").fetchone() == (1,)
+    assert conn.execute("SELECT nextval('public.t_id_seq'::regclass), pg_catalog.lower('AB')").fetchone() == (1, "ab")
+    assert conn.execute("SELECT pg_catalog.now() = now()").fetchone() == (True,)
+
+
 def test_a_view_over_parenthesized_joins_as_pg_dump_writes_it(conn):
     """The tables of ``FROM ((a JOIN b ON ...) JOIN c ON ...)`` were dropped from the query
     DuckDB ran (42601 at or near ")")."""
