@@ -2286,6 +2286,9 @@ class Executor:
             checks.retyped_column(self, table, schema, data, action.name)
             uniques.revalidate(schema, action.name, data)
             return schema, data
+        if isinstance(action, st.AlterColumn) and action.add_identity is not None:
+            col = schema.require(action.name, table)
+            return self._add_identity(ctx, version, schema, col, action.add_identity), data
         if isinstance(action, st.AlterColumn):
             col = schema.require(action.name, table)
             if col.identity and (action.default is not None or action.drop_default):
@@ -2318,6 +2321,24 @@ class Executor:
                 return foreign_keys.validate(self, ctx, version.table_id, table, schema, data, action.name), data
             return checks.validate(self, table, schema, data, action.name), data
         raise errors.NotSupportedError("ALTER TABLE RENAME TO is not supported yet")
+
+    def _add_identity(self, ctx: Context, version: TableVersion, schema: TableSchema, col: Column,
+                      spec: st.ColumnSpec) -> TableSchema:
+        """``ALTER [COLUMN] c ADD GENERATED ... AS IDENTITY [(...)]``, as PostgreSQL's: a NOT NULL
+        integer column without a default becomes an identity column, numbered by a new sequence
+        it owns (its rows keep their values; pg_dump sets the sequence past them with setval)."""
+        where = f'column "{col.name}" of relation "{version.name}"'
+        if not col.not_null:
+            raise errors.ObjectNotInPrerequisiteState(f"{where} must be declared NOT NULL before identity can be added")
+        if col.identity:
+            raise errors.ObjectNotInPrerequisiteState(f"{where} is already an identity column")
+        if col.default is not None:
+            raise errors.ObjectNotInPrerequisiteState(f"{where} already has a default value")
+        from txlake.engine import sequence_ddl  # (it builds on this module)
+        default = sequence_ddl.make_owned(self, ctx, version.db, version.table_id, col.field_id, spec,
+                                          col.type.kind, set())
+        changed = replace(col, default=default, always=spec.always, by_default=spec.by_default)
+        return schema.evolve(tuple(changed if c is col else c for c in schema.columns))
 
     def _with_constraints(self, ctx: Context, db: str, table: str, schema: TableSchema, specs, data: pa.Table | None,
                           not_valid: bool = False) -> TableSchema:

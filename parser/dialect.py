@@ -280,10 +280,21 @@ class TxlakeParser(DuckDB.Parser):
 
     def _parse_alter_table_alter(self):
         """PostgreSQL's ``ALTER [COLUMN] c RESTART [[WITH] n]`` of an identity column (the
-        AlterColumn's meta ``restart``: n, or True), else sqlglot's actions."""
+        AlterColumn's meta ``restart``: n, or True) and ``ALTER [COLUMN] c ADD GENERATED ... AS
+        IDENTITY [(...)]`` (meta ``add_identity``), else sqlglot's actions."""
         index = self._index
         self._match(TokenType.COLUMN)
         column = self._parse_field(any_token=True)
+        if column is not None and self._match_text_seq("ADD", "GENERATED"):
+            # ADD GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY [( options )] (pg_dump's identity
+            # columns): meta ``add_identity``, the constraint node (_parse_generated_as_identity)
+            identity = self._parse_generated_as_identity()
+            if not isinstance(identity, exp.GeneratedAsIdentityColumnConstraint):
+                self.raise_error(f'at or near "{self._curr.text}"' if self._curr else "at end of input",
+                                 self._curr or self._prev)
+            node = self.expression(exp.AlterColumn(this=column))
+            node.meta["add_identity"] = identity
+            return node
         if column is not None and self._match_text_seq("RESTART"):
             with_ = bool(self._match_text_seq("WITH"))
             number = with_ or (self._curr is not None and self._curr.token_type in (
@@ -756,6 +767,8 @@ class TxlakeParser(DuckDB.Parser):
                 options.append(("cache", self._sequence_number()))
             elif word == "CYCLE":
                 options.append(("cycle", True))
+            elif word == "SEQUENCE" and until is not None and self._match_text_seq("NAME"):
+                options.append(("sequence_name", self._parse_table_parts()))  # (an identity column's)
             elif word == "OWNED" and until is None and self._match_text_seq("BY"):
                 none = self._curr and self._curr.text.upper() == "NONE" and \
                     (self._next is None or self._next.token_type != TokenType.DOT)

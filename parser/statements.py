@@ -437,6 +437,9 @@ class AlterColumn:
     type: exp.DataType | None = None       # TYPE t
     using: exp.Expression | None = None    # ... USING expr
     restart: int | bool | None = None      # an identity column's RESTART [WITH n] (True: its start)
+    #: ADD GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY [(options)]: the column as an identity
+    #: column's ColumnSpec says it (its ``sequence``, ``always`` / ``by_default``, ``sequence_options``)
+    add_identity: "ColumnSpec | None" = None
 
 
 @dataclass(frozen=True)
