@@ -250,9 +250,45 @@ def _to_statement(tree: exp.Expression) -> st.Statement:
         tables = tree.args.get("tables") or ([tree.this] if isinstance(tree.this, exp.Table) else [])
         return st.Vacuum(tables=tuple(table_name(t) for t in tables), analyze=True)
     if isinstance(tree, exp.Command):
-        raise errors.NotSupportedError(f"statement not supported: {tree.name.upper()}")
+        rest = tree.expression if isinstance(tree.expression, str) else getattr(tree.expression, "name", "")
+        raise errors.NotSupportedError(_unsupported(tree.name, rest))
     words = tree.sql(dialect="postgres").split()  # (as written: GRANT, ANALYZE)
-    raise errors.NotSupportedError(f"statement not supported: {words[0].upper() if words else tree.key.upper()}")
+    if not words:
+        raise errors.NotSupportedError(f"statement not supported: {tree.key.upper()}")
+    raise errors.NotSupportedError(_unsupported(words[0], " ".join(words[1:])))
+
+
+# the words naming what a CREATE / ALTER / DROP that txlake does not know makes (CREATE [OR
+# REPLACE] FUNCTION, CREATE EVENT TRIGGER, ...), and why there is none of it, by its last word
+_OBJECT_WORDS = frozenset("OR REPLACE CONSTRAINT EVENT TRIGGER FUNCTION PROCEDURE AGGREGATE RULE EXTENSION POLICY "
+                          "TYPE DOMAIN OPERATOR CAST COLLATION CONVERSION TRUSTED PROCEDURAL LANGUAGE PUBLICATION "
+                          "SUBSCRIPTION ROLE USER GROUP SERVER FOREIGN DATA WRAPPER TEXT SEARCH CONFIGURATION "
+                          "DICTIONARY PARSER TEMPLATE STATISTICS TRANSFORM ACCESS METHOD TABLESPACE DATABASE "
+                          "MATERIALIZED".split())
+_WHY_NONE = {"FUNCTION": "txlake runs no stored code", "PROCEDURE": "txlake runs no stored code",
+             "TRIGGER": "txlake runs no stored code", "AGGREGATE": "txlake runs no stored code",
+             "RULE": "txlake runs no stored code", "LANGUAGE": "txlake runs no stored code",
+             "EXTENSION": "txlake has no extensions", "POLICY": "txlake has no row level security",
+             "ROLE": "txlake has no roles", "USER": "txlake has no roles", "GROUP": "txlake has no roles",
+             "DATABASE": "a warehouse is txlake's database", "TABLESPACE": "txlake has no tablespaces"}
+
+
+def _unsupported(first: str, rest: str) -> str:
+    """0A000's message for a statement txlake does not take, whose first word is ``first``: what
+    it would make, as written (``CREATE FUNCTION is not supported: txlake runs no stored code``),
+    else that word."""
+    first, words = first.upper(), rest.upper().split()
+    if first == "ALTER" and "ROW LEVEL SECURITY" in " ".join(words):
+        return "ALTER TABLE ... ROW LEVEL SECURITY is not supported: txlake has no row level security"
+    if first not in ("CREATE", "ALTER", "DROP") or not words or words[0] not in _OBJECT_WORDS:
+        return f"statement not supported: {first}"
+    kind = [first]
+    for word in words:
+        if word not in _OBJECT_WORDS:
+            break
+        kind.append(word)
+    why = _WHY_NONE.get(kind[-1])
+    return f"{' '.join(kind)} is not supported" + (f": {why}" if why else "")
 
 
 def _set_config(tree: exp.Expression) -> st.SetVariable | None:
@@ -677,7 +713,7 @@ def _create(tree: exp.Create) -> st.Statement:
     if _kind(tree) == "INDEX":
         return _create_index(tree)
     if (tree.args.get("kind") or "").upper() != "TABLE":
-        raise errors.NotSupportedError(f"CREATE {tree.args.get('kind')} is not supported")
+        raise errors.NotSupportedError(_unsupported("CREATE", str(tree.args.get('kind'))))
     if tree.args.get("replace"):
         raise errors.NotSupportedError("CREATE OR REPLACE TABLE is not supported")
     with_no_data, temporary, on_commit = False, False, None
