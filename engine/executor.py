@@ -224,9 +224,10 @@ class Context:
         - with IF EXISTS - the statement's Result with PostgreSQL's notice."""
         version = self.lookup(name)
         if version is None:
+            written = catalog_views.relation_name(name.db, name.name)  # (public.t, not default.t)
             if if_exists:
-                return Result(status=status, notice=f'relation "{name}" does not exist, skipping')
-            raise errors.UndefinedTable(f'relation "{name}" does not exist')
+                return Result(status=status, notice=f'relation "{written}" does not exist, skipping')
+            raise errors.UndefinedTable(f'relation "{written}" does not exist')
         return version
 
     def resolve(self, name: st.TableName) -> TableVersion:

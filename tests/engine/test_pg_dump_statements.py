@@ -189,3 +189,11 @@ def test_a_view_over_parenthesized_joins_as_pg_dump_writes_it(conn):
     assert [(i, n, float(t)) for i, n, t in rows] == [(1, "ada", 3.75), (2, "ada", 4.0)]
     assert conn.execute("SELECT count(*) FROM (orders JOIN customers ON customers.id = orders.customer_id)"
                         ).fetchone() == (2,)
+
+
+def test_an_alter_of_a_missing_table_names_it_as_written(conn):
+    """'relation "default.feedback" does not exist': txlake's name of the public schema leaked."""
+    fails(conn, "ALTER TABLE ONLY public.feedback ADD CONSTRAINT feedback_pkey PRIMARY KEY (id)", "42P01",
+          'relation "public.feedback" does not exist')
+    conn.execute("ALTER TABLE IF EXISTS public.feedback ADD COLUMN x int")
+    assert conn.notices == ['NOTICE:  relation "public.feedback" does not exist, skipping']
