@@ -270,7 +270,9 @@ _WHY_NONE = {"FUNCTION": "txlake runs no stored code", "PROCEDURE": "txlake runs
              "RULE": "txlake runs no stored code", "LANGUAGE": "txlake runs no stored code",
              "EXTENSION": "txlake has no extensions", "POLICY": "txlake has no row level security",
              "ROLE": "txlake has no roles", "USER": "txlake has no roles", "GROUP": "txlake has no roles",
-             "DATABASE": "a warehouse is txlake's database", "TABLESPACE": "txlake has no tablespaces"}
+             "DATABASE": "a warehouse is txlake's database", "TABLESPACE": "txlake has no tablespaces",
+             "TYPE": "txlake has no user-defined types (enums, composites, ranges)",
+             "DOMAIN": "txlake has no user-defined types (a CHECK constraint on the column does a domain's work)"}
 
 
 def _unsupported(first: str, rest: str) -> str:
