@@ -25,6 +25,8 @@ General
   \\echo [-n] TEXT     write TEXT ('quoted' parts as psql reads them)
   \\set ON_ERROR_STOP on|off
                       on: a script (\\i, -f) stops at its first error; off (default): it goes on
+  \\restrict KEY, \\unrestrict KEY
+                      no meta-command but \\unrestrict KEY runs in between (pg_dump's dumps)
   \\copy ...           COPY with a file of this shell's, or stdin / stdout:
                       \\copy t [(cols)] from FILE|stdin [with (format csv, header, ...)]
                       \\copy t [(cols)] | (query) to FILE|stdout [with (...)]
