@@ -26,7 +26,7 @@ import pyarrow as pa
 from txlake import errors
 from txlake.engine.executor import Result, python_rows
 from txlake.engine.mvcc.xact import normalise_level
-from txlake.engine.session import Session
+from txlake.engine.session import FIXED_SETTINGS, Session
 from txlake.parser import statements as st
 from txlake.storage.schema import text_type, type_from_arrow
 
@@ -148,8 +148,13 @@ class Connection:
             raise errors.InterfaceError("connection is closed")
 
     def _notice(self, result: Result, quiet: bool = False) -> None:
-        if result.notice and not quiet:  # ("NOTICE:  ..." or "WARNING:  ...", as psycopg's)
+        if result.notice and not quiet and self._wanted(result.severity):  # ("NOTICE:  ...", as psycopg's)
             self.notices.extend(f"{result.severity}:  {line}" for line in result.notice.split("\n"))
+
+    def _wanted(self, severity: str) -> bool:
+        """Does ``client_min_messages`` let a message of ``severity`` through (as PostgreSQL's)?"""
+        levels = FIXED_SETTINGS["client_min_messages"]  # (from the least severe)
+        return levels.index(severity.lower()) >= levels.index(self._session.settings["client_min_messages"].lower())
 
     def open_implicit_block(self, statements) -> bool:
         """Several statements sent as one (one ``execute``, one ``txlake -c``) run as one

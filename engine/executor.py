@@ -225,9 +225,10 @@ class Context:
         - with IF EXISTS - the statement's Result with PostgreSQL's notice."""
         version = self.lookup(name)
         if version is None:
+            written = catalog_views.relation_name(name.db, name.name)  # (public.t, not default.t)
             if if_exists:
-                return Result(status=status, notice=f'relation "{name}" does not exist, skipping')
-            raise errors.UndefinedTable(f'relation "{name}" does not exist')
+                return Result(status=status, notice=f'relation "{written}" does not exist, skipping')
+            raise errors.UndefinedTable(f'relation "{written}" does not exist')
         return version
 
     def resolve(self, name: st.TableName) -> TableVersion:
@@ -441,7 +442,7 @@ class Executor:
             if isinstance(node.this, exp.Anonymous) and node.this.name.lower() in _TABLE_FUNCTIONS:
                 fn = node.this.name.lower()
                 alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(fn))
-                return exp.Table(this=exp.to_identifier(register(_TABLE_FUNCTIONS[fn](self, ctx, node.this))), alias=alias)
+                return _pointed(node, register(_TABLE_FUNCTIONS[fn](self, ctx, node.this)), alias)
             if not isinstance(node.this, exp.Identifier):
                 return node
             name = table_name(node)
@@ -453,13 +454,13 @@ class Executor:
             if view is not None and travel is None:  # information_schema.tables, pg_tables, ...
                 alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name.name))
                 rows = catalog_views.build(view, ctx.txn.tables(ctx.catalog), self._last_value, self.temp_schema)
-                return exp.Table(this=exp.to_identifier(register(rows)), alias=alias)
+                return _pointed(node, register(rows), alias)
             version = self._as_of(ctx, name, travel) if travel is not None else ctx.resolve(name)
             key = id(version)
             if key not in registered:
                 registered[key] = register(self._source(version))
             alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name.name))
-            return exp.Table(this=exp.to_identifier(registered[key]), alias=alias)
+            return _pointed(node, registered[key], alias)
 
         return expression.transform(visit)
 
@@ -862,7 +863,7 @@ class Executor:
             if name not in refs:
                 refs.append(name)
             alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name.name))
-            return exp.Table(this=exp.to_identifier(f"__txl_q{refs.index(name)}"), alias=alias)
+            return _pointed(node, f"__txl_q{refs.index(name)}", alias)
 
         rewritten = expression.transform(visit)
         if special:
@@ -2389,6 +2390,9 @@ class Executor:
             checks.retyped_column(self, table, schema, data, action.name)
             uniques.revalidate(schema, action.name, data)
             return schema, data
+        if isinstance(action, st.AlterColumn) and action.add_identity is not None:
+            col = schema.require(action.name, table)
+            return self._add_identity(ctx, version, schema, col, action.add_identity), data
         if isinstance(action, st.AlterColumn):
             col = schema.require(action.name, table)
             if col.identity and (action.default is not None or action.drop_default):
@@ -2422,6 +2426,24 @@ class Executor:
                 return foreign_keys.validate(self, ctx, version.table_id, table, schema, data, action.name), data
             return checks.validate(self, table, schema, data, action.name), data
         raise errors.NotSupportedError("ALTER TABLE RENAME TO is not supported yet")
+
+    def _add_identity(self, ctx: Context, version: TableVersion, schema: TableSchema, col: Column,
+                      spec: st.ColumnSpec) -> TableSchema:
+        """``ALTER [COLUMN] c ADD GENERATED ... AS IDENTITY [(...)]``, as PostgreSQL's: a NOT NULL
+        integer column without a default becomes an identity column, numbered by a new sequence
+        it owns (its rows keep their values; pg_dump sets the sequence past them with setval)."""
+        where = f'column "{col.name}" of relation "{version.name}"'
+        if not col.not_null:
+            raise errors.ObjectNotInPrerequisiteState(f"{where} must be declared NOT NULL before identity can be added")
+        if col.identity:
+            raise errors.ObjectNotInPrerequisiteState(f"{where} is already an identity column")
+        if col.default is not None:
+            raise errors.ObjectNotInPrerequisiteState(f"{where} already has a default value")
+        from txlake.engine import sequence_ddl  # (it builds on this module)
+        default = sequence_ddl.make_owned(self, ctx, version.db, version.table_id, col.field_id, spec,
+                                          col.type.kind, set())
+        changed = replace(col, default=default, always=spec.always, by_default=spec.by_default)
+        return schema.evolve(tuple(changed if c is col else c for c in schema.columns))
 
     def _with_constraints(self, ctx: Context, db: str, table: str, schema: TableSchema, specs, data: pa.Table | None,
                           not_valid: bool = False) -> TableSchema:
@@ -2478,6 +2500,18 @@ def _refuse_temporary_reference(db: str, fk) -> None:
         kind = "temporary" if child else "permanent"
         raise errors.ProgrammingError(f"constraints on {kind} tables may reference only {kind} tables",
                                       sqlstate="42P16")
+
+
+def _pointed(node: exp.Table, name: str, alias: exp.TableAlias) -> exp.Table:
+    """The table reference ``node`` made to read the relation registered as ``name`` (under
+    ``alias``), in place: what it holds besides its name stays - the joins of a parenthesized
+    join, ``FROM (a JOIN b ON ...)`` as pg_dump writes views, which a new node had dropped -
+    and the transform goes on into them."""
+    for key in ("db", "catalog", "version", "when"):
+        node.set(key, None)
+    node.set("this", exp.to_identifier(name))
+    node.set("alias", alias)
+    return node
 
 
 def _session_value(ctx: Context, node: exp.Expression) -> exp.Expression:

@@ -56,12 +56,52 @@ SETTINGS_DEFAULTS = {
     "statement_timeout": "0",
     "search_path": DEFAULT_DB,
     "application_name": "",
+    # what the settings pg_dump's scripts open with say (``FIXED_SETTINGS``), and which messages
+    # the client gets (``client_min_messages``: NOTICEs and WARNINGs from ``notice`` up)
+    "client_encoding": "UTF8",
+    "standard_conforming_strings": "on",
+    "idle_in_transaction_session_timeout": "0",
+    "check_function_bodies": "on",
+    "xmloption": "content",
+    "client_min_messages": "notice",
+    "row_security": "on",
+    "default_tablespace": "",
+    "default_table_access_method": "heap",
+}
+
+# settings that pg_dump's scripts set and that change nothing txlake does at the values they take
+# (the lower-case words each may be): another value is refused (0A000) rather than ignored, as
+# it would mean something txlake does not do - strings without standard_conforming_strings, an
+# encoding other than UTF-8, a timeout on idle transactions, a tablespace
+_BOOLEAN = ("on", "off", "true", "false", "yes", "no", "1", "0")
+FIXED_SETTINGS = {
+    "client_encoding": ("utf8", "utf-8", "unicode"),
+    "standard_conforming_strings": ("on", "true", "yes", "1"),
+    "idle_in_transaction_session_timeout": ("0",),
+    "check_function_bodies": _BOOLEAN,  # (txlake has no functions to check)
+    "xmloption": ("content", "document"),  # (nor an xml type)
+    "client_min_messages": ("debug5", "debug4", "debug3", "debug2", "debug1", "debug", "log", "notice",
+                            "warning", "error"),
+    "row_security": _BOOLEAN,  # (nor row security policies)
+    "default_tablespace": ("",),
+    "default_table_access_method": ("heap",),
 }
 
 
 # what SHOW ALL lists (PostgreSQL's descriptions)
 _SETTING_DESCRIPTIONS = {
     "application_name": "Sets the application name to be reported in statistics and logs.",
+    "check_function_bodies": "Check routine bodies during CREATE FUNCTION and CREATE PROCEDURE.",
+    "client_encoding": "Sets the client's character set encoding.",
+    "client_min_messages": "Sets the message levels that are sent to the client.",
+    "default_table_access_method": "Sets the default table access method for new tables.",
+    "default_tablespace": "Sets the default tablespace to create tables and indexes in.",
+    "idle_in_transaction_session_timeout": "Sets the maximum allowed idle time between queries, when in a "
+                                           "transaction.",
+    "row_security": "Enable row security.",
+    "standard_conforming_strings": "Causes '...' strings to treat backslashes literally.",
+    "xmloption": "Sets whether XML data in implicit parsing and serialization operations is to be considered "
+                 "as documents or content fragments.",
     "default_transaction_isolation": "Sets the transaction isolation level of each new transaction.",
     "default_transaction_read_only": "Sets the default read-only status of new transactions.",
     "lock_timeout": "Sets the maximum allowed duration of any wait for a lock.",
@@ -580,6 +620,14 @@ class Session:
         return Result(status="SET")
 
     def _set(self, stmt: st.SetVariable) -> Result:
+        result = self._set_setting(stmt)
+        if not stmt.function:
+            return result
+        import pyarrow as pa  # (set_config's result: the setting's new value)
+        return Result(table=pa.table({"set_config": [self._shown_setting(stmt.name.lower(), stmt.name)]}),
+                      rowcount=1, status="SELECT 1")
+
+    def _set_setting(self, stmt: st.SetVariable) -> Result:
         name = stmt.name.lower()
         value = stmt.value
         if name in ("default_transaction_isolation", "transaction_isolation"):
@@ -602,6 +650,8 @@ class Session:
         if name in self.settings:
             if name in ("lock_timeout", "statement_timeout") and value is not None:
                 _seconds(value, name)  # validate now, as PostgreSQL does
+            if name in FIXED_SETTINGS and value is not None:
+                _check_fixed_setting(name, value)
             self.settings[name] = value if value is not None else SETTINGS_DEFAULTS[name]
             if name == "search_path":  # (the setting: the first database, where names are created)
                 self.search_path = st.search_path_databases(self.settings[name])
@@ -766,6 +816,18 @@ def _seconds(value: str, name: str = "lock_timeout") -> float | None:
     return seconds or None
 
 
+def _check_fixed_setting(name: str, value: str) -> None:
+    """A value of one of ``FIXED_SETTINGS``: 22023 for one PostgreSQL refuses, 0A000 for one it
+    takes but whose meaning txlake does not have."""
+    allowed = FIXED_SETTINGS[name]
+    if value.lower() in allowed:
+        return
+    if allowed in (_BOOLEAN, FIXED_SETTINGS["client_min_messages"], FIXED_SETTINGS["xmloption"]):
+        raise errors.InvalidParameterValue(f'invalid value for parameter "{name}": "{value}"')
+    raise errors.NotSupportedError(f"SET {name} = '{value}' is not supported: txlake has only "
+                                   f"'{SETTINGS_DEFAULTS[name]}'")
+
+
 def _bool_setting(name: str, value: str) -> bool:
     text = value.strip("'\"").lower()
     if text in ("on", "true", "yes", "1"):
@@ -786,6 +848,7 @@ _CONTROL = {
         stmt, ("default_isolation", "default_read_only") if stmt.session else (), False, Session._set_transaction),
     st.SetVariable: lambda s, stmt: s._tracked_set(stmt, _setting_names(s, stmt), stmt.local, Session._set),
     st.Show: Session._show,
+    st.NoEffect: lambda s, stmt: Result(status=stmt.tag, notice=stmt.notice),
     st.Call: Session._call,
     st.Vacuum: Session._vacuum,
     st.PrepareTransaction: Session._prepare_transaction,

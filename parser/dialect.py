@@ -27,7 +27,8 @@ class Control(exp.Expression):
 
     ``kind`` names the statement (BEGIN, COMMIT, ROLLBACK, SAVEPOINT, ROLLBACK_TO, RELEASE,
     SET_TRANSACTION, SET_SESSION_CHARACTERISTICS, SET, RESET, SHOW, PREPARE_TRANSACTION,
-    COMMIT_PREPARED, ROLLBACK_PREPARED, PREPARE, EXECUTE, DEALLOCATE); the other args depend on it.
+    COMMIT_PREPARED, ROLLBACK_PREPARED, PREPARE, EXECUTE, DEALLOCATE, NO_EFFECT); the other args
+    depend on it.
     """
 
     arg_types = {
@@ -309,10 +310,21 @@ class TxlakeParser(DuckDB.Parser):
 
     def _parse_alter_table_alter(self):
         """PostgreSQL's ``ALTER [COLUMN] c RESTART [[WITH] n]`` of an identity column (the
-        AlterColumn's meta ``restart``: n, or True), else sqlglot's actions."""
+        AlterColumn's meta ``restart``: n, or True) and ``ALTER [COLUMN] c ADD GENERATED ... AS
+        IDENTITY [(...)]`` (meta ``add_identity``), else sqlglot's actions."""
         index = self._index
         self._match(TokenType.COLUMN)
         column = self._parse_field(any_token=True)
+        if column is not None and self._match_text_seq("ADD", "GENERATED"):
+            # ADD GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY [( options )] (pg_dump's identity
+            # columns): meta ``add_identity``, the constraint node (_parse_generated_as_identity)
+            identity = self._parse_generated_as_identity()
+            if not isinstance(identity, exp.GeneratedAsIdentityColumnConstraint):
+                self.raise_error(f'at or near "{self._curr.text}"' if self._curr else "at end of input",
+                                 self._curr or self._prev)
+            node = self.expression(exp.AlterColumn(this=column))
+            node.meta["add_identity"] = identity
+            return node
         if column is not None and self._match_text_seq("RESTART"):
             with_ = bool(self._match_text_seq("WITH"))
             number = with_ or (self._curr is not None and self._curr.token_type in (
@@ -706,7 +718,10 @@ class TxlakeParser(DuckDB.Parser):
 
     # --- CREATE / ALTER / DROP SEQUENCE --------------------------------------------------
 
-    def _parse_sequence_statement(self) -> SequenceCommand | None:
+    def _parse_sequence_statement(self) -> SequenceCommand | Control | None:
+        no_effect = self._parse_no_effect_statement()
+        if no_effect is not None:
+            return no_effect
         if not self._next or self._next.text.upper() != "SEQUENCE":
             return None
         kind = self._curr.text.upper()
@@ -723,6 +738,34 @@ class TxlakeParser(DuckDB.Parser):
         name = self._parse_table_parts()
         return SequenceCommand(kind=kind, names=[name], exists=exists,
                                options=self.parse_sequence_options(restart=kind == "ALTER"))
+
+    def _parse_no_effect_statement(self) -> Control | None:
+        """``ALTER kind name OWNER TO role``, ``COMMENT ON ... IS ...``, ``GRANT ...``, ``REVOKE
+        ...``, ``ALTER DEFAULT PRIVILEGES ...``: a Control NO_EFFECT (``name`` its command tag,
+        ``value`` what it tells; parse.py makes it a NoEffect), or None for any other statement.
+        txlake has no roles or privileges (whoever may open the warehouse's files may do all),
+        so these change nothing; a GRANT or REVOKE says so. The rest of the statement is skipped:
+        the object it names is not looked up."""
+        tokens = [t for t in self._tokens[self._index:] if t.token_type != TokenType.SEMICOLON]
+        # (words as written: a string or a quoted name is no keyword)
+        words = [t.text.upper() if t.token_type not in (TokenType.STRING, TokenType.IDENTIFIER) else "" for t in tokens]
+        first = words[0] if words else ""
+        if first == "ALTER" and words[1:3] == ["DEFAULT", "PRIVILEGES"]:
+            tag = "ALTER DEFAULT PRIVILEGES"
+            notice = f"txlake has no privileges: {tag} changes nothing"
+        elif first == "ALTER" and len(words) >= 5 and words[-3:-1] == ["OWNER", "TO"] and \
+                words[-4] not in ("RENAME", "COLUMN", "CONSTRAINT", "ATTRIBUTE"):  # (RENAME owner TO x: a rename)
+            kind = words[1] if words[1] != "MATERIALIZED" else "MATERIALIZED VIEW"
+            tag, notice = f"ALTER {kind}", None  # (no roles: every object is the warehouse's)
+        elif first == "COMMENT" and words[1:2] == ["ON"]:
+            tag, notice = "COMMENT", None  # (not kept: txlake has no obj_description)
+        elif first in ("GRANT", "REVOKE"):
+            tag, notice = first, f"txlake has no roles or privileges: {first} changes nothing"
+        else:
+            return None
+        self._index = len(self._tokens) - 1
+        self._advance()  # (past the last token: the statement is whole)
+        return Control(kind="NO_EFFECT", name=tag, value=notice)
 
     def parse_sequence_options(self, restart: bool = False, until=None) -> list:
         """CREATE / ALTER SEQUENCE's options (and an identity column's, up to ``until``)."""
@@ -754,6 +797,8 @@ class TxlakeParser(DuckDB.Parser):
                 options.append(("cache", self._sequence_number()))
             elif word == "CYCLE":
                 options.append(("cycle", True))
+            elif word == "SEQUENCE" and until is not None and self._match_text_seq("NAME"):
+                options.append(("sequence_name", self._parse_table_parts()))  # (an identity column's)
             elif word == "OWNED" and until is None and self._match_text_seq("BY"):
                 none = self._curr and self._curr.text.upper() == "NONE" and \
                     (self._next is None or self._next.token_type != TokenType.DOT)
@@ -824,6 +869,9 @@ class TxlakeParser(DuckDB.Parser):
         "CREATE": _parse_sequence_statement,
         "ALTER": _parse_sequence_statement,
         "DROP": _parse_sequence_statement,
+        "COMMENT": _parse_no_effect_statement,
+        "GRANT": _parse_no_effect_statement,
+        "REVOKE": _parse_no_effect_statement,
     }
 
 

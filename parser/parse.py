@@ -237,7 +237,7 @@ def _to_statement(tree: exp.Expression) -> st.Statement:
         first.set("into", None)
         return st.CreateTable(table=table_name(into.this), as_query=tree, temporary=bool(into.args.get("temporary")))
     if isinstance(tree, (exp.Query, exp.Values)):
-        return st.Query(expression=tree, locks=tuple(locks or ()))
+        return _set_config(tree) or st.Query(expression=tree, locks=tuple(locks or ()))
     if isinstance(tree, (exp.Condition, exp.Alias, exp.Star)):  # a bare expression ("START", "SELEC 1")
         raise _syntax_error(f'syntax error at or near "{tree.sql()}"', tree)
     if isinstance(tree, exp.Command) and tree.name.upper() == "EXPLAIN":
@@ -250,9 +250,66 @@ def _to_statement(tree: exp.Expression) -> st.Statement:
         tables = tree.args.get("tables") or ([tree.this] if isinstance(tree.this, exp.Table) else [])
         return st.Vacuum(tables=tuple(table_name(t) for t in tables), analyze=True)
     if isinstance(tree, exp.Command):
-        raise errors.NotSupportedError(f"statement not supported: {tree.name.upper()}")
+        rest = tree.expression if isinstance(tree.expression, str) else getattr(tree.expression, "name", "")
+        raise errors.NotSupportedError(_unsupported(tree.name, rest))
     words = tree.sql(dialect="postgres").split()  # (as written: GRANT, ANALYZE)
-    raise errors.NotSupportedError(f"statement not supported: {words[0].upper() if words else tree.key.upper()}")
+    if not words:
+        raise errors.NotSupportedError(f"statement not supported: {tree.key.upper()}")
+    raise errors.NotSupportedError(_unsupported(words[0], " ".join(words[1:])))
+
+
+# the words naming what a CREATE / ALTER / DROP that txlake does not know makes (CREATE [OR
+# REPLACE] FUNCTION, CREATE EVENT TRIGGER, ...), and why there is none of it, by its last word
+_OBJECT_WORDS = frozenset("OR REPLACE CONSTRAINT EVENT TRIGGER FUNCTION PROCEDURE AGGREGATE RULE EXTENSION POLICY "
+                          "TYPE DOMAIN OPERATOR CAST COLLATION CONVERSION TRUSTED PROCEDURAL LANGUAGE PUBLICATION "
+                          "SUBSCRIPTION ROLE USER GROUP SERVER FOREIGN DATA WRAPPER TEXT SEARCH CONFIGURATION "
+                          "DICTIONARY PARSER TEMPLATE STATISTICS TRANSFORM ACCESS METHOD TABLESPACE DATABASE "
+                          "MATERIALIZED".split())
+_WHY_NONE = {"FUNCTION": "txlake runs no stored code", "PROCEDURE": "txlake runs no stored code",
+             "TRIGGER": "txlake runs no stored code", "AGGREGATE": "txlake runs no stored code",
+             "RULE": "txlake runs no stored code", "LANGUAGE": "txlake runs no stored code",
+             "EXTENSION": "txlake has no extensions", "POLICY": "txlake has no row level security",
+             "ROLE": "txlake has no roles", "USER": "txlake has no roles", "GROUP": "txlake has no roles",
+             "DATABASE": "a warehouse is txlake's database", "TABLESPACE": "txlake has no tablespaces",
+             "TYPE": "txlake has no user-defined types (enums, composites, ranges)",
+             "DOMAIN": "txlake has no user-defined types (a CHECK constraint on the column does a domain's work)"}
+
+
+def _unsupported(first: str, rest: str) -> str:
+    """0A000's message for a statement txlake does not take, whose first word is ``first``: what
+    it would make, as written (``CREATE FUNCTION is not supported: txlake runs no stored code``),
+    else that word."""
+    first, words = first.upper(), rest.upper().split()
+    if first == "ALTER" and "ROW LEVEL SECURITY" in " ".join(words):
+        return "ALTER TABLE ... ROW LEVEL SECURITY is not supported: txlake has no row level security"
+    if first not in ("CREATE", "ALTER", "DROP") or not words or words[0] not in _OBJECT_WORDS:
+        return f"statement not supported: {first}"
+    kind = [first]
+    for word in words:
+        if word not in _OBJECT_WORDS:
+            break
+        kind.append(word)
+    why = _WHY_NONE.get(kind[-1])
+    return f"{' '.join(kind)} is not supported" + (f": {why}" if why else "")
+
+
+def _set_config(tree: exp.Expression) -> st.SetVariable | None:
+    """``SELECT [pg_catalog.]set_config('name', 'value', is_local)`` alone, with constants, as
+    pg_dump's scripts open (``set_config('search_path', '', false)``): the SET it means. Other
+    uses of set_config are left to the query (DuckDB has none: 42883)."""
+    if not isinstance(tree, exp.Select) or len(tree.expressions) != 1 or \
+            any(tree.args.get(k) for k in tree.args if k != "expressions"):
+        return None
+    call = tree.expressions[0].unalias()
+    if isinstance(call, exp.Dot) and call.this.name.lower() == "pg_catalog":
+        call = call.expression
+    if not (isinstance(call, exp.Anonymous) and call.name.lower() == "set_config" and len(call.expressions) == 3):
+        return None
+    name, value, local = call.expressions
+    if not (isinstance(name, exp.Literal) and name.is_string and isinstance(value, exp.Literal) and value.is_string
+            and isinstance(local, exp.Boolean)):
+        return None
+    return st.SetVariable(name=name.name, value=value.name, local=local.this, function=True)
 
 
 # EXPLAIN's options: ANALYZE and VERBOSE as words, or a parenthesized list (name [value], ...)
@@ -349,6 +406,8 @@ def _control(node: Control) -> st.Statement:
         return st.CommitPrepared(gid=a["label"])
     if kind == "ROLLBACK_PREPARED":
         return st.RollbackPrepared(gid=a["label"])
+    if kind == "NO_EFFECT":
+        return st.NoEffect(tag=a["name"], notice=a.get("value"))
     raise errors.NotSupportedError(f"statement not supported: {kind}")
 
 
@@ -532,10 +591,7 @@ def _column_spec(col: exp.ColumnDef, table: str) -> st.ColumnSpec:
         elif isinstance(kind, exp.GeneratedAsIdentityColumnConstraint) and kind.this in (False, True) \
                 and not any(v for k, v in kind.args.items() if k != "this") and serial is None and default is None:
             # GENERATED BY DEFAULT AS IDENTITY: as SERIAL; ALWAYS: and values given are refused
-            sequence, always, by_default = sequence_name(table, name), kind.this, not kind.this
-            options = sequence_options(kind.meta.get("sequence_options") or ())
-            if any(option in ("type", "restart") for option, _ in options):
-                raise errors.SyntaxError("an identity column's sequence takes the column's type and no RESTART")
+            sequence, always, by_default, options = _identity(kind, table, name)
         elif isinstance(kind, (exp.CheckColumnConstraint, exp.UniqueColumnConstraint, exp.Reference)):
             constraints.append(_constraint_spec(kind, constraint.this, name))
         elif kind is not None and not isinstance(kind, exp.NotNullColumnConstraint):
@@ -548,6 +604,17 @@ def _column_spec(col: exp.ColumnDef, table: str) -> st.ColumnSpec:
     return st.ColumnSpec(name=name, type=col_type, not_null=not_null, default=default, primary_key=primary_key,
                          sequence=sequence, always=always, by_default=by_default, sequence_options=options,
                          constraints=tuple(constraints))
+
+
+def _identity(node: exp.GeneratedAsIdentityColumnConstraint, table: str, column: str):
+    """An identity column's (sequence name, always, by default, sequence options): the sequence
+    is named by its ``SEQUENCE NAME`` option (in the table's schema), else ``t_c_seq``."""
+    options = sequence_options(node.meta.get("sequence_options") or ())
+    if any(option in ("type", "restart") for option, _ in options):
+        raise errors.SyntaxError("an identity column's sequence takes the column's type and no RESTART")
+    named = dict(options).get("sequence_name")
+    options = tuple((option, value) for option, value in options if option != "sequence_name")
+    return named.name if named is not None else sequence_name(table, column), node.this, not node.this, options
 
 
 _ACTIONS = ("NO ACTION", "RESTRICT", "CASCADE", "SET NULL", "SET DEFAULT")
@@ -652,7 +719,7 @@ def _create(tree: exp.Create) -> st.Statement:
     if _kind(tree) == "INDEX":
         return _create_index(tree)
     if (tree.args.get("kind") or "").upper() != "TABLE":
-        raise errors.NotSupportedError(f"CREATE {tree.args.get('kind')} is not supported")
+        raise errors.NotSupportedError(_unsupported("CREATE", str(tree.args.get('kind'))))
     if tree.args.get("replace"):
         raise errors.NotSupportedError("CREATE OR REPLACE TABLE is not supported")
     with_no_data, temporary, on_commit = False, False, None
@@ -728,6 +795,8 @@ def sequence_options(options) -> tuple[tuple[str, object], ...]:
             value = kind
         if name == "owned_by" and value is not None:
             value = _owning_column(value)
+        if name == "sequence_name":
+            value = table_name(value)
         checked.append((name, value))
     return tuple(checked)
 
@@ -838,7 +907,7 @@ def _alter(tree: exp.Alter) -> st.Statement:
         elif isinstance(action, exp.RenameColumn):
             actions.append(st.RenameColumn(identifier(action.this), _check_name(identifier(action.args["to"]), "column")))
         elif isinstance(action, exp.AlterColumn):
-            actions.append(_alter_column(action))
+            actions.append(_alter_column(action, table_name(tree.this).name))
         elif isinstance(action, exp.AlterRename):
             actions.append(st.RenameTable(table_name(action.this)))
         elif isinstance(action, exp.AddConstraint) and len(action.expressions) == 1:
@@ -864,7 +933,7 @@ def _default(value: exp.Expression) -> exp.Expression:
     return value
 
 
-def _alter_column(action: exp.AlterColumn) -> st.AlterColumn:
+def _alter_column(action: exp.AlterColumn, table: str) -> st.AlterColumn:
     name = identifier(action.this)
     a = action.args
     known = {"this", "default", "drop", "allow_null", "dtype", "using"}
@@ -872,6 +941,11 @@ def _alter_column(action: exp.AlterColumn) -> st.AlterColumn:
         raise errors.NotSupportedError(f"ALTER TABLE action not supported: {action.sql(dialect='postgres')}")
     if "restart" in action.meta:
         return st.AlterColumn(name, restart=action.meta["restart"])
+    if "add_identity" in action.meta:
+        sequence, always, by_default, options = _identity(action.meta["add_identity"], table, name)
+        spec = st.ColumnSpec(name=name, type=exp.DataType.build("INT"), sequence=sequence, always=always,
+                             by_default=by_default, sequence_options=options)
+        return st.AlterColumn(name, add_identity=spec)
     if a.get("dtype") is not None:
         return st.AlterColumn(name, type=a["dtype"], using=a.get("using") or None)  # (sqlglot: False for none)
     if a.get("default") is not None:

@@ -88,6 +88,7 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     """
     # columns are named from the expressions as written (``_column_names``), in every SELECT -
     # a subquery's, a UNION's, CREATE TABLE AS's (whose names the table keeps) - and RETURNING
+    _unqualify_pg_catalog_calls(tree)
     selects = [(select, [None if isinstance(p, exp.Alias) else p.copy() for p in select.expressions])
                for select in tree.find_all(exp.Select, exp.Returning)]
     tree = transaction_clock(tree)
@@ -1015,7 +1016,8 @@ def _function(node: exp.Anonymous) -> exp.Expression:
         return _regexp_match(*node.expressions)
     if (name, len(node.expressions)) in _SEQUENCE_FUNCTIONS:
         return exp.Anonymous(this=_SEQUENCE_FUNCTIONS[name, len(node.expressions)],
-                             expressions=[e.copy() for e in node.expressions])
+                             expressions=[_sequence_name(e) if i == 0 else e.copy()
+                                          for i, e in enumerate(node.expressions)])
     if name == "octet_length" and len(node.expressions) == 1:  # (of text: DuckDB's takes a BLOB)
         return exp.Anonymous(this="strlen", expressions=[node.expressions[0].copy()])
     if name in _XID_CALLS and not node.expressions:
@@ -1023,6 +1025,33 @@ def _function(node: exp.Anonymous) -> exp.Expression:
     if name in _CAST_FUNCTIONS and len(node.expressions) == 1:  # text(x): PostgreSQL's cast of x to text
         return _cast(exp.Cast(this=node.expressions[0].copy(), to=exp.DataType.build(_CAST_FUNCTIONS[name])))
     return node
+
+
+def _unqualify_pg_catalog_calls(tree: exp.Expression) -> None:
+    """``pg_catalog.f(...)`` is ``f(...)``: PostgreSQL's functions live in pg_catalog, which is
+    searched first whatever the search path (pg_dump qualifies its calls so). sqlglot read the
+    qualified call as an unknown function; it is built again as the one its name says."""
+    from txlake.parser.dialect import Txlake
+    for dot in list(tree.find_all(exp.Dot)):
+        call = dot.expression
+        if not (isinstance(dot.this, exp.Identifier) and dot.this.name.lower() == "pg_catalog"
+                and isinstance(call, exp.Func)):
+            continue
+        if isinstance(call, exp.Anonymous):
+            try:
+                call = exp.func(call.name, *call.expressions, dialect=Txlake)
+            except Exception:  # (arguments its class does not take: left as written)
+                pass
+        dot.replace(call)
+
+
+def _sequence_name(argument: exp.Expression) -> exp.Expression:
+    """A sequence function's argument: ``'s'::regclass`` (pg_dump's ``nextval('public.t_id_seq'
+    ::regclass)``) is the name as text, which txlake's sequence functions take."""
+    if isinstance(argument, exp.Cast) and argument.to.this == exp.DType.USERDEFINED and \
+            str(argument.to.args.get("kind") or "").lower() in ("regclass", "pg_catalog.regclass"):
+        return argument.this.copy()
+    return argument.copy()
 
 
 # PostgreSQL's function-style casts, type(x), of types DuckDB has no such function of (text(x)

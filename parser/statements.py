@@ -127,10 +127,24 @@ class SetVariable(Statement):
     name: str = ""
     value: str | None = None  # None: DEFAULT / RESET
     local: bool = False
+    #: written as ``SELECT [pg_catalog.]set_config('name', 'value', is_local)`` (pg_dump's
+    #: scripts do): its result is a row holding the new value
+    function: bool = False
 
     @property
     def needs_block(self) -> bool:  # (SET LOCAL: psycopg would have sent BEGIN first)
         return self.local
+    touches_data = False
+
+
+@dataclass(frozen=True)
+class NoEffect(Statement):
+    """A statement pg_dump writes that means nothing where there are no roles, privileges or
+    comments: ``ALTER ... OWNER TO``, ``COMMENT ON``, ``GRANT``, ``REVOKE``, ``ALTER DEFAULT
+    PRIVILEGES``. It is accepted and changes nothing; ``tag`` is its command tag, ``notice``
+    what it tells (None: nothing)."""
+    tag: str = ""
+    notice: str | None = None
     touches_data = False
 
 
@@ -426,6 +440,9 @@ class AlterColumn:
     type: exp.DataType | None = None       # TYPE t
     using: exp.Expression | None = None    # ... USING expr
     restart: int | bool | None = None      # an identity column's RESTART [WITH n] (True: its start)
+    #: ADD GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY [(options)]: the column as an identity
+    #: column's ColumnSpec says it (its ``sequence``, ``always`` / ``by_default``, ``sequence_options``)
+    add_identity: "ColumnSpec | None" = None
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ import os
 import sys
 
 import txlake
+from txlake.repl.meta import on_error_stop
 from txlake.repl.render import render_error
 from txlake.repl.runner import Outcome, OutputError, Runner
 
@@ -31,11 +32,14 @@ examples:
 
 shell meta-commands: \\? (help), \\d (tables and views), \\dt, \\dv [PATTERN], \\d TABLE|VIEW, \\snapshots TABLE,
 \\i FILE, \\copy ..., \\isolation [LEVEL], \\x, \\timing, \\rows, \\q
--c and -f run in the order given. Scripts stop at the first error (psql's ON_ERROR_STOP). The
-statements of one -c run as one transaction (as psql's), unless it holds BEGIN / COMMIT of its
-own; with -1 all the -c and -f do.
-exit status (psql's): 0 ok; 1 an error in a -c command, or a file that cannot be read; 2 bad
-usage or a warehouse that cannot be opened; 3 an error in a script (-f or standard input).
+-c and -f run in the order given. As in psql, an error is shown and the script goes on with its
+next statement, unless -v ON_ERROR_STOP=1 (or \\set ON_ERROR_STOP on in the script) makes it
+stop there. The statements of one -c run as one transaction (as psql's), unless it holds BEGIN /
+COMMIT of its own; an error ends that -c. With -1 all the -c and -f run as one transaction.
+Loading a pg_dump file: txlake WAREHOUSE -f dump.sql (README: "Loading a pg_dump").
+exit status (psql's): 0 ok (also after errors a script went on from); 1 an error in the last -c
+command, or a file that cannot be read; 2 bad usage or a warehouse that cannot be opened; 3 an
+error in a script (-f or standard input) under ON_ERROR_STOP.
 """
 
 
@@ -69,8 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-1", "--single-transaction", action="store_true",
                    help="run the -c / -f scripts as one transaction (BEGIN before, COMMIT after), as psql's")
     p.add_argument("-v", "--set", "--variable", dest="variables", action="append", default=[],
-                   metavar="NAME=VALUE", help="psql's variables: only ON_ERROR_STOP=1 (scripts always stop "
-                                              "at the first error), accepted as psql scripts pass it")
+                   metavar="NAME=VALUE", help="psql's variables: only ON_ERROR_STOP (1: a script stops at its "
+                                              "first error; 0, the default: it goes on)")
     p.add_argument("-X", "--no-psqlrc", action="store_true",
                    help="accepted for psql's command lines (txlake reads no startup file)")
     p.add_argument("--version", action="version", version=f"txlake {txlake.__version__}")
@@ -78,14 +82,18 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def check_variables(parser: argparse.ArgumentParser, variables: list[str]) -> None:
-    """-v NAME=VALUE: ON_ERROR_STOP on is what txlake does; anything else is a usage error."""
+def error_stop(parser: argparse.ArgumentParser, variables: list[str]) -> bool:
+    """-v NAME=VALUE: ON_ERROR_STOP's value (the last given; off without one); any other
+    variable is a usage error."""
+    stop = False
     for variable in variables:
         name, _, value = variable.partition("=")
         if name.upper() != "ON_ERROR_STOP":
-            parser.error(f"-v {variable}: variables are not supported (only ON_ERROR_STOP=1)")
-        if value.lower() not in ("", "on", "1", "true", "yes"):
-            parser.error(f"-v {variable}: ON_ERROR_STOP cannot be turned off: scripts stop at the first error")
+            parser.error(f"-v {variable}: variables are not supported (only ON_ERROR_STOP)")
+        stop = on_error_stop(value)
+        if stop is None:
+            parser.error(f'-v {variable}: unrecognized value "{value}" for "ON_ERROR_STOP": Boolean expected')
+    return stop
 
 
 def show_progress(done: int, total: int, what: str) -> None:
@@ -95,10 +103,13 @@ def show_progress(done: int, total: int, what: str) -> None:
 
 
 def run_scripts(runner: Runner, scripts: list[tuple[str, str]], single: bool = False) -> int:
-    """Run -c / -f scripts (or piped stdin) in order; stop at the first error. ``single`` (-1):
-    all in one transaction, committed after the last (rolled back at an error)."""
+    """Run -c / -f scripts (or piped stdin) in order; after an error go on, unless
+    ``runner.on_error_stop``. ``single`` (-1): all in one transaction, committed after the last
+    (rolled back at an error: a failed transaction's COMMIT is a ROLLBACK). The exit status is
+    psql's: the last script's (an error in a -c is 1, in a file only under ON_ERROR_STOP: 3)."""
     if single:
         runner.conn.execute("BEGIN")
+    status = 0
     for kind, value in scripts:
         source = None
         if kind == "command":
@@ -114,10 +125,12 @@ def run_scripts(runner: Runner, scripts: list[tuple[str, str]], single: bool = F
             except (OSError, UnicodeDecodeError) as e:
                 runner.warn(f"txlake: {value}: {getattr(e, 'strerror', None) or e}")
                 return 1
-        outcome = runner.run_script(text, stop_on_error=True, source=source, one_transaction=kind == "command")
-        if outcome is Outcome.ERROR:  # (psql's exit status: 3 for a script's error under ON_ERROR_STOP)
+        outcome = runner.run_script(text, source=source, one_transaction=kind == "command")
+        failed = outcome is Outcome.ERROR
+        status = (1 if kind == "command" else 3 if runner.on_error_stop else 0) if failed else 0
+        if failed and runner.on_error_stop:
             runner.rollback_open_transaction("stopping at the error")
-            return 1 if kind == "command" else 3
+            return status
         if outcome is Outcome.QUIT:
             break
     if single and runner.conn.session.in_transaction:
@@ -127,13 +140,13 @@ def run_scripts(runner: Runner, scripts: list[tuple[str, str]], single: bool = F
             runner.show_error(e)
             return 1
     runner.rollback_open_transaction("end of input")
-    return 0
+    return status
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    check_variables(parser, args.variables)
+    stop = error_stop(parser, args.variables)
     try:
         conn = txlake.connect(args.warehouse, autocommit=True, isolation_level=args.isolation,
                               publish=args.publish)
@@ -145,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     conn.session.progress = show_progress
     runner = Runner(conn, csv=args.csv, quiet=args.quiet)
+    runner.on_error_stop = stop
     try:
         if args.scripts:
             return run_scripts(runner, args.scripts, args.single_transaction)

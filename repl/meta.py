@@ -23,8 +23,10 @@ General
   \\q                  quit (also Ctrl-D; an open transaction is rolled back)
   \\i FILE             run the SQL and meta-commands in FILE
   \\echo [-n] TEXT     write TEXT ('quoted' parts as psql reads them)
-  \\set ON_ERROR_STOP on
-                      accepted, as psql scripts say it (scripts always stop at the first error)
+  \\set ON_ERROR_STOP on|off
+                      on: a script (\\i, -f) stops at its first error; off (default): it goes on
+  \\restrict KEY, \\unrestrict KEY
+                      no meta-command but \\unrestrict KEY runs in between (pg_dump's dumps)
   \\copy ...           COPY with a file of this shell's, or stdin / stdout:
                       \\copy t [(cols)] from FILE|stdin [with (format csv, header, ...)]
                       \\copy t [(cols)] | (query) to FILE|stdout [with (...)]
@@ -62,6 +64,9 @@ MAX_INCLUDE_DEPTH = 16
 
 def run_meta(runner: Runner, line: str) -> Outcome:
     command, _, argument = line.strip().partition(" ")
+    if runner.restrict_key is not None and command != "\\unrestrict":
+        runner.warn("backslash commands are restricted; only \\unrestrict is allowed")
+        return Outcome.ERROR
     handler = COMMANDS.get(command)
     if handler is None and command.endswith("+") and command[:-1] in _PLUS:
         handler = COMMANDS[command[:-1]]  # (psql's "more detail": the same here)
@@ -99,17 +104,28 @@ def _echo(runner: Runner, argument: str) -> Outcome:
 
 
 def _set(runner: Runner, argument: str) -> Outcome:
-    """psql's ``\\set``, for the one variable scripts set to get txlake's behaviour:
-    ON_ERROR_STOP (scripts always stop at the first error). There are no other variables."""
+    """psql's ``\\set``, for the one variable scripts set: ON_ERROR_STOP (``on``: a script
+    stops at its first error; ``off``, the default: it goes on). There are no other variables."""
     name, _, value = argument.partition(" ")
-    value = value.strip().lower()
-    if name.upper() == "ON_ERROR_STOP" and value in ("", "on", "1", "true", "yes"):
-        return Outcome.OK
     if name.upper() == "ON_ERROR_STOP":
-        runner.warn("\\set: ON_ERROR_STOP cannot be turned off: scripts stop at the first error")
-        return Outcome.ERROR
+        stop = on_error_stop(value)
+        if stop is None:
+            runner.warn(f"\\set: unrecognized value \"{value.strip()}\" for \"ON_ERROR_STOP\": Boolean expected")
+            return Outcome.ERROR
+        runner.on_error_stop = stop
+        return Outcome.OK
     runner.warn(f"\\set: variables are not supported (only ON_ERROR_STOP on){f': {name}' if name else ''}")
     return Outcome.ERROR
+
+
+def on_error_stop(value: str) -> bool | None:
+    """ON_ERROR_STOP's value as psql reads a boolean variable (set without one: on), else None."""
+    value = value.strip().strip("'").lower()
+    if value in ("", "on", "true", "yes", "1", "t", "y"):
+        return True
+    if value in ("off", "false", "no", "0", "f", "n"):
+        return False
+    return None
 
 
 def _list(runner: Runner, pattern: str, kinds: tuple[str, ...], what: str) -> Outcome:
@@ -241,14 +257,33 @@ def _include(runner: Runner, argument: str) -> Outcome:
         return Outcome.ERROR
     runner.include_depth += 1
     try:
-        # interactively an error in the file is shown and the rest runs (psql's default);
-        # scripts stop at the first error
-        return runner.run_script(text, stop_on_error=not runner.interactive, source=path)
+        return runner.run_script(text, source=path)  # (stopping at an error under ON_ERROR_STOP)
     finally:
         runner.include_depth -= 1
 
 
-def _copy(runner: Runner, argument: str) -> Outcome:
+def _restrict(runner: Runner, argument: str) -> Outcome:
+    """psql's ``\\restrict KEY`` (pg_dump 16.10 and later open a dump with it): no meta-command
+    but ``\\unrestrict KEY`` runs until then, so that data restored cannot run any."""
+    if not argument:
+        runner.warn("\\restrict: missing required argument")
+        return Outcome.ERROR
+    runner.restrict_key = argument.split()[0]
+    return Outcome.OK
+
+
+def _unrestrict(runner: Runner, argument: str) -> Outcome:
+    if runner.restrict_key is None:
+        runner.warn("\\unrestrict: not currently in restricted mode")
+        return Outcome.ERROR
+    if not argument or argument.split()[0] != runner.restrict_key:
+        runner.warn("\\unrestrict: wrong key")
+        return Outcome.ERROR
+    runner.restrict_key = None
+    return Outcome.OK
+
+
+def copy_command(runner: Runner, argument: str) -> Outcome:
     """psql's ``\\copy``: COPY's syntax, a file name quoted or not (relative to the shell's
     directory), and ``stdin`` / ``stdout`` - the lines after the command in a script (up to
     ``\\.``), else the shell's input (``pstdin``: always it); the rows to the shell's output."""
@@ -420,7 +455,9 @@ COMMANDS = {
     "\\d": _describe,
     "\\snapshots": _snapshots,
     "\\i": _include, "\\include": _include,
-    "\\copy": _copy,
+    "\\copy": copy_command,
+    "\\restrict": _restrict,
+    "\\unrestrict": _unrestrict,
     "\\timing": _timing,
     "\\x": _expanded,
     "\\rows": _rows,

@@ -60,6 +60,9 @@ class Runner:
         self.max_rows = max_rows  # aligned/expanded output is cut after this many rows
         self.interactive = interactive
         self.include_depth = 0
+        # psql's ON_ERROR_STOP (``-v``, ``\\set``): a script stops at its first error; else it goes on
+        self.on_error_stop = False
+        self.restrict_key: str | None = None  # psql's \\restrict: only \\unrestrict with this key runs
         self.after_statement = None  # callable() run after each statement (the shell refreshes completion)
         self._cancel_requested = False
         self._location: str | None = None  # FILE:LINE of the script piece running, for errors
@@ -115,10 +118,11 @@ class Runner:
 
     # --- input ---------------------------------------------------------------------------
 
-    def run_script(self, text: str, *, stop_on_error: bool, source: str | None = None,
-                   one_transaction: bool = False) -> Outcome:
+    def run_script(self, text: str, *, source: str | None = None, one_transaction: bool = False) -> Outcome:
         """Run a whole script (``-c``, ``-f``, stdin, ``\\i``): a last statement without ``;`` runs
-        too. Errors in a script from ``source`` (a file name) say where: ``txlake:FILE:LINE:``.
+        too. An error ends it under ``on_error_stop`` (which the script may set as it runs), else
+        the rest runs, as psql's; the outcome is ERROR if any piece failed. Errors in a script
+        from ``source`` (a file name) say where: ``txlake:FILE:LINE:``.
         ``one_transaction`` (``-c``, as psql's): statements with no transaction control of their
         own run as one transaction (``Connection.open_implicit_block``)."""
         scanned = scan(text)
@@ -141,7 +145,7 @@ class Runner:
                     return Outcome.QUIT
                 if result is Outcome.ERROR:
                     outcome = Outcome.ERROR
-                    if stop_on_error:
+                    if self.on_error_stop or one_transaction:  # (a -c's string ends, as psql's query string)
                         break
         finally:
             self._location = outer
@@ -170,11 +174,13 @@ class Runner:
         return outcome
 
     def run_piece(self, piece: Piece) -> Outcome:
-        if piece.kind == META:
-            from txlake.repl.meta import run_meta
+        if piece.kind == META or piece.data is not None:
+            from txlake.repl.meta import copy_command, run_meta
             self.copy_data = piece.data
             try:
-                return run_meta(self, piece.text)
+                if piece.kind == META:
+                    return run_meta(self, piece.text)
+                return copy_command(self, piece.text[4:])  # (COPY ... FROM STDIN and the script's lines after it)
             finally:
                 self.copy_data = None
         if piece.expanded:  # (\gx)

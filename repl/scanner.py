@@ -25,8 +25,9 @@ class Piece:
     kind: str  # SQL or META
     text: str
     line: int = field(default=1, compare=False)  # where it starts in the scanned text (1-based)
-    # ``\copy ... from stdin``: the lines after it, up to a line ``\.`` or the end (None: the
-    # text ended with the command, as typed at the prompt - the data is still to come)
+    # ``\copy ... from stdin`` or ``COPY ... FROM STDIN;``: the lines after it, up to a line ``\.``
+    # or the end (None: the text ended with the command, as typed at the prompt - the data is
+    # still to come)
     data: str | None = field(default=None, compare=False)
     expanded: bool = field(default=False, compare=False)  # ended by ``\\gx``: shown expanded
 
@@ -36,6 +37,12 @@ _SEND = re.compile(r"\\gx?$")
 
 # a meta-command that reads its data from the script's next lines, as psql's \copy ... from stdin
 _COPY_FROM_STDIN = re.compile(r"\\copy\b.*\bfrom\s+stdin\b", re.IGNORECASE | re.DOTALL)
+# a statement that does so, as psql sends a script's lines after ``COPY ... FROM STDIN;`` (pg_dump's data)
+# (after the comments before it: the statement is the group)
+_SQL_COPY_FROM_STDIN = re.compile(r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*(copy\b.*\bfrom\s+stdin\b.*)",
+                                  re.IGNORECASE | re.DOTALL)
+# the line that ends such data
+_END_OF_DATA = re.compile(r"^\\\.\r?$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -85,6 +92,13 @@ def _closing_quote(text: str, i: int) -> int:
         else:
             j += 1
     return -1
+
+
+def _data_after(text: str, line_end: int) -> tuple[str, int]:
+    """COPY's data that follows a command ending at ``line_end`` (a newline): the lines up to
+    one holding ``\\.`` alone, or to the end; and where the text goes on after it."""
+    stop = _END_OF_DATA.search(text, line_end + 1)
+    return text[line_end + 1:stop.start() if stop else len(text)], stop.end() if stop else len(text)
 
 
 def scan(text: str) -> Scan:
@@ -152,9 +166,7 @@ def scan(text: str) -> Scan:
                 continue
             data = None
             if end < n and _COPY_FROM_STDIN.match(command):
-                stop = re.compile(r"^\\\.\r?$", re.MULTILINE).search(text, end + 1)
-                data = text[end + 1:stop.start() if stop else n]
-                end = stop.end() if stop else n
+                data, end = _data_after(text, end)
             pieces.append(Piece(META, command, line_at(i), data))
             i = end
         elif ch == "(":
@@ -167,10 +179,16 @@ def scan(text: str) -> Scan:
             i += 1
         elif ch == ";" and depth == 0:
             statement = "".join(current).strip()
-            if statement and code:
-                pieces.append(Piece(SQL, statement, line_at(start or 0)))
-            current, start, code = [], None, False
             i += 1
+            if statement and code:
+                data = None
+                line_end = text.find("\n", i)
+                copy = _SQL_COPY_FROM_STDIN.match(statement) if line_end != -1 else None
+                if copy is not None:
+                    statement = copy.group(1)
+                    data, i = _data_after(text, line_end)
+                pieces.append(Piece(SQL, statement, line_at(start or 0), data))
+            current, start, code = [], None, False
         else:
             current.append(ch)
             i += 1

@@ -58,7 +58,7 @@ def test_a_command_of_several_statements_is_one_transaction(main, tmp_path):
     assert main(wh, "-c", "UPDATE t SET v = 'c' WHERE id = 1; BEGIN; INSERT INTO t VALUES (1, 'dup')").returncode == 1
     script = tmp_path / "s.sql"
     script.write_text("UPDATE t SET v = 'f' WHERE id = 2;\nINSERT INTO t VALUES (1, 'dup');\n")
-    assert main(wh, "-f", str(script)).returncode == 3
+    assert main(wh, "-f", str(script)).returncode == 0  # (an error in a file: psql goes on, exit 0)
     done = main(wh, "--csv", "-c", "SELECT id, v FROM t ORDER BY id")
     assert done.stdout.splitlines() == ["id,v", "1,c", "2,f", '3,"x,y"']
 
@@ -127,10 +127,15 @@ def test_file_mode_and_its_errors(txlake, main, tmp_path):
     bad = tmp_path / "bad.sql"
     bad.write_text("BEGIN;\nINSERT INTO t VALUES (2, 'b');\nINSERT INTO t VALUES (1, 'dup');\n"
                    "COMMIT;\n")
-    done = main(wh, "-f", str(bad))
+    done = main(wh, "-v", "ON_ERROR_STOP=1", "-f", str(bad))
     assert done.returncode == 3  # (psql's status for an error in a script with ON_ERROR_STOP)
     assert f"txlake:{bad}:3: ERROR:  23505" in done.stderr  # psql's FILE:LINE: prefix
-    assert "rolled back" in done.stderr
+    assert "rolled back" in done.stderr and "COMMIT" not in done.stdout
+    assert main(wh, "--csv", "-c", "SELECT count(*) AS n FROM t").stdout == "n\n1\n"
+    # without ON_ERROR_STOP the script goes on, as psql's: its COMMIT of the failed block rolls back
+    done = main(wh, "-f", str(bad))
+    assert done.returncode == 0 and f"txlake:{bad}:3: ERROR:  23505" in done.stderr
+    assert done.stdout.splitlines()[-1] == "ROLLBACK"
     assert main(wh, "--csv", "-c", "SELECT count(*) AS n FROM t").stdout == "n\n1\n"
 
     missing = main(wh, "-f", str(tmp_path / "nope.sql"))
@@ -146,11 +151,18 @@ def test_piped_stdin_runs_as_a_script(txlake, tmp_path):
 
 
 
-def test_piped_stdin_stops_at_the_first_error(main, tmp_path):
+def test_piped_stdin_goes_on_after_an_error_unless_on_error_stop(main, tmp_path):
+    """As psql: an error is shown and the script goes on (exit status 0); with ON_ERROR_STOP it
+    stops there (3). txlake stopped always, so a pg_dump file stopped at its first statement
+    txlake does not support."""
     wh = str(tmp_path / "wh")
-    failed = main(wh, stdin="SELECT 1;\n\nSELECT *\n  FROM missing;\nSELECT 2;\n")
+    script = "SELECT 1;\n\nSELECT *\n  FROM missing;\nSELECT 2;\n"
+    failed = main(wh, "-v", "ON_ERROR_STOP=1", stdin=script)
     assert failed.returncode == 3 and "txlake:<stdin>:3: ERROR:  42P01" in failed.stderr
     assert "(1 row)" in failed.stdout and failed.stdout.count("(1 row)") == 1
+    went_on = main(wh, stdin=script)
+    assert went_on.returncode == 0 and "txlake:<stdin>:3: ERROR:  42P01" in went_on.stderr
+    assert went_on.stdout.count("(1 row)") == 2
     dash = main(wh, "-f", "-", "--csv", stdin="SELECT 7 AS seven")
     assert dash.returncode == 0 and dash.stdout == "seven\n7\n"
 
@@ -318,10 +330,12 @@ def test_echo_and_set_on_error_stop_as_psql_scripts_use_them(main, tmp_path):
     its first line."""
     script = tmp_path / "s.sql"
     script.write_text("\\set ON_ERROR_STOP on\n\\echo creating  'it''s\\there'\nSELECT 1 AS x;\n"
-                      "\\echo -n no newline\n\\echo\n\\set ON_ERROR_STOP off\nSELECT 2;\n")
+                      "\\echo -n no newline\n\\echo\n\\set ON_ERROR_STOP off\nSELEC 2;\nSELECT 3 AS y;\n"
+                      "\\set ON_ERROR_STOP\nSELEC 4;\nSELECT 5;\n")
     done = main(str(tmp_path / "wh"), "-f", str(script))
-    assert done.stdout == "creating it's\there\n x\n---\n 1\n(1 row)\nno newline\n"
-    assert done.returncode == 3 and "ON_ERROR_STOP cannot be turned off" in done.stderr
+    assert done.stdout == "creating it's\there\n x\n---\n 1\n(1 row)\nno newline\n y\n---\n 3\n(1 row)\n"
+    assert done.returncode == 3 and done.stderr.count("42601") == 2  # (off: on past SELEC 2; on: SELEC 4 stops)
+    assert main(str(tmp_path / "wh"), "-c", "\\set ON_ERROR_STOP maybe").returncode == 1
 
 
 def test_a_command_that_does_not_parse_runs_nothing(main, tmp_path):
@@ -354,13 +368,19 @@ def test_psql_s_single_transaction_and_on_error_stop_options(main, tmp_path):
     assert main(wh, "-X", "-v", "ON_ERROR_STOP=1", "-c", "CREATE TABLE t (id INT PRIMARY KEY)").returncode == 0
     (tmp_path / "a.sql").write_text("INSERT INTO t VALUES (1);\nINSERT INTO t VALUES (2);\n")
     (tmp_path / "b.sql").write_text("INSERT INTO t VALUES (3);\nINSERT INTO t VALUES (1);\n")
-    assert main(wh, "-1", "-f", str(tmp_path / "a.sql"), "-f", str(tmp_path / "b.sql")).returncode == 3
+    stopped = main(wh, "-v", "ON_ERROR_STOP=1", "-1", "-f", str(tmp_path / "a.sql"), "-f", str(tmp_path / "b.sql"))
+    assert stopped.returncode == 3
     assert main(wh, "--csv", "-c", "SELECT count(*) AS n FROM t").stdout == "n\n0\n"  # a.sql's rows too
+    # without ON_ERROR_STOP, as psql: on to the end, whose COMMIT of the failed block rolls it back
+    went_on = main(wh, "-1", "-f", str(tmp_path / "a.sql"), "-f", str(tmp_path / "b.sql"))
+    assert went_on.returncode == 0 and went_on.stderr.count("ERROR:") == 1
+    assert main(wh, "--csv", "-c", "SELECT count(*) AS n FROM t").stdout == "n\n0\n"
     done = main(wh, "-1", "-f", str(tmp_path / "a.sql"), "-c", "INSERT INTO t VALUES (3); INSERT INTO t VALUES (4)")
     assert done.returncode == 0, done.stderr
     assert main(wh, "--csv", "-c", "SELECT count(*) AS n FROM t").stdout == "n\n4\n"
     assert main(wh, "-v", "ECHO=all", "-c", "SELECT 1").returncode == 2
-    assert main(wh, "-v", "ON_ERROR_STOP=0", "-c", "SELECT 1").returncode == 2
+    assert main(wh, "-v", "ON_ERROR_STOP=0", "-c", "SELECT 1").returncode == 0
+    assert main(wh, "-v", "ON_ERROR_STOP=perhaps", "-c", "SELECT 1").returncode == 2
 
 
 def test_an_unknown_column_is_shown_with_a_caret(main, tmp_path):
@@ -394,3 +414,42 @@ def test_describe_lists_a_tables_plain_indexes_as_psql(main, tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("Indexes:\n")[1].splitlines()[:3] == [
         '    "t_pkey" PRIMARY KEY, btree (id)', '    "t_a_idx" btree (a)', '    "t_h" hash (b, a)']
+
+
+def test_copy_from_stdin_in_a_script_reads_the_lines_after_it(main, tmp_path):
+    """As psql sends them (pg_dump's data): the lines after ``COPY ... FROM stdin;`` up to ``\\.``
+    are its rows, never statements or meta-commands (``\\N`` was an invalid command, the rows
+    syntax errors, and the COPY itself 0A000)."""
+    wh = str(tmp_path / "wh")
+    script = tmp_path / "load.sql"
+    script.write_text("CREATE TABLE t (id INT PRIMARY KEY, v TEXT);\n"
+                      "--\n-- Data for Name: t\n--\n\n"
+                      "COPY public.t (id, v) FROM stdin;\n1\tone\n2\t\\N\n3\ta\\tb\\\\c\n\\.\n\n"
+                      "SELECT count(*) AS n FROM t;\n"
+                      "copy t from STDIN;\n4\tfour\n")  # (the data may run to the end)
+    done = main(wh, "-f", str(script))
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert done.stdout.splitlines() == ["CREATE TABLE", "COPY 3", " n", "---", " 3", "(1 row)", "COPY 1"]
+    rows = main(wh, "--csv", "-c", "SELECT id, v, v IS NULL AS missing FROM t ORDER BY id").stdout
+    assert rows.splitlines() == ["id,v,missing", "1,one,f", "2,,t", '3,a\tb\\c,f', "4,four,f"]
+    # a bad row fails that COPY (nothing of it loads, the line told), and the script goes on
+    script.write_text("COPY t FROM stdin;\n5\tfive\nsix\t6\n\\.\nSELECT 1 AS after;\n")
+    done = main(wh, "-f", str(script))
+    assert "22P02" in done.stderr and 'line 2, column id: "six"' in done.stderr and "(1 row)" in done.stdout
+    assert main(wh, "--csv", "-c", "SELECT count(*) AS n FROM t").stdout == "n\n4\n"
+
+
+def test_restrict_allows_only_unrestrict_with_its_key(main, tmp_path):
+    """pg_dump 16.10 and later put a dump between ``\\restrict KEY`` and ``\\unrestrict KEY``
+    (an invalid command before): meta-commands in between are refused, SQL and COPY data run."""
+    wh = str(tmp_path / "wh")
+    script = tmp_path / "dump.sql"
+    script.write_text("\\restrict Ab12Cd\n\nCREATE TABLE t (id INT);\nCOPY t (id) FROM stdin;\n7\n\\.\n"
+                      "\\echo hidden\n\\unrestrict wrong\n\\unrestrict Ab12Cd\n\\echo shown\n")
+    done = main(wh, "-q", "-f", str(script))
+    assert done.returncode == 0
+    assert done.stdout == "shown\n"
+    assert "backslash commands are restricted; only \\unrestrict is allowed" in done.stderr
+    assert "\\unrestrict: wrong key" in done.stderr
+    assert main(wh, "--csv", "-c", "SELECT id FROM t").stdout == "id\n7\n"
+    assert "not currently in restricted mode" in main(wh, "-c", "\\unrestrict Ab12Cd").stderr
