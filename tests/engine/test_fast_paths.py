@@ -235,6 +235,17 @@ def test_same_results_as_general_path(tmp_path, monkeypatch, script):
         assert a == b, (sql, params)
 
 
+def duckdb_calls(conn, monkeypatch) -> list:
+    """The SQL the connection's session will send DuckDB from now on, as it is sent."""
+    executor = conn.session.executor
+    calls = []
+    real = executor._sql
+    monkeypatch.setattr(executor, "_sql", lambda *a, **k: calls.append(a) or real(*a, **k))
+    executor._time_zone()  # (the session's first statement sets its time zone up)
+    calls.clear()
+    return calls
+
+
 def test_fast_paths_are_taken(tmp_path, monkeypatch):
     """The benchmark statements do not reach DuckDB at all."""
     conn = txlake.connect(str(tmp_path / "w"), autocommit=True, publish="off")
@@ -242,12 +253,7 @@ def test_fast_paths_are_taken(tmp_path, monkeypatch):
     cur.execute("CREATE TABLE a (aid INT PRIMARY KEY, abalance INT)")
     cur.execute("CREATE TABLE h (aid INT, delta INT, mtime TIMESTAMP)")
     cur.execute("INSERT INTO a SELECT range, 0 FROM range(100)")
-    executor = conn.session.executor
-    calls = []
-    real = executor._sql
-    monkeypatch.setattr(executor, "_sql", lambda *a, **k: calls.append(a) or real(*a, **k))
-    executor._time_zone()
-    calls.clear()
+    calls = duckdb_calls(conn, monkeypatch)
     cur.execute("UPDATE a SET abalance = abalance + ? WHERE aid = ?", (5, 7))
     cur.execute("SELECT abalance FROM a WHERE aid = ?", (7,))
     assert cur.fetchall() == [(5,)]
@@ -269,12 +275,7 @@ def test_index_point_statements_skip_duckdb(tmp_path, monkeypatch):
     cur.execute("CREATE TABLE u (id INT PRIMARY KEY, email VARCHAR UNIQUE, n INT)")
     cur.execute("CREATE INDEX ON u (n)")
     cur.execute("INSERT INTO u SELECT range, 'e' || range, range FROM range(100)")
-    executor = conn.session.executor
-    calls = []
-    real = executor._sql
-    monkeypatch.setattr(executor, "_sql", lambda *a, **k: calls.append(a) or real(*a, **k))
-    executor._time_zone()
-    calls.clear()
+    calls = duckdb_calls(conn, monkeypatch)
     cur.execute("UPDATE u SET n = n + ? WHERE email = ?", (1000, "e7"))
     assert cur.execute("SELECT id, n FROM u WHERE email = ?", ("e7",)).fetchall() == [(7, 1007)]
     assert cur.execute("SELECT id, email FROM u WHERE n = ?", (1007,)).fetchall() == [(7, "e7")]
