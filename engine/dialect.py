@@ -138,7 +138,8 @@ MACROS = (
     # another expression as a window function)
     f"CREATE MACRO {WINDOW_SUM_MACRO}(s, x SMALLINT) AS CAST(s AS BIGINT), (s, x INTEGER) AS CAST(s AS BIGINT), "
     "(s, x BIGINT) AS CAST(s AS DECIMAL(38,0)), (s, x HUGEINT) AS CAST(s AS DECIMAL(38,0)), "
-    "(s, x FLOAT) AS CAST(s AS FLOAT), (s, x) AS s",
+    # (a numeric takes the DOUBLE form, the cheaper cast, not the FLOAT one: its sum as it is)
+    "(s, x FLOAT) AS CAST(s AS FLOAT), (s, x DOUBLE) AS s, (s, x) AS s",
     # avg() of integers and of numerics: a numeric, exactly - PostgreSQL's division of the sum by
     # the count, rounded (half away from zero) at the scale it gives the quotient, 16 significant
     # digits or the sum's scale if more (select_div_scale: from the first base-10000 digits of
