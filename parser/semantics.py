@@ -658,12 +658,11 @@ _FORMAT_SPEC = re.compile(r"%(?:(\d+)\$)?([sIL%])")
 
 def _format(node: exp.Format) -> exp.Expression:
     """``format(f, ...)`` as DuckDB's ``printf`` with ``%s`` only: each ``%s`` takes its value as
-    text, NULL as ''; ``%I`` quotes an identifier (``quote_ident``), ``%L`` a literal (NULL
-    unquoted), as PostgreSQL's; ``%2$s`` takes the second value. A format that is no constant
-    is taken as ``%s`` only."""
-    values = list(node.expressions)
-    as_text = [exp.func("coalesce", exp.cast(v.copy(), exp.DataType.build("VARCHAR")), exp.Literal.string(""))
-               for v in values]
+    PostgreSQL's text of it (``_text``: a double 1, not 1.0), NULL as ''; ``%I`` quotes that text
+    as an identifier (``quote_ident``), ``%L`` as a literal (NULL unquoted), as PostgreSQL's;
+    ``%2$s`` takes the second value. A format that is no constant is taken as ``%s`` only."""
+    values = [_text(v, exp.cast(v.copy(), exp.DataType.build("VARCHAR"))) for v in node.expressions]
+    as_text = [exp.func("coalesce", v.copy(), exp.Literal.string("")) for v in values]
     pattern = node.this
     if not (isinstance(pattern, exp.Literal) and pattern.is_string):
         return exp.Anonymous(this="printf", expressions=[pattern, *as_text])
