@@ -13,7 +13,7 @@ from sqlglot.time import format_time
 from sqlglot.trie import new_trie
 
 from txlake import errors
-from txlake.parser import json_ops
+from txlake.parser import json_ops, numeric
 from txlake.storage.schema import array_input, integer_input
 
 
@@ -55,6 +55,9 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
 
     - ``x / 0`` and ``x % 0`` raise 22012 (DuckDB gives inf or NULL): a divisor that is not a
       non-zero literal goes through ``txl_divisor``;
+    - a numeric's quotient, ``sqrt()`` and ``exp()`` are numeric, exactly PostgreSQL's (DuckDB's
+      were doubles): folded if constant, else through macros that pick by type (``_folded``,
+      ``_type_witnesses``; parser/numeric.py);
     - an unnamed column is named as PostgreSQL names it (``column_name``: ``count``, not
       DuckDB's ``count_star()``; ``lower``, not ``lower(s)``; ``?column?`` for ``a + 1``);
     - backslash escapes ``_`` and ``%`` in a LIKE / ILIKE pattern that gives no ESCAPE
@@ -139,6 +142,9 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     for node in _outside_defaults(tree, exp.Add, exp.Sub, exp.Mul):
         _float_checked(node)
     for number, node in enumerate(_outside_defaults(tree, exp.Div, exp.Mod, exp.IntDiv)):
+        if type(node) is exp.Div and (folded := _folded("quotient", node.this, node.expression)) is not None:
+            node.replace(folded)
+            continue
         divisor, bound = node.expression, None
         if not (isinstance(divisor, exp.Literal) and divisor.is_number and float(divisor.this) != 0):
             # (a NULL divided by 0 is NULL, as PostgreSQL's strict division gives it: the divisor
@@ -151,10 +157,15 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
                 bound, dividend = f"txl_dividend{number}", node.this
                 node.set("this", exp.column(bound))
                 node.set("expression", exp.Anonymous(this=DIVISOR_MACRO, expressions=[divisor, exp.column(bound)]))
-        if type(node) is exp.Div and not isinstance(node.this, exp.Literal) and _typed_argument(node.this):
-            replacement = exp.Anonymous(this=DIVIDE_MACRO, expressions=[node.this.copy(), node.expression.copy()])
-            node.replace(replacement)
-            node = replacement
+        if type(node) is exp.Div and not (isinstance(node.this, exp.Literal) and isinstance(divisor, exp.Literal)):
+            # (DIVIDE_MACRO picks its form by the operands' types - witnesses, never evaluated:
+            # a numeric's quotient is numeric's; without them it tells an interval's alone)
+            witnesses = _type_witnesses(node.this, divisor)
+            if witnesses or (not isinstance(node.this, exp.Literal) and _typed_argument(node.this)):
+                replacement = exp.Anonymous(this=DIVIDE_MACRO, expressions=[node.this.copy(), node.expression.copy(),
+                                                                            *witnesses])
+                node.replace(replacement)
+                node = replacement
         if bound is not None:
             node.replace(_bound(dividend, bound, node.copy()))
     for select, written in selects:
@@ -1207,8 +1218,88 @@ def _domain(node: exp.Expression) -> exp.Expression:
     name = _DOMAIN_MACROS[type(node)]
     if isinstance(node, exp.Log) and node.args.get("expression") is not None:  # log(b, x): DuckDB's
         return node
+    if isinstance(node, exp.Sqrt):
+        return _numeric_function("sqrt", name, node.this)
     args = [node.this.copy()] + ([node.expression.copy()] if isinstance(node, exp.Pow) else [])
     return exp.Anonymous(this=name, expressions=args)
+
+
+# numeric division, sqrt() and exp() as PostgreSQL's: exact, at the scale it picks for each value
+# (parser/numeric.py) - of constants folded here, of other values by engine/dialect.py's macros,
+# whose forms for numeric operands call NUMERIC_FUNCTION + the function's name (a Python
+# function of their text) and whose other forms are DuckDB's: a double's, an integer division
+NUMERIC_FUNCTION, EXP_MACRO = "txl_numeric_", "txl_exp"
+
+
+def _numeric_function(function: str, macro: str, argument: exp.Expression) -> exp.Expression:
+    """``sqrt(x)``, ``exp(x)``: folded if x is a numeric constant, else through ``macro``, handed
+    x again to pick its form by (not when that would bind a parameter twice)."""
+    folded = _folded(function, argument)
+    if folded is not None:
+        return folded
+    return exp.Anonymous(this=macro, expressions=[argument.copy(), *_type_witnesses(argument)])
+
+
+def _type_witnesses(*operands: exp.Expression) -> list[exp.Expression]:
+    """Copies of ``operands`` for a macro to pick its form by their types (it never evaluates
+    them); none if one holds a parameter (bound by its place: it would be bound twice) or is
+    one whose type DuckDB knows too late (``_typed_argument``)."""
+    if not all(_typed_argument(o) for o in operands) or any(
+            isinstance(n, exp.Placeholder) for o in operands for n in o.walk()):
+        return []
+    return [o.copy() for o in operands]
+
+
+def _constant_value(node: exp.Expression) -> tuple[decimal.Decimal, bool] | None:
+    """The value of a constant operand, and whether PostgreSQL types it numeric: a number
+    (numeric if written with a point or an exponent), a number or a string constant cast to an
+    integer type or to numeric(p,s) (rounded at s), negated or in parentheses; else None."""
+    if isinstance(node, exp.Paren):
+        return _constant_value(node.this)
+    if isinstance(node, exp.Neg):
+        value = _constant_value(node.this)
+        return (-value[0], value[1]) if value is not None else None
+    if isinstance(node, exp.Literal) and not node.is_string:
+        return decimal.Decimal(node.this), not node.is_int
+    if not (type(node) is exp.Cast and isinstance(node.this, exp.Literal)):
+        return None
+    try:
+        value = decimal.Decimal(node.this.this.strip())
+    except decimal.InvalidOperation:
+        return None
+    if not value.is_finite():
+        return None
+    if node.to.this in _INTEGER_TYPES:
+        return (value, False) if value == value.to_integral_value() else None
+    params = [p.name for p in node.to.expressions]
+    if node.to.this != exp.DType.DECIMAL or len(params) != 2 or not all(p.isdigit() for p in params):
+        return None
+    rounded = value.quantize(decimal.Decimal(1).scaleb(-int(params[1])), rounding=decimal.ROUND_HALF_UP)
+    return (rounded, True) if len(rounded.as_tuple().digits) <= int(params[0]) else None
+
+
+def _folded(function: str, *operands: exp.Expression) -> exp.Expression | None:
+    """``function`` (parser/numeric.py ``FUNCTIONS``) of constant operands, one of them numeric,
+    as PostgreSQL computes it - a constant of its scale: ``1::numeric / 3`` is
+    0.33333333333333333333 (20 decimals), ``10::numeric / 4`` 2.5000000000000000 (16). None if an
+    operand is no such constant, or the result is an error (left to be raised where PostgreSQL
+    raises it) or past DuckDB's DECIMAL(38)."""
+    values = [_constant_value(o) for o in operands]
+    if any(v is None for v in values) or not any(is_numeric for _, is_numeric in values):
+        return None
+    try:
+        result = numeric.FUNCTIONS[function][0](*(value for value, _ in values))
+    except (ArithmeticError, ValueError):
+        return None
+    rscale = numeric.scale(result)
+    if rscale > 38 or max(result.adjusted() + 1, 1) + rscale > 38:
+        return None
+    return exp.Cast(this=exp.Literal.string(f"{result:f}"), to=exp.DataType.build(f"DECIMAL(38,{rscale})"))
+
+
+def _exp(node: exp.Exp) -> exp.Expression:
+    """``exp(x)``: of a numeric a numeric (``_numeric_function``), of the rest DuckDB's."""
+    return _numeric_function("exp", EXP_MACRO, node.this)
 
 
 _TO_CHAR_MAPPING = _to_char_mapping()
@@ -1371,7 +1462,7 @@ _REWRITES = {
     exp.UnixToTime: _to_timestamp, exp.Length: _length, exp.SplitPart: _split_part,
     exp.Bracket: _subscript, exp.ArraySize: _array_length, exp.ArrayRemove: _array_remove,
     exp.Split: _string_to_array, exp.ArrayOverlaps: _array_operator,
-    **{t: _domain for t in _DOMAIN_MACROS},
+    **{t: _domain for t in _DOMAIN_MACROS}, exp.Exp: _exp,
     exp.JSONExtract: json_ops.extract, exp.JSONExtractScalar: json_ops.extract,
     exp.JSONBExtract: json_ops.extract_path, exp.JSONBExtractScalar: json_ops.extract_path,
     exp.JSONBContainsTopKey: json_ops.exists, exp.Concat: _concat_function, exp.ConcatWs: _concat_function,

@@ -394,3 +394,11 @@ def test_describe_lists_a_tables_plain_indexes_as_psql(main, tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("Indexes:\n")[1].splitlines()[:3] == [
         '    "t_pkey" PRIMARY KEY, btree (id)', '    "t_a_idx" btree (a)', '    "t_h" hash (b, a)']
+
+
+def test_a_numeric_quotient_prints_as_psql_prints_it(main, tmp_path):
+    """1::numeric / 3 printed a double's 0.3333333333333333; PostgreSQL's numeric quotient has 20
+    decimals here, 16 for 10::numeric / 4."""
+    done = main(str(tmp_path / "wh"), "-c", "SELECT 1::numeric / 3 AS third, 10::numeric / 4 AS q, sqrt(2.0) AS r")
+    assert done.returncode == 0
+    assert " 0.33333333333333333333 | 2.5000000000000000 | 1.414213562373095" in done.stdout.splitlines()
