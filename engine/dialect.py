@@ -51,8 +51,7 @@ MACROS = (
     # division (a numeric, exact: parser/numeric.py), anything else's by the operator as set. The
     # forms with x and y (a and b again, not evaluated) pick by both operands' types: each pair
     # of integer types has its own (an integer takes a DECIMAL form before an untyped one)
-    f'CREATE MACRO {DIVIDE_MACRO}(a INTERVAL, b) AS "/"(a, b), (a, b) AS a / b, '
-    '(a INTERVAL, b, x, y) AS "/"(a, b), '
+    f'CREATE MACRO {DIVIDE_MACRO}(a INTERVAL, b, x, y) AS "/"(a, b), '
     f"(a, b, x DECIMAL, y DECIMAL) AS {NUMERIC_FUNCTION}quotient(CAST(a AS VARCHAR), CAST(b AS VARCHAR)), " +
     "".join(f"(a, b, x {s}, y {t}) AS a / b, " for s in _INTEGERS for t in _INTEGERS) + "(a, b, x, y) AS a / b",
     # sqrt(x), exp(x): a numeric's as PostgreSQL's (exact), of the rest a double's

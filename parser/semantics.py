@@ -142,8 +142,12 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     for node in _outside_defaults(tree, exp.Add, exp.Sub, exp.Mul):
         _float_checked(node)
     for number, node in enumerate(_outside_defaults(tree, exp.Div, exp.Mod, exp.IntDiv)):
+        constants = isinstance(node.this, exp.Literal) and isinstance(node.expression, exp.Literal)
         if type(node) is exp.Div and (folded := _folded("quotient", node.this, node.expression)) is not None:
             node.replace(folded)
+            continue
+        if type(node) is exp.Div and not constants and not _type_witnesses(node.this, node.expression):
+            node.replace(_quotient_of_bound_operands(node, number))
             continue
         divisor, bound = node.expression, None
         if not (isinstance(divisor, exp.Literal) and divisor.is_number and float(divisor.this) != 0):
@@ -157,15 +161,12 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
                 bound, dividend = f"txl_dividend{number}", node.this
                 node.set("this", exp.column(bound))
                 node.set("expression", exp.Anonymous(this=DIVISOR_MACRO, expressions=[divisor, exp.column(bound)]))
-        if type(node) is exp.Div and not (isinstance(node.this, exp.Literal) and isinstance(divisor, exp.Literal)):
-            # (DIVIDE_MACRO picks its form by the operands' types - witnesses, never evaluated:
-            # a numeric's quotient is numeric's; without them it tells an interval's alone)
-            witnesses = _type_witnesses(node.this, divisor)
-            if witnesses or (not isinstance(node.this, exp.Literal) and _typed_argument(node.this)):
-                replacement = exp.Anonymous(this=DIVIDE_MACRO, expressions=[node.this.copy(), node.expression.copy(),
-                                                                            *witnesses])
-                node.replace(replacement)
-                node = replacement
+        if type(node) is exp.Div and not constants:
+            # (DIVIDE_MACRO picks its form by the operands' types - copies, never evaluated)
+            replacement = exp.Anonymous(this=DIVIDE_MACRO, expressions=[
+                node.this.copy(), node.expression.copy(), *_type_witnesses(node.this, divisor)])
+            node.replace(replacement)
+            node = replacement
         if bound is not None:
             node.replace(_bound(dividend, bound, node.copy()))
     for select, written in selects:
@@ -205,8 +206,9 @@ def _simple_operand(node: exp.Expression) -> bool:
 
 
 # what may be evaluated twice (a dividend handed to DIVISOR_MACRO): anything but these - volatile
-# (random(), gen_random_uuid(), nextval), or a subquery, or a function txlake does not know
-_VOLATILE = (exp.Rand, exp.Uuid, exp.Subquery, exp.Anonymous)
+# (random(), gen_random_uuid(), nextval), or a subquery, or a function txlake does not know, or
+# a parameter (bound by its place: a copy would take the next one)
+_VOLATILE = (exp.Rand, exp.Uuid, exp.Subquery, exp.Anonymous, exp.Placeholder)
 
 
 def _repeatable(node: exp.Expression) -> bool:
@@ -214,6 +216,23 @@ def _repeatable(node: exp.Expression) -> bool:
     sqlglot knows (abs, length, sum, ...) and txlake's own macros, but its sequence functions."""
     return not any(isinstance(n, _VOLATILE) and not (
         type(n) is exp.Anonymous and n.name.startswith("txl_") and n.name not in _SEQUENCE_CALLS) for n in node.walk())
+
+
+def _quotient_of_bound_operands(node: exp.Div, number: int) -> exp.Expression:
+    """``a / b`` whose operands cannot be handed to DIVIDE_MACRO again to pick its form by
+    (``_type_witnesses``: one holds a parameter, an aggregate, a window function, a subquery):
+    both evaluated once, as the fields of a struct a lambda takes - whose fields have their
+    types by then - and divided there, the divisor checked (``sum(x) / count(*)``, ``x / ?``)."""
+    name = f"txl_operands{number}"
+    dividend, divisor = (exp.Anonymous(this="struct_extract", expressions=[exp.column(name), exp.Literal.string(f)])
+                         for f in ("x", "y"))
+    checked = divisor if isinstance(node.expression, exp.Literal) and node.expression.is_number and \
+        float(node.expression.this) != 0 else exp.Anonymous(this=DIVISOR_MACRO, expressions=[divisor, dividend])
+    body = exp.Anonymous(this=DIVIDE_MACRO, expressions=[dividend.copy(), checked.copy(), dividend.copy(),
+                                                         divisor.copy()])
+    operands = exp.Struct(expressions=[exp.PropertyEQ(this=exp.to_identifier(f), expression=operand.copy())
+                                       for f, operand in (("x", node.this), ("y", node.expression))])
+    return _bound(operands, name, body)
 
 
 def _bound(value: exp.Expression, name: str, body: exp.Expression) -> exp.Expression:

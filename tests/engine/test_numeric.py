@@ -4,6 +4,7 @@ and an integer, is an exact numeric rounded half away from zero at the scale Pos
 DuckDB's was a double (0.3333333333333333); sqrt() and exp() of a numeric are numerics too.
 A column holds 20 decimals; a constant expression keeps PostgreSQL's own scale."""
 
+import datetime
 import decimal
 
 import pytest
@@ -24,8 +25,8 @@ def conn(connect):
     return conn
 
 
-def column(conn, sql):
-    return [row[0] for row in conn.execute(sql).fetchall()]
+def column(conn, sql, params=()):
+    return [row[0] for row in conn.execute(sql, params).fetchall()]
 
 
 @pytest.mark.parametrize("dividend, divisor, quotient", [
@@ -112,3 +113,23 @@ def test_format_writes_values_as_postgresql_s_text(conn):
     quote that text."""
     assert conn.execute("SELECT format('%s|%s|%L|%s|%I', d - 0.5, a, 1e15::float8, ARRAY[1.0::float8, 2], k) "
                         "FROM n WHERE k = 1").fetchall() == [("1|1.50|'1e+15'|{1,2}|\"1\"",)]
+
+
+def test_a_quotient_of_aggregates_subqueries_and_parameters_is_postgresql_s(conn):
+    """Operands a macro cannot be handed twice to pick its form by - an aggregate, a window
+    function, a subquery (DuckDB types them too late) or a parameter (bound by its place) - are
+    bound once, then divided: sum(a) / count(*) was a double (1.875), an interval's aggregate
+    divided was 42883."""
+    cur = conn.execute("SELECT sum(a) / count(*), sum(b) / count(*), max(a) / ?, (SELECT max(a) FROM n) / 3 FROM n",
+                       (D(2),))
+    assert cur.fetchall() == [(D("1.875"), 3, D("1.125"), D("0.75"))]
+    assert [d[1] for d in cur.description] == ["DECIMAL", "BIGINT", "DECIMAL", "DECIMAL"]
+    assert column(conn, "SELECT sum(a) OVER (ORDER BY k) / ? FROM n ORDER BY k", (3,)) == [
+        D("0.50000000000000000000"), D("1.25")]
+    assert column(conn, "SELECT k FROM n GROUP BY k HAVING sum(a) / count(*) > 2 ORDER BY k") == [2]
+    assert column(conn, "SELECT (max(a) - min(a)) / 2 FROM n") == [D("0.375")]
+    conn.execute("CREATE TABLE spans (at TIMESTAMP)")
+    conn.execute("INSERT INTO spans VALUES ('2024-01-01'), ('2024-01-04')")
+    assert column(conn, "SELECT (max(at) - min(at)) / 2 FROM spans") == [datetime.timedelta(days=1, hours=12)]
+    with pytest.raises(txlake.DivisionByZero):
+        conn.execute("SELECT sum(a) / count(*) FILTER (WHERE false) FROM n")
