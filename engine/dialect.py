@@ -40,6 +40,36 @@ SESSION_SETUP = (
 # DuckDB's integer types: an operand of one is no numeric to the macros that pick by type
 _INTEGERS = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT")
 
+
+def _numeric_call(name: str, *operands: str) -> str:
+    """The call of parser/numeric.py's ``name`` (engine/dialect.py's function) of the operands' text."""
+    return f"{NUMERIC_FUNCTION}{name}({', '.join(f'CAST({o} AS VARCHAR)' for o in operands)})"
+
+
+def _by_operand_type(name: str, other: str) -> str:
+    """The forms ``(x, w)`` of a macro of one operand x, w being x again (never evaluated):
+    a numeric's parser/numeric.py's ``name``, any other's ``other`` - an integer's too (an
+    integer takes a DECIMAL form before an untyped one)."""
+    return (f"(x, w DECIMAL) AS {_numeric_call(name, 'x')}, " + "".join(f"(x, w {t}) AS {other}, " for t in _INTEGERS)
+            + f"(x, w) AS {other}")
+
+
+def _by_operand_types(name: str, other: str) -> str:
+    """The forms ``(a, b, x, y)`` of a macro of two operands a, b, x and y being them again
+    (never evaluated): of two numerics, or a numeric and an integer, parser/numeric.py's
+    ``name``; of the rest ``other`` - each pair of integer types has a form of its own."""
+    return (f"(a, b, x DECIMAL, y DECIMAL) AS {_numeric_call(name, 'a', 'b')}, " +
+            "".join(f"(a, b, x {s}, y {t}) AS {other}, " for s in _INTEGERS for t in _INTEGERS) +
+            f"(a, b, x, y) AS {other}")
+
+
+# the logarithms of a double outside their domain are errors (2201E), not NaN or infinity
+_LOG = ("CASE WHEN x = 0 THEN error('cannot take logarithm of zero') "
+        "WHEN x < 0 THEN error('cannot take logarithm of a negative number') ELSE {}(x) END")
+_POWER = ("CASE WHEN {x} = 0 AND {y} < 0 THEN error('zero raised to a negative power is undefined') "
+          "WHEN {x} < 0 AND {y} <> floor({y}) THEN "
+          "error('a negative number raised to a non-integer power yields a complex result') ELSE power({x}, {y}) END")
+
 # macros, which DuckDB keeps in the database: made once for all its connections
 MACROS = (
     # x / 0 and x % 0 raise 22012 (the parser routes divisors that are not literals through this);
@@ -48,30 +78,24 @@ MACROS = (
     "(x, dividend) AS CASE WHEN x = 0 AND dividend IS NOT NULL THEN error('division by zero') ELSE x END",
     # a / b: an interval's by DuckDB's "/" (integer_division, set before these, makes the operator
     # its "//", which has no interval form), a numeric's and an integer's as PostgreSQL's numeric
-    # division (a numeric, exact: parser/numeric.py), anything else's by the operator as set. The
-    # forms with x and y (a and b again, not evaluated) pick by both operands' types: each pair
-    # of integer types has its own (an integer takes a DECIMAL form before an untyped one)
-    f'CREATE MACRO {DIVIDE_MACRO}(a INTERVAL, b, x, y) AS "/"(a, b), '
-    f"(a, b, x DECIMAL, y DECIMAL) AS {NUMERIC_FUNCTION}quotient(CAST(a AS VARCHAR), CAST(b AS VARCHAR)), " +
-    "".join(f"(a, b, x {s}, y {t}) AS a / b, " for s in _INTEGERS for t in _INTEGERS) + "(a, b, x, y) AS a / b",
-    # sqrt(x), exp(x): a numeric's as PostgreSQL's (exact), of the rest a double's
-    *(f"CREATE MACRO {macro}(x) AS {double}, (x, w DECIMAL) AS {NUMERIC_FUNCTION}{name}(CAST(x AS VARCHAR)), " +
-      "".join(f"(x, w {t}) AS {double}, " for t in _INTEGERS) + f"(x, w) AS {double}"
-      for macro, name, double in (
-          (SQRT_MACRO, "sqrt", "CASE WHEN x < 0 THEN error('cannot take square root of a negative number') "
-                               "ELSE sqrt(x) END"),
-          (EXP_MACRO, "exp", "exp(x)"))),
+    # division (a numeric, exact: parser/numeric.py), anything else's by the operator as set
+    f'CREATE MACRO {DIVIDE_MACRO}(a INTERVAL, b, x, y) AS "/"(a, b), ' + _by_operand_types("quotient", "a / b"),
+    # sqrt, exp, ln, log (base 10) and power of a numeric as PostgreSQL's (exact numerics), of the
+    # rest a double's; arguments outside the domain are errors (2201F, 2201E), not NaN or infinity.
+    # The forms without the witnesses: a double's (an aggregate's argument, a parameter)
+    *(f"CREATE MACRO {macro}(x) AS {double}, " + _by_operand_type(name, double) for macro, name, double in (
+        (SQRT_MACRO, "sqrt", "CASE WHEN x < 0 THEN error('cannot take square root of a negative number') "
+                             "ELSE sqrt(x) END"),
+        (EXP_MACRO, "exp", "exp(x)"), (LN_MACRO, "ln", _LOG.format("ln")),
+        (LOG10_MACRO, "log10", _LOG.format("log10")))),
+    f"CREATE MACRO {POWER_MACRO}(x, y) AS {_POWER.format(x='x', y='y')}, " +
+    _by_operand_types("power", _POWER.format(x="a", y="b")),
     # substring(s, start, length) as PostgreSQL's: a start before 1 counts from the first
     # character (DuckDB's from the end), a negative length is an error (22011)
     f"CREATE MACRO {SUBSTRING_MACRO}(s, f, n) AS CASE WHEN n < 0 THEN "
     "error('negative substring length not allowed') "
     "ELSE substring(s, greatest(f, 1), greatest(f + n - greatest(f, 1), 0)) END",
     f"CREATE MACRO {SUBSTRING_FROM_MACRO}(s, f) AS substring(s, greatest(f, 1))",
-    # arguments outside the domain are errors (2201F, 2201E), not NaN or infinity (sqrt: above)
-    f"CREATE MACRO {LN_MACRO}(x) AS CASE WHEN x = 0 THEN error('cannot take logarithm of zero') "
-    "WHEN x < 0 THEN error('cannot take logarithm of a negative number') ELSE ln(x) END",
-    f"CREATE MACRO {LOG10_MACRO}(x) AS CASE WHEN x = 0 THEN error('cannot take logarithm of zero') "
-    "WHEN x < 0 THEN error('cannot take logarithm of a negative number') ELSE log10(x) END",
     # extract(epoch FROM x) as PostgreSQL's numeric: a date's seconds whole, the rest's (a
     # timestamp's, a time's, an interval's) with their microseconds
     f"CREATE MACRO {EPOCH_MACRO}(x DATE) AS CAST(epoch(x) AS DECIMAL(38,0)), "
@@ -194,9 +218,6 @@ MACROS = (
         f"WHEN lower(trim(x)) IN ({', '.join(repr(w) for w, b in BOOLEAN_WORDS.items() if b is value)}) THEN {value}"
         for value in (True, False)) +
     " ELSE error('invalid input syntax for type boolean: \"' || x || '\"') END, (x) AS CAST(x AS BOOLEAN)",
-    f"CREATE MACRO {POWER_MACRO}(x, y) AS CASE WHEN x = 0 AND y < 0 THEN "
-    "error('zero raised to a negative power is undefined') WHEN x < 0 AND y <> floor(y) THEN "
-    "error('a negative number raised to a non-integer power yields a complex result') ELSE power(x, y) END",
 )
 
 

@@ -1,8 +1,10 @@
-"""PostgreSQL's numeric division, square root and exponential, exactly, in Python's decimal.
+"""PostgreSQL's numeric division, square root, exponential, logarithms and power, exactly, in
+Python's decimal.
 
 PostgreSQL's numeric (src/backend/utils/adt/numeric.c) gives each result a scale of its own:
 a quotient ``select_div_scale``'s - at least 16 significant digits, at least either input's
-scale, at most 1000 - ``sqrt`` and ``exp`` their own rules of the same kind; the value is
+scale, at most 1000 - ``sqrt``, ``exp``, ``ln``, ``log`` and ``power`` their own rules of the
+same kind; the value is
 rounded there, half away from zero (``round_var``). These functions compute that value from
 the inputs as text (a DECIMAL's text keeps its scale: ``'1.50'``). Used at parse time, to fold
 constants (parser/semantics.py), and by DuckDB, row by row (engine/dialect.py), where a
@@ -11,6 +13,7 @@ column of DECIMAL(38,20) holds the results (``RESULT_SCALE``)."""
 from __future__ import annotations
 
 import decimal
+import math
 from decimal import Decimal
 from math import isqrt
 
@@ -121,10 +124,118 @@ def exponential(value: Decimal, rscale: int | None = None) -> Decimal:
         return value.exp().quantize(Decimal(1).scaleb(-rscale), rounding=decimal.ROUND_HALF_UP)
 
 
+def _at_scale(compute, integer_digits: int, rscale: int) -> Decimal:
+    """``compute()`` - a transcendental value, correctly rounded by Python's decimal at the
+    context's precision - rounded half away from zero at ``rscale`` decimals, from 10 digits
+    more than the result has (a tie there is as good as impossible)."""
+    with decimal.localcontext(decimal.Context(prec=max(integer_digits, 1) + rscale + 10, Emax=decimal.MAX_EMAX,
+                                              Emin=decimal.MIN_EMIN)):
+        return compute().quantize(Decimal(1).scaleb(-rscale), rounding=decimal.ROUND_HALF_UP)
+
+
+def _ln_dweight(value: Decimal) -> int:
+    """``estimate_ln_dweight``: the decimal weight of ln(value) - of value - 1 near 1, else from
+    value's first two base-10000 digits (0 for a value that has no logarithm)."""
+    if Decimal("0.9") <= value <= Decimal("1.1"):
+        return (value - 1).adjusted() if value != 1 else 0
+    if value <= 0:
+        return 0
+    weight, first = _weight_and_first_digit(value)
+    second = int(value.scaleb(-_DEC_DIGITS * (weight - 1))) % 10 ** _DEC_DIGITS
+    digits, dweight = first, weight * _DEC_DIGITS
+    if value != first * Decimal(10) ** dweight:  # (more than one base-10000 digit)
+        digits, dweight = first * 10 ** _DEC_DIGITS + second, dweight - _DEC_DIGITS
+    return int(math.log10(abs(math.log(digits) + dweight * 2.302585092994046)))
+
+
+def _logarithm_domain(value: Decimal) -> None:
+    if not value:
+        raise ValueError("cannot take logarithm of zero")
+    if value < 0:
+        raise ValueError("cannot take logarithm of a negative number")
+
+
+def ln_scale(value: Decimal) -> int:
+    """``numeric_ln``'s result scale: 16 significant digits of the estimated logarithm."""
+    return _bounded(max(MIN_SIG_DIGITS - _ln_dweight(value), scale(value)))
+
+
+def natural_log(value: Decimal, rscale: int | None = None) -> Decimal:
+    """ln(value) rounded at ``rscale`` decimals (``ln_scale``'s if None); ValueError (2201E)
+    for zero or a negative value."""
+    _logarithm_domain(value)
+    rscale = ln_scale(value) if rscale is None else rscale
+    return _at_scale(value.ln, 4, rscale)
+
+
+def log10_scale(value: Decimal) -> int:
+    """``log_var``'s result scale for base 10 (ln(10)'s decimal weight is 0)."""
+    return _bounded(max(MIN_SIG_DIGITS - _ln_dweight(value), scale(value)))
+
+
+def log10(value: Decimal, rscale: int | None = None) -> Decimal:
+    """log(value), base 10, rounded at ``rscale`` decimals (``log10_scale``'s if None)."""
+    _logarithm_domain(value)
+    rscale = log10_scale(value) if rscale is None else rscale
+    return _at_scale(value.log10, 4, rscale)
+
+
+def _integer_exponent(exponent: Decimal) -> int | None:
+    """``exponent`` as an int, if it is an integer an int4 holds (``power_var_int``'s case)."""
+    if exponent != exponent.to_integral_value() or not -(1 << 31) <= exponent < (1 << 31):
+        return None
+    return int(exponent)
+
+
+def _power_weight(base: Decimal, exponent: Decimal) -> float:
+    """The estimated decimal weight of base ^ exponent, as power_var / power_var_int take it."""
+    n = _integer_exponent(exponent)
+    if n is not None:
+        if not base:
+            return 0.0
+        # (base ~= f * 10^p from its first 16 digits; their f * 10^p)
+        digits = base.copy_abs().normalize()
+        f, p = float(digits.scaleb(-digits.adjusted() + 15).to_integral_value()), digits.adjusted() - 15
+        return n * (math.log10(f) + p)
+    return float(exponent) * math.log(base) * 0.434294481903252 if base > 0 else 0.0
+
+
+def power_scale(base: Decimal, exponent: Decimal) -> int:
+    """``power_var`` / ``power_var_int``'s result scale: 16 significant digits of the estimated
+    result, at least either input's scale."""
+    weight = 0.0 if not base and _integer_exponent(exponent) is None else _power_weight(base, exponent)
+    return _bounded(max(MIN_SIG_DIGITS - int(weight), scale(base), scale(exponent)))
+
+
+def power(base: Decimal, exponent: Decimal, rscale: int | None = None) -> Decimal:
+    """base ^ exponent rounded at ``rscale`` decimals (``power_scale``'s if None): exact for an
+    integer exponent, else from Python's power; ValueError (2201F) for 0 to a negative power and
+    a negative number to a non-integer one, NumericOverflow past 1000 digits."""
+    n = _integer_exponent(exponent)
+    if not base and exponent < 0:
+        raise ValueError("zero raised to a negative power is undefined")
+    if base < 0 and exponent != exponent.to_integral_value():
+        raise ValueError("a negative number raised to a non-integer power yields a complex result")
+    rscale = power_scale(base, exponent) if rscale is None else rscale
+    weight = _power_weight(base, exponent)
+    if weight > MAX_DISPLAY_SCALE:
+        raise NumericOverflow("value overflows numeric format")
+    if weight + 1 < -MAX_DISPLAY_SCALE or not base:
+        return _scaled(0 if base or n is None or n else 10 ** rscale, rscale)  # (0 ^ 0 is 1)
+    if n is None or abs(n) * len(base.as_tuple().digits) > 2000:  # (exactly only while the power is small)
+        return _at_scale(lambda: base ** exponent, max(int(weight) + 1, 1), rscale)
+    (sign, _, e) = base.as_tuple()
+    digits = int(base.scaleb(-e))  # base = digits * 10^e; base^n = digits^n * 10^(e n)
+    numerator, denominator = (digits ** n, 1) if n >= 0 else (1, digits ** -n)
+    shift = e * n + rscale
+    return _rounded_ratio(numerator * 10 ** max(shift, 0), denominator * 10 ** max(-shift, 0), rscale)
+
+
 # PostgreSQL's function -> (it, its result scale), for a value computed row by row
 FUNCTIONS = {"quotient": (divide, division_scale), "sqrt": (square_root, sqrt_scale),
-             "exp": (exponential, exp_scale)}
-ARITY = {"quotient": 2, "sqrt": 1, "exp": 1}
+             "exp": (exponential, exp_scale), "ln": (natural_log, ln_scale), "log10": (log10, log10_scale),
+             "power": (power, power_scale)}
+ARITY = {"quotient": 2, "sqrt": 1, "exp": 1, "ln": 1, "log10": 1, "power": 2}
 
 
 def computed(name: str, *args: Decimal) -> Decimal:

@@ -55,9 +55,9 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
 
     - ``x / 0`` and ``x % 0`` raise 22012 (DuckDB gives inf or NULL): a divisor that is not a
       non-zero literal goes through ``txl_divisor``;
-    - a numeric's quotient, ``sqrt()`` and ``exp()`` are numeric, exactly PostgreSQL's (DuckDB's
-      were doubles): folded if constant, else through macros that pick by type (``_folded``,
-      ``_type_witnesses``; parser/numeric.py);
+    - a numeric's quotient, ``sqrt()``, ``exp()``, ``ln()``, ``log()`` and power are numeric,
+      exactly PostgreSQL's (DuckDB's were doubles): folded if constant, else through macros that
+      pick by type (``_folded``, ``_type_witnesses``; parser/numeric.py);
     - an unnamed column is named as PostgreSQL names it (``column_name``: ``count``, not
       DuckDB's ``count_star()``; ``lower``, not ``lower(s)``; ``?column?`` for ``a + 1``);
     - backslash escapes ``_`` and ``%`` in a LIKE / ILIKE pattern that gives no ESCAPE
@@ -1231,19 +1231,25 @@ def _date_part(node: exp.Anonymous) -> exp.Expression:
     return exp.cast(_extract(extract), "DOUBLE")
 
 
+# the functions of parser/numeric.py that compute sqlglot's functions of a numeric
+_NUMERIC_NAMES = {exp.Sqrt: "sqrt", exp.Ln: "ln", exp.Log: "log10", exp.Pow: "power", exp.Exp: "exp"}
+
+
 def _domain(node: exp.Expression) -> exp.Expression:
     """sqrt, ln, log and power of values outside their domain raise PostgreSQL's 2201F / 2201E
-    (DuckDB returns NaN or infinity)."""
+    (DuckDB returns NaN or infinity); of a numeric they are numerics (``_numeric_function``)."""
     name = _DOMAIN_MACROS[type(node)]
     if isinstance(node, exp.Log) and node.args.get("expression") is not None:  # log(b, x): DuckDB's
         return node
-    if isinstance(node, exp.Sqrt):
-        return _numeric_function("sqrt", name, node.this)
-    args = [node.this.copy()] + ([node.expression.copy()] if isinstance(node, exp.Pow) else [])
-    return exp.Anonymous(this=name, expressions=args)
+    if isinstance(node, exp.Pow):
+        folded = _folded("power", node.this, node.expression)
+        return folded if folded is not None else exp.Anonymous(this=name, expressions=[
+            node.this.copy(), node.expression.copy(), *_type_witnesses(node.this, node.expression)])
+    return _numeric_function(_NUMERIC_NAMES[type(node)], name, node.this)
 
 
-# numeric division, sqrt() and exp() as PostgreSQL's: exact, at the scale it picks for each value
+# numeric division, sqrt(), exp(), ln(), log() and power as PostgreSQL's: exact, at the scale it
+# picks for each value
 # (parser/numeric.py) - of constants folded here, of other values by engine/dialect.py's macros,
 # whose forms for numeric operands call NUMERIC_FUNCTION + the function's name (a Python
 # function of their text) and whose other forms are DuckDB's: a double's, an integer division
@@ -1251,8 +1257,9 @@ NUMERIC_FUNCTION, EXP_MACRO = "txl_numeric_", "txl_exp"
 
 
 def _numeric_function(function: str, macro: str, argument: exp.Expression) -> exp.Expression:
-    """``sqrt(x)``, ``exp(x)``: folded if x is a numeric constant, else through ``macro``, handed
-    x again to pick its form by (not when that would bind a parameter twice)."""
+    """``sqrt(x)``, ``exp(x)``, ``ln(x)``, ``log(x)``: folded if x is a numeric constant, else
+    through ``macro``, handed x again to pick its form by (not when that would bind a parameter
+    twice)."""
     folded = _folded(function, argument)
     if folded is not None:
         return folded
@@ -1318,7 +1325,7 @@ def _folded(function: str, *operands: exp.Expression) -> exp.Expression | None:
 
 def _exp(node: exp.Exp) -> exp.Expression:
     """``exp(x)``: of a numeric a numeric (``_numeric_function``), of the rest DuckDB's."""
-    return _numeric_function("exp", EXP_MACRO, node.this)
+    return _numeric_function(_NUMERIC_NAMES[exp.Exp], EXP_MACRO, node.this)
 
 
 _TO_CHAR_MAPPING = _to_char_mapping()

@@ -133,3 +133,29 @@ def test_a_quotient_of_aggregates_subqueries_and_parameters_is_postgresql_s(conn
     assert column(conn, "SELECT (max(at) - min(at)) / 2 FROM spans") == [datetime.timedelta(days=1, hours=12)]
     with pytest.raises(txlake.DivisionByZero):
         conn.execute("SELECT sum(a) / count(*) FILTER (WHERE false) FROM n")
+
+
+@pytest.mark.parametrize("base, exponent, result", [
+    ("2", "0.5", "1.4142135623730950"), ("2.0", "3", "8.0000000000000000"), ("9", "3", "729.00000000000000"),
+    ("2", "-2", "0.2500000000000000"), ("10", "-3", "0.0010000000000000000"), ("-2", "3", "-8.0000000000000000"),
+    ("0", "0", "1.0000000000000000"), ("1.5", "2", "2.2500000000000000")])
+def test_power_var_scale_and_value(base, exponent, result):
+    """numeric ^ numeric: exact for an integer exponent, at power_var(_int)'s scale (16
+    significant digits of the estimated result, at least either input's scale)."""
+    assert str(numeric.power(D(base), D(exponent))) == result
+
+
+def test_ln_log_and_power_of_a_numeric_are_numeric(conn):
+    """functions-math.html: ln(2.0) is 0.6931471805599453, a numeric; ln, log and ^ of numerics
+    were doubles (2::numeric ^ 0.5 was 1.4142135623730951). Of integers they stay doubles."""
+    cur = conn.execute("SELECT ln(2.0), log(100.0), 2::numeric ^ 0.5, power(2.0, 3), ln(2), log(100), 2 ^ 3")
+    assert [str(v) for v in cur.fetchone()] == ["0.6931471805599453", "2.0000000000000000", "1.4142135623730950",
+                                                "8.0000000000000000", "0.6931471805599453", "2.0", "8.0"]
+    assert [d[1] for d in cur.description] == ["DECIMAL"] * 4 + ["DOUBLE"] * 3
+    assert conn.execute("SELECT ln(a), log(a), a ^ b, power(a, 0.5) FROM n WHERE k = 1").fetchall() == [
+        (D("0.4054651081081644"), D("0.1760912590556812"), D("3.375"), D("1.224744871391589"))]
+    for sql, sqlstate in (("SELECT ln(a - a) FROM n", "2201E"), ("SELECT log(-a) FROM n", "2201E"),
+                          ("SELECT (-a) ^ 0.5 FROM n", "2201F"), ("SELECT (a - a) ^ (-1) FROM n", "2201F")):
+        with pytest.raises(txlake.DataError) as e:
+            conn.execute(sql)
+        assert e.value.sqlstate == sqlstate
