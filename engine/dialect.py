@@ -42,7 +42,7 @@ _INTEGERS = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT")
 
 
 def _numeric_call(name: str, *operands: str) -> str:
-    """The call of parser/numeric.py's ``name`` (engine/dialect.py's function) of the operands' text."""
+    """The call of the function computing parser/numeric.py's ``name`` (``_FUNCTIONS``) of the operands' text."""
     return f"{NUMERIC_FUNCTION}{name}({', '.join(f'CAST({o} AS VARCHAR)' for o in operands)})"
 
 
