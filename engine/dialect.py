@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import getpass
 import platform
+from decimal import Decimal
 
 import duckdb
 import pyarrow as pa
@@ -19,7 +20,8 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
                                      EPOCH_MACRO, ESCAPE_IN, ESCAPE_OUT, FLOAT_PRODUCT_MACRO, FLOAT_SUM_MACRO,
                                      LENGTH_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO, REAL_MACRO, SPLIT_PART_MACRO,
                                      SQRT_MACRO, SUBSTRING_FROM_MACRO, SUBSTRING_MACRO, SUM_MACRO, WINDOW_AVG_MACRO,
-                                     WINDOW_SUM_MACRO)
+                                     WINDOW_SUM_MACRO, EXP_MACRO, NUMERIC_FUNCTION)
+from txlake.parser import numeric
 from txlake.parser.semantics import (ARRAY_CONCAT, ARRAY_INDEX, ARRAY_LENGTH, ARRAY_LOWER, ARRAY_MACRO,  # (arrays)
                                      ARRAY_AS, ARRAY_PARSE, ARRAY_SET, ARRAY_UPPER, STRING_TO_ARRAY, TEXT_MACRO)
 from txlake.storage.schema import array_input
@@ -35,6 +37,39 @@ SESSION_SETUP = (
     "SET autoload_known_extensions = false",
 )
 
+# DuckDB's integer types: an operand of one is no numeric to the macros that pick by type
+_INTEGERS = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT")
+
+
+def _numeric_call(name: str, *operands: str) -> str:
+    """The call of the function computing parser/numeric.py's ``name`` (``_FUNCTIONS``) of the operands' text."""
+    return f"{NUMERIC_FUNCTION}{name}({', '.join(f'CAST({o} AS VARCHAR)' for o in operands)})"
+
+
+def _by_operand_type(name: str, other: str) -> str:
+    """The forms ``(x, w)`` of a macro of one operand x, w being x again (never evaluated):
+    a numeric's parser/numeric.py's ``name``, any other's ``other`` - an integer's too (an
+    integer takes a DECIMAL form before an untyped one)."""
+    return (f"(x, w DECIMAL) AS {_numeric_call(name, 'x')}, " + "".join(f"(x, w {t}) AS {other}, " for t in _INTEGERS)
+            + f"(x, w) AS {other}")
+
+
+def _by_operand_types(name: str, other: str) -> str:
+    """The forms ``(a, b, x, y)`` of a macro of two operands a, b, x and y being them again
+    (never evaluated): of two numerics, or a numeric and an integer, parser/numeric.py's
+    ``name``; of the rest ``other`` - each pair of integer types has a form of its own."""
+    return (f"(a, b, x DECIMAL, y DECIMAL) AS {_numeric_call(name, 'a', 'b')}, " +
+            "".join(f"(a, b, x {s}, y {t}) AS {other}, " for s in _INTEGERS for t in _INTEGERS) +
+            f"(a, b, x, y) AS {other}")
+
+
+# the logarithms of a double outside their domain are errors (2201E), not NaN or infinity
+_LOG = ("CASE WHEN x = 0 THEN error('cannot take logarithm of zero') "
+        "WHEN x < 0 THEN error('cannot take logarithm of a negative number') ELSE {}(x) END")
+_POWER = ("CASE WHEN {x} = 0 AND {y} < 0 THEN error('zero raised to a negative power is undefined') "
+          "WHEN {x} < 0 AND {y} <> floor({y}) THEN "
+          "error('a negative number raised to a non-integer power yields a complex result') ELSE power({x}, {y}) END")
+
 # macros, which DuckDB keeps in the database: made once for all its connections
 MACROS = (
     # x / 0 and x % 0 raise 22012 (the parser routes divisors that are not literals through this);
@@ -42,21 +77,25 @@ MACROS = (
     f"CREATE MACRO {DIVISOR_MACRO}(x) AS CASE WHEN x = 0 THEN error('division by zero') ELSE x END, "
     "(x, dividend) AS CASE WHEN x = 0 AND dividend IS NOT NULL THEN error('division by zero') ELSE x END",
     # a / b: an interval's by DuckDB's "/" (integer_division, set before these, makes the operator
-    # its "//", which has no interval form), anything else's by the operator as set
-    f'CREATE MACRO {DIVIDE_MACRO}(a INTERVAL, b) AS "/"(a, b), (a, b) AS a / b',
+    # its "//", which has no interval form), a numeric's and an integer's as PostgreSQL's numeric
+    # division (a numeric, exact: parser/numeric.py), anything else's by the operator as set
+    f'CREATE MACRO {DIVIDE_MACRO}(a INTERVAL, b, x, y) AS "/"(a, b), ' + _by_operand_types("quotient", "a / b"),
+    # sqrt, exp, ln, log (base 10) and power of a numeric as PostgreSQL's (exact numerics), of the
+    # rest a double's; arguments outside the domain are errors (2201F, 2201E), not NaN or infinity.
+    # The forms without the witnesses: a double's (an aggregate's argument, a parameter)
+    *(f"CREATE MACRO {macro}(x) AS {double}, " + _by_operand_type(name, double) for macro, name, double in (
+        (SQRT_MACRO, "sqrt", "CASE WHEN x < 0 THEN error('cannot take square root of a negative number') "
+                             "ELSE sqrt(x) END"),
+        (EXP_MACRO, "exp", "exp(x)"), (LN_MACRO, "ln", _LOG.format("ln")),
+        (LOG10_MACRO, "log10", _LOG.format("log10")))),
+    f"CREATE MACRO {POWER_MACRO}(x, y) AS {_POWER.format(x='x', y='y')}, " +
+    _by_operand_types("power", _POWER.format(x="a", y="b")),
     # substring(s, start, length) as PostgreSQL's: a start before 1 counts from the first
     # character (DuckDB's from the end), a negative length is an error (22011)
     f"CREATE MACRO {SUBSTRING_MACRO}(s, f, n) AS CASE WHEN n < 0 THEN "
     "error('negative substring length not allowed') "
     "ELSE substring(s, greatest(f, 1), greatest(f + n - greatest(f, 1), 0)) END",
     f"CREATE MACRO {SUBSTRING_FROM_MACRO}(s, f) AS substring(s, greatest(f, 1))",
-    # arguments outside the domain are errors (2201F, 2201E), not NaN or infinity
-    f"CREATE MACRO {SQRT_MACRO}(x) AS CASE WHEN x < 0 THEN "
-    "error('cannot take square root of a negative number') ELSE sqrt(x) END",
-    f"CREATE MACRO {LN_MACRO}(x) AS CASE WHEN x = 0 THEN error('cannot take logarithm of zero') "
-    "WHEN x < 0 THEN error('cannot take logarithm of a negative number') ELSE ln(x) END",
-    f"CREATE MACRO {LOG10_MACRO}(x) AS CASE WHEN x = 0 THEN error('cannot take logarithm of zero') "
-    "WHEN x < 0 THEN error('cannot take logarithm of a negative number') ELSE log10(x) END",
     # extract(epoch FROM x) as PostgreSQL's numeric: a date's seconds whole, the rest's (a
     # timestamp's, a time's, an interval's) with their microseconds
     f"CREATE MACRO {EPOCH_MACRO}(x DATE) AS CAST(epoch(x) AS DECIMAL(38,0)), "
@@ -138,7 +177,8 @@ MACROS = (
     # another expression as a window function)
     f"CREATE MACRO {WINDOW_SUM_MACRO}(s, x SMALLINT) AS CAST(s AS BIGINT), (s, x INTEGER) AS CAST(s AS BIGINT), "
     "(s, x BIGINT) AS CAST(s AS DECIMAL(38,0)), (s, x HUGEINT) AS CAST(s AS DECIMAL(38,0)), "
-    "(s, x FLOAT) AS CAST(s AS FLOAT), (s, x) AS s",
+    # (a numeric takes the DOUBLE form, the cheaper cast, not the FLOAT one: its sum as it is)
+    "(s, x FLOAT) AS CAST(s AS FLOAT), (s, x DOUBLE) AS s, (s, x) AS s",
     # avg() of integers and of numerics: a numeric, exactly - PostgreSQL's division of the sum by
     # the count, rounded (half away from zero) at the scale it gives the quotient, 16 significant
     # digits or the sum's scale if more (select_div_scale: from the first base-10000 digits of
@@ -178,9 +218,6 @@ MACROS = (
         f"WHEN lower(trim(x)) IN ({', '.join(repr(w) for w, b in BOOLEAN_WORDS.items() if b is value)}) THEN {value}"
         for value in (True, False)) +
     " ELSE error('invalid input syntax for type boolean: \"' || x || '\"') END, (x) AS CAST(x AS BOOLEAN)",
-    f"CREATE MACRO {POWER_MACRO}(x, y) AS CASE WHEN x = 0 AND y < 0 THEN "
-    "error('zero raised to a negative power is undefined') WHEN x < 0 AND y <> floor(y) THEN "
-    "error('a negative number raised to a non-integer power yields a complex result') ELSE power(x, y) END",
 )
 
 
@@ -271,7 +308,8 @@ def postgres_semantics(con) -> None:
     macros call (``_FUNCTIONS``, the database's like the macros), then ``SESSION_SETUP`` and
     ``MACROS``."""
     for name, function, params, returns in _FUNCTIONS:
-        con.create_function(name, _vectorized(function, returns), [duckdb.sqltype(p) for p in params],
+        vectorized = function if returns == numeric.RESULT_TYPE else _vectorized(function, returns)
+        con.create_function(name, vectorized, [duckdb.sqltype(p) for p in params],
                             duckdb.sqltype(returns), type="arrow", side_effects=False)
     for statement in SESSION_SETUP + MACROS + TEXT_MACROS + ARRAY_MACROS:
         con.execute(statement)
@@ -343,6 +381,19 @@ def _vectorized(function, returns: str):
     return run
 
 
+def _numeric_function(name: str):
+    """parser/numeric.py's ``computed(name, ...)`` as a DuckDB function of Arrow arrays of the
+    operands' text (NULL stays NULL), giving ``RESULT_TYPE``."""
+    out_type = pa.decimal128(38, numeric.RESULT_SCALE)
+
+    def run(*columns):
+        rows = zip(*(c.to_pylist() for c in columns))
+        return pa.array([None if None in row else numeric.computed(name, *map(Decimal, row)) for row in rows],
+                        out_type)
+    # (DuckDB counts the parameters a function names)
+    return (lambda x: run(x)) if numeric.ARITY[name] == 1 else (lambda x, y: run(x, y))
+
+
 # Python functions DuckDB calls: (name, function, parameter types, return type). length()
 # (LENGTH_MACRO's) and strlen() (octet_length's) of a bytea are its bytes, as PostgreSQL's
 # (DuckDB's take text only)
@@ -355,6 +406,9 @@ _FUNCTIONS = (
     # (and under DuckDB's name, for the calls LENGTH_MACRO does not take: length(max(b)))
     ("length", len, ["BLOB"], "BIGINT"),
     ("strlen", len, ["BLOB"], "BIGINT"),
+    # PostgreSQL's numeric division, sqrt and exp of numerics' text (parser/numeric.py)
+    *((NUMERIC_FUNCTION + name, _numeric_function(name), ["VARCHAR"] * arity, numeric.RESULT_TYPE)
+      for name, arity in numeric.ARITY.items()),
     # (never called: see the BOOLEAN_CHECK macros)
     *((BOOLEAN_FUNCTION + key, bool, ["BOOLEAN"], "BOOLEAN") for key in BOOLEAN_CONTEXTS),
 )

@@ -204,6 +204,13 @@ def translate(e: duckdb.Error) -> errors.Error:
                 return errors.InvalidTextRepresentation(message)
             if message.startswith(_JSON_REFUSALS):
                 return json_input_error(message)
+            if message == "division by zero":  # (parser/numeric.py's, as the SQL macros' below)
+                return errors.DivisionByZero(message)
+            if message.startswith("value overflows numeric format"):
+                return errors.NumericValueOutOfRange(message)
+            for words, sqlstate in _DOMAIN_ERRORS:
+                if words in message:
+                    return errors.DataError(message, sqlstate=sqlstate)
             return errors.DataError(message, sqlstate="22023")
         if "division by zero" in text:
             return errors.DivisionByZero(message)

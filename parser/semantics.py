@@ -13,7 +13,7 @@ from sqlglot.time import format_time
 from sqlglot.trie import new_trie
 
 from txlake import errors
-from txlake.parser import json_ops
+from txlake.parser import json_ops, numeric
 from txlake.storage.schema import array_input, integer_input
 
 
@@ -55,6 +55,9 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
 
     - ``x / 0`` and ``x % 0`` raise 22012 (DuckDB gives inf or NULL): a divisor that is not a
       non-zero literal goes through ``txl_divisor``;
+    - a numeric's quotient, ``sqrt()``, ``exp()``, ``ln()``, ``log()`` and power are numeric,
+      exactly PostgreSQL's (DuckDB's were doubles): folded if constant, else through macros that
+      pick by type (``_folded``, ``_type_witnesses``; parser/numeric.py);
     - an unnamed column is named as PostgreSQL names it (``column_name``: ``count``, not
       DuckDB's ``count_star()``; ``lower``, not ``lower(s)``; ``?column?`` for ``a + 1``);
     - backslash escapes ``_`` and ``%`` in a LIKE / ILIKE pattern that gives no ESCAPE
@@ -140,6 +143,13 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     for node in _outside_defaults(tree, exp.Add, exp.Sub, exp.Mul):
         _float_checked(node)
     for number, node in enumerate(_outside_defaults(tree, exp.Div, exp.Mod, exp.IntDiv)):
+        constants = isinstance(node.this, exp.Literal) and isinstance(node.expression, exp.Literal)
+        if type(node) is exp.Div and (folded := _folded("quotient", node.this, node.expression)) is not None:
+            node.replace(folded)
+            continue
+        if type(node) is exp.Div and not constants and not _type_witnesses(node.this, node.expression):
+            node.replace(_quotient_of_bound_operands(node, number))
+            continue
         divisor, bound = node.expression, None
         if not (isinstance(divisor, exp.Literal) and divisor.is_number and float(divisor.this) != 0):
             # (a NULL divided by 0 is NULL, as PostgreSQL's strict division gives it: the divisor
@@ -152,8 +162,10 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
                 bound, dividend = f"txl_dividend{number}", node.this
                 node.set("this", exp.column(bound))
                 node.set("expression", exp.Anonymous(this=DIVISOR_MACRO, expressions=[divisor, exp.column(bound)]))
-        if type(node) is exp.Div and not isinstance(node.this, exp.Literal) and _typed_argument(node.this):
-            replacement = exp.Anonymous(this=DIVIDE_MACRO, expressions=[node.this.copy(), node.expression.copy()])
+        if type(node) is exp.Div and not constants:
+            # (DIVIDE_MACRO picks its form by the operands' types - copies, never evaluated)
+            replacement = exp.Anonymous(this=DIVIDE_MACRO, expressions=[
+                node.this.copy(), node.expression.copy(), *_type_witnesses(node.this, divisor)])
             node.replace(replacement)
             node = replacement
         if bound is not None:
@@ -195,8 +207,9 @@ def _simple_operand(node: exp.Expression) -> bool:
 
 
 # what may be evaluated twice (a dividend handed to DIVISOR_MACRO): anything but these - volatile
-# (random(), gen_random_uuid(), nextval), or a subquery, or a function txlake does not know
-_VOLATILE = (exp.Rand, exp.Uuid, exp.Subquery, exp.Anonymous)
+# (random(), gen_random_uuid(), nextval), or a subquery, or a function txlake does not know, or
+# a parameter (bound by its place: a copy would take the next one)
+_VOLATILE = (exp.Rand, exp.Uuid, exp.Subquery, exp.Anonymous, exp.Placeholder)
 
 
 def _repeatable(node: exp.Expression) -> bool:
@@ -204,6 +217,23 @@ def _repeatable(node: exp.Expression) -> bool:
     sqlglot knows (abs, length, sum, ...) and txlake's own macros, but its sequence functions."""
     return not any(isinstance(n, _VOLATILE) and not (
         type(n) is exp.Anonymous and n.name.startswith("txl_") and n.name not in _SEQUENCE_CALLS) for n in node.walk())
+
+
+def _quotient_of_bound_operands(node: exp.Div, number: int) -> exp.Expression:
+    """``a / b`` whose operands cannot be handed to DIVIDE_MACRO again to pick its form by
+    (``_type_witnesses``: one holds a parameter, an aggregate, a window function, a subquery):
+    both evaluated once, as the fields of a struct a lambda takes - whose fields have their
+    types by then - and divided there, the divisor checked (``sum(x) / count(*)``, ``x / ?``)."""
+    name = f"txl_operands{number}"
+    dividend, divisor = (exp.Anonymous(this="struct_extract", expressions=[exp.column(name), exp.Literal.string(f)])
+                         for f in ("x", "y"))
+    checked = divisor if isinstance(node.expression, exp.Literal) and node.expression.is_number and \
+        float(node.expression.this) != 0 else exp.Anonymous(this=DIVISOR_MACRO, expressions=[divisor, dividend])
+    body = exp.Anonymous(this=DIVIDE_MACRO, expressions=[dividend.copy(), checked.copy(), dividend.copy(),
+                                                         divisor.copy()])
+    operands = exp.Struct(expressions=[exp.PropertyEQ(this=exp.to_identifier(f), expression=operand.copy())
+                                       for f, operand in (("x", node.this), ("y", node.expression))])
+    return _bound(operands, name, body)
 
 
 def _bound(value: exp.Expression, name: str, body: exp.Expression) -> exp.Expression:
@@ -659,12 +689,11 @@ _FORMAT_SPEC = re.compile(r"%(?:(\d+)\$)?([sIL%])")
 
 def _format(node: exp.Format) -> exp.Expression:
     """``format(f, ...)`` as DuckDB's ``printf`` with ``%s`` only: each ``%s`` takes its value as
-    text, NULL as ''; ``%I`` quotes an identifier (``quote_ident``), ``%L`` a literal (NULL
-    unquoted), as PostgreSQL's; ``%2$s`` takes the second value. A format that is no constant
-    is taken as ``%s`` only."""
-    values = list(node.expressions)
-    as_text = [exp.func("coalesce", exp.cast(v.copy(), exp.DataType.build("VARCHAR")), exp.Literal.string(""))
-               for v in values]
+    PostgreSQL's text of it (``_text``: a double 1, not 1.0), NULL as ''; ``%I`` quotes that text
+    as an identifier (``quote_ident``), ``%L`` as a literal (NULL unquoted), as PostgreSQL's;
+    ``%2$s`` takes the second value. A format that is no constant is taken as ``%s`` only."""
+    values = [_text(v, exp.cast(v.copy(), exp.DataType.build("VARCHAR"))) for v in node.expressions]
+    as_text = [exp.func("coalesce", v.copy(), exp.Literal.string("")) for v in values]
     pattern = node.this
     if not (isinstance(pattern, exp.Literal) and pattern.is_string):
         return exp.Anonymous(this="printf", expressions=[pattern, *as_text])
@@ -1231,14 +1260,101 @@ def _date_part(node: exp.Anonymous) -> exp.Expression:
     return exp.cast(_extract(extract), "DOUBLE")
 
 
+# the functions of parser/numeric.py that compute sqlglot's functions of a numeric
+_NUMERIC_NAMES = {exp.Sqrt: "sqrt", exp.Ln: "ln", exp.Log: "log10", exp.Pow: "power", exp.Exp: "exp"}
+
+
 def _domain(node: exp.Expression) -> exp.Expression:
     """sqrt, ln, log and power of values outside their domain raise PostgreSQL's 2201F / 2201E
-    (DuckDB returns NaN or infinity)."""
+    (DuckDB returns NaN or infinity); of a numeric they are numerics (``_numeric_function``)."""
     name = _DOMAIN_MACROS[type(node)]
     if isinstance(node, exp.Log) and node.args.get("expression") is not None:  # log(b, x): DuckDB's
         return node
-    args = [node.this.copy()] + ([node.expression.copy()] if isinstance(node, exp.Pow) else [])
-    return exp.Anonymous(this=name, expressions=args)
+    if isinstance(node, exp.Pow):
+        folded = _folded("power", node.this, node.expression)
+        return folded if folded is not None else exp.Anonymous(this=name, expressions=[
+            node.this.copy(), node.expression.copy(), *_type_witnesses(node.this, node.expression)])
+    return _numeric_function(_NUMERIC_NAMES[type(node)], name, node.this)
+
+
+# numeric division, sqrt(), exp(), ln(), log() and power as PostgreSQL's: exact, at the scale it
+# picks for each value
+# (parser/numeric.py) - of constants folded here, of other values by engine/dialect.py's macros,
+# whose forms for numeric operands call NUMERIC_FUNCTION + the function's name (a Python
+# function of their text) and whose other forms are DuckDB's: a double's, an integer division
+NUMERIC_FUNCTION, EXP_MACRO = "txl_numeric_", "txl_exp"
+
+
+def _numeric_function(function: str, macro: str, argument: exp.Expression) -> exp.Expression:
+    """``sqrt(x)``, ``exp(x)``, ``ln(x)``, ``log(x)``: folded if x is a numeric constant, else
+    through ``macro``, handed x again to pick its form by (not when that would bind a parameter
+    twice)."""
+    folded = _folded(function, argument)
+    if folded is not None:
+        return folded
+    return exp.Anonymous(this=macro, expressions=[argument.copy(), *_type_witnesses(argument)])
+
+
+def _type_witnesses(*operands: exp.Expression) -> list[exp.Expression]:
+    """Copies of ``operands`` for a macro to pick its form by their types (it never evaluates
+    them); none if one holds a parameter (bound by its place: it would be bound twice) or is
+    one whose type DuckDB knows too late (``_typed_argument``)."""
+    if not all(_typed_argument(o) for o in operands) or any(
+            isinstance(n, exp.Placeholder) for o in operands for n in o.walk()):
+        return []
+    return [o.copy() for o in operands]
+
+
+def _constant_value(node: exp.Expression) -> tuple[decimal.Decimal, bool] | None:
+    """The value of a constant operand, and whether PostgreSQL types it numeric: a number
+    (numeric if written with a point or an exponent), a number or a string constant cast to an
+    integer type or to numeric(p,s) (rounded at s), negated or in parentheses; else None."""
+    if isinstance(node, exp.Paren):
+        return _constant_value(node.this)
+    if isinstance(node, exp.Neg):
+        value = _constant_value(node.this)
+        return (-value[0], value[1]) if value is not None else None
+    if isinstance(node, exp.Literal) and not node.is_string:
+        return decimal.Decimal(node.this), not node.is_int
+    if not (type(node) is exp.Cast and isinstance(node.this, exp.Literal)):
+        return None
+    try:
+        value = decimal.Decimal(node.this.this.strip())
+    except decimal.InvalidOperation:
+        return None
+    if not value.is_finite():
+        return None
+    if node.to.this in _INTEGER_TYPES:
+        return (value, False) if value == value.to_integral_value() else None
+    params = [p.name for p in node.to.expressions]
+    if node.to.this != exp.DType.DECIMAL or len(params) != 2 or not all(p.isdigit() for p in params):
+        return None
+    rounded = value.quantize(decimal.Decimal(1).scaleb(-int(params[1])), rounding=decimal.ROUND_HALF_UP)
+    return (rounded, True) if len(rounded.as_tuple().digits) <= int(params[0]) else None
+
+
+def _folded(function: str, *operands: exp.Expression) -> exp.Expression | None:
+    """``function`` (parser/numeric.py ``FUNCTIONS``) of constant operands, one of them numeric,
+    as PostgreSQL computes it - a constant of its scale: ``1::numeric / 3`` is
+    0.33333333333333333333 (20 decimals), ``10::numeric / 4`` 2.5000000000000000 (16). None if an
+    operand is no such constant, or the result is an error (left to be raised where PostgreSQL
+    raises it) or past DuckDB's DECIMAL(38)."""
+    values = [_constant_value(o) for o in operands]
+    if any(v is None for v in values) or not any(is_numeric for _, is_numeric in values):
+        return None
+    try:
+        result = numeric.FUNCTIONS[function][0](*(value for value, _ in values))
+    except (ArithmeticError, ValueError):
+        return None
+    rscale = numeric.scale(result)
+    if rscale > 38 or max(result.adjusted() + 1, 1) + rscale > 38:
+        return None
+    return exp.Cast(this=exp.Literal.string(f"{result:f}"), to=exp.DataType.build(f"DECIMAL(38,{rscale})"))
+
+
+def _exp(node: exp.Exp) -> exp.Expression:
+    """``exp(x)``: of a numeric a numeric (``_numeric_function``), of the rest DuckDB's."""
+    return _numeric_function(_NUMERIC_NAMES[exp.Exp], EXP_MACRO, node.this)
 
 
 _TO_CHAR_MAPPING = _to_char_mapping()
@@ -1401,7 +1517,7 @@ _REWRITES = {
     exp.UnixToTime: _to_timestamp, exp.Length: _length, exp.SplitPart: _split_part,
     exp.Bracket: _subscript, exp.ArraySize: _array_length, exp.ArrayRemove: _array_remove,
     exp.Split: _string_to_array, exp.ArrayOverlaps: _array_operator,
-    **{t: _domain for t in _DOMAIN_MACROS},
+    **{t: _domain for t in _DOMAIN_MACROS}, exp.Exp: _exp,
     exp.JSONExtract: json_ops.extract, exp.JSONExtractScalar: json_ops.extract,
     exp.JSONBExtract: json_ops.extract_path, exp.JSONBExtractScalar: json_ops.extract_path,
     exp.JSONBContainsTopKey: json_ops.exists, exp.Concat: _concat_function, exp.ConcatWs: _concat_function,

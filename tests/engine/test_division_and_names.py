@@ -209,3 +209,12 @@ def test_sum_of_integers_is_a_bigint(t):
     t.execute("INSERT INTO big VALUES (9000000000000000000), (9000000000000000000)")
     cur = t.execute("SELECT sum(v) FROM big")
     assert cur.fetchone() == (decimal.Decimal("18000000000000000000"),) and cur.description[0][1] == "DECIMAL"
+
+
+def test_a_parameter_as_the_dividend_is_bound_once(t):
+    """? / b and ? % b were 'the statement has 2 placeholders but 1 parameters were passed': the
+    divisor's zero check was handed a copy of the dividend, a second ?."""
+    assert t.execute("SELECT ? / a, ? % a, ? / 0.5 FROM t ORDER BY a", (9, 9, 3)).fetchall() == [
+        (9, 0, decimal.Decimal(6)), (2, 1, decimal.Decimal(6))]
+    with pytest.raises(txlake.DivisionByZero):
+        t.execute("SELECT ? / b FROM t", (1,))

@@ -453,3 +453,11 @@ def test_restrict_allows_only_unrestrict_with_its_key(main, tmp_path):
     assert "\\unrestrict: wrong key" in done.stderr
     assert main(wh, "--csv", "-c", "SELECT id FROM t").stdout == "id\n7\n"
     assert "not currently in restricted mode" in main(wh, "-c", "\\unrestrict Ab12Cd").stderr
+
+
+def test_a_numeric_quotient_prints_as_psql_prints_it(main, tmp_path):
+    """1::numeric / 3 printed a double's 0.3333333333333333; PostgreSQL's numeric quotient has 20
+    decimals here, 16 for 10::numeric / 4."""
+    done = main(str(tmp_path / "wh"), "-c", "SELECT 1::numeric / 3 AS third, 10::numeric / 4 AS q, sqrt(2.0) AS r")
+    assert done.returncode == 0
+    assert " 0.33333333333333333333 | 2.5000000000000000 | 1.414213562373095" in done.stdout.splitlines()
