@@ -100,8 +100,8 @@ def _integer_quotient(a: str, b: str) -> tuple[str, str]:
     scale = "coalesce(TRY_CAST(regexp_extract(typeof({}), ',(\\d+)\\)$', 1) AS INTEGER), 0)"  # (constant)
     s, t = scale.format(a), scale.format(b)
     m = f"greatest({s}, {t})"
-    within = (f"coalesce({m} <= 9 AND abs({a}) < pow(10, 17 - {m} - {s}) AND abs({b}) < pow(10, 9 - {m}) "
-              f"AND {b} <> 0, false)")
+    within = (f"coalesce({m} <= 9 AND abs(CAST({a} AS DOUBLE)) < pow(10, 17 - {m} - {s}) "
+              f"AND abs(CAST({b} AS DOUBLE)) < pow(10, 9 - {m}) AND {b} <> 0, false)")  # (abs of an INT overflows)
 
     def weight(x: str) -> str:  # (of a number's first base-10000 digit; 0 for zero)
         return f"(((length(CAST({x} AS VARCHAR)) - 1 - {m} + 40) // 4 - 10) * CAST({x} <> 0 AS INTEGER))"
@@ -110,7 +110,11 @@ def _integer_quotient(a: str, b: str) -> tuple[str, str]:
         e = f"(4 * {weight(x)} + {m})"  # (its power of ten in x, -3 to 16)
         return f"({x} // {_power(f'greatest({e}, 0)', _BIG_POWERS)} * {_power(f'greatest(-{e}, 0)')})"
 
-    operands = {"x": f"CAST(abs({a}) * {_power(m)} AS BIGINT)", "y": f"CAST(abs({b}) * {_power(m)} AS BIGINT)"}
+    def scaled(v: str) -> str:  # (|v| 10^M as a BIGINT; an integer's made one first: INTEGER * INTEGER overflows)
+        return (f"CASE WHEN typeof({v}) LIKE 'DECIMAL%' THEN CAST(abs({v}) * {_power(m)} AS BIGINT) "
+                f"ELSE abs(CAST({v} AS BIGINT)) * {_power(m)} END")
+
+    operands = {"x": scaled(a), "y": scaled(b)}
     x, y = operands["x"], operands["y"]
     qweight = f"({weight(x)} - {weight(y)} - CAST({first_digit(x)} <= {first_digit(y)} AS INTEGER))"
     operands["r"] = f"least({numeric.RESULT_SCALE}, greatest({numeric.MIN_SIG_DIGITS} - 4 * {qweight}, {s}, {t}))"

@@ -224,3 +224,14 @@ def test_a_quotient_in_columns_is_parser_numeric_s_in_and_past_the_native_bounds
     for sql, x, y in (("a / b", a, b), ("a / i", a, D(i)), ("a / w", a, w), ("i / a", D(i), a), ("b / a", b, a)):
         if y:
             assert column(conn, f"SELECT {sql} FROM q") == [numeric.computed("quotient", x, y)], sql
+
+
+def test_an_integer_times_the_scale_does_not_overflow_its_type(conn):
+    """An INT dividend of a NUMERIC(12,2) is taken at scale 2: 100000000 * 100 overflowed INT32."""
+    conn.execute("CREATE TABLE q (i INT, a NUMERIC(12,2), s SMALLINT)")
+    conn.execute("INSERT INTO q VALUES (100000000, 1.5, 30000), (-2147483648, 0.07, -32768)")
+    rows = [(D(100000000), D("1.50"), D(30000)), (D(-2147483648), D("0.07"), D(-32768))]
+    assert column(conn, "SELECT i / a FROM q") == [numeric.computed("quotient", i, a) for i, a, _ in rows]
+    assert column(conn, "SELECT s / a FROM q") == [numeric.computed("quotient", s, a) for _, a, s in rows]
+    assert column(conn, "SELECT a / i FROM q") == [numeric.computed("quotient", a, i) for i, a, _ in rows]
+    assert column(conn, "SELECT i / a FROM q")[0] == D("66666666.666666666667")
