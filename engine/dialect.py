@@ -86,42 +86,48 @@ def _integer_quotient(a: str, b: str) -> tuple[str, str]:
     """PostgreSQL's numeric ``a / b`` (``numeric.computed("quotient", a, b)``) in DuckDB's own
     integer arithmetic, for a DECIMAL or an integer by a DECIMAL or an integer, row by row.
 
-    With M the larger of the operands' scales (their types': a DECIMAL's text has them all),
-    X = |a| 10^M and Y = |b| 10^M are integers and a / b = X / Y. The result scale r is
-    ``select_div_scale``'s from the base-10000 weights and first digits of X and Y at scale M
-    (decimal digits counted exactly, from the integers' text), capped at RESULT_SCALE; the
-    quotient rounded half away from zero at r is X // Y, then r more digits by long division in
-    BIGINTs (at most 9 at a time: a remainder is below Y < 10^9), plus one where twice the last
-    remainder reaches Y. Rows outside those bounds - X 10^s of 10^17 or more (X is computed as a
-    DECIMAL of a's scale s: 18 digits in 64 bits), Y of 10^9, scales above 9; the bounds compared
-    as doubles, which only ever leaves out more - and a zero divisor (22012) go to the Python
-    function, whose value the native one equals where both apply (tests/engine/test_numeric.py).
-    Gives (whether a row is within the bounds, its quotient there)."""
-    scale = "coalesce(TRY_CAST(regexp_extract(typeof({}), ',(\\d+)\\)$', 1) AS INTEGER), 0)"  # (constant)
+    With s and t the operands' scales (their types': a DECIMAL's text has them all) and M the
+    larger, X = |a| 10^M and Y = |b| 10^t are integers and a / b = X / Y 10^(t - M). The result
+    scale r is ``select_div_scale``'s from the base-10000 weights and first digits of X at scale
+    M and Y at t (decimal digits counted exactly, from the integers' text), capped at
+    RESULT_SCALE; the quotient rounded half away from zero at r is X // Y, then r - (M - t) more
+    digits by long division in BIGINTs (at most 9 at a time: a remainder is below Y < 10^9),
+    plus one where twice the last remainder reaches Y. Rows outside those bounds - X of 10^17 or
+    more (X 10^s, for a DECIMAL of 18 digits or fewer: X is computed as one of scale s, in 64
+    bits), Y of 10^9, scales above 9; compared as doubles, which only ever leaves out more - and
+    a zero divisor (22012) go to the Python function, whose value the native one equals where
+    both apply (tests/engine/test_numeric.py). Gives (whether a row is within the bounds, its
+    quotient there)."""
+    scale = "coalesce(TRY_CAST(regexp_extract(typeof({}), ',(\\d+)\\)$', 1) AS INTEGER), 0)"  # (constants)
     s, t = scale.format(a), scale.format(b)
+    narrow = f"coalesce(TRY_CAST(regexp_extract(typeof({a}), '^DECIMAL\\((\\d+),', 1) AS INTEGER), 38) <= 18"
     m = f"greatest({s}, {t})"
-    within = (f"coalesce({m} <= 9 AND abs(CAST({a} AS DOUBLE)) < pow(10, 17 - {m} - {s}) "
-              f"AND abs(CAST({b} AS DOUBLE)) < pow(10, 9 - {m}) AND {b} <> 0, false)")  # (abs of an INT overflows)
+    within = (f"coalesce({m} <= 9 AND abs(CAST({a} AS DOUBLE)) < pow(10, 17 - {m} - CASE WHEN {narrow} THEN {s} ELSE 0 "
+              f"END) AND abs(CAST({b} AS DOUBLE)) < pow(10, 9 - {t}) AND {b} <> 0, false)")  # (abs of an INT overflows)
 
-    def weight(x: str) -> str:  # (of a number's first base-10000 digit; 0 for zero)
-        return f"(((length(CAST({x} AS VARCHAR)) - 1 - {m} + 40) // 4 - 10) * CAST({x} <> 0 AS INTEGER))"
+    def weight(x: str, scale: str) -> str:  # (of a number's first base-10000 digit; 0 for zero)
+        return f"(((length(CAST({x} AS VARCHAR)) - 1 - {scale} + 40) // 4 - 10) * CAST({x} <> 0 AS INTEGER))"
 
-    def first_digit(x: str) -> str:
-        e = f"(4 * {weight(x)} + {m})"  # (its power of ten in x, -3 to 16)
+    def first_digit(x: str, scale: str) -> str:
+        e = f"(4 * {weight(x, scale)} + {scale})"  # (its power of ten in x, -3 to 16)
         return f"({x} // {_power(f'greatest({e}, 0)', _BIG_POWERS)} * {_power(f'greatest(-{e}, 0)')})"
 
-    def scaled(v: str) -> str:  # (|v| 10^M as a BIGINT; an integer's made one first: INTEGER * INTEGER overflows)
-        return (f"CASE WHEN typeof({v}) LIKE 'DECIMAL%' THEN CAST(abs({v}) * {_power(m)} AS BIGINT) "
-                f"ELSE abs(CAST({v} AS BIGINT)) * {_power(m)} END")
+    def scaled(v: str, scale: str) -> str:  # (|v| 10^scale, a BIGINT; an integer made one first: INTEGER * INTEGER
+        return (f"CASE WHEN typeof({v}) LIKE 'DECIMAL%' THEN CAST(abs({v}) * {_power(scale)} AS BIGINT) "  # overflows)
+                f"ELSE abs(CAST({v} AS BIGINT)) * {_power(scale)} END")
 
-    operands = {"x": scaled(a), "y": scaled(b)}
+    operands = {"x": scaled(a, m), "y": scaled(b, t)}
     x, y = operands["x"], operands["y"]
-    qweight = f"({weight(x)} - {weight(y)} - CAST({first_digit(x)} <= {first_digit(y)} AS INTEGER))"
+    qweight = (f"({weight(x, m)} - {weight(y, t)} - "
+               f"CAST({first_digit(x, m)} <= {first_digit(y, t)} AS INTEGER))")
     operands["r"] = f"least({numeric.RESULT_SCALE}, greatest({numeric.MIN_SIG_DIGITS} - 4 * {qweight}, {s}, {t}))"
+    operands["shift"] = f"{m} - {t}"
     operands["sign"] = f"CASE WHEN ({a} < 0) <> ({b} < 0) THEN -1 ELSE 1 END"
-    # the quotient's r digits in chunks of k1, k2, k3 (9, 9, 2 at most); q0 its integer part; mN remainders
-    x, y, r = (f"struct_extract(txl_q, '{field}')" for field in ("x", "y", "r"))
-    k1, k2, k3 = f"least({r}, 9)", f"least(greatest({r} - 9, 0), 9)", f"greatest({r} - 18, 0)"
+    # the quotient's r - (M - t) digits in chunks of k1, k2, k3 (9, 9, 2 at most); q0 its integer
+    # part; mN remainders
+    x, y, r, shift = (f"struct_extract(txl_q, '{field}')" for field in ("x", "y", "r", "shift"))
+    digits = f"({r} - {shift})"
+    k1, k2, k3 = f"least({digits}, 9)", f"least(greatest({digits} - 9, 0), 9)", f"greatest({digits} - 18, 0)"
     q0, m0 = f"({x} // {y})", f"({x} % {y})"
     c1, m1 = f"({m0} * {_power(k1)} // {y})", f"({m0} * {_power(k1)} % {y})"
     c2, m2 = f"({m1} * {_power(k2)} // {y})", f"({m1} * {_power(k2)} % {y})"
