@@ -24,7 +24,8 @@ QUERIES = (
     ("numeric / int", "SELECT sum(price / qty) FROM o"),
     ("int / numeric", "SELECT sum(qty / price) FROM o WHERE price <> 0"),
     ("numeric / numeric(14,4), 1% past the native bounds", "SELECT sum(price / w) FROM o"),
-    ("numeric / numeric (scale 9: all past them)", "SELECT sum(price / n) FROM o"),
+    ("numeric / int (plain numeric: scale 9)", "SELECT sum(n / qty) FROM o"),
+    ("numeric / plain numeric (divisor past the bounds)", "SELECT sum(price / n) FROM o"),
     ("sqrt(numeric)", "SELECT sum(sqrt(price)) FROM o"),
 )
 
