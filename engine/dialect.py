@@ -54,13 +54,97 @@ def _by_operand_type(name: str, other: str) -> str:
             + f"(x, w) AS {other}")
 
 
-def _by_operand_types(name: str, other: str) -> str:
+def _by_operand_types(name: str, other: str, numeric_form: str | None = None) -> str:
     """The forms ``(a, b, x, y)`` of a macro of two operands a, b, x and y being them again
-    (never evaluated): of two numerics, or a numeric and an integer, parser/numeric.py's
-    ``name``; of the rest ``other`` - each pair of integer types has a form of its own."""
-    return (f"(a, b, x DECIMAL, y DECIMAL) AS {_numeric_call(name, 'a', 'b')}, " +
+    (never evaluated): of two numerics, or a numeric and an integer, ``numeric_form`` or
+    parser/numeric.py's ``name``; of the rest ``other`` - each pair of integer types has a form of its own."""
+    numeric_form = numeric_form or _numeric_call(name, 'a', 'b')
+    return (f"(a, b, x DECIMAL, y DECIMAL) AS {numeric_form}, " +
             "".join(f"(a, b, x {s}, y {t}) AS {other}, " for s in _INTEGERS for t in _INTEGERS) +
             f"(a, b, x, y) AS {other}")
+
+
+# 10^k: as INTEGERs (k <= 9: a DECIMAL(p <= 18) times one stays a 64-bit DECIMAL, cheap to cast
+# to BIGINT) and as BIGINTs (k <= 18); 10^-k as DECIMAL(21,20)s (k <= 20)
+_POWERS = "[" + ", ".join(f"CAST({10 ** k} AS INTEGER)" for k in range(10)) + "]"
+_BIG_POWERS = "[" + ", ".join(f"CAST({10 ** k} AS BIGINT)" for k in range(19)) + "]"
+_FRACTIONS = "[" + ", ".join(f"CAST(1e-{k} AS DECIMAL(21,20))" for k in range(numeric.RESULT_SCALE + 1)) + "]"
+
+
+def _power(k: str, powers: str = _POWERS) -> str:
+    return f"{powers}[({k}) + 1]"
+
+
+def _bind(fields: dict[str, str], name: str, body: str) -> str:
+    """``body`` with ``name`` a struct of ``fields``, each evaluated once: a lambda over a list
+    of it (DuckDB's one way to name a value within an expression - a macro copies its arguments)."""
+    struct = ", ".join(f"'{field}': {value}" for field, value in fields.items())
+    return f"list_transform([{{{struct}}}], lambda {name}: {body})[1]"
+
+
+def _integer_quotient(a: str, b: str) -> tuple[str, str]:
+    """PostgreSQL's numeric ``a / b`` (``numeric.computed("quotient", a, b)``) in DuckDB's own
+    integer arithmetic, for a DECIMAL or an integer by a DECIMAL or an integer, row by row.
+
+    With s and t the operands' scales (their types': a DECIMAL's text has them all) and M the
+    larger, X = |a| 10^M and Y = |b| 10^t are integers and a / b = X / Y 10^(t - M). The result
+    scale r is ``select_div_scale``'s from the base-10000 weights and first digits of X at scale
+    M and Y at t (decimal digits counted exactly, from the integers' text), capped at
+    RESULT_SCALE; the quotient rounded half away from zero at r is X // Y, then r - (M - t) more
+    digits by long division in BIGINTs (at most 9 at a time: a remainder is below Y < 10^9),
+    plus one where twice the last remainder reaches Y. Rows outside those bounds - X of 10^17 or
+    more (X 10^s, for a DECIMAL of 18 digits or fewer: X is computed as one of scale s, in 64
+    bits), Y of 10^9, scales above 9; compared as doubles, which only ever leaves out more - and
+    a zero divisor (22012) go to the Python function, whose value the native one equals where
+    both apply (tests/engine/test_numeric.py). Gives (whether a row is within the bounds, its
+    quotient there)."""
+    scale = "coalesce(TRY_CAST(regexp_extract(typeof({}), ',(\\d+)\\)$', 1) AS INTEGER), 0)"  # (constants)
+    s, t = scale.format(a), scale.format(b)
+    narrow = f"coalesce(TRY_CAST(regexp_extract(typeof({a}), '^DECIMAL\\((\\d+),', 1) AS INTEGER), 38) <= 18"
+    m = f"greatest({s}, {t})"
+    within = (f"coalesce({m} <= 9 AND abs(CAST({a} AS DOUBLE)) < pow(10, 17 - {m} - CASE WHEN {narrow} THEN {s} ELSE 0 "
+              f"END) AND abs(CAST({b} AS DOUBLE)) < pow(10, 9 - {t}) AND {b} <> 0, false)")  # (abs of an INT overflows)
+
+    def weight(x: str, scale: str) -> str:  # (of a number's first base-10000 digit; 0 for zero)
+        return f"(((length(CAST({x} AS VARCHAR)) - 1 - {scale} + 40) // 4 - 10) * CAST({x} <> 0 AS INTEGER))"
+
+    def first_digit(x: str, scale: str) -> str:
+        e = f"(4 * {weight(x, scale)} + {scale})"  # (its power of ten in x, -3 to 16)
+        return f"({x} // {_power(f'greatest({e}, 0)', _BIG_POWERS)} * {_power(f'greatest(-{e}, 0)')})"
+
+    def scaled(v: str, scale: str) -> str:  # (|v| 10^scale, a BIGINT; an integer made one first: INTEGER * INTEGER
+        return (f"CASE WHEN typeof({v}) LIKE 'DECIMAL%' THEN CAST(abs({v}) * {_power(scale)} AS BIGINT) "  # overflows)
+                f"ELSE abs(CAST({v} AS BIGINT)) * {_power(scale)} END")
+
+    operands = {"x": scaled(a, m), "y": scaled(b, t)}
+    x, y = operands["x"], operands["y"]
+    qweight = (f"({weight(x, m)} - {weight(y, t)} - "
+               f"CAST({first_digit(x, m)} <= {first_digit(y, t)} AS INTEGER))")
+    operands["r"] = f"least({numeric.RESULT_SCALE}, greatest({numeric.MIN_SIG_DIGITS} - 4 * {qweight}, {s}, {t}))"
+    operands["shift"] = f"{m} - {t}"
+    operands["sign"] = f"CASE WHEN ({a} < 0) <> ({b} < 0) THEN -1 ELSE 1 END"
+    # the quotient's r - (M - t) digits in chunks of k1, k2, k3 (9, 9, 2 at most); q0 its integer
+    # part; mN remainders
+    x, y, r, shift = (f"struct_extract(txl_q, '{field}')" for field in ("x", "y", "r", "shift"))
+    digits = f"({r} - {shift})"
+    k1, k2, k3 = f"least({digits}, 9)", f"least(greatest({digits} - 9, 0), 9)", f"greatest({digits} - 18, 0)"
+    q0, m0 = f"({x} // {y})", f"({x} % {y})"
+    c1, m1 = f"({m0} * {_power(k1)} // {y})", f"({m0} * {_power(k1)} % {y})"
+    c2, m2 = f"({m1} * {_power(k2)} // {y})", f"({m1} * {_power(k2)} % {y})"
+    c3, m3 = f"({m2} * {_power(k3)} // {y})", f"({m2} * {_power(k3)} % {y})"
+    rounded = (f"(CAST({q0} AS HUGEINT) * {_power(k1)} * {_power(k2)} * {_power(k3)} + "
+               f"CAST({c1} AS HUGEINT) * {_power(k2)} * {_power(k3)} + {c2} * {_power(k3)} + {c3} + "
+               f"CAST(2 * {m3} >= {y} AS INTEGER))")
+    value = f"CAST({rounded} * struct_extract(txl_q, 'sign') AS DECIMAL(38,0)) * {_FRACTIONS}[{r} + 1]"
+    return within, _bind(operands, "txl_q", value)
+
+
+def _native_quotient(a: str, b: str) -> str:
+    """PostgreSQL's numeric ``a / b``: ``_integer_quotient``'s where its bounds hold, else the
+    Python function's (DuckDB evaluates a CASE branch on the rows that take it only)."""
+    within, value = _integer_quotient(a, b)
+    return (f"CASE WHEN {a} IS NULL OR {b} IS NULL THEN NULL WHEN {within} THEN {value} "
+            f"ELSE {_numeric_call('quotient', a, b)} END")
 
 
 # the logarithms of a double outside their domain are errors (2201E), not NaN or infinity
@@ -79,7 +163,8 @@ MACROS = (
     # a / b: an interval's by DuckDB's "/" (integer_division, set before these, makes the operator
     # its "//", which has no interval form), a numeric's and an integer's as PostgreSQL's numeric
     # division (a numeric, exact: parser/numeric.py), anything else's by the operator as set
-    f'CREATE MACRO {DIVIDE_MACRO}(a INTERVAL, b, x, y) AS "/"(a, b), ' + _by_operand_types("quotient", "a / b"),
+    f'CREATE MACRO {DIVIDE_MACRO}(a INTERVAL, b, x, y) AS "/"(a, b), ' +
+    _by_operand_types("quotient", "a / b", _native_quotient("a", "b")),
     # sqrt, exp, ln, log (base 10) and power of a numeric as PostgreSQL's (exact numerics), of the
     # rest a double's; arguments outside the domain are errors (2201F, 2201E), not NaN or infinity.
     # The forms without the witnesses: a double's (an aggregate's argument, a parameter)

@@ -159,3 +159,78 @@ def test_ln_log_and_power_of_a_numeric_are_numeric(conn):
         with pytest.raises(txlake.DataError) as e:
             conn.execute(sql)
         assert e.value.sqlstate == sqlstate
+
+
+def _values(rng, scale, below, count):
+    """``count`` numbers of ``scale`` decimals, each below ``below`` in magnitude: random digit
+    counts and signs, and the edge cases - powers of ten, ones, the largest below the bound."""
+    top = int(below * 10 ** scale)  # (the integers below it, at that scale)
+    edges = {1, 2, 3, top - 1, top // 2, *(10 ** k for k in range(len(str(top))) if 10 ** k < top)}
+    randoms = {rng.randrange(10 ** (n - 1), 10 ** n) for n in (rng.randint(1, len(str(top - 1))) for _ in range(count))}
+    integers = sorted(i for i in edges | randoms if 0 < i < top)
+    return [D(sign * i).scaleb(-scale) for i in integers for sign in (1, -1)]
+
+
+def test_the_native_quotient_is_parser_numeric_s_exactly():
+    """txl_divide computes a numeric's quotient in DuckDB's integers (engine/dialect.py
+    ``_integer_quotient``: 15 s a million rows in Python, well under one natively): within its
+    bounds - operands' scales to 9, |a| 10^(M+s) below 10^17, |b| 10^t below 10^9 - it is
+    parser/numeric.py's, digit for digit, over many generated values of every pair of scales,
+    DECIMALs of either width and integers (1000 / 10, 0.0001 / 3, -2 / 3 rounded half away from
+    zero, the largest operands the bounds let in)."""
+    import random
+
+    import duckdb
+
+    from txlake.engine import dialect
+    con = duckdb.connect()
+    dialect.postgres_semantics(con)
+    rng = random.Random(20261127)
+    within, value = dialect._integer_quotient("a", "b")
+    checked = 0
+    for s in range(10):
+        for t in range(10):
+            m = max(s, t)
+            dividends = _values(rng, s, D(10) ** (17 - m - s), 12)
+            divisors = _values(rng, t, D(10) ** (9 - t), 6)
+            pairs = [(x, y) for x in dividends for y in rng.sample(divisors, min(len(divisors), 6))]
+            for a_type, b_type in ((f"DECIMAL(18,{s})", f"DECIMAL(18,{t})"), (f"DECIMAL(38,{s})", f"DECIMAL(38,{t})"),
+                                   *((("BIGINT", f"DECIMAL(18,{t})"),) if s == 0 else ()),
+                                   *(((f"DECIMAL(18,{s})", "INTEGER"), (f"DECIMAL(38,{s})", "BIGINT")) if t == 0
+                                     else ())):
+                rows = con.execute(f"SELECT {within}, {value}, CAST(a AS VARCHAR), CAST(b AS VARCHAR) FROM "
+                                   f"(SELECT CAST(x AS {a_type}) AS a, CAST(y AS {b_type}) AS b FROM "
+                                   "(SELECT unnest(?) AS x, unnest(?) AS y))",
+                                   [[str(x) for x, _ in pairs], [str(y) for _, y in pairs]]).fetchall()
+                for taken, quotient, a, b in rows:
+                    # (the bound is compared as a double: 10^17 - 1 rounds to it, and is left out)
+                    assert taken or abs(D(a)) * 10 ** (m + s) > 10 ** 17 - 100, (a, b)
+                    assert quotient == numeric.computed("quotient", D(a), D(b)), (a, b, a_type, b_type)
+                checked += len(rows)
+    assert checked > 10000
+
+
+@pytest.mark.parametrize("dividend, divisor", [
+    ("1000", "10"), ("0.0001", "3"), ("-1", "3"), ("-2", "3"), ("2", "-3"), ("-2.5", "-7"), ("99999999.99", "3"),
+    ("1", "7"), ("0", "5"), ("10000", "10000"), ("9999", "10000"), ("123456789012.3456", "0.03")])
+def test_a_quotient_in_columns_is_parser_numeric_s_in_and_past_the_native_bounds(conn, dividend, divisor):
+    """Through a session: the same value whether DuckDB's integers compute it or, past their
+    bounds (a scale over 9: w), the Python function does."""
+    conn.execute("CREATE TABLE q (a NUMERIC(17,4), b NUMERIC(12,2), i INT, w NUMERIC(30,12))")
+    conn.execute(f"INSERT INTO q VALUES ({dividend}, {divisor}, {int(D(divisor)) or 1}, {divisor})")
+    a, b, i, w = column(conn, "SELECT a FROM q") + column(conn, "SELECT b FROM q") + \
+        column(conn, "SELECT i FROM q") + column(conn, "SELECT w FROM q")
+    for sql, x, y in (("a / b", a, b), ("a / i", a, D(i)), ("a / w", a, w), ("i / a", D(i), a), ("b / a", b, a)):
+        if y:
+            assert column(conn, f"SELECT {sql} FROM q") == [numeric.computed("quotient", x, y)], sql
+
+
+def test_an_integer_times_the_scale_does_not_overflow_its_type(conn):
+    """An INT dividend of a NUMERIC(12,2) is taken at scale 2: 100000000 * 100 overflowed INT32."""
+    conn.execute("CREATE TABLE q (i INT, a NUMERIC(12,2), s SMALLINT)")
+    conn.execute("INSERT INTO q VALUES (100000000, 1.5, 30000), (-2147483648, 0.07, -32768)")
+    rows = [(D(100000000), D("1.50"), D(30000)), (D(-2147483648), D("0.07"), D(-32768))]
+    assert column(conn, "SELECT i / a FROM q") == [numeric.computed("quotient", i, a) for i, a, _ in rows]
+    assert column(conn, "SELECT s / a FROM q") == [numeric.computed("quotient", s, a) for _, a, s in rows]
+    assert column(conn, "SELECT a / i FROM q") == [numeric.computed("quotient", a, i) for i, a, _ in rows]
+    assert column(conn, "SELECT i / a FROM q")[0] == D("66666666.666666666667")
