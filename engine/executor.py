@@ -798,7 +798,7 @@ class Executor:
         limit = None
         if plan.limit is not None:
             limit = plan.limit[1] if plan.limit[0] == "const" else params[plan.limit[1]]
-            if type(limit) is not int or limit < 0:  # (NULL, a cast, an error: as DuckDB says)
+            if type(limit) is not int or not 0 <= limit <= _INT_RANGES["BIGINT"][1]:  # (NULL, a cast, an error)
                 return None
         if index is None:
             rowid = pk.find(self.store, version, [key]).get(key)
@@ -1542,12 +1542,19 @@ class Executor:
         if schema.uniques:
             uniques.lock_old_keys(self, ctx, version, [rowid])
         self._refuse_prepared_rows(ctx, version, [rowid])
+        before = version
         version, changed = self._moved_on(ctx, version, [rowid])
-        if changed:  # READ COMMITTED: the newest committed version of the row, if any
+        if changed and index is None:  # READ COMMITTED: the newest committed version of the row, if any
             rowid = pk.find(self.store, version, [key]).get(key)
-            if rowid is not None and index is not None and \
-                    _key_of(schema, self._row_values(version, rowid), index.columns) != pinned:
-                rowid = None  # (its new values no longer match the WHERE clause)
+        elif changed:  # (followed as the general path does - its key may have changed too - and re-checked)
+            def matching(rows: pa.Table) -> pa.Table:
+                held = rows.select(list(index.columns)).to_pylist()
+                return rows.take(pa.array([i for i, row in enumerate(held)
+                                           if _key_of(schema, row, index.columns) == pinned], pa.int64()))
+
+            rows, version = self._reevaluated(ctx, version, self._rows_by_id(before, [rowid]), [(tid, "key", key)],
+                                              matching, changed)
+            rowid = rows.column(ROWID)[0].as_py() if rows.num_rows else None
         return rowid, version
 
     def _point_delete(self, ctx: Context, stmt: st.Delete, version: TableVersion, alias: str, conjuncts: int,
@@ -1616,7 +1623,15 @@ class Executor:
         version, changed = self._moved_on(ctx, version, rowids)
         if not changed:
             return found, version
-        # READ COMMITTED: re-evaluate the changed rows in the newest committed version
+        return self._reevaluated(ctx, version, found, keys, find, changed)
+
+    def _reevaluated(self, ctx: Context, version: TableVersion, found: pa.Table, keys: list, find,
+                     changed: list[int]) -> tuple[pa.Table, TableVersion]:
+        """READ COMMITTED, once ``_moved_on`` moved to ``version`` (the newest committed one):
+        the rows ``found`` (of the version before, their lock ``keys``) with those at the
+        indexes ``changed`` followed to their newest versions - by key, or along the update
+        chain where the key changed too - and re-checked by ``find``; and the version."""
+        rowids = found.column(ROWID).to_numpy(zero_copy_only=False)
         if version.schema.primary_key:
             old_keys = [keys[i][2] for i in changed]
             by_key = pk.find(self.store, version, old_keys)
@@ -2615,11 +2630,11 @@ def _pinned_key(schema: TableSchema, alias: str, where, params, offset: int, nam
     if terms is None:
         return None
     key = []
-    for kind, is_param, term in terms:
+    for name, (kind, is_param, term) in zip(names, terms):
         value = params[offset + term] if is_param else term
         if kind is uuid.UUID:  # (held as its canonical text)
             value = uuid_text(value)
-        elif type(value) is not kind:
+        elif type(value) is not kind or (kind is int and not _in_range(schema, name, value)):
             return None
         if value is None:
             return None
@@ -2670,8 +2685,16 @@ def _pinned_keys(schema: TableSchema, alias: str, where, params, offset: int, na
                 return None
         elif type(value) is not kind:
             return None
+        elif kind is int and not _in_range(schema, name, value):
+            continue  # (no row holds it: the column cannot)
         keys.append(value)
     return tuple(dict.fromkeys(keys))
+
+
+def _in_range(schema: TableSchema, name: str, value: int) -> bool:
+    """Can the integer column ``name`` hold ``value``?"""
+    low, high = _INT_RANGES[schema.column(name).type.kind]
+    return low <= value <= high
 
 
 _IN_TERMS: dict = {}  # (id(where), alias, name, kind) -> (where, (kind, terms) or None)

@@ -187,10 +187,10 @@ def joined_sources(ex, plan, versions: dict, params, used: list | None) -> dict:
                 continue
             version = versions[ref]
             key = next((k for k in _keys(version.schema, version.name) if k[1] == (column,)), None)
-            found = version.schema.column(column)
+            found, theirs = version.schema.column(column), versions[other].schema.column(other_column)
             kind = _KEY_PYTHON_TYPES.get(found.type.kind) if found is not None else None
-            if key is None or kind is None:
-                continue
+            if key is None or kind is None or theirs is None or _KEY_PYTHON_TYPES.get(theirs.type.kind) is not kind:
+                continue  # (values of another kind compare as DuckDB's casts decide: text = uuid)
             values = [v for v in dict.fromkeys(narrowed[other].column(other_column).to_pylist()) if v is not None]
             if kind is uuid.UUID:
                 values = [uuid_text(v) for v in values]

@@ -482,3 +482,43 @@ def test_lock_timeout_applies(tmp_path, mode):
     for c in (first, second, setup):
         c.rollback()
         c.close()
+
+
+@pytest.mark.parametrize("second_sql, status, final", [
+    ("UPDATE u SET n = n + 10 WHERE email = 'a' RETURNING id, n", "UPDATE 1", [(2, "b", 0), (100, "a", 10)]),
+    ("DELETE FROM u WHERE email = 'a' RETURNING id", "DELETE 1", [(2, "b", 0)]),
+    ("DELETE FROM u WHERE n = 0 AND email = 'a'", "DELETE 1", [(2, "b", 0)])])
+def test_a_row_found_by_a_unique_column_is_followed_when_its_key_changed(tmp_path, mode, second_sql, status, final):
+    """READ COMMITTED: an UPDATE / DELETE that found its row by a UNIQUE column, and waited for
+    a writer that changed the row's primary key, goes on from the row's newest version (it
+    still matches), as PostgreSQL's re-check follows the row - it was left alone as deleted."""
+    path = str(tmp_path / "w")
+    setup = txlake.connect(path, autocommit=True, publish="off")
+    setup.execute("CREATE TABLE u (id INT PRIMARY KEY, email VARCHAR UNIQUE, n INT)")
+    setup.execute("INSERT INTO u VALUES (1, 'a', 0), (2, 'b', 0)")
+    first = txlake.connect(path, isolation_level="READ COMMITTED", publish="off")
+    second = txlake.connect(path, isolation_level="READ COMMITTED", publish="off")
+    first.cursor().execute("UPDATE u SET id = 100 WHERE id = 1")
+    s = second.cursor()
+    outcome = {}
+
+    def run_second():
+        try:
+            s.execute(second_sql)
+            outcome["status"] = s.statusmessage
+            second.commit()
+        except txlake.Error as e:
+            outcome["error"] = e.sqlstate
+            second.rollback()
+
+    t = threading.Thread(target=run_second)
+    t.start()
+    t.join(0.3)
+    alive = t.is_alive()
+    first.commit()
+    t.join(10)
+    assert alive and not t.is_alive()
+    assert outcome == {"status": status}
+    assert setup.execute("SELECT * FROM u ORDER BY id").fetchall() == final
+    for c in (first, second, setup):
+        c.close()

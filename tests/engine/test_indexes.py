@@ -428,3 +428,31 @@ def test_a_join_narrows_the_tables_its_where_pins_by_a_key(connect, level):
         c.execute(sql)
     assert scans(c) == before
     conn.rollback()
+
+
+def test_integers_no_key_column_can_hold_match_nothing(c):
+    """A value past an integer key's range - in IN, = ANY(?), = ? - matches no row, as the
+    scan says (it was an OverflowError); LIMIT past bigint is DuckDB's 22003, as before."""
+    c.execute("CREATE TABLE t (id BIGINT PRIMARY KEY, g INT)")
+    c.execute("CREATE INDEX ON t (g)")
+    c.execute("INSERT INTO t VALUES (1, 10), (2, 20)")
+    big = 2 ** 70
+    assert c.execute("SELECT id FROM t WHERE id IN (?, 1)", (big,)).fetchall() == [(1,)]
+    assert c.execute("SELECT id FROM t WHERE id = ANY(?)", ([big, 2],)).fetchall() == [(2,)]
+    assert c.execute("SELECT id FROM t WHERE g IN (?, 10)", (2 ** 40,)).fetchall() == [(1,)]
+    assert c.execute("SELECT id FROM t WHERE id = ?", (big,)).fetchall() == []
+    assert c.execute("UPDATE t SET g = 11 WHERE id IN (?, 1)", (big,)).rowcount == 1
+    assert c.execute("DELETE FROM t WHERE id = ANY(?)", ([big],)).rowcount == 0
+    assert error_of(c, "SELECT id FROM t WHERE g = 11 LIMIT ?", (big,))[0] == "22003"
+
+
+def test_a_join_of_a_text_key_and_a_uuid_column_is_not_narrowed_by_its_values(c):
+    """Values of another kind compare as DuckDB's casts decide (text = uuid): the text key is
+    not looked up by the uuid's canonical text - it would drop 'AAAA...' that the cast matches."""
+    c.execute("CREATE TABLE a (k VARCHAR PRIMARY KEY, v INT)")
+    c.execute("CREATE TABLE b (id INT PRIMARY KEY, u UUID)")
+    u = "aaaaaaaa-0000-0000-0000-000000000001"
+    c.execute("INSERT INTO a VALUES (?, 1), (?, 2)", (u.upper(), u))
+    c.execute("INSERT INTO b VALUES (1, ?)", (u,))
+    sql = "SELECT a.v FROM a JOIN b ON a.k = b.u WHERE b.id {} = ? ORDER BY 1"
+    assert c.execute(sql.format(""), (1,)).fetchall() == c.execute(sql.format("+ 0"), (1,)).fetchall()
