@@ -293,6 +293,31 @@ def test_index_point_statements_skip_duckdb(tmp_path, monkeypatch):
     conn.close()
 
 
+def after_waiting(first, second, sql: str) -> dict:
+    """Run ``sql`` in ``second`` (and commit it) in a thread, which must wait for ``first``'s
+    open transaction; commit that: {"status": its status} or {"error": its SQLSTATE}."""
+    outcome = {}
+
+    def run():
+        cur = second.cursor()
+        try:
+            cur.execute(sql)
+            outcome["status"] = cur.statusmessage
+            second.commit()
+        except txlake.Error as e:
+            outcome["error"] = e.sqlstate
+            second.rollback()
+
+    t = threading.Thread(target=run)
+    t.start()
+    t.join(0.3)
+    waited = t.is_alive()
+    first.commit()
+    t.join(10)
+    assert waited and not t.is_alive()  # it waited for the first writer's row lock, then went on
+    return outcome
+
+
 @pytest.mark.parametrize("level", ["READ COMMITTED", "REPEATABLE READ"])
 def test_concurrent_updates_through_a_unique_column_recheck(tmp_path, mode, level):
     """An UPDATE that found its row by a UNIQUE column waits for the row's writer, then - at
@@ -310,27 +335,11 @@ def test_concurrent_updates_through_a_unique_column_recheck(tmp_path, mode, leve
         s = second.cursor()
         s.execute("SELECT count(*) FROM u")  # takes the snapshot
         first.cursor().execute(first_sql)
-        outcome = {}
-
-        def update_second():
-            try:
-                outcome["rows"] = s.execute(second_sql).rowcount
-                second.commit()
-            except txlake.Error as e:
-                outcome["error"] = e.sqlstate
-                second.rollback()
-
-        t = threading.Thread(target=update_second)
-        t.start()
-        t.join(0.3)
-        alive = t.is_alive()
-        first.commit()
-        t.join(10)
-        assert alive and not t.is_alive()  # it waited for the first writer's row lock
+        outcome = after_waiting(first, second, second_sql)
         key = "a" if "'a'" in second_sql else "moved"
         final = setup.execute("SELECT n FROM u WHERE email = ?", (key,)).fetchall()
         if level == "READ COMMITTED":
-            assert outcome == {"rows": 1 if expect[1] else 0} and final == [(expect[1] or expect[0],)]
+            assert outcome == {"status": f"UPDATE {1 if expect[1] else 0}"} and final == [(expect[1] or expect[0],)]
         else:
             assert outcome == {"error": "40001"}
         setup.execute("UPDATE u SET n = 0, email = CASE id WHEN 1 THEN 'a' ELSE 'b' END")
@@ -499,26 +508,7 @@ def test_a_row_found_by_a_unique_column_is_followed_when_its_key_changed(tmp_pat
     first = txlake.connect(path, isolation_level="READ COMMITTED", publish="off")
     second = txlake.connect(path, isolation_level="READ COMMITTED", publish="off")
     first.cursor().execute("UPDATE u SET id = 100 WHERE id = 1")
-    s = second.cursor()
-    outcome = {}
-
-    def run_second():
-        try:
-            s.execute(second_sql)
-            outcome["status"] = s.statusmessage
-            second.commit()
-        except txlake.Error as e:
-            outcome["error"] = e.sqlstate
-            second.rollback()
-
-    t = threading.Thread(target=run_second)
-    t.start()
-    t.join(0.3)
-    alive = t.is_alive()
-    first.commit()
-    t.join(10)
-    assert alive and not t.is_alive()
-    assert outcome == {"status": status}
+    assert after_waiting(first, second, second_sql) == {"status": status}
     assert setup.execute("SELECT * FROM u ORDER BY id").fetchall() == final
     for c in (first, second, setup):
         c.close()
