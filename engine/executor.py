@@ -829,7 +829,7 @@ class Executor:
             if plan.conjuncts == len(schema.primary_key) else None
         index = None
         if key is None:
-            index, key = _pinned_index(schema, plan.alias, plan.where, params, 0, plan.conjuncts)
+            index, key = _pinned_index(version, plan.alias, plan.where, params, 0, plan.conjuncts)
             if index is None:
                 return None
         result_schema = _result_schema(schema, names)
@@ -1522,7 +1522,7 @@ class Executor:
             if not schema.primary_key or not all(  # (the row's key, found from its values, locks it)
                     _KEY_PYTHON_TYPES.get(schema.column(k).type.kind) in (int, str) for k in schema.primary_key):
                 return None
-            index, pinned = _pinned_index(schema, alias, where, params, offset, conjuncts)
+            index, pinned = _pinned_index(version, alias, where, params, offset, conjuncts)
             if index is None:
                 return None
             rowids = pk.find_rows(self.store, version, pinned, index.columns)
@@ -1823,12 +1823,8 @@ class Executor:
                 for r in found.column(ROWID).to_numpy(zero_copy_only=False)]
 
     def _rows_by_id(self, version: TableVersion, rowids: list[int]) -> pa.Table:
-        pieces = [self._row_at(version, rowid).append_column(ROWID, pa.array([rowid], pa.int64()))
-                  for rowid in rowids]
-        if not pieces:
-            empty = version.schema.arrow_schema().empty_table()
-            return empty.append_column(ROWID, pa.array([], pa.int64()))
-        return sources.typed(pa.concat_tables(pieces), version.schema)
+        """The rows ``rowids`` of ``version``, each with its row id (``indexes.rows_at``)."""
+        return indexes.rows_at(self, version, rowids, True)
 
     def _row_values(self, version: TableVersion, rowid: int) -> dict:
         """The row ``rowid`` of ``version`` as a dict of Python values (``_row_at``'s one row,
@@ -1898,12 +1894,10 @@ class Executor:
     def _candidates(self, version: TableVersion, alias: str, where, params, offset: int) -> pa.Table | StreamedScan:
         """The rows an UPDATE/DELETE must look at: all of them, or - when the WHERE clause pins
         every primary-key column to a constant or parameter - just those found through the
-        key index. The statement's full WHERE clause still runs over the candidates."""
-        keys = _pinned_key(version.schema, alias, where, params, offset)
-        if keys is None:  # (or those another key - an IN list, a UNIQUE constraint, an index - gives)
-            found = indexes.candidates(self, version, alias, where, params, offset)
-            return found if found is not None else self._source(version, with_rowid=True)
-        return self._rows_by_id(version, list(pk.find(self.store, version, [keys]).values()))
+        key index (or another key: an IN list, a UNIQUE constraint, an index - ``indexes.lookup``).
+        The statement's full WHERE clause still runs over the candidates."""
+        found = indexes.candidates(self, version, alias, where, params, offset)
+        return found if found is not None else self._source(version, with_rowid=True)
 
     def _row_finder(self, ctx, target, projections, from_items, where, register) -> exp.Select:
         joins = []
@@ -2642,14 +2636,16 @@ def _pinned_key(schema: TableSchema, alias: str, where, params, offset: int, nam
     return key[0] if len(key) == 1 else tuple(key)
 
 
-def _pinned_index(schema: TableSchema, alias: str, where, params, offset: int, conjuncts: int):
+def _pinned_index(version: TableVersion, alias: str, where, params, offset: int, conjuncts: int):
     """(the UNIQUE constraint or index whose columns ``where`` - ``conjuncts`` equalities -
-    pins, the value of those columns), or (None, None)."""
-    for index in (*schema.uniques, *schema.indexes):
-        if len(index.columns) == conjuncts:
-            key = _pinned_key(schema, alias, where, params, offset, index.columns)
+    pins, the value of those columns), or (None, None): ``indexes.lookup``'s keys but the
+    primary key, by ``=`` alone."""
+    schema = version.schema
+    for name, columns, primary in indexes.keys_of(schema, version.name):
+        if not primary and len(columns) == conjuncts:
+            key = _pinned_key(schema, alias, where, params, offset, columns)
             if key is not None:
-                return index, key
+                return indexes.Lookup(name, columns, (key,), False), key
     return None, None
 
 
@@ -3020,11 +3016,16 @@ def _read_plan(expression: exp.Expression):
         return None, [table_name(t) for t in tables]
     table = tables[0]
     where = expression.args.get("where")
-    placeholders = [n for n in expression.dfs() if isinstance(n, exp.Placeholder)]
-    inside = {id(n) for n in where.this.dfs()} if where is not None else set()
-    offset = next((i for i, n in enumerate(placeholders) if id(n) in inside), 0)
     alias = identifier(table.alias) if table.alias else table_name(table).name
-    return (table_name(table), alias, where.this if where is not None else None, offset), None
+    return (table_name(table), alias, where.this if where is not None else None, _where_offset(expression)), None
+
+
+def _where_offset(expression: exp.Expression) -> int:
+    """The index, among the statement's ? in text order, of its WHERE clause's first ? (0 if none)."""
+    where = expression.args.get("where")
+    inside = {id(n) for n in where.this.dfs()} if where is not None else set()
+    placeholders = (n for n in expression.dfs() if isinstance(n, exp.Placeholder))
+    return next((i for i, n in enumerate(placeholders) if id(n) in inside), 0)
 
 
 @dataclass(frozen=True)
@@ -3089,10 +3090,7 @@ def _join_plan(expression: exp.Expression) -> JoinPlan | None:
                 x, y = identifier(c.this.this), identifier(c.expression.this)
                 if a != b:
                     equalities += [(a, x, b, y), (b, y, a, x)]
-    placeholders = [n for n in expression.dfs() if isinstance(n, exp.Placeholder)]
-    inside = {id(n) for n in where.this.dfs()}
-    offset = next((i for i, n in enumerate(placeholders) if id(n) in inside), 0)
-    return JoinPlan(aliases, where.this, offset, tuple(equalities))
+    return JoinPlan(aliases, where.this, _where_offset(expression), tuple(equalities))
 
 
 def _table_nodes(expression: exp.Expression) -> list[exp.Table]:

@@ -95,7 +95,7 @@ def lookup(schema: TableSchema, table: str, alias: str, where, params, offset: i
     from txlake.engine.executor import _pinned_key, _pinned_keys  # (the executor imports this module)
     if where is None:
         return None
-    keyed = _keys(schema, table)
+    keyed = keys_of(schema, table)
     for name, columns, primary in keyed:
         key = _pinned_key(schema, alias, where, params, offset, columns, qualified)
         if key is not None:
@@ -186,7 +186,7 @@ def joined_sources(ex, plan, versions: dict, params, used: list | None) -> dict:
                     narrowed[other].schema.get_field_index(other_column) < 0:
                 continue
             version = versions[ref]
-            key = next((k for k in _keys(version.schema, version.name) if k[1] == (column,)), None)
+            key = next((k for k in keys_of(version.schema, version.name) if k[1] == (column,)), None)
             found, theirs = version.schema.column(column), versions[other].schema.column(other_column)
             kind = _KEY_PYTHON_TYPES.get(found.type.kind) if found is not None else None
             if key is None or kind is None or theirs is None or _KEY_PYTHON_TYPES.get(theirs.type.kind) is not kind:
@@ -204,7 +204,7 @@ def joined_sources(ex, plan, versions: dict, params, used: list | None) -> dict:
     return narrowed
 
 
-def _keys(schema: TableSchema, table: str) -> list[tuple[str, tuple[str, ...], bool]]:
+def keys_of(schema: TableSchema, table: str) -> list[tuple[str, tuple[str, ...], bool]]:
     """(name, columns, is the primary key) of each key of a table: the primary key, then
     unique keys, then indexes, those of most columns first."""
     keyed = [(schema.pkey_name(table), schema.primary_key, True)] if schema.primary_key else []
