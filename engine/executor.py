@@ -255,7 +255,7 @@ class Executor:
         self.assign_xid = database.assign_xid
         self.duck = database.duckdb().connect()  # (the database's DuckDB, shared: engine/duck.py)
         self.con = self.duck.con
-        self._names = itertools.count()
+        self.registry = sources.Registry(self.con)  # the names statements read rows under
         # the tables a TRUNCATE empties: a key removed from one is not followed into another
         self.fk_emptied: set | tuple = ()
         # a statement's foreign-key actions and checks waiting their turn (engine/foreign_keys.py ``written``)
@@ -321,7 +321,7 @@ class Executor:
         detaches = []
 
         def register(source: pa.Table | StreamedScan) -> str:
-            name = f"__txl_{next(self._names)}"
+            name = self.registry.fresh()
             detaches.append(self._attach(name, source))
             return name
 
@@ -334,7 +334,7 @@ class Executor:
         """``sources.attach``, DuckDB's errors translated: a cancel landing between two queries
         interrupts the registration that comes next (57014, not a bare InterruptException)."""
         try:
-            return sources.attach(self.con, name, source)
+            return self.registry.attach(name, source)
         except duckdb.Error as e:
             raise self._error(e) from None
 

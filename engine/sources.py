@@ -19,7 +19,8 @@ a column of one of those names is read through the cache instead (``streamable``
 
 from __future__ import annotations
 
-from typing import Callable
+import itertools
+from typing import Callable, Sequence
 
 import duckdb
 import pyarrow as pa
@@ -27,6 +28,11 @@ import pyarrow as pa
 from txlake.engine.dialect import sql_string
 from txlake.storage.datafiles import ROWID, StreamedScan
 from txlake.storage.schema import TEXT_TYPES, TableSchema, text_type
+
+try:  # DuckDB 2's protocol for a registered object that the scan asks for its rows at each scan
+    from duckdb._sources import ArrowScanSource
+except ImportError:  # (another DuckDB: a statement registers its rows and unregisters them after)
+    ArrowScanSource = None
 
 ROW_ID_FACTOR = 1 << 32
 _VIRTUAL_COLUMNS = {"file_index", "file_row_number", "filename"}
@@ -78,9 +84,124 @@ def attach(con: duckdb.DuckDBPyConnection, name: str, source: pa.Table | Streame
     if source.dirty:
         parts.append(_parquet(source, source.dirty, helper("deleted", source.deleted)))
     if source.memory is not None:
-        rowid = f", __m.{ROWID}" if source.with_rowid else ""
-        parts.append(f"SELECT {_columns(source.schema, '__m')}{rowid} FROM {helper('rows', source.memory)} AS __m")
+        parts.append(_memory_rows(source, helper("rows", source.memory)))
     return _view(con, name, parts, helpers)
+
+
+if ArrowScanSource is not None:
+    class ArrowSlot(ArrowScanSource):
+        """A name's rows for the statement that reads them now: registered with DuckDB once, it
+        reads ``table`` anew at each scan - its schema, row count (for the planner) and the
+        columns the scan asks for."""
+
+        schema_is_stable = False  # (each statement's rows have their own)
+
+        def __init__(self) -> None:
+            super().__init__(None)
+            self.table: pa.Table | None = None
+
+        def empty(self) -> None:
+            self.table = None  # (the rows are the statement's: not kept beyond it)
+
+        def rows(self) -> int:
+            return self.table.num_rows
+
+        def __arrow_c_schema__(self):
+            return self.table.schema.__arrow_c_schema__()
+
+        def __arrow_c_stream__(self, requested_schema=None):
+            return self.table.__arrow_c_stream__(requested_schema)
+
+        def stream(self, columns: Sequence[int] | None, filters) -> tuple[object, bool]:
+            if columns is None:
+                return self.table.__arrow_c_stream__(), False
+            return self.table.select(list(columns)).__arrow_c_stream__(), True
+
+
+class Registry:
+    """The names a session's statements read their rows under, on the session's connection.
+
+    ``attach`` does what the function ``attach`` does, but keeps DuckDB's catalog as it is between
+    statements. Registering an object and unregistering it cost about 0.35 ms on DuckDB 2.0 (a
+    catalog change each way), as much as a small query itself. So a name is registered once, to an
+    ``ArrowSlot`` each statement fills and empties; and a view (over a streamed scan, or typing a
+    table's uuid and json columns) stays, made again only when its text changes - a table version
+    read again gives the same text.
+    """
+
+    def __init__(self, con: duckdb.DuckDBPyConnection):
+        self.con = con
+        self._names: dict[str, object] = {}  # name -> its ArrowSlot, or the SQL of its view
+        self._busy: set[str] = set()
+
+    def fresh(self) -> str:
+        """A name no statement reads now (the lowest: names are reused, not piled up)."""
+        return next(name for i in itertools.count() if (name := f"__txl_{i}") not in self._busy)
+
+    def attach(self, name: str, source: pa.Table | StreamedScan) -> Callable[[], None]:
+        """Make ``source`` readable as ``name`` until the returned function is called."""
+        releases = []
+
+        def release() -> None:
+            self._busy.discard(name)
+            for r in reversed(releases):
+                r()
+
+        self._busy.add(name)
+        try:
+            if isinstance(source, pa.Table):
+                typed = _typed_columns(source.schema)
+                if typed is None:
+                    releases.append(self._fill(name, source))
+                else:
+                    releases.append(self._fill(f"{name}_text", source))
+                    self._view(name, f"SELECT * REPLACE ({typed}) FROM {name}_text")
+                return release
+            parts = []
+            if source.clean:
+                parts.append(_parquet(source, source.clean, None))
+            if source.dirty:
+                releases.append(self._fill(f"{name}_deleted", source.deleted))
+                parts.append(_parquet(source, source.dirty, f"{name}_deleted"))
+            if source.memory is not None:
+                releases.append(self._fill(f"{name}_rows", source.memory))
+                parts.append(_memory_rows(source, f"{name}_rows"))
+            self._view(name, " UNION ALL ".join(parts))
+            return release
+        except BaseException:
+            release()
+            raise
+
+    def _fill(self, name: str, table: pa.Table) -> Callable[[], None]:
+        held = self._names.get(name)
+        if isinstance(held, str):  # (a view now)
+            del self._names[name]
+            self.con.execute(f"DROP VIEW IF EXISTS {name}")
+        if ArrowScanSource is None:
+            self.con.register(name, table)
+            return lambda: self.con.unregister(name)
+        if held is None or isinstance(held, str):
+            held = ArrowSlot()
+            held.table = table  # (registering reads its schema)
+            self.con.register(name, held)
+            self._names[name] = held
+        held.table = table
+        return held.empty
+
+    def _view(self, name: str, sql: str) -> None:
+        held = self._names.get(name)
+        if held == sql:
+            return
+        self._names.pop(name, None)  # (until it is made: a failure leaves it to be made again)
+        if held is not None and not isinstance(held, str):
+            self.con.unregister(name)
+        self.con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS {sql}")
+        self._names[name] = sql
+
+
+def _memory_rows(source: StreamedScan, name: str) -> str:
+    rowid = f", __m.{ROWID}" if source.with_rowid else ""
+    return f"SELECT {_columns(source.schema, '__m')}{rowid} FROM {name} AS __m"
 
 
 def _view(con: duckdb.DuckDBPyConnection, name: str, parts: list[str], helpers: list[str]) -> Callable[[], None]:
