@@ -2707,7 +2707,7 @@ def _in_terms(schema: TableSchema, alias: str, where, name: str, qualified: bool
         return hit[1]
     answer = None
     if kind is not None:
-        placeholders = {id(p): i for i, p in enumerate(n for n in where.dfs() if isinstance(n, exp.Placeholder))}
+        placeholders = {id(p): i for i, p in enumerate(_in_sql_order(where))}
 
         def ours(col) -> bool:
             return (isinstance(col, exp.Column) and identifier(col.this) == name
@@ -2752,7 +2752,7 @@ def _key_terms(schema: TableSchema, alias: str, where, names: tuple[str, ...], q
     hit = _KEY_TERMS.get(cache_key)
     if hit is not None and hit[0] is where:
         return hit[1]
-    placeholders = {id(p): i for i, p in enumerate(n for n in where.dfs() if isinstance(n, exp.Placeholder))}
+    placeholders = {id(p): i for i, p in enumerate(_in_sql_order(where))}
     conjuncts = list(where.flatten()) if isinstance(where, exp.And) else [where]
     found = {}
     for c in conjuncts:
@@ -3021,11 +3021,25 @@ def _read_plan(expression: exp.Expression):
 
 
 def _where_offset(expression: exp.Expression) -> int:
-    """The index, among the statement's ? in text order, of its WHERE clause's first ? (0 if none)."""
+    """The index, among the statement's ? in the order they bind, of its WHERE clause's first
+    ? (0 if none)."""
     where = expression.args.get("where")
     inside = {id(n) for n in where.this.dfs()} if where is not None else set()
-    placeholders = (n for n in expression.dfs() if isinstance(n, exp.Placeholder))
-    return next((i for i, n in enumerate(placeholders) if id(n) in inside), 0)
+    return next((i for i, n in enumerate(_in_sql_order(expression)) if id(n) in inside), 0)
+
+
+def _in_sql_order(node: exp.Expression) -> Iterator[exp.Placeholder]:
+    """The ? of ``node`` in the order its SQL holds them, which is the order they bind in.
+    (Not ``dfs()``'s: a parsed query's clauses are in its args in the order the parser set
+    them, a LIMIT before its FROM and WHERE; a query's are taken in the order SQL writes them.)"""
+    if isinstance(node, exp.Placeholder):
+        yield node
+        return
+    for key in (type(node).arg_types if isinstance(node, exp.Query) else node.args):
+        value = node.args.get(key)
+        for child in (value if isinstance(value, list) else (value,)):
+            if isinstance(child, exp.Expression):
+                yield from _in_sql_order(child)
 
 
 @dataclass(frozen=True)
@@ -3209,8 +3223,7 @@ def _locking_subqueries(stmt: st.Update | st.Delete):
     else:
         template = {"using": stmt.using, "where": stmt.where}
     template = {name: _map_parts(value, lambda part: part.copy()) for name, value in template.items()}
-    ordered = [n for value in template.values() for part in _parts_of(value)
-               for n in part.dfs() if isinstance(n, exp.Placeholder)]
+    ordered = [n for value in template.values() for part in _parts_of(value) for n in _in_sql_order(part)]
     queries = []
     for value in template.values():
         for part in _parts_of(value):

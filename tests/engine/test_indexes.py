@@ -327,6 +327,12 @@ def test_in_lists_and_primary_keys_narrow_what_duckdb_reads(connect):
         ("SELECT count(*) FROM t WHERE id = ?", (47,), "t_pkey"),
         ("SELECT n, count(*) FROM t WHERE n IN (1, 2) GROUP BY n ORDER BY n", (), "t_n_idx"),
         ("SELECT id FROM t WHERE t.n = ANY(?) AND id < 20 ORDER BY id", ([2],), "t_n_idx"),
+        # a LIMIT's or the select list's ? besides the WHERE clause's (a parsed SELECT holds its
+        # LIMIT before its WHERE: the key's ? is found in the order they bind)
+        ("SELECT id, ?::text FROM t WHERE id IN (?, ?) AND price > 0 ORDER BY id LIMIT ? OFFSET ?",
+         ("x", 7, 47, 5, 0), "t_pkey"),
+        ("SELECT count(*) FROM t WHERE n IN (?, ?) LIMIT ?", (1, 2, 5), "t_n_idx"),
+        ("SELECT id + 0 FROM t WHERE id = ? LIMIT ?", (47, 3), "t_pkey"),
     ]
     before = scans(c)
     for sql, params, index in cases:
