@@ -24,6 +24,7 @@ import datetime
 import decimal
 import functools
 import itertools
+import operator
 import json
 import math
 import re
@@ -591,12 +592,14 @@ class Executor:
         point = self._statement_memo(query, ("point-select",), lambda: _point_select_plan(query.expression))
         key = self._point_key(ctx, point, params) if point is not None else None
         if key is not None:
-            version, _, _, value, index = key
+            hit = key[3]
             lines = [f"Primary key lookup on {point.table} (txlake's key index; DuckDB is not used)"
-                     if index is None else
-                     f"Index lookup using {index.name} on {point.table} (txlake's index; DuckDB is not used)",
-                     f"  Key: ({', '.join(version.schema.primary_key if index is None else index.columns)}) = "
-                     f"({key_text(value)})"]
+                     if hit.primary else
+                     f"Index lookup using {hit.name} on {point.table} (txlake's index; DuckDB is not used)",
+                     f"  Key: ({', '.join(hit.columns)}) IN ({', '.join(key_text(k) for k in hit.keys)})"
+                     if point.in_list else f"  Key: ({', '.join(hit.columns)}) = ({key_text(hit.keys[0])})"]
+            if point.order:
+                lines.append(f"  Sort Key: {', '.join(_order_text(k) for k in point.order)}")
             if stmt.analyze:
                 started = time.perf_counter()
                 found = self.query(ctx, query, params).rowcount
@@ -784,28 +787,42 @@ class Executor:
         return [i for i in chunk if rowids[i] < 0 or _held_by_prepared(claims, version, {rowids[i]}) is None]
 
     def _point_select(self, ctx: Context, plan: "PointSelect", params) -> Result | None:
-        """``SELECT columns FROM t WHERE <every primary-key column> = constant-or-?``, answered
-        from the key index without DuckDB; None when the statement needs the general path.
+        """``SELECT columns FROM t WHERE <a key's columns> = constant-or-?`` - or ``key IN
+        (...)`` / ``key = ANY(?)`` of a one-column key - ``[ORDER BY columns] [LIMIT n]``,
+        answered from the key's index without DuckDB; None when the statement needs the
+        general path.
 
         The rows come from the same table version the general path would register with
-        DuckDB, and DuckDB returns a registered Arrow column unchanged (type and values) for
-        the column types allowed here, so the result has the same rows and types. It is
+        DuckDB, in the order it would read them, and DuckDB returns a registered Arrow column
+        unchanged (type and values) for the column types allowed here, so the result has the
+        same rows and types. An ORDER BY sorts by columns whose Python values order as
+        DuckDB's do (``_ORDERED_KINDS``), nulls placed as PostgreSQL places them. The rows are
         handed back as Python values, made an Arrow table only if asked for one."""
         pinned = self._point_key(ctx, plan, params)
         if pinned is None:
             return None
-        version, names, result_schema, key, index = pinned
+        version, names, result_schema, hit = pinned
         limit = None
         if plan.limit is not None:
             limit = plan.limit[1] if plan.limit[0] == "const" else params[plan.limit[1]]
             if type(limit) is not int or not 0 <= limit <= _INT_RANGES["BIGINT"][1]:  # (NULL, a cast, an error)
                 return None
-        if index is None:
+        if plan.order and not _orderable(version.schema, plan.order):
+            return None
+        if hit.primary and len(hit.keys) == 1:
+            key = hit.keys[0]
             rowid = pk.find(self.store, version, [key]).get(key)
             rowids = [rowid] if rowid is not None else []
         else:
-            rowids = pk.find_rows(self.store, version, key, index.columns)
-            self.index_scans += 1
+            rowids = indexes.rowids(self, version, hit)
+            if not hit.primary:
+                self.index_scans += 1
+        if plan.order:
+            if len(rowids) > ORDERED_ROWS:  # (sorted by DuckDB)
+                return None
+            found = _sorted_rows([self._row_values(version, r) for r in rowids], plan.order)
+            rows = [tuple(row[name] for name in names) for row in found[:limit]]
+            return Result(rows=rows, schema=result_schema, rowcount=len(rows), status=f"SELECT {len(rows)}")
         if limit is not None:
             rowids = rowids[:limit]
         if len(rowids) > POINT_ROWS:  # (an index of few distinct values: its rows read file by file)
@@ -818,22 +835,28 @@ class Executor:
         return Result(rows=rows, schema=result_schema, rowcount=len(rows), status=f"SELECT {len(rows)}")
 
     def _point_key(self, ctx: Context, plan: "PointSelect", params):
-        """(the table version, the columns, their schema, the key, the index) a point SELECT
-        looks up, or None when it needs the general path. The index is None for the primary
-        key; else a unique constraint or index (CREATE [UNIQUE] INDEX) over exactly the
-        columns the WHERE clause pins."""
+        """(the table version, the columns, their schema, the lookup) of a point SELECT, or
+        None when it needs the general path. The lookup is through the primary key, or a
+        unique constraint or index (CREATE [UNIQUE] INDEX) over exactly the columns the WHERE
+        clause pins - for an IN list, of one column (``indexes.lookup``)."""
         version = ctx.resolve(plan.table)
         schema = version.schema
         names = tuple(schema.names if plan.columns is None else plan.columns)
-        key = _pinned_key(schema, plan.alias, plan.where, params, 0) \
-            if plan.conjuncts == len(schema.primary_key) else None
-        index = None
-        if key is None:
-            index, key = _pinned_index(version, plan.alias, plan.where, params, 0, plan.conjuncts)
-            if index is None:
+        if plan.in_list:
+            hit = indexes.lookup(schema, version.name, plan.alias, plan.where, params, 0)
+            if hit is None or len(hit.keys) > POINT_KEYS:
                 return None
+        else:
+            key = _pinned_key(schema, plan.alias, plan.where, params, 0) \
+                if plan.conjuncts == len(schema.primary_key) else None
+            if key is not None:
+                hit = indexes.Lookup(schema.pkey_name(version.name), schema.primary_key, (key,), True)
+            else:
+                hit, key = _pinned_index(version, plan.alias, plan.where, params, 0, plan.conjuncts)
+                if hit is None:
+                    return None
         result_schema = _result_schema(schema, names)
-        return (version, names, result_schema, key, index) if result_schema is not None else None
+        return (version, names, result_schema, hit) if result_schema is not None else None
 
     def _query_plan(self, ctx: Context, expression: exp.Expression):
         """(SQL with positional view names, the table each name stands for), or None when the
@@ -2786,6 +2809,8 @@ class PointSelect:
     where: exp.Expression
     conjuncts: int
     limit: tuple | None = None  # LIMIT ("const", n) | ("param", index of its ?)
+    in_list: bool = False  # WHERE is one column's IN list or = ANY(?), not equalities
+    order: tuple = ()  # ORDER BY (column, descending, nulls first), ...
 
 
 @dataclass(frozen=True)
@@ -2800,6 +2825,11 @@ class PointUpdate:
 
 _FALLBACK = object()
 POINT_ROWS = 16  # a point SELECT's rows read one by one, as Python values, up to this many
+POINT_KEYS = 64  # a point SELECT's IN list answered in Python up to this many values
+ORDERED_ROWS = 64  # a point SELECT's ORDER BY sorted in Python up to this many rows
+# the kinds whose Python values order as DuckDB orders the column: text by code point (DuckDB's
+# binary collation: UTF-8 bytes), not floats (NaN), uuid or json
+_ORDERED_KINDS = frozenset({"SMALLINT", "INT", "BIGINT", "VARCHAR", "BOOLEAN", "DATE", "TIMESTAMP", "DECIMAL"})
 _INT_RANGES = {"SMALLINT": (-(1 << 15), (1 << 15) - 1), "INT": (-(1 << 31), (1 << 31) - 1),
                "BIGINT": (-(1 << 63), (1 << 63) - 1)}
 _JSON_INPUT = {"JSONB": jsonb.jsonb_in, "JSON": jsonb.json_in}
@@ -2850,7 +2880,7 @@ def _point_delete_plan(stmt: st.Delete) -> int | None:
 def _point_select_plan(expression: exp.Expression) -> PointSelect | None:
     if type(expression) is not exp.Select:
         return None
-    if any(v for k, v in expression.args.items() if k not in ("expressions", "from_", "where", "limit")):
+    if any(v for k, v in expression.args.items() if k not in ("expressions", "from_", "where", "limit", "order")):
         return None
     source = expression.args.get("from_")
     table = source.this if source is not None else None
@@ -2869,8 +2899,14 @@ def _point_select_plan(expression: exp.Expression) -> PointSelect | None:
         return None
     where = expression.args.get("where")
     count = _key_equalities(where.this if where is not None else None)
-    if count is None:
+    in_list = count is None and where is not None and _in_list(where.this)
+    if count is None and not in_list:
         return None
+    order = ()
+    if expression.args.get("order") is not None:
+        order = _plain_order(expression.args["order"], alias)
+        if order is None:
+            return None
     limit = expression.args.get("limit")
     if limit is not None:  # (an ORM's SELECT ... WHERE id = ? LIMIT 1)
         value = limit.expression
@@ -2882,7 +2918,60 @@ def _point_select_plan(expression: exp.Expression) -> PointSelect | None:
             limit = ("const", int(value.this))
         else:
             return None
-    return PointSelect(name, alias, columns, where.this, count, limit)
+    return PointSelect(name, alias, columns, where.this, count or 1, limit, in_list, order)
+
+
+def _in_list(where) -> bool:
+    """Is ``where`` one column's ``IN (constants or ?)`` or ``= ANY(?)``? (Whether it is a
+    key's, and its values of the key's type, is ``indexes.lookup``'s to say.)"""
+    if type(where) is exp.In:
+        return (isinstance(where.this, exp.Column) and bool(where.expressions)
+                and not any(where.args.get(k) for k in ("query", "unnest", "field", "is_global"))
+                and all(isinstance(v, (exp.Literal, exp.Placeholder, exp.Null)) for v in where.expressions))
+    return (type(where) is exp.EQ and isinstance(where.this, exp.Column) and type(where.expression) is exp.Any
+            and isinstance(where.expression.this.unnest(), exp.Placeholder))
+
+
+def _plain_order(order: exp.Order, alias: str) -> tuple | None:
+    """ORDER BY of plain columns of the table ``alias`` as ((column, descending, nulls
+    first), ...); None for anything else. (With a select list of plain columns, a name is
+    the table's column either way.)"""
+    keys = []
+    for o in order.expressions:
+        col = o.this
+        if type(o) is not exp.Ordered or o.args.get("with_fill") or type(col) is not exp.Column \
+                or not isinstance(col.this, exp.Identifier) or col.args.get("db") \
+                or (col.table and identifier(col.table) != alias):
+            return None
+        keys.append((identifier(col.this), bool(o.args.get("desc")), bool(o.args.get("nulls_first"))))
+    return tuple(keys)
+
+
+def _orderable(schema: TableSchema, order: tuple) -> bool:
+    """Can a point SELECT sort by ``order``'s columns in Python (``_ORDERED_KINDS``)?"""
+    for name, _, _ in order:
+        col = schema.column(name)
+        if col is None or col.name != name or col.type.kind not in _ORDERED_KINDS:
+            return False
+    return True
+
+
+def _sorted_rows(rows: list[dict], order: tuple) -> list[dict]:
+    """``rows`` sorted by ``order`` (``_plain_order``): a stable sort per key, the last first."""
+    for name, descending, nulls_first in reversed(order):
+        present = [r for r in rows if r[name] is not None]
+        nulls = [r for r in rows if r[name] is None]
+        present.sort(key=operator.itemgetter(name), reverse=descending)  # (stable either way)
+        rows = nulls + present if nulls_first else present + nulls
+    return rows
+
+
+def _order_text(key: tuple) -> str:
+    name, descending, nulls_first = key
+    text = f"{name} DESC" if descending else name
+    if nulls_first != descending:  # (not PostgreSQL's default for the direction)
+        text += " NULLS FIRST" if nulls_first else " NULLS LAST"
+    return text
 
 
 def _values_plan(values: exp.Values) -> list[list[tuple]] | None:

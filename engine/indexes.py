@@ -111,12 +111,27 @@ def lookup(schema: TableSchema, table: str, alias: str, where, params, offset: i
 def rows(ex, version: TableVersion, hit: Lookup, with_rowid: bool) -> pa.Table:
     """The live rows of ``version`` the lookup ``hit`` finds (with their row ids last, if
     ``with_rowid``), read file by file: what the statement's WHERE runs over."""
-    if hit.primary:
-        rowids = list(pk.find(ex.store, version, list(hit.keys)).values())
-    else:
-        rowids = [r for key in hit.keys for r in pk.find_rows(ex.store, version, key, hit.columns)]
+    found = rowids(ex, version, hit)
     ex.index_scans += 1
-    return rows_at(ex, version, rowids, with_rowid)
+    return rows_at(ex, version, found, with_rowid)
+
+
+def rowids(ex, version: TableVersion, hit: Lookup) -> list[int]:
+    """The row ids of the live rows of ``version`` the lookup ``hit`` finds, in the order
+    ``rows_at`` reads them."""
+    if hit.primary:
+        found = list(pk.find(ex.store, version, list(hit.keys)).values())
+    else:
+        found = [r for key in hit.keys for r in pk.find_rows(ex.store, version, key, hit.columns)]
+    return [r for ids in _by_file(found).values() for r in ids] if len(found) > 1 else found
+
+
+def _by_file(rowids: list[int]) -> dict[int, list[int]]:
+    """``rowids`` by the file that holds them (files in order of first appearance)."""
+    by_file: dict[int, list[int]] = {}
+    for rowid in rowids:
+        by_file.setdefault(rowid >> 32, []).append(rowid)
+    return by_file
 
 
 def rows_at(ex, version: TableVersion, rowids: list[int], with_rowid: bool) -> pa.Table:
@@ -124,10 +139,7 @@ def rows_at(ex, version: TableVersion, rowids: list[int], with_rowid: bool) -> p
     file's read with one take."""
     from txlake.engine.executor import ROWID  # (the executor imports this module)
     pieces = []
-    by_file: dict[int, list[int]] = {}
-    for rowid in rowids:
-        by_file.setdefault(rowid >> 32, []).append(rowid)
-    for fid, ids in by_file.items():
+    for fid, ids in _by_file(rowids).items():
         positions = pa.array([r & 0xFFFFFFFF for r in ids], pa.int64())
         piece = ex.store.read(version.file(fid), version.schema).take(positions)
         pieces.append(piece.append_column(ROWID, pa.array(ids, pa.int64())) if with_rowid else piece)

@@ -194,6 +194,44 @@ INDEXED = [
 ]
 
 
+# IN lists and = ANY(?) of a key, and ORDER BY over a key's rows, sorted in Python
+ORDERED = [
+    ("CREATE TABLE o (id INT PRIMARY KEY, g INT, s VARCHAR, n NUMERIC(6,2), b BOOLEAN, dt DATE, ts TIMESTAMP, "
+     "x DOUBLE, u UUID UNIQUE, big BIGINT)", ()),
+    ("CREATE INDEX o_g ON o (g)", ()),
+    ("INSERT INTO o SELECT i, i % 4, CASE i % 5 WHEN 0 THEN 'Zed' WHEN 1 THEN 'apple' WHEN 2 THEN 'été' "
+     "WHEN 3 THEN NULL ELSE 'Apple' END || i, CASE WHEN i % 7 = 0 THEN NULL ELSE i * 1.25 END, i % 3 = 0, "
+     "DATE '2024-01-01' + CAST(i AS INT), TIMESTAMP '2024-01-01 00:00:00' + i * INTERVAL '1 hour', i / 3, "
+     "CAST('00000000-0000-0000-0000-' || lpad(CAST(i AS VARCHAR), 12, '0') AS UUID), i * 1000000000000 "
+     "FROM range(200) r(i)", ()),
+    ("SELECT * FROM o WHERE id IN (5, 3, 150, 999)", ()),
+    ("SELECT id, s FROM o WHERE id IN (?, ?, ?, NULL)", (7, 2, 7)),
+    ("SELECT id FROM o WHERE id = ANY(?)", ([9, 1, None, 4],)),
+    ("SELECT id FROM o WHERE id = ANY(?) ORDER BY id DESC", ([9, 1, 4],)),
+    ("SELECT id FROM o WHERE id IN (?, ?)", ("1", 2)),  # text for an int: DuckDB casts
+    ("SELECT id FROM o WHERE id IN (1, 2.5)", ()),
+    ("SELECT id, u FROM o WHERE u IN (?, ?)", ("00000000-0000-0000-0000-000000000011",
+                                           "00000000-0000-0000-0000-000000000012")),
+    # (rows of one file until here: DuckDB reads several files' rows in no order)
+    ("UPDATE o SET s = NULL WHERE id IN (4, 8)", ()),
+    ("SELECT id FROM o WHERE id IN (3, 4) ORDER BY x", ()),  # DOUBLE: DuckDB sorts
+    ("SELECT id FROM o WHERE big IN (1000000000000, 4000000000000) ORDER BY id", ()),  # not a key
+    ("SELECT id, s FROM o WHERE g = ? ORDER BY s, id", (1,)),  # NULLs last, code point order
+    ("SELECT id, s FROM o WHERE g = ? ORDER BY s DESC, id DESC", (1,)),
+    ("SELECT id, n FROM o WHERE g = 2 ORDER BY n NULLS FIRST, id DESC", ()),
+    ("SELECT id, n FROM o WHERE g = 2 ORDER BY n DESC NULLS LAST, id LIMIT 5", ()),
+    ("SELECT id, b, dt FROM o WHERE g = ? ORDER BY b, dt DESC LIMIT ?", (3, 7)),
+    ("SELECT o.id, o.ts FROM o WHERE o.g = 0 ORDER BY o.ts DESC", ()),
+    ("SELECT id FROM o WHERE id IN (10, 20, 30) ORDER BY g, id", ()),
+    ("SELECT id FROM o WHERE g = 1 ORDER BY missing", ()),  # 42703
+    ("SELECT id FROM o WHERE g = 1 ORDER BY S, ID", ()),  # folded to s, id
+    ("DELETE FROM o WHERE id > 100", ()),
+    ("INSERT INTO o (id, g, s) VALUES (500, 1, 'new'), (501, 1, NULL)", ()),
+    ("SELECT id, s FROM o WHERE g = 1 ORDER BY s NULLS FIRST, id", ()),  # 27 rows
+    ("SELECT id FROM o WHERE g = 1 ORDER BY id", ()),
+]
+
+
 DELETES = [
     ("DELETE FROM t WHERE id = ?", (1,)),
     ("DELETE FROM t WHERE id = ? RETURNING *", (2,)),
@@ -220,8 +258,8 @@ DELETES = [
 ]
 
 
-@pytest.mark.parametrize("script", [QUERIES, UPDATES, INSERTS, UPSERTS, PARQUET_UPDATES, INDEXED, DELETES],
-                         ids=["select", "update", "insert", "upsert", "update-parquet", "indexed", "delete"])
+@pytest.mark.parametrize("script", [QUERIES, UPDATES, INSERTS, UPSERTS, PARQUET_UPDATES, INDEXED, ORDERED, DELETES],
+                         ids=["select", "update", "insert", "upsert", "update-parquet", "indexed", "ordered", "delete"])
 def test_same_results_as_general_path(tmp_path, monkeypatch, script):
     fast = run_script(tmp_path / "fast", SETUP + script)
     with monkeypatch.context() as m:
@@ -288,6 +326,10 @@ def test_index_point_statements_skip_duckdb(tmp_path, monkeypatch):
     assert cur.fetchall() == [(500, 5)]
     cur.execute("UPDATE u SET n = n + 1 WHERE id = ? RETURNING *", (500,))
     assert cur.fetchall() == [(500, "new", 6)]
+    assert cur.execute("SELECT id FROM u WHERE id IN (?, ?, ?)", (3, 1, 2)).fetchall() == [(1,), (2,), (3,)]
+    assert cur.execute("SELECT id FROM u WHERE email = ANY(?) ORDER BY id DESC", (["e1", "e2"],)).fetchall() \
+        == [(2,), (1,)]
+    assert cur.execute("SELECT id, email FROM u WHERE n = ? ORDER BY email LIMIT 1", (3,)).fetchall() == [(3, "e3")]
     assert calls == []
     assert cur.execute("SELECT email FROM u WHERE id = 7").fetchall() == [("x",)]
     conn.close()

@@ -321,7 +321,7 @@ def test_in_lists_and_primary_keys_narrow_what_duckdb_reads(connect):
     c.execute("DELETE FROM t WHERE id = 27")
     c.execute("UPDATE t SET n = 2 WHERE id = 47")
     cases = [
-        ("SELECT id, email FROM t WHERE id IN (7, 27, 47, 1000, 5000, 7) ORDER BY id", (), "t_pkey"),
+        ("SELECT id, upper(email) FROM t WHERE id IN (7, 27, 47, 1000, 5000, 7) ORDER BY id", (), "t_pkey"),
         ("SELECT id FROM t WHERE id IN (?, ?, NULL) AND price > 1 ORDER BY 1", (47, 1000), "t_pkey"),
         ("SELECT sum(price) FROM t WHERE id = ANY(?)", ([7, 27, 47, 1000],), "t_pkey"),
         ("SELECT count(*) FROM t WHERE id = ?", (47,), "t_pkey"),
