@@ -550,6 +550,13 @@ class Executor:
             result = self._point_select(ctx, point, params)
             if result is not None:
                 return result
+        joined = self._statement_memo(stmt, ("point-join",), lambda: _point_join_plan(stmt.expression))
+        if joined is not None:
+            looked_up = self._point_join_lookups(ctx, joined, params)
+            if looked_up is not None:
+                result = self._point_join(joined, looked_up)
+                if result is not None:
+                    return result
         table = self._over_tables(ctx, stmt, lambda sql: self._sql(sql, params, result=True), params)
         return Result(table=table, rowcount=table.num_rows, status=f"SELECT {table.num_rows}")
 
@@ -589,17 +596,8 @@ class Executor:
         a QUERY PLAN column, as PostgreSQL returns its plan. ANALYZE runs the query - reading
         as it would, locking the rows a SELECT ... FOR UPDATE locks - and adds the time it took."""
         query = stmt.query
-        point = self._statement_memo(query, ("point-select",), lambda: _point_select_plan(query.expression))
-        key = self._point_key(ctx, point, params) if point is not None else None
-        if key is not None:
-            hit = key[3]
-            lines = [f"Primary key lookup on {point.table} (txlake's key index; DuckDB is not used)"
-                     if hit.primary else
-                     f"Index lookup using {hit.name} on {point.table} (txlake's index; DuckDB is not used)",
-                     f"  Key: ({', '.join(hit.columns)}) IN ({', '.join(key_text(k) for k in hit.keys)})"
-                     if point.in_list else f"  Key: ({', '.join(hit.columns)}) = ({key_text(hit.keys[0])})"]
-            if point.order:
-                lines.append(f"  Sort Key: {', '.join(_order_text(k) for k in point.order)}")
+        lines = self._python_plan(ctx, query, params)
+        if lines is not None:
             if stmt.analyze:
                 started = time.perf_counter()
                 found = self.query(ctx, query, params).rowcount
@@ -620,6 +618,34 @@ class Executor:
                 lines.append(f"Execution Time: {(time.perf_counter() - started) * 1000:.3f} ms")
         return Result(table=pa.table({"QUERY PLAN": pa.array(lines, pa.string())}), rowcount=len(lines),
                       status="EXPLAIN")
+
+    def _python_plan(self, ctx: Context, query: st.Query, params) -> list[str] | None:
+        """EXPLAIN's lines for a query answered from txlake's indexes without DuckDB (a point
+        SELECT or a point join), or None."""
+        point = self._statement_memo(query, ("point-select",), lambda: _point_select_plan(query.expression))
+        key = self._point_key(ctx, point, params) if point is not None else None
+        if key is not None:
+            hit = key[3]
+            lines = [f"Primary key lookup on {point.table} (txlake's key index; DuckDB is not used)"
+                     if hit.primary else
+                     f"Index lookup using {hit.name} on {point.table} (txlake's index; DuckDB is not used)",
+                     f"  Key: ({', '.join(hit.columns)}) {'IN' if point.in_list else '='} "
+                     f"({', '.join(key_text(k) for k in hit.keys)})"]
+            if point.order:
+                lines.append(f"  Sort Key: {', '.join(_order_text(k) for k in point.order)}")
+            return lines
+        joined = self._statement_memo(query, ("point-join",), lambda: _point_join_plan(query.expression))
+        looked_up = self._point_join_lookups(ctx, joined, params) if joined is not None else None
+        if looked_up is None:
+            return None
+        versions, hit, (other, their_col, mine_col, key), _, _ = looked_up
+        return ["Nested Loop (txlake's indexes; DuckDB is not used)",
+                f"  -> {'Primary key lookup' if hit.primary else f'Index lookup using {hit.name}'} on "
+                f"{versions[joined.driver].name} {joined.driver}",
+                f"       Key: ({', '.join(hit.columns)}) {'IN' if joined.in_list else '='} "
+                f"({', '.join(key_text(k) for k in hit.keys)})",
+                f"  -> Index lookup using {key[0]} on {versions[other].name} {other}",
+                f"       Key: ({their_col}) = {joined.driver}.{mine_col}"]
 
     def _lock_selected(self, ctx: Context, stmt: st.Query, params) -> Result | None:
         """``SELECT ... FOR UPDATE`` (``FOR NO KEY UPDATE``, ``FOR SHARE``, ``FOR KEY SHARE``):
@@ -833,6 +859,58 @@ class Executor:
             found = self._row_values(version, rowid)
             rows.append(tuple(found[name] for name in names))
         return Result(rows=rows, schema=result_schema, rowcount=len(rows), status=f"SELECT {len(rows)}")
+
+    def _point_join_lookups(self, ctx: Context, plan: "PointJoin", params):
+        """(the versions by alias, the driving table's lookup, the other table's key over its
+        ON column, the result schema) of a point join, or None when it needs the general path:
+        the WHERE must pin a key of the driving table with nothing else, and the other table's
+        ON column must be a one-column key of the same kind (integer or text: Python's
+        equality is SQL's) as the driving table's."""
+        versions = {alias: ctx.resolve(name) for name, alias in plan.tables}
+        driver, other = plan.driver, next(a for _, a in plan.tables if a != plan.driver)
+        version = versions[driver]
+        hit = indexes.lookup(version.schema, version.name, driver, plan.where, params, 0, qualified=True)
+        if hit is None or len(hit.keys) > POINT_KEYS or (not plan.in_list and len(hit.columns) != plan.conjuncts):
+            return None
+        theirs = versions[other]
+        mine_col, their_col = (plan.on[1], plan.on[3]) if plan.on[0] == driver else (plan.on[3], plan.on[1])
+        key = next((k for k in indexes.keys_of(theirs.schema, theirs.name) if k[1] == (their_col,)), None)
+        mine = version.schema.column(mine_col)
+        kind = _JOIN_KINDS.get(mine.type.kind) if mine is not None and mine.name == mine_col else None
+        if key is None or kind is None or kind is not _JOIN_KINDS.get(theirs.schema.column(their_col).type.kind):
+            return None
+        columns = plan.columns if plan.columns is not None else \
+            tuple((alias, c) for _, alias in plan.tables for c in versions[alias].schema.names)
+        fields = []
+        for alias, name in columns:
+            arrow = versions[alias].schema.arrow_schema()
+            if arrow.get_field_index(name) < 0 or not _passes_through(arrow.field(name).type):
+                return None
+            fields.append(arrow.field(name))
+        return versions, hit, (other, their_col, mine_col, key), columns, pa.schema(fields)
+
+    def _point_join(self, plan: "PointJoin", looked_up) -> Result | None:
+        """A point join (``_point_join_plan``) as a nested loop over the two tables' indexes:
+        the driving table's rows its key gives, and for each, the other table's rows whose
+        ON column holds the row's value. None if it finds more than ORDERED_ROWS rows (DuckDB
+        joins them)."""
+        versions, hit, (other, their_col, mine_col, key), columns, schema = looked_up
+        driver_rows = indexes.rowids(self, versions[plan.driver], hit)
+        theirs = versions[other]
+        int_key = theirs.schema.column(their_col).type.kind in _INT_RANGES
+        rows = []
+        for rowid in driver_rows:
+            row = {plan.driver: self._row_values(versions[plan.driver], rowid)}
+            value = row[plan.driver][mine_col]
+            if value is None or (int_key and not _in_range(theirs.schema, their_col, value)):
+                continue
+            for match in indexes.rowids(self, theirs, indexes.Lookup(key[0], key[1], (value,), key[2])):
+                row[other] = self._row_values(theirs, match)
+                rows.append(tuple(row[alias][name] for alias, name in columns))
+            if len(rows) > ORDERED_ROWS:
+                return None
+        self.index_scans += (not hit.primary) + (not key[2])
+        return Result(rows=rows, schema=schema, rowcount=len(rows), status=f"SELECT {len(rows)}")
 
     def _point_key(self, ctx: Context, plan: "PointSelect", params):
         """(the table version, the columns, their schema, the lookup) of a point SELECT, or
@@ -2814,6 +2892,20 @@ class PointSelect:
 
 
 @dataclass(frozen=True)
+class PointJoin:
+    """``SELECT alias.column, ... FROM a [INNER] JOIN b ON a.x = b.y WHERE <a key of one
+    table, qualified>`` (``_point_join_plan``)."""
+
+    tables: tuple  # ((table name, alias), (table name, alias)), in FROM order
+    columns: tuple | None  # ((alias, column), ...); None: *
+    on: tuple  # (alias, column, alias, column)
+    driver: str  # the alias whose key the WHERE pins
+    where: exp.Expression
+    conjuncts: int
+    in_list: bool
+
+
+@dataclass(frozen=True)
 class PointUpdate:
     where: exp.Expression
     conjuncts: int
@@ -2829,6 +2921,8 @@ POINT_KEYS = 64  # a point SELECT's IN list answered in Python up to this many v
 ORDERED_ROWS = 64  # a point SELECT's ORDER BY sorted in Python up to this many rows
 # the kinds whose Python values order as DuckDB orders the column: text by code point (DuckDB's
 # binary collation: UTF-8 bytes), not floats (NaN), uuid or json
+# the kinds a point join looks its other table up by, by the Python type their values have
+_JOIN_KINDS = {"SMALLINT": int, "INT": int, "BIGINT": int, "VARCHAR": str}
 _ORDERED_KINDS = frozenset({"SMALLINT", "INT", "BIGINT", "VARCHAR", "BOOLEAN", "DATE", "TIMESTAMP", "DECIMAL"})
 _INT_RANGES = {"SMALLINT": (-(1 << 15), (1 << 15) - 1), "INT": (-(1 << 31), (1 << 31) - 1),
                "BIGINT": (-(1 << 63), (1 << 63) - 1)}
@@ -2919,6 +3013,59 @@ def _point_select_plan(expression: exp.Expression) -> PointSelect | None:
         else:
             return None
     return PointSelect(name, alias, columns, where.this, count or 1, limit, in_list, order)
+
+
+def _point_join_plan(expression: exp.Expression) -> PointJoin | None:
+    """A point join's plan - two tables, an inner join ON one equality of their columns, a
+    select list of qualified plain columns (or ``*``), a WHERE of ``alias.column = constant-or-?``
+    (or one IN list) of one table - or None. (Whether the WHERE pins a key of that table, and
+    the ON column is a key of the other, is checked against their schemas.)"""
+    if type(expression) is not exp.Select or \
+            any(v for k, v in expression.args.items() if k not in ("expressions", "from_", "joins", "where")):
+        return None
+    joins, source, where = expression.args.get("joins"), expression.args.get("from_"), expression.args.get("where")
+    if not joins or len(joins) != 1 or source is None or where is None:
+        return None
+    join = joins[0]
+    if any(v for k, v in join.args.items() if k not in ("this", "on", "kind")) or \
+            join.args.get("kind") not in (None, "", "INNER"):
+        return None
+    tables = []
+    for item in (source.this, join.this):
+        if type(item) is not exp.Table or not isinstance(item.this, exp.Identifier) \
+                or any(v for k, v in item.args.items() if k not in ("this", "db", "alias")) \
+                or item.meta.get(NAMED_SCHEMAS) \
+                or (item.args.get("alias") is not None and item.args["alias"].args.get("columns")):
+            return None
+        name = table_name(item)
+        if catalog_views.view(name.db, name.name) is not None:
+            return None
+        tables.append((name, identifier(item.alias) if item.alias else name.name))
+    aliases = {alias for _, alias in tables}
+    if len(aliases) != 2:
+        return None
+
+    def qualified(col) -> bool:
+        return (type(col) is exp.Column and isinstance(col.this, exp.Identifier) and not col.args.get("db")
+                and bool(col.table) and identifier(col.table) in aliases)
+
+    on = join.args.get("on")
+    if type(on) is not exp.EQ or not qualified(on.this) or not qualified(on.expression) or \
+            identifier(on.this.table) == identifier(on.expression.table):
+        return None
+    columns = None
+    if not (len(expression.expressions) == 1 and type(expression.expressions[0]) is exp.Star):
+        if not all(qualified(p) for p in expression.expressions):
+            return None
+        columns = tuple((identifier(p.table), identifier(p.this)) for p in expression.expressions)
+    count = _key_equalities(where.this)
+    in_list = count is None and _in_list(where.this)
+    written = {identifier(c.table) if c.table else None for c in where.this.find_all(exp.Column)}
+    if (count is None and not in_list) or len(written) != 1 or not written <= aliases:
+        return None
+    return PointJoin(tuple(tables), columns, (identifier(on.this.table), identifier(on.this.this),
+                                              identifier(on.expression.table), identifier(on.expression.this)),
+                     written.pop(), where.this, count or 1, in_list)
 
 
 def _in_list(where) -> bool:

@@ -369,7 +369,7 @@ def test_update_and_delete_by_an_in_list(c):
 
 
 JOINS = [  # (query with each pinned column in braces, the lines EXPLAIN begins with)
-    ("SELECT a.name, b.v FROM b JOIN a ON a.id = b.a_id WHERE {b.id} = ?", ["b_pkey on b", "a_pkey on a"]),
+    ("SELECT a.name, upper(b.v) FROM b JOIN a ON a.id = b.a_id WHERE {b.id} = ?", ["b_pkey on b", "a_pkey on a"]),
     ("SELECT x.name, y.v FROM b AS y JOIN a AS x ON x.id = y.a_id WHERE {y.id} IN (5, 6, 999) ORDER BY 2",
      ["b_pkey on b y", "a_pkey on a x"]),
     ("SELECT a.name, b.v, c.w FROM c JOIN b ON b.id = c.b_id INNER JOIN a ON a.id = b.a_id WHERE {c.id} = 2",
