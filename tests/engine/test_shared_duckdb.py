@@ -4,7 +4,9 @@ transaction's now() and XID, its sequences' currval - across sessions in threads
 
 import threading
 
+import pytest
 import txlake
+from txlake.engine import sources
 
 
 def _duck(conn):
@@ -82,3 +84,28 @@ def test_sessions_in_threads_each_get_their_own_clock_and_numbers(connect):
     for i, ns in seen.items():  # each session's currval was the number its own insert took
         assert setup.execute(f"SELECT count(*) FROM t WHERE who = {i} AND id IN ({','.join(map(str, ns))})") \
             .fetchone() == (20,)
+
+
+def test_statements_read_rows_through_names_registered_once(connect):
+    """A session registers each name its statements read rows under once (engine/sources.py
+    ``Registry``): later statements reuse it, and none keeps its rows once it ends - nor one
+    that failed."""
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE t (id INT PRIMARY KEY, u UUID, v TEXT)")
+    conn.execute("INSERT INTO t SELECT g, NULL, 'v' || g FROM generate_series(1, 50) g")
+    registry = conn._session.executor.registry
+
+    def statements():
+        assert conn.execute("SELECT count(*) FROM t WHERE v LIKE 'v1%'").fetchone() == (11,)
+        assert conn.execute("SELECT v FROM t WHERE id IN (3, 4) AND v <> 'x' ORDER BY 1").fetchall() == \
+            [("v3",), ("v4",)]
+        conn.execute("UPDATE t SET v = v || '' WHERE id < 5")
+        with pytest.raises(txlake.Error):
+            conn.execute("SELECT 1 / (id - id) FROM t")
+
+    statements()
+    names = dict(registry._names)
+    statements()
+    assert registry._names == names  # (the same names, their slots and views, again)
+    slots = [held for held in names.values() if isinstance(held, sources.ArrowSlot)]
+    assert slots and all(slot.table is None for slot in slots)
