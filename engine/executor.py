@@ -1461,6 +1461,10 @@ class Executor:
             return self._find_rows(ctx, stmt, version, alias, candidates, select, params,
                                    [stmt.where, *assigned.values(), *stmt.from_], bool(stmt.from_))
 
+        if point is not None:  # (rows by a key, SETs of its forms: found and computed in Python)
+            find = self._python_finder(version, alias, point.where, point.conjuncts, params, point.set_params,
+                                       point.assignments, find)
+
         self._read(ctx, version, alias, stmt.where if not stmt.from_ else None, params, offset)
         if ctx.txn.isolation == SERIALIZABLE:
             self._read_tables(ctx, stmt, lambda: [*stmt.from_, stmt.where, *assigned.values()])
@@ -1505,6 +1509,10 @@ class Executor:
             return self._find_rows(ctx, stmt, version, alias, candidates, select, params,
                                    [stmt.where, *stmt.using], bool(stmt.using))
 
+        if point is not None:  # (rows by a key: found in Python)
+            find = self._python_finder(version, alias, stmt.where, point, params, 0, None, find,
+                                       bool(stmt.returning))
+
         self._read(ctx, version, alias, stmt.where if not stmt.using else None, params, offset)
         if ctx.txn.isolation == SERIALIZABLE:
             self._read_tables(ctx, stmt, lambda: [*stmt.using, stmt.where])
@@ -1520,6 +1528,60 @@ class Executor:
             out = Result(rowcount=len(rowids))
         out.status = f"DELETE {len(rowids)}"
         return out
+
+    def _python_finder(self, version: TableVersion, alias: str, where, conjuncts: int, params, offset: int,
+                       assignments: dict | None, find, returning: bool = False):
+        """An UPDATE's or DELETE's row finder ``find`` done in Python over a few candidate
+        rows (read through a key: ``_candidates``), when its WHERE is ``conjuncts`` equalities
+        ``column = constant-or-?`` of distinct integer, text or uuid columns (``?`` from
+        ``offset`` on) and, for an UPDATE, its SETs are the point UPDATE's forms
+        (``assignments``, ``_evaluate``): the rows DuckDB would find, in the form its finder
+        gives them (row id, old key, new or - with ``returning`` - old values), without it.
+        Whatever else - many candidates, a value of another type, a SET DuckDB must compute -
+        goes to ``find``. A point UPDATE or DELETE of one row never gets here; one of a few
+        rows through an index does."""
+        schema = version.schema
+        names = tuple(dict.fromkeys(identifier(c.this) for c in where.find_all(exp.Column)))
+        known = len(names) == conjuncts and all(
+            (col := schema.column(n)) is not None and col.name == n for n in names)
+        terms = _key_terms(schema, alias, where, names) if known else None
+
+        def python_find(candidates: pa.Table | StreamedScan) -> pa.Table:
+            if terms is None or not isinstance(candidates, pa.Table) or candidates.num_rows > FOUND_ROWS:
+                return find(candidates)
+            wanted = {}
+            for name, (kind, is_param, term) in zip(names, terms):
+                value = params[offset + term] if is_param else term
+                if kind is uuid.UUID:
+                    value = uuid_text(value)
+                elif kind is None or type(value) is not kind or (kind is int and not _in_range(schema, name, value)):
+                    return find(candidates)
+                if value is None:
+                    return find(candidates)
+                wanted[name] = value
+            rows = candidates.to_pylist()
+            keep = [i for i, row in enumerate(rows) if all(row[n] == v for n, v in wanted.items())]
+            found = candidates if len(keep) == len(rows) else candidates.take(pa.array(keep, pa.int64()))
+            columns = [found.column(ROWID), *(found.column(k) for k in schema.primary_key)]
+            out_names = [ROWID, *(f"__txl_old_{k}" for k in schema.primary_key)]
+            if assignments is not None:
+                new = {name: [_evaluate(term, schema.column(name), schema, rows[i], params) for i in keep]
+                       for name, term in assignments.items()}
+                if any(v is _FALLBACK for values in new.values() for v in values):
+                    return find(candidates)
+                values, arrow = found.select(list(schema.names)), schema.arrow_schema()
+                for name, computed in new.items():
+                    field = arrow.field(name)
+                    values = values.set_column(values.schema.get_field_index(name), field,
+                                               pa.array(computed, field.type))
+                columns += values.columns
+                out_names += schema.names
+            elif returning:
+                columns += [found.column(n) for n in schema.names]
+                out_names += schema.names
+            return pa.Table.from_arrays(columns, names=out_names)
+
+        return python_find
 
     def _locking_subqueries_run(self, ctx: Context, stmt: st.Update | st.Delete, params, write) -> Result:
         """An UPDATE / DELETE with a locking subquery in WHERE or FROM / USING - a job queue's
@@ -1755,8 +1817,10 @@ class Executor:
                                version)
         if not newest:
             return unchanged, version
-        rechecked = find(self._rows_by_id(version, newest))
-        return pa.concat_tables([unchanged, rechecked.select(unchanged.column_names)]), version
+        rechecked = find(self._rows_by_id(version, newest)).select(unchanged.column_names)
+        if rechecked.schema != unchanged.schema:  # (found by DuckDB once, in Python the other time)
+            rechecked = rechecked.cast(unchanged.schema)
+        return pa.concat_tables([unchanged, rechecked]), version
 
     def _refuse_prepared_rows(self, ctx: Context, version: TableVersion, rowids) -> None:
         """A row an unfinished prepared transaction deletes or updates cannot be locked: 40001
@@ -2046,14 +2110,16 @@ class Executor:
         pairs. Its columns are typed as a query's are (a uuid fetched as ``uuid.UUID``)."""
         if not returning:
             return Result(rowcount=rows.num_rows)
-        if type(rows) is PythonRows and not others and rows.num_rows <= POINT_ROWS:  # (a point write's)
-            names = _plain_columns(returning, alias)
-            if names is not _NOT_PLAIN:
-                names = tuple(schema.names) if names is None else names
-                result_schema = _result_schema(schema, names)
-                if result_schema is not None:  # (their values as the rows hold them: no DuckDB)
-                    columns = [rows.columns[schema.names.index(n)] for n in names]
-                    return Result(rows=list(zip(*columns)), schema=result_schema, rowcount=rows.num_rows)
+        names = _plain_columns(returning, alias) if not others else _NOT_PLAIN
+        if names is not _NOT_PLAIN:
+            names = tuple(schema.names) if names is None else names
+            result_schema = _result_schema(schema, names)
+            if result_schema is not None and type(rows) is PythonRows:  # (a point write's: no DuckDB)
+                columns = [rows.columns[schema.names.index(n)] for n in names]
+                return Result(rows=list(zip(*columns)), schema=result_schema, rowcount=rows.num_rows)
+            if result_schema is not None:  # (their values as the rows hold them)
+                table = pa.Table.from_arrays(rows.select(list(names)).columns, schema=result_schema)
+                return Result(table=table, rowcount=rows.num_rows)
         with self._registered() as register:
             name = register(sources.typed(_arrow(rows), schema))
             joins = [exp.Join(this=_aliased(register(table), other), kind="POSITIONAL") for other, table in others]
@@ -2918,6 +2984,7 @@ class PointUpdate:
 _FALLBACK = object()
 POINT_ROWS = 16  # a point SELECT's rows read one by one, as Python values, up to this many
 POINT_KEYS = 64  # a point SELECT's IN list answered in Python up to this many values
+FOUND_ROWS = 256  # an UPDATE's or DELETE's candidate rows matched in Python up to this many
 ORDERED_ROWS = 64  # a point SELECT's ORDER BY sorted in Python up to this many rows
 # the kinds whose Python values order as DuckDB orders the column: text by code point (DuckDB's
 # binary collation: UTF-8 bytes), not floats (NaN), uuid or json
