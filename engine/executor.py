@@ -46,7 +46,7 @@ from sqlglot import exp
 from txlake import errors
 from txlake.engine import catalog_views, checks, dialect, foreign_keys, jsonb, sources, temp_tables
 from txlake.engine import indexes, uniques
-from txlake.engine.errors_map import json_input_error, translate, translate_stream_error
+from txlake.engine.errors_map import json_input_error, negative_row_count, translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls, counter_of, sequence_key
@@ -397,6 +397,8 @@ class Executor:
         failure = self.sequence_calls.failure()
         if failure is not None:
             return failure
+        if sql is not None and (negative := negative_row_count(e, sql, params or (), self.con)) is not None:
+            return negative
         if sql is not None and _OVERLOADS.search(str(e)) is not None:
             try:  # (binding only: a relation runs when fetched)
                 self.con.sql(_TYPED_MACRO_CALL.sub("concat(", sql), params=list(params) if params else None)

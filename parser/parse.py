@@ -96,7 +96,7 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
         if dml and tree.args.get("with_"):
             tree = _inline_ctes(tree)
         placeholders = len(in_text) if moves else sum(1 for _ in tree.find_all(exp.Placeholder))
-        order = tuple(p.meta[_PARAM_INDEX] for p in _placeholders_in_sql_order(tree)) \
+        order = tuple(p.meta[_PARAM_INDEX] for p in placeholders_in_sql_order(tree)) \
             if len(in_text) > 1 and not merge else None
         if order == tuple(range(len(in_text))):
             order = None
@@ -497,7 +497,7 @@ def _placeholders_in_text_order(tree: exp.Expression) -> list[exp.Placeholder]:
     return sorted(found, key=lambda p: p.meta.get("start", -1)) if len(found) > 1 else found
 
 
-def _placeholders_in_sql_order(tree: exp.Expression) -> list[exp.Placeholder]:
+def placeholders_in_sql_order(tree: exp.Expression) -> list[exp.Placeholder]:
     """The ``?`` of ``tree`` in the order its SQL holds them - the order they bind in (the
     tree's own order is not always the SQL's: a SELECT's WITH comes first in the text)."""
     found = list(tree.find_all(exp.Placeholder))

@@ -109,6 +109,26 @@ def test_errors_where_postgresql_raises_them(conn, sql, sqlstate):
     assert e.value.sqlstate == sqlstate
 
 
+@pytest.mark.parametrize("sql, params, sqlstate, message", [
+    ("SELECT * FROM r LIMIT -1", (), "2201W", "LIMIT must not be negative"),
+    ("SELECT * FROM r OFFSET -1", (), "2201X", "OFFSET must not be negative"),
+    ("SELECT * FROM r LIMIT ?", (-1,), "2201W", "LIMIT must not be negative"),
+    ("SELECT * FROM r WHERE a = ? OFFSET ? LIMIT ?", (1, -2, 1), "2201X", "OFFSET must not be negative"),
+    ("SELECT * FROM r WHERE a = ? OFFSET ? LIMIT ?", (1, 2, -1), "2201W", "LIMIT must not be negative"),
+    ("SELECT * FROM r LIMIT -1 OFFSET -1", (), "2201X", "OFFSET must not be negative"),  # (checked first)
+    ("SELECT * FROM r LIMIT (SELECT min(a) - 5 FROM r)", (), "2201W", "LIMIT must not be negative"),
+    ("SELECT * FROM r OFFSET (SELECT -1)", (), "2201X", "OFFSET must not be negative"),  # (was 22023)
+    ("DELETE FROM r WHERE a IN (SELECT a FROM r LIMIT ?)", (-3,), "2201W", "LIMIT must not be negative"),
+])
+def test_a_negative_limit_or_offset_is_refused_in_postgresql_s_words(conn, sql, params, sqlstate, message):
+    """DuckDB's words were "LIMIT/OFFSET cannot be negative", 2201W for both (PostgreSQL's OFFSET
+    is 2201X) - and for a subquery's value a cast to UINT64 that failed (22023)."""
+    with pytest.raises(txlake.DataError) as e:
+        conn.execute(sql, params)
+    assert (e.value.sqlstate, str(e.value)) == (sqlstate, message)
+    assert conn.execute("SELECT count(*) FROM r").fetchone() == (3,)
+
+
 def test_functions_in_their_domain_and_their_column_names(conn):
     cur = conn.execute("SELECT sqrt(4), ln(1), log(100), power(2, 3), 2 ^ 10, "
                        "CASE WHEN x >= 0 THEN sqrt(x) END AS guarded FROM tt")
