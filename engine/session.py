@@ -29,6 +29,7 @@ from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result, relati
 from txlake.engine.merge import merge
 from txlake.engine.mvcc.xact import (DEFAULT_LEVEL, READ_COMMITTED, READ_UNCOMMITTED, Transaction,
                                      TxnState, normalise_level)
+from txlake.engine.pg_expr import column_default
 from txlake.engine.temp_tables import TEMP_DB, TempTables
 from txlake.parser import statements as st
 from txlake.parser.parse import named_position, parse, parse_table_name
@@ -396,8 +397,8 @@ class Session:
         return pa.table({
             "column": [c.name for c in cols], "type": [c.type.display() for c in cols],
             "nullable": ["no" if c.not_null else "yes" for c in cols],
-            "default": [f"generated {c.identity.lower()} as identity" if c.identity else c.default or ""
-                        for c in cols],
+            "default": [f"generated {c.identity.lower()} as identity" if c.identity else
+                        column_default(c.default, c.type, pretty=True) or "" for c in cols],
             "key": ["PRIMARY KEY" if c.name in version.schema.primary_key else "" for c in cols]})
 
     def index_lines(self, name: str) -> list[str]:
