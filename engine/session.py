@@ -123,7 +123,9 @@ class Session:
         self.executor = Executor(self.db)
         self.default_read_only = False
         self.settings = dict(SETTINGS_DEFAULTS)
-        self.search_path: tuple[str, ...] = (DEFAULT_DB,)  # SET search_path: where names resolve, in order
+        # SET search_path: its text, as SHOW echoes it, and the databases where names resolve, in order
+        self.search_path_text = st.DEFAULT_SEARCH_PATH
+        self.search_path: tuple[str, ...] = (DEFAULT_DB,)
         self.txn: Transaction | None = None
         self._lock = threading.RLock()
         self.closed = False
@@ -301,7 +303,7 @@ class Session:
         if name == "timezone":
             return self.executor.time_zone()
         if name == "search_path":  # (the whole path: settings holds its first database)
-            return self.search_path
+            return self.search_path_text
         return self.settings[name]
 
     def _put_setting(self, name: str, value) -> None:
@@ -312,9 +314,16 @@ class Session:
         elif name == "timezone":
             self.executor.set_time_zone(value)
         elif name == "search_path":
-            self.search_path, self.settings[name] = value, value[0]
+            self._use_search_path(value)
         else:
             self.settings[name] = value
+
+    def _use_search_path(self, text: str) -> None:
+        """Resolve names by the search_path ``text``; settings holds its first database, where
+        CREATE TABLE makes tables."""
+        self.search_path_text = text
+        self.search_path = st.search_path_databases(text)
+        self.settings["search_path"] = self.search_path[0]
 
     def _tracked_set(self, stmt, names: tuple[str, ...], local: bool, apply) -> Result:
         """Run a SET (``apply``) that may change the session settings ``names``; inside a
@@ -648,15 +657,15 @@ class Session:
                 raise errors.NotSupportedError("SET LOCAL TIME ZONE is not supported: SET TIME ZONE is the session's")
             self.executor.set_time_zone(value.strip("'") if value is not None else None)
             return Result(status="SET")
+        if name == "search_path":  # (its text as PostgreSQL keeps it: parser/dialect.py, set_config's as given)
+            self._use_search_path(value if value is not None else st.DEFAULT_SEARCH_PATH)
+            return Result(status="SET")
         if name in self.settings:
             if name in ("lock_timeout", "statement_timeout") and value is not None:
                 _seconds(value, name)  # validate now, as PostgreSQL does
             if name in FIXED_SETTINGS and value is not None:
                 _check_fixed_setting(name, value)
             self.settings[name] = value if value is not None else SETTINGS_DEFAULTS[name]
-            if name == "search_path":  # (the setting: the first database, where names are created)
-                self.search_path = st.search_path_databases(self.settings[name])
-                self.settings[name] = self.search_path[0]
             return Result(status="SET")
         raise errors.UndefinedObject(f'unrecognized configuration parameter "{stmt.name}"')
 
@@ -680,7 +689,7 @@ class Session:
             ro = self.txn.read_only if (self.txn is not None and name == "transaction_read_only") else self.default_read_only
             value = "on" if ro else "off"
         elif name == "search_path":
-            value = ", ".join(self.search_path)
+            value = self.search_path_text
         elif name in self.settings:
             value = self.settings[name]
         elif name == "memory_limit":

@@ -15,6 +15,7 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
 from txlake import errors
+from txlake.parser.statements import search_path_text
 from txlake.storage.schema import DEFAULT_DECIMAL
 
 
@@ -502,7 +503,29 @@ class TxlakeParser(DuckDB.Parser):
         name = self._expect_name("setting name")
         if not (self._match(TokenType.EQ) or self._match_text_seq("TO")):
             self.raise_error("Expected = or TO")
-        return Control(kind="SET", name=name, value=self._parse_setting_value(), local=local)
+        value = self._parse_search_path() if name.lower() == "search_path" else self._parse_setting_value()
+        return Control(kind="SET", name=name, value=value, local=local)
+
+    def _parse_search_path(self) -> str | None:
+        """SET search_path's list of schemas, as PostgreSQL keeps it (statements.search_path_text):
+        a name folded to lower case, a quoted name or a string as it is; None for DEFAULT."""
+        if self._curr and self._curr.text.upper() == "DEFAULT" and self._curr.token_type != TokenType.STRING:
+            self._advance()
+            return None
+        schemas = []
+        while True:
+            token = self._curr
+            if not token or token.token_type in (TokenType.SEMICOLON, TokenType.COMMA):
+                self.raise_error("Expected a schema name", token or self._prev)
+                return None
+            schemas.append(token.text if token.token_type in (TokenType.STRING, TokenType.IDENTIFIER)
+                           else token.text.lower())
+            self._advance()
+            if not self._match(TokenType.COMMA):
+                break
+        if self._curr and self._curr.token_type != TokenType.SEMICOLON:
+            self.raise_error("Expected , or the end of the statement")
+        return search_path_text(schemas)
 
     def _parse_reset_statement(self) -> Control:
         self._advance()
