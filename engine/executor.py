@@ -45,7 +45,7 @@ from sqlglot import exp
 
 from txlake import errors
 from txlake.engine import catalog_views, checks, dialect, foreign_keys, jsonb, sources, temp_tables
-from txlake.engine import indexes, uniques
+from txlake.engine import comments, indexes, uniques
 from txlake.engine.errors_map import json_input_error, negative_row_count, translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
@@ -439,6 +439,8 @@ class Executor:
         registered: dict[int, str] = {}
 
         def visit(node):
+            if comments.is_description_call(node):
+                return comments.description(self, ctx, node)
             if not isinstance(node, exp.Table):
                 return _session_value(ctx, node)
             if isinstance(node.this, exp.Anonymous) and node.this.name.lower() in _TABLE_FUNCTIONS:
@@ -845,6 +847,9 @@ class Executor:
         special = []
 
         def visit(node):
+            if comments.is_description_call(node):  # (a comment: read at each execution)
+                special.append(node)
+                return node
             if not isinstance(node, exp.Table):
                 return _session_value(ctx, node)  # (the plan is cached per search path)
             if not isinstance(node.this, exp.Identifier):

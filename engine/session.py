@@ -23,7 +23,7 @@ import weakref
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import catalog_views, checks, copy, prepared, sequence_ddl, uniques, views
+from txlake.engine import catalog_views, checks, comments, copy, prepared, sequence_ddl, uniques, views
 from txlake.engine.database import Database, default_memory_limit, open_database
 from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result, relation_kind
 from txlake.engine.merge import merge
@@ -379,18 +379,33 @@ class Session:
             self._put_setting(name, value)
         txn.settings_changed.clear()
 
-    def describe_tables(self, kinds=("table", "view", "sequence")):
+    def describe_tables(self, kinds=("table", "view", "sequence"), descriptions: bool = False):
         """Relations visible to this session (its transaction's view, or the newest committed),
-        of the ``kinds`` asked for (table, view, sequence)."""
+        of the ``kinds`` asked for (table, view, sequence); ``descriptions``: with their
+        comments (psql's ``\\dt+``)."""
         import pyarrow as pa
         tables = [t for t in self._visible_tables() if relation_kind(t) in kinds]
         rows = sorted((t.db if t.db != TEMP_DB else self.temp.schema, t.name, len(t.column_types()),
-                       t.row_count if t.is_table else None, relation_kind(t)) for t in tables)
-        return pa.table({"database": [r[0] for r in rows], "table": [r[1] for r in rows],
-                         "columns": [r[2] for r in rows], "rows": pa.array([r[3] for r in rows], pa.int64()),
-                         "type": [r[4] for r in rows]})
+                       t.row_count if t.is_table else None, relation_kind(t), t.schema.comment("relation"))
+                      for t in tables)
+        columns = {"database": [r[0] for r in rows], "table": [r[1] for r in rows],
+                   "columns": [r[2] for r in rows], "rows": pa.array([r[3] for r in rows], pa.int64()),
+                   "type": [r[4] for r in rows]}
+        if descriptions:
+            columns["description"] = pa.array([r[5] or "" for r in rows], pa.string())  # (psql: none is empty)
+        return pa.table(columns)
 
-    def describe_table(self, name: str):
+    def describe_table(self, name: str, descriptions: bool = False):
+        """The columns of the relation ``name`` as psql's ``\\d`` shows them (of a sequence its
+        definition); ``descriptions``: with their comments (``\\d+``)."""
+        table = self._described(name)
+        if descriptions and not self._visible(name).is_sequence:
+            import pyarrow as pa
+            table = table.append_column("description", pa.array(
+                [text or "" for text in comments.column_comments(self._visible(name))], pa.string()))
+        return table
+
+    def _described(self, name: str):
         import pyarrow as pa
         version = self._visible(name)
         if version.is_sequence:  # (as psql's \d of a sequence)
@@ -897,4 +912,5 @@ _DATA = {
     st.AlterView: views.alter_view,
     st.CreateIndex: uniques.create_index,
     st.DropIndex: uniques.drop_index,
+    st.Comment: comments.comment,
 }

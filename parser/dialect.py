@@ -54,6 +54,18 @@ class SequenceCommand(exp.Expression):
     arg_types = {"kind": True, "names": True, "options": False, "exists": False, "cascade": False}
 
 
+# the objects COMMENT ON keeps comments on (on others it changes nothing)
+_COMMENTED = ("TABLE", "VIEW", "SEQUENCE", "INDEX", "COLUMN", "CONSTRAINT")
+
+
+class CommentOn(exp.Expression):
+    """``COMMENT ON kind ... IS text``: ``kind`` TABLE, VIEW, SEQUENCE or INDEX (``this`` the
+    object), COLUMN (``name`` of the relation ``this``) or CONSTRAINT (``name`` on the table
+    ``this``); ``text`` the comment, None for IS NULL."""
+
+    arg_types = {"kind": True, "this": True, "name": False, "text": False}
+
+
 class ValidateConstraint(exp.Expression):
     """ALTER TABLE's ``VALIDATE CONSTRAINT name`` (sqlglot reads none): ``this`` the name."""
 
@@ -781,7 +793,10 @@ class TxlakeParser(DuckDB.Parser):
             kind = words[1] if words[1] != "MATERIALIZED" else "MATERIALIZED VIEW"
             tag, notice = f"ALTER {kind}", None  # (no roles: every object is the warehouse's)
         elif first == "COMMENT" and words[1:2] == ["ON"]:
-            tag, notice = "COMMENT", None  # (not kept: txlake has no obj_description)
+            comment = self._parse_comment()
+            if comment is not None:
+                return comment
+            tag, notice = "COMMENT", None  # (on an object txlake has not: a schema, a function, ...)
         elif first in ("GRANT", "REVOKE"):
             tag, notice = first, f"txlake has no roles or privileges: {first} changes nothing"
         else:
@@ -789,6 +804,44 @@ class TxlakeParser(DuckDB.Parser):
         self._index = len(self._tokens) - 1
         self._advance()  # (past the last token: the statement is whole)
         return Control(kind="NO_EFFECT", name=tag, value=notice)
+
+    def _parse_comment(self) -> CommentOn | None:
+        """``COMMENT ON {TABLE | VIEW | SEQUENCE | INDEX} name | COLUMN relation.column |
+        CONSTRAINT name ON table IS 'text' | NULL``; None (nothing read) for a comment on
+        anything else (a schema, a function, a domain's constraint)."""
+        start = self._index
+        self._advance(2)  # COMMENT ON
+        kind = self._curr.text.upper() if self._curr and self._curr.token_type not in (
+            TokenType.STRING, TokenType.IDENTIFIER) else ""
+        if kind not in _COMMENTED:
+            self._retreat(start)
+            return None
+        self._advance()
+        this, name = self._parse_table_parts(), None
+        if kind == "COLUMN":  # ([schema.]relation.column)
+            if not this.args.get("db"):
+                self.raise_error("column name must be qualified")
+            if not isinstance(this.this, exp.Identifier):
+                self.raise_error("improper qualified name (too many dotted names)")
+            this, name = exp.Table(this=this.args["db"], db=this.args.get("catalog")), this.this
+        if kind == "CONSTRAINT":
+            if not self._match_text_seq("ON"):
+                self.raise_error("Expected ON")
+            if self._curr and self._curr.text.upper() == "DOMAIN":
+                self._retreat(start)
+                return None
+            this, name = self._parse_table_parts(), this.this
+        if not self._match_text_seq("IS"):
+            self.raise_error("Expected IS")
+        text = None
+        if self._curr and self._curr.token_type in (TokenType.STRING, TokenType.HEREDOC_STRING):
+            text = self._curr.text
+            self._advance()
+        elif not self._match(TokenType.NULL):
+            self.raise_error("Expected a string or NULL")
+        if self._curr and self._curr.token_type != TokenType.SEMICOLON:
+            self.raise_error(f'at or near "{self._curr.text}"', self._curr)
+        return CommentOn(kind=kind, this=this, name=name, text=text)
 
     def parse_sequence_options(self, restart: bool = False, until=None) -> list:
         """CREATE / ALTER SEQUENCE's options (and an identity column's, up to ``until``)."""

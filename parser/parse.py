@@ -21,7 +21,7 @@ from sqlglot.tokens import TokenType
 
 from txlake import errors
 from txlake.parser import statements as st
-from txlake.parser.dialect import SOURCE_SPAN, Control, SequenceCommand, Txlake, ValidateConstraint
+from txlake.parser.dialect import SOURCE_SPAN, CommentOn, Control, SequenceCommand, Txlake, ValidateConstraint
 from txlake.parser.semantics import (ARRAY_SET, AVG_MACRO, NAMED_SCHEMAS, SUM_MACRO, boolean_condition,
                                      postgres_semantics)
 from txlake.storage.sequences import sequence_name
@@ -409,6 +409,12 @@ def _control(node: Control) -> st.Statement:
     if kind == "NO_EFFECT":
         return st.NoEffect(tag=a["name"], notice=a.get("value"))
     raise errors.NotSupportedError(f"statement not supported: {kind}")
+
+
+def _comment(tree: CommentOn) -> st.Comment:
+    name = tree.args.get("name")
+    return st.Comment(kind=tree.args["kind"], target=table_name(tree.this), comment=tree.args.get("text"),
+                      name=_check_name(identifier(name), tree.args["kind"].lower()) if name is not None else None)
 
 
 def _prepare(name: str, text: str, types) -> st.Prepare:
@@ -1493,6 +1499,7 @@ def _copy_options(params: list[exp.CopyParameter], to: bool) -> st.CopyOptions:
 
 _CONVERTERS = {
     Control: lambda tree: _control(tree),
+    CommentOn: lambda tree: _comment(tree),
     SequenceCommand: lambda tree: _sequence_command(tree),
     exp.Transaction: lambda tree: st.Begin(),  # sqlglot's own BEGIN
     exp.Commit: lambda tree: st.Commit(),

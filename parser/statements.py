@@ -171,6 +171,17 @@ class NoEffect(Statement):
 
 
 @dataclass(frozen=True)
+class Comment(Statement):
+    """``COMMENT ON kind ... IS 'comment'``: ``kind`` TABLE, VIEW or SEQUENCE (``target`` the
+    relation), INDEX (``target`` the index), COLUMN (``name`` of ``target``) or CONSTRAINT
+    (``name`` on ``target``); ``comment`` None (IS NULL): the comment removed."""
+    kind: str = ""
+    target: TableName = TableName(None, "")
+    name: str | None = None
+    comment: str | None = None
+
+
+@dataclass(frozen=True)
 class Show(Statement):
     name: str = ""
     touches_data = False

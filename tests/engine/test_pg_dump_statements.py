@@ -90,7 +90,6 @@ def test_owner_comment_grant_and_revoke_change_nothing(conn):
                      ("ALTER FUNCTION public.f(integer, text) OWNER TO shop_owner", "ALTER FUNCTION"),
                      ("ALTER TYPE public.mood OWNER TO \"Shop Owner\"", "ALTER TYPE"),
                      ("COMMENT ON SCHEMA audit IS 'who changed what; and when'", "COMMENT"),
-                     ("COMMENT ON COLUMN audit.t.id IS 'the key'", "COMMENT"),
                      ("COMMENT ON EXTENSION pgcrypto IS 'cryptographic functions'", "COMMENT")]:
         cur.execute(sql)
         assert cur.statusmessage == tag and conn.notices == [], sql

@@ -307,6 +307,22 @@ def test_describe_shows_defaults_as_postgresql_deparses_them(main, tmp_path):
         "e": "(1 + 2) * 3", "a": "'{1,2}'::integer[]", "d": "CURRENT_DATE"}
 
 
+def test_plus_shows_comments_as_psql(main, tmp_path):
+    """\\dt+ and \\d+ were \\dt and \\d (COMMENT ON kept nothing); psql's show the comments in a
+    Description column, empty where there is none. \\ds+ was an invalid command."""
+    wh = str(tmp_path / "wh")
+    done = main(wh, "-c", "CREATE TABLE t (id INT PRIMARY KEY, a TEXT)", "-c", "CREATE TABLE u (x INT)", "-c",
+                "CREATE SEQUENCE s", "-c", "COMMENT ON TABLE t IS 'the table'", "-c",
+                "COMMENT ON COLUMN t.a IS 'column a'", "-c", "COMMENT ON SEQUENCE s IS 'numbers'",
+                "-c", "\\dt+", "-c", "\\d+ t", "-c", "\\ds+", "-c", "\\d t")
+    assert done.returncode == 0, done.stderr
+    rows = [[cell.strip() for cell in line.split("|")] for line in done.stdout.splitlines() if "|" in line]
+    assert ["default", "t", "2", "0", "table", "the table"] in rows and ["default", "u", "1", "0", "table", ""] in rows
+    assert ["id", "INT", "no", "", "PRIMARY KEY", ""] in rows and ["a", "TEXT", "yes", "", "", "column a"] in rows
+    assert ["default", "s", "0", "NULL", "sequence", "numbers"] in rows
+    assert ["a", "TEXT", "yes", "", ""] in rows  # (\\d: no comments)
+
+
 def test_describe_lists_foreign_keys_both_ways(main, tmp_path):
     wh = str(tmp_path / "wh")
     done = main(wh, "-c", "CREATE TABLE p (id INT PRIMARY KEY)", "-c",

@@ -30,6 +30,7 @@ REFUSED = [
     ("0A000", "CREATE TYPE is not supported"),
     ("0A000", "CREATE FUNCTION is not supported"),
     ("0A000", 'type "public.mood" is not supported'),  # (the table feedback, of the enum type)
+    ("42P01", 'relation "public.feedback" does not exist'),  # its column's comment,
     ("42P01", 'relation "public.feedback" does not exist'),  # its data,
     ("42P01", 'relation "public.feedback" does not exist'),  # its primary key
     ("0A000", "CREATE TRIGGER is not supported"),
@@ -102,6 +103,9 @@ def check_loaded(warehouse: str) -> None:
         assert one("SELECT attrs FROM products WHERE sku = 'TEA-01'") == ({"size": "100g", "organic": True},)
         assert one("SELECT payload -> 'items' FROM audit.events WHERE id = 2") == ([1, 2],)
         assert one("SELECT note FROM orders WHERE id = 41") == ("€ ünïcödé",)
+        # the comments (COMMENT ON), as obj_description / col_description read them
+        assert one("SELECT obj_description('public.customers'::regclass, 'pg_class'), "
+                   "col_description('public.customers'::regclass, 2)") == ("people who buy things", "where receipts go")
         # the view, over its parenthesized joins
         totals = conn.execute("SELECT id, name, total FROM order_totals ORDER BY id").fetchall()
         assert [(i, n, Decimal(t).quantize(Decimal("0.01"))) for i, n, t in totals] == [
