@@ -228,7 +228,9 @@ class Session:
                         if txn is not None and self.txn is txn and txn.state is TxnState.ACTIVE:
                             self.fail(e)
                         raise
-                return self._run_data_statement(stmt, params)
+                result = self._run_data_statement(stmt, params)
+                result.warning = stmt.warning
+                return result
             except (errors.UndefinedTable, errors.UndefinedColumn) as e:
                 if e.position is None and type(stmt) in _POSITIONED:  # (PostgreSQL's LINE / caret)
                     position = named_position(stmt.text, str(e))

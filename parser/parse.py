@@ -693,9 +693,9 @@ def _create_view(tree: exp.Create) -> st.CreateView:
     """``CREATE [OR REPLACE] [[LOCAL] TEMP | TEMPORARY] VIEW name [(columns)] AS query``;
     MATERIALIZED and other options are refused (0A000), never ignored (RECURSIVE and WITH CHECK
     OPTION do not parse: sqlglot gives a command, refused likewise)."""
-    temporary = False
+    temporary, warning = False, _global_temporary(tree)
     for prop in (tree.args.get("properties") or exp.Properties()).expressions:
-        if isinstance(prop, exp.TemporaryProperty):
+        if isinstance(prop, (exp.TemporaryProperty, exp.GlobalProperty)):
             temporary = True
             continue
         what = {exp.MaterializedProperty: "MATERIALIZED"}.get(type(prop))
@@ -712,7 +712,18 @@ def _create_view(tree: exp.Create) -> st.CreateView:
         columns = tuple(_check_name(identifier(c), "column") for c in target.expressions)
         target = target.this
     return st.CreateView(view=table_name(target), query=query, written=tree.meta[_WRITTEN], columns=columns,
-                         or_replace=bool(tree.args.get("replace")), temporary=temporary)
+                         or_replace=bool(tree.args.get("replace")), temporary=temporary, warning=warning)
+
+
+def _global_temporary(tree: exp.Create) -> str | None:
+    """PostgreSQL's WARNING for ``CREATE GLOBAL TEMP[ORARY] TABLE | VIEW``, which it takes as
+    LOCAL (None for no GLOBAL); ``GLOBAL`` without ``TEMP`` is a syntax error, as in its grammar."""
+    kinds = {type(p) for p in (tree.args.get("properties") or exp.Properties()).expressions}
+    if exp.GlobalProperty not in kinds:
+        return None
+    if exp.TemporaryProperty not in kinds:
+        raise _syntax_error(f'syntax error at or near "{_kind(tree)}"', tree)
+    return "GLOBAL is deprecated in temporary table creation"
 
 
 def _create(tree: exp.Create) -> st.Statement:
@@ -728,7 +739,7 @@ def _create(tree: exp.Create) -> st.Statement:
         raise errors.NotSupportedError(_unsupported("CREATE", str(tree.args.get('kind'))))
     if tree.args.get("replace"):
         raise errors.NotSupportedError("CREATE OR REPLACE TABLE is not supported")
-    with_no_data, temporary, on_commit = False, False, None
+    with_no_data, temporary, on_commit, warning = False, False, None, _global_temporary(tree)
     for prop in (tree.args.get("properties") or exp.Properties()).expressions:
         # PARTITION BY, INHERITS, WITH (...): refused, never ignored (UNLOGGED asks for less
         # durability than every table has: taken as it is)
@@ -739,12 +750,12 @@ def _create(tree: exp.Create) -> st.Statement:
         elif isinstance(prop, exp.OnCommitProperty):
             on_commit = "DROP" if prop.args.get("drop") else "DELETE ROWS" if prop.args.get("delete") \
                 else "PRESERVE ROWS"
-        elif not isinstance(prop, exp.UnloggedProperty):
+        elif not isinstance(prop, (exp.UnloggedProperty, exp.GlobalProperty)):
             what = _TABLE_PROPERTIES.get(type(prop)) or prop.sql(dialect="postgres")
             raise errors.NotSupportedError(f"CREATE TABLE with {what} is not supported")
     if on_commit is not None and not temporary:
         raise errors.ProgrammingError("ON COMMIT can only be used on temporary tables", sqlstate="42P16")
-    temp = {"temporary": True, "on_commit": on_commit or "PRESERVE ROWS"} if temporary else {}
+    temp = {"temporary": True, "on_commit": on_commit or "PRESERVE ROWS", "warning": warning} if temporary else {}
     if_not_exists = bool(tree.args.get("exists"))
     target = tree.this
     if isinstance(target, exp.Schema) and tree.expression is not None and target.expressions \

@@ -81,6 +81,8 @@ class Statement:
     #: where ``text`` begins in the string it was sent in (0-based): an error's position counts
     #: from that string's start, as PostgreSQL's does
     offset: int = field(default=0, kw_only=True, compare=False)
+    #: a WARNING PostgreSQL's parser gives of the statement (``CREATE GLOBAL TEMP TABLE``), None: none
+    warning: str | None = field(default=None, kw_only=True, compare=False)
 
     #: does the statement read or write table data? (transaction control does neither)
     touches_data = True
