@@ -775,12 +775,14 @@ class TxlakeParser(DuckDB.Parser):
                                options=self.parse_sequence_options(restart=kind == "ALTER"))
 
     def _parse_no_effect_statement(self) -> Control | None:
-        """``ALTER kind name OWNER TO role``, ``COMMENT ON ... IS ...``, ``GRANT ...``, ``REVOKE
-        ...``, ``ALTER DEFAULT PRIVILEGES ...``: a Control NO_EFFECT (``name`` its command tag,
+        """``ALTER kind name OWNER TO role``, ``COMMENT ON ... IS ...`` (of what txlake keeps no
+        comment on), ``GRANT ...``, ``REVOKE ...``, ``ALTER DEFAULT PRIVILEGES ...``, ``CREATE
+        DATABASE ...``, ``ALTER DATABASE ...``: a Control NO_EFFECT (``name`` its command tag,
         ``value`` what it tells; parse.py makes it a NoEffect), or None for any other statement.
         txlake has no roles or privileges (whoever may open the warehouse's files may do all),
-        so these change nothing; a GRANT or REVOKE says so. The rest of the statement is skipped:
-        the object it names is not looked up."""
+        and no databases but the warehouse, so these change nothing; a GRANT, REVOKE, CREATE or
+        ALTER DATABASE says so. The rest of the statement is skipped: the object it names is not
+        looked up."""
         tokens = [t for t in self._tokens[self._index:] if t.token_type != TokenType.SEMICOLON]
         # (words as written: a string or a quoted name is no keyword)
         words = [t.text.upper() if t.token_type not in (TokenType.STRING, TokenType.IDENTIFIER) else "" for t in tokens]
@@ -799,6 +801,9 @@ class TxlakeParser(DuckDB.Parser):
             tag, notice = "COMMENT", None  # (on an object txlake has not: a schema, a function, ...)
         elif first in ("GRANT", "REVOKE"):
             tag, notice = first, f"txlake has no roles or privileges: {first} changes nothing"
+        elif first in ("CREATE", "ALTER") and words[1:2] == ["DATABASE"] and len(words) > 2:  # (pg_dump -C's)
+            tag = f"{first} DATABASE"
+            notice = f"txlake has no databases: {tag} changes nothing (a warehouse is txlake's database)"
         else:
             return None
         self._index = len(self._tokens) - 1

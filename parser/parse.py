@@ -894,7 +894,8 @@ def _drop(tree: exp.Drop) -> st.Statement:
                            cascade=bool(tree.args.get("cascade")))
     if (tree.args.get("kind") or "").upper() != "TABLE":
         what = "MATERIALIZED VIEW" if tree.args.get("materialized") else tree.args.get("kind")
-        raise errors.NotSupportedError(f"DROP {what} is not supported")
+        raise errors.NotSupportedError(_unsupported("DROP", "DATABASE") if what == "DATABASE" else
+                                       f"DROP {what} is not supported")
     tables = tree.args.get("tables") or [tree.this]
     return st.DropTable(tables=tuple(table_name(t) for t in tables), if_exists=bool(tree.args.get("exists")),
                         cascade=bool(tree.args.get("cascade")))

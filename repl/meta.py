@@ -22,6 +22,8 @@ General
   \\?                  show this help
   \\q                  quit (also Ctrl-D; an open transaction is rolled back)
   \\i FILE             run the SQL and meta-commands in FILE
+  \\c[onnect] [DBNAME] stay in this warehouse, txlake's one database (pg_dump -C writes
+                      \\connect after CREATE DATABASE, which changes nothing either)
   \\echo [-n] TEXT     write TEXT ('quoted' parts as psql reads them)
   \\set ON_ERROR_STOP on|off
                       on: a script (\\i, -f) stops at its first error; off (default): it goes on
@@ -101,6 +103,26 @@ def _echo(runner: Runner, argument: str) -> Outcome:
             word = re.sub(r"''|\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m[1], m[1] or "'"), word[1:-1])
         texts.append(word)
     runner.write(" ".join(texts) + ("\n" if newline else ""))
+    return Outcome.OK
+
+
+def _connect(runner: Runner, argument: str) -> Outcome:
+    """psql's ``\\c[onnect] [-reuse-previous=on|off] [DBNAME | conninfo] ...``, which pg_dump -C
+    writes after its CREATE DATABASE (``\\connect shop``, ``\\connect -reuse-previous=on
+    "dbname='shop'"``): txlake has one database, the warehouse, so the shell stays connected to
+    it - in the same session, its settings and transaction as they were - and a NOTICE says so."""
+    words = [w[1:-1].replace(w[0] * 2, w[0]) if w[0] in "'\"" and len(w) > 1 and w[-1] == w[0] else w
+             for w in re.findall(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|\S+", argument)]
+    words = [w for w in words if not w.startswith("-reuse-previous")]
+    name = words[0] if words and words[0] != "-" else None
+    if name is not None and re.match(r"postgres(ql)?://", name):  # (a URI: postgresql://host/shop)
+        name = name.split("?")[0].split("/")[3] if name.split("?")[0].count("/") >= 3 else None
+    elif name is not None and "=" in name:  # (a conninfo: dbname='shop' host=...)
+        found = re.search(r"(?:^|\s)dbname\s*=\s*(?:'((?:[^'\\]|\\.)*)'|(\S+))", name)
+        name = (re.sub(r"\\(.)", r"\1", found[1]) if found[1] is not None else found[2]) if found else None
+    target = f' to "{name}"' if name else ""
+    runner.warn(f"NOTICE:  txlake has no databases: \\connect{target} stays in the warehouse "
+                f"{runner.conn.path}, in the same session")
     return Outcome.OK
 
 
@@ -459,6 +481,7 @@ COMMANDS = {
     "\\d": _describe,
     "\\snapshots": _snapshots,
     "\\i": _include, "\\include": _include,
+    "\\c": _connect, "\\connect": _connect,
     "\\copy": copy_command,
     "\\restrict": _restrict,
     "\\unrestrict": _unrestrict,

@@ -163,6 +163,61 @@ def test_on_error_stop_stops_the_load_at_the_first_refused_statement(tmp_path):
     assert listed.stdout == "n\n0\n"  # (CREATE SCHEMA audit ran; no table did)
 
 
+CREATED = """--
+-- PostgreSQL database dump
+--
+
+SET statement_timeout = 0;
+SET client_encoding = 'UTF8';
+SELECT pg_catalog.set_config('search_path', '', false);
+
+--
+-- Name: shop; Type: DATABASE; Schema: -; Owner: shop_owner
+--
+
+CREATE DATABASE shop WITH TEMPLATE = template0 ENCODING = 'UTF8' LOCALE_PROVIDER = libc LOCALE = 'C.UTF-8';
+
+
+ALTER DATABASE shop OWNER TO shop_owner;
+ALTER DATABASE shop SET search_path TO 'public';
+
+\\connect shop
+
+SET statement_timeout = 0;
+SELECT pg_catalog.set_config('search_path', '', false);
+
+CREATE TABLE public.t (id integer NOT NULL);
+
+COPY public.t (id) FROM stdin;
+1
+2
+\\.
+
+\\connect -reuse-previous=on "dbname='shop'"
+
+ALTER TABLE ONLY public.t ADD CONSTRAINT t_pkey PRIMARY KEY (id);
+"""
+
+
+def test_a_dump_made_with_create_loads_with_notices(tmp_path):
+    """pg_dump -C (--create) writes CREATE DATABASE, ALTER DATABASE and \\connect: they were 0A000
+    and 'invalid command \\connect'. The warehouse is txlake's database: each is a NOTICE that it
+    stays the same, and the rest loads - under ON_ERROR_STOP too."""
+    dump = tmp_path / "created.sql"
+    dump.write_text(CREATED)
+    warehouse = str(tmp_path / "wh")
+    done = txlake_command(warehouse, "-X", "-v", "ON_ERROR_STOP=1", "-f", str(dump))
+    assert done.returncode == 0, done.stderr
+    told = done.stderr.splitlines()
+    assert all(line.startswith("NOTICE:  txlake has no databases: ") for line in told) and len(told) == 4, told
+    assert 'CREATE DATABASE changes nothing' in told[0] and '\\connect to "shop" stays in the warehouse' in told[2]
+    assert "CREATE DATABASE" in done.stdout and "COPY 2" in done.stdout
+    with txlake.connect(warehouse, autocommit=True) as conn:
+        assert conn.execute("SELECT id FROM t ORDER BY id").fetchall() == [(1,), (2,)]
+        with pytest.raises(txlake.IntegrityError):  # (its key, after the second \\connect)
+            conn.execute("INSERT INTO t VALUES (1)")
+
+
 def test_a_pg_dump_file_loads_from_standard_input_and_with_include(tmp_path):
     """``txlake WAREHOUSE < dump.sql``, as ``psql dbname < dump.sql``; ``\\i dump.sql`` alike."""
     piped = str(tmp_path / "piped")
