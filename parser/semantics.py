@@ -1537,7 +1537,11 @@ def _concat_function(node: exp.Concat | exp.ConcatWs) -> exp.Expression:
 
 _REWRITES = {
     exp.Cast: _cast,
-    exp.EQ: _row_comparison, exp.NEQ: _row_comparison, exp.In: _row_comparison, exp.Is: _row_comparison,
+    # jsonb's equality where an operand is evidently jsonb, else a row comparison's (or as it is)
+    exp.EQ: lambda node: _either(json_ops.equals, _row_comparison, node),
+    exp.NEQ: lambda node: _either(json_ops.equals, _row_comparison, node),
+    exp.NullSafeEQ: json_ops.equals, exp.NullSafeNEQ: json_ops.equals,
+    exp.In: _row_comparison, exp.Is: _row_comparison,
     exp.SimilarTo: _similar_to, exp.Substring: _substring, exp.MakeInterval: _make_interval,
     exp.ToChar: _to_char, exp.Extract: _extract, exp.Anonymous: _function, exp.Fetch: _fetch,
     exp.UnixToTime: _to_timestamp, exp.Length: _length, exp.SplitPart: _split_part,
