@@ -407,37 +407,44 @@ def _numeric_series(s: str) -> tuple[str, str]:
     return count, f"CASE WHEN {s} > 0 THEN v <= b ELSE v >= b END"
 
 
+def _series_forms(native, numeric) -> str:
+    """The forms of a generate_series macro: ``native(arguments, type)`` the body of one DuckDB's
+    own function computes (of integers, cast to ``type``; of timestamps, ``type`` None: as it
+    is), ``numeric(s, count, condition)`` the body of a numeric one of step ``s``."""
+    forms = []
+    for t, result in _SERIES_INTEGERS:
+        forms.append(f"(a {t}, b {t}) AS {native('a, b', result)}")
+        forms.append(f"(a {t}, b {t}, s {t}) AS {native('a, b, ' + _step('s'), result)}")
+    for t in ("TIMESTAMP", "TIMESTAMP WITH TIME ZONE"):
+        forms.append(f"(a {t}, b {t}, s INTERVAL) AS {native('a, b, ' + _step('s', 'INTERVAL 0 SECONDS'), None)}")
+    for params, s in (("a, b, s", "s"), ("a, b", "1")):
+        forms.append(f"({params}) AS {numeric(s, *_numeric_series(s))}")
+    return ", ".join(forms)
+
+
 def _series_rows(numbered: bool) -> str:
     """The forms of the table macro (``numbered``: with an ``ordinality`` column)."""
     ordinality, numbering = (", ordinality", " WITH ORDINALITY") if numbered else ("", "")
-    forms = [f"({params}) AS TABLE (SELECT {value} AS generate_series{ordinality} "
-             f"FROM generate_series({arguments}){numbering})"
-             for t, result in _SERIES_INTEGERS
-             for params, arguments, value in (
-                 (f"a {t}, b {t}", "a, b", f"CAST(generate_series AS {result})"),
-                 (f"a {t}, b {t}, s {t}", f"a, b, {_step('s')}", f"CAST(generate_series AS {result})"))]
-    forms += [f"(a {t}, b {t}, s INTERVAL) AS TABLE (SELECT generate_series{ordinality} "
-              f"FROM generate_series(a, b, {_step('s', 'INTERVAL 0 SECONDS')}){numbering})"
-              for t in ("TIMESTAMP", "TIMESTAMP WITH TIME ZONE")]
-    for params, s in (("a, b, s", "s"), ("a, b", "1")):
-        count, condition = _numeric_series(s)
-        forms.append(f"({params}) AS TABLE (SELECT v AS generate_series{', i + 1 AS ordinality' if numbered else ''} "
-                     f"FROM (SELECT i, a + {s} * i AS v FROM range(0, {count}) AS r(i)) WHERE {condition})")
-    return ", ".join(forms)
+    number = ", i + 1 AS ordinality" if numbered else ""
+
+    def native(arguments: str, cast: str | None) -> str:
+        value = f"CAST(generate_series AS {cast})" if cast else "generate_series"
+        return (f"TABLE (SELECT {value} AS generate_series{ordinality} "
+                f"FROM generate_series({arguments}){numbering})")
+
+    def numeric(s: str, count: str, condition: str) -> str:
+        return (f"TABLE (SELECT v AS generate_series{number} "
+                f"FROM (SELECT i, a + {s} * i AS v FROM range(0, {count}) AS r(i)) WHERE {condition})")
+    return _series_forms(native, numeric)
 
 
 def _series_list() -> str:
     """The forms of the macro of a select list's series: its values as a list, to be unnested."""
-    forms = [f"({params}) AS CAST(generate_series({arguments}) AS {result}[])"
-             for t, result in _SERIES_INTEGERS
-             for params, arguments in ((f"a {t}, b {t}", "a, b"), (f"a {t}, b {t}, s {t}", f"a, b, {_step('s')}"))]
-    forms += [f"(a {t}, b {t}, s INTERVAL) AS generate_series(a, b, {_step('s', 'INTERVAL 0 SECONDS')})"
-              for t in ("TIMESTAMP", "TIMESTAMP WITH TIME ZONE")]
-    for params, s in (("a, b, s", "s"), ("a, b", "1")):
-        count, condition = _numeric_series(s)
-        forms.append(f"({params}) AS list_filter(list_transform(range(0, {count}), lambda i: a + {s} * i), "
-                     f"lambda v: {condition})")
-    return ", ".join(forms)
+    return _series_forms(
+        lambda arguments, cast: f"CAST(generate_series({arguments}) AS {cast}[])" if cast else
+        f"generate_series({arguments})",
+        lambda s, count, condition: f"list_filter(list_transform(range(0, {count}), lambda i: a + {s} * i), "
+                                    f"lambda v: {condition})")
 
 
 SERIES_MACROS = (

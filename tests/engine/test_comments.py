@@ -6,6 +6,7 @@ import pytest
 
 import txlake
 from tests.conftest import run_python
+from tests.engine.test_postgres_functions import one
 from txlake.storage.schema import TableSchema
 
 
@@ -18,10 +19,6 @@ def c(connect):
     conn.execute("CREATE VIEW v AS SELECT id, a FROM t")
     conn.execute("CREATE SEQUENCE s")
     return conn
-
-
-def one(conn, sql):
-    return conn.execute(sql).fetchone()
 
 
 DESCRIPTIONS = ("SELECT obj_description('t'::regclass, 'pg_class'), col_description('t'::regclass, 1), "
