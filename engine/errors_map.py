@@ -93,9 +93,15 @@ def _function_message(message: str) -> str | None:
 
 
 def _call_words(call: str) -> str:
-    """DuckDB's ``f(INTEGER_LITERAL, "NULL")`` as PostgreSQL's ``f(integer, unknown)``."""
+    """DuckDB's ``f(INTEGER_LITERAL, "NULL", DECIMAL(2,1))`` as PostgreSQL's ``f(integer,
+    unknown, numeric)``: the arguments split at the commas outside a type's parentheses."""
     name, _, args = call.partition("(")
-    return f"{name}({', '.join(_type_word(t) for t in args.rstrip(')').split(',') if t.strip())})"
+    args = args[:-1] if args.endswith(")") else args
+    words = [_type_word(t) for t in _ARGUMENT_COMMA.split(args) if t.strip()]
+    return f"{name}({', '.join(words)})"
+
+
+_ARGUMENT_COMMA = re.compile(r",(?![^()]*\))")  # (not DECIMAL(2,1)'s)
 
 
 # a condition that is no boolean (engine/dialect.py's BOOLEAN_CHECK macros): the function its
