@@ -89,16 +89,15 @@ def description(ex, ctx, node: exp.Anonymous) -> exp.Expression:
     n)`` as its value, the comment or NULL, by the tables the statement's transaction sees: the
     relation's (an index's too) and its n-th column's. A relation given otherwise than as a
     constant (a column's values) is NULL: txlake has no oids; another catalog than pg_class too."""
-    name = node.name.lower()
-    args = node.expressions
-    if len(args) != 2 and (name == "col_description" or len(args) != 1):
+    function, args = node.name.lower(), node.expressions
+    if len(args) != 2 and (function == "col_description" or len(args) != 1):
         return node  # (DuckDB's own, with its 42883 for the wrong arguments)
     relation = _relation_text(args[0])
     if relation is None:
         return exp.null()
     target = parse_table_name(relation)
     version = ctx.lookup(target)
-    if name == "obj_description":
+    if function == "obj_description":
         catalog = args[1] if len(args) == 2 else None
         if catalog is not None and not (isinstance(catalog, exp.Literal) and catalog.is_string
                                         and catalog.this.lower() in ("pg_class", "pg_catalog.pg_class")):
