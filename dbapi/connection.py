@@ -148,8 +148,9 @@ class Connection:
             raise errors.InterfaceError("connection is closed")
 
     def _notice(self, result: Result, quiet: bool = False) -> None:
-        if result.notice and not quiet and self._wanted(result.severity):  # ("NOTICE:  ...", as psycopg's)
-            self.notices.extend(f"{result.severity}:  {line}" for line in result.notice.split("\n"))
+        for severity, text in (("WARNING", result.warning), (result.severity, result.notice)):  # (the parser's first)
+            if text and not quiet and self._wanted(severity):  # ("NOTICE:  ...", as psycopg's)
+                self.notices.extend(f"{severity}:  {line}" for line in text.split("\n"))
 
     def _wanted(self, severity: str) -> bool:
         """Does ``client_min_messages`` let a message of ``severity`` through (as PostgreSQL's)?"""

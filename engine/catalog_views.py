@@ -21,6 +21,7 @@ from dataclasses import replace
 import pyarrow as pa
 
 from txlake.engine import checks
+from txlake.engine.pg_expr import column_default
 from txlake.engine.temp_tables import TEMP_DB, TEMP_ID_PREFIX
 from txlake.storage.schema import Column, ColumnType, parse_type_name
 from txlake.storage.version import TableVersion
@@ -125,7 +126,7 @@ def _columns(tables: list[TableVersion]) -> pa.Table:
         "table_name": _text(t.name for t, _, _ in rows),
         "column_name": _text(c.name for _, _, c in rows),
         "ordinal_position": _int(i for _, i, _ in rows),
-        "column_default": _text(None if c.identity else c.default for _, _, c in rows),
+        "column_default": _text(None if c.identity else column_default(c.default, c.type) for _, _, c in rows),
         "is_nullable": _text("NO" if c.not_null else "YES" for _, _, c in rows),
         "data_type": _text(_data_type(c)[0] for _, _, c in rows),
         "character_maximum_length": _int(c.type.length if c.type.kind == "VARCHAR" else None for _, _, c in rows),

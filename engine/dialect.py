@@ -19,8 +19,9 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
                                      BOOLEAN_WORDS, BYTEA_IN, BYTEA_LENGTH, BYTEA_MACRO, DIVIDE_MACRO, DIVISOR_MACRO,
                                      EPOCH_MACRO, ESCAPE_IN, ESCAPE_OUT, FLOAT_PRODUCT_MACRO, FLOAT_SUM_MACRO,
                                      LENGTH_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO, REAL_MACRO, SPLIT_PART_MACRO,
-                                     SQRT_MACRO, SUBSTRING_FROM_MACRO, SUBSTRING_MACRO, SUM_MACRO, WINDOW_AVG_MACRO,
-                                     WINDOW_SUM_MACRO, EXP_MACRO, NUMERIC_FUNCTION)
+                                     SERIES_LIST, SERIES_NUMBERED, SERIES_ROWS, SQRT_MACRO, SUBSTRING_FROM_MACRO,
+                                     SUBSTRING_MACRO, SUM_MACRO, WINDOW_AVG_MACRO, WINDOW_SUM_MACRO, EXP_MACRO,
+                                     NUMERIC_FUNCTION)
 from txlake.parser import numeric
 from txlake.parser.semantics import (ARRAY_CONCAT, ARRAY_INDEX, ARRAY_LENGTH, ARRAY_LOWER, ARRAY_MACRO,  # (arrays)
                                      ARRAY_AS, ARRAY_PARSE, ARRAY_SET, ARRAY_UPPER, STRING_TO_ARRAY, TEXT_MACRO)
@@ -388,6 +389,71 @@ ARRAY_MACROS = (
 )
 
 
+# generate_series() as PostgreSQL types it (parser/semantics.py SERIES_ROWS): each form its own
+# argument types. Integers by DuckDB's function, whose BIGINTs are cast back to the arguments'
+# type (a SMALLINT takes the INTEGER form, as in PostgreSQL); timestamps by it as they are; any
+# other type - a numeric - as a + s i for i = 0, 1, ... while it has not passed b. A step of 0
+# is PostgreSQL's 22023 (DuckDB's "interval cannot be 0!")
+_SERIES_INTEGERS = (("SMALLINT", "INTEGER"), ("INTEGER", "INTEGER"), ("BIGINT", "BIGINT"))
+
+
+def _step(s: str, zero: str = "0") -> str:
+    return f"CASE WHEN {s} = {zero} THEN error('step size cannot equal zero') ELSE {s} END"
+
+
+def _numeric_series(s: str) -> tuple[str, str]:
+    """The count of i to try and the condition of a + s i, for a numeric series of step s."""
+    count = f"greatest(CAST(floor(CAST(b - a AS DOUBLE) / CAST({_step(s)} AS DOUBLE)) AS BIGINT) + 2, 0)"
+    return count, f"CASE WHEN {s} > 0 THEN v <= b ELSE v >= b END"
+
+
+def _series_forms(native, numeric) -> str:
+    """The forms of a generate_series macro: ``native(arguments, type)`` the body of one DuckDB's
+    own function computes (of integers, cast to ``type``; of timestamps, ``type`` None: as it
+    is), ``numeric(s, count, condition)`` the body of a numeric one of step ``s``."""
+    forms = []
+    for t, result in _SERIES_INTEGERS:
+        forms.append(f"(a {t}, b {t}) AS {native('a, b', result)}")
+        forms.append(f"(a {t}, b {t}, s {t}) AS {native('a, b, ' + _step('s'), result)}")
+    for t in ("TIMESTAMP", "TIMESTAMP WITH TIME ZONE"):
+        forms.append(f"(a {t}, b {t}, s INTERVAL) AS {native('a, b, ' + _step('s', 'INTERVAL 0 SECONDS'), None)}")
+    for params, s in (("a, b, s", "s"), ("a, b", "1")):
+        forms.append(f"({params}) AS {numeric(s, *_numeric_series(s))}")
+    return ", ".join(forms)
+
+
+def _series_rows(numbered: bool) -> str:
+    """The forms of the table macro (``numbered``: with an ``ordinality`` column)."""
+    ordinality, numbering = (", ordinality", " WITH ORDINALITY") if numbered else ("", "")
+    number = ", i + 1 AS ordinality" if numbered else ""
+
+    def native(arguments: str, cast: str | None) -> str:
+        value = f"CAST(generate_series AS {cast})" if cast else "generate_series"
+        return (f"TABLE (SELECT {value} AS generate_series{ordinality} "
+                f"FROM generate_series({arguments}){numbering})")
+
+    def numeric(s: str, count: str, condition: str) -> str:
+        return (f"TABLE (SELECT v AS generate_series{number} "
+                f"FROM (SELECT i, a + {s} * i AS v FROM range(0, {count}) AS r(i)) WHERE {condition})")
+    return _series_forms(native, numeric)
+
+
+def _series_list() -> str:
+    """The forms of the macro of a select list's series: its values as a list, to be unnested."""
+    return _series_forms(
+        lambda arguments, cast: f"CAST(generate_series({arguments}) AS {cast}[])" if cast else
+        f"generate_series({arguments})",
+        lambda s, count, condition: f"list_filter(list_transform(range(0, {count}), lambda i: a + {s} * i), "
+                                    f"lambda v: {condition})")
+
+
+SERIES_MACROS = (
+    f"CREATE MACRO {SERIES_ROWS}{_series_rows(numbered=False)}",
+    f"CREATE MACRO {SERIES_NUMBERED}{_series_rows(numbered=True)}",
+    f"CREATE MACRO {SERIES_LIST}{_series_list()}",
+)
+
+
 def postgres_semantics(con) -> None:
     """Set up a new DuckDB database through its first connection (``con``): the functions the
     macros call (``_FUNCTIONS``, the database's like the macros), then ``SESSION_SETUP`` and
@@ -396,7 +462,7 @@ def postgres_semantics(con) -> None:
         vectorized = function if returns == numeric.RESULT_TYPE else _vectorized(function, returns)
         con.create_function(name, vectorized, [duckdb.sqltype(p) for p in params],
                             duckdb.sqltype(returns), type="arrow", side_effects=False)
-    for statement in SESSION_SETUP + MACROS + TEXT_MACROS + ARRAY_MACROS:
+    for statement in SESSION_SETUP + MACROS + TEXT_MACROS + ARRAY_MACROS + SERIES_MACROS:
         con.execute(statement)
     jsonb.register(con)
 

@@ -5,8 +5,11 @@ from __future__ import annotations
 import re
 
 import duckdb
+import sqlglot
+from sqlglot import exp
 
 from txlake import errors
+from txlake.parser.parse import placeholders_in_sql_order
 from txlake.parser.semantics import BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION
 
 
@@ -90,9 +93,15 @@ def _function_message(message: str) -> str | None:
 
 
 def _call_words(call: str) -> str:
-    """DuckDB's ``f(INTEGER_LITERAL, "NULL")`` as PostgreSQL's ``f(integer, unknown)``."""
+    """DuckDB's ``f(INTEGER_LITERAL, "NULL", DECIMAL(2,1))`` as PostgreSQL's ``f(integer,
+    unknown, numeric)``: the arguments split at the commas outside a type's parentheses."""
     name, _, args = call.partition("(")
-    return f"{name}({', '.join(_type_word(t) for t in args.rstrip(')').split(',') if t.strip())})"
+    args = args[:-1] if args.endswith(")") else args
+    words = [_type_word(t) for t in _ARGUMENT_COMMA.split(args) if t.strip()]
+    return f"{name}({', '.join(words)})"
+
+
+_ARGUMENT_COMMA = re.compile(r",(?![^()]*\))")  # (not DECIMAL(2,1)'s)
 
 
 # a condition that is no boolean (engine/dialect.py's BOOLEAN_CHECK macros): the function its
@@ -164,7 +173,7 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.UndefinedTable(f'missing FROM-clause entry for table "{missing["table"]}"')
         if "group by" in text:
             return errors.ProgrammingError(message, sqlstate="42803")
-        if "limit/offset cannot be negative" in text:
+        if "limit/offset cannot be negative" in text:  # (negative_row_count tells which)
             return errors.DataError(message, sqlstate="2201W")
         if "order term out of range" in text:
             return errors.ProgrammingError(message, sqlstate="42P10")
@@ -248,6 +257,40 @@ def translate(e: duckdb.Error) -> errors.Error:
     if isinstance(e, duckdb.InterruptException) or text.startswith("interrupt error"):
         return errors.QueryCanceled("canceling statement due to user request")
     return errors.InternalError(message)
+
+
+# DuckDB's words for a negative LIMIT or OFFSET: a constant or a parameter's, and a subquery's
+# (its value cast to UINT64); they do not say which clause
+_NEGATIVE_ROW_COUNT = ("limit/offset cannot be negative", "out of range for the destination type uint64")
+
+
+def negative_row_count(e: duckdb.Error, sql: str, params, con: duckdb.DuckDBPyConnection) -> errors.Error | None:
+    """PostgreSQL's error for the negative LIMIT or OFFSET DuckDB refused running ``sql`` with
+    ``params`` (``e``), found by looking at the clauses' values: ``OFFSET must not be negative``
+    (2201X) or ``LIMIT must not be negative`` (2201W) - the OFFSET first, as PostgreSQL's
+    executor checks it first. None if ``e`` is not that error, or no clause is found negative."""
+    if not any(words in str(e).lower() for words in _NEGATIVE_ROW_COUNT):
+        return None
+    try:
+        tree = sqlglot.parse_one(sql, read="duckdb")
+    except sqlglot.errors.SqlglotError:
+        return None
+    bound = {id(p): i for i, p in enumerate(placeholders_in_sql_order(tree))}
+    for clause, what, sqlstate in ((exp.Offset, "OFFSET", "2201X"), (exp.Limit, "LIMIT", "2201W")):
+        for node in tree.find_all(clause):
+            value = node.expression
+            if isinstance(value, exp.Placeholder) and id(value) in bound and bound[id(value)] < len(params):
+                number = params[bound[id(value)]]
+            elif value is not None and not any(value.find_all(exp.Placeholder)):
+                try:  # (a constant, a subquery)
+                    number = con.sql(f"SELECT TRY_CAST(({value.sql(dialect='duckdb')}) AS DOUBLE)").fetchall()[0][0]
+                except duckdb.Error:
+                    continue
+            else:
+                continue
+            if isinstance(number, (int, float)) and number < 0:
+                return errors.DataError(f"{what} must not be negative", sqlstate=sqlstate)
+    return None
 
 
 # DuckDB's errors by the name its messages start with: an error raised while DuckDB streams a

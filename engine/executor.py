@@ -46,8 +46,8 @@ from sqlglot import exp
 
 from txlake import errors
 from txlake.engine import catalog_views, checks, dialect, foreign_keys, jsonb, sources, temp_tables
-from txlake.engine import indexes, uniques
-from txlake.engine.errors_map import json_input_error, translate, translate_stream_error
+from txlake.engine import comments, indexes, uniques
+from txlake.engine.errors_map import json_input_error, negative_row_count, translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls, counter_of, sequence_key
@@ -89,7 +89,7 @@ class Result:
 
     def __init__(self, table: pa.Table | None = None, rowcount: int = -1, status: str = "",
                  notice: str | None = None, *, rows: list[tuple] | None = None, schema: pa.Schema | None = None,
-                 severity: str = "NOTICE"):
+                 severity: str = "NOTICE", warning: str | None = None):
         self._table = table
         self.rows = rows
         self.schema = table.schema if table is not None else schema
@@ -97,6 +97,7 @@ class Result:
         self.status = status
         self.notice = notice
         self.severity = severity  # of the notice, as PostgreSQL's: NOTICE or WARNING
+        self.warning = warning  # the parser's WARNING of the statement (st.Statement.warning), told first
 
     @property
     def table(self) -> pa.Table | None:
@@ -398,6 +399,8 @@ class Executor:
         failure = self.sequence_calls.failure()
         if failure is not None:
             return failure
+        if sql is not None and (negative := negative_row_count(e, sql, params or (), self.con)) is not None:
+            return negative
         if sql is not None and _OVERLOADS.search(str(e)) is not None:
             try:  # (binding only: a relation runs when fetched)
                 self.con.sql(_TYPED_MACRO_CALL.sub("concat(", sql), params=list(params) if params else None)
@@ -438,6 +441,8 @@ class Executor:
         registered: dict[int, str] = {}
 
         def visit(node):
+            if comments.is_description_call(node):
+                return comments.description(self, ctx, node)
             if not isinstance(node, exp.Table):
                 return _session_value(ctx, node)
             if isinstance(node.this, exp.Anonymous) and node.this.name.lower() in _TABLE_FUNCTIONS:
@@ -944,6 +949,9 @@ class Executor:
         special = []
 
         def visit(node):
+            if comments.is_description_call(node):  # (a comment: read at each execution)
+                special.append(node)
+                return node
             if not isinstance(node, exp.Table):
                 return _session_value(ctx, node)  # (the plan is cached per search path)
             if not isinstance(node.this, exp.Identifier):

@@ -27,7 +27,7 @@ import pyarrow as pa
 
 from txlake.parser.json_ops import (ARRAY_LENGTH, CONCAT, CONTAINS, EACH, ELEMENTS, EXISTS, GET, GET_PATH,
                                     GET_PATH_TEXT, GET_TEXT, JSON_IN, JSON_TRY_IN, JSON_VALUE, JSONB_IN,
-                                    JSONB_TRY_IN, JSONB_VALUE, TYPEOF)
+                                    JSONB_KEY, JSONB_TRY_IN, JSONB_VALUE, TYPEOF)
 
 
 class JsonInputError(ValueError):
@@ -123,6 +123,24 @@ def json_in(source: str) -> str:
     else:
         parse(source)
     return source
+
+
+@_bounded
+def jsonb_key(source: str) -> str:
+    """The text a jsonb value shares with every value jsonb's = finds equal to it: its
+    normalised text with each number as its value - ``1.0`` and ``1.00`` as ``1``, ``1.50`` as
+    ``1.5`` (numeric's = counts no trailing zeros; the normalised text keeps them)."""
+    return text(_by_value(parse(source)))
+
+
+def _by_value(value):
+    if isinstance(value, dict):
+        return {k: _by_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_by_value(v) for v in value]
+    if isinstance(value, decimal.Decimal):
+        return value.normalize()
+    return value
 
 
 def _try(function):
@@ -307,6 +325,7 @@ _MEMBERS = "STRUCT(key VARCHAR, value VARCHAR)[]"
 # (name, function, parameter types, return type)
 _FUNCTIONS = (
     (JSONB_IN, jsonb_in, ["VARCHAR"], "JSON"),
+    (JSONB_KEY, jsonb_key, ["VARCHAR"], "VARCHAR"),
     (JSON_IN, json_in, ["VARCHAR"], "JSON"),
     (JSONB_TRY_IN, _try(jsonb_in), ["VARCHAR"], "JSON"),
     (JSON_TRY_IN, _try(json_in), ["VARCHAR"], "JSON"),

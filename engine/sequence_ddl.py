@@ -164,7 +164,7 @@ def alter_sequence(ex: Executor, ctx: Context, stmt: st.AlterSequence, params) -
     if restart is not None:
         restarted(ex, ctx, version, made, restart)
     elif made != version.schema.sequence:
-        schema = TableSchema(version.schema.schema_id + 1, (), sequence=made)
+        schema = dataclasses.replace(version.schema, schema_id=version.schema.schema_id + 1, sequence=made)
         ex._write(ctx, version, dataclasses.replace(version, schema=schema, caches={}), check_ssi=False)
     return Result(status="ALTER SEQUENCE")
 

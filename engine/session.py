@@ -23,12 +23,13 @@ import weakref
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import catalog_views, checks, copy, prepared, sequence_ddl, uniques, views
+from txlake.engine import catalog_views, checks, comments, copy, prepared, sequence_ddl, uniques, views
 from txlake.engine.database import Database, default_memory_limit, open_database
 from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result, relation_kind
 from txlake.engine.merge import merge
 from txlake.engine.mvcc.xact import (DEFAULT_LEVEL, READ_COMMITTED, READ_UNCOMMITTED, Transaction,
                                      TxnState, normalise_level)
+from txlake.engine.pg_expr import column_default
 from txlake.engine.temp_tables import TEMP_DB, TempTables
 from txlake.parser import statements as st
 from txlake.parser.parse import named_position, parse, parse_table_name
@@ -122,7 +123,9 @@ class Session:
         self.executor = Executor(self.db)
         self.default_read_only = False
         self.settings = dict(SETTINGS_DEFAULTS)
-        self.search_path: tuple[str, ...] = (DEFAULT_DB,)  # SET search_path: where names resolve, in order
+        # SET search_path: its text, as SHOW echoes it, and the databases where names resolve, in order
+        self.search_path_text = st.DEFAULT_SEARCH_PATH
+        self.search_path: tuple[str, ...] = (DEFAULT_DB,)
         self.txn: Transaction | None = None
         self._lock = threading.RLock()
         self.closed = False
@@ -225,7 +228,9 @@ class Session:
                         if txn is not None and self.txn is txn and txn.state is TxnState.ACTIVE:
                             self.fail(e)
                         raise
-                return self._run_data_statement(stmt, params)
+                result = self._run_data_statement(stmt, params)
+                result.warning = stmt.warning
+                return result
             except (errors.UndefinedTable, errors.UndefinedColumn) as e:
                 if e.position is None and type(stmt) in _POSITIONED:  # (PostgreSQL's LINE / caret)
                     position = named_position(stmt.text, str(e))
@@ -300,7 +305,7 @@ class Session:
         if name == "timezone":
             return self.executor.time_zone()
         if name == "search_path":  # (the whole path: settings holds its first database)
-            return self.search_path
+            return self.search_path_text
         return self.settings[name]
 
     def _put_setting(self, name: str, value) -> None:
@@ -311,9 +316,16 @@ class Session:
         elif name == "timezone":
             self.executor.set_time_zone(value)
         elif name == "search_path":
-            self.search_path, self.settings[name] = value, value[0]
+            self._use_search_path(value)
         else:
             self.settings[name] = value
+
+    def _use_search_path(self, text: str) -> None:
+        """Resolve names by the search_path ``text``; settings holds its first database, where
+        CREATE TABLE makes tables."""
+        self.search_path_text = text
+        self.search_path = st.search_path_databases(text)
+        self.settings["search_path"] = self.search_path[0]
 
     def _tracked_set(self, stmt, names: tuple[str, ...], local: bool, apply) -> Result:
         """Run a SET (``apply``) that may change the session settings ``names``; inside a
@@ -369,18 +381,33 @@ class Session:
             self._put_setting(name, value)
         txn.settings_changed.clear()
 
-    def describe_tables(self, kinds=("table", "view", "sequence")):
+    def describe_tables(self, kinds=("table", "view", "sequence"), descriptions: bool = False):
         """Relations visible to this session (its transaction's view, or the newest committed),
-        of the ``kinds`` asked for (table, view, sequence)."""
+        of the ``kinds`` asked for (table, view, sequence); ``descriptions``: with their
+        comments (psql's ``\\dt+``)."""
         import pyarrow as pa
         tables = [t for t in self._visible_tables() if relation_kind(t) in kinds]
         rows = sorted((t.db if t.db != TEMP_DB else self.temp.schema, t.name, len(t.column_types()),
-                       t.row_count if t.is_table else None, relation_kind(t)) for t in tables)
-        return pa.table({"database": [r[0] for r in rows], "table": [r[1] for r in rows],
-                         "columns": [r[2] for r in rows], "rows": pa.array([r[3] for r in rows], pa.int64()),
-                         "type": [r[4] for r in rows]})
+                       t.row_count if t.is_table else None, relation_kind(t), t.schema.comment("relation"))
+                      for t in tables)
+        columns = {"database": [r[0] for r in rows], "table": [r[1] for r in rows],
+                   "columns": [r[2] for r in rows], "rows": pa.array([r[3] for r in rows], pa.int64()),
+                   "type": [r[4] for r in rows]}
+        if descriptions:
+            columns["description"] = pa.array([r[5] or "" for r in rows], pa.string())  # (psql: none is empty)
+        return pa.table(columns)
 
-    def describe_table(self, name: str):
+    def describe_table(self, name: str, descriptions: bool = False):
+        """The columns of the relation ``name`` as psql's ``\\d`` shows them (of a sequence its
+        definition); ``descriptions``: with their comments (``\\d+``)."""
+        table = self._described(name)
+        if descriptions and not self._visible(name).is_sequence:
+            import pyarrow as pa
+            table = table.append_column("description", pa.array(
+                [text or "" for text in comments.column_comments(self._visible(name))], pa.string()))
+        return table
+
+    def _described(self, name: str):
         import pyarrow as pa
         version = self._visible(name)
         if version.is_sequence:  # (as psql's \d of a sequence)
@@ -396,8 +423,8 @@ class Session:
         return pa.table({
             "column": [c.name for c in cols], "type": [c.type.display() for c in cols],
             "nullable": ["no" if c.not_null else "yes" for c in cols],
-            "default": [f"generated {c.identity.lower()} as identity" if c.identity else c.default or ""
-                        for c in cols],
+            "default": [f"generated {c.identity.lower()} as identity" if c.identity else
+                        column_default(c.default, c.type, pretty=True) or "" for c in cols],
             "key": ["PRIMARY KEY" if c.name in version.schema.primary_key else "" for c in cols]})
 
     def index_lines(self, name: str) -> list[str]:
@@ -647,15 +674,15 @@ class Session:
                 raise errors.NotSupportedError("SET LOCAL TIME ZONE is not supported: SET TIME ZONE is the session's")
             self.executor.set_time_zone(value.strip("'") if value is not None else None)
             return Result(status="SET")
+        if name == "search_path":  # (its text as PostgreSQL keeps it: parser/dialect.py, set_config's as given)
+            self._use_search_path(value if value is not None else st.DEFAULT_SEARCH_PATH)
+            return Result(status="SET")
         if name in self.settings:
             if name in ("lock_timeout", "statement_timeout") and value is not None:
                 _seconds(value, name)  # validate now, as PostgreSQL does
             if name in FIXED_SETTINGS and value is not None:
                 _check_fixed_setting(name, value)
             self.settings[name] = value if value is not None else SETTINGS_DEFAULTS[name]
-            if name == "search_path":  # (the setting: the first database, where names are created)
-                self.search_path = st.search_path_databases(self.settings[name])
-                self.settings[name] = self.search_path[0]
             return Result(status="SET")
         raise errors.UndefinedObject(f'unrecognized configuration parameter "{stmt.name}"')
 
@@ -679,7 +706,7 @@ class Session:
             ro = self.txn.read_only if (self.txn is not None and name == "transaction_read_only") else self.default_read_only
             value = "on" if ro else "off"
         elif name == "search_path":
-            value = ", ".join(self.search_path)
+            value = self.search_path_text
         elif name in self.settings:
             value = self.settings[name]
         elif name == "memory_limit":
@@ -887,4 +914,5 @@ _DATA = {
     st.AlterView: views.alter_view,
     st.CreateIndex: uniques.create_index,
     st.DropIndex: uniques.drop_index,
+    st.Comment: comments.comment,
 }

@@ -289,7 +289,7 @@ def create_view(ex: Executor, ctx: Context, stmt: st.CreateView, params) -> Resu
         if temporary:  # (the session's own: engine/temp_tables.py keeps it out of every commit)
             ctx.txn.temp_created[table_id] = "PRESERVE ROWS"
     else:
-        schema = TableSchema(old.schema.schema_id + 1, (), view=definition)
+        schema = dataclasses.replace(old.schema, schema_id=old.schema.schema_id + 1, view=definition)  # (comments kept)
         ex._write(ctx, old, dataclasses.replace(old, schema=schema, caches={}), check_ssi=False)
     return Result(status="CREATE VIEW", notice=notice)
 
@@ -513,7 +513,7 @@ def follow_column_rename(ex: Executor, ctx: Context, version: TableVersion, old:
                         if d.table_id == version.table_id else d for d in definition.depends)
         changed = dataclasses.replace(definition, query=tree.sql(dialect=Txlake), depends=depends)
         _definition_query(changed.query)  # (reads back as one query)
-        schema = TableSchema(view.schema.schema_id + 1, (), view=changed)
+        schema = dataclasses.replace(view.schema, schema_id=view.schema.schema_id + 1, view=changed)
         ex._write(ctx, view, dataclasses.replace(view, schema=schema, caches={}), check_ssi=False)
 
 
@@ -542,7 +542,10 @@ def rename_column(ex: Executor, ctx: Context, version: TableVersion, old: str, n
     if new.lower() in (n.lower() for n in names if n != old):
         raise errors.DuplicateColumn(f'column "{new}" of relation "{version.name}" already exists')
     columns = tuple((new if n == old else n, t) for n, t in definition.columns)
-    schema = TableSchema(version.schema.schema_id + 1, (), view=dataclasses.replace(definition, columns=columns))
+    comments = tuple(dataclasses.replace(c, name=new) if (c.kind, c.name) == ("column", old) else c
+                     for c in version.schema.comments)  # (the column's comment follows it)
+    schema = dataclasses.replace(version.schema, schema_id=version.schema.schema_id + 1,
+                                 view=dataclasses.replace(definition, columns=columns), comments=comments)
     ex._write(ctx, version, dataclasses.replace(version, schema=schema, caches={}), check_ssi=False)
     follow_column_rename(ex, ctx, version, old, new)
     return Result(status="ALTER VIEW")
@@ -570,7 +573,7 @@ def rename(ex: Executor, ctx: Context, version: TableVersion, new: st.TableName)
                         if d.table_id == version.table_id else d for d in definition.depends)
         changed = dataclasses.replace(definition, query=query, depends=depends)
         _definition_query(changed.query)  # (reads back as one query)
-        schema = TableSchema(reader.schema.schema_id + 1, (), view=changed)
+        schema = dataclasses.replace(reader.schema, schema_id=reader.schema.schema_id + 1, view=changed)
         ex._write(ctx, reader, dataclasses.replace(reader, schema=schema, caches={}), check_ssi=False)
     return Result(status="ALTER VIEW")
 

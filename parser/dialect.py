@@ -15,6 +15,7 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
 from txlake import errors
+from txlake.parser.statements import search_path_text
 from txlake.storage.schema import DEFAULT_DECIMAL
 
 
@@ -51,6 +52,18 @@ class SequenceCommand(exp.Expression):
     MINVALUE / NO MAXVALUE)."""
 
     arg_types = {"kind": True, "names": True, "options": False, "exists": False, "cascade": False}
+
+
+# the objects COMMENT ON keeps comments on (on others it changes nothing)
+_COMMENTED = ("TABLE", "VIEW", "SEQUENCE", "INDEX", "COLUMN", "CONSTRAINT")
+
+
+class CommentOn(exp.Expression):
+    """``COMMENT ON kind ... IS text``: ``kind`` TABLE, VIEW, SEQUENCE or INDEX (``this`` the
+    object), COLUMN (``name`` of the relation ``this``) or CONSTRAINT (``name`` on the table
+    ``this``); ``text`` the comment, None for IS NULL."""
+
+    arg_types = {"kind": True, "this": True, "name": False, "text": False}
 
 
 class ValidateConstraint(exp.Expression):
@@ -502,7 +515,29 @@ class TxlakeParser(DuckDB.Parser):
         name = self._expect_name("setting name")
         if not (self._match(TokenType.EQ) or self._match_text_seq("TO")):
             self.raise_error("Expected = or TO")
-        return Control(kind="SET", name=name, value=self._parse_setting_value(), local=local)
+        value = self._parse_search_path() if name.lower() == "search_path" else self._parse_setting_value()
+        return Control(kind="SET", name=name, value=value, local=local)
+
+    def _parse_search_path(self) -> str | None:
+        """SET search_path's list of schemas, as PostgreSQL keeps it (statements.search_path_text):
+        a name folded to lower case, a quoted name or a string as it is; None for DEFAULT."""
+        if self._curr and self._curr.text.upper() == "DEFAULT" and self._curr.token_type != TokenType.STRING:
+            self._advance()
+            return None
+        schemas = []
+        while True:
+            token = self._curr
+            if not token or token.token_type in (TokenType.SEMICOLON, TokenType.COMMA):
+                self.raise_error("Expected a schema name", token or self._prev)
+                return None
+            schemas.append(token.text if token.token_type in (TokenType.STRING, TokenType.IDENTIFIER)
+                           else token.text.lower())
+            self._advance()
+            if not self._match(TokenType.COMMA):
+                break
+        if self._curr and self._curr.token_type != TokenType.SEMICOLON:
+            self.raise_error("Expected , or the end of the statement")
+        return search_path_text(schemas)
 
     def _parse_reset_statement(self) -> Control:
         self._advance()
@@ -740,12 +775,14 @@ class TxlakeParser(DuckDB.Parser):
                                options=self.parse_sequence_options(restart=kind == "ALTER"))
 
     def _parse_no_effect_statement(self) -> Control | None:
-        """``ALTER kind name OWNER TO role``, ``COMMENT ON ... IS ...``, ``GRANT ...``, ``REVOKE
-        ...``, ``ALTER DEFAULT PRIVILEGES ...``: a Control NO_EFFECT (``name`` its command tag,
+        """``ALTER kind name OWNER TO role``, ``COMMENT ON ... IS ...`` (of what txlake keeps no
+        comment on), ``GRANT ...``, ``REVOKE ...``, ``ALTER DEFAULT PRIVILEGES ...``, ``CREATE
+        DATABASE ...``, ``ALTER DATABASE ...``: a Control NO_EFFECT (``name`` its command tag,
         ``value`` what it tells; parse.py makes it a NoEffect), or None for any other statement.
         txlake has no roles or privileges (whoever may open the warehouse's files may do all),
-        so these change nothing; a GRANT or REVOKE says so. The rest of the statement is skipped:
-        the object it names is not looked up."""
+        and no databases but the warehouse, so these change nothing; a GRANT, REVOKE, CREATE or
+        ALTER DATABASE says so. The rest of the statement is skipped: the object it names is not
+        looked up."""
         tokens = [t for t in self._tokens[self._index:] if t.token_type != TokenType.SEMICOLON]
         # (words as written: a string or a quoted name is no keyword)
         words = [t.text.upper() if t.token_type not in (TokenType.STRING, TokenType.IDENTIFIER) else "" for t in tokens]
@@ -758,14 +795,58 @@ class TxlakeParser(DuckDB.Parser):
             kind = words[1] if words[1] != "MATERIALIZED" else "MATERIALIZED VIEW"
             tag, notice = f"ALTER {kind}", None  # (no roles: every object is the warehouse's)
         elif first == "COMMENT" and words[1:2] == ["ON"]:
-            tag, notice = "COMMENT", None  # (not kept: txlake has no obj_description)
+            comment = self._parse_comment()
+            if comment is not None:
+                return comment
+            tag, notice = "COMMENT", None  # (on an object txlake has not: a schema, a function, ...)
         elif first in ("GRANT", "REVOKE"):
             tag, notice = first, f"txlake has no roles or privileges: {first} changes nothing"
+        elif first in ("CREATE", "ALTER") and words[1:2] == ["DATABASE"] and len(words) > 2:  # (pg_dump -C's)
+            tag = f"{first} DATABASE"
+            notice = f"txlake has no databases: {tag} changes nothing (a warehouse is txlake's database)"
         else:
             return None
         self._index = len(self._tokens) - 1
         self._advance()  # (past the last token: the statement is whole)
         return Control(kind="NO_EFFECT", name=tag, value=notice)
+
+    def _parse_comment(self) -> CommentOn | None:
+        """``COMMENT ON {TABLE | VIEW | SEQUENCE | INDEX} name | COLUMN relation.column |
+        CONSTRAINT name ON table IS 'text' | NULL``; None (nothing read) for a comment on
+        anything else (a schema, a function, a domain's constraint)."""
+        start = self._index
+        self._advance(2)  # COMMENT ON
+        kind = self._curr.text.upper() if self._curr and self._curr.token_type not in (
+            TokenType.STRING, TokenType.IDENTIFIER) else ""
+        if kind not in _COMMENTED:
+            self._retreat(start)
+            return None
+        self._advance()
+        this, name = self._parse_table_parts(), None
+        if kind == "COLUMN":  # ([schema.]relation.column)
+            if not this.args.get("db"):
+                self.raise_error("column name must be qualified")
+            if not isinstance(this.this, exp.Identifier):
+                self.raise_error("improper qualified name (too many dotted names)")
+            this, name = exp.Table(this=this.args["db"], db=this.args.get("catalog")), this.this
+        if kind == "CONSTRAINT":
+            if not self._match_text_seq("ON"):
+                self.raise_error("Expected ON")
+            if self._curr and self._curr.text.upper() == "DOMAIN":
+                self._retreat(start)
+                return None
+            this, name = self._parse_table_parts(), this.this
+        if not self._match_text_seq("IS"):
+            self.raise_error("Expected IS")
+        text = None
+        if self._curr and self._curr.token_type in (TokenType.STRING, TokenType.HEREDOC_STRING):
+            text = self._curr.text
+            self._advance()
+        elif not self._match(TokenType.NULL):
+            self.raise_error("Expected a string or NULL")
+        if self._curr and self._curr.token_type != TokenType.SEMICOLON:
+            self.raise_error(f'at or near "{self._curr.text}"', self._curr)
+        return CommentOn(kind=kind, this=this, name=name, text=text)
 
     def parse_sequence_options(self, restart: bool = False, until=None) -> list:
         """CREATE / ALTER SEQUENCE's options (and an identity column's, up to ``until``)."""

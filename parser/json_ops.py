@@ -11,6 +11,8 @@ otherwise: its ``->`` takes a JSON path, not a key, and it prints ``[1,2]``).
   operator's or function's result, or (for ``@>`` / ``<@``) a literal that is JSON and not an
   array literal (``'{"a": 1}'``, ``'[1]'``, ``'1'``; ``'{1,2}'`` is an array's). Between two
   columns, cast one (``a @> b::jsonb``): the parser does not know column types;
+- ``=``, ``<>``, ``IS [NOT] DISTINCT FROM`` are jsonb's equality (of values: numbers by value)
+  when an operand is evidently jsonb;
 - ``?`` (a key or array string exists), ``jsonb_typeof``, ``jsonb_array_length``,
   ``jsonb_build_object``, ``to_jsonb``, ``jsonb_agg``;
 - the set-returning ``jsonb_array_elements[_text]`` (FROM or a select list) and
@@ -31,11 +33,13 @@ GET_PATH, GET_PATH_TEXT = "txl_json_get_path", "txl_json_get_path_text"
 CONTAINS, CONCAT, EXISTS = "txl_jsonb_contains", "txl_jsonb_concat", "txl_jsonb_exists"
 TYPEOF, ARRAY_LENGTH = "txl_jsonb_typeof", "txl_jsonb_array_length"
 ELEMENTS, EACH = "txl_jsonb_elements", "txl_jsonb_each"  # (lists, and their _text ones: set_returning)
+JSONB_KEY = "txl_jsonb_key"  # (the text equal jsonb values share: equals)
 _SET_RETURNING = {"jsonb_array_elements": ELEMENTS, "jsonb_array_elements_text": ELEMENTS + "_text",
                   "jsonb_each": EACH, "jsonb_each_text": EACH + "_text"}
 
-# calls whose value is json (after rewriting)
+# calls whose value is json (after rewriting); _JSONB_CALLS: jsonb (the operators' results are)
 _JSON_CALLS = {JSONB_IN, JSON_IN, JSONB_VALUE, JSON_VALUE, GET, GET + "_key", GET + "_index", GET_PATH, CONCAT}
+_JSONB_CALLS = _JSON_CALLS - {JSON_IN, JSON_VALUE}
 
 
 def _text(node: exp.Expression) -> exp.Expression:
@@ -72,11 +76,21 @@ def extract_path(node: exp.JSONBExtract | exp.JSONBExtractScalar) -> exp.Express
     return _call(name, _text(node.this), _text(node.expression))
 
 
-def is_json(node: exp.Expression) -> bool:
-    """Is ``node`` (rewritten) evidently a json value?"""
+def is_json(node: exp.Expression, calls=_JSON_CALLS) -> bool:
+    """Is ``node`` (rewritten) evidently a json value (of ``calls``: a jsonb one)?"""
     while isinstance(node, exp.Paren):
         node = node.this
-    return isinstance(node, exp.Anonymous) and node.name in _JSON_CALLS
+    return isinstance(node, exp.Anonymous) and node.name in calls
+
+
+def equals(node: exp.EQ | exp.NEQ | exp.NullSafeEQ | exp.NullSafeNEQ) -> exp.Expression:
+    """``a = b`` (``<>``, ``IS [NOT] DISTINCT FROM``) as jsonb's equality when an operand is
+    evidently jsonb: of the values, not of their texts - a number by its value (``1.0`` equals
+    ``1``, as numeric's = counts no trailing zeros). Between two columns, cast one."""
+    assignment = node.arg_key == "expressions" and isinstance(node.parent, (exp.Update, exp.OnConflict))
+    if assignment or not (is_json(node.this, _JSONB_CALLS) or is_json(node.expression, _JSONB_CALLS)):
+        return node  # (UPDATE's SET doc = ... is no comparison)
+    return type(node)(this=_call(JSONB_KEY, _text(node.this)), expression=_call(JSONB_KEY, _text(node.expression)))
 
 
 def _json_literal(node: exp.Expression) -> bool:

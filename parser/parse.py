@@ -21,7 +21,7 @@ from sqlglot.tokens import TokenType
 
 from txlake import errors
 from txlake.parser import statements as st
-from txlake.parser.dialect import SOURCE_SPAN, Control, SequenceCommand, Txlake, ValidateConstraint
+from txlake.parser.dialect import SOURCE_SPAN, CommentOn, Control, SequenceCommand, Txlake, ValidateConstraint
 from txlake.parser.semantics import (ARRAY_SET, AVG_MACRO, NAMED_SCHEMAS, SUM_MACRO, boolean_condition,
                                      postgres_semantics)
 from txlake.storage.sequences import sequence_name
@@ -96,7 +96,7 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
         if dml and tree.args.get("with_"):
             tree = _inline_ctes(tree)
         placeholders = len(in_text) if moves else sum(1 for _ in tree.find_all(exp.Placeholder))
-        order = tuple(p.meta[_PARAM_INDEX] for p in _placeholders_in_sql_order(tree)) \
+        order = tuple(p.meta[_PARAM_INDEX] for p in placeholders_in_sql_order(tree)) \
             if len(in_text) > 1 and not merge else None
         if order == tuple(range(len(in_text))):
             order = None
@@ -411,6 +411,12 @@ def _control(node: Control) -> st.Statement:
     raise errors.NotSupportedError(f"statement not supported: {kind}")
 
 
+def _comment(tree: CommentOn) -> st.Comment:
+    name = tree.args.get("name")
+    return st.Comment(kind=tree.args["kind"], target=table_name(tree.this), comment=tree.args.get("text"),
+                      name=_check_name(identifier(name), tree.args["kind"].lower()) if name is not None else None)
+
+
 def _prepare(name: str, text: str, types) -> st.Prepare:
     """PREPARE's statement as text, with the spans of its parameters ``$1``, ``$2``, ... (a
     ``$`` token and a number just after it); ``?`` is refused there, as PostgreSQL has none."""
@@ -497,7 +503,7 @@ def _placeholders_in_text_order(tree: exp.Expression) -> list[exp.Placeholder]:
     return sorted(found, key=lambda p: p.meta.get("start", -1)) if len(found) > 1 else found
 
 
-def _placeholders_in_sql_order(tree: exp.Expression) -> list[exp.Placeholder]:
+def placeholders_in_sql_order(tree: exp.Expression) -> list[exp.Placeholder]:
     """The ``?`` of ``tree`` in the order its SQL holds them - the order they bind in (the
     tree's own order is not always the SQL's: a SELECT's WITH comes first in the text)."""
     found = list(tree.find_all(exp.Placeholder))
@@ -687,9 +693,9 @@ def _create_view(tree: exp.Create) -> st.CreateView:
     """``CREATE [OR REPLACE] [[LOCAL] TEMP | TEMPORARY] VIEW name [(columns)] AS query``;
     MATERIALIZED and other options are refused (0A000), never ignored (RECURSIVE and WITH CHECK
     OPTION do not parse: sqlglot gives a command, refused likewise)."""
-    temporary = False
+    temporary, warning = False, _global_temporary(tree)
     for prop in (tree.args.get("properties") or exp.Properties()).expressions:
-        if isinstance(prop, exp.TemporaryProperty):
+        if isinstance(prop, (exp.TemporaryProperty, exp.GlobalProperty)):
             temporary = True
             continue
         what = {exp.MaterializedProperty: "MATERIALIZED"}.get(type(prop))
@@ -706,7 +712,18 @@ def _create_view(tree: exp.Create) -> st.CreateView:
         columns = tuple(_check_name(identifier(c), "column") for c in target.expressions)
         target = target.this
     return st.CreateView(view=table_name(target), query=query, written=tree.meta[_WRITTEN], columns=columns,
-                         or_replace=bool(tree.args.get("replace")), temporary=temporary)
+                         or_replace=bool(tree.args.get("replace")), temporary=temporary, warning=warning)
+
+
+def _global_temporary(tree: exp.Create) -> str | None:
+    """PostgreSQL's WARNING for ``CREATE GLOBAL TEMP[ORARY] TABLE | VIEW``, which it takes as
+    LOCAL (None for no GLOBAL); ``GLOBAL`` without ``TEMP`` is a syntax error, as in its grammar."""
+    kinds = {type(p) for p in (tree.args.get("properties") or exp.Properties()).expressions}
+    if exp.GlobalProperty not in kinds:
+        return None
+    if exp.TemporaryProperty not in kinds:
+        raise _syntax_error(f'syntax error at or near "{_kind(tree)}"', tree)
+    return "GLOBAL is deprecated in temporary table creation"
 
 
 def _create(tree: exp.Create) -> st.Statement:
@@ -722,7 +739,7 @@ def _create(tree: exp.Create) -> st.Statement:
         raise errors.NotSupportedError(_unsupported("CREATE", str(tree.args.get('kind'))))
     if tree.args.get("replace"):
         raise errors.NotSupportedError("CREATE OR REPLACE TABLE is not supported")
-    with_no_data, temporary, on_commit = False, False, None
+    with_no_data, temporary, on_commit, warning = False, False, None, _global_temporary(tree)
     for prop in (tree.args.get("properties") or exp.Properties()).expressions:
         # PARTITION BY, INHERITS, WITH (...): refused, never ignored (UNLOGGED asks for less
         # durability than every table has: taken as it is)
@@ -733,12 +750,12 @@ def _create(tree: exp.Create) -> st.Statement:
         elif isinstance(prop, exp.OnCommitProperty):
             on_commit = "DROP" if prop.args.get("drop") else "DELETE ROWS" if prop.args.get("delete") \
                 else "PRESERVE ROWS"
-        elif not isinstance(prop, exp.UnloggedProperty):
+        elif not isinstance(prop, (exp.UnloggedProperty, exp.GlobalProperty)):
             what = _TABLE_PROPERTIES.get(type(prop)) or prop.sql(dialect="postgres")
             raise errors.NotSupportedError(f"CREATE TABLE with {what} is not supported")
     if on_commit is not None and not temporary:
         raise errors.ProgrammingError("ON COMMIT can only be used on temporary tables", sqlstate="42P16")
-    temp = {"temporary": True, "on_commit": on_commit or "PRESERVE ROWS"} if temporary else {}
+    temp = {"temporary": True, "on_commit": on_commit or "PRESERVE ROWS", "warning": warning} if temporary else {}
     if_not_exists = bool(tree.args.get("exists"))
     target = tree.this
     if isinstance(target, exp.Schema) and tree.expression is not None and target.expressions \
@@ -877,7 +894,8 @@ def _drop(tree: exp.Drop) -> st.Statement:
                            cascade=bool(tree.args.get("cascade")))
     if (tree.args.get("kind") or "").upper() != "TABLE":
         what = "MATERIALIZED VIEW" if tree.args.get("materialized") else tree.args.get("kind")
-        raise errors.NotSupportedError(f"DROP {what} is not supported")
+        raise errors.NotSupportedError(_unsupported("DROP", "DATABASE") if what == "DATABASE" else
+                                       f"DROP {what} is not supported")
     tables = tree.args.get("tables") or [tree.this]
     return st.DropTable(tables=tuple(table_name(t) for t in tables), if_exists=bool(tree.args.get("exists")),
                         cascade=bool(tree.args.get("cascade")))
@@ -1493,6 +1511,7 @@ def _copy_options(params: list[exp.CopyParameter], to: bool) -> st.CopyOptions:
 
 _CONVERTERS = {
     Control: lambda tree: _control(tree),
+    CommentOn: lambda tree: _comment(tree),
     SequenceCommand: lambda tree: _sequence_command(tree),
     exp.Transaction: lambda tree: st.Begin(),  # sqlglot's own BEGIN
     exp.Commit: lambda tree: st.Commit(),

@@ -45,6 +45,11 @@ ARRAY_LENGTH, ARRAY_CONCAT, STRING_TO_ARRAY = "txl_array_length", "txl_array_con
 ARRAY_SET = "txl_array_set"
 # ARRAY_AS(a, b): the list b (text elements) as a list of a's element type
 ARRAY_AS = "txl_array_as"
+# generate_series() of PostgreSQL's types (engine/dialect.py): of integers an integer, of a bigint a
+# bigint, of numerics a numeric, of timestamps a timestamp (DuckDB's: always a bigint, no numeric
+# form); a step of 0 is 22023. SERIES_ROWS in FROM (SERIES_NUMBERED: WITH ORDINALITY), SERIES_LIST
+# in a select list (unnested there)
+SERIES_ROWS, SERIES_NUMBERED, SERIES_LIST = "txl_generate_series", "txl_generate_series_numbered", "txl_series_list"
 # TEXT_MACRO(x, x): a value as text, as PostgreSQL's output function writes it (engine/dialect.py):
 # a double 1 not 1.0, 1e+15, NaN, Infinity; a bytea \x0102; an interval's mons; an array {1,"a b",NULL}
 TEXT_MACRO = "txl_text"
@@ -134,8 +139,7 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
         if not isinstance(node.parent, exp.Table) and (rows := json_ops.set_returning(node)) is not None:
             node.replace(rows)
     for node in list(tree.find_all(exp.GenerateSeries)):
-        if _in_select_list(node):  # (a set of rows there, as in PostgreSQL: DuckDB's is one list)
-            node.replace(exp.Anonymous(this="unnest", expressions=[node.copy()]))
+        _typed_series(node)
     for node in _outside_defaults(tree, exp.Add, exp.Sub, exp.Mul):
         for operand in (node.this, node.expression):
             if isinstance(operand, exp.Literal) and operand.is_int and _INT4[0] <= int(operand.this) <= _INT4[1]:
@@ -735,6 +739,28 @@ def _like_any(node: exp.Like | exp.ILike) -> None:
     for like in likes:
         if _escapes(like):
             like.replace(exp.Escape(this=like.copy(), expression=exp.Literal.string("\\")))
+
+
+def _typed_series(node: exp.GenerateSeries) -> None:
+    """``generate_series()`` as PostgreSQL types it (``SERIES_ROWS``): in FROM the macro's rows,
+    the alias naming its column as PostgreSQL's does (``generate_series(1, 3) g``: a column
+    ``g``); in a select list its rows too (DuckDB's is one list). A string constant among the
+    arguments (``'1 day'``) is left to DuckDB's own function, which reads it by the others'
+    types."""
+    arguments = [node.args[k].copy() for k in ("start", "end", "step") if node.args.get(k) is not None]
+    untyped = any(isinstance(a, exp.Literal) and a.is_string for a in arguments)
+    table = node.parent
+    if isinstance(table, exp.Table) and not node.args.get("is_end_exclusive") and not untyped:
+        alias = table.args.get("alias") or exp.TableAlias(this=exp.to_identifier("generate_series"))
+        if not alias.columns:
+            alias.set("columns", [alias.this.copy()])
+        macro = SERIES_NUMBERED if table.args.get("ordinality") else SERIES_ROWS
+        table.set("this", exp.Anonymous(this=macro, expressions=arguments))
+        table.set("ordinality", None)
+        table.set("alias", alias)
+    elif _in_select_list(node):  # (a set of rows there, as in PostgreSQL: DuckDB's is one list)
+        items = node.copy() if untyped else exp.Anonymous(this=SERIES_LIST, expressions=arguments)
+        node.replace(exp.Anonymous(this="unnest", expressions=[items]))
 
 
 def _in_select_list(node: exp.Expression) -> bool:
@@ -1511,7 +1537,11 @@ def _concat_function(node: exp.Concat | exp.ConcatWs) -> exp.Expression:
 
 _REWRITES = {
     exp.Cast: _cast,
-    exp.EQ: _row_comparison, exp.NEQ: _row_comparison, exp.In: _row_comparison, exp.Is: _row_comparison,
+    # jsonb's equality where an operand is evidently jsonb, else a row comparison's (or as it is)
+    exp.EQ: lambda node: _either(json_ops.equals, _row_comparison, node),
+    exp.NEQ: lambda node: _either(json_ops.equals, _row_comparison, node),
+    exp.NullSafeEQ: json_ops.equals, exp.NullSafeNEQ: json_ops.equals,
+    exp.In: _row_comparison, exp.Is: _row_comparison,
     exp.SimilarTo: _similar_to, exp.Substring: _substring, exp.MakeInterval: _make_interval,
     exp.ToChar: _to_char, exp.Extract: _extract, exp.Anonymous: _function, exp.Fetch: _fetch,
     exp.UnixToTime: _to_timestamp, exp.Length: _length, exp.SplitPart: _split_part,

@@ -6,6 +6,7 @@ mutate (it copies before rewriting), because parsed statements are cached and sh
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from sqlglot import exp
@@ -31,6 +32,28 @@ def schema_database(schema: str) -> str:
     return "default" if schema == "public" else schema
 
 
+#: PostgreSQL's search_path, as SHOW shows it before a SET
+DEFAULT_SEARCH_PATH = '"$user", public'
+
+
+def search_path_text(schemas: list[str]) -> str:
+    """A search_path as PostgreSQL keeps the list a SET gives (and SHOW echoes it): the
+    schemas joined by ", ", each quoted where it is no plain lower-case name (``"$user"``)."""
+    return ", ".join(s if re.fullmatch(r"[a-z_][a-z0-9_$]*", s) else '"' + s.replace('"', '""') + '"'
+                     for s in schemas)
+
+
+def search_path_schemas(path: str) -> list[str]:
+    """The schemas of a search_path's text, read as PostgreSQL reads it (SplitIdentifierString):
+    names separated by commas, a quoted one as it is, another folded to lower case."""
+    schemas = []
+    for quoted, plain in re.findall(r'\s*(?:"((?:[^"]|"")*)"|([^,]*))\s*(?:,|$)', path):
+        name = quoted.replace('""', '"') if quoted else plain.strip().lower()
+        if name:
+            schemas.append(name)
+    return schemas
+
+
 def search_path_databases(path: str) -> tuple[str, ...]:
     """The databases unqualified names resolve in under ``SET search_path = path``, in order:
     the schemas listed but ``"$user"`` (there are no per-user schemas) and PostgreSQL's own
@@ -38,9 +61,8 @@ def search_path_databases(path: str) -> tuple[str, ...]:
     search_path = "$user", public`` (PostgreSQL's default) is the default database. A name
     is the table of the first that holds it; CREATE TABLE makes it in the first."""
     found = []
-    for part in path.split(","):
-        name = part.strip().strip('"')
-        if name and name not in ("$user", "pg_catalog", "information_schema"):
+    for name in search_path_schemas(path):
+        if name not in ("$user", "pg_catalog", "information_schema"):
             db = schema_database(name)
             if db not in found:
                 found.append(db)
@@ -59,6 +81,8 @@ class Statement:
     #: where ``text`` begins in the string it was sent in (0-based): an error's position counts
     #: from that string's start, as PostgreSQL's does
     offset: int = field(default=0, kw_only=True, compare=False)
+    #: a WARNING PostgreSQL's parser gives of the statement (``CREATE GLOBAL TEMP TABLE``), None: none
+    warning: str | None = field(default=None, kw_only=True, compare=False)
 
     #: does the statement read or write table data? (transaction control does neither)
     touches_data = True
@@ -146,6 +170,17 @@ class NoEffect(Statement):
     tag: str = ""
     notice: str | None = None
     touches_data = False
+
+
+@dataclass(frozen=True)
+class Comment(Statement):
+    """``COMMENT ON kind ... IS 'comment'``: ``kind`` TABLE, VIEW or SEQUENCE (``target`` the
+    relation), INDEX (``target`` the index), COLUMN (``name`` of ``target``) or CONSTRAINT
+    (``name`` on ``target``); ``comment`` None (IS NULL): the comment removed."""
+    kind: str = ""
+    target: TableName = TableName(None, "")
+    name: str | None = None
+    comment: str | None = None
 
 
 @dataclass(frozen=True)

@@ -30,13 +30,15 @@ examples:
   txlake wh -c "\\copy t from data.csv with (format csv, header)"
   txlake wh -c "\\copy t from stdin" < data.tsv
 
-shell meta-commands: \\? (help), \\d (tables and views), \\dt, \\dv [PATTERN], \\d TABLE|VIEW, \\snapshots TABLE,
-\\i FILE, \\copy ..., \\isolation [LEVEL], \\x, \\timing, \\rows, \\q
+shell meta-commands: \\? (help), \\d (tables and views), \\dt, \\dv, \\ds [PATTERN], \\d TABLE|VIEW (+: with
+comments), \\snapshots TABLE, \\i FILE, \\copy ..., \\c (stays in the warehouse), \\isolation [LEVEL], \\x, \\timing,
+\\rows, \\q
 -c and -f run in the order given. As in psql, an error is shown and the script goes on with its
 next statement, unless -v ON_ERROR_STOP=1 (or \\set ON_ERROR_STOP on in the script) makes it
 stop there. The statements of one -c run as one transaction (as psql's), unless it holds BEGIN /
 COMMIT of its own; an error ends that -c. With -1 all the -c and -f run as one transaction.
-Loading a pg_dump file: txlake WAREHOUSE -f dump.sql (README: "Loading a pg_dump").
+Loading a pg_dump file: txlake WAREHOUSE -f dump.sql (README: "Loading a pg_dump"); a dump made
+with -C (--create) loads too: its CREATE DATABASE and \\connect are NOTICEs, the warehouse stays.
 exit status (psql's): 0 ok (also after errors a script went on from); 1 an error in the last -c
 command, or a file that cannot be read; 2 bad usage or a warehouse that cannot be opened; 3 an
 error in a script (-f or standard input) under ON_ERROR_STOP.

@@ -22,6 +22,8 @@ General
   \\?                  show this help
   \\q                  quit (also Ctrl-D; an open transaction is rolled back)
   \\i FILE             run the SQL and meta-commands in FILE
+  \\c[onnect] [DBNAME] stay in this warehouse, txlake's one database (pg_dump -C writes
+                      \\connect after CREATE DATABASE, which changes nothing either)
   \\echo [-n] TEXT     write TEXT ('quoted' parts as psql reads them)
   \\set ON_ERROR_STOP on|off
                       on: a script (\\i, -f) stops at its first error; off (default): it goes on
@@ -32,12 +34,13 @@ General
                       \\copy t [(cols)] | (query) to FILE|stdout [with (...)]
 Catalog
   \\d                  list tables, views and sequences
-  \\dt[+] [PATTERN]    list tables (PATTERN: names as psql's, * and ? wildcards)
+  \\dt[+] [PATTERN]    list tables (PATTERN: names as psql's, * and ? wildcards;
+                      +: with their comments, COMMENT ON's)
   \\dv[+] [PATTERN]    list views
   \\ds[+] [PATTERN]    list sequences
   \\d[+] NAME          describe table NAME (or a view: its columns and definition; a
                       sequence: its bounds): columns, types, nullability, defaults,
-                      keys (a PATTERN: each match)
+                      keys (a PATTERN: each match; +: the columns' comments)
   \\snapshots TABLE    the commits that changed TABLE (its snapshot history)
 Transactions
   \\isolation [LEVEL]  show the isolation level, or set it for new transactions:
@@ -68,8 +71,8 @@ def run_meta(runner: Runner, line: str) -> Outcome:
         runner.warn("backslash commands are restricted; only \\unrestrict is allowed")
         return Outcome.ERROR
     handler = COMMANDS.get(command)
-    if handler is None and command.endswith("+") and command[:-1] in _PLUS:
-        handler = COMMANDS[command[:-1]]  # (psql's "more detail": the same here)
+    if handler is None and command.endswith("+"):
+        handler = _PLUS.get(command[:-1])  # (psql's "more detail": the comments too)
     if handler is None:
         runner.warn(f"invalid command {command}\nTry \\? for help.")
         return Outcome.ERROR
@@ -103,6 +106,26 @@ def _echo(runner: Runner, argument: str) -> Outcome:
     return Outcome.OK
 
 
+def _connect(runner: Runner, argument: str) -> Outcome:
+    """psql's ``\\c[onnect] [-reuse-previous=on|off] [DBNAME | conninfo] ...``, which pg_dump -C
+    writes after its CREATE DATABASE (``\\connect shop``, ``\\connect -reuse-previous=on
+    "dbname='shop'"``): txlake has one database, the warehouse, so the shell stays connected to
+    it - in the same session, its settings and transaction as they were - and a NOTICE says so."""
+    words = [w[1:-1].replace(w[0] * 2, w[0]) if w[0] in "'\"" and len(w) > 1 and w[-1] == w[0] else w
+             for w in re.findall(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|\S+", argument)]
+    words = [w for w in words if not w.startswith("-reuse-previous")]
+    name = words[0] if words and words[0] != "-" else None
+    if name is not None and re.match(r"postgres(ql)?://", name):  # (a URI: postgresql://host/shop)
+        name = name.split("?")[0].split("/")[3] if name.split("?")[0].count("/") >= 3 else None
+    elif name is not None and "=" in name:  # (a conninfo: dbname='shop' host=...)
+        found = re.search(r"(?:^|\s)dbname\s*=\s*(?:'((?:[^'\\]|\\.)*)'|(\S+))", name)
+        name = (re.sub(r"\\(.)", r"\1", found[1]) if found[1] is not None else found[2]) if found else None
+    target = f' to "{name}"' if name else ""
+    runner.warn(f"NOTICE:  txlake has no databases: \\connect{target} stays in the warehouse "
+                f"{runner.conn.path}, in the same session")
+    return Outcome.OK
+
+
 def _set(runner: Runner, argument: str) -> Outcome:
     """psql's ``\\set``, for the one variable scripts set: ON_ERROR_STOP (``on``: a script
     stops at its first error; ``off``, the default: it goes on). There are no other variables."""
@@ -128,9 +151,10 @@ def on_error_stop(value: str) -> bool | None:
     return None
 
 
-def _list(runner: Runner, pattern: str, kinds: tuple[str, ...], what: str) -> Outcome:
-    """psql's ``\\dt`` / ``\\dv`` / ``\\d``: the relations of ``kinds``, those PATTERN matches."""
-    tables = runner.conn.session.describe_tables()
+def _list(runner: Runner, pattern: str, kinds: tuple[str, ...], what: str, plus: bool = False) -> Outcome:
+    """psql's ``\\dt`` / ``\\dv`` / ``\\d``: the relations of ``kinds``, those PATTERN matches
+    (``plus``: with their comments)."""
+    tables = runner.conn.session.describe_tables(descriptions=plus)
     keep = [kind in kinds for kind in tables.column("type").to_pylist()]
     if pattern:
         matches = _pattern(pattern)
@@ -172,21 +196,23 @@ def _pattern(pattern: str):
                               and (schema_re is None or bool(schema_re.fullmatch(db))))
 
 
-def _list_tables(runner: Runner, argument: str) -> Outcome:
-    return _list(runner, argument, ("table",), "tables")
+def _list_tables(runner: Runner, argument: str, plus: bool = False) -> Outcome:
+    return _list(runner, argument, ("table",), "tables", plus)
 
 
-def _list_views(runner: Runner, argument: str) -> Outcome:
-    return _list(runner, argument, ("view",), "views")
+def _list_views(runner: Runner, argument: str, plus: bool = False) -> Outcome:
+    return _list(runner, argument, ("view",), "views", plus)
 
 
-def _list_sequences(runner: Runner, argument: str) -> Outcome:
-    return _list(runner, argument, ("sequence",), "sequences")
+def _list_sequences(runner: Runner, argument: str, plus: bool = False) -> Outcome:
+    return _list(runner, argument, ("sequence",), "sequences", plus)
 
 
-def _describe(runner: Runner, argument: str) -> Outcome:
+def _describe(runner: Runner, argument: str, plus: bool = False) -> Outcome:
+    """psql's ``\\d``: the relations (``\\d`` alone, or each a pattern matches), or one; ``plus``
+    (``\\d+``): with the comments on them, on a relation's columns."""
     if not argument:
-        return _list(runner, argument, ("table", "view", "sequence"), "relations")
+        return _list(runner, argument, ("table", "view", "sequence"), "relations", plus)
     if re.search(r"[*?]", re.sub(r'"[^"]*"', "", argument)):  # a pattern: each relation it matches
         matches = _pattern(argument)
         tables = runner.conn.session.describe_tables()
@@ -198,10 +224,10 @@ def _describe(runner: Runner, argument: str) -> Outcome:
             runner.warn(f'Did not find any relation named "{argument}".')
             return Outcome.ERROR
         for name in found:
-            _describe(runner, name)
+            _describe(runner, name, plus)
         return Outcome.OK
     session = runner.conn.session
-    columns = session.describe_table(argument)
+    columns = session.describe_table(argument, descriptions=plus)
     kind = session.relation_kind(argument)
     definition = session.view_definition(argument)
     name = parse_table_name(argument)  # (as PostgreSQL reads it: quotes removed)
@@ -455,6 +481,7 @@ COMMANDS = {
     "\\d": _describe,
     "\\snapshots": _snapshots,
     "\\i": _include, "\\include": _include,
+    "\\c": _connect, "\\connect": _connect,
     "\\copy": copy_command,
     "\\restrict": _restrict,
     "\\unrestrict": _unrestrict,
@@ -465,4 +492,7 @@ COMMANDS = {
     "\\echo": _echo,
     "\\set": _set,
 }
-_PLUS = ("\\d", "\\dt", "\\dv")
+_PLUS = {"\\d": lambda runner, argument: _describe(runner, argument, plus=True),
+         "\\dt": lambda runner, argument: _list_tables(runner, argument, plus=True),
+         "\\dv": lambda runner, argument: _list_views(runner, argument, plus=True),
+         "\\ds": lambda runner, argument: _list_sequences(runner, argument, plus=True)}

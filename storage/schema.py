@@ -559,6 +559,25 @@ def constraint_name(table: str, columns: tuple[str, ...], label: str, taken) -> 
 
 
 @dataclass(frozen=True)
+class Comment:
+    """``COMMENT ON ... IS 'text'``: the comment on an object of a relation. ``kind``:
+    "relation" (the table, view or sequence itself; ``name`` ""), "column" (``name``: a table
+    column's field id, a view column's name), "index" or "constraint" (``name``: its name, ""
+    for the primary key's, whose name follows the table's)."""
+
+    kind: str
+    name: str
+    text: str
+
+    def to_json(self) -> list:
+        return [self.kind, self.name, self.text]
+
+    @staticmethod
+    def from_json(d: list) -> "Comment":
+        return Comment(*d)
+
+
+@dataclass(frozen=True)
 class TableSchema:
     schema_id: int
     columns: tuple[Column, ...]
@@ -575,6 +594,37 @@ class TableSchema:
     primary_key_name: str | None = None
     #: CREATE INDEX's (not unique) indexes
     indexes: tuple[Index, ...] = ()
+    #: COMMENT ON's comments, each on an object the schema has: one dropped takes its comment
+    #: along (``__post_init__``)
+    comments: tuple[Comment, ...] = ()
+
+    def __post_init__(self):
+        if self.comments:
+            objects = self._commentable()
+            kept = tuple(c for c in self.comments if (c.kind, c.name) in objects)
+            if kept != self.comments:
+                object.__setattr__(self, "comments", kept)
+
+    def _commentable(self) -> set[tuple[str, str]]:
+        """The (kind, name) of every object of the schema a comment may be on (``Comment``)."""
+        objects = {("relation", "")}
+        if self.view is not None:
+            objects |= {("column", name) for name in self.view.names}
+        objects |= {("column", str(c.field_id)) for c in self.columns}
+        objects |= {("index", u.name) for u in self.uniques} | {("index", i.name) for i in self.indexes}
+        objects |= {("constraint", c.name) for c in self.constraints if not getattr(c, "index", False)}
+        if self.primary_key:
+            objects |= {("index", ""), ("constraint", "")}
+        return objects
+
+    def comment(self, kind: str, name: str = "") -> str | None:
+        """The comment on the object (``Comment``), or None."""
+        return next((c.text for c in self.comments if (c.kind, c.name) == (kind, name)), None)
+
+    def with_comment(self, kind: str, name: str, text: str | None) -> "TableSchema":
+        """This schema with ``text`` the comment on the object (``Comment``); None: without one."""
+        others = tuple(c for c in self.comments if (c.kind, c.name) != (kind, name))
+        return replace(self, comments=others + ((Comment(kind, name, text),) if text is not None else ()))
 
     def pkey_name(self, table: str) -> str:
         """The name of the primary key of the table ``table`` (which must have one)."""
@@ -665,6 +715,8 @@ class TableSchema:
             d["primary_key_name"] = self.primary_key_name
         if self.indexes:  # (written only when there are any)
             d["indexes"] = [i.to_json() for i in self.indexes]
+        if self.comments:  # (so too: a warehouse made before txlake kept comments has none)
+            d["comments"] = [c.to_json() for c in self.comments]
         return d
 
     @staticmethod
@@ -678,4 +730,5 @@ class TableSchema:
                            tuple(UniqueConstraint.from_json(c) for c in d.get("uniques", ())),
                            tuple(ForeignKey.from_json(c) for c in d.get("foreign_keys", ())),
                            d.get("primary_key_name"),
-                           tuple(Index.from_json(i) for i in d.get("indexes", ())))
+                           tuple(Index.from_json(i) for i in d.get("indexes", ())),
+                           tuple(Comment.from_json(c) for c in d.get("comments", ())))

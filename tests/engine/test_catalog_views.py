@@ -35,7 +35,7 @@ def test_information_schema_columns(c):
                 "ORDER BY ordinal_position")
     assert rows == [
         ("id", 1, "integer", "int4", "NO", None, None, 32, 0),
-        ("name", 2, "character varying", "varchar", "NO", "'anon'", 20, None, None),
+        ("name", 2, "character varying", "varchar", "NO", "'anon'::character varying", 20, None, None),
         ("amount", 3, "numeric", "numeric", "YES", None, None, 12, 2),
         ("at", 4, "timestamp without time zone", "timestamp", "YES", None, None, None, None),
         ("n", 5, "bigint", "int8", "YES", None, None, 64, 0),
@@ -43,6 +43,24 @@ def test_information_schema_columns(c):
         ("d", 7, "double precision", "float8", "YES", None, None, 53, None),
         ("day", 8, "date", "date", "YES", None, None, None, None),
         ("note", 9, "text", "text", "YES", None, None, None, None)]
+
+
+def test_column_default_is_postgresql_s_text_of_it(c):
+    """column_default was DuckDB's SQL of the default (NOW(), UUID(), 'anon', 7 / 2,
+    nextval('default.t2_id_seq')); PostgreSQL's is pg_get_expr's: constants typed, operators in
+    parentheses, a sequence as a regclass."""
+    c.execute("CREATE TABLE t2 (id BIGSERIAL, at TIMESTAMP DEFAULT now(), u UUID DEFAULT gen_random_uuid(), "
+              "n INT DEFAULT 7 / 2, neg BIGINT DEFAULT -1, big BIGINT DEFAULT 5000000000, f DOUBLE DEFAULT 1.5, "
+              "j JSONB DEFAULT '{}', ok BOOLEAN DEFAULT 'yes', none INT DEFAULT NULL, "
+              "s TEXT DEFAULT 'a' || 'b', c TEXT DEFAULT 'x'::text)")
+    assert q(c, "SELECT column_name, column_default FROM information_schema.columns WHERE table_name = 't2' "
+                "ORDER BY ordinal_position") == [
+        ("id", "nextval('t2_id_seq'::regclass)"), ("at", "now()"), ("u", "gen_random_uuid()"), ("n", "(7 / 2)"),
+        ("neg", "'-1'::integer"), ("big", "'5000000000'::bigint"), ("f", "1.5"), ("j", "'{}'::jsonb"),
+        ("ok", "true"), ("none", None), ("s", "('a' || 'b')"), ("c", "'x'::text")]
+    c.execute("CREATE TABLE app.q (id SERIAL)")
+    assert q(c, "SELECT column_default FROM information_schema.columns WHERE table_name = 'q'") == [
+        ("nextval('app.q_id_seq'::regclass)",)]
 
 
 def test_views_follow_the_transaction(c, connect):

@@ -145,12 +145,41 @@ def test_search_path_public_is_the_default_database(t):
     for path in ("public", '"$user", public', "'$user', public"):
         t.execute(f"SET search_path = {path}")
         assert t.execute("SELECT count(*) FROM t").fetchall() == [(2,)]
-        assert t.execute("SHOW search_path").fetchall() == [("default",)]
+        assert t.execute("SHOW search_path").fetchall() == [(path.replace("'", '"'),)]  # (as PostgreSQL echoes it)
     assert t.execute("SELECT count(*) FROM public.t").fetchall() == [(2,)]
     t.execute("SET search_path = other, public")
     assert t.execute("SELECT count(*) FROM u").fetchall() == [(0,)]
     t.execute("CREATE TABLE public.v (y INT)")
     assert t.execute("SELECT count(*) FROM default.v").fetchall() == [(0,)]
+
+
+def test_show_search_path_is_postgresql_s_text_of_it(t):
+    """SHOW search_path said txlake's databases ("default", "app, default"); PostgreSQL's is
+    '"$user", public' until a SET, then the SET's list as PostgreSQL keeps it - names folded to
+    lower case, quoted where they need it - and set_config's value as given. A SET rolled back,
+    and RESET, give the one before back; current_schema() and current_schemas() follow it."""
+    t.execute('CREATE TABLE "My App".k (x INT)')
+    assert t.execute("SHOW search_path").fetchall() == [('"$user", public',)]
+    assert t.execute("SELECT current_schema(), current_schemas(true)").fetchall() == [
+        ("public", ["pg_catalog", "public"])]
+    t.execute('SET search_path TO "My App", \'Public\', Other')
+    assert t.execute("SHOW search_path").fetchall() == [('"My App", "Public", other',)]
+    assert t.execute("SELECT current_schema(), current_schemas(false)").fetchall() == [
+        ("My App", ["My App", "Public", "other"])]
+    assert t.execute("SELECT count(*) FROM k").fetchall() == [(0,)]
+    t.execute("BEGIN")
+    t.execute("SET search_path = public")
+    assert t.execute("SHOW search_path").fetchall() == [("public",)]
+    t.execute("ROLLBACK")
+    assert t.execute("SHOW search_path").fetchall() == [('"My App", "Public", other',)]
+    t.execute("SELECT pg_catalog.set_config('search_path', '', false)")
+    assert t.execute("SHOW search_path").fetchall() == [("",)]
+    assert t.execute("SELECT current_schema()").fetchall() == [("public",)]
+    t.execute("RESET search_path")
+    assert t.execute("SHOW search_path").fetchall() == [('"$user", public',)]
+    for wrong in ("SET search_path = a b", "SET search_path = a,", "SET search_path ="):
+        with pytest.raises(errors.SyntaxError):
+            t.execute(wrong)
 
 
 def test_a_search_path_of_several_schemas_looks_in_each(t):
@@ -161,7 +190,7 @@ def test_a_search_path_of_several_schemas_looks_in_each(t):
     t.execute("CREATE TABLE app.t (z TEXT)")
     t.execute("CREATE TABLE pub (k INT PRIMARY KEY, v INT)")
     t.execute("SET search_path = app, public")
-    assert t.execute("SHOW search_path").fetchall() == [("app, default",)]
+    assert t.execute("SHOW search_path").fetchall() == [("app, public",)]
     assert t.execute("SELECT * FROM t").fetchall() == []                   # app's t hides public's
     assert t.execute("SELECT count(*) FROM public.t").fetchall() == [(2,)]
     t.execute("INSERT INTO pub VALUES (1, 1), (2, 2)")

@@ -1077,7 +1077,7 @@ def test_a_default_set_by_alter_column_is_stored_as_written(c):
     c.execute("CREATE TABLE d (id INT PRIMARY KEY, at TIMESTAMP, n INT)")
     c.execute("ALTER TABLE d ALTER COLUMN at SET DEFAULT now(), ALTER COLUMN n SET DEFAULT 7 / 2")
     assert q(c, "SELECT column_default FROM information_schema.columns WHERE table_name = 'd' "
-                "ORDER BY ordinal_position") == [(None,), ("NOW()",), ("7 / 2",)]
+                "ORDER BY ordinal_position") == [(None,), ("now()",), ("(7 / 2)",)]
     assert q(c, "INSERT INTO d (id) VALUES (1) RETURNING at = now(), n") == [(True, 3)]
     for sql in ["ALTER TABLE d ALTER COLUMN n SET DEFAULT (SELECT 1)", "CREATE TABLE e (x INT DEFAULT (SELECT 1))",
                 "ALTER TABLE d ADD COLUMN m INT DEFAULT 1 + (SELECT 1)"]:

@@ -533,6 +533,8 @@ def test_an_unsupported_type_is_named_as_written(connect, written):
     ("SELECT no_such_function(1)", "function no_such_function does not exist"),
     ("SELECT * FROM no_such_function(1)", "function no_such_function does not exist"),  # (was 42P01)
     ("SELECT encode(1)", "function encode(integer) does not exist"),
+    # (a numeric's DECIMAL(2,1) was split at its comma: "repeat(numeric, 1), numeric)")
+    ("SELECT repeat(1.5, 1.25)", "function repeat(numeric, numeric) does not exist"),
 ])
 def test_an_unknown_function_is_42883_in_postgresql_s_words(connect, sql, message):
     """DuckDB's words were "Scalar Function with name ... does not exist!", and a table

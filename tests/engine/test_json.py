@@ -41,6 +41,27 @@ def test_jsonb_normalises_and_json_keeps_the_text(db):
                       "ORDER BY ordinal_position").fetchall() == [("id", "integer"), ("doc", "jsonb"), ("raw", "json")]
 
 
+def test_jsonb_equality_is_of_values(db):
+    """jsonb's = compared the normalised texts, which keep a number's trailing zeros: '1.0'::jsonb
+    = '1'::jsonb was false. PostgreSQL's jsonb = compares values - numbers as numerics - in
+    =, <>, IS [NOT] DISTINCT FROM, where an operand is evidently jsonb (a cast, an operator's result)."""
+    assert db.execute("""SELECT '{"a":1, "b":2}'::jsonb = '{"b":2,"a":1}'::jsonb, '1.0'::jsonb = '1'::jsonb,
+                                '1.0'::jsonb <> '1'::jsonb, '1e2'::jsonb = '100.00'::jsonb,
+                                '{"a": [1.50, {"b": 0.0}]}'::jsonb = '{"a": [1.5, {"b": -0}]}'::jsonb,
+                                '"1.0"'::jsonb = '"1"'::jsonb, '[1, 2]'::jsonb = '[2, 1]'::jsonb,
+                                NULL::jsonb = '1'::jsonb""").fetchone() == (
+        True, True, False, True, True, False, False, None)
+    db.execute("""INSERT INTO d (id, doc) VALUES (1, '{"a": 1.0, "b": [1.50, 2]}'), (2, '{"a": 1}'), (3, NULL),
+                  (4, '"1.0"')""")
+    rows = lambda sql: [r[0] for r in db.execute(sql).fetchall()]  # noqa: E731
+    assert rows("""SELECT id FROM d WHERE doc = '{"b": [1.5, 2.0], "a": 1}'::jsonb""") == [1]
+    assert rows("""SELECT id FROM d WHERE doc -> 'a' = '1' ORDER BY id""") == [1, 2]  # (the string: a jsonb)
+    assert rows("""SELECT id FROM d WHERE doc IS DISTINCT FROM '{"a": 1.00}'::jsonb ORDER BY id""") == [1, 3, 4]
+    with pytest.raises(txlake.Error) as e:  # (the other operand is read as jsonb, as PostgreSQL reads it)
+        db.execute("SELECT id FROM d WHERE doc -> 'a' = 'x'")
+    assert e.value.sqlstate == "22P02"
+
+
 @pytest.mark.parametrize("bad", ["{bad", "NaN", "[1,", "{'a': 1}", "1 2", ""])
 def test_invalid_json_is_22P02_and_loses_nothing(db, bad):
     db.execute("INSERT INTO d VALUES (1, '{}', '[]')")

@@ -90,7 +90,6 @@ def test_owner_comment_grant_and_revoke_change_nothing(conn):
                      ("ALTER FUNCTION public.f(integer, text) OWNER TO shop_owner", "ALTER FUNCTION"),
                      ("ALTER TYPE public.mood OWNER TO \"Shop Owner\"", "ALTER TYPE"),
                      ("COMMENT ON SCHEMA audit IS 'who changed what; and when'", "COMMENT"),
-                     ("COMMENT ON COLUMN audit.t.id IS 'the key'", "COMMENT"),
                      ("COMMENT ON EXTENSION pgcrypto IS 'cryptographic functions'", "COMMENT")]:
         cur.execute(sql)
         assert cur.statusmessage == tag and conn.notices == [], sql
@@ -113,6 +112,24 @@ def test_owner_comment_grant_and_revoke_change_nothing(conn):
     fails(conn, "SELECT 1 / 0", "22012")
     fails(conn, "COMMENT ON TABLE audit.t IS 'x'", "25P02")
     conn.execute("ROLLBACK")
+
+
+def test_create_and_alter_database_change_nothing_and_say_so(conn):
+    """pg_dump -C's CREATE DATABASE was 0A000: the warehouse is txlake's one database, so it and
+    ALTER DATABASE are taken with a NOTICE (as GRANT is); DROP DATABASE stays refused, saying why."""
+    cur = conn.cursor()
+    cur.execute("CREATE DATABASE shop WITH TEMPLATE = template0 ENCODING = 'UTF8' LOCALE_PROVIDER = libc "
+                "LOCALE = 'en_US.UTF-8'")
+    assert cur.statusmessage == "CREATE DATABASE" and conn.notices == [
+        "NOTICE:  txlake has no databases: CREATE DATABASE changes nothing (a warehouse is txlake's database)"]
+    conn.notices.clear()
+    cur.execute("ALTER DATABASE shop OWNER TO shop_owner")
+    assert cur.statusmessage == "ALTER DATABASE" and conn.notices == []
+    cur.execute("ALTER DATABASE shop SET search_path TO app")
+    assert cur.statusmessage == "ALTER DATABASE" and len(conn.notices) == 1
+    assert conn.execute("SHOW search_path").fetchone() == ('"$user", public',)
+    fails(conn, "CREATE DATABASE", "42601")
+    fails(conn, "DROP DATABASE IF EXISTS shop", "0A000", "DROP DATABASE is not supported: a warehouse is txlake's")
 
 
 def test_pg_catalog_qualified_calls_and_regclass_sequence_names(conn):

@@ -109,6 +109,26 @@ def test_errors_where_postgresql_raises_them(conn, sql, sqlstate):
     assert e.value.sqlstate == sqlstate
 
 
+@pytest.mark.parametrize("sql, params, sqlstate, message", [
+    ("SELECT * FROM r LIMIT -1", (), "2201W", "LIMIT must not be negative"),
+    ("SELECT * FROM r OFFSET -1", (), "2201X", "OFFSET must not be negative"),
+    ("SELECT * FROM r LIMIT ?", (-1,), "2201W", "LIMIT must not be negative"),
+    ("SELECT * FROM r WHERE a = ? OFFSET ? LIMIT ?", (1, -2, 1), "2201X", "OFFSET must not be negative"),
+    ("SELECT * FROM r WHERE a = ? OFFSET ? LIMIT ?", (1, 2, -1), "2201W", "LIMIT must not be negative"),
+    ("SELECT * FROM r LIMIT -1 OFFSET -1", (), "2201X", "OFFSET must not be negative"),  # (checked first)
+    ("SELECT * FROM r LIMIT (SELECT min(a) - 5 FROM r)", (), "2201W", "LIMIT must not be negative"),
+    ("SELECT * FROM r OFFSET (SELECT -1)", (), "2201X", "OFFSET must not be negative"),  # (was 22023)
+    ("DELETE FROM r WHERE a IN (SELECT a FROM r LIMIT ?)", (-3,), "2201W", "LIMIT must not be negative"),
+])
+def test_a_negative_limit_or_offset_is_refused_in_postgresql_s_words(conn, sql, params, sqlstate, message):
+    """DuckDB's words were "LIMIT/OFFSET cannot be negative", 2201W for both (PostgreSQL's OFFSET
+    is 2201X) - and for a subquery's value a cast to UINT64 that failed (22023)."""
+    with pytest.raises(txlake.DataError) as e:
+        conn.execute(sql, params)
+    assert (e.value.sqlstate, str(e.value)) == (sqlstate, message)
+    assert conn.execute("SELECT count(*) FROM r").fetchone() == (3,)
+
+
 def test_functions_in_their_domain_and_their_column_names(conn):
     cur = conn.execute("SELECT sqrt(4), ln(1), log(100), power(2, 3), 2 ^ 10, "
                        "CASE WHEN x >= 0 THEN sqrt(x) END AS guarded FROM tt")
@@ -245,6 +265,38 @@ def test_generate_series_in_the_select_list_makes_rows(conn):
     assert conn.execute("SELECT generate_series(1, 3), 'x' AS s").fetchall() == [(1, "x"), (2, "x"), (3, "x")]
     assert one(conn, "SELECT count(*) FROM (SELECT 10 + generate_series(1, 4)) q") == (4,)
     assert conn.execute("SELECT * FROM generate_series(1, 2)").fetchall() == [(1,), (2,)]
+
+
+def test_generate_series_has_the_type_of_its_arguments(conn):
+    """generate_series(1, 3) was a bigint (DuckDB's only integer form), so date + g was 42883;
+    PostgreSQL's is an integer of integers, a bigint of a bigint, a numeric of numerics (DuckDB
+    had none) and a timestamp of timestamps - in FROM and in a select list alike."""
+    assert conn.execute("SELECT pg_typeof(g) FROM generate_series(1, 3) g").fetchall() == [("integer",)] * 3
+    assert conn.execute("SELECT date '2024-01-01' + g FROM generate_series(1, 2) g").fetchall() == [
+        (datetime.date(2024, 1, 2),), (datetime.date(2024, 1, 3),)]
+    assert one(conn, "SELECT pg_typeof(generate_series(1, 2)) LIMIT 1") == ("integer",)
+    assert one(conn, "SELECT pg_typeof(g) FROM generate_series(1::smallint, 2::smallint) g LIMIT 1") == ("integer",)
+    assert one(conn, "SELECT pg_typeof(g) FROM generate_series(1::bigint, 2) g LIMIT 1") == ("bigint",)
+    assert one(conn, "SELECT pg_typeof(g) FROM generate_series(1, 3000000000) g LIMIT 1") == ("bigint",)
+    # a lateral bound, a step, WITH ORDINALITY and a column alias keep the type
+    assert conn.execute("SELECT r.a, pg_typeof(g), g FROM r, generate_series(r.a, r.a + 1) g "
+                        "ORDER BY g").fetchall() == [(1, "integer", 1), (1, "integer", 1), (1, "integer", 2),
+                                                     (1, "integer", 2)]
+    assert conn.execute("SELECT x, n, pg_typeof(x) FROM generate_series(5, 1, -2) WITH ORDINALITY AS s(x, n)"
+                        ).fetchall() == [(5, 1, "integer"), (3, 2, "integer"), (1, 3, "integer")]
+    assert conn.execute("SELECT g, pg_typeof(g) FROM generate_series(1.5, 3) g").fetchall() == [
+        (decimal.Decimal("1.5"), "numeric"), (decimal.Decimal("2.5"), "numeric")]
+    assert conn.execute("SELECT generate_series(0.1, 0.3, 0.1)").fetchall() == [
+        (decimal.Decimal("0.1"),), (decimal.Decimal("0.2"),), (decimal.Decimal("0.3"),)]
+    assert conn.execute("SELECT g, pg_typeof(g) FROM generate_series(timestamp '2024-01-01', "
+                        "timestamp '2024-01-02', interval '1 day') g").fetchall() == [
+        (datetime.datetime(2024, 1, 1), "timestamp without time zone"),
+        (datetime.datetime(2024, 1, 2), "timestamp without time zone")]
+    for sql in ("SELECT * FROM generate_series(1, 3, 0)", "SELECT generate_series(1.0, 3, 0)",
+                "SELECT * FROM generate_series(timestamp '2024-01-01', timestamp '2024-01-02', interval '0 days')"):
+        with pytest.raises(txlake.DataError) as e:  # (DuckDB's "interval cannot be 0!", 42000)
+            conn.execute(sql)
+        assert (e.value.sqlstate, str(e.value).split("\n")[0]) == ("22023", "step size cannot equal zero"), sql
 
 
 def test_a_typed_literal_binds_before_a_cast(conn):

@@ -338,6 +338,28 @@ def test_local_temp_is_temp(connect):
     fails(other, "SELECT * FROM a", "42P01")
 
 
+def test_global_temp_is_a_deprecated_local_temp(connect):
+    """CREATE GLOBAL TEMP TABLE was 0A000; PostgreSQL 16 takes GLOBAL as LOCAL with a WARNING
+    (and GLOBAL without TEMP is its syntax error)."""
+    c = connect(autocommit=True)
+    for sql in ("CREATE GLOBAL TEMP TABLE g (x INT)", "CREATE GLOBAL TEMPORARY TABLE h (x INT) ON COMMIT DELETE ROWS",
+                "CREATE GLOBAL TEMP TABLE i AS SELECT 1 AS x", "CREATE GLOBAL TEMP VIEW w AS SELECT x FROM g"):
+        c.execute(sql)
+        assert c.notices == ["WARNING:  GLOBAL is deprecated in temporary table creation"], sql
+        c.notices.clear()
+    c.execute("CREATE GLOBAL TEMP TABLE IF NOT EXISTS g (x INT)")  # (the parser's WARNING comes first)
+    assert c.notices == ["WARNING:  GLOBAL is deprecated in temporary table creation",
+                         'NOTICE:  relation "g" already exists, skipping']
+    assert rows(c, "SELECT table_name, table_type FROM information_schema.tables ORDER BY 1") == [
+        ("g", "LOCAL TEMPORARY"), ("h", "LOCAL TEMPORARY"), ("i", "LOCAL TEMPORARY"), ("w", "VIEW")]
+    fails(connect(autocommit=True), "SELECT * FROM g", "42P01")
+    fails(c, "CREATE GLOBAL TABLE j (x INT)", "42601")
+    c.execute("SET client_min_messages = error")
+    c.notices.clear()
+    c.execute("CREATE GLOBAL TEMP TABLE k (x INT)")
+    assert c.notices == []
+
+
 def test_temporary_views(connect, warehouse):
     """CREATE [LOCAL] TEMP VIEW, and a view reading a temporary table (PostgreSQL makes it a
     temporary view, with a NOTICE): the session's own, as its temporary tables are."""

@@ -802,7 +802,7 @@ def test_set_local_lasts_to_the_end_of_the_transaction(connect):
     assert c.session.in_transaction
     assert show(c, "search_path") == "other"
     c.commit()
-    assert show(c, "search_path") == "default"
+    assert show(c, "search_path") == '"$user", public'
     c.rollback()
 
 
@@ -818,7 +818,7 @@ def test_a_set_is_undone_by_a_rollback_of_its_transaction_or_savepoint(connect):
     a.execute("SET TIME ZONE 'Asia/Tokyo'")
     a.execute("ROLLBACK")
     assert [show(a, n) for n in ("lock_timeout", "search_path", "default_transaction_isolation",
-                                 "default_transaction_read_only")] == ["0", "default", "repeatable read", "off"]
+                                 "default_transaction_read_only")] == ["0", '"$user", public', "repeatable read", "off"]
     assert show(a, "timezone") != "Asia/Tokyo"
     a.execute("BEGIN")
     a.execute("SET lock_timeout = '5s'")

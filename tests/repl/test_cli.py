@@ -289,6 +289,40 @@ def test_describe_lists_check_constraints_as_psql(main, tmp_path):
                                   '    "t_a_check" CHECK (a > 0)']
 
 
+def test_describe_shows_defaults_as_postgresql_deparses_them(main, tmp_path):
+    """\\d showed a default in DuckDB's SQL: NOW(), UUID(), 'x', nextval('default.t_id_seq'),
+    NEXTVAL('s'); psql shows pg_get_expr's text of it."""
+    wh = str(tmp_path / "wh")
+    done = main(wh, "-c", "CREATE SEQUENCE s", "-c",
+                "CREATE TABLE t (id SERIAL, at TIMESTAMPTZ DEFAULT now(), s TEXT DEFAULT 'x', "
+                "v VARCHAR(5) DEFAULT 'it''s', n INT DEFAULT 0, m NUMERIC(6,2) DEFAULT -1.25, b BOOLEAN DEFAULT true, "
+                "u UUID DEFAULT gen_random_uuid(), k BIGINT DEFAULT nextval('s'), e INT DEFAULT (1 + 2) * 3, "
+                "a INT[] DEFAULT '{1,2}', d DATE DEFAULT current_date)", "-c", "\\d t")
+    assert done.returncode == 0, done.stderr
+    defaults = {cells[0]: cells[3] for cells in ([c.strip() for c in line.split("|")]
+                                                 for line in done.stdout.splitlines()) if len(cells) == 5}
+    assert {k: v for k, v in defaults.items() if k != "column"} == {
+        "id": "nextval('t_id_seq'::regclass)", "at": "now()", "s": "'x'::text", "v": "'it''s'::character varying",
+        "n": "0", "m": "'-1.25'::numeric", "b": "true", "u": "gen_random_uuid()", "k": "nextval('s'::regclass)",
+        "e": "(1 + 2) * 3", "a": "'{1,2}'::integer[]", "d": "CURRENT_DATE"}
+
+
+def test_plus_shows_comments_as_psql(main, tmp_path):
+    """\\dt+ and \\d+ were \\dt and \\d (COMMENT ON kept nothing); psql's show the comments in a
+    Description column, empty where there is none. \\ds+ was an invalid command."""
+    wh = str(tmp_path / "wh")
+    done = main(wh, "-c", "CREATE TABLE t (id INT PRIMARY KEY, a TEXT)", "-c", "CREATE TABLE u (x INT)", "-c",
+                "CREATE SEQUENCE s", "-c", "COMMENT ON TABLE t IS 'the table'", "-c",
+                "COMMENT ON COLUMN t.a IS 'column a'", "-c", "COMMENT ON SEQUENCE s IS 'numbers'",
+                "-c", "\\dt+", "-c", "\\d+ t", "-c", "\\ds+", "-c", "\\d t")
+    assert done.returncode == 0, done.stderr
+    rows = [[cell.strip() for cell in line.split("|")] for line in done.stdout.splitlines() if "|" in line]
+    assert ["default", "t", "2", "0", "table", "the table"] in rows and ["default", "u", "1", "0", "table", ""] in rows
+    assert ["id", "INT", "no", "", "PRIMARY KEY", ""] in rows and ["a", "TEXT", "yes", "", "", "column a"] in rows
+    assert ["default", "s", "0", "NULL", "sequence", "numbers"] in rows
+    assert ["a", "TEXT", "yes", "", ""] in rows  # (\\d: no comments)
+
+
 def test_describe_lists_foreign_keys_both_ways(main, tmp_path):
     wh = str(tmp_path / "wh")
     done = main(wh, "-c", "CREATE TABLE p (id INT PRIMARY KEY)", "-c",

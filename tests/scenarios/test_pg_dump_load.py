@@ -30,6 +30,7 @@ REFUSED = [
     ("0A000", "CREATE TYPE is not supported"),
     ("0A000", "CREATE FUNCTION is not supported"),
     ("0A000", 'type "public.mood" is not supported'),  # (the table feedback, of the enum type)
+    ("42P01", 'relation "public.feedback" does not exist'),  # its column's comment,
     ("42P01", 'relation "public.feedback" does not exist'),  # its data,
     ("42P01", 'relation "public.feedback" does not exist'),  # its primary key
     ("0A000", "CREATE TRIGGER is not supported"),
@@ -102,6 +103,9 @@ def check_loaded(warehouse: str) -> None:
         assert one("SELECT attrs FROM products WHERE sku = 'TEA-01'") == ({"size": "100g", "organic": True},)
         assert one("SELECT payload -> 'items' FROM audit.events WHERE id = 2") == ([1, 2],)
         assert one("SELECT note FROM orders WHERE id = 41") == ("€ ünïcödé",)
+        # the comments (COMMENT ON), as obj_description / col_description read them
+        assert one("SELECT obj_description('public.customers'::regclass, 'pg_class'), "
+                   "col_description('public.customers'::regclass, 2)") == ("people who buy things", "where receipts go")
         # the view, over its parenthesized joins
         totals = conn.execute("SELECT id, name, total FROM order_totals ORDER BY id").fetchall()
         assert [(i, n, Decimal(t).quantize(Decimal("0.01"))) for i, n, t in totals] == [
@@ -157,6 +161,61 @@ def test_on_error_stop_stops_the_load_at_the_first_refused_statement(tmp_path):
     listed = txlake_command(warehouse, "--csv", "-c", "SELECT count(*) AS n FROM information_schema.tables "
                                                       "WHERE table_schema IN ('public', 'audit')")
     assert listed.stdout == "n\n0\n"  # (CREATE SCHEMA audit ran; no table did)
+
+
+CREATED = """--
+-- PostgreSQL database dump
+--
+
+SET statement_timeout = 0;
+SET client_encoding = 'UTF8';
+SELECT pg_catalog.set_config('search_path', '', false);
+
+--
+-- Name: shop; Type: DATABASE; Schema: -; Owner: shop_owner
+--
+
+CREATE DATABASE shop WITH TEMPLATE = template0 ENCODING = 'UTF8' LOCALE_PROVIDER = libc LOCALE = 'C.UTF-8';
+
+
+ALTER DATABASE shop OWNER TO shop_owner;
+ALTER DATABASE shop SET search_path TO 'public';
+
+\\connect shop
+
+SET statement_timeout = 0;
+SELECT pg_catalog.set_config('search_path', '', false);
+
+CREATE TABLE public.t (id integer NOT NULL);
+
+COPY public.t (id) FROM stdin;
+1
+2
+\\.
+
+\\connect -reuse-previous=on "dbname='shop'"
+
+ALTER TABLE ONLY public.t ADD CONSTRAINT t_pkey PRIMARY KEY (id);
+"""
+
+
+def test_a_dump_made_with_create_loads_with_notices(tmp_path):
+    """pg_dump -C (--create) writes CREATE DATABASE, ALTER DATABASE and \\connect: they were 0A000
+    and 'invalid command \\connect'. The warehouse is txlake's database: each is a NOTICE that it
+    stays the same, and the rest loads - under ON_ERROR_STOP too."""
+    dump = tmp_path / "created.sql"
+    dump.write_text(CREATED)
+    warehouse = str(tmp_path / "wh")
+    done = txlake_command(warehouse, "-X", "-v", "ON_ERROR_STOP=1", "-f", str(dump))
+    assert done.returncode == 0, done.stderr
+    told = done.stderr.splitlines()
+    assert all(line.startswith("NOTICE:  txlake has no databases: ") for line in told) and len(told) == 4, told
+    assert 'CREATE DATABASE changes nothing' in told[0] and '\\connect to "shop" stays in the warehouse' in told[2]
+    assert "CREATE DATABASE" in done.stdout and "COPY 2" in done.stdout
+    with txlake.connect(warehouse, autocommit=True) as conn:
+        assert conn.execute("SELECT id FROM t ORDER BY id").fetchall() == [(1,), (2,)]
+        with pytest.raises(txlake.IntegrityError):  # (its key, after the second \\connect)
+            conn.execute("INSERT INTO t VALUES (1)")
 
 
 def test_a_pg_dump_file_loads_from_standard_input_and_with_include(tmp_path):

@@ -1,0 +1,117 @@
+"""COMMENT ON tables, views, sequences, columns, indexes and constraints: kept in the
+relation's schema, transactionally, and read back by obj_description / col_description, as
+PostgreSQL does. Before, every COMMENT ON was accepted and kept nowhere."""
+
+import pytest
+
+import txlake
+from tests.conftest import run_python
+from tests.engine.test_postgres_functions import one
+from txlake.storage.schema import TableSchema
+
+
+@pytest.fixture
+def c(connect):
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE t (id INT PRIMARY KEY, a TEXT, CONSTRAINT a_chk CHECK (a <> ''))")
+    conn.execute("CREATE INDEX t_a_idx ON t (a)")
+    conn.execute("INSERT INTO t VALUES (1, 'x'), (2, 'y')")
+    conn.execute("CREATE VIEW v AS SELECT id, a FROM t")
+    conn.execute("CREATE SEQUENCE s")
+    return conn
+
+
+DESCRIPTIONS = ("SELECT obj_description('t'::regclass, 'pg_class'), col_description('t'::regclass, 1), "
+                "col_description('t'::regclass, 2), obj_description('v'::regclass, 'pg_class'), "
+                "col_description('v'::regclass, 1), obj_description('public.s'::regclass, 'pg_class'), "
+                "obj_description('t_a_idx'::regclass, 'pg_class'), obj_description('t_pkey'::regclass)")
+
+
+def test_comments_are_kept_and_read_back(c, warehouse):
+    assert one(c, DESCRIPTIONS) == (None,) * 8
+    for sql in ("COMMENT ON TABLE t IS 'the table'", "COMMENT ON COLUMN public.t.a IS 'it''s a'",
+                "COMMENT ON VIEW v IS 'a view'", "COMMENT ON COLUMN v.id IS 'the view''s id'",
+                "COMMENT ON SEQUENCE s IS 'numbers'", "COMMENT ON INDEX t_a_idx IS 'by a'",
+                "COMMENT ON INDEX t_pkey IS 'by id'", "COMMENT ON CONSTRAINT a_chk ON t IS 'no empty a'"):
+        assert c.execute(sql).statusmessage == "COMMENT", sql
+    expected = ("the table", None, "it's a", "a view", "the view's id", "numbers", "by a", "by id")
+    assert one(c, DESCRIPTIONS) == expected
+    assert c.execute("SELECT * FROM t ORDER BY id").fetchall() == [(1, "x"), (2, "y")]  # (rows kept)
+    # they are in the catalog on disk: another process reads them
+    done = run_python("import sys, txlake\n"
+                      "c = txlake.connect(sys.argv[1], autocommit=True)\n"
+                      f"print(repr(c.execute({DESCRIPTIONS!r}).fetchone()))", warehouse)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == repr(expected)
+    # IS NULL removes one; a second COMMENT replaces it
+    c.execute("COMMENT ON TABLE t IS NULL")
+    c.execute("COMMENT ON COLUMN t.a IS 'a again'")
+    assert one(c, "SELECT obj_description('t'::regclass, 'pg_class'), col_description('t'::regclass, 2)") == (
+        None, "a again")
+
+
+def test_a_comment_is_transactional(c, connect):
+    c.execute("COMMENT ON TABLE t IS 'before'")
+    c.execute("BEGIN")
+    c.execute("COMMENT ON TABLE t IS 'inside'")
+    assert one(c, "SELECT obj_description('t'::regclass)") == ("inside",)
+    other = connect(autocommit=True)
+    assert one(other, "SELECT obj_description('t'::regclass)") == ("before",)  # (not committed yet)
+    c.execute("ROLLBACK")
+    assert one(c, "SELECT obj_description('t'::regclass)") == ("before",)
+    c.execute("BEGIN READ ONLY")
+    with pytest.raises(txlake.Error) as e:
+        c.execute("COMMENT ON TABLE t IS 'x'")
+    assert e.value.sqlstate == "25006"
+    c.execute("ROLLBACK")
+
+
+def test_a_comment_goes_with_its_object(c):
+    """A comment is on the object, not on its name: one dropped and made again has none."""
+    for sql in ("COMMENT ON TABLE t IS 'x'", "COMMENT ON COLUMN t.a IS 'x'", "COMMENT ON INDEX t_a_idx IS 'x'",
+                "COMMENT ON CONSTRAINT a_chk ON t IS 'x'"):
+        c.execute(sql)
+    c.execute("DROP VIEW v")
+    c.execute("ALTER TABLE t DROP COLUMN a")
+    c.execute("ALTER TABLE t ADD COLUMN a TEXT")
+    c.execute("CREATE INDEX t_a_idx ON t (a)")
+    assert one(c, "SELECT col_description('t'::regclass, 2), obj_description('t_a_idx'::regclass)") == (None, None)
+    c.execute("COMMENT ON COLUMN t.a IS 'kept by a rename'")
+    c.execute("ALTER TABLE t RENAME COLUMN a TO b")
+    assert one(c, "SELECT col_description('t'::regclass, 2)") == ("kept by a rename",)
+    c.execute("DROP TABLE t")
+    c.execute("CREATE TABLE t (id INT)")
+    assert one(c, "SELECT obj_description('t'::regclass), col_description('t'::regclass, 1)") == (None, None)
+
+
+@pytest.mark.parametrize("sql, sqlstate", [
+    ("COMMENT ON TABLE v IS 'x'", "42809"), ("COMMENT ON VIEW t IS 'x'", "42809"),
+    ("COMMENT ON SEQUENCE t IS 'x'", "42809"), ("COMMENT ON INDEX t IS 'x'", "42809"),
+    ("COMMENT ON TABLE nope IS 'x'", "42P01"), ("COMMENT ON INDEX nope IS 'x'", "42P01"),
+    ("COMMENT ON COLUMN t.nope IS 'x'", "42703"), ("COMMENT ON CONSTRAINT nope ON t IS 'x'", "42704"),
+    ("COMMENT ON COLUMN t IS 'x'", "42601"), ("COMMENT ON TABLE t IS 42", "42601"),
+    ("SELECT obj_description('nope'::regclass, 'pg_class')", "42P01"),
+])
+def test_a_comment_on_what_is_not_there_is_refused(c, sql, sqlstate):
+    with pytest.raises(txlake.Error) as e:
+        c.execute(sql)
+    assert e.value.sqlstate == sqlstate
+    assert c.execute("SELECT count(*) FROM t").fetchone() == (2,)
+
+
+def test_a_comment_on_what_txlake_has_not_changes_nothing(c):
+    """A schema, an extension, a function: accepted as before (pg_dump writes them), kept nowhere."""
+    for sql in ("COMMENT ON SCHEMA public IS 'standard public schema'", "COMMENT ON EXTENSION plpgsql IS 'x'",
+                "COMMENT ON FUNCTION f(integer) IS 'x'"):
+        assert c.execute(sql).statusmessage == "COMMENT"
+
+
+def test_a_schema_of_before_comments_reads_and_writes_none():
+    """A warehouse made before txlake kept comments has schemas without them: read as none, and a
+    schema without comments is written as before (older txlake reads it)."""
+    old = {"id": 3, "columns": [{"id": 0, "name": "a", "type": "INT", "not_null": False, "default": None}],
+           "primary_key": [], "highest_field_id": 0}
+    schema = TableSchema.from_json(old)
+    assert schema.comments == () and schema.to_json() == old
+    commented = schema.with_comment("column", "0", "x")
+    assert TableSchema.from_json(commented.to_json()) == commented
