@@ -86,7 +86,7 @@ def _bool(values) -> pa.Array:
 
 
 def _tables(tables: list[TableVersion]) -> pa.Table:
-    tables = [t for t in tables if not t.is_sequence]
+    tables = [t for t in tables if not t.is_sequence and not t.is_type]
     n = len(tables)
     return pa.table({
         "table_catalog": _text([CATALOG] * n),

@@ -214,6 +214,12 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.DataError(message, sqlstate="22023")
         if "division by zero" in text:
             return errors.DivisionByZero(message)
+        if text.startswith("invalid input value for enum "):  # (engine/user_types.py's casts)
+            return errors.InvalidTextRepresentation(message)
+        if text.startswith("value for domain ") and "violates check constraint" in text:
+            return errors.CheckViolation(message)
+        if text.startswith("domain ") and text.endswith("does not allow null values"):
+            return errors.NotNullViolation(message)
         if text.startswith("array subscript out of range"):  # (engine/dialect.py's ARRAY_SET)
             return errors.DataError(message, sqlstate="2202E")
         if text.startswith("array size exceeds the maximum allowed"):

@@ -35,6 +35,8 @@ Catalog
   \\dt[+] [PATTERN]    list tables (PATTERN: names as psql's, * and ? wildcards)
   \\dv[+] [PATTERN]    list views
   \\ds[+] [PATTERN]    list sequences
+  \\dT [PATTERN]      list data types: enums (with their labels) and domains
+  \\dD [PATTERN]      list domains: base type, NOT NULL, default, CHECKs
   \\d[+] NAME          describe table NAME (or a view: its columns and definition; a
                       sequence: its bounds): columns, types, nullability, defaults,
                       keys (a PATTERN: each match)
@@ -182,6 +184,25 @@ def _list_views(runner: Runner, argument: str) -> Outcome:
 
 def _list_sequences(runner: Runner, argument: str) -> Outcome:
     return _list(runner, argument, ("sequence",), "sequences")
+
+
+def _list_types(runner: Runner, argument: str, domains: bool = False) -> Outcome:
+    """psql's ``\\dT`` (enums and domains) and ``\\dD`` (domains), those PATTERN matches."""
+    found = runner.conn.session.describe_types(domains)
+    if argument:
+        matches = _pattern(argument)
+        found = found.filter([matches(schema, name) for schema, name in
+                              zip(found.column("schema").to_pylist(), found.column("name").to_pylist())])
+    what = "domains" if domains else "data types"
+    if found.num_rows == 0:
+        runner.print(f'Did not find any {what} named "{argument}".' if argument else f"Did not find any {what}.")
+    else:
+        runner.show_table(found)
+    return Outcome.OK
+
+
+def _list_domains(runner: Runner, argument: str) -> Outcome:
+    return _list_types(runner, argument, domains=True)
 
 
 def _describe(runner: Runner, argument: str) -> Outcome:
@@ -452,6 +473,8 @@ COMMANDS = {
     "\\dt": _list_tables,
     "\\dv": _list_views,
     "\\ds": _list_sequences,
+    "\\dT": _list_types,
+    "\\dD": _list_domains,
     "\\d": _describe,
     "\\snapshots": _snapshots,
     "\\i": _include, "\\include": _include,
