@@ -30,7 +30,8 @@ examples:
   txlake wh -c "\\copy t from data.csv with (format csv, header)"
   txlake wh -c "\\copy t from stdin" < data.tsv
 
-shell meta-commands: \\? (help), \\d (tables and views), \\dt, \\dv [PATTERN], \\d TABLE|VIEW, \\snapshots TABLE,
+shell meta-commands: \\? (help), \\d (tables and views), \\dt, \\dv, \\dT, \\dD [PATTERN], \\d TABLE|VIEW,
+\\snapshots TABLE,
 \\i FILE, \\copy ..., \\isolation [LEVEL], \\x, \\timing, \\rows, \\q
 -c and -f run in the order given. As in psql, an error is shown and the script goes on with its
 next statement, unless -v ON_ERROR_STOP=1 (or \\set ON_ERROR_STOP on in the script) makes it
