@@ -106,6 +106,7 @@ def _type_word(duck: str) -> str:
     return _TYPE_WORDS.get(duck, "numeric" if duck.startswith("DECIMAL") or duck == "HUGEINT" else duck.lower())
 
 
+_MISSING_TYPE = re.compile(r"Type with name (?P<name>.+) does not exist!?")
 _DOMAIN_ERRORS = (("negative substring length", "22011"), ("square root of a negative", "2201F"),
                   ("negative power", "2201F"), ("complex result", "2201F"), ("logarithm of", "2201E"))
 
@@ -194,6 +195,8 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.UndefinedTable(message)
         if "function" in text:
             return errors.ProgrammingError(message, sqlstate="42883")
+        if (missing := _MISSING_TYPE.match(message)) is not None:  # ('x'::nosuch, as PostgreSQL words it)
+            return errors.UndefinedObject(f'type "{missing["name"]}" does not exist')
         return errors.ProgrammingError(message, sqlstate="42704")
     if isinstance(e, duckdb.InvalidInputException):
         if (udf := _UDF_ERROR.search(message)) is not None:  # (engine/dialect.py's functions: bytea input)

@@ -2103,6 +2103,7 @@ class Executor:
         if self.name_taken(ctx, db, name):
             if stmt.if_not_exists:
                 return Result(status="CREATE TABLE", notice=f'relation "{name}" already exists, skipping')
+            user_types.refuse_type_name(ctx, db, name)  # (a type's name: 42710, as PostgreSQL's row types)
             raise errors.DuplicateTable(f'relation "{name}" already exists')
         data = None
         if stmt.as_query is not None:

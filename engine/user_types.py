@@ -92,6 +92,16 @@ def type_name_of(ctx: Context, data_type: exp.DataType) -> st.TableName | None:
     return st.TableName(st.schema_database(schema.strip('"')) if schema else None, name.strip('"'))
 
 
+def refuse_type_name(ctx: Context, db: str, name: str) -> None:
+    """42710 if a type holds the name a new table would take: a table's row type is a type in
+    PostgreSQL, so the name is a type's already."""
+    taken = ctx.txn.table(ctx.catalog, db, name)
+    if taken is not None and taken.is_type:
+        raise errors.DuplicateObject(f'type "{name}" already exists\nHINT:  A relation has an associated type of '
+                                     "the same name, so you must use a name that doesn't conflict with any "
+                                     "existing type.")
+
+
 def _users(ctx: Context, type_id: str) -> list[tuple[TableVersion, Column]]:
     """(table, column) of each column of the type ``type_id``."""
     return [(t, c) for t in ctx.txn.tables(ctx.catalog) if t.is_table
@@ -215,15 +225,14 @@ def create_type(ex: Executor, ctx: Context, stmt: st.CreateType, params) -> Resu
 def _labels(labels: tuple[str, ...]) -> tuple[str, ...]:
     for i, label in enumerate(labels):
         _check_label(label)
-        if label in labels[:i]:
-            raise errors.DuplicateObject(f'enum label "{label}" already exists')
+        if label in labels[:i]:  # (PostgreSQL's words: its catalog's unique index says so)
+            raise errors.UniqueViolation('duplicate key value violates unique constraint "pg_enum_typid_label_index"')
     return tuple(labels)
 
 
 def _check_label(label: str) -> None:
-    if not label or len(label.encode()) > NAME_BYTES:
-        raise errors.InvalidParameterValue(f'invalid enum label "{label}"\n'
-                                           f"DETAIL:  Labels must be {NAME_BYTES} bytes or less.")
+    if len(label.encode()) > NAME_BYTES:
+        raise errors.InvalidName(f'invalid enum label "{label}"\nDETAIL:  Labels must be {NAME_BYTES} bytes or less.')
 
 
 def _domain(ex: Executor, ctx: Context, name: str, stmt: st.CreateType) -> TypeDefinition:
@@ -265,7 +274,7 @@ def alter_type(ex: Executor, ctx: Context, stmt: st.AlterType, params) -> Result
     version = _required(ctx, stmt.name, stmt.domain)
     definition = version.schema.user_type
     if stmt.action in ("ADD VALUE", "RENAME VALUE") and definition.is_domain:
-        raise errors.WrongObjectType(f'"{version.name}" is not an enum')
+        raise errors.WrongObjectType(f"{version.name} is not an enum")
     if stmt.action == "RENAME":
         return _rename(ex, ctx, version, stmt.target, what)
     notice = None
@@ -402,9 +411,10 @@ def drop_type(ex: Executor, ctx: Context, stmt: st.DropType, params) -> Result:
     for name in stmt.names:
         version = ctx.lookup(name)
         if version is None or not version.is_type:
-            if version is not None and version.is_table:
-                raise errors.WrongObjectType(f'"{version.name}" is not a type\n'
-                                             "HINT:  Use DROP TABLE to remove a table.")
+            if version is not None and version.is_table:  # (its row type, in PostgreSQL)
+                raise errors.DependentObjectsStillExist(f"cannot drop type {version.name} because table "
+                                                        f"{version.name} requires it\n"
+                                                        f"HINT:  You can drop table {version.name} instead.")
             if not stmt.if_exists:
                 raise errors.UndefinedObject(f'type "{_written(name)}" does not exist')
             notices.append(f'type "{_written(name)}" does not exist, skipping')
@@ -526,11 +536,13 @@ def _enum_columns(ctx: Context, expression: exp.Expression) -> dict:
 def _compared(node: exp.Expression, enums: dict) -> exp.Expression:
     """A comparison of an enum column with strings or parameters: those read as enum values."""
     def enum_of(side):
+        side = side.unnest()
         if isinstance(side, exp.Column):
             return enums.get((side.table or None, side.name))
         return None
 
-    def literal(side):
+    def literal(side):  # (in parentheses too: EXECUTE's values come so, engine/prepared.py)
+        side = side.unnest()
         return isinstance(side, exp.Placeholder) or (isinstance(side, exp.Literal) and side.is_string)
 
     typed = enum_of(node.this)

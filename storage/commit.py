@@ -431,6 +431,8 @@ class Commit:
         if base is None:  # created by this transaction
             clash = latest.table(work.db, work.name)
             if clash is not None and clash.table_id not in dropping:
+                if work.is_type or clash.is_type:  # (a table's name is its row type's: one namespace)
+                    raise errors.DuplicateObject(f'type "{work.name}" already exists')
                 raise errors.DuplicateTable(f'relation "{work.name}" already exists')
             files = self._numbered(d.table_id, 1)
             return [CreateTable(d.table_id, work.db, work.name, work.schema),
