@@ -38,7 +38,6 @@ from sqlglot import exp
 from txlake import errors
 from txlake.engine import catalog_views, checks
 from txlake.engine.dialect import ENUM_VALUE_MACRO
-from txlake.engine.temp_tables import TEMP_DB
 from txlake.parser import statements as st
 from txlake.parser.semantics import boolean_condition, postgres_semantics
 from txlake.storage.schema import (NAME_BYTES, CheckConstraint, Column, TableSchema, TypeDefinition,
@@ -106,11 +105,6 @@ def _users(ctx: Context, type_id: str) -> list[tuple[TableVersion, Column]]:
     """(table, column) of each column of the type ``type_id``."""
     return [(t, c) for t in ctx.txn.tables(ctx.catalog) if t.is_table
             for c in t.schema.columns if c.user_type == type_id]
-
-
-def _read_write(ctx: Context, what: str) -> None:
-    if ctx.txn.read_only:
-        raise errors.ReadOnlyTransaction(f"cannot execute {what} in a read-only transaction")
 
 
 # --- columns -------------------------------------------------------------------------------
@@ -204,13 +198,10 @@ def shown(check: CheckConstraint) -> str:
 
 def create_type(ex: Executor, ctx: Context, stmt: st.CreateType, params) -> Result:
     from txlake.engine.executor import Result
+    from txlake.engine.sequence_ddl import new_entry_name, read_write
     what = "CREATE DOMAIN" if stmt.base is not None else "CREATE TYPE"
-    _read_write(ctx, what)
-    db, name = stmt.name.qualified(ctx.db)
-    if db in catalog_views.CATALOG_SCHEMAS:
-        raise errors.ProgrammingError(f'permission denied to create "{db}.{name}"', sqlstate="42501")
-    if db == TEMP_DB:
-        raise errors.NotSupportedError("types in the temporary schema are not supported")
+    read_write(ctx, what)
+    db, name = new_entry_name(ctx, stmt.name, "types in the temporary schema")
     if ex.name_taken(ctx, db, name):
         raise errors.DuplicateObject(f'type "{name}" already exists')
     if stmt.base is None:
@@ -269,8 +260,9 @@ def _with_check(ex: Executor, name: str, definition: TypeDefinition, spec: st.Ch
 
 def alter_type(ex: Executor, ctx: Context, stmt: st.AlterType, params) -> Result:
     from txlake.engine.executor import Result
+    from txlake.engine.sequence_ddl import read_write
     what = "ALTER DOMAIN" if stmt.domain else "ALTER TYPE"
-    _read_write(ctx, what)
+    read_write(ctx, what)
     version = _required(ctx, stmt.name, stmt.domain)
     definition = version.schema.user_type
     if stmt.action in ("ADD VALUE", "RENAME VALUE") and definition.is_domain:
@@ -405,8 +397,9 @@ def _follow_default(ex: Executor, ctx: Context, version: TableVersion, old: str 
 
 def drop_type(ex: Executor, ctx: Context, stmt: st.DropType, params) -> Result:
     from txlake.engine.executor import Result
+    from txlake.engine.sequence_ddl import read_write
     what = "DROP DOMAIN" if stmt.domain else "DROP TYPE"
-    _read_write(ctx, what)
+    read_write(ctx, what)
     targets, notices = [], []
     for name in stmt.names:
         version = ctx.lookup(name)

@@ -744,17 +744,22 @@ class TxlakeParser(DuckDB.Parser):
         kind = self._curr.text.upper()
         self._advance(2)
         if kind == "DROP":
-            exists = bool(self._match_text_seq("IF", "EXISTS"))
-            names = self._parse_csv(self._parse_table_parts)
-            cascade = bool(self._match_text_seq("CASCADE"))
-            if not cascade:
-                self._match_text_seq("RESTRICT")
+            exists, names, cascade = self._drop_names()
             return SequenceCommand(kind=kind, names=names, exists=exists, cascade=cascade)
         exists = bool(self._match_text_seq("IF", "NOT", "EXISTS") if kind == "CREATE" else
                       self._match_text_seq("IF", "EXISTS"))
         name = self._parse_table_parts()
         return SequenceCommand(kind=kind, names=[name], exists=exists,
                                options=self.parse_sequence_options(restart=kind == "ALTER"))
+
+    def _drop_names(self) -> tuple[bool, list, bool]:
+        """A DROP's ``[IF EXISTS] name [, ...] [CASCADE | RESTRICT]``: (if exists, names, cascade)."""
+        exists = bool(self._match_text_seq("IF", "EXISTS"))
+        names = self._parse_csv(self._parse_table_parts)
+        cascade = bool(self._match_text_seq("CASCADE"))
+        if not cascade:
+            self._match_text_seq("RESTRICT")
+        return exists, names, cascade
 
     # --- CREATE / ALTER / DROP TYPE and DOMAIN ----------------------------------------------
 
@@ -763,11 +768,7 @@ class TxlakeParser(DuckDB.Parser):
         start = self._index
         self._advance(2)
         if kind == "DROP":
-            exists = bool(self._match_text_seq("IF", "EXISTS"))
-            names = self._parse_csv(self._parse_table_parts)
-            cascade = bool(self._match_text_seq("CASCADE"))
-            if not cascade:
-                self._match_text_seq("RESTRICT")
+            exists, names, cascade = self._drop_names()
             return TypeCommand(kind=kind, domain=domain, names=names, exists=exists, cascade=cascade)
         name = self._parse_table_parts()
         if kind == "CREATE" and not domain:

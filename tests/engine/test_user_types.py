@@ -77,9 +77,17 @@ def test_casts_to_an_enum_and_its_functions(db):
 
 def test_alter_type_add_value_before_and_after_changes_the_order(db):
     db.execute("INSERT INTO t (id, m) VALUES (1, 'happy'), (2, 'sad')")
+    statements = ("SELECT ?::mood", "SELECT count(*) FROM t WHERE m >= ?", "INSERT INTO t (id, m) VALUES (?, ?)")
+    fails(db, statements[0], "22P02", params=("meh",))  # (each run before the ALTER: none keeps the old labels)
+    fails(db, statements[1], "22P02", params=("meh",))
+    fails(db, statements[2], "22P02", params=(9, "meh"))
     db.execute("ALTER TYPE mood ADD VALUE 'meh' BEFORE 'ok'")
     db.execute("ALTER TYPE mood ADD VALUE 'ecstatic' AFTER 'happy'")
     db.execute("ALTER TYPE mood ADD VALUE 'awful'")  # (last)
+    assert rows(db, statements[0], ("meh",)) == [("meh",)]
+    assert rows(db, statements[1], ("meh",)) == [(1,)]
+    db.execute(statements[2], (9, "meh"))
+    db.execute("DELETE FROM t WHERE id = 9")
     assert rows(db, "SELECT enum_range(NULL::mood)") == [(["sad", "meh", "ok", "happy", "ecstatic", "awful"],)]
     db.execute("INSERT INTO t (id, m) VALUES (3, 'meh'), (4, 'awful')")
     assert rows(db, "SELECT id FROM t ORDER BY m") == [(2,), (3,), (1,), (4,)]
