@@ -39,6 +39,7 @@ from txlake import errors
 from txlake.engine import catalog_views, checks
 from txlake.engine.dialect import ENUM_VALUE_MACRO
 from txlake.parser import statements as st
+from txlake.parser.parse import table_name
 from txlake.parser.semantics import boolean_condition, postgres_semantics
 from txlake.storage.schema import (NAME_BYTES, CheckConstraint, Column, TableSchema, TypeDefinition,
                                    constraint_name, parse_type_name)
@@ -513,7 +514,7 @@ def _enum_columns(ctx: Context, expression: exp.Expression) -> dict:
     for node in expression.find_all(exp.Table):
         if not isinstance(node.this, exp.Identifier):
             continue
-        version = ctx.lookup(st.TableName(node.args["db"].name if node.args.get("db") else None, node.name))
+        version = ctx.lookup(table_name(node))
         if version is None or not version.is_table:
             continue
         alias = node.alias_or_name

@@ -64,6 +64,9 @@ def test_an_enum_orders_and_compares_by_its_labels_not_their_text(db):
     db.execute("PREPARE later AS SELECT id FROM t WHERE m > $1 ORDER BY id")  # ($1 is read as a mood)
     assert rows(db, "EXECUTE later('sad')") == [(1,), (3,)]
     fails(db, "SELECT id FROM t WHERE m = 'meh'", "22P02", 'invalid input value for enum mood: "meh"')
+    db.execute("CREATE VIEW v AS SELECT id, m FROM t")  # (through a view, and a schema-qualified name, alike)
+    assert rows(db, "SELECT id FROM v WHERE m < 'happy' ORDER BY m") == [(2,), (3,)]
+    assert rows(db, "SELECT id FROM public.t AS x WHERE x.m > 'sad' ORDER BY x.m") == [(3,), (1,)]
 
 
 def test_casts_to_an_enum_and_its_functions(db):
