@@ -329,6 +329,10 @@ def test_other_processes_and_a_reopen_see_types(connect, warehouse):
 def test_the_catalog_lists_types_apart_from_tables(db):
     tables = rows(db, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")
     assert tables == [("t",)]
+    columns = rows(db, "SELECT column_name, data_type, udt_name, domain_name FROM information_schema.columns "
+                       "WHERE table_name = 't' ORDER BY ordinal_position")
+    assert columns == [("id", "integer", "int4", None), ("m", "USER-DEFINED", "mood", None),
+                       ("e", "text", "text", "email"), ("p", "integer", "int4", "pos")]
     session = db._session
     assert session.describe_table("t").column("type").to_pylist() == ["INT", "mood", "email", "pos"]
     types = session.describe_types()
