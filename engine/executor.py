@@ -209,8 +209,10 @@ class Context:
         return left if not self.lock_timeout else min(self.lock_timeout, left)
 
     def lookup(self, name: st.TableName) -> TableVersion | None:
-        """The table or view ``name`` names, as this transaction sees it (None: there is none)."""
-        return self.txn.table(self.catalog, *self.locate(name))
+        """The table, view or sequence ``name`` names, as this transaction sees it (None: there
+        is none - a type is no relation: engine/user_types.py looks those up)."""
+        version = self.txn.table(self.catalog, *self.locate(name))
+        return version if version is None or version.schema.user_type is None else None
 
     def may_hold(self, kind: str) -> bool:
         """Might a name resolve to a ``kind`` ("view" or "sequence") for this transaction? The
@@ -2290,7 +2292,7 @@ class Executor:
         if ctx.txn.read_only:
             raise errors.ReadOnlyTransaction("cannot execute ALTER TABLE in a read-only transaction")
         from txlake.engine import views  # (views.py builds on this module)
-        if version.is_sequence or version.is_type:
+        if version.is_sequence:
             raise errors.WrongObjectType(f'"{version.name}" is not a table')
         if version.is_view:  # (ALTER TABLE v RENAME TO w works on a view, as in PostgreSQL)
             if len(stmt.actions) == 1 and isinstance(stmt.actions[0], st.RenameTable):

@@ -60,15 +60,20 @@ def _entry(ctx: Context, type_id: str) -> TableVersion | None:
     return ctx.catalog.by_id(type_id)
 
 
+def _entry_named(ctx: Context, name: st.TableName) -> TableVersion | None:
+    """The catalog entry (a type, or a relation) ``name`` names, by the search path."""
+    return ctx.txn.table(ctx.catalog, *ctx.locate(name))
+
+
 def _named(ctx: Context, name: st.TableName) -> TableVersion | None:
     """The type ``name`` names (by the search path), None if no type has that name."""
-    version = ctx.lookup(name)
+    version = _entry_named(ctx, name)
     return version if version is not None and version.is_type else None
 
 
 def _required(ctx: Context, name: st.TableName, domain: bool) -> TableVersion:
     """The type (a domain, if ``domain``) ``name`` names: 42704 if none, 42809 if not a domain."""
-    version = ctx.lookup(name)
+    version = _entry_named(ctx, name)
     if version is None or not version.is_type:
         raise errors.UndefinedObject(f'type "{_written(name)}" does not exist')
     if domain and not version.schema.user_type.is_domain:
@@ -403,7 +408,7 @@ def drop_type(ex: Executor, ctx: Context, stmt: st.DropType, params) -> Result:
     read_write(ctx, what)
     targets, notices = [], []
     for name in stmt.names:
-        version = ctx.lookup(name)
+        version = _entry_named(ctx, name)
         if version is None or not version.is_type:
             if version is not None and version.is_table:  # (its row type, in PostgreSQL)
                 raise errors.DependentObjectsStillExist(f"cannot drop type {version.name} because table "

@@ -120,6 +120,9 @@ def test_create_type_errors(db):
     fails(db, "CREATE TYPE t AS ENUM ('x')", "42710")  # (a table's name: its row type's in PostgreSQL)
     fails(db, "CREATE TYPE dup AS ENUM ('a', 'a')", "23505")
     fails(db, "CREATE TABLE mood (a int)", "42710", 'type "mood" already exists')
+    for sql in ("SELECT * FROM mood", "INSERT INTO mood VALUES (1)", "ALTER TABLE mood ADD COLUMN x int"):
+        fails(db, sql, "42P01", 'relation "mood" does not exist')  # (a type is no relation)
+    fails(db, "DROP TABLE mood", "42P01")
     fails(db, "CREATE TYPE pair AS (a int, b text)", "0A000")  # (composite types: not supported)
     fails(db, "CREATE TABLE u (m nosuchtype)", "0A000")
     db.execute("CREATE TYPE empty AS ENUM ()")
