@@ -12,6 +12,8 @@ import os
 import re
 import tempfile
 
+import pyarrow as pa
+
 import txlake
 from txlake.engine.catalog_views import relation_name, schema_name
 from txlake.parser.parse import parse_table_name
@@ -138,7 +140,7 @@ def _list(runner: Runner, pattern: str, kinds: tuple[str, ...], what: str) -> Ou
         matches = _pattern(pattern)
         keep = [k and (matches(schema_name(db), name) or matches(db, name)) for k, db, name in
                 zip(keep, tables.column("database").to_pylist(), tables.column("table").to_pylist())]
-    tables = tables.filter(keep)
+    tables = tables.filter(pa.array(keep, pa.bool_()))  # (typed: an empty list would not be)
     if tables.num_rows == 0:
         runner.print(f'Did not find any {what} named "{pattern}".' if pattern else f"Did not find any {what}.")
     else:
@@ -191,8 +193,9 @@ def _list_types(runner: Runner, argument: str, domains: bool = False) -> Outcome
     found = runner.conn.session.describe_types(domains)
     if argument:
         matches = _pattern(argument)
-        found = found.filter([matches(schema, name) for schema, name in
-                              zip(found.column("schema").to_pylist(), found.column("name").to_pylist())])
+        found = found.filter(pa.array([matches(schema, name) for schema, name in
+                                       zip(found.column("schema").to_pylist(), found.column("name").to_pylist())],
+                                      pa.bool_()))
     what = "domains" if domains else "data types"
     if found.num_rows == 0:
         runner.print(f'Did not find any {what} named "{argument}".' if argument else f"Did not find any {what}.")

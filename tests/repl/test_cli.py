@@ -319,6 +319,18 @@ def test_list_commands_as_psql_s(main, tmp_path):
     assert 'Table "Order Lines"\n' in done.stdout
 
 
+def test_listing_an_empty_warehouse_says_there_is_nothing(main, tmp_path):
+    """\\d, \\dt and \\dT of a warehouse with no relations or types (or with a type only) said
+    nothing: they failed in pyarrow (an untyped empty filter)."""
+    wh = str(tmp_path / "wh")
+    done = main(wh, "-c", "\\d", "-c", "\\dt", "-c", "\\dT x*")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["Did not find any relations.", "Did not find any tables.",
+                                        'Did not find any data types named "x*".']
+    done = main(wh, "-c", "CREATE TYPE mood AS ENUM ('a')", "-c", "\\d")
+    assert done.returncode == 0 and done.stdout.splitlines()[-1] == "Did not find any relations.", done.stderr
+
+
 def test_enum_and_domain_types_are_listed_and_shown_as_columns_types(main, tmp_path):
     """\\dT lists the enums and domains (an enum with its labels), \\dD the domains; \\d t names
     a column's type as it was declared, not its base type."""
