@@ -344,6 +344,8 @@ def test_enum_and_domain_types_are_listed_and_shown_as_columns_types(main, tmp_p
     assert any(row[:4] == ["public", "email", "text", "not null"] and "CHECK" in row[5] for row in lines)
     assert ["m", "mood", "yes", "", ""] in lines and ["e", "email", "yes", "", ""] in lines
     assert 'Did not find any domains named "nothing".' in done.stdout
+    done = main(str(tmp_path / "wh"), "-c", "\\d mood")
+    assert done.returncode == 1 and 'relation "mood" does not exist' in done.stderr
 
 
 def test_g_and_gx_send_the_statement(main, tmp_path):
