@@ -439,14 +439,11 @@ def drop_type(ex: Executor, ctx: Context, stmt: st.DropType, params) -> Result:
 # --- queries -------------------------------------------------------------------------------
 
 def uses_types(ctx: Context, expression: exp.Expression) -> bool:
-    """Does ``expression`` cast to a user-defined type, or read a column of an enum? (Such a
-    statement is rewritten at each execution: ``rewritten``.)"""
-    if not ctx.may_hold("type"):
-        return False
-    if any(_named(ctx, type_name_of(ctx, d)) is not None for d in expression.find_all(exp.DataType)
-           if type_name_of(ctx, d) is not None):
-        return True
-    return bool(_enum_columns(ctx, expression))
+    """Does ``expression`` cast to a user-defined type, or compare an enum column with a
+    constant or a parameter? Such a statement is rewritten at each execution (``rewritten``:
+    an ALTER TYPE changes what it means); one that only reads enum columns is not (the labels
+    come with the table's columns when it is read, engine/sources.py)."""
+    return ctx.may_hold("type") and rewritten(ctx, expression) != expression
 
 
 def rewritten(ctx: Context, expression: exp.Expression) -> exp.Expression:

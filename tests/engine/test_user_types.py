@@ -84,6 +84,7 @@ def test_alter_type_add_value_before_and_after_changes_the_order(db):
     fails(db, statements[0], "22P02", params=("meh",))  # (each run before the ALTER: none keeps the old labels)
     fails(db, statements[1], "22P02", params=("meh",))
     fails(db, statements[2], "22P02", params=(9, "meh"))
+    assert rows(db, "SELECT id FROM t ORDER BY m") == [(2,), (1,)]  # (run again below: its plan is kept)
     db.execute("ALTER TYPE mood ADD VALUE 'meh' BEFORE 'ok'")
     db.execute("ALTER TYPE mood ADD VALUE 'ecstatic' AFTER 'happy'")
     db.execute("ALTER TYPE mood ADD VALUE 'awful'")  # (last)
