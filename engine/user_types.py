@@ -275,7 +275,6 @@ def alter_type(ex: Executor, ctx: Context, stmt: st.AlterType, params) -> Result
         raise errors.WrongObjectType(f"{version.name} is not an enum")
     if stmt.action == "RENAME":
         return _rename(ex, ctx, version, stmt.target, what)
-    notice = None
     rename = None
     if stmt.action == "ADD VALUE":
         label = stmt.labels[0]
@@ -331,11 +330,13 @@ def alter_type(ex: Executor, ctx: Context, stmt: st.AlterType, params) -> Result
         _rename_value(ex, ctx, version, new, *rename)
     else:
         _follow(ex, ctx, version, new)
-    if stmt.action in ("SET NOT NULL", "ADD") and stmt.validate:
-        _check_existing(ex, ctx, new, stmt.action)
+    if stmt.action == "SET NOT NULL":
+        _check_existing(ex, ctx, new, "not null", new.name)
+    elif stmt.action == "ADD" and stmt.validate:
+        _check_existing(ex, ctx, new, "check", changed.checks[-1].name)
     if stmt.action in ("SET DEFAULT", "DROP DEFAULT"):
         _follow_default(ex, ctx, new, definition.default, changed.default)
-    return Result(status=what, notice=notice)
+    return Result(status=what)
 
 
 def _rename(ex: Executor, ctx: Context, version: TableVersion, new_name: str, what: str) -> Result:
@@ -371,19 +372,19 @@ def _qualified(table: TableVersion) -> str:
     return '"' + schema.replace('"', '""') + '"."' + table.name.replace('"', '""') + '"'
 
 
-def _check_existing(ex: Executor, ctx: Context, version: TableVersion, action: str) -> None:
+def _check_existing(ex: Executor, ctx: Context, version: TableVersion, kind: str, name: str) -> None:
     """ALTER DOMAIN ... SET NOT NULL / ADD CONSTRAINT: the rows of the columns of the domain
-    checked (23502 / 23514, as PostgreSQL words it)."""
+    checked against the rule (``kind`` "not null" or "check", named ``name``): 23502 / 23514,
+    as PostgreSQL words it."""
     for table, col in _users(ctx, version.table_id):
         rules = tuple(c for c in table.schema.domain_checks
-                      if c.domain[0] == ("not null" if action == "SET NOT NULL" else "check")
-                      and col.name in checks.columns_of(c))
+                      if c.domain[0] == kind and c.name == name and col.name in checks.columns_of(c))
         if not rules:
             continue
         failure = checks.first_failure(ex, table.name, rules, ex.store.scan(table).select([col.name]))
         if failure is None:
             continue
-        if action == "SET NOT NULL":
+        if kind == "not null":
             raise errors.NotNullViolation(f'column "{col.name}" of table "{table.name}" contains null values')
         raise errors.CheckViolation(f'column "{col.name}" of table "{table.name}" contains values that violate '
                                     "the new constraint")

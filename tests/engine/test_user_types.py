@@ -174,7 +174,9 @@ def test_alter_domain(db):
     db.execute("ALTER DOMAIN email ADD CONSTRAINT long CHECK (length(VALUE) > 3) NOT VALID")  # (rows there: unchecked)
     fails(db, "INSERT INTO t (id, e) VALUES (3, 'c@d')", "23514",
           'value for domain email violates check constraint "long"')
+    db.execute("ALTER DOMAIN email ADD CONSTRAINT dotless CHECK (VALUE !~~ '%.%')")  # (checks its own rule only)
     db.execute("ALTER DOMAIN email DROP CONSTRAINT long")
+    db.execute("ALTER DOMAIN email DROP CONSTRAINT dotless")
     db.execute("ALTER DOMAIN email DROP CONSTRAINT email_check")
     db.execute("INSERT INTO t (id, e) VALUES (3, 'cd')")
     fails(db, "ALTER DOMAIN email DROP CONSTRAINT nope", "42704", 'constraint "nope" of domain "email" does not exist')
