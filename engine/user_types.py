@@ -5,8 +5,10 @@ has them, with ALTER TYPE / ALTER DOMAIN and DROP TYPE / DROP DOMAIN.
   namespace (a table's row type takes its name in PostgreSQL too): ``TableVersion.is_type``, no
   files, its schema holding a ``TypeDefinition`` (storage/schema.py). So CREATE, ALTER and DROP
   are transactional - a ROLLBACK leaves nothing, another session sees a type once committed, two
-  creators of one name are told as two creators of one table are (42710 here, at once, or
-  40001 at the second's COMMIT from another process) - and checkpoints and replays keep them.
+  creators of one name are told as two creators of one table are (42710, at once in one
+  process, at the second's COMMIT across processes) - and checkpoints and replays keep them. A
+  table made from a type that a concurrent transaction alters, or the other way round, is
+  40001 at COMMIT (storage/commit.py ``_check_types``).
 - **Columns.** A column of a user-defined type stores its base type (an enum's: text), so
   Parquet, Paimon and Spark read plain values; ``Column.user_type`` is the type's entry id and
   ``Column.enum`` an enum's labels, for DuckDB to read the column as its ENUM (comparisons,
@@ -23,8 +25,8 @@ has them, with ALTER TYPE / ALTER DOMAIN and DROP TYPE / DROP DOMAIN.
 - **Queries.** ``'x'::mood`` / ``CAST(x AS email)`` become the checked value of the base type
   (an enum's as DuckDB's ENUM of the labels), and a string constant or parameter compared with
   an enum column is read as a value of the enum, as PostgreSQL reads an unknown-typed literal
-  (``rewritten``). Statements naming user types are planned afresh each time: an ALTER TYPE
-  changes what they mean.
+  (``rewritten``). Such statements are planned afresh each time (an ALTER TYPE changes what
+  they mean); one that only reads enum columns keeps its plan.
 """
 
 from __future__ import annotations
@@ -154,10 +156,11 @@ def stamped(ctx: Context, schema: TableSchema) -> TableSchema:
     for col in schema.columns:
         version = _entry(ctx, col.user_type) if col.user_type is not None else None
         if version is None:
-            columns.append(dataclasses.replace(col, user_type=None, enum=None))
+            columns.append(dataclasses.replace(col, user_type=None, enum=None, type_version=None))
             continue
         definition = version.schema.user_type
-        columns.append(dataclasses.replace(col, enum=None if definition.is_domain else definition.labels))
+        columns.append(dataclasses.replace(col, enum=None if definition.is_domain else definition.labels,
+                                           type_version=version.schema.schema_id))
         rules += _rules(col.name, version.name, definition)
     return dataclasses.replace(schema, columns=tuple(columns), domain_checks=tuple(rules))
 

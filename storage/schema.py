@@ -239,9 +239,12 @@ class Column:
     #: txlake told the two apart are SERIAL ones
     by_default: bool = False
     #: a column of a user-defined type (an enum or a domain): the type's catalog entry id
-    #: (``type`` is its base: text for an enum); ``enum`` its labels then, in order
+    #: (``type`` is its base: text for an enum); ``enum`` its labels then, in order, and
+    #: ``type_version`` the schema id of the type's entry they were taken from (a commit whose
+    #: table took them from a type another changed meanwhile is refused: storage/commit.py)
     user_type: str | None = None
     enum: tuple[str, ...] | None = None
+    type_version: int | None = None
 
     @property
     def identity(self) -> str | None:
@@ -259,6 +262,8 @@ class Column:
             d["user_type"] = self.user_type
         if self.enum is not None:
             d["enum"] = list(self.enum)
+        if self.type_version is not None:
+            d["type_version"] = self.type_version
         return d
 
     @staticmethod
@@ -266,7 +271,7 @@ class Column:
         enum = d.get("enum")
         return Column(d["id"], d["name"], ColumnType.from_json(d["type"]), d["not_null"], d.get("default"),
                       d.get("always", False), d.get("by_default", False), d.get("user_type"),
-                      tuple(enum) if enum is not None else None)
+                      tuple(enum) if enum is not None else None, d.get("type_version"))
 
 
 @dataclass(frozen=True)

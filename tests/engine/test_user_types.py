@@ -283,6 +283,27 @@ def test_two_sessions_creating_one_type_one_gets_42710(connect):
     assert rows(first, "SELECT enum_range(NULL::mood)") == [(["a"],)]
 
 
+def test_a_table_and_a_concurrent_alter_of_its_type_do_not_both_commit(connect):
+    """A table made with the rules of a type that another transaction then alters (or the
+    other way round) would hold stale rules: the second committer gets 40001."""
+    setup = connect(autocommit=True)
+    setup.execute("CREATE TYPE mood AS ENUM ('sad', 'ok')")
+    first, second = connect(autocommit=False), connect(autocommit=True)
+    try:
+        first.execute("CREATE TABLE f (m mood)")
+        second.execute("ALTER TYPE mood ADD VALUE 'happy'")
+        fails(first, "COMMIT", "40001")
+        first.execute("SELECT 1")  # (a snapshot before the other's CREATE TABLE)
+        first.execute("ALTER TYPE mood ADD VALUE 'meh'")
+        second.execute("CREATE TABLE g (m mood)")
+        fails(first, "COMMIT", "40001")
+    finally:
+        first.rollback()
+    second.execute("INSERT INTO g VALUES ('happy')")  # (g has the labels it was made with: happy's)
+    fails(second, "INSERT INTO g VALUES ('meh')", "22P02")
+    assert rows(second, "SELECT enum_range(NULL::mood)") == [(["sad", "ok", "happy"],)]
+
+
 MAKE = """
 import sys, txlake
 c = txlake.connect(sys.argv[1], autocommit=True, publish="off")
