@@ -87,7 +87,7 @@ def _bool(values) -> pa.Array:
 
 
 def _tables(tables: list[TableVersion]) -> pa.Table:
-    tables = [t for t in tables if not t.is_sequence]
+    tables = [t for t in tables if not t.is_sequence and not t.is_type]
     n = len(tables)
     return pa.table({
         "table_catalog": _text([CATALOG] * n),
@@ -120,6 +120,10 @@ def _columns_of(t: TableVersion):
 def _columns(tables: list[TableVersion]) -> pa.Table:
     rows = [(t, i, c) for t in tables for i, c in enumerate(_columns_of(t), start=1)]
     n = len(rows)
+    types = {t.table_id: t for t in tables if t.is_type}
+    # a column of an enum is USER-DEFINED, its udt the enum; of a domain, its base type's, the domain named
+    enums = [types.get(c.user_type) if c.enum is not None else None for _, _, c in rows]
+    domains = [types.get(c.user_type) if c.user_type is not None and c.enum is None else None for _, _, c in rows]
     return pa.table({
         "table_catalog": _text([CATALOG] * n),
         "table_schema": _text(schema_name(t.db) for t, _, _ in rows),
@@ -128,13 +132,15 @@ def _columns(tables: list[TableVersion]) -> pa.Table:
         "ordinal_position": _int(i for _, i, _ in rows),
         "column_default": _text(None if c.identity else column_default(c.default, c.type) for _, _, c in rows),
         "is_nullable": _text("NO" if c.not_null else "YES" for _, _, c in rows),
-        "data_type": _text(_data_type(c)[0] for _, _, c in rows),
+        "data_type": _text("USER-DEFINED" if e is not None else _data_type(c)[0] for (_, _, c), e in zip(rows, enums)),
         "character_maximum_length": _int(c.type.length if c.type.kind == "VARCHAR" else None for _, _, c in rows),
         "numeric_precision": _int(_numeric(c)[0] for _, _, c in rows),
         "numeric_precision_radix": _int(_numeric(c)[1] for _, _, c in rows),
         "numeric_scale": _int(_numeric(c)[2] for _, _, c in rows),
         "datetime_precision": _int(_DATETIME_PRECISION.get(c.type.kind) for _, _, c in rows),
-        "udt_name": _text(_data_type(c)[1] for _, _, c in rows),
+        "domain_schema": _text(schema_name(d.db) if d is not None else None for d in domains),
+        "domain_name": _text(d.name if d is not None else None for d in domains),
+        "udt_name": _text(e.name if e is not None else _data_type(c)[1] for (_, _, c), e in zip(rows, enums)),
         # (GENERATED ALWAYS AS IDENTITY; a BY DEFAULT one is stored as a SERIAL is, by its default)
         "is_identity": _text("YES" if c.identity else "NO" for _, _, c in rows),
         "identity_generation": _text(c.identity for _, _, c in rows),

@@ -11,7 +11,7 @@ NULL; else 23514, as PostgreSQL's ``new row for relation "t" violates check cons
 - **Evaluated** through txlake's SQL path: the stored text is parsed and rewritten as a
   SELECT's expression is (parser/semantics.py: PostgreSQL's integer division, text
   comparisons, errors), so a CHECK gives the answer the same expression gives in a SELECT.
-  One DuckDB query over the whole batch of new rows (``_first_failure``), never a row at a
+  One DuckDB query over the whole batch of new rows (``first_failure``), never a row at a
   time in Python - but for a few rows already in Python (a point INSERT or UPDATE), which a
   simple CHECK judges in Python (``_python_plan``) and any other by one parameterised query.
 - **Enforced** (``enforce``, from ``Executor._check_rows``, after NOT NULL as in PostgreSQL)
@@ -68,7 +68,7 @@ def define(ex, table: str, schema: TableSchema, name: str, expression: exp.Expre
     """``schema`` with the CHECK ``name`` of ``expression`` (as written) added; ``data``: the
     table's rows, each of which must pass it unless ``not_valid`` (None: a new table)."""
     _refuse(expression)
-    check = CheckConstraint(name, _stored(_unqualified(expression, table)), validated=not not_valid)
+    check = CheckConstraint(name, stored(_unqualified(expression, table)), validated=not not_valid)
     rows = data if data is not None and not not_valid else schema.arrow_schema().empty_table()
     _check_existing(ex, table, (check,), rows)  # (an empty table: DuckDB's binder checks it all the same)
     return replace(schema, checks=schema.checks + (check,))
@@ -98,7 +98,7 @@ def _unqualified(expression: exp.Expression, table: str) -> exp.Expression:
     return expression.copy().transform(visit)
 
 
-def _stored(expression: exp.Expression) -> str:
+def stored(expression: exp.Expression) -> str:
     """The text a CHECK keeps: PostgreSQL's spelling where txlake's parser reads it back as the
     same expression, else txlake's dialect's."""
     texts = (expression.sql(dialect="postgres"), expression.sql(dialect=Txlake))
@@ -112,13 +112,13 @@ def _stored(expression: exp.Expression) -> str:
 
 
 @functools.lru_cache(maxsize=1024)
-def _parsed(text: str) -> exp.Expression:
+def parsed(text: str) -> exp.Expression:
     return sqlglot.parse_one(text, read=Txlake)
 
 
 def columns_of(check: CheckConstraint) -> frozenset[str]:
     """The columns ``check``'s expression reads."""
-    return frozenset(c.name for c in _parsed(check.expression).find_all(exp.Column))
+    return frozenset(c.name for c in parsed(check.expression).find_all(exp.Column))
 
 
 # --- evaluation ------------------------------------------------------------------------------
@@ -126,7 +126,7 @@ def columns_of(check: CheckConstraint) -> frozenset[str]:
 @functools.lru_cache(maxsize=1024)
 def _duckdb_sql(text: str) -> str:
     """The DuckDB SQL of a stored CHECK expression."""
-    return _duckdb_sql_of(_parsed(text))
+    return _duckdb_sql_of(parsed(text))
 
 
 def _duckdb_sql_of(expression: exp.Expression) -> str:
@@ -148,7 +148,7 @@ def _query(table: str, texts: tuple[str, ...]) -> str:
             f"WHERE {failed} ORDER BY {_POSITION} LIMIT 1")
 
 
-def _first_failure(ex, table: str, checks: tuple[CheckConstraint, ...], rows: pa.Table):
+def first_failure(ex, table: str, checks: tuple[CheckConstraint, ...], rows: pa.Table):
     """(position, the first by name of ``checks`` it fails) of the first of ``rows`` failing
     any, else None. ``ex``: the executor whose DuckDB connection runs the query - or a function
     ``(query, rows)`` giving the rows of ``query`` over ``rows`` (``check_rows``)."""
@@ -174,7 +174,7 @@ def enforce(ex, version, rows) -> None:
     as parameters (a registered Arrow table costs DuckDB three times as much)."""
     if not rows.num_rows:
         return
-    checks = _by_name(version.schema.checks)
+    checks = _by_name(version.schema.enforced_checks)
     if isinstance(rows, PythonRows) and rows.num_rows <= _FEW_ROWS:
         schema = version.schema
         plans = [_python_plan(c.expression, _kinds(schema)) for c in checks]
@@ -193,7 +193,7 @@ def enforce(ex, version, rows) -> None:
         else:
             return
     table = rows.table() if isinstance(rows, PythonRows) else rows
-    failure = _first_failure(ex, version.name, checks, table)
+    failure = first_failure(ex, version.name, checks, table)
     if failure is not None:
         raise _violation(version.name, failure[1], table, failure[0])
 
@@ -249,7 +249,7 @@ def _python_plan(text: str, kinds: tuple[tuple[str, str], ...]):
     columns, number constants, a text's length), text equal or not, IS [NOT] NULL, BETWEEN,
     IN, AND, OR, NOT - with SQL's three-valued logic. None for any other."""
     try:
-        plan, kind = _compile(_parsed(text), dict(kinds))
+        plan, kind = _compile(parsed(text), dict(kinds))
     except _Unsupported:
         return None
     return plan if kind == "bool" else None
@@ -353,7 +353,7 @@ def check_rows(con: duckdb.DuckDBPyConnection, table: str, schema: TableSchema, 
             detach()
 
     if rows.num_rows:
-        failure = _first_failure(run, table, _by_name(schema.checks), rows)
+        failure = first_failure(run, table, _by_name(schema.enforced_checks), rows)
         if failure is not None:
             raise _violation(table, failure[1], rows, failure[0])
 
@@ -364,19 +364,19 @@ def with_verdicts(sql: str, table: str, schema: TableSchema) -> str:
     VARCHAR(n) column's value as it is stored, cut to n (``fit_varchar``: only spaces past n)."""
     lengths = {c.name: c.type.length for c in schema.columns if c.type.kind == "VARCHAR" and c.type.length}
 
-    def stored(node):
+    def as_stored(node):
         if isinstance(node, exp.Column) and node.name in lengths:
             return exp.Substring(this=node.copy(), start=exp.Literal.number(1),
                                  length=exp.Literal.number(lengths[node.name]))
         return node
-    verdicts = ", ".join(f"{_duckdb_sql_of(_parsed(c.expression).transform(stored))} AS {_VERDICT}{i}"
-                         for i, c in enumerate(_by_name(schema.checks)))
+    verdicts = ", ".join(f"{_duckdb_sql_of(parsed(c.expression).transform(as_stored))} AS {_VERDICT}{i}"
+                         for i, c in enumerate(_by_name(schema.enforced_checks)))
     return f"SELECT *, {verdicts} FROM ({sql}) AS {_quoted(table)}"
 
 
 def passed(table: str, schema: TableSchema, batch: pa.Table) -> pa.Table:
     """``batch`` of ``with_verdicts``' rows without the verdicts - 23514 if a row failed one."""
-    names = [f"{_VERDICT}{i}" for i in range(len(schema.checks))]
+    names = [f"{_VERDICT}{i}" for i in range(len(schema.enforced_checks))]
     failed = None
     for name in names:
         failing = pc.equal(batch.column(name), False)
@@ -385,12 +385,16 @@ def passed(table: str, schema: TableSchema, batch: pa.Table) -> pa.Table:
     if pc.any(failed).as_py():
         position = pc.index(pc.fill_null(failed, False), True).as_py()
         verdicts = batch.select(names).slice(position, 1).to_pylist()[0]
-        check = next(c for c, name in zip(_by_name(schema.checks), names) if verdicts[name] is False)
+        check = next(c for c, name in zip(_by_name(schema.enforced_checks), names) if verdicts[name] is False)
         raise _violation(table, check, rows, position)
     return rows
 
 
-def _violation(table: str, check: CheckConstraint, rows: pa.Table, position: int) -> errors.CheckViolation:
+def _violation(table: str, check: CheckConstraint, rows: pa.Table, position: int) -> errors.Error:
+    if check.domain is not None:
+        error = _type_violation(check, rows, position)
+        error.row = position
+        return error
     values = ", ".join(format_value(v, "null") for v in rows.slice(position, 1).to_pylist()[0].values())
     error = errors.CheckViolation(f'new row for relation "{table}" violates check constraint '
                                   f'"{check.name}"\nDETAIL:  Failing row contains ({values}).')
@@ -398,16 +402,29 @@ def _violation(table: str, check: CheckConstraint, rows: pa.Table, position: int
     return error
 
 
+def _type_violation(check: CheckConstraint, rows: pa.Table, position: int) -> errors.Error:
+    """The error of a value breaking a rule of its column's user-defined type (engine/user_types.py)."""
+    kind, type_name = check.domain
+    if kind == "not null":
+        return errors.NotNullViolation(f"domain {type_name} does not allow null values")
+    if kind == "check":
+        return errors.CheckViolation(f'value for domain {type_name} violates check constraint "{check.name}"')
+    value = rows.column(next(iter(columns_of(check)))).slice(position, 1)[0].as_py()
+    return errors.InvalidTextRepresentation(f'invalid input value for enum {type_name}: "{value}"')
+
+
 def _quoted(name: str) -> str:
     return exp.to_identifier(name, quoted=True).sql(dialect="duckdb")
 
 
 def _by_name(checks: tuple[CheckConstraint, ...]) -> tuple[CheckConstraint, ...]:
-    return tuple(sorted(checks, key=lambda c: c.name))
+    """In the order they are judged: the columns' types' rules first (PostgreSQL checks a value
+    against its domain as it is made), then the table's CHECKs by name."""
+    return tuple(sorted(checks, key=lambda c: (c.domain is None, c.name)))
 
 
 def _check_existing(ex, table: str, checks, rows: pa.Table) -> None:
-    failure = _first_failure(ex, table, tuple(checks), rows)
+    failure = first_failure(ex, table, tuple(checks), rows)
     if failure is not None:
         raise errors.CheckViolation(f'check constraint "{failure[1].name}" of relation "{table}" '
                                     "is violated by some row")
@@ -434,17 +451,19 @@ def renamed_column(schema: TableSchema, old: str, new: str) -> TableSchema:
     def rename(check: CheckConstraint) -> CheckConstraint:
         if old not in columns_of(check):
             return check
-        expression = _parsed(check.expression).transform(
+        expression = parsed(check.expression).transform(
             lambda n: exp.column(exp.to_identifier(new, quoted=not (new.isidentifier() and new == new.lower())))
             if isinstance(n, exp.Column) and n.name == old else n)
-        return replace(check, expression=_stored(expression))
-    return replace(schema, checks=tuple(map(rename, schema.checks)))
+        return replace(check, expression=stored(expression))
+    return replace(schema, checks=tuple(map(rename, schema.checks)),
+                   domain_checks=tuple(map(rename, schema.domain_checks)))
 
 
 def without_column(schema: TableSchema, column: str) -> TableSchema:
     """``schema`` without the CHECKs reading ``column`` (dropped with it, as PostgreSQL drops
     them, silently)."""
-    return replace(schema, checks=tuple(c for c in schema.checks if column not in columns_of(c)))
+    return replace(schema, checks=tuple(c for c in schema.checks if column not in columns_of(c)),
+                   domain_checks=tuple(c for c in schema.domain_checks if column not in columns_of(c)))
 
 
 def retyped_column(ex, table: str, schema: TableSchema, data: pa.Table, column: str) -> None:
@@ -465,7 +484,7 @@ def definition(check: CheckConstraint) -> str:
 def clause(check: CheckConstraint) -> str:
     """information_schema.check_constraints.check_clause: PostgreSQL's unpretty text of the
     expression, each operation in parentheses, all in another pair: ``((a > 0))``."""
-    wrapped = _postgres_form(_parsed(check.expression)).transform(
+    wrapped = _postgres_form(parsed(check.expression)).transform(
         lambda n: n.this if isinstance(n, exp.Paren) else n)
     for node in reversed(list(wrapped.walk())):  # (the innermost first: each outer one copies them)
         if isinstance(node, _OPERATIONS) and node is not wrapped and not isinstance(node.this, exp.Null):
@@ -484,7 +503,7 @@ def _display(text: str) -> str:
     """The stored text in PostgreSQL's spelling, where that reads back the same."""
     if not _in_postgres_spelling(text):
         return text
-    return _postgres_form(_parsed(text)).sql(dialect="postgres", normalize_functions="lower")
+    return _postgres_form(parsed(text)).sql(dialect="postgres", normalize_functions="lower")
 
 
 def _postgres_form(expression: exp.Expression) -> exp.Expression:
@@ -501,6 +520,6 @@ def _in_postgres_spelling(text: str) -> bool:
     """Does PostgreSQL's spelling of the stored CHECK ``text`` read back as the same expression
     (``a / 2`` does not: sqlglot writes DuckDB's division as a double's)?"""
     try:
-        return sqlglot.parse_one(_postgres_form(_parsed(text)).sql(dialect="postgres"), read=Txlake) == _parsed(text)
+        return sqlglot.parse_one(_postgres_form(parsed(text)).sql(dialect="postgres"), read=Txlake) == parsed(text)
     except sqlglot.errors.SqlglotError:
         return False

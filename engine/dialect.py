@@ -155,8 +155,15 @@ _POWER = ("CASE WHEN {x} = 0 AND {y} < 0 THEN error('zero raised to a negative p
           "WHEN {x} < 0 AND {y} <> floor({y}) THEN "
           "error('a negative number raised to a non-integer power yields a complex result') ELSE power({x}, {y}) END")
 
+#: the macro checking a value of an enum (engine/user_types.py)
+ENUM_VALUE_MACRO = "__txl_enum_value"
+
 # macros, which DuckDB keeps in the database: made once for all its connections
 MACROS = (
+    # a value of an enum (engine/user_types.py): given its labels and name, NULL or one of them
+    f"CREATE MACRO {ENUM_VALUE_MACRO}(v, labels, name) AS CASE WHEN v IS NULL OR "
+    "list_contains(labels, CAST(v AS VARCHAR)) THEN CAST(v AS VARCHAR) ELSE "
+    "error('invalid input value for enum ' || name || ': \"' || CAST(v AS VARCHAR) || '\"') END",
     # x / 0 and x % 0 raise 22012 (the parser routes divisors that are not literals through this);
     # given the dividend (a column), not when it is NULL: PostgreSQL's division is strict
     f"CREATE MACRO {DIVISOR_MACRO}(x) AS CASE WHEN x = 0 THEN error('division by zero') ELSE x END, "

@@ -115,6 +115,7 @@ def _type_word(duck: str) -> str:
     return _TYPE_WORDS.get(duck, "numeric" if duck.startswith("DECIMAL") or duck == "HUGEINT" else duck.lower())
 
 
+_MISSING_TYPE = re.compile(r"Type with name (?P<name>.+) does not exist!?")
 _DOMAIN_ERRORS = (("negative substring length", "22011"), ("square root of a negative", "2201F"),
                   ("negative power", "2201F"), ("complex result", "2201F"), ("logarithm of", "2201E"))
 
@@ -203,6 +204,8 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.UndefinedTable(message)
         if "function" in text:
             return errors.ProgrammingError(message, sqlstate="42883")
+        if (missing := _MISSING_TYPE.match(message)) is not None:  # ('x'::nosuch, as PostgreSQL words it)
+            return errors.UndefinedObject(f'type "{missing["name"]}" does not exist')
         return errors.ProgrammingError(message, sqlstate="42704")
     if isinstance(e, duckdb.InvalidInputException):
         if (udf := _UDF_ERROR.search(message)) is not None:  # (engine/dialect.py's functions: bytea input)
@@ -223,6 +226,12 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.DataError(message, sqlstate="22023")
         if "division by zero" in text:
             return errors.DivisionByZero(message)
+        if text.startswith("invalid input value for enum "):  # (engine/user_types.py's casts)
+            return errors.InvalidTextRepresentation(message)
+        if text.startswith("value for domain ") and "violates check constraint" in text:
+            return errors.CheckViolation(message)
+        if text.startswith("domain ") and text.endswith("does not allow null values"):
+            return errors.NotNullViolation(message)
         if text.startswith("array subscript out of range"):  # (engine/dialect.py's ARRAY_SET)
             return errors.DataError(message, sqlstate="2202E")
         if text.startswith("array size exceeds the maximum allowed"):

@@ -46,7 +46,7 @@ from sqlglot import exp
 
 from txlake import errors
 from txlake.engine import catalog_views, checks, dialect, foreign_keys, jsonb, sources, temp_tables
-from txlake.engine import comments, indexes, uniques
+from txlake.engine import comments, indexes, uniques, user_types
 from txlake.engine.errors_map import json_input_error, negative_row_count, translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
@@ -211,8 +211,10 @@ class Context:
         return left if not self.lock_timeout else min(self.lock_timeout, left)
 
     def lookup(self, name: st.TableName) -> TableVersion | None:
-        """The table or view ``name`` names, as this transaction sees it (None: there is none)."""
-        return self.txn.table(self.catalog, *self.locate(name))
+        """The table, view or sequence ``name`` names, as this transaction sees it (None: there
+        is none - a type is no relation: engine/user_types.py looks those up)."""
+        version = self.txn.table(self.catalog, *self.locate(name))
+        return version if version is None or version.schema.user_type is None else None
 
     def may_hold(self, kind: str) -> bool:
         """Might a name resolve to a ``kind`` ("view" or "sequence") for this transaction? The
@@ -437,6 +439,7 @@ class Executor:
 
     def _rewrite(self, ctx: Context, expression: exp.Expression, register) -> exp.Expression:
         """Point every table reference at a registered Arrow view of the version it sees."""
+        expression = user_types.rewritten(ctx, expression)  # (casts to enums and domains)
         ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
         registered: dict[int, str] = {}
 
@@ -943,7 +946,9 @@ class Executor:
 
     def _query_plan(self, ctx: Context, expression: exp.Expression):
         """(SQL with positional view names, the table each name stands for), or None when the
-        query needs per-execution rewriting (time travel, txlake_snapshots)."""
+        query needs per-execution rewriting (time travel, txlake_snapshots, user-defined types)."""
+        if user_types.uses_types(ctx, expression):
+            return None
         ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
         refs: list[st.TableName] = []
         special = []
@@ -1031,10 +1036,10 @@ class Executor:
         count = batches = 0
         with self._registered() as register:
             sql = self._insert_sql(ctx, schema, columns, stmt, register, params)
-            if schema.checks:  # (the stream holds the connection: its query gives the CHECKs' verdicts too)
+            if schema.enforced_checks:  # (the stream holds the connection: its query gives the CHECKs' verdicts too)
                 sql = checks.with_verdicts(sql, stmt.table.name, schema)
             for batch in self._stream(sql, params):
-                if schema.checks:
+                if schema.enforced_checks:
                     batch = checks.passed(stmt.table.name, schema, batch)
                 count += self._insert_batch(ctx, stmt, self._conform(batch, schema), (), check_ssi=False,
                                             checks_done=True).num_rows
@@ -1277,7 +1282,7 @@ class Executor:
                     rows = rows.set_column(rows.schema.get_field_index(col.name), rows.schema.field(col.name), fitted)
             if not python and col.type.kind in _PYTHON_RANGES and len(values) > values.null_count:
                 _check_python_range(col, values)
-        if version.schema.checks and not checks_done:  # (the whole new row: an UPDATE's too, as PostgreSQL)
+        if version.schema.enforced_checks and not checks_done:  # (the whole new row: an UPDATE's too, as PostgreSQL)
             checks.enforce(self, version, rows)
         return rows
 
@@ -2275,6 +2280,7 @@ class Executor:
         if self.name_taken(ctx, db, name):
             if stmt.if_not_exists:
                 return Result(status="CREATE TABLE", notice=f'relation "{name}" already exists, skipping')
+            user_types.refuse_type_name(ctx, db, name)  # (a type's name: 42710, as PostgreSQL's row types)
             raise errors.DuplicateTable(f'relation "{name}" already exists')
         data = None
         if stmt.as_query is not None:
@@ -2289,7 +2295,7 @@ class Executor:
             data = data.rename_columns([*stmt.as_names, *data.column_names[len(stmt.as_names):]])
             columns = tuple(Column(i, f.name, type_from_field(f)) for i, f in enumerate(data.schema))
         else:
-            columns = tuple(self._column(i, spec) for i, spec in enumerate(stmt.columns))
+            columns = tuple(self._column(i, spec, ctx) for i, spec in enumerate(stmt.columns))
         names = [c.name for c in columns]
         folded = [n.lower() for n in names]  # DuckDB matches column names case-insensitively
         for n in names:
@@ -2311,6 +2317,7 @@ class Executor:
                             if spec.sequence is not None else c for c, spec in zip(columns, stmt.columns))
         schema = TableSchema(0, columns, tuple(stmt.primary_key), len(columns) - 1,
                              primary_key_name=stmt.primary_key_name if stmt.primary_key else None)
+        schema = user_types.stamped(ctx, schema)  # (its columns' enums' and domains' rules)
         constraints = [*(c for spec in stmt.columns for c in spec.constraints), *stmt.constraints]
         schema = self._with_constraints(ctx, db, name, schema, constraints, data=None)
         if schema.foreign_keys:
@@ -2325,8 +2332,12 @@ class Executor:
         return Result(status=f"SELECT {data.num_rows}" if data is not None else "CREATE TABLE",
                       rowcount=data.num_rows if data is not None else -1)
 
-    def _column(self, field_id: int, spec: st.ColumnSpec) -> Column:
+    def _column(self, field_id: int, spec: st.ColumnSpec, ctx: Context) -> Column:
         """The column ``spec`` makes (a SERIAL's default, the sequence it owns, is CREATE TABLE's)."""
+        if spec.type.this == exp.DataType.Type.USERDEFINED:  # (an enum's or a domain's, if one is named so)
+            typed = user_types.column(ctx, field_id, spec)
+            if typed is not None:
+                return typed
         col_type = column_type(spec.type)
         default = None
         if spec.default is not None and spec.sequence is None:
@@ -2420,7 +2431,7 @@ class Executor:
         (errors as there), NOT NULL, VARCHAR(n) and a key's uniqueness checked; the default
         kept, cast to the new type (42804 if it cannot be)."""
         new_type = column_type(action.type)
-        changed = replace(col, type=new_type)
+        changed = replace(col, type=new_type, user_type=None, enum=None)  # (no longer of an enum or a domain)
         if col.default is not None:
             try:
                 self._check_default(col.default, new_type)
@@ -2530,7 +2541,7 @@ class Executor:
                 raise errors.NotSupportedError("adding a primary key column is not supported")
             if spec.sequence is not None:  # (each row there would need a number of its own)
                 raise errors.NotSupportedError("adding a SERIAL or identity column is not supported")
-            col = self._column(schema.highest_field_id + 1, spec)
+            col = self._column(schema.highest_field_id + 1, spec, ctx)
             default = _default_sql(col.default) if col.default else "NULL"
             column = self._sql(f"SELECT {_cast_sql(default, col.type)} AS v").column(0)
             value = column[0]
@@ -2544,6 +2555,10 @@ class Executor:
             data = data.append_column(col.name, pa.array([value.as_py()] * data.num_rows, col.type.arrow()))
             schema = self._with_constraints(ctx, version.db, table, schema.evolve(schema.columns + (col,)),
                                             spec.constraints, data)
+            if col.user_type is not None:  # (every row holds its default: it must be of the type)
+                schema = user_types.stamped(ctx, schema)
+                if data.num_rows:
+                    self._check_rows(replace(version, schema=schema), data)
             return schema, data
         if isinstance(action, st.DropColumn):
             if schema.column(action.name) is None:
@@ -2571,6 +2586,7 @@ class Executor:
             return checks.renamed_column(schema, action.old, action.new), data
         if isinstance(action, st.AlterColumn) and action.type is not None:
             schema, data = self._alter_type(table, schema, data, schema.require(action.name, table), action)
+            schema = user_types.stamped(ctx, schema)
             checks.retyped_column(self, table, schema, data, action.name)
             uniques.revalidate(schema, action.name, data)
             return schema, data
@@ -2773,7 +2789,7 @@ _SEQUENCE_DEFAULT = re.compile(r"nextval\s*\(\s*'((?:[^']|'')+)'\s*\)", re.IGNOR
 
 def relation_kind(version: TableVersion) -> str:
     """What a catalog entry is, as PostgreSQL's messages name it: table, view or sequence."""
-    return "view" if version.is_view else "sequence" if version.is_sequence else "table"
+    return "view" if version.is_view else "sequence" if version.is_sequence else "type" if version.is_type else "table"
 
 
 def sequence_of(default: str | None) -> str | None:

@@ -128,20 +128,27 @@ def make(ex: Executor, ctx: Context, db: str, name: str, made: SequenceDefinitio
     return version
 
 
-def _read_write(ctx: Context, what: str) -> None:
+def read_write(ctx: Context, what: str) -> None:
     if ctx.txn.read_only:
         raise errors.ReadOnlyTransaction(f"cannot execute {what} in a read-only transaction")
+
+
+def new_entry_name(ctx: Context, name: st.TableName, temporary: str) -> tuple[str, str]:
+    """(database, name) of the sequence or type ``name`` a CREATE makes: 42501 in a catalog
+    schema, 0A000 (``temporary`` says what is not supported) in the temporary one."""
+    db, name = name.qualified(ctx.db)
+    if db in catalog_views.CATALOG_SCHEMAS:
+        raise errors.ProgrammingError(f'permission denied to create "{db}.{name}"', sqlstate="42501")
+    if db == TEMP_DB:
+        raise errors.NotSupportedError(f"{temporary} are not supported")
+    return db, name
 
 
 # --- CREATE / ALTER / DROP SEQUENCE ---------------------------------------------------------
 
 def create_sequence(ex: Executor, ctx: Context, stmt: st.CreateSequence, params) -> Result:
-    _read_write(ctx, "CREATE SEQUENCE")
-    db, name = stmt.sequence.qualified(ctx.db)
-    if db in catalog_views.CATALOG_SCHEMAS:
-        raise errors.ProgrammingError(f'permission denied to create "{db}.{name}"', sqlstate="42501")
-    if db == TEMP_DB:
-        raise errors.NotSupportedError("temporary sequences are not supported")
+    read_write(ctx, "CREATE SEQUENCE")
+    db, name = new_entry_name(ctx, stmt.sequence, "temporary sequences")
     if ex.name_taken(ctx, db, name):
         if stmt.if_not_exists:
             return Result(status="CREATE SEQUENCE", notice=f'relation "{name}" already exists, skipping')
@@ -159,7 +166,7 @@ def alter_sequence(ex: Executor, ctx: Context, stmt: st.AlterSequence, params) -
         return version
     if not version.is_sequence:
         raise errors.WrongObjectType(f'"{version.name}" is not a sequence')
-    _read_write(ctx, "ALTER SEQUENCE")
+    read_write(ctx, "ALTER SEQUENCE")
     made, restart = definition(_with_owner(ctx, stmt.options, version.db, version), version.schema.sequence)
     if restart is not None:
         restarted(ex, ctx, version, made, restart)
@@ -179,7 +186,7 @@ def restarted(ex: Executor, ctx: Context, version: TableVersion, made: SequenceD
 
 
 def drop_sequence(ex: Executor, ctx: Context, stmt: st.DropSequence, params) -> Result:
-    _read_write(ctx, "DROP SEQUENCE")
+    read_write(ctx, "DROP SEQUENCE")
     targets, notices = ex.dropped(ctx, stmt.sequences, stmt.if_exists, kind="sequence")
     users = {t.table_id: _default_users(ctx, t) for t in targets}
     for sequence in targets:

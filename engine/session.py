@@ -23,7 +23,7 @@ import weakref
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import catalog_views, checks, comments, copy, prepared, sequence_ddl, uniques, views
+from txlake.engine import catalog_views, checks, comments, copy, prepared, sequence_ddl, uniques, user_types, views
 from txlake.engine.database import Database, default_memory_limit, open_database
 from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result, relation_kind
 from txlake.engine.merge import merge
@@ -420,12 +420,32 @@ class Session:
             return pa.table({"column": names, "type": [t for _, t in version.column_types()],
                              "nullable": ["yes"] * len(names), "default": [""] * len(names), "key": [""] * len(names)})
         cols = version.schema.columns
+        types = {t.table_id: t.name for t in self._visible_tables() if t.is_type} \
+            if any(c.user_type for c in cols) else {}
         return pa.table({
-            "column": [c.name for c in cols], "type": [c.type.display() for c in cols],
+            "column": [c.name for c in cols], "type": [types.get(c.user_type) or c.type.display() for c in cols],
             "nullable": ["no" if c.not_null else "yes" for c in cols],
             "default": [f"generated {c.identity.lower()} as identity" if c.identity else
                         column_default(c.default, c.type, pretty=True) or "" for c in cols],
             "key": ["PRIMARY KEY" if c.name in version.schema.primary_key else "" for c in cols]})
+
+    def describe_types(self, domains: bool = False):
+        """psql's ``\\dT`` (every enum and domain: schema, name, an enum's labels) or, with
+        ``domains``, ``\\dD`` (the domains: base type, NOT NULL, default, CHECKs)."""
+        import pyarrow as pa
+        found = sorted((t for t in self._visible_tables() if t.is_type
+                        and (t.schema.user_type.is_domain or not domains)), key=lambda t: (t.db, t.name))
+        schemas = [catalog_views.schema_name(t.db) for t in found]
+        if not domains:
+            return pa.table({"schema": schemas, "name": [t.name for t in found],
+                             "elements": [", ".join(t.schema.user_type.labels) if not t.schema.user_type.is_domain
+                                          else "" for t in found]})
+        defined = [t.schema.user_type for t in found]
+        return pa.table({"schema": schemas, "name": [t.name for t in found],
+                         "type": [d.base.lower() for d in defined],
+                         "nullable": ["not null" if d.not_null else "" for d in defined],
+                         "default": [d.default or "" for d in defined],
+                         "check": [" ".join(user_types.shown(c) for c in d.checks) for d in defined]})
 
     def index_lines(self, name: str) -> list[str]:
         """psql's ``\\d`` "Indexes:" lines of the table ``name``: its primary key's and unique
@@ -472,7 +492,7 @@ class Session:
         visible = {(v.db, v.name): v for v in self._visible_tables()}
         places = [ref.qualified(db) for db in (TEMP_DB, *self.search_path)]  # (a qualified name: its own)
         version = next((visible[p] for p in places if p in visible), None)
-        if version is None:
+        if version is None or version.is_type:  # (a type is no relation: \\dT lists those)
             raise errors.UndefinedTable(f'relation "{catalog_views.relation_name(ref.db, ref.name)}" does not exist')
         return version
 
@@ -910,6 +930,9 @@ _DATA = {
     st.CreateSequence: sequence_ddl.create_sequence,
     st.AlterSequence: sequence_ddl.alter_sequence,
     st.DropSequence: sequence_ddl.drop_sequence,
+    st.CreateType: user_types.create_type,
+    st.AlterType: user_types.alter_type,
+    st.DropType: user_types.drop_type,
     st.DropView: views.drop_view,
     st.AlterView: views.alter_view,
     st.CreateIndex: uniques.create_index,

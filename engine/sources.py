@@ -23,11 +23,12 @@ import itertools
 from typing import Callable, Sequence
 
 import duckdb
+import orjson
 import pyarrow as pa
 
 from txlake.engine.dialect import sql_string
 from txlake.storage.datafiles import ROWID, StreamedScan
-from txlake.storage.schema import TEXT_TYPES, TableSchema, text_type
+from txlake.storage.schema import TEXT_TYPE_KEY, TEXT_TYPES, Column, TableSchema, text_type
 
 try:  # DuckDB 2's protocol for a registered object that the scan asks for its rows at each scan
     from duckdb._sources import ArrowScanSource
@@ -46,17 +47,34 @@ def streamable(schema: TableSchema) -> bool:
 
 def typed(source: pa.Table | StreamedScan, schema: TableSchema) -> pa.Table | StreamedScan:
     """``source`` with its UUID, JSON and JSONB columns marked so (``ColumnType.field``) - rows
-    held in memory or inline may come without the mark - so ``attach`` types them for DuckDB.
-    (A streamed scan's columns are cast to their types anyway.)"""
+    held in memory or inline may come without the mark - and its enum columns marked with
+    their labels, so ``attach`` types them for DuckDB. (A streamed scan's columns are cast to
+    their types anyway.)"""
     if not isinstance(source, pa.Table) or not schema.memo("_text_typed", _text_typed):
         return source
-    fields = [schema.column(f.name).type.field(f.name) if schema.column(f.name) is not None else f
-              for f in source.schema]
+    fields = [_field(schema.column(f.name)) if schema.column(f.name) is not None else f for f in source.schema]
     return pa.Table.from_arrays(source.columns, schema=pa.schema(fields))
 
 
+def _field(col: Column) -> pa.Field:
+    if col.enum is not None:
+        return pa.field(col.name, pa.string(), metadata={TEXT_TYPE_KEY: b"ENUM", _ENUM_KEY: orjson.dumps(col.enum)})
+    return col.type.field(col.name)
+
+
 def _text_typed(schema: TableSchema) -> bool:
-    return any(c.type.kind in TEXT_TYPES for c in schema.columns)
+    return any(c.type.kind in TEXT_TYPES or c.enum is not None for c in schema.columns)
+
+
+_ENUM_KEY = b"txlake.enum"  # (an enum column's labels, in a field only DuckDB's registration reads)
+
+
+def _enum_sql(labels) -> str:
+    """DuckDB's ENUM of ``labels``: its values compare and sort in their order (none: text,
+    DuckDB has no empty ENUM - and such a column holds only NULLs)."""
+    if not labels:
+        return "VARCHAR"
+    return "ENUM(" + ", ".join(sql_string(label) for label in labels) + ")"
 
 
 def attach(con: duckdb.DuckDBPyConnection, name: str, source: pa.Table | StreamedScan) -> Callable[[], None]:
@@ -222,11 +240,16 @@ def _view(con: duckdb.DuckDBPyConnection, name: str, parts: list[str], helpers: 
 def _typed_columns(schema: pa.Schema) -> str | None:
     """``REPLACE`` items that give text columns holding UUIDs or JSON their DuckDB type (a
     UUID compares with '{A0EEBC99-...}' as a uuid, not as text); None if there are none."""
-    typed = [(f.name, kind) for f in schema if (kind := text_type(f)) is not None]
+    typed = [(f, kind) for f in schema if (kind := text_type(f)) is not None]
     if not typed:
         return None
-    return ", ".join(f'CAST("{_quoted(n)}" AS {"UUID" if kind == "UUID" else "JSON"}) AS "{_quoted(n)}"'
-                     for n, kind in typed)
+    return ", ".join(f'CAST("{_quoted(f.name)}" AS {_typed_as(f, kind)}) AS "{_quoted(f.name)}"' for f, kind in typed)
+
+
+def _typed_as(f: pa.Field, kind: str) -> str:
+    if kind == "ENUM":
+        return _enum_sql(orjson.loads(f.metadata[_ENUM_KEY]))
+    return "UUID" if kind == "UUID" else "JSON"
 
 
 def _parquet(source: StreamedScan, files: tuple[tuple[int, str], ...], deleted: str | None) -> str:
@@ -245,8 +268,8 @@ def _parquet(source: StreamedScan, files: tuple[tuple[int, str], ...], deleted: 
 
 def _columns(schema: TableSchema, alias: str) -> str:
     """The table's columns in order, as its types (a no-op cast where the file agrees)."""
-    return ", ".join(f'CAST({alias}."{_quoted(c.name)}" AS {c.type.sql()}) AS "{_quoted(c.name)}"'
-                     for c in schema.columns)
+    return ", ".join(f'CAST({alias}."{_quoted(c.name)}" AS {_enum_sql(c.enum) if c.enum is not None else c.type.sql()})'
+                     f' AS "{_quoted(c.name)}"' for c in schema.columns)
 
 
 def _quoted(identifier: str) -> str:

@@ -66,6 +66,21 @@ class CommentOn(exp.Expression):
     arg_types = {"kind": True, "this": True, "name": False, "text": False}
 
 
+class TypeCommand(exp.Expression):
+    """``CREATE TYPE name AS ENUM (...)``, ``CREATE DOMAIN``, ``ALTER TYPE`` / ``ALTER DOMAIN``
+    and ``DROP TYPE`` / ``DROP DOMAIN`` (sqlglot reads only the first): ``kind`` CREATE /
+    ALTER / DROP, ``domain`` whether the statement said DOMAIN, ``names`` the types
+    (exp.Table). CREATE: ``labels`` (an enum's, exp.Literal strings) or ``base`` (a domain's
+    exp.DataType) with ``default`` and ``constraints`` (exp.Constraint of a name or None and
+    a CheckColumnConstraint or NotNullColumnConstraint). ALTER: ``action`` (a word: ADD VALUE,
+    RENAME VALUE, RENAME, SET DEFAULT, DROP DEFAULT, SET NOT NULL, DROP NOT NULL, ADD, DROP
+    CONSTRAINT) and its ``labels`` / ``default`` / ``constraints`` / ``target``."""
+
+    arg_types = {"kind": True, "domain": False, "names": True, "labels": False, "base": False, "default": False,
+                 "constraints": False, "action": False, "target": False, "after": False, "exists": False,
+                 "cascade": False}
+
+
 class ValidateConstraint(exp.Expression):
     """ALTER TABLE's ``VALIDATE CONSTRAINT name`` (sqlglot reads none): ``this`` the name."""
 
@@ -757,22 +772,129 @@ class TxlakeParser(DuckDB.Parser):
         no_effect = self._parse_no_effect_statement()
         if no_effect is not None:
             return no_effect
+        if self._next and self._next.text.upper() in ("TYPE", "DOMAIN"):
+            return self._parse_type_statement()
         if not self._next or self._next.text.upper() != "SEQUENCE":
             return None
         kind = self._curr.text.upper()
         self._advance(2)
         if kind == "DROP":
-            exists = bool(self._match_text_seq("IF", "EXISTS"))
-            names = self._parse_csv(self._parse_table_parts)
-            cascade = bool(self._match_text_seq("CASCADE"))
-            if not cascade:
-                self._match_text_seq("RESTRICT")
+            exists, names, cascade = self._drop_names()
             return SequenceCommand(kind=kind, names=names, exists=exists, cascade=cascade)
         exists = bool(self._match_text_seq("IF", "NOT", "EXISTS") if kind == "CREATE" else
                       self._match_text_seq("IF", "EXISTS"))
         name = self._parse_table_parts()
         return SequenceCommand(kind=kind, names=[name], exists=exists,
                                options=self.parse_sequence_options(restart=kind == "ALTER"))
+
+    def _drop_names(self) -> tuple[bool, list, bool]:
+        """A DROP's ``[IF EXISTS] name [, ...] [CASCADE | RESTRICT]``: (if exists, names, cascade)."""
+        exists = bool(self._match_text_seq("IF", "EXISTS"))
+        names = self._parse_csv(self._parse_table_parts)
+        cascade = bool(self._match_text_seq("CASCADE"))
+        if not cascade:
+            self._match_text_seq("RESTRICT")
+        return exists, names, cascade
+
+    # --- CREATE / ALTER / DROP TYPE and DOMAIN ----------------------------------------------
+
+    def _parse_type_statement(self) -> TypeCommand | None:
+        kind, domain = self._curr.text.upper(), self._next.text.upper() == "DOMAIN"
+        start = self._index
+        self._advance(2)
+        if kind == "DROP":
+            exists, names, cascade = self._drop_names()
+            return TypeCommand(kind=kind, domain=domain, names=names, exists=exists, cascade=cascade)
+        name = self._parse_table_parts()
+        if kind == "CREATE" and not domain:
+            if not self._match_text_seq("AS", "ENUM"):  # (composite, range, base types: sqlglot's, refused)
+                self._retreat(start)
+                return None
+            if not self._match(TokenType.L_PAREN):
+                self.raise_error("Expected (")
+            labels = [] if self._match(TokenType.R_PAREN) else self._parse_csv(self._expect_label)
+            if labels and not self._match(TokenType.R_PAREN):
+                self.raise_error("Expected )")
+            return TypeCommand(kind=kind, names=[name], labels=labels)
+        if kind == "CREATE":
+            self._match(TokenType.ALIAS)
+            base = self._parse_types()
+            if base is None:
+                self.raise_error("Expected a type")
+            default, constraints = None, []
+            while self._curr and self._curr.token_type != TokenType.SEMICOLON:
+                if self._match(TokenType.DEFAULT):
+                    default = self._parse_bitwise()
+                elif self._match_text_seq("COLLATE"):
+                    self._parse_id_var()  # (text compares as DuckDB's: the collation is not kept)
+                else:
+                    constraints.append(self._domain_constraint())
+            return TypeCommand(kind=kind, domain=True, names=[name], base=base, default=default,
+                               constraints=constraints)
+        return self._alter_type(name, domain)
+
+    def _expect_label(self) -> exp.Literal:
+        label = self._parse_string()
+        if label is None:
+            self.raise_error(f'at or near "{self._curr.text if self._curr else ""}"')
+        return label
+
+    def _domain_constraint(self) -> exp.Constraint:
+        """``[CONSTRAINT name] { NOT NULL | NULL | CHECK (expression) [NOT VALID] }``."""
+        named = self._parse_id_var() if self._match(TokenType.CONSTRAINT) else None
+        if self._match_text_seq("NOT", "NULL"):
+            made = exp.NotNullColumnConstraint()
+        elif self._match(TokenType.NULL):
+            made = exp.NotNullColumnConstraint(allow_null=True)
+        elif self._match_text_seq("CHECK"):
+            made = exp.CheckColumnConstraint(this=self._parse_wrapped(self._parse_assignment))
+            if self._match_text_seq("NOT", "VALID"):
+                made.set("enforced", False)
+        else:
+            self.raise_error(f'at or near "{self._curr.text if self._curr else ""}"')
+        return exp.Constraint(this=named, expressions=[made])
+
+    def _alter_type(self, name: exp.Table, domain: bool) -> TypeCommand:
+        made = TypeCommand(kind="ALTER", domain=domain, names=[name])
+        if not domain and self._match_text_seq("ADD", "VALUE"):
+            made.set("exists", bool(self._match_text_seq("IF", "NOT", "EXISTS")))
+            made.set("labels", [self._expect_label()])
+            if self._curr and self._curr.text.upper() in ("BEFORE", "AFTER"):
+                made.set("after", self._curr.text.upper() == "AFTER")
+                self._advance()
+                made.set("target", self._expect_label())
+            made.set("action", "ADD VALUE")
+        elif not domain and self._match_text_seq("RENAME", "VALUE"):
+            old = self._expect_label()
+            if not self._match_text_seq("TO"):
+                self.raise_error("Expected TO")
+            made.set("labels", [old, self._expect_label()])
+            made.set("action", "RENAME VALUE")
+        elif self._match_text_seq("RENAME", "TO"):
+            made.set("target", self._parse_id_var())
+            made.set("action", "RENAME")
+        elif domain and self._match_text_seq("SET", "DEFAULT"):
+            made.set("default", self._parse_bitwise())
+            made.set("action", "SET DEFAULT")
+        elif domain and self._match_text_seq("DROP", "DEFAULT"):
+            made.set("action", "DROP DEFAULT")
+        elif domain and self._match_text_seq("SET", "NOT", "NULL"):
+            made.set("action", "SET NOT NULL")
+        elif domain and self._match_text_seq("DROP", "NOT", "NULL"):
+            made.set("action", "DROP NOT NULL")
+        elif domain and self._match_text_seq("ADD"):
+            made.set("constraints", [self._domain_constraint()])
+            made.set("action", "ADD")
+        elif domain and self._match_text_seq("DROP", "CONSTRAINT"):
+            made.set("exists", bool(self._match_text_seq("IF", "EXISTS")))
+            made.set("target", self._parse_id_var())
+            made.set("cascade", bool(self._match_text_seq("CASCADE")))
+            self._match_text_seq("RESTRICT")
+            made.set("action", "DROP CONSTRAINT")
+        else:
+            words = " ".join(t.text.upper() for t in self._tokens[self._index:self._index + 2])
+            raise errors.NotSupportedError(f"ALTER {'DOMAIN' if domain else 'TYPE'} ... {words} is not supported")
+        return made
 
     def _parse_no_effect_statement(self) -> Control | None:
         """``ALTER kind name OWNER TO role``, ``COMMENT ON ... IS ...`` (of what txlake keeps no
@@ -995,4 +1117,4 @@ class Txlake(DuckDB):
     NULL_ORDERING = "nulls_are_large"
 
 
-__all__ = ["Control", "SequenceCommand", "SOURCE_SPAN", "Txlake", "ParseError"]
+__all__ = ["Control", "SequenceCommand", "SOURCE_SPAN", "Txlake", "TypeCommand", "ParseError"]

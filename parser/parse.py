@@ -21,7 +21,8 @@ from sqlglot.tokens import TokenType
 
 from txlake import errors
 from txlake.parser import statements as st
-from txlake.parser.dialect import SOURCE_SPAN, CommentOn, Control, SequenceCommand, Txlake, ValidateConstraint
+from txlake.parser.dialect import (SOURCE_SPAN, CommentOn, Control, SequenceCommand, Txlake, TypeCommand,
+                                    ValidateConstraint)
 from txlake.parser.semantics import (ARRAY_SET, AVG_MACRO, NAMED_SCHEMAS, SUM_MACRO, boolean_condition,
                                      postgres_semantics)
 from txlake.storage.sequences import sequence_name
@@ -87,7 +88,7 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
                 tree.set("expression", exp.Select(expressions=[exp.Star()], from_=exp.From(this=tree.expression)))
             if isinstance(tree.expression, exp.Query):
                 tree.meta[_WRITTEN] = tree.expression.copy()  # (a view stores its query as written)
-        if isinstance(tree, (exp.Create, exp.Alter)):  # (a CHECK stores its expression as written)
+        if isinstance(tree, (exp.Create, exp.Alter, TypeCommand)):  # (a CHECK stores its expression as written)
             for check in tree.find_all(exp.CheckColumnConstraint):
                 check.meta[_WRITTEN] = check.this.copy()
         tree = postgres_semantics(tree, text)
@@ -271,8 +272,7 @@ _WHY_NONE = {"FUNCTION": "txlake runs no stored code", "PROCEDURE": "txlake runs
              "EXTENSION": "txlake has no extensions", "POLICY": "txlake has no row level security",
              "ROLE": "txlake has no roles", "USER": "txlake has no roles", "GROUP": "txlake has no roles",
              "DATABASE": "a warehouse is txlake's database", "TABLESPACE": "txlake has no tablespaces",
-             "TYPE": "txlake has no user-defined types (enums, composites, ranges)",
-             "DOMAIN": "txlake has no user-defined types (a CHECK constraint on the column does a domain's work)"}
+             "TYPE": "txlake's user-defined types are enums (CREATE TYPE ... AS ENUM) and domains"}
 
 
 def _unsupported(first: str, rest: str) -> str:
@@ -874,6 +874,36 @@ def _create_index(tree: exp.Create) -> st.CreateIndex:
     return st.CreateIndex(table=table_name(index.args["table"]), columns=tuple(columns), name=name,
                           if_not_exists=bool(tree.args.get("exists")), unique=unique, method=method,
                           nulls_not_distinct=params.args.get("nulls") == "NOT DISTINCT")
+
+
+def _type_command(tree: TypeCommand) -> st.Statement:
+    """CREATE / ALTER / DROP TYPE or DOMAIN."""
+    names = [table_name(t) for t in tree.args["names"]]
+    domain = bool(tree.args.get("domain"))
+    if tree.args["kind"] == "DROP":
+        return st.DropType(names=tuple(names), domain=domain, if_exists=bool(tree.args.get("exists")),
+                           cascade=bool(tree.args.get("cascade")))
+    labels = tuple(label.this for label in tree.args.get("labels") or ())
+    checks, not_null = [], False
+    for constraint in tree.args.get("constraints") or ():
+        made = constraint.expressions[0]
+        if isinstance(made, exp.NotNullColumnConstraint):
+            not_null = not made.args.get("allow_null")
+        else:
+            checks.append(_constraint_spec(made, constraint.this))
+    target = tree.args.get("target")
+    if tree.args["kind"] == "CREATE":
+        return st.CreateType(name=names[0], labels=labels, base=tree.args.get("base"),
+                             default=tree.args.get("default"), not_null=not_null, checks=tuple(checks))
+    action = tree.args["action"]
+    if action == "ADD" and not checks:
+        action = "SET NOT NULL" if not_null else "DROP NOT NULL"
+    validate = not any(c.expressions[0].args.get("enforced") is False for c in tree.args.get("constraints") or ())
+    return st.AlterType(name=names[0], domain=domain, action=action, labels=labels,
+                        target=(target.this if isinstance(target, exp.Literal) else identifier(target))
+                        if target is not None else None,
+                        after=bool(tree.args.get("after")), exists=bool(tree.args.get("exists")),
+                        default=tree.args.get("default"), check=checks[0] if checks else None, validate=validate)
 
 
 def _drop(tree: exp.Drop) -> st.Statement:
@@ -1513,6 +1543,7 @@ _CONVERTERS = {
     Control: lambda tree: _control(tree),
     CommentOn: lambda tree: _comment(tree),
     SequenceCommand: lambda tree: _sequence_command(tree),
+    TypeCommand: lambda tree: _type_command(tree),
     exp.Transaction: lambda tree: st.Begin(),  # sqlglot's own BEGIN
     exp.Commit: lambda tree: st.Commit(),
     exp.Rollback: lambda tree: st.Rollback(),

@@ -394,6 +394,46 @@ class DropSequence(Statement):
 
 
 @dataclass(frozen=True)
+class CreateType(Statement):
+    """``CREATE TYPE name AS ENUM (labels)``, or ``CREATE DOMAIN name [AS] base [DEFAULT e]
+    [[CONSTRAINT c] NOT NULL | NULL | CHECK (e)]...`` (``base`` not None)."""
+
+    name: TableName
+    labels: tuple[str, ...] = ()
+    base: exp.DataType | None = None
+    default: exp.Expression | None = None
+    not_null: bool = False
+    checks: tuple["CheckSpec", ...] = ()
+
+
+@dataclass(frozen=True)
+class AlterType(Statement):
+    """``ALTER TYPE`` / ``ALTER DOMAIN name action``: ``action`` as parser/dialect.py's
+    TypeCommand names it; ``labels`` ADD VALUE's one or RENAME VALUE's (old, new); ``target``
+    BEFORE / AFTER's label (``after``), RENAME TO's name or DROP CONSTRAINT's;
+    ``exists`` IF [NOT] EXISTS."""
+
+    name: TableName
+    domain: bool
+    action: str
+    labels: tuple[str, ...] = ()
+    target: str | None = None
+    after: bool = False
+    exists: bool = False
+    default: exp.Expression | None = None
+    check: "CheckSpec | None" = None
+    validate: bool = True
+
+
+@dataclass(frozen=True)
+class DropType(Statement):
+    names: tuple[TableName, ...]
+    domain: bool = False
+    if_exists: bool = False
+    cascade: bool = False
+
+
+@dataclass(frozen=True)
 class CreateView(Statement):
     """``CREATE [OR REPLACE] [[LOCAL] TEMP | TEMPORARY] VIEW name [(columns)] AS query``."""
 

@@ -30,9 +30,9 @@ examples:
   txlake wh -c "\\copy t from data.csv with (format csv, header)"
   txlake wh -c "\\copy t from stdin" < data.tsv
 
-shell meta-commands: \\? (help), \\d (tables and views), \\dt, \\dv, \\ds [PATTERN], \\d TABLE|VIEW (+: with
-comments), \\snapshots TABLE, \\i FILE, \\copy ..., \\c (stays in the warehouse), \\isolation [LEVEL], \\x, \\timing,
-\\rows, \\q
+shell meta-commands: \\? (help), \\d (tables and views), \\dt, \\dv, \\ds, \\dT, \\dD [PATTERN], \\d TABLE|VIEW
+(+: with comments), \\snapshots TABLE, \\i FILE, \\copy ..., \\c (stays in the warehouse), \\isolation [LEVEL],
+\\x, \\timing, \\rows, \\q
 -c and -f run in the order given. As in psql, an error is shown and the script goes on with its
 next statement, unless -v ON_ERROR_STOP=1 (or \\set ON_ERROR_STOP on in the script) makes it
 stop there. The statements of one -c run as one transaction (as psql's), unless it holds BEGIN /

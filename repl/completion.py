@@ -31,8 +31,8 @@ SMALLINT REAL BYTEA TIME TIMESTAMPTZ ZONE UUID JSON JSONB
 # after these keywords only a table name fits
 TABLE_CONTEXT = {"FROM", "JOIN", "INTO", "UPDATE", "TABLE", "EXISTS", "COPY"}
 
-META_COMMANDS = ["\\?", "\\connect", "\\copy", "\\d", "\\ds", "\\dt", "\\dv", "\\echo", "\\i", "\\isolation", "\\q",
-                 "\\rows", "\\set", "\\snapshots", "\\timing", "\\x"]
+META_COMMANDS = ["\\?", "\\connect", "\\copy", "\\d", "\\dD", "\\dT", "\\ds", "\\dt", "\\dv", "\\echo", "\\i",
+                 "\\isolation", "\\q", "\\rows", "\\set", "\\snapshots", "\\timing", "\\x"]
 META_ARGUMENTS = {
     "\\isolation": ["read committed", "repeatable read", "serializable"],
     "\\x": ["on", "off", "auto"],

@@ -12,6 +12,8 @@ import os
 import re
 import tempfile
 
+import pyarrow as pa
+
 import txlake
 from txlake.engine.catalog_views import relation_name, schema_name
 from txlake.parser.parse import parse_table_name
@@ -38,6 +40,8 @@ Catalog
                       +: with their comments, COMMENT ON's)
   \\dv[+] [PATTERN]    list views
   \\ds[+] [PATTERN]    list sequences
+  \\dT [PATTERN]      list data types: enums (with their labels) and domains
+  \\dD [PATTERN]      list domains: base type, NOT NULL, default, CHECKs
   \\d[+] NAME          describe table NAME (or a view: its columns and definition; a
                       sequence: its bounds): columns, types, nullability, defaults,
                       keys (a PATTERN: each match; +: the columns' comments)
@@ -160,7 +164,7 @@ def _list(runner: Runner, pattern: str, kinds: tuple[str, ...], what: str, plus:
         matches = _pattern(pattern)
         keep = [k and (matches(schema_name(db), name) or matches(db, name)) for k, db, name in
                 zip(keep, tables.column("database").to_pylist(), tables.column("table").to_pylist())]
-    tables = tables.filter(keep)
+    tables = tables.filter(pa.array(keep, pa.bool_()))  # (typed: an empty list would not be)
     if tables.num_rows == 0:
         runner.print(f'Did not find any {what} named "{pattern}".' if pattern else f"Did not find any {what}.")
     else:
@@ -206,6 +210,26 @@ def _list_views(runner: Runner, argument: str, plus: bool = False) -> Outcome:
 
 def _list_sequences(runner: Runner, argument: str, plus: bool = False) -> Outcome:
     return _list(runner, argument, ("sequence",), "sequences", plus)
+
+
+def _list_types(runner: Runner, argument: str, domains: bool = False) -> Outcome:
+    """psql's ``\\dT`` (enums and domains) and ``\\dD`` (domains), those PATTERN matches."""
+    found = runner.conn.session.describe_types(domains)
+    if argument:
+        matches = _pattern(argument)
+        found = found.filter(pa.array([matches(schema, name) for schema, name in
+                                       zip(found.column("schema").to_pylist(), found.column("name").to_pylist())],
+                                      pa.bool_()))
+    what = "domains" if domains else "data types"
+    if found.num_rows == 0:
+        runner.print(f'Did not find any {what} named "{argument}".' if argument else f"Did not find any {what}.")
+    else:
+        runner.show_table(found)
+    return Outcome.OK
+
+
+def _list_domains(runner: Runner, argument: str) -> Outcome:
+    return _list_types(runner, argument, domains=True)
 
 
 def _describe(runner: Runner, argument: str, plus: bool = False) -> Outcome:
@@ -478,6 +502,8 @@ COMMANDS = {
     "\\dt": _list_tables,
     "\\dv": _list_views,
     "\\ds": _list_sequences,
+    "\\dT": _list_types,
+    "\\dD": _list_domains,
     "\\d": _describe,
     "\\snapshots": _snapshots,
     "\\i": _include, "\\include": _include,

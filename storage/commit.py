@@ -367,6 +367,7 @@ class Commit:
         for d in self.deltas:
             changes.extend(self._rebase(d, latest, dropping))
         self._check_views(latest)
+        self._check_types(latest)
         # drops first: a table dropped and re-created under the same name in one transaction
         order = {DropTable: 0, CreateTable: 1, ChangeData: 2}
         changes.sort(key=lambda c: order[type(c)])
@@ -431,6 +432,8 @@ class Commit:
         if base is None:  # created by this transaction
             clash = latest.table(work.db, work.name)
             if clash is not None and clash.table_id not in dropping:
+                if work.is_type or clash.is_type:  # (a table's name is its row type's: one namespace)
+                    raise errors.DuplicateObject(f'type "{work.name}" already exists')
                 raise errors.DuplicateTable(f'relation "{work.name}" already exists')
             files = self._numbered(d.table_id, 1)
             return [CreateTable(d.table_id, work.db, work.name, work.schema),
@@ -491,6 +494,35 @@ class Commit:
                     raise errors.SerializationFailure(
                         f'could not serialize access: view "{view.name}", which reads relation "{dep.name}", '
                         "was created by a concurrent transaction")
+
+    def _check_types(self, latest: CatalogVersion) -> None:
+        """User-defined types against what others committed since the snapshot: a table this
+        transaction makes or re-shapes took its columns' rules from a type (``Column.
+        type_version``), which must still be that version; a type this one alters or drops
+        must not be used by a table it did not follow (one another made meanwhile). 40001
+        either way: the rules a table holds are its types' (engine/user_types.py)."""
+        if not latest.types and not any(d.work is not None and d.work.is_type for d in self.deltas):
+            return
+        mine = {d.table_id: d.work for d in self.deltas}
+        for d in self.deltas:
+            work = d.work
+            if work is None or not work.is_table or (d.base is not None and work.schema is d.base.schema):
+                continue
+            for col in work.schema.columns:
+                if col.user_type is None:
+                    continue
+                typed = mine[col.user_type] if col.user_type in mine else latest.by_id(col.user_type)
+                if typed is None or typed.schema.schema_id != col.type_version:
+                    raise errors.SerializationFailure(
+                        f'could not serialize access: the type of column "{col.name}" of "{work.name}" was '
+                        "dropped or altered by a concurrent transaction")
+        changed = {d.table_id for d in self.deltas if d.base is not None and d.base.is_type
+                   and (d.work is None or d.work.schema is not d.base.schema)}
+        for table in latest.tables.values() if changed else ():
+            if table.table_id not in mine and any(c.user_type in changed for c in table.schema.columns):
+                raise errors.SerializationFailure(
+                    f'could not serialize access: table "{table.name}", of a type this transaction alters or '
+                    "drops, was created or altered by a concurrent transaction")
 
     def _numbered(self, table_id: str, first_id: int) -> tuple[DataFile, ...]:
         return tuple(f.numbered(first_id + i) for i, f in enumerate(self._written.get(table_id, ())))

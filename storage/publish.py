@@ -198,8 +198,9 @@ class Publisher:
             if catalog.csn == self._published_csn:
                 return
             failure = None
-            # (views and sequences are catalog entries with no data: nothing to publish)
-            tables = [v for v in catalog.tables.values() if v.is_table] if catalog.views or catalog.sequences \
+            # (views, sequences and types are catalog entries with no data: nothing to publish)
+            tables = [v for v in catalog.tables.values() if v.is_table] \
+                if catalog.views or catalog.sequences or catalog.types \
                 else catalog.tables.values()
             for version in tables:
                 if self._versions.get(version.table_id) is not version:

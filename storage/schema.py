@@ -8,7 +8,11 @@ A view is a catalog entry like a table, whose schema holds no columns of its own
 (CreateTable, ChangeData with a new schema, DropTable), so it is transactional, replayed,
 checkpointed and seen by other processes exactly as a table's creation is. A sequence is one
 too, its schema holding a ``SequenceDefinition`` (its numbers live in a file of their own:
-storage/sequences.py).
+storage/sequences.py), and so is a user-defined type (CREATE TYPE ... AS ENUM, CREATE DOMAIN),
+its schema holding a ``TypeDefinition``. A column of such a type keeps its base type (an enum's
+is text) for storage, so Parquet, Paimon and Spark read plain values; ``Column.user_type``
+names the entry, and the table's schema carries the type's rules as ``domain_checks`` (derived
+by engine/user_types.py, rewritten by every ALTER of the type), enforced with its CHECKs.
 """
 
 from __future__ import annotations
@@ -184,6 +188,8 @@ def text_type(f: pa.Field) -> str | None:
 def type_from_field(f: pa.Field) -> ColumnType:
     """The column type for an Arrow field: its text type if it names one, else its Arrow type's."""
     kind = text_type(f)
+    if kind == "ENUM":  # (an enum column as engine/sources.py hands it to DuckDB: text)
+        return ColumnType("VARCHAR")
     return ColumnType(kind) if kind is not None else type_from_arrow(f.type)
 
 
@@ -213,6 +219,8 @@ def type_from_arrow(t: pa.DataType) -> ColumnType:
         return ColumnType("VARCHAR")
     if pa.types.is_list(t) or pa.types.is_large_list(t):
         return array_of(type_from_arrow(t.value_type))
+    if pa.types.is_dictionary(t):  # (a DuckDB ENUM: its values' type)
+        return type_from_arrow(t.value_type)
     raise errors.NotSupportedError(f"column type {t} is not supported")
 
 
@@ -230,6 +238,13 @@ class Column:
     #: INSERT ... OVERRIDING USER VALUE ignores the values given it). Columns made so before
     #: txlake told the two apart are SERIAL ones
     by_default: bool = False
+    #: a column of a user-defined type (an enum or a domain): the type's catalog entry id
+    #: (``type`` is its base: text for an enum); ``enum`` its labels then, in order, and
+    #: ``type_version`` the schema id of the type's entry they were taken from (a commit whose
+    #: table took them from a type another changed meanwhile is refused: storage/commit.py)
+    user_type: str | None = None
+    enum: tuple[str, ...] | None = None
+    type_version: int | None = None
 
     @property
     def identity(self) -> str | None:
@@ -243,12 +258,20 @@ class Column:
             d["always"] = True
         if self.by_default:
             d["by_default"] = True
+        if self.user_type is not None:  # (a reader before user types reads the base type)
+            d["user_type"] = self.user_type
+        if self.enum is not None:
+            d["enum"] = list(self.enum)
+        if self.type_version is not None:
+            d["type_version"] = self.type_version
         return d
 
     @staticmethod
     def from_json(d: dict) -> "Column":
+        enum = d.get("enum")
         return Column(d["id"], d["name"], ColumnType.from_json(d["type"]), d["not_null"], d.get("default"),
-                      d.get("always", False), d.get("by_default", False))
+                      d.get("always", False), d.get("by_default", False), d.get("user_type"),
+                      tuple(enum) if enum is not None else None, d.get("type_version"))
 
 
 @dataclass(frozen=True)
@@ -450,16 +473,53 @@ class CheckConstraint:
     name: str
     expression: str
     validated: bool = True
+    #: a rule of a column's user-defined type (``TableSchema.domain_checks``): (what it is -
+    #: "enum", "check" or "not null" - and the type's name); None for the table's own CHECK
+    domain: tuple[str, str] | None = None
 
     def to_json(self) -> dict:
         d = {"name": self.name, "expression": self.expression}
         if not self.validated:
             d["not_valid"] = True
+        if self.domain is not None:
+            d["domain"] = list(self.domain)
         return d
 
     @staticmethod
     def from_json(d: dict) -> "CheckConstraint":
-        return CheckConstraint(d["name"], d["expression"], not d.get("not_valid", False))
+        domain = d.get("domain")
+        return CheckConstraint(d["name"], d["expression"], not d.get("not_valid", False),
+                               tuple(domain) if domain is not None else None)
+
+
+@dataclass(frozen=True)
+class TypeDefinition:
+    """A user-defined type: an enum (``labels``, in their order) or a domain (``base``, the
+    ColumnType it constrains, as ``display()`` spells it, with its DEFAULT's SQL text, NOT NULL
+    and CHECKs - their expressions read the value as the column ``VALUE``)."""
+
+    labels: tuple[str, ...] = ()
+    base: str | None = None
+    default: str | None = None
+    not_null: bool = False
+    checks: tuple[CheckConstraint, ...] = ()
+
+    @property
+    def is_domain(self) -> bool:
+        return self.base is not None
+
+    def to_json(self) -> dict:
+        if self.base is None:
+            return {"enum": list(self.labels)}
+        return {"base": self.base, "default": self.default, "not_null": self.not_null,
+                "checks": [c.to_json() for c in self.checks]}
+
+    @staticmethod
+    def from_json(d: dict) -> "TypeDefinition":
+        if "enum" in d:
+            return TypeDefinition(tuple(d["enum"]))
+        return TypeDefinition((), d["base"], d["default"], d["not_null"],
+                              tuple(CheckConstraint.from_json(c) for c in d["checks"]))
 
 
 @dataclass(frozen=True)
@@ -597,6 +657,10 @@ class TableSchema:
     #: COMMENT ON's comments, each on an object the schema has: one dropped takes its comment
     #: along (``__post_init__``)
     comments: tuple[Comment, ...] = ()
+    #: a user-defined type's definition (None for a table): no columns either
+    user_type: TypeDefinition | None = None
+    #: the rules of the columns' user-defined types, as CHECKs over the columns
+    domain_checks: tuple[CheckConstraint, ...] = ()
 
     def __post_init__(self):
         if self.comments:
@@ -625,6 +689,11 @@ class TableSchema:
         """This schema with ``text`` the comment on the object (``Comment``); None: without one."""
         others = tuple(c for c in self.comments if (c.kind, c.name) != (kind, name))
         return replace(self, comments=others + ((Comment(kind, name, text),) if text is not None else ()))
+
+    @property
+    def enforced_checks(self) -> tuple[CheckConstraint, ...]:
+        """Every CHECK a written row must pass: its columns' types' rules, then the table's."""
+        return self.domain_checks + self.checks if self.domain_checks else self.checks
 
     def pkey_name(self, table: str) -> str:
         """The name of the primary key of the table ``table`` (which must have one)."""
@@ -717,6 +786,10 @@ class TableSchema:
             d["indexes"] = [i.to_json() for i in self.indexes]
         if self.comments:  # (so too: a warehouse made before txlake kept comments has none)
             d["comments"] = [c.to_json() for c in self.comments]
+        if self.user_type is not None:
+            d["user_type"] = self.user_type.to_json()
+        if self.domain_checks:
+            d["domain_checks"] = [c.to_json() for c in self.domain_checks]
         return d
 
     @staticmethod
@@ -731,4 +804,6 @@ class TableSchema:
                            tuple(ForeignKey.from_json(c) for c in d.get("foreign_keys", ())),
                            d.get("primary_key_name"),
                            tuple(Index.from_json(i) for i in d.get("indexes", ())),
-                           tuple(Comment.from_json(c) for c in d.get("comments", ())))
+                           tuple(Comment.from_json(c) for c in d.get("comments", ())),
+                           TypeDefinition.from_json(d["user_type"]) if "user_type" in d else None,
+                           tuple(CheckConstraint.from_json(c) for c in d.get("domain_checks", ())))

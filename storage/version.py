@@ -538,8 +538,14 @@ class TableVersion:
         return self.schema.sequence is not None
 
     @property
+    def is_type(self) -> bool:
+        """Is this catalog entry a user-defined type, an enum or a domain (no files; its schema
+        holds its definition)?"""
+        return self.schema.user_type is not None
+
+    @property
     def is_table(self) -> bool:
-        return self.schema.view is None and self.schema.sequence is None
+        return self.schema.view is None and self.schema.sequence is None and self.schema.user_type is None
 
     def column_types(self) -> tuple[tuple[str, str], ...]:
         """(name, type) of each column - a view's as its definition fixed them - as a view's
@@ -934,6 +940,8 @@ class CatalogVersion:
     views: int = 0
     #: how many of ``tables`` are sequences, carried by ``apply`` as ``views``
     sequences: int = 0
+    #: how many of ``tables`` are user-defined types (enums, domains), carried by ``apply`` as ``views``
+    types: int = 0
     #: how many of ``tables`` have foreign keys, carried by ``apply`` as ``views``: a write
     #: looks for the tables referencing its table only where there are any
     foreign_keys: int = 0
@@ -983,13 +991,14 @@ class CatalogVersion:
         return CatalogVersion(d["csn"], d["time_ms"], {t.key: t for t in tables}, d["max_xid"],
                               views=sum(1 for t in tables if t.is_view),
                               sequences=sum(1 for t in tables if t.is_sequence),
+                              types=sum(1 for t in tables if t.is_type),
                               foreign_keys=sum(1 for t in tables if t.schema.foreign_keys))
 
     def apply(self, entry: LogEntry) -> "CatalogVersion":
         assert entry.csn == self.csn + 1, (entry.csn, self.csn)
         tables = dict(self.tables)
         by_id = dict(self._id_index())
-        views, sequences, foreign_keys = self.views, self.sequences, self.foreign_keys
+        views, sequences, types, foreign_keys = self.views, self.sequences, self.types, self.foreign_keys
         referencing = self._referencing
         for change in entry.changes:
             if isinstance(change, CreateTable):
@@ -998,12 +1007,14 @@ class CatalogVersion:
                 by_id[change.table_id] = (change.db, change.name)
                 views += change.schema.view is not None
                 sequences += change.schema.sequence is not None
+                types += change.schema.user_type is not None
                 foreign_keys += bool(change.schema.foreign_keys)
                 referencing = None
             elif isinstance(change, DropTable):
                 dropped = tables.pop(by_id.pop(change.table_id))
                 views -= dropped.is_view
                 sequences -= dropped.is_sequence
+                types -= dropped.is_type
                 foreign_keys -= bool(dropped.schema.foreign_keys)
                 referencing = None
             else:
@@ -1014,4 +1025,5 @@ class CatalogVersion:
                 tables[key] = tables[key].with_files(change.added, change.removed, change.deleted,
                                                      change.schema, change.moved, entry.csn, change.forget_before)
         return CatalogVersion(entry.csn, entry.time_ms, tables, max(self.max_xid, entry.xid), views=views,
-                              sequences=sequences, foreign_keys=foreign_keys, _ids=by_id, _referencing=referencing)
+                              sequences=sequences, types=types, foreign_keys=foreign_keys, _ids=by_id,
+                              _referencing=referencing)

@@ -353,6 +353,35 @@ def test_list_commands_as_psql_s(main, tmp_path):
     assert 'Table "Order Lines"\n' in done.stdout
 
 
+def test_listing_an_empty_warehouse_says_there_is_nothing(main, tmp_path):
+    """\\d, \\dt and \\dT of a warehouse with no relations or types (or with a type only) said
+    nothing: they failed in pyarrow (an untyped empty filter)."""
+    wh = str(tmp_path / "wh")
+    done = main(wh, "-c", "\\d", "-c", "\\dt", "-c", "\\dT x*")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["Did not find any relations.", "Did not find any tables.",
+                                        'Did not find any data types named "x*".']
+    done = main(wh, "-c", "CREATE TYPE mood AS ENUM ('a')", "-c", "\\d")
+    assert done.returncode == 0 and done.stdout.splitlines()[-1] == "Did not find any relations.", done.stderr
+
+
+def test_enum_and_domain_types_are_listed_and_shown_as_columns_types(main, tmp_path):
+    """\\dT lists the enums and domains (an enum with its labels), \\dD the domains; \\d t names
+    a column's type as it was declared, not its base type."""
+    done = main(str(tmp_path / "wh"), "-c", "CREATE TYPE mood AS ENUM ('sad', 'ok'); "
+                "CREATE DOMAIN email AS text NOT NULL CHECK (VALUE ~~ '%@%'); CREATE TABLE f (m mood, e email)",
+                "-c", "\\dT", "-c", "\\dD", "-c", "\\dT m*", "-c", "\\d f", "-c", "\\dD nothing")
+    assert done.returncode == 0, done.stderr
+    lines = [[cell.strip() for cell in line.split("|")] for line in done.stdout.splitlines() if "|" in line]
+    assert ["public", "email", ""] in lines and ["public", "mood", "sad, ok"] in lines
+    assert lines.count(["public", "mood", "sad, ok"]) == 2  # (\\dT and \\dT m*)
+    assert any(row[:4] == ["public", "email", "text", "not null"] and "CHECK" in row[5] for row in lines)
+    assert ["m", "mood", "yes", "", ""] in lines and ["e", "email", "yes", "", ""] in lines
+    assert 'Did not find any domains named "nothing".' in done.stdout
+    done = main(str(tmp_path / "wh"), "-c", "\\d mood")
+    assert done.returncode == 1 and 'relation "mood" does not exist' in done.stderr
+
+
 def test_g_and_gx_send_the_statement(main, tmp_path):
     done = main(str(tmp_path / "wh"), "-c", "SELECT 1 AS a \\g", "-f", "-", stdin="SELECT 2 AS b,\n 'x' AS c\n\\gx\n")
     assert done.returncode == 0, done.stderr

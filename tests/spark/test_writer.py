@@ -185,3 +185,27 @@ def test_writes_leaving_foreign_keys_unchecked_are_refused(spark, engine, wh):
     with pytest.raises(txlake.NotSupportedError):
         writer.commit([])
     assert engine.execute("SELECT id FROM q").fetchall() == [(1,)]
+
+
+def test_enum_and_domain_columns_read_as_their_base_types_and_appends_keep_to_them(spark, engine, wh):
+    """A column of an enum is text to Spark, of a domain its base type; an append is judged by
+    the types' rules as an INSERT is (22P02 for a value not a label, 23514 for a domain's
+    CHECK: nothing of the job committed), and a domain's DEFAULT fills a column it lacks."""
+    engine.execute("CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy')")
+    engine.execute("CREATE DOMAIN score AS int DEFAULT 5 CHECK (VALUE BETWEEN 0 AND 10)")
+    engine.execute("CREATE TABLE f (id INT, m mood, s score)")
+    engine.execute("INSERT INTO f VALUES (1, 'happy', 7)")
+    read = spark.read.format("txlake").load(f"{wh}/f")
+    assert [(f.name, f.dataType) for f in read.schema.fields] == [
+        ("id", T.IntegerType()), ("m", T.StringType()), ("s", T.IntegerType())]
+    assert [tuple(r) for r in read.collect()] == [(1, "happy", 7)]
+    with pytest.raises(Exception, match=r'InvalidTextRepresentation: invalid input value for enum mood: "meh"'):
+        spark.createDataFrame([(2, "ok", 1), (3, "meh", 1)], "id int, m string, s int") \
+            .write.format("txlake").mode("append").save(f"{wh}/f")
+    with pytest.raises(Exception, match=r'CheckViolation: value for domain score violates check constraint'):
+        spark.createDataFrame([(2, "ok", 11)], "id int, m string, s int") \
+            .write.format("txlake").mode("append").save(f"{wh}/f")
+    spark.createDataFrame([(2, "sad"), (3, "ok")], "id int, m string") \
+        .write.format("txlake").mode("append").save(f"{wh}/f")
+    assert engine.execute("SELECT id, m, s FROM f ORDER BY m").fetchall() == [
+        (2, "sad", 5), (3, "ok", 5), (1, "happy", 7)]

@@ -1,0 +1,563 @@
+"""User-defined types: ``CREATE TYPE name AS ENUM (...)`` and ``CREATE DOMAIN``, as PostgreSQL 16
+has them, with ALTER TYPE / ALTER DOMAIN and DROP TYPE / DROP DOMAIN.
+
+- **Catalog.** A type is a catalog entry beside the tables, views and sequences, in their
+  namespace (a table's row type takes its name in PostgreSQL too): ``TableVersion.is_type``, no
+  files, its schema holding a ``TypeDefinition`` (storage/schema.py). So CREATE, ALTER and DROP
+  are transactional - a ROLLBACK leaves nothing, another session sees a type once committed, two
+  creators of one name are told as two creators of one table are (42710, at once in one
+  process, at the second's COMMIT across processes) - and checkpoints and replays keep them. A
+  table made from a type that a concurrent transaction alters, or the other way round, is
+  40001 at COMMIT (storage/commit.py ``_check_types``).
+- **Columns.** A column of a user-defined type stores its base type (an enum's: text), so
+  Parquet, Paimon and Spark read plain values; ``Column.user_type`` is the type's entry id and
+  ``Column.enum`` an enum's labels, for DuckDB to read the column as its ENUM (comparisons,
+  ORDER BY, min / max follow the labels' order: engine/sources.py). A domain's DEFAULT is the
+  column's when it has none of its own.
+- **Rules.** The type's rules - an enum's labels, a domain's NOT NULL and CHECKs - are written
+  into each using table's schema as ``domain_checks`` (``stamped``): CHECKs over the column,
+  marked as the type's, enforced with the table's own CHECKs on every write path (INSERT,
+  UPDATE, ON CONFLICT, INSERT ... SELECT, MERGE, COPY, a Spark task's rows: engine/checks.py),
+  failing with PostgreSQL's errors (22P02 ``invalid input value for enum mood: "x"``, 23514
+  ``value for domain email violates check constraint "email_check"``, 23502 ``domain email
+  does not allow null values``). Every ALTER of a type writes them anew into the tables using
+  it (``_follow``), within the same transaction.
+- **Queries.** ``'x'::mood`` / ``CAST(x AS email)`` become the checked value of the base type
+  (an enum's as DuckDB's ENUM of the labels), and a string constant or parameter compared with
+  an enum column is read as a value of the enum, as PostgreSQL reads an unknown-typed literal
+  (``rewritten``). Such statements are planned afresh each time (an ALTER TYPE changes what
+  they mean); one that only reads enum columns keeps its plan.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from txlake import errors
+from txlake.engine import catalog_views, checks
+from txlake.engine.dialect import ENUM_VALUE_MACRO
+from txlake.parser import statements as st
+from txlake.parser.parse import table_name
+from txlake.parser.semantics import boolean_condition, postgres_semantics
+from txlake.storage.schema import (NAME_BYTES, CheckConstraint, Column, TableSchema, TypeDefinition,
+                                   constraint_name, parse_type_name)
+from txlake.storage.version import TableVersion
+
+if TYPE_CHECKING:  # (the executor imports this module: the DDL below imports it when it runs)
+    from txlake.engine.executor import Context, Executor, Result
+
+_VALUE = "__txl_value"  # (a domain's value, in the lambda that checks it)
+
+
+# --- looking types up ----------------------------------------------------------------------
+
+def _entry(ctx: Context, type_id: str) -> TableVersion | None:
+    """The type entry ``type_id`` as the transaction sees it (None: dropped)."""
+    if type_id in ctx.txn.changes:
+        return ctx.txn.changes[type_id]
+    return ctx.catalog.by_id(type_id)
+
+
+def _entry_named(ctx: Context, name: st.TableName) -> TableVersion | None:
+    """The catalog entry (a type, or a relation) ``name`` names, by the search path."""
+    return ctx.txn.table(ctx.catalog, *ctx.locate(name))
+
+
+def _named(ctx: Context, name: st.TableName) -> TableVersion | None:
+    """The type ``name`` names (by the search path), None if no type has that name."""
+    version = _entry_named(ctx, name)
+    return version if version is not None and version.is_type else None
+
+
+def _required(ctx: Context, name: st.TableName, domain: bool) -> TableVersion:
+    """The type (a domain, if ``domain``) ``name`` names: 42704 if none, 42809 if not a domain."""
+    version = _entry_named(ctx, name)
+    if version is None or not version.is_type:
+        raise errors.UndefinedObject(f'type "{_written(name)}" does not exist')
+    if domain and not version.schema.user_type.is_domain:
+        raise errors.WrongObjectType(f'"{version.name}" is not a domain')
+    return version
+
+
+def _written(name: st.TableName) -> str:
+    return catalog_views.relation_name(name.db, name.name) if name.db else name.name
+
+
+def type_name_of(ctx: Context, data_type: exp.DataType) -> st.TableName | None:
+    """The name a user-defined type in DDL or a cast names (``mood``, ``public.mood``)."""
+    if data_type.this != exp.DataType.Type.USERDEFINED:
+        return None
+    kind = data_type.args.get("kind")
+    if isinstance(kind, exp.Dot):
+        return st.TableName(st.schema_database(kind.this.name), kind.expression.name)
+    text = kind.name if isinstance(kind, exp.Expression) else str(kind)
+    schema, _, name = text.rpartition(".")  # (a qualified name may come as its text: public.mood)
+    return st.TableName(st.schema_database(schema.strip('"')) if schema else None, name.strip('"'))
+
+
+def refuse_type_name(ctx: Context, db: str, name: str) -> None:
+    """42710 if a type holds the name a new table would take: a table's row type is a type in
+    PostgreSQL, so the name is a type's already."""
+    taken = ctx.txn.table(ctx.catalog, db, name)
+    if taken is not None and taken.is_type:
+        raise errors.DuplicateObject(f'type "{name}" already exists\nHINT:  A relation has an associated type of '
+                                     "the same name, so you must use a name that doesn't conflict with any "
+                                     "existing type.")
+
+
+def _users(ctx: Context, type_id: str) -> list[tuple[TableVersion, Column]]:
+    """(table, column) of each column of the type ``type_id``."""
+    return [(t, c) for t in ctx.txn.tables(ctx.catalog) if t.is_table
+            for c in t.schema.columns if c.user_type == type_id]
+
+
+# --- columns -------------------------------------------------------------------------------
+
+def column(ctx: Context, field_id: int, spec: st.ColumnSpec) -> Column | None:
+    """The column ``spec`` makes if its type is a user-defined one (else None): the base type,
+    the type's id, an enum's labels, a domain's DEFAULT unless the column has its own."""
+    name = type_name_of(ctx, spec.type)
+    version = _named(ctx, name) if name is not None else None
+    if version is None:
+        return None
+    if spec.sequence is not None:
+        raise errors.NotSupportedError(f"a SERIAL or identity column cannot be of type {version.name}")
+    definition = version.schema.user_type
+    base = parse_type_name(definition.base) if definition.is_domain else parse_type_name("TEXT")
+    default = plain(ctx, spec.default).sql(dialect="duckdb") if spec.default is not None else definition.default
+    return Column(field_id, spec.name, base, spec.not_null or spec.primary_key, default,
+                  user_type=version.table_id, enum=None if definition.is_domain else definition.labels)
+
+
+def plain(ctx: Context, expression: exp.Expression) -> exp.Expression:
+    """``expression`` (a column's DEFAULT: ``'ok'::public.mood``) with its casts to user-defined
+    types made casts to their base types: the value is checked as the column's when written."""
+    def visit(node):
+        name = type_name_of(ctx, node.to) if isinstance(node, exp.Cast) else None
+        version = _named(ctx, name) if name is not None else None
+        if version is None:
+            return node
+        definition = version.schema.user_type
+        base = parse_type_name(definition.base if definition.is_domain else "TEXT")
+        return exp.Cast(this=node.this, to=exp.DataType.build(base.sql(), dialect="duckdb"))
+    return expression.transform(visit)
+
+
+def stamped(ctx: Context, schema: TableSchema) -> TableSchema:
+    """``schema`` with its columns' types' rules as they are now: an enum column's labels and
+    the ``domain_checks`` (a column whose type was dropped meanwhile keeps its base type)."""
+    if not schema.domain_checks and not any(c.user_type for c in schema.columns):
+        return schema
+    columns, rules = [], []
+    for col in schema.columns:
+        version = _entry(ctx, col.user_type) if col.user_type is not None else None
+        if version is None:
+            columns.append(dataclasses.replace(col, user_type=None, enum=None, type_version=None))
+            continue
+        definition = version.schema.user_type
+        columns.append(dataclasses.replace(col, enum=None if definition.is_domain else definition.labels,
+                                           type_version=version.schema.schema_id))
+        rules += _rules(col.name, version.name, definition)
+    return dataclasses.replace(schema, columns=tuple(columns), domain_checks=tuple(rules))
+
+
+def _rules(col: str, type_name: str, definition: TypeDefinition) -> list[CheckConstraint]:
+    """The CHECKs over column ``col`` that a value of the type ``type_name`` must pass."""
+    target = exp.column(exp.to_identifier(col, quoted=True))
+    if not definition.is_domain:
+        listed = exp.In(this=target, expressions=[exp.Literal.string(label) for label in definition.labels])
+        return [CheckConstraint(type_name, checks.stored(listed), domain=("enum", type_name))]
+    rules = []
+    if definition.not_null:
+        rules.append(CheckConstraint(type_name, checks.stored(exp.Not(this=exp.Is(this=target, expression=exp.Null()))),
+                                     domain=("not null", type_name)))
+    for check in definition.checks:
+        over = checks.parsed(check.expression).transform(
+            lambda n: target.copy() if isinstance(n, exp.Column) and n.name.lower() == "value" else n)
+        rules.append(CheckConstraint(check.name, checks.stored(over), domain=("check", type_name)))
+    return rules
+
+
+def _follow(ex: Executor, ctx: Context, old: TableVersion, new: TableVersion | None) -> None:
+    """The tables using the type ``old`` made to use ``new`` (its next definition, maybe under
+    another id), their rules written anew; ``new`` None: the type is gone, the columns keep
+    their base type (DROP TYPE ... CASCADE has dropped them first). A new schema is a rewrite
+    of the table in txlake's commit (storage/commit.py ``TableDelta.rewritten``), so each is
+    written anew, as ALTER TABLE writes it - the price of keeping the rules in the schema."""
+    tables = {t.table_id: t for t, _ in _users(ctx, old.table_id)}
+    for table in tables.values():
+        columns = tuple(dataclasses.replace(c, user_type=new.table_id if new is not None else None)
+                        if c.user_type == old.table_id else c for c in table.schema.columns)
+        ex.rewrite_table(ctx, table, stamped(ctx, dataclasses.replace(table.schema, columns=columns)),
+                         ex.store.scan(table))
+
+
+def shown(check: CheckConstraint) -> str:
+    """A domain's CHECK as psql's ``\\dD`` shows it: ``CHECK (VALUE ~~ '%@%')``."""
+    over = checks.parsed(check.expression).transform(
+        lambda n: exp.column("VALUE") if isinstance(n, exp.Column) and n.name == "value" else n)
+    return checks.definition(dataclasses.replace(check, expression=over.sql(dialect="postgres")))
+
+
+# --- CREATE --------------------------------------------------------------------------------
+
+def create_type(ex: Executor, ctx: Context, stmt: st.CreateType, params) -> Result:
+    from txlake.engine.executor import Result
+    from txlake.engine.sequence_ddl import new_entry_name, read_write
+    what = "CREATE DOMAIN" if stmt.base is not None else "CREATE TYPE"
+    read_write(ctx, what)
+    db, name = new_entry_name(ctx, stmt.name, "types in the temporary schema")
+    if ex.name_taken(ctx, db, name):
+        raise errors.DuplicateObject(f'type "{name}" already exists')
+    if stmt.base is None:
+        definition = TypeDefinition(_labels(stmt.labels))
+    else:
+        definition = _domain(ex, ctx, name, stmt)
+    version = TableVersion(uuid.uuid4().hex, db, name, TableSchema(0, (), user_type=definition))
+    ex._write(ctx, None, version, check_ssi=False)
+    return Result(status=what)
+
+
+def _labels(labels: tuple[str, ...]) -> tuple[str, ...]:
+    for i, label in enumerate(labels):
+        _check_label(label)
+        if label in labels[:i]:  # (PostgreSQL's words: its catalog's unique index says so)
+            raise errors.UniqueViolation('duplicate key value violates unique constraint "pg_enum_typid_label_index"')
+    return tuple(labels)
+
+
+def _check_label(label: str) -> None:
+    if len(label.encode()) > NAME_BYTES:
+        raise errors.InvalidName(f'invalid enum label "{label}"\nDETAIL:  Labels must be {NAME_BYTES} bytes or less.')
+
+
+def _domain(ex: Executor, ctx: Context, name: str, stmt: st.CreateType) -> TypeDefinition:
+    from txlake.engine.executor import column_type
+    if type_name_of(ctx, stmt.base) is not None and _named(ctx, type_name_of(ctx, stmt.base)) is not None:
+        raise errors.NotSupportedError("a domain over an enum or another domain is not supported")
+    base = column_type(stmt.base)
+    default = None
+    if stmt.default is not None and not isinstance(stmt.default, exp.Null):
+        default = stmt.default.sql(dialect="duckdb")
+        ex._check_default(default, base)
+    definition = TypeDefinition(base=base.display(), default=default, not_null=stmt.not_null)
+    for spec in stmt.checks:
+        definition = _with_check(ex, name, definition, spec)
+    return definition
+
+
+def _with_check(ex: Executor, name: str, definition: TypeDefinition, spec: st.CheckSpec) -> TypeDefinition:
+    """``definition`` with the CHECK ``spec`` (its expression reads ``VALUE``), bound as a
+    table's CHECK is: 42703 for a column, 42804 for no boolean, 42803 for an aggregate."""
+    taken = {c.name for c in definition.checks}
+    if spec.name is not None and spec.name in taken:
+        raise errors.DuplicateObject(f'constraint "{spec.name}" for domain "{name}" already exists')
+    check_name = spec.name or constraint_name(name, (), "check", taken)
+    expression = spec.expression.transform(
+        lambda n: exp.column("value") if isinstance(n, exp.Column) and not n.table and n.name.lower() == "value"
+        else n)
+    values = TableSchema(0, (Column(0, "value", parse_type_name(definition.base)),))
+    made = checks.define(ex, name, values, check_name, expression, None, False).checks[-1]
+    return dataclasses.replace(definition, checks=definition.checks + (made,))
+
+
+# --- ALTER ---------------------------------------------------------------------------------
+
+def alter_type(ex: Executor, ctx: Context, stmt: st.AlterType, params) -> Result:
+    from txlake.engine.executor import Result
+    from txlake.engine.sequence_ddl import read_write
+    what = "ALTER DOMAIN" if stmt.domain else "ALTER TYPE"
+    read_write(ctx, what)
+    version = _required(ctx, stmt.name, stmt.domain)
+    definition = version.schema.user_type
+    if stmt.action in ("ADD VALUE", "RENAME VALUE") and definition.is_domain:
+        raise errors.WrongObjectType(f"{version.name} is not an enum")
+    if stmt.action == "RENAME":
+        return _rename(ex, ctx, version, stmt.target, what)
+    rename = None
+    if stmt.action == "ADD VALUE":
+        label = stmt.labels[0]
+        if label in definition.labels:
+            if not stmt.exists:
+                raise errors.DuplicateObject(f'enum label "{label}" already exists')
+            return Result(status=what, notice=f'enum label "{label}" already exists, skipping')
+        _check_label(label)
+        labels = list(definition.labels)
+        if stmt.target is None:
+            labels.append(label)
+        else:
+            if stmt.target not in labels:
+                raise errors.InvalidParameterValue(f'"{stmt.target}" is not an existing enum label')
+            labels.insert(labels.index(stmt.target) + stmt.after, label)
+        changed = dataclasses.replace(definition, labels=tuple(labels))
+    elif stmt.action == "RENAME VALUE":
+        old, new = stmt.labels
+        if old not in definition.labels:
+            raise errors.InvalidParameterValue(f'"{old}" is not an existing enum label')
+        if new in definition.labels and new != old:
+            raise errors.DuplicateObject(f'enum label "{new}" already exists')
+        _check_label(new)
+        changed = dataclasses.replace(definition, labels=tuple(new if x == old else x for x in definition.labels))
+        rename = (old, new)
+    elif stmt.action == "SET DEFAULT":
+        default = None
+        if not isinstance(stmt.default, exp.Null):
+            default = stmt.default.sql(dialect="duckdb")
+            ex._check_default(default, parse_type_name(definition.base))
+        changed = dataclasses.replace(definition, default=default)
+    elif stmt.action == "DROP DEFAULT":
+        changed = dataclasses.replace(definition, default=None)
+    elif stmt.action in ("SET NOT NULL", "DROP NOT NULL"):
+        changed = dataclasses.replace(definition, not_null=stmt.action == "SET NOT NULL")
+    elif stmt.action == "ADD":
+        changed = _with_check(ex, version.name, definition, stmt.check)
+        if not stmt.validate:  # (NOT VALID: rows there now are not checked, new ones are)
+            made = dataclasses.replace(changed.checks[-1], validated=False)
+            changed = dataclasses.replace(changed, checks=changed.checks[:-1] + (made,))
+    else:  # DROP CONSTRAINT
+        kept = tuple(c for c in definition.checks if c.name != stmt.target)
+        if len(kept) == len(definition.checks):
+            message = f'constraint "{stmt.target}" of domain "{version.name}" does not exist'
+            if not stmt.exists:
+                raise errors.UndefinedObject(message)
+            return Result(status=what, notice=message + ", skipping")
+        changed = dataclasses.replace(definition, checks=kept)
+    new = dataclasses.replace(version, schema=TableSchema(version.schema.schema_id + 1, (), user_type=changed),
+                              caches={})
+    ex._write(ctx, version, new, check_ssi=False)
+    if rename is not None:
+        _rename_value(ex, ctx, version, new, *rename)
+    else:
+        _follow(ex, ctx, version, new)
+    if stmt.action == "SET NOT NULL":
+        _check_existing(ex, ctx, new, "not null", new.name)
+    elif stmt.action == "ADD" and stmt.validate:
+        _check_existing(ex, ctx, new, "check", changed.checks[-1].name)
+    if stmt.action in ("SET DEFAULT", "DROP DEFAULT"):
+        _follow_default(ex, ctx, new, definition.default, changed.default)
+    return Result(status=what)
+
+
+def _rename(ex: Executor, ctx: Context, version: TableVersion, new_name: str, what: str) -> Result:
+    """RENAME TO: the entry made again under the new name (one commit), its columns following."""
+    from txlake.engine.executor import Result
+    if ctx.txn.table(ctx.catalog, version.db, new_name) is not None or ex.name_taken(ctx, version.db, new_name):
+        raise errors.DuplicateObject(f'type "{new_name}" already exists')
+    renamed = TableVersion(uuid.uuid4().hex, version.db, new_name, version.schema)
+    ex._write(ctx, version, None, check_ssi=False)
+    ex._write(ctx, None, renamed, check_ssi=False)
+    _follow(ex, ctx, version, renamed)
+    return Result(status=what)
+
+
+def _rename_value(ex: Executor, ctx: Context, old: TableVersion, new: TableVersion, before: str, after: str) -> None:
+    """RENAME VALUE: the rows holding ``before`` get ``after`` (stored as text, a label is its
+    value). The columns first take both labels, then the new ones only."""
+    both = dataclasses.replace(new.schema.user_type, labels=new.schema.user_type.labels + (before,))
+    interim = dataclasses.replace(new, schema=dataclasses.replace(new.schema, user_type=both))
+    ex._write(ctx, new, interim, check_ssi=False)
+    _follow(ex, ctx, old, interim)
+    from txlake.parser.parse import parse  # (the UPDATE as a user would write it)
+    for table, col in _users(ctx, interim.table_id):
+        quoted = '"' + col.name.replace('"', '""') + '"'
+        update = parse(f"UPDATE {_qualified(table)} SET {quoted} = ? WHERE {quoted}::text = ?")[0]
+        ex.update(ctx, update, (after, before))
+    ex._write(ctx, interim, new, check_ssi=False)
+    _follow(ex, ctx, interim, new)
+
+
+def _qualified(table: TableVersion) -> str:
+    schema = catalog_views.schema_name(table.db)
+    return '"' + schema.replace('"', '""') + '"."' + table.name.replace('"', '""') + '"'
+
+
+def _check_existing(ex: Executor, ctx: Context, version: TableVersion, kind: str, name: str) -> None:
+    """ALTER DOMAIN ... SET NOT NULL / ADD CONSTRAINT: the rows of the columns of the domain
+    checked against the rule (``kind`` "not null" or "check", named ``name``): 23502 / 23514,
+    as PostgreSQL words it."""
+    for table, col in _users(ctx, version.table_id):
+        rules = tuple(c for c in table.schema.domain_checks
+                      if c.domain[0] == kind and c.name == name and col.name in checks.columns_of(c))
+        if not rules:
+            continue
+        failure = checks.first_failure(ex, table.name, rules, ex.store.scan(table).select([col.name]))
+        if failure is None:
+            continue
+        if kind == "not null":
+            raise errors.NotNullViolation(f'column "{col.name}" of table "{table.name}" contains null values')
+        raise errors.CheckViolation(f'column "{col.name}" of table "{table.name}" contains values that violate '
+                                    "the new constraint")
+
+
+def _follow_default(ex: Executor, ctx: Context, version: TableVersion, old: str | None, new: str | None) -> None:
+    """The columns of the domain that took its DEFAULT (theirs is the old one) take the new."""
+    for table in {t.table_id: t for t, _ in _users(ctx, version.table_id)}.values():
+        current = ctx.txn.table(ctx.catalog, table.db, table.name)
+        columns = tuple(dataclasses.replace(c, default=new) if c.user_type == version.table_id and c.default == old
+                        else c for c in current.schema.columns)
+        if columns != current.schema.columns:
+            ex.rewrite_table(ctx, current, dataclasses.replace(current.schema, columns=columns), ex.store.scan(current))
+
+
+# --- DROP ----------------------------------------------------------------------------------
+
+def drop_type(ex: Executor, ctx: Context, stmt: st.DropType, params) -> Result:
+    from txlake.engine.executor import Result
+    from txlake.engine.sequence_ddl import read_write
+    what = "DROP DOMAIN" if stmt.domain else "DROP TYPE"
+    read_write(ctx, what)
+    targets, notices = [], []
+    for name in stmt.names:
+        version = _entry_named(ctx, name)
+        if version is None or not version.is_type:
+            if version is not None and version.is_table:  # (its row type, in PostgreSQL)
+                raise errors.DependentObjectsStillExist(f"cannot drop type {version.name} because table "
+                                                        f"{version.name} requires it\n"
+                                                        f"HINT:  You can drop table {version.name} instead.")
+            if not stmt.if_exists:
+                raise errors.UndefinedObject(f'type "{_written(name)}" does not exist')
+            notices.append(f'type "{_written(name)}" does not exist, skipping')
+            continue
+        if stmt.domain and not version.schema.user_type.is_domain:
+            raise errors.WrongObjectType(f'"{version.name}" is not a domain')
+        targets.append(version)
+    users = [(v, t, c) for v in dict.fromkeys(targets) for t, c in _users(ctx, v.table_id)]
+    if users and not stmt.cascade:
+        lines = "\n".join(f"column {c.name} of table {t.name} depends on type {v.name}" for v, t, c in users)
+        raise errors.DependentObjectsStillExist(
+            f"cannot drop type {users[0][0].name} because other objects depend on it\nDETAIL:  {lines}\n"
+            "HINT:  Use DROP ... CASCADE to drop the dependent objects too.")
+    for _, table, col in users:  # (CASCADE: the columns go, as PostgreSQL drops them)
+        ex.alter_table(ctx, st.AlterTable(table=st.TableName(table.db, table.name),
+                                          actions=(st.DropColumn(col.name, cascade=True),)), ())
+        notices.append(f"drop cascades to column {col.name} of table {table.name}")
+    for version in dict.fromkeys(targets):
+        ex._write(ctx, version, None, check_ssi=False)
+    return Result(status=what, notice="\n".join(notices) or None)
+
+
+# --- queries -------------------------------------------------------------------------------
+
+def uses_types(ctx: Context, expression: exp.Expression) -> bool:
+    """Does ``expression`` cast to a user-defined type, or compare an enum column with a
+    constant or a parameter? Such a statement is rewritten at each execution (``rewritten``:
+    an ALTER TYPE changes what it means); one that only reads enum columns is not (the labels
+    come with the table's columns when it is read, engine/sources.py)."""
+    return ctx.may_hold("type") and rewritten(ctx, expression) != expression
+
+
+def rewritten(ctx: Context, expression: exp.Expression) -> exp.Expression:
+    """``expression`` with its casts to user-defined types made casts to their base types that
+    check the type's rules, and string constants and parameters compared with enum columns
+    read as values of the enum."""
+    if not ctx.may_hold("type"):
+        return expression
+    enums = _enum_columns(ctx, expression)
+
+    def visit(node):
+        if isinstance(node, exp.Cast) and type_name_of(ctx, node.to) is not None:
+            version = _named(ctx, type_name_of(ctx, node.to))
+            return cast(node.this, version) if version is not None else node
+        if enums and isinstance(node, (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between)):
+            return _compared(node, enums)
+        return node
+    return expression.transform(visit)
+
+
+def cast(value: exp.Expression, version: TableVersion) -> exp.Expression:
+    """``value`` as a value of the type ``version``: checked against its rules (the errors an
+    INSERT of it gives), an enum's as DuckDB's ENUM of its labels."""
+    definition = version.schema.user_type
+    if not definition.is_domain:
+        return _enum_value(value, version.name, definition.labels)
+    base = parse_type_name(definition.base)
+    name = exp.column(_VALUE)
+    whens = []
+    if definition.not_null:
+        whens.append(exp.If(this=exp.Is(this=name.copy(), expression=exp.Null()),
+                            true=_error(f"domain {version.name} does not allow null values")))
+    for check in definition.checks:
+        over = postgres_semantics(exp.Select(expressions=[checks.parsed(check.expression).transform(
+            lambda n: name.copy() if isinstance(n, exp.Column) and n.name.lower() == "value" else n)]))
+        condition = boolean_condition(over.expressions[0].unalias(), "check")
+        whens.append(exp.If(this=exp.Is(this=condition, expression=exp.false()),
+                            true=_error(f'value for domain {version.name} violates check constraint "{check.name}"')))
+    typed = exp.Cast(this=value, to=exp.DataType.build(base.sql(), dialect="duckdb"))
+    if not whens:
+        return typed
+    checked = exp.Case(ifs=whens, default=name.copy())
+    applied = exp.Anonymous(this="list_transform", expressions=[
+        exp.Array(expressions=[typed]), exp.Lambda(this=checked, expressions=[exp.to_identifier(_VALUE)])])
+    return exp.Bracket(this=applied, expressions=[exp.Literal.number(1)], offset=1)
+
+
+def _error(message: str) -> exp.Expression:
+    return exp.Anonymous(this="error", expressions=[exp.Literal.string(message)])
+
+
+def _enum_value(value: exp.Expression, name: str, labels: tuple[str, ...]) -> exp.Expression:
+    listed = exp.Array(expressions=[exp.Literal.string(label) for label in labels])
+    checked = exp.Anonymous(this=ENUM_VALUE_MACRO, expressions=[value, listed, exp.Literal.string(name)])
+    return exp.Cast(this=checked, to=enum_type(labels))
+
+
+def enum_type(labels: tuple[str, ...]) -> exp.DataType:
+    """DuckDB's ENUM of ``labels``, in order (an enum of none, which DuckDB has not: text)."""
+    if not labels:
+        return exp.DataType.build("VARCHAR")
+    return exp.DataType(this=exp.DataType.Type.ENUM, expressions=[exp.Literal.string(label) for label in labels])
+
+
+def _enum_columns(ctx: Context, expression: exp.Expression) -> dict:
+    """(table or alias, column) and (None, column) -> (type name, labels), for the enum columns
+    of the tables ``expression`` reads (a column name two of them have with other labels is
+    left out unqualified)."""
+    found: dict = {}
+    for node in expression.find_all(exp.Table):
+        if not isinstance(node.this, exp.Identifier):
+            continue
+        version = ctx.lookup(table_name(node))
+        if version is None or not version.is_table:
+            continue
+        alias = node.alias_or_name
+        for col in version.schema.columns:
+            if col.enum is not None:
+                typed = (_entry(ctx, col.user_type).name, col.enum)
+                found[(alias, col.name)] = typed
+                if found.setdefault((None, col.name), typed) != typed:
+                    found[(None, col.name)] = None
+    return {k: v for k, v in found.items() if v is not None}
+
+
+def _compared(node: exp.Expression, enums: dict) -> exp.Expression:
+    """A comparison of an enum column with strings or parameters: those read as enum values."""
+    def enum_of(side):
+        side = side.unnest()
+        if isinstance(side, exp.Column):
+            return enums.get((side.table or None, side.name))
+        return None
+
+    def literal(side):  # (in parentheses too: EXECUTE's values come so, engine/prepared.py)
+        side = side.unnest()
+        return isinstance(side, exp.Placeholder) or (isinstance(side, exp.Literal) and side.is_string)
+
+    typed = enum_of(node.this)
+    if isinstance(node, exp.In):
+        if typed is not None and node.expressions:
+            node.set("expressions", [_enum_value(e, *typed) if literal(e) else e for e in node.expressions])
+        return node
+    if isinstance(node, exp.Between):
+        if typed is not None:
+            for bound in ("low", "high"):
+                if literal(node.args[bound]):
+                    node.set(bound, _enum_value(node.args[bound], *typed))
+        return node
+    if typed is not None and literal(node.expression):
+        node.set("expression", _enum_value(node.expression, *typed))
+    elif typed is None and literal(node.this) and enum_of(node.expression) is not None:
+        node.set("this", _enum_value(node.this, *enum_of(node.expression)))
+    return node
