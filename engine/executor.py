@@ -189,6 +189,16 @@ class Context:
     #: row of one changed since was changed by another process that did not see the lock
     #: (``_moved_on``)
     subquery_locked: frozenset = frozenset()
+    #: the table a write changes, by its alias, where its rows are registered under another
+    #: name: engine/user_types.py reads its enum columns' comparisons as the enum's
+    targets: tuple = ()
+
+    def targeting(self, alias: str, version: "TableVersion", *more: str) -> "Context":
+        """This context with ``version`` the statement's target, named ``alias`` (and each of
+        ``more``: ON CONFLICT's ``excluded``), when it may have enum columns."""
+        if not self.may_hold("type"):
+            return self
+        return replace(self, targets=tuple((name, version) for name in (alias, *more)))
 
     def locate(self, name: st.TableName, catalog: CatalogVersion | None = None) -> tuple[str, str]:
         """(database, table) of ``name``: the first database of the search path holding the
@@ -682,7 +692,7 @@ class Executor:
 
             def select(target: exp.Table, register, version=version) -> exp.Select:
                 projections = [exp.column(ROWID, alias)] + _old_key_columns(version.schema, alias)
-                return self._row_finder(ctx, target, projections, [], where, register)
+                return self._row_finder(ctx.targeting(alias, version), target, projections, [], where, register)
 
             def find(candidates, version=version, select=select) -> pa.Table:
                 return self._find_rows(ctx, stmt, version, alias, candidates, select, params, [where], False)
@@ -883,9 +893,10 @@ class Executor:
         theirs = versions[other]
         mine_col, their_col = (plan.on[1], plan.on[3]) if plan.on[0] == driver else (plan.on[3], plan.on[1])
         key = next((k for k in indexes.keys_of(theirs.schema, theirs.name) if k[1] == (their_col,)), None)
-        mine = version.schema.column(mine_col)
+        mine, their = version.schema.column(mine_col), theirs.schema.column(their_col)
         kind = _JOIN_KINDS.get(mine.type.kind) if mine is not None and mine.name == mine_col else None
-        if key is None or kind is None or kind is not _JOIN_KINDS.get(theirs.schema.column(their_col).type.kind):
+        if key is None or kind is None or kind is not _JOIN_KINDS.get(their.type.kind) \
+                or mine.enum is not None or their.enum is not None:
             return None
         columns = plan.columns if plan.columns is not None else \
             tuple((alias, c) for _, alias in plan.tables for c in versions[alias].schema.names)
@@ -1400,10 +1411,11 @@ class Executor:
             new_rows = self._check_rows(version, new_rows, assigned)
             self._check_updated_keys(ctx, version, clash_ids.to_numpy(), new_rows, assigned)
             return clash_ids, new_rows
+        ctx = ctx.targeting(alias, version, "excluded")
         with self._registered() as register:
             # (only the conflicting rows: found by the key index, not by reading the table)
             target = register(self._rows_by_id(version, clash_ids.to_pylist()))
-            excluded = register(clashing.append_column(ROWID, clash_ids))
+            excluded = register(sources.typed(clashing, version.schema).append_column(ROWID, clash_ids))
             projections = [f'"{alias}".{ROWID}']
             for col in _set_order(version.schema, assigned):  # DuckDB binds ? in text order
                 value = _default_value(col) if col.name in conflict.defaults else assigned.get(col.name)
@@ -1442,6 +1454,7 @@ class Executor:
         _check_named_schemas(ctx, stmt.named_schemas, stmt.table)
         version = self._writable(ctx, stmt.table)
         alias = stmt.alias or stmt.table.name
+        ctx = ctx.targeting(alias, version)
         assigned = dict(stmt.assignments)
         for name in assigned:
             version.schema.require(name, stmt.table.name)
@@ -1501,6 +1514,7 @@ class Executor:
         _check_named_schemas(ctx, stmt.named_schemas, stmt.table)
         version = self._writable(ctx, stmt.table)
         alias = stmt.alias or stmt.table.name
+        ctx = ctx.targeting(alias, version)
         body = len(params) - _placeholders(*stmt.returning)  # RETURNING's ? come last in the text
         params, returning_params = params[:body], params[body:]
         offset = _placeholders(*stmt.using)
@@ -2787,6 +2801,13 @@ _KEY_PYTHON_TYPES = {"SMALLINT": int, "INT": int, "BIGINT": int, "VARCHAR": str,
 _SEQUENCE_DEFAULT = re.compile(r"nextval\s*\(\s*'((?:[^']|'')+)'\s*\)", re.IGNORECASE)
 
 
+def key_kind(column: Column):
+    """The Python type a key column's values are looked up by in txlake's indexes (int, str,
+    uuid.UUID), or None: the column's comparisons are DuckDB's to make - an enum's (a label
+    not of the enum is an error, 22P02) among them."""
+    return _KEY_PYTHON_TYPES.get(column.type.kind) if column.enum is None else None
+
+
 def relation_kind(version: TableVersion) -> str:
     """What a catalog entry is, as PostgreSQL's messages name it: table, view or sequence."""
     return "view" if version.is_view else "sequence" if version.is_sequence else "type" if version.is_type else "table"
@@ -2891,7 +2912,7 @@ def _in_terms(schema: TableSchema, alias: str, where, name: str, qualified: bool
     """(the column's key type, how ``where`` lists its values: ``("array", ? index)`` or
     ``[(is a parameter, ? index or constant), ...]``), or None; remembered per WHERE clause."""
     column = schema.column(name)
-    kind = _KEY_PYTHON_TYPES.get(column.type.kind) if column is not None else None
+    kind = key_kind(column) if column is not None else None
     cache_key = (id(where), alias, name, kind, qualified)
     hit = _IN_TERMS.get(cache_key)
     if hit is not None and hit[0] is where:
@@ -2939,7 +2960,7 @@ def _key_terms(schema: TableSchema, alias: str, where, names: tuple[str, ...], q
     type the value must have, is a parameter, parameter index or constant); None if it does
     not fix every one. Walking the expression costs more than the lookup it enables, so the
     answer is remembered per WHERE clause."""
-    cache_key = (id(where), alias, names, tuple(schema.column(k).type.kind for k in names), qualified)
+    cache_key = (id(where), alias, names, tuple(key_kind(schema.column(k)) for k in names), qualified)
     hit = _KEY_TERMS.get(cache_key)
     if hit is not None and hit[0] is where:
         return hit[1]
@@ -2955,7 +2976,7 @@ def _key_terms(schema: TableSchema, alias: str, where, names: tuple[str, ...], q
             name = identifier(col.this)
             if name not in names:
                 continue
-            kind = _KEY_PYTHON_TYPES.get(schema.column(name).type.kind)
+            kind = key_kind(schema.column(name))
             if isinstance(other, exp.Placeholder):
                 found[name] = (kind, True, placeholders[id(other)])
             elif isinstance(other, exp.Literal):
@@ -3189,8 +3210,8 @@ def _orderable(schema: TableSchema, order: tuple) -> bool:
     """Can a point SELECT sort by ``order``'s columns in Python (``_ORDERED_KINDS``)?"""
     for name, _, _ in order:
         col = schema.column(name)
-        if col is None or col.name != name or col.type.kind not in _ORDERED_KINDS:
-            return False
+        if col is None or col.name != name or col.type.kind not in _ORDERED_KINDS or col.enum is not None:
+            return False  # (an enum sorts by its labels' order)
     return True
 
 

@@ -183,7 +183,7 @@ def joined_sources(ex, plan, versions: dict, params, used: list | None) -> dict:
     equalities ``a.x = b.y``, each table ``a`` whose one-column key is ``x`` by the values of
     ``y`` in the rows ``b`` was narrowed to (an index nested-loop join, up to IN_KEYS values).
     A table missing reads whole."""
-    from txlake.engine.executor import _KEY_PYTHON_TYPES  # (the executor imports this module)
+    from txlake.engine.executor import key_kind  # (the executor imports this module)
     narrowed = {}
     for ref, alias in plan.aliases.items():
         version = versions[ref]
@@ -200,8 +200,8 @@ def joined_sources(ex, plan, versions: dict, params, used: list | None) -> dict:
             version = versions[ref]
             key = next((k for k in keys_of(version.schema, version.name) if k[1] == (column,)), None)
             found, theirs = version.schema.column(column), versions[other].schema.column(other_column)
-            kind = _KEY_PYTHON_TYPES.get(found.type.kind) if found is not None else None
-            if key is None or kind is None or theirs is None or _KEY_PYTHON_TYPES.get(theirs.type.kind) is not kind:
+            kind = key_kind(found) if found is not None else None
+            if key is None or kind is None or theirs is None or key_kind(theirs) is not kind:
                 continue  # (values of another kind compare as DuckDB's casts decide: text = uuid)
             values = [v for v in dict.fromkeys(narrowed[other].column(other_column).to_pylist()) if v is not None]
             if kind is uuid.UUID:

@@ -85,6 +85,7 @@ def merge(ex: Executor, ctx: Context, stmt: st.Merge, params) -> Result:
     version = ex._writable(ctx, stmt.table)
     schema = version.schema
     alias = stmt.alias or stmt.table.name
+    ctx = ctx.targeting(alias, version)
     actions = stmt.actions
     assigned = {}
     for action in actions:

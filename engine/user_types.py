@@ -517,13 +517,11 @@ def _enum_columns(ctx: Context, expression: exp.Expression) -> dict:
     of the tables ``expression`` reads (a column name two of them have with other labels is
     left out unqualified)."""
     found: dict = {}
-    for node in expression.find_all(exp.Table):
-        if not isinstance(node.this, exp.Identifier):
-            continue
-        version = ctx.lookup(table_name(node))
+    tables = [(node.alias_or_name, ctx.lookup(table_name(node))) for node in expression.find_all(exp.Table)
+              if isinstance(node.this, exp.Identifier)]
+    for alias, version in [*tables, *ctx.targets]:  # (a write's target, its rows registered under another name)
         if version is None or not version.is_table:
             continue
-        alias = node.alias_or_name
         for col in version.schema.columns:
             if col.enum is not None:
                 typed = (_entry(ctx, col.user_type).name, col.enum)

@@ -678,3 +678,23 @@ def test_a_row_found_by_a_unique_column_is_followed_when_its_key_changed(tmp_pat
     assert setup.execute("SELECT * FROM u ORDER BY id").fetchall() == final
     for c in (first, second, setup):
         c.close()
+
+
+def test_enum_keys_and_sorts_are_duckdbs(tmp_path):
+    """An enum column sorts by its labels' order and a value not of its labels is 22P02: the
+    point paths leave both to DuckDB (a lookup by the text would find nothing, a sort by it
+    would be alphabetical)."""
+    conn = txlake.connect(str(tmp_path / "w"), autocommit=True, publish="off")
+    cur = conn.cursor()
+    cur.execute("CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy')")
+    cur.execute("CREATE TABLE e (m mood PRIMARY KEY, g INT, n INT)")
+    cur.execute("CREATE INDEX ON e (g)")
+    cur.execute("INSERT INTO e VALUES ('happy', 1, 1), ('sad', 1, 2), ('ok', 1, 3)")
+    assert cur.execute("SELECT m FROM e WHERE g = ? ORDER BY m", (1,)).fetchall() == [("sad",), ("ok",), ("happy",)]
+    assert cur.execute("SELECT n FROM e WHERE m IN ('ok', 'happy') ORDER BY n").fetchall() == [(1,), (3,)]
+    for sql, params in [("SELECT n FROM e WHERE m = ?", ("zz",)), ("SELECT n FROM e WHERE m IN ('ok', 'zz')", ()),
+                        ("UPDATE e SET n = 0 WHERE m = 'zz'", ()), ("DELETE FROM e WHERE m = ?", ("zz",))]:
+        with pytest.raises(txlake.Error) as raised:
+            cur.execute(sql, params)
+        assert raised.value.sqlstate == "22P02", sql
+    conn.close()

@@ -69,6 +69,33 @@ def test_an_enum_orders_and_compares_by_its_labels_not_their_text(db):
     assert rows(db, "SELECT id FROM public.t AS x WHERE x.m > 'sad' ORDER BY x.m") == [(3,), (1,)]
 
 
+def test_writes_compare_an_enum_by_its_labels_too(db):
+    """The WHERE of an UPDATE, DELETE, SELECT ... FOR UPDATE, MERGE's conditions and ON
+    CONFLICT's WHERE (the target's rows and ``excluded``) compare enum columns by the labels'
+    order, as a query does - and a value not of the labels is 22P02 there too."""
+    def reset():
+        db.execute("DELETE FROM t")
+        db.execute("INSERT INTO t (id, m, p) VALUES (1, 'happy', 1), (2, 'sad', 1), (3, 'ok', 1)")
+
+    reset()
+    assert db.execute("UPDATE t SET p = 2 WHERE m > 'sad'").rowcount == 2  # (as text: none)
+    assert db.execute("UPDATE t AS x SET p = 3 WHERE x.m BETWEEN ? AND 'happy'", ("ok",)).rowcount == 2
+    assert rows(db, "SELECT id, p FROM t ORDER BY id") == [(1, 3), (2, 1), (3, 3)]
+    db.autocommit = False
+    assert rows(db, "SELECT id FROM t WHERE m >= 'ok' ORDER BY id FOR UPDATE") == [(1,), (3,)]
+    db.rollback()
+    db.autocommit = True
+    db.execute("INSERT INTO t (id, m) VALUES (1, 'sad') ON CONFLICT (id) DO UPDATE SET p = 7 "
+               "WHERE t.m > 'ok' AND excluded.m < 'ok'")
+    db.execute("MERGE INTO t USING (SELECT 3 AS id) s ON t.id = s.id WHEN MATCHED AND t.m < 'happy' THEN "
+               "UPDATE SET p = 5")
+    assert rows(db, "SELECT id, p FROM t ORDER BY id") == [(1, 7), (2, 1), (3, 5)]
+    assert db.execute("DELETE FROM t WHERE m < ?", ("happy",)).rowcount == 2
+    assert rows(db, "SELECT id FROM t") == [(1,)]
+    for sql in ["UPDATE t SET p = 1 WHERE m = 'zz'", "DELETE FROM t WHERE m > 'zz'"]:
+        fails(db, sql, "22P02", 'invalid input value for enum mood: "zz"')
+
+
 def test_casts_to_an_enum_and_its_functions(db):
     assert rows(db, "SELECT 'ok'::mood, CAST('sad' AS public.mood), NULL::mood") == [("ok", "sad", None)]
     assert rows(db, "SELECT 'ok'::mood < 'happy'::mood, 'ok'::mood::text || '!'") == [(True, "ok!")]
