@@ -44,7 +44,7 @@ from sqlglot import exp
 from txlake import errors
 from txlake.engine.executor import (Context, Executor, Result, _aliased, _arrow, _cast, _default_value,
                                     _old_key_columns, _refuse_identity_updates, _refuse_identity_values,
-                                    _sets_key, insert_projections)
+                                    _sets_key, in_row_order, insert_projections)
 from txlake.engine.mvcc.xact import SERIALIZABLE
 from txlake.parser import statements as st
 from txlake.parser.parse import identifier
@@ -309,7 +309,7 @@ def _target_side(ex: Executor, ctx: Context, stmt: st.Merge, version, source_tab
         candidates = ex._source(version, with_rowid=True)
     found = find(candidates)
     found, version = ex._lock_rows(ctx, version, found, find)
-    return _once_each(found), quiet, version
+    return in_row_order(_once_each(found)), quiet, version
 
 
 def _numbers(source_rows: pa.ChunkedArray) -> np.ndarray:
@@ -330,7 +330,8 @@ def _once_each(rows: pa.Table) -> pa.Table:
 def _insert_rows(ex: Executor, ctx: Context, stmt: st.Merge, version, columns: dict, source: pa.Table,
                  unmatched: np.ndarray, params, register) -> tuple[pa.Table | None, list[int]]:
     """Step 3: the rows the INSERT clauses add for the source rows ``unmatched``, as the table's
-    rows (cast, defaults filled), and the source row each comes from; None if there are none."""
+    rows (cast, defaults filled), in the source's order, and the source row each comes from;
+    None if there are none."""
     indexes = [i for i, a in enumerate(stmt.actions) if a.match == "NOT MATCHED"]
     if not len(unmatched) or not any(stmt.actions[i].kind == "INSERT" for i in indexes):
         return None, []
@@ -362,6 +363,8 @@ def _insert_rows(ex: Executor, ctx: Context, stmt: st.Merge, version, columns: d
         sql = f"SELECT {SOURCE_ROW}, {', '.join(projections)} FROM ({inner.sql(dialect='duckdb')}) AS __src"
         pieces.append(ex._sql(sql, number.values))
     made = pa.concat_tables(pieces)
+    if len(pieces) > 1:  # (in the source's order, as they are met, not clause by clause)
+        made = made.sort_by(SOURCE_ROW)
     if not made.num_rows:
         return None, []
     return ex._conform(made.select(schema.names), schema), made.column(SOURCE_ROW).to_pylist()
@@ -384,7 +387,8 @@ def _returning(ex: Executor, stmt: st.Merge, alias: str, schema, found: pa.Table
     """RETURNING over each row changed - the new row of an UPDATE or INSERT, the old one of a
     DELETE - beside the source row that made it (NULLs for NOT MATCHED BY SOURCE), with
     ``merge_action()``: 'UPDATE', 'DELETE' or 'INSERT'; ``*`` is the target's columns, then the
-    source's. Rows come in that order: the target's rows as joined, then the inserted ones."""
+    source's. Rows come in that order: the target's rows in their physical order (PostgreSQL's heap
+    order), then the inserted ones in the source's."""
     old = ex._conform(found.select(schema.names), schema)
     pieces = [_arrow(changed_rows), old.filter(pa.array(~updating, pa.bool_()))]
     order = np.empty(len(updating), dtype=np.int64)
