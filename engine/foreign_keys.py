@@ -19,8 +19,10 @@
   NULL / their defaults - by a nested
   DELETE / UPDATE of the referencing table in the same transaction, itself subject to that
   table's constraints and referencing tables (recursively). As PostgreSQL's referential
-  triggers, a statement's checks and actions are queued and run in turn after it, those of a
-  cascade's statement after the ones queued before them (``_follow``).
+  triggers, a statement's checks and actions are queued and run in turn after it - a MERGE's
+  once it has updated, deleted and inserted (``statement``) -, those of a cascade's statement
+  after the ones queued before them (``_follow``). NO ACTION passes a key a row holds again by
+  then; RESTRICT refuses a referenced row's delete or key change whatever holds its key.
 - COMMIT: storage/foreign_keys.py re-checks against what committed since (40001 / 23503).
 - Who references a table comes from the catalog version (memoised there, carried from version
   to version while no schema changes) and, when the transaction made or changed a table with a
@@ -31,6 +33,7 @@
 from __future__ import annotations
 
 import collections
+import contextlib
 import functools
 from dataclasses import replace
 
@@ -212,7 +215,8 @@ def written(ex, ctx, old: TableVersion | None, new: TableVersion | None, assigne
     """After a statement changed a table from ``old`` to ``new`` in its transaction: its new
     rows' foreign keys checked - of an UPDATE assigning the columns ``assigned``, those a
     column of which it sets (PostgreSQL's "key unchanged" shortcut) -; the keys it removed
-    followed in the tables referencing it."""
+    followed in the tables referencing it - within ``statement`` (a MERGE, a cascade's
+    statement), in its queue."""
     if old is None or new is None or old.schema.schema_id != new.schema.schema_id or not new.is_table:
         return  # (DDL: CREATE, DROP and ALTER TABLE check for themselves)
     if new.schema.foreign_keys:
@@ -220,12 +224,23 @@ def written(ex, ctx, old: TableVersion | None, new: TableVersion | None, assigne
     refs = referencing(ctx, new.table_id)
     if not refs:
         return
-    if ex.fk_queue is not None:  # (a cascade's statement: its actions queue after those before them)
+    with statement(ex):
         _follow_removed_keys(ex, ctx, old, new, refs)
+
+
+@contextlib.contextmanager
+def statement(ex):
+    """The foreign-key actions and checks of the writes made inside, queued (``_follow``) and
+    run in turn once they are done - as PostgreSQL fires its referential triggers at the end
+    of the statement: a MERGE that deletes a referenced key and inserts it again passes a NO
+    ACTION foreign key. A statement run by those actions (a cascade's) queues its own after
+    the ones queued before them."""
+    if ex.fk_queue is not None:
+        yield
         return
     ex.fk_queue = collections.deque()
     try:
-        _follow_removed_keys(ex, ctx, old, new, refs)
+        yield
         while ex.fk_queue:
             ex.fk_queue.popleft()()
     finally:
@@ -358,6 +373,13 @@ def _act(ex, ctx, parent: TableVersion, child_id: str, fk: ForeignKey, keys: lis
     if child is None:
         return
     cols, refs_order = fks.parent_order(fk, parent.schema)
+    now = _visible(ctx, parent.table_id)
+    if action == "NO ACTION" and now is not None and now is not parent:
+        # (the statement wrote the table again since: a key a row holds again now is no
+        # violation - PostgreSQL's ri_Check_Pk_Match, which RESTRICT does not do)
+        keys = fks.missing(ex.store, now, set(keys), refs_order)
+        if not keys:
+            return
     held = indexes.referencing_key(ex, child, cols, keys)
     seen = ctx.txn.fk_scanned
     seen[child_id] = min(seen.get(child_id, child.next_file_id), child.next_file_id)

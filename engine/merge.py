@@ -21,7 +21,9 @@
    defaults, SERIAL numbers: ``insert_projections``).
 4. Updates and deletes are one write of the transaction; the inserts then go through
    INSERT's own path (NOT NULL, VARCHAR(n), key locks, 23505 for a key that exists - also one
-   another transaction inserted meanwhile, as PostgreSQL's MERGE gives it).
+   another transaction inserted meanwhile, as PostgreSQL's MERGE gives it). Foreign keys are
+   checked and followed after both, as at a statement's end (engine/foreign_keys.py
+   ``statement``): a referenced key deleted and inserted again is no NO ACTION violation.
 
 SERIALIZABLE records what the MERGE reads (ssi.py): the tables its source and clauses name,
 whole, and of the target the primary keys its source rows look up when the ON condition sets
@@ -42,6 +44,7 @@ import pyarrow.compute as pc
 from sqlglot import exp
 
 from txlake import errors
+from txlake.engine import foreign_keys
 from txlake.engine.executor import (Context, Executor, Result, _aliased, _arrow, _cast, _default_value,
                                     _old_key_columns, _refuse_identity_updates, _refuse_identity_values,
                                     _sets_key, in_row_order, insert_projections)
@@ -120,14 +123,15 @@ def merge(ex: Executor, ctx: Context, stmt: st.Merge, params) -> Result:
     updated = found.filter(pa.array(updating, pa.bool_()))
     changed_rows = ex._check_rows(version, ex._conform(updated.select(schema.names), schema))
     ex._check_updated_keys(ctx, version, rowids, changed_rows, assigned, sources=rowids[updating])
-    if len(rowids):
-        updated_ids = rowids[updating]
-        kept = not _sets_key(schema, assigned) and bool((updated_ids >> 32 > 0).all())
-        ex._write(ctx, version, ex._apply(version, rowids, changed_rows if len(updated_ids) else None,
-                                          sources=updated_ids, same_keys=kept), assigned=assigned)
     inserted = None
-    if new_rows is not None:
-        inserted = ex._insert_batch(ctx, st.Insert(table=stmt.table), new_rows, ())
+    with foreign_keys.statement(ex):  # (its foreign keys checked once it has inserted too)
+        if len(rowids):
+            updated_ids = rowids[updating]
+            kept = not _sets_key(schema, assigned) and bool((updated_ids >> 32 > 0).all())
+            ex._write(ctx, version, ex._apply(version, rowids, changed_rows if len(updated_ids) else None,
+                                              sources=updated_ids, same_keys=kept), assigned=assigned)
+        if new_rows is not None:
+            inserted = ex._insert_batch(ctx, st.Insert(table=stmt.table), new_rows, ())
     count = len(rowids) + (inserted.num_rows if inserted is not None else 0)
     if stmt.returning:
         out = _returning(ex, stmt, alias, schema, found, changed_rows, updating, inserted, inserted_from, source,

@@ -291,8 +291,6 @@ def test_set_null_and_set_default(c):
     assert msg.startswith('insert or update on table "c" violates foreign key constraint "c_a_fkey"')
 
 
-# --- DROP, TRUNCATE ---------------------------------------------------------------------------
-
 def test_drop_table_referenced(c):
     c.execute("CREATE TABLE c (a INT REFERENCES p)")
     c.execute("INSERT INTO c VALUES (1)")
@@ -387,6 +385,30 @@ def test_merge_deleting_or_rekeying_parent_rows(c):
     fails(c, "MERGE INTO p USING (SELECT 1 AS id) s ON p.id = s.id WHEN MATCHED THEN DELETE", "23503")
     c.execute("MERGE INTO p USING (SELECT 2 AS id) s ON p.id = s.id WHEN MATCHED THEN UPDATE SET id = 20")
     assert q(c, "SELECT a FROM c ORDER BY a") == [(1,), (20,)]
+
+
+@pytest.mark.parametrize("action", ["NO ACTION", "RESTRICT"])
+def test_merge_deleting_and_inserting_a_referenced_key_again(c, action):
+    """PostgreSQL checks a NO ACTION foreign key at the statement's end, where a key the MERGE
+    deleted (or moved) and inserted again is there (ri_Check_Pk_Match); RESTRICT's check is of
+    the row deleted or changed, whichever row holds its key then: 23503."""
+    c.execute(f"CREATE TABLE c (a INT REFERENCES p ON DELETE {action} ON UPDATE {action})")
+    c.execute("INSERT INTO c VALUES (1), (2)")
+    again = ("MERGE INTO p USING (VALUES (1, 'x', 1), (1, 'again', 2)) s(id, v, k) ON p.id = s.id AND s.k = 1 "
+             "WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.v)")
+    moved = ("MERGE INTO p USING (VALUES (2, 1), (2, 2)) s(id, k) ON p.id = s.id AND s.k = 1 "
+             "WHEN MATCHED THEN UPDATE SET id = 20 WHEN NOT MATCHED THEN INSERT VALUES (s.id, 'new')")
+    if action == "RESTRICT":
+        assert fails(c, again, "23503") == REFERENCED.format(1)
+        assert fails(c, moved, "23503") == REFERENCED.format(2)
+        assert q(c, "SELECT id, v FROM p ORDER BY id") == [(1, "x"), (2, "y"), (3, "z")]
+    else:
+        c.execute(again)
+        c.execute(moved)
+        assert q(c, "SELECT id, v FROM p ORDER BY id") == [(1, "again"), (2, "new"), (3, "z"), (20, "y")]
+    # (a key gone for good is still refused)
+    assert fails(c, "MERGE INTO p USING (VALUES (1)) s(id) ON p.id = s.id WHEN MATCHED THEN DELETE",
+                 "23503") == REFERENCED.format(1)
 
 
 def test_a_tree_deleted_by_cascade_and_key_type_changes_refused(c):
