@@ -215,8 +215,8 @@ def written(ex, ctx, old: TableVersion | None, new: TableVersion | None, assigne
     """After a statement changed a table from ``old`` to ``new`` in its transaction: its new
     rows' foreign keys checked - of an UPDATE assigning the columns ``assigned``, those a
     column of which it sets (PostgreSQL's "key unchanged" shortcut) -; the keys it removed
-    followed in the tables referencing it - within ``statement`` (a MERGE, a cascade's
-    statement), in its queue."""
+    followed in the tables referencing it. Within ``statement`` (a MERGE, a cascade's
+    statement) both wait in its queue."""
     if old is None or new is None or old.schema.schema_id != new.schema.schema_id or not new.is_table:
         return  # (DDL: CREATE, DROP and ALTER TABLE check for themselves)
     if new.schema.foreign_keys:
@@ -230,11 +230,11 @@ def written(ex, ctx, old: TableVersion | None, new: TableVersion | None, assigne
 
 @contextlib.contextmanager
 def statement(ex):
-    """The foreign-key actions and checks of the writes made inside, queued (``_follow``) and
-    run in turn once they are done - as PostgreSQL fires its referential triggers at the end
-    of the statement: a MERGE that deletes a referenced key and inserts it again passes a NO
-    ACTION foreign key. A statement run by those actions (a cascade's) queues its own after
-    the ones queued before them."""
+    """The foreign-key actions and checks of the writes made inside, queued (``_follow``,
+    ``_check_new_rows``) and run in turn once they are done - as PostgreSQL fires its
+    referential triggers at the end of the statement: a MERGE that deletes a referenced key
+    and inserts it again passes a NO ACTION foreign key. A statement run by those actions (a
+    cascade's, SET NULL's, SET DEFAULT's) queues its own after the ones queued before them."""
     if ex.fk_queue is not None:
         yield
         return
@@ -269,9 +269,33 @@ def _check_new_rows(ex, ctx, old: TableVersion, new: TableVersion, assigned) -> 
         rows = [k for f in added for k in fks.file_keys(ex.store, new, f, cols)]
         if fk.match_full:
             _refuse_mixed_nulls(fk, new.name, rows)
-        gone = fks.missing(ex.store, parent, fks.complete(rows), refs)
-        if gone:
-            raise fks.child_violation(fk, new.name, parent.name, tuple(gone[0][cols.index(c)] for c in fk.columns))
+        keys = fks.complete(rows)
+        if not keys:
+            continue
+        if ex.fk_queue is None:
+            _check_keys(ex, ctx, new, parent, fk, cols, refs, keys)
+        else:
+            ex.fk_queue.append(functools.partial(_check_keys, ex, ctx, new, None, fk, cols, refs, keys))
+
+
+def _check_keys(ex, ctx, child: TableVersion, parent: TableVersion | None, fk: ForeignKey, cols: list[str],
+                refs: list[str], keys: set[tuple]) -> None:
+    """23503 unless ``parent`` holds each of ``keys`` (in ``cols``, new rows' of ``child``'s
+    table). ``parent`` None: a queued check - of the referenced table as it is now, and a key
+    no row of the child's table holds any more (the statement deleted its rows meanwhile) is
+    no violation, as PostgreSQL skips the check of a row gone by then."""
+    queued = parent is None
+    if queued:
+        parent = _visible(ctx, fk.table_id)
+        if parent is None:
+            return
+    gone = fks.missing(ex.store, parent, keys, refs)
+    if gone and queued:
+        now = _visible(ctx, child.table_id)
+        held = indexes.referencing_key(ex, now, cols, gone) if now is not None else None
+        gone = [held] if held is not None else []
+    if gone:
+        raise fks.child_violation(fk, child.name, parent.name, tuple(gone[0][cols.index(c)] for c in fk.columns))
 
 
 def _removed_keys(ex, old: TableVersion, new: TableVersion, names: tuple[str, ...],

@@ -291,6 +291,23 @@ def test_set_null_and_set_default(c):
     assert msg.startswith('insert or update on table "c" violates foreign key constraint "c_a_fkey"')
 
 
+def test_a_set_default_row_is_checked_at_the_statements_end(c):
+    """SET DEFAULT's new key is checked after the actions queued before the check: here the
+    CASCADE of the other foreign key deletes the row first, and PostgreSQL skips the check of
+    a row gone by then. Left standing, the row is 23503."""
+    c.execute("CREATE TABLE c (a INT DEFAULT 9 REFERENCES p ON DELETE SET DEFAULT, "
+              "b INT REFERENCES p ON DELETE CASCADE)")
+    c.execute("INSERT INTO c VALUES (1, 1), (2, 3)")
+    c.execute("DELETE FROM p WHERE id = 1")
+    assert q(c, "SELECT a, b FROM c") == [(2, 3)]
+    msg = fails(c, "DELETE FROM p WHERE id = 2", "23503")
+    assert msg == 'insert or update on table "c" violates foreign key constraint "c_a_fkey"\n' \
+                  'DETAIL:  Key (a)=(9) is not present in table "p".'
+    assert q(c, "SELECT id FROM p ORDER BY id") == [(2,), (3,)]
+
+
+# --- DROP, TRUNCATE ---------------------------------------------------------------------------
+
 def test_drop_table_referenced(c):
     c.execute("CREATE TABLE c (a INT REFERENCES p)")
     c.execute("INSERT INTO c VALUES (1)")
@@ -409,6 +426,21 @@ def test_merge_deleting_and_inserting_a_referenced_key_again(c, action):
     # (a key gone for good is still refused)
     assert fails(c, "MERGE INTO p USING (VALUES (1)) s(id) ON p.id = s.id WHEN MATCHED THEN DELETE",
                  "23503") == REFERENCED.format(1)
+
+
+def test_merge_checks_its_new_rows_once_it_has_inserted_too(c):
+    """A MERGE's updated rows may reference a row the same MERGE inserts: the check runs at the
+    statement's end, as PostgreSQL's."""
+    c.execute("CREATE TABLE t (id INT PRIMARY KEY, parent INT REFERENCES t)")
+    c.execute("INSERT INTO t VALUES (1, NULL)")
+    c.execute("MERGE INTO t USING (VALUES (1, 5), (5, NULL)) s(id, parent) ON t.id = s.id "
+              "WHEN MATCHED THEN UPDATE SET parent = s.parent WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.parent)")
+    assert q(c, "SELECT id, parent FROM t ORDER BY id") == [(1, 5), (5, None)]
+    msg = fails(c, "MERGE INTO t USING (VALUES (1, 6), (7, NULL)) s(id, parent) ON t.id = s.id "
+                   "WHEN MATCHED THEN UPDATE SET parent = s.parent "
+                   "WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.parent)", "23503")
+    assert msg == ('insert or update on table "t" violates foreign key constraint "t_parent_fkey"\n'
+                   'DETAIL:  Key (parent)=(6) is not present in table "t".')
 
 
 def test_a_tree_deleted_by_cascade_and_key_type_changes_refused(c):
