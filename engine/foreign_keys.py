@@ -16,7 +16,7 @@
   scan of their key columns, or a lookup through an index of them: engine/indexes.py) and
   then, by the constraint's action, refused (NO ACTION, RESTRICT: 23503) or followed - the
   referencing rows deleted (CASCADE), updated to the new key (ON UPDATE CASCADE) or set to
-  NULL / their defaults - by a nested
+  NULL / their defaults (``ON DELETE SET NULL (b)``: only those columns) - by a nested
   DELETE / UPDATE of the referencing table in the same transaction, itself subject to that
   table's constraints and referencing tables (recursively). As PostgreSQL's referential
   triggers, a statement's checks and actions are queued and run in turn after it - a MERGE's
@@ -76,9 +76,13 @@ def constraint(ex, ctx, db: str, table: str, schema: TableSchema, spec: st.Forei
         if not parent.is_table:
             raise errors.WrongObjectType(f'referenced relation "{parent.name}" is not a table')
         parent_schema, parent_id = parent.schema, parent.table_id
-    for col in spec.columns:
+    for col in (*spec.columns, *spec.delete_set_columns):
         if schema.column(col) is None:
             raise errors.UndefinedColumn(f'column "{col}" referenced in foreign key constraint does not exist')
+    for col in spec.delete_set_columns:
+        if col not in spec.columns:
+            raise errors.ProgrammingError(f'column "{col}" referenced in ON DELETE SET action must be part of '
+                                          "foreign key", sqlstate="42P10")
     ref_columns = tuple(spec.ref_columns)
     if not ref_columns:
         if not parent_schema.primary_key:
@@ -100,7 +104,7 @@ def constraint(ex, ctx, db: str, table: str, schema: TableSchema, spec: st.Forei
                 f'DETAIL:  Key columns "{col}" and "{ref}" are of incompatible types: '
                 f"{_type_name(mine)} and {_type_name(theirs)}.")
     fk = ForeignKey(name, tuple(spec.columns), parent_id, pdb, ref_columns, spec.on_delete, spec.on_update,
-                    spec.match_full, validated=not not_valid)
+                    spec.match_full, validated=not not_valid, delete_set_columns=tuple(spec.delete_set_columns))
     ctx.txn.foreign_keys = True
     if data is not None and data.num_rows and not not_valid:
         _validate(ex, ctx, fk, table, schema, data, parent_schema, parent_id, pname)
@@ -384,15 +388,16 @@ def _follow(ex, ctx, new: TableVersion, refs, removed: list[tuple], updated: dic
             else [k for k, how in restricted.items() if how == "delete"]
         changed = [k for k in removed if k in updated] if fk.on_update != "RESTRICT" \
             else [k for k, how in restricted.items() if how == "update"]
-        for keys, action in ((deleted, fk.on_delete), (changed, fk.on_update)):
+        for keys, action, setting in ((deleted, fk.on_delete, fk.delete_set_columns), (changed, fk.on_update, ())):
             if keys:
-                ex.fk_queue.append(functools.partial(_act, ex, ctx, new, child_id, fk, keys, action, updated))
+                ex.fk_queue.append(functools.partial(_act, ex, ctx, new, child_id, fk, keys, action, updated, setting))
 
 
 def _act(ex, ctx, parent: TableVersion, child_id: str, fk: ForeignKey, keys: list[tuple], action: str,
-         updated: dict) -> None:
+         updated: dict, setting: tuple[str, ...] = ()) -> None:
     """The foreign key ``fk`` of the table ``child_id``, of ``keys`` removed from ``parent``:
-    23503 (NO ACTION, RESTRICT) if a row there holds one, else its action on those rows."""
+    23503 (NO ACTION, RESTRICT) if a row there holds one, else its action on those rows (SET
+    NULL / SET DEFAULT of the columns ``setting``, if any, else of all its columns)."""
     child = _visible(ctx, child_id)
     if child is None:
         return
@@ -411,12 +416,14 @@ def _act(ex, ctx, parent: TableVersion, child_id: str, fk: ForeignKey, keys: lis
         return
     if action in ("NO ACTION", "RESTRICT"):
         raise fks.parent_violation(fk, parent.name, child.name, refs_order, held)
-    _cascade(ex, ctx, child, cols, keys, action, updated)
+    _cascade(ex, ctx, child, cols, keys, action, updated, setting or cols)
 
 
-def _cascade(ex, ctx, child: TableVersion, cols: list[str], keys: list[tuple], action: str, updated: dict) -> None:
+def _cascade(ex, ctx, child: TableVersion, cols: list[str], keys: list[tuple], action: str, updated: dict,
+             setting) -> None:
     """The referencing rows of ``child`` holding one of ``keys`` in ``cols``, deleted (CASCADE on
-    delete), given the new keys (CASCADE on update), NULL or their defaults: a nested statement."""
+    delete), given the new keys (CASCADE on update), or their columns ``setting`` set NULL or
+    to their defaults: a nested statement."""
     table = st.TableName(child.db, child.name)
     where = _matching(cols, keys)
     if action == "CASCADE" and not updated.keys() & set(keys):
@@ -425,11 +432,9 @@ def _cascade(ex, ctx, child: TableVersion, cols: list[str], keys: list[tuple], a
     if action == "CASCADE":
         assignments = tuple((c, _case(c, cols, keys, updated, i)) for i, c in enumerate(cols))
         ex.update(ctx, st.Update(table=table, assignments=assignments, where=where), ())
-    elif action == "SET NULL":
-        ex.update(ctx, st.Update(table=table, assignments=tuple((c, exp.null()) for c in cols), where=where), ())
-    else:  # SET DEFAULT
-        ex.update(ctx, st.Update(table=table, assignments=tuple((c, exp.null()) for c in cols), where=where,
-                                 defaults=tuple(cols)), ())
+    else:  # SET NULL, SET DEFAULT
+        ex.update(ctx, st.Update(table=table, assignments=tuple((c, exp.null()) for c in setting), where=where,
+                                 defaults=tuple(setting) if action == "SET DEFAULT" else ()), ())
 
 
 def _literal(value) -> exp.Expression:
@@ -591,7 +596,7 @@ def altered_columns(schema: TableSchema, table_id: str, action) -> TableSchema:
         def renamed(cols):
             return tuple(action.new if c == action.old else c for c in cols)
         return replace(schema, foreign_keys=tuple(
-            replace(fk, columns=renamed(fk.columns),
+            replace(fk, columns=renamed(fk.columns), delete_set_columns=renamed(fk.delete_set_columns),
                     ref_columns=renamed(fk.ref_columns) if fk.table_id == table_id else fk.ref_columns)
             for fk in schema.foreign_keys))
     if isinstance(action, st.DropColumn):
@@ -612,6 +617,8 @@ def definition(fk: ForeignKey, parent: str) -> str:
         text += f" ON UPDATE {fk.on_update}"
     if fk.on_delete != "NO ACTION":
         text += f" ON DELETE {fk.on_delete}"
+    if fk.delete_set_columns:
+        text += f" ({', '.join(fk.delete_set_columns)})"
     return text + ("" if fk.validated else " NOT VALID")
 
 

@@ -693,6 +693,17 @@ class TxlakeParser(DuckDB.Parser):
                 break
         return params
 
+    def _parse_key_constraint_options(self) -> list:
+        """sqlglot's options of REFERENCES, and PostgreSQL 15's column list of a SET NULL / SET
+        DEFAULT action (``ON DELETE SET NULL (b)``): a Tuple of the columns after the action."""
+        options = super()._parse_key_constraint_options()
+        while options and isinstance(options[-1], str) and options[-1].endswith(("SET NULL", "SET DEFAULT")) \
+                and self._match(TokenType.L_PAREN):
+            columns = self._parse_csv(self._parse_id_var)
+            self._match_r_paren()
+            options += [exp.Tuple(expressions=columns), *super()._parse_key_constraint_options()]
+        return options
+
     # --- shared pieces -------------------------------------------------------------------
 
     def _parse_transaction_modes(self, node: Control, allow_label: bool = False) -> Control:

@@ -652,18 +652,27 @@ def _constraint_spec(node: exp.Expression, name: exp.Identifier | None, column: 
         target, ref_columns = node.this, ()
         if isinstance(target, exp.Schema):
             target, ref_columns = target.this, tuple(identifier(c) for c in target.expressions)
-        actions, match_full = {}, False
+        actions, match_full, set_columns, event = {}, False, (), None
         for option in node.args.get("options") or ():
+            if isinstance(option, exp.Tuple):  # (the columns of the SET NULL / SET DEFAULT before it)
+                if event != "DELETE":
+                    raise errors.NotSupportedError(
+                        f"a column list with {actions[event]} is only supported for ON DELETE actions")
+                set_columns = tuple(dict.fromkeys(identifier(c) for c in option.expressions))
+                continue
             words = " ".join(str(option).upper().split())
+            event = None
             if words in ("MATCH FULL", "MATCH SIMPLE"):
                 match_full = words == "MATCH FULL"
             elif words.startswith(("ON DELETE ", "ON UPDATE ")) and words[10:] in _ACTIONS:
-                actions[words[3:9]] = words[10:]
+                event = words[3:9]
+                actions[event] = words[10:]
             else:  # (DEFERRABLE, INITIALLY DEFERRED, MATCH PARTIAL)
                 raise errors.NotSupportedError(f"foreign key option not supported: {option}")
         return st.ForeignKeySpec(name=name, columns=(column,) if column else (), table=table_name(target),
                                  ref_columns=ref_columns, on_delete=actions.get("DELETE", "NO ACTION"),
-                                 on_update=actions.get("UPDATE", "NO ACTION"), match_full=match_full)
+                                 on_update=actions.get("UPDATE", "NO ACTION"), match_full=match_full,
+                                 delete_set_columns=set_columns)
     raise errors.NotSupportedError(f"constraint not supported: {node.sql(dialect='postgres')}")
 
 

@@ -265,7 +265,8 @@ class ForeignKeySpec:
     """``[CONSTRAINT name] FOREIGN KEY (columns) REFERENCES table [(ref_columns)] [MATCH FULL |
     SIMPLE] [ON DELETE action] [ON UPDATE action]`` (or ``REFERENCES`` on a column);
     ``ref_columns`` empty: the referenced table's primary key. Actions: NO ACTION, RESTRICT,
-    CASCADE, SET NULL, SET DEFAULT."""
+    CASCADE, SET NULL, SET DEFAULT; ``delete_set_columns``: ``ON DELETE SET NULL (b)``'s
+    columns (empty: all of ``columns``)."""
 
     name: str | None
     columns: tuple[str, ...]
@@ -274,6 +275,7 @@ class ForeignKeySpec:
     on_delete: str = "NO ACTION"
     on_update: str = "NO ACTION"
     match_full: bool = False
+    delete_set_columns: tuple[str, ...] = ()
 
 
 ConstraintSpec = CheckSpec | UniqueSpec | ForeignKeySpec

@@ -6,6 +6,7 @@ test_foreign_key_races.py.)"""
 import pytest
 
 import txlake
+from txlake.engine import foreign_keys
 
 MISSING = 'insert or update on table "c" violates foreign key constraint "c_a_fkey"\n' \
           'DETAIL:  Key (a)=({}) is not present in table "p".'
@@ -289,6 +290,38 @@ def test_set_null_and_set_default(c):
     assert q(c, "SELECT a, b FROM c") == [(3, None)]
     msg = fails(c, "DELETE FROM p WHERE id = 3", "23503")  # (the default must reference a row too)
     assert msg.startswith('insert or update on table "c" violates foreign key constraint "c_a_fkey"')
+
+
+def test_set_null_and_set_default_of_some_columns(c):
+    """PostgreSQL 15's ``ON DELETE SET NULL (cols)`` / ``SET DEFAULT (cols)``: only those of the
+    foreign key's columns are set (a tenant's id stays); the list must name the foreign key's
+    columns (42703, 42P10) and is for ON DELETE only (0A000)."""
+    c.execute("CREATE TABLE u (tenant INT, id INT, PRIMARY KEY (tenant, id))")
+    c.execute("INSERT INTO u VALUES (1, 0), (1, 1), (2, 2)")
+    c.execute("CREATE TABLE posts (k INT, tenant INT, author INT DEFAULT 0, "
+              "FOREIGN KEY (tenant, author) REFERENCES u ON DELETE SET NULL (author))")
+    c.execute("CREATE TABLE drafts (k INT, tenant INT, author INT DEFAULT 0, CONSTRAINT d_fk "
+              "FOREIGN KEY (tenant, author) REFERENCES u ON UPDATE CASCADE ON DELETE SET DEFAULT (author))")
+    for t in ("posts", "drafts"):
+        c.execute(f"INSERT INTO {t} VALUES (1, 1, 1), (2, 2, 2)")
+    c.execute("DELETE FROM u WHERE id = 1")
+    assert q(c, "SELECT k, tenant, author FROM posts ORDER BY k") == [(1, 1, None), (2, 2, 2)]
+    assert q(c, "SELECT k, tenant, author FROM drafts ORDER BY k") == [(1, 1, 0), (2, 2, 2)]
+    msg = fails(c, "DELETE FROM u WHERE tenant = 2", "23503")  # (the default's key (2, 0) is no row)
+    assert msg == 'insert or update on table "drafts" violates foreign key constraint "d_fk"\n' \
+                  'DETAIL:  Key (tenant, author)=(2, 0) is not present in table "u".'
+    c.execute("UPDATE u SET tenant = 3 WHERE tenant = 1")  # (ON UPDATE CASCADE: every column)
+    assert q(c, "SELECT k, tenant, author FROM drafts ORDER BY k") == [(1, 3, 0), (2, 2, 2)]
+    c.execute("ALTER TABLE drafts RENAME COLUMN author TO writer")
+    fk = c.session.db.warehouse.latest.table("default", "drafts").schema.foreign_keys[0]
+    assert foreign_keys.definition(fk, "u") == \
+        "FOREIGN KEY (tenant, writer) REFERENCES u(tenant, id) ON UPDATE CASCADE ON DELETE SET DEFAULT (writer)"
+    assert fails(c, "CREATE TABLE x (a INT, b INT, FOREIGN KEY (a, b) REFERENCES u ON DELETE SET NULL (z))",
+                 "42703") == 'column "z" referenced in foreign key constraint does not exist'
+    assert fails(c, "CREATE TABLE x (a INT, b INT, c INT, FOREIGN KEY (a, b) REFERENCES u ON DELETE SET NULL (c))",
+                 "42P10") == 'column "c" referenced in ON DELETE SET action must be part of foreign key'
+    assert fails(c, "CREATE TABLE x (a INT, b INT, FOREIGN KEY (a, b) REFERENCES u ON UPDATE SET DEFAULT (a))",
+                 "0A000") == "a column list with SET DEFAULT is only supported for ON DELETE actions"
 
 
 def test_a_set_default_row_is_checked_at_the_statements_end(c):
