@@ -124,6 +124,20 @@ def test_merge_and_insert_select_write_their_new_rows_in_the_source_order(c):
     assert c.execute("SELECT a FROM u ORDER BY a").fetchall() == [(-1,), (0,), (1,)]
 
 
+def test_a_deferrable_key_is_refused_not_ignored(c):
+    # PostgreSQL checks a DEFERRABLE key at the statement's end (or COMMIT), not row by row:
+    # txlake has no such key, so it refuses one (a primary key's DEFERRABLE was dropped
+    # silently; a column's UNIQUE DEFERRABLE made a constraint of no columns)
+    for sql in ("CREATE TABLE z (a INT PRIMARY KEY DEFERRABLE)",
+                "CREATE TABLE z (a INT, PRIMARY KEY (a) DEFERRABLE INITIALLY DEFERRED)",
+                "CREATE TABLE z (a INT UNIQUE DEFERRABLE)"):
+        state, message = error_of(c, sql)
+        assert state == "0A000" and "DEFERRABLE" in message
+    assert c.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'z'").fetchone() == (0,)
+    # (a word after a column's UNIQUE was taken for a name: the constraint had no columns, checked nothing)
+    assert error_of(c, "CREATE TABLE z (a INT UNIQUE foo)") == ("42601", 'syntax error at or near "foo"')
+
+
 def test_a_table_without_primary_key_and_nulls_not_distinct(c):
     c.execute("CREATE TABLE w (a INT UNIQUE NULLS NOT DISTINCT, b INT)")
     c.execute("INSERT INTO w VALUES (NULL, 1)")
