@@ -26,7 +26,7 @@ class Control(exp.Expression):
     """A session or transaction-control statement.
 
     ``kind`` names the statement (BEGIN, COMMIT, ROLLBACK, SAVEPOINT, ROLLBACK_TO, RELEASE,
-    SET_TRANSACTION, SET_SESSION_CHARACTERISTICS, SET, RESET, SHOW, PREPARE_TRANSACTION,
+    SET_TRANSACTION, SET_SESSION_CHARACTERISTICS, SET_CONSTRAINTS, SET, RESET, SHOW, PREPARE_TRANSACTION,
     COMMIT_PREPARED, ROLLBACK_PREPARED, PREPARE, EXECUTE, DEALLOCATE, NO_EFFECT); the other args
     depend on it.
     """
@@ -493,6 +493,11 @@ class TxlakeParser(DuckDB.Parser):
             return self._parse_transaction_modes(Control(kind="SET_TRANSACTION"))
         if self._match_text_seq("SESSION", "CHARACTERISTICS", "AS", "TRANSACTION"):
             return self._parse_transaction_modes(Control(kind="SET_SESSION_CHARACTERISTICS"))
+        if self._match_text_seq("CONSTRAINTS"):  # SET CONSTRAINTS { ALL | name [, ...] } { DEFERRED | IMMEDIATE }
+            names = None if self._match(TokenType.ALL) else self._parse_csv(self._parse_table_parts)
+            if not self._match_texts(("DEFERRED", "IMMEDIATE")):
+                self.raise_error("Expected DEFERRED or IMMEDIATE")
+            return Control(kind="SET_CONSTRAINTS", name=names, value=self._prev.text.upper())
         local = bool(self._match_text_seq("LOCAL"))
         if not local:
             self._match_text_seq("SESSION")

@@ -380,6 +380,10 @@ def _control(node: Control) -> st.Statement:
     if kind in ("SET_TRANSACTION", "SET_SESSION_CHARACTERISTICS"):
         return st.SetTransaction(isolation=a.get("isolation"), read_only=a.get("read_only"),
                                  session=kind == "SET_SESSION_CHARACTERISTICS")
+    if kind == "SET_CONSTRAINTS":
+        names = a.get("name")
+        return st.SetConstraints(names=None if names is None else tuple(table_name(n) for n in names),
+                                 deferred=a["value"] == "DEFERRED")
     if kind == "SET":
         return st.SetVariable(name=a["name"], value=a.get("value"), local=bool(a.get("local")))
     if kind == "SHOW":

@@ -123,6 +123,17 @@ class SetTransaction(Statement):
 
 
 @dataclass(frozen=True)
+class SetConstraints(Statement):
+    """``SET CONSTRAINTS { ALL | name [, ...] } { DEFERRED | IMMEDIATE }``; ``names`` None: ALL
+    (each name a TableName: a constraint's name may be schema-qualified)."""
+
+    names: tuple[TableName, ...] | None = None
+    deferred: bool = False
+    touches_data = False
+    needs_block = True
+
+
+@dataclass(frozen=True)
 class SetVariable(Statement):
     name: str = ""
     value: str | None = None  # None: DEFAULT / RESET
