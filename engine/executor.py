@@ -1496,6 +1496,7 @@ class Executor:
             self._read_tables(ctx, stmt, lambda: [*stmt.from_, stmt.where, *assigned.values()])
         result = find(self._candidates(version, alias, stmt.where, params, offset))
         result, version = self._lock_rows(ctx, version, result, find)
+        result = in_row_order(result)
         rowids = result.column(ROWID).to_numpy(zero_copy_only=False)
         new_rows = self._check_rows(version, self._conform(result.select(version.schema.names), version.schema))
         self._check_updated_keys(ctx, version, rowids, new_rows, assigned)
@@ -4142,6 +4143,16 @@ def _relocated_ids(rowids: list[int], version: TableVersion) -> list[int]:
             raise errors.SerializationFailure("could not serialize access due to concurrent update")
         moved.append((where[0] << 32) | where[1])
     return moved
+
+
+def in_row_order(found: pa.Table) -> pa.Table:
+    """The rows an UPDATE (or MERGE) changes, in their row ids' physical order - the order
+    their new versions are written in, as PostgreSQL's heap order would have them. DuckDB
+    returns them in no fixed order (a streamed scan is parallel, a key lookup goes by key, a
+    READ COMMITTED re-check puts the re-checked rows last), and the next statement's
+    row-by-row key check (uniques.check_row_by_row) follows the order they are written in."""
+    order = uniques.physical_order(found.column(ROWID).to_numpy(zero_copy_only=False))
+    return found if order is None else found.take(order)
 
 
 def _first_per_rowid(result: pa.Table) -> pa.Table:

@@ -16,11 +16,13 @@
   scan of their key columns, or a lookup through an index of them: engine/indexes.py) and
   then, by the constraint's action, refused (NO ACTION, RESTRICT: 23503) or followed - the
   referencing rows deleted (CASCADE), updated to the new key (ON UPDATE CASCADE) or set to
-  NULL / their defaults - by a nested
+  NULL / their defaults (``ON DELETE SET NULL (b)``: only those columns) - by a nested
   DELETE / UPDATE of the referencing table in the same transaction, itself subject to that
   table's constraints and referencing tables (recursively). As PostgreSQL's referential
-  triggers, a statement's checks and actions are queued and run in turn after it, those of a
-  cascade's statement after the ones queued before them (``_follow``).
+  triggers, a statement's checks and actions are queued and run in turn after it - a MERGE's
+  once it has updated, deleted and inserted (``statement``) -, those of a cascade's statement
+  after the ones queued before them (``_follow``). NO ACTION passes a key a row holds again by
+  then; RESTRICT refuses a referenced row's delete or key change whatever holds its key.
 - COMMIT: storage/foreign_keys.py re-checks against what committed since (40001 / 23503).
 - Who references a table comes from the catalog version (memoised there, carried from version
   to version while no schema changes) and, when the transaction made or changed a table with a
@@ -31,6 +33,7 @@
 from __future__ import annotations
 
 import collections
+import contextlib
 import functools
 from dataclasses import replace
 
@@ -73,9 +76,13 @@ def constraint(ex, ctx, db: str, table: str, schema: TableSchema, spec: st.Forei
         if not parent.is_table:
             raise errors.WrongObjectType(f'referenced relation "{parent.name}" is not a table')
         parent_schema, parent_id = parent.schema, parent.table_id
-    for col in spec.columns:
+    for col in (*spec.columns, *spec.delete_set_columns):
         if schema.column(col) is None:
             raise errors.UndefinedColumn(f'column "{col}" referenced in foreign key constraint does not exist')
+    for col in spec.delete_set_columns:
+        if col not in spec.columns:
+            raise errors.ProgrammingError(f'column "{col}" referenced in ON DELETE SET action must be part of '
+                                          "foreign key", sqlstate="42P10")
     ref_columns = tuple(spec.ref_columns)
     if not ref_columns:
         if not parent_schema.primary_key:
@@ -97,7 +104,7 @@ def constraint(ex, ctx, db: str, table: str, schema: TableSchema, spec: st.Forei
                 f'DETAIL:  Key columns "{col}" and "{ref}" are of incompatible types: '
                 f"{_type_name(mine)} and {_type_name(theirs)}.")
     fk = ForeignKey(name, tuple(spec.columns), parent_id, pdb, ref_columns, spec.on_delete, spec.on_update,
-                    spec.match_full, validated=not not_valid)
+                    spec.match_full, validated=not not_valid, delete_set_columns=tuple(spec.delete_set_columns))
     ctx.txn.foreign_keys = True
     if data is not None and data.num_rows and not not_valid:
         _validate(ex, ctx, fk, table, schema, data, parent_schema, parent_id, pname)
@@ -212,7 +219,8 @@ def written(ex, ctx, old: TableVersion | None, new: TableVersion | None, assigne
     """After a statement changed a table from ``old`` to ``new`` in its transaction: its new
     rows' foreign keys checked - of an UPDATE assigning the columns ``assigned``, those a
     column of which it sets (PostgreSQL's "key unchanged" shortcut) -; the keys it removed
-    followed in the tables referencing it."""
+    followed in the tables referencing it. Within ``statement`` (a MERGE, a cascade's
+    statement) both wait in its queue."""
     if old is None or new is None or old.schema.schema_id != new.schema.schema_id or not new.is_table:
         return  # (DDL: CREATE, DROP and ALTER TABLE check for themselves)
     if new.schema.foreign_keys:
@@ -220,12 +228,23 @@ def written(ex, ctx, old: TableVersion | None, new: TableVersion | None, assigne
     refs = referencing(ctx, new.table_id)
     if not refs:
         return
-    if ex.fk_queue is not None:  # (a cascade's statement: its actions queue after those before them)
+    with statement(ex):
         _follow_removed_keys(ex, ctx, old, new, refs)
+
+
+@contextlib.contextmanager
+def statement(ex):
+    """The foreign-key actions and checks of the writes made inside, queued (``_follow``,
+    ``_check_new_rows``) and run in turn once they are done - as PostgreSQL fires its
+    referential triggers at the end of the statement: a MERGE that deletes a referenced key
+    and inserts it again passes a NO ACTION foreign key. A statement run by those actions (a
+    cascade's, SET NULL's, SET DEFAULT's) queues its own after the ones queued before them."""
+    if ex.fk_queue is not None:
+        yield
         return
     ex.fk_queue = collections.deque()
     try:
-        _follow_removed_keys(ex, ctx, old, new, refs)
+        yield
         while ex.fk_queue:
             ex.fk_queue.popleft()()
     finally:
@@ -254,9 +273,33 @@ def _check_new_rows(ex, ctx, old: TableVersion, new: TableVersion, assigned) -> 
         rows = [k for f in added for k in fks.file_keys(ex.store, new, f, cols)]
         if fk.match_full:
             _refuse_mixed_nulls(fk, new.name, rows)
-        gone = fks.missing(ex.store, parent, fks.complete(rows), refs)
-        if gone:
-            raise fks.child_violation(fk, new.name, parent.name, tuple(gone[0][cols.index(c)] for c in fk.columns))
+        keys = fks.complete(rows)
+        if not keys:
+            continue
+        if ex.fk_queue is None:
+            _check_keys(ex, ctx, new, parent, fk, cols, refs, keys)
+        else:
+            ex.fk_queue.append(functools.partial(_check_keys, ex, ctx, new, None, fk, cols, refs, keys))
+
+
+def _check_keys(ex, ctx, child: TableVersion, parent: TableVersion | None, fk: ForeignKey, cols: list[str],
+                refs: list[str], keys: set[tuple]) -> None:
+    """23503 unless ``parent`` holds each of ``keys`` (in ``cols``, new rows' of ``child``'s
+    table). ``parent`` None: a queued check - of the referenced table as it is now, and a key
+    no row of the child's table holds any more (the statement deleted its rows meanwhile) is
+    no violation, as PostgreSQL skips the check of a row gone by then."""
+    queued = parent is None
+    if queued:
+        parent = _visible(ctx, fk.table_id)
+        if parent is None:
+            return
+    gone = fks.missing(ex.store, parent, keys, refs)
+    if gone and queued:
+        now = _visible(ctx, child.table_id)
+        held = indexes.referencing_key(ex, now, cols, gone) if now is not None else None
+        gone = [held] if held is not None else []
+    if gone:
+        raise fks.child_violation(fk, child.name, parent.name, tuple(gone[0][cols.index(c)] for c in fk.columns))
 
 
 def _removed_keys(ex, old: TableVersion, new: TableVersion, names: tuple[str, ...],
@@ -345,19 +388,27 @@ def _follow(ex, ctx, new: TableVersion, refs, removed: list[tuple], updated: dic
             else [k for k, how in restricted.items() if how == "delete"]
         changed = [k for k in removed if k in updated] if fk.on_update != "RESTRICT" \
             else [k for k, how in restricted.items() if how == "update"]
-        for keys, action in ((deleted, fk.on_delete), (changed, fk.on_update)):
+        for keys, action, setting in ((deleted, fk.on_delete, fk.delete_set_columns), (changed, fk.on_update, ())):
             if keys:
-                ex.fk_queue.append(functools.partial(_act, ex, ctx, new, child_id, fk, keys, action, updated))
+                ex.fk_queue.append(functools.partial(_act, ex, ctx, new, child_id, fk, keys, action, updated, setting))
 
 
 def _act(ex, ctx, parent: TableVersion, child_id: str, fk: ForeignKey, keys: list[tuple], action: str,
-         updated: dict) -> None:
+         updated: dict, setting: tuple[str, ...] = ()) -> None:
     """The foreign key ``fk`` of the table ``child_id``, of ``keys`` removed from ``parent``:
-    23503 (NO ACTION, RESTRICT) if a row there holds one, else its action on those rows."""
+    23503 (NO ACTION, RESTRICT) if a row there holds one, else its action on those rows (SET
+    NULL / SET DEFAULT of the columns ``setting``, if any, else of all its columns)."""
     child = _visible(ctx, child_id)
     if child is None:
         return
     cols, refs_order = fks.parent_order(fk, parent.schema)
+    now = _visible(ctx, parent.table_id)
+    if action == "NO ACTION" and now is not None and now is not parent:
+        # (the statement wrote the table again since: a key a row holds again now is no
+        # violation - PostgreSQL's ri_Check_Pk_Match, which RESTRICT does not do)
+        keys = fks.missing(ex.store, now, set(keys), refs_order)
+        if not keys:
+            return
     held = indexes.referencing_key(ex, child, cols, keys)
     seen = ctx.txn.fk_scanned
     seen[child_id] = min(seen.get(child_id, child.next_file_id), child.next_file_id)
@@ -365,12 +416,14 @@ def _act(ex, ctx, parent: TableVersion, child_id: str, fk: ForeignKey, keys: lis
         return
     if action in ("NO ACTION", "RESTRICT"):
         raise fks.parent_violation(fk, parent.name, child.name, refs_order, held)
-    _cascade(ex, ctx, child, cols, keys, action, updated)
+    _cascade(ex, ctx, child, cols, keys, action, updated, setting or cols)
 
 
-def _cascade(ex, ctx, child: TableVersion, cols: list[str], keys: list[tuple], action: str, updated: dict) -> None:
+def _cascade(ex, ctx, child: TableVersion, cols: list[str], keys: list[tuple], action: str, updated: dict,
+             setting) -> None:
     """The referencing rows of ``child`` holding one of ``keys`` in ``cols``, deleted (CASCADE on
-    delete), given the new keys (CASCADE on update), NULL or their defaults: a nested statement."""
+    delete), given the new keys (CASCADE on update), or their columns ``setting`` set NULL or
+    to their defaults: a nested statement."""
     table = st.TableName(child.db, child.name)
     where = _matching(cols, keys)
     if action == "CASCADE" and not updated.keys() & set(keys):
@@ -379,11 +432,9 @@ def _cascade(ex, ctx, child: TableVersion, cols: list[str], keys: list[tuple], a
     if action == "CASCADE":
         assignments = tuple((c, _case(c, cols, keys, updated, i)) for i, c in enumerate(cols))
         ex.update(ctx, st.Update(table=table, assignments=assignments, where=where), ())
-    elif action == "SET NULL":
-        ex.update(ctx, st.Update(table=table, assignments=tuple((c, exp.null()) for c in cols), where=where), ())
-    else:  # SET DEFAULT
-        ex.update(ctx, st.Update(table=table, assignments=tuple((c, exp.null()) for c in cols), where=where,
-                                 defaults=tuple(cols)), ())
+    else:  # SET NULL, SET DEFAULT
+        ex.update(ctx, st.Update(table=table, assignments=tuple((c, exp.null()) for c in setting), where=where,
+                                 defaults=tuple(setting) if action == "SET DEFAULT" else ()), ())
 
 
 def _literal(value) -> exp.Expression:
@@ -545,7 +596,7 @@ def altered_columns(schema: TableSchema, table_id: str, action) -> TableSchema:
         def renamed(cols):
             return tuple(action.new if c == action.old else c for c in cols)
         return replace(schema, foreign_keys=tuple(
-            replace(fk, columns=renamed(fk.columns),
+            replace(fk, columns=renamed(fk.columns), delete_set_columns=renamed(fk.delete_set_columns),
                     ref_columns=renamed(fk.ref_columns) if fk.table_id == table_id else fk.ref_columns)
             for fk in schema.foreign_keys))
     if isinstance(action, st.DropColumn):
@@ -566,6 +617,8 @@ def definition(fk: ForeignKey, parent: str) -> str:
         text += f" ON UPDATE {fk.on_update}"
     if fk.on_delete != "NO ACTION":
         text += f" ON DELETE {fk.on_delete}"
+    if fk.delete_set_columns:
+        text += f" ({', '.join(fk.delete_set_columns)})"
     return text + ("" if fk.validated else " NOT VALID")
 
 

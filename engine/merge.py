@@ -21,7 +21,9 @@
    defaults, SERIAL numbers: ``insert_projections``).
 4. Updates and deletes are one write of the transaction; the inserts then go through
    INSERT's own path (NOT NULL, VARCHAR(n), key locks, 23505 for a key that exists - also one
-   another transaction inserted meanwhile, as PostgreSQL's MERGE gives it).
+   another transaction inserted meanwhile, as PostgreSQL's MERGE gives it). Foreign keys are
+   checked and followed after both, as at a statement's end (engine/foreign_keys.py
+   ``statement``): a referenced key deleted and inserted again is no NO ACTION violation.
 
 SERIALIZABLE records what the MERGE reads (ssi.py): the tables its source and clauses name,
 whole, and of the target the primary keys its source rows look up when the ON condition sets
@@ -42,9 +44,10 @@ import pyarrow.compute as pc
 from sqlglot import exp
 
 from txlake import errors
+from txlake.engine import foreign_keys
 from txlake.engine.executor import (Context, Executor, Result, _aliased, _arrow, _cast, _default_value,
                                     _old_key_columns, _refuse_identity_updates, _refuse_identity_values,
-                                    _sets_key, insert_projections)
+                                    _sets_key, in_row_order, insert_projections)
 from txlake.engine.mvcc.xact import SERIALIZABLE
 from txlake.parser import statements as st
 from txlake.parser.parse import identifier
@@ -121,14 +124,15 @@ def merge(ex: Executor, ctx: Context, stmt: st.Merge, params) -> Result:
     updated = found.filter(pa.array(updating, pa.bool_()))
     changed_rows = ex._check_rows(version, ex._conform(updated.select(schema.names), schema))
     ex._check_updated_keys(ctx, version, rowids, changed_rows, assigned, sources=rowids[updating])
-    if len(rowids):
-        updated_ids = rowids[updating]
-        kept = not _sets_key(schema, assigned) and bool((updated_ids >> 32 > 0).all())
-        ex._write(ctx, version, ex._apply(version, rowids, changed_rows if len(updated_ids) else None,
-                                          sources=updated_ids, same_keys=kept), assigned=assigned)
     inserted = None
-    if new_rows is not None:
-        inserted = ex._insert_batch(ctx, st.Insert(table=stmt.table), new_rows, ())
+    with foreign_keys.statement(ex):  # (its foreign keys checked once it has inserted too)
+        if len(rowids):
+            updated_ids = rowids[updating]
+            kept = not _sets_key(schema, assigned) and bool((updated_ids >> 32 > 0).all())
+            ex._write(ctx, version, ex._apply(version, rowids, changed_rows if len(updated_ids) else None,
+                                              sources=updated_ids, same_keys=kept), assigned=assigned)
+        if new_rows is not None:
+            inserted = ex._insert_batch(ctx, st.Insert(table=stmt.table), new_rows, ())
     count = len(rowids) + (inserted.num_rows if inserted is not None else 0)
     if stmt.returning:
         out = _returning(ex, stmt, alias, schema, found, changed_rows, updating, inserted, inserted_from, source,
@@ -310,7 +314,7 @@ def _target_side(ex: Executor, ctx: Context, stmt: st.Merge, version, source_tab
         candidates = ex._source(version, with_rowid=True)
     found = find(candidates)
     found, version = ex._lock_rows(ctx, version, found, find)
-    return _once_each(found), quiet, version
+    return in_row_order(_once_each(found)), quiet, version
 
 
 def _numbers(source_rows: pa.ChunkedArray) -> np.ndarray:
@@ -331,7 +335,8 @@ def _once_each(rows: pa.Table) -> pa.Table:
 def _insert_rows(ex: Executor, ctx: Context, stmt: st.Merge, version, columns: dict, source: pa.Table,
                  unmatched: np.ndarray, params, register) -> tuple[pa.Table | None, list[int]]:
     """Step 3: the rows the INSERT clauses add for the source rows ``unmatched``, as the table's
-    rows (cast, defaults filled), and the source row each comes from; None if there are none."""
+    rows (cast, defaults filled), in the source's order, and the source row each comes from;
+    None if there are none."""
     indexes = [i for i, a in enumerate(stmt.actions) if a.match == "NOT MATCHED"]
     if not len(unmatched) or not any(stmt.actions[i].kind == "INSERT" for i in indexes):
         return None, []
@@ -363,6 +368,8 @@ def _insert_rows(ex: Executor, ctx: Context, stmt: st.Merge, version, columns: d
         sql = f"SELECT {SOURCE_ROW}, {', '.join(projections)} FROM ({inner.sql(dialect='duckdb')}) AS __src"
         pieces.append(ex._sql(sql, number.values))
     made = pa.concat_tables(pieces)
+    if len(pieces) > 1:  # (in the source's order, as they are met, not clause by clause)
+        made = made.sort_by(SOURCE_ROW)
     if not made.num_rows:
         return None, []
     return ex._conform(made.select(schema.names), schema), made.column(SOURCE_ROW).to_pylist()
@@ -385,7 +392,8 @@ def _returning(ex: Executor, stmt: st.Merge, alias: str, schema, found: pa.Table
     """RETURNING over each row changed - the new row of an UPDATE or INSERT, the old one of a
     DELETE - beside the source row that made it (NULLs for NOT MATCHED BY SOURCE), with
     ``merge_action()``: 'UPDATE', 'DELETE' or 'INSERT'; ``*`` is the target's columns, then the
-    source's. Rows come in that order: the target's rows as joined, then the inserted ones."""
+    source's. Rows come in that order: the target's rows in their physical order (PostgreSQL's heap
+    order), then the inserted ones in the source's."""
     old = ex._conform(found.select(schema.names), schema)
     pieces = [_arrow(changed_rows), old.filter(pa.array(~updating, pa.bool_()))]
     order = np.empty(len(updating), dtype=np.int64)

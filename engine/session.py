@@ -640,6 +640,28 @@ class Session:
             raise errors.NoActiveSqlTransaction(f"{what} can only be used in transaction blocks")
         return self.txn
 
+    def _set_constraints(self, stmt: st.SetConstraints) -> Result:
+        """``SET CONSTRAINTS``: every constraint of txlake is NOT DEFERRABLE (DEFERRABLE is
+        refused, 0A000), and PostgreSQL's SET CONSTRAINTS leaves those as they are - so it
+        changes nothing. As there, a name no constraint of the search path's schemas (or the
+        schema it names) has is 42704, DEFERRED of one that has it 42809 (not deferrable), and
+        outside a transaction block it warns."""
+        dbs = {}
+        for version in self._visible_tables() if stmt.names else ():
+            if version.is_table:
+                for name in version.schema.constraint_names(version.name):
+                    dbs.setdefault(name, set()).add(version.db)
+        for ref in stmt.names or ():
+            held = dbs.get(ref.name, set()) & ({ref.db} if ref.db is not None else {TEMP_DB, *self.search_path})
+            if not held:
+                raise errors.UndefinedObject(f'constraint "{ref.name}" does not exist')
+            if stmt.deferred:
+                raise errors.ProgrammingError(f'constraint "{ref.name}" is not deferrable', sqlstate="42809")
+        if self.txn is None or not self.txn.explicit:
+            return Result(status="SET CONSTRAINTS", notice="SET CONSTRAINTS can only be used in transaction blocks",
+                          severity="WARNING")
+        return Result(status="SET CONSTRAINTS")
+
     def _set_transaction(self, stmt: st.SetTransaction) -> Result:
         if stmt.session:
             if stmt.isolation:
@@ -895,6 +917,7 @@ _CONTROL = {
         stmt, ("default_isolation", "default_read_only") if stmt.session else (), False, Session._set_transaction),
     st.SetVariable: lambda s, stmt: s._tracked_set(stmt, _setting_names(s, stmt), stmt.local, Session._set),
     st.Show: Session._show,
+    st.SetConstraints: Session._set_constraints,
     st.NoEffect: lambda s, stmt: Result(status=stmt.tag, notice=stmt.notice),
     st.Call: Session._call,
     st.Vacuum: Session._vacuum,

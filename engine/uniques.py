@@ -278,7 +278,8 @@ def check_row_by_row(ex, version: TableVersion, rowids, sources, new_rows, assig
         if assigned is not None and not any(c in assigned for c in unique.columns):
             continue
         if rank is None:
-            rank = {int(r): at for at, r in enumerate(sorted((int(r) for r in rowids), key=_physical))}
+            ids = np.asarray(rowids, dtype=np.int64)
+            rank = dict(zip(ids[np.argsort(_physical_keys(ids), kind="stable")].tolist(), range(len(ids))))
         old = _keys_at_rows(ex, version, rowids, unique)
         removed_at = {k: rank[int(r)] for r, k in zip(rowids, old) if k is not None or unique.nulls_not_distinct}
         new = keys_of(new_rows, unique)
@@ -291,11 +292,26 @@ def check_row_by_row(ex, version: TableVersion, rowids, sources, new_rows, assig
                 raise duplicate(unique, key)
 
 
-def _physical(rowid: int) -> tuple:
-    """Where a row lies in the table's physical order: committed files by id, then the
-    transaction's own (negative ids, in the order it wrote them), by position."""
-    fid, pos = rowid >> 32, rowid & 0xFFFFFFFF
-    return (fid < 0, abs(fid), pos)
+def _physical_keys(rowids: np.ndarray) -> np.ndarray:
+    """Where each row lies in the table's physical order, as a sortable uint64: committed files
+    by id, then the transaction's own (negative ids, in the order it wrote them: -1, -2, ...),
+    by position."""
+    ids = np.asarray(rowids, dtype=np.int64)
+    own = ids < 0
+    keys = ids.astype(np.uint64)
+    if own.any():
+        fid, pos = ids[own] >> 32, ids[own] & 0xFFFFFFFF
+        keys[own] = np.uint64(1 << 63) | ((-fid).astype(np.uint64) << np.uint64(32)) | pos.astype(np.uint64)
+    return keys
+
+
+def physical_order(rowids) -> np.ndarray | None:
+    """The permutation that puts ``rowids`` in physical order (``_physical_keys``), or None if
+    they are in it already (a scan's usual case: a check, no sort)."""
+    keys = _physical_keys(rowids)
+    if len(keys) < 2 or bool((keys[1:] > keys[:-1]).all()):
+        return None
+    return np.argsort(keys, kind="stable")
 
 
 def _keys_at_rows(ex, version: TableVersion, rowids, unique: UniqueConstraint) -> list:

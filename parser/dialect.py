@@ -27,7 +27,7 @@ class Control(exp.Expression):
     """A session or transaction-control statement.
 
     ``kind`` names the statement (BEGIN, COMMIT, ROLLBACK, SAVEPOINT, ROLLBACK_TO, RELEASE,
-    SET_TRANSACTION, SET_SESSION_CHARACTERISTICS, SET, RESET, SHOW, PREPARE_TRANSACTION,
+    SET_TRANSACTION, SET_SESSION_CHARACTERISTICS, SET_CONSTRAINTS, SET, RESET, SHOW, PREPARE_TRANSACTION,
     COMMIT_PREPARED, ROLLBACK_PREPARED, PREPARE, EXECUTE, DEALLOCATE, NO_EFFECT); the other args
     depend on it.
     """
@@ -521,6 +521,11 @@ class TxlakeParser(DuckDB.Parser):
             return self._parse_transaction_modes(Control(kind="SET_TRANSACTION"))
         if self._match_text_seq("SESSION", "CHARACTERISTICS", "AS", "TRANSACTION"):
             return self._parse_transaction_modes(Control(kind="SET_SESSION_CHARACTERISTICS"))
+        if self._match_text_seq("CONSTRAINTS"):  # SET CONSTRAINTS { ALL | name [, ...] } { DEFERRED | IMMEDIATE }
+            names = None if self._match(TokenType.ALL) else self._parse_csv(self._parse_table_parts)
+            if not self._match_texts(("DEFERRED", "IMMEDIATE")):
+                self.raise_error("Expected DEFERRED or IMMEDIATE")
+            return Control(kind="SET_CONSTRAINTS", name=names, value=self._prev.text.upper())
         local = bool(self._match_text_seq("LOCAL"))
         if not local:
             self._match_text_seq("SESSION")
@@ -742,6 +747,17 @@ class TxlakeParser(DuckDB.Parser):
             else:
                 break
         return params
+
+    def _parse_key_constraint_options(self) -> list:
+        """sqlglot's options of REFERENCES, and PostgreSQL 15's column list of a SET NULL / SET
+        DEFAULT action (``ON DELETE SET NULL (b)``): a Tuple of the columns after the action."""
+        options = super()._parse_key_constraint_options()
+        while options and isinstance(options[-1], str) and options[-1].endswith(("SET NULL", "SET DEFAULT")) \
+                and self._match(TokenType.L_PAREN):
+            columns = self._parse_csv(self._parse_id_var)
+            self._match_r_paren()
+            options += [exp.Tuple(expressions=columns), *super()._parse_key_constraint_options()]
+        return options
 
     # --- shared pieces -------------------------------------------------------------------
 

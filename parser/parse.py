@@ -380,6 +380,10 @@ def _control(node: Control) -> st.Statement:
     if kind in ("SET_TRANSACTION", "SET_SESSION_CHARACTERISTICS"):
         return st.SetTransaction(isolation=a.get("isolation"), read_only=a.get("read_only"),
                                  session=kind == "SET_SESSION_CHARACTERISTICS")
+    if kind == "SET_CONSTRAINTS":
+        names = a.get("name")
+        return st.SetConstraints(names=None if names is None else tuple(table_name(n) for n in names),
+                                 deferred=a["value"] == "DEFERRED")
     if kind == "SET":
         return st.SetVariable(name=a["name"], value=a.get("value"), local=bool(a.get("local")))
     if kind == "SHOW":
@@ -589,6 +593,7 @@ def _column_spec(col: exp.ColumnDef, table: str) -> st.ColumnSpec:
         if isinstance(kind, exp.NotNullColumnConstraint):
             not_null = not kind.args.get("allow_null")
         elif isinstance(kind, exp.PrimaryKeyColumnConstraint):
+            _refuse_key_options(kind)
             primary_key = not_null = True
             if constraint.this is not None:  # (CONSTRAINT name PRIMARY KEY: CREATE TABLE takes the name)
                 col.meta["primary_key_name"] = _check_name(identifier(constraint.this), "constraint")
@@ -641,13 +646,14 @@ def _constraint_spec(node: exp.Expression, name: exp.Identifier | None, column: 
     if isinstance(node, exp.UniqueColumnConstraint):
         if set(k for k, v in node.args.items() if v) - {"this", "nulls"}:
             raise errors.NotSupportedError(f"constraint not supported: {node.sql(dialect='postgres')}")
+        if isinstance(node.this, exp.Identifier):  # (``a INT UNIQUE DEFERRABLE``: a word read as a name)
+            if node.this.name.upper() == "DEFERRABLE":
+                raise errors.NotSupportedError("constraint not supported: UNIQUE DEFERRABLE")
+            raise _syntax_error(f'syntax error at or near "{node.this.name}"', node.this)
         columns = tuple(identifier(c) for c in node.this.expressions) if node.this is not None else (column,)
         return st.UniqueSpec(name=name, columns=columns, nulls_not_distinct=bool(node.args.get("nulls")))
     if isinstance(node, exp.PrimaryKey) and column is None:  # (ALTER TABLE ... ADD PRIMARY KEY (...))
-        params = node.args.get("include")
-        if set(k for k, v in node.args.items() if v) - {"expressions", "include"} or (
-                params is not None and any(v for k, v in params.args.items() if k != "with_storage")):
-            raise errors.NotSupportedError(f"constraint not supported: {node.sql(dialect='postgres')}")
+        _refuse_key_options(node)
         return st.PrimaryKeySpec(name=name, columns=tuple(identifier(c) for c in node.expressions))
     if isinstance(node, exp.ForeignKey):
         if set(k for k, v in node.args.items() if v) - {"expressions", "reference"}:
@@ -658,19 +664,37 @@ def _constraint_spec(node: exp.Expression, name: exp.Identifier | None, column: 
         target, ref_columns = node.this, ()
         if isinstance(target, exp.Schema):
             target, ref_columns = target.this, tuple(identifier(c) for c in target.expressions)
-        actions, match_full = {}, False
+        actions, match_full, set_columns, event = {}, False, (), None
         for option in node.args.get("options") or ():
+            if isinstance(option, exp.Tuple):  # (the columns of the SET NULL / SET DEFAULT before it)
+                if event != "DELETE":
+                    raise errors.NotSupportedError(
+                        f"a column list with {actions[event]} is only supported for ON DELETE actions")
+                set_columns = tuple(dict.fromkeys(identifier(c) for c in option.expressions))
+                continue
             words = " ".join(str(option).upper().split())
+            event = None
             if words in ("MATCH FULL", "MATCH SIMPLE"):
                 match_full = words == "MATCH FULL"
             elif words.startswith(("ON DELETE ", "ON UPDATE ")) and words[10:] in _ACTIONS:
-                actions[words[3:9]] = words[10:]
+                event = words[3:9]
+                actions[event] = words[10:]
             else:  # (DEFERRABLE, INITIALLY DEFERRED, MATCH PARTIAL)
                 raise errors.NotSupportedError(f"foreign key option not supported: {option}")
         return st.ForeignKeySpec(name=name, columns=(column,) if column else (), table=table_name(target),
                                  ref_columns=ref_columns, on_delete=actions.get("DELETE", "NO ACTION"),
-                                 on_update=actions.get("UPDATE", "NO ACTION"), match_full=match_full)
+                                 on_update=actions.get("UPDATE", "NO ACTION"), match_full=match_full,
+                                 delete_set_columns=set_columns)
     raise errors.NotSupportedError(f"constraint not supported: {node.sql(dialect='postgres')}")
+
+
+def _refuse_key_options(node: exp.PrimaryKey | exp.PrimaryKeyColumnConstraint) -> None:
+    """0A000 for a PRIMARY KEY with options - DEFERRABLE (checked at the statement's end, not
+    row by row as txlake checks a key), INITIALLY DEFERRED, INCLUDE, ...: refused, never ignored."""
+    params = node.args.get("include")
+    if set(k for k, v in node.args.items() if v) - {"expressions", "include"} or (
+            params is not None and any(v for k, v in params.args.items() if k != "with_storage")):
+        raise errors.NotSupportedError(f"constraint not supported: {node.sql(dialect='postgres')}")
 
 
 def _schema_name(node: exp.Expression) -> tuple[str, str]:
@@ -773,6 +797,7 @@ def _create(tree: exp.Create) -> st.Statement:
             if isinstance(item, exp.ColumnDef):
                 columns.append(_column_spec(item, table.name))
             elif isinstance(item, exp.PrimaryKey):
+                _refuse_key_options(item)
                 primary_key = [identifier(e) for e in item.expressions]
                 key_name = _check_name(identifier(name), "constraint") if name is not None else None
             elif isinstance(item, (exp.CheckColumnConstraint, exp.UniqueColumnConstraint, exp.ForeignKey)):

@@ -147,6 +147,17 @@ class SetTransaction(Statement):
 
 
 @dataclass(frozen=True)
+class SetConstraints(Statement):
+    """``SET CONSTRAINTS { ALL | name [, ...] } { DEFERRED | IMMEDIATE }``; ``names`` None: ALL
+    (each name a TableName: a constraint's name may be schema-qualified)."""
+
+    names: tuple[TableName, ...] | None = None
+    deferred: bool = False
+    touches_data = False
+    needs_block = True
+
+
+@dataclass(frozen=True)
 class SetVariable(Statement):
     name: str = ""
     value: str | None = None  # None: DEFAULT / RESET
@@ -300,7 +311,8 @@ class ForeignKeySpec:
     """``[CONSTRAINT name] FOREIGN KEY (columns) REFERENCES table [(ref_columns)] [MATCH FULL |
     SIMPLE] [ON DELETE action] [ON UPDATE action]`` (or ``REFERENCES`` on a column);
     ``ref_columns`` empty: the referenced table's primary key. Actions: NO ACTION, RESTRICT,
-    CASCADE, SET NULL, SET DEFAULT."""
+    CASCADE, SET NULL, SET DEFAULT; ``delete_set_columns``: ``ON DELETE SET NULL (b)``'s
+    columns (empty: all of ``columns``)."""
 
     name: str | None
     columns: tuple[str, ...]
@@ -309,6 +321,7 @@ class ForeignKeySpec:
     on_delete: str = "NO ACTION"
     on_update: str = "NO ACTION"
     match_full: bool = False
+    delete_set_columns: tuple[str, ...] = ()
 
 
 ConstraintSpec = CheckSpec | UniqueSpec | ForeignKeySpec

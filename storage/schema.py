@@ -573,7 +573,8 @@ class Index:
 class ForeignKey:
     """``FOREIGN KEY (columns) REFERENCES table (ref_columns)``: the referenced table by id
     (dropped and created again under its name, it is another), its key columns by name.
-    ``on_delete`` / ``on_update``: NO ACTION, RESTRICT, CASCADE, SET NULL or SET DEFAULT."""
+    ``on_delete`` / ``on_update``: NO ACTION, RESTRICT, CASCADE, SET NULL or SET DEFAULT;
+    ``delete_set_columns``: the columns ON DELETE SET NULL / SET DEFAULT sets (empty: all)."""
 
     name: str
     columns: tuple[str, ...]
@@ -585,6 +586,7 @@ class ForeignKey:
     match_full: bool = False
     #: False: added NOT VALID - the rows there then were not checked (new rows are)
     validated: bool = True
+    delete_set_columns: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         d = {"name": self.name, "columns": list(self.columns), "table_id": self.table_id, "db": self.db,
@@ -593,12 +595,15 @@ class ForeignKey:
             d["match_full"] = True
         if not self.validated:
             d["validated"] = False
+        if self.delete_set_columns:
+            d["delete_set_columns"] = list(self.delete_set_columns)
         return d
 
     @staticmethod
     def from_json(d: dict) -> "ForeignKey":
         return ForeignKey(d["name"], tuple(d["columns"]), d["table_id"], d["db"], tuple(d["ref_columns"]),
-                          d["on_delete"], d["on_update"], d.get("match_full", False), d.get("validated", True))
+                          d["on_delete"], d["on_update"], d.get("match_full", False), d.get("validated", True),
+                          tuple(d.get("delete_set_columns", ())))
 
 
 def constraint_name(table: str, columns: tuple[str, ...], label: str, taken) -> str:

@@ -6,6 +6,7 @@ test_foreign_key_races.py.)"""
 import pytest
 
 import txlake
+from txlake.engine import foreign_keys
 
 MISSING = 'insert or update on table "c" violates foreign key constraint "c_a_fkey"\n' \
           'DETAIL:  Key (a)=({}) is not present in table "p".'
@@ -291,6 +292,73 @@ def test_set_null_and_set_default(c):
     assert msg.startswith('insert or update on table "c" violates foreign key constraint "c_a_fkey"')
 
 
+def test_set_null_and_set_default_of_some_columns(c):
+    """PostgreSQL 15's ``ON DELETE SET NULL (cols)`` / ``SET DEFAULT (cols)``: only those of the
+    foreign key's columns are set (a tenant's id stays); the list must name the foreign key's
+    columns (42703, 42P10) and is for ON DELETE only (0A000)."""
+    c.execute("CREATE TABLE u (tenant INT, id INT, PRIMARY KEY (tenant, id))")
+    c.execute("INSERT INTO u VALUES (1, 0), (1, 1), (2, 2)")
+    c.execute("CREATE TABLE posts (k INT, tenant INT, author INT DEFAULT 0, "
+              "FOREIGN KEY (tenant, author) REFERENCES u ON DELETE SET NULL (author))")
+    c.execute("CREATE TABLE drafts (k INT, tenant INT, author INT DEFAULT 0, CONSTRAINT d_fk "
+              "FOREIGN KEY (tenant, author) REFERENCES u ON UPDATE CASCADE ON DELETE SET DEFAULT (author))")
+    for t in ("posts", "drafts"):
+        c.execute(f"INSERT INTO {t} VALUES (1, 1, 1), (2, 2, 2)")
+    c.execute("DELETE FROM u WHERE id = 1")
+    assert q(c, "SELECT k, tenant, author FROM posts ORDER BY k") == [(1, 1, None), (2, 2, 2)]
+    assert q(c, "SELECT k, tenant, author FROM drafts ORDER BY k") == [(1, 1, 0), (2, 2, 2)]
+    msg = fails(c, "DELETE FROM u WHERE tenant = 2", "23503")  # (the default's key (2, 0) is no row)
+    assert msg == 'insert or update on table "drafts" violates foreign key constraint "d_fk"\n' \
+                  'DETAIL:  Key (tenant, author)=(2, 0) is not present in table "u".'
+    c.execute("UPDATE u SET tenant = 3 WHERE tenant = 1")  # (ON UPDATE CASCADE: every column)
+    assert q(c, "SELECT k, tenant, author FROM drafts ORDER BY k") == [(1, 3, 0), (2, 2, 2)]
+    c.execute("ALTER TABLE drafts RENAME COLUMN author TO writer")
+    fk = c.session.db.warehouse.latest.table("default", "drafts").schema.foreign_keys[0]
+    assert foreign_keys.definition(fk, "u") == \
+        "FOREIGN KEY (tenant, writer) REFERENCES u(tenant, id) ON UPDATE CASCADE ON DELETE SET DEFAULT (writer)"
+    assert fails(c, "CREATE TABLE x (a INT, b INT, FOREIGN KEY (a, b) REFERENCES u ON DELETE SET NULL (z))",
+                 "42703") == 'column "z" referenced in foreign key constraint does not exist'
+    assert fails(c, "CREATE TABLE x (a INT, b INT, c INT, FOREIGN KEY (a, b) REFERENCES u ON DELETE SET NULL (c))",
+                 "42P10") == 'column "c" referenced in ON DELETE SET action must be part of foreign key'
+    assert fails(c, "CREATE TABLE x (a INT, b INT, FOREIGN KEY (a, b) REFERENCES u ON UPDATE SET DEFAULT (a))",
+                 "0A000") == "a column list with SET DEFAULT is only supported for ON DELETE actions"
+
+
+def test_a_set_default_row_is_checked_at_the_statements_end(c):
+    """SET DEFAULT's new key is checked after the actions queued before the check: here the
+    CASCADE of the other foreign key deletes the row first, and PostgreSQL skips the check of
+    a row gone by then. Left standing, the row is 23503."""
+    c.execute("CREATE TABLE c (a INT DEFAULT 9 REFERENCES p ON DELETE SET DEFAULT, "
+              "b INT REFERENCES p ON DELETE CASCADE)")
+    c.execute("INSERT INTO c VALUES (1, 1), (2, 3)")
+    c.execute("DELETE FROM p WHERE id = 1")
+    assert q(c, "SELECT a, b FROM c") == [(2, 3)]
+    msg = fails(c, "DELETE FROM p WHERE id = 2", "23503")
+    assert msg == 'insert or update on table "c" violates foreign key constraint "c_a_fkey"\n' \
+                  'DETAIL:  Key (a)=(9) is not present in table "p".'
+    assert q(c, "SELECT id FROM p ORDER BY id") == [(2,), (3,)]
+
+
+def test_set_constraints_changes_nothing_as_no_constraint_is_deferrable(connect, c):
+    """txlake's constraints are all NOT DEFERRABLE (DEFERRABLE is refused: 0A000), which
+    PostgreSQL's SET CONSTRAINTS leaves as they are: ALL (Django runs SET CONSTRAINTS ALL
+    IMMEDIATE) and the names of constraints are taken and change nothing (it was 42601); an
+    unknown name is 42704, DEFERRED of a named one 42809; outside a block it warns."""
+    c.execute("CREATE TABLE c (a INT REFERENCES p)")
+    fails(c, "CREATE TABLE d (a INT REFERENCES p DEFERRABLE INITIALLY DEFERRED)", "0A000")
+    t = connect()
+    t.execute("SET CONSTRAINTS ALL DEFERRED")
+    assert fails(t, "INSERT INTO c VALUES (9)", "23503") == MISSING.format(9)  # (checked at once all the same)
+    t.rollback()
+    t.execute("SET CONSTRAINTS c_a_fkey, public.p_pkey IMMEDIATE")
+    assert fails(t, "SET CONSTRAINTS c_a_fkey DEFERRED", "42809") == 'constraint "c_a_fkey" is not deferrable'
+    t.rollback()
+    assert fails(t, "SET CONSTRAINTS nosuch IMMEDIATE", "42704") == 'constraint "nosuch" does not exist'
+    t.rollback()
+    c.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    assert c.notices[-1] == "WARNING:  SET CONSTRAINTS can only be used in transaction blocks"
+
+
 # --- DROP, TRUNCATE ---------------------------------------------------------------------------
 
 def test_drop_table_referenced(c):
@@ -387,6 +455,45 @@ def test_merge_deleting_or_rekeying_parent_rows(c):
     fails(c, "MERGE INTO p USING (SELECT 1 AS id) s ON p.id = s.id WHEN MATCHED THEN DELETE", "23503")
     c.execute("MERGE INTO p USING (SELECT 2 AS id) s ON p.id = s.id WHEN MATCHED THEN UPDATE SET id = 20")
     assert q(c, "SELECT a FROM c ORDER BY a") == [(1,), (20,)]
+
+
+@pytest.mark.parametrize("action", ["NO ACTION", "RESTRICT"])
+def test_merge_deleting_and_inserting_a_referenced_key_again(c, action):
+    """PostgreSQL checks a NO ACTION foreign key at the statement's end, where a key the MERGE
+    deleted (or moved) and inserted again is there (ri_Check_Pk_Match); RESTRICT's check is of
+    the row deleted or changed, whichever row holds its key then: 23503."""
+    c.execute(f"CREATE TABLE c (a INT REFERENCES p ON DELETE {action} ON UPDATE {action})")
+    c.execute("INSERT INTO c VALUES (1), (2)")
+    again = ("MERGE INTO p USING (VALUES (1, 'x', 1), (1, 'again', 2)) s(id, v, k) ON p.id = s.id AND s.k = 1 "
+             "WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.v)")
+    moved = ("MERGE INTO p USING (VALUES (2, 1), (2, 2)) s(id, k) ON p.id = s.id AND s.k = 1 "
+             "WHEN MATCHED THEN UPDATE SET id = 20 WHEN NOT MATCHED THEN INSERT VALUES (s.id, 'new')")
+    if action == "RESTRICT":
+        assert fails(c, again, "23503") == REFERENCED.format(1)
+        assert fails(c, moved, "23503") == REFERENCED.format(2)
+        assert q(c, "SELECT id, v FROM p ORDER BY id") == [(1, "x"), (2, "y"), (3, "z")]
+    else:
+        c.execute(again)
+        c.execute(moved)
+        assert q(c, "SELECT id, v FROM p ORDER BY id") == [(1, "again"), (2, "new"), (3, "z"), (20, "y")]
+    # (a key gone for good is still refused)
+    assert fails(c, "MERGE INTO p USING (VALUES (1)) s(id) ON p.id = s.id WHEN MATCHED THEN DELETE",
+                 "23503") == REFERENCED.format(1)
+
+
+def test_merge_checks_its_new_rows_once_it_has_inserted_too(c):
+    """A MERGE's updated rows may reference a row the same MERGE inserts: the check runs at the
+    statement's end, as PostgreSQL's."""
+    c.execute("CREATE TABLE t (id INT PRIMARY KEY, parent INT REFERENCES t)")
+    c.execute("INSERT INTO t VALUES (1, NULL)")
+    c.execute("MERGE INTO t USING (VALUES (1, 5), (5, NULL)) s(id, parent) ON t.id = s.id "
+              "WHEN MATCHED THEN UPDATE SET parent = s.parent WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.parent)")
+    assert q(c, "SELECT id, parent FROM t ORDER BY id") == [(1, 5), (5, None)]
+    msg = fails(c, "MERGE INTO t USING (VALUES (1, 6), (7, NULL)) s(id, parent) ON t.id = s.id "
+                   "WHEN MATCHED THEN UPDATE SET parent = s.parent "
+                   "WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.parent)", "23503")
+    assert msg == ('insert or update on table "t" violates foreign key constraint "t_parent_fkey"\n'
+                   'DETAIL:  Key (parent)=(6) is not present in table "t".')
 
 
 def test_a_tree_deleted_by_cascade_and_key_type_changes_refused(c):

@@ -70,6 +70,74 @@ def test_updates_are_checked_on_the_point_path_and_statement_wide(c):
                        "WHEN MATCHED AND s.id = 2 THEN DELETE WHEN MATCHED THEN UPDATE SET a = 11")[0] == "23505"
 
 
+def test_an_update_writes_its_rows_in_the_old_rows_order(c):
+    # the new versions follow the old rows' physical order (PostgreSQL's heap order), not the
+    # order the rows were found in - here by key, through the primary key's index - so the next
+    # statement's row-by-row check sees the rows as they were: 11, 12, 13 shifts down
+    c.execute("CREATE TABLE t (id INT PRIMARY KEY, a INT UNIQUE)")
+    c.execute("INSERT INTO t VALUES (3, 1), (2, 2), (1, 3)")
+    c.execute("UPDATE t SET a = a + 10 WHERE id IN (1, 2, 3)")
+    c.execute("UPDATE t SET a = a - 1")
+    c.execute("MERGE INTO t USING (VALUES (1), (2), (3)) s(id) ON t.id = s.id WHEN MATCHED THEN UPDATE SET a = a + 10")
+    c.execute("UPDATE t SET a = a - 1")
+    assert c.execute("SELECT id, a FROM t ORDER BY id").fetchall() == [(1, 21), (2, 20), (3, 19)]
+
+
+@pytest.mark.parametrize("write", [
+    "UPDATE t SET a = a + 1000000",
+    "MERGE INTO t USING (SELECT i AS id FROM range(100000) r(i) ORDER BY i DESC) s ON t.id = s.id "
+    "WHEN MATCHED THEN UPDATE SET a = a + 1000000"])
+def test_a_streamed_update_writes_its_rows_in_row_order_every_run(connect, write):
+    # a table DuckDB reads from Parquet (its files not cached: a fresh open; rows deleted from
+    # them) comes back in no fixed order - its two threads read a file each and their results
+    # are put together as they finish; the rows must still be written in the old rows' order,
+    # or the next statement passes or fails by chance. File f holds the keys 8j + f: the
+    # second statement moves each key onto the one below it, in the file before, which passes
+    # only if that file's rows were written (so are updated) first
+    for _ in range(3):
+        c = connect(autocommit=True).cursor()
+        c.execute("DROP TABLE IF EXISTS t")
+        c.execute("CREATE TABLE t (id INT PRIMARY KEY, a INT UNIQUE)")
+        for f in range(8):
+            c.execute(f"INSERT INTO t SELECT {f * 12500} + j, 8 * j + {f} FROM range(12500) r(j)")
+        c.execute("DELETE FROM t WHERE id % 1000 = 7")
+        c.connection.close()
+        c = connect(autocommit=True).cursor()
+        c.execute(write)
+        c.execute("UPDATE t SET a = CASE WHEN a % 8 = 0 THEN a + 1000000 ELSE a - 1 END")
+        assert c.execute("SELECT count(*), min(a), max(a) FROM t").fetchone() == (99900, 1000000, 2099992)
+        c.connection.close()
+
+
+def test_merge_and_insert_select_write_their_new_rows_in_the_source_order(c):
+    # a MERGE's inserted rows in its source's order, whichever clause made them; INSERT ...
+    # SELECT ... ORDER BY's in the SELECT's: so the shift down below passes (1, 2, 3 -> 0, 1, 2)
+    c.execute("CREATE TABLE t (a INT UNIQUE)")
+    rows = c.execute("MERGE INTO t USING (VALUES (1), (2), (3)) s(k) ON t.a = s.k "
+                     "WHEN NOT MATCHED AND s.k = 2 THEN INSERT VALUES (s.k) "
+                     "WHEN NOT MATCHED THEN INSERT VALUES (s.k) RETURNING a").fetchall()
+    assert rows == [(1,), (2,), (3,)]
+    c.execute("UPDATE t SET a = a - 1")
+    c.execute("CREATE TABLE u (a INT UNIQUE)")
+    c.execute("INSERT INTO u SELECT a FROM t ORDER BY a")
+    c.execute("UPDATE u SET a = a - 1")
+    assert c.execute("SELECT a FROM u ORDER BY a").fetchall() == [(-1,), (0,), (1,)]
+
+
+def test_a_deferrable_key_is_refused_not_ignored(c):
+    # PostgreSQL checks a DEFERRABLE key at the statement's end (or COMMIT), not row by row:
+    # txlake has no such key, so it refuses one (a primary key's DEFERRABLE was dropped
+    # silently; a column's UNIQUE DEFERRABLE made a constraint of no columns)
+    for sql in ("CREATE TABLE z (a INT PRIMARY KEY DEFERRABLE)",
+                "CREATE TABLE z (a INT, PRIMARY KEY (a) DEFERRABLE INITIALLY DEFERRED)",
+                "CREATE TABLE z (a INT UNIQUE DEFERRABLE)"):
+        state, message = error_of(c, sql)
+        assert state == "0A000" and "DEFERRABLE" in message
+    assert c.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'z'").fetchone() == (0,)
+    # (a word after a column's UNIQUE was taken for a name: the constraint had no columns, checked nothing)
+    assert error_of(c, "CREATE TABLE z (a INT UNIQUE foo)") == ("42601", 'syntax error at or near "foo"')
+
+
 def test_a_table_without_primary_key_and_nulls_not_distinct(c):
     c.execute("CREATE TABLE w (a INT UNIQUE NULLS NOT DISTINCT, b INT)")
     c.execute("INSERT INTO w VALUES (NULL, 1)")

@@ -20,7 +20,9 @@ def test_schema_json_keeps_constraints():
     assert set(plain.to_json()) == {"id", "columns", "primary_key", "highest_field_id"}
     schema = TableSchema(3, columns, ("a",), 1, checks=(CheckConstraint("t_b_check", "b > 0"),),
                          uniques=(UniqueConstraint("t_b_key", ("b",), nulls_not_distinct=True),),
-                         foreign_keys=(ForeignKey("t_b_fkey", ("b",), "abc", "default", ("id",), "CASCADE"),))
+                         foreign_keys=(ForeignKey("t_b_fkey", ("b",), "abc", "default", ("id",), "CASCADE"),
+                                       ForeignKey("t_a_b_fkey", ("a", "b"), "abc", "default", ("x", "y"), "SET NULL",
+                                                  delete_set_columns=("b",))))
     again = TableSchema.from_json(schema.to_json())
     assert again == schema
-    assert again.constraint_names("t") == {"t_pkey", "t_b_check", "t_b_key", "t_b_fkey"}
+    assert again.constraint_names("t") == {"t_pkey", "t_b_check", "t_b_key", "t_b_fkey", "t_a_b_fkey"}
