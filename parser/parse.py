@@ -21,7 +21,7 @@ from sqlglot.tokens import TokenType
 
 from txlake import errors
 from txlake.parser import statements as st
-from txlake.parser.dialect import SOURCE_SPAN, Control, SequenceCommand, Txlake, ValidateConstraint
+from txlake.parser.dialect import SOURCE_SPAN, Control, LockCommand, SequenceCommand, Txlake, ValidateConstraint
 from txlake.parser.semantics import (ARRAY_SET, AVG_MACRO, NAMED_SCHEMAS, SUM_MACRO, boolean_condition,
                                      postgres_semantics)
 from txlake.storage.sequences import sequence_name
@@ -1494,6 +1494,8 @@ def _copy_options(params: list[exp.CopyParameter], to: bool) -> st.CopyOptions:
 _CONVERTERS = {
     Control: lambda tree: _control(tree),
     SequenceCommand: lambda tree: _sequence_command(tree),
+    LockCommand: lambda tree: st.LockTable(tables=tuple(table_name(t) for t in tree.args["names"]),
+                                           mode=tree.args["mode"], nowait=bool(tree.args.get("nowait"))),
     exp.Transaction: lambda tree: st.Begin(),  # sqlglot's own BEGIN
     exp.Commit: lambda tree: st.Commit(),
     exp.Rollback: lambda tree: st.Rollback(),
