@@ -157,6 +157,7 @@ class Session:
         for one (the survivor of a deadlock) goes on without waiting for this one's ROLLBACK."""
         txn.state = TxnState.FAILED
         txn.error = error
+        txn.statements_locked.clear()
         if txn.savepoints:
             self.db.locks.release_since(txn, txn.savepoints[-1].locks)
         else:
@@ -579,6 +580,7 @@ class Session:
             self._failed(txn, e)
             raise
         self.db.locks.release_since(txn, mark.locks)
+        txn.statements_locked.clear()
         self._undo_settings(txn, mark.settings)
         return Result(status="ROLLBACK")
 

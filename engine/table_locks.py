@@ -16,7 +16,9 @@ rules; the lock table itself is engine/mvcc/locks.py).
 A view read takes its lock and the same on every relation it reads. Temporary tables (a
 session's own) and sequences take none. Locks are taken in the order the statement names the
 tables, each held to the transaction's end; a transaction asks the lock table once per table
-and mode (then the mode it holds covers the request: a dict lookup).
+and mode (then the mode it holds covers the request: a dict lookup), and a statement it runs
+again takes nothing (``Transaction.statements_locked``: its names are looked up once per
+transaction - until it frees locks or runs DDL).
 
 Names are looked up before the statement's snapshot is taken - in the transaction's snapshot
 if it keeps one (REPEATABLE READ, SERIALIZABLE) and has it, else in the newest catalog - so a
@@ -55,6 +57,7 @@ class Target:
 
 
 _DDL = (st.AlterTable, st.CreateIndex, st.DropIndex, st.DropTable, st.Truncate, st.CreateTable, st.DropSchema)
+_PLAIN = (st.Query, st.Explain, st.Insert, st.Update, st.Delete, st.Merge, st.Copy)  # (not DDL)
 _PLANS: dict[int, tuple[st.Statement, tuple[Target, ...]]] = {}  # id(statement) -> (it, its targets)
 _PLANS_KEPT = 4096
 
@@ -150,7 +153,12 @@ def lock(db, txn: Transaction, stmt: st.Statement, search_path: tuple[str, ...],
     """Take the table locks ``stmt`` needs, before its snapshot is taken (see the module's
     docstring). Returns the (table id, mode) of those newly taken, or None if every one was
     held already."""
+    done, key = txn.statements_locked, (id(stmt), search_path)
+    if done.get(key) is stmt:
+        return None
     plan = targets(stmt)
+    if not isinstance(stmt, _PLAIN):
+        done.clear()  # (DDL may change what a name means)
     if not plan:
         return None
     explicit = isinstance(stmt, st.LockTable)
@@ -174,6 +182,8 @@ def lock(db, txn: Transaction, stmt: st.Statement, search_path: tuple[str, ...],
                     waited = waited or took
         if not waited or by_snapshot:
             break
+    if isinstance(stmt, _PLAIN):
+        done[key] = stmt
     return new
 
 

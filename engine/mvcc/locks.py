@@ -40,9 +40,10 @@ a wait for another process's record lock without a timeout blocks in the kernel 
 Before sleeping, the waiter adds its edges to the wait-for graph - to the one holder of a key,
 or to every holder and earlier waiter of a table lock it conflicts with: one graph for row and
 table locks, so a cycle through both is found - and looks for a cycle through itself;
-finding one, it gives up with 40P01 (the transaction that closes a cycle is the victim, as in PostgreSQL where the one whose
-deadlock_timeout fires first aborts). Exactly one member of a cycle is the victim: the graph
-is only changed under the table's mutex, so two waiters cannot both close the same cycle.
+finding one, it gives up with 40P01 (the transaction that closes a cycle is the victim, as in
+PostgreSQL where the one whose deadlock_timeout fires first aborts). Exactly one member of a
+cycle is the victim: the graph is only changed under the table's mutex, so two waiters cannot
+both close the same cycle.
 
 A waiter sleeps on a condition of its own, woken only when the transaction it waits for ends
 or leaves the key's queue: the others sleep on (waking every waiter at every commit made each
