@@ -208,26 +208,12 @@ class LockTable:
                         return waited
                     if nowait:
                         raise errors.LockNotAvailable(f'could not obtain lock on relation "{name}"')
-                    self._waits_for[id(txn)] = blockers
-                    if self._cycle_from(txn):
-                        self._leave_relation_queue(txn, table_id, relation)
-                        raise errors.DeadlockDetected(
-                            "deadlock detected\nDETAIL:  Process waits for a lock held by another "
-                            "transaction, which waits for this one.")
-                    if id(txn) in self._canceled:
-                        self._leave_relation_queue(txn, table_id, relation)
-                        raise errors.QueryCanceled("canceling statement due to user request")
-                    remaining = None if deadline is None else deadline - time.monotonic()
-                    if remaining is not None and remaining <= 0:
-                        self._leave_relation_queue(txn, table_id, relation)
-                        raise errors.LockNotAvailable("canceling statement due to lock timeout")
+                    remaining = self._may_wait(txn, blockers, deadline,
+                                               lambda: self._leave_relation_queue(txn, relation))
                     if not waited:
                         relation.waiting.append((txn, mode))
                         waited = True
-                    wake = self._sleeping.get(id(txn))
-                    if wake is None:
-                        wake = self._sleeping[id(txn)] = threading.Condition(self._mutex)
-                    wake.wait(remaining)
+                    self._sleep(txn, remaining)
             finally:
                 self._sleeping.pop(id(txn), None)
                 if not relation.granted and not relation.waiting:
@@ -246,7 +232,7 @@ class LockTable:
         held[table_id] = held.get(table_id, 0) | bit
         self._order.setdefault(id(txn), []).append((table_id, RELATION, mode))
 
-    def _leave_relation_queue(self, txn, table_id: str, relation: _Relation) -> None:
+    def _leave_relation_queue(self, txn, relation: _Relation) -> None:
         """A waiter for a table lock gives up: those queued behind it may go on."""
         self._waits_for.pop(id(txn), None)
         if relation.leave_queue(txn):
@@ -311,28 +297,40 @@ class LockTable:
                         if queue:
                             self._dequeue(txn, key)
                         return waited, new
-                    self._waits_for[id(txn)] = (holder,)
-                    if self._cycle_from(txn):
-                        self._give_up(txn, key)
-                        raise errors.DeadlockDetected(
-                            "deadlock detected\nDETAIL:  Process waits for a lock held by another "
-                            "transaction, which waits for this one.")
-                    if id(txn) in self._canceled:
-                        self._give_up(txn, key)
-                        raise errors.QueryCanceled("canceling statement due to user request")
-                    remaining = None if deadline is None else deadline - time.monotonic()
-                    if remaining is not None and remaining <= 0:
-                        self._give_up(txn, key)
-                        raise errors.LockNotAvailable("canceling statement due to lock timeout")
+                    remaining = self._may_wait(txn, (holder,), deadline, lambda: self._give_up(txn, key))
                     if not waited:
                         self._queues.setdefault(key, []).append(txn)
                         waited = True
-                    wake = self._sleeping.get(id(txn))
-                    if wake is None:
-                        wake = self._sleeping[id(txn)] = threading.Condition(self._mutex)
-                    wake.wait(remaining)
+                    self._sleep(txn, remaining)
             finally:
                 self._sleeping.pop(id(txn), None)
+
+    def _may_wait(self, txn, blockers: tuple, deadline: float | None, give_up) -> float | None:
+        """Before ``txn`` sleeps until ``blockers`` end: its edges in the wait-for graph, then
+        40P01 if they close a cycle, 57014 if its statement was canceled, 55P03 past
+        ``deadline`` (each after ``give_up()``, which takes it out of the queue). Returns how
+        long it may sleep (None: for ever)."""
+        self._waits_for[id(txn)] = blockers
+        if self._cycle_from(txn):
+            give_up()
+            raise errors.DeadlockDetected(
+                "deadlock detected\nDETAIL:  Process waits for a lock held by another "
+                "transaction, which waits for this one.")
+        if id(txn) in self._canceled:
+            give_up()
+            raise errors.QueryCanceled("canceling statement due to user request")
+        remaining = None if deadline is None else deadline - time.monotonic()
+        if remaining is not None and remaining <= 0:
+            give_up()
+            raise errors.LockNotAvailable("canceling statement due to lock timeout")
+        return remaining
+
+    def _sleep(self, txn, remaining: float | None) -> None:
+        """Wait (the mutex let go meanwhile) until woken, or ``remaining`` seconds have passed."""
+        wake = self._sleeping.get(id(txn))
+        if wake is None:
+            wake = self._sleeping[id(txn)] = threading.Condition(self._mutex)
+        wake.wait(remaining)
 
     def _wake_waiters_of(self, txn) -> None:
         """Wake the transactions waiting for ``txn`` (it ended, or left a key's queue): each

@@ -4,12 +4,11 @@ parent row (both commit orders, each isolation level, threads and processes) - a
 inserts of one parent row do not wait for one another (no lock on the parent row)."""
 
 import threading
-import time
 
 import pytest
 
 import txlake
-from tests.conftest import commit_each, run_python
+from tests.conftest import commit_each, run_python, waiting
 
 LEVELS = ["READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE"]
 # a violation found only at COMMIT: a concurrent transaction won (at READ COMMITTED PostgreSQL
@@ -143,27 +142,6 @@ def test_another_process_deletes_the_parent(setup, connect, warehouse):
                                               ("DELETE FROM p WHERE id = 2", "INSERT INTO c VALUES (20, 2)")))
     assert orphans(setup) == 0
     assert setup.execute("SELECT k FROM c").fetchall() == [(20,)]
-
-
-def waiting(conn, sql: str):
-    """``sql`` run by ``conn`` in a thread, which must wait for a lock: the thread, and a list
-    that gets "ok" or the SQLSTATE once it is done."""
-    outcome = []
-
-    def run():
-        try:
-            conn.execute(sql)
-            outcome.append("ok")
-        except txlake.Error as e:
-            outcome.append(e.sqlstate)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    locks, deadline = conn.session.db.locks, time.monotonic() + 30
-    while not (conn.session.txn is not None and locks.waiting_for(conn.session.txn)):
-        assert thread.is_alive() and time.monotonic() < deadline, "it did not wait"
-        time.sleep(0.002)
-    return thread, outcome
 
 
 def test_adding_a_foreign_key_races_a_parent_delete(setup, connect):
