@@ -186,16 +186,20 @@ class LockTable:
         rollback to a savepoint before it). Waits for the conflicting holders - bounded by
         ``timeout`` (55P03), ended by a deadlock (40P01) or a cancel (57014) - unless ``nowait``:
         then 55P03 ``could not obtain lock on relation "name"`` at once. Returns True if it waited
-        (the holders it waited for have ended since)."""
-        held = self._modes.get(id(txn))
+        (the holders it waited for have ended since), False if it took the lock at once, None
+        if a mode it holds covers the request."""
+        me = id(txn)
+        held = self._modes.get(me)
         if held is not None and held.get(table_id, 0) & COVERED_BY[mode]:
-            return False
-        deadline = None if not timeout else time.monotonic() + timeout
+            return None
         waited = False
         with self._mutex:
             relation = self._relations.get(table_id)
-            if relation is None:
+            if relation is None:  # (nobody holds the table or waits for it)
                 relation = self._relations[table_id] = _Relation()
+                self._grant_relation(txn, table_id, relation, mode)
+                return False
+            deadline = None if not timeout else time.monotonic() + timeout
             try:
                 while True:
                     blockers = relation.blockers(txn, mode)
@@ -220,17 +224,22 @@ class LockTable:
                     self._relations.pop(table_id, None)
 
     def _grant_relation(self, txn, table_id: str, relation: _Relation, mode: int) -> None:
-        bit = 1 << mode
-        entry = relation.granted.get(id(txn))
+        bit, me = 1 << mode, id(txn)
+        entry = relation.granted.get(me)
         if entry is None:
-            relation.granted[id(txn)] = [txn, bit]
+            relation.granted[me] = [txn, bit]
         elif entry[1] & bit:
             return  # held already
         else:
             entry[1] |= bit
-        held = self._modes.setdefault(id(txn), {})
+        held = self._modes.get(me)
+        if held is None:
+            held = self._modes[me] = {}
         held[table_id] = held.get(table_id, 0) | bit
-        self._order.setdefault(id(txn), []).append((table_id, RELATION, mode))
+        order = self._order.get(me)
+        if order is None:
+            order = self._order[me] = []
+        order.append((table_id, RELATION, mode))
 
     def _leave_relation_queue(self, txn, relation: _Relation) -> None:
         """A waiter for a table lock gives up: those queued behind it may go on."""
