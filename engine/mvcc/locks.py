@@ -260,15 +260,6 @@ class LockTable:
         if not relation.granted and not relation.waiting:
             del self._relations[table_id]
 
-    def relation_locks(self) -> list[tuple[str, object, int, bool]]:
-        """(table_id, transaction, mode, granted) of every table lock held or waited for."""
-        with self._mutex:
-            rows = [(tid, txn, mode, True) for tid, relation in self._relations.items()
-                    for txn, held in relation.granted.values() for mode in MODES if held >> mode & 1]
-            rows += [(tid, txn, mode, False) for tid, relation in self._relations.items()
-                     for txn, mode in relation.waiting]
-        return rows
-
     def waiting_for(self, txn) -> tuple:
         """The transactions ``txn`` waits for now (none: it is not waiting)."""
         with self._mutex:
