@@ -77,6 +77,17 @@ class Background:
         return self.outcome
 
 
+def after_waiting(conn, sql: str, holder) -> str:
+    """``sql`` run by ``conn`` in a thread, which must wait; ``holder`` then commits: the
+    statement's outcome once it is done."""
+    run = Background(conn, sql)
+    try:
+        assert run.waits()
+    finally:
+        holder.commit()
+    return run.result()
+
+
 def test_the_conflict_table_of_the_eight_modes(setup, connect):
     """Each mode held against each asked for with NOWAIT: 55P03 exactly where PostgreSQL's
     table says the two conflict."""
@@ -140,12 +151,7 @@ def test_a_writer_waits_for_an_alter_then_writes_rows_of_the_new_schema(setup, c
     if snapshot_first:
         a.execute("SELECT count(*) FROM u").fetchall()
     b.execute("ALTER TABLE t ADD COLUMN w INT DEFAULT 7")
-    insert = Background(a, "INSERT INTO t (id, v) VALUES (2, 20)")
-    try:
-        assert insert.waits()
-    finally:
-        b.commit()
-    assert insert.result() == "ok"
+    assert after_waiting(a, "INSERT INTO t (id, v) VALUES (2, 20)", b) == "ok"
     assert setup.execute("SELECT id, v, w FROM t ORDER BY id").fetchall() == [(1, 10, 7), (2, 20, 7)]
 
 
@@ -295,9 +301,4 @@ def test_a_table_dropped_while_a_writer_waited_is_not_there(setup, connect):
     a, b = connect(), connect()
     a.execute("SELECT count(*) FROM u").fetchall()
     b.execute("DROP TABLE t")
-    insert = Background(a, "INSERT INTO t VALUES (2, 20)")
-    try:
-        assert insert.waits()
-    finally:
-        b.commit()
-    assert insert.result() == "42P01"
+    assert after_waiting(a, "INSERT INTO t VALUES (2, 20)", b) == "42P01"
