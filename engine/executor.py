@@ -174,6 +174,15 @@ def _timedeltas(column: pa.ChunkedArray) -> list:
             for v in column.to_pylist()]
 
 
+def lock_wait(lock_timeout: float | None, deadline: float | None) -> float | None:
+    """How long a lock wait may last: ``lock_timeout``, within what is left of the statement's
+    ``statement_timeout`` (its ``deadline``; 0 or None: no limit)."""
+    if deadline is None:
+        return lock_timeout
+    left = max(deadline - time.monotonic(), NOWAIT)
+    return left if not lock_timeout else min(lock_timeout, left)
+
+
 @dataclass
 class Context:
     txn: Transaction
@@ -213,12 +222,7 @@ class Context:
 
     @property
     def lock_wait(self) -> float | None:
-        """How long a lock wait may last: ``lock_timeout``, within what is left of the statement's
-        ``statement_timeout`` (0 or None: no limit)."""
-        if self.deadline is None:
-            return self.lock_timeout
-        left = max(self.deadline - time.monotonic(), NOWAIT)
-        return left if not self.lock_timeout else min(self.lock_timeout, left)
+        return lock_wait(self.lock_timeout, self.deadline)
 
     def lookup(self, name: st.TableName) -> TableVersion | None:
         """The table, view or sequence ``name`` names, as this transaction sees it (None: there

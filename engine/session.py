@@ -23,9 +23,10 @@ import weakref
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import catalog_views, checks, comments, copy, prepared, sequence_ddl, uniques, user_types, views
+from txlake.engine import (catalog_views, checks, comments, copy, prepared, sequence_ddl, table_locks, uniques,
+                           user_types, views)
 from txlake.engine.database import Database, default_memory_limit, open_database
-from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result, relation_kind
+from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result, lock_wait, relation_kind
 from txlake.engine.merge import merge
 from txlake.engine.mvcc.xact import (DEFAULT_LEVEL, READ_COMMITTED, READ_UNCOMMITTED, Transaction,
                                      TxnState, normalise_level)
@@ -160,6 +161,7 @@ class Session:
         for one (the survivor of a deadlock) goes on without waiting for this one's ROLLBACK."""
         txn.state = TxnState.FAILED
         txn.error = error
+        txn.statements_locked.clear()
         if txn.savepoints:
             self.db.locks.release_since(txn, txn.savepoints[-1].locks)
         else:
@@ -580,14 +582,18 @@ class Session:
             timer.cancel()
 
     def _run_statement(self, txn: Transaction, stmt: st.Statement, params, deadline: float | None) -> Result:
+        search_path = self.search_path if not (self.temp.tables or txn.temp_created) else (TEMP_DB, *self.search_path)
+        lock_timeout = _seconds(self.settings["lock_timeout"])
+        # table locks before the snapshot: a statement that waited sees what it waited for
+        taken = table_locks.lock(self.db, txn, stmt, search_path, lock_wait(lock_timeout, deadline))
         if txn.snapshot is None or not txn.uses_transaction_snapshot:
             txn.snapshot = self.db.take_snapshot()
             if not txn.uses_transaction_snapshot:
                 txn.follow(txn.snapshot.catalog)
-        search_path = self.search_path if not (self.temp.tables or txn.temp_created) else (TEMP_DB, *self.search_path)
-        ctx = Context(txn, txn.snapshot.catalog, self.settings["search_path"],
-                      lock_timeout=_seconds(self.settings["lock_timeout"]), search_path=search_path,
-                      deadline=deadline, canceled=self._check_canceled)
+        if taken:
+            table_locks.follow(self.db, txn, stmt, taken)
+        ctx = Context(txn, txn.snapshot.catalog, self.settings["search_path"], lock_timeout=lock_timeout,
+                      search_path=search_path, deadline=deadline, canceled=self._check_canceled)
         runner = _DATA.get(type(stmt))
         if runner is None:
             raise errors.NotSupportedError(f"statement not supported: {type(stmt).__name__}")
@@ -622,6 +628,7 @@ class Session:
             self._failed(txn, e)
             raise
         self.db.locks.release_since(txn, mark.locks)
+        txn.statements_locked.clear()
         self._undo_settings(txn, mark.settings)
         return Result(status="ROLLBACK")
 
@@ -634,6 +641,12 @@ class Session:
             self._failed(txn, e)
             raise
         return Result(status="RELEASE")
+
+    def _lock_table(self, stmt: st.LockTable) -> Result:
+        """``LOCK TABLE``: only in a transaction block (25P01), as PostgreSQL - outside one the
+        lock would end with the statement."""
+        self._in_block("LOCK TABLE")
+        return self._run_data_statement(stmt, ())
 
     def _in_block(self, what: str) -> Transaction:
         if self.txn is None or not self.txn.explicit:
@@ -927,6 +940,7 @@ _CONTROL = {
     st.Prepare: Session._prepare,
     st.Execute: Session._execute,
     st.Deallocate: Session._deallocate,
+    st.LockTable: Session._lock_table,
 }
 
 # what a failed transaction block still accepts (PostgreSQL's "commands ignored until end
@@ -961,4 +975,5 @@ _DATA = {
     st.CreateIndex: uniques.create_index,
     st.DropIndex: uniques.drop_index,
     st.Comment: comments.comment,
+    st.LockTable: lambda executor, ctx, stmt, params: Result(status="LOCK TABLE"),  # (taken by table_locks)
 }

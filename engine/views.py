@@ -140,7 +140,7 @@ def _refuse_write(ctx: Context, name: st.TableName, verb: str) -> None:
 def _expanded(ctx: Context, node: exp.Expression, seen: frozenset = frozenset()) -> exp.Expression:
     """``node`` with each table reference naming a view replaced by the view's query (views
     over views too); ``node`` itself if it names none."""
-    if not any(_is_view(ctx.lookup(name)) for name in _relations_read(node)):
+    if not any(_is_view(ctx.lookup(name)) for name in relations_read(node)):
         return node
     ctes = {identifier(c.alias) for c in node.find_all(exp.CTE)}
 
@@ -156,7 +156,7 @@ def _expanded(ctx: Context, node: exp.Expression, seen: frozenset = frozenset())
 
 
 class _Reads:
-    """The relations a node's table references name, memoised on the node (``_relations_read``)."""
+    """The relations a node's table references name, memoised on the node (``relations_read``)."""
     __slots__ = ("node_id", "names")
 
     def __init__(self, node: exp.Expression, names: tuple[st.TableName, ...]):
@@ -167,7 +167,7 @@ class _Reads:
         return None                  # another node, whose id a later node may take once it is freed)
 
 
-def _relations_read(node: exp.Expression) -> tuple[st.TableName, ...]:
+def relations_read(node: exp.Expression) -> tuple[st.TableName, ...]:
     """The relations ``node``'s table references name (``_relation_named``), memoised on the
     node: a statement's parts are parsed once and shared by every execution (never changed in
     place), so a cached statement's views are found by looking its names up, not by walking

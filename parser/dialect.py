@@ -81,11 +81,22 @@ class TypeCommand(exp.Expression):
                  "cascade": False}
 
 
+class LockCommand(exp.Expression):
+    """``LOCK TABLE``: ``names`` the tables (exp.Table), ``mode`` the lock mode's words
+    ("ACCESS EXCLUSIVE" ...), ``nowait`` NOWAIT."""
+
+    arg_types = {"names": True, "mode": True, "nowait": False}
+
+
 class ValidateConstraint(exp.Expression):
     """ALTER TABLE's ``VALIDATE CONSTRAINT name`` (sqlglot reads none): ``this`` the name."""
 
     arg_types = {"this": True}
 
+
+# LOCK TABLE's modes, longest first where one begins another (SHARE ROW EXCLUSIVE, SHARE)
+_LOCK_MODES = (("ACCESS", "SHARE"), ("ROW", "SHARE"), ("ROW", "EXCLUSIVE"), ("SHARE", "UPDATE", "EXCLUSIVE"),
+               ("SHARE", "ROW", "EXCLUSIVE"), ("SHARE",), ("EXCLUSIVE",), ("ACCESS", "EXCLUSIVE"))
 
 _ISOLATION_LEVELS = (
     ("READ", "UNCOMMITTED"),
@@ -1063,10 +1074,31 @@ class TxlakeParser(DuckDB.Parser):
         self._advance()
         return token.text
 
-    def _parse_lock_statement(self) -> None:
-        raise errors.NotSupportedError(
-            "LOCK TABLE is not supported: writes and SELECT ... FOR UPDATE lock the rows they "
-            "change (a statement writing very many rows, its table); readers never wait")
+    def _parse_lock_statement(self) -> "LockCommand":
+        """``LOCK [TABLE] [ONLY] name [*] [, ...] [IN mode MODE] [NOWAIT]`` (``ONLY`` and ``*``
+        say whether inheriting tables are locked too: txlake has no inheritance)."""
+        self._advance()  # LOCK
+        self._match(TokenType.TABLE)
+        names = []
+        while True:
+            self._match_text_seq("ONLY")
+            names.append(self._parse_table_parts())
+            self._match(TokenType.STAR)
+            if not self._match(TokenType.COMMA):
+                break
+        mode = "ACCESS EXCLUSIVE"
+        if self._match(TokenType.IN):
+            for words in _LOCK_MODES:
+                if self._match_text_seq(*words):
+                    mode = " ".join(words)
+                    break
+            else:
+                self.raise_error(f'at or near "{self._curr.text}"' if self._curr else "at end of input",
+                                 self._curr or self._prev)
+            if not self._match_text_seq("MODE"):
+                self.raise_error(f'at or near "{self._curr.text}"' if self._curr else "at end of input",
+                                 self._curr or self._prev)
+        return LockCommand(names=names, mode=mode, nowait=bool(self._match_text_seq("NOWAIT")))
 
     _CONTROL_STATEMENTS = {
         "BEGIN": _parse_begin_statement,
@@ -1133,4 +1165,4 @@ class Txlake(DuckDB):
     NULL_ORDERING = "nulls_are_large"
 
 
-__all__ = ["Control", "SequenceCommand", "SOURCE_SPAN", "Txlake", "TypeCommand", "ParseError"]
+__all__ = ["Control", "LockCommand", "SequenceCommand", "SOURCE_SPAN", "Txlake", "TypeCommand", "ParseError"]

@@ -21,8 +21,8 @@ from sqlglot.tokens import TokenType
 
 from txlake import errors
 from txlake.parser import statements as st
-from txlake.parser.dialect import (SOURCE_SPAN, CommentOn, Control, SequenceCommand, Txlake, TypeCommand,
-                                    ValidateConstraint)
+from txlake.parser.dialect import (SOURCE_SPAN, CommentOn, Control, LockCommand, SequenceCommand, Txlake,
+                                    TypeCommand, ValidateConstraint)
 from txlake.parser.semantics import (ARRAY_SET, AVG_MACRO, NAMED_SCHEMAS, SUM_MACRO, boolean_condition,
                                      postgres_semantics)
 from txlake.storage.sequences import sequence_name
@@ -1569,6 +1569,8 @@ _CONVERTERS = {
     CommentOn: lambda tree: _comment(tree),
     SequenceCommand: lambda tree: _sequence_command(tree),
     TypeCommand: lambda tree: _type_command(tree),
+    LockCommand: lambda tree: st.LockTable(tables=tuple(table_name(t) for t in tree.args["names"]),
+                                           mode=tree.args["mode"], nowait=bool(tree.args.get("nowait"))),
     exp.Transaction: lambda tree: st.Begin(),  # sqlglot's own BEGIN
     exp.Commit: lambda tree: st.Commit(),
     exp.Rollback: lambda tree: st.Rollback(),

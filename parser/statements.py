@@ -567,6 +567,15 @@ class AlterTable(Statement):
     if_exists: bool = False
 
 
+@dataclass(frozen=True)
+class LockTable(Statement):
+    """``LOCK [TABLE] [ONLY] name [, ...] [IN mode MODE] [NOWAIT]``: ``mode`` as PostgreSQL
+    names it (ACCESS SHARE ... ACCESS EXCLUSIVE, the default)."""
+    tables: tuple[TableName, ...] = ()
+    mode: str = "ACCESS EXCLUSIVE"
+    nowait: bool = False
+
+
 # --- DML and queries --------------------------------------------------------------------
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
@@ -49,9 +50,9 @@ def run_python(code: str, *args: str, timeout: float = 120) -> subprocess.Comple
                           timeout=timeout, env=child_env())
 
 
-def meanwhile(session, sql: str, then) -> str:
-    """``sql`` run by ``session`` (a connection) in a thread while ``then()`` runs here: "ok" or
-    the SQLSTATE it failed with ("still running" if it had not ended a minute after)."""
+def started(session, sql: str) -> tuple[threading.Thread, list]:
+    """``sql`` run by ``session`` (a connection) in a thread, started: the thread, and a list
+    that gets "ok" or the SQLSTATE it failed with."""
     outcome = []
 
     def run():
@@ -63,6 +64,24 @@ def meanwhile(session, sql: str, then) -> str:
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
+    return thread, outcome
+
+
+def waiting(session, sql: str) -> tuple[threading.Thread, list]:
+    """``started``, returning once the statement waits for a lock (AssertionError if it ended
+    without waiting, or had not begun to after 30 s)."""
+    thread, outcome = started(session, sql)
+    locks, deadline = session.session.db.locks, time.monotonic() + 30
+    while not (session.session.txn is not None and locks.waiting_for(session.session.txn)):
+        assert thread.is_alive() and time.monotonic() < deadline, "it did not wait"
+        time.sleep(0.002)
+    return thread, outcome
+
+
+def meanwhile(session, sql: str, then) -> str:
+    """``sql`` run by ``session`` (a connection) in a thread while ``then()`` runs here: "ok" or
+    the SQLSTATE it failed with ("still running" if it had not ended a minute after)."""
+    thread, outcome = started(session, sql)
     then()
     thread.join(60)
     return outcome[0] if outcome else "still running"

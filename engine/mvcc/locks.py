@@ -22,15 +22,28 @@ SKIP LOCKED takes a key only if that needs no wait (``try_acquire``): one anothe
 holds, or queues for, is passed over - across processes too, by a record lock tried without
 blocking.
 
+Beside the row locks, PostgreSQL's table-level locks (``lock_relation``): eight modes, from
+ACCESS SHARE (every read) to ACCESS EXCLUSIVE (DROP, ALTER TABLE), that conflict as
+PostgreSQL's table says (``CONFLICTS``). Several transactions hold a table in modes that do
+not conflict; one asking for a conflicting mode waits for every holder of one - and behind the
+waiters before it that it conflicts with, so an ALTER TABLE waiting for readers is not starved
+by new readers (a transaction holding the table already in some mode only waits for holders,
+as PostgreSQL lets it). The modes a transaction holds are a bit mask per table
+(``_modes``), read without the mutex: a request its held modes cover costs two dict lookups.
+Table locks are this process's only; other processes stay optimistic (the COMMIT's check).
+
 A rollback to a savepoint frees the keys taken after it (``mark`` / ``release_since``), as
-PostgreSQL frees a rolled-back subtransaction's locks; RELEASE keeps them.
+PostgreSQL frees a rolled-back subtransaction's locks (table locks too); RELEASE keeps them.
 
 Waiting is bounded by ``lock_timeout`` (55P03), and ended by a cancel of the statement (57014;
-a wait for another process's record lock without a timeout blocks in the kernel and is not). Before sleeping, the waiter adds an edge to the
-wait-for graph and looks for a cycle through itself; finding one, it gives up with 40P01
-(the transaction that closes a cycle is the victim, as in PostgreSQL where the one whose
-deadlock_timeout fires first aborts). Exactly one member of a cycle is the victim: the graph
-is only changed under the table's mutex, so two waiters cannot both close the same cycle.
+a wait for another process's record lock without a timeout blocks in the kernel and is not).
+Before sleeping, the waiter adds its edges to the wait-for graph - to the one holder of a key,
+or to every holder and earlier waiter of a table lock it conflicts with: one graph for row and
+table locks, so a cycle through both is found - and looks for a cycle through itself;
+finding one, it gives up with 40P01 (the transaction that closes a cycle is the victim, as in
+PostgreSQL where the one whose deadlock_timeout fires first aborts). Exactly one member of a
+cycle is the victim: the graph is only changed under the table's mutex, so two waiters cannot
+both close the same cycle.
 
 A waiter sleeps on a condition of its own, woken only when the transaction it waits for ends
 or leaves the key's queue: the others sleep on (waking every waiter at every commit made each
@@ -60,7 +73,55 @@ import zlib
 
 from txlake import errors
 
-TABLE = "table"  # the second part of a table lock's key
+TABLE = "table"  # the second part of a table lock's key (lock escalation: all of its rows)
+RELATION = "relation"  # ... of a table-level lock of ``lock_relation``, in a transaction's ``_order``
+
+# PostgreSQL's table lock modes, weakest first, and what each conflicts with
+(ACCESS_SHARE, ROW_SHARE, ROW_EXCLUSIVE, SHARE_UPDATE_EXCLUSIVE, SHARE, SHARE_ROW_EXCLUSIVE, EXCLUSIVE,
+ ACCESS_EXCLUSIVE) = MODES = range(1, 9)
+MODE_NAMES = ("", "ACCESS SHARE", "ROW SHARE", "ROW EXCLUSIVE", "SHARE UPDATE EXCLUSIVE", "SHARE",
+              "SHARE ROW EXCLUSIVE", "EXCLUSIVE", "ACCESS EXCLUSIVE")
+
+
+def _bits(*modes: int) -> int:
+    return sum(1 << m for m in modes)
+
+
+CONFLICTS = (0, _bits(8), _bits(7, 8), _bits(5, 6, 7, 8), _bits(4, 5, 6, 7, 8), _bits(3, 4, 6, 7, 8),
+             _bits(3, 4, 5, 6, 7, 8), _bits(2, 3, 4, 5, 6, 7, 8), _bits(*MODES))
+# the held modes that make a request of a mode free: those conflicting with all it conflicts with
+COVERED_BY = tuple(sum(1 << held for held in MODES if CONFLICTS[mode] & ~CONFLICTS[held] == 0) if mode else 0
+                   for mode in range(9))
+
+
+class _Relation:
+    """One table's table-level locks: who holds which modes, and who waits for which, in order."""
+
+    __slots__ = ("granted", "waiting")
+
+    def __init__(self):
+        self.granted: dict[int, list] = {}  # id(txn) -> [txn, bit mask of the modes it holds]
+        self.waiting: list[tuple[object, int]] = []  # (txn, mode), oldest first
+
+    def blockers(self, txn, mode: int) -> tuple:
+        """The transactions ``txn`` must wait for to take ``mode``: the holders of a conflicting
+        mode and - unless it holds the table already - the earlier waiters for one."""
+        conflicts, me = CONFLICTS[mode], id(txn)
+        found = [other for key, (other, held) in self.granted.items() if key != me and held & conflicts]
+        if me not in self.granted:
+            for other, wanted in self.waiting:
+                if other is txn:
+                    break
+                if conflicts >> wanted & 1:
+                    found.append(other)
+        return tuple(found)
+
+    def leave_queue(self, txn) -> bool:
+        for i, (other, _) in enumerate(self.waiting):
+            if other is txn:
+                del self.waiting[i]
+                return True
+        return False
 
 
 class LockTable:
@@ -73,12 +134,16 @@ class LockTable:
         self._holders: dict[tuple, object] = {}     # key -> holding transaction
         self._held: dict[int, set[tuple]] = {}      # id(txn) -> keys it holds
         self._order: dict[int, list[tuple]] = {}    # id(txn) -> the same keys, in the order granted
-        self._waits_for: dict[int, object] = {}     # id(waiting txn) -> the transaction it waits for
+        self._waits_for: dict[int, tuple] = {}      # id(waiting txn) -> the transactions it waits for
         # table_id -> id(txn) -> txn, for transactions holding row/key locks there: whom a table
         # lock waits for
         self._in_table: dict[str, dict[int, object]] = {}
         self._queues: dict[tuple, list] = {}        # key -> transactions waiting for it, oldest first
         self._canceled: set[int] = set()            # id(txn) whose statement was canceled: no waiting
+        self._relations: dict[str, _Relation] = {}  # table_id -> its table-level locks
+        # id(txn) -> table_id -> bit mask of the table lock modes it holds (each entry changed
+        # only by its transaction's thread, under the mutex; read by it without)
+        self._modes: dict[int, dict[str, int]] = {}
 
     def acquire(self, txn, key: tuple, timeout: float | None = None) -> bool:
         """Take ``key`` for ``txn``, here and (``shared``) across processes. Returns True if it
@@ -115,6 +180,91 @@ class LockTable:
             self._shared_held.setdefault(id(txn), []).append(span)
         return True
 
+    def lock_relation(self, txn, table_id: str, mode: int, timeout: float | None = None, *,
+                      nowait: bool = False, name: str = "") -> bool:
+        """Take table ``table_id`` in ``mode`` (one of ``MODES``) for ``txn``, to its end (or a
+        rollback to a savepoint before it). Waits for the conflicting holders - bounded by
+        ``timeout`` (55P03), ended by a deadlock (40P01) or a cancel (57014) - unless ``nowait``:
+        then 55P03 ``could not obtain lock on relation "name"`` at once. Returns True if it waited
+        (the holders it waited for have ended since), False if it took the lock at once, None
+        if a mode it holds covers the request."""
+        me = id(txn)
+        held = self._modes.get(me)
+        if held is not None and held.get(table_id, 0) & COVERED_BY[mode]:
+            return None
+        waited = False
+        with self._mutex:
+            relation = self._relations.get(table_id)
+            if relation is None:  # (nobody holds the table or waits for it)
+                relation = self._relations[table_id] = _Relation()
+                self._grant_relation(txn, table_id, relation, mode)
+                return False
+            deadline = None if not timeout else time.monotonic() + timeout
+            try:
+                while True:
+                    blockers = relation.blockers(txn, mode)
+                    if not blockers:
+                        self._grant_relation(txn, table_id, relation, mode)
+                        if waited:
+                            del self._waits_for[id(txn)]
+                            relation.leave_queue(txn)
+                            self._wake_waiters_of(txn)  # (those queued behind it look again)
+                        return waited
+                    if nowait:
+                        raise errors.LockNotAvailable(f'could not obtain lock on relation "{name}"')
+                    remaining = self._may_wait(txn, blockers, deadline,
+                                               lambda: self._leave_relation_queue(txn, relation))
+                    if not waited:
+                        relation.waiting.append((txn, mode))
+                        waited = True
+                    self._sleep(txn, remaining)
+            finally:
+                self._sleeping.pop(id(txn), None)
+                if not relation.granted and not relation.waiting:
+                    self._relations.pop(table_id, None)
+
+    def _grant_relation(self, txn, table_id: str, relation: _Relation, mode: int) -> None:
+        bit, me = 1 << mode, id(txn)
+        entry = relation.granted.get(me)
+        if entry is None:
+            relation.granted[me] = [txn, bit]
+        elif entry[1] & bit:
+            return  # held already
+        else:
+            entry[1] |= bit
+        held = self._modes.get(me)
+        if held is None:
+            held = self._modes[me] = {}
+        held[table_id] = held.get(table_id, 0) | bit
+        order = self._order.get(me)
+        if order is None:
+            order = self._order[me] = []
+        order.append((table_id, RELATION, mode))
+
+    def _leave_relation_queue(self, txn, relation: _Relation) -> None:
+        """A waiter for a table lock gives up: those queued behind it may go on."""
+        self._waits_for.pop(id(txn), None)
+        if relation.leave_queue(txn):
+            self._wake_waiters_of(txn)
+
+    def _ungrant_relation(self, txn, table_id: str, mode: int) -> None:
+        """Free ``txn``'s lock of ``table_id`` in ``mode`` (a rollback to a savepoint before it)."""
+        held = self._modes.get(id(txn), {})
+        left = held.get(table_id, 0) & ~(1 << mode)
+        relation = self._relations[table_id]
+        if left:
+            held[table_id] = relation.granted[id(txn)][1] = left
+            return
+        held.pop(table_id, None)
+        del relation.granted[id(txn)]
+        if not relation.granted and not relation.waiting:
+            del self._relations[table_id]
+
+    def waiting_for(self, txn) -> tuple:
+        """The transactions ``txn`` waits for now (none: it is not waiting)."""
+        with self._mutex:
+            return self._waits_for.get(id(txn), ())
+
     def _ungrant(self, txn, key: tuple) -> None:
         """Give back a key ``txn`` was just granted here and did not get across processes."""
         with self._mutex:
@@ -147,34 +297,46 @@ class LockTable:
                         if queue:
                             self._dequeue(txn, key)
                         return waited, new
-                    self._waits_for[id(txn)] = holder
-                    if self._cycle_from(txn):
-                        self._give_up(txn, key)
-                        raise errors.DeadlockDetected(
-                            "deadlock detected\nDETAIL:  Process waits for a lock held by another "
-                            "transaction, which waits for this one.")
-                    if id(txn) in self._canceled:
-                        self._give_up(txn, key)
-                        raise errors.QueryCanceled("canceling statement due to user request")
-                    remaining = None if deadline is None else deadline - time.monotonic()
-                    if remaining is not None and remaining <= 0:
-                        self._give_up(txn, key)
-                        raise errors.LockNotAvailable("canceling statement due to lock timeout")
+                    remaining = self._may_wait(txn, (holder,), deadline, lambda: self._give_up(txn, key))
                     if not waited:
                         self._queues.setdefault(key, []).append(txn)
                         waited = True
-                    wake = self._sleeping.get(id(txn))
-                    if wake is None:
-                        wake = self._sleeping[id(txn)] = threading.Condition(self._mutex)
-                    wake.wait(remaining)
+                    self._sleep(txn, remaining)
             finally:
                 self._sleeping.pop(id(txn), None)
+
+    def _may_wait(self, txn, blockers: tuple, deadline: float | None, give_up) -> float | None:
+        """Before ``txn`` sleeps until ``blockers`` end: its edges in the wait-for graph, then
+        40P01 if they close a cycle, 57014 if its statement was canceled, 55P03 past
+        ``deadline`` (each after ``give_up()``, which takes it out of the queue). Returns how
+        long it may sleep (None: for ever)."""
+        self._waits_for[id(txn)] = blockers
+        if self._cycle_from(txn):
+            give_up()
+            raise errors.DeadlockDetected(
+                "deadlock detected\nDETAIL:  Process waits for a lock held by another "
+                "transaction, which waits for this one.")
+        if id(txn) in self._canceled:
+            give_up()
+            raise errors.QueryCanceled("canceling statement due to user request")
+        remaining = None if deadline is None else deadline - time.monotonic()
+        if remaining is not None and remaining <= 0:
+            give_up()
+            raise errors.LockNotAvailable("canceling statement due to lock timeout")
+        return remaining
+
+    def _sleep(self, txn, remaining: float | None) -> None:
+        """Wait (the mutex let go meanwhile) until woken, or ``remaining`` seconds have passed."""
+        wake = self._sleeping.get(id(txn))
+        if wake is None:
+            wake = self._sleeping[id(txn)] = threading.Condition(self._mutex)
+        wake.wait(remaining)
 
     def _wake_waiters_of(self, txn) -> None:
         """Wake the transactions waiting for ``txn`` (it ended, or left a key's queue): each
         looks again at what it waits for."""
-        for waiter, blocker in self._waits_for.items():
-            if blocker is txn and waiter in self._sleeping:
+        for waiter, blockers in self._waits_for.items():
+            if waiter in self._sleeping and any(blocker is txn for blocker in blockers):
                 self._sleeping[waiter].notify()
 
     def _dequeue(self, txn, key: tuple) -> None:
@@ -218,15 +380,15 @@ class LockTable:
             self._in_table.setdefault(key[0], {})[id(txn)] = txn
 
     def _cycle_from(self, txn) -> bool:
-        seen = set()
-        current = self._waits_for.get(id(txn))
-        while current is not None:
+        """Does a path of the wait-for graph lead from ``txn`` back to it?"""
+        seen, todo = set(), list(self._waits_for.get(id(txn), ()))
+        while todo:
+            current = todo.pop()
             if current is txn:
                 return True
-            if id(current) in seen:
-                return False
-            seen.add(id(current))
-            current = self._waits_for.get(id(current))
+            if id(current) not in seen:
+                seen.add(id(current))
+                todo.extend(self._waits_for.get(id(current), ()))
         return False
 
     def holder(self, key: tuple):
@@ -245,6 +407,11 @@ class LockTable:
                 self.shared.release(spans)
             keys = self._held.pop(id(txn), ())
             self._order.pop(id(txn), None)
+            for table_id in self._modes.pop(id(txn), ()):
+                relation = self._relations[table_id]
+                del relation.granted[id(txn)]
+                if not relation.granted and not relation.waiting:
+                    del self._relations[table_id]
             for key in keys:
                 if self._holders.get(key) is txn:
                     del self._holders[key]
@@ -287,12 +454,15 @@ class LockTable:
                 return 0
             gone = order[mark[0]:]
             del order[mark[0]:]
-            held = self._held[id(txn)]
+            held = self._held.get(id(txn), set())
             for key in gone:
+                if key[1] == RELATION:
+                    self._ungrant_relation(txn, key[0], key[2])
+                    continue
                 held.discard(key)
                 if self._holders.get(key) is txn:
                     del self._holders[key]
-            tables = {key[0] for key in gone if key[1] != TABLE}
+            tables = {key[0] for key in gone if key[1] not in (TABLE, RELATION)}
             if tables:
                 tables -= {key[0] for key in held if key[1] != TABLE}
             for table_id in tables:

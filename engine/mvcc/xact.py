@@ -100,6 +100,10 @@ class Transaction:
     fk_scanned: dict[str, int] = field(default_factory=dict)
     # the temporary tables it created (engine/temp_tables.py): table id -> ON COMMIT action
     temp_created: dict[str, str] = field(default_factory=dict)
+    # (id(statement), search path) -> the statement, for the statements whose table locks it
+    # holds (engine/table_locks.py): run again, they ask for none; emptied when it frees locks
+    # (a rollback to a savepoint, an error) or runs DDL
+    statements_locked: dict = field(default_factory=dict)
 
     @property
     def started_ms(self) -> int:

@@ -218,10 +218,12 @@ def setup(connect):
 @pytest.mark.parametrize("sql,params,cls,sqlstate", BAD, ids=IDS)
 def test_bad_statement_in_autocommit(connect, setup, warehouse, tmp_path, sql, params, cls, sqlstate):
     c = setup
-    # another session with its own uncommitted work and an open snapshot
+    # another session with its own uncommitted work and an open snapshot - in a table of its own:
+    # holding t or side, it would make a DDL statement among these wait for it (PostgreSQL's
+    # table locks), before the error
+    c.execute("CREATE TABLE theirs (k TEXT)")
     other = connect()
-    other.execute("INSERT INTO side VALUES ('theirs')")
-    assert state(other) == COMMITTED
+    other.execute("INSERT INTO theirs VALUES ('theirs')")
     before_outside = outside(tmp_path, warehouse)
     before_warehouse = tree(warehouse)
 
@@ -240,11 +242,11 @@ def test_bad_statement_in_autocommit(connect, setup, warehouse, tmp_path, sql, p
     assert tree(warehouse) == before_warehouse
     # the session goes on; so does the other one, and its work was never touched
     c.execute("INSERT INTO t VALUES (7, 'g', 70, NULL, 7)")
-    assert other.execute("SELECT k FROM side").fetchall() == [("theirs",)]
+    assert other.execute("SELECT k FROM theirs").fetchall() == [("theirs",)]
     assert state(other) == COMMITTED
     other.commit()
     assert state(c) == COMMITTED + [(7, "g", 70, None)]
-    assert c.execute("SELECT k FROM side").fetchall() == [("theirs",)]
+    assert c.execute("SELECT k FROM theirs").fetchall() == [("theirs",)]
 
 
 @pytest.mark.parametrize("sql,params,cls,sqlstate", [b for b, _ in ONE_PER_STATE],

@@ -166,7 +166,9 @@ def test_create_view_is_transactional(connect, c):
     assert q(other, "SELECT table_name, table_type, is_insertable_into FROM information_schema.tables "
                     "ORDER BY 1") == [("t", "BASE TABLE", "YES"), ("v", "VIEW", "NO")]
     s.execute("DROP VIEW v")
-    assert q(other, "SELECT count(*) FROM v") == [(3,)]  # (the drop not committed)
+    other.execute("SET lock_timeout = '50ms'")
+    fails(other, "SELECT count(*) FROM v", "55P03")  # (waits for the uncommitted drop, as in PostgreSQL)
+    other.execute("RESET lock_timeout")
     s.commit()
     fails(other, "SELECT * FROM v", "42P01")
 
@@ -334,7 +336,10 @@ def test_alter_view_rename_column(connect, c):
     s = connect()
     s.execute("ALTER VIEW v RENAME COLUMN n TO amount")
     assert [d[0] for d in s.execute("SELECT * FROM v").description] == ["id", "amount"]
-    assert [d[0] for d in c.execute("SELECT * FROM v").description] == ["id", "n"]  # (not committed)
+    reader = connect()  # (it waits for the uncommitted ALTER VIEW, as in PostgreSQL)
+    reader.execute("SET lock_timeout = '50ms'")
+    fails(reader, "SELECT * FROM v", "55P03")
+    reader.rollback()
     s.commit()
     assert q(c, "SELECT amount FROM v ORDER BY id") == [(10,), (20,), (30,)]
     c.execute("ALTER TABLE v RENAME COLUMN amount TO a")  # (as PostgreSQL allows)

@@ -538,13 +538,31 @@ def test_what_pg_dump_writes_and_txlake_has_not_is_refused_by_name(sql, message)
     assert str(info.value).startswith(message) and info.value.sqlstate == "0A000"
 
 
-@pytest.mark.parametrize("sql", ["LOCK TABLE t IN ACCESS EXCLUSIVE MODE", "LOCK t", "lock table only t, u nowait"])
-def test_lock_table_is_refused_as_unsupported(sql):
-    """A PostgreSQL app's LOCK TABLE was a syntax error (42601, at or near "LOCK AS t"):
-    it is a statement txlake does not run (0A000), saying what locks it does take."""
-    with pytest.raises(errors.NotSupportedError, match="LOCK TABLE is not supported") as info:
+@pytest.mark.parametrize("sql, tables, mode, nowait", [
+    ("LOCK TABLE t IN ACCESS EXCLUSIVE MODE", ("t",), "ACCESS EXCLUSIVE", False),
+    ("LOCK t", ("t",), "ACCESS EXCLUSIVE", False),
+    ("lock table only t, public.u * nowait", ("t", "default.u"), "ACCESS EXCLUSIVE", True),
+    ("LOCK t IN SHARE MODE", ("t",), "SHARE", False),
+    ("LOCK t IN SHARE ROW EXCLUSIVE MODE NOWAIT", ("t",), "SHARE ROW EXCLUSIVE", True),
+    ("LOCK TABLE s.t IN share update exclusive MODE", ("s.t",), "SHARE UPDATE EXCLUSIVE", False),
+    ("LOCK t IN ROW SHARE MODE", ("t",), "ROW SHARE", False),
+    ("LOCK t IN ROW EXCLUSIVE MODE", ("t",), "ROW EXCLUSIVE", False),
+    ("LOCK t IN EXCLUSIVE MODE", ("t",), "EXCLUSIVE", False),
+    ("LOCK t IN ACCESS SHARE MODE", ("t",), "ACCESS SHARE", False),
+])
+def test_lock_table(sql, tables, mode, nowait):
+    """PostgreSQL's LOCK statement (it was refused, 0A000): its tables, mode (ACCESS EXCLUSIVE
+    if none is named) and NOWAIT."""
+    (stmt,) = parse(sql)
+    assert isinstance(stmt, st.LockTable)
+    assert (tuple(map(str, stmt.tables)), stmt.mode, stmt.nowait) == (tables, mode, nowait)
+
+
+@pytest.mark.parametrize("sql", ["LOCK t IN SHARE", "LOCK t IN SHARE EXCLUSIVE MODE", "LOCK t IN MODE", "LOCK"])
+def test_lock_table_syntax_errors(sql):
+    with pytest.raises(errors.SyntaxError) as info:
         parse(sql)
-    assert info.value.sqlstate == "0A000"
+    assert info.value.sqlstate == "42601"
 
 
 @pytest.mark.parametrize("sql", ["SELEC 1", "SELECT * FROM", "SELECT * FROM (SELECT 1", "INSERT INTO",

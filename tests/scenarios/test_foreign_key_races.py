@@ -8,7 +8,7 @@ import threading
 import pytest
 
 import txlake
-from tests.conftest import commit_each, run_python
+from tests.conftest import commit_each, run_python, waiting
 
 LEVELS = ["READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE"]
 # a violation found only at COMMIT: a concurrent transaction won (at READ COMMITTED PostgreSQL
@@ -145,18 +145,24 @@ def test_another_process_deletes_the_parent(setup, connect, warehouse):
 
 
 def test_adding_a_foreign_key_races_a_parent_delete(setup, connect):
+    """ADD FOREIGN KEY holds the referenced table in SHARE ROW EXCLUSIVE mode: a DELETE there
+    waits for it (it was a 40001 at the ALTER's COMMIT), then finds the key referenced: 23503."""
     setup.execute("CREATE TABLE d (a INT)")
     setup.execute("INSERT INTO d VALUES (1)")
     alter, deleter = connect(), connect()
     try:
         alter.execute("ALTER TABLE d ADD FOREIGN KEY (a) REFERENCES p")  # (its view has p's row 1)
-        assert in_thread(lambda: deleter.execute("DELETE FROM p WHERE id = 1")) == "ok"
-        assert in_thread(deleter.commit) == "ok"
-        assert in_thread(alter.commit) == "40001"
+        thread, outcome = waiting(deleter, "DELETE FROM p WHERE id = 1")
+        assert in_thread(alter.commit) == "ok"
+        thread.join(30)
+        assert outcome == ["23503"]
     finally:
         alter.rollback()
         deleter.rollback()
-    setup.execute("INSERT INTO d VALUES (42)")  # (no constraint was added)
+    assert orphans(setup) == 0
+    with pytest.raises(txlake.Error) as info:
+        setup.execute("INSERT INTO d VALUES (42)")  # (the constraint was added)
+    assert info.value.sqlstate == "23503"
 
 
 # ALTER TABLE rewrites the table in the transaction (every file new): the key its DELETE
@@ -257,17 +263,27 @@ def test_another_process_removes_the_unique_key(unique_setup, connect, warehouse
 
 @pytest.mark.parametrize("first", ["add", "drop"])
 def test_adding_a_foreign_key_races_dropping_its_unique_key(connect, first):
-    """Neither sees the other's change: the one committing second would leave a foreign key
-    with no key to reference - 40001."""
+    """The second waits for the first (ADD FOREIGN KEY holds the referenced table, DROP
+    CONSTRAINT too), then sees its change: a foreign key then has its key (the drop is 2BP01),
+    or none to reference (42830) - no longer a 40001 at the second COMMIT."""
     admin = connect(autocommit=True)
     admin.execute("CREATE TABLE p (id INT PRIMARY KEY, u INT CONSTRAINT p_u_key UNIQUE)")
     admin.execute("CREATE TABLE c (a INT)")
     admin.execute("INSERT INTO p VALUES (1, 10)")
     admin.execute("INSERT INTO c VALUES (10)")
     adder, dropper = connect(), connect()
-    assert in_thread(lambda: adder.execute("ALTER TABLE c ADD FOREIGN KEY (a) REFERENCES p (u)")) == "ok"
-    assert in_thread(lambda: dropper.execute("ALTER TABLE p DROP CONSTRAINT p_u_key")) == "ok"
-    assert commit_in_turn(*([adder, dropper] if first == "add" else [dropper, adder])) == ["ok", "40001"]
+    add, drop = "ALTER TABLE c ADD FOREIGN KEY (a) REFERENCES p (u)", "ALTER TABLE p DROP CONSTRAINT p_u_key"
+    (one, one_sql), (two, two_sql) = ((adder, add), (dropper, drop)) if first == "add" else ((dropper, drop),
+                                                                                         (adder, add))
+    try:
+        one.execute(one_sql)
+        thread, outcome = waiting(two, two_sql)
+        assert in_thread(one.commit) == "ok"
+        thread.join(30)
+        assert outcome == (["2BP01"] if first == "add" else ["42830"])
+    finally:
+        adder.rollback()
+        dropper.rollback()
     fks = admin.execute("SELECT count(*) FROM information_schema.referential_constraints").fetchone()[0]
     keys = admin.execute("SELECT count(*) FROM information_schema.table_constraints "
                          "WHERE constraint_name = 'p_u_key'").fetchone()[0]

@@ -394,9 +394,8 @@ def _waits_for(session: Session, holder: Session, seconds: float = 10.0) -> None
     deadline = time.monotonic() + seconds
     while True:
         waiter, held = session.conn.session.txn, holder.conn.session.txn
-        with locks._mutex:
-            if waiter is not None and locks._waits_for.get(id(waiter)) is held is not None:
-                return
+        if waiter is not None and held is not None and any(t is held for t in locks.waiting_for(waiter)):
+            return
         assert time.monotonic() < deadline, "the statement did not wait"
         time.sleep(0.001)
 
