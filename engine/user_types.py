@@ -512,32 +512,67 @@ def enum_type(labels: tuple[str, ...]) -> exp.DataType:
     return exp.DataType(this=exp.DataType.Type.ENUM, expressions=[exp.Literal.string(label) for label in labels])
 
 
-def _enum_columns(ctx: Context, expression: exp.Expression) -> dict:
-    """(table or alias, column) and (None, column) -> (type name, labels), for the enum columns
-    of the tables ``expression`` reads (a column name two of them have with other labels is
-    left out unqualified)."""
-    found: dict = {}
-    tables = [(node.alias_or_name, ctx.lookup(table_name(node))) for node in expression.find_all(exp.Table)
-              if isinstance(node.this, exp.Identifier)]
-    for alias, version in [*tables, *ctx.targets]:  # (a write's target, its rows registered under another name)
-        if version is None or not version.is_table:
-            continue
+def _enum_columns(ctx: Context, expression: exp.Expression):
+    """The enum a column of ``expression`` compares as: a function of a column node giving
+    (type name, labels), or None. A qualified column is its table's (or alias's); an
+    unqualified one belongs to the innermost query around it whose FROM has a table with that
+    column - in a subquery, its own table's, not the outer one's (PostgreSQL's scoping) - then
+    to the write's target (``Context.targets``: its rows are registered under another name),
+    then to any table of the statement with it, if they agree (a view's, read through it)."""
+    by_alias: dict = {}
+    named: dict = {}  # column -> its enum in the statement's tables (None: two disagree)
+    for node in expression.find_all(exp.Table):
+        if isinstance(node.this, exp.Identifier):
+            version = ctx.lookup(table_name(node))
+            if version is not None and version.is_table:
+                by_alias.setdefault(node.alias_or_name, version)
+    for alias, version in ctx.targets:
+        by_alias[alias] = version
+    for version in by_alias.values():
         for col in version.schema.columns:
             if col.enum is not None:
                 typed = (_entry(ctx, col.user_type).name, col.enum)
-                found[(alias, col.name)] = typed
-                if found.setdefault((None, col.name), typed) != typed:
-                    found[(None, col.name)] = None
-    return {k: v for k, v in found.items() if v is not None}
+                if named.setdefault(col.name, typed) != typed:
+                    named[col.name] = None
+    if not named:
+        return None
+
+    def of(version: TableVersion, name: str):
+        col = next((c for c in version.schema.columns if c.name == name), None)
+        if col is None:
+            return False  # (not this table's column)
+        return (_entry(ctx, col.user_type).name, col.enum) if col.enum is not None else None
+
+    def enum_of(column: exp.Column):
+        if column.table:
+            version = by_alias.get(column.table)
+            return of(version, column.name) or None if version is not None else None
+        scope = column.parent
+        while scope is not None:
+            if isinstance(scope, exp.Select):
+                items = [scope.args.get("from_"), *(scope.args.get("joins") or ())]
+                for item in items:
+                    table = item.this if item is not None else None
+                    if isinstance(table, exp.Table) and isinstance(table.this, exp.Identifier):
+                        version = ctx.lookup(table_name(table))
+                        found = of(version, column.name) if version is not None and version.is_table else False
+                        if found is not False:
+                            return found
+            scope = scope.parent
+        for _, version in ctx.targets:
+            found = of(version, column.name)
+            if found is not False:
+                return found
+        return named.get(column.name)
+    return enum_of
 
 
-def _compared(node: exp.Expression, enums: dict) -> exp.Expression:
-    """A comparison of an enum column with strings or parameters: those read as enum values."""
+def _compared(node: exp.Expression, enums) -> exp.Expression:
+    """A comparison of an enum column with strings or parameters: those read as enum values
+    (``enums``: ``_enum_columns``'s function)."""
     def enum_of(side):
         side = side.unnest()
-        if isinstance(side, exp.Column):
-            return enums.get((side.table or None, side.name))
-        return None
+        return enums(side) if isinstance(side, exp.Column) else None
 
     def literal(side):  # (in parentheses too: EXECUTE's values come so, engine/prepared.py)
         side = side.unnest()

@@ -94,6 +94,13 @@ def test_writes_compare_an_enum_by_its_labels_too(db):
     assert rows(db, "SELECT id FROM t") == [(1,)]
     for sql in ["UPDATE t SET p = 1 WHERE m = 'zz'", "DELETE FROM t WHERE m > 'zz'"]:
         fails(db, sql, "22P02", 'invalid input value for enum mood: "zz"')
+    # in a subquery, an unqualified name is its own FROM's column (a text here), not the target's
+    db.execute("CREATE TABLE u (id int PRIMARY KEY, m text)")
+    db.execute("INSERT INTO u VALUES (1, 'foo'), (2, 'bar')")
+    assert db.execute("UPDATE t SET p = 4 WHERE id IN (SELECT id FROM u WHERE m = 'foo')").rowcount == 1
+    assert db.execute("UPDATE t SET p = 5 WHERE EXISTS (SELECT 1 FROM u WHERE u.id = t.id AND m > 'c')").rowcount == 1
+    assert rows(db, "SELECT id, p FROM t WHERE id IN (SELECT id FROM u WHERE m = 'foo')") == [(1, 5)]
+    assert db.execute("DELETE FROM t WHERE id IN (SELECT id FROM u WHERE m = 'foo')").rowcount == 1
 
 
 def test_casts_to_an_enum_and_its_functions(db):
