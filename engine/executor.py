@@ -646,7 +646,7 @@ class Executor:
         SELECT or a point join), or None."""
         point = self._statement_memo(query, ("point-select",), lambda: _point_select_plan(query.expression))
         key = self._point_key(ctx, point, params) if point is not None else None
-        if key is not None:
+        if key is not None and self._point_select(ctx, point, params) is not None:  # (it would not fall back)
             hit = key[3]
             lines = [f"Primary key lookup on {point.table} (txlake's key index; DuckDB is not used)"
                      if hit.primary else
@@ -658,15 +658,20 @@ class Executor:
             return lines
         joined = self._statement_memo(query, ("point-join",), lambda: _point_join_plan(query.expression))
         looked_up = self._point_join_lookups(ctx, joined, params) if joined is not None else None
-        if looked_up is None:
+        if looked_up is None or self._point_join(joined, looked_up) is None:
             return None
+
+        def named(alias: str) -> str:
+            table = versions[alias].name
+            return table if table == alias else f"{table} {alias}"
+
         versions, hit, (other, their_col, mine_col, key), _, _ = looked_up
         return ["Nested Loop (txlake's indexes; DuckDB is not used)",
                 f"  -> {'Primary key lookup' if hit.primary else f'Index lookup using {hit.name}'} on "
-                f"{versions[joined.driver].name} {joined.driver}",
+                f"{named(joined.driver)}",
                 f"       Key: ({', '.join(hit.columns)}) {'IN' if joined.in_list else '='} "
                 f"({', '.join(key_text(k) for k in hit.keys)})",
-                f"  -> Index lookup using {key[0]} on {versions[other].name} {other}",
+                f"  -> Index lookup using {key[0]} on {named(other)}",
                 f"       Key: ({their_col}) = {joined.driver}.{mine_col}"]
 
     def _lock_selected(self, ctx: Context, stmt: st.Query, params) -> Result | None:
@@ -915,7 +920,7 @@ class Executor:
     def _point_join(self, plan: "PointJoin", looked_up) -> Result | None:
         """A point join (``_point_join_plan``) as a nested loop over the two tables' indexes:
         the driving table's rows its key gives, and for each, the other table's rows whose
-        ON column holds the row's value. None if it finds more than ORDERED_ROWS rows (DuckDB
+        ON column holds the row's value. None if it finds more than JOIN_ROWS rows (DuckDB
         joins them)."""
         versions, hit, (other, their_col, mine_col, key), columns, schema = looked_up
         driver_rows = indexes.rowids(self, versions[plan.driver], hit)
@@ -930,7 +935,7 @@ class Executor:
             for match in indexes.rowids(self, theirs, indexes.Lookup(key[0], key[1], (value,), key[2])):
                 row[other] = self._row_values(theirs, match)
                 rows.append(tuple(row[alias][name] for alias, name in columns))
-            if len(rows) > ORDERED_ROWS:
+            if len(rows) > JOIN_ROWS:
                 return None
         self.index_scans += (not hit.primary) + (not key[2])
         return Result(rows=rows, schema=schema, rowcount=len(rows), status=f"SELECT {len(rows)}")
@@ -1564,7 +1569,7 @@ class Executor:
     def _python_finder(self, version: TableVersion, alias: str, where, conjuncts: int, params, offset: int,
                        assignments: dict | None, find, returning: bool = False):
         """An UPDATE's or DELETE's row finder ``find`` done in Python over a few candidate
-        rows (read through a key: ``_candidates``), when its WHERE is ``conjuncts`` equalities
+        rows (those a key gives, or a small table's: ``_candidates``), when its WHERE is ``conjuncts`` equalities
         ``column = constant-or-?`` of distinct integer, text or uuid columns (``?`` from
         ``offset`` on) and, for an UPDATE, its SETs are the point UPDATE's forms
         (``assignments``, ``_evaluate``): the rows DuckDB would find, in the form its finder
@@ -3036,10 +3041,11 @@ POINT_ROWS = 16  # a point SELECT's rows read one by one, as Python values, up t
 POINT_KEYS = 64  # a point SELECT's IN list answered in Python up to this many values
 FOUND_ROWS = 256  # an UPDATE's or DELETE's candidate rows matched in Python up to this many
 ORDERED_ROWS = 64  # a point SELECT's ORDER BY sorted in Python up to this many rows
-# the kinds whose Python values order as DuckDB orders the column: text by code point (DuckDB's
-# binary collation: UTF-8 bytes), not floats (NaN), uuid or json
+JOIN_ROWS = 64  # a point join's rows joined in Python up to this many
 # the kinds a point join looks its other table up by, by the Python type their values have
 _JOIN_KINDS = {"SMALLINT": int, "INT": int, "BIGINT": int, "VARCHAR": str}
+# the kinds whose Python values order as DuckDB orders the column: text by code point (DuckDB's
+# binary collation: UTF-8 bytes), not floats (NaN), uuid or json
 _ORDERED_KINDS = frozenset({"SMALLINT", "INT", "BIGINT", "VARCHAR", "BOOLEAN", "DATE", "TIMESTAMP", "DECIMAL"})
 _INT_RANGES = {"SMALLINT": (-(1 << 15), (1 << 15) - 1), "INT": (-(1 << 31), (1 << 31) - 1),
                "BIGINT": (-(1 << 63), (1 << 63) - 1)}
