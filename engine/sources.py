@@ -32,6 +32,8 @@ from txlake.storage.schema import TEXT_TYPE_KEY, TEXT_TYPES, Column, TableSchema
 
 try:  # DuckDB 2's protocol for a registered object that the scan asks for its rows at each scan
     from duckdb._sources import ArrowScanSource
+    if not all(callable(getattr(ArrowScanSource, m, None)) for m in ("rows", "stream")):
+        ArrowScanSource = None  # (a DuckDB whose private protocol changed)
 except ImportError:  # (another DuckDB: a statement registers its rows and unregisters them after)
     ArrowScanSource = None
 
