@@ -862,14 +862,9 @@ class Executor:
                 return None
         if plan.order and not _orderable(version.schema, plan.order):
             return None
-        if hit.primary and len(hit.keys) == 1:
-            key = hit.keys[0]
-            rowid = pk.find(self.store, version, [key]).get(key)
-            rowids = [rowid] if rowid is not None else []
-        else:
-            rowids = indexes.rowids(self, version, hit)
-            if not hit.primary:
-                self.index_scans += 1
+        rowids = indexes.rowids(self, version, hit)
+        if not hit.primary:
+            self.index_scans += 1
         if plan.order:
             if len(rowids) > ORDERED_ROWS:  # (sorted by DuckDB)
                 return None
@@ -902,11 +897,10 @@ class Executor:
         theirs = versions[other]
         mine_col, their_col = (plan.on[1], plan.on[3]) if plan.on[0] == driver else (plan.on[3], plan.on[1])
         key = next((k for k in indexes.keys_of(theirs.schema, theirs.name) if k[1] == (their_col,)), None)
-        mine, their = version.schema.column(mine_col), theirs.schema.column(their_col)
-        kind = _JOIN_KINDS.get(mine.type.kind) if mine is not None and mine.name == mine_col else None
-        if key is None or kind is None or kind is not _JOIN_KINDS.get(their.type.kind) \
-                or mine.enum is not None or their.enum is not None:
-            return None
+        mine = version.schema.column(mine_col)
+        kind = key_kind(mine) if mine is not None and mine.name == mine_col else None  # (None for an enum)
+        if key is None or kind not in (int, str) or kind is not key_kind(theirs.schema.column(their_col)):
+            return None  # (a uuid key holds its canonical text, which a joined value need not be)
         columns = plan.columns if plan.columns is not None else \
             tuple((alias, c) for _, alias in plan.tables for c in versions[alias].schema.names)
         fields = []
@@ -3042,8 +3036,6 @@ POINT_KEYS = 64  # a point SELECT's IN list answered in Python up to this many v
 FOUND_ROWS = 256  # an UPDATE's or DELETE's candidate rows matched in Python up to this many
 ORDERED_ROWS = 64  # a point SELECT's ORDER BY sorted in Python up to this many rows
 JOIN_ROWS = 64  # a point join's rows joined in Python up to this many
-# the kinds a point join looks its other table up by, by the Python type their values have
-_JOIN_KINDS = {"SMALLINT": int, "INT": int, "BIGINT": int, "VARCHAR": str}
 # the kinds whose Python values order as DuckDB orders the column: text by code point (DuckDB's
 # binary collation: UTF-8 bytes), not floats (NaN), uuid or json
 _ORDERED_KINDS = frozenset({"SMALLINT", "INT", "BIGINT", "VARCHAR", "BOOLEAN", "DATE", "TIMESTAMP", "DECIMAL"})

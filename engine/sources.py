@@ -98,6 +98,12 @@ def attach(con: duckdb.DuckDBPyConnection, name: str, source: pa.Table | Streame
         helpers.append(helper_name)
         return helper_name
 
+    return _view(con, name, _scan_parts(source, helper), helpers)
+
+
+def _scan_parts(source: StreamedScan, helper: Callable[[str, pa.Table], str]) -> list[str]:
+    """The SELECTs whose UNION ALL reads a streamed scan; ``helper(suffix, rows)`` makes rows
+    in memory readable and names them."""
     parts = []
     if source.clean:
         parts.append(_parquet(source, source.clean, None))
@@ -105,7 +111,7 @@ def attach(con: duckdb.DuckDBPyConnection, name: str, source: pa.Table | Streame
         parts.append(_parquet(source, source.dirty, helper("deleted", source.deleted)))
     if source.memory is not None:
         parts.append(_memory_rows(source, helper("rows", source.memory)))
-    return _view(con, name, parts, helpers)
+    return parts
 
 
 if ArrowScanSource is not None:
@@ -177,16 +183,11 @@ class Registry:
                     releases.append(self._fill(f"{name}_text", source))
                     self._view(name, f"SELECT * REPLACE ({typed}) FROM {name}_text")
                 return release
-            parts = []
-            if source.clean:
-                parts.append(_parquet(source, source.clean, None))
-            if source.dirty:
-                releases.append(self._fill(f"{name}_deleted", source.deleted))
-                parts.append(_parquet(source, source.dirty, f"{name}_deleted"))
-            if source.memory is not None:
-                releases.append(self._fill(f"{name}_rows", source.memory))
-                parts.append(_memory_rows(source, f"{name}_rows"))
-            self._view(name, " UNION ALL ".join(parts))
+            def helper(suffix: str, rows: pa.Table) -> str:
+                releases.append(self._fill(f"{name}_{suffix}", rows))
+                return f"{name}_{suffix}"
+
+            self._view(name, " UNION ALL ".join(_scan_parts(source, helper)))
             return release
         except BaseException:
             release()
@@ -200,12 +201,13 @@ class Registry:
         if ArrowScanSource is None:
             self.con.register(name, table)
             return lambda: self.con.unregister(name)
-        if held is None or isinstance(held, str):
+        fresh = held is None or isinstance(held, str)
+        if fresh:
             held = ArrowSlot()
-            held.table = table  # (registering reads its schema)
+        held.table = table
+        if fresh:  # (registering reads its schema: filled first)
             self.con.register(name, held)
             self._names[name] = held
-        held.table = table
         return held.empty
 
     def _view(self, name: str, sql: str) -> None:
