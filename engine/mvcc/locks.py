@@ -32,6 +32,21 @@ as PostgreSQL lets it). The modes a transaction holds are a bit mask per table
 (``_modes``), read without the mutex: a request its held modes cover costs two dict lookups.
 Table locks are this process's only; other processes stay optimistic (the COMMIT's check).
 
+Every statement takes a weak mode - ACCESS SHARE, ROW SHARE, ROW EXCLUSIVE, which conflict
+with none of each other - and only DDL and LOCK TABLE a strong one (SHARE and above), so weak
+requests take PostgreSQL's fast path: while no transaction holds or waits for a strong mode of
+the table (``_strong``, a count per table), a weak mode is only written in the transaction's
+own ``_modes`` - no mutex, no entry in the shared table (``_relations``), nothing to undo at
+COMMIT but its bit. The first strong request of a table counts itself, then moves every weak
+mode held by the fast path into ``_relations`` (``_strong_begin``), under the mutex; weak
+requests then queue there as any other, until the count is back at 0. The race between the two
+is Dekker's: a weak request writes its bit, then reads the count; a strong one writes the
+count, then reads the bits. Each step is one dict operation, atomic and seen in program order
+under the interpreter lock, so at least one sees the other: either the strong request moves the
+weak bit (the weak one holds the table and the strong one waits for it), or the weak request
+sees the count and queues - under the mutex it takes its bit back unless it was moved already.
+(PostgreSQL orders the same two steps with a per-backend lock, which it needs and we do not.)
+
 A rollback to a savepoint frees the keys taken after it (``mark`` / ``release_since``), as
 PostgreSQL frees a rolled-back subtransaction's locks (table locks too); RELEASE keeps them.
 
@@ -89,6 +104,10 @@ def _bits(*modes: int) -> int:
 
 CONFLICTS = (0, _bits(8), _bits(7, 8), _bits(5, 6, 7, 8), _bits(4, 5, 6, 7, 8), _bits(3, 4, 6, 7, 8),
              _bits(3, 4, 5, 6, 7, 8), _bits(2, 3, 4, 5, 6, 7, 8), _bits(*MODES))
+# the weak modes - those every statement takes, which conflict with none of each other and take
+# the fast path - are those up to WEAK; the strong ones, which conflict with a weak one, those
+# from STRONG (SHARE UPDATE EXCLUSIVE is neither)
+WEAK, STRONG = ROW_EXCLUSIVE, SHARE
 # the held modes that make a request of a mode free: those conflicting with all it conflicts with
 COVERED_BY = tuple(sum(1 << held for held in MODES if CONFLICTS[mode] & ~CONFLICTS[held] == 0) if mode else 0
                    for mode in range(9))
@@ -142,8 +161,13 @@ class LockTable:
         self._canceled: set[int] = set()            # id(txn) whose statement was canceled: no waiting
         self._relations: dict[str, _Relation] = {}  # table_id -> its table-level locks
         # id(txn) -> table_id -> bit mask of the table lock modes it holds (each entry changed
-        # only by its transaction's thread, under the mutex; read by it without)
+        # only by its transaction's thread - a weak mode's fast path without the mutex - and
+        # read by it without; by others only under the mutex: a strong request's)
         self._modes: dict[int, dict[str, int]] = {}
+        self._owners: dict[int, object] = {}  # id(txn) -> txn, for each key of ``_modes``
+        # table_id -> how many transactions hold or wait for a strong mode (SHARE or above) of
+        # it: while it has none, weak modes take the fast path (the module's docstring)
+        self._strong: dict[str, int] = {}
 
     def acquire(self, txn, key: tuple, timeout: float | None = None) -> bool:
         """Take ``key`` for ``txn``, here and (``shared``) across processes. Returns True if it
@@ -190,21 +214,41 @@ class LockTable:
         if a mode it holds covers the request."""
         me = id(txn)
         held = self._modes.get(me)
-        if held is not None and held.get(table_id, 0) & COVERED_BY[mode]:
+        if held is None:
+            self._owners[me] = txn  # (first: a strong request looks it up for each key of _modes)
+            held = self._modes[me] = {}
+        before = held.get(table_id, 0)
+        if before & COVERED_BY[mode]:
             return None
+        if mode <= WEAK:  # the fast path: the bit first, then the count (the module's docstring)
+            held[table_id] = before | 1 << mode
+            if table_id not in self._strong:
+                self._ordered(me, table_id, mode)
+                return False
         waited = False
         with self._mutex:
+            if mode <= WEAK:
+                if table_id not in self._strong:  # (gone meanwhile)
+                    self._ordered(me, table_id, mode)
+                    return False
+                entry = self._relations[table_id].granted.get(me)
+                if entry is not None and entry[1] >> mode & 1:  # moved there by the strong request
+                    self._ordered(me, table_id, mode)
+                    return False
+                self._take_back(held, table_id, before)  # (and queue for it below)
+            elif mode >= STRONG:
+                self._strong_begin(table_id)
             relation = self._relations.get(table_id)
             if relation is None:  # (nobody holds the table or waits for it)
                 relation = self._relations[table_id] = _Relation()
-                self._grant_relation(txn, table_id, relation, mode)
-                return False
             deadline = None if not timeout else time.monotonic() + timeout
+            granted = False
             try:
                 while True:
                     blockers = relation.blockers(txn, mode)
                     if not blockers:
                         self._grant_relation(txn, table_id, relation, mode)
+                        granted = True
                         if waited:
                             del self._waits_for[id(txn)]
                             relation.leave_queue(txn)
@@ -220,8 +264,46 @@ class LockTable:
                     self._sleep(txn, remaining)
             finally:
                 self._sleeping.pop(id(txn), None)
+                if not granted and mode >= STRONG:
+                    self._strong_end(table_id)
                 if not relation.granted and not relation.waiting:
                     self._relations.pop(table_id, None)
+
+    def _ordered(self, me: int, table_id: str, mode: int) -> None:
+        """Note a table lock taken, in the order ``release_since`` undoes."""
+        order = self._order.get(me)
+        if order is None:
+            order = self._order[me] = []
+        order.append((table_id, RELATION, mode))
+
+    @staticmethod
+    def _take_back(held: dict[str, int], table_id: str, bits: int) -> None:
+        if bits:
+            held[table_id] = bits
+        else:
+            held.pop(table_id, None)
+
+    def _strong_begin(self, table_id: str) -> None:
+        """Under the mutex: a strong request of ``table_id`` counts itself; the first moves the
+        weak modes the fast path holds into the shared table, where it sees them as holders."""
+        count = self._strong.get(table_id, 0)
+        self._strong[table_id] = count + 1
+        if count:
+            return  # (moved by the first: no weak mode has taken the fast path since)
+        relation = self._relations.get(table_id)
+        for me, held in list(self._modes.items()):
+            bits = held.get(table_id)
+            if bits:
+                if relation is None:
+                    relation = self._relations[table_id] = _Relation()
+                relation.granted[me] = [self._owners[me], bits]
+
+    def _strong_end(self, table_id: str, n: int = 1) -> None:
+        left = self._strong[table_id] - n
+        if left:
+            self._strong[table_id] = left
+        else:
+            del self._strong[table_id]
 
     def _grant_relation(self, txn, table_id: str, relation: _Relation, mode: int) -> None:
         bit, me = 1 << mode, id(txn)
@@ -234,12 +316,10 @@ class LockTable:
             entry[1] |= bit
         held = self._modes.get(me)
         if held is None:
+            self._owners[me] = txn
             held = self._modes[me] = {}
         held[table_id] = held.get(table_id, 0) | bit
-        order = self._order.get(me)
-        if order is None:
-            order = self._order[me] = []
-        order.append((table_id, RELATION, mode))
+        self._ordered(me, table_id, mode)
 
     def _leave_relation_queue(self, txn, relation: _Relation) -> None:
         """A waiter for a table lock gives up: those queued behind it may go on."""
@@ -249,14 +329,20 @@ class LockTable:
 
     def _ungrant_relation(self, txn, table_id: str, mode: int) -> None:
         """Free ``txn``'s lock of ``table_id`` in ``mode`` (a rollback to a savepoint before it)."""
-        held = self._modes.get(id(txn), {})
+        me = id(txn)
+        held = self._modes.get(me, {})
         left = held.get(table_id, 0) & ~(1 << mode)
-        relation = self._relations[table_id]
+        self._take_back(held, table_id, left)
+        if mode >= STRONG:
+            self._strong_end(table_id)
+        relation = self._relations.get(table_id)
+        entry = relation.granted.get(me) if relation is not None else None
+        if entry is None:
+            return  # (a weak mode of the fast path)
         if left:
-            held[table_id] = relation.granted[id(txn)][1] = left
+            entry[1] = left
             return
-        held.pop(table_id, None)
-        del relation.granted[id(txn)]
+        del relation.granted[me]
         if not relation.granted and not relation.waiting:
             del self._relations[table_id]
 
@@ -407,9 +493,13 @@ class LockTable:
                 self.shared.release(spans)
             keys = self._held.pop(id(txn), ())
             self._order.pop(id(txn), None)
-            for table_id in self._modes.pop(id(txn), ()):
-                relation = self._relations[table_id]
-                del relation.granted[id(txn)]
+            self._owners.pop(id(txn), None)
+            for table_id, bits in self._modes.pop(id(txn), {}).items():
+                if bits >> STRONG:
+                    self._strong_end(table_id, (bits >> STRONG).bit_count())
+                relation = self._relations.get(table_id)
+                if relation is None or relation.granted.pop(id(txn), None) is None:
+                    continue  # (weak modes of the fast path)
                 if not relation.granted and not relation.waiting:
                     del self._relations[table_id]
             for key in keys:
