@@ -92,7 +92,7 @@ def lookup(schema: TableSchema, table: str, alias: str, where, params, offset: i
     of the most columns. Only integer, text and uuid values of the column's own type count,
     whose Python values compare as SQL's do (``_pinned_key``). ``qualified``: only columns
     written with ``alias`` count (a join's)."""
-    from txlake.engine.executor import _pinned_key, _pinned_keys  # (the executor imports this module)
+    from txlake.engine.points import _pinned_key, _pinned_keys  # (points imports this module)
     if where is None:
         return None
     keyed = keys_of(schema, table)
@@ -183,7 +183,7 @@ def joined_sources(ex, plan, versions: dict, params, used: list | None) -> dict:
     equalities ``a.x = b.y``, each table ``a`` whose one-column key is ``x`` by the values of
     ``y`` in the rows ``b`` was narrowed to (an index nested-loop join, up to IN_KEYS values).
     A table missing reads whole."""
-    from txlake.engine.executor import key_kind  # (the executor imports this module)
+    from txlake.engine.points import key_kind  # (points imports this module)
     narrowed = {}
     for ref, alias in plan.aliases.items():
         version = versions[ref]
