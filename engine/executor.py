@@ -278,7 +278,7 @@ class Executor:
         # generated DuckDB SQL of statements that reference no table but their target, by
         # (statement, shape): a repeated statement skips the sqlglot rewrite and generation
         self._sql_cache: OrderedDict = OrderedDict()
-        self._tz = points._FALLBACK  # DuckDB's TimeZone as a tzinfo, looked up at first use
+        self._tz = points.FALLBACK  # DuckDB's TimeZone as a tzinfo, looked up at first use
         self._default_tz: str | None = None  # the zone before the first SET TIME ZONE
         self.zoned = False  # SET TIME ZONE chose another zone than the process's
         # the transaction whose start now() is: the session sets it before each statement, and
@@ -562,16 +562,16 @@ class Executor:
             taken = self._lock_selected(ctx, stmt, params)
             if taken is not None:
                 return taken
-        point = self._statement_memo(stmt, ("point-select",), lambda: points._point_select_plan(stmt.expression))
+        point = self._statement_memo(stmt, ("point-select",), lambda: points.select_plan(stmt.expression))
         if point is not None:
-            result = points._point_select(self, ctx, point, params)
+            result = points.select(self, ctx, point, params)
             if result is not None:
                 return result
-        joined = self._statement_memo(stmt, ("point-join",), lambda: points._point_join_plan(stmt.expression))
+        joined = self._statement_memo(stmt, ("point-join",), lambda: points.join_plan(stmt.expression))
         if joined is not None:
-            looked_up = points._point_join_lookups(self, ctx, joined, params)
+            looked_up = points.join_lookups(self, ctx, joined, params)
             if looked_up is not None:
-                result = points._point_join(self, joined, looked_up)
+                result = points.join(self, joined, looked_up)
                 if result is not None:
                     return result
         table = self._over_tables(ctx, stmt, lambda sql: self._sql(sql, params, result=True), params)
@@ -613,7 +613,7 @@ class Executor:
         a QUERY PLAN column, as PostgreSQL returns its plan. ANALYZE runs the query - reading
         as it would, locking the rows a SELECT ... FOR UPDATE locks - and adds the time it took."""
         query = stmt.query
-        lines = points._python_plan(self, ctx, query, params)
+        lines = points.explain_lines(self, ctx, query, params)
         if lines is not None:
             if stmt.analyze:
                 started = time.perf_counter()
@@ -875,7 +875,7 @@ class Executor:
                 and not isinstance(stmt.source, exp.Values):
             count = self._insert_select(ctx, stmt, schema, columns, params)
             return Result(rowcount=count, status=f"INSERT 0 {count}")
-        rows = points._point_insert_rows(self, schema, columns, stmt, params)
+        rows = points.insert_rows(self, schema, columns, stmt, params)
         if rows is None:
             with self._registered() as register:
                 rows = self._insert_rows(ctx, schema, columns, stmt, params, register)
@@ -990,13 +990,13 @@ class Executor:
             self.con.execute("SET TimeZone = ?", [name])
         except duckdb.Error:
             raise errors.InvalidParameterValue(f'invalid value for parameter "TimeZone": "{name}"') from None
-        self._tz = points._FALLBACK  # (the tzinfo of the zone, looked up again)
+        self._tz = points.FALLBACK  # (the tzinfo of the zone, looked up again)
         self.zoned = self.time_zone() != self._default_tz
 
     def _time_zone(self):
         """DuckDB's TimeZone setting as a tzinfo: CAST(CURRENT_TIMESTAMP AS TIMESTAMP) is the
         wall-clock time there."""
-        if self._tz is points._FALLBACK:
+        if self._tz is points.FALLBACK:
             name = self.time_zone()
             try:
                 self._tz = zoneinfo.ZoneInfo(name)
@@ -1168,8 +1168,8 @@ class Executor:
         assigned = dict(conflict.assignments)
         for name in assigned:
             version.schema.require(name, alias)
-        plan = self._statement_memo(stmt, ("conflict-plan",), lambda: points._conflict_plan(conflict, alias))
-        new_rows = points._conflict_values(self, version, plan, clashing, clash_ids, params) \
+        plan = self._statement_memo(stmt, ("conflict-plan",), lambda: points.conflict_plan(conflict, alias))
+        new_rows = points.conflict_values(self, version, plan, clashing, clash_ids, params) \
             if plan is not None and clashing.num_rows else None  # (no row: DuckDB checks the SQL)
         if new_rows is not None:
             new_rows = self._check_rows(version, new_rows, assigned)
@@ -1212,9 +1212,9 @@ class Executor:
         body = len(params) - _placeholders(*stmt.returning)  # RETURNING's ? come last in the text
         params, returning_params = params[:body], params[body:]
         point = None if stmt.defaults else self._statement_memo(stmt, ("point-update",),
-                                                            lambda: points._point_update_plan(stmt, alias))
+                                                            lambda: points.update_plan(stmt, alias))
         if point is not None:
-            done = points._point_update(self, ctx, stmt, version, alias, point, params, returning_params)
+            done = points.update(self, ctx, stmt, version, alias, point, params, returning_params)
             if done is not None:
                 return done
         if stmt.locking:
@@ -1236,8 +1236,8 @@ class Executor:
                                    [stmt.where, *assigned.values(), *stmt.from_], bool(stmt.from_))
 
         if point is not None:  # (rows by a key, SETs of its forms: found and computed in Python)
-            find = points._python_finder(self, version, alias, point.where, point.conjuncts, params, point.set_params,
-                                       point.assignments, find)
+            find = points.finder(self, version, alias, point.where, point.conjuncts, params, point.set_params,
+                                 point.assignments, find)
 
         self._read(ctx, version, alias, stmt.where if not stmt.from_ else None, params, offset)
         if ctx.txn.isolation == SERIALIZABLE:
@@ -1267,9 +1267,9 @@ class Executor:
         body = len(params) - _placeholders(*stmt.returning)  # RETURNING's ? come last in the text
         params, returning_params = params[:body], params[body:]
         offset = _placeholders(*stmt.using)
-        point = self._statement_memo(stmt, ("point-delete",), lambda: points._point_delete_plan(stmt))
+        point = self._statement_memo(stmt, ("point-delete",), lambda: points.delete_plan(stmt))
         if point is not None:
-            done = points._point_delete(self, ctx, stmt, version, alias, point, params, returning_params)
+            done = points.delete(self, ctx, stmt, version, alias, point, params, returning_params)
             if done is not None:
                 return done
 
@@ -1286,8 +1286,8 @@ class Executor:
                                    [stmt.where, *stmt.using], bool(stmt.using))
 
         if point is not None:  # (rows by a key: found in Python)
-            find = points._python_finder(self, version, alias, stmt.where, point, params, 0, None, find,
-                                       bool(stmt.returning))
+            find = points.finder(self, version, alias, stmt.where, point, params, 0, None, find,
+                                 bool(stmt.returning))
 
         self._read(ctx, version, alias, stmt.where if not stmt.using else None, params, offset)
         if ctx.txn.isolation == SERIALIZABLE:
@@ -1636,7 +1636,7 @@ class Executor:
             ssi.read_table(txn, version.table_id)
             return
         if key is None:
-            key = points._pinned_key(version.schema, alias, where, params, offset)
+            key = points.pinned_key(version.schema, alias, where, params, offset)
         if key is not None:
             ssi.read_keys(txn, version.table_id, [key])
         elif self.zoned or any(isinstance(n, (exp.Select, exp.Subquery)) for n in where.walk()) or \
@@ -1727,10 +1727,10 @@ class Executor:
         pairs. Its columns are typed as a query's are (a uuid fetched as ``uuid.UUID``)."""
         if not returning:
             return Result(rowcount=rows.num_rows)
-        names = points._plain_columns(returning, alias) if not others else points._NOT_PLAIN
-        if names is not points._NOT_PLAIN:
+        names = points.plain_columns(returning, alias) if not others else points.NOT_PLAIN
+        if names is not points.NOT_PLAIN:
             names = tuple(schema.names) if names is None else names
-            result_schema = points._result_schema(schema, names)
+            result_schema = points.result_schema(schema, names)
             if result_schema is not None and type(rows) is PythonRows:  # (a point write's: no DuckDB)
                 columns = [rows.columns[schema.names.index(n)] for n in names]
                 return Result(rows=list(zip(*columns)), schema=result_schema, rowcount=rows.num_rows)

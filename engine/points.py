@@ -1,22 +1,22 @@
 """Point statements answered without DuckDB (a DuckDB round trip costs ~1 ms here).
 
 What qualifies - a statement's shape is planned from its sqlglot tree alone, once (the
-``_*_plan`` functions; the executor memoizes them per statement), and its columns are checked
+``*_plan`` functions; the executor memoizes them per statement), and its columns are checked
 against the table's schema each time it runs:
 
 - a SELECT of plain columns of one table whose WHERE pins every column of the primary key, a
   UNIQUE constraint or an index by ``=`` to constants or ``?`` - or one column of a one-column
   key by ``IN (...)`` / ``= ANY(?)``, up to POINT_KEYS values - with ORDER BY of plain columns
-  (up to ORDERED_ROWS rows) and LIMIT n (``_point_select``);
+  (up to ORDERED_ROWS rows) and LIMIT n (``select``);
 - a join of two tables ON one equality whose WHERE pins a key of one, when the other's ON
   column is a one-column key of the same kind: a nested loop over the two indexes, up to
-  JOIN_ROWS rows (``_point_join``);
+  JOIN_ROWS rows (``join``);
 - an UPDATE whose WHERE pins a key and whose SETs are constants, ``?``, columns or the sum or
-  difference of two of these with a column among them (``_point_update``), a DELETE whose WHERE
-  pins a key (``_point_delete``), and either of up to FOUND_ROWS rows an index gives, matched in
-  Python (``_python_finder``);
-- INSERT ... VALUES of constants, ``?``, NULL and CURRENT_TIMESTAMP (``_point_insert_rows``),
-  and ON CONFLICT DO UPDATE's SET of the UPDATE's forms (``_conflict_values``).
+  difference of two of these with a column among them (``update``), a DELETE whose WHERE
+  pins a key (``delete``), and either of up to FOUND_ROWS rows an index gives, matched in
+  Python (``finder``);
+- INSERT ... VALUES of constants, ``?``, NULL and CURRENT_TIMESTAMP (``insert_rows``),
+  and ON CONFLICT DO UPDATE's SET of the UPDATE's forms (``conflict_values``).
 
 Why these: keys are compared only for integer, text and uuid values of the column's own type
 (``key_kind``), whose Python equality is SQL's; rows are sorted only by kinds whose Python order
@@ -67,8 +67,8 @@ def key_kind(column: Column):
     return _KEY_PYTHON_TYPES.get(column.type.kind) if column.enum is None else None
 
 
-def _pinned_key(schema: TableSchema, alias: str, where, params, offset: int, names: tuple[str, ...] | None = None,
-                qualified: bool = False):
+def pinned_key(schema: TableSchema, alias: str, where, params, offset: int, names: tuple[str, ...] | None = None,
+               qualified: bool = False):
     """The primary key value that ``where`` (a conjunction) fixes, or None - or, given
     ``names``, the value of those columns (an index's). ``qualified``: only columns written
     with the table's alias count (a join's WHERE, where a bare name may be another table's).
@@ -102,7 +102,7 @@ def _pinned_index(version: TableVersion, alias: str, where, params, offset: int,
     schema = version.schema
     for name, columns, primary in indexes.keys_of(schema, version.name):
         if not primary and len(columns) == conjuncts:
-            key = _pinned_key(schema, alias, where, params, offset, columns)
+            key = pinned_key(schema, alias, where, params, offset, columns)
             if key is not None:
                 return indexes.Lookup(name, columns, (key,), False), key
     return None, None
@@ -110,16 +110,16 @@ def _pinned_index(version: TableVersion, alias: str, where, params, offset: int,
 
 def _key_of(schema: TableSchema, row: dict, names: tuple[str, ...] | None = None):
     """The primary key (or the columns ``names``) of a row as ``_row_values`` gives it, in the
-    form ``_pinned_key`` gives a key: a value, or a tuple of several."""
+    form ``pinned_key`` gives a key: a value, or a tuple of several."""
     names = names or schema.primary_key
     return row[names[0]] if len(names) == 1 else tuple(row[n] for n in names)
 
 
-def _pinned_keys(schema: TableSchema, alias: str, where, params, offset: int, name: str,
-                 qualified: bool = False) -> tuple | None:
+def pinned_keys(schema: TableSchema, alias: str, where, params, offset: int, name: str,
+                qualified: bool = False) -> tuple | None:
     """The values ``where`` (a conjunction) allows the column ``name`` by ``name IN (constants
     or ?)`` or ``name = ANY(?)`` (an array parameter), each once and NULLs left out; None if it
-    has no such conjunct, or a value is not exactly of the column's Python type (``_pinned_key``)."""
+    has no such conjunct, or a value is not exactly of the column's Python type (``pinned_key``)."""
     found = _in_terms(schema, alias, where, name, qualified)
     if found is None:
         return None
@@ -251,7 +251,7 @@ class PointSelect:
 @dataclass(frozen=True)
 class PointJoin:
     """``SELECT alias.column, ... FROM a [INNER] JOIN b ON a.x = b.y WHERE <a key of one
-    table, qualified>`` (``_point_join_plan``)."""
+    table, qualified>`` (``join_plan``)."""
 
     tables: tuple  # ((table name, alias), (table name, alias)), in FROM order
     columns: tuple | None  # ((alias, column), ...); None: *
@@ -272,7 +272,7 @@ class PointUpdate:
     set_params: int  # the ? in SET (the WHERE clause's come after them)
 
 
-_FALLBACK = object()
+FALLBACK = object()
 POINT_ROWS = 16  # a point SELECT's rows read one by one, as Python values, up to this many
 POINT_KEYS = 64  # a point SELECT's IN list answered in Python up to this many values
 FOUND_ROWS = 256  # an UPDATE's or DELETE's candidate rows matched in Python up to this many
@@ -304,31 +304,31 @@ def _key_equalities(where) -> int | None:
     return len(conjuncts)
 
 
-_NOT_PLAIN = object()
+NOT_PLAIN = object()
 
 
-def _plain_columns(projections, alias: str):
+def plain_columns(projections, alias: str):
     """The columns of a select list of plain columns of the table ``alias`` (None: ``*``),
-    each once; ``_NOT_PLAIN`` if it has anything else."""
+    each once; ``NOT_PLAIN`` if it has anything else."""
     if len(projections) == 1 and type(projections[0]) is exp.Star:
         return None
     columns = []
     for p in projections:
         if type(p) is not exp.Column or not isinstance(p.this, exp.Identifier) or p.args.get("db"):
-            return _NOT_PLAIN
+            return NOT_PLAIN
         if p.table and identifier(p.table) != alias:
-            return _NOT_PLAIN
+            return NOT_PLAIN
         columns.append(identifier(p.this))
-    return tuple(columns) if len(set(columns)) == len(columns) else _NOT_PLAIN
+    return tuple(columns) if len(set(columns)) == len(columns) else NOT_PLAIN
 
 
-def _point_delete_plan(stmt: st.Delete) -> int | None:
+def delete_plan(stmt: st.Delete) -> int | None:
     """A point DELETE's plan: how many ``column = constant-or-?`` its WHERE is (``_point_row``
     finds out whether they pin a key), or None."""
     return _key_equalities(stmt.where) if not stmt.using else None
 
 
-def _point_select_plan(expression: exp.Expression) -> PointSelect | None:
+def select_plan(expression: exp.Expression) -> PointSelect | None:
     if type(expression) is not exp.Select:
         return None
     if any(v for k, v in expression.args.items() if k not in ("expressions", "from_", "where", "limit", "order")):
@@ -345,8 +345,8 @@ def _point_select_plan(expression: exp.Expression) -> PointSelect | None:
     if catalog_views.view(name.db, name.name) is not None:
         return None
     alias = identifier(table.alias) if table.alias else name.name
-    columns = _plain_columns(expression.expressions, alias)
-    if columns is _NOT_PLAIN:
+    columns = plain_columns(expression.expressions, alias)
+    if columns is NOT_PLAIN:
         return None
     where = expression.args.get("where")
     count = _key_equalities(where.this if where is not None else None)
@@ -372,7 +372,7 @@ def _point_select_plan(expression: exp.Expression) -> PointSelect | None:
     return PointSelect(name, alias, columns, where.this, count or 1, limit, in_list, order)
 
 
-def _point_join_plan(expression: exp.Expression) -> PointJoin | None:
+def join_plan(expression: exp.Expression) -> PointJoin | None:
     """A point join's plan - two tables, an inner join ON one equality of their columns, a
     select list of qualified plain columns (or ``*``), a WHERE of ``alias.column = constant-or-?``
     (or one IN list) of one table - or None. (Whether the WHERE pins a key of that table, and
@@ -478,7 +478,7 @@ def _order_text(key: tuple) -> str:
     return text
 
 
-def _values_plan(values: exp.Values) -> list[list[tuple]] | None:
+def values_plan(values: exp.Values) -> list[list[tuple]] | None:
     """Each VALUES row as terms ("param", index) | ("const", value) | ("null",) | ("now",),
     or None if some value is anything else."""
     index = itertools.count()  # ? in text order: row by row, left to right
@@ -502,7 +502,7 @@ def _values_plan(values: exp.Values) -> list[list[tuple]] | None:
     return rows or None
 
 
-def _point_update_plan(stmt: st.Update, alias: str) -> PointUpdate | None:
+def update_plan(stmt: st.Update, alias: str) -> PointUpdate | None:
     if stmt.from_:
         return None
     count = _key_equalities(stmt.where)
@@ -513,7 +513,7 @@ def _point_update_plan(stmt: st.Update, alias: str) -> PointUpdate | None:
     return PointUpdate(stmt.where, count, assignments, next(index)) if assignments is not None else None
 
 
-def _conflict_plan(conflict: st.OnConflict, alias: str) -> dict | None:
+def conflict_plan(conflict: st.OnConflict, alias: str) -> dict | None:
     """ON CONFLICT DO UPDATE's SET as a point UPDATE's (``_set_plan``), where it has no WHERE
     and no DEFAULT; its terms may also read ``excluded``'s columns."""
     if conflict.where is not None or conflict.defaults:
@@ -565,39 +565,39 @@ def _set_plan(assignments, alias: str, excluded: str | None, index) -> dict | No
 
 
 def _evaluate(term, col: Column, schema: TableSchema, row: dict, params, excluded: dict | None = None):
-    """One SET value as DuckDB would compute ``CAST(term AS col type)``, or _FALLBACK.
+    """One SET value as DuckDB would compute ``CAST(term AS col type)``, or FALLBACK.
     ``row``: the target row's values; ``excluded``: ON CONFLICT's proposed row's."""
     kind = col.type.kind
     bounds = _INT_RANGES.get(kind)
     op = term[0]
     if op in ("add", "sub"):
         if bounds is None:
-            return _FALLBACK
+            return FALLBACK
         left = _evaluate(term[1], col, schema, row, params, excluded)
         right = _evaluate(term[2], col, schema, row, params, excluded)
-        if left is _FALLBACK or right is _FALLBACK:
-            return _FALLBACK
+        if left is FALLBACK or right is FALLBACK:
+            return FALLBACK
         if left is None or right is None:
             return None
         value = left + right if op == "add" else left - right
     elif op == "column" or op == "excluded":
         other = schema.column(term[1])
         if other is None or other.type != col.type:
-            return _FALLBACK  # unknown column (an error) or a real cast: DuckDB decides
+            return FALLBACK  # unknown column (an error) or a real cast: DuckDB decides
         return (row if op == "column" else excluded)[term[1]]
     else:
         value = params[term[1]] if op == "param" else term[1]
         if bounds is None:
             # VARCHAR(n) casts do not truncate in DuckDB either; _check_rows enforces n
-            return value if kind == "VARCHAR" and type(value) is str else _FALLBACK
+            return value if kind == "VARCHAR" and type(value) is str else FALLBACK
         if type(value) is not int:
-            return _FALLBACK
+            return FALLBACK
     if bounds is None or not bounds[0] <= value <= bounds[1]:
-        return _FALLBACK  # out of range: DuckDB raises the error
+        return FALLBACK  # out of range: DuckDB raises the error
     return value
 
 
-def _result_schema(schema: TableSchema, names: tuple[str, ...]) -> pa.Schema | None:
+def result_schema(schema: TableSchema, names: tuple[str, ...]) -> pa.Schema | None:
     """The schema of a point SELECT's result, the table's fields ``names`` in that order; None
     if one is not a column by that exact name or of a type DuckDB might return otherwise
     (anything else goes to DuckDB). Kept on the table schema, per ``names``."""
@@ -617,12 +617,12 @@ def _passes_through(t: pa.DataType) -> bool:
             or (pa.types.is_timestamp(t) and t.tz is None and t.unit == "us"))
 
 
-def _python_plan(ex, ctx: Context, query: st.Query, params) -> list[str] | None:
+def explain_lines(ex, ctx: Context, query: st.Query, params) -> list[str] | None:
     """EXPLAIN's lines for a query answered from txlake's indexes without DuckDB (a point
     SELECT or a point join), or None."""
-    point = ex._statement_memo(query, ("point-select",), lambda: _point_select_plan(query.expression))
+    point = ex._statement_memo(query, ("point-select",), lambda: select_plan(query.expression))
     key = _point_key(ex, ctx, point, params) if point is not None else None
-    if key is not None and _point_select(ex, ctx, point, params) is not None:  # (it would not fall back)
+    if key is not None and select(ex, ctx, point, params) is not None:  # (it would not fall back)
         hit = key[3]
         lines = [f"Primary key lookup on {point.table} (txlake's key index; DuckDB is not used)"
                  if hit.primary else
@@ -632,9 +632,9 @@ def _python_plan(ex, ctx: Context, query: st.Query, params) -> list[str] | None:
         if point.order:
             lines.append(f"  Sort Key: {', '.join(_order_text(k) for k in point.order)}")
         return lines
-    joined = ex._statement_memo(query, ("point-join",), lambda: _point_join_plan(query.expression))
-    looked_up = _point_join_lookups(ex, ctx, joined, params) if joined is not None else None
-    if looked_up is None or _point_join(ex, joined, looked_up) is None:
+    joined = ex._statement_memo(query, ("point-join",), lambda: join_plan(query.expression))
+    looked_up = join_lookups(ex, ctx, joined, params) if joined is not None else None
+    if looked_up is None or join(ex, joined, looked_up) is None:
         return None
 
     def named(alias: str) -> str:
@@ -651,7 +651,7 @@ def _python_plan(ex, ctx: Context, query: st.Query, params) -> list[str] | None:
             f"       Key: ({their_col}) = {joined.driver}.{mine_col}"]
 
 
-def _point_select(ex, ctx: Context, plan: "PointSelect", params) -> Result | None:
+def select(ex, ctx: Context, plan: "PointSelect", params) -> Result | None:
     """``SELECT columns FROM t WHERE <a key's columns> = constant-or-?`` - or ``key IN
     (...)`` / ``key = ANY(?)`` of a one-column key - ``[ORDER BY columns] [LIMIT n]``,
     answered from the key's index without DuckDB; None when the statement needs the
@@ -695,7 +695,7 @@ def _point_select(ex, ctx: Context, plan: "PointSelect", params) -> Result | Non
     return executor.Result(rows=rows, schema=result_schema, rowcount=len(rows), status=f"SELECT {len(rows)}")
 
 
-def _point_join_lookups(ex, ctx: Context, plan: "PointJoin", params):
+def join_lookups(ex, ctx: Context, plan: "PointJoin", params):
     """(the versions by alias, the driving table's lookup, the other table's key over its
     ON column, the result schema) of a point join, or None when it needs the general path:
     the WHERE must pin a key of the driving table with nothing else, and the other table's
@@ -725,8 +725,8 @@ def _point_join_lookups(ex, ctx: Context, plan: "PointJoin", params):
     return versions, hit, (other, their_col, mine_col, key), columns, pa.schema(fields)
 
 
-def _point_join(ex, plan: "PointJoin", looked_up) -> Result | None:
-    """A point join (``_point_join_plan``) as a nested loop over the two tables' indexes:
+def join(ex, plan: "PointJoin", looked_up) -> Result | None:
+    """A point join (``join_plan``) as a nested loop over the two tables' indexes:
     the driving table's rows its key gives, and for each, the other table's rows whose
     ON column holds the row's value. None if it finds more than JOIN_ROWS rows (DuckDB
     joins them)."""
@@ -762,7 +762,7 @@ def _point_key(ex, ctx: Context, plan: "PointSelect", params):
         if hit is None or len(hit.keys) > POINT_KEYS:
             return None
     else:
-        key = _pinned_key(schema, plan.alias, plan.where, params, 0) \
+        key = pinned_key(schema, plan.alias, plan.where, params, 0) \
             if plan.conjuncts == len(schema.primary_key) else None
         if key is not None:
             hit = indexes.Lookup(schema.pkey_name(version.name), schema.primary_key, (key,), True)
@@ -770,16 +770,16 @@ def _point_key(ex, ctx: Context, plan: "PointSelect", params):
             hit, key = _pinned_index(version, plan.alias, plan.where, params, 0, plan.conjuncts)
             if hit is None:
                 return None
-    result_schema = _result_schema(schema, names)
-    return (version, names, result_schema, hit) if result_schema is not None else None
+    fields = result_schema(schema, names)
+    return (version, names, fields, hit) if fields is not None else None
 
 
-def _point_insert_rows(ex, schema, columns, stmt, params) -> PythonRows | None:
+def insert_rows(ex, schema, columns, stmt, params) -> PythonRows | None:
     """The rows an INSERT of VALUES adds, built in Python (``_values_columns``); None where
     DuckDB must build them (``_insert_rows``)."""
     if not isinstance(stmt.source, exp.Values):
         return None
-    plan = ex._statement_memo(stmt, ("point-insert",), lambda: _values_plan(stmt.source))
+    plan = ex._statement_memo(stmt, ("point-insert",), lambda: values_plan(stmt.source))
     values = _values_columns(ex, schema, columns, stmt, plan, params) if plan is not None else None
     return PythonRows(schema, values) if values is not None else None
 
@@ -812,7 +812,7 @@ def _values_columns(ex, schema: TableSchema, columns: list[str], stmt: st.Insert
         values = []
         for row in plan:
             value = _insert_value(ex, row[i], col, params)
-            if value is _FALLBACK:
+            if value is FALLBACK:
                 return None
             values.append(value)
         data.append(tuple(values))
@@ -830,36 +830,36 @@ def _insert_value(ex, term: tuple, col: Column, params):
         if kind == "TIMESTAMPTZ":
             return ex.clock_of.start_time.astimezone(executor._UTC)
         if kind != "TIMESTAMP" or ex._time_zone() is None:
-            return _FALLBACK
+            return FALLBACK
         return ex.clock_of.start_time.astimezone(ex._time_zone()).replace(tzinfo=None)
     value = params[term[1]] if op == "param" else term[1]
     if value is None:
         return None
     if kind == "TIMESTAMPTZ":  # an aware datetime is its instant (a naive one is the session's: DuckDB)
         if type(value) is not datetime.datetime or value.utcoffset() is None:
-            return _FALLBACK
+            return FALLBACK
         try:
             return value.astimezone(executor._UTC)
         except OverflowError:  # (past Python's years in UTC: DuckDB and _check_rows decide)
-            return _FALLBACK
+            return FALLBACK
     if kind == "UUID":  # (its canonical text; text of another form DuckDB reads, or refuses: 22P02)
         text = uuid_text(value)
-        return text if text is not None else _FALLBACK
+        return text if text is not None else FALLBACK
     if kind in _JSON_INPUT:  # (text; a dict parameter arrives as its JSON text: dbapi/)
         if type(value) is not str:
-            return _FALLBACK
+            return FALLBACK
         try:
             return _JSON_INPUT[kind](value)
         except jsonb.JsonInputError as e:
             raise json_input_error(str(e)) from None
     bounds = _INT_RANGES.get(kind)
     if bounds is not None:
-        return value if type(value) is int and bounds[0] <= value <= bounds[1] else _FALLBACK
+        return value if type(value) is int and bounds[0] <= value <= bounds[1] else FALLBACK
     expected = _IDENTITY_CASTS.get(kind)
-    return value if expected is not None and type(value) is expected else _FALLBACK
+    return value if expected is not None and type(value) is expected else FALLBACK
 
 
-def _conflict_values(ex, version, plan: dict, clashing: pa.Table, clash_ids: pa.Array, params):
+def conflict_values(ex, version, plan: dict, clashing: pa.Table, clash_ids: pa.Array, params):
     """The conflicting rows as ON CONFLICT DO UPDATE's SET leaves them, computed in Python
     as a point UPDATE's are (``_evaluate``); None where DuckDB must compute them."""
     schema = version.schema
@@ -870,14 +870,14 @@ def _conflict_values(ex, version, plan: dict, clashing: pa.Table, clash_ids: pa.
             term = plan.get(name)
             value = old[name] if term is None else _evaluate(term, schema.column(name), schema, old, params,
                                                               excluded)
-            if value is _FALLBACK:
+            if value is FALLBACK:
                 return None
             columns[name].append(value)
     return PythonRows(schema, [tuple(values) for values in columns.values()])
 
 
-def _python_finder(ex, version: TableVersion, alias: str, where, conjuncts: int, params, offset: int,
-                   assignments: dict | None, find, returning: bool = False):
+def finder(ex, version: TableVersion, alias: str, where, conjuncts: int, params, offset: int,
+           assignments: dict | None, find, returning: bool = False):
     """An UPDATE's or DELETE's row finder ``find`` done in Python over a few candidate
     rows (those a key gives, or a small table's: ``_candidates``), when its WHERE is ``conjuncts`` equalities
     ``column = constant-or-?`` of distinct integer, text or uuid columns (``?`` from
@@ -914,7 +914,7 @@ def _python_finder(ex, version: TableVersion, alias: str, where, conjuncts: int,
         if assignments is not None:
             new = {name: [_evaluate(term, schema.column(name), schema, rows[i], params) for i in keep]
                    for name, term in assignments.items()}
-            if any(v is _FALLBACK for values in new.values() for v in values):
+            if any(v is FALLBACK for values in new.values() for v in values):
                 return find(candidates)
             values, arrow = found.select(list(schema.names)), schema.arrow_schema()
             for name, computed in new.items():
@@ -931,7 +931,7 @@ def _python_finder(ex, version: TableVersion, alias: str, where, conjuncts: int,
     return python_find
 
 
-def _point_update(ex, ctx: Context, stmt: st.Update, version: TableVersion, alias: str,
+def update(ex, ctx: Context, stmt: st.Update, version: TableVersion, alias: str,
                   plan: "PointUpdate", params, returning_params) -> Result | None:
     """A point UPDATE (``WHERE`` pins the whole primary key, each ``SET`` is a constant, a
     column or ``column +/- constant``) done in Python: the row is found through the key
@@ -952,7 +952,7 @@ def _point_update(ex, ctx: Context, stmt: st.Update, version: TableVersion, alia
         new = dict(old)
         for name, term in plan.assignments.items():
             new[name] = _evaluate(term, schema.column(name), schema, old, params)
-            if new[name] is _FALLBACK:
+            if new[name] is FALLBACK:
                 return None
         rows = PythonRows(schema, [(new[name],) for name in schema.names])
         rows = ex._check_rows(version, rows, plan.assignments)
@@ -975,7 +975,7 @@ def _point_row(ex, ctx: Context, version: TableVersion, alias: str, where, conju
     by its key and re-checked as ``_lock_rows`` does: (its row id or None, the version to
     change it in). None: the statement needs the general path (nothing was locked)."""
     schema = version.schema
-    key = _pinned_key(schema, alias, where, params, offset) if conjuncts == len(schema.primary_key) else None
+    key = pinned_key(schema, alias, where, params, offset) if conjuncts == len(schema.primary_key) else None
     index = None
     if key is None:  # (or a row a UNIQUE constraint's or an index's columns pin, one at most)
         if not schema.primary_key or not all(  # (the row's key, found from its values, locks it)
@@ -1017,7 +1017,7 @@ def _point_row(ex, ctx: Context, version: TableVersion, alias: str, where, conju
     return rowid, version
 
 
-def _point_delete(ex, ctx: Context, stmt: st.Delete, version: TableVersion, alias: str, conjuncts: int,
+def delete(ex, ctx: Context, stmt: st.Delete, version: TableVersion, alias: str, conjuncts: int,
                   params, returning_params) -> Result | None:
     """A point DELETE (``WHERE`` as a point UPDATE's: ``_point_row``) done in Python; None
     sends the statement down the general path."""
