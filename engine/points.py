@@ -36,7 +36,7 @@ import itertools
 import operator
 import uuid
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -95,17 +95,18 @@ def pinned_key(schema: TableSchema, alias: str, where, params, offset: int, name
     return key[0] if len(key) == 1 else tuple(key)
 
 
-def _pinned_index(version: TableVersion, alias: str, where, params, offset: int, conjuncts: int):
-    """(the UNIQUE constraint or index whose columns ``where`` - ``conjuncts`` equalities -
-    pins, the value of those columns), or (None, None): ``indexes.lookup``'s keys but the
-    primary key, by ``=`` alone."""
+def _pinned_index(version: TableVersion, alias: str, where, params, offset: int,
+                  conjuncts: int) -> indexes.Lookup | None:
+    """The lookup of the UNIQUE constraint or index whose columns ``where`` - ``conjuncts``
+    equalities - pins (its one key: the value of those columns), or None: ``indexes.lookup``'s
+    keys but the primary key, by ``=`` alone."""
     schema = version.schema
     for name, columns, primary in indexes.keys_of(schema, version.name):
         if not primary and len(columns) == conjuncts:
             key = pinned_key(schema, alias, where, params, offset, columns)
             if key is not None:
-                return indexes.Lookup(name, columns, (key,), False), key
-    return None, None
+                return indexes.Lookup(name, columns, (key,), False)
+    return None
 
 
 def _key_of(schema: TableSchema, row: dict, names: tuple[str, ...] | None = None):
@@ -245,7 +246,15 @@ class PointSelect:
     conjuncts: int
     limit: tuple | None = None  # LIMIT ("const", n) | ("param", index of its ?)
     in_list: bool = False  # WHERE is one column's IN list or = ANY(?), not equalities
-    order: tuple = ()  # ORDER BY (column, descending, nulls first), ...
+    order: tuple[OrderKey, ...] = ()  # ORDER BY
+
+
+class OrderKey(NamedTuple):
+    """One key of a point SELECT's ORDER BY (``_plain_order``)."""
+
+    column: str
+    descending: bool
+    nulls_first: bool
 
 
 @dataclass(frozen=True)
@@ -255,8 +264,10 @@ class PointJoin:
 
     tables: tuple  # ((table name, alias), (table name, alias)), in FROM order
     columns: tuple | None  # ((alias, column), ...); None: *
-    on: tuple  # (alias, column, alias, column)
     driver: str  # the alias whose key the WHERE pins
+    driver_column: str  # its column in ON
+    other: str  # the other table's alias
+    other_column: str  # its column in ON
     where: exp.Expression
     conjuncts: int
     in_list: bool
@@ -270,6 +281,34 @@ class PointUpdate:
     #           | ("add" | "sub", left term, right term)
     assignments: dict
     set_params: int  # the ? in SET (the WHERE clause's come after them)
+
+
+class PointKey(NamedTuple):
+    """A point SELECT's table and the rows it reads (``_point_key``). (Made per execution: a
+    NamedTuple is made faster than a frozen dataclass.)"""
+
+    version: TableVersion
+    names: tuple[str, ...]  # the columns it returns
+    schema: pa.Schema  # theirs (``result_schema``)
+    hit: indexes.Lookup  # its rows' key
+
+
+class JoinLookups(NamedTuple):
+    """A point join's tables and keys (``join_lookups``)."""
+
+    versions: dict  # alias -> the table version
+    hit: indexes.Lookup  # the driving table's rows' key
+    their_key: str  # the other table's key over its ON column (the primary key, a UNIQUE or an index)
+    their_primary: bool  # whether that is its primary key
+    columns: tuple  # ((alias, column), ...) it returns
+    schema: pa.Schema  # theirs
+
+
+class FoundRow(NamedTuple):
+    """The row a point UPDATE or DELETE changes (``_point_row``)."""
+
+    rowid: int | None  # None: no row matches
+    version: TableVersion  # the table version to change it in (READ COMMITTED's newest, after a wait)
 
 
 FALLBACK = object()
@@ -420,9 +459,10 @@ def join_plan(expression: exp.Expression) -> PointJoin | None:
     written = {identifier(c.table) if c.table else None for c in where.this.find_all(exp.Column)}
     if (count is None and not in_list) or len(written) != 1 or not written <= aliases:
         return None
-    return PointJoin(tuple(tables), columns, (identifier(on.this.table), identifier(on.this.this),
-                                              identifier(on.expression.table), identifier(on.expression.this)),
-                     written.pop(), where.this, count or 1, in_list)
+    driver = written.pop()
+    mine, theirs = (on.this, on.expression) if identifier(on.this.table) == driver else (on.expression, on.this)
+    return PointJoin(tuple(tables), columns, driver, identifier(mine.this), identifier(theirs.table),
+                     identifier(theirs.this), where.this, count or 1, in_list)
 
 
 def _in_list(where) -> bool:
@@ -436,10 +476,9 @@ def _in_list(where) -> bool:
             and isinstance(where.expression.this.unnest(), exp.Placeholder))
 
 
-def _plain_order(order: exp.Order, alias: str) -> tuple | None:
-    """ORDER BY of plain columns of the table ``alias`` as ((column, descending, nulls
-    first), ...); None for anything else. (With a select list of plain columns, a name is
-    the table's column either way.)"""
+def _plain_order(order: exp.Order, alias: str) -> tuple[OrderKey, ...] | None:
+    """ORDER BY of plain columns of the table ``alias`` as its keys; None for anything else.
+    (With a select list of plain columns, a name is the table's column either way.)"""
     keys = []
     for o in order.expressions:
         col = o.this
@@ -447,11 +486,12 @@ def _plain_order(order: exp.Order, alias: str) -> tuple | None:
                 or not isinstance(col.this, exp.Identifier) or col.args.get("db") \
                 or (col.table and identifier(col.table) != alias):
             return None
-        keys.append((identifier(col.this), bool(o.args.get("desc")), bool(o.args.get("nulls_first"))))
+        keys.append(OrderKey(identifier(col.this), descending=bool(o.args.get("desc")),
+                             nulls_first=bool(o.args.get("nulls_first"))))
     return tuple(keys)
 
 
-def _orderable(schema: TableSchema, order: tuple) -> bool:
+def _orderable(schema: TableSchema, order: tuple[OrderKey, ...]) -> bool:
     """Can a point SELECT sort by ``order``'s columns in Python (``_ORDERED_KINDS``)?"""
     for name, _, _ in order:
         col = schema.column(name)
@@ -460,7 +500,7 @@ def _orderable(schema: TableSchema, order: tuple) -> bool:
     return True
 
 
-def _sorted_rows(rows: list[dict], order: tuple) -> list[dict]:
+def _sorted_rows(rows: list[dict], order: tuple[OrderKey, ...]) -> list[dict]:
     """``rows`` sorted by ``order`` (``_plain_order``): a stable sort per key, the last first."""
     for name, descending, nulls_first in reversed(order):
         present = [r for r in rows if r[name] is not None]
@@ -470,7 +510,7 @@ def _sorted_rows(rows: list[dict], order: tuple) -> list[dict]:
     return rows
 
 
-def _order_text(key: tuple) -> str:
+def _order_text(key: OrderKey) -> str:
     name, descending, nulls_first = key
     text = f"{name} DESC" if descending else name
     if nulls_first != descending:  # (not PostgreSQL's default for the direction)
@@ -623,7 +663,7 @@ def explain_lines(ex, ctx: Context, query: st.Query, params) -> list[str] | None
     point = ex._statement_memo(query, ("point-select",), lambda: select_plan(query.expression))
     key = _point_key(ex, ctx, point, params) if point is not None else None
     if key is not None and select(ex, ctx, point, params) is not None:  # (it would not fall back)
-        hit = key[3]
+        hit = key.hit
         lines = [f"Primary key lookup on {point.table} (txlake's key index; DuckDB is not used)"
                  if hit.primary else
                  f"Index lookup using {hit.name} on {point.table} (txlake's index; DuckDB is not used)",
@@ -638,17 +678,17 @@ def explain_lines(ex, ctx: Context, query: st.Query, params) -> list[str] | None
         return None
 
     def named(alias: str) -> str:
-        table = versions[alias].name
+        table = looked_up.versions[alias].name
         return table if table == alias else f"{table} {alias}"
 
-    versions, hit, (other, their_col, mine_col, key), _, _ = looked_up
+    hit = looked_up.hit
     return ["Nested Loop (txlake's indexes; DuckDB is not used)",
             f"  -> {'Primary key lookup' if hit.primary else f'Index lookup using {hit.name}'} on "
             f"{named(joined.driver)}",
             f"       Key: ({', '.join(hit.columns)}) {'IN' if joined.in_list else '='} "
             f"({', '.join(key_text(k) for k in hit.keys)})",
-            f"  -> Index lookup using {key[0]} on {named(other)}",
-            f"       Key: ({their_col}) = {joined.driver}.{mine_col}"]
+            f"  -> Index lookup using {looked_up.their_key} on {named(joined.other)}",
+            f"       Key: ({joined.other_column}) = {joined.driver}.{joined.driver_column}"]
 
 
 def select(ex, ctx: Context, plan: "PointSelect", params) -> Result | None:
@@ -666,7 +706,7 @@ def select(ex, ctx: Context, plan: "PointSelect", params) -> Result | None:
     pinned = _point_key(ex, ctx, plan, params)
     if pinned is None:
         return None
-    version, names, result_schema, hit = pinned
+    version, names, hit = pinned.version, pinned.names, pinned.hit
     limit = None
     if plan.limit is not None:
         limit = plan.limit[1] if plan.limit[0] == "const" else params[plan.limit[1]]
@@ -682,7 +722,7 @@ def select(ex, ctx: Context, plan: "PointSelect", params) -> Result | None:
             return None
         found = _sorted_rows([ex._row_values(version, r) for r in rowids], plan.order)
         rows = [tuple(row[name] for name in names) for row in found[:limit]]
-        return executor.Result(rows=rows, schema=result_schema, rowcount=len(rows), status=f"SELECT {len(rows)}")
+        return executor.Result(rows=rows, schema=pinned.schema, rowcount=len(rows), status=f"SELECT {len(rows)}")
     if limit is not None:
         rowids = rowids[:limit]
     if len(rowids) > POINT_ROWS:  # (an index of few distinct values: its rows read file by file)
@@ -692,23 +732,22 @@ def select(ex, ctx: Context, plan: "PointSelect", params) -> Result | None:
     for rowid in rowids:
         found = ex._row_values(version, rowid)
         rows.append(tuple(found[name] for name in names))
-    return executor.Result(rows=rows, schema=result_schema, rowcount=len(rows), status=f"SELECT {len(rows)}")
+    return executor.Result(rows=rows, schema=pinned.schema, rowcount=len(rows), status=f"SELECT {len(rows)}")
 
 
-def join_lookups(ex, ctx: Context, plan: "PointJoin", params):
-    """(the versions by alias, the driving table's lookup, the other table's key over its
-    ON column, the result schema) of a point join, or None when it needs the general path:
+def join_lookups(ex, ctx: Context, plan: "PointJoin", params) -> JoinLookups | None:
+    """A point join's tables and keys, or None when it needs the general path:
     the WHERE must pin a key of the driving table with nothing else, and the other table's
     ON column must be a one-column key of the same kind (integer or text: Python's
     equality is SQL's) as the driving table's."""
     versions = {alias: ctx.resolve(name) for name, alias in plan.tables}
-    driver, other = plan.driver, next(a for _, a in plan.tables if a != plan.driver)
+    driver, other = plan.driver, plan.other
     version = versions[driver]
     hit = indexes.lookup(version.schema, version.name, driver, plan.where, params, 0, qualified=True)
     if hit is None or len(hit.keys) > POINT_KEYS or (not plan.in_list and len(hit.columns) != plan.conjuncts):
         return None
     theirs = versions[other]
-    mine_col, their_col = (plan.on[1], plan.on[3]) if plan.on[0] == driver else (plan.on[3], plan.on[1])
+    mine_col, their_col = plan.driver_column, plan.other_column
     key = next((k for k in indexes.keys_of(theirs.schema, theirs.name) if k[1] == (their_col,)), None)
     mine = version.schema.column(mine_col)
     kind = key_kind(mine) if mine is not None and mine.name == mine_col else None  # (None for an enum)
@@ -722,15 +761,17 @@ def join_lookups(ex, ctx: Context, plan: "PointJoin", params):
         if arrow.get_field_index(name) < 0 or not _passes_through(arrow.field(name).type):
             return None
         fields.append(arrow.field(name))
-    return versions, hit, (other, their_col, mine_col, key), columns, pa.schema(fields)
+    return JoinLookups(versions, hit, key[0], key[2], columns, pa.schema(fields))
 
 
-def join(ex, plan: "PointJoin", looked_up) -> Result | None:
+def join(ex, plan: "PointJoin", looked_up: JoinLookups) -> Result | None:
     """A point join (``join_plan``) as a nested loop over the two tables' indexes:
     the driving table's rows its key gives, and for each, the other table's rows whose
     ON column holds the row's value. None if it finds more than JOIN_ROWS rows (DuckDB
     joins them)."""
-    versions, hit, (other, their_col, mine_col, key), columns, schema = looked_up
+    versions, hit, columns = looked_up.versions, looked_up.hit, looked_up.columns
+    other, their_col, mine_col = plan.other, plan.other_column, plan.driver_column
+    their_columns = (their_col,)
     driver_rows = indexes.rowids(ex, versions[plan.driver], hit)
     theirs = versions[other]
     int_key = theirs.schema.column(their_col).type.kind in _INT_RANGES
@@ -740,20 +781,22 @@ def join(ex, plan: "PointJoin", looked_up) -> Result | None:
         value = row[plan.driver][mine_col]
         if value is None or (int_key and not _in_range(theirs.schema, their_col, value)):
             continue
-        for match in indexes.rowids(ex, theirs, indexes.Lookup(key[0], key[1], (value,), key[2])):
+        lookup = indexes.Lookup(looked_up.their_key, their_columns, (value,), looked_up.their_primary)
+        for match in indexes.rowids(ex, theirs, lookup):
             row[other] = ex._row_values(theirs, match)
             rows.append(tuple(row[alias][name] for alias, name in columns))
         if len(rows) > JOIN_ROWS:
             return None
-    ex.index_scans += (not hit.primary) + (not key[2])
-    return executor.Result(rows=rows, schema=schema, rowcount=len(rows), status=f"SELECT {len(rows)}")
+    ex.index_scans += (not hit.primary) + (not looked_up.their_primary)
+    return executor.Result(rows=rows, schema=looked_up.schema, rowcount=len(rows),
+                           status=f"SELECT {len(rows)}")
 
 
-def _point_key(ex, ctx: Context, plan: "PointSelect", params):
-    """(the table version, the columns, their schema, the lookup) of a point SELECT, or
-    None when it needs the general path. The lookup is through the primary key, or a
-    unique constraint or index (CREATE [UNIQUE] INDEX) over exactly the columns the WHERE
-    clause pins - for an IN list, of one column (``indexes.lookup``)."""
+def _point_key(ex, ctx: Context, plan: "PointSelect", params) -> PointKey | None:
+    """A point SELECT's table and the key of its rows, or None when it needs the general
+    path. The lookup is through the primary key, or a unique constraint or index (CREATE
+    [UNIQUE] INDEX) over exactly the columns the WHERE clause pins - for an IN list, of one
+    column (``indexes.lookup``)."""
     version = ctx.resolve(plan.table)
     schema = version.schema
     names = tuple(schema.names if plan.columns is None else plan.columns)
@@ -767,11 +810,11 @@ def _point_key(ex, ctx: Context, plan: "PointSelect", params):
         if key is not None:
             hit = indexes.Lookup(schema.pkey_name(version.name), schema.primary_key, (key,), True)
         else:
-            hit, key = _pinned_index(version, plan.alias, plan.where, params, 0, plan.conjuncts)
+            hit = _pinned_index(version, plan.alias, plan.where, params, 0, plan.conjuncts)
             if hit is None:
                 return None
     fields = result_schema(schema, names)
-    return (version, names, fields, hit) if fields is not None else None
+    return PointKey(version, names, fields, hit) if fields is not None else None
 
 
 def insert_rows(ex, schema, columns, stmt, params) -> PythonRows | None:
@@ -932,7 +975,7 @@ def finder(ex, version: TableVersion, alias: str, where, conjuncts: int, params,
 
 
 def update(ex, ctx: Context, stmt: st.Update, version: TableVersion, alias: str,
-                  plan: "PointUpdate", params, returning_params) -> Result | None:
+           plan: "PointUpdate", params, returning_params) -> Result | None:
     """A point UPDATE (``WHERE`` pins the whole primary key, each ``SET`` is a constant, a
     column or ``column +/- constant``) done in Python: the row is found through the key
     index, locked and re-checked as ``_lock_rows`` does, and its new values computed as
@@ -944,7 +987,7 @@ def update(ex, ctx: Context, stmt: st.Update, version: TableVersion, alias: str,
     found = _point_row(ex, ctx, version, alias, plan.where, plan.conjuncts, params, plan.set_params)
     if found is None:
         return None
-    rowid, version = found
+    rowid, version = found.rowid, found.version
     if rowid is None:
         rows = schema.arrow_schema().empty_table()
     else:
@@ -961,19 +1004,19 @@ def update(ex, ctx: Context, stmt: st.Update, version: TableVersion, alias: str,
             ex._check_updated_keys(ctx, version, np.array([rowid], np.int64), rows, plan.assignments)
         kept = not sets_key and rowid >> 32 > 0  # (a committed row, its key kept)
         ex._write(ctx, version, ex._apply(version, [rowid], rows, sources=[rowid], same_keys=kept),
-                    assigned=plan.assignments)
+                  assigned=plan.assignments)
     out = ex._returning(stmt.returning, rows, schema, alias, returning_params)
     out.status = f"UPDATE {rows.num_rows}"
     return out
 
 
 def _point_row(ex, ctx: Context, version: TableVersion, alias: str, where, conjuncts: int, params,
-               offset: int) -> tuple[int | None, TableVersion] | None:
+               offset: int) -> FoundRow | None:
     """The row a point UPDATE or DELETE changes - ``where`` (``conjuncts`` equalities, its
     ? from ``offset`` on) pins the primary key, or a UNIQUE constraint's or an index's
     columns that hold one row at most of a keyed table - found through the index, locked
-    by its key and re-checked as ``_lock_rows`` does: (its row id or None, the version to
-    change it in). None: the statement needs the general path (nothing was locked)."""
+    by its key and re-checked as ``_lock_rows`` does. None: the statement needs the general
+    path (nothing was locked)."""
     schema = version.schema
     key = pinned_key(schema, alias, where, params, offset) if conjuncts == len(schema.primary_key) else None
     index = None
@@ -981,9 +1024,10 @@ def _point_row(ex, ctx: Context, version: TableVersion, alias: str, where, conju
         if not schema.primary_key or not all(  # (the row's key, found from its values, locks it)
                 _KEY_PYTHON_TYPES.get(schema.column(k).type.kind) in (int, str) for k in schema.primary_key):
             return None
-        index, pinned = _pinned_index(version, alias, where, params, offset, conjuncts)
+        index = _pinned_index(version, alias, where, params, offset, conjuncts)
         if index is None:
             return None
+        pinned = index.keys[0]
         rowids = pk.find_rows(ex.store, version, pinned, index.columns)
         ex.index_scans += 1
         if len(rowids) > 1:
@@ -995,7 +1039,7 @@ def _point_row(ex, ctx: Context, version: TableVersion, alias: str, where, conju
         rowid = pk.find(ex.store, version, [key]).get(key)
     ex._read(ctx, version, alias, where, params, offset, key if index is None else None)
     if rowid is None:
-        return None, version
+        return FoundRow(None, version)
     tid = version.table_id
     ex._lock(ctx, tid, [(tid, "key", key)])
     if schema.uniques:
@@ -1012,19 +1056,19 @@ def _point_row(ex, ctx: Context, version: TableVersion, alias: str, where, conju
                                        if _key_of(schema, row, index.columns) == pinned], pa.int64()))
 
         rows, version = ex._reevaluated(ctx, version, ex._rows_by_id(before, [rowid]), [(tid, "key", key)],
-                                          matching, changed)
+                                        matching, changed)
         rowid = rows.column(ROWID)[0].as_py() if rows.num_rows else None
-    return rowid, version
+    return FoundRow(rowid, version)
 
 
 def delete(ex, ctx: Context, stmt: st.Delete, version: TableVersion, alias: str, conjuncts: int,
-                  params, returning_params) -> Result | None:
+           params, returning_params) -> Result | None:
     """A point DELETE (``WHERE`` as a point UPDATE's: ``_point_row``) done in Python; None
     sends the statement down the general path."""
     found = _point_row(ex, ctx, version, alias, stmt.where, conjuncts, params, 0)
     if found is None:
         return None
-    rowid, version = found
+    rowid, version = found.rowid, found.version
     if rowid is not None:
         ex._write(ctx, version, ex._apply(version, [rowid], None))
     if not stmt.returning:
