@@ -124,13 +124,13 @@ def pinned_keys(schema: TableSchema, alias: str, where, params, offset: int, nam
     found = _in_terms(schema, alias, where, name, qualified)
     if found is None:
         return None
-    kind, terms = found
-    if terms[0] == "array":
-        values = params[offset + terms[1]]
+    kind = found.kind
+    if found.array is not None:
+        values = params[offset + found.array]
         if not isinstance(values, (list, tuple)):
             return None
     else:
-        values = [params[offset + term] if is_param else term for is_param, term in terms]
+        values = [params[offset + term] if is_param else term for _, is_param, term in found.terms]
     keys = []
     for value in values:
         if value is None:
@@ -153,12 +153,56 @@ def _in_range(schema: TableSchema, name: str, value: int) -> bool:
     return low <= value <= high
 
 
-_IN_TERMS: dict = {}  # (id(where), alias, name, kind) -> (where, (kind, terms) or None)
+class KeyTerm(NamedTuple):
+    """How a WHERE clause gives a key column a value (``_key_terms``, ``_in_terms``)."""
+
+    kind: type | None  # the Python type the value must have (``key_kind``)
+    is_param: bool
+    value: object  # the ?'s index among the clause's, or the constant
 
 
-def _in_terms(schema: TableSchema, alias: str, where, name: str, qualified: bool):
-    """(the column's key type, how ``where`` lists its values: ``("array", ? index)`` or
-    ``[(is a parameter, ? index or constant), ...]``), or None; remembered per WHERE clause."""
+@dataclass(frozen=True)
+class InList:
+    """How a WHERE clause lists a key column's values (``_in_terms``): ``IN (terms)``, or
+    ``= ANY(?)`` with ``array`` the ?'s index among the clause's."""
+
+    kind: type  # the Python type the values must have (``key_kind``)
+    terms: tuple[KeyTerm, ...] = ()
+    array: int | None = None
+
+
+@dataclass(frozen=True)
+class _Listed:
+    """A condition ``column IN (values)`` or ``column = ANY(?)`` (``_listed``)."""
+
+    column: exp.Column
+    values: tuple  # the IN list's constants, ? and NULLs; or ANY's ?
+    array: bool  # ANY(?): the ? is an array of the values
+
+
+def _listed(condition) -> _Listed | None:
+    """``condition`` as one column's ``IN (constants, ? or NULL)`` or ``= ANY(?)``, or None.
+    (Whether the column is a key's, and its values of the key's type, is ``indexes.lookup``'s
+    to say: ``_in_terms``.)"""
+    if type(condition) is exp.In:
+        if (isinstance(condition.this, exp.Column) and condition.expressions
+                and not any(condition.args.get(k) for k in ("query", "unnest", "field", "is_global"))
+                and all(isinstance(v, (exp.Literal, exp.Placeholder, exp.Null)) for v in condition.expressions)):
+            return _Listed(condition.this, tuple(condition.expressions), False)
+        return None
+    if type(condition) is exp.EQ and isinstance(condition.this, exp.Column) and type(condition.expression) is exp.Any:
+        inner = condition.expression.this.unnest()
+        if isinstance(inner, exp.Placeholder):
+            return _Listed(condition.this, (inner,), True)
+    return None
+
+
+_IN_TERMS: dict = {}  # (id(where), alias, name, kind) -> (where, InList or None)
+
+
+def _in_terms(schema: TableSchema, alias: str, where, name: str, qualified: bool) -> InList | None:
+    """How a conjunct of ``where`` lists the column ``name``'s values (``_listed``), or None;
+    remembered per WHERE clause."""
     column = schema.column(name)
     kind = key_kind(column) if column is not None else None
     cache_key = (id(where), alias, name, kind, qualified)
@@ -168,32 +212,27 @@ def _in_terms(schema: TableSchema, alias: str, where, name: str, qualified: bool
     answer = None
     if kind is not None:
         placeholders = {id(p): i for i, p in enumerate(executor._in_sql_order(where))}
-
-        def ours(col) -> bool:
-            return (isinstance(col, exp.Column) and identifier(col.this) == name
-                    and (identifier(col.table) == alias if col.table else not qualified))
-
         for c in (list(where.flatten()) if isinstance(where, exp.And) else [where]):
-            if type(c) is exp.In and ours(c.this) and c.expressions and \
-                    not any(c.args.get(k) for k in ("query", "unnest", "field", "is_global")):
-                terms = []
-                for v in c.expressions:
-                    if isinstance(v, exp.Placeholder):
-                        terms.append((True, placeholders[id(v)]))
-                    elif isinstance(v, exp.Literal) and (v.is_string or v.is_int):
-                        terms.append((False, v.this if v.is_string else int(v.this)))
-                    elif isinstance(v, exp.Null):
-                        terms.append((False, None))  # (matches no row: left out)
-                    else:
-                        break
+            listed = _listed(c)
+            if listed is None or identifier(listed.column.this) != name or \
+                    (identifier(listed.column.table) != alias if listed.column.table else qualified):
+                continue
+            if listed.array:
+                answer = InList(kind, array=placeholders[id(listed.values[0])])
+                break
+            terms = []
+            for v in listed.values:
+                if isinstance(v, exp.Placeholder):
+                    terms.append(KeyTerm(kind, True, placeholders[id(v)]))
+                elif isinstance(v, exp.Null):
+                    terms.append(KeyTerm(kind, False, None))  # (matches no row: left out)
+                elif v.is_string or v.is_int:
+                    terms.append(KeyTerm(kind, False, v.this if v.is_string else int(v.this)))
                 else:
-                    answer = (kind, terms)
                     break
-            elif type(c) is exp.EQ and ours(c.this) and type(c.expression) is exp.Any:
-                inner = c.expression.this.unnest() if isinstance(c.expression.this, exp.Paren) else c.expression.this
-                if isinstance(inner, exp.Placeholder):
-                    answer = (kind, ("array", placeholders[id(inner)]))
-                    break
+            else:
+                answer = InList(kind, tuple(terms))
+                break
     if len(_IN_TERMS) > 4096:
         _IN_TERMS.clear()
     _IN_TERMS[cache_key] = (where, answer)
@@ -203,10 +242,10 @@ def _in_terms(schema: TableSchema, alias: str, where, name: str, qualified: bool
 _KEY_TERMS: dict = {}  # (id(where), alias, key) -> (where, terms): where pins its id
 
 
-def _key_terms(schema: TableSchema, alias: str, where, names: tuple[str, ...], qualified: bool = False):
-    """For each of the key columns ``names`` (in key order), how ``where`` fixes it: (Python
-    type the value must have, is a parameter, parameter index or constant); None if it does
-    not fix every one. Walking the expression costs more than the lookup it enables, so the
+def _key_terms(schema: TableSchema, alias: str, where, names: tuple[str, ...],
+               qualified: bool = False) -> tuple[KeyTerm, ...] | None:
+    """For each of the key columns ``names`` (in key order), how ``where`` fixes it; None if
+    it does not fix every one. Walking the expression costs more than the lookup it enables, so the
     answer is remembered per WHERE clause."""
     cache_key = (id(where), alias, names, tuple(key_kind(schema.column(k)) for k in names), qualified)
     hit = _KEY_TERMS.get(cache_key)
@@ -226,10 +265,10 @@ def _key_terms(schema: TableSchema, alias: str, where, names: tuple[str, ...], q
                 continue
             kind = key_kind(schema.column(name))
             if isinstance(other, exp.Placeholder):
-                found[name] = (kind, True, placeholders[id(other)])
+                found[name] = KeyTerm(kind, True, placeholders[id(other)])
             elif isinstance(other, exp.Literal):
                 value = other.this if other.is_string else (int(other.this) if other.is_int else None)
-                found[name] = (kind, False, value)
+                found[name] = KeyTerm(kind, False, value)
     terms = tuple(found[k] for k in names) if set(found) == set(names) else None
     if len(_KEY_TERMS) > 4096:
         _KEY_TERMS.clear()
@@ -389,7 +428,7 @@ def select_plan(expression: exp.Expression) -> PointSelect | None:
         return None
     where = expression.args.get("where")
     count = _key_equalities(where.this if where is not None else None)
-    in_list = count is None and where is not None and _in_list(where.this)
+    in_list = count is None and where is not None and _listed(where.this) is not None
     if count is None and not in_list:
         return None
     order = ()
@@ -455,7 +494,7 @@ def join_plan(expression: exp.Expression) -> PointJoin | None:
             return None
         columns = tuple((identifier(p.table), identifier(p.this)) for p in expression.expressions)
     count = _key_equalities(where.this)
-    in_list = count is None and _in_list(where.this)
+    in_list = count is None and _listed(where.this) is not None
     written = {identifier(c.table) if c.table else None for c in where.this.find_all(exp.Column)}
     if (count is None and not in_list) or len(written) != 1 or not written <= aliases:
         return None
@@ -463,17 +502,6 @@ def join_plan(expression: exp.Expression) -> PointJoin | None:
     mine, theirs = (on.this, on.expression) if identifier(on.this.table) == driver else (on.expression, on.this)
     return PointJoin(tuple(tables), columns, driver, identifier(mine.this), identifier(theirs.table),
                      identifier(theirs.this), where.this, count or 1, in_list)
-
-
-def _in_list(where) -> bool:
-    """Is ``where`` one column's ``IN (constants or ?)`` or ``= ANY(?)``? (Whether it is a
-    key's, and its values of the key's type, is ``indexes.lookup``'s to say.)"""
-    if type(where) is exp.In:
-        return (isinstance(where.this, exp.Column) and bool(where.expressions)
-                and not any(where.args.get(k) for k in ("query", "unnest", "field", "is_global"))
-                and all(isinstance(v, (exp.Literal, exp.Placeholder, exp.Null)) for v in where.expressions))
-    return (type(where) is exp.EQ and isinstance(where.this, exp.Column) and type(where.expression) is exp.Any
-            and isinstance(where.expression.this.unnest(), exp.Placeholder))
 
 
 def _plain_order(order: exp.Order, alias: str) -> tuple[OrderKey, ...] | None:
