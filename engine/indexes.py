@@ -90,19 +90,19 @@ def lookup(schema: TableSchema, table: str, alias: str, where, params, offset: i
     index by ``=`` to a constant or parameter, or one column of a one-column key by ``IN
     (...)`` / ``= ANY(?)`` - or None: the primary key first, then unique keys, then the index
     of the most columns. Only integer, text and uuid values of the column's own type count,
-    whose Python values compare as SQL's do (``_pinned_key``). ``qualified``: only columns
+    whose Python values compare as SQL's do (``pinned_key``). ``qualified``: only columns
     written with ``alias`` count (a join's)."""
-    from txlake.engine.executor import _pinned_key, _pinned_keys  # (the executor imports this module)
+    from txlake.engine.points import pinned_key, pinned_keys  # (points imports this module)
     if where is None:
         return None
     keyed = keys_of(schema, table)
     for name, columns, primary in keyed:
-        key = _pinned_key(schema, alias, where, params, offset, columns, qualified)
+        key = pinned_key(schema, alias, where, params, offset, columns, qualified)
         if key is not None:
             return Lookup(name, columns, (key,), primary)
     for name, columns, primary in keyed:
         if len(columns) == 1:
-            keys = _pinned_keys(schema, alias, where, params, offset, columns[0], qualified)
+            keys = pinned_keys(schema, alias, where, params, offset, columns[0], qualified)
             if keys is not None and len(keys) <= IN_KEYS:
                 return Lookup(name, columns, keys, primary)
     return None
@@ -183,7 +183,7 @@ def joined_sources(ex, plan, versions: dict, params, used: list | None) -> dict:
     equalities ``a.x = b.y``, each table ``a`` whose one-column key is ``x`` by the values of
     ``y`` in the rows ``b`` was narrowed to (an index nested-loop join, up to IN_KEYS values).
     A table missing reads whole."""
-    from txlake.engine.executor import key_kind  # (the executor imports this module)
+    from txlake.engine.points import key_kind  # (points imports this module)
     narrowed = {}
     for ref, alias in plan.aliases.items():
         version = versions[ref]

@@ -9,18 +9,20 @@ import threading
 import pytest
 
 import txlake
-from txlake.engine import executor as ex
+from txlake.engine import points
+
+
+def general_path(patch) -> None:
+    """Every statement down the general path: no point plan (engine/points.py), through the
+    MonkeyPatch ``patch``."""
+    for plan in ("select_plan", "update_plan", "delete_plan", "values_plan", "conflict_plan", "join_plan"):
+        patch.setattr(points, plan, lambda *parts: None)
 
 
 @pytest.fixture(params=["fast", "general"])
 def mode(request, monkeypatch):
     if request.param == "general":
-        monkeypatch.setattr(ex, "_point_select_plan", lambda expression: None)
-        monkeypatch.setattr(ex, "_point_update_plan", lambda stmt, alias: None)
-        monkeypatch.setattr(ex, "_point_delete_plan", lambda stmt: None)
-        monkeypatch.setattr(ex, "_values_plan", lambda values: None)
-        monkeypatch.setattr(ex, "_conflict_plan", lambda conflict, alias: None)
-        monkeypatch.setattr(ex, "_point_join_plan", lambda expression: None)
+        general_path(monkeypatch)
     return request.param
 
 
@@ -327,12 +329,7 @@ DELETES = [
 def test_same_results_as_general_path(tmp_path, monkeypatch, script):
     fast = run_script(tmp_path / "fast", SETUP + script)
     with monkeypatch.context() as m:
-        m.setattr(ex, "_point_select_plan", lambda expression: None)
-        m.setattr(ex, "_point_update_plan", lambda stmt, alias: None)
-        m.setattr(ex, "_point_delete_plan", lambda stmt: None)
-        m.setattr(ex, "_values_plan", lambda values: None)
-        m.setattr(ex, "_conflict_plan", lambda conflict, alias: None)
-        m.setattr(ex, "_point_join_plan", lambda expression: None)
+        general_path(m)
         general = run_script(tmp_path / "general", SETUP + script)
     for (sql, params), a, b in zip(SETUP + script, fast, general):
         if (script is JOINS or script is MANY) and len(a) == 3:  # (a join's, RETURNING's rows come in no order)

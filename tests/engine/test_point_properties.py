@@ -1,4 +1,4 @@
-"""Point statements answered in Python (engine/executor.py ``_point_select``, ``_point_join``)
+"""Point statements answered in Python (engine/points.py ``select``, ``join``)
 give what DuckDB gives for the same statement: generated tables (NULLs, duplicates, text
 that sorts differently by case and by accent, rows in several files, deleted and updated
 rows) and generated statements - key lookups by ``=``, IN lists and ``= ANY(?)``, ORDER BY
@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as s
 
 import txlake
-from txlake.engine import executor as ex
+from txlake.engine import points
 
 TEXTS = s.one_of(s.none(), s.sampled_from(["a", "B", "b", "é", "e", "Z", "", "ab", "a b", "ß"]))
 ROWS = s.lists(s.tuples(s.one_of(s.none(), s.integers(0, 4)), TEXTS,
@@ -27,8 +27,8 @@ COLUMNS = ["id", "g", "s", "n", "b"]
 def general_path():
     """The fast paths off (for a session whose statements are planned only inside this)."""
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(ex, "_point_select_plan", lambda expression: None)
-        m.setattr(ex, "_point_join_plan", lambda expression: None)
+        m.setattr(points, "select_plan", lambda expression: None)
+        m.setattr(points, "join_plan", lambda expression: None)
         yield
 
 

@@ -361,8 +361,8 @@ def test_an_integer_constant_in_arithmetic_is_an_integer_as_in_postgresql(db):
 
 
 def test_a_constant_in_set_keeps_the_point_update_path():
-    from txlake.engine.executor import _point_update_plan
+    from txlake.engine.points import update_plan
     from txlake.parser.parse import parse
-    plan = _point_update_plan(parse("UPDATE t SET n = n + 1, m = 2 - m WHERE k = 1")[0], "t")
+    plan = update_plan(parse("UPDATE t SET n = n + 1, m = 2 - m WHERE k = 1")[0], "t")
     assert plan is not None and plan.assignments == {"n": ("add", ("column", "n"), ("const", 1)),
                                                      "m": ("sub", ("const", 2), ("column", "m"))}
