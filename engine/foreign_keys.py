@@ -286,7 +286,7 @@ def _check_new_rows(ex, ctx, old: TableVersion, new: TableVersion, assigned) -> 
             continue
         if fk.deferrable and deferred.is_deferred(ctx.txn, new.table_id, fk):
             deferred.defer(ctx.txn, new.table_id, fk.name,
-                           functools.partial(_check_deferred, new.table_id, fk.name, cols, refs, keys))
+                           functools.partial(_check_deferred, new.table_id, fk, cols, refs, keys))
         elif ex.fk_queue is None:
             _check_keys(ex, ctx, new, parent, fk, cols, refs, keys)
         else:
@@ -313,12 +313,15 @@ def _check_keys(ex, ctx, child: TableVersion, parent: TableVersion | None, fk: F
         raise fks.child_violation(fk, child.name, parent.name, tuple(gone[0][cols.index(c)] for c in fk.columns))
 
 
-def _check_deferred(child_id: str, name: str, cols: list[str], refs: list[str], keys: set[tuple], ex, ctx) -> None:
+def _check_deferred(child_id: str, was: ForeignKey, cols: list[str], refs: list[str], keys: set[tuple],
+                    ex, ctx) -> None:
     """A deferred ``_check_keys`` of new rows of the table ``child_id`` (engine/deferred.py),
-    of its foreign key ``name`` as the table has it now (dropped since: none)."""
+    of its foreign key ``was`` as the table has it now (dropped since: none; its columns
+    renamed since: ``cols`` renamed likewise)."""
     child = _visible(ctx, child_id)
-    fk = next((f for f in child.schema.foreign_keys if f.name == name), None) if child is not None else None
+    fk = next((f for f in child.schema.foreign_keys if f.name == was.name), None) if child is not None else None
     if fk is not None:
+        cols = [fk.columns[was.columns.index(c)] for c in cols]
         _check_keys(ex, ctx, child, None, fk, cols, refs, keys)
 
 

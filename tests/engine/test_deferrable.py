@@ -194,6 +194,21 @@ def test_savepoints_restore_modes_and_drop_checks_queued_after_them(connect, c):
     assert q(t, "SELECT a FROM d ORDER BY a") == [(9,), (10,)]
 
 
+def test_a_pending_check_follows_its_constraint_renamed_columns_and_goes_with_it(connect, c):
+    c.execute("CREATE TABLE d (a INT CONSTRAINT d_fk REFERENCES p DEFERRABLE INITIALLY DEFERRED)")
+    t = connect()
+    t.execute("INSERT INTO d VALUES (4)")
+    t.execute("ALTER TABLE d RENAME COLUMN a TO b")
+    with pytest.raises(txlake.IntegrityError) as info:
+        t.commit()
+    assert str(info.value) == ('insert or update on table "d" violates foreign key constraint "d_fk"\n'
+                               'DETAIL:  Key (b)=(4) is not present in table "p".')
+    t.execute("INSERT INTO d VALUES (4)")
+    t.execute("ALTER TABLE d DROP CONSTRAINT d_fk")  # (its pending check goes with it)
+    t.commit()
+    assert q(c, "SELECT a FROM d") == [(4,)]
+
+
 # --- the parent side -----------------------------------------------------------------------
 
 def test_a_deferred_no_action_check_of_removed_keys_waits_for_commit(c):
