@@ -26,7 +26,7 @@ How each guarantee is kept - the primary key's machinery, over other columns:
   ``UPDATE t SET a = a + 1`` over 1, 2, 3 is 23505).
 - **DEFERRABLE** (engine/deferred.py): checked at the statement's end, not row by row; if
   deferred, at COMMIT (``DeferredCheck``): the rows the transaction added, among themselves
-  and against the others - so keys may be swapped. Never an ON CONFLICT arbiter (0A000).
+  and against the others - so keys may be swapped. Never an ON CONFLICT arbiter (55000).
 
 ON CONFLICT's arbiters (``arbiters``) are the executor's ``_resolve_conflicts``; this module
 also makes ``CREATE UNIQUE INDEX`` / ``DROP INDEX`` and ``ALTER TABLE ... ADD PRIMARY KEY``.
@@ -153,8 +153,8 @@ def arbiters(schema: TableSchema, table: str, conflict: st.OnConflict) -> tuple[
         found = ((UniqueConstraint(schema.pkey_name(table), schema.primary_key),) if schema.primary_key else ()) \
             + schema.uniques
     if any(u.deferrable for u in found):  # (as PostgreSQL: its arbiters are checked as each row goes in)
-        raise errors.NotSupportedError("ON CONFLICT does not support deferrable unique constraints/exclusion "
-                                       "constraints as arbiters")
+        raise errors.ObjectNotInPrerequisiteState("ON CONFLICT does not support deferrable unique constraints/"
+                                                  "exclusion constraints as arbiters")
     return found
 
 
