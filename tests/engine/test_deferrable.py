@@ -10,6 +10,7 @@ import pytest
 
 import txlake
 from tests.conftest import run_python
+from tests.engine.test_foreign_keys import fails, q
 from txlake.storage.schema import ForeignKey, UniqueConstraint
 from txlake.storage.warehouse import Warehouse
 
@@ -24,17 +25,6 @@ DJANGO_FK_INDEX = 'CREATE INDEX "app_child_parent_id_5d6c5c0a" ON "app_child" ("
 FK = "app_child_parent_id_5d6c5c0a_fk_app_parent_id"
 MISSING = f'insert or update on table "app_child" violates foreign key constraint "{FK}"\n' \
           'DETAIL:  Key (parent_id)=({}) is not present in table "app_parent".'
-
-
-def q(conn, sql, params=None):
-    return conn.execute(sql, params).fetchall()
-
-
-def fails(conn, sql, sqlstate, params=None):
-    with pytest.raises(txlake.Error) as info:
-        conn.execute(sql, params)
-    assert info.value.sqlstate == sqlstate, info.value
-    return str(info.value)
 
 
 @pytest.fixture

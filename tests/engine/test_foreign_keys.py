@@ -339,25 +339,6 @@ def test_a_set_default_row_is_checked_at_the_statements_end(c):
     assert q(c, "SELECT id FROM p ORDER BY id") == [(2,), (3,)]
 
 
-def test_set_constraints_leaves_a_not_deferrable_constraint_as_it_is(connect, c):
-    """PostgreSQL's SET CONSTRAINTS changes only DEFERRABLE constraints (tests/engine/
-    test_deferrable.py): ALL (Django runs SET CONSTRAINTS ALL IMMEDIATE) and the names of
-    others are taken and change nothing (it was 42601); an unknown name is 42704, DEFERRED of
-    a named one 42809; outside a block it warns."""
-    c.execute("CREATE TABLE c (a INT REFERENCES p)")
-    t = connect()
-    t.execute("SET CONSTRAINTS ALL DEFERRED")
-    assert fails(t, "INSERT INTO c VALUES (9)", "23503") == MISSING.format(9)  # (checked at once all the same)
-    t.rollback()
-    t.execute("SET CONSTRAINTS c_a_fkey, public.p_pkey IMMEDIATE")
-    assert fails(t, "SET CONSTRAINTS c_a_fkey DEFERRED", "42809") == 'constraint "c_a_fkey" is not deferrable'
-    t.rollback()
-    assert fails(t, "SET CONSTRAINTS nosuch IMMEDIATE", "42704") == 'constraint "nosuch" does not exist'
-    t.rollback()
-    c.execute("SET CONSTRAINTS ALL IMMEDIATE")
-    assert c.notices[-1] == "WARNING:  SET CONSTRAINTS can only be used in transaction blocks"
-
-
 # --- DROP, TRUNCATE ---------------------------------------------------------------------------
 
 def test_drop_table_referenced(c):
