@@ -302,6 +302,13 @@ def test_a_deferred_unique_constraint_lets_a_transaction_swap_keys(connect, c):
     t.execute("INSERT INTO u VALUES (2, 'e')")  # (the row holding 2 is deleted)
     t.commit()
     assert q(c, "SELECT v FROM u WHERE id = 2") == [("e",)]
+    # (one row at a time, by primary key: the executor's point UPDATE)
+    c.execute("CREATE TABLE k (pk INT PRIMARY KEY, code INT CONSTRAINT k_code UNIQUE DEFERRABLE INITIALLY DEFERRED)")
+    c.execute("INSERT INTO k VALUES (1, 10), (2, 20)")
+    t.execute("UPDATE k SET code = 20 WHERE pk = 1")
+    t.execute("UPDATE k SET code = 10 WHERE pk = 2")
+    t.commit()
+    assert q(c, "SELECT pk, code FROM k ORDER BY pk") == [(1, 20), (2, 10)]
 
 
 def test_a_deferrable_unique_constraint_is_checked_at_the_statements_end(c):
