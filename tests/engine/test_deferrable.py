@@ -264,6 +264,26 @@ def test_a_concurrent_parent_delete_fails_the_deferred_child_insert_read_committ
     assert _deferred_child_racing_a_parent_delete(connect, "READ COMMITTED") == ("23503", [(0,)])
 
 
+def test_a_parent_delete_in_another_process_fails_the_deferred_child_insert(connect, warehouse):
+    setup = connect(autocommit=True)
+    setup.execute("CREATE TABLE p (id INT PRIMARY KEY)")
+    setup.execute("CREATE TABLE d (a INT REFERENCES p DEFERRABLE INITIALLY DEFERRED)")
+    setup.execute("INSERT INTO p VALUES (1)")
+    t = connect(isolation_level="REPEATABLE READ")
+    try:
+        t.execute("INSERT INTO d VALUES (1)")
+        done = run_python("import sys, txlake\n"
+                          "txlake.connect(sys.argv[1], autocommit=True).execute('DELETE FROM p WHERE id = 1')",
+                          warehouse, timeout=120)
+        assert done.returncode == 0, done.stderr
+        with pytest.raises(txlake.Error) as info:
+            t.commit()
+        assert info.value.sqlstate == "40001"
+    finally:
+        t.rollback()
+    assert q(setup, "SELECT count(*) FROM d") == [(0,)]
+
+
 def test_read_committed_checks_against_the_newest_committed_parent_rows(connect):
     setup = connect(autocommit=True)
     setup.execute("CREATE TABLE p (id INT PRIMARY KEY)")
