@@ -23,7 +23,7 @@ import pyarrow as pa
 from txlake.engine import checks
 from txlake.engine.pg_expr import column_default
 from txlake.engine.temp_tables import TEMP_DB, TEMP_ID_PREFIX
-from txlake.storage.schema import Column, ColumnType, parse_type_name
+from txlake.storage.schema import Column, ColumnType, parse_type_name, timing_sql
 from txlake.storage.version import TableVersion
 
 CATALOG = "txlake"
@@ -241,14 +241,14 @@ def _table_constraints(tables: list[TableVersion]) -> pa.Table:
     """Every constraint of every table: its primary key (``<t>_pkey``), UNIQUE, FOREIGN KEY and
     CHECK constraints, from the table's schema. (PostgreSQL also lists each NOT NULL column as
     a CHECK named like ``2200_16386_1_not_null``; txlake does not.)"""
-    rows = []  # (table, name, type, nulls_distinct)
+    rows = []  # (table, name, type, nulls_distinct, the constraint: its DEFERRABLE / INITIALLY DEFERRED)
     for t in (t for t in tables if t.is_table):
         if t.schema.primary_key:
-            rows.append((t, t.schema.pkey_name(t.name), "PRIMARY KEY", None))
-        rows += [(t, c.name, "UNIQUE", "NO" if c.nulls_not_distinct else "YES") for c in t.schema.uniques
+            rows.append((t, t.schema.pkey_name(t.name), "PRIMARY KEY", None, None))
+        rows += [(t, c.name, "UNIQUE", "NO" if c.nulls_not_distinct else "YES", c) for c in t.schema.uniques
                  if not c.index]  # (a CREATE UNIQUE INDEX's is no constraint)
-        rows += [(t, c.name, "FOREIGN KEY", None) for c in t.schema.foreign_keys]
-        rows += [(t, c.name, "CHECK", None) for c in t.schema.checks]
+        rows += [(t, c.name, "FOREIGN KEY", None, c) for c in t.schema.foreign_keys]
+        rows += [(t, c.name, "CHECK", None, None) for c in t.schema.checks]
     n = len(rows)
     return pa.table({
         "constraint_catalog": _text([CATALOG] * n),
@@ -257,11 +257,11 @@ def _table_constraints(tables: list[TableVersion]) -> pa.Table:
         "table_catalog": _text([CATALOG] * n),
         "table_schema": _text(schema_name(t.db) for t, *_ in rows),
         "table_name": _text(t.name for t, *_ in rows),
-        "constraint_type": _text(kind for _, _, kind, _ in rows),
-        "is_deferrable": _text(["NO"] * n),
-        "initially_deferred": _text(["NO"] * n),
+        "constraint_type": _text(kind for _, _, kind, *_ in rows),
+        "is_deferrable": _text("YES" if c is not None and c.deferrable else "NO" for *_, c in rows),
+        "initially_deferred": _text("YES" if c is not None and c.initially_deferred else "NO" for *_, c in rows),
         "enforced": _text(["YES"] * n),
-        "nulls_distinct": _text(distinct for *_, distinct in rows),
+        "nulls_distinct": _text(distinct for *_, distinct, _ in rows),
     })
 
 
@@ -330,24 +330,24 @@ def _constraint_column_usage(tables: list[TableVersion]) -> pa.Table:
     })
 
 
-def unique_indexes(t: TableVersion) -> list[tuple[str, tuple[str, ...], str, str]]:
+def unique_indexes(t: TableVersion) -> list[tuple[str, tuple[str, ...], str, str, str]]:
     """A table's unique indexes as PostgreSQL has them: (name, columns, what backs it -
     "PRIMARY KEY", "UNIQUE CONSTRAINT" or "UNIQUE" for CREATE UNIQUE INDEX's, its definition as
-    pg_indexes.indexdef shows it)."""
+    pg_indexes.indexdef shows it, its constraint's `` DEFERRABLE [INITIALLY DEFERRED]`` or "")."""
     schema, found = t.schema, []
-    keys = ([(schema.pkey_name(t.name), schema.primary_key, "PRIMARY KEY", False)] if schema.primary_key else []) \
-        + [(u.name, u.columns, "UNIQUE" if u.index else "UNIQUE CONSTRAINT", u.nulls_not_distinct)
+    keys = ([(schema.pkey_name(t.name), schema.primary_key, "PRIMARY KEY", False, "")] if schema.primary_key else []) \
+        + [(u.name, u.columns, "UNIQUE" if u.index else "UNIQUE CONSTRAINT", u.nulls_not_distinct, timing_sql(u))
            for u in schema.uniques]
-    for name, columns, kind, nulls_not_distinct in keys:
+    for name, columns, kind, nulls_not_distinct, timing in keys:
         definition = (f"CREATE UNIQUE INDEX {name} ON {schema_name(t.db)}.{t.name} USING btree ({', '.join(columns)})"
                       + (" NULLS NOT DISTINCT" if nulls_not_distinct else ""))
-        found.append((name, columns, kind, definition))
+        found.append((name, columns, kind, definition, timing))
     return found
 
 
 def _pg_indexes(tables: list[TableVersion]) -> pa.Table:
     from txlake.engine.indexes import definition as index_definition  # (a module of the executor's)
-    rows = [(t, name, definition) for t in tables if t.is_table for name, _, _, definition in unique_indexes(t)]
+    rows = [(t, name, definition) for t in tables if t.is_table for name, _, _, definition, _ in unique_indexes(t)]
     rows += [(t, i.name, index_definition(i, schema_name(t.db), t.name)) for t in tables if t.is_table
              for i in t.schema.indexes]
     return pa.table({

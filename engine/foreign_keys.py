@@ -23,6 +23,9 @@
   once it has updated, deleted and inserted (``statement``) -, those of a cascade's statement
   after the ones queued before them (``_follow``). NO ACTION passes a key a row holds again by
   then; RESTRICT refuses a referenced row's delete or key change whatever holds its key.
+- DEFERRABLE (engine/deferred.py): a deferred constraint's check of new rows, and a deferred NO
+  ACTION one's of removed keys, wait for COMMIT (``_check_deferred``, ``_act_deferred``);
+  RESTRICT and the actions never wait.
 - COMMIT: storage/foreign_keys.py re-checks against what committed since (40001 / 23503).
 - Who references a table comes from the catalog version (memoised there, carried from version
   to version while no schema changes) and, when the transaction made or changed a table with a
@@ -40,12 +43,12 @@ from dataclasses import replace
 import sqlglot.expressions as exp
 
 from txlake import errors
-from txlake.engine import catalog_views, indexes, uniques
+from txlake.engine import catalog_views, deferred, indexes, uniques
 from txlake.parser import statements as st
 from txlake.storage import foreign_keys as fks
 from txlake.storage import keys as pk
 from txlake.storage.commit import SOURCES
-from txlake.storage.schema import ColumnType, ForeignKey, TableSchema
+from txlake.storage.schema import ColumnType, ForeignKey, TableSchema, timing_sql
 from txlake.storage.version import TableVersion
 
 # The types a key may be compared across (as PostgreSQL's equality operators allow); any other
@@ -93,9 +96,13 @@ def constraint(ex, ctx, db: str, table: str, schema: TableSchema, spec: st.Forei
             raise errors.UndefinedColumn(f'column "{col}" referenced in foreign key constraint does not exist')
     if len(ref_columns) != len(spec.columns):
         raise errors.InvalidForeignKey("number of referencing and referenced columns for foreign key disagree")
-    if unique_over(parent_schema, pname, ref_columns) is None:
+    key = uniques.matching(parent_schema, pname, ref_columns)
+    if key is None:
         raise errors.InvalidForeignKey(
             f'there is no unique constraint matching given keys for referenced table "{pname}"')
+    if key.deferrable:  # (as PostgreSQL: a referenced row must be unique when a check finds it)
+        raise errors.ObjectNotInPrerequisiteState(
+            f'cannot use a deferrable unique constraint for referenced table "{pname}"')
     for col, ref in zip(spec.columns, ref_columns):
         mine, theirs = schema.column(col).type, parent_schema.column(ref).type
         if not _comparable(mine, theirs):
@@ -104,7 +111,8 @@ def constraint(ex, ctx, db: str, table: str, schema: TableSchema, spec: st.Forei
                 f'DETAIL:  Key columns "{col}" and "{ref}" are of incompatible types: '
                 f"{_type_name(mine)} and {_type_name(theirs)}.")
     fk = ForeignKey(name, tuple(spec.columns), parent_id, pdb, ref_columns, spec.on_delete, spec.on_update,
-                    spec.match_full, validated=not not_valid, delete_set_columns=tuple(spec.delete_set_columns))
+                    spec.match_full, validated=not not_valid, delete_set_columns=tuple(spec.delete_set_columns),
+                    deferrable=spec.deferrable, initially_deferred=spec.initially_deferred)
     ctx.txn.foreign_keys = True
     if data is not None and data.num_rows and not not_valid:
         _validate(ex, ctx, fk, table, schema, data, parent_schema, parent_id, pname)
@@ -276,7 +284,10 @@ def _check_new_rows(ex, ctx, old: TableVersion, new: TableVersion, assigned) -> 
         keys = fks.complete(rows)
         if not keys:
             continue
-        if ex.fk_queue is None:
+        if fk.deferrable and deferred.is_deferred(ctx.txn, new.table_id, fk):
+            deferred.defer(ctx.txn, new.table_id, fk.name,
+                           functools.partial(_check_deferred, new.table_id, fk, cols, refs, keys))
+        elif ex.fk_queue is None:
             _check_keys(ex, ctx, new, parent, fk, cols, refs, keys)
         else:
             ex.fk_queue.append(functools.partial(_check_keys, ex, ctx, new, None, fk, cols, refs, keys))
@@ -300,6 +311,18 @@ def _check_keys(ex, ctx, child: TableVersion, parent: TableVersion | None, fk: F
         gone = [held] if held is not None else []
     if gone:
         raise fks.child_violation(fk, child.name, parent.name, tuple(gone[0][cols.index(c)] for c in fk.columns))
+
+
+def _check_deferred(child_id: str, was: ForeignKey, cols: list[str], refs: list[str], keys: set[tuple],
+                    ex, ctx) -> None:
+    """A deferred ``_check_keys`` of new rows of the table ``child_id`` (engine/deferred.py),
+    of its foreign key ``was`` as the table has it now (dropped since: none; its columns
+    renamed since: ``cols`` renamed likewise)."""
+    child = _visible(ctx, child_id)
+    fk = next((f for f in child.schema.foreign_keys if f.name == was.name), None) if child is not None else None
+    if fk is not None:
+        cols = [fk.columns[was.columns.index(c)] for c in cols]
+        _check_keys(ex, ctx, child, None, fk, cols, refs, keys)
 
 
 def _removed_keys(ex, old: TableVersion, new: TableVersion, names: tuple[str, ...],
@@ -389,7 +412,12 @@ def _follow(ex, ctx, new: TableVersion, refs, removed: list[tuple], updated: dic
         changed = [k for k in removed if k in updated] if fk.on_update != "RESTRICT" \
             else [k for k, how in restricted.items() if how == "update"]
         for keys, action, setting in ((deleted, fk.on_delete, fk.delete_set_columns), (changed, fk.on_update, ())):
-            if keys:
+            if not keys:
+                continue
+            if action == "NO ACTION" and fk.deferrable and deferred.is_deferred(ctx.txn, child_id, fk):
+                deferred.defer(ctx.txn, child_id, fk.name,
+                               functools.partial(_act_deferred, new, child_id, fk.name, keys, updated))
+            else:
                 ex.fk_queue.append(functools.partial(_act, ex, ctx, new, child_id, fk, keys, action, updated, setting))
 
 
@@ -417,6 +445,15 @@ def _act(ex, ctx, parent: TableVersion, child_id: str, fk: ForeignKey, keys: lis
     if action in ("NO ACTION", "RESTRICT"):
         raise fks.parent_violation(fk, parent.name, child.name, refs_order, held)
     _cascade(ex, ctx, child, cols, keys, action, updated, setting or cols)
+
+
+def _act_deferred(parent: TableVersion, child_id: str, name: str, keys: list[tuple], updated: dict, ex, ctx) -> None:
+    """A deferred NO ACTION ``_act`` (engine/deferred.py), of the foreign key ``name`` as the
+    table ``child_id`` has it now (dropped since: none)."""
+    child = _visible(ctx, child_id)
+    fk = next((f for f in child.schema.foreign_keys if f.name == name), None) if child is not None else None
+    if fk is not None:
+        _act(ex, ctx, parent, child_id, fk, keys, "NO ACTION", updated)
 
 
 def _cascade(ex, ctx, child: TableVersion, cols: list[str], keys: list[tuple], action: str, updated: dict,
@@ -619,7 +656,7 @@ def definition(fk: ForeignKey, parent: str) -> str:
         text += f" ON DELETE {fk.on_delete}"
     if fk.delete_set_columns:
         text += f" ({', '.join(fk.delete_set_columns)})"
-    return text + ("" if fk.validated else " NOT VALID")
+    return text + timing_sql(fk) + ("" if fk.validated else " NOT VALID")
 
 
 def describe(version: TableVersion, tables: list[TableVersion], search_path) -> tuple[list[str], list[str]]:

@@ -23,8 +23,8 @@ import weakref
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import (catalog_views, checks, comments, copy, prepared, sequence_ddl, table_locks, uniques,
-                           user_types, views)
+from txlake.engine import (catalog_views, checks, comments, copy, deferred, prepared, sequence_ddl, table_locks,
+                           uniques, user_types, views)
 from txlake.engine.database import Database, default_memory_limit, open_database
 from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result, lock_wait, relation_kind
 from txlake.engine.merge import merge
@@ -268,6 +268,8 @@ class Session:
 
     def _commit(self, txn: Transaction) -> None:
         """The database commits ``txn``; its temporary tables, lifted out first, are the session's."""
+        if txn.deferred is not None:
+            self._run_deferred(txn)
         if not self.temp.tables and not txn.temp_created:
             self.db.commit(txn)
             return
@@ -456,8 +458,8 @@ class Session:
         if not version.is_table:
             return []
         return [f'"{index}" {kind}, btree ({", ".join(columns)})'
-                + (" NULLS NOT DISTINCT" if definition.endswith(" NULLS NOT DISTINCT") else "")
-                for index, columns, kind, definition in catalog_views.unique_indexes(version)] \
+                + (" NULLS NOT DISTINCT" if definition.endswith(" NULLS NOT DISTINCT") else "") + timing
+                for index, columns, kind, definition, timing in catalog_views.unique_indexes(version)] \
             + [f'"{i.name}" {i.method} ({", ".join(i.columns)})' for i in version.schema.indexes]
 
     def relation_kind(self, name: str) -> str:
@@ -654,26 +656,70 @@ class Session:
         return self.txn
 
     def _set_constraints(self, stmt: st.SetConstraints) -> Result:
-        """``SET CONSTRAINTS``: every constraint of txlake is NOT DEFERRABLE (DEFERRABLE is
-        refused, 0A000), and PostgreSQL's SET CONSTRAINTS leaves those as they are - so it
-        changes nothing. As there, a name no constraint of the search path's schemas (or the
-        schema it names) has is 42704, DEFERRED of one that has it 42809 (not deferrable), and
-        outside a transaction block it warns."""
-        dbs = {}
-        for version in self._visible_tables() if stmt.names else ():
-            if version.is_table:
-                for name in version.schema.constraint_names(version.name):
-                    dbs.setdefault(name, set()).add(version.db)
-        for ref in stmt.names or ():
-            held = dbs.get(ref.name, set()) & ({ref.db} if ref.db is not None else {TEMP_DB, *self.search_path})
-            if not held:
-                raise errors.UndefinedObject(f'constraint "{ref.name}" does not exist')
-            if stmt.deferred:
-                raise errors.ProgrammingError(f'constraint "{ref.name}" is not deferrable', sqlstate="42809")
+        """``SET CONSTRAINTS``, as PostgreSQL's (engine/deferred.py): the mode of the deferrable
+        constraints named - each name in the first schema of the search path that has a
+        constraint so named (or the schema it names): 42704 if none, 42809 for DEFERRED of one
+        not deferrable - or of ALL, for the rest of the transaction. IMMEDIATE runs their
+        deferred checks now: a violation is this statement's error. Outside a transaction block
+        it warns and changes nothing."""
+        targets = None if stmt.names is None else self._named_constraints(stmt)
         if self.txn is None or not self.txn.explicit:
             return Result(status="SET CONSTRAINTS", notice="SET CONSTRAINTS can only be used in transaction blocks",
                           severity="WARNING")
+        txn = self.txn
+        txn.check_usable()
+        if not stmt.deferred and deferred.has_pending(txn):
+            self._run_deferred(txn, targets)
+        if txn.deferred is None:
+            txn.deferred = deferred.DeferredChecks()
+        txn.deferred.set_mode(targets, stmt.deferred)
         return Result(status="SET CONSTRAINTS")
+
+    def _named_constraints(self, stmt: st.SetConstraints) -> set[tuple[str, str]]:
+        """(table id, name) of each deferrable constraint SET CONSTRAINTS names."""
+        found = {}  # name -> db -> [(table id, constraint or None: one that is not deferrable)]
+        for version in self._visible_tables():
+            if version.is_table:
+                keys = {c.name: c for c in version.schema.uniques + version.schema.foreign_keys}
+                for name in version.schema.constraint_names(version.name):
+                    found.setdefault(name, {}).setdefault(version.db, []).append((version.table_id, keys.get(name)))
+        targets = set()
+        for ref in stmt.names:
+            held = found.get(ref.name, {})
+            db = next((d for d in ((ref.db,) if ref.db is not None else (TEMP_DB, *self.search_path)) if d in held),
+                      None)
+            if db is None:
+                raise errors.UndefinedObject(f'constraint "{ref.name}" does not exist')
+            for table_id, constraint in held[db]:
+                if constraint is None or not constraint.deferrable:
+                    if stmt.deferred:
+                        raise errors.ProgrammingError(f'constraint "{ref.name}" is not deferrable', sqlstate="42809")
+                else:
+                    targets.add((table_id, ref.name))
+        return targets
+
+    def _run_deferred(self, txn: Transaction, targets=None) -> None:
+        """The deferred constraint checks of ``txn`` (of ``targets``; None: all), run as a
+        statement would (a new snapshot at READ COMMITTED): at COMMIT and PREPARE, before
+        anything is durable - a violation rolls the transaction back -, and for SET CONSTRAINTS
+        ... IMMEDIATE."""
+        if not deferred.has_pending(txn):
+            return
+        ending = targets is None
+        try:
+            if not txn.uses_transaction_snapshot:
+                txn.snapshot = self.db.take_snapshot()
+                txn.follow(txn.snapshot.catalog)
+            search_path = self.search_path if not (self.temp.tables or txn.temp_created) \
+                else (TEMP_DB, *self.search_path)
+            ctx = Context(txn, txn.snapshot.catalog, self.settings["search_path"],
+                          lock_timeout=_seconds(self.settings["lock_timeout"]), search_path=search_path,
+                          canceled=self._check_canceled)
+            deferred.run(self.executor, ctx, targets)
+        except BaseException:
+            if ending:
+                self.db.abort(txn)
+            raise
 
     def _set_transaction(self, stmt: st.SetTransaction) -> Result:
         if stmt.session:
@@ -817,6 +863,8 @@ class Session:
     def _prepare_commit(self, txn: Transaction, gid: str) -> None:
         """PREPARE TRANSACTION: a prepared transaction outlives the session, its temporary
         tables do not - one that changed them is refused (0A000) and rolled back, as in PostgreSQL."""
+        if txn.deferred is not None:
+            self._run_deferred(txn)
         if self.temp.tables or txn.temp_created:
             if self.temp.changed(self.temp.take(txn)) or txn.temp_created:
                 self.db.abort(txn)

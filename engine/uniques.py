@@ -24,6 +24,9 @@ How each guarantee is kept - the primary key's machinery, over other columns:
   the rows the statement leaves; and, as PostgreSQL checks a non-deferrable key row by row, an
   UPDATE's new key against the old key of a row it updates later (``check_row_by_row``:
   ``UPDATE t SET a = a + 1`` over 1, 2, 3 is 23505).
+- **DEFERRABLE** (engine/deferred.py): checked at the statement's end, not row by row; if
+  deferred, at COMMIT (``DeferredCheck``): the rows the transaction added, among themselves
+  and against the others - so keys may be swapped. Never an ON CONFLICT arbiter (55000).
 
 ON CONFLICT's arbiters (``arbiters``) are the executor's ``_resolve_conflicts``; this module
 also makes ``CREATE UNIQUE INDEX`` / ``DROP INDEX`` and ``ALTER TABLE ... ADD PRIMARY KEY``.
@@ -35,16 +38,17 @@ ON CONFLICT (columns) and for the key a foreign key references (engine/foreign_k
 from __future__ import annotations
 
 import functools
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from txlake import errors
-from txlake.engine import indexes
+from txlake.engine import deferred, indexes
 from txlake.engine.mvcc.locks import TABLE
 from txlake.parser import statements as st
+from txlake.storage import foreign_keys as fks
 from txlake.storage import keys as pk
 from txlake.storage.commit import key_text
 from txlake.storage.schema import Index, TableSchema, UniqueConstraint
@@ -67,7 +71,8 @@ def add(schema: TableSchema, table: str, name: str, spec: st.UniqueSpec, data: p
         if col.type.kind == "ARRAY":  # (storage/keys.py indexes scalar keys)
             raise errors.NotSupportedError(f'column "{column}" is an array: txlake\'s unique constraints are '
                                            "of scalar columns")
-    unique = UniqueConstraint(name, tuple(spec.columns), spec.nulls_not_distinct, index)
+    unique = UniqueConstraint(name, tuple(spec.columns), spec.nulls_not_distinct, index, spec.deferrable,
+                              spec.initially_deferred)
     if data is not None:
         validate(unique, data)
     return replace(schema, uniques=schema.uniques + (unique,))
@@ -137,15 +142,20 @@ def arbiters(schema: TableSchema, table: str, conflict: st.OnConflict) -> tuple[
         found = by_name(schema, table, conflict.constraint)
         if found is None:
             raise errors.UndefinedObject(f'constraint "{conflict.constraint}" for table "{table}" does not exist')
-        return (found,)
-    if conflict.columns:
+        found = (found,)
+    elif conflict.columns:
         found = matching(schema, table, conflict.columns)
         if found is None:
             raise errors.ProgrammingError(
                 "there is no unique or exclusion constraint matching the ON CONFLICT specification", sqlstate="42P10")
-        return (found,)
-    every = ((UniqueConstraint(schema.pkey_name(table), schema.primary_key),) if schema.primary_key else ())
-    return every + schema.uniques
+        found = (found,)
+    else:
+        found = ((UniqueConstraint(schema.pkey_name(table), schema.primary_key),) if schema.primary_key else ()) \
+            + schema.uniques
+    if any(u.deferrable for u in found):  # (as PostgreSQL: its arbiters are checked as each row goes in)
+        raise errors.ObjectNotInPrerequisiteState("ON CONFLICT does not support deferrable unique constraints/"
+                                                  "exclusion constraints as arbiters")
+    return found
 
 
 def keys_of(rows: pa.Table | PythonRows, unique: UniqueConstraint) -> list:
@@ -197,7 +207,8 @@ def lock_new_keys(ex, ctx, version: TableVersion, rows: pa.Table | PythonRows, o
     for unique in version.schema.uniques:
         keys = keys_of(rows, unique)
         _lock_keys(ex, ctx, version, unique, keys)
-        keyed.append((_live(unique, keys), unique.columns, functools.partial(duplicate, unique)))
+        if not unique.deferrable or not deferred.is_deferred(ctx.txn, version.table_id, unique):
+            keyed.append((_live(unique, keys), unique.columns, functools.partial(duplicate, unique)))
     return ex._keys_locked(ctx, version, keyed, on_conflict)
 
 
@@ -209,11 +220,50 @@ def check_new_rows(ex, ctx, version: TableVersion, rows: pa.Table | PythonRows, 
     if not rows.num_rows:
         return
     for unique in _constraints(version.schema, version.name, primary_key):
+        if unique.deferrable and _deferred(ctx, version, unique):
+            continue
         seen = _distinct(unique, keys_of(rows, unique))
         existing = _still_live(ex, version, pk.find(ex.store, version, seen, names=unique.columns), unique)
         if existing:
             key = next(iter(existing))
             raise ex._key_taken(ctx, version, key, duplicate(unique, key))
+
+
+def _deferred(ctx, version: TableVersion, unique: UniqueConstraint) -> bool:
+    """Is the DEFERRABLE ``unique`` deferred now? If so, its check of what the transaction
+    writes to ``version``'s table is queued for COMMIT (engine/deferred.py)."""
+    if not deferred.is_deferred(ctx.txn, version.table_id, unique):
+        return False
+    deferred.defer(ctx.txn, version.table_id, unique.name, DeferredCheck(version.table_id, unique.name))
+    return True
+
+
+@dataclass(frozen=True)
+class DeferredCheck:
+    """The COMMIT check of a deferred UNIQUE constraint (named ``name``, of the table
+    ``table_id``): the live rows the transaction added to the table hold no key twice, nor one
+    a live row it did not add holds (those committed rows were unique). Equal for every write
+    of the table, so that it runs once (engine/deferred.py ``run``)."""
+
+    table_id: str
+    name: str
+
+    def __call__(self, ex, ctx) -> None:
+        txn = ctx.txn
+        version = txn.changes.get(self.table_id)
+        if version is None:
+            return
+        version = txn.table(ctx.catalog, version.db, version.name)  # (READ COMMITTED: on the newest rows)
+        unique = next((u for u in version.schema.uniques if u.name == self.name), None) if version else None
+        added = version.uncommitted() if unique is not None else ()
+        if not added:
+            return
+        keys = [k for f in added for k in fks.file_keys(ex.store, version, f, unique.columns)]
+        keys = _distinct(unique, _null_free(unique, [k[0] for k in keys] if len(unique.columns) == 1 else keys))
+        others = [f for f in version.files if f.file_id >= 0]
+        clash = pk.find(ex.store, version, keys, files=others, names=unique.columns) if others else {}
+        if clash:
+            raise duplicate(unique, next(iter(clash)))
 
 
 def _constraints(schema: TableSchema, table: str, primary_key: bool = True) -> tuple[UniqueConstraint, ...]:
@@ -230,7 +280,7 @@ def check_upserted(version: TableVersion, inserted, updated, assigned) -> None:
     if not inserted.num_rows or not updated.num_rows:
         return
     for unique in _constraints(version.schema, version.name):
-        if not any(c in assigned for c in unique.columns):
+        if not any(c in assigned for c in unique.columns) or unique.deferrable:  # (an arbiter is not deferrable)
             continue
         new = set(_live(unique, keys_of(inserted, unique)))
         for key in _live(unique, keys_of(updated, unique)):
@@ -248,6 +298,8 @@ def check_updated(ex, ctx, version: TableVersion, rowids, new_rows, assigned) ->
             continue
         keys = keys_of(new_rows, unique)
         _lock_keys(ex, ctx, version, unique, keys)
+        if unique.deferrable and _deferred(ctx, version, unique):
+            continue
         live = _distinct(unique, keys)
         if remaining is None:
             remaining = ex._apply(version, rowids, None)
@@ -275,8 +327,8 @@ def check_row_by_row(ex, version: TableVersion, rowids, sources, new_rows, assig
         return
     rank = None
     for unique in _constraints(version.schema, version.name):
-        if assigned is not None and not any(c in assigned for c in unique.columns):
-            continue
+        if assigned is not None and not any(c in assigned for c in unique.columns) or unique.deferrable:
+            continue  # (PostgreSQL checks a DEFERRABLE one at the statement's end at the earliest)
         if rank is None:
             ids = np.asarray(rowids, dtype=np.int64)
             rank = dict(zip(ids[np.argsort(_physical_keys(ids), kind="stable")].tolist(), range(len(ids))))

@@ -44,6 +44,16 @@ class Control(exp.Expression):
     }
 
 
+class ConstraintTiming(exp.Expression):
+    """A constraint's ``DEFERRABLE``, ``NOT DEFERRABLE``, ``INITIALLY DEFERRED`` or ``INITIALLY
+    IMMEDIATE`` (``this``, those words) where it stands apart from the constraint it is about:
+    after a column's constraint, as PostgreSQL's grammar reads it (a clause of its own, which
+    parser/parse.py applies to the constraint before it - or refuses, "misplaced ..."), and after
+    a table's CHECK (meta ``timing`` of the constraint: a list of them)."""
+
+    arg_types = {"this": True}
+
+
 class SequenceCommand(exp.Expression):
     """``CREATE SEQUENCE``, ``ALTER SEQUENCE`` or ``DROP SEQUENCE`` (sqlglot's parser reads
     neither DROP of several nor ALTER): ``kind`` CREATE / ALTER / DROP, ``names`` the
@@ -149,6 +159,13 @@ class TxlakeParser(DuckDB.Parser):
     # the SQL made of the tree need not keep (sqlglot writes OFFSET ? LIMIT ? as LIMIT ? OFFSET ?)
     PLACEHOLDER_PARSERS = {**DuckDB.Parser.PLACEHOLDER_PARSERS,
                            TokenType.PLACEHOLDER: lambda self: self.expression(exp.Placeholder(), token=self._prev)}
+    # PostgreSQL's constraint attributes: NOT DEFERRABLE beside sqlglot's DEFERRABLE and
+    # INITIALLY ...; apart from a REFERENCES / UNIQUE / PRIMARY KEY (whose options take them), a
+    # clause of their own (``ConstraintTiming``)
+    KEY_CONSTRAINT_OPTIONS = {**DuckDB.Parser.KEY_CONSTRAINT_OPTIONS, "NOT": ("ENFORCED", "DEFERRABLE")}
+    CONSTRAINT_PARSERS = {**DuckDB.Parser.CONSTRAINT_PARSERS,
+                          "DEFERRABLE": lambda self: ConstraintTiming(this="DEFERRABLE"),
+                          "INITIALLY": lambda self: self._parse_initially()}
     _ALTER_ACTIONS = ("ADD", "DROP", "ALTER", "RENAME", "VALIDATE")
     # PostgreSQL: ALTER TABLE t ADD CHECK (...) - an unnamed CHECK (sqlglot read only a named one)
     ADD_CONSTRAINT_KEYWORDS = {"CHECK"}
@@ -758,6 +775,39 @@ class TxlakeParser(DuckDB.Parser):
             else:
                 break
         return params
+
+    def _parse_initially(self) -> ConstraintTiming:
+        if not self._match_texts(("DEFERRED", "IMMEDIATE")):
+            self.raise_error("Expected DEFERRED or IMMEDIATE")
+        return ConstraintTiming(this=f"INITIALLY {self._prev.text.upper()}")
+
+    def _parse_not_constraint(self) -> exp.Expression | None:
+        if self._match_text_seq("DEFERRABLE"):
+            return ConstraintTiming(this="NOT DEFERRABLE")
+        return super()._parse_not_constraint()
+
+    def _parse_unique_key(self) -> exp.Expression | None:
+        """UNIQUE's index name (MySQL's ``UNIQUE KEY name``), never a constraint attribute:
+        ``a INT UNIQUE DEFERRABLE`` is deferrable, not an index named "deferrable"."""
+        if self._curr and self._curr.token_type != TokenType.IDENTIFIER \
+                and self._curr.text.upper() in ("DEFERRABLE", "INITIALLY"):
+            return None
+        return super()._parse_unique_key()
+
+    def _parse_constraint(self) -> exp.Expression | None:
+        """A table's constraint; an unnamed one's attributes (``CHECK (a > 0) DEFERRABLE``), which
+        sqlglot reads only after a key's, kept in its meta ``timing`` (a named one has them among
+        its expressions, as after a column's)."""
+        named = self._curr is not None and self._curr.token_type == TokenType.CONSTRAINT
+        node = super()._parse_constraint()
+        while node is not None and not named and self._curr is not None:
+            timing = self._parse_not_constraint() if self._match(TokenType.NOT) else \
+                self.CONSTRAINT_PARSERS[self._prev.text.upper()](self) \
+                if self._match_texts(("DEFERRABLE", "INITIALLY")) else None
+            if not isinstance(timing, ConstraintTiming):
+                break
+            node.meta.setdefault("timing", []).append(timing)
+        return node
 
     def _parse_key_constraint_options(self) -> list:
         """sqlglot's options of REFERENCES, and PostgreSQL 15's column list of a SET NULL / SET

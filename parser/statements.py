@@ -304,6 +304,8 @@ class UniqueSpec:
     name: str | None
     columns: tuple[str, ...]
     nulls_not_distinct: bool = False
+    deferrable: bool = False  # DEFERRABLE (or INITIALLY DEFERRED)
+    initially_deferred: bool = False
 
 
 @dataclass(frozen=True)
@@ -322,6 +324,8 @@ class ForeignKeySpec:
     on_update: str = "NO ACTION"
     match_full: bool = False
     delete_set_columns: tuple[str, ...] = ()
+    deferrable: bool = False  # DEFERRABLE (or INITIALLY DEFERRED)
+    initially_deferred: bool = False
 
 
 ConstraintSpec = CheckSpec | UniqueSpec | ForeignKeySpec

@@ -533,6 +533,9 @@ class UniqueConstraint:
     #: made by CREATE UNIQUE INDEX: a unique index and no constraint (pg_indexes lists it,
     #: information_schema.table_constraints does not; DROP INDEX drops it, DROP CONSTRAINT not)
     index: bool = False
+    #: DEFERRABLE [INITIALLY DEFERRED] (engine/deferred.py); absent from older warehouses: NOT DEFERRABLE
+    deferrable: bool = False
+    initially_deferred: bool = False
 
     def to_json(self) -> dict:
         d = {"name": self.name, "columns": list(self.columns)}
@@ -540,12 +543,29 @@ class UniqueConstraint:
             d["nulls_not_distinct"] = True
         if self.index:
             d["index"] = True
-        return d
+        return _with_timing(d, self)
 
     @staticmethod
     def from_json(d: dict) -> "UniqueConstraint":
         return UniqueConstraint(d["name"], tuple(d["columns"]), d.get("nulls_not_distinct", False),
-                                d.get("index", False))
+                                d.get("index", False), d.get("deferrable", False), d.get("initially_deferred", False))
+
+
+def _with_timing(d: dict, constraint) -> dict:
+    """``d`` (a constraint's JSON) with its DEFERRABLE / INITIALLY DEFERRED flags, written only
+    when set: a NOT DEFERRABLE one reads the same in a txlake that predates them."""
+    if constraint.deferrable:
+        d["deferrable"] = True
+    if constraint.initially_deferred:
+        d["initially_deferred"] = True
+    return d
+
+
+def timing_sql(constraint) -> str:
+    """`` DEFERRABLE [INITIALLY DEFERRED]`` as pg_get_constraintdef and psql's \\d write it ("" if NOT DEFERRABLE)."""
+    if not constraint.deferrable:
+        return ""
+    return " DEFERRABLE INITIALLY DEFERRED" if constraint.initially_deferred else " DEFERRABLE"
 
 
 @dataclass(frozen=True)
@@ -587,6 +607,9 @@ class ForeignKey:
     #: False: added NOT VALID - the rows there then were not checked (new rows are)
     validated: bool = True
     delete_set_columns: tuple[str, ...] = ()
+    #: DEFERRABLE [INITIALLY DEFERRED] (engine/deferred.py); absent from older warehouses: NOT DEFERRABLE
+    deferrable: bool = False
+    initially_deferred: bool = False
 
     def to_json(self) -> dict:
         d = {"name": self.name, "columns": list(self.columns), "table_id": self.table_id, "db": self.db,
@@ -597,13 +620,14 @@ class ForeignKey:
             d["validated"] = False
         if self.delete_set_columns:
             d["delete_set_columns"] = list(self.delete_set_columns)
-        return d
+        return _with_timing(d, self)
 
     @staticmethod
     def from_json(d: dict) -> "ForeignKey":
         return ForeignKey(d["name"], tuple(d["columns"]), d["table_id"], d["db"], tuple(d["ref_columns"]),
                           d["on_delete"], d["on_update"], d.get("match_full", False), d.get("validated", True),
-                          tuple(d.get("delete_set_columns", ())))
+                          tuple(d.get("delete_set_columns", ())), d.get("deferrable", False),
+                          d.get("initially_deferred", False))
 
 
 def constraint_name(table: str, columns: tuple[str, ...], label: str, taken) -> str:

@@ -60,6 +60,7 @@ class SavepointMark:
     bases: dict
     locks: tuple = (0, 0)  # what it held then (LockTable.mark): a rollback to it frees the rest
     settings: int = 0      # how many of the transaction's setting changes it had made then
+    deferred: tuple | None = None  # its SET CONSTRAINTS modes and deferred checks then (DeferredChecks.mark)
 
 
 @dataclass
@@ -104,6 +105,9 @@ class Transaction:
     # holds (engine/table_locks.py): run again, they ask for none; emptied when it frees locks
     # (a rollback to a savepoint, an error) or runs DDL
     statements_locked: dict = field(default_factory=dict)
+    # SET CONSTRAINTS modes and the checks of deferred constraints it queued for COMMIT
+    # (engine/deferred.py ``DeferredChecks``); None until it meets one
+    deferred: object = None
 
     @property
     def started_ms(self) -> int:
@@ -195,7 +199,8 @@ class Transaction:
 
     def savepoint(self, name: str, locks: tuple = (0, 0)) -> None:
         self.savepoints.append(SavepointMark(name, dict(self.changes), dict(self.bases), locks,
-                                             len(self.settings_changed)))
+                                             len(self.settings_changed),
+                                             self.deferred.mark() if self.deferred is not None else None))
 
     def _find(self, name: str) -> int:
         for i in range(len(self.savepoints) - 1, -1, -1):
@@ -209,6 +214,10 @@ class Transaction:
         del self.savepoints[i + 1:]
         self.changes = dict(mark.changes)
         self.bases = dict(mark.bases)
+        if mark.deferred is None:
+            self.deferred = None
+        else:
+            self.deferred.restore(mark.deferred)
         if self.follows is not None:  # READ COMMITTED: what is left to move is what it holds now
             self.follow(self.follows)
         self.state = TxnState.ACTIVE

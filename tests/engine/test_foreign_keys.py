@@ -339,26 +339,6 @@ def test_a_set_default_row_is_checked_at_the_statements_end(c):
     assert q(c, "SELECT id FROM p ORDER BY id") == [(2,), (3,)]
 
 
-def test_set_constraints_changes_nothing_as_no_constraint_is_deferrable(connect, c):
-    """txlake's constraints are all NOT DEFERRABLE (DEFERRABLE is refused: 0A000), which
-    PostgreSQL's SET CONSTRAINTS leaves as they are: ALL (Django runs SET CONSTRAINTS ALL
-    IMMEDIATE) and the names of constraints are taken and change nothing (it was 42601); an
-    unknown name is 42704, DEFERRED of a named one 42809; outside a block it warns."""
-    c.execute("CREATE TABLE c (a INT REFERENCES p)")
-    fails(c, "CREATE TABLE d (a INT REFERENCES p DEFERRABLE INITIALLY DEFERRED)", "0A000")
-    t = connect()
-    t.execute("SET CONSTRAINTS ALL DEFERRED")
-    assert fails(t, "INSERT INTO c VALUES (9)", "23503") == MISSING.format(9)  # (checked at once all the same)
-    t.rollback()
-    t.execute("SET CONSTRAINTS c_a_fkey, public.p_pkey IMMEDIATE")
-    assert fails(t, "SET CONSTRAINTS c_a_fkey DEFERRED", "42809") == 'constraint "c_a_fkey" is not deferrable'
-    t.rollback()
-    assert fails(t, "SET CONSTRAINTS nosuch IMMEDIATE", "42704") == 'constraint "nosuch" does not exist'
-    t.rollback()
-    c.execute("SET CONSTRAINTS ALL IMMEDIATE")
-    assert c.notices[-1] == "WARNING:  SET CONSTRAINTS can only be used in transaction blocks"
-
-
 # --- DROP, TRUNCATE ---------------------------------------------------------------------------
 
 def test_drop_table_referenced(c):

@@ -248,7 +248,7 @@ def test_an_unnamed_check_added_by_alter_table_and_validate_constraint_parse():
     assert validate == st.ValidateConstraint("c")
 
 
-@pytest.mark.parametrize("sql", ["CREATE TABLE t (a INT REFERENCES p DEFERRABLE)",
+@pytest.mark.parametrize("sql", ["CREATE TABLE t (a INT PRIMARY KEY DEFERRABLE)",
                                  "CREATE TABLE t (a INT REFERENCES p MATCH PARTIAL)",
                                  "CREATE TABLE t (a INT CHECK (a IN (SELECT 1)))",
                                  "CREATE OR REPLACE TABLE t (a INT)",

@@ -335,6 +335,22 @@ def test_describe_lists_foreign_keys_both_ways(main, tmp_path):
     assert lines[at + 1] == '    TABLE "c" CONSTRAINT "c_a_fkey" FOREIGN KEY (a) REFERENCES p(id) ON DELETE CASCADE'
 
 
+def test_describe_shows_deferrable_constraints_as_psql(main, tmp_path):
+    done = main(str(tmp_path / "wh"), "-c", "CREATE TABLE p (id INT PRIMARY KEY)", "-c",
+                "CREATE TABLE c (a INT REFERENCES p DEFERRABLE INITIALLY DEFERRED, b INT UNIQUE DEFERRABLE, "
+                "d INT, CONSTRAINT c_d_key UNIQUE (d) DEFERRABLE INITIALLY DEFERRED)", "-c", "\\d c", "-c", "\\d p")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert done.stdout.split("Indexes:\n")[1].splitlines()[:2] == [
+        '    "c_b_key" UNIQUE CONSTRAINT, btree (b) DEFERRABLE',
+        '    "c_d_key" UNIQUE CONSTRAINT, btree (d) DEFERRABLE INITIALLY DEFERRED']
+    at = lines.index("Foreign-key constraints:")
+    assert lines[at + 1] == '    "c_a_fkey" FOREIGN KEY (a) REFERENCES p(id) DEFERRABLE INITIALLY DEFERRED'
+    at = lines.index("Referenced by:")
+    assert lines[at + 1] == ('    TABLE "c" CONSTRAINT "c_a_fkey" FOREIGN KEY (a) REFERENCES p(id) '
+                             'DEFERRABLE INITIALLY DEFERRED')
+
+
 def test_list_commands_as_psql_s(main, tmp_path):
     """\\dt lists tables, \\dv views (it was an invalid command), \\d both; each takes psql's
     name pattern (it was ignored) and a + (it was an invalid command); \\d "Name" says the
