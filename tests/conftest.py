@@ -87,6 +87,16 @@ def meanwhile(session, sql: str, then) -> str:
     return outcome[0] if outcome else "still running"
 
 
+@pytest.hookimpl(tryfirst=True)  # (before xdist's, which reads the groups)
+def pytest_collection_modifyitems(items):
+    """The suite runs in two processes (pytest-xdist, ``-n 2 --dist loadgroup``: README):
+    every test that uses Spark goes to the same one, so the run starts one SparkSession, as
+    it would without xdist."""
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("spark"))
+
+
 @pytest.fixture(scope="session")
 def spark():
     """One local SparkSession for the whole test run (starting one costs ~10 s), with the
