@@ -201,6 +201,10 @@ class Context:
     #: the table a write changes, by its alias, where its rows are registered under another
     #: name: engine/user_types.py reads its enum columns' comparisons as the enum's
     targets: tuple = ()
+    #: the statement's parameters, in the order the executor binds them, and the statement's
+    #: ``param_order`` (parser/parse.py): engine/user_types.py finds a ``?``'s value by its tag
+    params: tuple = ()
+    param_order: tuple | None = None
 
     def targeting(self, alias: str, version: "TableVersion", *more: str) -> "Context":
         """This context with ``version`` the statement's target, named ``alias`` (and each of

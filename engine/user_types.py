@@ -25,7 +25,8 @@ has them, with ALTER TYPE / ALTER DOMAIN and DROP TYPE / DROP DOMAIN.
 - **Queries.** ``'x'::mood`` / ``CAST(x AS email)`` become the checked value of the base type
   (an enum's as DuckDB's ENUM of the labels), and a string constant or parameter compared with
   an enum column is read as a value of the enum, as PostgreSQL reads an unknown-typed literal
-  (``rewritten``). Such statements are planned afresh each time (an ALTER TYPE changes what
+  (``rewritten``) - one that is no label is 22P02 at once, rows or none
+  (``_refuse_unlisted``). Such statements are planned afresh each time (an ALTER TYPE changes what
   they mean); one that only reads enum columns keeps its plan.
 """
 
@@ -461,11 +462,42 @@ def rewritten(ctx: Context, expression: exp.Expression) -> exp.Expression:
     def visit(node):
         if isinstance(node, exp.Cast) and type_name_of(ctx, node.to) is not None:
             version = _named(ctx, type_name_of(ctx, node.to))
-            return cast(node.this, version) if version is not None else node
+            if version is None:
+                return node
+            if not version.schema.user_type.is_domain:
+                _refuse_unlisted(ctx, node.this, version.name, version.schema.user_type.labels)
+            return cast(node.this, version)
         if enums and isinstance(node, (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between)):
-            return _compared(node, enums)
+            return _compared(ctx, node, enums)
         return node
     return expression.transform(visit)
+
+
+def _refuse_unlisted(ctx: Context, value: exp.Expression, name: str, labels: tuple[str, ...]) -> None:
+    """22P02 if ``value`` is a string constant, or a parameter whose value is a string (a list
+    of them, under ``ANY`` / ``ALL``), that is no label of the enum ``name``: PostgreSQL reads
+    such a value when it parses the statement, so the error comes whether or not a row reaches
+    the comparison (the ``ENUM_VALUE_MACRO`` DuckDB runs checks only the rows it compares)."""
+    value = value.unnest()
+    if isinstance(value, (exp.Any, exp.All)):
+        listed = _parameter_value(ctx, value.this.unnest())
+        texts = listed if isinstance(listed, (list, tuple)) else ()
+    elif isinstance(value, exp.Literal) and value.is_string:
+        texts = (value.this,)
+    else:
+        texts = (_parameter_value(ctx, value),)
+    for text in texts:
+        if isinstance(text, str) and text not in labels:
+            raise errors.InvalidTextRepresentation(f'invalid input value for enum {name}: "{text}"')
+
+
+def _parameter_value(ctx: Context, node: exp.Expression):
+    """The value the parameter ``node`` takes in this execution (None: no parameter, or unknown)."""
+    if not isinstance(node, exp.Placeholder) or st.PARAM_INDEX not in node.meta:
+        return None
+    tag, order = node.meta[st.PARAM_INDEX], ctx.param_order
+    at = tag if order is None else order.index(tag) if tag in order else None
+    return ctx.params[at] if at is not None and at < len(ctx.params) else None
 
 
 def cast(value: exp.Expression, version: TableVersion) -> exp.Expression:
@@ -503,6 +535,15 @@ def _enum_value(value: exp.Expression, name: str, labels: tuple[str, ...]) -> ex
     listed = exp.Array(expressions=[exp.Literal.string(label) for label in labels])
     checked = exp.Anonymous(this=ENUM_VALUE_MACRO, expressions=[value, listed, exp.Literal.string(name)])
     return exp.Cast(this=checked, to=enum_type(labels))
+
+
+def _enum_list(value: exp.Expression, name: str, labels: tuple[str, ...]) -> exp.Expression:
+    """``value`` (a list) as a list of values of the enum: each checked, as ``_enum_value``."""
+    element = exp.to_identifier("__txl_label")
+    checked = exp.Lambda(this=_enum_value(exp.column(element.copy()), name, labels), expressions=[element])
+    typed = enum_type(labels)
+    return exp.Cast(this=exp.Anonymous(this="list_transform", expressions=[value, checked]),
+                    to=exp.DataType(this=exp.DataType.Type.ARRAY, expressions=[typed], nested=True))
 
 
 def enum_type(labels: tuple[str, ...]) -> exp.DataType:
@@ -567,30 +608,40 @@ def _enum_columns(ctx: Context, expression: exp.Expression):
     return enum_of
 
 
-def _compared(node: exp.Expression, enums) -> exp.Expression:
+def _compared(ctx: Context, node: exp.Expression, enums) -> exp.Expression:
     """A comparison of an enum column with strings or parameters: those read as enum values
-    (``enums``: ``_enum_columns``'s function)."""
+    (``enums``: ``_enum_columns``'s function), checked now (``_refuse_unlisted``)."""
     def enum_of(side):
         side = side.unnest()
         return enums(side) if isinstance(side, exp.Column) else None
 
     def literal(side):  # (in parentheses too: EXECUTE's values come so, engine/prepared.py)
         side = side.unnest()
+        if isinstance(side, (exp.Any, exp.All)):  # (m = ANY(?): a list of labels)
+            return isinstance(side.this.unnest(), exp.Placeholder)
         return isinstance(side, exp.Placeholder) or (isinstance(side, exp.Literal) and side.is_string)
+
+    def value(side, typed):
+        _refuse_unlisted(ctx, side, *typed)
+        if isinstance(side.unnest(), (exp.Any, exp.All)):
+            side = side.unnest()
+            side.set("this", _enum_list(side.this.unnest(), *typed))
+            return side
+        return _enum_value(side, *typed)
 
     typed = enum_of(node.this)
     if isinstance(node, exp.In):
         if typed is not None and node.expressions:
-            node.set("expressions", [_enum_value(e, *typed) if literal(e) else e for e in node.expressions])
+            node.set("expressions", [value(e, typed) if literal(e) else e for e in node.expressions])
         return node
     if isinstance(node, exp.Between):
         if typed is not None:
             for bound in ("low", "high"):
                 if literal(node.args[bound]):
-                    node.set(bound, _enum_value(node.args[bound], *typed))
+                    node.set(bound, value(node.args[bound], typed))
         return node
     if typed is not None and literal(node.expression):
-        node.set("expression", _enum_value(node.expression, *typed))
+        node.set("expression", value(node.expression, typed))
     elif typed is None and literal(node.this) and enum_of(node.expression) is not None:
-        node.set("this", _enum_value(node.this, *enum_of(node.expression)))
+        node.set("this", value(node.this, enum_of(node.expression)))
     return node

@@ -103,6 +103,38 @@ def test_writes_compare_an_enum_by_its_labels_too(db):
     assert db.execute("DELETE FROM t WHERE id IN (SELECT id FROM u WHERE m = 'foo')").rowcount == 1
 
 
+def test_a_value_not_a_label_is_22p02_with_no_row_to_compare(db):
+    """PostgreSQL reads a constant or parameter compared with an enum column (or cast to the
+    enum) as the enum's value when it parses the statement: 22P02 on an empty table, and on a
+    table whose key (the Python point paths') finds no row, whatever the plan."""
+    db.execute("CREATE TABLE k (m mood PRIMARY KEY, n int)")
+    db.execute("CREATE TABLE v (id int PRIMARY KEY, m mood UNIQUE)")
+    message = 'invalid input value for enum mood: "zz"'
+    for sql, params in [("SELECT * FROM t WHERE m = 'zz'", None), ("SELECT * FROM t WHERE m IN ('ok', 'zz')", None),
+                        ("SELECT * FROM t WHERE m BETWEEN 'sad' AND 'zz'", None), ("SELECT 'zz' < m FROM t", None),
+                        ("SELECT * FROM t WHERE id = 1 AND m = 'zz'", None), ("SELECT 'zz'::mood FROM t", None),
+                        ("SELECT * FROM t WHERE m = ?", ("zz",)), ("SELECT * FROM t WHERE m = ANY(?)", (["ok", "zz"],)),
+                        ("UPDATE t SET p = 2 WHERE m = 'zz'", None), ("UPDATE t SET p = ? WHERE m = ?", (2, "zz")),
+                        ("DELETE FROM t WHERE id = 1 AND m = ?", ("zz",)), ("SELECT * FROM k WHERE m = 'zz'", None),
+                        ("SELECT * FROM k WHERE m IN (?, ?)", ("ok", "zz")), ("DELETE FROM k WHERE m = ?", ("zz",)),
+                        ("UPDATE k SET n = 1 WHERE m = 'zz' RETURNING *", None),
+                        ("SELECT * FROM v WHERE m = ?", ("zz",)),
+                        ("SELECT * FROM t a JOIN k b ON a.m = b.m WHERE b.m = 'zz'", None),
+                        ("MERGE INTO t USING (SELECT 1 AS id) s ON t.id = s.id WHEN MATCHED AND t.m = 'zz' THEN DELETE",
+                         None),
+                        # (the ? are bound in another order than the text's: OFFSET's after the subquery's)
+                        ("SELECT * FROM t OFFSET ? LIMIT (SELECT count(*) FROM t WHERE m = ?)", (0, "zz"))]:
+        fails(db, sql, "22P02", message, params)
+    db.execute("PREPARE p AS SELECT * FROM k WHERE m = $1")
+    fails(db, "EXECUTE p('zz')", "22P02", message)
+    # labels, NULL, a value cast to text, and the binding order are as before
+    assert rows(db, "SELECT * FROM t OFFSET ? LIMIT (SELECT count(*) FROM t WHERE m = ?)", ("zz", "ok")) == []
+    assert rows(db, "SELECT * FROM t WHERE m::text = 'zz' OR m = ? OR m = ANY(?)", (None, ["ok"])) == []
+    db.execute("INSERT INTO k VALUES ('ok', 1), ('happy', 2)")
+    assert rows(db, "SELECT n FROM k WHERE m > ANY(?) ORDER BY n", (["sad"],)) == [(1,), (2,)]  # (labels' order)
+    assert rows(db, "SELECT n FROM k WHERE m = ANY(?)", (["happy"],)) == [(2,)]
+
+
 def test_casts_to_an_enum_and_its_functions(db):
     assert rows(db, "SELECT 'ok'::mood, CAST('sad' AS public.mood), NULL::mood") == [("ok", "sad", None)]
     assert rows(db, "SELECT 'ok'::mood < 'happy'::mood, 'ok'::mood::text || '!'") == [(True, "ok!")]
