@@ -34,6 +34,7 @@ from pyroaring import BitMap, FrozenBitMap
 from txlake import errors
 from txlake.storage import keys as pk
 from txlake.storage.datafiles import DataFileStore
+from txlake.storage.schema import TableSchema
 from txlake.storage.sequences import sequence_file
 from txlake.storage.version import (ENCODED, CatalogVersion, ChangeData, CreateTable, DataFile, DropTable,
                                     LogEntry, PythonRows, TableVersion, encode_inline)
@@ -189,6 +190,23 @@ class TableDelta:
         return (self.base is not None and self.work is not None
                 and self.work.schema.schema_id != self.base.schema.schema_id)
 
+    def commented(self, onto: TableVersion) -> TableSchema | None:
+        """``onto``'s schema with the comments this transaction set or removed on the table;
+        None if it changed none, or rewrote the table (its schema is its own then). COMMENT ON
+        changes a table's catalog entry only - no schema id, no file (engine/comments.py) - so
+        comments committed meanwhile on other objects stay, as PostgreSQL's second COMMENT ON
+        waits for the first and then sets its own."""
+        base, work = self.base, self.work
+        if base is None or work is None or work.schema is base.schema or self.rewritten() \
+                or work.schema.comments == base.schema.comments:
+            return None
+        schema = onto.schema
+        for kind, name in dict.fromkeys((c.kind, c.name) for c in base.schema.comments + work.schema.comments):
+            text = work.schema.comment(kind, name)
+            if text != base.schema.comment(kind, name):
+                schema = schema.with_comment(kind, name, text)
+        return schema
+
     def is_noop(self) -> bool:
         return self.base is self.work or (self.base is None and self.work is None)
 
@@ -233,7 +251,7 @@ class TableDelta:
             return self.work
         pending = self.pending
         own = {f.file_id: self.work.deleted(f.file_id) for f in pending if self.work.deleted(f.file_id)}
-        return onto.with_files(added=pending, deleted={**deleted, **own})
+        return onto.with_files(added=pending, deleted={**deleted, **own}, schema=self.commented(onto))
 
 
 class Commit:
@@ -459,7 +477,7 @@ class Commit:
             # (every new row: an UPDATE keeping the primary key may still change a UNIQUE column)
             for unique in work.schema.uniques:
                 self._check_keys(current, base.next_file_id if self.keys_checked else 0, files, deleted, unique)
-        schema = work.schema if work.schema.schema_id != base.schema.schema_id else None
+        schema = work.schema if work.schema.schema_id != base.schema.schema_id else d.commented(current)
         if not files and not removed and not deleted and schema is None:
             return []
         return [ChangeData(d.table_id, added=files, removed=removed, deleted=deleted, schema=schema)]
