@@ -144,6 +144,25 @@ def _as_text_types(table: pa.Table, types: list[str]) -> pa.Table:
     return table
 
 
+def _enums_as_text(table: pa.Table) -> pa.Table:
+    """``table`` with its enum values (DuckDB gives an ENUM as an Arrow dictionary) as plain
+    strings - as a point path, which reads the stored text, gives them: one result type for a
+    column of an enum, whichever path answers (cursor.description, fetch_arrow_table)."""
+    def plain(t: pa.DataType) -> pa.DataType:
+        if pa.types.is_dictionary(t):
+            return plain(t.value_type)
+        if pa.types.is_list(t):
+            return pa.list_(t.value_field.with_type(plain(t.value_type)))
+        if pa.types.is_struct(t):
+            return pa.struct([f.with_type(plain(f.type)) for f in t])
+        return t
+    for i, field in enumerate(table.schema):
+        to = plain(field.type)
+        if to != field.type:
+            table = table.set_column(i, field.with_type(to), table.column(i).cast(to))
+    return table
+
+
 def python_rows(table: pa.Table) -> list[tuple]:
     """``table``'s rows as tuples of Python values (what a cursor fetches and the shell shows).
     A value Python cannot hold - a date or timestamp beyond its years 1-9999, such as
@@ -406,6 +425,8 @@ class Executor:
             hugeint = [i for i, t in enumerate(types) if t == "HUGEINT"]
             table = relation.to_arrow_table()
             table = _as_bigint(table, hugeint) if hugeint else table
+            if any("ENUM(" in t for t in types):
+                table = _enums_as_text(table)
             return _as_text_types(table, types) if "UUID" in types or "JSON" in types else table
         except duckdb.Error as e:
             raise self._error(e, sql=sql, params=params) from None

@@ -457,9 +457,12 @@ def rewritten(ctx: Context, expression: exp.Expression) -> exp.Expression:
     read as values of the enum."""
     if not ctx.may_hold("type"):
         return expression
-    enums = _enum_columns(ctx, expression)
+    typed = _typed_columns(ctx, expression)
 
     def visit(node):
+        if isinstance(node, exp.Anonymous) and node.name.lower() == "pg_typeof" and len(node.expressions) == 1:
+            name = _type_named(ctx, node.expressions[0], typed)
+            return exp.Literal.string(name) if name is not None else node
         if isinstance(node, exp.Cast) and type_name_of(ctx, node.to) is not None:
             version = _named(ctx, type_name_of(ctx, node.to))
             if version is None:
@@ -467,8 +470,8 @@ def rewritten(ctx: Context, expression: exp.Expression) -> exp.Expression:
             if not version.schema.user_type.is_domain:
                 _refuse_unlisted(ctx, node.this, version.name, version.schema.user_type.labels)
             return cast(node.this, version)
-        if enums and isinstance(node, (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between)):
-            return _compared(ctx, node, enums)
+        if typed and isinstance(node, (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between)):
+            return _compared(ctx, node, typed)
         return node
     return expression.transform(visit)
 
@@ -553,15 +556,17 @@ def enum_type(labels: tuple[str, ...]) -> exp.DataType:
     return exp.DataType(this=exp.DataType.Type.ENUM, expressions=[exp.Literal.string(label) for label in labels])
 
 
-def _enum_columns(ctx: Context, expression: exp.Expression):
-    """The enum a column of ``expression`` compares as: a function of a column node giving
-    (type name, labels), or None. A qualified column is its table's (or alias's); an
-    unqualified one belongs to the innermost query around it whose FROM has a table with that
-    column - in a subquery, its own table's, not the outer one's (PostgreSQL's scoping) - then
-    to the write's target (``Context.targets``: its rows are registered under another name),
-    then to any table of the statement with it, if they agree (a view's, read through it)."""
+def _typed_columns(ctx: Context, expression: exp.Expression):
+    """The user-defined type a column of ``expression`` is of: a function of a column node
+    giving (the type's entry, an enum's labels or None for a domain), or None (the function
+    itself is None if no table of the statement has such a column). A qualified column is its
+    table's (or alias's); an unqualified one belongs to the innermost query around it whose FROM
+    has a table with that column - in a subquery, its own table's, not the outer one's
+    (PostgreSQL's scoping) - then to the write's target (``Context.targets``: its rows are
+    registered under another name), then to any table of the statement with it, if they agree
+    (a view's, read through it)."""
     by_alias: dict = {}
-    named: dict = {}  # column -> its enum in the statement's tables (None: two disagree)
+    named: dict = {}  # column -> its type in the statement's tables (None: two disagree)
     for node in expression.find_all(exp.Table):
         if isinstance(node.this, exp.Identifier):
             version = ctx.lookup(table_name(node))
@@ -571,20 +576,17 @@ def _enum_columns(ctx: Context, expression: exp.Expression):
         by_alias[alias] = version
     for version in by_alias.values():
         for col in version.schema.columns:
-            if col.enum is not None:
-                typed = (_entry(ctx, col.user_type).name, col.enum)
-                if named.setdefault(col.name, typed) != typed:
-                    named[col.name] = None
+            typed = _typed(ctx, col)
+            if typed is not None and named.setdefault(col.name, typed) != typed:
+                named[col.name] = None
     if not named:
         return None
 
     def of(version: TableVersion, name: str):
         col = next((c for c in version.schema.columns if c.name == name), None)
-        if col is None:
-            return False  # (not this table's column)
-        return (_entry(ctx, col.user_type).name, col.enum) if col.enum is not None else None
+        return _typed(ctx, col) if col is not None else False  # (False: not this table's column)
 
-    def enum_of(column: exp.Column):
+    def type_of(column: exp.Column):
         if column.table:
             version = by_alias.get(column.table)
             return of(version, column.name) or None if version is not None else None
@@ -605,15 +607,43 @@ def _enum_columns(ctx: Context, expression: exp.Expression):
             if found is not False:
                 return found
         return named.get(column.name)
-    return enum_of
+    return type_of
 
 
-def _compared(ctx: Context, node: exp.Expression, enums) -> exp.Expression:
+def _typed(ctx: Context, col: Column) -> tuple[TableVersion, tuple[str, ...] | None] | None:
+    entry = _entry(ctx, col.user_type) if col.user_type is not None else None
+    return (entry, col.enum) if entry is not None else None
+
+
+def _type_name(ctx: Context, version: TableVersion) -> str:
+    """The type ``version`` as PostgreSQL's regtype shows it: its name, qualified by its schema
+    unless the search path finds it."""
+    if version.db in ctx.search_path or version.db == ctx.db:
+        return version.name
+    return catalog_views.relation_name(version.db, version.name)
+
+
+def _type_named(ctx: Context, value: exp.Expression, typed) -> str | None:
+    """``pg_typeof(value)`` when ``value`` is of a user-defined type - a column of one (``typed``:
+    ``_typed_columns``'s function, or None), a cast to one - as PostgreSQL names it: the enum's
+    or the domain's name (DuckDB knows the base type, or an ENUM of the labels only)."""
+    value = value.unnest()
+    if isinstance(value, exp.Cast) and type_name_of(ctx, value.to) is not None:
+        version = _named(ctx, type_name_of(ctx, value.to))
+        if version is not None and not version.schema.user_type.is_domain:
+            _refuse_unlisted(ctx, value.this, version.name, version.schema.user_type.labels)
+        return _type_name(ctx, version) if version is not None else None
+    found = typed(value) if typed is not None and isinstance(value, exp.Column) else None
+    return _type_name(ctx, found[0]) if found is not None else None
+
+
+def _compared(ctx: Context, node: exp.Expression, types) -> exp.Expression:
     """A comparison of an enum column with strings or parameters: those read as enum values
-    (``enums``: ``_enum_columns``'s function), checked now (``_refuse_unlisted``)."""
+    (``types``: ``_typed_columns``'s function), checked now (``_refuse_unlisted``)."""
     def enum_of(side):
         side = side.unnest()
-        return enums(side) if isinstance(side, exp.Column) else None
+        found = types(side) if isinstance(side, exp.Column) else None
+        return (found[0].name, found[1]) if found is not None and found[1] is not None else None
 
     def literal(side):  # (in parentheses too: EXECUTE's values come so, engine/prepared.py)
         side = side.unnest()

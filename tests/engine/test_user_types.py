@@ -144,6 +144,39 @@ def test_casts_to_an_enum_and_its_functions(db):
         (["sad", "ok", "happy"], "sad", "happy")]
 
 
+def test_pg_typeof_names_the_type_and_an_enum_fetches_as_text_on_every_path(db):
+    """pg_typeof of an enum or domain column, or of a cast to one, is the type's name (PostgreSQL's
+    regtype: schema-qualified off the search path), not DuckDB's ENUM of the labels or the base
+    type; a cast names its column after the type. An enum column comes as plain text - the same
+    Arrow type and cursor type code - from the point path, DuckDB's, RETURNING and FOR UPDATE."""
+    db.execute("INSERT INTO t (id, m, e, p) VALUES (1, 'ok', 'a@b', 2), (2, 'sad', NULL, 3)")
+    assert rows(db, "SELECT pg_typeof(m), pg_typeof(e), pg_typeof(p), pg_typeof(m::text), pg_typeof(p + 1) "
+                    "FROM t WHERE id = 1") == [("mood", "email", "pos", "text", "integer")]
+    db.execute("CREATE SCHEMA s")
+    db.execute("CREATE TYPE s.feel AS ENUM ('a')")
+    cur = db.execute("SELECT pg_typeof('ok'::mood), pg_typeof(NULL::public.mood), pg_typeof('a'::s.feel), "
+                     "pg_typeof(CAST(1 AS pos)), 'ok'::mood, CAST('a' AS s.feel)")
+    assert [d[0] for d in cur.description][4:] == ["mood", "feel"]
+    assert cur.fetchall() == [("mood", "mood", "s.feel", "pos", "ok", "a")]
+    fails(db, "SELECT pg_typeof('zz'::mood)", "22P02", 'invalid input value for enum mood: "zz"')
+    for sql in ["SELECT m FROM t WHERE id = 1", "SELECT m FROM t WHERE id > 1", "SELECT m FROM t ORDER BY m LIMIT 1",
+                "SELECT min(m) AS m FROM t", "SELECT m FROM t WHERE m = 'ok'", "SELECT 'ok'::mood AS m",
+                "UPDATE t SET p = 5 WHERE id = 1 RETURNING m", "UPDATE t SET p = 5 WHERE id > 0 RETURNING m, id + 1",
+                "INSERT INTO t (id, m) VALUES (3, 'happy') RETURNING m, id", "DELETE FROM t WHERE id = 3 RETURNING m"]:
+        cur = db.cursor()
+        cur.execute(sql)
+        assert cur.description[0][:2] == ("m", "VARCHAR"), sql
+        assert cur.fetch_arrow_table().schema.field("m").type == "string", sql
+    db.autocommit = False
+    try:
+        assert db.execute("SELECT m FROM t WHERE id > 0 ORDER BY id FOR UPDATE").fetch_arrow_table().column(
+            "m").type == "string"
+        assert db.execute("SELECT enum_range(NULL::mood) AS r").fetch_arrow_table().column("r").type.value_type \
+            == "string"
+    finally:
+        db.rollback()
+
+
 def test_alter_type_add_value_before_and_after_changes_the_order(db):
     db.execute("INSERT INTO t (id, m) VALUES (1, 'happy'), (2, 'sad')")
     statements = ("SELECT ?::mood", "SELECT count(*) FROM t WHERE m >= ?", "INSERT INTO t (id, m) VALUES (?, ?)")
