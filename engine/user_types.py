@@ -39,10 +39,9 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import catalog_views, checks
+from txlake.engine import catalog_views, checks, column_scope
 from txlake.engine.dialect import ENUM_VALUE_MACRO
 from txlake.parser import statements as st
-from txlake.parser.parse import table_name
 from txlake.parser.semantics import boolean_condition, postgres_semantics
 from txlake.storage.schema import (NAME_BYTES, CheckConstraint, Column, TableSchema, TypeDefinition,
                                    constraint_name, parse_type_name)
@@ -559,55 +558,8 @@ def enum_type(labels: tuple[str, ...]) -> exp.DataType:
 def _typed_columns(ctx: Context, expression: exp.Expression):
     """The user-defined type a column of ``expression`` is of: a function of a column node
     giving (the type's entry, an enum's labels or None for a domain), or None (the function
-    itself is None if no table of the statement has such a column). A qualified column is its
-    table's (or alias's); an unqualified one belongs to the innermost query around it whose FROM
-    has a table with that column - in a subquery, its own table's, not the outer one's
-    (PostgreSQL's scoping) - then to the write's target (``Context.targets``: its rows are
-    registered under another name), then to any table of the statement with it, if they agree
-    (a view's, read through it)."""
-    by_alias: dict = {}
-    named: dict = {}  # column -> its type in the statement's tables (None: two disagree)
-    for node in expression.find_all(exp.Table):
-        if isinstance(node.this, exp.Identifier):
-            version = ctx.lookup(table_name(node))
-            if version is not None and version.is_table:
-                by_alias.setdefault(node.alias_or_name, version)
-    for alias, version in ctx.targets:
-        by_alias[alias] = version
-    for version in by_alias.values():
-        for col in version.schema.columns:
-            typed = _typed(ctx, col)
-            if typed is not None and named.setdefault(col.name, typed) != typed:
-                named[col.name] = None
-    if not named:
-        return None
-
-    def of(version: TableVersion, name: str):
-        col = next((c for c in version.schema.columns if c.name == name), None)
-        return _typed(ctx, col) if col is not None else False  # (False: not this table's column)
-
-    def type_of(column: exp.Column):
-        if column.table:
-            version = by_alias.get(column.table)
-            return of(version, column.name) or None if version is not None else None
-        scope = column.parent
-        while scope is not None:
-            if isinstance(scope, exp.Select):
-                items = [scope.args.get("from_"), *(scope.args.get("joins") or ())]
-                for item in items:
-                    table = item.this if item is not None else None
-                    if isinstance(table, exp.Table) and isinstance(table.this, exp.Identifier):
-                        version = ctx.lookup(table_name(table))
-                        found = of(version, column.name) if version is not None and version.is_table else False
-                        if found is not False:
-                            return found
-            scope = scope.parent
-        for _, version in ctx.targets:
-            found = of(version, column.name)
-            if found is not False:
-                return found
-        return named.get(column.name)
-    return type_of
+    itself is None if no table of the statement has such a column: engine/column_scope.py)."""
+    return column_scope.resolver(ctx, expression, lambda col: _typed(ctx, col))
 
 
 def _typed(ctx: Context, col: Column) -> tuple[TableVersion, tuple[str, ...] | None] | None:
