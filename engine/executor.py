@@ -46,7 +46,7 @@ from sqlglot import exp
 
 from txlake import errors
 from txlake.engine import catalog_views, checks, dialect, foreign_keys, jsonb, sources, temp_tables
-from txlake.engine import comments, indexes, uniques, user_types
+from txlake.engine import comments, indexes, jsonb_order, uniques, user_types
 from txlake.engine.errors_map import json_input_error, negative_row_count, translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
@@ -218,7 +218,8 @@ class Context:
     #: (``_moved_on``)
     subquery_locked: frozenset = frozenset()
     #: the table a write changes, by its alias, where its rows are registered under another
-    #: name: engine/user_types.py reads its enum columns' comparisons as the enum's
+    #: name: engine/user_types.py reads its enum columns' comparisons as the enum's (and
+    #: engine/jsonb_order.py its jsonb columns' in jsonb's order)
     targets: tuple = ()
     #: the statement's parameters, in the order the executor binds them, and the statement's
     #: ``param_order`` (parser/parse.py): engine/user_types.py finds a ``?``'s value by its tag
@@ -227,8 +228,8 @@ class Context:
 
     def targeting(self, alias: str, version: "TableVersion", *more: str) -> "Context":
         """This context with ``version`` the statement's target, named ``alias`` (and each of
-        ``more``: ON CONFLICT's ``excluded``), when it may have enum columns."""
-        if not self.may_hold("type"):
+        ``more``: ON CONFLICT's ``excluded``), when it may have enum or jsonb columns."""
+        if not self.may_hold("type") and not jsonb_order.has_jsonb(version.schema):
             return self
         return replace(self, targets=tuple((name, version) for name in (alias, *more)))
 
@@ -479,6 +480,7 @@ class Executor:
     def _rewrite(self, ctx: Context, expression: exp.Expression, register) -> exp.Expression:
         """Point every table reference at a registered Arrow view of the version it sees."""
         expression = user_types.rewritten(ctx, expression)  # (casts to enums and domains)
+        expression = jsonb_order.rewritten(ctx, expression)  # (jsonb columns compared, sorted)
         ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
         registered: dict[int, str] = {}
 
@@ -986,7 +988,7 @@ class Executor:
     def _query_plan(self, ctx: Context, expression: exp.Expression):
         """(SQL with positional view names, the table each name stands for), or None when the
         query needs per-execution rewriting (time travel, txlake_snapshots, user-defined types)."""
-        if user_types.uses_types(ctx, expression):
+        if user_types.uses_types(ctx, expression) or jsonb_order.rewritten(ctx, expression) is not expression:
             return None
         ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
         refs: list[st.TableName] = []

@@ -1545,6 +1545,7 @@ _REWRITES = {
     exp.EQ: lambda node: _either(json_ops.equals, _row_comparison, node),
     exp.NEQ: lambda node: _either(json_ops.equals, _row_comparison, node),
     exp.NullSafeEQ: json_ops.equals, exp.NullSafeNEQ: json_ops.equals,
+    **{t: json_ops.ordering for t in (exp.LT, exp.LTE, exp.GT, exp.GTE)},
     exp.In: _row_comparison, exp.Is: _row_comparison,
     exp.SimilarTo: _similar_to, exp.Substring: _substring, exp.MakeInterval: _make_interval,
     exp.ToChar: _to_char, exp.Extract: _extract, exp.Anonymous: _function, exp.Fetch: _fetch,
