@@ -4,7 +4,7 @@ A comment lives in its relation's schema (storage/schema.py ``Comment``): on the
 sequence itself, a column, an index or a constraint. Setting one is transactional, undone by a
 rollback, and changes the catalog only: a table keeps its schema id and its files (so a comment
 on a large table writes no row), and its commit merges the comments it changed into the table's
-newest committed schema (storage/commit.py ``TableDelta.commented``), so it stands beside
+newest committed schema (storage/commit.py ``TableDelta.catalog_changed``), so it stands beside
 concurrent writers and comments on other objects. It takes SHARE UPDATE EXCLUSIVE on the
 relation (engine/table_locks.py), as PostgreSQL's COMMENT ON does. ``IS NULL`` removes
 it; an object dropped takes its comment along. Comments on anything else (a schema, a

@@ -21,7 +21,8 @@ has them, with ALTER TYPE / ALTER DOMAIN and DROP TYPE / DROP DOMAIN.
   failing with PostgreSQL's errors (22P02 ``invalid input value for enum mood: "x"``, 23514
   ``value for domain email violates check constraint "email_check"``, 23502 ``domain email
   does not allow null values``). Every ALTER of a type writes them anew into the tables using
-  it (``_follow``), within the same transaction.
+  it (``_follow``), within the same transaction - a rewrite of each, but for ADD VALUE (its
+  catalog entry alone: every row passes the new rules).
 - **Queries.** ``'x'::mood`` / ``CAST(x AS email)`` become the checked value of the base type
   (an enum's as DuckDB's ENUM of the labels), and a string constant or parameter compared with
   an enum column is read as a value of the enum, as PostgreSQL reads an unknown-typed literal
@@ -182,18 +183,24 @@ def _rules(col: str, type_name: str, definition: TypeDefinition) -> list[CheckCo
     return rules
 
 
-def _follow(ex: Executor, ctx: Context, old: TableVersion, new: TableVersion | None) -> None:
+def _follow(ex: Executor, ctx: Context, old: TableVersion, new: TableVersion | None, in_place: bool = False) -> None:
     """The tables using the type ``old`` made to use ``new`` (its next definition, maybe under
     another id), their rules written anew; ``new`` None: the type is gone, the columns keep
     their base type (DROP TYPE ... CASCADE has dropped them first). A new schema is a rewrite
     of the table in txlake's commit (storage/commit.py ``TableDelta.rewritten``), so each is
-    written anew, as ALTER TABLE writes it - the price of keeping the rules in the schema."""
+    written anew, as ALTER TABLE writes it - the price of keeping the rules in the schema -
+    unless ``in_place``: rules that every row passes still (an enum with a label more: its
+    rows are text), changed in the table's catalog entry alone, under the same schema id
+    (storage/commit.py ``TableDelta.catalog_changed``: no file written, no writer refused)."""
     tables = {t.table_id: t for t, _ in _users(ctx, old.table_id)}
     for table in tables.values():
         columns = tuple(dataclasses.replace(c, user_type=new.table_id if new is not None else None)
                         if c.user_type == old.table_id else c for c in table.schema.columns)
-        ex.rewrite_table(ctx, table, stamped(ctx, dataclasses.replace(table.schema, columns=columns)),
-                         ex.store.scan(table))
+        schema = stamped(ctx, dataclasses.replace(table.schema, columns=columns))
+        if in_place:
+            ex._write(ctx, table, table.with_files(schema=schema), check_ssi=False)
+        else:
+            ex.rewrite_table(ctx, table, schema, ex.store.scan(table))
 
 
 def shown(check: CheckConstraint) -> str:
@@ -331,8 +338,8 @@ def alter_type(ex: Executor, ctx: Context, stmt: st.AlterType, params) -> Result
     ex._write(ctx, version, new, check_ssi=False)
     if rename is not None:
         _rename_value(ex, ctx, version, new, *rename)
-    else:
-        _follow(ex, ctx, version, new)
+    else:  # (a label more: every row is of the type still)
+        _follow(ex, ctx, version, new, in_place=stmt.action == "ADD VALUE")
     if stmt.action == "SET NOT NULL":
         _check_existing(ex, ctx, new, "not null", new.name)
     elif stmt.action == "ADD" and stmt.validate:

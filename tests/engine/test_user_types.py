@@ -2,6 +2,7 @@
 every write path, casts, comparisons and order, ALTER TYPE / ALTER DOMAIN, DROP with and
 without CASCADE, transactions and other sessions and processes, the catalog across a reopen."""
 
+import pathlib
 import threading
 
 import pytest
@@ -199,6 +200,34 @@ def test_alter_type_add_value_before_and_after_changes_the_order(db):
     fails(db, "ALTER TYPE mood ADD VALUE 'x' AFTER 'nope'", "22023", '"nope" is not an existing enum label')
     fails(db, "ALTER TYPE mood ADD VALUE '" + "x" * 64 + "'", "42602")
     fails(db, "ALTER TYPE email ADD VALUE 'x'", "42809", "email is not an enum")
+
+
+def test_alter_type_add_value_locks_the_type_and_rewrites_no_table(db, connect, warehouse):
+    """PostgreSQL's ADD VALUE and RENAME VALUE take an EXCLUSIVE lock on the type, not on its
+    tables: a second one waits for the first's transaction, then applies to what it committed
+    (before, both ran and the second to commit got 40001). ADD VALUE changes the using tables'
+    catalog entries only (their rows are text, every one still a label): no file is written and
+    a concurrent writer of a table stands (before, the tables were written anew: 40001)."""
+    db.execute("INSERT INTO t (id, m) SELECT i, 'ok' FROM range(10, 3000) AS r(i)")  # (a Parquet file)
+    files = {str(p) for p in pathlib.Path(warehouse).rglob("*.parquet")}
+    first, second = connect(), connect(autocommit=True)
+    try:
+        first.execute("ALTER TYPE mood ADD VALUE 'meh' BEFORE 'ok'")
+        second.execute("SET lock_timeout = '50ms'")  # (a bound: the test must not hang)
+        for sql in ("ALTER TYPE mood ADD VALUE 'wow'", "ALTER TYPE mood RENAME VALUE 'sad' TO 'blue'"):
+            fails(second, sql, "55P03")
+        db.execute("INSERT INTO t (id, m) VALUES (1, 'happy')")  # (its tables are not locked)
+        assert rows(first, "SELECT count(*) FROM t WHERE m > 'meh'") == [(2990,)]
+        first.commit()
+    finally:
+        first.rollback()
+    assert {str(p) for p in pathlib.Path(warehouse).rglob("*.parquet")} == files
+    db.execute("INSERT INTO t (id, m) VALUES (2, 'meh')")
+    assert rows(db, "SELECT id FROM t WHERE m < 'ok' ORDER BY m") == [(2,)]
+    second.execute("ALTER TYPE mood ADD VALUE 'wow'")
+    second.execute("ALTER TYPE mood RENAME VALUE 'sad' TO 'blue'")
+    assert rows(db, "SELECT enum_range(NULL::mood), count(*) FROM t") == [(["blue", "meh", "ok", "happy", "wow"], 2992)]
+    fails(db, "INSERT INTO t (id, m) VALUES (3, 'sad')", "22P02")
 
 
 def test_alter_type_rename_value_and_rename_to(db):
