@@ -987,7 +987,8 @@ class Executor:
 
     def _query_plan(self, ctx: Context, expression: exp.Expression):
         """(SQL with positional view names, the table each name stands for), or None when the
-        query needs per-execution rewriting (time travel, txlake_snapshots, user-defined types)."""
+        query needs per-execution rewriting (time travel, txlake_snapshots, user-defined types,
+        jsonb columns compared or sorted: engine/jsonb_order.py)."""
         if user_types.uses_types(ctx, expression) or jsonb_order.rewritten(ctx, expression) is not expression:
             return None
         ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
