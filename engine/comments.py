@@ -1,10 +1,12 @@
 """``COMMENT ON`` and the functions that read comments back, as PostgreSQL's.
 
 A comment lives in its relation's schema (storage/schema.py ``Comment``): on the table, view or
-sequence itself, a column, an index or a constraint. Setting one is a schema change like any
-ALTER - transactional, undone by a rollback, a conflict for a concurrent writer as ALTER TABLE
-is - and a table's files are written again under the new schema, as CREATE INDEX writes them
-(cheap where pg_dump comments: right after CREATE TABLE, before the data). ``IS NULL`` removes
+sequence itself, a column, an index or a constraint. Setting one is transactional, undone by a
+rollback, and changes the catalog only: a table keeps its schema id and its files (so a comment
+on a large table writes no row), and its commit merges the comments it changed into the table's
+newest committed schema (storage/commit.py ``TableDelta.catalog_changed``), so it stands beside
+concurrent writers and comments on other objects. It takes SHARE UPDATE EXCLUSIVE on the
+relation (engine/table_locks.py), as PostgreSQL's COMMENT ON does. ``IS NULL`` removes
 it; an object dropped takes its comment along. Comments on anything else (a schema, a
 function) are accepted and kept nowhere: parser/dialect.py reads those as no-effect statements.
 
@@ -35,10 +37,10 @@ def comment(ex, ctx, stmt: st.Comment, params):
     version, kind, name = _commented(ex, ctx, stmt)
     schema = version.schema.with_comment(kind, name, stmt.comment)
     if schema.comments != version.schema.comments:
-        schema = dataclasses.replace(schema, schema_id=version.schema.schema_id + 1)
-        if version.is_table:  # (its files are written again under the new schema, as ALTER TABLE's)
-            ex.rewrite_table(ctx, version, schema, ex.store.scan(version))
+        if version.is_table:  # (its catalog entry alone: same schema id, same files - storage/commit.py merges it)
+            ex._write(ctx, version, version.with_files(schema=schema), check_ssi=False)
         else:
+            schema = dataclasses.replace(schema, schema_id=version.schema.schema_id + 1)
             ex._write(ctx, version, dataclasses.replace(version, schema=schema, caches={}), check_ssi=False)
     return Result(status="COMMENT")
 

@@ -41,7 +41,7 @@ from sqlglot import exp
 
 from txlake import errors
 from txlake.engine import catalog_views, checks, dialect, foreign_keys, points, sources, temp_tables
-from txlake.engine import comments, indexes, uniques, user_types
+from txlake.engine import comments, indexes, jsonb_order, uniques, user_types
 from txlake.engine.errors_map import negative_row_count, translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
@@ -139,6 +139,25 @@ def _as_text_types(table: pa.Table, types: list[str]) -> pa.Table:
     return table
 
 
+def _enums_as_text(table: pa.Table) -> pa.Table:
+    """``table`` with its enum values (DuckDB gives an ENUM as an Arrow dictionary) as plain
+    strings - as a point path, which reads the stored text, gives them: one result type for a
+    column of an enum, whichever path answers (cursor.description, fetch_arrow_table)."""
+    def plain(t: pa.DataType) -> pa.DataType:
+        if pa.types.is_dictionary(t):
+            return plain(t.value_type)
+        if pa.types.is_list(t):
+            return pa.list_(t.value_field.with_type(plain(t.value_type)))
+        if pa.types.is_struct(t):
+            return pa.struct([f.with_type(plain(f.type)) for f in t])
+        return t
+    for i, field in enumerate(table.schema):
+        to = plain(field.type)
+        if to != field.type:
+            table = table.set_column(i, field.with_type(to), table.column(i).cast(to))
+    return table
+
+
 def python_rows(table: pa.Table) -> list[tuple]:
     """``table``'s rows as tuples of Python values (what a cursor fetches and the shell shows).
     A value Python cannot hold - a date or timestamp beyond its years 1-9999, such as
@@ -194,13 +213,18 @@ class Context:
     #: (``_moved_on``)
     subquery_locked: frozenset = frozenset()
     #: the table a write changes, by its alias, where its rows are registered under another
-    #: name: engine/user_types.py reads its enum columns' comparisons as the enum's
+    #: name: engine/user_types.py reads its enum columns' comparisons as the enum's (and
+    #: engine/jsonb_order.py its jsonb columns' in jsonb's order)
     targets: tuple = ()
+    #: the statement's parameters, in the order the executor binds them, and the statement's
+    #: ``param_order`` (parser/parse.py): engine/user_types.py finds a ``?``'s value by its tag
+    params: tuple = ()
+    param_order: tuple | None = None
 
     def targeting(self, alias: str, version: "TableVersion", *more: str) -> "Context":
         """This context with ``version`` the statement's target, named ``alias`` (and each of
-        ``more``: ON CONFLICT's ``excluded``), when it may have enum columns."""
-        if not self.may_hold("type"):
+        ``more``: ON CONFLICT's ``excluded``), when it may have enum or jsonb columns."""
+        if not self.may_hold("type") and not jsonb_order.has_jsonb(version.schema):
             return self
         return replace(self, targets=tuple((name, version) for name in (alias, *more)))
 
@@ -397,6 +421,8 @@ class Executor:
             hugeint = [i for i, t in enumerate(types) if t == "HUGEINT"]
             table = relation.to_arrow_table()
             table = _as_bigint(table, hugeint) if hugeint else table
+            if any("ENUM(" in t for t in types):
+                table = _enums_as_text(table)
             return _as_text_types(table, types) if "UUID" in types or "JSON" in types else table
         except duckdb.Error as e:
             raise self._error(e, sql=sql, params=params) from None
@@ -449,6 +475,7 @@ class Executor:
     def _rewrite(self, ctx: Context, expression: exp.Expression, register) -> exp.Expression:
         """Point every table reference at a registered Arrow view of the version it sees."""
         expression = user_types.rewritten(ctx, expression)  # (casts to enums and domains)
+        expression = jsonb_order.rewritten(ctx, expression)  # (jsonb columns compared, sorted)
         ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
         registered: dict[int, str] = {}
 
@@ -803,8 +830,9 @@ class Executor:
 
     def _query_plan(self, ctx: Context, expression: exp.Expression):
         """(SQL with positional view names, the table each name stands for), or None when the
-        query needs per-execution rewriting (time travel, txlake_snapshots, user-defined types)."""
-        if user_types.uses_types(ctx, expression):
+        query needs per-execution rewriting (time travel, txlake_snapshots, user-defined types,
+        jsonb columns compared or sorted: engine/jsonb_order.py)."""
+        if user_types.uses_types(ctx, expression) or jsonb_order.rewritten(ctx, expression) is not expression:
             return None
         ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
         refs: list[st.TableName] = []

@@ -27,7 +27,7 @@ import pyarrow as pa
 
 from txlake.parser.json_ops import (ARRAY_LENGTH, CONCAT, CONTAINS, EACH, ELEMENTS, EXISTS, GET, GET_PATH,
                                     GET_PATH_TEXT, GET_TEXT, JSON_IN, JSON_TRY_IN, JSON_VALUE, JSONB_IN,
-                                    JSONB_KEY, JSONB_TRY_IN, JSONB_VALUE, TYPEOF)
+                                    JSONB_KEY, JSONB_ORDER, JSONB_TRY_IN, JSONB_VALUE, TYPEOF)
 
 
 class JsonInputError(ValueError):
@@ -141,6 +141,57 @@ def _by_value(value):
     if isinstance(value, decimal.Decimal):
         return value.normalize()
     return value
+
+
+@_bounded
+def order_key(source: str) -> bytes:
+    """Bytes whose order (DuckDB compares BLOBs byte by byte) is PostgreSQL 16's btree order of
+    jsonb values: Object > Array > Boolean > Number > String > Null; an object of more pairs
+    above one of fewer, then pair by pair in jsonb's key order (shorter keys first) key, then
+    value; an array of more elements above one of fewer, then element by element; numbers by
+    value (``1.0`` = ``1``), strings by their bytes (txlake's text order, PostgreSQL's C
+    collation), false < true - except that an empty array at the top sorts below everything,
+    null too (jsonb's comparison counts a scalar as an array of one, for historical reasons).
+    Each value's bytes end where its kind says, so an array's elements compare one by one."""
+    value = parse(source)
+    if isinstance(value, list) and not value:
+        return b"\x00"
+    out = bytearray()
+    _order_bytes(value, out)
+    return bytes(out)
+
+
+def _order_bytes(value, out: bytearray) -> None:
+    if value is None:
+        out += b"\x01"
+    elif isinstance(value, str):
+        out += b"\x02" + value.encode() + b"\x00"  # (jsonb holds no U+0000: the end is plain)
+    elif isinstance(value, bool):
+        out += b"\x04\x01" if value else b"\x04\x00"
+    elif isinstance(value, (int, decimal.Decimal)):
+        out += b"\x03"
+        _number_bytes(decimal.Decimal(value), out)
+    elif isinstance(value, list):
+        out += b"\x05" + len(value).to_bytes(4, "big")
+        for item in value:
+            _order_bytes(item, out)
+    else:
+        out += b"\x06" + len(value).to_bytes(4, "big")
+        for key in sorted(value, key=lambda k: (len(k.encode()), k.encode())):
+            out += key.encode() + b"\x00"
+            _order_bytes(value[key], out)
+
+
+def _number_bytes(number: decimal.Decimal, out: bytearray) -> None:
+    """A number's order bytes: its sign, then (for a negative one, inverted: a larger magnitude
+    sorts lower) its exponent and significant digits - ``1.50`` as ``1.5``."""
+    if number.is_zero():
+        out += b"\x02"
+        return
+    exponent = (number.adjusted() + (1 << 63)).to_bytes(8, "big")
+    digits = "".join(map(str, number.normalize().as_tuple().digits)).encode()
+    magnitude = exponent + digits + b"\x00"
+    out += b"\x01" + bytes(255 - b for b in magnitude) if number < 0 else b"\x03" + magnitude
 
 
 def _try(function):
@@ -326,6 +377,7 @@ _MEMBERS = "STRUCT(key VARCHAR, value VARCHAR)[]"
 _FUNCTIONS = (
     (JSONB_IN, jsonb_in, ["VARCHAR"], "JSON"),
     (JSONB_KEY, jsonb_key, ["VARCHAR"], "VARCHAR"),
+    (JSONB_ORDER, order_key, ["VARCHAR"], "BLOB"),
     (JSON_IN, json_in, ["VARCHAR"], "JSON"),
     (JSONB_TRY_IN, _try(jsonb_in), ["VARCHAR"], "JSON"),
     (JSON_TRY_IN, _try(json_in), ["VARCHAR"], "JSON"),
@@ -346,7 +398,7 @@ _FUNCTIONS = (
     (ARRAY_LENGTH, array_length, ["VARCHAR"], "INTEGER"),
 )
 _ARROW_TYPES = {"JSON": pa.json_(),  # (DuckDB takes JSON as Arrow's canonical json extension)
-                "VARCHAR": pa.string(), "BOOLEAN": pa.bool_(), "INTEGER": pa.int32(),
+                "VARCHAR": pa.string(), "BOOLEAN": pa.bool_(), "INTEGER": pa.int32(), "BLOB": pa.binary(),
                "VARCHAR[]": pa.list_(pa.string()),
                _MEMBERS: pa.list_(pa.struct([("key", pa.string()), ("value", pa.string())]))}
 

@@ -595,7 +595,8 @@ class Session:
         if taken:
             table_locks.follow(self.db, txn, stmt, taken)
         ctx = Context(txn, txn.snapshot.catalog, self.settings["search_path"], lock_timeout=lock_timeout,
-                      search_path=search_path, deadline=deadline, canceled=self._check_canceled)
+                      search_path=search_path, deadline=deadline, canceled=self._check_canceled,
+                      params=params, param_order=stmt.param_order)
         runner = _DATA.get(type(stmt))
         if runner is None:
             raise errors.NotSupportedError(f"statement not supported: {type(stmt).__name__}")

@@ -11,6 +11,9 @@ rules; the lock table itself is engine/mvcc/locks.py).
   concurrent writer or a second CREATE INDEX would turn into a 40001 at COMMIT;
 - every other ALTER TABLE, DROP TABLE / VIEW / INDEX (its table), TRUNCATE (CASCADE: the tables
   referencing it too), DROP SCHEMA (its tables), ALTER / CREATE OR REPLACE VIEW: ACCESS EXCLUSIVE;
+- COMMENT ON a table, view, index (its table), column or constraint: SHARE UPDATE EXCLUSIVE;
+- ALTER TYPE ... ADD VALUE / RENAME VALUE: EXCLUSIVE on the type's catalog entry (PostgreSQL's
+  lock on the type object: one change of an enum's labels at a time), none on its tables;
 - ``LOCK [TABLE] name [, ...] [IN mode MODE] [NOWAIT]``: the mode named (ACCESS EXCLUSIVE if none).
 
 A view read takes its lock and the same on every relation it reads. Temporary tables (a
@@ -145,6 +148,11 @@ def _plan(stmt: st.Statement) -> tuple[Target, ...]:
         return (*referenced, *_reads(ACCESS_SHARE, stmt.as_query))
     if isinstance(stmt, st.DropSchema):
         return (Target(st.TableName(stmt.db, ""), ACCESS_EXCLUSIVE, "schema"),)
+    if isinstance(stmt, st.AlterType) and stmt.action in ("ADD VALUE", "RENAME VALUE"):  # (on the type itself)
+        return (Target(stmt.name, MODE_NAMES.index("EXCLUSIVE")),)
+    if isinstance(stmt, st.Comment):  # (on an index: its table's lock)
+        of = "index" if stmt.kind == "INDEX" else "relation"
+        return (Target(stmt.target, MODE_NAMES.index("SHARE UPDATE EXCLUSIVE"), of),)
     return ()
 
 

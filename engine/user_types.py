@@ -21,11 +21,13 @@ has them, with ALTER TYPE / ALTER DOMAIN and DROP TYPE / DROP DOMAIN.
   failing with PostgreSQL's errors (22P02 ``invalid input value for enum mood: "x"``, 23514
   ``value for domain email violates check constraint "email_check"``, 23502 ``domain email
   does not allow null values``). Every ALTER of a type writes them anew into the tables using
-  it (``_follow``), within the same transaction.
+  it (``_follow``), within the same transaction - a rewrite of each, but for ADD VALUE (its
+  catalog entry alone: every row passes the new rules).
 - **Queries.** ``'x'::mood`` / ``CAST(x AS email)`` become the checked value of the base type
   (an enum's as DuckDB's ENUM of the labels), and a string constant or parameter compared with
   an enum column is read as a value of the enum, as PostgreSQL reads an unknown-typed literal
-  (``rewritten``). Such statements are planned afresh each time (an ALTER TYPE changes what
+  (``rewritten``) - one that is no label is 22P02 at once, rows or none
+  (``_refuse_unlisted``). Such statements are planned afresh each time (an ALTER TYPE changes what
   they mean); one that only reads enum columns keeps its plan.
 """
 
@@ -38,10 +40,9 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import catalog_views, checks
+from txlake.engine import catalog_views, checks, column_scope
 from txlake.engine.dialect import ENUM_VALUE_MACRO
 from txlake.parser import statements as st
-from txlake.parser.parse import table_name
 from txlake.parser.semantics import boolean_condition, postgres_semantics
 from txlake.storage.schema import (NAME_BYTES, CheckConstraint, Column, TableSchema, TypeDefinition,
                                    constraint_name, parse_type_name)
@@ -182,18 +183,24 @@ def _rules(col: str, type_name: str, definition: TypeDefinition) -> list[CheckCo
     return rules
 
 
-def _follow(ex: Executor, ctx: Context, old: TableVersion, new: TableVersion | None) -> None:
+def _follow(ex: Executor, ctx: Context, old: TableVersion, new: TableVersion | None, in_place: bool = False) -> None:
     """The tables using the type ``old`` made to use ``new`` (its next definition, maybe under
     another id), their rules written anew; ``new`` None: the type is gone, the columns keep
     their base type (DROP TYPE ... CASCADE has dropped them first). A new schema is a rewrite
     of the table in txlake's commit (storage/commit.py ``TableDelta.rewritten``), so each is
-    written anew, as ALTER TABLE writes it - the price of keeping the rules in the schema."""
+    written anew, as ALTER TABLE writes it - the price of keeping the rules in the schema -
+    unless ``in_place``: rules that every row passes still (an enum with a label more: its
+    rows are text), changed in the table's catalog entry alone, under the same schema id
+    (storage/commit.py ``TableDelta.catalog_changed``: no file written, no writer refused)."""
     tables = {t.table_id: t for t, _ in _users(ctx, old.table_id)}
     for table in tables.values():
         columns = tuple(dataclasses.replace(c, user_type=new.table_id if new is not None else None)
                         if c.user_type == old.table_id else c for c in table.schema.columns)
-        ex.rewrite_table(ctx, table, stamped(ctx, dataclasses.replace(table.schema, columns=columns)),
-                         ex.store.scan(table))
+        schema = stamped(ctx, dataclasses.replace(table.schema, columns=columns))
+        if in_place:
+            ex._write(ctx, table, table.with_files(schema=schema), check_ssi=False)
+        else:
+            ex.rewrite_table(ctx, table, schema, ex.store.scan(table))
 
 
 def shown(check: CheckConstraint) -> str:
@@ -331,8 +338,8 @@ def alter_type(ex: Executor, ctx: Context, stmt: st.AlterType, params) -> Result
     ex._write(ctx, version, new, check_ssi=False)
     if rename is not None:
         _rename_value(ex, ctx, version, new, *rename)
-    else:
-        _follow(ex, ctx, version, new)
+    else:  # (a label more: every row is of the type still)
+        _follow(ex, ctx, version, new, in_place=stmt.action == "ADD VALUE")
     if stmt.action == "SET NOT NULL":
         _check_existing(ex, ctx, new, "not null", new.name)
     elif stmt.action == "ADD" and stmt.validate:
@@ -456,16 +463,50 @@ def rewritten(ctx: Context, expression: exp.Expression) -> exp.Expression:
     read as values of the enum."""
     if not ctx.may_hold("type"):
         return expression
-    enums = _enum_columns(ctx, expression)
+    typed = _typed_columns(ctx, expression)
 
     def visit(node):
+        if isinstance(node, exp.Anonymous) and node.name.lower() == "pg_typeof" and len(node.expressions) == 1:
+            name = _type_named(ctx, node.expressions[0], typed)
+            return exp.Literal.string(name) if name is not None else node
         if isinstance(node, exp.Cast) and type_name_of(ctx, node.to) is not None:
             version = _named(ctx, type_name_of(ctx, node.to))
-            return cast(node.this, version) if version is not None else node
-        if enums and isinstance(node, (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between)):
-            return _compared(node, enums)
+            if version is None:
+                return node
+            if not version.schema.user_type.is_domain:
+                _refuse_unlisted(ctx, node.this, version.name, version.schema.user_type.labels)
+            return cast(node.this, version)
+        if typed and isinstance(node, (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between)):
+            return _compared(ctx, node, typed)
         return node
     return expression.transform(visit)
+
+
+def _refuse_unlisted(ctx: Context, value: exp.Expression, name: str, labels: tuple[str, ...]) -> None:
+    """22P02 if ``value`` is a string constant, or a parameter whose value is a string (a list
+    of them, under ``ANY`` / ``ALL``), that is no label of the enum ``name``: PostgreSQL reads
+    such a value when it parses the statement, so the error comes whether or not a row reaches
+    the comparison (the ``ENUM_VALUE_MACRO`` DuckDB runs checks only the rows it compares)."""
+    value = value.unnest()
+    if isinstance(value, (exp.Any, exp.All)):
+        listed = _parameter_value(ctx, value.this.unnest())
+        texts = listed if isinstance(listed, (list, tuple)) else ()
+    elif isinstance(value, exp.Literal) and value.is_string:
+        texts = (value.this,)
+    else:
+        texts = (_parameter_value(ctx, value),)
+    for text in texts:
+        if isinstance(text, str) and text not in labels:
+            raise errors.InvalidTextRepresentation(f'invalid input value for enum {name}: "{text}"')
+
+
+def _parameter_value(ctx: Context, node: exp.Expression):
+    """The value the parameter ``node`` takes in this execution (None: no parameter, or unknown)."""
+    if not isinstance(node, exp.Placeholder) or st.PARAM_INDEX not in node.meta:
+        return None
+    tag, order = node.meta[st.PARAM_INDEX], ctx.param_order
+    at = tag if order is None else order.index(tag) if tag in order else None
+    return ctx.params[at] if at is not None and at < len(ctx.params) else None
 
 
 def cast(value: exp.Expression, version: TableVersion) -> exp.Expression:
@@ -505,6 +546,15 @@ def _enum_value(value: exp.Expression, name: str, labels: tuple[str, ...]) -> ex
     return exp.Cast(this=checked, to=enum_type(labels))
 
 
+def _enum_list(value: exp.Expression, name: str, labels: tuple[str, ...]) -> exp.Expression:
+    """``value`` (a list) as a list of values of the enum: each checked, as ``_enum_value``."""
+    element = exp.to_identifier("__txl_label")
+    checked = exp.Lambda(this=_enum_value(exp.column(element.copy()), name, labels), expressions=[element])
+    typed = enum_type(labels)
+    return exp.Cast(this=exp.Anonymous(this="list_transform", expressions=[value, checked]),
+                    to=exp.DataType(this=exp.DataType.Type.ARRAY, expressions=[typed], nested=True))
+
+
 def enum_type(labels: tuple[str, ...]) -> exp.DataType:
     """DuckDB's ENUM of ``labels``, in order (an enum of none, which DuckDB has not: text)."""
     if not labels:
@@ -512,85 +562,75 @@ def enum_type(labels: tuple[str, ...]) -> exp.DataType:
     return exp.DataType(this=exp.DataType.Type.ENUM, expressions=[exp.Literal.string(label) for label in labels])
 
 
-def _enum_columns(ctx: Context, expression: exp.Expression):
-    """The enum a column of ``expression`` compares as: a function of a column node giving
-    (type name, labels), or None. A qualified column is its table's (or alias's); an
-    unqualified one belongs to the innermost query around it whose FROM has a table with that
-    column - in a subquery, its own table's, not the outer one's (PostgreSQL's scoping) - then
-    to the write's target (``Context.targets``: its rows are registered under another name),
-    then to any table of the statement with it, if they agree (a view's, read through it)."""
-    by_alias: dict = {}
-    named: dict = {}  # column -> its enum in the statement's tables (None: two disagree)
-    for node in expression.find_all(exp.Table):
-        if isinstance(node.this, exp.Identifier):
-            version = ctx.lookup(table_name(node))
-            if version is not None and version.is_table:
-                by_alias.setdefault(node.alias_or_name, version)
-    for alias, version in ctx.targets:
-        by_alias[alias] = version
-    for version in by_alias.values():
-        for col in version.schema.columns:
-            if col.enum is not None:
-                typed = (_entry(ctx, col.user_type).name, col.enum)
-                if named.setdefault(col.name, typed) != typed:
-                    named[col.name] = None
-    if not named:
-        return None
-
-    def of(version: TableVersion, name: str):
-        col = next((c for c in version.schema.columns if c.name == name), None)
-        if col is None:
-            return False  # (not this table's column)
-        return (_entry(ctx, col.user_type).name, col.enum) if col.enum is not None else None
-
-    def enum_of(column: exp.Column):
-        if column.table:
-            version = by_alias.get(column.table)
-            return of(version, column.name) or None if version is not None else None
-        scope = column.parent
-        while scope is not None:
-            if isinstance(scope, exp.Select):
-                items = [scope.args.get("from_"), *(scope.args.get("joins") or ())]
-                for item in items:
-                    table = item.this if item is not None else None
-                    if isinstance(table, exp.Table) and isinstance(table.this, exp.Identifier):
-                        version = ctx.lookup(table_name(table))
-                        found = of(version, column.name) if version is not None and version.is_table else False
-                        if found is not False:
-                            return found
-            scope = scope.parent
-        for _, version in ctx.targets:
-            found = of(version, column.name)
-            if found is not False:
-                return found
-        return named.get(column.name)
-    return enum_of
+def _typed_columns(ctx: Context, expression: exp.Expression):
+    """The user-defined type a column of ``expression`` is of: a function of a column node
+    giving (the type's entry, an enum's labels or None for a domain), or None (the function
+    itself is None if no table of the statement has such a column: engine/column_scope.py)."""
+    return column_scope.resolver(ctx, expression, lambda col: _typed(ctx, col))
 
 
-def _compared(node: exp.Expression, enums) -> exp.Expression:
+def _typed(ctx: Context, col: Column) -> tuple[TableVersion, tuple[str, ...] | None] | None:
+    entry = _entry(ctx, col.user_type) if col.user_type is not None else None
+    return (entry, col.enum) if entry is not None else None
+
+
+def _type_name(ctx: Context, version: TableVersion) -> str:
+    """The type ``version`` as PostgreSQL's regtype shows it: its name, qualified by its schema
+    unless the search path finds it."""
+    if version.db in ctx.search_path or version.db == ctx.db:
+        return version.name
+    return catalog_views.relation_name(version.db, version.name)
+
+
+def _type_named(ctx: Context, value: exp.Expression, typed) -> str | None:
+    """``pg_typeof(value)`` when ``value`` is of a user-defined type - a column of one (``typed``:
+    ``_typed_columns``'s function, or None), a cast to one - as PostgreSQL names it: the enum's
+    or the domain's name (DuckDB knows the base type, or an ENUM of the labels only)."""
+    value = value.unnest()
+    if isinstance(value, exp.Cast) and type_name_of(ctx, value.to) is not None:
+        version = _named(ctx, type_name_of(ctx, value.to))
+        if version is not None and not version.schema.user_type.is_domain:
+            _refuse_unlisted(ctx, value.this, version.name, version.schema.user_type.labels)
+        return _type_name(ctx, version) if version is not None else None
+    found = typed(value) if typed is not None and isinstance(value, exp.Column) else None
+    return _type_name(ctx, found[0]) if found is not None else None
+
+
+def _compared(ctx: Context, node: exp.Expression, types) -> exp.Expression:
     """A comparison of an enum column with strings or parameters: those read as enum values
-    (``enums``: ``_enum_columns``'s function)."""
+    (``types``: ``_typed_columns``'s function), checked now (``_refuse_unlisted``)."""
     def enum_of(side):
         side = side.unnest()
-        return enums(side) if isinstance(side, exp.Column) else None
+        found = types(side) if isinstance(side, exp.Column) else None
+        return (found[0].name, found[1]) if found is not None and found[1] is not None else None
 
     def literal(side):  # (in parentheses too: EXECUTE's values come so, engine/prepared.py)
         side = side.unnest()
+        if isinstance(side, (exp.Any, exp.All)):  # (m = ANY(?): a list of labels)
+            return isinstance(side.this.unnest(), exp.Placeholder)
         return isinstance(side, exp.Placeholder) or (isinstance(side, exp.Literal) and side.is_string)
+
+    def value(side, typed):
+        _refuse_unlisted(ctx, side, *typed)
+        if isinstance(side.unnest(), (exp.Any, exp.All)):
+            side = side.unnest()
+            side.set("this", _enum_list(side.this.unnest(), *typed))
+            return side
+        return _enum_value(side, *typed)
 
     typed = enum_of(node.this)
     if isinstance(node, exp.In):
         if typed is not None and node.expressions:
-            node.set("expressions", [_enum_value(e, *typed) if literal(e) else e for e in node.expressions])
+            node.set("expressions", [value(e, typed) if literal(e) else e for e in node.expressions])
         return node
     if isinstance(node, exp.Between):
         if typed is not None:
             for bound in ("low", "high"):
                 if literal(node.args[bound]):
-                    node.set(bound, _enum_value(node.args[bound], *typed))
+                    node.set(bound, value(node.args[bound], typed))
         return node
     if typed is not None and literal(node.expression):
-        node.set("expression", _enum_value(node.expression, *typed))
+        node.set("expression", value(node.expression, typed))
     elif typed is None and literal(node.this) and enum_of(node.expression) is not None:
-        node.set("this", _enum_value(node.this, *enum_of(node.expression)))
+        node.set("this", value(node.this, enum_of(node.expression)))
     return node

@@ -12,7 +12,7 @@ otherwise: its ``->`` takes a JSON path, not a key, and it prints ``[1,2]``).
   array literal (``'{"a": 1}'``, ``'[1]'``, ``'1'``; ``'{1,2}'`` is an array's). Between two
   columns, cast one (``a @> b::jsonb``): the parser does not know column types;
 - ``=``, ``<>``, ``IS [NOT] DISTINCT FROM`` are jsonb's equality (of values: numbers by value)
-  when an operand is evidently jsonb;
+  when an operand is evidently jsonb, and ``<``, ``<=``, ``>``, ``>=`` its btree order;
 - ``?`` (a key or array string exists), ``jsonb_typeof``, ``jsonb_array_length``,
   ``jsonb_build_object``, ``to_jsonb``, ``jsonb_agg``;
 - the set-returning ``jsonb_array_elements[_text]`` (FROM or a select list) and
@@ -34,6 +34,7 @@ CONTAINS, CONCAT, EXISTS = "txl_jsonb_contains", "txl_jsonb_concat", "txl_jsonb_
 TYPEOF, ARRAY_LENGTH = "txl_jsonb_typeof", "txl_jsonb_array_length"
 ELEMENTS, EACH = "txl_jsonb_elements", "txl_jsonb_each"  # (lists, and their _text ones: set_returning)
 JSONB_KEY = "txl_jsonb_key"  # (the text equal jsonb values share: equals)
+JSONB_ORDER = "txl_jsonb_order"  # (bytes that sort as jsonb's btree order: ordering)
 _SET_RETURNING = {"jsonb_array_elements": ELEMENTS, "jsonb_array_elements_text": ELEMENTS + "_text",
                   "jsonb_each": EACH, "jsonb_each_text": EACH + "_text"}
 
@@ -91,6 +92,15 @@ def equals(node: exp.EQ | exp.NEQ | exp.NullSafeEQ | exp.NullSafeNEQ) -> exp.Exp
     if assignment or not (is_json(node.this, _JSONB_CALLS) or is_json(node.expression, _JSONB_CALLS)):
         return node  # (UPDATE's SET doc = ... is no comparison)
     return type(node)(this=_call(JSONB_KEY, _text(node.this)), expression=_call(JSONB_KEY, _text(node.expression)))
+
+
+def ordering(node: exp.LT | exp.LTE | exp.GT | exp.GTE) -> exp.Expression:
+    """``a < b`` (``<=``, ``>``, ``>=``) in jsonb's btree order when an operand is evidently
+    jsonb (engine/jsonb.py ``order_key``), not by the texts. Between two jsonb columns the
+    engine does it (engine/jsonb_order.py): the parser does not know column types."""
+    if not (is_json(node.this, _JSONB_CALLS) or is_json(node.expression, _JSONB_CALLS)):
+        return node
+    return type(node)(this=_call(JSONB_ORDER, _text(node.this)), expression=_call(JSONB_ORDER, _text(node.expression)))
 
 
 def _json_literal(node: exp.Expression) -> bool:

@@ -648,6 +648,10 @@ def _figure(node: exp.Expression, text: str) -> tuple[str | None, int]:
         to = node.to
         while to.this == exp.DType.ARRAY and to.expressions:  # (int[] is named as int is)
             to = to.expressions[0]
+        if to.this == exp.DType.USERDEFINED:  # ('ok'::public.mood: mood)
+            named = to.args.get("kind")
+            text = named.name if isinstance(named, exp.Expression) else str(named)
+            return text.rpartition(".")[2].strip('"'), 1
         kind = to.this.name if isinstance(to.this, exp.DType) else to.sql(dialect="duckdb")
         return _TYPE_NAMES.get(kind, kind.lower()), 1
     if isinstance(node, exp.Case):
@@ -1541,6 +1545,7 @@ _REWRITES = {
     exp.EQ: lambda node: _either(json_ops.equals, _row_comparison, node),
     exp.NEQ: lambda node: _either(json_ops.equals, _row_comparison, node),
     exp.NullSafeEQ: json_ops.equals, exp.NullSafeNEQ: json_ops.equals,
+    **{t: json_ops.ordering for t in (exp.LT, exp.LTE, exp.GT, exp.GTE)},
     exp.In: _row_comparison, exp.Is: _row_comparison,
     exp.SimilarTo: _similar_to, exp.Substring: _substring, exp.MakeInterval: _make_interval,
     exp.ToChar: _to_char, exp.Extract: _extract, exp.Anonymous: _function, exp.Fetch: _fetch,

@@ -34,6 +34,7 @@ from pyroaring import BitMap, FrozenBitMap
 from txlake import errors
 from txlake.storage import keys as pk
 from txlake.storage.datafiles import DataFileStore
+from txlake.storage.schema import TableSchema
 from txlake.storage.sequences import sequence_file
 from txlake.storage.version import (ENCODED, CatalogVersion, ChangeData, CreateTable, DataFile, DropTable,
                                     LogEntry, PythonRows, TableVersion, encode_inline)
@@ -189,6 +190,33 @@ class TableDelta:
         return (self.base is not None and self.work is not None
                 and self.work.schema.schema_id != self.base.schema.schema_id)
 
+    def catalog_changed(self, onto: TableVersion) -> TableSchema | None:
+        """``onto``'s schema with what this transaction changed of the table's catalog entry
+        without a new schema id - its comments (COMMENT ON), its enum columns' labels and their
+        CHECKs (ALTER TYPE ... ADD VALUE) - or None if it changed nothing so, or rewrote the table
+        (its schema is its own then). Such a change writes no file (engine/comments.py, engine/
+        user_types.py), and is merged into the newest schema: comments committed meanwhile on
+        other objects stay, as PostgreSQL's second COMMENT ON waits for the first and then sets
+        its own. (A change of the schema id committed meanwhile is 40001: ``check_conflicts``.)"""
+        base, work = self.base, self.work
+        if base is None or work is None or work.schema is base.schema or self.rewritten():
+            return None
+        mine, theirs = work.schema, base.schema
+        schema = onto.schema
+        if mine.comments != theirs.comments:
+            for kind, name in dict.fromkeys((c.kind, c.name) for c in theirs.comments + mine.comments):
+                text = mine.comment(kind, name)
+                if text != theirs.comment(kind, name):
+                    schema = schema.with_comment(kind, name, text)
+        if mine.columns != theirs.columns:
+            changed = {c.field_id: c for c in mine.columns if c not in theirs.columns}
+            schema = replace(schema, columns=tuple(changed.get(c.field_id, c) for c in schema.columns))
+        if mine.domain_checks != theirs.domain_checks:
+            gone = [c for c in theirs.domain_checks if c not in mine.domain_checks]
+            added = tuple(c for c in mine.domain_checks if c not in theirs.domain_checks)
+            schema = replace(schema, domain_checks=tuple(c for c in schema.domain_checks if c not in gone) + added)
+        return schema if schema is not onto.schema else None
+
     def is_noop(self) -> bool:
         return self.base is self.work or (self.base is None and self.work is None)
 
@@ -233,7 +261,7 @@ class TableDelta:
             return self.work
         pending = self.pending
         own = {f.file_id: self.work.deleted(f.file_id) for f in pending if self.work.deleted(f.file_id)}
-        return onto.with_files(added=pending, deleted={**deleted, **own})
+        return onto.with_files(added=pending, deleted={**deleted, **own}, schema=self.catalog_changed(onto))
 
 
 class Commit:
@@ -459,7 +487,7 @@ class Commit:
             # (every new row: an UPDATE keeping the primary key may still change a UNIQUE column)
             for unique in work.schema.uniques:
                 self._check_keys(current, base.next_file_id if self.keys_checked else 0, files, deleted, unique)
-        schema = work.schema if work.schema.schema_id != base.schema.schema_id else None
+        schema = work.schema if work.schema.schema_id != base.schema.schema_id else d.catalog_changed(current)
         if not files and not removed and not deleted and schema is None:
             return []
         return [ChangeData(d.table_id, added=files, removed=removed, deleted=deleted, schema=schema)]

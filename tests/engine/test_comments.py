@@ -2,6 +2,8 @@
 relation's schema, transactionally, and read back by obj_description / col_description, as
 PostgreSQL does. Before, every COMMENT ON was accepted and kept nowhere."""
 
+import pathlib
+
 import pytest
 
 import txlake
@@ -115,3 +117,62 @@ def test_a_schema_of_before_comments_reads_and_writes_none():
     assert schema.comments == () and schema.to_json() == old
     commented = schema.with_comment("column", "0", "x")
     assert TableSchema.from_json(commented.to_json()) == commented
+
+
+def _data_files(warehouse: str) -> set:
+    return {str(p.relative_to(warehouse)) for p in pathlib.Path(warehouse).rglob("*.parquet")}
+
+
+def test_a_comment_changes_the_catalog_only(c, connect, warehouse):
+    """COMMENT ON a table or column writes no row: its files stay (it used to write the table
+    anew), and a transaction commenting stands beside a concurrent writer of the table and a
+    concurrent comment on another column (before: 40001, as a rewrite under an INSERT)."""
+    c.execute("INSERT INTO t SELECT i, 'r' || i FROM range(3, 5000) AS r(i)")  # (a Parquet file)
+    before = _data_files(warehouse)
+    assert before
+    c.execute("COMMENT ON TABLE t IS 'the table'")
+    c.execute("COMMENT ON COLUMN t.a IS 'the a'")
+    assert _data_files(warehouse) == before
+    assert one(c, "SELECT count(*), obj_description('t'::regclass), col_description('t'::regclass, 2) FROM t") == (
+        4999, "the table", "the a")
+    mine, writer, other = connect(), connect(autocommit=True), connect(autocommit=True)
+    try:
+        assert one(mine, "SELECT count(*) FROM t") == (4999,)  # (the transaction's snapshot)
+        writer.execute("INSERT INTO t VALUES (6000, 'new')")
+        writer.execute("DELETE FROM t WHERE id = 3")
+        other.execute("COMMENT ON COLUMN t.id IS 'the id'")
+        mine.execute("COMMENT ON COLUMN t.a IS 'a, again'")
+        mine.commit()
+    finally:
+        mine.rollback()
+    assert _data_files(warehouse) == before
+    assert one(c, "SELECT count(*), obj_description('t'::regclass), col_description('t'::regclass, 1), "
+                  "col_description('t'::regclass, 2) FROM t") == (4999, "the table", "the id", "a, again")
+
+
+def test_a_comment_takes_share_update_exclusive(c, connect):
+    """PostgreSQL's COMMENT ON takes SHARE UPDATE EXCLUSIVE on the relation: a second COMMENT
+    or an ALTER waits for it, a writer does not."""
+    mine, other = connect(), connect()
+    try:
+        mine.execute("COMMENT ON COLUMN t.a IS 'held'")
+        for mode in ("SHARE UPDATE EXCLUSIVE", "SHARE", "ACCESS EXCLUSIVE"):
+            with pytest.raises(txlake.Error) as e:
+                other.execute(f"LOCK TABLE t IN {mode} MODE NOWAIT")
+            assert e.value.sqlstate == "55P03", mode
+            other.rollback()
+        other.execute("SET lock_timeout = '50ms'")  # (a bound: the test must not hang)
+        with pytest.raises(txlake.Error) as e:
+            other.execute("COMMENT ON INDEX t_a_idx IS 'waits'")  # (its table's lock)
+        assert e.value.sqlstate == "55P03"
+        other.rollback()
+        other.execute("INSERT INTO t VALUES (7, 'w')")  # (ROW EXCLUSIVE: no conflict)
+        other.execute("LOCK TABLE t IN ROW EXCLUSIVE MODE NOWAIT")
+        other.commit()
+    finally:
+        mine.rollback()
+        other.rollback()
+    other.execute("COMMENT ON INDEX t_a_idx IS 'by a'")
+    other.commit()
+    assert one(c, "SELECT obj_description('t_a_idx'::regclass), col_description('t'::regclass, 2), count(*) "
+                  "FROM t") == ("by a", None, 3)

@@ -62,6 +62,42 @@ def test_jsonb_equality_is_of_values(db):
     assert e.value.sqlstate == "22P02"
 
 
+# PostgreSQL 16's btree order of jsonb, lowest first (json.sgml, "jsonb Indexing"): an empty array
+# at the top below null, then null < strings (by byte) < numbers (by value) < false < true <
+# arrays (more elements higher, then element by element) < objects (more pairs higher, then key,
+# value, ... with keys in jsonb's order: shorter first - so {"aa": 1, "c": 1} > {"b": 1, "d": 1})
+JSONB_ORDER = ['[]', 'null', '""', '"a"', '"ab"', '"b"', '-10', '-1.5', '0', '1', '2', '9', '10', '1e3', 'false',
+               'true', '[null]', '[1]', '[2]', '[[]]', '[{}]', '[1, 2]', '{}', '{"a": 1}', '{"a": 2}',
+               '{"b": 1, "d": 1}', '{"c": 1, "aa": 1}']
+
+
+def test_jsonb_sorts_and_compares_in_its_btree_order(db):
+    """ORDER BY a jsonb column, and <, >, = of two jsonb columns, or of one and a jsonb value,
+    follow PostgreSQL's jsonb order; they compared the texts ('10' < '9', '[1]' < '{}' < 'null')."""
+    db.execute("CREATE TABLE o (id INT PRIMARY KEY, a jsonb, b jsonb)")
+    shuffled = sorted(range(len(JSONB_ORDER)), key=lambda i: (i * 7) % len(JSONB_ORDER))
+    for i in shuffled:
+        db.execute("INSERT INTO o VALUES (?, ?, '1.0')", (i, JSONB_ORDER[i]))
+    db.execute("INSERT INTO o VALUES (100, NULL, '1')")
+    ids = lambda sql, params=(): [r[0] for r in db.execute(sql, params).fetchall()]  # noqa: E731
+    everything = list(range(len(JSONB_ORDER)))
+    assert ids("SELECT id FROM o WHERE id < 100 ORDER BY a") == everything
+    assert ids("SELECT id FROM o ORDER BY o.a DESC NULLS LAST") == everything[::-1] + [100]
+    assert ids("SELECT id FROM o WHERE id IN (8, 12, 9) ORDER BY a") == [8, 9, 12]  # (the point path's rows)
+    assert ids("SELECT id, row_number() OVER (ORDER BY a) AS n FROM o WHERE id < 3 ORDER BY n") == [0, 1, 2]
+    one_index = JSONB_ORDER.index("1")
+    assert ids("SELECT id FROM o WHERE a > b ORDER BY id") == everything[one_index + 1:]  # ('1.0' = '1')
+    assert ids("SELECT id FROM o WHERE a = b") == [one_index]
+    assert ids("SELECT x.id FROM o AS x JOIN o AS y ON x.a <= y.b WHERE y.id = 100 ORDER BY x.a") == \
+        everything[:one_index + 1]
+    assert ids("SELECT id FROM o WHERE a < '2'::jsonb ORDER BY id") == everything[:JSONB_ORDER.index("2")]
+    # ([[]] -> 0 is an empty array at the top: below 0)
+    assert ids("SELECT id FROM o WHERE a -> 0 > '0' ORDER BY a") == [JSONB_ORDER.index(v) for v in
+                                                                    ('[1]', '[2]', '[{}]', '[1, 2]')]
+    assert db.execute("UPDATE o SET b = a WHERE a >= b").rowcount == len(JSONB_ORDER) - one_index
+    assert db.execute("DELETE FROM o WHERE a < b").rowcount == one_index  # (those whose b is still 1.0)
+
+
 @pytest.mark.parametrize("bad", ["{bad", "NaN", "[1,", "{'a': 1}", "1 2", ""])
 def test_invalid_json_is_22P02_and_loses_nothing(db, bad):
     db.execute("INSERT INTO d VALUES (1, '{}', '[]')")

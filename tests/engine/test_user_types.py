@@ -2,6 +2,7 @@
 every write path, casts, comparisons and order, ALTER TYPE / ALTER DOMAIN, DROP with and
 without CASCADE, transactions and other sessions and processes, the catalog across a reopen."""
 
+import pathlib
 import threading
 
 import pytest
@@ -103,6 +104,38 @@ def test_writes_compare_an_enum_by_its_labels_too(db):
     assert db.execute("DELETE FROM t WHERE id IN (SELECT id FROM u WHERE m = 'foo')").rowcount == 1
 
 
+def test_a_value_not_a_label_is_22p02_with_no_row_to_compare(db):
+    """PostgreSQL reads a constant or parameter compared with an enum column (or cast to the
+    enum) as the enum's value when it parses the statement: 22P02 on an empty table, and on a
+    table whose key (the Python point paths') finds no row, whatever the plan."""
+    db.execute("CREATE TABLE k (m mood PRIMARY KEY, n int)")
+    db.execute("CREATE TABLE v (id int PRIMARY KEY, m mood UNIQUE)")
+    message = 'invalid input value for enum mood: "zz"'
+    for sql, params in [("SELECT * FROM t WHERE m = 'zz'", None), ("SELECT * FROM t WHERE m IN ('ok', 'zz')", None),
+                        ("SELECT * FROM t WHERE m BETWEEN 'sad' AND 'zz'", None), ("SELECT 'zz' < m FROM t", None),
+                        ("SELECT * FROM t WHERE id = 1 AND m = 'zz'", None), ("SELECT 'zz'::mood FROM t", None),
+                        ("SELECT * FROM t WHERE m = ?", ("zz",)), ("SELECT * FROM t WHERE m = ANY(?)", (["ok", "zz"],)),
+                        ("UPDATE t SET p = 2 WHERE m = 'zz'", None), ("UPDATE t SET p = ? WHERE m = ?", (2, "zz")),
+                        ("DELETE FROM t WHERE id = 1 AND m = ?", ("zz",)), ("SELECT * FROM k WHERE m = 'zz'", None),
+                        ("SELECT * FROM k WHERE m IN (?, ?)", ("ok", "zz")), ("DELETE FROM k WHERE m = ?", ("zz",)),
+                        ("UPDATE k SET n = 1 WHERE m = 'zz' RETURNING *", None),
+                        ("SELECT * FROM v WHERE m = ?", ("zz",)),
+                        ("SELECT * FROM t a JOIN k b ON a.m = b.m WHERE b.m = 'zz'", None),
+                        ("MERGE INTO t USING (SELECT 1 AS id) s ON t.id = s.id WHEN MATCHED AND t.m = 'zz' THEN DELETE",
+                         None),
+                        # (the ? are bound in another order than the text's: OFFSET's after the subquery's)
+                        ("SELECT * FROM t OFFSET ? LIMIT (SELECT count(*) FROM t WHERE m = ?)", (0, "zz"))]:
+        fails(db, sql, "22P02", message, params)
+    db.execute("PREPARE p AS SELECT * FROM k WHERE m = $1")
+    fails(db, "EXECUTE p('zz')", "22P02", message)
+    # labels, NULL, a value cast to text, and the binding order are as before
+    assert rows(db, "SELECT * FROM t OFFSET ? LIMIT (SELECT count(*) FROM t WHERE m = ?)", ("zz", "ok")) == []
+    assert rows(db, "SELECT * FROM t WHERE m::text = 'zz' OR m = ? OR m = ANY(?)", (None, ["ok"])) == []
+    db.execute("INSERT INTO k VALUES ('ok', 1), ('happy', 2)")
+    assert rows(db, "SELECT n FROM k WHERE m > ANY(?) ORDER BY n", (["sad"],)) == [(1,), (2,)]  # (labels' order)
+    assert rows(db, "SELECT n FROM k WHERE m = ANY(?)", (["happy"],)) == [(2,)]
+
+
 def test_casts_to_an_enum_and_its_functions(db):
     assert rows(db, "SELECT 'ok'::mood, CAST('sad' AS public.mood), NULL::mood") == [("ok", "sad", None)]
     assert rows(db, "SELECT 'ok'::mood < 'happy'::mood, 'ok'::mood::text || '!'") == [(True, "ok!")]
@@ -110,6 +143,39 @@ def test_casts_to_an_enum_and_its_functions(db):
     fails(db, "SELECT 'meh'::mood", "22P02", 'invalid input value for enum mood: "meh"')
     assert rows(db, "SELECT enum_range(NULL::mood), enum_first(NULL::mood), enum_last(NULL::mood)") == [
         (["sad", "ok", "happy"], "sad", "happy")]
+
+
+def test_pg_typeof_names_the_type_and_an_enum_fetches_as_text_on_every_path(db):
+    """pg_typeof of an enum or domain column, or of a cast to one, is the type's name (PostgreSQL's
+    regtype: schema-qualified off the search path), not DuckDB's ENUM of the labels or the base
+    type; a cast names its column after the type. An enum column comes as plain text - the same
+    Arrow type and cursor type code - from the point path, DuckDB's, RETURNING and FOR UPDATE."""
+    db.execute("INSERT INTO t (id, m, e, p) VALUES (1, 'ok', 'a@b', 2), (2, 'sad', NULL, 3)")
+    assert rows(db, "SELECT pg_typeof(m), pg_typeof(e), pg_typeof(p), pg_typeof(m::text), pg_typeof(p + 1) "
+                    "FROM t WHERE id = 1") == [("mood", "email", "pos", "text", "integer")]
+    db.execute("CREATE SCHEMA s")
+    db.execute("CREATE TYPE s.feel AS ENUM ('a')")
+    cur = db.execute("SELECT pg_typeof('ok'::mood), pg_typeof(NULL::public.mood), pg_typeof('a'::s.feel), "
+                     "pg_typeof(CAST(1 AS pos)), 'ok'::mood, CAST('a' AS s.feel)")
+    assert [d[0] for d in cur.description][4:] == ["mood", "feel"]
+    assert cur.fetchall() == [("mood", "mood", "s.feel", "pos", "ok", "a")]
+    fails(db, "SELECT pg_typeof('zz'::mood)", "22P02", 'invalid input value for enum mood: "zz"')
+    for sql in ["SELECT m FROM t WHERE id = 1", "SELECT m FROM t WHERE id > 1", "SELECT m FROM t ORDER BY m LIMIT 1",
+                "SELECT min(m) AS m FROM t", "SELECT m FROM t WHERE m = 'ok'", "SELECT 'ok'::mood AS m",
+                "UPDATE t SET p = 5 WHERE id = 1 RETURNING m", "UPDATE t SET p = 5 WHERE id > 0 RETURNING m, id + 1",
+                "INSERT INTO t (id, m) VALUES (3, 'happy') RETURNING m, id", "DELETE FROM t WHERE id = 3 RETURNING m"]:
+        cur = db.cursor()
+        cur.execute(sql)
+        assert cur.description[0][:2] == ("m", "VARCHAR"), sql
+        assert cur.fetch_arrow_table().schema.field("m").type == "string", sql
+    db.autocommit = False
+    try:
+        assert db.execute("SELECT m FROM t WHERE id > 0 ORDER BY id FOR UPDATE").fetch_arrow_table().column(
+            "m").type == "string"
+        assert db.execute("SELECT enum_range(NULL::mood) AS r").fetch_arrow_table().column("r").type.value_type \
+            == "string"
+    finally:
+        db.rollback()
 
 
 def test_alter_type_add_value_before_and_after_changes_the_order(db):
@@ -134,6 +200,34 @@ def test_alter_type_add_value_before_and_after_changes_the_order(db):
     fails(db, "ALTER TYPE mood ADD VALUE 'x' AFTER 'nope'", "22023", '"nope" is not an existing enum label')
     fails(db, "ALTER TYPE mood ADD VALUE '" + "x" * 64 + "'", "42602")
     fails(db, "ALTER TYPE email ADD VALUE 'x'", "42809", "email is not an enum")
+
+
+def test_alter_type_add_value_locks_the_type_and_rewrites_no_table(db, connect, warehouse):
+    """PostgreSQL's ADD VALUE and RENAME VALUE take an EXCLUSIVE lock on the type, not on its
+    tables: a second one waits for the first's transaction, then applies to what it committed
+    (before, both ran and the second to commit got 40001). ADD VALUE changes the using tables'
+    catalog entries only (their rows are text, every one still a label): no file is written and
+    a concurrent writer of a table stands (before, the tables were written anew: 40001)."""
+    db.execute("INSERT INTO t (id, m) SELECT i, 'ok' FROM range(10, 3000) AS r(i)")  # (a Parquet file)
+    files = {str(p) for p in pathlib.Path(warehouse).rglob("*.parquet")}
+    first, second = connect(), connect(autocommit=True)
+    try:
+        first.execute("ALTER TYPE mood ADD VALUE 'meh' BEFORE 'ok'")
+        second.execute("SET lock_timeout = '50ms'")  # (a bound: the test must not hang)
+        for sql in ("ALTER TYPE mood ADD VALUE 'wow'", "ALTER TYPE mood RENAME VALUE 'sad' TO 'blue'"):
+            fails(second, sql, "55P03")
+        db.execute("INSERT INTO t (id, m) VALUES (1, 'happy')")  # (its tables are not locked)
+        assert rows(first, "SELECT count(*) FROM t WHERE m > 'meh'") == [(2990,)]
+        first.commit()
+    finally:
+        first.rollback()
+    assert {str(p) for p in pathlib.Path(warehouse).rglob("*.parquet")} == files
+    db.execute("INSERT INTO t (id, m) VALUES (2, 'meh')")
+    assert rows(db, "SELECT id FROM t WHERE m < 'ok' ORDER BY m") == [(2,)]
+    second.execute("ALTER TYPE mood ADD VALUE 'wow'")
+    second.execute("ALTER TYPE mood RENAME VALUE 'sad' TO 'blue'")
+    assert rows(db, "SELECT enum_range(NULL::mood), count(*) FROM t") == [(["blue", "meh", "ok", "happy", "wow"], 2992)]
+    fails(db, "INSERT INTO t (id, m) VALUES (3, 'sad')", "22P02")
 
 
 def test_alter_type_rename_value_and_rename_to(db):

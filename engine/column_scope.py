@@ -1,0 +1,72 @@
+"""Which table column a column reference of a statement names, by PostgreSQL's scoping - for
+the rewrites that depend on a column's type (engine/user_types.py: enum and domain columns,
+engine/jsonb_order.py: jsonb columns), which the parser cannot know.
+
+A qualified column is its table's (or alias's); an unqualified one belongs to the innermost
+query around it whose FROM has a table with that column - in a subquery, its own table's, not
+the outer one's - then to the write's target (``Context.targets``: its rows are registered
+under another name), then to any table of the statement with it, if they agree (a view's, read
+through it).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+from sqlglot import exp
+
+from txlake.parser.parse import table_name
+from txlake.storage.schema import Column
+from txlake.storage.version import TableVersion
+
+if TYPE_CHECKING:
+    from txlake.engine.executor import Context
+
+
+def resolver(ctx: Context, expression: exp.Expression, pick: Callable[[Column], object]):
+    """A function of a column node of ``expression`` giving ``pick(column)`` of the table column
+    it names (None if it names none, or ``pick`` gives None: a column of no interest); None
+    itself if ``pick`` gives None for every column of the statement's tables (nothing to do)."""
+    by_alias: dict = {}
+    named: dict = {}  # column -> what pick gives of it in the statement's tables (None: two disagree)
+    for node in expression.find_all(exp.Table):
+        if isinstance(node.this, exp.Identifier):
+            version = ctx.lookup(table_name(node))
+            if version is not None and version.is_table:
+                by_alias.setdefault(node.alias_or_name, version)
+    for alias, version in ctx.targets:
+        by_alias[alias] = version
+    for version in by_alias.values():
+        for col in version.schema.columns:
+            picked = pick(col)
+            if picked is not None and named.setdefault(col.name, picked) != picked:
+                named[col.name] = None
+    if not named:
+        return None
+
+    def of(version: TableVersion, name: str):
+        col = next((c for c in version.schema.columns if c.name == name), None)
+        return pick(col) if col is not None else False  # (False: not this table's column)
+
+    def picked_of(column: exp.Column):
+        if column.table:
+            version = by_alias.get(column.table)
+            return of(version, column.name) or None if version is not None else None
+        scope = column.parent
+        while scope is not None:
+            if isinstance(scope, exp.Select):
+                items = [scope.args.get("from_"), *(scope.args.get("joins") or ())]
+                for item in items:
+                    table = item.this if item is not None else None
+                    if isinstance(table, exp.Table) and isinstance(table.this, exp.Identifier):
+                        version = ctx.lookup(table_name(table))
+                        found = of(version, column.name) if version is not None and version.is_table else False
+                        if found is not False:
+                            return found
+            scope = scope.parent
+        for _, version in ctx.targets:
+            found = of(version, column.name)
+            if found is not False:
+                return found
+        return named.get(column.name)
+    return picked_of
