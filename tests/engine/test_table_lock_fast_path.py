@@ -140,41 +140,28 @@ def test_weak_and_strong_requests_racing_never_hold_the_table_together():
     inside = {"weak": 0, "strong": 0}
     guard, broken = threading.Lock(), []
 
-    def enter(kind, other):
-        with guard:
-            if inside[other]:
-                broken.append(kind)
-            inside[kind] += 1
-
-    def leave(kind):
-        with guard:
-            inside[kind] -= 1
-
-    def weak():
+    def take(kind, mode, other, pause):
+        """Take the table in ``mode`` again and again, ``pause`` seconds apart (the strong ones
+        pause, so weak ones take the fast path meanwhile); inside, nobody of the ``other`` kind."""
         while not stop.is_set():
+            time.sleep(pause)
             txn = Txn()
             try:
-                locks.lock_relation(txn, "t", ROW_EXCLUSIVE, 10)
-                enter("weak", "strong")
+                locks.lock_relation(txn, "t", mode, 10)
+                with guard:
+                    if inside[other]:
+                        broken.append(kind)
+                    inside[kind] += 1
                 time.sleep(0)  # (the interpreter lock let go: others run while it holds the table)
-                leave("weak")
-            finally:
-                locks.release_all(txn)
-
-    def strong():
-        while not stop.is_set():
-            txn = Txn()
-            try:
-                locks.lock_relation(txn, "t", SHARE, 10)
-                enter("strong", "weak")
-                time.sleep(0)
-                leave("strong")
+                with guard:
+                    inside[kind] -= 1
             finally:
                 locks.release_all(txn)
 
     interval = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)
-    threads = [threading.Thread(target=f, daemon=True) for f in (weak, weak, weak, strong, strong)]
+    takers = [("weak", ROW_EXCLUSIVE, "strong", 0)] * 3 + [("strong", SHARE, "weak", 0.001)] * 2
+    threads = [threading.Thread(target=take, args=args, daemon=True) for args in takers]
     try:
         for thread in threads:
             thread.start()
