@@ -269,7 +269,7 @@ class Session:
     def _commit(self, txn: Transaction) -> None:
         """The database commits ``txn``; its temporary tables, lifted out first, are the session's."""
         if txn.deferred is not None:
-            self._run_deferred(txn)
+            self._run_deferred(txn, ending=True)
         if not self.temp.tables and not txn.temp_created:
             self.db.commit(txn)
             return
@@ -699,14 +699,14 @@ class Session:
                     targets.add((table_id, ref.name))
         return targets
 
-    def _run_deferred(self, txn: Transaction, targets=None) -> None:
+    def _run_deferred(self, txn: Transaction, targets=None, ending: bool = False) -> None:
         """The deferred constraint checks of ``txn`` (of ``targets``; None: all), run as a
-        statement would (a new snapshot at READ COMMITTED): at COMMIT and PREPARE, before
-        anything is durable - a violation rolls the transaction back -, and for SET CONSTRAINTS
-        ... IMMEDIATE."""
+        statement would (a new snapshot at READ COMMITTED): at COMMIT and PREPARE (``ending``),
+        before anything is durable - a violation rolls the transaction back -, and for SET
+        CONSTRAINTS ... IMMEDIATE, where a violation is the statement's error (the block fails,
+        a savepoint before it can be rolled back to)."""
         if not deferred.has_pending(txn):
             return
-        ending = targets is None
         try:
             if not txn.uses_transaction_snapshot:
                 txn.snapshot = self.db.take_snapshot()
@@ -865,7 +865,7 @@ class Session:
         """PREPARE TRANSACTION: a prepared transaction outlives the session, its temporary
         tables do not - one that changed them is refused (0A000) and rolled back, as in PostgreSQL."""
         if txn.deferred is not None:
-            self._run_deferred(txn)
+            self._run_deferred(txn, ending=True)
         if self.temp.tables or txn.temp_created:
             if self.temp.changed(self.temp.take(txn)) or txn.temp_created:
                 self.db.abort(txn)

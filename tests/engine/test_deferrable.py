@@ -184,6 +184,27 @@ def test_savepoints_restore_modes_and_drop_checks_queued_after_them(connect, c):
     assert q(t, "SELECT a FROM d ORDER BY a") == [(9,), (10,)]
 
 
+@pytest.mark.parametrize("which", ["ALL", "t_u_key"])
+def test_set_constraints_immediate_failing_in_a_savepoint_keeps_the_transaction_and_its_locks(connect, which):
+    """SET CONSTRAINTS ... IMMEDIATE that finds a violation is that statement's error: the block
+    fails, and ROLLBACK TO a savepoint before it goes on with the row locks taken before (ALL
+    used to roll the whole transaction back, so another session updated its row at once and
+    its COMMIT got 40001)."""
+    setup = connect(autocommit=True)
+    setup.execute("CREATE TABLE t (id INT PRIMARY KEY, u INT UNIQUE DEFERRABLE INITIALLY DEFERRED, v INT)")
+    setup.execute("INSERT INTO t VALUES (1, 10, 0), (2, 20, 0)")
+    t, other = connect(), connect(autocommit=True)
+    t.execute("UPDATE t SET v = v + 100 WHERE id = 1")
+    t.execute("SAVEPOINT s")
+    t.execute("INSERT INTO t VALUES (3, 20, 0)")
+    fails(t, f"SET CONSTRAINTS {which} IMMEDIATE", "23505")
+    t.execute("ROLLBACK TO SAVEPOINT s")
+    other.execute("SET lock_timeout = '200ms'")
+    fails(other, "UPDATE t SET v = v + 1 WHERE id = 1", "55P03")  # (t holds the row)
+    t.commit()
+    assert q(setup, "SELECT id, v FROM t ORDER BY id") == [(1, 100), (2, 0)]
+
+
 def test_a_pending_check_follows_its_constraint_renamed_columns_and_goes_with_it(connect, c):
     c.execute("CREATE TABLE d (a INT CONSTRAINT d_fk REFERENCES p DEFERRABLE INITIALLY DEFERRED)")
     t = connect()
