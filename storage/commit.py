@@ -227,11 +227,15 @@ class TableDelta:
         rewrite of the table stands over compactions alone: they changed no row it read."""
         base = self.base
         unchanged = _same_contents(current, base)
-        if current.schema.schema_id != base.schema.schema_id or (
-                self.rewritten() and not unchanged and not _same_rows(current, base)):
+        rewritten = self.rewritten()
+        if current.schema.schema_id != base.schema.schema_id or rewritten and (
+                not unchanged and not _same_rows(current, base)
+                # (a catalog-only change committed meanwhile - COMMENT ON, ALTER TYPE ... ADD
+                # VALUE: same schema id - which the rewrite's schema, made from the base's, would undo)
+                or current.schema is not base.schema and current.schema != base.schema):
             raise errors.SerializationFailure(
                 f'could not serialize access due to concurrent update of relation "{base.name}"')
-        deleted = {} if self.rewritten() else self.new_deletes()
+        deleted = {} if rewritten else self.new_deletes()
         if unchanged or not deleted:
             return deleted
         located: dict[int, BitMap] = {}

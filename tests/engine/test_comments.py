@@ -3,11 +3,13 @@ relation's schema, transactionally, and read back by obj_description / col_descr
 PostgreSQL does. Before, every COMMENT ON was accepted and kept nowhere."""
 
 import pathlib
+import subprocess
+import sys
 
 import pytest
 
 import txlake
-from tests.conftest import run_python
+from tests.conftest import child_env, run_python
 from tests.engine.test_postgres_functions import one
 from txlake.storage.schema import TableSchema
 
@@ -148,6 +150,37 @@ def test_a_comment_changes_the_catalog_only(c, connect, warehouse):
     assert _data_files(warehouse) == before
     assert one(c, "SELECT count(*), obj_description('t'::regclass), col_description('t'::regclass, 1), "
                   "col_description('t'::regclass, 2) FROM t") == (4999, "the table", "the id", "a, again")
+
+
+def test_a_rewrite_in_another_process_does_not_undo_a_comment_committed_meanwhile(c, warehouse, tmp_path):
+    """Another process's ALTER TABLE, open while a COMMENT ON commits here, is 40001 at its
+    COMMIT: its schema, made from the one it read, would have put the old comments back (it
+    committed, and the comments were lost; table locks do not reach across processes)."""
+    c.execute("COMMENT ON TABLE t IS 'old'")
+    go = tmp_path / "go"
+    child = subprocess.Popen([sys.executable, "-c", (
+        "import os, sys, time, txlake\n"
+        "c = txlake.connect(sys.argv[1], publish='off')\n"
+        "c.execute('ALTER TABLE t ADD COLUMN z INT')\n"
+        "print('altered', flush=True)\n"
+        "deadline = time.monotonic() + 60\n"
+        "while not os.path.exists(sys.argv[2]) and time.monotonic() < deadline:\n"
+        "    time.sleep(0.02)\n"
+        "try:\n"
+        "    c.commit(); print('ok')\n"
+        "except txlake.Error as e:\n"
+        "    print(e.sqlstate)\n"), warehouse, str(go)],
+        stdout=subprocess.PIPE, text=True, env=child_env())
+    try:
+        assert child.stdout.readline().strip() == "altered"
+        c.execute("COMMENT ON TABLE t IS 'new'")
+        c.execute("COMMENT ON COLUMN t.a IS 'the a'")
+    finally:
+        go.touch()
+        out, _ = child.communicate(timeout=60)
+    assert out.strip() == "40001"
+    assert one(c, "SELECT obj_description('t'::regclass), col_description('t'::regclass, 2)") == ("new", "the a")
+    assert [d[0] for d in c.execute("SELECT * FROM t").description] == ["id", "a"]
 
 
 def test_a_comment_takes_share_update_exclusive(c, connect):
