@@ -609,13 +609,19 @@ class Executor:
         ``ctx`` sees) for as long as it runs - a single table's rows only those an index gives
         when the query's WHERE clause pins its columns to constants or ``params`` (engine/
         indexes.py; ``used`` gets a line saying so, for EXPLAIN)."""
-        plan = self._statement_memo(stmt, ("query", ctx.db, ctx.search_path),
-                                lambda: self._query_plan(ctx, stmt.expression))
+        shape = ("query", ctx.db, ctx.search_path)
+        plan = self._statement_memo(stmt, shape, lambda: self._query_plan(ctx, stmt.expression))
+        versions = [ctx.resolve(ref) for ref in plan[1]] if plan is not None else None
+        if plan is not None and tuple((v.table_id, v.schema.schema_id) for v in versions) != plan[2]:
+            # a table it reads is another now, or has another schema (a column became jsonb or
+            # an enum, which a plan rewrites): planned again
+            plan = self._query_plan(ctx, stmt.expression)
+            self._sql_cache[(id(stmt), shape)] = (stmt, plan)
+            versions = [ctx.resolve(ref) for ref in plan[1]] if plan is not None else None
         if plan is None:  # time travel, table functions: rewritten each time
             with self._registered() as register:
                 return run(self._rewrite(ctx, stmt.expression, register).sql(dialect="duckdb"))
-        sql, refs = plan
-        versions = [ctx.resolve(ref) for ref in refs]
+        sql, refs, _ = plan
         narrowed = {}  # ref -> the rows a key gives
         if params is not None and len(refs) == 1:
             source = indexes.query_source(self, ctx, stmt, versions[0], params, used)
@@ -829,13 +835,15 @@ class Executor:
         return [i for i in chunk if rowids[i] < 0 or _held_by_prepared(claims, version, {rowids[i]}) is None]
 
     def _query_plan(self, ctx: Context, expression: exp.Expression):
-        """(SQL with positional view names, the table each name stands for), or None when the
-        query needs per-execution rewriting (time travel, txlake_snapshots, user-defined types,
-        jsonb columns compared or sorted: engine/jsonb_order.py)."""
+        """(SQL with positional view names, the table each name stands for, the (table id,
+        schema id) of each as planned - a plan is good for those only), or None when the query
+        needs per-execution rewriting (time travel, txlake_snapshots, user-defined types, jsonb
+        columns compared or sorted: engine/jsonb_order.py)."""
         if user_types.uses_types(ctx, expression) or jsonb_order.rewritten(ctx, expression) is not expression:
             return None
         ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
         refs: list[st.TableName] = []
+        made_for: list[tuple[str, int]] = []
         special = []
 
         def visit(node):
@@ -858,16 +866,17 @@ class Executor:
                 special.append(node)
                 return node
             _check_named_schemas(ctx, node.meta.get(NAMED_SCHEMAS), name)  # (the plan is cached per search path)
-            ctx.resolve(name)  # unknown tables fail here, before anything is cached
+            version = ctx.resolve(name)  # unknown tables fail here, before anything is cached
             if name not in refs:
                 refs.append(name)
+                made_for.append((version.table_id, version.schema.schema_id))
             alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name.name))
             return _pointed(node, f"__txl_q{refs.index(name)}", alias)
 
         rewritten = expression.transform(visit)
         if special:
             return None
-        return rewritten.sql(dialect="duckdb"), tuple(refs)
+        return rewritten.sql(dialect="duckdb"), tuple(refs), tuple(made_for)
 
     # --- INSERT --------------------------------------------------------------------------
 

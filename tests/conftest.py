@@ -91,7 +91,7 @@ def meanwhile(session, sql: str, then) -> str:
 def pytest_collection_modifyitems(items):
     """The suite runs in two processes (pytest-xdist, ``-n 2 --dist loadgroup``: README):
     every test that uses Spark goes to the same one, so the run starts one SparkSession, as
-    it would without xdist."""
+    it would without xdist (a test starting Spark in a child process is marked so itself)."""
     for item in items:
         if "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.xdist_group("spark"))

@@ -98,6 +98,26 @@ def test_jsonb_sorts_and_compares_in_its_btree_order(db):
     assert db.execute("DELETE FROM o WHERE a < b").rowcount == one_index  # (those whose b is still 1.0)
 
 
+def test_a_query_planned_before_its_column_became_jsonb_sorts_in_jsonb_order(db):
+    """A session's plan of a query is good for the schemas it was made for: after ALTER COLUMN
+    TYPE jsonb, or a table dropped and made again with a jsonb column, the same statement sorts
+    in jsonb's order (the plan made for text kept text order)."""
+    query = "SELECT id FROM t ORDER BY x"
+    db.execute("CREATE TABLE t (id INT PRIMARY KEY, x TEXT)")
+    db.execute("INSERT INTO t VALUES (1, '10'), (2, '9'), (3, '[]')")
+    assert db.execute(query).fetchall() == [(1,), (2,), (3,)]
+    db.execute("ALTER TABLE t ALTER COLUMN x TYPE jsonb USING x::jsonb")
+    assert db.execute(query).fetchall() == [(3,), (2,), (1,)]
+    db.execute("DROP TABLE t")
+    db.execute("CREATE TABLE t (id INT PRIMARY KEY, x TEXT)")
+    db.execute("INSERT INTO t VALUES (1, '10'), (2, '9'), (3, '[]')")
+    assert db.execute(query).fetchall() == [(1,), (2,), (3,)]
+    db.execute("DROP TABLE t")
+    db.execute("CREATE TABLE t (id INT PRIMARY KEY, x jsonb)")
+    db.execute("INSERT INTO t VALUES (1, '10'), (2, '9'), (3, '[]')")
+    assert db.execute(query).fetchall() == [(3,), (2,), (1,)]
+
+
 @pytest.mark.parametrize("bad", ["{bad", "NaN", "[1,", "{'a': 1}", "1 2", ""])
 def test_invalid_json_is_22P02_and_loses_nothing(db, bad):
     db.execute("INSERT INTO d VALUES (1, '{}', '[]')")

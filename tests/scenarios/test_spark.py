@@ -285,6 +285,7 @@ spark.stop()
 """
 
 
+@pytest.mark.xdist_group("spark")  # (its own SparkSession, in a child: not beside the other worker's)
 def test_pyspark_finds_the_source_without_register(engine, wh):
     """PySpark's lookup imports top-level ``pyspark_*`` modules on its path (an installed
     package puts ``pyspark_txlake`` there; here the checkout is on PYTHONPATH)."""
