@@ -15,8 +15,13 @@ LONG_QUERY = "SELECT count(*) FROM range(1000000000000) r"  # hours of work
 
 @pytest.fixture
 def runner(connect):
+    """A Runner as the shell's, with Python's own SIGINT handling - as in the txlake program,
+    whatever another test of this process installed (a SparkContext's handler cancels its jobs
+    and calls into the JVM first)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     out, err = io.StringIO(), io.StringIO()
-    return Runner(connect(autocommit=True), out, err)
+    yield Runner(connect(autocommit=True), out, err)
+    signal.signal(signal.SIGINT, previous)
 
 
 def interrupt_after(seconds: float) -> threading.Timer:
