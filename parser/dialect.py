@@ -214,6 +214,17 @@ class TxlakeParser(DuckDB.Parser):
         typed = parser(self, literal, data_type) if parser else self.expression(exp.Cast(this=literal, to=data_type))
         return self._parse_column_ops(typed)
 
+    def _parse_user_defined_type(self, identifier: exp.Identifier):
+        """A type name sqlglot does not know (an enum, a domain, ``s.mood``), folded as PostgreSQL
+        folds names: unquoted to lower case, quoted as written - ``CREATE TYPE Mood`` makes
+        ``mood``, and ``'x'::Mood`` / ``m Mood`` name it (sqlglot kept the case as written)."""
+        parts = [identifier.name if identifier.quoted else identifier.name.lower()]
+        while self._match(TokenType.DOT):
+            self._advance_any()
+            token = self._prev
+            parts.append(token.text if token.token_type == TokenType.IDENTIFIER else token.text.lower())
+        return exp.DataType.from_str(".".join(parts), dialect=self.dialect, udt=True)
+
     def _parse_on_property(self):
         """PostgreSQL's ``ON COMMIT DROP`` of a temporary table (sqlglot reads PRESERVE ROWS and
         DELETE ROWS only): an OnCommitProperty with ``drop``."""

@@ -51,6 +51,25 @@ def test_an_enum_column_takes_its_labels_and_refuses_others(db):
     assert rows(db, "SELECT id, m FROM t ORDER BY id") == [(1, "happy"), (2, "sad"), (3, None)]
 
 
+def test_a_type_name_folds_as_postgresql_folds_names(db):
+    """Unquoted, a type's name is folded to lower case wherever it is written - CREATE TYPE,
+    a column's type, a cast, a schema-qualified name - and quoted it keeps its case. Written
+    ``Mood`` in a cast or a column it was looked up as ``Mood`` and not found (42704, 0A000)."""
+    db.execute("CREATE SCHEMA s")
+    db.execute("CREATE TYPE s.Feel AS ENUM ('meh', 'yay')")
+    db.execute("CREATE TYPE Size AS ENUM ('S', 'M')")
+    db.execute('CREATE TYPE "Quoted" AS ENUM (\'q\')')
+    db.execute("CREATE DOMAIN Positive AS int CHECK (VALUE > 0)")
+    db.execute("CREATE TABLE shirts (id int, sz SIZE, f S.Feel, n Positive, q \"Quoted\")")
+    db.execute("INSERT INTO shirts VALUES (1, 'M'::Size, CAST('yay' AS s.FEEL), 3::POSITIVE, 'q'::\"Quoted\")")
+    assert rows(db, "SELECT pg_typeof(sz), pg_typeof(f), sz, f, n, q FROM shirts") == [
+        ("size", "s.feel", "M", "yay", 3, "q")]
+    assert rows(db, "SELECT 'yay'::s.feel > 'meh'::S.Feel, 'S'::\"size\"") == [(True, "S")]
+    fails(db, "SELECT 'M'::\"Size\"", "42704", 'type "Size" does not exist')
+    fails(db, "SELECT 'q'::quoted", "42704", 'type "quoted" does not exist')
+    fails(db, "SELECT 0::Positive", "23514")
+
+
 def test_an_enum_orders_and_compares_by_its_labels_not_their_text(db):
     db.execute("INSERT INTO t (id, m) VALUES (1, 'happy'), (2, 'sad'), (3, 'ok'), (4, NULL)")
     assert rows(db, "SELECT id FROM t ORDER BY m, id") == [(2,), (3,), (1,), (4,)]
