@@ -318,11 +318,18 @@ def _check_deferred(child_id: str, was: ForeignKey, cols: list[str], refs: list[
     """A deferred ``_check_keys`` of new rows of the table ``child_id`` (engine/deferred.py),
     of its foreign key ``was`` as the table has it now (dropped since: none; its columns
     renamed since: ``cols`` renamed likewise)."""
-    child = _visible(ctx, child_id)
-    fk = next((f for f in child.schema.foreign_keys if f.name == was.name), None) if child is not None else None
+    child, fk = _now(ctx, child_id, was.name)
     if fk is not None:
         cols = [fk.columns[was.columns.index(c)] for c in cols]
         _check_keys(ex, ctx, child, None, fk, cols, refs, keys)
+
+
+def _now(ctx, child_id: str, name: str) -> tuple[TableVersion | None, ForeignKey | None]:
+    """The table ``child_id`` and its foreign key ``name`` as the transaction sees them now
+    (a deferred check's: either may be gone since, or the key's columns renamed)."""
+    child = _visible(ctx, child_id)
+    fk = next((f for f in child.schema.foreign_keys if f.name == name), None) if child is not None else None
+    return child, fk
 
 
 def _removed_keys(ex, old: TableVersion, new: TableVersion, names: tuple[str, ...],
@@ -450,8 +457,7 @@ def _act(ex, ctx, parent: TableVersion, child_id: str, fk: ForeignKey, keys: lis
 def _act_deferred(parent: TableVersion, child_id: str, name: str, keys: list[tuple], updated: dict, ex, ctx) -> None:
     """A deferred NO ACTION ``_act`` (engine/deferred.py), of the foreign key ``name`` as the
     table ``child_id`` has it now (dropped since: none)."""
-    child = _visible(ctx, child_id)
-    fk = next((f for f in child.schema.foreign_keys if f.name == name), None) if child is not None else None
+    fk = _now(ctx, child_id, name)[1]
     if fk is not None:
         _act(ex, ctx, parent, child_id, fk, keys, "NO ACTION", updated)
 

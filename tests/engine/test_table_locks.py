@@ -10,6 +10,7 @@ import time
 import pytest
 
 import txlake
+from tests.engine.test_foreign_keys import fails
 
 MODES = ("ACCESS SHARE", "ROW SHARE", "ROW EXCLUSIVE", "SHARE UPDATE EXCLUSIVE", "SHARE", "SHARE ROW EXCLUSIVE",
          "EXCLUSIVE", "ACCESS EXCLUSIVE")
@@ -193,9 +194,7 @@ def test_lock_timeout_ends_a_wait_for_a_table_lock(setup, connect):
     with pytest.raises(txlake.LockNotAvailable) as info:
         b.execute("ALTER TABLE t ADD COLUMN w INT")
     assert info.value.sqlstate == "55P03" and str(info.value).startswith("canceling statement due to lock timeout")
-    with pytest.raises(txlake.Error) as failed:
-        b.execute("SELECT 1")
-    assert failed.value.sqlstate == "25P02"
+    fails(b, "SELECT 1", "25P02")
     b.rollback()
     a.commit()
     assert setup.execute("SELECT * FROM t ORDER BY id").fetchall() == [(1, 10), (2, 20)]
@@ -263,25 +262,17 @@ def test_a_rollback_to_a_savepoint_frees_the_table_locks_taken_after_it(setup, c
 
 def test_lock_table_outside_a_block_and_on_what_is_not_a_table(setup, connect):
     auto = connect(autocommit=True)
-    with pytest.raises(txlake.Error) as info:
-        auto.execute("LOCK TABLE t")
-    assert info.value.sqlstate == "25P01" and str(info.value) == "LOCK TABLE can only be used in transaction blocks"
+    assert fails(auto, "LOCK TABLE t", "25P01") == "LOCK TABLE can only be used in transaction blocks"
     c = connect()
-    with pytest.raises(txlake.Error) as info:
-        c.execute("LOCK TABLE nope IN SHARE MODE")
-    assert info.value.sqlstate == "42P01" and 'relation "nope" does not exist' in str(info.value)
+    assert 'relation "nope" does not exist' in fails(c, "LOCK TABLE nope IN SHARE MODE", "42P01")
     c.rollback()
     setup.execute("CREATE SEQUENCE s")
-    with pytest.raises(txlake.Error) as info:
-        c.execute("LOCK TABLE s")
-    assert info.value.sqlstate == "42809"
+    fails(c, "LOCK TABLE s", "42809")
     c.rollback()
     ro = connect()
     ro.execute("SET TRANSACTION READ ONLY")
     ro.execute("LOCK TABLE t IN ACCESS SHARE MODE")
-    with pytest.raises(txlake.Error) as info:
-        ro.execute("LOCK TABLE t IN SHARE MODE")
-    assert info.value.sqlstate == "25006"
+    fails(ro, "LOCK TABLE t IN SHARE MODE", "25006")
     ro.rollback()
 
 
