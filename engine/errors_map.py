@@ -117,7 +117,8 @@ def _type_word(duck: str) -> str:
 
 _MISSING_TYPE = re.compile(r"Type with name (?P<name>.+) does not exist!?")
 _DOMAIN_ERRORS = (("negative substring length", "22011"), ("square root of a negative", "2201F"),
-                  ("negative power", "2201F"), ("complex result", "2201F"), ("logarithm of", "2201E"))
+                  ("negative power", "2201F"), ("complex result", "2201F"), ("logarithm of", "2201E"),
+                  ("null value not allowed for object key", "22004"))  # (json_object_agg's)
 
 
 # DuckDB binder errors (their words, lower case) -> PostgreSQL's SQLSTATE and message
@@ -130,6 +131,8 @@ _BINDER_WORDS = (
 )
 
 
+# jsonb's path functions (#-, jsonb_set, jsonb_insert) given an array position that is no integer
+_NOT_AN_INTEGER = re.compile(r'path element at position \d+ is not an integer: ')
 _JSON_REFUSALS = ("unsupported Unicode escape sequence", "stack depth limit exceeded")
 
 
@@ -212,7 +215,8 @@ def translate(e: duckdb.Error) -> errors.Error:
             message = udf["message"]
             if "are not supported" in message:  # (array input: txlake's arrays are one-dimensional)
                 return errors.NotSupportedError(message)
-            if "invalid input syntax" in message or message.startswith("malformed array literal"):
+            if "invalid input syntax" in message or message.startswith("malformed array literal") or \
+                    _NOT_AN_INTEGER.match(message):
                 return errors.InvalidTextRepresentation(message)
             if message.startswith(_JSON_REFUSALS):
                 return json_input_error(message)

@@ -7,9 +7,10 @@ prints them (``1e2`` is ``100``, ``1.50`` stays ``1.50``). ``json`` text is kept
 it is valid JSON. Either is refused (22P02 ``invalid input syntax for type json``) if it is not
 strict JSON: no NaN or Infinity, nothing after the value.
 
-The operators and functions (``->``, ``->>``, ``#>``, ``#>>``, ``@>``, ``||``, ``?``,
-``jsonb_typeof``, ``jsonb_array_length``, ``jsonb_array_elements``, ``jsonb_each``) follow
-PostgreSQL 16's jsonb semantics: a missing key or index is NULL, an integer indexes arrays (a
+The operators and functions (``->``, ``->>``, ``#>``, ``#>>``, ``@>``, ``||``, ``?``, ``?|``,
+``?&``, ``-``, ``#-``, ``jsonb_typeof``, ``jsonb_array_length``, ``jsonb_array_elements``,
+``jsonb_each``, ``jsonb_object_keys``, ``jsonb_set``, ``jsonb_insert``, ``jsonb_strip_nulls``,
+``jsonb_pretty``, and json's builders' layout) follow PostgreSQL 16's jsonb semantics: a missing key or index is NULL, an integer indexes arrays (a
 negative one from the end), ``->>`` of JSON null is NULL. Their
 jsonb results are normalised text, also when applied to a json value (PostgreSQL would keep
 that value's own spacing). parser/json_ops.py rewrites the SQL to call them.
@@ -25,9 +26,11 @@ import json
 import duckdb
 import pyarrow as pa
 
-from txlake.parser.json_ops import (ARRAY_LENGTH, CONCAT, CONTAINS, EACH, ELEMENTS, EXISTS, GET, GET_PATH,
-                                    GET_PATH_TEXT, GET_TEXT, JSON_IN, JSON_TRY_IN, JSON_VALUE, JSONB_IN,
-                                    JSONB_KEY, JSONB_ORDER, JSONB_TRY_IN, JSONB_VALUE, TYPEOF)
+from txlake.parser.json_ops import (AGGREGATED_OBJECT, ARRAY_LENGTH, BUILT_ARRAY, BUILT_OBJECT, CONCAT, CONTAINS,
+                                    DELETE, DELETE_PATH, EACH, ELEMENTS, EXISTS, EXISTS_ALL, EXISTS_ANY,
+                                    GET, GET_PATH, GET_PATH_TEXT, GET_TEXT, INSERT_PATH, JSON_IN, JSON_TRY_IN,
+                                    JSON_VALUE, JSONB_IN, JSONB_KEY, JSONB_ORDER, JSONB_TRY_IN, JSONB_VALUE, KEYS,
+                                    PRETTY, SET_PATH, STRIP_NULLS, TYPEOF)
 
 
 class JsonInputError(ValueError):
@@ -73,11 +76,16 @@ def _check_strings(value, jsonb: bool) -> None:
             _check_strings(v, jsonb)
 
 
+def _key_order(value: dict) -> list[str]:
+    """An object's keys in jsonb's order: shorter first, then by their UTF-8 bytes."""
+    return sorted(value, key=lambda k: (len(k.encode()), k.encode()))
+
+
 def text(value) -> str:
     """A value's jsonb text (PostgreSQL's jsonb output)."""
     if isinstance(value, dict):
-        keys = sorted(value, key=lambda k: (len(k.encode()), k.encode()))
-        return "{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)}: {text(value[k])}" for k in keys) + "}"
+        members = (f"{json.dumps(k, ensure_ascii=False)}: {text(value[k])}" for k in _key_order(value))
+        return "{" + ", ".join(members) + "}"
     if isinstance(value, list):
         return "[" + ", ".join(text(v) for v in value) + "]"
     if isinstance(value, decimal.Decimal):
@@ -177,7 +185,7 @@ def _order_bytes(value, out: bytearray) -> None:
             _order_bytes(item, out)
     else:
         out += b"\x06" + len(value).to_bytes(4, "big")
-        for key in sorted(value, key=lambda k: (len(k.encode()), k.encode())):
+        for key in _key_order(value):
             out += key.encode() + b"\x00"
             _order_bytes(value[key], out)
 
@@ -229,38 +237,14 @@ def get(doc: str, key, as_text: bool = False) -> str | None:
     return _found(value[key], as_text)
 
 
-def path_steps(path: str) -> list[str]:
-    """The elements of a text[] literal such as ``{a,b,0}`` or ``{"a b",c}``."""
-    inner = path.strip()
-    if not (inner.startswith("{") and inner.endswith("}")):
-        raise JsonInputError(f'malformed array literal: "{path}"')
-    inner = inner[1:-1]
-    steps, current, quoted, i = [], "", False, 0
-    if not inner.strip():
-        return []
-    while i < len(inner):
-        c = inner[i]
-        if c == "\\" and i + 1 < len(inner):
-            current += inner[i + 1]
-            i += 2
-            continue
-        if c == '"':
-            quoted = not quoted
-        elif c == "," and not quoted:
-            steps.append(current.strip() if not current.startswith('"') else current)
-            current = ""
-        else:
-            current += c
-        i += 1
-    steps.append(current.strip())
-    return steps
-
-
-def get_path(doc: str, path: str, as_text: bool = False) -> str | None:
-    """``doc #> path`` (``#>>``): the value at a path of keys and array indexes (an integer's
-    text; a negative one from the end); NULL where the path leads nowhere."""
+def get_path(doc: str, steps: list, as_text: bool = False) -> str | None:
+    """``doc #> path`` (``#>>``), ``jsonb_extract_path[_text](doc, VARIADIC steps)``: the value
+    at a path (a text[]) of keys and array indexes (an integer's text; a negative one from the
+    end); NULL where the path leads nowhere, or has a NULL step."""
+    if None in steps:
+        return None
     value = parse(doc)
-    for step in path_steps(path):
+    for step in steps:
         if isinstance(value, dict):
             if step not in value:
                 return None
@@ -355,8 +339,245 @@ def members(doc: str, as_text: bool = False) -> list:
     value = parse(doc)
     if not isinstance(value, dict):
         raise JsonValueError(f"cannot call jsonb_each{'_text' if as_text else ''} on a non-object")
-    return [{"key": k, "value": _found(value[k], as_text)} for k in sorted(value, key=lambda k: (len(k.encode()),
-                                                                                                   k.encode()))]
+    return [{"key": k, "value": _found(value[k], as_text)} for k in _key_order(value)]
+
+
+def object_keys(doc: str) -> list:
+    """``jsonb_object_keys``: an object's keys, in jsonb's key order."""
+    value = parse(doc)
+    if not isinstance(value, dict):
+        what = "an array" if isinstance(value, list) else "a scalar"
+        raise JsonValueError(f"cannot call jsonb_object_keys on {what}")
+    return _key_order(value)
+
+
+def exists_any(doc: str, keys: list) -> bool:
+    """``doc ?| keys``: does any of the text[] ``keys`` exist (as ``?`` finds a key)?"""
+    return any(exists(doc, k) for k in keys if k is not None)
+
+
+def exists_all(doc: str, keys: list) -> bool:
+    """``doc ?& keys``: do all of them (NULLs aside)?"""
+    return all(exists(doc, k) for k in keys if k is not None)
+
+
+def _index(step: str, depth: int) -> int:
+    """A path step into an array: an integer's text (22P02 otherwise, as PostgreSQL)."""
+    try:
+        return int(step)
+    except ValueError:
+        raise JsonValueError(f'path element at position {depth} is not an integer: "{step}"') from None
+
+
+def delete(doc: str, key: str) -> str:
+    """``doc - key``: an object without the key, an array without its string elements equal to
+    it."""
+    return delete_keys(doc, [key])
+
+
+def delete_index(doc: str, index: int) -> str:
+    """``doc - index``: an array without its element at ``index`` (a negative one from the end)."""
+    value = parse(doc)
+    if isinstance(value, dict):
+        raise JsonValueError("cannot delete from object using integer index")
+    if not isinstance(value, list):
+        raise JsonValueError("cannot delete from scalar")
+    if _index_valid(value, index):
+        del value[index]
+    return text(value)
+
+
+def delete_keys(doc: str, keys: list) -> str:
+    """``doc - keys``: ``doc - key`` for each of the text[] ``keys``."""
+    value = parse(doc)
+    if not isinstance(value, (dict, list)):
+        raise JsonValueError("cannot delete from scalar")
+    gone = set(keys)
+    if isinstance(value, dict):
+        return text({k: v for k, v in value.items() if k not in gone})
+    return text([v for v in value if not (isinstance(v, str) and v in gone)])
+
+
+def delete_path(doc: str, steps: list) -> str:
+    """``doc #- path``: the value without what is at the path (unchanged if nothing is)."""
+    return _put(doc, steps, _remove, "delete")
+
+
+def _no_null_step(steps: list) -> None:
+    if None in steps:
+        raise JsonValueError(f"path element at position {steps.index(None) + 1} is null")
+
+
+def _child(container, step: str, depth: int):
+    """The object member or array element ``step`` names (None if none)."""
+    if isinstance(container, dict):
+        return container.get(step) if isinstance(container.get(step), (dict, list)) else None
+    if isinstance(container, list):
+        i = _index(step, depth)
+        return container[i] if _index_valid(container, i) and isinstance(container[i], (dict, list)) else None
+    return None
+
+
+def _remove(container, step: str, depth: int) -> None:
+    if isinstance(container, dict):
+        container.pop(step, None)
+    else:
+        i = _index(step, depth)
+        if _index_valid(container, i):
+            del container[i]
+
+
+def set_path(doc: str, steps: list, new: str, create: bool = True) -> str:
+    """``jsonb_set(doc, path, new, create_if_missing)``: the value with what is at the path
+    replaced by ``new``; a missing last key added (a missing array position: appended, or put
+    first if negative) when ``create``; nothing changes where the path leads nowhere."""
+    return _put(doc, steps, lambda container, step, depth: _set(container, step, depth, parse(new), create),
+                "set")
+
+
+def insert_path(doc: str, steps: list, new: str, after: bool = False) -> str:
+    """``jsonb_insert(doc, path, new, insert_after)``: ``new`` put into the array before (or
+    after) the position the path names, or into the object under its last key - which must be
+    new (22023 otherwise)."""
+    return _put(doc, steps, lambda container, step, depth: _insert(container, step, depth, parse(new), after),
+                "insert")
+
+
+def _put(doc: str, steps: list, change, verb: str) -> str:
+    value = parse(doc)
+    if not isinstance(value, (dict, list)):
+        raise JsonValueError(f"cannot {verb} path in scalar")
+    _no_null_step(steps)
+    if not steps:
+        return text(value)
+    container = value
+    for depth, step in enumerate(steps[:-1], start=1):
+        container = _child(container, step, depth)
+        if container is None:
+            return text(value)
+    change(container, steps[-1], len(steps))
+    return text(value)
+
+
+def _set(container, step: str, depth: int, new, create: bool) -> None:
+    if isinstance(container, dict):
+        if step in container or create:
+            container[step] = new
+        return
+    i = _index(step, depth)
+    if _index_valid(container, i):
+        container[i] = new
+    elif create:
+        container.insert(0 if i < 0 else len(container), new)
+
+
+def _insert(container, step: str, depth: int, new, after: bool) -> None:
+    if isinstance(container, dict):
+        if step in container:
+            raise JsonValueError("cannot replace existing key\nHINT:  Try using the function jsonb_set "
+                                 "to replace key value.")
+        container[step] = new
+        return
+    i = _index(step, depth)
+    if i < 0:
+        i = max(len(container) + i, -1) if i >= -len(container) else -1
+        position = i + 1 if after else max(i, 0)
+    else:
+        position = min(i + 1 if after else i, len(container))
+    container.insert(position, new)
+
+
+def strip_nulls(doc: str, jsonb: bool = True) -> str:
+    """``jsonb_strip_nulls`` (``json_strip_nulls``): every object member whose value is null
+    removed, at any depth (array elements that are null stay)."""
+    value = _stripped(parse(doc))
+    return text(value) if jsonb else compact(value)
+
+
+def _stripped(value):
+    if isinstance(value, dict):
+        return {k: _stripped(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_stripped(v) for v in value]
+    return value
+
+
+class _Pairs(list):
+    """An object's members as read for json's functions: in order, duplicates kept."""
+
+
+def _members_read(doc: str):
+    return json.loads(doc, parse_float=decimal.Decimal, object_pairs_hook=_Pairs)
+
+
+def compact(value) -> str:
+    """A value as json text without spaces (as json functions that rebuild a value write it)."""
+    if isinstance(value, (dict, _Pairs)):
+        members = value.items() if isinstance(value, dict) else value
+        return "{" + ",".join(f"{json.dumps(k, ensure_ascii=False)}:{compact(v)}" for k, v in members) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(compact(v) for v in value) + "]"
+    return text(value)
+
+
+def pretty(doc: str) -> str:
+    """``jsonb_pretty``: indented by four spaces, one member or element a line."""
+    out: list[str] = []
+    _pretty(parse(doc), 0, out)
+    return "".join(out)
+
+
+def _pretty(value, depth: int, out: list[str]) -> None:
+    pad = "    " * (depth + 1)
+    if isinstance(value, dict) and value:
+        out.append("{\n")
+        for n, k in enumerate(_key_order(value)):
+            out.append(f"{pad}{json.dumps(k, ensure_ascii=False)}: ")
+            _pretty(value[k], depth + 1, out)
+            out.append(",\n" if n + 1 < len(value) else "\n")
+        out.append("    " * depth + "}")
+    elif isinstance(value, list) and value:
+        out.append("[\n")
+        for n, v in enumerate(value):
+            out.append(pad)
+            _pretty(v, depth + 1, out)
+            out.append(",\n" if n + 1 < len(value) else "\n")
+        out.append("    " * depth + "]")
+    else:
+        out.append(text(value))
+
+
+def built_object(doc: str) -> str:
+    """``json_build_object``'s text: ``{"a" : 1, "b" : [1,2]}`` - PostgreSQL's json keeps the
+    layout its function writes, members in the order given (duplicates too)."""
+    return "{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)} : {compact(v)}" for k, v in _members_read(doc)) + "}"
+
+
+def built_array(doc: str) -> str:
+    """``json_build_array``'s and ``json_agg``'s text: ``[1, "a", null]``."""
+    return "[" + ", ".join(compact(v) for v in _members_read(doc)) + "]"
+
+
+def aggregated_object(doc: str, jsonb: bool = False) -> str:
+    """``json_object_agg``'s text, ``{ "a" : 1, "b" : 2 }`` (``jsonb``: ``jsonb_object_agg``'s),
+    from the JSON list of each row's [key, value's json text]."""
+    pairs = []
+    for key, value in json.loads(doc):
+        if key is None:
+            raise JsonValueError("null value not allowed for object key")
+        pairs.append((key, _members_read(value) if value is not None else None))
+    if jsonb:
+        return text({k: _plain(v) for k, v in pairs})
+    return "{ " + ", ".join(f"{json.dumps(k, ensure_ascii=False)} : {compact(v)}" for k, v in pairs) + " }"
+
+
+def _plain(value):
+    """A value read with ``_members_read`` as jsonb holds it (an object's last duplicate wins)."""
+    if isinstance(value, _Pairs):
+        return {k: _plain(v) for k, v in value}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
 
 
 def _arrow(function, arity: int, returns: pa.DataType):
@@ -385,8 +606,8 @@ _FUNCTIONS = (
     (GET + "_index", get, ["VARCHAR", "BIGINT"], "JSON"),
     (GET_TEXT + "_key", lambda d, k: get(d, k, True), ["VARCHAR", "VARCHAR"], "VARCHAR"),
     (GET_TEXT + "_index", lambda d, k: get(d, k, True), ["VARCHAR", "BIGINT"], "VARCHAR"),
-    (GET_PATH, get_path, ["VARCHAR", "VARCHAR"], "JSON"),
-    (GET_PATH_TEXT, lambda d, p: get_path(d, p, True), ["VARCHAR", "VARCHAR"], "VARCHAR"),
+    (GET_PATH, get_path, ["VARCHAR", "VARCHAR[]"], "JSON"),
+    (GET_PATH_TEXT, lambda d, p: get_path(d, p, True), ["VARCHAR", "VARCHAR[]"], "VARCHAR"),
     (CONTAINS, contains, ["VARCHAR", "VARCHAR"], "BOOLEAN"),
     (CONCAT, concat, ["VARCHAR", "VARCHAR"], "JSON"),
     (EXISTS, exists, ["VARCHAR", "VARCHAR"], "BOOLEAN"),
@@ -396,6 +617,22 @@ _FUNCTIONS = (
     (EACH, members, ["VARCHAR"], _MEMBERS),
     (EACH + "_text", lambda d: members(d, True), ["VARCHAR"], _MEMBERS),
     (ARRAY_LENGTH, array_length, ["VARCHAR"], "INTEGER"),
+    (KEYS, object_keys, ["VARCHAR"], "VARCHAR[]"),
+    (EXISTS_ANY, exists_any, ["VARCHAR", "VARCHAR[]"], "BOOLEAN"),
+    (EXISTS_ALL, exists_all, ["VARCHAR", "VARCHAR[]"], "BOOLEAN"),
+    (DELETE + "_key", delete, ["VARCHAR", "VARCHAR"], "JSON"),
+    (DELETE + "_index", delete_index, ["VARCHAR", "BIGINT"], "JSON"),
+    (DELETE + "_keys", delete_keys, ["VARCHAR", "VARCHAR[]"], "JSON"),
+    (DELETE_PATH, delete_path, ["VARCHAR", "VARCHAR[]"], "JSON"),
+    (SET_PATH, set_path, ["VARCHAR", "VARCHAR[]", "VARCHAR", "BOOLEAN"], "JSON"),
+    (INSERT_PATH, insert_path, ["VARCHAR", "VARCHAR[]", "VARCHAR", "BOOLEAN"], "JSON"),
+    (STRIP_NULLS, strip_nulls, ["VARCHAR"], "JSON"),
+    (STRIP_NULLS + "_json", lambda d: strip_nulls(d, False), ["VARCHAR"], "JSON"),
+    (PRETTY, pretty, ["VARCHAR"], "VARCHAR"),
+    (BUILT_OBJECT, built_object, ["VARCHAR"], "JSON"),
+    (BUILT_ARRAY, built_array, ["VARCHAR"], "JSON"),
+    (AGGREGATED_OBJECT, aggregated_object, ["VARCHAR"], "JSON"),
+    (AGGREGATED_OBJECT + "_jsonb", lambda d: aggregated_object(d, True), ["VARCHAR"], "JSON"),
 )
 _ARROW_TYPES = {"JSON": pa.json_(),  # (DuckDB takes JSON as Arrow's canonical json extension)
                 "VARCHAR": pa.string(), "BOOLEAN": pa.bool_(), "INTEGER": pa.int32(), "BLOB": pa.binary(),

@@ -146,10 +146,12 @@ class TxlakeParser(DuckDB.Parser):
     # PostgreSQL functions whose DuckDB namesakes mean something else, kept as written for
     # parser/semantics.py: decode / encode take a format (hex, base64), which sqlglot's
     # DuckDB parser dropped (decode('616263', 'hex') gave '616263'); regexp_matches returns
-    # the matches, not DuckDB's boolean
+    # the matches, not DuckDB's boolean; json_extract_path[_text] take the path's steps as
+    # arguments, not a JSON path; json_strip_nulls is parser/json_ops.py's
     FUNCTIONS = {**DuckDB.Parser.FUNCTIONS,
                  **{name: (lambda name: lambda args: exp.Anonymous(this=name.lower(), expressions=args))(name)
-                    for name in ("DECODE", "ENCODE", "REGEXP_MATCHES")}}
+                    for name in ("DECODE", "ENCODE", "REGEXP_MATCHES", "JSON_EXTRACT_PATH", "JSON_EXTRACT_PATH_TEXT",
+                                 "JSON_STRIP_NULLS")}}
     # PostgreSQL: ALTER TABLE t ALTER a SET DEFAULT 1, ALTER b DROP NOT NULL (several ALTER
     # COLUMN actions, also after others; without it the statement was an unparsed Command)
     ALTER_TABLE_MIXED_ACTIONS = True
@@ -186,7 +188,7 @@ class TxlakeParser(DuckDB.Parser):
         """PostgreSQL's ``T ARRAY`` (without a size) is ``T[]``: sqlglot took what follows ARRAY
         for a size (``a int ARRAY, b int`` was a syntax error, ``int ARRAY NOT NULL`` an array of
         size NOT NULL), so ARRAY after a type, before anything but ``[``, is read as ``[]``."""
-        tokens = list(raw_tokens)
+        tokens = _placeholders_apart(list(raw_tokens), _OPERAND_ENDS | self.TYPE_TOKENS)
         for i in range(len(tokens) - 1, 0, -1):
             token = tokens[i]
             if token.token_type == TokenType.ARRAY and \
@@ -1190,6 +1192,32 @@ class TxlakeParser(DuckDB.Parser):
 TxlakeParser._CONTROL_STATEMENTS["CALL"] = TxlakeParser._parse_call_statement
 
 
+_OPERAND_ENDS = {TokenType.VAR, TokenType.STRING, TokenType.NUMBER, TokenType.R_PAREN, TokenType.R_BRACKET,
+                 TokenType.IDENTIFIER, TokenType.PLACEHOLDER, TokenType.NULL, TokenType.TRUE, TokenType.FALSE}
+
+
+def _placeholders_apart(tokens: list[Token], operand_ends: set) -> list[Token]:
+    """``?|`` / ``?&`` are jsonb's operators only after an operand (``doc ?| keys``, ``'{}'::jsonb
+    ?| keys``); elsewhere - ``x = ?||'%'``, ``(?|1)`` - they are a parameter and the ``|``
+    (``||``) or ``&`` after it."""
+    for i in range(len(tokens) - 1, -1, -1):
+        token = tokens[i]
+        if token.token_type not in (TokenType.QMARK_PIPE, TokenType.QMARK_AMP):
+            continue
+        after = tokens[i + 1] if i + 1 < len(tokens) else None
+        doubled = token.token_type == TokenType.QMARK_PIPE and after is not None and \
+            after.token_type == TokenType.PIPE and after.start == token.end + 1
+        if not doubled and i > 0 and tokens[i - 1].token_type in operand_ends:
+            continue
+        rest, start = token.text[1], token.start + 1
+        if doubled:
+            rest, tokens[i + 1:i + 2] = "||", []
+        kind = {"|": TokenType.PIPE, "||": TokenType.DPIPE, "&": TokenType.AMP}[rest]
+        tokens[i:i + 1] = [Token(TokenType.PLACEHOLDER, "?", token.line, token.col, token.start, token.start),
+                           Token(kind, rest, token.line, token.col + 1, start, start + len(rest) - 1)]
+    return tokens
+
+
 class TxlakeTokenizer(DuckDB.Tokenizer):
     # PREPARE, EXECUTE, CALL and RESET are opaque commands to DuckDB's tokenizer; txlake parses their
     # arguments. DuckDB ignores VARCHAR(n) and reads VARCHAR as TEXT; txlake enforces the length (22001).
@@ -1203,7 +1231,10 @@ class TxlakeTokenizer(DuckDB.Tokenizer):
                 "CHAR": TokenType.CHAR,
                 # FLOAT is DOUBLE PRECISION, as in PostgreSQL and the SQL standard (DuckDB's is
                 # REAL: 0.1::float was 0.10000000149011612); FLOAT4 is REAL in both
-                "FLOAT": TokenType.DOUBLE}
+                "FLOAT": TokenType.DOUBLE,
+                # jsonb's ?| and ?& (any / all of a text[] exist) and #- (delete at a path); a
+                # parameter before | or & is told apart in TxlakeParser.parse
+                "?|": TokenType.QMARK_PIPE, "?&": TokenType.QMARK_AMP, "#-": TokenType.HASH_DASH}
     COMMANDS = DuckDB.Tokenizer.COMMANDS - {TokenType.SHOW}
 
     def tokenize(self, sql: str):

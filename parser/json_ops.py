@@ -13,10 +13,15 @@ otherwise: its ``->`` takes a JSON path, not a key, and it prints ``[1,2]``).
   columns, cast one (``a @> b::jsonb``): the parser does not know column types;
 - ``=``, ``<>``, ``IS [NOT] DISTINCT FROM`` are jsonb's equality (of values: numbers by value)
   when an operand is evidently jsonb, and ``<``, ``<=``, ``>``, ``>=`` its btree order;
-- ``?`` (a key or array string exists), ``jsonb_typeof``, ``jsonb_array_length``,
-  ``jsonb_build_object``, ``to_jsonb``, ``jsonb_agg``;
-- the set-returning ``jsonb_array_elements[_text]`` (FROM or a select list) and
-  ``jsonb_each[_text]`` (FROM), as ``unnest`` of a list the function makes (``set_returning``).
+- ``?`` (a key or array string exists), ``?|`` / ``?&`` (any / all of a text[]), ``#-``
+  (delete at a path), ``-`` of an evidently json value (a key, an index, a text[] of keys);
+- ``json[b]_typeof``, ``json[b]_array_length``, ``json[b]_build_object``,
+  ``json[b]_build_array``, ``to_jsonb``, ``json[b]_agg``, ``json[b]_object_agg``,
+  ``json[b]_extract_path[_text]``, ``jsonb_set``, ``jsonb_insert``, ``json[b]_strip_nulls``,
+  ``jsonb_pretty``; a text[] operand (a path, keys) goes to them as a list (``_steps``);
+- the set-returning ``json[b]_array_elements[_text]`` and ``json[b]_object_keys`` (FROM or a
+  select list) and ``json[b]_each[_text]`` (FROM), as ``unnest`` of a list the function makes
+  (``set_returning``).
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from __future__ import annotations
 import json
 
 from sqlglot import exp
+
+from txlake import errors
 
 JSONB_IN, JSON_IN = "txl_jsonb_in", "txl_json_in"
 JSONB_TRY_IN, JSON_TRY_IN = "txl_jsonb_try_in", "txl_json_try_in"  # (NULL for bad text: COPY's)
@@ -35,12 +42,25 @@ TYPEOF, ARRAY_LENGTH = "txl_jsonb_typeof", "txl_jsonb_array_length"
 ELEMENTS, EACH = "txl_jsonb_elements", "txl_jsonb_each"  # (lists, and their _text ones: set_returning)
 JSONB_KEY = "txl_jsonb_key"  # (the text equal jsonb values share: equals)
 JSONB_ORDER = "txl_jsonb_order"  # (bytes that sort as jsonb's btree order: ordering)
+KEYS = "txl_jsonb_keys"
+EXISTS_ANY, EXISTS_ALL = "txl_jsonb_exists_any", "txl_jsonb_exists_all"
+DELETE, DELETE_PATH = "txl_jsonb_delete", "txl_jsonb_delete_path"  # (DELETE's _key, _index and _keys ones)
+SET_PATH, INSERT_PATH = "txl_jsonb_set", "txl_jsonb_insert"
+STRIP_NULLS, PRETTY = "txl_jsonb_strip_nulls", "txl_jsonb_pretty"  # (and STRIP_NULLS's _json one)
+# json's built values in the layout PostgreSQL's json functions write (DuckDB's json text in)
+BUILT_OBJECT, BUILT_ARRAY, AGGREGATED_OBJECT = "txl_json_built_object", "txl_json_built_array", "txl_json_agg_object"
 _SET_RETURNING = {"jsonb_array_elements": ELEMENTS, "jsonb_array_elements_text": ELEMENTS + "_text",
-                  "jsonb_each": EACH, "jsonb_each_text": EACH + "_text"}
+                  "jsonb_each": EACH, "jsonb_each_text": EACH + "_text", "jsonb_object_keys": KEYS,
+                  # json's: the same rows (their values as jsonb writes them)
+                  "json_array_elements": ELEMENTS, "json_array_elements_text": ELEMENTS + "_text",
+                  "json_each": EACH, "json_each_text": EACH + "_text", "json_object_keys": KEYS}
+_TEXT_ROWS = {ELEMENTS + "_text", EACH + "_text", KEYS}  # (rows of text, not of json)
 
 # calls whose value is json (after rewriting); _JSONB_CALLS: jsonb (the operators' results are)
-_JSON_CALLS = {JSONB_IN, JSON_IN, JSONB_VALUE, JSON_VALUE, GET, GET + "_key", GET + "_index", GET_PATH, CONCAT}
-_JSONB_CALLS = _JSON_CALLS - {JSON_IN, JSON_VALUE}
+_JSONB_CALLS = {JSONB_IN, JSONB_VALUE, GET, GET + "_key", GET + "_index", GET_PATH, CONCAT,
+                DELETE + "_key", DELETE + "_index", DELETE + "_keys", DELETE_PATH, SET_PATH, INSERT_PATH, STRIP_NULLS,
+                AGGREGATED_OBJECT + "_jsonb"}
+_JSON_CALLS = _JSONB_CALLS | {JSON_IN, JSON_VALUE, STRIP_NULLS + "_json", BUILT_OBJECT, BUILT_ARRAY, AGGREGATED_OBJECT}
 
 
 def _text(node: exp.Expression) -> exp.Expression:
@@ -74,7 +94,14 @@ def extract(node: exp.JSONExtract | exp.JSONExtractScalar) -> exp.Expression:
 
 def extract_path(node: exp.JSONBExtract | exp.JSONBExtractScalar) -> exp.Expression:
     name = GET_PATH if isinstance(node, exp.JSONBExtract) else GET_PATH_TEXT
-    return _call(name, _text(node.this), _text(node.expression))
+    return _call(name, _text(node.this), _steps(node.expression))
+
+
+def _steps(node: exp.Expression) -> exp.Expression:
+    """A text[] operand (``'{a,0}'``, ``ARRAY['a', '0']``, a parameter) as the list of its
+    elements' text the functions take - a string read by PostgreSQL's array input."""
+    from txlake.parser.semantics import ARRAY_MACRO  # (which imports this module)
+    return exp.cast(_call(ARRAY_MACRO, node.copy()), exp.DataType.build("VARCHAR[]"))
 
 
 def is_json(node: exp.Expression, calls=_JSON_CALLS) -> bool:
@@ -136,6 +163,32 @@ def exists(node: exp.JSONBContainsTopKey) -> exp.Expression:
     return _call(EXISTS, _text(node.this), _text(node.expression))
 
 
+def exists_some(node: exp.JSONBContainsAnyTopKeys | exp.JSONBContainsAllTopKeys) -> exp.Expression:
+    """``doc ?| keys`` / ``doc ?& keys``: ``?`` of any / all of a text[]."""
+    name = EXISTS_ANY if isinstance(node, exp.JSONBContainsAnyTopKeys) else EXISTS_ALL
+    return _call(name, _text(node.this), _steps(node.expression))
+
+
+def delete_path(node: exp.JSONBDeleteAtPath) -> exp.Expression:
+    """``doc #- path``: without what is at a path (a text[])."""
+    return _call(DELETE_PATH, _text(node.this), _steps(node.expression))
+
+
+def delete(node: exp.Sub) -> exp.Expression:
+    """``doc - key`` (text), ``doc - index`` (an integer), ``doc - keys`` (a text[]) when ``doc``
+    is evidently json; between a column and a constant the engine does it (it knows the
+    column's type)."""
+    if not is_json(node.this):
+        return node
+    key = node.expression
+    if isinstance(key, exp.Array) or (isinstance(key, exp.Cast) and key.to.is_type(exp.DType.ARRAY)):
+        return _call(DELETE + "_keys", _text(node.this), _steps(key))
+    if isinstance(key, exp.Literal) and not key.is_string or \
+            isinstance(key, exp.Neg) and isinstance(key.this, exp.Literal) and key.this.is_int:
+        return _call(DELETE + "_index", _text(node.this), key.copy())
+    return _call(DELETE + "_key", _text(node.this), _text(key))
+
+
 def _normalised(node: exp.Expression) -> exp.Expression:
     return _call(JSONB_IN, _text(node))
 
@@ -147,13 +200,61 @@ def function(node: exp.Anonymous) -> exp.Expression | None:
         return _call(TYPEOF, _text(args[0]))
     if name == "jsonb_array_length" and len(args) == 1:
         return _call(ARRAY_LENGTH, _text(args[0]))
-    if name == "jsonb_build_object":
-        return _normalised(_call("json_object", *args))
     if name == "to_jsonb" and len(args) == 1:
         return _normalised(_call("to_json", *args))
     if name == "jsonb_agg" and len(args) == 1:  # (list(): NULL over no rows, as PostgreSQL's; NULLs kept)
         return _normalised(_call("to_json", _call("list", *args)))
+    if name == "json_agg" and len(args) == 1:
+        return _call(BUILT_ARRAY, _text(_call("to_json", _call("list", *args))))
+    if name in ("json_object_agg", "jsonb_object_agg") and len(args) == 2:
+        return _call(AGGREGATED_OBJECT if name == "json_object_agg" else AGGREGATED_OBJECT + "_jsonb",
+                     _text(_call("to_json", _call("list", _pair(*args)))))
+    if name in ("json_build_object", "jsonb_build_object", "json_build_array", "jsonb_build_array"):
+        return _built(name, args)
+    if name in ("json_typeof", "json_array_length"):
+        return function(exp.Anonymous(this="jsonb" + name[4:], expressions=args))
+    if name in ("jsonb_extract_path", "jsonb_extract_path_text", "json_extract_path", "json_extract_path_text") \
+            and args:
+        steps = exp.Array(expressions=[_text(a) for a in args[1:]])
+        return _call(GET_PATH_TEXT if name.endswith("_text") else GET_PATH, _text(args[0]),
+                     exp.cast(steps, exp.DataType.build("VARCHAR[]")))
+    if name in ("jsonb_set", "jsonb_insert") and len(args) in (3, 4):
+        flag = args[3] if len(args) == 4 else exp.Boolean(this=name == "jsonb_set")
+        return _call(SET_PATH if name == "jsonb_set" else INSERT_PATH, _text(args[0]), _steps(args[1]),
+                     _text(args[2]), flag)
+    if name in ("jsonb_strip_nulls", "json_strip_nulls") and len(args) == 1:
+        return _call(STRIP_NULLS + ("" if name.startswith("jsonb") else "_json"), _text(args[0]))
+    if name == "jsonb_pretty" and len(args) == 1:
+        return _call(PRETTY, _text(args[0]))
     return None
+
+
+def _pair(key: exp.Expression, value: exp.Expression) -> exp.Expression:
+    """``json_object_agg(key, value [ORDER BY ...])``'s pair of each row, [key's text, value's
+    json] (the ORDER BY kept around it, for ``list``)."""
+    order = value if isinstance(value, exp.Order) else None
+    value = order.this if order is not None else value
+    pair = _call("list_value", exp.cast(key.copy(), exp.DataType.build("VARCHAR")),
+                 _text(_call("to_json", value.copy())))
+    if order is None:
+        return pair
+    order = order.copy()
+    order.set("this", pair)
+    return order
+
+
+def _built(name: str, args: list[exp.Expression]) -> exp.Expression:
+    """``json[b]_build_object(k, v, ...)`` / ``json[b]_build_array(v, ...)`` by DuckDB's
+    ``json_object`` / ``json_array``: jsonb's normalised, json's in PostgreSQL's layout."""
+    if name.endswith("object") and len(args) % 2:
+        raise errors.DataError("argument list must have even number of elements\nHINT:  The arguments of "
+                               f"{name}() must consist of alternating keys and values.", sqlstate="22023")
+    if not args:
+        return exp.cast(exp.Literal.string("{}" if name.endswith("object") else "[]"), exp.DataType.build("JSON"))
+    built = _call("json_object" if name.endswith("object") else "json_array", *args)
+    if name.startswith("jsonb"):
+        return _normalised(built)
+    return _call(BUILT_OBJECT if name.endswith("object") else BUILT_ARRAY, _text(built))
 
 
 def set_returning(node: exp.Expression) -> exp.Expression | None:
@@ -166,18 +267,21 @@ def set_returning(node: exp.Expression) -> exp.Expression | None:
         return None
     name = call.name.lower()
     items = exp.Unnest(expressions=[_call(_SET_RETURNING[name], _text(call.expressions[0]))])
-    as_json = not name.endswith("_text")
+    as_json = _SET_RETURNING[name] not in _TEXT_ROWS
+    each = _SET_RETURNING[name] in (EACH, EACH + "_text")
     if not isinstance(node, exp.Table):
-        if name.startswith("jsonb_each"):
+        if each:
             return None
         return exp.cast(items, exp.DataType.build("JSON")) if as_json else items
-    if name.startswith("jsonb_each"):
+    if each:
         value = exp.column("value", "__m")
         inner = exp.select(exp.alias_(items, "__m")).subquery("__members")
         select = exp.select(exp.alias_(exp.column("key", "__m"), "key"),
                             exp.alias_(exp.cast(value, exp.DataType.build("JSON")) if as_json else value, "value"))
         select = select.from_(inner)
-    else:
-        select = exp.select(exp.alias_(exp.cast(items, exp.DataType.build("JSON")) if as_json else items, "value"))
+    else:  # (a function of text rows names its column after itself, or the FROM item's alias)
+        alias = node.args.get("alias")
+        column = "value" if _SET_RETURNING[name] != KEYS else alias.name if alias is not None and alias.name else name
+        select = exp.select(exp.alias_(exp.cast(items, exp.DataType.build("JSON")) if as_json else items, column))
     alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name))
     return exp.Subquery(this=select, alias=alias.copy())

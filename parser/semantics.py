@@ -1437,10 +1437,13 @@ def _cast(node: exp.Cast) -> exp.Expression:
 def _text(value: exp.Expression, cast: exp.Expression) -> exp.Expression:
     """``value`` as text, by PostgreSQL's output of its type (``TEXT_MACRO``, which is handed
     the value twice: once to write, once, never evaluated, to pick the form by its type); a
-    string constant, or a value holding a parameter (which would be bound twice), by ``cast``."""
+    string constant, or a value holding a parameter (which would be bound twice), by ``cast``;
+    a json value's text is its own (an aggregate's, such as ``jsonb_agg(x)``, matched no form)."""
     if (isinstance(value, exp.Literal) and value.is_string) or any(isinstance(n, exp.Placeholder)
                                                                    for n in value.walk()):
         return cast
+    if json_ops.is_json(value):
+        return exp.cast(value.copy(), exp.DataType.build("VARCHAR"))
     return exp.Anonymous(this=TEXT_MACRO, expressions=[value.copy(), value.copy()])
 
 
@@ -1556,6 +1559,8 @@ _REWRITES = {
     exp.JSONExtract: json_ops.extract, exp.JSONExtractScalar: json_ops.extract,
     exp.JSONBExtract: json_ops.extract_path, exp.JSONBExtractScalar: json_ops.extract_path,
     exp.JSONBContainsTopKey: json_ops.exists, exp.Concat: _concat_function, exp.ConcatWs: _concat_function,
+    exp.JSONBContainsAnyTopKeys: json_ops.exists_some, exp.JSONBContainsAllTopKeys: json_ops.exists_some,
+    exp.JSONBDeleteAtPath: json_ops.delete_path, exp.Sub: json_ops.delete,
     # jsonb's where an operand is evidently json, else an array's
     exp.DPipe: lambda node: _either(json_ops.concat, _concat, node),
     exp.ArrayContainsAll: lambda node: _either(json_ops.contains, _array_operator, node),

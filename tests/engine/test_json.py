@@ -265,3 +265,92 @@ def test_jsonb_input_refusals_are_the_same_on_every_path(db, sql):
             db.execute(sql, (text,))
         assert e.value.sqlstate == sqlstate, (sql, text[:20])
     assert db.execute("SELECT count(*) FROM d").fetchone() == (0,)
+
+
+def test_building_and_aggregating_functions(db):
+    """json's builders write PostgreSQL's layout (json keeps its text); jsonb's are normalised."""
+    assert db.execute("""SELECT json_build_object('b', 1, 'a', 'x', 'c', ARRAY[1, 2])::text,
+                                json_build_array(1, 'a', NULL)::text, jsonb_build_array(2, 'x')::text,
+                                json_build_object()::text, json_build_array()::text""").fetchone() == \
+        ('{"b" : 1, "a" : "x", "c" : [1,2]}', '[1, "a", null]', '[2, "x"]', "{}", "[]")
+    assert db.execute("SELECT json_build_object('a', 1, 'b', NULL)").fetchone() == ({"a": 1, "b": None},)
+    with pytest.raises(txlake.DataError) as e:
+        db.execute("SELECT json_build_object('a', 1, 'b')")
+    assert e.value.sqlstate == "22023" and "even number of elements" in str(e.value)
+    db.execute("""INSERT INTO d VALUES (1, '{"n": 1}', '{"n": 1}'), (2, '[2]', '[2]')""")
+    assert db.execute("SELECT json_agg(id ORDER BY id DESC)::text, json_agg(doc ORDER BY id)::text FROM d").fetchone() \
+        == ("[2, 1]", '[{"n":1}, [2]]')
+    assert db.execute("SELECT json_object_agg(id, doc ORDER BY id)::text, jsonb_object_agg(id, doc)::text FROM d") \
+        .fetchone() == ('{ "1" : {"n":1}, "2" : [2] }', '{"1": {"n": 1}, "2": [2]}')
+    assert db.execute("SELECT json_agg(id), json_object_agg(id, id) FROM d WHERE id > 5").fetchone() == (None, None)
+    assert db.execute("SELECT jsonb_agg(id)::text FROM d").fetchone() == ("[1, 2]",)  # (was 42000: no text form)
+
+
+def test_changing_functions_and_operators(db):
+    """jsonb_set, jsonb_insert, #-, - and the strip / pretty functions, as PostgreSQL 16."""
+    doc = """'{"a": 1, "b": [1, 2, {"c": null}]}'::jsonb"""
+    assert db.execute(f"""SELECT jsonb_set({doc}, '{{a}}', '5')::text, jsonb_set({doc}, ARRAY['b', '0'], '"z"')::text,
+                                 jsonb_set({doc}, '{{q}}', '7', false)::text, jsonb_set({doc}, '{{q}}', '7')::text,
+                                 jsonb_set({doc}, '{{x,y}}', '7')::text""").fetchone() == \
+        ('{"a": 5, "b": [1, 2, {"c": null}]}', '{"a": 1, "b": ["z", 2, {"c": null}]}',
+         '{"a": 1, "b": [1, 2, {"c": null}]}', '{"a": 1, "b": [1, 2, {"c": null}], "q": 7}',
+         '{"a": 1, "b": [1, 2, {"c": null}]}')
+    assert db.execute("""SELECT jsonb_set('[1, 2]', '{5}', '9')::text, jsonb_set('[1, 2]', '{-9}', '0')::text,
+                                jsonb_set('[1, 2]', '{-1}', '0')::text""").fetchone() == \
+        ("[1, 2, 9]", "[0, 1, 2]", "[1, 0]")
+    assert db.execute(f"""SELECT jsonb_insert({doc}, '{{b,0}}', '0')::text,
+                                 jsonb_insert({doc}, '{{b,0}}', '0', true)::text,
+                                 jsonb_insert({doc}, '{{z}}', '0')::text,
+                                 jsonb_insert('[1, 2]', '{{-1}}', '0')::text"""
+                      ).fetchone() == \
+        ('{"a": 1, "b": [0, 1, 2, {"c": null}]}', '{"a": 1, "b": [1, 0, 2, {"c": null}]}',
+         '{"a": 1, "b": [1, 2, {"c": null}], "z": 0}', "[1, 0, 2]")
+    assert db.execute(f"""SELECT ({doc} #- '{{b,-1}}')::text, ({doc} #- '{{x,y}}')::text, ({doc} - 'a')::text,
+                                 ({doc} - ARRAY['a', 'b'])::text, ('["a", "b", "a"]'::jsonb - 'a')::text,
+                                 ('[1, 2, 3]'::jsonb - 1)::text, ('[1, 2, 3]'::jsonb - -1)::text""").fetchone() == \
+        ('{"a": 1, "b": [1, 2]}', '{"a": 1, "b": [1, 2, {"c": null}]}', '{"b": [1, 2, {"c": null}]}', "{}", '["b"]',
+         "[1, 3]", "[1, 2]")
+    for sql, sqlstate, words in (
+            ("SELECT jsonb_set('1', '{a}', '2')", "22023", "cannot set path in scalar"),
+            (f"SELECT jsonb_insert({doc}, '{{a}}', '0')", "22023", "cannot replace existing key"),
+            ("SELECT '{\"a\": 1}'::jsonb - 1", "22023", "cannot delete from object using integer index"),
+            ("SELECT '3'::jsonb - 'a'", "22023", "cannot delete from scalar"),
+            ("SELECT '3'::jsonb #- '{a}'", "22023", "cannot delete path in scalar"),
+            (f"SELECT {doc} #- '{{b,x}}'", "22P02", 'path element at position 2 is not an integer: "x"'),
+            (f"SELECT jsonb_set({doc}, '{{a,NULL}}', '1')", "22023", "path element at position 2 is null")):
+        with pytest.raises(txlake.DataError) as e:
+            db.execute(sql)
+        assert e.value.sqlstate == sqlstate and words in str(e.value), sql
+    assert db.execute("""SELECT jsonb_strip_nulls('{"a": null, "b": {"c": null, "d": 1}, "e": [null]}')::text,
+                                json_strip_nulls('{"a": null, "b": 1}')::text""").fetchone() == \
+        ('{"b": {"d": 1}, "e": [null]}', '{"b":1}')
+    assert one(db, """SELECT jsonb_pretty('{"b": [1, {}], "a": {"c": null}}')""") == \
+        '{\n    "a": {\n        "c": null\n    },\n    "b": [\n        1,\n        {}\n    ]\n}'
+
+
+def test_key_and_path_functions(db):
+    doc = """'{"a": 1, "b": [1, 2, {"c": null}], "d e": "x"}'::jsonb"""
+    assert db.execute(f"""SELECT {doc} ?| ARRAY['a', 'q'], {doc} ?& ARRAY['a', 'b'], {doc} ?& ARRAY['a', 'q'],
+                                 {doc} ?| '{{q,"d e"}}', '["x"]'::jsonb ?| ARRAY['x']""").fetchone() == \
+        (True, True, False, True, True)
+    assert db.execute(f"""SELECT jsonb_extract_path({doc}, 'b', '2'), jsonb_extract_path_text({doc}, 'b', '0'),
+                                 json_extract_path_text('{{"x": 1}}', 'x'), json_extract_path('{{"x": [1]}}', 'x', '0'),
+                                 jsonb_extract_path({doc}, 'b', NULL), {doc} #> '{{b,1}}'""").fetchone() == \
+        ({"c": None}, "1", "1", 1, None, 2)
+    assert db.execute("SELECT json_typeof('[]'), json_array_length('[1, 2]')").fetchone() == ("array", 2)
+    assert db.execute(f"SELECT jsonb_object_keys({doc})").fetchall() == [("a",), ("b",), ("d e",)]
+    cur = db.execute("""SELECT * FROM json_object_keys('{"bb": 1, "a": 2}')""")
+    assert cur.fetchall() == [("a",), ("bb",)] and cur.description[0][0] == "json_object_keys"
+    assert db.execute("""SELECT k FROM jsonb_object_keys('{"b": 1}') AS k""").fetchall() == [("b",)]
+    with pytest.raises(txlake.DataError) as e:
+        db.execute("SELECT jsonb_object_keys('[1]')")
+    assert e.value.sqlstate == "22023" and "cannot call jsonb_object_keys on an array" in str(e.value)
+
+
+def test_a_parameter_before_a_bar_is_no_jsonb_operator(db):
+    """``?|`` / ``?&`` are jsonb's operators after an operand only: ``?||'%'`` is a parameter
+    and ``||``, ``(?|1)`` a parameter and ``|``."""
+    db.execute("""INSERT INTO d VALUES (1, '{"a": 1}', NULL), (2, '{"b": 1}', NULL)""")
+    assert db.execute("SELECT id FROM d WHERE doc::text LIKE ?||'%' ORDER BY id", ('{"a"',)).fetchall() == [(1,)]
+    assert db.execute("SELECT (?|1), (?&3), ? || 'x'", (4, 6, "w")).fetchone() == (5, 2, "wx")
+    assert db.execute("SELECT id FROM d WHERE doc ?| ? ORDER BY id", (["b", "z"],)).fetchall() == [(2,)]
