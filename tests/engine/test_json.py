@@ -283,6 +283,11 @@ def test_building_and_aggregating_functions(db):
     assert db.execute("SELECT json_object_agg(id, doc ORDER BY id)::text, jsonb_object_agg(id, doc)::text FROM d") \
         .fetchone() == ('{ "1" : {"n":1}, "2" : [2] }', '{"1": {"n": 1}, "2": [2]}')
     assert db.execute("SELECT json_agg(id), json_object_agg(id, id) FROM d WHERE id > 5").fetchone() == (None, None)
+    assert db.execute("""SELECT json_object_agg(k, v)::text, jsonb_object_agg(k, v)::text
+                         FROM (VALUES ('a', 1), ('a', 2)) t(k, v)""").fetchone() == ('{ "a" : 1, "a" : 2 }', '{"a": 2}')
+    with pytest.raises(txlake.DataError) as e:
+        db.execute("SELECT json_object_agg(k, v) FROM (VALUES (NULL, 1)) t(k, v)")
+    assert e.value.sqlstate == "22004" and "null value not allowed for object key" in str(e.value)
     assert db.execute("SELECT jsonb_agg(id)::text FROM d").fetchone() == ("[1, 2]",)  # (was 42000: no text form)
 
 
