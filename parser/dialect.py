@@ -308,14 +308,18 @@ class TxlakeParser(DuckDB.Parser):
     def _parse_generated_as_identity(self):
         """``GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY [( sequence options )]``: the options
         as CREATE SEQUENCE's (sqlglot's took START WITH and INCREMENT BY only, in that order),
-        kept in the node's meta (``sequence_options``)."""
+        kept in the node's meta (``sequence_options``). A generated column, ``GENERATED ALWAYS AS
+        (expr) STORED``, is read as one (parser/parse.py refuses it: 0A000), not a syntax error."""
         index = self._index
         always = not self._match_text_seq("BY", "DEFAULT")
         if always:
             self._match_text_seq("ALWAYS")
         if not (self._match(TokenType.ALIAS) and self._match_text_seq("IDENTITY")):
             self._retreat(index)
-            return super()._parse_generated_as_identity()
+            generated = super()._parse_generated_as_identity()
+            if self._match_text_seq("STORED"):
+                return self.expression(exp.ComputedColumnConstraint(this=generated.expression, persisted=True))
+            return generated
         node = self.expression(exp.GeneratedAsIdentityColumnConstraint(this=always))
         if self._match(TokenType.L_PAREN):
             node.meta["sequence_options"] = self.parse_sequence_options(until=TokenType.R_PAREN)

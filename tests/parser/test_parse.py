@@ -254,7 +254,13 @@ def test_an_unnamed_check_added_by_alter_table_and_validate_constraint_parse():
                                  "CREATE OR REPLACE TABLE t (a INT)",
                                  "CREATE MATERIALIZED VIEW v AS SELECT 1", "CREATE RECURSIVE VIEW v (a) AS SELECT 1",
                                  "CREATE VIEW v AS SELECT 1 WITH CHECK OPTION", "DROP MATERIALIZED VIEW v",
-                                 "ALTER VIEW v ALTER COLUMN a SET DEFAULT 1"])
+                                 "ALTER VIEW v ALTER COLUMN a SET DEFAULT 1",
+                                 # (a syntax error at STORED before)
+                                 "CREATE TABLE t (a INT, b INT GENERATED ALWAYS AS (a * 2) STORED)",
+                                 "ALTER TABLE t ADD COLUMN b INT GENERATED ALWAYS AS (a * 2) STORED",
+                                 # (DuckDB's 42000 "Can only delete from base table" before)
+                                 "WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d",
+                                 "SELECT * FROM (WITH d AS (UPDATE t SET a = 1 RETURNING a) SELECT a FROM d) x"])
 def test_unsupported_ddl_is_refused_not_ignored(sql):
     with pytest.raises(errors.NotSupportedError) as info:
         parse(sql)
