@@ -3,7 +3,8 @@
 Three result formats, as psql has them: ``aligned`` (a header, a rule, right-aligned numbers,
 a row count), ``expanded`` (one ``name | value`` block per row, for wide rows) and ``csv``
 (RFC 4180, NULL as an empty unquoted field, the empty string as ``""``). NULL is shown as the
-session's null string (``NULL`` unless changed), so it never looks like an empty string.
+session's null string (``NULL`` unless changed), so it never looks like an empty string. A
+value of several lines is shown on several, a ``+`` after each one it goes on from (psql's).
 Aligned and expanded output may be cut to ``max_rows`` rows; the note that says so counts the
 rest. Only the rows shown are converted to Python objects.
 """
@@ -18,13 +19,15 @@ from prompt_toolkit.utils import get_cwidth
 from txlake.engine.executor import python_rows
 from txlake.engine.pg_text import NULL, format_value, pg_interval
 
-def _cell(value, null: str) -> str:
-    # one display line per row: control characters would break the alignment
-    return format_value(value, null).replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
+def _cell(value, null: str) -> list[str]:
+    """A value's display lines: a text of several lines (``jsonb_pretty``'s) is shown on
+    several, as psql shows it; a carriage return or a tab, which would break the alignment, as
+    ``\\r`` / ``\\t``."""
+    return format_value(value, null).replace("\r", "\\r").replace("\t", "\\t").split("\n")
 
 
-def _width(text: str) -> int:
-    return get_cwidth(text)
+def _width(text: str | list[str]) -> int:
+    return max(map(get_cwidth, text)) if isinstance(text, list) else get_cwidth(text)
 
 
 def _pad(text: str, width: int, right: bool = False) -> str:
@@ -74,8 +77,13 @@ def render_table(table: pa.Table, max_rows: int | None = None, null: str = NULL)
     lines = [" " + " | ".join(_center(n, w) for n, w in zip(names, widths)).rstrip(),
              "-" + "-+-".join("-" * w for w in widths) + "-"]
     for r in rows:
-        cells = [_pad(v, w, right=num and v != null) for v, w, num in zip(r, widths, numeric)]
-        lines.append(" " + " | ".join(cells).rstrip())
+        for k in range(max(map(len, r), default=1)):  # (psql's: a + after each line a cell goes on from)
+            line = ""
+            for i, (cell, w, num) in enumerate(zip(r, widths, numeric)):
+                text = cell[k] if k < len(cell) else ""
+                line += ("| " if i else " ") + _pad(text, w, right=num and cell != [null]) + \
+                    ("+" if k + 1 < len(cell) else " ")
+            lines.append(line.rstrip())
     if len(rows) < table.num_rows:
         lines.append(truncation_note(table.num_rows, len(rows)))
     lines.append(row_count(table.num_rows))
@@ -100,7 +108,11 @@ def render_expanded(table: pa.Table, max_rows: int | None = None, null: str = NU
         width = max([name_width + 3 + _width(v) for v in values] or [0])
         header = f"-[ RECORD {number} ]"
         lines = [header + "-" * max(width - len(header), 1)]
-        lines += [(_pad(n, name_width) + " | " + v).rstrip() for n, v in zip(names, values)]
+        for n, value in zip(names, values):
+            for k, text in enumerate(value):
+                more = k + 1 < len(value)
+                lines.append((_pad(n if k == 0 else "", name_width) + " | " +
+                              (_pad(text, _width(value)) + "+" if more else text)).rstrip())
         blocks.append("\n".join(lines))
     text = "\n".join(blocks)
     if len(rows) < table.num_rows:

@@ -80,6 +80,24 @@ def test_expanded_display_shows_one_block_per_row():
     assert "id   | 22\nname | NULL" in text
 
 
+def test_a_value_of_several_lines_is_shown_on_several_as_psql_shows_it():
+    """Each line of a multi-line value (``jsonb_pretty``'s) on a line of its own, a ``+`` after
+    each one the value goes on from - it was one line with ``\\n`` in it; a tab stays ``\\t``."""
+    t = pa.table({"doc": ["{\n    \"a\": 1\n}", "x"], "n": pa.array([7, 8], pa.int64()), "t": ["a\tb", "c\nd"]})
+    assert render_table(t).splitlines() == [
+        "    doc     | n |  t",
+        "------------+---+------",
+        " {         +| 7 | a\\tb",
+        '     "a": 1+|   |',
+        " }          |   |",
+        " x          | 8 | c   +",
+        "            |   | d",
+        "(2 rows)",
+    ]
+    assert render_expanded(t.slice(0, 1)).splitlines()[1:] == [
+        "doc | {         +", '    |     "a": 1+', "    | }", "n   | 7", "t   | a\\tb"]
+
+
 def test_csv_null_is_an_empty_field_and_empty_string_is_quoted():
     data = pa.table({"a": [1, None], "b": ['say "hi", then', ""]})
     assert render_csv(data).splitlines() == ["a,b", '1,"say ""hi"", then"', ',""']
