@@ -178,6 +178,8 @@ class TxlakeParser(DuckDB.Parser):
     # path of two keys); parser/json_ops.py rewrites them. PostgreSQL has no lambdas: in a
     # function's arguments, doc -> 'a' is json too (DuckDB's parser read a lambda x -> body)
     LAMBDAS = {k: v for k, v in DuckDB.Parser.LAMBDAS.items() if k != TokenType.ARROW}
+    # PostgreSQL's # is bitwise XOR (5 # 3 = 6): a syntax error before
+    BITWISE = {**DuckDB.Parser.BITWISE, TokenType.HASH: exp.BitwiseXor}
     JSON_OPERATORS = {**DuckDB.Parser.JSON_OPERATORS,
                       TokenType.ARROW: lambda self, this, key: self.expression(
                           exp.JSONExtract(this=this, expression=key)),

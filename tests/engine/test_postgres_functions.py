@@ -158,6 +158,8 @@ def test_postgresql_functions_duckdb_lacks(conn):
     assert one(conn, "SELECT div(7, 2), div(-7, 2), div(9.5, 2)") == (3, -3, 4)
     with pytest.raises(txlake.DivisionByZero):
         conn.execute("SELECT div(1, 0)")
+    # # is bitwise XOR, at & and |'s precedence (a syntax error before)
+    assert one(conn, "SELECT 5 # 3, 5 & 3 # 1, 1 | 2 # 3, -5 # 1, 12::bigint # 10::smallint") == (6, 0, 0, -6, 6)
 
 
 def test_rewritten_columns_keep_their_names_in_every_select_and_defaults_their_words(conn):
