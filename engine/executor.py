@@ -28,7 +28,7 @@ import uuid
 import zoneinfo
 from collections import OrderedDict
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, is_dataclass, replace
 from typing import Callable, Iterator
 
 import duckdb
@@ -220,6 +220,9 @@ class Context:
     #: ``param_order`` (parser/parse.py): engine/user_types.py finds a ``?``'s value by its tag
     params: tuple = ()
     param_order: tuple | None = None
+    #: the session's value of a setting by its name (what SHOW gives; 42704 for an unknown
+    #: one): ``current_setting('name')``
+    setting: Callable[[str], str] | None = None
 
     def targeting(self, alias: str, version: "TableVersion", *more: str) -> "Context":
         """This context with ``version`` the statement's target, named ``alias`` (and each of
@@ -2374,6 +2377,44 @@ def _session_value(ctx: Context, node: exp.Expression) -> exp.Expression:
         return exp.If(this=implicit.copy(), true=with_catalog,
                       false=exp.Array(expressions=[exp.Literal.string(n) for n in names]))
     return exp.Literal.string(catalog_views.CATALOG)  # current_database(), current_catalog
+
+
+def with_settings(ctx: Context, stmt):
+    """``stmt`` (``reads_settings``: parser/parse.py) with each ``current_setting(name [,
+    missing_ok])`` as the session's value of the setting now, SHOW's - taken at each execution,
+    before any of the statement's SQL is made or cached. DuckDB's own answered before, for its
+    settings (search_path '') and refused txlake's; an unknown one is 42704, or NULL if
+    ``missing_ok``."""
+    if isinstance(stmt, exp.Expression):
+        if not any(n.name.lower() == "current_setting" for n in stmt.find_all(exp.Anonymous)):
+            return stmt
+        return stmt.transform(lambda node: _setting_value(ctx, node) if isinstance(node, exp.Anonymous) and
+                              node.name.lower() == "current_setting" else node)
+    if isinstance(stmt, (tuple, list)):
+        parts = [with_settings(ctx, part) for part in stmt]
+        if all(new is old for new, old in zip(parts, stmt)):
+            return stmt
+        return type(stmt)(*parts) if hasattr(stmt, "_fields") else type(stmt)(parts)
+    if is_dataclass(stmt) and not isinstance(stmt, type):
+        changed = {f.name: new for f in fields(stmt) if f.init
+                   and (new := with_settings(ctx, getattr(stmt, f.name))) is not getattr(stmt, f.name)}
+        return replace(stmt, **changed) if changed else stmt
+    return stmt
+
+
+def _setting_value(ctx: Context, node: exp.Anonymous) -> exp.Expression:
+    args = node.expressions
+    if len(args) not in (1, 2) or ctx.setting is None:
+        return node
+    name, missing_ok = args[0], args[1] if len(args) == 2 else exp.false()
+    if not (isinstance(name, exp.Literal) and name.is_string and isinstance(missing_ok, exp.Boolean)):
+        raise errors.NotSupportedError("current_setting takes a constant name (and missing_ok)")
+    try:
+        return exp.Literal.string(ctx.setting(name.this))
+    except errors.UndefinedObject:
+        if missing_ok.this:
+            return exp.cast(exp.null(), "VARCHAR")
+        raise
 
 
 def _is_session_value(node: exp.Expression) -> bool:

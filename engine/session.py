@@ -16,6 +16,7 @@ import atexit
 import contextlib
 import dataclasses
 import functools
+import re
 import threading
 import time
 import weakref
@@ -26,7 +27,7 @@ from txlake import errors
 from txlake.engine import (catalog_views, checks, comments, copy, deferred, prepared, sequence_ddl, table_locks,
                            uniques, user_types, views)
 from txlake.engine.database import Database, default_memory_limit, open_database
-from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result, lock_wait, relation_kind
+from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result, lock_wait, relation_kind, with_settings
 from txlake.engine.merge import merge
 from txlake.engine.mvcc.xact import (DEFAULT_LEVEL, READ_COMMITTED, READ_UNCOMMITTED, Transaction,
                                      TxnState, normalise_level)
@@ -69,6 +70,18 @@ SETTINGS_DEFAULTS = {
     "row_security": "on",
     "default_tablespace": "",
     "default_table_access_method": "heap",
+    "datestyle": "ISO, MDY",
+    "intervalstyle": "postgres",
+}
+
+# settings a session reads but cannot change (55P02), as PostgreSQL 16's: what tools ask of the
+# server they talk to
+READ_ONLY_SETTINGS = {
+    "server_version": "16.0 (txlake)",
+    "server_version_num": "160000",
+    "server_encoding": "UTF8",
+    "integer_datetimes": "on",
+    "max_identifier_length": "63",
 }
 
 # settings that pg_dump's scripts set and that change nothing txlake does at the values they take
@@ -87,6 +100,8 @@ FIXED_SETTINGS = {
     "row_security": _BOOLEAN,  # (nor row security policies)
     "default_tablespace": ("",),
     "default_table_access_method": ("heap",),
+    "datestyle": ("iso, mdy", "iso", "iso,mdy"),  # (how dates are written and read: txlake's is fixed)
+    "intervalstyle": ("postgres",),
 }
 
 
@@ -310,7 +325,7 @@ class Session:
             return self.executor.time_zone()
         if name == "search_path":  # (the whole path: settings holds its first database)
             return self.search_path_text
-        return self.settings[name]
+        return self.settings.get(name, "")  # (a custom one set first in this block: "" after its ROLLBACK)
 
     def _put_setting(self, name: str, value) -> None:
         if name == "default_isolation":
@@ -596,13 +611,15 @@ class Session:
             table_locks.follow(self.db, txn, stmt, taken)
         ctx = Context(txn, txn.snapshot.catalog, self.settings["search_path"], lock_timeout=lock_timeout,
                       search_path=search_path, deadline=deadline, canceled=self._check_canceled,
-                      params=params, param_order=stmt.param_order)
+                      params=params, param_order=stmt.param_order,
+                      setting=lambda name: self._shown_setting(name.lower(), name))
         runner = _DATA.get(type(stmt))
         if runner is None:
             raise errors.NotSupportedError(f"statement not supported: {type(stmt).__name__}")
         self.executor.clock_of = txn
         self.executor.sequence_calls.ctx = ctx  # (nextval('s'): the statement's database's, as it sees it)
-        return runner(self.executor, ctx, views.expand(ctx, stmt), params)
+        expanded = views.expand(ctx, stmt)
+        return runner(self.executor, ctx, with_settings(ctx, expanded) if stmt.reads_settings else expanded, params)
 
     # --- transaction control -------------------------------------------------------------
 
@@ -779,6 +796,9 @@ class Session:
         if name == "search_path":  # (its text as PostgreSQL keeps it: parser/dialect.py, set_config's as given)
             self._use_search_path(value if value is not None else st.DEFAULT_SEARCH_PATH)
             return Result(status="SET")
+        if _CUSTOM_SETTING.fullmatch(name):  # (an application's own: app.tenant - current_setting reads it)
+            self.settings[name] = value if value is not None else ""
+            return Result(status="SET")
         if name in self.settings:
             if name in ("lock_timeout", "statement_timeout") and value is not None:
                 _seconds(value, name)  # validate now, as PostgreSQL does
@@ -786,6 +806,8 @@ class Session:
                 _check_fixed_setting(name, value)
             self.settings[name] = value if value is not None else SETTINGS_DEFAULTS[name]
             return Result(status="SET")
+        if name in READ_ONLY_SETTINGS:
+            raise errors.OperationalError(f'parameter "{name}" cannot be changed', sqlstate="55P02")
         raise errors.UndefinedObject(f'unrecognized configuration parameter "{stmt.name}"')
 
     def _show(self, stmt: st.Show) -> Result:
@@ -811,6 +833,8 @@ class Session:
             value = self.search_path_text
         elif name in self.settings:
             value = self.settings[name]
+        elif name in READ_ONLY_SETTINGS:
+            value = READ_ONLY_SETTINGS[name]
         elif name == "memory_limit":
             value = f"{self.db.memory_limit >> 20}MB"
         elif name == "timezone":
@@ -923,7 +947,11 @@ def _setting_names(session: Session, stmt: st.SetVariable) -> tuple[str, ...]:
         return ("default_read_only",)
     if name in ("timezone", "time zone"):
         return ("timezone",)
-    return (name,) if name in session.settings else ()
+    return (name,) if name in session.settings or _CUSTOM_SETTING.fullmatch(name) else ()
+
+
+# a custom setting's name, as PostgreSQL takes one: a prefix, a dot, a name (SET app.tenant = '7')
+_CUSTOM_SETTING = re.compile(r"[a-z_][a-z0-9_$]*(\.[a-z_][a-z0-9_$]*)+")
 
 
 def _effective(level: str) -> str:

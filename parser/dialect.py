@@ -579,7 +579,7 @@ class TxlakeParser(DuckDB.Parser):
         if self._match_text_seq("TIME", "ZONE"):  # SET TIME ZONE 'UTC' | LOCAL | DEFAULT
             value = None if self._match_text_seq("LOCAL") else self._parse_setting_value()
             return Control(kind="SET", name="timezone", value=value, local=local)
-        name = self._expect_name("setting name")
+        name = self._setting_name()
         if not (self._match(TokenType.EQ) or self._match_text_seq("TO")):
             self.raise_error("Expected = or TO")
         value = self._parse_search_path() if name.lower() == "search_path" else self._parse_setting_value()
@@ -606,9 +606,16 @@ class TxlakeParser(DuckDB.Parser):
             self.raise_error("Expected , or the end of the statement")
         return search_path_text(schemas)
 
+    def _setting_name(self) -> str:
+        """A setting's name; a custom one has a prefix (``app.tenant``), as PostgreSQL's."""
+        parts = [self._expect_name("setting name")]
+        while self._match(TokenType.DOT):
+            parts.append(self._expect_name("setting name"))
+        return ".".join(parts)
+
     def _parse_reset_statement(self) -> Control:
         self._advance()
-        return Control(kind="SET", name=self._expect_name("setting name"), value=None)
+        return Control(kind="SET", name=self._setting_name(), value=None)
 
     def _parse_show_statement(self) -> Control:
         self._advance()
@@ -619,7 +626,7 @@ class TxlakeParser(DuckDB.Parser):
         if self._curr and self._curr.text.upper() == "ALL":
             self._advance()
             return Control(kind="SHOW", name="all")
-        return Control(kind="SHOW", name=self._expect_name("setting name"))
+        return Control(kind="SHOW", name=self._setting_name())
 
     def _parse_call_statement(self) -> Control:
         """``CALL txlake.compact('t')``, ``CALL txlake.expire_snapshots(older_than => '1 day')``."""

@@ -107,7 +107,9 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
         stmt = _to_statement(tree)
         if isinstance(stmt, (st.Explain, st.Execute)):  # (its query or values are text, with their own count)
             placeholders = stmt.param_count
-        result.append(_with(stmt, param_count=placeholders, param_order=order, text=source, offset=offset))
+        reads_settings = any(n.name.lower() == "current_setting" for n in tree.find_all(exp.Anonymous))
+        result.append(_with(stmt, param_count=placeholders, param_order=order, text=source, offset=offset,
+                            reads_settings=reads_settings))
     return tuple(result)
 
 

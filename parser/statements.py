@@ -83,6 +83,9 @@ class Statement:
     offset: int = field(default=0, kw_only=True, compare=False)
     #: a WARNING PostgreSQL's parser gives of the statement (``CREATE GLOBAL TEMP TABLE``), None: none
     warning: str | None = field(default=None, kw_only=True, compare=False)
+    #: does it call current_setting() (engine/executor.py ``with_settings`` puts the session's
+    #: values in, at each execution)?
+    reads_settings: bool = field(default=False, kw_only=True, compare=False)
 
     #: does the statement read or write table data? (transaction control does neither)
     touches_data = True

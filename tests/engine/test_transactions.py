@@ -855,6 +855,56 @@ def test_unknown_settings(conn):
         conn.execute("SHOW no_such_setting")
 
 
+def test_current_setting_reads_the_session_s_settings(connect):
+    """current_setting(name [, missing_ok]) is SHOW's value, read at each execution - on every
+    path, also a point UPDATE's and an INSERT's cached SQL. Before, DuckDB answered: its own
+    search_path (''), 42704 for txlake's."""
+    a = connect(autocommit=True)
+    a.execute("CREATE TABLE s (id INT PRIMARY KEY, v TEXT)")
+    a.execute("INSERT INTO s VALUES (1, 'a')")
+    a.execute("SET search_path = public")
+    assert a.execute("SELECT current_setting('search_path'), current_setting('TimeZone')").fetchone() == \
+        ("public", show(a, "timezone"))
+    for timeout in ("1s", "2s"):
+        a.execute(f"SET statement_timeout = '{timeout}'")
+        assert a.execute("SELECT current_setting('statement_timeout'), id FROM s WHERE id = ?", (1,)).fetchone() \
+            == (timeout, 1)
+        assert a.execute("UPDATE s SET v = current_setting('statement_timeout') WHERE id = 1 RETURNING v").fetchone() \
+            == (timeout,)
+        assert a.execute("INSERT INTO s VALUES (2, current_setting('statement_timeout')) ON CONFLICT (id) "
+                         "DO UPDATE SET v = excluded.v RETURNING v").fetchone() == (timeout,)
+    assert a.execute("SELECT current_setting('no_such', true)").fetchone() == (None,)
+    with pytest.raises(errors.UndefinedObject):
+        a.execute("SELECT current_setting('no_such')")
+
+
+def test_custom_and_read_only_settings(connect):
+    """An application's own settings (a prefix, a dot, a name: PostgreSQL's placeholders) take
+    SET [LOCAL] / RESET / set_config / SHOW / current_setting, rolled back with their block;
+    server_version and its kin are read only (55P02). Both were syntax errors or 42704."""
+    a = connect(autocommit=True)
+    with pytest.raises(errors.UndefinedObject):
+        a.execute("SHOW app.tenant")
+    a.execute("SET app.tenant = '7'")
+    assert show(a, "app.tenant") == "7" and a.execute("SELECT current_setting('App.Tenant')").fetchone() == ("7",)
+    a.execute("BEGIN")
+    a.execute("SET LOCAL app.tenant = '8'")
+    a.execute("SET app.other = 'x'")
+    assert a.execute("SELECT current_setting('app.tenant'), current_setting('app.other')").fetchone() == ("8", "x")
+    a.execute("ROLLBACK")
+    assert (show(a, "app.tenant"), show(a, "app.other")) == ("7", "")
+    assert a.execute("SELECT set_config('app.tenant', '9', false)").fetchone() == ("9",)
+    a.execute("RESET app.tenant")
+    assert show(a, "app.tenant") == ""
+    assert (show(a, "server_version_num"), show(a, "server_encoding"), show(a, "DateStyle")) == \
+        ("160000", "UTF8", "ISO, MDY")
+    with pytest.raises(errors.OperationalError) as e:
+        a.execute("SET server_version = '9.6'")
+    assert e.value.sqlstate == "55P02"
+    with pytest.raises(errors.NotSupportedError):
+        a.execute("SET DateStyle = 'German'")
+
+
 # --- two connections in one process ------------------------------------------------------
 
 def test_repeatable_read_keeps_its_snapshot(c, connect):
