@@ -107,10 +107,16 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
         stmt = _to_statement(tree)
         if isinstance(stmt, (st.Explain, st.Execute)):  # (its query or values are text, with their own count)
             placeholders = stmt.param_count
-        reads_settings = any(n.name.lower() == "current_setting" for n in tree.find_all(exp.Anonymous))
+        # (a DDL's DEFAULT current_setting(...) is kept as written: it is read where it is used)
+        reads_settings = isinstance(stmt, _READS_SETTINGS) and any(
+            n.name.lower() == "current_setting" for n in tree.find_all(exp.Anonymous))
         result.append(_with(stmt, param_count=placeholders, param_order=order, text=source, offset=offset,
                             reads_settings=reads_settings))
     return tuple(result)
+
+
+# the statements whose current_setting() calls engine/executor.py ``with_settings`` reads
+_READS_SETTINGS = (st.Query, st.Insert, st.Update, st.Delete, st.Merge, st.Explain)
 
 
 # PostgreSQL's commands whose first word sqlglot reads as a name (the others are its keywords)
