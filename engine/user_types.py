@@ -43,8 +43,9 @@ from txlake import errors
 from txlake.engine import catalog_views, checks, column_scope
 from txlake.engine.dialect import ENUM_VALUE_MACRO
 from txlake.parser import statements as st
-from txlake.parser.semantics import boolean_condition, postgres_semantics
-from txlake.storage.schema import (NAME_BYTES, CheckConstraint, Column, TableSchema, TypeDefinition,
+from txlake.parser.semantics import (ARRAY_MACRO, boolean_condition, postgres_semantics, quantified_operand,
+                                     quantified_over)
+from txlake.storage.schema import (NAME_BYTES, CheckConstraint, Column, TableSchema, TypeDefinition, array_input,
                                    constraint_name, parse_type_name)
 from txlake.storage.version import TableVersion
 
@@ -489,7 +490,14 @@ def _refuse_unlisted(ctx: Context, value: exp.Expression, name: str, labels: tup
     the comparison (the ``ENUM_VALUE_MACRO`` DuckDB runs checks only the rows it compares)."""
     value = value.unnest()
     if isinstance(value, (exp.Any, exp.All)):
-        listed = _parameter_value(ctx, value.this.unnest())
+        operand = quantified_operand(value)
+        if isinstance(operand, exp.Cast):  # (an untyped constant's elements: '{ok,happy}')
+            operand = operand.this
+        listed = _parameter_value(ctx, operand)
+        if isinstance(listed, str):  # (PostgreSQL's text of an array)
+            listed = array_input(listed)
+        if isinstance(operand, exp.Array):
+            listed = [e.this for e in operand.expressions if isinstance(e, exp.Literal) and e.is_string]
         texts = listed if isinstance(listed, (list, tuple)) else ()
     elif isinstance(value, exp.Literal) and value.is_string:
         texts = (value.this,)
@@ -606,16 +614,19 @@ def _compared(ctx: Context, node: exp.Expression, types) -> exp.Expression:
 
     def literal(side):  # (in parentheses too: EXECUTE's values come so, engine/prepared.py)
         side = side.unnest()
-        if isinstance(side, (exp.Any, exp.All)):  # (m = ANY(?): a list of labels)
-            return isinstance(side.this.unnest(), exp.Placeholder)
+        if isinstance(side, (exp.Any, exp.All)):  # (m = ANY(?), m = ANY('{ok,happy}'): a list of labels)
+            operand = quantified_operand(side)
+            return isinstance(operand, exp.Placeholder) or (
+                isinstance(operand, exp.Cast) and isinstance(operand.this, exp.Array)
+                and all(isinstance(e, (exp.Literal, exp.Null)) for e in operand.this.expressions))
         return isinstance(side, exp.Placeholder) or (isinstance(side, exp.Literal) and side.is_string)
 
     def value(side, typed):
         _refuse_unlisted(ctx, side, *typed)
         if isinstance(side.unnest(), (exp.Any, exp.All)):
             side = side.unnest()
-            side.set("this", _enum_list(side.this.unnest(), *typed))
-            return side
+            listed = exp.Anonymous(this=ARRAY_MACRO, expressions=[quantified_operand(side)])
+            return quantified_over(side, _enum_list(listed, *typed))
         return _enum_value(side, *typed)
 
     typed = enum_of(node.this)

@@ -146,10 +146,14 @@ class TxlakeParser(DuckDB.Parser):
     # PostgreSQL functions whose DuckDB namesakes mean something else, kept as written for
     # parser/semantics.py: decode / encode take a format (hex, base64), which sqlglot's
     # DuckDB parser dropped (decode('616263', 'hex') gave '616263'); regexp_matches returns
-    # the matches, not DuckDB's boolean
+    # the matches, not DuckDB's boolean. And x op ALL (array) / SOME (array) is a quantified
+    # comparison, as ANY (array) is (sqlglot read them as calls of functions ALL and SOME)
     FUNCTIONS = {**DuckDB.Parser.FUNCTIONS,
                  **{name: (lambda name: lambda args: exp.Anonymous(this=name.lower(), expressions=args))(name)
-                    for name in ("DECODE", "ENCODE", "REGEXP_MATCHES")}}
+                    for name in ("DECODE", "ENCODE", "REGEXP_MATCHES")},
+                 **{name: (lambda name, node: lambda args: node(this=exp.Paren(this=args[0])) if len(args) == 1
+                           else exp.Anonymous(this=name, expressions=args))(name, node)
+                    for name, node in (("ALL", exp.All), ("SOME", exp.Any))}}
     # PostgreSQL: ALTER TABLE t ALTER a SET DEFAULT 1, ALTER b DROP NOT NULL (several ALTER
     # COLUMN actions, also after others; without it the statement was an unparsed Command)
     ALTER_TABLE_MIXED_ACTIONS = True

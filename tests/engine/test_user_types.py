@@ -155,6 +155,23 @@ def test_a_value_not_a_label_is_22p02_with_no_row_to_compare(db):
     assert rows(db, "SELECT n FROM k WHERE m = ANY(?)", (["happy"],)) == [(2,)]
 
 
+def test_an_array_constant_or_parameter_under_any_compared_with_an_enum_holds_labels(db):
+    """``m = ANY('{ok,happy}')``: the constant is an array of the enum, as PostgreSQL reads it -
+    compared by the labels' order, each element checked when the statement starts (22P02, no
+    row needed); a parameter's text of an array likewise."""
+    db.execute("INSERT INTO t (id, m) VALUES (1, 'ok'), (2, 'happy'), (3, 'sad'), (4, NULL)")
+    assert rows(db, "SELECT id FROM t WHERE m = ANY('{ok,happy}') ORDER BY id") == [(1,), (2,)]
+    assert rows(db, "SELECT id FROM t WHERE m > ALL('{sad,ok}') ORDER BY id") == [(2,)]  # (not by text: 'ok' > 'happy')
+    assert rows(db, "SELECT id FROM t WHERE m <> ALL('{sad,NULL}') ORDER BY id") == []
+    assert rows(db, "SELECT id FROM t WHERE m = ANY(?) ORDER BY id", ("{ok,happy}",)) == [(1,), (2,)]
+    message = 'invalid input value for enum mood: "zz"'
+    for sql, params in [("SELECT id FROM t WHERE m = ANY('{ok,zz}')", None),
+                        ("SELECT id FROM t WHERE id = 99 AND m <> ALL('{zz}')", None),
+                        ("SELECT id FROM t WHERE m = ANY(?)", ("{ok,zz}",)),
+                        ("DELETE FROM t WHERE id = 99 AND m = ANY(?)", ("{zz}",))]:
+        fails(db, sql, "22P02", message, params)
+
+
 def test_casts_to_an_enum_and_its_functions(db):
     assert rows(db, "SELECT 'ok'::mood, CAST('sad' AS public.mood), NULL::mood") == [("ok", "sad", None)]
     assert rows(db, "SELECT 'ok'::mood < 'happy'::mood, 'ok'::mood::text || '!'") == [(True, "ok!")]
