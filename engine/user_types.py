@@ -91,7 +91,7 @@ def _written(name: st.TableName) -> str:
 
 def type_name_of(ctx: Context, data_type: exp.DataType) -> st.TableName | None:
     """The name a user-defined type in DDL or a cast names (``mood``, ``public.mood``)."""
-    if data_type.this != exp.DataType.Type.USERDEFINED:
+    if not isinstance(data_type, exp.DataType) or data_type.this != exp.DataType.Type.USERDEFINED:
         return None
     kind = data_type.args.get("kind")
     if isinstance(kind, exp.Dot):
@@ -99,6 +99,13 @@ def type_name_of(ctx: Context, data_type: exp.DataType) -> st.TableName | None:
     text = kind.name if isinstance(kind, exp.Expression) else str(kind)
     schema, _, name = text.rpartition(".")  # (a qualified name may come as its text: public.mood)
     return st.TableName(st.schema_database(schema.strip('"')) if schema else None, name.strip('"'))
+
+
+def _element_type(data_type: exp.DataType) -> exp.DataType | None:
+    """The element type of an array type (``mood[]``), None for another type."""
+    if data_type.this == exp.DataType.Type.ARRAY and len(data_type.expressions) == 1:
+        return data_type.expressions[0]
+    return None
 
 
 def refuse_type_name(ctx: Context, db: str, name: str) -> None:
@@ -477,6 +484,13 @@ def rewritten(ctx: Context, expression: exp.Expression) -> exp.Expression:
             if not version.schema.user_type.is_domain:
                 _refuse_unlisted(ctx, node.this, version.name, version.schema.user_type.labels)
             return cast(node.this, version)
+        if isinstance(node, exp.Cast) and type_name_of(ctx, _element_type(node.to)) is not None:
+            version = _named(ctx, type_name_of(ctx, _element_type(node.to)))
+            if version is None:
+                return node
+            if not version.schema.user_type.is_domain:
+                _refuse_unlisted(ctx, node.this, version.name, version.schema.user_type.labels)
+            return _cast_array(node.this.transform(visit), version)
         if typed and isinstance(node, (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between)):
             return _compared(ctx, node, typed)
         return node
@@ -499,6 +513,8 @@ def _refuse_unlisted(ctx: Context, value: exp.Expression, name: str, labels: tup
         if isinstance(operand, exp.Array):
             listed = [e.this for e in operand.expressions if isinstance(e, exp.Literal) and e.is_string]
         texts = listed if isinstance(listed, (list, tuple)) else ()
+    elif isinstance(value, exp.Anonymous) and value.name == ARRAY_MACRO and isinstance(value.expressions[0], exp.Array):
+        texts = [e.this for e in value.expressions[0].expressions if isinstance(e, exp.Literal) and e.is_string]
     elif isinstance(value, exp.Literal) and value.is_string:
         texts = (value.this,)
     else:
@@ -542,6 +558,16 @@ def cast(value: exp.Expression, version: TableVersion) -> exp.Expression:
     applied = exp.Anonymous(this="list_transform", expressions=[
         exp.Array(expressions=[typed]), exp.Lambda(this=checked, expressions=[exp.to_identifier(_VALUE)])])
     return exp.Bracket(this=applied, expressions=[exp.Literal.number(1)], offset=1)
+
+
+def _cast_array(value: exp.Expression, version: TableVersion) -> exp.Expression:
+    """``value`` (a list) as an array of the type ``version``: each element as ``cast`` makes it."""
+    definition = version.schema.user_type
+    if not definition.is_domain:
+        return _enum_list(value, version.name, definition.labels)
+    element = exp.to_identifier("__txl_element")
+    return exp.Anonymous(this="list_transform", expressions=[
+        value, exp.Lambda(this=cast(exp.column(element.copy()), version), expressions=[element])])
 
 
 def _error(message: str) -> exp.Expression:
@@ -595,6 +621,14 @@ def _type_named(ctx: Context, value: exp.Expression, typed) -> str | None:
     ``_typed_columns``'s function, or None), a cast to one - as PostgreSQL names it: the enum's
     or the domain's name (DuckDB knows the base type, or an ENUM of the labels only)."""
     value = value.unnest()
+    if isinstance(value, exp.Cast) and type_name_of(ctx, _element_type(value.to)) is not None:  # (mood[])
+        version = _named(ctx, type_name_of(ctx, _element_type(value.to)))
+        if version is not None and not version.schema.user_type.is_domain:
+            items = value.this.expressions if isinstance(value.this, exp.Array) else [value.this]
+            for item in items:  # ('{ok,zz}'::mood[]: an ARRAY of the elements' casts)
+                _refuse_unlisted(ctx, item.this if isinstance(item, exp.Cast) else item, version.name,
+                                 version.schema.user_type.labels)
+        return _type_name(ctx, version) + "[]" if version is not None else None
     if isinstance(value, exp.Cast) and type_name_of(ctx, value.to) is not None:
         version = _named(ctx, type_name_of(ctx, value.to))
         if version is not None and not version.schema.user_type.is_domain:

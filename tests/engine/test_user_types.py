@@ -172,6 +172,26 @@ def test_an_array_constant_or_parameter_under_any_compared_with_an_enum_holds_la
         fails(db, sql, "22P02", message, params)
 
 
+def test_casts_to_an_array_of_an_enum_or_a_domain(db):
+    """``'{ok,happy}'::mood[]`` and ``ARRAY[...]::mood[]`` are arrays of the enum: compared by
+    its labels, each element checked (22P02) - a domain array's against its CHECKs (23514); a
+    column of one is not supported (0A000)."""
+    db.execute("INSERT INTO t (id, m) VALUES (1, 'ok'), (2, 'happy'), (3, 'sad')")
+    assert rows(db, "SELECT '{ok,happy}'::mood[], ARRAY['sad', NULL]::mood[], ('{ok,happy}'::mood[])[2]") == [
+        (["ok", "happy"], ["sad", None], "happy")]
+    assert rows(db, "SELECT id FROM t WHERE m = ANY(ARRAY['ok', 'happy']::mood[]) ORDER BY id") == [(1,), (2,)]
+    assert rows(db, "SELECT id FROM t WHERE m > ALL('{sad}'::mood[]) ORDER BY id") == [(1,), (2,)]
+    assert rows(db, "SELECT x::mood[] FROM (VALUES ('{happy}')) v(x)") == [(["happy"],)]
+    assert rows(db, "SELECT pg_typeof('{ok}'::mood[]), pg_typeof(ARRAY['ok']::public.mood[])") == [("mood[]", "mood[]")]
+    message = 'invalid input value for enum mood: "zz"'
+    for sql in ["SELECT '{ok,zz}'::mood[]", "SELECT ARRAY['ok', 'zz']::mood[] FROM t WHERE id = 99",
+                "SELECT x::mood[] FROM (VALUES ('{zz}')) v(x)", "SELECT pg_typeof('{zz}'::mood[])"]:
+        fails(db, sql, "22P02", message)
+    assert rows(db, "SELECT '{a@b,c@d}'::email[]") == [(["a@b", "c@d"],)]
+    fails(db, "SELECT '{a@b,x}'::email[]", "23514", 'value for domain email violates check constraint "email_check"')
+    fails(db, "CREATE TABLE u (ms mood[])", "0A000")
+
+
 def test_casts_to_an_enum_and_its_functions(db):
     assert rows(db, "SELECT 'ok'::mood, CAST('sad' AS public.mood), NULL::mood") == [("ok", "sad", None)]
     assert rows(db, "SELECT 'ok'::mood < 'happy'::mood, 'ok'::mood::text || '!'") == [(True, "ok!")]
