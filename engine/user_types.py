@@ -476,7 +476,7 @@ def rewritten(ctx: Context, expression: exp.Expression) -> exp.Expression:
     def visit(node):
         if isinstance(node, exp.Anonymous) and node.name.lower() == "pg_typeof" and len(node.expressions) == 1:
             name = _type_named(ctx, node.expressions[0], typed)
-            return exp.Literal.string(name) if name is not None else node
+            return name if name is not None else node
         if isinstance(node, exp.Cast) and type_name_of(ctx, node.to) is not None:
             version = _named(ctx, type_name_of(ctx, node.to))
             if version is None:
@@ -608,15 +608,19 @@ def _typed(ctx: Context, col: Column) -> tuple[TableVersion, tuple[str, ...] | N
     return (entry, col.enum) if entry is not None else None
 
 
-def _type_name(ctx: Context, version: TableVersion) -> str:
-    """The type ``version`` as PostgreSQL's regtype shows it: its name, qualified by its schema
-    unless the search path finds it."""
-    if version.db in ctx.search_path or version.db == ctx.db:
-        return version.name
-    return catalog_views.relation_name(version.db, version.name)
+def _type_name(ctx: Context, version: TableVersion, suffix: str = "") -> exp.Expression:
+    """The type ``version`` (``suffix`` "[]": an array of it) as PostgreSQL's regtype shows it:
+    its name, qualified by its schema unless the search path finds it, each quoted where it
+    must be (``quote_ident``, engine/dialect.py: ``"Quoted"``, ``s."Feel"``)."""
+    def quoted(name: str) -> exp.Expression:
+        return exp.Anonymous(this="quote_ident", expressions=[exp.Literal.string(name)])
+    parts = [quoted(version.name), exp.Literal.string(suffix)]
+    if version.db not in ctx.search_path and version.db != ctx.db:
+        parts[:0] = [quoted(catalog_views.schema_name(version.db)), exp.Literal.string(".")]
+    return exp.Concat(expressions=parts)
 
 
-def _type_named(ctx: Context, value: exp.Expression, typed) -> str | None:
+def _type_named(ctx: Context, value: exp.Expression, typed) -> exp.Expression | None:
     """``pg_typeof(value)`` when ``value`` is of a user-defined type - a column of one (``typed``:
     ``_typed_columns``'s function, or None), a cast to one - as PostgreSQL names it: the enum's
     or the domain's name (DuckDB knows the base type, or an ENUM of the labels only)."""
@@ -628,7 +632,7 @@ def _type_named(ctx: Context, value: exp.Expression, typed) -> str | None:
             for item in items:  # ('{ok,zz}'::mood[]: an ARRAY of the elements' casts)
                 _refuse_unlisted(ctx, item.this if isinstance(item, exp.Cast) else item, version.name,
                                  version.schema.user_type.labels)
-        return _type_name(ctx, version) + "[]" if version is not None else None
+        return _type_name(ctx, version, "[]") if version is not None else None
     if isinstance(value, exp.Cast) and type_name_of(ctx, value.to) is not None:
         version = _named(ctx, type_name_of(ctx, value.to))
         if version is not None and not version.schema.user_type.is_domain:

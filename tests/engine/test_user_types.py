@@ -234,6 +234,21 @@ def test_pg_typeof_names_the_type_and_an_enum_fetches_as_text_on_every_path(db):
         db.rollback()
 
 
+def test_pg_typeof_quotes_a_name_as_regtype_does(db):
+    """PostgreSQL's regtype output quotes a name that needs it (``"Quoted"``), each part of a
+    schema-qualified one (a type off the search path) on its own."""
+    db.execute('CREATE TYPE "Quoted" AS ENUM (\'a\')')
+    db.execute('CREATE SCHEMA "S x"')
+    db.execute('CREATE TYPE "S x"."Feel" AS ENUM (\'a\')')
+    db.execute('CREATE TABLE q (id int, c "Quoted", f "S x"."Feel")')
+    db.execute("INSERT INTO q VALUES (1, 'a', 'a')")
+    assert rows(db, """SELECT pg_typeof(c), pg_typeof(f), pg_typeof('{a}'::"Quoted"[]), pg_typeof('a'::"S x"."Feel"),
+                              pg_typeof(NULL::mood) FROM q""") == [
+        ('"Quoted"', '"S x"."Feel"', '"Quoted"[]', '"S x"."Feel"', "mood")]
+    db.execute('SET search_path = "S x", public')
+    assert rows(db, "SELECT pg_typeof(f), pg_typeof(c) FROM q") == [('"Feel"', '"Quoted"')]
+
+
 def test_alter_type_add_value_before_and_after_changes_the_order(db):
     db.execute("INSERT INTO t (id, m) VALUES (1, 'happy'), (2, 'sad')")
     statements = ("SELECT ?::mood", "SELECT count(*) FROM t WHERE m >= ?", "INSERT INTO t (id, m) VALUES (?, ?)")
