@@ -215,6 +215,8 @@ def test_an_untyped_constant_under_any_or_all_is_an_array_of_the_other_side_s_ty
     assert where("n <> ALL('{1.505}')") == [1, 2]  # (compared as numerics, not rounded to n's scale)
     assert where("b = ANY('{on}')") == [1]
     assert where("id = ANY('{1,3}')") == [1, 3]
+    assert scalars.execute("SELECT 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid = "
+                           "ANY('{A0EEBC999C0B4EF8BB6D6BB9BD380A11}')").fetchone() == (True,)  # (uuid's input forms)
     assert scalars.execute("SELECT 'abc' LIKE ANY ('{x%,%c}'), 'abc' LIKE ALL ('{a%,%d}'), "
                            "'abc' NOT LIKE ALL ('{x%,%d}')").fetchone() == (True, False, True)
     for constant, detail in (("{5,", "Unexpected end of input."), ("5", 'must start with "{"')):
