@@ -364,12 +364,11 @@ _ELEMENT_TYPES = ("BOOLEAN", "SMALLINT", "INTEGER", "BIGINT", "FLOAT", "DOUBLE",
                   "TIMESTAMP", "TIMESTAMPTZ")
 
 
-
 def _elements_as() -> str:
     """The forms of ``ELEMENTS_AS(x, a)``: text a (or a list of text) as an array of x's type, its
     elements read as a cast of the text to the type reads it (``array_cast``); a numeric's as
-    DECIMAL(38,9), an unconstrained numeric's; a uuid's by its input forms; for x of any other type parsed,
-    the elements text."""
+    DECIMAL(38,9), an unconstrained numeric's; a uuid's by its input forms; for x of any other
+    type parsed, the elements text."""
     forms = []
     for t in _ELEMENT_TYPES + ("DECIMAL", "UUID"):
         to = exp.DataType.build(("DECIMAL(38,9)" if t == "DECIMAL" else t) + "[]", dialect="duckdb")

@@ -740,8 +740,7 @@ def _like_any(node: exp.Like | exp.ILike) -> None:
     quantified = node.expression
     array = quantified.this.this if isinstance(quantified.this, exp.Paren) else quantified.this
     if isinstance(array, exp.Literal) and array.is_string:
-        array = exp.Array(expressions=[exp.Null() if item is None else exp.Literal.string(item)
-                                       for item in array_input(array.this)])
+        array = _array_elements(array.this).this
     if not isinstance(array, exp.Array) or not array.expressions:
         return
     likes = [type(node)(this=node.this.copy(), expression=pattern.copy(), negate=node.args.get("negate"))
@@ -1220,9 +1219,7 @@ def _array_operator(node: exp.Expression) -> exp.Expression:
     other = sides[1 - at]
     if any(isinstance(n, exp.Placeholder) for n in other.walk()):
         return node
-    items = exp.Array(expressions=[exp.Null() if item is None else exp.Literal.string(item)
-                                   for item in array_input(sides[at].this)])
-    as_text = exp.Cast(this=items, to=exp.DataType.build("VARCHAR[]", dialect="duckdb"))
+    as_text = _array_elements(sides[at].this)
     node.set("this" if at == 0 else "expression", exp.Anonymous(this=ARRAY_AS, expressions=[other.copy(), as_text]))
     return node
 
@@ -1243,11 +1240,9 @@ def _quantified(node: exp.Any | exp.All) -> exp.Expression:
     if isinstance(array, exp.Query) or not isinstance(comparison, _QUANTIFIED_COMPARISONS) \
             or node.arg_key != "expression" or (isinstance(array, exp.Anonymous) and array.name == QUANTIFIED):
         return node
-    untyped = isinstance(array, exp.Placeholder) or (isinstance(array, exp.Literal) and array.is_string)
-    if untyped and isinstance(array, exp.Literal):
-        items = exp.Array(expressions=[exp.Null() if item is None else exp.Literal.string(item)
-                                       for item in array_input(array.this)])
-        array = exp.Cast(this=items, to=exp.DataType.build("VARCHAR[]", dialect="duckdb"))
+    untyped = isinstance(array, exp.Placeholder)
+    if isinstance(array, exp.Literal) and array.is_string:
+        array, untyped = _array_elements(array.this), True
     if untyped and not any(isinstance(n, exp.Placeholder) for n in comparison.this.walk()):
         array = exp.Anonymous(this=ELEMENTS_AS, expressions=[comparison.this.copy(), array])
     elif untyped:
@@ -1269,6 +1264,14 @@ def quantified_over(node: exp.Any | exp.All, array: exp.Expression) -> exp.Expre
     """``node`` comparing with ``array`` instead, through ``QUANTIFIED`` as ``_quantified`` makes it."""
     node.set("this", exp.Paren(this=exp.Anonymous(this=QUANTIFIED, expressions=[array])))
     return node
+
+
+def _array_elements(text: str) -> exp.Cast:
+    """PostgreSQL's text of an array, read now (``array_input``: 22P02 if malformed), as a
+    VARCHAR[] of its elements' text (NULL for a NULL element): ``CAST(['1', NULL] AS VARCHAR[])``."""
+    items = exp.Array(expressions=[exp.Null() if item is None else exp.Literal.string(item)
+                                   for item in array_input(text)])
+    return exp.Cast(this=items, to=exp.DataType.build("VARCHAR[]", dialect="duckdb"))
 
 
 def _string_to_array(node: exp.Split) -> exp.Expression:
