@@ -96,9 +96,12 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
         source, offset = (text[span[0]:span[1] + 1], span[0]) if span else (_source_text(tree), 0)
         if dml and tree.args.get("with_"):
             tree = _inline_ctes(tree)
-        placeholders = len(in_text) if moves else sum(1 for _ in tree.find_all(exp.Placeholder))
+        # (a rewrite may hand one ? to two places - ELEMENTS_AS its x, parser/semantics.py
+        # _quantified: the order names its parameter twice)
+        copied = sum(1 for p in tree.find_all(exp.Placeholder) if not p.this) > len(in_text)
+        placeholders = len(in_text) if moves or copied else sum(1 for _ in tree.find_all(exp.Placeholder))
         order = tuple(p.meta[_PARAM_INDEX] for p in placeholders_in_sql_order(tree)) \
-            if len(in_text) > 1 and not merge else None
+            if (len(in_text) > 1 or copied) and not merge else None
         if order == tuple(range(len(in_text))):
             order = None
         stmt = _to_statement(tree)

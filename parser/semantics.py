@@ -1233,8 +1233,8 @@ def _quantified(node: exp.Any | exp.All) -> exp.Expression:
     array makes the comparison NULL); a string constant is an array of x's type, as PostgreSQL
     reads an untyped constant - read now (22P02 if malformed), its elements cast to x's type by
     ``ELEMENTS_AS`` - and so is a parameter's text, read when it runs (a list stays as it is).
-    ELEMENTS_AS is handed x too, so not when x holds a parameter (it would be bound twice): the
-    elements stay text (``ARRAY_MACRO``). ``quantified_operand`` finds the array as written."""
+    ELEMENTS_AS is handed a copy of x (a ? in it binds the same parameter twice: parser/parse.py
+    says so in the statement's parameter order). ``quantified_operand`` finds the array as written."""
     array = node.this.unnest()
     comparison = node.parent
     if isinstance(array, exp.Query) or not isinstance(comparison, _QUANTIFIED_COMPARISONS) \
@@ -1243,10 +1243,8 @@ def _quantified(node: exp.Any | exp.All) -> exp.Expression:
     untyped = isinstance(array, exp.Placeholder)
     if isinstance(array, exp.Literal) and array.is_string:
         array, untyped = _array_elements(array.this), True
-    if untyped and not any(isinstance(n, exp.Placeholder) for n in comparison.this.walk()):
+    if untyped:
         array = exp.Anonymous(this=ELEMENTS_AS, expressions=[comparison.this.copy(), array])
-    elif untyped:
-        array = exp.Anonymous(this=ARRAY_MACRO, expressions=[array])
     return quantified_over(type(node)(), array.copy())
 
 
@@ -1254,7 +1252,7 @@ def quantified_operand(node: exp.Any | exp.All) -> exp.Expression:
     """The array of ``x op ANY / ALL (array)`` as written, from under ``_quantified``'s macros:
     a parameter, an untyped constant's elements (``CAST([...] AS VARCHAR[])``), any other array."""
     array = node.this.unnest()
-    for name, at in ((QUANTIFIED, 0), (ELEMENTS_AS, 1), (ARRAY_MACRO, 0)):
+    for name, at in ((QUANTIFIED, 0), (ELEMENTS_AS, 1)):
         if isinstance(array, exp.Anonymous) and array.name == name:
             array = array.expressions[at]
     return array

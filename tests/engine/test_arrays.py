@@ -237,6 +237,10 @@ def test_a_parameter_under_any_is_a_list_or_postgresql_s_array_text(scalars):
         assert column(scalars, f"SELECT id FROM t WHERE {condition}", "{}") == []
         fails(scalars, f"SELECT id FROM t WHERE {condition}", txlake.DataError, "22P02",
               'malformed array literal: "{1,"', params=("{1,",))
+    # a ? in x too (it is x's type the elements take: the ? is handed on twice, bound once)
+    assert scalars.execute("SELECT ? = ANY('{1,2}'), ? > ALL(?), ? = ANY(?)", (1, 3, "{1,2}", "a", "{a,b}")
+                           ).fetchone() == (True, True, True)
+    assert column(scalars, "SELECT id FROM t WHERE x + ? = ANY(?) AND id < ?", 1, "{6,8}", 3) == [1]
     assert column(scalars, "SELECT id FROM t WHERE s <> ALL(?)", '{"a b"}') == [2]
     assert column(scalars, "SELECT id FROM t WHERE d = ANY(?)", "{2024-01-01}") == [1]
     assert scalars.execute("UPDATE t SET x = x + 1 WHERE id = ANY(?) RETURNING id, x", ("{1,3}",)).fetchall() == [
