@@ -484,8 +484,8 @@ def definition(check: CheckConstraint) -> str:
 def clause(check: CheckConstraint) -> str:
     """information_schema.check_constraints.check_clause: PostgreSQL's unpretty text of the
     expression, each operation in parentheses, all in another pair: ``((a > 0))``."""
-    wrapped = _postgres_form(parsed(check.expression)).transform(
-        lambda n: n.this if isinstance(n, exp.Paren) else n)
+    wrapped = _postgres_form(parsed(check.expression)).transform(  # (but ANY (a)'s: sqlglot writes ANY a)
+        lambda n: n.this if isinstance(n, exp.Paren) and not isinstance(n.parent, (exp.Any, exp.All)) else n)
     for node in reversed(list(wrapped.walk())):  # (the innermost first: each outer one copies them)
         if isinstance(node, _OPERATIONS) and node is not wrapped and not isinstance(node.this, exp.Null):
             node.replace(exp.Paren(this=node.copy()))

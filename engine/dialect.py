@@ -13,6 +13,7 @@ from decimal import Decimal
 
 import duckdb
 import pyarrow as pa
+from sqlglot import exp
 
 from txlake.engine import jsonb
 from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, BOOLEAN_MACRO,
@@ -24,7 +25,8 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
                                      NUMERIC_FUNCTION)
 from txlake.parser import numeric
 from txlake.parser.semantics import (ARRAY_CONCAT, ARRAY_INDEX, ARRAY_LENGTH, ARRAY_LOWER, ARRAY_MACRO,  # (arrays)
-                                     ARRAY_AS, ARRAY_PARSE, ARRAY_SET, ARRAY_UPPER, STRING_TO_ARRAY, TEXT_MACRO)
+                                     ARRAY_AS, ARRAY_PARSE, ARRAY_SET, ARRAY_UPPER, ELEMENTS_AS, QUANTIFIED,
+                                     STRING_TO_ARRAY, TEXT_MACRO, array_cast)
 from txlake.storage.schema import array_input
 
 # settings DuckDB keeps per connection: every connection of a shared database needs them
@@ -361,6 +363,20 @@ TEXT_MACROS = (
 _ELEMENT_TYPES = ("BOOLEAN", "SMALLINT", "INTEGER", "BIGINT", "FLOAT", "DOUBLE", "VARCHAR", "BLOB", "DATE", "TIME",
                   "TIMESTAMP", "TIMESTAMPTZ")
 
+
+def _elements_as() -> str:
+    """The forms of ``ELEMENTS_AS(x, a)``: text a (or a list of text) as an array of x's type, its
+    elements read as a cast of the text to the type reads it (``array_cast``); a numeric's as
+    DECIMAL(38,9), an unconstrained numeric's; a uuid's by its input forms; for x of any other
+    type parsed, the elements text."""
+    forms = []
+    for t in _ELEMENT_TYPES + ("DECIMAL", "UUID"):
+        to = exp.DataType.build(("DECIMAL(38,9)" if t == "DECIMAL" else t) + "[]", dialect="duckdb")
+        body = array_cast(exp.column("a"), to).sql(dialect="duckdb")
+        forms += [f"(x {t}, a VARCHAR) AS {body}", f"(x {t}, a VARCHAR[]) AS {body}"]
+    return ", ".join(forms) + f", (x, a) AS {ARRAY_MACRO}(a)"
+
+
 # arrays as PostgreSQL's (parser/semantics.py: one-dimensional, from 1, NULL outside them)
 ARRAY_MACROS = (
     # text as a list of its elements' text, by PostgreSQL's array input; a list as it is
@@ -383,6 +399,8 @@ ARRAY_MACROS = (
     # (a DECIMAL array's: as doubles)
     f"CREATE MACRO {ARRAY_AS}" + ", ".join(f"(a {t}[], b) AS CAST(b AS {t}[])" for t in _ELEMENT_TYPES) +
     ", (a, b) AS b",
+    f"CREATE MACRO {ELEMENTS_AS}{_elements_as()}",
+    f"CREATE MACRO {QUANTIFIED}(a) AS coalesce(a, [NULL])",
     # (PostgreSQL makes a[0] = v an array from 0; txlake's start at 1)
     f"CREATE MACRO {ARRAY_SET}(a, i, v) AS CASE WHEN i IS NULL THEN "
     "error('array subscript in assignment must not be null') WHEN i < 1 THEN error('array subscript out of range') "

@@ -128,6 +128,8 @@ _BINDER_WORDS = (
     ("aggregate function calls cannot be nested", "42803", "aggregate function calls cannot be nested"),
     ("* expression without from clause", "42601", "SELECT * with no tables specified is not valid"),
     ("order by non-integer literal has no effect", "42601", "non-integer constant in ORDER BY"),
+    # (x = ANY (5): parser/semantics.py's QUANTIFIED macro makes a NULL array [NULL], by coalesce)
+    ('and "null"[] in coalesce', "42809", "op ANY/ALL (array) requires array on right side"),
 )
 
 

@@ -46,7 +46,7 @@ from txlake.engine import catalog_views, executor, indexes, jsonb, uniques
 from txlake.engine.errors_map import json_input_error
 from txlake.parser import statements as st
 from txlake.parser.parse import identifier, table_name
-from txlake.parser.semantics import CLOCK_FUNCTION, FLOAT_SUM_MACRO, NAMED_SCHEMAS
+from txlake.parser.semantics import CLOCK_FUNCTION, FLOAT_SUM_MACRO, NAMED_SCHEMAS, quantified_operand
 from txlake.storage import keys as pk
 from txlake.storage.commit import key_text
 from txlake.storage.datafiles import ROWID, StreamedScan
@@ -191,7 +191,7 @@ def _listed(condition) -> _Listed | None:
             return _Listed(condition.this, tuple(condition.expressions), False)
         return None
     if type(condition) is exp.EQ and isinstance(condition.this, exp.Column) and type(condition.expression) is exp.Any:
-        inner = condition.expression.this.unnest()
+        inner = quantified_operand(condition.expression)
         if isinstance(inner, exp.Placeholder):
             return _Listed(condition.this, (inner,), True)
     return None

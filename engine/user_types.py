@@ -43,8 +43,9 @@ from txlake import errors
 from txlake.engine import catalog_views, checks, column_scope
 from txlake.engine.dialect import ENUM_VALUE_MACRO
 from txlake.parser import statements as st
-from txlake.parser.semantics import boolean_condition, postgres_semantics
-from txlake.storage.schema import (NAME_BYTES, CheckConstraint, Column, TableSchema, TypeDefinition,
+from txlake.parser.semantics import (ARRAY_MACRO, boolean_condition, postgres_semantics, quantified_operand,
+                                     quantified_over)
+from txlake.storage.schema import (NAME_BYTES, CheckConstraint, Column, TableSchema, TypeDefinition, array_input,
                                    constraint_name, parse_type_name)
 from txlake.storage.version import TableVersion
 
@@ -90,7 +91,7 @@ def _written(name: st.TableName) -> str:
 
 def type_name_of(ctx: Context, data_type: exp.DataType) -> st.TableName | None:
     """The name a user-defined type in DDL or a cast names (``mood``, ``public.mood``)."""
-    if data_type.this != exp.DataType.Type.USERDEFINED:
+    if not isinstance(data_type, exp.DataType) or data_type.this != exp.DataType.Type.USERDEFINED:
         return None
     kind = data_type.args.get("kind")
     if isinstance(kind, exp.Dot):
@@ -98,6 +99,13 @@ def type_name_of(ctx: Context, data_type: exp.DataType) -> st.TableName | None:
     text = kind.name if isinstance(kind, exp.Expression) else str(kind)
     schema, _, name = text.rpartition(".")  # (a qualified name may come as its text: public.mood)
     return st.TableName(st.schema_database(schema.strip('"')) if schema else None, name.strip('"'))
+
+
+def _element_type(data_type: exp.DataType) -> exp.DataType | None:
+    """The element type of an array type (``mood[]``), None for another type."""
+    if data_type.this == exp.DataType.Type.ARRAY and len(data_type.expressions) == 1:
+        return data_type.expressions[0]
+    return None
 
 
 def refuse_type_name(ctx: Context, db: str, name: str) -> None:
@@ -468,7 +476,7 @@ def rewritten(ctx: Context, expression: exp.Expression) -> exp.Expression:
     def visit(node):
         if isinstance(node, exp.Anonymous) and node.name.lower() == "pg_typeof" and len(node.expressions) == 1:
             name = _type_named(ctx, node.expressions[0], typed)
-            return exp.Literal.string(name) if name is not None else node
+            return name if name is not None else node
         if isinstance(node, exp.Cast) and type_name_of(ctx, node.to) is not None:
             version = _named(ctx, type_name_of(ctx, node.to))
             if version is None:
@@ -476,6 +484,13 @@ def rewritten(ctx: Context, expression: exp.Expression) -> exp.Expression:
             if not version.schema.user_type.is_domain:
                 _refuse_unlisted(ctx, node.this, version.name, version.schema.user_type.labels)
             return cast(node.this, version)
+        if isinstance(node, exp.Cast) and type_name_of(ctx, _element_type(node.to)) is not None:
+            version = _named(ctx, type_name_of(ctx, _element_type(node.to)))
+            if version is None:
+                return node
+            if not version.schema.user_type.is_domain:
+                _refuse_unlisted(ctx, node.this, version.name, version.schema.user_type.labels)
+            return _cast_array(node.this.transform(visit), version)
         if typed and isinstance(node, (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between)):
             return _compared(ctx, node, typed)
         return node
@@ -489,8 +504,17 @@ def _refuse_unlisted(ctx: Context, value: exp.Expression, name: str, labels: tup
     the comparison (the ``ENUM_VALUE_MACRO`` DuckDB runs checks only the rows it compares)."""
     value = value.unnest()
     if isinstance(value, (exp.Any, exp.All)):
-        listed = _parameter_value(ctx, value.this.unnest())
+        operand = quantified_operand(value)
+        if isinstance(operand, exp.Cast):  # (an untyped constant's elements: '{ok,happy}')
+            operand = operand.this
+        listed = _parameter_value(ctx, operand)
+        if isinstance(listed, str):  # (PostgreSQL's text of an array)
+            listed = array_input(listed)
+        if isinstance(operand, exp.Array):
+            listed = [e.this for e in operand.expressions if isinstance(e, exp.Literal) and e.is_string]
         texts = listed if isinstance(listed, (list, tuple)) else ()
+    elif isinstance(value, exp.Anonymous) and value.name == ARRAY_MACRO and isinstance(value.expressions[0], exp.Array):
+        texts = [e.this for e in value.expressions[0].expressions if isinstance(e, exp.Literal) and e.is_string]
     elif isinstance(value, exp.Literal) and value.is_string:
         texts = (value.this,)
     else:
@@ -536,6 +560,16 @@ def cast(value: exp.Expression, version: TableVersion) -> exp.Expression:
     return exp.Bracket(this=applied, expressions=[exp.Literal.number(1)], offset=1)
 
 
+def _cast_array(value: exp.Expression, version: TableVersion) -> exp.Expression:
+    """``value`` (a list) as an array of the type ``version``: each element as ``cast`` makes it."""
+    definition = version.schema.user_type
+    if not definition.is_domain:
+        return _enum_list(value, version.name, definition.labels)
+    element = exp.to_identifier("__txl_element")
+    return exp.Anonymous(this="list_transform", expressions=[
+        value, exp.Lambda(this=cast(exp.column(element.copy()), version), expressions=[element])])
+
+
 def _error(message: str) -> exp.Expression:
     return exp.Anonymous(this="error", expressions=[exp.Literal.string(message)])
 
@@ -574,19 +608,31 @@ def _typed(ctx: Context, col: Column) -> tuple[TableVersion, tuple[str, ...] | N
     return (entry, col.enum) if entry is not None else None
 
 
-def _type_name(ctx: Context, version: TableVersion) -> str:
-    """The type ``version`` as PostgreSQL's regtype shows it: its name, qualified by its schema
-    unless the search path finds it."""
-    if version.db in ctx.search_path or version.db == ctx.db:
-        return version.name
-    return catalog_views.relation_name(version.db, version.name)
+def _type_name(ctx: Context, version: TableVersion, suffix: str = "") -> exp.Expression:
+    """The type ``version`` (``suffix`` "[]": an array of it) as PostgreSQL's regtype shows it:
+    its name, qualified by its schema unless the search path finds it, each quoted where it
+    must be (``quote_ident``, engine/dialect.py: ``"Quoted"``, ``s."Feel"``)."""
+    def quoted(name: str) -> exp.Expression:
+        return exp.Anonymous(this="quote_ident", expressions=[exp.Literal.string(name)])
+    parts = [quoted(version.name), exp.Literal.string(suffix)]
+    if version.db not in ctx.search_path and version.db != ctx.db:
+        parts[:0] = [quoted(catalog_views.schema_name(version.db)), exp.Literal.string(".")]
+    return exp.Concat(expressions=parts)
 
 
-def _type_named(ctx: Context, value: exp.Expression, typed) -> str | None:
+def _type_named(ctx: Context, value: exp.Expression, typed) -> exp.Expression | None:
     """``pg_typeof(value)`` when ``value`` is of a user-defined type - a column of one (``typed``:
     ``_typed_columns``'s function, or None), a cast to one - as PostgreSQL names it: the enum's
     or the domain's name (DuckDB knows the base type, or an ENUM of the labels only)."""
     value = value.unnest()
+    if isinstance(value, exp.Cast) and type_name_of(ctx, _element_type(value.to)) is not None:  # (mood[])
+        version = _named(ctx, type_name_of(ctx, _element_type(value.to)))
+        if version is not None and not version.schema.user_type.is_domain:
+            items = value.this.expressions if isinstance(value.this, exp.Array) else [value.this]
+            for item in items:  # ('{ok,zz}'::mood[]: an ARRAY of the elements' casts)
+                _refuse_unlisted(ctx, item.this if isinstance(item, exp.Cast) else item, version.name,
+                                 version.schema.user_type.labels)
+        return _type_name(ctx, version, "[]") if version is not None else None
     if isinstance(value, exp.Cast) and type_name_of(ctx, value.to) is not None:
         version = _named(ctx, type_name_of(ctx, value.to))
         if version is not None and not version.schema.user_type.is_domain:
@@ -606,16 +652,19 @@ def _compared(ctx: Context, node: exp.Expression, types) -> exp.Expression:
 
     def literal(side):  # (in parentheses too: EXECUTE's values come so, engine/prepared.py)
         side = side.unnest()
-        if isinstance(side, (exp.Any, exp.All)):  # (m = ANY(?): a list of labels)
-            return isinstance(side.this.unnest(), exp.Placeholder)
+        if isinstance(side, (exp.Any, exp.All)):  # (m = ANY(?), m = ANY('{ok,happy}'): a list of labels)
+            operand = quantified_operand(side)
+            return isinstance(operand, exp.Placeholder) or (
+                isinstance(operand, exp.Cast) and isinstance(operand.this, exp.Array)
+                and all(isinstance(e, (exp.Literal, exp.Null)) for e in operand.this.expressions))
         return isinstance(side, exp.Placeholder) or (isinstance(side, exp.Literal) and side.is_string)
 
     def value(side, typed):
         _refuse_unlisted(ctx, side, *typed)
         if isinstance(side.unnest(), (exp.Any, exp.All)):
             side = side.unnest()
-            side.set("this", _enum_list(side.this.unnest(), *typed))
-            return side
+            listed = exp.Anonymous(this=ARRAY_MACRO, expressions=[quantified_operand(side)])
+            return quantified_over(side, _enum_list(listed, *typed))
         return _enum_value(side, *typed)
 
     typed = enum_of(node.this)

@@ -147,11 +147,16 @@ class TxlakeParser(DuckDB.Parser):
     # parser/semantics.py: decode / encode take a format (hex, base64), which sqlglot's
     # DuckDB parser dropped (decode('616263', 'hex') gave '616263'); regexp_matches returns
     # the matches, not DuckDB's boolean; json_extract_path[_text] take the path's steps as
-    # arguments, not a JSON path; json_strip_nulls is parser/json_ops.py's
+    # arguments, not a JSON path; json_strip_nulls is parser/json_ops.py's. And x op ALL (array) /
+    # SOME (array) is a quantified comparison, as ANY (array) is (sqlglot read them as calls of
+    # functions ALL and SOME)
     FUNCTIONS = {**DuckDB.Parser.FUNCTIONS,
                  **{name: (lambda name: lambda args: exp.Anonymous(this=name.lower(), expressions=args))(name)
                     for name in ("DECODE", "ENCODE", "REGEXP_MATCHES", "JSON_EXTRACT_PATH", "JSON_EXTRACT_PATH_TEXT",
-                                 "JSON_STRIP_NULLS")}}
+                                 "JSON_STRIP_NULLS")},
+                 **{name: (lambda name, node: lambda args: node(this=exp.Paren(this=args[0])) if len(args) == 1
+                           else exp.Anonymous(this=name, expressions=args))(name, node)
+                    for name, node in (("ALL", exp.All), ("SOME", exp.Any))}}
     # PostgreSQL: ALTER TABLE t ALTER a SET DEFAULT 1, ALTER b DROP NOT NULL (several ALTER
     # COLUMN actions, also after others; without it the statement was an unparsed Command)
     ALTER_TABLE_MIXED_ACTIONS = True

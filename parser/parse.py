@@ -99,9 +99,12 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
         elif isinstance(tree, exp.Query) and any(not isinstance(cte.this, exp.Query)
                                                  for cte in tree.find_all(exp.CTE)):
             raise errors.NotSupportedError(_DATA_MODIFYING_WITH)  # (DuckDB: "Can only delete from base table")
-        placeholders = len(in_text) if moves else sum(1 for _ in tree.find_all(exp.Placeholder))
+        # (a rewrite may hand one ? to two places - ELEMENTS_AS its x, parser/semantics.py
+        # _quantified: the order names its parameter twice)
+        copied = sum(1 for p in tree.find_all(exp.Placeholder) if not p.this) > len(in_text)
+        placeholders = len(in_text) if moves or copied else sum(1 for _ in tree.find_all(exp.Placeholder))
         order = tuple(p.meta[_PARAM_INDEX] for p in placeholders_in_sql_order(tree)) \
-            if len(in_text) > 1 and not merge else None
+            if (len(in_text) > 1 or copied) and not merge else None
         if order == tuple(range(len(in_text))):
             order = None
         stmt = _to_statement(tree)

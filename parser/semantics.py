@@ -45,6 +45,11 @@ ARRAY_LENGTH, ARRAY_CONCAT, STRING_TO_ARRAY = "txl_array_length", "txl_array_con
 ARRAY_SET = "txl_array_set"
 # ARRAY_AS(a, b): the list b (text elements) as a list of a's element type
 ARRAY_AS = "txl_array_as"
+# x op ANY / ALL (array) (``_quantified``): QUANTIFIED(a) the array, a NULL one as one NULL element
+# (PostgreSQL's comparison with a NULL array is NULL; DuckDB unnested none: false for ANY, true
+# for ALL); ELEMENTS_AS(x, a) untyped text a - PostgreSQL's array text, or a list of its
+# elements' text - as a list of x's type
+QUANTIFIED, ELEMENTS_AS = "txl_quantified", "txl_elements_as"
 # generate_series() of PostgreSQL's types (engine/dialect.py): of integers an integer, of a bigint a
 # bigint, of numerics a numeric, of timestamps a timestamp (DuckDB's: always a bigint, no numeric
 # form); a step of 0 is 22023. SERIES_ROWS in FROM (SERIES_NUMBERED: WITH ORDINALITY), SERIES_LIST
@@ -729,10 +734,13 @@ def _format(node: exp.Format) -> exp.Expression:
 
 def _like_any(node: exp.Like | exp.ILike) -> None:
     """``x LIKE ANY (ARRAY['a%', 'b%'])`` as ``(x LIKE 'a%' OR x LIKE 'b%')`` (ALL: AND), as
-    PostgreSQL means it (DuckDB has no LIKE ANY: a syntax error), each LIKE escaped as any other.
-    An array not written out stays (refused by DuckDB, as before)."""
+    PostgreSQL means it (DuckDB has no LIKE ANY: a syntax error), each LIKE escaped as any other;
+    the array's text as a constant, ``LIKE ANY ('{a%,b%}')``, read now (22P02 if malformed). An
+    array not written out stays (refused by DuckDB, as before)."""
     quantified = node.expression
     array = quantified.this.this if isinstance(quantified.this, exp.Paren) else quantified.this
+    if isinstance(array, exp.Literal) and array.is_string:
+        array = _array_elements(array.this).this
     if not isinstance(array, exp.Array) or not array.expressions:
         return
     likes = [type(node)(this=node.this.copy(), expression=pattern.copy(), negate=node.args.get("negate"))
@@ -1211,11 +1219,57 @@ def _array_operator(node: exp.Expression) -> exp.Expression:
     other = sides[1 - at]
     if any(isinstance(n, exp.Placeholder) for n in other.walk()):
         return node
-    items = exp.Array(expressions=[exp.Null() if item is None else exp.Literal.string(item)
-                                   for item in array_input(sides[at].this)])
-    as_text = exp.Cast(this=items, to=exp.DataType.build("VARCHAR[]", dialect="duckdb"))
+    as_text = _array_elements(sides[at].this)
     node.set("this" if at == 0 else "expression", exp.Anonymous(this=ARRAY_AS, expressions=[other.copy(), as_text]))
     return node
+
+
+# the operators of ``x op ANY / ALL (array)`` (LIKE's: ``_like_any``)
+_QUANTIFIED_COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)
+
+
+def _quantified(node: exp.Any | exp.All) -> exp.Expression:
+    """``x op ANY (array)`` / ``ALL`` as PostgreSQL's: the array through ``QUANTIFIED`` (a NULL
+    array makes the comparison NULL); a string constant is an array of x's type, as PostgreSQL
+    reads an untyped constant - read now (22P02 if malformed), its elements cast to x's type by
+    ``ELEMENTS_AS`` - and so is a parameter's text, read when it runs (a list stays as it is).
+    ELEMENTS_AS is handed a copy of x (a ? in it binds the same parameter twice: parser/parse.py
+    says so in the statement's parameter order). ``quantified_operand`` finds the array as written."""
+    array = node.this.unnest()
+    comparison = node.parent
+    if isinstance(array, exp.Query) or not isinstance(comparison, _QUANTIFIED_COMPARISONS) \
+            or node.arg_key != "expression" or (isinstance(array, exp.Anonymous) and array.name == QUANTIFIED):
+        return node
+    untyped = isinstance(array, exp.Placeholder)
+    if isinstance(array, exp.Literal) and array.is_string:
+        array, untyped = _array_elements(array.this), True
+    if untyped:
+        array = exp.Anonymous(this=ELEMENTS_AS, expressions=[comparison.this.copy(), array])
+    return quantified_over(type(node)(), array.copy())
+
+
+def quantified_operand(node: exp.Any | exp.All) -> exp.Expression:
+    """The array of ``x op ANY / ALL (array)`` as written, from under ``_quantified``'s macros:
+    a parameter, an untyped constant's elements (``CAST([...] AS VARCHAR[])``), any other array."""
+    array = node.this.unnest()
+    for name, at in ((QUANTIFIED, 0), (ELEMENTS_AS, 1)):
+        if isinstance(array, exp.Anonymous) and array.name == name:
+            array = array.expressions[at]
+    return array
+
+
+def quantified_over(node: exp.Any | exp.All, array: exp.Expression) -> exp.Expression:
+    """``node`` comparing with ``array`` instead, through ``QUANTIFIED`` as ``_quantified`` makes it."""
+    node.set("this", exp.Paren(this=exp.Anonymous(this=QUANTIFIED, expressions=[array])))
+    return node
+
+
+def _array_elements(text: str) -> exp.Cast:
+    """PostgreSQL's text of an array, read now (``array_input``: 22P02 if malformed), as a
+    VARCHAR[] of its elements' text (NULL for a NULL element): ``CAST(['1', NULL] AS VARCHAR[])``."""
+    items = exp.Array(expressions=[exp.Null() if item is None else exp.Literal.string(item)
+                                   for item in array_input(text)])
+    return exp.Cast(this=items, to=exp.DataType.build("VARCHAR[]", dialect="duckdb"))
 
 
 def _string_to_array(node: exp.Split) -> exp.Expression:
@@ -1554,7 +1608,7 @@ _REWRITES = {
     exp.ToChar: _to_char, exp.Extract: _extract, exp.Anonymous: _function, exp.Fetch: _fetch,
     exp.UnixToTime: _to_timestamp, exp.Length: _length, exp.SplitPart: _split_part,
     exp.Bracket: _subscript, exp.ArraySize: _array_length, exp.ArrayRemove: _array_remove,
-    exp.Split: _string_to_array, exp.ArrayOverlaps: _array_operator,
+    exp.Split: _string_to_array, exp.ArrayOverlaps: _array_operator, exp.Any: _quantified, exp.All: _quantified,
     **{t: _domain for t in _DOMAIN_MACROS}, exp.Exp: _exp,
     exp.JSONExtract: json_ops.extract, exp.JSONExtractScalar: json_ops.extract,
     exp.JSONBExtract: json_ops.extract_path, exp.JSONBExtractScalar: json_ops.extract_path,

@@ -183,6 +183,94 @@ def test_any_containment_and_overlap(tagged):
     fails(tagged, "SELECT id FROM t WHERE a @> '{x}'", txlake.DataError, "22P02")
 
 
+@pytest.fixture
+def scalars(db):
+    db.execute("CREATE TABLE t (id INT PRIMARY KEY, x INT, s TEXT, d DATE, n NUMERIC(10,2), b BOOLEAN)")
+    db.execute("""INSERT INTO t VALUES (1, 5, 'a b', '2024-01-01', 1.5, true), (2, NULL, 'c"d', NULL, 2, NULL),
+                  (3, 7, NULL, '2024-03-01', NULL, false)""")
+    return db
+
+
+def test_an_untyped_constant_under_any_or_all_is_an_array_of_the_other_side_s_type(scalars):
+    """``x = ANY('{5,7}')``: PostgreSQL reads the string constant as an array of x's type
+    (DuckDB refused to unnest text); ALL and SOME too, LIKE ANY / ALL of one, 22P02 if malformed."""
+    ids = [row[0] for row in scalars.execute("SELECT id FROM t ORDER BY id").fetchall()]
+
+    def where(condition, *params):
+        return [i for i in ids if scalars.execute(f"SELECT count(*) FROM t WHERE id = {i} AND ({condition})",
+                                                  params).fetchone() == (1,)]
+    assert where("x = ANY('{5,7}')") == [1, 3]
+    assert where("x = SOME('{5}')") == [1]
+    assert where("x <> ALL('{5}')") == [3]
+    assert where("x > ANY('{1,2}')") == [1, 3]
+    assert where("x >= ALL('{5, 7}')") == [3]
+    assert where("x = ANY('{}')") == []
+    assert where("x <> ALL('{}')") == [1, 2, 3]  # (no element: true, a NULL x too - PostgreSQL's)
+    assert where("x = ANY('{NULL,5}')") == [1]
+    assert where("x + 1 = ANY('{6}')") == [1]
+    assert where(r"""s = ANY('{"a b","c\"d"}')""") == [1, 2]  # (quoted elements, an escaped quote)
+    assert where("d = ANY('{2024-03-01}')") == [3]
+    assert where("d < ALL('{2024-02-01, 2025-01-01}')") == [1]
+    assert where("n = ANY('{1.50, 3}')") == [1]
+    assert where("n <> ALL('{1.505}')") == [1, 2]  # (compared as numerics, not rounded to n's scale)
+    assert where("b = ANY('{on}')") == [1]
+    assert where("id = ANY('{1,3}')") == [1, 3]
+    assert scalars.execute("SELECT 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid = "
+                           "ANY('{A0EEBC999C0B4EF8BB6D6BB9BD380A11}')").fetchone() == (True,)  # (uuid's input forms)
+    assert scalars.execute("SELECT 'abc' LIKE ANY ('{x%,%c}'), 'abc' LIKE ALL ('{a%,%d}'), "
+                           "'abc' NOT LIKE ALL ('{x%,%d}')").fetchone() == (True, False, True)
+    for constant, detail in (("{5,", "Unexpected end of input."), ("5", 'must start with "{"')):
+        fails(scalars, f"SELECT id FROM t WHERE x = ANY('{constant}')", txlake.DataError, "22P02",
+              f'malformed array literal: "{constant}"')
+        fails(scalars, f"SELECT 'a' LIKE ANY ('{constant}')", txlake.DataError, "22P02", detail)
+    fails(scalars, "SELECT id FROM t WHERE x = ANY('{5,a}')", txlake.DataError, "22P02")
+    fails(scalars, "SELECT id FROM t WHERE x = ANY(5)", txlake.ProgrammingError, "42809",
+          "op ANY/ALL (array) requires array on right side")
+
+
+def test_a_parameter_under_any_is_a_list_or_postgresql_s_array_text(scalars):
+    """``x = ANY(?)`` takes a Python list, as before, or PostgreSQL's text of an array, read as
+    the constant is - by the key's point path (``id = ANY(?)``) and by DuckDB."""
+    for condition in ("id = ANY(?)", "x = ANY(?)", "id = ANY(?) AND x > 0"):
+        assert column(scalars, f"SELECT id FROM t WHERE {condition}", [1, 3, 5, 7]) == [1, 3]
+        assert column(scalars, f"SELECT id FROM t WHERE {condition}", "{1,3,5,7}") == [1, 3]
+        assert column(scalars, f"SELECT id FROM t WHERE {condition}", "{}") == []
+        fails(scalars, f"SELECT id FROM t WHERE {condition}", txlake.DataError, "22P02",
+              'malformed array literal: "{1,"', params=("{1,",))
+    # a ? in x too (it is x's type the elements take: the ? is handed on twice, bound once)
+    assert scalars.execute("SELECT ? = ANY('{1,2}'), ? > ALL(?), ? = ANY(?)", (1, 3, "{1,2}", "a", "{a,b}")
+                           ).fetchone() == (True, True, True)
+    assert column(scalars, "SELECT id FROM t WHERE x + ? = ANY(?) AND id < ?", 1, "{6,8}", 3) == [1]
+    assert column(scalars, "SELECT id FROM t WHERE s <> ALL(?)", '{"a b"}') == [2]
+    assert column(scalars, "SELECT id FROM t WHERE d = ANY(?)", "{2024-01-01}") == [1]
+    assert scalars.execute("UPDATE t SET x = x + 1 WHERE id = ANY(?) RETURNING id, x", ("{1,3}",)).fetchall() == [
+        (1, 6), (3, 8)]
+    assert scalars.execute("DELETE FROM t WHERE id = ANY(?) RETURNING id", ("{3}",)).fetchall() == [(3,)]
+
+
+def test_any_and_all_of_a_null_or_empty_array_are_postgresql_s(scalars):
+    """A NULL array makes ``x op ANY / ALL`` NULL (DuckDB unnested no element: false for ANY,
+    true for ALL, so ``NOT (x = ANY(NULL))`` found every row); an empty one false for ANY and
+    true for ALL whatever x is; a NULL element, with no true comparison, NULL."""
+    got = scalars.execute("""SELECT x > ANY(NULL::int[]), NOT (x > ANY(NULL::int[])), x = ALL(NULL::int[]),
+                                    x = ANY('{}'::int[]), NULL::int > ANY('{}'::int[]), NULL::int <> ALL('{}'::int[]),
+                                    NULL::int = ANY('{1}'), 5 = ANY('{5,NULL}'), 6 = ANY('{5,NULL}'),
+                                    6 = ANY('{5,NULL}'::int[]), 5 <> ALL('{6,NULL}'), 5 <> ALL('{5,NULL}')
+                             FROM t WHERE id = 1""").fetchone()
+    assert got == (None, None, None, False, False, True, None, True, None, None, None, False)
+    # the point paths (the key's ? alone) and DuckDB's find no row where the comparison is NULL
+    for condition in ("id = ANY(?)", "NOT (id = ANY(?))", "id <> ALL(?)", "x = ANY(?)", "NOT (x = ANY(?))"):
+        assert column(scalars, f"SELECT id FROM t WHERE {condition}", None) == [], condition
+    assert column(scalars, "SELECT id, x = ANY(?) FROM t", None) == [None, None, None]
+    assert scalars.execute("UPDATE t SET x = 0 WHERE NOT (id = ANY(?))", (None,)).rowcount == 0
+    assert scalars.execute("DELETE FROM t WHERE id <> ALL(?)", (None,)).rowcount == 0
+    assert scalars.execute("DELETE FROM t WHERE id = ANY(?)", (None,)).rowcount == 0
+    # a CHECK passes a NULL comparison, as PostgreSQL's
+    scalars.execute("CREATE TABLE c (x INT, a INT[], CHECK (x = ANY(a)))")
+    scalars.execute("INSERT INTO c VALUES (1, NULL), (2, '{2}')")
+    fails(scalars, "INSERT INTO c VALUES (3, '{}')", txlake.IntegrityError, "23514")
+
+
 def test_unnest_array_agg_and_strings(tagged):
     assert tagged.execute("SELECT id, unnest(a) FROM t ORDER BY id").fetchall() == [(1, 1), (1, 2), (1, 3), (4, None),
                                                                                     (4, 5)]

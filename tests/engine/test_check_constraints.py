@@ -132,6 +132,17 @@ def test_quoted_column_names_and_their_renames(conn):
         ('(("Total Sum" > 0))',), ("((b < 0))",)]
 
 
+def test_a_check_of_any_keeps_its_parentheses_and_passes_a_null_array(conn):
+    """check_clause writes ``x = ANY(a)`` (it dropped the parentheses: ``x = ANY a``, no SQL);
+    a NULL array makes the comparison NULL, which a CHECK passes, as PostgreSQL's."""
+    conn.execute("CREATE TABLE q (x INT, a INT[], CHECK (x = ANY (a)), CHECK (x <> ALL ('{0}')))")
+    assert rows(conn, "SELECT check_clause FROM information_schema.check_constraints ORDER BY 1") == [
+        ("((x <> ALL ('{0}')))",), ("((x = ANY(a)))",)]
+    conn.execute("INSERT INTO q VALUES (1, NULL), (2, '{2}')")
+    violates(conn, "INSERT INTO q VALUES (3, '{}')", "q_check", "3, {}", table="q")
+    violates(conn, "INSERT INTO q VALUES (0, '{0}')", "q_check1", "0, {0}", table="q")
+
+
 def test_a_multi_column_table_check_and_the_first_failing_check_by_name(conn):
     conn.execute("CREATE TABLE r (lo INT, hi INT, CONSTRAINT z_order CHECK (lo <= hi), CHECK (hi < 100), "
                   "CONSTRAINT a_lo CHECK (lo >= 0))")

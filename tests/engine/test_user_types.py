@@ -155,6 +155,43 @@ def test_a_value_not_a_label_is_22p02_with_no_row_to_compare(db):
     assert rows(db, "SELECT n FROM k WHERE m = ANY(?)", (["happy"],)) == [(2,)]
 
 
+def test_an_array_constant_or_parameter_under_any_compared_with_an_enum_holds_labels(db):
+    """``m = ANY('{ok,happy}')``: the constant is an array of the enum, as PostgreSQL reads it -
+    compared by the labels' order, each element checked when the statement starts (22P02, no
+    row needed); a parameter's text of an array likewise."""
+    db.execute("INSERT INTO t (id, m) VALUES (1, 'ok'), (2, 'happy'), (3, 'sad'), (4, NULL)")
+    assert rows(db, "SELECT id FROM t WHERE m = ANY('{ok,happy}') ORDER BY id") == [(1,), (2,)]
+    assert rows(db, "SELECT id FROM t WHERE m > ALL('{sad,ok}') ORDER BY id") == [(2,)]  # (not by text: 'ok' > 'happy')
+    assert rows(db, "SELECT id FROM t WHERE m <> ALL('{sad,NULL}') ORDER BY id") == []
+    assert rows(db, "SELECT id FROM t WHERE m = ANY(?) ORDER BY id", ("{ok,happy}",)) == [(1,), (2,)]
+    message = 'invalid input value for enum mood: "zz"'
+    for sql, params in [("SELECT id FROM t WHERE m = ANY('{ok,zz}')", None),
+                        ("SELECT id FROM t WHERE id = 99 AND m <> ALL('{zz}')", None),
+                        ("SELECT id FROM t WHERE m = ANY(?)", ("{ok,zz}",)),
+                        ("DELETE FROM t WHERE id = 99 AND m = ANY(?)", ("{zz}",))]:
+        fails(db, sql, "22P02", message, params)
+
+
+def test_casts_to_an_array_of_an_enum_or_a_domain(db):
+    """``'{ok,happy}'::mood[]`` and ``ARRAY[...]::mood[]`` are arrays of the enum: compared by
+    its labels, each element checked (22P02) - a domain array's against its CHECKs (23514); a
+    column of one is not supported (0A000)."""
+    db.execute("INSERT INTO t (id, m) VALUES (1, 'ok'), (2, 'happy'), (3, 'sad')")
+    assert rows(db, "SELECT '{ok,happy}'::mood[], ARRAY['sad', NULL]::mood[], ('{ok,happy}'::mood[])[2]") == [
+        (["ok", "happy"], ["sad", None], "happy")]
+    assert rows(db, "SELECT id FROM t WHERE m = ANY(ARRAY['ok', 'happy']::mood[]) ORDER BY id") == [(1,), (2,)]
+    assert rows(db, "SELECT id FROM t WHERE m > ALL('{sad}'::mood[]) ORDER BY id") == [(1,), (2,)]
+    assert rows(db, "SELECT x::mood[] FROM (VALUES ('{happy}')) v(x)") == [(["happy"],)]
+    assert rows(db, "SELECT pg_typeof('{ok}'::mood[]), pg_typeof(ARRAY['ok']::public.mood[])") == [("mood[]", "mood[]")]
+    message = 'invalid input value for enum mood: "zz"'
+    for sql in ["SELECT '{ok,zz}'::mood[]", "SELECT ARRAY['ok', 'zz']::mood[] FROM t WHERE id = 99",
+                "SELECT x::mood[] FROM (VALUES ('{zz}')) v(x)", "SELECT pg_typeof('{zz}'::mood[])"]:
+        fails(db, sql, "22P02", message)
+    assert rows(db, "SELECT '{a@b,c@d}'::email[]") == [(["a@b", "c@d"],)]
+    fails(db, "SELECT '{a@b,x}'::email[]", "23514", 'value for domain email violates check constraint "email_check"')
+    fails(db, "CREATE TABLE u (ms mood[])", "0A000")
+
+
 def test_casts_to_an_enum_and_its_functions(db):
     assert rows(db, "SELECT 'ok'::mood, CAST('sad' AS public.mood), NULL::mood") == [("ok", "sad", None)]
     assert rows(db, "SELECT 'ok'::mood < 'happy'::mood, 'ok'::mood::text || '!'") == [(True, "ok!")]
@@ -195,6 +232,21 @@ def test_pg_typeof_names_the_type_and_an_enum_fetches_as_text_on_every_path(db):
             == "string"
     finally:
         db.rollback()
+
+
+def test_pg_typeof_quotes_a_name_as_regtype_does(db):
+    """PostgreSQL's regtype output quotes a name that needs it (``"Quoted"``), each part of a
+    schema-qualified one (a type off the search path) on its own."""
+    db.execute('CREATE TYPE "Quoted" AS ENUM (\'a\')')
+    db.execute('CREATE SCHEMA "S x"')
+    db.execute('CREATE TYPE "S x"."Feel" AS ENUM (\'a\')')
+    db.execute('CREATE TABLE q (id int, c "Quoted", f "S x"."Feel")')
+    db.execute("INSERT INTO q VALUES (1, 'a', 'a')")
+    assert rows(db, """SELECT pg_typeof(c), pg_typeof(f), pg_typeof('{a}'::"Quoted"[]), pg_typeof('a'::"S x"."Feel"),
+                              pg_typeof(NULL::mood) FROM q""") == [
+        ('"Quoted"', '"S x"."Feel"', '"Quoted"[]', '"S x"."Feel"', "mood")]
+    db.execute('SET search_path = "S x", public')
+    assert rows(db, "SELECT pg_typeof(f), pg_typeof(c) FROM q") == [('"Feel"', '"Quoted"')]
 
 
 def test_alter_type_add_value_before_and_after_changes_the_order(db):
