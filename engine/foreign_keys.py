@@ -96,7 +96,7 @@ def constraint(ex, ctx, db: str, table: str, schema: TableSchema, spec: st.Forei
             raise errors.UndefinedColumn(f'column "{col}" referenced in foreign key constraint does not exist')
     if len(ref_columns) != len(spec.columns):
         raise errors.InvalidForeignKey("number of referencing and referenced columns for foreign key disagree")
-    key = uniques.matching(parent_schema, pname, ref_columns)
+    key = uniques.referenced(parent_schema, pname, ref_columns)
     if key is None:
         raise errors.InvalidForeignKey(
             f'there is no unique constraint matching given keys for referenced table "{pname}"')
@@ -121,10 +121,10 @@ def constraint(ex, ctx, db: str, table: str, schema: TableSchema, spec: st.Forei
 
 def unique_over(schema: TableSchema, table: str, columns) -> str | None:
     """The name of the key of the table ``table`` of ``schema`` over exactly ``columns`` (in any
-    order) that a foreign key may reference - its primary key, else the first UNIQUE
-    constraint or unique index over them (uniques.matching) - or None. A foreign key depends
-    on that key: it may not be dropped while the foreign key is there (``key_dropped``)."""
-    key = uniques.matching(schema, table, columns)
+    order) that a foreign key referencing them uses (uniques.referenced: one not deferrable),
+    or None. A foreign key depends on that key: it may not be dropped while the foreign key is
+    there (``key_dropped``)."""
+    key = uniques.referenced(schema, table, columns)
     return key.name if key is not None else None
 
 

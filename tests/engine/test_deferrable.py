@@ -369,6 +369,28 @@ def test_a_deferrable_unique_constraint_is_checked_at_the_statements_end(c):
         'cannot use a deferrable unique constraint for referenced table "u"'
 
 
+
+@pytest.mark.parametrize("order", ["deferrable first", "deferrable last"])
+def test_a_foreign_key_uses_the_referenced_columns_key_that_is_not_deferrable(c, order):
+    """PostgreSQL picks a key over the referenced columns that is not deferrable and refuses
+    (55000) only when every one is. The first declared was taken: a deferrable one refused the
+    foreign key that the other would have served."""
+    keys = ["CONSTRAINT u_soft UNIQUE (id) DEFERRABLE", "CONSTRAINT u_hard UNIQUE (id)"]
+    c.execute(f"CREATE TABLE u (id INT, {', '.join(keys if order == 'deferrable first' else keys[::-1])})")
+    c.execute("INSERT INTO u VALUES (1)")
+    c.execute("CREATE TABLE f (a INT REFERENCES u (id))")
+    fails(c, "INSERT INTO f VALUES (2)", "23503")
+    c.execute("INSERT INTO f VALUES (1)")
+    assert q(c, "SELECT unique_constraint_name FROM information_schema.referential_constraints "
+                "WHERE constraint_name = 'f_a_fkey'") == [("u_hard",)]
+    c.execute("ALTER TABLE u DROP CONSTRAINT u_soft")  # (no foreign key depends on it)
+    fails(c, "ALTER TABLE u DROP CONSTRAINT u_hard", "2BP01")
+    c.execute("CREATE TABLE s (id INT, CONSTRAINT s_one UNIQUE (id) DEFERRABLE, "
+              "CONSTRAINT s_two UNIQUE (id) DEFERRABLE INITIALLY DEFERRED)")
+    assert fails(c, "CREATE TABLE g (a INT REFERENCES s (id))", "55000") == \
+        'cannot use a deferrable unique constraint for referenced table "s"'
+
+
 # --- PREPARE TRANSACTION ------------------------------------------------------------------------
 
 def test_prepare_transaction_runs_the_deferred_checks(connect, c):
