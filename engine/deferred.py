@@ -31,7 +31,8 @@ one-row INSERTs (DELETEs) are one probe of the referenced (referencing) table fo
 keys - a check carrying a ``batch`` key is run with the others queued with that key, by its
 class's ``violation``. A violation raised is still the one PostgreSQL's queue of deferred
 triggers, fired in order, meets first: the violation of the check queued first, and of a
-batch, its first row's (``_first_violation``).
+batch, its first row's (``_first_violation``). Between checks the statement's timeout and a
+cancel are honoured (57014: the COMMIT fails, nothing is durable).
 
 Savepoints: the modes and the queued checks are part of a savepoint (``DeferredChecks.mark``);
 ROLLBACK TO restores the modes and drops the checks queued since.
@@ -118,8 +119,9 @@ def has_pending(txn) -> bool:
 
 def run(ex, ctx, targets=None) -> None:
     """Run the transaction's deferred checks (of the constraints ``targets``, (table id, name)
-    pairs; None: all); the first violation raises (``_first_violation``). The checks run are
-    dropped from the queue - unless one raises."""
+    pairs; None: all); the first violation raises (``_first_violation``), and 57014 if the
+    statement is canceled or its statement_timeout passes meanwhile. The checks run are dropped
+    from the queue - unless one raises."""
     modes = ctx.txn.deferred
     if modes is None or not modes.pending:
         return
@@ -129,6 +131,7 @@ def run(ex, ctx, targets=None) -> None:
     modes.queued = {}
     try:
         found = _first_violation(ex, ctx, [check for _, _, check in chosen])
+        ctx.check_interrupts()  # (a check that ran past the statement's timeout: 57014, not its result)
         if found is not None:
             raise found
     except BaseException:
@@ -150,6 +153,7 @@ def _first_violation(ex, ctx, checks: list):
     for members in groups.values():  # (in the order their first check was queued)
         if first is not None and members[0][0] > first[0]:
             break
+        ctx.check_interrupts()
         check = members[0][1]
         if getattr(check, "batch", None) is not None:
             found = check.violation(ex, ctx, [c for _, c in members])

@@ -462,6 +462,57 @@ def test_the_first_violating_row_is_reported_as_postgresql_fires_its_queue(many)
     assert "Key (id)=(3) is still referenced" in fails(many, "COMMIT", "23503")
     assert q(many, "SELECT count(*) FROM p") == [(100000,)]
 
+
+@pytest.mark.parametrize("end", ["COMMIT", "SET CONSTRAINTS ALL IMMEDIATE", "PREPARE TRANSACTION 'g'"])
+def test_statement_timeout_covers_the_deferred_checks(connect, many, end):
+    """As PostgreSQL: the statement that runs the deferred checks - COMMIT, SET CONSTRAINTS ...
+    IMMEDIATE, PREPARE TRANSACTION - is subject to statement_timeout (57014); at COMMIT the
+    transaction is rolled back. They ran to their end and committed, whatever the timeout."""
+    many.execute("BEGIN")
+    many.execute("INSERT INTO child SELECT range, range, range FROM range(60000)")  # (a check of 60,000 keys)
+    many.execute("SET LOCAL statement_timeout = '1ms'")
+    assert fails(many, end, "57014") == "canceling statement due to statement timeout"
+    many.execute("ROLLBACK")  # (after SET CONSTRAINTS: the failed block's; else none: a WARNING)
+    for conn in (many, connect()):
+        assert q(conn, "SELECT count(*) FROM child") == [(0,)]
+    fails(many, "COMMIT PREPARED 'g'", "42704")  # (nothing was prepared)
+
+
+def test_a_cancel_during_commit_stops_the_deferred_checks(connect, many):
+    """A cancel (Connection.cancel from another thread) while COMMIT runs the deferred checks:
+    57014 and nothing committed, as PostgreSQL. They were never interrupted."""
+    conn = connect()
+    conn.execute("INSERT INTO child SELECT range, range % 100000, range FROM range(300000)")
+    done, outcome = threading.Event(), []
+
+    def commit():
+        try:
+            conn.commit()
+            outcome.append("ok")
+        except txlake.Error as e:
+            outcome.append(e.sqlstate)
+        finally:
+            done.set()
+
+    thread = threading.Thread(target=commit, daemon=True)
+    thread.start()
+    while not done.wait(0.001):  # (until one lands while the checks run)
+        conn.cancel()
+    thread.join(60)
+    assert outcome == ["57014"]
+    assert q(connect(), "SELECT count(*) FROM child") == [(0,)]
+
+
+
+def test_a_cancel_sent_while_idle_does_not_fail_the_next_commit(connect, many):
+    """As PostgreSQL's cancel request, which finds no statement to cancel: the COMMIT after it
+    runs its deferred checks and commits."""
+    conn = connect()
+    conn.execute("INSERT INTO child VALUES (1, 1, 1)")
+    conn.cancel()
+    conn.commit()
+    assert q(connect(), "SELECT count(*) FROM child") == [(1,)]
+
 # --- PREPARE TRANSACTION ------------------------------------------------------------------------
 
 def test_prepare_transaction_runs_the_deferred_checks(connect, c):
