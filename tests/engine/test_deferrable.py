@@ -11,6 +11,7 @@ import pytest
 import txlake
 from tests.conftest import run_python
 from tests.engine.test_foreign_keys import fails, q
+from txlake.parser.parse import DEFERRABLE_PRIMARY_KEY
 from txlake.storage.schema import ForeignKey, UniqueConstraint
 from txlake.storage.warehouse import Warehouse
 
@@ -578,9 +579,9 @@ def test_the_flags_are_kept_checkpointed_and_seen_by_other_processes(connect, wa
     ("ALTER TABLE p ADD CONSTRAINT k CHECK (id > 0) DEFERRABLE", "0A000",
      "CHECK constraints cannot be marked DEFERRABLE"),
     ("CREATE TABLE z (a INT PRIMARY KEY DEFERRABLE)", "0A000",
-     "DEFERRABLE primary keys are not supported (a UNIQUE constraint can be)"),
+     DEFERRABLE_PRIMARY_KEY),
     ("ALTER TABLE later ADD PRIMARY KEY (a) DEFERRABLE INITIALLY DEFERRED", "0A000",
-     "DEFERRABLE primary keys are not supported (a UNIQUE constraint can be)"),
+     DEFERRABLE_PRIMARY_KEY),
 ])
 def test_wrong_attributes_get_postgresqls_errors(c, sql, sqlstate, message):
     assert fails(c, sql, sqlstate) == message
