@@ -9,7 +9,7 @@ import threading
 import pytest
 
 import txlake
-from tests.conftest import run_python
+from tests.conftest import run_python, started
 from tests.engine.test_foreign_keys import fails, q
 from txlake.parser.parse import DEFERRABLE_PRIMARY_KEY
 from txlake.storage.schema import ForeignKey, UniqueConstraint
@@ -484,22 +484,10 @@ def test_a_cancel_during_commit_stops_the_deferred_checks(connect, many):
     57014 and nothing committed, as PostgreSQL. They were never interrupted."""
     conn = connect()
     conn.execute("INSERT INTO child SELECT range, range % 100000, range FROM range(300000)")
-    done, outcome = threading.Event(), []
-
-    def commit():
-        try:
-            conn.commit()
-            outcome.append("ok")
-        except txlake.Error as e:
-            outcome.append(e.sqlstate)
-        finally:
-            done.set()
-
-    thread = threading.Thread(target=commit, daemon=True)
-    thread.start()
-    while not done.wait(0.001):  # (until one lands while the checks run)
+    thread, outcome = started(conn, "COMMIT")
+    while thread.is_alive():  # (until one lands while the checks run)
         conn.cancel()
-    thread.join(60)
+        thread.join(0.001)
     assert outcome == ["57014"]
     assert q(connect(), "SELECT count(*) FROM child") == [(0,)]
 
