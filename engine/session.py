@@ -525,8 +525,8 @@ class Session:
     def _run_data_statement(self, stmt: st.Statement, params) -> Result:
         txn = self.txn
         if txn is None:
-            txn = self.begin(explicit=False)
             deadline = self._deadline()
+            txn = self.begin(explicit=False)
             try:
                 result = self._run_in(txn, stmt, params, deadline)
                 self._check_canceled()  # (canceled while busy outside DuckDB: nothing commits)
