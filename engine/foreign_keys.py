@@ -380,7 +380,7 @@ class _NewKeys:
             return None
         parent, key = found
         by_cols = tuple(key[fk.columns.index(c)] for c in cols)
-        return queued_by[by_cols], fks.child_violation(fk, child.name, parent.name, key)
+        return queued_by.get(by_cols, 0), fks.child_violation(fk, child.name, parent.name, key)
 
 
 def _now(ctx, child_id: str, name: str) -> tuple[TableVersion | None, ForeignKey | None]:
