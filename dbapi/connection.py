@@ -105,6 +105,7 @@ class Connection:
         """Commit; with ``label``, exactly once: a label already committed raises
         ``DuplicateObject`` (42710) and the transaction is rolled back."""
         self._check_open()
+        self._session.uncancel()  # (a cancel sent before is of no statement: its deferred checks run)
         if label is not None:
             self._session.set_label(label)
         self._notice(self._session.commit(), quiet=True)

@@ -24,8 +24,8 @@
   after the ones queued before them (``_follow``). NO ACTION passes a key a row holds again by
   then; RESTRICT refuses a referenced row's delete or key change whatever holds its key.
 - DEFERRABLE (engine/deferred.py): a deferred constraint's check of new rows, and a deferred NO
-  ACTION one's of removed keys, wait for COMMIT (``_check_deferred``, ``_act_deferred``);
-  RESTRICT and the actions never wait.
+  ACTION one's of removed keys, wait for COMMIT (``_NewKeys``, ``_RemovedKeys``: those of
+  many statements checked together there); RESTRICT and the actions never wait.
 - COMMIT: storage/foreign_keys.py re-checks against what committed since (40001 / 23503).
 - Who references a table comes from the catalog version (memoised there, carried from version
   to version while no schema changes) and, when the transaction made or changed a table with a
@@ -38,7 +38,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import functools
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import sqlglot.expressions as exp
 
@@ -96,7 +96,7 @@ def constraint(ex, ctx, db: str, table: str, schema: TableSchema, spec: st.Forei
             raise errors.UndefinedColumn(f'column "{col}" referenced in foreign key constraint does not exist')
     if len(ref_columns) != len(spec.columns):
         raise errors.InvalidForeignKey("number of referencing and referenced columns for foreign key disagree")
-    key = uniques.matching(parent_schema, pname, ref_columns)
+    key = uniques.referenced(parent_schema, pname, ref_columns)
     if key is None:
         raise errors.InvalidForeignKey(
             f'there is no unique constraint matching given keys for referenced table "{pname}"')
@@ -121,10 +121,10 @@ def constraint(ex, ctx, db: str, table: str, schema: TableSchema, spec: st.Forei
 
 def unique_over(schema: TableSchema, table: str, columns) -> str | None:
     """The name of the key of the table ``table`` of ``schema`` over exactly ``columns`` (in any
-    order) that a foreign key may reference - its primary key, else the first UNIQUE
-    constraint or unique index over them (uniques.matching) - or None. A foreign key depends
-    on that key: it may not be dropped while the foreign key is there (``key_dropped``)."""
-    key = uniques.matching(schema, table, columns)
+    order) that a foreign key referencing them uses (uniques.referenced: one not deferrable),
+    or None. A foreign key depends on that key: it may not be dropped while the foreign key is
+    there (``key_dropped``)."""
+    key = uniques.referenced(schema, table, columns)
     return key.name if key is not None else None
 
 
@@ -281,12 +281,12 @@ def _check_new_rows(ex, ctx, old: TableVersion, new: TableVersion, assigned) -> 
         rows = [k for f in added for k in fks.file_keys(ex.store, new, f, cols)]
         if fk.match_full:
             _refuse_mixed_nulls(fk, new.name, rows)
-        keys = fks.complete(rows)
+        keys = [k for k in dict.fromkeys(rows) if None not in k]  # (complete ones, in the rows' order)
         if not keys:
             continue
         if fk.deferrable and deferred.is_deferred(ctx.txn, new.table_id, fk):
-            deferred.defer(ctx.txn, new.table_id, fk.name,
-                           functools.partial(_check_deferred, new.table_id, fk, cols, refs, keys))
+            deferred.defer_keys(ctx.txn, new.table_id, fk.name,
+                                _NewKeys(new.table_id, fk, tuple(cols), tuple(refs), keys))
         elif ex.fk_queue is None:
             _check_keys(ex, ctx, new, parent, fk, cols, refs, keys)
         else:
@@ -294,34 +294,93 @@ def _check_new_rows(ex, ctx, old: TableVersion, new: TableVersion, assigned) -> 
 
 
 def _check_keys(ex, ctx, child: TableVersion, parent: TableVersion | None, fk: ForeignKey, cols: list[str],
-                refs: list[str], keys: set[tuple]) -> None:
+                refs: list[str], keys: list[tuple]) -> None:
     """23503 unless ``parent`` holds each of ``keys`` (in ``cols``, new rows' of ``child``'s
-    table). ``parent`` None: a queued check - of the referenced table as it is now, and a key
-    no row of the child's table holds any more (the statement deleted its rows meanwhile) is
-    no violation, as PostgreSQL skips the check of a row gone by then."""
+    table; of the first row's key that it does not). ``parent`` None: a queued check - of the
+    referenced table as it is now, and a key no row of the child's table holds any more (the
+    statement deleted its rows meanwhile) is no violation, as PostgreSQL skips the check of a
+    row gone by then."""
+    found = _missing_key(ex, ctx, child, parent, fk, cols, refs, keys)
+    if found is not None:
+        raise fks.child_violation(fk, child.name, found[0].name, found[1])
+
+
+def _missing_key(ex, ctx, child: TableVersion, parent: TableVersion | None, fk: ForeignKey, cols: list[str],
+                 refs: list[str], keys: list[tuple]) -> tuple[TableVersion, tuple] | None:
+    """``_check_keys``'s violation: (the referenced table, the first of ``keys`` it lacks, in
+    ``fk``'s column order), or None."""
     queued = parent is None
     if queued:
         parent = _visible(ctx, fk.table_id)
         if parent is None:
-            return
+            return None
     gone = fks.missing(ex.store, parent, keys, refs)
     if gone and queued:
         now = _visible(ctx, child.table_id)
-        held = indexes.referencing_key(ex, now, cols, gone) if now is not None else None
-        gone = [held] if held is not None else []
-    if gone:
-        raise fks.child_violation(fk, child.name, parent.name, tuple(gone[0][cols.index(c)] for c in fk.columns))
+        gone = [_first_held(ex, now, cols, gone)] if now is not None else []
+    if not gone or gone[0] is None:
+        return None
+    return parent, tuple(gone[0][cols.index(c)] for c in fk.columns)
 
 
-def _check_deferred(child_id: str, was: ForeignKey, cols: list[str], refs: list[str], keys: set[tuple],
-                    ex, ctx) -> None:
-    """A deferred ``_check_keys`` of new rows of the table ``child_id`` (engine/deferred.py),
-    of its foreign key ``was`` as the table has it now (dropped since: none; its columns
-    renamed since: ``cols`` renamed likewise)."""
-    child, fk = _now(ctx, child_id, was.name)
-    if fk is not None:
-        cols = [fk.columns[was.columns.index(c)] for c in cols]
-        _check_keys(ex, ctx, child, None, fk, cols, refs, keys)
+def _first_held(ex, child: TableVersion, cols: list[str], keys: list[tuple], held: tuple | None = None):
+    """The first of ``keys`` (in their order) that a row of ``child`` holds in ``cols``, or None;
+    ``held``: one it holds, found already. (PostgreSQL reports the first row that fails.)"""
+    if held is None:
+        held = indexes.referencing_key(ex, child, cols, keys)
+    while held is not None:
+        at = next((i for i, k in enumerate(keys) if k == held), 0)  # (0: not one of them as written)
+        earlier = indexes.referencing_key(ex, child, cols, keys[:at]) if at else None
+        if earlier is None:
+            return held
+        keys, held = keys[:at], earlier
+    return None
+
+
+def _queued_order(checks) -> tuple[list[tuple], dict]:
+    """The distinct keys of ``checks`` (each with ``keys``), in the order queued, and the index
+    of the check that queued each first."""
+    first: dict = {}
+    for i, check in enumerate(checks):
+        for k in check.keys:
+            first.setdefault(k, i)
+    return list(first), first
+
+
+@dataclass(frozen=True, eq=False)
+class _NewKeys:
+    """A deferred ``_check_keys`` of the keys ``keys`` (in ``cols``) that new rows of the table
+    ``child_id`` hold (engine/deferred.py), of its foreign key ``was`` as the table has it at
+    COMMIT (dropped since: none; its columns renamed since: ``cols`` renamed likewise). Those
+    the statements of a transaction queued for one foreign key run together (``batch``): one
+    probe of the referenced table for their distinct keys."""
+
+    child_id: str
+    was: ForeignKey
+    cols: tuple[str, ...]
+    refs: tuple[str, ...]
+    keys: list[tuple]
+
+    @functools.cached_property
+    def batch(self) -> tuple:
+        return "new keys", self.child_id, self.was.name, self.was.columns, self.cols, self.refs
+
+    @staticmethod
+    def violation(ex, ctx, checks: list["_NewKeys"]) -> tuple[int, Exception] | None:
+        """(the index of the check that queued it, 23503) of the first of ``checks``' keys
+        that fails, or None."""
+        first = checks[0]
+        child, fk = _now(ctx, first.child_id, first.was.name)
+        if fk is None:
+            return None
+        cols = [fk.columns[first.was.columns.index(c)] for c in first.cols]
+        keys, queued_by = _queued_order(checks)
+        found = _missing_key(ex, ctx, child, None, fk, cols, list(first.refs), keys)
+        if found is None:
+            return None
+        parent, key = found
+        by_cols = tuple(key[fk.columns.index(c)] for c in cols)
+        return queued_by.get(by_cols, 0), fks.child_violation(fk, child.name, parent.name, key)
 
 
 def _now(ctx, child_id: str, name: str) -> tuple[TableVersion | None, ForeignKey | None]:
@@ -422,8 +481,7 @@ def _follow(ex, ctx, new: TableVersion, refs, removed: list[tuple], updated: dic
             if not keys:
                 continue
             if action == "NO ACTION" and fk.deferrable and deferred.is_deferred(ctx.txn, child_id, fk):
-                deferred.defer(ctx.txn, child_id, fk.name,
-                               functools.partial(_act_deferred, new, child_id, fk.name, keys, updated))
+                deferred.defer(ctx.txn, child_id, fk.name, _RemovedKeys(new, child_id, fk.name, keys))
             else:
                 ex.fk_queue.append(functools.partial(_act, ex, ctx, new, child_id, fk, keys, action, updated, setting))
 
@@ -431,35 +489,70 @@ def _follow(ex, ctx, new: TableVersion, refs, removed: list[tuple], updated: dic
 def _act(ex, ctx, parent: TableVersion, child_id: str, fk: ForeignKey, keys: list[tuple], action: str,
          updated: dict, setting: tuple[str, ...] = ()) -> None:
     """The foreign key ``fk`` of the table ``child_id``, of ``keys`` removed from ``parent``:
-    23503 (NO ACTION, RESTRICT) if a row there holds one, else its action on those rows (SET
-    NULL / SET DEFAULT of the columns ``setting``, if any, else of all its columns)."""
+    23503 (NO ACTION, RESTRICT) if a row there holds one (of the first such key), else its
+    action on those rows (SET NULL / SET DEFAULT of the columns ``setting``, if any, else of
+    all its columns)."""
     child = _visible(ctx, child_id)
     if child is None:
         return
+    keys, held = _referenced(ex, ctx, parent, child, fk, keys, action)
+    if held is None:
+        return
+    cols, refs_order = fks.parent_order(fk, parent.schema)
+    if action in ("NO ACTION", "RESTRICT"):
+        raise fks.parent_violation(fk, parent.name, child.name, refs_order, _first_held(ex, child, cols, keys, held))
+    _cascade(ex, ctx, child, cols, keys, action, updated, setting or cols)
+
+
+def _referenced(ex, ctx, parent: TableVersion, child: TableVersion, fk: ForeignKey, keys: list[tuple],
+                action: str) -> tuple[list[tuple], tuple | None]:
+    """(``keys``, removed from ``parent`` - of NO ACTION, those not held again there now -, a
+    key of them a row of ``child`` holds by ``fk`` or None)."""
     cols, refs_order = fks.parent_order(fk, parent.schema)
     now = _visible(ctx, parent.table_id)
     if action == "NO ACTION" and now is not None and now is not parent:
         # (the statement wrote the table again since: a key a row holds again now is no
         # violation - PostgreSQL's ri_Check_Pk_Match, which RESTRICT does not do)
-        keys = fks.missing(ex.store, now, set(keys), refs_order)
+        keys = fks.missing(ex.store, now, keys, refs_order)
         if not keys:
-            return
+            return keys, None
     held = indexes.referencing_key(ex, child, cols, keys)
     seen = ctx.txn.fk_scanned
-    seen[child_id] = min(seen.get(child_id, child.next_file_id), child.next_file_id)
-    if held is None:
-        return
-    if action in ("NO ACTION", "RESTRICT"):
-        raise fks.parent_violation(fk, parent.name, child.name, refs_order, held)
-    _cascade(ex, ctx, child, cols, keys, action, updated, setting or cols)
+    seen[child.table_id] = min(seen.get(child.table_id, child.next_file_id), child.next_file_id)
+    return keys, held
 
 
-def _act_deferred(parent: TableVersion, child_id: str, name: str, keys: list[tuple], updated: dict, ex, ctx) -> None:
-    """A deferred NO ACTION ``_act`` (engine/deferred.py), of the foreign key ``name`` as the
-    table ``child_id`` has it now (dropped since: none)."""
-    fk = _now(ctx, child_id, name)[1]
-    if fk is not None:
-        _act(ex, ctx, parent, child_id, fk, keys, "NO ACTION", updated)
+@dataclass(frozen=True, eq=False)
+class _RemovedKeys:
+    """A deferred NO ACTION ``_act`` (engine/deferred.py) of the keys ``keys`` a statement
+    removed from ``parent``, of the foreign key ``name`` as the table ``child_id`` has it at
+    COMMIT (dropped since: none). Those of one foreign key run together (``batch``): one
+    search of the referencing table for their distinct keys."""
+
+    parent: TableVersion
+    child_id: str
+    name: str
+    keys: list[tuple]
+
+    @functools.cached_property
+    def batch(self) -> tuple:
+        return "removed keys", self.child_id, self.name, self.parent.table_id, self.parent.schema.schema_id
+
+    @staticmethod
+    def violation(ex, ctx, checks: list["_RemovedKeys"]) -> tuple[int, Exception] | None:
+        """(the index of the check that queued it, 23503) of the first of ``checks``' keys a
+        referencing row still holds, or None."""
+        first = checks[0]
+        child, fk = _now(ctx, first.child_id, first.name)
+        if fk is None:
+            return None
+        keys, queued_by = _queued_order(checks)
+        keys, held = _referenced(ex, ctx, first.parent, child, fk, keys, "NO ACTION")
+        if held is None:
+            return None
+        cols, refs_order = fks.parent_order(fk, first.parent.schema)
+        held = _first_held(ex, child, cols, keys, held)
+        return queued_by.get(held, 0), fks.parent_violation(fk, first.parent.name, child.name, refs_order, held)
 
 
 def _cascade(ex, ctx, child: TableVersion, cols: list[str], keys: list[tuple], action: str, updated: dict,

@@ -281,10 +281,12 @@ class Session:
         self._end_block(txn, self._commit)
         return Result(status="COMMIT")
 
-    def _commit(self, txn: Transaction) -> None:
-        """The database commits ``txn``; its temporary tables, lifted out first, are the session's."""
+    def _commit(self, txn: Transaction, deadline: float | None = None) -> None:
+        """The database commits ``txn``; its temporary tables, lifted out first, are the session's.
+        ``deadline``: its deferred checks' statement_timeout (an autocommit statement's own;
+        None: the COMMIT's, from now)."""
         if txn.deferred is not None:
-            self._run_deferred(txn, ending=True)
+            self._run_deferred(txn, ending=True, deadline=deadline)
         if not self.temp.tables and not txn.temp_created:
             self.db.commit(txn)
             return
@@ -538,34 +540,38 @@ class Session:
     def _run_data_statement(self, stmt: st.Statement, params) -> Result:
         txn = self.txn
         if txn is None:
+            deadline = self._deadline()
             txn = self.begin(explicit=False)
             try:
-                result = self._run_in(txn, stmt, params)
+                result = self._run_in(txn, stmt, params, deadline)
                 self._check_canceled()  # (canceled while busy outside DuckDB: nothing commits)
             except BaseException:
                 self.txn = None
                 self.db.abort(txn)
                 raise
             self.txn = None
-            self._commit(txn)
+            self._commit(txn, deadline)  # (its deferred checks are the statement's: its timeout)
             return result
         txn.check_usable()
         try:
-            result = self._run_in(txn, stmt, params)
+            result = self._run_in(txn, stmt, params, self._deadline())
             self._check_canceled()
             return result
         except BaseException as e:
             self._failed(txn, e)
             raise
 
-    def _run_in(self, txn: Transaction, stmt: st.Statement, params) -> Result:
+    def _deadline(self) -> float | None:
+        """When a statement starting now reaches its statement_timeout (None: it has none)."""
         timeout = _seconds(self.settings["statement_timeout"], "statement_timeout")
-        if timeout is None:
+        return None if timeout is None else time.monotonic() + timeout
+
+    def _run_in(self, txn: Transaction, stmt: st.Statement, params, deadline: float | None) -> Result:
+        if deadline is None:
             return self._run_statement(txn, stmt, params, None)
         # statement_timeout, as PostgreSQL's: its DuckDB query is interrupted and its lock waits
         # end then; work in Python is not interrupted (see ``cancel``) but fails when it is done
-        deadline = time.monotonic() + timeout
-        with self._statement_timer(timeout):
+        with self._statement_timer(deadline - time.monotonic()):
             try:
                 result = self._run_statement(txn, stmt, params, deadline)
             except (errors.LockNotAvailable, errors.QueryCanceled):
@@ -716,12 +722,14 @@ class Session:
                     targets.add((table_id, ref.name))
         return targets
 
-    def _run_deferred(self, txn: Transaction, targets=None, ending: bool = False) -> None:
+    def _run_deferred(self, txn: Transaction, targets=None, ending: bool = False,
+                      deadline: float | None = None) -> None:
         """The deferred constraint checks of ``txn`` (of ``targets``; None: all), run as a
         statement would (a new snapshot at READ COMMITTED): at COMMIT and PREPARE (``ending``),
         before anything is durable - a violation rolls the transaction back -, and for SET
         CONSTRAINTS ... IMMEDIATE, where a violation is the statement's error (the block fails,
-        a savepoint before it can be rolled back to)."""
+        a savepoint before it can be rolled back to). As that statement they are subject to
+        statement_timeout (from now, or ``deadline``) and a cancel: 57014, as a violation."""
         if not deferred.has_pending(txn):
             return
         try:
@@ -732,6 +740,7 @@ class Session:
                 else (TEMP_DB, *self.search_path)
             ctx = Context(txn, txn.snapshot.catalog, self.settings["search_path"],
                           lock_timeout=_seconds(self.settings["lock_timeout"]), search_path=search_path,
+                          deadline=deadline if deadline is not None else self._deadline(),
                           canceled=self._check_canceled)
             deferred.run(self.executor, ctx, targets)
         except BaseException:

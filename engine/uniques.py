@@ -126,6 +126,15 @@ def matching(schema: TableSchema, table: str, columns) -> UniqueConstraint | Non
     return schema.key_over(table, columns)
 
 
+def referenced(schema: TableSchema, table: str, columns) -> UniqueConstraint | None:
+    """The key over exactly ``columns`` (in any order) of the table ``table`` that a foreign key
+    referencing them uses, as PostgreSQL picks it: one not deferrable - the primary key, a
+    UNIQUE constraint or a unique index, whichever order they were declared in -, else a
+    deferrable one (which the foreign key refuses: 55000), else None."""
+    keys = [k for k in _constraints(schema, table) if sorted(k.columns) == sorted(columns)]
+    return next((k for k in keys if not k.deferrable), keys[0] if keys else None)
+
+
 def by_name(schema: TableSchema, table: str, name: str) -> UniqueConstraint | None:
     """The unique constraint or index (or the primary key) of ``table`` named ``name``."""
     if schema.primary_key and name == schema.pkey_name(table):

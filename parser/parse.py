@@ -731,8 +731,18 @@ def _refuse_key_options(node: exp.PrimaryKey | exp.PrimaryKeyColumnConstraint, t
             or not all(o in _TIMING_WORDS for o in options):
         raise errors.NotSupportedError(f"constraint not supported: {node.sql(dialect='postgres')}")
     if _timing([*options, *timing], isinstance(node, exp.PrimaryKeyColumnConstraint))[0]:
-        raise errors.NotSupportedError("DEFERRABLE primary keys are not supported (a UNIQUE constraint can be)")
+        raise errors.NotSupportedError(DEFERRABLE_PRIMARY_KEY)
 
+
+# PostgreSQL 16 has them: checked at the statement's end (INITIALLY DEFERRED: at COMMIT), never a
+# foreign key's referenced key nor an ON CONFLICT arbiter (55000) - what a DEFERRABLE UNIQUE
+# constraint over NOT NULL columns is in txlake. Its primary key finds rows by their key and
+# writes by key; a key held twice in a transaction is more than a check to move.
+DEFERRABLE_PRIMARY_KEY = (
+    "DEFERRABLE primary keys are not supported: txlake's primary key is the rows' identity, checked as each "
+    "row is written\nHINT:  PostgreSQL checks a DEFERRABLE primary key at the statement's end (INITIALLY "
+    "DEFERRED: at COMMIT); declare its columns NOT NULL UNIQUE DEFERRABLE [INITIALLY DEFERRED] instead - "
+    "checked so, and as in PostgreSQL no foreign key may reference it nor ON CONFLICT use it as arbiter.")
 
 _TIMING_WORDS = ("DEFERRABLE", "NOT DEFERRABLE", "INITIALLY DEFERRED", "INITIALLY IMMEDIATE")
 
