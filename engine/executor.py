@@ -1877,6 +1877,7 @@ class Executor:
             files.append(file)
         carry_upserted(in_memory, files)
         fks.carry_kept(in_memory, files)
+        fks.record_rows_from(version, in_memory, files)
         return version.with_files(added=tuple(files), removed=frozenset(f.file_id for f in in_memory))
 
     def _private_folder(self) -> PrivateFolder:
@@ -1892,6 +1893,7 @@ class Executor:
         file.caches[SOURCES] = np.concatenate([visible_sources(version, f) for f in pending])
         carry_upserted(pending, [file])
         fks.carry_kept(pending, [file])
+        fks.record_rows_from(version, pending, [file])
         return version.with_files(added=(file,), removed=frozenset(f.file_id for f in pending))
 
     # --- DDL -----------------------------------------------------------------------------

@@ -278,7 +278,7 @@ def _check_new_rows(ex, ctx, old: TableVersion, new: TableVersion, assigned) -> 
         if parent is None:  # (dropped: its foreign keys went with it)
             continue
         cols, refs = fks.parent_order(fk, parent.schema)
-        rows = [k for f in added for k in fks.file_keys(ex.store, new, f, cols)]
+        rows = [k for f in added for k in fks.new_keys(ex.store, old, new, f, cols)]
         if fk.match_full:
             _refuse_mixed_nulls(fk, new.name, rows)
         keys = [k for k in dict.fromkeys(rows) if None not in k]  # (complete ones, in the rows' order)

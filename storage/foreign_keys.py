@@ -81,6 +81,46 @@ def carry_kept(sources, files) -> None:
         f.caches[FK_KEPT] = kept
 
 
+# DataFile.caches key of an uncommitted file made of other uncommitted files' rows (spilled,
+# merged): (file id, rows) of each, in the order its rows came. A statement's new rows are
+# checked, not the rows of the files it found already written (``new_keys``): a transaction's
+# many one-row INSERTs, merged every few statements, re-checked all its rows at each merge
+ROWS_FROM = "rows_from"
+
+
+def record_rows_from(version: TableVersion, sources: list[DataFile], files: list[DataFile]) -> None:
+    """``ROWS_FROM`` of ``files``, which hold the visible rows of ``sources`` (of ``version``) in
+    turn."""
+    segments = [(f.file_id, f.row_count - len(version.deleted(f.file_id))) for f in sources]
+    at, used = 0, 0  # (the segment, and the rows of it already placed)
+    for out in files:
+        mine, left = [], out.row_count
+        while left and at < len(segments):
+            file_id, rows = segments[at]
+            take = min(rows - used, left)
+            mine.append((file_id, take))
+            left -= take
+            used += take
+            if used == rows:
+                at, used = at + 1, 0
+        out.caches[ROWS_FROM] = tuple(mine)
+
+
+def new_keys(store: DataFileStore, old: TableVersion, new: TableVersion, f: DataFile, names) -> list[tuple]:
+    """``file_keys`` of the rows of ``f`` (a file ``new`` has and ``old`` has not) that no file
+    of ``old`` held: all of them, unless it was made of files' rows (``ROWS_FROM``)."""
+    keys = file_keys(store, new, f, names)
+    segments = f.caches.get(ROWS_FROM)
+    if segments is None or new.deleted(f.file_id):
+        return keys
+    mine, at = [], 0
+    for file_id, rows in segments:
+        if old.file(file_id) is None:
+            mine += keys[at:at + rows]
+        at += rows
+    return mine
+
+
 def file_keys(store: DataFileStore, version: TableVersion, f: DataFile, names) -> list[tuple]:
     """The values of columns ``names`` of each visible row of ``f``, a file of ``version``."""
     rows = f.python_rows()

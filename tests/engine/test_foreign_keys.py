@@ -198,6 +198,23 @@ def test_own_uncommitted_parent_rows_count(connect, c):
     t.rollback()
 
 
+def test_a_transaction_s_rows_are_checked_once_when_its_writes_are_merged(connect, c, monkeypatch):
+    """A transaction's small writes to a table are merged every few statements (and spilled past
+    a size): each key is checked when its row is written, not again by each merge - 20,000
+    one-row INSERTs took 29 s (0.4 s for 2,000: every merge re-checked every row so far)."""
+    from txlake.storage import foreign_keys as fks
+    checked = []
+    missing = fks.missing
+    monkeypatch.setattr(fks, "missing", lambda store, parent, keys, names: (
+        checked.extend(keys), missing(store, parent, keys, names))[1])
+    c.execute("CREATE TABLE c (k INT PRIMARY KEY, a INT REFERENCES p)")
+    w = connect()
+    w.cursor().executemany("INSERT INTO c VALUES (?, ?)", [(i, 1 + i % 3) for i in range(60)])  # (merged 3 times)
+    assert sorted(checked) == sorted((1 + i % 3,) for i in range(60))
+    fails(w, "INSERT INTO c VALUES (99, 7)", "23503")  # (a new row's key still is)
+    w.rollback()
+
+
 # --- the parent side ---------------------------------------------------------------------------
 
 def test_no_action_and_restrict(c):
