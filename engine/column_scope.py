@@ -11,6 +11,7 @@ through it).
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Callable
 
 from sqlglot import exp
@@ -23,19 +24,47 @@ if TYPE_CHECKING:
     from txlake.engine.executor import Context
 
 
-def resolver(ctx: Context, expression: exp.Expression, pick: Callable[[Column], object]):
+class StatementTables:
+    """The tables a statement names, as ``ctx`` sees them, looked up once for every rewrite of
+    the statement that asks (``resolver``): engine/user_types.py's and engine/jsonb_order.py's
+    share them. The statement's rewrites keep its table references, so one made for the
+    statement serves its rewritten copies too."""
+
+    def __init__(self, ctx: Context, expression: exp.Expression):
+        self.ctx, self.expression = ctx, expression
+        self._looked_up: dict = {}
+
+    def lookup(self, table: exp.Table) -> TableVersion | None:
+        """The table (not a view, sequence or type) ``table`` names; None if none."""
+        name = table_name(table)
+        if name not in self._looked_up:
+            version = self.ctx.lookup(name)
+            self._looked_up[name] = version if version is not None and version.is_table else None
+        return self._looked_up[name]
+
+    @functools.cached_property
+    def by_alias(self) -> dict:
+        """Each table of the statement (and the write's target) by the name its columns go by."""
+        by_alias: dict = {}
+        for node in self.expression.find_all(exp.Table):
+            if isinstance(node.this, exp.Identifier):
+                version = self.lookup(node)
+                if version is not None:
+                    by_alias.setdefault(node.alias_or_name, version)
+        for alias, version in self.ctx.targets:
+            by_alias[alias] = version
+        return by_alias
+
+
+def resolver(ctx: Context, expression: exp.Expression, pick: Callable[[Column], object],
+             tables: StatementTables | None = None):
     """A function of a column node of ``expression`` giving ``pick(column)`` of the table column
     it names (None if it names none, or ``pick`` gives None: a column of no interest); None
-    itself if ``pick`` gives None for every column of the statement's tables (nothing to do)."""
-    by_alias: dict = {}
+    itself if ``pick`` gives None for every column of the statement's tables (nothing to do).
+    ``tables``: the statement's, if another rewrite has looked them up already."""
+    tables = tables if tables is not None else StatementTables(ctx, expression)
+    by_alias = tables.by_alias
     named: dict = {}  # column -> what pick gives of it in the statement's tables (None: two disagree)
-    for node in expression.find_all(exp.Table):
-        if isinstance(node.this, exp.Identifier):
-            version = ctx.lookup(table_name(node))
-            if version is not None and version.is_table:
-                by_alias.setdefault(node.alias_or_name, version)
-    for alias, version in ctx.targets:
-        by_alias[alias] = version
     for version in by_alias.values():
         for col in version.schema.columns:
             picked = pick(col)
@@ -45,7 +74,7 @@ def resolver(ctx: Context, expression: exp.Expression, pick: Callable[[Column], 
         return None
 
     def of(version: TableVersion, name: str):
-        col = next((c for c in version.schema.columns if c.name == name), None)
+        col = version.schema.column(name)
         return pick(col) if col is not None else False  # (False: not this table's column)
 
     def picked_of(column: exp.Column):
@@ -59,8 +88,8 @@ def resolver(ctx: Context, expression: exp.Expression, pick: Callable[[Column], 
                 for item in items:
                     table = item.this if item is not None else None
                     if isinstance(table, exp.Table) and isinstance(table.this, exp.Identifier):
-                        version = ctx.lookup(table_name(table))
-                        found = of(version, column.name) if version is not None and version.is_table else False
+                        version = tables.lookup(table)
+                        found = of(version, column.name) if version is not None else False
                         if found is not False:
                             return found
             scope = scope.parent

@@ -12,8 +12,10 @@ columns it cannot tell, so the engine does, knowing the tables (engine/column_sc
 - ``ORDER BY`` a jsonb column (a query's - not a DISTINCT one's, whose ORDER BY DuckDB wants in
   its select list, nor a set operation's - or a window's) sorts by its order key.
 
-Statements without such a comparison or ORDER BY item are not looked at further, and those the
-rewrite leaves as they are keep their cached plans.
+Nothing is looked at while no table the transaction sees has a jsonb column (``in_play``: the
+catalog counts them; a temporary table, or one the transaction made or altered, is among its
+changes). A query's rewrite depends on its tables' schemas only, so its cached plan holds it
+(engine/executor.py ``_query_plan``).
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ from sqlglot import exp
 
 from txlake.engine import column_scope
 from txlake.parser.json_ops import JSONB_ORDER
-from txlake.storage.schema import TableSchema
 
 if TYPE_CHECKING:
     from txlake.engine.executor import Context
@@ -32,17 +33,21 @@ if TYPE_CHECKING:
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.NullSafeEQ, exp.NullSafeNEQ)
 
 
-def has_jsonb(schema: TableSchema) -> bool:
-    return schema.memo("_jsonb", lambda s: any(c.type.kind == "JSONB" for c in s.columns))
+def in_play(ctx: Context) -> bool:
+    """Might a table of the statement have a jsonb column?"""
+    return bool(ctx.catalog.jsonb_tables) or any(
+        v is not None and v.schema.has_jsonb for v in ctx.txn.changes.values())
 
 
-def rewritten(ctx: Context, expression: exp.Expression) -> exp.Expression:
+def rewritten(ctx: Context, expression: exp.Expression, tables: column_scope.StatementTables | None = None
+              ) -> exp.Expression:
     """``expression`` with its comparisons of two jsonb columns and its ORDER BY jsonb columns
-    in jsonb's order (see the module's docstring); ``expression`` itself if it has none."""
-    if not any(isinstance(n, exp.Ordered) or (_column(n.this) and _column(n.expression))
-               for n in expression.find_all(exp.Ordered, *_COMPARISONS)):
+    in jsonb's order (see the module's docstring); ``expression`` itself if it has none
+    (``tables``: the statement's, looked up, engine/column_scope.py)."""
+    if not in_play(ctx) or not any(isinstance(n, exp.Ordered) or (_column(n.this) and _column(n.expression))
+                                   for n in expression.find_all(exp.Ordered, *_COMPARISONS)):
         return expression
-    jsonb = column_scope.resolver(ctx, expression, lambda col: True if col.type.kind == "JSONB" else None)
+    jsonb = column_scope.resolver(ctx, expression, lambda col: True if col.type.kind == "JSONB" else None, tables)
     if jsonb is None:
         return expression
 

@@ -776,6 +776,11 @@ class TableSchema:
             raise errors.UndefinedColumn(f'column "{name}" of relation "{table}" does not exist')
         return col
 
+    @property
+    def has_jsonb(self) -> bool:
+        """Has the table a jsonb column (which sorts and compares in jsonb's order: engine/jsonb_order.py)?"""
+        return self.memo("_has_jsonb", lambda s: any(c.type.kind == "JSONB" for c in s.columns))
+
     def arrow_schema(self) -> pa.Schema:
         """The in-memory Arrow schema. Every field is nullable: NOT NULL is enforced when rows
         are written (23502), and one uniform schema lets batches from files and from a

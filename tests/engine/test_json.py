@@ -118,6 +118,32 @@ def test_a_query_planned_before_its_column_became_jsonb_sorts_in_jsonb_order(db)
     assert db.execute(query).fetchall() == [(3,), (2,), (1,)]
 
 
+def test_jsonb_order_where_the_catalog_has_no_jsonb_table(connect):
+    """The jsonb order is skipped while no table has a jsonb column (the catalog counts them),
+    but a temporary table's, or one the open transaction made, is none of the catalog's: each
+    sorts and compares in jsonb's order; so does one altered to have one, and one found in the
+    catalog read from disk."""
+    conn = connect(autocommit=True)
+    ids = lambda sql: [r[0] for r in conn.execute(sql).fetchall()]  # noqa: E731
+    conn.execute("CREATE TABLE a (id INT PRIMARY KEY, v TEXT)")
+    conn.execute("""INSERT INTO a VALUES (1, '10'), (2, '9'), (3, '"s"')""")
+    conn.execute("ALTER TABLE a ALTER COLUMN v TYPE jsonb USING v::jsonb")
+    assert ids("SELECT id FROM a ORDER BY v") == [3, 2, 1]
+    conn.execute("DROP TABLE a")
+    conn.execute("CREATE TEMP TABLE tj (id INT PRIMARY KEY, v jsonb)")
+    conn.execute("""INSERT INTO tj VALUES (1, '10'), (2, '9'), (3, '"s"')""")
+    assert ids("SELECT id FROM tj ORDER BY v") == [3, 2, 1]
+    assert ids("SELECT x.id FROM tj AS x JOIN tj AS y ON x.v > y.v WHERE y.id = 2") == [1]
+    conn.execute("BEGIN")
+    conn.execute("CREATE TABLE t (id INT PRIMARY KEY, v jsonb)")
+    conn.execute("""INSERT INTO t VALUES (1, '10'), (2, '9'), (3, '"s"')""")
+    assert ids("SELECT id FROM t ORDER BY v") == [3, 2, 1]
+    conn.execute("COMMIT")
+    for checkpoint in (False, True):
+        conn = reopen(connect, conn, checkpoint=checkpoint)
+        assert [r[0] for r in conn.execute("SELECT id FROM t ORDER BY v").fetchall()] == [3, 2, 1]
+
+
 @pytest.mark.parametrize("bad", ["{bad", "NaN", "[1,", "{'a': 1}", "1 2", ""])
 def test_invalid_json_is_22P02_and_loses_nothing(db, bad):
     db.execute("INSERT INTO d VALUES (1, '{}', '[]')")
