@@ -98,6 +98,71 @@ def test_jsonb_sorts_and_compares_in_its_btree_order(db):
     assert db.execute("DELETE FROM o WHERE a < b").rowcount == one_index  # (those whose b is still 1.0)
 
 
+@pytest.fixture
+def numbers(db):
+    """``t``: jsonb 10, 9, "s" and NULL - text order ('"s"' < '10' < '9') is not jsonb's ("s" < 9 < 10)."""
+    db.execute("CREATE TABLE t (id INT PRIMARY KEY, v jsonb)")
+    db.execute("""INSERT INTO t VALUES (1, '10'), (2, '9'), (3, '"s"'), (4, NULL)""")
+    return lambda sql, params=(): [r[0] for r in db.execute(sql, params).fetchall()]
+
+
+def test_a_jsonb_column_compared_with_a_constant_or_parameter_in_jsonb_order(db, numbers):
+    """A jsonb column against a string constant or a parameter (read as jsonb) compared the
+    texts: v > '9' found nothing ('10' < '9'), v = '10.0' not 10. PostgreSQL compares jsonb values."""
+    ids = numbers
+    for sql, params, expected in [
+            ("SELECT id FROM t WHERE v > '9'", (), [1]), ("SELECT id FROM t WHERE v > ?", ("9",), [1]),
+            ("SELECT id FROM t WHERE '9' < v", (), [1]), ("SELECT id FROM t WHERE v >= '9' ORDER BY id", (), [1, 2]),
+            ("SELECT id FROM t WHERE v < ? ORDER BY id", ("10",), [2, 3]),
+            ("SELECT id FROM t WHERE v <= '9' ORDER BY id", (), [2, 3]),
+            ("SELECT id FROM t WHERE v = '10.0'", (), [1]), ("SELECT id FROM t WHERE v = ?", ("1e1",), [1]),
+            ("SELECT id FROM t WHERE v <> '10.0' ORDER BY id", (), [2, 3]),
+            ("SELECT id FROM t WHERE v IS DISTINCT FROM '10.0' ORDER BY id", (), [2, 3, 4]),
+            ("SELECT id FROM t WHERE v BETWEEN '9' AND ? ORDER BY id", ("11",), [1, 2]),
+            ("SELECT id FROM t WHERE v IN ('10.0', '\"s\"') ORDER BY id", (), [1, 3])]:
+        assert ids(sql, params) == expected, sql
+    db.execute("PREPARE q AS SELECT id FROM t WHERE v > $1")
+    assert ids("EXECUTE q('9')") == [1]
+    assert db.execute("UPDATE t SET v = '9.0' WHERE v = '9'").rowcount == 1
+    assert db.execute("DELETE FROM t WHERE v > ?", ("9.5",)).rowcount == 1
+    for bad in ("SELECT id FROM t WHERE v > 'x'", "SELECT id FROM t WHERE id > 100 AND v = '{a'"):
+        with pytest.raises(txlake.DataError) as e:  # (read when the statement is, row or no row)
+            db.execute(bad)
+        assert e.value.sqlstate == "22P02", bad
+    assert ids("SELECT id FROM t ORDER BY id") == [2, 3, 4]
+
+
+def test_jsonb_sorts_in_its_order_by_alias_number_expression_and_everywhere_else(db, numbers):
+    """ORDER BY an output alias or number of a jsonb column, a jsonb expression (->, #>), in a
+    DISTINCT query, a set operation, a window, an ordered aggregate: each sorted by the text
+    ((3, "s"), (1, 10), (2, 9)) while ORDER BY v was jsonb's order. min / max of jsonb are
+    42883, as PostgreSQL has none."""
+    ids = numbers
+    jsonb_order = [3, 2, 1]  # "s" < 9 < 10
+    db.execute("DELETE FROM t WHERE id = 4")
+    for sql in ("SELECT id FROM t ORDER BY v", "SELECT id, v AS w FROM t ORDER BY w", "SELECT id, v FROM t ORDER BY 2",
+                "SELECT * FROM t ORDER BY 2", "SELECT id FROM t ORDER BY to_jsonb(v)",
+                "SELECT id, row_number() OVER (ORDER BY v) AS n FROM t ORDER BY n"):
+        assert ids(sql) == jsonb_order, sql
+    assert ids("SELECT id, CAST(v AS TEXT) AS v FROM t ORDER BY v") == [3, 1, 2]  # (the output column: text)
+    values = [r[0] for r in db.execute("SELECT v FROM t ORDER BY v").fetchall()]
+    assert values == ["s", 9, 10]
+    for sql in ("SELECT DISTINCT v FROM t ORDER BY v", "SELECT DISTINCT v AS w FROM t ORDER BY 1",
+                "SELECT v FROM t UNION SELECT v FROM t ORDER BY 1",
+                "SELECT v AS w FROM t EXCEPT SELECT NULL ORDER BY w"):
+        assert [r[0] for r in db.execute(sql).fetchall()] == values, sql
+    assert db.execute("SELECT jsonb_agg(v ORDER BY v DESC) FROM t").fetchone()[0] == values[::-1]
+    db.execute("""INSERT INTO d (id, doc) VALUES (1, '{"a": 10, "b": {"c": 10}}'), (2, '{"a": 9, "b": {"c": 9}}'),
+                  (3, '{"a": "s", "b": {"c": "x"}}')""")
+    for sql in ("SELECT id FROM d ORDER BY doc -> 'a'", "SELECT id, doc -> 'a' AS a FROM d ORDER BY a",
+                "SELECT id, doc -> 'a' FROM d ORDER BY 2", "SELECT id FROM d ORDER BY doc #> '{b,c}'"):
+        assert ids(sql) == jsonb_order, sql
+    for sql in ("SELECT max(v) FROM t", "SELECT min(doc -> 'a') FROM d"):
+        with pytest.raises(txlake.ProgrammingError) as e:
+            db.execute(sql)
+        assert e.value.sqlstate == "42883" and "(jsonb) does not exist" in str(e.value), sql
+
+
 def test_a_query_planned_before_its_column_became_jsonb_sorts_in_jsonb_order(db):
     """A session's plan of a query is good for the schemas it was made for: after ALTER COLUMN
     TYPE jsonb, or a table dropped and made again with a jsonb column, the same statement sorts
