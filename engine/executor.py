@@ -1680,9 +1680,10 @@ class Executor:
         if key is not None:
             ssi.read_keys(txn, version.table_id, [key])
         elif self.zoned or any(isinstance(n, (exp.Select, exp.Subquery)) for n in where.walk()) or \
-                (bound := _bind(where, params, offset, txn)) is None:
+                jsonb_order.names_jsonb(version.schema, where) or (bound := _bind(where, params, offset, txn)) is None:
             # (SSI evaluates a predicate later, on its own connection in the process's time zone:
-            # one whose answer may depend on the session's zone, or on when it is evaluated,
+            # one whose answer may depend on the session's zone, or on when it is evaluated, or
+            # that compares jsonb columns - in jsonb's order, which that connection has not -
             # counts as a read of the whole table)
             ssi.read_table(txn, version.table_id)
         else:

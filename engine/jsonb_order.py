@@ -33,6 +33,7 @@ from txlake import errors
 from txlake.engine import column_scope, jsonb as jsonb_text
 from txlake.engine.errors_map import _HINT, json_input_error
 from txlake.parser.json_ops import JSONB_ORDER, is_jsonb
+from txlake.storage.schema import TableSchema
 
 if TYPE_CHECKING:
     from txlake.engine.executor import Context
@@ -45,6 +46,13 @@ def in_play(ctx: Context) -> bool:
     """Might a table of the statement have a jsonb column?"""
     return bool(ctx.catalog.jsonb_tables) or any(
         v is not None and v.schema.has_jsonb for v in ctx.txn.changes.values())
+
+
+def names_jsonb(schema: TableSchema, where: exp.Expression) -> bool:
+    """Does ``where`` name a jsonb column of ``schema`` (as a predicate SERIALIZABLE reads, which
+    its own connection would compare by the texts: engine/executor.py ``_read``)?"""
+    return schema.has_jsonb and any(
+        (col := schema.column(n.name)) is not None and col.type.kind == "JSONB" for n in where.find_all(exp.Column))
 
 
 def rewritten(ctx: Context, expression: exp.Expression, tables: column_scope.StatementTables | None = None
