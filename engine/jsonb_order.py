@@ -17,6 +17,8 @@ jsonb value here is a jsonb column or an evidently jsonb expression (``doc -> 'a
   operation's (``... UNION ... ORDER BY 1``), a window's, an aggregate's (``jsonb_agg(v ORDER BY v)``);
 - ``min`` / ``max`` of a jsonb value is 42883, as PostgreSQL has neither for jsonb.
 
+A CHECK constraint's expression compares alike (``in_check``: engine/checks.py knows its table).
+
 Nothing is looked at while no table the transaction sees has a jsonb column (``in_play``: the
 catalog counts them; a temporary table, or one the transaction made or altered, is among its
 changes). A query's rewrite depends on its tables' schemas only, so its cached plan holds it
@@ -51,8 +53,8 @@ def in_play(ctx: Context) -> bool:
 def names_jsonb(schema: TableSchema, where: exp.Expression) -> bool:
     """Does ``where`` name a jsonb column of ``schema`` (as a predicate SERIALIZABLE reads, which
     its own connection would compare by the texts: engine/executor.py ``_read``)?"""
-    return schema.has_jsonb and any(
-        (col := schema.column(n.name)) is not None and col.type.kind == "JSONB" for n in where.find_all(exp.Column))
+    names = schema.jsonb_columns
+    return bool(names) and any(n.name in names for n in where.find_all(exp.Column))
 
 
 def rewritten(ctx: Context, expression: exp.Expression, tables: column_scope.StatementTables | None = None
@@ -67,10 +69,24 @@ def rewritten(ctx: Context, expression: exp.Expression, tables: column_scope.Sta
                                          tables)
     if jsonb_column is None:
         return expression
+    return _in_order(expression, lambda column: jsonb_column(column) is True, tables)
 
+
+def in_check(expression: exp.Expression, names: frozenset[str]) -> exp.Expression:
+    """A CHECK expression of a table whose jsonb columns are ``names`` (its columns unqualified,
+    parser/semantics.py's rewrite done: engine/checks.py) with its jsonb values compared in
+    jsonb's order, as a statement's are."""
+    if not names:
+        return expression
+    return _in_order(expression, lambda column: column.name in names, None)
+
+
+def _in_order(expression: exp.Expression, jsonb_column, tables: column_scope.StatementTables | None
+              ) -> exp.Expression:
+    """``rewritten``'s work, ``jsonb_column`` telling a jsonb column's node."""
     def jsonb(node: exp.Expression) -> bool:
         node = node.unnest()
-        return is_jsonb(node) or isinstance(node, exp.Column) and jsonb_column(node) is True
+        return is_jsonb(node) or isinstance(node, exp.Column) and jsonb_column(node)
 
     def comparable(node: exp.Expression) -> bool:  # (with a jsonb value: read as jsonb)
         node = node.unnest()
@@ -126,7 +142,7 @@ def _key(node: exp.Expression) -> exp.Expression:
     return exp.Anonymous(this=JSONB_ORDER, expressions=[text])
 
 
-def _sorted_by(ordered: exp.Ordered, tables: column_scope.StatementTables
+def _sorted_by(ordered: exp.Ordered, tables: column_scope.StatementTables | None
                ) -> tuple[exp.Expression, exp.Expression] | None:
     """What an ORDER BY item sorts by: (the value whose type decides, the expression DuckDB is to
     sort by the key of), or None if it cannot tell (a number past ``SELECT *`` of a join). A bare name or a
@@ -151,7 +167,7 @@ def _sorted_by(ordered: exp.Ordered, tables: column_scope.StatementTables
     return value, value
 
 
-def _output(select: exp.Select, item: exp.Expression, tables: column_scope.StatementTables
+def _output(select: exp.Select, item: exp.Expression, tables: column_scope.StatementTables | None
             ) -> exp.Expression | None:
     """The output column of ``select`` an ORDER BY item names - by number (past ``SELECT *``
     only of one table: its columns), or by a bare name that is an output column's (its alias,
@@ -159,7 +175,7 @@ def _output(select: exp.Select, item: exp.Expression, tables: column_scope.State
     outputs = select.expressions
     if _is_number(item):
         n = int(item.this)
-        if len(outputs) == 1 and isinstance(outputs[0], exp.Star):
+        if len(outputs) == 1 and isinstance(outputs[0], exp.Star) and tables is not None:
             outputs = _star(select, tables)
         if any(isinstance(o, exp.Star) or isinstance(o, exp.Column) and isinstance(o.this, exp.Star)
                for o in outputs) or not 1 <= n <= len(outputs):

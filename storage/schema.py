@@ -777,9 +777,13 @@ class TableSchema:
         return col
 
     @property
+    def jsonb_columns(self) -> frozenset[str]:
+        """The table's jsonb columns, which sort and compare in jsonb's order (engine/jsonb_order.py)."""
+        return self.memo("_jsonb_columns", lambda s: frozenset(c.name for c in s.columns if c.type.kind == "JSONB"))
+
+    @property
     def has_jsonb(self) -> bool:
-        """Has the table a jsonb column (which sorts and compares in jsonb's order: engine/jsonb_order.py)?"""
-        return self.memo("_has_jsonb", lambda s: any(c.type.kind == "JSONB" for c in s.columns))
+        return bool(self.jsonb_columns)
 
     def arrow_schema(self) -> pa.Schema:
         """The in-memory Arrow schema. Every field is nullable: NOT NULL is enforced when rows

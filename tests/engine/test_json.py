@@ -164,6 +164,22 @@ def test_jsonb_sorts_in_its_order_by_alias_number_expression_and_everywhere_else
         assert e.value.sqlstate == "42883" and "(jsonb) does not exist" in str(e.value), sql
 
 
+def test_a_check_on_a_jsonb_column_compares_in_jsonb_order(db):
+    """CHECK (v > '9') refused 10 ('10' < '9'): a CHECK compares as a statement does - a row
+    at a time, many rows at once, INSERT ... SELECT's stream, existing rows (ADD CONSTRAINT)."""
+    db.execute("CREATE TABLE c (id INT PRIMARY KEY, v jsonb CHECK (v > '9'))")
+    db.execute("INSERT INTO c VALUES (1, '10')")
+    db.execute("INSERT INTO c VALUES " + ", ".join(f"({i}, '{i}')" for i in range(10, 40)))
+    db.execute("INSERT INTO c SELECT id + 100, v FROM c")
+    db.execute("ALTER TABLE c ADD CONSTRAINT below CHECK (v < '1000')")
+    for bad in ("""INSERT INTO c VALUES (2, '"s"')""", "INSERT INTO c VALUES (2, '9.0')",
+                "UPDATE c SET v = '8' WHERE id = 1", "INSERT INTO c SELECT id + 200, '1e3' FROM c"):
+        with pytest.raises(txlake.IntegrityError) as e:
+            db.execute(bad)
+        assert e.value.sqlstate == "23514", bad
+    assert db.execute("SELECT count(*), min(id), max(id) FROM c").fetchone() == (62, 1, 139)
+
+
 def test_a_query_planned_before_its_column_became_jsonb_sorts_in_jsonb_order(db):
     """A session's plan of a query is good for the schemas it was made for: after ALTER COLUMN
     TYPE jsonb, or a table dropped and made again with a jsonb column, the same statement sorts
