@@ -99,3 +99,60 @@ def resolver(ctx: Context, expression: exp.Expression, pick: Callable[[Column], 
                 return found
         return named.get(column.name)
     return picked_of
+
+
+def derived(column: exp.Column, tables: StatementTables) -> exp.Expression | None:
+    """The expression a column of a derived table - a subquery in FROM, a CTE - stands for: that
+    query's output column of the name (a set operation's: its first query's), where ``column``
+    names one (qualified by its alias, or unqualified in the innermost query reading it); None
+    where it names a table's column, or where that cannot be told (``SELECT *``)."""
+    scope = column.parent
+    while scope is not None:
+        if isinstance(scope, exp.Select):
+            for item in (scope.args.get("from_"), *(scope.args.get("joins") or ())):
+                source = item.this if item is not None else None
+                if source is None or (column.table and source.alias_or_name != column.table):
+                    continue
+                query = _query_of(source)
+                if query is not None:
+                    found = _output(query, source, column.name)
+                    if found is not None or column.table:
+                        return found
+                elif column.table:
+                    return None
+                elif isinstance(source, exp.Table) and (version := tables.lookup(source)) is not None \
+                        and version.schema.column(column.name) is not None:
+                    return None  # (the table's own column)
+        scope = scope.parent
+    return None
+
+
+def _query_of(source: exp.Expression) -> exp.Expression | None:
+    """The query a FROM item reads, if it is a derived table: a subquery's, or a CTE's it names."""
+    if isinstance(source, exp.Subquery):
+        return source.this
+    if not isinstance(source, exp.Table) or not isinstance(source.this, exp.Identifier) or source.args.get("db"):
+        return None
+    node = source.parent
+    while node is not None:
+        with_ = node.args.get("with_")
+        for cte in with_.expressions if with_ is not None else ():
+            if cte.alias == source.name:
+                return cte.this
+        node = node.parent
+    return None
+
+
+def _output(query: exp.Expression, source: exp.Expression, name: str) -> exp.Expression | None:
+    """The output column ``name`` of ``query``, read as ``source`` (its alias may rename them)."""
+    while isinstance(query, (exp.SetOperation, exp.Subquery)):
+        query = query.this
+    if not isinstance(query, exp.Select):
+        return None
+    outputs = query.expressions
+    renamed = [c.name for c in (source.args.get("alias").columns if source.args.get("alias") else ())]
+    if renamed:
+        return outputs[renamed.index(name)].unalias() if name in renamed and len(outputs) >= len(renamed) \
+            and not any(isinstance(o, exp.Star) for o in outputs) else None
+    found = next((o for o in outputs if o.alias_or_name == name and isinstance(o, (exp.Alias, exp.Column))), None)
+    return found.unalias() if found is not None else None

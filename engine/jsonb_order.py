@@ -83,10 +83,14 @@ def in_check(expression: exp.Expression, names: frozenset[str]) -> exp.Expressio
 
 def _in_order(expression: exp.Expression, jsonb_column, tables: column_scope.StatementTables | None
               ) -> exp.Expression:
-    """``rewritten``'s work, ``jsonb_column`` telling a jsonb column's node."""
+    """``rewritten``'s work, ``jsonb_column`` telling a table's jsonb column by its node (a derived
+    table's column is what its query's output column is, where ``tables`` are known)."""
     def jsonb(node: exp.Expression) -> bool:
         node = node.unnest()
-        return is_jsonb(node) or isinstance(node, exp.Column) and jsonb_column(node)
+        if is_jsonb(node) or not isinstance(node, exp.Column):
+            return is_jsonb(node)
+        source = column_scope.derived(node, tables) if tables is not None else None  # (a subquery's, a CTE's)
+        return jsonb(source) if source is not None else jsonb_column(node)
 
     def comparable(node: exp.Expression) -> bool:  # (with a jsonb value: read as jsonb)
         node = node.unnest()

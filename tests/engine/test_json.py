@@ -164,6 +164,22 @@ def test_jsonb_sorts_in_its_order_by_alias_number_expression_and_everywhere_else
         assert e.value.sqlstate == "42883" and "(jsonb) does not exist" in str(e.value), sql
 
 
+def test_a_derived_tables_jsonb_column_sorts_and_compares_as_what_it_stands_for(db, numbers):
+    """A column of a subquery in FROM or of a CTE is what its query's output column is: s.v of
+    (SELECT v FROM t) s sorted and compared by the text; one made text (CAST(v AS TEXT) AS v,
+    named as a jsonb column of the statement is) was sorted as jsonb."""
+    ids = numbers
+    for sql in ("SELECT s.id FROM (SELECT id, v FROM t) AS s WHERE s.v IS NOT NULL ORDER BY s.v",
+                "SELECT s.id FROM (SELECT id, v AS w FROM t WHERE v IS NOT NULL) AS s(id, x) ORDER BY x",
+                "WITH x AS (SELECT id, v FROM t WHERE v IS NOT NULL) SELECT id FROM x ORDER BY v"):
+        assert ids(sql) == [3, 2, 1], sql
+    assert ids("SELECT id FROM (SELECT id, v AS w FROM t) AS s WHERE s.w > '9'") == [1]
+    for sql in ("SELECT id FROM (SELECT id, CAST(v AS TEXT) AS v FROM t WHERE v IS NOT NULL) AS s ORDER BY v",
+                "WITH x AS (SELECT id, CAST(v AS TEXT) AS v FROM t WHERE id < 4) "
+                "SELECT x.id FROM x JOIN t ON t.id = x.id ORDER BY x.v"):
+        assert ids(sql) == [3, 1, 2], sql  # ('"s"' < '10' < '9': text)
+
+
 def test_a_check_on_a_jsonb_column_compares_in_jsonb_order(db):
     """CHECK (v > '9') refused 10 ('10' < '9'): a CHECK compares as a statement does - a row
     at a time, many rows at once, INSERT ... SELECT's stream, existing rows (ADD CONSTRAINT)."""
