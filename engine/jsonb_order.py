@@ -11,7 +11,8 @@ jsonb value here is a jsonb column or an evidently jsonb expression (``doc -> 'a
 - a comparison (``=``, ``<>``, ``<``, ``<=``, ``>``, ``>=``, ``IS [NOT] DISTINCT FROM``,
   ``BETWEEN``, ``IN (...)``) of a jsonb column with another jsonb value, a string constant or a
   parameter (read as jsonb, as PostgreSQL reads them: 22P02 if no JSON) compares their order keys
-  (equal keys: equal values, as jsonb's ``=``: ``'10.0'`` equals ``10``);
+  (equal keys: equal values, as jsonb's ``=``: ``'10.0'`` equals ``10``), as does ``IN`` a
+  subquery of one jsonb column;
 - ``ORDER BY`` a jsonb value sorts by its order key: a query's item - an expression, an output
   column's alias or number (``ORDER BY w``, ``ORDER BY 2``), in a DISTINCT query too - a set
   operation's (``... UNION ... ORDER BY 1``), a window's, an aggregate's (``jsonb_agg(v ORDER BY v)``);
@@ -113,6 +114,13 @@ def _in_order(expression: exp.Expression, jsonb_column, tables: column_scope.Sta
             changed = True
             node.set("this", _key(node.this))
             node.set("expressions", [_key(e) for e in node.expressions])
+        elif isinstance(node, exp.In) and isinstance(node.args.get("query"), exp.Subquery) and jsonb(node.this) \
+                and (selects := _one_column_selects(node.args["query"].this)) \
+                and jsonb(selects[0].expressions[0].unalias()):
+            changed = True
+            node.set("this", _key(node.this))
+            for select in selects:
+                select.set("expressions", [_key(select.expressions[0].unalias())])
         elif isinstance(node, exp.Between) and jsonb(node.this) and comparable(node.args["low"]) \
                 and comparable(node.args["high"]):
             changed = True
@@ -126,6 +134,16 @@ def _in_order(expression: exp.Expression, jsonb_column, tables: column_scope.Sta
         return node
     result = expression.transform(visit)
     return result if changed else expression
+
+
+def _one_column_selects(query: exp.Expression) -> list[exp.Select]:
+    """The queries of a subquery giving one column (a set operation's: each of them), or []."""
+    if isinstance(query, exp.SetOperation):
+        left, right = _one_column_selects(query.this), _one_column_selects(query.expression)
+        return left + right if left and right else []
+    if isinstance(query, exp.Subquery):
+        return _one_column_selects(query.this)
+    return [query] if isinstance(query, exp.Select) and len(query.expressions) == 1 else []
 
 
 def _assignment(node: exp.Expression) -> bool:

@@ -108,8 +108,9 @@ def numbers(db):
 
 
 def test_a_jsonb_column_compared_with_a_constant_or_parameter_in_jsonb_order(db, numbers):
-    """A jsonb column against a string constant or a parameter (read as jsonb) compared the
-    texts: v > '9' found nothing ('10' < '9'), v = '10.0' not 10. PostgreSQL compares jsonb values."""
+    """A jsonb column against a string constant or a parameter (read as jsonb), or IN a subquery
+    of jsonb, compared the texts: v > '9' found nothing ('10' < '9'), v = '10.0' not 10.
+    PostgreSQL compares jsonb values."""
     ids = numbers
     for sql, params, expected in [
             ("SELECT id FROM t WHERE v > '9'", (), [1]), ("SELECT id FROM t WHERE v > ?", ("9",), [1]),
@@ -122,6 +123,13 @@ def test_a_jsonb_column_compared_with_a_constant_or_parameter_in_jsonb_order(db,
             ("SELECT id FROM t WHERE v BETWEEN '9' AND ? ORDER BY id", ("11",), [1, 2]),
             ("SELECT id FROM t WHERE v IN ('10.0', '\"s\"') ORDER BY id", (), [1, 3])]:
         assert ids(sql, params) == expected, sql
+    db.execute("INSERT INTO t VALUES (5, '10.0')")  # (PostgreSQL: = 10)
+    for sql, expected in [("SELECT id FROM t WHERE v IN (SELECT v FROM t WHERE id = 1) ORDER BY id", [1, 5]),
+                          ("SELECT id FROM t WHERE v NOT IN (SELECT v AS w FROM t WHERE id = 5) ORDER BY id", [2, 3]),
+                          ("SELECT id FROM t WHERE v IN (SELECT v FROM t WHERE id = 1 UNION SELECT v FROM t "
+                           "WHERE id = 2) ORDER BY id", [1, 2, 5])]:
+        assert ids(sql) == expected, sql
+    db.execute("DELETE FROM t WHERE id = 5")
     db.execute("PREPARE q AS SELECT id FROM t WHERE v > $1")
     assert ids("EXECUTE q('9')") == [1]
     assert db.execute("UPDATE t SET v = '9.0' WHERE v = '9'").rowcount == 1
