@@ -6,7 +6,8 @@ String > Null, numbers by value, arrays and objects by size then member by membe
 jsonb.py ``order_key``, a BLOB DuckDB compares byte by byte). Where the parser sees a jsonb
 operand (a cast, an operator's result), it rewrites ``<`` ... itself (parser/json_ops.py); two
 columns it cannot tell, so the engine does, knowing the tables (engine/column_scope.py). A
-jsonb value here is a jsonb column or an evidently jsonb expression (``doc -> 'a'``, a cast):
+jsonb value here is a jsonb column (a subquery's or a CTE's: what its query's output column
+is, ``column_scope.derived``) or an evidently jsonb expression (``doc -> 'a'``, a cast):
 
 - a comparison (``=``, ``<>``, ``<``, ``<=``, ``>``, ``>=``, ``IS [NOT] DISTINCT FROM``,
   ``BETWEEN``, ``IN (...)``) of a jsonb column with another jsonb value, a string constant or a
@@ -19,6 +20,8 @@ jsonb value here is a jsonb column or an evidently jsonb expression (``doc -> 'a
 - ``min`` / ``max`` of a jsonb value is 42883, as PostgreSQL has neither for jsonb.
 
 A CHECK constraint's expression compares alike (``in_check``: engine/checks.py knows its table).
+SERIALIZABLE's read predicates are checked again on a connection comparing texts, so one naming
+a jsonb column reads the whole table (``names_jsonb``).
 
 Nothing is looked at while no table the transaction sees has a jsonb column (``in_play``: the
 catalog counts them; a temporary table, or one the transaction made or altered, is among its
