@@ -42,7 +42,7 @@ import sqlglot
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import sources
+from txlake.engine import jsonb_order, sources
 from txlake.engine.errors_map import translate
 from txlake.engine.pg_text import format_value
 from txlake.parser.dialect import Txlake
@@ -70,7 +70,7 @@ def define(ex, table: str, schema: TableSchema, name: str, expression: exp.Expre
     _refuse(expression)
     check = CheckConstraint(name, stored(_unqualified(expression, table)), validated=not not_valid)
     rows = data if data is not None and not not_valid else schema.arrow_schema().empty_table()
-    _check_existing(ex, table, (check,), rows)  # (an empty table: DuckDB's binder checks it all the same)
+    _check_existing(ex, table, (check,), rows, schema)  # (an empty table: DuckDB's binder checks it all the same)
     return replace(schema, checks=schema.checks + (check,))
 
 
@@ -124,36 +124,42 @@ def columns_of(check: CheckConstraint) -> frozenset[str]:
 # --- evaluation ------------------------------------------------------------------------------
 
 @functools.lru_cache(maxsize=1024)
-def _duckdb_sql(text: str) -> str:
-    """The DuckDB SQL of a stored CHECK expression."""
-    return _duckdb_sql_of(parsed(text))
+def _duckdb_sql(text: str, jsonb: frozenset[str]) -> str:
+    """The DuckDB SQL of a stored CHECK expression of a table whose jsonb columns are ``jsonb``."""
+    return _duckdb_sql_of(parsed(text), jsonb)
 
 
-def _duckdb_sql_of(expression: exp.Expression) -> str:
+def _duckdb_sql_of(expression: exp.Expression, jsonb: frozenset[str]) -> str:
     """The DuckDB SQL of a CHECK expression: as a SELECT's expression is rewritten
-    (parser/semantics.py), through the check that it is a boolean (42804 when bound)."""
+    (parser/semantics.py; its table's jsonb columns compared in jsonb's order, as a
+    statement's are: engine/jsonb_order.py), through the check that it is a boolean (42804
+    when bound)."""
     select = postgres_semantics(exp.Select(expressions=[expression.copy()]))
     value = select.expressions[0]
     value = value.this if isinstance(value, exp.Alias) else value
+    value = jsonb_order.in_check(value, jsonb)
     return boolean_condition(value, "check").sql(dialect="duckdb")
 
 
 @functools.lru_cache(maxsize=256)
-def _query(table: str, texts: tuple[str, ...]) -> str:
+def _query(table: str, texts: tuple[str, ...], jsonb: frozenset[str]) -> str:
     """The query (over ``_SOURCE``, to be replaced by the rows' name) giving the position and
-    verdicts of the first row that any of the CHECKs ``texts`` fails."""
-    verdicts = ", ".join(f"{_duckdb_sql(text)} AS {_VERDICT}{i}" for i, text in enumerate(texts))
+    verdicts of the first row that any of the CHECKs ``texts`` (its table's jsonb columns:
+    ``jsonb``) fails."""
+    verdicts = ", ".join(f"{_duckdb_sql(text, jsonb)} AS {_VERDICT}{i}" for i, text in enumerate(texts))
     failed = " OR ".join(f"{_VERDICT}{i} IS FALSE" for i in range(len(texts)))
     return (f"SELECT * FROM (SELECT {_POSITION}, {verdicts} FROM {_SOURCE} AS {_quoted(table)}) "
             f"WHERE {failed} ORDER BY {_POSITION} LIMIT 1")
 
 
-def first_failure(ex, table: str, checks: tuple[CheckConstraint, ...], rows: pa.Table):
+def first_failure(ex, table: str, checks: tuple[CheckConstraint, ...], rows: pa.Table,
+                  schema: TableSchema | None = None):
     """(position, the first by name of ``checks`` it fails) of the first of ``rows`` failing
     any, else None. ``ex``: the executor whose DuckDB connection runs the query - or a function
-    ``(query, rows)`` giving the rows of ``query`` over ``rows`` (``check_rows``)."""
+    ``(query, rows)`` giving the rows of ``query`` over ``rows`` (``check_rows``). ``schema``:
+    the table's, if its column types matter (jsonb's order)."""
     numbered = rows.append_column(_POSITION, pa.array(np.arange(rows.num_rows, dtype=np.int64)))
-    query = _query(table, tuple(c.expression for c in checks))
+    query = _query(table, tuple(c.expression for c in checks), schema.jsonb_columns if schema else frozenset())
     if callable(ex):
         found = ex(query, numbered)
     else:
@@ -193,7 +199,7 @@ def enforce(ex, version, rows) -> None:
         else:
             return
     table = rows.table() if isinstance(rows, PythonRows) else rows
-    failure = first_failure(ex, version.name, checks, table)
+    failure = first_failure(ex, version.name, checks, table, version.schema)
     if failure is not None:
         raise _violation(version.name, failure[1], table, failure[0])
 
@@ -224,7 +230,7 @@ def _row_verdicts(ex, sql: str, values: list) -> tuple:
 def _row_query(table: str, schema: TableSchema, texts: tuple[str, ...]) -> str:
     """The CHECKs ``texts``' verdicts on one row, its values the query's parameters."""
     row = ", ".join(f"CAST(? AS {c.type.sql()}) AS {_quoted(c.name)}" for c in schema.columns)
-    verdicts = ", ".join(f"{_duckdb_sql(text)} AS {_VERDICT}{i}" for i, text in enumerate(texts))
+    verdicts = ", ".join(f"{_duckdb_sql(text, schema.jsonb_columns)} AS {_VERDICT}{i}" for i, text in enumerate(texts))
     return f"SELECT {verdicts} FROM (SELECT {row}) AS {_quoted(table)}"
 
 
@@ -353,7 +359,7 @@ def check_rows(con: duckdb.DuckDBPyConnection, table: str, schema: TableSchema, 
             detach()
 
     if rows.num_rows:
-        failure = first_failure(run, table, _by_name(schema.enforced_checks), rows)
+        failure = first_failure(run, table, _by_name(schema.enforced_checks), rows, schema)
         if failure is not None:
             raise _violation(table, failure[1], rows, failure[0])
 
@@ -369,7 +375,8 @@ def with_verdicts(sql: str, table: str, schema: TableSchema) -> str:
             return exp.Substring(this=node.copy(), start=exp.Literal.number(1),
                                  length=exp.Literal.number(lengths[node.name]))
         return node
-    verdicts = ", ".join(f"{_duckdb_sql_of(parsed(c.expression).transform(as_stored))} AS {_VERDICT}{i}"
+    jsonb = schema.jsonb_columns
+    verdicts = ", ".join(f"{_duckdb_sql_of(parsed(c.expression).transform(as_stored), jsonb)} AS {_VERDICT}{i}"
                          for i, c in enumerate(_by_name(schema.enforced_checks)))
     return f"SELECT *, {verdicts} FROM ({sql}) AS {_quoted(table)}"
 
@@ -423,8 +430,8 @@ def _by_name(checks: tuple[CheckConstraint, ...]) -> tuple[CheckConstraint, ...]
     return tuple(sorted(checks, key=lambda c: (c.domain is None, c.name)))
 
 
-def _check_existing(ex, table: str, checks, rows: pa.Table) -> None:
-    failure = first_failure(ex, table, tuple(checks), rows)
+def _check_existing(ex, table: str, checks, rows: pa.Table, schema: TableSchema) -> None:
+    failure = first_failure(ex, table, tuple(checks), rows, schema)
     if failure is not None:
         raise errors.CheckViolation(f'check constraint "{failure[1].name}" of relation "{table}" '
                                     "is violated by some row")
@@ -442,7 +449,7 @@ def validate(ex, table: str, schema: TableSchema, data: pa.Table, name: str) -> 
         raise errors.UndefinedObject(f'constraint "{name}" of relation "{table}" does not exist')
     if check.validated:
         return schema
-    _check_existing(ex, table, (check,), data)
+    _check_existing(ex, table, (check,), data, schema)
     return replace(schema, checks=tuple(replace(c, validated=True) if c is check else c for c in schema.checks))
 
 
@@ -471,7 +478,7 @@ def retyped_column(ex, table: str, schema: TableSchema, data: pa.Table, column: 
     longer a boolean) and the rows checked against them (23514)."""
     using = tuple(c for c in schema.checks if column in columns_of(c))
     if using:
-        _check_existing(ex, table, using, data)
+        _check_existing(ex, table, using, data, schema)
 
 
 # --- display ---------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ through it).
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Callable
 
 from sqlglot import exp
@@ -23,19 +24,47 @@ if TYPE_CHECKING:
     from txlake.engine.executor import Context
 
 
-def resolver(ctx: Context, expression: exp.Expression, pick: Callable[[Column], object]):
+class StatementTables:
+    """The tables a statement names, as ``ctx`` sees them, looked up once for every rewrite of
+    the statement that asks (``resolver``): engine/user_types.py's and engine/jsonb_order.py's
+    share them. The statement's rewrites keep its table references, so one made for the
+    statement serves its rewritten copies too."""
+
+    def __init__(self, ctx: Context, expression: exp.Expression):
+        self.ctx, self.expression = ctx, expression
+        self._looked_up: dict = {}
+
+    def lookup(self, table: exp.Table) -> TableVersion | None:
+        """The table (not a view, sequence or type) ``table`` names; None if none."""
+        name = table_name(table)
+        if name not in self._looked_up:
+            version = self.ctx.lookup(name)
+            self._looked_up[name] = version if version is not None and version.is_table else None
+        return self._looked_up[name]
+
+    @functools.cached_property
+    def by_alias(self) -> dict:
+        """Each table of the statement (and the write's target) by the name its columns go by."""
+        by_alias: dict = {}
+        for node in self.expression.find_all(exp.Table):
+            if isinstance(node.this, exp.Identifier):
+                version = self.lookup(node)
+                if version is not None:
+                    by_alias.setdefault(node.alias_or_name, version)
+        for alias, version in self.ctx.targets:
+            by_alias[alias] = version
+        return by_alias
+
+
+def resolver(ctx: Context, expression: exp.Expression, pick: Callable[[Column], object],
+             tables: StatementTables | None = None):
     """A function of a column node of ``expression`` giving ``pick(column)`` of the table column
     it names (None if it names none, or ``pick`` gives None: a column of no interest); None
-    itself if ``pick`` gives None for every column of the statement's tables (nothing to do)."""
-    by_alias: dict = {}
+    itself if ``pick`` gives None for every column of the statement's tables (nothing to do).
+    ``tables``: the statement's, if another rewrite has looked them up already."""
+    tables = tables if tables is not None else StatementTables(ctx, expression)
+    by_alias = tables.by_alias
     named: dict = {}  # column -> what pick gives of it in the statement's tables (None: two disagree)
-    for node in expression.find_all(exp.Table):
-        if isinstance(node.this, exp.Identifier):
-            version = ctx.lookup(table_name(node))
-            if version is not None and version.is_table:
-                by_alias.setdefault(node.alias_or_name, version)
-    for alias, version in ctx.targets:
-        by_alias[alias] = version
     for version in by_alias.values():
         for col in version.schema.columns:
             picked = pick(col)
@@ -45,7 +74,7 @@ def resolver(ctx: Context, expression: exp.Expression, pick: Callable[[Column], 
         return None
 
     def of(version: TableVersion, name: str):
-        col = next((c for c in version.schema.columns if c.name == name), None)
+        col = version.schema.column(name)
         return pick(col) if col is not None else False  # (False: not this table's column)
 
     def picked_of(column: exp.Column):
@@ -59,8 +88,8 @@ def resolver(ctx: Context, expression: exp.Expression, pick: Callable[[Column], 
                 for item in items:
                     table = item.this if item is not None else None
                     if isinstance(table, exp.Table) and isinstance(table.this, exp.Identifier):
-                        version = ctx.lookup(table_name(table))
-                        found = of(version, column.name) if version is not None and version.is_table else False
+                        version = tables.lookup(table)
+                        found = of(version, column.name) if version is not None else False
                         if found is not False:
                             return found
             scope = scope.parent
@@ -70,3 +99,60 @@ def resolver(ctx: Context, expression: exp.Expression, pick: Callable[[Column], 
                 return found
         return named.get(column.name)
     return picked_of
+
+
+def derived(column: exp.Column, tables: StatementTables) -> exp.Expression | None:
+    """The expression a column of a derived table - a subquery in FROM, a CTE - stands for: that
+    query's output column of the name (a set operation's: its first query's), where ``column``
+    names one (qualified by its alias, or unqualified in the innermost query reading it); None
+    where it names a table's column, or where that cannot be told (``SELECT *``)."""
+    scope = column.parent
+    while scope is not None:
+        if isinstance(scope, exp.Select):
+            for item in (scope.args.get("from_"), *(scope.args.get("joins") or ())):
+                source = item.this if item is not None else None
+                if source is None or (column.table and source.alias_or_name != column.table):
+                    continue
+                query = _query_of(source)
+                if query is not None:
+                    found = _output(query, source, column.name)
+                    if found is not None or column.table:
+                        return found
+                elif column.table:
+                    return None
+                elif isinstance(source, exp.Table) and (version := tables.lookup(source)) is not None \
+                        and version.schema.column(column.name) is not None:
+                    return None  # (the table's own column)
+        scope = scope.parent
+    return None
+
+
+def _query_of(source: exp.Expression) -> exp.Expression | None:
+    """The query a FROM item reads, if it is a derived table: a subquery's, or a CTE's it names."""
+    if isinstance(source, exp.Subquery):
+        return source.this
+    if not isinstance(source, exp.Table) or not isinstance(source.this, exp.Identifier) or source.args.get("db"):
+        return None
+    node = source.parent
+    while node is not None:
+        with_ = node.args.get("with_")
+        for cte in with_.expressions if with_ is not None else ():
+            if cte.alias == source.name:
+                return cte.this
+        node = node.parent
+    return None
+
+
+def _output(query: exp.Expression, source: exp.Expression, name: str) -> exp.Expression | None:
+    """The output column ``name`` of ``query``, read as ``source`` (its alias may rename them)."""
+    while isinstance(query, (exp.SetOperation, exp.Subquery)):
+        query = query.this
+    if not isinstance(query, exp.Select):
+        return None
+    outputs = query.expressions
+    renamed = [c.name for c in (source.args.get("alias").columns if source.args.get("alias") else ())]
+    if renamed:
+        return outputs[renamed.index(name)].unalias() if name in renamed and len(outputs) >= len(renamed) \
+            and not any(isinstance(o, exp.Star) for o in outputs) else None
+    found = next((o for o in outputs if o.alias_or_name == name and isinstance(o, (exp.Alias, exp.Column))), None)
+    return found.unalias() if found is not None else None

@@ -41,7 +41,7 @@ from sqlglot import exp
 
 from txlake import errors
 from txlake.engine import catalog_views, checks, dialect, foreign_keys, points, sources, temp_tables
-from txlake.engine import comments, indexes, jsonb_order, uniques, user_types
+from txlake.engine import column_scope, comments, indexes, jsonb_order, uniques, user_types
 from txlake.engine.errors_map import negative_row_count, translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
@@ -227,7 +227,7 @@ class Context:
     def targeting(self, alias: str, version: "TableVersion", *more: str) -> "Context":
         """This context with ``version`` the statement's target, named ``alias`` (and each of
         ``more``: ON CONFLICT's ``excluded``), when it may have enum or jsonb columns."""
-        if not self.may_hold("type") and not jsonb_order.has_jsonb(version.schema):
+        if not self.may_hold("type") and not version.schema.has_jsonb:
             return self
         return replace(self, targets=tuple((name, version) for name in (alias, *more)))
 
@@ -477,8 +477,9 @@ class Executor:
 
     def _rewrite(self, ctx: Context, expression: exp.Expression, register) -> exp.Expression:
         """Point every table reference at a registered Arrow view of the version it sees."""
-        expression = user_types.rewritten(ctx, expression)  # (casts to enums and domains)
-        expression = jsonb_order.rewritten(ctx, expression)  # (jsonb columns compared, sorted)
+        tables = column_scope.StatementTables(ctx, expression)  # (looked up once, for both)
+        expression = user_types.rewritten(ctx, expression, tables)  # (casts to enums and domains)
+        expression = jsonb_order.rewritten(ctx, expression, tables)  # (jsonb columns compared, sorted)
         ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
         registered: dict[int, str] = {}
 
@@ -840,10 +841,12 @@ class Executor:
     def _query_plan(self, ctx: Context, expression: exp.Expression):
         """(SQL with positional view names, the table each name stands for, the (table id,
         schema id) of each as planned - a plan is good for those only), or None when the query
-        needs per-execution rewriting (time travel, txlake_snapshots, user-defined types, jsonb
-        columns compared or sorted: engine/jsonb_order.py)."""
-        if user_types.uses_types(ctx, expression) or jsonb_order.rewritten(ctx, expression) is not expression:
+        needs per-execution rewriting (time travel, txlake_snapshots, user-defined types). jsonb
+        columns compared or sorted are rewritten here, once (engine/jsonb_order.py: the rewrite
+        depends on the schemas the plan is made for)."""
+        if user_types.uses_types(ctx, expression):
             return None
+        expression = jsonb_order.rewritten(ctx, expression)
         ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
         refs: list[st.TableName] = []
         made_for: list[tuple[str, int]] = []
@@ -1680,9 +1683,10 @@ class Executor:
         if key is not None:
             ssi.read_keys(txn, version.table_id, [key])
         elif self.zoned or any(isinstance(n, (exp.Select, exp.Subquery)) for n in where.walk()) or \
-                (bound := _bind(where, params, offset, txn)) is None:
+                jsonb_order.names_jsonb(version.schema, where) or (bound := _bind(where, params, offset, txn)) is None:
             # (SSI evaluates a predicate later, on its own connection in the process's time zone:
-            # one whose answer may depend on the session's zone, or on when it is evaluated,
+            # one whose answer may depend on the session's zone, or on when it is evaluated, or
+            # that compares jsonb columns - in jsonb's order, which that connection has not -
             # counts as a read of the whole table)
             ssi.read_table(txn, version.table_id)
         else:

@@ -5,15 +5,28 @@ A jsonb value is held as its normalised text (engine/jsonb.py), which DuckDB com
 String > Null, numbers by value, arrays and objects by size then member by member (engine/
 jsonb.py ``order_key``, a BLOB DuckDB compares byte by byte). Where the parser sees a jsonb
 operand (a cast, an operator's result), it rewrites ``<`` ... itself (parser/json_ops.py); two
-columns it cannot tell, so the engine does, knowing the tables (engine/column_scope.py):
+columns it cannot tell, so the engine does, knowing the tables (engine/column_scope.py). A
+jsonb value here is a jsonb column (a subquery's or a CTE's: what its query's output column
+is, ``column_scope.derived``) or an evidently jsonb expression (``doc -> 'a'``, a cast):
 
-- a comparison (``=``, ``<>``, ``<``, ``<=``, ``>``, ``>=``, ``IS [NOT] DISTINCT FROM``) of two
-  jsonb columns compares their order keys (equal keys: equal values, as jsonb's ``=``);
-- ``ORDER BY`` a jsonb column (a query's - not a DISTINCT one's, whose ORDER BY DuckDB wants in
-  its select list, nor a set operation's - or a window's) sorts by its order key.
+- a comparison (``=``, ``<>``, ``<``, ``<=``, ``>``, ``>=``, ``IS [NOT] DISTINCT FROM``,
+  ``BETWEEN``, ``IN (...)``) of a jsonb column with another jsonb value, a string constant or a
+  parameter (read as jsonb, as PostgreSQL reads them: 22P02 if no JSON) compares their order keys
+  (equal keys: equal values, as jsonb's ``=``: ``'10.0'`` equals ``10``), as does ``IN`` a
+  subquery of one jsonb column;
+- ``ORDER BY`` a jsonb value sorts by its order key: a query's item - an expression, an output
+  column's alias or number (``ORDER BY w``, ``ORDER BY 2``), in a DISTINCT query too - a set
+  operation's (``... UNION ... ORDER BY 1``), a window's, an aggregate's (``jsonb_agg(v ORDER BY v)``);
+- ``min`` / ``max`` of a jsonb value is 42883, as PostgreSQL has neither for jsonb.
 
-Statements without such a comparison or ORDER BY item are not looked at further, and those the
-rewrite leaves as they are keep their cached plans.
+A CHECK constraint's expression compares alike (``in_check``: engine/checks.py knows its table).
+SERIALIZABLE's read predicates are checked again on a connection comparing texts, so one naming
+a jsonb column reads the whole table (``names_jsonb``).
+
+Nothing is looked at while no table the transaction sees has a jsonb column (``in_play``: the
+catalog counts them; a temporary table, or one the transaction made or altered, is among its
+changes). A query's rewrite depends on its tables' schemas only, so its cached plan holds it
+(engine/executor.py ``_query_plan``).
 """
 
 from __future__ import annotations
@@ -22,69 +35,194 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from txlake.engine import column_scope
-from txlake.parser.json_ops import JSONB_ORDER
+from txlake import errors
+from txlake.engine import column_scope, jsonb as jsonb_text
+from txlake.engine.errors_map import _HINT, json_input_error
+from txlake.parser.json_ops import JSONB_ORDER, is_jsonb
 from txlake.storage.schema import TableSchema
 
 if TYPE_CHECKING:
     from txlake.engine.executor import Context
 
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.NullSafeEQ, exp.NullSafeNEQ)
+_LOOKED_AT = (exp.Ordered, exp.In, exp.Between, exp.Max, exp.Min, *_COMPARISONS)
 
 
-def has_jsonb(schema: TableSchema) -> bool:
-    return schema.memo("_jsonb", lambda s: any(c.type.kind == "JSONB" for c in s.columns))
+def in_play(ctx: Context) -> bool:
+    """Might a table of the statement have a jsonb column?"""
+    return bool(ctx.catalog.jsonb_tables) or any(
+        v is not None and v.schema.has_jsonb for v in ctx.txn.changes.values())
 
 
-def rewritten(ctx: Context, expression: exp.Expression) -> exp.Expression:
-    """``expression`` with its comparisons of two jsonb columns and its ORDER BY jsonb columns
-    in jsonb's order (see the module's docstring); ``expression`` itself if it has none."""
-    if not any(isinstance(n, exp.Ordered) or (_column(n.this) and _column(n.expression))
-               for n in expression.find_all(exp.Ordered, *_COMPARISONS)):
+def names_jsonb(schema: TableSchema, where: exp.Expression) -> bool:
+    """Does ``where`` name a jsonb column of ``schema`` (as a predicate SERIALIZABLE reads, which
+    its own connection would compare by the texts: engine/executor.py ``_read``)?"""
+    names = schema.jsonb_columns
+    return bool(names) and any(n.name in names for n in where.find_all(exp.Column))
+
+
+def rewritten(ctx: Context, expression: exp.Expression, tables: column_scope.StatementTables | None = None
+              ) -> exp.Expression:
+    """``expression`` with its jsonb values compared and sorted in jsonb's order (see the
+    module's docstring); ``expression`` itself if it has none (``tables``: the statement's,
+    looked up, engine/column_scope.py)."""
+    if not in_play(ctx) or not any(True for _ in expression.find_all(*_LOOKED_AT)):
         return expression
-    jsonb = column_scope.resolver(ctx, expression, lambda col: True if col.type.kind == "JSONB" else None)
-    if jsonb is None:
+    tables = tables if tables is not None else column_scope.StatementTables(ctx, expression)
+    jsonb_column = column_scope.resolver(ctx, expression, lambda col: True if col.type.kind == "JSONB" else None,
+                                         tables)
+    if jsonb_column is None:
         return expression
+    return _in_order(expression, lambda column: jsonb_column(column) is True, tables)
 
-    def is_jsonb(node: exp.Expression) -> bool:
+
+def in_check(expression: exp.Expression, names: frozenset[str]) -> exp.Expression:
+    """A CHECK expression of a table whose jsonb columns are ``names`` (its columns unqualified,
+    parser/semantics.py's rewrite done: engine/checks.py) with its jsonb values compared in
+    jsonb's order, as a statement's are."""
+    if not names:
+        return expression
+    return _in_order(expression, lambda column: column.name in names, None)
+
+
+def _in_order(expression: exp.Expression, jsonb_column, tables: column_scope.StatementTables | None
+              ) -> exp.Expression:
+    """``rewritten``'s work, ``jsonb_column`` telling a table's jsonb column by its node (a derived
+    table's column is what its query's output column is, where ``tables`` are known)."""
+    def jsonb(node: exp.Expression) -> bool:
         node = node.unnest()
-        return isinstance(node, exp.Column) and jsonb(node) is True
+        if is_jsonb(node) or not isinstance(node, exp.Column):
+            return is_jsonb(node)
+        source = column_scope.derived(node, tables) if tables is not None else None  # (a subquery's, a CTE's)
+        return jsonb(source) if source is not None else jsonb_column(node)
+
+    def comparable(node: exp.Expression) -> bool:  # (with a jsonb value: read as jsonb)
+        node = node.unnest()
+        return isinstance(node, (exp.Placeholder, exp.Null)) or (isinstance(node, exp.Literal) and node.is_string) \
+            or jsonb(node)
 
     changed = False
 
     def visit(node):
         nonlocal changed
-        if isinstance(node, _COMPARISONS) and is_jsonb(node.this) and is_jsonb(node.expression):
-            changed = True
-            return type(node)(this=_key(node.this), expression=_key(node.expression))
-        if isinstance(node, exp.Ordered) and _sorted_here(node) and is_jsonb(node.this):
+        if isinstance(node, (exp.Max, exp.Min)) and jsonb(node.this):
+            raise errors.ProgrammingError(f"function {node.key}(jsonb) does not exist\n{_HINT}", sqlstate="42883")
+        if isinstance(node, _COMPARISONS) and not _assignment(node):
+            a, b = node.this, node.expression
+            if jsonb(a) and comparable(b) or comparable(a) and jsonb(b):
+                changed = True
+                return type(node)(this=_key(a), expression=_key(b))
+        elif isinstance(node, exp.In) and node.expressions and jsonb(node.this) \
+                and all(comparable(e) for e in node.expressions):
             changed = True
             node.set("this", _key(node.this))
+            node.set("expressions", [_key(e) for e in node.expressions])
+        elif isinstance(node, exp.In) and isinstance(node.args.get("query"), exp.Subquery) and jsonb(node.this) \
+                and (selects := _one_column_selects(node.args["query"].this)) \
+                and jsonb(selects[0].expressions[0].unalias()):
+            changed = True
+            node.set("this", _key(node.this))
+            for select in selects:
+                select.set("expressions", [_key(select.expressions[0].unalias())])
+        elif isinstance(node, exp.Between) and jsonb(node.this) and comparable(node.args["low"]) \
+                and comparable(node.args["high"]):
+            changed = True
+            for part in ("this", "low", "high"):
+                node.set(part, _key(node.args[part]))
+        elif isinstance(node, exp.Ordered):
+            sorted_by = _sorted_by(node, tables)
+            if sorted_by is not None and jsonb(sorted_by[0]):
+                changed = True
+                node.set("this", _key(sorted_by[1]))
         return node
     result = expression.transform(visit)
     return result if changed else expression
 
 
-def _column(node: exp.Expression | None) -> bool:
-    return node is not None and isinstance(node.unnest(), exp.Column)
+def _one_column_selects(query: exp.Expression) -> list[exp.Select]:
+    """The queries of a subquery giving one column (a set operation's: each of them), or []."""
+    if isinstance(query, exp.SetOperation):
+        left, right = _one_column_selects(query.this), _one_column_selects(query.expression)
+        return left + right if left and right else []
+    if isinstance(query, exp.Subquery):
+        return _one_column_selects(query.this)
+    return [query] if isinstance(query, exp.Select) and len(query.expressions) == 1 else []
+
+
+def _assignment(node: exp.Expression) -> bool:
+    """Is ``node`` an UPDATE's (ON CONFLICT's) ``SET col = value``, no comparison?"""
+    return node.arg_key == "expressions" and isinstance(node.parent, (exp.Update, exp.OnConflict))
 
 
 def _key(node: exp.Expression) -> exp.Expression:
+    """The order key of ``node``; a string constant is read as jsonb now, as PostgreSQL reads it
+    when it parses the statement (22P02 whether or not a row reaches the comparison)."""
+    constant = node.unnest()
+    if isinstance(constant, exp.Literal) and constant.is_string:
+        try:
+            jsonb_text.jsonb_in(constant.this)
+        except jsonb_text.JsonInputError as e:
+            raise json_input_error(str(e)) from None
     text = exp.cast(node.copy(), exp.DataType.build("VARCHAR"))
     return exp.Anonymous(this=JSONB_ORDER, expressions=[text])
 
 
-def _sorted_here(ordered: exp.Ordered) -> bool:
-    """Does this ORDER BY item sort a query's rows by a table column (not an output column's
-    alias, which PostgreSQL's ORDER BY reads first), in a query DuckDB lets sort by an
-    expression - or a window's?"""
+def _sorted_by(ordered: exp.Ordered, tables: column_scope.StatementTables | None
+               ) -> tuple[exp.Expression, exp.Expression] | None:
+    """What an ORDER BY item sorts by: (the value whose type decides, the expression DuckDB is to
+    sort by the key of), or None if it cannot tell (a number past ``SELECT *`` of a join). A bare name or a
+    number is an output column, as PostgreSQL reads it: in a DISTINCT query or a set operation
+    the key is of that output column (DuckDB sorts those by their select list only), elsewhere
+    of its expression."""
     order = ordered.parent
     owner = order.parent if isinstance(order, exp.Order) else None
-    if isinstance(owner, exp.Window):
-        return True
-    if not isinstance(owner, exp.Select) or owner.args.get("distinct"):
-        return False
-    name = ordered.this.unnest()
-    aliases = {e.alias for e in owner.expressions if isinstance(e, exp.Alias)
-               and not (isinstance(e.this, exp.Column) and e.this.name == e.alias)}
-    return not (isinstance(name, exp.Column) and not name.table and name.name in aliases)
+    item = ordered.this
+    if not isinstance(owner, (exp.Select, exp.SetOperation)):
+        return (item, item) if owner is not None else None  # (a window's, an aggregate's)
+    select = owner
+    while isinstance(select, (exp.SetOperation, exp.Subquery)):  # (a set operation's columns: its first query's)
+        select = select.this
+    output = _output(select, item, tables) if isinstance(select, exp.Select) else None
+    if output is None:
+        return None if isinstance(owner, exp.SetOperation) or _is_number(item) else (item, item)
+    value = output.unalias()
+    if isinstance(owner, exp.SetOperation) or owner.args.get("distinct"):
+        name = output.alias_or_name
+        return (value, exp.column(name, quoted=True)) if name else None
+    return value, value
+
+
+def _output(select: exp.Select, item: exp.Expression, tables: column_scope.StatementTables | None
+            ) -> exp.Expression | None:
+    """The output column of ``select`` an ORDER BY item names - by number (past ``SELECT *``
+    only of one table: its columns), or by a bare name that is an output column's (its alias,
+    or a plain column's name) - else None."""
+    outputs = select.expressions
+    if _is_number(item):
+        n = int(item.this)
+        if len(outputs) == 1 and isinstance(outputs[0], exp.Star) and tables is not None:
+            outputs = _star(select, tables)
+        if any(isinstance(o, exp.Star) or isinstance(o, exp.Column) and isinstance(o.this, exp.Star)
+               for o in outputs) or not 1 <= n <= len(outputs):
+            return None
+        return outputs[n - 1]
+    if isinstance(item, exp.Column) and not item.table:
+        return next((o for o in outputs if o.alias_or_name == item.name
+                     and (isinstance(o, exp.Alias) or isinstance(o, exp.Column))), None)
+    return None
+
+
+def _star(select: exp.Select, tables: column_scope.StatementTables) -> list[exp.Expression]:
+    """The columns ``SELECT *`` gives from its one table (``*`` itself if it reads another FROM)."""
+    source = select.args.get("from_")
+    table = source.this if source is not None else None
+    if select.args.get("joins") or not isinstance(table, exp.Table) or not isinstance(table.this, exp.Identifier):
+        return select.expressions
+    version = tables.lookup(table)
+    if version is None:
+        return select.expressions
+    return [exp.column(c.name, table.alias_or_name, quoted=True) for c in version.schema.columns]
+
+
+def _is_number(node: exp.Expression) -> bool:
+    return isinstance(node, exp.Literal) and node.is_int

@@ -465,13 +465,13 @@ def uses_types(ctx: Context, expression: exp.Expression) -> bool:
     return ctx.may_hold("type") and rewritten(ctx, expression) != expression
 
 
-def rewritten(ctx: Context, expression: exp.Expression) -> exp.Expression:
+def rewritten(ctx: Context, expression: exp.Expression, tables=None) -> exp.Expression:
     """``expression`` with its casts to user-defined types made casts to their base types that
     check the type's rules, and string constants and parameters compared with enum columns
-    read as values of the enum."""
+    read as values of the enum (``tables``: the statement's, looked up, engine/column_scope.py)."""
     if not ctx.may_hold("type"):
         return expression
-    typed = _typed_columns(ctx, expression)
+    typed = _typed_columns(ctx, expression, tables)
 
     def visit(node):
         if isinstance(node, exp.Anonymous) and node.name.lower() == "pg_typeof" and len(node.expressions) == 1:
@@ -596,11 +596,11 @@ def enum_type(labels: tuple[str, ...]) -> exp.DataType:
     return exp.DataType(this=exp.DataType.Type.ENUM, expressions=[exp.Literal.string(label) for label in labels])
 
 
-def _typed_columns(ctx: Context, expression: exp.Expression):
+def _typed_columns(ctx: Context, expression: exp.Expression, tables=None):
     """The user-defined type a column of ``expression`` is of: a function of a column node
     giving (the type's entry, an enum's labels or None for a domain), or None (the function
     itself is None if no table of the statement has such a column: engine/column_scope.py)."""
-    return column_scope.resolver(ctx, expression, lambda col: _typed(ctx, col))
+    return column_scope.resolver(ctx, expression, lambda col: _typed(ctx, col), tables)
 
 
 def _typed(ctx: Context, col: Column) -> tuple[TableVersion, tuple[str, ...] | None] | None:

@@ -111,6 +111,11 @@ def is_json(node: exp.Expression, calls=_JSON_CALLS) -> bool:
     return isinstance(node, exp.Anonymous) and node.name in calls
 
 
+def is_jsonb(node: exp.Expression) -> bool:
+    """Is ``node`` (rewritten) evidently a jsonb value: a cast to it, a jsonb operator's or function's result?"""
+    return is_json(node, _JSONB_CALLS)
+
+
 def equals(node: exp.EQ | exp.NEQ | exp.NullSafeEQ | exp.NullSafeNEQ) -> exp.Expression:
     """``a = b`` (``<>``, ``IS [NOT] DISTINCT FROM``) as jsonb's equality when an operand is
     evidently jsonb: of the values, not of their texts - a number by its value (``1.0`` equals

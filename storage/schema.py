@@ -776,6 +776,15 @@ class TableSchema:
             raise errors.UndefinedColumn(f'column "{name}" of relation "{table}" does not exist')
         return col
 
+    @property
+    def jsonb_columns(self) -> frozenset[str]:
+        """The table's jsonb columns, which sort and compare in jsonb's order (engine/jsonb_order.py)."""
+        return self.memo("_jsonb_columns", lambda s: frozenset(c.name for c in s.columns if c.type.kind == "JSONB"))
+
+    @property
+    def has_jsonb(self) -> bool:
+        return bool(self.jsonb_columns)
+
     def arrow_schema(self) -> pa.Schema:
         """The in-memory Arrow schema. Every field is nullable: NOT NULL is enforced when rows
         are written (23502), and one uniform schema lets batches from files and from a

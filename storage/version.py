@@ -945,6 +945,9 @@ class CatalogVersion:
     #: how many of ``tables`` have foreign keys, carried by ``apply`` as ``views``: a write
     #: looks for the tables referencing its table only where there are any
     foreign_keys: int = 0
+    #: how many of ``tables`` have a jsonb column, carried by ``apply`` as ``foreign_keys``: a
+    #: statement is looked at for jsonb comparisons and sorts only where there are any
+    jsonb_tables: int = 0
     # table id -> (db, name): built at the first ``by_id``, then carried from version to
     # version by ``apply`` (a copy and a few edits): a transaction asks about ten times, and
     # neither the ask nor the commit walks every table of the warehouse
@@ -992,13 +995,15 @@ class CatalogVersion:
                               views=sum(1 for t in tables if t.is_view),
                               sequences=sum(1 for t in tables if t.is_sequence),
                               types=sum(1 for t in tables if t.is_type),
-                              foreign_keys=sum(1 for t in tables if t.schema.foreign_keys))
+                              foreign_keys=sum(1 for t in tables if t.schema.foreign_keys),
+                              jsonb_tables=sum(1 for t in tables if t.schema.has_jsonb))
 
     def apply(self, entry: LogEntry) -> "CatalogVersion":
         assert entry.csn == self.csn + 1, (entry.csn, self.csn)
         tables = dict(self.tables)
         by_id = dict(self._id_index())
         views, sequences, types, foreign_keys = self.views, self.sequences, self.types, self.foreign_keys
+        jsonb_tables = self.jsonb_tables
         referencing = self._referencing
         for change in entry.changes:
             if isinstance(change, CreateTable):
@@ -1009,6 +1014,7 @@ class CatalogVersion:
                 sequences += change.schema.sequence is not None
                 types += change.schema.user_type is not None
                 foreign_keys += bool(change.schema.foreign_keys)
+                jsonb_tables += change.schema.has_jsonb
                 referencing = None
             elif isinstance(change, DropTable):
                 dropped = tables.pop(by_id.pop(change.table_id))
@@ -1016,14 +1022,17 @@ class CatalogVersion:
                 sequences -= dropped.is_sequence
                 types -= dropped.is_type
                 foreign_keys -= bool(dropped.schema.foreign_keys)
+                jsonb_tables -= dropped.schema.has_jsonb
                 referencing = None
             else:
                 key = by_id[change.table_id]
                 if change.schema is not None:
                     foreign_keys += bool(change.schema.foreign_keys) - bool(tables[key].schema.foreign_keys)
+                    jsonb_tables += change.schema.has_jsonb - tables[key].schema.has_jsonb
                     referencing = None
                 tables[key] = tables[key].with_files(change.added, change.removed, change.deleted,
                                                      change.schema, change.moved, entry.csn, change.forget_before)
         return CatalogVersion(entry.csn, entry.time_ms, tables, max(self.max_xid, entry.xid), views=views,
-                              sequences=sequences, types=types, foreign_keys=foreign_keys, _ids=by_id,
+                              sequences=sequences, types=types, foreign_keys=foreign_keys,
+                              jsonb_tables=jsonb_tables, _ids=by_id,
                               _referencing=referencing)

@@ -7,6 +7,7 @@ import sys
 import pytest
 
 import txlake
+from tests.conftest import commit_each
 from tests.engine.test_types import reopen
 
 
@@ -98,6 +99,111 @@ def test_jsonb_sorts_and_compares_in_its_btree_order(db):
     assert db.execute("DELETE FROM o WHERE a < b").rowcount == one_index  # (those whose b is still 1.0)
 
 
+@pytest.fixture
+def numbers(db):
+    """``t``: jsonb 10, 9, "s" and NULL - text order ('"s"' < '10' < '9') is not jsonb's ("s" < 9 < 10)."""
+    db.execute("CREATE TABLE t (id INT PRIMARY KEY, v jsonb)")
+    db.execute("""INSERT INTO t VALUES (1, '10'), (2, '9'), (3, '"s"'), (4, NULL)""")
+    return lambda sql, params=(): [r[0] for r in db.execute(sql, params).fetchall()]
+
+
+def test_a_jsonb_column_compared_with_a_constant_or_parameter_in_jsonb_order(db, numbers):
+    """A jsonb column against a string constant or a parameter (read as jsonb), or IN a subquery
+    of jsonb, compared the texts: v > '9' found nothing ('10' < '9'), v = '10.0' not 10.
+    PostgreSQL compares jsonb values."""
+    ids = numbers
+    for sql, params, expected in [
+            ("SELECT id FROM t WHERE v > '9'", (), [1]), ("SELECT id FROM t WHERE v > ?", ("9",), [1]),
+            ("SELECT id FROM t WHERE '9' < v", (), [1]), ("SELECT id FROM t WHERE v >= '9' ORDER BY id", (), [1, 2]),
+            ("SELECT id FROM t WHERE v < ? ORDER BY id", ("10",), [2, 3]),
+            ("SELECT id FROM t WHERE v <= '9' ORDER BY id", (), [2, 3]),
+            ("SELECT id FROM t WHERE v = '10.0'", (), [1]), ("SELECT id FROM t WHERE v = ?", ("1e1",), [1]),
+            ("SELECT id FROM t WHERE v <> '10.0' ORDER BY id", (), [2, 3]),
+            ("SELECT id FROM t WHERE v IS DISTINCT FROM '10.0' ORDER BY id", (), [2, 3, 4]),
+            ("SELECT id FROM t WHERE v BETWEEN '9' AND ? ORDER BY id", ("11",), [1, 2]),
+            ("SELECT id FROM t WHERE v IN ('10.0', '\"s\"') ORDER BY id", (), [1, 3])]:
+        assert ids(sql, params) == expected, sql
+    db.execute("INSERT INTO t VALUES (5, '10.0')")  # (PostgreSQL: = 10)
+    for sql, expected in [("SELECT id FROM t WHERE v IN (SELECT v FROM t WHERE id = 1) ORDER BY id", [1, 5]),
+                          ("SELECT id FROM t WHERE v NOT IN (SELECT v AS w FROM t WHERE id = 5) ORDER BY id", [2, 3]),
+                          ("SELECT id FROM t WHERE v IN (SELECT v FROM t WHERE id = 1 UNION SELECT v FROM t "
+                           "WHERE id = 2) ORDER BY id", [1, 2, 5])]:
+        assert ids(sql) == expected, sql
+    db.execute("DELETE FROM t WHERE id = 5")
+    db.execute("PREPARE q AS SELECT id FROM t WHERE v > $1")
+    assert ids("EXECUTE q('9')") == [1]
+    assert db.execute("UPDATE t SET v = '9.0' WHERE v = '9'").rowcount == 1
+    assert db.execute("DELETE FROM t WHERE v > ?", ("9.5",)).rowcount == 1
+    for bad in ("SELECT id FROM t WHERE v > 'x'", "SELECT id FROM t WHERE id > 100 AND v = '{a'"):
+        with pytest.raises(txlake.DataError) as e:  # (read when the statement is, row or no row)
+            db.execute(bad)
+        assert e.value.sqlstate == "22P02", bad
+    assert ids("SELECT id FROM t ORDER BY id") == [2, 3, 4]
+
+
+def test_jsonb_sorts_in_its_order_by_alias_number_expression_and_everywhere_else(db, numbers):
+    """ORDER BY an output alias or number of a jsonb column, a jsonb expression (->, #>), in a
+    DISTINCT query, a set operation, a window, an ordered aggregate: each sorted by the text
+    ((3, "s"), (1, 10), (2, 9)) while ORDER BY v was jsonb's order. min / max of jsonb are
+    42883, as PostgreSQL has none."""
+    ids = numbers
+    jsonb_order = [3, 2, 1]  # "s" < 9 < 10
+    db.execute("DELETE FROM t WHERE id = 4")
+    for sql in ("SELECT id FROM t ORDER BY v", "SELECT id, v AS w FROM t ORDER BY w", "SELECT id, v FROM t ORDER BY 2",
+                "SELECT * FROM t ORDER BY 2", "SELECT id FROM t ORDER BY to_jsonb(v)",
+                "SELECT id, row_number() OVER (ORDER BY v) AS n FROM t ORDER BY n"):
+        assert ids(sql) == jsonb_order, sql
+    assert ids("SELECT id, CAST(v AS TEXT) AS v FROM t ORDER BY v") == [3, 1, 2]  # (the output column: text)
+    values = [r[0] for r in db.execute("SELECT v FROM t ORDER BY v").fetchall()]
+    assert values == ["s", 9, 10]
+    for sql in ("SELECT DISTINCT v FROM t ORDER BY v", "SELECT DISTINCT v AS w FROM t ORDER BY 1",
+                "SELECT v FROM t UNION SELECT v FROM t ORDER BY 1",
+                "SELECT v AS w FROM t EXCEPT SELECT NULL ORDER BY w"):
+        assert [r[0] for r in db.execute(sql).fetchall()] == values, sql
+    assert db.execute("SELECT jsonb_agg(v ORDER BY v DESC) FROM t").fetchone()[0] == values[::-1]
+    db.execute("""INSERT INTO d (id, doc) VALUES (1, '{"a": 10, "b": {"c": 10}}'), (2, '{"a": 9, "b": {"c": 9}}'),
+                  (3, '{"a": "s", "b": {"c": "x"}}')""")
+    for sql in ("SELECT id FROM d ORDER BY doc -> 'a'", "SELECT id, doc -> 'a' AS a FROM d ORDER BY a",
+                "SELECT id, doc -> 'a' FROM d ORDER BY 2", "SELECT id FROM d ORDER BY doc #> '{b,c}'"):
+        assert ids(sql) == jsonb_order, sql
+    for sql in ("SELECT max(v) FROM t", "SELECT min(doc -> 'a') FROM d"):
+        with pytest.raises(txlake.ProgrammingError) as e:
+            db.execute(sql)
+        assert e.value.sqlstate == "42883" and "(jsonb) does not exist" in str(e.value), sql
+
+
+def test_a_derived_tables_jsonb_column_sorts_and_compares_as_what_it_stands_for(db, numbers):
+    """A column of a subquery in FROM or of a CTE is what its query's output column is: s.v of
+    (SELECT v FROM t) s sorted and compared by the text; one made text (CAST(v AS TEXT) AS v,
+    named as a jsonb column of the statement is) was sorted as jsonb."""
+    ids = numbers
+    for sql in ("SELECT s.id FROM (SELECT id, v FROM t) AS s WHERE s.v IS NOT NULL ORDER BY s.v",
+                "SELECT s.id FROM (SELECT id, v AS w FROM t WHERE v IS NOT NULL) AS s(id, x) ORDER BY x",
+                "WITH x AS (SELECT id, v FROM t WHERE v IS NOT NULL) SELECT id FROM x ORDER BY v"):
+        assert ids(sql) == [3, 2, 1], sql
+    assert ids("SELECT id FROM (SELECT id, v AS w FROM t) AS s WHERE s.w > '9'") == [1]
+    for sql in ("SELECT id FROM (SELECT id, CAST(v AS TEXT) AS v FROM t WHERE v IS NOT NULL) AS s ORDER BY v",
+                "WITH x AS (SELECT id, CAST(v AS TEXT) AS v FROM t WHERE id < 4) "
+                "SELECT x.id FROM x JOIN t ON t.id = x.id ORDER BY x.v"):
+        assert ids(sql) == [3, 1, 2], sql  # ('"s"' < '10' < '9': text)
+
+
+def test_a_check_on_a_jsonb_column_compares_in_jsonb_order(db):
+    """CHECK (v > '9') refused 10 ('10' < '9'): a CHECK compares as a statement does - a row
+    at a time, many rows at once, INSERT ... SELECT's stream, existing rows (ADD CONSTRAINT)."""
+    db.execute("CREATE TABLE c (id INT PRIMARY KEY, v jsonb CHECK (v > '9'))")
+    db.execute("INSERT INTO c VALUES (1, '10')")
+    db.execute("INSERT INTO c VALUES " + ", ".join(f"({i}, '{i}')" for i in range(10, 40)))
+    db.execute("INSERT INTO c SELECT id + 100, v FROM c")
+    db.execute("ALTER TABLE c ADD CONSTRAINT below CHECK (v < '1000')")
+    for bad in ("""INSERT INTO c VALUES (2, '"s"')""", "INSERT INTO c VALUES (2, '9.0')",
+                "UPDATE c SET v = '8' WHERE id = 1", "INSERT INTO c SELECT id + 200, '1e3' FROM c"):
+        with pytest.raises(txlake.IntegrityError) as e:
+            db.execute(bad)
+        assert e.value.sqlstate == "23514", bad
+    assert db.execute("SELECT count(*), min(id), max(id) FROM c").fetchone() == (62, 1, 139)
+
+
 def test_a_query_planned_before_its_column_became_jsonb_sorts_in_jsonb_order(db):
     """A session's plan of a query is good for the schemas it was made for: after ALTER COLUMN
     TYPE jsonb, or a table dropped and made again with a jsonb column, the same statement sorts
@@ -116,6 +222,54 @@ def test_a_query_planned_before_its_column_became_jsonb_sorts_in_jsonb_order(db)
     db.execute("CREATE TABLE t (id INT PRIMARY KEY, x jsonb)")
     db.execute("INSERT INTO t VALUES (1, '10'), (2, '9'), (3, '[]')")
     assert db.execute(query).fetchall() == [(3,), (2,), (1,)]
+
+
+def test_jsonb_order_where_the_catalog_has_no_jsonb_table(connect):
+    """The jsonb order is skipped while no table has a jsonb column (the catalog counts them),
+    but a temporary table's, or one the open transaction made, is none of the catalog's: each
+    sorts and compares in jsonb's order; so does one altered to have one, and one found in the
+    catalog read from disk."""
+    conn = connect(autocommit=True)
+    ids = lambda sql: [r[0] for r in conn.execute(sql).fetchall()]  # noqa: E731
+    conn.execute("CREATE TABLE a (id INT PRIMARY KEY, v TEXT)")
+    conn.execute("""INSERT INTO a VALUES (1, '10'), (2, '9'), (3, '"s"')""")
+    conn.execute("ALTER TABLE a ALTER COLUMN v TYPE jsonb USING v::jsonb")
+    assert ids("SELECT id FROM a ORDER BY v") == [3, 2, 1]
+    conn.execute("DROP TABLE a")
+    conn.execute("CREATE TEMP TABLE tj (id INT PRIMARY KEY, v jsonb)")
+    conn.execute("""INSERT INTO tj VALUES (1, '10'), (2, '9'), (3, '"s"')""")
+    assert ids("SELECT id FROM tj ORDER BY v") == [3, 2, 1]
+    assert ids("SELECT x.id FROM tj AS x JOIN tj AS y ON x.v > y.v WHERE y.id = 2") == [1]
+    conn.execute("BEGIN")
+    conn.execute("CREATE TABLE t (id INT PRIMARY KEY, v jsonb)")
+    conn.execute("""INSERT INTO t VALUES (1, '10'), (2, '9'), (3, '"s"')""")
+    assert ids("SELECT id FROM t ORDER BY v") == [3, 2, 1]
+    conn.execute("COMMIT")
+    for checkpoint in (False, True):
+        conn = reopen(connect, conn, checkpoint=checkpoint)
+        assert [r[0] for r in conn.execute("SELECT id FROM t ORDER BY v").fetchall()] == [3, 2, 1]
+
+
+def test_serializable_reads_a_jsonb_predicate_in_jsonb_order(warehouse):
+    """A SERIALIZABLE read of ``v > '9'`` (jsonb: 10 matches) and a write of 10 by another
+    transaction conflict: the predicate was checked again by the texts ('10' < '9'), so with a
+    second conflict the other way round (write skew) both committed."""
+    setup = txlake.connect(warehouse, autocommit=True, publish="off")
+    setup.execute("CREATE TABLE t (id INT PRIMARY KEY, v jsonb)")
+    setup.execute("""INSERT INTO t VALUES (1, '"s"')""")
+    setup.execute("CREATE TABLE u (id INT PRIMARY KEY, n INT)")
+    setup.execute("INSERT INTO u VALUES (1, 0)")
+    s1 = txlake.connect(warehouse, isolation_level="SERIALIZABLE", publish="off")
+    s2 = txlake.connect(warehouse, isolation_level="SERIALIZABLE", publish="off")
+    try:
+        assert s1.execute("SELECT id FROM t WHERE v > '9'").fetchall() == []
+        assert s2.execute("SELECT n FROM u WHERE id = 1").fetchall() == [(0,)]
+        s1.execute("UPDATE u SET n = 1 WHERE id = 1")  # what s2 read
+        s2.execute("INSERT INTO t VALUES (2, '10')")  # what s1 read: 10 > 9
+        assert commit_each(s1, s2) == ["ok", "40001"]
+    finally:
+        for conn in (s1, s2, setup):
+            conn.close()
 
 
 @pytest.mark.parametrize("bad", ["{bad", "NaN", "[1,", "{'a': 1}", "1 2", ""])
