@@ -653,3 +653,5 @@ def register(con) -> None:
     for name in (GET, GET_TEXT):
         con.execute(f"CREATE MACRO {name}(d, k VARCHAR) AS {name}_key(CAST(d AS VARCHAR), k), "
                     f"(d, k BIGINT) AS {name}_index(CAST(d AS VARCHAR), k)")
+    con.execute(f"CREATE MACRO {DELETE}(d, k VARCHAR) AS {DELETE}_key(d, k), (d, k BIGINT) AS {DELETE}_index(d, k), "
+                f"(d, k VARCHAR[]) AS {DELETE}_keys(d, k)")

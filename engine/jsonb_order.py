@@ -17,7 +17,11 @@ is, ``column_scope.derived``) or an evidently jsonb expression (``doc -> 'a'``, 
 - ``ORDER BY`` a jsonb value sorts by its order key: a query's item - an expression, an output
   column's alias or number (``ORDER BY w``, ``ORDER BY 2``), in a DISTINCT query too - a set
   operation's (``... UNION ... ORDER BY 1``), a window's, an aggregate's (``jsonb_agg(v ORDER BY v)``);
-- ``min`` / ``max`` of a jsonb value is 42883, as PostgreSQL has neither for jsonb.
+- ``min`` / ``max`` of a jsonb value is 42883, as PostgreSQL has neither for jsonb;
+- ``||``, ``-`` and ``@>`` / ``<@`` of a jsonb column with a constant, a parameter or another
+  jsonb value are jsonb's (parser/json_ops.py's, which the parser uses for a cast): the parser
+  left ``v || '{"a": 1}'`` joining texts (a jsonb column and a text one still do, as
+  PostgreSQL's ``anynonarray || text``).
 
 A CHECK constraint's expression compares alike (``in_check``: engine/checks.py knows its table).
 SERIALIZABLE's read predicates are checked again on a connection comparing texts, so one naming
@@ -38,14 +42,17 @@ from sqlglot import exp
 from txlake import errors
 from txlake.engine import column_scope, jsonb as jsonb_text
 from txlake.engine.errors_map import _HINT, json_input_error
-from txlake.parser.json_ops import JSONB_ORDER, is_jsonb
+from txlake.parser.json_ops import JSONB_ORDER, concatenation, containment, deletion, is_jsonb
+from txlake.parser.semantics import ARRAY_CONCAT, CONCAT_TEXT
 from txlake.storage.schema import TableSchema
 
 if TYPE_CHECKING:
     from txlake.engine.executor import Context
 
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.NullSafeEQ, exp.NullSafeNEQ)
-_LOOKED_AT = (exp.Ordered, exp.In, exp.Between, exp.Max, exp.Min, *_COMPARISONS)
+_CONTAINMENT = (exp.ArrayContainsAll, exp.ArrayContainedBy)
+# (|| of a jsonb column and a constant is a DPipe, its column as text; of two columns ARRAY_CONCAT)
+_LOOKED_AT = (exp.Ordered, exp.In, exp.Between, exp.Max, exp.Min, exp.DPipe, exp.Sub, *_CONTAINMENT, *_COMPARISONS)
 
 
 def in_play(ctx: Context) -> bool:
@@ -66,7 +73,8 @@ def rewritten(ctx: Context, expression: exp.Expression, tables: column_scope.Sta
     """``expression`` with its jsonb values compared and sorted in jsonb's order (see the
     module's docstring); ``expression`` itself if it has none (``tables``: the statement's,
     looked up, engine/column_scope.py)."""
-    if not in_play(ctx) or not any(True for _ in expression.find_all(*_LOOKED_AT)):
+    if not in_play(ctx) or not any(isinstance(n, _LOOKED_AT) or _concatenation(n)
+                                   for n in expression.find_all(*_LOOKED_AT, exp.Anonymous)):
         return expression
     tables = tables if tables is not None else column_scope.StatementTables(ctx, expression)
     jsonb_column = column_scope.resolver(ctx, expression, lambda col: True if col.type.kind == "JSONB" else None,
@@ -134,9 +142,38 @@ def _in_order(expression: exp.Expression, jsonb_column, tables: column_scope.Sta
             if sorted_by is not None and jsonb(sorted_by[0]):
                 changed = True
                 node.set("this", _key(sorted_by[1]))
+        elif _concatenation(node):  # (jsonb's ||, -, @> / <@ of a jsonb column, as the parser does for a cast)
+            a, b = (_as_written(side) for side in _concatenation(node))
+            if jsonb(a) and comparable(b) or comparable(a) and jsonb(b):
+                changed = True
+                return concatenation(a, b)
+        elif isinstance(node, exp.Sub) and jsonb(node.this):
+            changed = True
+            return deletion(node.this, node.expression)
+        elif isinstance(node, _CONTAINMENT) and (jsonb(node.this) and comparable(node.expression)
+                                                 or comparable(node.this) and jsonb(node.expression)):
+            changed = True
+            return containment(node)
         return node
     result = expression.transform(visit)
     return result if changed else expression
+
+
+def _concatenation(node: exp.Expression) -> tuple[exp.Expression, exp.Expression] | None:
+    """The operands of ``a || b`` as parser/semantics.py left it (a DPipe, or ARRAY_CONCAT's)."""
+    if isinstance(node, exp.DPipe):
+        return node.this, node.expression
+    if isinstance(node, exp.Anonymous) and node.name == ARRAY_CONCAT and len(node.expressions) == 2:
+        return node.expressions[0], node.expressions[1]
+    return None
+
+
+def _as_written(node: exp.Expression) -> exp.Expression:
+    """``node`` without the text form parser/semantics.py gave a side of ``||`` (not a cast to
+    text the statement wrote: ``v::text || 'x'`` joins texts)."""
+    if isinstance(node, exp.Anonymous) and node.meta.get(CONCAT_TEXT) and node.expressions:
+        return node.expressions[0]
+    return node
 
 
 def _one_column_selects(query: exp.Expression) -> list[exp.Select]:

@@ -58,7 +58,7 @@ _TEXT_ROWS = {ELEMENTS + "_text", EACH + "_text", KEYS}  # (rows of text, not of
 
 # calls whose value is json (after rewriting); _JSONB_CALLS: jsonb (the operators' results are)
 _JSONB_CALLS = {JSONB_IN, JSONB_VALUE, GET, GET + "_key", GET + "_index", GET_PATH, CONCAT,
-                DELETE + "_key", DELETE + "_index", DELETE + "_keys", DELETE_PATH, SET_PATH, INSERT_PATH, STRIP_NULLS,
+                DELETE, DELETE + "_key", DELETE + "_index", DELETE + "_keys", DELETE_PATH, SET_PATH, INSERT_PATH, STRIP_NULLS,
                 AGGREGATED_OBJECT + "_jsonb"}
 _JSON_CALLS = _JSONB_CALLS | {JSON_IN, JSON_VALUE, STRIP_NULLS + "_json", BUILT_OBJECT, BUILT_ARRAY, AGGREGATED_OBJECT}
 
@@ -149,9 +149,14 @@ def _json_literal(node: exp.Expression) -> bool:
 
 def contains(node: exp.ArrayContainsAll | exp.ArrayContainedBy) -> exp.Expression:
     """``a @> b`` (``b <@ a``) as jsonb containment when an operand is evidently json."""
-    a, b = node.this, node.expression
-    if not any(is_json(x) or _json_literal(x) for x in (a, b)):
+    if not any(is_json(x) or _json_literal(x) for x in (node.this, node.expression)):
         return node
+    return containment(node)
+
+
+def containment(node: exp.ArrayContainsAll | exp.ArrayContainedBy) -> exp.Expression:
+    """``a @> b`` (``b <@ a``) as jsonb containment (engine/jsonb_order.py: of a jsonb column)."""
+    a, b = node.this, node.expression
     outer, inner = (a, b) if isinstance(node, exp.ArrayContainsAll) else (b, a)
     return _call(CONTAINS, _text(outer), _text(inner))
 
@@ -160,7 +165,12 @@ def concat(node: exp.DPipe) -> exp.Expression:
     """``a || b`` as jsonb concatenation when an operand is evidently json."""
     if not (is_json(node.this) or is_json(node.expression)):
         return node
-    return _call(CONCAT, _text(node.this), _text(node.expression))
+    return concatenation(node.this, node.expression)
+
+
+def concatenation(a: exp.Expression, b: exp.Expression) -> exp.Expression:
+    """``a || b`` as jsonb concatenation (engine/jsonb_order.py: of a jsonb column)."""
+    return _call(CONCAT, _text(a), _text(b))
 
 
 def exists(node: exp.JSONBContainsTopKey) -> exp.Expression:
@@ -180,18 +190,24 @@ def delete_path(node: exp.JSONBDeleteAtPath) -> exp.Expression:
 
 
 def delete(node: exp.Sub) -> exp.Expression:
-    """``doc - key`` (text), ``doc - index`` (an integer), ``doc - keys`` (a text[]) when ``doc``
-    is evidently json; between a column and a constant the engine does it (it knows the
-    column's type)."""
+    """``doc - key`` when ``doc`` is evidently json; of a jsonb column the engine does it (it
+    knows the column's type: engine/jsonb_order.py)."""
     if not is_json(node.this):
         return node
-    key = node.expression
+    return deletion(node.this, node.expression)
+
+
+def deletion(doc: exp.Expression, key: exp.Expression) -> exp.Expression:
+    """``doc - key`` (text), ``doc - index`` (an integer), ``doc - keys`` (a text[]); a
+    parameter's or a column's by its type (the ``DELETE`` macro's overloads)."""
     if isinstance(key, exp.Array) or (isinstance(key, exp.Cast) and key.to.is_type(exp.DType.ARRAY)):
-        return _call(DELETE + "_keys", _text(node.this), _steps(key))
+        return _call(DELETE + "_keys", _text(doc), _steps(key))
     if isinstance(key, exp.Literal) and not key.is_string or \
             isinstance(key, exp.Neg) and isinstance(key.this, exp.Literal) and key.this.is_int:
-        return _call(DELETE + "_index", _text(node.this), key.copy())
-    return _call(DELETE + "_key", _text(node.this), _text(key))
+        return _call(DELETE + "_index", _text(doc), key.copy())
+    if isinstance(key, exp.Literal):
+        return _call(DELETE + "_key", _text(doc), _text(key))
+    return _call(DELETE, _text(doc), key.copy())
 
 
 def _normalised(node: exp.Expression) -> exp.Expression:

@@ -1190,6 +1190,10 @@ def _array_remove(node: exp.ArrayRemove) -> exp.Expression:
     return exp.Anonymous(this="list_filter", expressions=[node.this.copy(), exp.Lambda(this=keep, expressions=[e])])
 
 
+# meta of the text form _concat gives a side of ``||`` (not a cast the statement wrote)
+CONCAT_TEXT = "concat_text"
+
+
 def _concat(node: exp.DPipe) -> exp.Expression:
     """``a || b`` through ``ARRAY_CONCAT``, which appends or prepends an element to an array, as
     PostgreSQL's (DuckDB's ``||`` joins two lists or two strings only). A NULL, a parameter or
@@ -1200,6 +1204,7 @@ def _concat(node: exp.DPipe) -> exp.Expression:
         for key, side in zip(("this", "expression"), sides):
             if not _joins_text(side) and not isinstance(side, (exp.Literal, exp.Null)):
                 node.set(key, _text(side, side))
+                node.args[key].meta[CONCAT_TEXT] = True  # (engine/jsonb_order.py: a jsonb column's is jsonb's ||)
         return node
     if any(isinstance(side, (exp.Null, exp.Placeholder)) for side in sides):
         return node

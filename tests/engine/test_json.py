@@ -513,3 +513,25 @@ def test_a_parameter_before_a_bar_is_no_jsonb_operator(db):
     assert db.execute("SELECT id FROM d WHERE doc::text LIKE ?||'%' ORDER BY id", ('{"a"',)).fetchall() == [(1,)]
     assert db.execute("SELECT (?|1), (?&3), ? || 'x'", (4, 6, "w")).fetchone() == (5, 2, "wx")
     assert db.execute("SELECT id FROM d WHERE doc ?| ? ORDER BY id", (["b", "z"],)).fetchall() == [(2,)]
+
+
+def test_operators_of_a_jsonb_column_are_jsonb_s(db):
+    """||, -, @> and <@ of a jsonb column with a constant, a parameter or another jsonb column
+    are jsonb's, as PostgreSQL resolves them - the parser cannot tell a column's type, so
+    ``doc || '{"z": 9}'`` joined the texts ('{"a": 1}{"z": 9}': then 22P02 storing it), ``doc -
+    'a'`` was 42883 and ``doc @> raw`` a list containment error. A text column stays text's."""
+    db.execute("""CREATE TABLE j (id INT PRIMARY KEY, v jsonb, w jsonb, t TEXT)""")
+    db.execute("""INSERT INTO j VALUES (1, '{"a": 1}', '{"b": 2}', 'x'), (2, '[1, "a"]', '[1]', 'y')""")
+    assert db.execute("""SELECT (v || '{"z": 9}')::text, (v || w)::text, v || t FROM j ORDER BY id""").fetchall() == [
+        ('{"a": 1, "z": 9}', '{"a": 1, "b": 2}', '{"a": 1}x'), ('[1, "a", {"z": 9}]', '[1, "a", 1]', '[1, "a"]y')]
+    assert one(db, "SELECT (v || ?)::text FROM j WHERE id = 1", ('{"p": 1}',)) == '{"a": 1, "p": 1}'
+    assert one(db, """SELECT v::text || '{"z": 9}' FROM j WHERE id = 1""") == '{"a": 1}{"z": 9}'  # (texts, as cast)
+    assert db.execute("SELECT (v - 'a')::text, (v - ARRAY['a', 'q'])::text FROM j ORDER BY id").fetchall() == \
+        [("{}", "{}"), ('[1]', '[1]')]
+    assert db.execute("SELECT (v - ?)::text, (v - -1)::text FROM j WHERE id = 2", (0,)).fetchone() == ('["a"]', "[1]")
+    assert db.execute("""SELECT id, v @> '{"a": 1}', '{"a": 1}' <@ v, v @> w FROM j ORDER BY id""").fetchall() == \
+        [(1, True, True, False), (2, False, False, True)]
+    db.execute("""UPDATE j SET v = v || '{"u": true}' WHERE id = 1""")
+    db.execute("UPDATE j SET w = w - 'b'")
+    assert db.execute("SELECT v::text, w::text FROM j ORDER BY id").fetchall() == \
+        [('{"a": 1, "u": true}', "{}"), ('[1, "a"]', "[1]")]
