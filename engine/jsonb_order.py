@@ -43,7 +43,7 @@ from txlake import errors
 from txlake.engine import column_scope, jsonb as jsonb_text
 from txlake.engine.errors_map import _HINT, json_input_error
 from txlake.parser.json_ops import JSONB_ORDER, concatenation, containment, deletion, is_jsonb
-from txlake.parser.semantics import ARRAY_CONCAT, CONCAT_TEXT
+from txlake.parser.semantics import ARRAY_CONCAT, CONCAT_TEXT, FLOAT_SUM_MACRO
 from txlake.storage.schema import TableSchema
 
 if TYPE_CHECKING:
@@ -99,6 +99,16 @@ def _in_order(expression: exp.Expression, jsonb_column, tables: column_scope.Sta
     table's column is what its query's output column is, where ``tables`` are known)."""
     def jsonb(node: exp.Expression) -> bool:
         node = node.unnest()
+        if (sides := _concatenation(node)) is not None:  # (one this rewrite turns into jsonb's)
+            a, b = (_as_written(side) for side in sides)
+            return jsonb(a) and comparable(b) or comparable(a) and jsonb(b)
+        if isinstance(node, exp.Sub) or _float_checked(node):
+            return jsonb(_float_checked(node) or node.this)
+        if isinstance(node, exp.Coalesce):  # (a jsonb one's arguments are read as jsonb: its type)
+            return any(jsonb(e) for e in (node.this, *node.expressions))
+        if isinstance(node, exp.Case):
+            return any(jsonb(v) for v in (*(i.args["true"] for i in node.args.get("ifs") or ()),
+                                          node.args.get("default")) if v is not None)
         if is_jsonb(node) or not isinstance(node, exp.Column):
             return is_jsonb(node)
         source = column_scope.derived(node, tables) if tables is not None else None  # (a subquery's, a CTE's)
@@ -142,20 +152,28 @@ def _in_order(expression: exp.Expression, jsonb_column, tables: column_scope.Sta
             if sorted_by is not None and jsonb(sorted_by[0]):
                 changed = True
                 node.set("this", _key(sorted_by[1]))
-        elif _concatenation(node):  # (jsonb's ||, -, @> / <@ of a jsonb column, as the parser does for a cast)
-            a, b = (_as_written(side) for side in _concatenation(node))
-            if jsonb(a) and comparable(b) or comparable(a) and jsonb(b):
-                changed = True
-                return concatenation(a, b)
-        elif isinstance(node, exp.Sub) and jsonb(node.this):
+        # jsonb's ||, -, @> / <@ of a jsonb column, as the parser does for a cast
+        elif _concatenation(node) and jsonb(node):
+            changed = True
+            return concatenation(*(_as_written(side) for side in _concatenation(node)))
+        elif isinstance(node, exp.Sub) and jsonb(node):
             changed = True
             return deletion(node.this, node.expression)
+        elif _float_checked(node) is not None and is_jsonb(_float_checked(node)):  # (its Sub: rewritten just now)
+            return _float_checked(node)
         elif isinstance(node, _CONTAINMENT) and (jsonb(node.this) and comparable(node.expression)
                                                  or comparable(node.this) and jsonb(node.expression)):
             changed = True
             return containment(node)
         return node
-    result = expression.transform(visit)
+    result = expression.copy()
+    for node in reversed(list(result.dfs())):  # (operands first: doc || a || b, (doc || a) = b)
+        replacement = visit(node)
+        if replacement is not node:
+            if node is result:
+                result = replacement
+            else:
+                node.replace(replacement)
     return result if changed else expression
 
 
@@ -165,6 +183,13 @@ def _concatenation(node: exp.Expression) -> tuple[exp.Expression, exp.Expression
         return node.this, node.expression
     if isinstance(node, exp.Anonymous) and node.name == ARRAY_CONCAT and len(node.expressions) == 2:
         return node.expressions[0], node.expressions[1]
+    return None
+
+
+def _float_checked(node: exp.Expression) -> exp.Expression | None:
+    """The ``a - b`` parser/semantics.py routed through its float check (FLOAT_SUM_MACRO), or None."""
+    if isinstance(node, exp.Anonymous) and node.name == FLOAT_SUM_MACRO and node.expressions:
+        return node.expressions[0]
     return None
 
 

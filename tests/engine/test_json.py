@@ -531,6 +531,13 @@ def test_operators_of_a_jsonb_column_are_jsonb_s(db):
     assert db.execute("SELECT (v - ?)::text, (v - -1)::text FROM j WHERE id = 2", (0,)).fetchone() == ('["a"]', "[1]")
     assert db.execute("""SELECT id, v @> '{"a": 1}', '{"a": 1}' <@ v, v @> w FROM j ORDER BY id""").fetchall() == \
         [(1, True, True, False), (2, False, False, True)]
+    # chained, and over COALESCE / CASE of one (the outer operator was left text's: review)
+    assert db.execute("""SELECT (v || '{"m": 1}' || '{"n": 1}')::text, (v - 'a' - 'q')::text,
+                                (COALESCE(v, '{}') || '{"n": 1}')::text, ((v - 'a') || w)::text,
+                                (CASE WHEN id = 1 THEN v ELSE '{}' END - 'a')::text,
+                                v || '{"m": 1}' = '{"a": 1, "m": 1}'
+                         FROM j WHERE id = 1""").fetchone() == \
+        ('{"a": 1, "m": 1, "n": 1}', "{}", '{"a": 1, "n": 1}', '{"b": 2}', "{}", True)
     db.execute("""UPDATE j SET v = v || '{"u": true}' WHERE id = 1""")
     db.execute("UPDATE j SET w = w - 'b'")
     assert db.execute("SELECT v::text, w::text FROM j ORDER BY id").fetchall() == \
