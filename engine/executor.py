@@ -2401,8 +2401,8 @@ def with_settings(ctx: Context, stmt):
         if all(new is old for new, old in zip(parts, stmt)):
             return stmt
         return type(stmt)(*parts) if hasattr(stmt, "_fields") else type(stmt)(parts)
-    if is_dataclass(stmt) and not isinstance(stmt, type):
-        changed = {f.name: new for f in fields(stmt) if f.init
+    if is_dataclass(stmt) and not isinstance(stmt, type):  # (a view's query as written is what it stores)
+        changed = {f.name: new for f in fields(stmt) if f.init and f.name != "written"
                    and (new := with_settings(ctx, getattr(stmt, f.name))) is not getattr(stmt, f.name)}
         return replace(stmt, **changed) if changed else stmt
     return stmt

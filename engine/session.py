@@ -624,8 +624,9 @@ class Session:
             raise errors.NotSupportedError(f"statement not supported: {type(stmt).__name__}")
         self.executor.clock_of = txn
         self.executor.sequence_calls.ctx = ctx  # (nextval('s'): the statement's database's, as it sees it)
-        expanded = views.expand(ctx, stmt)
-        return runner(self.executor, ctx, with_settings(ctx, expanded) if stmt.reads_settings else expanded, params)
+        expanded = views.expand(ctx, stmt)  # (a view's query may read settings too)
+        reads_settings = stmt.reads_settings or expanded is not stmt
+        return runner(self.executor, ctx, with_settings(ctx, expanded) if reads_settings else expanded, params)
 
     # --- transaction control -------------------------------------------------------------
 

@@ -110,16 +110,17 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
         stmt = _to_statement(tree)
         if isinstance(stmt, (st.Explain, st.Execute)):  # (its query or values are text, with their own count)
             placeholders = stmt.param_count
-        # (a DDL's DEFAULT current_setting(...) is kept as written: it is read where it is used)
-        reads_settings = isinstance(stmt, _READS_SETTINGS) and any(
-            n.name.lower() == "current_setting" for n in tree.find_all(exp.Anonymous))
+        reads_settings = (isinstance(stmt, _READS_SETTINGS) or isinstance(stmt, st.CreateTable) and
+                          stmt.as_query is not None) and _calls_current_setting(tree)
         result.append(_with(stmt, param_count=placeholders, param_order=order, text=source, offset=offset,
                             reads_settings=reads_settings))
     return tuple(result)
 
 
-# the statements whose current_setting() calls engine/executor.py ``with_settings`` reads
-_READS_SETTINGS = (st.Query, st.Insert, st.Update, st.Delete, st.Merge, st.Explain)
+# the statements whose current_setting() calls engine/executor.py ``with_settings`` reads (also
+# CREATE TABLE AS's; a view's query when the view is created, to find its columns, and where
+# a statement reads it; a DEFAULT's is refused)
+_READS_SETTINGS = (st.Query, st.Insert, st.Update, st.Delete, st.Merge, st.Explain, st.CreateView)
 
 
 # PostgreSQL's commands whose first word sqlglot reads as a name (the others are its keywords)
@@ -1085,7 +1086,14 @@ def _alter(tree: exp.Alter) -> st.Statement:
 def _default(value: exp.Expression) -> exp.Expression:
     if value.find(exp.Select, exp.Subquery) is not None:  # (as PostgreSQL: evaluated per row, alone)
         raise errors.NotSupportedError("cannot use subquery in DEFAULT expression")
+    if _calls_current_setting(value):  # (it would be DuckDB's setting, read where the row is made)
+        raise errors.NotSupportedError("current_setting() in a DEFAULT expression is not supported: "
+                                       "give the value in the INSERT")
     return value
+
+
+def _calls_current_setting(tree: exp.Expression) -> bool:
+    return any(n.name.lower() == "current_setting" for n in tree.find_all(exp.Anonymous))
 
 
 def _alter_column(action: exp.AlterColumn, table: str) -> st.AlterColumn:

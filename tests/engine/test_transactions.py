@@ -876,6 +876,16 @@ def test_current_setting_reads_the_session_s_settings(connect):
     assert a.execute("SELECT current_setting('no_such', true)").fetchone() == (None,)
     with pytest.raises(errors.UndefinedObject):
         a.execute("SELECT current_setting('no_such')")
+    # a view's, read where a statement reads the view; CREATE TABLE AS's; a DEFAULT's refused
+    # (DuckDB's setting would answer where the row is made) - the first two were 42704
+    a.execute("SET app.who = 'ann'")
+    a.execute("CREATE VIEW whom AS SELECT current_setting('app.who') AS who")
+    a.execute("CREATE TABLE made AS SELECT current_setting('app.who') AS who")
+    a.execute("SET app.who = 'bob'")
+    assert a.execute("SELECT who FROM whom").fetchone() == ("bob",)
+    assert a.execute("SELECT who FROM made").fetchone() == ("ann",)
+    with pytest.raises(errors.NotSupportedError):
+        a.execute("CREATE TABLE d (id INT, who TEXT DEFAULT current_setting('app.who'))")
 
 
 def test_custom_and_read_only_settings(connect):
