@@ -232,6 +232,8 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.DataError(message, sqlstate="22023")
         if "division by zero" in text:
             return errors.DivisionByZero(message)
+        if text.startswith("json key cannot be null"):  # (json[b]_build_object's: DuckDB's json_object)
+            return errors.DataError("null value not allowed for object key", sqlstate="22004")
         if text.startswith("invalid input value for enum "):  # (engine/user_types.py's casts)
             return errors.InvalidTextRepresentation(message)
         if text.startswith("value for domain ") and "violates check constraint" in text:

@@ -10,10 +10,11 @@ strict JSON: no NaN or Infinity, nothing after the value.
 The operators and functions (``->``, ``->>``, ``#>``, ``#>>``, ``@>``, ``||``, ``?``, ``?|``,
 ``?&``, ``-``, ``#-``, ``jsonb_typeof``, ``jsonb_array_length``, ``jsonb_array_elements``,
 ``jsonb_each``, ``jsonb_object_keys``, ``jsonb_set``, ``jsonb_insert``, ``jsonb_strip_nulls``,
-``jsonb_pretty``, and json's builders' layout) follow PostgreSQL 16's jsonb semantics: a missing key or index is NULL, an integer indexes arrays (a
-negative one from the end), ``->>`` of JSON null is NULL. Their
-jsonb results are normalised text, also when applied to a json value (PostgreSQL would keep
-that value's own spacing). parser/json_ops.py rewrites the SQL to call them.
+``jsonb_pretty``, and json's builders' layout) follow PostgreSQL 16's jsonb semantics: a
+missing key or index is NULL, an integer indexes arrays (a negative one from the end), ``->>``
+of JSON null is NULL. Their jsonb results are normalised text, also when applied to a json
+value (PostgreSQL would keep that value's own spacing). parser/json_ops.py rewrites the SQL to
+call them.
 """
 
 from __future__ import annotations
@@ -342,6 +343,69 @@ def members(doc: str, as_text: bool = False) -> list:
     return [{"key": k, "value": _found(value[k], as_text)} for k in _key_order(value)]
 
 
+_SPAN = json.JSONDecoder(parse_float=decimal.Decimal, object_pairs_hook=_object)
+
+
+def _skip(text: str, i: int) -> int:
+    while i < len(text) and text[i] in " \t\n\r":
+        i += 1
+    return i
+
+
+def _written(doc: str) -> tuple[str, list]:
+    """json's top level as written (json keeps its text): ("array", [element text, ...]),
+    ("object", [(key, value text), ...] in order, duplicates kept) or ("scalar", [])."""
+    parse(doc)  # (22P02 for no JSON)
+    i = _skip(doc, 0)
+    kind = {"[": "array", "{": "object"}.get(doc[i], "scalar")
+    items: list = []
+    if kind == "scalar":
+        return kind, items
+    i = _skip(doc, i + 1)
+    while doc[i] not in "]}":
+        key = None
+        if kind == "object":
+            key, i = _SPAN.raw_decode(doc, i)
+            i = _skip(doc, _skip(doc, i) + 1)  # (past the colon)
+        _, end = _SPAN.raw_decode(doc, i)
+        items.append(doc[i:end] if kind == "array" else (key, doc[i:end]))
+        i = _skip(doc, end)
+        if doc[i] == ",":
+            i = _skip(doc, i + 1)
+    return kind, items
+
+
+def _as_found(item: str, as_text: bool) -> str | None:
+    """A json member's text, or (``as_text``) ``->>``'s: a string's own text, NULL for null."""
+    if not as_text:
+        return item
+    return _found(parse(item), True)
+
+
+def json_elements(doc: str, as_text: bool = False) -> list:
+    """``json_array_elements`` (``_text``): an array's elements as written."""
+    kind, items = _written(doc)
+    if kind != "array":
+        raise JsonValueError(f"cannot extract elements from {'an object' if kind == 'object' else 'a scalar'}")
+    return [_as_found(item, as_text) for item in items]
+
+
+def json_members(doc: str, as_text: bool = False) -> list:
+    """``json_each`` (``_text``): an object's keys and values as written, in order (duplicates too)."""
+    kind, items = _written(doc)
+    if kind != "object":
+        raise JsonValueError(f"cannot call json_each{'_text' if as_text else ''} on a non-object")
+    return [{"key": k, "value": _as_found(v, as_text)} for k, v in items]
+
+
+def json_keys(doc: str) -> list:
+    """``json_object_keys``: an object's keys in order, duplicates too."""
+    kind, items = _written(doc)
+    if kind != "object":
+        raise JsonValueError(f"cannot call json_object_keys on {'an array' if kind == 'array' else 'a scalar'}")
+    return [k for k, _ in items]
+
+
 def object_keys(doc: str) -> list:
     """``jsonb_object_keys``: an object's keys, in jsonb's key order."""
     value = parse(doc)
@@ -543,6 +607,9 @@ def _pretty(value, depth: int, out: list[str]) -> None:
             _pretty(v, depth + 1, out)
             out.append(",\n" if n + 1 < len(value) else "\n")
         out.append("    " * depth + "]")
+    elif isinstance(value, (dict, list)):  # (empty: its brackets a line apart, as PostgreSQL's)
+        brackets = "{}" if isinstance(value, dict) else "[]"
+        out.append(brackets[0] + "\n" + "    " * depth + brackets[1])
     else:
         out.append(text(value))
 
@@ -618,6 +685,11 @@ _FUNCTIONS = (
     (EACH + "_text", lambda d: members(d, True), ["VARCHAR"], _MEMBERS),
     (ARRAY_LENGTH, array_length, ["VARCHAR"], "INTEGER"),
     (KEYS, object_keys, ["VARCHAR"], "VARCHAR[]"),
+    (KEYS + "_json", json_keys, ["VARCHAR"], "VARCHAR[]"),
+    (ELEMENTS + "_json", json_elements, ["VARCHAR"], "VARCHAR[]"),
+    (ELEMENTS + "_json_text", lambda d: json_elements(d, True), ["VARCHAR"], "VARCHAR[]"),
+    (EACH + "_json", json_members, ["VARCHAR"], _MEMBERS),
+    (EACH + "_json_text", lambda d: json_members(d, True), ["VARCHAR"], _MEMBERS),
     (EXISTS_ANY, exists_any, ["VARCHAR", "VARCHAR[]"], "BOOLEAN"),
     (EXISTS_ALL, exists_all, ["VARCHAR", "VARCHAR[]"], "BOOLEAN"),
     (DELETE + "_key", delete, ["VARCHAR", "VARCHAR"], "JSON"),

@@ -51,14 +51,18 @@ STRIP_NULLS, PRETTY = "txl_jsonb_strip_nulls", "txl_jsonb_pretty"  # (and STRIP_
 BUILT_OBJECT, BUILT_ARRAY, AGGREGATED_OBJECT = "txl_json_built_object", "txl_json_built_array", "txl_json_agg_object"
 _SET_RETURNING = {"jsonb_array_elements": ELEMENTS, "jsonb_array_elements_text": ELEMENTS + "_text",
                   "jsonb_each": EACH, "jsonb_each_text": EACH + "_text", "jsonb_object_keys": KEYS,
-                  # json's: the same rows (their values as jsonb writes them)
-                  "json_array_elements": ELEMENTS, "json_array_elements_text": ELEMENTS + "_text",
-                  "json_each": EACH, "json_each_text": EACH + "_text", "json_object_keys": KEYS}
-_TEXT_ROWS = {ELEMENTS + "_text", EACH + "_text", KEYS}  # (rows of text, not of json)
+                  # json's: as written, in order, duplicate keys too
+                  "json_array_elements": ELEMENTS + "_json", "json_array_elements_text": ELEMENTS + "_json_text",
+                  "json_each": EACH + "_json", "json_each_text": EACH + "_json_text",
+                  "json_object_keys": KEYS + "_json"}
+_TEXT_ROWS = {ELEMENTS + "_text", EACH + "_text", KEYS, ELEMENTS + "_json_text", EACH + "_json_text",
+              KEYS + "_json"}  # (rows of text, not of json)
+_EACH = {EACH, EACH + "_text", EACH + "_json", EACH + "_json_text"}  # (rows of key and value)
 
 # calls whose value is json (after rewriting); _JSONB_CALLS: jsonb (the operators' results are)
 _JSONB_CALLS = {JSONB_IN, JSONB_VALUE, GET, GET + "_key", GET + "_index", GET_PATH, CONCAT,
-                DELETE, DELETE + "_key", DELETE + "_index", DELETE + "_keys", DELETE_PATH, SET_PATH, INSERT_PATH, STRIP_NULLS,
+                DELETE, DELETE + "_key", DELETE + "_index", DELETE + "_keys", DELETE_PATH, SET_PATH, INSERT_PATH,
+                STRIP_NULLS,
                 AGGREGATED_OBJECT + "_jsonb"}
 _JSON_CALLS = _JSONB_CALLS | {JSON_IN, JSON_VALUE, STRIP_NULLS + "_json", BUILT_OBJECT, BUILT_ARRAY, AGGREGATED_OBJECT}
 
@@ -108,7 +112,14 @@ def is_json(node: exp.Expression, calls=_JSON_CALLS) -> bool:
     """Is ``node`` (rewritten) evidently a json value (of ``calls``: a jsonb one)?"""
     while isinstance(node, exp.Paren):
         node = node.this
+    if isinstance(node, exp.Cast) and node.to.is_type(exp.DType.JSON) and calls is _JSON_CALLS:
+        return True  # (a set-returning function's rows: set_returning; a user's cast is JSON_IN's)
     return isinstance(node, exp.Anonymous) and node.name in calls
+
+
+def returns_rows(node: exp.Expression) -> bool:
+    """Is ``node`` a call of one of the set-returning json functions (``set_returning``)?"""
+    return isinstance(node, exp.Anonymous) and node.name.lower() in _SET_RETURNING
 
 
 def is_jsonb(node: exp.Expression) -> bool:
@@ -272,6 +283,9 @@ def _built(name: str, args: list[exp.Expression]) -> exp.Expression:
                                f"{name}() must consist of alternating keys and values.", sqlstate="22023")
     if not args:
         return exp.cast(exp.Literal.string("{}" if name.endswith("object") else "[]"), exp.DataType.build("JSON"))
+    if name.endswith("object"):  # (a key is its value's text: json_build_object(1, 2) is {"1" : 2})
+        args = [_text(a) if i % 2 == 0 and not (isinstance(a, exp.Literal) and a.is_string) else a
+                for i, a in enumerate(args)]
     built = _call("json_object" if name.endswith("object") else "json_array", *args)
     if name.startswith("jsonb"):
         return _normalised(built)
@@ -289,7 +303,7 @@ def set_returning(node: exp.Expression) -> exp.Expression | None:
     name = call.name.lower()
     items = exp.Unnest(expressions=[_call(_SET_RETURNING[name], _text(call.expressions[0]))])
     as_json = _SET_RETURNING[name] not in _TEXT_ROWS
-    each = _SET_RETURNING[name] in (EACH, EACH + "_text")
+    each = _SET_RETURNING[name] in _EACH
     if not isinstance(node, exp.Table):
         if each:
             return None
@@ -302,7 +316,8 @@ def set_returning(node: exp.Expression) -> exp.Expression | None:
         select = select.from_(inner)
     else:  # (a function of text rows names its column after itself, or the FROM item's alias)
         alias = node.args.get("alias")
-        column = "value" if _SET_RETURNING[name] != KEYS else alias.name if alias is not None and alias.name else name
+        keys = _SET_RETURNING[name] in (KEYS, KEYS + "_json")
+        column = "value" if not keys else alias.name if alias is not None and alias.name else name
         select = exp.select(exp.alias_(exp.cast(items, exp.DataType.build("JSON")) if as_json else items, column))
     alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name))
     return exp.Subquery(this=select, alias=alias.copy())

@@ -1501,7 +1501,7 @@ def _text(value: exp.Expression, cast: exp.Expression) -> exp.Expression:
     if (isinstance(value, exp.Literal) and value.is_string) or any(isinstance(n, exp.Placeholder)
                                                                    for n in value.walk()):
         return cast
-    if json_ops.is_json(value):
+    if json_ops.is_json(value) or json_ops.returns_rows(value):  # (its text is its own)
         return exp.cast(value.copy(), exp.DataType.build("VARCHAR"))
     return exp.Anonymous(this=TEXT_MACRO, expressions=[value.copy(), value.copy()])
 

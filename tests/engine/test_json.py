@@ -484,7 +484,7 @@ def test_changing_functions_and_operators(db):
                                 json_strip_nulls('{"a": null, "b": 1}')::text""").fetchone() == \
         ('{"b": {"d": 1}, "e": [null]}', '{"b":1}')
     assert one(db, """SELECT jsonb_pretty('{"b": [1, {}], "a": {"c": null}}')""") == \
-        '{\n    "a": {\n        "c": null\n    },\n    "b": [\n        1,\n        {}\n    ]\n}'
+        '{\n    "a": {\n        "c": null\n    },\n    "b": [\n        1,\n        {\n        }\n    ]\n}'
 
 
 def test_key_and_path_functions(db):
@@ -499,7 +499,7 @@ def test_key_and_path_functions(db):
     assert db.execute("SELECT json_typeof('[]'), json_array_length('[1, 2]')").fetchone() == ("array", 2)
     assert db.execute(f"SELECT jsonb_object_keys({doc})").fetchall() == [("a",), ("b",), ("d e",)]
     cur = db.execute("""SELECT * FROM json_object_keys('{"bb": 1, "a": 2}')""")
-    assert cur.fetchall() == [("a",), ("bb",)] and cur.description[0][0] == "json_object_keys"
+    assert cur.fetchall() == [("bb",), ("a",)] and cur.description[0][0] == "json_object_keys"  # (json's order)
     assert db.execute("""SELECT k FROM jsonb_object_keys('{"b": 1}') AS k""").fetchall() == [("b",)]
     with pytest.raises(txlake.DataError) as e:
         db.execute("SELECT jsonb_object_keys('[1]')")
@@ -542,3 +542,31 @@ def test_operators_of_a_jsonb_column_are_jsonb_s(db):
     db.execute("UPDATE j SET w = w - 'b'")
     assert db.execute("SELECT v::text, w::text FROM j ORDER BY id").fetchall() == \
         [('{"a": 1, "u": true}', "{}"), ('[1, "a"]', "[1]")]
+
+
+def test_json_s_set_returning_functions_keep_its_text_and_order(db):
+    """json (not jsonb) keeps its text: json_object_keys / json_each give the keys in order,
+    duplicates too, json_array_elements the elements as written - they gave jsonb's (sorted,
+    last duplicate only, normalised). Set-returning calls cast to text, jsonb_pretty of empty
+    containers and json_build_object's non-text and NULL keys as PostgreSQL's (review)."""
+    assert db.execute("""SELECT json_object_keys('{"b": 1, "a": 2, "b": 3}')""").fetchall() == [("b",), ("a",), ("b",)]
+    assert db.execute("""SELECT * FROM json_each('{"b": 1, "a": [1, 2]}')""").fetchall() == [("b", 1), ("a", [1, 2])]
+    assert db.execute("""SELECT * FROM json_each_text('{"b": "x", "a": null}')""").fetchall() == \
+        [("b", "x"), ("a", None)]
+    assert db.execute("""SELECT value::text FROM json_array_elements('[{"x" : 1}, 2]')""").fetchall() == \
+        [('{"x" : 1}',), ("2",)]
+    assert db.execute("""SELECT json_array_elements('[1, {"a" : 2}]')::text,
+                                jsonb_array_elements('[1, {"a" : 2}]')::text""").fetchall() == \
+        [("1", "1"), ('{"a" : 2}', '{"a": 2}')]  # (42000 before: no text form of the rows)
+    for sql, words in (("SELECT json_object_keys('[1]')", "cannot call json_object_keys on an array"),
+                       ("SELECT * FROM json_each('[1]')", "cannot call json_each on a non-object"),
+                       ("SELECT json_array_elements('{}')", "cannot extract elements from an object")):
+        with pytest.raises(txlake.DataError) as e:
+            db.execute(sql)
+        assert e.value.sqlstate == "22023" and words in str(e.value), sql
+    assert db.execute("""SELECT jsonb_pretty('{}'), jsonb_pretty('{"c": []}')""").fetchone() == \
+        ("{\n}", '{\n    "c": [\n    ]\n}')
+    assert one(db, "SELECT json_build_object(1, 2, 1.5, 'x')::text") == '{"1" : 2, "1.5" : "x"}'
+    with pytest.raises(txlake.DataError) as e:
+        db.execute("SELECT json_build_object(NULL, 1)")
+    assert e.value.sqlstate == "22004" and "null value not allowed for object key" in str(e.value)
