@@ -19,6 +19,7 @@ from txlake.engine import jsonb
 from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, BOOLEAN_MACRO,
                                      BOOLEAN_WORDS, BYTEA_IN, BYTEA_LENGTH, BYTEA_MACRO, DIVIDE_MACRO, DIVISOR_MACRO,
                                      EPOCH_MACRO, ESCAPE_IN, ESCAPE_OUT, FLOAT_PRODUCT_MACRO, FLOAT_SUM_MACRO,
+                                     INTEGER_INPUT, INTEGER_MACRO,
                                      LENGTH_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO, REAL_MACRO, SPLIT_PART_MACRO,
                                      SERIES_LIST, SERIES_NUMBERED, SERIES_ROWS, SQRT_MACRO, SUBSTRING_FROM_MACRO,
                                      SUBSTRING_MACRO, SUM_MACRO, WINDOW_AVG_MACRO, WINDOW_SUM_MACRO, EXP_MACRO,
@@ -313,6 +314,11 @@ MACROS = (
         f"WHEN lower(trim(x)) IN ({', '.join(repr(w) for w, b in BOOLEAN_WORDS.items() if b is value)}) THEN {value}"
         for value in (True, False)) +
     " ELSE error('invalid input syntax for type boolean: \"' || x || '\"') END, (x) AS CAST(x AS BOOLEAN)",
+    # text as an integer type, as PostgreSQL's input reads it (parser/semantics.py INTEGER_MACRO)
+    *(f"CREATE MACRO {INTEGER_MACRO}_{name}(x VARCHAR) AS CASE WHEN x IS NULL THEN NULL "
+      f"WHEN regexp_full_match(x, '{INTEGER_INPUT}') THEN CAST(x AS {t}) "
+      f"ELSE error('invalid input syntax for type {name}: \"' || x || '\"') END, (x) AS CAST(x AS {t})"
+      for t, name in (("SMALLINT", "smallint"), ("INTEGER", "integer"), ("BIGINT", "bigint"))),
 )
 
 

@@ -1490,6 +1490,9 @@ def _cast(node: exp.Cast) -> exp.Expression:
                         to=node.to.copy())
     if isinstance(node.this, exp.Literal) and node.this.is_string and node.to.this in _INTEGER_TYPES:
         return _integer_literal(node.this.this, node.to)
+    if node.to.this in _INTEGER_TYPES and not isinstance(node.this, (exp.Literal, exp.Null, exp.Placeholder)) \
+            and _typed_argument(node.this):
+        return exp.Anonymous(this=f"{INTEGER_MACRO}_{_INTEGER_TYPES[node.to.this][0]}", expressions=[node.this.copy()])
     return _special_time(node)
 
 
@@ -1550,6 +1553,12 @@ def _boolean(node: exp.Cast) -> exp.Expression:
 # the integer types -> (PostgreSQL's name, their range)
 _INTEGER_TYPES = {exp.DType.SMALLINT: ("smallint", 1 << 15), exp.DType.INT: ("integer", 1 << 31),
                   exp.DType.BIGINT: ("bigint", 1 << 63)}
+# INTEGER_MACRO + "_" + PostgreSQL's name (engine/dialect.py): text cast to an integer type at
+# run time as PostgreSQL's input reads it - DuckDB's cast rounded '1.5' to 2 and took '1e3' -,
+# any other type as DuckDB casts it (a numeric rounds, as PostgreSQL's does)
+INTEGER_MACRO = "txl_integer_in"
+# PostgreSQL 16's integer input: decimal, hexadecimal, binary (octal DuckDB cannot read), underscores between digits
+INTEGER_INPUT = r"\s*[+-]?(0[xX](_?[0-9a-fA-F])+|0[bB](_?[01])+|[0-9](_?[0-9])*)\s*"
 
 
 def _integer_literal(text: str, to: exp.DataType) -> exp.Expression:

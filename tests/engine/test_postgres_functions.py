@@ -158,6 +158,17 @@ def test_postgresql_functions_duckdb_lacks(conn):
     assert one(conn, "SELECT div(7, 2), div(-7, 2), div(9.5, 2)") == (3, -3, 4)
     with pytest.raises(txlake.DivisionByZero):
         conn.execute("SELECT div(1, 0)")
+    # text cast to an integer type at run time is read as PostgreSQL's input reads it: DuckDB's
+    # cast rounded '1.5' to 2 (so 2 = ANY('{1.5,3}') was true) and took '1e3'; a numeric rounds
+    conn.execute("CREATE TABLE texts (t TEXT, n NUMERIC)")
+    conn.execute("INSERT INTO texts VALUES (' 42 ', 2.5), ('0x1F', -2.5), ('1_000', 0.4)")
+    assert conn.execute("SELECT t::int, n::int, CAST(t AS bigint) FROM texts").fetchall() == \
+        [(42, 3, 42), (31, -3, 31), (1000, 0, 1000)]
+    for bad in ("SELECT t::int FROM (VALUES ('1.5')) v(t)", "SELECT CAST(t AS smallint) FROM (VALUES ('1e3')) v(t)",
+                "SELECT 2 = ANY('{1.5,3}')"):
+        with pytest.raises(txlake.DataError) as e:
+            conn.execute(bad)
+        assert e.value.sqlstate == "22P02" and "invalid input syntax for type" in str(e.value), bad
     # # is bitwise XOR, at & and |'s precedence (a syntax error before)
     assert one(conn, "SELECT 5 # 3, 5 & 3 # 1, 1 | 2 # 3, -5 # 1, 12::bigint # 10::smallint") == (6, 0, 0, -6, 6)
 
