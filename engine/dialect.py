@@ -19,7 +19,7 @@ from txlake.engine import jsonb
 from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, BOOLEAN_MACRO,
                                      BOOLEAN_WORDS, BYTEA_IN, BYTEA_LENGTH, BYTEA_MACRO, DIVIDE_MACRO, DIVISOR_MACRO,
                                      EPOCH_MACRO, ESCAPE_IN, ESCAPE_OUT, FLOAT_PRODUCT_MACRO, FLOAT_SUM_MACRO,
-                                     INTEGER_INPUT, INTEGER_MACRO,
+                                     INTEGER_INPUT, INTEGER_MACRO, LIKE_ALL, LIKE_ANY,
                                      LENGTH_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO, REAL_MACRO, SPLIT_PART_MACRO,
                                      SERIES_LIST, SERIES_NUMBERED, SERIES_ROWS, SQRT_MACRO, SUBSTRING_FROM_MACRO,
                                      SUBSTRING_MACRO, SUM_MACRO, WINDOW_AVG_MACRO, WINDOW_SUM_MACRO, EXP_MACRO,
@@ -314,6 +314,11 @@ MACROS = (
         f"WHEN lower(trim(x)) IN ({', '.join(repr(w) for w, b in BOOLEAN_WORDS.items() if b is value)}) THEN {value}"
         for value in (True, False)) +
     " ELSE error('invalid input syntax for type boolean: \"' || x || '\"') END, (x) AS CAST(x AS BOOLEAN)",
+    # x LIKE ANY / ALL of an array known at run time, of its LIKEs r (parser/semantics.py LIKE_ANY)
+    f"CREATE MACRO {LIKE_ANY}(r) AS CASE WHEN r IS NULL THEN NULL WHEN len(r) = 0 THEN false "
+    "WHEN list_bool_or(r) THEN true WHEN list_count(r) < len(r) THEN NULL ELSE false END",
+    f"CREATE MACRO {LIKE_ALL}(r) AS CASE WHEN r IS NULL THEN NULL WHEN len(r) = 0 THEN true "
+    "WHEN NOT list_bool_and(r) THEN false WHEN list_count(r) < len(r) THEN NULL ELSE true END",
     # text as an integer type, as PostgreSQL's input reads it (parser/semantics.py INTEGER_MACRO)
     *(f"CREATE MACRO {INTEGER_MACRO}_{name}(x VARCHAR) AS CASE WHEN x IS NULL THEN NULL "
       f"WHEN regexp_full_match(x, '{INTEGER_INPUT}') THEN CAST(x AS {t}) "

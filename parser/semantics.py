@@ -742,6 +742,7 @@ def _like_any(node: exp.Like | exp.ILike) -> None:
     if isinstance(array, exp.Literal) and array.is_string:
         array = _array_elements(array.this).this
     if not isinstance(array, exp.Array) or not array.expressions:
+        node.replace(_like_any_of(node, array))
         return
     likes = [type(node)(this=node.this.copy(), expression=pattern.copy(), negate=node.args.get("negate"))
              for pattern in array.expressions]  # (x NOT LIKE ALL (...): each is a NOT LIKE)
@@ -751,6 +752,25 @@ def _like_any(node: exp.Like | exp.ILike) -> None:
     for like in likes:
         if _escapes(like):
             like.replace(exp.Escape(this=like.copy(), expression=exp.Literal.string("\\")))
+
+
+# LIKE_ANY / LIKE_ALL (engine/dialect.py): x [NOT] LIKE ANY / ALL of an array known at run time
+# (a parameter, a column, an empty array), the LIKE of each element made: PostgreSQL's answer
+# (NULL for a NULL array; an empty one false for ANY, true for ALL; NULL where no element
+# decides and one was NULL) - DuckDB compared x with the array's text, or refused a list
+LIKE_ANY, LIKE_ALL = "txl_like_any", "txl_like_all"
+
+
+def _like_any_of(node: exp.Like | exp.ILike, array: exp.Expression) -> exp.Expression:
+    pattern = exp.column("__txl_pattern")
+    like = exp.Anonymous(this="ilike_escape" if isinstance(node, exp.ILike) else "like_escape",
+                         expressions=[node.this.copy(), pattern, exp.Literal.string("\\")])  # (PostgreSQL's escape)
+    if node.args.get("negate"):
+        like = exp.Not(this=like)
+    listed = exp.cast(exp.Anonymous(this=ARRAY_MACRO, expressions=[array.copy()]), exp.DataType.build("VARCHAR[]"))
+    each = exp.Anonymous(this="list_transform", expressions=[
+        listed, exp.Lambda(this=like, expressions=[exp.to_identifier("__txl_pattern")])])
+    return exp.Anonymous(this=LIKE_ANY if isinstance(node.expression, exp.Any) else LIKE_ALL, expressions=[each])
 
 
 def _typed_series(node: exp.GenerateSeries) -> None:

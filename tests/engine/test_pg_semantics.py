@@ -266,6 +266,16 @@ def test_like_any_and_all_of_an_array(conn):
         (2,), (3,)]
     assert conn.execute("SELECT k, w ILIKE ANY (ARRAY['A1', NULL]) FROM words ORDER BY k").fetchall() == [
         (1, True), (2, None), (3, None), (4, None)]
+    # an array known at run time - a parameter (a list or an array's text), a NULL, an empty
+    # one - as PostgreSQL's: it was false (the text compared as one pattern), 42883 for a list
+    for patterns in (["a%", "b\\_%"], "{a%,b\\\\_%}"):
+        assert conn.execute("SELECT k, w LIKE ANY (?) FROM words ORDER BY k", (patterns,)).fetchall() == [
+            (1, True), (2, True), (3, False), (4, None)], patterns
+    assert conn.execute("SELECT k, w NOT LIKE ALL (?), w LIKE ALL (?) FROM words ORDER BY k",
+                        (["a%", "zz"], ["b%", "%3"])).fetchall() == [
+        (1, False, False), (2, True, True), (3, True, True), (4, None, None)]
+    assert conn.execute("SELECT w LIKE ANY ('{}'), w LIKE ALL ('{}'), w LIKE ANY (?) FROM words WHERE k = 4",
+                        (None,)).fetchone() == (False, True, None)
 
 
 def test_exists_of_a_select_without_columns(conn):
