@@ -614,10 +614,15 @@ def _pretty(value, depth: int, out: list[str]) -> None:
         out.append(text(value))
 
 
+def _member(key: str, value) -> str:
+    """An object member as json's builders write it: ``"a" : 1``."""
+    return f"{json.dumps(key, ensure_ascii=False)} : {compact(value)}"
+
+
 def built_object(doc: str) -> str:
     """``json_build_object``'s text: ``{"a" : 1, "b" : [1,2]}`` - PostgreSQL's json keeps the
     layout its function writes, members in the order given (duplicates too)."""
-    return "{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)} : {compact(v)}" for k, v in _members_read(doc)) + "}"
+    return "{" + ", ".join(_member(k, v) for k, v in _members_read(doc)) + "}"
 
 
 def built_array(doc: str) -> str:
@@ -635,7 +640,7 @@ def aggregated_object(doc: str, jsonb: bool = False) -> str:
         pairs.append((key, _members_read(value) if value is not None else None))
     if jsonb:
         return text({k: _plain(v) for k, v in pairs})
-    return "{ " + ", ".join(f"{json.dumps(k, ensure_ascii=False)} : {compact(v)}" for k, v in pairs) + " }"
+    return "{ " + ", ".join(_member(k, v) for k, v in pairs) + " }"
 
 
 def _plain(value):

@@ -100,8 +100,7 @@ def _in_order(expression: exp.Expression, jsonb_column, tables: column_scope.Sta
     def jsonb(node: exp.Expression) -> bool:
         node = node.unnest()
         if (sides := _concatenation(node)) is not None:  # (one this rewrite turns into jsonb's)
-            a, b = (_as_written(side) for side in sides)
-            return jsonb(a) and comparable(b) or comparable(a) and jsonb(b)
+            return of_jsonb(*sides)
         if isinstance(node, exp.Sub) or _float_checked(node):
             return jsonb(_float_checked(node) or node.this)
         if isinstance(node, exp.Coalesce):  # (a jsonb one's arguments are read as jsonb: its type)
@@ -119,6 +118,9 @@ def _in_order(expression: exp.Expression, jsonb_column, tables: column_scope.Sta
         return isinstance(node, (exp.Placeholder, exp.Null)) or (isinstance(node, exp.Literal) and node.is_string) \
             or jsonb(node)
 
+    def of_jsonb(a: exp.Expression, b: exp.Expression) -> bool:  # (an operator of a jsonb value and another)
+        return jsonb(a) and comparable(b) or comparable(a) and jsonb(b)
+
     changed = False
 
     def visit(node):
@@ -126,10 +128,9 @@ def _in_order(expression: exp.Expression, jsonb_column, tables: column_scope.Sta
         if isinstance(node, (exp.Max, exp.Min)) and jsonb(node.this):
             raise errors.ProgrammingError(f"function {node.key}(jsonb) does not exist\n{_HINT}", sqlstate="42883")
         if isinstance(node, _COMPARISONS) and not _assignment(node):
-            a, b = node.this, node.expression
-            if jsonb(a) and comparable(b) or comparable(a) and jsonb(b):
+            if of_jsonb(node.this, node.expression):
                 changed = True
-                return type(node)(this=_key(a), expression=_key(b))
+                return type(node)(this=_key(node.this), expression=_key(node.expression))
         elif isinstance(node, exp.In) and node.expressions and jsonb(node.this) \
                 and all(comparable(e) for e in node.expressions):
             changed = True
@@ -153,16 +154,15 @@ def _in_order(expression: exp.Expression, jsonb_column, tables: column_scope.Sta
                 changed = True
                 node.set("this", _key(sorted_by[1]))
         # jsonb's ||, -, @> / <@ of a jsonb column, as the parser does for a cast
-        elif _concatenation(node) and jsonb(node):
+        elif (sides := _concatenation(node)) is not None and of_jsonb(*sides):
             changed = True
-            return concatenation(*(_as_written(side) for side in _concatenation(node)))
+            return concatenation(*sides)
         elif isinstance(node, exp.Sub) and jsonb(node):
             changed = True
             return deletion(node.this, node.expression)
-        elif _float_checked(node) is not None and is_jsonb(_float_checked(node)):  # (its Sub: rewritten just now)
-            return _float_checked(node)
-        elif isinstance(node, _CONTAINMENT) and (jsonb(node.this) and comparable(node.expression)
-                                                 or comparable(node.this) and jsonb(node.expression)):
+        elif (checked := _float_checked(node)) is not None and is_jsonb(checked):  # (its Sub: rewritten just now)
+            return checked
+        elif isinstance(node, _CONTAINMENT) and of_jsonb(node.this, node.expression):
             changed = True
             return containment(node)
         return node
@@ -178,9 +178,10 @@ def _in_order(expression: exp.Expression, jsonb_column, tables: column_scope.Sta
 
 
 def _concatenation(node: exp.Expression) -> tuple[exp.Expression, exp.Expression] | None:
-    """The operands of ``a || b`` as parser/semantics.py left it (a DPipe, or ARRAY_CONCAT's)."""
+    """The operands of ``a || b`` as written, where parser/semantics.py left it a DPipe (a side
+    in a text form of its own: ``_as_written``) or ARRAY_CONCAT's."""
     if isinstance(node, exp.DPipe):
-        return node.this, node.expression
+        return _as_written(node.this), _as_written(node.expression)
     if isinstance(node, exp.Anonymous) and node.name == ARRAY_CONCAT and len(node.expressions) == 2:
         return node.expressions[0], node.expressions[1]
     return None

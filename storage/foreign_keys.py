@@ -109,11 +109,12 @@ def record_rows_from(version: TableVersion, sources: list[DataFile], files: list
 def new_keys(store: DataFileStore, old: TableVersion, new: TableVersion, f: DataFile, names) -> list[tuple]:
     """``file_keys`` of the rows of ``f`` (a file ``new`` has and ``old`` has not) that no file
     of ``old`` held: all of them, unless it was made of files' rows (``ROWS_FROM``)."""
-    keys = file_keys(store, new, f, names)
     segments = f.caches.get(ROWS_FROM)
     if segments is None or new.deleted(f.file_id):
-        return keys
-    mine, at = [], 0
+        return file_keys(store, new, f, names)
+    if all(old.file(file_id) is not None for file_id, _ in segments):  # (a merge of what was written: no read)
+        return []
+    keys, mine, at = file_keys(store, new, f, names), [], 0
     for file_id, rows in segments:
         if old.file(file_id) is None:
             mine += keys[at:at + rows]
