@@ -55,3 +55,31 @@ def test_a_canceled_statement_fails_the_transaction_block(runner):
     runner.out.truncate(0)
     runner.run_statement("SELECT count(*) AS n FROM t")
     assert runner.out.getvalue().splitlines()[2].strip() == "0"
+
+
+def test_a_quick_statement_is_not_held_up_by_the_cancel_poll(runner, monkeypatch):
+    """The main thread polls the statement's worker with short sleeps that grow: a statement
+    that is done at once is not held for the 20 ms a fixed poll slept (a script of 10,000
+    statements spent minutes asleep). Every sleep the runner asks for is recorded."""
+    import txlake.repl.runner as runner_module
+
+    asked: list[float] = []
+    real_sleep = time.sleep
+
+    class Clock:  # the runner's ``time`` module, with its sleeps recorded
+        def __getattr__(self, name):
+            return getattr(time, name)
+
+        @staticmethod
+        def sleep(seconds):
+            asked.append(seconds)
+            real_sleep(seconds)
+
+    monkeypatch.setattr(runner_module, "time", Clock())
+    runner.run_statement("CREATE TABLE q (a INT)")
+    for i in range(50):
+        assert runner.run_statement(f"INSERT INTO q VALUES ({i})") is Outcome.OK
+    assert runner.run_statement("SELECT count(*) AS n FROM q") is Outcome.OK
+    assert runner.out.getvalue().splitlines()[-2].strip() == "50"
+    assert asked and min(asked) < 0.001
+    assert sum(asked) < 52 * 0.02 / 4  # (a fixed 20 ms poll: at least 52 * 0.02)
