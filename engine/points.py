@@ -32,8 +32,10 @@ whose machinery the functions taking ``ex`` call).
 from __future__ import annotations
 
 import datetime
+import decimal
 import itertools
 import operator
+import re
 import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
@@ -365,6 +367,13 @@ _INT_RANGES = {"SMALLINT": (-(1 << 15), (1 << 15) - 1), "INT": (-(1 << 31), (1 <
 _JSON_INPUT = {"JSONB": jsonb.jsonb_in, "JSON": jsonb.json_in}
 # kind -> the Python type it takes as is
 _IDENTITY_CASTS = {"VARCHAR": str, "DOUBLE": float, "BOOLEAN": bool, "BYTEA": bytes}
+# text a DATE / TIMESTAMP column takes in Python: ISO dates and times (PostgreSQL's input reads
+# many more forms - 'Jan 2 2024', 'epoch', a zone - which DuckDB's cast and txlake's rules read)
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}\Z", re.ASCII)
+_ISO_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)?\Z", re.ASCII)
+# NUMERIC's rounding, PostgreSQL's: half away from zero, with room for 38 digits
+_NUMERIC = decimal.Context(prec=80, rounding=decimal.ROUND_HALF_UP)
+_FLOAT_INTS = 1 << 53  # integers a DOUBLE holds exactly
 
 
 def _key_equalities(where) -> int | None:
@@ -563,12 +572,32 @@ def values_plan(values: exp.Values) -> list[list[tuple]] | None:
                 terms.append(("null",))
             elif isinstance(node, exp.Anonymous) and node.name == CLOCK_FUNCTION:
                 terms.append(("now",))
-            elif isinstance(node, exp.Literal) and (node.is_string or node.is_int):
-                terms.append(("const", node.this if node.is_string else int(node.this)))
+            elif (value := _constant(node)) is not FALLBACK:
+                terms.append(("const", value))
             else:
                 return None
         rows.append(terms)
     return rows or None
+
+
+def _constant(node: exp.Expression):
+    """A VALUES constant as a Python value: text, an integer, a NUMERIC (a ``Decimal``, as
+    PostgreSQL reads ``1.5`` and ``1e3``), a negated number, TRUE / FALSE; else FALLBACK."""
+    negated = isinstance(node, exp.Neg)
+    if negated:
+        node = node.this
+    if isinstance(node, exp.Literal):
+        if node.is_string:
+            return FALLBACK if negated else node.this
+        text = node.this
+        try:
+            value = int(text) if text.isdigit() else decimal.Decimal(text)
+        except decimal.InvalidOperation:  # (a form the parser keeps as written: DuckDB reads it)
+            return FALLBACK
+        return -value if negated else value
+    if isinstance(node, exp.Boolean) and not negated:
+        return node.this
+    return FALLBACK
 
 
 def update_plan(stmt: st.Update, alias: str) -> PointUpdate | None:
@@ -926,8 +955,67 @@ def _insert_value(ex, term: tuple, col: Column, params):
     bounds = _INT_RANGES.get(kind)
     if bounds is not None:
         return value if type(value) is int and bounds[0] <= value <= bounds[1] else FALLBACK
+    converted = _CONVERSIONS.get(kind)
+    if converted is not None:
+        return converted(value, col.type)
     expected = _IDENTITY_CASTS.get(kind)
     return value if expected is not None and type(value) is expected else FALLBACK
+
+
+def _to_numeric(value, t) -> decimal.Decimal:
+    """An integer or a NUMERIC into NUMERIC(p, s): rounded to s places, half away from zero,
+    as PostgreSQL's assignment does; FALLBACK for a value past p digits (DuckDB gives 22003),
+    NaN or infinity, or a value of another type (a float's rounding is its cast's)."""
+    if type(value) is int:
+        value = decimal.Decimal(value)
+    elif type(value) is not decimal.Decimal or not value.is_finite():
+        return FALLBACK
+    rounded = _NUMERIC.quantize(value, decimal.Decimal(1).scaleb(-t.scale))
+    if rounded.adjusted() >= t.precision - t.scale and rounded:
+        return FALLBACK
+    return rounded
+
+
+def _to_double(value, t) -> float:
+    """A float as is; an integer a DOUBLE holds exactly; a NUMERIC constant rounded to the
+    nearest DOUBLE (PostgreSQL's numeric -> float8 reads its text so), if finite."""
+    kind = type(value)
+    if kind is float:
+        return value
+    if kind is int:
+        return float(value) if -_FLOAT_INTS <= value <= _FLOAT_INTS else FALLBACK
+    if kind is decimal.Decimal and value.is_finite():
+        f = float(value)
+        return f if f not in (float("inf"), float("-inf")) and (f or not value) else FALLBACK
+    return FALLBACK
+
+
+def _to_date(value, t) -> datetime.date:
+    """A ``date`` as is; ISO text (``2024-01-31``) read as PostgreSQL reads it."""
+    if type(value) is datetime.date:
+        return value
+    if type(value) is str and _ISO_DATE.match(value):
+        try:
+            return datetime.date.fromisoformat(value)
+        except ValueError:  # (no such day: DuckDB and PostgreSQL say 22008)
+            return FALLBACK
+    return FALLBACK
+
+
+def _to_timestamp(value, t) -> datetime.datetime:
+    """A naive ``datetime`` as is; ISO text without a zone (``2024-01-31 12:30:00.5``)."""
+    if type(value) is datetime.datetime:
+        return value if value.tzinfo is None else FALLBACK  # (an instant: the session's zone says)
+    if type(value) is str and _ISO_TIMESTAMP.match(value):
+        try:
+            return datetime.datetime.fromisoformat(value)
+        except ValueError:
+            return FALLBACK
+    return FALLBACK
+
+
+# kind -> how a VALUES term or a parameter becomes the column's value, or FALLBACK
+_CONVERSIONS = {"DECIMAL": _to_numeric, "DOUBLE": _to_double, "DATE": _to_date, "TIMESTAMP": _to_timestamp}
 
 
 def conflict_values(ex, version, plan: dict, clashing: pa.Table, clash_ids: pa.Array, params):

@@ -4,7 +4,9 @@ locks and MVCC visibility. Each script runs twice, with the fast paths on and fo
 
 from __future__ import annotations
 
+import datetime
 import threading
+from decimal import Decimal
 
 import pytest
 
@@ -128,6 +130,45 @@ INSERTS = [
     ("INSERT INTO dflt (id, at) VALUES (1, CURRENT_TIMESTAMP)", ()),
     ("SELECT id, v, at IS NOT NULL AS stamped, typeof(at) AS tp FROM dflt", ()),
     ("SELECT * FROM t ORDER BY id", ()),
+]
+
+# constants and parameters of NUMERIC, DOUBLE, DATE, TIMESTAMP and BOOLEAN columns, which the
+# fast path converts in Python (points._CONVERSIONS) - rounding, ranges, text forms - or leaves
+# to DuckDB; either way the outcome must be the general path's
+TYPED_INSERTS = [
+    ("CREATE TABLE ty (id INT PRIMARY KEY, n NUMERIC(6,2), u NUMERIC, z NUMERIC(3,3), x DOUBLE, r REAL, "
+     "d DATE, ts TIMESTAMP, tz TIMESTAMPTZ, f BOOLEAN, i INT, s TEXT)", ()),
+    ("INSERT INTO ty (id, n, u, z, x) VALUES (1, 1.25, 1.25, 0.125, 1.5)", ()),
+    ("INSERT INTO ty (id, n, u, z, x) VALUES (2, -1.255, -0.0000000005, -0.0005, -2.5e-3)", ()),  # half away from 0
+    ("INSERT INTO ty (id, n, u, x) VALUES (3, 1e3, 12345678901234567890.123456789, 1e3)", ()),
+    ("INSERT INTO ty (id, n) VALUES (4, 9999.995)", ()),  # rounds past 6 digits: 22003
+    ("INSERT INTO ty (id, z) VALUES (5, 0.9995)", ()),  # 22003
+    ("INSERT INTO ty (id, n, u, z) VALUES (?, ?, ?, ?)", (6, Decimal("-3.145"), Decimal("7"), Decimal("0.0015"))),
+    ("INSERT INTO ty (id, n, u) VALUES (?, ?, ?)", (7, 12, -(10 ** 20))),
+    ("INSERT INTO ty (id, n) VALUES (?, ?)", (8, Decimal("NaN"))),  # 22P02 or DuckDB's error
+    ("INSERT INTO ty (id, n) VALUES (?, ?)", (9, 2.675)),  # a float: DuckDB's cast
+    ("INSERT INTO ty (id, x, r) VALUES (?, ?, ?)", (10, 2 ** 53 + 1, 1.5)),  # past a double's integers: DuckDB
+    ("INSERT INTO ty (id, x) VALUES (11, 1e-400)", ()),  # 22003
+    ("INSERT INTO ty (id, x) VALUES (12, 0.1), (13, 123456789.123456789), (14, -0.0)", ()),
+    ("INSERT INTO ty (id, x, i) VALUES (15, 7, 1.0)", ()),  # a NUMERIC into INT: DuckDB
+    ("INSERT INTO ty (id, d, ts) VALUES (16, '2024-02-29', '2024-02-29 23:59:59.999999')", ()),
+    ("INSERT INTO ty (id, d, ts) VALUES (17, '2024-02-30', '2024-01-01')", ()),  # 22008
+    ("INSERT INTO ty (id, d, ts) VALUES (18, 'Jan 2 2024', '2024-01-02T03:04')", ()),
+    ("INSERT INTO ty (id, ts) VALUES (19, '2024-01-02 03:04:05+02')", ()),  # the offset: DuckDB
+    ("INSERT INTO ty (id, ts) VALUES (20, '2024-01-02 24:00:00')", ()),
+    ("INSERT INTO ty (id, d, ts, tz) VALUES (?, ?, ?, ?)",
+     (21, datetime.date(2024, 3, 1), datetime.datetime(2024, 3, 1, 12, 30, 0, 5), "2024-03-01 12:30:00+01")),
+    ("INSERT INTO ty (id, d, ts) VALUES (?, ?, ?)", (22, datetime.datetime(2024, 3, 1, 12), datetime.date(2024, 3, 1))),
+    ("INSERT INTO ty (id, ts) VALUES (?, ?)",
+     (23, datetime.datetime(2024, 3, 1, 12, tzinfo=datetime.timezone.utc))),  # an instant: DuckDB
+    ("INSERT INTO ty (id, d) VALUES (?, ?)", (24, "2024-13-01")),  # 22008
+    ("INSERT INTO ty (id, f, s) VALUES (25, true, 'x'), (26, false, 'y'), (27, NULL, NULL)", ()),
+    ("INSERT INTO ty (id, f) VALUES (28, 1)", ()),  # 42804 / DuckDB's
+    ("INSERT INTO ty (id, i) VALUES (29, true)", ()),
+    ("INSERT INTO ty (id, i, n) VALUES (30, -5, -5)", ()),
+    ("INSERT INTO ty (id, s) VALUES (31, -5)", ()),
+    ("SELECT * FROM ty ORDER BY id", ()),
+    ("SELECT id, n::text, u::text, z::text, x::text FROM ty ORDER BY id", ()),
 ]
 
 UPSERTS = [
@@ -322,9 +363,9 @@ DELETES = [
 ]
 
 
-@pytest.mark.parametrize("script", [QUERIES, UPDATES, INSERTS, UPSERTS, PARQUET_UPDATES, INDEXED, ORDERED, JOINS,
+@pytest.mark.parametrize("script", [QUERIES, UPDATES, INSERTS, TYPED_INSERTS, UPSERTS, PARQUET_UPDATES, INDEXED, ORDERED, JOINS,
                                     MANY, DELETES],
-                         ids=["select", "update", "insert", "upsert", "update-parquet", "indexed", "ordered", "joins",
+                         ids=["select", "update", "insert", "typed-insert", "upsert", "update-parquet", "indexed", "ordered", "joins",
                               "many", "delete"])
 def test_same_results_as_general_path(tmp_path, monkeypatch, script):
     fast = run_script(tmp_path / "fast", SETUP + script)
@@ -366,6 +407,27 @@ def test_fast_paths_are_taken(tmp_path, monkeypatch):
     assert cur.execute("SELECT abalance FROM a WHERE aid = 7").fetchall() == [(8,)]
     cur.execute("SELECT typeof(mtime), abs(epoch(CAST(CURRENT_TIMESTAMP AS TIMESTAMP)) - epoch(mtime)) < 60 FROM h")
     assert cur.fetchall() == [("TIMESTAMP", True)]  # DuckDB's wall clock, in its time zone
+    conn.close()
+
+
+def test_inserts_of_numbers_dates_and_times_skip_duckdb(tmp_path, monkeypatch):
+    """An INSERT of NUMERIC, DOUBLE, DATE, TIMESTAMP and BOOLEAN values - constants as a SQL
+    dump writes them, or an application's Decimal / date / datetime parameters - builds its
+    rows in Python, as one of integers and text does."""
+    conn = txlake.connect(str(tmp_path / "w"), autocommit=True, publish="off")
+    cur = conn.cursor()
+    cur.execute("CREATE TABLE o (id INT PRIMARY KEY, price NUMERIC(10,2), qty DOUBLE, due DATE, at TIMESTAMP, "
+                "paid BOOLEAN, total NUMERIC)")
+    calls = duckdb_calls(conn, monkeypatch)
+    cur.execute("INSERT INTO o VALUES (1, 19.995, 2.5, '2024-05-01', '2024-05-01 10:00:00', true, -1e3)")
+    cur.execute("INSERT INTO o VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (2, Decimal("5.5"), 3, datetime.date(2024, 5, 2), datetime.datetime(2024, 5, 2, 9, 30), False, 7))
+    assert calls == []
+    assert cur.execute("SELECT * FROM o ORDER BY id").fetchall() == [
+        (1, Decimal("20.00"), 2.5, datetime.date(2024, 5, 1), datetime.datetime(2024, 5, 1, 10), True,
+         Decimal("-1000.000000000")),
+        (2, Decimal("5.50"), 3.0, datetime.date(2024, 5, 2), datetime.datetime(2024, 5, 2, 9, 30), False,
+         Decimal("7.000000000"))]
     conn.close()
 
 
