@@ -363,10 +363,10 @@ DELETES = [
 ]
 
 
-@pytest.mark.parametrize("script", [QUERIES, UPDATES, INSERTS, TYPED_INSERTS, UPSERTS, PARQUET_UPDATES, INDEXED, ORDERED, JOINS,
-                                    MANY, DELETES],
-                         ids=["select", "update", "insert", "typed-insert", "upsert", "update-parquet", "indexed", "ordered", "joins",
-                              "many", "delete"])
+@pytest.mark.parametrize("script", [QUERIES, UPDATES, INSERTS, TYPED_INSERTS, UPSERTS, PARQUET_UPDATES, INDEXED,
+                                    ORDERED, JOINS, MANY, DELETES],
+                         ids=["select", "update", "insert", "typed-insert", "upsert", "update-parquet", "indexed",
+                              "ordered", "joins", "many", "delete"])
 def test_same_results_as_general_path(tmp_path, monkeypatch, script):
     fast = run_script(tmp_path / "fast", SETUP + script)
     with monkeypatch.context() as m:
