@@ -8,6 +8,8 @@ stream and returns a ``Control`` node; everything else is left to the DuckDB par
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
 from sqlglot.dialects.dialect import build_default_decimal_type
 from sqlglot.dialects.duckdb import DuckDB
@@ -195,7 +197,7 @@ class TxlakeParser(DuckDB.Parser):
         """PostgreSQL's ``T ARRAY`` (without a size) is ``T[]``: sqlglot took what follows ARRAY
         for a size (``a int ARRAY, b int`` was a syntax error, ``int ARRAY NOT NULL`` an array of
         size NOT NULL), so ARRAY after a type, before anything but ``[``, is read as ``[]``."""
-        tokens = _placeholders_apart(list(raw_tokens), _OPERAND_ENDS | self.TYPE_TOKENS)
+        tokens = _placeholders_apart(_numbers_read(list(raw_tokens)), _OPERAND_ENDS | self.TYPE_TOKENS)
         for i in range(len(tokens) - 1, 0, -1):
             token = tokens[i]
             if token.token_type == TokenType.ARRAY and \
@@ -1212,6 +1214,47 @@ TxlakeParser._CONTROL_STATEMENTS["CALL"] = TxlakeParser._parse_call_statement
 
 _OPERAND_ENDS = {TokenType.VAR, TokenType.STRING, TokenType.NUMBER, TokenType.R_PAREN, TokenType.R_BRACKET,
                  TokenType.IDENTIFIER, TokenType.PLACEHOLDER, TokenType.NULL, TokenType.TRUE, TokenType.FALSE}
+
+
+# PostgreSQL 16's integer literals in other bases: 0x / 0o / 0b, then digits, _ between them
+_RADIX_DIGITS = {"x": (16, "hexadecimal", re.compile(r"_?[0-9a-f]+(?:_[0-9a-f]+)*", re.I | re.A)),
+                 "o": (8, "octal", re.compile(r"_?[0-7]+(?:_[0-7]+)*", re.A)),
+                 "b": (2, "binary", re.compile(r"_?[01]+(?:_[01]+)*", re.A))}
+
+
+def _numbers_read(tokens: list[Token]) -> list[Token]:
+    """Numbers as PostgreSQL 16's lexer reads them. sqlglot's tokenizer stops a number at the
+    first letter: ``0x1F`` was ``0 AS x1F`` (0, where PostgreSQL gives 31), ``12abc`` was
+    ``12 AS abc`` and ``123e`` a Python ValueError. Now ``0x1F``, ``0o17``, ``0b101`` (and
+    ``0x1F_FF``) are integers; a number run into a name is PostgreSQL's 42601 "trailing junk
+    after numeric literal"."""
+    for i in range(len(tokens) - 1, -1, -1):
+        token = tokens[i]
+        if token.token_type != TokenType.NUMBER:
+            continue
+        text = token.text
+        if text[-1] in "eE":  # (an exponent without digits: 1e, 1e+)
+            after = tokens[i + 1] if i + 1 < len(tokens) else None
+            sign = after.text if after is not None and after.start == token.end + 1 and after.text in "+-" else ""
+            raise errors.SyntaxError(f'trailing junk after numeric literal at or near "{text}{sign}"',
+                                     position=token.start + 1)
+        after = tokens[i + 1] if i + 1 < len(tokens) else None
+        if after is None or after.start != token.end + 1 or not (after.text[:1].isalpha() or after.text[:1] == "_"):
+            continue
+        near = text + after.text[:1]  # (PostgreSQL quotes the number and the junk's first character)
+        radix = _RADIX_DIGITS.get(after.text[0].lower()) if text == "0" else None
+        if radix is not None:
+            base, name, digits = radix
+            found = digits.match(after.text, 1)
+            if found is None:
+                raise errors.SyntaxError(f'invalid {name} integer at or near "{near}"', position=token.start + 1)
+            if found.end() == len(after.text):
+                value = str(int(after.text[1:].replace("_", ""), base))
+                tokens[i:i + 2] = [Token(TokenType.NUMBER, value, token.line, token.col, token.start, after.end)]
+                continue
+            near = text + after.text[:found.end() + 1]
+        raise errors.SyntaxError(f'trailing junk after numeric literal at or near "{near}"', position=token.start + 1)
+    return tokens
 
 
 def _placeholders_apart(tokens: list[Token], operand_ends: set) -> list[Token]:

@@ -473,3 +473,14 @@ def test_function_style_casts(conn):
     with pytest.raises(txlake.DataError) as info:
         conn.execute("SELECT int2('x')")
     assert info.value.sqlstate == "22P02"
+
+
+def test_integer_literals_in_other_bases(conn):
+    """PostgreSQL 16's hexadecimal, octal and binary integer literals, with ``_`` between digits:
+    ``SELECT 0x1F`` gave 0 (read as ``0 AS x1F``)."""
+    assert one(conn, "SELECT 0x1F, 0o17, 0b101, 0x1F_FF, 0XFF, -0x10, 0b_1, 1_000") == (
+        31, 15, 5, 8191, 255, -16, 1, 1000)
+    assert one(conn, "SELECT pg_typeof(0x7FFFFFFF), pg_typeof(0x80000000), pg_typeof(0x8000000000000000)") == (
+        "integer", "bigint", "numeric")
+    conn.execute("INSERT INTO t (k, b) VALUES (0x10, 0o777)")
+    assert one(conn, "SELECT b FROM t WHERE k = 0b10000") == (511,)

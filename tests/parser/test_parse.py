@@ -516,6 +516,30 @@ def test_syntax_errors_read_as_postgresql_words(sql, message):
     assert str(info.value) == message
 
 
+@pytest.mark.parametrize("sql, message, at", [
+    ("SELECT 12abc", 'trailing junk after numeric literal at or near "12a"', "12abc"),
+    ("SET work_mem = 1GB", 'trailing junk after numeric literal at or near "1G"', "1GB"),
+    ("SELECT 1.5x", 'trailing junk after numeric literal at or near "1.5x"', "1.5x"),
+    ("SELECT 1 AS a, 2b FROM t", 'trailing junk after numeric literal at or near "2b"', "2b"),
+    ("SELECT 123e", 'trailing junk after numeric literal at or near "123e"', "123e"),
+    ("SELECT 1e+", 'trailing junk after numeric literal at or near "1e+"', "1e+"),
+    ("SELECT 0x", 'invalid hexadecimal integer at or near "0x"', "0x"),
+    ("SELECT 0xZZ", 'invalid hexadecimal integer at or near "0x"', "0xZZ"),
+    ("SELECT 0o8", 'invalid octal integer at or near "0o"', "0o8"),
+    ("SELECT 0b2", 'invalid binary integer at or near "0b"', "0b2"),
+    ("SELECT 0x1FZ", 'trailing junk after numeric literal at or near "0x1FZ"', "0x1FZ"),
+    ("SELECT 0x1F_", 'trailing junk after numeric literal at or near "0x1F_"', "0x1F_"),
+])
+def test_a_number_run_into_a_name_is_postgresqls_error(sql, message, at):
+    """PostgreSQL 15+ refuses it; sqlglot read ``12abc`` as ``12 AS abc``, ``0x1F`` as ``0 AS
+    x1F`` (a wrong answer: 0) and ``123e`` raised a Python ValueError."""
+    with pytest.raises(errors.SyntaxError) as info:
+        parse(sql)
+    assert str(info.value) == message
+    assert info.value.sqlstate == "42601"
+    assert sql[info.value.position - 1:].startswith(at)
+
+
 def test_an_unsupported_statement_is_named_as_written():
     with pytest.raises(errors.NotSupportedError, match="statement not supported: DROP$"):
         parse("DROP OWNED BY bob")
