@@ -34,9 +34,22 @@ _DECIMAL_TO_INTEGER = re.compile(r"failed to cast decimal value .* to type INT(?
 _INTEGER_NAMES = {"16": "smallint", "32": "integer", "64": "bigint"}
 
 
+# DuckDB's integer overflow (``Overflow in addition of INT32 (2147483647 + 1)!``, a cast of a
+# wider integer) -> PostgreSQL's ``integer out of range``; a division's names no type, its
+# dividend does (the smallest value of the type, divided by -1)
+_INTEGER_OVERFLOW = re.compile(r"overflow in \w+ of INT(?P<bits>16|32|64)\b|"
+                               r"out of range for the destination type INT(?P<cast>16|32|64)$", re.I)
+_DIVISION_OVERFLOW = re.compile(r"overflow in division of (?P<dividend>-\d+) / -1", re.I)
+_SMALLEST = {str(-(1 << (bits - 1))): str(bits) for bits in (16, 32, 64)}
+
+
 def _range_message(message: str) -> str:
     if (found := _DECIMAL_TO_INTEGER.search(message)) is not None:
         return f"{_INTEGER_NAMES[found['bits']]} out of range"
+    if (found := _INTEGER_OVERFLOW.search(message)) is not None:
+        return f"{_INTEGER_NAMES[found['bits'] or found['cast']]} out of range"
+    if (found := _DIVISION_OVERFLOW.search(message)) is not None and found["dividend"] in _SMALLEST:
+        return f"{_INTEGER_NAMES[_SMALLEST[found['dividend']]]} out of range"
     if _SMALLINT_RANGE.search(message):
         return "smallint out of range"
     if _REAL_RANGE.search(message):

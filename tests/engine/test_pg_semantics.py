@@ -484,3 +484,21 @@ def test_integer_literals_in_other_bases(conn):
         "integer", "bigint", "numeric")
     conn.execute("INSERT INTO t (k, b) VALUES (0x10, 0o777)")
     assert one(conn, "SELECT b FROM t WHERE k = 0b10000") == (511,)
+
+
+@pytest.mark.parametrize("sql, message", [
+    ("SELECT 2147483647 + 1", "integer out of range"),
+    ("SELECT -2147483648 - 1", "integer out of range"),
+    ("SELECT 9223372036854775807::bigint * 2", "bigint out of range"),
+    ("SELECT 3000000000::int", "integer out of range"),
+    ("SELECT 32767::smallint + 1::smallint", "smallint out of range"),
+    ("SELECT (-2147483648)::int / -1", "integer out of range"),
+    ("SELECT (-9223372036854775808)::bigint / -1", "bigint out of range"),
+    ("UPDATE t SET b = b * 9223372036854775807 WHERE k = 1", "bigint out of range"),
+    ("SELECT k * 2147483647 * 2 FROM t", "integer out of range"),
+])
+def test_integer_overflow_in_postgresqls_words(conn, sql, message):
+    """22003 with PostgreSQL's message; DuckDB's was 'Overflow in addition of INT32 (2147483647 + 1)!'."""
+    with pytest.raises(txlake.DataError) as e:
+        conn.execute(sql)
+    assert (e.value.sqlstate, str(e.value)) == ("22003", message)
