@@ -622,6 +622,8 @@ class TxlakeParser(DuckDB.Parser):
 
     def _parse_reset_statement(self) -> Control:
         self._advance()
+        if self._match_text_seq("TIME", "ZONE"):  # (RESET TIME ZONE: a syntax error at "zone" before)
+            return Control(kind="SET", name="timezone", value=None)
         return Control(kind="SET", name=self._setting_name(), value=None)
 
     def _parse_show_statement(self) -> Control:

@@ -111,6 +111,9 @@ def test_set_time_zone_decides_how_zoned_timestamps_convert(connect):
     assert e.value.sqlstate == "22023"
     conn.execute("RESET timezone")
     assert conn.execute("SHOW TIME ZONE").fetchone() == (started,)
+    conn.execute("SET TIME ZONE 'Asia/Tokyo'")
+    conn.execute("RESET TIME ZONE")  # (a syntax error at "zone" before)
+    assert conn.execute("SHOW TIME ZONE").fetchone() == (started,)
     conn.execute("SET LOCAL TIME ZONE 'UTC'")  # outside a block: a warning, and nothing changes
     assert conn.execute("SHOW TIME ZONE").fetchone() == (started,)
     conn.execute("BEGIN")
