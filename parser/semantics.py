@@ -143,6 +143,9 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     for node in list(tree.find_all(exp.Table, exp.Anonymous)):  # jsonb_each(doc), jsonb_array_elements(doc)
         if not isinstance(node.parent, exp.Table) and (rows := json_ops.set_returning(node)) is not None:
             node.replace(rows)
+    for node in list(tree.find_all(exp.Table, exp.Lateral, exp.Anonymous)):  # regexp_split_to_table(...)
+        if (rows := _split_table(node)) is not None:
+            node.replace(rows)
     for node in list(tree.find_all(exp.GenerateSeries)):
         _typed_series(node)
     for node in _outside_defaults(tree, exp.Add, exp.Sub, exp.Mul):
@@ -1295,6 +1298,31 @@ def _array_elements(text: str) -> exp.Cast:
     items = exp.Array(expressions=[exp.Null() if item is None else exp.Literal.string(item)
                                    for item in array_input(text)])
     return exp.Cast(this=items, to=exp.DataType.build("VARCHAR[]", dialect="duckdb"))
+
+
+# PostgreSQL's set-returning functions that split text, as FROM items -> the array function
+# whose elements are their rows (DuckDB has no such table functions)
+_SPLIT_TABLES = {"regexp_split_to_table": "regexp_split_to_array", "string_to_table": STRING_TO_ARRAY}
+
+
+def _split_table(node: exp.Table | exp.Lateral | exp.Anonymous) -> exp.Expression | None:
+    """``regexp_split_to_table(s, pattern)`` / ``string_to_table(s, d [, null])`` (42883 in FROM
+    and in a LATERAL join before; string_to_table in a select list too): UNNEST of the array
+    their ``_to_array`` partner makes. As PostgreSQL names a function's one column, a FROM
+    item's is named after the function, or after the item's alias (``FROM string_to_table(...)
+    AS part`` reads ``part``), or as the alias's column list says."""
+    call = node if isinstance(node, exp.Anonymous) else node.this
+    if not isinstance(call, exp.Anonymous) or call.name.lower() not in _SPLIT_TABLES \
+            or call is node and isinstance(node.parent, (exp.Table, exp.Lateral)):
+        return None
+    name = call.name.lower()
+    array = exp.Anonymous(this=_SPLIT_TABLES[name], expressions=[arg.copy() for arg in call.expressions])
+    if call is node:  # (in a select list: its rows, as PostgreSQL's set-returning call gives them)
+        return exp.Unnest(expressions=[array])
+    alias = node.args.get("alias")
+    table = alias.name if alias is not None and alias.name else name
+    columns = [c.copy() for c in alias.columns] if alias is not None and alias.columns else [exp.to_identifier(table)]
+    return exp.Unnest(expressions=[array], alias=exp.TableAlias(this=exp.to_identifier(table), columns=columns))
 
 
 def _string_to_array(node: exp.Split) -> exp.Expression:

@@ -502,3 +502,24 @@ def test_integer_overflow_in_postgresqls_words(conn, sql, message):
     with pytest.raises(txlake.DataError) as e:
         conn.execute(sql)
     assert (e.value.sqlstate, str(e.value)) == ("22003", message)
+
+
+def test_text_splitting_set_returning_functions_in_from(conn):
+    """regexp_split_to_table / string_to_table as FROM items and in LATERAL joins were 42883
+    (DuckDB has no such table functions), string_to_table in a select list too. Their one
+    column is named as PostgreSQL names it: after the function, the item's alias, or its list."""
+    def rows(sql):
+        cur = conn.execute(sql)
+        return [d[0] for d in cur.description], cur.fetchall()
+
+    assert rows("SELECT * FROM regexp_split_to_table('a1b22c', '[0-9]+')") == (
+        ["regexp_split_to_table"], [("a",), ("b",), ("c",)])
+    assert rows("SELECT * FROM string_to_table('a,b,,c', ',', '') AS t(v)") == (
+        ["v"], [("a",), ("b",), (None,), ("c",)])
+    assert rows("SELECT part FROM string_to_table('x y', ' ') part") == (["part"], [("x",), ("y",)])
+    assert rows("SELECT string_to_table('a,b', ',')") == (["string_to_table"], [("a",), ("b",)])
+    conn.execute("INSERT INTO t (k, v) VALUES (3, 'hello big world')")
+    assert rows("SELECT k, count(*) FROM t CROSS JOIN LATERAL string_to_table(v, ' ') AS w GROUP BY k ORDER BY k") == (
+        ["k", "count"], [(1, 1), (2, 1), (3, 3)])
+    assert rows("SELECT w FROM t, regexp_split_to_table(v, ' +') w WHERE k = 3 AND w LIKE '%o%' ORDER BY w") == (
+        ["w"], [("hello",), ("world",)])
