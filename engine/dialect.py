@@ -8,6 +8,7 @@ parsed statement (parser/semantics.py ``postgres_semantics``) or parsed as Postg
 from __future__ import annotations
 
 import getpass
+import os
 import platform
 from decimal import Decimal
 
@@ -616,6 +617,8 @@ def identity(con) -> None:
     for name, value in (("version", version), ("current_user", user), ("session_user", user),
                         ("current_role", user)):
         con.execute(f"CREATE MACRO {name}() AS {sql_string(value)}")  # (the database's: every connection's)
+    # the process serving the session, as PostgreSQL's backend process (42883 before)
+    con.execute(f"CREATE MACRO pg_backend_pid() AS CAST({os.getpid()} AS INTEGER)")
 
 
 def sql_string(value: str) -> str:

@@ -523,3 +523,9 @@ def test_text_splitting_set_returning_functions_in_from(conn):
         ["k", "count"], [(1, 1), (2, 1), (3, 3)])
     assert rows("SELECT w FROM t, regexp_split_to_table(v, ' +') w WHERE k = 3 AND w LIKE '%o%' ORDER BY w") == (
         ["w"], [("hello",), ("world",)])
+
+
+def test_pg_backend_pid_is_the_serving_process(conn):
+    """42883 before; a pool or a log line asks for it."""
+    import os
+    assert one(conn, "SELECT pg_backend_pid(), pg_typeof(pg_backend_pid())") == (os.getpid(), "integer")
