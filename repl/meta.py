@@ -1,5 +1,6 @@
-"""Backslash meta-commands: ``\\?``, ``\\q``, ``\\dt``, ``\\dv``, ``\\d``, ``\\snapshots``, ``\\i``, ``\\copy``,
-``\\timing``, ``\\x``, ``\\isolation``, ``\\rows``, ``\\echo``, ``\\set ON_ERROR_STOP``.
+"""Backslash meta-commands: ``\\?``, ``\\q``, ``\\dt``, ``\\dv``, ``\\di``, ``\\dn``, ``\\l``, ``\\d``,
+``\\snapshots``, ``\\i``, ``\\copy``, ``\\timing``, ``\\x``, ``\\isolation``, ``\\rows``, ``\\echo``,
+``\\set ON_ERROR_STOP``.
 
 Each command is a function ``(runner, argument) -> Outcome`` registered in ``COMMANDS``. They
 read the catalog through the Session's describe calls and everything else through SQL, so a
@@ -42,6 +43,9 @@ Catalog
   \\ds[+] [PATTERN]    list sequences
   \\dT [PATTERN]      list data types: enums (with their labels) and domains
   \\dD [PATTERN]      list domains: base type, NOT NULL, default, CHECKs
+  \\di [PATTERN]      list indexes: primary keys', UNIQUE constraints', CREATE INDEX's
+  \\dn [PATTERN]      list schemas (the warehouse's databases; public is default)
+  \\l                 list databases: the warehouse is one, named as current_database()
   \\d[+] NAME          describe table NAME (or a view: its columns and definition; a
                       sequence: its bounds): columns, types, nullability, defaults,
                       keys (a PATTERN: each match; +: the columns' comments)
@@ -230,6 +234,48 @@ def _list_types(runner: Runner, argument: str, domains: bool = False) -> Outcome
 
 def _list_domains(runner: Runner, argument: str) -> Outcome:
     return _list_types(runner, argument, domains=True)
+
+
+def _list_query(runner: Runner, argument: str, sql: str, what: str) -> Outcome:
+    """A listing psql makes from its catalog, here of ``sql``'s rows (their first two columns a
+    schema and a name - or one, a schema's name - which PATTERN ``argument`` matches), run in
+    the session's transaction."""
+    cursor = runner.conn.cursor()
+    try:
+        found = cursor.execute(sql).fetch_arrow_table()
+    except txlake.Error as e:
+        runner.show_error(e)
+        return Outcome.ERROR
+    finally:
+        cursor.close()
+    if argument:
+        matches = _pattern(argument)
+        schemas, names = (found.column(min(i, found.num_columns - 1)).to_pylist() for i in (0, 1))
+        found = found.filter(pa.array([matches(schema, name) for schema, name in zip(schemas, names)], pa.bool_()))
+    if found.num_rows == 0:
+        runner.print(f'Did not find any {what} named "{argument}".' if argument else f"Did not find any {what}.")
+    else:
+        runner.show_table(found)
+    return Outcome.OK
+
+
+def _list_indexes(runner: Runner, argument: str) -> Outcome:
+    """psql's ``\\di``: the indexes - primary keys', UNIQUE constraints', CREATE INDEX's - and their tables."""
+    return _list_query(runner, argument, "SELECT schemaname AS schema, indexname AS index, tablename AS table, "
+                       "indexdef AS definition FROM pg_catalog.pg_indexes ORDER BY 1, 2", "indexes")
+
+
+def _list_schemas(runner: Runner, argument: str) -> Outcome:
+    """psql's ``\\dn``: the schemas (txlake's databases; ``public`` is ``default``), without the
+    catalog's own unless a PATTERN names them."""
+    hidden = "" if argument else " WHERE schema_name NOT IN ('information_schema', 'pg_catalog')"
+    return _list_query(runner, argument, f"SELECT schema_name AS name FROM information_schema.schemata{hidden} "
+                       "ORDER BY 1", "schemas")
+
+
+def _list_databases(runner: Runner, argument: str) -> Outcome:
+    """psql's ``\\l``: the one database a warehouse is, as current_database() names it."""
+    return runner.run_statement("SELECT current_database() AS name, 'UTF8' AS encoding")
 
 
 def _describe(runner: Runner, argument: str, plus: bool = False) -> Outcome:
@@ -504,6 +550,9 @@ COMMANDS = {
     "\\ds": _list_sequences,
     "\\dT": _list_types,
     "\\dD": _list_domains,
+    "\\di": _list_indexes,
+    "\\dn": _list_schemas,
+    "\\l": _list_databases, "\\list": _list_databases,
     "\\d": _describe,
     "\\snapshots": _snapshots,
     "\\i": _include, "\\include": _include,

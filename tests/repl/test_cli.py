@@ -6,6 +6,7 @@ this process (standard streams swapped for strings), which is faster for the man
 
 import io
 import os
+import re
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -367,6 +368,26 @@ def test_list_commands_as_psql_s(main, tmp_path):
                           ["big_orders"]]
     assert 'Did not find any views named "nothing*".' in done.stdout
     assert 'Table "Order Lines"\n' in done.stdout
+
+
+def test_indexes_schemas_and_databases_are_listed(main, tmp_path):
+    """\\di, \\dn and \\l were invalid commands; psql users reach for them first."""
+    wh = str(tmp_path / "wh")
+    done = main(wh, "-c", "CREATE TABLE a (id INT PRIMARY KEY, x INT UNIQUE); CREATE SCHEMA s2; "
+                "CREATE TABLE s2.b (id INT); CREATE INDEX ON s2.b (id)",
+                "-c", "\\di", "-c", "\\di a_*", "-c", "\\di nope", "-c", "\\dn", "-c", "\\dn pg*", "-c", "\\l")
+    assert done.returncode == 0, done.stderr
+    blocks = [block.strip("\n").splitlines() for block in re.split(r"\(\d+ rows?\)", done.stdout)]
+    rows = [[[cell.strip() for cell in line.split("|")] for line in block if "|" in line] for block in blocks]
+    assert rows[0] == [["schema", "index", "table", "definition"],
+                       ["public", "a_pkey", "a", "CREATE UNIQUE INDEX a_pkey ON public.a USING btree (id)"],
+                       ["public", "a_x_key", "a", "CREATE UNIQUE INDEX a_x_key ON public.a USING btree (x)"],
+                       ["s2", "b_id_idx", "b", "CREATE INDEX b_id_idx ON s2.b USING btree (id)"]]
+    assert [row[1] for row in rows[1][1:]] == ["a_pkey", "a_x_key"]  # (\\di a_*)
+    assert blocks[2][0] == 'Did not find any indexes named "nope".'
+    assert [line.strip() for line in blocks[2][1:]] == ["name", "--------", "public", "s2"]  # (\\dn)
+    assert [line.strip() for line in blocks[3]] == ["name", "------------", "pg_catalog"]  # (\\dn pg*)
+    assert rows[4] == [["name", "encoding"], ["txlake", "UTF8"]]
 
 
 def test_listing_an_empty_warehouse_says_there_is_nothing(main, tmp_path):
