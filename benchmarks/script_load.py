@@ -125,7 +125,8 @@ def main() -> None:
     n = len(script)
     print(f"\n{n:,} one-row INSERT statements, each its own text (constants), through the DB-API "
           "(and txlake's shell -f)\n")
-    print(f"{'mode':18s} {'engine':8s} {'statements/s':>13s} {'ms/statement':>13s} {'vs SQLite':>10s} {'vs DuckDB':>10s}")
+    print(f"{'mode':18s} {'engine':8s} {'statements/s':>13s} {'ms/statement':>13s} {'vs SQLite':>10s} "
+          f"{'vs DuckDB':>10s}")
     print("-" * 76)
     for label, results in rows:
         for engine, seconds in results.items():
