@@ -8,6 +8,7 @@ re-label a generic error.
 from __future__ import annotations
 
 import errno
+import os
 
 
 class Warning(Exception):  # noqa: A001 - the name is fixed by PEP 249
@@ -306,7 +307,10 @@ def file_error_sqlstate(e: OSError) -> str:
 def file_error(e: OSError, what: str) -> OperationalError:
     """``e`` as the error a user gets: ``what`` failed, with the system's reason and the
     SQLSTATE ``file_error_sqlstate`` gives (a DiskFull for a full disk)."""
-    message = f"{what}: {e.strerror or e}"
+    # (the system's words for its errno: pyarrow's errors hold their own text there - "Failed
+    # to open local file '...'. Detail: [errno 2] ..." - which repeats the path)
+    reason = os.strerror(e.errno) if isinstance(e.errno, int) and e.errno > 0 else e.strerror or e
+    message = f"{what}: {reason}"
     sqlstate = file_error_sqlstate(e)
     return DiskFull(message) if sqlstate == "53100" else OperationalError(message, sqlstate=sqlstate)
 

@@ -273,6 +273,9 @@ def test_file_errors(c, tmp_path, warehouse):
     fails(c, f"COPY t FROM '{tmp_path / 'missing.csv'}'", "58P01",
           f'could not open file "{tmp_path / "missing.csv"}" for reading: No such file or directory')
     fails(c, f"COPY t FROM '{tmp_path}'", "42809", "is a directory")
+    # (CSV is read by pyarrow, whose error said "Failed to open local file '...'. Detail: [errno 2] ...")
+    fails(c, f"COPY t FROM '{tmp_path / 'missing.csv'}' (FORMAT csv)", "58P01",
+          f'could not open file "{tmp_path / "missing.csv"}" for reading: No such file or directory')
     fails(c, f"COPY t TO '{tmp_path / 'no' / 'dir.csv'}'", "58P01", "for writing")
     fails(c, f"COPY t TO '{tmp_path}'", "42809")
     before = sorted(os.walk(warehouse))
