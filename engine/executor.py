@@ -28,7 +28,7 @@ import uuid
 import zoneinfo
 from collections import OrderedDict
 from contextlib import contextmanager
-from dataclasses import dataclass, fields, is_dataclass, replace
+from dataclasses import dataclass, replace
 from typing import Callable, Iterator
 
 import duckdb
@@ -2391,21 +2391,13 @@ def with_settings(ctx: Context, stmt):
     before any of the statement's SQL is made or cached. DuckDB's own answered before, for its
     settings (search_path '') and refused txlake's; an unknown one is 42704, or NULL if
     ``missing_ok``."""
-    if isinstance(stmt, exp.Expression):
-        if not any(n.name.lower() == "current_setting" for n in stmt.find_all(exp.Anonymous)):
-            return stmt
-        return stmt.transform(lambda node: _setting_value(ctx, node) if isinstance(node, exp.Anonymous) and
-                              node.name.lower() == "current_setting" else node)
-    if isinstance(stmt, (tuple, list)):
-        parts = [with_settings(ctx, part) for part in stmt]
-        if all(new is old for new, old in zip(parts, stmt)):
-            return stmt
-        return type(stmt)(*parts) if hasattr(stmt, "_fields") else type(stmt)(parts)
-    if is_dataclass(stmt) and not isinstance(stmt, type):  # (a view's query as written is what it stores)
-        changed = {f.name: new for f in fields(stmt) if f.init and f.name != "written"
-                   and (new := with_settings(ctx, getattr(stmt, f.name))) is not getattr(stmt, f.name)}
-        return replace(stmt, **changed) if changed else stmt
-    return stmt
+    def settings_read(expression: exp.Expression) -> exp.Expression:
+        if not any(n.name.lower() == "current_setting" for n in expression.find_all(exp.Anonymous)):
+            return expression
+        return expression.transform(lambda node: _setting_value(ctx, node) if isinstance(node, exp.Anonymous) and
+                                    node.name.lower() == "current_setting" else node)
+
+    return st.rewritten(stmt, settings_read)
 
 
 def _setting_value(ctx: Context, node: exp.Anonymous) -> exp.Expression:
