@@ -223,6 +223,9 @@ class Context:
     #: the session's value of a setting by its name (what SHOW gives; 42704 for an unknown
     #: one): ``current_setting('name')``
     setting: Callable[[str], str] | None = None
+    #: a later part of a data-modifying WITH (engine/with_writes.py): the tables an earlier part
+    #: changed, by table id, as the statement found them - what its reads read (None: no such part)
+    unchanged: dict | None = None
 
     def targeting(self, alias: str, version: "TableVersion", *more: str) -> "Context":
         """This context with ``version`` the statement's target, named ``alias`` (and each of
@@ -505,6 +508,8 @@ class Executor:
                 rows = catalog_views.build(view, ctx.txn.tables(ctx.catalog), self._last_value, self.temp_schema)
                 return _pointed(node, register(rows), alias)
             version = self._as_of(ctx, name, travel) if travel is not None else ctx.resolve(name)
+            if ctx.unchanged is not None and travel is None:
+                version = ctx.unchanged.get(version.table_id, version)
             key = id(version)
             if key not in registered:
                 registered[key] = register(self._source(version))

@@ -720,6 +720,34 @@ class Merge(Statement):
     joined: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class CteWrite:
+    """A data-modifying CTE: ``name [(columns)] AS (INSERT / UPDATE / DELETE ... [RETURNING
+    ...])``; what the statement's later parts read under ``name`` is its RETURNING rows
+    (``returning`` False: it has none, and no later part names it)."""
+
+    name: str
+    statement: "Insert | Update | Delete"
+    columns: tuple[str, ...] = ()
+    returning: bool = False
+
+
+@dataclass(frozen=True)
+class WithWrites(Statement):
+    """``WITH ... AS (INSERT / UPDATE / DELETE ...) [, ...] main``, ``main`` a SELECT, INSERT,
+    UPDATE or DELETE (its plain CTEs kept: a query's in its WITH, a write's put where they are
+    named): engine/with_writes.py runs each write once, in order, then ``main``, as one
+    statement. Each part's ``param_order`` says which of the statement's parameters (in the
+    text's order) it takes, in the order it binds them."""
+
+    writes: tuple[CteWrite, ...] = ()
+    main: "Query | Insert | Update | Delete" = None  # type: ignore[assignment]
+
+    @property
+    def parts(self) -> tuple[Statement, ...]:
+        return (*(w.statement for w in self.writes), self.main)
+
+
 def rewritten(value, change, skip: frozenset = frozenset({"written"})):
     """``value`` - an expression, a statement or a part of one (a dataclass), a tuple or list
     of them - with ``change`` applied to each expression in it; the object itself where
