@@ -65,6 +65,13 @@ def test_each_part_runs_once_in_order_whether_read_or_not(c):
     # named twice: its rows are read twice, the INSERT (and its nextval) ran once
     assert q(c, "WITH i AS (INSERT INTO log (what) VALUES ('third') RETURNING n) SELECT * FROM i, i AS j") == [(3, 3)]
     assert q(c, "SELECT count(*) FROM log") == [(3,)]
+    # its columns named by the CTE, or by the reference (which the plain CTEs of a write forgot)
+    cur = c.execute("WITH i(k) AS (INSERT INTO log (what) VALUES ('4th') RETURNING n, what) SELECT * FROM i")
+    assert [d[0] for d in cur.description] == ["k", "what"] and cur.fetchall() == [(4, "4th")]
+    cur = c.execute("WITH i(k) AS (INSERT INTO log (what) VALUES ('5th') RETURNING n, what) SELECT * FROM i AS x(z)")
+    assert [d[0] for d in cur.description] == ["z", "what"]
+    cur = c.execute("WITH s(k) AS (SELECT 6, '6th') INSERT INTO log SELECT x.z, x.what FROM s AS x(z, what) RETURNING n")
+    assert cur.fetchall() == [(6,)]
     # an empty RETURNING: no rows, its columns typed
     assert q(c, "WITH d AS (DELETE FROM log WHERE n > 10 RETURNING n, what) SELECT count(*), min(n) + 1 FROM d") \
         == [(0, None)]
