@@ -58,6 +58,7 @@ def run(ex: Executor, ctx: Context, stmt: st.WithWrites, params) -> Result:
 
 
 def _run_part(ex: Executor, ctx: Context, part: st.Statement, params, returned: dict, unchanged) -> Result:
+    ctx.check_interrupts()  # (canceled, or past statement_timeout, since the part before)
     if returned:
         part = st.rewritten(part, lambda expression: _returned_placed(expression, returned))
     expanded = views.expand(ctx, part)
