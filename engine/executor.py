@@ -73,6 +73,7 @@ BULK_LOCKS = 10_000  # a statement locking more rows than this locks the table i
 SQL_CACHE_SIZE = 512
 NOWAIT = 1e-9  # the lock timeout of SELECT ... FOR UPDATE NOWAIT: give up at once (0 waits for ever)
 TARGET = "__txl_target"  # the registered name of an UPDATE/DELETE target in cached SQL
+RETURNED_ROWS = "__txl_returned"  # the table function a data-modifying CTE's rows are read by (Context.returned)
 NBYTES = "nbytes"  # DataFile.caches key: an uncommitted file's bytes in memory
 
 
@@ -226,6 +227,9 @@ class Context:
     #: a later part of a data-modifying WITH (engine/with_writes.py): the tables an earlier part
     #: changed, by table id, as the statement found them - what its reads read (None: no such part)
     unchanged: dict | None = None
+    #: a data-modifying WITH's CTEs that ran: their RETURNING rows by name, which a later part
+    #: reads where it names one (as ``__txl_returned('name')``: engine/with_writes.py)
+    returned: dict | None = None
 
     def targeting(self, alias: str, version: "TableVersion", *more: str) -> "Context":
         """This context with ``version`` the statement's target, named ``alias`` (and each of
@@ -3273,5 +3277,13 @@ def _first_per_rowid(result: pa.Table) -> pa.Table:
 
 
 # table functions usable in FROM, evaluated at each execution
+def _returned(self: Executor, ctx: Context, call: exp.Anonymous) -> pa.Table:
+    """The RETURNING rows of a data-modifying CTE that ran (``Context.returned``)."""
+    rows = (ctx.returned or {}).get(call.expressions[0].name if call.expressions else None)
+    if rows is None:
+        raise errors.ProgrammingError(f"function {call.name}() does not exist", sqlstate="42883")
+    return rows
+
+
 _TABLE_FUNCTIONS = {"txlake_snapshots": Executor._snapshots, "txlake_transactions": Executor._transactions,
-                    "txlake_memory": lambda self, ctx, call: self.db.memory()}
+                    "txlake_memory": lambda self, ctx, call: self.db.memory(), RETURNED_ROWS: _returned}

@@ -30,7 +30,7 @@ from sqlglot import exp
 
 from txlake import errors
 from txlake.engine import foreign_keys, views
-from txlake.engine.executor import Context, Executor, Result, with_settings
+from txlake.engine.executor import RETURNED_ROWS, Context, Executor, Result, with_settings
 from txlake.parser import statements as st
 from txlake.parser.parse import ctes_inlined, identifier, table_name
 
@@ -44,17 +44,19 @@ def run(ex: Executor, ctx: Context, stmt: st.WithWrites, params) -> Result:
     if txn.unfollowed:  # (READ COMMITTED: the tables it wrote before, at this statement's snapshot)
         txn.follow_all()
     start = dict(txn.changes)
-    returned: dict[str, tuple[exp.Select, exp.TableAlias]] = {}
+    returned: dict[str, pa.Table] = {}
+    named: dict[str, tuple[exp.Table, exp.TableAlias]] = {}  # where a later part names a CTE that ran: its rows
     unchanged = None
     with foreign_keys.statement(ex):
         for write in stmt.writes:
-            result = _run_part(ex, ctx, write.statement, params, returned, unchanged)
+            result = _run_part(ex, replace(ctx, returned=returned), write.statement, params, named, unchanged)
             if write.returning:
-                alias = exp.TableAlias(this=exp.to_identifier(write.name),
-                                       columns=[exp.to_identifier(c) for c in write.columns])
-                returned[write.name] = (_rows_query(ex, result.table), alias)
+                returned[write.name] = result.table
+                named[write.name] = (exp.Table(this=exp.Anonymous(this=RETURNED_ROWS, expressions=[
+                    exp.Literal.string(write.name)])), exp.TableAlias(
+                    this=exp.to_identifier(write.name), columns=[exp.to_identifier(c) for c in write.columns]))
             unchanged = _unchanged(ctx, start)
-        return _run_part(ex, ctx, stmt.main, params, returned, unchanged)
+        return _run_part(ex, replace(ctx, returned=returned), stmt.main, params, named, unchanged)
 
 
 def _run_part(ex: Executor, ctx: Context, part: st.Statement, params, returned: dict, unchanged) -> Result:
@@ -119,37 +121,12 @@ def _unchanged(ctx: Context, start: dict) -> dict | None:
 
 
 def _returned_placed(expression: exp.Expression, returned: dict) -> exp.Expression:
-    """``expression`` with each table reference naming a CTE that ran as a subquery of its
-    RETURNING rows (a copy; the parsed statement is shared)."""
+    """``expression`` with each table reference naming a CTE that ran reading its RETURNING
+    rows (a copy; the parsed statement is shared)."""
     if not any(not t.args.get("db") and isinstance(t.this, exp.Identifier) and identifier(t.this) in returned
                for t in expression.find_all(exp.Table)):
         return expression
     return ctes_inlined(expression.copy(), returned, None)
-
-
-def _rows_query(ex: Executor, rows: pa.Table) -> exp.Select:
-    """``SELECT`` of ``rows`` as constants: VALUES of each value's text, cast back to the type
-    DuckDB reads its column as (every type's text reads back as the value: numbers, times
-    with their offsets, arrays, structs)."""
-    names = rows.column_names
-    plain = rows.rename_columns([f"c{i}" for i in range(len(names))])  # (RETURNING a, a: two columns a)
-    with ex._registered() as register:
-        source = register(plain)
-        types = [str(t) for t in ex.con.sql(f"SELECT * FROM {source}").types]
-        texts = ex._sql(f"SELECT CAST(COLUMNS(*) AS VARCHAR) FROM {source}")
-    columns = [c.to_pylist() for c in texts.columns]
-    values = [exp.Tuple(expressions=[exp.null() if v is None else exp.Literal.string(v) for v in row])
-              for row in zip(*columns)]
-    empty = not values
-    if empty:  # (VALUES needs a row: one of NULLs, filtered out)
-        values = [exp.Tuple(expressions=[exp.null() for _ in names])]
-    alias = exp.TableAlias(this=exp.to_identifier("__txl_returned"),
-                           columns=[exp.to_identifier(f"c{i}") for i in range(len(names))])
-    select = exp.Select(expressions=[
-        exp.alias_(exp.cast(exp.column(f"c{i}"), exp.DataType.build(t, dialect="duckdb")), name, quoted=True)
-        for i, (name, t) in enumerate(zip(names, types))])
-    select.set("from_", exp.From(this=exp.Values(expressions=values, alias=alias)))
-    return select.where(exp.false()) if empty else select
 
 
 _WRITES = {st.Insert: Executor.insert, st.Update: Executor.update, st.Delete: Executor.delete}

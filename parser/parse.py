@@ -619,8 +619,9 @@ def placeholders_in_sql_order(tree: exp.Expression) -> list[exp.Placeholder]:
 
 def ctes_inlined(node: exp.Expression, bodies: dict, target: exp.Expression | None) -> exp.Expression:
     """``node`` (changed in place) with each table reference (but ``target``) naming one of
-    ``bodies`` - name: (query, the CTE's alias) - as that query, a subquery aliased as the
-    reference is, its columns named as the reference names them, else as the CTE does."""
+    ``bodies`` - name: (query or table function, the CTE's alias) - as that query (a subquery)
+    or function, aliased as the reference is, its columns named as the reference names them,
+    else as the CTE does."""
     for table in list(node.find_all(exp.Table)):
         if table is target or table.args.get("db") or not isinstance(table.this, exp.Identifier):
             continue
@@ -631,7 +632,11 @@ def ctes_inlined(node: exp.Expression, bodies: dict, target: exp.Expression | No
             columns = [c.copy() for c in (own is not None and own.args.get("columns") or alias.args.get("columns")
                                           or ())]
             named = exp.TableAlias(this=exp.to_identifier(table.alias or name), columns=columns)
-            replacement = exp.Subquery(this=body.copy(), alias=named)
+            replacement = body.copy()
+            if isinstance(replacement, exp.Table):
+                replacement.set("alias", named)
+            else:
+                replacement = exp.Subquery(this=replacement, alias=named)
             if table is node:
                 return replacement
             table.replace(replacement)

@@ -38,6 +38,21 @@ def test_deleted_rows_move_to_another_table(c):
         (2, "b", decimal.Decimal("2.25"), None), (3, "c", None, datetime.datetime(2024, 5, 6, 7, 8, 9, 500000))]
 
 
+def test_returning_rows_keep_their_types(c):
+    c.execute("CREATE TYPE mood AS ENUM ('sad', 'happy')")
+    columns = "(id INT PRIMARY KEY, m mood, u UUID, j JSONB, arr INT[], b BYTEA, ts TIMESTAMPTZ, r REAL)"
+    c.execute(f"CREATE TABLE kinds {columns}")
+    c.execute(f"CREATE TABLE kept {columns}")
+    c.execute("INSERT INTO kinds VALUES (1, 'happy', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{\"k\": [1, 2.5]}', "
+              "'{1,NULL}', '\\x00ff', '2024-01-01 12:00:00.123456+02', 0.1)")
+    rows = q(c, "SELECT * FROM kinds")
+    assert q(c, "WITH d AS (DELETE FROM kinds RETURNING *) INSERT INTO kept SELECT * FROM d RETURNING *") == rows
+    assert q(c, "WITH d AS (DELETE FROM kept RETURNING *) SELECT * FROM d") == rows
+    with pytest.raises(errors.ProgrammingError) as e:  # (what reads the rows is no function of the user's)
+        c.execute("SELECT * FROM __txl_returned('d')")
+    assert e.value.sqlstate == "42883"
+
+
 def test_the_main_query_reads_the_returning_rows_and_the_snapshot_before(c):
     """The statement's parts all see one snapshot: the main query reads the tables as they were
     before the CTEs changed them (PostgreSQL's with.out: ``WITH t AS (UPDATE y SET a = a + 1
