@@ -85,7 +85,8 @@ def test_each_part_runs_once_in_order_whether_read_or_not(c):
     assert [d[0] for d in cur.description] == ["k", "what"] and cur.fetchall() == [(4, "4th")]
     cur = c.execute("WITH i(k) AS (INSERT INTO log (what) VALUES ('5th') RETURNING n, what) SELECT * FROM i AS x(z)")
     assert [d[0] for d in cur.description] == ["z", "what"]
-    cur = c.execute("WITH s(k) AS (SELECT 6, '6th') INSERT INTO log SELECT x.z, x.what FROM s AS x(z, what) RETURNING n")
+    cur = c.execute("WITH s(k) AS (SELECT 6, '6th') INSERT INTO log SELECT x.z, x.what FROM s AS x(z, what) "
+                    "RETURNING n")
     assert cur.fetchall() == [(6,)]
     # an empty RETURNING: no rows, its columns typed
     assert q(c, "WITH d AS (DELETE FROM log WHERE n > 10 RETURNING n, what) SELECT count(*), min(n) + 1 FROM d") \
@@ -217,3 +218,16 @@ def test_read_committed_reads_what_committed_before_the_statement(c, connect):
         (1, "a"), (2, "theirs"), (3, "c"), (4, "mine")]
     assert q(a, "SELECT id FROM t ORDER BY id") == [(2,), (3,)]
     a.commit()
+
+
+def test_each_part_takes_its_table_locks(c, connect):
+    """A CTE's write takes ROW EXCLUSIVE on its table before the statement runs, as the write
+    alone does: a SHARE lock another transaction holds makes it wait (here: 55P03)."""
+    holder = connect()
+    holder.execute("LOCK TABLE archive IN SHARE MODE")
+    c.execute("SET lock_timeout = '100ms'")
+    with pytest.raises(txlake.LockNotAvailable):
+        c.execute("WITH moved AS (INSERT INTO archive (id, name) VALUES (9, 'x') RETURNING id) SELECT * FROM moved")
+    holder.rollback()
+    assert q(c, "WITH moved AS (INSERT INTO archive (id, name) VALUES (9, 'x') RETURNING id) SELECT * FROM moved") \
+        == [(9,)]
