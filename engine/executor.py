@@ -28,7 +28,7 @@ import uuid
 import zoneinfo
 from collections import OrderedDict
 from contextlib import contextmanager
-from dataclasses import dataclass, fields, is_dataclass, replace
+from dataclasses import dataclass, replace
 from typing import Callable, Iterator
 
 import duckdb
@@ -73,6 +73,7 @@ BULK_LOCKS = 10_000  # a statement locking more rows than this locks the table i
 SQL_CACHE_SIZE = 512
 NOWAIT = 1e-9  # the lock timeout of SELECT ... FOR UPDATE NOWAIT: give up at once (0 waits for ever)
 TARGET = "__txl_target"  # the registered name of an UPDATE/DELETE target in cached SQL
+RETURNED_ROWS = "__txl_returned"  # the table function a data-modifying CTE's rows are read by (Context.returned)
 NBYTES = "nbytes"  # DataFile.caches key: an uncommitted file's bytes in memory
 
 
@@ -223,6 +224,12 @@ class Context:
     #: the session's value of a setting by its name (what SHOW gives; 42704 for an unknown
     #: one): ``current_setting('name')``
     setting: Callable[[str], str] | None = None
+    #: a later part of a data-modifying WITH (engine/with_writes.py): the tables an earlier part
+    #: changed, by table id, as the statement found them - what its reads read (None: no such part)
+    unchanged: dict | None = None
+    #: a data-modifying WITH's CTEs that ran: their RETURNING rows by name, which a later part
+    #: reads where it names one (as ``__txl_returned('name')``: engine/with_writes.py)
+    returned: dict | None = None
 
     def targeting(self, alias: str, version: "TableVersion", *more: str) -> "Context":
         """This context with ``version`` the statement's target, named ``alias`` (and each of
@@ -505,6 +512,8 @@ class Executor:
                 rows = catalog_views.build(view, ctx.txn.tables(ctx.catalog), self._last_value, self.temp_schema)
                 return _pointed(node, register(rows), alias)
             version = self._as_of(ctx, name, travel) if travel is not None else ctx.resolve(name)
+            if ctx.unchanged is not None and travel is None:
+                version = ctx.unchanged.get(version.table_id, version)
             key = id(version)
             if key not in registered:
                 registered[key] = register(self._source(version))
@@ -2391,21 +2400,13 @@ def with_settings(ctx: Context, stmt):
     before any of the statement's SQL is made or cached. DuckDB's own answered before, for its
     settings (search_path '') and refused txlake's; an unknown one is 42704, or NULL if
     ``missing_ok``."""
-    if isinstance(stmt, exp.Expression):
-        if not any(n.name.lower() == "current_setting" for n in stmt.find_all(exp.Anonymous)):
-            return stmt
-        return stmt.transform(lambda node: _setting_value(ctx, node) if isinstance(node, exp.Anonymous) and
-                              node.name.lower() == "current_setting" else node)
-    if isinstance(stmt, (tuple, list)):
-        parts = [with_settings(ctx, part) for part in stmt]
-        if all(new is old for new, old in zip(parts, stmt)):
-            return stmt
-        return type(stmt)(*parts) if hasattr(stmt, "_fields") else type(stmt)(parts)
-    if is_dataclass(stmt) and not isinstance(stmt, type):  # (a view's query as written is what it stores)
-        changed = {f.name: new for f in fields(stmt) if f.init and f.name != "written"
-                   and (new := with_settings(ctx, getattr(stmt, f.name))) is not getattr(stmt, f.name)}
-        return replace(stmt, **changed) if changed else stmt
-    return stmt
+    def settings_read(expression: exp.Expression) -> exp.Expression:
+        if not any(n.name.lower() == "current_setting" for n in expression.find_all(exp.Anonymous)):
+            return expression
+        return expression.transform(lambda node: _setting_value(ctx, node) if isinstance(node, exp.Anonymous) and
+                                    node.name.lower() == "current_setting" else node)
+
+    return st.rewritten(stmt, settings_read)
 
 
 def _setting_value(ctx: Context, node: exp.Anonymous) -> exp.Expression:
@@ -3276,5 +3277,13 @@ def _first_per_rowid(result: pa.Table) -> pa.Table:
 
 
 # table functions usable in FROM, evaluated at each execution
+def _returned(self: Executor, ctx: Context, call: exp.Anonymous) -> pa.Table:
+    """The RETURNING rows of a data-modifying CTE that ran (``Context.returned``)."""
+    rows = (ctx.returned or {}).get(call.expressions[0].name if call.expressions else None)
+    if rows is None:
+        raise errors.ProgrammingError(f"function {call.name}() does not exist", sqlstate="42883")
+    return rows
+
+
 _TABLE_FUNCTIONS = {"txlake_snapshots": Executor._snapshots, "txlake_transactions": Executor._transactions,
-                    "txlake_memory": lambda self, ctx, call: self.db.memory()}
+                    "txlake_memory": lambda self, ctx, call: self.db.memory(), RETURNED_ROWS: _returned}

@@ -22,7 +22,7 @@ from txlake.parser.parse import parse
 from txlake.parser.semantics import PARAMETER_COMMENT
 
 # what PostgreSQL's PREPARE takes (VALUES is a Query here)
-_PREPARABLE = (st.Query, st.Insert, st.Update, st.Delete, st.Merge)
+_PREPARABLE = (st.Query, st.Insert, st.Update, st.Delete, st.Merge, st.WithWrites)
 
 
 @dataclass

@@ -25,7 +25,7 @@ from sqlglot import exp
 
 from txlake import errors
 from txlake.engine import (catalog_views, checks, comments, copy, deferred, prepared, sequence_ddl, table_locks,
-                           uniques, user_types, views)
+                           uniques, user_types, views, with_writes)
 from txlake.engine.database import Database, default_memory_limit, open_database
 from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result, lock_wait, relation_kind, with_settings
 from txlake.engine.merge import merge
@@ -1034,7 +1034,7 @@ _CONTROL = {
 # of transaction block")
 _ENDS_FAILED_BLOCK = (st.Commit, st.Rollback, st.RollbackToSavepoint, st.PrepareTransaction)
 # statements whose unknown relation or column PostgreSQL points at (not DDL such as DROP TABLE)
-_POSITIONED = (st.Query, st.Insert, st.Update, st.Delete, st.Explain, st.CreateView, st.CreateTable)
+_POSITIONED = (st.Query, st.Insert, st.Update, st.Delete, st.WithWrites, st.Explain, st.CreateView, st.CreateTable)
 
 _DATA = {
     st.Query: Executor.query,
@@ -1043,6 +1043,7 @@ _DATA = {
     st.Update: Executor.update,
     st.Delete: Executor.delete,
     st.Merge: merge,
+    st.WithWrites: with_writes.run,
     st.Truncate: Executor.truncate,
     st.CreateSchema: Executor.create_schema,
     st.DropSchema: Executor.drop_schema,

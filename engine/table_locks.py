@@ -60,7 +60,7 @@ class Target:
 
 
 _DDL = (st.AlterTable, st.CreateIndex, st.DropIndex, st.DropTable, st.Truncate, st.CreateTable, st.DropSchema)
-_PLAIN = (st.Query, st.Explain, st.Insert, st.Update, st.Delete, st.Merge, st.Copy)  # (not DDL)
+_PLAIN = (st.Query, st.Explain, st.Insert, st.Update, st.Delete, st.Merge, st.Copy, st.WithWrites)  # (not DDL)
 _PLANS: dict[int, tuple[st.Statement, tuple[Target, ...]]] = {}  # id(statement) -> (it, its targets)
 _PLANS_KEPT = 4096
 
@@ -114,6 +114,8 @@ def _plan(stmt: st.Statement) -> tuple[Target, ...]:
         return _written(stmt.table, stmt.locking, stmt.from_, stmt.where, stmt.assignments, stmt.returning)
     if isinstance(stmt, st.Delete):
         return _written(stmt.table, stmt.locking, stmt.using, stmt.where, stmt.returning)
+    if isinstance(stmt, st.WithWrites):  # (the names of its CTEs that ran name no table)
+        return tuple(target for part in stmt.parts for target in _plan(part))
     if isinstance(stmt, st.Merge):
         parts = [(a.condition, a.assignments, a.values or ()) for a in stmt.actions]
         return _written(stmt.table, False, stmt.source, stmt.on, stmt.returning, *parts)

@@ -94,11 +94,13 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
         tree = postgres_semantics(tree, text)
         # its own words, where the text has them (a ``;``-separated part of it), and where they begin
         source, offset = (text[span[0]:span[1] + 1], span[0]) if span else (_source_text(tree), 0)
+        if _modifying_ctes(tree):  # (WITH d AS (DELETE ... RETURNING ...) INSERT ... SELECT ... FROM d)
+            stmt = _with_writes(tree)
+            result.append(_with(stmt, param_count=len(in_text), text=source, offset=offset,
+                                reads_settings=any(part.reads_settings for part in stmt.parts)))
+            continue
         if dml and tree.args.get("with_"):
             tree = _inline_ctes(tree)
-        elif isinstance(tree, exp.Query) and any(not isinstance(cte.this, exp.Query)
-                                                 for cte in tree.find_all(exp.CTE)):
-            raise errors.NotSupportedError(_DATA_MODIFYING_WITH)  # (DuckDB: "Can only delete from base table")
         # (a rewrite may hand one ? to two places - ELEMENTS_AS its x, parser/semantics.py
         # _quantified: the order names its parameter twice)
         copied = sum(1 for p in tree.find_all(exp.Placeholder) if not p.this) > len(in_text)
@@ -369,6 +371,9 @@ def _explain(rest: str) -> st.Explain:
     if len(statements) != 1:
         raise errors.SyntaxError("EXPLAIN takes one statement")
     query = statements[0]
+    if isinstance(query, st.WithWrites):
+        raise errors.NotSupportedError("EXPLAIN of a statement with a data-modifying WITH is not supported: "
+                                       "of queries only")
     if not isinstance(query, st.Query):
         raise errors.NotSupportedError(f"EXPLAIN of {type(query).__name__.upper()} is not supported: of queries only")
     return st.Explain(query=query, analyze=analyze, param_count=query.param_count)
@@ -469,6 +474,80 @@ def identifier(node: exp.Expression | str) -> str:
 
 
 _DATA_MODIFYING_WITH = "a data-modifying statement in WITH is not supported"
+_WRITES = (exp.Insert, exp.Update, exp.Delete, exp.Merge)
+
+
+def _modifying_ctes(tree: exp.Expression) -> bool:
+    """Does the statement have data-modifying CTEs - in the WITH of a SELECT, INSERT, UPDATE or
+    DELETE (PostgreSQL's places for them)? One anywhere else is 0A000, as PostgreSQL refuses it."""
+    if not isinstance(tree, (exp.Query, *_WRITES, exp.Create)):
+        return False
+    found = [cte for cte in tree.find_all(exp.CTE) if isinstance(cte.this, _WRITES)]
+    if not found:
+        return False
+    top = tree.args.get("with_") if isinstance(tree, (exp.Query, *_WRITES)) else None
+    if top is None or any(cte.parent is not top for cte in found):
+        raise errors.NotSupportedError("WITH clause containing a data-modifying statement must be at the top level")
+    return True
+
+
+def _with_writes(tree: exp.Expression) -> st.WithWrites:
+    """``WITH ... AS (INSERT / UPDATE / DELETE ...) main`` as its parts: each data-modifying
+    CTE's statement, the plain CTEs before it put where it names them (_inline_ctes), and the
+    main statement, holding the plain CTEs (a query keeps them in its WITH). A data-modifying
+    CTE's name stays a table reference in the later parts: the engine reads its RETURNING rows
+    there. Each part takes the statement's parameters of its ``?`` (tagged in text order)."""
+    with_ = tree.args["with_"]
+    if with_.args.get("recursive"):
+        raise errors.NotSupportedError("WITH RECURSIVE with a data-modifying statement is not supported")
+    if isinstance(tree, exp.Select) and tree.args.get("into") is not None:
+        raise errors.NotSupportedError("SELECT INTO with a data-modifying statement in WITH is not supported")
+    ctes = list(with_.expressions)
+    plain, writes = [], []
+    for i, cte in enumerate(ctes):
+        alias = cte.args["alias"]
+        if isinstance(cte.this, exp.Query):
+            plain.append(cte)
+            continue
+        name = identifier(alias.this)
+        if isinstance(cte.this, exp.Merge):  # (PostgreSQL 16: MERGE has no RETURNING)
+            raise errors.NotSupportedError("MERGE not supported in WITH query")
+        returning = bool(cte.this.args.get("returning"))
+        if not returning and any(_names(later, name) for later in [*(c.this for c in ctes[i + 1:]), tree]
+                                 if later is not with_):
+            raise errors.NotSupportedError(f'WITH query "{name}" does not have a RETURNING clause')
+        writes.append(st.CteWrite(name=name, statement=_part(cte.this.copy(), plain), returning=returning,
+                                  columns=tuple(identifier(c) for c in alias.args.get("columns") or ())))
+    main = tree.copy()
+    main.set("with_", None)
+    if isinstance(main, exp.Query):
+        if plain:
+            main.set("with_", exp.With(expressions=[c.copy() for c in plain]))
+        plain = []
+    return st.WithWrites(writes=tuple(writes), main=_part(main, plain))
+
+
+def _names(tree: exp.Expression, name: str) -> bool:
+    return any(not t.args.get("db") and isinstance(t.this, exp.Identifier) and identifier(t.this) == name
+               for t in tree.find_all(exp.Table))
+
+
+def _part(tree: exp.Expression, plain: list[exp.CTE]) -> st.Statement:
+    """One statement of a WITH holding data-modifying CTEs, with the ``plain`` CTEs before it
+    inlined (and its own WITH's); ``param_order``: the statement's parameters it takes."""
+    if isinstance(tree, _WRITES):
+        own = tree.args.get("with_")
+        ctes = [c.copy() for c in plain] + (list(own.expressions) if own is not None else [])
+        if ctes:
+            tree.set("with_", exp.With(expressions=ctes))
+            tree = _inline_ctes(tree)
+    order = tuple(p.meta[_PARAM_INDEX] for p in placeholders_in_sql_order(tree))
+    stmt = _to_statement(tree)
+    if not isinstance(stmt, (st.Query, st.Insert, st.Update, st.Delete)):
+        raise errors.NotSupportedError(f"{type(stmt).__name__.upper()} with a data-modifying statement in WITH "
+                                       "is not supported")
+    return _with(stmt, param_count=len(order), param_order=order, text=tree.sql(dialect=Txlake),
+                 reads_settings=_calls_current_setting(tree))
 
 
 def _inline_ctes(tree: exp.Expression) -> exp.Expression:
@@ -484,10 +563,10 @@ def _inline_ctes(tree: exp.Expression) -> exp.Expression:
     for cte in with_.expressions:
         if not isinstance(cte.this, exp.Query):
             raise errors.NotSupportedError(_DATA_MODIFYING_WITH)
-        body = _with_ctes_inlined(cte.this.copy(), bodies, None)
+        body = ctes_inlined(cte.this.copy(), bodies, None)
         bodies[identifier(cte.args["alias"].this)] = (body, cte.args["alias"])
     tree.set("with_", None)
-    return _with_ctes_inlined(tree, bodies, target)
+    return ctes_inlined(tree, bodies, target)
 
 
 # VACUUM's options (PostgreSQL 16): each compacts the tables as plain VACUUM does
@@ -538,16 +617,26 @@ def placeholders_in_sql_order(tree: exp.Expression) -> list[exp.Placeholder]:
     return [found[i] for i in order]
 
 
-def _with_ctes_inlined(node: exp.Expression, bodies: dict, target: exp.Expression | None) -> exp.Expression:
+def ctes_inlined(node: exp.Expression, bodies: dict, target: exp.Expression | None) -> exp.Expression:
+    """``node`` (changed in place) with each table reference (but ``target``) naming one of
+    ``bodies`` - name: (query or table function, the CTE's alias) - as that query (a subquery)
+    or function, aliased as the reference is, its columns named as the reference names them,
+    else as the CTE does."""
     for table in list(node.find_all(exp.Table)):
         if table is target or table.args.get("db") or not isinstance(table.this, exp.Identifier):
             continue
         name = identifier(table.this)
         if name in bodies:
             body, alias = bodies[name]
-            columns = [c.copy() for c in alias.args.get("columns") or ()]
+            own = table.args.get("alias")
+            columns = [c.copy() for c in (own is not None and own.args.get("columns") or alias.args.get("columns")
+                                          or ())]
             named = exp.TableAlias(this=exp.to_identifier(table.alias or name), columns=columns)
-            replacement = exp.Subquery(this=body.copy(), alias=named)
+            replacement = body.copy()
+            if isinstance(replacement, exp.Table):
+                replacement.set("alias", named)
+            else:
+                replacement = exp.Subquery(this=replacement, alias=named)
             if table is node:
                 return replacement
             table.replace(replacement)

@@ -7,7 +7,7 @@ mutate (it copies before rewriting), because parsed statements are cached and sh
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 
 from sqlglot import exp
 
@@ -718,6 +718,53 @@ class Merge(Statement):
     #: source is then ``(SELECT * FROM a JOIN b ON ...) AS __txl_source``, and the clauses'
     #: ``a.x`` read its column "a.x" (engine/merge.py names the columns so)
     joined: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CteWrite:
+    """A data-modifying CTE: ``name [(columns)] AS (INSERT / UPDATE / DELETE ... [RETURNING
+    ...])``; what the statement's later parts read under ``name`` is its RETURNING rows
+    (``returning`` False: it has none, and no later part names it)."""
+
+    name: str
+    statement: "Insert | Update | Delete"
+    columns: tuple[str, ...] = ()
+    returning: bool = False
+
+
+@dataclass(frozen=True)
+class WithWrites(Statement):
+    """``WITH ... AS (INSERT / UPDATE / DELETE ...) [, ...] main``, ``main`` a SELECT, INSERT,
+    UPDATE or DELETE (its plain CTEs kept: a query's in its WITH, a write's put where they are
+    named): engine/with_writes.py runs each write once, in order, then ``main``, as one
+    statement. Each part's ``param_order`` says which of the statement's parameters (in the
+    text's order) it takes, in the order it binds them."""
+
+    writes: tuple[CteWrite, ...] = ()
+    main: "Query | Insert | Update | Delete" = None  # type: ignore[assignment]
+
+    @property
+    def parts(self) -> tuple[Statement, ...]:
+        return (*(w.statement for w in self.writes), self.main)
+
+
+def rewritten(value, change, skip: frozenset = frozenset({"written"})):
+    """``value`` - an expression, a statement or a part of one (a dataclass), a tuple or list
+    of them - with ``change`` applied to each expression in it; the object itself where
+    nothing changed. A dataclass's fields named in ``skip`` are kept (a view's query as written
+    is what it stores)."""
+    if isinstance(value, exp.Expression):
+        return change(value)
+    if isinstance(value, (tuple, list)):
+        parts = [rewritten(part, change, skip) for part in value]
+        if all(new is old for new, old in zip(parts, value)):
+            return value
+        return type(value)(*parts) if hasattr(value, "_fields") else type(value)(parts)
+    if is_dataclass(value) and not isinstance(value, type):
+        changed = {f.name: new for f in fields(value) if f.init and f.name not in skip
+                   and (new := rewritten(getattr(value, f.name), change, skip)) is not getattr(value, f.name)}
+        return replace(value, **changed) if changed else value
+    return value
 
 
 #: the meta key of a MERGE's ``?``: which parameter it takes
