@@ -410,6 +410,8 @@ def test_numeric_column_as_numeric_out_writes_it(conn, pattern, lines):
     ("to_char(3999, 'rn')", "      mmmcmxcix"), ("to_char(11, '99TH')", " 11TH"), ("to_char(-1, '9th')", "-1"),
     ("to_char(9.9996, '9.99EEEE')", " 10.00e+00"),
     ("to_char(123456789012345678::float8, '999999999999999999.99')", " 123456789012345680"),
+    ("to_char(0.1::float8, '9.99999999999999999')", "  .10000000000000"),
+    ("to_char(0.1::real, '9.9999999')", "  .10000"),
     ("to_char(5, '')", ""), ("to_char(NULL::numeric, '999')", None), ("to_char(5, NULL)", None),
 ])
 def test_constants_as_postgresql_writes_them(conn, sql, expected):
@@ -494,3 +496,13 @@ def test_to_number_errors(conn):
         conn.execute("SELECT to_number(?, '9.9EEEE')", ("1.5",))
     assert str(e.value) == '"EEEE" not supported for input'
     assert values(conn, "SELECT to_number(NULL, '999')") == [None]
+
+
+def test_a_view_keeps_the_patterns(conn):
+    """A view's query is stored as written: to_char and to_number were stored as DuckDB's casts,
+    the pattern dropped (a view's to_char(d, 'YYYY') gave the whole date, to_number a double)."""
+    conn.execute("CREATE TABLE tt (d DATE, s TEXT)")
+    conn.execute("INSERT INTO tt VALUES ('2024-05-07', '1,234.5')")
+    conn.execute("CREATE VIEW v AS SELECT to_char(d, 'YYYY') AS y, to_char(q2, 'FM9,999') AS q, "
+                 "to_number(s, '9,999.99') AS n FROM tt, int8_tbl WHERE q2 = 456")
+    assert conn.execute("SELECT * FROM v").fetchall() == [("2024", "456", decimal.Decimal("1234.5"))]
