@@ -98,7 +98,7 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
       must be a boolean, as PostgreSQL's (42804; DuckDB cast ``WHERE 5`` to true): one that is
       not boolean by its form is checked by DuckDB's binder (``_check_boolean_arguments``);
     - and the rewrites of ``_REWRITES``: row comparisons, SIMILAR TO, substring, make_interval,
-      to_char, extract() (a numeric) and date_part() (a double), math domain errors, casts to
+      to_char, to_number, extract() (a numeric) and date_part() (a double), math domain errors, casts to
       bytea (PostgreSQL's hex and escape input), to real (22003 past a float4's range), to
       boolean (PostgreSQL's words: 'on', 'off') and to varchar(n) (cut to n characters),
       length() (of NULL too), and json / jsonb's casts,
