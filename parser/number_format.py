@@ -108,11 +108,12 @@ def pattern(text: str) -> Pattern:
     num = Description()
     i, n = 0, len(text)
     while i < n:
-        key = next((k for word, k in _BY_FIRST.get(text[i], ()) if text.startswith(word, i)), None)
-        if key is not None:
+        found = next(((word, key) for word, key in _BY_FIRST.get(text[i], ()) if text.startswith(word, i)), None)
+        if found is not None:
+            word, key = found
             num = _prepared(num, key)
             nodes.append((True, key))
-            i += len(next(word for word, k in _BY_FIRST[text[i]] if k == key and text.startswith(word, i)))
+            i += len(word)
         elif text[i] == '"':  # quoted text, a backslash quoting the next character
             i += 1
             while i < n:
