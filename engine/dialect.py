@@ -24,8 +24,8 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
                                      LENGTH_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO, REAL_MACRO, SPLIT_PART_MACRO,
                                      SERIES_LIST, SERIES_NUMBERED, SERIES_ROWS, SQRT_MACRO, SUBSTRING_FROM_MACRO,
                                      SUBSTRING_MACRO, SUM_MACRO, WINDOW_AVG_MACRO, WINDOW_SUM_MACRO, EXP_MACRO,
-                                     NUMERIC_FUNCTION)
-from txlake.parser import numeric
+                                     NUMERIC_FUNCTION, TO_CHAR_MACRO, TO_NUMBER_FUNCTION)
+from txlake.parser import number_format, numeric
 from txlake.parser.semantics import (ARRAY_CONCAT, ARRAY_INDEX, ARRAY_LENGTH, ARRAY_LOWER, ARRAY_MACRO,  # (arrays)
                                      ARRAY_AS, ARRAY_PARSE, ARRAY_SET, ARRAY_UPPER, ELEMENTS_AS, QUANTIFIED,
                                      STRING_TO_ARRAY, TEXT_MACRO, array_cast)
@@ -490,16 +490,34 @@ SERIES_MACROS = (
     f"CREATE MACRO {SERIES_LIST}{_series_list()}",
 )
 
+# to_char of a number (parser/semantics.py TO_CHAR_MACRO): formatting.c's function of the
+# PostgreSQL type a DuckDB type holds (parser/number_format.py), called with the value as
+# that function takes it - a numeric as its text, which keeps its scale
+NUMBER_CHAR_FUNCTION = "txl_number_char_"
+_NUMBER_CHAR = {"numeric": (lambda text, fmt: number_format.numeric_text(Decimal(text), fmt), "VARCHAR"),
+                "int8": (number_format.int8_text, "BIGINT"), "int4": (number_format.int4_text, "INTEGER"),
+                "float8": (number_format.float8_text, "DOUBLE"), "float4": (number_format.float4_text, "FLOAT")}
+_NUMBER_KINDS = (("DECIMAL", "numeric"), ("HUGEINT", "numeric"), ("UBIGINT", "numeric"), ("BIGINT", "int8"),
+                 ("UINTEGER", "int8"), ("INTEGER", "int4"), ("USMALLINT", "int4"), ("SMALLINT", "int4"),
+                 ("UTINYINT", "int4"), ("TINYINT", "int4"), ("DOUBLE", "float8"), ("FLOAT", "float4"))
+TO_CHAR_MACROS = (
+    f"CREATE MACRO {TO_CHAR_MACRO}" + "".join(
+        f"(x, s, e, p, w {t}) AS {NUMBER_CHAR_FUNCTION}{kind}(CAST(x AS {_NUMBER_CHAR[kind][1]}), p), "
+        for t, kind in _NUMBER_KINDS)
+    + "(x, s, e, p, w) AS CASE WHEN e IS NULL THEN strftime(x, s) ELSE error(e) END",
+)
+
 
 def postgres_semantics(con) -> None:
     """Set up a new DuckDB database through its first connection (``con``): the functions the
     macros call (``_FUNCTIONS``, the database's like the macros), then ``SESSION_SETUP`` and
     ``MACROS``."""
     for name, function, params, returns in _FUNCTIONS:
-        vectorized = function if returns == numeric.RESULT_TYPE else _vectorized(function, returns)
+        vectorized = function if returns == numeric.RESULT_TYPE else \
+            _vectorized(function, returns) if len(params) == 1 else _vectorized_pair(function, returns)
         con.create_function(name, vectorized, [duckdb.sqltype(p) for p in params],
                             duckdb.sqltype(returns), type="arrow", side_effects=False)
-    for statement in SESSION_SETUP + MACROS + TEXT_MACROS + ARRAY_MACROS + SERIES_MACROS:
+    for statement in SESSION_SETUP + MACROS + TEXT_MACROS + ARRAY_MACROS + SERIES_MACROS + TO_CHAR_MACROS:
         con.execute(statement)
     jsonb.register(con)
 
@@ -559,14 +577,33 @@ def escape_out(data: bytes) -> str:
     return "".join("\\\\" if b == 0x5C else f"\\{b:03o}" if b == 0 or b >= 0x80 else chr(b) for b in data)
 
 
+_ARROW_TYPES = {"BLOB": pa.binary(), "VARCHAR": pa.string(), "BIGINT": pa.int64(), "BOOLEAN": pa.bool_(),
+                "VARCHAR[]": pa.list_(pa.string())}
+
+
 def _vectorized(function, returns: str):
     """``function`` of one value as a DuckDB function of Arrow arrays (NULL stays NULL)."""
-    out_type = {"BLOB": pa.binary(), "VARCHAR": pa.string(), "BIGINT": pa.int64(), "BOOLEAN": pa.bool_(),
-                "VARCHAR[]": pa.list_(pa.string())}[returns]
+    out_type = _ARROW_TYPES[returns]
 
     def run(values):
         return pa.array([None if v is None else function(v) for v in values.to_pylist()], out_type)
     return run
+
+
+def _vectorized_pair(function, returns: str):
+    """``function`` of two values as a DuckDB function of Arrow arrays (NULL gives NULL)."""
+    out_type = _ARROW_TYPES[returns]
+
+    def run(xs, ys):
+        return pa.array([None if x is None or y is None else function(x, y)
+                         for x, y in zip(xs.to_pylist(), ys.to_pylist())], out_type)
+    return run
+
+
+def _number_text(text: str, fmt: str) -> str | None:
+    """to_number()'s number as text (parser/semantics.py casts it to a DECIMAL)."""
+    value = number_format.to_number(text, fmt)
+    return None if value is None else f"{value:f}"
 
 
 def _numeric_function(name: str):
@@ -597,6 +634,10 @@ _FUNCTIONS = (
     # PostgreSQL's numeric division, sqrt and exp of numerics' text (parser/numeric.py)
     *((NUMERIC_FUNCTION + name, _numeric_function(name), ["VARCHAR"] * arity, numeric.RESULT_TYPE)
       for name, arity in numeric.ARITY.items()),
+    # to_char of numbers, to_number (parser/number_format.py)
+    *((NUMBER_CHAR_FUNCTION + kind, function, [param, "VARCHAR"], "VARCHAR")
+      for kind, (function, param) in _NUMBER_CHAR.items()),
+    (TO_NUMBER_FUNCTION, _number_text, ["VARCHAR", "VARCHAR"], "VARCHAR"),
     # (never called: see the BOOLEAN_CHECK macros)
     *((BOOLEAN_FUNCTION + key, bool, ["BOOLEAN"], "BOOLEAN") for key in BOOLEAN_CONTEXTS),
 )

@@ -10,7 +10,8 @@ from sqlglot import exp
 
 from txlake import errors
 from txlake.parser.parse import placeholders_in_sql_order
-from txlake.parser.semantics import BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION
+from txlake.parser import number_format
+from txlake.parser.semantics import BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, TO_CHAR_REFUSED
 
 
 # a number that does not fit its type (1000000000 for DECIMAL(10,2), '9223372036854775808' for
@@ -58,7 +59,10 @@ def _range_message(message: str) -> str:
 
 
 # a Python function DuckDB called failed: its exception's words
-_UDF_ERROR = re.compile(r"Python exception occurred while executing the UDF: \w+: (?P<message>.*)")
+_UDF_ERROR = re.compile(r"Python exception occurred while executing the UDF: (?P<kind>\w+): (?P<message>.*)")
+# parser/number_format.py's errors (to_char, to_number) by their SQLSTATE
+_NUMBER_FORMAT_ERRORS = {"42601": errors.SyntaxError, "22P02": errors.InvalidTextRepresentation,
+                         "22003": errors.NumericValueOutOfRange, "0A000": errors.NotSupportedError}
 
 _MISSING_COLUMN = (re.compile(r'Referenced column "(?P<column>.+?)" (?:was )?not found'),
                    # (a FROM-less SELECT naming a column another item names: DuckDB's aliases)
@@ -228,6 +232,9 @@ def translate(e: duckdb.Error) -> errors.Error:
     if isinstance(e, duckdb.InvalidInputException):
         if (udf := _UDF_ERROR.search(message)) is not None:  # (engine/dialect.py's functions: bytea input)
             message = udf["message"]
+            if (number_error := number_format.ERRORS.get(udf["kind"])) is not None:
+                return _NUMBER_FORMAT_ERRORS.get(number_error.sqlstate, errors.DataError)(
+                    message, sqlstate=number_error.sqlstate)
             if "are not supported" in message:  # (array input: txlake's arrays are one-dimensional)
                 return errors.NotSupportedError(message)
             if "invalid input syntax" in message or message.startswith("malformed array literal") or \
@@ -245,6 +252,8 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.DataError(message, sqlstate="22023")
         if "division by zero" in text:
             return errors.DivisionByZero(message)
+        if message.startswith(TO_CHAR_REFUSED):  # (parser/semantics.py's to_char of a date)
+            return errors.NotSupportedError(message)
         if text.startswith("json key cannot be null"):  # (json[b]_build_object's: DuckDB's json_object)
             return errors.DataError("null value not allowed for object key", sqlstate="22004")
         if text.startswith("invalid input value for enum "):  # (engine/user_types.py's casts)

@@ -1319,5 +1319,14 @@ class Txlake(DuckDB):
     # it spells out ``NULLS FIRST`` where DuckDB (NULLs last either way) would differ
     NULL_ORDERING = "nulls_are_large"
 
+    class Generator(DuckDB.Generator):
+        # to_char() / to_number() as written, so that a view's stored query reads back as them
+        # (DuckDB's generator wrote CAST(x AS TEXT) / CAST(x AS DOUBLE), the pattern dropped: a
+        # view's to_char(d, 'YYYY') gave the whole date); parser/semantics.py rewrites them
+        # before DuckDB runs a statement
+        TRANSFORMS = {**DuckDB.Generator.TRANSFORMS,
+                      exp.ToChar: lambda self, e: self.func("TO_CHAR", e.this, e.args.get("format")),
+                      exp.ToNumber: lambda self, e: self.func("TO_NUMBER", e.this, e.args.get("format"))}
+
 
 __all__ = ["Control", "LockCommand", "SequenceCommand", "SOURCE_SPAN", "Txlake", "TypeCommand", "ParseError"]

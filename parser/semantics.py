@@ -13,7 +13,7 @@ from sqlglot.time import format_time
 from sqlglot.trie import new_trie
 
 from txlake import errors
-from txlake.parser import json_ops, numeric
+from txlake.parser import json_ops, number_format, numeric
 from txlake.storage.schema import array_input, integer_input
 
 
@@ -55,6 +55,13 @@ QUANTIFIED, ELEMENTS_AS = "txl_quantified", "txl_elements_as"
 # form); a step of 0 is 22023. SERIES_ROWS in FROM (SERIES_NUMBERED: WITH ORDINALITY), SERIES_LIST
 # in a select list (unnested there)
 SERIES_ROWS, SERIES_NUMBERED, SERIES_LIST = "txl_generate_series", "txl_generate_series_numbered", "txl_series_list"
+# to_char(x, pattern) (``_to_char``): TO_CHAR_MACRO(x, strftime's pattern, refusal, pattern, x)
+# picks by x's type the function writing a number (engine/dialect.py NUMBER_CHAR_FUNCTION) or
+# strftime - or, for a date, raises the refusal (starting TO_CHAR_REFUSED, 0A000) of a pattern
+# strftime cannot take; x is TO_CHAR_VALUE where it is bound once. to_number():
+# TO_NUMBER_FUNCTION's text of the number
+TO_CHAR_MACRO, TO_CHAR_VALUE, TO_CHAR_REFUSED = "txl_to_char", "txl_to_char_value", "to_char of a date or time"
+TO_NUMBER_FUNCTION = "txl_to_number"
 # TEXT_MACRO(x, x): a value as text, as PostgreSQL's output function writes it (engine/dialect.py):
 # a double 1 not 1.0, 1e+15, NaN, Infinity; a bytea \x0102; an interval's mons; an array {1,"a b",NULL}
 TEXT_MACRO = "txl_text"
@@ -91,7 +98,7 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
       must be a boolean, as PostgreSQL's (42804; DuckDB cast ``WHERE 5`` to true): one that is
       not boolean by its form is checked by DuckDB's binder (``_check_boolean_arguments``);
     - and the rewrites of ``_REWRITES``: row comparisons, SIMILAR TO, substring, make_interval,
-      to_char, extract() (a numeric) and date_part() (a double), math domain errors, casts to
+      to_char, to_number, extract() (a numeric) and date_part() (a double), math domain errors, casts to
       bytea (PostgreSQL's hex and escape input), to real (22003 past a float4's range), to
       boolean (PostgreSQL's words: 'on', 'off') and to varchar(n) (cut to n characters),
       length() (of NULL too), and json / jsonb's casts,
@@ -619,6 +626,7 @@ _TYPE_NAMES = {"INT": "int4", "BIGINT": "int8", "SMALLINT": "int2", "TINYINT": "
 # what PostgreSQL names the column of syntax sqlglot parses into a function of another name
 _FUNCTION_NAMES = {exp.Format: "format", exp.Substring: "substring", exp.Sqrt: "sqrt", exp.Ln: "ln",
                    exp.Log: "log", exp.Pow: "power", exp.MakeInterval: "make_interval", exp.ToChar: "to_char",
+                   exp.ToNumber: "to_number",
                    exp.Extract: "extract", exp.UnixToTime: "to_timestamp", exp.Trim: "btrim",
                    exp.StrPosition: "position", exp.Overlay: "overlay", exp.Array: "array", exp.Exists: "exists",
                    exp.Coalesce: "coalesce", exp.Nullif: "nullif", exp.Greatest: "greatest", exp.Least: "least",
@@ -1011,8 +1019,6 @@ def _make_interval(node: exp.MakeInterval) -> exp.Expression:
     return exp.MakeInterval(**args)
 
 
-# PostgreSQL's to_char() patterns for numbers (their digits are 9 and 0): not translated
-_NUMBER_PATTERN = re.compile(r"[90]")
 # names strftime cannot write as to_char does: padded to 9 (Month, Day), upper or lower case
 _UNMAPPED_NAMES = re.compile(r"(?<!FM)(Month|Day)|MONTH|month|DAY|day|MON|mon|DY|dy")
 
@@ -1028,21 +1034,62 @@ def _to_char_mapping() -> dict[str, str]:
 
 
 def _to_char(node: exp.ToChar) -> exp.Expression:
-    """``to_char(date_or_timestamp, 'YYYY-MM-DD HH24:MI')`` as DuckDB's strftime with the
-    pattern translated (sqlglot's PostgreSQL mapping). DuckDB's to_char dropped the pattern:
-    it returned the value as text. Patterns for numbers are refused (0A000)."""
+    """``to_char(x, pattern)`` as PostgreSQL's, by x's type (DuckDB's to_char dropped the
+    pattern: it returned the value as text). TO_CHAR_MACRO picks the form when DuckDB binds it:
+    of a number, formatting.c's number patterns (parser/number_format.py, a function DuckDB
+    calls); of a date or timestamp DuckDB's strftime, the pattern translated here (sqlglot's
+    PostgreSQL mapping) - a pattern strftime cannot write, or one known only at run time, is
+    refused (0A000) if x turns out to be a date. x is handed to the macro again to pick the form
+    by, or, where that cannot be (a parameter, an aggregate), bound once in a lambda."""
     fmt = node.args.get("format")
     if fmt is None:
         return node
+    date_forms = _strftime_pattern(fmt)
+    witnesses = _type_witnesses(node.this)
+    if witnesses:
+        return exp.Anonymous(this=TO_CHAR_MACRO, expressions=[node.this.copy(), *date_forms, fmt.copy(), *witnesses])
+    value = exp.column(TO_CHAR_VALUE)
+    return _bound(node.this.copy(), TO_CHAR_VALUE, exp.Anonymous(
+        this=TO_CHAR_MACRO, expressions=[value, *date_forms, fmt.copy(), value.copy()]))
+
+
+def _strftime_pattern(fmt: exp.Expression) -> tuple[exp.Expression, exp.Expression]:
+    """to_char's date pattern as strftime's and no refusal, or no pattern and the refusal
+    (starting TO_CHAR_REFUSED) of one strftime cannot take."""
     if not (isinstance(fmt, exp.Literal) and fmt.is_string):
-        raise errors.NotSupportedError("to_char takes a pattern that is a string literal")
-    if _NUMBER_PATTERN.search(fmt.this):
-        raise errors.NotSupportedError(f"to_char with a number pattern ('{fmt.this}') is not supported")
-    if (name := _UNMAPPED_NAMES.search(fmt.this)) is not None:
-        raise errors.NotSupportedError(f"to_char pattern {name.group()} is not supported (FMMonth, Mon, FMDay "
-                                       "and Dy are)")
-    strftime = format_time(fmt.this, _TO_CHAR_MAPPING, _TO_CHAR_TRIE)
-    return exp.Anonymous(this="strftime", expressions=[node.this.copy(), exp.Literal.string(strftime)])
+        refusal = "takes a pattern that is a string literal"
+    elif (name := _UNMAPPED_NAMES.search(fmt.this)) is not None:
+        refusal = f"pattern {name.group()} is not supported (FMMonth, Mon, FMDay and Dy are)"
+    else:
+        return exp.Literal.string(format_time(fmt.this, _TO_CHAR_MAPPING, _TO_CHAR_TRIE)), exp.Null()
+    return exp.Literal.string("%Y"), exp.Literal.string(f"{TO_CHAR_REFUSED} {refusal}")  # (strftime binds it)
+
+
+def _to_number(node: exp.ToNumber) -> exp.Expression:
+    """``to_number(text, pattern)``: formatting.c's reading (parser/number_format.py), a
+    numeric with as many decimals as the pattern reads (DuckDB's to_number dropped the pattern:
+    it cast the text to a double). Folded if both are constants, to the scale PostgreSQL gives
+    (the digits read after the point); else a DECIMAL(38,s), s the pattern's decimals - known
+    only of a pattern that is a string literal (else 0A000)."""
+    fmt = node.args.get("format")
+    if fmt is None:
+        return node
+    if isinstance(fmt, exp.Null) or isinstance(node.this, exp.Null):
+        return exp.cast(exp.Null(), "DECIMAL(38,0)")
+    if not (isinstance(fmt, exp.Literal) and fmt.is_string):
+        raise errors.NotSupportedError("to_number takes a pattern that is a string literal")
+    try:
+        decimals = min(number_format.result_scale(fmt.this), 38)
+        if isinstance(node.this, exp.Literal) and node.this.is_string and not number_format.pattern(fmt.this).num.multi:
+            value = number_format.to_number(node.this.this, fmt.this)
+            if value is None:
+                return exp.cast(exp.Null(), "DECIMAL(38,0)")
+            if max(value.adjusted() + 1, 1) + numeric.scale(value) <= 38:
+                return exp.cast(exp.Literal.string(f"{value:f}"), f"DECIMAL(38,{numeric.scale(value)})")
+    except number_format.NumberFormatError:
+        decimals = 0  # (raised where PostgreSQL raises it: running the statement)
+    return exp.cast(exp.Anonymous(this=TO_NUMBER_FUNCTION, expressions=[node.this.copy(), fmt.copy()]),
+                    f"DECIMAL(38,{decimals})")
 
 
 # PostgreSQL's spellings of the units whose extract() has a fraction (its DecodeUnits)
@@ -1667,7 +1714,7 @@ _REWRITES = {
     **{t: json_ops.ordering for t in (exp.LT, exp.LTE, exp.GT, exp.GTE)},
     exp.In: _row_comparison, exp.Is: _row_comparison,
     exp.SimilarTo: _similar_to, exp.Substring: _substring, exp.MakeInterval: _make_interval,
-    exp.ToChar: _to_char, exp.Extract: _extract, exp.Anonymous: _function, exp.Fetch: _fetch,
+    exp.ToChar: _to_char, exp.ToNumber: _to_number, exp.Extract: _extract, exp.Anonymous: _function, exp.Fetch: _fetch,
     exp.UnixToTime: _to_timestamp, exp.Length: _length, exp.SplitPart: _split_part,
     exp.Bracket: _subscript, exp.ArraySize: _array_length, exp.ArrayRemove: _array_remove,
     exp.Split: _string_to_array, exp.ArrayOverlaps: _array_operator, exp.Any: _quantified, exp.All: _quantified,

@@ -64,7 +64,7 @@ def test_to_char_formats_dates_by_its_pattern(conn):
                        "to_char(ts, 'DD.MM') FROM tt")
     assert cur.fetchone() == ("May 07, 2024", "2024", "May Tuesday 01:04 PM", "13:04:01.500", "05", "07.05")
     assert [d[0] for d in cur.description] == ["to_char"] * 6
-    for pattern in ["9999.99", "Month", "MON", "day"]:  # numbers, padded or cased names: refused, not wrong
+    for pattern in ["Month", "MON", "day"]:  # padded or cased names: refused, not wrong
         with pytest.raises(txlake.NotSupportedError):
             conn.execute(f"SELECT to_char(ts, '{pattern}') FROM tt")
 
