@@ -15,7 +15,7 @@ import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
-from txlake.engine import jsonb
+from txlake.engine import intervals, jsonb
 from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, BOOLEAN_MACRO,
                                      BOOLEAN_WORDS, BYTEA_IN, BYTEA_LENGTH, BYTEA_MACRO, DIVIDE_MACRO, DIVISOR_MACRO,
                                      EPOCH_MACRO, ESCAPE_IN, ESCAPE_OUT, FLOAT_PRODUCT_MACRO, FLOAT_SUM_MACRO,
@@ -561,7 +561,7 @@ def escape_out(data: bytes) -> str:
 def _vectorized(function, returns: str):
     """``function`` of one value as a DuckDB function of Arrow arrays (NULL stays NULL)."""
     out_type = {"BLOB": pa.binary(), "VARCHAR": pa.string(), "BIGINT": pa.int64(), "BOOLEAN": pa.bool_(),
-                "VARCHAR[]": pa.list_(pa.string())}[returns]
+                "VARCHAR[]": pa.list_(pa.string()), "INTERVAL": pa.month_day_nano_interval()}[returns]
 
     def run(values):
         return pa.array([None if v is None else function(v) for v in values.to_pylist()], out_type)
@@ -596,6 +596,8 @@ _FUNCTIONS = (
     # PostgreSQL's numeric division, sqrt and exp of numerics' text (parser/numeric.py)
     *((NUMERIC_FUNCTION + name, _numeric_function(name), ["VARCHAR"] * arity, numeric.RESULT_TYPE)
       for name, arity in numeric.ARITY.items()),
+    # justify_hours, justify_days, justify_interval
+    *((name, function, ["INTERVAL"], "INTERVAL") for name, function in intervals.FUNCTIONS.items()),
     # (never called: see the BOOLEAN_CHECK macros)
     *((BOOLEAN_FUNCTION + key, bool, ["BOOLEAN"], "BOOLEAN") for key in BOOLEAN_CONTEXTS),
 )

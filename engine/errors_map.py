@@ -118,7 +118,8 @@ def _type_word(duck: str) -> str:
 _MISSING_TYPE = re.compile(r"Type with name (?P<name>.+) does not exist!?")
 _DOMAIN_ERRORS = (("negative substring length", "22011"), ("square root of a negative", "2201F"),
                   ("negative power", "2201F"), ("complex result", "2201F"), ("logarithm of", "2201E"),
-                  ("null value not allowed for object key", "22004"))  # (json_object_agg's)
+                  ("null value not allowed for object key", "22004"),  # (json_object_agg's)
+                  ("interval out of range", "22008"))  # (engine/intervals.py's)
 
 
 # DuckDB binder errors (their words, lower case) -> PostgreSQL's SQLSTATE and message
