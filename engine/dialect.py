@@ -23,7 +23,7 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
                                      LENGTH_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO, REAL_MACRO, SPLIT_PART_MACRO,
                                      SERIES_LIST, SERIES_NUMBERED, SERIES_ROWS, SQRT_MACRO, SUBSTRING_FROM_MACRO,
                                      SUBSTRING_MACRO, SUM_MACRO, WINDOW_AVG_MACRO, WINDOW_SUM_MACRO, EXP_MACRO,
-                                     NUMERIC_FUNCTION)
+                                     NUMERIC_FUNCTION, OVERLAPS_MACRO)
 from txlake.parser import numeric
 from txlake.parser.semantics import (ARRAY_CONCAT, ARRAY_INDEX, ARRAY_LENGTH, ARRAY_LOWER, ARRAY_MACRO,  # (arrays)
                                      ARRAY_AS, ARRAY_PARSE, ARRAY_SET, ARRAY_UPPER, ELEMENTS_AS, QUANTIFIED,
@@ -40,6 +40,9 @@ SESSION_SETUP = (
     "SET autoinstall_known_extensions = false",
     "SET autoload_known_extensions = false",
 )
+
+# the types of a period's start in (s1, e1) OVERLAPS (s2, e2) (a DATE is taken as a TIMESTAMP)
+_PERIOD_TYPES = ("TIMESTAMP", "TIMESTAMPTZ", "TIME")
 
 # DuckDB's integer types: an operand of one is no numeric to the macros that pick by type
 _INTEGERS = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT")
@@ -319,6 +322,27 @@ MACROS = (
     "WHEN list_bool_or(r) THEN true WHEN list_count(r) < len(r) THEN NULL ELSE false END",
     f"CREATE MACRO {LIKE_ALL}(r) AS CASE WHEN r IS NULL THEN NULL WHEN len(r) = 0 THEN true "
     "WHEN NOT list_bool_and(r) THEN false WHEN list_count(r) < len(r) THEN NULL ELSE true END",
+    # (s1, e1) OVERLAPS (s2, e2) as PostgreSQL's overlaps() (timestamp.c): a period's end is a
+    # point of its start's type or an interval from it (a date is a timestamp); its ends in order,
+    # one NULL end the other, both NULL no period. Of other types no function exists (42883)
+    # (made untyped first: a macro's body is bound when it is made, and its calls of these would match every form)
+    f"CREATE MACRO {OVERLAPS_MACRO}_end(s, e) AS NULL",
+    f"CREATE MACRO {OVERLAPS_MACRO}_period(s, e) AS false",
+    f"CREATE MACRO {OVERLAPS_MACRO}_last(s, e) AS CASE WHEN s IS NOT NULL AND e IS NOT NULL THEN greatest(s, e) END",
+    # (of periods in order, ends NULL or not: PostgreSQL's cases, NULL where they leave it unknown)
+    f"CREATE MACRO {OVERLAPS_MACRO}_ordered(s1, e1, s2, e2) AS CASE WHEN s1 IS NULL OR s2 IS NULL THEN NULL "
+    "WHEN s1 > s2 THEN CASE WHEN e2 IS NULL THEN NULL WHEN s1 < e2 THEN true WHEN e1 IS NULL THEN NULL ELSE false END "
+    "WHEN s1 < s2 THEN CASE WHEN e1 IS NULL THEN NULL WHEN s2 < e1 THEN true WHEN e2 IS NULL THEN NULL ELSE false END "
+    "WHEN e1 IS NULL OR e2 IS NULL THEN NULL ELSE true END",
+    f"CREATE MACRO {OVERLAPS_MACRO}(s1, e1, s2, e2) AS CASE WHEN NOT ({OVERLAPS_MACRO}_period(s1, e1) AND "
+    f"{OVERLAPS_MACRO}_period(s2, e2)) THEN error('function overlaps(' || pg_typeof(s1) || ', ' || pg_typeof(e1) || "
+    "', ' || pg_typeof(s2) || ', ' || pg_typeof(e2) || ') does not exist') "
+    f"ELSE {OVERLAPS_MACRO}_ordered("
+    f"least(s1, {OVERLAPS_MACRO}_end(s1, e1)), {OVERLAPS_MACRO}_last(s1, {OVERLAPS_MACRO}_end(s1, e1)), "
+    f"least(s2, {OVERLAPS_MACRO}_end(s2, e2)), {OVERLAPS_MACRO}_last(s2, {OVERLAPS_MACRO}_end(s2, e2))) END",
+    *(f"CREATE OR REPLACE MACRO {OVERLAPS_MACRO}_{name}" + "".join(
+        f"(s {t}, e INTERVAL) AS {interval}, (s {t}, e {t}) AS {point}, " for t in _PERIOD_TYPES) + f"(s, e) AS {other}"
+      for name, interval, point, other in (("end", "s + e", "e", "NULL"), ("period", "true", "true", "false"))),
     # text as an integer type, as PostgreSQL's input reads it (parser/semantics.py INTEGER_MACRO)
     *(f"CREATE MACRO {INTEGER_MACRO}_{name}(x VARCHAR) AS CASE WHEN x IS NULL THEN NULL "
       f"WHEN regexp_full_match(x, '{INTEGER_INPUT}') THEN CAST(x AS {t}) "

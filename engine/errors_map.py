@@ -247,6 +247,8 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.OperationalError(message, sqlstate="54000")
         if text.startswith("array subscript in assignment must not be null"):
             return errors.DataError(message, sqlstate="22004")
+        if text.startswith("function overlaps("):  # (engine/dialect.py's OVERLAPS of no period's types)
+            return errors.ProgrammingError(f"{message}\n{_HINT}", sqlstate="42883")
         if text.startswith("invalid input syntax for type"):  # (engine/dialect.py's boolean input)
             return errors.InvalidTextRepresentation(message)
         if text.startswith("value out of range:"):  # (engine/dialect.py's REAL macro)

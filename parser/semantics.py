@@ -58,6 +58,9 @@ SERIES_ROWS, SERIES_NUMBERED, SERIES_LIST = "txl_generate_series", "txl_generate
 # TEXT_MACRO(x, x): a value as text, as PostgreSQL's output function writes it (engine/dialect.py):
 # a double 1 not 1.0, 1e+15, NaN, Infinity; a bytea \x0102; an interval's mons; an array {1,"a b",NULL}
 TEXT_MACRO = "txl_text"
+# (s1, e1) OVERLAPS (s2, e2) (engine/dialect.py): PostgreSQL's overlaps() of dates, timestamps or times,
+# an end being a point or an interval from the start (DuckDB has no OVERLAPS)
+OVERLAPS_MACRO = "txl_overlaps"
 
 
 def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
@@ -1614,6 +1617,17 @@ def _special_time(node: exp.Cast) -> exp.Expression:
     return exp.Cast(this=start, to=node.to.copy())
 
 
+def _overlaps(node: exp.Overlaps) -> exp.Expression:
+    """``(s1, e1) OVERLAPS (s2, e2)``: OVERLAPS_MACRO's call; sides of another length are
+    PostgreSQL's 42601."""
+    args = []
+    for side, name in ((node.this, "left"), (node.expression, "right")):
+        if not isinstance(side, exp.Tuple) or len(side.expressions) != 2:
+            raise errors.SyntaxError(f"wrong number of parameters on {name} side of OVERLAPS expression")
+        args += [e.copy() for e in side.expressions]
+    return exp.Anonymous(this=OVERLAPS_MACRO, expressions=args)
+
+
 def _joins_text(node: exp.Expression) -> bool:
     """Whether ``node`` is evidently text in a ``||``: a string constant, or a ``||`` of one."""
     if isinstance(node, exp.DPipe):
@@ -1638,7 +1652,7 @@ _REWRITES = {
     exp.NullSafeEQ: json_ops.equals, exp.NullSafeNEQ: json_ops.equals,
     **{t: json_ops.ordering for t in (exp.LT, exp.LTE, exp.GT, exp.GTE)},
     exp.In: _row_comparison, exp.Is: _row_comparison,
-    exp.SimilarTo: _similar_to, exp.Substring: _substring, exp.MakeInterval: _make_interval,
+    exp.Overlaps: _overlaps, exp.SimilarTo: _similar_to, exp.Substring: _substring, exp.MakeInterval: _make_interval,
     exp.ToChar: _to_char, exp.Extract: _extract, exp.Anonymous: _function, exp.Fetch: _fetch,
     exp.UnixToTime: _to_timestamp, exp.Length: _length, exp.SplitPart: _split_part,
     exp.Bracket: _subscript, exp.ArraySize: _array_length, exp.ArrayRemove: _array_remove,
