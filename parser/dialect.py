@@ -191,6 +191,11 @@ class TxlakeParser(DuckDB.Parser):
                       TokenType.DARROW: lambda self, this, key: self.expression(
                           exp.JSONExtractScalar(this=this, expression=key))}
 
+    # PostgreSQL's U&'d\0061t\+000061' [UESCAPE '!']: decoded here (``unicode_escapes``)
+    STRING_PARSERS = {**DuckDB.Parser.STRING_PARSERS,
+                      TokenType.UNICODE_STRING: lambda self, token: self._parse_unicode_string(token)}
+    PRIMARY_PARSERS = {**DuckDB.Parser.PRIMARY_PARSERS, **STRING_PARSERS}
+
     def parse(self, raw_tokens, sql=None):
         """PostgreSQL's ``T ARRAY`` (without a size) is ``T[]``: sqlglot took what follows ARRAY
         for a size (``a int ARRAY, b int`` was a syntax error, ``int ARRAY NOT NULL`` an array of
@@ -222,6 +227,19 @@ class TxlakeParser(DuckDB.Parser):
         parser = self.TYPE_LITERAL_PARSERS.get(data_type.this)
         typed = parser(self, literal, data_type) if parser else self.expression(exp.Cast(this=literal, to=data_type))
         return self._parse_column_ops(typed)
+
+    def _parse_unicode_string(self, token: Token) -> exp.Literal:
+        """``U&'...'`` and its ``UESCAPE 'c'``: a string constant of the characters its escapes
+        name; an escape character that could be taken for part of an escape is 42601."""
+        escape = "\\"
+        if self._match_text_seq("UESCAPE"):
+            if not self._match(TokenType.STRING):
+                near = f' at or near "{self._curr.text}"' if self._curr else " at end of input"
+                raise errors.SyntaxError(f"UESCAPE must be followed by a simple string literal{near}")
+            escape = self._prev.text
+            if len(escape) != 1 or escape in _HEX_DIGITS or escape in "+'\"" or escape in _SPACES:
+                raise errors.SyntaxError(f"invalid Unicode escape character at or near \"'{escape}'\"")
+        return self.expression(exp.Literal.string(unicode_escapes(token.text, escape)), token)
 
     def _parse_user_defined_type(self, identifier: exp.Identifier):
         """A type name sqlglot does not know (an enum, a domain, ``s.mood``), folded as PostgreSQL
@@ -1236,6 +1254,59 @@ def _placeholders_apart(tokens: list[Token], operand_ends: set) -> list[Token]:
     return tokens
 
 
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+_SPACES = " \t\n\r\f\v"  # (PostgreSQL's scanner_isspace)
+
+
+def unicode_escapes(text: str, escape: str = "\\") -> str:
+    """The characters of a ``U&'...'`` string's text, as PostgreSQL's ``str_udeescape`` reads
+    it: ``\\XXXX`` (4 hex digits) and ``\\+XXXXXX`` (6) a code point, a UTF-16 surrogate pair
+    as two of them; the escape twice, itself. Anything else after an escape, a code point
+    outside 1..10FFFF and a surrogate alone are 42601."""
+    out, i, pending = [], 0, None  # (pending: a first surrogate, waiting for its second)
+
+    def code_point(digits: str, count: int) -> int | None:
+        if not (len(digits) == count and all(c in _HEX_DIGITS for c in digits)):
+            return None
+        value = int(digits, 16)
+        if not 0 < value <= 0x10FFFF:
+            raise errors.SyntaxError("invalid Unicode escape value")
+        return value
+
+    while i < len(text):
+        if text[i] != escape:
+            if pending is not None:
+                break
+            out.append(text[i])
+            i += 1
+            continue
+        if text[i + 1:i + 2] == escape:
+            if pending is not None:
+                break
+            out.append(escape)
+            i += 2
+            continue
+        plus = text[i + 1:i + 2] == "+"
+        value = code_point(text[i + 2:i + 8], 6) if plus else code_point(text[i + 1:i + 5], 4)
+        if value is None:
+            raise errors.SyntaxError("invalid Unicode escape\nHINT:  Unicode escapes must be \\XXXX or \\+XXXXXX.")
+        i += 8 if plus else 5
+        if pending is not None:
+            if not 0xDC00 <= value <= 0xDFFF:
+                break
+            value, pending = 0x10000 + ((pending - 0xD800) << 10) + (value - 0xDC00), None
+        elif 0xDC00 <= value <= 0xDFFF:
+            break
+        if 0xD800 <= value <= 0xDBFF:
+            pending = value
+        else:
+            out.append(chr(value))
+    else:
+        if pending is None:
+            return "".join(out)
+    raise errors.SyntaxError("invalid Unicode surrogate pair")
+
+
 class TxlakeTokenizer(DuckDB.Tokenizer):
     # PREPARE, EXECUTE, CALL and RESET are opaque commands to DuckDB's tokenizer; txlake parses their
     # arguments. DuckDB ignores VARCHAR(n) and reads VARCHAR as TEXT; txlake enforces the length (22001).
@@ -1254,6 +1325,8 @@ class TxlakeTokenizer(DuckDB.Tokenizer):
                 # parameter before | or & is told apart in TxlakeParser.parse
                 "?|": TokenType.QMARK_PIPE, "?&": TokenType.QMARK_AMP, "#-": TokenType.HASH_DASH}
     COMMANDS = DuckDB.Tokenizer.COMMANDS - {TokenType.SHOW}
+    # PostgreSQL's Unicode escape strings, U&'d\0061t\+000061' (TxlakeParser decodes them)
+    UNICODE_STRINGS = [("U&'", "'"), ("u&'", "'")]
 
     def tokenize(self, sql: str):
         try:
