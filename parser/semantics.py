@@ -782,8 +782,7 @@ def _typed_series(node: exp.GenerateSeries) -> None:
     ``g``); in a select list its rows too (DuckDB's is one list). A string constant among the
     arguments (``'1 day'``) is left to DuckDB's own function, which reads it by the others'
     types."""
-    arguments = [node.args[k].copy() for k in ("start", "end", "step") if node.args.get(k) is not None]
-    untyped = any(isinstance(a, exp.Literal) and a.is_string for a in arguments)
+    arguments, untyped = _series_arguments(node)
     table = node.parent
     if isinstance(table, exp.Table) and not node.args.get("is_end_exclusive") and not untyped:
         alias = table.args.get("alias") or exp.TableAlias(this=exp.to_identifier("generate_series"))
@@ -793,9 +792,21 @@ def _typed_series(node: exp.GenerateSeries) -> None:
         table.set("this", exp.Anonymous(this=macro, expressions=arguments))
         table.set("ordinality", None)
         table.set("alias", alias)
-    elif _in_select_list(node):  # (a set of rows there, as in PostgreSQL: DuckDB's is one list)
-        items = node.copy() if untyped else exp.Anonymous(this=SERIES_LIST, expressions=arguments)
-        node.replace(exp.Anonymous(this="unnest", expressions=[items]))
+    elif _in_select_list(node) and not _is_call(node.parent, "list_transform"):  # (not one _text listed)
+        node.replace(exp.Anonymous(this="unnest", expressions=[_series_list(node)]))
+
+
+def _series_arguments(node: exp.GenerateSeries) -> tuple[list[exp.Expression], bool]:
+    """generate_series()'s arguments, and whether a string constant is among them."""
+    arguments = [node.args[k].copy() for k in ("start", "end", "step") if node.args.get(k) is not None]
+    return arguments, any(isinstance(a, exp.Literal) and a.is_string for a in arguments)
+
+
+def _series_list(node: exp.GenerateSeries) -> exp.Expression:
+    """A select list's series as a list, to be unnested: SERIES_LIST's (a set of rows there, as
+    in PostgreSQL: DuckDB's is one list), or DuckDB's own of a string constant."""
+    arguments, untyped = _series_arguments(node)
+    return node.copy() if untyped else exp.Anonymous(this=SERIES_LIST, expressions=arguments)
 
 
 def _in_select_list(node: exp.Expression) -> bool:
@@ -1527,9 +1538,25 @@ def _text(value: exp.Expression, cast: exp.Expression) -> exp.Expression:
     if (isinstance(value, exp.Literal) and value.is_string) or any(isinstance(n, exp.Placeholder)
                                                                    for n in value.walk()):
         return cast
-    if json_ops.is_json(value) or json_ops.returns_rows(value):  # (its text is its own)
-        return exp.cast(value.copy(), exp.DataType.build("VARCHAR"))
+    if json_ops.is_json(value) or json_ops.returns_rows(value) or _is_call(value, "regexp_split_to_table"):
+        return exp.cast(value.copy(), exp.DataType.build("VARCHAR"))  # (its text is its own)
+    series = isinstance(value, exp.GenerateSeries) and _in_select_list(value)
+    if series or isinstance(value, exp.Explode) or _is_call(value, "unnest") and len(value.expressions) == 1:
+        # a set-returning function in a select list (generate_series(), unnest(), as unnest() of
+        # a list): the text of each element, unnested (DuckDB picks no form of an unnested value)
+        listed = _series_list(value) if series else value.this if isinstance(value, exp.Explode) \
+            else value.expressions[0]
+        element = exp.to_identifier("e")
+        each = exp.Lambda(this=exp.Anonymous(this=TEXT_MACRO, expressions=[element.copy(), element.copy()]),
+                          expressions=[element.copy()])
+        texts = exp.Anonymous(this="list_transform", expressions=[listed.copy(), each])
+        return exp.Explode(this=texts) if isinstance(value, exp.Explode) else exp.Anonymous(this="unnest",
+                                                                                            expressions=[texts])
     return exp.Anonymous(this=TEXT_MACRO, expressions=[value.copy(), value.copy()])
+
+
+def _is_call(node: exp.Expression, name: str) -> bool:
+    return isinstance(node, exp.Anonymous) and node.name.lower() == name
 
 
 def array_cast(value: exp.Expression, to: exp.DataType) -> exp.Expression:
