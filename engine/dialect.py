@@ -19,7 +19,7 @@ from txlake.engine import intervals, jsonb
 from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, BOOLEAN_MACRO,
                                      BOOLEAN_WORDS, BYTEA_IN, BYTEA_LENGTH, BYTEA_MACRO, DIVIDE_MACRO, DIVISOR_MACRO,
                                      EPOCH_MACRO, ESCAPE_IN, ESCAPE_OUT, FLOAT_PRODUCT_MACRO, FLOAT_SUM_MACRO,
-                                     INTEGER_INPUT, INTEGER_MACRO, LIKE_ALL, LIKE_ANY,
+                                     INTEGER_MACRO, LIKE_ALL, LIKE_ANY,
                                      LENGTH_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO, REAL_MACRO, SPLIT_PART_MACRO,
                                      SERIES_LIST, SERIES_NUMBERED, SERIES_ROWS, SQRT_MACRO, SUBSTRING_FROM_MACRO,
                                      SUBSTRING_MACRO, SUM_MACRO, WINDOW_AVG_MACRO, WINDOW_SUM_MACRO, EXP_MACRO,
@@ -28,7 +28,7 @@ from txlake.parser import numeric
 from txlake.parser.semantics import (ARRAY_CONCAT, ARRAY_INDEX, ARRAY_LENGTH, ARRAY_LOWER, ARRAY_MACRO,  # (arrays)
                                      ARRAY_AS, ARRAY_PARSE, ARRAY_SET, ARRAY_UPPER, ELEMENTS_AS, QUANTIFIED,
                                      STRING_TO_ARRAY, TEXT_MACRO, array_cast)
-from txlake.storage.schema import array_input
+from txlake.storage.schema import INTEGER_INPUT, array_input, integer_input
 
 # settings DuckDB keeps per connection: every connection of a shared database needs them
 SESSION_SETUP = (
@@ -40,6 +40,11 @@ SESSION_SETUP = (
     "SET autoinstall_known_extensions = false",
     "SET autoload_known_extensions = false",
 )
+
+# PostgreSQL's decimal integer input, which DuckDB's cast reads alike (INTEGER_MACRO); the
+# function giving the decimal text of any other integer input (storage/schema.py integer_input)
+_DECIMAL_INPUT = r"\s*[+-]?[0-9](_?[0-9])*\s*"
+INTEGER_TEXT = INTEGER_MACRO + "_text"
 
 # the types of a period's start in (s1, e1) OVERLAPS (s2, e2) (a DATE is taken as a TIMESTAMP)
 _PERIOD_TYPES = ("TIMESTAMP", "TIMESTAMPTZ", "TIME")
@@ -343,9 +348,12 @@ MACROS = (
     *(f"CREATE OR REPLACE MACRO {OVERLAPS_MACRO}_{name}" + "".join(
         f"(s {t}, e INTERVAL) AS {interval}, (s {t}, e {t}) AS {point}, " for t in _PERIOD_TYPES) + f"(s, e) AS {other}"
       for name, interval, point, other in (("end", "s + e", "e", "NULL"), ("period", "true", "true", "false"))),
-    # text as an integer type, as PostgreSQL's input reads it (parser/semantics.py INTEGER_MACRO)
+    # text as an integer type, as PostgreSQL 16's input reads it (parser/semantics.py INTEGER_MACRO):
+    # decimal by DuckDB's cast; hexadecimal, octal and binary, signed, with underscores, by their
+    # decimal text (INTEGER_TEXT: DuckDB's cast reads no octal, no sign or space around the others)
     *(f"CREATE MACRO {INTEGER_MACRO}_{name}(x VARCHAR) AS CASE WHEN x IS NULL THEN NULL "
-      f"WHEN regexp_full_match(x, '{INTEGER_INPUT}') THEN CAST(x AS {t}) "
+      f"WHEN regexp_full_match(x, '{_DECIMAL_INPUT}') THEN CAST(x AS {t}) "
+      f"WHEN regexp_full_match(x, '{INTEGER_INPUT}') THEN CAST({INTEGER_TEXT}(x) AS {t}) "
       f"ELSE error('invalid input syntax for type {name}: \"' || x || '\"') END, (x) AS CAST(x AS {t})"
       for t, name in (("SMALLINT", "smallint"), ("INTEGER", "integer"), ("BIGINT", "bigint"))),
 )
@@ -620,6 +628,7 @@ _FUNCTIONS = (
     # PostgreSQL's numeric division, sqrt and exp of numerics' text (parser/numeric.py)
     *((NUMERIC_FUNCTION + name, _numeric_function(name), ["VARCHAR"] * arity, numeric.RESULT_TYPE)
       for name, arity in numeric.ARITY.items()),
+    (INTEGER_TEXT, lambda text: str(integer_input(text)), ["VARCHAR"], "VARCHAR"),
     # justify_hours, justify_days, justify_interval
     *((name, function, ["INTERVAL"], "INTERVAL") for name, function in intervals.FUNCTIONS.items()),
     # (never called: see the BOOLEAN_CHECK macros)

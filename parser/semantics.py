@@ -1524,7 +1524,7 @@ def _cast(node: exp.Cast) -> exp.Expression:
                         to=node.to.copy())
     if isinstance(node.this, exp.Literal) and node.this.is_string and node.to.this in _INTEGER_TYPES:
         return _integer_literal(node.this.this, node.to)
-    if node.to.this in _INTEGER_TYPES and not isinstance(node.this, (exp.Literal, exp.Null, exp.Placeholder)) \
+    if node.to.this in _INTEGER_TYPES and not isinstance(node.this, (exp.Literal, exp.Null)) \
             and _typed_argument(node.this):
         return exp.Anonymous(this=f"{INTEGER_MACRO}_{_INTEGER_TYPES[node.to.this][0]}", expressions=[node.this.copy()])
     return _special_time(node)
@@ -1607,8 +1607,6 @@ _INTEGER_TYPES = {exp.DType.SMALLINT: ("smallint", 1 << 15), exp.DType.INT: ("in
 # run time as PostgreSQL's input reads it - DuckDB's cast rounded '1.5' to 2 and took '1e3' -,
 # any other type as DuckDB casts it (a numeric rounds, as PostgreSQL's does)
 INTEGER_MACRO = "txl_integer_in"
-# PostgreSQL 16's integer input: decimal, hexadecimal, binary (octal DuckDB cannot read), underscores between digits
-INTEGER_INPUT = r"\s*[+-]?(0[xX](_?[0-9a-fA-F])+|0[bB](_?[01])+|[0-9](_?[0-9])*)\s*"
 
 
 def _integer_literal(text: str, to: exp.DataType) -> exp.Expression:
