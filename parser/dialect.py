@@ -236,9 +236,7 @@ class TxlakeParser(DuckDB.Parser):
             if not self._match(TokenType.STRING):
                 near = f' at or near "{self._curr.text}"' if self._curr else " at end of input"
                 raise errors.SyntaxError(f"UESCAPE must be followed by a simple string literal{near}")
-            escape = self._prev.text
-            if len(escape) != 1 or escape in _HEX_DIGITS or escape in "+'\"" or escape in _SPACES:
-                raise errors.SyntaxError(f"invalid Unicode escape character at or near \"'{escape}'\"")
+            escape = _escape_character(self._prev.text)
         return self.expression(exp.Literal.string(unicode_escapes(token.text, escape)), token)
 
     def _parse_user_defined_type(self, identifier: exp.Identifier):
@@ -1307,6 +1305,37 @@ def unicode_escapes(text: str, escape: str = "\\") -> str:
     raise errors.SyntaxError("invalid Unicode surrogate pair")
 
 
+def _unicode_identifiers(tokens: list[Token]) -> list[Token]:
+    """PostgreSQL's ``U&"d\\0061t"`` [``UESCAPE 'c'``] identifiers (sqlglot reads ``U``, ``&``
+    and a quoted identifier, with nothing between them): one quoted identifier of the characters
+    its escapes name (``unicode_escapes``)."""
+    i = 0
+    while i + 2 < len(tokens):
+        u, amp, name = tokens[i:i + 3]
+        if not (u.token_type == TokenType.VAR and u.text.lower() == "u" and amp.token_type == TokenType.AMP
+                and name.token_type == TokenType.IDENTIFIER and u.end + 1 == amp.start and amp.end + 1 == name.start):
+            i += 1
+            continue
+        escape, end = "\\", i + 3
+        if end < len(tokens) and tokens[end].text.upper() == "UESCAPE" and tokens[end].token_type == TokenType.VAR:
+            if end + 1 == len(tokens) or tokens[end + 1].token_type != TokenType.STRING:
+                near = tokens[end + 1].text if end + 1 < len(tokens) else None
+                raise errors.SyntaxError("UESCAPE must be followed by a simple string literal"
+                                         + (f' at or near "{near}"' if near is not None else " at end of input"))
+            escape, end = _escape_character(tokens[end + 1].text), end + 2
+        tokens[i:end] = [Token(TokenType.IDENTIFIER, unicode_escapes(name.text, escape), u.line, u.col, u.start,
+                               tokens[end - 1].end)]
+        i += 1
+    return tokens
+
+
+def _escape_character(text: str) -> str:
+    """A UESCAPE's character: one that cannot be taken for part of an escape (else 42601)."""
+    if len(text) != 1 or text in _HEX_DIGITS or text in "+'\"" or text in _SPACES:
+        raise errors.SyntaxError(f"invalid Unicode escape character at or near \"'{text}'\"")
+    return text
+
+
 class TxlakeTokenizer(DuckDB.Tokenizer):
     # PREPARE, EXECUTE, CALL and RESET are opaque commands to DuckDB's tokenizer; txlake parses their
     # arguments. DuckDB ignores VARCHAR(n) and reads VARCHAR as TEXT; txlake enforces the length (22001).
@@ -1330,7 +1359,8 @@ class TxlakeTokenizer(DuckDB.Tokenizer):
 
     def tokenize(self, sql: str):
         try:
-            return super().tokenize(sql)
+            tokens = super().tokenize(sql)
+            return _unicode_identifiers(tokens) if '&"' in sql else tokens
         except TokenError as e:
             # sqlglot quotes context only; PostgreSQL reports where the unfinished token (an
             # unterminated string, identifier or comment) starts, 1-based

@@ -57,6 +57,23 @@ def test_bad_unicode_escapes_are_syntax_errors(conn, constant, words):
     assert e.value.sqlstate == "42601" and str(e.value).startswith(words)
 
 
+def test_unicode_escape_identifiers(conn):
+    """U&"..." names as PostgreSQL's (strings.out): quoted, of the characters their escapes name."""
+    cur = conn.execute(r"""SELECT U&'d\0061t\+000061' AS U&"d\0061t\+000061", 'tricky' AS U&"\" UESCAPE '!',
+                           1 AS U&"d*0061t\+000061" UESCAPE '*'""")
+    assert [d[0] for d in cur.description] == ["data", "\\", "dat\\+000061"]
+    conn.execute(r'CREATE TABLE U&"T\00e9" (U&"C\00e9" INT)')
+    conn.execute('INSERT INTO "Té" VALUES (1)')
+    assert conn.execute(r'SELECT "Cé", U&"C\00E9" + 1, 5&3 FROM U&"T\00e9"').fetchone() == (1, 2, 1)
+    for sql, words in ((r'SELECT 1 AS U&"wrong\db99"', "invalid Unicode surrogate pair"),
+                       ('SELECT 1 AS U&"x" UESCAPE \'ab\'', "invalid Unicode escape character"),
+                       ('SELECT 1 AS U&"x" UESCAPE 5',
+                        'UESCAPE must be followed by a simple string literal at or near "5"')):
+        with pytest.raises(txlake.ProgrammingError) as e:
+            conn.execute(sql)
+        assert e.value.sqlstate == "42601" and str(e.value).startswith(words), sql
+
+
 @pytest.mark.parametrize("sql, rows", [
     ("SELECT generate_series(1, 3)::text", [("1",), ("2",), ("3",)]),
     ("SELECT generate_series(1, 2)::varchar || 'x'", [("1x",), ("2x",)]),
