@@ -233,10 +233,8 @@ class TxlakeParser(DuckDB.Parser):
         name; an escape character that could be taken for part of an escape is 42601."""
         escape = "\\"
         if self._match_text_seq("UESCAPE"):
-            if not self._match(TokenType.STRING):
-                near = f' at or near "{self._curr.text}"' if self._curr else " at end of input"
-                raise errors.SyntaxError(f"UESCAPE must be followed by a simple string literal{near}")
-            escape = _escape_character(self._prev.text)
+            escape = _escape_character(self._curr)
+            self._advance()
         return self.expression(exp.Literal.string(unicode_escapes(token.text, escape)), token)
 
     def _parse_user_defined_type(self, identifier: exp.Identifier):
@@ -1262,6 +1260,7 @@ def unicode_escapes(text: str, escape: str = "\\") -> str:
     as two of them; the escape twice, itself. Anything else after an escape, a code point
     outside 1..10FFFF and a surrogate alone are 42601."""
     out, i, pending = [], 0, None  # (pending: a first surrogate, waiting for its second)
+    bad_pair = errors.SyntaxError("invalid Unicode surrogate pair")
 
     def code_point(digits: str, count: int) -> int | None:
         if not (len(digits) == count and all(c in _HEX_DIGITS for c in digits)):
@@ -1272,37 +1271,29 @@ def unicode_escapes(text: str, escape: str = "\\") -> str:
         return value
 
     while i < len(text):
-        if text[i] != escape:
+        if text[i] != escape or text[i + 1:i + 2] == escape:  # (a character as it is; the escape doubled)
             if pending is not None:
-                break
+                raise bad_pair
             out.append(text[i])
-            i += 1
-            continue
-        if text[i + 1:i + 2] == escape:
-            if pending is not None:
-                break
-            out.append(escape)
-            i += 2
+            i += 1 if text[i] != escape else 2
             continue
         plus = text[i + 1:i + 2] == "+"
         value = code_point(text[i + 2:i + 8], 6) if plus else code_point(text[i + 1:i + 5], 4)
         if value is None:
             raise errors.SyntaxError("invalid Unicode escape\nHINT:  Unicode escapes must be \\XXXX or \\+XXXXXX.")
         i += 8 if plus else 5
-        if pending is not None:
-            if not 0xDC00 <= value <= 0xDFFF:
-                break
+        second = 0xDC00 <= value <= 0xDFFF
+        if (pending is not None) != second:
+            raise bad_pair
+        if second:
             value, pending = 0x10000 + ((pending - 0xD800) << 10) + (value - 0xDC00), None
-        elif 0xDC00 <= value <= 0xDFFF:
-            break
         if 0xD800 <= value <= 0xDBFF:
             pending = value
         else:
             out.append(chr(value))
-    else:
-        if pending is None:
-            return "".join(out)
-    raise errors.SyntaxError("invalid Unicode surrogate pair")
+    if pending is not None:
+        raise bad_pair
+    return "".join(out)
 
 
 def _unicode_identifiers(tokens: list[Token]) -> list[Token]:
@@ -1318,19 +1309,20 @@ def _unicode_identifiers(tokens: list[Token]) -> list[Token]:
             continue
         escape, end = "\\", i + 3
         if end < len(tokens) and tokens[end].text.upper() == "UESCAPE" and tokens[end].token_type == TokenType.VAR:
-            if end + 1 == len(tokens) or tokens[end + 1].token_type != TokenType.STRING:
-                near = tokens[end + 1].text if end + 1 < len(tokens) else None
-                raise errors.SyntaxError("UESCAPE must be followed by a simple string literal"
-                                         + (f' at or near "{near}"' if near is not None else " at end of input"))
-            escape, end = _escape_character(tokens[end + 1].text), end + 2
+            escape, end = _escape_character(tokens[end + 1] if end + 1 < len(tokens) else None), end + 2
         tokens[i:end] = [Token(TokenType.IDENTIFIER, unicode_escapes(name.text, escape), u.line, u.col, u.start,
                                tokens[end - 1].end)]
         i += 1
     return tokens
 
 
-def _escape_character(text: str) -> str:
-    """A UESCAPE's character: one that cannot be taken for part of an escape (else 42601)."""
+def _escape_character(token: Token | None) -> str:
+    """The character of the string ``token`` after UESCAPE: one that cannot be taken for part of
+    an escape (else 42601, as is no string)."""
+    if token is None or token.token_type != TokenType.STRING:
+        near = f' at or near "{token.text}"' if token is not None else " at end of input"
+        raise errors.SyntaxError(f"UESCAPE must be followed by a simple string literal{near}")
+    text = token.text
     if len(text) != 1 or text in _HEX_DIGITS or text in "+'\"" or text in _SPACES:
         raise errors.SyntaxError(f"invalid Unicode escape character at or near \"'{text}'\"")
     return text
