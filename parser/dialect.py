@@ -1320,7 +1320,8 @@ def _escape_character(token: Token | None) -> str:
     """The character of the string ``token`` after UESCAPE: one that cannot be taken for part of
     an escape (else 42601, as is no string)."""
     if token is None or token.token_type != TokenType.STRING:
-        near = f' at or near "{token.text}"' if token is not None else " at end of input"
+        near = " at end of input" if token is None or token.token_type == TokenType.SENTINEL else \
+            f' at or near "{token.text}"'
         raise errors.SyntaxError(f"UESCAPE must be followed by a simple string literal{near}")
     text = token.text
     if len(text) != 1 or text in _HEX_DIGITS or text in "+'\"" or text in _SPACES:

@@ -38,6 +38,7 @@ def test_a_unicode_escape_string_is_a_constant_anywhere(conn):
     (r"U&'wrong: \+0061'", "invalid Unicode escape\n"),
     (r"U&'wrong: \x'", "invalid Unicode escape\n"),
     (r"U&'wrong: +0061' UESCAPE +", 'UESCAPE must be followed by a simple string literal at or near "+"'),
+    (r"U&'wrong' UESCAPE", "UESCAPE must be followed by a simple string literal at end of input"),
     (r"U&'wrong: +0061' UESCAPE '+'", "invalid Unicode escape character"),
     (r"U&'wrong' UESCAPE 'ab'", "invalid Unicode escape character"),
     (r"U&'wrong' UESCAPE 'a'", "invalid Unicode escape character"),  # (a hex digit)
