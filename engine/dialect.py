@@ -16,20 +16,20 @@ import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
-from txlake.engine import jsonb
+from txlake.engine import intervals, jsonb
 from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, BOOLEAN_MACRO,
                                      BOOLEAN_WORDS, BYTEA_IN, BYTEA_LENGTH, BYTEA_MACRO, DIVIDE_MACRO, DIVISOR_MACRO,
                                      EPOCH_MACRO, ESCAPE_IN, ESCAPE_OUT, FLOAT_PRODUCT_MACRO, FLOAT_SUM_MACRO,
-                                     INTEGER_INPUT, INTEGER_MACRO, LIKE_ALL, LIKE_ANY,
+                                     INTEGER_MACRO, LIKE_ALL, LIKE_ANY,
                                      LENGTH_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO, REAL_MACRO, SPLIT_PART_MACRO,
                                      SERIES_LIST, SERIES_NUMBERED, SERIES_ROWS, SQRT_MACRO, SUBSTRING_FROM_MACRO,
                                      SUBSTRING_MACRO, SUM_MACRO, WINDOW_AVG_MACRO, WINDOW_SUM_MACRO, EXP_MACRO,
-                                     NUMERIC_FUNCTION, TO_CHAR_MACRO, TO_NUMBER_FUNCTION)
+                                     NUMERIC_FUNCTION, OVERLAPS_MACRO, TO_CHAR_MACRO, TO_NUMBER_FUNCTION)
 from txlake.parser import number_format, numeric
 from txlake.parser.semantics import (ARRAY_CONCAT, ARRAY_INDEX, ARRAY_LENGTH, ARRAY_LOWER, ARRAY_MACRO,  # (arrays)
                                      ARRAY_AS, ARRAY_PARSE, ARRAY_SET, ARRAY_UPPER, ELEMENTS_AS, QUANTIFIED,
                                      STRING_TO_ARRAY, TEXT_MACRO, array_cast)
-from txlake.storage.schema import array_input
+from txlake.storage.schema import INTEGER_INPUT, array_input, integer_input
 
 # settings DuckDB keeps per connection: every connection of a shared database needs them
 SESSION_SETUP = (
@@ -41,6 +41,14 @@ SESSION_SETUP = (
     "SET autoinstall_known_extensions = false",
     "SET autoload_known_extensions = false",
 )
+
+# PostgreSQL's decimal integer input, which DuckDB's cast reads alike (INTEGER_MACRO); the
+# function giving the decimal text of any other integer input (storage/schema.py integer_input)
+_DECIMAL_INPUT = r"\s*[+-]?[0-9](_?[0-9])*\s*"
+INTEGER_TEXT = INTEGER_MACRO + "_text"
+
+# the types of a period's start in (s1, e1) OVERLAPS (s2, e2) (a DATE is taken as a TIMESTAMP)
+_PERIOD_TYPES = ("TIMESTAMP", "TIMESTAMPTZ", "TIME")
 
 # DuckDB's integer types: an operand of one is no numeric to the macros that pick by type
 _INTEGERS = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT")
@@ -320,9 +328,33 @@ MACROS = (
     "WHEN list_bool_or(r) THEN true WHEN list_count(r) < len(r) THEN NULL ELSE false END",
     f"CREATE MACRO {LIKE_ALL}(r) AS CASE WHEN r IS NULL THEN NULL WHEN len(r) = 0 THEN true "
     "WHEN NOT list_bool_and(r) THEN false WHEN list_count(r) < len(r) THEN NULL ELSE true END",
-    # text as an integer type, as PostgreSQL's input reads it (parser/semantics.py INTEGER_MACRO)
+    # (s1, e1) OVERLAPS (s2, e2) as PostgreSQL's overlaps() (timestamp.c): a period's end is a
+    # point of its start's type or an interval from it (a date is a timestamp); its ends in order,
+    # one NULL end the other, both NULL no period. Of other types no function exists (42883)
+    # (made untyped first: a macro's body is bound when it is made, and its calls of these would match every form)
+    f"CREATE MACRO {OVERLAPS_MACRO}_end(s, e) AS NULL",
+    f"CREATE MACRO {OVERLAPS_MACRO}_period(s, e) AS false",
+    f"CREATE MACRO {OVERLAPS_MACRO}_last(s, e) AS CASE WHEN s IS NOT NULL AND e IS NOT NULL THEN greatest(s, e) END",
+    # (of periods in order, ends NULL or not: PostgreSQL's cases, NULL where they leave it unknown)
+    f"CREATE MACRO {OVERLAPS_MACRO}_ordered(s1, e1, s2, e2) AS CASE WHEN s1 IS NULL OR s2 IS NULL THEN NULL "
+    "WHEN s1 > s2 THEN CASE WHEN e2 IS NULL THEN NULL WHEN s1 < e2 THEN true WHEN e1 IS NULL THEN NULL ELSE false END "
+    "WHEN s1 < s2 THEN CASE WHEN e1 IS NULL THEN NULL WHEN s2 < e1 THEN true WHEN e2 IS NULL THEN NULL ELSE false END "
+    "WHEN e1 IS NULL OR e2 IS NULL THEN NULL ELSE true END",
+    f"CREATE MACRO {OVERLAPS_MACRO}(s1, e1, s2, e2) AS CASE WHEN NOT ({OVERLAPS_MACRO}_period(s1, e1) AND "
+    f"{OVERLAPS_MACRO}_period(s2, e2)) THEN error('function overlaps(' || pg_typeof(s1) || ', ' || pg_typeof(e1) || "
+    "', ' || pg_typeof(s2) || ', ' || pg_typeof(e2) || ') does not exist') "
+    f"ELSE {OVERLAPS_MACRO}_ordered("
+    f"least(s1, {OVERLAPS_MACRO}_end(s1, e1)), {OVERLAPS_MACRO}_last(s1, {OVERLAPS_MACRO}_end(s1, e1)), "
+    f"least(s2, {OVERLAPS_MACRO}_end(s2, e2)), {OVERLAPS_MACRO}_last(s2, {OVERLAPS_MACRO}_end(s2, e2))) END",
+    *(f"CREATE OR REPLACE MACRO {OVERLAPS_MACRO}_{name}" + "".join(
+        f"(s {t}, e INTERVAL) AS {interval}, (s {t}, e {t}) AS {point}, " for t in _PERIOD_TYPES) + f"(s, e) AS {other}"
+      for name, interval, point, other in (("end", "s + e", "e", "NULL"), ("period", "true", "true", "false"))),
+    # text as an integer type, as PostgreSQL 16's input reads it (parser/semantics.py INTEGER_MACRO):
+    # decimal by DuckDB's cast; hexadecimal, octal and binary, signed, with underscores, by their
+    # decimal text (INTEGER_TEXT: DuckDB's cast reads no octal, no sign or space around the others)
     *(f"CREATE MACRO {INTEGER_MACRO}_{name}(x VARCHAR) AS CASE WHEN x IS NULL THEN NULL "
-      f"WHEN regexp_full_match(x, '{INTEGER_INPUT}') THEN CAST(x AS {t}) "
+      f"WHEN regexp_full_match(x, '{_DECIMAL_INPUT}') THEN CAST(x AS {t}) "
+      f"WHEN regexp_full_match(x, '{INTEGER_INPUT}') THEN CAST({INTEGER_TEXT}(x) AS {t}) "
       f"ELSE error('invalid input syntax for type {name}: \"' || x || '\"') END, (x) AS CAST(x AS {t})"
       for t, name in (("SMALLINT", "smallint"), ("INTEGER", "integer"), ("BIGINT", "bigint"))),
 )
@@ -578,7 +610,7 @@ def escape_out(data: bytes) -> str:
 
 
 _ARROW_TYPES = {"BLOB": pa.binary(), "VARCHAR": pa.string(), "BIGINT": pa.int64(), "BOOLEAN": pa.bool_(),
-                "VARCHAR[]": pa.list_(pa.string())}
+                "VARCHAR[]": pa.list_(pa.string()), "INTERVAL": pa.month_day_nano_interval()}
 
 
 def _vectorized(function, returns: str):
@@ -638,6 +670,9 @@ _FUNCTIONS = (
     *((NUMBER_CHAR_FUNCTION + kind, function, [param, "VARCHAR"], "VARCHAR")
       for kind, (function, param) in _NUMBER_CHAR.items()),
     (TO_NUMBER_FUNCTION, _number_text, ["VARCHAR", "VARCHAR"], "VARCHAR"),
+    (INTEGER_TEXT, lambda text: str(integer_input(text)), ["VARCHAR"], "VARCHAR"),
+    # justify_hours, justify_days, justify_interval
+    *((name, function, ["INTERVAL"], "INTERVAL") for name, function in intervals.FUNCTIONS.items()),
     # (never called: see the BOOLEAN_CHECK macros)
     *((BOOLEAN_FUNCTION + key, bool, ["BOOLEAN"], "BOOLEAN") for key in BOOLEAN_CONTEXTS),
 )

@@ -135,7 +135,8 @@ def _type_word(duck: str) -> str:
 _MISSING_TYPE = re.compile(r"Type with name (?P<name>.+) does not exist!?")
 _DOMAIN_ERRORS = (("negative substring length", "22011"), ("square root of a negative", "2201F"),
                   ("negative power", "2201F"), ("complex result", "2201F"), ("logarithm of", "2201E"),
-                  ("null value not allowed for object key", "22004"))  # (json_object_agg's)
+                  ("null value not allowed for object key", "22004"),  # (json_object_agg's)
+                  ("interval out of range", "22008"))  # (engine/intervals.py's)
 
 
 # DuckDB binder errors (their words, lower case) -> PostgreSQL's SQLSTATE and message
@@ -268,6 +269,8 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.OperationalError(message, sqlstate="54000")
         if text.startswith("array subscript in assignment must not be null"):
             return errors.DataError(message, sqlstate="22004")
+        if text.startswith("function overlaps("):  # (engine/dialect.py's OVERLAPS of no period's types)
+            return errors.ProgrammingError(f"{message}\n{_HINT}", sqlstate="42883")
         if text.startswith("invalid input syntax for type"):  # (engine/dialect.py's boolean input)
             return errors.InvalidTextRepresentation(message)
         if text.startswith("value out of range:"):  # (engine/dialect.py's REAL macro)

@@ -193,6 +193,11 @@ class TxlakeParser(DuckDB.Parser):
                       TokenType.DARROW: lambda self, this, key: self.expression(
                           exp.JSONExtractScalar(this=this, expression=key))}
 
+    # PostgreSQL's U&'d\0061t\+000061' [UESCAPE '!']: decoded here (``unicode_escapes``)
+    STRING_PARSERS = {**DuckDB.Parser.STRING_PARSERS,
+                      TokenType.UNICODE_STRING: lambda self, token: self._parse_unicode_string(token)}
+    PRIMARY_PARSERS = {**DuckDB.Parser.PRIMARY_PARSERS, **STRING_PARSERS}
+
     def parse(self, raw_tokens, sql=None):
         """PostgreSQL's ``T ARRAY`` (without a size) is ``T[]``: sqlglot took what follows ARRAY
         for a size (``a int ARRAY, b int`` was a syntax error, ``int ARRAY NOT NULL`` an array of
@@ -224,6 +229,15 @@ class TxlakeParser(DuckDB.Parser):
         parser = self.TYPE_LITERAL_PARSERS.get(data_type.this)
         typed = parser(self, literal, data_type) if parser else self.expression(exp.Cast(this=literal, to=data_type))
         return self._parse_column_ops(typed)
+
+    def _parse_unicode_string(self, token: Token) -> exp.Literal:
+        """``U&'...'`` and its ``UESCAPE 'c'``: a string constant of the characters its escapes
+        name; an escape character that could be taken for part of an escape is 42601."""
+        escape = "\\"
+        if self._match_text_seq("UESCAPE"):
+            escape = _escape_character(self._curr)
+            self._advance()
+        return self.expression(exp.Literal.string(unicode_escapes(token.text, escape)), token)
 
     def _parse_user_defined_type(self, identifier: exp.Identifier):
         """A type name sqlglot does not know (an enum, a domain, ``s.mood``), folded as PostgreSQL
@@ -1281,6 +1295,85 @@ def _placeholders_apart(tokens: list[Token], operand_ends: set) -> list[Token]:
     return tokens
 
 
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+_SPACES = " \t\n\r\f\v"  # (PostgreSQL's scanner_isspace)
+
+
+def unicode_escapes(text: str, escape: str = "\\") -> str:
+    """The characters of a ``U&'...'`` string's text, as PostgreSQL's ``str_udeescape`` reads
+    it: ``\\XXXX`` (4 hex digits) and ``\\+XXXXXX`` (6) a code point, a UTF-16 surrogate pair
+    as two of them; the escape twice, itself. Anything else after an escape, a code point
+    outside 1..10FFFF and a surrogate alone are 42601."""
+    out, i, pending = [], 0, None  # (pending: a first surrogate, waiting for its second)
+    bad_pair = errors.SyntaxError("invalid Unicode surrogate pair")
+
+    def code_point(digits: str, count: int) -> int | None:
+        if not (len(digits) == count and all(c in _HEX_DIGITS for c in digits)):
+            return None
+        value = int(digits, 16)
+        if not 0 < value <= 0x10FFFF:
+            raise errors.SyntaxError("invalid Unicode escape value")
+        return value
+
+    while i < len(text):
+        if text[i] != escape or text[i + 1:i + 2] == escape:  # (a character as it is; the escape doubled)
+            if pending is not None:
+                raise bad_pair
+            out.append(text[i])
+            i += 1 if text[i] != escape else 2
+            continue
+        plus = text[i + 1:i + 2] == "+"
+        value = code_point(text[i + 2:i + 8], 6) if plus else code_point(text[i + 1:i + 5], 4)
+        if value is None:
+            raise errors.SyntaxError("invalid Unicode escape\nHINT:  Unicode escapes must be \\XXXX or \\+XXXXXX.")
+        i += 8 if plus else 5
+        second = 0xDC00 <= value <= 0xDFFF
+        if (pending is not None) != second:
+            raise bad_pair
+        if second:
+            value, pending = 0x10000 + ((pending - 0xD800) << 10) + (value - 0xDC00), None
+        if 0xD800 <= value <= 0xDBFF:
+            pending = value
+        else:
+            out.append(chr(value))
+    if pending is not None:
+        raise bad_pair
+    return "".join(out)
+
+
+def _unicode_identifiers(tokens: list[Token]) -> list[Token]:
+    """PostgreSQL's ``U&"d\\0061t"`` [``UESCAPE 'c'``] identifiers (sqlglot reads ``U``, ``&``
+    and a quoted identifier, with nothing between them): one quoted identifier of the characters
+    its escapes name (``unicode_escapes``)."""
+    i = 0
+    while i + 2 < len(tokens):
+        u, amp, name = tokens[i:i + 3]
+        if not (u.token_type == TokenType.VAR and u.text.lower() == "u" and amp.token_type == TokenType.AMP
+                and name.token_type == TokenType.IDENTIFIER and u.end + 1 == amp.start and amp.end + 1 == name.start):
+            i += 1
+            continue
+        escape, end = "\\", i + 3
+        if end < len(tokens) and tokens[end].text.upper() == "UESCAPE" and tokens[end].token_type == TokenType.VAR:
+            escape, end = _escape_character(tokens[end + 1] if end + 1 < len(tokens) else None), end + 2
+        tokens[i:end] = [Token(TokenType.IDENTIFIER, unicode_escapes(name.text, escape), u.line, u.col, u.start,
+                               tokens[end - 1].end)]
+        i += 1
+    return tokens
+
+
+def _escape_character(token: Token | None) -> str:
+    """The character of the string ``token`` after UESCAPE: one that cannot be taken for part of
+    an escape (else 42601, as is no string)."""
+    if token is None or token.token_type != TokenType.STRING:
+        near = " at end of input" if token is None or token.token_type == TokenType.SENTINEL else \
+            f' at or near "{token.text}"'
+        raise errors.SyntaxError(f"UESCAPE must be followed by a simple string literal{near}")
+    text = token.text
+    if len(text) != 1 or text in _HEX_DIGITS or text in "+'\"" or text in _SPACES:
+        raise errors.SyntaxError(f"invalid Unicode escape character at or near \"'{text}'\"")
+    return text
+
+
 class TxlakeTokenizer(DuckDB.Tokenizer):
     # PREPARE, EXECUTE, CALL and RESET are opaque commands to DuckDB's tokenizer; txlake parses their
     # arguments. DuckDB ignores VARCHAR(n) and reads VARCHAR as TEXT; txlake enforces the length (22001).
@@ -1299,10 +1392,13 @@ class TxlakeTokenizer(DuckDB.Tokenizer):
                 # parameter before | or & is told apart in TxlakeParser.parse
                 "?|": TokenType.QMARK_PIPE, "?&": TokenType.QMARK_AMP, "#-": TokenType.HASH_DASH}
     COMMANDS = DuckDB.Tokenizer.COMMANDS - {TokenType.SHOW}
+    # PostgreSQL's Unicode escape strings, U&'d\0061t\+000061' (TxlakeParser decodes them)
+    UNICODE_STRINGS = [("U&'", "'"), ("u&'", "'")]
 
     def tokenize(self, sql: str):
         try:
-            return super().tokenize(sql)
+            tokens = super().tokenize(sql)
+            return _unicode_identifiers(tokens) if '&"' in sql else tokens
         except TokenError as e:
             # sqlglot quotes context only; PostgreSQL reports where the unfinished token (an
             # unterminated string, identifier or comment) starts, 1-based

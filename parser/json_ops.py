@@ -196,8 +196,32 @@ def exists_some(node: exp.JSONBContainsAnyTopKeys | exp.JSONBContainsAllTopKeys)
 
 
 def delete_path(node: exp.JSONBDeleteAtPath) -> exp.Expression:
-    """``doc #- path``: without what is at a path (a text[])."""
+    """``doc #- path``: without what is at a path (a text[]). PostgreSQL has no other ``#-``:
+    operands whose types are evident and are not jsonb (or untyped) and an untyped text[] -
+    ``5 #- 3`` - are 42883 (DuckDB's cast of the path to a list was 42804)."""
+    left, right = _evident_type(node.this), _evident_type(node.expression)
+    if None not in (left, right) and (left not in ("jsonb", "unknown") or right != "unknown"):
+        raise errors.ProgrammingError(f"operator does not exist: {left} #- {right}\nHINT:  No operator matches the "
+                                      "given name and argument types. You might need to add explicit type casts.",
+                                      sqlstate="42883")
     return _call(DELETE_PATH, _text(node.this), _steps(node.expression))
+
+
+def _evident_type(node: exp.Expression) -> str | None:
+    """PostgreSQL's name of the type of a constant, or of a json / jsonb value (rewritten);
+    None where it is not evident."""
+    while isinstance(node, (exp.Paren, exp.Neg)):
+        node = node.this
+    if isinstance(node, exp.Literal):
+        if node.is_string:
+            return "unknown"
+        if not node.is_int:
+            return "numeric"
+        return "integer" if -(1 << 31) <= int(node.this) < (1 << 31) else "bigint" \
+            if -(1 << 63) <= int(node.this) < (1 << 63) else "numeric"
+    if isinstance(node, (exp.Boolean, exp.Null)):
+        return "boolean" if isinstance(node, exp.Boolean) else "unknown"
+    return "jsonb" if is_jsonb(node) else "json" if is_json(node) else None
 
 
 def delete(node: exp.Sub) -> exp.Expression:

@@ -65,6 +65,9 @@ TO_NUMBER_FUNCTION = "txl_to_number"
 # TEXT_MACRO(x, x): a value as text, as PostgreSQL's output function writes it (engine/dialect.py):
 # a double 1 not 1.0, 1e+15, NaN, Infinity; a bytea \x0102; an interval's mons; an array {1,"a b",NULL}
 TEXT_MACRO = "txl_text"
+# (s1, e1) OVERLAPS (s2, e2) (engine/dialect.py): PostgreSQL's overlaps() of dates, timestamps or times,
+# an end being a point or an interval from the start (DuckDB has no OVERLAPS)
+OVERLAPS_MACRO = "txl_overlaps"
 
 
 def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
@@ -790,8 +793,7 @@ def _typed_series(node: exp.GenerateSeries) -> None:
     ``g``); in a select list its rows too (DuckDB's is one list). A string constant among the
     arguments (``'1 day'``) is left to DuckDB's own function, which reads it by the others'
     types."""
-    arguments = [node.args[k].copy() for k in ("start", "end", "step") if node.args.get(k) is not None]
-    untyped = any(isinstance(a, exp.Literal) and a.is_string for a in arguments)
+    arguments, untyped = _series_arguments(node)
     table = node.parent
     if isinstance(table, exp.Table) and not node.args.get("is_end_exclusive") and not untyped:
         alias = table.args.get("alias") or exp.TableAlias(this=exp.to_identifier("generate_series"))
@@ -801,9 +803,21 @@ def _typed_series(node: exp.GenerateSeries) -> None:
         table.set("this", exp.Anonymous(this=macro, expressions=arguments))
         table.set("ordinality", None)
         table.set("alias", alias)
-    elif _in_select_list(node):  # (a set of rows there, as in PostgreSQL: DuckDB's is one list)
-        items = node.copy() if untyped else exp.Anonymous(this=SERIES_LIST, expressions=arguments)
-        node.replace(exp.Anonymous(this="unnest", expressions=[items]))
+    elif _in_select_list(node) and not _is_call(node.parent, "list_transform"):  # (not one _text listed)
+        node.replace(exp.Anonymous(this="unnest", expressions=[_series_list(node)]))
+
+
+def _series_arguments(node: exp.GenerateSeries) -> tuple[list[exp.Expression], bool]:
+    """generate_series()'s arguments, and whether a string constant is among them."""
+    arguments = [node.args[k].copy() for k in ("start", "end", "step") if node.args.get(k) is not None]
+    return arguments, any(isinstance(a, exp.Literal) and a.is_string for a in arguments)
+
+
+def _series_list(node: exp.GenerateSeries) -> exp.Expression:
+    """A select list's series as a list, to be unnested: SERIES_LIST's (a set of rows there, as
+    in PostgreSQL: DuckDB's is one list), or DuckDB's own of a string constant."""
+    arguments, untyped = _series_arguments(node)
+    return node.copy() if untyped else exp.Anonymous(this=SERIES_LIST, expressions=arguments)
 
 
 def _in_select_list(node: exp.Expression) -> bool:
@@ -1585,7 +1599,7 @@ def _cast(node: exp.Cast) -> exp.Expression:
                         to=node.to.copy())
     if isinstance(node.this, exp.Literal) and node.this.is_string and node.to.this in _INTEGER_TYPES:
         return _integer_literal(node.this.this, node.to)
-    if node.to.this in _INTEGER_TYPES and not isinstance(node.this, (exp.Literal, exp.Null, exp.Placeholder)) \
+    if node.to.this in _INTEGER_TYPES and not isinstance(node.this, (exp.Literal, exp.Null)) \
             and _typed_argument(node.this):
         return exp.Anonymous(this=f"{INTEGER_MACRO}_{_INTEGER_TYPES[node.to.this][0]}", expressions=[node.this.copy()])
     return _special_time(node)
@@ -1599,9 +1613,25 @@ def _text(value: exp.Expression, cast: exp.Expression) -> exp.Expression:
     if (isinstance(value, exp.Literal) and value.is_string) or any(isinstance(n, exp.Placeholder)
                                                                    for n in value.walk()):
         return cast
-    if json_ops.is_json(value) or json_ops.returns_rows(value):  # (its text is its own)
-        return exp.cast(value.copy(), exp.DataType.build("VARCHAR"))
+    if json_ops.is_json(value) or json_ops.returns_rows(value) or _is_call(value, "regexp_split_to_table"):
+        return exp.cast(value.copy(), exp.DataType.build("VARCHAR"))  # (its text is its own)
+    series = isinstance(value, exp.GenerateSeries) and _in_select_list(value)
+    if series or isinstance(value, exp.Explode) or _is_call(value, "unnest") and len(value.expressions) == 1:
+        # a set-returning function in a select list (generate_series(), unnest(), as unnest() of
+        # a list): the text of each element, unnested (DuckDB picks no form of an unnested value)
+        listed = _series_list(value) if series else value.this if isinstance(value, exp.Explode) \
+            else value.expressions[0]
+        element = exp.to_identifier("e")
+        each = exp.Lambda(this=exp.Anonymous(this=TEXT_MACRO, expressions=[element.copy(), element.copy()]),
+                          expressions=[element.copy()])
+        texts = exp.Anonymous(this="list_transform", expressions=[listed.copy(), each])
+        return exp.Explode(this=texts) if isinstance(value, exp.Explode) else exp.Anonymous(this="unnest",
+                                                                                            expressions=[texts])
     return exp.Anonymous(this=TEXT_MACRO, expressions=[value.copy(), value.copy()])
+
+
+def _is_call(node: exp.Expression, name: str) -> bool:
+    return isinstance(node, exp.Anonymous) and node.name.lower() == name
 
 
 def array_cast(value: exp.Expression, to: exp.DataType) -> exp.Expression:
@@ -1652,8 +1682,6 @@ _INTEGER_TYPES = {exp.DType.SMALLINT: ("smallint", 1 << 15), exp.DType.INT: ("in
 # run time as PostgreSQL's input reads it - DuckDB's cast rounded '1.5' to 2 and took '1e3' -,
 # any other type as DuckDB casts it (a numeric rounds, as PostgreSQL's does)
 INTEGER_MACRO = "txl_integer_in"
-# PostgreSQL 16's integer input: decimal, hexadecimal, binary (octal DuckDB cannot read), underscores between digits
-INTEGER_INPUT = r"\s*[+-]?(0[xX](_?[0-9a-fA-F])+|0[bB](_?[01])+|[0-9](_?[0-9])*)\s*"
 
 
 def _integer_literal(text: str, to: exp.DataType) -> exp.Expression:
@@ -1689,6 +1717,17 @@ def _special_time(node: exp.Cast) -> exp.Expression:
     return exp.Cast(this=start, to=node.to.copy())
 
 
+def _overlaps(node: exp.Overlaps) -> exp.Expression:
+    """``(s1, e1) OVERLAPS (s2, e2)``: OVERLAPS_MACRO's call; sides of another length are
+    PostgreSQL's 42601."""
+    args = []
+    for side, name in ((node.this, "left"), (node.expression, "right")):
+        if not isinstance(side, exp.Tuple) or len(side.expressions) != 2:
+            raise errors.SyntaxError(f"wrong number of parameters on {name} side of OVERLAPS expression")
+        args += [e.copy() for e in side.expressions]
+    return exp.Anonymous(this=OVERLAPS_MACRO, expressions=args)
+
+
 def _joins_text(node: exp.Expression) -> bool:
     """Whether ``node`` is evidently text in a ``||``: a string constant, or a ``||`` of one."""
     if isinstance(node, exp.DPipe):
@@ -1713,7 +1752,7 @@ _REWRITES = {
     exp.NullSafeEQ: json_ops.equals, exp.NullSafeNEQ: json_ops.equals,
     **{t: json_ops.ordering for t in (exp.LT, exp.LTE, exp.GT, exp.GTE)},
     exp.In: _row_comparison, exp.Is: _row_comparison,
-    exp.SimilarTo: _similar_to, exp.Substring: _substring, exp.MakeInterval: _make_interval,
+    exp.Overlaps: _overlaps, exp.SimilarTo: _similar_to, exp.Substring: _substring, exp.MakeInterval: _make_interval,
     exp.ToChar: _to_char, exp.ToNumber: _to_number, exp.Extract: _extract, exp.Anonymous: _function, exp.Fetch: _fetch,
     exp.UnixToTime: _to_timestamp, exp.Length: _length, exp.SplitPart: _split_part,
     exp.Bracket: _subscript, exp.ArraySize: _array_length, exp.ArrayRemove: _array_remove,

@@ -487,6 +487,21 @@ def test_changing_functions_and_operators(db):
         '{\n    "a": {\n        "c": null\n    },\n    "b": [\n        1,\n        {\n        }\n    ]\n}'
 
 
+@pytest.mark.parametrize("sql, words", [
+    ("SELECT 5 #- 3", "operator does not exist: integer #- integer"),
+    ("SELECT 5 #- '{a}'", "operator does not exist: integer #- unknown"),
+    ("SELECT '{\"a\": 1}'::jsonb #- 3", "operator does not exist: jsonb #- integer"),
+    ("SELECT '{\"a\": 1}'::json #- '{a}'", "operator does not exist: json #- unknown"),
+    ("SELECT true #- '{a}'", "operator does not exist: boolean #- unknown"),
+])
+def test_delete_path_of_other_types_is_no_operator(db, sql, words):
+    """#- is jsonb #- text[] only: of other operands PostgreSQL has no operator (42883; DuckDB's cast
+    of an integer path to a list was 42804)."""
+    with pytest.raises(txlake.ProgrammingError) as e:
+        db.execute(sql)
+    assert e.value.sqlstate == "42883" and str(e.value).startswith(words)
+
+
 def test_key_and_path_functions(db):
     doc = """'{"a": 1, "b": [1, 2, {"c": null}], "d e": "x"}'::jsonb"""
     assert db.execute(f"""SELECT {doc} ?| ARRAY['a', 'q'], {doc} ?& ARRAY['a', 'b'], {doc} ?& ARRAY['a', 'q'],
