@@ -149,8 +149,8 @@ class Shell:
                 return 0
             scanned = scan(text)
             pending = scanned.rest.lstrip() if scanned.pending else ""
-            if scanned.in_line_comment:  # (what is typed next is not part of the comment)
-                pending += "\n"
+            if pending or scanned.in_line_comment:  # (the Enter typed ends the line, as in psql: what
+                pending += "\n"  # is typed next starts a new one - not "2as b", nor part of a comment)
             try:
                 for piece in scanned.pieces:
                     if self.runner.run_piece(piece) is Outcome.QUIT:
