@@ -14,6 +14,10 @@ indexes, constraints, user types, other schemas - gets one derived from its cata
 for user objects, so the same object has the same OID in every session and process of the
 warehouse (an ALTER TABLE keeps it). A relation's owner, ``nspowner`` and ``datdba`` are 10,
 PostgreSQL's bootstrap superuser: txlake has no roles.
+
+``'t'::regclass`` is the OID of relation ``t`` where an OID is meant - cast to ``oid`` or
+compared (``WHERE attrelid = 't'::regclass``) - looked up at each execution; txlake has no
+regclass type to show it by name.
 """
 
 from __future__ import annotations
@@ -23,10 +27,13 @@ from dataclasses import replace
 from typing import NamedTuple
 
 import pyarrow as pa
+from sqlglot import exp
 
-from txlake.engine import catalog_views, checks
+from txlake import errors
+from txlake.engine import catalog_views, checks, uniques
 from txlake.engine.catalog_views import CATALOG, schema_name
 from txlake.engine.temp_tables import TEMP_ID_PREFIX
+from txlake.parser.parse import parse_table_name
 from txlake.storage.schema import Column, ColumnType, parse_type_name
 from txlake.storage.version import TableVersion
 
@@ -60,6 +67,37 @@ def oid(entry_id: str, part: str = "") -> int:
 
 def namespace_oid(schema: str) -> int:
     return _NAMESPACES.get(schema) or oid("namespace", schema)
+
+
+def is_regclass_oid(node: exp.Expression) -> bool:
+    """Is ``node`` a constant ``'name'::regclass`` that stands for an OID: cast to ``oid``, or
+    compared with ``=``, ``<>`` or ``IN`` (``WHERE c.oid = 't'::regclass``)? Elsewhere (a
+    select list, where PostgreSQL shows the name) it is left alone: txlake has no regclass type."""
+    if not (isinstance(node, exp.Cast) and _type_is(node.to, "regclass")
+            and isinstance(node.this, exp.Literal) and node.this.is_string):
+        return False
+    parent = node.parent
+    return isinstance(parent, (exp.EQ, exp.NEQ, exp.In)) or \
+        (isinstance(parent, exp.Cast) and _type_is(parent.to, "oid"))
+
+
+def _type_is(to: exp.Expression, name: str) -> bool:
+    return str(to.args.get("kind") or to.this).lower() in (name, f"pg_catalog.{name}")
+
+
+def regclass_oid(ex, ctx, node: exp.Cast) -> exp.Expression:
+    """``'name'::regclass`` as the pg_class OID of the table, view, sequence or index it names,
+    found as PostgreSQL's regclass input finds it (the search path, or the schema given), or
+    42P01."""
+    text = node.this.this
+    target = parse_table_name(text)
+    version = ctx.lookup(target)
+    if version is not None and not version.is_type:
+        return exp.Literal.number(oid(version.table_id))
+    hit = uniques.index_names(ex, ctx, ctx.locate(target)[0]).get(target.name)
+    if hit is None:
+        raise errors.UndefinedTable(f'relation "{catalog_views.relation_name(target.db, target.name)}" does not exist')
+    return exp.Literal.number(oid(hit[0].table_id, target.name))
 
 
 def build(key: str, tables: list[TableVersion]) -> pa.Table:

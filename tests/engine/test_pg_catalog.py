@@ -153,6 +153,28 @@ def test_psql_indexes_and_constraints(c):
                 "ON t.oid = con.contypid") == [("code_check", 0, "code")]
 
 
+def test_regclass_is_the_relation_s_oid(c, connect):
+    """``'t'::regclass`` where an OID is meant (compared, cast to oid) is pg_class.oid: it was
+    42704 (type "regclass" does not exist)."""
+    assert q(c, "SELECT attname FROM pg_attribute WHERE attrelid = 'p'::regclass AND attnum > 0 "
+                "ORDER BY attnum") == [("id",), ("name",), ("price",), ("m",), ("tags",), ("c",)]
+    assert q(c, "SELECT relname FROM pg_class WHERE oid IN ('public.pv'::regclass, 'ch_qty'::regclass, "
+                "'app.other'::pg_catalog.regclass) ORDER BY 1") == [("ch_qty",), ("other",), ("pv",)]
+    [(oid,)] = q(c, "SELECT 'p'::regclass::oid")
+    assert q(c, "SELECT oid FROM pg_class WHERE relname = 'p'") == [(oid,)]
+    for missing, shown in (("nope", "nope"), ("public.nope", "public.nope"), ('"P"', "P"), ("mood", "mood")):
+        with pytest.raises(errors.UndefinedTable) as e:
+            c.execute(f"SELECT '{missing}'::regclass::oid")
+        assert e.value.sqlstate == "42P01" and str(e.value) == f'relation "{shown}" does not exist'
+    # looked up at each execution: a table dropped and made again is another relation
+    c.execute("CREATE TABLE gone (x INT)")
+    [(before,)] = q(c, "SELECT 'gone'::regclass::oid")
+    c.execute("DROP TABLE gone")
+    c.execute("CREATE TABLE gone (x INT)")
+    [(after,)] = q(c, "SELECT 'gone'::regclass::oid")
+    assert after != before and q(c, "SELECT oid FROM pg_class WHERE relname = 'gone'") == [(after,)]
+
+
 def test_oids_are_stable(c, connect):
     """The same relation has the same OID in every session, and after an ALTER TABLE; another
     relation has another."""
