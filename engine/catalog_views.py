@@ -6,6 +6,8 @@ listed beside tables (``table_type`` VIEW) in ``tables`` and ``columns``, alone 
 ``pg_views``; ``pg_tables`` lists tables only, ``sequences`` and ``pg_sequences`` sequences only
 (``pg_sequences.last_value`` is the last number the sequence's file gave out - past the last one
 used where sessions cache numbers - as PostgreSQL's: the one column read from outside the catalog).
+PostgreSQL's system catalogs - ``pg_class``, ``pg_attribute``, ``pg_type``, ... joined by OID -
+are engine/pg_catalog.py's, found and built through this module as these are.
 
 Each is built, when a statement names it, from the tables the statement's transaction sees
 (its own CREATE / DROP / ALTER included), as rows of PostgreSQL's columns (the commonly read
@@ -71,6 +73,9 @@ def build(key: str, tables: list[TableVersion], last_value=None, temp_schema: st
     tables = sorted(tables, key=lambda t: (schema_name(t.db), t.name))
     if key == "pg_catalog.pg_sequences":
         return _pg_sequences(tables, last_value)
+    if _VIEWS[key] is None:  # (PostgreSQL's system catalogs: a module that imports this one)
+        from txlake.engine import pg_catalog
+        return pg_catalog.build(key, tables)
     return _VIEWS[key](tables)
 
 
@@ -430,4 +435,7 @@ _VIEWS = {
     "pg_catalog.pg_indexes": _pg_indexes,
     "information_schema.key_column_usage": _key_column_usage,
     "pg_catalog.pg_sequences": None,  # (build: it reads the sequences' files too)
+    # engine/pg_catalog.py's
+    **dict.fromkeys(f"pg_catalog.{name}" for name in ("pg_namespace", "pg_class", "pg_attribute", "pg_type",
+                                                       "pg_enum", "pg_constraint", "pg_index", "pg_database")),
 }

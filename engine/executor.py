@@ -41,7 +41,7 @@ from sqlglot import exp
 
 from txlake import errors
 from txlake.engine import catalog_views, checks, dialect, foreign_keys, points, sources, temp_tables
-from txlake.engine import column_scope, comments, indexes, jsonb_order, uniques, user_types
+from txlake.engine import column_scope, comments, indexes, jsonb_order, pg_catalog, uniques, user_types
 from txlake.engine.errors_map import negative_row_count, translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
@@ -493,6 +493,8 @@ class Executor:
         def visit(node):
             if comments.is_description_call(node):
                 return comments.description(self, ctx, node)
+            if pg_catalog.is_regclass_oid(node):
+                return pg_catalog.regclass_oid(self, ctx, node)
             if not isinstance(node, exp.Table):
                 return _session_value(ctx, node)
             if isinstance(node.this, exp.Anonymous) and node.this.name.lower() in _TABLE_FUNCTIONS:
@@ -862,7 +864,7 @@ class Executor:
         special = []
 
         def visit(node):
-            if comments.is_description_call(node):  # (a comment: read at each execution)
+            if comments.is_description_call(node) or pg_catalog.is_regclass_oid(node):  # (read at each execution)
                 special.append(node)
                 return node
             if not isinstance(node, exp.Table):

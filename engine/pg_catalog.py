@@ -1,0 +1,388 @@
+"""PostgreSQL's system catalogs over txlake's catalog: ``pg_namespace``, ``pg_class``,
+``pg_attribute``, ``pg_type``, ``pg_enum``, ``pg_constraint``, ``pg_index`` and ``pg_database``,
+the relations tools read by OID and join (psql's ``\\d`` queries, SQLAlchemy's reflection).
+
+They are catalog views as engine/catalog_views.py's are - built per statement from the tables
+the transaction sees, read-only, their commonly read columns only - and they agree with one
+another: a relation's ``pg_class.oid`` is its ``pg_attribute.attrelid``, ``pg_index.indrelid``,
+``pg_constraint.conrelid``; a column's ``atttypid`` a ``pg_type.oid``.
+
+OIDs. Built-in types have PostgreSQL's own (int4 23, text 25, numeric 1700, _int4 1007, ...),
+as do ``pg_catalog`` (11) and ``public`` (2200). Everything else - tables, views, sequences,
+indexes, constraints, user types, other schemas - gets one derived from its catalog entry's id
+(and its name, for an index or a constraint): a hash into 16384 .. 2**31 - 1, PostgreSQL's range
+for user objects, so the same object has the same OID in every session and process of the
+warehouse (an ALTER TABLE keeps it). A relation's owner, ``nspowner`` and ``datdba`` are 10,
+PostgreSQL's bootstrap superuser: txlake has no roles.
+
+``'t'::regclass`` is the OID of relation ``t`` where an OID is meant - cast to ``oid`` or
+compared (``WHERE attrelid = 't'::regclass``) - looked up at each execution; txlake has no
+regclass type to show it by name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import replace
+from typing import NamedTuple
+
+import pyarrow as pa
+from sqlglot import exp
+
+from txlake import errors
+from txlake.engine import catalog_views, checks, uniques
+from txlake.engine.catalog_views import CATALOG, schema_name
+from txlake.engine.temp_tables import TEMP_ID_PREFIX
+from txlake.parser.parse import parse_table_name
+from txlake.storage.schema import Column, ColumnType, parse_type_name
+from txlake.storage.version import TableVersion
+
+FIRST_USER_OID = 16384  # (PostgreSQL's FirstNormalObjectId)
+OWNER = 10  # (PostgreSQL's BOOTSTRAP_SUPERUSERID)
+_NAMESPACES = {"pg_catalog": 11, "public": 2200}
+
+#: PostgreSQL's built-in types: name -> (oid, typlen, typcategory, array type oid); the kinds
+#: txlake's columns have, and the few others its catalog's own columns have
+_BUILTIN = {
+    "bool": (16, 1, "B", 1000), "bytea": (17, -1, "U", 1001), "char": (18, 1, "Z", 1002),
+    "name": (19, 64, "S", 1003), "int8": (20, 8, "N", 1016), "int2": (21, 2, "N", 1005),
+    "int4": (23, 4, "N", 1007), "text": (25, -1, "S", 1009), "oid": (26, 4, "N", 1028),
+    "json": (114, -1, "U", 199), "float4": (700, 4, "N", 1021), "float8": (701, 8, "N", 1022),
+    "bpchar": (1042, -1, "S", 1014), "varchar": (1043, -1, "S", 1015), "date": (1082, 4, "D", 1182),
+    "time": (1083, 8, "D", 1183), "timestamp": (1114, 8, "D", 1115), "timestamptz": (1184, 8, "D", 1185),
+    "interval": (1186, 16, "T", 1187), "timetz": (1266, 12, "D", 1270), "numeric": (1700, -1, "N", 1231),
+    "regclass": (2205, 4, "N", 2210), "regtype": (2206, 4, "N", 2211), "uuid": (2950, 16, "U", 2951),
+    "jsonb": (3802, -1, "U", 3807),
+}
+#: pg_constraint.confupdtype / confdeltype of each referential action
+_ACTIONS = {"NO ACTION": "a", "RESTRICT": "r", "CASCADE": "c", "SET NULL": "n", "SET DEFAULT": "d"}
+
+
+def oid(entry_id: str, part: str = "") -> int:
+    """The OID of the catalog entry ``entry_id`` (``part``: of one of its indexes, constraints
+    or its row type), stable across sessions and processes."""
+    digest = hashlib.blake2b(f"{entry_id}/{part}".encode(), digest_size=4).digest()
+    return FIRST_USER_OID + int.from_bytes(digest, "big") % (2 ** 31 - FIRST_USER_OID)
+
+
+def namespace_oid(schema: str) -> int:
+    return _NAMESPACES.get(schema) or oid("namespace", schema)
+
+
+def is_regclass_oid(node: exp.Expression) -> bool:
+    """Is ``node`` a constant ``'name'::regclass`` that stands for an OID: cast to ``oid``, or
+    compared with ``=``, ``<>`` or ``IN`` (``WHERE c.oid = 't'::regclass``)? Elsewhere (a
+    select list, where PostgreSQL shows the name) it is left alone: txlake has no regclass type."""
+    if not (isinstance(node, exp.Cast) and _type_is(node.to, "regclass")
+            and isinstance(node.this, exp.Literal) and node.this.is_string):
+        return False
+    parent = node.parent
+    return isinstance(parent, (exp.EQ, exp.NEQ, exp.In)) or \
+        (isinstance(parent, exp.Cast) and _type_is(parent.to, "oid"))
+
+
+def _type_is(to: exp.Expression, name: str) -> bool:
+    return str(to.args.get("kind") or to.this).lower() in (name, f"pg_catalog.{name}")
+
+
+def regclass_oid(ex, ctx, node: exp.Cast) -> exp.Expression:
+    """``'name'::regclass`` as the pg_class OID of the table, view, sequence or index it names,
+    found as PostgreSQL's regclass input finds it (the search path, or the schema given), or
+    42P01."""
+    text = node.this.this
+    target = parse_table_name(text)
+    version = ctx.lookup(target)
+    if version is not None and not version.is_type:
+        return exp.Literal.number(oid(version.table_id))
+    hit = uniques.index_names(ex, ctx, ctx.locate(target)[0]).get(target.name)
+    if hit is None:
+        raise errors.UndefinedTable(f'relation "{catalog_views.relation_name(target.db, target.name)}" does not exist')
+    return exp.Literal.number(oid(hit[0].table_id, target.name))
+
+
+def build(key: str, tables: list[TableVersion]) -> pa.Table:
+    return _VIEWS[key](tables)
+
+
+def _oid(values) -> pa.Array:  # (DuckDB's OID is a BIGINT)
+    return pa.array(list(values), pa.int64())
+
+
+def _int2(values) -> pa.Array:
+    return pa.array(list(values), pa.int16())
+
+
+def _int2s(values) -> pa.Array:  # (int2vector and smallint[] alike)
+    return pa.array(list(values), pa.list_(pa.int16()))
+
+
+_text, _int, _bool = catalog_views._text, catalog_views._int, catalog_views._bool
+
+
+def _relations(tables: list[TableVersion]) -> list[TableVersion]:
+    return [t for t in tables if not t.is_type]
+
+
+def _indexes(t: TableVersion) -> list[tuple[str, tuple[str, ...], bool, bool, bool]]:
+    """(name, columns, unique, primary, immediate) of each index of table ``t``: its primary
+    key's, its UNIQUE constraints' and unique indexes', its other indexes."""
+    if not t.is_table:
+        return []
+    found = [(name, columns, True, kind == "PRIMARY KEY", not timing)
+             for name, columns, kind, _, timing in catalog_views.unique_indexes(t)]
+    return found + [(i.name, i.columns, False, False, True) for i in t.schema.indexes]
+
+
+def _attributes(t: TableVersion) -> list[Column]:
+    """The columns pg_attribute lists for relation ``t``: a sequence's are PostgreSQL's."""
+    if t.is_sequence:
+        return [Column(0, "last_value", ColumnType("BIGINT"), True), Column(1, "log_cnt", ColumnType("BIGINT"), True),
+                Column(2, "is_called", ColumnType("BOOLEAN"), True)]
+    return list(catalog_views._columns_of(t))
+
+
+def _pg_namespace(tables: list[TableVersion]) -> pa.Table:
+    names = sorted({"public", *catalog_views.CATALOG_SCHEMAS, *(schema_name(t.db) for t in tables)})
+    return pa.table({"oid": _oid(namespace_oid(n) for n in names), "nspname": _text(names),
+                     "nspowner": _oid([OWNER] * len(names))})
+
+
+def _relkind(t: TableVersion) -> str:
+    return "v" if t.is_view else "S" if t.is_sequence else "r"
+
+
+def _pg_class(tables: list[TableVersion]) -> pa.Table:
+    rows = []  # (oid, name, schema, relkind, persistence, reltuples, hasindex, natts, reltype, checks)
+    for t in _relations(tables):
+        persistence = "t" if t.table_id.startswith(TEMP_ID_PREFIX) else "p"
+        indexes = _indexes(t)
+        # (reltuples: a table's row count, which its files' metadata give; -1, "never counted", else)
+        rows.append((oid(t.table_id), t.name, t.db, _relkind(t), persistence,
+                     t.row_count if t.is_table else -1, bool(indexes), len(_attributes(t)),
+                     oid(t.table_id, "type") if not t.is_sequence else 0, len(t.schema.checks)))
+        rows += [(oid(t.table_id, name), name, t.db, "i", persistence, -1, False, len(columns), 0, 0)
+                 for name, columns, *_ in indexes]
+    n = len(rows)
+    return pa.table({
+        "oid": _oid(r[0] for r in rows),
+        "relname": _text(r[1] for r in rows),
+        "relnamespace": _oid(namespace_oid(schema_name(r[2])) for r in rows),
+        "reltype": _oid(r[8] for r in rows),
+        "relowner": _oid([OWNER] * n),
+        "relkind": _text(r[3] for r in rows),
+        "relpersistence": _text(r[4] for r in rows),
+        "reltuples": pa.array([float(r[5]) for r in rows], pa.float32()),
+        "relhasindex": _bool(r[6] for r in rows),
+        "relnatts": _int2(r[7] for r in rows),
+        "relchecks": _int2(r[9] for r in rows),
+        "relispartition": _bool([False] * n),
+        "relhasrules": _bool([False] * n),
+        "relhastriggers": _bool([False] * n),
+        "relrowsecurity": _bool([False] * n),
+    })
+
+
+def _type_of(c: Column, user_types: dict[str, TableVersion]) -> tuple[int | None, int]:
+    """(atttypid, atttypmod) of column ``c``: numeric(p,s)'s typmod is ((p << 16) | s) + 4 and
+    varchar(n)'s n + 4, as PostgreSQL's; an array's is its element's."""
+    if c.user_type is not None and c.user_type in user_types:
+        return oid(c.user_type), -1
+    kind = c.type.element if c.type.kind == "ARRAY" else c.type
+    name = _type_name(kind)
+    typmod = ((kind.precision << 16) | kind.scale) + 4 if kind.kind == "DECIMAL" \
+        else kind.length + 4 if kind.kind == "VARCHAR" and kind.length else -1
+    if name not in _BUILTIN:
+        return None, -1  # (a view's column of a type txlake has no kind for)
+    return (_BUILTIN[name][3] if c.type.kind == "ARRAY" else _BUILTIN[name][0]), typmod
+
+
+def _type_name(kind: ColumnType) -> str:
+    return catalog_views._data_type(Column(0, "", kind))[1]
+
+
+def _pg_attribute(tables: list[TableVersion]) -> pa.Table:
+    user_types = {t.table_id: t for t in tables if t.is_type}
+    rows = []  # (attrelid, column, attnum, (atttypid, atttypmod))
+    for t in _relations(tables):
+        columns = _attributes(t)
+        rows += [(oid(t.table_id), c, i, _type_of(c, user_types)) for i, c in enumerate(columns, 1)]
+        by_name = {c.name: c for c in columns}  # (an index's: its table's, with no NOT NULL or default)
+        rows += [(oid(t.table_id, name), replace(by_name[column], not_null=False, default=None), i,
+                  _type_of(by_name[column], user_types))
+                 for name, index_columns, *_ in _indexes(t) for i, column in enumerate(index_columns, 1)]
+    n = len(rows)
+    return pa.table({
+        "attrelid": _oid(r[0] for r in rows),
+        "attname": _text(c.name for _, c, _, _ in rows),
+        "atttypid": _oid(typ[0] for *_, typ in rows),
+        "attnum": _int2(i for _, _, i, _ in rows),
+        "atttypmod": _int(typ[1] for *_, typ in rows),
+        "attndims": _int2(1 if c.type.kind == "ARRAY" else 0 for _, c, _, _ in rows),
+        "attnotnull": _bool(c.not_null for _, c, _, _ in rows),
+        "atthasdef": _bool(c.default is not None and not c.always for _, c, _, _ in rows),
+        "attidentity": _text("a" if c.always else "" for _, c, _, _ in rows),
+        "attgenerated": _text([""] * n),
+        "attisdropped": _bool([False] * n),
+        "attislocal": _bool([True] * n),
+    })
+
+
+def _pg_type(tables: list[TableVersion]) -> pa.Table:
+    # (oid, name, namespace, typtype, typlen, typcategory, typrelid, typelem, typarray, base, typmod, notnull)
+    rows = []
+    for name, (type_oid, length, category, array) in _BUILTIN.items():
+        rows.append((type_oid, name, "pg_catalog", "b", length, category, 0, 0, array, 0, -1, False))
+        rows.append((array, "_" + name, "pg_catalog", "b", -1, "A", 0, type_oid, 0, 0, -1, False))
+    for t in tables:
+        schema = schema_name(t.db)
+        if t.is_type and t.schema.user_type.is_domain:
+            domain = t.schema.user_type
+            base = parse_type_name(domain.base)
+            base_oid, typmod = _type_of(Column(0, "", base), {})
+            length, category = (-1, "A") if base.kind == "ARRAY" else _BUILTIN[_type_name(base)][1:3]
+            rows.append((oid(t.table_id), t.name, schema, "d", length, category, 0, 0, 0, base_oid, typmod,
+                         domain.not_null))
+        elif t.is_type:
+            rows.append((oid(t.table_id), t.name, schema, "e", 4, "E", 0, 0, 0, 0, -1, False))
+        elif not t.is_sequence:  # (a table's or view's row type)
+            rows.append((oid(t.table_id, "type"), t.name, schema, "c", -1, "C", oid(t.table_id), 0, 0, 0, -1, False))
+    return pa.table({
+        "oid": _oid(r[0] for r in rows),
+        "typname": _text(r[1] for r in rows),
+        "typnamespace": _oid(namespace_oid(r[2]) for r in rows),
+        "typowner": _oid([OWNER] * len(rows)),
+        "typlen": _int2(r[4] for r in rows),
+        "typtype": _text(r[3] for r in rows),
+        "typcategory": _text(r[5] for r in rows),
+        "typrelid": _oid(r[6] for r in rows),
+        "typelem": _oid(r[7] for r in rows),
+        "typarray": _oid(r[8] for r in rows),
+        "typbasetype": _oid(r[9] for r in rows),
+        "typtypmod": _int(r[10] for r in rows),
+        "typnotnull": _bool(r[11] for r in rows),
+    })
+
+
+def _pg_enum(tables: list[TableVersion]) -> pa.Table:
+    rows = [(t, i, label) for t in tables if t.is_type and not t.schema.user_type.is_domain
+            for i, label in enumerate(t.schema.user_type.labels, 1)]
+    return pa.table({
+        "oid": _oid(oid(t.table_id, "label/" + label) for t, _, label in rows),
+        "enumtypid": _oid(oid(t.table_id) for t, _, _ in rows),
+        "enumsortorder": pa.array([float(i) for _, i, _ in rows], pa.float32()),
+        "enumlabel": _text(label for *_, label in rows),
+    })
+
+
+def _attnums(t: TableVersion, columns) -> list[int]:
+    names = [c.name for c in _attributes(t)]
+    return [names.index(c) + 1 for c in columns]
+
+
+class _Constraint(NamedTuple):
+    owner: TableVersion  # (the table, or the domain)
+    name: str
+    contype: str
+    key: list[int] | None = None  # (None: a domain's)
+    target: TableVersion | None = None  # a foreign key's referenced table, and its key
+    target_key: list[int] | None = None
+    spec: object = None  # the UniqueConstraint, ForeignKey or CheckConstraint
+
+    @property
+    def relid(self) -> int:
+        return oid(self.owner.table_id) if self.key is not None else 0
+
+    @property
+    def index(self) -> int:
+        """conindid: a key's own index; a foreign key's, the referenced key's."""
+        if self.contype in ("p", "u"):
+            return oid(self.owner.table_id, self.name)
+        if self.contype == "f" and self.target is not None:
+            return oid(self.target.table_id, catalog_views._referenced_key_name(self.target, self.spec))
+        return 0
+
+
+def _pg_constraint(tables: list[TableVersion]) -> pa.Table:
+    """Each table's primary key, UNIQUE, FOREIGN KEY and CHECK constraints, and each domain's
+    CHECKs (``contypid`` the domain, ``conrelid`` 0); not NOT NULL, which PostgreSQL 16 keeps
+    in pg_attribute (and pg_type) alone."""
+    by_id = {t.table_id: t for t in tables}
+    rows: list[_Constraint] = []
+    for t in tables:
+        if t.is_type and t.schema.user_type.is_domain:
+            rows += [_Constraint(t, c.name, "c", spec=c) for c in t.schema.user_type.checks]
+        if not t.is_table:
+            continue
+        if t.schema.primary_key:
+            rows.append(_Constraint(t, t.schema.pkey_name(t.name), "p", _attnums(t, t.schema.primary_key)))
+        rows += [_Constraint(t, u.name, "u", _attnums(t, u.columns), spec=u) for u in t.schema.uniques if not u.index]
+        for fk in t.schema.foreign_keys:
+            target = by_id.get(fk.table_id)
+            rows.append(_Constraint(t, fk.name, "f", _attnums(t, fk.columns), target,
+                                    _attnums(target, fk.ref_columns) if target is not None else None, fk))
+        rows += [_Constraint(t, c.name, "c", sorted(_attnums(t, checks.columns_of(c))), spec=c)
+                 for c in t.schema.checks]
+    fks = [r.spec if r.contype == "f" else None for r in rows]
+    return pa.table({
+        "oid": _oid(oid(r.owner.table_id, "constraint/" + r.name) for r in rows),
+        "conname": _text(r.name for r in rows),
+        "connamespace": _oid(namespace_oid(schema_name(r.owner.db)) for r in rows),
+        "contype": _text(r.contype for r in rows),
+        "condeferrable": _bool(getattr(r.spec, "deferrable", False) for r in rows),
+        "condeferred": _bool(getattr(r.spec, "initially_deferred", False) for r in rows),
+        "convalidated": _bool(getattr(r.spec, "validated", True) for r in rows),
+        "conrelid": _oid(r.relid for r in rows),
+        "contypid": _oid(oid(r.owner.table_id) if r.key is None else 0 for r in rows),
+        "conindid": _oid(r.index for r in rows),
+        "confrelid": _oid(oid(r.target.table_id) if r.target is not None else 0 for r in rows),
+        "confupdtype": _text(_ACTIONS[fk.on_update] if fk else " " for fk in fks),
+        "confdeltype": _text(_ACTIONS[fk.on_delete] if fk else " " for fk in fks),
+        "confmatchtype": _text(("f" if fk.match_full else "s") if fk else " " for fk in fks),
+        "conkey": _int2s(r.key for r in rows),
+        "confkey": _int2s(r.target_key for r in rows),
+    })
+
+
+def _pg_index(tables: list[TableVersion]) -> pa.Table:
+    rows = [(t, name, _attnums(t, columns), unique, primary, immediate) for t in tables
+            for name, columns, unique, primary, immediate in _indexes(t)]
+    n = len(rows)
+    return pa.table({
+        "indexrelid": _oid(oid(t.table_id, name) for t, name, *_ in rows),
+        "indrelid": _oid(oid(t.table_id) for t, *_ in rows),
+        "indnatts": _int2(len(key) for _, _, key, *_ in rows),
+        "indnkeyatts": _int2(len(key) for _, _, key, *_ in rows),
+        "indisunique": _bool(r[3] for r in rows),
+        "indnullsnotdistinct": _bool(r[1] in _nulls_not_distinct(r[0]) for r in rows),
+        "indisprimary": _bool(r[4] for r in rows),
+        "indisexclusion": _bool([False] * n),
+        "indimmediate": _bool(r[5] for r in rows),
+        "indisvalid": _bool([True] * n),
+        "indisready": _bool([True] * n),
+        "indislive": _bool([True] * n),
+        "indkey": _int2s(key for _, _, key, *_ in rows),
+    })
+
+
+def _nulls_not_distinct(t: TableVersion) -> set[str]:
+    return {u.name for u in t.schema.uniques if u.nulls_not_distinct}
+
+
+def _pg_database(tables: list[TableVersion]) -> pa.Table:
+    return pa.table({"oid": _oid([oid("database", CATALOG)]), "datname": _text([CATALOG]), "datdba": _oid([OWNER]),
+                     "encoding": _int([6]), "datcollate": _text(["C"]), "datctype": _text(["C"]),
+                     "datistemplate": _bool([False]), "datallowconn": _bool([True]),
+                     "datconnlimit": _int([-1])})
+
+
+_VIEWS = {
+    "pg_catalog.pg_namespace": _pg_namespace,
+    "pg_catalog.pg_class": _pg_class,
+    "pg_catalog.pg_attribute": _pg_attribute,
+    "pg_catalog.pg_type": _pg_type,
+    "pg_catalog.pg_enum": _pg_enum,
+    "pg_catalog.pg_constraint": _pg_constraint,
+    "pg_catalog.pg_index": _pg_index,
+    "pg_catalog.pg_database": _pg_database,
+}
+VIEWS = tuple(_VIEWS)
