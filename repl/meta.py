@@ -169,10 +169,15 @@ def _list(runner: Runner, pattern: str, kinds: tuple[str, ...], what: str, plus:
         keep = [k and (matches(schema_name(db), name) or matches(db, name)) for k, db, name in
                 zip(keep, tables.column("database").to_pylist(), tables.column("table").to_pylist())]
     tables = tables.filter(pa.array(keep, pa.bool_()))  # (typed: an empty list would not be)
-    if tables.num_rows == 0:
+    return _show_found(runner, tables, pattern, what)
+
+
+def _show_found(runner: Runner, found: pa.Table, pattern: str, what: str) -> Outcome:
+    """A listing's rows, or psql's words for none (of ``what``, named as PATTERN says)."""
+    if found.num_rows == 0:
         runner.print(f'Did not find any {what} named "{pattern}".' if pattern else f"Did not find any {what}.")
     else:
-        runner.show_table(tables)
+        runner.show_table(found)
     return Outcome.OK
 
 
@@ -224,12 +229,7 @@ def _list_types(runner: Runner, argument: str, domains: bool = False) -> Outcome
         found = found.filter(pa.array([matches(schema, name) for schema, name in
                                        zip(found.column("schema").to_pylist(), found.column("name").to_pylist())],
                                       pa.bool_()))
-    what = "domains" if domains else "data types"
-    if found.num_rows == 0:
-        runner.print(f'Did not find any {what} named "{argument}".' if argument else f"Did not find any {what}.")
-    else:
-        runner.show_table(found)
-    return Outcome.OK
+    return _show_found(runner, found, argument, "domains" if domains else "data types")
 
 
 def _list_domains(runner: Runner, argument: str) -> Outcome:
@@ -252,11 +252,7 @@ def _list_query(runner: Runner, argument: str, sql: str, what: str) -> Outcome:
         matches = _pattern(argument)
         schemas, names = (found.column(min(i, found.num_columns - 1)).to_pylist() for i in (0, 1))
         found = found.filter(pa.array([matches(schema, name) for schema, name in zip(schemas, names)], pa.bool_()))
-    if found.num_rows == 0:
-        runner.print(f'Did not find any {what} named "{argument}".' if argument else f"Did not find any {what}.")
-    else:
-        runner.show_table(found)
-    return Outcome.OK
+    return _show_found(runner, found, argument, what)
 
 
 def _list_indexes(runner: Runner, argument: str) -> Outcome:
