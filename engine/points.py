@@ -970,8 +970,10 @@ def _to_numeric(value, t) -> decimal.Decimal:
         value = decimal.Decimal(value)
     elif type(value) is not decimal.Decimal or not value.is_finite():
         return FALLBACK
+    if value.adjusted() >= t.precision - t.scale:  # (past the precision before rounding: 1e100)
+        return FALLBACK
     rounded = _NUMERIC.quantize(value, decimal.Decimal(1).scaleb(-t.scale))
-    if rounded.adjusted() >= t.precision - t.scale and rounded:
+    if rounded.adjusted() >= t.precision - t.scale and rounded:  # (9999.995 rounds past it)
         return FALLBACK
     return rounded
 

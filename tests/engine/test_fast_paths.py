@@ -146,6 +146,9 @@ TYPED_INSERTS = [
     ("INSERT INTO ty (id, n, u, z) VALUES (?, ?, ?, ?)", (6, Decimal("-3.145"), Decimal("7"), Decimal("0.0015"))),
     ("INSERT INTO ty (id, n, u) VALUES (?, ?, ?)", (7, 12, -(10 ** 20))),
     ("INSERT INTO ty (id, n) VALUES (?, ?)", (8, Decimal("NaN"))),  # 22P02 or DuckDB's error
+    ("INSERT INTO ty (id, n) VALUES (32, 1e100)", ()),  # 22003 (a Python InvalidOperation leaked)
+    ("INSERT INTO ty (id, u) VALUES (?, ?)", (33, Decimal("1e100"))),
+    ("INSERT INTO ty (id, n, u) VALUES (?, ?, ?)", (34, 10 ** 90, Decimal("-1e-100"))),
     ("INSERT INTO ty (id, n) VALUES (?, ?)", (9, 2.675)),  # a float: DuckDB's cast
     ("INSERT INTO ty (id, x, r) VALUES (?, ?, ?)", (10, 2 ** 53 + 1, 1.5)),  # past a double's integers: DuckDB
     ("INSERT INTO ty (id, x) VALUES (11, 1e-400)", ()),  # 22003
