@@ -1383,7 +1383,11 @@ def _split_table(node: exp.Table | exp.Lateral | exp.Anonymous) -> exp.Expressio
     alias = node.args.get("alias")
     table = alias.name if alias is not None and alias.name else name
     columns = [c.copy() for c in alias.columns] if alias is not None and alias.columns else [exp.to_identifier(table)]
-    return exp.Unnest(expressions=[array], alias=exp.TableAlias(this=exp.to_identifier(table), columns=columns))
+    # WITH ORDINALITY: the rows' numbers, in a column named "ordinality" or as the alias's list says
+    offset = (columns[1] if len(columns) > 1 else exp.to_identifier("ordinality")) if node.args.get("ordinality") \
+        else None
+    return exp.Unnest(expressions=[array], alias=exp.TableAlias(this=exp.to_identifier(table), columns=columns[:1]),
+                      offset=offset)
 
 
 def _string_to_array(node: exp.Split) -> exp.Expression:

@@ -518,6 +518,11 @@ def test_text_splitting_set_returning_functions_in_from(conn):
         ["v"], [("a",), ("b",), (None,), ("c",)])
     assert rows("SELECT part FROM string_to_table('x y', ' ') part") == (["part"], [("x",), ("y",)])
     assert rows("SELECT string_to_table('a,b', ',')") == (["string_to_table"], [("a",), ("b",)])
+    # WITH ORDINALITY numbers the rows (it was dropped: one column)
+    assert rows("SELECT * FROM regexp_split_to_table('a b', ' ') WITH ORDINALITY") == (
+        ["regexp_split_to_table", "ordinality"], [("a", 1), ("b", 2)])
+    assert rows("SELECT n, w FROM string_to_table('x y z', ' ') WITH ORDINALITY AS t(w, n) WHERE n > 1") == (
+        ["n", "w"], [(2, "y"), (3, "z")])
     conn.execute("INSERT INTO t (k, v) VALUES (3, 'hello big world')")
     assert rows("SELECT k, count(*) FROM t CROSS JOIN LATERAL string_to_table(v, ' ') AS w GROUP BY k ORDER BY k") == (
         ["k", "count"], [(1, 1), (2, 1), (3, 3)])
