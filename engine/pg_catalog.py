@@ -77,6 +77,8 @@ def is_regclass_oid(node: exp.Expression) -> bool:
             and isinstance(node.this, exp.Literal) and node.this.is_string):
         return False
     parent = node.parent
+    while isinstance(parent, exp.Paren):  # (('t'::regclass)::oid)
+        parent = parent.parent
     return isinstance(parent, (exp.EQ, exp.NEQ, exp.In)) or \
         (isinstance(parent, exp.Cast) and _type_is(parent.to, "oid"))
 

@@ -1148,6 +1148,13 @@ def _micros(value: exp.Expression) -> exp.Expression:
 _MICRO = exp.cast(exp.Literal.number("0.000001"), "DECIMAL(7,6)")
 
 
+# DuckDB's stand-ins for PostgreSQL's functions over catalog OIDs: they read DuckDB's own catalog
+# and gave wrong answers for txlake's pg_catalog rows (format_type(1043, 24) 'varchar(0,24)',
+# pg_get_constraintdef NULL, pg_table_is_visible true outside the search path): refused
+_CATALOG_READERS = frozenset({"format_type", "format_pg_type", "pg_get_constraintdef", "pg_get_expr", "pg_get_viewdef",
+                              "pg_table_is_visible", "pg_type_is_visible", "pg_function_is_visible"})
+
+
 def _function(node: exp.Anonymous) -> exp.Expression:
     """Functions sqlglot does not know, or keeps as written (parser/dialect.py), by name:
     ``date_part``, ``to_date``, ``encode`` / ``decode``, ``regexp_match(es)``, ``octet_length``."""
@@ -1160,6 +1167,10 @@ def _function(node: exp.Anonymous) -> exp.Expression:
         return exp.cast(_strptime(*node.expressions), "DATE")
     if name in ("encode", "decode") and len(node.expressions) == 2:
         return _coding(name, *node.expressions)
+    if name in _CATALOG_READERS:
+        raise errors.NotSupportedError(
+            f"{name}() is not supported: it reads PostgreSQL's system catalog, which txlake mirrors only in part "
+            "(pg_type.typname names a type; information_schema.columns gives each column's data_type)")
     if name == "regexp_matches":
         raise errors.NotSupportedError(
             "regexp_matches() is not supported (it returns a set of rows); use regexp_match() or ~")
