@@ -1093,7 +1093,9 @@ def _to_number(node: exp.ToNumber) -> exp.Expression:
     if not (isinstance(fmt, exp.Literal) and fmt.is_string):
         raise errors.NotSupportedError("to_number takes a pattern that is a string literal")
     try:
-        decimals = min(number_format.result_scale(fmt.this), 38)
+        # (as many decimals as the pattern reads, leaving room for the digits it reads before the
+        # point: 38 in all - a pattern of 44 decimals was DECIMAL(38,38), which holds no 1.2)
+        decimals = min(number_format.result_scale(fmt.this), 38 - min(number_format.pattern(fmt.this).num.pre, 37))
         if isinstance(node.this, exp.Literal) and node.this.is_string and not number_format.pattern(fmt.this).num.multi:
             value = number_format.to_number(node.this.this, fmt.this)
             if value is None:

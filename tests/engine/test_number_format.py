@@ -498,6 +498,14 @@ def test_to_number_errors(conn):
     assert values(conn, "SELECT to_number(NULL, '999')") == [None]
 
 
+def test_to_number_of_a_column_with_a_long_pattern_keeps_its_integer_digits(conn):
+    """A pattern of 44 decimals made the column a DECIMAL(38,38), holding no integer digit: 22003
+    for 1.23456, which the constant form gives."""
+    pattern = "9." + "9" * 44
+    assert values(conn, f"SELECT to_number(p, '{pattern}') FROM (VALUES ('1.23456')) v(p)") == [
+        decimal.Decimal("1.23456")]
+
+
 def test_a_view_keeps_the_patterns(conn):
     """A view's query is stored as written: to_char and to_number were stored as DuckDB's casts,
     the pattern dropped (a view's to_char(d, 'YYYY') gave the whole date, to_number a double)."""
