@@ -41,12 +41,17 @@ _INTEGER_NAMES = {"16": "smallint", "32": "integer", "64": "bigint"}
 _INTEGER_OVERFLOW = re.compile(r"overflow in \w+ of INT(?P<bits>16|32|64)\b|"
                                r"out of range for the destination type INT(?P<cast>16|32|64)$", re.I)
 _DIVISION_OVERFLOW = re.compile(r"overflow in division of (?P<dividend>-\d+) / -1", re.I)
+# text past an integer type's range: PostgreSQL's ``value "3000000000" is out of range for type integer``
+_INTEGER_TEXT_RANGE = re.compile(r"could not convert string ' *(?P<value>[-+]?\d+) *' to INT(?P<bits>16|32|64)\b",
+                                 re.I)
 _SMALLEST = {str(-(1 << (bits - 1))): str(bits) for bits in (16, 32, 64)}
 
 
 def _range_message(message: str) -> str:
     if (found := _DECIMAL_TO_INTEGER.search(message)) is not None:
         return f"{_INTEGER_NAMES[found['bits']]} out of range"
+    if (found := _INTEGER_TEXT_RANGE.search(message)) is not None:
+        return f'value "{found["value"]}" is out of range for type {_INTEGER_NAMES[found["bits"]]}'
     if (found := _INTEGER_OVERFLOW.search(message)) is not None:
         return f"{_INTEGER_NAMES[found['bits'] or found['cast']]} out of range"
     if (found := _DIVISION_OVERFLOW.search(message)) is not None and found["dividend"] in _SMALLEST:

@@ -486,6 +486,23 @@ def test_integer_literals_in_other_bases(conn):
     assert one(conn, "SELECT b FROM t WHERE k = 0b10000") == (511,)
 
 
+@pytest.mark.parametrize("sql, params, message", [
+    ("SELECT '3000000000'::int", (), 'value "3000000000" is out of range for type integer'),
+    ("SELECT ?::int", ("0x80000000",), 'value "2147483648" is out of range for type integer'),
+    ("SELECT ?::bigint", (" 9223372036854775808 ",), 'value "9223372036854775808" is out of range for type bigint'),
+    ("SELECT v::smallint FROM t WHERE k = 1", (), None),
+])
+def test_integer_text_out_of_range_in_postgresqls_words(conn, sql, params, message):
+    """Text past an integer type's range is 22003 as PostgreSQL's input functions word it; DuckDB's
+    was 'Could not convert string '3000000000' to INT32'."""
+    if message is None:  # (a text column's 'x' is no number at all: 22P02)
+        conn.execute("UPDATE t SET v = '40000' WHERE k = 1")
+        message = 'value "40000" is out of range for type smallint'
+    with pytest.raises(txlake.DataError) as e:
+        conn.execute(sql, params)
+    assert (e.value.sqlstate, str(e.value)) == ("22003", message)
+
+
 @pytest.mark.parametrize("sql, message", [
     ("SELECT 2147483647 + 1", "integer out of range"),
     ("SELECT -2147483648 - 1", "integer out of range"),

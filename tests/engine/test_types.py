@@ -146,7 +146,9 @@ def test_smallint_is_its_own_type_with_postgresql_s_range(connect, db):
                         ("ALTER TABLE s ALTER COLUMN big TYPE smallint", ())):
         with pytest.raises(txlake.DataError) as e:
             db.execute(sql, params)
-        assert (e.value.sqlstate, str(e.value)) == ("22003", "smallint out of range"), sql
+        # (text is read by smallint's input, whose words quote it, as PostgreSQL's int2in)
+        message = 'value "-32769" is out of range for type smallint' if "'" in sql else "smallint out of range"
+        assert (e.value.sqlstate, str(e.value)) == ("22003", message), sql
     db.execute("UPDATE s SET b = b - 1 WHERE id = ?", (1,))
     assert db.execute("SELECT id, b, n, pg_typeof(id), pg_typeof(n) FROM s WHERE id = 1").fetchall() == [
         (1, 6, 1, "smallint", "smallint")]
