@@ -962,7 +962,7 @@ def _insert_value(ex, term: tuple, col: Column, params):
     return value if expected is not None and type(value) is expected else FALLBACK
 
 
-def _to_numeric(value, t) -> decimal.Decimal:
+def _to_numeric(value, t):
     """An integer or a NUMERIC into NUMERIC(p, s): rounded to s places, half away from zero,
     as PostgreSQL's assignment does; FALLBACK for a value past p digits (DuckDB gives 22003),
     NaN or infinity, or a value of another type (a float's rounding is its cast's)."""
@@ -978,7 +978,7 @@ def _to_numeric(value, t) -> decimal.Decimal:
     return rounded
 
 
-def _to_double(value, t) -> float:
+def _to_double(value, t):
     """A float as is; an integer a DOUBLE holds exactly; a NUMERIC constant rounded to the
     nearest DOUBLE (PostgreSQL's numeric -> float8 reads its text so), if finite."""
     kind = type(value)
@@ -992,7 +992,7 @@ def _to_double(value, t) -> float:
     return FALLBACK
 
 
-def _to_date(value, t) -> datetime.date:
+def _to_date(value, t):
     """A ``date`` as is; ISO text (``2024-01-31``) read as PostgreSQL reads it."""
     if type(value) is datetime.date:
         return value
@@ -1004,7 +1004,7 @@ def _to_date(value, t) -> datetime.date:
     return FALLBACK
 
 
-def _to_timestamp(value, t) -> datetime.datetime:
+def _to_timestamp(value, t):
     """A naive ``datetime`` as is; ISO text without a zone (``2024-01-31 12:30:00.5``)."""
     if type(value) is datetime.datetime:
         return value if value.tzinfo is None else FALLBACK  # (an instant: the session's zone says)
@@ -1016,7 +1016,8 @@ def _to_timestamp(value, t) -> datetime.datetime:
     return FALLBACK
 
 
-# kind -> how a VALUES term or a parameter becomes the column's value, or FALLBACK
+# kind -> how a VALUES term or a parameter becomes the column's value (each gives FALLBACK for
+# what it does not take, as _insert_value does)
 _CONVERSIONS = {"DECIMAL": _to_numeric, "DOUBLE": _to_double, "DATE": _to_date, "TIMESTAMP": _to_timestamp}
 
 

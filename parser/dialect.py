@@ -202,7 +202,7 @@ class TxlakeParser(DuckDB.Parser):
         """PostgreSQL's ``T ARRAY`` (without a size) is ``T[]``: sqlglot took what follows ARRAY
         for a size (``a int ARRAY, b int`` was a syntax error, ``int ARRAY NOT NULL`` an array of
         size NOT NULL), so ARRAY after a type, before anything but ``[``, is read as ``[]``."""
-        tokens = _placeholders_apart(_numbers_read(list(raw_tokens)), _OPERAND_ENDS | self.TYPE_TOKENS)
+        tokens = _placeholders_apart(_numbers_read(list(raw_tokens), sql), _OPERAND_ENDS | self.TYPE_TOKENS)
         for i in range(len(tokens) - 1, 0, -1):
             token = tokens[i]
             if token.token_type == TokenType.ARRAY and \
@@ -1238,24 +1238,24 @@ _RADIX_DIGITS = {"x": (16, "hexadecimal", re.compile(r"_?[0-9a-f]+(?:_[0-9a-f]+)
                  "b": (2, "binary", re.compile(r"_?[01]+(?:_[01]+)*", re.A))}
 
 
-def _numbers_read(tokens: list[Token]) -> list[Token]:
+def _numbers_read(tokens: list[Token], sql: str | None) -> list[Token]:
     """Numbers as PostgreSQL 16's lexer reads them. sqlglot's tokenizer stops a number at the
     first letter: ``0x1F`` was ``0 AS x1F`` (0, where PostgreSQL gives 31), ``12abc`` was
     ``12 AS abc`` and ``123e`` a Python ValueError. Now ``0x1F``, ``0o17``, ``0b101`` (and
-    ``0x1F_FF``) are integers; a number run into a name is PostgreSQL's 42601 "trailing junk
-    after numeric literal"."""
+    ``0x1F_FF``) are integers; a number run into a name - a letter or ``_`` right after it in
+    ``sql``, not a quote - is PostgreSQL's 42601 "trailing junk after numeric literal"."""
     for i in range(len(tokens) - 1, -1, -1):
         token = tokens[i]
         if token.token_type != TokenType.NUMBER:
             continue
         text = token.text
+        after = tokens[i + 1] if i + 1 < len(tokens) and tokens[i + 1].start == token.end + 1 else None
         if text[-1] in "eE":  # (an exponent without digits: 1e, 1e+)
-            after = tokens[i + 1] if i + 1 < len(tokens) else None
-            sign = after.text if after is not None and after.start == token.end + 1 and after.text in "+-" else ""
+            sign = after.text if after is not None and after.text in "+-" else ""
             raise errors.SyntaxError(f'trailing junk after numeric literal at or near "{text}{sign}"',
                                      position=token.start + 1)
-        after = tokens[i + 1] if i + 1 < len(tokens) else None
-        if after is None or after.start != token.end + 1 or not (after.text[:1].isalpha() or after.text[:1] == "_"):
+        first = sql[after.start] if after is not None and sql is not None else after.text[:1] if after else ""
+        if not (first.isalpha() or first == "_"):
             continue
         near = text + after.text[:1]  # (PostgreSQL quotes the number and the junk's first character)
         radix = _RADIX_DIGITS.get(after.text[0].lower()) if text == "0" else None
