@@ -53,22 +53,7 @@ def _timed(run) -> float:
 
 
 def txlake_api(root: str, script: list[str], one_transaction: bool) -> float:
-    con = txlake.connect(os.path.join(root, "wh"), autocommit=True, publish="off")
-    con.execute(CREATE)
-    con.execute(WARM_UP).fetchall()
-
-    def run():
-        cur = con.cursor()
-        if one_transaction:
-            cur.execute("BEGIN")
-        for sql in script:
-            cur.execute(sql)
-        if one_transaction:
-            cur.execute("COMMIT")
-    elapsed = _timed(run)
-    assert con.execute("SELECT count(*) FROM orders").fetchone()[0] == len(script)
-    con.close()
-    return elapsed
+    return _sql_run(txlake.connect(os.path.join(root, "wh"), autocommit=True, publish="off"), script, one_transaction)
 
 
 def txlake_shell(root: str, script: list[str]) -> float:
@@ -82,7 +67,7 @@ def txlake_shell(root: str, script: list[str]) -> float:
 
 def _sql_run(con, script: list[str], one_transaction: bool) -> float:
     """``script`` run by a DB-API connection in autocommit (``BEGIN`` ... ``COMMIT`` around it
-    for one transaction), the table made first."""
+    for one transaction), the table made first; every row must be there after."""
     con.execute(CREATE)
     con.execute(WARM_UP).fetchall()
 
@@ -94,6 +79,7 @@ def _sql_run(con, script: list[str], one_transaction: bool) -> float:
         if one_transaction:
             con.execute("COMMIT")
     elapsed = _timed(run)
+    assert con.execute("SELECT count(*) FROM orders").fetchone()[0] == len(script)
     con.close()
     return elapsed
 
