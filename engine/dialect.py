@@ -16,7 +16,7 @@ import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
-from txlake.engine import intervals, jsonb
+from txlake.engine import intervals, jsonb, pg_text
 from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, BOOLEAN_MACRO,
                                      BOOLEAN_WORDS, BYTEA_IN, BYTEA_LENGTH, BYTEA_MACRO, DIVIDE_MACRO, DIVISOR_MACRO,
                                      EPOCH_MACRO, ESCAPE_IN, ESCAPE_OUT, FLOAT_PRODUCT_MACRO, FLOAT_SUM_MACRO,
@@ -374,9 +374,12 @@ def _float_text(exponent_from: str) -> str:
 _AS_DUCKDB_TEXT = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
                    "UBIGINT", "UHUGEINT", "DECIMAL", "VARCHAR", "BOOLEAN", "DATE", "TIME", "TIMESTAMP", "TIMESTAMPTZ",
                    "UUID")
+# an interval's text by PostgreSQL's output (engine/pg_text.py): DuckDB's said "-1 year -1 month", and
+# "-1 day 02:00:00" for PostgreSQL's "-1 days +02:00:00"
+INTERVAL_TEXT = "txl_interval_text"
 _SCALAR_TEXT = (f"(x, w DOUBLE) AS {_float_text('1e15')}, (x, w FLOAT) AS {_float_text('1e6')}, "
                 "(x, w BLOB) AS '\\x' || lower(hex(x)), "
-                "(x, w INTERVAL) AS regexp_replace(CAST(x AS VARCHAR), ' month', ' mon', 'g'), " +
+                f"(x, w INTERVAL) AS {INTERVAL_TEXT}(x), " +
                 ", ".join(f"(x, w {t}) AS CAST(x AS VARCHAR)" for t in _AS_DUCKDB_TEXT) +
                 ", (x, w) AS CAST(x AS VARCHAR)")
 # the digits of s (a number's text with no exponent, at least 10) with one before the point and an exponent
@@ -673,6 +676,7 @@ _FUNCTIONS = (
     (INTEGER_TEXT, lambda text: str(integer_input(text)), ["VARCHAR"], "VARCHAR"),
     # justify_hours, justify_days, justify_interval
     *((name, function, ["INTERVAL"], "INTERVAL") for name, function in intervals.FUNCTIONS.items()),
+    (INTERVAL_TEXT, lambda value: pg_text.pg_interval(*value), ["INTERVAL"], "VARCHAR"),
     # (never called: see the BOOLEAN_CHECK macros)
     *((BOOLEAN_FUNCTION + key, bool, ["BOOLEAN"], "BOOLEAN") for key in BOOLEAN_CONTEXTS),
 )

@@ -213,6 +213,17 @@ class TxlakeParser(DuckDB.Parser):
                                    Token(TokenType.R_BRACKET, "]", token.line, token.col, token.start, token.end)]
         return super().parse(tokens, sql)
 
+    def _parse_interval_span(self, this, parse_function_unit: bool = True):
+        """``INTERVAL '-1 day 02:00'`` is the whole text, as PostgreSQL reads it: sqlglot took its
+        one ``number unit`` pair and dropped the rest (-1 day, two hours lost); a text of just
+        that pair (``'2 days'``) stays sqlglot's ``INTERVAL '2' DAYS``."""
+        interval = super()._parse_interval_span(this, parse_function_unit)
+        if this is not None and this.is_string and interval.this is not this and \
+                isinstance(interval.unit, exp.Var) and not _ONE_INTERVAL_PART.fullmatch(this.name):
+            interval.set("this", this)
+            interval.set("unit", None)
+        return interval
+
     def _parse_type(self, parse_interval: bool = True, fallback_to_identifier: bool = False):
         """A typed literal binds before a cast, as in PostgreSQL: ``DATE '2024-05-17'::timestamp``
         is a TIMESTAMP (sqlglot cast the string to TIMESTAMP, then to DATE)."""
@@ -1231,6 +1242,9 @@ TxlakeParser._CONTROL_STATEMENTS["CALL"] = TxlakeParser._parse_call_statement
 _OPERAND_ENDS = {TokenType.VAR, TokenType.STRING, TokenType.NUMBER, TokenType.R_PAREN, TokenType.R_BRACKET,
                  TokenType.IDENTIFIER, TokenType.PLACEHOLDER, TokenType.NULL, TokenType.TRUE, TokenType.FALSE}
 
+
+# an interval's text of one number and its unit (sqlglot's INTERVAL_STRING_RE, whole)
+_ONE_INTERVAL_PART = re.compile(r"\s*-?[0-9]+(?:\.[0-9]+)?\s*[a-zA-Z]+\s*")
 
 # PostgreSQL 16's integer literals in other bases: 0x / 0o / 0b, then digits, _ between them
 _RADIX_DIGITS = {"x": (16, "hexadecimal", re.compile(r"_?[0-9a-f]+(?:_[0-9a-f]+)*", re.I | re.A)),

@@ -551,3 +551,15 @@ def test_pg_backend_pid_is_the_serving_process(conn):
     """42883 before; a pool or a log line asks for it."""
     import os
     assert one(conn, "SELECT pg_backend_pid(), pg_typeof(pg_backend_pid())") == (os.getpid(), "integer")
+
+
+def test_interval_literals_and_text_as_postgresqls(conn):
+    """INTERVAL '-1 day 02:00' was -1 day (sqlglot kept its one 'number unit' pair and dropped
+    the time); an interval's text was DuckDB's ('-1 year -1 month -1 day', '-1 day 02:00:00')."""
+    assert one(conn, "SELECT INTERVAL '-1 day 02:00', INTERVAL '1 day 02:00:00' = INTERVAL '26 hours'") == (
+        datetime.timedelta(days=-1, hours=2), True)  # (equal as PostgreSQL compares intervals)
+    assert one(conn, "SELECT date '2024-01-01' + INTERVAL '1 day 06:00', INTERVAL '2 days', INTERVAL '1' day") == (
+        datetime.datetime(2024, 1, 2, 6), datetime.timedelta(days=2), datetime.timedelta(days=1))
+    assert one(conn, "SELECT (INTERVAL '-1 year -1 month -1 day')::text, (INTERVAL '-1 day 02:00')::text, "
+                     "'1 year 2 months'::interval::text, INTERVAL '1 day'::text, INTERVAL '36 hours'::text") == (
+        "-1 years -1 mons -1 days", "-1 days +02:00:00", "1 year 2 mons", "1 day", "36:00:00")
