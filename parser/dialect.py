@@ -202,7 +202,8 @@ class TxlakeParser(DuckDB.Parser):
         """PostgreSQL's ``T ARRAY`` (without a size) is ``T[]``: sqlglot took what follows ARRAY
         for a size (``a int ARRAY, b int`` was a syntax error, ``int ARRAY NOT NULL`` an array of
         size NOT NULL), so ARRAY after a type, before anything but ``[``, is read as ``[]``."""
-        tokens = _placeholders_apart(_numbers_read(list(raw_tokens), sql), _OPERAND_ENDS | self.TYPE_TOKENS)
+        tokens = _placeholders_apart(_numbers_read(_unicode_in_escape_strings(list(raw_tokens), sql), sql),
+                                     _OPERAND_ENDS | self.TYPE_TOKENS)
         for i in range(len(tokens) - 1, 0, -1):
             token = tokens[i]
             if token.token_type == TokenType.ARRAY and \
@@ -1353,6 +1354,75 @@ def unicode_escapes(text: str, escape: str = "\\") -> str:
     if pending is not None:
         raise bad_pair
     return "".join(out)
+
+
+# an escape of an E'...' string, as PostgreSQL's scanner reads them (scan.l's xe rules): octal,
+# hexadecimal, Unicode (4 or 8 hex digits), a \u / \U without them, any other character; '' is '
+_E_ESCAPE = re.compile(r"\\(?:([0-7]{1,3})|x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|([uU])|(.))|''",
+                       re.S)
+_SINGLE_ESCAPES = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def escape_string(text: str) -> str:
+    """The value of an ``E'...'`` string's text (between its quotes) as PostgreSQL reads it:
+    ``\\n`` and its kin, ``\\101`` and ``\\x41`` bytes, ``\\u0061`` / ``\\U00000061`` code points
+    (a UTF-16 surrogate pair as two), ``\\c`` the character c, ``''`` a quote. The bytes made
+    must be UTF-8 (22021); a Unicode escape without its digits, a code point of 0 or past
+    10FFFF, a surrogate alone are 42601."""
+    out, at, pending = bytearray(), 0, None
+    bad_pair = errors.SyntaxError("invalid Unicode surrogate pair")
+    for m in _E_ESCAPE.finditer(text):
+        if m.start() > at or (pending is not None and not (m.group(3) or m.group(4))):
+            if pending is not None:
+                raise bad_pair
+            out += text[at:m.start()].encode()
+        at = m.end()
+        octal, hexa, short, long, bare, other = m.groups()
+        if m.group(0) == "''":
+            out += b"'"
+        elif octal or hexa:
+            out.append(int(octal, 8) & 0xFF if octal else int(hexa, 16))
+        elif short or long:
+            value = int(short or long, 16)
+            if not 0 < value <= 0x10FFFF:
+                raise errors.SyntaxError("invalid Unicode escape value")
+            if 0xDC00 <= value <= 0xDFFF:
+                if pending is None:
+                    raise bad_pair
+                value, pending = 0x10000 + ((pending - 0xD800) << 10) + (value - 0xDC00), None
+            elif pending is not None:
+                raise bad_pair
+            if 0xD800 <= value <= 0xDBFF:
+                pending = value
+            else:
+                out += chr(value).encode()
+        elif bare:
+            raise errors.SyntaxError("invalid Unicode escape\nHINT:  Unicode escapes must be \\uXXXX or \\UXXXXXXXX.")
+        else:
+            out += _SINGLE_ESCAPES.get(other, other).encode()
+    if pending is not None:
+        raise bad_pair
+    out += text[at:].encode()
+    try:
+        return out.decode()
+    except UnicodeDecodeError:
+        raise errors.DataError("invalid byte sequence for encoding \"UTF8\"", sqlstate="22021") from None
+
+
+def _unicode_in_escape_strings(tokens: list[Token], sql: str | None) -> list[Token]:
+    """``E'\\u0061'`` is ``a``: sqlglot's tokenizer read ``\\u`` as ``u`` (``u0061``). An escape
+    string holding a Unicode escape is read again from its text (``escape_string``); the others
+    stay sqlglot's."""
+    if sql is None or ("\\u" not in sql and "\\U" not in sql):
+        return tokens
+    for i, token in enumerate(tokens):
+        if token.token_type != TokenType.BYTE_STRING:
+            continue
+        raw = sql[token.start:token.end + 1]
+        if raw[:2] in ("E'", "e'") and raw.endswith("'") and ("\\u" in raw or "\\U" in raw):
+            tokens[i] = Token(TokenType.BYTE_STRING, escape_string(raw[2:-1]), token.line, token.col, token.start,
+                              token.end)
+    return tokens
 
 
 def _unicode_identifiers(tokens: list[Token]) -> list[Token]:

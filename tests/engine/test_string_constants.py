@@ -90,3 +90,32 @@ def test_unicode_escape_identifiers(conn):
 def test_a_set_returning_function_cast_to_text(conn, sql, rows):
     """Each row's text, as PostgreSQL's (DuckDB could pick no text form of an unnested value: 42000)."""
     assert conn.execute(sql).fetchall() == rows
+
+
+@pytest.mark.parametrize("constant, value", [
+    (r"E'\u0061'", "a"),
+    (r"E'\U00000062'", "b"),
+    (r"e'x\u00e9y'", "xéy"),
+    (r"E'\uD83D\uDE00'", "\U0001F600"),  # (a surrogate pair)
+    (r"E'it''s \u0041\t\101\x42'", "it's A\tAB"),
+    (r"E'\xC3\xA9\u0041'", "éA"),  # (bytes that make UTF-8)
+    (r"E'\\u0061'", "\\u0061"),  # (the backslash escaped)
+    (r"'a\u0062'", "a\\u0062"),  # (a standard string: no escapes)
+])
+def test_unicode_escapes_in_escape_strings(conn, constant, value):
+    """E'\\u0061' was 'u0061': sqlglot read \\u as u. PostgreSQL's escape strings take \\uXXXX
+    and \\UXXXXXXXX (strings.out), beside their octal and hexadecimal bytes."""
+    assert conn.execute(f"SELECT {constant}").fetchone() == (value,)
+
+
+@pytest.mark.parametrize("constant, sqlstate, message", [
+    (r"E'\u12'", "42601", "invalid Unicode escape"),
+    (r"E'\uD83D'", "42601", "invalid Unicode surrogate pair"),
+    (r"E'\uD83Dx'", "42601", "invalid Unicode surrogate pair"),
+    (r"E'\u0000'", "42601", "invalid Unicode escape value"),
+    (r"E'\xFF\u0041'", "22021", 'invalid byte sequence for encoding "UTF8"'),
+])
+def test_bad_unicode_escapes_in_escape_strings(conn, constant, sqlstate, message):
+    with pytest.raises(txlake.Error) as e:
+        conn.execute(f"SELECT {constant}")
+    assert e.value.sqlstate == sqlstate and str(e.value).split("\n")[0] == message
