@@ -199,11 +199,15 @@ class TxlakeParser(DuckDB.Parser):
     PRIMARY_PARSERS = {**DuckDB.Parser.PRIMARY_PARSERS, **STRING_PARSERS}
 
     def parse(self, raw_tokens, sql=None):
-        """PostgreSQL's ``T ARRAY`` (without a size) is ``T[]``: sqlglot took what follows ARRAY
-        for a size (``a int ARRAY, b int`` was a syntax error, ``int ARRAY NOT NULL`` an array of
-        size NOT NULL), so ARRAY after a type, before anything but ``[``, is read as ``[]``."""
-        tokens = _placeholders_apart(_numbers_read(_unicode_in_escape_strings(list(raw_tokens), sql), sql),
-                                     _OPERAND_ENDS | self.TYPE_TOKENS)
+        """The tokens read again where sqlglot's tokenizer reads them otherwise than PostgreSQL's
+        scanner - escape strings with Unicode escapes (``_unicode_in_escape_strings``), numbers
+        (``_numbers_read``), ``?|`` / ``?&`` after no operand (``_placeholders_apart``) - then
+        parsed. PostgreSQL's ``T ARRAY`` (without a size) is ``T[]``: sqlglot took what follows
+        ARRAY for a size (``a int ARRAY, b int`` was a syntax error, ``int ARRAY NOT NULL`` an
+        array of size NOT NULL), so ARRAY after a type, before anything but ``[``, is read as ``[]``."""
+        tokens = _unicode_in_escape_strings(list(raw_tokens), sql)
+        tokens = _numbers_read(tokens, sql)
+        tokens = _placeholders_apart(tokens, _OPERAND_ENDS | self.TYPE_TOKENS)
         for i in range(len(tokens) - 1, 0, -1):
             token = tokens[i]
             if token.token_type == TokenType.ARRAY and \
@@ -1320,20 +1324,14 @@ def unicode_escapes(text: str, escape: str = "\\") -> str:
     as two of them; the escape twice, itself. Anything else after an escape, a code point
     outside 1..10FFFF and a surrogate alone are 42601."""
     out, i, pending = [], 0, None  # (pending: a first surrogate, waiting for its second)
-    bad_pair = errors.SyntaxError("invalid Unicode surrogate pair")
 
     def code_point(digits: str, count: int) -> int | None:
-        if not (len(digits) == count and all(c in _HEX_DIGITS for c in digits)):
-            return None
-        value = int(digits, 16)
-        if not 0 < value <= 0x10FFFF:
-            raise errors.SyntaxError("invalid Unicode escape value")
-        return value
+        return int(digits, 16) if len(digits) == count and all(c in _HEX_DIGITS for c in digits) else None
 
     while i < len(text):
         if text[i] != escape or text[i + 1:i + 2] == escape:  # (a character as it is; the escape doubled)
             if pending is not None:
-                raise bad_pair
+                raise _bad_pair()
             out.append(text[i])
             i += 1 if text[i] != escape else 2
             continue
@@ -1342,18 +1340,29 @@ def unicode_escapes(text: str, escape: str = "\\") -> str:
         if value is None:
             raise errors.SyntaxError("invalid Unicode escape\nHINT:  Unicode escapes must be \\XXXX or \\+XXXXXX.")
         i += 8 if plus else 5
-        second = 0xDC00 <= value <= 0xDFFF
-        if (pending is not None) != second:
-            raise bad_pair
-        if second:
-            value, pending = 0x10000 + ((pending - 0xD800) << 10) + (value - 0xDC00), None
-        if 0xD800 <= value <= 0xDBFF:
-            pending = value
-        else:
-            out.append(chr(value))
+        pending, char = _unicode_char(pending, value)
+        out.append(char)
     if pending is not None:
-        raise bad_pair
+        raise _bad_pair()
     return "".join(out)
+
+
+def _bad_pair() -> errors.SyntaxError:
+    return errors.SyntaxError("invalid Unicode surrogate pair")
+
+
+def _unicode_char(pending: int | None, value: int) -> tuple[int | None, str]:
+    """One code point a Unicode escape names, after ``pending`` (a first surrogate waiting for
+    its second, or None): (the surrogate now waiting, the text made - "" while one waits). A
+    code point of 0 or past 10FFFF and a surrogate alone are 42601, as PostgreSQL's."""
+    if not 0 < value <= 0x10FFFF:
+        raise errors.SyntaxError("invalid Unicode escape value")
+    second = 0xDC00 <= value <= 0xDFFF
+    if (pending is not None) != second:
+        raise _bad_pair()
+    if second:
+        return None, chr(0x10000 + ((pending - 0xD800) << 10) + (value - 0xDC00))
+    return (value, "") if 0xD800 <= value <= 0xDBFF else (None, chr(value))
 
 
 # an escape of an E'...' string, as PostgreSQL's scanner reads them (scan.l's xe rules): octal,
@@ -1370,11 +1379,10 @@ def escape_string(text: str) -> str:
     must be UTF-8 (22021); a Unicode escape without its digits, a code point of 0 or past
     10FFFF, a surrogate alone are 42601."""
     out, at, pending = bytearray(), 0, None
-    bad_pair = errors.SyntaxError("invalid Unicode surrogate pair")
     for m in _E_ESCAPE.finditer(text):
         if m.start() > at or (pending is not None and not (m.group(3) or m.group(4))):
             if pending is not None:
-                raise bad_pair
+                raise _bad_pair()
             out += text[at:m.start()].encode()
         at = m.end()
         octal, hexa, short, long, bare, other = m.groups()
@@ -1383,25 +1391,14 @@ def escape_string(text: str) -> str:
         elif octal or hexa:
             out.append(int(octal, 8) & 0xFF if octal else int(hexa, 16))
         elif short or long:
-            value = int(short or long, 16)
-            if not 0 < value <= 0x10FFFF:
-                raise errors.SyntaxError("invalid Unicode escape value")
-            if 0xDC00 <= value <= 0xDFFF:
-                if pending is None:
-                    raise bad_pair
-                value, pending = 0x10000 + ((pending - 0xD800) << 10) + (value - 0xDC00), None
-            elif pending is not None:
-                raise bad_pair
-            if 0xD800 <= value <= 0xDBFF:
-                pending = value
-            else:
-                out += chr(value).encode()
+            pending, char = _unicode_char(pending, int(short or long, 16))
+            out += char.encode()
         elif bare:
             raise errors.SyntaxError("invalid Unicode escape\nHINT:  Unicode escapes must be \\uXXXX or \\UXXXXXXXX.")
         else:
             out += _SINGLE_ESCAPES.get(other, other).encode()
     if pending is not None:
-        raise bad_pair
+        raise _bad_pair()
     out += text[at:].encode()
     try:
         return out.decode()

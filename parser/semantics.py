@@ -150,11 +150,12 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
             node.this.set("expressions", [exp.Literal.number(1)])
     for node in _outside_defaults(tree, exp.Format):
         node.replace(_format(node))
-    for node in list(tree.find_all(exp.Table, exp.Anonymous)):  # jsonb_each(doc), jsonb_array_elements(doc)
-        if not isinstance(node.parent, exp.Table) and (rows := json_ops.set_returning(node)) is not None:
-            node.replace(rows)
-    for node in list(tree.find_all(exp.Table, exp.Lateral, exp.Anonymous)):  # regexp_split_to_table(...)
-        if (rows := _split_table(node)) is not None:
+    # set-returning functions: jsonb_each(doc), jsonb_array_elements(doc), regexp_split_to_table(s, p)
+    for node in list(tree.find_all(exp.Table, exp.Lateral, exp.Anonymous)):
+        rows = _split_table(node)
+        if rows is None and not isinstance(node, exp.Lateral) and not isinstance(node.parent, exp.Table):
+            rows = json_ops.set_returning(node)
+        if rows is not None:
             node.replace(rows)
     for node in list(tree.find_all(exp.GenerateSeries)):
         _typed_series(node)
@@ -1095,8 +1096,9 @@ def _to_number(node: exp.ToNumber) -> exp.Expression:
     try:
         # (as many decimals as the pattern reads, leaving room for the digits it reads before the
         # point: 38 in all - a pattern of 44 decimals was DECIMAL(38,38), which holds no 1.2)
-        decimals = min(number_format.result_scale(fmt.this), 38 - min(number_format.pattern(fmt.this).num.pre, 37))
-        if isinstance(node.this, exp.Literal) and node.this.is_string and not number_format.pattern(fmt.this).num.multi:
+        num = number_format.pattern(fmt.this).num
+        decimals = min(number_format.result_scale(fmt.this), 38 - min(num.pre, 37))
+        if isinstance(node.this, exp.Literal) and node.this.is_string and not num.multi:
             value = number_format.to_number(node.this.this, fmt.this)
             if value is None:
                 return exp.cast(exp.Null(), "DECIMAL(38,0)")
