@@ -41,7 +41,7 @@ from sqlglot import exp
 
 from txlake import errors
 from txlake.engine import catalog_views, checks, dialect, foreign_keys, points, sources, temp_tables
-from txlake.engine import column_scope, comments, indexes, jsonb_order, pg_catalog, uniques, user_types
+from txlake.engine import column_scope, comments, indexes, jsonb_order, pg_catalog, table_like, uniques, user_types
 from txlake.engine.errors_map import negative_row_count, translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
@@ -1943,7 +1943,11 @@ class Executor:
                 return Result(status="CREATE TABLE", notice=f'relation "{name}" already exists, skipping')
             user_types.refuse_type_name(ctx, db, name)  # (a type's name: 42710, as PostgreSQL's row types)
             raise errors.DuplicateTable(f'relation "{name}" already exists')
-        data = None
+        data, copied = None, None
+        if any(isinstance(c, st.LikeSpec) for c in stmt.columns):
+            stmt, copied = table_like.expanded(self, ctx, stmt)
+            if temporary:  # (the columns it copied, checked as written ones are)
+                temp_tables.check_create(stmt)
         if stmt.as_query is not None:
             with self._registered() as register:
                 query = self._rewrite(ctx, stmt.as_query, register)
@@ -1956,7 +1960,8 @@ class Executor:
             data = data.rename_columns([*stmt.as_names, *data.column_names[len(stmt.as_names):]])
             columns = tuple(Column(i, f.name, type_from_field(f)) for i, f in enumerate(data.schema))
         else:
-            columns = tuple(self._column(i, spec, ctx) for i, spec in enumerate(stmt.columns))
+            columns = tuple((copied and copied.column(i, spec)) or self._column(i, spec, ctx)
+                            for i, spec in enumerate(stmt.columns))
         names = [c.name for c in columns]
         folded = [n.lower() for n in names]  # DuckDB matches column names case-insensitively
         for n in names:
@@ -1979,6 +1984,8 @@ class Executor:
         schema = TableSchema(0, columns, tuple(stmt.primary_key), len(columns) - 1,
                              primary_key_name=stmt.primary_key_name if stmt.primary_key else None)
         schema = user_types.stamped(ctx, schema)  # (its columns' enums' and domains' rules)
+        if copied is not None:
+            schema = copied.apply(self, ctx, db, name, schema)
         constraints = [*(c for spec in stmt.columns for c in spec.constraints), *stmt.constraints]
         schema = self._with_constraints(ctx, db, name, schema, constraints, data=None)
         if schema.foreign_keys:

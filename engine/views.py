@@ -137,6 +137,12 @@ def _refuse_write(ctx: Context, name: st.TableName, verb: str) -> None:
             "supported).\nHINT:  Write to the tables the view reads.")
 
 
+def expanded_query(ctx: Context, node: exp.Expression) -> exp.Expression:
+    """``node``, a query built outside a statement (engine/table_like.py), with the views it
+    reads replaced by their queries."""
+    return _expanded(ctx, node)
+
+
 def _expanded(ctx: Context, node: exp.Expression, seen: frozenset = frozenset()) -> exp.Expression:
     """``node`` with each table reference naming a view replaced by the view's query (views
     over views too); ``node`` itself if it names none."""

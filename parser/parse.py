@@ -975,11 +975,13 @@ def _create(tree: exp.Create) -> st.Statement:
                 key_name = _check_name(identifier(name), "constraint") if name is not None else None
             elif isinstance(item, (exp.CheckColumnConstraint, exp.UniqueColumnConstraint, exp.ForeignKey)):
                 constraints.append(_constraint_spec(item, name, timing=timing))
+            elif isinstance(item, exp.LikeProperty) and name is None:
+                columns.append(_like(item))
             elif isinstance(item, exp.Identifier):  # CREATE TABLE t (a)
                 raise _syntax_error(f'column "{identifier(item)}" needs a type', item)
             else:
                 raise errors.NotSupportedError(f"table constraint not supported: {item.sql()}")
-        inline = [c.name for c in columns if c.primary_key]
+        inline = [c.name for c in columns if isinstance(c, st.ColumnSpec) and c.primary_key]
         if (inline and primary_key) or len(inline) > 1:  # a composite key is PRIMARY KEY (a, b)
             raise errors.ProgrammingError(
                 f'multiple primary keys for table "{table.name}" are not allowed', sqlstate="42P16")
@@ -991,6 +993,19 @@ def _create(tree: exp.Create) -> st.Statement:
                               constraints=tuple(constraints), primary_key_name=key_name, **temp)
     return st.CreateTable(table=table_name(target), if_not_exists=if_not_exists, as_query=tree.expression,
                           with_no_data=with_no_data, **temp)
+
+
+def _like(item: exp.LikeProperty) -> st.LikeSpec:
+    """``LIKE source [{INCLUDING | EXCLUDING} option] ...``: the options in force after the last
+    (ALL: every one); an unknown option is 42601, as PostgreSQL's grammar has it."""
+    including = set()
+    for prop in item.expressions:
+        option = prop.args["value"].name.upper()
+        if option not in st.LIKE_OPTIONS and option != "ALL":
+            raise _syntax_error(f'syntax error at or near "{prop.args["value"].name.lower()}"', prop)
+        chosen = set(st.LIKE_OPTIONS) if option == "ALL" else {option}
+        including = including | chosen if str(prop.this).upper() == "INCLUDING" else including - chosen
+    return st.LikeSpec(table_name(item.this), frozenset(including))
 
 
 _SEQUENCE_TYPES = {"SMALLINT": "smallint", "INT": "integer", "BIGINT": "bigint"}

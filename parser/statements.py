@@ -334,6 +334,20 @@ class ForeignKeySpec:
 ConstraintSpec = CheckSpec | UniqueSpec | ForeignKeySpec
 
 
+#: what CREATE TABLE's ``LIKE`` may copy (PostgreSQL's ``INCLUDING`` options; ALL is every one)
+LIKE_OPTIONS = ("COMMENTS", "COMPRESSION", "CONSTRAINTS", "DEFAULTS", "GENERATED", "IDENTITY", "INDEXES",
+                "STATISTICS", "STORAGE")
+
+
+@dataclass(frozen=True)
+class LikeSpec:
+    """CREATE TABLE's ``LIKE source [{INCLUDING | EXCLUDING} option] ...``, among its columns
+    (engine/table_like.py): ``including``, the options in force after the clause's last word."""
+
+    table: TableName
+    including: frozenset[str] = frozenset()
+
+
 @dataclass(frozen=True)
 class PrimaryKeySpec:
     """``ALTER TABLE ... ADD [CONSTRAINT name] PRIMARY KEY (columns)`` (CREATE TABLE's primary
@@ -346,7 +360,7 @@ class PrimaryKeySpec:
 @dataclass(frozen=True)
 class CreateTable(Statement):
     table: TableName
-    columns: tuple[ColumnSpec, ...] = ()
+    columns: tuple[ColumnSpec | LikeSpec, ...] = ()  # (LIKE's, expanded when the statement runs)
     primary_key: tuple[str, ...] = ()
     if_not_exists: bool = False
     as_query: exp.Query | None = None
