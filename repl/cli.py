@@ -7,7 +7,7 @@ import os
 import sys
 
 import txlake
-from txlake.repl.meta import on_error_stop
+from txlake.repl.meta import on_error_stop, set_pset, variable_refused
 from txlake.repl.render import render_error
 from txlake.repl.runner import Outcome, OutputError, Runner
 
@@ -27,12 +27,14 @@ examples:
   txlake wh -c "INSERT INTO t VALUES (1, 'a')" -c "SELECT * FROM t"
   txlake wh -f setup.sql
   echo "SELECT * FROM t;" | txlake wh --csv
+  n=$(txlake wh -At -c "SELECT count(*) FROM t")     one value, for a shell script
+  txlake wh -v t=orders -c 'SELECT * FROM :"t"'     psql's variables
   txlake wh -c "\\copy t from data.csv with (format csv, header)"
   txlake wh -c "\\copy t from stdin" < data.tsv
 
 shell meta-commands: \\? (help), \\d (tables and views), \\dt, \\dv, \\ds, \\dT, \\dD [PATTERN], \\d TABLE|VIEW
 (+: with comments), \\snapshots TABLE, \\i FILE, \\copy ..., \\c (stays in the warehouse), \\isolation [LEVEL],
-\\x, \\timing, \\rows, \\q
+\\set / \\unset / \\gset (variables), \\pset, \\a, \\t, \\f, \\o FILE, \\x, \\timing, \\rows, \\conninfo, \\!, \\q
 -c and -f run in the order given. As in psql, an error is shown and the script goes on with its
 next statement, unless -v ON_ERROR_STOP=1 (or \\set ON_ERROR_STOP on in the script) makes it
 stop there. The statements of one -c run as one transaction (as psql's), unless it holds BEGIN /
@@ -65,6 +67,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run the SQL in FILE ('-' for standard input) and exit")
     p.add_argument("--csv", action="store_true",
                    help="print results as CSV (header line; NULL is an empty field, '' is \"\")")
+    p.add_argument("-A", "--no-align", action="store_true",
+                   help="print results unaligned: the values one field separator (|) apart")
+    p.add_argument("-t", "--tuples-only", action="store_true",
+                   help="print the rows only: no column names, no row count")
+    p.add_argument("-F", "--field-separator", metavar="SEP", help="the unaligned format's field separator")
+    p.add_argument("-x", "--expanded", action="store_true", help="expanded display: a line per column")
+    p.add_argument("-P", "--pset", dest="psets", action="append", default=[], metavar="NAME=VALUE",
+                   help="a display option, as \\pset NAME VALUE (format, null, fieldsep, tuples_only, footer)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write results to FILE, as \\o FILE")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="do not print command tags such as INSERT 0 1")
     p.add_argument("--isolation", metavar="LEVEL", default=None,
@@ -75,8 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-1", "--single-transaction", action="store_true",
                    help="run the -c / -f scripts as one transaction (BEGIN before, COMMIT after), as psql's")
     p.add_argument("-v", "--set", "--variable", dest="variables", action="append", default=[],
-                   metavar="NAME=VALUE", help="psql's variables: only ON_ERROR_STOP (1: a script stops at its "
-                                              "first error; 0, the default: it goes on)")
+                   metavar="NAME=VALUE", help="set psql's variable NAME (SQL reads it as :NAME, :'NAME', :\"NAME\"); "
+                                              "ON_ERROR_STOP=1: a script stops at its first error")
     p.add_argument("-X", "--no-psqlrc", action="store_true",
                    help="accepted for psql's command lines (txlake reads no startup file)")
     p.add_argument("--version", action="version", version=f"txlake {txlake.__version__}")
@@ -84,18 +95,32 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def error_stop(parser: argparse.ArgumentParser, variables: list[str]) -> bool:
-    """-v NAME=VALUE: ON_ERROR_STOP's value (the last given; off without one); any other
-    variable is a usage error."""
-    stop = False
-    for variable in variables:
-        name, _, value = variable.partition("=")
-        if name.upper() != "ON_ERROR_STOP":
-            parser.error(f"-v {variable}: variables are not supported (only ON_ERROR_STOP)")
-        stop = on_error_stop(value)
-        if stop is None:
-            parser.error(f'-v {variable}: unrecognized value "{value}" for "ON_ERROR_STOP": Boolean expected')
-    return stop
+def variables(parser: argparse.ArgumentParser, given: list[str]) -> dict[str, str]:
+    """-v NAME=VALUE, in order (NAME alone unsets it, as psql's); one ``variable_refused``
+    refuses is a usage error."""
+    found = {}
+    for variable in given:
+        name, equals, value = variable.partition("=")
+        refused = variable_refused(name, value if equals else "off")
+        if refused is not None:
+            parser.error(f"-v {variable}: {refused}")
+        if equals:
+            found[name] = value
+        else:
+            found.pop(name, None)
+    return found
+
+
+def display_options(parser: argparse.ArgumentParser, args) -> list[tuple[str, str]]:
+    """The \\pset settings -A, -t, -F, -x and -P NAME=VALUE ask for, in psql's order of precedence."""
+    psets = [("format", "unaligned")] if args.no_align else []
+    psets += [("tuples_only", "on")] if args.tuples_only else []
+    psets += [("fieldsep", args.field_separator)] if args.field_separator is not None else []
+    psets += [("expanded", "on")] if args.expanded else []
+    for item in args.psets:
+        name, equals, value = item.partition("=")
+        psets.append((name, value if equals else ""))
+    return psets
 
 
 def show_progress(done: int, total: int, what: str) -> None:
@@ -148,7 +173,7 @@ def run_scripts(runner: Runner, scripts: list[tuple[str, str]], single: bool = F
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    stop = error_stop(parser, args.variables)
+    given = variables(parser, args.variables)
     try:
         conn = txlake.connect(args.warehouse, autocommit=True, isolation_level=args.isolation,
                               publish=args.publish)
@@ -160,7 +185,16 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     conn.session.progress = show_progress
     runner = Runner(conn, csv=args.csv, quiet=args.quiet)
-    runner.on_error_stop = stop
+    runner.variables.update(given)
+    runner.on_error_stop = any(name.upper() == "ON_ERROR_STOP" and on_error_stop(value)
+                               for name, value in given.items())
+    for name, value in display_options(parser, args):
+        if not set_pset(runner, name, value):
+            conn.close()
+            return 2
+    if args.output is not None and not set_pset(runner, "output", args.output):
+        conn.close()
+        return 2
     try:
         if args.scripts:
             return run_scripts(runner, args.scripts, args.single_transaction)
@@ -174,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         _quiet_stdout()
         return 1
     finally:
+        runner.close_output()
         conn.close()
 
 

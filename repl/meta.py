@@ -1,6 +1,7 @@
 """Backslash meta-commands: ``\\?``, ``\\q``, ``\\dt``, ``\\dv``, ``\\di``, ``\\dn``, ``\\l``, ``\\d``,
 ``\\snapshots``, ``\\i``, ``\\copy``, ``\\timing``, ``\\x``, ``\\isolation``, ``\\rows``, ``\\echo``,
-``\\set ON_ERROR_STOP``.
+``\\qecho``, ``\\set`` / ``\\unset`` (psql's variables), ``\\pset``, ``\\a``, ``\\t``, ``\\f``, ``\\o``,
+``\\conninfo``, ``\\!``. Their arguments have the variables put in (``:name``), as psql's.
 
 Each command is a function ``(runner, argument) -> Outcome`` registered in ``COMMANDS``. They
 read the catalog through the Session's describe calls and everything else through SQL, so a
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 import tempfile
 
 import pyarrow as pa
@@ -19,6 +21,7 @@ import txlake
 from txlake.engine.catalog_views import relation_name, schema_name
 from txlake.parser.parse import parse_table_name
 from txlake.repl.runner import Outcome, Runner
+from txlake.repl.scanner import interpolate
 
 HELP = """\
 General
@@ -28,8 +31,15 @@ General
   \\c[onnect] [DBNAME] stay in this warehouse, txlake's one database (pg_dump -C writes
                       \\connect after CREATE DATABASE, which changes nothing either)
   \\echo [-n] TEXT     write TEXT ('quoted' parts as psql reads them)
+  \\qecho [-n] TEXT    write TEXT to where \\o sends results
+  \\set [NAME [VALUE]] set a variable (its values run together), or list them all; SQL
+                      and meta-commands read it as :NAME, :'NAME' (a string), :"NAME" (a name)
+  \\unset NAME         unset a variable
   \\set ON_ERROR_STOP on|off
                       on: a script (\\i, -f) stops at its first error; off (default): it goes on
+  \\gset [PREFIX]      run the statement and set a variable from each column of its one row
+  \\conninfo           say which warehouse and user the shell is connected with
+  \\! COMMAND          run COMMAND in the system's shell
   \\restrict KEY, \\unrestrict KEY
                       no meta-command but \\unrestrict KEY runs in between (pg_dump's dumps)
   \\copy ...           COPY with a file of this shell's, or stdin / stdout:
@@ -54,6 +64,13 @@ Transactions
   \\isolation [LEVEL]  show the isolation level, or set it for new transactions:
                       read committed | repeatable read | serializable (rc, rr, s)
 Display
+  \\pset [OPTION [VALUE]]
+                      set a display option, or list them: format (aligned, unaligned, csv),
+                      null (how NULL shows), fieldsep, tuples_only, footer, expanded
+  \\a                  switch between the aligned and the unaligned format
+  \\t [on|off]         show the rows only (no header, no row count)
+  \\f [SEP]            the field separator of the unaligned format (default |)
+  \\o [FILE]           send results to FILE (no FILE: back to the output)
   \\x [on|off|auto]    expanded display, one "column | value" line per column
   \\timing [on|off]    show how long each statement takes
   \\rows [N|all]       how many result rows to show before cutting (shell default 1000)
@@ -61,7 +78,8 @@ Display
 A statement runs when it ends with ';' or \\g (\\gx: shown expanded), as in psql; it may span
 lines, and several may share a line.
 Ctrl-C cancels the current input or the running statement. Tab completes keywords, tables
-and columns. NULL is shown as NULL."""
+and columns. NULL is shown as NULL (the unaligned format, for scripts, shows nothing, as psql;
+\\pset null sets what it shows)."""
 
 LEVELS = {
     "read uncommitted": "READ UNCOMMITTED", "ru": "READ UNCOMMITTED",
@@ -78,6 +96,7 @@ def run_meta(runner: Runner, line: str) -> Outcome:
     if runner.restrict_key is not None and command != "\\unrestrict":
         runner.warn("backslash commands are restricted; only \\unrestrict is allowed")
         return Outcome.ERROR
+    argument = interpolate(argument, runner.variables)
     handler = COMMANDS.get(command)
     if handler is None and command.endswith("+"):
         handler = _PLUS.get(command[:-1])  # (psql's "more detail": the comments too)
@@ -100,18 +119,26 @@ def _quit(runner: Runner, argument: str) -> Outcome:
     return Outcome.QUIT
 
 
-def _echo(runner: Runner, argument: str) -> Outcome:
-    """psql's ``\\echo [-n] TEXT``: the words, one space apart; a 'quoted' one as it reads (''
-    a quote, \\n a newline, \\t a tab)."""
+def _words(argument: str) -> list[str]:
+    """A meta-command's arguments as psql reads them: words apart from blanks, a 'quoted' one
+    as it reads ('' a quote, \\n a newline, \\t a tab)."""
     words = re.findall(r"'(?:[^'\\]|''|\\.)*'|\S+", argument)
+    return [re.sub(r"''|\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m[1], m[1] or "'"), word[1:-1])
+            if word.startswith("'") and word.endswith("'") and len(word) > 1 else word for word in words]
+
+
+def _echo(runner: Runner, argument: str, write=None) -> Outcome:
+    """psql's ``\\echo [-n] TEXT``: the words, one space apart (``write``: where to)."""
+    words = _words(argument)
     newline = not (words and words[0] == "-n")
-    texts = []
-    for word in words[0 if newline else 1:]:
-        if word.startswith("'") and word.endswith("'") and len(word) > 1:
-            word = re.sub(r"''|\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m[1], m[1] or "'"), word[1:-1])
-        texts.append(word)
-    runner.write(" ".join(texts) + ("\n" if newline else ""))
+    (write or runner.write)(" ".join(words[0 if newline else 1:]) + ("\n" if newline else ""))
     return Outcome.OK
+
+
+def _qecho(runner: Runner, argument: str) -> Outcome:
+    """psql's ``\\qecho``: ``\\echo`` to where ``\\o`` sends results."""
+    return _echo(runner, argument, write=lambda text: runner.print_result(text[:-1]) if text.endswith("\n")
+                 else runner.print_result(text))
 
 
 def _connect(runner: Runner, argument: str) -> Outcome:
@@ -135,18 +162,60 @@ def _connect(runner: Runner, argument: str) -> Outcome:
 
 
 def _set(runner: Runner, argument: str) -> Outcome:
-    """psql's ``\\set``, for the one variable scripts set: ON_ERROR_STOP (``on``: a script
-    stops at its first error; ``off``, the default: it goes on). There are no other variables."""
-    name, _, value = argument.partition(" ")
-    if name.upper() == "ON_ERROR_STOP":
-        stop = on_error_stop(value)
-        if stop is None:
-            runner.warn(f"\\set: unrecognized value \"{value.strip()}\" for \"ON_ERROR_STOP\": Boolean expected")
-            return Outcome.ERROR
-        runner.on_error_stop = stop
+    """psql's ``\\set [NAME [VALUE ...]]``: the variable NAME set to the values run together
+    (none: empty), or - without NAME - every variable listed. ON_ERROR_STOP is a boolean (on:
+    a script stops at its first error; off, the default: it goes on)."""
+    words = _words(argument)
+    if not words:
+        for name, value in sorted(runner.variables.items()):
+            runner.print(f"{name} = '{value}'")
         return Outcome.OK
-    runner.warn(f"\\set: variables are not supported (only ON_ERROR_STOP on){f': {name}' if name else ''}")
-    return Outcome.ERROR
+    return Outcome.OK if set_variable(runner, words[0], "".join(words[1:]), "\\set: ") else Outcome.ERROR
+
+
+# psql's variables that change what psql does, which txlake's shell does not do: refused, so
+# that a script setting one (AUTOCOMMIT off, say) is not run as if it had worked
+PSQL_SETTINGS = frozenset({
+    "AUTOCOMMIT", "COMP_KEYWORD_CASE", "ECHO", "ECHO_HIDDEN", "ENCODING", "FETCH_COUNT", "HIDE_TABLEAM",
+    "HIDE_TOAST_COMPRESSION", "HISTCONTROL", "HISTFILE", "HISTSIZE", "IGNOREEOF", "ON_ERROR_ROLLBACK",
+    "PROMPT1", "PROMPT2", "PROMPT3", "QUIET", "SHOW_ALL_RESULTS", "SHOW_CONTEXT", "SINGLELINE", "SINGLESTEP",
+    "VERBOSITY", "WATCH_INTERVAL"})
+
+
+def variable_refused(name: str, value: str) -> str | None:
+    """Why psql's variable ``name`` cannot be set to ``value`` here (a bad name; one of psql's
+    settings txlake's shell does not have; ON_ERROR_STOP not a boolean), or None."""
+    if not re.fullmatch(r"\w+", name):
+        return f'invalid variable name: "{name}"'
+    if name in PSQL_SETTINGS:
+        return f"{name} is a setting of psql's that txlake's shell does not have"
+    if name.upper() == "ON_ERROR_STOP" and on_error_stop(value) is None:
+        return f'unrecognized value "{value.strip()}" for "ON_ERROR_STOP": Boolean expected'
+    return None
+
+
+def set_variable(runner: Runner, name: str, value: str, where: str = "") -> bool:
+    """Set psql's variable ``name`` (False, and a warning after ``where``, for one
+    ``variable_refused`` refuses): ON_ERROR_STOP also sets ``runner.on_error_stop``."""
+    refused = variable_refused(name, value)
+    if refused is not None:
+        runner.warn(where + refused)
+        return False
+    if name.upper() == "ON_ERROR_STOP":
+        runner.on_error_stop = on_error_stop(value)
+    runner.variables[name] = value
+    return True
+
+
+def _unset(runner: Runner, argument: str) -> Outcome:
+    words = _words(argument)
+    if not words:
+        runner.warn("\\unset: missing required argument")
+        return Outcome.ERROR
+    if words[0].upper() == "ON_ERROR_STOP":
+        runner.on_error_stop = False
+    runner.variables.pop(words[0], None)
+    return Outcome.OK
 
 
 def on_error_stop(value: str) -> bool | None:
@@ -538,6 +607,145 @@ def _isolation(runner: Runner, argument: str) -> Outcome:
     return Outcome.OK
 
 
+# --- psql's output settings ------------------------------------------------------------
+
+_FORMATS = ("aligned", "unaligned", "csv")
+_PSQL_FORMATS = "aligned, asciidoc, csv, html, latex, latex-longtable, troff-ms, unaligned, wrapped"
+
+
+def _pset(runner: Runner, argument: str) -> Outcome:
+    """psql's ``\\pset [OPTION [VALUE]]``: format (aligned, unaligned, csv; an unambiguous
+    prefix will do), null, fieldsep, tuples_only (t), footer, expanded (x), pager (txlake has
+    none: taken, changing nothing); without OPTION, each one's value. psql's other options
+    (border, linestyle, title ...) are refused, never ignored."""
+    words = _words(argument)
+    if not words:
+        for option in ("expanded", "fieldsep", "footer", "format", "null", "pager", "tuples_only"):
+            runner.print(_pset_line(runner, option, listing=True))
+        return Outcome.OK
+    option, value = words[0].lower(), words[1] if len(words) > 1 else None
+    option = {"t": "tuples_only", "x": "expanded"}.get(option, option)
+    if option == "format":
+        if value is not None:
+            chosen = [f for f in _FORMATS if f.startswith(value.lower())]
+            if len(chosen) != 1:
+                runner.warn(f"\\pset: allowed formats are {_PSQL_FORMATS}" if not chosen or value == "" else
+                            f'\\pset: ambiguous abbreviation "{value}" matches both "{chosen[0]}" and "{chosen[1]}"')
+                return Outcome.ERROR
+            runner.format = chosen[0]
+    elif option == "null":
+        if value is not None:
+            runner.null = value
+    elif option == "fieldsep":
+        if value is not None:
+            runner.fieldsep = value
+    elif option in ("tuples_only", "footer", "pager"):
+        current = {"tuples_only": runner.tuples_only, "footer": runner.footer, "pager": False}[option]
+        chosen = _switch(runner, "pset", value or "", current)
+        if chosen is None:
+            return Outcome.ERROR
+        if option == "tuples_only":
+            runner.tuples_only = chosen
+        elif option == "footer":
+            runner.footer = chosen
+    elif option == "expanded":
+        return _expanded(runner, value or "")
+    else:
+        runner.warn(f"\\pset: unknown option: {words[0]}" if option not in _PSQL_OPTIONS else
+                    f"\\pset: option {option} is not supported (txlake's options: expanded, fieldsep, footer, "
+                    "format, null, pager, tuples_only)")
+        return Outcome.ERROR
+    runner.inform(_pset_line(runner, option))
+    return Outcome.OK
+
+
+_PSQL_OPTIONS = {"border", "columns", "csv_fieldsep", "fieldsep_zero", "linestyle", "numericlocale", "pager_min_lines",
+                 "recordsep", "recordsep_zero", "tableattr", "title", "unicode_border_linestyle",
+                 "unicode_column_linestyle", "unicode_header_linestyle", "xheader_width"}
+
+
+def set_pset(runner: Runner, name: str, value: str) -> bool:
+    """A display option the command line sets (-A, -t, -F, -x, -P NAME=VALUE; -o FILE, as
+    ``\\o FILE``), as ``\\pset NAME VALUE`` sets it but without its message; False after a
+    warning for one it cannot."""
+    quiet, runner.quiet = runner.quiet, True
+    word = "'" + value.replace("\\", "\\\\").replace("'", "''") + "'"  # (as _words reads it back)
+    try:
+        outcome = _output(runner, word) if name == "output" else _pset(runner, f"{name} {word}")
+    finally:
+        runner.quiet = quiet
+    return outcome is Outcome.OK
+
+
+def _pset_line(runner: Runner, option: str, listing: bool = False) -> str:
+    """psql's words for an option's value: as ``\\pset`` lists it, or as it says it was set."""
+    on = {"tuples_only": runner.tuples_only, "footer": runner.footer, "pager": False}
+    if listing:
+        value = {"expanded": runner.expanded, "fieldsep": f"'{runner.fieldsep}'", "format": runner.format,
+                 "null": f"'{runner.null_shown}'"}.get(option) or ("on" if on[option] else "off")
+        return f"{option:<12} {value}"
+    return {"format": f"Output format is {runner.format}.", "null": f'Null display is "{runner.null_shown}".',
+            "fieldsep": f'Field separator is "{runner.fieldsep}".',
+            "tuples_only": f"Tuples only is {'on' if runner.tuples_only else 'off'}.",
+            "footer": f"Default footer is {'on' if runner.footer else 'off'}.",
+            "pager": "Pager usage is off."}[option]
+
+
+def _aligned(runner: Runner, argument: str) -> Outcome:
+    """psql's ``\\a``: the aligned format if the unaligned one is in use, else the unaligned one."""
+    runner.format = "aligned" if runner.format == "unaligned" else "unaligned"
+    runner.inform(_pset_line(runner, "format"))
+    return Outcome.OK
+
+
+def _tuples_only(runner: Runner, argument: str) -> Outcome:
+    return _pset(runner, f"tuples_only {argument}".strip())
+
+
+def _fieldsep(runner: Runner, argument: str) -> Outcome:
+    return _pset(runner, f"fieldsep {argument}".strip())
+
+
+def _output(runner: Runner, argument: str) -> Outcome:
+    """psql's ``\\o [FILE]``: results (rows, command tags, ``\\qecho``) go to FILE, written anew,
+    until the next ``\\o``; without FILE, to the output again. A pipe (``|command``) is refused."""
+    words = _words(argument)
+    if words and words[0].startswith("|"):
+        runner.warn("\\o: piping results to a command is not supported")
+        return Outcome.ERROR
+    if words:
+        path = os.path.expanduser(words[0])
+        try:
+            target = open(path, "w", encoding="utf-8")
+        except OSError as e:
+            runner.warn(f"{path}: {e.strerror or e}")
+            return Outcome.ERROR
+    runner.close_output()
+    runner.output = target if words else None
+    return Outcome.OK
+
+
+def _conninfo(runner: Runner, argument: str) -> Outcome:
+    """psql's ``\\conninfo``: the database, the user and - for psql's server - the warehouse."""
+    database, user = runner.conn.execute("SELECT current_database(), current_user").fetchone()
+    runner.print(f'You are connected to database "{database}" as user "{user}" '
+                 f'on warehouse "{os.path.abspath(runner.conn.path)}".')
+    return Outcome.OK
+
+
+def _shell(runner: Runner, argument: str) -> Outcome:
+    """psql's ``\\! COMMAND``: COMMAND run by the system's shell, its output to the shell's."""
+    if not argument:
+        runner.warn("\\!: missing required argument: COMMAND (txlake starts no interactive shell)")
+        return Outcome.ERROR
+    ran = subprocess.run(argument, shell=True, capture_output=True, text=True)
+    if ran.stdout:
+        runner.write(ran.stdout)
+    if ran.stderr:
+        runner.warn(ran.stderr.rstrip("\n"))
+    return Outcome.OK if ran.returncode == 0 else Outcome.ERROR
+
+
 COMMANDS = {
     "\\?": _help, "\\h": _help, "\\help": _help,
     "\\q": _quit, "\\quit": _quit,
@@ -561,7 +769,16 @@ COMMANDS = {
     "\\rows": _rows,
     "\\isolation": _isolation,
     "\\echo": _echo,
+    "\\qecho": _qecho,
     "\\set": _set,
+    "\\unset": _unset,
+    "\\pset": _pset,
+    "\\a": _aligned,
+    "\\t": _tuples_only,
+    "\\f": _fieldsep,
+    "\\o": _output, "\\out": _output,
+    "\\conninfo": _conninfo,
+    "\\!": _shell,
 }
 _PLUS = {"\\d": lambda runner, argument: _describe(runner, argument, plus=True),
          "\\dt": lambda runner, argument: _list_tables(runner, argument, plus=True),

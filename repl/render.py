@@ -1,10 +1,12 @@
 """Rendering results and errors for people and for scripts.
 
-Three result formats, as psql has them: ``aligned`` (a header, a rule, right-aligned numbers,
-a row count), ``expanded`` (one ``name | value`` block per row, for wide rows) and ``csv``
-(RFC 4180, NULL as an empty unquoted field, the empty string as ``""``). NULL is shown as the
-session's null string (``NULL`` unless changed), so it never looks like an empty string. A
-value of several lines is shown on several, a ``+`` after each one it goes on from (psql's).
+The result formats psql has: ``aligned`` (a header, a rule, right-aligned numbers, a row
+count), ``expanded`` (one ``name | value`` block per row, for wide rows), ``unaligned`` (the
+values one field separator apart, for scripts: ``txlake -At``) and ``csv`` (RFC 4180, NULL as an
+empty unquoted field, the empty string as ``""``). NULL is shown as the shell's null string
+(``NULL`` unless ``\\pset null`` changes it), so it never looks like an empty string. A value
+of several lines is shown on several in the aligned formats, a ``+`` after each one it goes on
+from (psql's). "Tuples only" leaves out the header and the footer; ``footer`` off, the row count.
 Aligned and expanded output may be cut to ``max_rows`` rows; the note that says so counts the
 rest. Only the rows shown are converted to Python objects.
 """
@@ -68,14 +70,15 @@ def truncation_note(total: int, shown: int) -> str:
             f"(first {shown} of {total}; \\rows N or \\rows all to show more)")
 
 
-def render_table(table: pa.Table, max_rows: int | None = None, null: str = NULL) -> str:
+def render_table(table: pa.Table, max_rows: int | None = None, null: str = NULL, tuples_only: bool = False,
+                 footer: bool = True) -> str:
     """psql's aligned format, with the row count footer."""
     names = table.column_names
     rows = [[_cell(v, null) for v in row] for row in _rows(table, max_rows)]
-    widths = [max([_width(n), *(_width(r[i]) for r in rows)]) for i, n in enumerate(names)]
+    widths = [max([0 if tuples_only else _width(n), *(_width(r[i]) for r in rows)]) for i, n in enumerate(names)]
     numeric = [_is_numeric(f.type) for f in table.schema]
-    lines = [" " + " | ".join(_center(n, w) for n, w in zip(names, widths)).rstrip(),
-             "-" + "-+-".join("-" * w for w in widths) + "-"]
+    lines = [] if tuples_only else [" " + " | ".join(_center(n, w) for n, w in zip(names, widths)).rstrip(),
+                                    "-" + "-+-".join("-" * w for w in widths) + "-"]
     for r in rows:
         for k in range(max(map(len, r), default=1)):  # (psql's: a + after each line a cell goes on from)
             line = ""
@@ -86,7 +89,8 @@ def render_table(table: pa.Table, max_rows: int | None = None, null: str = NULL)
             lines.append(line.rstrip())
     if len(rows) < table.num_rows:
         lines.append(truncation_note(table.num_rows, len(rows)))
-    lines.append(row_count(table.num_rows))
+    if footer and not tuples_only:
+        lines.append(row_count(table.num_rows))
     return "\n".join(lines)
 
 
@@ -95,26 +99,28 @@ def _center(text: str, width: int) -> str:
     return " " * (spare // 2) + text + " " * (spare - spare // 2)
 
 
-def render_expanded(table: pa.Table, max_rows: int | None = None, null: str = NULL) -> str:
-    """psql's expanded format (``\\x``): one block of ``column | value`` lines per row."""
+def render_expanded(table: pa.Table, max_rows: int | None = None, null: str = NULL,
+                    tuples_only: bool = False) -> str:
+    """psql's expanded format (``\\x``): one block of ``column | value`` lines per row (tuples
+    only: the blocks without their ``-[ RECORD n ]`` line, a blank line apart)."""
     names = table.column_names
     rows = _rows(table, max_rows)
     if not rows:
-        return "(0 rows)"
+        return "" if tuples_only else "(0 rows)"
     name_width = max(_width(n) for n in names) if names else 0
     blocks = []
     for number, row in enumerate(rows, 1):
         values = [_cell(v, null) for v in row]
         width = max([name_width + 3 + _width(v) for v in values] or [0])
         header = f"-[ RECORD {number} ]"
-        lines = [header + "-" * max(width - len(header), 1)]
+        lines = [] if tuples_only else [header + "-" * max(width - len(header), 1)]
         for n, value in zip(names, values):
             for k, text in enumerate(value):
                 more = k + 1 < len(value)
                 lines.append((_pad(n if k == 0 else "", name_width) + " | " +
                               (_pad(text, _width(value)) + "+" if more else text)).rstrip())
         blocks.append("\n".join(lines))
-    text = "\n".join(blocks)
+    text = ("\n\n" if tuples_only else "\n").join(blocks)
     if len(rows) < table.num_rows:
         text += "\n" + truncation_note(table.num_rows, len(rows))
     return text
@@ -127,6 +133,27 @@ def table_width(table: pa.Table, sample: int = 100, null: str = NULL) -> int:
     return sum(widths) + 3 * max(len(widths) - 1, 0) + 2
 
 
+def render_unaligned(table: pa.Table, null: str = "", fieldsep: str = "|", expanded: bool = False,
+                     tuples_only: bool = False, footer: bool = True) -> str:
+    """psql's unaligned format (``\\a``, ``-A``): a header line and a line per row, the values
+    ``fieldsep`` apart as they are (not quoted); expanded, a ``name<fieldsep>value`` line per
+    column, the rows a blank line apart. ``tuples_only``: without the header and the footer."""
+    names = table.column_names
+    lines = []
+    for number, row in enumerate(_shown_rows(table)):
+        values = [format_value(v, null) for v in row]
+        if expanded:
+            lines += ([""] if number else []) + [n + fieldsep + v for n, v in zip(names, values)]
+        else:
+            lines.append(fieldsep.join(values))
+    if not tuples_only:
+        if not expanded:
+            lines.insert(0, fieldsep.join(names))
+        if footer and not expanded:
+            lines.append(row_count(table.num_rows))
+    return "\n".join(lines)
+
+
 def _csv_field(value) -> str:
     if value is None:
         return ""
@@ -136,14 +163,16 @@ def _csv_field(value) -> str:
     return text
 
 
-def render_csv(table: pa.Table) -> str:
-    """CSV with a header line. NULL is an empty field; the empty string is ``""``."""
+def render_csv(table: pa.Table, header: bool = True) -> str:
+    """CSV with a header line (unless not ``header``). NULL is an empty field; the empty string
+    is ``""``."""
     out = io.StringIO()
-    out.write(",".join(_csv_field(n) for n in table.column_names) + "\n")
+    if header:
+        out.write(",".join(_csv_field(n) for n in table.column_names) + "\n")
     for batch in table.to_batches(max_chunksize=10_000):
         for row in _shown_rows(pa.Table.from_batches([batch])):
             out.write(",".join(_csv_field(v) for v in row) + "\n")
-    return out.getvalue().rstrip("\n")
+    return out.getvalue()[:-1]  # (the last line's newline: print adds it; a row of one NULL is a blank line)
 
 
 def render_error(error: BaseException, statement: str | None = None) -> str:

@@ -1,9 +1,11 @@
 """Running typed or scripted input on a connection and printing what happens, as psql does.
 
-A ``Runner`` owns the display settings (format, ``\\x``, ``\\timing``, rows shown) and takes
-pieces of input from the scanner: each SQL statement goes through the DB-API cursor (so the
-transaction rules are the engine's, PostgreSQL's: an error inside a block fails the block);
-meta-commands go to ``meta``. Results go to ``out``; errors, notices and warnings go to ``err``.
+A ``Runner`` owns the display settings (psql's ``\\pset``: format, null string, field separator,
+tuples only, footer; ``\\x``, ``\\timing``, rows shown) and psql's variables, and takes pieces of
+input from the scanner: each SQL statement - its variables put in - goes through the DB-API
+cursor (so the transaction rules are the engine's, PostgreSQL's: an error inside a block fails
+the block); meta-commands go to ``meta``. Results go to ``out`` (or ``\\o``'s file); errors,
+notices and warnings go to ``err``.
 
 Ctrl-C while a statement runs cancels it, and the statement reports 57014 as PostgreSQL's
 cancel does. The statement runs in a worker thread while the main thread waits, so the
@@ -25,7 +27,7 @@ import time
 
 import txlake
 from txlake.repl import render
-from txlake.repl.scanner import META, SQL, Piece, scan
+from txlake.repl.scanner import META, SQL, Piece, interpolate, scan
 
 # How the shell waits for a statement's worker thread: sleeps from FIRST_POLL seconds, doubled
 # up to POLL. A fixed 20 ms sleep made every statement of a script take 20 ms or more (a file of
@@ -59,7 +61,15 @@ class Runner:
         self.conn = conn
         self.out = out if out is not None else sys.stdout
         self.err = err if err is not None else sys.stderr
-        self.csv = csv
+        self.format = "csv" if csv else "aligned"  # psql's \pset format: aligned, unaligned or csv
+        # \pset null: how NULL is shown; None: NULL in the aligned formats (never like an empty
+        # string), nothing - psql's - in the unaligned one, made for scripts (as in CSV)
+        self.null: str | None = None
+        self.fieldsep = "|"  # \pset fieldsep (\f): between the values of the unaligned format
+        self.tuples_only = False  # \pset tuples_only (\t): the rows alone, no header or footer
+        self.footer = True  # \pset footer: the row count after the rows
+        self.variables: dict[str, str] = {}  # psql's (\set, -v), put in where :name says
+        self.output = None  # \o FILE: the file results go to instead of ``out``
         self.quiet = quiet
         self.expanded = "off"  # "on", "off" or "auto" (expanded when the table is wider than the terminal)
         self.timing = False
@@ -81,6 +91,21 @@ class Runner:
 
     def print(self, text: str = "") -> None:
         self._write(text, self.out)
+
+    @property
+    def null_shown(self) -> str:
+        """What NULL is shown as in the format in use (``null``)."""
+        return self.null if self.null is not None else render.NULL if self.format == "aligned" else ""
+
+    def print_result(self, text: str) -> None:
+        """A result (rows, a command tag) to where ``\\o`` sends them."""
+        self._write(text, self.output or self.out)
+
+    def close_output(self) -> None:
+        """Close ``\\o``'s file, if results go to one."""
+        if self.output is not None:
+            self.output.close()
+            self.output = None
 
     def write(self, text: str) -> None:
         """``text`` to the output as it is (no newline added): \\copy ... to stdout."""
@@ -114,13 +139,19 @@ class Runner:
         self.warn(f"txlake:{self._location}: {text}" if self._location else text)
 
     def show_table(self, table) -> None:
-        if self.csv:
-            self.print(render.render_csv(table))
-        elif self.expanded == "on" or (self.expanded == "auto" and
-                                       render.table_width(table) > shutil.get_terminal_size().columns):
-            self.print(render.render_expanded(table, self.max_rows))
+        expanded = self.expanded == "on" or (self.expanded == "auto" and self.format == "aligned" and
+                                             render.table_width(table) > shutil.get_terminal_size().columns)
+        if self.format == "csv":
+            text = render.render_csv(table, header=not self.tuples_only)
+        elif self.format == "unaligned":
+            text = render.render_unaligned(table, self.null_shown, self.fieldsep, expanded, self.tuples_only,
+                                           self.footer)
+        elif expanded:
+            text = render.render_expanded(table, self.max_rows, self.null_shown, self.tuples_only)
         else:
-            self.print(render.render_table(table, self.max_rows))
+            text = render.render_table(table, self.max_rows, self.null_shown, self.tuples_only, self.footer)
+        if text or table.num_rows:  # (psql -At of no rows writes nothing; of one NULL, a blank line)
+            self.print_result(text)
 
     # --- input ---------------------------------------------------------------------------
 
@@ -164,10 +195,11 @@ class Runner:
         and raises it) and open the implicit block of a ``-c``, if they take one."""
         statements = []
         for piece in pieces:
+            text = interpolate(piece.text, self.variables)
             try:
-                statements.extend(self.conn.session.parse(piece.text))
+                statements.extend(self.conn.session.parse(text))
             except txlake.Error as e:
-                self.show_error(e, piece.text)
+                self.show_error(e, text)
                 raise
         return self.conn.open_implicit_block(statements)
 
@@ -180,26 +212,61 @@ class Runner:
         return outcome
 
     def run_piece(self, piece: Piece) -> Outcome:
-        if piece.kind == META or piece.data is not None:
-            from txlake.repl.meta import copy_command, run_meta
+        if piece.kind == META:
+            from txlake.repl.meta import run_meta
             self.copy_data = piece.data
             try:
-                if piece.kind == META:
-                    return run_meta(self, piece.text)
-                return copy_command(self, piece.text[4:])  # (COPY ... FROM STDIN and the script's lines after it)
+                return run_meta(self, piece.text)  # (which puts the variables in its argument)
             finally:
                 self.copy_data = None
+        text = interpolate(piece.text, self.variables)
+        if piece.data is not None:  # (COPY ... FROM STDIN and the script's lines after it)
+            from txlake.repl.meta import copy_command
+            self.copy_data = piece.data
+            try:
+                return copy_command(self, text[4:])
+            finally:
+                self.copy_data = None
+        if piece.gset is not None:
+            return self.run_gset(text, piece.gset)
         if piece.expanded:  # (\gx)
             expanded, self.expanded = self.expanded, "on"
             try:
-                return self.run_statement(piece.text)
+                return self.run_statement(text)
             finally:
                 self.expanded = expanded
-        return self.run_statement(piece.text)
+        return self.run_statement(text)
 
-    def run_statement(self, sql: str, before_tag=None) -> Outcome:
+    def run_gset(self, sql: str, prefix: str) -> Outcome:
+        """psql's ``\\gset [PREFIX]``: run ``sql`` and store its one row's values in variables
+        named PREFIX and the column's name (a NULL unsets its variable); no rows or several are
+        an error, and nothing is stored."""
+        found = []
+
+        def keep(cursor):
+            found.append(cursor.fetch_arrow_table() if cursor.description is not None else None)
+
+        outcome = self.run_statement(sql, before_tag=keep, show=False)
+        if outcome is not Outcome.OK:
+            return outcome
+        table = found[0]
+        if table is None or table.num_rows != 1:
+            self.warn("\\gset: the statement returns no rows" if table is None else
+                      "no rows returned for \\gset" if table.num_rows == 0 else
+                      "more than one row returned for \\gset")
+            return Outcome.ERROR
+        for name, column in zip(table.column_names, table.columns):
+            value = column[0].as_py()
+            if value is None:
+                self.variables.pop(prefix + name, None)
+            else:
+                self.variables[prefix + name] = render.format_value(value, "")
+        return Outcome.OK
+
+    def run_statement(self, sql: str, before_tag=None, show: bool = True) -> Outcome:
         """Run ``sql`` and show its rows and tag (or its error); ``before_tag(cursor)``: after a
-        success, before the tag (\\copy ... to stdout shows the rows so)."""
+        success, before the tag (\\copy ... to stdout shows the rows so); ``show``: False to
+        show neither rows nor tag (\\gset)."""
         cursor = self.conn.cursor()
         start = time.perf_counter()
         try:
@@ -213,13 +280,14 @@ class Runner:
                 self._show_notices()
                 if self.after_statement is not None:
                     self.after_statement()
-            if table is not None:
+            if table is not None and show:
                 self.show_table(table)
             if before_tag is not None:
                 before_tag(cursor)
             tag = cursor.statusmessage
-            if tag and not self.quiet and (table is None or not (self.csv or tag.startswith(("SELECT", "SHOW", "CALL", "EXPLAIN")))):
-                self.print(tag)  # (after RETURNING's rows too: INSERT 0 2, as psql; CSV stays CSV)
+            if tag and show and not self.quiet and (table is None or not (
+                    self.format == "csv" or tag.startswith(("SELECT", "SHOW", "CALL", "EXPLAIN")))):
+                self.print_result(tag)  # (after RETURNING's rows too: INSERT 0 2, as psql; CSV stays CSV)
             outcome = Outcome.OK
         except txlake.Error as e:
             self.show_error(e, sql)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 SQL = "sql"
@@ -30,10 +31,12 @@ class Piece:
     # still to come)
     data: str | None = field(default=None, compare=False)
     expanded: bool = field(default=False, compare=False)  # ended by ``\\gx``: shown expanded
+    gset: str | None = field(default=None, compare=False)  # ended by ``\\gset [PREFIX]``: the prefix ("" for none)
 
 
-# psql's \g and \gx: they end the statement before them as ';' does (\gx: shown expanded once)
-_SEND = re.compile(r"\\gx?$")
+# psql's \g, \gx and \gset [PREFIX]: they end the statement before them as ';' does (\gx: shown
+# expanded once; \gset: its one row's values stored in variables)
+_SEND = re.compile(r"\\g(x|set(?:\s+(\S+))?)?$")
 
 # a meta-command that reads its data from the script's next lines, as psql's \copy ... from stdin
 _COPY_FROM_STDIN = re.compile(r"\\copy\b.*\bfrom\s+stdin\b", re.IGNORECASE | re.DOTALL)
@@ -94,6 +97,66 @@ def _closing_quote(text: str, i: int) -> int:
     return -1
 
 
+def _comment_end(text: str, i: int) -> int:
+    """Where the ``/* ... */`` comment opened at ``text[i]`` ends (comments nest), or -1."""
+    nesting, j, n = 1, i + 2, len(text)
+    while j < n and nesting:
+        if text[j:j + 2] == "/*":
+            nesting, j = nesting + 1, j + 2
+        elif text[j:j + 2] == "*/":
+            nesting, j = nesting - 1, j + 2
+        else:
+            j += 1
+    return -1 if nesting else j
+
+
+def _literal_end(text: str, i: int) -> int | None:
+    """Where what opens at ``text[i]`` and ends no variable's name ends - a string, a quoted
+    name, a comment, a dollar-quoted body (the text's end if it does not close) or ``::`` -
+    or None."""
+    ch, two = text[i], text[i:i + 2]
+    if ch in "'\"":
+        end = _closing_quote(text, i)
+        return len(text) if end == -1 else end + 1
+    if two == "--":
+        end = text.find("\n", i)
+        return len(text) if end == -1 else end
+    if two == "/*":
+        end = _comment_end(text, i)
+        return len(text) if end == -1 else end
+    if ch == "$" and (tag := _dollar_tag(text, i)):
+        end = text.find(tag, i + len(tag))
+        return len(text) if end == -1 else end + len(tag)
+    return i + 2 if two == "::" else None
+
+
+# psql's variable references: :name, :'name' (as a string literal), :"name" (as a quoted name)
+_VARIABLE = re.compile(r":(?:'(\w+)'|\"(\w+)\"|(\w+))")
+
+
+def interpolate(text: str, variables: Mapping[str, str]) -> str:
+    """``text`` with psql's variables put in, as its lexer does: outside strings, quoted names,
+    comments and dollar-quoted bodies, ``:name`` is the variable's value, ``:'name'`` that as a
+    string literal, ``:"name"`` as a quoted name. ``::`` (a cast) and a variable not set are left
+    as they are."""
+    if ":" not in text or not variables:
+        return text
+    out, i, n = [], 0, len(text)
+    while i < n:
+        end = _literal_end(text, i)
+        found = _VARIABLE.match(text, i) if end is None else None
+        value = None if found is None else variables.get(found[1] or found[2] or found[3])
+        if value is not None:
+            out.append("'" + value.replace("'", "''") + "'" if found[1] else
+                       '"' + value.replace('"', '""') + '"' if found[2] else value)
+            i = found.end()
+            continue
+        end = end or i + 1
+        out.append(text[i:end])
+        i = end
+    return "".join(out)
+
+
 def _data_after(text: str, line_end: int) -> tuple[str, int]:
     """COPY's data that follows a command ending at ``line_end`` (a newline): the lines up to
     one holding ``\\.`` alone, or to the end; and where the text goes on after it."""
@@ -135,16 +198,9 @@ def scan(text: str) -> Scan:
             current.append(text[i:end])
             i = end
         elif two == "/*":
-            nesting, j = 1, i + 2
-            while j < n and nesting:
-                if text[j:j + 2] == "/*":
-                    nesting, j = nesting + 1, j + 2
-                elif text[j:j + 2] == "*/":
-                    nesting, j = nesting - 1, j + 2
-                else:
-                    j += 1
-            current.append(text[i:j])
-            if nesting:
+            j = _comment_end(text, i)
+            current.append(text[i:j if j != -1 else n])
+            if j == -1:
                 return Scan(pieces, "".join(current), "*", line_at(start or 0))
             i = j
         elif ch == "$" and (tag := _dollar_tag(text, i)):
@@ -159,8 +215,10 @@ def scan(text: str) -> Scan:
             end = n if end == -1 else end
             command = text[i:end].strip()
             statement = "".join(current).strip()
-            if _SEND.match(command) and statement and code:  # (psql sends the buffer as it is)
-                pieces.append(Piece(SQL, statement, line_at(start or 0), expanded=command == "\\gx"))
+            send = _SEND.match(command)
+            if send and statement and code:  # (psql sends the buffer as it is)
+                gset = (send[2] or "") if (send[1] or "").startswith("set") else None
+                pieces.append(Piece(SQL, statement, line_at(start or 0), expanded=send[1] == "x", gset=gset))
                 current, start, code, depth = [], None, False, 0
                 i = end
                 continue
