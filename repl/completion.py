@@ -31,13 +31,16 @@ SMALLINT REAL BYTEA TIME TIMESTAMPTZ ZONE UUID JSON JSONB
 # after these keywords only a table name fits
 TABLE_CONTEXT = {"FROM", "JOIN", "INTO", "UPDATE", "TABLE", "EXISTS", "COPY"}
 
-META_COMMANDS = ["\\?", "\\connect", "\\copy", "\\d", "\\dD", "\\dT", "\\ds", "\\dt", "\\dv", "\\echo", "\\i",
-                 "\\isolation", "\\q", "\\rows", "\\set", "\\snapshots", "\\timing", "\\x"]
+META_COMMANDS = ["\\?", "\\a", "\\conninfo", "\\connect", "\\copy", "\\d", "\\dD", "\\dT", "\\di", "\\dn",
+                 "\\ds", "\\dt", "\\dv", "\\echo", "\\f", "\\i", "\\isolation", "\\l", "\\o", "\\pset", "\\q",
+                 "\\qecho", "\\rows", "\\set", "\\snapshots", "\\t", "\\timing", "\\unset", "\\x"]
 META_ARGUMENTS = {
     "\\isolation": ["read committed", "repeatable read", "serializable"],
     "\\x": ["on", "off", "auto"],
+    "\\t": ["on", "off"],
     "\\timing": ["on", "off"],
     "\\rows": ["all"],
+    "\\pset": ["expanded", "fieldsep", "footer", "format", "null", "pager", "tuples_only"],
 }
 
 _WORD = re.compile(r"(?:[A-Za-z_][\w$]*\.)?[\w$]*$")
