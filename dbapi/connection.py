@@ -174,6 +174,24 @@ class Connection:
         if self._session.in_transaction:
             self._notice(self._session.rollback() if failed else self._session.commit(), quiet=True)
 
+    def _run_many(self, statement: st.Insert, param_sets: list[tuple]) -> Result | None:
+        """An INSERT once per parameter set, as one statement, where the session can run it so
+        (``Session.execute_many``: in a transaction block - the one a connection without
+        autocommit opens here); else None, having done nothing."""
+        session = self._session
+        if self._autocommit and not session.in_transaction:
+            return None
+        if not session.in_transaction:
+            session.begin(explicit=True)
+        try:
+            param_sets = [_values(params) for params in param_sets]
+        except errors.Error:
+            return None  # (the sets one at a time report it, at the set it is in)
+        result = session.execute_many(statement, param_sets)
+        if result is not None:
+            self._notice(result)
+        return result
+
     def _run(self, statement: st.Statement, params: tuple) -> Result:
         session = self._session
         opens_block = statement.touches_data or statement.needs_block
@@ -236,8 +254,14 @@ class Cursor:
             raise errors.ProgrammingError("executemany needs exactly one statement", sqlstate="08P01")
         total = 0
         result = Result(status="")
-        for params in seq_of_params:
-            result = self.connection._run(statements[0], _params(params))
+        param_sets = [_params(params) for params in seq_of_params]
+        if isinstance(statements[0], st.Insert) and len(param_sets) > 1:  # (in a block: as one statement)
+            batched = self.connection._run_many(statements[0], param_sets)
+            if batched is not None:
+                self._set_result(batched)
+                return self
+        for params in param_sets:
+            result = self.connection._run(statements[0], params)
             total += max(result.rowcount, 0)
         self._set_result(Result(rowcount=total, status=result.status))
         return self

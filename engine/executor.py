@@ -938,6 +938,28 @@ class Executor:
         result.status = f"INSERT 0 {rows.num_rows}"
         return result
 
+    def insert_many(self, ctx: Context, stmt: st.Insert, param_sets: list[tuple]) -> Result | None:
+        """``stmt``, an INSERT of one VALUES row, once per parameter set, as one statement: the
+        rows built together in Python (``points.insert_many_rows``) and added as one batch -
+        what ``executemany`` does in a transaction block, where a failing row fails the block
+        as the rows one at a time would. None, having changed nothing, where the rows cannot
+        be built so (ON CONFLICT, RETURNING, a value DuckDB must convert): the caller then runs
+        the statement once per set."""
+        if stmt.on_conflict is not None or stmt.returning or not isinstance(stmt.source, exp.Values):
+            return None
+        version = self._writable(ctx, stmt.table)
+        schema = version.schema
+        if ctx.txn.isolation == SERIALIZABLE:  # (as insert(): VALUES of parameters read no table, but a default may)
+            self._read_tables(ctx, stmt, lambda: [stmt.source])
+        columns = self._target_columns(schema, stmt)
+        if schema.identity:
+            stmt = _overriding(schema, columns, stmt)
+        rows = points.insert_many_rows(self, schema, columns, stmt, param_sets)
+        if rows is None:
+            return None
+        rows = self._insert_batch(ctx, stmt, rows, ())
+        return Result(rowcount=rows.num_rows, status=f"INSERT 0 {rows.num_rows}")
+
     def _insert_select(self, ctx: Context, stmt: st.Insert, schema: TableSchema, columns: list[str], params) -> int:
         """``INSERT ... SELECT`` (without ON CONFLICT or RETURNING): the rows stream from DuckDB
         in batches, each checked and added to the transaction as it comes - past the spill

@@ -884,6 +884,20 @@ def insert_rows(ex, schema, columns, stmt, params) -> PythonRows | None:
     return PythonRows(schema, values) if values is not None else None
 
 
+def insert_many_rows(ex, schema, columns, stmt, param_sets: list[tuple]) -> PythonRows | None:
+    """The rows an INSERT of one VALUES row adds once per parameter set (``executemany``),
+    built in Python as ``insert_rows`` builds one's: the VALUES row repeated, its ``?``
+    numbered on through the sets. None where DuckDB must build them."""
+    plan = ex._statement_memo(stmt, ("point-insert",), lambda: values_plan(stmt.source))
+    if plan is None or len(plan) != 1:
+        return None
+    width, template = len(param_sets[0]), plan[0]
+    rows = [[("param", base + term[1]) if term[0] == "param" else term for term in template]
+            for base in range(0, width * len(param_sets), width)]
+    values = _values_columns(ex, schema, columns, stmt, rows, [v for params in param_sets for v in params])
+    return PythonRows(schema, values) if values is not None else None
+
+
 def _values_columns(ex, schema: TableSchema, columns: list[str], stmt: st.Insert,
                     plan: list[list[tuple]], params) -> list[tuple] | None:
     """``INSERT ... VALUES`` of constants, ``?`` and CURRENT_TIMESTAMP built in Python: the

@@ -221,7 +221,22 @@ class Session:
         if self._canceled:
             raise errors.QueryCanceled("canceling statement due to user request")
 
-    def execute_statement(self, stmt: st.Statement, params=()) -> Result:
+    def execute_many(self, stmt: st.Insert, param_sets: list[tuple]) -> Result | None:
+        """``stmt`` (an INSERT) once per parameter set, run as one statement (``Executor.insert_many``)
+        - only in a transaction block, where a failure fails the block as a failure of any one
+        run would. None, having done nothing, where it cannot be run so: outside a block (each
+        run is a transaction of its own there), a set of the wrong length, rows the executor
+        cannot build together."""
+        with self._lock:
+            if self.txn is None or not self.txn.explicit or self.transaction_failed or self.closed \
+                    or not param_sets or any(len(p) != stmt.param_count for p in param_sets):
+                return None
+            if stmt.param_order is not None:
+                param_sets = [tuple(p[i] for i in stmt.param_order) for p in param_sets]
+            return self.execute_statement(stmt, param_sets[0], many=param_sets)
+
+    def execute_statement(self, stmt: st.Statement, params=(), many: list[tuple] | None = None) -> Result:
+        """Run ``stmt`` with ``params`` (``many``: an INSERT's parameter sets, ``execute_many``)."""
         with self._lock:
             if self.closed:
                 raise errors.InterfaceError("connection is closed")
@@ -233,7 +248,7 @@ class Session:
                 raise errors.ProgrammingError(
                     f"the statement has {stmt.param_count} placeholders but {len(params)} parameters were passed",
                     sqlstate="08P01")
-            if stmt.param_order is not None:
+            if stmt.param_order is not None and many is None:
                 params = tuple(params[i] for i in stmt.param_order)
             handler = _CONTROL.get(type(stmt))
             try:
@@ -245,8 +260,9 @@ class Session:
                         if txn is not None and self.txn is txn and txn.state is TxnState.ACTIVE:
                             self.fail(e)
                         raise
-                result = self._run_data_statement(stmt, params)
-                result.warning = stmt.warning
+                result = self._run_data_statement(stmt, params, many)
+                if result is not None:
+                    result.warning = stmt.warning
                 return result
             except (errors.UndefinedTable, errors.UndefinedColumn) as e:
                 if e.position is None and type(stmt) in _POSITIONED:  # (PostgreSQL's LINE / caret)
@@ -537,7 +553,7 @@ class Session:
 
     # --- data statements -----------------------------------------------------------------
 
-    def _run_data_statement(self, stmt: st.Statement, params) -> Result:
+    def _run_data_statement(self, stmt: st.Statement, params, many: list[tuple] | None = None) -> Result | None:
         txn = self.txn
         if txn is None:
             deadline = self._deadline()
@@ -554,7 +570,7 @@ class Session:
             return result
         txn.check_usable()
         try:
-            result = self._run_in(txn, stmt, params, self._deadline())
+            result = self._run_in(txn, stmt, params, self._deadline(), many)
             self._check_canceled()
             return result
         except BaseException as e:
@@ -566,14 +582,15 @@ class Session:
         timeout = _seconds(self.settings["statement_timeout"], "statement_timeout")
         return None if timeout is None else time.monotonic() + timeout
 
-    def _run_in(self, txn: Transaction, stmt: st.Statement, params, deadline: float | None) -> Result:
+    def _run_in(self, txn: Transaction, stmt: st.Statement, params, deadline: float | None,
+                many: list[tuple] | None = None) -> Result | None:
         if deadline is None:
-            return self._run_statement(txn, stmt, params, None)
+            return self._run_statement(txn, stmt, params, None, many)
         # statement_timeout, as PostgreSQL's: its DuckDB query is interrupted and its lock waits
         # end then; work in Python is not interrupted (see ``cancel``) but fails when it is done
         with self._statement_timer(deadline - time.monotonic()):
             try:
-                result = self._run_statement(txn, stmt, params, deadline)
+                result = self._run_statement(txn, stmt, params, deadline, many)
             except (errors.LockNotAvailable, errors.QueryCanceled):
                 if time.monotonic() < deadline:
                     raise
@@ -604,7 +621,8 @@ class Session:
                 running[0] = False
             timer.cancel()
 
-    def _run_statement(self, txn: Transaction, stmt: st.Statement, params, deadline: float | None) -> Result:
+    def _run_statement(self, txn: Transaction, stmt: st.Statement, params, deadline: float | None,
+                       many: list[tuple] | None = None) -> Result | None:
         search_path = self.search_path if not (self.temp.tables or txn.temp_created) else (TEMP_DB, *self.search_path)
         lock_timeout = _seconds(self.settings["lock_timeout"])
         # table locks before the snapshot: a statement that waited sees what it waited for
@@ -626,7 +644,10 @@ class Session:
         self.executor.sequence_calls.ctx = ctx  # (nextval('s'): the statement's database's, as it sees it)
         expanded = views.expand(ctx, stmt)  # (a view's query may read settings too)
         reads_settings = stmt.reads_settings or expanded is not stmt
-        return runner(self.executor, ctx, with_settings(ctx, expanded) if reads_settings else expanded, params)
+        expanded = with_settings(ctx, expanded) if reads_settings else expanded
+        if many is not None:  # (an executemany's INSERT: None if its rows cannot be built together)
+            return self.executor.insert_many(ctx, expanded, many)
+        return runner(self.executor, ctx, expanded, params)
 
     # --- transaction control -------------------------------------------------------------
 
