@@ -62,8 +62,8 @@ class Copied:
                 schema = replace(schema, checks=schema.checks + source.checks)
             renamed = {}
             if "INDEXES" in options:
-                if source.primary_key:
-                    renamed[("index", "")] = renamed[("constraint", "")] = ("index", "")
+                if source.primary_key:  # (named after the table: its comments' key is "")
+                    renamed[("index", "")], renamed[("constraint", "")] = ("index", ""), ("constraint", "")
                 for unique in source.uniques:
                     spec = st.UniqueSpec(None, unique.columns, unique.nulls_not_distinct, unique.deferrable,
                                          unique.initially_deferred)
