@@ -889,9 +889,10 @@ def insert_many_rows(ex, schema, columns, stmt, param_sets: list[tuple]) -> Pyth
     built in Python as ``insert_rows`` builds one's: the VALUES row repeated, its ``?``
     numbered on through the sets. None where DuckDB must build them."""
     plan = ex._statement_memo(stmt, ("point-insert",), lambda: values_plan(stmt.source))
-    if plan is None or len(plan) != 1:
+    width = len(param_sets[0])
+    if plan is None or len(plan) != 1 or not width:  # (no parameters: the same row each time)
         return None
-    width, template = len(param_sets[0]), plan[0]
+    template = plan[0]
     rows = [[("param", base + term[1]) if term[0] == "param" else term for term in template]
             for base in range(0, width * len(param_sets), width)]
     values = _values_columns(ex, schema, columns, stmt, rows, [v for params in param_sets for v in params])

@@ -128,3 +128,10 @@ def test_numbered_parameters_and_identity_columns(connect):
     with pytest.raises(txlake.Error) as info:
         cur.executemany("INSERT INTO i (id, a) VALUES (?, ?)", [(5, "x"), (6, "y")])
     assert info.value.sqlstate == "428C9"
+
+
+def test_a_statement_without_parameters_runs_once_per_empty_set(c):
+    c.execute("CREATE TABLE k (a INT)")
+    c.cursor().executemany("INSERT INTO k VALUES (1)", [(), ()])
+    c.commit()
+    assert c.execute("SELECT a FROM k").fetchall() == [(1,), (1,)]
