@@ -14,6 +14,7 @@ from sqlglot.trie import new_trie
 
 from txlake import errors
 from txlake.parser import json_ops, number_format, numeric
+from txlake.parser.dialect import PREFIX_OPERATOR
 from txlake.storage.schema import array_input, integer_input
 
 
@@ -733,6 +734,8 @@ def column_name(node: exp.Expression, text: str = "") -> str:
 def _figure(node: exp.Expression, text: str) -> tuple[str | None, int]:
     """(the name, how strongly it holds): 2 for a column's or a function's, 1 for a type's or
     ``case``, which a stronger one inside the cast or the ELSE wins over; (None, 0) for none."""
+    if node.meta.get(PREFIX_OPERATOR):  # (|/ x: an operator's value, not sqrt's)
+        return None, 0
     if isinstance(node, (exp.Paren, exp.Window, exp.Filter, exp.WithinGroup, exp.Bracket)):
         return _figure(node.this, text)  # (PostgreSQL has no node for parentheses; a subscript keeps the name)
     if isinstance(node, exp.Column):
@@ -1843,8 +1846,13 @@ def _concat_function(node: exp.Concat | exp.ConcatWs) -> exp.Expression:
     return node
 
 
+# cbrt(x) and ||/ x: the C library's cube root (engine/dialect.py), as PostgreSQL's - DuckDB's
+# gave 3.0000000000000004 for 27
+CBRT_FUNCTION = "txl_cbrt"
+
 _REWRITES = {
     exp.Cast: _cast,
+    exp.Cbrt: lambda node: exp.Anonymous(this=CBRT_FUNCTION, expressions=[exp.cast(node.this.copy(), "DOUBLE")]),
     # jsonb's equality where an operand is evidently jsonb, else a row comparison's (or as it is)
     exp.EQ: lambda node: _either(json_ops.equals, _row_comparison, node),
     exp.NEQ: lambda node: _either(json_ops.equals, _row_comparison, node),

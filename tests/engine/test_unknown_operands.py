@@ -1,7 +1,9 @@
 """An untyped string constant as an operand of a binary operator, resolved as PostgreSQL 16's
 operator resolution does (typeconv.sgml, "Operators": the unknown is first taken as the other
-operand's type, and an operator of two of them chosen if there is one). Each case failed
-before: 42725 "is not unique", or a wrong answer."""
+operand's type, and an operator of two of them chosen if there is one), and PostgreSQL's
+square and cube root prefix operators |/ and ||/ (typeconv.sgml's "Square Root Operator Type
+Resolution"; float8.out). Each case failed before: 42725 "is not unique", a wrong answer, or a
+syntax error."""
 
 import datetime
 import decimal
@@ -75,3 +77,31 @@ def test_comparisons_and_columns_keep_working(conn):
     conn.execute("""INSERT INTO t VALUES (5, '2024-01-02 00:00+00', '{"k": 1}', '{1,2}')""")
     assert conn.execute("SELECT i = '5', ts > '2024-01-01', j -> 'k', CAST(1 AS INT) = '1' FROM t"
                         ).fetchone() == (True, True, 1, True)
+
+
+@pytest.mark.parametrize("sql, value", [
+    ("SELECT |/ 16", 4.0),
+    ("SELECT ||/ 27", 3.0),  # (DuckDB's cbrt gave 3.0000000000000004)
+    ("SELECT ||/ -27", -3.0),
+    ("SELECT |/ 40", 6.324555320336759),  # typeconv.sgml
+    ("SELECT |/ 16 + 9", 5.0),  # (binds less tightly than +, as PostgreSQL's prefix operators)
+    ("SELECT 2 * |/ 16", 8.0),
+    ("SELECT |/ 16 = 4", True),
+    ("SELECT |/ NULL", None),
+])
+def test_root_prefix_operators(conn, sql, value):
+    cursor = conn.execute(sql)
+    assert cursor.fetchone()[0] == value
+    if value is not None and not isinstance(value, bool):
+        assert cursor.description[0][:2] == ("?column?", "DOUBLE")
+
+
+def test_cbrt_is_the_nearest_double(conn):
+    assert conn.execute("SELECT cbrt(27), cbrt(1000)").fetchone() == (3.0, 10.0)
+
+
+def test_square_root_of_a_negative_number(conn):
+    with pytest.raises(txlake.DataError) as e:
+        conn.execute("SELECT |/ -1")
+    assert e.value.sqlstate == "2201F"
+    assert str(e.value).startswith("cannot take square root of a negative number")
