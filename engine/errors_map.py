@@ -193,8 +193,7 @@ def translate(e: duckdb.Error) -> errors.Error:
         if text.startswith("unimplemented type for cast"):  # a DATE for an INT, say
             return errors.ProgrammingError(message, sqlstate="42804")
         if (found := _NOT_DATETIME.match(message)) is not None:
-            return errors.DataError(f'invalid input syntax for type {found["type"]}: "{found["text"]}"',
-                                    sqlstate="22007")
+            return errors.InvalidDatetimeFormat(f'invalid input syntax for type {found["type"]}: "{found["text"]}"')
         if (found := _NOT_UUID.match(message)) is not None:
             return errors.InvalidTextRepresentation(f'invalid input syntax for type uuid: "{found["text"]}"')
         return errors.InvalidTextRepresentation(message)
