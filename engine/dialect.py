@@ -8,9 +8,11 @@ parsed statement (parser/semantics.py ``postgres_semantics``) or parsed as Postg
 from __future__ import annotations
 
 import getpass
+import math
 import os
 import platform
 from decimal import Decimal
+from fractions import Fraction
 
 import duckdb
 import pyarrow as pa
@@ -18,7 +20,8 @@ from sqlglot import exp
 
 from txlake.engine import intervals, jsonb, pg_text
 from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, BOOLEAN_MACRO,
-                                     BOOLEAN_WORDS, BYTEA_IN, BYTEA_LENGTH, BYTEA_MACRO, DIVIDE_MACRO, DIVISOR_MACRO,
+                                     BOOLEAN_WORDS, BYTEA_IN, BYTEA_LENGTH, BYTEA_MACRO, CBRT_FUNCTION, DIVIDE_MACRO,
+                                     DIVISOR_MACRO,
                                      EPOCH_MACRO, ESCAPE_IN, ESCAPE_OUT, FLOAT_PRODUCT_MACRO, FLOAT_SUM_MACRO,
                                      INTEGER_MACRO, LIKE_ALL, LIKE_ANY,
                                      LENGTH_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO, REAL_MACRO, SPLIT_PART_MACRO,
@@ -613,7 +616,18 @@ def escape_out(data: bytes) -> str:
 
 
 _ARROW_TYPES = {"BLOB": pa.binary(), "VARCHAR": pa.string(), "BIGINT": pa.int64(), "BOOLEAN": pa.bool_(),
-                "VARCHAR[]": pa.list_(pa.string()), "INTERVAL": pa.month_day_nano_interval()}
+                "VARCHAR[]": pa.list_(pa.string()), "INTERVAL": pa.month_day_nano_interval(), "DOUBLE": pa.float64()}
+
+
+def _cube_root(x: float) -> float:
+    """The double nearest the cube root of ``x``, as the C library's cbrt() PostgreSQL calls
+    gives it (Python's math.cbrt, as DuckDB's cbrt, gave 3.0000000000000004 for 27): of the
+    approximation and its two neighbours, the one whose cube is nearest ``x``, in exact fractions."""
+    root = math.cbrt(x)
+    if not math.isfinite(root) or root == 0:
+        return root
+    return min((math.nextafter(root, -math.inf), root, math.nextafter(root, math.inf)),
+               key=lambda r: abs(Fraction(r) ** 3 - Fraction(x)))
 
 
 def _vectorized(function, returns: str):
@@ -674,6 +688,7 @@ _FUNCTIONS = (
       for kind, (function, param) in _NUMBER_CHAR.items()),
     (TO_NUMBER_FUNCTION, _number_text, ["VARCHAR", "VARCHAR"], "VARCHAR"),
     (INTEGER_TEXT, lambda text: str(integer_input(text)), ["VARCHAR"], "VARCHAR"),
+    (CBRT_FUNCTION, _cube_root, ["DOUBLE"], "DOUBLE"),
     # justify_hours, justify_days, justify_interval
     *((name, function, ["INTERVAL"], "INTERVAL") for name, function in intervals.FUNCTIONS.items()),
     (INTERVAL_TEXT, lambda value: pg_text.pg_interval(*value), ["INTERVAL"], "VARCHAR"),

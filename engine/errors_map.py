@@ -23,6 +23,9 @@ _NUMBER_TOO_LARGE = re.compile(r"could not cast value [-+]?[\d.]+(e[-+]?\d+)? to
 
 
 _NOT_UUID = re.compile(r"Could not convert string '(?P<text>.*)' to UUID\b", re.S)
+# DuckDB's refusal of a date / time input ('1 day'::date, now() - '1 day'): PostgreSQL's is 22007
+# (DuckDB's words do not tell a timestamp with time zone from one without)
+_NOT_DATETIME = re.compile(r'invalid (?P<type>date|time|timestamp) field format: "(?P<text>.*)", expected format', re.S)
 
 # DuckDB's words for a SMALLINT or REAL that does not fit -> PostgreSQL's
 _SMALLINT_RANGE = re.compile(r"destination type INT16|string '.*' to INT16|overflow in \w+ of INT16", re.I)
@@ -189,6 +192,8 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.NumericValueOutOfRange(_range_message(message))
         if text.startswith("unimplemented type for cast"):  # a DATE for an INT, say
             return errors.ProgrammingError(message, sqlstate="42804")
+        if (found := _NOT_DATETIME.match(message)) is not None:
+            return errors.InvalidDatetimeFormat(f'invalid input syntax for type {found["type"]}: "{found["text"]}"')
         if (found := _NOT_UUID.match(message)) is not None:
             return errors.InvalidTextRepresentation(f'invalid input syntax for type uuid: "{found["text"]}"')
         return errors.InvalidTextRepresentation(message)

@@ -23,6 +23,8 @@ from txlake.storage.schema import DEFAULT_DECIMAL
 
 #: the meta key of a statement's place in its text (TxlakeParser._parse_statement)
 SOURCE_SPAN = "txlake_source_span"
+#: the meta key of a sqrt or cbrt written as PostgreSQL's prefix operator |/ or ||/
+PREFIX_OPERATOR = "txlake_prefix_operator"
 
 
 class Control(exp.Expression):
@@ -187,11 +189,24 @@ class TxlakeParser(DuckDB.Parser):
     LAMBDAS = {k: v for k, v in DuckDB.Parser.LAMBDAS.items() if k != TokenType.ARROW}
     # PostgreSQL's # is bitwise XOR (5 # 3 = 6): a syntax error before
     BITWISE = {**DuckDB.Parser.BITWISE, TokenType.HASH: exp.BitwiseXor}
+    # PostgreSQL's prefix |/ and ||/: the square and cube root of a double precision (|/ 16 was a
+    # syntax error). As any prefix operator of PostgreSQL's but - and +, they bind less tightly
+    # than + and * (|/ 16 + 9 is 5) and more than ||, = and the rest
+    UNARY_PARSERS = {**DuckDB.Parser.UNARY_PARSERS,
+                     **{token: (lambda root: lambda self: self._parse_root(root))(root)
+                        for token, root in ((TokenType.PIPE_SLASH, exp.Sqrt), (TokenType.DPIPE_SLASH, exp.Cbrt))}}
     JSON_OPERATORS = {**DuckDB.Parser.JSON_OPERATORS,
                       TokenType.ARROW: lambda self, this, key: self.expression(
                           exp.JSONExtract(this=this, expression=key)),
                       TokenType.DARROW: lambda self, this, key: self.expression(
                           exp.JSONExtractScalar(this=this, expression=key))}
+
+    def _parse_root(self, root: type) -> exp.Expression:
+        """``|/ x`` or ``||/ x`` (``UNARY_PARSERS``): sqrt or cbrt of x as a double precision, an
+        operator's value, which PostgreSQL names ?column? (meta ``PREFIX_OPERATOR``)."""
+        node = self.expression(root(this=exp.cast(self._parse_term(), exp.DataType.build("DOUBLE"))))
+        node.meta[PREFIX_OPERATOR] = True
+        return node
 
     # PostgreSQL's U&'d\0061t\+000061' [UESCAPE '!']: decoded here (``unicode_escapes``)
     STRING_PARSERS = {**DuckDB.Parser.STRING_PARSERS,
@@ -1471,7 +1486,9 @@ class TxlakeTokenizer(DuckDB.Tokenizer):
                 "FLOAT": TokenType.DOUBLE,
                 # jsonb's ?| and ?& (any / all of a text[] exist) and #- (delete at a path); a
                 # parameter before | or & is told apart in TxlakeParser.parse
-                "?|": TokenType.QMARK_PIPE, "?&": TokenType.QMARK_AMP, "#-": TokenType.HASH_DASH}
+                "?|": TokenType.QMARK_PIPE, "?&": TokenType.QMARK_AMP, "#-": TokenType.HASH_DASH,
+                # the square and cube root prefix operators (TxlakeParser.UNARY_PARSERS)
+                "|/": TokenType.PIPE_SLASH, "||/": TokenType.DPIPE_SLASH}
     COMMANDS = DuckDB.Tokenizer.COMMANDS - {TokenType.SHOW}
     # PostgreSQL's Unicode escape strings, U&'d\0061t\+000061' (TxlakeParser decodes them)
     UNICODE_STRINGS = [("U&'", "'"), ("u&'", "'")]

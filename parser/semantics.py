@@ -14,6 +14,7 @@ from sqlglot.trie import new_trie
 
 from txlake import errors
 from txlake.parser import json_ops, number_format, numeric
+from txlake.parser.dialect import PREFIX_OPERATOR
 from txlake.storage.schema import array_input, integer_input
 
 
@@ -93,6 +94,8 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     - a float ``a + b``, ``a - b``, ``a * b`` past the type's range is 22003 (``_float_checked``);
     - a string constant in a column of UNION branches, VALUES rows or CASE results takes the
       column's type (``_resolve_unknown_literals``): ``SELECT 1 UNION SELECT 'a'`` is 22P02;
+    - a string constant beside an operand of a type its form tells takes that type where
+      PostgreSQL's operator resolution gives it that (``typed_operands``): ``1 + '3'`` is 4;
     - an integer literal in ``+``, ``-`` and ``*`` is an INTEGER, as PostgreSQL's int4
       constant is (DuckDB narrows it to the other operand's type: a smallint ``s + 1`` was a
       smallint, 22003 past 32767, where PostgreSQL's is an integer);
@@ -117,6 +120,7 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     tree = transaction_clock(tree)
     _fold_aliases(tree)
     _resolve_unknown_literals(tree)
+    typed_operands(tree, _operand_type)
     for node in _outside_defaults(tree, exp.Literal):
         if node.is_int and not -(1 << 63) <= int(node.this) < (1 << 63):
             node.replace(_numeric_constant(node))
@@ -318,6 +322,83 @@ def _resolve_unknown_literals(tree: exp.Expression) -> None:
             groups = [[i.args.get("true") for i in node.args.get("ifs") or ()] + [node.args.get("default")]]
         for group in groups:
             _resolve_unknowns([e for e in group if e is not None])
+
+
+# The operators PostgreSQL has of two operands of one type (op(T, T)), by T's kind: a string
+# constant (of type unknown) beside a T is taken as a T there (typeconv.sgml, "Operators", step
+# 2.a). Where T has no op(T, T), the one candidate left takes it as another type: an interval's
+# * and / a double precision, an integer's or a real's ^ too (float8's is preferred to numeric's)
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)
+_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)
+_SAME_TYPE_OPERATORS = {
+    **{kind: _COMPARISONS + _ARITHMETIC + (exp.BitwiseAnd, exp.BitwiseOr, exp.BitwiseXor)
+       for kind in (exp.DType.SMALLINT, exp.DType.INT, exp.DType.BIGINT)},
+    exp.DType.DECIMAL: _COMPARISONS + _ARITHMETIC + (exp.Pow,),
+    exp.DType.FLOAT: _COMPARISONS + _ARITHMETIC[:4],
+    exp.DType.DOUBLE: _COMPARISONS + _ARITHMETIC[:4] + (exp.Pow,),
+    **{kind: _COMPARISONS + (exp.Sub,) for kind in (exp.DType.DATE, exp.DType.TIME, exp.DType.TIMESTAMP,
+                                                     exp.DType.TIMESTAMPNTZ, exp.DType.TIMESTAMPTZ)},
+    exp.DType.INTERVAL: _COMPARISONS + (exp.Add, exp.Sub),
+    exp.DType.BOOLEAN: _COMPARISONS,
+    exp.DType.ARRAY: _COMPARISONS + (exp.DPipe,),
+}
+_DOUBLE_OPERAND = {exp.DType.INTERVAL: (exp.Mul, exp.Div),
+                   **{kind: (exp.Pow,) for kind in (exp.DType.SMALLINT, exp.DType.INT, exp.DType.BIGINT,
+                                                     exp.DType.FLOAT)}}
+_OPERATORS = tuple({o for operators in _SAME_TYPE_OPERATORS.values() for o in operators})
+
+
+def typed_operands(tree: exp.Expression, type_of) -> list[exp.Expression]:
+    """A string constant is of type unknown to PostgreSQL: as an operand of a binary operator
+    whose other operand is of a known type T, it is taken as a T where an operator of two T's
+    is (``_SAME_TYPE_OPERATORS``): ``1 + '3'`` is 4, ``now() - '1 day'`` 22007 (timestamptz -
+    timestamptz), ``date '2024-01-31' - '2024-01-01'`` 30 (DuckDB found +(integer, unknown) not
+    unique). ``type_of`` gives an operand's type, or None where it is not known: the constant is
+    left to DuckDB's rules (``now() + '1 day'``, an interval's). The casts made, for the caller to
+    rewrite where the parser's rewrites have run already (the engine's: engine/executor.py)."""
+    made = []
+    for node in _outside_defaults(tree, *_OPERATORS):
+        for literal, other in ((node.this, node.expression), (node.expression, node.this)):
+            if isinstance(literal, exp.Literal) and literal.is_string and (to := type_of(other)) is not None:
+                to = to if type(node) in _SAME_TYPE_OPERATORS.get(to.this, ()) else \
+                    exp.DataType.build("DOUBLE") if type(node) in _DOUBLE_OPERAND.get(to.this, ()) else None
+                if to is not None:
+                    made.append(literal.replace(_typed_constant(literal, to)))
+    return made
+
+
+def _typed_constant(literal: exp.Literal, to: exp.DataType) -> exp.Expression:
+    """A string constant as a value of type ``to``: a numeric by its digits (``_numeric_input``:
+    NaN and Infinity, which txlake's numeric cannot hold, are cast, and refused so), else cast."""
+    if to.this == exp.DType.DECIMAL and not to.expressions:
+        number = _numeric_input(literal)
+        if not (isinstance(number, exp.Literal) and number.is_string):
+            return number
+    return exp.Cast(this=literal.copy(), to=to.copy())
+
+
+def _operand_type(node: exp.Expression) -> exp.DataType | None:
+    """The type an operand has by its form (``_form_type``), or as a clock (``now()``), an
+    interval constant, an array of constants, or a sum, difference, product or quotient of two
+    numbers of such types has it; else None."""
+    if (to := _form_type(node)) is not None:
+        return to
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.Anonymous) and node.name in (CLOCK_FUNCTION, STATEMENT_CLOCK):
+        return exp.DataType.build("TIMESTAMPTZ")
+    if isinstance(node, exp.Interval):
+        return exp.DataType.build("INTERVAL")
+    if isinstance(node, (exp.Array, exp.Add, exp.Sub, exp.Mul, exp.Div)):
+        parts = node.expressions if isinstance(node, exp.Array) else [node.this, node.expression]
+        types = [_operand_type(p) for p in parts]
+        if not types or None in types or not all(t.this in _NUMERIC_ORDER for t in types):
+            return None
+        widest = max(types, key=lambda t: _NUMERIC_ORDER.index(t.this))
+        if isinstance(node, exp.Array):
+            return exp.DataType(this=exp.DType.ARRAY, expressions=[widest.copy()], nested=True)
+        return widest
+    return None
 
 
 def _branches(node: exp.Expression) -> list[exp.Select] | None:
@@ -653,6 +734,8 @@ def column_name(node: exp.Expression, text: str = "") -> str:
 def _figure(node: exp.Expression, text: str) -> tuple[str | None, int]:
     """(the name, how strongly it holds): 2 for a column's or a function's, 1 for a type's or
     ``case``, which a stronger one inside the cast or the ELSE wins over; (None, 0) for none."""
+    if node.meta.get(PREFIX_OPERATOR):  # (|/ x: an operator's value, not sqrt's)
+        return None, 0
     if isinstance(node, (exp.Paren, exp.Window, exp.Filter, exp.WithinGroup, exp.Bracket)):
         return _figure(node.this, text)  # (PostgreSQL has no node for parentheses; a subscript keeps the name)
     if isinstance(node, exp.Column):
@@ -1763,8 +1846,13 @@ def _concat_function(node: exp.Concat | exp.ConcatWs) -> exp.Expression:
     return node
 
 
+# cbrt(x) and ||/ x: the C library's cube root (engine/dialect.py), as PostgreSQL's - DuckDB's
+# gave 3.0000000000000004 for 27
+CBRT_FUNCTION = "txl_cbrt"
+
 _REWRITES = {
     exp.Cast: _cast,
+    exp.Cbrt: lambda node: exp.Anonymous(this=CBRT_FUNCTION, expressions=[exp.cast(node.this.copy(), "DOUBLE")]),
     # jsonb's equality where an operand is evidently jsonb, else a row comparison's (or as it is)
     exp.EQ: lambda node: _either(json_ops.equals, _row_comparison, node),
     exp.NEQ: lambda node: _either(json_ops.equals, _row_comparison, node),

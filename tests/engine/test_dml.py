@@ -1101,7 +1101,7 @@ def test_alter_column_type(c, connect):
     for sql, state in [("ALTER TABLE m ALTER COLUMN s TYPE VARCHAR(1)", "22001"),
                        ("ALTER TABLE m ALTER COLUMN id TYPE INT", "22003"),
                        ("ALTER TABLE m ALTER COLUMN s TYPE DATE", "42804"),     # (INT to DATE: no cast)
-                       ("ALTER TABLE m ALTER COLUMN d TYPE DATE USING d::text", "22P02"),  # (as INSERT's)
+                       ("ALTER TABLE m ALTER COLUMN d TYPE DATE USING d::text", "22007"),  # (as INSERT's)
                        ("ALTER TABLE m ALTER COLUMN n TYPE DATE USING NULL", "42804"),
                        ("ALTER TABLE m ALTER COLUMN id TYPE INT USING 1", "23505"),
                        ("ALTER TABLE m ALTER COLUMN s TYPE TEXT USING NULL", "23502"),

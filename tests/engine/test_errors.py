@@ -109,7 +109,8 @@ BAD = [
     # 22P02 bad text
     ("INSERT INTO t VALUES ('abc', 'x', 0, NULL, 0)", None, errors.InvalidTextRepresentation, "22P02"),
     ("INSERT INTO t VALUES (3, 'x', ?, NULL, 0)", ("many",), errors.InvalidTextRepresentation, "22P02"),
-    ("INSERT INTO t VALUES (3, 'x', 0, 'someday', 0)", None, errors.InvalidTextRepresentation, "22P02"),
+    # (a date's bad text is 22007, invalid_datetime_format, as PostgreSQL's date_in says it)
+    ("INSERT INTO t VALUES (3, 'x', 0, 'someday', 0)", None, errors.InvalidDatetimeFormat, "22007"),
     ("UPDATE t SET amount = 'lots'", None, errors.InvalidTextRepresentation, "22P02"),
     ("SELECT CAST('x' AS INT)", None, errors.InvalidTextRepresentation, "22P02"),
     # 42804 a value of the wrong type
