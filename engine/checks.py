@@ -68,7 +68,7 @@ def define(ex, table: str, schema: TableSchema, name: str, expression: exp.Expre
     """``schema`` with the CHECK ``name`` of ``expression`` (as written) added; ``data``: the
     table's rows, each of which must pass it unless ``not_valid`` (None: a new table)."""
     _refuse(expression)
-    check = CheckConstraint(name, stored(_unqualified(expression, table)), validated=not not_valid)
+    check = CheckConstraint(name, stored(unqualified(expression, table)), validated=not not_valid)
     rows = data if data is not None and not not_valid else schema.arrow_schema().empty_table()
     _check_existing(ex, table, (check,), rows, schema)  # (an empty table: DuckDB's binder checks it all the same)
     return replace(schema, checks=schema.checks + (check,))
@@ -83,12 +83,17 @@ def _refuse(expression: exp.Expression) -> None:
         if isinstance(node, exp.AggFunc) and not isinstance(node.parent, exp.Window):
             raise errors.ProgrammingError("aggregate functions are not allowed in check constraints",
                                           sqlstate="42803")
-        if isinstance(node, (exp.GenerateSeries, exp.Unnest, exp.Explode)) or (
-                isinstance(node, exp.Anonymous) and node.name.lower() in _SET_RETURNING):
+        if set_returning(node):
             raise errors.NotSupportedError("set-returning functions are not allowed in check constraints")
 
 
-def _unqualified(expression: exp.Expression, table: str) -> exp.Expression:
+def set_returning(node: exp.Expression) -> bool:
+    """Whether ``node`` calls a function returning a set of rows (refused where one value is made)."""
+    return isinstance(node, (exp.GenerateSeries, exp.Unnest, exp.Explode)) or (
+        isinstance(node, exp.Anonymous) and node.name.lower() in _SET_RETURNING)
+
+
+def unqualified(expression: exp.Expression, table: str) -> exp.Expression:
     """``expression`` with ``t.a`` written ``a`` (the table's own name; another table's stays,
     for the binder to refuse)."""
     def visit(node):

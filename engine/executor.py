@@ -41,7 +41,7 @@ from sqlglot import exp
 
 from txlake import errors
 from txlake.engine import catalog_views, checks, dialect, foreign_keys, points, sources, temp_tables
-from txlake.engine import column_scope, comments, indexes, jsonb_order, pg_catalog, uniques, user_types
+from txlake.engine import column_scope, comments, generated, indexes, jsonb_order, pg_catalog, uniques, user_types
 from txlake.engine.errors_map import negative_row_count, translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
@@ -908,6 +908,11 @@ class Executor:
             stmt = _overriding(schema, columns, stmt)
         if stmt.on_conflict is not None and schema.always:
             _refuse_identity_updates(schema, [n for n, _ in stmt.on_conflict.assignments], stmt.on_conflict.defaults)
+        if schema.generated:  # (428C9: a value given one; what DEFAULT gives it is computed)
+            generated.refuse_values(schema, columns, stmt.source)
+            if stmt.on_conflict is not None:
+                generated.refuse_updates(schema, [n for n, _ in stmt.on_conflict.assignments],
+                                         stmt.on_conflict.defaults)
         # each piece of SQL gets exactly its own placeholders' values, in text order:
         # the source's, then ON CONFLICT's, then RETURNING's
         conflict = stmt.on_conflict
@@ -947,6 +952,8 @@ class Executor:
         count = batches = 0
         with self._registered() as register:
             sql = self._insert_sql(ctx, schema, columns, stmt, register, params)
+            if schema.generated:  # (computed in the query: its CHECK verdicts judge them)
+                sql = generated.with_generated(sql, stmt.table.name, schema)
             if schema.enforced_checks:  # (the stream holds the connection: its query gives the CHECKs' verdicts too)
                 sql = checks.with_verdicts(sql, stmt.table.name, schema)
             for batch in self._stream(sql, params):
@@ -1093,8 +1100,14 @@ class Executor:
                     checks_done: bool = False) -> pa.Table | PythonRows:
         """NOT NULL and VARCHAR(n) on rows about to be written; ``only``: of those columns (an
         UPDATE's others keep values the table already holds, which met them); then the table's
-        CHECKs, unless ``checks_done`` (engine/checks.py). Returns the rows to write: VARCHAR(n)
-        values longer than n by spaces alone cut to n (``fit_varchar``)."""
+        CHECKs, unless ``checks_done`` (engine/checks.py: the rows' query computed their
+        generated columns too). First the generated columns are computed (engine/generated.py).
+        Returns the rows to write: VARCHAR(n) values longer than n by spaces alone cut to n
+        (``fit_varchar``)."""
+        if version.schema.generated and not checks_done:
+            rows = generated.computed(self, version.name, version.schema, rows)
+            if only is not None:
+                only = {*only, *(c.name for c in version.schema.generated)}
         python = isinstance(rows, PythonRows)
         for i, col in enumerate(version.schema.columns):
             if only is not None and col.name not in only:
@@ -1222,6 +1235,8 @@ class Executor:
         assigned = dict(conflict.assignments)
         for name in assigned:
             version.schema.require(name, alias)
+        if version.schema.generated:
+            assigned = _with_generated(version.schema, assigned, alias)
         plan = self._statement_memo(stmt, ("conflict-plan",), lambda: points.conflict_plan(conflict, alias))
         new_rows = points.conflict_values(self, version, plan, clashing, clash_ids, params) \
             if plan is not None and clashing.num_rows else None  # (no row: DuckDB checks the SQL)
@@ -1263,10 +1278,13 @@ class Executor:
         _refuse_identity_updates(version.schema, assigned, stmt.defaults)
         for name in stmt.defaults:  # SET c = DEFAULT: the column's default, or NULL
             assigned[name] = _default_value(version.schema.column(name))
+        if version.schema.generated:
+            generated.refuse_updates(version.schema, assigned, stmt.defaults)
+            assigned = _with_generated(version.schema, assigned, alias)
         body = len(params) - _placeholders(*stmt.returning)  # RETURNING's ? come last in the text
         params, returning_params = params[:body], params[body:]
-        point = None if stmt.defaults else self._statement_memo(stmt, ("point-update",),
-                                                            lambda: points.update_plan(stmt, alias))
+        point = None if stmt.defaults or version.schema.generated else self._statement_memo(
+            stmt, ("point-update",), lambda: points.update_plan(stmt, alias))
         if point is not None:
             done = points.update(self, ctx, stmt, version, alias, point, params, returning_params)
             if done is not None:
@@ -1962,6 +1980,8 @@ class Executor:
         for n in names:
             if folded.count(n.lower()) > 1:
                 raise errors.DuplicateColumn(f'column "{n}" specified more than once')
+        if any(spec.generated is not None for spec in stmt.columns):
+            columns = self._generated_columns(name, columns, stmt.columns)
         for key in stmt.primary_key:
             if key not in names:
                 raise errors.UndefinedColumn(f'column "{key}" named in key does not exist')
@@ -2006,6 +2026,14 @@ class Executor:
             self._check_default(default, col_type)
         return Column(field_id, spec.name, col_type, spec.not_null or spec.primary_key, default, spec.always,
                       spec.by_default)
+
+    def _generated_columns(self, table: str, columns: tuple[Column, ...], specs) -> tuple[Column, ...]:
+        """``columns`` (of the table ``table``) with the generation expressions of ``specs``
+        (one per column, in order; None for a column not generated) defined (engine/generated.py)."""
+        marked = tuple(replace(c, generated="") if spec.generated is not None else c
+                       for c, spec in zip(columns, specs))
+        return tuple(replace(c, generated=generated.define(self, table, marked, c.name, spec.generated))
+                     if spec.generated is not None else c for c, spec in zip(marked, specs))
 
     def _check_default(self, default: str, col_type: ColumnType) -> None:
         """Type-check a column default now, as PostgreSQL does (22P02, 42804, ...): evaluated -
@@ -2809,6 +2837,13 @@ def _refuse_identity_values(schema: TableSchema, columns: list[str], source) -> 
                 not (isinstance(row.expressions[i], exp.Var) and row.expressions[i].name.upper() == "DEFAULT")
                 for row in source.expressions if i < len(row.expressions)):
             raise _identity_error(schema.column(name), "insert a non-DEFAULT value into")
+
+
+def _with_generated(schema: TableSchema, assigned: dict, alias: str) -> dict:
+    """An UPDATE's (ON CONFLICT DO UPDATE's) assignments with the generated columns they may
+    change as assigned too - their old values, computed again by ``_check_rows`` - so that their
+    keys and foreign keys are checked as a SET column's are."""
+    return {**assigned, **{name: exp.column(name, alias) for name in generated.touched(schema, assigned)}}
 
 
 def _refuse_identity_updates(schema: TableSchema, assigned, defaults) -> None:

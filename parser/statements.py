@@ -288,6 +288,8 @@ class ColumnSpec:
     sequence_options: tuple[tuple[str, object], ...] = ()
     #: the CHECK, UNIQUE and REFERENCES constraints written on the column
     constraints: tuple["ConstraintSpec", ...] = ()
+    #: ``GENERATED ALWAYS AS (expression) STORED``: the expression as written (engine/generated.py)
+    generated: exp.Expression | None = None
 
 
 @dataclass(frozen=True)

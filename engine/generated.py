@@ -1,0 +1,198 @@
+"""Stored generated columns: ``c type GENERATED ALWAYS AS (expression) STORED``, as PostgreSQL's.
+
+- **Defined** (CREATE TABLE, ALTER TABLE ADD COLUMN: ``define``): the expression as written is
+  refused, with PostgreSQL's words and SQLSTATEs, if it holds a subquery (0A000), an aggregate
+  (42803), a window function (42P20), a set-returning function (0A000), a system column
+  (42P10), another generated column or itself (42P17), or calls a function that is not
+  immutable (42P17: now(), random(), nextval(), ...); then bound by DuckDB over the table's
+  columns (an unknown column: 42703). It is kept as SQL text without the table's name, as a
+  CHECK's is (``Column.generated``), and renamed with its columns.
+- **Computed** on every row a statement writes (``computed``, from ``Executor._check_rows``,
+  before NOT NULL and the CHECKs, so those judge the computed value): INSERT (VALUES, SELECT,
+  DEFAULT VALUES, ON CONFLICT DO UPDATE), UPDATE, MERGE, COPY FROM - one DuckDB query over the
+  batch, the expression rewritten as a SELECT's is (PostgreSQL's integer division and its
+  errors, overflow), then cast to the column's type as an INSERT casts. INSERT ... SELECT's
+  stream computes them in its query (``with_generated``); a Spark task in its own DuckDB.
+- **Refused** values: an INSERT giving a generated column anything but DEFAULT, an UPDATE
+  setting one to anything but DEFAULT (428C9), COPY naming one (42P10). Tables without
+  generated columns pay one attribute test (``TableSchema.generated``); the point INSERT and
+  UPDATE paths are left for the general ones on tables with them.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import replace
+
+import duckdb
+import pyarrow as pa
+from sqlglot import exp
+
+from txlake import errors
+from txlake.engine import checks
+from txlake.engine.sequence_calls import CURRVAL, LASTVAL, NEXTVAL, SETVAL, SETVAL3
+from txlake.parser import statements as st
+from txlake.parser.semantics import (CLOCK_FUNCTION, XID_FUNCTION, XID_IF_ASSIGNED_FUNCTION,
+                                     postgres_semantics)
+from txlake.storage.schema import Column, TableSchema
+from txlake.storage.version import PythonRows
+
+_SOURCE = "__txl_generating"  # (the rows a computation reads, in its query)
+# PostgreSQL's system columns: a generated column may not read them
+_SYSTEM_COLUMNS = frozenset(("xmin", "xmax", "cmin", "cmax", "ctid"))
+# txlake's own functions whose value is not the same for the same arguments every time
+_NOT_IMMUTABLE = frozenset((CLOCK_FUNCTION, XID_FUNCTION, XID_IF_ASSIGNED_FUNCTION, NEXTVAL, CURRVAL, SETVAL, SETVAL3,
+                            LASTVAL))
+
+
+# --- definition ------------------------------------------------------------------------------
+
+def define(ex, table: str, columns: tuple[Column, ...], name: str, expression: exp.Expression) -> str:
+    """The stored text of column ``name``'s generation ``expression`` (as written) in table
+    ``table`` of ``columns`` (the generated ones among them marked so): refused as PostgreSQL
+    refuses it, else bound over the columns."""
+    generated = {c.name for c in columns if c.generated is not None} | {name}
+    for node in expression.walk():
+        if isinstance(node, (exp.Select, exp.Subquery, exp.Exists)):
+            raise errors.NotSupportedError("cannot use subquery in column generation expression")
+        if isinstance(node, exp.Window):
+            raise errors.ProgrammingError("window functions are not allowed in column generation expressions",
+                                          sqlstate="42P20")
+        if isinstance(node, exp.AggFunc) and not isinstance(node.parent, exp.Window):
+            raise errors.ProgrammingError("aggregate functions are not allowed in column generation expressions",
+                                          sqlstate="42803")
+        if checks.set_returning(node):
+            raise errors.NotSupportedError("set-returning functions are not allowed in column generation expressions")
+        if isinstance(node, exp.Column) and not node.table:
+            if node.name in generated:
+                raise errors.ProgrammingError(
+                    f'cannot use generated column "{node.name}" in column generation expression\n'
+                    "DETAIL:  A generated column cannot reference another generated column.", sqlstate="42P17")
+            if node.name in _SYSTEM_COLUMNS and all(c.name != node.name for c in columns):
+                raise errors.ProgrammingError(
+                    f'cannot use system column "{node.name}" in column generation expression', sqlstate="42P10")
+    text = checks.stored(checks.unqualified(expression, table))
+    sql = _duckdb_sql(text)
+    plain = [c for c in columns if c.generated is None]
+    empty = pa.schema([c.type.field(c.name) for c in plain]).empty_table()
+    with ex._registered() as register:
+        tree = json.loads(ex._sql("SELECT json_serialize_sql(?)", [f"SELECT {sql}"]).column(0)[0].as_py())
+        if set(_functions_called(tree)) & _not_immutable():
+            raise errors.ProgrammingError("generation expression is not immutable", sqlstate="42P17")
+        ex._sql(f'SELECT {sql} FROM {register(empty)} AS "{table}"')  # (binds it: 42703 for no such column)
+    return text
+
+
+@functools.cache
+def _not_immutable() -> frozenset[str]:
+    """The functions a generation expression may not call: DuckDB's whose value is not fixed by
+    their arguments (now(), random(), current_setting()), and txlake's own such (the clock,
+    sequences)."""
+    with duckdb.connect() as con:
+        return _NOT_IMMUTABLE | frozenset(name for (name,) in con.sql(  # (every overload: + of a timestamptz is not)
+            "SELECT function_name FROM duckdb_functions() GROUP BY function_name "
+            "HAVING bool_and(coalesce(stability, 'CONSISTENT') <> 'CONSISTENT')").fetchall())
+
+
+def _functions_called(tree):
+    from txlake.engine.executor import _functions_called as called  # (it builds on this module)
+    return called(tree)
+
+
+def uses(column: Column, name: str) -> bool:
+    """Whether the generated ``column``'s expression reads the column ``name``."""
+    return column.generated is not None and name in columns_read(column.generated)
+
+
+@functools.lru_cache(maxsize=1024)
+def columns_read(text: str) -> frozenset[str]:
+    return frozenset(c.name for c in checks.parsed(text).find_all(exp.Column))
+
+
+# --- computation -----------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=1024)
+def _duckdb_sql(text: str) -> str:
+    """The DuckDB SQL of a stored generation expression: rewritten as a SELECT's expression is."""
+    value = postgres_semantics(exp.Select(expressions=[checks.parsed(text).copy()])).expressions[0]
+    return (value.this if isinstance(value, exp.Alias) else value).sql(dialect="duckdb")
+
+
+def _projections(schema: TableSchema) -> str:
+    from txlake.engine.executor import _cast_sql  # (it builds on this module)
+    return ", ".join(f'{_cast_sql(f"({_duckdb_sql(c.generated)})", c.type)} AS "{c.name}"'
+                     if c.generated is not None else f'"{c.name}"' for c in schema.columns)
+
+
+def with_generated(sql: str, table: str, schema: TableSchema) -> str:
+    """The query ``sql`` (rows in ``schema``'s columns) with its generated columns computed."""
+    return f'SELECT {_projections(schema)} FROM ({sql}) AS "{table}"'
+
+
+def computed(ex, table: str, schema: TableSchema, rows: pa.Table | PythonRows) -> pa.Table:
+    """``rows`` (about to be written to ``table``, in ``schema``'s columns) with the values of
+    its generated columns computed from the others."""
+    data = rows.table() if isinstance(rows, PythonRows) else rows
+    with ex._registered() as register:
+        result = ex._sql(with_generated(f"SELECT * FROM {register(data)}", table, schema))
+    return ex._conform(result, schema)
+
+
+# --- refusals --------------------------------------------------------------------------------
+
+def _generated_column(name: str) -> str:
+    return f'\nDETAIL:  Column "{name}" is a generated column.'
+
+
+def refuse_values(schema: TableSchema, columns: list[str], source) -> None:
+    """428C9 if an INSERT gives a generated column a value: anything but DEFAULT in a VALUES
+    row, anything at all from a query."""
+    for i, name in enumerate(columns):
+        col = schema.column(name)
+        if col.generated is None or source is None:
+            continue
+        given = [row.expressions[i] for row in source.expressions if i < len(row.expressions)] \
+            if isinstance(source, exp.Values) else [None]
+        if any(not (isinstance(v, exp.Var) and v.name.upper() == "DEFAULT") for v in given):
+            raise errors.ProgrammingError(f'cannot insert a non-DEFAULT value into column "{name}"'
+                                          + _generated_column(name), sqlstate="428C9")
+
+
+def refuse_updates(schema: TableSchema, assigned, defaults) -> None:
+    """428C9 for an UPDATE SET (ON CONFLICT DO UPDATE SET, MERGE's) of a generated column to
+    anything but DEFAULT."""
+    for name in assigned:
+        col = schema.column(name)
+        if col is not None and col.generated is not None and name not in defaults:
+            raise errors.ProgrammingError(f'column "{name}" can only be updated to DEFAULT'
+                                          + _generated_column(name), sqlstate="428C9")
+
+
+def copied(schema: TableSchema, stmt: st.Copy) -> st.Copy:
+    """COPY of a table with generated columns: 42P10 for one in its column list, 0A000 for one
+    in COPY FROM's WHERE; without a list, its columns but the generated ones (COPY FROM computes
+    them, COPY TO leaves them out), as PostgreSQL's."""
+    for name in stmt.columns or ():
+        col = schema.column(name)
+        if col is not None and col.generated is not None:
+            raise errors.ProgrammingError(f'column "{name}" is a generated column\nDETAIL:  Generated columns '
+                                          "cannot be used in COPY.", sqlstate="42P10")
+    for node in stmt.where.find_all(exp.Column) if stmt.where is not None else ():
+        col = schema.column(node.name)
+        if col is not None and col.generated is not None:
+            raise errors.NotSupportedError("generated columns are not supported in COPY FROM WHERE conditions"
+                                           + _generated_column(node.name))
+    if stmt.columns is not None:
+        return stmt
+    columns = tuple(c.name for c in schema.columns if c.generated is None)
+    if not stmt.to:
+        return replace(stmt, columns=columns)
+    select = stmt.query.expression.copy()
+    select.set("expressions", [exp.column(exp.to_identifier(c, quoted=True)) for c in columns])
+    return replace(stmt, columns=columns, query=replace(stmt.query, expression=select))
+
+
+def touched(schema: TableSchema, assigned) -> list[str]:
+    """The generated columns whose value an UPDATE setting ``assigned`` may change."""
+    return [c.name for c in schema.generated if columns_read(c.generated) & set(assigned)]

@@ -1,0 +1,163 @@
+"""Stored generated columns as PostgreSQL 16's (cases from its src/test/regress/expected/generated.out):
+defined in CREATE TABLE and refused where PostgreSQL refuses them, computed on every path that
+writes rows, values given them refused (428C9), NOT NULL / CHECK / keys judging the computed value."""
+
+import pytest
+
+import txlake
+
+
+@pytest.fixture
+def conn(connect):
+    return connect(autocommit=True)
+
+
+def rows(conn, sql, params=()):
+    return conn.execute(sql, params).fetchall()
+
+
+def fails(conn, sql, sqlstate, words="", params=()):
+    with pytest.raises(txlake.Error) as e:
+        conn.execute(sql, params)
+    assert e.value.sqlstate == sqlstate, str(e.value)
+    assert words in str(e.value)
+    return e.value
+
+
+@pytest.fixture
+def g(conn):
+    conn.execute("CREATE TABLE g (a INT PRIMARY KEY, b INT GENERATED ALWAYS AS (a * 2) STORED)")
+    return conn
+
+
+GENERATED = 'DETAIL:  Column "b" is a generated column.'
+
+
+def test_insert_computes_the_value(g):
+    g.execute("INSERT INTO g VALUES (1)")
+    g.execute("INSERT INTO g VALUES (2, DEFAULT)")
+    g.execute("INSERT INTO g VALUES (3, DEFAULT), (4, DEFAULT)")
+    g.execute("INSERT INTO g (a) SELECT x FROM generate_series(5, 6) AS s(x)")
+    g.execute("INSERT INTO g VALUES (?)", (7,))
+    assert rows(g, "INSERT INTO g VALUES (8) RETURNING b, a") == [(16, 8)]
+    assert rows(g, "SELECT * FROM g ORDER BY a") == [(i, 2 * i) for i in range(1, 9)]
+
+
+@pytest.mark.parametrize("sql", [
+    "INSERT INTO g VALUES (3, 33)", "INSERT INTO g VALUES (3, 33), (4, 44)",
+    "INSERT INTO g VALUES (3, DEFAULT), (4, 44)", "INSERT INTO g VALUES (3, 33), (4, DEFAULT)", "INSERT INTO g (b, a) SELECT 1, 2",
+    "INSERT INTO g OVERRIDING SYSTEM VALUE VALUES (3, 6)"])
+def test_insert_of_a_value_is_refused(g, sql):
+    e = fails(g, sql, "428C9", 'cannot insert a non-DEFAULT value into column "b"')
+    assert GENERATED in str(e)
+    assert rows(g, "SELECT count(*) FROM g") == [(0,)]
+
+
+def test_update_recomputes_and_refuses_a_value(g):
+    g.execute("INSERT INTO g VALUES (1), (2)")
+    g.execute("UPDATE g SET b = DEFAULT WHERE a = 1")
+    e = fails(g, "UPDATE g SET b = 11 WHERE a = 1", "428C9", 'column "b" can only be updated to DEFAULT')
+    assert GENERATED in str(e)
+    g.execute("UPDATE g SET a = 3 WHERE b = 4")
+    assert rows(g, "UPDATE g SET a = ? WHERE a = ? RETURNING b", (10, 1)) == [(20,)]
+    assert rows(g, "SELECT * FROM g ORDER BY a") == [(3, 6), (10, 20)]
+
+
+def test_text_and_null_expressions(conn):
+    conn.execute("CREATE TABLE t (a TEXT, b TEXT GENERATED ALWAYS AS (a || '+' || a) STORED)")
+    conn.execute("INSERT INTO t (a) VALUES ('a'), ('b'), (NULL)")
+    conn.execute("UPDATE t SET a = 'bb' WHERE a = 'b'")
+    assert rows(conn, "SELECT * FROM t ORDER BY a") == [("a", "a+a"), ("bb", "bb+bb"), (None, None)]
+    conn.execute("CREATE TABLE n (a INT PRIMARY KEY, b INT GENERATED ALWAYS AS (NULL) STORED)")
+    conn.execute("INSERT INTO n VALUES (1)")
+    assert rows(conn, "SELECT * FROM n") == [(1, None)]
+
+
+@pytest.mark.parametrize("sql, sqlstate, words", [
+    ("INSERT INTO c VALUES (2000000000)", "22003", "integer out of range"),
+    ("INSERT INTO c VALUES (0)", "22012", "division by zero"),
+    ("INSERT INTO c VALUES (30)", "23514", 'violates check constraint "c_b_check"'),
+    ("INSERT INTO c VALUES (-1)", "23502", 'null value in column "b"'),
+    ("UPDATE c SET a = 0", "22012", "division by zero"),
+    ("UPDATE c SET a = 30", "23514", 'violates check constraint "c_b_check"'),
+])
+def test_computation_errors_fail_the_statement(conn, sql, sqlstate, words):
+    conn.execute("CREATE TABLE c (a INT PRIMARY KEY, b INT GENERATED ALWAYS AS "
+                 "(nullif(a, -1) * 2 + 10 / a) STORED NOT NULL CHECK (b < 50))")
+    conn.execute("INSERT INTO c VALUES (1)")
+    fails(conn, sql, sqlstate, words)
+    assert rows(conn, "SELECT * FROM c") == [(1, 12)]
+
+
+def test_keys_over_a_generated_column(conn):
+    conn.execute("CREATE TABLE k (a INT, b INT GENERATED ALWAYS AS (a / 2) STORED UNIQUE)")
+    conn.execute("INSERT INTO k VALUES (2)")
+    fails(conn, "INSERT INTO k VALUES (3)", "23505", "Key (b)=(1) already exists.")
+    conn.execute("INSERT INTO k VALUES (4)")
+    fails(conn, "UPDATE k SET a = 3 WHERE a = 4", "23505", "Key (b)=(1) already exists.")
+    conn.execute("CREATE TABLE p (a INT, b INT GENERATED ALWAYS AS (a / 2) STORED, PRIMARY KEY (a, b))")
+    conn.execute("INSERT INTO p VALUES (2)")
+    fails(conn, "INSERT INTO p VALUES (2)", "23505", "Key (a, b)=(2, 1) already exists.")
+    assert rows(conn, "SELECT * FROM p WHERE a = 2 AND b = 1") == [(2, 1)]
+
+
+def test_foreign_key_on_a_generated_column(conn):
+    conn.execute("CREATE TABLE r (x INT PRIMARY KEY)")
+    conn.execute("INSERT INTO r VALUES (2), (4)")
+    conn.execute("CREATE TABLE f (a INT PRIMARY KEY, b INT GENERATED ALWAYS AS (a * 2) STORED REFERENCES r (x))")
+    conn.execute("INSERT INTO f VALUES (1)")
+    fails(conn, "INSERT INTO f VALUES (5)", "23503", "Key (b)=(10) is not present")
+    fails(conn, "UPDATE f SET a = 3", "23503", "Key (b)=(6) is not present")
+    conn.execute("UPDATE f SET a = 2")
+    assert rows(conn, "SELECT * FROM f") == [(2, 4)]
+
+
+@pytest.mark.parametrize("column, sqlstate, words", [
+    ("b INT GENERATED ALWAYS AS (a * 2) STORED GENERATED ALWAYS AS (a * 3) STORED", "42601",
+     'multiple generation clauses specified for column "b" of table "e"'),
+    ("b INT GENERATED ALWAYS AS (b * 2) STORED", "42P17", 'cannot use generated column "b" in column generation'),
+    ("b INT GENERATED ALWAYS AS (a * 2) STORED, c INT GENERATED ALWAYS AS (b * 3) STORED", "42P17",
+     'cannot use generated column "b" in column generation expression\n'
+     "DETAIL:  A generated column cannot reference another generated column."),
+    ("b INT GENERATED ALWAYS AS (c * 2) STORED", "42703", 'column "c" does not exist'),
+    ("b DOUBLE PRECISION GENERATED ALWAYS AS (random()) STORED", "42P17", "generation expression is not immutable"),
+    ("b TIMESTAMPTZ GENERATED ALWAYS AS (now()) STORED", "42P17", "generation expression is not immutable"),
+    ("b BIGINT GENERATED ALWAYS AS (nextval('s')) STORED", "42P17", "generation expression is not immutable"),
+    ("b INT DEFAULT 5 GENERATED ALWAYS AS (a * 2) STORED", "42601",
+     'both default and generation expression specified for column "b" of table "e"'),
+    ("b INT GENERATED ALWAYS AS IDENTITY GENERATED ALWAYS AS (a * 2) STORED", "42601",
+     'both identity and generation expression specified for column "b" of table "e"'),
+    ("b BOOL GENERATED ALWAYS AS (xmin <> 37) STORED", "42P10",
+     'cannot use system column "xmin" in column generation expression'),
+    ("b INT GENERATED ALWAYS AS (avg(a)) STORED", "42803",
+     "aggregate functions are not allowed in column generation expressions"),
+    ("b INT GENERATED ALWAYS AS (row_number() OVER (ORDER BY a)) STORED", "42P20",
+     "window functions are not allowed in column generation expressions"),
+    ("b INT GENERATED ALWAYS AS ((SELECT a)) STORED", "0A000", "cannot use subquery in column generation expression"),
+    ("b INT GENERATED ALWAYS AS (generate_series(1, a)) STORED", "0A000",
+     "set-returning functions are not allowed in column generation expressions"),
+    ("b INT GENERATED BY DEFAULT AS (a * 2) STORED", "42601",
+     "for a generated column, GENERATED ALWAYS must be specified"),
+    ("b INT GENERATED ALWAYS AS (a + ?) STORED", "42P02", "there is no parameter $1"),
+])
+def test_definition_refused_as_postgresql_refuses_it(conn, column, sqlstate, words):
+    fails(conn, f"CREATE TABLE e (a INT PRIMARY KEY, {column})", sqlstate, words)
+    fails(conn, "SELECT * FROM e", "42P01")
+
+
+def test_immutable_expression_is_taken(conn):
+    conn.execute("CREATE TABLE t (a INT, b TEXT GENERATED ALWAYS AS (a || ' sec') STORED, "
+                 "c TEXT GENERATED ALWAYS AS (upper(t.d)) STORED, d TEXT)")
+    conn.execute("INSERT INTO t (a, d) VALUES (3, 'x')")
+    assert rows(conn, "SELECT * FROM t") == [(3, "3 sec", "X", "x")]
+
+
+def test_generated_values_last_across_a_reopen(connect, warehouse):
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE g (a INT PRIMARY KEY, b INT GENERATED ALWAYS AS (a * 2) STORED)")
+    conn.execute("INSERT INTO g VALUES (1)")
+    conn.close()
+    other = txlake.connect(warehouse, autocommit=True)
+    other.execute("INSERT INTO g VALUES (2)")
+    fails(other, "INSERT INTO g VALUES (3, 3)", "428C9")
+    assert rows(other, "SELECT * FROM g ORDER BY a") == [(1, 2), (2, 4)]
