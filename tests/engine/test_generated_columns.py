@@ -45,8 +45,8 @@ def test_insert_computes_the_value(g):
 
 @pytest.mark.parametrize("sql", [
     "INSERT INTO g VALUES (3, 33)", "INSERT INTO g VALUES (3, 33), (4, 44)",
-    "INSERT INTO g VALUES (3, DEFAULT), (4, 44)", "INSERT INTO g VALUES (3, 33), (4, DEFAULT)", "INSERT INTO g (b, a) SELECT 1, 2",
-    "INSERT INTO g OVERRIDING SYSTEM VALUE VALUES (3, 6)"])
+    "INSERT INTO g VALUES (3, DEFAULT), (4, 44)", "INSERT INTO g VALUES (3, 33), (4, DEFAULT)",
+    "INSERT INTO g (b, a) SELECT 1, 2", "INSERT INTO g OVERRIDING SYSTEM VALUE VALUES (3, 6)"])
 def test_insert_of_a_value_is_refused(g, sql):
     e = fails(g, sql, "428C9", 'cannot insert a non-DEFAULT value into column "b"')
     assert GENERATED in str(e)
@@ -161,3 +161,49 @@ def test_generated_values_last_across_a_reopen(connect, warehouse):
     other.execute("INSERT INTO g VALUES (2)")
     fails(other, "INSERT INTO g VALUES (3, 3)", "428C9")
     assert rows(other, "SELECT * FROM g ORDER BY a") == [(1, 2), (2, 4)]
+
+
+# --- COPY, ON CONFLICT, MERGE ---------------------------------------------------------------
+
+def test_copy_leaves_generated_columns_out_and_computes_them(g, tmp_path):
+    g.execute("INSERT INTO g (a) VALUES (1), (2)")
+    out, into = tmp_path / "out.txt", tmp_path / "in.txt"
+    g.execute(f"COPY g TO '{out}'")
+    assert out.read_text() == "1\n2\n"
+    into.write_text("3\n4\n")
+    g.execute(f"COPY g FROM '{into}'")
+    into.write_text("5\n6\n")
+    g.execute(f"COPY g (a) FROM '{into}' WHERE a > 5")
+    assert rows(g, "SELECT * FROM g ORDER BY a") == [(1, 2), (2, 4), (3, 6), (4, 8), (6, 12)]
+    for sql in (f"COPY g (a, b) TO '{out}'", f"COPY g (a, b) FROM '{into}'"):
+        e = fails(g, sql, "42P10", 'column "b" is a generated column')
+        assert "DETAIL:  Generated columns cannot be used in COPY." in str(e)
+    fails(g, f"COPY g FROM '{into}' WHERE b > 3", "0A000",
+          "generated columns are not supported in COPY FROM WHERE conditions")
+    assert rows(g, "SELECT count(*) FROM g") == [(5,)]
+
+
+def test_on_conflict_do_update_recomputes(conn):
+    conn.execute("CREATE TABLE u (a INT PRIMARY KEY, b INT GENERATED ALWAYS AS (a * 2) STORED, c TEXT)")
+    conn.execute("INSERT INTO u (a) VALUES (1), (2)")
+    assert rows(conn, "INSERT INTO u VALUES (1) ON CONFLICT (a) DO UPDATE SET a = 10 RETURNING *") == [(10, 20, None)]
+    assert rows(conn, "INSERT INTO u (a, c) VALUES (2, 'y') ON CONFLICT (a) DO UPDATE "
+                      "SET c = excluded.c || excluded.b, b = DEFAULT RETURNING *") == [(2, 4, "y4")]
+    assert rows(conn, "INSERT INTO u (a) VALUES (?) ON CONFLICT (a) DO UPDATE SET a = u.a + ? RETURNING b",
+                (2, 1)) == [(6,)]
+    e = fails(conn, "INSERT INTO u VALUES (3) ON CONFLICT (a) DO UPDATE SET b = 1", "428C9",
+              'column "b" can only be updated to DEFAULT')
+    assert GENERATED in str(e)
+    assert rows(conn, "SELECT * FROM u ORDER BY a") == [(3, 6, "y4"), (10, 20, None)]
+
+
+def test_merge_computes_and_refuses_values(g):
+    g.execute("INSERT INTO g (a) VALUES (1), (2)")
+    assert rows(g, "MERGE INTO g USING (VALUES (1), (5)) AS s(x) ON g.a = s.x WHEN MATCHED THEN UPDATE SET a = 100 "
+                   "WHEN NOT MATCHED THEN INSERT (a) VALUES (s.x) RETURNING g.*") == [(100, 200), (5, 10)]
+    g.execute("MERGE INTO g USING (VALUES (6)) AS s(x) ON g.a = s.x WHEN NOT MATCHED THEN INSERT VALUES (s.x, DEFAULT)")
+    fails(g, "MERGE INTO g USING (VALUES (2)) AS s(x) ON g.a = s.x WHEN MATCHED THEN UPDATE SET b = 1", "428C9",
+          'column "b" can only be updated to DEFAULT')
+    fails(g, "MERGE INTO g USING (VALUES (7)) AS s(x) ON g.a = s.x WHEN NOT MATCHED THEN INSERT VALUES (s.x, 3)",
+          "428C9", 'cannot insert a non-DEFAULT value into column "b"')
+    assert rows(g, "SELECT * FROM g ORDER BY a") == [(2, 4), (5, 10), (6, 12), (100, 200)]
