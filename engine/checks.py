@@ -463,12 +463,17 @@ def renamed_column(schema: TableSchema, old: str, new: str) -> TableSchema:
     def rename(check: CheckConstraint) -> CheckConstraint:
         if old not in columns_of(check):
             return check
-        expression = parsed(check.expression).transform(
-            lambda n: exp.column(exp.to_identifier(new, quoted=not (new.isidentifier() and new == new.lower())))
-            if isinstance(n, exp.Column) and n.name == old else n)
-        return replace(check, expression=stored(expression))
+        return replace(check, expression=renamed_in(check.expression, old, new))
     return replace(schema, checks=tuple(map(rename, schema.checks)),
                    domain_checks=tuple(map(rename, schema.domain_checks)))
+
+
+def renamed_in(text: str, old: str, new: str) -> str:
+    """The stored expression ``text`` with the column ``old`` called ``new``."""
+    expression = parsed(text).transform(
+        lambda n: exp.column(exp.to_identifier(new, quoted=not (new.isidentifier() and new == new.lower())))
+        if isinstance(n, exp.Column) and n.name == old else n)
+    return stored(expression)
 
 
 def without_column(schema: TableSchema, column: str) -> TableSchema:

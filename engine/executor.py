@@ -2165,6 +2165,8 @@ class Executor:
                 return views.rename_column(self, ctx, version, stmt.actions[0].old, stmt.actions[0].new)
             raise errors.WrongObjectType(f'"{version.name}" is not a table')
         notices = []
+        if version.schema.generated:  # (a dropped column takes the generated columns using it along)
+            stmt = replace(stmt, actions=generated.with_dependent_drops(version.schema, stmt.actions))
         for action in stmt.actions:  # (columns the views reading the table use)
             if isinstance(action, st.DropColumn) and action.cascade:
                 notices += views.drop_column_users(self, ctx, version, action.name)
@@ -2231,6 +2233,8 @@ class Executor:
             if spec.sequence is not None:  # (each row there would need a number of its own)
                 raise errors.NotSupportedError("adding a SERIAL or identity column is not supported")
             col = self._column(schema.highest_field_id + 1, spec, ctx)
+            if spec.generated is not None:
+                return self._add_generated(ctx, version, schema, data, spec, col)
             default = _default_sql(col.default) if col.default else "NULL"
             column = self._sql(f"SELECT {_cast_sql(default, col.type)} AS v").column(0)
             value = column[0]
@@ -2272,9 +2276,22 @@ class Executor:
             schema = indexes.renamed(uniques.renamed(schema, action.old, action.new), action.old, action.new)
             schema = schema.evolve(columns, primary_key)
             schema = foreign_keys.altered_columns(schema, version.table_id, action)
-            return checks.renamed_column(schema, action.old, action.new), data
+            return generated.renamed_column(checks.renamed_column(schema, action.old, action.new), action.old,
+                                            action.new), data
+        if isinstance(action, st.AlterColumn) and action.drop_expression:  # (a plain column, its values kept)
+            col = schema.require(action.name, table)
+            if col.generated is None and action.if_exists:
+                return schema, data
+            if col.generated is None:
+                raise errors.ObjectNotInPrerequisiteState(
+                    f'column "{col.name}" of relation "{table}" is not a stored generated column')
+            return schema.evolve(tuple(replace(c, generated=None) if c is col else c for c in schema.columns)), data
         if isinstance(action, st.AlterColumn) and action.type is not None:
+            if schema.generated:
+                generated.check_retype(table, schema, action)
             schema, data = self._alter_type(table, schema, data, schema.require(action.name, table), action)
+            if schema.column(action.name).generated is not None:  # (its values: the expression's, of the type)
+                data = generated.computed(self, table, schema, data)
             schema = user_types.stamped(ctx, schema)
             checks.retyped_column(self, table, schema, data, action.name)
             uniques.revalidate(schema, action.name, data)
@@ -2287,6 +2304,10 @@ class Executor:
             if col.identity and (action.default is not None or action.drop_default):
                 raise errors.ObjectNotInPrerequisiteState(
                     f'column "{col.name}" of relation "{table}" is an identity column')
+            if col.generated is not None and (action.default is not None or action.drop_default):
+                hint = "" if action.default is not None else \
+                    "\nHINT:  Use ALTER TABLE ... ALTER COLUMN ... DROP EXPRESSION instead."
+                raise errors.SyntaxError(f'column "{col.name}" of relation "{table}" is a generated column{hint}')
             if action.default is not None and not isinstance(action.default, exp.Null):
                 changed = replace(col, default=action.default.sql(dialect="duckdb"))
                 self._check_default(changed.default, col.type)
@@ -2315,6 +2336,22 @@ class Executor:
                 return foreign_keys.validate(self, ctx, version.table_id, table, schema, data, action.name), data
             return checks.validate(self, table, schema, data, action.name), data
         raise errors.NotSupportedError("ALTER TABLE RENAME TO is not supported yet")
+
+    def _add_generated(self, ctx: Context, version: TableVersion, schema: TableSchema, data: pa.Table,
+                       spec: st.ColumnSpec, col: Column) -> tuple[TableSchema, pa.Table]:
+        """``ADD COLUMN c type GENERATED ALWAYS AS (expr) STORED``: its value computed for every
+        row (the table's files are written anew), checked as a written row's is, then its
+        constraints added."""
+        marked = schema.columns + (replace(col, generated=""),)
+        col = replace(col, generated=generated.define(self, version.name, marked, col.name, spec.generated))
+        schema = schema.evolve(schema.columns + (col,))
+        data = data.append_column(col.type.field(col.name), pa.nulls(data.num_rows, col.type.arrow()))
+        if data.num_rows:
+            data = generated.computed(self, version.name, schema, data)
+            if col.not_null and data.column(col.name).null_count:
+                raise errors.NotNullViolation(f'column "{col.name}" of relation "{version.name}" contains null values')
+            data = _arrow(self._check_rows(replace(version, schema=schema), data, checks_done=True))
+        return self._with_constraints(ctx, version.db, version.name, schema, spec.constraints, data), data
 
     def _add_identity(self, ctx: Context, version: TableVersion, schema: TableSchema, col: Column,
                       spec: st.ColumnSpec) -> TableSchema:

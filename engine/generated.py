@@ -196,3 +196,39 @@ def copied(schema: TableSchema, stmt: st.Copy) -> st.Copy:
 def touched(schema: TableSchema, assigned) -> list[str]:
     """The generated columns whose value an UPDATE setting ``assigned`` may change."""
     return [c.name for c in schema.generated if columns_read(c.generated) & set(assigned)]
+
+
+# --- ALTER TABLE -----------------------------------------------------------------------------
+
+def with_dependent_drops(schema: TableSchema, actions) -> tuple:
+    """ALTER TABLE's ``actions`` with, before each DROP COLUMN, the drop of each generated column
+    using the column: PostgreSQL drops them along (their dependency is automatic), silently."""
+    out = []
+    for action in actions:
+        if isinstance(action, st.DropColumn):
+            out += [replace(action, name=c.name, if_exists=True) for c in schema.generated
+                    if c.name != action.name and action.name in columns_read(c.generated)]
+        out.append(action)
+    return tuple(out)
+
+
+def check_retype(table: str, schema: TableSchema, action: st.AlterColumn) -> None:
+    """ALTER COLUMN TYPE as PostgreSQL allows it: not of a column a generated one uses (0A000),
+    not with USING for a generated one (42P16: its values are its expression's)."""
+    col = schema.require(action.name, table)
+    if col.generated is not None and action.using is not None:
+        raise errors.ProgrammingError("cannot specify USING when altering type of generated column"
+                                      + _generated_column(col.name), sqlstate="42P16")
+    for user in schema.generated:
+        if col.name in columns_read(user.generated):
+            raise errors.NotSupportedError(f'cannot alter type of a column used by a generated column\nDETAIL:  '
+                                           f'Column "{col.name}" is used by generated column "{user.name}".')
+
+
+def renamed_column(schema: TableSchema, old: str, new: str) -> TableSchema:
+    """``schema``'s generation expressions with the column ``old`` called ``new``."""
+    if not schema.generated:
+        return schema
+    return replace(schema, columns=tuple(
+        replace(c, generated=checks.renamed_in(c.generated, old, new))
+        if c.generated is not None and old in columns_read(c.generated) else c for c in schema.columns))

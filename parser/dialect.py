@@ -425,7 +425,8 @@ class TxlakeParser(DuckDB.Parser):
     def _parse_alter_table_alter(self):
         """PostgreSQL's ``ALTER [COLUMN] c RESTART [[WITH] n]`` of an identity column (the
         AlterColumn's meta ``restart``: n, or True) and ``ALTER [COLUMN] c ADD GENERATED ... AS
-        IDENTITY [(...)]`` (meta ``add_identity``), else sqlglot's actions."""
+        IDENTITY [(...)]`` (meta ``add_identity``), ``ALTER [COLUMN] c DROP EXPRESSION [IF EXISTS]``
+        of a generated column (meta ``drop_expression``: whether IF EXISTS), else sqlglot's actions."""
         index = self._index
         self._match(TokenType.COLUMN)
         column = self._parse_field(any_token=True)
@@ -438,6 +439,10 @@ class TxlakeParser(DuckDB.Parser):
                                  self._curr or self._prev)
             node = self.expression(exp.AlterColumn(this=column))
             node.meta["add_identity"] = identity
+            return node
+        if column is not None and self._match_text_seq("DROP", "EXPRESSION"):
+            node = self.expression(exp.AlterColumn(this=column))
+            node.meta["drop_expression"] = bool(self._match_text_seq("IF", "EXISTS"))
             return node
         if column is not None and self._match_text_seq("RESTART"):
             with_ = bool(self._match_text_seq("WITH"))

@@ -1209,6 +1209,8 @@ def _alter_column(action: exp.AlterColumn, table: str) -> st.AlterColumn:
         raise errors.NotSupportedError(f"ALTER TABLE action not supported: {action.sql(dialect='postgres')}")
     if "restart" in action.meta:
         return st.AlterColumn(name, restart=action.meta["restart"])
+    if "drop_expression" in action.meta:
+        return st.AlterColumn(name, drop_expression=True, if_exists=action.meta["drop_expression"])
     if "add_identity" in action.meta:
         sequence, always, by_default, options = _identity(action.meta["add_identity"], table, name)
         spec = st.ColumnSpec(name=name, type=exp.DataType.build("INT"), sequence=sequence, always=always,

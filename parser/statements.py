@@ -540,6 +540,9 @@ class AlterColumn:
     #: ADD GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY [(options)]: the column as an identity
     #: column's ColumnSpec says it (its ``sequence``, ``always`` / ``by_default``, ``sequence_options``)
     add_identity: "ColumnSpec | None" = None
+    #: DROP EXPRESSION [IF EXISTS] of a generated column: a plain one, keeping its values
+    drop_expression: bool = False
+    if_exists: bool = False
 
 
 @dataclass(frozen=True)

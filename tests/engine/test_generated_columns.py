@@ -207,3 +207,76 @@ def test_merge_computes_and_refuses_values(g):
     fails(g, "MERGE INTO g USING (VALUES (7)) AS s(x) ON g.a = s.x WHEN NOT MATCHED THEN INSERT VALUES (s.x, 3)",
           "428C9", 'cannot insert a non-DEFAULT value into column "b"')
     assert rows(g, "SELECT * FROM g ORDER BY a") == [(2, 4), (5, 10), (6, 12), (100, 200)]
+
+
+# --- ALTER TABLE -----------------------------------------------------------------------------
+
+def test_add_column_computes_existing_rows(conn):
+    conn.execute("CREATE TABLE t (a INT PRIMARY KEY)")
+    conn.execute("INSERT INTO t VALUES (3), (4)")
+    conn.execute("ALTER TABLE t ADD COLUMN b INT GENERATED ALWAYS AS (a * 3) STORED")
+    assert rows(conn, "SELECT * FROM t ORDER BY a") == [(3, 9), (4, 12)]
+    fails(conn, "ALTER TABLE t ADD COLUMN x INT GENERATED ALWAYS AS (b * 4) STORED", "42P17",
+          'cannot use generated column "b" in column generation expression')
+    fails(conn, "ALTER TABLE t ADD COLUMN x INT GENERATED ALWAYS AS (z * 4) STORED", "42703",
+          'column "z" does not exist')
+    conn.execute("ALTER TABLE t ADD COLUMN c INT DEFAULT 42, ADD COLUMN x INT GENERATED ALWAYS AS (c * 4) STORED")
+    conn.execute("ALTER TABLE t ADD COLUMN d INT DEFAULT 101")
+    conn.execute("ALTER TABLE t ALTER COLUMN d SET DATA TYPE float8, "
+                 "ADD COLUMN y float8 GENERATED ALWAYS AS (d * 4) STORED")
+    assert rows(conn, "SELECT * FROM t ORDER BY a") == [(3, 9, 42, 168, 101.0, 404.0), (4, 12, 42, 168, 101.0, 404.0)]
+    fails(conn, "ALTER TABLE t ADD COLUMN n INT GENERATED ALWAYS AS (nullif(a, 3)) STORED NOT NULL", "23502",
+          'column "n" of relation "t" contains null values')
+    fails(conn, "ALTER TABLE t ADD COLUMN k INT GENERATED ALWAYS AS (a) STORED CHECK (k > 3)", "23514",
+          'check constraint "t_k_check" of relation "t" is violated by some row')
+    fails(conn, "ALTER TABLE t ADD COLUMN k INT GENERATED ALWAYS AS (10 / (a - 3)) STORED", "22012")
+    conn.execute("INSERT INTO t (a) VALUES (5)")
+    assert rows(conn, "SELECT * FROM t WHERE a = 5") == [(5, 15, 42, 168, 101.0, 404.0)]
+
+
+def test_alter_column_of_generated_columns(conn):
+    conn.execute("CREATE TABLE t (a INT, b INT, x INT GENERATED ALWAYS AS ((a + b) * 2) STORED)")
+    conn.execute("INSERT INTO t (a, b) VALUES (3, 7), (4, 11)")
+    e = fails(conn, "ALTER TABLE t ALTER COLUMN a TYPE bigint", "0A000",
+              "cannot alter type of a column used by a generated column")
+    assert 'DETAIL:  Column "a" is used by generated column "x".' in str(e)
+    conn.execute("ALTER TABLE t ALTER COLUMN x TYPE bigint")
+    fails(conn, "ALTER TABLE t ALTER COLUMN x TYPE int USING x + 1", "42P16",
+          "cannot specify USING when altering type of generated column")
+    e = fails(conn, "ALTER TABLE t ALTER COLUMN x DROP DEFAULT", "42601",
+              'column "x" of relation "t" is a generated column')
+    assert "HINT:  Use ALTER TABLE ... ALTER COLUMN ... DROP EXPRESSION instead." in str(e)
+    fails(conn, "ALTER TABLE t ALTER COLUMN x SET DEFAULT 1", "42601",
+          'column "x" of relation "t" is a generated column')
+    conn.execute("ALTER TABLE t RENAME COLUMN a TO aa")
+    conn.execute("INSERT INTO t (aa, b) VALUES (1, 1)")
+    assert rows(conn, "SELECT * FROM t ORDER BY aa") == [(1, 1, 4), (3, 7, 20), (4, 11, 30)]
+
+
+def test_drop_expression_keeps_the_values(conn):
+    conn.execute("CREATE TABLE t (a INT, b INT GENERATED ALWAYS AS (a * 2) STORED)")
+    conn.execute("INSERT INTO t (a) VALUES (3), (4)")
+    fails(conn, "ALTER TABLE t ALTER COLUMN a DROP EXPRESSION", "55000",
+          'column "a" of relation "t" is not a stored generated column')
+    conn.execute("ALTER TABLE t ALTER COLUMN a DROP EXPRESSION IF EXISTS")
+    conn.execute("ALTER TABLE t ALTER COLUMN b DROP EXPRESSION")
+    conn.execute("INSERT INTO t (a) VALUES (5)")
+    conn.execute("INSERT INTO t (a, b) VALUES (6, 66)")
+    conn.execute("UPDATE t SET a = 30 WHERE a = 3")
+    assert rows(conn, "SELECT * FROM t ORDER BY a") == [(4, 8), (5, None), (6, 66), (30, 6)]
+    conn.execute("ALTER TABLE t DROP COLUMN a")  # (b no longer depends on it)
+    assert rows(conn, "SELECT * FROM t ORDER BY b") == [(6,), (8,), (66,), (None,)]
+
+
+def test_drop_column_drops_the_generated_columns_using_it(conn):
+    conn.execute("CREATE TABLE t (a INT PRIMARY KEY, b INT, c INT GENERATED ALWAYS AS (b * 2) STORED, "
+                 "d INT GENERATED ALWAYS AS (a + 1) STORED)")
+    conn.execute("INSERT INTO t (a, b) VALUES (1, 10)")
+    conn.execute("ALTER TABLE t DROP COLUMN b")
+    assert [d[0] for d in conn.execute("SELECT * FROM t").description] == ["a", "d"]
+    assert rows(conn, "SELECT * FROM t") == [(1, 2)]
+    conn.execute("CREATE TABLE u (a INT, b INT GENERATED ALWAYS AS (a * 2) STORED, c INT)")
+    conn.execute("CREATE VIEW v AS SELECT b FROM u")
+    fails(conn, "ALTER TABLE u DROP COLUMN a", "2BP01")
+    conn.execute("ALTER TABLE u DROP COLUMN a CASCADE")
+    fails(conn, "SELECT * FROM v", "42P01")
