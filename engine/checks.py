@@ -495,28 +495,34 @@ def retyped_column(ex, table: str, schema: TableSchema, data: pa.Table, column: 
 
 def definition(check: CheckConstraint) -> str:
     """``CHECK (a > 0)``, as psql's ``\\d`` shows it (``NOT VALID`` after one not validated)."""
-    return f"CHECK ({_display(check.expression)})" + ("" if check.validated else " NOT VALID")
+    return f"CHECK ({display(check.expression)})" + ("" if check.validated else " NOT VALID")
 
 
 def clause(check: CheckConstraint) -> str:
     """information_schema.check_constraints.check_clause: PostgreSQL's unpretty text of the
-    expression, each operation in parentheses, all in another pair: ``((a > 0))``."""
-    wrapped = _postgres_form(parsed(check.expression)).transform(  # (but ANY (a)'s: sqlglot writes ANY a)
+    expression in another pair of parentheses: ``((a > 0))``."""
+    return f"({unpretty(check.expression)})"
+
+
+def unpretty(text: str) -> str:
+    """PostgreSQL's unpretty text (pg_get_expr's) of the stored expression ``text``, each
+    operation in parentheses: ``(a > 0)``."""
+    wrapped = _postgres_form(parsed(text)).transform(  # (but ANY (a)'s: sqlglot writes ANY a)
         lambda n: n.this if isinstance(n, exp.Paren) and not isinstance(n.parent, (exp.Any, exp.All)) else n)
     for node in reversed(list(wrapped.walk())):  # (the innermost first: each outer one copies them)
         if isinstance(node, _OPERATIONS) and node is not wrapped and not isinstance(node.this, exp.Null):
             node.replace(exp.Paren(this=node.copy()))
     wrapped = exp.Paren(this=wrapped) if isinstance(wrapped, _OPERATIONS) else wrapped
-    if not _in_postgres_spelling(check.expression):
-        return f"({wrapped.sql(dialect=Txlake)})"
-    return f"({wrapped.sql(dialect='postgres', normalize_functions='lower')})"
+    if not _in_postgres_spelling(text):
+        return wrapped.sql(dialect=Txlake)
+    return wrapped.sql(dialect="postgres", normalize_functions="lower")
 
 
 #: what PostgreSQL's unpretty text of an expression puts in parentheses
 _OPERATIONS = (exp.Binary, exp.Not, exp.Between, exp.In)
 
 
-def _display(text: str) -> str:
+def display(text: str) -> str:
     """The stored text in PostgreSQL's spelling, where that reads back the same."""
     if not _in_postgres_spelling(text):
         return text

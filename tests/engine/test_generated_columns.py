@@ -280,3 +280,20 @@ def test_drop_column_drops_the_generated_columns_using_it(conn):
     fails(conn, "ALTER TABLE u DROP COLUMN a", "2BP01")
     conn.execute("ALTER TABLE u DROP COLUMN a CASCADE")
     fails(conn, "SELECT * FROM v", "42P01")
+
+
+# --- catalogs --------------------------------------------------------------------------------
+
+def test_catalogs_show_generated_columns(conn):
+    conn.execute("CREATE TABLE gtest0 (a INT PRIMARY KEY, b INT GENERATED ALWAYS AS (55) STORED)")
+    conn.execute("CREATE TABLE gtest1 (a INT PRIMARY KEY, b INT GENERATED ALWAYS AS (a * 2) STORED)")
+    assert rows(conn, "SELECT table_name, column_name, column_default, is_nullable, is_generated, "
+                      "generation_expression FROM information_schema.columns WHERE table_name LIKE 'gtest_' "
+                      "ORDER BY 1, 2") == [
+        ("gtest0", "a", None, "NO", "NEVER", None), ("gtest0", "b", None, "YES", "ALWAYS", "55"),
+        ("gtest1", "a", None, "NO", "NEVER", None), ("gtest1", "b", None, "YES", "ALWAYS", "(a * 2)")]
+    assert rows(conn, "SELECT attname, attgenerated FROM pg_attribute WHERE attrelid = 'gtest1'::regclass "
+                      "ORDER BY attnum") == [("a", ""), ("b", "s")]
+    conn.execute("ALTER TABLE gtest1 ALTER COLUMN b DROP EXPRESSION")
+    assert rows(conn, "SELECT is_generated, generation_expression FROM information_schema.columns "
+                      "WHERE table_name = 'gtest1' AND column_name = 'b'") == [("NEVER", None)]
