@@ -355,18 +355,24 @@ def check_rows(con: duckdb.DuckDBPyConnection, table: str, schema: TableSchema, 
     """``enforce`` on a DuckDB connection of its own set up with txlake's SQL (a Spark task's:
     spark/types.py), ``rows`` in ``schema``'s Arrow schema."""
     def run(query: str, numbered: pa.Table) -> pa.Table:
-        detach = sources.attach(con, _CHECKED, numbered)
-        try:
-            return con.sql(query.replace(_SOURCE, _CHECKED)).to_arrow_table()
-        except duckdb.Error as e:
-            raise translate(e) from None
-        finally:
-            detach()
+        return rows_on(con, query.replace(_SOURCE, _CHECKED), _CHECKED, numbered)
 
     if rows.num_rows:
         failure = first_failure(run, table, _by_name(schema.enforced_checks), rows, schema)
         if failure is not None:
             raise _violation(table, failure[1], rows, failure[0])
+
+
+def rows_on(con: duckdb.DuckDBPyConnection, query: str, name: str, rows: pa.Table) -> pa.Table:
+    """The rows of ``query``, which reads ``rows`` as ``name``, on a DuckDB connection of its
+    own (a Spark task's), its errors as txlake's."""
+    detach = sources.attach(con, name, rows)
+    try:
+        return con.sql(query).to_arrow_table()
+    except duckdb.Error as e:
+        raise translate(e) from None
+    finally:
+        detach()
 
 
 def with_verdicts(sql: str, table: str, schema: TableSchema) -> str:

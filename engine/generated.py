@@ -132,8 +132,14 @@ def with_generated(sql: str, table: str, schema: TableSchema) -> str:
 
 def computed(ex, table: str, schema: TableSchema, rows: pa.Table | PythonRows) -> pa.Table:
     """``rows`` (about to be written to ``table``, in ``schema``'s columns) with the values of
-    its generated columns computed from the others."""
+    its generated columns computed from the others. ``ex``: the executor whose DuckDB computes
+    them - or a DuckDB connection of its own set up with txlake's SQL (a Spark task's:
+    spark/types.py ``checks_duckdb``)."""
+    from txlake.engine.executor import Executor  # (it builds on this module)
     data = rows.table() if isinstance(rows, PythonRows) else rows
+    if isinstance(ex, duckdb.DuckDBPyConnection):
+        return Executor._conform(checks.rows_on(ex, with_generated(f"SELECT * FROM {_SOURCE}", table, schema),
+                                                _SOURCE, data), schema)
     with ex._registered() as register:
         result = ex._sql(with_generated(f"SELECT * FROM {register(data)}", table, schema))
     return ex._conform(result, schema)
