@@ -77,20 +77,20 @@ def define(ex, table: str, schema: TableSchema, name: str, expression: exp.Expre
 def _refuse(expression: exp.Expression) -> None:
     """What PostgreSQL refuses in a CHECK's expression before it looks at types."""
     for node in expression.walk():
-        if isinstance(node, exp.Window):
-            raise errors.ProgrammingError("window functions are not allowed in check constraints",
-                                          sqlstate="42P20")
-        if isinstance(node, exp.AggFunc) and not isinstance(node.parent, exp.Window):
-            raise errors.ProgrammingError("aggregate functions are not allowed in check constraints",
-                                          sqlstate="42803")
-        if set_returning(node):
-            raise errors.NotSupportedError("set-returning functions are not allowed in check constraints")
+        refuse_row_set(node, "check constraints")
 
 
-def set_returning(node: exp.Expression) -> bool:
-    """Whether ``node`` calls a function returning a set of rows (refused where one value is made)."""
-    return isinstance(node, (exp.GenerateSeries, exp.Unnest, exp.Explode)) or (
-        isinstance(node, exp.Anonymous) and node.name.lower() in _SET_RETURNING)
+def refuse_row_set(node: exp.Expression, where: str) -> None:
+    """What PostgreSQL refuses in an expression of one row's value (a CHECK's, a generated
+    column's: ``where`` names them as its messages do): a window function (42P20), an aggregate
+    (42803), a set-returning function (0A000)."""
+    if isinstance(node, exp.Window):
+        raise errors.ProgrammingError(f"window functions are not allowed in {where}", sqlstate="42P20")
+    if isinstance(node, exp.AggFunc) and not isinstance(node.parent, exp.Window):
+        raise errors.ProgrammingError(f"aggregate functions are not allowed in {where}", sqlstate="42803")
+    if isinstance(node, (exp.GenerateSeries, exp.Unnest, exp.Explode)) or (
+            isinstance(node, exp.Anonymous) and node.name.lower() in _SET_RETURNING):
+        raise errors.NotSupportedError(f"set-returning functions are not allowed in {where}")
 
 
 def unqualified(expression: exp.Expression, table: str) -> exp.Expression:

@@ -56,14 +56,7 @@ def define(ex, table: str, columns: tuple[Column, ...], name: str, expression: e
     for node in expression.walk():
         if isinstance(node, (exp.Select, exp.Subquery, exp.Exists)):
             raise errors.NotSupportedError("cannot use subquery in column generation expression")
-        if isinstance(node, exp.Window):
-            raise errors.ProgrammingError("window functions are not allowed in column generation expressions",
-                                          sqlstate="42P20")
-        if isinstance(node, exp.AggFunc) and not isinstance(node.parent, exp.Window):
-            raise errors.ProgrammingError("aggregate functions are not allowed in column generation expressions",
-                                          sqlstate="42803")
-        if checks.set_returning(node):
-            raise errors.NotSupportedError("set-returning functions are not allowed in column generation expressions")
+        checks.refuse_row_set(node, "column generation expressions")
         if isinstance(node, exp.Column) and not node.table:
             if node.name in generated:
                 raise errors.ProgrammingError(

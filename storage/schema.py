@@ -748,10 +748,10 @@ class TableSchema:
         """The identity columns, GENERATED ALWAYS or BY DEFAULT (asked at every INSERT)."""
         return frozenset(c.name for c in self.columns if c.always or c.by_default)
 
-    @property
+    @functools.cached_property
     def generated(self) -> tuple[Column, ...]:
         """The stored generated columns (asked at every write: empty for most tables)."""
-        return self.memo("_generated", lambda s: tuple(c for c in s.columns if c.generated is not None))
+        return tuple(c for c in self.columns if c.generated is not None)
 
     @property
     def constraints(self) -> tuple:

@@ -8,7 +8,7 @@ import txlake
 
 
 @pytest.fixture
-def conn(connect):
+def conn(connect):  # (conftest's, in autocommit)
     return connect(autocommit=True)
 
 
