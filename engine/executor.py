@@ -904,15 +904,15 @@ class Executor:
             self._read_tables(ctx, stmt, lambda: [stmt.source, *(
                 [*(v for _, v in stmt.on_conflict.assignments), stmt.on_conflict.where] if stmt.on_conflict else [])])
         columns = self._target_columns(schema, stmt)
+        if schema.generated:  # (428C9: a value given one; what DEFAULT gives it is computed)
+            generated.refuse_values(schema, columns, stmt.source, stmt.columns is not None)
+            if stmt.on_conflict is not None:
+                generated.refuse_updates(schema, [n for n, _ in stmt.on_conflict.assignments],
+                                         stmt.on_conflict.defaults)
         if schema.identity:  # (else nothing to refuse, nothing OVERRIDING changes)
             stmt = _overriding(schema, columns, stmt)
         if stmt.on_conflict is not None and schema.always:
             _refuse_identity_updates(schema, [n for n, _ in stmt.on_conflict.assignments], stmt.on_conflict.defaults)
-        if schema.generated:  # (428C9: a value given one; what DEFAULT gives it is computed)
-            generated.refuse_values(schema, columns, stmt.source)
-            if stmt.on_conflict is not None:
-                generated.refuse_updates(schema, [n for n, _ in stmt.on_conflict.assignments],
-                                         stmt.on_conflict.defaults)
         # each piece of SQL gets exactly its own placeholders' values, in text order:
         # the source's, then ON CONFLICT's, then RETURNING's
         conflict = stmt.on_conflict
@@ -1236,7 +1236,7 @@ class Executor:
         for name in assigned:
             version.schema.require(name, alias)
         if version.schema.generated:
-            assigned = _with_generated(version.schema, assigned, alias)
+            assigned = _assigning_generated(version.schema, assigned, alias)
         plan = self._statement_memo(stmt, ("conflict-plan",), lambda: points.conflict_plan(conflict, alias))
         new_rows = points.conflict_values(self, version, plan, clashing, clash_ids, params) \
             if plan is not None and clashing.num_rows else None  # (no row: DuckDB checks the SQL)
@@ -1280,7 +1280,7 @@ class Executor:
             assigned[name] = _default_value(version.schema.column(name))
         if version.schema.generated:
             generated.refuse_updates(version.schema, assigned, stmt.defaults)
-            assigned = _with_generated(version.schema, assigned, alias)
+            assigned = _assigning_generated(version.schema, assigned, alias)
         body = len(params) - _placeholders(*stmt.returning)  # RETURNING's ? come last in the text
         params, returning_params = params[:body], params[body:]
         point = None if stmt.defaults or version.schema.generated else self._statement_memo(
@@ -2876,7 +2876,7 @@ def _refuse_identity_values(schema: TableSchema, columns: list[str], source) -> 
             raise _identity_error(schema.column(name), "insert a non-DEFAULT value into")
 
 
-def _with_generated(schema: TableSchema, assigned: dict, alias: str) -> dict:
+def _assigning_generated(schema: TableSchema, assigned: dict, alias: str) -> dict:
     """An UPDATE's (ON CONFLICT DO UPDATE's) assignments with the generated columns they may
     change as assigned too - their old values, computed again by ``_check_rows`` - so that their
     keys and foreign keys are checked as a SET column's are."""
@@ -2907,7 +2907,9 @@ def insert_projections(schema: TableSchema, columns: list[str], width: int, name
     """The table's row as an INSERT builds it from a source of ``width`` values "c0", "c1", ...
     for ``columns`` (``named``: the statement listed them): each cast to its column's type, the
     columns left out their defaults (or NULL); OVERRIDING SYSTEM VALUE: GENERATED ALWAYS
-    columns take the values given, USER VALUE: identity columns their defaults all the same."""
+    columns take the values given, USER VALUE: identity columns their defaults all the same. A
+    query's value for a generated column (not named: ``generated.refuse_values`` refused those) is
+    428C9."""
     if width > len(columns):
         if schema.sequence is not None:
             raise errors.WrongObjectType("cannot change sequence")
@@ -2923,6 +2925,8 @@ def insert_projections(schema: TableSchema, columns: list[str], width: int, name
     for col in schema.columns:
         if col.always and col.name in supplied and not always_given:
             raise _identity_error(col, "insert a non-DEFAULT value into")
+        if col.generated is not None and col.name in supplied and not always_given:
+            raise generated.value_given(col.name)
         if col.name in supplied:
             value = f'"c{supplied[col.name]}"'
         else:

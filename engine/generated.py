@@ -53,6 +53,7 @@ def define(ex, table: str, columns: tuple[Column, ...], name: str, expression: e
     ``table`` of ``columns`` (the generated ones among them marked so): refused as PostgreSQL
     refuses it, else bound over the columns."""
     generated = {c.name for c in columns if c.generated is not None} | {name}
+    expression = checks.unqualified(expression, table)
     for node in expression.walk():
         if isinstance(node, (exp.Select, exp.Subquery, exp.Exists)):
             raise errors.NotSupportedError("cannot use subquery in column generation expression")
@@ -65,7 +66,7 @@ def define(ex, table: str, columns: tuple[Column, ...], name: str, expression: e
             if node.name in _SYSTEM_COLUMNS and all(c.name != node.name for c in columns):
                 raise errors.ProgrammingError(
                     f'cannot use system column "{node.name}" in column generation expression', sqlstate="42P10")
-    text = checks.stored(checks.unqualified(expression, table))
+    text = checks.stored(expression)
     sql = _duckdb_sql(text)
     plain = [c for c in columns if c.generated is None]
     empty = pa.schema([c.type.field(c.name) for c in plain]).empty_table()
@@ -144,18 +145,26 @@ def _generated_column(name: str) -> str:
     return f'\nDETAIL:  Column "{name}" is a generated column.'
 
 
-def refuse_values(schema: TableSchema, columns: list[str], source) -> None:
-    """428C9 if an INSERT gives a generated column a value: anything but DEFAULT in a VALUES
-    row, anything at all from a query."""
+def refuse_values(schema: TableSchema, columns: list[str], source, named: bool) -> None:
+    """428C9 if an INSERT of ``source`` into ``columns`` (``named``: its column list names them)
+    gives a generated column a value: anything but DEFAULT in a VALUES row, anything at all from
+    a query (one not naming its columns: ``insert_projections``, which knows how many it gives).
+    ``source`` None: DEFAULT VALUES."""
     for i, name in enumerate(columns):
-        col = schema.column(name)
-        if col.generated is None or source is None:
+        if schema.column(name).generated is None or source is None:
             continue
-        given = [row.expressions[i] for row in source.expressions if i < len(row.expressions)] \
-            if isinstance(source, exp.Values) else [None]
-        if any(not (isinstance(v, exp.Var) and v.name.upper() == "DEFAULT") for v in given):
-            raise errors.ProgrammingError(f'cannot insert a non-DEFAULT value into column "{name}"'
-                                          + _generated_column(name), sqlstate="428C9")
+        if isinstance(source, exp.Values) and any(
+                not (isinstance(row.expressions[i], exp.Var) and row.expressions[i].name.upper() == "DEFAULT")
+                for row in source.expressions if i < len(row.expressions)):
+            raise value_given(name)
+        if not isinstance(source, exp.Values) and named:
+            raise value_given(name)
+
+
+def value_given(name: str) -> errors.Error:
+    """428C9: an INSERT gave the generated column ``name`` a value."""
+    return errors.ProgrammingError(f'cannot insert a non-DEFAULT value into column "{name}"'
+                                   + _generated_column(name), sqlstate="428C9")
 
 
 def refuse_updates(schema: TableSchema, assigned, defaults) -> None:

@@ -110,7 +110,7 @@ def merge(ex: Executor, ctx: Context, stmt: st.Merge, params) -> Result:
             generated.refuse_updates(schema, [name for name, _ in action.assignments], action.defaults)
             if i in columns and action.values is not None:
                 generated.refuse_values(schema, columns[i], exp.Values(expressions=[
-                    exp.Tuple(expressions=list(action.values))]))
+                    exp.Tuple(expressions=list(action.values))]), action.columns is not None)
     with ex._registered() as register:
         source = _source_rows(ex, ctx, stmt, params, register)
         keys = _looked_up(stmt, version.schema, source) \
