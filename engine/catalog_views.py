@@ -135,7 +135,8 @@ def _columns(tables: list[TableVersion]) -> pa.Table:
         "table_name": _text(t.name for t, _, _ in rows),
         "column_name": _text(c.name for _, _, c in rows),
         "ordinal_position": _int(i for _, i, _ in rows),
-        "column_default": _text(None if c.identity else column_default(c.default, c.type) for _, _, c in rows),
+        "column_default": _text(None if c.identity or c.generated is not None else column_default(c.default, c.type)
+                                for _, _, c in rows),
         "is_nullable": _text("NO" if c.not_null else "YES" for _, _, c in rows),
         "data_type": _text("USER-DEFINED" if e is not None else _data_type(c)[0] for (_, _, c), e in zip(rows, enums)),
         "character_maximum_length": _int(c.type.length if c.type.kind == "VARCHAR" else None for _, _, c in rows),
@@ -149,7 +150,9 @@ def _columns(tables: list[TableVersion]) -> pa.Table:
         # (GENERATED ALWAYS AS IDENTITY; a BY DEFAULT one is stored as a SERIAL is, by its default)
         "is_identity": _text("YES" if c.identity else "NO" for _, _, c in rows),
         "identity_generation": _text(c.identity for _, _, c in rows),
-        "is_generated": _text(["NEVER"] * n),
+        "is_generated": _text("ALWAYS" if c.generated is not None else "NEVER" for _, _, c in rows),
+        "generation_expression": _text(checks.unpretty(c.generated) if c.generated is not None else None
+                                       for _, _, c in rows),
         "is_updatable": _text("NO" if t.is_view else "YES" for t, _, _ in rows),
     })
 

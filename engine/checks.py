@@ -68,7 +68,7 @@ def define(ex, table: str, schema: TableSchema, name: str, expression: exp.Expre
     """``schema`` with the CHECK ``name`` of ``expression`` (as written) added; ``data``: the
     table's rows, each of which must pass it unless ``not_valid`` (None: a new table)."""
     _refuse(expression)
-    check = CheckConstraint(name, stored(_unqualified(expression, table)), validated=not not_valid)
+    check = CheckConstraint(name, stored(unqualified(expression, table)), validated=not not_valid)
     rows = data if data is not None and not not_valid else schema.arrow_schema().empty_table()
     _check_existing(ex, table, (check,), rows, schema)  # (an empty table: DuckDB's binder checks it all the same)
     return replace(schema, checks=schema.checks + (check,))
@@ -77,18 +77,23 @@ def define(ex, table: str, schema: TableSchema, name: str, expression: exp.Expre
 def _refuse(expression: exp.Expression) -> None:
     """What PostgreSQL refuses in a CHECK's expression before it looks at types."""
     for node in expression.walk():
-        if isinstance(node, exp.Window):
-            raise errors.ProgrammingError("window functions are not allowed in check constraints",
-                                          sqlstate="42P20")
-        if isinstance(node, exp.AggFunc) and not isinstance(node.parent, exp.Window):
-            raise errors.ProgrammingError("aggregate functions are not allowed in check constraints",
-                                          sqlstate="42803")
-        if isinstance(node, (exp.GenerateSeries, exp.Unnest, exp.Explode)) or (
-                isinstance(node, exp.Anonymous) and node.name.lower() in _SET_RETURNING):
-            raise errors.NotSupportedError("set-returning functions are not allowed in check constraints")
+        refuse_row_set(node, "check constraints")
 
 
-def _unqualified(expression: exp.Expression, table: str) -> exp.Expression:
+def refuse_row_set(node: exp.Expression, where: str) -> None:
+    """What PostgreSQL refuses in an expression of one row's value (a CHECK's, a generated
+    column's: ``where`` names them as its messages do): a window function (42P20), an aggregate
+    (42803), a set-returning function (0A000)."""
+    if isinstance(node, exp.Window):
+        raise errors.ProgrammingError(f"window functions are not allowed in {where}", sqlstate="42P20")
+    if isinstance(node, exp.AggFunc) and not isinstance(node.parent, exp.Window):
+        raise errors.ProgrammingError(f"aggregate functions are not allowed in {where}", sqlstate="42803")
+    if isinstance(node, (exp.GenerateSeries, exp.Unnest, exp.Explode)) or (
+            isinstance(node, exp.Anonymous) and node.name.lower() in _SET_RETURNING):
+        raise errors.NotSupportedError(f"set-returning functions are not allowed in {where}")
+
+
+def unqualified(expression: exp.Expression, table: str) -> exp.Expression:
     """``expression`` with ``t.a`` written ``a`` (the table's own name; another table's stays,
     for the binder to refuse)."""
     def visit(node):
@@ -350,18 +355,24 @@ def check_rows(con: duckdb.DuckDBPyConnection, table: str, schema: TableSchema, 
     """``enforce`` on a DuckDB connection of its own set up with txlake's SQL (a Spark task's:
     spark/types.py), ``rows`` in ``schema``'s Arrow schema."""
     def run(query: str, numbered: pa.Table) -> pa.Table:
-        detach = sources.attach(con, _CHECKED, numbered)
-        try:
-            return con.sql(query.replace(_SOURCE, _CHECKED)).to_arrow_table()
-        except duckdb.Error as e:
-            raise translate(e) from None
-        finally:
-            detach()
+        return rows_on(con, query.replace(_SOURCE, _CHECKED), _CHECKED, numbered)
 
     if rows.num_rows:
         failure = first_failure(run, table, _by_name(schema.enforced_checks), rows, schema)
         if failure is not None:
             raise _violation(table, failure[1], rows, failure[0])
+
+
+def rows_on(con: duckdb.DuckDBPyConnection, query: str, name: str, rows: pa.Table) -> pa.Table:
+    """The rows of ``query``, which reads ``rows`` as ``name``, on a DuckDB connection of its
+    own (a Spark task's), its errors as txlake's."""
+    detach = sources.attach(con, name, rows)
+    try:
+        return con.sql(query).to_arrow_table()
+    except duckdb.Error as e:
+        raise translate(e) from None
+    finally:
+        detach()
 
 
 def with_verdicts(sql: str, table: str, schema: TableSchema) -> str:
@@ -458,12 +469,17 @@ def renamed_column(schema: TableSchema, old: str, new: str) -> TableSchema:
     def rename(check: CheckConstraint) -> CheckConstraint:
         if old not in columns_of(check):
             return check
-        expression = parsed(check.expression).transform(
-            lambda n: exp.column(exp.to_identifier(new, quoted=not (new.isidentifier() and new == new.lower())))
-            if isinstance(n, exp.Column) and n.name == old else n)
-        return replace(check, expression=stored(expression))
+        return replace(check, expression=renamed_in(check.expression, old, new))
     return replace(schema, checks=tuple(map(rename, schema.checks)),
                    domain_checks=tuple(map(rename, schema.domain_checks)))
+
+
+def renamed_in(text: str, old: str, new: str) -> str:
+    """The stored expression ``text`` with the column ``old`` called ``new``."""
+    expression = parsed(text).transform(
+        lambda n: exp.column(exp.to_identifier(new, quoted=not (new.isidentifier() and new == new.lower())))
+        if isinstance(n, exp.Column) and n.name == old else n)
+    return stored(expression)
 
 
 def without_column(schema: TableSchema, column: str) -> TableSchema:
@@ -485,28 +501,34 @@ def retyped_column(ex, table: str, schema: TableSchema, data: pa.Table, column: 
 
 def definition(check: CheckConstraint) -> str:
     """``CHECK (a > 0)``, as psql's ``\\d`` shows it (``NOT VALID`` after one not validated)."""
-    return f"CHECK ({_display(check.expression)})" + ("" if check.validated else " NOT VALID")
+    return f"CHECK ({display(check.expression)})" + ("" if check.validated else " NOT VALID")
 
 
 def clause(check: CheckConstraint) -> str:
     """information_schema.check_constraints.check_clause: PostgreSQL's unpretty text of the
-    expression, each operation in parentheses, all in another pair: ``((a > 0))``."""
-    wrapped = _postgres_form(parsed(check.expression)).transform(  # (but ANY (a)'s: sqlglot writes ANY a)
+    expression in another pair of parentheses: ``((a > 0))``."""
+    return f"({unpretty(check.expression)})"
+
+
+def unpretty(text: str) -> str:
+    """PostgreSQL's unpretty text (pg_get_expr's) of the stored expression ``text``, each
+    operation in parentheses: ``(a > 0)``."""
+    wrapped = _postgres_form(parsed(text)).transform(  # (but ANY (a)'s: sqlglot writes ANY a)
         lambda n: n.this if isinstance(n, exp.Paren) and not isinstance(n.parent, (exp.Any, exp.All)) else n)
     for node in reversed(list(wrapped.walk())):  # (the innermost first: each outer one copies them)
         if isinstance(node, _OPERATIONS) and node is not wrapped and not isinstance(node.this, exp.Null):
             node.replace(exp.Paren(this=node.copy()))
     wrapped = exp.Paren(this=wrapped) if isinstance(wrapped, _OPERATIONS) else wrapped
-    if not _in_postgres_spelling(check.expression):
-        return f"({wrapped.sql(dialect=Txlake)})"
-    return f"({wrapped.sql(dialect='postgres', normalize_functions='lower')})"
+    if not _in_postgres_spelling(text):
+        return wrapped.sql(dialect=Txlake)
+    return wrapped.sql(dialect="postgres", normalize_functions="lower")
 
 
 #: what PostgreSQL's unpretty text of an expression puts in parentheses
 _OPERATIONS = (exp.Binary, exp.Not, exp.Between, exp.In)
 
 
-def _display(text: str) -> str:
+def display(text: str) -> str:
     """The stored text in PostgreSQL's spelling, where that reads back the same."""
     if not _in_postgres_spelling(text):
         return text

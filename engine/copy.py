@@ -36,7 +36,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from txlake import errors
-from txlake.engine import pg_text
+from txlake.engine import generated, pg_text
 from txlake.engine.executor import Context, Executor, Result, _cast_sql, _default_sql, python_rows
 from txlake.parser import statements as st
 from txlake.parser.json_ops import JSON_TRY_IN, JSONB_TRY_IN
@@ -84,6 +84,8 @@ def run(executor: Executor, ctx: Context, stmt: st.Copy, params) -> Result:
         raise errors.NotSupportedError(
             f"COPY {where} is not supported here: name a file (COPY ... {'TO' if stmt.to else 'FROM'} "
             f"'/path'), use \\copy in the txlake shell, or cursor.copy_expert(sql, file) in Python")
+    if stmt.table is not None and (version := ctx.lookup(stmt.table)) is not None and version.schema.generated:
+        stmt = generated.copied(version.schema, stmt)  # (without its generated columns, as PostgreSQL's)
     if stmt.to:
         return _copy_to(executor, ctx, stmt, params)
     return _copy_from(executor, ctx, stmt, params)

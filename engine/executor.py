@@ -41,7 +41,8 @@ from sqlglot import exp
 
 from txlake import errors
 from txlake.engine import catalog_views, checks, dialect, foreign_keys, points, sources, temp_tables
-from txlake.engine import column_scope, comments, indexes, jsonb_order, pg_catalog, table_like, uniques, user_types
+from txlake.engine import column_scope, comments, generated, indexes, jsonb_order, pg_catalog, table_like, uniques
+from txlake.engine import user_types
 from txlake.engine.errors_map import negative_row_count, translate, translate_stream_error
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
@@ -897,15 +898,28 @@ class Executor:
 
     # --- INSERT --------------------------------------------------------------------------
 
-    def insert(self, ctx: Context, stmt: st.Insert, params) -> Result:
+    def _insert_target(self, ctx: Context, stmt: st.Insert) -> tuple[TableVersion, list[str], st.Insert]:
+        """What every INSERT settles first: its table, the columns it fills, and the
+        statement as its identity columns make it (OVERRIDING) - after SERIALIZABLE's reads and
+        the refusals of values a generated or identity column may not be given (428C9)."""
         version = self._writable(ctx, stmt.table)
         schema = version.schema
         if ctx.txn.isolation == SERIALIZABLE:  # (checked here: a point INSERT makes no closure)
             self._read_tables(ctx, stmt, lambda: [stmt.source, *(
                 [*(v for _, v in stmt.on_conflict.assignments), stmt.on_conflict.where] if stmt.on_conflict else [])])
         columns = self._target_columns(schema, stmt)
+        if schema.generated:  # (428C9: a value given one; what DEFAULT gives it is computed)
+            generated.refuse_values(schema, columns, stmt.source, stmt.columns is not None)
+            if stmt.on_conflict is not None:
+                generated.refuse_updates(schema, [n for n, _ in stmt.on_conflict.assignments],
+                                         stmt.on_conflict.defaults)
         if schema.identity:  # (else nothing to refuse, nothing OVERRIDING changes)
             stmt = _overriding(schema, columns, stmt)
+        return version, columns, stmt
+
+    def insert(self, ctx: Context, stmt: st.Insert, params) -> Result:
+        version, columns, stmt = self._insert_target(ctx, stmt)
+        schema = version.schema
         if stmt.on_conflict is not None and schema.always:
             _refuse_identity_updates(schema, [n for n, _ in stmt.on_conflict.assignments], stmt.on_conflict.defaults)
         # each piece of SQL gets exactly its own placeholders' values, in text order:
@@ -947,14 +961,8 @@ class Executor:
         the statement once per set."""
         if stmt.on_conflict is not None or stmt.returning or not isinstance(stmt.source, exp.Values):
             return None
-        version = self._writable(ctx, stmt.table)
-        schema = version.schema
-        if ctx.txn.isolation == SERIALIZABLE:  # (as insert(): VALUES of parameters read no table, but a default may)
-            self._read_tables(ctx, stmt, lambda: [stmt.source])
-        columns = self._target_columns(schema, stmt)
-        if schema.identity:
-            stmt = _overriding(schema, columns, stmt)
-        rows = points.insert_many_rows(self, schema, columns, stmt, param_sets)
+        version, columns, stmt = self._insert_target(ctx, stmt)
+        rows = points.insert_many_rows(self, version.schema, columns, stmt, param_sets)
         if rows is None:
             return None
         rows = self._insert_batch(ctx, stmt, rows, ())
@@ -969,6 +977,8 @@ class Executor:
         count = batches = 0
         with self._registered() as register:
             sql = self._insert_sql(ctx, schema, columns, stmt, register, params)
+            if schema.generated:  # (computed in the query: its CHECK verdicts judge them)
+                sql = generated.with_generated(sql, stmt.table.name, schema)
             if schema.enforced_checks:  # (the stream holds the connection: its query gives the CHECKs' verdicts too)
                 sql = checks.with_verdicts(sql, stmt.table.name, schema)
             for batch in self._stream(sql, params):
@@ -1115,8 +1125,14 @@ class Executor:
                     checks_done: bool = False) -> pa.Table | PythonRows:
         """NOT NULL and VARCHAR(n) on rows about to be written; ``only``: of those columns (an
         UPDATE's others keep values the table already holds, which met them); then the table's
-        CHECKs, unless ``checks_done`` (engine/checks.py). Returns the rows to write: VARCHAR(n)
-        values longer than n by spaces alone cut to n (``fit_varchar``)."""
+        CHECKs, unless ``checks_done`` (engine/checks.py: the rows' query computed their
+        generated columns too). First the generated columns are computed (engine/generated.py).
+        Returns the rows to write: VARCHAR(n) values longer than n by spaces alone cut to n
+        (``fit_varchar``)."""
+        if version.schema.generated and not checks_done:
+            rows = generated.computed(self, version.name, version.schema, rows)
+            if only is not None:
+                only = {*only, *(c.name for c in version.schema.generated)}
         python = isinstance(rows, PythonRows)
         for i, col in enumerate(version.schema.columns):
             if only is not None and col.name not in only:
@@ -1244,6 +1260,8 @@ class Executor:
         assigned = dict(conflict.assignments)
         for name in assigned:
             version.schema.require(name, alias)
+        if version.schema.generated:
+            assigned = _assigning_generated(version.schema, assigned, alias)
         plan = self._statement_memo(stmt, ("conflict-plan",), lambda: points.conflict_plan(conflict, alias))
         new_rows = points.conflict_values(self, version, plan, clashing, clash_ids, params) \
             if plan is not None and clashing.num_rows else None  # (no row: DuckDB checks the SQL)
@@ -1285,10 +1303,13 @@ class Executor:
         _refuse_identity_updates(version.schema, assigned, stmt.defaults)
         for name in stmt.defaults:  # SET c = DEFAULT: the column's default, or NULL
             assigned[name] = _default_value(version.schema.column(name))
+        if version.schema.generated:
+            generated.refuse_updates(version.schema, assigned, stmt.defaults)
+            assigned = _assigning_generated(version.schema, assigned, alias)
         body = len(params) - _placeholders(*stmt.returning)  # RETURNING's ? come last in the text
         params, returning_params = params[:body], params[body:]
-        point = None if stmt.defaults else self._statement_memo(stmt, ("point-update",),
-                                                            lambda: points.update_plan(stmt, alias))
+        point = None if stmt.defaults or version.schema.generated else self._statement_memo(
+            stmt, ("point-update",), lambda: points.update_plan(stmt, alias))
         if point is not None:
             done = points.update(self, ctx, stmt, version, alias, point, params, returning_params)
             if done is not None:
@@ -1989,6 +2010,8 @@ class Executor:
         for n in names:
             if folded.count(n.lower()) > 1:
                 raise errors.DuplicateColumn(f'column "{n}" specified more than once')
+        if any(spec.generated is not None for spec in stmt.columns):
+            columns = self._generated_columns(name, columns, stmt.columns)
         for key in stmt.primary_key:
             if key not in names:
                 raise errors.UndefinedColumn(f'column "{key}" named in key does not exist')
@@ -2035,6 +2058,14 @@ class Executor:
             self._check_default(default, col_type)
         return Column(field_id, spec.name, col_type, spec.not_null or spec.primary_key, default, spec.always,
                       spec.by_default)
+
+    def _generated_columns(self, table: str, columns: tuple[Column, ...], specs) -> tuple[Column, ...]:
+        """``columns`` (of the table ``table``) with the generation expressions of ``specs``
+        (one per column, in order; None for a column not generated) defined (engine/generated.py)."""
+        marked = tuple(replace(c, generated="") if spec.generated is not None else c
+                       for c, spec in zip(columns, specs))
+        return tuple(replace(c, generated=generated.define(self, table, marked, c.name, spec.generated))
+                     if spec.generated is not None else c for c, spec in zip(marked, specs))
 
     def _check_default(self, default: str, col_type: ColumnType) -> None:
         """Type-check a column default now, as PostgreSQL does (22P02, 42804, ...): evaluated -
@@ -2166,6 +2197,8 @@ class Executor:
                 return views.rename_column(self, ctx, version, stmt.actions[0].old, stmt.actions[0].new)
             raise errors.WrongObjectType(f'"{version.name}" is not a table')
         notices = []
+        if version.schema.generated:  # (a dropped column takes the generated columns using it along)
+            stmt = replace(stmt, actions=generated.with_dependent_drops(version.schema, stmt.actions))
         for action in stmt.actions:  # (columns the views reading the table use)
             if isinstance(action, st.DropColumn) and action.cascade:
                 notices += views.drop_column_users(self, ctx, version, action.name)
@@ -2232,6 +2265,8 @@ class Executor:
             if spec.sequence is not None:  # (each row there would need a number of its own)
                 raise errors.NotSupportedError("adding a SERIAL or identity column is not supported")
             col = self._column(schema.highest_field_id + 1, spec, ctx)
+            if spec.generated is not None:
+                return self._add_generated(ctx, version, schema, data, spec, col)
             default = _default_sql(col.default) if col.default else "NULL"
             column = self._sql(f"SELECT {_cast_sql(default, col.type)} AS v").column(0)
             value = column[0]
@@ -2273,9 +2308,22 @@ class Executor:
             schema = indexes.renamed(uniques.renamed(schema, action.old, action.new), action.old, action.new)
             schema = schema.evolve(columns, primary_key)
             schema = foreign_keys.altered_columns(schema, version.table_id, action)
-            return checks.renamed_column(schema, action.old, action.new), data
+            return generated.renamed_column(checks.renamed_column(schema, action.old, action.new), action.old,
+                                            action.new), data
+        if isinstance(action, st.AlterColumn) and action.drop_expression:  # (a plain column, its values kept)
+            col = schema.require(action.name, table)
+            if col.generated is None and action.if_exists:
+                return schema, data
+            if col.generated is None:
+                raise errors.ObjectNotInPrerequisiteState(
+                    f'column "{col.name}" of relation "{table}" is not a stored generated column')
+            return schema.evolve(tuple(replace(c, generated=None) if c is col else c for c in schema.columns)), data
         if isinstance(action, st.AlterColumn) and action.type is not None:
+            if schema.generated:
+                generated.check_retype(table, schema, action)
             schema, data = self._alter_type(table, schema, data, schema.require(action.name, table), action)
+            if schema.column(action.name).generated is not None:  # (its values: the expression's, of the type)
+                data = generated.computed(self, table, schema, data)
             schema = user_types.stamped(ctx, schema)
             checks.retyped_column(self, table, schema, data, action.name)
             uniques.revalidate(schema, action.name, data)
@@ -2288,6 +2336,10 @@ class Executor:
             if col.identity and (action.default is not None or action.drop_default):
                 raise errors.ObjectNotInPrerequisiteState(
                     f'column "{col.name}" of relation "{table}" is an identity column')
+            if col.generated is not None and (action.default is not None or action.drop_default):
+                hint = "" if action.default is not None else \
+                    "\nHINT:  Use ALTER TABLE ... ALTER COLUMN ... DROP EXPRESSION instead."
+                raise errors.SyntaxError(f'column "{col.name}" of relation "{table}" is a generated column{hint}')
             if action.default is not None and not isinstance(action.default, exp.Null):
                 changed = replace(col, default=action.default.sql(dialect="duckdb"))
                 self._check_default(changed.default, col.type)
@@ -2316,6 +2368,22 @@ class Executor:
                 return foreign_keys.validate(self, ctx, version.table_id, table, schema, data, action.name), data
             return checks.validate(self, table, schema, data, action.name), data
         raise errors.NotSupportedError("ALTER TABLE RENAME TO is not supported yet")
+
+    def _add_generated(self, ctx: Context, version: TableVersion, schema: TableSchema, data: pa.Table,
+                       spec: st.ColumnSpec, col: Column) -> tuple[TableSchema, pa.Table]:
+        """``ADD COLUMN c type GENERATED ALWAYS AS (expr) STORED``: its value computed for every
+        row (the table's files are written anew), checked as a written row's is, then its
+        constraints added."""
+        marked = schema.columns + (replace(col, generated=""),)
+        col = replace(col, generated=generated.define(self, version.name, marked, col.name, spec.generated))
+        schema = schema.evolve(schema.columns + (col,))
+        data = data.append_column(col.type.field(col.name), pa.nulls(data.num_rows, col.type.arrow()))
+        if data.num_rows:
+            data = generated.computed(self, version.name, schema, data)
+            if col.not_null and data.column(col.name).null_count:
+                raise errors.NotNullViolation(f'column "{col.name}" of relation "{version.name}" contains null values')
+            data = _arrow(self._check_rows(replace(version, schema=schema), data, checks_done=True))
+        return self._with_constraints(ctx, version.db, version.name, schema, spec.constraints, data), data
 
     def _add_identity(self, ctx: Context, version: TableVersion, schema: TableSchema, col: Column,
                       spec: st.ColumnSpec) -> TableSchema:
@@ -2840,6 +2908,13 @@ def _refuse_identity_values(schema: TableSchema, columns: list[str], source) -> 
             raise _identity_error(schema.column(name), "insert a non-DEFAULT value into")
 
 
+def _assigning_generated(schema: TableSchema, assigned: dict, alias: str) -> dict:
+    """An UPDATE's (ON CONFLICT DO UPDATE's) assignments with the generated columns they may
+    change as assigned too - their old values, computed again by ``_check_rows`` - so that their
+    keys and foreign keys are checked as a SET column's are."""
+    return {**assigned, **{name: exp.column(name, alias) for name in generated.touched(schema, assigned)}}
+
+
 def _refuse_identity_updates(schema: TableSchema, assigned, defaults) -> None:
     """428C9 for an UPDATE SET (or ON CONFLICT DO UPDATE SET) of a GENERATED ALWAYS AS
     IDENTITY column to anything but DEFAULT."""
@@ -2864,7 +2939,9 @@ def insert_projections(schema: TableSchema, columns: list[str], width: int, name
     """The table's row as an INSERT builds it from a source of ``width`` values "c0", "c1", ...
     for ``columns`` (``named``: the statement listed them): each cast to its column's type, the
     columns left out their defaults (or NULL); OVERRIDING SYSTEM VALUE: GENERATED ALWAYS
-    columns take the values given, USER VALUE: identity columns their defaults all the same."""
+    columns take the values given, USER VALUE: identity columns their defaults all the same. A
+    query's value for a generated column (not named: ``generated.refuse_values`` refused those) is
+    428C9."""
     if width > len(columns):
         if schema.sequence is not None:
             raise errors.WrongObjectType("cannot change sequence")
@@ -2880,6 +2957,8 @@ def insert_projections(schema: TableSchema, columns: list[str], width: int, name
     for col in schema.columns:
         if col.always and col.name in supplied and not always_given:
             raise _identity_error(col, "insert a non-DEFAULT value into")
+        if col.generated is not None and col.name in supplied and not always_given:
+            raise generated.value_given(col.name)
         if col.name in supplied:
             value = f'"c{supplied[col.name]}"'
         else:

@@ -44,7 +44,7 @@ import pyarrow.compute as pc
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import foreign_keys
+from txlake.engine import foreign_keys, generated
 from txlake.engine.executor import (Context, Executor, Result, _aliased, _arrow, _cast, _default_value,
                                     _old_key_columns, _refuse_identity_updates, _refuse_identity_values,
                                     _sets_key, in_row_order, insert_projections)
@@ -95,6 +95,8 @@ def merge(ex: Executor, ctx: Context, stmt: st.Merge, params) -> Result:
         for name, _ in action.assignments:
             schema.require(name, stmt.table.name)
             assigned[name] = True
+    if schema.generated:  # (the generated columns its SETs may change: their keys checked as SET ones)
+        assigned.update(dict.fromkeys(generated.touched(schema, assigned), True))
     inserts = [i for i, a in enumerate(actions) if a.kind == "INSERT"]
     columns = {i: ex._target_columns(schema, st.Insert(table=stmt.table, columns=actions[i].columns))
                for i in inserts}
@@ -104,6 +106,11 @@ def merge(ex: Executor, ctx: Context, stmt: st.Merge, params) -> Result:
         if i in columns and action.values is not None and action.overriding is None:
             row = exp.Tuple(expressions=list(action.values))
             _refuse_identity_values(schema, columns[i], exp.Values(expressions=[row]))
+        if schema.generated:  # (and generated columns: 428C9, as INSERT and UPDATE)
+            generated.refuse_updates(schema, [name for name, _ in action.assignments], action.defaults)
+            if i in columns and action.values is not None:
+                generated.refuse_values(schema, columns[i], exp.Values(expressions=[
+                    exp.Tuple(expressions=list(action.values))]), action.columns is not None)
     with ex._registered() as register:
         source = _source_rows(ex, ctx, stmt, params, register)
         keys = _looked_up(stmt, version.schema, source) \

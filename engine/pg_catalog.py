@@ -221,9 +221,9 @@ def _pg_attribute(tables: list[TableVersion]) -> pa.Table:
         "atttypmod": _int(typ[1] for *_, typ in rows),
         "attndims": _int2(1 if c.type.kind == "ARRAY" else 0 for _, c, _, _ in rows),
         "attnotnull": _bool(c.not_null for _, c, _, _ in rows),
-        "atthasdef": _bool(c.default is not None and not c.always for _, c, _, _ in rows),
+        "atthasdef": _bool(c.default is not None and not c.always or c.generated is not None for _, c, _, _ in rows),
         "attidentity": _text("a" if c.always else "" for _, c, _, _ in rows),
-        "attgenerated": _text([""] * n),
+        "attgenerated": _text("s" if c.generated is not None else "" for _, c, _, _ in rows),
         "attisdropped": _bool([False] * n),
         "attislocal": _bool([True] * n),
     })

@@ -463,6 +463,7 @@ class Session:
             "column": [c.name for c in cols], "type": [types.get(c.user_type) or c.type.display() for c in cols],
             "nullable": ["no" if c.not_null else "yes" for c in cols],
             "default": [f"generated {c.identity.lower()} as identity" if c.identity else
+                        f"generated always as ({checks.display(c.generated)}) stored" if c.generated is not None else
                         column_default(c.default, c.type, pretty=True) or "" for c in cols],
             "key": ["PRIMARY KEY" if c.name in version.schema.primary_key else "" for c in cols]})
 

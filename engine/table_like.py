@@ -10,7 +10,9 @@ clause's place among the new table's columns, and the options copy more of its d
 - INDEXES: the primary key, UNIQUE constraints, unique and other indexes - named anew, as
   PostgreSQL names them by default (``new_pkey``, ``new_a_key``, ``new_a_idx``);
 - COMMENTS: the comments on the copied columns, constraints and indexes;
-- GENERATED, STATISTICS, STORAGE, COMPRESSION: taken, with nothing of theirs to copy.
+- GENERATED: generated columns stay generated, of the same expression (without it they are
+  plain columns);
+- STATISTICS, STORAGE, COMPRESSION: taken, with nothing of theirs to copy.
 
 Foreign keys are never copied, as in PostgreSQL. The source may be a table or a view (whose
 columns are its query's). The new table is empty, so what is copied needs no validation.
@@ -42,9 +44,10 @@ class Copied:
         copied = self.columns.get(position)
         if copied is None:
             return None
-        copies_default = copied.identity is None and "DEFAULTS" in self._options(position)  # (not an identity's)
-        default = copied.default if copies_default else None
-        return replace(copied, field_id=position, default=default, always=spec.always, by_default=spec.by_default)
+        options = self._options(position)
+        default = copied.default if copied.identity is None and "DEFAULTS" in options else None  # (not an identity's)
+        return replace(copied, field_id=position, default=default, always=spec.always, by_default=spec.by_default,
+                       generated=copied.generated if "GENERATED" in options else None)
 
     def _options(self, position: int) -> frozenset[str]:
         return next(options for _, ids, options in self.schemas if position in ids.values())

@@ -288,6 +288,8 @@ class ColumnSpec:
     sequence_options: tuple[tuple[str, object], ...] = ()
     #: the CHECK, UNIQUE and REFERENCES constraints written on the column
     constraints: tuple["ConstraintSpec", ...] = ()
+    #: ``GENERATED ALWAYS AS (expression) STORED``: the expression as written (engine/generated.py)
+    generated: exp.Expression | None = None
 
 
 @dataclass(frozen=True)
@@ -552,6 +554,9 @@ class AlterColumn:
     #: ADD GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY [(options)]: the column as an identity
     #: column's ColumnSpec says it (its ``sequence``, ``always`` / ``by_default``, ``sequence_options``)
     add_identity: "ColumnSpec | None" = None
+    #: DROP EXPRESSION [IF EXISTS] of a generated column: a plain one, keeping its values
+    drop_expression: bool = False
+    if_exists: bool = False
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import pyarrow as pa
 from pyspark.sql import types as T
 
 from txlake import errors
-from txlake.engine import dialect
+from txlake.engine import dialect, generated
 from txlake.engine.errors_map import translate
 from txlake.engine.executor import fit_type
 from txlake.storage.schema import KINDS, Column, ColumnType, TableSchema, array_of
@@ -133,7 +133,7 @@ def check_assignable(df_schema: T.StructType, schema: TableSchema, table: str) -
                 f'column "{col.name}" is of type {col.type.display()} but the DataFrame column is '
                 f"{f.dataType.simpleString()}")
     for col in missing_columns(df_schema, schema):
-        if col.not_null and col.default is None:  # (a NULL default fails on the first row)
+        if col.not_null and col.default is None and col.generated is None:  # (a NULL default fails on the first row)
             raise errors.NotNullViolation(
                 f'null value in column "{col.name}" of relation "{table}" violates not-null constraint')
 
@@ -158,7 +158,8 @@ def conform(batch: pa.RecordBatch, schema: TableSchema, table: str, defaults: di
     holding its values in ``numbers`` (by name: a SERIAL column's, one per row) or its value in
     ``defaults`` (by name; NULL if none), with the checks an INSERT makes:
     numeric range (22003), NOT NULL (23502), VARCHAR(n) length (22001, or cut to n where only
-    spaces pass it)."""
+    spaces pass it). Its generated columns computed from the others, as an INSERT computes them
+    (values the DataFrame gives them are replaced: the table holds what the expression gives)."""
     target = schema.arrow_schema()
     index = {n.lower(): i for i, n in enumerate(batch.schema.names)}
     arrays = []
@@ -176,12 +177,21 @@ def conform(batch: pa.RecordBatch, schema: TableSchema, table: str, defaults: di
                 arr = arr.cast(pa.int64()).cast(pa.timestamp("us"))
         if arr.type != field.type:
             arr = _cast_as_insert(arr, col, field.type)
-        if col.not_null and arr.null_count:
-            raise errors.NotNullViolation(
-                f'null value in column "{col.name}" of relation "{table}" violates not-null constraint')
-        arr = fit_type(col.type, arr) or arr  # (VARCHAR(n), its arrays: 22001; cut if only spaces pass n, as INSERT)
-        arrays.append(arr)
+        arrays.append(_checked(col, arr, table) if col.generated is None else arr)
+    if schema.generated:
+        computed = generated.computed(checks_duckdb(), table, schema, pa.Table.from_arrays(arrays, schema=target))
+        arrays = [_checked(col, computed.column(i).combine_chunks(), table) if col.generated is not None else arr
+                  for i, (col, arr) in enumerate(zip(schema.columns, arrays))]
     return pa.RecordBatch.from_arrays(arrays, schema=target)
+
+
+def _checked(col: Column, arr: pa.Array, table: str) -> pa.Array:
+    """``arr``, values of ``col`` about to be written, with the checks an INSERT makes: NOT NULL
+    (23502), VARCHAR(n) length (22001; cut if only spaces pass n)."""
+    if col.not_null and arr.null_count:
+        raise errors.NotNullViolation(
+            f'null value in column "{col.name}" of relation "{table}" violates not-null constraint')
+    return fit_type(col.type, arr) or arr
 
 
 @functools.cache

@@ -245,6 +245,10 @@ class Column:
     user_type: str | None = None
     enum: tuple[str, ...] | None = None
     type_version: int | None = None
+    #: ``GENERATED ALWAYS AS (expression) STORED``: the expression's SQL text over the row's other
+    #: (not generated) columns, as a CHECK's is kept (engine/generated.py computes it on every
+    #: write). Stored values like any column's: the Paimon schema has it as a plain column
+    generated: str | None = None
 
     @property
     def identity(self) -> str | None:
@@ -264,6 +268,8 @@ class Column:
             d["enum"] = list(self.enum)
         if self.type_version is not None:
             d["type_version"] = self.type_version
+        if self.generated is not None:
+            d["generated"] = self.generated
         return d
 
     @staticmethod
@@ -271,7 +277,7 @@ class Column:
         enum = d.get("enum")
         return Column(d["id"], d["name"], ColumnType.from_json(d["type"]), d["not_null"], d.get("default"),
                       d.get("always", False), d.get("by_default", False), d.get("user_type"),
-                      tuple(enum) if enum is not None else None, d.get("type_version"))
+                      tuple(enum) if enum is not None else None, d.get("type_version"), d.get("generated"))
 
 
 @dataclass(frozen=True)
@@ -741,6 +747,11 @@ class TableSchema:
     def identity(self) -> frozenset[str]:
         """The identity columns, GENERATED ALWAYS or BY DEFAULT (asked at every INSERT)."""
         return frozenset(c.name for c in self.columns if c.always or c.by_default)
+
+    @functools.cached_property
+    def generated(self) -> tuple[Column, ...]:
+        """The stored generated columns (asked at every write: empty for most tables)."""
+        return tuple(c for c in self.columns if c.generated is not None)
 
     @property
     def constraints(self) -> tuple:

@@ -147,3 +147,14 @@ def test_rolled_back_and_durable(connect, c):
     assert [name for name, _ in indexes(again, "t")] == ["t_c_idx", "t_k_idx", "t_name_key", "t_pkey"]
     assert again.execute("SELECT col_description('t'::regclass, 2)").fetchone() == ("the name",)
     assert again.execute("INSERT INTO t (name) VALUES ('a') RETURNING id").fetchone() == (100,)
+
+
+def test_generated_columns_copied_with_including_generated(c):
+    c.execute("CREATE TABLE g (a INT, b INT GENERATED ALWAYS AS (a * 2) STORED)")
+    c.execute("CREATE TABLE with_expr (LIKE g INCLUDING GENERATED)")
+    c.execute("INSERT INTO with_expr (a) VALUES (4)")
+    assert c.execute("SELECT a, b FROM with_expr").fetchall() == [(4, 8)]
+    fails(c, "INSERT INTO with_expr VALUES (1, 1)", "428C9")
+    c.execute("CREATE TABLE plain (LIKE g)")  # (without it: a plain column, PostgreSQL's)
+    c.execute("INSERT INTO plain VALUES (1, 5)")
+    assert c.execute("SELECT a, b FROM plain").fetchall() == [(1, 5)]

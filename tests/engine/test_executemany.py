@@ -135,3 +135,13 @@ def test_a_statement_without_parameters_runs_once_per_empty_set(c):
     c.cursor().executemany("INSERT INTO k VALUES (1)", [(), ()])
     c.commit()
     assert c.execute("SELECT a FROM k").fetchall() == [(1,), (1,)]
+
+
+def test_generated_columns_computed_and_refused_in_a_batch(c, statements):
+    c.execute("CREATE TABLE g (a INT PRIMARY KEY, b INT GENERATED ALWAYS AS (a * 10) STORED)")
+    c.cursor().executemany("INSERT INTO g (a) VALUES (?)", [(1,), (2,)])
+    assert statements["insert_many"] == 1
+    assert c.execute("SELECT a, b FROM g ORDER BY a").fetchall() == [(1, 10), (2, 20)]
+    with pytest.raises(txlake.Error) as info:
+        c.cursor().executemany("INSERT INTO g (a, b) VALUES (?, ?)", [(3, 1), (4, 2)])
+    assert info.value.sqlstate == "428C9"

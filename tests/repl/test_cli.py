@@ -561,3 +561,13 @@ def test_a_numeric_quotient_prints_as_psql_prints_it(main, tmp_path):
     done = main(str(tmp_path / "wh"), "-c", "SELECT 1::numeric / 3 AS third, 10::numeric / 4 AS q, sqrt(2.0) AS r")
     assert done.returncode == 0
     assert " 0.33333333333333333333 | 2.5000000000000000 | 1.414213562373095" in done.stdout.splitlines()
+
+
+def test_describe_shows_generated_columns_as_psql(main, tmp_path):
+    done = main(str(tmp_path / "wh"), "-c", "CREATE TABLE g (a INT PRIMARY KEY, "
+                "b INT GENERATED ALWAYS AS (a * 2) STORED, c INT GENERATED ALWAYS AS ((a + 1) * 2) STORED)",
+                "-c", "\\d g")
+    assert done.returncode == 0, done.stderr
+    lines = [re.sub(r"\s+", " ", line).strip() for line in done.stdout.splitlines()]
+    assert "b | INT | yes | generated always as (a * 2) stored |" in lines
+    assert "c | INT | yes | generated always as ((a + 1) * 2) stored |" in lines

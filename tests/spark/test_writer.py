@@ -209,3 +209,24 @@ def test_enum_and_domain_columns_read_as_their_base_types_and_appends_keep_to_th
         .write.format("txlake").mode("append").save(f"{wh}/f")
     assert engine.execute("SELECT id, m, s FROM f ORDER BY m").fetchall() == [
         (2, "sad", 5), (3, "ok", 5), (1, "happy", 7)]
+
+
+def test_an_append_computes_generated_columns(engine, wh):
+    """A Spark task computes a table's generated columns as an INSERT does, replacing values the
+    DataFrame gives them; a computation error (22012) fails the job, NOT NULL (23502) too."""
+    engine.execute("CREATE TABLE g (a INT, b INT GENERATED ALWAYS AS (a * 2) STORED, "
+                   "c TEXT GENERATED ALWAYS AS (a || 'x') STORED NOT NULL, d INT GENERATED ALWAYS AS (10 / a) STORED)")
+    only_a = T.StructType([T.StructField("a", T.IntegerType())])
+    writer = TxlakeDataSource({"path": f"{wh}/g"}).writer(only_a, False)
+    writer.commit([writer.write(iter([pa.record_batch([pa.array([1, 2], pa.int32())], names=["a"])]))])
+    with_b = T.StructType([T.StructField("a", T.IntegerType()), T.StructField("b", T.IntegerType())])
+    writer = TxlakeDataSource({"path": f"{wh}/g"}).writer(with_b, False)
+    writer.commit([writer.write(iter([pa.record_batch([pa.array([5], pa.int32()), pa.array([99], pa.int32())],
+                                                      names=["a", "b"])]))])
+    assert engine.execute("SELECT * FROM g ORDER BY a").fetchall() == [(1, 2, "1x", 10), (2, 4, "2x", 5),
+                                                                        (5, 10, "5x", 2)]
+    writer = TxlakeDataSource({"path": f"{wh}/g"}).writer(only_a, False)
+    with pytest.raises(txlake.DataError, match="division by zero"):
+        writer.write(iter([pa.record_batch([pa.array([0], pa.int32())], names=["a"])]))
+    with pytest.raises(txlake.IntegrityError, match='null value in column "c"'):
+        writer.write(iter([pa.record_batch([pa.array([None], pa.int32())], names=["a"])]))
