@@ -29,8 +29,8 @@ statement that waited runs on what the transaction it waited for committed, as i
 ``follow`` then moves the transaction's view of each table a DDL statement locked to its newest
 committed version (PostgreSQL's DDL reads the newest catalog and rewrites the newest rows, not
 the snapshot's), and of each table a writer locked whose schema changed since the snapshot (an
-INSERT that waited for an ALTER TABLE writes rows of the new schema). A table dropped meanwhile
-is 42P01.
+INSERT that waited for an ALTER TABLE writes rows of the new schema). A table dropped or renamed
+meanwhile is 42P01: the name the statement resolved names nothing now.
 """
 
 from __future__ import annotations
@@ -284,7 +284,7 @@ def follow(db, txn: Transaction, stmt: st.Statement, taken: list[tuple[str, int]
         if seen is None or base is None:
             continue  # (made or dropped by this transaction)
         current = latest.by_id(table_id)
-        if current is None:
+        if current is None or current.name != base.name:  # (dropped, or renamed: the name it resolved is gone)
             raise errors.UndefinedTable(f'relation "{seen.name}" does not exist')
         if current is base or not (mode != ROW_EXCLUSIVE or current.schema.schema_id != seen.schema.schema_id):
             continue
