@@ -99,16 +99,17 @@ def test_a_rename_rolls_back_with_its_transaction_and_savepoint(c, connect):
 def test_two_tables_swap_names_in_one_transaction(c, connect):
     c.execute("CREATE TABLE t_new (id INT, a INT, b TEXT)")
     c.execute("INSERT INTO t_new VALUES (7, 7, 'new')")
-    c.execute("BEGIN")
-    c.execute("ALTER TABLE t RENAME TO t_old")
+    c.execute("BEGIN")  # (the log's entry renames t to t_new and t_new to t)
+    c.execute("ALTER TABLE t RENAME TO swapping")
     c.execute("ALTER TABLE t_new RENAME TO t")
+    c.execute("ALTER TABLE swapping RENAME TO t_new")
     c.execute("COMMIT")
     assert q(c, "SELECT b FROM t") == [("new",)]
-    assert q(c, "SELECT count(*) FROM t_old") == [(2,)]
+    assert q(c, "SELECT count(*) FROM t_new") == [(2,)]
     other = connect(autocommit=True)  # (a new catalog version, replayed from the log)
     assert q(other, "SELECT b FROM t") == [("new",)]
     reopened = run_python("import sys, txlake\nc = txlake.connect(sys.argv[1], publish='off')\n"
-                          "print(c.execute('SELECT b FROM t').fetchall(), c.execute('SELECT count(*) FROM t_old')"
+                          "print(c.execute('SELECT b FROM t').fetchall(), c.execute('SELECT count(*) FROM t_new')"
                           ".fetchall())", other.session.db.warehouse.root)
     assert reopened.stdout.strip() == "[('new',)] [(2,)]", reopened.stderr
 
@@ -133,8 +134,10 @@ def test_another_process_sees_the_rename_once_committed(c, warehouse):
     assert run_python(code, warehouse).stdout.split("\n")[:2] == ["t 42P01", "u [(2,)]"]
 
 
-def test_a_writer_waiting_on_the_lock_finds_the_old_name_gone(c, connect):
-    renamer, writer = connect(), connect()
+@pytest.mark.parametrize("level", ["READ COMMITTED", "REPEATABLE READ"])
+def test_a_writer_waiting_on_the_lock_finds_the_old_name_gone(c, connect, level):
+    renamer, writer = connect(), connect(isolation_level=level)
+    writer.execute("SELECT 1")  # (its snapshot, at REPEATABLE READ, has the old name)
     renamer.execute("ALTER TABLE t RENAME TO u")
     thread, outcome = waiting(writer, "INSERT INTO t (a, b) VALUES (5, 'w')")
     assert commit_each(renamer) == ["ok"]
@@ -161,4 +164,15 @@ def test_rows_written_by_another_process_under_the_old_name_land_in_the_renamed_
                        "c.execute('ALTER TABLE t RENAME TO u')", warehouse)
     assert other.returncode == 0, other.stderr
     assert commit_each(c) == ["ok"]  # (it resolved the table before: it writes the table, by id)
+    assert q(c, "SELECT count(*) FROM u") == [(3,)]
+
+
+def test_read_committed_keeps_its_rename_over_rows_another_process_committed(c, connect, warehouse):
+    renamer = connect(isolation_level="READ COMMITTED")
+    renamer.execute("ALTER TABLE t RENAME TO u")
+    other = run_python("import sys, txlake\nc = txlake.connect(sys.argv[1], publish='off', autocommit=True)\n"
+                       "c.execute(\"INSERT INTO t (id, a, b) VALUES (60, 6, 'o')\")", warehouse)
+    assert other.returncode == 0, other.stderr
+    assert q(renamer, "SELECT count(*) FROM u") == [(3,)]  # (its next statement sees their row, in u)
+    assert commit_each(renamer) == ["ok"]
     assert q(c, "SELECT count(*) FROM u") == [(3,)]
