@@ -209,3 +209,14 @@ def test_enum_and_domain_columns_read_as_their_base_types_and_appends_keep_to_th
         .write.format("txlake").mode("append").save(f"{wh}/f")
     assert engine.execute("SELECT id, m, s FROM f ORDER BY m").fetchall() == [
         (2, "sad", 5), (3, "ok", 5), (1, "happy", 7)]
+
+
+def test_a_renamed_table_is_read_and_written_by_its_new_name(spark, engine, wh):
+    engine.execute("CREATE TABLE old_name (id SERIAL PRIMARY KEY, name TEXT)")
+    engine.execute("INSERT INTO old_name (name) VALUES ('sql')")
+    engine.execute("ALTER TABLE old_name RENAME TO new_name")
+    spark.createDataFrame([("spark",)], "name string").write.format("txlake").mode("append").save(f"{wh}/new_name")
+    assert sorted(r.name for r in spark.read.format("txlake").load(f"{wh}/new_name").collect()) == ["spark", "sql"]
+    assert engine.execute("SELECT id, name FROM new_name ORDER BY id").fetchall() == [(1, "sql"), (2, "spark")]
+    with pytest.raises(Exception, match='relation "default.old_name" does not exist'):
+        spark.read.format("txlake").load(f"{wh}/old_name").collect()
