@@ -1,4 +1,5 @@
-"""``ALTER TABLE t RENAME TO u`` (and ``ALTER TABLE`` of a sequence, the same): the table keeps
+"""``ALTER TABLE t RENAME TO u`` (and ``ALTER SEQUENCE s RENAME TO r``, or ALTER TABLE of a
+sequence: the same, the defaults taking numbers from it naming it anew): the table keeps
 its id, rows, files, constraints, indexes and the sequences its columns own - only its name
 changes, in one catalog change (storage/version.py ``RenameTable``), transactional as any DDL.
 
@@ -22,13 +23,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from txlake import errors
-from txlake.engine import views
+from txlake.engine import sequence_ddl, views
 from txlake.engine.executor import Context, Executor, Result
 from txlake.parser import statements as st
 from txlake.storage.version import TableVersion
 
 
-def rename_table(ex: Executor, ctx: Context, version: TableVersion, new: st.TableName) -> Result:
+def rename_table(ex: Executor, ctx: Context, version: TableVersion, new: st.TableName,
+                 status: str = "ALTER TABLE") -> Result:
     if new.db is not None:  # (PostgreSQL's grammar takes a name there, not a qualified one)
         raise errors.SyntaxError('syntax error at or near "."')
     taken = ctx.txn.table(ctx.catalog, version.db, new.name)
@@ -39,7 +41,14 @@ def rename_table(ex: Executor, ctx: Context, version: TableVersion, new: st.Tabl
     schema = version.schema
     if schema.primary_key and schema.primary_key_name is None:
         schema = replace(schema, primary_key_name=schema.pkey_name(version.name))
+    users = sequence_ddl.default_users(ctx, version) if version.is_sequence else ()
     renamed = replace(version, schema=schema).renamed(new.name)
     ex._write(ctx, version, renamed, check_ssi=False)
     views.follow_rename(ex, ctx, version, renamed)
-    return Result(status="ALTER TABLE")
+    for table, col in users:  # (their defaults name it: PostgreSQL's, by OID, show the new name)
+        numbered = replace(col, default=sequence_ddl.nextval_default(renamed.db, renamed.name))
+        table = ctx.txn.table(ctx.catalog, table.db, table.name)  # (as written so far: one may have two)
+        columns = tuple(numbered if c.field_id == col.field_id else c for c in table.schema.columns)
+        ex._write(ctx, table, replace(table, schema=replace(table.schema, columns=columns), caches={}),
+                  check_ssi=False)
+    return Result(status=status)

@@ -1150,6 +1150,10 @@ class TxlakeParser(DuckDB.Parser):
                 if none:
                     self._advance()
                 options.append(("owned_by", None if none else self._parse_table_parts()))
+            elif word == "RENAME" and restart and not options and self._match_text_seq("TO"):
+                options.append(("rename", self._parse_table_parts()))  # (ALTER SEQUENCE s RENAME TO r)
+                if self._curr and self._curr.token_type != TokenType.SEMICOLON:
+                    self.raise_error(f'at or near "{self._curr.text}"', self._curr)
             elif word in ("RENAME", "SET", "OWNER") and restart and not options:
                 raise errors.NotSupportedError(f"ALTER SEQUENCE ... {word} is not supported")
             else:

@@ -1010,7 +1010,7 @@ def sequence_options(options) -> tuple[tuple[str, object], ...]:
             value = kind
         if name == "owned_by" and value is not None:
             value = _owning_column(value)
-        if name == "sequence_name":
+        if name in ("sequence_name", "rename"):
             value = table_name(value)
         checked.append((name, value))
     return tuple(checked)

@@ -176,3 +176,25 @@ def test_read_committed_keeps_its_rename_over_rows_another_process_committed(c, 
     assert q(renamer, "SELECT count(*) FROM u") == [(3,)]  # (its next statement sees their row, in u)
     assert commit_each(renamer) == ["ok"]
     assert q(c, "SELECT count(*) FROM u") == [(3,)]
+
+
+def test_a_sequence_renamed_keeps_numbering_the_columns_that_use_it(c):
+    c.execute("CREATE SEQUENCE s")
+    c.execute("CREATE TABLE t2 (x BIGINT DEFAULT nextval('s'), y BIGINT DEFAULT nextval('public.s'))")
+    assert q(c, "SELECT nextval('s')") == [(1,)]
+    assert c.execute("ALTER SEQUENCE s RENAME TO r").rowcount == -1
+    assert q(c, "SELECT nextval('r')") == [(2,)]
+    assert q(c, "INSERT INTO t2 DEFAULT VALUES RETURNING x, y") == [(3, 4)]
+    c.execute("ALTER TABLE t_id_seq RENAME TO ids")  # (ALTER TABLE renames a sequence too, as PostgreSQL's)
+    assert q(c, "INSERT INTO t (a, b) VALUES (3, 'z') RETURNING id") == [(3,)]
+    assert sorted(q(c, "SELECT table_name, column_default FROM information_schema.columns "
+                       "WHERE column_default LIKE 'nextval%'")) == \
+        [("t", "nextval('ids'::regclass)"), ("t2", "nextval('r'::regclass)"), ("t2", "nextval('r'::regclass)")]
+    assert fails(c, "SELECT nextval('s')", "42P01")
+    assert fails(c, "ALTER SEQUENCE t RENAME TO z", "42809") == '"t" is not a sequence'
+    assert fails(c, "ALTER SEQUENCE r RENAME TO t", "42P07") == 'relation "t" already exists'
+    assert fails(c, "ALTER SEQUENCE r RENAME TO public.z", "42601")
+    c.execute("BEGIN")
+    c.execute("ALTER SEQUENCE r RENAME TO gone")
+    c.execute("ROLLBACK")
+    assert q(c, "INSERT INTO t2 (y) VALUES (0) RETURNING x") == [(5,)]
