@@ -2128,11 +2128,13 @@ class Executor:
         if ctx.txn.read_only:
             raise errors.ReadOnlyTransaction("cannot execute ALTER TABLE in a read-only transaction")
         from txlake.engine import views  # (views.py builds on this module)
-        renames = [a for a in stmt.actions if isinstance(a, st.RenameTable)]
-        if renames and len(stmt.actions) > 1:  # (PostgreSQL's grammar: RENAME TO stands alone)
-            raise errors.SyntaxError("ALTER TABLE ... RENAME TO cannot be combined with other actions")
-        if renames and not version.is_view and not version.is_type:
-            from txlake.engine import renames as table_renames  # (it builds on this module)
+        renames = [a for a in stmt.actions if isinstance(a, (st.RenameTable, st.RenameConstraint))]
+        if renames and len(stmt.actions) > 1:  # (PostgreSQL's grammar: a RENAME stands alone)
+            raise errors.SyntaxError("ALTER TABLE ... RENAME cannot be combined with other actions")
+        from txlake.engine import renames as table_renames  # (it builds on this module)
+        if renames and isinstance(renames[0], st.RenameConstraint) and version.is_table:
+            return table_renames.rename_constraint(self, ctx, version, renames[0].old, renames[0].new)
+        if renames and isinstance(renames[0], st.RenameTable) and not version.is_view and not version.is_type:
             return table_renames.rename_table(self, ctx, version, renames[0].new)
         if version.is_sequence:
             raise errors.WrongObjectType(f'"{version.name}" is not a table')

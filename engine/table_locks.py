@@ -11,7 +11,8 @@ rules; the lock table itself is engine/mvcc/locks.py).
   concurrent writer or a second CREATE INDEX would turn into a 40001 at COMMIT;
 - every other ALTER TABLE, DROP TABLE / VIEW / INDEX (its table), TRUNCATE (CASCADE: the tables
   referencing it too), DROP SCHEMA (its tables), ALTER / CREATE OR REPLACE VIEW: ACCESS EXCLUSIVE;
-- COMMENT ON a table, view, index (its table), column or constraint: SHARE UPDATE EXCLUSIVE;
+- COMMENT ON a table, view, index (its table), column or constraint, ALTER INDEX ... RENAME TO (its
+  table; PostgreSQL's lock on the index): SHARE UPDATE EXCLUSIVE;
 - ALTER TYPE ... ADD VALUE / RENAME VALUE: EXCLUSIVE on the type's catalog entry (PostgreSQL's
   lock on the type object: one change of an enum's labels at a time), none on its tables;
 - ``LOCK [TABLE] name [, ...] [IN mode MODE] [NOWAIT]``: the mode named (ACCESS EXCLUSIVE if none).
@@ -59,7 +60,8 @@ class Target:
     of: str = "relation"
 
 
-_DDL = (st.AlterTable, st.CreateIndex, st.DropIndex, st.DropTable, st.Truncate, st.CreateTable, st.DropSchema)
+_DDL = (st.AlterTable, st.AlterIndex, st.CreateIndex, st.DropIndex,
+        st.DropTable, st.Truncate, st.CreateTable, st.DropSchema)
 _PLAIN = (st.Query, st.Explain, st.Insert, st.Update, st.Delete, st.Merge, st.Copy, st.WithWrites)  # (not DDL)
 _PLANS: dict[int, tuple[st.Statement, tuple[Target, ...]]] = {}  # id(statement) -> (it, its targets)
 _PLANS_KEPT = 4096
@@ -132,6 +134,9 @@ def _plan(stmt: st.Statement) -> tuple[Target, ...]:
         return (Target(stmt.table, mode), *referenced)
     if isinstance(stmt, st.CreateIndex):
         return (Target(stmt.table, SHARE_ROW_EXCLUSIVE),)
+    if isinstance(stmt, st.AlterIndex):  # (PostgreSQL's ALTER INDEX renames any relation: then as ALTER TABLE's)
+        return (Target(stmt.index, ACCESS_EXCLUSIVE), Target(stmt.index, MODE_NAMES.index("SHARE UPDATE EXCLUSIVE"),
+                                                            "index"))
     if isinstance(stmt, st.DropIndex):
         return tuple(Target(name, ACCESS_EXCLUSIVE, "index") for name in stmt.indexes)
     if isinstance(stmt, (st.DropTable, st.Truncate)):

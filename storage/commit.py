@@ -139,6 +139,12 @@ class CommitState(enum.Enum):
     ABORTED = "aborted"
 
 
+# the parts of a table's schema a rename changes without a new schema id - a constraint or index
+# renamed, a key's name kept (engine/renames.py); their other changes come with one, which a
+# concurrent change of the table then meets as 40001
+_RENAMEABLE = ("primary_key_name", "checks", "uniques", "indexes", "foreign_keys")
+
+
 @dataclass(frozen=True)
 class TableDelta:
     """What one transaction did to one table: its snapshot's version and its working version.
@@ -207,6 +213,9 @@ class TableDelta:
             return None
         mine, theirs = work.schema, base.schema
         schema = onto.schema
+        for part in _RENAMEABLE:  # (first: a comment is kept on an object of the schema only)
+            if getattr(mine, part) != getattr(theirs, part):
+                schema = replace(schema, **{part: getattr(mine, part)})
         if mine.comments != theirs.comments:
             for kind, name in dict.fromkeys((c.kind, c.name) for c in theirs.comments + mine.comments):
                 text = mine.comment(kind, name)
@@ -215,8 +224,6 @@ class TableDelta:
         if mine.columns != theirs.columns:
             changed = {c.field_id: c for c in mine.columns if c not in theirs.columns}
             schema = replace(schema, columns=tuple(changed.get(c.field_id, c) for c in schema.columns))
-        if mine.primary_key_name != theirs.primary_key_name:  # (kept by a rename: engine/renames.py)
-            schema = replace(schema, primary_key_name=mine.primary_key_name)
         if mine.domain_checks != theirs.domain_checks:
             gone = [c for c in theirs.domain_checks if c not in mine.domain_checks]
             added = tuple(c for c in mine.domain_checks if c not in theirs.domain_checks)

@@ -198,3 +198,70 @@ def test_a_sequence_renamed_keeps_numbering_the_columns_that_use_it(c):
     c.execute("ALTER SEQUENCE r RENAME TO gone")
     c.execute("ROLLBACK")
     assert q(c, "INSERT INTO t2 (y) VALUES (0) RETURNING x") == [(5,)]
+
+
+def test_alter_index_renames_an_index_and_the_key_it_is(c, connect, warehouse):
+    c.execute("CREATE INDEX t_a_idx ON t (a)")
+    c.execute("CREATE UNIQUE INDEX t_a_key ON t (a)")
+    c.execute("COMMENT ON INDEX t_a_idx IS 'by a'")
+    assert c.execute("ALTER INDEX t_a_idx RENAME TO by_a").rowcount == -1
+    c.execute("ALTER INDEX t_pkey RENAME TO t_pk")  # (the primary key constraint too, as PostgreSQL's)
+    c.execute("ALTER INDEX t_b_key RENAME TO b_uniq")
+    c.execute("ALTER INDEX t_a_key RENAME TO a_uniq")
+    assert sorted(q(c, "SELECT indexname FROM pg_indexes WHERE tablename = 't'")) == \
+        [("a_uniq",), ("b_uniq",), ("by_a",), ("t_pk",)]
+    assert sorted(q(c, "SELECT conname FROM pg_constraint WHERE conrelid = 't'::regclass")) == \
+        [("b_uniq",), ("t_a_check",), ("t_pk",)]
+    assert q(c, "SELECT obj_description('by_a'::regclass)") == [("by a",)]
+    assert 't_pk' in fails(c, "INSERT INTO t (id, a, b) VALUES (1, 5, 'v')", "23505")
+    assert 'b_uniq' in fails(c, "INSERT INTO t (a, b) VALUES (5, 'x')", "23505")
+    assert 'a_uniq' in fails(c, "INSERT INTO t (id, a, b) VALUES (9, 1, 'new')", "23505")
+    assert fails(c, "ALTER INDEX missing RENAME TO x", "42P01") == 'relation "missing" does not exist'
+    c.execute("ALTER INDEX IF EXISTS missing RENAME TO x")
+    assert c.notices[-1] == 'NOTICE:  relation "missing" does not exist, skipping'
+    assert fails(c, "ALTER INDEX by_a RENAME TO t", "42P07") == 'relation "t" already exists'
+    assert fails(c, "ALTER INDEX by_a RENAME TO t_pk", "42P07")
+    assert fails(c, "ALTER INDEX by_a RENAME TO public.x", "42601")
+    c.execute("ALTER INDEX t RENAME TO u")  # (PostgreSQL's ALTER INDEX renames any relation)
+    assert q(c, "SELECT count(*) FROM u") == [(2,)]
+    reopened = connect(autocommit=True)  # (as the log has it)
+    assert sorted(q(reopened, "SELECT indexname FROM pg_indexes WHERE tablename = 'u'")) == \
+        [("a_uniq",), ("b_uniq",), ("by_a",), ("t_pk",)]
+
+
+def test_rename_constraint_renames_checks_keys_and_foreign_keys(c):
+    c.execute("CREATE TABLE child (id INT PRIMARY KEY, t_id INT REFERENCES t (id))")
+    c.execute("COMMENT ON CONSTRAINT t_a_check ON t IS 'positive'")
+    assert c.execute("ALTER TABLE t RENAME CONSTRAINT t_a_check TO a_positive").rowcount == -1
+    c.execute("ALTER TABLE t RENAME CONSTRAINT t_b_key TO b_uniq")  # (its index too)
+    c.execute("ALTER TABLE ONLY t RENAME CONSTRAINT t_pkey TO t_pk")
+    c.execute("ALTER TABLE child RENAME CONSTRAINT child_t_id_fkey TO to_t")
+    assert 'a_positive' in fails(c, "INSERT INTO t (a, b) VALUES (0, 'w')", "23514")
+    assert 'b_uniq' in fails(c, "INSERT INTO t (a, b) VALUES (5, 'x')", "23505")
+    assert 't_pk' in fails(c, "INSERT INTO t (id, a, b) VALUES (1, 5, 'v')", "23505")
+    assert 'to_t' in fails(c, "INSERT INTO child VALUES (1, 99)", "23503")
+    assert sorted(q(c, "SELECT indexname FROM pg_indexes WHERE tablename = 't'")) == [("b_uniq",), ("t_pk",)]
+    comments = c.session.db.warehouse.latest.table("default", "t").schema.comments
+    assert [(x.kind, x.name, x.text) for x in comments] == [("constraint", "a_positive", "positive")]
+    assert fails(c, "ALTER TABLE t RENAME CONSTRAINT missing TO x", "42704") == \
+        'constraint "missing" for table "t" does not exist'
+    assert fails(c, "ALTER TABLE t RENAME CONSTRAINT to_t TO x", "42704")  # (child's, not t's)
+    assert fails(c, "ALTER TABLE t RENAME CONSTRAINT a_positive TO b_uniq", "42710") == \
+        'constraint "b_uniq" for relation "t" already exists'
+    assert fails(c, "ALTER TABLE t RENAME CONSTRAINT b_uniq TO child", "42P07") == 'relation "child" already exists'
+    assert fails(c, "ALTER TABLE t RENAME CONSTRAINT b_uniq TO x, ADD COLUMN q INT", "42601")
+    c.execute("BEGIN")
+    c.execute("ALTER TABLE t RENAME CONSTRAINT a_positive TO gone")
+    c.execute("ROLLBACK")
+    assert 'a_positive' in fails(c, "INSERT INTO t (a, b) VALUES (0, 'w')", "23514")
+
+
+def test_a_renamed_constraint_commits_over_rows_another_process_wrote(c, warehouse):
+    c.execute("BEGIN")
+    c.execute("ALTER TABLE t RENAME CONSTRAINT t_a_check TO a_positive")
+    other = run_python("import sys, txlake\nc = txlake.connect(sys.argv[1], publish='off', autocommit=True)\n"
+                       "c.execute(\"INSERT INTO t (id, a, b) VALUES (70, 7, 'p')\")", warehouse)
+    assert other.returncode == 0, other.stderr
+    assert commit_each(c) == ["ok"]  # (a catalog-only change: their rows stay, the name is new)
+    assert q(c, "SELECT count(*) FROM t") == [(3,)]
+    assert 'a_positive' in fails(c, "INSERT INTO t (a, b) VALUES (0, 'w')", "23514")
