@@ -16,6 +16,13 @@ def c(connect):
     return conn
 
 
+def in_another_process(warehouse: str, sql: str) -> None:
+    """``sql`` committed by another process (no lock of this one's is shared with it)."""
+    done = run_python("import sys, txlake\nc = txlake.connect(sys.argv[1], publish='off', autocommit=True)\n"
+                      "c.execute(sys.argv[2])", warehouse, sql)
+    assert done.returncode == 0, done.stderr
+
+
 def q(conn, sql, params=None):
     return conn.execute(sql, params).fetchall()
 
@@ -150,9 +157,7 @@ def test_a_writer_waiting_on_the_lock_finds_the_old_name_gone(c, connect, level)
 def test_a_concurrent_rename_from_another_process_is_a_serialization_failure(c, warehouse):
     c.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
     c.execute("ALTER TABLE t RENAME TO u")
-    other = run_python("import sys, txlake\nc = txlake.connect(sys.argv[1], publish='off', autocommit=True)\n"
-                       "c.execute('ALTER TABLE t RENAME TO w')", warehouse)
-    assert other.returncode == 0, other.stderr
+    in_another_process(warehouse, "ALTER TABLE t RENAME TO w")
     assert commit_each(c) == ["40001"]
     assert q(c, "SELECT count(*) FROM w") == [(2,)]
 
@@ -160,9 +165,7 @@ def test_a_concurrent_rename_from_another_process_is_a_serialization_failure(c, 
 def test_rows_written_by_another_process_under_the_old_name_land_in_the_renamed_table(c, warehouse):
     c.execute("BEGIN")
     c.execute("INSERT INTO t (id, a, b) VALUES (50, 5, 'p')")
-    other = run_python("import sys, txlake\nc = txlake.connect(sys.argv[1], publish='off', autocommit=True)\n"
-                       "c.execute('ALTER TABLE t RENAME TO u')", warehouse)
-    assert other.returncode == 0, other.stderr
+    in_another_process(warehouse, "ALTER TABLE t RENAME TO u")
     assert commit_each(c) == ["ok"]  # (it resolved the table before: it writes the table, by id)
     assert q(c, "SELECT count(*) FROM u") == [(3,)]
 
@@ -170,9 +173,7 @@ def test_rows_written_by_another_process_under_the_old_name_land_in_the_renamed_
 def test_read_committed_keeps_its_rename_over_rows_another_process_committed(c, connect, warehouse):
     renamer = connect(isolation_level="READ COMMITTED")
     renamer.execute("ALTER TABLE t RENAME TO u")
-    other = run_python("import sys, txlake\nc = txlake.connect(sys.argv[1], publish='off', autocommit=True)\n"
-                       "c.execute(\"INSERT INTO t (id, a, b) VALUES (60, 6, 'o')\")", warehouse)
-    assert other.returncode == 0, other.stderr
+    in_another_process(warehouse, "INSERT INTO t (id, a, b) VALUES (60, 6, 'o')")
     assert q(renamer, "SELECT count(*) FROM u") == [(3,)]  # (its next statement sees their row, in u)
     assert commit_each(renamer) == ["ok"]
     assert q(c, "SELECT count(*) FROM u") == [(3,)]
@@ -259,9 +260,7 @@ def test_rename_constraint_renames_checks_keys_and_foreign_keys(c):
 def test_a_renamed_constraint_commits_over_rows_another_process_wrote(c, warehouse):
     c.execute("BEGIN")
     c.execute("ALTER TABLE t RENAME CONSTRAINT t_a_check TO a_positive")
-    other = run_python("import sys, txlake\nc = txlake.connect(sys.argv[1], publish='off', autocommit=True)\n"
-                       "c.execute(\"INSERT INTO t (id, a, b) VALUES (70, 7, 'p')\")", warehouse)
-    assert other.returncode == 0, other.stderr
+    in_another_process(warehouse, "INSERT INTO t (id, a, b) VALUES (70, 7, 'p')")
     assert commit_each(c) == ["ok"]  # (a catalog-only change: their rows stay, the name is new)
     assert q(c, "SELECT count(*) FROM t") == [(3,)]
     assert 'a_positive' in fails(c, "INSERT INTO t (a, b) VALUES (0, 'w')", "23514")
