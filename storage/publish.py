@@ -206,7 +206,9 @@ class Publisher:
             for version in tables:
                 if self._versions.get(version.table_id) is not version:
                     before = self._versions.get(version.table_id)
-                    moved = moved or before is not None and before.name != version.name
+                    if before is not None and before.name != version.name:
+                        moved = True
+                        self._forget(version.table_id)  # (what it knew was of the old directory)
                     try:
                         self._publish_table(catalog, version, lock)
                     except _Dropped:
@@ -226,6 +228,12 @@ class Publisher:
                     self._published.pop(table_id, None)
                 self._drop_stale({table_dir(v.db, v.name) for v in tables}, lock)
             self._published_csn = catalog.csn
+
+    def _forget(self, table_id: str) -> None:
+        """Forget the Paimon state this publisher knows of a table, whose directory changed: the
+        new one is looked at afresh (its metadata may be a dropped table's of that name)."""
+        self._published.pop(table_id, None)
+        self._schemas_seen = {seen for seen in self._schemas_seen if seen[0] != table_id}
 
     def _publish_table(self, catalog: CatalogVersion, version: TableVersion, lock: "PaimonLock") -> None:
         """Publish ``version``; raises ``_Dropped`` if the table was dropped since ``catalog``.

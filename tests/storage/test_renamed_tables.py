@@ -91,3 +91,25 @@ def test_a_rename_killed_at_each_step_leaves_one_name(tmp_path, step, committed)
     after.close()
     assert newest_rows(path, live) == ([[1], [7], [100]] if committed else [[1], [7]])
     assert not os.path.exists(os.path.join(path, "default.db", gone, "snapshot"))
+
+
+def test_a_publisher_that_knew_the_old_name_publishes_the_new_one_afresh(tmp_path):
+    """Another process dropped u and renamed t to u: this process's publisher, which had
+    published t, took its state of t's directory for u's, and left u showing the dropped u."""
+    path = str(tmp_path / "wh")
+    c = txlake.connect(path, autocommit=True, publish="sync")
+    c.execute("CREATE TABLE u (a TEXT, b TEXT)")
+    c.execute("INSERT INTO u VALUES ('dropped', 'u')")
+    c.execute("CREATE TABLE t (id INT)")
+    c.execute("INSERT INTO t VALUES (1), (2)")
+    code = ("import sys, txlake\nc = txlake.connect(sys.argv[1], publish='off', autocommit=True)\n"
+            "c.execute('DROP TABLE u')\nc.execute('ALTER TABLE t RENAME TO u')\n")
+    other = subprocess.run([sys.executable, "-c", code, path], capture_output=True, text=True, timeout=120,
+                           env=dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", "")))
+    assert other.returncode == 0, other.stderr
+    c.execute("CALL txlake.publish()")
+    c.close()
+    assert newest_rows(path, "u") == [[1], [2]]
+    assert read_with_pypaimon(os.path.join(path, "default.db", "u"))["fields"] == [{"id": 0, "name": "id",
+                                                                                   "type": "INT"}]
+    assert not os.path.exists(os.path.join(path, "default.db", "t", "snapshot"))
