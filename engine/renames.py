@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from txlake import errors
-from txlake.engine import sequence_ddl, uniques, views
+from txlake.engine import deferred, sequence_ddl, uniques, views
 from txlake.engine.executor import Context, Executor, Result
 from txlake.parser import statements as st
 from txlake.storage.schema import CheckConstraint, ForeignKey, Index, TableSchema
@@ -134,6 +134,8 @@ def _refuse_taken_constraint(version: TableVersion, new: str) -> None:
 
 def _write_renamed(ex: Executor, ctx: Context, version: TableVersion, found, new: str) -> None:
     ex._write(ctx, version, version.with_files(schema=_renamed(version.schema, found, new)), check_ssi=False)
+    if found != _PRIMARY_KEY:  # (a deferrable UNIQUE or foreign key's checks queued for COMMIT follow it)
+        deferred.renamed(ctx.txn, version.table_id, found.name, new)
 
 
 def _renamed(schema: TableSchema, found, new: str) -> TableSchema:

@@ -264,3 +264,24 @@ def test_a_renamed_constraint_commits_over_rows_another_process_wrote(c, warehou
     assert commit_each(c) == ["ok"]  # (a catalog-only change: their rows stay, the name is new)
     assert q(c, "SELECT count(*) FROM t") == [(3,)]
     assert 'a_positive' in fails(c, "INSERT INTO t (a, b) VALUES (0, 'w')", "23514")
+
+
+def test_deferred_checks_follow_a_renamed_constraint(connect):
+    c = connect()
+    c.execute("CREATE TABLE p (id INT PRIMARY KEY, b INT UNIQUE DEFERRABLE INITIALLY DEFERRED)")
+    c.execute("CREATE TABLE ch (x INT REFERENCES p (id) DEFERRABLE INITIALLY DEFERRED)")
+    c.commit()
+    c.execute("INSERT INTO p VALUES (1, 1), (2, 1)")  # (checked at COMMIT)
+    c.execute("ALTER TABLE p RENAME CONSTRAINT p_b_key TO b_once")
+    with pytest.raises(txlake.IntegrityError) as info:  # (it was skipped: the duplicate committed)
+        c.commit()
+    assert info.value.sqlstate == "23505" and '"b_once"' in str(info.value)
+    c.rollback()
+    c.execute("INSERT INTO ch VALUES (9)")
+    c.execute("ALTER INDEX p_b_key RENAME TO b_key")  # (nothing queued for it: nothing follows)
+    c.execute("ALTER TABLE ch RENAME CONSTRAINT ch_x_fkey TO to_p")
+    with pytest.raises(txlake.IntegrityError) as info:  # (it was 40001, found by the vote alone)
+        c.commit()
+    assert info.value.sqlstate == "23503" and '"to_p"' in str(info.value)
+    c.rollback()
+    assert q(c, "SELECT count(*) FROM p") == [(0,)]
