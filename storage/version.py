@@ -1025,7 +1025,15 @@ class CatalogVersion:
         referencing = self._referencing
         renamed = None
         for change in entry.changes:
-            if isinstance(change, CreateTable):
+            if type(change) is ChangeData:  # (the usual change: asked first)
+                key = by_id[change.table_id]
+                if change.schema is not None:
+                    foreign_keys += bool(change.schema.foreign_keys) - bool(tables[key].schema.foreign_keys)
+                    jsonb_tables += change.schema.has_jsonb - tables[key].schema.has_jsonb
+                    referencing = None
+                tables[key] = tables[key].with_files(change.added, change.removed, change.deleted,
+                                                     change.schema, change.moved, entry.csn, change.forget_before)
+            elif isinstance(change, CreateTable):
                 tables[(change.db, change.name)] = TableVersion(change.table_id, change.db, change.name, change.schema,
                                                                 rows_csn=entry.csn)
                 by_id[change.table_id] = (change.db, change.name)
@@ -1043,17 +1051,8 @@ class CatalogVersion:
                 foreign_keys -= bool(dropped.schema.foreign_keys)
                 jsonb_tables -= dropped.schema.has_jsonb
                 referencing = None
-            elif isinstance(change, RenameTable):
-                if renamed is None:  # (all of the entry's at once: names may go round, t -> u -> t)
-                    renamed = _renamed(tables, by_id, [c for c in entry.changes if isinstance(c, RenameTable)])
-            else:
-                key = by_id[change.table_id]
-                if change.schema is not None:
-                    foreign_keys += bool(change.schema.foreign_keys) - bool(tables[key].schema.foreign_keys)
-                    jsonb_tables += change.schema.has_jsonb - tables[key].schema.has_jsonb
-                    referencing = None
-                tables[key] = tables[key].with_files(change.added, change.removed, change.deleted,
-                                                     change.schema, change.moved, entry.csn, change.forget_before)
+            elif renamed is None:  # a rename - all of the entry's at once: names may go round, t -> u -> t
+                renamed = _renamed(tables, by_id, [c for c in entry.changes if isinstance(c, RenameTable)])
         return CatalogVersion(entry.csn, entry.time_ms, tables, max(self.max_xid, entry.xid), views=views,
                               sequences=sequences, types=types, foreign_keys=foreign_keys,
                               jsonb_tables=jsonb_tables, _ids=by_id,
