@@ -113,6 +113,20 @@ def defer_keys(txn, table_id: str, name: str, check) -> None:
         txn.deferred.pending.append((table_id, name, replace(check, keys=fresh)))
 
 
+def renamed(txn, table_id: str, old: str, new: str) -> None:
+    """The constraint ``old`` of the table ``table_id`` is called ``new`` now (engine/renames.py):
+    its queued checks and its SET CONSTRAINTS mode follow it, as PostgreSQL's deferred triggers,
+    bound to the constraint itself, do (queued under the old name, a check found no constraint
+    of that name at COMMIT and was skipped)."""
+    modes = txn.deferred
+    if modes is None:
+        return
+    if (table_id, old) in modes.named:
+        modes.named[(table_id, new)] = modes.named.pop((table_id, old))
+    modes.pending = [(tid, new, check.renamed(new)) if (tid, name) == (table_id, old) else (tid, name, check)
+                     for tid, name, check in modes.pending]
+
+
 def has_pending(txn) -> bool:
     return txn.deferred is not None and bool(txn.deferred.pending)
 

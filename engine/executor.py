@@ -573,7 +573,7 @@ class Executor:
         merged: dict[int, list] = {}
         for csn, ms, kind, added, deleted, user, cid in rows:  # CREATE + data in one commit: one row
             if csn in merged:
-                merged[csn][2] = merged[csn][2] if kind == "APPEND" else kind
+                merged[csn][2] = merged[csn][2] if kind == "APPEND" or merged[csn][2] == "RENAME" else kind
                 merged[csn][3] += added
                 merged[csn][4] += deleted
             else:
@@ -2188,6 +2188,14 @@ class Executor:
         if ctx.txn.read_only:
             raise errors.ReadOnlyTransaction("cannot execute ALTER TABLE in a read-only transaction")
         from txlake.engine import views  # (views.py builds on this module)
+        renames = [a for a in stmt.actions if isinstance(a, (st.RenameTable, st.RenameConstraint))]
+        if renames and len(stmt.actions) > 1:  # (PostgreSQL's grammar: a RENAME stands alone)
+            raise errors.SyntaxError("ALTER TABLE ... RENAME cannot be combined with other actions")
+        from txlake.engine import renames as table_renames  # (it builds on this module)
+        if renames and isinstance(renames[0], st.RenameConstraint) and version.is_table:
+            return table_renames.rename_constraint(self, ctx, version, renames[0].old, renames[0].new)
+        if renames and isinstance(renames[0], st.RenameTable) and not version.is_view and not version.is_type:
+            return table_renames.rename_table(self, ctx, version, renames[0].new)
         if version.is_sequence:
             raise errors.WrongObjectType(f'"{version.name}" is not a table')
         if version.is_view:  # (ALTER TABLE v RENAME TO w works on a view, as in PostgreSQL)
@@ -2367,7 +2375,7 @@ class Executor:
             if any(fk.name == action.name for fk in schema.foreign_keys):
                 return foreign_keys.validate(self, ctx, version.table_id, table, schema, data, action.name), data
             return checks.validate(self, table, schema, data, action.name), data
-        raise errors.NotSupportedError("ALTER TABLE RENAME TO is not supported yet")
+        raise AssertionError(f"unexpected ALTER TABLE action {action!r}")
 
     def _add_generated(self, ctx: Context, version: TableVersion, schema: TableSchema, data: pa.Table,
                        spec: st.ColumnSpec, col: Column) -> tuple[TableSchema, pa.Table]:
@@ -3231,6 +3239,8 @@ def _commit_kind(change) -> tuple[str, int, int]:
         return "CREATE", 0, 0
     if isinstance(change, v.DropTable):
         return "DROP", 0, 0
+    if isinstance(change, v.RenameTable):
+        return "RENAME", 0, 0
     added, deleted = change.rows_added, change.rows_deleted
     if change.moved:  # deletions it carries over are other commits' (counted there)
         return "COMPACT", 0, 0

@@ -365,6 +365,9 @@ class _NewKeys:
     def batch(self) -> tuple:
         return "new keys", self.child_id, self.was.name, self.was.columns, self.cols, self.refs
 
+    def renamed(self, name: str) -> "_NewKeys":
+        return replace(self, was=replace(self.was, name=name))
+
     @staticmethod
     def violation(ex, ctx, checks: list["_NewKeys"]) -> tuple[int, Exception] | None:
         """(the index of the check that queued it, 23503) of the first of ``checks``' keys
@@ -537,6 +540,9 @@ class _RemovedKeys:
     @functools.cached_property
     def batch(self) -> tuple:
         return "removed keys", self.child_id, self.name, self.parent.table_id, self.parent.schema.schema_id
+
+    def renamed(self, name: str) -> "_RemovedKeys":
+        return replace(self, name=name)
 
     @staticmethod
     def violation(ex, ctx, checks: list["_RemovedKeys"]) -> tuple[int, Exception] | None:

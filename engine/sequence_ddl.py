@@ -167,6 +167,9 @@ def alter_sequence(ex: Executor, ctx: Context, stmt: st.AlterSequence, params) -
     if not version.is_sequence:
         raise errors.WrongObjectType(f'"{version.name}" is not a sequence')
     read_write(ctx, "ALTER SEQUENCE")
+    if stmt.options and stmt.options[0][0] == "rename":
+        from txlake.engine import renames  # (it builds on this module)
+        return renames.rename_table(ex, ctx, version, stmt.options[0][1], "ALTER SEQUENCE")
     made, restart = definition(_with_owner(ctx, stmt.options, version.db, version), version.schema.sequence)
     if restart is not None:
         restarted(ex, ctx, version, made, restart)
@@ -188,7 +191,7 @@ def restarted(ex: Executor, ctx: Context, version: TableVersion, made: SequenceD
 def drop_sequence(ex: Executor, ctx: Context, stmt: st.DropSequence, params) -> Result:
     read_write(ctx, "DROP SEQUENCE")
     targets, notices = ex.dropped(ctx, stmt.sequences, stmt.if_exists, kind="sequence")
-    users = {t.table_id: _default_users(ctx, t) for t in targets}
+    users = {t.table_id: default_users(ctx, t) for t in targets}
     for sequence in targets:
         for table, col in users[sequence.table_id]:
             if col.always:
@@ -211,7 +214,7 @@ def drop_sequence(ex: Executor, ctx: Context, stmt: st.DropSequence, params) -> 
     return Result(status="DROP SEQUENCE", notice="\n".join(notices) or None)
 
 
-def _default_users(ctx: Context, sequence: TableVersion) -> list:
+def default_users(ctx: Context, sequence: TableVersion) -> list:
     """(table, column) of each column whose default takes numbers from ``sequence``."""
     found = []
     for table in ctx.txn.tables(ctx.catalog):
@@ -241,6 +244,11 @@ def make_owned(ex: Executor, ctx: Context, db: str, table_id: str, field_id: int
     taken.add(name)
     made, _ = definition(spec.sequence_options, None, _COLUMN_SEQUENCE_TYPES[kind], (table_id, field_id))
     make(ex, ctx, db, name, made)
+    return nextval_default(db, name)
+
+
+def nextval_default(db: str, name: str) -> str:
+    """The default of a column numbered by the sequence ``db.name``."""
     return f"nextval({dialect.sql_string(qualified_name(db, name))})"
 
 

@@ -24,8 +24,8 @@ import weakref
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import (catalog_views, checks, comments, copy, deferred, prepared, sequence_ddl, table_locks,
-                           uniques, user_types, views, with_writes)
+from txlake.engine import (catalog_views, checks, comments, copy, deferred, prepared, renames, sequence_ddl,
+                           table_locks, uniques, user_types, views, with_writes)
 from txlake.engine.database import Database, default_memory_limit, open_database
 from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result, lock_wait, relation_kind, with_settings
 from txlake.engine.merge import merge
@@ -1084,6 +1084,7 @@ _DATA = {
     st.AlterView: views.alter_view,
     st.CreateIndex: uniques.create_index,
     st.DropIndex: uniques.drop_index,
+    st.AlterIndex: renames.rename_index,
     st.Comment: comments.comment,
     st.LockTable: lambda executor, ctx, stmt, params: Result(status="LOCK TABLE"),  # (taken by table_locks)
 }

@@ -11,7 +11,8 @@ rules; the lock table itself is engine/mvcc/locks.py).
   concurrent writer or a second CREATE INDEX would turn into a 40001 at COMMIT;
 - every other ALTER TABLE, DROP TABLE / VIEW / INDEX (its table), TRUNCATE (CASCADE: the tables
   referencing it too), DROP SCHEMA (its tables), ALTER / CREATE OR REPLACE VIEW: ACCESS EXCLUSIVE;
-- COMMENT ON a table, view, index (its table), column or constraint: SHARE UPDATE EXCLUSIVE;
+- COMMENT ON a table, view, index (its table), column or constraint, ALTER INDEX ... RENAME TO (its
+  table; PostgreSQL's lock on the index): SHARE UPDATE EXCLUSIVE;
 - ALTER TYPE ... ADD VALUE / RENAME VALUE: EXCLUSIVE on the type's catalog entry (PostgreSQL's
   lock on the type object: one change of an enum's labels at a time), none on its tables;
 - ``LOCK [TABLE] name [, ...] [IN mode MODE] [NOWAIT]``: the mode named (ACCESS EXCLUSIVE if none).
@@ -29,8 +30,8 @@ statement that waited runs on what the transaction it waited for committed, as i
 ``follow`` then moves the transaction's view of each table a DDL statement locked to its newest
 committed version (PostgreSQL's DDL reads the newest catalog and rewrites the newest rows, not
 the snapshot's), and of each table a writer locked whose schema changed since the snapshot (an
-INSERT that waited for an ALTER TABLE writes rows of the new schema). A table dropped meanwhile
-is 42P01.
+INSERT that waited for an ALTER TABLE writes rows of the new schema). A table dropped or renamed
+meanwhile is 42P01: the name the statement resolved names nothing now.
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ class Target:
     of: str = "relation"
 
 
-_DDL = (st.AlterTable, st.CreateIndex, st.DropIndex, st.DropTable, st.Truncate, st.CreateTable, st.DropSchema)
+_DDL = (st.AlterTable, st.AlterIndex, st.CreateIndex, st.DropIndex,
+        st.DropTable, st.Truncate, st.CreateTable, st.DropSchema)
 _PLAIN = (st.Query, st.Explain, st.Insert, st.Update, st.Delete, st.Merge, st.Copy, st.WithWrites)  # (not DDL)
 _PLANS: dict[int, tuple[st.Statement, tuple[Target, ...]]] = {}  # id(statement) -> (it, its targets)
 _PLANS_KEPT = 4096
@@ -132,6 +134,9 @@ def _plan(stmt: st.Statement) -> tuple[Target, ...]:
         return (Target(stmt.table, mode), *referenced)
     if isinstance(stmt, st.CreateIndex):
         return (Target(stmt.table, SHARE_ROW_EXCLUSIVE),)
+    if isinstance(stmt, st.AlterIndex):  # (PostgreSQL's ALTER INDEX renames any relation: then as ALTER TABLE's)
+        return (Target(stmt.index, ACCESS_EXCLUSIVE), Target(stmt.index, MODE_NAMES.index("SHARE UPDATE EXCLUSIVE"),
+                                                            "index"))
     if isinstance(stmt, st.DropIndex):
         return tuple(Target(name, ACCESS_EXCLUSIVE, "index") for name in stmt.indexes)
     if isinstance(stmt, (st.DropTable, st.Truncate)):
@@ -284,7 +289,7 @@ def follow(db, txn: Transaction, stmt: st.Statement, taken: list[tuple[str, int]
         if seen is None or base is None:
             continue  # (made or dropped by this transaction)
         current = latest.by_id(table_id)
-        if current is None:
+        if current is None or current.name != base.name:  # (dropped, or renamed: the name it resolved is gone)
             raise errors.UndefinedTable(f'relation "{seen.name}" does not exist')
         if current is base or not (mode != ROW_EXCLUSIVE or current.schema.schema_id != seen.schema.schema_id):
             continue

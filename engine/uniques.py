@@ -257,6 +257,9 @@ class DeferredCheck:
     table_id: str
     name: str
 
+    def renamed(self, name: str) -> "DeferredCheck":
+        return replace(self, name=name)
+
     def __call__(self, ex, ctx) -> None:
         txn = ctx.txn
         version = txn.changes.get(self.table_id)

@@ -568,20 +568,33 @@ def rename(ex: Executor, ctx: Context, version: TableVersion, new: st.TableName)
     if ctx.txn.table(ctx.catalog, version.db, new.name) is not None:
         raise errors.DuplicateTable(f'relation "{new.name}" already exists')
     renamed = TableVersion(uuid.uuid4().hex, version.db, new.name, version.schema)
-    readers = [v for v in dependents(ctx, {version.table_id})
-               if any(d.table_id == version.table_id for d in v.schema.view.depends)]
+    readers = _readers(ctx, version)
     ex._write(ctx, version, None, check_ssi=False)
     ex._write(ctx, None, renamed, check_ssi=False)
-    for reader in readers:
+    follow_rename(ex, ctx, version, renamed, readers)
+    return Result(status="ALTER VIEW")
+
+
+def _readers(ctx: Context, version: TableVersion) -> list[TableVersion]:
+    """The views that read ``version`` itself (not through another view)."""
+    return [v for v in dependents(ctx, {version.table_id})
+            if any(d.table_id == version.table_id for d in v.schema.view.depends)]
+
+
+def follow_rename(ex: Executor, ctx: Context, old: TableVersion, renamed: TableVersion,
+                  readers: list[TableVersion] | None = None) -> None:
+    """The views reading ``old`` made to read ``renamed`` (a table keeps its id; a view renamed
+    is made anew): as PostgreSQL's, which bind by OID, their definitions then name it so.
+    ``readers``: those views, if found before ``old`` was written."""
+    for reader in _readers(ctx, old) if readers is None else readers:
         definition = reader.schema.view
-        query = _renamed_in(_stored_tree(definition.query), version, new.name)
-        depends = tuple(ViewDependency(renamed.table_id, d.db, new.name, d.columns)
-                        if d.table_id == version.table_id else d for d in definition.depends)
+        query = _renamed_in(_stored_tree(definition.query), old, renamed.name)
+        depends = tuple(ViewDependency(renamed.table_id, d.db, renamed.name, d.columns)
+                        if d.table_id == old.table_id else d for d in definition.depends)
         changed = dataclasses.replace(definition, query=query, depends=depends)
         _definition_query(changed.query)  # (reads back as one query)
         schema = dataclasses.replace(reader.schema, schema_id=reader.schema.schema_id + 1, view=changed)
         ex._write(ctx, reader, dataclasses.replace(reader, schema=schema, caches={}), check_ssi=False)
-    return Result(status="ALTER VIEW")
 
 
 def _stored_tree(text: str) -> exp.Expression:

@@ -108,6 +108,12 @@ class ValidateConstraint(exp.Expression):
     arg_types = {"this": True}
 
 
+class RenameConstraint(exp.Expression):
+    """ALTER TABLE's ``RENAME CONSTRAINT a TO b`` (sqlglot reads none): ``this`` a, ``to`` b."""
+
+    arg_types = {"this": True, "to": True}
+
+
 # LOCK TABLE's modes, longest first where one begins another (SHARE ROW EXCLUSIVE, SHARE)
 _LOCK_MODES = (("ACCESS", "SHARE"), ("ROW", "SHARE"), ("ROW", "EXCLUSIVE"), ("SHARE", "UPDATE", "EXCLUSIVE"),
                ("SHARE", "ROW", "EXCLUSIVE"), ("SHARE",), ("EXCLUSIVE",), ("ACCESS", "EXCLUSIVE"))
@@ -471,6 +477,14 @@ class TxlakeParser(DuckDB.Parser):
 
     def _parse_alter_table_add(self):
         return self._in_alter_action_list(super()._parse_alter_table_add)
+
+    def _parse_alter_table_rename(self):
+        if not self._match(TokenType.CONSTRAINT):
+            return super()._parse_alter_table_rename()
+        old = self._parse_id_var(any_token=False)
+        if old is None or not self._match_text_seq("TO"):
+            self.raise_error(f'at or near "{self._curr.text}"' if self._curr else "at end of input", self._curr)
+        return self.expression(RenameConstraint(this=old, to=self._parse_id_var(any_token=False)))
 
     def _parse_validate_constraint(self) -> ValidateConstraint | None:
         if not self._match(TokenType.CONSTRAINT):
@@ -1172,6 +1186,10 @@ class TxlakeParser(DuckDB.Parser):
                 if none:
                     self._advance()
                 options.append(("owned_by", None if none else self._parse_table_parts()))
+            elif word == "RENAME" and restart and not options and self._match_text_seq("TO"):
+                options.append(("rename", self._parse_table_parts()))  # (ALTER SEQUENCE s RENAME TO r)
+                if self._curr and self._curr.token_type != TokenType.SEMICOLON:
+                    self.raise_error(f'at or near "{self._curr.text}"', self._curr)
             elif word in ("RENAME", "SET", "OWNER") and restart and not options:
                 raise errors.NotSupportedError(f"ALTER SEQUENCE ... {word} is not supported")
             else:

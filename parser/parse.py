@@ -21,8 +21,8 @@ from sqlglot.tokens import TokenType
 
 from txlake import errors
 from txlake.parser import statements as st
-from txlake.parser.dialect import (SOURCE_SPAN, CommentOn, ConstraintTiming, Control, LockCommand, SequenceCommand,
-                                    Txlake, TypeCommand, ValidateConstraint)
+from txlake.parser.dialect import (SOURCE_SPAN, CommentOn, ConstraintTiming, Control, LockCommand,
+                                    RenameConstraint, SequenceCommand, Txlake, TypeCommand, ValidateConstraint)
 from txlake.parser.semantics import (ARRAY_SET, AVG_MACRO, NAMED_SCHEMAS, SUM_MACRO, boolean_condition,
                                      postgres_semantics)
 from txlake.storage.sequences import sequence_name
@@ -1041,7 +1041,7 @@ def sequence_options(options) -> tuple[tuple[str, object], ...]:
             value = kind
         if name == "owned_by" and value is not None:
             value = _owning_column(value)
-        if name == "sequence_name":
+        if name in ("sequence_name", "rename"):
             value = table_name(value)
         checked.append((name, value))
     return tuple(checked)
@@ -1170,6 +1170,11 @@ def _alter(tree: exp.Alter) -> st.Statement:
             raise errors.NotSupportedError("ALTER VIEW is supported for RENAME TO and RENAME COLUMN only")
         return st.AlterView(view=table_name(tree.this), new=table_name(actions[0].this),
                             if_exists=bool(tree.args.get("exists")))
+    if _kind(tree) == "INDEX":
+        if len(actions) != 1 or not isinstance(actions[0], exp.AlterRename):
+            raise errors.NotSupportedError("ALTER INDEX is supported for RENAME TO only")
+        return st.AlterIndex(index=table_name(tree.this), new=table_name(actions[0].this),
+                             if_exists=bool(tree.args.get("exists")))
     if (tree.args.get("kind") or "").upper() != "TABLE":
         raise errors.NotSupportedError(f"ALTER {tree.args.get('kind')} is not supported")
     actions = []
@@ -1193,6 +1198,8 @@ def _alter(tree: exp.Alter) -> st.Statement:
                                             not_valid=bool(tree.args.get("not_valid"))))
         elif isinstance(action, ValidateConstraint):
             actions.append(st.ValidateConstraint(identifier(action.this)))
+        elif isinstance(action, RenameConstraint):
+            actions.append(st.RenameConstraint(identifier(action.this), identifier(action.args["to"])))
         elif isinstance(action, exp.Drop) and _kind(action) == "CONSTRAINT":
             for target in action.args.get("tables") or [action.this]:
                 actions.append(st.DropConstraint(identifier(target.this), if_exists=bool(action.args.get("exists")),

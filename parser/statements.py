@@ -391,6 +391,14 @@ class CreateIndex(Statement):
 
 
 @dataclass(frozen=True)
+class AlterIndex(Statement):
+    """``ALTER INDEX [IF EXISTS] name RENAME TO new``."""
+    index: TableName
+    new: TableName
+    if_exists: bool = False
+
+
+@dataclass(frozen=True)
 class DropIndex(Statement):
     """``DROP INDEX [IF EXISTS] name [, ...] [CASCADE | RESTRICT]``."""
     indexes: tuple[TableName, ...]
@@ -586,10 +594,16 @@ class RenameTable:
 
 
 @dataclass(frozen=True)
+class RenameConstraint:
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
 class AlterTable(Statement):
     table: TableName
     actions: tuple[AddColumn | DropColumn | RenameColumn | AlterColumn | AddConstraint | DropConstraint
-                   | ValidateConstraint | RenameTable, ...] = ()
+                   | ValidateConstraint | RenameTable | RenameConstraint, ...] = ()
     if_exists: bool = False
 
 

@@ -37,7 +37,7 @@ from txlake.storage.datafiles import DataFileStore
 from txlake.storage.schema import TableSchema
 from txlake.storage.sequences import sequence_file
 from txlake.storage.version import (ENCODED, CatalogVersion, ChangeData, CreateTable, DataFile, DropTable,
-                                    LogEntry, PythonRows, TableVersion, encode_inline)
+                                    LogEntry, PythonRows, RenameTable, TableVersion, encode_inline)
 
 
 # Data files hold at most this many rows: a deletion touches (re-filters, re-publishes) one
@@ -139,6 +139,12 @@ class CommitState(enum.Enum):
     ABORTED = "aborted"
 
 
+# the parts of a table's schema a rename changes without a new schema id - a constraint or index
+# renamed, a key's name kept (engine/renames.py); their other changes come with one, which a
+# concurrent change of the table then meets as 40001
+_RENAMEABLE = ("primary_key_name", "checks", "uniques", "indexes", "foreign_keys")
+
+
 @dataclass(frozen=True)
 class TableDelta:
     """What one transaction did to one table: its snapshot's version and its working version.
@@ -190,6 +196,10 @@ class TableDelta:
         return (self.base is not None and self.work is not None
                 and self.work.schema.schema_id != self.base.schema.schema_id)
 
+    def renamed(self) -> bool:
+        """Did the transaction rename the table (ALTER TABLE ... RENAME TO)?"""
+        return self.base is not None and self.work is not None and self.work.name != self.base.name
+
     def catalog_changed(self, onto: TableVersion) -> TableSchema | None:
         """``onto``'s schema with what this transaction changed of the table's catalog entry
         without a new schema id - its comments (COMMENT ON), its enum columns' labels and their
@@ -203,6 +213,9 @@ class TableDelta:
             return None
         mine, theirs = work.schema, base.schema
         schema = onto.schema
+        for part in _RENAMEABLE:  # (first: a comment is kept on an object of the schema only)
+            if getattr(mine, part) != getattr(theirs, part):
+                schema = replace(schema, **{part: getattr(mine, part)})
         if mine.comments != theirs.comments:
             for kind, name in dict.fromkeys((c.kind, c.name) for c in theirs.comments + mine.comments):
                 text = mine.comment(kind, name)
@@ -265,7 +278,8 @@ class TableDelta:
             return self.work
         pending = self.pending
         own = {f.file_id: self.work.deleted(f.file_id) for f in pending if self.work.deleted(f.file_id)}
-        return onto.with_files(added=pending, deleted={**deleted, **own}, schema=self.catalog_changed(onto))
+        work = onto.with_files(added=pending, deleted={**deleted, **own}, schema=self.catalog_changed(onto))
+        return work.renamed(self.work.name) if self.renamed() else work
 
 
 class Commit:
@@ -394,14 +408,15 @@ class Commit:
     def vote(self, latest: CatalogVersion, csn: int, time_ms: int) -> LogEntry:
         """Rebase onto ``latest`` and check conflicts; return the entry to append as ``csn``."""
         assert self.state is CommitState.PREPARED
-        dropping = {d.table_id for d in self.deltas if d.base is not None and d.work is None}
+        # tables dropped, or renamed, by this transaction: their names are free for its others
+        dropping = {d.table_id for d in self.deltas if d.base is not None and (d.work is None or d.renamed())}
         changes = []
         for d in self.deltas:
             changes.extend(self._rebase(d, latest, dropping))
         self._check_views(latest)
         self._check_types(latest)
         # drops first: a table dropped and re-created under the same name in one transaction
-        order = {DropTable: 0, CreateTable: 1, ChangeData: 2}
+        order = {DropTable: 0, RenameTable: 1, CreateTable: 2, ChangeData: 3}
         changes.sort(key=lambda c: order[type(c)])
         entry = LogEntry(csn, self.xid, self.commit_user, self.commit_id, time_ms, tuple(changes), self.label)
         if changes and (latest.foreign_keys or any(
@@ -476,6 +491,7 @@ class Commit:
                 f'could not serialize access: relation "{base.name}" was dropped by a concurrent transaction')
         if work is None:
             return [DropTable(d.table_id)]
+        renames = self._rename(d, current, latest, dropping) if d.renamed() else []
         deleted = d.check_conflicts(current)
         # (rows unchanged since the snapshot: its keys, which the statements checked, are current's)
         unchanged = _same_contents(current, base) or _same_rows(current, base)
@@ -493,8 +509,20 @@ class Commit:
                 self._check_keys(current, base.next_file_id if self.keys_checked else 0, files, deleted, unique)
         schema = work.schema if work.schema.schema_id != base.schema.schema_id else d.catalog_changed(current)
         if not files and not removed and not deleted and schema is None:
-            return []
-        return [ChangeData(d.table_id, added=files, removed=removed, deleted=deleted, schema=schema)]
+            return renames
+        return [*renames, ChangeData(d.table_id, added=files, removed=removed, deleted=deleted, schema=schema)]
+
+    @staticmethod
+    def _rename(d: TableDelta, current: TableVersion, latest: CatalogVersion, dropping: set[str]) -> list:
+        """The rename of a table this transaction renamed; 40001 if another renamed it since the
+        snapshot, 42P07 if another took its new name since (as a CREATE of it would be)."""
+        if current.name != d.base.name:
+            raise errors.SerializationFailure(
+                f'could not serialize access: relation "{d.base.name}" was renamed by a concurrent transaction')
+        clash = latest.table(d.work.db, d.work.name)
+        if clash is not None and clash.table_id not in dropping:
+            raise errors.DuplicateTable(f'relation "{d.work.name}" already exists')
+        return [RenameTable(d.table_id, d.work.name)]
 
     def _check_views(self, latest: CatalogVersion) -> None:
         """Views against what others committed since the snapshot (the statements checked the

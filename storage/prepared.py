@@ -217,8 +217,9 @@ class PreparedTransactions:
         if self.warehouse.label_commit(label, aborts=False) is not None:
             raise errors.DuplicateObject(f'label "{label}" is already used')
         for d in deltas:
-            if d.rewritten():
-                raise errors.NotSupportedError("PREPARE TRANSACTION of a transaction that altered a table is not supported")
+            if d.rewritten() or d.renamed():  # (a prepared record has no rename to carry)
+                raise errors.NotSupportedError(
+                    "PREPARE TRANSACTION of a transaction that altered a table is not supported")
             if d.work is not None and (d.work.schema.foreign_keys or self.warehouse.latest.referencing(d.table_id)):
                 # (COMMIT PREPARED does not re-check foreign keys against what committed since)
                 raise errors.NotSupportedError("PREPARE TRANSACTION of a transaction that wrote a table with a "

@@ -202,8 +202,13 @@ class Publisher:
             tables = [v for v in catalog.tables.values() if v.is_table] \
                 if catalog.views or catalog.sequences or catalog.types \
                 else catalog.tables.values()
+            moved = False  # (a table renamed: its old directory's metadata goes)
             for version in tables:
                 if self._versions.get(version.table_id) is not version:
+                    before = self._versions.get(version.table_id)
+                    if before is not None and before.name != version.name:
+                        moved = True
+                        self._forget(version.table_id)  # (what it knew was of the old directory)
                     try:
                         self._publish_table(catalog, version, lock)
                     except _Dropped:
@@ -216,13 +221,19 @@ class Publisher:
                     self._versions[version.table_id] = version
             if failure is not None:  # (reported, and the pass not counted: the next one tries again)
                 raise failure
-            if len(self._versions) != len(tables) or self._published_csn < 0:
+            if len(self._versions) != len(tables) or self._published_csn < 0 or moved:
                 live = {v.table_id for v in tables}
                 for table_id in [t for t in self._versions if t not in live]:
                     del self._versions[table_id]
                     self._published.pop(table_id, None)
                 self._drop_stale({table_dir(v.db, v.name) for v in tables}, lock)
             self._published_csn = catalog.csn
+
+    def _forget(self, table_id: str) -> None:
+        """Forget the Paimon state this publisher knows of a table, whose directory changed: the
+        new one is looked at afresh (its metadata may be a dropped table's of that name)."""
+        self._published.pop(table_id, None)
+        self._schemas_seen = {seen for seen in self._schemas_seen if seen[0] != table_id}
 
     def _publish_table(self, catalog: CatalogVersion, version: TableVersion, lock: "PaimonLock") -> None:
         """Publish ``version``; raises ``_Dropped`` if the table was dropped since ``catalog``.
@@ -343,8 +354,10 @@ class Publisher:
             return None
         prefix = table_dir(version.db, version.name) + os.sep
         name = f.path[len(prefix):] if f.path.startswith(prefix) else f.path
-        if not deleted:
+        if not deleted and f.path.startswith(prefix):
             return PublishedFile(name, f.size, rows, f.schema_id)
+        # (a file of a table renamed since it was written lives in the old name's directory: a
+        # Paimon table reads its own bucket-0/ only, so it gets a copy there, as a rewrite of 0 rows)
         # (a name no data file has: a Spark task's second file is data-<job>-<task>-1.parquet)
         stem = os.path.basename(name).removesuffix(".parquet")
         name = os.path.join(BUCKET_DIR, f"{stem}{REWRITE_MARK}{len(deleted)}.parquet")
@@ -380,8 +393,9 @@ class Publisher:
         self.warehouse.store.write_named(full, data)
 
     def _drop_stale(self, live_dirs: set[str], lock: "PaimonLock") -> None:
-        """Remove the Paimon metadata of tables that no longer exist: of a directory no live
-        table has whose schemas name a table that is not live either - asked of the catalog
+        """Remove the Paimon metadata of tables that no longer exist there: of a directory no
+        live table has whose schemas name no table live under that name (one dropped, or
+        renamed: it is published under its new name, in that name's directory) - asked of the catalog
         again, holding the Paimon lock exclusively. (Another process may have created and
         published a table since this pass read the catalog: its schemas name it, and it is
         live by then.)"""
@@ -395,10 +409,11 @@ class Publisher:
                     stale.append(PaimonTable(os.path.join(root, rel), self.warehouse.fs))
         if stale:
             with lock.exclusive():
-                live = {v.table_id for v in self.warehouse.refresh().tables.values()}
+                live = {v.table_id: table_dir(v.db, v.name) for v in self.warehouse.refresh().tables.values()}
                 for paimon in stale:
                     owners = _owners(paimon)
-                    if owners and not owners & live:
+                    here = os.path.relpath(paimon.dir, root)
+                    if owners and not any(live.get(owner) == here for owner in owners):
                         paimon.drop_metadata()
 
 

@@ -21,7 +21,7 @@ import itertools
 import math
 import re
 import zoneinfo
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 import pyarrow as pa
@@ -699,6 +699,10 @@ class TableVersion:
         built = built or carried
         return keys, others, {CARRIED: built} if built else {}
 
+    def renamed(self, name: str) -> "TableVersion":
+        """The same table (id, files, rows) called ``name``; caches are not carried over."""
+        return replace(self, name=name, caches={})
+
     def to_json(self) -> dict:
         """The version as a checkpoint holds it (storage/checkpoint.py): its files as a log
         entry lists them, inline rows included."""
@@ -823,6 +827,18 @@ class DropTable:
 
 
 @dataclass(frozen=True)
+class RenameTable:
+    """``ALTER TABLE ... RENAME TO``: the table ``table_id`` is called ``name`` from now on (in
+    its schema; its files stay where they are, named by their paths)."""
+
+    table_id: str
+    name: str
+
+    def to_json(self) -> dict:
+        return {"op": "rename", "table_id": self.table_id, "name": self.name}
+
+
+@dataclass(frozen=True)
 class ChangeData:
     """Rows added (new files), files removed, rows deleted (bitmaps per file), new schema."""
 
@@ -856,7 +872,7 @@ class ChangeData:
         return d
 
 
-Change = CreateTable | DropTable | ChangeData
+Change = CreateTable | DropTable | RenameTable | ChangeData
 
 
 def change_from_json(d: dict) -> Change:
@@ -865,6 +881,8 @@ def change_from_json(d: dict) -> Change:
         return CreateTable(d["table_id"], d["db"], d["name"], TableSchema.from_json(d["schema"]))
     if op == "drop":
         return DropTable(d["table_id"])
+    if op == "rename":
+        return RenameTable(d["table_id"], d["name"])
     if op == "data":  # (the usual case - another process's commit, replayed - without the empty parts)
         removed, moved = d["removed"], d.get("moved")
         return ChangeData(
@@ -1005,8 +1023,17 @@ class CatalogVersion:
         views, sequences, types, foreign_keys = self.views, self.sequences, self.types, self.foreign_keys
         jsonb_tables = self.jsonb_tables
         referencing = self._referencing
+        renamed = None
         for change in entry.changes:
-            if isinstance(change, CreateTable):
+            if type(change) is ChangeData:  # (the usual change: asked first)
+                key = by_id[change.table_id]
+                if change.schema is not None:
+                    foreign_keys += bool(change.schema.foreign_keys) - bool(tables[key].schema.foreign_keys)
+                    jsonb_tables += change.schema.has_jsonb - tables[key].schema.has_jsonb
+                    referencing = None
+                tables[key] = tables[key].with_files(change.added, change.removed, change.deleted,
+                                                     change.schema, change.moved, entry.csn, change.forget_before)
+            elif isinstance(change, CreateTable):
                 tables[(change.db, change.name)] = TableVersion(change.table_id, change.db, change.name, change.schema,
                                                                 rows_csn=entry.csn)
                 by_id[change.table_id] = (change.db, change.name)
@@ -1024,15 +1051,20 @@ class CatalogVersion:
                 foreign_keys -= bool(dropped.schema.foreign_keys)
                 jsonb_tables -= dropped.schema.has_jsonb
                 referencing = None
-            else:
-                key = by_id[change.table_id]
-                if change.schema is not None:
-                    foreign_keys += bool(change.schema.foreign_keys) - bool(tables[key].schema.foreign_keys)
-                    jsonb_tables += change.schema.has_jsonb - tables[key].schema.has_jsonb
-                    referencing = None
-                tables[key] = tables[key].with_files(change.added, change.removed, change.deleted,
-                                                     change.schema, change.moved, entry.csn, change.forget_before)
+            elif renamed is None:  # a rename - all of the entry's at once: names may go round, t -> u -> t
+                renamed = _renamed(tables, by_id, [c for c in entry.changes if isinstance(c, RenameTable)])
         return CatalogVersion(entry.csn, entry.time_ms, tables, max(self.max_xid, entry.xid), views=views,
                               sequences=sequences, types=types, foreign_keys=foreign_keys,
                               jsonb_tables=jsonb_tables, _ids=by_id,
                               _referencing=referencing)
+
+
+def _renamed(tables: dict, by_id: dict, renames: list[RenameTable]) -> bool:
+    """``tables`` and ``by_id`` with the tables of ``renames`` under their new names: every old
+    name freed before any new one is taken, so two tables can swap names in one entry."""
+    moving = [tables.pop(by_id[c.table_id]) for c in renames]
+    for change, version in zip(renames, moving):
+        version = version.renamed(change.name)
+        tables[version.key] = version
+        by_id[change.table_id] = version.key
+    return True

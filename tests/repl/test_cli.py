@@ -278,6 +278,17 @@ def test_meta_commands_list_and_describe_views(main, tmp_path):
     assert 'Table "t"' in out
 
 
+def test_describe_a_renamed_table(main, tmp_path):
+    wh = str(tmp_path / "wh")
+    done = main(wh, "-c", "CREATE TABLE t (id SERIAL PRIMARY KEY, a INT CHECK (a > 0))", "-c",
+                "ALTER TABLE t RENAME TO u", "-c", "\\d u", "-c", "\\dt")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.splitlines()
+    assert 'Table "u"' in out and '    "t_pkey" PRIMARY KEY, btree (id)' in out
+    assert '    "t_a_check" CHECK (a > 0)' in out
+    assert any("| u " in line for line in out) and not any("| t " in line for line in out)
+
+
 def test_describe_lists_check_constraints_as_psql(main, tmp_path):
     wh = str(tmp_path / "wh")
     done = main(wh, "-c", "CREATE TABLE t (id INT PRIMARY KEY, a INT CHECK (a > 0), b INT, "

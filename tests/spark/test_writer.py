@@ -230,3 +230,14 @@ def test_an_append_computes_generated_columns(engine, wh):
         writer.write(iter([pa.record_batch([pa.array([0], pa.int32())], names=["a"])]))
     with pytest.raises(txlake.IntegrityError, match='null value in column "c"'):
         writer.write(iter([pa.record_batch([pa.array([None], pa.int32())], names=["a"])]))
+
+
+def test_a_renamed_table_is_read_and_written_by_its_new_name(spark, engine, wh):
+    engine.execute("CREATE TABLE old_name (id SERIAL PRIMARY KEY, name TEXT)")
+    engine.execute("INSERT INTO old_name (name) VALUES ('sql')")
+    engine.execute("ALTER TABLE old_name RENAME TO new_name")
+    spark.createDataFrame([("spark",)], "name string").write.format("txlake").mode("append").save(f"{wh}/new_name")
+    assert sorted(r.name for r in spark.read.format("txlake").load(f"{wh}/new_name").collect()) == ["spark", "sql"]
+    assert engine.execute("SELECT id, name FROM new_name ORDER BY id").fetchall() == [(1, "sql"), (2, "spark")]
+    with pytest.raises(Exception, match='relation "default.old_name" does not exist'):
+        spark.read.format("txlake").load(f"{wh}/old_name").collect()
