@@ -16,7 +16,7 @@ import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
-from txlake.engine import intervals, jsonb, pg_text
+from txlake.engine import buckets, intervals, jsonb, pg_text
 from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, BOOLEAN_MACRO,
                                      BOOLEAN_WORDS, BYTEA_IN, BYTEA_LENGTH, BYTEA_MACRO, DIVIDE_MACRO, DIVISOR_MACRO,
                                      EPOCH_MACRO, ESCAPE_IN, ESCAPE_OUT, FLOAT_PRODUCT_MACRO, FLOAT_SUM_MACRO,
@@ -525,6 +525,34 @@ SERIES_MACROS = (
     f"CREATE MACRO {SERIES_LIST}{_series_list()}",
 )
 
+# width_bucket(): of numerics (engine/buckets.py's numeric function) where an operand is a
+# numeric and none a double or real, as PostgreSQL resolves the call, else of doubles (integers
+# too: PostgreSQL's float8 form is the preferred one); of an operand and a sorted array of
+# thresholds, the number of thresholds at or below it, found by array.c's binary search (an unsorted
+# array gives what PostgreSQL's gives)
+def _typed_as(types: str, *values: str) -> str:
+    return " OR ".join(f"typeof({v}) {types}" for v in values)
+
+
+_BUCKET_OPERANDS = ("x", "low", "high")
+_NUMERIC, _FLOAT = "LIKE 'DECIMAL%'", "IN ('DOUBLE', 'FLOAT')"
+_NUMERIC_BUCKETS = f"({_typed_as(_NUMERIC, *_BUCKET_OPERANDS)}) AND NOT ({_typed_as(_FLOAT, *_BUCKET_OPERANDS)})"
+_THRESHOLD_SEARCH = (
+    "list_reduce(range(CAST(ceil(log2(len(t) + 1)) AS BIGINT) + 1), lambda lr, i: CASE WHEN lr[1] >= lr[2] THEN lr "
+    "WHEN x < t[(lr[1] + lr[2]) // 2 + 1] THEN [lr[1], (lr[1] + lr[2]) // 2] "
+    "ELSE [(lr[1] + lr[2]) // 2 + 1, lr[2]] END, [0, len(t)])[1]")
+BUCKET_MACROS = (
+    "CREATE MACRO width_bucket(x, low, high, n) AS CASE "
+    f"WHEN {_NUMERIC_BUCKETS} THEN txl_width_bucket_numeric("
+    + ", ".join(f"CAST({v} AS VARCHAR)" for v in _BUCKET_OPERANDS) + ", CAST(n AS INTEGER)) "
+    "ELSE txl_width_bucket_float8(" + ", ".join(f"CAST({v} AS DOUBLE)" for v in _BUCKET_OPERANDS)
+    + ", CAST(n AS INTEGER)) END, "
+    f"(x, t) AS CASE WHEN x IS NULL OR t IS NULL THEN NULL "
+    f"WHEN list_contains(list_transform(t, lambda e: e IS NULL), true) THEN error('{buckets.NULL_THRESHOLD}') "
+    f"ELSE CAST({_THRESHOLD_SEARCH} AS INTEGER) END",
+)
+
+
 # to_char of a number (parser/semantics.py TO_CHAR_MACRO): formatting.c's function of the
 # PostgreSQL type a DuckDB type holds (parser/number_format.py), called with the value as
 # that function takes it - a numeric as its text, which keeps its scale
@@ -552,7 +580,11 @@ def postgres_semantics(con) -> None:
             _vectorized(function, returns) if len(params) == 1 else _vectorized_pair(function, returns)
         con.create_function(name, vectorized, [duckdb.sqltype(p) for p in params],
                             duckdb.sqltype(returns), type="arrow", side_effects=False)
-    for statement in SESSION_SETUP + MACROS + TEXT_MACROS + ARRAY_MACROS + SERIES_MACROS + TO_CHAR_MACROS:
+    for name, (function, operand_type) in buckets.FUNCTIONS.items():
+        con.create_function(name, function, [duckdb.sqltype(operand_type)] * 3 + [duckdb.sqltype("INTEGER")],
+                            duckdb.sqltype("INTEGER"), type="arrow", side_effects=False)
+    for statement in (SESSION_SETUP + MACROS + TEXT_MACROS + ARRAY_MACROS + SERIES_MACROS + TO_CHAR_MACROS
+                      + BUCKET_MACROS):
         con.execute(statement)
     jsonb.register(con)
 

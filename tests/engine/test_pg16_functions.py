@@ -1,0 +1,76 @@
+"""PostgreSQL 16's functions that were missing (42883) or refused (0A000): each as PostgreSQL's
+regression tests (src/test/regress/expected/*.out) and func.sgml show it - NULLs, types, errors."""
+
+import pytest
+
+import txlake
+
+
+@pytest.fixture
+def conn(connect):
+    return connect(autocommit=True)
+
+
+def one(conn, sql, params=()):
+    return conn.execute(sql, params).fetchone()
+
+
+def fails(conn, sql, sqlstate, words=""):
+    with pytest.raises(txlake.Error) as e:
+        conn.execute(sql).fetchall()
+    assert e.value.sqlstate == sqlstate, str(e.value)
+    assert words in str(e.value)
+
+
+# --- width_bucket (numeric.out) ----------------------------------------------------------------
+
+def test_width_bucket_of_numerics_and_doubles(conn):
+    assert one(conn, "SELECT width_bucket(5.35, 0.024, 10.06, 5), width_bucket(5.35::float8, 0.024, 10.06, 5), "
+                     "width_bucket(-1, 0, 10, 5), width_bucket(10, 0, 10, 5), width_bucket(0, 0, 10, 5), "
+                     "width_bucket(3, 10, 0, 5), width_bucket(0, 10, 0, 5), width_bucket(11, 10, 0, 5)") == (
+        3, 3, 0, 6, 1, 4, 6, 0)
+    conn.execute("CREATE TABLE w (n NUMERIC(30, 15), f DOUBLE PRECISION)")
+    conn.execute("INSERT INTO w VALUES (-5.2, -5.2), (0.000000000001, 0.000000000001), (1.99999999999999, "
+                 "1.99999999999999), (2, 2), (9.99999999999999, 9.99999999999999), (10, 10), (NULL, NULL)")
+    # numeric.out's width_bucket_test: wb_1 (0, 10, 5), wb_2 (10, 0, 5), wb_3 (2, 8, 4), wb_5 (-25, 25, 10)
+    rows = conn.execute("SELECT width_bucket(n, 0, 10, 5), width_bucket(f, 0, 10, 5), width_bucket(n, 10, 0, 5), "
+                        "width_bucket(f, 2, 8, 4), width_bucket(n, -25, 25, 10) FROM w ORDER BY n").fetchall()
+    assert rows == [(0, 0, 6, 0, 4), (1, 1, 5, 0, 6), (1, 1, 5, 0, 6), (2, 2, 5, 1, 6), (5, 5, 1, 5, 7),
+                    (6, 6, 1, 5, 8), (None, None, None, None, None)]
+    assert [d[1] for d in conn.execute("SELECT width_bucket(1.5, 0, 2, 3)").description] == ["INTEGER"]
+
+
+def test_width_bucket_of_an_infinite_operand_and_huge_bounds(conn):
+    assert one(conn, "SELECT width_bucket('Infinity'::float8, 1, 10, 10), "
+                     "width_bucket('-Infinity'::float8, 1, 10, 10), width_bucket(1e300::float8, -1e308, 1e308, 10), "
+                     "width_bucket(?, 0, 10, 5)", [7.5]) == (
+        11, 0, 6, 4)
+
+
+@pytest.mark.parametrize("sql, sqlstate, words", [
+    ("SELECT width_bucket(5.0, 3.0, 4.0, 0)", "2201G", "count must be greater than zero"),
+    ("SELECT width_bucket(5.0, 3.0, 4.0, -5)", "2201G", "count must be greater than zero"),
+    ("SELECT width_bucket(3.5, 3.0, 3.0, 888)", "2201G", "lower bound cannot equal upper bound"),
+    ("SELECT width_bucket(3.5::float8, 3.0::float8, 3.0::float8, 888)", "2201G", "lower bound cannot equal"),
+    ("SELECT width_bucket('NaN', 3.0, 4.0, 888)", "2201G", "operand, lower bound, and upper bound cannot be NaN"),
+    ("SELECT width_bucket(0::float8, 'NaN', 4.0::float8, 888)", "2201G", "cannot be NaN"),
+    ("SELECT width_bucket(2.0, 3.0, '-inf', 888)", "2201G", "lower and upper bounds must be finite"),
+    ("SELECT width_bucket(0::float8, '-inf', 4.0::float8, 888)", "2201G", "lower and upper bounds must be finite"),
+    ("SELECT width_bucket(10.0, 0, 10, 2147483647)", "22003", "integer out of range"),
+    ("SELECT width_bucket(5.0, 'x', 10, 5)", "22P02", 'invalid input syntax for type numeric: "x"'),
+    ("SELECT width_bucket(5, ARRAY[1, NULL])", "22004", "thresholds array must not contain NULLs"),
+])
+def test_width_bucket_refuses_what_postgres_refuses(conn, sql, sqlstate, words):
+    fails(conn, sql, sqlstate, words)
+
+
+def test_width_bucket_of_thresholds(conn):
+    """The number of thresholds at or below the operand, by PostgreSQL's binary search (an
+    unsorted array gives what it gives there)."""
+    assert one(conn, "SELECT width_bucket(5, ARRAY[1, 3, 4, 10]), width_bucket(0, ARRAY[1]), "
+                     "width_bucket(2, ARRAY[]::int[]), width_bucket(5, ARRAY[10, 1, 4]), "
+                     "width_bucket(date '2024-01-02', ARRAY[date '2024-01-01', date '2024-02-01']), "
+                     "width_bucket(NULL::int, ARRAY[1]), width_bucket(1, NULL::int[]), "
+                     "width_bucket('m', ARRAY['a', 'm', 'z'])") == (3, 0, 0, 3, 1, None, None, 2)
+    assert conn.execute("SELECT x, width_bucket(x, ARRAY[1.5, 3, 10]) FROM (VALUES (1), (3), (11)) t(x) "
+                        "ORDER BY x").fetchall() == [(1, 0), (3, 2), (11, 3)]
