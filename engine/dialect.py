@@ -16,7 +16,7 @@ import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
-from txlake.engine import buckets, intervals, jsonb, pg_text
+from txlake.engine import buckets, intervals, jsonb, pg_text, regexp_functions
 from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, BOOLEAN_MACRO,
                                      BOOLEAN_WORDS, BYTEA_IN, BYTEA_LENGTH, BYTEA_MACRO, DIVIDE_MACRO, DIVISOR_MACRO,
                                      EPOCH_MACRO, ESCAPE_IN, ESCAPE_OUT, FLOAT_PRODUCT_MACRO, FLOAT_SUM_MACRO,
@@ -583,8 +583,11 @@ def postgres_semantics(con) -> None:
     for name, (function, operand_type) in buckets.FUNCTIONS.items():
         con.create_function(name, function, [duckdb.sqltype(operand_type)] * 3 + [duckdb.sqltype("INTEGER")],
                             duckdb.sqltype("INTEGER"), type="arrow", side_effects=False)
+    for name, (function, params, returns) in regexp_functions.FUNCTIONS.items():
+        con.create_function(name, function, [duckdb.sqltype(p) for p in params], duckdb.sqltype(returns),
+                            type="arrow", null_handling="special", side_effects=False)
     for statement in (SESSION_SETUP + MACROS + TEXT_MACROS + ARRAY_MACROS + SERIES_MACROS + TO_CHAR_MACROS
-                      + BUCKET_MACROS):
+                      + BUCKET_MACROS + regexp_functions.MACROS):
         con.execute(statement)
     jsonb.register(con)
 

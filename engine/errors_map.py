@@ -144,7 +144,8 @@ _DOMAIN_ERRORS = (("negative substring length", "22011"), ("square root of a neg
                   ("null value not allowed for object key", "22004"),  # (json_object_agg's)
                   ("interval out of range", "22008"),  # (engine/intervals.py's)
                   *((words, "2201G") for words in buckets.WIDTH_BUCKET_ERRORS), ("integer out of range", "22003"),
-                  (buckets.NULL_THRESHOLD.lower(), "22004"))  # (a macro's: its words lower-cased)
+                  (buckets.NULL_THRESHOLD.lower(), "22004"),  # (a macro's: its words lower-cased)
+                  ("invalid regular expression: ", "2201B"))  # (engine/regexp_functions.py's)
 
 
 # DuckDB binder errors (their words, lower case) -> PostgreSQL's SQLSTATE and message

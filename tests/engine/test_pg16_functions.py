@@ -74,3 +74,72 @@ def test_width_bucket_of_thresholds(conn):
                      "width_bucket('m', ARRAY['a', 'm', 'z'])") == (3, 0, 0, 3, 1, None, None, 2)
     assert conn.execute("SELECT x, width_bucket(x, ARRAY[1.5, 3, 10]) FROM (VALUES (1), (3), (11)) t(x) "
                         "ORDER BY x").fetchall() == [(1, 0), (3, 2), (11, 3)]
+
+
+# --- regexp_count, regexp_instr, regexp_like, regexp_substr (strings.out) ---------------------
+
+def test_regexp_count(conn):
+    assert one(conn, "SELECT regexp_count('123123123123123', '(12)3'), regexp_count('123123123123', '123', 1), "
+                     "regexp_count('123123123123', '123', 3), regexp_count('123123123123', '123', 33), "
+                     "regexp_count('ABCABCABCABC', 'Abc', 1, ''), regexp_count('ABCABCABCABC', 'Abc', 1, 'i'), "
+                     "regexp_count('abc', ''), regexp_count(NULL, '123', 3), regexp_count('a1b22', '[[:digit:]]')") == (
+        5, 4, 3, 0, 0, 4, 4, None, 3)
+
+
+def test_regexp_instr(conn):
+    assert one(conn, "SELECT regexp_instr('abcdefghi', 'd.f'), regexp_instr('abcdefghi', 'd.q'), "
+                     "regexp_instr('abcabcabc', 'a.c'), regexp_instr('abcabcabc', 'a.c', 2), "
+                     "regexp_instr('abcabcabc', 'a.c', 1, 3), regexp_instr('abcabcabc', 'a.c', 1, 4), "
+                     "regexp_instr('abcabcabc', 'A.C', 1, 2, 0, 'i'), regexp_instr('abcabcabc', 'a.c', 1, 1, 1)") == (
+        4, 0, 1, 4, 7, 0, 4, 4)
+    subexpressions = ", ".join(f"regexp_instr('1234567890', '(123)(4(56)(78))', 1, 1, 0, 'i', {n})" for n in range(6))
+    assert one(conn, f"SELECT {subexpressions}") == (1, 1, 4, 5, 7, 0)
+    assert [d[1] for d in conn.execute("SELECT regexp_instr('a', 'a'), regexp_count('a', 'a')").description] == [
+        "INTEGER", "INTEGER"]
+
+
+def test_regexp_like_and_its_flags(conn):
+    text = "'foo' || chr(10) || 'bar' || chr(10) || 'bequq' || chr(10) || 'baz'"
+    assert one(conn, f"SELECT regexp_like('Steven', '^Ste(v|ph)en$'), regexp_like('a'||chr(10)||'d', 'a.d', 'n'), "
+                     f"regexp_like('a'||chr(10)||'d', 'a.d', 's'), regexp_like('abc', ' a . c ', 'x'), "
+                     f"regexp_like({text}, '^bar'), regexp_like({text}, '^bar', 'm'), regexp_like({text}, 'bar'), "
+                     "regexp_like('GREEN', '([aeiou])\\1'), regexp_like('GREEN', '([aeiou])\\1', 'i'), "
+                     "regexp_like('ORANGE' || chr(10) || 'GREEN', "
+                     "'^..([aeiou])\\1', 'in'), regexp_like('a' || chr(10), 'a$'), regexp_like('a.c', 'a.c', 'q'), "
+                     "regexp_like('abc', 'a.c', 'q'), regexp_like('a b', 'a\\y'), regexp_like('ab', 'a\\yb'), "
+                     "regexp_like('a' || chr(10) || 'b', 'a[^x]b', 'n'), regexp_like('a' || chr(10) || 'b', 'a[^x]b')"
+                     ) == (True, False, True, True, False, True, True, False, True, True, False, True, False, True, False,
+                           False, True)
+
+
+def test_regexp_substr(conn):
+    assert one(conn, "SELECT regexp_substr('abcdefghi', 'd.f'), regexp_substr('abcdefghi', 'd.q'), "
+                     "regexp_substr('abcabcabc', 'a.c', 1, 3), regexp_substr('abcabcabc', 'A.C', 1, 2, 'i'), "
+                     "regexp_substr('1234567890', '(123)(4(56)(78))', 1, 1, 'i', 3), "
+                     "regexp_substr('1234567890', '(123)(4(56)(78))', 1, 1, 'i', 5), "
+                     "regexp_substr('ab', 'a(x)?b', 1, 1, '', 1)") == ("def", None, "abc", "abc", "56", None, None)
+
+
+@pytest.mark.parametrize("sql, sqlstate, words", [
+    ("SELECT regexp_count('123123123123', '123', 0)", "22023", 'invalid value for parameter "start": 0'),
+    ("SELECT regexp_instr('abcabcabc', 'a.c', -1)", "22023", 'invalid value for parameter "start": -1'),
+    ("SELECT regexp_instr('abcabcabc', 'a.c', 1, 0)", "22023", 'invalid value for parameter "n": 0'),
+    ("SELECT regexp_instr('abcabcabc', 'a.c', 1, 1, 2)", "22023", 'invalid value for parameter "endoption": 2'),
+    ("SELECT regexp_instr('abcabcabc', 'a.c', 1, 1, 0, '', -1)", "22023", 'invalid value for parameter "subexpr": -1'),
+    ("SELECT regexp_like('abc', 'a.c', 'g')", "22023", 'regexp_like() does not support the "global" option'),
+    ("SELECT regexp_count('abc', 'b', 1, 'g')", "22023", 'regexp_count() does not support the "global" option'),
+    ("SELECT regexp_substr('abc', 'b', 1, 1, 'g')", "22023", 'regexp_substr() does not support the "global" option'),
+    ("SELECT regexp_like('abc', 'b', 'z')", "22023", 'invalid regular expression option: "z"'),
+    ("SELECT regexp_substr('abc', '(')", "2201B", "invalid regular expression"),
+    ("SELECT regexp_count('abc', '[[:nosuch:]]')", "2201B", "invalid character class"),
+    ("SELECT regexp_like('abc', 'b', 'b')", "0A000", "not supported"),
+])
+def test_regexp_functions_refuse_what_postgres_refuses(conn, sql, sqlstate, words):
+    fails(conn, sql, sqlstate, words)
+
+
+def test_regexp_functions_over_a_table_with_parameters(conn):
+    conn.execute("CREATE TABLE notes (id INT, body TEXT)")
+    conn.execute("INSERT INTO notes VALUES (1, 'a1 b22 c333'), (2, NULL), (3, 'none')")
+    assert conn.execute("SELECT id, regexp_count(body, ?), regexp_substr(body, '[0-9]+', 1, ?) FROM notes ORDER BY id",
+                        ["[0-9]+", 2]).fetchall() == [(1, 3, "22"), (2, None, None), (3, 0, None)]
