@@ -1180,6 +1180,8 @@ def _function(node: exp.Anonymous) -> exp.Expression:
             "regexp_matches() is not supported (it returns a set of rows); use regexp_match() or ~")
     if name == "regexp_match" and len(node.expressions) == 2:
         return _regexp_match(*node.expressions)
+    if name in ("num_nulls", "num_nonnulls") and node.expressions:
+        return _null_count(node.expressions, nulls=name == "num_nulls")
     if (name, len(node.expressions)) in _SEQUENCE_FUNCTIONS:
         return exp.Anonymous(this=_SEQUENCE_FUNCTIONS[name, len(node.expressions)],
                              expressions=[_sequence_name(e) if i == 0 else e.copy()
@@ -1191,6 +1193,18 @@ def _function(node: exp.Anonymous) -> exp.Expression:
     if name in _CAST_FUNCTIONS and len(node.expressions) == 1:  # text(x): PostgreSQL's cast of x to text
         return _cast(exp.Cast(this=node.expressions[0].copy(), to=exp.DataType.build(_CAST_FUNCTIONS[name])))
     return node
+
+
+def _null_count(arguments: list[exp.Expression], nulls: bool) -> exp.Expression:
+    """``num_nulls(a, b, ...)`` / ``num_nonnulls(...)``: how many of the arguments, of any types,
+    are NULL / not NULL, an integer (PostgreSQL's VARIADIC "any"; DuckDB has no such function).
+    ``VARIADIC array`` is a syntax error (sqlglot reads no VARIADIC)."""
+    counted = [exp.Case(ifs=[exp.If(this=exp.Is(this=a.copy(), expression=exp.Null()), true=exp.Literal.number(
+        int(nulls)))], default=exp.Literal.number(int(not nulls))) for a in arguments]
+    total = counted[0]
+    for term in counted[1:]:
+        total = exp.Add(this=total, expression=term)
+    return exp.cast(total, "INT")
 
 
 def _unqualify_pg_catalog_calls(tree: exp.Expression) -> None:

@@ -108,8 +108,8 @@ def test_regexp_like_and_its_flags(conn):
                      "'^..([aeiou])\\1', 'in'), regexp_like('a' || chr(10), 'a$'), regexp_like('a.c', 'a.c', 'q'), "
                      "regexp_like('abc', 'a.c', 'q'), regexp_like('a b', 'a\\y'), regexp_like('ab', 'a\\yb'), "
                      "regexp_like('a' || chr(10) || 'b', 'a[^x]b', 'n'), regexp_like('a' || chr(10) || 'b', 'a[^x]b')"
-                     ) == (True, False, True, True, False, True, True, False, True, True, False, True, False, True, False,
-                           False, True)
+                     ) == (True, False, True, True, False, True, True, False, True, True, False, True, False, True,
+                           False, False, True)
 
 
 def test_regexp_substr(conn):
@@ -143,3 +143,16 @@ def test_regexp_functions_over_a_table_with_parameters(conn):
     conn.execute("INSERT INTO notes VALUES (1, 'a1 b22 c333'), (2, NULL), (3, 'none')")
     assert conn.execute("SELECT id, regexp_count(body, ?), regexp_substr(body, '[0-9]+', 1, ?) FROM notes ORDER BY id",
                         ["[0-9]+", 2]).fetchall() == [(1, 3, "22"), (2, None, None), (3, 0, None)]
+
+
+# --- num_nulls, num_nonnulls (misc_functions.out) ----------------------------------------------
+
+def test_num_nulls_and_num_nonnulls_count_arguments_of_any_type(conn):
+    assert one(conn, "SELECT num_nonnulls(NULL), num_nonnulls('1'), num_nonnulls(NULL::text, NULL::int), "
+                     "num_nonnulls(1, 2, NULL::text, '', int8 '9', 1.0 / NULL), num_nulls(NULL), num_nulls('1'), "
+                     "num_nulls(NULL::text, NULL::int), num_nulls(1, 2, NULL::text, '', int8 '9', 1.0 / NULL)") == (
+        0, 1, 0, 4, 1, 0, 2, 2)
+    cursor = conn.execute("SELECT num_nulls(a, b, ?) FROM (VALUES (1, NULL), (NULL, NULL), (1, 2)) t(a, b)", [None])
+    assert cursor.fetchall() == [(2,), (3,), (1,)]
+    assert [(d[0], d[1]) for d in cursor.description] == [("num_nulls", "INTEGER")]
+    fails(conn, "SELECT num_nulls()", "42883", "num_nulls")
