@@ -156,3 +156,32 @@ def test_num_nulls_and_num_nonnulls_count_arguments_of_any_type(conn):
     assert cursor.fetchall() == [(2,), (3,), (1,)]
     assert [(d[0], d[1]) for d in cursor.description] == [("num_nulls", "INTEGER")]
     fails(conn, "SELECT num_nulls()", "42883", "num_nulls")
+
+
+# --- to_regclass (regproc.out) -----------------------------------------------------------------
+
+def test_to_regclass_names_a_relation_or_is_null(conn):
+    conn.execute("CREATE TABLE t (id INT PRIMARY KEY)")
+    conn.execute('CREATE TABLE "Mixed" (id INT)')
+    conn.execute("CREATE SCHEMA s")
+    conn.execute("CREATE TABLE s.u (id INT)")
+    conn.execute("CREATE VIEW v AS SELECT 1 AS x")
+    assert one(conn, "SELECT to_regclass('t'), to_regclass('nosuch'), to_regclass('public.t'), to_regclass('s.u'), "
+                     "to_regclass('\"Mixed\"'), to_regclass('v'), to_regclass('t_pkey'), to_regclass('a.b.c.d'), "
+                     "to_regclass('s.nosuch')") == ("t", None, "t", "s.u", '"Mixed"', "v", "t_pkey", None, None)
+    # where it stands for an OID, it is one
+    assert one(conn, "SELECT to_regclass('t')::oid = 't'::regclass::oid, to_regclass('nosuch')::oid") == (True, None)
+    assert one(conn, "SELECT relname FROM pg_class WHERE oid = to_regclass('s.u')") == ("u",)
+    fails(conn, "SELECT to_regclass(relname) FROM pg_class", "0A000", "string constant")
+
+
+def test_to_regclass_looks_the_name_up_at_each_execution(conn):
+    check = "SELECT to_regclass('later') IS NULL"
+    assert one(conn, check) == (True,)
+    conn.execute("CREATE TABLE later (id INT)")
+    assert one(conn, check) == (False,)
+    conn.execute("BEGIN")
+    conn.execute("DROP TABLE later")
+    assert one(conn, check) == (True,)
+    conn.execute("ROLLBACK")
+    assert one(conn, check) == (False,)
