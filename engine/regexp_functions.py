@@ -162,6 +162,14 @@ def regexp_like(text: str, pattern: str, flags: str) -> bool:
     return compiled(pattern, flags, "regexp_like").search(text) is not None
 
 
+def regexp_match_rows(text: str, pattern: str, flags: str) -> list[list[str | None]]:
+    """``regexp_matches()``'s rows: the first match's captured groups (the whole match if the
+    pattern has none; NULL for a group that took no part) - with the flag ``g``, every match's."""
+    regex = compiled(pattern, flags.replace("g", ""), "regexp_matches")
+    found = _matches(text, regex, 1)
+    return [list(m.groups()) if regex.groups else [m.group(0)] for m in (found if "g" in flags else found[:1])]
+
+
 def _arrow_function(function, arity: int, result: pa.DataType):
     """``function`` as a DuckDB function of Arrow arrays: NULL if an argument is (PostgreSQL's are strict)."""
     def run(*columns):
@@ -173,21 +181,25 @@ def _arrow_function(function, arity: int, result: pa.DataType):
             7: lambda a, b, c, d, e, f, g: run(a, b, c, d, e, f, g)}[arity]
 
 
-# DuckDB functions: name -> (function, parameter types, result type), and the macros of
-# PostgreSQL's name taking each shorter form, its defaults filled in
+# DuckDB functions: txl_ and the function's name -> (function, parameter types, result type),
+# and the macros of PostgreSQL's name taking each shorter form, its defaults filled in (of
+# regexp_matches, parser/semantics.py's name: DuckDB has a regexp_matches of its own)
 _PARAMETERS = {"text": "VARCHAR", "pattern": "VARCHAR", "start": "INTEGER", "n": "INTEGER", "endoption": "INTEGER",
                "flags": "VARCHAR", "subexpr": "INTEGER"}
 _DEFAULTS = {"start": "1", "n": "1", "endoption": "0", "flags": "''", "subexpr": "0"}
+MATCH_ROWS = "txl_regexp_matches"
 _SIGNATURES = {
-    regexp_count: (("text", "pattern", "start", "flags"), "INTEGER", pa.int32()),
-    regexp_instr: (("text", "pattern", "start", "n", "endoption", "flags", "subexpr"), "INTEGER", pa.int32()),
-    regexp_substr: (("text", "pattern", "start", "n", "flags", "subexpr"), "VARCHAR", pa.string()),
-    regexp_like: (("text", "pattern", "flags"), "BOOLEAN", pa.bool_())}
+    "regexp_count": (regexp_count, ("text", "pattern", "start", "flags"), "INTEGER", pa.int32()),
+    "regexp_instr": (regexp_instr, ("text", "pattern", "start", "n", "endoption", "flags", "subexpr"), "INTEGER",
+                     pa.int32()),
+    "regexp_substr": (regexp_substr, ("text", "pattern", "start", "n", "flags", "subexpr"), "VARCHAR", pa.string()),
+    "regexp_like": (regexp_like, ("text", "pattern", "flags"), "BOOLEAN", pa.bool_()),
+    MATCH_ROWS: (regexp_match_rows, ("text", "pattern", "flags"), "VARCHAR[][]", pa.list_(pa.list_(pa.string())))}
 FUNCTIONS = {f"txl_{f.__name__}": (_arrow_function(f, len(names), arrow), [_PARAMETERS[p] for p in names], result)
-             for f, (names, result, arrow) in _SIGNATURES.items()}
+             for f, names, result, arrow in _SIGNATURES.values()}
 MACROS = tuple(
-    f"CREATE MACRO {f.__name__}" + ", ".join(
+    f"CREATE MACRO {name}" + ", ".join(
         f"({', '.join(names[:given])}) AS txl_{f.__name__}("
         + ", ".join(names[:given] + tuple(_DEFAULTS[p] for p in names[given:])) + ")"
         for given in range(2, len(names) + 1))
-    for f, (names, _, _) in _SIGNATURES.items())
+    for name, (f, names, _, _) in _SIGNATURES.items())

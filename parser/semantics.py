@@ -68,6 +68,8 @@ TEXT_MACRO = "txl_text"
 # (s1, e1) OVERLAPS (s2, e2) (engine/dialect.py): PostgreSQL's overlaps() of dates, timestamps or times,
 # an end being a point or an interval from the start (DuckDB has no OVERLAPS)
 OVERLAPS_MACRO = "txl_overlaps"
+# regexp_matches(s, p [, flags])'s rows, a list of text[] (engine/regexp_functions.py MATCH_ROWS)
+REGEXP_MATCH_ROWS = "txl_regexp_matches"
 
 
 def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
@@ -1175,9 +1177,6 @@ def _function(node: exp.Anonymous) -> exp.Expression:
         raise errors.NotSupportedError(
             f"{name}() is not supported: it reads PostgreSQL's system catalog, which txlake mirrors only in part "
             "(pg_type.typname names a type; information_schema.columns gives each column's data_type)")
-    if name == "regexp_matches":
-        raise errors.NotSupportedError(
-            "regexp_matches() is not supported (it returns a set of rows); use regexp_match() or ~")
     if name == "regexp_match" and len(node.expressions) == 2:
         return _regexp_match(*node.expressions)
     if name == "to_regclass" and not (len(node.expressions) == 1 and isinstance(node.expressions[0], exp.Literal)
@@ -1394,9 +1393,11 @@ def _array_elements(text: str) -> exp.Cast:
     return exp.Cast(this=items, to=exp.DataType.build("VARCHAR[]", dialect="duckdb"))
 
 
-# PostgreSQL's set-returning functions that split text, as FROM items -> the array function
-# whose elements are their rows (DuckDB has no such table functions)
-_SPLIT_TABLES = {"regexp_split_to_table": "regexp_split_to_array", "string_to_table": STRING_TO_ARRAY}
+# PostgreSQL's set-returning functions that split text, or find a pattern's matches
+# (regexp_matches: engine/regexp_functions.py's list of each match's text[]), -> the array
+# function whose elements are their rows (DuckDB has no such table functions)
+_SPLIT_TABLES = {"regexp_split_to_table": "regexp_split_to_array", "string_to_table": STRING_TO_ARRAY,
+                 "regexp_matches": REGEXP_MATCH_ROWS}
 
 
 def _split_table(node: exp.Table | exp.Lateral | exp.Anonymous) -> exp.Expression | None:
@@ -1653,10 +1654,13 @@ def _text(value: exp.Expression, cast: exp.Expression) -> exp.Expression:
     if json_ops.is_json(value) or json_ops.returns_rows(value) or _is_call(value, "regexp_split_to_table"):
         return exp.cast(value.copy(), exp.DataType.build("VARCHAR"))  # (its text is its own)
     series = isinstance(value, exp.GenerateSeries) and _in_select_list(value)
-    if series or isinstance(value, exp.Explode) or _is_call(value, "unnest") and len(value.expressions) == 1:
-        # a set-returning function in a select list (generate_series(), unnest(), as unnest() of
-        # a list): the text of each element, unnested (DuckDB picks no form of an unnested value)
+    matches = _is_call(value, "regexp_matches")
+    if series or matches or isinstance(value, exp.Explode) or _is_call(value, "unnest") and len(value.expressions) == 1:
+        # a set-returning function in a select list (generate_series(), regexp_matches(), unnest(),
+        # as unnest() of a list): the text of each element, unnested (DuckDB picks no form of an
+        # unnested value)
         listed = _series_list(value) if series else value.this if isinstance(value, exp.Explode) \
+            else exp.Anonymous(this=REGEXP_MATCH_ROWS, expressions=[a.copy() for a in value.expressions]) if matches \
             else value.expressions[0]
         element = exp.to_identifier("e")
         each = exp.Lambda(this=exp.Anonymous(this=TEXT_MACRO, expressions=[element.copy(), element.copy()]),

@@ -185,3 +185,38 @@ def test_to_regclass_looks_the_name_up_at_each_execution(conn):
     assert one(conn, check) == (True,)
     conn.execute("ROLLBACK")
     assert one(conn, check) == (False,)
+
+
+# --- regexp_matches (strings.out) --------------------------------------------------------------
+
+def test_regexp_matches_in_a_select_list(conn):
+    def rows(sql):
+        return [r[0] for r in conn.execute(sql).fetchall()]
+    assert rows("SELECT regexp_matches('foobarbequebaz', '(bar)(beque)')") == [["bar", "beque"]]
+    assert rows("SELECT regexp_matches('foobarbequebazilbarfbonk', '(b[^b]+)(b[^b]+)', 'g')") == [
+        ["bar", "beque"], ["bazil", "barf"]]
+    assert rows("SELECT regexp_matches('foobarbequebaz', 'barbeque')") == [["barbeque"]]
+    assert rows("SELECT regexp_matches('foobarbequebaz', '(bar)(.+)?(beque)')") == [["bar", None, "beque"]]
+    assert rows("SELECT regexp_matches('foo', '(bar)(beque)')") == []
+    assert rows("SELECT regexp_matches('abcbd', '(b)(.)', 'g')::text") == ["{b,c}", "{b,d}"]
+    assert rows("SELECT regexp_matches('ABab', 'a', 'gi')") == [["A"], ["a"]]
+    conn.execute("CREATE TABLE t (id INT, s TEXT)")
+    conn.execute("INSERT INTO t VALUES (1, 'a1b22c333'), (2, NULL), (3, 'none'), (4, 'x9')")
+    # a row whose call makes no rows is gone, as PostgreSQL's set-returning function in a select list leaves it
+    cursor = conn.execute("SELECT id, regexp_matches(s, '[0-9]+', 'g') FROM t ORDER BY id, 2")
+    assert cursor.fetchall() == [(1, ["1"]), (1, ["22"]), (1, ["333"]), (4, ["9"])]
+    assert [d[0] for d in cursor.description] == ["id", "regexp_matches"]
+    fails(conn, "SELECT regexp_matches('foobarbequebaz', '(bar)(beque)', 'gz')", "22023",
+          'invalid regular expression option: "z"')
+
+
+def test_regexp_matches_in_from_and_lateral(conn):
+    assert conn.execute("SELECT * FROM regexp_matches('abcabc', '(b)(c)', 'g') AS m").fetchall() == [
+        (["b", "c"],), (["b", "c"],)]
+    assert conn.execute("SELECT * FROM regexp_matches('abcabd', 'b(.)', 'g') WITH ORDINALITY AS m(a, n)"
+                        ).fetchall() == [(["c"], 1), (["d"], 2)]
+    assert conn.execute("SELECT count(*) FROM regexp_matches('aaa', 'a')").fetchall() == [(1,)]
+    conn.execute("CREATE TABLE t (id INT, s TEXT)")
+    conn.execute("INSERT INTO t VALUES (1, 'a1b22'), (2, NULL), (3, 'x9')")
+    assert conn.execute("SELECT id, m[1] FROM t, LATERAL regexp_matches(t.s, '[0-9]+', 'g') AS m "
+                        "ORDER BY id, 2").fetchall() == [(1, "1"), (1, "22"), (3, "9")]
