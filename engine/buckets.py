@@ -17,6 +17,8 @@ import math
 
 import pyarrow as pa
 
+from txlake.engine import arrow_functions
+
 # the words of PostgreSQL's errors, 2201G (INVALID_ARGUMENT_FOR_WIDTH_BUCKET_FUNCTION)
 COUNT_NOT_POSITIVE = "count must be greater than zero"
 NAN_ARGUMENT = "operand, lower bound, and upper bound cannot be NaN"
@@ -88,17 +90,10 @@ def _numeric(text: str) -> decimal.Decimal:
         raise WidthBucketError(f'invalid input syntax for type numeric: "{text}"') from None
 
 
-def _arrow_function(bucket, value):
-    """``bucket`` as a DuckDB function of Arrow arrays (a NULL argument gives NULL, as
-    PostgreSQL's strict function), each operand read by ``value``."""
-    def run(operands, lows, highs, counts):
-        rows = zip(operands.to_pylist(), lows.to_pylist(), highs.to_pylist(), counts.to_pylist())
-        return pa.array([None if None in row else bucket(*map(value, row[:3]), row[3]) for row in rows], pa.int32())
-    return run
-
-
 # DuckDB functions: name -> (function, type of the three operands); count is an INTEGER, the
 # result an INTEGER. A numeric comes as its text (which keeps every digit, and reads 'NaN' and
 # 'Infinity' as PostgreSQL's numeric input does)
-FUNCTIONS = {"txl_width_bucket_float8": (_arrow_function(float8_bucket, float), "DOUBLE"),
-             "txl_width_bucket_numeric": (_arrow_function(numeric_bucket, _numeric), "VARCHAR")}
+FUNCTIONS = {"txl_width_bucket_float8": (arrow_functions.of_rows(float8_bucket, 4, pa.int32()), "DOUBLE"),
+             "txl_width_bucket_numeric": (arrow_functions.of_rows(
+                 lambda x, low, high, count: numeric_bucket(_numeric(x), _numeric(low), _numeric(high), count), 4,
+                 pa.int32()), "VARCHAR")}

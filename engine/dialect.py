@@ -16,7 +16,7 @@ import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
-from txlake.engine import buckets, intervals, jsonb, pg_text, regexp_functions
+from txlake.engine import arrow_functions, buckets, intervals, jsonb, pg_text, regexp_functions
 from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, BOOLEAN_MACRO,
                                      BOOLEAN_WORDS, BYTEA_IN, BYTEA_LENGTH, BYTEA_MACRO, DIVIDE_MACRO, DIVISOR_MACRO,
                                      EPOCH_MACRO, ESCAPE_IN, ESCAPE_OUT, FLOAT_PRODUCT_MACRO, FLOAT_SUM_MACRO,
@@ -25,7 +25,7 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
                                      SERIES_LIST, SERIES_NUMBERED, SERIES_ROWS, SQRT_MACRO, SUBSTRING_FROM_MACRO,
                                      SUBSTRING_MACRO, SUM_MACRO, WINDOW_AVG_MACRO, WINDOW_SUM_MACRO, EXP_MACRO,
                                      NUMERIC_FUNCTION, OVERLAPS_MACRO, TO_CHAR_MACRO, TO_NUMBER_FUNCTION)
-from txlake.parser import number_format, numeric
+from txlake.parser import date_format, number_format, numeric
 from txlake.parser.semantics import (ARRAY_CONCAT, ARRAY_INDEX, ARRAY_LENGTH, ARRAY_LOWER, ARRAY_MACRO,  # (arrays)
                                      ARRAY_AS, ARRAY_PARSE, ARRAY_SET, ARRAY_UPPER, ELEMENTS_AS, QUANTIFIED,
                                      STRING_TO_ARRAY, TEXT_MACRO, array_cast)
@@ -555,8 +555,10 @@ BUCKET_MACROS = (
 
 # to_char of a number (parser/semantics.py TO_CHAR_MACRO): formatting.c's function of the
 # PostgreSQL type a DuckDB type holds (parser/number_format.py), called with the value as
-# that function takes it - a numeric as its text, which keeps its scale
-NUMBER_CHAR_FUNCTION = "txl_number_char_"
+# that function takes it - a numeric as its text, which keeps its scale; of a date, a timestamp
+# or a timestamp with time zone (in the session's TimeZone) parser/date_format.py's; of
+# anything else DuckDB's strftime of the pattern as parser/semantics.py translated it
+NUMBER_CHAR_FUNCTION, DATE_CHAR_FUNCTION = "txl_number_char_", "txl_date_char"
 _NUMBER_CHAR = {"numeric": (lambda text, fmt: number_format.numeric_text(Decimal(text), fmt), "VARCHAR"),
                 "int8": (number_format.int8_text, "BIGINT"), "int4": (number_format.int4_text, "INTEGER"),
                 "float8": (number_format.float8_text, "DOUBLE"), "float4": (number_format.float4_text, "FLOAT")}
@@ -567,7 +569,10 @@ TO_CHAR_MACROS = (
     f"CREATE MACRO {TO_CHAR_MACRO}" + "".join(
         f"(x, s, e, p, w {t}) AS {NUMBER_CHAR_FUNCTION}{kind}(CAST(x AS {_NUMBER_CHAR[kind][1]}), p), "
         for t, kind in _NUMBER_KINDS)
-    + "(x, s, e, p, w) AS CASE WHEN e IS NULL THEN strftime(x, s) ELSE error(e) END",
+    + f"(x, s, e, p, w DATE) AS {DATE_CHAR_FUNCTION}(CAST(x AS TIMESTAMP), p), "
+    f"(x, s, e, p, w TIMESTAMP) AS {DATE_CHAR_FUNCTION}(x, p), "
+    f"(x, s, e, p, w TIMESTAMPTZ) AS {DATE_CHAR_FUNCTION}tz(x, p, current_setting('TimeZone')), "
+    "(x, s, e, p, w) AS CASE WHEN e IS NULL THEN strftime(x, s) ELSE error(e) END",
 )
 
 
@@ -577,7 +582,7 @@ def postgres_semantics(con) -> None:
     ``MACROS``."""
     for name, function, params, returns in _FUNCTIONS:
         vectorized = function if returns == numeric.RESULT_TYPE else \
-            _vectorized(function, returns) if len(params) == 1 else _vectorized_pair(function, returns)
+            arrow_functions.of_rows(function, len(params), _ARROW_TYPES[returns])
         con.create_function(name, vectorized, [duckdb.sqltype(p) for p in params],
                             duckdb.sqltype(returns), type="arrow", side_effects=False)
     for name, (function, operand_type) in buckets.FUNCTIONS.items():
@@ -651,25 +656,6 @@ _ARROW_TYPES = {"BLOB": pa.binary(), "VARCHAR": pa.string(), "BIGINT": pa.int64(
                 "VARCHAR[]": pa.list_(pa.string()), "INTERVAL": pa.month_day_nano_interval()}
 
 
-def _vectorized(function, returns: str):
-    """``function`` of one value as a DuckDB function of Arrow arrays (NULL stays NULL)."""
-    out_type = _ARROW_TYPES[returns]
-
-    def run(values):
-        return pa.array([None if v is None else function(v) for v in values.to_pylist()], out_type)
-    return run
-
-
-def _vectorized_pair(function, returns: str):
-    """``function`` of two values as a DuckDB function of Arrow arrays (NULL gives NULL)."""
-    out_type = _ARROW_TYPES[returns]
-
-    def run(xs, ys):
-        return pa.array([None if x is None or y is None else function(x, y)
-                         for x, y in zip(xs.to_pylist(), ys.to_pylist())], out_type)
-    return run
-
-
 def _number_text(text: str, fmt: str) -> str | None:
     """to_number()'s number as text (parser/semantics.py casts it to a DECIMAL)."""
     value = number_format.to_number(text, fmt)
@@ -708,6 +694,8 @@ _FUNCTIONS = (
     *((NUMBER_CHAR_FUNCTION + kind, function, [param, "VARCHAR"], "VARCHAR")
       for kind, (function, param) in _NUMBER_CHAR.items()),
     (TO_NUMBER_FUNCTION, _number_text, ["VARCHAR", "VARCHAR"], "VARCHAR"),
+    (DATE_CHAR_FUNCTION, date_format.of_timestamp, ["TIMESTAMP", "VARCHAR"], "VARCHAR"),
+    (DATE_CHAR_FUNCTION + "tz", date_format.of_timestamptz, ["TIMESTAMPTZ", "VARCHAR", "VARCHAR"], "VARCHAR"),
     (INTEGER_TEXT, lambda text: str(integer_input(text)), ["VARCHAR"], "VARCHAR"),
     # justify_hours, justify_days, justify_interval
     *((name, function, ["INTERVAL"], "INTERVAL") for name, function in intervals.FUNCTIONS.items()),

@@ -23,6 +23,8 @@ import re
 
 import pyarrow as pa
 
+from txlake.engine import arrow_functions
+
 
 class RegexpError(ValueError):
     """An argument these functions refuse, in PostgreSQL's words (engine/errors_map.py: 22023,
@@ -170,17 +172,6 @@ def regexp_match_rows(text: str, pattern: str, flags: str) -> list[list[str | No
     return [list(m.groups()) if regex.groups else [m.group(0)] for m in (found if "g" in flags else found[:1])]
 
 
-def _arrow_function(function, arity: int, result: pa.DataType):
-    """``function`` as a DuckDB function of Arrow arrays: NULL if an argument is (PostgreSQL's are strict)."""
-    def run(*columns):
-        return pa.array([None if None in row else function(*row) for row in zip(*(c.to_pylist() for c in columns))],
-                        result)
-    # (DuckDB counts the parameters a function names)
-    return {3: lambda a, b, c: run(a, b, c), 4: lambda a, b, c, d: run(a, b, c, d),
-            6: lambda a, b, c, d, e, f: run(a, b, c, d, e, f),
-            7: lambda a, b, c, d, e, f, g: run(a, b, c, d, e, f, g)}[arity]
-
-
 # DuckDB functions: txl_ and the function's name -> (function, parameter types, result type),
 # and the macros of PostgreSQL's name taking each shorter form, its defaults filled in (of
 # regexp_matches, parser/semantics.py's name: DuckDB has a regexp_matches of its own)
@@ -195,8 +186,8 @@ _SIGNATURES = {
     "regexp_substr": (regexp_substr, ("text", "pattern", "start", "n", "flags", "subexpr"), "VARCHAR", pa.string()),
     "regexp_like": (regexp_like, ("text", "pattern", "flags"), "BOOLEAN", pa.bool_()),
     MATCH_ROWS: (regexp_match_rows, ("text", "pattern", "flags"), "VARCHAR[][]", pa.list_(pa.list_(pa.string())))}
-FUNCTIONS = {f"txl_{f.__name__}": (_arrow_function(f, len(names), arrow), [_PARAMETERS[p] for p in names], result)
-             for f, names, result, arrow in _SIGNATURES.values()}
+FUNCTIONS = {f"txl_{f.__name__}": (arrow_functions.of_rows(f, len(names), arrow), [_PARAMETERS[p] for p in names],
+                                   result) for f, names, result, arrow in _SIGNATURES.values()}
 MACROS = tuple(
     f"CREATE MACRO {name}" + ", ".join(
         f"({', '.join(names[:given])}) AS txl_{f.__name__}("

@@ -57,8 +57,9 @@ QUANTIFIED, ELEMENTS_AS = "txl_quantified", "txl_elements_as"
 SERIES_ROWS, SERIES_NUMBERED, SERIES_LIST = "txl_generate_series", "txl_generate_series_numbered", "txl_series_list"
 # to_char(x, pattern) (``_to_char``): TO_CHAR_MACRO(x, strftime's pattern, refusal, pattern, x)
 # picks by x's type the function writing a number (engine/dialect.py NUMBER_CHAR_FUNCTION) or
-# strftime - or, for a date, raises the refusal (starting TO_CHAR_REFUSED, 0A000) of a pattern
-# strftime cannot take; x is TO_CHAR_VALUE where it is bound once. to_number():
+# a date or timestamp (DATE_CHAR_FUNCTION), or strftime - or raises the refusal (starting
+# TO_CHAR_REFUSED, 0A000) of a pattern strftime cannot take; x is TO_CHAR_VALUE where it is
+# bound once. to_number():
 # TO_NUMBER_FUNCTION's text of the number
 TO_CHAR_MACRO, TO_CHAR_VALUE, TO_CHAR_REFUSED = "txl_to_char", "txl_to_char_value", "to_char of a date or time"
 TO_NUMBER_FUNCTION = "txl_to_number"
@@ -1054,10 +1055,11 @@ def _to_char(node: exp.ToChar) -> exp.Expression:
     """``to_char(x, pattern)`` as PostgreSQL's, by x's type (DuckDB's to_char dropped the
     pattern: it returned the value as text). TO_CHAR_MACRO picks the form when DuckDB binds it:
     of a number, formatting.c's number patterns (parser/number_format.py, a function DuckDB
-    calls); of a date or timestamp DuckDB's strftime, the pattern translated here (sqlglot's
-    PostgreSQL mapping) - a pattern strftime cannot write, or one known only at run time, is
-    refused (0A000) if x turns out to be a date. x is handed to the macro again to pick the form
-    by, or, where that cannot be (a parameter, an aggregate), bound once in a lambda."""
+    calls); of a date, a timestamp or a timestamp with time zone its date patterns
+    (parser/date_format.py, likewise); of another type (a time) DuckDB's strftime, the pattern
+    translated here (sqlglot's PostgreSQL mapping) - a pattern strftime cannot write, or one
+    known only at run time, is refused (0A000) there. x is handed to the macro again to pick the
+    form by, or, where that cannot be (a parameter, an aggregate), bound once in a lambda."""
     fmt = node.args.get("format")
     if fmt is None:
         return node

@@ -220,3 +220,35 @@ def test_regexp_matches_in_from_and_lateral(conn):
     conn.execute("INSERT INTO t VALUES (1, 'a1b22'), (2, NULL), (3, 'x9')")
     assert conn.execute("SELECT id, m[1] FROM t, LATERAL regexp_matches(t.s, '[0-9]+', 'g') AS m "
                         "ORDER BY id, 2").fetchall() == [(1, "1"), (1, "22"), (3, "9")]
+
+
+# --- to_char of dates and timestamps (horology.out, formatting.c) -------------------------------
+
+def test_to_char_writes_names_padded_and_cased(conn):
+    """``Day``/``Month`` padded to 9 characters unless FM, in three cases (0A000 before)."""
+    assert one(conn, "SELECT to_char(date '2024-05-05', 'Day|DAY|day|Month|MONTH|month|FMDay|FMMonth|Dy|MON|mon')"
+               ) == ("Sunday   |SUNDAY   |sunday   |May      |MAY      |may      |Sunday|May|Sun|MAY|may",)
+
+
+def test_to_char_writes_what_strftime_got_wrong(conn):
+    """D (Sunday 1: strftime's %u gave 7), Q, J, RM, y,yyy and CC were written as they stand,
+    TZ as DuckDB's zone name (Etc/UTC)."""
+    assert one(conn, "SELECT to_char(date '2024-05-05', 'D Q J RM WW IW W DDD IDDD ID CC y,yyy Y,YYY'), "
+                     "to_char(timestamp '2024-05-07 13:04:01.5', 'HH12 AM a.m. SSSS MS US FF2 DDth FMDDth Mon-rm'), "
+                     "to_char(timestamptz '2024-05-05 10:00+00', 'TZ OF tz'), to_char(date '2024-05-05', 'TZ|OF'), "
+                     "to_char(timestamp '2024-01-01 00:00', '\"Q\"Q \"quoted \\\"text\" FMHH24')") == (
+        "1 2 2460436 V    18 18 1 126 126 7 21 2,024 2,024",
+        "01 PM p.m. 47041 500 500000 50 07th 7th May-v   ", "UTC +00 utc", "|+00", "Q1 quoted \"text 0")
+
+
+def test_to_char_of_a_timestamptz_is_in_the_session_time_zone(conn):
+    conn.execute("CREATE TABLE e (at TIMESTAMPTZ, d DATE, p TEXT)")
+    conn.execute("INSERT INTO e VALUES ('2024-05-05 10:00:00+00', '2024-01-01', 'FMDay'), (NULL, NULL, NULL)")
+    conn.execute("SET TimeZone = 'Europe/Berlin'")
+    assert conn.execute("SELECT to_char(at, 'YYYY-MM-DD HH24:MI TZ OF'), to_char(d, p), to_char(at, 'Month') "
+                        "FROM e ORDER BY at").fetchall() == [
+        ("2024-05-05 12:00 CEST +02", "Monday", "May      "), (None, None, None)]
+    assert one(conn, "SELECT to_char(timestamptz '2024-01-05 10:00+00', 'HH24 TZ OF')") == ("11 CET +01",)
+    conn.execute("SET TimeZone = 'Asia/Kolkata'")
+    assert one(conn, "SELECT to_char(at, 'HH24:MI TZ OF TZH TZM') FROM e WHERE at IS NOT NULL") == (
+        "15:30 IST +05:30 +05 30",)
