@@ -115,6 +115,9 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     # columns are named from the expressions as written (``_column_names``), in every SELECT -
     # a subquery's, a UNION's, CREATE TABLE AS's (whose names the table keeps) - and RETURNING
     _unqualify_pg_catalog_calls(tree)
+    for node in list(tree.find_all(exp.Table, exp.Lateral)):  # (json[b]_to_record[set]: rewritten below)
+        if (records := json_ops.records(node)) is not None:
+            node.replace(records)
     selects = [(select, [None if isinstance(p, exp.Alias) else p.copy() for p in select.expressions])
                for select in tree.find_all(exp.Select, exp.Returning)]
     tree = transaction_clock(tree)

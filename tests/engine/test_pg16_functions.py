@@ -252,3 +252,42 @@ def test_to_char_of_a_timestamptz_is_in_the_session_time_zone(conn):
     conn.execute("SET TimeZone = 'Asia/Kolkata'")
     assert one(conn, "SELECT to_char(at, 'HH24:MI TZ OF TZH TZM') FROM e WHERE at IS NOT NULL") == (
         "15:30 IST +05:30 +05 30",)
+
+
+# --- json[b]_to_record[set] with a column definition list (json.out, jsonb.out) ----------------
+
+def test_jsonb_to_recordset_reads_each_element_as_the_columns_say(conn):
+    cursor = conn.execute("""SELECT * FROM jsonb_to_recordset('[{"a":1,"b":"x"},{"a":2,"b":null,"z":0}]') """
+                          "AS x(a int, b text)")
+    assert cursor.fetchall() == [(1, "x"), (2, None)]
+    assert [(d[0], d[1]) for d in cursor.description] == [("a", "INTEGER"), ("b", "VARCHAR")]
+    assert one(conn, """SELECT * FROM json_to_record('{"a":1,"b":"x","c":[1, 2],"d":{"q": 1.50},"F":"t"}') """
+                     """AS x(a int, b text, c json, d text, e text, "F" boolean)""") == (
+        1, "x", [1, 2], '{"q": 1.50}', None, True)
+    assert one(conn, """SELECT sum(a) FROM jsonb_to_recordset('[{"a":1},{"a":41}]') AS x(a int) WHERE a > 0""") == (
+        42,)
+    assert one(conn, "SELECT * FROM jsonb_to_record(NULL) AS x(a int)") == (None,)
+    assert conn.execute("SELECT * FROM jsonb_to_recordset(NULL) AS x(a int)").fetchall() == []
+
+
+def test_jsonb_to_record_in_a_lateral_join(conn):
+    conn.execute("CREATE TABLE docs (id INT, doc JSONB)")
+    conn.execute("""INSERT INTO docs VALUES (1, '{"a": 1, "b": "x"}'), (2, '{"a": null, "c": {"k": 2}}'), (3, NULL)""")
+    assert conn.execute("SELECT id, x.a, x.c FROM docs, LATERAL jsonb_to_record(doc) AS x(a int, c jsonb) "
+                        "ORDER BY id").fetchall() == [(1, 1, None), (2, None, {"k": 2}), (3, None, None)]
+
+
+@pytest.mark.parametrize("sql, sqlstate, words", [
+    ("""SELECT * FROM jsonb_to_recordset('{"a":1}') AS x(a int)""", "22023",
+     "cannot call jsonb_to_recordset on a non-array"),
+    ("SELECT * FROM jsonb_to_recordset('[1]') AS x(a int)", "22023",
+     "argument of jsonb_to_recordset must be an array of objects"),
+    ("SELECT * FROM json_to_record('[1]') AS x(a int)", "22023", "cannot call json_to_record on a non-object"),
+    ("""SELECT * FROM jsonb_to_record('{"a":1.5}') AS x(a int)""", "22P02",
+     'invalid input syntax for type integer: "1.5"'),
+    ("""SELECT * FROM jsonb_to_record('{"a":1}') AS x(a, b)""", "42601", "a column definition list is required"),
+    ("""SELECT * FROM jsonb_to_record('{"a":1}')""", "42601", "a column definition list is required"),
+    ("""SELECT * FROM jsonb_to_record('{"a":[1]}') AS x(a int[])""", "0A000", "not supported"),
+])
+def test_json_to_record_refuses_what_postgres_refuses(conn, sql, sqlstate, words):
+    fails(conn, sql, sqlstate, words)
