@@ -48,32 +48,42 @@ def _offset_text(m: Moment, fill: bool) -> str:
     return text + (f":{seconds % 3600 // 60:02d}" if seconds % 3600 else "")
 
 
-# pattern -> (function of the moment and fill mode, whether it is a number - TH gives it an ordinal)
+def _number(field, width: int = 0, fixed: bool = False):
+    """A number pattern: ``field`` of the moment, zero-padded to ``width`` digits unless FM
+    (``fixed``: FM or not, as formatting.c writes YYY, MS, US, FFn)."""
+    return lambda m, fill: f"{field(m):0{width if fill or fixed else 0}d}"
+
+
+def _hour12(m: Moment) -> int:
+    return (m.at.hour + 11) % 12 + 1
+
+
+def _seconds(m: Moment) -> int:
+    return m.at.hour * 3600 + m.at.minute * 60 + m.at.second
+
+
+# pattern -> function of the moment and fill mode (TH gives these an ordinal)
 _NUMBERS = {
-    "YYYY": lambda m, f: f"{m.at.year:0{4 if f else 0}d}", "YYY": lambda m, f: f"{m.at.year % 1000:03d}",
-    "YY": lambda m, f: f"{m.at.year % 100:02d}", "Y": lambda m, f: f"{m.at.year % 10}",
+    "YYYY": _number(lambda m: m.at.year, 4), "YYY": _number(lambda m: m.at.year % 1000, 3, fixed=True),
+    "YY": _number(lambda m: m.at.year % 100, 2, fixed=True), "Y": _number(lambda m: m.at.year % 10),
     "Y,YYY": lambda m, f: f"{m.at.year // 1000},{m.at.year % 1000:03d}",
-    "IYYY": lambda m, f: f"{m.iso_year:0{4 if f else 0}d}", "IYY": lambda m, f: f"{m.iso_year % 1000:03d}",
-    "IY": lambda m, f: f"{m.iso_year % 100:02d}", "I": lambda m, f: f"{m.iso_year % 10}",
-    "CC": lambda m, f: f"{_century(m.at.year):0{2 if f else 0}d}",
-    "Q": lambda m, f: f"{(m.at.month - 1) // 3 + 1}",
-    "MM": lambda m, f: f"{m.at.month:0{2 if f else 0}d}",
-    "WW": lambda m, f: f"{(m.yday - 1) // 7 + 1:0{2 if f else 0}d}",
-    "IW": lambda m, f: f"{m.iso_week:0{2 if f else 0}d}",
-    "W": lambda m, f: f"{(m.at.day - 1) // 7 + 1}",
-    "DDD": lambda m, f: f"{m.yday:0{3 if f else 0}d}", "IDDD": lambda m, f: f"{_iso_yday(m):0{3 if f else 0}d}",
-    "DD": lambda m, f: f"{m.at.day:0{2 if f else 0}d}", "D": lambda m, f: f"{m.wday + 1}",
-    "ID": lambda m, f: f"{m.iso_day}", "J": lambda m, f: f"{m.at.toordinal() + _JULIAN_OFFSET}",
-    "HH24": lambda m, f: f"{m.at.hour:0{2 if f else 0}d}",
-    "HH12": lambda m, f: f"{(m.at.hour + 11) % 12 + 1:0{2 if f else 0}d}",
-    "HH": lambda m, f: f"{(m.at.hour + 11) % 12 + 1:0{2 if f else 0}d}",
-    "MI": lambda m, f: f"{m.at.minute:0{2 if f else 0}d}", "SS": lambda m, f: f"{m.at.second:0{2 if f else 0}d}",
-    "MS": lambda m, f: f"{m.at.microsecond // 1000:03d}", "US": lambda m, f: f"{m.at.microsecond:06d}",
-    **{f"FF{n}": (lambda n: lambda m, f: f"{m.at.microsecond // 10 ** (6 - n):0{n}d}")(n) for n in range(1, 7)},
-    "SSSS": lambda m, f: f"{m.at.hour * 3600 + m.at.minute * 60 + m.at.second}",
-    "SSSSS": lambda m, f: f"{m.at.hour * 3600 + m.at.minute * 60 + m.at.second}",
+    "IYYY": _number(lambda m: m.iso_year, 4), "IYY": _number(lambda m: m.iso_year % 1000, 3, fixed=True),
+    "IY": _number(lambda m: m.iso_year % 100, 2, fixed=True), "I": _number(lambda m: m.iso_year % 10),
+    "CC": _number(lambda m: _century(m.at.year), 2), "Q": _number(lambda m: (m.at.month - 1) // 3 + 1),
+    "MM": _number(lambda m: m.at.month, 2), "WW": _number(lambda m: (m.yday - 1) // 7 + 1, 2),
+    "IW": _number(lambda m: m.iso_week, 2), "W": _number(lambda m: (m.at.day - 1) // 7 + 1),
+    "DDD": _number(lambda m: m.yday, 3), "IDDD": _number(_iso_yday, 3), "DD": _number(lambda m: m.at.day, 2),
+    "D": _number(lambda m: m.wday + 1), "ID": _number(lambda m: m.iso_day),
+    "J": _number(lambda m: m.at.toordinal() + _JULIAN_OFFSET),
+    "HH24": _number(lambda m: m.at.hour, 2), "HH12": _number(_hour12, 2), "HH": _number(_hour12, 2),
+    "MI": _number(lambda m: m.at.minute, 2), "SS": _number(lambda m: m.at.second, 2),
+    "MS": _number(lambda m: m.at.microsecond // 1000, 3, fixed=True),
+    "US": _number(lambda m: m.at.microsecond, 6, fixed=True),
+    **{f"FF{n}": _number((lambda n: lambda m: m.at.microsecond // 10 ** (6 - n))(n), n, fixed=True)
+       for n in range(1, 7)},
+    "SSSS": _number(_seconds), "SSSSS": _number(_seconds),
     "TZH": lambda m, f: f"{'+' if m.offset >= 0 else '-'}{abs(m.offset) // 3600:02d}",
-    "TZM": lambda m, f: f"{abs(m.offset) % 3600 // 60:02d}",
+    "TZM": _number(lambda m: abs(m.offset) % 3600 // 60, 2, fixed=True),
 }
 
 
