@@ -18,7 +18,7 @@ import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
-from txlake.engine import intervals, jsonb, pg_text
+from txlake.engine import arrow_functions, buckets, intervals, jsonb, pg_text, regexp_functions
 from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, BOOLEAN_MACRO,
                                      BOOLEAN_WORDS, BYTEA_IN, BYTEA_LENGTH, BYTEA_MACRO, CBRT_FUNCTION, DIVIDE_MACRO,
                                      DIVISOR_MACRO,
@@ -28,7 +28,7 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
                                      SERIES_LIST, SERIES_NUMBERED, SERIES_ROWS, SQRT_MACRO, SUBSTRING_FROM_MACRO,
                                      SUBSTRING_MACRO, SUM_MACRO, WINDOW_AVG_MACRO, WINDOW_SUM_MACRO, EXP_MACRO,
                                      NUMERIC_FUNCTION, OVERLAPS_MACRO, TO_CHAR_MACRO, TO_NUMBER_FUNCTION)
-from txlake.parser import number_format, numeric
+from txlake.parser import date_format, number_format, numeric
 from txlake.parser.semantics import (ARRAY_CONCAT, ARRAY_INDEX, ARRAY_LENGTH, ARRAY_LOWER, ARRAY_MACRO,  # (arrays)
                                      ARRAY_AS, ARRAY_PARSE, ARRAY_SET, ARRAY_UPPER, ELEMENTS_AS, QUANTIFIED,
                                      STRING_TO_ARRAY, TEXT_MACRO, array_cast)
@@ -528,10 +528,40 @@ SERIES_MACROS = (
     f"CREATE MACRO {SERIES_LIST}{_series_list()}",
 )
 
+# width_bucket(): of numerics (engine/buckets.py's numeric function) where an operand is a
+# numeric and none a double or real, as PostgreSQL resolves the call, else of doubles (integers
+# too: PostgreSQL's float8 form is the preferred one); of an operand and a sorted array of
+# thresholds, the number of thresholds at or below it, found by array.c's binary search (an unsorted
+# array gives what PostgreSQL's gives)
+def _typed_as(types: str, *values: str) -> str:
+    return " OR ".join(f"typeof({v}) {types}" for v in values)
+
+
+_BUCKET_OPERANDS = ("x", "low", "high")
+_NUMERIC, _FLOAT = "LIKE 'DECIMAL%'", "IN ('DOUBLE', 'FLOAT')"
+_NUMERIC_BUCKETS = f"({_typed_as(_NUMERIC, *_BUCKET_OPERANDS)}) AND NOT ({_typed_as(_FLOAT, *_BUCKET_OPERANDS)})"
+_THRESHOLD_SEARCH = (
+    "list_reduce(range(CAST(ceil(log2(len(t) + 1)) AS BIGINT) + 1), lambda lr, i: CASE WHEN lr[1] >= lr[2] THEN lr "
+    "WHEN x < t[(lr[1] + lr[2]) // 2 + 1] THEN [lr[1], (lr[1] + lr[2]) // 2] "
+    "ELSE [(lr[1] + lr[2]) // 2 + 1, lr[2]] END, [0, len(t)])[1]")
+BUCKET_MACROS = (
+    "CREATE MACRO width_bucket(x, low, high, n) AS CASE "
+    f"WHEN {_NUMERIC_BUCKETS} THEN txl_width_bucket_numeric("
+    + ", ".join(f"CAST({v} AS VARCHAR)" for v in _BUCKET_OPERANDS) + ", CAST(n AS INTEGER)) "
+    "ELSE txl_width_bucket_float8(" + ", ".join(f"CAST({v} AS DOUBLE)" for v in _BUCKET_OPERANDS)
+    + ", CAST(n AS INTEGER)) END, "
+    f"(x, t) AS CASE WHEN x IS NULL OR t IS NULL THEN NULL "
+    f"WHEN list_contains(list_transform(t, lambda e: e IS NULL), true) THEN error('{buckets.NULL_THRESHOLD}') "
+    f"ELSE CAST({_THRESHOLD_SEARCH} AS INTEGER) END",
+)
+
+
 # to_char of a number (parser/semantics.py TO_CHAR_MACRO): formatting.c's function of the
 # PostgreSQL type a DuckDB type holds (parser/number_format.py), called with the value as
-# that function takes it - a numeric as its text, which keeps its scale
-NUMBER_CHAR_FUNCTION = "txl_number_char_"
+# that function takes it - a numeric as its text, which keeps its scale; of a date, a timestamp
+# or a timestamp with time zone (in the session's TimeZone) parser/date_format.py's; of
+# anything else DuckDB's strftime of the pattern as parser/semantics.py translated it
+NUMBER_CHAR_FUNCTION, DATE_CHAR_FUNCTION = "txl_number_char_", "txl_date_char"
 _NUMBER_CHAR = {"numeric": (lambda text, fmt: number_format.numeric_text(Decimal(text), fmt), "VARCHAR"),
                 "int8": (number_format.int8_text, "BIGINT"), "int4": (number_format.int4_text, "INTEGER"),
                 "float8": (number_format.float8_text, "DOUBLE"), "float4": (number_format.float4_text, "FLOAT")}
@@ -542,7 +572,10 @@ TO_CHAR_MACROS = (
     f"CREATE MACRO {TO_CHAR_MACRO}" + "".join(
         f"(x, s, e, p, w {t}) AS {NUMBER_CHAR_FUNCTION}{kind}(CAST(x AS {_NUMBER_CHAR[kind][1]}), p), "
         for t, kind in _NUMBER_KINDS)
-    + "(x, s, e, p, w) AS CASE WHEN e IS NULL THEN strftime(x, s) ELSE error(e) END",
+    + f"(x, s, e, p, w DATE) AS {DATE_CHAR_FUNCTION}(CAST(x AS TIMESTAMP), p), "
+    f"(x, s, e, p, w TIMESTAMP) AS {DATE_CHAR_FUNCTION}(x, p), "
+    f"(x, s, e, p, w TIMESTAMPTZ) AS {DATE_CHAR_FUNCTION}tz(x, p, current_setting('TimeZone')), "
+    "(x, s, e, p, w) AS CASE WHEN e IS NULL THEN strftime(x, s) ELSE error(e) END",
 )
 
 
@@ -552,10 +585,17 @@ def postgres_semantics(con) -> None:
     ``MACROS``."""
     for name, function, params, returns in _FUNCTIONS:
         vectorized = function if returns == numeric.RESULT_TYPE else \
-            _vectorized(function, returns) if len(params) == 1 else _vectorized_pair(function, returns)
+            arrow_functions.of_rows(function, len(params), _ARROW_TYPES[returns])
         con.create_function(name, vectorized, [duckdb.sqltype(p) for p in params],
                             duckdb.sqltype(returns), type="arrow", side_effects=False)
-    for statement in SESSION_SETUP + MACROS + TEXT_MACROS + ARRAY_MACROS + SERIES_MACROS + TO_CHAR_MACROS:
+    for name, (function, operand_type) in buckets.FUNCTIONS.items():
+        con.create_function(name, function, [duckdb.sqltype(operand_type)] * 3 + [duckdb.sqltype("INTEGER")],
+                            duckdb.sqltype("INTEGER"), type="arrow", side_effects=False)
+    for name, (function, params, returns) in regexp_functions.FUNCTIONS.items():
+        con.create_function(name, function, [duckdb.sqltype(p) for p in params], duckdb.sqltype(returns),
+                            type="arrow", null_handling="special", side_effects=False)
+    for statement in (SESSION_SETUP + MACROS + TEXT_MACROS + ARRAY_MACROS + SERIES_MACROS + TO_CHAR_MACROS
+                      + BUCKET_MACROS + regexp_functions.MACROS):
         con.execute(statement)
     jsonb.register(con)
 
@@ -630,25 +670,6 @@ def _cube_root(x: float) -> float:
                key=lambda r: abs(Fraction(r) ** 3 - Fraction(x)))
 
 
-def _vectorized(function, returns: str):
-    """``function`` of one value as a DuckDB function of Arrow arrays (NULL stays NULL)."""
-    out_type = _ARROW_TYPES[returns]
-
-    def run(values):
-        return pa.array([None if v is None else function(v) for v in values.to_pylist()], out_type)
-    return run
-
-
-def _vectorized_pair(function, returns: str):
-    """``function`` of two values as a DuckDB function of Arrow arrays (NULL gives NULL)."""
-    out_type = _ARROW_TYPES[returns]
-
-    def run(xs, ys):
-        return pa.array([None if x is None or y is None else function(x, y)
-                         for x, y in zip(xs.to_pylist(), ys.to_pylist())], out_type)
-    return run
-
-
 def _number_text(text: str, fmt: str) -> str | None:
     """to_number()'s number as text (parser/semantics.py casts it to a DECIMAL)."""
     value = number_format.to_number(text, fmt)
@@ -687,6 +708,8 @@ _FUNCTIONS = (
     *((NUMBER_CHAR_FUNCTION + kind, function, [param, "VARCHAR"], "VARCHAR")
       for kind, (function, param) in _NUMBER_CHAR.items()),
     (TO_NUMBER_FUNCTION, _number_text, ["VARCHAR", "VARCHAR"], "VARCHAR"),
+    (DATE_CHAR_FUNCTION, date_format.of_timestamp, ["TIMESTAMP", "VARCHAR"], "VARCHAR"),
+    (DATE_CHAR_FUNCTION + "tz", date_format.of_timestamptz, ["TIMESTAMPTZ", "VARCHAR", "VARCHAR"], "VARCHAR"),
     (INTEGER_TEXT, lambda text: str(integer_input(text)), ["VARCHAR"], "VARCHAR"),
     (CBRT_FUNCTION, _cube_root, ["DOUBLE"], "DOUBLE"),
     # justify_hours, justify_days, justify_interval

@@ -9,6 +9,7 @@ import sqlglot
 from sqlglot import exp
 
 from txlake import errors
+from txlake.engine import buckets
 from txlake.parser.parse import placeholders_in_sql_order
 from txlake.parser import number_format
 from txlake.parser.semantics import BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, TO_CHAR_REFUSED
@@ -144,7 +145,10 @@ _MISSING_TYPE = re.compile(r"Type with name (?P<name>.+) does not exist!?")
 _DOMAIN_ERRORS = (("negative substring length", "22011"), ("square root of a negative", "2201F"),
                   ("negative power", "2201F"), ("complex result", "2201F"), ("logarithm of", "2201E"),
                   ("null value not allowed for object key", "22004"),  # (json_object_agg's)
-                  ("interval out of range", "22008"))  # (engine/intervals.py's)
+                  ("interval out of range", "22008"),  # (engine/intervals.py's)
+                  *((words, "2201G") for words in buckets.WIDTH_BUCKET_ERRORS), ("integer out of range", "22003"),
+                  (buckets.NULL_THRESHOLD.lower(), "22004"),  # (a macro's: its words lower-cased)
+                  ("invalid regular expression: ", "2201B"))  # (engine/regexp_functions.py's)
 
 
 # DuckDB binder errors (their words, lower case) -> PostgreSQL's SQLSTATE and message

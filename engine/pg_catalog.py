@@ -30,7 +30,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import catalog_views, checks, uniques
+from txlake.engine import catalog_views, checks, uniques, user_types
 from txlake.engine.catalog_views import CATALOG, schema_name
 from txlake.engine.temp_tables import TEMP_ID_PREFIX
 from txlake.parser.parse import parse_table_name
@@ -58,6 +58,10 @@ _BUILTIN = {
 _ACTIONS = {"NO ACTION": "a", "RESTRICT": "r", "CASCADE": "c", "SET NULL": "n", "SET DEFAULT": "d"}
 
 
+# to_regclass(text): parser/semantics.py checks its argument, the executor answers it (``regclass_oid``)
+TO_REGCLASS = "to_regclass"
+
+
 def oid(entry_id: str, part: str = "") -> int:
     """The OID of the catalog entry ``entry_id`` (``part``: of one of its indexes, constraints
     or its row type), stable across sessions and processes."""
@@ -70,12 +74,19 @@ def namespace_oid(schema: str) -> int:
 
 
 def is_regclass_oid(node: exp.Expression) -> bool:
-    """Is ``node`` a constant ``'name'::regclass`` that stands for an OID: cast to ``oid``, or
-    compared with ``=``, ``<>`` or ``IN`` (``WHERE c.oid = 't'::regclass``)? Elsewhere (a
-    select list, where PostgreSQL shows the name) it is left alone: txlake has no regclass type."""
-    if not (isinstance(node, exp.Cast) and _type_is(node.to, "regclass")
-            and isinstance(node.this, exp.Literal) and node.this.is_string):
-        return False
+    """Is ``node`` a constant ``'name'::regclass`` that stands for an OID (``_as_oid``), or a
+    ``to_regclass('name')`` call (parser/semantics.py has its argument a string constant)?
+    Elsewhere a ``'name'::regclass`` (a select list, where PostgreSQL shows the name) is left
+    alone: txlake has no regclass type."""
+    if isinstance(node, exp.Anonymous):
+        return node.name.lower() == TO_REGCLASS
+    return isinstance(node, exp.Cast) and _type_is(node.to, "regclass") and isinstance(node.this, exp.Literal) \
+        and node.this.is_string and _as_oid(node)
+
+
+def _as_oid(node: exp.Expression) -> bool:
+    """Does a regclass ``node`` stand for an OID: cast to ``oid``, or compared with ``=``, ``<>``
+    or ``IN`` (``WHERE c.oid = 't'::regclass``)?"""
     parent = node.parent
     while isinstance(parent, exp.Paren):  # (('t'::regclass)::oid)
         parent = parent.parent
@@ -87,19 +98,33 @@ def _type_is(to: exp.Expression, name: str) -> bool:
     return str(to.args.get("kind") or to.this).lower() in (name, f"pg_catalog.{name}")
 
 
-def regclass_oid(ex, ctx, node: exp.Cast) -> exp.Expression:
+def regclass_oid(ex, ctx, node: exp.Cast | exp.Anonymous) -> exp.Expression:
     """``'name'::regclass`` as the pg_class OID of the table, view, sequence or index it names,
     found as PostgreSQL's regclass input finds it (the search path, or the schema given), or
-    42P01."""
-    text = node.this.this
-    target = parse_table_name(text)
+    42P01. ``to_regclass('name')``: NULL where that is 42P01 or the name no relation's, else the
+    OID where it stands for one (``_as_oid``), else the relation's name as PostgreSQL shows a
+    regclass (``engine/user_types.py shown_name``; an index's as written)."""
+    if isinstance(node, exp.Anonymous):
+        try:
+            found = _relation(ex, ctx, parse_table_name(node.expressions[0].this))
+        except errors.Error:  # (PostgreSQL 16's to_regclass gives NULL for a bad name too)
+            return exp.Null()
+        if found is None or _as_oid(node):
+            return exp.Null() if found is None else exp.Literal.number(found[0])
+        return user_types.shown_name(ctx, found[1]) if found[1] is not None else node.expressions[0].copy()
+    found = _relation(ex, ctx, target := parse_table_name(node.this.this))
+    if found is None:
+        raise errors.UndefinedTable(f'relation "{catalog_views.relation_name(target.db, target.name)}" does not exist')
+    return exp.Literal.number(found[0])
+
+
+def _relation(ex, ctx, target) -> tuple[int, TableVersion | None] | None:
+    """The OID of the relation ``target`` names, and its table, view or sequence (None: an index)."""
     version = ctx.lookup(target)
     if version is not None and not version.is_type:
-        return exp.Literal.number(oid(version.table_id))
+        return oid(version.table_id), version
     hit = uniques.index_names(ex, ctx, ctx.locate(target)[0]).get(target.name)
-    if hit is None:
-        raise errors.UndefinedTable(f'relation "{catalog_views.relation_name(target.db, target.name)}" does not exist')
-    return exp.Literal.number(oid(hit[0].table_id, target.name))
+    return None if hit is None else (oid(hit[0].table_id, target.name), None)
 
 
 def build(key: str, tables: list[TableVersion]) -> pa.Table:

@@ -608,10 +608,10 @@ def _typed(ctx: Context, col: Column) -> tuple[TableVersion, tuple[str, ...] | N
     return (entry, col.enum) if entry is not None else None
 
 
-def _type_name(ctx: Context, version: TableVersion, suffix: str = "") -> exp.Expression:
-    """The type ``version`` (``suffix`` "[]": an array of it) as PostgreSQL's regtype shows it:
-    its name, qualified by its schema unless the search path finds it, each quoted where it
-    must be (``quote_ident``, engine/dialect.py: ``"Quoted"``, ``s."Feel"``)."""
+def shown_name(ctx: Context, version: TableVersion, suffix: str = "") -> exp.Expression:
+    """The type or relation ``version`` (``suffix`` "[]": an array of it) as PostgreSQL's
+    regtype and regclass show it: its name, qualified by its schema unless the search path finds
+    it, each quoted where it must be (``quote_ident``, engine/dialect.py: ``"Quoted"``, ``s."Feel"``)."""
     def quoted(name: str) -> exp.Expression:
         return exp.Anonymous(this="quote_ident", expressions=[exp.Literal.string(name)])
     parts = [quoted(version.name), exp.Literal.string(suffix)]
@@ -632,14 +632,14 @@ def _type_named(ctx: Context, value: exp.Expression, typed) -> exp.Expression | 
             for item in items:  # ('{ok,zz}'::mood[]: an ARRAY of the elements' casts)
                 _refuse_unlisted(ctx, item.this if isinstance(item, exp.Cast) else item, version.name,
                                  version.schema.user_type.labels)
-        return _type_name(ctx, version, "[]") if version is not None else None
+        return shown_name(ctx, version, "[]") if version is not None else None
     if isinstance(value, exp.Cast) and type_name_of(ctx, value.to) is not None:
         version = _named(ctx, type_name_of(ctx, value.to))
         if version is not None and not version.schema.user_type.is_domain:
             _refuse_unlisted(ctx, value.this, version.name, version.schema.user_type.labels)
-        return _type_name(ctx, version) if version is not None else None
+        return shown_name(ctx, version) if version is not None else None
     found = typed(value) if typed is not None and isinstance(value, exp.Column) else None
-    return _type_name(ctx, found[0]) if found is not None else None
+    return shown_name(ctx, found[0]) if found is not None else None
 
 
 def _compared(ctx: Context, node: exp.Expression, types) -> exp.Expression:

@@ -140,6 +140,10 @@ def _float_precision(dtype: exp.DataType) -> exp.DataType:
     return exp.DataType.build("FLOAT" if bits <= 24 else "DOUBLE")
 
 
+# PostgreSQL 15's regular expression functions (engine/regexp_functions.py)
+_REGEXP_FUNCTIONS = ("REGEXP_COUNT", "REGEXP_INSTR", "REGEXP_LIKE", "REGEXP_SUBSTR")
+
+
 class TxlakeParser(DuckDB.Parser):
     # NUMERIC / DECIMAL without precision: DECIMAL(38, 9) (BigQuery's NUMERIC), not DuckDB's
     # (18, 3), which rounded 3.14159 to 3.142 and refused 1e20. PostgreSQL's is unbounded;
@@ -156,14 +160,16 @@ class TxlakeParser(DuckDB.Parser):
     # PostgreSQL functions whose DuckDB namesakes mean something else, kept as written for
     # parser/semantics.py: decode / encode take a format (hex, base64), which sqlglot's
     # DuckDB parser dropped (decode('616263', 'hex') gave '616263'); regexp_matches returns
-    # the matches, not DuckDB's boolean; json_extract_path[_text] take the path's steps as
+    # the matches, not DuckDB's boolean; regexp_count, regexp_instr, regexp_like and regexp_substr
+    # are engine/regexp_functions.py's (sqlglot wrote DuckDB expressions of some, without their
+    # flags' checks and some arguments); json_extract_path[_text] take the path's steps as
     # arguments, not a JSON path; json_strip_nulls is parser/json_ops.py's. And x op ALL (array) /
     # SOME (array) is a quantified comparison, as ANY (array) is (sqlglot read them as calls of
     # functions ALL and SOME)
     FUNCTIONS = {**DuckDB.Parser.FUNCTIONS,
                  **{name: (lambda name: lambda args: exp.Anonymous(this=name.lower(), expressions=args))(name)
                     for name in ("DECODE", "ENCODE", "REGEXP_MATCHES", "JSON_EXTRACT_PATH", "JSON_EXTRACT_PATH_TEXT",
-                                 "JSON_STRIP_NULLS")},
+                                 "JSON_STRIP_NULLS", *_REGEXP_FUNCTIONS)},
                  **{name: (lambda name, node: lambda args: node(this=exp.Paren(this=args[0])) if len(args) == 1
                            else exp.Anonymous(this=name, expressions=args))(name, node)
                     for name, node in (("ALL", exp.All), ("SOME", exp.Any))}}

@@ -345,3 +345,66 @@ def set_returning(node: exp.Expression) -> exp.Expression | None:
         select = exp.select(exp.alias_(exp.cast(items, exp.DataType.build("JSON")) if as_json else items, column))
     alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name))
     return exp.Subquery(this=select, alias=alias.copy())
+
+
+# json[b]_to_record[set](doc) AS x(a int, ...): the kind of json read, and whether doc is an array of records
+_RECORDS = {"json_to_record": ("json", False), "jsonb_to_record": ("jsonb", False),
+            "json_to_recordset": ("json", True), "jsonb_to_recordset": ("jsonb", True)}
+
+
+def records(node: exp.Expression) -> exp.Expression | None:
+    """``json[b]_to_record(doc) AS x(a int, b text)`` / ``json[b]_to_recordset(doc) AS ...``
+    in FROM (a LATERAL join's too: the subquery reads the FROM items before it), as PostgreSQL's
+    populate_record reads them: a subquery of a column per definition, each the member of its
+    name (case as written) read as the column's type - its text (``->>``) cast, a json / jsonb
+    column the member itself; a JSON null or a missing member NULL. Of a record: one row (of NULLs
+    for a NULL doc); of a recordset: a row per element of the array (none for a NULL doc). A doc
+    or element of the wrong kind is 22023; no column definition list 42601; a column of an array
+    or row type 0A000. Written here, before the rewrites, which then take its casts and
+    operators as any others. None for anything else."""
+    call = node.this if isinstance(node, (exp.Table, exp.Lateral)) else None
+    if not isinstance(call, exp.Anonymous) or call.name.lower() not in _RECORDS or len(call.expressions) != 1:
+        return None
+    name = call.name.lower()
+    kind, many = _RECORDS[name]
+    alias = node.args.get("alias")
+    columns = alias.columns if alias is not None else []
+    if not columns or not all(isinstance(c, exp.ColumnDef) and c.args.get("kind") is not None for c in columns):
+        raise errors.SyntaxError('a column definition list is required for functions returning "record"')
+    doc, row = exp.cast(call.expressions[0].copy(), exp.DataType.build(kind.upper())), exp.column("__r")
+    if many:
+        checked = _kind_checked(doc, "array", f"cannot call {name} on a non-array")
+        source = exp.Table(this=_call(f"{kind}_array_elements", checked),
+                           alias=exp.TableAlias(this=exp.to_identifier("__e"), columns=[exp.to_identifier("__r")]))
+    else:
+        source = exp.select(exp.alias_(doc, "__r")).subquery("__e")
+    each_object = _kind_checked(row, "object", f"argument of {name} must be an array of objects" if many
+                                else f"cannot call {name} on a non-object")
+    select = exp.select(*(exp.alias_(_record_field(row, c, kind), c.this.copy()) for c in columns)).from_(source)
+    kept = exp.Or(this=exp.Is(this=row.copy(), expression=exp.Null()),
+                  expression=exp.Not(this=exp.Is(this=each_object, expression=exp.Null())))
+    return exp.Subquery(this=select.where(kept),
+                        alias=exp.TableAlias(this=(alias.this or exp.to_identifier(name)).copy(),
+                                             columns=[c.this.copy() for c in columns]))
+
+
+def _kind_checked(value: exp.Expression, kind: str, refusal: str) -> exp.Expression:
+    """``value`` (json), or NULL if it is; an error (22023, ``refusal``) if it is JSON of another kind."""
+    typed = exp.EQ(this=_call("jsonb_typeof", exp.cast(value.copy(), exp.DataType.build("JSONB"))),
+                   expression=exp.Literal.string(kind))
+    return exp.Case(ifs=[exp.If(this=exp.Or(this=exp.Is(this=value.copy(), expression=exp.Null()), expression=typed),
+                                true=value.copy())],
+                    default=_call("error", exp.Literal.string(refusal)))
+
+
+def _record_field(row: exp.Expression, column: exp.ColumnDef, kind: str) -> exp.Expression:
+    to = column.args["kind"]
+    key = exp.Literal.string(column.this.name if column.this.quoted else column.this.name.lower())
+    if to.this in (exp.DType.JSON, exp.DType.JSONB):  # (a JSON null is NULL, as PostgreSQL's populate_record reads it)
+        member = exp.JSONExtract(this=row.copy(), expression=key)
+        is_null = exp.EQ(this=_call(f"{kind}_typeof", member.copy()), expression=exp.Literal.string("null"))
+        return exp.Case(ifs=[exp.If(this=is_null, true=exp.Null())], default=exp.cast(member, to.copy()))
+    if to.is_type(*exp.DataType.NESTED_TYPES) or to.this == exp.DType.USERDEFINED:
+        raise errors.NotSupportedError(f"a column of type {to.sql(dialect='postgres')} in json[b]_to_record[set]'s "
+                                       "column definition list is not supported")
+    return exp.Cast(this=exp.JSONExtractScalar(this=row.copy(), expression=key), to=to.copy())

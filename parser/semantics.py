@@ -58,8 +58,9 @@ QUANTIFIED, ELEMENTS_AS = "txl_quantified", "txl_elements_as"
 SERIES_ROWS, SERIES_NUMBERED, SERIES_LIST = "txl_generate_series", "txl_generate_series_numbered", "txl_series_list"
 # to_char(x, pattern) (``_to_char``): TO_CHAR_MACRO(x, strftime's pattern, refusal, pattern, x)
 # picks by x's type the function writing a number (engine/dialect.py NUMBER_CHAR_FUNCTION) or
-# strftime - or, for a date, raises the refusal (starting TO_CHAR_REFUSED, 0A000) of a pattern
-# strftime cannot take; x is TO_CHAR_VALUE where it is bound once. to_number():
+# a date or timestamp (DATE_CHAR_FUNCTION), or strftime - or raises the refusal (starting
+# TO_CHAR_REFUSED, 0A000) of a pattern strftime cannot take; x is TO_CHAR_VALUE where it is
+# bound once. to_number():
 # TO_NUMBER_FUNCTION's text of the number
 TO_CHAR_MACRO, TO_CHAR_VALUE, TO_CHAR_REFUSED = "txl_to_char", "txl_to_char_value", "to_char of a date or time"
 TO_NUMBER_FUNCTION = "txl_to_number"
@@ -69,6 +70,8 @@ TEXT_MACRO = "txl_text"
 # (s1, e1) OVERLAPS (s2, e2) (engine/dialect.py): PostgreSQL's overlaps() of dates, timestamps or times,
 # an end being a point or an interval from the start (DuckDB has no OVERLAPS)
 OVERLAPS_MACRO = "txl_overlaps"
+# regexp_matches(s, p [, flags])'s rows, a list of text[] (engine/regexp_functions.py MATCH_ROWS)
+REGEXP_MATCH_ROWS = "txl_regexp_matches"
 
 
 def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
@@ -115,6 +118,9 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     # columns are named from the expressions as written (``_column_names``), in every SELECT -
     # a subquery's, a UNION's, CREATE TABLE AS's (whose names the table keeps) - and RETURNING
     _unqualify_pg_catalog_calls(tree)
+    for node in list(tree.find_all(exp.Table, exp.Lateral)):  # (json[b]_to_record[set]: rewritten below)
+        if (records := json_ops.records(node)) is not None:
+            node.replace(records)
     selects = [(select, [None if isinstance(p, exp.Alias) else p.copy() for p in select.expressions])
                for select in tree.find_all(exp.Select, exp.Returning)]
     tree = transaction_clock(tree)
@@ -1135,10 +1141,11 @@ def _to_char(node: exp.ToChar) -> exp.Expression:
     """``to_char(x, pattern)`` as PostgreSQL's, by x's type (DuckDB's to_char dropped the
     pattern: it returned the value as text). TO_CHAR_MACRO picks the form when DuckDB binds it:
     of a number, formatting.c's number patterns (parser/number_format.py, a function DuckDB
-    calls); of a date or timestamp DuckDB's strftime, the pattern translated here (sqlglot's
-    PostgreSQL mapping) - a pattern strftime cannot write, or one known only at run time, is
-    refused (0A000) if x turns out to be a date. x is handed to the macro again to pick the form
-    by, or, where that cannot be (a parameter, an aggregate), bound once in a lambda."""
+    calls); of a date, a timestamp or a timestamp with time zone its date patterns
+    (parser/date_format.py, likewise); of another type (a time) DuckDB's strftime, the pattern
+    translated here (sqlglot's PostgreSQL mapping) - a pattern strftime cannot write, or one
+    known only at run time, is refused (0A000) there. x is handed to the macro again to pick the
+    form by, or, where that cannot be (a parameter, an aggregate), bound once in a lambda."""
     fmt = node.args.get("format")
     if fmt is None:
         return node
@@ -1258,11 +1265,14 @@ def _function(node: exp.Anonymous) -> exp.Expression:
         raise errors.NotSupportedError(
             f"{name}() is not supported: it reads PostgreSQL's system catalog, which txlake mirrors only in part "
             "(pg_type.typname names a type; information_schema.columns gives each column's data_type)")
-    if name == "regexp_matches":
-        raise errors.NotSupportedError(
-            "regexp_matches() is not supported (it returns a set of rows); use regexp_match() or ~")
     if name == "regexp_match" and len(node.expressions) == 2:
         return _regexp_match(*node.expressions)
+    if name == "to_regclass" and not (len(node.expressions) == 1 and isinstance(node.expressions[0], exp.Literal)
+                                      and node.expressions[0].is_string):
+        # (engine/pg_catalog.py looks the name up at each execution)
+        raise errors.NotSupportedError("to_regclass() takes its relation name as a string constant")
+    if name in ("num_nulls", "num_nonnulls") and node.expressions:
+        return _null_count(node.expressions, nulls=name == "num_nulls")
     if (name, len(node.expressions)) in _SEQUENCE_FUNCTIONS:
         return exp.Anonymous(this=_SEQUENCE_FUNCTIONS[name, len(node.expressions)],
                              expressions=[_sequence_name(e) if i == 0 else e.copy()
@@ -1274,6 +1284,18 @@ def _function(node: exp.Anonymous) -> exp.Expression:
     if name in _CAST_FUNCTIONS and len(node.expressions) == 1:  # text(x): PostgreSQL's cast of x to text
         return _cast(exp.Cast(this=node.expressions[0].copy(), to=exp.DataType.build(_CAST_FUNCTIONS[name])))
     return node
+
+
+def _null_count(arguments: list[exp.Expression], nulls: bool) -> exp.Expression:
+    """``num_nulls(a, b, ...)`` / ``num_nonnulls(...)``: how many of the arguments, of any types,
+    are NULL / not NULL, an integer (PostgreSQL's VARIADIC "any"; DuckDB has no such function).
+    ``VARIADIC array`` is a syntax error (sqlglot reads no VARIADIC)."""
+    counted = [exp.Case(ifs=[exp.If(this=exp.Is(this=a.copy(), expression=exp.Null()), true=exp.Literal.number(
+        int(nulls)))], default=exp.Literal.number(int(not nulls))) for a in arguments]
+    total = counted[0]
+    for term in counted[1:]:
+        total = exp.Add(this=total, expression=term)
+    return exp.cast(total, "INT")
 
 
 def _unqualify_pg_catalog_calls(tree: exp.Expression) -> None:
@@ -1459,9 +1481,11 @@ def _array_elements(text: str) -> exp.Cast:
     return exp.Cast(this=items, to=exp.DataType.build("VARCHAR[]", dialect="duckdb"))
 
 
-# PostgreSQL's set-returning functions that split text, as FROM items -> the array function
-# whose elements are their rows (DuckDB has no such table functions)
-_SPLIT_TABLES = {"regexp_split_to_table": "regexp_split_to_array", "string_to_table": STRING_TO_ARRAY}
+# PostgreSQL's set-returning functions that split text, or find a pattern's matches
+# (regexp_matches: engine/regexp_functions.py's list of each match's text[]), -> the array
+# function whose elements are their rows (DuckDB has no such table functions)
+_SPLIT_TABLES = {"regexp_split_to_table": "regexp_split_to_array", "string_to_table": STRING_TO_ARRAY,
+                 "regexp_matches": REGEXP_MATCH_ROWS}
 
 
 def _split_table(node: exp.Table | exp.Lateral | exp.Anonymous) -> exp.Expression | None:
@@ -1718,10 +1742,13 @@ def _text(value: exp.Expression, cast: exp.Expression) -> exp.Expression:
     if json_ops.is_json(value) or json_ops.returns_rows(value) or _is_call(value, "regexp_split_to_table"):
         return exp.cast(value.copy(), exp.DataType.build("VARCHAR"))  # (its text is its own)
     series = isinstance(value, exp.GenerateSeries) and _in_select_list(value)
-    if series or isinstance(value, exp.Explode) or _is_call(value, "unnest") and len(value.expressions) == 1:
-        # a set-returning function in a select list (generate_series(), unnest(), as unnest() of
-        # a list): the text of each element, unnested (DuckDB picks no form of an unnested value)
+    matches = _is_call(value, "regexp_matches")
+    if series or matches or isinstance(value, exp.Explode) or _is_call(value, "unnest") and len(value.expressions) == 1:
+        # a set-returning function in a select list (generate_series(), regexp_matches(), unnest(),
+        # as unnest() of a list): the text of each element, unnested (DuckDB picks no form of an
+        # unnested value)
         listed = _series_list(value) if series else value.this if isinstance(value, exp.Explode) \
+            else exp.Anonymous(this=REGEXP_MATCH_ROWS, expressions=[a.copy() for a in value.expressions]) if matches \
             else value.expressions[0]
         element = exp.to_identifier("e")
         each = exp.Lambda(this=exp.Anonymous(this=TEXT_MACRO, expressions=[element.copy(), element.copy()]),
