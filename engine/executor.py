@@ -968,6 +968,12 @@ class Executor:
         rows = self._insert_batch(ctx, stmt, rows, ())
         return Result(rowcount=rows.num_rows, status=f"INSERT 0 {rows.num_rows}")
 
+    def default_values(self, col: Column, n: int) -> tuple:
+        """``n`` values of column ``col``'s default, each evaluated on its own (``random()``,
+        ``gen_random_uuid()`` differ row to row), as an INSERT's rows take them."""
+        sql = f"SELECT {_cast_sql(_default_sql(col.default), col.type)} FROM range({n})"
+        return tuple(self._sql(sql, result=True).column(0).cast(col.type.arrow()).to_pylist())  # (PythonRows' values)
+
     def _insert_select(self, ctx: Context, stmt: st.Insert, schema: TableSchema, columns: list[str], params) -> int:
         """``INSERT ... SELECT`` (without ON CONFLICT or RETURNING): the rows stream from DuckDB
         in batches, each checked and added to the transaction as it comes - past the spill

@@ -895,17 +895,19 @@ def insert_many_rows(ex, schema, columns, stmt, param_sets: list[tuple]) -> Pyth
     template = plan[0]
     rows = [[("param", base + term[1]) if term[0] == "param" else term for term in template]
             for base in range(0, width * len(param_sets), width)]
-    values = _values_columns(ex, schema, columns, stmt, rows, [v for params in param_sets for v in params])
+    values = _values_columns(ex, schema, columns, stmt, rows, [v for params in param_sets for v in params],
+                             defaults=ex.default_values)
     return PythonRows(schema, values) if values is not None else None
 
 
 def _values_columns(ex, schema: TableSchema, columns: list[str], stmt: st.Insert,
-                    plan: list[list[tuple]], params) -> list[tuple] | None:
+                    plan: list[list[tuple]], params, defaults=None) -> list[tuple] | None:
     """``INSERT ... VALUES`` of constants, ``?`` and CURRENT_TIMESTAMP built in Python: the
     values DuckDB would return for ``CAST(value AS column type)``, a tuple per column of
     the table, or None to let DuckDB do it. Only values whose cast is the identity are taken (an int into INT/BIGINT in
     range, a str into VARCHAR, a float into DOUBLE, a bool into BOOLEAN, NULL into
-    anything); columns left out must have no default."""
+    anything); columns left out must have no default - but a SERIAL's - unless ``defaults(column,
+    n)`` gives a column's n defaults (an executemany's batch: one DuckDB query per column)."""
     width = len(plan[0])
     if any(len(row) != width for row in plan) or width > len(columns) or \
             (stmt.columns is not None and width < len(columns)):
@@ -921,7 +923,10 @@ def _values_columns(ex, schema: TableSchema, columns: list[str], stmt: st.Insert
                 data.append(None)
                 continue
             if col.default is not None:
-                return None
+                if defaults is None:
+                    return None
+                data.append(col)  # (once every value given is taken: none may fall back after a default ran)
+                continue
             data.append((None,) * len(plan))
             continue
         values = []
@@ -933,7 +938,7 @@ def _values_columns(ex, schema: TableSchema, columns: list[str], stmt: st.Insert
         data.append(tuple(values))
     for at, sequence in numbered.items():  # (as DuckDB would number them: the rows in order)
         data[at] = tuple(ex.sequence_calls.reserve(sequence, len(plan)).tolist())
-    return data
+    return [defaults(column, len(plan)) if isinstance(column, Column) else column for column in data]
 
 
 def _insert_value(ex, term: tuple, col: Column, params):

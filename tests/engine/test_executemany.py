@@ -145,3 +145,21 @@ def test_generated_columns_computed_and_refused_in_a_batch(c, statements):
     with pytest.raises(txlake.Error) as info:
         c.cursor().executemany("INSERT INTO g (a, b) VALUES (?, ?)", [(3, 1), (4, 2)])
     assert info.value.sqlstate == "428C9"
+
+
+def test_columns_left_to_their_defaults_in_a_batch(c, statements):
+    """A default DuckDB evaluates - now(), a volatile one, a constant of each kind - is taken
+    for each row of the batch as a statement per set takes it."""
+    c.execute("CREATE TABLE d (id INT PRIMARY KEY, at TIMESTAMPTZ DEFAULT now(), r DOUBLE DEFAULT random(), "
+              "u UUID DEFAULT gen_random_uuid(), n NUMERIC(5,1) DEFAULT 2.25, j JSONB DEFAULT '{\"a\": 1}', "
+              "s TEXT DEFAULT 'x' || 'y', t TIME DEFAULT '10:00')")
+    c.cursor().executemany("INSERT INTO d (id) VALUES (?)", [(i,) for i in range(5)])
+    assert statements["insert_many"] == 1 and statements["insert"] == 0
+    now = c.execute("SELECT now()").fetchone()[0]
+    rows = c.execute("SELECT at, r, u, n, j, s, t FROM d ORDER BY id").fetchall()
+    assert {r[0] for r in rows} == {now}  # (the transaction's start)
+    assert len({r[1] for r in rows}) == 5 and len({r[2] for r in rows}) == 5  # (each row its own)
+    assert all(r[3:] == (decimal.Decimal("2.3"), {"a": 1}, "xy", datetime.time(10, 0)) for r in rows)
+    c.commit()
+    c.execute("INSERT INTO d (id) VALUES (9)")
+    assert c.execute("SELECT n, j, s, t FROM d WHERE id = 9").fetchone() == rows[0][3:]
