@@ -957,11 +957,15 @@ class Executor:
         rows built together in Python (``points.insert_many_rows``) and added as one batch -
         what ``executemany`` does in a transaction block, where a failing row fails the block
         as the rows one at a time would. None, having changed nothing, where the rows cannot
-        be built so (ON CONFLICT, RETURNING, a value DuckDB must convert): the caller then runs
-        the statement once per set."""
+        be built so (ON CONFLICT, RETURNING, a value DuckDB must convert), or where a batch
+        would pass what a statement per set refuses - a foreign key of the table to itself,
+        which a batch's end checks, so that a row may reference one later in it: the caller
+        then runs the statement once per set."""
         if stmt.on_conflict is not None or stmt.returning or not isinstance(stmt.source, exp.Values):
             return None
         version, columns, stmt = self._insert_target(ctx, stmt)
+        if any(fk.table_id == version.table_id for fk in version.schema.foreign_keys):
+            return None
         rows = points.insert_many_rows(self, version.schema, columns, stmt, param_sets)
         if rows is None:
             return None

@@ -163,3 +163,19 @@ def test_columns_left_to_their_defaults_in_a_batch(c, statements):
     c.commit()
     c.execute("INSERT INTO d (id) VALUES (9)")
     assert c.execute("SELECT n, j, s, t FROM d WHERE id = 9").fetchone() == rows[0][3:]
+
+
+def test_a_foreign_key_to_its_own_table_is_checked_set_by_set(connect):
+    """A statement per set checks each row's reference when it ends: a row referencing one a
+    later set adds is refused (23503), as psycopg's executemany gets it from PostgreSQL - where
+    one batch, checked at its end, would take both."""
+    conn = connect()
+    conn.execute("CREATE TABLE tree (id INT PRIMARY KEY, parent INT REFERENCES tree (id))")
+    conn.commit()
+    with pytest.raises(txlake.Error) as info:
+        conn.cursor().executemany("INSERT INTO tree VALUES (?, ?)", [(2, 1), (1, None)])
+    assert info.value.sqlstate == "23503"
+    conn.rollback()
+    conn.cursor().executemany("INSERT INTO tree VALUES (?, ?)", [(1, None), (2, 1)])
+    conn.commit()
+    assert conn.execute("SELECT id, parent FROM tree ORDER BY id").fetchall() == [(1, None), (2, 1)]
