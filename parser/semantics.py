@@ -342,8 +342,11 @@ _SAME_TYPE_OPERATORS = {
     exp.DType.DECIMAL: _COMPARISONS + _ARITHMETIC + (exp.Pow,),
     exp.DType.FLOAT: _COMPARISONS + _ARITHMETIC[:4],
     exp.DType.DOUBLE: _COMPARISONS + _ARITHMETIC[:4] + (exp.Pow,),
-    **{kind: _COMPARISONS + (exp.Sub,) for kind in (exp.DType.DATE, exp.DType.TIME, exp.DType.TIMESTAMP,
-                                                     exp.DType.TIMESTAMPNTZ, exp.DType.TIMESTAMPTZ)},
+    **{kind: _COMPARISONS + (exp.Sub,) for kind in (exp.DType.DATE, exp.DType.TIMESTAMP, exp.DType.TIMESTAMPNTZ,
+                                                     exp.DType.TIMESTAMPTZ)},
+    # (time - time, PostgreSQL's choice for time - '09:00', is no operator of DuckDB's: the
+    # constant stays DuckDB's to read - an interval - which gives the same text, 01:00:00)
+    exp.DType.TIME: _COMPARISONS,
     exp.DType.INTERVAL: _COMPARISONS + (exp.Add, exp.Sub),
     exp.DType.BOOLEAN: _COMPARISONS,
     exp.DType.ARRAY: _COMPARISONS + (exp.DPipe,),
