@@ -148,7 +148,8 @@ _DOMAIN_ERRORS = (("negative substring length", "22011"), ("square root of a neg
                   ("interval out of range", "22008"),  # (engine/intervals.py's)
                   *((words, "2201G") for words in buckets.WIDTH_BUCKET_ERRORS), ("integer out of range", "22003"),
                   (buckets.NULL_THRESHOLD.lower(), "22004"),  # (a macro's: its words lower-cased)
-                  ("invalid regular expression: ", "2201B"))  # (engine/regexp_functions.py's)
+                  ("invalid regular expression: ", "2201B"),  # (engine/regexp_functions.py's)
+                  ("value too long for type character", "22001"))  # (parser/json_ops.py's)
 
 
 # DuckDB binder errors (their words, lower case) -> PostgreSQL's SQLSTATE and message

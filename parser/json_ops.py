@@ -407,4 +407,12 @@ def _record_field(row: exp.Expression, column: exp.ColumnDef, kind: str) -> exp.
     if to.is_type(*exp.DataType.NESTED_TYPES) or to.this == exp.DType.USERDEFINED:
         raise errors.NotSupportedError(f"a column of type {to.sql(dialect='postgres')} in json[b]_to_record[set]'s "
                                        "column definition list is not supported")
-    return exp.Cast(this=exp.JSONExtractScalar(this=row.copy(), expression=key), to=to.copy())
+    text = exp.JSONExtractScalar(this=row.copy(), expression=key)
+    length = to.expressions[0].this if to.this in (exp.DType.VARCHAR, exp.DType.CHAR) and to.expressions else None
+    if length is not None:  # (text input into varchar(n): only spaces past n are cut, else 22001 - no cast's cutting)
+        kind = "character varying" if to.this == exp.DType.VARCHAR else "character"
+        too_long = exp.GT(this=exp.Length(this=_call("rtrim", text.copy(), exp.Literal.string(" "))),
+                          expression=exp.Literal.number(int(length.name)))
+        refusal = _call("error", exp.Literal.string(f"value too long for type {kind}({length.name})"))
+        return exp.Case(ifs=[exp.If(this=too_long, true=refusal)], default=exp.cast(text, to.copy()))
+    return exp.Cast(this=text, to=to.copy())

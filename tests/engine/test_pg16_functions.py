@@ -263,6 +263,7 @@ def test_jsonb_to_recordset_reads_each_element_as_the_columns_say(conn):
     assert one(conn, """SELECT sum(a) FROM jsonb_to_recordset('[{"a":1},{"a":41}]') AS x(a int) WHERE a > 0""") == (
         42,)
     assert one(conn, "SELECT * FROM jsonb_to_record(NULL) AS x(a int)") == (None,)
+    assert one(conn, """SELECT * FROM jsonb_to_record('{"a":"ab  "}') AS x(a varchar(2))""") == ("ab",)  # (spaces cut)
     assert conn.execute("SELECT * FROM jsonb_to_recordset(NULL) AS x(a int)").fetchall() == []
 
 
@@ -284,6 +285,11 @@ RECORD_REFUSALS = [
     ("""SELECT * FROM jsonb_to_record('{"a":1}') AS x(a, b)""", "42601", "a column definition list is required"),
     ("""SELECT * FROM jsonb_to_record('{"a":1}')""", "42601", "a column definition list is required"),
     ("""SELECT * FROM jsonb_to_record('{"a":[1]}') AS x(a int[])""", "0A000", "not supported"),
+    # text input into varchar(n) / char(n): too long is 22001 (it was cut, as a cast cuts)
+    ("""SELECT * FROM jsonb_to_record('{"a":"abc"}') AS x(a varchar(2))""", "22001",
+     "value too long for type character varying(2)"),
+    ("""SELECT * FROM json_to_recordset('[{"a":"abc"}]') AS x(a char(2))""", "22001",
+     "value too long for type character(2)"),
 ]
 
 
