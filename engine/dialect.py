@@ -595,7 +595,7 @@ def postgres_semantics(con) -> None:
         con.create_function(name, function, [duckdb.sqltype(p) for p in params], duckdb.sqltype(returns),
                             type="arrow", null_handling="special", side_effects=False)
     for statement in (SESSION_SETUP + MACROS + TEXT_MACROS + ARRAY_MACROS + SERIES_MACROS + TO_CHAR_MACROS
-                      + BUCKET_MACROS + regexp_functions.MACROS):
+                      + BUCKET_MACROS + regexp_functions.MACROS + SIZE_MACROS):
         con.execute(statement)
     jsonb.register(con)
 
@@ -659,6 +659,31 @@ _ARROW_TYPES = {"BLOB": pa.binary(), "VARCHAR": pa.string(), "BIGINT": pa.int64(
                 "VARCHAR[]": pa.list_(pa.string()), "INTERVAL": pa.month_day_nano_interval(), "DOUBLE": pa.float64()}
 
 
+# pg_size_pretty(n) of an integer or a numeric (rounded to an integer: a size of bytes)
+SIZE_PRETTY_FUNCTION = "txl_size_pretty"
+SIZE_MACROS = (f"CREATE MACRO pg_size_pretty(x) AS {SIZE_PRETTY_FUNCTION}(CAST(x AS BIGINT))",)
+# pg_size_pretty's units: (name, the limit below which a size is shown in it, half-rounded?, its bits)
+_SIZE_UNITS = (("bytes", 10 * 1024, False, 0), ("kB", 20 * 1024 - 1, True, 10), ("MB", 20 * 1024 - 1, True, 20),
+               ("GB", 20 * 1024 - 1, True, 30), ("TB", 20 * 1024 - 1, True, 40), ("PB", 20 * 1024 - 1, True, 50))
+
+
+def size_pretty(size: int) -> str:
+    """PostgreSQL 16's ``pg_size_pretty(bigint)`` (dbsize.c): bytes below 10 kB, then the largest
+    unit that keeps the number below 20 * 1024 - 1 (PB at most), rounded half away from zero
+    (the division before it truncating toward zero, as C's)."""
+    for (name, limit, rounded, bits), after in zip(_SIZE_UNITS, (*_SIZE_UNITS[1:], None)):
+        if after is None or abs(size) < limit:
+            if rounded:
+                size = _c_division(size + (-1 if size < 0 else 1), 2)
+            return f"{size} {name}"
+        size = _c_division(size, 1 << (after[3] - bits - after[2] + rounded))
+    raise AssertionError("unreachable")
+
+
+def _c_division(a: int, b: int) -> int:
+    return -(-a // b) if (a < 0) != (b < 0) else a // b
+
+
 def _cube_root(x: float) -> float:
     """The double nearest the cube root of ``x``, as the C library's cbrt() PostgreSQL calls
     gives it (Python's math.cbrt, as DuckDB's cbrt, gave 3.0000000000000004 for 27): of the
@@ -712,6 +737,7 @@ _FUNCTIONS = (
     (DATE_CHAR_FUNCTION + "tz", date_format.of_timestamptz, ["TIMESTAMPTZ", "VARCHAR", "VARCHAR"], "VARCHAR"),
     (INTEGER_TEXT, lambda text: str(integer_input(text)), ["VARCHAR"], "VARCHAR"),
     (CBRT_FUNCTION, _cube_root, ["DOUBLE"], "DOUBLE"),
+    (SIZE_PRETTY_FUNCTION, size_pretty, ["BIGINT"], "VARCHAR"),
     # justify_hours, justify_days, justify_interval
     *((name, function, ["INTERVAL"], "INTERVAL") for name, function in intervals.FUNCTIONS.items()),
     (INTERVAL_TEXT, lambda value: pg_text.pg_interval(*value), ["INTERVAL"], "VARCHAR"),

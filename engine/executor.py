@@ -496,6 +496,8 @@ class Executor:
                 return comments.description(self, ctx, node)
             if pg_catalog.is_regclass_oid(node):
                 return pg_catalog.regclass_oid(self, ctx, node)
+            if pg_catalog.is_size_call(node):
+                return pg_catalog.relation_size(self, ctx, node)
             if not isinstance(node, exp.Table):
                 return _session_value(ctx, node)
             if isinstance(node.this, exp.Anonymous) and node.this.name.lower() in _TABLE_FUNCTIONS:
@@ -865,7 +867,8 @@ class Executor:
         special = []
 
         def visit(node):
-            if comments.is_description_call(node) or pg_catalog.is_regclass_oid(node):  # (read at each execution)
+            if comments.is_description_call(node) or pg_catalog.is_regclass_oid(node) or \
+                    pg_catalog.is_size_call(node):  # (read at each execution)
                 special.append(node)
                 return node
             if not isinstance(node, exp.Table):

@@ -34,6 +34,7 @@ from txlake.engine import catalog_views, checks, uniques, user_types
 from txlake.engine.catalog_views import CATALOG, schema_name
 from txlake.engine.temp_tables import TEMP_ID_PREFIX
 from txlake.parser.parse import parse_table_name
+from txlake.parser.semantics import RELATION_SIZES
 from txlake.storage.schema import Column, ColumnType, parse_type_name
 from txlake.storage.version import TableVersion
 
@@ -116,6 +117,25 @@ def regclass_oid(ex, ctx, node: exp.Cast | exp.Anonymous) -> exp.Expression:
     if found is None:
         raise errors.UndefinedTable(f'relation "{catalog_views.relation_name(target.db, target.name)}" does not exist')
     return exp.Literal.number(found[0])
+
+
+def is_size_call(node: exp.Expression) -> bool:
+    """Is ``node`` a ``pg_total_relation_size('name')`` call, or one of its kin (parser/semantics.py
+    has their argument a string constant)?"""
+    return isinstance(node, exp.Anonymous) and node.name.lower() in RELATION_SIZES
+
+
+def relation_size(ex, ctx, node: exp.Anonymous) -> exp.Expression:
+    """The bytes of the relation a ``pg_total_relation_size('name')`` call names, as this
+    transaction sees it: a table's data files (Parquet, and the rows committed inline in the
+    log as encoded there); a view's, sequence's or index's 0 (txlake's indexes are built in
+    memory). 42P01 for no such relation, as the regclass PostgreSQL reads the name as."""
+    target = parse_table_name(node.expressions[0].this)
+    found = _relation(ex, ctx, target)
+    if found is None:
+        raise errors.UndefinedTable(f'relation "{catalog_views.relation_name(target.db, target.name)}" does not exist')
+    version = found[1]
+    return exp.Literal.number(sum(f.size for f in version.files) if version is not None and version.is_table else 0)
 
 
 def _relation(ex, ctx, target) -> tuple[int, TableVersion | None] | None:

@@ -1270,6 +1270,8 @@ def _function(node: exp.Anonymous) -> exp.Expression:
             "(pg_type.typname names a type; information_schema.columns gives each column's data_type)")
     if name == "regexp_match" and len(node.expressions) == 2:
         return _regexp_match(*node.expressions)
+    if name in RELATION_SIZES:
+        return _relation_size(name, node.expressions)
     if name == "to_regclass" and not (len(node.expressions) == 1 and isinstance(node.expressions[0], exp.Literal)
                                       and node.expressions[0].is_string):
         # (engine/pg_catalog.py looks the name up at each execution)
@@ -1287,6 +1289,25 @@ def _function(node: exp.Anonymous) -> exp.Expression:
     if name in _CAST_FUNCTIONS and len(node.expressions) == 1:  # text(x): PostgreSQL's cast of x to text
         return _cast(exp.Cast(this=node.expressions[0].copy(), to=exp.DataType.build(_CAST_FUNCTIONS[name])))
     return node
+
+
+# pg_relation_size(rel) and its kin: engine/pg_catalog.py answers them at each execution
+RELATION_SIZES = ("pg_relation_size", "pg_table_size", "pg_total_relation_size")
+
+
+def _relation_size(name: str, arguments: list[exp.Expression]) -> exp.Expression:
+    """``pg_total_relation_size('t')`` (or of ``'t'::regclass``) with its argument the name as a
+    string constant, which engine/pg_catalog.py looks up at each execution; another argument (an
+    OID column: ``pg_class.oid``) is 0A000, and a fork's name (``pg_relation_size(t, 'fsm')``)
+    too - txlake's tables have one."""
+    argument = arguments[0] if len(arguments) == 1 else None
+    if isinstance(argument, exp.Cast) and str(argument.to.args.get("kind") or argument.to.this).lower() in (
+            "regclass", "pg_catalog.regclass"):
+        argument = argument.this
+    if not (isinstance(argument, exp.Literal) and argument.is_string):
+        raise errors.NotSupportedError(f"{name}() takes its relation as a string constant here "
+                                       "('orders' or 'orders'::regclass)")
+    return exp.Anonymous(this=name, expressions=[argument.copy()])
 
 
 def _null_count(arguments: list[exp.Expression], nulls: bool) -> exp.Expression:
