@@ -27,7 +27,8 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
                                      LENGTH_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO, REAL_MACRO, SPLIT_PART_MACRO,
                                      SERIES_LIST, SERIES_NUMBERED, SERIES_ROWS, SQRT_MACRO, SUBSTRING_FROM_MACRO,
                                      SUBSTRING_MACRO, SUM_MACRO, WINDOW_AVG_MACRO, WINDOW_SUM_MACRO, EXP_MACRO,
-                                     NUMERIC_FUNCTION, OVERLAPS_MACRO, TO_CHAR_MACRO, TO_NUMBER_FUNCTION)
+                                     NUMERIC_FUNCTION, OVERLAPS_MACRO, ROUND_MACRO, TO_CHAR_MACRO,
+                                     TO_NUMBER_FUNCTION)
 from txlake.parser import date_format, number_format, numeric
 from txlake.parser.semantics import (ARRAY_CONCAT, ARRAY_INDEX, ARRAY_LENGTH, ARRAY_LOWER, ARRAY_MACRO,  # (arrays)
                                      ARRAY_AS, ARRAY_PARSE, ARRAY_SET, ARRAY_UPPER, ELEMENTS_AS, QUANTIFIED,
@@ -196,6 +197,9 @@ MACROS = (
                              "ELSE sqrt(x) END"),
         (EXP_MACRO, "exp", "exp(x)"), (LN_MACRO, "ln", _LOG.format("ln")),
         (LOG10_MACRO, "log10", _LOG.format("log10")))),
+    # round(x) of a double or a real half to even (PostgreSQL's rint), of the rest DuckDB's
+    f"CREATE MACRO {ROUND_MACRO}(x, w DOUBLE) AS round_even(x, 0), (x, w FLOAT) AS round_even(x, 0), "
+    "(x, w DECIMAL) AS round(x), " + "".join(f"(x, w {t}) AS round(x), " for t in _INTEGERS) + "(x, w) AS round(x)",
     f"CREATE MACRO {POWER_MACRO}(x, y) AS {_POWER.format(x='x', y='y')}, " +
     _by_operand_types("power", _POWER.format(x="a", y="b")),
     # substring(s, start, length) as PostgreSQL's: a start before 1 counts from the first

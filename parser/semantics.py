@@ -1643,6 +1643,14 @@ def _numeric_function(function: str, macro: str, argument: exp.Expression) -> ex
     return exp.Anonymous(this=macro, expressions=[argument.copy(), *_type_witnesses(argument)])
 
 
+def _round(node: exp.Round) -> exp.Expression:
+    """``round(x)`` of a double precision or a real rounds half to even, as PostgreSQL's
+    (float8's rint; DuckDB's round goes half away from zero, as a numeric's does): ROUND_MACRO
+    picks the form by x's type. ``round(x, n)`` and an x whose type is known too late stay DuckDB's."""
+    witnesses = _type_witnesses(node.this) if node.args.get("decimals") is None else []
+    return exp.Anonymous(this=ROUND_MACRO, expressions=[node.this.copy(), *witnesses]) if witnesses else node
+
+
 def _type_witnesses(*operands: exp.Expression) -> list[exp.Expression]:
     """Copies of ``operands`` for a macro to pick its form by their types (it never evaluates
     them); none if one holds a parameter (bound by its place: it would be bound twice) or is
@@ -1721,6 +1729,7 @@ def _fetch(node: exp.Fetch) -> exp.Expression:
 # the macros engine/dialect.py defines for the rewrites above
 SUBSTRING_MACRO, SUBSTRING_FROM_MACRO = "txl_substring", "txl_substring_from"
 SQRT_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO = "txl_sqrt", "txl_ln", "txl_log10", "txl_power"
+ROUND_MACRO = "txl_round"
 _DOMAIN_MACROS = {exp.Sqrt: SQRT_MACRO, exp.Ln: LN_MACRO, exp.Log: LOG10_MACRO, exp.Pow: POWER_MACRO}
 
 
@@ -1915,7 +1924,7 @@ _REWRITES = {
     exp.UnixToTime: _to_timestamp, exp.Length: _length, exp.SplitPart: _split_part,
     exp.Bracket: _subscript, exp.ArraySize: _array_length, exp.ArrayRemove: _array_remove,
     exp.Split: _string_to_array, exp.ArrayOverlaps: _array_operator, exp.Any: _quantified, exp.All: _quantified,
-    **{t: _domain for t in _DOMAIN_MACROS}, exp.Exp: _exp,
+    **{t: _domain for t in _DOMAIN_MACROS}, exp.Exp: _exp, exp.Round: _round,
     exp.JSONExtract: json_ops.extract, exp.JSONExtractScalar: json_ops.extract,
     exp.JSONBExtract: json_ops.extract_path, exp.JSONBExtractScalar: json_ops.extract_path,
     exp.JSONBContainsTopKey: json_ops.exists, exp.Concat: _concat_function, exp.ConcatWs: _concat_function,

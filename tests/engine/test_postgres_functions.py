@@ -328,3 +328,15 @@ def test_pg_typeof_names_types_as_postgresql_does(conn):
                      "pg_typeof(NULL), pg_typeof(INTERVAL '1 day'), pg_typeof(current_date)") == (
         "integer", "bigint", "numeric", "double precision", "text", "boolean", "timestamp with time zone",
         "timestamp without time zone", "unknown", "interval", "date")
+
+
+def test_round_of_a_double_goes_half_to_even_as_postgres_rint(conn):
+    """PostgreSQL's round(double precision) is rint(): half to even (float8.out: round(2.5) is
+    2); a numeric's goes half away from zero. DuckDB's round went away from zero for both."""
+    assert one(conn, "SELECT round(2.5::float8), round(3.5::float8), round(-2.5::float8), round(0.5::real), "
+                     "round(2.5), round(-2.5), round(2.567, 2)") == (
+        2.0, 4.0, -2.0, 0.0, decimal.Decimal("3"), decimal.Decimal("-3"), decimal.Decimal("2.57"))
+    conn.execute("CREATE TABLE f (d DOUBLE PRECISION, n NUMERIC(5,2))")
+    conn.execute("INSERT INTO f VALUES (0.5, 0.5), (1.5, 1.5), (2.5, -2.5)")
+    assert conn.execute("SELECT round(d), round(n) FROM f ORDER BY d").fetchall() == [
+        (0.0, decimal.Decimal("1")), (2.0, decimal.Decimal("2")), (2.0, decimal.Decimal("-3"))]
