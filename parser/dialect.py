@@ -1107,6 +1107,8 @@ class TxlakeParser(DuckDB.Parser):
             tag, notice = "COMMENT", None  # (on an object txlake has not: a schema, a function, ...)
         elif first in ("GRANT", "REVOKE"):
             tag, notice = first, f"txlake has no roles or privileges: {first} changes nothing"
+        elif first == "CREATE" and words[1:2] == ["EXTENSION"] and (built := _built_in_extension(tokens)):
+            tag, notice = "CREATE EXTENSION", built
         elif first in ("CREATE", "ALTER") and words[1:2] == ["DATABASE"] and len(words) > 2:  # (pg_dump -C's)
             tag = f"{first} DATABASE"
             notice = f"txlake has no databases: {tag} changes nothing (a warehouse is txlake's database)"
@@ -1555,3 +1557,24 @@ class Txlake(DuckDB):
 
 
 __all__ = ["Control", "LockCommand", "SequenceCommand", "SOURCE_SPAN", "Txlake", "TypeCommand", "ParseError"]
+
+
+# extensions whose functions txlake has built in (parser/semantics.py EXTENSION_FUNCTIONS): CREATE
+# EXTENSION of one - pg_dump writes it before the tables whose defaults call them - is taken, and
+# says which of its functions there are; any other extension stays refused (0A000)
+BUILT_IN_EXTENSIONS = {"uuid-ossp": "uuid_generate_v4() and uuid_nil()", "pgcrypto": "gen_random_uuid()"}
+
+
+def _built_in_extension(tokens) -> str | None:
+    """The NOTICE of ``CREATE EXTENSION [IF NOT EXISTS] name ...`` (its tokens) where txlake has
+    the extension built in, else None."""
+    at = 2 + (3 if [t.text.upper() for t in tokens[2:5]] == ["IF", "NOT", "EXISTS"] else 0)
+    if at >= len(tokens):
+        return None
+    token = tokens[at]
+    name = token.text if token.token_type == TokenType.IDENTIFIER else token.text.lower()
+    functions = BUILT_IN_EXTENSIONS.get(name)
+    if functions is None:
+        return None
+    return (f'extension "{name}" is built into txlake: {functions} (not its other functions); '
+            "CREATE EXTENSION changes nothing")

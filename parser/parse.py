@@ -287,7 +287,8 @@ _OBJECT_WORDS = frozenset("OR REPLACE CONSTRAINT EVENT TRIGGER FUNCTION PROCEDUR
 _WHY_NONE = {"FUNCTION": "txlake runs no stored code", "PROCEDURE": "txlake runs no stored code",
              "TRIGGER": "txlake runs no stored code", "AGGREGATE": "txlake runs no stored code",
              "RULE": "txlake runs no stored code", "LANGUAGE": "txlake runs no stored code",
-             "EXTENSION": "txlake has no extensions", "POLICY": "txlake has no row level security",
+             "EXTENSION": "txlake has no extensions (uuid-ossp's uuid_generate_v4() and pgcrypto's "
+                          "gen_random_uuid() are built in)", "POLICY": "txlake has no row level security",
              "ROLE": "txlake has no roles", "USER": "txlake has no roles", "GROUP": "txlake has no roles",
              "DATABASE": "a warehouse is txlake's database", "TABLESPACE": "txlake has no tablespaces",
              "TYPE": "txlake's user-defined types are enums (CREATE TYPE ... AS ENUM) and domains"}

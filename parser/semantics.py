@@ -1322,11 +1322,25 @@ def _null_count(arguments: list[exp.Expression], nulls: bool) -> exp.Expression:
     return exp.cast(total, "INT")
 
 
+# the functions of extensions txlake has built in (parser/dialect.py BUILT_IN_EXTENSIONS), and
+# what each is: called in whatever schema the extension was made in (``public.uuid_generate_v4()``)
+EXTENSION_FUNCTIONS = {"uuid_generate_v4": exp.Uuid, "gen_random_uuid": exp.Uuid,
+                       "uuid_nil": lambda: exp.cast(exp.Literal.string("00000000-0000-0000-0000-000000000000"),
+                                                    exp.DataType.build("UUID"))}
+
+
 def _unqualify_pg_catalog_calls(tree: exp.Expression) -> None:
     """``pg_catalog.f(...)`` is ``f(...)``: PostgreSQL's functions live in pg_catalog, which is
     searched first whatever the search path (pg_dump qualifies its calls so). sqlglot read the
-    qualified call as an unknown function; it is built again as the one its name says."""
+    qualified call as an unknown function; it is built again as the one its name says. A
+    function of a built-in extension (``EXTENSION_FUNCTIONS``) is itself in any schema, and is
+    what it stands for (``uuid_generate_v4()`` is ``gen_random_uuid()``)."""
     from txlake.parser.dialect import Txlake
+    for call in list(tree.find_all(exp.Anonymous)):
+        name = call.name.lower()
+        if name in EXTENSION_FUNCTIONS and not call.expressions:
+            target = call.parent if isinstance(call.parent, exp.Dot) and call.parent.expression is call else call
+            target.replace(EXTENSION_FUNCTIONS[name]())
     for dot in list(tree.find_all(exp.Dot)):
         call = dot.expression
         if not (isinstance(dot.this, exp.Identifier) and dot.this.name.lower() == "pg_catalog"

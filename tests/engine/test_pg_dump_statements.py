@@ -132,6 +132,27 @@ def test_create_and_alter_database_change_nothing_and_say_so(conn):
     fails(conn, "DROP DATABASE IF EXISTS shop", "0A000", "DROP DATABASE is not supported: a warehouse is txlake's")
 
 
+def test_uuid_ossp_and_pgcrypto_are_built_in(conn):
+    """An application's dump opens with CREATE EXTENSION "uuid-ossp" (or pgcrypto) and gives its
+    keys DEFAULT public.uuid_generate_v4(): both were refused (0A000, 42883), and the tables with
+    them. The extensions' UUID functions are built in, in any schema; CREATE EXTENSION of them is
+    taken and says so; any other extension stays refused."""
+    cur = conn.cursor()
+    cur.execute('CREATE EXTENSION IF NOT EXISTS "uuid-ossp" WITH SCHEMA public')
+    assert cur.statusmessage == "CREATE EXTENSION" and conn.notices == [
+        'NOTICE:  extension "uuid-ossp" is built into txlake: uuid_generate_v4() and uuid_nil() (not its other '
+        "functions); CREATE EXTENSION changes nothing"]
+    cur.execute("CREATE EXTENSION pgcrypto")
+    conn.execute("CREATE TABLE k (id UUID DEFAULT public.uuid_generate_v4() PRIMARY KEY, "
+                 "other UUID DEFAULT extensions.gen_random_uuid(), v TEXT)")
+    conn.execute("INSERT INTO k (v) VALUES ('a'), ('b')")
+    assert conn.execute("SELECT count(DISTINCT id), count(DISTINCT other) FROM k").fetchone() == (2, 2)
+    assert conn.execute("SELECT uuid_nil()::text, uuid_generate_v4() <> uuid_generate_v4()").fetchone() == (
+        "00000000-0000-0000-0000-000000000000", True)
+    fails(conn, "CREATE EXTENSION IF NOT EXISTS postgis", "0A000", "txlake has no extensions")
+    fails(conn, "SELECT uuid_generate_v1()", "42883")  # (the rest of uuid-ossp is not there)
+
+
 def test_pg_catalog_qualified_calls_and_regclass_sequence_names(conn):
     conn.execute("CREATE TABLE t (id INT NOT NULL, v TEXT)")
     conn.execute("CREATE SEQUENCE public.t_id_seq AS integer START WITH 1 INCREMENT BY 1 NO MINVALUE "
