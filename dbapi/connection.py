@@ -255,7 +255,7 @@ class Cursor:
         total = 0
         result = Result(status="")
         param_sets = [_params(params) for params in seq_of_params]
-        if isinstance(statements[0], st.Insert) and len(param_sets) > 1:  # (in a block: as one statement)
+        if isinstance(statements[0], st.Insert) and statements[0].batchable and len(param_sets) > 1:  # (in a block)
             batched = self.connection._run_many(statements[0], param_sets)
             if batched is not None:
                 self._set_result(batched)

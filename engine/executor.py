@@ -964,7 +964,7 @@ class Executor:
         would pass what a statement per set refuses - a foreign key of the table to itself,
         which a batch's end checks, so that a row may reference one later in it: the caller
         then runs the statement once per set."""
-        if stmt.on_conflict is not None or stmt.returning or not isinstance(stmt.source, exp.Values):
+        if not stmt.batchable:
             return None
         version, columns, stmt = self._insert_target(ctx, stmt)
         if any(fk.table_id == version.table_id for fk in version.schema.foreign_keys):

@@ -642,6 +642,12 @@ class Insert(Statement):
     #: USER VALUE (values given to identity columns are ignored: numbered as by DEFAULT)
     overriding: str | None = None
 
+    @property
+    def batchable(self) -> bool:
+        """An INSERT of VALUES without ON CONFLICT or RETURNING: the kind executemany may run as
+        one batch (engine/executor.py ``insert_many``)."""
+        return isinstance(self.source, exp.Values) and self.on_conflict is None and not self.returning
+
 
 @dataclass(frozen=True)
 class Update(Statement):

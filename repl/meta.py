@@ -137,8 +137,7 @@ def _echo(runner: Runner, argument: str, write=None) -> Outcome:
 
 def _qecho(runner: Runner, argument: str) -> Outcome:
     """psql's ``\\qecho``: ``\\echo`` to where ``\\o`` sends results."""
-    return _echo(runner, argument, write=lambda text: runner.print_result(text[:-1]) if text.endswith("\n")
-                 else runner.print_result(text))
+    return _echo(runner, argument, write=lambda text: runner.print_result(text.removesuffix("\n")))
 
 
 def _connect(runner: Runner, argument: str) -> Outcome:
@@ -633,21 +632,15 @@ def _pset(runner: Runner, argument: str) -> Outcome:
                             f'\\pset: ambiguous abbreviation "{value}" matches both "{chosen[0]}" and "{chosen[1]}"')
                 return Outcome.ERROR
             runner.format = chosen[0]
-    elif option == "null":
+    elif option in ("null", "fieldsep"):
         if value is not None:
-            runner.null = value
-    elif option == "fieldsep":
-        if value is not None:
-            runner.fieldsep = value
+            setattr(runner, option, value)
     elif option in ("tuples_only", "footer", "pager"):
-        current = {"tuples_only": runner.tuples_only, "footer": runner.footer, "pager": False}[option]
-        chosen = _switch(runner, "pset", value or "", current)
+        chosen = _switch(runner, "pset", value or "", _switches(runner)[option])
         if chosen is None:
             return Outcome.ERROR
-        if option == "tuples_only":
-            runner.tuples_only = chosen
-        elif option == "footer":
-            runner.footer = chosen
+        if option != "pager":  # (txlake has no pager: taken, changing nothing)
+            setattr(runner, option, chosen)
     elif option == "expanded":
         return _expanded(runner, value or "")
     else:
@@ -677,9 +670,14 @@ def set_pset(runner: Runner, name: str, value: str) -> bool:
     return outcome is Outcome.OK
 
 
+def _switches(runner: Runner) -> dict[str, bool]:
+    """The on / off options' values (pager: off, txlake having none)."""
+    return {"tuples_only": runner.tuples_only, "footer": runner.footer, "pager": False}
+
+
 def _pset_line(runner: Runner, option: str, listing: bool = False) -> str:
     """psql's words for an option's value: as ``\\pset`` lists it, or as it says it was set."""
-    on = {"tuples_only": runner.tuples_only, "footer": runner.footer, "pager": False}
+    on = _switches(runner)
     if listing:
         value = {"expanded": runner.expanded, "fieldsep": f"'{runner.fieldsep}'", "format": runner.format,
                  "null": f"'{runner.null_shown}'"}.get(option) or ("on" if on[option] else "off")
