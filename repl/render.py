@@ -16,7 +16,7 @@ from __future__ import annotations
 import io
 
 import pyarrow as pa
-from prompt_toolkit.utils import get_cwidth
+from wcwidth import wcwidth
 
 from txlake.engine.executor import python_rows
 from txlake.engine.pg_text import NULL, format_value, pg_interval
@@ -29,7 +29,15 @@ def _cell(value, null: str) -> list[str]:
 
 
 def _width(text: str | list[str]) -> int:
-    return max(map(get_cwidth, text)) if isinstance(text, list) else get_cwidth(text)
+    return max(map(_cells, text)) if isinstance(text, list) else _cells(text)
+
+
+def _cells(text: str) -> int:
+    """The terminal cells ``text`` takes: two for a wide (East Asian) character, none for a
+    combining mark or a control character (wcwidth's -1)."""
+    if text.isascii():
+        return len(text) if text.isprintable() else sum(c.isprintable() for c in text)
+    return sum(max(wcwidth(c), 0) for c in text)
 
 
 def _pad(text: str, width: int, right: bool = False) -> str:

@@ -32,6 +32,7 @@ serializable commits share group commits as the other levels' do.
 
 from __future__ import annotations
 
+import functools
 import threading
 from dataclasses import dataclass, field
 from typing import Callable
@@ -110,9 +111,16 @@ class SSI:
         self.store = store
         self._lock = threading.RLock()  # guards _records and the edge sets; serialises commits
         self._records: dict[int, SerialRecord] = {}   # running and recently committed
-        self._con = duckdb.connect(config={"enable_external_access": False})
-        dialect.postgres_semantics(self._con)  # a read's WHERE evaluates here as it did in the read
         self.aborts = 0
+
+    @functools.cached_property
+    def _con(self) -> duckdb.DuckDBPyConnection:
+        """Where a read's WHERE evaluates over another transaction's writes, as it did in the
+        read: a database of its own, set up at the first predicate checked (a process that never
+        checks one - most never run SERIALIZABLE - does not pay its set-up)."""
+        con = duckdb.connect(config={"enable_external_access": False})
+        dialect.postgres_semantics(con)
+        return con
 
     # --- reads ---------------------------------------------------------------------------
 
@@ -223,7 +231,8 @@ class SSI:
             return frozenset(rec.reads) if rec is not None else frozenset()
 
     def close(self) -> None:
-        self._con.close()
+        if "_con" in self.__dict__:
+            self._con.close()
 
     def abort(self, txn) -> None:
         with self._lock:

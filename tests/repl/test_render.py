@@ -147,3 +147,17 @@ def test_doubles_and_times_print_as_psql_prints_them(connect):
     result = connect().execute("SELECT 100.0::DOUBLE AS a, 'NaN'::DOUBLE AS b, TIMESTAMP '2024-01-01 12:00:00.5' AS c, "
                                "TIME '12:30:00.12' AS d, TIMESTAMPTZ '2024-01-01 00:00:00+00' AS e").fetch_arrow_table()
     assert render_csv(result).splitlines()[1].split(",")[:4] == ["100", "NaN", "2024-01-01 12:00:00.5", "12:30:00.12"]
+
+
+def test_columns_align_by_terminal_cells_not_characters():
+    """A wide (East Asian) character takes two cells and a combining accent none, as psql
+    counts them (pg_wcswidth): the rule and the padding follow the cells."""
+    result = pa.table({"name": pa.array(["日本語", "cafe\u0301", "ab"], pa.string()), "n": [1, 2, 3]})
+    assert render_table(result).splitlines() == [
+        "  name  | n",
+        "--------+---",
+        " 日本語 | 1",
+        " cafe\u0301   | 2",
+        " ab     | 3",
+        "(3 rows)",
+    ]
