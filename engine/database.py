@@ -19,6 +19,7 @@ from txlake import errors
 from txlake.engine.duck import SharedDuckDB
 from txlake.engine.mvcc.clog import CommitLog
 from txlake.engine.mvcc.gc import GarbageCollector, wants_compaction
+from txlake.engine.advisory import AdvisoryLocks
 from txlake.engine.mvcc.locks import LockTable, ProcessLocks
 from txlake.engine.mvcc.ssi import SSI
 from txlake.engine.mvcc.snapshot import Snapshot
@@ -134,6 +135,7 @@ class Database:
         self._successors: dict[str, dict[int, int]] = {}
         self._successor_batches: list[tuple[int, str, list[int]]] = []  # guarded by _proc_lock
         self.ssi = SSI(self.warehouse.store)
+        self.advisory = AdvisoryLocks(self.warehouse.txlog.dir)
         self._duck: SharedDuckDB | None = None
         self._duck_lock = threading.Lock()
         self.max_active_transactions = max_active_transactions
@@ -373,6 +375,7 @@ class Database:
     def _finish(self, txn: Transaction) -> None:
         # release row locks only now: waiters then see this transaction's final state
         self.locks.release_all(txn)
+        self.advisory.end_transaction(txn.vxid)
         with self._proc_lock:
             self._running.pop(txn.vxid, None)
             self._ended += 1

@@ -44,6 +44,7 @@ from txlake.engine import catalog_views, checks, dialect, foreign_keys, points, 
 from txlake.engine import column_scope, comments, generated, indexes, jsonb_order, pg_catalog, table_like, uniques
 from txlake.engine import user_types
 from txlake.engine.errors_map import negative_row_count, translate, translate_stream_error
+from txlake.engine.advisory import AdvisoryCalls
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls, counter_of, sequence_key
@@ -322,11 +323,13 @@ class Executor:
         self.duck.create_function(CLOCK_FUNCTION, self._clock, [], duckdb.sqltype("TIMESTAMPTZ"),
                                   side_effects=False)  # DuckDB folds it to a constant when it plans
         self.sequence_calls = SequenceCalls(self.duck, Sequences(database.warehouse.root))
+        self.advisory = AdvisoryCalls(self.duck, database.advisory, self.sequence_calls)
         self.duck.create_function(XID_FUNCTION, self._xid, [], duckdb.sqltype("BIGINT"), side_effects=False)
         self.duck.create_function(XID_IF_ASSIGNED_FUNCTION, self._xid_if_assigned, [], duckdb.sqltype("BIGINT"),
                                   side_effects=False, null_handling="special")
 
     def close(self) -> None:
+        self.advisory.close()
         self.duck.close()
         if self.private is not None:
             self.private.remove()

@@ -62,14 +62,14 @@ class SequenceCalls:
         self._cache_lock = threading.Lock()
         self._lastval: int | None = None
         self._failure: errors.Error | None = None
-        duck.create_function(NEXTVAL, self._guarded(self._nextval), ["VARCHAR"], "BIGINT", vectorized=True,
+        duck.create_function(NEXTVAL, self.guarded(self._nextval), ["VARCHAR"], "BIGINT", vectorized=True,
                              side_effects=True, null_handling="special")
-        duck.create_function(CURRVAL, self._guarded(self._currval), ["VARCHAR"], "BIGINT", side_effects=True)
-        duck.create_function(SETVAL, self._guarded(self._setval), ["VARCHAR", "BIGINT"], "BIGINT", side_effects=True)
-        duck.create_function(SETVAL3, self._guarded(self._setval3), ["VARCHAR", "BIGINT", "BOOLEAN"], "BIGINT",
+        duck.create_function(CURRVAL, self.guarded(self._currval), ["VARCHAR"], "BIGINT", side_effects=True)
+        duck.create_function(SETVAL, self.guarded(self._setval), ["VARCHAR", "BIGINT"], "BIGINT", side_effects=True)
+        duck.create_function(SETVAL3, self.guarded(self._setval3), ["VARCHAR", "BIGINT", "BOOLEAN"], "BIGINT",
                              side_effects=True)
-        duck.create_function(LASTVAL, self._guarded(self._lastval_call), [], "BIGINT", side_effects=True)
-        duck.create_function(SERIAL_SEQUENCE, self._guarded(self._serial_sequence), ["VARCHAR", "VARCHAR"],
+        duck.create_function(LASTVAL, self.guarded(self._lastval_call), [], "BIGINT", side_effects=True)
+        duck.create_function(SERIAL_SEQUENCE, self.guarded(self._serial_sequence), ["VARCHAR", "VARCHAR"],
                              "VARCHAR", side_effects=True, null_handling="special")
 
     def failure(self) -> errors.Error | None:
@@ -77,7 +77,9 @@ class SequenceCalls:
         failure, self._failure = self._failure, None
         return failure
 
-    def _guarded(self, function):
+    def guarded(self, function):
+        """``function`` as DuckDB calls it: the txlake error it raises is kept for ``failure()``
+        (engine/advisory.py's functions report theirs here too)."""
         @functools.wraps(function)  # (DuckDB counts the function's parameters)
         def call(*args):
             try:

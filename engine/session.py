@@ -178,9 +178,15 @@ class Session:
         txn.error = error
         txn.statements_locked.clear()
         if txn.savepoints:
-            self.db.locks.release_since(txn, txn.savepoints[-1].locks)
+            self._release_since(txn, txn.savepoints[-1].locks)
         else:
             self.db.locks.release_all(txn)
+            self.db.advisory.end_transaction(txn.vxid)
+
+    def _release_since(self, txn: Transaction, marks: tuple) -> None:
+        """Free the row, table and advisory locks ``txn`` took after a savepoint's ``marks``."""
+        self.db.locks.release_since(txn, marks[0])
+        self.db.advisory.end_transaction(txn.vxid, marks[1])
 
     def parse(self, sql: str):
         try:
@@ -263,6 +269,8 @@ class Session:
                 result = self._run_data_statement(stmt, params, many)
                 if result is not None:
                     result.warning = stmt.warning
+                    if self.executor.advisory.warnings:  # (pg_advisory_unlock of a lock not held)
+                        result.warning = "\n".join(filter(None, (stmt.warning, self.executor.advisory.take_warnings())))
                 return result
             except (errors.UndefinedTable, errors.UndefinedColumn) as e:
                 if e.position is None and type(stmt) in _POSITIONED:  # (PostgreSQL's LINE / caret)
@@ -643,6 +651,8 @@ class Session:
             raise errors.NotSupportedError(f"statement not supported: {type(stmt).__name__}")
         self.executor.clock_of = txn
         self.executor.sequence_calls.ctx = ctx  # (nextval('s'): the statement's database's, as it sees it)
+        if self.executor.advisory.warnings:  # (a failed statement's)
+            self.executor.advisory.take_warnings()
         expanded = views.expand(ctx, stmt)  # (a view's query may read settings too)
         reads_settings = stmt.reads_settings or expanded is not stmt
         expanded = with_settings(ctx, expanded) if reads_settings else expanded
@@ -666,7 +676,7 @@ class Session:
     def _savepoint(self, stmt: st.Savepoint) -> Result:
         txn = self._in_block("SAVEPOINT")
         txn.check_usable()
-        txn.savepoint(stmt.name, self.db.locks.mark(txn))
+        txn.savepoint(stmt.name, (self.db.locks.mark(txn), self.db.advisory.taken_by(txn.vxid)))
         return Result(status="SAVEPOINT")
 
     def _rollback_to(self, stmt: st.RollbackToSavepoint) -> Result:
@@ -676,7 +686,7 @@ class Session:
         except errors.Error as e:
             self._failed(txn, e)
             raise
-        self.db.locks.release_since(txn, mark.locks)
+        self._release_since(txn, mark.locks)
         txn.statements_locked.clear()
         self._undo_settings(txn, mark.settings)
         return Result(status="ROLLBACK")

@@ -936,6 +936,12 @@ _XID_CALLS = {"txid_current": XID_FUNCTION, "pg_current_xact_id": XID_FUNCTION,
               "txid_current_if_assigned": XID_IF_ASSIGNED_FUNCTION,
               "pg_current_xact_id_if_assigned": XID_IF_ASSIGNED_FUNCTION}
 
+# PostgreSQL's advisory lock functions: each call is one of the executor's DuckDB function
+# (engine/advisory.py), given the function's name (ADVISORY_PAIR after it for the two-integer key)
+ADVISORY_FUNCTION, ADVISORY_PAIR, ADVISORY_UNLOCK_ALL = "txl_advisory", ":2", "pg_advisory_unlock_all"
+ADVISORY_CALLS = frozenset(f"pg_{t}advisory_{x}lock{s}" for t in ("", "try_") for x in ("", "xact_")
+                           for s in ("", "_shared")) | {"pg_advisory_unlock", "pg_advisory_unlock_shared"}
+
 # The transaction's start time, as PostgreSQL's now(): the executor defines this DuckDB function
 # (DuckDB's own now() is the start of each statement it runs)
 CLOCK_FUNCTION = "txl_now"
@@ -1286,6 +1292,9 @@ def _function(node: exp.Anonymous) -> exp.Expression:
         return exp.Anonymous(this="strlen", expressions=[node.expressions[0].copy()])
     if name in _XID_CALLS and not node.expressions:
         return exp.Anonymous(this=_XID_CALLS[name])
+    if (name in ADVISORY_CALLS and len(node.expressions) in (1, 2)) or (
+            name == ADVISORY_UNLOCK_ALL and not node.expressions):
+        return _advisory_call(name, node.expressions)
     if name in _CAST_FUNCTIONS and len(node.expressions) == 1:  # text(x): PostgreSQL's cast of x to text
         return _cast(exp.Cast(this=node.expressions[0].copy(), to=exp.DataType.build(_CAST_FUNCTIONS[name])))
     return node
@@ -1308,6 +1317,16 @@ def _relation_size(name: str, arguments: list[exp.Expression]) -> exp.Expression
         raise errors.NotSupportedError(f"{name}() takes its relation as a string constant here "
                                        "('orders' or 'orders'::regclass)")
     return exp.Anonymous(this=name, expressions=[argument.copy()])
+
+
+def _advisory_call(name: str, arguments: list[exp.Expression]) -> exp.Expression:
+    """``pg_advisory_lock(key)`` as ``txl_advisory('pg_advisory_lock', key, NULL)``; of two
+    integer keys, ``txl_advisory('pg_advisory_lock:2', a, b)`` (22003 past an integer)."""
+    keys = [exp.cast(a.copy(), "BIGINT") if len(arguments) == 1 else exp.cast(exp.cast(a.copy(), "INTEGER"), "BIGINT")
+            for a in arguments]
+    keys += [exp.cast(exp.null(), "BIGINT")] * (2 - len(keys))
+    return exp.Anonymous(this=ADVISORY_FUNCTION, expressions=[
+        exp.Literal.string(name + (ADVISORY_PAIR if len(arguments) == 2 else "")), *keys])
 
 
 def _null_count(arguments: list[exp.Expression], nulls: bool) -> exp.Expression:

@@ -58,7 +58,8 @@ class SavepointMark:
     name: str
     changes: dict
     bases: dict
-    locks: tuple = (0, 0)  # what it held then (LockTable.mark): a rollback to it frees the rest
+    # what it held then - (LockTable.mark, AdvisoryLocks.taken_by) - a rollback to it frees the rest
+    locks: tuple = ((0, 0), 0)
     settings: int = 0      # how many of the transaction's setting changes it had made then
     deferred: tuple | None = None  # its SET CONSTRAINTS modes and deferred checks then (DeferredChecks.mark)
 
@@ -197,7 +198,7 @@ class Transaction:
 
     # --- savepoints ----------------------------------------------------------------------
 
-    def savepoint(self, name: str, locks: tuple = (0, 0)) -> None:
+    def savepoint(self, name: str, locks: tuple = ((0, 0), 0)) -> None:
         self.savepoints.append(SavepointMark(name, dict(self.changes), dict(self.bases), locks,
                                              len(self.settings_changed),
                                              self.deferred.mark() if self.deferred is not None else None))
