@@ -1080,6 +1080,13 @@ class TxlakeParser(DuckDB.Parser):
             raise errors.NotSupportedError(f"ALTER {'DOMAIN' if domain else 'TYPE'} ... {words} is not supported")
         return made
 
+    def _parse_refused_statement(self) -> None:
+        """``DO``, ``LISTEN``, ``NOTIFY``, ``UNLISTEN``: 0A000 saying why (they were 42601 at
+        their second word)."""
+        word = self._curr.text.upper()
+        raise errors.NotSupportedError(f"{word} is not supported: " + (
+            "txlake runs no stored code" if word == "DO" else "txlake has no asynchronous notifications"))
+
     def _parse_no_effect_statement(self) -> Control | None:
         """``ALTER kind name OWNER TO role``, ``COMMENT ON ... IS ...`` (of what txlake keeps no
         comment on), ``GRANT ...``, ``REVOKE ...``, ``ALTER DEFAULT PRIVILEGES ...``, ``CREATE
@@ -1286,6 +1293,10 @@ class TxlakeParser(DuckDB.Parser):
         "COMMENT": _parse_no_effect_statement,
         "GRANT": _parse_no_effect_statement,
         "REVOKE": _parse_no_effect_statement,
+        "DO": _parse_refused_statement,
+        "LISTEN": _parse_refused_statement,
+        "NOTIFY": _parse_refused_statement,
+        "UNLISTEN": _parse_refused_statement,
     }
 
 

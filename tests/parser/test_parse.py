@@ -558,6 +558,11 @@ def test_an_unsupported_statement_is_named_as_written():
     ("ALTER TABLE public.t ENABLE ROW LEVEL SECURITY", "ALTER TABLE ... ROW LEVEL SECURITY is not supported"),
     ("CREATE STATISTICS s ON a, b FROM t", "CREATE STATISTICS is not supported"),
     ("DROP DATABASE IF EXISTS shop", "DROP DATABASE is not supported: a warehouse is txlake's database"),
+    # (these four were 42601 at their second word)
+    ("DO $$ BEGIN RAISE NOTICE 'hi'; END $$", "DO is not supported: txlake runs no stored code"),
+    ("LISTEN jobs", "LISTEN is not supported: txlake has no asynchronous notifications"),
+    ("NOTIFY jobs, 'ready'", "NOTIFY is not supported: txlake has no asynchronous notifications"),
+    ("UNLISTEN *", "UNLISTEN is not supported: txlake has no asynchronous notifications"),
 ])
 def test_what_pg_dump_writes_and_txlake_has_not_is_refused_by_name(sql, message):
     """These were all 0A000 'statement not supported: CREATE' (or ALTER): the message now says what."""
