@@ -72,6 +72,14 @@ class SequenceCalls:
         duck.create_function(SERIAL_SEQUENCE, self.guarded(self._serial_sequence), ["VARCHAR", "VARCHAR"],
                              "VARCHAR", side_effects=True, null_handling="special")
 
+    def forget(self) -> None:
+        """DISCARD SEQUENCES: no currval or lastval until the next nextval, and the numbers
+        taken ahead given up (a gap, as in PostgreSQL)."""
+        with self._cache_lock:
+            self._last.clear()
+            self._cached.clear()
+            self._lastval = None
+
     def failure(self) -> errors.Error | None:
         """The error a function raised during the statement DuckDB just failed, once."""
         failure, self._failure = self._failure, None

@@ -32,7 +32,7 @@ from txlake.engine.merge import merge
 from txlake.engine.mvcc.xact import (DEFAULT_LEVEL, READ_COMMITTED, READ_UNCOMMITTED, Transaction,
                                      TxnState, normalise_level)
 from txlake.engine.pg_expr import column_default
-from txlake.engine.temp_tables import TEMP_DB, TempTables
+from txlake.engine.temp_tables import TEMP_DB, TEMP_ID_PREFIX, TempTables
 from txlake.parser import statements as st
 from txlake.parser.parse import named_position, parse, parse_table_name
 
@@ -818,6 +818,10 @@ class Session:
     def _set_setting(self, stmt: st.SetVariable) -> Result:
         name = stmt.name.lower()
         value = stmt.value
+        if name == "all" and value is None:  # RESET ALL: each as its RESET
+            for each in _resettable(self):
+                self._set_setting(st.SetVariable(name=each))
+            return Result(status="RESET")
         if name in ("default_transaction_isolation", "transaction_isolation"):
             level = normalise_level(value) if value is not None else DEFAULT_LEVEL
             if name == "transaction_isolation":
@@ -964,6 +968,37 @@ class Session:
         prepared.check_columns(statement, result.schema)
         return result
 
+    def _discard(self, stmt: st.Discard) -> Result:
+        """``DISCARD``: PLANS has nothing to drop (a statement's text keys its cached parse, no
+        session's plan); SEQUENCES forgets currval / lastval and the numbers taken ahead; TEMP
+        drops the session's temporary tables (as DROP TABLE: undone by a ROLLBACK); ALL - only
+        outside a transaction block (25001) - does all three, and RESET ALL, DEALLOCATE ALL and
+        pg_advisory_unlock_all(), as PostgreSQL's."""
+        if stmt.what == "ALL":
+            if self.txn is not None:
+                error = errors.ActiveSqlTransaction("DISCARD ALL cannot run inside a transaction block")
+                self.fail(error)
+                raise error
+            self._set_setting(st.SetVariable(name="all"))
+            self.prepared.clear()
+            self.executor.advisory.locks.release_session(self.executor.advisory.session)
+        if stmt.what in ("ALL", "SEQUENCES"):
+            self.executor.sequence_calls.forget()
+        if stmt.what in ("ALL", "TEMP"):
+            self._drop_temporary()
+        return Result(status=f"DISCARD {stmt.what}")
+
+    def _drop_temporary(self) -> None:
+        versions = self.txn.tables(self.txn.snapshot.catalog) if self.txn is not None and self.txn.snapshot \
+            else self.temp.tables.values()
+        temporary = [v for v in versions if v.table_id.startswith(TEMP_ID_PREFIX)]
+        for kind, views in (("VIEW", True), ("TABLE", False)):
+            names = [v.name for v in temporary if (v.schema.view is not None) == views]
+            if names:
+                names = ", ".join(f'{TEMP_DB}."{n.replace(chr(34), chr(34) * 2)}"' for n in names)
+                for statement in self.parse(f"DROP {kind} IF EXISTS {names} CASCADE"):
+                    self.execute_statement(statement)
+
     def _deallocate(self, stmt: st.Deallocate) -> Result:
         if stmt.name is None:
             self.prepared.clear()
@@ -980,9 +1015,17 @@ class Session:
         return Result(status=what)
 
 
+def _resettable(session: Session) -> tuple[str, ...]:
+    """The settings RESET ALL resets, by their SET names (not memory_limit: the process's)."""
+    return ("default_transaction_isolation", "default_transaction_read_only", "timezone",
+            *(name for name in session.settings if name != "memory_limit"))
+
+
 def _setting_names(session: Session, stmt: st.SetVariable) -> tuple[str, ...]:
     """The session settings (``Session._setting``) a SET of ``stmt.name`` may change."""
     name = stmt.name.lower()
+    if name == "all" and stmt.value is None:
+        return tuple(n for each in _resettable(session) for n in _setting_names(session, st.SetVariable(name=each)))
     if name == "default_transaction_isolation":
         return ("default_isolation",)
     if name == "default_transaction_read_only":
@@ -1059,6 +1102,7 @@ _CONTROL = {
     st.Prepare: Session._prepare,
     st.Execute: Session._execute,
     st.Deallocate: Session._deallocate,
+    st.Discard: Session._discard,
     st.LockTable: Session._lock_table,
 }
 

@@ -32,7 +32,7 @@ class Control(exp.Expression):
 
     ``kind`` names the statement (BEGIN, COMMIT, ROLLBACK, SAVEPOINT, ROLLBACK_TO, RELEASE,
     SET_TRANSACTION, SET_SESSION_CHARACTERISTICS, SET_CONSTRAINTS, SET, RESET, SHOW, PREPARE_TRANSACTION,
-    COMMIT_PREPARED, ROLLBACK_PREPARED, PREPARE, EXECUTE, DEALLOCATE, NO_EFFECT); the other args
+    COMMIT_PREPARED, ROLLBACK_PREPARED, PREPARE, EXECUTE, DEALLOCATE, DISCARD, NO_EFFECT); the other args
     depend on it.
     """
 
@@ -1080,6 +1080,16 @@ class TxlakeParser(DuckDB.Parser):
             raise errors.NotSupportedError(f"ALTER {'DOMAIN' if domain else 'TYPE'} ... {words} is not supported")
         return made
 
+    def _parse_discard_statement(self) -> Control:
+        """``DISCARD {ALL | PLANS | SEQUENCES | TEMPORARY | TEMP}``."""
+        self._advance()  # DISCARD
+        what = self._curr.text.upper() if self._curr else ""
+        if what not in ("ALL", "PLANS", "SEQUENCES", "TEMPORARY", "TEMP"):
+            self.raise_error(f'at or near "{self._curr.text}"' if self._curr else "at end of input",
+                             self._curr or self._prev)
+        self._advance()
+        return Control(kind="DISCARD", name="TEMP" if what == "TEMPORARY" else what)
+
     def _parse_refused_statement(self) -> None:
         """``DO``, ``LISTEN``, ``NOTIFY``, ``UNLISTEN``: 0A000 saying why (they were 42601 at
         their second word)."""
@@ -1293,6 +1303,7 @@ class TxlakeParser(DuckDB.Parser):
         "COMMENT": _parse_no_effect_statement,
         "GRANT": _parse_no_effect_statement,
         "REVOKE": _parse_no_effect_statement,
+        "DISCARD": _parse_discard_statement,
         "DO": _parse_refused_statement,
         "LISTEN": _parse_refused_statement,
         "NOTIFY": _parse_refused_statement,

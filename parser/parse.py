@@ -426,6 +426,8 @@ def _control(node: Control) -> st.Statement:
         return st.Execute(name=a["name"], args=args, arg_params=counts, param_count=sum(counts))
     if kind == "DEALLOCATE":
         return st.Deallocate(name=a.get("name"))
+    if kind == "DISCARD":
+        return st.Discard(what=a["name"])
     if kind == "PREPARE_TRANSACTION":
         return st.PrepareTransaction(gid=a["label"])
     if kind == "COMMIT_PREPARED":

@@ -238,6 +238,13 @@ class Deallocate(Statement):
 
 
 @dataclass(frozen=True)
+class Discard(Statement):
+    """``DISCARD ALL | PLANS | SEQUENCES | TEMP``: a session's state dropped (``what``). The
+    DB-API opens a transaction block for it, as psycopg does - where DISCARD ALL is then 25001."""
+    what: str = "ALL"
+
+
+@dataclass(frozen=True)
 class CommitPrepared(Statement):
     gid: str = ""
     touches_data = False
