@@ -42,7 +42,7 @@ from sqlglot import exp
 from txlake import errors
 from txlake.engine import catalog_views, checks, dialect, foreign_keys, points, sources, temp_tables
 from txlake.engine import column_scope, comments, generated, indexes, jsonb_order, pg_catalog, table_like, uniques
-from txlake.engine import user_types
+from txlake.engine import column_constants, user_types
 from txlake.engine.errors_map import negative_row_count, translate, translate_stream_error
 from txlake.engine.advisory import AdvisoryCalls
 from txlake.engine.mvcc.locks import TABLE
@@ -491,6 +491,7 @@ class Executor:
         tables = column_scope.StatementTables(ctx, expression)  # (looked up once, for both)
         expression = user_types.rewritten(ctx, expression, tables)  # (casts to enums and domains)
         expression = jsonb_order.rewritten(ctx, expression, tables)  # (jsonb columns compared, sorted)
+        expression = column_constants.rewritten(ctx, expression, tables)  # (a string constant beside a column)
         ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
         registered: dict[int, str] = {}
 
@@ -859,11 +860,14 @@ class Executor:
         """(SQL with positional view names, the table each name stands for, the (table id,
         schema id) of each as planned - a plan is good for those only), or None when the query
         needs per-execution rewriting (time travel, txlake_snapshots, user-defined types). jsonb
-        columns compared or sorted are rewritten here, once (engine/jsonb_order.py: the rewrite
-        depends on the schemas the plan is made for)."""
+        columns compared or sorted, and string constants beside columns, are rewritten here, once
+        (engine/jsonb_order.py, engine/column_constants.py: the rewrites depend on the schemas the
+        plan is made for)."""
         if user_types.uses_types(ctx, expression):
             return None
-        expression = jsonb_order.rewritten(ctx, expression)
+        tables = column_scope.StatementTables(ctx, expression)
+        expression = jsonb_order.rewritten(ctx, expression, tables)
+        expression = column_constants.rewritten(ctx, expression, tables)
         ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
         refs: list[st.TableName] = []
         made_for: list[tuple[str, int]] = []

@@ -179,9 +179,9 @@ def _in_order(expression: exp.Expression, jsonb_column, tables: column_scope.Sta
 
 def _concatenation(node: exp.Expression) -> tuple[exp.Expression, exp.Expression] | None:
     """The operands of ``a || b`` as written, where parser/semantics.py left it a DPipe (a side
-    in a text form of its own: ``_as_written``) or ARRAY_CONCAT's."""
+    in a text form of its own: ``as_written``) or ARRAY_CONCAT's."""
     if isinstance(node, exp.DPipe):
-        return _as_written(node.this), _as_written(node.expression)
+        return as_written(node.this), as_written(node.expression)
     if isinstance(node, exp.Anonymous) and node.name == ARRAY_CONCAT and len(node.expressions) == 2:
         return node.expressions[0], node.expressions[1]
     return None
@@ -194,7 +194,7 @@ def _float_checked(node: exp.Expression) -> exp.Expression | None:
     return None
 
 
-def _as_written(node: exp.Expression) -> exp.Expression:
+def as_written(node: exp.Expression) -> exp.Expression:
     """``node`` without the text form parser/semantics.py gave a side of ``||`` (not a cast to
     text the statement wrote: ``v::text || 'x'`` joins texts)."""
     if isinstance(node, exp.Anonymous) and node.meta.get(CONCAT_TEXT) and node.expressions:

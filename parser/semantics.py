@@ -362,18 +362,47 @@ def typed_operands(tree: exp.Expression, type_of) -> list[exp.Expression]:
     whose other operand is of a known type T, it is taken as a T where an operator of two T's
     is (``_SAME_TYPE_OPERATORS``): ``1 + '3'`` is 4, ``now() - '1 day'`` 22007 (timestamptz -
     timestamptz), ``date '2024-01-31' - '2024-01-01'`` 30 (DuckDB found +(integer, unknown) not
-    unique). ``type_of`` gives an operand's type, or None where it is not known: the constant is
-    left to DuckDB's rules (``now() + '1 day'``, an interval's). The casts made, for the caller to
-    rewrite where the parser's rewrites have run already (the engine's: engine/executor.py)."""
+    unique); ``x IN ('1', '2.5')`` and ``x BETWEEN '1' AND '2.5'`` compare as ``=``, ``>=`` and
+    ``<=`` do (``_operand_pairs``). ``type_of`` gives an operand's type, or None where it is not
+    known: the constant is left to DuckDB's rules (``now() + '1 day'``, an interval's). The casts
+    made, for the caller to rewrite where the parser's rewrites have run already (the engine's,
+    which knows a column's type: engine/column_constants.py)."""
     made = []
-    for node in _outside_defaults(tree, *_OPERATORS):
-        for literal, other in ((node.this, node.expression), (node.expression, node.this)):
-            if isinstance(literal, exp.Literal) and literal.is_string and (to := type_of(other)) is not None:
-                to = to if type(node) in _SAME_TYPE_OPERATORS.get(to.this, ()) else \
-                    exp.DataType.build("DOUBLE") if type(node) in _DOUBLE_OPERAND.get(to.this, ()) else None
-                if to is not None:
-                    made.append(literal.replace(_typed_constant(literal, to)))
+    for node in _outside_defaults(tree, *_OPERATORS, exp.In, exp.Between, exp.Anonymous):
+        for operator, left, right in _operand_pairs(node):
+            for literal, other in ((left, right), (right, left)):
+                if isinstance(literal, exp.Literal) and literal.is_string and literal.parent is not None \
+                        and (to := type_of(other)) is not None:  # (parent: not one a pair before replaced)
+                    to = to if operator in _SAME_TYPE_OPERATORS.get(to.this, ()) else \
+                        exp.DataType.build("DOUBLE") if operator in _DOUBLE_OPERAND.get(to.this, ()) else None
+                    if to is not None:
+                        made.append(literal.replace(_typed_constant(literal, to)))
     return made
+
+
+def _operand_pairs(node: exp.Expression) -> list[tuple[type, exp.Expression, exp.Expression]]:
+    """The operator ``node`` applies and the pairs of operands it applies it to: a binary
+    operator's two; IN's value and each of its list (``=``); BETWEEN's value and each bound
+    (``>=``, ``<=``); and, in a tree the parser has rewritten (the engine's), each pair of the
+    operands its arithmetic macros were handed - the operation and its copies, all read alike."""
+    if isinstance(node, _OPERATORS):
+        return [(type(node), node.this, node.expression)]
+    if isinstance(node, exp.In):
+        return [] if node.args.get("query") or node.args.get("unnest") or node.args.get("field") else \
+            [(exp.EQ, node.this, e) for e in node.expressions]
+    if isinstance(node, exp.Between):
+        return [(exp.GTE, node.this, node.args.get("low")), (exp.LTE, node.this, node.args.get("high"))]
+    arguments = node.expressions if isinstance(node, exp.Anonymous) else []
+    if node.name == DIVISOR_MACRO and len(arguments) == 2:  # (divisor, dividend): of x / y or x % y
+        return [(exp.Mod if isinstance(node.parent, exp.Mod) else exp.Div, arguments[1], arguments[0])]
+    if len(arguments) != 4:
+        return []
+    if node.name in (FLOAT_SUM_MACRO, FLOAT_PRODUCT_MACRO):  # (x op y twice - pairs of their own -, x, y)
+        return [(type(arguments[0]), arguments[2], arguments[3])]
+    if node.name in (DIVIDE_MACRO, POWER_MACRO):  # (x, y, x, y; DIVIDE_MACRO's y may be DIVISOR_MACRO's call)
+        operator = exp.Div if node.name == DIVIDE_MACRO else exp.Pow
+        return [(operator, x, y) for x in arguments[::2] for y in arguments[1::2]]
+    return []
 
 
 def _typed_constant(literal: exp.Literal, to: exp.DataType) -> exp.Expression:
@@ -386,10 +415,16 @@ def _typed_constant(literal: exp.Literal, to: exp.DataType) -> exp.Expression:
     return exp.Cast(this=literal.copy(), to=to.copy())
 
 
+def postgres_cast(node: exp.Cast) -> exp.Expression:
+    """``node`` as the parser rewrites a cast (``_cast``), for a tree whose rewrites have run:
+    a cast ``typed_operands`` made there (the engine's)."""
+    return _cast(node)
+
+
 def _operand_type(node: exp.Expression) -> exp.DataType | None:
     """The type an operand has by its form (``_form_type``), or as a clock (``now()``), an
-    interval constant, an array of constants, or a sum, difference, product or quotient of two
-    numbers of such types has it; else None."""
+    interval constant, an array of constants (of string constants: a text[]), or a sum,
+    difference, product or quotient of two numbers of such types has it; else None."""
     if (to := _form_type(node)) is not None:
         return to
     while isinstance(node, exp.Paren):
@@ -398,6 +433,9 @@ def _operand_type(node: exp.Expression) -> exp.DataType | None:
         return exp.DataType.build("TIMESTAMPTZ")
     if isinstance(node, exp.Interval):
         return exp.DataType.build("INTERVAL")
+    if isinstance(node, exp.Array) and node.expressions and all(
+            isinstance(e, exp.Literal) and e.is_string for e in node.expressions):
+        return exp.DataType.build("TEXT[]")  # (its unknown elements are text: ARRAY['a'] || 'b' is 22P02)
     if isinstance(node, (exp.Array, exp.Add, exp.Sub, exp.Mul, exp.Div)):
         parts = node.expressions if isinstance(node, exp.Array) else [node.this, node.expression]
         types = [_operand_type(p) for p in parts]
