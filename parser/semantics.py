@@ -167,6 +167,14 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
             rows = json_ops.set_returning(node)
         if rows is not None:
             node.replace(rows)
+    for node in list(tree.find_all(exp.Unnest)):
+        if len(node.expressions) > 1 and isinstance(node.parent, (exp.From, exp.Join)):
+            node.replace(_zipped_unnest(node))
+        elif len(node.expressions) > 1 and isinstance(node.parent, exp.Lateral):  # (DuckDB finds it lateral)
+            lateral = node.parent
+            if lateral.args.get("alias") is not None:
+                node.set("alias", lateral.args["alias"].copy())
+            lateral.replace(_zipped_unnest(node))
     for node in list(tree.find_all(exp.GenerateSeries)):
         _typed_series(node)
     for node in _outside_defaults(tree, exp.Add, exp.Sub, exp.Mul):
@@ -1605,6 +1613,33 @@ def _split_table(node: exp.Table | exp.Lateral | exp.Anonymous) -> exp.Expressio
         else None
     return exp.Unnest(expressions=[array], alias=exp.TableAlias(this=exp.to_identifier(table), columns=columns[:1]),
                       offset=offset)
+
+
+def _zipped_unnest(node: exp.Unnest) -> exp.Subquery:
+    """``FROM unnest(a, b [, ...]) [WITH ORDINALITY] [AS t(x, y [, n])]`` (DuckDB's unnest takes
+    one list: 42883) as PostgreSQL's: the arrays side by side, the shorter padded with NULLs - a
+    select list of DuckDB's unnest calls, which zip so - each array evaluated once (a ``?`` in
+    it stays one parameter), and the rows numbered from 1 for ORDINALITY. Columns are named as
+    the alias lists them, else ``unnest``."""
+    alias = node.args.get("alias")
+    named = [c.name for c in alias.columns] if alias is not None else []
+    arrays = [f"txl_zip{i}" for i in range(len(node.expressions))]
+    columns = [exp.alias_(exp.Anonymous(this="unnest", expressions=[exp.column(a)]),
+                          named[i] if i < len(named) else "unnest", quoted=True) for i, a in enumerate(arrays)]
+    offset = node.args.get("offset")  # (False without WITH ORDINALITY, True or its column's name with it)
+    if offset:
+        longest = exp.Anonymous(this="greatest", expressions=[
+            exp.Anonymous(this="len", expressions=[exp.column(a)]) for a in arrays])
+        numbers = exp.Anonymous(this="range", expressions=[exp.Literal.number(1), exp.Add(
+            this=longest, expression=exp.Literal.number(1))])
+        name = offset.name if isinstance(offset, exp.Identifier) else "ordinality"
+        columns.append(exp.alias_(exp.cast(exp.Anonymous(this="unnest", expressions=[numbers]), "BIGINT"), name,
+                                  quoted=True))
+    values = exp.select(*(exp.alias_(e.copy(), a) for e, a in zip(node.expressions, arrays)))
+    rows = exp.select(*columns).from_(exp.Subquery(this=values, alias=exp.TableAlias(
+        this=exp.to_identifier("txl_zip"))))
+    return exp.Subquery(this=rows, alias=exp.TableAlias(
+        this=exp.to_identifier(alias.name if alias is not None and alias.name else "unnest")))
 
 
 def _string_to_array(node: exp.Split) -> exp.Expression:

@@ -411,3 +411,24 @@ def test_set_one_element_of_an_array(keyed):
     # (past PostgreSQL's largest array: 54000 at once, where DuckDB began to build it)
     fails(keyed, "UPDATE t SET n[2147483000] = 1 WHERE id = 4", txlake.OperationalError, "54000")
     assert keyed.execute("SELECT n FROM t WHERE id = 4").fetchone() == ([4],)
+
+
+def test_unnest_of_several_arrays_sets_them_side_by_side(db):
+    """``FROM unnest(a, b)`` was 42883 (DuckDB's unnest takes one list) - the bulk-load idiom of
+    psycopg and asyncpg users: ``INSERT ... SELECT * FROM unnest(?::int[], ?::text[])``. As
+    PostgreSQL's: the shorter arrays padded with NULLs, WITH ORDINALITY numbering the rows,
+    in FROM, in a join and LATERAL, each array parameter bound once."""
+    assert db.execute("SELECT * FROM unnest(ARRAY[1, 2], ARRAY['a', 'b', 'c']) AS u(n, s)").fetchall() \
+        == [(1, "a"), (2, "b"), (None, "c")]
+    cursor = db.execute("SELECT * FROM unnest(ARRAY[1, 2], ARRAY['a', 'b', 'c']) WITH ORDINALITY AS u(n, s, o) "
+                        "WHERE o > 1")
+    assert cursor.fetchall() == [(2, "b", 2), (None, "c", 3)] and [d[0] for d in cursor.description] == ["n", "s", "o"]
+    db.execute("CREATE TABLE t (id INT PRIMARY KEY, name TEXT)")
+    db.execute("INSERT INTO t SELECT * FROM unnest(?::int[], ?::text[])", ([1, 2, 3], ["a", "b", "c"]))
+    assert db.execute("SELECT * FROM t ORDER BY id").fetchall() == [(1, "a"), (2, "b"), (3, "c")]
+    assert db.execute("SELECT t.id, u.x, u.y FROM t CROSS JOIN LATERAL unnest(ARRAY[t.id * 10], ARRAY[t.name, 'z']) "
+                      "WITH ORDINALITY AS u(x, y, n) WHERE t.id = 2 ORDER BY u.n").fetchall() \
+        == [(2, 20, "b"), (2, None, "z")]
+    assert db.execute("SELECT t.id, u.x FROM t, unnest(ARRAY[t.id], ARRAY[t.name]) AS u(x, y) ORDER BY 1").fetchall() \
+        == [(1, 1), (2, 2), (3, 3)]
+    assert db.execute("SELECT * FROM unnest(NULL::int[], NULL::text[])").fetchall() == []
