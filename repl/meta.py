@@ -38,6 +38,9 @@ General
   \\set ON_ERROR_STOP on|off
                       on: a script (\\i, -f) stops at its first error; off (default): it goes on
   \\gset [PREFIX]      run the statement and set a variable from each column of its one row
+  \\watch [[i=]SEC] [c=N]
+                      run the statement (alone: the last one) every SEC seconds (2) until Ctrl-C
+                      or N times; after each statement :ERROR, :SQLSTATE, :ROW_COUNT are set
   \\conninfo           say which warehouse and user the shell is connected with
   \\! COMMAND          run COMMAND in the system's shell
   \\restrict KEY, \\unrestrict KEY
@@ -731,6 +734,11 @@ def _conninfo(runner: Runner, argument: str) -> Outcome:
     return Outcome.OK
 
 
+def _watch(runner: Runner, argument: str) -> Outcome:
+    """``\\watch`` after an empty buffer: the last statement again (``Runner.run_watch``)."""
+    return runner.run_watch(runner.last_sql, argument)
+
+
 def _shell(runner: Runner, argument: str) -> Outcome:
     """psql's ``\\! COMMAND``: COMMAND run by the system's shell, its output to the shell's."""
     if not argument:
@@ -777,6 +785,7 @@ COMMANDS = {
     "\\o": _output, "\\out": _output,
     "\\conninfo": _conninfo,
     "\\!": _shell,
+    "\\watch": _watch,
 }
 _PLUS = {"\\d": lambda runner, argument: _describe(runner, argument, plus=True),
          "\\dt": lambda runner, argument: _list_tables(runner, argument, plus=True),

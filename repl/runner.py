@@ -69,6 +69,7 @@ class Runner:
         self.tuples_only = False  # \pset tuples_only (\t): the rows alone, no header or footer
         self.footer = True  # \pset footer: the row count after the rows
         self.variables: dict[str, str] = {}  # psql's (\set, -v), put in where :name says
+        self.last_sql: str | None = None  # the statement run last: a bare \watch runs it again
         self.output = None  # \o FILE: the file results go to instead of ``out``
         self.quiet = quiet
         self.expanded = "off"  # "on", "off" or "auto" (expanded when the table is wider than the terminal)
@@ -229,6 +230,8 @@ class Runner:
                 self.copy_data = None
         if piece.gset is not None:
             return self.run_gset(text, piece.gset)
+        if piece.watch is not None:
+            return self.run_watch(text, piece.watch)
         if piece.expanded:  # (\gx)
             expanded, self.expanded = self.expanded, "on"
             try:
@@ -236,6 +239,44 @@ class Runner:
             finally:
                 self.expanded = expanded
         return self.run_statement(text)
+
+    def run_watch(self, sql: str | None, argument: str) -> Outcome:
+        """psql's ``\\watch [[i=]SECONDS] [c=COUNT]``: ``sql`` (the statement it ends, else the
+        last one run) run every SECONDS (2), each result under the time it ran, until Ctrl-C,
+        an error or COUNT runs."""
+        if not sql:
+            self.warn("\\watch cannot be used with an empty query")
+            return Outcome.ERROR
+        interval, count = 2.0, None
+        for word in argument.split():
+            name, _, value = word.rpartition("=")
+            try:
+                if name in ("", "i", "interval"):
+                    interval = float(value)
+                    if interval < 0 or interval != interval:
+                        raise ValueError
+                elif name in ("c", "count"):
+                    count = int(value)
+                    if count <= 0:
+                        raise ValueError
+                else:
+                    self.warn(f'\\watch: unrecognized parameter "{name}"')
+                    return Outcome.ERROR
+            except ValueError:
+                self.warn(f"\\watch: incorrect {'count' if name in ('c', 'count') else 'interval'} value "
+                          f'"{value}"')
+                return Outcome.ERROR
+        done = 0
+        try:
+            while True:
+                self.print(f"{time.strftime('%a %d %b %Y %I:%M:%S %p %Z')} (every {interval:g}s)\n")
+                outcome = self.run_statement(sql)
+                done += 1
+                if outcome is not Outcome.OK or (count is not None and done >= count):
+                    return outcome
+                time.sleep(interval)
+        except KeyboardInterrupt:  # (Ctrl-C ends the watch, as psql's)
+            return Outcome.OK
 
     def run_gset(self, sql: str, prefix: str) -> Outcome:
         """psql's ``\\gset [PREFIX]``: run ``sql`` and store its one row's values in variables
@@ -267,6 +308,7 @@ class Runner:
         """Run ``sql`` and show its rows and tag (or its error); ``before_tag(cursor)``: after a
         success, before the tag (\\copy ... to stdout shows the rows so); ``show``: False to
         show neither rows nor tag (\\gset)."""
+        self.last_sql = sql
         cursor = self.conn.cursor()
         start = time.perf_counter()
         try:
@@ -284,6 +326,7 @@ class Runner:
                 self.show_table(table)
             if before_tag is not None:
                 before_tag(cursor)
+            self._status(rows=table.num_rows if table is not None else max(cursor.rowcount, 0))
             tag = cursor.statusmessage
             if tag and show and not self.quiet and (table is None or not (
                     self.format == "csv" or tag.startswith(("SELECT", "SHOW", "CALL", "EXPLAIN")))):
@@ -291,23 +334,34 @@ class Runner:
             outcome = Outcome.OK
         except txlake.Error as e:
             self.show_error(e, sql)
+            self._status(error=e)
             outcome = Outcome.ERROR
         except KeyboardInterrupt:
             self.show_error(canceled())
+            self._status(error=canceled())
             outcome = Outcome.ERROR
         except OutputError:
             raise
         except Exception as e:  # an engine bug must not end the user's session
-            if self._cancel_requested:
-                self.show_error(canceled())
-            else:
-                self.show_error(txlake.InternalError(f"internal error: {type(e).__name__}: {e}"))
+            error = canceled() if self._cancel_requested else \
+                txlake.InternalError(f"internal error: {type(e).__name__}: {e}")
+            self.show_error(error)
+            self._status(error=error)
             outcome = Outcome.ERROR
         finally:
             cursor.close()
         if self.timing:
             self.print(f"Time: {(time.perf_counter() - start) * 1000:.3f} ms")
         return outcome
+
+    def _status(self, rows: int = 0, error: txlake.Error | None = None) -> None:
+        """psql's variables of the last statement: ERROR, SQLSTATE and ROW_COUNT (the rows it
+        returned or changed); after a failure also LAST_ERROR_MESSAGE and LAST_ERROR_SQLSTATE,
+        which keep the last failure's."""
+        sqlstate = "00000" if error is None else (getattr(error, "sqlstate", None) or "XX000")
+        self.variables.update(ERROR="false" if error is None else "true", SQLSTATE=sqlstate, ROW_COUNT=str(rows))
+        if error is not None:
+            self.variables.update(LAST_ERROR_MESSAGE=str(error).split("\n")[0], LAST_ERROR_SQLSTATE=sqlstate)
 
     def _show_notices(self) -> None:
         for notice in self.conn.notices:

@@ -32,11 +32,14 @@ class Piece:
     data: str | None = field(default=None, compare=False)
     expanded: bool = field(default=False, compare=False)  # ended by ``\\gx``: shown expanded
     gset: str | None = field(default=None, compare=False)  # ended by ``\\gset [PREFIX]``: the prefix ("" for none)
+    watch: str | None = field(default=None, compare=False)  # ended by ``\\watch [ARGS]``: the arguments
 
 
 # psql's \g, \gx and \gset [PREFIX]: they end the statement before them as ';' does (\gx: shown
 # expanded once; \gset: its one row's values stored in variables)
 _SEND = re.compile(r"\\g(x|set(?:\s+(\S+))?)?$")
+# psql's \watch [ARGS]: ends the statement before it too, which then runs again and again
+_WATCH = re.compile(r"\\watch\b\s*(.*)$", re.DOTALL)
 
 # a meta-command that reads its data from the script's next lines, as psql's \copy ... from stdin
 _COPY_FROM_STDIN = re.compile(r"\\copy\b.*\bfrom\s+stdin\b", re.IGNORECASE | re.DOTALL)
@@ -215,10 +218,11 @@ def scan(text: str) -> Scan:
             end = n if end == -1 else end
             command = text[i:end].strip()
             statement = "".join(current).strip()
-            send = _SEND.match(command)
-            if send and statement and code:  # (psql sends the buffer as it is)
-                gset = (send[2] or "") if (send[1] or "").startswith("set") else None
-                pieces.append(Piece(SQL, statement, line_at(start or 0), expanded=send[1] == "x", gset=gset))
+            send, watch = _SEND.match(command), _WATCH.match(command)
+            if (send or watch) and statement and code:  # (psql sends the buffer as it is)
+                gset = (send[2] or "") if send and (send[1] or "").startswith("set") else None
+                pieces.append(Piece(SQL, statement, line_at(start or 0), expanded=bool(send) and send[1] == "x",
+                                    gset=gset, watch=watch[1] if watch else None))
                 current, start, code, depth = [], None, False, 0
                 i = end
                 continue

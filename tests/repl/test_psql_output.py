@@ -125,3 +125,28 @@ def test_conninfo_and_shell_escape(run, tmp_path):
         f'You are connected to database "txlake" as user "{done.stdout.split(chr(34))[3]}" on warehouse '
         f'"{tmp_path / "wh"}".', "from the shell"]
     assert done.returncode == 1
+
+
+def test_status_variables_after_each_statement(run):
+    """psql's ERROR, SQLSTATE, ROW_COUNT, LAST_ERROR_MESSAGE and LAST_ERROR_SQLSTATE, which
+    scripts test (``\\if :ERROR``): they were never set."""
+    script = "\n".join([
+        "SELECT * FROM t;", "\\echo :ROW_COUNT :ERROR :SQLSTATE :LAST_ERROR_SQLSTATE",
+        "SELECT 1 / 0;", "\\echo :ERROR :SQLSTATE :LAST_ERROR_SQLSTATE :'LAST_ERROR_MESSAGE' :ROW_COUNT",
+        "UPDATE t SET v = 'b' WHERE id < 3;", "\\echo :ROW_COUNT :ERROR :SQLSTATE :LAST_ERROR_SQLSTATE"])
+    done = run("-At", "-f", "-", stdin=script + "\n")
+    assert done.stdout.splitlines()[3:] == ["3 false 00000 :LAST_ERROR_SQLSTATE",
+                                            "true 22012 22012 division by zero 0",
+                                            "UPDATE 2", "2 false 00000 22012"]
+
+
+def test_watch_runs_the_statement_again_and_again(run):
+    script = "\n".join([
+        "SELECT count(*) AS n FROM t \\watch 0.01 c=3", "\\watch i=0 count=2", "\\watch i=-1", "\\watch x=1",
+        "SELECT 1 / 0 \\watch 0"])
+    done = run("-A", "-f", "-", stdin=script + "\n")
+    assert done.stdout.count("n\n3\n(1 row)\n") == 5 and done.stdout.count("(every 0.01s)") == 3 \
+        and done.stdout.count("(every 0s)") == 3  # (the failing one ran once)
+    assert done.stderr.count("division by zero") == 1
+    assert '\\watch: incorrect interval value "-1"' in done.stderr
+    assert '\\watch: unrecognized parameter "x"' in done.stderr
