@@ -34,8 +34,8 @@ examples:
 
 shell meta-commands: \\? (help), \\d (tables and views), \\dt, \\dv, \\ds, \\dT, \\dD [PATTERN], \\d TABLE|VIEW
 (+: with comments), \\snapshots TABLE, \\i FILE, \\copy ..., \\c (stays in the warehouse), \\isolation [LEVEL],
-\\set / \\unset / \\gset (variables), \\watch, \\pset, \\a, \\t, \\f, \\o FILE, \\x, \\timing, \\rows,
-\\conninfo, \\!, \\q
+\\set / \\unset / \\gset (variables), \\if / \\elif / \\else / \\endif, \\watch, \\pset, \\a, \\t, \\f,
+\\o FILE, \\x, \\timing, \\rows, \\conninfo, \\!, \\q
 -c and -f run in the order given. As in psql, an error is shown and the script goes on with its
 next statement, unless -v ON_ERROR_STOP=1 (or \\set ON_ERROR_STOP on in the script) makes it
 stop there. The statements of one -c run as one transaction (as psql's), unless it holds BEGIN /

@@ -32,6 +32,7 @@ SMALLINT REAL BYTEA TIME TIMESTAMPTZ ZONE UUID JSON JSONB
 TABLE_CONTEXT = {"FROM", "JOIN", "INTO", "UPDATE", "TABLE", "EXISTS", "COPY"}
 
 META_COMMANDS = ["\\?", "\\a", "\\conninfo", "\\connect", "\\copy", "\\d", "\\dD", "\\dT", "\\di", "\\dn",
+                 "\\elif", "\\else", "\\endif", "\\if",
                  "\\ds", "\\dt", "\\dv", "\\echo", "\\f", "\\i", "\\isolation", "\\l", "\\o", "\\pset", "\\q",
                  "\\qecho", "\\rows", "\\set", "\\snapshots", "\\t", "\\timing", "\\unset", "\\watch", "\\x"]
 META_ARGUMENTS = {

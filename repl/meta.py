@@ -38,6 +38,8 @@ General
   \\set ON_ERROR_STOP on|off
                       on: a script (\\i, -f) stops at its first error; off (default): it goes on
   \\gset [PREFIX]      run the statement and set a variable from each column of its one row
+  \\if EXPR, \\elif EXPR, \\else, \\endif
+                      run only the first branch whose EXPR is true (\\if :ERROR)
   \\watch [[i=]SEC] [c=N]
                       run the statement (alone: the last one) every SEC seconds (2) until Ctrl-C
                       or N times; after each statement :ERROR, :SQLSTATE, :ROW_COUNT are set
@@ -734,6 +736,82 @@ def _conninfo(runner: Runner, argument: str) -> Outcome:
     return Outcome.OK
 
 
+# psql's \if stack (Runner.branches): each level's state, and whether its \else was seen
+# (a branch running; none has yet; one has run; all skipped, the whole block being in one not taken)
+ACTIVE, WAITING, DONE, IGNORED = "active", "waiting", "done", "ignored"
+
+
+def psql_bool(value: str) -> bool | None:
+    """A boolean as psql's ParseVariableBool reads it: any prefix of true / false / yes / no,
+    of on / off from two letters, 1 / 0, in any case; else None."""
+    value = value.strip().lower()
+    if value and (value == "1" or "true".startswith(value) or "yes".startswith(value)
+                  or (len(value) > 1 and "on".startswith(value))):
+        return True
+    if value and (value == "0" or "false".startswith(value) or "no".startswith(value)
+                  or (len(value) > 1 and "off".startswith(value))):
+        return False
+    return None
+
+
+def _condition(runner: Runner, command: str, argument: str) -> bool | None:
+    words = _words(argument)
+    value = psql_bool(words[0]) if words else None
+    if value is None:
+        runner.warn(f'unrecognized value "{" ".join(words)}" for "{command} expression": Boolean expected')
+    return value
+
+
+def _if(runner: Runner, argument: str) -> Outcome:
+    """psql's ``\\if EXPR`` ... ``\\elif EXPR`` ... ``\\else`` ... ``\\endif``: only the first
+    branch whose EXPR (a boolean, after variables are put in: ``\\if :ERROR``) is true runs; an
+    EXPR that is no boolean is an error, and false."""
+    if runner.branches and runner.branches[-1][0] != ACTIVE:
+        runner.branches.append([IGNORED, False])
+        return Outcome.OK
+    value = _condition(runner, "\\if", argument)
+    runner.branches.append([ACTIVE if value else WAITING, False])
+    return Outcome.OK if value is not None else Outcome.ERROR
+
+
+def _level(runner: Runner, command: str) -> list | None:
+    if not runner.branches:
+        runner.warn(f"{command}: no matching \\if")
+        return None
+    if command != "\\endif" and runner.branches[-1][1]:
+        runner.warn(f"{command}: cannot occur after \\else")
+        return None
+    return runner.branches[-1]
+
+
+def _elif(runner: Runner, argument: str) -> Outcome:
+    level = _level(runner, "\\elif")
+    if level is None:
+        return Outcome.ERROR
+    if level[0] == ACTIVE:
+        level[0] = DONE
+    elif level[0] == WAITING:
+        value = _condition(runner, "\\elif", argument)
+        level[0] = ACTIVE if value else WAITING
+        return Outcome.OK if value is not None else Outcome.ERROR
+    return Outcome.OK
+
+
+def _else(runner: Runner, argument: str) -> Outcome:
+    level = _level(runner, "\\else")
+    if level is None:
+        return Outcome.ERROR
+    level[0], level[1] = {ACTIVE: DONE, WAITING: ACTIVE}.get(level[0], level[0]), True
+    return Outcome.OK
+
+
+def _endif(runner: Runner, argument: str) -> Outcome:
+    if _level(runner, "\\endif") is None:
+        return Outcome.ERROR
+    runner.branches.pop()
+    return Outcome.OK
+
+
 def _watch(runner: Runner, argument: str) -> Outcome:
     """``\\watch`` after an empty buffer: the last statement again (``Runner.run_watch``)."""
     return runner.run_watch(runner.last_sql, argument)
@@ -786,6 +864,7 @@ COMMANDS = {
     "\\conninfo": _conninfo,
     "\\!": _shell,
     "\\watch": _watch,
+    "\\if": _if, "\\elif": _elif, "\\else": _else, "\\endif": _endif,
 }
 _PLUS = {"\\d": lambda runner, argument: _describe(runner, argument, plus=True),
          "\\dt": lambda runner, argument: _list_tables(runner, argument, plus=True),

@@ -27,7 +27,7 @@ import time
 
 import txlake
 from txlake.repl import render
-from txlake.repl.scanner import META, SQL, Piece, interpolate, scan
+from txlake.repl.scanner import CONDITIONALS, META, SQL, Piece, interpolate, scan
 
 # How the shell waits for a statement's worker thread: sleeps from FIRST_POLL seconds, doubled
 # up to POLL. A fixed 20 ms sleep made every statement of a script take 20 ms or more (a file of
@@ -69,6 +69,7 @@ class Runner:
         self.tuples_only = False  # \pset tuples_only (\t): the rows alone, no header or footer
         self.footer = True  # \pset footer: the row count after the rows
         self.variables: dict[str, str] = {}  # psql's (\set, -v), put in where :name says
+        self.branches: list[list] = []  # psql's \if ... \endif levels (repl/meta.py ``_if``)
         self.last_sql: str | None = None  # the statement run last: a bare \watch runs it again
         self.output = None  # \o FILE: the file results go to instead of ``out``
         self.quiet = quiet
@@ -175,6 +176,7 @@ class Runner:
                 block = self._open_block(pieces)
             except txlake.Error:  # as PostgreSQL's query string: none runs if one does not parse
                 return Outcome.ERROR
+        depth = len(self.branches)
         try:
             for piece in pieces:
                 self._location = f"{source}:{piece.line}" if source else None
@@ -189,6 +191,10 @@ class Runner:
             self._location = outer
             if block:
                 outcome = self._close_block(outcome)
+            if len(self.branches) > depth:  # (a script's \if ends with it, as psql's file)
+                self.warn("reached EOF without finding closing \\endif(s)")
+                del self.branches[depth:]
+                outcome = Outcome.ERROR
         return outcome
 
     def _open_block(self, pieces: list[Piece]) -> bool:
@@ -213,6 +219,9 @@ class Runner:
         return outcome
 
     def run_piece(self, piece: Piece) -> Outcome:
+        if self.branches and self.branches[-1][0] != "active" and not (
+                piece.kind == META and piece.text.split(None, 1)[0] in CONDITIONALS):
+            return Outcome.OK  # (a branch of \if not taken: skipped, its variables not put in)
         if piece.kind == META:
             from txlake.repl.meta import run_meta
             self.copy_data = piece.data

@@ -38,6 +38,8 @@ class Piece:
 # psql's \g, \gx and \gset [PREFIX]: they end the statement before them as ';' does (\gx: shown
 # expanded once; \gset: its one row's values stored in variables)
 _SEND = re.compile(r"\\g(x|set(?:\s+(\S+))?)?$")
+# psql's conditional meta-commands (repl/meta.py ``_if``): run even in a branch not taken
+CONDITIONALS = frozenset({"\\if", "\\elif", "\\else", "\\endif"})
 # psql's \watch [ARGS]: ends the statement before it too, which then runs again and again
 _WATCH = re.compile(r"\\watch\b\s*(.*)$", re.DOTALL)
 

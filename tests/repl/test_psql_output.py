@@ -150,3 +150,23 @@ def test_watch_runs_the_statement_again_and_again(run):
     assert done.stderr.count("division by zero") == 1
     assert '\\watch: incorrect interval value "-1"' in done.stderr
     assert '\\watch: unrecognized parameter "x"' in done.stderr
+
+
+def test_if_elif_else_endif(run):
+    """psql's conditional blocks (``\\if :ERROR``), nested, their expressions booleans as psql
+    reads them; a branch not taken is skipped whole - SQL and meta-commands. They were invalid
+    commands, so a script ran every branch."""
+    script = "\n".join([
+        "SELECT 1 / 0;", "\\if :ERROR", "\\echo failed :SQLSTATE", "\\else", "\\echo fine", "\\endif",
+        "\\set go yes", "\\if :go", "\\if of", "\\echo no", "\\elif 1", "SELECT 42;", "\\else", "\\echo no", "\\endif",
+        "\\elif true", "\\echo no", "\\else", "UPDATE t SET v = 'z';", "\\endif",
+        "\\if maybe", "\\echo no", "\\endif", "\\else", "\\elif on", "\\if FALSE", "\\q", "\\endif",
+        "\\if 1", "\\echo yes", "\\else", "\\echo no", "\\else", "\\endif",
+        "SELECT count(*) FROM t WHERE v = 'z';",
+        "\\if on"])
+    done = run("-At", "-f", "-", stdin=script + "\n")
+    assert done.stdout.splitlines() == ["failed 22012", "42", "yes", "0"]
+    assert done.stderr.splitlines()[1:] == [
+        'unrecognized value "maybe" for "\\if expression": Boolean expected', "\\else: no matching \\if",
+        "\\elif: no matching \\if", "\\else: cannot occur after \\else",
+        "reached EOF without finding closing \\endif(s)"]
