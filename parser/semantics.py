@@ -1823,13 +1823,54 @@ _TO_CHAR_MAPPING = _to_char_mapping()
 _TO_CHAR_TRIE = new_trie(_TO_CHAR_MAPPING)
 
 
-def _fetch(node: exp.Fetch) -> exp.Expression:
-    """``FETCH FIRST n ROWS WITH TIES`` is refused (DuckDB has no WITH TIES: sqlglot made it a
-    plain LIMIT, which dropped the ties)."""
+def _fetch(node: exp.Fetch) -> exp.Expression | None:
+    """``[OFFSET k] FETCH FIRST n ROWS WITH TIES`` (DuckDB has none: sqlglot made it a plain
+    LIMIT, which dropped the ties) as a QUALIFY of the query's ORDER BY: the rows past the first
+    k whose rank is at most k + n - the n rows, and those that tie with the last of them. Of
+    constants only (a ``?`` would be bound twice), and not with DISTINCT (QUALIFY runs before
+    it) or a set operation: 0A000."""
     options = node.args.get("limit_options")
-    if options is not None and options.args.get("with_ties"):
-        raise errors.NotSupportedError("FETCH FIRST ... WITH TIES is not supported")
-    return node
+    if options is None or not options.args.get("with_ties"):
+        return node
+    select = node.parent
+    if not isinstance(select, exp.Select) or select.args.get("distinct") or select.args.get("qualify"):
+        raise errors.NotSupportedError("FETCH FIRST ... WITH TIES is not supported with DISTINCT, QUALIFY "
+                                       "or a set operation")
+    order = select.args.get("order")
+    if order is None:
+        raise errors.SyntaxError("WITH TIES cannot be specified without ORDER BY clause")
+    offset = select.args.get("offset")
+    bounds = [node.args.get("count") or exp.Literal.number(1), offset.expression if offset is not None else None]
+    if not all(b is None or (isinstance(b, exp.Literal) and b.is_int) for b in bounds):
+        raise errors.NotSupportedError("FETCH FIRST ... WITH TIES takes constants here")
+    count, skip = int(bounds[0].this), int(bounds[1].this) if bounds[1] is not None else 0
+    keys = exp.Order(expressions=[_output_key(select, o) for o in order.expressions])
+    rank = exp.Window(this=exp.Anonymous(this="rank"), order=keys)
+    kept = exp.LTE(this=rank, expression=exp.Literal.number(skip + count))
+    if skip:
+        number = exp.Window(this=exp.Anonymous(this="row_number"), order=keys.copy())
+        kept = exp.and_(exp.GT(this=number, expression=exp.Literal.number(skip)), kept)
+    select.set("qualify", exp.Qualify(this=kept))
+    select.set("offset", None)
+    return None
+
+
+def _output_key(select: exp.Select, ordered: exp.Ordered) -> exp.Ordered:
+    """An ORDER BY item as a window's: a position (``ORDER BY 2``) or an output column's name as
+    the select list's expression."""
+    key, outputs = ordered.this, select.expressions
+    if isinstance(key, exp.Literal) and key.is_int:
+        if any(isinstance(o, exp.Star) or isinstance(o, exp.Column) and isinstance(o.this, exp.Star)
+               for o in outputs[:int(key.this)]):
+            raise errors.NotSupportedError("FETCH FIRST ... WITH TIES takes ORDER BY a position past a * "
+                                           "as the column's name here")
+        if 1 <= int(key.this) <= len(outputs):  # (else DuckDB's 42P10 for the query's own ORDER BY)
+            key = outputs[int(key.this) - 1].unalias()
+    elif isinstance(key, exp.Column) and not key.table:
+        key = next((o.this for o in outputs if isinstance(o, exp.Alias) and o.alias == key.name), key)
+    window_key = ordered.copy()
+    window_key.set("this", key.copy())
+    return window_key
 
 
 # the macros engine/dialect.py defines for the rewrites above
