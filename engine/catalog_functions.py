@@ -286,7 +286,7 @@ class Lookups:
 
     @cached_property
     def tables(self) -> list[TableVersion]:
-        return catalog_views.visible(self.ctx.txn.tables(self.ctx.catalog), self.ex.temp_schema)
+        return catalog_views.listed(self.ctx.txn.tables(self.ctx.catalog), self.ex.temp_schema)
 
     @cached_property
     def visible(self) -> set[str]:

@@ -69,7 +69,7 @@ def build(key: str, tables: list[TableVersion], last_value=None, temp_schema: st
     """The rows of catalog view ``key`` over ``tables``; ``last_value(sequence)``: the last
     number a sequence's file gave out, or None (``pg_sequences`` reads it); ``temp_schema``:
     the schema the session's temporary tables show in (PostgreSQL's ``pg_temp_N``)."""
-    tables = visible(tables, temp_schema)
+    tables = listed(tables, temp_schema)
     if key == "pg_catalog.pg_sequences":
         return _pg_sequences(tables, last_value)
     if _VIEWS[key] is None:  # (PostgreSQL's system catalogs: a module that imports this one)
@@ -78,7 +78,7 @@ def build(key: str, tables: list[TableVersion], last_value=None, temp_schema: st
     return _VIEWS[key](tables)
 
 
-def visible(tables: list[TableVersion], temp_schema: str = TEMP_DB) -> list[TableVersion]:
+def listed(tables: list[TableVersion], temp_schema: str = TEMP_DB) -> list[TableVersion]:
     """``tables`` as the catalog views list them: by schema and name, the session's temporary
     ones in ``temp_schema`` (``build``)."""
     tables = [replace(t, db=temp_schema, caches={}) if t.db == TEMP_DB else t for t in tables]

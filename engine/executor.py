@@ -490,11 +490,12 @@ class Executor:
         expression = jsonb_order.rewritten(ctx, expression, tables)  # (jsonb columns compared, sorted)
         ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
         registered: dict[int, str] = {}
-        lookups = []  # (the statement's catalog lookups, made where a call needs them)
+        lookups: list[catalog_functions.Lookups] = []  # (made where a call first needs them)
 
         def visit(node):
             if catalog_functions.is_call(node):  # (regclass, format_type, obj_description, ...)
-                lookups[:] = lookups or [catalog_functions.Lookups(self, ctx, register)]
+                if not lookups:
+                    lookups.append(catalog_functions.Lookups(self, ctx, register))
                 return catalog_functions.answer(self, ctx, node, lookups[0], visit)
             if not isinstance(node, exp.Table):
                 return _session_value(ctx, node)
