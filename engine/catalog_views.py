@@ -69,14 +69,20 @@ def build(key: str, tables: list[TableVersion], last_value=None, temp_schema: st
     """The rows of catalog view ``key`` over ``tables``; ``last_value(sequence)``: the last
     number a sequence's file gave out, or None (``pg_sequences`` reads it); ``temp_schema``:
     the schema the session's temporary tables show in (PostgreSQL's ``pg_temp_N``)."""
-    tables = [replace(t, db=temp_schema, caches={}) if t.db == TEMP_DB else t for t in tables]
-    tables = sorted(tables, key=lambda t: (schema_name(t.db), t.name))
+    tables = listed(tables, temp_schema)
     if key == "pg_catalog.pg_sequences":
         return _pg_sequences(tables, last_value)
     if _VIEWS[key] is None:  # (PostgreSQL's system catalogs: a module that imports this one)
         from txlake.engine import pg_catalog
         return pg_catalog.build(key, tables)
     return _VIEWS[key](tables)
+
+
+def listed(tables: list[TableVersion], temp_schema: str = TEMP_DB) -> list[TableVersion]:
+    """``tables`` as the catalog views list them: by schema and name, the session's temporary
+    ones in ``temp_schema`` (``build``)."""
+    tables = [replace(t, db=temp_schema, caches={}) if t.db == TEMP_DB else t for t in tables]
+    return sorted(tables, key=lambda t: (schema_name(t.db), t.name))
 
 
 def _text(values) -> pa.Array:
@@ -353,11 +359,17 @@ def unique_indexes(t: TableVersion) -> list[tuple[str, tuple[str, ...], str, str
     return found
 
 
+def index_definitions(t: TableVersion) -> list[tuple[str, str]]:
+    """(name, definition as pg_indexes.indexdef and pg_get_indexdef show it) of each index of table ``t``."""
+    from txlake.engine.indexes import definition  # (a module of the executor's)
+    if not t.is_table:
+        return []
+    return [(name, text) for name, _, _, text, _ in unique_indexes(t)] + \
+        [(i.name, definition(i, schema_name(t.db), t.name)) for i in t.schema.indexes]
+
+
 def _pg_indexes(tables: list[TableVersion]) -> pa.Table:
-    from txlake.engine.indexes import definition as index_definition  # (a module of the executor's)
-    rows = [(t, name, definition) for t in tables if t.is_table for name, _, _, definition, _ in unique_indexes(t)]
-    rows += [(t, i.name, index_definition(i, schema_name(t.db), t.name)) for t in tables if t.is_table
-             for i in t.schema.indexes]
+    rows = [(t, name, definition) for t in tables for name, definition in index_definitions(t)]
     return pa.table({
         "schemaname": _text(schema_name(t.db) for t, _, _ in rows),
         "tablename": _text(t.name for t, _, _ in rows),
@@ -440,5 +452,6 @@ _VIEWS = {
     "pg_catalog.pg_sequences": None,  # (build: it reads the sequences' files too)
     # engine/pg_catalog.py's
     **dict.fromkeys(f"pg_catalog.{name}" for name in ("pg_namespace", "pg_class", "pg_attribute", "pg_type",
-                                                       "pg_enum", "pg_constraint", "pg_index", "pg_database")),
+                                                       "pg_enum", "pg_constraint", "pg_index", "pg_database",
+                                                       "pg_attrdef", "pg_description", "pg_collation")),
 }

@@ -82,10 +82,6 @@ def _kind(version: TableVersion) -> str:
 DESCRIPTION_FUNCTIONS = frozenset(("obj_description", "col_description"))
 
 
-def is_description_call(node: exp.Expression) -> bool:
-    return isinstance(node, exp.Anonymous) and node.name.lower() in DESCRIPTION_FUNCTIONS
-
-
 def description(ex, ctx, node: exp.Anonymous) -> exp.Expression:
     """A call ``obj_description('t'::regclass [, 'pg_class'])`` or ``col_description('t'::regclass,
     n)`` as its value, the comment or NULL, by the tables the statement's transaction sees: the
@@ -117,6 +113,12 @@ def description(ex, ctx, node: exp.Anonymous) -> exp.Expression:
             return exp.null()
         text = _column_comment(version, int(number.this))
     return exp.Literal.string(text) if text is not None else exp.null()
+
+
+def constant_relation(args: list[exp.Expression]) -> bool:
+    """Does a description call name its relation by a constant (``'t'::regclass``, ``'t'``)?
+    Else it takes an OID, row by row (engine/catalog_functions.py answers it)."""
+    return bool(args) and _relation_text(args[0]) is not None
 
 
 def _relation_text(value: exp.Expression) -> str | None:

@@ -41,7 +41,7 @@ from sqlglot import exp
 
 from txlake import errors
 from txlake.engine import catalog_views, checks, dialect, foreign_keys, points, sources, temp_tables
-from txlake.engine import column_scope, comments, generated, indexes, jsonb_order, pg_catalog, table_like, uniques
+from txlake.engine import catalog_functions, column_scope, generated, indexes, jsonb_order, table_like, uniques
 from txlake.engine import column_constants, user_types
 from txlake.engine.errors_map import negative_row_count, translate, translate_stream_error
 from txlake.engine.advisory import AdvisoryCalls
@@ -494,14 +494,13 @@ class Executor:
         expression = column_constants.rewritten(ctx, expression, tables)  # (a string constant beside a column)
         ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
         registered: dict[int, str] = {}
+        lookups: list[catalog_functions.Lookups] = []  # (made where a call first needs them)
 
         def visit(node):
-            if comments.is_description_call(node):
-                return comments.description(self, ctx, node)
-            if pg_catalog.is_regclass_oid(node):
-                return pg_catalog.regclass_oid(self, ctx, node)
-            if pg_catalog.is_size_call(node):
-                return pg_catalog.relation_size(self, ctx, node)
+            if catalog_functions.is_call(node):  # (regclass, format_type, obj_description, ...)
+                if not lookups:
+                    lookups.append(catalog_functions.Lookups(self, ctx, register))
+                return catalog_functions.answer(self, ctx, node, lookups[0], visit)
             if not isinstance(node, exp.Table):
                 return _session_value(ctx, node)
             if isinstance(node.this, exp.Anonymous) and node.this.name.lower() in _TABLE_FUNCTIONS:
@@ -874,8 +873,7 @@ class Executor:
         special = []
 
         def visit(node):
-            if comments.is_description_call(node) or pg_catalog.is_regclass_oid(node) or \
-                    pg_catalog.is_size_call(node):  # (read at each execution)
+            if catalog_functions.is_call(node):  # (read at each execution)
                 special.append(node)
                 return node
             if not isinstance(node, exp.Table):

@@ -1,5 +1,6 @@
 """PostgreSQL's system catalogs over txlake's catalog: ``pg_namespace``, ``pg_class``,
-``pg_attribute``, ``pg_type``, ``pg_enum``, ``pg_constraint``, ``pg_index`` and ``pg_database``,
+``pg_attribute``, ``pg_type``, ``pg_enum``, ``pg_constraint``, ``pg_index``, ``pg_database``,
+``pg_attrdef``, ``pg_description`` and ``pg_collation``,
 the relations tools read by OID and join (psql's ``\\d`` queries, SQLAlchemy's reflection).
 
 They are catalog views as engine/catalog_views.py's are - built per statement from the tables
@@ -15,9 +16,10 @@ for user objects, so the same object has the same OID in every session and proce
 warehouse (an ALTER TABLE keeps it). A relation's owner, ``nspowner`` and ``datdba`` are 10,
 PostgreSQL's bootstrap superuser: txlake has no roles.
 
-``'t'::regclass`` is the OID of relation ``t`` where an OID is meant - cast to ``oid`` or
-compared (``WHERE attrelid = 't'::regclass``) - looked up at each execution; txlake has no
-regclass type to show it by name.
+``'t'::regclass`` is the OID of relation ``t`` where an OID is meant - cast to ``oid``,
+compared (``WHERE attrelid = 't'::regclass``) or a function's of OIDs - looked up at each
+execution; elsewhere a regclass is shown by name, as text (engine/catalog_functions.py, which
+answers the functions tools call over these catalogs: format_type, pg_get_indexdef, ...).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from sqlglot import exp
 from txlake import errors
 from txlake.engine import catalog_views, checks, uniques, user_types
 from txlake.engine.catalog_views import CATALOG, schema_name
+from txlake.engine.pg_expr import column_default
 from txlake.engine.temp_tables import TEMP_ID_PREFIX
 from txlake.parser.parse import parse_table_name
 from txlake.parser.semantics import RELATION_SIZES
@@ -44,7 +47,7 @@ _NAMESPACES = {"pg_catalog": 11, "public": 2200}
 
 #: PostgreSQL's built-in types: name -> (oid, typlen, typcategory, array type oid); the kinds
 #: txlake's columns have, and the few others its catalog's own columns have
-_BUILTIN = {
+BUILTIN = {
     "bool": (16, 1, "B", 1000), "bytea": (17, -1, "U", 1001), "char": (18, 1, "Z", 1002),
     "name": (19, 64, "S", 1003), "int8": (20, 8, "N", 1016), "int2": (21, 2, "N", 1005),
     "int4": (23, 4, "N", 1007), "text": (25, -1, "S", 1009), "oid": (26, 4, "N", 1028),
@@ -74,28 +77,25 @@ def namespace_oid(schema: str) -> int:
     return _NAMESPACES.get(schema) or oid("namespace", schema)
 
 
-def is_regclass_oid(node: exp.Expression) -> bool:
-    """Is ``node`` a constant ``'name'::regclass`` that stands for an OID (``_as_oid``), or a
-    ``to_regclass('name')`` call (parser/semantics.py has its argument a string constant)?
-    Elsewhere a ``'name'::regclass`` (a select list, where PostgreSQL shows the name) is left
-    alone: txlake has no regclass type."""
-    if isinstance(node, exp.Anonymous):
-        return node.name.lower() == TO_REGCLASS
-    return isinstance(node, exp.Cast) and _type_is(node.to, "regclass") and isinstance(node.this, exp.Literal) \
-        and node.this.is_string and _as_oid(node)
-
-
-def _as_oid(node: exp.Expression) -> bool:
-    """Does a regclass ``node`` stand for an OID: cast to ``oid``, or compared with ``=``, ``<>``
-    or ``IN`` (``WHERE c.oid = 't'::regclass``)?"""
+def as_oid(node: exp.Expression) -> bool:
+    """Does a regclass ``node`` stand for an OID: cast to ``oid``, compared with ``=``, ``<>``
+    or ``IN`` (``WHERE c.oid = 't'::regclass``), or the argument of a function of OIDs
+    (``pg_get_indexdef('t_pkey'::regclass)``)?"""
     parent = node.parent
     while isinstance(parent, exp.Paren):  # (('t'::regclass)::oid)
         parent = parent.parent
     return isinstance(parent, (exp.EQ, exp.NEQ, exp.In)) or \
-        (isinstance(parent, exp.Cast) and _type_is(parent.to, "oid"))
+        (isinstance(parent, exp.Cast) and type_is(parent.to, "oid")) or \
+        (isinstance(parent, exp.Anonymous) and parent.name.lower() in OID_TAKERS)
 
 
-def _type_is(to: exp.Expression, name: str) -> bool:
+#: the functions of OIDs engine/catalog_functions.py answers: a regclass argument is an OID
+OID_TAKERS = frozenset({"format_type", "pg_get_indexdef", "pg_get_constraintdef", "pg_get_expr",
+                        "pg_table_is_visible", "pg_get_userbyid", "obj_description", "col_description",
+                        *RELATION_SIZES})
+
+
+def type_is(to: exp.Expression, name: str) -> bool:
     return str(to.args.get("kind") or to.this).lower() in (name, f"pg_catalog.{name}")
 
 
@@ -103,26 +103,20 @@ def regclass_oid(ex, ctx, node: exp.Cast | exp.Anonymous) -> exp.Expression:
     """``'name'::regclass`` as the pg_class OID of the table, view, sequence or index it names,
     found as PostgreSQL's regclass input finds it (the search path, or the schema given), or
     42P01. ``to_regclass('name')``: NULL where that is 42P01 or the name no relation's, else the
-    OID where it stands for one (``_as_oid``), else the relation's name as PostgreSQL shows a
+    OID where it stands for one (``as_oid``), else the relation's name as PostgreSQL shows a
     regclass (``engine/user_types.py shown_name``; an index's as written)."""
     if isinstance(node, exp.Anonymous):
         try:
-            found = _relation(ex, ctx, parse_table_name(node.expressions[0].this))
+            found = relation(ex, ctx, parse_table_name(node.expressions[0].this))
         except errors.Error:  # (PostgreSQL 16's to_regclass gives NULL for a bad name too)
             return exp.Null()
-        if found is None or _as_oid(node):
+        if found is None or as_oid(node):
             return exp.Null() if found is None else exp.Literal.number(found[0])
         return user_types.shown_name(ctx, found[1]) if found[1] is not None else node.expressions[0].copy()
-    found = _relation(ex, ctx, target := parse_table_name(node.this.this))
+    found = relation(ex, ctx, target := parse_table_name(node.this.this))
     if found is None:
         raise errors.UndefinedTable(f'relation "{catalog_views.relation_name(target.db, target.name)}" does not exist')
     return exp.Literal.number(found[0])
-
-
-def is_size_call(node: exp.Expression) -> bool:
-    """Is ``node`` a ``pg_total_relation_size('name')`` call, or one of its kin (parser/semantics.py
-    has their argument a string constant)?"""
-    return isinstance(node, exp.Anonymous) and node.name.lower() in RELATION_SIZES
 
 
 def relation_size(ex, ctx, node: exp.Anonymous) -> exp.Expression:
@@ -131,14 +125,18 @@ def relation_size(ex, ctx, node: exp.Anonymous) -> exp.Expression:
     log as encoded there); a view's, sequence's or index's 0 (txlake's indexes are built in
     memory). 42P01 for no such relation, as the regclass PostgreSQL reads the name as."""
     target = parse_table_name(node.expressions[0].this)
-    found = _relation(ex, ctx, target)
+    found = relation(ex, ctx, target)
     if found is None:
         raise errors.UndefinedTable(f'relation "{catalog_views.relation_name(target.db, target.name)}" does not exist')
-    version = found[1]
-    return exp.Literal.number(sum(f.size for f in version.files) if version is not None and version.is_table else 0)
+    return exp.Literal.number(size(found[1]) if found[1] is not None else 0)
 
 
-def _relation(ex, ctx, target) -> tuple[int, TableVersion | None] | None:
+def size(version: TableVersion) -> int:
+    """The bytes of relation ``version``'s data files (a view's, a sequence's: 0)."""
+    return sum(f.size for f in version.files) if version.is_table else 0
+
+
+def relation(ex, ctx, target) -> tuple[int, TableVersion | None] | None:
     """The OID of the relation ``target`` names, and its table, view or sequence (None: an index)."""
     version = ctx.lookup(target)
     if version is not None and not version.is_type:
@@ -170,7 +168,7 @@ def _relations(tables: list[TableVersion]) -> list[TableVersion]:
     return [t for t in tables if not t.is_type]
 
 
-def _indexes(t: TableVersion) -> list[tuple[str, tuple[str, ...], bool, bool, bool]]:
+def indexes_of(t: TableVersion) -> list[tuple[str, tuple[str, ...], bool, bool, bool]]:
     """(name, columns, unique, primary, immediate) of each index of table ``t``: its primary
     key's, its UNIQUE constraints' and unique indexes', its other indexes."""
     if not t.is_table:
@@ -202,7 +200,7 @@ def _pg_class(tables: list[TableVersion]) -> pa.Table:
     rows = []  # (oid, name, schema, relkind, persistence, reltuples, hasindex, natts, reltype, checks)
     for t in _relations(tables):
         persistence = "t" if t.table_id.startswith(TEMP_ID_PREFIX) else "p"
-        indexes = _indexes(t)
+        indexes = indexes_of(t)
         # (reltuples: a table's row count, which its files' metadata give; -1, "never counted", else)
         rows.append((oid(t.table_id), t.name, t.db, _relkind(t), persistence,
                      t.row_count if t.is_table else -1, bool(indexes), len(_attributes(t)),
@@ -216,6 +214,7 @@ def _pg_class(tables: list[TableVersion]) -> pa.Table:
         "relnamespace": _oid(namespace_oid(schema_name(r[2])) for r in rows),
         "reltype": _oid(r[8] for r in rows),
         "relowner": _oid([OWNER] * n),
+        "reltablespace": _oid([0] * n),  # (the database's default tablespace)
         "relkind": _text(r[3] for r in rows),
         "relpersistence": _text(r[4] for r in rows),
         "reltuples": pa.array([float(r[5]) for r in rows], pa.float32()),
@@ -238,9 +237,9 @@ def _type_of(c: Column, user_types: dict[str, TableVersion]) -> tuple[int | None
     name = _type_name(kind)
     typmod = ((kind.precision << 16) | kind.scale) + 4 if kind.kind == "DECIMAL" \
         else kind.length + 4 if kind.kind == "VARCHAR" and kind.length else -1
-    if name not in _BUILTIN:
+    if name not in BUILTIN:
         return None, -1  # (a view's column of a type txlake has no kind for)
-    return (_BUILTIN[name][3] if c.type.kind == "ARRAY" else _BUILTIN[name][0]), typmod
+    return (BUILTIN[name][3] if c.type.kind == "ARRAY" else BUILTIN[name][0]), typmod
 
 
 def _type_name(kind: ColumnType) -> str:
@@ -256,7 +255,7 @@ def _pg_attribute(tables: list[TableVersion]) -> pa.Table:
         by_name = {c.name: c for c in columns}  # (an index's: its table's, with no NOT NULL or default)
         rows += [(oid(t.table_id, name), replace(by_name[column], not_null=False, default=None), i,
                   _type_of(by_name[column], user_types))
-                 for name, index_columns, *_ in _indexes(t) for i, column in enumerate(index_columns, 1)]
+                 for name, index_columns, *_ in indexes_of(t) for i, column in enumerate(index_columns, 1)]
     n = len(rows)
     return pa.table({
         "attrelid": _oid(r[0] for r in rows),
@@ -266,18 +265,19 @@ def _pg_attribute(tables: list[TableVersion]) -> pa.Table:
         "atttypmod": _int(typ[1] for *_, typ in rows),
         "attndims": _int2(1 if c.type.kind == "ARRAY" else 0 for _, c, _, _ in rows),
         "attnotnull": _bool(c.not_null for _, c, _, _ in rows),
-        "atthasdef": _bool(c.default is not None and not c.always or c.generated is not None for _, c, _, _ in rows),
+        "atthasdef": _bool(_default_of(c) is not None for _, c, _, _ in rows),
         "attidentity": _text("a" if c.always else "" for _, c, _, _ in rows),
         "attgenerated": _text("s" if c.generated is not None else "" for _, c, _, _ in rows),
         "attisdropped": _bool([False] * n),
         "attislocal": _bool([True] * n),
+        "attcollation": _oid(_COLLATIONS.get(typ[0], 0) for *_, typ in rows),
     })
 
 
 def _pg_type(tables: list[TableVersion]) -> pa.Table:
     # (oid, name, namespace, typtype, typlen, typcategory, typrelid, typelem, typarray, base, typmod, notnull)
     rows = []
-    for name, (type_oid, length, category, array) in _BUILTIN.items():
+    for name, (type_oid, length, category, array) in BUILTIN.items():
         rows.append((type_oid, name, "pg_catalog", "b", length, category, 0, 0, array, 0, -1, False))
         rows.append((array, "_" + name, "pg_catalog", "b", -1, "A", 0, type_oid, 0, 0, -1, False))
     for t in tables:
@@ -286,7 +286,7 @@ def _pg_type(tables: list[TableVersion]) -> pa.Table:
             domain = t.schema.user_type
             base = parse_type_name(domain.base)
             base_oid, typmod = _type_of(Column(0, "", base), {})
-            length, category = (-1, "A") if base.kind == "ARRAY" else _BUILTIN[_type_name(base)][1:3]
+            length, category = (-1, "A") if base.kind == "ARRAY" else BUILTIN[_type_name(base)][1:3]
             rows.append((oid(t.table_id), t.name, schema, "d", length, category, 0, 0, 0, base_oid, typmod,
                          domain.not_null))
         elif t.is_type:
@@ -307,6 +307,7 @@ def _pg_type(tables: list[TableVersion]) -> pa.Table:
         "typbasetype": _oid(r[9] for r in rows),
         "typtypmod": _int(r[10] for r in rows),
         "typnotnull": _bool(r[11] for r in rows),
+        "typcollation": _oid(_COLLATIONS.get(r[9] or r[0], 0) for r in rows),  # (a domain's: its base type's)
     })
 
 
@@ -336,6 +337,10 @@ class _Constraint(NamedTuple):
     spec: object = None  # the UniqueConstraint, ForeignKey or CheckConstraint
 
     @property
+    def oid(self) -> int:
+        return oid(self.owner.table_id, "constraint/" + self.name)
+
+    @property
     def relid(self) -> int:
         return oid(self.owner.table_id) if self.key is not None else 0
 
@@ -349,7 +354,7 @@ class _Constraint(NamedTuple):
         return 0
 
 
-def _pg_constraint(tables: list[TableVersion]) -> pa.Table:
+def constraints(tables: list[TableVersion]) -> list[_Constraint]:
     """Each table's primary key, UNIQUE, FOREIGN KEY and CHECK constraints, and each domain's
     CHECKs (``contypid`` the domain, ``conrelid`` 0); not NOT NULL, which PostgreSQL 16 keeps
     in pg_attribute (and pg_type) alone."""
@@ -369,9 +374,14 @@ def _pg_constraint(tables: list[TableVersion]) -> pa.Table:
                                     _attnums(target, fk.ref_columns) if target is not None else None, fk))
         rows += [_Constraint(t, c.name, "c", sorted(_attnums(t, checks.columns_of(c))), spec=c)
                  for c in t.schema.checks]
+    return rows
+
+
+def _pg_constraint(tables: list[TableVersion]) -> pa.Table:
+    rows = constraints(tables)
     fks = [r.spec if r.contype == "f" else None for r in rows]
     return pa.table({
-        "oid": _oid(oid(r.owner.table_id, "constraint/" + r.name) for r in rows),
+        "oid": _oid(r.oid for r in rows),
         "conname": _text(r.name for r in rows),
         "connamespace": _oid(namespace_oid(schema_name(r.owner.db)) for r in rows),
         "contype": _text(r.contype for r in rows),
@@ -381,6 +391,7 @@ def _pg_constraint(tables: list[TableVersion]) -> pa.Table:
         "conrelid": _oid(r.relid for r in rows),
         "contypid": _oid(oid(r.owner.table_id) if r.key is None else 0 for r in rows),
         "conindid": _oid(r.index for r in rows),
+        "conparentid": _oid([0] * len(rows)),  # (txlake has no partitions)
         "confrelid": _oid(oid(r.target.table_id) if r.target is not None else 0 for r in rows),
         "confupdtype": _text(_ACTIONS[fk.on_update] if fk else " " for fk in fks),
         "confdeltype": _text(_ACTIONS[fk.on_delete] if fk else " " for fk in fks),
@@ -392,7 +403,7 @@ def _pg_constraint(tables: list[TableVersion]) -> pa.Table:
 
 def _pg_index(tables: list[TableVersion]) -> pa.Table:
     rows = [(t, name, _attnums(t, columns), unique, primary, immediate) for t in tables
-            for name, columns, unique, primary, immediate in _indexes(t)]
+            for name, columns, unique, primary, immediate in indexes_of(t)]
     n = len(rows)
     return pa.table({
         "indexrelid": _oid(oid(t.table_id, name) for t, name, *_ in rows),
@@ -404,15 +415,105 @@ def _pg_index(tables: list[TableVersion]) -> pa.Table:
         "indisprimary": _bool(r[4] for r in rows),
         "indisexclusion": _bool([False] * n),
         "indimmediate": _bool(r[5] for r in rows),
+        "indisclustered": _bool([False] * n),
         "indisvalid": _bool([True] * n),
         "indisready": _bool([True] * n),
         "indislive": _bool([True] * n),
+        "indisreplident": _bool([False] * n),
         "indkey": _int2s(key for _, _, key, *_ in rows),
     })
 
 
 def _nulls_not_distinct(t: TableVersion) -> set[str]:
     return {u.name for u in t.schema.uniques if u.nulls_not_distinct}
+
+
+class Default(NamedTuple):
+    """A pg_attrdef row: a column's default - or generation expression - as pg_get_expr gives
+    it (``adbin`` holds that text, where PostgreSQL has the node tree), and its pretty form."""
+
+    oid: int
+    relid: int
+    adnum: int
+    adbin: str
+    pretty: str
+
+
+def defaults(tables: list[TableVersion]) -> list[Default]:
+    rows = []
+    for t in tables:
+        if t.is_table:
+            rows += [Default(oid(t.table_id, f"default/{i}"), oid(t.table_id), i, *texts)
+                     for i, c in enumerate(t.schema.columns, 1) if (texts := _default_of(c)) is not None]
+    return rows
+
+
+def _default_of(c: Column) -> tuple[str, str] | None:
+    """(text, pretty text) of column ``c``'s default or generation expression; None for none
+    (an identity column has none: its sequence is no default; a DEFAULT NULL none either)."""
+    if c.generated is not None:
+        return checks.unpretty(c.generated), checks.display(c.generated)
+    if c.identity or c.default is None:
+        return None
+    text = column_default(c.default, c.type)
+    return (text, column_default(c.default, c.type, pretty=True)) if text is not None else None
+
+
+def _pg_attrdef(tables: list[TableVersion]) -> pa.Table:
+    rows = defaults(tables)
+    return pa.table({"oid": _oid(r.oid for r in rows),
+                     "adrelid": _oid(r.relid for r in rows), "adnum": _int2(r.adnum for r in rows),
+                     "adbin": _text(r.adbin for r in rows)})
+
+
+#: the OIDs of the system catalogs, as ``'pg_class'::regclass`` (pg_description.classoid)
+CATALOG_OIDS = {"pg_class": 1259, "pg_constraint": 2606, "pg_type": 1247, "pg_namespace": 2615, "pg_proc": 1255,
+                "pg_database": 1262, "pg_attribute": 1249, "pg_index": 2610, "pg_attrdef": 2604, "pg_am": 2601,
+                "pg_trigger": 2620, "pg_extension": 3079, "pg_collation": 3456, "pg_description": 2609,
+                "pg_authid": 1260}
+
+
+def descriptions(tables: list[TableVersion]) -> list[tuple[int, int, int, str]]:
+    """pg_description's rows: (objoid, classoid, objsubid, description) of each comment
+    (engine/comments.py): a relation's, a column's (its attnum), an index's, a constraint's."""
+    rows = []
+    for t in tables:
+        if t.is_type or not t.schema.comments:
+            continue
+        attnums = {c.name if t.is_view else str(c.field_id): i for i, c in enumerate(_attributes(t), 1)}
+        for c in t.schema.comments:
+            if c.kind == "relation":
+                rows.append((oid(t.table_id), CATALOG_OIDS["pg_class"], 0, c.text))
+            elif c.kind == "column" and c.name in attnums:
+                rows.append((oid(t.table_id), CATALOG_OIDS["pg_class"], attnums[c.name], c.text))
+            elif c.kind == "index":
+                rows.append((oid(t.table_id, c.name or t.schema.pkey_name(t.name)), CATALOG_OIDS["pg_class"], 0,
+                             c.text))
+            elif c.kind == "constraint":
+                rows.append((oid(t.table_id, "constraint/" + (c.name or t.schema.pkey_name(t.name))),
+                             CATALOG_OIDS["pg_constraint"], 0, c.text))
+    return rows
+
+
+def _pg_description(tables: list[TableVersion]) -> pa.Table:
+    rows = descriptions(tables)
+    return pa.table({"objoid": _oid(r[0] for r in rows), "classoid": _oid(r[1] for r in rows),
+                     "objsubid": _int(r[2] for r in rows), "description": _text(r[3] for r in rows)})
+
+
+#: the collations txlake has: PostgreSQL's "default" (the database's, text's), "C" (name's), "POSIX"
+_DEFAULT_COLLATION, _C_COLLATION = 100, 950
+#: typcollation of the collatable built-in types and their arrays (attcollation of their columns)
+_COLLATIONS = {type_oid: _C_COLLATION if name == "name" else _DEFAULT_COLLATION
+               for name, (element, _, category, array) in BUILTIN.items() if category == "S"
+               for type_oid in (element, array)}
+
+
+def _pg_collation(tables: list[TableVersion]) -> pa.Table:
+    return pa.table({"oid": _oid([_DEFAULT_COLLATION, _C_COLLATION, 951]), "collname": _text(["default", "C", "POSIX"]),
+                     "collnamespace": _oid([_NAMESPACES["pg_catalog"]] * 3), "collowner": _oid([OWNER] * 3),
+                     "collprovider": _text(["d", "c", "c"]), "collisdeterministic": _bool([True] * 3),
+                     "collencoding": _int([-1] * 3)})
 
 
 def _pg_database(tables: list[TableVersion]) -> pa.Table:
@@ -431,5 +532,8 @@ _VIEWS = {
     "pg_catalog.pg_constraint": _pg_constraint,
     "pg_catalog.pg_index": _pg_index,
     "pg_catalog.pg_database": _pg_database,
+    "pg_catalog.pg_attrdef": _pg_attrdef,
+    "pg_catalog.pg_description": _pg_description,
+    "pg_catalog.pg_collation": _pg_collation,
 }
 VIEWS = tuple(_VIEWS)

@@ -507,7 +507,7 @@ def _refuse_unlisted(ctx: Context, value: exp.Expression, name: str, labels: tup
         operand = quantified_operand(value)
         if isinstance(operand, exp.Cast):  # (an untyped constant's elements: '{ok,happy}')
             operand = operand.this
-        listed = _parameter_value(ctx, operand)
+        listed = parameter_value(ctx, operand)
         if isinstance(listed, str):  # (PostgreSQL's text of an array)
             listed = array_input(listed)
         if isinstance(operand, exp.Array):
@@ -518,13 +518,13 @@ def _refuse_unlisted(ctx: Context, value: exp.Expression, name: str, labels: tup
     elif isinstance(value, exp.Literal) and value.is_string:
         texts = (value.this,)
     else:
-        texts = (_parameter_value(ctx, value),)
+        texts = (parameter_value(ctx, value),)
     for text in texts:
         if isinstance(text, str) and text not in labels:
             raise errors.InvalidTextRepresentation(f'invalid input value for enum {name}: "{text}"')
 
 
-def _parameter_value(ctx: Context, node: exp.Expression):
+def parameter_value(ctx: Context, node: exp.Expression):
     """The value the parameter ``node`` takes in this execution (None: no parameter, or unknown)."""
     if not isinstance(node, exp.Placeholder) or st.PARAM_INDEX not in node.meta:
         return None

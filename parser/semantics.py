@@ -1297,11 +1297,10 @@ def _micros(value: exp.Expression) -> exp.Expression:
 _MICRO = exp.cast(exp.Literal.number("0.000001"), "DECIMAL(7,6)")
 
 
-# DuckDB's stand-ins for PostgreSQL's functions over catalog OIDs: they read DuckDB's own catalog
-# and gave wrong answers for txlake's pg_catalog rows (format_type(1043, 24) 'varchar(0,24)',
-# pg_get_constraintdef NULL, pg_table_is_visible true outside the search path): refused
-_CATALOG_READERS = frozenset({"format_type", "format_pg_type", "pg_get_constraintdef", "pg_get_expr", "pg_get_viewdef",
-                              "pg_table_is_visible", "pg_type_is_visible", "pg_function_is_visible"})
+# DuckDB's stand-ins for PostgreSQL's functions over catalog OIDs that txlake does not answer
+# (engine/catalog_functions.py answers format_type, pg_get_constraintdef, ...): they read DuckDB's
+# own catalog and gave wrong answers for txlake's pg_catalog rows: refused
+_CATALOG_READERS = frozenset({"format_pg_type", "pg_get_viewdef", "pg_type_is_visible", "pg_function_is_visible"})
 
 
 def _function(node: exp.Anonymous) -> exp.Expression:
@@ -1351,17 +1350,16 @@ RELATION_SIZES = ("pg_relation_size", "pg_table_size", "pg_total_relation_size")
 
 
 def _relation_size(name: str, arguments: list[exp.Expression]) -> exp.Expression:
-    """``pg_total_relation_size('t')`` (or of ``'t'::regclass``) with its argument the name as a
-    string constant, which engine/pg_catalog.py looks up at each execution; another argument (an
-    OID column: ``pg_class.oid``) is 0A000, and a fork's name (``pg_relation_size(t, 'fsm')``)
-    too - txlake's tables have one."""
-    argument = arguments[0] if len(arguments) == 1 else None
+    """``pg_total_relation_size('t')`` (or of ``'t'::regclass``, or of an OID: ``pg_class.oid``),
+    which engine/catalog_functions.py answers at each execution; a fork's name
+    (``pg_relation_size(t, 'fsm')``) is 0A000 - txlake's tables have one."""
+    if len(arguments) != 1:
+        raise errors.NotSupportedError(f"{name}() takes one argument here, the relation: txlake's tables have "
+                                       "one fork")
+    argument = arguments[0]
     if isinstance(argument, exp.Cast) and str(argument.to.args.get("kind") or argument.to.this).lower() in (
-            "regclass", "pg_catalog.regclass"):
+            "regclass", "pg_catalog.regclass") and isinstance(argument.this, exp.Literal):
         argument = argument.this
-    if not (isinstance(argument, exp.Literal) and argument.is_string):
-        raise errors.NotSupportedError(f"{name}() takes its relation as a string constant here "
-                                       "('orders' or 'orders'::regclass)")
     return exp.Anonymous(this=name, expressions=[argument.copy()])
 
 

@@ -1,5 +1,5 @@
 """pg_relation_size / pg_table_size / pg_total_relation_size of a relation named by a string
-constant (or 'name'::regclass), and pg_size_pretty, as PostgreSQL 16's dbsize.c and
+constant (or 'name'::regclass) or given by its OID, and pg_size_pretty, as PostgreSQL 16's dbsize.c and
 regress/expected/dbsize.out give them."""
 
 import os
@@ -45,9 +45,23 @@ def test_a_table_s_size_is_its_data_files(c, warehouse):
     assert one(c, "SELECT pg_size_pretty(pg_total_relation_size('t'))")[0].endswith(" kB")
 
 
+def test_the_size_of_each_relation_by_its_oid(c):
+    """A monitoring query's pg_total_relation_size(c.oid) over pg_class: each relation's own
+    size, row by row (an OID no relation has: NULL, as PostgreSQL's)."""
+    c.execute("CREATE TABLE big (id INT PRIMARY KEY, v TEXT)")
+    c.execute("CREATE TABLE empty (id INT)")
+    c.execute("INSERT INTO big SELECT i, repeat('x', 100) FROM generate_series(1, 2000) i")
+    [(big,)] = c.execute("SELECT pg_total_relation_size('big')").fetchall()
+    assert big > 0
+    assert c.execute("SELECT c.relname, pg_total_relation_size(c.oid), pg_relation_size(c.oid::regclass) "
+                     "FROM pg_class c ORDER BY 1").fetchall() == [("big", big, big), ("big_pkey", 0, 0),
+                                                                  ("empty", 0, 0)]
+    assert one(c, "SELECT pg_total_relation_size(12345::oid), pg_table_size(NULL)") == (None, None)
+
+
 @pytest.mark.parametrize("sql, sqlstate", [
     ("SELECT pg_total_relation_size('nope')", "42P01"),
-    ("SELECT pg_total_relation_size(oid) FROM pg_class", "0A000"),  # (an OID column: not supported here)
+    ("SELECT pg_relation_size(oid, 'fsm') FROM pg_class", "0A000"),  # (another fork: txlake's tables have one)
 ])
 def test_refusals(c, sql, sqlstate):
     with pytest.raises(txlake.Error) as info:
