@@ -197,9 +197,13 @@ MACROS = (
                              "ELSE sqrt(x) END"),
         (EXP_MACRO, "exp", "exp(x)"), (LN_MACRO, "ln", _LOG.format("ln")),
         (LOG10_MACRO, "log10", _LOG.format("log10")))),
-    # round(x) of a double or a real half to even (PostgreSQL's rint), of the rest DuckDB's
+    # round(x) of a double or a real half to even (PostgreSQL's rint); round(x [, n]) of an integer
+    # a numeric's (round(numeric, int) is what PostgreSQL picks; a scale of 9 leaves room for n
+    # places), of the rest DuckDB's
     f"CREATE MACRO {ROUND_MACRO}(x, w DOUBLE) AS round_even(x, 0), (x, w FLOAT) AS round_even(x, 0), "
-    "(x, w DECIMAL) AS round(x), " + "".join(f"(x, w {t}) AS round(x), " for t in _INTEGERS) + "(x, w) AS round(x)",
+    "(x, w DECIMAL) AS round(x), " + "".join(f"(x, w {t}) AS round(CAST(x AS DECIMAL(38,0))), " for t in _INTEGERS)
+    + "".join(f"(x, n, w {t}) AS round(CAST(x AS DECIMAL(38,9)), n), " for t in _INTEGERS)
+    + "(x, n, w) AS round(x, n), (x, w) AS round(x)",
     f"CREATE MACRO {POWER_MACRO}(x, y) AS {_POWER.format(x='x', y='y')}, " +
     _by_operand_types("power", _POWER.format(x="a", y="b")),
     # substring(s, start, length) as PostgreSQL's: a start before 1 counts from the first

@@ -1659,10 +1659,13 @@ def _numeric_function(function: str, macro: str, argument: exp.Expression) -> ex
 
 def _round(node: exp.Round) -> exp.Expression:
     """``round(x)`` of a double precision or a real rounds half to even, as PostgreSQL's
-    (float8's rint; DuckDB's round goes half away from zero, as a numeric's does): ROUND_MACRO
-    picks the form by x's type. ``round(x, n)`` and an x whose type is known too late stay DuckDB's."""
-    witnesses = _type_witnesses(node.this) if node.args.get("decimals") is None else []
-    return exp.Anonymous(this=ROUND_MACRO, expressions=[node.this.copy(), *witnesses]) if witnesses else node
+    (float8's rint; DuckDB's round goes half away from zero, as a numeric's does), and
+    ``round(x [, n])`` of an integer is round(numeric)'s, a numeric (``round(7, 1)`` is 7.0;
+    DuckDB's kept the integer): ROUND_MACRO picks the form by x's type. An x whose type is
+    known too late stays DuckDB's."""
+    witnesses = _type_witnesses(node.this)
+    places = [node.args["decimals"].copy()] if node.args.get("decimals") is not None else []
+    return exp.Anonymous(this=ROUND_MACRO, expressions=[node.this.copy(), *places, *witnesses]) if witnesses else node
 
 
 def _type_witnesses(*operands: exp.Expression) -> list[exp.Expression]:

@@ -340,3 +340,18 @@ def test_round_of_a_double_goes_half_to_even_as_postgres_rint(conn):
     conn.execute("INSERT INTO f VALUES (0.5, 0.5), (1.5, 1.5), (2.5, -2.5)")
     assert conn.execute("SELECT round(d), round(n) FROM f ORDER BY d").fetchall() == [
         (0.0, decimal.Decimal("1")), (2.0, decimal.Decimal("2")), (2.0, decimal.Decimal("-3"))]
+
+
+def test_round_of_an_integer_is_round_of_a_numeric(conn):
+    """PostgreSQL has no round(integer): round(7) picks round(numeric), so it is a numeric, and
+    round(7, 1) is 7.0 (numeric.out: round(x, -1) of integers). DuckDB's kept the integer (7, and 7 for
+    round(7, 1))."""
+    D = decimal.Decimal
+    row = one(conn, "SELECT round(7), pg_typeof(round(7)), round(7, 1), pg_typeof(round(7, 1)), round(15, -1), "
+                    "round(7::bigint, 2), round(-25::smallint, -1)")
+    assert [str(v) for v in row] == ["7", "numeric", "7.0", "numeric", "20", "7.00", "-30"]
+    assert all(isinstance(v, D) for v in row[::2])
+    conn.execute("CREATE TABLE i (a INT, b BIGINT)")
+    conn.execute("INSERT INTO i VALUES (7, 15)")
+    row = one(conn, "SELECT round(a), round(a, 1), round(b, -1), pg_typeof(round(b)), pg_typeof(round(a, 1)) FROM i")
+    assert [str(v) for v in row] == ["7", "7.0", "20", "numeric", "numeric"]
