@@ -1765,14 +1765,19 @@ def _cast(node: exp.Cast) -> exp.Expression:
         return _boolean(node)
     if node.to.is_type(exp.DType.ARRAY) and len(node.to.expressions) == 1:
         return array_cast(node.this, node.to)
+    padded = node.to.is_type(exp.DType.CHAR, exp.DType.NCHAR)
+    if padded and not node.to.expressions:  # (char alone is char(1), in a cast too)
+        node = exp.Cast(this=node.this.copy(), to=exp.DataType.build("CHAR(1)"))
     length = node.to.expressions[0] if node.to.is_type(exp.DType.VARCHAR, exp.DType.CHAR, exp.DType.NCHAR) \
         and len(node.to.expressions) == 1 else None
     if node.to.is_type(exp.DType.VARCHAR, exp.DType.TEXT) and not node.to.expressions:
         return _text(node.this, node)
     if isinstance(length, exp.DataTypeParam) and length.name.isdigit():
         text = _text(node.this, exp.cast(node.this.copy(), exp.DataType.build("VARCHAR")))
-        return exp.Cast(this=exp.Anonymous(this="left", expressions=[text, exp.Literal.number(length.name)]),
-                        to=node.to.copy())
+        cut = exp.Anonymous(this="left", expressions=[text, exp.Literal.number(length.name)])
+        if padded:  # (a CHAR(n) value without its trailing spaces, as stored: engine/bpchar.py pads it)
+            cut = exp.Anonymous(this="rtrim", expressions=[cut, exp.Literal.string(" ")])
+        return exp.Cast(this=cut, to=node.to.copy())
     if isinstance(node.this, exp.Literal) and node.this.is_string and node.to.this in _INTEGER_TYPES:
         return _integer_literal(node.this.this, node.to)
     if node.to.this in _INTEGER_TYPES and not isinstance(node.this, (exp.Literal, exp.Null)) \
