@@ -134,6 +134,14 @@ def test_copy_reads_values_as_insert_does_and_writes_them_padded(conn, tmp_path)
     assert os.path.exists(out)
 
 
+def test_a_check_sees_the_value_as_stored(conn):
+    """(INSERT ... SELECT checked its rows before the trailing spaces were dropped: 23514.)"""
+    conn.execute("CREATE TABLE u (c CHAR(5) CHECK (length(c) = 2))")
+    conn.execute("INSERT INTO u VALUES ('ab   ')")
+    conn.execute("INSERT INTO u SELECT 'cd   ' FROM range(3)")
+    assert conn.execute("SELECT c, count(*) FROM u GROUP BY c ORDER BY c").fetchall() == [("ab   ", 1), ("cd   ", 3)]
+
+
 def test_a_table_without_char_columns_pays_nothing(conn):
     """Only statements that read a CHAR(n) column are rewritten: text keeps its spaces."""
     conn.execute("CREATE TABLE v (s TEXT, w VARCHAR(4))")
