@@ -46,7 +46,8 @@ def in_play(ctx: Context) -> bool:
 
 def cast_width(node: exp.Expression) -> int | None:
     """n of a cast to char(n) (parser/semantics.py has cut the value to n, without trailing spaces)."""
-    if isinstance(node, exp.Cast) and node.to.is_type(exp.DType.CHAR, exp.DType.NCHAR) and node.to.expressions:
+    if isinstance(node, exp.Cast) and node.to.is_type(exp.DType.CHAR, exp.DType.NCHAR, exp.DType.BPCHAR) \
+            and node.to.expressions:
         length = node.to.expressions[0]
         return int(length.name) if isinstance(length, exp.DataTypeParam) and length.name.isdigit() else None
     return None

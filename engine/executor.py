@@ -2586,6 +2586,8 @@ def column_type(data_type: exp.DataType) -> ColumnType:
         raise errors.SyntaxError(f"invalid type modifier in {data_type.sql()}") from None
     if name == "CHAR" and not params:
         params = (1,)
+    if name == "BPCHAR" and not params:  # (bpchar without a length: text, its trailing spaces kept)
+        name = "VARCHAR"
     if name == "USERDEFINED":  # a name sqlglot does not know (SERIAL)
         name = str(data_type.args.get("kind") or name)
     try:

@@ -1524,8 +1524,9 @@ class TxlakeTokenizer(DuckDB.Tokenizer):
     KEYWORDS = {**{k: v for k, v in DuckDB.Tokenizer.KEYWORDS.items() if k not in ("?::", "DIV")},
                 "PREPARE": TokenType.VAR, "EXECUTE": TokenType.VAR, "CALL": TokenType.VAR, "RESET": TokenType.VAR,
                 "VARCHAR": TokenType.VARCHAR,
-                # CHAR(n) keeps its length too (DuckDB reads CHAR as TEXT)
-                "CHAR": TokenType.CHAR,
+                # CHAR(n) keeps its length too (DuckDB reads CHAR as TEXT), and so does BPCHAR(n)
+                # (DuckDB's BPCHAR is TEXT, sqlglot dropped the n: bpchar(4) took any length)
+                "CHAR": TokenType.CHAR, "BPCHAR": TokenType.BPCHAR,
                 # FLOAT is DOUBLE PRECISION, as in PostgreSQL and the SQL standard (DuckDB's is
                 # REAL: 0.1::float was 0.10000000149011612); FLOAT4 is REAL in both
                 "FLOAT": TokenType.DOUBLE,

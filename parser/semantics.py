@@ -1765,11 +1765,12 @@ def _cast(node: exp.Cast) -> exp.Expression:
         return _boolean(node)
     if node.to.is_type(exp.DType.ARRAY) and len(node.to.expressions) == 1:
         return array_cast(node.this, node.to)
-    padded = node.to.is_type(exp.DType.CHAR, exp.DType.NCHAR)
-    if padded and not node.to.expressions:  # (char alone is char(1), in a cast too)
-        node = exp.Cast(this=node.this.copy(), to=exp.DataType.build("CHAR(1)"))
-    length = node.to.expressions[0] if node.to.is_type(exp.DType.VARCHAR, exp.DType.CHAR, exp.DType.NCHAR) \
-        and len(node.to.expressions) == 1 else None
+    padded = node.to.is_type(exp.DType.CHAR, exp.DType.NCHAR, exp.DType.BPCHAR)
+    if padded and not node.to.expressions:  # (char alone is char(1), in a cast too; bpchar alone text)
+        to = "TEXT" if node.to.is_type(exp.DType.BPCHAR) else "CHAR(1)"
+        return _cast(exp.Cast(this=node.this.copy(), to=exp.DataType.build(to)))
+    length = node.to.expressions[0] if node.to.is_type(exp.DType.VARCHAR, exp.DType.CHAR, exp.DType.NCHAR,
+                                                       exp.DType.BPCHAR) and len(node.to.expressions) == 1 else None
     if node.to.is_type(exp.DType.VARCHAR, exp.DType.TEXT) and not node.to.expressions:
         return _text(node.this, node)
     if isinstance(length, exp.DataTypeParam) and length.name.isdigit():

@@ -69,6 +69,18 @@ def test_an_explicit_cast_cuts_and_pads(conn):
                         "'a'::char(3) || '|', length('a '::char(3))").fetchone() == ("abc", "a", "a  ", True, "a|", 1)
 
 
+def test_bpchar_with_a_length_is_char_and_without_one_text(conn):
+    """bpchar(4) took any length (DuckDB's BPCHAR is TEXT: sqlglot dropped the 4); bpchar alone
+    keeps its value as it is, as a cast of pg_dump's defaults (DEFAULT 'N'::bpchar) reads it."""
+    conn.execute("CREATE TABLE b (x BPCHAR(4), y BPCHAR)")
+    with pytest.raises(txlake.DataError, match=r"character\(4\)"):
+        conn.execute("INSERT INTO b VALUES ('abcdefgh', 'z')")
+    conn.execute("INSERT INTO b VALUES ('ab  ', 'z  ')")
+    assert conn.execute("SELECT x, length(x), y, length(y), x = 'ab ' FROM b").fetchall() == [
+        ("ab  ", 2, "z  ", 3, True)]
+    assert conn.execute("SELECT 'ab'::bpchar(4), 'ab  '::bpchar, 1::bpchar").fetchone() == ("ab  ", "ab  ", "1")
+
+
 def test_keys_groups_distinct_order_and_joins_ignore_trailing_spaces(conn):
     with pytest.raises(txlake.IntegrityError) as caught:
         conn.execute("INSERT INTO t VALUES ('a ', 'q', 'q', 9)")
