@@ -420,6 +420,8 @@ def _referenced_key(t: TableVersion, columns: tuple[str, ...]) -> tuple[str, ...
 def _data_type(c: Column) -> tuple[str, str]:
     if c.type.kind == "ARRAY":  # (as PostgreSQL names them: ARRAY, and the array type _int4, _varchar)
         return "ARRAY", "_" + _data_type(replace(c, type=c.type.element))[1]
+    if c.type.blank_padded:
+        return "character", "bpchar"
     if c.type.kind == "VARCHAR":
         return ("character varying", "varchar") if c.type.length else ("text", "text")
     return _PG_TYPES.get(c.type.kind, (c.type.display().lower(), c.type.display().lower()))

@@ -378,13 +378,16 @@ def rows_on(con: duckdb.DuckDBPyConnection, query: str, name: str, rows: pa.Tabl
 def with_verdicts(sql: str, table: str, schema: TableSchema) -> str:
     """The query ``sql`` (rows in ``schema``'s columns, as an INSERT ... SELECT streams them)
     with a column more per CHECK of ``schema`` (by name), its verdict on the row - of a
-    VARCHAR(n) column's value as it is stored, cut to n (``fit_varchar``: only spaces past n)."""
+    VARCHAR(n) column's value as it is stored, cut to n (``fit_varchar``: only spaces past n), a
+    CHAR(n)'s without its trailing spaces too (``fit_char``)."""
     lengths = {c.name: c.type.length for c in schema.columns if c.type.kind == "VARCHAR" and c.type.length}
 
     def as_stored(node):
         if isinstance(node, exp.Column) and node.name in lengths:
-            return exp.Substring(this=node.copy(), start=exp.Literal.number(1),
-                                 length=exp.Literal.number(lengths[node.name]))
+            cut = exp.Substring(this=node.copy(), start=exp.Literal.number(1),
+                                length=exp.Literal.number(lengths[node.name]))
+            return exp.Anonymous(this="rtrim", expressions=[cut, exp.Literal.string(" ")]) \
+                if node.name in schema.blank_padded else cut
         return node
     jsonb = schema.jsonb_columns
     verdicts = ", ".join(f"{_duckdb_sql_of(parsed(c.expression).transform(as_stored), jsonb)} AS {_VERDICT}{i}"

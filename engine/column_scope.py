@@ -113,7 +113,7 @@ def derived(column: exp.Column, tables: StatementTables) -> exp.Expression | Non
                 source = item.this if item is not None else None
                 if source is None or (column.table and source.alias_or_name != column.table):
                     continue
-                query = _query_of(source)
+                query = query_of(source)
                 if query is not None:
                     found = _output(query, source, column.name)
                     if found is not None or column.table:
@@ -127,7 +127,7 @@ def derived(column: exp.Column, tables: StatementTables) -> exp.Expression | Non
     return None
 
 
-def _query_of(source: exp.Expression) -> exp.Expression | None:
+def query_of(source: exp.Expression) -> exp.Expression | None:
     """The query a FROM item reads, if it is a derived table: a subquery's, or a CTE's it names."""
     if isinstance(source, exp.Subquery):
         return source.this

@@ -197,9 +197,13 @@ MACROS = (
                              "ELSE sqrt(x) END"),
         (EXP_MACRO, "exp", "exp(x)"), (LN_MACRO, "ln", _LOG.format("ln")),
         (LOG10_MACRO, "log10", _LOG.format("log10")))),
-    # round(x) of a double or a real half to even (PostgreSQL's rint), of the rest DuckDB's
+    # round(x) of a double or a real half to even (PostgreSQL's rint); round(x [, n]) of an integer
+    # a numeric's (round(numeric, int) is what PostgreSQL picks; a scale of 9 leaves room for n
+    # places), of the rest DuckDB's
     f"CREATE MACRO {ROUND_MACRO}(x, w DOUBLE) AS round_even(x, 0), (x, w FLOAT) AS round_even(x, 0), "
-    "(x, w DECIMAL) AS round(x), " + "".join(f"(x, w {t}) AS round(x), " for t in _INTEGERS) + "(x, w) AS round(x)",
+    "(x, w DECIMAL) AS round(x), " + "".join(f"(x, w {t}) AS round(CAST(x AS DECIMAL(38,0))), " for t in _INTEGERS)
+    + "".join(f"(x, n, w {t}) AS round(CAST(x AS DECIMAL(38,9)), n), " for t in _INTEGERS)
+    + "(x, n, w) AS round(x, n), (x, w) AS round(x)",
     f"CREATE MACRO {POWER_MACRO}(x, y) AS {_POWER.format(x='x', y='y')}, " +
     _by_operand_types("power", _POWER.format(x="a", y="b")),
     # substring(s, start, length) as PostgreSQL's: a start before 1 counts from the first
@@ -562,8 +566,8 @@ BUCKET_MACROS = (
 
 # to_char of a number (parser/semantics.py TO_CHAR_MACRO): formatting.c's function of the
 # PostgreSQL type a DuckDB type holds (parser/number_format.py), called with the value as
-# that function takes it - a numeric as its text, which keeps its scale; of a date, a timestamp
-# or a timestamp with time zone (in the session's TimeZone) parser/date_format.py's; of
+# that function takes it - a numeric as its text, which keeps its scale; of a date, a timestamp,
+# a timestamp with time zone (in the session's TimeZone) or an interval parser/date_format.py's; of
 # anything else DuckDB's strftime of the pattern as parser/semantics.py translated it
 NUMBER_CHAR_FUNCTION, DATE_CHAR_FUNCTION = "txl_number_char_", "txl_date_char"
 _NUMBER_CHAR = {"numeric": (lambda text, fmt: number_format.numeric_text(Decimal(text), fmt), "VARCHAR"),
@@ -579,6 +583,7 @@ TO_CHAR_MACROS = (
     + f"(x, s, e, p, w DATE) AS {DATE_CHAR_FUNCTION}(CAST(x AS TIMESTAMP), p), "
     f"(x, s, e, p, w TIMESTAMP) AS {DATE_CHAR_FUNCTION}(x, p), "
     f"(x, s, e, p, w TIMESTAMPTZ) AS {DATE_CHAR_FUNCTION}tz(x, p, current_setting('TimeZone')), "
+    f"(x, s, e, p, w INTERVAL) AS {DATE_CHAR_FUNCTION}_interval(x, p), "
     "(x, s, e, p, w) AS CASE WHEN e IS NULL THEN strftime(x, s) ELSE error(e) END",
 )
 
@@ -739,6 +744,7 @@ _FUNCTIONS = (
     (TO_NUMBER_FUNCTION, _number_text, ["VARCHAR", "VARCHAR"], "VARCHAR"),
     (DATE_CHAR_FUNCTION, date_format.of_timestamp, ["TIMESTAMP", "VARCHAR"], "VARCHAR"),
     (DATE_CHAR_FUNCTION + "tz", date_format.of_timestamptz, ["TIMESTAMPTZ", "VARCHAR", "VARCHAR"], "VARCHAR"),
+    (DATE_CHAR_FUNCTION + "_interval", date_format.of_interval, ["INTERVAL", "VARCHAR"], "VARCHAR"),
     (INTEGER_TEXT, lambda text: str(integer_input(text)), ["VARCHAR"], "VARCHAR"),
     (CBRT_FUNCTION, _cube_root, ["DOUBLE"], "DOUBLE"),
     (SIZE_PRETTY_FUNCTION, size_pretty, ["BIGINT"], "VARCHAR"),

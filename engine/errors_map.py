@@ -11,7 +11,7 @@ from sqlglot import exp
 from txlake import errors
 from txlake.engine import buckets
 from txlake.parser.parse import placeholders_in_sql_order
-from txlake.parser import number_format
+from txlake.parser import date_format, number_format
 from txlake.parser.semantics import BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, TO_CHAR_REFUSED
 
 
@@ -69,9 +69,10 @@ def _range_message(message: str) -> str:
 
 # a Python function DuckDB called failed: its exception's words
 _UDF_ERROR = re.compile(r"Python exception occurred while executing the UDF: (?P<kind>\w+): (?P<message>.*)")
-# parser/number_format.py's errors (to_char, to_number) by their SQLSTATE
+# parser/number_format.py's and date_format.py's errors (to_char, to_number) by their SQLSTATE
 _NUMBER_FORMAT_ERRORS = {"42601": errors.SyntaxError, "22P02": errors.InvalidTextRepresentation,
-                         "22003": errors.NumericValueOutOfRange, "0A000": errors.NotSupportedError}
+                         "22003": errors.NumericValueOutOfRange, "0A000": errors.NotSupportedError,
+                         "22007": errors.InvalidDatetimeFormat}
 
 _MISSING_COLUMN = (re.compile(r'Referenced column "(?P<column>.+?)" (?:was )?not found'),
                    # (a FROM-less SELECT naming a column another item names: DuckDB's aliases)
@@ -248,7 +249,8 @@ def translate(e: duckdb.Error) -> errors.Error:
     if isinstance(e, duckdb.InvalidInputException):
         if (udf := _UDF_ERROR.search(message)) is not None:  # (engine/dialect.py's functions: bytea input)
             message = udf["message"]
-            if (number_error := number_format.ERRORS.get(udf["kind"])) is not None:
+            if (number_error := number_format.ERRORS.get(udf["kind"]) or date_format.ERRORS.get(udf["kind"])) \
+                    is not None:
                 return _NUMBER_FORMAT_ERRORS.get(number_error.sqlstate, errors.DataError)(
                     message, sqlstate=number_error.sqlstate)
             if "are not supported" in message:  # (array input: txlake's arrays are one-dimensional)

@@ -40,7 +40,7 @@ import sqlglot
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import catalog_views, checks, dialect, foreign_keys, points, sources, temp_tables
+from txlake.engine import bpchar, catalog_views, checks, dialect, foreign_keys, points, sources, temp_tables
 from txlake.engine import catalog_functions, column_scope, generated, indexes, jsonb_order, table_like, uniques
 from txlake.engine import column_constants, user_types
 from txlake.engine.errors_map import negative_row_count, translate, translate_stream_error
@@ -217,7 +217,8 @@ class Context:
     subquery_locked: frozenset = frozenset()
     #: the table a write changes, by its alias, where its rows are registered under another
     #: name: engine/user_types.py reads its enum columns' comparisons as the enum's (and
-    #: engine/jsonb_order.py its jsonb columns' in jsonb's order)
+    #: engine/jsonb_order.py its jsonb columns' in jsonb's order, engine/bpchar.py its CHAR(n)
+    #: columns' as CHAR values)
     targets: tuple = ()
     #: the statement's parameters, in the order the executor binds them, and the statement's
     #: ``param_order`` (parser/parse.py): engine/user_types.py finds a ``?``'s value by its tag
@@ -235,8 +236,8 @@ class Context:
 
     def targeting(self, alias: str, version: "TableVersion", *more: str) -> "Context":
         """This context with ``version`` the statement's target, named ``alias`` (and each of
-        ``more``: ON CONFLICT's ``excluded``), when it may have enum or jsonb columns."""
-        if not self.may_hold("type") and not version.schema.has_jsonb:
+        ``more``: ON CONFLICT's ``excluded``), when it may have enum, jsonb or CHAR(n) columns."""
+        if not self.may_hold("type") and not version.schema.has_jsonb and not version.schema.blank_padded:
             return self
         return replace(self, targets=tuple((name, version) for name in (alias, *more)))
 
@@ -486,11 +487,13 @@ class Executor:
         except duckdb.Error as e:
             raise self._error(e, sql=sql, params=params) from None
 
-    def _rewrite(self, ctx: Context, expression: exp.Expression, register) -> exp.Expression:
-        """Point every table reference at a registered Arrow view of the version it sees."""
-        tables = column_scope.StatementTables(ctx, expression)  # (looked up once, for both)
+    def _rewrite(self, ctx: Context, expression: exp.Expression, register, query: bool = False) -> exp.Expression:
+        """Point every table reference at a registered Arrow view of the version it sees
+        (``query``: ``expression`` is a query's, whose select list is its result)."""
+        tables = column_scope.StatementTables(ctx, expression)  # (looked up once, for all three)
         expression = user_types.rewritten(ctx, expression, tables)  # (casts to enums and domains)
         expression = jsonb_order.rewritten(ctx, expression, tables)  # (jsonb columns compared, sorted)
+        expression = bpchar.rewritten(ctx, expression, tables, query)  # (CHAR(n) values compared, padded)
         expression = column_constants.rewritten(ctx, expression, tables)  # (a string constant beside a column)
         ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
         registered: dict[int, str] = {}
@@ -641,7 +644,7 @@ class Executor:
             versions = [ctx.resolve(ref) for ref in plan[1]] if plan is not None else None
         if plan is None:  # time travel, table functions: rewritten each time
             with self._registered() as register:
-                return run(self._rewrite(ctx, stmt.expression, register).sql(dialect="duckdb"))
+                return run(self._rewrite(ctx, stmt.expression, register, query=True).sql(dialect="duckdb"))
         sql, refs, _ = plan
         narrowed = {}  # ref -> the rows a key gives
         if params is not None and len(refs) == 1:
@@ -866,6 +869,7 @@ class Executor:
             return None
         tables = column_scope.StatementTables(ctx, expression)
         expression = jsonb_order.rewritten(ctx, expression, tables)
+        expression = bpchar.rewritten(ctx, expression, tables, query=True)
         expression = column_constants.rewritten(ctx, expression, tables)
         ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
         refs: list[st.TableName] = []
@@ -1858,7 +1862,7 @@ class Executor:
             joins = [exp.Join(this=_aliased(register(table), other), kind="POSITIONAL") for other, table in others]
             select = exp.Select(expressions=[e.copy() for e in returning],
                                 from_=exp.From(this=_aliased(name, alias)), joins=joins)
-            table = self._sql(select, params, result=True)
+            table = self._sql(bpchar.returned(select, schema, alias), params, result=True)
         return Result(table=table, rowcount=rows.num_rows)
 
     # --- applying changes to the transaction ---------------------------------------------
@@ -2587,6 +2591,8 @@ def column_type(data_type: exp.DataType) -> ColumnType:
         raise errors.SyntaxError(f"invalid type modifier in {data_type.sql()}") from None
     if name == "CHAR" and not params:
         params = (1,)
+    if name == "BPCHAR" and not params:  # (bpchar without a length: text, its trailing spaces kept)
+        name = "VARCHAR"
     if name == "USERDEFINED":  # a name sqlglot does not know (SERIAL)
         name = str(data_type.args.get("kind") or name)
     try:
@@ -3017,7 +3023,7 @@ _PYTHON_RANGES = {
 _UTC = zoneinfo.ZoneInfo("UTC")  # (the tzinfo of a TIMESTAMPTZ's values in Arrow)
 
 
-def fit_varchar(length: int, values):
+def fit_varchar(length: int, values, type_name: str = "character varying"):
     """VARCHAR(length) values (Python values or an Arrow array) as PostgreSQL stores them: a
     value longer than ``length`` is 22001, unless the characters past it are all spaces - then
     it is cut to ``length``. None: every value fits as it is; else the values to store.
@@ -3026,21 +3032,37 @@ def fit_varchar(length: int, values):
         if all(v is None or len(v) <= length for v in values):
             return None
         if any(v is not None and len(v) > length and v[length:].strip(" ") for v in values):
-            raise errors.StringDataRightTruncation(f"value too long for type character varying({length})")
+            raise errors.StringDataRightTruncation(f"value too long for type {type_name}({length})")
         return tuple(v[:length] if v is not None else None for v in values)
     over = pc.greater(pc.utf8_length(values), length)
     if not pc.any(over).as_py():
         return None
     beyond = pc.utf8_slice_codeunits(values, length)
     if pc.any(pc.and_(over, pc.not_equal(pc.utf8_rtrim(beyond, characters=" "), ""))).as_py():
-        raise errors.StringDataRightTruncation(f"value too long for type character varying({length})")
+        raise errors.StringDataRightTruncation(f"value too long for type {type_name}({length})")
     return pc.if_else(over, pc.utf8_slice_codeunits(values, 0, length), values)
+
+
+def fit_char(length: int, values):
+    """CHAR(length) values as txlake stores them: fitted as a VARCHAR(length)'s, then without
+    their trailing spaces (which do not count in a CHAR: ``ColumnType.blank_padded``). None:
+    every value is stored as it is."""
+    fitted = fit_varchar(length, values, "character")
+    values = values if fitted is None else fitted
+    if isinstance(values, (tuple, list)):
+        if not any(v is not None and v.endswith(" ") for v in values):
+            return fitted
+        return tuple(v.rstrip(" ") if v is not None else None for v in values)
+    trimmed = pc.utf8_rtrim(values, characters=" ")
+    return fitted if trimmed.equals(values) else trimmed
 
 
 def fit_type(col_type: ColumnType, values):
     """``fit_varchar`` for the values of a column of ``col_type``: of a VARCHAR(n), or of an
     array of VARCHAR(n), whose elements are fitted so (as PostgreSQL's assignment coerces each
     element to the element type's length). None: nothing to fit or every value fits."""
+    if col_type.blank_padded:
+        return fit_char(col_type.length, values)
     if col_type.kind == "VARCHAR" and col_type.length:
         return fit_varchar(col_type.length, values)
     element = col_type.element

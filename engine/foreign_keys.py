@@ -194,7 +194,7 @@ def _comparable(a: ColumnType, b: ColumnType) -> bool:
 
 def _type_name(t: ColumnType) -> str:
     if t.kind == "VARCHAR":
-        return "character varying" if t.length else "text"
+        return "character" if t.blank_padded else "character varying" if t.length else "text"
     return catalog_views._PG_TYPES.get(t.kind, (t.display().lower(),))[0]
 
 

@@ -127,7 +127,7 @@ def _in_order(expression: exp.Expression, jsonb_column, tables: column_scope.Sta
         nonlocal changed
         if isinstance(node, (exp.Max, exp.Min)) and jsonb(node.this):
             raise errors.ProgrammingError(f"function {node.key}(jsonb) does not exist\n{_HINT}", sqlstate="42883")
-        if isinstance(node, _COMPARISONS) and not _assignment(node):
+        if isinstance(node, _COMPARISONS) and not assignment(node):
             if of_jsonb(node.this, node.expression):
                 changed = True
                 return type(node)(this=_key(node.this), expression=_key(node.expression))
@@ -212,7 +212,7 @@ def _one_column_selects(query: exp.Expression) -> list[exp.Select]:
     return [query] if isinstance(query, exp.Select) and len(query.expressions) == 1 else []
 
 
-def _assignment(node: exp.Expression) -> bool:
+def assignment(node: exp.Expression) -> bool:
     """Is ``node`` an UPDATE's (ON CONFLICT's) ``SET col = value``, no comparison?"""
     return node.arg_key == "expressions" and isinstance(node.parent, (exp.Update, exp.OnConflict))
 

@@ -230,7 +230,7 @@ def _pg_class(tables: list[TableVersion]) -> pa.Table:
 
 def _type_of(c: Column, user_types: dict[str, TableVersion]) -> tuple[int | None, int]:
     """(atttypid, atttypmod) of column ``c``: numeric(p,s)'s typmod is ((p << 16) | s) + 4 and
-    varchar(n)'s n + 4, as PostgreSQL's; an array's is its element's."""
+    varchar(n)'s and char(n)'s n + 4, as PostgreSQL's; an array's is its element's."""
     if c.user_type is not None and c.user_type in user_types:
         return oid(c.user_type), -1
     kind = c.type.element if c.type.kind == "ARRAY" else c.type

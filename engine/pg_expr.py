@@ -57,7 +57,7 @@ def _type_name(column_type: ColumnType) -> str:
     if column_type.kind == "ARRAY":
         return _type_name(column_type.element) + "[]"
     if column_type.kind == "VARCHAR":
-        return "character varying" if column_type.length else "text"
+        return "character" if column_type.blank_padded else "character varying" if column_type.length else "text"
     return _TYPE_NAMES.get(column_type.kind, column_type.display().lower())
 
 

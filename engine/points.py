@@ -65,8 +65,9 @@ _KEY_PYTHON_TYPES = {"SMALLINT": int, "INT": int, "BIGINT": int, "VARCHAR": str,
 def key_kind(column: Column):
     """The Python type a key column's values are looked up by in txlake's indexes (int, str,
     uuid.UUID), or None: the column's comparisons are DuckDB's to make - an enum's (a label
-    not of the enum is an error, 22P02) among them."""
-    return _KEY_PYTHON_TYPES.get(column.type.kind) if column.enum is None else None
+    not of the enum is an error, 22P02) and a CHAR(n)'s (trailing spaces do not count:
+    engine/bpchar.py) among them."""
+    return _KEY_PYTHON_TYPES.get(column.type.kind) if column.enum is None and not column.type.blank_padded else None
 
 
 def pinned_key(schema: TableSchema, alias: str, where, params, offset: int, names: tuple[str, ...] | None = None,
@@ -697,13 +698,14 @@ def _evaluate(term, col: Column, schema: TableSchema, row: dict, params, exclude
 
 def result_schema(schema: TableSchema, names: tuple[str, ...]) -> pa.Schema | None:
     """The schema of a point SELECT's result, the table's fields ``names`` in that order; None
-    if one is not a column by that exact name or of a type DuckDB might return otherwise
-    (anything else goes to DuckDB). Kept on the table schema, per ``names``."""
+    if one is not a column by that exact name or of a type DuckDB might return otherwise, or
+    a CHAR(n) (anything else goes to DuckDB). Kept on the table schema, per ``names``."""
     memo = schema.memo("_result_schemas", lambda s: {})
     if names not in memo:
         arrow = schema.arrow_schema()
         fields = [arrow.field(name) if arrow.get_field_index(name) >= 0 else None for name in names]
-        memo[names] = pa.schema(fields) if all(f is not None and _passes_through(f.type) for f in fields) else None
+        memo[names] = pa.schema(fields) if all(f is not None and _passes_through(f.type) for f in fields) \
+            and not schema.blank_padded.keys() & set(names) else None  # (CHAR(n): padded by engine/bpchar.py)
     return memo[names]
 
 
@@ -816,7 +818,8 @@ def join_lookups(ex, ctx: Context, plan: "PointJoin", params) -> JoinLookups | N
     fields = []
     for alias, name in columns:
         arrow = versions[alias].schema.arrow_schema()
-        if arrow.get_field_index(name) < 0 or not _passes_through(arrow.field(name).type):
+        if arrow.get_field_index(name) < 0 or not _passes_through(arrow.field(name).type) \
+                or name in versions[alias].schema.blank_padded:  # (a CHAR(n): padded by engine/bpchar.py)
             return None
         fields.append(arrow.field(name))
     return JoinLookups(versions, hit, key[0], key[2], columns, pa.schema(fields))

@@ -225,6 +225,18 @@ class TxlakeParser(DuckDB.Parser):
                       TokenType.UNICODE_STRING: lambda self, token: self._parse_unicode_string(token)}
     PRIMARY_PARSERS = {**DuckDB.Parser.PRIMARY_PARSERS, **STRING_PARSERS}
 
+    def _parse_primary(self):
+        """String constants are continued by one after whitespace with a newline only, as
+        PostgreSQL's scanner joins them: ``'a' 'b'`` on one line is 42601 (sqlglot joined any two)."""
+        index = self._index
+        while index + 1 < len(self._tokens) and self._tokens[index].token_type == TokenType.STRING \
+                and self._tokens[index + 1].token_type == TokenType.STRING:
+            before, after = self._tokens[index:index + 2]
+            if "\n" not in self.sql[before.end + 1:after.start]:
+                self.raise_error(f"at or near \"'{after.text}'\"", after)
+            index += 1
+        return super()._parse_primary()
+
     def parse(self, raw_tokens, sql=None):
         """The tokens read again where sqlglot's tokenizer reads them otherwise than PostgreSQL's
         scanner - escape strings with Unicode escapes (``_unicode_in_escape_strings``), numbers
@@ -1534,8 +1546,9 @@ class TxlakeTokenizer(DuckDB.Tokenizer):
     KEYWORDS = {**{k: v for k, v in DuckDB.Tokenizer.KEYWORDS.items() if k not in ("?::", "DIV")},
                 "PREPARE": TokenType.VAR, "EXECUTE": TokenType.VAR, "CALL": TokenType.VAR, "RESET": TokenType.VAR,
                 "VARCHAR": TokenType.VARCHAR,
-                # CHAR(n) keeps its length too (DuckDB reads CHAR as TEXT)
-                "CHAR": TokenType.CHAR,
+                # CHAR(n) keeps its length too (DuckDB reads CHAR as TEXT), and so does BPCHAR(n)
+                # (DuckDB's BPCHAR is TEXT, sqlglot dropped the n: bpchar(4) took any length)
+                "CHAR": TokenType.CHAR, "BPCHAR": TokenType.BPCHAR,
                 # FLOAT is DOUBLE PRECISION, as in PostgreSQL and the SQL standard (DuckDB's is
                 # REAL: 0.1::float was 0.10000000149011612); FLOAT4 is REAL in both
                 "FLOAT": TokenType.DOUBLE,

@@ -1749,10 +1749,13 @@ def _numeric_function(function: str, macro: str, argument: exp.Expression) -> ex
 
 def _round(node: exp.Round) -> exp.Expression:
     """``round(x)`` of a double precision or a real rounds half to even, as PostgreSQL's
-    (float8's rint; DuckDB's round goes half away from zero, as a numeric's does): ROUND_MACRO
-    picks the form by x's type. ``round(x, n)`` and an x whose type is known too late stay DuckDB's."""
-    witnesses = _type_witnesses(node.this) if node.args.get("decimals") is None else []
-    return exp.Anonymous(this=ROUND_MACRO, expressions=[node.this.copy(), *witnesses]) if witnesses else node
+    (float8's rint; DuckDB's round goes half away from zero, as a numeric's does), and
+    ``round(x [, n])`` of an integer is round(numeric)'s, a numeric (``round(7, 1)`` is 7.0;
+    DuckDB's kept the integer): ROUND_MACRO picks the form by x's type. An x whose type is
+    known too late stays DuckDB's."""
+    witnesses = _type_witnesses(node.this)
+    places = [node.args["decimals"].copy()] if node.args.get("decimals") is not None else []
+    return exp.Anonymous(this=ROUND_MACRO, expressions=[node.this.copy(), *places, *witnesses]) if witnesses else node
 
 
 def _type_witnesses(*operands: exp.Expression) -> list[exp.Expression]:
@@ -1893,14 +1896,20 @@ def _cast(node: exp.Cast) -> exp.Expression:
         return _boolean(node)
     if node.to.is_type(exp.DType.ARRAY) and len(node.to.expressions) == 1:
         return array_cast(node.this, node.to)
-    length = node.to.expressions[0] if node.to.is_type(exp.DType.VARCHAR, exp.DType.CHAR, exp.DType.NCHAR) \
-        and len(node.to.expressions) == 1 else None
+    padded = node.to.is_type(exp.DType.CHAR, exp.DType.NCHAR, exp.DType.BPCHAR)
+    if padded and not node.to.expressions:  # (char alone is char(1), in a cast too; bpchar alone text)
+        to = "TEXT" if node.to.is_type(exp.DType.BPCHAR) else "CHAR(1)"
+        return _cast(exp.Cast(this=node.this.copy(), to=exp.DataType.build(to)))
+    length = node.to.expressions[0] if node.to.is_type(exp.DType.VARCHAR, exp.DType.CHAR, exp.DType.NCHAR,
+                                                       exp.DType.BPCHAR) and len(node.to.expressions) == 1 else None
     if node.to.is_type(exp.DType.VARCHAR, exp.DType.TEXT) and not node.to.expressions:
         return _text(node.this, node)
     if isinstance(length, exp.DataTypeParam) and length.name.isdigit():
         text = _text(node.this, exp.cast(node.this.copy(), exp.DataType.build("VARCHAR")))
-        return exp.Cast(this=exp.Anonymous(this="left", expressions=[text, exp.Literal.number(length.name)]),
-                        to=node.to.copy())
+        cut = exp.Anonymous(this="left", expressions=[text, exp.Literal.number(length.name)])
+        if padded:  # (a CHAR(n) value without its trailing spaces, as stored: engine/bpchar.py pads it)
+            cut = exp.Anonymous(this="rtrim", expressions=[cut, exp.Literal.string(" ")])
+        return exp.Cast(this=cut, to=node.to.copy())
     if isinstance(node.this, exp.Literal) and node.this.is_string and node.to.this in _INTEGER_TYPES:
         return _integer_literal(node.this.this, node.to)
     if node.to.this in _INTEGER_TYPES and not isinstance(node.this, (exp.Literal, exp.Null)) \

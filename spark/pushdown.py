@@ -34,8 +34,8 @@ def usable(f, schema: TableSchema) -> bool:
     """Can ``f`` be checked against file statistics?"""
     if not isinstance(f, _COMPARISONS + (IsNull, IsNotNull)) or len(f.attribute) != 1:
         return False
-    col = schema.column(f.attribute[0])
-    return col is not None and col.type.kind in _ORDERED_KINDS
+    col = schema.column(f.attribute[0])  # (a CHAR(n)'s are of its values without the padding Spark reads)
+    return col is not None and col.type.kind in _ORDERED_KINDS and not col.type.blank_padded
 
 
 _FLOATING = {"FLOAT", "DOUBLE"}  # Parquet physical types

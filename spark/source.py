@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pyroaring import FrozenBitMap
 from pyspark.sql.datasource import (DataSource, DataSourceArrowWriter, DataSourceReader, InputPartition,
@@ -268,6 +269,7 @@ class TxlakeReader(DataSourceReader):
     def read(self, partition: FileGroup):
         hold_snapshot(self.root, self.lease, self.csn)
         target = arrow_schema(self.version.schema)
+        padded = [(target.get_field_index(name), n) for name, n in self.version.schema.blank_padded.items()]
         for path, row_count, dv, inline in partition.files:
             keep = None
             if dv is not None:
@@ -284,6 +286,8 @@ class TxlakeReader(DataSourceReader):
                 offset += n
                 if batch.schema != target:
                     batch = batch.cast(target)
+                for i, n in padded:  # (a CHAR(n) is read padded to n, as Spark reads its CHAR(n))
+                    batch = batch.set_column(i, target.field(i), pc.utf8_rpad(batch.column(i), n, " "))
                 if batch.num_rows:
                     yield batch
 

@@ -37,6 +37,9 @@ class ColumnType:
     precision: int | None = None
     scale: int | None = None
     length: int | None = None  # VARCHAR(n); None means unbounded (TEXT)
+    #: CHAR(n) (PostgreSQL's bpchar): a VARCHAR(n) whose trailing spaces do not count. Stored
+    #: without them (what a cast to text gives); a value comes out padded to n (engine/bpchar.py)
+    blank_padded: bool = False
     #: ARRAY: the type of its elements, one of the scalar kinds (arrays are one-dimensional)
     element: "ColumnType | None" = None
 
@@ -67,6 +70,8 @@ class ColumnType:
             return self.element.display() + "[]"
         if self.kind == "DECIMAL":
             return f"DECIMAL({self.precision},{self.scale})"
+        if self.kind == "VARCHAR" and self.blank_padded:
+            return f"CHAR({self.length})"
         if self.kind == "VARCHAR":
             return f"VARCHAR({self.length})" if self.length else "TEXT"
         return self.kind
@@ -76,6 +81,8 @@ class ColumnType:
             return f"ARRAY<{self.element.paimon()}>"
         if self.kind == "DECIMAL":
             return f"DECIMAL({self.precision}, {self.scale})"
+        if self.kind == "VARCHAR" and self.blank_padded:  # (Spark reads a CHAR(n) padded to n)
+            return f"CHAR({self.length})"
         if self.kind == "VARCHAR":
             return f"VARCHAR({self.length})" if self.length else "STRING"
         return _PAIMON_NAMES.get(self.kind, self.kind)
@@ -132,9 +139,9 @@ _ALIASES = {
     "DECIMAL": "DECIMAL", "NUMERIC": "DECIMAL",
     "VARCHAR": "VARCHAR", "TEXT": "VARCHAR", "STRING": "VARCHAR", "CHAR VARYING": "VARCHAR",
     "CHARACTER VARYING": "VARCHAR",
-    # CHAR(n) / CHARACTER(n): a VARCHAR(n) (the length is enforced, values are not padded);
-    # CHAR alone is CHAR(1), as in PostgreSQL (engine/executor.py column_type)
-    "CHAR": "VARCHAR", "CHARACTER": "VARCHAR",
+    # CHAR(n) / CHARACTER(n) / BPCHAR(n): a blank-padded VARCHAR(n) (``ColumnType.blank_padded``);
+    # CHAR alone is CHAR(1), as in PostgreSQL
+    "CHAR": "VARCHAR", "CHARACTER": "VARCHAR", "BPCHAR": "VARCHAR", "NCHAR": "VARCHAR",
     "BYTEA": "BYTEA", "BLOB": "BYTEA", "VARBINARY": "BYTEA", "BINARY": "BYTEA",
     "DATE": "DATE",
     "TIME": "TIME", "TIME WITHOUT TIME ZONE": "TIME",
@@ -142,6 +149,8 @@ _ALIASES = {
     "TIMESTAMPTZ": "TIMESTAMPTZ", "TIMESTAMP WITH TIME ZONE": "TIMESTAMPTZ",
     "UUID": "UUID", "JSON": "JSON", "JSONB": "JSONB",
 }
+
+_BLANK_PADDED = ("CHAR", "CHARACTER", "BPCHAR", "NCHAR")
 
 
 def make_type(name: str, params: tuple[int, ...] = ()) -> ColumnType:
@@ -157,8 +166,11 @@ def make_type(name: str, params: tuple[int, ...] = ()) -> ColumnType:
                 f"NUMERIC precision {precision} must be between 1 and 38, scale {scale} between 0 and precision")
         return ColumnType("DECIMAL", precision=precision, scale=scale)
     if kind == "VARCHAR":
+        padded = name.upper() in _BLANK_PADDED
         if params and params[0] < 1:
-            raise errors.InvalidParameterValue("length for type varchar must be at least 1")
+            raise errors.InvalidParameterValue(f"length for type {'char' if padded else 'varchar'} must be at least 1")
+        if padded:
+            return ColumnType("VARCHAR", length=params[0] if params else 1, blank_padded=True)
         return ColumnType("VARCHAR", length=params[0] if params else None)
     return ColumnType(kind)
 
@@ -795,6 +807,11 @@ class TableSchema:
     @property
     def has_jsonb(self) -> bool:
         return bool(self.jsonb_columns)
+
+    @property
+    def blank_padded(self) -> dict[str, int]:
+        """The table's CHAR(n) columns, by name: their n (engine/bpchar.py pads and compares them)."""
+        return self.memo("_blank_padded", lambda s: {c.name: c.type.length for c in s.columns if c.type.blank_padded})
 
     def arrow_schema(self) -> pa.Schema:
         """The in-memory Arrow schema. Every field is nullable: NOT NULL is enforced when rows

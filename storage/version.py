@@ -966,6 +966,9 @@ class CatalogVersion:
     #: how many of ``tables`` have a jsonb column, carried by ``apply`` as ``foreign_keys``: a
     #: statement is looked at for jsonb comparisons and sorts only where there are any
     jsonb_tables: int = 0
+    #: how many of ``tables`` have a CHAR(n) column, carried as ``jsonb_tables``: a statement is
+    #: looked at for CHAR comparisons and output only where there are any (engine/bpchar.py)
+    char_tables: int = 0
     # table id -> (db, name): built at the first ``by_id``, then carried from version to
     # version by ``apply`` (a copy and a few edits): a transaction asks about ten times, and
     # neither the ask nor the commit walks every table of the warehouse
@@ -1014,14 +1017,15 @@ class CatalogVersion:
                               sequences=sum(1 for t in tables if t.is_sequence),
                               types=sum(1 for t in tables if t.is_type),
                               foreign_keys=sum(1 for t in tables if t.schema.foreign_keys),
-                              jsonb_tables=sum(1 for t in tables if t.schema.has_jsonb))
+                              jsonb_tables=sum(1 for t in tables if t.schema.has_jsonb),
+                              char_tables=sum(1 for t in tables if t.schema.blank_padded))
 
     def apply(self, entry: LogEntry) -> "CatalogVersion":
         assert entry.csn == self.csn + 1, (entry.csn, self.csn)
         tables = dict(self.tables)
         by_id = dict(self._id_index())
         views, sequences, types, foreign_keys = self.views, self.sequences, self.types, self.foreign_keys
-        jsonb_tables = self.jsonb_tables
+        jsonb_tables, char_tables = self.jsonb_tables, self.char_tables
         referencing = self._referencing
         renamed = None
         for change in entry.changes:
@@ -1030,6 +1034,7 @@ class CatalogVersion:
                 if change.schema is not None:
                     foreign_keys += bool(change.schema.foreign_keys) - bool(tables[key].schema.foreign_keys)
                     jsonb_tables += change.schema.has_jsonb - tables[key].schema.has_jsonb
+                    char_tables += bool(change.schema.blank_padded) - bool(tables[key].schema.blank_padded)
                     referencing = None
                 tables[key] = tables[key].with_files(change.added, change.removed, change.deleted,
                                                      change.schema, change.moved, entry.csn, change.forget_before)
@@ -1042,6 +1047,7 @@ class CatalogVersion:
                 types += change.schema.user_type is not None
                 foreign_keys += bool(change.schema.foreign_keys)
                 jsonb_tables += change.schema.has_jsonb
+                char_tables += bool(change.schema.blank_padded)
                 referencing = None
             elif isinstance(change, DropTable):
                 dropped = tables.pop(by_id.pop(change.table_id))
@@ -1050,12 +1056,13 @@ class CatalogVersion:
                 types -= dropped.is_type
                 foreign_keys -= bool(dropped.schema.foreign_keys)
                 jsonb_tables -= dropped.schema.has_jsonb
+                char_tables -= bool(dropped.schema.blank_padded)
                 referencing = None
             elif renamed is None:  # a rename - all of the entry's at once: names may go round, t -> u -> t
                 renamed = _renamed(tables, by_id, [c for c in entry.changes if isinstance(c, RenameTable)])
         return CatalogVersion(entry.csn, entry.time_ms, tables, max(self.max_xid, entry.xid), views=views,
                               sequences=sequences, types=types, foreign_keys=foreign_keys,
-                              jsonb_tables=jsonb_tables, _ids=by_id,
+                              jsonb_tables=jsonb_tables, char_tables=char_tables, _ids=by_id,
                               _referencing=referencing)
 
 

@@ -250,6 +250,29 @@ def test_to_char_of_a_timestamptz_is_in_the_session_time_zone(conn):
         "15:30 IST +05:30 +05 30",)
 
 
+def test_to_char_of_an_interval_writes_its_own_fields(conn):
+    """formatting.c's interval_to_char (it was 42883, DuckDB's strftime has no interval form): the
+    interval's fields as interval2itm splits them - days are not hours, a negative part writes
+    negative fields in one more digit - DDD its span at 30 days a month; PostgreSQL 16's results."""
+    assert one(conn, "SELECT to_char(interval '1 day 3 hours', 'HH24:MI'), "
+                     "to_char(interval '15h 2m 12s', 'HH24:MI:SS'), to_char(interval '40 hours', 'FMHH24 HH12 AM'), "
+                     "to_char(interval '1 year 2 months 3 days', 'YYYY MM DD DDD'), "
+                     "to_char(interval '-1 year', 'YYYY YYY YY Y'), to_char(interval '-1.5 seconds', 'SS MS US'), "
+                     "to_char(interval '-1 day', 'DD DDD'), to_char(interval '-1 second', 'SSSS'), "
+                     "to_char(interval '1 day', 'Y,YYY|DDth|RM|Q|CC|J'), to_char(interval '14 months', 'RM|Q')") == (
+        "03:00", "15:02:12", "40 04 PM", "0001 02 03 423", "-0001 -001 -01 -1", "-01 -500 -500000", "-1 -01",
+        "-1", "0,000|01st|||00|1721029", "II  |1")
+    assert conn.execute("SELECT to_char(i, 'HH24:MI') FROM (VALUES (interval '90 minutes'), (NULL)) v(i) "
+                        "ORDER BY i").fetchall() == [("01:30",), (None,)]
+
+
+@pytest.mark.parametrize("pattern", ["D", "Day", "MONTH", "mon", "BC", "TZ", "OF", "TZH"])
+def test_to_char_of_an_interval_refuses_a_calendar_date_s_patterns(conn, pattern):
+    """INVALID_FOR_INTERVAL: 22007, 'Intervals are not tied to specific calendar dates.'"""
+    fails(conn, f"SELECT to_char(interval '1 day', '{pattern}')", "22007",
+          "invalid format specification for an interval value")
+
+
 # --- json[b]_to_record[set] with a column definition list (json.out, jsonb.out) ----------------
 
 def test_jsonb_to_recordset_reads_each_element_as_the_columns_say(conn):

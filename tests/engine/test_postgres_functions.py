@@ -365,3 +365,18 @@ def test_fetch_first_with_ties_keeps_the_rows_that_tie_with_the_last(connect):
                                        ).fetchall()] == [6, 4, 5]
     with pytest.raises(txlake.NotSupportedError):  # (ORDER BY 2 of a *: not told here)
         conn.execute("SELECT * FROM s ORDER BY 2 FETCH FIRST 1 ROW WITH TIES")
+
+
+def test_round_of_an_integer_is_round_of_a_numeric(conn):
+    """PostgreSQL has no round(integer): round(7) picks round(numeric), so it is a numeric, and
+    round(7, 1) is 7.0 (numeric.out: round(x, -1) of integers). DuckDB's kept the integer (7, and 7 for
+    round(7, 1))."""
+    D = decimal.Decimal
+    row = one(conn, "SELECT round(7), pg_typeof(round(7)), round(7, 1), pg_typeof(round(7, 1)), round(15, -1), "
+                    "round(7::bigint, 2), round(-25::smallint, -1)")
+    assert [str(v) for v in row] == ["7", "numeric", "7.0", "numeric", "20", "7.00", "-30"]
+    assert all(isinstance(v, D) for v in row[::2])
+    conn.execute("CREATE TABLE i (a INT, b BIGINT)")
+    conn.execute("INSERT INTO i VALUES (7, 15)")
+    row = one(conn, "SELECT round(a), round(a, 1), round(b, -1), pg_typeof(round(b)), pg_typeof(round(a, 1)) FROM i")
+    assert [str(v) for v in row] == ["7", "7.0", "20", "numeric", "numeric"]

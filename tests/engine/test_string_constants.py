@@ -119,3 +119,15 @@ def test_bad_unicode_escapes_in_escape_strings(conn, constant, sqlstate, message
     with pytest.raises(txlake.Error) as e:
         conn.execute(f"SELECT {constant}")
     assert e.value.sqlstate == sqlstate and str(e.value).split("\n")[0] == message
+
+
+def test_string_constants_are_joined_only_across_a_newline(conn):
+    """PostgreSQL's scanner continues a string constant with the next one only when whitespace
+    holding a newline parts them (syntax-lexical.html, 4.1.2.1); on one line the second is a
+    syntax error. sqlglot joined any two ('a' 'b' was 'ab')."""
+    assert conn.execute("SELECT 'a'\n  'b' -- (a comment may follow)\n'c'").fetchone() == ("abc",)
+    for sql in ("SELECT 'a' 'b'", "SELECT 'a'\n'b' 'c'", "SELECT 'x' WHERE 'a' = 'a'   'a'"):
+        with pytest.raises(txlake.ProgrammingError) as caught:
+            conn.execute(sql)
+        assert caught.value.sqlstate == "42601"
+        assert str(caught.value).startswith("syntax error at or near \"'")

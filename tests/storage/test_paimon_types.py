@@ -107,3 +107,13 @@ def test_json_and_jsonb_are_published_as_their_text(tmp_path):
     assert (fields["j"], fields["r"]) == ("STRING", "STRING")
     assert sorted(map(tuple, rows))[:2] == [(1, '{"a": [1, 2], "b": 1}', '{"b":1,  "a":2}'), (2, '{"n": 2}', None)]
     assert column_types(path) == {"j": "JSONB", "r": "JSON"}
+
+
+def test_char_is_published_as_paimon_s_char_its_values_without_their_padding(tmp_path):
+    """A CHAR(n) is Paimon's CHAR(n); its values are stored as txlake holds them, without the
+    trailing spaces (docs/storage.md: a reader of CHAR(n), as Spark's, pads them to n)."""
+    fields, rows = publish(str(tmp_path / "wh"), "CREATE TABLE t (id INT, c CHAR(3), k CHARACTER NOT NULL)",
+                           ("INSERT INTO t VALUES (1, 'a  ', 'x'), (2, NULL, 'y ')", ()),
+                           ("INSERT INTO t SELECT i, 'ab', 'z' FROM range(3, 2000) r(i)", ()))
+    assert (fields["c"], fields["k"]) == ("CHAR(3)", "CHAR(1) NOT NULL")
+    assert sorted(map(tuple, rows))[:3] == [(1, "a", "x"), (2, None, "y"), (3, "ab", "z")] and len(rows) == 1999
