@@ -1018,11 +1018,7 @@ class TxlakeParser(DuckDB.Parser):
         if not self._match(TokenType.ALIAS):
             self.raise_error("Expected AS", self._curr or self._prev)
         query = self._parse_ddl_select()
-        no_data = bool(self._match_text_seq("WITH", "NO", "DATA"))
-        if not no_data:
-            self._match_text_seq("WITH", "DATA")
-        if self._curr and self._curr.token_type != TokenType.SEMICOLON:
-            self.raise_error(f'syntax error at or near "{self._curr.text}"', self._curr)
+        no_data = self._with_data_last()
         return exp.Create(this=this, kind="VIEW", expression=query, exists=exists, properties=exp.Properties(
             expressions=[exp.MaterializedProperty(), exp.WithDataProperty(no=no_data)]))
 
@@ -1031,12 +1027,17 @@ class TxlakeParser(DuckDB.Parser):
             return None
         concurrently = bool(self._match_text_seq("CONCURRENTLY"))
         this = self._parse_table_parts()
+        no_data = self._with_data_last()
+        return RefreshMatview(this=this, concurrently=concurrently, no_data=no_data)
+
+    def _with_data_last(self) -> bool:
+        """A statement's closing ``[WITH [NO] DATA]``: whether it said NO DATA."""
         no_data = bool(self._match_text_seq("WITH", "NO", "DATA"))
         if not no_data:
             self._match_text_seq("WITH", "DATA")
         if self._curr and self._curr.token_type != TokenType.SEMICOLON:
             self.raise_error(f'syntax error at or near "{self._curr.text}"', self._curr)
-        return RefreshMatview(this=this, concurrently=concurrently, no_data=no_data)
+        return no_data
 
     # --- CREATE / ALTER / DROP TYPE and DOMAIN ----------------------------------------------
 

@@ -7,7 +7,8 @@ import pytest
 
 import txlake
 from txlake.storage.warehouse import Warehouse
-from tests.conftest import commit_each
+from tests.conftest import commit_each, fails
+from tests.conftest import rows as q
 
 
 @pytest.fixture
@@ -17,17 +18,6 @@ def c(connect):
     conn.execute("INSERT INTO mvtest_t VALUES (1, 'x', 2), (2, 'x', 3), (3, 'y', 5), (4, 'y', 7), (5, 'z', 11)")
     conn.execute("CREATE VIEW mvtest_tv AS SELECT type, sum(amt) AS totamt FROM mvtest_t GROUP BY type")
     return conn
-
-
-def q(conn, sql, params=None):
-    return conn.execute(sql, params).fetchall()
-
-
-def fails(conn, sql, sqlstate, params=None):
-    with pytest.raises(txlake.Error) as info:
-        conn.execute(sql, params)
-    assert info.value.sqlstate == sqlstate, info.value
-    return str(info.value)
 
 
 def test_with_no_data_is_unpopulated_until_refreshed(c):
