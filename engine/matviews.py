@@ -36,7 +36,7 @@ import pyarrow.compute as pc
 
 from txlake import errors
 from txlake.engine import catalog_views, uniques, user_types, views
-from txlake.engine.executor import Context, Executor, Result, distinct_names
+from txlake.engine.executor import Context, Executor, Result, distinct_names, with_settings
 from txlake.engine.temp_tables import TEMP_DB, is_temp
 from txlake.parser import statements as st
 from txlake.parser.dialect import Txlake
@@ -112,6 +112,7 @@ def _rows(ex: Executor, ctx: Context, version: TableVersion) -> pa.Table:
     """The rows the stored query of ``version`` gives now, as its columns, by position (a table
     it reads with ``*`` may have gained columns since: the view keeps those it had)."""
     query = views.expanded_query(ctx, views.definition_query(version.schema.matview.query))
+    query = with_settings(ctx, st.Query(expression=query)).expression  # (current_setting(): the session's now)
     data = ex.query_rows(ctx, query, ())
     names = version.schema.names
     return pa.table(data.columns[:len(names)], names=names)

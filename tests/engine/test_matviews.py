@@ -137,6 +137,14 @@ def test_with_no_data_does_not_run_the_query(c):
     assert c.notices[-1] == "NOTICE:  drop cascades to materialized view mvtest_mv2"
 
 
+def test_refresh_reads_the_sessions_settings(c):
+    c.execute("SET application_name = 'first'")
+    c.execute("CREATE MATERIALIZED VIEW s AS SELECT current_setting('application_name') AS a")
+    c.execute("SET application_name = 'second'")
+    c.execute("REFRESH MATERIALIZED VIEW s")
+    assert q(c, "SELECT * FROM s") == [("second",)]
+
+
 def test_if_not_exists_and_one_namespace(c):
     c.execute("CREATE MATERIALIZED VIEW mvtest_mv_foo AS SELECT * FROM mvtest_t")
     assert fails(c, "CREATE MATERIALIZED VIEW mvtest_mv_foo AS SELECT * FROM mvtest_t", "42P07") == \
