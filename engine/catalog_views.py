@@ -1,9 +1,10 @@
 """PostgreSQL's catalog views over txlake's catalog: ``information_schema.tables``,
 ``.columns``, ``.schemata``, ``.views``, ``.sequences``, ``.table_constraints``,
-``.check_constraints`` and ``pg_catalog.pg_tables``, ``pg_views``,
+``.check_constraints`` and ``pg_catalog.pg_tables``, ``pg_views``, ``pg_matviews``,
 ``pg_sequences``, as tools and applications query them ("does table x exist?", "which columns has it?"). Views are
 listed beside tables (``table_type`` VIEW) in ``tables`` and ``columns``, alone in ``views`` and
-``pg_views``; ``pg_tables`` lists tables only, ``sequences`` and ``pg_sequences`` sequences only
+``pg_views``; ``pg_tables`` lists tables only, ``pg_matviews`` materialized views only - which
+information_schema leaves out, as PostgreSQL's does -, ``sequences`` and ``pg_sequences`` sequences only
 (``pg_sequences.last_value`` is the last number the sequence's file gave out - past the last one
 used where sessions cache numbers - as PostgreSQL's: the one column read from outside the catalog).
 PostgreSQL's system catalogs - ``pg_class``, ``pg_attribute``, ``pg_type``, ... joined by OID -
@@ -98,7 +99,7 @@ def _bool(values) -> pa.Array:
 
 
 def _tables(tables: list[TableVersion]) -> pa.Table:
-    tables = [t for t in tables if not t.is_sequence and not t.is_type]
+    tables = [t for t in tables if not t.is_sequence and not t.is_type and not t.is_matview]
     n = len(tables)
     return pa.table({
         "table_catalog": _text([CATALOG] * n),
@@ -129,7 +130,7 @@ def _columns_of(t: TableVersion):
 
 
 def _columns(tables: list[TableVersion]) -> pa.Table:
-    rows = [(t, i, c) for t in tables for i, c in enumerate(_columns_of(t), start=1)]
+    rows = [(t, i, c) for t in tables if not t.is_matview for i, c in enumerate(_columns_of(t), start=1)]
     n = len(rows)
     types = {t.table_id: t for t in tables if t.is_type}
     # a column of an enum is USER-DEFINED, its udt the enum; of a domain, its base type's, the domain named
@@ -196,8 +197,21 @@ def _pg_views(tables: list[TableVersion]) -> pa.Table:
     })
 
 
+def _pg_matviews(tables: list[TableVersion]) -> pa.Table:
+    views = [t for t in tables if t.is_matview]
+    return pa.table({
+        "schemaname": _text(schema_name(t.db) for t in views),
+        "matviewname": _text(t.name for t in views),
+        "matviewowner": _text([None] * len(views)),
+        "tablespace": _text([None] * len(views)),
+        "hasindexes": _bool(bool(t.schema.uniques or t.schema.indexes) for t in views),
+        "ispopulated": _bool(t.schema.matview.populated for t in views),
+        "definition": _text(t.schema.matview.query for t in views),
+    })
+
+
 def _pg_tables(tables: list[TableVersion]) -> pa.Table:
-    tables = [t for t in tables if t.is_table]
+    tables = [t for t in tables if t.is_table and not t.is_matview]
     n = len(tables)
     return pa.table({
         "schemaname": _text(schema_name(t.db) for t in tables),
@@ -449,6 +463,7 @@ _VIEWS = {
     "information_schema.constraint_column_usage": _constraint_column_usage,
     "pg_catalog.pg_tables": _pg_tables,
     "pg_catalog.pg_views": _pg_views,
+    "pg_catalog.pg_matviews": _pg_matviews,
     "pg_catalog.pg_indexes": _pg_indexes,
     "information_schema.key_column_usage": _key_column_usage,
     "pg_catalog.pg_sequences": None,  # (build: it reads the sequences' files too)

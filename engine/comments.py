@@ -1,7 +1,7 @@
 """``COMMENT ON`` and the functions that read comments back, as PostgreSQL's.
 
-A comment lives in its relation's schema (storage/schema.py ``Comment``): on the table, view or
-sequence itself, a column, an index or a constraint. Setting one is transactional, undone by a
+A comment lives in its relation's schema (storage/schema.py ``Comment``): on the table, view,
+materialized view or sequence itself, a column, an index or a constraint. Setting one is transactional, undone by a
 rollback, and changes the catalog only: a table keeps its schema id and its files (so a comment
 on a large table writes no row), and its commit merges the comments it changed into the table's
 newest committed schema (storage/commit.py ``TableDelta.catalog_changed``), so it stands beside
@@ -26,7 +26,8 @@ from txlake.parser import statements as st
 from txlake.parser.parse import parse_table_name
 from txlake.storage.version import TableVersion
 
-_KIND_WORDS = {"TABLE": "a table", "VIEW": "a view", "SEQUENCE": "a sequence"}
+_KIND_WORDS = {"TABLE": "a table", "VIEW": "a view", "MATERIALIZED VIEW": "a materialized view",
+               "SEQUENCE": "a sequence"}
 
 
 def comment(ex, ctx, stmt: st.Comment, params):
@@ -73,6 +74,8 @@ def _commented(ex, ctx, stmt: st.Comment) -> tuple[TableVersion, str, str]:
 
 
 def _kind(version: TableVersion) -> str:
+    if version.is_matview:
+        return "MATERIALIZED VIEW"
     return "VIEW" if version.is_view else "SEQUENCE" if version.is_sequence else "TABLE"
 
 

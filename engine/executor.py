@@ -262,13 +262,13 @@ class Context:
         version = self.txn.table(self.catalog, *self.locate(name))
         return version if version is None or version.schema.user_type is None else None
 
-    def may_hold(self, kind: str) -> bool:
-        """Might a name resolve to a ``kind`` ("view" or "sequence") for this transaction? The
-        catalog counts them; the transaction's own changes are looked at only if it has none
-        (most warehouses have neither)."""
-        if getattr(self.catalog, kind + "s"):
+    def may_hold(self, *kinds: str) -> bool:
+        """Might a name resolve to one of ``kinds`` ("view", "materialized view", "sequence",
+        "type") for this transaction? The catalog counts them; the transaction's own changes
+        are looked at only if it has none (most warehouses have neither)."""
+        if any(getattr(self.catalog, _COUNTED[kind]) for kind in kinds):
             return True
-        return any(v is not None and relation_kind(v) == kind for v in self.txn.changes.values())
+        return any(v is not None and relation_kind(v) in kinds for v in self.txn.changes.values())
 
     def altered(self, name: st.TableName, if_exists: bool, status: str) -> "TableVersion | Result":
         """The relation an ``ALTER ... [IF EXISTS] name`` changes: 42P01 if there is none, or
@@ -1455,7 +1455,7 @@ class Executor:
             raise errors.ReadOnlyTransaction("cannot execute TRUNCATE TABLE in a read-only transaction")
         versions = [ctx.resolve(name) for name in stmt.tables]
         for version in versions:
-            if not version.is_table:
+            if not version.is_table or version.is_matview:
                 raise errors.WrongObjectType(f'"{version.name}" is not a table')
         versions, notices = foreign_keys.truncated(self, ctx, versions, stmt.cascade)
         self.fk_emptied = {v.table_id for v in versions}  # (no key of theirs followed into another)
@@ -2014,24 +2014,13 @@ class Executor:
             if temporary:  # (the columns it copied, checked as written ones are)
                 temp_tables.check_create(stmt)
         if stmt.as_query is not None:
-            with self._registered() as register:
-                query = self._rewrite(ctx, stmt.as_query, register)
-                if stmt.with_no_data:  # (the query's columns, none of its rows)
-                    query = exp.select("*").from_(exp.Subquery(this=query, alias=exp.TableAlias(
-                        this=exp.to_identifier("__txl_no_data")))).limit(0)
-                data = self._sql(query, params, result=True)
-            if len(stmt.as_names) > data.num_columns:
-                raise errors.SyntaxError("too many column names were specified")
-            data = data.rename_columns([*stmt.as_names, *data.column_names[len(stmt.as_names):]])
+            data = self.query_rows(ctx, stmt.as_query, params, stmt.as_names, stmt.with_no_data)
             columns = tuple(Column(i, f.name, type_from_field(f)) for i, f in enumerate(data.schema))
         else:
             columns = tuple((copied and copied.column(i, spec)) or self._column(i, spec, ctx)
                             for i, spec in enumerate(stmt.columns))
         names = [c.name for c in columns]
-        folded = [n.lower() for n in names]  # DuckDB matches column names case-insensitively
-        for n in names:
-            if folded.count(n.lower()) > 1:
-                raise errors.DuplicateColumn(f'column "{n}" specified more than once')
+        distinct_names(names)
         if any(spec.generated is not None for spec in stmt.columns):
             columns = self._generated_columns(name, columns, stmt.columns)
         for key in stmt.primary_key:
@@ -2066,6 +2055,20 @@ class Executor:
             ctx.txn.temp_created[table_id] = stmt.on_commit
         return Result(status=f"SELECT {data.num_rows}" if data is not None else "CREATE TABLE",
                       rowcount=data.num_rows if data is not None else -1)
+
+    def query_rows(self, ctx: Context, query: exp.Query, params, names=(), no_rows: bool = False) -> pa.Table:
+        """The rows ``query`` (its views expanded) gives - none if ``no_rows``, its columns
+        alone - its first columns named ``names`` (CREATE TABLE t (a, b) AS ...: 42601 if there
+        are more names than columns), as CREATE TABLE AS and CREATE MATERIALIZED VIEW keep them."""
+        with self._registered() as register:
+            query = self._rewrite(ctx, query, register)
+            if no_rows:  # (the query's columns, none of its rows)
+                query = exp.select("*").from_(exp.Subquery(this=query, alias=exp.TableAlias(
+                    this=exp.to_identifier("__txl_no_data")))).limit(0)
+            data = self._sql(query, params, result=True)
+        if len(names) > data.num_columns:
+            raise errors.SyntaxError("too many column names were specified")
+        return data.rename_columns([*names, *data.column_names[len(names):]])
 
     def _column(self, field_id: int, spec: st.ColumnSpec, ctx: Context) -> Column:
         """The column ``spec`` makes (a SERIAL's default, the sequence it owns, is CREATE TABLE's)."""
@@ -2214,6 +2217,15 @@ class Executor:
         if renames and len(stmt.actions) > 1:  # (PostgreSQL's grammar: a RENAME stands alone)
             raise errors.SyntaxError("ALTER TABLE ... RENAME cannot be combined with other actions")
         from txlake.engine import renames as table_renames  # (it builds on this module)
+        if stmt.matview or version.is_matview:
+            _check_matview_alter(version, stmt)
+            if renames and isinstance(renames[0], st.RenameTable):
+                return table_renames.rename_table(self, ctx, version, renames[0].new,
+                                                  "ALTER MATERIALIZED VIEW" if stmt.matview else "ALTER TABLE")
+            if stmt.matview:  # (RENAME COLUMN: as ALTER TABLE's, under its own tag)
+                result = self.alter_table(ctx, replace(stmt, matview=False), params)
+                result.status = "ALTER MATERIALIZED VIEW"
+                return result
         if renames and isinstance(renames[0], st.RenameConstraint) and version.is_table:
             return table_renames.rename_constraint(self, ctx, version, renames[0].old, renames[0].new)
         if renames and isinstance(renames[0], st.RenameTable) and not version.is_view and not version.is_type:
@@ -2607,8 +2619,36 @@ _SEQUENCE_DEFAULT = re.compile(r"nextval\s*\(\s*'((?:[^']|'')+)'\s*\)", re.IGNOR
 
 
 def relation_kind(version: TableVersion) -> str:
-    """What a catalog entry is, as PostgreSQL's messages name it: table, view or sequence."""
-    return "view" if version.is_view else "sequence" if version.is_sequence else "type" if version.is_type else "table"
+    """What a catalog entry is, as PostgreSQL's messages name it: table, view, materialized
+    view, sequence or type."""
+    if version.is_table:
+        return "materialized view" if version.is_matview else "table"
+    return "view" if version.is_view else "sequence" if version.is_sequence else "type"
+
+
+def _check_matview_alter(version: TableVersion, stmt: st.AlterTable) -> None:
+    """ALTER MATERIALIZED VIEW names one (42809); ALTER TABLE of one renames it or a column
+    alone (42809, as PostgreSQL's ATSimplePermissions: its columns are its query's)."""
+    if stmt.matview and not version.is_matview:
+        raise errors.WrongObjectType(f'"{version.name}" is not a materialized view')
+    for action in stmt.actions:
+        if not isinstance(action, (st.RenameTable, st.RenameColumn)):
+            words = re.sub(r"(?<!^)(?=[A-Z])", " ", type(action).__name__).upper()  # (AddColumn: ADD COLUMN)
+            raise errors.WrongObjectType(f'ALTER action {words} cannot be performed on relation "{version.name}"\n'
+                                         "DETAIL:  This operation is not supported for materialized views.")
+
+
+def distinct_names(names) -> None:
+    """42701 if two of a new relation's column ``names`` are one to DuckDB, which matches
+    column names case-insensitively."""
+    folded = [n.lower() for n in names]
+    for n in names:
+        if folded.count(n.lower()) > 1:
+            raise errors.DuplicateColumn(f'column "{n}" specified more than once')
+
+
+# the CatalogVersion count of each kind of relation_kind (Context.may_hold)
+_COUNTED = {"view": "views", "materialized view": "matviews", "sequence": "sequences", "type": "types"}
 
 
 def sequence_of(default: str | None) -> str | None:

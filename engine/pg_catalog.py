@@ -193,19 +193,20 @@ def _pg_namespace(tables: list[TableVersion]) -> pa.Table:
 
 
 def _relkind(t: TableVersion) -> str:
-    return "v" if t.is_view else "S" if t.is_sequence else "r"
+    return "v" if t.is_view else "S" if t.is_sequence else "m" if t.is_matview else "r"
 
 
 def _pg_class(tables: list[TableVersion]) -> pa.Table:
-    rows = []  # (oid, name, schema, relkind, persistence, reltuples, hasindex, natts, reltype, checks)
+    rows = []  # (oid, name, schema, relkind, persistence, reltuples, hasindex, natts, reltype, checks, populated)
     for t in _relations(tables):
         persistence = "t" if t.table_id.startswith(TEMP_ID_PREFIX) else "p"
         indexes = indexes_of(t)
         # (reltuples: a table's row count, which its files' metadata give; -1, "never counted", else)
         rows.append((oid(t.table_id), t.name, t.db, _relkind(t), persistence,
                      t.row_count if t.is_table else -1, bool(indexes), len(_attributes(t)),
-                     oid(t.table_id, "type") if not t.is_sequence else 0, len(t.schema.checks)))
-        rows += [(oid(t.table_id, name), name, t.db, "i", persistence, -1, False, len(columns), 0, 0)
+                     oid(t.table_id, "type") if not t.is_sequence else 0, len(t.schema.checks),
+                     not t.is_matview or t.schema.matview.populated))
+        rows += [(oid(t.table_id, name), name, t.db, "i", persistence, -1, False, len(columns), 0, 0, True)
                  for name, columns, *_ in indexes]
     n = len(rows)
     return pa.table({
@@ -222,6 +223,7 @@ def _pg_class(tables: list[TableVersion]) -> pa.Table:
         "relnatts": _int2(r[7] for r in rows),
         "relchecks": _int2(r[9] for r in rows),
         "relispartition": _bool([False] * n),
+        "relispopulated": _bool(r[10] for r in rows),
         "relhasrules": _bool([False] * n),
         "relhastriggers": _bool([False] * n),
         "relrowsecurity": _bool([False] * n),

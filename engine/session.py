@@ -24,8 +24,8 @@ import weakref
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import (catalog_views, checks, comments, copy, deferred, prepared, renames, sequence_ddl,
-                           table_locks, uniques, user_types, views, with_writes)
+from txlake.engine import (catalog_views, checks, comments, copy, deferred, matviews, prepared, renames,
+                           sequence_ddl, table_locks, uniques, user_types, views, with_writes)
 from txlake.engine.database import Database, default_memory_limit, open_database
 from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result, lock_wait, relation_kind, with_settings
 from txlake.engine.merge import merge
@@ -426,9 +426,9 @@ class Session:
             self._put_setting(name, value)
         txn.settings_changed.clear()
 
-    def describe_tables(self, kinds=("table", "view", "sequence"), descriptions: bool = False):
+    def describe_tables(self, kinds=("table", "view", "materialized view", "sequence"), descriptions: bool = False):
         """Relations visible to this session (its transaction's view, or the newest committed),
-        of the ``kinds`` asked for (table, view, sequence); ``descriptions``: with their
+        of the ``kinds`` asked for (table, view, materialized view, sequence); ``descriptions``: with their
         comments (psql's ``\\dt+``)."""
         import pyarrow as pa
         tables = [t for t in self._visible_tables() if relation_kind(t) in kinds]
@@ -505,7 +505,7 @@ class Session:
             + [f'"{i.name}" {i.method} ({", ".join(i.columns)})' for i in version.schema.indexes]
 
     def relation_kind(self, name: str) -> str:
-        """table, view or sequence: what ``name`` is."""
+        """table, view, materialized view or sequence: what ``name`` is."""
         return relation_kind(self._visible(name))
 
     def sequence_owner(self, name: str) -> str | None:
@@ -523,9 +523,10 @@ class Session:
         return foreign_keys.describe(self._visible(name), self._visible_tables(), self.search_path)
 
     def view_definition(self, name: str) -> str | None:
-        """The query of the view ``name`` (None for a table), as ``\\d`` shows it."""
+        """The query of the view or materialized view ``name`` (None for a table), as ``\\d`` shows it."""
         version = self._visible(name)
-        return version.schema.view.query if version.is_view else None
+        return version.schema.view.query if version.is_view else \
+            version.schema.matview.query if version.is_matview else None
 
     def check_constraints(self, name: str) -> list[str]:
         """The CHECK constraints of the table ``name`` as ``\\d`` lists them, by name:
@@ -1110,7 +1111,8 @@ _CONTROL = {
 # of transaction block")
 _ENDS_FAILED_BLOCK = (st.Commit, st.Rollback, st.RollbackToSavepoint, st.PrepareTransaction)
 # statements whose unknown relation or column PostgreSQL points at (not DDL such as DROP TABLE)
-_POSITIONED = (st.Query, st.Insert, st.Update, st.Delete, st.WithWrites, st.Explain, st.CreateView, st.CreateTable)
+_POSITIONED = (st.Query, st.Insert, st.Update, st.Delete, st.WithWrites, st.Explain, st.CreateView, st.CreateTable,
+               st.CreateMatview)
 
 _DATA = {
     st.Query: Executor.query,
@@ -1128,6 +1130,8 @@ _DATA = {
     st.AlterTable: Executor.alter_table,
     st.Copy: copy.run,
     st.CreateView: views.create_view,
+    st.CreateMatview: matviews.create_matview,
+    st.RefreshMatview: matviews.refresh_matview,
     st.CreateSequence: sequence_ddl.create_sequence,
     st.AlterSequence: sequence_ddl.alter_sequence,
     st.DropSequence: sequence_ddl.drop_sequence,

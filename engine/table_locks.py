@@ -15,7 +15,8 @@ rules; the lock table itself is engine/mvcc/locks.py).
   table; PostgreSQL's lock on the index): SHARE UPDATE EXCLUSIVE;
 - ALTER TYPE ... ADD VALUE / RENAME VALUE: EXCLUSIVE on the type's catalog entry (PostgreSQL's
   lock on the type object: one change of an enum's labels at a time), none on its tables;
-- ``LOCK [TABLE] name [, ...] [IN mode MODE] [NOWAIT]``: the mode named (ACCESS EXCLUSIVE if none).
+- ``LOCK [TABLE] name [, ...] [IN mode MODE] [NOWAIT]``: the mode named (ACCESS EXCLUSIVE if none);
+- REFRESH MATERIALIZED VIEW: ACCESS EXCLUSIVE on it (CONCURRENTLY: EXCLUSIVE, as PostgreSQL's).
 
 A view read takes its lock and the same on every relation it reads. Temporary tables (a
 session's own) and sequences take none. Locks are taken in the order the statement names the
@@ -149,6 +150,10 @@ def _plan(stmt: st.Statement) -> tuple[Target, ...]:
     if isinstance(stmt, st.CreateView):
         replaced = (Target(stmt.view, ACCESS_EXCLUSIVE),) if stmt.or_replace and not stmt.temporary else ()
         return (*replaced, *_reads(ACCESS_SHARE, stmt.query))
+    if isinstance(stmt, st.CreateMatview):
+        return tuple(_reads(ACCESS_SHARE, stmt.query))
+    if isinstance(stmt, st.RefreshMatview):
+        return (Target(stmt.view, MODE_NAMES.index("EXCLUSIVE") if stmt.concurrently else ACCESS_EXCLUSIVE),)
     if isinstance(stmt, st.CreateTable):
         referenced = [Target(c.table, SHARE_ROW_EXCLUSIVE) for c in stmt.constraints
                       if isinstance(c, st.ForeignKeySpec)]

@@ -24,6 +24,11 @@ Guarantees:
 
 A view cannot be written (55000), locked (SELECT ... FOR UPDATE: 0A000), read as of a past
 snapshot (0A000), nor read by Spark; it is not published as a Paimon table.
+
+A materialized view (engine/matviews.py) is a table whose schema holds a query and what it
+reads: it depends on what it reads as a view does (drops, renames and column changes above
+treat both alike), and a statement naming one reads its rows - unless it has not been
+populated (55000) - and may not write them (42809) nor lock them (42809), as PostgreSQL says.
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ from sqlglot import exp
 
 from txlake import errors
 from txlake.engine import catalog_views, temp_tables
-from txlake.engine.executor import Context, Executor, Result, relation_kind
+from txlake.engine.executor import Context, Executor, Result, distinct_names, relation_kind
 from txlake.engine.temp_tables import TEMP_DB, is_temp
 from txlake.parser import statements as st
 from txlake.parser.dialect import Txlake
@@ -53,10 +58,12 @@ _SAFE_NAME = re.compile(r"[a-z_][a-z0-9_$]*")
 
 def expand(ctx: Context, stmt: st.Statement) -> st.Statement:
     """``stmt`` with every view it reads replaced by the view's query; refuses writing a view."""
-    if not ctx.may_hold("view"):  # (most warehouses have none: then nothing is looked up)
+    if not ctx.may_hold("view", "materialized view"):  # (most warehouses have none: then nothing is looked up)
         return stmt
     if isinstance(stmt, st.Query):
         expression = _expanded(ctx, stmt.expression)
+        if stmt.locks and ctx.may_hold("materialized view"):
+            _refuse_lock(ctx, stmt.expression)
         if expression is stmt.expression:
             return stmt
         if stmt.locks:
@@ -83,6 +90,8 @@ def expand(ctx: Context, stmt: st.Statement) -> st.Statement:
         return _parts_expanded(ctx, stmt, using=stmt.using, where=stmt.where, returning=stmt.returning)
     if isinstance(stmt, st.CreateTable) and stmt.as_query is not None:
         return _parts_expanded(ctx, stmt, as_query=stmt.as_query)
+    if isinstance(stmt, st.CreateMatview):  # (WITH NO DATA reads no rows: an unpopulated one may be named)
+        return _parts_expanded(ctx, stmt, unpopulated=stmt.with_no_data, query=stmt.query)
     if isinstance(stmt, st.Merge):
         _refuse_write(ctx, stmt.table, "merge into")
         actions = tuple(_parts_expanded(ctx, a, condition=a.condition, assignments=a.assignments, values=a.values)
@@ -93,10 +102,14 @@ def expand(ctx: Context, stmt: st.Statement) -> st.Statement:
     if isinstance(stmt, st.Copy):
         if stmt.table is not None:  # (PostgreSQL's words: COPY names a table; a query may read views)
             version = ctx.lookup(stmt.table)
-            if version is not None and version.is_view:
-                raise errors.WrongObjectType(
-                    f'cannot copy from view "{version.name}"\nHINT:  Try the COPY (SELECT ...) TO variant.'
-                    if stmt.to else f'cannot copy to view "{version.name}"')
+            if version is not None and (version.is_view or version.is_matview):
+                kind = relation_kind(version)
+                if stmt.to:
+                    raise errors.WrongObjectType(
+                        f'cannot copy from {kind} "{version.name}"\nHINT:  Try the COPY (SELECT ...) TO variant.')
+                if version.is_matview:
+                    raise errors.WrongObjectType(f'cannot change materialized view "{version.name}"')
+                raise errors.WrongObjectType(f'cannot copy to view "{version.name}"')
             return stmt
         if stmt.query is not None:
             query = expand(ctx, stmt.query)
@@ -109,7 +122,9 @@ def _replaced(stmt, **changes):
     return dataclasses.replace(stmt, **changes)
 
 
-def _parts_expanded(ctx: Context, stmt, **parts):
+def _parts_expanded(ctx: Context, stmt, unpopulated: bool = False, **parts):
+    """``stmt`` with its ``parts`` expanded (``unpopulated``: they may name an unpopulated
+    materialized view)."""
     changes = {}
     for key, value in parts.items():
         if value is None:
@@ -121,7 +136,7 @@ def _parts_expanded(ctx: Context, stmt, **parts):
             new = tuple(_expanded(ctx, e) for e in value)
             same = all(a is b for a, b in zip(new, value))
         else:
-            new = _expanded(ctx, value)
+            new = _expanded(ctx, value, unpopulated=unpopulated)
             same = new is value
         if not same:
             changes[key] = new
@@ -130,6 +145,8 @@ def _parts_expanded(ctx: Context, stmt, **parts):
 
 def _refuse_write(ctx: Context, name: st.TableName, verb: str) -> None:
     version = ctx.lookup(name)
+    if version is not None and version.is_matview:  # (PostgreSQL's CheckValidResultRel)
+        raise errors.WrongObjectType(f'cannot change materialized view "{version.name}"')
     if version is not None and version.is_view:
         raise errors.ObjectNotInPrerequisiteState(
             f'cannot {verb} view "{version.name}"\n'
@@ -143,10 +160,19 @@ def expanded_query(ctx: Context, node: exp.Expression) -> exp.Expression:
     return _expanded(ctx, node)
 
 
-def _expanded(ctx: Context, node: exp.Expression, seen: frozenset = frozenset()) -> exp.Expression:
+def _expanded(ctx: Context, node: exp.Expression, seen: frozenset = frozenset(),
+              unpopulated: bool = False) -> exp.Expression:
     """``node`` with each table reference naming a view replaced by the view's query (views
-    over views too); ``node`` itself if it names none."""
-    if not any(_is_view(ctx.lookup(name)) for name in relations_read(node)):
+    over views too); ``node`` itself if it names none. 55000 if it reads a materialized view
+    that has not been populated (unless ``unpopulated``: it may)."""
+    read = [ctx.lookup(name) for name in relations_read(node)]
+    if not unpopulated:
+        for version in read:
+            if version is not None and version.is_matview and not version.schema.matview.populated:
+                raise errors.ObjectNotInPrerequisiteState(
+                    f'materialized view "{version.name}" has not been populated\n'
+                    "HINT:  Use the REFRESH MATERIALIZED VIEW command.")
+    if not any(_is_view(version) for version in read):
         return node
     ctes = {identifier(c.alias) for c in node.find_all(exp.CTE)}
 
@@ -192,6 +218,15 @@ def _is_view(version: TableVersion | None) -> bool:
     return version is not None and version.is_view
 
 
+def _refuse_lock(ctx: Context, node: exp.Expression) -> None:
+    """SELECT ... FOR UPDATE / SHARE reading a materialized view: 42809, as PostgreSQL's (its
+    rows are REFRESH's alone)."""
+    for name in relations_read(node):
+        version = ctx.lookup(name)
+        if version is not None and version.is_matview:
+            raise errors.WrongObjectType(f'cannot lock rows in materialized view "{version.name}"')
+
+
 def _relation_named(node: exp.Expression, ctes: set[str]) -> st.TableName | None:
     """The name of the relation ``node`` reads, if it is a table reference naming one: not a
     CTE of the query, a catalog view (information_schema ...) or a table function."""
@@ -224,7 +259,7 @@ def _body(ctx: Context, view: TableVersion, seen: frozenset) -> exp.Select:
         raise errors.ProgrammingError(f'infinite recursion detected in rules for relation "{view.name}"',
                                       sqlstate="42P17")
     definition = view.schema.view
-    query = _definition_query(definition.query)  # (cached: shared by every reference, so copied if kept)
+    query = definition_query(definition.query)  # (cached: shared by every reference, so copied if kept)
     inner = _expanded(ctx, query, seen | {view.table_id})
     if inner is query:
         inner = query.copy()
@@ -235,7 +270,7 @@ def _body(ctx: Context, view: TableVersion, seen: frozenset) -> exp.Select:
                       ).from_(source)
 
 
-def _definition_query(text: str) -> exp.Expression:
+def definition_query(text: str) -> exp.Expression:
     """A stored definition's query, parsed as any statement is (cached by its text)."""
     statements = parse(text)
     if len(statements) != 1 or not isinstance(statements[0], st.Query):
@@ -254,7 +289,7 @@ def create_view(ex: Executor, ctx: Context, stmt: st.CreateView, params) -> Resu
     db, name = stmt.view.qualified(ctx.db)
     if db in catalog_views.CATALOG_SCHEMAS:
         raise errors.ProgrammingError(f'permission denied to create "{db}.{name}"', sqlstate="42501")
-    written, reads = _qualified(ctx, stmt.written)
+    written, reads = qualified(ctx, stmt.written)
     notice = None
     if not (stmt.temporary or db == TEMP_DB) and any(is_temp(v) for v in reads):
         notice = f'view "{name}" will be a temporary view'  # (as PostgreSQL makes it)
@@ -278,17 +313,12 @@ def create_view(ex: Executor, ctx: Context, stmt: st.CreateView, params) -> Resu
     if len(stmt.columns) > len(names):
         raise errors.SyntaxError("CREATE VIEW specifies more column names than columns")
     names = [*stmt.columns, *names[len(stmt.columns):]]
-    folded = [n.lower() for n in names]  # (DuckDB matches names case-insensitively)
-    for n in names:
-        if folded.count(n.lower()) > 1:
-            raise errors.DuplicateColumn(f'column "{n}" specified more than once')
+    distinct_names(names)
     columns = tuple(zip(names, types))
     if old is not None:
         _check_replacement(old.schema.view.columns, columns)
-    definition = ViewDefinition(written.sql(dialect=Txlake), columns,
-                                tuple(ViewDependency(v.table_id, v.db, v.name, _used_columns(written, v))
-                                      for v in reads))
-    _definition_query(definition.query)  # (what is stored reads back as one query)
+    definition = ViewDefinition(written.sql(dialect=Txlake), columns, dependencies(written, reads))
+    definition_query(definition.query)  # (what is stored reads back as one query)
     if old is None:
         table_id = (temp_tables.TEMP_ID_PREFIX if temporary else "") + uuid.uuid4().hex
         ex._write(ctx, None, TableVersion(table_id, db, name, TableSchema(0, (), view=definition)), check_ssi=False)
@@ -300,7 +330,7 @@ def create_view(ex: Executor, ctx: Context, stmt: st.CreateView, params) -> Resu
     return Result(status="CREATE VIEW", notice=notice)
 
 
-def _qualified(ctx: Context, query: exp.Expression) -> tuple[exp.Expression, list[TableVersion]]:
+def qualified(ctx: Context, query: exp.Expression) -> tuple[exp.Expression, list[TableVersion]]:
     """``query`` with every table reference qualified with its schema as it resolves now
     (42P01 for an unknown one), and the tables and views it reads."""
     ctes = {identifier(c.alias) for c in query.find_all(exp.CTE)}
@@ -318,6 +348,12 @@ def _qualified(ctx: Context, query: exp.Expression) -> tuple[exp.Expression, lis
         return node
 
     return query.transform(visit), list(reads.values())
+
+
+def dependencies(written: exp.Expression, reads: list[TableVersion]) -> tuple[ViewDependency, ...]:
+    """What a view (or a materialized view) whose query is ``written`` (``qualified``) depends
+    on: each relation it reads, with the columns it uses."""
+    return tuple(ViewDependency(v.table_id, v.db, v.name, _used_columns(written, v)) for v in reads)
 
 
 def _used_columns(query: exp.Expression, version: TableVersion) -> tuple[tuple[str, str], ...]:
@@ -401,17 +437,20 @@ def _check_replacement(old: tuple[tuple[str, str], ...], new: tuple[tuple[str, s
 # --- DROP VIEW, ALTER VIEW ... RENAME TO, and what depends on what ------------------------
 
 def drop_view(ex: Executor, ctx: Context, stmt: st.DropView, params) -> Result:
+    """``DROP [MATERIALIZED] VIEW``: the views (materialized views: their rows and indexes
+    too) and, with CASCADE, what reads them."""
+    kind = "materialized view" if stmt.materialized else "view"
     if ctx.txn.read_only:
-        raise errors.ReadOnlyTransaction("cannot execute DROP VIEW in a read-only transaction")
-    targets, notices = ex.dropped(ctx, stmt.views, stmt.if_exists, kind="view")
+        raise errors.ReadOnlyTransaction(f"cannot execute DROP {kind.upper()} in a read-only transaction")
+    targets, notices = ex.dropped(ctx, stmt.views, stmt.if_exists, kind=kind)
     notices += drop_with_dependents(ex, ctx, targets, stmt.cascade)
-    return Result(status="DROP VIEW", notice="\n".join(notices) or None)
+    return Result(status=f"DROP {kind.upper()}", notice="\n".join(notices) or None)
 
 
 def drop_with_dependents(ex: Executor, ctx: Context, targets: list[TableVersion], cascade: bool,
                          targets_cascade: bool = False) -> list[str]:
-    """Drop ``targets`` and, with CASCADE, the views that read them (else 2BP01 if there are
-    any); the notices PostgreSQL gives for the views dropped with them (``targets_cascade``:
+    """Drop ``targets`` and, with CASCADE, the views and materialized views that read them
+    (else 2BP01 if there are any); the notices PostgreSQL gives for those dropped with them (``targets_cascade``:
     the targets are such views themselves - DROP COLUMN ... CASCADE's)."""
     ids = {t.table_id for t in targets}
     found = dependents(ctx, ids)
@@ -425,31 +464,37 @@ def drop_with_dependents(ex: Executor, ctx: Context, targets: list[TableVersion]
         ex._write(ctx, version, None, check_ssi=not version.is_view)
     cascaded = [*targets, *found] if targets_cascade else found
     if len(cascaded) == 1:
-        return [f"drop cascades to view {cascaded[0].name}"]
+        return [f"drop cascades to {relation_kind(cascaded[0])} {cascaded[0].name}"]
     if cascaded:
         return [f"drop cascades to {len(cascaded)} other objects\nDETAIL:  "
-                + "\n".join(f"drop cascades to view {v.name}" for v in cascaded)]
+                + "\n".join(f"drop cascades to {relation_kind(v)} {v.name}" for v in cascaded)]
     return []
 
 
 def dependents(ctx: Context, ids: set[str]) -> list[TableVersion]:
-    """The views (as the transaction sees them) that read any of ``ids``, directly or through
-    other views, nearest first; none of ``ids`` themselves."""
-    if not ctx.may_hold("view"):
+    """The views and materialized views (as the transaction sees them) that read any of
+    ``ids``, directly or through others, nearest first; none of ``ids`` themselves."""
+    if not ctx.may_hold("view", "materialized view"):
         return []
-    views = [t for t in ctx.txn.tables(ctx.catalog) if t.is_view and t.table_id not in ids]
+    views = [t for t in ctx.txn.tables(ctx.catalog) if (t.is_view or t.is_matview) and t.table_id not in ids]
     found: list[TableVersion] = []
     reached = set(ids)
     while True:
-        step = [v for v in views if v not in found and any(d.table_id in reached for d in v.schema.view.depends)]
+        step = [v for v in views if v not in found and any(d.table_id in reached for d in definition(v).depends)]
         if not step:
             return found
         found += step
         reached.update(v.table_id for v in step)
 
 
+def definition(version: TableVersion):
+    """The ViewDefinition of a view, the MatviewDefinition of a materialized view: its query
+    and what it depends on."""
+    return version.schema.view if version.is_view else version.schema.matview
+
+
 def _read_by(views: list[TableVersion]) -> set[str]:
-    return {d.table_id for v in views for d in v.schema.view.depends}
+    return {d.table_id for v in views for d in definition(v).depends}
 
 
 def _dependency_lines(ctx: Context, views: list[TableVersion]) -> str:
@@ -457,18 +502,18 @@ def _dependency_lines(ctx: Context, views: list[TableVersion]) -> str:
     by_id = {v.table_id: v for v in views}
     lines = []
     for v in views:
-        for d in v.schema.view.depends:
+        for d in definition(v).depends:
             target = by_id.get(d.table_id) or ctx.txn.table(ctx.catalog, d.db, d.name)
             kind = relation_kind(target) if target is not None else "table"
-            lines.append(f"view {v.name} depends on {kind} {d.name}")
+            lines.append(f"{relation_kind(v)} {v.name} depends on {kind} {d.name}")
     return "\n".join(dict.fromkeys(lines))
 
 
 def _column_users(ctx: Context, version: TableVersion, column: str) -> list[TableVersion]:
-    """The views that use ``column`` of ``version`` (directly)."""
+    """The views and materialized views that use ``column`` of ``version`` (directly)."""
     return [v for v in dependents(ctx, {version.table_id})
             if any(d.table_id == version.table_id and any(n == column for n, _ in d.columns)
-                   for d in v.schema.view.depends)]
+                   for d in definition(v).depends)]
 
 
 def drop_column_users(ex: Executor, ctx: Context, version: TableVersion, column: str) -> list[str]:
@@ -488,15 +533,15 @@ def refuse_column_change(ctx: Context, version: TableVersion, column: str, chang
     if change == "drop":
         raise errors.DependentObjectsStillExist(
             f"cannot drop column {column} of table {version.name} because other objects depend on it\n"
-            f"DETAIL:  view {view.name} depends on column {column} of table {version.name}\n"
+            f"DETAIL:  {relation_kind(view)} {view.name} depends on column {column} of table {version.name}\n"
             "HINT:  Use DROP ... CASCADE to drop the dependent objects too.")
     if change == "type":
         raise errors.NotSupportedError(
             "cannot alter type of a column used by a view or rule\n"
-            f'DETAIL:  rule _RETURN on view {view.name} depends on column "{column}"')
+            f'DETAIL:  rule _RETURN on {relation_kind(view)} {view.name} depends on column "{column}"')
     raise errors.NotSupportedError(
-        f'cannot rename column "{column}" of "{version.name}": view {view.name} uses it and reads other relations '
-        "too (txlake's views read columns by name; drop and create the view again)")
+        f'cannot rename column "{column}" of "{version.name}": {relation_kind(view)} {view.name} uses it and reads '
+        "other relations too (txlake's views read columns by name; drop and create the view again)")
 
 
 def follow_column_rename(ex: Executor, ctx: Context, version: TableVersion, old: str, new: str) -> None:
@@ -505,8 +550,7 @@ def follow_column_rename(ex: Executor, ctx: Context, version: TableVersion, old:
     name - where the view reads that one relation alone; a view reading others as well is
     refused (0A000: which of them an unqualified name means is not settled here)."""
     for view in _column_users(ctx, version, old):
-        definition = view.schema.view
-        tree = _stored_tree(definition.query)
+        tree = _stored_tree(definition(view).query)
         ctes = {identifier(c.alias) for c in tree.find_all(exp.CTE)}
         relations = [t for t in tree.find_all(exp.Table) if isinstance(t.this, exp.Identifier)
                      and not (t.args.get("db") is None and identifier(t.this) in ctes)]
@@ -516,11 +560,22 @@ def follow_column_rename(ex: Executor, ctx: Context, version: TableVersion, old:
             if isinstance(column.this, exp.Identifier) and identifier(column.this) == old:
                 column.set("this", exp.to_identifier(new, quoted=not _SAFE_NAME.fullmatch(new)))
         depends = tuple(dataclasses.replace(d, columns=tuple((new if n == old else n, t) for n, t in d.columns))
-                        if d.table_id == version.table_id else d for d in definition.depends)
-        changed = dataclasses.replace(definition, query=tree.sql(dialect=Txlake), depends=depends)
-        _definition_query(changed.query)  # (reads back as one query)
-        schema = dataclasses.replace(view.schema, schema_id=view.schema.schema_id + 1, view=changed)
-        ex._write(ctx, view, dataclasses.replace(view, schema=schema, caches={}), check_ssi=False)
+                        if d.table_id == version.table_id else d for d in definition(view).depends)
+        _redefine(ex, ctx, view, query=tree.sql(dialect=Txlake), depends=depends)
+
+
+def _redefine(ex: Executor, ctx: Context, reader: TableVersion, **changes) -> None:
+    """``reader``, a view or a materialized view, with ``changes`` to its definition, written:
+    a view's as a new schema; a materialized view's in its catalog entry alone - its rows and
+    schema id stay (storage/commit.py ``_RENAMEABLE`` carries it over)."""
+    changed = dataclasses.replace(definition(reader), **changes)
+    definition_query(changed.query)  # (reads back as one query)
+    if reader.is_view:
+        schema = dataclasses.replace(reader.schema, schema_id=reader.schema.schema_id + 1, view=changed)
+        ex._write(ctx, reader, dataclasses.replace(reader, schema=schema, caches={}), check_ssi=False)
+    else:
+        ex._write(ctx, reader, reader.with_files(schema=dataclasses.replace(reader.schema, matview=changed)),
+                  check_ssi=False)
 
 
 def alter_view(ex: Executor, ctx: Context, stmt: st.AlterView, params) -> Result:
@@ -576,9 +631,9 @@ def rename(ex: Executor, ctx: Context, version: TableVersion, new: st.TableName)
 
 
 def _readers(ctx: Context, version: TableVersion) -> list[TableVersion]:
-    """The views that read ``version`` itself (not through another view)."""
+    """The views and materialized views that read ``version`` itself (not through another)."""
     return [v for v in dependents(ctx, {version.table_id})
-            if any(d.table_id == version.table_id for d in v.schema.view.depends)]
+            if any(d.table_id == version.table_id for d in definition(v).depends)]
 
 
 def follow_rename(ex: Executor, ctx: Context, old: TableVersion, renamed: TableVersion,
@@ -587,14 +642,11 @@ def follow_rename(ex: Executor, ctx: Context, old: TableVersion, renamed: TableV
     is made anew): as PostgreSQL's, which bind by OID, their definitions then name it so.
     ``readers``: those views, if found before ``old`` was written."""
     for reader in _readers(ctx, old) if readers is None else readers:
-        definition = reader.schema.view
-        query = _renamed_in(_stored_tree(definition.query), old, renamed.name)
+        stored = definition(reader)
+        query = _renamed_in(_stored_tree(stored.query), old, renamed.name)
         depends = tuple(ViewDependency(renamed.table_id, d.db, renamed.name, d.columns)
-                        if d.table_id == old.table_id else d for d in definition.depends)
-        changed = dataclasses.replace(definition, query=query, depends=depends)
-        _definition_query(changed.query)  # (reads back as one query)
-        schema = dataclasses.replace(reader.schema, schema_id=reader.schema.schema_id + 1, view=changed)
-        ex._write(ctx, reader, dataclasses.replace(reader, schema=schema, caches={}), check_ssi=False)
+                        if d.table_id == old.table_id else d for d in stored.depends)
+        _redefine(ex, ctx, reader, query=query, depends=depends)
 
 
 def _stored_tree(text: str) -> exp.Expression:

@@ -69,11 +69,11 @@ class SequenceCommand(exp.Expression):
 
 
 # the objects COMMENT ON keeps comments on (on others it changes nothing)
-_COMMENTED = ("TABLE", "VIEW", "SEQUENCE", "INDEX", "COLUMN", "CONSTRAINT")
+_COMMENTED = ("TABLE", "VIEW", "MATERIALIZED VIEW", "SEQUENCE", "INDEX", "COLUMN", "CONSTRAINT")
 
 
 class CommentOn(exp.Expression):
-    """``COMMENT ON kind ... IS text``: ``kind`` TABLE, VIEW, SEQUENCE or INDEX (``this`` the
+    """``COMMENT ON kind ... IS text``: ``kind`` TABLE, VIEW, MATERIALIZED VIEW, SEQUENCE or INDEX (``this`` the
     object), COLUMN (``name`` of the relation ``this``) or CONSTRAINT (``name`` on the table
     ``this``); ``text`` the comment, None for IS NULL."""
 
@@ -93,6 +93,13 @@ class TypeCommand(exp.Expression):
     arg_types = {"kind": True, "domain": False, "names": True, "labels": False, "base": False, "default": False,
                  "constraints": False, "action": False, "target": False, "after": False, "exists": False,
                  "cascade": False}
+
+
+class RefreshMatview(exp.Expression):
+    """``REFRESH MATERIALIZED VIEW [CONCURRENTLY] name [WITH [NO] DATA]``: ``this`` the
+    materialized view (exp.Table)."""
+
+    arg_types = {"this": True, "concurrently": False, "no_data": False}
 
 
 class LockCommand(exp.Expression):
@@ -970,6 +977,8 @@ class TxlakeParser(DuckDB.Parser):
             return no_effect
         if self._next and self._next.text.upper() in ("TYPE", "DOMAIN"):
             return self._parse_type_statement()
+        if self._next and self._next.text.upper() == "MATERIALIZED" and self._curr.text.upper() != "DROP":
+            return self._parse_matview_statement()
         if not self._next or self._next.text.upper() != "SEQUENCE":
             return None
         kind = self._curr.text.upper()
@@ -991,6 +1000,56 @@ class TxlakeParser(DuckDB.Parser):
         if not cascade:
             self._match_text_seq("RESTRICT")
         return exists, names, cascade
+
+    # --- CREATE / ALTER MATERIALIZED VIEW, REFRESH ----------------------------------------
+    # (sqlglot reads CREATE MATERIALIZED VIEW name AS query alone: not IF NOT EXISTS, a column
+    # list nor WITH [NO] DATA; DROP MATERIALIZED VIEW it reads)
+
+    def _parse_matview_statement(self) -> exp.Create | exp.Alter | None:
+        """``CREATE MATERIALIZED VIEW [IF NOT EXISTS] name [(columns)] AS query [WITH [NO]
+        DATA]`` as sqlglot's CREATE VIEW with a MaterializedProperty (and a WithDataProperty);
+        ``ALTER MATERIALIZED VIEW [IF EXISTS] name RENAME TO new | RENAME [COLUMN] a TO b`` as
+        an ALTER of kind MATERIALIZED VIEW; any other ALTER of one is refused (0A000; OWNER TO
+        is a no-effect statement: ``_parse_no_effect_statement``)."""
+        kind = self._curr.text.upper()
+        if not self._next or not self._match_text_seq(kind, "MATERIALIZED", "VIEW"):
+            return None
+        if kind == "ALTER":
+            exists = bool(self._match_text_seq("IF", "EXISTS"))
+            this = self._parse_table_parts()
+            action = self._parse_alter_table_rename() if self._match_text_seq("RENAME") else None
+            if not isinstance(action, (exp.AlterRename, exp.RenameColumn)) or \
+                    (self._curr and self._curr.token_type != TokenType.SEMICOLON):
+                raise errors.NotSupportedError("ALTER MATERIALIZED VIEW is supported for RENAME TO and RENAME "
+                                               "COLUMN only")
+            return exp.Alter(this=this, kind="MATERIALIZED VIEW", actions=[action], exists=exists)
+        exists = bool(self._match_text_seq("IF", "NOT", "EXISTS"))
+        this = self._parse_schema(this=self._parse_table_parts(schema=True))
+        if self._curr and self._curr.text.upper() in ("USING", "WITH", "TABLESPACE"):
+            raise errors.NotSupportedError(f"CREATE MATERIALIZED VIEW ... {self._curr.text.upper()} is not supported")
+        if not self._match(TokenType.ALIAS):
+            self.raise_error("Expected AS", self._curr or self._prev)
+        query = self._parse_ddl_select()
+        no_data = self._with_data_last()
+        return exp.Create(this=this, kind="VIEW", expression=query, exists=exists, properties=exp.Properties(
+            expressions=[exp.MaterializedProperty(), exp.WithDataProperty(no=no_data)]))
+
+    def _parse_refresh_statement(self) -> RefreshMatview | None:
+        if not self._match_text_seq("REFRESH", "MATERIALIZED", "VIEW"):
+            return None
+        concurrently = bool(self._match_text_seq("CONCURRENTLY"))
+        this = self._parse_table_parts()
+        no_data = self._with_data_last()
+        return RefreshMatview(this=this, concurrently=concurrently, no_data=no_data)
+
+    def _with_data_last(self) -> bool:
+        """A statement's closing ``[WITH [NO] DATA]``: whether it said NO DATA."""
+        no_data = bool(self._match_text_seq("WITH", "NO", "DATA"))
+        if not no_data:
+            self._match_text_seq("WITH", "DATA")
+        if self._curr and self._curr.token_type != TokenType.SEMICOLON:
+            self.raise_error(f'syntax error at or near "{self._curr.text}"', self._curr)
+        return no_data
 
     # --- CREATE / ALTER / DROP TYPE and DOMAIN ----------------------------------------------
 
@@ -1148,13 +1207,16 @@ class TxlakeParser(DuckDB.Parser):
         return Control(kind="NO_EFFECT", name=tag, value=notice)
 
     def _parse_comment(self) -> CommentOn | None:
-        """``COMMENT ON {TABLE | VIEW | SEQUENCE | INDEX} name | COLUMN relation.column |
+        """``COMMENT ON {TABLE | [MATERIALIZED] VIEW | SEQUENCE | INDEX} name | COLUMN relation.column |
         CONSTRAINT name ON table IS 'text' | NULL``; None (nothing read) for a comment on
         anything else (a schema, a function, a domain's constraint)."""
         start = self._index
         self._advance(2)  # COMMENT ON
         kind = self._curr.text.upper() if self._curr and self._curr.token_type not in (
             TokenType.STRING, TokenType.IDENTIFIER) else ""
+        if kind == "MATERIALIZED" and self._next and self._next.text.upper() == "VIEW":
+            kind = "MATERIALIZED VIEW"
+            self._advance()
         if kind not in _COMMENTED:
             self._retreat(start)
             return None
@@ -1309,6 +1371,7 @@ class TxlakeParser(DuckDB.Parser):
         "SHOW": _parse_show_statement,
         "CALL": None,  # set below (defined after the dict would be)
         "LOCK": _parse_lock_statement,
+        "REFRESH": _parse_refresh_statement,
         "CREATE": _parse_sequence_statement,
         "ALTER": _parse_sequence_statement,
         "DROP": _parse_sequence_statement,

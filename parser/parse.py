@@ -21,7 +21,7 @@ from sqlglot.tokens import TokenType
 
 from txlake import errors
 from txlake.parser import statements as st
-from txlake.parser.dialect import (SOURCE_SPAN, CommentOn, ConstraintTiming, Control, LockCommand,
+from txlake.parser.dialect import (SOURCE_SPAN, CommentOn, ConstraintTiming, Control, LockCommand, RefreshMatview,
                                     RenameConstraint, SequenceCommand, Txlake, TypeCommand, ValidateConstraint)
 from txlake.parser.semantics import (ARRAY_SET, AVG_MACRO, NAMED_SCHEMAS, SUM_MACRO, boolean_condition,
                                      postgres_semantics)
@@ -123,7 +123,7 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
 # the statements whose current_setting() calls engine/executor.py ``with_settings`` reads (also
 # CREATE TABLE AS's; a view's query when the view is created, to find its columns, and where
 # a statement reads it; a DEFAULT's is refused)
-_READS_SETTINGS = (st.Query, st.Insert, st.Update, st.Delete, st.Merge, st.Explain, st.CreateView)
+_READS_SETTINGS = (st.Query, st.Insert, st.Update, st.Delete, st.Merge, st.Explain, st.CreateView, st.CreateMatview)
 
 
 # PostgreSQL's commands whose first word sqlglot reads as a name (the others are its keywords)
@@ -907,18 +907,24 @@ def _kind(tree: exp.Expression) -> str:
     return (tree.args.get("kind") or "").upper()
 
 
-def _create_view(tree: exp.Create) -> st.CreateView:
-    """``CREATE [OR REPLACE] [[LOCAL] TEMP | TEMPORARY] VIEW name [(columns)] AS query``;
-    MATERIALIZED and other options are refused (0A000), never ignored (RECURSIVE and WITH CHECK
-    OPTION do not parse: sqlglot gives a command, refused likewise)."""
-    temporary, warning = False, _global_temporary(tree)
+def _create_view(tree: exp.Create) -> st.CreateView | st.CreateMatview:
+    """``CREATE [OR REPLACE] [[LOCAL] TEMP | TEMPORARY] VIEW name [(columns)] AS query``, or
+    ``CREATE MATERIALIZED VIEW [IF NOT EXISTS] name [(columns)] AS query [WITH [NO] DATA]``
+    (parser/dialect.py reads it so); other options are refused (0A000), never ignored
+    (RECURSIVE and WITH CHECK OPTION do not parse: sqlglot gives a command, refused likewise)."""
+    temporary, warning, materialized, no_data = False, _global_temporary(tree), False, False
     for prop in (tree.args.get("properties") or exp.Properties()).expressions:
         if isinstance(prop, (exp.TemporaryProperty, exp.GlobalProperty)):
             temporary = True
-            continue
-        what = {exp.MaterializedProperty: "MATERIALIZED"}.get(type(prop))
-        raise errors.NotSupportedError(f"CREATE {what or prop.sql(dialect='postgres')} VIEW is not supported")
-    if tree.args.get("exists"):  # (PostgreSQL has no CREATE VIEW IF NOT EXISTS)
+        elif isinstance(prop, exp.MaterializedProperty):
+            materialized = True
+        elif isinstance(prop, exp.WithDataProperty):
+            no_data = bool(prop.args.get("no"))
+        else:
+            raise errors.NotSupportedError(f"CREATE {prop.sql(dialect='postgres')} VIEW is not supported")
+    if materialized and (temporary or tree.args.get("replace")):  # (not in PostgreSQL's grammar)
+        raise _syntax_error('syntax error at or near "MATERIALIZED"', tree)
+    if tree.args.get("exists") and not materialized:  # (PostgreSQL has no CREATE VIEW IF NOT EXISTS)
         raise _syntax_error('syntax error at or near "NOT"', tree)
     query = tree.expression
     if not isinstance(query, exp.Query) or _WRITTEN not in tree.meta:
@@ -929,6 +935,9 @@ def _create_view(tree: exp.Create) -> st.CreateView:
             raise _syntax_error("syntax error in the view's column list", target)
         columns = tuple(_check_name(identifier(c), "column") for c in target.expressions)
         target = target.this
+    if materialized:
+        return st.CreateMatview(view=table_name(target), query=query, written=tree.meta[_WRITTEN], columns=columns,
+                                if_not_exists=bool(tree.args.get("exists")), with_no_data=no_data)
     return st.CreateView(view=table_name(target), query=query, written=tree.meta[_WRITTEN], columns=columns,
                          or_replace=bool(tree.args.get("replace")), temporary=temporary, warning=warning)
 
@@ -1150,12 +1159,12 @@ def _drop(tree: exp.Drop) -> st.Statement:
             raise errors.NotSupportedError("DROP SCHEMA of several schemas is not supported")
         return st.DropSchema(*_schema_name(targets[0]), if_exists=bool(tree.args.get("exists")),
                              cascade=bool(tree.args.get("cascade")))
-    if _kind(tree) == "VIEW" and not tree.args.get("materialized"):
+    if _kind(tree) == "VIEW":
         views = tree.args.get("tables") or [tree.this]
         return st.DropView(views=tuple(table_name(t) for t in views), if_exists=bool(tree.args.get("exists")),
-                           cascade=bool(tree.args.get("cascade")))
+                           cascade=bool(tree.args.get("cascade")), materialized=bool(tree.args.get("materialized")))
     if (tree.args.get("kind") or "").upper() != "TABLE":
-        what = "MATERIALIZED VIEW" if tree.args.get("materialized") else tree.args.get("kind")
+        what = tree.args.get("kind")
         raise errors.NotSupportedError(_unsupported("DROP", "DATABASE") if what == "DATABASE" else
                                        f"DROP {what} is not supported")
     tables = tree.args.get("tables") or [tree.this]
@@ -1173,6 +1182,12 @@ def _alter(tree: exp.Alter) -> st.Statement:
             raise errors.NotSupportedError("ALTER VIEW is supported for RENAME TO and RENAME COLUMN only")
         return st.AlterView(view=table_name(tree.this), new=table_name(actions[0].this),
                             if_exists=bool(tree.args.get("exists")))
+    if _kind(tree) == "MATERIALIZED VIEW":  # (parser/dialect.py reads its RENAME TO and RENAME COLUMN only)
+        action = actions[0]
+        return st.AlterTable(table=table_name(tree.this), if_exists=bool(tree.args.get("exists")), matview=True,
+                             actions=(st.RenameTable(table_name(action.this)),) if isinstance(action, exp.AlterRename)
+                             else (st.RenameColumn(identifier(action.this),
+                                                   _check_name(identifier(action.args["to"]), "column")),))
     if _kind(tree) == "INDEX":
         if len(actions) != 1 or not isinstance(actions[0], exp.AlterRename):
             raise errors.NotSupportedError("ALTER INDEX is supported for RENAME TO only")
@@ -1789,6 +1804,9 @@ def _copy_options(params: list[exp.CopyParameter], to: bool) -> st.CopyOptions:
 _CONVERTERS = {
     Control: lambda tree: _control(tree),
     CommentOn: lambda tree: _comment(tree),
+    RefreshMatview: lambda tree: st.RefreshMatview(view=table_name(tree.this),
+                                                   concurrently=bool(tree.args.get("concurrently")),
+                                                   with_no_data=bool(tree.args.get("no_data"))),
     SequenceCommand: lambda tree: _sequence_command(tree),
     TypeCommand: lambda tree: _type_command(tree),
     LockCommand: lambda tree: st.LockTable(tables=tuple(table_name(t) for t in tree.args["names"]),

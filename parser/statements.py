@@ -501,6 +501,29 @@ class DropView(Statement):
     views: tuple[TableName, ...] = ()
     if_exists: bool = False
     cascade: bool = False
+    materialized: bool = False  # DROP MATERIALIZED VIEW
+
+
+@dataclass(frozen=True)
+class CreateMatview(Statement):
+    """``CREATE MATERIALIZED VIEW [IF NOT EXISTS] name [(columns)] AS query [WITH [NO] DATA]``
+    (engine/matviews.py)."""
+
+    view: TableName
+    query: exp.Query             # as the engine runs it (parser/semantics.py applied)
+    written: exp.Query           # as written: what the materialized view stores, its table names qualified
+    columns: tuple[str, ...] = ()
+    if_not_exists: bool = False
+    with_no_data: bool = False
+
+
+@dataclass(frozen=True)
+class RefreshMatview(Statement):
+    """``REFRESH MATERIALIZED VIEW [CONCURRENTLY] name [WITH [NO] DATA]`` (engine/matviews.py)."""
+
+    view: TableName
+    concurrently: bool = False
+    with_no_data: bool = False
 
 
 @dataclass(frozen=True)
@@ -612,6 +635,7 @@ class AlterTable(Statement):
     actions: tuple[AddColumn | DropColumn | RenameColumn | AlterColumn | AddConstraint | DropConstraint
                    | ValidateConstraint | RenameTable | RenameConstraint, ...] = ()
     if_exists: bool = False
+    matview: bool = False  # ALTER MATERIALIZED VIEW (RENAME TO, RENAME COLUMN)
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ examples:
   txlake wh -c "\\copy t from data.csv with (format csv, header)"
   txlake wh -c "\\copy t from stdin" < data.tsv
 
-shell meta-commands: \\? (help), \\d (tables and views), \\dt, \\dv, \\ds, \\dT, \\dD [PATTERN], \\d TABLE|VIEW
+shell meta-commands: \\? (help), \\d (tables and views), \\dt, \\dv, \\dm, \\ds, \\dT, \\dD [PATTERN], \\d TABLE|VIEW
 (+: with comments), \\snapshots TABLE, \\i FILE, \\copy ..., \\c (stays in the warehouse), \\isolation [LEVEL],
 \\set / \\unset / \\gset (variables), \\if / \\elif / \\else / \\endif, \\watch, \\pset, \\a, \\t, \\f,
 \\o FILE, \\x, \\timing, \\rows, \\conninfo, \\!, \\q

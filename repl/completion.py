@@ -33,7 +33,7 @@ TABLE_CONTEXT = {"FROM", "JOIN", "INTO", "UPDATE", "TABLE", "EXISTS", "COPY"}
 
 META_COMMANDS = ["\\?", "\\a", "\\conninfo", "\\connect", "\\copy", "\\d", "\\dD", "\\dT", "\\di", "\\dn",
                  "\\elif", "\\else", "\\endif", "\\if",
-                 "\\ds", "\\dt", "\\dv", "\\echo", "\\f", "\\i", "\\isolation", "\\l", "\\o", "\\pset", "\\q",
+                 "\\dm", "\\ds", "\\dt", "\\dv", "\\echo", "\\f", "\\i", "\\isolation", "\\l", "\\o", "\\pset", "\\q",
                  "\\qecho", "\\rows", "\\set", "\\snapshots", "\\t", "\\timing", "\\unset", "\\watch", "\\x"]
 META_ARGUMENTS = {
     "\\isolation": ["read committed", "repeatable read", "serializable"],

@@ -1,4 +1,4 @@
-"""Backslash meta-commands: ``\\?``, ``\\q``, ``\\dt``, ``\\dv``, ``\\di``, ``\\dn``, ``\\l``, ``\\d``,
+"""Backslash meta-commands: ``\\?``, ``\\q``, ``\\dt``, ``\\dv``, ``\\dm``, ``\\di``, ``\\dn``, ``\\l``, ``\\d``,
 ``\\snapshots``, ``\\i``, ``\\copy``, ``\\timing``, ``\\x``, ``\\isolation``, ``\\rows``, ``\\echo``,
 ``\\qecho``, ``\\set`` / ``\\unset`` (psql's variables), ``\\pset``, ``\\a``, ``\\t``, ``\\f``, ``\\o``,
 ``\\conninfo``, ``\\!``. Their arguments have the variables put in (``:name``), as psql's.
@@ -51,18 +51,19 @@ General
                       \\copy t [(cols)] from FILE|stdin [with (format csv, header, ...)]
                       \\copy t [(cols)] | (query) to FILE|stdout [with (...)]
 Catalog
-  \\d                  list tables, views and sequences
+  \\d                  list tables, views, materialized views and sequences
   \\dt[+] [PATTERN]    list tables (PATTERN: names as psql's, * and ? wildcards;
                       +: with their comments, COMMENT ON's)
   \\dv[+] [PATTERN]    list views
+  \\dm[+] [PATTERN]    list materialized views
   \\ds[+] [PATTERN]    list sequences
   \\dT [PATTERN]      list data types: enums (with their labels) and domains
   \\dD [PATTERN]      list domains: base type, NOT NULL, default, CHECKs
   \\di [PATTERN]      list indexes: primary keys', UNIQUE constraints', CREATE INDEX's
   \\dn [PATTERN]      list schemas (the warehouse's databases; public is default)
   \\l                 list databases: the warehouse is one, named as current_database()
-  \\d[+] NAME          describe table NAME (or a view: its columns and definition; a
-                      sequence: its bounds): columns, types, nullability, defaults,
+  \\d[+] NAME          describe table NAME (or a [materialized] view: its columns and
+                      definition; a sequence: its bounds): columns, types, nullability, defaults,
                       keys (a PATTERN: each match; +: the columns' comments)
   \\snapshots TABLE    the commits that changed TABLE (its snapshot history)
 Transactions
@@ -290,6 +291,10 @@ def _list_views(runner: Runner, argument: str, plus: bool = False) -> Outcome:
     return _list(runner, argument, ("view",), "views", plus)
 
 
+def _list_matviews(runner: Runner, argument: str, plus: bool = False) -> Outcome:
+    return _list(runner, argument, ("materialized view",), "materialized views", plus)
+
+
 def _list_sequences(runner: Runner, argument: str, plus: bool = False) -> Outcome:
     return _list(runner, argument, ("sequence",), "sequences", plus)
 
@@ -351,7 +356,7 @@ def _describe(runner: Runner, argument: str, plus: bool = False) -> Outcome:
     """psql's ``\\d``: the relations (``\\d`` alone, or each a pattern matches), or one; ``plus``
     (``\\d+``): with the comments on them, on a relation's columns."""
     if not argument:
-        return _list(runner, argument, ("table", "view", "sequence"), "relations", plus)
+        return _list(runner, argument, ("table", "view", "materialized view", "sequence"), "relations", plus)
     if re.search(r"[*?]", re.sub(r'"[^"]*"', "", argument)):  # a pattern: each relation it matches
         matches = _pattern(argument)
         tables = runner.conn.session.describe_tables()
@@ -372,7 +377,7 @@ def _describe(runner: Runner, argument: str, plus: bool = False) -> Outcome:
     name = parse_table_name(argument)  # (as PostgreSQL reads it: quotes removed)
     runner.print(f'{kind.capitalize()} "{relation_name(name.db, name.name)}"')
     runner.show_table(columns)
-    indexes = session.index_lines(argument) if kind == "table" else []
+    indexes = session.index_lines(argument) if kind in ("table", "materialized view") else []
     if indexes:
         runner.print("Indexes:\n" + "\n".join(f"    {line}" for line in indexes))
     if definition is not None:
@@ -835,6 +840,7 @@ COMMANDS = {
     "\\q": _quit, "\\quit": _quit,
     "\\dt": _list_tables,
     "\\dv": _list_views,
+    "\\dm": _list_matviews,
     "\\ds": _list_sequences,
     "\\dT": _list_types,
     "\\dD": _list_domains,
@@ -869,4 +875,5 @@ COMMANDS = {
 _PLUS = {"\\d": lambda runner, argument: _describe(runner, argument, plus=True),
          "\\dt": lambda runner, argument: _list_tables(runner, argument, plus=True),
          "\\dv": lambda runner, argument: _list_views(runner, argument, plus=True),
+         "\\dm": lambda runner, argument: _list_matviews(runner, argument, plus=True),
          "\\ds": lambda runner, argument: _list_sequences(runner, argument, plus=True)}

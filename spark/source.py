@@ -170,6 +170,10 @@ class TxlakeDataSource(DataSource):
             if version.is_view:  # (its query runs in txlake's DuckDB, not in Spark)
                 raise errors.NotSupportedError(f'"{target.qualified}" is a view: the Spark source reads tables; '
                                                "read the view through txlake.connect(), or its tables")
+            if version.is_matview and not version.schema.matview.populated:  # (a materialized view is a table)
+                raise errors.ObjectNotInPrerequisiteState(
+                    f'materialized view "{target.name}" has not been populated\n'
+                    "HINT:  Use the REFRESH MATERIALIZED VIEW command.")
             self._pinned = (csn, version)
         return self._pinned
 
@@ -192,6 +196,8 @@ class TxlakeDataSource(DataSource):
             raise errors.ObjectNotInPrerequisiteState(f'cannot insert into view "{target.name}"')
         if version is not None and version.is_sequence:
             raise errors.WrongObjectType(f'cannot change sequence "{target.name}"')
+        if version is not None and version.is_matview:  # (its rows are REFRESH's alone)
+            raise errors.WrongObjectType(f'cannot change materialized view "{target.name}"')
         if version is not None and (version.schema.foreign_keys or overwrite and latest.referencing(version.table_id)):
             # (its keys are not checked: refused here, and by the commit's vote if one came since)
             raise errors.NotSupportedError(f'Spark writes to table "{target.name}", which has a foreign key or '

@@ -140,9 +140,10 @@ class CommitState(enum.Enum):
 
 
 # the parts of a table's schema a rename changes without a new schema id - a constraint or index
-# renamed, a key's name kept (engine/renames.py); their other changes come with one, which a
+# renamed, a key's name kept (engine/renames.py), a materialized view's query naming a relation
+# renamed (engine/views.py follow_rename); their other changes come with one, which a
 # concurrent change of the table then meets as 40001
-_RENAMEABLE = ("primary_key_name", "checks", "uniques", "indexes", "foreign_keys")
+_RENAMEABLE = ("primary_key_name", "checks", "uniques", "indexes", "foreign_keys", "matview")
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,10 @@ its schema holding a ``TypeDefinition``. A column of such a type keeps its base 
 is text) for storage, so Parquet, Paimon and Spark read plain values; ``Column.user_type``
 names the entry, and the table's schema carries the type's rules as ``domain_checks`` (derived
 by engine/user_types.py, rewritten by every ALTER of the type), enforced with its CHECKs.
+
+A materialized view is a table - its rows in Parquet files, published and read by other
+engines as any table's - whose schema also holds a ``MatviewDefinition``: the query REFRESH
+runs again, what it reads, and whether it holds rows.
 """
 
 from __future__ import annotations
@@ -332,6 +336,25 @@ class ViewDefinition:
     def from_json(d: dict) -> "ViewDefinition":
         return ViewDefinition(d["query"], tuple(tuple(c) for c in d["columns"]),
                               tuple(ViewDependency.from_json(x) for x in d["depends"]))
+
+
+@dataclass(frozen=True)
+class MatviewDefinition:
+    """What makes a table a materialized view: its query (stored as a view's is: table names
+    qualified as they resolved when it was made), what it reads (its dependencies, as a
+    view's), and whether it holds the query's rows (False after ``WITH NO DATA``: reading it
+    is 55000 until a REFRESH). Its columns are the table's; REFRESH fills them by position."""
+
+    query: str
+    depends: tuple[ViewDependency, ...] = ()
+    populated: bool = True
+
+    def to_json(self) -> dict:
+        return {"query": self.query, "depends": [d.to_json() for d in self.depends], "populated": self.populated}
+
+    @staticmethod
+    def from_json(d: dict) -> "MatviewDefinition":
+        return MatviewDefinition(d["query"], tuple(ViewDependency.from_json(x) for x in d["depends"]), d["populated"])
 
 
 # PostgreSQL 16's integer input (int2in, int4in, int8in): decimal digits, or 0x / 0o / 0b and
@@ -708,6 +731,8 @@ class TableSchema:
     user_type: TypeDefinition | None = None
     #: the rules of the columns' user-defined types, as CHECKs over the columns
     domain_checks: tuple[CheckConstraint, ...] = ()
+    #: a materialized view's definition (None for a plain table): its rows are the table's
+    matview: MatviewDefinition | None = None
 
     def __post_init__(self):
         if self.comments:
@@ -856,6 +881,8 @@ class TableSchema:
             d["user_type"] = self.user_type.to_json()
         if self.domain_checks:
             d["domain_checks"] = [c.to_json() for c in self.domain_checks]
+        if self.matview is not None:
+            d["matview"] = self.matview.to_json()
         return d
 
     @staticmethod
@@ -872,4 +899,5 @@ class TableSchema:
                            tuple(Index.from_json(i) for i in d.get("indexes", ())),
                            tuple(Comment.from_json(c) for c in d.get("comments", ())),
                            TypeDefinition.from_json(d["user_type"]) if "user_type" in d else None,
-                           tuple(CheckConstraint.from_json(c) for c in d.get("domain_checks", ())))
+                           tuple(CheckConstraint.from_json(c) for c in d.get("domain_checks", ())),
+                           MatviewDefinition.from_json(d["matview"]) if "matview" in d else None)

@@ -544,7 +544,13 @@ class TableVersion:
         return self.schema.user_type is not None
 
     @property
+    def is_matview(self) -> bool:
+        """Is this table a materialized view (a table whose schema holds its query)?"""
+        return self.schema.matview is not None
+
+    @property
     def is_table(self) -> bool:
+        """Does this catalog entry hold rows (a table, or a materialized view)?"""
         return self.schema.view is None and self.schema.sequence is None and self.schema.user_type is None
 
     def column_types(self) -> tuple[tuple[str, str], ...]:
@@ -958,6 +964,8 @@ class CatalogVersion:
     views: int = 0
     #: how many of ``tables`` are sequences, carried by ``apply`` as ``views``
     sequences: int = 0
+    #: how many of ``tables`` are materialized views, carried by ``apply`` as ``views``
+    matviews: int = 0
     #: how many of ``tables`` are user-defined types (enums, domains), carried by ``apply`` as ``views``
     types: int = 0
     #: how many of ``tables`` have foreign keys, carried by ``apply`` as ``views``: a write
@@ -1015,6 +1023,7 @@ class CatalogVersion:
         return CatalogVersion(d["csn"], d["time_ms"], {t.key: t for t in tables}, d["max_xid"],
                               views=sum(1 for t in tables if t.is_view),
                               sequences=sum(1 for t in tables if t.is_sequence),
+                              matviews=sum(1 for t in tables if t.is_matview),
                               types=sum(1 for t in tables if t.is_type),
                               foreign_keys=sum(1 for t in tables if t.schema.foreign_keys),
                               jsonb_tables=sum(1 for t in tables if t.schema.has_jsonb),
@@ -1025,6 +1034,7 @@ class CatalogVersion:
         tables = dict(self.tables)
         by_id = dict(self._id_index())
         views, sequences, types, foreign_keys = self.views, self.sequences, self.types, self.foreign_keys
+        matviews = self.matviews
         jsonb_tables, char_tables = self.jsonb_tables, self.char_tables
         referencing = self._referencing
         renamed = None
@@ -1044,6 +1054,7 @@ class CatalogVersion:
                 by_id[change.table_id] = (change.db, change.name)
                 views += change.schema.view is not None
                 sequences += change.schema.sequence is not None
+                matviews += change.schema.matview is not None
                 types += change.schema.user_type is not None
                 foreign_keys += bool(change.schema.foreign_keys)
                 jsonb_tables += change.schema.has_jsonb
@@ -1053,6 +1064,7 @@ class CatalogVersion:
                 dropped = tables.pop(by_id.pop(change.table_id))
                 views -= dropped.is_view
                 sequences -= dropped.is_sequence
+                matviews -= dropped.is_matview
                 types -= dropped.is_type
                 foreign_keys -= bool(dropped.schema.foreign_keys)
                 jsonb_tables -= dropped.schema.has_jsonb
@@ -1061,7 +1073,7 @@ class CatalogVersion:
             elif renamed is None:  # a rename - all of the entry's at once: names may go round, t -> u -> t
                 renamed = _renamed(tables, by_id, [c for c in entry.changes if isinstance(c, RenameTable)])
         return CatalogVersion(entry.csn, entry.time_ms, tables, max(self.max_xid, entry.xid), views=views,
-                              sequences=sequences, types=types, foreign_keys=foreign_keys,
+                              sequences=sequences, matviews=matviews, types=types, foreign_keys=foreign_keys,
                               jsonb_tables=jsonb_tables, char_tables=char_tables, _ids=by_id,
                               _referencing=referencing)
 

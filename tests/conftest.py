@@ -131,3 +131,16 @@ def commit_each(*conns) -> list[str]:
             outcomes.append(e.sqlstate)
             conn.rollback()
     return outcomes
+
+
+def rows(conn, sql, params=None) -> list[tuple]:
+    """The rows ``sql`` gives."""
+    return conn.execute(sql, params).fetchall()
+
+
+def fails(conn, sql, sqlstate, params=None) -> str:
+    """The message of the error ``sql`` fails with, which must have ``sqlstate``."""
+    with pytest.raises(txlake.Error) as info:
+        conn.execute(sql, params)
+    assert info.value.sqlstate == sqlstate, info.value
+    return str(info.value)

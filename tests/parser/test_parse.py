@@ -252,8 +252,11 @@ def test_an_unnamed_check_added_by_alter_table_and_validate_constraint_parse():
                                  "CREATE TABLE t (a INT REFERENCES p MATCH PARTIAL)",
                                  "CREATE TABLE t (a INT CHECK (a IN (SELECT 1)))",
                                  "CREATE OR REPLACE TABLE t (a INT)",
-                                 "CREATE MATERIALIZED VIEW v AS SELECT 1", "CREATE RECURSIVE VIEW v (a) AS SELECT 1",
-                                 "CREATE VIEW v AS SELECT 1 WITH CHECK OPTION", "DROP MATERIALIZED VIEW v",
+                                 "CREATE MATERIALIZED VIEW v USING heap AS SELECT 1",
+                                 "CREATE RECURSIVE VIEW v (a) AS SELECT 1",
+                                 "CREATE VIEW v AS SELECT 1 WITH CHECK OPTION",
+                                 "ALTER MATERIALIZED VIEW v SET SCHEMA s",
+                                 "CREATE MATERIALIZED VIEW v AS WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d",
                                  "ALTER VIEW v ALTER COLUMN a SET DEFAULT 1",
                                  # (DuckDB's 42000 "Can only delete from base table" before; PostgreSQL's
                                  # data-modifying WITH is at the top level only)
