@@ -28,8 +28,9 @@ hashed from the key: shared while the process's sessions hold the key in SHARE m
 exclusive while one holds it EXCLUSIVE. A session that would take a lock another process holds
 polls for it (from 0.5 ms to 20 ms apart), so its timeouts and cancel still end the wait; the
 kernel does not see such a wait, so a deadlock between processes is ended only by the
-timeouts. Two keys whose hashes collide share a byte: a session may wait for another process's
-unrelated lock, never take a lock another holds.
+timeouts. Two keys whose hashes collide share a byte, held in the strongest mode any of them
+needs: a session may wait for another process's unrelated lock, never take a lock another holds.
+A process opens the lock file once and keeps it.
 """
 
 from __future__ import annotations
@@ -87,12 +88,12 @@ class AdvisoryLocks:
     """The advisory locks of one warehouse in this process (one per database instance)."""
 
     def __init__(self, directory: str):
-        self._path = os.path.join(directory, LOCK_FILE)
-        self._fd: int | None = None
-        self._pid = 0
+        self._path = os.path.realpath(os.path.join(directory, LOCK_FILE))
+        self._pid = os.getpid()
         self._cond = threading.Condition()
         self._locks: dict[tuple, _Lock] = {}
-        self._process_modes: dict[tuple, int] = {}  # key -> the record lock's mode this process holds
+        self._key_modes: dict[tuple, int] = {}  # key -> the mode its sessions here need of its byte
+        self._byte_modes: dict[int, int] = {}  # byte -> the record lock's mode this process holds
         self._waits: dict[int, tuple] = {}  # session id -> the key it waits for
         self._by_txn: dict[int, list[tuple[tuple, int]]] = {}  # vxid -> [(key, session id)] in order
 
@@ -270,37 +271,58 @@ class AdvisoryLocks:
         return self._set_process_mode(key, wanted, wait=False)
 
     def _set_process_mode(self, key: tuple, mode: int | None, wait: bool = True) -> bool:
-        current = self._process_modes.get(key)
-        if current == mode:
-            return True
-        fd = self._file()
-        if fd is None:  # (a warehouse this process may not write: its own sessions only)
-            return True
-        offset = _offset(key)
-        operation = fcntl.LOCK_UN if mode is None else (fcntl.LOCK_EX if mode == EXCLUSIVE else fcntl.LOCK_SH)
-        try:
-            fcntl.lockf(fd, operation if mode is None else operation | fcntl.LOCK_NB, 1, offset)
-        except OSError as e:
-            if e.errno in (errno.EAGAIN, errno.EACCES) and not wait:
-                return False
-            raise
+        """Record that this process's sessions need ``key``'s byte in ``mode`` (None: not at
+        all), and hold the byte's record lock in the strongest mode any key hashed to it needs:
+        the keys that share a byte share its lock, so freeing one never frees another's."""
+        if self._pid != os.getpid():  # (a forked child holds no record locks)
+            self._pid = os.getpid()
+            self._key_modes.clear()
+            self._byte_modes.clear()
+        offset, fd = _offset(key), _file(self._path)
+        needs = {**self._key_modes, key: mode}
+        byte_mode = max((m for k, m in needs.items() if m is not None and _offset(k) == offset), default=None)
+        if fd is not None and byte_mode != self._byte_modes.get(offset):
+            operation = fcntl.LOCK_UN if byte_mode is None else \
+                (fcntl.LOCK_EX if byte_mode == EXCLUSIVE else fcntl.LOCK_SH) | fcntl.LOCK_NB
+            try:
+                fcntl.lockf(fd, operation, 1, offset)
+            except OSError as e:
+                if e.errno in (errno.EAGAIN, errno.EACCES) and not wait:
+                    return False
+                raise
+            if byte_mode is None:
+                self._byte_modes.pop(offset, None)
+            else:
+                self._byte_modes[offset] = byte_mode
         if mode is None:
-            self._process_modes.pop(key, None)
+            self._key_modes.pop(key, None)
         else:
-            self._process_modes[key] = mode
+            self._key_modes[key] = mode
         return True
 
-    def _file(self) -> int | None:
-        if self._pid != os.getpid():  # (a forked child inherits no record locks)
+
+_files: dict[str, int | None] = {}  # the lock file's path -> this process's descriptor of it
+_files_pid = 0
+_files_lock = threading.Lock()
+
+
+def _file(path: str) -> int | None:
+    """This process's one descriptor of the lock file ``path`` (None: it may not be written -
+    then only its own sessions are kept apart). Opened once and kept, as closing any descriptor
+    of a file drops every record lock the process holds on it; a forked child opens its own."""
+    global _files_pid
+    with _files_lock:
+        if _files_pid != os.getpid():
+            _files.clear()
+            _files_pid = os.getpid()
+        if path not in _files:
             try:
-                self._fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o644)
+                _files[path] = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
             except OSError as e:
                 if e.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
                     raise
-                self._fd = None
-            self._pid = os.getpid()
-            self._process_modes.clear()
-        return self._fd
+                _files[path] = None
+        return _files[path]
 
 
 def _offset(key: tuple) -> int:

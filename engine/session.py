@@ -135,6 +135,7 @@ class Session:
     def __init__(self, path: str, *, isolation_level: str | None = None, **options):
         # validated first: a refused connect must not leave the shared database referenced
         self.default_isolation = normalise_level(isolation_level) if isolation_level else DEFAULT_LEVEL
+        self.start_isolation = self.default_isolation  # (what RESET goes back to: connect()'s level)
         self.db: Database = open_database(path, **options)
         self.executor = Executor(self.db)
         self.default_read_only = False
@@ -824,7 +825,8 @@ class Session:
                 self._set_setting(st.SetVariable(name=each))
             return Result(status="RESET")
         if name in ("default_transaction_isolation", "transaction_isolation"):
-            level = normalise_level(value) if value is not None else DEFAULT_LEVEL
+            level = normalise_level(value) if value is not None else \
+                self.default_isolation if name == "transaction_isolation" else self.start_isolation
             if name == "transaction_isolation":
                 return self._set_transaction(st.SetTransaction(isolation=level))
             self.default_isolation = level
@@ -941,6 +943,10 @@ class Session:
             if self.temp.changed(self.temp.take(txn)) or txn.temp_created:
                 self.db.abort(txn)
                 raise errors.NotSupportedError("cannot PREPARE a transaction that has operated on temporary objects")
+        if self.db.advisory.taken_by(txn.vxid):  # (they would end with the session, not the transaction)
+            self.db.abort(txn)
+            raise errors.NotSupportedError("cannot PREPARE a transaction that holds transaction-level advisory locks "
+                                           "(txlake's end with the session that took them)")
         self.db.prepare(txn, gid)
 
     # --- prepared statements (engine/prepared.py) -----------------------------------------

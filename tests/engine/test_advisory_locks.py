@@ -2,6 +2,7 @@
 session- and transaction-level, SHARE and EXCLUSIVE, waits that end with the lock, a timeout,
 a cancel or a deadlock - between sessions of one process and between processes."""
 
+import os
 import subprocess
 import sys
 import time
@@ -202,3 +203,52 @@ def test_another_process_waits_for_the_lock_and_gets_it(warehouse, connect):
     finally:
         child.kill()
     assert one(a, "SELECT pg_try_advisory_lock(43)") == (True,)  # (the child's share went with it)
+
+
+COLLIDING = (29685295, 32060020)  # (keys whose record locks share a byte of advisory.locks)
+
+TRY_OTHER = """
+import sys, txlake
+conn = txlake.connect(sys.argv[1], autocommit=True, publish="off")
+print(conn.execute(f"SELECT pg_try_advisory_lock({sys.argv[2]})").fetchall())
+"""
+
+
+def test_keys_sharing_a_record_lock_keep_it_while_either_is_held(warehouse, connect):
+    """Unlocking one key sent LOCK_UN for the byte another held key also needed: another process
+    then took that key too. The byte is held while any key hashed to it is."""
+    a = connect(autocommit=True)
+    first, second = COLLIDING
+    a.execute(f"SELECT pg_advisory_lock({first}), pg_advisory_lock_shared({second})")
+    a.execute(f"SELECT pg_advisory_unlock({first})")
+    child = subprocess.run([sys.executable, "-c", TRY_OTHER, warehouse, str(second)], capture_output=True,
+                           text=True, env=child_env(), timeout=120)
+    assert child.stdout == "[(False,)]\n", child.stderr  # (the shared hold stays exclusive to this process's byte)
+    a.execute(f"SELECT pg_advisory_unlock_shared({second})")
+    child = subprocess.run([sys.executable, "-c", TRY_OTHER, warehouse, str(second)], capture_output=True,
+                           text=True, env=child_env(), timeout=120)
+    assert child.stdout == "[(True,)]\n", child.stderr
+
+
+def test_the_lock_file_is_opened_once_per_process(warehouse, connect):
+    """Each open of the warehouse opened advisory.locks again and never closed it."""
+    for _ in range(5):
+        conn = connect(autocommit=True)
+        conn.execute("SELECT pg_advisory_lock(1)")
+        conn.close()
+    mine = os.path.realpath(os.path.join(warehouse, "_txlog", "advisory.locks"))
+    opened = [fd for fd in os.listdir("/proc/self/fd") if os.path.realpath(f"/proc/self/fd/{fd}") == mine]
+    assert len(opened) == 1
+
+
+def test_prepare_transaction_with_a_transaction_lock_is_refused(two):
+    """PostgreSQL hands such locks to the prepared transaction; here they would end with the
+    session, so PREPARE is refused (0A000) and the transaction rolled back, its locks freed."""
+    a, b = two
+    a.execute("CREATE TABLE t (id INT PRIMARY KEY)")
+    a.execute("BEGIN")
+    a.execute("SELECT pg_advisory_xact_lock(40)")
+    a.execute("INSERT INTO t VALUES (1)")
+    with pytest.raises(txlake.NotSupportedError):
+        a.execute("PREPARE TRANSACTION 'g1'")
+    assert one(b, "SELECT pg_try_advisory_lock(40), (SELECT count(*) FROM t)") == (True, 0)

@@ -80,3 +80,15 @@ def test_discard_temp_is_transactional_and_sequences_forget_currval(connect):
     with pytest.raises(txlake.ProgrammingError) as e:
         conn.execute("DISCARD everything")
     assert e.value.sqlstate == "42601"
+
+
+def test_reset_goes_back_to_the_level_connect_gave(connect):
+    """RESET (and DISCARD ALL, as a pool sends it) set REPEATABLE READ, whatever connect() asked
+    for: a SERIALIZABLE connection came back from the pool weaker."""
+    conn = connect(autocommit=True, isolation_level="SERIALIZABLE")
+    conn.execute("SET default_transaction_isolation = 'read committed'")
+    conn.execute("DISCARD ALL")
+    assert value(conn, "SHOW default_transaction_isolation") == "serializable"
+    conn.execute("SET default_transaction_isolation = 'read committed'")
+    conn.execute("RESET default_transaction_isolation")
+    assert value(conn, "SHOW default_transaction_isolation") == "serializable"
