@@ -21,7 +21,11 @@ otherwise: its ``->`` takes a JSON path, not a key, and it prints ``[1,2]``).
   ``jsonb_pretty``; a text[] operand (a path, keys) goes to them as a list (``_steps``);
 - the set-returning ``json[b]_array_elements[_text]`` and ``json[b]_object_keys`` (FROM or a
   select list) and ``json[b]_each[_text]`` (FROM), as ``unnest`` of a list the function makes
-  (``set_returning``).
+  (``set_returning``);
+- the SQL/JSON path functions (``jsonb_path_exists``, ``_match``, ``_query`` - its rows as the
+  set-returning ones above - ``_query_array``, ``_query_first``) with their ``vars`` and
+  ``silent`` (``_path_arguments``), ``@?`` / ``@@`` (``path_operator``: the functions, silent)
+  and casts to jsonpath, all engine/jsonpath.py's.
 """
 
 from __future__ import annotations
