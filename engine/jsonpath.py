@@ -19,6 +19,7 @@ Not supported (0A000): ``.datetime()`` and the ``_tz`` functions (no time zone h
 
 from __future__ import annotations
 
+import copy
 import decimal
 import functools
 import math
@@ -846,8 +847,8 @@ def _method(name: str, value, cx: _Context, unwrap: bool):
         if not isinstance(value, dict):
             raise ObjectNotFound("jsonpath item method .keyvalue() can only be applied to an object")
         identity = _object_id(value, cx)
-        for key, member in _members(value):
-            yield {"key": key, "value": member, "id": identity}
+        for key, member in _members(value):  # (a copy: an object within is no longer the document's)
+            yield {"key": key, "value": copy.deepcopy(member), "id": identity}
         return
     if name == "double":
         yield _double(value)
