@@ -270,19 +270,26 @@ class _Parser:
             raise self.error()
         return strict, node
 
-    def disjunction(self):
-        left = self.conjunction()
-        while self.peek()[0] == "||":
+    def left_associative(self, operators: tuple, operand, node):
+        """``operand (op operand)*`` for the ``operators`` of one level, each step ``node(op,
+        left, right, token)``."""
+        left = operand()
+        while self.peek()[0] in operators:
             token = self.take()
-            left = ("or", self.predicate(left, token), self.predicate(self.conjunction(), token))
+            left = node(token[0], left, operand(), token)
         return left
 
+    def disjunction(self):
+        return self.left_associative(("||",), self.conjunction, self.logical)
+
     def conjunction(self):
-        left = self.comparison()
-        while self.peek()[0] == "&&":
-            token = self.take()
-            left = ("and", self.predicate(left, token), self.predicate(self.comparison(), token))
-        return left
+        return self.left_associative(("&&",), self.comparison, self.logical)
+
+    def logical(self, op: str, left, right, token):
+        return ("or" if op == "||" else "and", self.predicate(left, token), self.predicate(right, token))
+
+    def arithmetic(self, op: str, left, right, token):
+        return ("bin", op, self.expression(left, token), self.expression(right, token))
 
     def comparison(self):
         left = self.additive()
@@ -313,18 +320,10 @@ class _Parser:
         return node
 
     def additive(self):
-        left = self.multiplicative()
-        while self.peek()[0] in ("+", "-"):
-            token = self.take()
-            left = ("bin", token[0], self.expression(left, token), self.expression(self.multiplicative(), token))
-        return left
+        return self.left_associative(("+", "-"), self.multiplicative, self.arithmetic)
 
     def multiplicative(self):
-        left = self.unary()
-        while self.peek()[0] in ("*", "/", "%"):
-            token = self.take()
-            left = ("bin", token[0], self.expression(left, token), self.expression(self.unary(), token))
-        return left
+        return self.left_associative(("*", "/", "%"), self.unary, self.arithmetic)
 
     def unary(self):
         token = self.peek()
@@ -895,39 +894,29 @@ def _object_id(value: dict, cx: _Context) -> Decimal:
 
 def _offset_in(container, target, start: int) -> int | None:
     """The offset of ``target`` (by identity) in ``container``'s binary form, which starts at ``start``."""
-    if container is target:
-        return start
-    if not isinstance(container, (dict, list)):
-        return None
-    children = [v for _, v in _members(container)] if isinstance(container, dict) else container
-    keys = list(jsonb.key_order(container)) if isinstance(container, dict) else []
-    at = start + 4 + 4 * (len(keys) + len(children))  # (header, then a JEntry per key and value)
-    at += sum(len(k.encode()) for k in keys)
-    for child in children:
-        if isinstance(child, (dict, list)) or _is_number(child):
-            at += -at % 4  # (INTALIGN)
-        found = _offset_in(child, target, at)
-        if found is not None:
-            return found
-        at += _binary_size(child, at)
-    return None
+    found = []
+    _laid_out(container, start, lambda value, at: found.append(at) if value is target else None)
+    return found[0] if found else None
 
 
-def _binary_size(value, start: int) -> int:
-    """The bytes ``value`` takes in jsonb's binary form, written at ``start`` (aligned already)."""
+def _laid_out(value, start: int, visit) -> int:
+    """The bytes ``value`` takes in jsonb's binary form written at ``start`` (aligned already),
+    ``visit(v, offset)`` called for it and each value within: a container's header, a JEntry per
+    key and value, the keys' bytes, then the values - a numeric or container 4-aligned (INTALIGN)."""
+    visit(value, start)
     if isinstance(value, str):
         return len(value.encode())
     if value is None or isinstance(value, bool):
         return 0
     if _is_number(value):
         return _numeric_size(Decimal(value))
-    children = [v for _, v in _members(value)] if isinstance(value, dict) else value
     keys = list(jsonb.key_order(value)) if isinstance(value, dict) else []
+    children = [value[k] for k in keys] if isinstance(value, dict) else value
     at = start + 4 + 4 * (len(keys) + len(children)) + sum(len(k.encode()) for k in keys)
     for child in children:
         if isinstance(child, (dict, list)) or _is_number(child):
             at += -at % 4
-        at += _binary_size(child, at)
+        at += _laid_out(child, at, visit)
     return at - start
 
 
