@@ -941,18 +941,13 @@ def _numeric_size(value: Decimal) -> int:
 def _truth(node, cx: _Context) -> bool | None:
     """A predicate's value: True, False, or None (unknown)."""
     kind = node[0]
-    if kind == "and":
+    if kind in ("and", "or"):  # (three-valued: the deciding value of either operand decides)
+        deciding = kind == "or"
         left = _truth(node[1], cx)
-        if left is False:
-            return False
+        if left is deciding:
+            return deciding
         right = _truth(node[2], cx)
-        return right if left is True else (False if right is False else None)
-    if kind == "or":
-        left = _truth(node[1], cx)
-        if left is True:
-            return True
-        right = _truth(node[2], cx)
-        return right if left is False else (True if right is True else None)
+        return right if left is (not deciding) else (deciding if right is deciding else None)
     if kind == "not":
         value = _truth(node[1], cx)
         return None if value is None else not value
