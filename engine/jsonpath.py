@@ -249,12 +249,12 @@ class _Parser:
             raise self.error()
         return self.take()
 
-    def predicate(self, node, token):
+    def predicate(self, node, token=None):
         if not _is_predicate(node):
             raise self.error(token)
         return node
 
-    def expression(self, node, token):
+    def expression(self, node, token=None):
         if _is_predicate(node):
             raise self.error(token)
         return node
@@ -286,17 +286,17 @@ class _Parser:
         return self.left_associative(("&&",), self.comparison, self.logical)
 
     def logical(self, op: str, left, right, token):
-        return ("or" if op == "||" else "and", self.predicate(left, token), self.predicate(right, token))
+        return ("or" if op == "||" else "and", self.predicate(left, token), self.predicate(right))
 
     def arithmetic(self, op: str, left, right, token):
-        return ("bin", op, self.expression(left, token), self.expression(right, token))
+        return ("bin", op, self.expression(left, token), self.expression(right))
 
     def comparison(self):
         left = self.additive()
         token = self.peek()
         if token[0] in ("==", "!=", "<", "<=", ">", ">="):
             self.take()
-            node = ("cmp", token[0], self.expression(left, token), self.expression(self.additive(), token))
+            node = ("cmp", token[0], self.expression(left, token), self.expression(self.additive()))
         elif self.word() == "starts" and self.word(1) == "with":
             self.take(), self.take()
             initial = self.peek()
@@ -330,7 +330,7 @@ class _Parser:
         if token[0] not in ("+", "-"):
             return self.accessed()
         self.take()
-        operand = self.expression(self.unary(), token)
+        operand = self.expression(self.unary())
         if operand[0] == "lit" and isinstance(operand[1], Decimal) and not isinstance(operand[1], bool):
             return ("lit", -operand[1] if token[0] == "-" else operand[1])  # (a number's sign is its own)
         return ("unary", token[0], operand)
@@ -346,8 +346,7 @@ class _Parser:
                 accessors.append(self.subscripts())
             elif kind == "?" and self.peek(1)[0] == "(":
                 self.take(), self.take()
-                token = self.peek()
-                accessors.append(("filter", self.predicate(self.disjunction(), token)))
+                accessors.append(("filter", self.predicate(self.disjunction())))
                 self.expect(")")
             else:
                 break
@@ -409,12 +408,11 @@ class _Parser:
             return ("anyarray",)
         ranges = []
         while True:
-            token = self.peek()
-            first = self.expression(self.disjunction(), token)
+            first = self.expression(self.disjunction())
             last = None
             if self.word() == "to":
-                token = self.take()
-                last = self.expression(self.disjunction(), token)
+                self.take()
+                last = self.expression(self.disjunction())
             ranges.append((first, last))
             if self.peek()[0] != ",":
                 break
@@ -453,8 +451,7 @@ class _Parser:
             return node, True
         if word == "exists" and self.peek(1)[0] == "(":
             self.take(), self.take()
-            token = self.peek()
-            node = self.expression(self.disjunction(), token)
+            node = self.expression(self.disjunction())
             self.expect(")")
             return ("exists", node), False
         if kind == "!":
@@ -463,7 +460,7 @@ class _Parser:
             if token[0] != "(" and not (self.word() == "exists" and self.peek(1)[0] == "("):
                 raise self.error()
             operand, _ = self.primary()
-            return ("not", self.predicate(operand, token)), False
+            return ("not", self.predicate(operand)), False
         raise self.error()
 
 
@@ -741,15 +738,19 @@ def _accessed(accessors: tuple, i: int, values, cx: _Context):
             yield from _accessed(accessors, i + 1, _access(accessor, value, cx, True), cx)
 
 
-def _descendants(value, first: int, last: int | None, level: int = 0):
-    """``.**{first to last}``: the item and what it holds, depth first (``last`` None: no bound;
-    ``{last}`` alone, the leaves)."""
-    leaves_only = first is None and last is None
+def _descendants(value, first: int | None, last: int | None, level: int = 0):
+    """``.**{first to last}``: the item and what it holds, depth first, an object's members in
+    jsonb's order (a level None is ``last``: no bound - ``{last}`` alone, the leaves; ``{last to
+    n}``, nothing, as PostgreSQL's executeAnyItem has it)."""
     container = isinstance(value, (dict, list))
-    if (leaves_only and not container) or (not leaves_only and level >= first and (last is None or level <= last)):
+    if first is None and last is None:
+        wanted = not container
+    else:
+        wanted = first is not None and level >= first and (last is None or level <= last)
+    if wanted:
         yield value
     if container and (last is None or level < last):
-        for child in (value.values() if isinstance(value, dict) else value):
+        for child in ((v for _, v in _members(value)) if isinstance(value, dict) else value):
             yield from _descendants(child, first, last, level + 1)
 
 

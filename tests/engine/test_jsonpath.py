@@ -45,6 +45,8 @@ QUERIES = [
     ('{"a": {"b": 1}}', "lax $.**", ['{"a": {"b": 1}}', '{"b": 1}', "1"]),
     ('{"a": {"b": 1}}', "lax $.**{1 to last}", ['{"b": 1}', "1"]),
     ('{"a": {"b": 1}}', "lax $.**{last}", ["1"]),
+    ('{"a": {"b": 1}}', "lax $.**{last to 5}", []),
+    ('{"bb": {"x": 1}, "a": 2}', "$.**", ['{"a": 2, "bb": {"x": 1}}', "2", '{"x": 1}', "1"]),  # (jsonb's key order)
     ('{"a": {"c": {"b": 1}}}', "lax $.**{1}.b ? (@ > 0)", []),
     ('{"a": {"c": {"b": 1}}}', "lax $.**{2 to 3}.b ? (@ > 0)", ["1"]),
     ('{"g": [{"x": 2}, {"y": 3}]}', 'lax $.g ? ((exists (@.x + "3")) is unknown)', ['{"x": 2}', '{"y": 3}']),
@@ -165,6 +167,8 @@ ERRORS = [
      '"vars" argument is not an object'),
     ("SELECT jsonb_path_query('1', '$ +')", "42601", "syntax error at end of jsonpath input"),
     ("SELECT '$ ? (@.a < .1)'::jsonpath", "42601", 'syntax error at or near "." of jsonpath input'),
+    ("SELECT '$ ? (@.a == 1 && @.b)'::jsonpath", "42601", 'syntax error at or near ")" of jsonpath input'),
+    ("SELECT '$ ? (@.a)'::jsonpath", "42601", 'syntax error at or near ")" of jsonpath input'),
     ("SELECT '1e'::jsonpath", "42601", 'invalid floating point number at or near "1e" of jsonpath input'),
     ("SELECT '$.string()'::jsonpath", "42601", 'syntax error at or near "(" of jsonpath input'),  # (PostgreSQL 17's)
     ("SELECT 'last'::jsonpath", "42601", "LAST is allowed only in array subscripts"),
