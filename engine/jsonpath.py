@@ -14,7 +14,10 @@ cannot be compared); errors the functions' ``silent`` suppresses (and the operat
 are ``EvaluationError``s, each with PostgreSQL's SQLSTATE; the rest (a missing variable, a
 ``vars`` that is no object) are raised whatever ``silent`` says.
 
-Not supported (0A000): ``.datetime()`` and the ``_tz`` functions (no time zone handling here).
+Not supported (0A000): ``.datetime()`` and the ``_tz`` functions (no time zone handling here);
+``.keyvalue()`` of an object that is not the document's (a variable's, an earlier keyvalue()'s),
+whose ``id`` PostgreSQL numbers by where it was made - a document's object's ``id`` is its byte
+offset in jsonb's binary form, computed from the layout (``_laid_out``).
 """
 
 from __future__ import annotations
