@@ -764,24 +764,20 @@ def _members(value: dict):
 
 def _access(accessor, value, cx: _Context, unwrap: bool):
     kind = accessor[0]
-    lax_array = unwrap and cx.lax and isinstance(value, list)
-    if kind == "key":
+    if kind in ("key", "anykey", "filter") and unwrap and cx.lax and isinstance(value, list):
+        for element in value:  # (lax: applied to each element, an element that is an array not unwrapped)
+            yield from _access(accessor, element, cx, False)
+    elif kind == "key":
         if isinstance(value, dict):
             if accessor[1] in value:
                 yield value[accessor[1]]
             elif not cx.ignore:
                 raise MemberNotFound(f'JSON object does not contain key {jsonb.text(accessor[1])}')
-        elif lax_array:
-            for element in value:
-                yield from _access(accessor, element, cx, False)
         elif not cx.ignore:
             raise MemberNotFound("jsonpath member accessor can only be applied to an object")
     elif kind == "anykey":
         if isinstance(value, dict):
             yield from (v for _, v in _members(value))
-        elif lax_array:
-            for element in value:
-                yield from _access(accessor, element, cx, False)
         elif not cx.ignore:
             raise ObjectNotFound("jsonpath wildcard member accessor can only be applied to an object")
     elif kind == "anyarray":
@@ -794,10 +790,7 @@ def _access(accessor, value, cx: _Context, unwrap: bool):
     elif kind == "index":
         yield from _subscripted(accessor[1], value, cx)
     elif kind == "filter":
-        if lax_array:
-            for element in value:
-                yield from _access(accessor, element, cx, False)
-        elif _truth(accessor[1], cx.but(current=value)) is True:
+        if _truth(accessor[1], cx.but(current=value)) is True:
             yield value
     else:
         yield from _method(accessor[1], value, cx, unwrap)
