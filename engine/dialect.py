@@ -18,7 +18,7 @@ import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
-from txlake.engine import arrow_functions, buckets, intervals, jsonb, pg_text, regexp_functions
+from txlake.engine import arrow_functions, buckets, intervals, jsonb, jsonpath, pg_text, regexp_functions
 from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, BOOLEAN_MACRO,
                                      BOOLEAN_WORDS, BYTEA_IN, BYTEA_LENGTH, BYTEA_MACRO, CBRT_FUNCTION, DIVIDE_MACRO,
                                      DIVISOR_MACRO,
@@ -607,6 +607,7 @@ def postgres_semantics(con) -> None:
                       + BUCKET_MACROS + regexp_functions.MACROS + SIZE_MACROS):
         con.execute(statement)
     jsonb.register(con)
+    jsonpath.register(con)
 
 
 def session_semantics(con) -> None:

@@ -9,7 +9,7 @@ import sqlglot
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import buckets
+from txlake.engine import buckets, jsonpath
 from txlake.parser.parse import placeholders_in_sql_order
 from txlake.parser import date_format, number_format
 from txlake.parser.semantics import BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, TO_CHAR_REFUSED
@@ -180,6 +180,18 @@ def json_input_error(message: str) -> errors.Error:
     return errors.InvalidTextRepresentation(message)
 
 
+# a SQLSTATE's class (others: a DataError, or for class 42 a ProgrammingError, carrying it)
+_SQLSTATE_CLASSES = {"42601": errors.SyntaxError, "22P02": errors.InvalidTextRepresentation,
+                     "0A000": errors.NotSupportedError, "22012": errors.DivisionByZero}
+
+
+def _by_sqlstate(sqlstate: str, message: str) -> errors.Error:
+    """The error of ``sqlstate`` (engine/jsonpath.py's, by their class)."""
+    if sqlstate in _SQLSTATE_CLASSES:
+        return _SQLSTATE_CLASSES[sqlstate](message)
+    return (errors.ProgrammingError if sqlstate.startswith("42") else errors.DataError)(message, sqlstate=sqlstate)
+
+
 def translate(e: duckdb.Error) -> errors.Error:
     message = str(e).split("\n")[0]
     for prefix in ("Binder Error: ", "Catalog Error: ", "Conversion Error: ", "Parser Error: ",
@@ -253,6 +265,8 @@ def translate(e: duckdb.Error) -> errors.Error:
                     is not None:
                 return _NUMBER_FORMAT_ERRORS.get(number_error.sqlstate, errors.DataError)(
                     message, sqlstate=number_error.sqlstate)
+            if (path_error := jsonpath.ERRORS.get(udf["kind"])) is not None:
+                return _by_sqlstate(path_error.sqlstate, message)
             if "are not supported" in message:  # (array input: txlake's arrays are one-dimensional)
                 return errors.NotSupportedError(message)
             if "invalid input syntax" in message or message.startswith("malformed array literal") or \

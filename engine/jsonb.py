@@ -77,7 +77,7 @@ def _check_strings(value, jsonb: bool) -> None:
             _check_strings(v, jsonb)
 
 
-def _key_order(value: dict) -> list[str]:
+def key_order(value: dict) -> list[str]:
     """An object's keys in jsonb's order: shorter first, then by their UTF-8 bytes."""
     return sorted(value, key=lambda k: (len(k.encode()), k.encode()))
 
@@ -85,7 +85,7 @@ def _key_order(value: dict) -> list[str]:
 def text(value) -> str:
     """A value's jsonb text (PostgreSQL's jsonb output)."""
     if isinstance(value, dict):
-        members = (f"{json.dumps(k, ensure_ascii=False)}: {text(value[k])}" for k in _key_order(value))
+        members = (f"{json.dumps(k, ensure_ascii=False)}: {text(value[k])}" for k in key_order(value))
         return "{" + ", ".join(members) + "}"
     if isinstance(value, list):
         return "[" + ", ".join(text(v) for v in value) + "]"
@@ -186,7 +186,7 @@ def _order_bytes(value, out: bytearray) -> None:
             _order_bytes(item, out)
     else:
         out += b"\x06" + len(value).to_bytes(4, "big")
-        for key in _key_order(value):
+        for key in key_order(value):
             out += key.encode() + b"\x00"
             _order_bytes(value[key], out)
 
@@ -340,7 +340,7 @@ def members(doc: str, as_text: bool = False) -> list:
     value = parse(doc)
     if not isinstance(value, dict):
         raise JsonValueError(f"cannot call jsonb_each{'_text' if as_text else ''} on a non-object")
-    return [{"key": k, "value": _found(value[k], as_text)} for k in _key_order(value)]
+    return [{"key": k, "value": _found(value[k], as_text)} for k in key_order(value)]
 
 
 _SPAN = json.JSONDecoder(parse_float=decimal.Decimal, object_pairs_hook=_object)
@@ -412,7 +412,7 @@ def object_keys(doc: str) -> list:
     if not isinstance(value, dict):
         what = "an array" if isinstance(value, list) else "a scalar"
         raise JsonValueError(f"cannot call jsonb_object_keys on {what}")
-    return _key_order(value)
+    return key_order(value)
 
 
 def exists_any(doc: str, keys: list) -> bool:
@@ -595,7 +595,7 @@ def _pretty(value, depth: int, out: list[str]) -> None:
     pad = "    " * (depth + 1)
     if isinstance(value, dict) and value:
         out.append("{\n")
-        for n, k in enumerate(_key_order(value)):
+        for n, k in enumerate(key_order(value)):
             out.append(f"{pad}{json.dumps(k, ensure_ascii=False)}: ")
             _pretty(value[k], depth + 1, out)
             out.append(",\n" if n + 1 < len(value) else "\n")
@@ -652,7 +652,7 @@ def _plain(value):
     return value
 
 
-def _arrow(function, arity: int, returns: pa.DataType):
+def arrow_function(function, arity: int, returns: pa.DataType):
     """``function`` of ``arity`` values as a DuckDB function of Arrow arrays (NULL in, NULL out)."""
     def run(*columns):
         rows = zip(*(c.to_pylist() for c in columns))
@@ -722,7 +722,7 @@ def register(con) -> None:
     that take any value into a jsonb / json column (as its text), and those that pick ``->`` /
     ``->>``'s function by the key's type (text: a key; an integer: an index)."""
     for name, function, params, returns in _FUNCTIONS:  # ("special" NULLs: -> of a missing key is NULL)
-        con.create_function(name, _arrow(function, len(params), _ARROW_TYPES[returns]),
+        con.create_function(name, arrow_function(function, len(params), _ARROW_TYPES[returns]),
                             [duckdb.sqltype(p) for p in params], duckdb.sqltype(returns), type="arrow",
                             side_effects=False, null_handling="special")
     for name, function in ((JSONB_VALUE, JSONB_IN), (JSON_VALUE, JSON_IN)):

@@ -17,6 +17,7 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
 from txlake import errors
+from txlake.parser.json_ops import JSONBPathMatch
 from txlake.parser.statements import search_path_text
 from txlake.storage.schema import DEFAULT_DECIMAL
 
@@ -214,6 +215,10 @@ class TxlakeParser(DuckDB.Parser):
     UNARY_PARSERS = {**DuckDB.Parser.UNARY_PARSERS,
                      **{token: (lambda root: lambda self: self._parse_root(root))(root)
                         for token, root in ((TokenType.PIPE_SLASH, exp.Sqrt), (TokenType.DPIPE_SLASH, exp.Cbrt))}}
+    # jsonb's doc @? path (sqlglot's JSONBPathExists) and doc @@ path (parser/json_ops.py)
+    RANGE_PARSERS = {**DuckDB.Parser.RANGE_PARSERS,
+                     TokenType.DAT: lambda self, this: self.expression(
+                         JSONBPathMatch(this=this, expression=self._parse_bitwise()))}
     JSON_OPERATORS = {**DuckDB.Parser.JSON_OPERATORS,
                       TokenType.ARROW: lambda self, this, key: self.expression(
                           exp.JSONExtract(this=this, expression=key)),
@@ -1618,6 +1623,8 @@ class TxlakeTokenizer(DuckDB.Tokenizer):
                 # jsonb's ?| and ?& (any / all of a text[] exist) and #- (delete at a path); a
                 # parameter before | or & is told apart in TxlakeParser.parse
                 "?|": TokenType.QMARK_PIPE, "?&": TokenType.QMARK_AMP, "#-": TokenType.HASH_DASH,
+                # jsonb's @? and @@ (a path exists / matches: TxlakeParser.RANGE_PARSERS); @ alone stays abs
+                "@?": TokenType.AT_QMARK, "@@": TokenType.DAT,
                 # the square and cube root prefix operators (TxlakeParser.UNARY_PARSERS)
                 "|/": TokenType.PIPE_SLASH, "||/": TokenType.DPIPE_SLASH}
     COMMANDS = DuckDB.Tokenizer.COMMANDS - {TokenType.SHOW}
@@ -1651,7 +1658,10 @@ class Txlake(DuckDB):
         # before DuckDB runs a statement
         TRANSFORMS = {**DuckDB.Generator.TRANSFORMS,
                       exp.ToChar: lambda self, e: self.func("TO_CHAR", e.this, e.args.get("format")),
-                      exp.ToNumber: lambda self, e: self.func("TO_NUMBER", e.this, e.args.get("format"))}
+                      exp.ToNumber: lambda self, e: self.func("TO_NUMBER", e.this, e.args.get("format")),
+                      # (a view's stored query: written back as PostgreSQL's operators)
+                      exp.JSONBPathExists: lambda self, e: self.binary(e, "@?"),
+                      JSONBPathMatch: lambda self, e: self.binary(e, "@@")}
 
 
 __all__ = ["Control", "LockCommand", "SequenceCommand", "SOURCE_SPAN", "Txlake", "TypeCommand", "ParseError"]

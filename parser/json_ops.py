@@ -21,7 +21,11 @@ otherwise: its ``->`` takes a JSON path, not a key, and it prints ``[1,2]``).
   ``jsonb_pretty``; a text[] operand (a path, keys) goes to them as a list (``_steps``);
 - the set-returning ``json[b]_array_elements[_text]`` and ``json[b]_object_keys`` (FROM or a
   select list) and ``json[b]_each[_text]`` (FROM), as ``unnest`` of a list the function makes
-  (``set_returning``).
+  (``set_returning``);
+- the SQL/JSON path functions (``jsonb_path_exists``, ``_match``, ``_query`` - its rows as the
+  set-returning ones above - ``_query_array``, ``_query_first``) with their ``vars`` and
+  ``silent`` (``_path_arguments``), ``@?`` / ``@@`` (``path_operator``: the functions, silent)
+  and casts to jsonpath, all engine/jsonpath.py's.
 """
 
 from __future__ import annotations
@@ -47,6 +51,13 @@ EXISTS_ANY, EXISTS_ALL = "txl_jsonb_exists_any", "txl_jsonb_exists_all"
 DELETE, DELETE_PATH = "txl_jsonb_delete", "txl_jsonb_delete_path"  # (DELETE's _key, _index and _keys ones)
 SET_PATH, INSERT_PATH = "txl_jsonb_set", "txl_jsonb_insert"
 STRIP_NULLS, PRETTY = "txl_jsonb_strip_nulls", "txl_jsonb_pretty"  # (and STRIP_NULLS's _json one)
+# the SQL/JSON path functions (engine/jsonpath.py): the jsonpath type's input, and the
+# functions of (doc, path, vars, silent) - PATH_QUERY's rows a list (set_returning)
+PATH_IN, PATH_EXISTS, PATH_MATCH = "txl_jsonpath_in", "txl_jsonb_path_exists", "txl_jsonb_path_match"
+PATH_QUERY, PATH_QUERY_ARRAY, PATH_QUERY_FIRST = ("txl_jsonb_path_query", "txl_jsonb_path_query_array",
+                                                  "txl_jsonb_path_query_first")
+_PATH_FUNCTIONS = {"jsonb_path_exists": PATH_EXISTS, "jsonb_path_match": PATH_MATCH,
+                   "jsonb_path_query_array": PATH_QUERY_ARRAY, "jsonb_path_query_first": PATH_QUERY_FIRST}
 # json's built values in the layout PostgreSQL's json functions write (DuckDB's json text in)
 BUILT_OBJECT, BUILT_ARRAY, AGGREGATED_OBJECT = "txl_json_built_object", "txl_json_built_array", "txl_json_agg_object"
 _SET_RETURNING = {"jsonb_array_elements": ELEMENTS, "jsonb_array_elements_text": ELEMENTS + "_text",
@@ -54,17 +65,22 @@ _SET_RETURNING = {"jsonb_array_elements": ELEMENTS, "jsonb_array_elements_text":
                   # json's: as written, in order, duplicate keys too
                   "json_array_elements": ELEMENTS + "_json", "json_array_elements_text": ELEMENTS + "_json_text",
                   "json_each": EACH + "_json", "json_each_text": EACH + "_json_text",
-                  "json_object_keys": KEYS + "_json"}
+                  "json_object_keys": KEYS + "_json", "jsonb_path_query": PATH_QUERY}
 _TEXT_ROWS = {ELEMENTS + "_text", EACH + "_text", KEYS, ELEMENTS + "_json_text", EACH + "_json_text",
               KEYS + "_json"}  # (rows of text, not of json)
+_NAMED_COLUMN = {KEYS, KEYS + "_json", PATH_QUERY}  # (rows in a column named after the function)
 _EACH = {EACH, EACH + "_text", EACH + "_json", EACH + "_json_text"}  # (rows of key and value)
 
 # calls whose value is json (after rewriting); _JSONB_CALLS: jsonb (the operators' results are)
 _JSONB_CALLS = {JSONB_IN, JSONB_VALUE, GET, GET + "_key", GET + "_index", GET_PATH, CONCAT,
                 DELETE, DELETE + "_key", DELETE + "_index", DELETE + "_keys", DELETE_PATH, SET_PATH, INSERT_PATH,
                 STRIP_NULLS,
-                AGGREGATED_OBJECT + "_jsonb"}
+                AGGREGATED_OBJECT + "_jsonb", PATH_QUERY_ARRAY, PATH_QUERY_FIRST}
 _JSON_CALLS = _JSONB_CALLS | {JSON_IN, JSON_VALUE, STRIP_NULLS + "_json", BUILT_OBJECT, BUILT_ARRAY, AGGREGATED_OBJECT}
+
+
+class JSONBPathMatch(exp.Expression, exp.Binary, exp.Predicate):
+    """``doc @@ path`` (sqlglot has ``@?``'s ``JSONBPathExists``, not this; parser/dialect.py reads it)."""
 
 
 def _text(node: exp.Expression) -> exp.Expression:
@@ -81,6 +97,8 @@ def cast(node: exp.Cast) -> exp.Expression | None:
         return _call(JSONB_IN, _text(node.this))
     if node.to.is_type(exp.DType.JSON):
         return _call(JSON_IN, _text(node.this))
+    if node.to.this == exp.DType.USERDEFINED and str(node.to.args.get("kind", "")).lower() == "jsonpath":
+        return _call(PATH_IN, _text(node.this))
     return None
 
 
@@ -282,7 +300,48 @@ def function(node: exp.Anonymous) -> exp.Expression | None:
         return _call(STRIP_NULLS + ("" if name.startswith("jsonb") else "_json"), _text(args[0]))
     if name == "jsonb_pretty" and len(args) == 1:
         return _call(PRETTY, _text(args[0]))
+    if name in _PATH_FUNCTIONS:
+        return _call(_PATH_FUNCTIONS[name], *_path_arguments(name, args))
+    if name.startswith("jsonb_path_") and name.endswith("_tz") and name[:-3] in _SET_RETURNING | _PATH_FUNCTIONS:
+        raise errors.NotSupportedError(f"{name}() is not supported: txlake's jsonpath has no .datetime() (use "
+                                       f"{name[:-3]}())")
     return None
+
+
+_PATH_PARAMETERS = ("target", "path", "vars", "silent")
+
+
+def _path_arguments(name: str, args: list[exp.Expression]) -> list[exp.Expression]:
+    """A path function's (target, path [, vars [, silent]]) - positional, or named (``silent =>
+    true``) - as the four arguments its function takes: the texts of the jsonb and the path,
+    vars ``'{}'`` and silent false where left off."""
+    given: dict[str, exp.Expression] = {}
+    named = False
+    for i, arg in enumerate(args):
+        if isinstance(arg, exp.Kwarg):
+            named = True
+            key = arg.this.name.lower()
+            if key not in _PATH_PARAMETERS or key in given:
+                raise errors.ProgrammingError(f"function {name} has no parameter \"{key}\"" if key not in
+                                              _PATH_PARAMETERS else f'argument name "{key}" used more than once',
+                                              sqlstate="42883" if key not in _PATH_PARAMETERS else "42601")
+            given[key] = arg.expression
+        elif named or i >= len(_PATH_PARAMETERS):
+            raise errors.ProgrammingError(f"function {name} does not exist (positional argument {i + 1} after "
+                                          "named ones, or too many arguments)", sqlstate="42883")
+        else:
+            given[_PATH_PARAMETERS[i]] = arg
+    if "target" not in given or "path" not in given:
+        raise errors.ProgrammingError(f"function {name} needs its target and path arguments", sqlstate="42883")
+    return [_text(given["target"]), _text(given["path"]), _text(given.get("vars", exp.Literal.string("{}"))),
+            exp.cast(given.get("silent", exp.Boolean(this=False)).copy(), exp.DataType.build("BOOLEAN"))]
+
+
+def path_operator(node: exp.Expression) -> exp.Expression:
+    """``doc @? path`` / ``doc @@ path``: jsonb_path_exists / jsonb_path_match with errors
+    suppressed (silent), as PostgreSQL's operators are."""
+    name = PATH_EXISTS if isinstance(node, exp.JSONBPathExists) else PATH_MATCH
+    return _call(name, _text(node.this), _text(node.expression), exp.Literal.string("{}"), exp.Boolean(this=True))
 
 
 def _pair(key: exp.Expression, value: exp.Expression) -> exp.Expression:
@@ -322,10 +381,16 @@ def set_returning(node: exp.Expression) -> exp.Expression | None:
     columns, which may read the FROM items before it - or, the elements ones, in a select list;
     None for anything else."""
     call = node.this if isinstance(node, exp.Table) else node
-    if not isinstance(call, exp.Anonymous) or call.name.lower() not in _SET_RETURNING or len(call.expressions) != 1:
+    if not isinstance(call, exp.Anonymous) or call.name.lower() not in _SET_RETURNING:
         return None
     name = call.name.lower()
-    items = exp.Unnest(expressions=[_call(_SET_RETURNING[name], _text(call.expressions[0]))])
+    if name == "jsonb_path_query":
+        arguments = _path_arguments(name, [a.copy() for a in call.expressions])
+    elif len(call.expressions) == 1:
+        arguments = [_text(call.expressions[0])]
+    else:
+        return None
+    items = exp.Unnest(expressions=[_call(_SET_RETURNING[name], *arguments)])
     as_json = _SET_RETURNING[name] not in _TEXT_ROWS
     each = _SET_RETURNING[name] in _EACH
     if not isinstance(node, exp.Table):
@@ -340,8 +405,8 @@ def set_returning(node: exp.Expression) -> exp.Expression | None:
         select = select.from_(inner)
     else:  # (a function of text rows names its column after itself, or the FROM item's alias)
         alias = node.args.get("alias")
-        keys = _SET_RETURNING[name] in (KEYS, KEYS + "_json")
-        column = "value" if not keys else alias.name if alias is not None and alias.name else name
+        named = _SET_RETURNING[name] in _NAMED_COLUMN
+        column = "value" if not named else alias.name if alias is not None and alias.name else name
         select = exp.select(exp.alias_(exp.cast(items, exp.DataType.build("JSON")) if as_json else items, column))
     alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name))
     return exp.Subquery(this=select, alias=alias.copy())

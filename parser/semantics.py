@@ -2084,6 +2084,7 @@ _REWRITES = {
     exp.JSONBContainsTopKey: json_ops.exists, exp.Concat: _concat_function, exp.ConcatWs: _concat_function,
     exp.JSONBContainsAnyTopKeys: json_ops.exists_some, exp.JSONBContainsAllTopKeys: json_ops.exists_some,
     exp.JSONBDeleteAtPath: json_ops.delete_path, exp.Sub: json_ops.delete,
+    exp.JSONBPathExists: json_ops.path_operator, json_ops.JSONBPathMatch: json_ops.path_operator,
     # jsonb's where an operand is evidently json, else an array's
     exp.DPipe: lambda node: _either(json_ops.concat, _concat, node),
     exp.ArrayContainsAll: lambda node: _either(json_ops.contains, _array_operator, node),
