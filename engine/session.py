@@ -500,9 +500,11 @@ class Session:
         if not version.is_table:
             return []
         return [f'"{index}" {kind}, btree ({", ".join(columns)})'
-                + (" NULLS NOT DISTINCT" if definition.endswith(" NULLS NOT DISTINCT") else "") + timing
+                + (" NULLS NOT DISTINCT" if " NULLS NOT DISTINCT" in definition else "") + timing
+                + (f" WHERE {definition.split(' WHERE (', 1)[1][:-1]}" if " WHERE (" in definition else "")
                 for index, columns, kind, definition, timing in catalog_views.unique_indexes(version)] \
-            + [f'"{i.name}" {i.method} ({", ".join(i.columns)})' for i in version.schema.indexes]
+            + [f'"{i.name}" {i.method} ({", ".join(i.shown)})'
+               + (f" WHERE {i.predicate}" if i.predicate is not None else "") for i in version.schema.indexes]
 
     def relation_kind(self, name: str) -> str:
         """table, view or sequence: what ``name`` is."""
