@@ -1,7 +1,8 @@
 """Secondary indexes: ``CREATE INDEX`` (not unique) and how statements use them.
 
-An index (storage/schema.py ``Index``) is a name and plain columns in the table's schema - no
-expression, no WHERE, no INCLUDE. What it indexes is never stored: each data file gets, the
+An index (storage/schema.py ``Index``) is a name and plain columns in the table's schema (one
+of expressions or with a WHERE is kept and shown, never looked up: engine/index_expressions.py).
+What it indexes is never stored: each data file gets, the
 first time a lookup reaches it, an index of those columns' values to row positions (storage/
 keys.py ``find_rows``, the per-file indexes unique constraints use, cached the same way). Files
 are immutable, so an INSERT maintains nothing; a lookup pays for the files it has not indexed

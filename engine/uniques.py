@@ -2,7 +2,8 @@
 
 A UNIQUE constraint (storage/schema.py ``UniqueConstraint``) says no two live rows hold equal
 values in all of its columns; a row with a NULL in any of them clashes with none, unless
-NULLS NOT DISTINCT. ``CREATE UNIQUE INDEX`` makes the same, flagged ``index``.
+NULLS NOT DISTINCT. ``CREATE UNIQUE INDEX`` makes the same, flagged ``index`` - over expressions or with a
+WHERE too, its key computed (engine/index_expressions.py).
 
 How each guarantee is kept - the primary key's machinery, over other columns:
 
