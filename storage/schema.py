@@ -528,8 +528,22 @@ class TypeDefinition:
                               tuple(CheckConstraint.from_json(c) for c in d["checks"]))
 
 
+class _Keyed:
+    """What a unique constraint and an index say of their key (``columns``, ``key``, ``inputs``)."""
+
+    @property
+    def shown(self) -> tuple[str, ...]:
+        """The key as messages and catalogs show it: ``lower(email)``, ``email``."""
+        return self.key or self.columns
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        """The table's columns the key is made of (an UPDATE setting none of them keeps it)."""
+        return self.inputs or self.columns
+
+
 @dataclass(frozen=True)
-class UniqueConstraint:
+class UniqueConstraint(_Keyed):
     """``UNIQUE [NULLS NOT DISTINCT] (columns)``: no two rows with equal values in every one
     of ``columns`` - rows with a NULL in any of them never clash, unless NULLS NOT DISTINCT."""
 
@@ -548,16 +562,6 @@ class UniqueConstraint:
     key: tuple[str, ...] = ()
     predicate: str | None = None
     inputs: tuple[str, ...] = ()
-
-    @property
-    def shown(self) -> tuple[str, ...]:
-        """The key as messages and catalogs show it: ``lower(email)``, ``email``."""
-        return self.key or self.columns
-
-    @property
-    def reads(self) -> tuple[str, ...]:
-        """The table's columns the key is made of (an UPDATE setting none of them keeps it)."""
-        return self.inputs or self.columns
 
     def to_json(self) -> dict:
         d = {"name": self.name, "columns": list(self.columns)}
@@ -609,7 +613,7 @@ def timing_sql(constraint) -> str:
 
 
 @dataclass(frozen=True)
-class Index:
+class Index(_Keyed):
     """``CREATE INDEX name ON t [USING method] (columns)``: a secondary index of plain columns,
     no constraint. Its data is built lazily, per data file, when a lookup needs it
     (storage/keys.py ``find_rows``); the schema records only that it exists."""
@@ -622,14 +626,6 @@ class Index:
     key: tuple[str, ...] = ()
     predicate: str | None = None
     inputs: tuple[str, ...] = ()
-
-    @property
-    def shown(self) -> tuple[str, ...]:
-        return self.key or self.columns
-
-    @property
-    def reads(self) -> tuple[str, ...]:
-        return self.inputs or self.columns
 
     def to_json(self) -> dict:
         d = {"name": self.name, "columns": list(self.columns)}
