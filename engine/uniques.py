@@ -174,9 +174,7 @@ def arbiters(schema: TableSchema, table: str, conflict: st.OnConflict) -> tuple[
 def keys_of(rows: pa.Table | PythonRows, unique: UniqueConstraint) -> list:
     """The keys of ``rows`` under ``unique``, a row holding a NULL giving None (it clashes with
     none) - unless NULLS NOT DISTINCT."""
-    if unique.inputs:  # (an expression index's: computed)
-        rows = pk.with_computed(rows, unique.columns)
-    return _null_free(unique, pk.key_tuples(rows, unique.columns))
+    return _null_free(unique, pk.computed_key_tuples(rows, unique.columns))
 
 
 def _null_free(unique: UniqueConstraint, keys: list) -> list:

@@ -605,7 +605,7 @@ class Commit:
         for f in files:
             rows = f.python_rows()
             rows = rows if rows is not None else self.store.read(f, current.schema)
-            mine = pk.key_tuples(pk.with_computed(rows, names) if unique is not None and unique.inputs else rows, names)
+            mine = pk.key_tuples(rows, names) if unique is None else pk.computed_key_tuples(rows, names)
             if unique is not None and not unique.nulls_not_distinct:
                 mine = [k for k in mine if k is not None and (type(k) is not tuple or None not in k)]
             clash = {k: r for k, r in pk.find(self.store, current, mine, theirs, names).items()

@@ -74,6 +74,13 @@ def with_computed(data: pa.Table | PythonRows, names: tuple[str, ...]) -> pa.Tab
     return table
 
 
+def computed_key_tuples(data: pa.Table | PythonRows, key_columns: tuple[str, ...]) -> list:
+    """``key_tuples`` of keys that may be computed (a unique constraint's or index's)."""
+    if key_columns and key_columns[0].startswith(COMPUTED_KEY):  # (an expression index's: all computed)
+        data = with_computed(data, key_columns)
+    return key_tuples(data, key_columns)
+
+
 def key_tuples(data: pa.Table | PythonRows, key_columns: tuple[str, ...]) -> list:
     """The key of each row: a scalar for one-column keys, a tuple otherwise (NaN as ``NAN``).
     Computed keys must be among ``data``'s columns (``with_computed``)."""

@@ -179,3 +179,23 @@ txlake.connect({warehouse!r}, autocommit=True, publish="off").execute("INSERT IN
     assert done.returncode == 0, done.stderr
     assert error_of(a.cursor(), "COMMIT") == taken("(lower(email))=(b@x)")
     assert rows(c.cursor()) == [(1, "A@x"), (4, "b@X")]
+
+
+def test_a_prepared_transactions_keys_are_held(connect, warehouse):
+    c = connect(autocommit=True)
+    c.execute(USERS)
+    c.execute("CREATE UNIQUE INDEX users_email_lower ON users (lower(email))")
+    a = connect()
+    a.execute("INSERT INTO users VALUES (1, 'A@x', NULL, 1)")
+    a.execute("PREPARE TRANSACTION 'g1'")
+    done = run_python(f"""
+import txlake
+try:
+    c = txlake.connect({warehouse!r}, autocommit=True, publish="off")
+    c.execute("INSERT INTO users VALUES (2, 'a@X', NULL, 1)")
+except txlake.Error as e:
+    print(e.sqlstate)
+""")
+    assert done.stdout.strip() == "40001", done.stderr
+    c.execute("COMMIT PREPARED 'g1'")
+    assert rows(c.cursor()) == [(1, "A@x")]
