@@ -199,3 +199,12 @@ except txlake.Error as e:
     assert done.stdout.strip() == "40001", done.stderr
     c.execute("COMMIT PREPARED 'g1'")
     assert rows(c.cursor()) == [(1, "A@x")]
+
+
+def test_a_column_type_change_revalidates_the_index(c):
+    c.execute("CREATE TABLE t (id INT PRIMARY KEY, v NUMERIC)")
+    c.execute("CREATE UNIQUE INDEX t_v ON t ((v + 1))")
+    c.execute("INSERT INTO t VALUES (1, 1.2), (2, 1.4)")
+    assert error_of(c, "ALTER TABLE t ALTER COLUMN v TYPE INT") == (
+        "23505", 'could not create unique index "t_v"\nDETAIL:  Key ((v + 1))=(2) is duplicated.')
+    assert error_of(c, "ALTER TABLE t ALTER COLUMN v TYPE TEXT")[0] == "42883"  # (no text + integer)
