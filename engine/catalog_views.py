@@ -359,16 +359,18 @@ def _constraint_column_usage(tables: list[TableVersion]) -> pa.Table:
 
 
 def unique_indexes(t: TableVersion) -> list[tuple[str, tuple[str, ...], str, str, str]]:
-    """A table's unique indexes as PostgreSQL has them: (name, columns, what backs it -
+    """A table's unique indexes as PostgreSQL has them: (name, key - columns and expressions, what backs it -
     "PRIMARY KEY", "UNIQUE CONSTRAINT" or "UNIQUE" for CREATE UNIQUE INDEX's, its definition as
     pg_indexes.indexdef shows it, its constraint's `` DEFERRABLE [INITIALLY DEFERRED]`` or "")."""
     schema, found = t.schema, []
-    keys = ([(schema.pkey_name(t.name), schema.primary_key, "PRIMARY KEY", False, "")] if schema.primary_key else []) \
-        + [(u.name, u.columns, "UNIQUE" if u.index else "UNIQUE CONSTRAINT", u.nulls_not_distinct, timing_sql(u))
-           for u in schema.uniques]
-    for name, columns, kind, nulls_not_distinct, timing in keys:
+    keys = ([(schema.pkey_name(t.name), schema.primary_key, "PRIMARY KEY", False, "", None)]
+            if schema.primary_key else []) \
+        + [(u.name, u.shown, "UNIQUE" if u.index else "UNIQUE CONSTRAINT", u.nulls_not_distinct, timing_sql(u),
+            u.predicate) for u in schema.uniques]
+    for name, columns, kind, nulls_not_distinct, timing, predicate in keys:
         definition = (f"CREATE UNIQUE INDEX {name} ON {schema_name(t.db)}.{t.name} USING btree ({', '.join(columns)})"
-                      + (" NULLS NOT DISTINCT" if nulls_not_distinct else ""))
+                      + (" NULLS NOT DISTINCT" if nulls_not_distinct else "")
+                      + (f" WHERE ({predicate})" if predicate is not None else ""))
         found.append((name, columns, kind, definition, timing))
     return found
 

@@ -945,7 +945,7 @@ class Executor:
         if conflict is not None and conflict.constraint is not None:
             uniques.arbiters(schema, version.name, conflict)  # (42704 for no such constraint)
         if conflict is not None and not schema.primary_key and not schema.uniques:
-            if not (conflict.do_nothing and not conflict.columns):
+            if not (conflict.do_nothing and not conflict.columns and not conflict.targets):
                 raise errors.ProgrammingError(
                     "there is no unique or exclusion constraint matching the ON CONFLICT specification",
                     sqlstate="42P10")

@@ -1,7 +1,8 @@
 """Secondary indexes: ``CREATE INDEX`` (not unique) and how statements use them.
 
-An index (storage/schema.py ``Index``) is a name and plain columns in the table's schema - no
-expression, no WHERE, no INCLUDE. What it indexes is never stored: each data file gets, the
+An index (storage/schema.py ``Index``) is a name and plain columns in the table's schema (one
+of expressions or with a WHERE is kept and shown, never looked up: engine/index_expressions.py).
+What it indexes is never stored: each data file gets, the
 first time a lookup reaches it, an index of those columns' values to row positions (storage/
 keys.py ``find_rows``, the per-file indexes unique constraints use, cached the same way). Files
 are immutable, so an INSERT maintains nothing; a lookup pays for the files it has not indexed
@@ -28,7 +29,7 @@ from dataclasses import dataclass, replace
 import pyarrow as pa
 
 from txlake import errors
-from txlake.engine import sources
+from txlake.engine import index_expressions, sources
 from txlake.storage import foreign_keys as fks
 from txlake.storage import keys as pk
 from txlake.storage.schema import Index, TableSchema, uuid_text
@@ -52,21 +53,24 @@ def renamed(schema: TableSchema, old: str, new: str, field: str = "indexes") -> 
     another of its tuples of named column lists: ``field``, "uniques")."""
     if not getattr(schema, field):
         return schema
-    return replace(schema, **{field: tuple(replace(i, columns=tuple(new if c == old else c for c in i.columns))
+    return replace(schema, **{field: tuple(index_expressions.renamed(i, old, new) if i.inputs
+                                           else replace(i, columns=tuple(new if c == old else c for c in i.columns))
                                            for i in getattr(schema, field))})
 
 
 def dropped(schema: TableSchema, column: str, field: str = "indexes") -> TableSchema:
-    """``schema`` without the indexes (or ``field``'s entries) over ``column`` (dropped with it,
-    as in PostgreSQL)."""
-    if not any(column in i.columns for i in getattr(schema, field)):
+    """``schema`` without the indexes (or ``field``'s entries) over ``column`` - in their key,
+    expressions or predicate - (dropped with it, as in PostgreSQL)."""
+    if not any(column in i.reads for i in getattr(schema, field)):
         return schema
-    return replace(schema, **{field: tuple(i for i in getattr(schema, field) if column not in i.columns)})
+    return replace(schema, **{field: tuple(i for i in getattr(schema, field) if column not in i.reads)})
 
 
 def definition(index: Index, schema_name: str, table: str) -> str:
-    """pg_indexes.indexdef: ``CREATE INDEX t_a_idx ON public.t USING btree (a)``."""
-    return f"CREATE INDEX {index.name} ON {schema_name}.{table} USING {index.method} ({', '.join(index.columns)})"
+    """pg_indexes.indexdef: ``CREATE INDEX t_a_idx ON public.t USING btree (a)`` (``(lower(email))``,
+    `` WHERE (deleted_at IS NULL)``: an expression or partial index's)."""
+    return f"CREATE INDEX {index.name} ON {schema_name}.{table} USING {index.method} ({', '.join(index.shown)})" \
+        + (f" WHERE ({index.predicate})" if index.predicate is not None else "")
 
 
 @dataclass(frozen=True)
@@ -218,10 +222,12 @@ def joined_sources(ex, plan, versions: dict, params, used: list | None) -> dict:
 
 def keys_of(schema: TableSchema, table: str) -> list[tuple[str, tuple[str, ...], bool]]:
     """(name, columns, is the primary key) of each key of a table: the primary key, then
-    unique keys, then indexes, those of most columns first."""
+    unique keys, then indexes, those of most columns first - not an index of expressions or
+    a partial one (engine/index_expressions.py): it answers no lookup of rows by columns."""
     keyed = [(schema.pkey_name(table), schema.primary_key, True)] if schema.primary_key else []
-    keyed += [(u.name, u.columns, False) for u in schema.uniques]
-    return keyed + sorted(((i.name, i.columns, False) for i in schema.indexes), key=lambda k: -len(k[1]))
+    keyed += [(u.name, u.columns, False) for u in schema.uniques if not u.inputs]
+    return keyed + sorted(((i.name, i.columns, False) for i in schema.indexes if not i.inputs),
+                          key=lambda k: -len(k[1]))
 
 
 def _looked_up(ex, version: TableVersion, alias: str, hit: Lookup, used: list | None, why: str) -> pa.Table:
@@ -240,7 +246,7 @@ def referencing_key(ex, child: TableVersion, columns, keys: list[tuple]) -> tupl
     """storage/foreign_keys.py ``referencing_key`` (a key among ``keys`` that a row of
     ``child`` holds in ``columns``) through an index of ``child`` over exactly those columns,
     if it has one and the keys are few integers or texts; else that function's scan."""
-    index = next((i for i in child.schema.indexes if sorted(i.columns) == sorted(columns)), None)
+    index = next((i for i in child.schema.indexes if not i.inputs and sorted(i.columns) == sorted(columns)), None)
     if index is None or len(keys) > FK_PROBES or \
             not all(type(v) in (int, str) for k in keys for v in k):
         return fks.referencing_key(ex.store, child, columns, set(keys))

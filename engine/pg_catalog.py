@@ -175,7 +175,7 @@ def indexes_of(t: TableVersion) -> list[tuple[str, tuple[str, ...], bool, bool, 
         return []
     found = [(name, columns, True, kind == "PRIMARY KEY", not timing)
              for name, columns, kind, _, timing in catalog_views.unique_indexes(t)]
-    return found + [(i.name, i.columns, False, False, True) for i in t.schema.indexes]
+    return found + [(i.name, i.shown, False, False, True) for i in t.schema.indexes]
 
 
 def _attributes(t: TableVersion) -> list[Column]:
@@ -257,7 +257,8 @@ def _pg_attribute(tables: list[TableVersion]) -> pa.Table:
         by_name = {c.name: c for c in columns}  # (an index's: its table's, with no NOT NULL or default)
         rows += [(oid(t.table_id, name), replace(by_name[column], not_null=False, default=None), i,
                   _type_of(by_name[column], user_types))
-                 for name, index_columns, *_ in indexes_of(t) for i, column in enumerate(index_columns, 1)]
+                 for name, index_columns, *_ in indexes_of(t) for i, column in enumerate(index_columns, 1)
+                 if column in by_name]  # (an expression's attribute: not listed)
     n = len(rows)
     return pa.table({
         "attrelid": _oid(r[0] for r in rows),
@@ -326,7 +327,7 @@ def _pg_enum(tables: list[TableVersion]) -> pa.Table:
 
 def _attnums(t: TableVersion, columns) -> list[int]:
     names = [c.name for c in _attributes(t)]
-    return [names.index(c) + 1 for c in columns]
+    return [names.index(c) + 1 if c in names else 0 for c in columns]  # (0: an expression, as PostgreSQL's)
 
 
 class _Constraint(NamedTuple):

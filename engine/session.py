@@ -501,9 +501,11 @@ class Session:
         if not version.is_table:
             return []
         return [f'"{index}" {kind}, btree ({", ".join(columns)})'
-                + (" NULLS NOT DISTINCT" if definition.endswith(" NULLS NOT DISTINCT") else "") + timing
+                + (" NULLS NOT DISTINCT" if " NULLS NOT DISTINCT" in definition else "") + timing
+                + (f" WHERE {definition.split(' WHERE (', 1)[1][:-1]}" if " WHERE (" in definition else "")
                 for index, columns, kind, definition, timing in catalog_views.unique_indexes(version)] \
-            + [f'"{i.name}" {i.method} ({", ".join(i.columns)})' for i in version.schema.indexes]
+            + [f'"{i.name}" {i.method} ({", ".join(i.shown)})'
+               + (f" WHERE {i.predicate}" if i.predicate is not None else "") for i in version.schema.indexes]
 
     def relation_kind(self, name: str) -> str:
         """table, view, materialized view or sequence: what ``name`` is."""
@@ -999,8 +1001,8 @@ class Session:
         versions = self.txn.tables(self.txn.snapshot.catalog) if self.txn is not None and self.txn.snapshot \
             else self.temp.tables.values()
         temporary = [v for v in versions if v.table_id.startswith(TEMP_ID_PREFIX)]
-        for kind, views in (("VIEW", True), ("TABLE", False)):
-            names = [v.name for v in temporary if (v.schema.view is not None) == views]
+        for kind, of_views in (("VIEW", True), ("TABLE", False)):
+            names = [v.name for v in temporary if (v.schema.view is not None) == of_views]
             if names:
                 names = ", ".join(f'{TEMP_DB}."{n.replace(chr(34), chr(34) * 2)}"' for n in names)
                 for statement in self.parse(f"DROP {kind} IF EXISTS {names} CASCADE"):

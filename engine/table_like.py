@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import indexes, uniques
+from txlake.engine import index_expressions, indexes, uniques
 from txlake.parser import statements as st
 from txlake.storage.schema import Column, Comment, TableSchema, constraint_name, type_from_field
 
@@ -71,15 +71,17 @@ class Copied:
                     spec = st.UniqueSpec(None, unique.columns, unique.nulls_not_distinct, unique.deferrable,
                                          unique.initially_deferred)
                     if unique.index:
-                        name = _index_name(ex, ctx, db, table, schema, unique.columns)
+                        name = _index_name(ex, ctx, db, table, schema, index_expressions.words(unique))
                     else:
                         name = uniques.name_for(ex, ctx, db, table, schema, spec)
-                    schema = uniques.add(schema, table, name, spec, None, index=unique.index)
+                    schema = replace(schema, uniques=schema.uniques + (replace(unique, name=name),)) \
+                        if unique.inputs else uniques.add(schema, table, name, spec, None, index=unique.index)
                     renamed[("index", unique.name)] = ("index", name)
                     renamed[("constraint", unique.name)] = ("constraint", name)
                 for index in source.indexes:
-                    name = _index_name(ex, ctx, db, table, schema, index.columns)
-                    schema = indexes.define(schema, table, name, index.columns, index.method)
+                    name = _index_name(ex, ctx, db, table, schema, index_expressions.words(index))
+                    schema = replace(schema, indexes=schema.indexes + (replace(index, name=name),)) \
+                        if index.inputs else indexes.define(schema, table, name, index.columns, index.method)
                     renamed[("index", index.name)] = ("index", name)
             if "COMMENTS" in options:
                 kept = (_comment(c, ids, renamed, source) for c in source.comments)

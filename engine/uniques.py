@@ -2,7 +2,8 @@
 
 A UNIQUE constraint (storage/schema.py ``UniqueConstraint``) says no two live rows hold equal
 values in all of its columns; a row with a NULL in any of them clashes with none, unless
-NULLS NOT DISTINCT. ``CREATE UNIQUE INDEX`` makes the same, flagged ``index``.
+NULLS NOT DISTINCT. ``CREATE UNIQUE INDEX`` makes the same, flagged ``index`` - over expressions or with a
+WHERE too, its key computed (engine/index_expressions.py).
 
 How each guarantee is kept - the primary key's machinery, over other columns:
 
@@ -45,7 +46,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from txlake import errors
-from txlake.engine import deferred, indexes
+from txlake.engine import deferred, index_expressions, indexes
 from txlake.engine.mvcc.locks import TABLE
 from txlake.parser import statements as st
 from txlake.storage import foreign_keys as fks
@@ -81,7 +82,7 @@ def add(schema: TableSchema, table: str, name: str, spec: st.UniqueSpec, data: p
 def validate(unique: UniqueConstraint, data: pa.Table) -> None:
     """23505 if ``data`` (a table's rows) holds a key of ``unique`` twice."""
     names = list(unique.columns)
-    rows = data.select(names)
+    rows = pk.with_computed(data, unique.columns).select(names)
     if not unique.nulls_not_distinct:
         for name in names:
             rows = rows.filter(pc.is_valid(rows.column(name)))
@@ -98,7 +99,7 @@ def validate(unique: UniqueConstraint, data: pa.Table) -> None:
         key = tuple(row[n] for n in names)
         raise errors.UniqueViolation(
             f'could not create unique index "{unique.name}"\n'
-            f"DETAIL:  Key ({', '.join(names)})=({key_text(key)}) is duplicated.")
+            f"DETAIL:  Key ({', '.join(unique.shown)})=({key_text(key)}) is duplicated.")
 
 
 def renamed(schema: TableSchema, old: str, new: str) -> TableSchema:
@@ -114,7 +115,7 @@ def dropped(schema: TableSchema, column: str) -> TableSchema:
 def revalidate(schema: TableSchema, column: str, data: pa.Table) -> None:
     """After ALTER COLUMN ``column`` TYPE: the unique constraints over it, checked on ``data``."""
     for unique in schema.uniques:
-        if column in unique.columns:
+        if column in unique.reads:  # (an expression index's values computed anew)
             validate(unique, data)
 
 
@@ -144,12 +145,13 @@ def by_name(schema: TableSchema, table: str, name: str) -> UniqueConstraint | No
 
 def arbiters(schema: TableSchema, table: str, conflict: st.OnConflict) -> tuple[UniqueConstraint, ...]:
     """The constraints an ``ON CONFLICT`` checks for conflicts: the one its columns or
-    ``ON CONSTRAINT name`` name, or - DO NOTHING with no target - every one (the primary key
-    first). 42704 for a constraint name the table lacks, 42P10 for columns no unique
-    constraint covers."""
+    ``ON CONSTRAINT name`` name (a constraint's: not CREATE UNIQUE INDEX's, as in PostgreSQL),
+    the ones its expressions and WHERE infer (engine/index_expressions.py ``inferred``), or - DO
+    NOTHING with no target - every one (the primary key first). 42704 for a constraint name the
+    table lacks, 42P10 for columns no unique constraint covers."""
     if conflict.constraint is not None:
         found = by_name(schema, table, conflict.constraint)
-        if found is None:
+        if found is None or found.index:  # (a unique index is no constraint: PostgreSQL's 42704 too)
             raise errors.UndefinedObject(f'constraint "{conflict.constraint}" for table "{table}" does not exist')
         found = (found,)
     elif conflict.columns:
@@ -158,6 +160,8 @@ def arbiters(schema: TableSchema, table: str, conflict: st.OnConflict) -> tuple[
             raise errors.ProgrammingError(
                 "there is no unique or exclusion constraint matching the ON CONFLICT specification", sqlstate="42P10")
         found = (found,)
+    elif conflict.targets:
+        found = index_expressions.inferred(schema, table, conflict.targets, conflict.predicate)
     else:
         found = ((UniqueConstraint(schema.pkey_name(table), schema.primary_key),) if schema.primary_key else ()) \
             + schema.uniques
@@ -170,7 +174,7 @@ def arbiters(schema: TableSchema, table: str, conflict: st.OnConflict) -> tuple[
 def keys_of(rows: pa.Table | PythonRows, unique: UniqueConstraint) -> list:
     """The keys of ``rows`` under ``unique``, a row holding a NULL giving None (it clashes with
     none) - unless NULLS NOT DISTINCT."""
-    return _null_free(unique, pk.key_tuples(rows, unique.columns))
+    return _null_free(unique, pk.computed_key_tuples(rows, unique.columns))
 
 
 def _null_free(unique: UniqueConstraint, keys: list) -> list:
@@ -187,7 +191,7 @@ def _lock_keys(ex, ctx, version: TableVersion, unique: UniqueConstraint, keys) -
 def duplicate(unique: UniqueConstraint, key) -> errors.UniqueViolation:
     return errors.UniqueViolation(
         f'duplicate key value violates unique constraint "{unique.name}"\n'
-        f"DETAIL:  Key ({', '.join(unique.columns)})=({key_text(key)}) already exists.")
+        f"DETAIL:  Key ({', '.join(unique.shown)})=({key_text(key)}) already exists.")
 
 
 def _live(unique: UniqueConstraint, keys) -> list:
@@ -292,7 +296,7 @@ def check_upserted(version: TableVersion, inserted, updated, assigned) -> None:
     if not inserted.num_rows or not updated.num_rows:
         return
     for unique in _constraints(version.schema, version.name):
-        if not any(c in assigned for c in unique.columns) or unique.deferrable:  # (an arbiter is not deferrable)
+        if not any(c in assigned for c in unique.reads) or unique.deferrable:  # (an arbiter is not deferrable)
             continue
         new = set(_live(unique, keys_of(inserted, unique)))
         for key in _live(unique, keys_of(updated, unique)):
@@ -306,7 +310,7 @@ def check_updated(ex, ctx, version: TableVersion, rowids, new_rows, assigned) ->
     the statement leaves, and in the newest committed state (23505)."""
     remaining = None
     for unique in version.schema.uniques:
-        if assigned is not None and not any(c in assigned for c in unique.columns):
+        if assigned is not None and not any(c in assigned for c in unique.reads):
             continue
         keys = keys_of(new_rows, unique)
         _lock_keys(ex, ctx, version, unique, keys)
@@ -339,7 +343,7 @@ def check_row_by_row(ex, version: TableVersion, rowids, sources, new_rows, assig
         return
     rank = None
     for unique in _constraints(version.schema, version.name):
-        if assigned is not None and not any(c in assigned for c in unique.columns) or unique.deferrable:
+        if assigned is not None and not any(c in assigned for c in unique.reads) or unique.deferrable:
             continue  # (PostgreSQL checks a DEFERRABLE one at the statement's end at the earliest)
         if rank is None:
             ids = np.asarray(rowids, dtype=np.int64)
@@ -424,8 +428,11 @@ def lock_old_keys(ex, ctx, version: TableVersion, rowids) -> None:
     if len(ids) > BULK_LOCKS:  # (their locks would be the table's: taken without reading the values)
         ex.db.locks.acquire(ctx.txn, (version.table_id, TABLE), ctx.lock_wait)
         return
-    columns = sorted({c for u in version.schema.uniques for c in u.columns})
+    locked = ids
+    columns = sorted({c for u in version.schema.uniques if not u.inputs for c in u.columns})
     values = {c: [] for c in columns}
+    if not columns:  # (only expression indexes: nothing to read here)
+        ids = ids[:0]
     if len(ids) <= POINT_ROWS:  # (a point statement's rows: read as it reads them, not a column of their file)
         for rowid in ids.tolist():
             row = ex._row_values(version, rowid)
@@ -448,6 +455,9 @@ def lock_old_keys(ex, ctx, version: TableVersion, rowids) -> None:
             for c in columns:
                 values[c].extend(pk.key_tuples(table, (c,)))
     for unique in version.schema.uniques:
+        if unique.inputs:  # (an expression index's keys: computed from the rows)
+            _lock_keys(ex, ctx, version, unique, _keys_at_rows(ex, version, locked, unique))
+            continue
         held = [values[c] for c in unique.columns]
         _lock_keys(ex, ctx, version, unique, _null_free(unique, list(zip(*held)) if len(held) > 1 else held[0]))
 
@@ -503,6 +513,8 @@ def create_index(ex, ctx, stmt: st.CreateIndex, params):
     the new schema, as ALTER TABLE's are."""
     from txlake.engine.executor import Result  # (the executor imports this module)
     from txlake.storage.schema import constraint_name
+    if stmt.concurrently:
+        _refuse_in_block(ctx, "CREATE INDEX CONCURRENTLY")
     if ctx.txn.read_only:
         raise errors.ReadOnlyTransaction("cannot execute CREATE INDEX in a read-only transaction")
     version = ctx.resolve(stmt.table)
@@ -510,7 +522,7 @@ def create_index(ex, ctx, stmt: st.CreateIndex, params):
         raise errors.WrongObjectType(f'cannot create index on relation "{version.name}"')
     named = index_names(ex, ctx, version.db)
     taken = set(named) | version.schema.constraint_names(version.name)
-    name = stmt.name or constraint_name(version.name, stmt.columns, "idx",
+    name = stmt.name or constraint_name(version.name, stmt.columns or index_expressions.name_parts(stmt.items), "idx",
                                         taken | {t.name for t in ex._schema_tables(ctx, version.db)})
     if name in named or ex.name_taken(ctx, version.db, name):
         if stmt.if_not_exists:
@@ -519,7 +531,17 @@ def create_index(ex, ctx, stmt: st.CreateIndex, params):
     if name in taken:  # (a CHECK or FOREIGN KEY constraint of the table's: no relation, but one namespace)
         raise errors.ProgrammingError(f'constraint "{name}" for relation "{version.name}" already exists',
                                       sqlstate="42710")
-    if stmt.unique:
+    if stmt.items or stmt.where is not None:  # (of expressions, or partial)
+        made = index_expressions.key(ex, version.name, version.schema, stmt.items, stmt.where,
+                                     stmt.nulls_not_distinct)
+        schema = version.schema.evolve(version.schema.columns)
+        if stmt.unique:
+            unique = UniqueConstraint(name, nulls_not_distinct=stmt.nulls_not_distinct, index=True, **made)
+            validate(unique, ex.store.scan(version))
+            schema = replace(schema, uniques=schema.uniques + (unique,))
+        else:
+            schema = replace(schema, indexes=schema.indexes + (Index(name, method=stmt.method, **made),))
+    elif stmt.unique:
         schema = add(version.schema.evolve(version.schema.columns), version.name, name,
                      st.UniqueSpec(name, stmt.columns, stmt.nulls_not_distinct), ex.store.scan(version), index=True)
     else:
@@ -535,6 +557,8 @@ def drop_index(ex, ctx, stmt: st.DropIndex, params):
     a notice); one a foreign key references 2BP01 (CASCADE: the foreign key goes, a notice)."""
     from txlake.engine import foreign_keys  # (it imports this module)
     from txlake.engine.executor import Result  # (the executor imports this module)
+    if stmt.concurrently:
+        _refuse_in_block(ctx, "DROP INDEX CONCURRENTLY")
     if ctx.txn.read_only:
         raise errors.ReadOnlyTransaction("cannot execute DROP INDEX in a read-only transaction")
     notices, found = [], []
@@ -565,6 +589,14 @@ def drop_index(ex, ctx, stmt: st.DropIndex, params):
                          indexes=tuple(i for i in version.schema.indexes if i.name != name))
         _rewrite(ex, ctx, version, schema)
     return Result(status="DROP INDEX", notice="\n".join(notices) or None)
+
+
+def _refuse_in_block(ctx, what: str) -> None:
+    """25001 for ``what`` (CREATE / DROP INDEX CONCURRENTLY) in a transaction block, as
+    PostgreSQL's PreventInTransactionBlock; outside one it does what the plain form does (which
+    waits for the table's writers: engine/table_locks.py)."""
+    if ctx.txn.explicit:
+        raise errors.ActiveSqlTransaction(f"{what} cannot run inside a transaction block")
 
 
 def _rewrite(ex, ctx, version: TableVersion, schema: TableSchema) -> None:

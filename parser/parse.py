@@ -92,6 +92,9 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
         if isinstance(tree, (exp.Create, exp.Alter, TypeCommand)):
             for check in tree.find_all(exp.CheckColumnConstraint, exp.ComputedColumnConstraint):
                 check.meta[_WRITTEN] = check.this.copy()
+        # (an index's expressions and predicate - and ON CONFLICT's, to be matched with them - too)
+        for written in tree.find_all(exp.IndexParameters, exp.OnConflict):
+            written.meta[_WRITTEN] = written.copy()
         tree = postgres_semantics(tree, text)
         # its own words, where the text has them (a ``;``-separated part of it), and where they begin
         source, offset = (text[span[0]:span[1] + 1], span[0]) if span else (_source_text(tree), 0)
@@ -1086,35 +1089,38 @@ def _create_index(tree: exp.Create) -> st.CreateIndex:
     """``CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON [ONLY] table [USING method] (column, ...)
     [NULLS [NOT] DISTINCT]`` (of a plain index, as in PostgreSQL, accepted and meaningless):
     a unique one is a unique constraint flagged as an index (engine/uniques.py), a plain one a
-    secondary index (engine/indexes.py; btree or hash). An expression, a partial index (WHERE),
-    INCLUDE, a sort order, storage options, CONCURRENTLY or another method: refused (0A000),
-    never ignored."""
+    secondary index (engine/indexes.py; btree or hash); one of expressions or with a WHERE
+    keeps them (engine/index_expressions.py); CONCURRENTLY is kept for the engine's 25001.
+    INCLUDE, a sort order, storage options or another method: refused (0A000), never ignored."""
     unique = bool(tree.args.get("unique"))
     what = "CREATE UNIQUE INDEX" if unique else "CREATE INDEX"
     index = tree.this
     params = index.args.get("params") or exp.IndexParameters()
+    params = params.meta.get(_WRITTEN, params)
     using = params.args.get("using")
     method = using.name.lower() if using is not None else "btree"
     if method not in ("btree", "hash") or (unique and method != "btree"):
         raise errors.NotSupportedError(f'index access method "{method}" is not supported'
                                        + ("" if unique else " (txlake's indexes are btree or hash)"))
-    extra = {k for k, v in params.args.items() if v} - {"columns", "using", "nulls"}
-    if extra or tree.args.get("concurrently") or tree.args.get("replace"):
-        option = "partial indexes (WHERE)" if "where" in extra else "INCLUDE" if "include" in extra \
-            else "CONCURRENTLY" if tree.args.get("concurrently") else "index options"
+    extra = {k for k, v in params.args.items() if v} - {"columns", "using", "nulls", "where"}
+    if extra or tree.args.get("replace"):
+        option = "INCLUDE" if "include" in extra else "index options"
         raise errors.NotSupportedError(f"{what} with {option} is not supported")
-    columns = []
+    items = []
     for item in params.args.get("columns") or ():
         column = item.this if isinstance(item, exp.Ordered) else item
         if isinstance(item, exp.Ordered) and (item.args.get("desc") or item.args.get("nulls_first")):
             raise errors.NotSupportedError(f"a sort order in {'a unique' if unique else 'an'} index is not supported")
-        if not isinstance(column, exp.Column) or column.table:
-            raise errors.NotSupportedError("index expressions are not supported (only columns)")
-        columns.append(identifier(column.this))
+        items.append(column)
+    where = params.args["where"].this if params.args.get("where") else None
+    plain = where is None and all(isinstance(c, exp.Column) and not c.table for c in items)
     name = _check_name(identifier(index.this), "index") if index.this is not None else None
-    return st.CreateIndex(table=table_name(index.args["table"]), columns=tuple(columns), name=name,
+    return st.CreateIndex(table=table_name(index.args["table"]),
+                          columns=tuple(identifier(c.this) for c in items) if plain else (), name=name,
                           if_not_exists=bool(tree.args.get("exists")), unique=unique, method=method,
-                          nulls_not_distinct=params.args.get("nulls") == "NOT DISTINCT")
+                          nulls_not_distinct=params.args.get("nulls") == "NOT DISTINCT",
+                          items=() if plain else tuple(items), where=where,
+                          concurrently=bool(tree.args.get("concurrently")))
 
 
 def _type_command(tree: TypeCommand) -> st.Statement:
@@ -1149,10 +1155,13 @@ def _type_command(tree: TypeCommand) -> st.Statement:
 
 def _drop(tree: exp.Drop) -> st.Statement:
     if _kind(tree) == "INDEX":
-        if tree.args.get("concurrently"):
-            raise errors.NotSupportedError("DROP INDEX CONCURRENTLY is not supported")
-        return st.DropIndex(indexes=tuple(table_name(t) for t in tree.args.get("tables") or [tree.this]),
-                            if_exists=bool(tree.args.get("exists")), cascade=bool(tree.args.get("cascade")))
+        targets = tree.args.get("tables") or [tree.this]
+        if tree.args.get("concurrently") and len(targets) > 1:  # (PostgreSQL's RemoveRelations)
+            raise errors.NotSupportedError("DROP INDEX CONCURRENTLY does not support dropping multiple objects")
+        if tree.args.get("concurrently") and tree.args.get("cascade"):
+            raise errors.NotSupportedError("DROP INDEX CONCURRENTLY does not support CASCADE")
+        return st.DropIndex(indexes=tuple(table_name(t) for t in targets), if_exists=bool(tree.args.get("exists")),
+                            cascade=bool(tree.args.get("cascade")), concurrently=bool(tree.args.get("concurrently")))
     if (tree.args.get("kind") or "").upper() == "SCHEMA":
         targets = tree.args.get("tables") or [tree.this]
         if len(targets) != 1:
@@ -1410,11 +1419,18 @@ def _insert(tree: exp.Insert) -> st.Statement:
     on_conflict = None
     conflict = tree.args.get("conflict")
     if conflict is not None:
-        keys = tuple(identifier(k.this if isinstance(k, exp.Ordered) else k)  # (sqlglot: Ordered(Column))
-                     for k in (conflict.args.get("conflict_keys") or ()))
+        written = conflict.meta.get(_WRITTEN, conflict)
+        targets = tuple(k.this if isinstance(k, exp.Ordered) else k  # (sqlglot: Ordered(Column))
+                        for k in (written.args.get("conflict_keys") or ()))
+        predicate = written.args["index_predicate"].this if written.args.get("index_predicate") else None
+        if predicate is None and all(isinstance(k, (exp.Column, exp.Identifier)) for k in targets):
+            keys, targets = tuple(identifier(k.this if isinstance(k, exp.Column) else k) for k in targets), ()
+        else:  # (an expression or a WHERE: engine/index_expressions.py infers the index)
+            keys = ()
+            _refuse_aggregates(predicate, "WHERE")
         constraint = identifier(conflict.args["constraint"]) if conflict.args.get("constraint") else None
         if conflict.args.get("doupdate") or conflict.args.get("expressions"):
-            if not keys and constraint is None:  # (which rows conflict would be every unique key's guess)
+            if not keys and not targets and constraint is None:  # (which rows conflict would be every key's guess)
                 raise errors.SyntaxError("ON CONFLICT DO UPDATE requires inference specification or constraint name\n"
                                          "HINT:  For example, ON CONFLICT (column_name).")
             assignments = _assignments(conflict.args.get("expressions") or (),
@@ -1426,9 +1442,10 @@ def _insert(tree: exp.Insert) -> st.Statement:
             on_conflict = st.OnConflict(columns=keys, do_nothing=False, assignments=assignments,
                                         defaults=tuple(name for name, value in assignments if _is_default(value)),
                                         where=(conflict.args.get("where").this if conflict.args.get("where") else None),
-                                        constraint=constraint)
+                                        constraint=constraint, targets=targets, predicate=predicate)
         else:
-            on_conflict = st.OnConflict(columns=keys, do_nothing=True, constraint=constraint)
+            on_conflict = st.OnConflict(columns=keys, do_nothing=True, constraint=constraint, targets=targets,
+                                        predicate=predicate)
     source = tree.expression
     if source is not None and not isinstance(source, exp.Query):
         if isinstance(source, exp.Values):

@@ -386,8 +386,10 @@ class CreateTable(Statement):
 
 @dataclass(frozen=True)
 class CreateIndex(Statement):
-    """``CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON table [USING method] (columns)
-    [NULLS [NOT] DISTINCT]`` (engine/uniques.py, engine/indexes.py)."""
+    """``CREATE [UNIQUE] INDEX [CONCURRENTLY] [IF NOT EXISTS] [name] ON table [USING method]
+    (columns) [NULLS [NOT] DISTINCT] [WHERE predicate]`` (engine/uniques.py, engine/indexes.py);
+    an index of expressions or with a WHERE (engine/index_expressions.py) has its key elements
+    in ``items`` and no ``columns``."""
     table: TableName
     columns: tuple[str, ...]
     name: str | None = None
@@ -395,6 +397,9 @@ class CreateIndex(Statement):
     unique: bool = True
     method: str = "btree"
     nulls_not_distinct: bool = False
+    items: tuple[exp.Expression, ...] = ()
+    where: exp.Expression | None = None
+    concurrently: bool = False  # (25001 inside a transaction block; else as without it)
 
 
 @dataclass(frozen=True)
@@ -411,6 +416,7 @@ class DropIndex(Statement):
     indexes: tuple[TableName, ...]
     if_exists: bool = False
     cascade: bool = False  # (the foreign keys referencing a unique index go too)
+    concurrently: bool = False  # (25001 inside a transaction block; else as without it)
 
 
 @dataclass(frozen=True)
@@ -659,6 +665,10 @@ class OnConflict:
     where: exp.Expression | None = None
     defaults: tuple[str, ...] = ()  # the columns SET to DEFAULT
     constraint: str | None = None   # ON CONFLICT ON CONSTRAINT name (the primary key's: <table>_pkey)
+    # ON CONFLICT ((expression), ...) [WHERE predicate]: the target's elements, when one is an
+    # expression or there is a predicate (engine/index_expressions.py ``inferred``; no ``columns``)
+    targets: tuple[exp.Expression, ...] = ()
+    predicate: exp.Expression | None = None
 
 
 @dataclass(frozen=True)

@@ -600,11 +600,13 @@ class Commit:
         if not theirs and self.keys_checked:  # (no row committed since: nothing to clash with)
             return
         names = current.schema.primary_key if unique is None else unique.columns
+        shown = names if unique is None else unique.shown
         constraint = current.schema.pkey_name(current.name) if unique is None else unique.name
         seen: set = set()
         for f in files:
             rows = f.python_rows()
-            mine = pk.key_tuples(rows if rows is not None else self.store.read(f, current.schema), names)
+            rows = rows if rows is not None else self.store.read(f, current.schema)
+            mine = pk.key_tuples(rows, names) if unique is None else pk.computed_key_tuples(rows, names)
             if unique is not None and not unique.nulls_not_distinct:
                 mine = [k for k in mine if k is not None and (type(k) is not tuple or None not in k)]
             clash = {k: r for k, r in pk.find(self.store, current, mine, theirs, names).items()
@@ -616,11 +618,11 @@ class Commit:
                 if f.caches.get(UPSERTED):
                     raise errors.SerializationFailure(
                         "could not serialize access due to concurrent insert\n"
-                        f"DETAIL:  Key ({', '.join(names)})=({key_text(key)}) was committed by another process "
+                        f"DETAIL:  Key ({', '.join(shown)})=({key_text(key)}) was committed by another process "
                         "after this INSERT ... ON CONFLICT looked for it.")
                 raise errors.UniqueViolation(
                     f'duplicate key value violates unique constraint "{constraint}"\n'
-                    f"DETAIL:  Key ({', '.join(names)})=({key_text(key)}) already exists.")
+                    f"DETAIL:  Key ({', '.join(shown)})=({key_text(key)}) already exists.")
 
 
 class FilesCommit(Commit):

@@ -28,7 +28,7 @@ import numpy as np
 import pyarrow as pa
 
 from txlake.storage.datafiles import DataFileStore
-from txlake.storage.schema import TableSchema
+from txlake.storage.schema import COMPUTED_KEY, TableSchema
 from txlake.storage.version import CARRIED, DataFile, PythonRows, TableVersion, one_row_key
 
 INDEX = "pk"            # cache key part of a file's key index
@@ -53,8 +53,37 @@ def normal(value):
     return NAN if value != value else value
 
 
+#: computes an expression index's key values: ``COMPUTE(rows, names)`` is the Arrow table of
+#: the computed keys ``names`` (storage/schema.py ``COMPUTED_KEY``) of ``rows``, a table of the
+#: columns they read. Set by engine/index_expressions.py (their SQL is PostgreSQL's, which the
+#: engine runs); a key of a table without expression indexes never calls it.
+COMPUTE = None
+
+
+def with_computed(data: pa.Table | PythonRows, names: tuple[str, ...]) -> pa.Table | PythonRows:
+    """``data`` with the computed keys among ``names`` added as columns (``data`` itself if none is)."""
+    table = data.table() if isinstance(data, PythonRows) else data
+    wanted = [n for n in names if n.startswith(COMPUTED_KEY) and table.schema.get_field_index(n) < 0]
+    if not wanted:
+        return table
+    if COMPUTE is None:  # (a process that never loaded the engine: refuse rather than guess)
+        raise RuntimeError("txlake's expression indexes need txlake.engine loaded")
+    computed = COMPUTE(table, tuple(wanted))
+    for name in wanted:
+        table = table.append_column(name, computed.column(name))
+    return table
+
+
+def computed_key_tuples(data: pa.Table | PythonRows, key_columns: tuple[str, ...]) -> list:
+    """``key_tuples`` of keys that may be computed (a unique constraint's or index's)."""
+    if key_columns and key_columns[0].startswith(COMPUTED_KEY):  # (an expression index's: all computed)
+        data = with_computed(data, key_columns)
+    return key_tuples(data, key_columns)
+
+
 def key_tuples(data: pa.Table | PythonRows, key_columns: tuple[str, ...]) -> list:
-    """The key of each row: a scalar for one-column keys, a tuple otherwise (NaN as ``NAN``)."""
+    """The key of each row: a scalar for one-column keys, a tuple otherwise (NaN as ``NAN``).
+    Computed keys must be among ``data``'s columns (``with_computed``)."""
     if len(key_columns) == 1:
         return _values(data, key_columns[0])
     return list(zip(*(_values(data, c) for c in key_columns)))
@@ -140,6 +169,10 @@ def _key_columns(store: DataFileStore, version: TableVersion, f: DataFile,
     """A file's rows to read keys from: as Python values if it holds them so, else its key
     columns (``names``, by default the primary key's)."""
     rows = f.python_rows(version.schema)
+    if names is not None and names[0].startswith(COMPUTED_KEY):  # (an expression index's: all its keys computed)
+        if rows is None:
+            rows = store.read_columns(f, version.schema, version.schema.key_inputs(names))
+        return with_computed(rows, names)
     return rows if rows is not None else store.read_columns(f, version.schema, names or version.schema.primary_key)
 
 

@@ -427,7 +427,7 @@ def _keys_of(store: DataFileStore, f: DataFile, schema: TableSchema, unique=None
     rows = rows if rows is not None else store.read(f, schema)
     if unique is None:
         return pk.key_tuples(rows, schema.primary_key)
-    keys = pk.key_tuples(rows, unique.columns)
+    keys = pk.computed_key_tuples(rows, unique.columns)
     if unique.nulls_not_distinct:
         return keys
     return [k for k in keys if k is not None and not (type(k) is tuple and None in k)]

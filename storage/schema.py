@@ -563,8 +563,22 @@ class TypeDefinition:
                               tuple(CheckConstraint.from_json(c) for c in d["checks"]))
 
 
+class _Keyed:
+    """What a unique constraint and an index say of their key (``columns``, ``key``, ``inputs``)."""
+
+    @property
+    def shown(self) -> tuple[str, ...]:
+        """The key as messages and catalogs show it: ``lower(email)``, ``email``."""
+        return self.key or self.columns
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        """The table's columns the key is made of (an UPDATE setting none of them keeps it)."""
+        return self.inputs or self.columns
+
+
 @dataclass(frozen=True)
-class UniqueConstraint:
+class UniqueConstraint(_Keyed):
     """``UNIQUE [NULLS NOT DISTINCT] (columns)``: no two rows with equal values in every one
     of ``columns`` - rows with a NULL in any of them never clash, unless NULLS NOT DISTINCT."""
 
@@ -577,6 +591,12 @@ class UniqueConstraint:
     #: DEFERRABLE [INITIALLY DEFERRED] (engine/deferred.py); absent from older warehouses: NOT DEFERRABLE
     deferrable: bool = False
     initially_deferred: bool = False
+    #: a unique index over expressions or with a WHERE predicate (engine/index_expressions.py):
+    #: then each of ``columns`` is a computed key (``COMPUTED_KEY``), ``key`` the index's key as
+    #: pg_get_indexdef shows it, ``predicate`` its WHERE and ``inputs`` the columns they read
+    key: tuple[str, ...] = ()
+    predicate: str | None = None
+    inputs: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         d = {"name": self.name, "columns": list(self.columns)}
@@ -584,12 +604,30 @@ class UniqueConstraint:
             d["nulls_not_distinct"] = True
         if self.index:
             d["index"] = True
-        return _with_timing(d, self)
+        return _with_computed(_with_timing(d, self), self)
 
     @staticmethod
     def from_json(d: dict) -> "UniqueConstraint":
         return UniqueConstraint(d["name"], tuple(d["columns"]), d.get("nulls_not_distinct", False),
-                                d.get("index", False), d.get("deferrable", False), d.get("initially_deferred", False))
+                                d.get("index", False), d.get("deferrable", False), d.get("initially_deferred", False),
+                                tuple(d.get("key", ())), d.get("predicate"), tuple(d.get("inputs", ())))
+
+
+#: a key "column" whose name starts so is computed - an expression or partial index's value, of
+#: the SQL that follows (storage/keys.py computes it through ``keys.COMPUTE``); every key of such
+#: an index is, and no plain key
+COMPUTED_KEY = "="
+
+
+def _with_computed(d: dict, index) -> dict:
+    """``d`` (an index's JSON) with its expression key, predicate and input columns, if any."""
+    if index.key:
+        d["key"] = list(index.key)
+    if index.predicate is not None:
+        d["predicate"] = index.predicate
+    if index.inputs:
+        d["inputs"] = list(index.inputs)
+    return d
 
 
 def _with_timing(d: dict, constraint) -> dict:
@@ -610,7 +648,7 @@ def timing_sql(constraint) -> str:
 
 
 @dataclass(frozen=True)
-class Index:
+class Index(_Keyed):
     """``CREATE INDEX name ON t [USING method] (columns)``: a secondary index of plain columns,
     no constraint. Its data is built lazily, per data file, when a lookup needs it
     (storage/keys.py ``find_rows``); the schema records only that it exists."""
@@ -618,16 +656,22 @@ class Index:
     name: str
     columns: tuple[str, ...]
     method: str = "btree"  # btree or hash: the same per-file index in txlake, shown as written
+    #: an index over expressions or with a WHERE predicate, kept and shown, never looked up
+    #: (engine/index_expressions.py): as UniqueConstraint's
+    key: tuple[str, ...] = ()
+    predicate: str | None = None
+    inputs: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         d = {"name": self.name, "columns": list(self.columns)}
         if self.method != "btree":
             d["method"] = self.method
-        return d
+        return _with_computed(d, self)
 
     @staticmethod
     def from_json(d: dict) -> "Index":
-        return Index(d["name"], tuple(d["columns"]), d.get("method", "btree"))
+        return Index(d["name"], tuple(d["columns"]), d.get("method", "btree"), tuple(d.get("key", ())),
+                     d.get("predicate"), tuple(d.get("inputs", ())))
 
 
 @dataclass(frozen=True)
@@ -809,6 +853,15 @@ class TableSchema:
         if self.primary_key and set(self.primary_key) == wanted:
             return UniqueConstraint(self.pkey_name(table), self.primary_key)
         return next((u for u in self.uniques if set(u.columns) == wanted), None)
+
+    def key_inputs(self, names: tuple[str, ...]) -> tuple[str, ...]:
+        """The columns to read to compute the key ``names`` (computed keys among them: those of
+        the unique index they belong to)."""
+        found = [n for n in names if not n.startswith(COMPUTED_KEY)]
+        for unique in self.uniques:
+            if unique.inputs and set(names) & set(unique.columns):
+                found += unique.inputs
+        return tuple(dict.fromkeys(found))
 
     def column(self, name: str) -> Column | None:
         for c in self.columns:
