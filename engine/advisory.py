@@ -61,8 +61,6 @@ FUNCTIONS = {
     "pg_try_advisory_xact_lock": (EXCLUSIVE, True, True), "pg_try_advisory_xact_lock_shared": (SHARE, True, True),
     "pg_advisory_unlock": (EXCLUSIVE, False, None), "pg_advisory_unlock_shared": (SHARE, False, None),
 }
-#: the functions that return a boolean; the others return PostgreSQL's void (NULL here)
-RETURNS_BOOLEAN = frozenset(name for name, (_, _, attempt) in FUNCTIONS.items() if attempt is not False)
 
 
 @dataclass
@@ -202,14 +200,6 @@ class AdvisoryLocks:
     def taken_by(self, vxid: int) -> int:
         """How many transaction-level locks ``vxid`` holds (a savepoint's mark)."""
         return len(self._by_txn.get(vxid, ()))
-
-    def held(self) -> list[tuple[tuple, int, int, bool]]:
-        """(key, session, mode, transaction-level?) of every hold, for tests and views."""
-        with self._cond:
-            return [(key, session, mode, xact) for key, lock in self._locks.items()
-                    for session, h in lock.holders.items()
-                    for mode, xact in [*((m, False) for m in (SHARE, EXCLUSIVE) if h.counts[m]),
-                                       *((m, True) for _, m in h.xact)]]
 
     # --- internals (holding the condition's lock) ------------------------------------------------
 

@@ -252,3 +252,9 @@ def test_prepare_transaction_with_a_transaction_lock_is_refused(two):
     with pytest.raises(txlake.NotSupportedError):
         a.execute("PREPARE TRANSACTION 'g1'")
     assert one(b, "SELECT pg_try_advisory_lock(40), (SELECT count(*) FROM t)") == (True, 0)
+
+
+def test_every_function_the_parser_rewrites_is_answered():
+    from txlake.engine import advisory
+    from txlake.parser import semantics
+    assert set(advisory.FUNCTIONS) == semantics.ADVISORY_CALLS
