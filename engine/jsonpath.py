@@ -126,7 +126,8 @@ _LOWERCASE_ONLY = {"null": None, "true": True, "false": False}  # (other keyword
 _SPECIAL = set("?%$.[]{}()|&!=<>@#,*:-+/\\\"'")
 _TOKEN = re.compile(r"""
     (?P<space>[ \t\n\r\f]+)
-  | (?P<number>(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)(?P<junk>[eE][-+]?)?
+  | (?P<radix>0[xX][0-9A-Fa-f](?:_?[0-9A-Fa-f])*|0[oO][0-7](?:_?[0-7])*|0[bB][01](?:_?[01])*)
+  | (?P<number>(?:0|[1-9](?:_?[0-9])*)(?:\.[0-9](?:_?[0-9])*)?(?:[eE][-+]?[0-9](?:_?[0-9])*)?)(?P<junk>[eE][-+]?)?
   | (?P<op>==|!=|<>|<=|>=|&&|\|\||\*\*|[?%$.\[\]{}()!<>@,*:\-+/=|&])
 """, re.X)
 _ESCAPES = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
@@ -199,8 +200,11 @@ def _tokens(text: str) -> list[tuple[str, object, str]]:
         if m is not None:
             if m.group("junk") is not None:
                 raise PathSyntaxError(f'invalid floating point number at or near "{m.group(0)}" of jsonpath input')
-            if m.group("number") is not None:
-                out.append(("num", Decimal(m.group("number")), m.group("number")))
+            if m.group("radix") is not None:  # (PostgreSQL 16: 0x10, 0o17, 0b101, with _ between digits)
+                value = int(m.group("radix"), 0)
+                out.append(("num", Decimal(value), str(value)))
+            elif m.group("number") is not None:  # (1_000: PostgreSQL 16's separators)
+                out.append(("num", Decimal(m.group("number").replace("_", "")), m.group("number").replace("_", "")))
             elif m.group("op") is not None:
                 op = "!=" if m.group("op") == "<>" else m.group("op")
                 out.append((op, None, m.group("op")))

@@ -91,7 +91,8 @@ def refresh_matview(ex: Executor, ctx: Context, stmt: st.RefreshMatview, params)
             raise errors.SyntaxError("CONCURRENTLY and WITH NO DATA options cannot be used together")
         if not definition.populated:
             raise errors.NotSupportedError("CONCURRENTLY cannot be used when the materialized view is not populated")
-        if not version.schema.uniques:
+        # (PostgreSQL's is_usable_unique_index: immediate, no WHERE, every key a plain column)
+        if not any(not u.key and u.predicate is None and not u.deferrable for u in version.schema.uniques):
             raise errors.ObjectNotInPrerequisiteState(
                 f'cannot refresh materialized view "{catalog_views.relation_name(version.db, version.name)}" '
                 "concurrently\nHINT:  Create a unique index with no WHERE clause on one or more columns of the "

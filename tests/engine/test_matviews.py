@@ -87,6 +87,10 @@ def test_concurrently_needs_a_unique_index_and_distinct_rows(c):
         "HINT:  Create a unique index with no WHERE clause on one or more columns of the materialized view.")
     assert fails(c, "REFRESH MATERIALIZED VIEW CONCURRENTLY mvtest_tvmm WITH NO DATA", "42601") == \
         "CONCURRENTLY and WITH NO DATA options cannot be used together"
+    # (an index over an expression, or with WHERE, is no usable one: matview.c is_usable_unique_index)
+    c.execute("CREATE UNIQUE INDEX ON mvtest_tvmm (abs(grandtot))")
+    c.execute("CREATE UNIQUE INDEX ON mvtest_tvmm (grandtot) WHERE grandtot > 0")
+    fails(c, "REFRESH MATERIALIZED VIEW CONCURRENTLY mvtest_tvmm", "55000")
     c.execute("CREATE TABLE mvtest_foo(a, b) AS VALUES(1, 10)")
     c.execute("CREATE MATERIALIZED VIEW mvtest_mv AS SELECT * FROM mvtest_foo")
     c.execute("CREATE UNIQUE INDEX ON mvtest_mv(a)")
