@@ -1928,6 +1928,8 @@ def _text(value: exp.Expression, cast: exp.Expression) -> exp.Expression:
         return cast
     if json_ops.is_json(value) or json_ops.returns_rows(value) or _is_call(value, "regexp_split_to_table"):
         return exp.cast(value.copy(), exp.DataType.build("VARCHAR"))  # (its text is its own)
+    if _aggregated(value):  # (DuckDB picks a macro's form before it knows an aggregate's type: 42000)
+        return exp.cast(value.copy(), exp.DataType.build("VARCHAR"))
     series = isinstance(value, exp.GenerateSeries) and _in_select_list(value)
     matches = _is_call(value, "regexp_matches")
     if series or matches or isinstance(value, exp.Explode) or _is_call(value, "unnest") and len(value.expressions) == 1:
@@ -1944,6 +1946,14 @@ def _text(value: exp.Expression, cast: exp.Expression) -> exp.Expression:
         return exp.Explode(this=texts) if isinstance(value, exp.Explode) else exp.Anonymous(this="unnest",
                                                                                             expressions=[texts])
     return exp.Anonymous(this=TEXT_MACRO, expressions=[value.copy(), value.copy()])
+
+
+def _aggregated(node: exp.Expression) -> bool:
+    """Does ``node`` hold an aggregate or a window function of its own query (a subquery's
+    value has its type when a macro takes it)?"""
+    return any(isinstance(n, (exp.AggFunc, exp.Window)) or (
+        isinstance(n, exp.Anonymous) and n.name in _AGGREGATE_MACROS) for n in node.walk(
+        prune=lambda n: isinstance(n, exp.Subquery)))
 
 
 def _is_call(node: exp.Expression, name: str) -> bool:

@@ -380,3 +380,17 @@ def test_round_of_an_integer_is_round_of_a_numeric(conn):
     conn.execute("INSERT INTO i VALUES (7, 15)")
     row = one(conn, "SELECT round(a), round(a, 1), round(b, -1), pg_typeof(round(b)), pg_typeof(round(a, 1)) FROM i")
     assert [str(v) for v in row] == ["7", "7.0", "20", "numeric", "numeric"]
+
+
+def test_an_aggregate_cast_to_text(connect):
+    """count(*)::text, max(x)::text, sum(x) || '' were 42000 'Macro txl_text() has multiple
+    overloads' - DuckDB picks a macro's form before it knows an aggregate's type; they are
+    the value's text."""
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE a (id INT, s TEXT, d DATE, b BOOLEAN)")
+    conn.execute("INSERT INTO a VALUES (1, 'x', '2024-01-01', true), (2, 'y', '2024-02-01', false)")
+    assert conn.execute("SELECT count(*)::text, sum(id)::text, max(d)::text, max(s)::text, bool_and(b)::text, "
+                        "max(id) || '|', 'n=' || count(*), CAST(min(id) AS varchar) FROM a").fetchall() \
+        == [("2", "3", "2024-02-01", "y", "false", "2|", "n=2", "1")]
+    assert conn.execute("SELECT s, count(*)::text, row_number() OVER (ORDER BY s)::text FROM a GROUP BY s "
+                        "ORDER BY s").fetchall() == [("x", "1", "1"), ("y", "1", "2")]
