@@ -96,14 +96,14 @@ def _pretty_or_not(pretty: list[exp.Expression], shown: exp.Expression, plain: e
 
 #: how many arguments each takes (PostgreSQL's 42883 for others)
 _ARITIES = {"format_type": (2,), "pg_get_indexdef": (1, 3), "pg_get_constraintdef": (1, 2),
-            "pg_get_expr": (2, 3), "pg_table_is_visible": (1,), "pg_get_userbyid": (1,)}
+            "pg_get_expr": (2, 3), "pg_table_is_visible": (1,), "pg_get_userbyid": (1,), "col_description": (2,)}
 
 
 def _arity(name: str, args: list) -> None:
     if len(args) not in _ARITIES[name]:
-        raise errors.UndefinedFunction(f"function {name}({', '.join(['unknown'] * len(args))}) does not exist\n"
-                                       "HINT:  No function matches the given name and argument types. "
-                                       "You might need to add explicit type casts.")
+        raise errors.ProgrammingError(f"function {name}({', '.join(['unknown'] * len(args))}) does not exist\n"
+                                      "HINT:  No function matches the given name and argument types. "
+                                      "You might need to add explicit type casts.", sqlstate="42883")
 
 
 def _looked_up(view: str, value: str, **keys: exp.Expression) -> exp.Expression:

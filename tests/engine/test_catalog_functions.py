@@ -291,3 +291,11 @@ def test_psql_describe_indexes_and_constraints(c):
         WHERE r.conrelid = 'u'::regclass AND r.contype = 'f'
              AND conparentid = 0
         ORDER BY conname""") == [(True, "u_t_id_fkey", "FOREIGN KEY (t_id) REFERENCES t(id) ON DELETE CASCADE", "u")]
+
+
+@pytest.mark.parametrize("sql", ["SELECT col_description(1)", "SELECT format_type(1)", "SELECT pg_get_indexdef(1, 2)"])
+def test_a_wrong_number_of_arguments_is_42883(connect, sql):
+    """It raised AttributeError (an error class txlake has not), col_description a KeyError."""
+    with pytest.raises(errors.ProgrammingError) as e:
+        connect(autocommit=True).execute(sql)
+    assert e.value.sqlstate == "42883" and "does not exist" in str(e.value)
