@@ -43,7 +43,7 @@ def rewritten(ctx: Context, expression: exp.Expression, tables: column_scope.Sta
               ) -> exp.Expression:
     """``expression`` with each string constant beside a column of a known type read as a value
     of that type (see the module's docstring); ``expression`` itself if it has none."""
-    if not any(_beside_column(n) for n in expression.find_all(exp.Literal)):
+    if expression.find(exp.Column) is None or not any(_beside_column(n) for n in expression.find_all(exp.Literal)):
         return expression
     tables = tables if tables is not None else column_scope.StatementTables(ctx, expression)
     column_type = column_scope.resolver(ctx, expression, _operand_type, tables)

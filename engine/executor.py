@@ -490,11 +490,9 @@ class Executor:
     def _rewrite(self, ctx: Context, expression: exp.Expression, register, query: bool = False) -> exp.Expression:
         """Point every table reference at a registered Arrow view of the version it sees
         (``query``: ``expression`` is a query's, whose select list is its result)."""
-        tables = column_scope.StatementTables(ctx, expression)  # (looked up once, for all three)
+        tables = column_scope.StatementTables(ctx, expression)  # (looked up once, for every rewrite)
         expression = user_types.rewritten(ctx, expression, tables)  # (casts to enums and domains)
-        expression = jsonb_order.rewritten(ctx, expression, tables)  # (jsonb columns compared, sorted)
-        expression = bpchar.rewritten(ctx, expression, tables, query)  # (CHAR(n) values compared, padded)
-        expression = column_constants.rewritten(ctx, expression, tables)  # (a string constant beside a column)
+        expression = _typed_by_columns(ctx, expression, tables, query)
         ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
         registered: dict[int, str] = {}
         lookups: list[catalog_functions.Lookups] = []  # (made where a call first needs them)
@@ -867,10 +865,7 @@ class Executor:
         plan is made for)."""
         if user_types.uses_types(ctx, expression):
             return None
-        tables = column_scope.StatementTables(ctx, expression)
-        expression = jsonb_order.rewritten(ctx, expression, tables)
-        expression = bpchar.rewritten(ctx, expression, tables, query=True)
-        expression = column_constants.rewritten(ctx, expression, tables)
+        expression = _typed_by_columns(ctx, expression, column_scope.StatementTables(ctx, expression), query=True)
         ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
         refs: list[st.TableName] = []
         made_for: list[tuple[str, int]] = []
@@ -2616,6 +2611,17 @@ def column_type(data_type: exp.DataType) -> ColumnType:
 
 # the default of a SERIAL column (Executor._column), or one set to nextval('s') (as written or generated)
 _SEQUENCE_DEFAULT = re.compile(r"nextval\s*\(\s*'((?:[^']|'')+)'\s*\)", re.IGNORECASE)
+
+
+def _typed_by_columns(ctx: Context, expression: exp.Expression, tables: column_scope.StatementTables,
+                      query: bool) -> exp.Expression:
+    """The rewrites that depend on the types of the columns ``expression`` reads (so on the
+    schemas a cached plan is made for): jsonb columns compared and sorted in jsonb's order,
+    CHAR(n) values compared and given out padded (``query``: its select list is the result),
+    a string constant beside a column read as the column's type."""
+    expression = jsonb_order.rewritten(ctx, expression, tables)
+    expression = bpchar.rewritten(ctx, expression, tables, query)
+    return column_constants.rewritten(ctx, expression, tables)
 
 
 def relation_kind(version: TableVersion) -> str:

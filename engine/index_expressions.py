@@ -41,12 +41,6 @@ _SOURCE = "__txl_index_rows"
 
 # --- definition ------------------------------------------------------------------------------
 
-def is_plain(items, where) -> bool:
-    """Is an index of ``items`` (CREATE INDEX's parsed key elements) with ``where`` one of plain
-    columns (engine/uniques.py and engine/indexes.py make those as they always have)?"""
-    return where is None and all(isinstance(i, exp.Column) and not i.table for i in items)
-
-
 def key(ex, table: str, schema: TableSchema, items, where, nulls_not_distinct: bool) -> dict:
     """The fields of an index of ``items`` with the predicate ``where`` on ``table`` (of
     ``schema``): ``columns`` (its computed keys), ``key``, ``predicate``, ``inputs``; refused as
@@ -84,8 +78,7 @@ def _checked(ex, table: str, schema: TableSchema, expression: exp.Expression, wh
         if isinstance(node, exp.Column) and node.table:
             raise errors.ProgrammingError(f'missing FROM-clause entry for table "{node.table}"', sqlstate="42P01")
     sql = generated._duckdb_sql(checks.stored(expression))
-    plain = [c for c in schema.columns]
-    empty = pa.schema([c.type.field(c.name) for c in plain]).empty_table()
+    empty = pa.schema([c.type.field(c.name) for c in schema.columns]).empty_table()
     with ex._registered() as register:
         tree = json.loads(ex._sql("SELECT json_serialize_sql(?)", [f"SELECT {sql}"]).column(0)[0].as_py())
         if set(generated._functions_called(tree)) & generated._not_immutable():

@@ -311,7 +311,11 @@ _TYPE_NAMES = ((dict, "object"), (list, "array"), (str, "string"), (bool, "boole
 
 def typeof(doc: str) -> str:
     """``jsonb_typeof``: object, array, string, number, boolean or null."""
-    value = parse(doc)
+    return type_name(parse(doc))
+
+
+def type_name(value) -> str:
+    """A parsed json value's type, as jsonb_typeof and jsonpath's .type() name it."""
     return next((name for t, name in _TYPE_NAMES if isinstance(value, t)), "null")
 
 

@@ -536,7 +536,7 @@ class JsonPath:
         self.strict, self.root = strict, root
 
     def __str__(self) -> str:
-        return ("strict " if self.strict else "") + _printed(self.root, False, True)
+        return ("strict " if self.strict else "") + _printed(self.root, True)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -569,34 +569,30 @@ def _priority(node) -> int:
     return _PRIORITY.get(node[0], 6)
 
 
-def _string(value: str) -> str:
-    return jsonb.text(value)
-
-
-def _printed(node, in_key: bool, brackets: bool) -> str:
+def _printed(node, brackets: bool) -> str:
     kind = node[0]
     if kind in ("bin", "cmp", "and", "or", "starts"):
         op = {"and": "&&", "or": "||", "starts": "starts with"}.get(kind, node[1] if kind in ("bin", "cmp") else "")
         left, right = node[-2], node[-1]
         mine = _priority(node)
-        text = (f"{_printed(left, False, _priority(left) <= mine)} {op} "
-                f"{_printed(right, False, _priority(right) <= mine)}")
+        text = (f"{_printed(left, _priority(left) <= mine)} {op} "
+                f"{_printed(right, _priority(right) <= mine)}")
         return f"({text})" if brackets else text
     if kind == "unary":
-        text = node[1] + _printed(node[2], False, _priority(node[2]) <= 5)
+        text = node[1] + _printed(node[2], _priority(node[2]) <= 5)
         return f"({text})" if brackets else text
     if kind == "regex":
         flags = f' flag "{node[3]}"' if node[3] else ""
-        text = f"{_printed(node[1], False, _priority(node[1]) <= 2)} like_regex {_string(node[2])}{flags}"
+        text = f"{_printed(node[1], _priority(node[1]) <= 2)} like_regex {jsonb.text(node[2])}{flags}"
         return f"({text})" if brackets else text
     if kind == "not":
-        return f"!({_printed(node[1], False, False)})"
+        return f"!({_printed(node[1], False)})"
     if kind == "unknown":
-        return f"({_printed(node[1], False, False)}) is unknown"
+        return f"({_printed(node[1], False)}) is unknown"
     if kind == "exists":
-        return f"exists ({_printed(node[1], False, False)})"
+        return f"exists ({_printed(node[1], False)})"
     if kind == "lit":
-        return _string(node[1]) if isinstance(node[1], str) else jsonb.text(node[1])
+        return jsonb.text(node[1])
     if kind == "root":
         return "$"
     if kind == "current":
@@ -604,22 +600,21 @@ def _printed(node, in_key: bool, brackets: bool) -> str:
     if kind == "last":
         return "last"
     if kind == "var":
-        return "$" + _string(node[1])
+        return "$" + jsonb.text(node[1])
     # a chain: its primary, then each accessor
-    return _printed(node[1], False, True) + "".join(_printed_accessor(a) for a in node[2])
+    return _printed(node[1], True) + "".join(_printed_accessor(a) for a in node[2])
 
 
 def _printed_accessor(accessor) -> str:
     kind = accessor[0]
     if kind == "key":
-        return "." + _string(accessor[1])
+        return "." + jsonb.text(accessor[1])
     if kind == "anykey":
         return ".*"
     if kind == "anyarray":
         return "[*]"
     if kind == "index":
-        return "[" + ",".join(_printed(first, False, False) + ("" if last is None else
-                                                                " to " + _printed(last, False, False))
+        return "[" + ",".join(_printed(first, False) + ("" if last is None else " to " + _printed(last, False))
                               for first, last in accessor[1]) + "]"
     if kind == "any":
         first, last = accessor[1], accessor[2]
@@ -628,8 +623,8 @@ def _printed_accessor(accessor) -> str:
             return ".**"
         return ".**{" + (word(first) if first == last else f"{word(first)} to {word(last)}") + "}"
     if kind == "method":
-        return f".{accessor[1]}(" + ("" if accessor[2] is None else _string(accessor[2])) + ")"
-    return f"?({_printed(accessor[1], False, False)})"
+        return f".{accessor[1]}(" + ("" if accessor[2] is None else jsonb.text(accessor[2])) + ")"
+    return f"?({_printed(accessor[1], False)})"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -644,21 +639,13 @@ def _is_number(value) -> bool:
 
 
 def _type_name(value) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if _is_number(value):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
+    return jsonb.type_name(value)
 
 
 class _Context:
     """What an evaluation reads: the document, ``@``, ``last``, the variables, the mode, and
     whether structural errors are ignored (lax mode, and below ``.**``)."""
-    __slots__ = ("root", "current", "last", "variables", "lax", "ignore", "document")
+    __slots__ = ("root", "current", "last", "variables", "lax", "ignore")
 
     def __init__(self, root, current, last, variables, lax, ignore):
         self.root, self.current, self.last, self.variables = root, current, last, variables
@@ -887,16 +874,16 @@ def _object_id(value: dict, cx: _Context) -> Decimal:
     """keyvalue()'s ``id``: the object's byte offset in the document's jsonb binary form (as
     PostgreSQL computes it from the container's address); an object of a variable or of an
     earlier keyvalue() is refused."""
-    offset = _offset_in(cx.root, value, 0)
+    offset = _offset_in(cx.root, value)
     if offset is None:
         raise PathNotSupported("jsonpath item method .keyvalue() of an object not in the document is not supported")
     return Decimal(offset)
 
 
-def _offset_in(container, target, start: int) -> int | None:
-    """The offset of ``target`` (by identity) in ``container``'s binary form, which starts at ``start``."""
+def _offset_in(container, target) -> int | None:
+    """The offset of ``target`` (by identity) in ``container``'s binary form."""
     found = []
-    _laid_out(container, start, lambda value, at: found.append(at) if value is target else None)
+    _laid_out(container, 0, lambda value, at: found.append(at) if value is target else None)
     return found[0] if found else None
 
 

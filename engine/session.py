@@ -1001,12 +1001,12 @@ class Session:
         versions = self.txn.tables(self.txn.snapshot.catalog) if self.txn is not None and self.txn.snapshot \
             else self.temp.tables.values()
         temporary = [v for v in versions if v.table_id.startswith(TEMP_ID_PREFIX)]
-        for kind, of_views in (("VIEW", True), ("TABLE", False)):
-            names = [v.name for v in temporary if (v.schema.view is not None) == of_views]
-            if names:
-                names = ", ".join(f'{TEMP_DB}."{n.replace(chr(34), chr(34) * 2)}"' for n in names)
-                for statement in self.parse(f"DROP {kind} IF EXISTS {names} CASCADE"):
-                    self.execute_statement(statement)
+        temp_views = tuple(st.TableName(TEMP_DB, v.name) for v in temporary if v.schema.view is not None)
+        tables = tuple(st.TableName(TEMP_DB, v.name) for v in temporary if v.schema.view is None)
+        if temp_views:  # (DROP statements as written ones run: CASCADE, transactionally)
+            self.execute_statement(st.DropView(views=temp_views, if_exists=True, cascade=True))
+        if tables:
+            self.execute_statement(st.DropTable(tables=tables, if_exists=True, cascade=True))
 
     def _deallocate(self, stmt: st.Deallocate) -> Result:
         if stmt.name is None:
