@@ -106,11 +106,14 @@ def open_database(path: str, **options) -> "Database":
     key = os.path.realpath(path)
     with _registry_lock:
         db = _registry.get(key)
-        if db is None:
+        made = db is None
+        if made:
             db = Database(key, **options)
             _registry[key] = db
         db._refs += 1
-        return db
+    if made:  # (outside the lock: Thread.start waits for the new thread, in which the cycle
+        db.start()  # collector may finalise a forgotten connection - whose close takes the lock)
+    return db
 
 
 class Database:
@@ -148,12 +151,16 @@ class Database:
         self._refs = 0
         self.warehouse.oldest_snapshot_in_use = lambda: self.horizons()[1]  # (compaction lineage)
         self.gc = GarbageCollector(self, interval=gc_interval)
-        self.gc.start()
         self.publisher = None
         if publish != "off":
             # the Paimon writer (fastavro, manifests) loads only for warehouses that publish
             from txlake.storage.publish import Publisher
             self.publisher = Publisher(self.warehouse, mode=publish)
+
+    def start(self) -> None:
+        """Start the background threads: garbage collection, and publishing."""
+        self.gc.start()
+        if self.publisher is not None:
             self.publisher.start()
 
     # --- transactions --------------------------------------------------------------------
