@@ -1,16 +1,11 @@
-"""PostgreSQL 15's ``regexp_count``, ``regexp_instr``, ``regexp_like`` and ``regexp_substr``,
-which DuckDB lacks (sqlglot wrote regexp_count and regexp_instr as DuckDB expressions that
-took no flags' errors, no N, no subexpression): Python functions DuckDB calls, registered by
-engine/dialect.py with macros filling in the arguments left off.
-
-A pattern is PostgreSQL's advanced regular expression, read by Python's ``re`` after
-``python_pattern`` rewrites what the two spell apart: POSIX classes in brackets (``[[:digit:]]``,
-as the C locale has them), the word-boundary escapes ``\\m \\M \\y \\Y``, ``$`` as the string's
-end only (Python's also matched before a last newline), a negated bracket that does not match a
-newline where the flags make ``.`` not match one. The flags are PostgreSQL's (regexp.c
-``parse_re_flags``, applied in order): ``i``/``c`` case, ``n``/``m``/``p``/``w``/``s`` newline
-sensitivity, ``x`` expanded, ``q`` a literal, ``t``; the basic and extended syntaxes (``b``,
-``e``) are refused (0A000), another letter is 22023, and these functions refuse ``g``.
+"""PostgreSQL's regular expression functions that DuckDB lacks or answers otherwise: PostgreSQL
+15's ``regexp_count``, ``regexp_instr``, ``regexp_like`` and ``regexp_substr`` (sqlglot wrote
+regexp_count and regexp_instr as DuckDB expressions that took no flags' errors, no N, no
+subexpression), ``regexp_matches``, ``regexp_split_to_array`` (DuckDB's kept the empty pieces
+PostgreSQL drops: ``'a b'`` split by ``'\\s*'``), and ``regexp_replace`` / ``regexp_match`` /
+``~`` where RE2 cannot run the pattern or the call (a start, an N; parser/semantics.py decides).
+Python functions DuckDB calls, registered by engine/dialect.py with macros filling in the
+arguments left off; the patterns are read as parser/pg_regex.py says.
 
 Matches are found as regexp.c's ``setup_regexp_matches`` finds them: from the start position on,
 each search beginning where the last match ended (a character further after an empty one).
@@ -18,98 +13,14 @@ each search beginning where the last match ended (a character further after an e
 
 from __future__ import annotations
 
-import functools
 import re
 
 import pyarrow as pa
 
 from txlake.engine import arrow_functions
+from txlake.parser.pg_regex import RegexpError, compiled, expand
 
-
-class RegexpError(ValueError):
-    """An argument these functions refuse, in PostgreSQL's words (engine/errors_map.py: 22023,
-    2201B for a pattern that is no regular expression, 0A000 for words ending 'are not supported')."""
-
-
-# POSIX bracket classes, as the C locale has them
-_CLASSES = {"alpha": "a-zA-Z", "digit": "0-9", "alnum": "0-9a-zA-Z", "upper": "A-Z", "lower": "a-z",
-            "space": " \\t\\n\\r\\f\\v", "blank": " \\t", "xdigit": "0-9A-Fa-f", "cntrl": "\\x00-\\x1f\\x7f",
-            "print": "\\x20-\\x7e", "graph": "\\x21-\\x7e", "punct": re.escape("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"),
-            "word": "\\w"}
-# PostgreSQL's escapes Python spells otherwise: the start and end of a word, a word boundary, not one
-_ESCAPES = {"m": r"\b(?=\w)", "M": r"\b(?<=\w)", "y": r"\b", "Y": r"\B"}
-
-
-def _bracket(pattern: str, i: int, newline_stop: bool) -> tuple[str, int]:
-    """The bracket expression starting at ``pattern[i]`` ('[') in Python's spelling, and where it ends."""
-    j, out = i + 1, ["["]
-    if pattern[j:j + 1] == "^":
-        out.append("^\\n" if newline_stop else "^")
-        j += 1
-    if pattern[j:j + 1] == "]":  # (first: a literal ])
-        out.append("\\]")
-        j += 1
-    while j < len(pattern) and pattern[j] != "]":
-        if pattern.startswith("[:", j) and (end := pattern.find(":]", j + 2)) != -1:
-            name = pattern[j + 2:end]
-            if name not in _CLASSES:
-                raise RegexpError("invalid regular expression: invalid character class")
-            out.append(_CLASSES[name])
-            j = end + 2
-        elif pattern.startswith(("[.", "[="), j):
-            raise RegexpError("collating elements and equivalence classes in brackets ([.x.], [=x=]) are not supported")
-        elif pattern[j] == "\\":
-            out.append(pattern[j:j + 2])
-            j += 2
-        else:
-            out.append("\\[" if pattern[j] == "[" else pattern[j])
-            j += 1
-    if j >= len(pattern):
-        raise RegexpError("invalid regular expression: brackets [] not balanced")
-    return "".join(out) + "]", j + 1
-
-
-def python_pattern(pattern: str, newline_stop: bool, newline_anchor: bool) -> str:
-    """``pattern`` (PostgreSQL's) in Python's ``re`` spelling."""
-    out, i = [], 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            out.append(_ESCAPES.get(pattern[i + 1:i + 2], pattern[i:i + 2]))
-            i += 2
-        elif c == "[":
-            bracket, i = _bracket(pattern, i, newline_stop)
-            out.append(bracket)
-        else:
-            out.append("\\Z" if c == "$" and not newline_anchor else c)
-            i += 1
-    return "".join(out)
-
-
-@functools.lru_cache(maxsize=256)
-def compiled(pattern: str, flags: str, function: str) -> re.Pattern:
-    """``pattern`` compiled under PostgreSQL's ``flags`` for ``function`` (which names itself in
-    the refusal of 'g')."""
-    case, newline_stop, newline_anchor, expanded, literal = 0, False, False, False, False
-    for flag in flags:
-        if flag == "g":
-            raise RegexpError(f'{function}() does not support the "global" option')
-        if flag in "be":
-            raise RegexpError(f'regular expression flags "b" and "e" (basic and extended syntax) are not supported '
-                              f'("{flag}")')
-        if flag not in "cimnpqstwx":
-            raise RegexpError(f'invalid regular expression option: "{flag}"')
-        case = re.IGNORECASE if flag == "i" else 0 if flag == "c" else case
-        if flag in "mnpws":
-            newline_stop, newline_anchor = flag in "mnp", flag in "mnw"
-        expanded = flag == "x" or expanded and flag != "t"
-        literal = literal or flag == "q"
-    text = re.escape(pattern) if literal else python_pattern(pattern, newline_stop, newline_anchor)
-    options = case | (0 if newline_stop else re.DOTALL) | (re.MULTILINE if newline_anchor else 0)
-    try:
-        return re.compile(text, options | (re.VERBOSE if expanded and not literal else 0))
-    except re.error as e:
-        raise RegexpError(f"invalid regular expression: {e}") from None
+__all__ = ["RegexpError", "compiled"]  # (engine/jsonpath.py's like_regex)
 
 
 def _positive(name: str, value: int, least: int = 1) -> None:
@@ -172,11 +83,50 @@ def regexp_match_rows(text: str, pattern: str, flags: str) -> list[list[str | No
     return [list(m.groups()) if regex.groups else [m.group(0)] for m in (found if "g" in flags else found[:1])]
 
 
+def regexp_replace(text: str, pattern: str, replacement: str, start: int, n: int, flags: str) -> str:
+    """``regexp_replace``: match ``n`` from character ``start`` on replaced (0: every one), as
+    varlena.c's ``replace_text_regexp``; the text before ``start`` is kept."""
+    _positive("start", start)
+    _positive("n", n, 0)
+    regex = compiled(pattern, flags.replace("g", ""), "regexp_replace")
+    out, kept = [], 0
+    for count, match in enumerate(_matches(text, regex, start), 1):
+        if n and count != n:
+            continue
+        out += (text[kept:match.start()], expand(replacement, match))
+        kept = match.end()
+        if n:
+            break
+    out.append(text[kept:])
+    return "".join(out)
+
+
+def regexp_match(text: str, pattern: str, flags: str) -> list[str | None] | None:
+    """``regexp_match``: the first match's captured groups (the whole match if none), or NULL."""
+    regex = compiled(pattern, flags, "regexp_match")
+    match = regex.search(text)
+    return None if match is None else list(match.groups()) if regex.groups else [match.group(0)]
+
+
+def regexp_split(text: str, pattern: str, flags: str) -> list[str]:
+    """``regexp_split_to_array``: the text between the matches, an empty match at the start, at
+    the end or right after another match left out (regexp.c's ``ignore_degenerate``)."""
+    regex = compiled(pattern, flags, "regexp_split_to_array")
+    pieces, kept, ended = [], 0, 0
+    for match in _matches(text, regex, 1):
+        if match.start() < len(text) and match.end() > ended:
+            pieces.append(text[kept:match.start()])
+            kept = match.end()
+        ended = match.end()
+    pieces.append(text[kept:])
+    return pieces
+
+
 # DuckDB functions: txl_ and the function's name -> (function, parameter types, result type),
 # and the macros of PostgreSQL's name taking each shorter form, its defaults filled in (of
 # regexp_matches, parser/semantics.py's name: DuckDB has a regexp_matches of its own)
 _PARAMETERS = {"text": "VARCHAR", "pattern": "VARCHAR", "start": "INTEGER", "n": "INTEGER", "endoption": "INTEGER",
-               "flags": "VARCHAR", "subexpr": "INTEGER"}
+               "flags": "VARCHAR", "subexpr": "INTEGER", "replacement": "VARCHAR"}
 _DEFAULTS = {"start": "1", "n": "1", "endoption": "0", "flags": "''", "subexpr": "0"}
 MATCH_ROWS = "txl_regexp_matches"
 _SIGNATURES = {
@@ -186,8 +136,12 @@ _SIGNATURES = {
     "regexp_substr": (regexp_substr, ("text", "pattern", "start", "n", "flags", "subexpr"), "VARCHAR", pa.string()),
     "regexp_like": (regexp_like, ("text", "pattern", "flags"), "BOOLEAN", pa.bool_()),
     MATCH_ROWS: (regexp_match_rows, ("text", "pattern", "flags"), "VARCHAR[][]", pa.list_(pa.list_(pa.string())))}
+_CALLED = (  # (pg_regex.REPLACE, MATCH and SPLIT: parser/semantics.py gives every argument)
+    (regexp_replace, ("text", "pattern", "replacement", "start", "n", "flags"), "VARCHAR", pa.string()),
+    (regexp_match, ("text", "pattern", "flags"), "VARCHAR[]", pa.list_(pa.string())),
+    (regexp_split, ("text", "pattern", "flags"), "VARCHAR[]", pa.list_(pa.string())))
 FUNCTIONS = {f"txl_{f.__name__}": (arrow_functions.of_rows(f, len(names), arrow), [_PARAMETERS[p] for p in names],
-                                   result) for f, names, result, arrow in _SIGNATURES.values()}
+                                   result) for f, names, result, arrow in (*_SIGNATURES.values(), *_CALLED)}
 MACROS = tuple(
     f"CREATE MACRO {name}" + ", ".join(
         f"({', '.join(names[:given])}) AS txl_{f.__name__}("

@@ -150,6 +150,8 @@ def _float_precision(dtype: exp.DataType) -> exp.DataType:
 
 # PostgreSQL 15's regular expression functions (engine/regexp_functions.py)
 _REGEXP_FUNCTIONS = ("REGEXP_COUNT", "REGEXP_INSTR", "REGEXP_LIKE", "REGEXP_SUBSTR")
+# and regexp_replace, whose PostgreSQL 16 forms take a start, an N and flags (parser/semantics.py;
+# sqlglot's DuckDB parser kept a fourth argument, as DuckDB's options, and dropped the rest)
 
 
 class TxlakeParser(DuckDB.Parser):
@@ -177,7 +179,7 @@ class TxlakeParser(DuckDB.Parser):
     FUNCTIONS = {**DuckDB.Parser.FUNCTIONS,
                  **{name: (lambda name: lambda args: exp.Anonymous(this=name.lower(), expressions=args))(name)
                     for name in ("DECODE", "ENCODE", "REGEXP_MATCHES", "JSON_EXTRACT_PATH", "JSON_EXTRACT_PATH_TEXT",
-                                 "JSON_STRIP_NULLS", *_REGEXP_FUNCTIONS)},
+                                 "JSON_STRIP_NULLS", "REGEXP_REPLACE", *_REGEXP_FUNCTIONS)},
                  **{name: (lambda name, node: lambda args: node(this=exp.Paren(this=args[0])) if len(args) == 1
                            else exp.Anonymous(this=name, expressions=args))(name, node)
                     for name, node in (("ALL", exp.All), ("SOME", exp.Any))}}
@@ -1661,7 +1663,11 @@ class Txlake(DuckDB):
                       exp.ToNumber: lambda self, e: self.func("TO_NUMBER", e.this, e.args.get("format")),
                       # (a view's stored query: written back as PostgreSQL's operators)
                       exp.JSONBPathExists: lambda self, e: self.binary(e, "@?"),
-                      JSONBPathMatch: lambda self, e: self.binary(e, "@@")}
+                      JSONBPathMatch: lambda self, e: self.binary(e, "@@"),
+                      # (DuckDB's REGEXP_MATCHES(s, p) read back as PostgreSQL's regexp_matches:
+                      # a view's s ~ 'o' gave the matches' arrays, of the matching rows only)
+                      exp.RegexpLike: lambda self, e: self.binary(e, "~"),
+                      exp.RegexpILike: lambda self, e: self.binary(e, "~*")}
 
 
 __all__ = ["Control", "LockCommand", "SequenceCommand", "SOURCE_SPAN", "Txlake", "TypeCommand", "ParseError"]

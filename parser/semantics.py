@@ -13,7 +13,7 @@ from sqlglot.time import format_time
 from sqlglot.trie import new_trie
 
 from txlake import errors
-from txlake.parser import json_ops, number_format, numeric
+from txlake.parser import json_ops, number_format, numeric, pg_regex
 from txlake.parser.dialect import PREFIX_OPERATOR
 from txlake.storage.schema import array_input, integer_input
 
@@ -1136,18 +1136,44 @@ def _substring(node: exp.Substring) -> exp.Expression:
     return exp.Anonymous(this=SUBSTRING_MACRO if length is not None else SUBSTRING_FROM_MACRO, expressions=args)
 
 
-def _regexp_substring(text: exp.Expression, pattern: exp.Expression) -> exp.Expression:
+def _regexp_substring(text: exp.Expression, pattern: exp.Literal) -> exp.Expression:
     """``substring(s FROM 'regex')``: the first match - its first captured group if the pattern
-    has one - or NULL (DuckDB's regexp_extract gives '')."""
-    return _if_matches(text, pattern, _regexp_group(text, pattern, 1 if _groups(pattern) else 0))
+    has one - or NULL (DuckDB's regexp_extract gives ''); by RE2 where it can run the pattern,
+    else by Python's regexp_substr."""
+    group = 1 if _compiled(pattern.this, "", "substring").groups else 0
+    re2 = _re2(pattern.this, "", "substring")
+    if re2 is None:
+        return exp.Anonymous(this="regexp_substr", expressions=[
+            text.copy(), pattern.copy(), exp.Literal.number(1), exp.Literal.number(1), exp.Literal.string(""),
+            exp.Literal.number(group)])
+    re2 = exp.Literal.string(re2)
+    return _if_matches(text, re2, _regexp_group(text, re2, group))
 
 
-def _groups(pattern: exp.Literal) -> int:
-    """How many groups the regular expression ``pattern`` captures; 2201B if it is none."""
+def _compiled(pattern: str, flags: str, function: str):
+    """``pattern`` as Python compiles it (parser/pg_regex.py), PostgreSQL's error if it is no
+    regular expression or ``flags`` are refused."""
     try:
-        return re.compile(pattern.this).groups
-    except re.error as e:
-        raise errors.DataError(f"invalid regular expression: {e}", sqlstate="2201B") from None
+        return pg_regex.compiled(pattern, flags, function)
+    except pg_regex.RegexpError as e:
+        raise _regex_error(e) from None
+
+
+def _re2(pattern: str, flags: str, function: str) -> str | None:
+    """``pattern`` under ``flags`` as RE2 reads it, None if only Python can (parser/pg_regex.py)."""
+    try:
+        return pg_regex.re2_pattern(pattern, flags, function)
+    except pg_regex.RegexpError as e:
+        raise _regex_error(e) from None
+
+
+def _regex_error(e: Exception) -> errors.Error:
+    words = str(e)
+    if words.startswith("invalid regular expression: "):
+        return errors.DataError(words, sqlstate="2201B")
+    if "are not supported" in words:
+        return errors.NotSupportedError(words)
+    return errors.InvalidParameterValue(words)
 
 
 def _regexp_group(text: exp.Expression, pattern: exp.Expression, group: int) -> exp.Expression:
@@ -1319,8 +1345,12 @@ def _function(node: exp.Anonymous) -> exp.Expression:
         raise errors.NotSupportedError(
             f"{name}() is not supported: it reads PostgreSQL's system catalog, which txlake mirrors only in part "
             "(pg_type.typname names a type; information_schema.columns gives each column's data_type)")
-    if name == "regexp_match" and len(node.expressions) == 2:
-        return _regexp_match(*node.expressions)
+    if name == "regexp_match" and len(node.expressions) in (2, 3):
+        return _regexp_match(node.expressions)
+    if name == "regexp_split_to_array" and len(node.expressions) in (2, 3):
+        return _regexp_split(node.expressions)
+    if name == "regexp_replace":
+        return _regexp_replace(node)
     if name in RELATION_SIZES:
         return _relation_size(name, node.expressions)
     if name == "to_regclass" and not (len(node.expressions) == 1 and isinstance(node.expressions[0], exp.Literal)
@@ -1585,7 +1615,7 @@ def _array_elements(text: str) -> exp.Cast:
 # PostgreSQL's set-returning functions that split text, or find a pattern's matches
 # (regexp_matches: engine/regexp_functions.py's list of each match's text[]), -> the array
 # function whose elements are their rows (DuckDB has no such table functions)
-_SPLIT_TABLES = {"regexp_split_to_table": "regexp_split_to_array", "string_to_table": STRING_TO_ARRAY,
+_SPLIT_TABLES = {"regexp_split_to_table": pg_regex.SPLIT, "string_to_table": STRING_TO_ARRAY,
                  "regexp_matches": REGEXP_MATCH_ROWS}
 
 
@@ -1600,7 +1630,10 @@ def _split_table(node: exp.Table | exp.Lateral | exp.Anonymous) -> exp.Expressio
             or call is node and isinstance(node.parent, (exp.Table, exp.Lateral)):
         return None
     name = call.name.lower()
-    array = exp.Anonymous(this=_SPLIT_TABLES[name], expressions=[arg.copy() for arg in call.expressions])
+    if name == "regexp_split_to_table" and len(call.expressions) in (2, 3):
+        array = _regexp_split(call.expressions, name)
+    else:
+        array = exp.Anonymous(this=_SPLIT_TABLES[name], expressions=[arg.copy() for arg in call.expressions])
     if call is node:  # (in a select list: its rows, as PostgreSQL's set-returning call gives them)
         return exp.Unnest(expressions=[array])
     alias = node.args.get("alias")
@@ -1673,14 +1706,93 @@ def _coding(name: str, value: exp.Expression, format_: exp.Expression) -> exp.Ex
     return exp.maybe_parse(sql[name == "decode"].format(value.sql(dialect="duckdb")), dialect="duckdb")
 
 
-def _regexp_match(text: exp.Expression, pattern: exp.Expression) -> exp.Expression:
-    """``regexp_match(s, p)``: the first match's captured groups as an array (the whole match
-    if ``p`` has none), NULL if none."""
-    if not (isinstance(pattern, exp.Literal) and pattern.is_string):
-        raise errors.NotSupportedError("regexp_match() takes its pattern as a string constant")
-    groups = _groups(pattern)
-    return _if_matches(text, pattern, exp.Array(
-        expressions=[_regexp_group(text, pattern, g) for g in (range(1, groups + 1) if groups else (0,))]))
+def _regexp_match(args: list[exp.Expression]) -> exp.Expression:
+    """``regexp_match(s, p [, flags])``: the first match's captured groups as an array (the
+    whole match if ``p`` has none), NULL if none - Python's (engine/regexp_functions.py), which
+    reads any pattern as PostgreSQL does and evaluates ``s`` once."""
+    _check_regex(args[1], args[2] if len(args) > 2 else None, "regexp_match")
+    return exp.Anonymous(this=pg_regex.MATCH, expressions=[
+        *(a.copy() for a in args[:2]), args[2].copy() if len(args) > 2 else exp.Literal.string("")])
+
+
+def _regexp_split(args: list[exp.Expression], function: str = "regexp_split_to_array") -> exp.Expression:
+    """``regexp_split_to_array(s, p [, flags])``, Python's: DuckDB's kept the empty pieces
+    PostgreSQL leaves out (``'a b'`` split by ``'\\s*'`` gave {a,"",b})."""
+    _check_regex(args[1], args[2] if len(args) > 2 else None, function)
+    return exp.Anonymous(this=pg_regex.SPLIT, expressions=[
+        *(a.copy() for a in args[:2]), args[2].copy() if len(args) > 2 else exp.Literal.string("")])
+
+
+def _check_regex(pattern: exp.Expression, flags: exp.Expression | None, function: str) -> None:
+    """A constant pattern (and constant flags) checked now: PostgreSQL's error before any row."""
+    if _is_string(pattern) and (flags is None or _is_string(flags)):
+        _compiled(pattern.this, flags.this if flags is not None else "", function)
+
+
+def _is_string(node: exp.Expression | None) -> bool:
+    return isinstance(node, exp.Literal) and node.is_string
+
+
+def _regex_operator(node: exp.RegexpLike | exp.RegexpILike) -> exp.Expression:
+    """``s ~ p`` / ``s ~* p``: a constant pattern read as PostgreSQL's (parser/pg_regex.py) - by
+    RE2 where it can run it, else by Python's regexp_like; another pattern by RE2, its ``.``
+    matching a newline as PostgreSQL's does."""
+    flags = "i" if isinstance(node, exp.RegexpILike) else ""
+    pattern = node.expression
+    if not _is_string(pattern):
+        pattern = exp.DPipe(this=exp.Literal.string(f"(?{flags}s)"), expression=pattern.copy())
+        return exp.RegexpLike(this=node.this.copy(), expression=pattern)
+    re2 = _re2(pattern.this, flags, "regexp")
+    if re2 is None:
+        return exp.Anonymous(this="regexp_like", expressions=[
+            node.this.copy(), pattern.copy(), exp.Literal.string(flags)])
+    return exp.RegexpLike(this=node.this.copy(), expression=exp.Literal.string(re2))
+
+
+def _regexp_replace(node: exp.Anonymous) -> exp.Expression:
+    """``regexp_replace(s, p, r [, flags])`` and PostgreSQL 16's ``(s, p, r, start [, n [, flags]])``
+    (sqlglot kept the fourth argument as DuckDB's options and dropped the rest: the start 2 was read
+    as options, and ``regexp_replace('aaa', 'a', 'b', 2)`` gave 'baa'). Without a start or n, and
+    with a constant pattern, replacement and flags: DuckDB's (RE2), the pattern and replacement
+    spelled for it, where RE2 can run them; otherwise Python's (engine/regexp_functions.py) - but
+    for flags given as a ``?`` without a start or n: DuckDB's, which takes constant options only."""
+    args = node.expressions
+    if not 3 <= len(args) <= 6:
+        return node  # (DuckDB's 42883)
+    text, pattern, replacement, *rest = args
+    # (a fourth argument is the start if it is an integer, the flags if it is text or unknown)
+    extended = len(rest) > 1 or bool(rest) and (isinstance(rest[0], exp.Literal) and rest[0].is_number or isinstance(
+        rest[0], exp.Cast) and rest[0].to.is_type(*exp.DataType.INTEGER_TYPES))
+    flags = rest[-1] if rest and (not extended or len(rest) == 3) else None
+    if _is_string(flags) and flags.this[:1].isdigit():
+        raise errors.InvalidParameterValue(
+            f'invalid regular expression option: "{flags.this[0]}"\nHINT:  If you meant to use regexp_replace() '
+            "with a start parameter, cast the fourth argument to integer explicitly.")
+    if not extended and flags is not None and not _is_string(flags):
+        if any(flags.find_all(exp.Placeholder)):  # (to be read twice below: a ? would be two)
+            return node  # (DuckDB's, which takes constant options only)
+        start = exp.Literal.number(1)  # (no n: every match with the flag g, else the first)
+        n = exp.If(this=exp.GT(this=exp.Anonymous(this="strpos", expressions=[flags.copy(), exp.Literal.string("g")]),
+                               expression=exp.Literal.number(0)), true=exp.Literal.number(0),
+                   false=exp.Literal.number(1))
+    else:
+        written = flags.this if _is_string(flags) else ""
+        if _is_string(pattern) and (flags is None or _is_string(flags)):
+            groups = _compiled(pattern.this, written.replace("g", ""), "regexp_replace").groups
+            re2 = None if extended or not _is_string(replacement) else \
+                _re2(pattern.this, written.replace("g", ""), "regexp_replace")
+            spelled = None if re2 is None else pg_regex.re2_replacement(replacement.this, groups)
+            if spelled is not None:
+                return exp.RegexpReplace(this=text.copy(), expression=exp.Literal.string(re2),
+                                         replacement=exp.Literal.string(spelled),
+                                         modifiers=exp.Literal.string("g") if "g" in written else None,
+                                         single_replace=True)
+        start = rest[0].copy() if extended else exp.Literal.number(1)
+        # (no n: every match with the flag g, else the first)
+        n = rest[1].copy() if extended and len(rest) > 1 else exp.Literal.number(0 if "g" in written else 1)
+    return exp.Anonymous(this=pg_regex.REPLACE, expressions=[
+        text.copy(), pattern.copy(), replacement.copy(), start, n,
+        flags.copy() if flags is not None else exp.Literal.string("")])
 
 
 def _to_timestamp(node: exp.UnixToTime) -> exp.Expression:
@@ -2083,6 +2195,7 @@ _REWRITES = {
     exp.NullSafeEQ: json_ops.equals, exp.NullSafeNEQ: json_ops.equals,
     **{t: json_ops.ordering for t in (exp.LT, exp.LTE, exp.GT, exp.GTE)},
     exp.In: _row_comparison, exp.Is: _row_comparison,
+    exp.RegexpLike: _regex_operator, exp.RegexpILike: _regex_operator,
     exp.Overlaps: _overlaps, exp.SimilarTo: _similar_to, exp.Substring: _substring, exp.MakeInterval: _make_interval,
     exp.ToChar: _to_char, exp.ToNumber: _to_number, exp.Extract: _extract, exp.Anonymous: _function, exp.Fetch: _fetch,
     exp.UnixToTime: _to_timestamp, exp.Length: _length, exp.SplitPart: _split_part,

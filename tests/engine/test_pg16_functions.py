@@ -319,3 +319,69 @@ RECORD_REFUSALS = [
 @pytest.mark.parametrize("sql, sqlstate, words", WIDTH_BUCKET_REFUSALS + REGEXP_REFUSALS + RECORD_REFUSALS)
 def test_refuses_what_postgres_refuses(conn, sql, sqlstate, words):
     fails(conn, sql, sqlstate, words)
+
+
+# --- ~, regexp_replace, regexp_match, regexp_split_to_*, substring FROM: PostgreSQL's patterns ------
+# (func.sgml's examples; DuckDB's RE2 ran these as its own: '.' missed a newline, \m was 22023,
+# regexp_replace's start was read as options)
+
+def test_regex_operators_read_postgresql_patterns(conn):
+    assert one(conn, "SELECT E'a\\nb' ~ 'a.b', E'a\\nb' ~ '^b', 'abab' ~ '^(ab)\\1$', 'abc' ~ 'a(?=b)', "
+                     "'foo bar' ~ '\\mbar\\M', 'foo barn' ~ '\\mbar\\M', 'foo bar' ~* '\\yBAR\\y', "
+                     "'foo bar' !~ 'x', 'FOO' !~* 'foo', 'a1' ~ '^[[:alpha:]][[:digit:]]$'") == (
+        True, False, True, True, True, False, True, True, False, True)
+    conn.execute("CREATE TABLE rx (id int, s text, f text)")
+    conn.execute("INSERT INTO rx VALUES (1, 'foo bar', 'g'), (2, E'x\\ny', 'i'), (3, NULL, '')")
+    assert conn.execute("SELECT id, s ~ ?, s ~ '\\mbar' FROM rx ORDER BY id", ("x.y",)).fetchall() == [
+        (1, False, True), (2, True, False), (3, None, None)]
+    # a view's stored query reads back as written (it was DuckDB's REGEXP_MATCHES: PostgreSQL's
+    # set-returning regexp_matches when read again - the matching rows' arrays)
+    conn.execute("CREATE VIEW rxv AS SELECT id, s ~ 'o' AS o, s !~* 'BAR' AS nobar FROM rx")
+    assert conn.execute("SELECT * FROM rxv ORDER BY id").fetchall() == [
+        (1, True, False), (2, False, True), (3, None, None)]
+
+
+def test_regexp_replace_as_postgresql_16(conn):
+    assert one(conn, "SELECT regexp_replace('Thomas', '.[mN]a.', 'M'), regexp_replace('foobarbaz', 'b..', 'X', 'g'), "
+                     "regexp_replace('foobarbaz', 'b(..)', 'X\\1Y', 'g'), "
+                     "regexp_replace('A PostgreSQL function', 'a|e|i|o|u', 'X', 1, 0, 'i'), "
+                     "regexp_replace('A PostgreSQL function', 'a|e|i|o|u', 'X', 1, 3, 'i'), "
+                     "regexp_replace('aaa', 'a', 'b', 2), regexp_replace('abc', 'b', '[\\&]'), "
+                     "regexp_replace('abc', '(b)', '\\2|\\q'), regexp_replace(E'a\\nb', 'a.b', 'X'), "
+                     "regexp_replace('foo bar', '\\mbar', 'X')") == (
+        "ThM", "fooXX", "fooXarYXazY", "X PXstgrXSQL fXnctXXn", "A PostgrXSQL function", "aba", "a[b]c",
+        "a|\\qc", "X", "foo X")
+    conn.execute("CREATE TABLE rr (id int, s text, f text)")
+    conn.execute("INSERT INTO rr VALUES (1, 'boo', 'g'), (2, 'BOO', 'i'), (3, NULL, '')")
+    assert conn.execute("SELECT regexp_replace(s, 'o', 'X', f), regexp_replace(s, ?, ?), "
+                        "regexp_replace(s, 'o', 'X', 2, 0, f) FROM rr ORDER BY id", ("O", "[\\&]")).fetchall() == [
+        ("bXX", "boo", "bXX"), ("BXO", "B[O]O", "BXX"), (None, None, None)]
+
+
+def test_regexp_match_split_and_substring(conn):
+    assert one(conn, "SELECT regexp_match('foobarbequebaz', 'bar.*que'), "
+                     "regexp_match('foobarbequebaz', '(bar)(beque)'), "
+                     "regexp_match('abc', 'x'), regexp_match('ABC', 'b', 'i'), regexp_match(E'a\\nb', 'a(.)b'), "
+                     "regexp_split_to_array('hello world', '\\s+'), regexp_split_to_array('the quick', '\\s*'), "
+                     "regexp_split_to_array(',a,', ','), substring('foobar' from 'o(.)b'), "
+                     "substring('foo bar' from '\\m(b..)')") == (
+        ["barbeque"], ["bar", "beque"], None, ["B"], ["\n"], ["hello", "world"],
+        ["t", "h", "e", "q", "u", "i", "c", "k"], ["", "a", ""], "o", "bar")
+    assert [r[0] for r in conn.execute("SELECT regexp_split_to_table('the quick brown fox', '\\s*')")] == list(
+        "thequickbrownfox")
+
+
+@pytest.mark.parametrize("sql, sqlstate, words", [
+    ("SELECT 'x' ~ '('", "2201B", "invalid regular expression: parentheses () not balanced"),
+    ("SELECT 'x' ~ '*'", "2201B", "invalid regular expression: quantifier operand invalid"),
+    ("SELECT regexp_replace('x', '[', 'y')", "2201B", "brackets [] not balanced"),
+    ("SELECT substring('x' from 'a{2,1}')", "2201B", "invalid repetition count(s)"),
+    ("SELECT regexp_split_to_array('x', '(a)\\2')", "2201B", "invalid backreference number"),
+    ("SELECT regexp_replace('aaa', 'a', 'b', '2')", "22023", "cast the fourth argument to integer explicitly"),
+    ("SELECT regexp_replace('aaa', 'a', 'b', 0)", "22023", 'invalid value for parameter "start": 0'),
+    ("SELECT regexp_replace('aaa', 'a', 'b', 1, -1)", "22023", 'invalid value for parameter "n": -1'),
+    ("SELECT regexp_match('abc', 'b', 'g')", "22023", "Use the regexp_matches function instead"),
+    ("SELECT regexp_replace('abc', 'b', 'x', 'z')", "22023", 'invalid regular expression option: "z"'),
+])
+def test_regex_errors(conn, sql, sqlstate, words):
+    fails(conn, sql, sqlstate, words)

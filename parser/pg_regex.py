@@ -1,0 +1,230 @@
+"""PostgreSQL's advanced regular expressions (func.sgml, "POSIX Regular Expressions") in the two
+engines that run them: Python's ``re`` (engine/regexp_functions.py's functions) and DuckDB's RE2
+(``~``, ``regexp_replace``, ``regexp_match``, ``substring(s FROM p)``: parser/semantics.py).
+
+``python_pattern`` spells a pattern for ``re``; ``re2_pattern`` spells it for RE2 where RE2 can
+run it - it has no back references, lookaround, ``\\m`` / ``\\M`` or expanded syntax, and None
+sends such a call to Python. Both follow PostgreSQL where the engines differ: POSIX classes in
+brackets (``[[:digit:]]``, as the C locale has them), the escapes ``\\m \\M \\y \\Y`` (word
+edges), ``\\Z`` (the end), ``\\b`` (a backspace) and ``\\B`` (a backslash); ``$`` as the string's
+end only (Python's also matched before a last newline); ``.`` and a negated bracket matching a
+newline unless the flags make newlines special (RE2's ``.`` did not: ``E'a\\nb' ~ 'a.b'`` was
+false). The flags are PostgreSQL's (regexp.c ``parse_re_flags``, applied in order; also as the
+embedded options ``(?flags)`` a pattern may begin with): ``i``/``c`` case, ``n``/``m``/``p``/``w``/``s``
+newline sensitivity, ``x`` expanded, ``q`` a literal, ``t``; the basic and extended syntaxes
+(``b``, ``e``) are refused (0A000), another letter is 22023. A pattern that is no regular
+expression is 2201B with PostgreSQL's words where Python's error tells which.
+
+Not PostgreSQL's: where alternatives both match at one place, both engines take the first (Perl's
+rule) where PostgreSQL may take the longer (``regexp_match('abc', 'a|ab')`` is ``{a}``, not ``{ab}``).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+class RegexpError(ValueError):
+    """An argument these functions refuse, in PostgreSQL's words (engine/errors_map.py: 22023,
+    2201B for a pattern that is no regular expression, 0A000 for words ending 'are not supported')."""
+
+
+# POSIX bracket classes, as the C locale has them
+_CLASSES = {"alpha": "a-zA-Z", "digit": "0-9", "alnum": "0-9a-zA-Z", "upper": "A-Z", "lower": "a-z",
+            "space": " \\t\\n\\r\\f\\v", "blank": " \\t", "xdigit": "0-9A-Fa-f", "cntrl": "\\x00-\\x1f\\x7f",
+            "print": "\\x20-\\x7e", "graph": "\\x21-\\x7e", "punct": re.escape("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"),
+            "word": "\\w"}
+# PostgreSQL's escapes Python spells otherwise: the start and end of a word, a word boundary, not
+# one, a backspace, a backslash (a pattern's end: Python's \Z, RE2's \z)
+_ESCAPES = {"m": r"\b(?=\w)", "M": r"\b(?<=\w)", "y": r"\b", "Y": r"\B", "b": r"\x08", "B": r"\\"}
+_RE2_ESCAPES = {"y": r"\b", "Y": r"\B", "b": r"\x08", "B": r"\\", "Z": r"\z"}
+# escapes RE2 has not: back references, the start and end of a word, character codes in
+# PostgreSQL's spellings (Python reads them as PostgreSQL does, or refuses them)
+_PYTHON_ONLY = frozenset("123456789mMuUxce0")
+# the Python functions (engine/regexp_functions.py) parser/semantics.py calls with every argument
+REPLACE, MATCH, SPLIT = "txl_regexp_replace", "txl_regexp_match", "txl_regexp_split"
+_EMBEDDED = re.compile(r"\(\?([a-z]+)\)")
+# Python's complaints (the start of its message) -> PostgreSQL's (regc_locale.c / regerror.c)
+_MESSAGES = (("missing ), unterminated subpattern", "parentheses () not balanced"),
+             ("unbalanced parenthesis", "parentheses () not balanced"),
+             ("unterminated character set", "brackets [] not balanced"),
+             ("nothing to repeat", "quantifier operand invalid"),
+             ("multiple repeat", "quantifier operand invalid"),
+             ("min repeat greater than max repeat", "invalid repetition count(s)"),
+             ("invalid group reference", "invalid backreference number"),
+             ("bad escape", "invalid escape \\ sequence"),
+             ("bad character range", "invalid character range"))
+
+
+def _bracket(pattern: str, i: int, newline_stop: bool) -> tuple[str, int]:
+    """The bracket expression starting at ``pattern[i]`` ('[') in Python's spelling, and where it ends."""
+    j, out = i + 1, ["["]
+    if pattern[j:j + 1] == "^":
+        out.append("^\\n" if newline_stop else "^")
+        j += 1
+    if pattern[j:j + 1] == "]":  # (first: a literal ])
+        out.append("\\]")
+        j += 1
+    while j < len(pattern) and pattern[j] != "]":
+        if pattern.startswith("[:", j) and (end := pattern.find(":]", j + 2)) != -1:
+            name = pattern[j + 2:end]
+            if name not in _CLASSES:
+                raise RegexpError("invalid regular expression: invalid character class")
+            out.append(_CLASSES[name])
+            j = end + 2
+        elif pattern.startswith(("[.", "[="), j):
+            raise RegexpError("collating elements and equivalence classes in brackets ([.x.], [=x=]) are not supported")
+        elif pattern[j] == "\\":
+            out.append(pattern[j:j + 2])
+            j += 2
+        else:
+            out.append("\\[" if pattern[j] == "[" else pattern[j])
+            j += 1
+    if j >= len(pattern):
+        raise RegexpError("invalid regular expression: brackets [] not balanced")
+    return "".join(out) + "]", j + 1
+
+
+def python_pattern(pattern: str, newline_stop: bool, newline_anchor: bool) -> str:
+    """``pattern`` (PostgreSQL's) in Python's ``re`` spelling."""
+    out, i = [], 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            out.append(_ESCAPES.get(pattern[i + 1:i + 2], pattern[i:i + 2]))
+            i += 2
+        elif c == "[":
+            bracket, i = _bracket(pattern, i, newline_stop)
+            out.append(bracket)
+        else:
+            out.append("\\Z" if c == "$" and not newline_anchor else c)
+            i += 1
+    return "".join(out)
+
+
+class Options:
+    """What a pattern's flags (and its embedded options) ask."""
+    __slots__ = ("case", "newline_stop", "newline_anchor", "expanded", "literal")
+
+    def __init__(self, flags: str, function: str):
+        self.case = self.newline_stop = self.newline_anchor = self.expanded = self.literal = False
+        for flag in flags:
+            if flag == "g":
+                raise RegexpError(f'{function}() does not support the "global" option'
+                                  + ("\nHINT:  Use the regexp_matches function instead." if function == "regexp_match"
+                                     else ""))
+            if flag in "be":
+                raise RegexpError(f'regular expression flags "b" and "e" (basic and extended syntax) are not '
+                                  f'supported ("{flag}")')
+            if flag not in "cimnpqstwx":
+                raise RegexpError(f'invalid regular expression option: "{flag}"')
+            self.case = flag == "i" or self.case and flag != "c"
+            if flag in "mnpws":
+                self.newline_stop, self.newline_anchor = flag in "mnp", flag in "mnw"
+            self.expanded = flag == "x" or self.expanded and flag != "t"
+            self.literal = self.literal or flag == "q"
+
+
+def _embedded(pattern: str, flags: str) -> tuple[str, str]:
+    """``pattern`` without the embedded options it begins with, and ``flags`` with them after."""
+    match = _EMBEDDED.match(pattern)
+    return (pattern[match.end():], flags + match.group(1)) if match else (pattern, flags)
+
+
+@functools.lru_cache(maxsize=256)
+def compiled(pattern: str, flags: str, function: str) -> re.Pattern:
+    """``pattern`` compiled under PostgreSQL's ``flags`` for ``function`` (which names itself in
+    the refusal of 'g')."""
+    pattern, flags = _embedded(pattern, flags)
+    options = Options(flags, function)
+    text = re.escape(pattern) if options.literal else \
+        python_pattern(pattern, options.newline_stop, options.newline_anchor)
+    mode = (re.IGNORECASE if options.case else 0) | (0 if options.newline_stop else re.DOTALL) \
+        | (re.MULTILINE if options.newline_anchor else 0) \
+        | (re.VERBOSE if options.expanded and not options.literal else 0)
+    try:
+        return re.compile(text, mode)
+    except re.error as e:
+        said = str(e)
+        words = next((ours for theirs, ours in _MESSAGES if said.startswith(theirs)), said)
+        raise RegexpError(f"invalid regular expression: {words}") from None
+
+
+def re2_pattern(pattern: str, flags: str, function: str) -> str | None:
+    """``pattern`` under ``flags`` in RE2's spelling, its flags written into it; None if RE2
+    cannot run it (Python can: ``compiled``). A pattern PostgreSQL refuses raises its error here,
+    whichever engine would run it."""
+    compiled(pattern, flags, function)
+    pattern, flags = _embedded(pattern, flags)
+    options = Options(flags, function)
+    if options.literal:
+        text = "".join("\\" + c if c in "\\.^$|?*+()[]{}" else c for c in pattern)
+    elif options.expanded:
+        return None
+    else:
+        out, i = [], 0
+        while i < len(pattern):
+            c = pattern[i]
+            if c == "\\":
+                escaped = pattern[i + 1:i + 2]
+                if escaped in _PYTHON_ONLY:
+                    return None
+                out.append(_RE2_ESCAPES.get(escaped, pattern[i:i + 2]))
+                i += 2
+            elif c == "[":
+                bracket, i = _bracket(pattern, i, options.newline_stop)
+                out.append(bracket)
+            elif pattern.startswith("(?", i) and not pattern.startswith("(?:", i):
+                return None  # (lookaround)
+            else:
+                out.append(c)
+                i += 1
+        text = "".join(out)
+    mode = ("i" if options.case else "") + ("" if options.newline_stop else "s") \
+        + ("m" if options.newline_anchor else "")
+    return f"(?{mode}){text}" if mode else text
+
+
+def re2_replacement(replacement: str, groups: int) -> str | None:
+    """``regexp_replace``'s ``replacement`` (PostgreSQL's: ``\\1``-``\\9`` a group, ``\\&`` the match,
+    ``\\\\`` a backslash, another backslash kept) in RE2's spelling; None if it names a group the
+    pattern has not (PostgreSQL inserts nothing, RE2 refuses it)."""
+    out, i = [], 0
+    while i < len(replacement):
+        c, escaped = replacement[i], replacement[i + 1:i + 2]
+        if c != "\\":
+            out.append(c)
+            i += 1
+        elif escaped and escaped in "123456789":
+            if int(escaped) > groups:
+                return None
+            out.append(c + escaped)
+            i += 2
+        elif escaped in ("&", "\\"):
+            out.append("\\0" if escaped == "&" else "\\\\")
+            i += 2
+        else:
+            out.append("\\\\")  # (the backslash as written; what follows it is read on)
+            i += 1
+    return "".join(out)
+
+
+def expand(replacement: str, match: re.Match) -> str:
+    """``replacement`` for ``match``, as PostgreSQL's ``regexp_replace`` reads it (``re2_replacement``)."""
+    out, i = [], 0
+    while i < len(replacement):
+        c, escaped = replacement[i], replacement[i + 1:i + 2]
+        if c != "\\":
+            out.append(c)
+            i += 1
+        elif escaped and escaped in "123456789&":
+            group = 0 if escaped == "&" else int(escaped)
+            out.append((match.group(group) or "") if group <= (match.re.groups) else "")
+            i += 2
+        elif escaped == "\\":
+            out.append("\\")
+            i += 2
+        else:
+            out.append("\\")
+            i += 1
+    return "".join(out)
