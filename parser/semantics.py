@@ -1089,8 +1089,9 @@ def _similar_to(node: exp.SimilarTo) -> exp.Expression:
     pattern = node.expression
     if not (isinstance(pattern, exp.Literal) and pattern.is_string):
         raise errors.NotSupportedError("SIMILAR TO takes a pattern that is a string literal")
-    call = exp.Anonymous(this="regexp_full_match",
-                         expressions=[node.this.copy(), exp.Literal.string(_similar_regex(pattern.this, escape))])
+    # ('_' and '%' match a newline too: PostgreSQL's regular expression, which this is, has newlines ordinary)
+    regex = exp.Literal.string("(?s)" + _similar_regex(pattern.this, escape))
+    call = exp.Anonymous(this="regexp_full_match", expressions=[node.this.copy(), regex])
     if isinstance(parent, exp.Escape):
         parent.replace(call)
         return node

@@ -37,8 +37,9 @@ def test_row_comparisons_follow_three_valued_logic(conn, where, count):
 
 def test_similar_to_is_sql_s_pattern_not_a_regular_expression(conn):
     assert one(conn, "SELECT 'abc' SIMILAR TO 'a%', 'a_c' SIMILAR TO 'a_c', 'abc' SIMILAR TO 'a.c', "
-                     "'ab' SIMILAR TO '(a|b)+', 'a%c' SIMILAR TO 'a#%c' ESCAPE '#', 'abc' NOT SIMILAR TO 'b%'") == (
-        True, True, False, True, True, True)
+                     "'ab' SIMILAR TO '(a|b)+', 'a%c' SIMILAR TO 'a#%c' ESCAPE '#', 'abc' NOT SIMILAR TO 'b%', "
+                     "E'a\\nb' SIMILAR TO 'a_b', E'a\\n\\nb' SIMILAR TO 'a%b'") == (
+        True, True, False, True, True, True, True, True)
 
 
 def test_substring_starts_before_1_count_from_the_first_character(conn):
