@@ -43,7 +43,7 @@ from txlake import errors
 from txlake.engine import column_scope, jsonb as jsonb_text
 from txlake.engine.errors_map import _HINT, json_input_error
 from txlake.parser.json_ops import JSONB_ORDER, concatenation, containment, deletion, is_jsonb
-from txlake.parser.semantics import ARRAY_CONCAT, CONCAT_TEXT, FLOAT_SUM_MACRO
+from txlake.parser.semantics import ARRAY_CONCAT, ARRAY_CONSTANT, CONCAT_TEXT, FLOAT_SUM_MACRO
 from txlake.storage.schema import TableSchema
 
 if TYPE_CHECKING:
@@ -162,9 +162,10 @@ def _in_order(expression: exp.Expression, jsonb_column, tables: column_scope.Sta
             return deletion(node.this, node.expression)
         elif (checked := _float_checked(node)) is not None and is_jsonb(checked):  # (its Sub: rewritten just now)
             return checked
-        elif isinstance(node, _CONTAINMENT) and of_jsonb(node.this, node.expression):
-            changed = True
-            return containment(node)
+        elif isinstance(node, _CONTAINMENT) and of_jsonb(
+                *(sides := (_constant(node.this), _constant(node.expression)))):
+            changed = True  # (a string constant read as an array - '{}' is one too - is jsonb here)
+            return containment(type(node)(this=sides[0], expression=sides[1]))
         return node
     result = expression.copy()
     for node in reversed(list(result.dfs())):  # (operands first: doc || a || b, (doc || a) = b)
@@ -192,6 +193,12 @@ def _float_checked(node: exp.Expression) -> exp.Expression | None:
     if isinstance(node, exp.Anonymous) and node.name == FLOAT_SUM_MACRO and node.expressions:
         return node.expressions[0]
     return None
+
+
+def _constant(node: exp.Expression) -> exp.Expression:
+    """``node``, or the string constant parser/semantics.py read as an array beside ``@>`` / ``<@``."""
+    written = node.meta.get(ARRAY_CONSTANT) if isinstance(node, exp.Anonymous) else None
+    return written if written is not None else node
 
 
 def as_written(node: exp.Expression) -> exp.Expression:

@@ -1528,6 +1528,8 @@ def _array_remove(node: exp.ArrayRemove) -> exp.Expression:
 
 # meta of the text form _concat gives a side of ``||`` (not a cast the statement wrote)
 CONCAT_TEXT = "concat_text"
+# the meta key of the ARRAY_AS call ``_array_operator`` made of a string constant: the constant as written
+ARRAY_CONSTANT = "array_constant"
 
 
 def _concat(node: exp.DPipe) -> exp.Expression:
@@ -1561,7 +1563,9 @@ def _array_operator(node: exp.Expression) -> exp.Expression:
     if any(isinstance(n, exp.Placeholder) for n in other.walk()):
         return node
     as_text = _array_elements(sides[at].this)
-    node.set("this" if at == 0 else "expression", exp.Anonymous(this=ARRAY_AS, expressions=[other.copy(), as_text]))
+    array = exp.Anonymous(this=ARRAY_AS, expressions=[other.copy(), as_text])
+    array.meta[ARRAY_CONSTANT] = sides[at].copy()  # (engine/jsonb_order.py: beside a jsonb column it is jsonb)
+    node.set("this" if at == 0 else "expression", array)
     return node
 
 

@@ -546,6 +546,10 @@ def test_operators_of_a_jsonb_column_are_jsonb_s(db):
     assert db.execute("SELECT (v - ?)::text, (v - -1)::text FROM j WHERE id = 2", (0,)).fetchone() == ('["a"]', "[1]")
     assert db.execute("""SELECT id, v @> '{"a": 1}', '{"a": 1}' <@ v, v @> w FROM j ORDER BY id""").fetchall() == \
         [(1, True, True, False), (2, False, False, True)]
+    # '{}' reads as an array too (the parser's guess): beside a jsonb column it is the empty object
+    # (``v @> '{}'`` was 42883 'function @>(json, varchar[]) does not exist')
+    assert db.execute("SELECT id, v @> '{}', v <@ '{}', '{}' <@ v FROM j ORDER BY id").fetchall() == \
+        [(1, True, False, True), (2, False, False, False)]
     # chained, and over COALESCE / CASE of one (the outer operator was left text's: review)
     assert db.execute("""SELECT (v || '{"m": 1}' || '{"n": 1}')::text, (v - 'a' - 'q')::text,
                                 (COALESCE(v, '{}') || '{"n": 1}')::text, ((v - 'a') || w)::text,
