@@ -520,6 +520,8 @@ def create_index(ex, ctx, stmt: st.CreateIndex, params):
     version = ctx.resolve(stmt.table)
     if not version.is_table:
         raise errors.WrongObjectType(f'cannot create index on relation "{version.name}"')
+    for column in stmt.include:
+        version.schema.require(column, version.name)
     named = index_names(ex, ctx, version.db)
     taken = set(named) | version.schema.constraint_names(version.name)
     name = stmt.name or constraint_name(version.name, stmt.columns or index_expressions.name_parts(stmt.items), "idx",

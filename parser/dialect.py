@@ -1207,6 +1207,17 @@ class TxlakeParser(DuckDB.Parser):
         elif first in ("CREATE", "ALTER") and words[1:2] == ["DATABASE"] and len(words) > 2:  # (pg_dump -C's)
             tag = f"{first} DATABASE"
             notice = f"txlake has no databases: {tag} changes nothing (a warehouse is txlake's database)"
+        elif first == "ALTER" and (kind := _physical_alter(tokens, words)) is not None:
+            tag, notice = f"ALTER {kind}", None  # (as PostgreSQL's: no notice)
+        elif first == "REINDEX":
+            tag = "REINDEX"
+            notice = "txlake builds its indexes from the rows when it reads them: REINDEX changes nothing"
+        elif first == "CLUSTER":
+            tag, notice = "CLUSTER", "txlake keeps no table in an index's order: CLUSTER changes nothing"
+        elif first == "CHECKPOINT" and len(words) == 1:
+            tag, notice = "CHECKPOINT", "txlake's commits are durable when they return: CHECKPOINT changes nothing"
+        elif first == "SECURITY" and words[1:2] == ["LABEL"]:
+            raise errors.InvalidParameterValue("no security label providers have been loaded")
         else:
             return None
         self._index = len(self._tokens) - 1
@@ -1383,6 +1394,10 @@ class TxlakeParser(DuckDB.Parser):
         "ALTER": _parse_sequence_statement,
         "DROP": _parse_sequence_statement,
         "COMMENT": _parse_no_effect_statement,
+        "REINDEX": _parse_no_effect_statement,
+        "CLUSTER": _parse_no_effect_statement,
+        "CHECKPOINT": _parse_no_effect_statement,
+        "SECURITY": _parse_no_effect_statement,
         "GRANT": _parse_no_effect_statement,
         "REVOKE": _parse_no_effect_statement,
         "DISCARD": _parse_discard_statement,
@@ -1677,6 +1692,61 @@ __all__ = ["Control", "LockCommand", "SequenceCommand", "SOURCE_SPAN", "Txlake",
 # EXTENSION of one - pg_dump writes it before the tables whose defaults call them - is taken, and
 # says which of its functions there are; any other extension stays refused (0A000)
 BUILT_IN_EXTENSIONS = {"uuid-ossp": "uuid_generate_v4() and uuid_nil()", "pgcrypto": "gen_random_uuid()"}
+
+
+# ALTER TABLE / INDEX / MATERIALIZED VIEW actions that tune how PostgreSQL stores a relation
+# (pg_dump and migration tools write them): txlake's storage has nothing they would change, so
+# a statement of only these changes nothing, as OWNER TO does. Each is its first words; those of
+# ``ALTER [COLUMN] name ...`` follow the column's name
+_PHYSICAL_ACTIONS = (("CLUSTER", "ON"), ("SET", "WITHOUT", "CLUSTER"), ("SET", "WITHOUT", "OIDS"), ("SET", "("),
+                     ("RESET", "("), ("REPLICA", "IDENTITY"), ("SET", "LOGGED"), ("SET", "UNLOGGED"),
+                     ("SET", "TABLESPACE"), ("SET", "ACCESS", "METHOD"))
+_PHYSICAL_COLUMN_ACTIONS = (("SET", "STATISTICS"), ("SET", "STORAGE"), ("SET", "COMPRESSION"), ("SET", "("),
+                            ("RESET", "("))
+# what a relation may be stored in or by: PostgreSQL's defaults, which are txlake's one way
+_DEFAULT_PLACES = {"TABLESPACE": ("tablespace", ("pg_default",)), "METHOD": ("access method", ("heap",))}
+
+
+def _physical_alter(tokens, words: list[str]) -> str | None:
+    """The kind (TABLE, INDEX, MATERIALIZED VIEW) of an ALTER whose every action is one of
+    ``_PHYSICAL_ACTIONS``, else None. A tablespace or access method other than PostgreSQL's
+    default is 42704, as PostgreSQL's for one that does not exist."""
+    at = 3 if words[1:3] == ["MATERIALIZED", "VIEW"] else 2
+    kind = " ".join(words[1:at])
+    if kind not in ("TABLE", "INDEX", "MATERIALIZED VIEW"):
+        return None
+    if words[at:at + 2] == ["IF", "EXISTS"]:
+        at += 2
+    if words[at:at + 1] == ["ONLY"]:
+        at += 1
+    at += 1  # (the name: a word, then .word pairs)
+    while at + 1 < len(tokens) and tokens[at].token_type == TokenType.DOT:
+        at += 2
+    if words[at:at + 1] == ["*"]:
+        at += 1
+    actions, depth, start = [], 0, at
+    for i in range(at, len(tokens) + 1):
+        if i == len(tokens) or depth == 0 and tokens[i].token_type == TokenType.COMMA:
+            actions.append((start, i))
+            start = i + 1
+        elif tokens[i].token_type == TokenType.L_PAREN:
+            depth += 1
+        elif tokens[i].token_type == TokenType.R_PAREN:
+            depth -= 1
+    for begin, end in actions:
+        action = words[begin:end]
+        forms = _PHYSICAL_ACTIONS
+        if action[:1] == ["ALTER"]:
+            action = action[3:] if action[1:2] == ["COLUMN"] else action[2:]
+            forms = _PHYSICAL_COLUMN_ACTIONS
+        if not action or not any(tuple(action[:len(form)]) == form for form in forms):
+            return None
+        if action[-2:-1] in (["TABLESPACE"], ["METHOD"]):
+            what, defaults = _DEFAULT_PLACES[action[-2]]
+            named = tokens[end - 1].text
+            if named.lower() not in defaults:
+                raise errors.UndefinedObject(f'{what} "{named}" does not exist')
+    return kind if actions else None
 
 
 def _built_in_extension(tokens) -> str | None:

@@ -971,8 +971,15 @@ def _create(tree: exp.Create) -> st.Statement:
         raise errors.NotSupportedError("CREATE OR REPLACE TABLE is not supported")
     with_no_data, temporary, on_commit, warning = False, False, None, _global_temporary(tree)
     for prop in (tree.args.get("properties") or exp.Properties()).expressions:
-        # PARTITION BY, INHERITS, WITH (...): refused, never ignored (UNLOGGED asks for less
-        # durability than every table has: taken as it is)
+        # PARTITION BY, INHERITS: refused, never ignored (UNLOGGED asks for less durability than
+        # every table has: taken as it is; so are WITH (fillfactor = 70, ...), which tunes how
+        # PostgreSQL stores rows, and USING heap, its one way)
+        if type(prop) is exp.Property:
+            continue
+        if isinstance(prop, exp.FileFormatProperty):
+            if prop.name.lower() != "heap":
+                raise errors.UndefinedObject(f'access method "{prop.name}" does not exist')
+            continue
         if isinstance(prop, exp.WithDataProperty) and tree.expression is not None:
             with_no_data = bool(prop.args.get("no"))
         elif isinstance(prop, exp.TemporaryProperty):
@@ -1091,7 +1098,9 @@ def _create_index(tree: exp.Create) -> st.CreateIndex:
     a unique one is a unique constraint flagged as an index (engine/uniques.py), a plain one a
     secondary index (engine/indexes.py; btree or hash); one of expressions or with a WHERE
     keeps them (engine/index_expressions.py); CONCURRENTLY is kept for the engine's 25001.
-    INCLUDE, a sort order, storage options or another method: refused (0A000), never ignored."""
+    INCLUDE's columns are checked and are no part of the key, as in PostgreSQL; a sort order,
+    an operator class, a collation, storage options and the tablespace pg_default are taken (they
+    lay PostgreSQL's index out); another method is refused (0A000)."""
     unique = bool(tree.args.get("unique"))
     what = "CREATE UNIQUE INDEX" if unique else "CREATE INDEX"
     index = tree.this
@@ -1102,15 +1111,23 @@ def _create_index(tree: exp.Create) -> st.CreateIndex:
     if method not in ("btree", "hash") or (unique and method != "btree"):
         raise errors.NotSupportedError(f'index access method "{method}" is not supported'
                                        + ("" if unique else " (txlake's indexes are btree or hash)"))
-    extra = {k for k, v in params.args.items() if v} - {"columns", "using", "nulls", "where"}
+    # (how PostgreSQL lays an index out - a sort order, an operator class, a collation, storage
+    # options, a tablespace - changes nothing in txlake's, which is looked up by equality: taken)
+    tablespace = params.args.get("tablespace")
+    if tablespace is not None and tablespace.name.lower() != "pg_default":
+        raise errors.UndefinedObject(f'tablespace "{tablespace.name}" does not exist')
+    include = tuple(identifier(i) for i in params.args.get("include") or ())
+    if include and method == "hash":
+        raise errors.NotSupportedError('access method "hash" does not support included columns')
+    extra = {k for k, v in params.args.items() if v} - {"columns", "using", "nulls", "where", "include",
+                                                        "with_storage", "tablespace"}
     if extra or tree.args.get("replace"):
-        option = "INCLUDE" if "include" in extra else "index options"
-        raise errors.NotSupportedError(f"{what} with {option} is not supported")
+        raise errors.NotSupportedError(f"{what} with index options is not supported")
     items = []
     for item in params.args.get("columns") or ():
         column = item.this if isinstance(item, exp.Ordered) else item
-        if isinstance(item, exp.Ordered) and (item.args.get("desc") or item.args.get("nulls_first")):
-            raise errors.NotSupportedError(f"a sort order in {'a unique' if unique else 'an'} index is not supported")
+        while isinstance(column, (exp.Opclass, exp.Collate)):
+            column = column.this
         items.append(column)
     where = params.args["where"].this if params.args.get("where") else None
     plain = where is None and all(isinstance(c, exp.Column) and not c.table for c in items)
@@ -1120,7 +1137,7 @@ def _create_index(tree: exp.Create) -> st.CreateIndex:
                           if_not_exists=bool(tree.args.get("exists")), unique=unique, method=method,
                           nulls_not_distinct=params.args.get("nulls") == "NOT DISTINCT",
                           items=() if plain else tuple(items), where=where,
-                          concurrently=bool(tree.args.get("concurrently")))
+                          concurrently=bool(tree.args.get("concurrently")), include=include)
 
 
 def _type_command(tree: TypeCommand) -> st.Statement:

@@ -400,6 +400,7 @@ class CreateIndex(Statement):
     items: tuple[exp.Expression, ...] = ()
     where: exp.Expression | None = None
     concurrently: bool = False  # (25001 inside a transaction block; else as without it)
+    include: tuple[str, ...] = ()  # INCLUDE (columns): checked, no part of the key
 
 
 @dataclass(frozen=True)

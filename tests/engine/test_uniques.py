@@ -329,9 +329,7 @@ def test_create_unique_index_and_drop_index(c):
     assert error_of(c, "CREATE UNIQUE INDEX t ON t (b)")[0] == "42P07"
     c.execute("CREATE UNIQUE INDEX IF NOT EXISTS t_ab ON t (b)")
     assert c.connection.notices[-1] == 'NOTICE:  relation "t_ab" already exists, skipping'
-    for refused in ("CREATE UNIQUE INDEX i ON t (a) INCLUDE (b)",
-                    "CREATE UNIQUE INDEX i ON t USING hash (a)"):
-        assert error_of(c, refused)[0] == "0A000", refused
+    assert error_of(c, "CREATE UNIQUE INDEX i ON t USING hash (a)")[0] == "0A000"
     assert c.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 't' ORDER BY 1").fetchall() == [
         ("t_ab", "CREATE UNIQUE INDEX t_ab ON public.t USING btree (a, b)"),
         ("t_b_idx", "CREATE UNIQUE INDEX t_b_idx ON public.t USING btree (b)"),
