@@ -32,18 +32,19 @@ from txlake import errors
 from txlake.engine import index_expressions, sources
 from txlake.storage import foreign_keys as fks
 from txlake.storage import keys as pk
-from txlake.storage.schema import Index, TableSchema, uuid_text
+from txlake.storage.schema import LOOKUP_METHODS, Index, TableSchema, uuid_text
 from txlake.storage.version import TableVersion
 
 
 def define(schema: TableSchema, table: str, name: str, columns: tuple[str, ...], method: str) -> TableSchema:
     """``schema`` with the index ``name`` of ``columns`` (42703 for a column the table lacks;
-    0A000 for an array column, which the per-file indexes do not hash)."""
+    0A000 for an array column in a btree or hash index, which the per-file indexes do not hash -
+    a gin index of one is kept and shown, never looked up)."""
     for column in columns:
         col = schema.column(column)
         if col is None:
             raise errors.UndefinedColumn(f'column "{column}" does not exist')
-        if col.type.kind == "ARRAY":
+        if col.type.kind == "ARRAY" and method in LOOKUP_METHODS:
             raise errors.NotSupportedError(f'column "{column}" is an array: txlake\'s indexes are of scalar columns')
     return replace(schema, indexes=schema.indexes + (Index(name, tuple(columns), method),))
 
@@ -223,10 +224,11 @@ def joined_sources(ex, plan, versions: dict, params, used: list | None) -> dict:
 def keys_of(schema: TableSchema, table: str) -> list[tuple[str, tuple[str, ...], bool]]:
     """(name, columns, is the primary key) of each key of a table: the primary key, then
     unique keys, then indexes, those of most columns first - not an index of expressions or
-    a partial one (engine/index_expressions.py): it answers no lookup of rows by columns."""
+    a partial one (engine/index_expressions.py), nor a gin, gist, brin or spgist one: they
+    answer no lookup of rows by columns."""
     keyed = [(schema.pkey_name(table), schema.primary_key, True)] if schema.primary_key else []
     keyed += [(u.name, u.columns, False) for u in schema.uniques if not u.inputs]
-    return keyed + sorted(((i.name, i.columns, False) for i in schema.indexes if not i.inputs),
+    return keyed + sorted(((i.name, i.columns, False) for i in schema.indexes if i.looked_up),
                           key=lambda k: -len(k[1]))
 
 
@@ -246,7 +248,7 @@ def referencing_key(ex, child: TableVersion, columns, keys: list[tuple]) -> tupl
     """storage/foreign_keys.py ``referencing_key`` (a key among ``keys`` that a row of
     ``child`` holds in ``columns``) through an index of ``child`` over exactly those columns,
     if it has one and the keys are few integers or texts; else that function's scan."""
-    index = next((i for i in child.schema.indexes if not i.inputs and sorted(i.columns) == sorted(columns)), None)
+    index = next((i for i in child.schema.indexes if i.looked_up and sorted(i.columns) == sorted(columns)), None)
     if index is None or len(keys) > FK_PROBES or \
             not all(type(v) in (int, str) for k in keys for v in k):
         return fks.referencing_key(ex.store, child, columns, set(keys))

@@ -1096,11 +1096,13 @@ def _create_index(tree: exp.Create) -> st.CreateIndex:
     """``CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON [ONLY] table [USING method] (column, ...)
     [NULLS [NOT] DISTINCT]`` (of a plain index, as in PostgreSQL, accepted and meaningless):
     a unique one is a unique constraint flagged as an index (engine/uniques.py), a plain one a
-    secondary index (engine/indexes.py; btree or hash); one of expressions or with a WHERE
+    secondary index (engine/indexes.py; btree or hash, and gin, gist, brin and spgist kept and
+    shown, never looked up); one of expressions or with a WHERE
     keeps them (engine/index_expressions.py); CONCURRENTLY is kept for the engine's 25001.
     INCLUDE's columns are checked and are no part of the key, as in PostgreSQL; a sort order,
     an operator class, a collation, storage options and the tablespace pg_default are taken (they
-    lay PostgreSQL's index out); another method is refused (0A000)."""
+    lay PostgreSQL's index out); a unique index of another method than btree is 0A000, an
+    unknown method 42704, as PostgreSQL's."""
     unique = bool(tree.args.get("unique"))
     what = "CREATE UNIQUE INDEX" if unique else "CREATE INDEX"
     index = tree.this
@@ -1108,9 +1110,10 @@ def _create_index(tree: exp.Create) -> st.CreateIndex:
     params = params.meta.get(_WRITTEN, params)
     using = params.args.get("using")
     method = using.name.lower() if using is not None else "btree"
-    if method not in ("btree", "hash") or (unique and method != "btree"):
-        raise errors.NotSupportedError(f'index access method "{method}" is not supported'
-                                       + ("" if unique else " (txlake's indexes are btree or hash)"))
+    if method not in ("btree", "hash", "gin", "gist", "brin", "spgist"):
+        raise errors.UndefinedObject(f'access method "{method}" does not exist')
+    if unique and method != "btree":
+        raise errors.NotSupportedError(f'access method "{method}" does not support unique indexes')
     # (how PostgreSQL lays an index out - a sort order, an operator class, a collation, storage
     # options, a tablespace - changes nothing in txlake's, which is looked up by equality: taken)
     tablespace = params.args.get("tablespace")

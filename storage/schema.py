@@ -647,6 +647,10 @@ def timing_sql(constraint) -> str:
     return " DEFERRABLE INITIALLY DEFERRED" if constraint.initially_deferred else " DEFERRABLE"
 
 
+# the index methods whose indexes txlake looks rows up through (the others are kept and shown)
+LOOKUP_METHODS = ("btree", "hash")
+
+
 @dataclass(frozen=True)
 class Index(_Keyed):
     """``CREATE INDEX name ON t [USING method] (columns)``: a secondary index of plain columns,
@@ -655,12 +659,19 @@ class Index(_Keyed):
 
     name: str
     columns: tuple[str, ...]
-    method: str = "btree"  # btree or hash: the same per-file index in txlake, shown as written
+    #: btree or hash: the same per-file index in txlake, shown as written; gin, gist, brin or
+    #: spgist: kept and shown, never looked up (``looked_up``)
+    method: str = "btree"
     #: an index over expressions or with a WHERE predicate, kept and shown, never looked up
     #: (engine/index_expressions.py): as UniqueConstraint's
     key: tuple[str, ...] = ()
     predicate: str | None = None
     inputs: tuple[str, ...] = ()
+
+    @property
+    def looked_up(self) -> bool:
+        """Does a lookup of rows by the index's columns go through it (engine/indexes.py)?"""
+        return not self.inputs and self.method in LOOKUP_METHODS
 
     def to_json(self) -> dict:
         d = {"name": self.name, "columns": list(self.columns)}
