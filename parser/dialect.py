@@ -154,6 +154,10 @@ _REGEXP_FUNCTIONS = ("REGEXP_COUNT", "REGEXP_INSTR", "REGEXP_LIKE", "REGEXP_SUBS
 # sqlglot's DuckDB parser kept a fourth argument, as DuckDB's options, and dropped the rest)
 
 
+# substring(s SIMILAR pattern ESCAPE escape): TxlakeParser reads it as a call of this name
+SIMILAR_SUBSTRING = "txl_similar_substring"
+
+
 class TxlakeParser(DuckDB.Parser):
     # NUMERIC / DECIMAL without precision: DECIMAL(38, 9) (BigQuery's NUMERIC), not DuckDB's
     # (18, 3), which rounded 3.14159 to 3.142 and refused 1e20. PostgreSQL's is unbounded;
@@ -1157,6 +1161,20 @@ class TxlakeParser(DuckDB.Parser):
             words = " ".join(t.text.upper() for t in self._tokens[self._index:self._index + 2])
             raise errors.NotSupportedError(f"ALTER {'DOMAIN' if domain else 'TYPE'} ... {words} is not supported")
         return made
+
+    def _parse_substring(self) -> exp.Expression:
+        """``substring(s SIMILAR pattern ESCAPE escape)`` (SQL's; sqlglot's parser stopped at
+        SIMILAR: 42601) as a call of SIMILAR_SUBSTRING, which parser/semantics.py makes a regular
+        expression's; the FROM / FOR forms as sqlglot reads them."""
+        start = self._index
+        text = self._parse_bitwise()
+        if text is not None and self._match_text_seq("SIMILAR"):
+            pattern = self._parse_bitwise()
+            if not self._match_text_seq("ESCAPE"):
+                self.raise_error(f'at or near "{self._curr.text if self._curr else ")"}"')
+            return exp.Anonymous(this=SIMILAR_SUBSTRING, expressions=[text, pattern, self._parse_bitwise()])
+        self._retreat(start)
+        return super()._parse_substring()
 
     def _parse_discard_statement(self) -> Control:
         """``DISCARD {ALL | PLANS | SEQUENCES | TEMPORARY | TEMP}``."""

@@ -14,7 +14,7 @@ from sqlglot.trie import new_trie
 
 from txlake import errors
 from txlake.parser import json_ops, number_format, numeric, pg_regex
-from txlake.parser.dialect import PREFIX_OPERATOR
+from txlake.parser.dialect import PREFIX_OPERATOR, SIMILAR_SUBSTRING
 from txlake.storage.schema import array_input, integer_input
 
 
@@ -1098,8 +1098,39 @@ def _similar_to(node: exp.SimilarTo) -> exp.Expression:
     return call
 
 
-def _similar_regex(pattern: str, escape: str) -> str:
+def _similar_substring(text: exp.Expression, pattern: exp.Expression, escape: exp.Expression) -> exp.Expression:
+    """``substring(s SIMILAR pattern ESCAPE e)`` (and SQL99's ``substring(s FROM pattern FOR e)``):
+    where ``s`` matches the whole SIMILAR TO pattern, the part matching what stands between its
+    two ``e"`` separators (after one, what follows it; the whole match without one), else NULL -
+    as regexp.c's similar_escape writes it,
+    ``^(?:part1){1,1}?(part2){1,1}(?:part3)$``: the first part as short as it can be, the second
+    as long."""
+    if isinstance(pattern, exp.Null) or isinstance(escape, exp.Null):
+        return exp.Null()
+    if not (_is_string(pattern) and _is_string(escape)):
+        raise errors.NotSupportedError("substring(... SIMILAR ... ESCAPE ...) takes string constants")
+    if len(escape.this) != 1:
+        raise errors.DataError("invalid escape string\nHINT:  Escape string must be empty or one character.",
+                               sqlstate="22025")
+    parts = pattern.this.split(escape.this + '"')
+    if len(parts) > 3:
+        raise errors.DataError("SQL regular expression may not contain more than two escape-double-quote separators",
+                               sqlstate="2201B")
+    if len(parts) == 2:  # (PostgreSQL's: the third part empty)
+        parts.append("")
+    regexes = [_similar_regex(part, escape.this, shortest=i == 0 and len(parts) == 3) for i, part in enumerate(parts)]
+    regex = f"(?s)^(?:{regexes[0]})$" if len(parts) == 1 else \
+        f"(?s)^(?:{regexes[0]}){{1,1}}?({regexes[1]}){{1,1}}(?:{regexes[2]})$"
+    regex = exp.Literal.string(regex)
+    return _if_matches(text, regex, _regexp_group(text, regex, 0 if len(parts) == 1 else 1))
+
+
+def _similar_regex(pattern: str, escape: str, shortest: bool = False) -> str:
+    """SQL's SIMILAR TO ``pattern`` as a regular expression; ``shortest``: every repetition in it
+    as short as it can be (substring SIMILAR's first part, which PostgreSQL's engine matches as
+    short as it can be as a whole: a Perl-rule engine's one lazy ``{1,1}?`` around it does not)."""
     out, i, brackets = [], 0, False
+    lazy = "?" if shortest else ""
     while i < len(pattern):
         ch = pattern[i]
         if escape and ch == escape and i + 1 < len(pattern):
@@ -1113,11 +1144,13 @@ def _similar_regex(pattern: str, escape: str) -> str:
             brackets = True
             out.append(ch)
         elif ch == "%":
-            out.append(".*")
+            out.append(".*" + lazy)
         elif ch == "_":
             out.append(".")
         elif ch in ".^$\\":
             out.append("\\" + ch)
+        elif ch in "*+?}" and shortest:
+            out.append(ch + lazy)
         else:
             out.append(ch)
         i += 1
@@ -1133,6 +1166,8 @@ def _substring(node: exp.Substring) -> exp.Expression:
     length = node.args.get("length")
     if isinstance(start, exp.Literal) and start.is_string and length is None:  # substring(s FROM 'regex')
         return _regexp_substring(node.this, start)
+    if _is_string(start) and _is_string(length):  # substring(s FROM pattern FOR escape): SQL99's SIMILAR
+        return _similar_substring(node.this, start, length)
     args = [node.this.copy(), start.copy()] + ([length.copy()] if length is not None else [])
     return exp.Anonymous(this=SUBSTRING_MACRO if length is not None else SUBSTRING_FROM_MACRO, expressions=args)
 
@@ -1352,6 +1387,8 @@ def _function(node: exp.Anonymous) -> exp.Expression:
         return _regexp_split(node.expressions)
     if name == "regexp_replace":
         return _regexp_replace(node)
+    if name == SIMILAR_SUBSTRING:
+        return _similar_substring(*node.expressions)
     if name in RELATION_SIZES:
         return _relation_size(name, node.expressions)
     if name == "to_regclass" and not (len(node.expressions) == 1 and isinstance(node.expressions[0], exp.Literal)

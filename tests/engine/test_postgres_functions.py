@@ -50,6 +50,29 @@ def test_substring_starts_before_1_count_from_the_first_character(conn):
     assert e.value.sqlstate == "22011"
 
 
+def test_substring_similar_as_strings_out(conn):
+    """``substring(s SIMILAR p ESCAPE e)`` (and SQL99's ``FROM p FOR e``) was 42601: the cases of
+    PostgreSQL's strings.out - the part between the two separators, the first part as short and
+    the second as long as they can be, ``|`` bound to its part, NULL without a match."""
+    cases = {"SUBSTRING('abcdefg' SIMILAR 'a#\"(b_d)#\"%' ESCAPE '#')": "bcd",
+             "SUBSTRING('abcdefg' FROM 'a#\"(b_d)#\"%' FOR '#')": "bcd",
+             "SUBSTRING('abcdefg' SIMILAR '#\"(b_d)#\"%' ESCAPE '#')": None,
+             "SUBSTRING('abcdefg' SIMILAR '%' ESCAPE NULL)": None,
+             "SUBSTRING(NULL SIMILAR '%' ESCAPE '#')": None,
+             "SUBSTRING('abcdefg' SIMILAR 'a#\"%#\"g' ESCAPE '#')": "bcdef",
+             "SUBSTRING('abcdefg' SIMILAR 'a*#\"%#\"g*' ESCAPE '#')": "abcdefg",
+             "SUBSTRING('abcdefg' SIMILAR 'a|b#\"%#\"g' ESCAPE '#')": "bcdef",
+             "SUBSTRING('abcdefg' SIMILAR 'a#\"%#\"x|g' ESCAPE '#')": "bcdef",
+             "SUBSTRING('abcdefg' SIMILAR 'a#\"%|ab#\"g' ESCAPE '#')": "bcdef",
+             "SUBSTRING('abcdefg' SIMILAR 'a#\"%g' ESCAPE '#')": "bcdefg",
+             "SUBSTRING('abcdefg' SIMILAR 'a%g' ESCAPE '#')": "abcdefg",
+             "SUBSTRING('foobar' SIMILAR '%#\"o%#\"b%' ESCAPE '#')": "oo"}
+    assert one(conn, "SELECT " + ", ".join(cases)) == tuple(cases.values())
+    with pytest.raises(txlake.DataError) as e:
+        conn.execute("""SELECT SUBSTRING('abcdefg' SIMILAR 'a*#"%#"g*#"x' ESCAPE '#')""")
+    assert e.value.sqlstate == "2201B" and "more than two escape-double-quote separators" in str(e.value)
+
+
 def test_make_interval_takes_its_arguments_by_name(conn):
     """make_interval(days => 3) was 3 years: the names were taken in order."""
     assert one(conn, "SELECT make_interval(days => 3), make_interval(hours => 2, mins => 90), "
