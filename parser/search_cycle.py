@@ -80,11 +80,10 @@ def _rewrite_item(cte: exp.CTE, recursive: bool, search: CteSearch | None, cycle
         value, default = _cycle_marks(cycle)
 
     first = exp.select(exp.Star()).from_(exp.Subquery(this=left, alias=_alias("nonrecursive", columns)))
-    qualifier = reference.alias_or_name
+    qualifier = reference.args["alias"].this if reference.alias else reference.this  # (quoted or not)
     inner = right.copy()
     for column in added:
-        inner = inner.select(exp.alias_(exp.column(column.copy(), table=exp.to_identifier(qualifier)), column.copy()),
-                             copy=False)
+        inner = inner.select(exp.alias_(exp.column(column.copy(), table=qualifier.copy()), column.copy()), copy=False)
     then = exp.select(exp.Star(except_=[exp.column(c.copy()) for c in added])).from_(
         exp.Subquery(this=inner, alias=_alias("recursive", columns)))
     if search is not None:
