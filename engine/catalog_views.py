@@ -59,6 +59,22 @@ def relation_name(db: str | None, name: str) -> str:
     return f"{schema_name(db)}.{name}" if db else name
 
 
+# DuckDB's names of types (duckdb_functions()' types) that are PostgreSQL's by another name
+_DUCKDB_KINDS = {"INTEGER": "INT", "FLOAT": "REAL", "BLOB": "BYTEA", "TIMESTAMP WITH TIME ZONE": "TIMESTAMPTZ",
+                 "TIME WITH TIME ZONE": "TIMETZ", "VARCHAR": "TEXT"}
+
+
+def pg_type_name(duckdb_type: str) -> str:
+    """A DuckDB type's name as PostgreSQL's format_type spells it: ``text`` for VARCHAR,
+    ``double precision``, ``bigint[]``; ``"any"`` for ANY; one PostgreSQL lacks in lower case."""
+    if duckdb_type.endswith("[]"):
+        return pg_type_name(duckdb_type[:-2]) + "[]"
+    kind = _DUCKDB_KINDS.get(duckdb_type, duckdb_type.split("(")[0])
+    if kind == "ANY":
+        return '"any"'
+    return "text" if kind == "TEXT" else _PG_TYPES[kind][0] if kind in _PG_TYPES else duckdb_type.lower()
+
+
 def view(db: str, name: str) -> str | None:
     """The catalog view ``db.name`` names (``db`` None: unqualified), or None for a table.
     Unqualified, only ``pg_*`` views are found, as PostgreSQL searches ``pg_catalog`` first."""

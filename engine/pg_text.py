@@ -3,7 +3,7 @@
 One spelling per type, as PostgreSQL's output functions give it: ``t``/``f``, ``100`` for a
 double 100.0, ``NaN``, ``Infinity``, a numeric's digits of its scale, timestamps as
 ``2024-05-17 12:00:00.5`` (with ``+00`` or ``+05:30`` for a zone), intervals as ``1 mon 2
-days 03:00:00``, arrays as ``{1,NULL,"a b"}``, bytes as ``\\x...``.
+days 03:00:00``, arrays as ``{1,NULL,"a b"}``, records as ``(1,"a b")``, bytes as ``\\x...``.
 """
 
 from __future__ import annotations
@@ -30,7 +30,20 @@ def format_value(value, null: str = NULL) -> str:
         return "\\x" + bytes(value).hex()
     if isinstance(value, list):
         return "{" + ",".join(_array_item(v) for v in value) + "}"
+    if isinstance(value, dict):  # a record (DuckDB's struct, as fetched): (1,"a b",)
+        return "(" + ",".join(_record_field(v) for v in value.values()) + ")"
     return str(value)
+
+
+def _record_field(value) -> str:
+    """A field as PostgreSQL's record_out writes it: NULL as nothing, quoted (``"`` and ``\\``
+    doubled) when empty or holding a quote, a backslash, a parenthesis, a comma or a space."""
+    if value is None:
+        return ""
+    text = format_value(value)
+    if text == "" or any(c in '"\\(),' or c.isspace() for c in text):
+        return '"' + text.replace('"', '""').replace("\\", "\\\\") + '"'
+    return text
 
 
 def _array_item(value) -> str:

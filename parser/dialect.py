@@ -17,6 +17,7 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
 from txlake import errors
+from txlake.parser import search_cycle
 from txlake.parser.json_ops import JSONBPathMatch
 from txlake.parser.statements import search_path_text
 from txlake.storage.schema import DEFAULT_DECIMAL
@@ -539,6 +540,76 @@ class TxlakeParser(DuckDB.Parser):
             return parse()
         finally:
             self._alter_action_list = outer
+
+    def _parse_cte(self):
+        """A WITH item, and PostgreSQL's SEARCH / CYCLE clauses after it (parser/search_cycle.py;
+        sqlglot read one clause of one column after the last item only)."""
+        start = self._curr
+        cte = super()._parse_cte()
+        if isinstance(cte, exp.CTE):
+            cte.meta[search_cycle.POSITION] = start.start + 1
+            if self._match_text_seq("SEARCH"):
+                cte.set("search", self._parse_cte_search())
+            if self._match_text_seq("CYCLE"):
+                cte.set("cycle", self._parse_cte_cycle())
+        return cte
+
+    def _parse_cte_search(self) -> search_cycle.CteSearch:
+        position = self._prev.start + 1
+        breadth = self._match_text_seq("BREADTH")
+        if not breadth and not self._match_text_seq("DEPTH"):
+            self._expected("BREADTH or DEPTH")
+        if not self._match_text_seq("FIRST", "BY"):
+            self._expected("FIRST BY")
+        columns = self._parse_csv(self._parse_id_var)
+        if not self._match_text_seq("SET"):
+            self._expected("SET")
+        node = search_cycle.CteSearch(this=self._expect_id(), expressions=columns, breadth=breadth)
+        node.meta[search_cycle.POSITION] = position
+        return node
+
+    def _parse_cte_cycle(self) -> search_cycle.CteCycle:
+        position = self._prev.start + 1
+        columns = self._parse_csv(self._parse_id_var)
+        if not self._match_text_seq("SET"):
+            self._expected("SET")
+        mark = self._expect_id()
+        value = default = None
+        if self._match_text_seq("TO"):  # (PostgreSQL's AexprConst: a constant, of a type or not)
+            value = self._parse_cycle_mark()
+            if not self._match(TokenType.DEFAULT):
+                self._expected("DEFAULT")
+            default = self._parse_cycle_mark()
+        if not self._match_text_seq("USING"):
+            self._expected("USING")
+        node = search_cycle.CteCycle(this=mark, expressions=columns, value=value, default=default,
+                                     path=self._expect_id())
+        node.meta[search_cycle.POSITION] = position
+        return node
+
+    def _parse_cycle_mark(self) -> exp.Expression:
+        token = self._curr
+        mark = self._parse_bitwise()
+        if not isinstance(mark, (exp.Literal, exp.Boolean, exp.Null)) and not (
+                isinstance(mark, exp.Cast) and isinstance(mark.this, exp.Literal)):
+            self.raise_error(f'at or near "{token.text}"' if token else "at end of input", token or self._prev)
+        return mark
+
+    def _expect_id(self) -> exp.Identifier:
+        identifier = self._parse_id_var(any_token=False)
+        if identifier is None:
+            self._expected("a column name")
+        return identifier
+
+    def _expected(self, what: str) -> None:
+        self.raise_error(f'at or near "{self._curr.text}"' if self._curr else "at end of input",
+                         self._curr or self._prev)
+
+    def _parse_with(self, skip_with_token: bool = False):
+        with_ = super()._parse_with(skip_with_token)
+        if with_ is not None and any(c.args.get("search") or c.args.get("cycle") for c in with_.expressions):
+            search_cycle.rewrite(with_)
+        return with_
 
     def _parse_csv(self, parse_method, sep=TokenType.COMMA):
         """A comma-separated list, as sqlglot's - except that an empty item is a syntax error,

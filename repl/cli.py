@@ -33,7 +33,8 @@ examples:
   txlake wh -c "\\copy t from stdin" < data.tsv
 
 shell meta-commands: \\? (help), \\d (tables and views), \\dt, \\dv, \\dm, \\ds, \\dT, \\dD [PATTERN], \\d TABLE|VIEW
-(+: with comments), \\snapshots TABLE, \\i FILE, \\copy ..., \\c (stays in the warehouse), \\isolation [LEVEL],
+(+: with comments), \\di, \\dn, \\df, \\du, \\dx [PATTERN], \\l, \\errverbose, \\snapshots TABLE, \\i FILE,
+\\copy ..., \\c (stays in the warehouse), \\isolation [LEVEL],
 \\set / \\unset / \\gset (variables), \\if / \\elif / \\else / \\endif, \\watch, \\pset, \\a, \\t, \\f,
 \\o FILE, \\x, \\timing, \\rows, \\conninfo, \\!, \\q
 -c and -f run in the order given. As in psql, an error is shown and the script goes on with its

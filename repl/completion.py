@@ -31,8 +31,8 @@ SMALLINT REAL BYTEA TIME TIMESTAMPTZ ZONE UUID JSON JSONB
 # after these keywords only a table name fits
 TABLE_CONTEXT = {"FROM", "JOIN", "INTO", "UPDATE", "TABLE", "EXISTS", "COPY"}
 
-META_COMMANDS = ["\\?", "\\a", "\\conninfo", "\\connect", "\\copy", "\\d", "\\dD", "\\dT", "\\di", "\\dn",
-                 "\\elif", "\\else", "\\endif", "\\if",
+META_COMMANDS = ["\\?", "\\a", "\\conninfo", "\\connect", "\\copy", "\\d", "\\dD", "\\dT", "\\df", "\\dg",
+                 "\\di", "\\dn", "\\du", "\\dx", "\\errverbose", "\\elif", "\\else", "\\endif", "\\if",
                  "\\dm", "\\ds", "\\dt", "\\dv", "\\echo", "\\f", "\\i", "\\isolation", "\\l", "\\o", "\\pset", "\\q",
                  "\\qecho", "\\rows", "\\set", "\\snapshots", "\\t", "\\timing", "\\unset", "\\watch", "\\x"]
 META_ARGUMENTS = {

@@ -1,5 +1,6 @@
 """Backslash meta-commands: ``\\?``, ``\\q``, ``\\dt``, ``\\dv``, ``\\dm``, ``\\di``, ``\\dn``, ``\\l``, ``\\d``,
-``\\snapshots``, ``\\i``, ``\\copy``, ``\\timing``, ``\\x``, ``\\isolation``, ``\\rows``, ``\\echo``,
+``\\df``, ``\\du`` / ``\\dg``, ``\\dx``, ``\\errverbose``, ``\\snapshots``, ``\\i``, ``\\copy``, ``\\timing``,
+``\\x``, ``\\isolation``, ``\\rows``, ``\\echo``,
 ``\\qecho``, ``\\set`` / ``\\unset`` (psql's variables), ``\\pset``, ``\\a``, ``\\t``, ``\\f``, ``\\o``,
 ``\\conninfo``, ``\\!``. Their arguments have the variables put in (``:name``), as psql's.
 
@@ -18,7 +19,8 @@ import tempfile
 import pyarrow as pa
 
 import txlake
-from txlake.engine.catalog_views import relation_name, schema_name
+from txlake.engine.catalog_views import pg_type_name, relation_name, schema_name
+from txlake.parser.dialect import BUILT_IN_EXTENSIONS
 from txlake.parser.parse import parse_table_name
 from txlake.repl.runner import Outcome, Runner
 from txlake.repl.scanner import interpolate
@@ -44,6 +46,8 @@ General
                       run the statement (alone: the last one) every SEC seconds (2) until Ctrl-C
                       or N times; after each statement :ERROR, :SQLSTATE, :ROW_COUNT are set
   \\conninfo           say which warehouse and user the shell is connected with
+  \\errverbose         show the last error again with all its fields (SQLSTATE, position,
+                      DETAIL, HINT, CONTEXT, LOCATION: where txlake raised it)
   \\! COMMAND          run COMMAND in the system's shell
   \\restrict KEY, \\unrestrict KEY
                       no meta-command but \\unrestrict KEY runs in between (pg_dump's dumps)
@@ -62,6 +66,10 @@ Catalog
   \\di [PATTERN]      list indexes: primary keys', UNIQUE constraints', CREATE INDEX's
   \\dn [PATTERN]      list schemas (the warehouse's databases; public is default)
   \\l                 list databases: the warehouse is one, named as current_database()
+  \\df [PATTERN]      list functions PATTERN names (the engine's: DuckDB's catalog, in
+                      PostgreSQL's type names; none without PATTERN: txlake has no user functions)
+  \\du, \\dg [PATTERN] list roles: the warehouse's owner, the user the shell runs as
+  \\dx [PATTERN]      list extensions: uuid-ossp's and pgcrypto's functions txlake has built in
   \\d[+] NAME          describe table NAME (or a [materialized] view: its columns and
                       definition; a sequence: its bounds): columns, types, nullability, defaults,
                       keys (a PATTERN: each match; +: the columns' comments)
@@ -318,19 +326,105 @@ def _list_query(runner: Runner, argument: str, sql: str, what: str) -> Outcome:
     """A listing psql makes from its catalog, here of ``sql``'s rows (their first two columns a
     schema and a name - or one, a schema's name - which PATTERN ``argument`` matches), run in
     the session's transaction."""
-    cursor = runner.conn.cursor()
-    try:
-        found = cursor.execute(sql).fetch_arrow_table()
-    except txlake.Error as e:
-        runner.show_error(e)
+    found = _query(runner, sql)
+    if found is None:
         return Outcome.ERROR
-    finally:
-        cursor.close()
     if argument:
         matches = _pattern(argument)
         schemas, names = (found.column(min(i, found.num_columns - 1)).to_pylist() for i in (0, 1))
         found = found.filter(pa.array([matches(schema, name) for schema, name in zip(schemas, names)], pa.bool_()))
     return _show_found(runner, found, argument, what)
+
+
+def _query(runner: Runner, sql: str) -> pa.Table | None:
+    """``sql``'s rows, run in the session's transaction; None (the error shown) if it failed."""
+    cursor = runner.conn.cursor()
+    try:
+        return cursor.execute(sql).fetch_arrow_table()
+    except txlake.Error as e:
+        runner.show_error(e)
+        return None
+    finally:
+        cursor.close()
+
+
+# DuckDB's kinds of function as psql's \df names them; its pragmas are no functions of SQL's
+_FUNCTION_TYPES = {"scalar": "func", "macro": "func", "table": "func", "table_macro": "func", "aggregate": "agg",
+                   "window": "window"}
+
+
+def _list_functions(runner: Runner, argument: str) -> Outcome:
+    """psql's ``\\df [PATTERN]``: the functions PATTERN names, from the engine's catalog - DuckDB's
+    (``duckdb_functions()``: SQL's functions not rewritten run as DuckDB's) without txlake's own
+    helpers (``txl_...``), with their types as PostgreSQL names them, in pg_catalog. Without a
+    PATTERN, as psql's, the user's functions only: txlake has none (CREATE FUNCTION is refused)."""
+    empty = pa.table({name: pa.array([], pa.string()) for name in
+                      ("schema", "name", "result type", "argument types", "type")})
+    if not argument:
+        return _show_found(runner, empty, argument, "functions")
+    found = _query(runner, "SELECT DISTINCT function_name, function_type, return_type, parameter_types, varargs "
+                           "FROM duckdb_functions() WHERE function_name NOT LIKE 'txl%' "
+                           "AND function_name NOT LIKE '\\_\\_%' ESCAPE '\\' ORDER BY 1, 2, 4")
+    if found is None:
+        return Outcome.ERROR
+    matches = _pattern(argument)
+    rows = [("pg_catalog", row["function_name"], _result_type(row["function_type"], row["return_type"]),
+             _argument_types(row["parameter_types"], row["varargs"]), _FUNCTION_TYPES[row["function_type"]])
+            for row in found.to_pylist()
+            if row["function_type"] in _FUNCTION_TYPES and matches("pg_catalog", row["function_name"])]
+    listed = pa.table({name: pa.array(values, pa.string()) for name, values in
+                       zip(empty.column_names, zip(*dict.fromkeys(rows)) if rows else [[]] * 5)})
+    return _show_found(runner, listed, argument, "functions")
+
+
+def _list_roles(runner: Runner, argument: str) -> Outcome:
+    """psql's ``\\du`` / ``\\dg [PATTERN]``: txlake's one role, the warehouse's owner - the user
+    the shell runs as (``current_user``), who may do all there is to do: a superuser."""
+    found = _query(runner, "SELECT current_user AS role, 'Superuser' AS attributes")
+    if found is None:
+        return Outcome.ERROR
+    if argument:
+        matches = _pattern(argument)
+        found = found.filter(pa.array([matches("", name) for name in found.column("role").to_pylist()], pa.bool_()))
+    return _show_found(runner, found, argument, "roles")
+
+
+# the extensions txlake has built in (CREATE EXTENSION of one is taken and changes nothing): the
+# version PostgreSQL 16 ships, and PostgreSQL's description with what of it there is
+_EXTENSION_VERSIONS = {"uuid-ossp": ("1.1", "generate universally unique identifiers (UUIDs)"),
+                       "pgcrypto": ("1.3", "cryptographic functions")}
+
+
+def _list_extensions(runner: Runner, argument: str) -> Outcome:
+    """psql's ``\\dx [PATTERN]``: the extensions txlake has built in, always there - their
+    functions are in pg_catalog, callable from any schema (PostgreSQL's plpgsql is not: txlake
+    runs no stored code)."""
+    rows = [(name, version, "pg_catalog", f"{description}: {BUILT_IN_EXTENSIONS[name]} only")
+            for name, (version, description) in sorted(_EXTENSION_VERSIONS.items())]
+    if argument:
+        matches = _pattern(argument)
+        rows = [row for row in rows if matches("", row[0])]
+    found = pa.table({name: pa.array(values, pa.string()) for name, values in
+                      zip(("name", "version", "schema", "description"), zip(*rows) if rows else [[]] * 4)})
+    return _show_found(runner, found, argument, "extensions")
+
+
+def _error_verbose(runner: Runner, argument: str) -> Outcome:
+    """psql's ``\\errverbose``: the last error again, with all its fields (render.render_error_verbose)."""
+    runner.print(runner.last_error or "There is no previous error.")
+    return Outcome.OK
+
+
+def _result_type(kind: str, duckdb_type: str | None) -> str:
+    """A function's result as psql shows it: a table function's rows are ``SETOF record``
+    (DuckDB's catalog does not say their columns), a DuckDB macro's type is not known (``"any"``)."""
+    if kind in ("table", "table_macro"):
+        return "SETOF record"
+    return pg_type_name(duckdb_type) if duckdb_type else '"any"'
+
+
+def _argument_types(types: list[str], varargs: str | None) -> str:
+    return ", ".join([pg_type_name(t) for t in types] + ([f"VARIADIC {pg_type_name(varargs)}"] if varargs else []))
 
 
 def _list_indexes(runner: Runner, argument: str) -> Outcome:
@@ -846,6 +940,10 @@ COMMANDS = {
     "\\dD": _list_domains,
     "\\di": _list_indexes,
     "\\dn": _list_schemas,
+    "\\df": _list_functions,
+    "\\du": _list_roles, "\\dg": _list_roles,
+    "\\dx": _list_extensions,
+    "\\errverbose": _error_verbose,
     "\\l": _list_databases, "\\list": _list_databases,
     "\\d": _describe,
     "\\snapshots": _snapshots,

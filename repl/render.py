@@ -14,10 +14,13 @@ rest. Only the rows shown are converted to Python objects.
 from __future__ import annotations
 
 import io
+import os
+import traceback
 
 import pyarrow as pa
 from wcwidth import wcwidth
 
+import txlake
 from txlake.engine.executor import python_rows
 from txlake.engine.pg_text import NULL, format_value, pg_interval
 
@@ -194,6 +197,27 @@ def render_error(error: BaseException, statement: str | None = None) -> str:
     position = getattr(error, "position", None)
     if statement and isinstance(position, int) and position >= 1:
         lines += caret_lines(statement, position)
+    return "\n".join(lines)
+
+
+def render_error_verbose(error: BaseException, statement: str | None = None) -> str:
+    """psql's ``\\errverbose``: the error with every field it has, in libpq's verbose order -
+    ``ERROR:  SQLSTATE: message``, the position (under the line, or as a number without the
+    statement), DETAIL, HINT, CONTEXT - and LOCATION: where txlake raised it (function, file:line),
+    as PostgreSQL names its C function and file."""
+    sqlstate = getattr(error, "sqlstate", None) or "XX000"
+    diag = error.diag if isinstance(error, txlake.Error) else None
+    primary = diag.message_primary if diag else str(error).partition("\n")[0]
+    lines = [f"ERROR:  {sqlstate}: {primary}"]
+    position = getattr(error, "position", None)
+    if isinstance(position, int) and position >= 1:
+        lines += caret_lines(statement, position) if statement else [f"POSITION:  {position}"]
+    if diag:
+        lines += [f"{label}:  {text}" for label, text in (("DETAIL", diag.message_detail), ("HINT", diag.message_hint),
+                                                          ("CONTEXT", diag.context)) if text]
+    frames = traceback.extract_tb(error.__traceback__) if error.__traceback__ else []
+    if frames:
+        lines.append(f"LOCATION:  {frames[-1].name}, {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}")
     return "\n".join(lines)
 
 

@@ -84,6 +84,7 @@ class Runner:
         self.after_statement = None  # callable() run after each statement (the shell refreshes completion)
         self._cancel_requested = False
         self._location: str | None = None  # FILE:LINE of the script piece running, for errors
+        self.last_error: str | None = None  # the last error with all its fields, for \errverbose
         # \copy ... from stdin: the script's lines after the command (Piece.data), else None
         self.copy_data: str | None = None
         # the lines \copy ... from stdin reads when the script holds none (the shell: the prompt)
@@ -137,6 +138,7 @@ class Runner:
             raise OutputError(e) from None
 
     def show_error(self, error: BaseException, statement: str | None = None) -> None:
+        self.last_error = render.render_error_verbose(error, statement)  # (text: it keeps no frames alive)
         text = render.render_error(error, statement)
         self.warn(f"txlake:{self._location}: {text}" if self._location else text)
 

@@ -582,3 +582,52 @@ def test_describe_shows_generated_columns_as_psql(main, tmp_path):
     lines = [re.sub(r"\s+", " ", line).strip() for line in done.stdout.splitlines()]
     assert "b | INT | yes | generated always as (a * 2) stored |" in lines
     assert "c | INT | yes | generated always as ((a + 1) * 2) stored |" in lines
+
+
+def test_errverbose_repeats_the_last_error_with_all_its_fields(main, tmp_path):
+    """psql's \\errverbose (an invalid command before): the last error with its SQLSTATE, the
+    line and caret of its position, DETAIL / HINT, and LOCATION - where txlake raised it; before
+    any error, psql's words. An error of a script keeps no FILE:LINE prefix."""
+    wh = str(tmp_path / "wh")
+    done = main(wh, "-c", "\\errverbose", "-c", "CREATE TABLE a (id INT PRIMARY KEY)",
+                "-c", "INSERT INTO a VALUES (1)", "-c", "INSERT INTO a VALUES (1)", "-c", "\\errverbose",
+                "-c", "SELECT * FROM nope", "-c", "\\errverbose")
+    lines = done.stdout.splitlines()
+    assert lines[0] == "There is no previous error."
+    unique = lines.index("ERROR:  23505: duplicate key value violates unique constraint \"a_pkey\"")
+    assert lines[unique + 1] == "DETAIL:  Key (id)=(1) already exists."
+    assert re.fullmatch(r"LOCATION:  \w+, \w+\.py:\d+", lines[unique + 2])
+    assert lines[unique + 3:unique + 6] == ['ERROR:  42P01: relation "nope" does not exist',
+                                            "LINE 1: SELECT * FROM nope", " " * 22 + "^"]
+    assert re.fullmatch(r"LOCATION:  \w+, \w+\.py:\d+", lines[unique + 6])
+    script = tmp_path / "s.sql"
+    script.write_text("SELECT 1 / 0;\n\\errverbose\n")
+    done = main(wh, "-f", str(script))
+    assert done.stderr == f"txlake:{script}:1: ERROR:  22012: division by zero\n"
+    assert done.stdout.startswith("ERROR:  22012: division by zero\nLOCATION:  ")
+
+
+def test_functions_roles_and_extensions_are_listed(main, tmp_path):
+    """\\df, \\du / \\dg and \\dx were invalid commands: the functions a pattern names (DuckDB's
+    catalog, in PostgreSQL's type names; none without one: txlake has no user functions), the one
+    role - the owner, the user the shell runs as - and the extensions built in."""
+    wh = str(tmp_path / "wh")
+    done = main(wh, "-c", "\\df", "-c", "\\df lower", "-c", "\\df count", "-c", "\\df nope*", "-c", "\\du",
+                "-c", "\\dg nobody", "-c", "\\dx", "-c", "\\dx uuid*")
+    assert done.returncode == 0, done.stderr
+    blocks = [block.strip("\n").splitlines() for block in re.split(r"\(\d+ rows?\)", done.stdout)]
+    rows = [[[cell.strip() for cell in line.split("|")] for line in block if "|" in line] for block in blocks]
+    assert blocks[0][0] == "Did not find any functions."
+    assert rows[0] == [["schema", "name", "result type", "argument types", "type"],
+                       ["pg_catalog", "lower", "text", "text", "func"]]
+    assert rows[1][1:] == [["pg_catalog", "count", "bigint", "", "agg"],
+                           ["pg_catalog", "count", "bigint", '"any"', "agg"]]
+    assert blocks[2][0] == 'Did not find any functions named "nope*".'
+    user = main(wh, "-At", "-c", "SELECT current_user").stdout.strip()
+    assert rows[2] == [["role", "attributes"], [user, "Superuser"]]
+    assert blocks[3][0] == 'Did not find any roles named "nobody".'
+    assert [row[:3] for row in rows[3]] == [["name", "version", "schema"], ["pgcrypto", "1.3", "pg_catalog"],
+                                            ["uuid-ossp", "1.1", "pg_catalog"]]
+    assert rows[3][2][3] == "generate universally unique identifiers (UUIDs): uuid_generate_v4() and uuid_nil() only"
+    assert [row[0] for row in rows[4]] == ["name", "uuid-ossp"]
+    assert "\\errverbose" in main(wh, "-c", "\\?").stdout
