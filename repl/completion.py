@@ -34,7 +34,8 @@ TABLE_CONTEXT = {"FROM", "JOIN", "INTO", "UPDATE", "TABLE", "EXISTS", "COPY"}
 META_COMMANDS = ["\\?", "\\a", "\\conninfo", "\\connect", "\\copy", "\\d", "\\dD", "\\dT", "\\df", "\\dg",
                  "\\di", "\\dn", "\\du", "\\dx", "\\errverbose", "\\elif", "\\else", "\\endif", "\\if",
                  "\\dm", "\\ds", "\\dt", "\\dv", "\\echo", "\\f", "\\i", "\\isolation", "\\l", "\\o", "\\pset", "\\q",
-                 "\\qecho", "\\rows", "\\set", "\\snapshots", "\\t", "\\timing", "\\unset", "\\watch", "\\x"]
+                 "\\qecho", "\\rows", "\\set", "\\snapshots", "\\t", "\\timing", "\\unset", "\\watch", "\\x",
+                 "\\cd", "\\gexec", "\\getenv", "\\ir", "\\setenv", "\\sv"]
 META_ARGUMENTS = {
     "\\isolation": ["read committed", "repeatable read", "serializable"],
     "\\x": ["on", "off", "auto"],

@@ -1,5 +1,6 @@
 """Backslash meta-commands: ``\\?``, ``\\q``, ``\\dt``, ``\\dv``, ``\\dm``, ``\\di``, ``\\dn``, ``\\l``, ``\\d``,
-``\\df``, ``\\du`` / ``\\dg``, ``\\dx``, ``\\errverbose``, ``\\snapshots``, ``\\i``, ``\\copy``, ``\\timing``,
+``\\df``, ``\\du`` / ``\\dg``, ``\\dx``, ``\\errverbose``, ``\\snapshots``, ``\\sv``, ``\\i``, ``\\ir``,
+``\\cd``, ``\\setenv``, ``\\getenv``, ``\\copy``, ``\\timing``,
 ``\\x``, ``\\isolation``, ``\\rows``, ``\\echo``,
 ``\\qecho``, ``\\set`` / ``\\unset`` (psql's variables), ``\\pset``, ``\\a``, ``\\t``, ``\\f``, ``\\o``,
 ``\\conninfo``, ``\\!``. Their arguments have the variables put in (``:name``), as psql's.
@@ -30,6 +31,10 @@ General
   \\?                  show this help
   \\q                  quit (also Ctrl-D; an open transaction is rolled back)
   \\i FILE             run the SQL and meta-commands in FILE
+  \\ir FILE            as \\i, FILE read from the running script's folder
+  \\cd [DIR]           change the shell's current folder
+  \\setenv NAME [VALUE] set or unset an environment variable
+  \\getenv VAR NAME    set the variable VAR from the environment variable NAME
   \\c[onnect] [DBNAME] stay in this warehouse, txlake's one database (pg_dump -C writes
                       \\connect after CREATE DATABASE, which changes nothing either)
   \\echo [-n] TEXT     write TEXT ('quoted' parts as psql reads them)
@@ -40,6 +45,7 @@ General
   \\set ON_ERROR_STOP on|off
                       on: a script (\\i, -f) stops at its first error; off (default): it goes on
   \\gset [PREFIX]      run the statement and set a variable from each column of its one row
+  \\gexec              run the statement, then each value of its result as a statement
   \\if EXPR, \\elif EXPR, \\else, \\endif
                       run only the first branch whose EXPR is true (\\if :ERROR)
   \\watch [[i=]SEC] [c=N]
@@ -73,6 +79,7 @@ Catalog
   \\d[+] NAME          describe table NAME (or a [materialized] view: its columns and
                       definition; a sequence: its bounds): columns, types, nullability, defaults,
                       keys (a PATTERN: each match; +: the columns' comments)
+  \\sv VIEW            show a view's definition
   \\snapshots TABLE    the commits that changed TABLE (its snapshot history)
 Transactions
   \\isolation [LEVEL]  show the isolation level, or set it for new transactions:
@@ -502,28 +509,107 @@ def _snapshots(runner: Runner, argument: str) -> Outcome:
     return runner.run_statement(f"SELECT * FROM txlake_snapshots('{name}') ORDER BY snapshot_id")
 
 
-def _include(runner: Runner, argument: str) -> Outcome:
+def _include(runner: Runner, argument: str, relative: bool = False) -> Outcome:
+    """psql's ``\\i FILE``, and ``\\ir FILE`` (``relative``): a name not absolute is read from the
+    folder of the script running it, as psql's (typed at the prompt: from the current folder)."""
+    command = "\\ir" if relative else "\\i"
     if not argument:
-        runner.warn("\\i: missing required argument: FILE")
+        runner.warn(f"{command}: missing required argument: FILE")
         return Outcome.ERROR
     if runner.include_depth >= MAX_INCLUDE_DEPTH:
-        runner.warn(f"\\i: {argument}: files included more than {MAX_INCLUDE_DEPTH} deep")
+        runner.warn(f"{command}: {argument}: files included more than {MAX_INCLUDE_DEPTH} deep")
         return Outcome.ERROR
     path = os.path.expanduser(argument.strip("'\""))
+    if relative and runner.source is not None and not os.path.isabs(path):
+        path = os.path.join(os.path.dirname(runner.source), path)
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
     except OSError as e:
-        runner.warn(f"\\i: {path}: {e.strerror or e}")
+        runner.warn(f"{command}: {path}: {e.strerror or e}")
         return Outcome.ERROR
     except UnicodeDecodeError as e:
-        runner.warn(f"\\i: {path}: not UTF-8 text ({e.reason} at byte {e.start})")
+        runner.warn(f"{command}: {path}: not UTF-8 text ({e.reason} at byte {e.start})")
         return Outcome.ERROR
     runner.include_depth += 1
     try:
         return runner.run_script(text, source=path)  # (stopping at an error under ON_ERROR_STOP)
     finally:
         runner.include_depth -= 1
+
+
+def _change_directory(runner: Runner, argument: str) -> Outcome:
+    """psql's ``\\cd [DIR]``: the shell's current folder (no DIR: the home folder)."""
+    words = _words(argument)
+    path = os.path.expanduser(words[0] if words else "~")
+    try:
+        os.chdir(path)
+    except OSError as e:
+        runner.warn(f'\\cd: could not change directory to "{path}": {e.strerror or e}')
+        return Outcome.ERROR
+    return Outcome.OK
+
+
+def _set_environment(runner: Runner, argument: str) -> Outcome:
+    """psql's ``\\setenv NAME [VALUE]``: set the environment variable NAME (no VALUE: unset it)."""
+    words = _words(argument)
+    if not words:
+        runner.warn("\\setenv: missing required argument")
+        return Outcome.ERROR
+    if "=" in words[0]:
+        runner.warn('\\setenv: environment variable name must not contain "="')
+        return Outcome.ERROR
+    if len(words) > 1:
+        os.environ[words[0]] = words[1]
+    else:
+        os.environ.pop(words[0], None)
+    return Outcome.OK
+
+
+def _get_environment(runner: Runner, argument: str) -> Outcome:
+    """psql's ``\\getenv VARIABLE NAME``: the shell variable VARIABLE set to the environment
+    variable NAME (left as it is if NAME is not set)."""
+    words = _words(argument)
+    if len(words) < 2:
+        runner.warn("\\getenv: missing required argument")
+        return Outcome.ERROR
+    value = os.environ.get(words[1])
+    if value is not None and not set_variable(runner, words[0], value, "\\getenv: "):
+        return Outcome.ERROR
+    return Outcome.OK
+
+
+def _show_view(runner: Runner, argument: str) -> Outcome:
+    """psql's ``\\sv VIEW``: the view's definition, as ``CREATE OR REPLACE VIEW schema.name AS``
+    and its query (the first of the name on the search path)."""
+    words = _words(argument)
+    if not words:
+        runner.warn("\\sv: missing required argument: VIEW")
+        return Outcome.ERROR
+    try:
+        name = parse_table_name(words[0])
+    except txlake.Error as e:
+        runner.show_error(e)
+        return Outcome.ERROR
+    wanted = "schemaname = current_schema()" if name.db is None else f"schemaname = {_literal(name.db)}"
+    found = _query(runner, "SELECT schemaname, definition FROM pg_catalog.pg_views "
+                           f"WHERE viewname = {_literal(name.name)} AND {wanted}")
+    if found is None:
+        return Outcome.ERROR
+    if not found.num_rows:
+        wanted = wanted.replace("schemaname", "n.nspname")
+        other = _query(runner, "SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n "
+                               f"ON n.oid = c.relnamespace WHERE c.relname = {_literal(name.name)} AND {wanted}")
+        runner.warn(f'ERROR:  "{words[0]}" is not a view' if other is not None and other.num_rows else
+                    f'ERROR:  relation "{words[0]}" does not exist')
+        return Outcome.ERROR
+    schema, definition = found.to_pylist()[0].values()
+    runner.print(f"CREATE OR REPLACE VIEW {schema}.{name.name} AS\n {definition.rstrip().rstrip(';')}")
+    return Outcome.OK
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _restrict(runner: Runner, argument: str) -> Outcome:
@@ -948,6 +1034,12 @@ COMMANDS = {
     "\\d": _describe,
     "\\snapshots": _snapshots,
     "\\i": _include, "\\include": _include,
+    "\\ir": lambda runner, argument: _include(runner, argument, relative=True),
+    "\\include_relative": lambda runner, argument: _include(runner, argument, relative=True),
+    "\\cd": _change_directory,
+    "\\setenv": _set_environment,
+    "\\getenv": _get_environment,
+    "\\sv": _show_view,
     "\\c": _connect, "\\connect": _connect,
     "\\copy": copy_command,
     "\\restrict": _restrict,

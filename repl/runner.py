@@ -84,6 +84,7 @@ class Runner:
         self.after_statement = None  # callable() run after each statement (the shell refreshes completion)
         self._cancel_requested = False
         self._location: str | None = None  # FILE:LINE of the script piece running, for errors
+        self.source: str | None = None  # the script file running (\ir reads names from its folder)
         self.last_error: str | None = None  # the last error with all its fields, for \errverbose
         # \copy ... from stdin: the script's lines after the command (Piece.data), else None
         self.copy_data: str | None = None
@@ -171,7 +172,8 @@ class Runner:
         if scanned.pending:
             pieces.append(Piece(SQL, scanned.rest.strip(), scanned.rest_line))
         outcome = Outcome.OK
-        outer = self._location
+        outer, outer_source = self._location, self.source
+        self.source = source or outer_source
         block = False
         if one_transaction and not any(piece.kind == META for piece in pieces):
             try:
@@ -190,7 +192,7 @@ class Runner:
                     if self.on_error_stop or one_transaction:  # (a -c's string ends, as psql's query string)
                         break
         finally:
-            self._location = outer
+            self._location, self.source = outer, outer_source
             if block:
                 outcome = self._close_block(outcome)
             if len(self.branches) > depth:  # (a script's \if ends with it, as psql's file)
@@ -241,6 +243,8 @@ class Runner:
                 self.copy_data = None
         if piece.gset is not None:
             return self.run_gset(text, piece.gset)
+        if piece.gexec:
+            return self.run_gexec(text)
         if piece.watch is not None:
             return self.run_watch(text, piece.watch)
         if piece.expanded:  # (\gx)
@@ -314,6 +318,29 @@ class Runner:
             else:
                 self.variables[prefix + name] = render.format_value(value, "")
         return Outcome.OK
+
+    def run_gexec(self, sql: str) -> Outcome:
+        """psql's ``\\gexec``: run ``sql``, then each value of its rows - row by row, left to right,
+        NULLs passed over - as a statement of its own, shown as any; an error stops the rest under
+        ON_ERROR_STOP only."""
+        found = []
+
+        def keep(cursor):
+            found.append(cursor.fetch_arrow_table() if cursor.description is not None else None)
+
+        outcome = self.run_statement(sql, before_tag=keep, show=False)
+        if outcome is not Outcome.OK or found[0] is None:
+            return outcome
+        table = found[0]
+        for row in zip(*(column.to_pylist() for column in table.columns)):  # (names may repeat)
+            for value in row:
+                if value is None:
+                    continue
+                if self.run_statement(render.format_value(value, "")) is Outcome.ERROR:
+                    outcome = Outcome.ERROR
+                    if self.on_error_stop:
+                        return outcome
+        return outcome
 
     def run_statement(self, sql: str, before_tag=None, show: bool = True) -> Outcome:
         """Run ``sql`` and show its rows and tag (or its error); ``before_tag(cursor)``: after a

@@ -32,12 +32,13 @@ class Piece:
     data: str | None = field(default=None, compare=False)
     expanded: bool = field(default=False, compare=False)  # ended by ``\\gx``: shown expanded
     gset: str | None = field(default=None, compare=False)  # ended by ``\\gset [PREFIX]``: the prefix ("" for none)
+    gexec: bool = field(default=False, compare=False)  # ended by ``\\gexec``: its values run as statements
     watch: str | None = field(default=None, compare=False)  # ended by ``\\watch [ARGS]``: the arguments
 
 
-# psql's \g, \gx and \gset [PREFIX]: they end the statement before them as ';' does (\gx: shown
-# expanded once; \gset: its one row's values stored in variables)
-_SEND = re.compile(r"\\g(x|set(?:\s+(\S+))?)?$")
+# psql's \g, \gx, \gset [PREFIX] and \gexec: they end the statement before them as ';' does (\gx:
+# shown expanded once; \gset: its one row's values stored in variables; \gexec: its values run)
+_SEND = re.compile(r"\\g(x|exec|set(?:\s+(\S+))?)?$")
 # psql's conditional meta-commands (repl/meta.py ``_if``): run even in a branch not taken
 CONDITIONALS = frozenset({"\\if", "\\elif", "\\else", "\\endif"})
 # psql's \watch [ARGS]: ends the statement before it too, which then runs again and again
@@ -224,7 +225,8 @@ def scan(text: str) -> Scan:
             if (send or watch) and statement and code:  # (psql sends the buffer as it is)
                 gset = (send[2] or "") if send and (send[1] or "").startswith("set") else None
                 pieces.append(Piece(SQL, statement, line_at(start or 0), expanded=bool(send) and send[1] == "x",
-                                    gset=gset, watch=watch[1] if watch else None))
+                                    gset=gset, gexec=bool(send) and send[1] == "exec",
+                                    watch=watch[1] if watch else None))
                 current, start, code, depth = [], None, False, 0
                 i = end
                 continue

@@ -631,3 +631,29 @@ def test_functions_roles_and_extensions_are_listed(main, tmp_path):
     assert rows[3][2][3] == "generate universally unique identifiers (UUIDs): uuid_generate_v4() and uuid_nil() only"
     assert [row[0] for row in rows[4]] == ["name", "uuid-ossp"]
     assert "\\errverbose" in main(wh, "-c", "\\?").stdout
+
+
+def test_gexec_ir_sv_cd_setenv_and_getenv_as_psql(main, tmp_path, monkeypatch):
+    """psql's \\gexec (each value of the result run as a statement: the scripts that build their
+    DDL with format()), \\ir (a file named from the running script's folder), \\sv, \\cd,
+    \\setenv and \\getenv were invalid commands."""
+    monkeypatch.chdir(tmp_path)
+    wh = str(tmp_path / "wh")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "child.sql").write_text("SELECT 'child' AS ran;\n")
+    (tmp_path / "sub" / "main.sql").write_text(
+        "CREATE TABLE a (id INT);\nCREATE TABLE b (id INT);\n\\ir child.sql\n"
+        "SELECT format('INSERT INTO %I VALUES (%s)', t, n) FROM (VALUES ('a', 1), ('b', 2)) v(t, n) \\gexec\n"
+        "SELECT 'SELECT count(*) AS a FROM a', NULL, 'SELECT count(*) AS b FROM b' \\gexec\n"
+        "\\setenv TXL_TEST_X hello\n\\getenv from_env TXL_TEST_X\n\\echo :from_env\n"
+        "CREATE VIEW v AS SELECT id FROM a WHERE id > 0;\n\\sv v\n\\sv a\n\\sv nope\n"
+        "\\cd sub\n\\i child.sql\n")
+    done = main(wh, "-f", str(tmp_path / "sub" / "main.sql"))
+    lines = done.stdout.splitlines()
+    assert lines[:8] == ["CREATE TABLE", "CREATE TABLE", "  ran", "-------", " child", "(1 row)",
+                         "INSERT 0 1", "INSERT 0 1"]
+    assert lines[8:16] == [" a", "---", " 1", "(1 row)", " b", "---", " 1", "(1 row)"]  # (NULL passed over)
+    assert lines[16:20] == ["hello", "CREATE VIEW", "CREATE OR REPLACE VIEW public.v AS",
+                            " SELECT id FROM public.a WHERE id > 0"]
+    assert lines[20:] == ["  ran", "-------", " child", "(1 row)"]  # (\i after \cd sub)
+    assert done.stderr.splitlines() == ['ERROR:  "a" is not a view', 'ERROR:  relation "nope" does not exist']
