@@ -72,6 +72,9 @@ TEXT_MACRO = "txl_text"
 OVERLAPS_MACRO = "txl_overlaps"
 # regexp_matches(s, p [, flags])'s rows, a list of text[] (engine/regexp_functions.py MATCH_ROWS)
 REGEXP_MATCH_ROWS = "txl_regexp_matches"
+# percentile_cont's value (engine/dialect.py): a double precision, as PostgreSQL's percentile_cont
+# takes (DuckDB's quantile_cont of a numeric is a numeric, rounded); an interval refused (0A000)
+PERCENTILE_VALUE, PERCENTILE_REFUSED = "txl_percentile_value", "percentile_cont of an interval is not supported"
 
 
 def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
@@ -121,7 +124,7 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     for node in list(tree.find_all(exp.Table, exp.Lateral)):  # (json[b]_to_record[set]: rewritten below)
         if (records := json_ops.records(node)) is not None:
             node.replace(records)
-    selects = [(select, [None if isinstance(p, exp.Alias) else p.copy() for p in select.expressions])
+    selects = [(select, [None if isinstance(p, exp.Alias) else p.copy() for p in json_ops.record_fields(select)])
                for select in tree.find_all(exp.Select, exp.Returning)]
     tree = transaction_clock(tree)
     _fold_aliases(tree)
@@ -148,8 +151,12 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
                 tree = replacement
             else:
                 node.replace(replacement)
-    for node in _outside_defaults(tree, exp.Sum, exp.Avg):
-        _typed_aggregate(node)
+    for node in _outside_defaults(tree, exp.Sum, exp.Avg, exp.WithinGroup):
+        if not isinstance(node, exp.WithinGroup):
+            _typed_aggregate(node)
+        elif isinstance(node.this, exp.PercentileCont) and isinstance(node.expression, exp.Order):
+            for ordered in node.expression.expressions:  # (percentile_cont's value a double precision)
+                ordered.this.replace(exp.Anonymous(this=PERCENTILE_VALUE, expressions=[ordered.this.copy()]))
     for node in _outside_defaults(tree, exp.Like, exp.ILike):
         if isinstance(node.expression, (exp.Any, exp.All)):
             _like_any(node)
@@ -163,7 +170,7 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     # set-returning functions: jsonb_each(doc), jsonb_array_elements(doc), regexp_split_to_table(s, p)
     for node in list(tree.find_all(exp.Table, exp.Lateral, exp.Anonymous)):
         rows = _split_table(node)
-        if rows is None and not isinstance(node, exp.Lateral) and not isinstance(node.parent, exp.Table):
+        if rows is None and not isinstance(node.parent, (exp.Table, exp.Lateral)):
             rows = json_ops.set_returning(node)
         if rows is not None:
             node.replace(rows)
