@@ -121,8 +121,10 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     # columns are named from the expressions as written (``_column_names``), in every SELECT -
     # a subquery's, a UNION's, CREATE TABLE AS's (whose names the table keeps) - and RETURNING
     _unqualify_pg_catalog_calls(tree)
-    for node in list(tree.find_all(exp.Table, exp.Lateral)):  # (json[b]_to_record[set]: rewritten below)
-        if (records := json_ops.records(node)) is not None:
+    for node in list(tree.find_all(exp.Table, exp.Lateral, *_SET_NODES)):  # (json[b]_to_record[set]: rewritten below)
+        if not isinstance(node, (exp.Table, exp.Lateral)):
+            _check_set_placement(node)
+        elif (records := json_ops.records(node)) is not None:
             node.replace(records)
     selects = [(select, [None if isinstance(p, exp.Alias) else p.copy() for p in json_ops.record_fields(select)])
                for select in tree.find_all(exp.Select, exp.Returning)]
@@ -230,6 +232,70 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
 # (engine/dialect.py; DuckDB gave inf, 0); the macro is handed the result twice (once to pick
 # its form by: a NUMERIC is not cast), then the operands
 FLOAT_SUM_MACRO, FLOAT_PRODUCT_MACRO = "txl_float_sum", "txl_float_product"
+
+
+# functions returning a set of rows, by the names PostgreSQL has them (sqlglot reads some as
+# nodes of their own: GenerateSeries, Unnest, Explode)
+SET_RETURNING = frozenset((
+    "generate_series", "generate_subscripts", "unnest", "regexp_matches", "regexp_split_to_table",
+    "string_to_table", "json_array_elements", "json_array_elements_text", "jsonb_array_elements",
+    "jsonb_array_elements_text", "json_each", "json_each_text", "jsonb_each", "jsonb_each_text",
+    "json_object_keys", "jsonb_object_keys", "jsonb_path_query", "json_to_recordset", "jsonb_to_recordset",
+    "pg_get_keywords"))
+_SET_NODES = (exp.GenerateSeries, exp.Unnest, exp.Explode, exp.Anonymous)
+# where PostgreSQL 10+ refuses a set-returning call of a select list (0A000: each of its rows
+# would need a value of one row) - up to the query that reads it (a subquery's is its own)
+_SET_REFUSALS = ((exp.Case, "set-returning functions are not allowed in CASE"),
+                 (exp.Coalesce, "set-returning functions are not allowed in COALESCE"),
+                 (exp.Window, "window function calls cannot contain set-returning function calls"),
+                 (exp.AggFunc, "aggregate function calls cannot contain set-returning function calls"))
+_QUERY_BOUNDS = (exp.Select, exp.Subquery, exp.From, exp.Join, exp.Lateral, exp.Table)
+
+
+def returns_set(node: exp.Expression) -> bool:
+    """Is ``node`` a call of a set-returning function (as written, before the rewrites)?"""
+    return isinstance(node, (exp.GenerateSeries, exp.Unnest, exp.Explode)) or (
+        isinstance(node, exp.Anonymous) and node.name.lower() in SET_RETURNING)
+
+
+def _check_set_placement(node: exp.Expression) -> None:
+    """A set-returning call inside CASE, COALESCE, an aggregate's or a window function's
+    arguments, or in WHERE, JOIN/ON, LIMIT, OFFSET, RETURNING or UPDATE's SET, is PostgreSQL's
+    0A000 (DuckDB gave rows of a CASE, a list in RETURNING, errors of its own words elsewhere):
+    none of them can take a set."""
+    if not returns_set(node):
+        return
+    child = node
+    for outer in _ancestors(node):
+        where = _SET_CLAUSES.get((type(outer), child.arg_key))
+        if where is not None:
+            _refuse_set(f"set-returning functions are not allowed in {where}")
+        if isinstance(outer, _QUERY_BOUNDS):
+            return
+        for kind, refusal in _SET_REFUSALS:
+            if isinstance(outer, kind) and not (kind is exp.AggFunc and isinstance(outer.parent, exp.Window)):
+                _refuse_set(refusal)
+        child = outer
+
+
+# the clauses PostgreSQL's check_srf_call_placement refuses a set-returning call in, by their
+# node and the argument holding the call
+_SET_CLAUSES = {**{(kind, "where"): "WHERE" for kind in (exp.Select, exp.Update, exp.Delete)},
+                (exp.Join, "on"): "JOIN/ON", (exp.Select, "limit"): "LIMIT", (exp.Select, "offset"): "OFFSET",
+                (exp.Returning, "expressions"): "RETURNING", (exp.Update, "expressions"): "UPDATE",
+                # (PostgreSQL takes one in an INSERT's single VALUES row, as a select list's: not here)
+                (exp.Values, "expressions"): "VALUES"}
+
+
+def _refuse_set(refusal: str) -> None:
+    raise errors.NotSupportedError(f"{refusal}\nHINT:  You might be able to move the set-returning function into a "
+                                   "LATERAL FROM item.")
+
+
+def _ancestors(node: exp.Expression):
+    while node.parent is not None:
+        node = node.parent
+        yield node
 
 
 def _float_checked(node: exp.Add | exp.Sub | exp.Mul) -> None:
