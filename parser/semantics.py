@@ -159,6 +159,8 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
         elif isinstance(node.this, exp.PercentileCont) and isinstance(node.expression, exp.Order):
             for ordered in node.expression.expressions:  # (percentile_cont's value a double precision)
                 ordered.this.replace(exp.Anonymous(this=PERCENTILE_VALUE, expressions=[ordered.this.copy()]))
+        elif isinstance(node.this, _HYPOTHETICAL) and isinstance(node.expression, exp.Order):
+            _hypothetical(node)
     for node in _outside_defaults(tree, exp.Like, exp.ILike):
         if isinstance(node.expression, (exp.Any, exp.All)):
             _like_any(node)
@@ -731,6 +733,64 @@ def _typed_aggregate(node: exp.Sum | exp.Avg) -> None:
     else:
         over.replace(exp.Anonymous(this=WINDOW_AVG_MACRO, expressions=[
             _over(over, exp.Sum), _over(over, exp.Count), over.copy(), argument]))
+
+
+_HYPOTHETICAL = (exp.Rank, exp.DenseRank, exp.PercentRank, exp.CumeDist)
+
+
+def _hypothetical(node: exp.WithinGroup) -> None:
+    """``rank(h...) WITHIN GROUP (ORDER BY x...)`` and dense_rank, percent_rank, cume_dist:
+    PostgreSQL's hypothetical-set aggregates (DuckDB has none: 42000) - of the row ``h`` were it
+    added to the group, counted from the rows that sort before it (or with it: its peers) in
+    the ORDER BY's order, NULLs first or last as it says. A FILTER keeps its rows."""
+    function, keys = node.this, node.expression.expressions
+    values = function.expressions
+    name = {exp.Rank: "rank", exp.DenseRank: "dense_rank", exp.PercentRank: "percent_rank",
+            exp.CumeDist: "cume_dist"}[type(function)]
+    if len(values) != len(keys):
+        raise errors.ProgrammingError(f"function {name} with {len(values)} hypothetical argument(s) and {len(keys)} "
+                                      "ordering column(s) does not exist\nHINT:  To use the hypothetical-set "
+                                      "aggregate, the number of hypothetical direct arguments must match the number "
+                                      "of ordering columns.", sqlstate="42883")
+    if any(v.find(exp.AggFunc) is not None for v in values):
+        raise errors.ProgrammingError("aggregate function calls cannot be nested", sqlstate="42803")
+    before, peer = exp.false(), exp.true()
+    for ordered, value in reversed(list(zip(keys, values))):
+        x, h, nulls_first = ordered.this, value, bool(ordered.args.get("nulls_first"))
+        precedes = (exp.GT if ordered.args.get("desc") else exp.LT)(this=x.copy(), expression=h.copy())
+        x_null, h_null = exp.Is(this=x.copy(), expression=exp.Null()), exp.Is(this=h.copy(), expression=exp.Null())
+        key_before = exp.Case(ifs=[exp.If(this=exp.and_(x_null.copy(), h_null.copy()), true=exp.false()),
+                                   exp.If(this=x_null, true=exp.Boolean(this=nulls_first)),
+                                   exp.If(this=h_null, true=exp.Boolean(this=not nulls_first))], default=precedes)
+        key_peer = exp.NullSafeEQ(this=x.copy(), expression=h.copy())
+        before = exp.or_(key_before, exp.and_(key_peer.copy(), before, wrap=True), wrap=True)
+        peer = exp.and_(key_peer, peer, wrap=True)
+    outer = node.parent if isinstance(node.parent, exp.Filter) else node
+    kept = outer.expression.this.copy() if outer is not node else None
+
+    def counted(condition: exp.Expression | None, distinct: bool = False) -> exp.Expression:
+        condition = exp.and_(kept.copy(), condition, wrap=True) if kept is not None and condition is not None \
+            else kept.copy() if kept is not None else condition
+        argument = exp.Distinct(expressions=[exp.Anonymous(this="row", expressions=[k.this.copy() for k in keys])]) \
+            if distinct else exp.Star()
+        count = exp.Count(this=argument)
+        return count if condition is None else exp.Filter(this=count, expression=exp.Where(this=condition))
+
+    double = exp.DataType.build("DOUBLE")
+    if isinstance(function, (exp.Rank, exp.DenseRank)):
+        value = exp.Add(this=exp.Literal.number(1), expression=counted(before, isinstance(function, exp.DenseRank)))
+    elif isinstance(function, exp.PercentRank):
+        value = exp.Case(ifs=[exp.If(this=exp.EQ(this=counted(None), expression=exp.Literal.number(0)),
+                                     true=exp.cast(exp.Literal.number(0), double))],
+                         default=exp.Div(this=exp.cast(counted(before), double), expression=counted(None)))
+    else:
+        value = exp.Div(this=exp.cast(exp.Add(this=counted(exp.or_(before, peer, wrap=True)),
+                                              expression=exp.Literal.number(1)), double),
+                        expression=exp.Add(this=counted(None), expression=exp.Literal.number(1)))
+    for h in values:  # (read outside the aggregate too: a column not grouped by is 42803, as PostgreSQL's)
+        if h.find(exp.Column) is not None:
+            value = exp.Case(ifs=[exp.If(this=exp.NullSafeEQ(this=h.copy(), expression=h.copy()), true=value)])
+    outer.replace(value)
 
 
 def _over(window: exp.Window, aggregate: type) -> exp.Window:

@@ -131,3 +131,28 @@ def test_set_returning_calls_where_postgres_takes_them(db):
     assert db.execute("SELECT sum(x) FROM t, LATERAL unnest(ARRAY[1, 2]) x").fetchall() == [(6,)]
     assert db.execute("SELECT generate_series(1, 2) * 10, abs(unnest(ARRAY[-1]))").fetchall() == [(10, 1), (20, None)]
 
+
+def test_hypothetical_set_aggregates(db):
+    """rank / dense_rank / percent_rank / cume_dist (h) WITHIN GROUP (ORDER BY x): of the row h
+    were it added (aggregates.out's 5, 3, 0.5714285714285714, 0.875; DuckDB has none: 42000),
+    in the ORDER BY's direction and NULLs order, over several keys, with a FILTER."""
+    values = "(VALUES (1), (1), (2), (2), (3), (3), (4)) v(x)"
+    cur = db.execute("SELECT rank(3) WITHIN GROUP (ORDER BY x), dense_rank(3) WITHIN GROUP (ORDER BY x), "
+                     "percent_rank(3) WITHIN GROUP (ORDER BY x), cume_dist(3) WITHIN GROUP (ORDER BY x) FROM " + values)
+    assert cur.fetchall() == [(5, 3, 0.5714285714285714, 0.875)]
+    assert [d[1] for d in cur.description] == ["BIGINT", "BIGINT", "DOUBLE", "DOUBLE"]
+    assert db.execute("SELECT rank(3) WITHIN GROUP (ORDER BY x) FILTER (WHERE x > 1) FROM " + values).fetchall() == \
+        [(3,)]
+    assert db.execute("SELECT rank(3) WITHIN GROUP (ORDER BY x DESC), rank(NULL) WITHIN GROUP (ORDER BY x), "
+                      "rank(2) WITHIN GROUP (ORDER BY x NULLS FIRST) "
+                      "FROM (VALUES (1), (NULL), (2), (3)) v(x)").fetchall() == [(2, 4, 3)]
+    assert db.execute("SELECT rank(1, 'b') WITHIN GROUP (ORDER BY a, b) "
+                      "FROM (VALUES (1, 'a'), (1, 'c'), (0, 'z')) v(a, b)").fetchall() == [(3,)]
+    assert db.execute("SELECT percent_rank(0) WITHIN GROUP (ORDER BY x) FROM t, generate_series(1, 2) x "
+                      "WHERE false").fetchall() == [(0.0,)]
+    for sql, sqlstate in (("SELECT rank(x) WITHIN GROUP (ORDER BY x) FROM generate_series(1, 5) x", "42803"),
+                          ("SELECT rank(sum(x)) WITHIN GROUP (ORDER BY x) FROM generate_series(1, 5) x", "42803"),
+                          ("SELECT rank(3) WITHIN GROUP (ORDER BY a, b) FROM (VALUES (1, 'a')) v(a, b)", "42883")):
+        with pytest.raises(txlake.ProgrammingError) as e:
+            db.execute(sql)
+        assert e.value.sqlstate == sqlstate, sql
