@@ -32,7 +32,7 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
 from txlake.parser import date_format, json_ops, number_format, numeric
 from txlake.parser.semantics import (ARRAY_CONCAT, ARRAY_INDEX, ARRAY_LENGTH, ARRAY_LOWER, ARRAY_MACRO,  # (arrays)
                                      ARRAY_AS, ARRAY_PARSE, ARRAY_SET, ARRAY_UPPER, ELEMENTS_AS, QUANTIFIED,
-                                     STRING_TO_ARRAY, TEXT_MACRO, array_cast)
+                                     STRING_TO_ARRAY, SUBSCRIPTS, TEXT_MACRO, array_cast)
 from txlake.storage.schema import INTEGER_INPUT, array_input, integer_input
 
 # settings DuckDB keeps per connection: every connection of a shared database needs them
@@ -478,6 +478,10 @@ ARRAY_MACROS = (
     "WHEN d IS NULL THEN string_split(s, '') WHEN d = '' THEN [s] ELSE string_split(s, d) END",
     f"CREATE MACRO {STRING_TO_ARRAY}(s, d) AS {STRING_TO_ARRAY}_of(s, d), "
     f"(s, d, n) AS list_transform({STRING_TO_ARRAY}_of(s, d), lambda e: CASE WHEN e = n THEN NULL ELSE e END)",
+    f"CREATE MACRO {SUBSCRIPTS}(a, d) AS CASE WHEN d = 1 THEN CAST(range(1, len(a) + 1) AS INTEGER[]) "
+    "WHEN d IS NOT NULL THEN CAST([] AS INTEGER[]) END, "
+    "(a, d, r) AS CASE WHEN d = 1 AND r THEN CAST(range(len(a), 0, -1) AS INTEGER[]) WHEN d = 1 AND NOT r "
+    "THEN CAST(range(1, len(a) + 1) AS INTEGER[]) WHEN d IS NOT NULL AND r IS NOT NULL THEN CAST([] AS INTEGER[]) END",
 )
 
 

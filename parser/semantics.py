@@ -44,6 +44,9 @@ ARRAY_INDEX, ARRAY_LOWER, ARRAY_UPPER = "txl_array_index", "txl_slice_lower", "t
 ARRAY_LENGTH, ARRAY_CONCAT, STRING_TO_ARRAY = "txl_array_length", "txl_array_concat", "txl_string_to_array"
 # UPDATE ... SET a[i] = v (parser/parse.py): the array with element i set, NULLs between its end and i
 ARRAY_SET = "txl_array_set"
+# generate_subscripts(a, dim [, reverse])'s rows, a list of integers (txlake's arrays have one
+# dimension, from 1: of another none)
+SUBSCRIPTS = "txl_subscripts"
 # ARRAY_AS(a, b): the list b (text elements) as a list of a's element type
 ARRAY_AS = "txl_array_as"
 # x op ANY / ALL (array) (``_quantified``): QUANTIFIED(a) the array, a NULL one as one NULL element
@@ -179,9 +182,11 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
         if rows is not None:
             node.replace(rows)
     for node in list(tree.find_all(exp.Unnest)):
-        if len(node.expressions) > 1 and isinstance(node.parent, (exp.From, exp.Join)):
+        # (one array WITH ORDINALITY too: DuckDB's own made t.* of it 42702, "duplicate alias")
+        zipped = len(node.expressions) > 1 or node.args.get("offset")
+        if zipped and isinstance(node.parent, (exp.From, exp.Join)):
             node.replace(_zipped_unnest(node))
-        elif len(node.expressions) > 1 and isinstance(node.parent, exp.Lateral):  # (DuckDB finds it lateral)
+        elif zipped and isinstance(node.parent, exp.Lateral):  # (DuckDB finds it lateral)
             lateral = node.parent
             if lateral.args.get("alias") is not None:
                 node.set("alias", lateral.args["alias"].copy())
@@ -1067,7 +1072,7 @@ def _typed_series(node: exp.GenerateSeries) -> None:
     types."""
     arguments, untyped = _series_arguments(node)
     table = node.parent
-    if isinstance(table, exp.Table) and not node.args.get("is_end_exclusive") and not untyped:
+    if isinstance(table, (exp.Table, exp.Lateral)) and not node.args.get("is_end_exclusive") and not untyped:
         alias = table.args.get("alias") or exp.TableAlias(this=exp.to_identifier("generate_series"))
         if not alias.columns:
             alias.set("columns", [alias.this.copy()])
@@ -1716,10 +1721,11 @@ def _array_elements(text: str) -> exp.Cast:
 
 
 # PostgreSQL's set-returning functions that split text, or find a pattern's matches
-# (regexp_matches: engine/regexp_functions.py's list of each match's text[]), -> the array
-# function whose elements are their rows (DuckDB has no such table functions)
+# (regexp_matches: engine/regexp_functions.py's list of each match's text[]), or number an
+# array's subscripts, -> the array function whose elements are their rows (DuckDB has no such
+# table functions; its generate_subscripts, of a select list alone, is a bigint)
 _SPLIT_TABLES = {"regexp_split_to_table": "regexp_split_to_array", "string_to_table": STRING_TO_ARRAY,
-                 "regexp_matches": REGEXP_MATCH_ROWS}
+                 "regexp_matches": REGEXP_MATCH_ROWS, "generate_subscripts": SUBSCRIPTS}
 
 
 def _split_table(node: exp.Table | exp.Lateral | exp.Anonymous) -> exp.Expression | None:
@@ -1754,6 +1760,8 @@ def _zipped_unnest(node: exp.Unnest) -> exp.Subquery:
     the alias lists them, else ``unnest``."""
     alias = node.args.get("alias")
     named = [c.name for c in alias.columns] if alias is not None else []
+    if not named and alias is not None and alias.name and len(node.expressions) == 1:
+        named = [alias.name]  # (one array's column named after the alias, as PostgreSQL names it)
     arrays = [f"txl_zip{i}" for i in range(len(node.expressions))]
     columns = [exp.alias_(exp.Anonymous(this="unnest", expressions=[exp.column(a)]),
                           named[i] if i < len(named) else "unnest", quoted=True) for i, a in enumerate(arrays)]

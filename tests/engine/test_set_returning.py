@@ -156,3 +156,25 @@ def test_hypothetical_set_aggregates(db):
         with pytest.raises(txlake.ProgrammingError) as e:
             db.execute(sql)
         assert e.value.sqlstate == sqlstate, sql
+
+
+def test_series_unnest_and_subscripts_in_from(db):
+    """generate_series in a LATERAL join is an integer of integers (a bigint before), as in
+    FROM; unnest(a) WITH ORDINALITY AS x(v, n) reads as x.* (42702 "duplicate alias" before);
+    generate_subscripts in FROM (42883 before) and a select list: integers, of dimension 1,
+    reversed if asked, none of another dimension."""
+    cur = db.execute("SELECT t.id, x.* FROM t, LATERAL generate_series(1, t.id) AS x ORDER BY 1, 2")
+    assert cur.fetchall() == [(1, 1), (2, 1), (2, 2)] and cur.description[1][1] == "INTEGER"
+    cur = db.execute("SELECT x.* FROM unnest(ARRAY[3, 4]) WITH ORDINALITY AS x(a, n)")
+    assert cur.fetchall() == [(3, 1), (4, 2)] and [d[0] for d in cur.description] == ["a", "n"]
+    assert rows(db, "SELECT t.id, x.* FROM t, LATERAL unnest(ARRAY['a', 'b']) WITH ORDINALITY AS x(v, n)") == \
+        [(1, "a", 1), (1, "b", 2), (2, "a", 1), (2, "b", 2)]
+    cur = db.execute("SELECT * FROM unnest(ARRAY[1, 2]) WITH ORDINALITY AS x")
+    assert [d[0] for d in cur.description] == ["x", "ordinality"]
+    cur = db.execute("SELECT * FROM generate_subscripts(ARRAY[5, 6, 7], 1)")
+    assert cur.fetchall() == [(1,), (2,), (3,)] and cur.description[0][:2] == ("generate_subscripts", "INTEGER")
+    assert db.execute("SELECT * FROM generate_subscripts(ARRAY[5, 6, 7], 1, true) WITH ORDINALITY AS s(i, n)"
+                      ).fetchall() == [(3, 1), (2, 2), (1, 3)]
+    assert db.execute("SELECT * FROM generate_subscripts(ARRAY[5, 6, 7], 2)").fetchall() == []
+    assert db.execute("SELECT generate_subscripts(ARRAY[5, 6], 1), generate_series(1, 3)").fetchall() == \
+        [(1, 1), (2, 2), (None, 3)]
