@@ -482,13 +482,16 @@ def record_fields(select: exp.Select | exp.Returning) -> list[exp.Expression]:
     return select.expressions
 
 
+_FIRST_ROW = exp.cast(exp.Literal.number(1), exp.DataType.build("BIGINT"))  # (WITH ORDINALITY's number of one row)
+
+
 def _one_row(node: exp.Table | exp.Lateral, call: exp.Anonymous, name: str) -> exp.Subquery:
     """A function of one value as a FROM item: a row of it, its column named after the item's
     alias, else the function (as PostgreSQL names it), WITH ORDINALITY numbered 1."""
     alias = node.args.get("alias")
     columns = [exp.alias_(call.copy(), alias.name if alias is not None and alias.name else name)]
     if node.args.get("ordinality"):
-        columns.append(exp.alias_(exp.Literal.number(1), "ordinality"))
+        columns.append(exp.alias_(_FIRST_ROW.copy(), "ordinality"))
     return exp.Subquery(this=exp.select(*columns), alias=(alias or exp.TableAlias(this=exp.to_identifier(name))).copy())
 
 
@@ -519,20 +522,25 @@ def records(node: exp.Expression) -> exp.Expression | None:
     if not columns or not all(isinstance(c, exp.ColumnDef) and c.args.get("kind") is not None for c in columns):
         raise errors.SyntaxError('a column definition list is required for functions returning "record"')
     doc, row = exp.cast(call.expressions[0].copy(), exp.DataType.build(kind.upper())), exp.column("__r")
+    numbered = bool(node.args.get("ordinality"))  # (WITH ORDINALITY: the rows' numbers, "ordinality")
     if many:
         checked = _kind_checked(doc, "array", f"cannot call {name} on a non-array")
-        source = exp.Table(this=_call(f"{kind}_array_elements", checked),
-                           alias=exp.TableAlias(this=exp.to_identifier("__e"), columns=[exp.to_identifier("__r")]))
+        source = exp.Table(this=_call(f"{kind}_array_elements", checked), ordinality=numbered or None,
+                           alias=exp.TableAlias(this=exp.to_identifier("__e"), columns=[
+                               exp.to_identifier("__r")] + ([exp.to_identifier("__n")] if numbered else [])))
     else:
-        source = exp.select(exp.alias_(doc, "__r")).subquery("__e")
+        source = exp.select(exp.alias_(doc, "__r"), exp.alias_(_FIRST_ROW.copy(), "__n")).subquery("__e")
     each_object = _kind_checked(row, "object", f"argument of {name} must be an array of objects" if many
                                 else f"cannot call {name} on a non-object")
-    select = exp.select(*(exp.alias_(_record_field(row, c, kind), c.this.copy()) for c in columns)).from_(source)
+    fields = [exp.alias_(_record_field(row, c, kind), c.this.copy()) for c in columns]
+    names = [c.this.copy() for c in columns]
+    if numbered:
+        fields.append(exp.alias_(exp.column("__n"), "ordinality"))
+        names.append(exp.to_identifier("ordinality"))
     kept = exp.Or(this=exp.Is(this=row.copy(), expression=exp.Null()),
                   expression=exp.Not(this=exp.Is(this=each_object, expression=exp.Null())))
-    return exp.Subquery(this=select.where(kept),
-                        alias=exp.TableAlias(this=(alias.this or exp.to_identifier(name)).copy(),
-                                             columns=[c.this.copy() for c in columns]))
+    return exp.Subquery(this=exp.select(*fields).from_(source).where(kept),
+                        alias=exp.TableAlias(this=(alias.this or exp.to_identifier(name)).copy(), columns=names))
 
 
 def _kind_checked(value: exp.Expression, kind: str, refusal: str) -> exp.Expression:

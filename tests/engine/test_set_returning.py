@@ -178,3 +178,13 @@ def test_series_unnest_and_subscripts_in_from(db):
     assert db.execute("SELECT * FROM generate_subscripts(ARRAY[5, 6, 7], 2)").fetchall() == []
     assert db.execute("SELECT generate_subscripts(ARRAY[5, 6], 1), generate_series(1, 3)").fetchall() == \
         [(1, 1), (2, 2), (None, 3)]
+
+
+def test_record_functions_with_ordinality(db):
+    """json[b]_to_record[set] WITH ORDINALITY number their rows (the number was dropped)."""
+    cur = db.execute("""SELECT * FROM json_to_recordset('[{"a": 1, "b": "x"}, {"a": 2}]') WITH ORDINALITY """
+                     "AS x(a int, b text)")
+    assert cur.fetchall() == [(1, "x", 1), (2, None, 2)]
+    assert [d[:2] for d in cur.description] == [("a", "INTEGER"), ("b", "VARCHAR"), ("ordinality", "BIGINT")]
+    cur = db.execute("""SELECT * FROM jsonb_to_record('{"a": 1}') WITH ORDINALITY AS x(a int)""")
+    assert cur.fetchall() == [(1, 1)] and cur.description[1][:2] == ("ordinality", "BIGINT")
