@@ -269,7 +269,8 @@ def _check_set_placement(node: exp.Expression) -> None:
     """A set-returning call inside CASE, COALESCE, an aggregate's or a window function's
     arguments, or in WHERE, JOIN/ON, LIMIT, OFFSET, RETURNING or UPDATE's SET, is PostgreSQL's
     0A000 (DuckDB gave rows of a CASE, a list in RETURNING, errors of its own words elsewhere):
-    none of them can take a set."""
+    none of them can take a set. One in another's arguments, which PostgreSQL takes, is refused
+    (0A000; it was 42883 or DuckDB's 42000)."""
     if not returns_set(node):
         return
     child = node
@@ -279,6 +280,9 @@ def _check_set_placement(node: exp.Expression) -> None:
             _refuse_set(f"set-returning functions are not allowed in {where}")
         if isinstance(outer, _QUERY_BOUNDS):
             return
+        if returns_set(outer):  # (PostgreSQL runs the outer call per row of the inner one)
+            raise errors.NotSupportedError("a set-returning function's argument that returns a set is not "
+                                           "supported\nHINT:  Move the inner call into a LATERAL FROM item.")
         for kind, refusal in _SET_REFUSALS:
             if isinstance(outer, kind) and not (kind is exp.AggFunc and isinstance(outer.parent, exp.Window)):
                 _refuse_set(refusal)

@@ -188,3 +188,15 @@ def test_record_functions_with_ordinality(db):
     assert [d[:2] for d in cur.description] == [("a", "INTEGER"), ("b", "VARCHAR"), ("ordinality", "BIGINT")]
     cur = db.execute("""SELECT * FROM jsonb_to_record('{"a": 1}') WITH ORDINALITY AS x(a int)""")
     assert cur.fetchall() == [(1, 1)] and cur.description[1][:2] == ("ordinality", "BIGINT")
+
+
+def test_a_set_returning_argument_of_one_is_refused(db):
+    """A set-returning call in another's arguments, which PostgreSQL runs per row of the inner
+    one, is refused (0A000) - it was 42883 'function -(bigint[], integer) does not exist' or
+    DuckDB's 42000 'Nested UNNEST calls are not supported'."""
+    for sql in ("SELECT generate_series(1, generate_series(1, 3))",
+                "SELECT unnest(regexp_matches('a1b22', '\\d+', 'g'))",
+                "SELECT jsonb_array_elements(jsonb_array_elements('[[1, 2], [3]]'))"):
+        with pytest.raises(txlake.NotSupportedError) as e:
+            db.execute(sql)
+        assert e.value.sqlstate == "0A000" and "argument that returns a set" in str(e.value), sql
