@@ -246,6 +246,10 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.SyntaxError("subquery must return only one column")
         if "ambiguous" in text:
             return errors.ProgrammingError(message, sqlstate="42702")
+        if "argument in function \"quantile_" in text and "must be a constant expression" in text or \
+                text.startswith("quantile parameter cannot be null"):  # (DuckDB's quantile_cont / _disc)
+            return errors.NotSupportedError("percentile_cont / percentile_disc of a fraction that is not a constant "
+                                            "or is NULL is not supported")
         for words, sqlstate, postgres in _BINDER_WORDS:
             if words in text:
                 return errors.SyntaxError(postgres) if sqlstate == "42601" else \

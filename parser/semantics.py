@@ -159,6 +159,10 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     for node in _outside_defaults(tree, exp.Sum, exp.Avg, exp.WithinGroup):
         if not isinstance(node, exp.WithinGroup):
             _typed_aggregate(node)
+        elif isinstance(node.this, exp.AggFunc) and not isinstance(node.this, _ORDERED_SET):
+            name = _FUNCTION_NAMES.get(type(node.this)) or node.this.key
+            raise errors.ProgrammingError(f"{name} is not an ordered-set aggregate, so it cannot have WITHIN GROUP",
+                                          sqlstate="42809")
         elif isinstance(node.this, exp.PercentileCont) and isinstance(node.expression, exp.Order):
             for ordered in node.expression.expressions:  # (percentile_cont's value a double precision)
                 ordered.this.replace(exp.Anonymous(this=PERCENTILE_VALUE, expressions=[ordered.this.copy()]))
@@ -745,6 +749,7 @@ def _typed_aggregate(node: exp.Sum | exp.Avg) -> None:
 
 
 _HYPOTHETICAL = (exp.Rank, exp.DenseRank, exp.PercentRank, exp.CumeDist)
+_ORDERED_SET = (exp.PercentileCont, exp.PercentileDisc, exp.Mode, *_HYPOTHETICAL)
 
 
 def _hypothetical(node: exp.WithinGroup) -> None:

@@ -200,3 +200,26 @@ def test_a_set_returning_argument_of_one_is_refused(db):
         with pytest.raises(txlake.NotSupportedError) as e:
             db.execute(sql)
         assert e.value.sqlstate == "0A000" and "argument that returns a set" in str(e.value), sql
+
+
+def test_ordered_set_aggregates_as_aggregates_out_has_them(db):
+    """percentile_disc of an array of fractions, of text; percentile_cont of an array; and the
+    refusals: WITHIN GROUP of an aggregate that is no ordered-set one 42809 (was 22023), a
+    fraction that is no constant or NULL 0A000 (DuckDB's 42000)."""
+    assert db.execute("SELECT percentile_disc(ARRAY[0, 0.1, 0.25, 0.5, 0.75, 0.9, 1]) WITHIN GROUP (ORDER BY x) "
+                      "FROM generate_series(0, 999) x").fetchall() == [([0, 99, 249, 499, 749, 899, 999],)]
+    assert db.execute("SELECT percentile_cont(ARRAY[0, 1, 0.25, 0.75, 0.5, 1, 0.3, 0.32, 0.35, 0.38, 0.4]) WITHIN "
+                      "GROUP (ORDER BY x) FROM generate_series(1, 6) x").fetchall() == \
+        [([1, 6, 2.25, 4.75, 3.5, 6, 2.5, 2.6, 2.75, 2.9, 3],)]
+    assert db.execute("SELECT percentile_disc(ARRAY[0.25, 0.5, 0.75]) WITHIN GROUP (ORDER BY x) FROM unnest("
+                      "'{fred,jim,fred,jack,jill,fred,jill,jim,jim,sheila,jim,sheila}'::text[]) u(x)").fetchall() == \
+        [(["fred", "jill", "jim"],)]
+    with pytest.raises(txlake.ProgrammingError) as e:
+        db.execute("SELECT sum(x) WITHIN GROUP (ORDER BY x) FROM generate_series(1, 3) x")
+    assert e.value.sqlstate == "42809" and "sum is not an ordered-set aggregate" in str(e.value)
+    for sql in ("SELECT p, percentile_cont(p) WITHIN GROUP (ORDER BY x::float8) FROM generate_series(1, 5) x, "
+                "(VALUES (0::float8), (0.5)) v(p) GROUP BY p",
+                "SELECT percentile_disc(ARRAY[NULL, 0.5]) WITHIN GROUP (ORDER BY x) FROM generate_series(1, 6) x"):
+        with pytest.raises(txlake.NotSupportedError) as e:
+            db.execute(sql)
+        assert e.value.sqlstate == "0A000", sql
