@@ -127,6 +127,8 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     for node in list(tree.find_all(exp.Table, exp.Lateral, *_SET_NODES)):  # (json[b]_to_record[set]: rewritten below)
         if not isinstance(node, (exp.Table, exp.Lateral)):
             _check_set_placement(node)
+        elif node.args.get("rows_from"):
+            node.replace(_rows_from(node))
         elif (records := json_ops.records(node)) is not None:
             node.replace(records)
     selects = [(select, [None if isinstance(p, exp.Alias) else p.copy() for p in json_ops.record_fields(select)])
@@ -267,6 +269,36 @@ def returns_set(node: exp.Expression) -> bool:
     """Is ``node`` a call of a set-returning function (as written, before the rewrites)?"""
     return isinstance(node, (exp.GenerateSeries, exp.Unnest, exp.Explode)) or (
         isinstance(node, exp.Anonymous) and node.name.lower() in SET_RETURNING)
+
+
+def _rows_from(table: exp.Table) -> exp.Subquery:
+    """``ROWS FROM (f(...), g(...)) [WITH ORDINALITY] [AS t(...)]`` (DuckDB has no such FROM item:
+    42601) as PostgreSQL's: the functions' rows side by side, the n-th of each in the n-th row,
+    the shorter padded with NULLs - each function a FROM item WITH ORDINALITY (rewritten below
+    as any other), joined on its numbers; its columns named as each names them."""
+    parts = [f"__rows{i}" for i in range(len(table.args["rows_from"]))]
+    joined = None
+    for item, part in zip(table.args["rows_from"], parts):
+        item = item.copy()
+        item.set("offset" if isinstance(item, exp.Unnest) else "ordinality", True)
+        numbered = exp.select(exp.Star()).from_(item).subquery(part)
+        if joined is None:
+            joined = exp.select().from_(numbered)
+        else:
+            earlier = exp.Coalesce(this=exp.column("ordinality", parts[0]),
+                                   expressions=[exp.column("ordinality", p) for p in parts[1:parts.index(part)]]) \
+                if parts.index(part) > 1 else exp.column("ordinality", parts[0])
+            joined = joined.join(numbered, on=exp.EQ(this=earlier, expression=exp.column("ordinality", part)),
+                                 join_type="FULL")
+    number = exp.Coalesce(this=exp.column("ordinality", parts[0]),
+                          expressions=[exp.column("ordinality", p) for p in parts[1:]]) if len(parts) > 1 \
+        else exp.column("ordinality", parts[0])
+    columns = [exp.Column(this=exp.Star(except_=[exp.column("ordinality")]), table=exp.to_identifier(p)) for p in parts]
+    if table.args.get("ordinality"):
+        columns.append(exp.alias_(number.copy(), "ordinality"))
+    rows = joined.select(*columns).order_by(number)
+    return exp.Subquery(this=rows, alias=(table.args.get("alias") or exp.TableAlias(
+        this=exp.to_identifier("rows_from"))).copy())
 
 
 def _check_set_placement(node: exp.Expression) -> None:

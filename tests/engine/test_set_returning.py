@@ -223,3 +223,18 @@ def test_ordered_set_aggregates_as_aggregates_out_has_them(db):
         with pytest.raises(txlake.NotSupportedError) as e:
             db.execute(sql)
         assert e.value.sqlstate == "0A000", sql
+
+
+def test_rows_from(db):
+    """ROWS FROM (f(...), g(...)) [WITH ORDINALITY] [AS x(...)] (42601 before): the functions'
+    rows side by side, the shorter padded with NULLs, columns named after the functions or the
+    alias list; reading the FROM items before it."""
+    cur = db.execute("SELECT * FROM ROWS FROM (generate_series(1, 2), unnest(ARRAY['a', 'b', 'c']))")
+    assert cur.fetchall() == [(1, "a"), (2, "b"), (None, "c")]
+    assert [d[0] for d in cur.description] == ["generate_series", "unnest"]
+    cur = db.execute("""SELECT * FROM ROWS FROM (jsonb_each('{"a": 1}'), generate_series(5, 6)) """
+                     "WITH ORDINALITY AS x(k, v, g, n)")
+    assert cur.fetchall() == [("a", 1, 5, 1), (None, None, 6, 2)]
+    assert [d[0] for d in cur.description] == ["k", "v", "g", "n"]
+    assert db.execute("SELECT t.id, r.* FROM t, ROWS FROM (generate_series(1, t.id), unnest(ARRAY[9])) AS r(g, u) "
+                      "ORDER BY 1, 2").fetchall() == [(1, 1, 9), (2, 1, 9), (2, 2, None)]
