@@ -46,19 +46,12 @@ from txlake.engine import jsonb_order, sources
 from txlake.engine.errors_map import translate
 from txlake.engine.pg_text import format_value
 from txlake.parser.dialect import Txlake
-from txlake.parser.semantics import boolean_condition, postgres_semantics
+from txlake.parser.semantics import boolean_condition, postgres_semantics, returns_set
 from txlake.storage.schema import CheckConstraint, TableSchema
 from txlake.storage.version import PythonRows
 
 _POSITION, _VERDICT, _CHECKED = "__txl_pos", "__txl_check", "__txl_checked_rows"
 _SOURCE = "__txl_check_source"  # (in a query: the name of the rows it judges)
-# functions returning a set of rows, by the names PostgreSQL has them (sqlglot reads some as
-# nodes of their own: GenerateSeries, Unnest, Explode)
-_SET_RETURNING = frozenset((
-    "generate_series", "generate_subscripts", "unnest", "regexp_matches", "regexp_split_to_table",
-    "string_to_table", "json_array_elements", "json_array_elements_text", "jsonb_array_elements",
-    "jsonb_array_elements_text", "json_each", "json_each_text", "jsonb_each", "jsonb_each_text",
-    "json_object_keys", "jsonb_object_keys", "pg_get_keywords"))
 
 
 # --- definition ------------------------------------------------------------------------------
@@ -88,8 +81,7 @@ def refuse_row_set(node: exp.Expression, where: str) -> None:
         raise errors.ProgrammingError(f"window functions are not allowed in {where}", sqlstate="42P20")
     if isinstance(node, exp.AggFunc) and not isinstance(node.parent, exp.Window):
         raise errors.ProgrammingError(f"aggregate functions are not allowed in {where}", sqlstate="42803")
-    if isinstance(node, (exp.GenerateSeries, exp.Unnest, exp.Explode)) or (
-            isinstance(node, exp.Anonymous) and node.name.lower() in _SET_RETURNING):
+    if returns_set(node):
         raise errors.NotSupportedError(f"set-returning functions are not allowed in {where}")
 
 

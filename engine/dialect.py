@@ -27,12 +27,12 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
                                      LENGTH_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO, REAL_MACRO, SPLIT_PART_MACRO,
                                      SERIES_LIST, SERIES_NUMBERED, SERIES_ROWS, SQRT_MACRO, SUBSTRING_FROM_MACRO,
                                      SUBSTRING_MACRO, SUM_MACRO, WINDOW_AVG_MACRO, WINDOW_SUM_MACRO, EXP_MACRO,
-                                     NUMERIC_FUNCTION, OVERLAPS_MACRO, ROUND_MACRO, TO_CHAR_MACRO,
-                                     TO_NUMBER_FUNCTION)
-from txlake.parser import date_format, number_format, numeric
+                                     NUMERIC_FUNCTION, OVERLAPS_MACRO, PERCENTILE_REFUSED, PERCENTILE_VALUE,
+                                     ROUND_MACRO, TO_CHAR_MACRO, TO_NUMBER_FUNCTION)
+from txlake.parser import date_format, json_ops, number_format, numeric
 from txlake.parser.semantics import (ARRAY_CONCAT, ARRAY_INDEX, ARRAY_LENGTH, ARRAY_LOWER, ARRAY_MACRO,  # (arrays)
                                      ARRAY_AS, ARRAY_PARSE, ARRAY_SET, ARRAY_UPPER, ELEMENTS_AS, QUANTIFIED,
-                                     STRING_TO_ARRAY, TEXT_MACRO, array_cast)
+                                     STRING_TO_ARRAY, SUBSCRIPTS, TEXT_MACRO, array_cast)
 from txlake.storage.schema import INTEGER_INPUT, array_input, integer_input
 
 # settings DuckDB keeps per connection: every connection of a shared database needs them
@@ -328,6 +328,10 @@ MACROS = (
     f"CREATE MACRO {WINDOW_AVG_MACRO}(" + ", (".join(
         f"s, n, a, x {t}) AS txl_quotient(s, n)" for t in ("SMALLINT", "INTEGER", "BIGINT", "DECIMAL")) +
     ", (s, n, a, x) AS a",
+    # percentile_cont's value: PostgreSQL's percentile_cont takes a double precision (or an
+    # interval: refused); of another type (a timestamp, text) no function exists (42883)
+    f"CREATE MACRO {PERCENTILE_VALUE}(x DOUBLE) AS x, "
+    f"(x INTERVAL) AS CAST(error('{PERCENTILE_REFUSED}') AS DOUBLE)",
     # text as boolean, as PostgreSQL's boolin reads it (parser/semantics.py BOOLEAN_WORDS); any
     # other type cast as DuckDB does
     f"CREATE MACRO {BOOLEAN_MACRO}(x VARCHAR) AS CASE WHEN x IS NULL THEN NULL " + " ".join(
@@ -405,6 +409,11 @@ TEXT_MACROS = (
     "OR regexp_matches(t, '[{}\",\\\\\\s]') "
     "THEN '\"' || replace(replace(t, '\\', '\\\\'), '\"', '\\\"') || '\"' ELSE t END",
     f"CREATE MACRO {TEXT_MACRO}_scalar{_SCALAR_TEXT}",
+    # a record's field, as record_out writes it: nothing for NULL, quoted when empty or holding
+    # parentheses, a comma, a quote, a backslash or white space (quotes and backslashes doubled)
+    f"CREATE MACRO {json_ops.RECORD_FIELD}(t) AS CASE WHEN t IS NULL THEN '' WHEN t = '' "
+    "OR regexp_matches(t, '[(),\"\\\\\\s]') "
+    "THEN '\"' || replace(replace(t, '\\', '\\\\'), '\"', '\"\"') || '\"' ELSE t END",
     # arrays: of booleans t and f (array_out writes elements by their type's output: boolout's,
     # where boolean's text cast gives true); of the rest, each element's text, quoted if need be
     f"CREATE MACRO {TEXT_MACRO}(x, w BOOLEAN[]) AS '{{' || array_to_string(list_transform(x, lambda e: "
@@ -469,6 +478,10 @@ ARRAY_MACROS = (
     "WHEN d IS NULL THEN string_split(s, '') WHEN d = '' THEN [s] ELSE string_split(s, d) END",
     f"CREATE MACRO {STRING_TO_ARRAY}(s, d) AS {STRING_TO_ARRAY}_of(s, d), "
     f"(s, d, n) AS list_transform({STRING_TO_ARRAY}_of(s, d), lambda e: CASE WHEN e = n THEN NULL ELSE e END)",
+    f"CREATE MACRO {SUBSCRIPTS}(a, d) AS CASE WHEN d = 1 THEN CAST(range(1, len(a) + 1) AS INTEGER[]) "
+    "WHEN d IS NOT NULL THEN CAST([] AS INTEGER[]) END, "
+    "(a, d, r) AS CASE WHEN d = 1 AND r THEN CAST(range(len(a), 0, -1) AS INTEGER[]) WHEN d = 1 AND NOT r "
+    "THEN CAST(range(1, len(a) + 1) AS INTEGER[]) WHEN d IS NOT NULL AND r IS NOT NULL THEN CAST([] AS INTEGER[]) END",
 )
 
 

@@ -12,7 +12,8 @@ from txlake import errors
 from txlake.engine import buckets, jsonpath
 from txlake.parser.parse import placeholders_in_sql_order
 from txlake.parser import date_format, number_format
-from txlake.parser.semantics import BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, TO_CHAR_REFUSED
+from txlake.parser.semantics import (BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, PERCENTILE_REFUSED, PERCENTILE_VALUE,
+                                     TO_CHAR_REFUSED)
 
 
 # a number that does not fit its type (1000000000 for DECIMAL(10,2), '9223372036854775808' for
@@ -235,6 +236,8 @@ def translate(e: duckdb.Error) -> errors.Error:
         if (found := _AMBIGUOUS.search(message)) is not None:  # (PostgreSQL's too, for an untyped NULL)
             return errors.ProgrammingError(f"function {_call_words(found['call'])} is not unique\n{_AMBIGUOUS_HINT}",
                                            sqlstate="42725")
+        if f"macro {PERCENTILE_VALUE}() does not support" in text:  # (percentile_cont of a timestamp)
+            return errors.ProgrammingError(f"function percentile_cont does not exist\n{_HINT}", sqlstate="42883")
         if "no function matches" in text or "could not choose a best candidate" in text:
             return errors.ProgrammingError(_function_message(message) or message, sqlstate="42883")
         if "set operations can only apply to expressions with the same number of result columns" in text:
@@ -243,6 +246,10 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.SyntaxError("subquery must return only one column")
         if "ambiguous" in text:
             return errors.ProgrammingError(message, sqlstate="42702")
+        if "argument in function \"quantile_" in text and "must be a constant expression" in text or \
+                text.startswith("quantile parameter cannot be null"):  # (DuckDB's quantile_cont / _disc)
+            return errors.NotSupportedError("percentile_cont / percentile_disc of a fraction that is not a constant "
+                                            "or is NULL is not supported")
         for words, sqlstate, postgres in _BINDER_WORDS:
             if words in text:
                 return errors.SyntaxError(postgres) if sqlstate == "42601" else \
@@ -284,7 +291,7 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.DataError(message, sqlstate="22023")
         if "division by zero" in text:
             return errors.DivisionByZero(message)
-        if message.startswith(TO_CHAR_REFUSED):  # (parser/semantics.py's to_char of a date)
+        if message.startswith((TO_CHAR_REFUSED, PERCENTILE_REFUSED)):  # (parser/semantics.py's)
             return errors.NotSupportedError(message)
         if text.startswith("json key cannot be null"):  # (json[b]_build_object's: DuckDB's json_object)
             return errors.DataError("null value not allowed for object key", sqlstate="22004")

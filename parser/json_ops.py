@@ -44,6 +44,7 @@ GET_PATH, GET_PATH_TEXT = "txl_json_get_path", "txl_json_get_path_text"
 CONTAINS, CONCAT, EXISTS = "txl_jsonb_contains", "txl_jsonb_concat", "txl_jsonb_exists"
 TYPEOF, ARRAY_LENGTH = "txl_jsonb_typeof", "txl_jsonb_array_length"
 ELEMENTS, EACH = "txl_jsonb_elements", "txl_jsonb_each"  # (lists, and their _text ones: set_returning)
+RECORD_FIELD = "txl_record_field"  # (macro: a field's text in a record's, as record_out quotes it)
 JSONB_KEY = "txl_jsonb_key"  # (the text equal jsonb values share: equals)
 JSONB_ORDER = "txl_jsonb_order"  # (bytes that sort as jsonb's btree order: ordering)
 KEYS = "txl_jsonb_keys"
@@ -58,6 +59,7 @@ PATH_QUERY, PATH_QUERY_ARRAY, PATH_QUERY_FIRST = ("txl_jsonb_path_query", "txl_j
                                                   "txl_jsonb_path_query_first")
 _PATH_FUNCTIONS = {"jsonb_path_exists": PATH_EXISTS, "jsonb_path_match": PATH_MATCH,
                    "jsonb_path_query_array": PATH_QUERY_ARRAY, "jsonb_path_query_first": PATH_QUERY_FIRST}
+_PATH_FUNCTION_NAMES = {function: name for name, function in _PATH_FUNCTIONS.items()}
 # json's built values in the layout PostgreSQL's json functions write (DuckDB's json text in)
 BUILT_OBJECT, BUILT_ARRAY, AGGREGATED_OBJECT = "txl_json_built_object", "txl_json_built_array", "txl_json_agg_object"
 _SET_RETURNING = {"jsonb_array_elements": ELEMENTS, "jsonb_array_elements_text": ELEMENTS + "_text",
@@ -270,6 +272,13 @@ def _normalised(node: exp.Expression) -> exp.Expression:
 def function(node: exp.Anonymous) -> exp.Expression | None:
     """The jsonb functions, by name; None for another function."""
     name, args = node.name.lower(), [a.copy() for a in node.expressions]
+    if name in _RECORDS:  # (in FROM with a column definition list: records, before)
+        raise errors.NotSupportedError(f"could not determine row type for result of {name}\nHINT:  Provide a non-null "
+                                       "record argument, or call the function in the FROM clause using a column "
+                                       "definition list.")
+    if name in _POPULATE:
+        raise errors.NotSupportedError(f"{name}() is not supported (json[b]_to_record[set] in FROM with a column "
+                                       "definition list reads a document's members as typed columns)")
     if name == "jsonb_typeof" and len(args) == 1:
         return _call(TYPEOF, _text(args[0]))
     if name == "jsonb_array_length" and len(args) == 1:
@@ -377,10 +386,15 @@ def _built(name: str, args: list[exp.Expression]) -> exp.Expression:
 
 def set_returning(node: exp.Expression) -> exp.Expression | None:
     """``jsonb_array_elements[_text](doc)`` / ``jsonb_each[_text](doc)`` (their rows: PostgreSQL's
-    set-returning functions) as a FROM item - a subquery of ``value`` (or ``key``, ``value``)
-    columns, which may read the FROM items before it - or, the elements ones, in a select list;
-    None for anything else."""
-    call = node.this if isinstance(node, exp.Table) else node
+    set-returning functions) as a FROM item or a LATERAL join's - a subquery of ``value`` (or
+    ``key``, ``value``) columns, and ``ordinality`` WITH ORDINALITY, which may read the FROM
+    items before it - or, the elements ones, in a select list; None for anything else. A path
+    function of one value (``jsonb_path_query_array``, ``_first``, ``_exists``, ``_match``) as
+    a FROM item is a row of that value, named as PostgreSQL names a function's column."""
+    in_from = isinstance(node, (exp.Table, exp.Lateral))
+    call = node.this if in_from else node
+    if in_from and isinstance(call, exp.Anonymous) and call.name in _PATH_FUNCTION_NAMES:
+        return _one_row(node, call, _PATH_FUNCTION_NAMES[call.name])
     if not isinstance(call, exp.Anonymous) or call.name.lower() not in _SET_RETURNING:
         return None
     name = call.name.lower()
@@ -390,31 +404,102 @@ def set_returning(node: exp.Expression) -> exp.Expression | None:
         arguments = [_text(call.expressions[0])]
     else:
         return None
-    items = exp.Unnest(expressions=[_call(_SET_RETURNING[name], *arguments)])
+    rows = _call(_SET_RETURNING[name], *arguments)
     as_json = _SET_RETURNING[name] not in _TEXT_ROWS
     each = _SET_RETURNING[name] in _EACH
-    if not isinstance(node, exp.Table):
+    if not in_from:
         if each:
-            return None
+            return _members_in_select_list(node, rows, as_json)
+        items = exp.Unnest(expressions=[rows])
         return exp.cast(items, exp.DataType.build("JSON")) if as_json else items
+    alias = node.args.get("alias")
+    member, number = exp.column("__m", "__members"), exp.column("__n", "__members")
     if each:
-        value = exp.column("value", "__m")
-        inner = exp.select(exp.alias_(items, "__m")).subquery("__members")
-        select = exp.select(exp.alias_(exp.column("key", "__m"), "key"),
-                            exp.alias_(exp.cast(value, exp.DataType.build("JSON")) if as_json else value, "value"))
-        select = select.from_(inner)
+        value = exp.Dot(this=member.copy(), expression=exp.to_identifier("value"))
+        columns = [exp.alias_(exp.Dot(this=member, expression=exp.to_identifier("key")), "key"),
+                   exp.alias_(exp.cast(value, exp.DataType.build("JSON")) if as_json else value, "value")]
     else:  # (a function of text rows names its column after itself, or the FROM item's alias)
-        alias = node.args.get("alias")
         named = _SET_RETURNING[name] in _NAMED_COLUMN
         column = "value" if not named else alias.name if alias is not None and alias.name else name
-        select = exp.select(exp.alias_(exp.cast(items, exp.DataType.build("JSON")) if as_json else items, column))
-    alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name))
-    return exp.Subquery(this=select, alias=alias.copy())
+        columns = [exp.alias_(exp.cast(member, exp.DataType.build("JSON")) if as_json else member, column)]
+    numbered = bool(node.args.get("ordinality"))
+    if numbered:
+        columns.append(exp.alias_(number, "ordinality"))
+    # (rows in the function's order, as a LATERAL join of DuckDB's FROM UNNEST(...) does not keep
+    # them; numbered by their list's subscripts, the function called once)
+    if numbered:
+        listed = exp.column("__l")
+        members = exp.select(exp.alias_(exp.Unnest(expressions=[listed]), "__m"),
+                             exp.alias_(_call("generate_subscripts", listed.copy(), exp.Literal.number(1)), "__n"))
+        members = members.from_(exp.select(exp.alias_(rows, "__l")).subquery("__list")).subquery("__members")
+    else:
+        members = exp.select(exp.alias_(exp.Unnest(expressions=[rows]), "__m")).subquery("__members")
+    alias = alias or exp.TableAlias(this=exp.to_identifier(name))
+    return exp.Subquery(this=exp.select(*columns).from_(members), alias=alias.copy())
+
+
+def _members_in_select_list(call: exp.Anonymous, rows: exp.Expression, as_json: bool) -> exp.Expression | None:
+    """``json[b]_each[_text](doc)`` in a select list: a row per member, each the record
+    PostgreSQL's record_out writes (``(a,"[1, 2]")``); ``(jsonb_each(doc)).key`` / ``.value`` its
+    field (``.*`` both), replaced here (None then). The calls of one select list run in lockstep."""
+    member = exp.to_identifier("__m")
+
+    def field(name: str) -> exp.Expression:
+        value = exp.Dot(this=exp.column(member.copy()), expression=exp.to_identifier(name))
+        return exp.cast(value, exp.DataType.build("JSON")) if as_json and name == "value" else value
+
+    def unnested(body: exp.Expression) -> exp.Unnest:
+        return exp.Unnest(expressions=[_call("list_transform", rows.copy(), exp.Lambda(
+            this=body, expressions=[member.copy()]))])
+
+    dot = call.parent.parent if isinstance(call.parent, exp.Paren) else None
+    if not isinstance(dot, exp.Dot) or dot.this is not call.parent:
+        texts = [_call(RECORD_FIELD, exp.cast(exp.Dot(this=exp.column(member.copy()), expression=exp.to_identifier(n)),
+                                              exp.DataType.build("VARCHAR"))) for n in ("key", "value")]
+        return unnested(exp.DPipe(this=exp.DPipe(this=exp.DPipe(this=exp.DPipe(
+            this=exp.Literal.string("("), expression=texts[0]), expression=exp.Literal.string(",")),
+            expression=texts[1]), expression=exp.Literal.string(")")))
+    name = dot.expression.name.lower()
+    if isinstance(dot.expression, exp.Star):  # (a select list's are expanded by record_fields)
+        raise errors.NotSupportedError("a record's fields (.*) outside a select list are not supported")
+    if name not in ("key", "value"):
+        raise errors.ProgrammingError(f'column "{name}" not found in data type record', sqlstate="42703")
+    dot.replace(exp.alias_(unnested(field(name)), name) if isinstance(dot.parent, exp.Select)
+                else unnested(field(name)))
+    return None
+
+
+def record_fields(select: exp.Select | exp.Returning) -> list[exp.Expression]:
+    """``select``'s output columns, ``(json[b]_each[_text](doc)).*`` among them expanded into
+    its ``.key`` and ``.value`` (``_members_in_select_list``), as PostgreSQL expands a record's."""
+    for projection in list(select.expressions):
+        if isinstance(projection, exp.Dot) and isinstance(projection.expression, exp.Star) and \
+                isinstance(projection.this, exp.Paren) and returns_rows(projection.this.this) and \
+                _SET_RETURNING[projection.this.this.name.lower()] in _EACH:
+            position = select.expressions.index(projection)
+            fields = [exp.Dot(this=projection.this.copy(), expression=exp.to_identifier(n)) for n in ("key", "value")]
+            select.set("expressions", select.expressions[:position] + fields + select.expressions[position + 1:])
+    return select.expressions
+
+
+_FIRST_ROW = exp.cast(exp.Literal.number(1), exp.DataType.build("BIGINT"))  # (WITH ORDINALITY's number of one row)
+
+
+def _one_row(node: exp.Table | exp.Lateral, call: exp.Anonymous, name: str) -> exp.Subquery:
+    """A function of one value as a FROM item: a row of it, its column named after the item's
+    alias, else the function (as PostgreSQL names it), WITH ORDINALITY numbered 1."""
+    alias = node.args.get("alias")
+    columns = [exp.alias_(call.copy(), alias.name if alias is not None and alias.name else name)]
+    if node.args.get("ordinality"):
+        columns.append(exp.alias_(_FIRST_ROW.copy(), "ordinality"))
+    return exp.Subquery(this=exp.select(*columns), alias=(alias or exp.TableAlias(this=exp.to_identifier(name))).copy())
 
 
 # json[b]_to_record[set](doc) AS x(a int, ...): the kind of json read, and whether doc is an array of records
 _RECORDS = {"json_to_record": ("json", False), "jsonb_to_record": ("jsonb", False),
             "json_to_recordset": ("json", True), "jsonb_to_recordset": ("jsonb", True)}
+
+_POPULATE = {f"{kind}_populate_record{many}" for kind in ("json", "jsonb") for many in ("", "set")}
 
 
 def records(node: exp.Expression) -> exp.Expression | None:
@@ -437,20 +522,25 @@ def records(node: exp.Expression) -> exp.Expression | None:
     if not columns or not all(isinstance(c, exp.ColumnDef) and c.args.get("kind") is not None for c in columns):
         raise errors.SyntaxError('a column definition list is required for functions returning "record"')
     doc, row = exp.cast(call.expressions[0].copy(), exp.DataType.build(kind.upper())), exp.column("__r")
+    numbered = bool(node.args.get("ordinality"))  # (WITH ORDINALITY: the rows' numbers, "ordinality")
     if many:
         checked = _kind_checked(doc, "array", f"cannot call {name} on a non-array")
-        source = exp.Table(this=_call(f"{kind}_array_elements", checked),
-                           alias=exp.TableAlias(this=exp.to_identifier("__e"), columns=[exp.to_identifier("__r")]))
+        source = exp.Table(this=_call(f"{kind}_array_elements", checked), ordinality=numbered or None,
+                           alias=exp.TableAlias(this=exp.to_identifier("__e"), columns=[
+                               exp.to_identifier("__r")] + ([exp.to_identifier("__n")] if numbered else [])))
     else:
-        source = exp.select(exp.alias_(doc, "__r")).subquery("__e")
+        source = exp.select(exp.alias_(doc, "__r"), exp.alias_(_FIRST_ROW.copy(), "__n")).subquery("__e")
     each_object = _kind_checked(row, "object", f"argument of {name} must be an array of objects" if many
                                 else f"cannot call {name} on a non-object")
-    select = exp.select(*(exp.alias_(_record_field(row, c, kind), c.this.copy()) for c in columns)).from_(source)
+    fields = [exp.alias_(_record_field(row, c, kind), c.this.copy()) for c in columns]
+    names = [c.this.copy() for c in columns]
+    if numbered:
+        fields.append(exp.alias_(exp.column("__n"), "ordinality"))
+        names.append(exp.to_identifier("ordinality"))
     kept = exp.Or(this=exp.Is(this=row.copy(), expression=exp.Null()),
                   expression=exp.Not(this=exp.Is(this=each_object, expression=exp.Null())))
-    return exp.Subquery(this=select.where(kept),
-                        alias=exp.TableAlias(this=(alias.this or exp.to_identifier(name)).copy(),
-                                             columns=[c.this.copy() for c in columns]))
+    return exp.Subquery(this=exp.select(*fields).from_(source).where(kept),
+                        alias=exp.TableAlias(this=(alias.this or exp.to_identifier(name)).copy(), columns=names))
 
 
 def _kind_checked(value: exp.Expression, kind: str, refusal: str) -> exp.Expression:

@@ -44,6 +44,9 @@ ARRAY_INDEX, ARRAY_LOWER, ARRAY_UPPER = "txl_array_index", "txl_slice_lower", "t
 ARRAY_LENGTH, ARRAY_CONCAT, STRING_TO_ARRAY = "txl_array_length", "txl_array_concat", "txl_string_to_array"
 # UPDATE ... SET a[i] = v (parser/parse.py): the array with element i set, NULLs between its end and i
 ARRAY_SET = "txl_array_set"
+# generate_subscripts(a, dim [, reverse])'s rows, a list of integers (txlake's arrays have one
+# dimension, from 1: of another none)
+SUBSCRIPTS = "txl_subscripts"
 # ARRAY_AS(a, b): the list b (text elements) as a list of a's element type
 ARRAY_AS = "txl_array_as"
 # x op ANY / ALL (array) (``_quantified``): QUANTIFIED(a) the array, a NULL one as one NULL element
@@ -72,6 +75,9 @@ TEXT_MACRO = "txl_text"
 OVERLAPS_MACRO = "txl_overlaps"
 # regexp_matches(s, p [, flags])'s rows, a list of text[] (engine/regexp_functions.py MATCH_ROWS)
 REGEXP_MATCH_ROWS = "txl_regexp_matches"
+# percentile_cont's value (engine/dialect.py): a double precision, as PostgreSQL's percentile_cont
+# takes (DuckDB's quantile_cont of a numeric is a numeric, rounded); an interval refused (0A000)
+PERCENTILE_VALUE, PERCENTILE_REFUSED = "txl_percentile_value", "percentile_cont of an interval is not supported"
 
 
 def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
@@ -118,10 +124,14 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     # columns are named from the expressions as written (``_column_names``), in every SELECT -
     # a subquery's, a UNION's, CREATE TABLE AS's (whose names the table keeps) - and RETURNING
     _unqualify_pg_catalog_calls(tree)
-    for node in list(tree.find_all(exp.Table, exp.Lateral)):  # (json[b]_to_record[set]: rewritten below)
-        if (records := json_ops.records(node)) is not None:
+    for node in list(tree.find_all(exp.Table, exp.Lateral, *_SET_NODES)):  # (json[b]_to_record[set]: rewritten below)
+        if not isinstance(node, (exp.Table, exp.Lateral)):
+            _check_set_placement(node)
+        elif node.args.get("rows_from"):
+            node.replace(_rows_from(node))
+        elif (records := json_ops.records(node)) is not None:
             node.replace(records)
-    selects = [(select, [None if isinstance(p, exp.Alias) else p.copy() for p in select.expressions])
+    selects = [(select, [None if isinstance(p, exp.Alias) else p.copy() for p in json_ops.record_fields(select)])
                for select in tree.find_all(exp.Select, exp.Returning)]
     tree = transaction_clock(tree)
     _fold_aliases(tree)
@@ -148,8 +158,18 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
                 tree = replacement
             else:
                 node.replace(replacement)
-    for node in _outside_defaults(tree, exp.Sum, exp.Avg):
-        _typed_aggregate(node)
+    for node in _outside_defaults(tree, exp.Sum, exp.Avg, exp.WithinGroup):
+        if not isinstance(node, exp.WithinGroup):
+            _typed_aggregate(node)
+        elif isinstance(node.this, exp.AggFunc) and not isinstance(node.this, _ORDERED_SET):
+            name = _FUNCTION_NAMES.get(type(node.this)) or node.this.key
+            raise errors.ProgrammingError(f"{name} is not an ordered-set aggregate, so it cannot have WITHIN GROUP",
+                                          sqlstate="42809")
+        elif isinstance(node.this, exp.PercentileCont) and isinstance(node.expression, exp.Order):
+            for ordered in node.expression.expressions:  # (percentile_cont's value a double precision)
+                ordered.this.replace(exp.Anonymous(this=PERCENTILE_VALUE, expressions=[ordered.this.copy()]))
+        elif isinstance(node.this, _HYPOTHETICAL) and isinstance(node.expression, exp.Order):
+            _hypothetical(node)
     for node in _outside_defaults(tree, exp.Like, exp.ILike):
         if isinstance(node.expression, (exp.Any, exp.All)):
             _like_any(node)
@@ -163,14 +183,16 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     # set-returning functions: jsonb_each(doc), jsonb_array_elements(doc), regexp_split_to_table(s, p)
     for node in list(tree.find_all(exp.Table, exp.Lateral, exp.Anonymous)):
         rows = _split_table(node)
-        if rows is None and not isinstance(node, exp.Lateral) and not isinstance(node.parent, exp.Table):
+        if rows is None and not isinstance(node.parent, (exp.Table, exp.Lateral)):
             rows = json_ops.set_returning(node)
         if rows is not None:
             node.replace(rows)
     for node in list(tree.find_all(exp.Unnest)):
-        if len(node.expressions) > 1 and isinstance(node.parent, (exp.From, exp.Join)):
+        # (one array WITH ORDINALITY too: DuckDB's own made t.* of it 42702, "duplicate alias")
+        zipped = len(node.expressions) > 1 or node.args.get("offset")
+        if zipped and isinstance(node.parent, (exp.From, exp.Join)):
             node.replace(_zipped_unnest(node))
-        elif len(node.expressions) > 1 and isinstance(node.parent, exp.Lateral):  # (DuckDB finds it lateral)
+        elif zipped and isinstance(node.parent, exp.Lateral):  # (DuckDB finds it lateral)
             lateral = node.parent
             if lateral.args.get("alias") is not None:
                 node.set("alias", lateral.args["alias"].copy())
@@ -223,6 +245,104 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
 # (engine/dialect.py; DuckDB gave inf, 0); the macro is handed the result twice (once to pick
 # its form by: a NUMERIC is not cast), then the operands
 FLOAT_SUM_MACRO, FLOAT_PRODUCT_MACRO = "txl_float_sum", "txl_float_product"
+
+
+# functions returning a set of rows, by the names PostgreSQL has them (sqlglot reads some as
+# nodes of their own: GenerateSeries, Unnest, Explode)
+SET_RETURNING = frozenset((
+    "generate_series", "generate_subscripts", "unnest", "regexp_matches", "regexp_split_to_table",
+    "string_to_table", "json_array_elements", "json_array_elements_text", "jsonb_array_elements",
+    "jsonb_array_elements_text", "json_each", "json_each_text", "jsonb_each", "jsonb_each_text",
+    "json_object_keys", "jsonb_object_keys", "jsonb_path_query", "json_to_recordset", "jsonb_to_recordset",
+    "pg_get_keywords"))
+_SET_NODES = (exp.GenerateSeries, exp.Unnest, exp.Explode, exp.Anonymous)
+# where PostgreSQL 10+ refuses a set-returning call of a select list (0A000: each of its rows
+# would need a value of one row) - up to the query that reads it (a subquery's is its own)
+_SET_REFUSALS = ((exp.Case, "set-returning functions are not allowed in CASE"),
+                 (exp.Coalesce, "set-returning functions are not allowed in COALESCE"),
+                 (exp.Window, "window function calls cannot contain set-returning function calls"),
+                 (exp.AggFunc, "aggregate function calls cannot contain set-returning function calls"))
+_QUERY_BOUNDS = (exp.Select, exp.Subquery, exp.From, exp.Join, exp.Lateral, exp.Table)
+
+
+def returns_set(node: exp.Expression) -> bool:
+    """Is ``node`` a call of a set-returning function (as written, before the rewrites)?"""
+    return isinstance(node, (exp.GenerateSeries, exp.Unnest, exp.Explode)) or (
+        isinstance(node, exp.Anonymous) and node.name.lower() in SET_RETURNING)
+
+
+def _rows_from(table: exp.Table) -> exp.Subquery:
+    """``ROWS FROM (f(...), g(...)) [WITH ORDINALITY] [AS t(...)]`` (DuckDB has no such FROM item:
+    42601) as PostgreSQL's: the functions' rows side by side, the n-th of each in the n-th row,
+    the shorter padded with NULLs - each function a FROM item WITH ORDINALITY (rewritten below
+    as any other), joined on its numbers; its columns named as each names them."""
+    parts = [f"__rows{i}" for i in range(len(table.args["rows_from"]))]
+    joined = None
+    for item, part in zip(table.args["rows_from"], parts):
+        item = item.copy()
+        item.set("offset" if isinstance(item, exp.Unnest) else "ordinality", True)
+        numbered = exp.select(exp.Star()).from_(item).subquery(part)
+        if joined is None:
+            joined = exp.select().from_(numbered)
+        else:
+            earlier = exp.Coalesce(this=exp.column("ordinality", parts[0]),
+                                   expressions=[exp.column("ordinality", p) for p in parts[1:parts.index(part)]]) \
+                if parts.index(part) > 1 else exp.column("ordinality", parts[0])
+            joined = joined.join(numbered, on=exp.EQ(this=earlier, expression=exp.column("ordinality", part)),
+                                 join_type="FULL")
+    number = exp.Coalesce(this=exp.column("ordinality", parts[0]),
+                          expressions=[exp.column("ordinality", p) for p in parts[1:]]) if len(parts) > 1 \
+        else exp.column("ordinality", parts[0])
+    columns = [exp.Column(this=exp.Star(except_=[exp.column("ordinality")]), table=exp.to_identifier(p)) for p in parts]
+    if table.args.get("ordinality"):
+        columns.append(exp.alias_(number.copy(), "ordinality"))
+    rows = joined.select(*columns).order_by(number)
+    return exp.Subquery(this=rows, alias=(table.args.get("alias") or exp.TableAlias(
+        this=exp.to_identifier("rows_from"))).copy())
+
+
+def _check_set_placement(node: exp.Expression) -> None:
+    """A set-returning call inside CASE, COALESCE, an aggregate's or a window function's
+    arguments, or in WHERE, JOIN/ON, LIMIT, OFFSET, RETURNING or UPDATE's SET, is PostgreSQL's
+    0A000 (DuckDB gave rows of a CASE, a list in RETURNING, errors of its own words elsewhere):
+    none of them can take a set. One in another's arguments, which PostgreSQL takes, is refused
+    (0A000; it was 42883 or DuckDB's 42000)."""
+    if not returns_set(node):
+        return
+    child = node
+    for outer in _ancestors(node):
+        where = _SET_CLAUSES.get((type(outer), child.arg_key))
+        if where is not None:
+            _refuse_set(f"set-returning functions are not allowed in {where}")
+        if isinstance(outer, _QUERY_BOUNDS):
+            return
+        if returns_set(outer):  # (PostgreSQL runs the outer call per row of the inner one)
+            raise errors.NotSupportedError("a set-returning function's argument that returns a set is not "
+                                           "supported\nHINT:  Move the inner call into a LATERAL FROM item.")
+        for kind, refusal in _SET_REFUSALS:
+            if isinstance(outer, kind) and not (kind is exp.AggFunc and isinstance(outer.parent, exp.Window)):
+                _refuse_set(refusal)
+        child = outer
+
+
+# the clauses PostgreSQL's check_srf_call_placement refuses a set-returning call in, by their
+# node and the argument holding the call
+_SET_CLAUSES = {**{(kind, "where"): "WHERE" for kind in (exp.Select, exp.Update, exp.Delete)},
+                (exp.Join, "on"): "JOIN/ON", (exp.Select, "limit"): "LIMIT", (exp.Select, "offset"): "OFFSET",
+                (exp.Returning, "expressions"): "RETURNING", (exp.Update, "expressions"): "UPDATE",
+                # (PostgreSQL takes one in an INSERT's single VALUES row, as a select list's: not here)
+                (exp.Values, "expressions"): "VALUES"}
+
+
+def _refuse_set(refusal: str) -> None:
+    raise errors.NotSupportedError(f"{refusal}\nHINT:  You might be able to move the set-returning function into a "
+                                   "LATERAL FROM item.")
+
+
+def _ancestors(node: exp.Expression):
+    while node.parent is not None:
+        node = node.parent
+        yield node
 
 
 def _float_checked(node: exp.Add | exp.Sub | exp.Mul) -> None:
@@ -660,6 +780,65 @@ def _typed_aggregate(node: exp.Sum | exp.Avg) -> None:
             _over(over, exp.Sum), _over(over, exp.Count), over.copy(), argument]))
 
 
+_HYPOTHETICAL = (exp.Rank, exp.DenseRank, exp.PercentRank, exp.CumeDist)
+_ORDERED_SET = (exp.PercentileCont, exp.PercentileDisc, exp.Mode, *_HYPOTHETICAL)
+
+
+def _hypothetical(node: exp.WithinGroup) -> None:
+    """``rank(h...) WITHIN GROUP (ORDER BY x...)`` and dense_rank, percent_rank, cume_dist:
+    PostgreSQL's hypothetical-set aggregates (DuckDB has none: 42000) - of the row ``h`` were it
+    added to the group, counted from the rows that sort before it (or with it: its peers) in
+    the ORDER BY's order, NULLs first or last as it says. A FILTER keeps its rows."""
+    function, keys = node.this, node.expression.expressions
+    values = function.expressions
+    name = {exp.Rank: "rank", exp.DenseRank: "dense_rank", exp.PercentRank: "percent_rank",
+            exp.CumeDist: "cume_dist"}[type(function)]
+    if len(values) != len(keys):
+        raise errors.ProgrammingError(f"function {name} with {len(values)} hypothetical argument(s) and {len(keys)} "
+                                      "ordering column(s) does not exist\nHINT:  To use the hypothetical-set "
+                                      "aggregate, the number of hypothetical direct arguments must match the number "
+                                      "of ordering columns.", sqlstate="42883")
+    if any(v.find(exp.AggFunc) is not None for v in values):
+        raise errors.ProgrammingError("aggregate function calls cannot be nested", sqlstate="42803")
+    before, peer = exp.false(), exp.true()
+    for ordered, value in reversed(list(zip(keys, values))):
+        x, h, nulls_first = ordered.this, value, bool(ordered.args.get("nulls_first"))
+        precedes = (exp.GT if ordered.args.get("desc") else exp.LT)(this=x.copy(), expression=h.copy())
+        x_null, h_null = exp.Is(this=x.copy(), expression=exp.Null()), exp.Is(this=h.copy(), expression=exp.Null())
+        key_before = exp.Case(ifs=[exp.If(this=exp.and_(x_null.copy(), h_null.copy()), true=exp.false()),
+                                   exp.If(this=x_null, true=exp.Boolean(this=nulls_first)),
+                                   exp.If(this=h_null, true=exp.Boolean(this=not nulls_first))], default=precedes)
+        key_peer = exp.NullSafeEQ(this=x.copy(), expression=h.copy())
+        before = exp.or_(key_before, exp.and_(key_peer.copy(), before, wrap=True), wrap=True)
+        peer = exp.and_(key_peer, peer, wrap=True)
+    outer = node.parent if isinstance(node.parent, exp.Filter) else node
+    kept = outer.expression.this.copy() if outer is not node else None
+
+    def counted(condition: exp.Expression | None, distinct: bool = False) -> exp.Expression:
+        condition = exp.and_(kept.copy(), condition, wrap=True) if kept is not None and condition is not None \
+            else kept.copy() if kept is not None else condition
+        argument = exp.Distinct(expressions=[exp.Anonymous(this="row", expressions=[k.this.copy() for k in keys])]) \
+            if distinct else exp.Star()
+        count = exp.Count(this=argument)
+        return count if condition is None else exp.Filter(this=count, expression=exp.Where(this=condition))
+
+    double = exp.DataType.build("DOUBLE")
+    if isinstance(function, (exp.Rank, exp.DenseRank)):
+        value = exp.Add(this=exp.Literal.number(1), expression=counted(before, isinstance(function, exp.DenseRank)))
+    elif isinstance(function, exp.PercentRank):
+        value = exp.Case(ifs=[exp.If(this=exp.EQ(this=counted(None), expression=exp.Literal.number(0)),
+                                     true=exp.cast(exp.Literal.number(0), double))],
+                         default=exp.Div(this=exp.cast(counted(before), double), expression=counted(None)))
+    else:
+        value = exp.Div(this=exp.cast(exp.Add(this=counted(exp.or_(before, peer, wrap=True)),
+                                              expression=exp.Literal.number(1)), double),
+                        expression=exp.Add(this=counted(None), expression=exp.Literal.number(1)))
+    for h in values:  # (read outside the aggregate too: a column not grouped by is 42803, as PostgreSQL's)
+        if h.find(exp.Column) is not None:
+            value = exp.Case(ifs=[exp.If(this=exp.NullSafeEQ(this=h.copy(), expression=h.copy()), true=value)])
+    outer.replace(value)
+
+
 def _over(window: exp.Window, aggregate: type) -> exp.Window:
     """``window`` (``avg(x) [FILTER (...)] OVER (...)``) computing ``aggregate`` of its argument."""
     copy = window.copy()
@@ -934,7 +1113,7 @@ def _typed_series(node: exp.GenerateSeries) -> None:
     types."""
     arguments, untyped = _series_arguments(node)
     table = node.parent
-    if isinstance(table, exp.Table) and not node.args.get("is_end_exclusive") and not untyped:
+    if isinstance(table, (exp.Table, exp.Lateral)) and not node.args.get("is_end_exclusive") and not untyped:
         alias = table.args.get("alias") or exp.TableAlias(this=exp.to_identifier("generate_series"))
         if not alias.columns:
             alias.set("columns", [alias.this.copy()])
@@ -1655,10 +1834,11 @@ def _array_elements(text: str) -> exp.Cast:
 
 
 # PostgreSQL's set-returning functions that split text, or find a pattern's matches
-# (regexp_matches: engine/regexp_functions.py's list of each match's text[]), -> the array
-# function whose elements are their rows (DuckDB has no such table functions)
+# (regexp_matches: engine/regexp_functions.py's list of each match's text[]), or number an
+# array's subscripts, -> the array function whose elements are their rows (DuckDB has no such
+# table functions; its generate_subscripts, of a select list alone, is a bigint)
 _SPLIT_TABLES = {"regexp_split_to_table": pg_regex.SPLIT, "string_to_table": STRING_TO_ARRAY,
-                 "regexp_matches": REGEXP_MATCH_ROWS}
+                 "regexp_matches": REGEXP_MATCH_ROWS, "generate_subscripts": SUBSCRIPTS}
 
 
 def _split_table(node: exp.Table | exp.Lateral | exp.Anonymous) -> exp.Expression | None:
@@ -1696,6 +1876,8 @@ def _zipped_unnest(node: exp.Unnest) -> exp.Subquery:
     the alias lists them, else ``unnest``."""
     alias = node.args.get("alias")
     named = [c.name for c in alias.columns] if alias is not None else []
+    if not named and alias is not None and alias.name and len(node.expressions) == 1:
+        named = [alias.name]  # (one array's column named after the alias, as PostgreSQL names it)
     arrays = [f"txl_zip{i}" for i in range(len(node.expressions))]
     columns = [exp.alias_(exp.Anonymous(this="unnest", expressions=[exp.column(a)]),
                           named[i] if i < len(named) else "unnest", quoted=True) for i, a in enumerate(arrays)]
