@@ -18,6 +18,7 @@ import re
 import pyarrow as pa
 
 from txlake.engine import arrow_functions
+from txlake.parser import pg_regex
 from txlake.parser.pg_regex import RegexpError, compiled, expand
 
 __all__ = ["RegexpError", "compiled"]  # (engine/jsonpath.py's like_regex)
@@ -142,7 +143,14 @@ _CALLED = (  # (pg_regex.REPLACE, MATCH and SPLIT: parser/semantics.py gives eve
     (regexp_split, ("text", "pattern", "flags"), "VARCHAR[]", pa.list_(pa.string())))
 FUNCTIONS = {f"txl_{f.__name__}": (arrow_functions.of_rows(f, len(names), arrow), [_PARAMETERS[p] for p in names],
                                    result) for f, names, result, arrow in (*_SIGNATURES.values(), *_CALLED)}
-MACROS = tuple(
+# regexp_replace(s, p, r, x) with x no constant (parser/semantics.py): a start if x is an integer
+# when the statement runs, else the flags, as PostgreSQL resolves the call by x's type
+_EITHER = (f"CREATE MACRO {pg_regex.REPLACE_EITHER}(text, pattern, replacement, x) AS CASE "
+           "WHEN typeof(x) IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT') "
+           f"THEN {pg_regex.REPLACE}(text, pattern, replacement, TRY_CAST(x AS INTEGER), 1, '') "
+           f"ELSE {pg_regex.REPLACE}(text, pattern, replacement, 1, "
+           "CASE WHEN strpos(CAST(x AS VARCHAR), 'g') > 0 THEN 0 ELSE 1 END, CAST(x AS VARCHAR)) END")
+MACROS = (_EITHER,) + tuple(
     f"CREATE MACRO {name}" + ", ".join(
         f"({', '.join(names[:given])}) AS txl_{f.__name__}("
         + ", ".join(names[:given] + tuple(_DEFAULTS[p] for p in names[given:])) + ")"

@@ -38,11 +38,21 @@ _CLASSES = {"alpha": "a-zA-Z", "digit": "0-9", "alnum": "0-9a-zA-Z", "upper": "A
 # one, a backspace, a backslash (a pattern's end: Python's \Z, RE2's \z)
 _ESCAPES = {"m": r"\b(?=\w)", "M": r"\b(?<=\w)", "y": r"\b", "Y": r"\B", "b": r"\x08", "B": r"\\"}
 _RE2_ESCAPES = {"y": r"\b", "Y": r"\B", "b": r"\x08", "B": r"\\", "Z": r"\z"}
-# escapes RE2 has not: back references, the start and end of a word, character codes in
-# PostgreSQL's spellings (Python reads them as PostgreSQL does, or refuses them)
-_PYTHON_ONLY = frozenset("123456789mMuUxce0")
-# the Python functions (engine/regexp_functions.py) parser/semantics.py calls with every argument
+# escapes RE2 has not: back references, the start and end of a word, octal and control codes
+# (Python reads them as PostgreSQL does, or refuses them)
+_PYTHON_ONLY = frozenset("123456789mMce0")
+# character codes: \x and any hex digits after it, \u and four, \U and eight (both engines read
+# a fixed number of \x's digits: PostgreSQL's '\x41B' is one character)
+_CODES = {"x": re.compile(r"[0-9A-Fa-f]+"), "u": re.compile(r"[0-9A-Fa-f]{4}"), "U": re.compile(r"[0-9A-Fa-f]{8}")}
+# zero-width assertions: where a pattern holds one, it may match an empty string somewhere
+_ASSERTIONS = frozenset("mMyYAZ")
+# PostgreSQL's largest repetition count (regex's DUPMAX)
+DUPMAX = 255
+_BOUND = re.compile(r"\{(\d+)(?:,(\d*))?\}")
+# the Python functions (engine/regexp_functions.py) parser/semantics.py calls with every argument;
+# REPLACE_EITHER, a macro: regexp_replace whose fourth argument is a start if an integer, else flags
 REPLACE, MATCH, SPLIT = "txl_regexp_replace", "txl_regexp_match", "txl_regexp_split"
+REPLACE_EITHER = "txl_regexp_replace_either"
 _EMBEDDED = re.compile(r"\(\?([a-z]+)\)")
 # Python's complaints (the start of its message) -> PostgreSQL's (regc_locale.c / regerror.c)
 _MESSAGES = (("missing ), unterminated subpattern", "parentheses () not balanced"),
@@ -90,7 +100,10 @@ def python_pattern(pattern: str, newline_stop: bool, newline_anchor: bool) -> st
     out, i = [], 0
     while i < len(pattern):
         c = pattern[i]
-        if c == "\\":
+        if c == "\\" and (code := _code(pattern, i)) is not None:
+            out.append(re.escape(code[0]))
+            i = code[1]
+        elif c == "\\":
             out.append(_ESCAPES.get(pattern[i + 1:i + 2], pattern[i:i + 2]))
             i += 2
         elif c == "[":
@@ -100,6 +113,56 @@ def python_pattern(pattern: str, newline_stop: bool, newline_anchor: bool) -> st
             out.append("\\Z" if c == "$" and not newline_anchor else c)
             i += 1
     return "".join(out)
+
+
+def _code(pattern: str, i: int) -> tuple[str, int] | None:
+    """The character ``\\x41`` / ``\\u0041`` / ``\\U00000041`` at ``pattern[i]`` spells, and where
+    it ends; None for any other escape (or a code too large: Python's error then)."""
+    digits = _CODES.get(pattern[i + 1:i + 2])
+    found = digits.match(pattern, i + 2) if digits is not None else None
+    if found is None or int(found.group(), 16) > 0x10FFFF:
+        return None
+    return chr(int(found.group(), 16)), found.end()
+
+
+def _check_quantifiers(pattern: str) -> None:
+    """PostgreSQL's refusals Python (or RE2) would take: a repetition count past DUPMAX, and a
+    quantifier after a quantifier (``a*+``: Python's possessive one)."""
+    i, after_quantifier = 0, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i, after_quantifier = i + 2, False
+            continue
+        if c == "[":
+            end = pattern.find("]", i + 2)
+            i, after_quantifier = (len(pattern) if end == -1 else end + 1), False
+            continue
+        bound = _BOUND.match(pattern, i) if c == "{" else None
+        if bound is not None and any(n and int(n) > DUPMAX for n in bound.groups()):
+            raise RegexpError("invalid regular expression: invalid repetition count(s)")
+        if c == "+" and after_quantifier:
+            raise RegexpError("invalid regular expression: quantifier operand invalid")
+        if bound is not None:
+            i, after_quantifier = bound.end(), True
+            continue
+        after_quantifier = c in "*+?" and not (c == "?" and after_quantifier)
+        i += 1
+
+
+def may_match_empty(pattern: str, flags: str) -> bool:
+    """Might ``pattern`` match an empty string somewhere in a text? (Without a zero-width
+    assertion that is so iff it matches the empty text; with one, say so.)"""
+    regex = compiled(pattern, flags, "regexp_split_to_array")
+    body, _ = _embedded(pattern, flags)
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\" and body[i + 1:i + 2] in _ASSERTIONS or c in "^$" or body.startswith("(?", i) and \
+                not body.startswith("(?:", i):
+            return True
+        i += 2 if c == "\\" else 1
+    return regex.fullmatch("") is not None
 
 
 class Options:
@@ -137,6 +200,8 @@ def compiled(pattern: str, flags: str, function: str) -> re.Pattern:
     the refusal of 'g')."""
     pattern, flags = _embedded(pattern, flags)
     options = Options(flags, function)
+    if not options.literal:
+        _check_quantifiers(pattern)
     text = re.escape(pattern) if options.literal else \
         python_pattern(pattern, options.newline_stop, options.newline_anchor)
     mode = (re.IGNORECASE if options.case else 0) | (0 if options.newline_stop else re.DOTALL) \
@@ -165,6 +230,10 @@ def re2_pattern(pattern: str, flags: str, function: str) -> str | None:
         out, i = [], 0
         while i < len(pattern):
             c = pattern[i]
+            if c == "\\" and (code := _code(pattern, i)) is not None:
+                out.append(code[0] if code[0].isalnum() and code[0].isascii() else f"\\x{{{ord(code[0]):x}}}")
+                i = code[1]
+                continue
             if c == "\\":
                 escaped = pattern[i + 1:i + 2]
                 if escaped in _PYTHON_ONLY:

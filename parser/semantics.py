@@ -1288,16 +1288,24 @@ def _similar_substring(text: exp.Expression, pattern: exp.Expression, escape: ex
         return exp.Null()
     if not (_is_string(pattern) and _is_string(escape)):
         raise errors.NotSupportedError("substring(... SIMILAR ... ESCAPE ...) takes string constants")
-    if len(escape.this) != 1:
+    if len(escape.this) > 1:
         raise errors.DataError("invalid escape string\nHINT:  Escape string must be empty or one character.",
                                sqlstate="22025")
-    parts = pattern.this.split(escape.this + '"')
+    parts, at, written, mark = [], 0, pattern.this, escape.this  # (an empty escape: none, as PostgreSQL's)
+    i = 0
+    while mark and i < len(written) - 1:
+        if written[i] == mark and written[i + 1] == '"':
+            parts.append(written[at:i])
+            at = i = i + 2
+        else:
+            i += 2 if written[i] == mark else 1  # (an escaped character, the escape itself too, is no separator)
+    parts.append(written[at:])
     if len(parts) > 3:
         raise errors.DataError("SQL regular expression may not contain more than two escape-double-quote separators",
-                               sqlstate="2201B")
+                               sqlstate="2200C")
     if len(parts) == 2:  # (PostgreSQL's: the third part empty)
         parts.append("")
-    regexes = [_similar_regex(part, escape.this, shortest=i == 0 and len(parts) == 3) for i, part in enumerate(parts)]
+    regexes = [_similar_regex(part, mark, shortest=i == 0 and len(parts) == 3) for i, part in enumerate(parts)]
     regex = f"(?s)^(?:{regexes[0]})$" if len(parts) == 1 else \
         f"(?s)^(?:{regexes[0]}){{1,1}}?({regexes[1]}){{1,1}}(?:{regexes[2]})$"
     regex = exp.Literal.string(regex)
@@ -1328,8 +1336,11 @@ def _similar_regex(pattern: str, escape: str, shortest: bool = False) -> str:
             out.append(".")
         elif ch in ".^$\\":
             out.append("\\" + ch)
-        elif ch in "*+?}" and shortest:
-            out.append(ch + lazy)
+        elif ch == "(":  # (no group of its own: substring SIMILAR's is the separators')
+            out.append("(?:")
+        elif ch in "*+?}" and shortest and pattern[i + 1:i + 2] != "?" and not (ch == "?" and i and pattern[i - 1]
+                                                                           in "*+?}"):
+            out.append(ch + lazy)  # (not where the pattern says which already: a ? after a quantifier)
         else:
             out.append(ch)
         i += 1
@@ -1345,23 +1356,23 @@ def _substring(node: exp.Substring) -> exp.Expression:
     length = node.args.get("length")
     if isinstance(start, exp.Literal) and start.is_string and length is None:  # substring(s FROM 'regex')
         return _regexp_substring(node.this, start)
-    if _is_string(start) and _is_string(length):  # substring(s FROM pattern FOR escape): SQL99's SIMILAR
-        return _similar_substring(node.this, start, length)
+    if (_is_string(start) or _is_string(length)) and all(_is_string(x) or isinstance(x, exp.Null)
+                                                         for x in (start, length)):
+        return _similar_substring(node.this, start, length)  # substring(s FROM pattern FOR escape): SQL99's
     args = [node.this.copy(), start.copy()] + ([length.copy()] if length is not None else [])
     return exp.Anonymous(this=SUBSTRING_MACRO if length is not None else SUBSTRING_FROM_MACRO, expressions=args)
 
 
 def _regexp_substring(text: exp.Expression, pattern: exp.Literal) -> exp.Expression:
     """``substring(s FROM 'regex')``: the first match - its first captured group if the pattern
-    has one - or NULL (DuckDB's regexp_extract gives ''); by RE2 where it can run the pattern,
-    else by Python's regexp_substr."""
+    has one - or NULL (DuckDB's regexp_extract gives ''; so does it for a group that takes no
+    part); by RE2 where it gives PostgreSQL's answer (``_re2_groups``), else by Python's regexp_substr."""
     group = 1 if _compiled(pattern.this, "", "substring").groups else 0
-    re2 = _re2(pattern.this, "", "substring")
+    re2 = _re2_groups(text, pattern, exp.Literal.string(""), "substring")
     if re2 is None:
         return exp.Anonymous(this="regexp_substr", expressions=[
             text.copy(), pattern.copy(), exp.Literal.number(1), exp.Literal.number(1), exp.Literal.string(""),
             exp.Literal.number(group)])
-    re2 = exp.Literal.string(re2)
     return _if_matches(text, re2, _regexp_group(text, re2, group))
 
 
@@ -1932,25 +1943,49 @@ def _coding(name: str, value: exp.Expression, format_: exp.Expression) -> exp.Ex
 
 def _regexp_match(args: list[exp.Expression]) -> exp.Expression:
     """``regexp_match(s, p [, flags])``: the first match's captured groups as an array (the
-    whole match if ``p`` has none), NULL if none - Python's (engine/regexp_functions.py), which
-    reads any pattern as PostgreSQL does and evaluates ``s`` once."""
-    _check_regex(args[1], args[2] if len(args) > 2 else None, "regexp_match")
-    return exp.Anonymous(this=pg_regex.MATCH, expressions=[
-        *(a.copy() for a in args[:2]), args[2].copy() if len(args) > 2 else exp.Literal.string("")])
+    whole match if ``p`` has none), NULL if none - by RE2 (a regexp_extract per group) where it
+    gives PostgreSQL's answer (``_re2_groups``), else Python's (engine/regexp_functions.py)."""
+    flags = args[2] if len(args) > 2 else exp.Literal.string("")
+    _check_regex(args[1], flags, "regexp_match")
+    re2 = _re2_groups(args[0], args[1], flags, "regexp_match")
+    if re2 is None:
+        return exp.Anonymous(this=pg_regex.MATCH, expressions=[args[0].copy(), args[1].copy(), flags.copy()])
+    groups = _compiled(args[1].this, flags.this, "regexp_match").groups
+    return _if_matches(args[0], re2, exp.Array(
+        expressions=[_regexp_group(args[0], re2, g) for g in (range(1, groups + 1) if groups else (0,))]))
+
+
+def _re2_groups(text: exp.Expression, pattern: exp.Expression, flags: exp.Expression, function: str):
+    """``pattern`` spelled for RE2, where RE2's regexp_extract gives what PostgreSQL's match
+    does: a constant pattern and flags RE2 can run, whose groups always take part in a match
+    (regexp_extract gives '' for one that does not, PostgreSQL NULL: none under ``|``, ``?``,
+    ``*`` or ``{``), and ``text`` read more than once harmlessly (no ``?`` in it); else None."""
+    if not (_is_string(pattern) and _is_string(flags)) or any(text.find_all(exp.Placeholder)):
+        return None
+    if _compiled(pattern.this, flags.this, function).groups and any(c in pattern.this for c in "|?*{"):
+        return None
+    re2 = _re2(pattern.this, flags.this, function)
+    return exp.Literal.string(re2) if re2 is not None else None
 
 
 def _regexp_split(args: list[exp.Expression], function: str = "regexp_split_to_array") -> exp.Expression:
-    """``regexp_split_to_array(s, p [, flags])``, Python's: DuckDB's kept the empty pieces
-    PostgreSQL leaves out (``'a b'`` split by ``'\\s*'`` gave {a,"",b})."""
-    _check_regex(args[1], args[2] if len(args) > 2 else None, function)
-    return exp.Anonymous(this=pg_regex.SPLIT, expressions=[
-        *(a.copy() for a in args[:2]), args[2].copy() if len(args) > 2 else exp.Literal.string("")])
+    """``regexp_split_to_array(s, p [, flags])``: DuckDB's (RE2) where the pattern cannot match
+    an empty string - then the two split alike - else Python's (DuckDB's kept the empty pieces
+    PostgreSQL leaves out: ``'a b'`` split by ``'\\s*'`` gave {a,"",b})."""
+    flags = args[2] if len(args) > 2 else exp.Literal.string("")
+    _check_regex(args[1], flags, function)
+    if _is_string(args[1]) and _is_string(flags) and not pg_regex.may_match_empty(args[1].this, flags.this) \
+            and (re2 := _re2(args[1].this, flags.this, function)) is not None:
+        return exp.Anonymous(this="regexp_split_to_array", expressions=[args[0].copy(), exp.Literal.string(re2)])
+    return exp.Anonymous(this=pg_regex.SPLIT, expressions=[args[0].copy(), args[1].copy(), flags.copy()])
 
 
 def _check_regex(pattern: exp.Expression, flags: exp.Expression | None, function: str) -> None:
-    """A constant pattern (and constant flags) checked now: PostgreSQL's error before any row."""
+    """A constant pattern (and constant flags) checked now: PostgreSQL's error before any row
+    (a ``g`` regexp_replace takes left out)."""
     if _is_string(pattern) and (flags is None or _is_string(flags)):
-        _compiled(pattern.this, flags.this if flags is not None else "", function)
+        written = flags.this if flags is not None else ""
+        _compiled(pattern.this, written.replace("g", "") if function == "regexp_replace" else written, function)
 
 
 def _is_string(node: exp.Expression | None) -> bool:
@@ -1973,13 +2008,27 @@ def _regex_operator(node: exp.RegexpLike | exp.RegexpILike) -> exp.Expression:
     return exp.RegexpLike(this=node.this.copy(), expression=exp.Literal.string(re2))
 
 
+# the meta key of a regexp_replace already spelled for RE2 (``_regexp_replace``'s own)
+_RE2_SPELLED = "re2_spelled"
+
+
+def _regexp_replace_read(node: exp.RegexpReplace) -> exp.Expression:
+    """A regexp_replace sqlglot's DuckDB dialect read (a column default's stored SQL) as
+    ``_regexp_replace`` makes one; not one it made."""
+    if node.meta.get(_RE2_SPELLED):
+        return node
+    args = [node.this, node.expression, node.args.get("replacement"), node.args.get("modifiers")]
+    return _regexp_replace(exp.Anonymous(this="regexp_replace", expressions=[a for a in args if a is not None]))
+
+
 def _regexp_replace(node: exp.Anonymous) -> exp.Expression:
     """``regexp_replace(s, p, r [, flags])`` and PostgreSQL 16's ``(s, p, r, start [, n [, flags]])``
     (sqlglot kept the fourth argument as DuckDB's options and dropped the rest: the start 2 was read
     as options, and ``regexp_replace('aaa', 'a', 'b', 2)`` gave 'baa'). Without a start or n, and
     with a constant pattern, replacement and flags: DuckDB's (RE2), the pattern and replacement
-    spelled for it, where RE2 can run them; otherwise Python's (engine/regexp_functions.py) - but
-    for flags given as a ``?`` without a start or n: DuckDB's, which takes constant options only."""
+    spelled for it, where RE2 can run them; otherwise Python's (engine/regexp_functions.py) - through
+    REPLACE_EITHER for a fourth argument that is no constant, a start if it is an integer when the
+    statement runs, else the flags (as PostgreSQL resolves ``regexp_replace(s, p, r, n)``)."""
     args = node.expressions
     if not 3 <= len(args) <= 6:
         return node  # (DuckDB's 42883)
@@ -1992,28 +2041,24 @@ def _regexp_replace(node: exp.Anonymous) -> exp.Expression:
         raise errors.InvalidParameterValue(
             f'invalid regular expression option: "{flags.this[0]}"\nHINT:  If you meant to use regexp_replace() '
             "with a start parameter, cast the fourth argument to integer explicitly.")
-    if not extended and flags is not None and not _is_string(flags):
-        if any(flags.find_all(exp.Placeholder)):  # (to be read twice below: a ? would be two)
-            return node  # (DuckDB's, which takes constant options only)
-        start = exp.Literal.number(1)  # (no n: every match with the flag g, else the first)
-        n = exp.If(this=exp.GT(this=exp.Anonymous(this="strpos", expressions=[flags.copy(), exp.Literal.string("g")]),
-                               expression=exp.Literal.number(0)), true=exp.Literal.number(0),
-                   false=exp.Literal.number(1))
-    else:
-        written = flags.this if _is_string(flags) else ""
-        if _is_string(pattern) and (flags is None or _is_string(flags)):
-            groups = _compiled(pattern.this, written.replace("g", ""), "regexp_replace").groups
-            re2 = None if extended or not _is_string(replacement) else \
-                _re2(pattern.this, written.replace("g", ""), "regexp_replace")
-            spelled = None if re2 is None else pg_regex.re2_replacement(replacement.this, groups)
-            if spelled is not None:
-                return exp.RegexpReplace(this=text.copy(), expression=exp.Literal.string(re2),
-                                         replacement=exp.Literal.string(spelled),
-                                         modifiers=exp.Literal.string("g") if "g" in written else None,
-                                         single_replace=True)
-        start = rest[0].copy() if extended else exp.Literal.number(1)
-        # (no n: every match with the flag g, else the first)
-        n = rest[1].copy() if extended and len(rest) > 1 else exp.Literal.number(0 if "g" in written else 1)
+    if not extended and flags is not None and not _is_string(flags):  # (an integer's start, else the flags)
+        return exp.Anonymous(this=pg_regex.REPLACE_EITHER, expressions=[a.copy() for a in args])
+    written = flags.this if _is_string(flags) else ""
+    if _is_string(pattern) and (flags is None or _is_string(flags)):
+        groups = _compiled(pattern.this, written.replace("g", ""), "regexp_replace").groups
+        re2 = None if extended or not _is_string(replacement) else \
+            _re2(pattern.this, written.replace("g", ""), "regexp_replace")
+        spelled = None if re2 is None else pg_regex.re2_replacement(replacement.this, groups)
+        if spelled is not None:
+            made = exp.RegexpReplace(this=text.copy(), expression=exp.Literal.string(re2),
+                                     replacement=exp.Literal.string(spelled),
+                                     modifiers=exp.Literal.string("g") if "g" in written else None,
+                                     single_replace=True)
+            made.meta[_RE2_SPELLED] = True
+            return made
+    start = rest[0].copy() if extended else exp.Literal.number(1)
+    # (no n: every match with the flag g, else the first)
+    n = rest[1].copy() if extended and len(rest) > 1 else exp.Literal.number(0 if "g" in written else 1)
     return exp.Anonymous(this=pg_regex.REPLACE, expressions=[
         text.copy(), pattern.copy(), replacement.copy(), start, n,
         flags.copy() if flags is not None else exp.Literal.string("")])
@@ -2419,7 +2464,7 @@ _REWRITES = {
     exp.NullSafeEQ: json_ops.equals, exp.NullSafeNEQ: json_ops.equals,
     **{t: json_ops.ordering for t in (exp.LT, exp.LTE, exp.GT, exp.GTE)},
     exp.In: _row_comparison, exp.Is: _row_comparison,
-    exp.RegexpLike: _regex_operator, exp.RegexpILike: _regex_operator,
+    exp.RegexpLike: _regex_operator, exp.RegexpILike: _regex_operator, exp.RegexpReplace: _regexp_replace_read,
     exp.Overlaps: _overlaps, exp.SimilarTo: _similar_to, exp.Substring: _substring, exp.MakeInterval: _make_interval,
     exp.ToChar: _to_char, exp.ToNumber: _to_number, exp.Extract: _extract, exp.Anonymous: _function, exp.Fetch: _fetch,
     exp.UnixToTime: _to_timestamp, exp.Length: _length, exp.SplitPart: _split_part,

@@ -369,6 +369,27 @@ def test_regexp_match_split_and_substring(conn):
         ["t", "h", "e", "q", "u", "i", "c", "k"], ["", "a", ""], "o", "bar")
     assert [r[0] for r in conn.execute("SELECT regexp_split_to_table('the quick brown fox', '\\s*')")] == list(
         "thequickbrownfox")
+    # a group that takes no part is NULL (RE2's regexp_extract gave ''), by either engine
+    assert one(conn, "SELECT substring('foo' FROM 'foo(bar)?') IS NULL, substring('abc' FROM '(x)|b') IS NULL, "
+                     "regexp_match('foo', 'foo(bar)?'), regexp_match('foo12', 'foo(\\d+)'), "
+                     "'Л' ~ '^\\x41B$', 'foo1' ~ '\\x66oo1', regexp_split_to_array('a1b', '(?=\\d)')") == (
+        True, True, [None], ["12"], True, True, ["a", "1b"])
+
+
+def test_regexp_replace_s_fourth_argument_is_a_start_if_an_integer(conn):
+    """``regexp_replace(s, p, r, n)`` with n a column or an expression (review: 42883 'strpos(integer,
+    unknown)'): a start if it is an integer when the statement runs, else the flags - as PostgreSQL
+    resolves it; a parameter too."""
+    conn.execute("CREATE TABLE r4 (s text, n int, f text)")
+    conn.execute("INSERT INTO r4 VALUES ('XaX', 2, 'g')")
+    assert one(conn, "SELECT regexp_replace(s, 'X', '-', n), regexp_replace(s, 'X', '-', 1 + 1), "
+                     "regexp_replace(s, 'X', '-', f) FROM r4") == ("Xa-", "Xa-", "-a-")
+    assert one(conn, "SELECT regexp_replace(s, 'X', '-', ?) FROM r4", (2,)) == ("Xa-",)
+    assert one(conn, "SELECT regexp_replace(s, 'X', '-', ?) FROM r4", ("g",)) == ("-a-",)
+    conn.execute("CREATE TABLE d4 (k int, s text DEFAULT regexp_replace('aaa', 'a', 'b', 2), "
+                 "t text DEFAULT regexp_replace('abc', 'b', '[\\&]'))")
+    conn.execute("INSERT INTO d4 (k) VALUES (1)")
+    assert one(conn, "SELECT s, t FROM d4") == ("aba", "a[b]c")
 
 
 @pytest.mark.parametrize("sql, sqlstate, words", [
@@ -382,6 +403,8 @@ def test_regexp_match_split_and_substring(conn):
     ("SELECT regexp_replace('aaa', 'a', 'b', 1, -1)", "22023", 'invalid value for parameter "n": -1'),
     ("SELECT regexp_match('abc', 'b', 'g')", "22023", "Use the regexp_matches function instead"),
     ("SELECT regexp_replace('abc', 'b', 'x', 'z')", "22023", 'invalid regular expression option: "z"'),
+    ("SELECT 'aaa' ~ 'a*+'", "2201B", "quantifier operand invalid"),  # (RE2's words, and Python took it)
+    ("SELECT 'aaa' ~ 'a{256}'", "2201B", "invalid repetition count(s)"),  # (past DUPMAX: it was false)
 ])
 def test_regex_errors(conn, sql, sqlstate, words):
     fails(conn, sql, sqlstate, words)
