@@ -44,9 +44,30 @@ def define(schema: TableSchema, table: str, name: str, columns: tuple[str, ...],
         col = schema.column(column)
         if col is None:
             raise errors.UndefinedColumn(f'column "{column}" does not exist')
+        if not _has_operator_class(col.type.kind, method):
+            from txlake.engine.catalog_views import pg_type_name  # (it imports this module)
+            raise errors.UndefinedObject(
+                f'data type {pg_type_name(col.type.sql())} has no default operator class for access '
+                f'method "{method}"\nHINT:  You must specify an operator class for the index or define a default '
+                "operator class for the data type.")
         if col.type.kind == "ARRAY" and method in LOOKUP_METHODS:
             raise errors.NotSupportedError(f'column "{column}" is an array: txlake\'s indexes are of scalar columns')
     return replace(schema, indexes=schema.indexes + (Index(name, tuple(columns), method),))
+
+
+def _has_operator_class(kind: str, method: str) -> bool:
+    """Has PostgreSQL (without extensions) a default operator class of ``method`` for a column of
+    ``kind``? gin: arrays and jsonb; gist: none of txlake's types (btree_gist's are an extension);
+    spgist: text; brin: the scalar ones; btree and hash: every type (txlake's own refusals after)."""
+    if method == "gin":
+        return kind in ("ARRAY", "JSONB")
+    if method == "gist":
+        return False
+    if method == "spgist":
+        return kind in ("VARCHAR", "TEXT", "CHAR")
+    if method == "brin":
+        return kind not in ("ARRAY", "JSONB", "JSON")
+    return True
 
 
 def renamed(schema: TableSchema, old: str, new: str, field: str = "indexes") -> TableSchema:

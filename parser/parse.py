@@ -975,6 +975,7 @@ def _create(tree: exp.Create) -> st.Statement:
         # every table has: taken as it is; so are WITH (fillfactor = 70, ...), which tunes how
         # PostgreSQL stores rows, and USING heap, its one way)
         if type(prop) is exp.Property:
+            _storage_parameter(prop, "table")
             continue
         if isinstance(prop, exp.FileFormatProperty):
             if prop.name.lower() != "heap":
@@ -1092,6 +1093,48 @@ def _sequence_command(tree: SequenceCommand) -> st.Statement:
 _TABLE_PROPERTIES = {exp.PartitionedByProperty: "PARTITION BY", exp.InheritsProperty: "INHERITS"}
 
 
+# PostgreSQL 16's storage parameters (reloptions.c), of a table and of each index method, taken
+# as written and changing nothing (README: "How PostgreSQL lays a relation out"); a table's may
+# also be its TOAST table's (toast.autovacuum_enabled)
+_AUTOVACUUM = ("autovacuum_enabled", "autovacuum_vacuum_threshold", "autovacuum_vacuum_insert_threshold",
+               "autovacuum_analyze_threshold", "autovacuum_vacuum_cost_delay", "autovacuum_vacuum_cost_limit",
+               "autovacuum_freeze_min_age", "autovacuum_freeze_max_age", "autovacuum_freeze_table_age",
+               "autovacuum_multixact_freeze_min_age", "autovacuum_multixact_freeze_max_age",
+               "autovacuum_multixact_freeze_table_age", "log_autovacuum_min_duration",
+               "autovacuum_vacuum_scale_factor", "autovacuum_vacuum_insert_scale_factor",
+               "autovacuum_analyze_scale_factor", "vacuum_index_cleanup", "vacuum_truncate")
+_STORAGE_PARAMETERS = {
+    "table": frozenset(("fillfactor", "toast_tuple_target", "parallel_workers", "user_catalog_table", "oids",
+                        *_AUTOVACUUM)),
+    "btree": frozenset(("fillfactor", "deduplicate_items")), "hash": frozenset(("fillfactor",)),
+    "gist": frozenset(("fillfactor", "buffering")), "spgist": frozenset(("fillfactor",)),
+    "gin": frozenset(("fastupdate", "gin_pending_list_limit")), "brin": frozenset(("pages_per_range", "autosummarize"))}
+_FILLFACTOR_LEAST = {"table": 10, "btree": 10, "hash": 10, "gist": 10, "spgist": 10}
+
+
+def _storage_parameter(prop: exp.Property, of: str) -> None:
+    """A storage parameter of a table or an index method ``of``, checked as PostgreSQL checks it
+    (22023 for one it has not or a fillfactor out of its bounds; WITH (oids = true) 0A000)."""
+    name = prop.this.sql(dialect="postgres").lower() if prop.this is not None else ""
+    toast = of == "table" and name.startswith("toast.")
+    known = _STORAGE_PARAMETERS[of] if not toast else frozenset(_AUTOVACUUM)
+    if (name[6:] if toast else name) not in known:
+        raise errors.InvalidParameterValue(f'unrecognized parameter "{name}"')
+    value = prop.args.get("value")
+    written = value.sql(dialect="postgres").strip("'").lower() if value is not None else "true"
+    if name == "oids" and written not in ("false", "off", "0"):
+        raise errors.NotSupportedError("tables declared WITH OIDS are not supported")
+    if name == "fillfactor":
+        try:
+            fill = int(written)
+        except ValueError:
+            raise errors.InvalidParameterValue(f'invalid value for integer option "fillfactor": {written}') from None
+        if not _FILLFACTOR_LEAST[of] <= fill <= 100:
+            least = _FILLFACTOR_LEAST[of]
+            raise errors.InvalidParameterValue(f'value {fill} out of bounds for option "fillfactor"\n'
+                                               f'DETAIL:  Valid values are between "{least}" and "100".')
+
+
 def _create_index(tree: exp.Create) -> st.CreateIndex:
     """``CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON [ONLY] table [USING method] (column, ...)
     [NULLS [NOT] DISTINCT]`` (of a plain index, as in PostgreSQL, accepted and meaningless):
@@ -1119,6 +1162,8 @@ def _create_index(tree: exp.Create) -> st.CreateIndex:
     tablespace = params.args.get("tablespace")
     if tablespace is not None and tablespace.name.lower() != "pg_default":
         raise errors.UndefinedObject(f'tablespace "{tablespace.name}" does not exist')
+    for prop in params.args.get("with_storage") or ():
+        _storage_parameter(prop, method)
     include = tuple(identifier(i) for i in params.args.get("include") or ())
     if include and method == "hash":
         raise errors.NotSupportedError('access method "hash" does not support included columns')

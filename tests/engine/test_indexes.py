@@ -75,18 +75,23 @@ def test_gin_gist_brin_and_spgist_indexes_are_kept_and_shown_never_looked_up(c):
     """``CREATE INDEX ... USING gin (tags)`` - the index of an array or jsonb column that Rails and
     Django migrations make - was 0A000. Such an index is kept and shown, as PostgreSQL shows it,
     and answers no lookup: a query finds what a scan finds."""
-    c.execute("CREATE TABLE d (id INT PRIMARY KEY, tags TEXT[], doc JSONB, n INT)")
+    c.execute("CREATE TABLE d (id INT PRIMARY KEY, tags TEXT[], doc JSONB, n INT, name TEXT)")
     for sql in ("CREATE INDEX d_tags ON d USING gin (tags)", "CREATE INDEX d_doc ON d USING gin (doc jsonb_path_ops)",
-                "CREATE INDEX d_n ON d USING brin (n)", "CREATE INDEX d_n2 ON d USING spgist (n)"):
+                "CREATE INDEX d_n ON d USING brin (n) WITH (pages_per_range = 32)",
+                "CREATE INDEX d_n2 ON d USING spgist (name)"):
         c.execute(sql)
-    c.execute("""INSERT INTO d VALUES (1, '{a,b}', '{"k": 1}', 5), (2, '{c}', '{}', 5)""")
+    # a type the method has no operator class for, as PostgreSQL without extensions (review)
+    for sql in ("CREATE INDEX j ON d USING gin (name)", "CREATE INDEX j ON d USING gist (n)",
+                "CREATE INDEX j ON d USING spgist (n)", "CREATE INDEX j ON d USING brin (tags)"):
+        assert error_of(c, sql)[0] == "42704", sql
+    c.execute("""INSERT INTO d VALUES (1, '{a,b}', '{"k": 1}', 5, 'x'), (2, '{c}', '{}', 5, 'y')""")
     before = scans(c)
     assert c.execute("SELECT id FROM d WHERE n = 5 ORDER BY id").fetchall() == [(1,), (2,)]
     assert c.execute("SELECT id FROM d WHERE tags @> '{a}' OR doc @> '{\"k\": 2}'").fetchall() == [(1,)]
     assert scans(c) == before
     assert indexdefs(c, "d") == [("d_doc", "CREATE INDEX d_doc ON public.d USING gin (doc)"),
                                  ("d_n", "CREATE INDEX d_n ON public.d USING brin (n)"),
-                                 ("d_n2", "CREATE INDEX d_n2 ON public.d USING spgist (n)"),
+                                 ("d_n2", "CREATE INDEX d_n2 ON public.d USING spgist (name)"),
                                  ("d_pkey", "CREATE UNIQUE INDEX d_pkey ON public.d USING btree (id)"),
                                  ("d_tags", "CREATE INDEX d_tags ON public.d USING gin (tags)")]
 
@@ -98,7 +103,7 @@ def test_how_postgresql_lays_a_relation_out_is_taken_and_changes_nothing(c):
     they were 0A000 or 42601 (the rest of a dump's table then failed). txlake's storage has
     nothing they change; a tablespace or access method other than the default is 42704."""
     c.execute("CREATE TABLE p (id INT PRIMARY KEY, email TEXT, n INT) "
-              "WITH (fillfactor = '90', autovacuum_enabled = false)")
+              "WITH (fillfactor = '90', autovacuum_enabled = false, toast.autovacuum_enabled = off, oids = false)")
     c.execute("CREATE TABLE h (id INT) USING heap")
     for sql in ("CREATE INDEX p_desc ON p (email DESC NULLS LAST)", "CREATE INDEX p_ops ON p (email text_pattern_ops)",
                 'CREATE INDEX p_coll ON p (email COLLATE "C")', "CREATE INDEX p_inc ON p (email) INCLUDE (n)",
@@ -117,6 +122,10 @@ def test_how_postgresql_lays_a_relation_out_is_taken_and_changes_nothing(c):
     assert error_of(c, "INSERT INTO p VALUES (2, 'a', 2)")[0] == "23505"  # (the unique index, DESC or not)
     assert [row[0] for row in indexdefs(c, "p")] == ["p_coll", "p_desc", "p_ff", "p_inc", "p_ops", "p_pkey", "p_u"]
     for sql, state in (("CREATE INDEX j ON p (email) INCLUDE (nope)", "42703"),
+                       ("CREATE TABLE x (id INT) WITH (bogus = 1)", "22023"),  # (the parameters are PostgreSQL's
+                       ("CREATE TABLE x (id INT) WITH (fillfactor = 5)", "22023"),  # and checked as its: review)
+                       ("CREATE TABLE x (id INT) WITH (oids = true)", "0A000"),
+                       ("CREATE INDEX j ON p (email) WITH (fastupdate = off)", "22023"),  # (gin's, not btree's)
                        ("CREATE INDEX j ON p (email) TABLESPACE fast", "42704"),
                        ("CREATE TABLE x (id INT) USING columnar", "42704"),
                        ("ALTER TABLE p SET TABLESPACE fast", "42704"),
