@@ -120,8 +120,7 @@ class Connection:
         self._session.cancel()
 
     def close(self) -> None:
-        if not self._session.closed:
-            self._session.close()
+        self._session.close()  # (also of a session pg_terminate_backend closed: its DuckDB connection)
 
     def __enter__(self) -> "Connection":
         return self
@@ -146,7 +145,7 @@ class Connection:
 
     def _check_open(self) -> None:
         if self._session.closed:
-            raise errors.InterfaceError("connection is closed")
+            self._session.check_open()  # (InterfaceError; 57P01 first after pg_terminate_backend)
 
     def _notice(self, result: Result, quiet: bool = False) -> None:
         for severity, text in (("WARNING", result.warning), (result.severity, result.notice)):  # (the parser's first)

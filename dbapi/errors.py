@@ -110,6 +110,12 @@ class QueryCanceled(OperationalError):
     sqlstate = "57014"
 
 
+class AdminShutdown(OperationalError):
+    """57P01: the session was ended by ``pg_terminate_backend`` (its next call is told so)."""
+
+    sqlstate = "57P01"
+
+
 class InFailedTransaction(InternalError):
     """25P02: a statement other than ROLLBACK inside a failed transaction block."""
 

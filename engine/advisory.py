@@ -197,6 +197,26 @@ class AdvisoryLocks:
         """The key ``session`` waits for, if it waits."""
         return self._waits.get(session)
 
+    def listing(self) -> list[tuple[tuple, int, int, bool]]:
+        """What pg_locks shows: (key, session, mode, granted) of each mode a session holds a key
+        in - at either level - and of each wait."""
+        with self._cond:
+            rows = []
+            for key, lock in self._locks.items():
+                for session, holder in lock.holders.items():
+                    rows += [(key, session, mode, True) for mode in (SHARE, EXCLUSIVE) if holder.holds(mode)]
+                rows += [(key, session, mode, False) for session, mode in lock.queue if self._waits.get(session) == key]
+            return rows
+
+    def blocking(self, session: int) -> set[int]:
+        """The sessions ``session`` waits for (pg_blocking_pids): none if it does not wait."""
+        with self._cond:
+            key = self._waits.get(session)
+            lock = self._locks.get(key) if key is not None else None
+            if lock is None:
+                return set()
+            return self._blockers(lock, session, _wanted(lock, session))
+
     def taken_by(self, vxid: int) -> int:
         """How many transaction-level locks ``vxid`` holds (a savepoint's mark)."""
         return len(self._by_txn.get(vxid, ()))
@@ -227,8 +247,7 @@ class AdvisoryLocks:
             lock = self._locks.get(key) if key is not None else None
             if lock is None:
                 continue
-            mode = next((m for w, m in lock.queue if w == s), SHARE)
-            for b in self._blockers(lock, s, mode):
+            for b in self._blockers(lock, s, _wanted(lock, s)):
                 if b == session:
                     return True
                 if b not in seen:
@@ -315,6 +334,11 @@ def _file(path: str) -> int | None:
         return _files[path]
 
 
+def _wanted(lock: _Lock, session: int) -> int:
+    """The mode ``session`` waits for ``lock`` in."""
+    return next((m for s, m in lock.queue if s == session), SHARE)
+
+
 def _offset(key: tuple) -> int:
     """The byte of ``key``'s record lock (stable across processes: Python's ``hash`` is not)."""
     return zlib.crc32(repr(key).encode()) & 0x7FFFFFFF
@@ -334,14 +358,11 @@ class AdvisoryCalls:
     is rewritten to ``txl_advisory('name', key, second key)`` (parser/semantics.py ``advisory_call``),
     which this answers with the statement's transaction, lock_timeout and cancel."""
 
-    _keys = iter(range(1, 1 << 62))  # (a session's number: ids of closed sessions come back)
-    _keys_lock = threading.Lock()
-
-    def __init__(self, duck, locks: AdvisoryLocks, sequence_calls):
+    def __init__(self, duck, locks: AdvisoryLocks, sequence_calls, session: int):
         """``sequence_calls`` (engine/sequence_calls.py) holds the statement's Context (the
-        session sets it) and keeps the error a function raises for the executor."""
-        with AdvisoryCalls._keys_lock:
-            self.session = next(AdvisoryCalls._keys)
+        session sets it) and keeps the error a function raises for the executor; ``session``:
+        the session's pid (engine/backends.py), the holder of its locks."""
+        self.session = session
         self.locks = locks
         self._calls = sequence_calls
         self.warnings: list[str] = []
@@ -367,8 +388,10 @@ class AdvisoryCalls:
         return taken if attempt else None
 
     def take_warnings(self) -> str | None:
-        warnings, self.warnings = self.warnings, []
-        return "\n".join(warnings) or None
+        """The statement's WARNINGs - its advisory unlocks' and engine/backends.py's - taken."""
+        text = "\n".join(self.warnings) or None
+        self.warnings.clear()  # (the same list: BackendCalls appends to it)
+        return text
 
     def close(self) -> None:
         self.locks.release_session(self.session)

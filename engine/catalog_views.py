@@ -489,4 +489,6 @@ _VIEWS = {
     **dict.fromkeys(f"pg_catalog.{name}" for name in ("pg_namespace", "pg_class", "pg_attribute", "pg_type",
                                                        "pg_enum", "pg_constraint", "pg_index", "pg_database",
                                                        "pg_attrdef", "pg_description", "pg_collation")),
+    # engine/system_views.py's: the sessions, their locks and settings
+    **dict.fromkeys(f"pg_catalog.{name}" for name in ("pg_stat_activity", "pg_locks", "pg_settings")),
 }

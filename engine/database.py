@@ -20,6 +20,7 @@ from txlake.engine.duck import SharedDuckDB
 from txlake.engine.mvcc.clog import CommitLog
 from txlake.engine.mvcc.gc import GarbageCollector, wants_compaction
 from txlake.engine.advisory import AdvisoryLocks
+from txlake.engine.backends import Backends
 from txlake.engine.mvcc.locks import LockTable, ProcessLocks
 from txlake.engine.mvcc.ssi import SSI
 from txlake.engine.mvcc.snapshot import Snapshot
@@ -139,6 +140,7 @@ class Database:
         self._successor_batches: list[tuple[int, str, list[int]]] = []  # guarded by _proc_lock
         self.ssi = SSI(self.warehouse.store)
         self.advisory = AdvisoryLocks(self.warehouse.txlog.dir)
+        self.backends = Backends(self.locks, self.advisory)  # its open sessions (pg_stat_activity)
         self._duck: SharedDuckDB | None = None
         self._duck_lock = threading.Lock()
         self.max_active_transactions = max_active_transactions
@@ -288,6 +290,9 @@ class Database:
         with self._duck_lock:
             if self._duck is None:
                 self._duck = SharedDuckDB(os.path.join(self.warehouse.root, ""), self.duckdb_memory_limit)
+                # (every session's: it asks nothing of the calling one)
+                self._duck.con.create_function("pg_blocking_pids", self.backends.blocking_pids, ["INTEGER"],
+                                               "INTEGER[]", side_effects=True)
             return self._duck
 
     @property

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import getpass
 import math
-import os
 import platform
 from decimal import Decimal
 from fractions import Fraction
@@ -776,17 +775,20 @@ def identity(con) -> None:
     ``current_user`` (``user``, ``session_user``, ``current_role``) is the operating system's
     user - txlake has no roles."""
     from txlake import __version__
-    try:
-        user = getpass.getuser()
-    except (KeyError, OSError):  # (no name for the process's uid)
-        user = "txlake"
+    user = user_name()
     version = (f"txlake {__version__} (DuckDB {duckdb.__version__}, Python {platform.python_version()}) "
                f"on {platform.system().lower()} {platform.machine()}")
     for name, value in (("version", version), ("current_user", user), ("session_user", user),
                         ("current_role", user)):
         con.execute(f"CREATE MACRO {name}() AS {sql_string(value)}")  # (the database's: every connection's)
-    # the process serving the session, as PostgreSQL's backend process (42883 before)
-    con.execute(f"CREATE MACRO pg_backend_pid() AS CAST({os.getpid()} AS INTEGER)")
+
+
+def user_name() -> str:
+    """The operating system's user running the process: txlake's current_user (it has no roles)."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # (no name for the process's uid)
+        return "txlake"
 
 
 def sql_string(value: str) -> str:

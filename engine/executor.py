@@ -40,11 +40,13 @@ import sqlglot
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import bpchar, catalog_views, checks, dialect, foreign_keys, points, sources, temp_tables
+from txlake.engine import (bpchar, catalog_views, checks, dialect, foreign_keys, points, sources, system_views,
+                           temp_tables)
 from txlake.engine import catalog_functions, column_scope, generated, indexes, jsonb_order, table_like, uniques
 from txlake.engine import column_constants, user_types
 from txlake.engine.errors_map import negative_row_count, translate, translate_stream_error
 from txlake.engine.advisory import AdvisoryCalls
+from txlake.engine.backends import BackendCalls
 from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls, counter_of, sequence_key
@@ -297,7 +299,8 @@ class Context:
 
 
 class Executor:
-    def __init__(self, database):
+    def __init__(self, database, pid: int = 0):
+        """The executor of the session ``pid`` (engine/backends.py) of ``database``."""
         self.temp_schema = temp_tables.TEMP_DB  # (its session's pg_temp_N: Session sets it)
         self.private: PrivateFolder | None = None  # where its temporary tables spill, once they do
         self.db = database
@@ -324,7 +327,9 @@ class Executor:
         self.duck.create_function(CLOCK_FUNCTION, self._clock, [], duckdb.sqltype("TIMESTAMPTZ"),
                                   side_effects=False)  # DuckDB folds it to a constant when it plans
         self.sequence_calls = SequenceCalls(self.duck, Sequences(database.warehouse.root))
-        self.advisory = AdvisoryCalls(self.duck, database.advisory, self.sequence_calls)
+        self.advisory = AdvisoryCalls(self.duck, database.advisory, self.sequence_calls, pid)
+        self.pid = pid
+        BackendCalls(self.duck, database.backends, pid, self.sequence_calls.guarded, self.advisory.warnings.append)
         self.duck.create_function(XID_FUNCTION, self._xid, [], duckdb.sqltype("BIGINT"), side_effects=False)
         self.duck.create_function(XID_IF_ASSIGNED_FUNCTION, self._xid_if_assigned, [], duckdb.sqltype("BIGINT"),
                                   side_effects=False, null_handling="special")
@@ -518,7 +523,8 @@ class Executor:
             view = catalog_views.view(name.db, name.name)
             if view is not None and travel is None:  # information_schema.tables, pg_tables, ...
                 alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name.name))
-                rows = catalog_views.build(view, ctx.txn.tables(ctx.catalog), self._last_value, self.temp_schema)
+                rows = system_views.build(view, self.db, self.pid) if view in system_views.VIEWS else \
+                    catalog_views.build(view, ctx.txn.tables(ctx.catalog), self._last_value, self.temp_schema)
                 return _pointed(node, register(rows), alias)
             version = self._as_of(ctx, name, travel) if travel is not None else ctx.resolve(name)
             if ctx.unchanged is not None and travel is None:
@@ -1083,6 +1089,10 @@ class Executor:
     def time_zone(self) -> str:
         """DuckDB's TimeZone setting: the session's (``SET TIME ZONE``), at first the process's."""
         return self._sql("SELECT current_setting('TimeZone')").column(0)[0].as_py()
+
+    def default_time_zone(self) -> str:
+        """The zone the session began with, which RESET TIME ZONE goes back to."""
+        return self._default_tz or self.time_zone()
 
     def set_time_zone(self, name: str | None) -> None:
         """``SET TIME ZONE name``; None: back to the zone the session began with."""

@@ -24,7 +24,7 @@ import weakref
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import (catalog_views, checks, comments, copy, deferred, matviews, prepared, renames,
+from txlake.engine import (backends, catalog_views, checks, comments, copy, deferred, matviews, prepared, renames,
                            sequence_ddl, table_locks, uniques, user_types, views, with_writes)
 from txlake.engine.database import Database, default_memory_limit, open_database
 from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result, lock_wait, relation_kind, with_settings
@@ -105,9 +105,16 @@ FIXED_SETTINGS = {
 }
 
 
-# what SHOW ALL lists (PostgreSQL's descriptions)
-_SETTING_DESCRIPTIONS = {
+# what SHOW ALL and pg_settings list (PostgreSQL's descriptions)
+SETTING_DESCRIPTIONS = {
     "application_name": "Sets the application name to be reported in statistics and logs.",
+    "datestyle": "Sets the display format for date and time values.",
+    "intervalstyle": "Sets the display format for interval values.",
+    "integer_datetimes": "Shows whether datetimes are integer based.",
+    "max_identifier_length": "Shows the maximum identifier length.",
+    "server_encoding": "Shows the server (database) character set encoding.",
+    "server_version": "Shows the server version.",
+    "server_version_num": "Shows the server version as an integer.",
     "check_function_bodies": "Check routine bodies during CREATE FUNCTION and CREATE PROCEDURE.",
     "client_encoding": "Sets the client's character set encoding.",
     "client_min_messages": "Sets the message levels that are sent to the client.",
@@ -131,13 +138,18 @@ _SETTING_DESCRIPTIONS = {
 }
 
 
+# the names PostgreSQL writes in capitals (SHOW ALL, pg_settings), of those txlake keeps in lower case
+SETTING_NAMES = {"datestyle": "DateStyle", "intervalstyle": "IntervalStyle", "timezone": "TimeZone"}
+
+
 class Session:
     def __init__(self, path: str, *, isolation_level: str | None = None, **options):
         # validated first: a refused connect must not leave the shared database referenced
         self.default_isolation = normalise_level(isolation_level) if isolation_level else DEFAULT_LEVEL
         self.start_isolation = self.default_isolation  # (what RESET goes back to: connect()'s level)
         self.db: Database = open_database(path, **options)
-        self.executor = Executor(self.db)
+        self.pid = backends.next_pid()  # (pg_backend_pid(): engine/backends.py)
+        self.executor = Executor(self.db, self.pid)
         self.default_read_only = False
         self.settings = dict(SETTINGS_DEFAULTS)
         # SET search_path: its text, as SHOW echoes it, and the databases where names resolve, in order
@@ -151,7 +163,16 @@ class Session:
         self.prepared: dict[str, prepared.Prepared] = {}  # PREPARE's statements, by name
         self.temp = TempTables()  # its temporary tables (engine/temp_tables.py)
         self.executor.temp_schema = self.temp.schema
+        # what pg_stat_activity shows of it (engine/system_views.py), stored as statements start and end
+        self.backend_start = time.time()
+        self.running = False  # a statement runs: 'active'
+        self.query = ""  # its text, or the last one's
+        self.query_start: float | None = None
+        self.state_change = self.backend_start  # (while one runs: query_start)
+        self._terminated = False  # pg_terminate_backend ended it: its owner's next call is told (57P01)
+        self._released = False  # its DuckDB connection closed, its database let go (``close``)
         _open_sessions.add(self)
+        self.db.backends.add(self)
 
     # --- public --------------------------------------------------------------------------
 
@@ -218,6 +239,57 @@ class Session:
         if txn is not None:  # (a lock wait too)
             self.db.locks.cancel(txn)
 
+    def cancel_statement(self) -> None:
+        """``pg_cancel_backend``: cancel the statement the session runs; an idle one is left
+        alone (a cancel would otherwise wait for its next statement)."""
+        if self.running:
+            self.cancel()
+
+    def terminate(self, wait: float | None) -> bool:
+        """``pg_terminate_backend``: the session is closed - no statement starts any more, the
+        running one is canceled, its transaction is rolled back and its locks are freed - and its
+        owner's next call fails with 57P01 (``check_open``). Done here if the session is idle or
+        its statement ends within ``wait`` seconds (True); else (False) as that statement ends.
+        ``wait`` None: from within the session's own statement, which ends it as it fails."""
+        self._terminated = True
+        self.closed = True
+        self.db.backends.remove(self)
+        if wait is None:
+            return False
+        self.cancel()
+        if self._lock.acquire(timeout=wait):
+            try:
+                self._end_terminated()
+            finally:
+                self._lock.release()
+            return True
+        threading.Thread(target=self._end_when_idle, daemon=True).start()
+        return False
+
+    def _end_when_idle(self) -> None:
+        with self._lock:
+            self._end_terminated()
+
+    def _end_terminated(self) -> None:
+        """What the end of a terminated PostgreSQL backend frees: its transaction (rolled back)
+        and its session-level advisory locks. Its DuckDB connection goes at its owner's next
+        call, in the owner's thread (``check_open``)."""
+        if self._released:
+            return
+        if self.txn is not None:
+            self.rollback()
+        self.executor.advisory.locks.release_session(self.pid)
+
+    def check_open(self) -> None:
+        """InterfaceError if the session is closed - but first, once, 57P01 if
+        pg_terminate_backend closed it (then it is closed here, as its connection)."""
+        if self._terminated:
+            self._terminated = False
+            self.close()
+            raise errors.AdminShutdown("terminating connection due to administrator command")
+        if self.closed:
+            raise errors.InterfaceError("connection is closed")
+
     def uncancel(self) -> None:
         self._canceled = False
         txn = self.txn
@@ -246,7 +318,7 @@ class Session:
         """Run ``stmt`` with ``params`` (``many``: an INSERT's parameter sets, ``execute_many``)."""
         with self._lock:
             if self.closed:
-                raise errors.InterfaceError("connection is closed")
+                self.check_open()
             if self.transaction_failed and type(stmt) not in _ENDS_FAILED_BLOCK:
                 self.txn.check_usable()  # 25P02 for everything else, settings and SHOW included
             if len(params) != stmt.param_count:
@@ -258,11 +330,14 @@ class Session:
             if stmt.param_order is not None and many is None:
                 params = tuple(params[i] for i in stmt.param_order)
             handler = _CONTROL.get(type(stmt))
+            outer = not self.running  # (EXECUTE runs its statement inside: pg_stat_activity shows the EXECUTE)
+            if outer:
+                self.running, self.query, self.query_start = True, stmt.text, time.time()
             try:
                 if handler is not None:
                     txn = self.txn
                     try:
-                        return handler(self, stmt, params) if type(stmt) is st.Execute else handler(self, stmt)
+                        return handler(self, stmt, params) if type(stmt) in _WITH_PARAMS else handler(self, stmt)
                     except errors.Error as e:  # (SET, SHOW, SET TRANSACTION, COMMIT PREPARED ... too)
                         if txn is not None and self.txn is txn and txn.state is TxnState.ACTIVE:
                             self.fail(e)
@@ -284,6 +359,13 @@ class Session:
             except OSError as e:  # a full disk, a permission refused - where no layer below said more
                 raise errors.file_error(e, f'could not access file "{e.filename}"' if e.filename
                                         else "could not read or write the warehouse's files") from e
+            except BaseException:
+                if self._terminated:  # (pg_terminate_backend canceled it: the session ends now)
+                    self.check_open()
+                raise
+            finally:
+                if outer:
+                    self.running, self.state_change = False, time.time()
 
     def begin(self, isolation: str | None = None, read_only: bool | None = None,
               explicit: bool = True, label: str | None = None) -> Transaction:
@@ -555,13 +637,14 @@ class Session:
 
     def close(self) -> None:
         with self._lock:
-            if self.closed:
+            if self._released:
                 return
             if self.txn is not None:
                 self.rollback()
             self.temp.tables.clear()  # (their spilled files go with the executor's private folder)
             self.executor.close()
-            self.closed = True
+            self.closed = self._released = True
+            self.db.backends.remove(self)
             self.db.release()
 
     # --- data statements -----------------------------------------------------------------
@@ -592,7 +675,7 @@ class Session:
 
     def _deadline(self) -> float | None:
         """When a statement starting now reaches its statement_timeout (None: it has none)."""
-        timeout = _seconds(self.settings["statement_timeout"], "statement_timeout")
+        timeout = duration_seconds(self.settings["statement_timeout"], "statement_timeout")
         return None if timeout is None else time.monotonic() + timeout
 
     def _run_in(self, txn: Transaction, stmt: st.Statement, params, deadline: float | None,
@@ -637,7 +720,7 @@ class Session:
     def _run_statement(self, txn: Transaction, stmt: st.Statement, params, deadline: float | None,
                        many: list[tuple] | None = None) -> Result | None:
         search_path = self.search_path if not (self.temp.tables or txn.temp_created) else (TEMP_DB, *self.search_path)
-        lock_timeout = _seconds(self.settings["lock_timeout"])
+        lock_timeout = duration_seconds(self.settings["lock_timeout"])
         # table locks before the snapshot: a statement that waited sees what it waited for
         taken = table_locks.lock(self.db, txn, stmt, search_path, lock_wait(lock_timeout, deadline))
         if txn.snapshot is None or not txn.uses_transaction_snapshot:
@@ -776,7 +859,7 @@ class Session:
             search_path = self.search_path if not (self.temp.tables or txn.temp_created) \
                 else (TEMP_DB, *self.search_path)
             ctx = Context(txn, txn.snapshot.catalog, self.settings["search_path"],
-                          lock_timeout=_seconds(self.settings["lock_timeout"]), search_path=search_path,
+                          lock_timeout=duration_seconds(self.settings["lock_timeout"]), search_path=search_path,
                           deadline=deadline if deadline is not None else self._deadline(),
                           canceled=self._check_canceled)
             deferred.run(self.executor, ctx, targets)
@@ -852,7 +935,7 @@ class Session:
             return Result(status="SET")
         if name in self.settings:
             if name in ("lock_timeout", "statement_timeout") and value is not None:
-                _seconds(value, name)  # validate now, as PostgreSQL does
+                duration_seconds(value, name)  # validate now, as PostgreSQL does
             if name in FIXED_SETTINGS and value is not None:
                 _check_fixed_setting(name, value)
             self.settings[name] = value if value is not None else SETTINGS_DEFAULTS[name]
@@ -865,11 +948,16 @@ class Session:
         import pyarrow as pa
         name = stmt.name.lower()
         if name == "all":  # (PostgreSQL's columns: name, setting, description)
-            names = sorted(_SETTING_DESCRIPTIONS)
-            return Result(table=pa.table({"name": names, "setting": [self._shown_setting(n, n) for n in names],
-                                          "description": [_SETTING_DESCRIPTIONS[n] for n in names]}),
+            names = sorted(SETTING_DESCRIPTIONS)
+            return Result(table=pa.table({"name": [SETTING_NAMES.get(n, n) for n in names],
+                                          "setting": [self._shown_setting(n, n) for n in names],
+                                          "description": [SETTING_DESCRIPTIONS[n] for n in names]}),
                           rowcount=len(names), status="SHOW")
         return Result(table=pa.table({name: [self._shown_setting(name, stmt.name)]}), rowcount=1, status="SHOW")
+
+    def shown_setting(self, name: str) -> str:
+        """The value of setting ``name`` as SHOW and current_setting give it."""
+        return self._shown_setting(name.lower(), name)
 
     def _shown_setting(self, name: str, written: str) -> str:
         if name == "transaction_isolation":
@@ -893,6 +981,22 @@ class Session:
         else:
             raise errors.UndefinedObject(f'unrecognized configuration parameter "{written}"')
         return value
+
+    def _update_settings(self, stmt: st.UpdateSettings, params: tuple) -> Result:
+        """``UPDATE pg_settings SET setting = value WHERE ...``, as PostgreSQL's rule: the rows the
+        WHERE picks are read first, then each is ``set_config(name, value, false)`` - a SET of the
+        session, undone by a rollback of the transaction. Its result is those calls' rows (their
+        new values), its tag ``UPDATE 0``."""
+        import pyarrow as pa
+        select = exp.select(exp.column("name"), exp.cast(stmt.setting.copy(), "VARCHAR")).from_(
+            exp.to_table("pg_catalog.pg_settings").as_(stmt.alias or "pg_settings"))
+        if stmt.where is not None:
+            select = select.where(stmt.where.copy())
+        picked = self.execute_statement(st.Query(expression=select, param_count=len(params), text=stmt.text,
+                                                 reads_settings=stmt.reads_settings), params).table
+        values = [self.execute_statement(st.SetVariable(name=name, value=value, function=True)).table.column(0)[0]
+                  .as_py() for name, value in zip(picked.column(0).to_pylist(), picked.column(1).to_pylist())]
+        return Result(table=pa.table({"set_config": pa.array(values, pa.string())}), rowcount=0, status="UPDATE 0")
 
     def _call(self, stmt: st.Call) -> Result:
         from txlake.engine.procedures import call
@@ -1054,7 +1158,7 @@ def _effective(level: str) -> str:
 
 
 @functools.lru_cache(maxsize=64)  # asked at every statement
-def _seconds(value: str, name: str = "lock_timeout") -> float | None:
+def duration_seconds(value: str, name: str = "lock_timeout") -> float | None:
     """A PostgreSQL duration setting ('0' = no limit, '100' = ms, '2s', '1min') in seconds."""
     text = str(value).strip().strip("'\"").lower().replace(" ", "")
     units = (("ms", 0.001), ("min", 60.0), ("s", 1.0), ("h", 3600.0))
@@ -1113,7 +1217,9 @@ _CONTROL = {
     st.Deallocate: Session._deallocate,
     st.Discard: Session._discard,
     st.LockTable: Session._lock_table,
+    st.UpdateSettings: Session._update_settings,
 }
+_WITH_PARAMS = (st.Execute, st.UpdateSettings)  # (control statements whose handler takes the parameters)
 
 # what a failed transaction block still accepts (PostgreSQL's "commands ignored until end
 # of transaction block")

@@ -126,7 +126,8 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
 # the statements whose current_setting() calls engine/executor.py ``with_settings`` reads (also
 # CREATE TABLE AS's; a view's query when the view is created, to find its columns, and where
 # a statement reads it; a DEFAULT's is refused)
-_READS_SETTINGS = (st.Query, st.Insert, st.Update, st.Delete, st.Merge, st.Explain, st.CreateView, st.CreateMatview)
+_READS_SETTINGS = (st.Query, st.Insert, st.Update, st.Delete, st.Merge, st.Explain, st.CreateView, st.CreateMatview,
+                   st.UpdateSettings)
 
 
 # PostgreSQL's commands whose first word sqlglot reads as a name (the others are its keywords)
@@ -1546,11 +1547,22 @@ def _update(tree: exp.Update) -> st.Statement:
     for _, value in assignments:
         _refuse_aggregates(value, "UPDATE")
     _refuse_aggregates(where, "WHERE")
+    if table.name == "pg_settings" and table.db in (None, "pg_catalog"):
+        return _update_settings(tree, assignments, where, alias, from_items)
     return st.Update(table=table, alias=alias, assignments=assignments,
                      from_=from_items, where=where.this if where is not None else None,
                      returning=_returning(tree),
                      defaults=tuple(name for name, value in assignments if _is_default(value)),
                      named_schemas=frozenset(tree.this.meta.get(NAMED_SCHEMAS, ())))
+
+
+def _update_settings(tree: exp.Update, assignments, where, alias, from_items) -> st.UpdateSettings:
+    """``UPDATE pg_settings SET setting = ... [WHERE ...]``: its other columns, FROM and
+    RETURNING mean nothing to PostgreSQL's rule (0A000 here)."""
+    if [name for name, _ in assignments] != ["setting"] or from_items or tree.args.get("returning"):
+        raise errors.NotSupportedError("UPDATE pg_settings is supported as SET setting = value [WHERE ...] alone: "
+                                       "it is a set_config of each setting it picks")
+    return st.UpdateSettings(setting=assignments[0][1], where=where.this if where is not None else None, alias=alias)
 
 
 def _is_default(value: exp.Expression) -> bool:

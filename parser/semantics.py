@@ -1595,6 +1595,8 @@ def _function(node: exp.Anonymous) -> exp.Expression:
         return exp.Anonymous(this="strlen", expressions=[node.expressions[0].copy()])
     if name in _XID_CALLS and not node.expressions:
         return exp.Anonymous(this=_XID_CALLS[name])
+    if (name, len(node.expressions)) in _BACKEND_CALLS:
+        return _backend_call(name, node.expressions)
     if (name in ADVISORY_CALLS and len(node.expressions) in (1, 2)) or (
             name == ADVISORY_UNLOCK_ALL and not node.expressions):
         return _advisory_call(name, node.expressions)
@@ -1619,6 +1621,23 @@ def _relation_size(name: str, arguments: list[exp.Expression]) -> exp.Expression
             "regclass", "pg_catalog.regclass") and isinstance(argument.this, exp.Literal):
         argument = argument.this
     return exp.Anonymous(this=name, expressions=[argument.copy()])
+
+
+# the session's pid and the server signaling functions: each call is the executor's DuckDB
+# function BACKEND_FUNCTION (engine/backends.py), given the function's name
+BACKEND_FUNCTION = "txl_backend"
+_BACKEND_CALLS = frozenset({("pg_backend_pid", 0), ("pg_cancel_backend", 1), ("pg_terminate_backend", 1),
+                            ("pg_terminate_backend", 2)})
+
+
+def _backend_call(name: str, arguments: list[exp.Expression]) -> exp.Expression:
+    """``pg_backend_pid()`` as ``CAST(txl_backend('pg_backend_pid', NULL, 0) AS INTEGER)``,
+    ``pg_cancel_backend(pid)`` and ``pg_terminate_backend(pid [, timeout])`` as the boolean of
+    ``txl_backend(name, pid, timeout)`` (a timeout of 0: none)."""
+    pid = exp.cast(arguments[0].copy() if arguments else exp.null(), "INTEGER")
+    timeout = exp.cast(arguments[1].copy() if len(arguments) == 2 else exp.Literal.number(0), "BIGINT")
+    call = exp.Anonymous(this=BACKEND_FUNCTION, expressions=[exp.Literal.string(name), pid, timeout])
+    return exp.cast(call, "INTEGER" if name == "pg_backend_pid" else "BOOLEAN")
 
 
 def _advisory_call(name: str, arguments: list[exp.Expression]) -> exp.Expression:

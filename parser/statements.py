@@ -710,6 +710,16 @@ class Update(Statement):
 
 
 @dataclass(frozen=True)
+class UpdateSettings(Statement):
+    """``UPDATE pg_settings SET setting = value [WHERE ...]``, which PostgreSQL's rule makes a
+    ``set_config(name, value, false)`` of each row the WHERE picks (engine/session.py)."""
+
+    setting: exp.Expression = None  # type: ignore[assignment]
+    where: exp.Expression | None = None
+    alias: str | None = None
+
+
+@dataclass(frozen=True)
 class Delete(Statement):
     table: TableName
     alias: str | None = None

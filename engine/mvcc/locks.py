@@ -351,6 +351,26 @@ class LockTable:
         with self._mutex:
             return self._waits_for.get(id(txn), ())
 
+    def listing(self) -> tuple[list[tuple], list[tuple]]:
+        """What pg_locks shows of this table, read under the mutex: (txn, table_id, mode, granted,
+        fast path?) of each table-level lock held or awaited, and (txn, the transactions it waits
+        for) of each wait for a row, key or escalated table lock. Held row locks are not listed:
+        PostgreSQL keeps them in the rows, and shows a wait for one as a wait for its holder."""
+        with self._mutex:
+            relations = []
+            for me, held in list(self._modes.items()):  # (a fast path may change its own entry meanwhile)
+                owner = self._owners.get(me)
+                for table_id, bits in list(held.items()):
+                    relation = self._relations.get(table_id)
+                    entry = relation.granted.get(me) if relation is not None else None
+                    relations += [(owner, table_id, mode, True, entry is None or not entry[1] >> mode & 1)
+                                  for mode in MODES if bits >> mode & 1]
+            for table_id, relation in self._relations.items():
+                relations += [(txn, table_id, mode, False, False) for txn, mode in relation.waiting]
+            rows = [(txn, self._waits_for[id(txn)]) for queue in self._queues.values() for txn in queue
+                    if id(txn) in self._waits_for]
+            return relations, rows
+
     def _ungrant(self, txn, key: tuple) -> None:
         """Give back a key ``txn`` was just granted here and did not get across processes."""
         with self._mutex:
