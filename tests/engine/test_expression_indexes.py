@@ -5,8 +5,7 @@ insert_conflict.out) - engine/index_expressions.py."""
 
 import pytest
 
-from tests.conftest import run_python, waiting
-from tests.engine.test_uniques import error_of
+from tests.conftest import error_of, run_python, waiting
 
 USERS = "CREATE TABLE users (id INT PRIMARY KEY, email TEXT, deleted_at TIMESTAMPTZ, org INT)"
 
