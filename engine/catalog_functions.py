@@ -151,12 +151,9 @@ def _kept(parameter: exp.Placeholder | None, value: exp.Expression) -> exp.Expre
 
 def _shown(ex, ctx, name: str) -> exp.Expression:
     """The relation ``name`` names as a regclass shows it (42P01 for none)."""
-    target = parse_table_name(name)
-    found = pg_catalog.relation(ex, ctx, target)
-    if found is None:
-        raise errors.UndefinedTable(f'relation "{catalog_views.relation_name(target.db, target.name)}" does not exist')
+    found = pg_catalog.named_relation(ex, ctx, name)
     if found[1] is None:  # (an index: its name, as written)
-        return exp.Literal.string(target.name)
+        return exp.Literal.string(parse_table_name(name).name)
     return user_types.shown_name(ctx, found[1])
 
 
