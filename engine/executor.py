@@ -270,6 +270,13 @@ class Context:
             return True
         return any(v is not None and relation_kind(v) in kinds for v in self.txn.changes.values())
 
+    def may_have_columns(self, kind: str) -> bool:
+        """Might a table this transaction sees have a column of ``kind`` ("jsonb", "char":
+        CHAR(n))? Counted as ``may_hold`` counts relations."""
+        counted, has = _COLUMNS_COUNTED[kind]
+        return bool(getattr(self.catalog, counted)) or any(
+            v is not None and getattr(v.schema, has) for v in self.txn.changes.values())
+
     def altered(self, name: st.TableName, if_exists: bool, status: str) -> "TableVersion | Result":
         """The relation an ``ALTER ... [IF EXISTS] name`` changes: 42P01 if there is none, or
         - with IF EXISTS - the statement's Result with PostgreSQL's notice."""
@@ -2655,6 +2662,8 @@ def distinct_names(names) -> None:
 
 # the CatalogVersion count of each kind of relation_kind (Context.may_hold)
 _COUNTED = {"view": "views", "materialized view": "matviews", "sequence": "sequences", "type": "types"}
+#: a kind of column -> the catalog's count of the tables having one, and the schema's property saying so
+_COLUMNS_COUNTED = {"jsonb": ("jsonb_tables", "has_jsonb"), "char": ("char_tables", "blank_padded")}
 
 
 def sequence_of(default: str | None) -> str | None:
