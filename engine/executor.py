@@ -2200,7 +2200,7 @@ class Executor:
         i = data.column_names.index(col.name)
         data = data.set_column(i, pa.field(col.name, new_type.arrow()), values)
         if col.name in schema.primary_key and data.num_rows:
-            twice = _unique_keys(data, schema.primary_key)
+            twice = uniques.key_held_twice(data, schema.primary_key)
             if twice is not None:
                 raise errors.UniqueViolation(
                     f'could not create unique index "{schema.pkey_name(table)}"\n'
@@ -2571,16 +2571,6 @@ def _is_session_value(node: exp.Expression) -> bool:
     return isinstance(node, (exp.CurrentSchema, exp.CurrentSchemas, exp.CurrentDatabase, exp.CurrentCatalog)) or (
         isinstance(node, exp.Column) and not node.table and isinstance(node.this, exp.Identifier)
         and not node.this.quoted and node.name.lower() == "current_schema")
-
-
-def _unique_keys(data: pa.Table, names) -> tuple | None:
-    """A primary key ``data`` holds twice, or None."""
-    counts = data.group_by(list(names)).aggregate([([], "count_all")])
-    twice = counts.filter(pc.greater(counts.column("count_all"), 1))
-    if not twice.num_rows:
-        return None
-    row = twice.slice(0, 1).to_pylist()[0]
-    return tuple(row[n] for n in names)
 
 
 def column_type(data_type: exp.DataType) -> ColumnType:

@@ -92,14 +92,21 @@ def validate(unique: UniqueConstraint, data: pa.Table) -> None:
         column = rows.column(name)
         if pa.types.is_floating(column.type):
             rows = rows.set_column(i, name, pc.if_else(pc.equal(column, 0), pa.scalar(0.0, column.type), column))
-    counts = rows.group_by(names).aggregate([([], "count_all")])
-    twice = counts.filter(pc.greater(counts.column("count_all"), 1))
-    if twice.num_rows:
-        row = twice.slice(0, 1).to_pylist()[0]
-        key = tuple(row[n] for n in names)
+    key = key_held_twice(rows, names)
+    if key is not None:
         raise errors.UniqueViolation(
             f'could not create unique index "{unique.name}"\n'
             f"DETAIL:  Key ({', '.join(unique.shown)})=({key_text(key)}) is duplicated.")
+
+
+def key_held_twice(rows: pa.Table, names) -> tuple | None:
+    """A key (the values of the columns ``names``) ``rows`` hold twice, or None."""
+    counts = rows.group_by(list(names)).aggregate([([], "count_all")])
+    twice = counts.filter(pc.greater(counts.column("count_all"), 1))
+    if not twice.num_rows:
+        return None
+    row = twice.slice(0, 1).to_pylist()[0]
+    return tuple(row[n] for n in names)
 
 
 def renamed(schema: TableSchema, old: str, new: str) -> TableSchema:
