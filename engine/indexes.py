@@ -53,7 +53,7 @@ def renamed(schema: TableSchema, old: str, new: str, field: str = "indexes") -> 
     another of its tuples of named column lists: ``field``, "uniques")."""
     if not getattr(schema, field):
         return schema
-    return replace(schema, **{field: tuple(index_expressions.renamed(i, old, new) if i.inputs
+    return replace(schema, **{field: tuple(index_expressions.renamed(i, old, new) if i.computed
                                            else replace(i, columns=tuple(new if c == old else c for c in i.columns))
                                            for i in getattr(schema, field))})
 
@@ -225,8 +225,8 @@ def keys_of(schema: TableSchema, table: str) -> list[tuple[str, tuple[str, ...],
     unique keys, then indexes, those of most columns first - not an index of expressions or
     a partial one (engine/index_expressions.py): it answers no lookup of rows by columns."""
     keyed = [(schema.pkey_name(table), schema.primary_key, True)] if schema.primary_key else []
-    keyed += [(u.name, u.columns, False) for u in schema.uniques if not u.inputs]
-    return keyed + sorted(((i.name, i.columns, False) for i in schema.indexes if not i.inputs),
+    keyed += [(u.name, u.columns, False) for u in schema.uniques if not u.computed]
+    return keyed + sorted(((i.name, i.columns, False) for i in schema.indexes if not i.computed),
                           key=lambda k: -len(k[1]))
 
 
@@ -246,7 +246,7 @@ def referencing_key(ex, child: TableVersion, columns, keys: list[tuple]) -> tupl
     """storage/foreign_keys.py ``referencing_key`` (a key among ``keys`` that a row of
     ``child`` holds in ``columns``) through an index of ``child`` over exactly those columns,
     if it has one and the keys are few integers or texts; else that function's scan."""
-    index = next((i for i in child.schema.indexes if not i.inputs and sorted(i.columns) == sorted(columns)), None)
+    index = next((i for i in child.schema.indexes if not i.computed and sorted(i.columns) == sorted(columns)), None)
     if index is None or len(keys) > FK_PROBES or \
             not all(type(v) in (int, str) for k in keys for v in k):
         return fks.referencing_key(ex.store, child, columns, set(keys))

@@ -436,7 +436,7 @@ def lock_old_keys(ex, ctx, version: TableVersion, rowids) -> None:
         ex.db.locks.acquire(ctx.txn, (version.table_id, TABLE), ctx.lock_wait)
         return
     locked = ids
-    columns = sorted({c for u in version.schema.uniques if not u.inputs for c in u.columns})
+    columns = sorted({c for u in version.schema.uniques if not u.computed for c in u.columns})
     values = {c: [] for c in columns}
     if not columns:  # (only expression indexes: nothing to read here)
         ids = ids[:0]
@@ -462,7 +462,7 @@ def lock_old_keys(ex, ctx, version: TableVersion, rowids) -> None:
             for c in columns:
                 values[c].extend(pk.key_tuples(table, (c,)))
     for unique in version.schema.uniques:
-        if unique.inputs:  # (an expression index's keys: computed from the rows)
+        if unique.computed:  # (an expression index's keys: computed from the rows)
             _lock_keys(ex, ctx, version, unique, _keys_at_rows(ex, version, locked, unique))
             continue
         held = [values[c] for c in unique.columns]

@@ -75,6 +75,21 @@ def test_partial_unique_index_keeps_one_live_row_per_key(c):
     assert rows(c, "SELECT count(*) FROM users") == [(4,)]
 
 
+def test_a_unique_index_of_a_constant_keeps_one_row(c):
+    # (the one-row table's index, ((true)) or ((1)): it reads no column - it was taken for an
+    # index of plain columns, "=1" among them: UPDATE and DELETE raised KeyError)
+    c.execute("CREATE UNIQUE INDEX users_one ON users ((1))")
+    c.execute("INSERT INTO users VALUES (1, 'a', NULL, 1)")
+    assert error_of(c, "INSERT INTO users VALUES (2, 'b', NULL, 1)") == taken("((1))=(1)", "users_one")
+    c.execute("UPDATE users SET email = 'b' WHERE id = 1")
+    c.execute("UPDATE users SET org = 2 WHERE org > 0")
+    assert rows(c, "SELECT id, email, org FROM users") == [(1, "b", 2)]
+    c.execute("DELETE FROM users WHERE id = 1")
+    c.execute("INSERT INTO users VALUES (2, 'c', NULL, 1)")
+    c.execute("DELETE FROM users")
+    assert rows(c) == []
+
+
 def test_on_conflict_infers_an_expression_index(c):
     c.execute("CREATE UNIQUE INDEX users_email_lower ON users (lower(email))")
     c.execute("INSERT INTO users VALUES (1, 'A@x', NULL, 1)")
