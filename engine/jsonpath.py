@@ -29,8 +29,6 @@ import math
 import re
 from decimal import Decimal
 
-import pyarrow as pa
-
 from txlake.engine import jsonb, regexp_functions
 from txlake.parser import numeric
 from txlake.parser.json_ops import PATH_EXISTS, PATH_IN, PATH_MATCH, PATH_QUERY, PATH_QUERY_ARRAY, PATH_QUERY_FIRST
@@ -1077,21 +1075,17 @@ def path_query_first(doc: str, path: str, variables: str, silent: bool) -> str |
 
 
 _ARGUMENTS = ["VARCHAR", "VARCHAR", "VARCHAR", "BOOLEAN"]
-# (name, function, parameter types, DuckDB result type, Arrow result type)
+# (name, function, parameter types, result type: engine/jsonb.py create_functions)
 _FUNCTIONS = (
-    (PATH_IN, jsonpath_in, ["VARCHAR"], "VARCHAR", pa.string()),
-    (PATH_EXISTS, path_exists, _ARGUMENTS, "BOOLEAN", pa.bool_()),
-    (PATH_MATCH, path_match, _ARGUMENTS, "BOOLEAN", pa.bool_()),
-    (PATH_QUERY, path_query, _ARGUMENTS, "VARCHAR[]", pa.list_(pa.string())),
-    (PATH_QUERY_ARRAY, path_query_array, _ARGUMENTS, "JSON", pa.json_()),
-    (PATH_QUERY_FIRST, path_query_first, _ARGUMENTS, "JSON", pa.json_()),
+    (PATH_IN, jsonpath_in, ["VARCHAR"], "VARCHAR"),
+    (PATH_EXISTS, path_exists, _ARGUMENTS, "BOOLEAN"),
+    (PATH_MATCH, path_match, _ARGUMENTS, "BOOLEAN"),
+    (PATH_QUERY, path_query, _ARGUMENTS, "VARCHAR[]"),
+    (PATH_QUERY_ARRAY, path_query_array, _ARGUMENTS, "JSON"),
+    (PATH_QUERY_FIRST, path_query_first, _ARGUMENTS, "JSON"),
 )
 
 
 def register(con) -> None:
     """Give a new DuckDB database the functions (NULL in, NULL out; a value may be NULL too)."""
-    import duckdb
-    for name, function, params, returns, arrow in _FUNCTIONS:
-        con.create_function(name, jsonb.arrow_function(function, len(params), arrow),
-                            [duckdb.sqltype(p) for p in params], duckdb.sqltype(returns), type="arrow",
-                            side_effects=False, null_handling="special")
+    jsonb.create_functions(con, _FUNCTIONS)
