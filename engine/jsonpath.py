@@ -169,6 +169,20 @@ def _read_escaped(text: str, i: int, stop) -> tuple[str, int]:
     return "".join(out), i
 
 
+def _quoted(text: str, i: int) -> tuple[str, int]:
+    """The double-quoted string that opens at ``text[i]``, its escapes read, and the index after
+    its closing quote."""
+    value, j = _read_escaped(text, i + 1, lambda ch: ch == '"')
+    if j >= len(text):
+        raise PathSyntaxError("unterminated quoted string at end of jsonpath input")
+    return value, j + 1
+
+
+def _word_end(ch: str) -> bool:
+    """Does ``ch`` end an unquoted word (a key, a $variable's name)?"""
+    return ch in _SPECIAL and ch != "\\" or ch.isspace()
+
+
 def _tokens(text: str) -> list[tuple[str, object, str]]:
     """(kind, value, text as written): kinds ``str``, ``num``, ``var``, ``ident`` and the
     operators as themselves; ``end`` last."""
@@ -176,21 +190,13 @@ def _tokens(text: str) -> list[tuple[str, object, str]]:
     while i < len(text):
         c = text[i]
         if c == '"':
-            value, j = _read_escaped(text, i + 1, lambda ch: ch == '"')
-            if j >= len(text):
-                raise PathSyntaxError("unterminated quoted string at end of jsonpath input")
-            out.append(("str", value, text[i:j + 1]))
-            i = j + 1
+            value, j = _quoted(text, i)
+            out.append(("str", value, text[i:j]))
+            i = j
             continue
         if c == "$" and i + 1 < len(text) and (text[i + 1] == '"' or text[i + 1] not in _SPECIAL
                                                 and not text[i + 1].isspace()):
-            if text[i + 1] == '"':
-                name, j = _read_escaped(text, i + 2, lambda ch: ch == '"')
-                if j >= len(text):
-                    raise PathSyntaxError("unterminated quoted string at end of jsonpath input")
-                j += 1
-            else:
-                name, j = _read_escaped(text, i + 1, lambda ch: ch in _SPECIAL and ch != "\\" or ch.isspace())
+            name, j = _quoted(text, i + 1) if text[i + 1] == '"' else _read_escaped(text, i + 1, _word_end)
             out.append(("var", name, text[i:j]))
             i = j
             continue
@@ -210,7 +216,7 @@ def _tokens(text: str) -> list[tuple[str, object, str]]:
             continue
         if c in _SPECIAL and c != "\\":
             raise PathSyntaxError(f'syntax error at or near "{c}" of jsonpath input')
-        word, j = _read_escaped(text, i, lambda ch: ch in _SPECIAL and ch != "\\" or ch.isspace())
+        word, j = _read_escaped(text, i, _word_end)
         out.append(("ident", word, text[i:j]))
         i = j
     out.append(("end", None, ""))
