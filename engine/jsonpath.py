@@ -1022,16 +1022,25 @@ def _compared(op: str, a, b) -> bool | None:
 # The SQL functions
 # ---------------------------------------------------------------------------------------------
 
-def _evaluation(doc: str, path: str, variables: str, silent: bool) -> tuple[list, bool]:
-    """The items ``path`` gives of ``doc`` (a list, and whether it ended in an error ``silent``
-    suppressed: the items found before it kept, as PostgreSQL keeps them)."""
+def _started(doc: str, path: str, variables: str) -> tuple[JsonPath, _Context]:
+    """``path`` parsed, and the context its evaluation over ``doc`` starts in (22023 if
+    ``variables`` is no object)."""
     program = parsed(path)
     root = jsonb.parse(doc)
     bound = jsonb.parse(variables)
     if not isinstance(bound, dict):
         raise PathArgumentError('"vars" argument is not an object\nDETAIL:  Jsonpath parameters should be encoded as '
                                 'key-value pairs of "vars" object.')
-    cx = _Context(root, None, None, bound, not program.strict, not program.strict)
+    return program, _Context(root, None, None, bound, not program.strict, not program.strict)
+
+
+def _evaluation(doc: str, path: str, variables: str, silent: bool) -> tuple[list, bool]:
+    """The items ``path`` gives of ``doc`` (a list, and whether it ended in an error ``silent``
+    suppressed: the items found before it kept, as PostgreSQL keeps them)."""
+    return _evaluated(*_started(doc, path, variables), silent)
+
+
+def _evaluated(program: JsonPath, cx: _Context, silent: bool) -> tuple[list, bool]:
     found = []
     try:
         for item in _items(program.root, cx):
@@ -1044,17 +1053,15 @@ def _evaluation(doc: str, path: str, variables: str, silent: bool) -> tuple[list
 
 
 def path_exists(doc: str, path: str, variables: str, silent: bool) -> bool | None:
-    program = parsed(path)
+    program, cx = _started(doc, path, variables)
     if not program.strict:  # (lax: the first item answers; an error after it does not count)
-        root, bound = jsonb.parse(doc), jsonb.parse(variables)
-        if isinstance(bound, dict):
-            try:
-                return _exists(program.root, _Context(root, None, None, bound, True, True))
-            except EvaluationError:
-                if not silent:
-                    raise
-                return None
-    found, failed = _evaluation(doc, path, variables, silent)
+        try:
+            return _exists(program.root, cx)
+        except EvaluationError:
+            if not silent:
+                raise
+            return None
+    found, failed = _evaluated(program, cx, silent)
     return None if failed else bool(found)
 
 
