@@ -115,7 +115,7 @@ ERRORS = {cls.__name__: cls for cls in (
 #       ("filter", predicate)
 #   ("bin", op, left, right)  ("unary", op, operand)
 #   predicates: ("cmp", op, left, right) ("and", l, r) ("or", l, r) ("not", p) ("unknown", p)
-#       ("exists", expression) ("starts", left, right) ("regex", left, pattern, flags)
+#       ("exists", expression) ("starts", left, right) ("regex", left, pattern, flags, compiled)
 # ---------------------------------------------------------------------------------------------
 
 _PREDICATES = frozenset({"cmp", "and", "or", "not", "unknown", "exists", "starts", "regex"})
@@ -323,7 +323,7 @@ class _Parser:
             if self.word() == "flag":
                 self.take()
                 flags = self.expect("str")[1]
-            node = ("regex", self.expression(left, token), pattern, _regex_flags(pattern, flags))
+            node = ("regex", self.expression(left, token), pattern, *_like_regex(pattern, flags))
         else:
             return left
         if self.peek()[0] in ("==", "!=", "<", "<=", ">", ">="):
@@ -479,9 +479,9 @@ class _Parser:
 _FLAG_ORDER = "ismxq"
 
 
-def _regex_flags(pattern: str, flags: str) -> str:
-    """``flags`` checked (jspConvertRegexFlags) and in print order; the pattern compiled once to
-    check it (2201B)."""
+def _like_regex(pattern: str, flags: str) -> tuple[str, re.Pattern]:
+    """``flags`` checked (jspConvertRegexFlags) and in print order, and the pattern compiled with
+    them (2201B) - once, kept in the parsed path."""
     for flag in flags:
         if flag not in _FLAG_ORDER:
             raise PathSyntaxError(f'invalid input syntax for type jsonpath\nDETAIL:  unrecognized flag character '
@@ -489,11 +489,9 @@ def _regex_flags(pattern: str, flags: str) -> str:
     if "x" in flags and "q" not in flags:
         raise PathNotSupported('XQuery "x" flag (expanded regular expressions) is not implemented')
     ordered = "".join(f for f in _FLAG_ORDER if f in flags)
-    _regex(pattern, ordered)
-    return ordered
+    return ordered, _regex(pattern, ordered)
 
 
-@functools.lru_cache(maxsize=256)
 def _regex(pattern: str, flags: str) -> re.Pattern:
     """like_regex's pattern compiled as PostgreSQL's regex with the flags it maps the XQuery
     ones to: ``.`` does not match a newline but with ``s``, ``^`` / ``$`` match at lines with
@@ -957,7 +955,7 @@ def _truth(node, cx: _Context) -> bool | None:
         left = list(_unwrapped(node[1], cx))
         if kind == "starts":
             return _any_pair(left, list(_items(node[2], cx)), _starts_with, cx)
-        regex = _regex(node[2], node[3])
+        regex = node[4]
         return _any_pair(left, [None], lambda a, _: regex.search(a) is not None if isinstance(a, str) else None, cx)
     except EvaluationError:
         return None
