@@ -23,6 +23,7 @@ from dataclasses import replace
 
 import pyarrow as pa
 
+from txlake import errors
 from txlake.engine import checks
 from txlake.engine.pg_expr import column_default
 from txlake.engine.temp_tables import TEMP_DB, TEMP_ID_PREFIX
@@ -57,6 +58,12 @@ def relation_name(db: str | None, name: str) -> str:
     """A relation named as PostgreSQL's messages name it: ``name``, or ``schema.name`` when the
     reference was qualified (``public.t``, not txlake's ``default.t``)."""
     return f"{schema_name(db)}.{name}" if db else name
+
+
+def undefined_table(name) -> errors.UndefinedTable:
+    """42P01 for the relation ``name`` (a parser/statements.py TableName) would name, worded as
+    PostgreSQL words it."""
+    return errors.UndefinedTable(f'relation "{relation_name(name.db, name.name)}" does not exist')
 
 
 def view(db: str, name: str) -> str | None:

@@ -291,7 +291,7 @@ class Context:
     def resolve(self, name: st.TableName) -> TableVersion:
         version = self.lookup(name)
         if version is None:
-            raise errors.UndefinedTable(f'relation "{catalog_views.relation_name(name.db, name.name)}" does not exist')
+            raise catalog_views.undefined_table(name)
         return version
 
     def check_interrupts(self) -> None:

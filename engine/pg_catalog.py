@@ -139,7 +139,7 @@ def named_relation(ex, ctx, name: str) -> tuple[int, TableVersion | None]:
     """``relation`` of the relation ``name`` names, as regclass input reads it: 42P01 for none."""
     found = relation(ex, ctx, target := parse_table_name(name))
     if found is None:
-        raise errors.UndefinedTable(f'relation "{catalog_views.relation_name(target.db, target.name)}" does not exist')
+        raise catalog_views.undefined_table(target)
     return found
 
 
