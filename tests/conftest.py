@@ -143,6 +143,11 @@ def one(conn, sql, params=None) -> tuple | None:
     return conn.execute(sql, params).fetchone()
 
 
+def value(conn, sql, params=None):
+    """The first value of the first row ``sql`` gives."""
+    return conn.execute(sql, params).fetchone()[0]
+
+
 def fails(conn, sql, sqlstate, *words, params=None, error=txlake.Error) -> str:
     """The message of the error ``sql`` fails with (running it and fetching its rows), which must
     be an ``error`` with ``sqlstate`` and hold each of ``words``."""
