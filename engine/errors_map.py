@@ -69,7 +69,6 @@ def _range_message(message: str) -> str:
 
 # a Python function DuckDB called failed: its exception's words
 _UDF_ERROR = re.compile(r"Python exception occurred while executing the UDF: (?P<kind>\w+): (?P<message>.*)")
-# parser/number_format.py's and date_format.py's errors (to_char, to_number) by their SQLSTATE
 _MISSING_COLUMN = (re.compile(r'Referenced column "(?P<column>.+?)" (?:was )?not found'),
                    # (a FROM-less SELECT naming a column another item names: DuckDB's aliases)
                    re.compile(r'Column "(?P<column>.+?)" referenced that exists in the SELECT clause - but this '

@@ -27,10 +27,10 @@ A CHECK constraint's expression compares alike (``in_check``: engine/checks.py k
 SERIALIZABLE's read predicates are checked again on a connection comparing texts, so one naming
 a jsonb column reads the whole table (``names_jsonb``).
 
-Nothing is looked at while no table the transaction sees has a jsonb column (``Context.may_have_columns``: the
-catalog counts them; a temporary table, or one the transaction made or altered, is among its
-changes). A query's rewrite depends on its tables' schemas only, so its cached plan holds it
-(engine/executor.py ``_query_plan``).
+Nothing is looked at while no table the transaction sees has a jsonb column
+(engine/executor.py ``Context.may_have_columns``: the catalog counts them; a temporary table,
+or one the transaction made or altered, is among its changes). A query's rewrite depends on
+its tables' schemas only, so its cached plan holds it (engine/executor.py ``_query_plan``).
 """
 
 from __future__ import annotations
