@@ -38,12 +38,6 @@ _COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.NullSafeE
 _MATCHES = (exp.Like, exp.ILike, exp.RegexpLike, exp.RegexpILike)
 
 
-def in_play(ctx: Context) -> bool:
-    """Might a table of the statement have a CHAR(n) column?"""
-    return bool(ctx.catalog.char_tables) or any(
-        v is not None and v.schema.blank_padded for v in ctx.txn.changes.values())
-
-
 def cast_width(node: exp.Expression) -> int | None:
     """n of a cast to char(n) (parser/semantics.py has cut the value to n, without trailing spaces)."""
     if isinstance(node, exp.Cast) and node.to.is_type(exp.DType.CHAR, exp.DType.NCHAR, exp.DType.BPCHAR) \
@@ -59,7 +53,7 @@ def rewritten(ctx: Context, expression: exp.Expression, tables: column_scope.Sta
     statement is a query, whose rows are its result - given out as PostgreSQL's (the module's
     docstring); ``expression`` itself if it reads no CHAR(n) column."""
     casts = query and any(cast_width(n) is not None for n in expression.find_all(exp.Cast))
-    if not casts and not in_play(ctx):
+    if not casts and not ctx.may_have_columns("char"):
         return expression
     tables = tables if tables is not None else column_scope.StatementTables(ctx, expression)
     column_width = column_scope.resolver(ctx, expression, lambda col: col.type.length if col.type.blank_padded

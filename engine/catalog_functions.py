@@ -19,16 +19,15 @@ default's text where PostgreSQL has its node tree, which ``pg_get_expr`` gives b
 
 from __future__ import annotations
 
-import re
-from functools import cache, cached_property
+from functools import cached_property
 
-import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
 from txlake import errors
 from txlake.engine import catalog_views, checks, comments, pg_catalog, user_types
 from txlake.engine.catalog_views import schema_name
+from txlake.engine.dialect import quote_ident
 from txlake.parser.parse import parse_table_name
 from txlake.parser.semantics import RELATION_SIZES
 from txlake.storage.schema import timing_sql
@@ -151,12 +150,9 @@ def _kept(parameter: exp.Placeholder | None, value: exp.Expression) -> exp.Expre
 
 def _shown(ex, ctx, name: str) -> exp.Expression:
     """The relation ``name`` names as a regclass shows it (42P01 for none)."""
-    target = parse_table_name(name)
-    found = pg_catalog.relation(ex, ctx, target)
-    if found is None:
-        raise errors.UndefinedTable(f'relation "{catalog_views.relation_name(target.db, target.name)}" does not exist')
+    found = pg_catalog.named_relation(ex, ctx, name)
     if found[1] is None:  # (an index: its name, as written)
-        return exp.Literal.string(target.name)
+        return exp.Literal.string(parse_table_name(name).name)
     return user_types.shown_name(ctx, found[1])
 
 
@@ -235,21 +231,7 @@ def _relation(rows: list[tuple], **columns: pa.DataType) -> pa.Table:
 def _qualified(db: str, name: str, visible: bool) -> str:
     """A type's or relation's name as format_type and regclass write it: quoted where it must
     be, qualified by its schema unless the search path finds it."""
-    return _quote_ident(name) if visible else f"{_quote_ident(schema_name(db))}.{_quote_ident(name)}"
-
-
-def _quote_ident(name: str) -> str:
-    """``name`` as quote_ident writes it (engine/dialect.py's macro: the same rule)."""
-    if re.fullmatch(r"[a-z_][a-z0-9_$]*", name) and name not in _reserved_words():
-        return name
-    return '"' + name.replace('"', '""') + '"'
-
-
-@cache
-def _reserved_words() -> frozenset[str]:
-    """The keywords a name must be quoted as (DuckDB's grammar is PostgreSQL's: so are its categories)."""
-    rows = duckdb.sql("SELECT keyword_name FROM duckdb_keywords() WHERE keyword_category <> 'unreserved'").fetchall()
-    return frozenset(r[0] for r in rows)
+    return quote_ident(name) if visible else f"{quote_ident(schema_name(db))}.{quote_ident(name)}"
 
 
 # --- obj_description / col_description -----------------------------------------------------
@@ -327,7 +309,7 @@ class Lookups:
             for name, columns, *_ in pg_catalog.indexes_of(t):
                 index_oid = pg_catalog.oid(t.table_id, name)
                 rows.append((index_oid, 0, definitions[name]))
-                rows += [(index_oid, i, _quote_ident(c)) for i, c in enumerate(columns, 1)]
+                rows += [(index_oid, i, quote_ident(c)) for i, c in enumerate(columns, 1)]
         return self.register(_relation(rows, key=pa.int64(), column=pa.int32(), definition=pa.string()))
 
     @cached_property
@@ -353,9 +335,9 @@ class Lookups:
                 return foreign_keys.definition(c.spec, "???")
             return foreign_keys.definition(c.spec, _qualified(target.db, target.name, target.table_id in self.visible))
         if c.contype == "p":
-            return f"PRIMARY KEY ({', '.join(_quote_ident(n) for n in c.owner.schema.primary_key)})"
+            return f"PRIMARY KEY ({', '.join(quote_ident(n) for n in c.owner.schema.primary_key)})"
         distinct = " NULLS NOT DISTINCT" if c.spec.nulls_not_distinct else ""
-        return f"UNIQUE{distinct} ({', '.join(_quote_ident(n) for n in c.spec.columns)})" + timing_sql(c.spec)
+        return f"UNIQUE{distinct} ({', '.join(quote_ident(n) for n in c.spec.columns)})" + timing_sql(c.spec)
 
     @cached_property
     def expressions(self) -> str:

@@ -23,6 +23,7 @@ from dataclasses import replace
 
 import pyarrow as pa
 
+from txlake import errors
 from txlake.engine import checks
 from txlake.engine.pg_expr import column_default
 from txlake.engine.temp_tables import TEMP_DB, TEMP_ID_PREFIX
@@ -73,6 +74,12 @@ def pg_type_name(duckdb_type: str) -> str:
     if kind == "ANY":
         return '"any"'
     return "text" if kind == "TEXT" else _PG_TYPES[kind][0] if kind in _PG_TYPES else duckdb_type.lower()
+
+
+def undefined_table(name) -> errors.UndefinedTable:
+    """42P01 for the relation ``name`` (a parser/statements.py TableName) would name, worded as
+    PostgreSQL words it."""
+    return errors.UndefinedTable(f'relation "{relation_name(name.db, name.name)}" does not exist')
 
 
 def view(db: str, name: str) -> str | None:

@@ -137,7 +137,7 @@ def _index(ex, ctx, target: st.TableName) -> tuple[TableVersion, str, str]:
     db, name = ctx.locate(target)
     hit = uniques.index_names(ex, ctx, db).get(name)
     if hit is None:
-        raise errors.UndefinedTable(f'relation "{catalog_views.relation_name(target.db, target.name)}" does not exist')
+        raise catalog_views.undefined_table(target)
     version = hit[0]
     return version, "index", "" if name == version.schema.pkey_name(version.name) else name
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 import getpass
 import math
 import platform
+import re
 from decimal import Decimal
 from fractions import Fraction
+from functools import cache
 
 import duckdb
 import pyarrow as pa
@@ -173,6 +175,24 @@ _POWER = ("CASE WHEN {x} = 0 AND {y} < 0 THEN error('zero raised to a negative p
 #: the macro checking a value of an enum (engine/user_types.py)
 ENUM_VALUE_MACRO = "__txl_enum_value"
 
+#: quote_ident's rule: a name is left bare when it is lower-case and no keyword PostgreSQL
+#: reserves (DuckDB's grammar is PostgreSQL's: so are its keyword categories), else quoted
+_BARE_NAME = "[a-z_][a-z0-9_$]*"
+_RESERVED_WORDS = "SELECT keyword_name FROM duckdb_keywords() WHERE keyword_category <> 'unreserved'"
+
+
+def quote_ident(name: str) -> str:
+    """``name`` as the quote_ident macro writes it (for text built in Python: catalog lookups)."""
+    if re.fullmatch(_BARE_NAME, name) and name not in _reserved_words():
+        return name
+    return '"' + name.replace('"', '""') + '"'
+
+
+@cache
+def _reserved_words() -> frozenset[str]:
+    return frozenset(r[0] for r in duckdb.sql(_RESERVED_WORDS).fetchall())
+
+
 # macros, which DuckDB keeps in the database: made once for all its connections
 MACROS = (
     # a value of an enum (engine/user_types.py): given its labels and name, NULL or one of them
@@ -243,11 +263,8 @@ MACROS = (
     " ELSE CASE WHEN typeof(x) LIKE 'DECIMAL%' THEN 'numeric' ELSE lower(typeof(x)) END END",
     # div(y, x): the integer quotient, truncated toward zero (integers divide so here)
     f"CREATE MACRO div(y, x) AS trunc(y / {DIVISOR_MACRO}(x, y))",
-    # quoted unless a lower-case name that is no keyword PostgreSQL reserves (DuckDB's
-    # grammar is PostgreSQL's: its keyword categories are PostgreSQL's)
-    "CREATE MACRO quote_ident(s) AS CASE WHEN regexp_full_match(s, '[a-z_][a-z0-9_$]*') AND s NOT IN "
-    "(SELECT keyword_name FROM duckdb_keywords() WHERE keyword_category <> 'unreserved') THEN s "
-    "ELSE '\"' || replace(s, '\"', '\"\"') || '\"' END",
+    f"CREATE MACRO quote_ident(s) AS CASE WHEN regexp_full_match(s, '{_BARE_NAME}') AND s NOT IN "
+    f"({_RESERVED_WORDS}) THEN s ELSE '\"' || replace(s, '\"', '\"\"') || '\"' END",
     "CREATE MACRO quote_literal(s) AS chr(39) || replace(CAST(s AS VARCHAR), chr(39), chr(39) || chr(39)) || chr(39)",
     "CREATE MACRO quote_nullable(s) AS coalesce(quote_literal(s), 'NULL')",
     # split_part() as PostgreSQL's: field 0 is an error, an empty delimiter leaves the string whole

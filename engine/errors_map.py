@@ -70,11 +70,6 @@ def _range_message(message: str) -> str:
 
 # a Python function DuckDB called failed: its exception's words
 _UDF_ERROR = re.compile(r"Python exception occurred while executing the UDF: (?P<kind>\w+): (?P<message>.*)")
-# parser/number_format.py's and date_format.py's errors (to_char, to_number) by their SQLSTATE
-_NUMBER_FORMAT_ERRORS = {"42601": errors.SyntaxError, "22P02": errors.InvalidTextRepresentation,
-                         "22003": errors.NumericValueOutOfRange, "0A000": errors.NotSupportedError,
-                         "22007": errors.InvalidDatetimeFormat}
-
 _MISSING_COLUMN = (re.compile(r'Referenced column "(?P<column>.+?)" (?:was )?not found'),
                    # (a FROM-less SELECT naming a column another item names: DuckDB's aliases)
                    re.compile(r'Column "(?P<column>.+?)" referenced that exists in the SELECT clause - but this '
@@ -183,11 +178,13 @@ def json_input_error(message: str) -> errors.Error:
 
 # a SQLSTATE's class (others: a DataError, or for class 42 a ProgrammingError, carrying it)
 _SQLSTATE_CLASSES = {"42601": errors.SyntaxError, "22P02": errors.InvalidTextRepresentation,
-                     "0A000": errors.NotSupportedError, "22012": errors.DivisionByZero}
+                     "0A000": errors.NotSupportedError, "22012": errors.DivisionByZero,
+                     "22003": errors.NumericValueOutOfRange, "22007": errors.InvalidDatetimeFormat}
 
 
 def _by_sqlstate(sqlstate: str, message: str) -> errors.Error:
-    """The error of ``sqlstate`` (engine/jsonpath.py's, by their class)."""
+    """The error of ``sqlstate`` (engine/jsonpath.py's and parser/number_format.py's and
+    date_format.py's, raised in a function DuckDB called, by their class)."""
     if sqlstate in _SQLSTATE_CLASSES:
         return _SQLSTATE_CLASSES[sqlstate](message)
     return (errors.ProgrammingError if sqlstate.startswith("42") else errors.DataError)(message, sqlstate=sqlstate)
@@ -268,12 +265,10 @@ def translate(e: duckdb.Error) -> errors.Error:
     if isinstance(e, duckdb.InvalidInputException):
         if (udf := _UDF_ERROR.search(message)) is not None:  # (engine/dialect.py's functions: bytea input)
             message = udf["message"]
-            if (number_error := number_format.ERRORS.get(udf["kind"]) or date_format.ERRORS.get(udf["kind"])) \
+            kind = udf["kind"]  # (to_number / to_char / to_date's, jsonpath's: their SQLSTATE's)
+            if (known := number_format.ERRORS.get(kind) or date_format.ERRORS.get(kind) or jsonpath.ERRORS.get(kind)) \
                     is not None:
-                return _NUMBER_FORMAT_ERRORS.get(number_error.sqlstate, errors.DataError)(
-                    message, sqlstate=number_error.sqlstate)
-            if (path_error := jsonpath.ERRORS.get(udf["kind"])) is not None:
-                return _by_sqlstate(path_error.sqlstate, message)
+                return _by_sqlstate(known.sqlstate, message)
             if "are not supported" in message:  # (array input: txlake's arrays are one-dimensional)
                 return errors.NotSupportedError(message)
             if "invalid input syntax" in message or message.startswith("malformed array literal") or \

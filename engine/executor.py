@@ -272,6 +272,13 @@ class Context:
             return True
         return any(v is not None and relation_kind(v) in kinds for v in self.txn.changes.values())
 
+    def may_have_columns(self, kind: str) -> bool:
+        """Might a table this transaction sees have a column of ``kind`` ("jsonb", "char":
+        CHAR(n))? Counted as ``may_hold`` counts relations."""
+        counted, has = _COLUMNS_COUNTED[kind]
+        return bool(getattr(self.catalog, counted)) or any(
+            v is not None and getattr(v.schema, has) for v in self.txn.changes.values())
+
     def altered(self, name: st.TableName, if_exists: bool, status: str) -> "TableVersion | Result":
         """The relation an ``ALTER ... [IF EXISTS] name`` changes: 42P01 if there is none, or
         - with IF EXISTS - the statement's Result with PostgreSQL's notice."""
@@ -286,7 +293,7 @@ class Context:
     def resolve(self, name: st.TableName) -> TableVersion:
         version = self.lookup(name)
         if version is None:
-            raise errors.UndefinedTable(f'relation "{catalog_views.relation_name(name.db, name.name)}" does not exist')
+            raise catalog_views.undefined_table(name)
         return version
 
     def check_interrupts(self) -> None:
@@ -2203,7 +2210,7 @@ class Executor:
         i = data.column_names.index(col.name)
         data = data.set_column(i, pa.field(col.name, new_type.arrow()), values)
         if col.name in schema.primary_key and data.num_rows:
-            twice = _unique_keys(data, schema.primary_key)
+            twice = uniques.key_held_twice(data, schema.primary_key)
             if twice is not None:
                 raise errors.UniqueViolation(
                     f'could not create unique index "{schema.pkey_name(table)}"\n'
@@ -2576,16 +2583,6 @@ def _is_session_value(node: exp.Expression) -> bool:
         and not node.this.quoted and node.name.lower() == "current_schema")
 
 
-def _unique_keys(data: pa.Table, names) -> tuple | None:
-    """A primary key ``data`` holds twice, or None."""
-    counts = data.group_by(list(names)).aggregate([([], "count_all")])
-    twice = counts.filter(pc.greater(counts.column("count_all"), 1))
-    if not twice.num_rows:
-        return None
-    row = twice.slice(0, 1).to_pylist()[0]
-    return tuple(row[n] for n in names)
-
-
 def column_type(data_type: exp.DataType) -> ColumnType:
     name = data_type.this.name
     if name == "ARRAY" and len(data_type.expressions) == 1:  # T[], T ARRAY (a size, T[3], is ignored, as in PG)
@@ -2665,6 +2662,8 @@ def distinct_names(names) -> None:
 
 # the CatalogVersion count of each kind of relation_kind (Context.may_hold)
 _COUNTED = {"view": "views", "materialized view": "matviews", "sequence": "sequences", "type": "types"}
+#: a kind of column -> the catalog's count of the tables having one, and the schema's property saying so
+_COLUMNS_COUNTED = {"jsonb": ("jsonb_tables", "has_jsonb"), "char": ("char_tables", "blank_padded")}
 
 
 def sequence_of(default: str | None) -> str | None:

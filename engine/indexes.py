@@ -75,7 +75,7 @@ def renamed(schema: TableSchema, old: str, new: str, field: str = "indexes") -> 
     another of its tuples of named column lists: ``field``, "uniques")."""
     if not getattr(schema, field):
         return schema
-    return replace(schema, **{field: tuple(index_expressions.renamed(i, old, new) if i.inputs
+    return replace(schema, **{field: tuple(index_expressions.renamed(i, old, new) if i.computed
                                            else replace(i, columns=tuple(new if c == old else c for c in i.columns))
                                            for i in getattr(schema, field))})
 
@@ -248,7 +248,7 @@ def keys_of(schema: TableSchema, table: str) -> list[tuple[str, tuple[str, ...],
     a partial one (engine/index_expressions.py), nor a gin, gist, brin or spgist one: they
     answer no lookup of rows by columns."""
     keyed = [(schema.pkey_name(table), schema.primary_key, True)] if schema.primary_key else []
-    keyed += [(u.name, u.columns, False) for u in schema.uniques if not u.inputs]
+    keyed += [(u.name, u.columns, False) for u in schema.uniques if not u.computed]
     return keyed + sorted(((i.name, i.columns, False) for i in schema.indexes if i.looked_up),
                           key=lambda k: -len(k[1]))
 

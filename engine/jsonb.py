@@ -721,14 +721,21 @@ _ARROW_TYPES = {"JSON": pa.json_(),  # (DuckDB takes JSON as Arrow's canonical j
                _MEMBERS: pa.list_(pa.struct([("key", pa.string()), ("value", pa.string())]))}
 
 
+def create_functions(con, functions) -> None:
+    """Each (name, function, parameter types, result type) of ``functions`` made a DuckDB
+    function of Arrow arrays (``arrow_function``: NULL in, NULL out; "special" NULLs, so that
+    its result may be NULL too: -> of a missing key)."""
+    for name, function, params, returns in functions:
+        con.create_function(name, arrow_function(function, len(params), _ARROW_TYPES[returns]),
+                            [duckdb.sqltype(p) for p in params], duckdb.sqltype(returns), type="arrow",
+                            side_effects=False, null_handling="special")
+
+
 def register(con) -> None:
     """Give a new DuckDB database the functions (its catalog's: every connection's), the macros
     that take any value into a jsonb / json column (as its text), and those that pick ``->`` /
     ``->>``'s function by the key's type (text: a key; an integer: an index)."""
-    for name, function, params, returns in _FUNCTIONS:  # ("special" NULLs: -> of a missing key is NULL)
-        con.create_function(name, arrow_function(function, len(params), _ARROW_TYPES[returns]),
-                            [duckdb.sqltype(p) for p in params], duckdb.sqltype(returns), type="arrow",
-                            side_effects=False, null_handling="special")
+    create_functions(con, _FUNCTIONS)
     for name, function in ((JSONB_VALUE, JSONB_IN), (JSON_VALUE, JSON_IN)):
         con.execute(f"CREATE MACRO {name}(x) AS {function}(CAST(x AS VARCHAR))")
     for name in (GET, GET_TEXT):

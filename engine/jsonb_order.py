@@ -27,10 +27,10 @@ A CHECK constraint's expression compares alike (``in_check``: engine/checks.py k
 SERIALIZABLE's read predicates are checked again on a connection comparing texts, so one naming
 a jsonb column reads the whole table (``names_jsonb``).
 
-Nothing is looked at while no table the transaction sees has a jsonb column (``in_play``: the
-catalog counts them; a temporary table, or one the transaction made or altered, is among its
-changes). A query's rewrite depends on its tables' schemas only, so its cached plan holds it
-(engine/executor.py ``_query_plan``).
+Nothing is looked at while no table the transaction sees has a jsonb column
+(engine/executor.py ``Context.may_have_columns``: the catalog counts them; a temporary table,
+or one the transaction made or altered, is among its changes). A query's rewrite depends on
+its tables' schemas only, so its cached plan holds it (engine/executor.py ``_query_plan``).
 """
 
 from __future__ import annotations
@@ -55,12 +55,6 @@ _CONTAINMENT = (exp.ArrayContainsAll, exp.ArrayContainedBy)
 _LOOKED_AT = (exp.Ordered, exp.In, exp.Between, exp.Max, exp.Min, exp.DPipe, exp.Sub, *_CONTAINMENT, *_COMPARISONS)
 
 
-def in_play(ctx: Context) -> bool:
-    """Might a table of the statement have a jsonb column?"""
-    return bool(ctx.catalog.jsonb_tables) or any(
-        v is not None and v.schema.has_jsonb for v in ctx.txn.changes.values())
-
-
 def names_jsonb(schema: TableSchema, where: exp.Expression) -> bool:
     """Does ``where`` name a jsonb column of ``schema`` (as a predicate SERIALIZABLE reads, which
     its own connection would compare by the texts: engine/executor.py ``_read``)?"""
@@ -73,7 +67,7 @@ def rewritten(ctx: Context, expression: exp.Expression, tables: column_scope.Sta
     """``expression`` with its jsonb values compared and sorted in jsonb's order (see the
     module's docstring); ``expression`` itself if it has none (``tables``: the statement's,
     looked up, engine/column_scope.py)."""
-    if not in_play(ctx) or not any(isinstance(n, _LOOKED_AT) or _concatenation(n)
+    if not ctx.may_have_columns("jsonb") or not any(isinstance(n, _LOOKED_AT) or _concatenation(n)
                                    for n in expression.find_all(*_LOOKED_AT, exp.Anonymous)):
         return expression
     tables = tables if tables is not None else column_scope.StatementTables(ctx, expression)

@@ -29,8 +29,6 @@ import math
 import re
 from decimal import Decimal
 
-import pyarrow as pa
-
 from txlake.engine import jsonb, regexp_functions
 from txlake.parser import numeric
 from txlake.parser.json_ops import PATH_EXISTS, PATH_IN, PATH_MATCH, PATH_QUERY, PATH_QUERY_ARRAY, PATH_QUERY_FIRST
@@ -117,7 +115,7 @@ ERRORS = {cls.__name__: cls for cls in (
 #       ("filter", predicate)
 #   ("bin", op, left, right)  ("unary", op, operand)
 #   predicates: ("cmp", op, left, right) ("and", l, r) ("or", l, r) ("not", p) ("unknown", p)
-#       ("exists", expression) ("starts", left, right) ("regex", left, pattern, flags)
+#       ("exists", expression) ("starts", left, right) ("regex", left, pattern, flags, compiled)
 # ---------------------------------------------------------------------------------------------
 
 _PREDICATES = frozenset({"cmp", "and", "or", "not", "unknown", "exists", "starts", "regex"})
@@ -171,6 +169,20 @@ def _read_escaped(text: str, i: int, stop) -> tuple[str, int]:
     return "".join(out), i
 
 
+def _quoted(text: str, i: int) -> tuple[str, int]:
+    """The double-quoted string that opens at ``text[i]``, its escapes read, and the index after
+    its closing quote."""
+    value, j = _read_escaped(text, i + 1, lambda ch: ch == '"')
+    if j >= len(text):
+        raise PathSyntaxError("unterminated quoted string at end of jsonpath input")
+    return value, j + 1
+
+
+def _word_end(ch: str) -> bool:
+    """Does ``ch`` end an unquoted word (a key, a $variable's name)?"""
+    return ch in _SPECIAL and ch != "\\" or ch.isspace()
+
+
 def _tokens(text: str) -> list[tuple[str, object, str]]:
     """(kind, value, text as written): kinds ``str``, ``num``, ``var``, ``ident`` and the
     operators as themselves; ``end`` last."""
@@ -178,21 +190,13 @@ def _tokens(text: str) -> list[tuple[str, object, str]]:
     while i < len(text):
         c = text[i]
         if c == '"':
-            value, j = _read_escaped(text, i + 1, lambda ch: ch == '"')
-            if j >= len(text):
-                raise PathSyntaxError("unterminated quoted string at end of jsonpath input")
-            out.append(("str", value, text[i:j + 1]))
-            i = j + 1
+            value, j = _quoted(text, i)
+            out.append(("str", value, text[i:j]))
+            i = j
             continue
         if c == "$" and i + 1 < len(text) and (text[i + 1] == '"' or text[i + 1] not in _SPECIAL
                                                 and not text[i + 1].isspace()):
-            if text[i + 1] == '"':
-                name, j = _read_escaped(text, i + 2, lambda ch: ch == '"')
-                if j >= len(text):
-                    raise PathSyntaxError("unterminated quoted string at end of jsonpath input")
-                j += 1
-            else:
-                name, j = _read_escaped(text, i + 1, lambda ch: ch in _SPECIAL and ch != "\\" or ch.isspace())
+            name, j = _quoted(text, i + 1) if text[i + 1] == '"' else _read_escaped(text, i + 1, _word_end)
             out.append(("var", name, text[i:j]))
             i = j
             continue
@@ -212,7 +216,7 @@ def _tokens(text: str) -> list[tuple[str, object, str]]:
             continue
         if c in _SPECIAL and c != "\\":
             raise PathSyntaxError(f'syntax error at or near "{c}" of jsonpath input')
-        word, j = _read_escaped(text, i, lambda ch: ch in _SPECIAL and ch != "\\" or ch.isspace())
+        word, j = _read_escaped(text, i, _word_end)
         out.append(("ident", word, text[i:j]))
         i = j
     out.append(("end", None, ""))
@@ -319,7 +323,7 @@ class _Parser:
             if self.word() == "flag":
                 self.take()
                 flags = self.expect("str")[1]
-            node = ("regex", self.expression(left, token), pattern, _regex_flags(pattern, flags))
+            node = ("regex", self.expression(left, token), pattern, *_like_regex(pattern, flags))
         else:
             return left
         if self.peek()[0] in ("==", "!=", "<", "<=", ">", ">="):
@@ -475,9 +479,9 @@ class _Parser:
 _FLAG_ORDER = "ismxq"
 
 
-def _regex_flags(pattern: str, flags: str) -> str:
-    """``flags`` checked (jspConvertRegexFlags) and in print order; the pattern compiled once to
-    check it (2201B)."""
+def _like_regex(pattern: str, flags: str) -> tuple[str, re.Pattern]:
+    """``flags`` checked (jspConvertRegexFlags) and in print order, and the pattern compiled with
+    them (2201B) - once, kept in the parsed path."""
     for flag in flags:
         if flag not in _FLAG_ORDER:
             raise PathSyntaxError(f'invalid input syntax for type jsonpath\nDETAIL:  unrecognized flag character '
@@ -485,11 +489,9 @@ def _regex_flags(pattern: str, flags: str) -> str:
     if "x" in flags and "q" not in flags:
         raise PathNotSupported('XQuery "x" flag (expanded regular expressions) is not implemented')
     ordered = "".join(f for f in _FLAG_ORDER if f in flags)
-    _regex(pattern, ordered)
-    return ordered
+    return ordered, _regex(pattern, ordered)
 
 
-@functools.lru_cache(maxsize=256)
 def _regex(pattern: str, flags: str) -> re.Pattern:
     """like_regex's pattern compiled as PostgreSQL's regex with the flags it maps the XQuery
     ones to: ``.`` does not match a newline but with ``s``, ``^`` / ``$`` match at lines with
@@ -953,7 +955,7 @@ def _truth(node, cx: _Context) -> bool | None:
         left = list(_unwrapped(node[1], cx))
         if kind == "starts":
             return _any_pair(left, list(_items(node[2], cx)), _starts_with, cx)
-        regex = _regex(node[2], node[3])
+        regex = node[4]
         return _any_pair(left, [None], lambda a, _: regex.search(a) is not None if isinstance(a, str) else None, cx)
     except EvaluationError:
         return None
@@ -1018,16 +1020,25 @@ def _compared(op: str, a, b) -> bool | None:
 # The SQL functions
 # ---------------------------------------------------------------------------------------------
 
-def _evaluation(doc: str, path: str, variables: str, silent: bool) -> tuple[list, bool]:
-    """The items ``path`` gives of ``doc`` (a list, and whether it ended in an error ``silent``
-    suppressed: the items found before it kept, as PostgreSQL keeps them)."""
+def _started(doc: str, path: str, variables: str) -> tuple[JsonPath, _Context]:
+    """``path`` parsed, and the context its evaluation over ``doc`` starts in (22023 if
+    ``variables`` is no object)."""
     program = parsed(path)
     root = jsonb.parse(doc)
     bound = jsonb.parse(variables)
     if not isinstance(bound, dict):
         raise PathArgumentError('"vars" argument is not an object\nDETAIL:  Jsonpath parameters should be encoded as '
                                 'key-value pairs of "vars" object.')
-    cx = _Context(root, None, None, bound, not program.strict, not program.strict)
+    return program, _Context(root, None, None, bound, not program.strict, not program.strict)
+
+
+def _evaluation(doc: str, path: str, variables: str, silent: bool) -> tuple[list, bool]:
+    """The items ``path`` gives of ``doc`` (a list, and whether it ended in an error ``silent``
+    suppressed: the items found before it kept, as PostgreSQL keeps them)."""
+    return _evaluated(*_started(doc, path, variables), silent)
+
+
+def _evaluated(program: JsonPath, cx: _Context, silent: bool) -> tuple[list, bool]:
     found = []
     try:
         for item in _items(program.root, cx):
@@ -1040,17 +1051,15 @@ def _evaluation(doc: str, path: str, variables: str, silent: bool) -> tuple[list
 
 
 def path_exists(doc: str, path: str, variables: str, silent: bool) -> bool | None:
-    program = parsed(path)
+    program, cx = _started(doc, path, variables)
     if not program.strict:  # (lax: the first item answers; an error after it does not count)
-        root, bound = jsonb.parse(doc), jsonb.parse(variables)
-        if isinstance(bound, dict):
-            try:
-                return _exists(program.root, _Context(root, None, None, bound, True, True))
-            except EvaluationError:
-                if not silent:
-                    raise
-                return None
-    found, failed = _evaluation(doc, path, variables, silent)
+        try:
+            return _exists(program.root, cx)
+        except EvaluationError:
+            if not silent:
+                raise
+            return None
+    found, failed = _evaluated(program, cx, silent)
     return None if failed else bool(found)
 
 
@@ -1077,21 +1086,17 @@ def path_query_first(doc: str, path: str, variables: str, silent: bool) -> str |
 
 
 _ARGUMENTS = ["VARCHAR", "VARCHAR", "VARCHAR", "BOOLEAN"]
-# (name, function, parameter types, DuckDB result type, Arrow result type)
+# (name, function, parameter types, result type: engine/jsonb.py create_functions)
 _FUNCTIONS = (
-    (PATH_IN, jsonpath_in, ["VARCHAR"], "VARCHAR", pa.string()),
-    (PATH_EXISTS, path_exists, _ARGUMENTS, "BOOLEAN", pa.bool_()),
-    (PATH_MATCH, path_match, _ARGUMENTS, "BOOLEAN", pa.bool_()),
-    (PATH_QUERY, path_query, _ARGUMENTS, "VARCHAR[]", pa.list_(pa.string())),
-    (PATH_QUERY_ARRAY, path_query_array, _ARGUMENTS, "JSON", pa.json_()),
-    (PATH_QUERY_FIRST, path_query_first, _ARGUMENTS, "JSON", pa.json_()),
+    (PATH_IN, jsonpath_in, ["VARCHAR"], "VARCHAR"),
+    (PATH_EXISTS, path_exists, _ARGUMENTS, "BOOLEAN"),
+    (PATH_MATCH, path_match, _ARGUMENTS, "BOOLEAN"),
+    (PATH_QUERY, path_query, _ARGUMENTS, "VARCHAR[]"),
+    (PATH_QUERY_ARRAY, path_query_array, _ARGUMENTS, "JSON"),
+    (PATH_QUERY_FIRST, path_query_first, _ARGUMENTS, "JSON"),
 )
 
 
 def register(con) -> None:
     """Give a new DuckDB database the functions (NULL in, NULL out; a value may be NULL too)."""
-    import duckdb
-    for name, function, params, returns, arrow in _FUNCTIONS:
-        con.create_function(name, jsonb.arrow_function(function, len(params), arrow),
-                            [duckdb.sqltype(p) for p in params], duckdb.sqltype(returns), type="arrow",
-                            side_effects=False, null_handling="special")
+    jsonb.create_functions(con, _FUNCTIONS)

@@ -127,11 +127,9 @@ def _refuse_duplicate_rows(version: TableVersion, data: pa.Table) -> None:
         rows = rows.filter(pc.is_valid(rows.column(name)))
     if rows.num_rows < 2:
         return
-    counts = rows.group_by(rows.column_names).aggregate([([], "count_all")])
-    twice = counts.filter(pc.greater(counts.column("count_all"), 1))
-    if twice.num_rows:
-        row = twice.slice(0, 1).to_pylist()[0]
+    row = uniques.key_held_twice(rows, rows.column_names)
+    if row is not None:
         raise errors.UniqueViolation(
             f'new data for materialized view "{version.name}" contains duplicate rows without any null columns\n'
-            f"DETAIL:  Row: ({','.join(key_text(row[n]) for n in data.column_names)})")
+            f"DETAIL:  Row: ({','.join(key_text(v) for v in row)})")
 

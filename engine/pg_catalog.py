@@ -73,6 +73,11 @@ def oid(entry_id: str, part: str = "") -> int:
     return FIRST_USER_OID + int.from_bytes(digest, "big") % (2 ** 31 - FIRST_USER_OID)
 
 
+def constraint_oid(table_id: str, name: str) -> int:
+    """The OID of the constraint ``name`` of the table (or domain) ``table_id``."""
+    return oid(table_id, "constraint/" + name)
+
+
 def namespace_oid(schema: str) -> int:
     return _NAMESPACES.get(schema) or oid("namespace", schema)
 
@@ -113,10 +118,7 @@ def regclass_oid(ex, ctx, node: exp.Cast | exp.Anonymous) -> exp.Expression:
         if found is None or as_oid(node):
             return exp.Null() if found is None else exp.Literal.number(found[0])
         return user_types.shown_name(ctx, found[1]) if found[1] is not None else node.expressions[0].copy()
-    found = relation(ex, ctx, target := parse_table_name(node.this.this))
-    if found is None:
-        raise errors.UndefinedTable(f'relation "{catalog_views.relation_name(target.db, target.name)}" does not exist')
-    return exp.Literal.number(found[0])
+    return exp.Literal.number(named_relation(ex, ctx, node.this.this)[0])
 
 
 def relation_size(ex, ctx, node: exp.Anonymous) -> exp.Expression:
@@ -124,16 +126,21 @@ def relation_size(ex, ctx, node: exp.Anonymous) -> exp.Expression:
     transaction sees it: a table's data files (Parquet, and the rows committed inline in the
     log as encoded there); a view's, sequence's or index's 0 (txlake's indexes are built in
     memory). 42P01 for no such relation, as the regclass PostgreSQL reads the name as."""
-    target = parse_table_name(node.expressions[0].this)
-    found = relation(ex, ctx, target)
-    if found is None:
-        raise errors.UndefinedTable(f'relation "{catalog_views.relation_name(target.db, target.name)}" does not exist')
+    found = named_relation(ex, ctx, node.expressions[0].this)
     return exp.Literal.number(size(found[1]) if found[1] is not None else 0)
 
 
 def size(version: TableVersion) -> int:
     """The bytes of relation ``version``'s data files (a view's, a sequence's: 0)."""
     return sum(f.size for f in version.files) if version.is_table else 0
+
+
+def named_relation(ex, ctx, name: str) -> tuple[int, TableVersion | None]:
+    """``relation`` of the relation ``name`` names, as regclass input reads it: 42P01 for none."""
+    found = relation(ex, ctx, target := parse_table_name(name))
+    if found is None:
+        raise catalog_views.undefined_table(target)
+    return found
 
 
 def relation(ex, ctx, target) -> tuple[int, TableVersion | None] | None:
@@ -341,7 +348,7 @@ class _Constraint(NamedTuple):
 
     @property
     def oid(self) -> int:
-        return oid(self.owner.table_id, "constraint/" + self.name)
+        return constraint_oid(self.owner.table_id, self.name)
 
     @property
     def relid(self) -> int:
@@ -493,7 +500,7 @@ def descriptions(tables: list[TableVersion]) -> list[tuple[int, int, int, str]]:
                 rows.append((oid(t.table_id, c.name or t.schema.pkey_name(t.name)), CATALOG_OIDS["pg_class"], 0,
                              c.text))
             elif c.kind == "constraint":
-                rows.append((oid(t.table_id, "constraint/" + (c.name or t.schema.pkey_name(t.name))),
+                rows.append((constraint_oid(t.table_id, c.name or t.schema.pkey_name(t.name)),
                              CATALOG_OIDS["pg_constraint"], 0, c.text))
     return rows
 

@@ -625,7 +625,7 @@ class Session:
         places = [ref.qualified(db) for db in (TEMP_DB, *self.search_path)]  # (a qualified name: its own)
         version = next((visible[p] for p in places if p in visible), None)
         if version is None or version.is_type:  # (a type is no relation: \\dT lists those)
-            raise errors.UndefinedTable(f'relation "{catalog_views.relation_name(ref.db, ref.name)}" does not exist')
+            raise catalog_views.undefined_table(ref)
         return version
 
     def _visible_tables(self):

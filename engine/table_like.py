@@ -75,13 +75,13 @@ class Copied:
                     else:
                         name = uniques.name_for(ex, ctx, db, table, schema, spec)
                     schema = replace(schema, uniques=schema.uniques + (replace(unique, name=name),)) \
-                        if unique.inputs else uniques.add(schema, table, name, spec, None, index=unique.index)
+                        if unique.computed else uniques.add(schema, table, name, spec, None, index=unique.index)
                     renamed[("index", unique.name)] = ("index", name)
                     renamed[("constraint", unique.name)] = ("constraint", name)
                 for index in source.indexes:
                     name = _index_name(ex, ctx, db, table, schema, index_expressions.words(index))
                     schema = replace(schema, indexes=schema.indexes + (replace(index, name=name),)) \
-                        if index.inputs else indexes.define(schema, table, name, index.columns, index.method)
+                        if index.computed else indexes.define(schema, table, name, index.columns, index.method)
                     renamed[("index", index.name)] = ("index", name)
             if "COMMENTS" in options:
                 kept = (_comment(c, ids, renamed, source) for c in source.comments)

@@ -217,7 +217,7 @@ def _tables(txn: Transaction, catalog, target: Target, search_path, explicit: bo
     version = _find(txn, catalog, name, search_path)
     if version is None:
         if explicit and catalog_views.view(name.db, name.name) is None:
-            raise errors.UndefinedTable(f'relation "{catalog_views.relation_name(name.db, name.name)}" does not exist')
+            raise catalog_views.undefined_table(name)
         return ()
     if version.db == TEMP_DB:
         return ()  # (the session's own)

@@ -92,14 +92,21 @@ def validate(unique: UniqueConstraint, data: pa.Table) -> None:
         column = rows.column(name)
         if pa.types.is_floating(column.type):
             rows = rows.set_column(i, name, pc.if_else(pc.equal(column, 0), pa.scalar(0.0, column.type), column))
-    counts = rows.group_by(names).aggregate([([], "count_all")])
-    twice = counts.filter(pc.greater(counts.column("count_all"), 1))
-    if twice.num_rows:
-        row = twice.slice(0, 1).to_pylist()[0]
-        key = tuple(row[n] for n in names)
+    key = key_held_twice(rows, names)
+    if key is not None:
         raise errors.UniqueViolation(
             f'could not create unique index "{unique.name}"\n'
             f"DETAIL:  Key ({', '.join(unique.shown)})=({key_text(key)}) is duplicated.")
+
+
+def key_held_twice(rows: pa.Table, names) -> tuple | None:
+    """A key (the values of the columns ``names``) ``rows`` hold twice, or None."""
+    counts = rows.group_by(list(names)).aggregate([([], "count_all")])
+    twice = counts.filter(pc.greater(counts.column("count_all"), 1))
+    if not twice.num_rows:
+        return None
+    row = twice.slice(0, 1).to_pylist()[0]
+    return tuple(row[n] for n in names)
 
 
 def renamed(schema: TableSchema, old: str, new: str) -> TableSchema:
@@ -429,7 +436,7 @@ def lock_old_keys(ex, ctx, version: TableVersion, rowids) -> None:
         ex.db.locks.acquire(ctx.txn, (version.table_id, TABLE), ctx.lock_wait)
         return
     locked = ids
-    columns = sorted({c for u in version.schema.uniques if not u.inputs for c in u.columns})
+    columns = sorted({c for u in version.schema.uniques if not u.computed for c in u.columns})
     values = {c: [] for c in columns}
     if not columns:  # (only expression indexes: nothing to read here)
         ids = ids[:0]
@@ -455,7 +462,7 @@ def lock_old_keys(ex, ctx, version: TableVersion, rowids) -> None:
             for c in columns:
                 values[c].extend(pk.key_tuples(table, (c,)))
     for unique in version.schema.uniques:
-        if unique.inputs:  # (an expression index's keys: computed from the rows)
+        if unique.computed:  # (an expression index's keys: computed from the rows)
             _lock_keys(ex, ctx, version, unique, _keys_at_rows(ex, version, locked, unique))
             continue
         held = [values[c] for c in unique.columns]

@@ -28,7 +28,7 @@ import numpy as np
 import pyarrow as pa
 
 from txlake.storage.datafiles import DataFileStore
-from txlake.storage.schema import COMPUTED_KEY, TableSchema
+from txlake.storage.schema import TableSchema, is_computed
 from txlake.storage.version import CARRIED, DataFile, PythonRows, TableVersion, one_row_key
 
 INDEX = "pk"            # cache key part of a file's key index
@@ -63,7 +63,7 @@ COMPUTE = None
 def with_computed(data: pa.Table | PythonRows, names: tuple[str, ...]) -> pa.Table | PythonRows:
     """``data`` with the computed keys among ``names`` added as columns (``data`` itself if none is)."""
     table = data.table() if isinstance(data, PythonRows) else data
-    wanted = [n for n in names if n.startswith(COMPUTED_KEY) and table.schema.get_field_index(n) < 0]
+    wanted = [n for n in names if is_computed(n) and table.schema.get_field_index(n) < 0]
     if not wanted:
         return table
     if COMPUTE is None:  # (a process that never loaded the engine: refuse rather than guess)
@@ -76,7 +76,7 @@ def with_computed(data: pa.Table | PythonRows, names: tuple[str, ...]) -> pa.Tab
 
 def computed_key_tuples(data: pa.Table | PythonRows, key_columns: tuple[str, ...]) -> list:
     """``key_tuples`` of keys that may be computed (a unique constraint's or index's)."""
-    if key_columns and key_columns[0].startswith(COMPUTED_KEY):  # (an expression index's: all computed)
+    if key_columns and is_computed(key_columns[0]):  # (an expression index's: all computed)
         data = with_computed(data, key_columns)
     return key_tuples(data, key_columns)
 
@@ -169,7 +169,7 @@ def _key_columns(store: DataFileStore, version: TableVersion, f: DataFile,
     """A file's rows to read keys from: as Python values if it holds them so, else its key
     columns (``names``, by default the primary key's)."""
     rows = f.python_rows(version.schema)
-    if names is not None and names[0].startswith(COMPUTED_KEY):  # (an expression index's: all its keys computed)
+    if names is not None and is_computed(names[0]):  # (an expression index's: all its keys computed)
         if rows is None:
             rows = store.read_columns(f, version.schema, version.schema.key_inputs(names))
         return with_computed(rows, names)

@@ -572,9 +572,14 @@ class _Keyed:
         return self.key or self.columns
 
     @property
+    def computed(self) -> bool:
+        """Is the key computed (an index over expressions or with WHERE: engine/index_expressions.py)?"""
+        return is_computed(self.columns[0])
+
+    @property
     def reads(self) -> tuple[str, ...]:
         """The table's columns the key is made of (an UPDATE setting none of them keeps it)."""
-        return self.inputs or self.columns
+        return self.inputs if self.computed else self.columns
 
 
 @dataclass(frozen=True)
@@ -617,6 +622,11 @@ class UniqueConstraint(_Keyed):
 #: the SQL that follows (storage/keys.py computes it through ``keys.COMPUTE``); every key of such
 #: an index is, and no plain key
 COMPUTED_KEY = "="
+
+
+def is_computed(name: str) -> bool:
+    """Is the key column ``name`` computed (``COMPUTED_KEY``)? An index's keys, if one is, all are."""
+    return name.startswith(COMPUTED_KEY)
 
 
 def _with_computed(d: dict, index) -> dict:
@@ -671,7 +681,7 @@ class Index(_Keyed):
     @property
     def looked_up(self) -> bool:
         """Does a lookup of rows by the index's columns go through it (engine/indexes.py)?"""
-        return not self.inputs and self.method in LOOKUP_METHODS
+        return not self.computed and self.method in LOOKUP_METHODS
 
     def to_json(self) -> dict:
         d = {"name": self.name, "columns": list(self.columns)}
@@ -867,12 +877,13 @@ class TableSchema:
 
     def key_inputs(self, names: tuple[str, ...]) -> tuple[str, ...]:
         """The columns to read to compute the key ``names`` (computed keys among them: those of
-        the unique index they belong to)."""
-        found = [n for n in names if not n.startswith(COMPUTED_KEY)]
+        the unique index they belong to; a key of constants, ``((1))``, reads none: the first
+        column is read all the same, for the rows)."""
+        found = [n for n in names if not is_computed(n)]
         for unique in self.uniques:
-            if unique.inputs and set(names) & set(unique.columns):
+            if unique.computed and set(names) & set(unique.columns):
                 found += unique.inputs
-        return tuple(dict.fromkeys(found))
+        return tuple(dict.fromkeys(found)) or (self.columns[0].name,)
 
     def column(self, name: str) -> Column | None:
         for c in self.columns:

@@ -138,9 +138,32 @@ def rows(conn, sql, params=None) -> list[tuple]:
     return conn.execute(sql, params).fetchall()
 
 
-def fails(conn, sql, sqlstate, params=None) -> str:
-    """The message of the error ``sql`` fails with, which must have ``sqlstate``."""
+def one(conn, sql, params=None) -> tuple | None:
+    """The first row ``sql`` gives (None when it gives none)."""
+    return conn.execute(sql, params).fetchone()
+
+
+def value(conn, sql, params=None):
+    """The first value of the first row ``sql`` gives."""
+    return conn.execute(sql, params).fetchone()[0]
+
+
+def fails(conn, sql, sqlstate, *words, params=None, error=txlake.Error) -> str:
+    """The message of the error ``sql`` fails with (running it and fetching its rows), which must
+    be an ``error`` with ``sqlstate`` and hold each of ``words``."""
+    with pytest.raises(error) as info:
+        cursor = conn.execute(sql, params)
+        if cursor.description is not None:
+            cursor.fetchall()
+    message = str(info.value)
+    assert info.value.sqlstate == sqlstate, (sql, info.value.sqlstate, message)
+    for word in words:
+        assert word in message, message
+    return message
+
+
+def error_of(conn, sql, params=None) -> tuple[str, str]:
+    """The SQLSTATE and message of the error ``sql`` fails with."""
     with pytest.raises(txlake.Error) as info:
         conn.execute(sql, params)
-    assert info.value.sqlstate == sqlstate, info.value
-    return str(info.value)
+    return info.value.sqlstate, str(info.value)

@@ -10,11 +10,7 @@ import time
 import pytest
 
 import txlake
-from tests.conftest import child_env, started
-
-
-def one(conn, sql, params=None):
-    return conn.execute(sql, params).fetchall()[0]
+from tests.conftest import child_env, one, started
 
 
 def advisory_waiting(conn, sql):

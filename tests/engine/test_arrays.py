@@ -9,6 +9,7 @@ import decimal
 import pytest
 
 import txlake
+from tests.conftest import fails
 
 
 @pytest.fixture
@@ -24,13 +25,6 @@ def reopen(connect, conn, checkpoint=False):
         conn._session.db.warehouse.write_checkpoint(force=True)
     conn.close()
     return connect(autocommit=True)
-
-
-def fails(db, sql, error, sqlstate, words="", params=()):
-    """``sql`` fails with ``error`` of ``sqlstate``, its message holding ``words``."""
-    with pytest.raises(error) as e:
-        db.execute(sql, params)
-    assert e.value.sqlstate == sqlstate and words in str(e.value)
 
 
 # --- storage and schema ----------------------------------------------------------------------
@@ -84,9 +78,9 @@ def test_a_varchar_n_array_enforces_the_length_on_each_element(db):
 
 
 def test_an_array_cannot_be_a_primary_key_nor_multidimensional(db):
-    fails(db, "CREATE TABLE t (a INT[] PRIMARY KEY)", txlake.NotSupportedError, "0A000", 'column "a" is an array')
-    fails(db, "CREATE TABLE t (id INT, a INT[], PRIMARY KEY (id, a))", txlake.NotSupportedError, "0A000")
-    fails(db, "CREATE TABLE t (a INT[][])", txlake.NotSupportedError, "0A000", "one-dimensional")
+    fails(db, "CREATE TABLE t (a INT[] PRIMARY KEY)", "0A000", 'column "a" is an array', error=txlake.NotSupportedError)
+    fails(db, "CREATE TABLE t (id INT, a INT[], PRIMARY KEY (id, a))", "0A000", error=txlake.NotSupportedError)
+    fails(db, "CREATE TABLE t (a INT[][])", "0A000", "one-dimensional", error=txlake.NotSupportedError)
     assert db.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 't'").fetchone() == (0,)
 
 
@@ -127,10 +121,10 @@ def test_array_text_input_is_postgresql_s(db):
         assert e.value.sqlstate == "22P02" and f'malformed array literal: "{text}"' in str(e.value)
         assert detail in str(e.value)
     # (at run time: through the function, the first line)
-    fails(db, "SELECT x::int[] FROM (VALUES ('{1}'), ('{2')) v(x)", txlake.DataError, "22P02",
-          'malformed array literal: "{2"')
-    fails(db, "SELECT '{1,a}'::int[]", txlake.DataError, "22P02", 'invalid input syntax for type integer: "a"')
-    fails(db, "SELECT '{{1},{2}}'::int[]", txlake.NotSupportedError, "0A000")
+    fails(db, "SELECT x::int[] FROM (VALUES ('{1}'), ('{2')) v(x)", "22P02",
+          'malformed array literal: "{2"', error=txlake.DataError)
+    fails(db, "SELECT '{1,a}'::int[]", "22P02", 'invalid input syntax for type integer: "a"', error=txlake.DataError)
+    fails(db, "SELECT '{{1},{2}}'::int[]", "0A000", error=txlake.NotSupportedError)
 
 
 def test_subscripts_are_one_based_and_null_outside_the_array(tagged):
@@ -179,8 +173,8 @@ def test_any_containment_and_overlap(tagged):
     assert column(tagged, "SELECT id FROM t WHERE '{5}' <@ a") == [4]
     assert column(tagged, "SELECT id FROM t WHERE a && '{1, 5}'") == [1, 4]
     assert column(tagged, "SELECT id FROM t WHERE a <@ '{1,2,3,4}'") == [1, 2]
-    fails(tagged, "SELECT id FROM t WHERE a @> '{1'", txlake.DataError, "22P02", "malformed array literal")
-    fails(tagged, "SELECT id FROM t WHERE a @> '{x}'", txlake.DataError, "22P02")
+    fails(tagged, "SELECT id FROM t WHERE a @> '{1'", "22P02", "malformed array literal", error=txlake.DataError)
+    fails(tagged, "SELECT id FROM t WHERE a @> '{x}'", "22P02", error=txlake.DataError)
 
 
 @pytest.fixture
@@ -220,12 +214,12 @@ def test_an_untyped_constant_under_any_or_all_is_an_array_of_the_other_side_s_ty
     assert scalars.execute("SELECT 'abc' LIKE ANY ('{x%,%c}'), 'abc' LIKE ALL ('{a%,%d}'), "
                            "'abc' NOT LIKE ALL ('{x%,%d}')").fetchone() == (True, False, True)
     for constant, detail in (("{5,", "Unexpected end of input."), ("5", 'must start with "{"')):
-        fails(scalars, f"SELECT id FROM t WHERE x = ANY('{constant}')", txlake.DataError, "22P02",
-              f'malformed array literal: "{constant}"')
-        fails(scalars, f"SELECT 'a' LIKE ANY ('{constant}')", txlake.DataError, "22P02", detail)
-    fails(scalars, "SELECT id FROM t WHERE x = ANY('{5,a}')", txlake.DataError, "22P02")
-    fails(scalars, "SELECT id FROM t WHERE x = ANY(5)", txlake.ProgrammingError, "42809",
-          "op ANY/ALL (array) requires array on right side")
+        fails(scalars, f"SELECT id FROM t WHERE x = ANY('{constant}')", "22P02",
+              f'malformed array literal: "{constant}"', error=txlake.DataError)
+        fails(scalars, f"SELECT 'a' LIKE ANY ('{constant}')", "22P02", detail, error=txlake.DataError)
+    fails(scalars, "SELECT id FROM t WHERE x = ANY('{5,a}')", "22P02", error=txlake.DataError)
+    fails(scalars, "SELECT id FROM t WHERE x = ANY(5)", "42809",
+          "op ANY/ALL (array) requires array on right side", error=txlake.ProgrammingError)
 
 
 def test_a_parameter_under_any_is_a_list_or_postgresql_s_array_text(scalars):
@@ -235,8 +229,8 @@ def test_a_parameter_under_any_is_a_list_or_postgresql_s_array_text(scalars):
         assert column(scalars, f"SELECT id FROM t WHERE {condition}", [1, 3, 5, 7]) == [1, 3]
         assert column(scalars, f"SELECT id FROM t WHERE {condition}", "{1,3,5,7}") == [1, 3]
         assert column(scalars, f"SELECT id FROM t WHERE {condition}", "{}") == []
-        fails(scalars, f"SELECT id FROM t WHERE {condition}", txlake.DataError, "22P02",
-              'malformed array literal: "{1,"', params=("{1,",))
+        fails(scalars, f"SELECT id FROM t WHERE {condition}", "22P02",
+              'malformed array literal: "{1,"', params=("{1,",), error=txlake.DataError)
     # a ? in x too (it is x's type the elements take: the ? is handed on twice, bound once)
     assert scalars.execute("SELECT ? = ANY('{1,2}'), ? > ALL(?), ? = ANY(?)", (1, 3, "{1,2}", "a", "{a,b}")
                            ).fetchone() == (True, True, True)
@@ -268,7 +262,7 @@ def test_any_and_all_of_a_null_or_empty_array_are_postgresql_s(scalars):
     # a CHECK passes a NULL comparison, as PostgreSQL's
     scalars.execute("CREATE TABLE c (x INT, a INT[], CHECK (x = ANY(a)))")
     scalars.execute("INSERT INTO c VALUES (1, NULL), (2, '{2}')")
-    fails(scalars, "INSERT INTO c VALUES (3, '{}')", txlake.IntegrityError, "23514")
+    fails(scalars, "INSERT INTO c VALUES (3, '{}')", "23514", error=txlake.IntegrityError)
 
 
 def test_unnest_array_agg_and_strings(tagged):
@@ -331,7 +325,7 @@ def test_python_lists_are_parameters_and_results(db):
     assert db.execute("SELECT ?::int[] || 3", ([1, 2],)).fetchone() == ([1, 2, 3],)
     assert db.execute("SELECT * FROM t WHERE id = 1").fetch_arrow_table().schema.field("x").type.value_type.bit_width \
         == 32
-    fails(db, "INSERT INTO t (id, s) VALUES (3, ?)", txlake.DataError, "22P02", params=("{a,b",))
+    fails(db, "INSERT INTO t (id, s) VALUES (3, ?)", "22P02", params=("{a,b",), error=txlake.DataError)
     db.execute("INSERT INTO t (id, s) VALUES (3, ?)", ("{a,b}",))  # (text in PostgreSQL's form, as psycopg may send)
     assert db.execute("SELECT s FROM t WHERE id = 3").fetchone() == (["a", "b"],)
 
@@ -375,7 +369,7 @@ def test_merge_carries_and_changes_array_columns(keyed):
 def test_alter_table_adds_and_retypes_array_columns(keyed):
     keyed.execute("ALTER TABLE t ADD COLUMN extra VARCHAR(2)[] DEFAULT ARRAY['ab']")
     keyed.execute("ALTER TABLE t ADD COLUMN more INT[]")
-    fails(keyed, "ALTER TABLE t ADD COLUMN bad VARCHAR(2)[] DEFAULT '{abc}'", txlake.DataError, "22001")
+    fails(keyed, "ALTER TABLE t ADD COLUMN bad VARCHAR(2)[] DEFAULT '{abc}'", "22001", error=txlake.DataError)
     assert keyed.execute("SELECT extra, more FROM t WHERE id = 7").fetchone() == (["ab"], None)
     keyed.execute("INSERT INTO t (id, more) VALUES (9000, '{1}')")
     assert keyed.execute("SELECT extra, more FROM t WHERE id = 9000").fetchone() == (["ab"], [1])
@@ -383,8 +377,8 @@ def test_alter_table_adds_and_retypes_array_columns(keyed):
     keyed.execute("INSERT INTO c VALUES (1, '{a,b}'), (2, NULL)")
     keyed.execute("ALTER TABLE c ALTER COLUMN s TYPE TEXT[] USING s::text[]")
     assert keyed.execute("SELECT * FROM c ORDER BY id").fetchall() == [(1, ["a", "b"]), (2, None)]
-    fails(keyed, "ALTER TABLE c ALTER COLUMN s TYPE VARCHAR(1)[] USING array_append(s, 'cc')", txlake.DataError,
-          "22001")
+    fails(keyed, "ALTER TABLE c ALTER COLUMN s TYPE VARCHAR(1)[] USING array_append(s, 'cc')", "22001",
+          error=txlake.DataError)
     assert keyed.execute("SELECT udt_name FROM information_schema.columns WHERE table_name = 'c' "
                          "AND column_name = 's'").fetchone() == ("_text",)
 
@@ -405,11 +399,11 @@ def test_set_one_element_of_an_array(keyed):
     keyed.execute("UPDATE t AS x SET tags[2] = 'w' FROM src WHERE x.id = src.id")
     assert keyed.execute("SELECT tags FROM t WHERE id IN (1, 3) ORDER BY id").fetchall() == [(["z", "c"],),
                                                                                             (["s", "w"],)]
-    fails(keyed, "UPDATE t SET n[0] = 1", txlake.DataError, "2202E")
-    fails(keyed, "UPDATE t SET n[?] = 1 WHERE id = 4", txlake.DataError, "22004", params=(None,))
-    fails(keyed, "UPDATE t SET n[1] = 1, n = '{}'", txlake.ProgrammingError, "42601")
+    fails(keyed, "UPDATE t SET n[0] = 1", "2202E", error=txlake.DataError)
+    fails(keyed, "UPDATE t SET n[?] = 1 WHERE id = 4", "22004", params=(None,), error=txlake.DataError)
+    fails(keyed, "UPDATE t SET n[1] = 1, n = '{}'", "42601", error=txlake.ProgrammingError)
     # (past PostgreSQL's largest array: 54000 at once, where DuckDB began to build it)
-    fails(keyed, "UPDATE t SET n[2147483000] = 1 WHERE id = 4", txlake.OperationalError, "54000")
+    fails(keyed, "UPDATE t SET n[2147483000] = 1 WHERE id = 4", "54000", error=txlake.OperationalError)
     assert keyed.execute("SELECT n FROM t WHERE id = 4").fetchone() == ([4],)
 
 

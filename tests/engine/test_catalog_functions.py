@@ -11,6 +11,7 @@ constraint NULL."""
 import pytest
 
 from txlake import errors
+from tests.conftest import rows as q
 
 _SCHEMA = ("CREATE TABLE t (id int PRIMARY KEY, v varchar(20) NOT NULL, n numeric(10,2), "
            "CONSTRAINT v_chk CHECK (v <> ''))",
@@ -30,10 +31,6 @@ def c(connect):
     for sql in _SCHEMA:
         conn.execute(sql)
     return conn
-
-
-def q(conn, sql, params=None):
-    return conn.execute(sql, params).fetchall()
 
 
 def test_regclass_of_an_oid_column_is_the_relation_s_name(c):

@@ -4,6 +4,7 @@ applications ported from PostgreSQL query them: they were 42P01 (relation does n
 import pytest
 
 from txlake import errors
+from tests.conftest import rows as q
 
 
 @pytest.fixture
@@ -13,10 +14,6 @@ def c(connect):
                  "amount DECIMAL(12,2), at TIMESTAMP, n BIGINT, ok BOOLEAN, d DOUBLE, day DATE, note TEXT)")
     conn.execute('CREATE TABLE app."Items" (k INT)')
     return conn
-
-
-def q(conn, sql, params=None):
-    return conn.execute(sql, params).fetchall()
 
 
 def test_information_schema_tables(c):

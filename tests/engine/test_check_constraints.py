@@ -6,7 +6,7 @@ drops, listed in information_schema, kept across a reopen and seen by other proc
 import pytest
 
 import txlake
-from tests.conftest import run_python
+from tests.conftest import fails, rows, run_python
 
 
 @pytest.fixture
@@ -14,22 +14,9 @@ def conn(connect):
     return connect(autocommit=True)
 
 
-def rows(conn, sql, params=()):
-    return conn.execute(sql, params).fetchall()
-
-
-def fails(conn, sql, sqlstate, words="", params=()):
-    with pytest.raises(txlake.Error) as e:
-        conn.execute(sql, params)
-    assert e.value.sqlstate == sqlstate, str(e.value)
-    assert words in str(e.value)
-    return e.value
-
-
 def violates(conn, sql, name, row, params=(), table="t"):
-    e = fails(conn, sql, "23514", params=params)
-    assert isinstance(e, txlake.IntegrityError)
-    assert str(e).split("\n")[:2] == [f'new row for relation "{table}" violates check constraint "{name}"',
+    message = fails(conn, sql, "23514", params=params, error=txlake.IntegrityError)
+    assert message.split("\n")[:2] == [f'new row for relation "{table}" violates check constraint "{name}"',
                                       f"DETAIL:  Failing row contains ({row})."]
 
 

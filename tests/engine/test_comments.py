@@ -9,8 +9,7 @@ import sys
 import pytest
 
 import txlake
-from tests.conftest import child_env, run_python
-from tests.engine.test_postgres_functions import one
+from tests.conftest import child_env, one, run_python
 from txlake.storage.schema import TableSchema
 
 

@@ -12,6 +12,8 @@ import pytest
 
 import txlake
 from txlake import errors
+from tests.conftest import fails
+from tests.conftest import rows as q
 
 
 @pytest.fixture
@@ -21,23 +23,10 @@ def c(connect):
     return conn
 
 
-def q(conn, sql, params=None):
-    return conn.execute(sql, params).fetchall()
-
-
 def write(path, text: str, mode="w") -> str:
     with open(path, mode, encoding="utf-8", newline="") as f:
         f.write(text)
     return str(path)
-
-
-def fails(conn, sql, sqlstate, *words):
-    with pytest.raises(errors.Error) as info:
-        conn.execute(sql)
-    assert info.value.sqlstate == sqlstate, (info.value.sqlstate, str(info.value))
-    for word in words:
-        assert word in str(info.value), str(info.value)
-    return info.value
 
 
 # --- text format -------------------------------------------------------------------------

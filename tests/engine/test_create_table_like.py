@@ -3,7 +3,7 @@
 
 import pytest
 
-import txlake
+from tests.conftest import fails
 
 SOURCE = """CREATE TABLE src (
     id INT GENERATED ALWAYS AS IDENTITY (START WITH 100 INCREMENT BY 5) PRIMARY KEY,
@@ -27,13 +27,6 @@ def c(connect):
     conn.execute("COMMENT ON INDEX src_c_idx IS 'by c'")
     conn.execute("COMMENT ON TABLE src IS 'the table'")
     return conn
-
-
-def fails(conn, sql, sqlstate):
-    with pytest.raises(txlake.Error) as info:
-        conn.execute(sql)
-    assert info.value.sqlstate == sqlstate, info.value
-    return info.value
 
 
 def columns(conn, table):

@@ -9,8 +9,8 @@ import threading
 import pytest
 
 import txlake
-from tests.conftest import run_python, started
-from tests.engine.test_foreign_keys import fails, q
+from tests.conftest import fails, run_python, started
+from tests.conftest import rows as q
 from txlake.parser.parse import DEFERRABLE_PRIMARY_KEY
 from txlake.storage.schema import ForeignKey, UniqueConstraint
 from txlake.storage.warehouse import Warehouse

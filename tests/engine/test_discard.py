@@ -5,10 +5,7 @@ temporary tables and advisory locks, each gone as PostgreSQL says."""
 import pytest
 
 import txlake
-
-
-def value(conn, sql):
-    return conn.execute(sql).fetchall()[0][0]
+from tests.conftest import value
 
 
 def test_reset_all_resets_every_setting_and_a_rollback_undoes_it(connect):

@@ -10,6 +10,7 @@ import pytest
 import txlake
 from txlake import errors
 from tests.conftest import run_python
+from tests.conftest import rows as q
 
 
 @pytest.fixture
@@ -18,10 +19,6 @@ def c(connect):
     conn.execute("CREATE TABLE t (id INT PRIMARY KEY, name TEXT NOT NULL DEFAULT 'anon', score DOUBLE)")
     conn.execute("INSERT INTO t VALUES (1, 'a', 1.5), (2, 'b', 2.5), (3, 'c', NULL)")
     return conn
-
-
-def q(conn, sql, params=None):
-    return conn.execute(sql, params).fetchall()
 
 
 # --- INSERT ------------------------------------------------------------------------------

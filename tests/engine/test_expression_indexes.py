@@ -5,8 +5,7 @@ insert_conflict.out) - engine/index_expressions.py."""
 
 import pytest
 
-from tests.conftest import run_python, waiting
-from tests.engine.test_uniques import error_of
+from tests.conftest import error_of, run_python, waiting
 
 USERS = "CREATE TABLE users (id INT PRIMARY KEY, email TEXT, deleted_at TIMESTAMPTZ, org INT)"
 
@@ -74,6 +73,21 @@ def test_partial_unique_index_keeps_one_live_row_per_key(c):
                        "DO NOTHING") == ("42704", 'constraint "users_email_live" for table "users" does not exist')
     c.execute("INSERT INTO users VALUES (5, 'a', NULL, 1) ON CONFLICT DO NOTHING")  # (every unique index)
     assert rows(c, "SELECT count(*) FROM users") == [(4,)]
+
+
+def test_a_unique_index_of_a_constant_keeps_one_row(c):
+    # (the one-row table's index, ((true)) or ((1)): it reads no column - it was taken for an
+    # index of plain columns, "=1" among them: UPDATE and DELETE raised KeyError)
+    c.execute("CREATE UNIQUE INDEX users_one ON users ((1))")
+    c.execute("INSERT INTO users VALUES (1, 'a', NULL, 1)")
+    assert error_of(c, "INSERT INTO users VALUES (2, 'b', NULL, 1)") == taken("((1))=(1)", "users_one")
+    c.execute("UPDATE users SET email = 'b' WHERE id = 1")
+    c.execute("UPDATE users SET org = 2 WHERE org > 0")
+    assert rows(c, "SELECT id, email, org FROM users") == [(1, "b", 2)]
+    c.execute("DELETE FROM users WHERE id = 1")
+    c.execute("INSERT INTO users VALUES (2, 'c', NULL, 1)")
+    c.execute("DELETE FROM users")
+    assert rows(c) == []
 
 
 def test_on_conflict_infers_an_expression_index(c):

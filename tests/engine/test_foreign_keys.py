@@ -7,6 +7,8 @@ import pytest
 
 import txlake
 from txlake.engine import foreign_keys
+from tests.conftest import fails
+from tests.conftest import rows as q
 
 MISSING = 'insert or update on table "c" violates foreign key constraint "c_a_fkey"\n' \
           'DETAIL:  Key (a)=({}) is not present in table "p".'
@@ -20,17 +22,6 @@ def c(connect):
     conn.execute("CREATE TABLE p (id INT PRIMARY KEY, v TEXT)")
     conn.execute("INSERT INTO p VALUES (1, 'x'), (2, 'y'), (3, 'z')")
     return conn
-
-
-def q(conn, sql, params=None):
-    return conn.execute(sql, params).fetchall()
-
-
-def fails(conn, sql, sqlstate, params=None):
-    with pytest.raises(txlake.Error) as info:
-        conn.execute(sql, params)
-    assert info.value.sqlstate == sqlstate, info.value
-    return str(info.value)
 
 
 # --- DDL ---------------------------------------------------------------------------------
@@ -162,7 +153,7 @@ def test_drop_column_drops_the_constraint(c):
 def test_every_write_path_of_the_child_is_checked(c):
     c.execute("CREATE TABLE c (k INT PRIMARY KEY, a INT REFERENCES p)")
     c.execute("INSERT INTO c VALUES (1, 1)")
-    assert fails(c, "INSERT INTO c VALUES (2, ?)", "23503", [7]) == MISSING.format(7)
+    assert fails(c, "INSERT INTO c VALUES (2, ?)", "23503", params=[7]) == MISSING.format(7)
     fails(c, "INSERT INTO c SELECT 2, 8", "23503")
     fails(c, "UPDATE c SET a = 9 WHERE k = 1", "23503")  # (the point update)
     fails(c, "UPDATE c SET a = a + 10", "23503")

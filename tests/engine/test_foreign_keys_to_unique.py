@@ -6,7 +6,8 @@ test_foreign_key_races.py.)"""
 
 import pytest
 
-from tests.engine.test_foreign_keys import fails, q
+from tests.conftest import fails
+from tests.conftest import rows as q
 
 MISSING = 'insert or update on table "c" violates foreign key constraint "c_a_fkey"\n' \
           'DETAIL:  Key (a)=({}) is not present in table "p".'

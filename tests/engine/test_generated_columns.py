@@ -5,23 +5,12 @@ writes rows, values given them refused (428C9), NOT NULL / CHECK / keys judging 
 import pytest
 
 import txlake
+from tests.conftest import fails, rows
 
 
 @pytest.fixture
 def conn(connect):  # (conftest's, in autocommit)
     return connect(autocommit=True)
-
-
-def rows(conn, sql, params=()):
-    return conn.execute(sql, params).fetchall()
-
-
-def fails(conn, sql, sqlstate, words="", params=()):
-    with pytest.raises(txlake.Error) as e:
-        conn.execute(sql, params)
-    assert e.value.sqlstate == sqlstate, str(e.value)
-    assert words in str(e.value)
-    return e.value
 
 
 @pytest.fixture

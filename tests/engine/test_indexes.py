@@ -4,8 +4,8 @@ and updated rows, rows others committed after the snapshot (engine/indexes.py)."
 
 import pytest
 
-from tests.conftest import run_python
-from tests.engine.test_uniques import LEVELS, error_of
+from tests.conftest import error_of, run_python
+from tests.engine.test_uniques import LEVELS
 
 
 @pytest.fixture

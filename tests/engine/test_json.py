@@ -9,6 +9,7 @@ import pytest
 import txlake
 from tests.conftest import commit_each
 from tests.engine.test_types import reopen
+from tests.conftest import value as one
 
 
 @pytest.fixture
@@ -16,10 +17,6 @@ def db(connect):
     conn = connect(autocommit=True)
     conn.execute("CREATE TABLE d (id INT PRIMARY KEY, doc jsonb, raw json)")
     return conn
-
-
-def one(db, sql, params=()):
-    return db.execute(sql, params).fetchone()[0]
 
 
 def test_jsonb_normalises_and_json_keeps_the_text(db):

@@ -5,6 +5,7 @@ src/test/regress/expected/jsonb_jsonpath.out's and jsonpath.out's)."""
 import pytest
 
 import txlake
+from tests.conftest import value as one
 
 
 @pytest.fixture
@@ -16,10 +17,6 @@ def rows(db, doc, path, *more):
     """jsonb_path_query's rows, as jsonb text."""
     extra = "".join(f", {m}" for m in more)
     return [r[0] for r in db.execute(f"SELECT q::text FROM jsonb_path_query('{doc}', '{path}'{extra}) AS q").fetchall()]
-
-
-def one(db, sql):
-    return db.execute(sql).fetchone()[0]
 
 
 def refused(db, sql) -> tuple[str, str]:

@@ -157,7 +157,7 @@ def test_if_not_exists_and_one_namespace(c):
     assert c.notices[-1] == 'NOTICE:  relation "mvtest_mv_foo" already exists, skipping'
     fails(c, "CREATE MATERIALIZED VIEW mvtest_t AS SELECT 1", "42P07")
     fails(c, "CREATE TABLE mvtest_mv_foo (a int)", "42P07")
-    fails(c, "CREATE MATERIALIZED VIEW m AS SELECT * FROM mvtest_t WHERE id = ?", "0A000", (1,))
+    fails(c, "CREATE MATERIALIZED VIEW m AS SELECT * FROM mvtest_t WHERE id = ?", "0A000", params=(1,))
     c.execute("CREATE TEMP TABLE tmp (a int)")
     assert fails(c, "CREATE MATERIALIZED VIEW m AS SELECT * FROM tmp", "0A000") == \
         "materialized views must not use temporary tables or views"

@@ -9,6 +9,7 @@ import pytest
 import txlake
 from txlake import errors
 from tests.conftest import run_python
+from tests.conftest import rows as q
 
 LEVELS = ["READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE"]
 
@@ -21,10 +22,6 @@ def c(connect):
     conn.execute("CREATE TABLE s (k INT, v INT)")
     conn.execute("INSERT INTO s VALUES (1, 100), (2, 200), (5, 500), (6, 600)")
     return conn
-
-
-def q(conn, sql, params=None):
-    return conn.execute(sql, params).fetchall()
 
 
 def rows(conn, table="t"):

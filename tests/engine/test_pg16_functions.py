@@ -3,23 +3,12 @@ regression tests (src/test/regress/expected/*.out) and func.sgml show it - NULLs
 
 import pytest
 
-import txlake
+from tests.conftest import fails, one
 
 
 @pytest.fixture
 def conn(connect):
     return connect(autocommit=True)
-
-
-def one(conn, sql, params=()):
-    return conn.execute(sql, params).fetchone()
-
-
-def fails(conn, sql, sqlstate, words=""):
-    with pytest.raises(txlake.Error) as e:
-        conn.execute(sql).fetchall()
-    assert e.value.sqlstate == sqlstate, str(e.value)
-    assert words in str(e.value)
 
 
 # --- width_bucket (numeric.out) ----------------------------------------------------------------

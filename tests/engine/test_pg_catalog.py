@@ -6,6 +6,7 @@ call functions txlake lacks (format_type, pg_table_is_visible, pg_get_expr). The
 import pytest
 
 from txlake import errors
+from tests.conftest import rows as q
 
 
 @pytest.fixture
@@ -24,10 +25,6 @@ def c(connect):
                 "INSERT INTO p VALUES (1, 'a', 1.5, 'ok', ARRAY[1], 'x'), (2, 'b', 2, 'sad', NULL, 'y')"):
         conn.execute(sql)
     return conn
-
-
-def q(conn, sql, params=None):
-    return conn.execute(sql, params).fetchall()
 
 
 def test_psql_list_of_relations(c):

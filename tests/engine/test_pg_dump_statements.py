@@ -8,18 +8,12 @@ import os
 
 import pytest
 
-import txlake
+from tests.conftest import fails
 
 
 @pytest.fixture
 def conn(connect):
     return connect(autocommit=True)
-
-
-def fails(conn, sql, sqlstate, words=""):
-    with pytest.raises(txlake.Error) as info:
-        conn.execute(sql)
-    assert info.value.sqlstate == sqlstate and words in str(info.value), (info.value.sqlstate, str(info.value))
 
 
 SHOP = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "pgdump", "shop.sql")

@@ -8,6 +8,7 @@ import decimal
 import pytest
 
 import txlake
+from tests.conftest import one
 
 
 @pytest.fixture
@@ -18,10 +19,6 @@ def conn(connect):
     conn.execute("INSERT INTO t VALUES (1, 2, 3, 1.5, 2.5, 3.25, 'x', true, '2024-01-01'), "
                  "(2, 3, 4, 1.5, 2.5, 1, 'y', false, '2024-01-02')")
     return conn
-
-
-def one(conn, sql, params=()):
-    return conn.execute(sql, params).fetchone()
 
 
 @pytest.mark.parametrize("sql, message", [

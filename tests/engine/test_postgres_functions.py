@@ -8,6 +8,7 @@ import decimal
 import pytest
 
 import txlake
+from tests.conftest import one
 
 
 @pytest.fixture
@@ -18,10 +19,6 @@ def conn(connect):
     conn.execute("CREATE TABLE tt (ts TIMESTAMP, d DATE, x DOUBLE)")
     conn.execute("INSERT INTO tt VALUES ('2024-05-07 13:04:01.5', '2024-05-07', -1)")
     return conn
-
-
-def one(conn, sql):
-    return conn.execute(sql).fetchone()
 
 
 @pytest.mark.parametrize("where, count", [

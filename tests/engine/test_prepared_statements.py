@@ -5,6 +5,7 @@ name AS ... was a syntax error and EXECUTE 0A000. A statement is planned again a
 import pytest
 
 import txlake
+from tests.conftest import rows
 
 
 @pytest.fixture
@@ -14,10 +15,6 @@ def conn(connect):
     conn.execute("INSERT INTO t VALUES (1, 'a'), (2, 'b')")
     conn.execute("CREATE VIEW w AS SELECT k, v FROM t")
     return conn
-
-
-def rows(conn, sql, params=()):
-    return conn.execute(sql, params).fetchall()
 
 
 def test_prepare_and_execute_with_parameters(conn):

@@ -7,15 +7,12 @@ import os
 import pytest
 
 import txlake
+from tests.conftest import one
 
 
 @pytest.fixture
 def c(connect):
     return connect(autocommit=True)
-
-
-def one(conn, sql):
-    return conn.execute(sql).fetchone()
 
 
 @pytest.mark.parametrize("size, shown", [

@@ -5,7 +5,8 @@ PostgreSQL says (src/backend/commands/tablecmds.c RenameRelationInternal, gram.y
 import pytest
 
 import txlake
-from tests.conftest import commit_each, run_python, waiting
+from tests.conftest import commit_each, fails, run_python, waiting
+from tests.conftest import rows as q
 
 
 @pytest.fixture
@@ -21,17 +22,6 @@ def in_another_process(warehouse: str, sql: str) -> None:
     done = run_python("import sys, txlake\nc = txlake.connect(sys.argv[1], publish='off', autocommit=True)\n"
                       "c.execute(sys.argv[2])", warehouse, sql)
     assert done.returncode == 0, done.stderr
-
-
-def q(conn, sql, params=None):
-    return conn.execute(sql, params).fetchall()
-
-
-def fails(conn, sql, sqlstate):
-    with pytest.raises(txlake.Error) as info:
-        conn.execute(sql)
-    assert info.value.sqlstate == sqlstate, info.value
-    return str(info.value)
 
 
 def test_the_table_keeps_its_rows_constraints_and_sequence_under_the_new_name(c):

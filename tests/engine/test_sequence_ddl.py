@@ -11,23 +11,12 @@ import time
 
 import pytest
 
-import txlake
-from tests.conftest import child_env, run_python
+from tests.conftest import child_env, fails, one, run_python
 
 
 @pytest.fixture
 def conn(connect):
     return connect(autocommit=True)
-
-
-def one(conn, sql):
-    return conn.execute(sql).fetchone()
-
-
-def fails(conn, sql, sqlstate, words=""):
-    with pytest.raises(txlake.Error) as info:
-        conn.execute(sql)
-    assert info.value.sqlstate == sqlstate and words in str(info.value), (info.value.sqlstate, str(info.value))
 
 
 def test_nextval_currval_lastval_setval(conn):

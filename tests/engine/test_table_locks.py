@@ -10,7 +10,7 @@ import time
 import pytest
 
 import txlake
-from tests.engine.test_foreign_keys import fails
+from tests.conftest import fails
 
 MODES = ("ACCESS SHARE", "ROW SHARE", "ROW EXCLUSIVE", "SHARE UPDATE EXCLUSIVE", "SHARE", "SHARE ROW EXCLUSIVE",
          "EXCLUSIVE", "ACCESS EXCLUSIVE")

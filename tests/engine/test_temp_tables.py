@@ -7,18 +7,7 @@ import textwrap
 import pytest
 
 import txlake
-from tests.conftest import run_python
-
-
-def fails(conn, sql, sqlstate):
-    with pytest.raises(txlake.Error) as info:
-        conn.execute(sql)
-    assert info.value.sqlstate == sqlstate, info.value
-    return info.value
-
-
-def rows(conn, sql):
-    return conn.execute(sql).fetchall()
+from tests.conftest import fails, rows, run_python
 
 
 def warehouse_files_naming(warehouse, word: str) -> list[str]:

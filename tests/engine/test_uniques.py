@@ -8,7 +8,7 @@ import time
 import pytest
 
 import txlake
-from tests.conftest import run_python
+from tests.conftest import error_of, run_python
 
 LEVELS = ["READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE"]
 
@@ -16,12 +16,6 @@ LEVELS = ["READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE"]
 @pytest.fixture
 def c(connect):
     return connect(autocommit=True).cursor()
-
-
-def error_of(cur, sql, params=()):
-    with pytest.raises(txlake.Error) as info:
-        cur.execute(sql, params)
-    return info.value.sqlstate, str(info.value)
 
 
 def test_column_and_table_constraints_refuse_a_second_row_with_a_key(c):

@@ -8,7 +8,8 @@ import threading
 import pytest
 
 import txlake
-from tests.conftest import run_python
+from tests.conftest import fails as shared_fails
+from tests.conftest import rows, run_python
 
 
 @pytest.fixture
@@ -21,17 +22,11 @@ def db(connect):
     return conn
 
 
-def fails(conn, sql, sqlstate, message=None, params=None):
-    with pytest.raises(txlake.Error) as info:
-        conn.execute(sql, params) if params is not None else conn.execute(sql)
-    assert info.value.sqlstate == sqlstate, (sql, info.value.sqlstate, str(info.value))
-    if message is not None:
-        assert str(info.value).splitlines()[0] == message
-    return info.value
-
-
-def rows(conn, sql, params=None):
-    return conn.execute(sql, params).fetchall() if params is not None else conn.execute(sql).fetchall()
+def fails(conn, sql, sqlstate, message=None, params=None) -> str:
+    """conftest's ``fails``, whose message's first line, when given, must be ``message``."""
+    text = shared_fails(conn, sql, sqlstate, params=params)
+    assert message is None or text.splitlines()[0] == message, text
+    return text
 
 
 # --- enums -----------------------------------------------------------------------------------

@@ -8,7 +8,8 @@ import pytest
 
 import txlake
 from txlake.storage.warehouse import Warehouse
-from tests.conftest import commit_each, meanwhile, run_python
+from tests.conftest import commit_each, fails, meanwhile, run_python
+from tests.conftest import rows as q
 
 
 @pytest.fixture
@@ -17,17 +18,6 @@ def c(connect):
     conn.execute("CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(20), n INT)")
     conn.execute("INSERT INTO t VALUES (1, 'a', 10), (2, 'b', 20), (3, 'c', 30)")
     return conn
-
-
-def q(conn, sql, params=None):
-    return conn.execute(sql, params).fetchall()
-
-
-def fails(conn, sql, sqlstate, params=None):
-    with pytest.raises(txlake.Error) as info:
-        conn.execute(sql, params)
-    assert info.value.sqlstate == sqlstate, info.value
-    return str(info.value)
 
 
 # --- reading through views --------------------------------------------------------------
@@ -97,7 +87,7 @@ def test_columns_are_fixed_when_the_view_is_made(c):
                     ("int8", "bigint", 5)]
     fails(c, "CREATE VIEW two AS SELECT n, n FROM t", "42701")
     fails(c, "CREATE VIEW two (a, b, c) AS SELECT 1, 2", "42601")
-    fails(c, "CREATE VIEW p AS SELECT * FROM t WHERE id = ?", "42P02", (1,))
+    fails(c, "CREATE VIEW p AS SELECT * FROM t WHERE id = ?", "42P02", params=(1,))
 
 
 def test_a_view_reads_the_tables_it_resolved_when_made(c):

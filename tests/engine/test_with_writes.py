@@ -11,6 +11,7 @@ import pytest
 
 import txlake
 from txlake import errors
+from tests.conftest import rows as q
 
 
 @pytest.fixture
@@ -21,10 +22,6 @@ def c(connect):
     conn.execute("INSERT INTO t VALUES (1, 'a', 1.50, '2024-01-02 03:04:05'), (2, 'b', 2.25, NULL), "
                  "(3, 'c', NULL, '2024-05-06 07:08:09.5')")
     return conn
-
-
-def q(conn, sql, params=None):
-    return conn.execute(sql, params).fetchall()
 
 
 def test_deleted_rows_move_to_another_table(c):
