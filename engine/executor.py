@@ -53,7 +53,7 @@ from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls, counter_of, seq
 from txlake.engine.temp_tables import TEMP_DB, is_temp
 from txlake.parser import statements as st
 from txlake.parser.json_ops import JSON_VALUE, JSONB_VALUE
-from txlake.parser.parse import identifier, parse_table_name, table_name
+from txlake.parser.parse import cte_names, identifier, parse_table_name, table_name
 from txlake.parser.semantics import (BOOLEAN_MACRO, BYTEA_MACRO, CLOCK_FUNCTION, NAMED_SCHEMAS,
                                      REAL_MACRO, STATEMENT_CLOCK, XID_FUNCTION, XID_IF_ASSIGNED_FUNCTION, array_cast,
                                      postgres_semantics)
@@ -505,7 +505,7 @@ class Executor:
         tables = column_scope.StatementTables(ctx, expression)  # (looked up once, for every rewrite)
         expression = user_types.rewritten(ctx, expression, tables)  # (casts to enums and domains)
         expression = _typed_by_columns(ctx, expression, tables, query)
-        ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
+        ctes = cte_names(expression)
         registered: dict[int, str] = {}
         lookups: list[catalog_functions.Lookups] = []  # (made where a call first needs them)
 
@@ -879,7 +879,7 @@ class Executor:
         if user_types.uses_types(ctx, expression):
             return None
         expression = _typed_by_columns(ctx, expression, column_scope.StatementTables(ctx, expression), query=True)
-        ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
+        ctes = cte_names(expression)
         refs: list[st.TableName] = []
         made_for: list[tuple[str, int]] = []
         special = []
@@ -2778,7 +2778,7 @@ def _join_plan(expression: exp.Expression) -> JoinPlan | None:
 
 def _table_nodes(expression: exp.Expression) -> list[exp.Table]:
     """The references to tables in ``expression``: not to its CTEs, not table functions."""
-    ctes = {identifier(c.alias) for c in expression.find_all(exp.CTE)}
+    ctes = cte_names(expression)
     return [t for t in expression.find_all(exp.Table) if isinstance(t.this, exp.Identifier)
             and not (t.args.get("db") is None and identifier(t.this) in ctes)
             and catalog_views.view(table_name(t).db, table_name(t).name) is None]

@@ -47,7 +47,7 @@ from txlake.engine.executor import Context, Executor, Result, distinct_names, re
 from txlake.engine.temp_tables import TEMP_DB, is_temp
 from txlake.parser import statements as st
 from txlake.parser.dialect import Txlake
-from txlake.parser.parse import identifier, parse, table_name
+from txlake.parser.parse import cte_names, identifier, parse, table_name
 from txlake.storage.schema import TableSchema, ViewDefinition, ViewDependency, type_from_arrow
 from txlake.storage.version import TableVersion
 
@@ -174,7 +174,7 @@ def _expanded(ctx: Context, node: exp.Expression, seen: frozenset = frozenset(),
                     "HINT:  Use the REFRESH MATERIALIZED VIEW command.")
     if not any(_is_view(version) for version in read):
         return node
-    ctes = {identifier(c.alias) for c in node.find_all(exp.CTE)}
+    ctes = cte_names(node)
 
     def visit(n):
         view = _view_named(ctx, n, ctes)
@@ -208,7 +208,7 @@ def relations_read(node: exp.Expression) -> tuple[st.TableName, ...]:
     memo = node.meta.get("txlake.reads")
     if memo is not None and memo.node_id == id(node):
         return memo.names
-    ctes = {identifier(c.alias) for c in node.find_all(exp.CTE)}
+    ctes = cte_names(node)
     names = tuple(n for n in (_relation_named(t, ctes) for t in node.find_all(exp.Table)) if n is not None)
     node.meta["txlake.reads"] = _Reads(node, names)
     return names
@@ -333,7 +333,7 @@ def create_view(ex: Executor, ctx: Context, stmt: st.CreateView, params) -> Resu
 def qualified(ctx: Context, query: exp.Expression) -> tuple[exp.Expression, list[TableVersion]]:
     """``query`` with every table reference qualified with its schema as it resolves now
     (42P01 for an unknown one), and the tables and views it reads."""
-    ctes = {identifier(c.alias) for c in query.find_all(exp.CTE)}
+    ctes = cte_names(query)
     reads: dict[str, TableVersion] = {}
 
     def visit(node):
@@ -551,7 +551,7 @@ def follow_column_rename(ex: Executor, ctx: Context, version: TableVersion, old:
     refused (0A000: which of them an unqualified name means is not settled here)."""
     for view in _column_users(ctx, version, old):
         tree = _stored_tree(definition(view).query)
-        ctes = {identifier(c.alias) for c in tree.find_all(exp.CTE)}
+        ctes = cte_names(tree)
         relations = [t for t in tree.find_all(exp.Table) if isinstance(t.this, exp.Identifier)
                      and not (t.args.get("db") is None and identifier(t.this) in ctes)]
         if len(relations) != 1:

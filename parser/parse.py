@@ -481,6 +481,13 @@ def identifier(node: exp.Expression | str) -> str:
     return node.name.lower()
 
 
+def cte_names(node: exp.Expression) -> set[str]:
+    """The names of the WITH items in ``node``, as a table reference names them (a quoted one
+    keeps its case: ``identifier`` of the alias's text lower-cased ``"R"``, which then named no
+    WITH item but a table - 42P01)."""
+    return {identifier(c.args["alias"].this) for c in node.find_all(exp.CTE) if c.args.get("alias")}
+
+
 _DATA_MODIFYING_WITH = "a data-modifying statement in WITH is not supported"
 _WRITES = (exp.Insert, exp.Update, exp.Delete, exp.Merge)
 

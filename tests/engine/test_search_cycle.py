@@ -135,3 +135,14 @@ def test_clauses_it_cannot_rewrite_are_refused(c, sql, sqlstate, message):
         c.execute(sql)
     assert e.value.sqlstate == sqlstate
     assert message is None or str(e.value) == message
+
+
+def test_a_with_item_of_a_quoted_name_is_named_as_written(c):
+    """``WITH RECURSIVE "R"("N") AS (... FROM "R" ...)`` was 42P01 'relation "R" does not exist':
+    the item's name was lower-cased where the statement's names were looked up. As in PostgreSQL,
+    a quoted name keeps its case (``FROM r`` names no item ``"R"``)."""
+    assert q(c, 'WITH RECURSIVE "R"("N") AS (SELECT 1 UNION ALL SELECT "N" + 1 FROM "R" WHERE "N" < 3) '
+                'SELECT * FROM "R"') == [(1,), (2,), (3,)]
+    assert q(c, 'WITH "Few" AS (SELECT 1 AS n) SELECT * FROM "Few"') == [(1,)]
+    with pytest.raises(errors.UndefinedTable):
+        q(c, 'WITH "R" AS (SELECT 1 AS n) SELECT * FROM r')
