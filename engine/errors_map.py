@@ -161,6 +161,10 @@ _BINDER_WORDS = (
 )
 
 
+# a WITH RECURSIVE item that reads itself but is no UNION [ALL] of a non-recursive and a recursive
+# part: DuckDB's words (PostgreSQL's 42P19, parse_cte.c)
+_CIRCULAR_CTE = re.compile(r'Circular reference to CTE "(?P<name>[^"]+)"')
+
 # jsonb's path functions (#-, jsonb_set, jsonb_insert) given an array position that is no integer
 _NOT_AN_INTEGER = re.compile(r'path element at position \d+ is not an integer: ')
 _JSON_REFUSALS = ("unsupported Unicode escape sequence", "stack depth limit exceeded")
@@ -247,6 +251,9 @@ def translate(e: duckdb.Error) -> errors.Error:
                 text.startswith("quantile parameter cannot be null"):  # (DuckDB's quantile_cont / _disc)
             return errors.NotSupportedError("percentile_cont / percentile_disc of a fraction that is not a constant "
                                             "or is NULL is not supported")
+        if (circular := _CIRCULAR_CTE.search(message)) is not None:  # (a recursive item of another form)
+            return errors.ProgrammingError(f'recursive query "{circular["name"]}" does not have the form '
+                                           "non-recursive-term UNION [ALL] recursive-term", sqlstate="42P19")
         for words, sqlstate, postgres in _BINDER_WORDS:
             if words in text:
                 return errors.SyntaxError(postgres) if sqlstate == "42601" else \

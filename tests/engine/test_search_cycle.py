@@ -146,3 +146,12 @@ def test_a_with_item_of_a_quoted_name_is_named_as_written(c):
     assert q(c, 'WITH "Few" AS (SELECT 1 AS n) SELECT * FROM "Few"') == [(1,)]
     with pytest.raises(errors.UndefinedTable):
         q(c, 'WITH "R" AS (SELECT 1 AS n) SELECT * FROM r')
+
+
+@pytest.mark.parametrize("body", ["SELECT 1 INTERSECT SELECT n + 1 FROM x", "SELECT n FROM x"])
+def test_a_recursive_item_of_another_form_is_42p19(c, body):
+    """A WITH RECURSIVE item reading itself that is no UNION [ALL] of a non-recursive and a
+    recursive part was DuckDB's 42000 'Circular reference to CTE': PostgreSQL's 42P19."""
+    with pytest.raises(errors.Error) as e:
+        q(c, f"WITH RECURSIVE x(n) AS ({body}) SELECT * FROM x")
+    assert e.value.sqlstate == "42P19" and 'recursive query "x" does not have the form' in str(e.value)
