@@ -12,8 +12,8 @@ from txlake import errors
 from txlake.engine import buckets, jsonpath
 from txlake.parser.parse import placeholders_in_sql_order
 from txlake.parser import date_format, number_format
-from txlake.parser.semantics import (BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, PERCENTILE_REFUSED, PERCENTILE_VALUE,
-                                     TO_CHAR_REFUSED)
+from txlake.parser.semantics import (BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, NULL_IDENTIFIER, PERCENTILE_REFUSED,
+                                     PERCENTILE_VALUE, TO_CHAR_REFUSED)
 
 
 # a number that does not fit its type (1000000000 for DECIMAL(10,2), '9223372036854775808' for
@@ -142,6 +142,7 @@ _MISSING_TYPE = re.compile(r"Type with name (?P<name>.+) does not exist!?")
 _DOMAIN_ERRORS = (("negative substring length", "22011"), ("square root of a negative", "2201F"),
                   ("negative power", "2201F"), ("complex result", "2201F"), ("logarithm of", "2201E"),
                   ("null value not allowed for object key", "22004"),  # (json_object_agg's)
+                  (NULL_IDENTIFIER.lower(), "22004"),  # (format('%I', NULL): parser/semantics.py's)
                   ("interval out of range", "22008"),  # (engine/intervals.py's)
                   *((words, "2201G") for words in buckets.WIDTH_BUCKET_ERRORS), ("integer out of range", "22003"),
                   (buckets.NULL_THRESHOLD.lower(), "22004"),  # (a macro's: its words lower-cased)

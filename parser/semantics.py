@@ -1032,6 +1032,10 @@ def _written_name(node: exp.Func, text: str) -> str | None:
 _FORMAT_SPEC = re.compile(r"%(?:(\d+)\$)?([sIL%])")
 
 
+# format('%I', NULL): PostgreSQL's 22004 (engine/errors_map.py), raised by DuckDB's error()
+NULL_IDENTIFIER = "null values cannot be formatted as an SQL identifier"
+
+
 def _format(node: exp.Format) -> exp.Expression:
     """``format(f, ...)`` as DuckDB's ``printf`` with ``%s`` only: each ``%s`` takes its value as
     PostgreSQL's text of it (``_text``: a double 1, not 1.0), NULL as ''; ``%I`` quotes that text
@@ -1056,7 +1060,9 @@ def _format(node: exp.Format) -> exp.Expression:
             raise errors.InvalidParameterValue("too few arguments for format()")
         value = values[index]
         args.append(as_text[index].copy() if kind == "s" else
-                    exp.Anonymous(this="quote_ident", expressions=[value.copy()]) if kind == "I" else
+                    exp.func("coalesce", exp.Anonymous(this="quote_ident", expressions=[value.copy()]),
+                             exp.Anonymous(this="error", expressions=[exp.Literal.string(NULL_IDENTIFIER)]))
+                    if kind == "I" else
                     exp.func("coalesce", exp.Anonymous(this="quote_literal", expressions=[value.copy()]),
                              exp.Literal.string("NULL")))
         pieces.append("%s")

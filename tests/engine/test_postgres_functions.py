@@ -297,7 +297,8 @@ def test_string_functions_duckdb_defines_otherwise(conn):
                      "format('%2$s %1$s', 'a', 'b'), format('100%% %s', 1)") == (
         "x|\"y z\"|'it''s'|NULL|", "b a", "100% 1")
     for sql, sqlstate in (("SELECT decode('x', 'rot13')", "22023"),
-                          ("SELECT regexp_match('a', '(')", "2201B"), ("SELECT format('%s %s', 'a')", "22023")):
+                          ("SELECT regexp_match('a', '(')", "2201B"), ("SELECT format('%s %s', 'a')", "22023"),
+                          ("SELECT format('%I', NULL)", "22004")):  # (it was NULL: PostgreSQL's 22004)
         with pytest.raises(txlake.Error) as e:
             conn.execute(sql)
         assert e.value.sqlstate == sqlstate, sql
