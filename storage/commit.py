@@ -691,14 +691,17 @@ def _duplicates(keys: list, seen: set) -> dict:
 
 
 def key_text(key) -> str:
-    """A key as PostgreSQL's messages show it (``Key (id)=(1)``): a bytea as ``\\x`` and hex, a
-    timestamptz with its offset as ``+00`` (in UTC: a message does not know the session's zone)."""
+    """A key as PostgreSQL's messages show it (``Key (id)=(1)``): a boolean as ``t`` / ``f``, a bytea
+    as ``\\x`` and hex, a timestamptz with its offset as ``+00`` (in UTC: a message does not know the
+    session's zone)."""
     return ", ".join(map(_value_text, key)) if isinstance(key, tuple) else _value_text(key)
 
 
 def _value_text(value) -> str:
     if value is None:  # (a UNIQUE NULLS NOT DISTINCT key's)
         return "null"
+    if isinstance(value, bool):  # (PostgreSQL's boolean output: Key (b)=(t))
+        return "t" if value else "f"
     if isinstance(value, bytes):
         return "\\x" + value.hex()
     if value != value:

@@ -32,6 +32,14 @@ def test_column_and_table_constraints_refuse_a_second_row_with_a_key(c):
     assert error_of(c, "INSERT INTO t VALUES (4, 4, 'a', 1), (5, 4, 'b', 1)")[0] == "23505"
     assert error_of(c, "INSERT INTO t SELECT id + 10, a, 'z', id FROM t")[0] == "23505"
     assert c.execute("SELECT count(*) FROM t").fetchone() == (3,)
+    # a boolean key as PostgreSQL's output shows it (it was Python's True)
+    c.execute("CREATE TABLE flags (k BOOLEAN PRIMARY KEY, id INT, n INT, UNIQUE (n, k))")
+    c.execute("INSERT INTO flags VALUES (true, 1, 1)")
+    assert error_of(c, "INSERT INTO flags VALUES (true, 2, 2)")[1].endswith("Key (k)=(t) already exists.")
+    assert error_of(c, "INSERT INTO flags VALUES (false, 3, 1), (NULL, 4, 1)")[0] == "23502"
+    c.execute("CREATE TABLE flags2 (id INT PRIMARY KEY, n INT, k BOOLEAN, UNIQUE (n, k))")
+    assert error_of(c, "INSERT INTO flags2 VALUES (1, 1, false), (2, 1, false)")[1].endswith(
+        "Key (n, k)=(1, f) already exists.")
 
 
 def test_updates_are_checked_on_the_point_path_and_statement_wide(c):
