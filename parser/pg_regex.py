@@ -254,46 +254,38 @@ def re2_pattern(pattern: str, flags: str, function: str) -> str | None:
     return f"(?{mode}){text}" if mode else text
 
 
-def re2_replacement(replacement: str, groups: int) -> str | None:
-    """``regexp_replace``'s ``replacement`` (PostgreSQL's: ``\\1``-``\\9`` a group, ``\\&`` the match,
-    ``\\\\`` a backslash, another backslash kept) in RE2's spelling; None if it names a group the
-    pattern has not (PostgreSQL inserts nothing, RE2 refuses it)."""
-    out, i = [], 0
+def _replacement_parts(replacement: str):
+    """``regexp_replace``'s ``replacement`` as PostgreSQL reads it (varlena.c
+    ``appendStringInfoRegexpSubstr``): its text (str) and its references (int: ``\\1``-``\\9`` a
+    group, ``\\&`` 0, the whole match); ``\\\\`` is a backslash, another backslash stays as written."""
+    i, text = 0, []
     while i < len(replacement):
         c, escaped = replacement[i], replacement[i + 1:i + 2]
-        if c != "\\":
-            out.append(c)
-            i += 1
-        elif escaped and escaped in "123456789":
-            if int(escaped) > groups:
-                return None
-            out.append(c + escaped)
-            i += 2
-        elif escaped in ("&", "\\"):
-            out.append("\\0" if escaped == "&" else "\\\\")
+        if c == "\\" and escaped and escaped in "123456789&":
+            if text:
+                yield "".join(text)
+                text = []
+            yield 0 if escaped == "&" else int(escaped)
             i += 2
         else:
-            out.append("\\\\")  # (the backslash as written; what follows it is read on)
-            i += 1
+            text.append(c)
+            i += 2 if c == "\\" and escaped == "\\" else 1
+    if text:
+        yield "".join(text)
+
+
+def re2_replacement(replacement: str, groups: int) -> str | None:
+    """``replacement`` in RE2's spelling (``_replacement_parts``); None if it names a group the
+    pattern has not (PostgreSQL inserts nothing, RE2 refuses it)."""
+    out = []
+    for part in _replacement_parts(replacement):
+        if isinstance(part, int) and part > groups:
+            return None
+        out.append(f"\\{part}" if isinstance(part, int) else part.replace("\\", "\\\\"))
     return "".join(out)
 
 
 def expand(replacement: str, match: re.Match) -> str:
-    """``replacement`` for ``match``, as PostgreSQL's ``regexp_replace`` reads it (``re2_replacement``)."""
-    out, i = [], 0
-    while i < len(replacement):
-        c, escaped = replacement[i], replacement[i + 1:i + 2]
-        if c != "\\":
-            out.append(c)
-            i += 1
-        elif escaped and escaped in "123456789&":
-            group = 0 if escaped == "&" else int(escaped)
-            out.append((match.group(group) or "") if group <= (match.re.groups) else "")
-            i += 2
-        elif escaped == "\\":
-            out.append("\\")
-            i += 2
-        else:
-            out.append("\\")
-            i += 1
-    return "".join(out)
+    """``replacement`` for ``match`` (``_replacement_parts``)."""
+    return "".join(part if isinstance(part, str) else (match.group(part) or "") if part <= match.re.groups else ""
+                   for part in _replacement_parts(replacement))
