@@ -277,7 +277,7 @@ class Session:
         if self._released:
             return
         if self.txn is not None:
-            self.rollback()
+            self._rollback()
         self.executor.advisory.locks.release_session(self.pid)
 
     def check_open(self) -> None:
@@ -378,15 +378,21 @@ class Session:
         return self.txn
 
     def commit(self) -> Result:
-        txn = self.txn
-        if txn is None:
-            return Result(status="COMMIT", notice="there is no transaction in progress", severity="WARNING")
-        self.txn = None
-        if txn.state is TxnState.FAILED:
-            self._abort_block(txn)
-            return Result(status="ROLLBACK")
-        self._end_block(txn, self._commit)
-        return Result(status="COMMIT")
+        """COMMIT (the statement's, or DB-API's ``commit()``): under the session's lock, and 57P01
+        if pg_terminate_backend closed the session meanwhile - it rolled the transaction back, and
+        a COMMIT must not report it done (``terminate``)."""
+        with self._lock:
+            if self.closed:
+                self.check_open()
+            txn = self.txn
+            if txn is None:
+                return Result(status="COMMIT", notice="there is no transaction in progress", severity="WARNING")
+            self.txn = None
+            if txn.state is TxnState.FAILED:
+                self._abort_block(txn)
+                return Result(status="ROLLBACK")
+            self._end_block(txn, self._commit)
+            return Result(status="COMMIT")
 
     def _commit(self, txn: Transaction, deadline: float | None = None) -> None:
         """The database commits ``txn``; its temporary tables, lifted out first, are the session's.
@@ -415,6 +421,14 @@ class Session:
                 self.txn.label = label
 
     def rollback(self) -> Result:
+        """ROLLBACK (the statement's, or DB-API's ``rollback()``): under the session's lock; 57P01
+        once a terminated session's owner calls it (``check_open``)."""
+        with self._lock:
+            if self.closed and self._terminated:
+                self.check_open()
+            return self._rollback()
+
+    def _rollback(self) -> Result:
         txn = self.txn
         if txn is None:
             return Result(status="ROLLBACK", notice="there is no transaction in progress", severity="WARNING")
@@ -640,7 +654,7 @@ class Session:
             if self._released:
                 return
             if self.txn is not None:
-                self.rollback()
+                self._rollback()
             self.temp.tables.clear()  # (their spilled files go with the executor's private folder)
             self.executor.close()
             self.closed = self._released = True

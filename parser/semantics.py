@@ -165,6 +165,9 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
             name = _FUNCTION_NAMES.get(type(node.this)) or node.this.key
             raise errors.ProgrammingError(f"{name} is not an ordered-set aggregate, so it cannot have WITHIN GROUP",
                                           sqlstate="42809")
+        elif isinstance(node.this, _ORDERED_SET) and _windowed(node):  # (PostgreSQL's parse_func.c)
+            raise errors.NotSupportedError(
+                f"OVER is not supported for ordered-set aggregate {_ORDERED_SET_NAMES[type(node.this)]}")
         elif isinstance(node.this, exp.PercentileCont) and isinstance(node.expression, exp.Order):
             for ordered in node.expression.expressions:  # (percentile_cont's value a double precision)
                 ordered.this.replace(exp.Anonymous(this=PERCENTILE_VALUE, expressions=[ordered.this.copy()]))
@@ -320,8 +323,9 @@ def _check_set_placement(node: exp.Expression) -> None:
             raise errors.NotSupportedError("a set-returning function's argument that returns a set is not "
                                            "supported\nHINT:  Move the inner call into a LATERAL FROM item.")
         for kind, refusal in _SET_REFUSALS:
-            if isinstance(outer, kind) and not (kind is exp.AggFunc and isinstance(outer.parent, exp.Window)):
-                _refuse_set(refusal)
+            if isinstance(outer, kind) and not (kind is exp.AggFunc and isinstance(outer.parent, exp.Window)) \
+                    and not (kind is exp.Window and child.arg_key != "this"):  # (a window's PARTITION BY /
+                _refuse_set(refusal)                                           # ORDER BY may hold one)
         child = outer
 
 
@@ -782,6 +786,15 @@ def _typed_aggregate(node: exp.Sum | exp.Avg) -> None:
 
 _HYPOTHETICAL = (exp.Rank, exp.DenseRank, exp.PercentRank, exp.CumeDist)
 _ORDERED_SET = (exp.PercentileCont, exp.PercentileDisc, exp.Mode, *_HYPOTHETICAL)
+_ORDERED_SET_NAMES = {exp.Rank: "rank", exp.DenseRank: "dense_rank", exp.PercentRank: "percent_rank",
+                      exp.CumeDist: "cume_dist", exp.PercentileCont: "percentile_cont",
+                      exp.PercentileDisc: "percentile_disc", exp.Mode: "mode"}
+
+
+def _windowed(node: exp.Expression) -> bool:
+    """Is ``node`` (with its FILTER) the function of a window (``... OVER (...)``)?"""
+    call = node.parent if isinstance(node.parent, exp.Filter) else node
+    return isinstance(call.parent, exp.Window) and call.arg_key == "this"
 
 
 def _hypothetical(node: exp.WithinGroup) -> None:
@@ -791,8 +804,7 @@ def _hypothetical(node: exp.WithinGroup) -> None:
     the ORDER BY's order, NULLs first or last as it says. A FILTER keeps its rows."""
     function, keys = node.this, node.expression.expressions
     values = function.expressions
-    name = {exp.Rank: "rank", exp.DenseRank: "dense_rank", exp.PercentRank: "percent_rank",
-            exp.CumeDist: "cume_dist"}[type(function)]
+    name = _ORDERED_SET_NAMES[type(function)]
     if len(values) != len(keys):
         raise errors.ProgrammingError(f"function {name} with {len(values)} hypothetical argument(s) and {len(keys)} "
                                       "ordering column(s) does not exist\nHINT:  To use the hypothetical-set "

@@ -217,3 +217,23 @@ def test_pg_settings_agrees_with_show_and_an_update_is_a_set_config(connect):
     with pytest.raises(txlake.OperationalError) as fixed:
         a.execute("UPDATE pg_settings SET setting = '1' WHERE name = 'server_version'")
     assert fixed.value.sqlstate == "55P02"
+
+
+def test_a_commit_a_terminate_overtakes_fails_with_57P01(table, connect):
+    """pg_terminate_backend landing between DB-API commit()'s own check and the session's commit
+    rolled the transaction back, and commit() then returned as if it had committed (review): the
+    session's commit runs under its lock and fails with 57P01, as a COMMIT sent to a terminated
+    PostgreSQL backend does; nothing of the transaction is there."""
+    victim = connect()
+    victim.execute("INSERT INTO t VALUES (3, 3)")
+    session, own = victim._session, victim._session.uncancel
+
+    def overtaken():  # (the terminate, from another session, at the worst moment)
+        assert one(table, "SELECT pg_terminate_backend(?)", [session.pid]) == (True,)
+        own()
+
+    session.uncancel = overtaken
+    with pytest.raises(txlake.OperationalError) as e:
+        victim.commit()
+    assert e.value.sqlstate == "57P01"
+    assert one(table, "SELECT count(*) FROM t") == (2,)

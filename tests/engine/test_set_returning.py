@@ -238,3 +238,20 @@ def test_rows_from(db):
     assert [d[0] for d in cur.description] == ["k", "v", "g", "n"]
     assert db.execute("SELECT t.id, r.* FROM t, ROWS FROM (generate_series(1, t.id), unnest(ARRAY[9])) AS r(g, u) "
                       "ORDER BY 1, 2").fetchall() == [(1, 1, 9), (2, 1, 9), (2, 2, None)]
+
+
+def test_windows_over_set_returning_calls_and_ordered_set_aggregates(db):
+    """A set-returning call in a window's PARTITION BY / ORDER BY is PostgreSQL's to take (tsrf.out;
+    review: the window's own arguments' refusal had caught it too); an ordered-set aggregate under
+    OVER is 0A000, as parse_func.c refuses it (review: rank(2) WITHIN GROUP (...) OVER () ran)."""
+    db.execute("CREATE TABLE few (id INT)")
+    db.execute("INSERT INTO few VALUES (1), (2), (3)")
+    assert rows(db, "SELECT sum(count(*)) OVER (PARTITION BY generate_series(1, 3) ORDER BY generate_series(1, 3)), "
+                    "generate_series(1, 3) g FROM few GROUP BY g") == [(3, 1), (3, 2), (3, 3)]
+    for sql, name in (("SELECT rank(2) WITHIN GROUP (ORDER BY id) OVER () FROM few", "rank"),
+                      ("SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY id) OVER () FROM few", "percentile_cont"),
+                      ("SELECT cume_dist(2) WITHIN GROUP (ORDER BY id) FILTER (WHERE id > 1) OVER () FROM few",
+                       "cume_dist")):
+        with pytest.raises(txlake.NotSupportedError) as e:
+            db.execute(sql)
+        assert f"OVER is not supported for ordered-set aggregate {name}" in str(e.value), sql
