@@ -25,6 +25,7 @@ import pyarrow as pa
 
 from txlake import errors
 from txlake.engine import checks
+from txlake.engine.dialect import quote_ident
 from txlake.engine.pg_expr import column_default
 from txlake.engine.temp_tables import TEMP_DB, TEMP_ID_PREFIX
 from txlake.storage.schema import Column, ColumnType, parse_type_name, timing_sql
@@ -386,12 +387,15 @@ def unique_indexes(t: TableVersion) -> list[tuple[str, tuple[str, ...], str, str
     "PRIMARY KEY", "UNIQUE CONSTRAINT" or "UNIQUE" for CREATE UNIQUE INDEX's, its definition as
     pg_indexes.indexdef shows it, its constraint's `` DEFERRABLE [INITIALLY DEFERRED]`` or "")."""
     schema, found = t.schema, []
-    keys = ([(schema.pkey_name(t.name), schema.primary_key, "PRIMARY KEY", False, "", None)]
+    keys = ([(schema.pkey_name(t.name), schema.primary_key, "PRIMARY KEY", False, "", None, False)]
             if schema.primary_key else []) \
         + [(u.name, u.shown, "UNIQUE" if u.index else "UNIQUE CONSTRAINT", u.nulls_not_distinct, timing_sql(u),
-            u.predicate) for u in schema.uniques]
-    for name, columns, kind, nulls_not_distinct, timing, predicate in keys:
-        definition = (f"CREATE UNIQUE INDEX {name} ON {schema_name(t.db)}.{t.name} USING btree ({', '.join(columns)})"
+            u.predicate, u.computed) for u in schema.uniques]
+    for name, columns, kind, nulls_not_distinct, timing, predicate, computed in keys:
+        # (a column's name as PostgreSQL writes one: "Email", "user"; an expression as written)
+        shown = columns if computed else tuple(map(quote_ident, columns))
+        definition = (f"CREATE UNIQUE INDEX {quote_ident(name)} ON {quote_ident(schema_name(t.db))}."
+                      f"{quote_ident(t.name)} USING btree ({', '.join(shown)})"
                       + (" NULLS NOT DISTINCT" if nulls_not_distinct else "")
                       + (f" WHERE ({predicate})" if predicate is not None else ""))
         found.append((name, columns, kind, definition, timing))

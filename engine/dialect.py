@@ -176,9 +176,15 @@ _POWER = ("CASE WHEN {x} = 0 AND {y} < 0 THEN error('zero raised to a negative p
 ENUM_VALUE_MACRO = "__txl_enum_value"
 
 #: quote_ident's rule: a name is left bare when it is lower-case and no keyword PostgreSQL
-#: reserves (DuckDB's grammar is PostgreSQL's: so are its keyword categories), else quoted
+#: reserves (DuckDB's grammar is PostgreSQL's: so are its keyword categories - but for the
+#: SQL-value functions, which PostgreSQL reserves and DuckDB does not: quote_ident('user') is "user"),
+#: else quoted
 _BARE_NAME = "[a-z_][a-z0-9_$]*"
-_RESERVED_WORDS = "SELECT keyword_name FROM duckdb_keywords() WHERE keyword_category <> 'unreserved'"
+_VALUE_FUNCTIONS = ("user", "current_user", "session_user", "system_user", "current_role", "current_catalog",
+                    "current_schema", "current_date", "current_time", "current_timestamp", "localtime",
+                    "localtimestamp")
+_RESERVED_WORDS = ("SELECT keyword_name FROM duckdb_keywords() WHERE keyword_category <> 'unreserved' "
+                   f"UNION ALL SELECT unnest({list(_VALUE_FUNCTIONS)})")
 
 
 def quote_ident(name: str) -> str:

@@ -521,3 +521,19 @@ def test_a_join_of_a_text_key_and_a_uuid_column_is_not_narrowed_by_its_values(c)
     c.execute("INSERT INTO b VALUES (1, ?)", (u,))
     sql = "SELECT a.v FROM a JOIN b ON a.k = b.u WHERE b.id {} = ? ORDER BY 1"
     assert c.execute(sql.format(""), (1,)).fetchall() == c.execute(sql.format("+ 0"), (1,)).fetchall()
+
+
+def test_indexdef_quotes_names_as_postgresql_does(c):
+    """pg_indexes.indexdef wrote names bare: ``(user)`` for a column "user", ``ON public.U`` for a
+    table "U" - text that does not run. Names are quoted as quote_ident quotes them, which now
+    also quotes PostgreSQL's reserved SQL-value functions (quote_ident('user') was bare: review)."""
+    c.execute('CREATE TABLE "U" ("user" TEXT PRIMARY KEY, "Email" TEXT UNIQUE, n INT)')
+    c.execute('CREATE INDEX ON "U" ("user", n)')
+    c.execute('CREATE UNIQUE INDEX "Low" ON "U" (lower("Email"))')
+    assert indexdefs(c, "U") == [
+        ("Low", 'CREATE UNIQUE INDEX "Low" ON public."U" USING btree (lower("Email"))'),
+        ("U_Email_key", 'CREATE UNIQUE INDEX "U_Email_key" ON public."U" USING btree ("Email")'),
+        ("U_pkey", 'CREATE UNIQUE INDEX "U_pkey" ON public."U" USING btree ("user")'),
+        ("U_user_n_idx", 'CREATE INDEX "U_user_n_idx" ON public."U" USING btree ("user", n)')]
+    assert c.execute("SELECT quote_ident('user'), quote_ident('current_user'), quote_ident('users')").fetchone() == (
+        '"user"', '"current_user"', "users")
