@@ -189,7 +189,14 @@ class Options:
 
 
 def _embedded(pattern: str, flags: str) -> tuple[str, str]:
-    """``pattern`` without the embedded options it begins with, and ``flags`` with them after."""
+    """``pattern`` without the director (``***=``: the rest a literal; ``***:``: the rest an ARE)
+    and the embedded options it begins with, and ``flags`` with what they say after; PostgreSQL's
+    word-edge brackets ``[[:<:]]`` / ``[[:>:]]`` as its ``\\m`` / ``\\M``."""
+    if pattern.startswith("***="):
+        return pattern[4:], flags + "q"
+    if pattern.startswith("***:"):
+        pattern = pattern[4:]
+    pattern = pattern.replace("[[:<:]]", "\\m").replace("[[:>:]]", "\\M")
     match = _EMBEDDED.match(pattern)
     return (pattern[match.end():], flags + match.group(1)) if match else (pattern, flags)
 

@@ -319,6 +319,9 @@ def test_regex_operators_read_postgresql_patterns(conn):
                      "'foo bar' ~ '\\mbar\\M', 'foo barn' ~ '\\mbar\\M', 'foo bar' ~* '\\yBAR\\y', "
                      "'foo bar' !~ 'x', 'FOO' !~* 'foo', 'a1' ~ '^[[:alpha:]][[:digit:]]$'") == (
         True, False, True, True, True, False, True, True, False, True)
+    # the directors ***= (a literal) and ***:, and the word-edge brackets [[:<:]] / [[:>:]] (review)
+    assert one(conn, "SELECT 'a.c' ~ '***=a.c', 'abc' ~ '***=a.c', 'abc' ~ '***:a.c', "
+                     "'foo bar' ~ '[[:<:]]bar[[:>:]]', 'foobar' ~ '[[:<:]]bar'") == (True, False, True, True, False)
     conn.execute("CREATE TABLE rx (id int, s text, f text)")
     conn.execute("INSERT INTO rx VALUES (1, 'foo bar', 'g'), (2, E'x\\ny', 'i'), (3, NULL, '')")
     assert conn.execute("SELECT id, s ~ ?, s ~ '\\mbar' FROM rx ORDER BY id", ("x.y",)).fetchall() == [
