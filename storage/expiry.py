@@ -311,9 +311,7 @@ def _remove_orphan_files(warehouse, older_than_seconds: float) -> int:
     theirs.)"""
     cutoff = time.time() - older_than_seconds
     candidates, metadata = [], [warehouse.txlog.dir, os.path.join(warehouse.root, PREPARED_DIR)]
-    for db_dir in warehouse.fs.listdir(warehouse.root):
-        if not db_dir.endswith(".db"):
-            continue
+    for db_dir in warehouse.fs.database_dirs(warehouse.root):
         for name in warehouse.fs.listdir(os.path.join(warehouse.root, db_dir)):
             tdir = os.path.join(warehouse.root, db_dir, name)
             candidates += _unpublished_old_files(warehouse, tdir, cutoff)

@@ -40,6 +40,11 @@ class LocalFileSystem:
         except FileNotFoundError:
             return []
 
+    def database_dirs(self, root: str) -> list[str]:
+        """The Paimon database folders (``name.db``) of the warehouse at ``root`` - not a file of
+        that name a user keeps there (listing it as a folder failed publishing and expiry)."""
+        return [name for name in self.listdir(root) if name.endswith(".db") and os.path.isdir(os.path.join(root, name))]
+
     def size(self, path: str) -> int:
         return os.stat(path).st_size
 

@@ -400,9 +400,7 @@ class Publisher:
         published a table since this pass read the catalog: its schemas name it, and it is
         live by then.)"""
         root, stale = self.warehouse.root, []
-        for db_dir in self.warehouse.fs.listdir(root):
-            if not db_dir.endswith(".db"):
-                continue
+        for db_dir in self.warehouse.fs.database_dirs(root):
             for name in self.warehouse.fs.listdir(os.path.join(root, db_dir)):
                 rel = os.path.join(db_dir, name)
                 if rel not in live_dirs and os.path.isdir(os.path.join(root, rel, "schema")):

@@ -64,6 +64,26 @@ def test_orphan_files_are_removed_after_the_grace_period(warehouse):
     assert read_with_pypaimon(os.path.join(warehouse, "default.db", "t"))["snapshots"]
 
 
+def test_a_file_named_like_a_database_folder_is_left_alone(warehouse):
+    """A file of the user's named ``x.db`` in the warehouse's folder (benchmarks/startup.py kept
+    SQLite's ``s.db`` there) was listed as a Paimon database folder: publishing failed at every
+    commit (NotADirectoryError) and orphan removal failed. Both pass it by, and keep it."""
+    os.makedirs(warehouse, exist_ok=True)
+    mine = os.path.join(warehouse, "s.db")
+    with open(mine, "wb") as f:
+        f.write(b"SQLite format 3")
+    c = txlake.connect(warehouse, autocommit=True, publish="sync")
+    c.execute("CREATE TABLE t (id INT)")
+    c.execute("DROP TABLE t")  # (a dropped table's published metadata goes: the pass lists the folders)
+    c.execute("CREATE TABLE u (id INT)")
+    c.execute("INSERT INTO u VALUES (1)")
+    assert c.execute("CALL txlake.remove_orphan_files(older_than_seconds => 0)").fetchone() == (0,)
+    c.close()
+    assert read_with_pypaimon(os.path.join(warehouse, "default.db", "u"))["snapshots"]
+    with open(mine, "rb") as f:
+        assert f.read() == b"SQLite format 3"
+
+
 def test_files_an_unfinished_transaction_will_commit_are_not_orphans(warehouse):
     """However short the grace period: a prepared transaction's Parquet file is kept until
     COMMIT PREPARED (which committed a reference to a deleted file before: the table was
