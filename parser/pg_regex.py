@@ -12,8 +12,10 @@ newline unless the flags make newlines special (RE2's ``.`` did not: ``E'a\\nb' 
 false). The flags are PostgreSQL's (regexp.c ``parse_re_flags``, applied in order; also as the
 embedded options ``(?flags)`` a pattern may begin with): ``i``/``c`` case, ``n``/``m``/``p``/``w``/``s``
 newline sensitivity, ``x`` expanded, ``q`` a literal, ``t``; the basic and extended syntaxes
-(``b``, ``e``) are refused (0A000), another letter is 22023. A pattern that is no regular
-expression is 2201B with PostgreSQL's words where Python's error tells which.
+(``b``, ``e``) are refused (0A000), another letter is 22023; the directors ``***=`` / ``***:``
+and the word-edge brackets ``[[:<:]]`` / ``[[:>:]]`` are read too. A pattern that is no regular
+expression is 2201B with PostgreSQL's words where Python's error tells which (and where both
+engines would take it: a count past 255, a quantifier after a quantifier).
 
 Not PostgreSQL's: where alternatives both match at one place, both engines take the first (Perl's
 rule) where PostgreSQL may take the longer (``regexp_match('abc', 'a|ab')`` is ``{a}``, not ``{ab}``).
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import re
+
 
 class RegexpError(ValueError):
     """An argument these functions refuse, in PostgreSQL's words (engine/errors_map.py: 22023,
