@@ -330,9 +330,7 @@ class Session:
             if stmt.param_order is not None and many is None:
                 params = tuple(params[i] for i in stmt.param_order)
             handler = _CONTROL.get(type(stmt))
-            outer = not self.running  # (EXECUTE runs its statement inside: pg_stat_activity shows the EXECUTE)
-            if outer:
-                self.running, self.query, self.query_start = True, stmt.text, time.time()
+            outer = self._shown_running(stmt.text)  # (EXECUTE runs its statement inside: that shows the EXECUTE)
             try:
                 if handler is not None:
                     txn = self.txn
@@ -384,15 +382,29 @@ class Session:
         with self._lock:
             if self.closed:
                 self.check_open()
-            txn = self.txn
-            if txn is None:
-                return Result(status="COMMIT", notice="there is no transaction in progress", severity="WARNING")
-            self.txn = None
-            if txn.state is TxnState.FAILED:
-                self._abort_block(txn)
-                return Result(status="ROLLBACK")
-            self._end_block(txn, self._commit)
-            return Result(status="COMMIT")
+            outer = self._shown_running("COMMIT")
+            try:
+                txn = self.txn
+                if txn is None:
+                    return Result(status="COMMIT", notice="there is no transaction in progress", severity="WARNING")
+                self.txn = None
+                if txn.state is TxnState.FAILED:
+                    self._abort_block(txn)
+                    return Result(status="ROLLBACK")
+                self._end_block(txn, self._commit)
+                return Result(status="COMMIT")
+            finally:
+                if outer:
+                    self.running, self.state_change = False, time.time()
+
+    def _shown_running(self, query: str) -> bool:
+        """What pg_stat_activity shows while a statement runs (engine/system_views.py): the
+        session active, running ``query`` since now. False (and nothing changed) if a statement
+        runs already - the one a COMMIT or EXECUTE is part of, which it shows."""
+        if self.running:
+            return False
+        self.running, self.query, self.query_start = True, query, time.time()
+        return True
 
     def _commit(self, txn: Transaction, deadline: float | None = None) -> None:
         """The database commits ``txn``; its temporary tables, lifted out first, are the session's.

@@ -237,3 +237,20 @@ def test_a_commit_a_terminate_overtakes_fails_with_57P01(table, connect):
         victim.commit()
     assert e.value.sqlstate == "57P01"
     assert one(table, "SELECT count(*) FROM t") == (2,)
+
+
+def test_a_db_api_commit_shows_the_session_active(table, connect):
+    """DB-API commit() runs no statement of the session's: pg_stat_activity showed it idle while it
+    committed (its deferred checks, its flush); PostgreSQL shows the backend active, running COMMIT."""
+    victim = connect()
+    victim.execute("INSERT INTO t VALUES (3, 3)")
+    session, own, seen = victim._session, victim._session._commit, []
+
+    def observed(txn, deadline=None):  # (looked at from another session while it commits)
+        seen.append(activity(table, session.pid))
+        own(txn, deadline)
+
+    session._commit = observed
+    victim.commit()
+    assert (seen[0]["state"], seen[0]["query"]) == ("active", "COMMIT")
+    assert activity(table, session.pid)["state"] == "idle"
