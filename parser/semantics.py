@@ -1139,7 +1139,8 @@ def _typed_series(node: exp.GenerateSeries) -> None:
         table.set("this", exp.Anonymous(this=macro, expressions=arguments))
         table.set("ordinality", None)
         table.set("alias", alias)
-    elif _in_select_list(node) and not _is_call(node.parent, "list_transform"):  # (not one _text listed)
+    elif _in_select_list(node, "expressions", "order") and not _is_call(node.parent, "list_transform"):
+        # (not one _text listed; in ORDER BY its rows too, as PostgreSQL's: DuckDB ordered by the list)
         node.replace(exp.Anonymous(this="unnest", expressions=[_series_list(node)]))
 
 
@@ -1156,12 +1157,13 @@ def _series_list(node: exp.GenerateSeries) -> exp.Expression:
     return node.copy() if untyped else exp.Anonymous(this=SERIES_LIST, expressions=arguments)
 
 
-def _in_select_list(node: exp.Expression) -> bool:
-    """Is ``node`` part of a SELECT's output columns (not its FROM, WHERE, ...)?"""
+def _in_select_list(node: exp.Expression, *parts: str) -> bool:
+    """Is ``node`` part of a SELECT's output columns (not its FROM, WHERE, ...) - or of another of
+    its ``parts`` ("order": its ORDER BY)?"""
     child, parent = node, node.parent
     while parent is not None and not isinstance(parent, exp.Select):
         child, parent = parent, parent.parent
-    return parent is not None and child.arg_key == "expressions"
+    return parent is not None and child.arg_key in (parts or ("expressions",))
 
 
 def _escapes(node: exp.Like | exp.ILike) -> bool:

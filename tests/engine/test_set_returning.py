@@ -255,3 +255,15 @@ def test_windows_over_set_returning_calls_and_ordered_set_aggregates(db):
         with pytest.raises(txlake.NotSupportedError) as e:
             db.execute(sql)
         assert f"OVER is not supported for ordered-set aggregate {name}" in str(e.value), sql
+
+
+def test_generate_series_in_order_by_makes_rows(db):
+    """``ORDER BY id, generate_series(1, 3)``: PostgreSQL's rows of each id, one per value (it
+    orders by a hidden column of the series, in lockstep with the select list's); DuckDB ordered
+    by the series as one list, and gave each row once (review)."""
+    db.execute("CREATE TABLE few (id INT)")
+    db.execute("INSERT INTO few VALUES (1), (2), (3)")
+    assert db.execute("SELECT id FROM few ORDER BY id, generate_series(1, 3)").fetchall() == [
+        (1,), (1,), (1,), (2,), (2,), (2,), (3,), (3,), (3,)]
+    assert db.execute("SELECT id FROM few ORDER BY generate_series(1, 2) DESC, id").fetchall() == [
+        (1,), (2,), (3,), (1,), (2,), (3,)]
