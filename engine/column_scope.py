@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Callable
 
 from sqlglot import exp
 
+from txlake.parser.json_ops import SCALAR_ROWS
 from txlake.parser.parse import table_name
 from txlake.storage.schema import Column
 from txlake.storage.version import TableVersion
@@ -156,3 +157,44 @@ def _output(query: exp.Expression, source: exp.Expression, name: str) -> exp.Exp
             and not any(isinstance(o, exp.Star) for o in outputs) else None
     found = next((o for o in outputs if o.alias_or_name == name and isinstance(o, (exp.Alias, exp.Column))), None)
     return found.unalias() if found is not None else None
+
+
+def whole_row_values(expression: exp.Expression, tables: StatementTables) -> exp.Expression:
+    """``expression`` with the alias of a FROM item whose rows are one value, read alone
+    (``FROM t, jsonb_array_elements_text(t.tags) AS tag ... SELECT tag``), read as that value,
+    as PostgreSQL's whole-row reference to a function of one scalar column is (DuckDB's was a
+    row: ``{'value': 'a'}``). Not where another FROM item of its query has a column of that name
+    (which the name then is), nor where one's columns are not known here (a view's, a CTE's)."""
+    if not any(s.meta.get(SCALAR_ROWS) for s in expression.find_all(exp.Subquery)):
+        return expression
+    result = expression.copy()
+    for source in [s for s in result.find_all(exp.Subquery) if s.meta.get(SCALAR_ROWS)]:
+        query, alias = source.parent_select, source.alias
+        if query is None or not alias or not _names_no_column(query, source, alias, tables):
+            continue
+        for column in list(query.walk(prune=lambda n: n is not query and isinstance(n, (exp.Select, exp.Subquery)))):
+            if isinstance(column, exp.Column) and not column.table and column.name == alias \
+                    and not isinstance(column.parent, exp.Dot):
+                column.replace(exp.column(source.meta[SCALAR_ROWS], alias))
+    return result
+
+
+def _names_no_column(query: exp.Select, source: exp.Subquery, name: str, tables: StatementTables) -> bool:
+    """Has no FROM item of ``query`` but ``source`` a column ``name`` - each known here?"""
+    first = query.args.get("from_") or query.args.get("from")  # (sqlglot's key, by its version)
+    items = [first.this] if first is not None else []
+    items += [join.this for join in query.args.get("joins") or ()]
+    for item in items:
+        if item is source or isinstance(item, exp.Subquery) and item.meta.get(SCALAR_ROWS):
+            continue
+        if isinstance(item, exp.Table) and isinstance(item.this, exp.Identifier):
+            version = tables.lookup(item)
+            if version is None or version.schema.column(name) is not None:
+                return False
+        elif isinstance(item, exp.Subquery) and isinstance(item.this, exp.Select):
+            names = item.this.named_selects
+            if "*" in names or name in names or any(isinstance(e, exp.Star) for e in item.this.expressions):
+                return False
+        else:
+            return False
+    return True

@@ -2622,10 +2622,12 @@ _SEQUENCE_DEFAULT = re.compile(r"nextval\s*\(\s*'((?:[^']|'')+)'\s*\)", re.IGNOR
 
 def _typed_by_columns(ctx: Context, expression: exp.Expression, tables: column_scope.StatementTables,
                       query: bool) -> exp.Expression:
-    """The rewrites that depend on the types of the columns ``expression`` reads (so on the
-    schemas a cached plan is made for): jsonb columns compared and sorted in jsonb's order,
+    """The rewrites that depend on the columns ``expression`` reads (so on the schemas a cached
+    plan is made for): a function's one-value rows read by its alias alone (no column has the
+    name), jsonb columns compared and sorted in jsonb's order,
     CHAR(n) values compared and given out padded (``query``: its select list is the result),
     a string constant beside a column read as the column's type."""
+    expression = column_scope.whole_row_values(expression, tables)
     expression = jsonb_order.rewritten(ctx, expression, tables)
     expression = bpchar.rewritten(ctx, expression, tables, query)
     return column_constants.rewritten(ctx, expression, tables)

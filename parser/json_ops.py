@@ -44,7 +44,11 @@ GET_PATH, GET_PATH_TEXT = "txl_json_get_path", "txl_json_get_path_text"
 CONTAINS, CONCAT, EXISTS = "txl_jsonb_contains", "txl_jsonb_concat", "txl_jsonb_exists"
 TYPEOF, ARRAY_LENGTH = "txl_jsonb_typeof", "txl_jsonb_array_length"
 ELEMENTS, EACH = "txl_jsonb_elements", "txl_jsonb_each"  # (lists, and their _text ones: set_returning)
-RECORD_FIELD = "txl_record_field"  # (macro: a field's text in a record's, as record_out quotes it)
+RECORD_FIELD = "txl_record_field"
+# the meta key of a FROM item of a function whose rows are one value (json[b]_array_elements[_text]):
+# its column's name. PostgreSQL reads the item's alias alone as that value (FROM
+# jsonb_array_elements_text(doc) AS tag ... SELECT tag), DuckDB as a row (engine/column_scope.py)
+SCALAR_ROWS = "scalar_rows"  # (macro: a field's text in a record's, as record_out quotes it)
 JSONB_KEY = "txl_jsonb_key"  # (the text equal jsonb values share: equals)
 JSONB_ORDER = "txl_jsonb_order"  # (bytes that sort as jsonb's btree order: ordering)
 KEYS = "txl_jsonb_keys"
@@ -435,7 +439,10 @@ def set_returning(node: exp.Expression) -> exp.Expression | None:
     else:
         members = exp.select(exp.alias_(exp.Unnest(expressions=[rows]), "__m")).subquery("__members")
     alias = alias or exp.TableAlias(this=exp.to_identifier(name))
-    return exp.Subquery(this=exp.select(*columns).from_(members), alias=alias.copy())
+    made = exp.Subquery(this=exp.select(*columns).from_(members), alias=alias.copy())
+    if not each and not named and not numbered and not alias.columns:
+        made.meta[SCALAR_ROWS] = "value"  # (its alias alone is its value: engine/column_scope.py)
+    return made
 
 
 def _members_in_select_list(call: exp.Anonymous, rows: exp.Expression, as_json: bool) -> exp.Expression | None:

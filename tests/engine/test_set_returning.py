@@ -267,3 +267,22 @@ def test_generate_series_in_order_by_makes_rows(db):
         (1,), (1,), (1,), (2,), (2,), (2,), (3,), (3,), (3,)]
     assert db.execute("SELECT id FROM few ORDER BY generate_series(1, 2) DESC, id").fetchall() == [
         (1,), (2,), (3,), (1,), (2,), (3,)]
+
+
+def test_a_one_value_function_s_alias_alone_is_its_value(db):
+    """``FROM t, jsonb_array_elements_text(t.tags) AS tag ... SELECT tag``, PostgreSQL's idiom:
+    the alias of a function of one scalar column, read alone, is that value (a whole-row reference
+    of a scalar function); it gave the row ``{'value': 'x'}``. A column of another FROM item of that
+    name is what the name reads, as in PostgreSQL; WITH ORDINALITY makes the alias a row."""
+    db.execute("CREATE TABLE tagged (id INT, tags jsonb, tag TEXT)")
+    db.execute("""INSERT INTO tagged VALUES (1, '["x", "y"]', 'T')""")
+    assert db.execute("SELECT elem FROM jsonb_array_elements_text('[\"a\", \"b\"]') AS elem").fetchall() == [
+        ("a",), ("b",)]
+    assert db.execute("SELECT id, tg FROM tagged, jsonb_array_elements_text(tagged.tags) AS tg "
+                      "WHERE tg <> 'x' ORDER BY tg").fetchall() == [(1, "y")]
+    assert db.execute("SELECT tg FROM tagged CROSS JOIN LATERAL jsonb_array_elements(tags) tg "
+                      "ORDER BY tg").fetchall() == [("x",), ("y",)]
+    assert db.execute("SELECT tag FROM tagged, jsonb_array_elements_text(tags) AS tag").fetchall() == [
+        ("T",), ("T",)]  # (the table's column)
+    assert db.execute("SELECT x FROM jsonb_array_elements_text('[\"a\"]') WITH ORDINALITY AS x").fetchall() == [
+        ({"value": "a", "ordinality": 1},)]
