@@ -79,7 +79,7 @@ def regexp_like(text: str, pattern: str, flags: str) -> bool:
 def regexp_match_rows(text: str, pattern: str, flags: str) -> list[list[str | None]]:
     """``regexp_matches()``'s rows: the first match's captured groups (the whole match if the
     pattern has none; NULL for a group that took no part) - with the flag ``g``, every match's."""
-    regex = compiled(pattern, flags.replace("g", ""), "regexp_matches")
+    regex = compiled(pattern, flags, "regexp_matches")
     found = _matches(text, regex, 1)
     return [list(m.groups()) if regex.groups else [m.group(0)] for m in (found if "g" in flags else found[:1])]
 
@@ -89,7 +89,7 @@ def regexp_replace(text: str, pattern: str, replacement: str, start: int, n: int
     varlena.c's ``replace_text_regexp``; the text before ``start`` is kept."""
     _positive("start", start)
     _positive("n", n, 0)
-    regex = compiled(pattern, flags.replace("g", ""), "regexp_replace")
+    regex = compiled(pattern, flags, "regexp_replace")
     out, kept = [], 0
     for count, match in enumerate(_matches(text, regex, start), 1):
         if n and count != n:

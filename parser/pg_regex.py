@@ -56,6 +56,8 @@ _BOUND = re.compile(r"\{(\d+)(?:,(\d*))?\}")
 # REPLACE_EITHER, a macro: regexp_replace whose fourth argument is a start if an integer, else flags
 REPLACE, MATCH, SPLIT = "txl_regexp_replace", "txl_regexp_match", "txl_regexp_split"
 REPLACE_EITHER = "txl_regexp_replace_either"
+# the functions that take the flag g (every match): for the others it is 22023
+GLOBAL_FUNCTIONS = frozenset({"regexp_replace", "regexp_matches"})
 _EMBEDDED = re.compile(r"\(\?([a-z]+)\)")
 # Python's complaints (the start of its message) -> PostgreSQL's (regc_locale.c / regerror.c)
 _MESSAGES = (("missing ), unterminated subpattern", "parentheses () not balanced"),
@@ -175,6 +177,8 @@ class Options:
     def __init__(self, flags: str, function: str):
         self.case = self.newline_stop = self.newline_anchor = self.expanded = self.literal = False
         for flag in flags:
+            if flag == "g" and function in GLOBAL_FUNCTIONS:
+                continue  # (which matches the call takes: its own business)
             if flag == "g":
                 raise RegexpError(f'{function}() does not support the "global" option'
                                   + ("\nHINT:  Use the regexp_matches function instead." if function == "regexp_match"

@@ -2020,11 +2020,9 @@ def _regexp_split(args: list[exp.Expression], function: str = "regexp_split_to_a
 
 
 def _check_regex(pattern: exp.Expression, flags: exp.Expression | None, function: str) -> None:
-    """A constant pattern (and constant flags) checked now: PostgreSQL's error before any row
-    (a ``g`` regexp_replace takes left out)."""
+    """A constant pattern (and constant flags) checked now: PostgreSQL's error before any row."""
     if _is_string(pattern) and (flags is None or _is_string(flags)):
-        written = flags.this if flags is not None else ""
-        _compiled(pattern.this, written.replace("g", "") if function == "regexp_replace" else written, function)
+        _compiled(pattern.this, flags.this if flags is not None else "", function)
 
 
 def _is_string(node: exp.Expression | None) -> bool:
@@ -2084,9 +2082,9 @@ def _regexp_replace(node: exp.Anonymous) -> exp.Expression:
         return exp.Anonymous(this=pg_regex.REPLACE_EITHER, expressions=[a.copy() for a in args])
     written = flags.this if _is_string(flags) else ""
     if _is_string(pattern) and (flags is None or _is_string(flags)):
-        groups = _compiled(pattern.this, written.replace("g", ""), "regexp_replace").groups
+        groups = _compiled(pattern.this, written, "regexp_replace").groups
         re2 = None if extended or not _is_string(replacement) else \
-            _re2(pattern.this, written.replace("g", ""), "regexp_replace")
+            _re2(pattern.this, written, "regexp_replace")
         spelled = None if re2 is None else pg_regex.re2_replacement(replacement.this, groups)
         if spelled is not None:
             made = exp.RegexpReplace(this=text.copy(), expression=exp.Literal.string(re2),
