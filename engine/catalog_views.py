@@ -392,23 +392,30 @@ def unique_indexes(t: TableVersion) -> list[tuple[str, tuple[str, ...], str, str
         + [(u.name, u.shown, "UNIQUE" if u.index else "UNIQUE CONSTRAINT", u.nulls_not_distinct, timing_sql(u),
             u.predicate, u.computed) for u in schema.uniques]
     for name, columns, kind, nulls_not_distinct, timing, predicate, computed in keys:
-        # (a column's name as PostgreSQL writes one: "Email", "user"; an expression as written)
-        shown = columns if computed else tuple(map(quote_ident, columns))
-        definition = (f"CREATE UNIQUE INDEX {quote_ident(name)} ON {quote_ident(schema_name(t.db))}."
-                      f"{quote_ident(t.name)} USING btree ({', '.join(shown)})"
-                      + (" NULLS NOT DISTINCT" if nulls_not_distinct else "")
-                      + (f" WHERE ({predicate})" if predicate is not None else ""))
+        definition = _index_sql(t, name, "btree", columns, computed, predicate, unique=True,
+                                nulls_not_distinct=nulls_not_distinct)
         found.append((name, columns, kind, definition, timing))
     return found
 
 
+def _index_sql(t: TableVersion, name: str, method: str, key: tuple[str, ...], computed: bool,
+               predicate: str | None, unique: bool = False, nulls_not_distinct: bool = False) -> str:
+    """pg_indexes.indexdef of an index of ``t``: ``CREATE [UNIQUE] INDEX name ON schema.table USING
+    method (key) [NULLS NOT DISTINCT] [WHERE (predicate)]``, names written as PostgreSQL writes
+    them (``"Email"``, ``"user"``), a computed key's expressions as they are (``lower(email)``)."""
+    shown = key if computed else tuple(map(quote_ident, key))
+    return (f"CREATE {'UNIQUE ' if unique else ''}INDEX {quote_ident(name)} ON {quote_ident(schema_name(t.db))}."
+            f"{quote_ident(t.name)} USING {method} ({', '.join(shown)})"
+            + (" NULLS NOT DISTINCT" if nulls_not_distinct else "")
+            + (f" WHERE ({predicate})" if predicate is not None else ""))
+
+
 def index_definitions(t: TableVersion) -> list[tuple[str, str]]:
     """(name, definition as pg_indexes.indexdef and pg_get_indexdef show it) of each index of table ``t``."""
-    from txlake.engine.indexes import definition  # (a module of the executor's)
     if not t.is_table:
         return []
     return [(name, text) for name, _, _, text, _ in unique_indexes(t)] + \
-        [(i.name, definition(i, schema_name(t.db), t.name)) for i in t.schema.indexes]
+        [(i.name, _index_sql(t, i.name, i.method, i.shown, i.computed, i.predicate)) for i in t.schema.indexes]
 
 
 def _pg_indexes(tables: list[TableVersion]) -> pa.Table:

@@ -30,7 +30,6 @@ import pyarrow as pa
 
 from txlake import errors
 from txlake.engine import index_expressions, sources
-from txlake.engine.dialect import quote_ident
 from txlake.storage import foreign_keys as fks
 from txlake.storage import keys as pk
 from txlake.storage.schema import LOOKUP_METHODS, Index, TableSchema, uuid_text
@@ -87,15 +86,6 @@ def dropped(schema: TableSchema, column: str, field: str = "indexes") -> TableSc
     if not any(column in i.reads for i in getattr(schema, field)):
         return schema
     return replace(schema, **{field: tuple(i for i in getattr(schema, field) if column not in i.reads)})
-
-
-def definition(index: Index, schema_name: str, table: str) -> str:
-    """pg_indexes.indexdef: ``CREATE INDEX t_a_idx ON public.t USING btree (a)`` (``(lower(email))``,
-    `` WHERE (deleted_at IS NULL)``: an expression or partial index's)."""
-    shown = index.shown if index.computed else tuple(map(quote_ident, index.columns))  # ("Email", "user")
-    return f"CREATE INDEX {quote_ident(index.name)} ON {quote_ident(schema_name)}.{quote_ident(table)} " \
-        f"USING {index.method} ({', '.join(shown)})" \
-        + (f" WHERE ({index.predicate})" if index.predicate is not None else "")
 
 
 @dataclass(frozen=True)
