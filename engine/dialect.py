@@ -19,7 +19,8 @@ import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
-from txlake.engine import arrow_functions, buckets, intervals, jsonb, jsonpath, pg_text, regexp_functions
+from txlake.engine import (arrow_functions, buckets, bytea_functions, intervals, jsonb, jsonpath, pg_text,
+                           regexp_functions)
 from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, BOOLEAN_MACRO,
                                      BOOLEAN_WORDS, BYTEA_IN, BYTEA_LENGTH, BYTEA_MACRO, CBRT_FUNCTION, DIVIDE_MACRO,
                                      DIVISOR_MACRO,
@@ -627,7 +628,7 @@ def postgres_semantics(con) -> None:
     """Set up a new DuckDB database through its first connection (``con``): the functions the
     macros call (``_FUNCTIONS``, the database's like the macros), then ``SESSION_SETUP`` and
     ``MACROS``."""
-    for name, function, params, returns in _FUNCTIONS:
+    for name, function, params, returns in _FUNCTIONS + bytea_functions.FUNCTIONS:
         vectorized = function if returns == numeric.RESULT_TYPE else \
             arrow_functions.of_rows(function, len(params), _ARROW_TYPES[returns])
         con.create_function(name, vectorized, [duckdb.sqltype(p) for p in params],
@@ -639,7 +640,7 @@ def postgres_semantics(con) -> None:
         con.create_function(name, function, [duckdb.sqltype(p) for p in params], duckdb.sqltype(returns),
                             type="arrow", null_handling="special", side_effects=False)
     for statement in (SESSION_SETUP + MACROS + TEXT_MACROS + ARRAY_MACROS + SERIES_MACROS + TO_CHAR_MACROS
-                      + BUCKET_MACROS + regexp_functions.MACROS + SIZE_MACROS):
+                      + BUCKET_MACROS + regexp_functions.MACROS + SIZE_MACROS + bytea_functions.MACROS):
         con.execute(statement)
     jsonb.register(con)
     jsonpath.register(con)

@@ -9,7 +9,7 @@ import sqlglot
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import buckets, jsonpath
+from txlake.engine import buckets, bytea_functions, jsonpath
 from txlake.parser.parse import placeholders_in_sql_order
 from txlake.parser import date_format, number_format
 from txlake.parser.semantics import (BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, NULL_IDENTIFIER, PERCENTILE_REFUSED,
@@ -119,6 +119,7 @@ def _call_words(call: str) -> str:
     """DuckDB's ``f(INTEGER_LITERAL, "NULL", DECIMAL(2,1))`` as PostgreSQL's ``f(integer,
     unknown, numeric)``: the arguments split at the commas outside a type's parentheses."""
     name, _, args = call.partition("(")
+    name = bytea_functions.SHOWN_NAMES.get(name, name)
     args = args[:-1] if args.endswith(")") else args
     words = [_type_word(t) for t in _ARGUMENT_COMMA.split(args) if t.strip()]
     return f"{name}({', '.join(words)})"
@@ -274,8 +275,8 @@ def translate(e: duckdb.Error) -> errors.Error:
         if (udf := _UDF_ERROR.search(message)) is not None:  # (engine/dialect.py's functions: bytea input)
             message = udf["message"]
             kind = udf["kind"]  # (to_number / to_char / to_date's, jsonpath's: their SQLSTATE's)
-            if (known := number_format.ERRORS.get(kind) or date_format.ERRORS.get(kind) or jsonpath.ERRORS.get(kind)) \
-                    is not None:
+            if (known := number_format.ERRORS.get(kind) or date_format.ERRORS.get(kind) or jsonpath.ERRORS.get(kind)
+                    or bytea_functions.ERRORS.get(kind)) is not None:
                 return _by_sqlstate(known.sqlstate, message)
             if "are not supported" in message:  # (array input: txlake's arrays are one-dimensional)
                 return errors.NotSupportedError(message)

@@ -181,10 +181,12 @@ class TxlakeParser(DuckDB.Parser):
     # arguments, not a JSON path; json_strip_nulls is parser/json_ops.py's. And x op ALL (array) /
     # SOME (array) is a quantified comparison, as ANY (array) is (sqlglot read them as calls of
     # functions ALL and SOME)
+    # convert(bytes, source, destination): PostgreSQL's function (FUNCTIONS), not SQL Server's CONVERT
+    FUNCTION_PARSERS = {name: parse for name, parse in DuckDB.Parser.FUNCTION_PARSERS.items() if name != "CONVERT"}
     FUNCTIONS = {**DuckDB.Parser.FUNCTIONS,
                  **{name: (lambda name: lambda args: exp.Anonymous(this=name.lower(), expressions=args))(name)
-                    for name in ("DECODE", "ENCODE", "REGEXP_MATCHES", "JSON_EXTRACT_PATH", "JSON_EXTRACT_PATH_TEXT",
-                                 "JSON_STRIP_NULLS", "REGEXP_REPLACE", *_REGEXP_FUNCTIONS)},
+                    for name in ("DECODE", "ENCODE", "CONVERT", "REGEXP_MATCHES", "JSON_EXTRACT_PATH",
+                                 "JSON_EXTRACT_PATH_TEXT", "JSON_STRIP_NULLS", "REGEXP_REPLACE", *_REGEXP_FUNCTIONS)},
                  **{name: (lambda name, node: lambda args: node(this=exp.Paren(this=args[0])) if len(args) == 1
                            else exp.Anonymous(this=name, expressions=args))(name, node)
                     for name, node in (("ALL", exp.All), ("SOME", exp.Any))}}

@@ -1379,8 +1379,9 @@ def _substring(node: exp.Substring) -> exp.Expression:
     if (_is_string(start) or _is_string(length)) and all(_is_string(x) or isinstance(x, exp.Null)
                                                          for x in (start, length)):
         return _similar_substring(node.this, start, length)  # substring(s FROM pattern FOR escape): SQL99's
-    args = [node.this.copy(), start.copy()] + ([length.copy()] if length is not None else [])
-    return exp.Anonymous(this=SUBSTRING_MACRO if length is not None else SUBSTRING_FROM_MACRO, expressions=args)
+    args = [node.this, start] + ([length] if length is not None else [])
+    return _bytea_form("substring" if length is not None else "substring_from", args) or exp.Anonymous(
+        this=SUBSTRING_MACRO if length is not None else SUBSTRING_FROM_MACRO, expressions=[a.copy() for a in args])
 
 
 def _regexp_substring(text: exp.Expression, pattern: exp.Literal) -> exp.Expression:
@@ -1620,6 +1621,8 @@ def _function(node: exp.Anonymous) -> exp.Expression:
     if (name in ADVISORY_CALLS and len(node.expressions) in (1, 2)) or (
             name == ADVISORY_UNLOCK_ALL and not node.expressions):
         return _advisory_call(name, node.expressions)
+    if (name in _BYTEA_FIRST or name in _BYTEA_OR_BITS or name == "btrim") and node.expressions:
+        return _bytea_call(name, node)
     if name in _CAST_FUNCTIONS and len(node.expressions) == 1:  # text(x): PostgreSQL's cast of x to text
         return _cast(exp.Cast(this=node.expressions[0].copy(), to=exp.DataType.build(_CAST_FUNCTIONS[name])))
     return node
@@ -1743,9 +1746,76 @@ def _length(node: exp.Length) -> exp.Expression:
     its bytes and leaves the rest to DuckDB's: a NULL or a ``?`` of None is text's NULL, as
     PostgreSQL resolves an untyped NULL (a DuckDB function of the name taking BLOB made DuckDB's
     ``length(NULL)`` ambiguous, 42883)."""
+    if node.args.get("binary") is not None:  # length(bytes, encoding): its characters (sqlglot's "binary")
+        return exp.Anonymous(this=BYTEA_FORM + "length_in", expressions=[_bytea_input(node.this),
+                                                                        node.args["binary"].copy()])
     if not _typed_argument(node.this):
         return node
     return exp.Anonymous(this=LENGTH_MACRO, expressions=[node.this.copy()])
+
+
+# --- bytea -----------------------------------------------------------------------------------
+
+# engine/bytea_functions.py's macros: a function's bytea form (BYTEA_FORM + its name) for a
+# BLOB argument, DuckDB's function (or SUBSTRING_MACRO) for another - reached only where DuckDB
+# knows the argument's type when it picks the form (``_typed_argument``)
+BYTEA_FORM = "txl_bytes_"
+# functions of a bytea only: a string constant given for it is bytea input ('\x0102' is two
+# bytes), as PostgreSQL resolves an unknown literal there
+_BYTEA_FIRST = frozenset({"sha224", "sha384", "sha512", "get_byte", "set_byte", "convert_from", "convert"})
+# functions of a bytea or of a bit string (DuckDB's): the form by the argument's type
+_BYTEA_OR_BITS = frozenset({"get_bit", "set_bit", "bit_count"})
+
+
+def _bytea_form(name: str, args: list[exp.Expression]) -> exp.Expression | None:
+    """``name``'s bytea form (a macro that takes DuckDB's function for another type) called
+    with ``args``, or None where DuckDB would pick a form before it knows the first argument's
+    type: the call stays as it is."""
+    if not _typed_argument(args[0]):
+        return None
+    return exp.Anonymous(this=BYTEA_FORM + name, expressions=[a.copy() for a in args])
+
+
+def _bytea_input(node: exp.Expression) -> exp.Expression:
+    """``node``, a string constant read as PostgreSQL's bytea input."""
+    if _is_string(node):
+        return exp.Anonymous(this=BYTEA_MACRO, expressions=[node.copy()])
+    return node.copy()
+
+
+def _bytea_call(name: str, node: exp.Anonymous) -> exp.Expression:
+    """A call of a function of bytea (``_BYTEA_FIRST``, ``_BYTEA_OR_BITS``, ``btrim``)."""
+    args = node.expressions
+    if name in _BYTEA_FIRST:
+        return exp.Anonymous(this=name, expressions=[_bytea_input(args[0]), *(a.copy() for a in args[1:])]) \
+            if _is_string(args[0]) else node
+    if name == "btrim":
+        return _bytea_form("trim_both", args) or node if len(args) == 2 else node
+    return _bytea_form(name, args) or node
+
+
+def _trim(node: exp.Trim) -> exp.Expression:
+    """``trim([BOTH | LEADING | TRAILING] c FROM s)`` (``ltrim`` / ``rtrim(s, c)``): a bytea's
+    by its bytea form."""
+    removed = node.args.get("expression")
+    if removed is None or node.args.get("collation") is not None:
+        return node
+    side = str(node.args.get("position") or "both").lower()
+    return _bytea_form(f"trim_{side}", [node.this, removed]) or node
+
+
+def _position(node: exp.StrPosition) -> exp.Expression:
+    """``position(p IN s)`` (``strpos(s, p)``): a bytea's by its bytea form."""
+    if node.args.get("position") is not None or node.args.get("occurrence") is not None:
+        return node
+    return _bytea_form("position", [node.this, node.args["substr"]]) or node
+
+
+def _overlay(node: exp.Overlay) -> exp.Expression:
+    """``overlay(s PLACING p FROM f [FOR n])``: a bytea's by its bytea form."""
+    count = node.args.get("for_")
+    return _bytea_form("overlay", [node.this, node.expression, node.args["from_"],
+                                   *([count] if count is not None else [])]) or node
 
 
 # --- arrays ----------------------------------------------------------------------------------
@@ -2505,6 +2575,12 @@ _REWRITES = {
     exp.Overlaps: _overlaps, exp.SimilarTo: _similar_to, exp.Substring: _substring, exp.MakeInterval: _make_interval,
     exp.ToChar: _to_char, exp.ToNumber: _to_number, exp.Extract: _extract, exp.Anonymous: _function, exp.Fetch: _fetch,
     exp.UnixToTime: _to_timestamp, exp.Length: _length, exp.SplitPart: _split_part,
+    # bytea's forms (engine/bytea_functions.py); sha256 of a constant reads it as bytea input
+    exp.Trim: _trim, exp.StrPosition: _position, exp.Overlay: _overlay,
+    exp.BitLength: lambda node: _bytea_form("bit_length", [node.this]) or node,
+    exp.Getbit: lambda node: _bytea_form("get_bit", [node.this, node.expression]) or node,
+    exp.SHA2: lambda node: exp.Anonymous(this="sha256", expressions=[_bytea_input(node.this)])
+    if str(node.text("length") or "256") == "256" else node,
     exp.Bracket: _subscript, exp.ArraySize: _array_length, exp.ArrayRemove: _array_remove,
     exp.Split: _string_to_array, exp.ArrayOverlaps: _array_operator, exp.Any: _quantified, exp.All: _quantified,
     **{t: _domain for t in _DOMAIN_MACROS}, exp.Exp: _exp, exp.Round: _round,
