@@ -791,6 +791,41 @@ _ORDERED_SET_NAMES = {exp.Rank: "rank", exp.DenseRank: "dense_rank", exp.Percent
                       exp.PercentileDisc: "percentile_disc", exp.Mode: "mode"}
 
 
+def _filter(node: exp.Filter) -> exp.Expression:
+    """``agg(...) FILTER (WHERE c)`` of an aggregate a rewrite made a scalar function's argument
+    (parser/json_ops.py's ``jsonb_agg(x)``: ``txl_jsonb_in(to_json(list(x)))``): the FILTER
+    goes onto that aggregate, where DuckDB takes it (on the scalar function it was 22023)."""
+    call = node.this
+    if not isinstance(call, exp.Anonymous) or _is_list(call):  # (the wrappers are calls of txlake's functions)
+        return node
+    inner = next((n for n in call.walk(prune=lambda n: isinstance(n, exp.Query)) if _is_list(n)), None)
+    if inner is None:
+        return node
+    inner.replace(exp.Filter(this=inner.copy(), expression=node.expression.copy()))
+    return call.copy()
+
+
+def _window(node: exp.Window) -> exp.Expression:
+    """``agg(...) [FILTER (...)] OVER (...)`` of an aggregate a rewrite made a scalar function's
+    argument (``_filter``): the window goes onto that aggregate (``txl_jsonb_in(to_json(list(x)
+    OVER w))``; on the scalar function it was 42883 "not an aggregate function")."""
+    call = node.this
+    if not isinstance(call, exp.Anonymous) or _is_list(call):
+        return node
+    inner = next((n for n in call.walk(prune=lambda n: isinstance(n, exp.Query))
+                  if _is_list(n) or (isinstance(n, exp.Filter) and _is_list(n.this))), None)
+    if inner is None:
+        return node
+    window = node.copy()
+    window.set("this", inner.copy())
+    inner.replace(window)
+    return call.copy()
+
+
+def _is_list(node: exp.Expression) -> bool:
+    return isinstance(node, exp.Anonymous) and node.name.lower() == "list"
+
+
 def _windowed(node: exp.Expression) -> bool:
     """Is ``node`` (with its FILTER) the function of a window (``... OVER (...)``)?"""
     call = node.parent if isinstance(node.parent, exp.Filter) else node
@@ -2577,6 +2612,8 @@ _REWRITES = {
     exp.UnixToTime: _to_timestamp, exp.Length: _length, exp.SplitPart: _split_part,
     # bytea's forms (engine/bytea_functions.py); sha256 of a constant reads it as bytea input
     exp.Trim: _trim, exp.StrPosition: _position, exp.Overlay: _overlay,
+    # an aggregate's FILTER and OVER onto the aggregate a rewrite wrapped (parser/json_ops.py's)
+    exp.Filter: _filter, exp.Window: _window,
     exp.BitLength: lambda node: _bytea_form("bit_length", [node.this]) or node,
     exp.Getbit: lambda node: _bytea_form("get_bit", [node.this, node.expression]) or node,
     exp.SHA2: lambda node: exp.Anonymous(this="sha256", expressions=[_bytea_input(node.this)])

@@ -341,6 +341,23 @@ def test_functions(db):
         [("false", 2), ("true", 2)]
 
 
+def test_json_aggregates_take_filter_and_over(db):
+    # a FILTER or OVER of json_agg / jsonb_agg / json[b]_object_agg was 22023 / 42883: their
+    # rewrite wraps the aggregate in scalar functions, which took the clause
+    db.execute("INSERT INTO d (id, doc) VALUES (1, '\"a\"'), (2, '\"b\"'), (3, NULL)")
+    assert db.execute("""SELECT jsonb_agg(doc ORDER BY id) FILTER (WHERE doc IS NOT NULL),
+                                coalesce(json_agg(id) FILTER (WHERE id > 5), '[]'),
+                                jsonb_object_agg(id, doc) FILTER (WHERE id > 1),
+                                json_object_agg(id, doc) FILTER (WHERE doc IS NOT NULL) FROM d""").fetchone() == (
+        ["a", "b"], [], {"2": "b", "3": None}, {"1": "a", "2": "b"})
+    assert db.execute("""SELECT id, json_agg(doc) OVER (ORDER BY id),
+                                jsonb_agg(id) FILTER (WHERE id > 1) OVER (ORDER BY id)
+                         FROM d ORDER BY id""").fetchall() == [
+        (1, ["a"], None), (2, ["a", "b"], [2]), (3, ["a", "b", None], [2, 3])]
+    db.execute("CREATE VIEW named AS SELECT jsonb_agg(doc) FILTER (WHERE id < 3) AS docs FROM d")
+    assert one(db, "SELECT docs FROM named") == ["a", "b"]
+
+
 @pytest.mark.parametrize("checkpoint", [False, True])
 def test_json_survives_a_restart(connect, db, checkpoint):
     db.execute("""INSERT INTO d VALUES (1, '{"b":1,"a":2}', '{"b":1,  "a":2}')""")
