@@ -77,6 +77,21 @@ def pg_type_name(duckdb_type: str) -> str:
     return "text" if kind == "TEXT" else _PG_TYPES[kind][0] if kind in _PG_TYPES else duckdb_type.lower()
 
 
+def format_type(column_type) -> str:
+    """A column's type (storage/schema.py ``ColumnType``) as PostgreSQL's format_type writes it
+    with its modifiers: ``integer``, ``character varying(20)``, ``character(3)``,
+    ``numeric(10,2)``, ``timestamp with time zone``, ``text[]``."""
+    kind = column_type.kind
+    if kind == "ARRAY":
+        return format_type(column_type.element) + "[]"
+    if kind == "DECIMAL":
+        return f"numeric({column_type.precision},{column_type.scale})"
+    if kind == "VARCHAR":
+        return f"character({column_type.length})" if column_type.blank_padded else \
+            f"character varying({column_type.length})" if column_type.length else "text"
+    return pg_type_name(kind)
+
+
 def undefined_table(name) -> errors.UndefinedTable:
     """42P01 for the relation ``name`` (a parser/statements.py TableName) would name, worded as
     PostgreSQL words it."""

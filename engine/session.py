@@ -35,6 +35,7 @@ from txlake.engine.pg_expr import column_default
 from txlake.engine.temp_tables import TEMP_DB, TEMP_ID_PREFIX, TempTables
 from txlake.parser import statements as st
 from txlake.parser.parse import named_position, parse, parse_table_name
+from txlake.storage.schema import parse_type_name
 
 # Sessions still open when the interpreter exits are closed then: their transactions roll
 # back, DuckDB connections close cleanly, and background publishing is flushed.
@@ -571,13 +572,14 @@ class Session:
                              "cache": [d.cache]})
         if version.is_view:
             names = [n for n, _ in version.column_types()]
-            return pa.table({"column": names, "type": [t for _, t in version.column_types()],
+            return pa.table({"column": names, "type": [_shown_type(t) for _, t in version.column_types()],
                              "nullable": ["yes"] * len(names), "default": [""] * len(names), "key": [""] * len(names)})
         cols = version.schema.columns
         types = {t.table_id: t.name for t in self._visible_tables() if t.is_type} \
             if any(c.user_type for c in cols) else {}
         return pa.table({
-            "column": [c.name for c in cols], "type": [types.get(c.user_type) or c.type.display() for c in cols],
+            "column": [c.name for c in cols],
+            "type": [types.get(c.user_type) or catalog_views.format_type(c.type) for c in cols],
             "nullable": ["no" if c.not_null else "yes" for c in cols],
             "default": [f"generated {c.identity.lower()} as identity" if c.identity else
                         f"generated always as ({checks.display(c.generated)}) stored" if c.generated is not None else
@@ -618,6 +620,13 @@ class Session:
     def relation_kind(self, name: str) -> str:
         """table, view, materialized view or sequence: what ``name`` is."""
         return relation_kind(self._visible(name))
+
+    def qualified_name(self, name: str) -> str:
+        """``schema.name`` of the relation ``name`` (``public.t``; a temporary one's schema
+        ``pg_temp_N``), as psql's ``\\d`` titles it."""
+        version = self._visible(name)
+        schema = self.temp.schema if version.db == TEMP_DB else catalog_views.schema_name(version.db)
+        return f"{schema}.{version.name}"
 
     def sequence_owner(self, name: str) -> str | None:
         """``schema.table.column`` of the column that owns sequence ``name`` (None: none does)."""
@@ -1152,6 +1161,15 @@ class Session:
             raise errors.ActiveSqlTransaction(f"{what} cannot run inside a transaction block")
         self.db.finish_prepared(stmt.gid, commit)
         return Result(status=what)
+
+
+def _shown_type(stored: str) -> str:
+    """A view column's stored type (``INT``, ``VARCHAR(20)``) as PostgreSQL's format_type writes
+    it; one no table column can have (an interval) as PostgreSQL names its kind."""
+    try:
+        return catalog_views.format_type(parse_type_name(stored))
+    except errors.Error:
+        return catalog_views.pg_type_name(stored)
 
 
 def _resettable(session: Session) -> tuple[str, ...]:

@@ -20,7 +20,7 @@ import tempfile
 import pyarrow as pa
 
 import txlake
-from txlake.engine.catalog_views import pg_type_name, relation_name, schema_name
+from txlake.engine.catalog_views import pg_type_name, schema_name
 from txlake.parser.dialect import BUILT_IN_EXTENSIONS
 from txlake.parser.parse import parse_table_name
 from txlake.repl.runner import Outcome, Runner
@@ -475,8 +475,7 @@ def _describe(runner: Runner, argument: str, plus: bool = False) -> Outcome:
     columns = session.describe_table(argument, descriptions=plus)
     kind = session.relation_kind(argument)
     definition = session.view_definition(argument)
-    name = parse_table_name(argument)  # (as PostgreSQL reads it: quotes removed)
-    runner.print(f'{kind.capitalize()} "{relation_name(name.db, name.name)}"')
+    runner.print(f'{kind.capitalize()} "{session.qualified_name(argument)}"')
     runner.show_table(columns)
     indexes = session.index_lines(argument) if kind in ("table", "materialized view") else []
     if indexes:

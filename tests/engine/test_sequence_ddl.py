@@ -252,8 +252,8 @@ def test_repl_lists_and_describes_sequences(warehouse):
                           capture_output=True, text=True, timeout=120, env=child_env())
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert 'Sequence "s"' in out and 'Sequence "t_id_seq"' in out and "Owned by: public.t.id" in out
-    listed = out.split('Sequence "s"')[0]
+    assert 'Sequence "public.s"' in out and 'Sequence "public.t_id_seq"' in out and "Owned by: public.t.id" in out
+    listed = out.split('Sequence "public.s"')[0]
     assert [line.split("|")[1].strip() for line in listed.splitlines() if "| sequence" in line] == ["s", "t_id_seq"]
     assert sum(1 for line in listed.splitlines() if line.rstrip().endswith("| table")) == 1
 

@@ -31,7 +31,7 @@ def test_serial_numbers_rows_and_returning_says_which(conn):
     assert ids(conn) == [1, 2, 3, 4, 5, 6, 7, 100]
     assert conn.execute("SELECT currval('t_id_seq')").fetchone() == (7,)
     description = conn.session.describe_table("t").to_pylist()
-    assert description[0]["type"] == "INT" and description[0]["nullable"] == "no"
+    assert description[0]["type"] == "integer" and description[0]["nullable"] == "no"
 
 
 def test_bigserial_smallserial_and_identity_columns(connect):

@@ -555,7 +555,7 @@ def test_the_catalog_lists_types_apart_from_tables(db):
     assert columns == [("id", "integer", "int4", None), ("m", "USER-DEFINED", "mood", None),
                        ("e", "text", "text", "email"), ("p", "integer", "int4", "pos")]
     session = db._session
-    assert session.describe_table("t").column("type").to_pylist() == ["INT", "mood", "email", "pos"]
+    assert session.describe_table("t").column("type").to_pylist() == ["integer", "mood", "email", "pos"]
     types = session.describe_types()
     assert types.column("name").to_pylist() == ["email", "mood", "pos"]
     assert types.column("elements").to_pylist() == ["", "sad, ok, happy", ""]

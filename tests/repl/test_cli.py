@@ -273,9 +273,9 @@ def test_meta_commands_list_and_describe_views(main, tmp_path):
     out = done.stdout
     assert any("| tv " in line and "view" in line for line in out.splitlines())
     assert any("| t " in line and "table" in line for line in out.splitlines())
-    assert 'View "tv"' in out and "ident" in out
+    assert 'View "public.tv"' in out and "ident" in out
     assert "View definition:" in out and "SELECT id FROM public.t" in out
-    assert 'Table "t"' in out
+    assert 'Table "public.t"' in out
 
 
 def test_describe_a_renamed_table(main, tmp_path):
@@ -284,7 +284,7 @@ def test_describe_a_renamed_table(main, tmp_path):
                 "ALTER TABLE t RENAME TO u", "-c", "\\d u", "-c", "\\dt")
     assert done.returncode == 0, done.stderr
     out = done.stdout.splitlines()
-    assert 'Table "u"' in out and '    "t_pkey" PRIMARY KEY, btree (id)' in out
+    assert 'Table "public.u"' in out and '    "t_pkey" PRIMARY KEY, btree (id)' in out
     assert '    "t_a_check" CHECK (a > 0)' in out
     assert any("| u " in line for line in out) and not any("| t " in line for line in out)
 
@@ -330,9 +330,9 @@ def test_plus_shows_comments_as_psql(main, tmp_path):
     assert done.returncode == 0, done.stderr
     rows = [[cell.strip() for cell in line.split("|")] for line in done.stdout.splitlines() if "|" in line]
     assert ["default", "t", "2", "0", "table", "the table"] in rows and ["default", "u", "1", "0", "table", ""] in rows
-    assert ["id", "INT", "no", "", "PRIMARY KEY", ""] in rows and ["a", "TEXT", "yes", "", "", "column a"] in rows
+    assert ["id", "integer", "no", "", "PRIMARY KEY", ""] in rows and ["a", "text", "yes", "", "", "column a"] in rows
     assert ["default", "s", "0", "NULL", "sequence", "numbers"] in rows
-    assert ["a", "TEXT", "yes", "", ""] in rows  # (\\d: no comments)
+    assert ["a", "text", "yes", "", ""] in rows  # (\\d: no comments)
 
 
 def test_describe_lists_foreign_keys_both_ways(main, tmp_path):
@@ -378,7 +378,7 @@ def test_list_commands_as_psql_s(main, tmp_path):
     assert listed[:5] == [["Order Lines", "items", "orders"], ["big_orders"], ["orders"], ["Order Lines"],
                           ["big_orders"]]
     assert 'Did not find any views named "nothing*".' in done.stdout
-    assert 'Table "Order Lines"\n' in done.stdout
+    assert 'Table "public.Order Lines"\n' in done.stdout
 
 
 def test_indexes_schemas_and_databases_are_listed(main, tmp_path):
@@ -469,7 +469,7 @@ def test_describe_of_a_pattern_describes_each_match(main, tmp_path):
                 "-c", "\\d *orders", "-c", '\\d "Order"*', "-c", "\\d nothing*")
     assert done.returncode == 1 and 'Did not find any relation named "nothing*".' in done.stderr
     titles = [line for line in done.stdout.splitlines() if line.startswith("Table ")]
-    assert titles == ['Table "orders"', 'Table "s.other_orders"', 'Table "Order Lines"']
+    assert titles == ['Table "public.orders"', 'Table "s.other_orders"', 'Table "public.Order Lines"']
 
 
 def test_psql_s_single_transaction_and_on_error_stop_options(main, tmp_path):
@@ -580,8 +580,8 @@ def test_describe_shows_generated_columns_as_psql(main, tmp_path):
                 "-c", "\\d g")
     assert done.returncode == 0, done.stderr
     lines = [re.sub(r"\s+", " ", line).strip() for line in done.stdout.splitlines()]
-    assert "b | INT | yes | generated always as (a * 2) stored |" in lines
-    assert "c | INT | yes | generated always as ((a + 1) * 2) stored |" in lines
+    assert "b | integer | yes | generated always as (a * 2) stored |" in lines
+    assert "c | integer | yes | generated always as ((a + 1) * 2) stored |" in lines
 
 
 def test_errverbose_repeats_the_last_error_with_all_its_fields(main, tmp_path):

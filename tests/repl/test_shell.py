@@ -204,8 +204,8 @@ def test_describe_list_and_snapshots(shell_run):
                     CTRL_D, screen=False)
     out = ran.out
     assert re.search(r"default\s+\|\s+acct\s+\|\s+2\s+\|\s+1", out)
-    assert re.search(r"id\s+\|\s+INT\s+\|\s+no\s+\|\s+\|\s+PRIMARY KEY", out)
-    assert re.search(r"owner\s+\|\s+TEXT\s+\|\s+no", out)
+    assert re.search(r"id\s+\|\s+integer\s+\|\s+no\s+\|\s+\|\s+PRIMARY KEY", out)
+    assert re.search(r"owner\s+\|\s+text\s+\|\s+no", out)
     assert "snapshot_id" in out and "CREATE" in out and "APPEND" in out
     assert "42P01" in ran.err
 
