@@ -1,0 +1,291 @@
+"""PL/pgSQL DO blocks (engine/plpgsql.py), as PostgreSQL 16 runs them: each statement kind, the
+EXCEPTION handler's rollback to the savepoint its block began with, FOUND / ROW_COUNT, RAISE's
+messages and errors (SQLSTATE, CONTEXT), and the DO's transaction."""
+
+import time
+
+import pytest
+
+import txlake
+
+
+@pytest.fixture
+def db(connect):
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE t (id INT PRIMARY KEY, v TEXT)")
+    return conn
+
+
+def notices(conn) -> list[str]:
+    found = list(conn.notices)
+    conn.notices.clear()
+    return found
+
+
+def rows(conn, sql):
+    return conn.execute(sql).fetchall()
+
+
+def test_the_migration_idioms(db):
+    """The brief's three: conditional DDL, a data fix in a FOR loop, ADD COLUMN guarded by a handler."""
+    db.execute("INSERT INTO t VALUES (1, NULL), (2, 'b@x'), (3, NULL)")
+    for _ in range(2):
+        db.execute("""DO $$ BEGIN
+          IF NOT EXISTS (SELECT 1 FROM pg_type WHERE typname = 'mood') THEN
+            CREATE TYPE mood AS ENUM ('sad', 'ok');
+          END IF;
+        END $$;""")
+    assert rows(db, "SELECT count(*) FROM pg_type WHERE typname = 'mood'") == [(1,)]
+    db.execute("""DO $$ DECLARE r record; BEGIN
+      FOR r IN SELECT id FROM t WHERE v IS NULL LOOP
+        UPDATE t SET v = 'user' || r.id || '@example.com' WHERE id = r.id;
+      END LOOP;
+    END $$;""")
+    assert rows(db, "SELECT v FROM t ORDER BY id") == [("user1@example.com",), ("b@x",), ("user3@example.com",)]
+    for _ in range(2):
+        db.execute("DO LANGUAGE plpgsql $$ BEGIN ALTER TABLE t ADD COLUMN c int; "
+                   "EXCEPTION WHEN duplicate_column THEN RAISE NOTICE 'there'; END $$;")
+    assert notices(db) == ["NOTICE:  there"]
+    assert [d[0] for d in db.execute("SELECT * FROM t").description] == ["id", "v", "c"]
+
+
+def test_declarations_scopes_and_labels(db):
+    db.execute("""DO $$ <<outer>> DECLARE
+        x int := 1; y CONSTANT text = 'c'; z numeric(5,2) DEFAULT 2.345; w x%TYPE; n int NOT NULL := 0;
+      BEGIN
+        DECLARE x int := 2; BEGIN RAISE NOTICE 'inner % outer % %', x, outer.x, y; END;
+        w := x + 41;
+        RAISE NOTICE 'z=% w=% n=%', z, w, n;
+      END outer $$""")
+    assert notices(db) == ["NOTICE:  inner 2 outer 1 c", "NOTICE:  z=2.35 w=42 n=0"]
+
+
+@pytest.mark.parametrize("body, sqlstate, message", [
+    ("DECLARE c CONSTANT int := 1; BEGIN c := 2; END", "42601", 'variable "c" is declared CONSTANT'),
+    ("DECLARE n int NOT NULL; BEGIN END", "22004",
+     'variable "n" must have a default value, since it\'s declared NOT NULL'),
+    ("BEGIN\n  foo bar;\nEND", "42601", 'syntax error at or near "foo"'),
+    ("BEGIN RAISE NOTICE '% %', 1; END", "42601", "too few parameters specified for RAISE"),
+    ("BEGIN NULL; EXCEPTION WHEN no_such_thing THEN NULL; END", "42704",
+     'unrecognized exception condition "no_such_thing"'),
+    ("BEGIN EXIT; END", "42601", "EXIT cannot be used outside a loop, unless it has a label"),
+    ("BEGIN RETURN 1; END", "42804", "RETURN cannot have a parameter in function returning void"),
+])
+def test_compilation_errors(db, body, sqlstate, message):
+    with pytest.raises(txlake.Error) as info:
+        db.execute(f"DO $$ {body} $$")
+    assert info.value.sqlstate == sqlstate
+    assert str(info.value).split("\n")[0] == message
+    assert 'compilation of PL/pgSQL function "inline_code_block" near line' in str(info.value)
+
+
+def test_a_syntax_error_names_its_line(db):
+    with pytest.raises(txlake.ProgrammingError) as info:
+        db.execute("DO $$\nBEGIN\n  PERFORM 1;\n  foo bar;\nEND $$")
+    assert info.value.diag.context == 'compilation of PL/pgSQL function "inline_code_block" near line 4'
+
+
+def test_control_structures(db):
+    db.execute("""DO $$ DECLARE i int := 0; s text := ''; e int; BEGIN
+      <<l>> LOOP
+        i := i + 1;
+        CONTINUE WHEN i % 2 = 0;
+        EXIT l WHEN i > 7;
+        s := s || i || ',';
+      END LOOP;
+      WHILE i > 0 LOOP i := i - 3; END LOOP;
+      FOREACH e IN ARRAY ARRAY[1, 2, 3] LOOP s := s || '[' || e || ']'; END LOOP;
+      FOR k IN REVERSE 10..1 BY 4 LOOP s := s || k || ' '; END LOOP;
+      FOR k IN 1..0 LOOP s := s || 'never'; END LOOP;
+      IF i < -5 THEN s := s || 'a'; ELSIF i < 0 THEN s := s || 'b'; ELSE s := s || 'c'; END IF;
+      CASE i WHEN -1, -2 THEN s := s || ' m12'; ELSE s := s || ' other'; END CASE;
+      CASE WHEN i = 0 THEN s := s || ' zero'; END CASE;
+      RAISE NOTICE '% %', s, i;
+      RETURN;
+      RAISE NOTICE 'not reached';
+    END $$""")
+    assert notices(db) == ["NOTICE:  1,3,5,7,[1][2][3]10 6 2 c other zero 0"]
+    with pytest.raises(txlake.Error) as info:
+        db.execute("DO $$ BEGIN CASE 1 WHEN 2 THEN NULL; END CASE; END $$")
+    assert info.value.sqlstate == "20000" and str(info.value).startswith("case not found")
+
+
+def test_a_loop_of_ten_thousand(db):
+    started = time.monotonic()
+    db.execute("DO $$ DECLARE s bigint := 0; BEGIN FOR i IN 1..10000 LOOP s := s + i; "
+               "IF i % 1000 = 0 THEN s := s + 0; END IF; END LOOP; RAISE NOTICE '%', s; END $$")
+    assert notices(db) == ["NOTICE:  50005000"]
+    assert time.monotonic() - started < 30  # (about 0.02 s: simple expressions run without a query)
+
+
+def test_simple_expressions_keep_postgresql_arithmetic(db):
+    with pytest.raises(txlake.Error) as info:
+        db.execute("DO $$ DECLARE i int := 2147483647; BEGIN i := i + 1; END $$")
+    assert info.value.sqlstate == "22003" and str(info.value).startswith("integer out of range")
+    db.execute("DO $$ DECLARE a int := -7; b bigint := 2147483647; BEGIN "
+               "RAISE NOTICE '% % % %', a / 2, a % 2, b + 1, NULL::int IS NULL; END $$")
+    assert notices(db) == ["NOTICE:  -3 -1 2147483648 t"]
+    with pytest.raises(txlake.Error) as info:
+        db.execute("DO $$ DECLARE n int NOT NULL := 1; BEGIN n := NULL; END $$")
+    assert str(info.value) == ('null value cannot be assigned to variable "n" declared NOT NULL\n'
+                               "CONTEXT:  PL/pgSQL function inline_code_block line 1 at assignment")
+
+
+def test_found_and_row_count(db):
+    db.execute("INSERT INTO t VALUES (1, 'a'), (2, 'b')")
+    db.execute("""DO $$ DECLARE n int; x text; r record; BEGIN
+      UPDATE t SET v = v || '!';
+      GET DIAGNOSTICS n = ROW_COUNT;
+      RAISE NOTICE 'updated % %', n, FOUND;
+      DELETE FROM t WHERE id = 99;
+      GET DIAGNOSTICS n = ROW_COUNT;
+      RAISE NOTICE 'deleted % %', n, FOUND;
+      SELECT v INTO x FROM t WHERE id = 2;
+      RAISE NOTICE 'x=% %', x, FOUND;
+      SELECT * INTO r FROM t WHERE id = 99;
+      RAISE NOTICE 'none % %', r.v, FOUND;
+      PERFORM * FROM t;
+      RAISE NOTICE 'perform %', FOUND;
+      FOR r IN SELECT * FROM t WHERE false LOOP END LOOP;
+      RAISE NOTICE 'for %', FOUND;
+    END $$""")
+    assert notices(db) == ["NOTICE:  updated 2 t", "NOTICE:  deleted 0 f", "NOTICE:  x=b! t",
+                           "NOTICE:  none <NULL> f", "NOTICE:  perform t", "NOTICE:  for f"]
+
+
+def test_select_into_strict(db):
+    db.execute("INSERT INTO t VALUES (1, 'a'), (2, 'b')")
+    with pytest.raises(txlake.Error) as info:
+        db.execute("DO $$ DECLARE x text; BEGIN SELECT v INTO STRICT x FROM t WHERE id = 9; END $$")
+    assert info.value.sqlstate == "P0002" and str(info.value).startswith("query returned no rows")
+    with pytest.raises(txlake.Error) as info:
+        db.execute("DO $$ DECLARE x text; BEGIN SELECT v INTO STRICT x FROM t; END $$")
+    assert info.value.sqlstate == "P0003"
+    with pytest.raises(txlake.Error) as info:  # (RETURNING ... INTO of two rows, even without STRICT)
+        db.execute("DO $$ DECLARE x int; BEGIN UPDATE t SET v = v RETURNING id INTO x; END $$")
+    assert info.value.sqlstate == "P0003"
+
+
+def test_insert_returning_into_and_execute(db):
+    db.execute("""DO $$ DECLARE n int; k int; BEGIN
+      INSERT INTO t VALUES (10, 'ten') RETURNING id INTO k;
+      EXECUTE format('CREATE TABLE %I (a int)', 'dyn t');
+      EXECUTE 'INSERT INTO ' || quote_ident('dyn t') || ' VALUES ($1), ($2)' USING k, k + 1;
+      EXECUTE 'SELECT count(*) FROM "dyn t" WHERE a > $1' INTO n USING 0;
+      RAISE NOTICE '% %', k, n;
+      FOR k IN EXECUTE 'SELECT a FROM "dyn t" ORDER BY a DESC' LOOP RAISE NOTICE 'a=%', k; END LOOP;
+    END $$""")
+    assert notices(db) == ["NOTICE:  10 2", "NOTICE:  a=11", "NOTICE:  a=10"]
+
+
+def test_a_caught_error_rolls_back_its_block_only(db):
+    db.execute("""DO $$ BEGIN
+      INSERT INTO t VALUES (1, 'a');
+      BEGIN
+        INSERT INTO t VALUES (2, 'b');
+        INSERT INTO t VALUES (1, 'dup');
+      EXCEPTION WHEN unique_violation THEN
+        RAISE NOTICE 'caught % %', SQLSTATE, SQLERRM;
+      END;
+      INSERT INTO t VALUES (3, 'c');
+    END $$""")
+    assert rows(db, "SELECT id FROM t ORDER BY id") == [(1,), (3,)]
+    assert notices(db) == ['NOTICE:  caught 23505 duplicate key value violates unique constraint "t_pkey"']
+
+
+def test_handlers_conditions_and_diagnostics(db):
+    db.execute("""DO $$ DECLARE m text; s text; d text; BEGIN
+      BEGIN PERFORM 1 / 0; EXCEPTION WHEN SQLSTATE '22012' THEN RAISE NOTICE 'by code'; END;
+      BEGIN PERFORM 1 / 0; EXCEPTION WHEN data_exception THEN RAISE NOTICE 'by class'; END;
+      BEGIN PERFORM 1 / 0; EXCEPTION WHEN unique_violation OR division_by_zero THEN RAISE NOTICE 'by or'; END;
+      BEGIN RAISE EXCEPTION 'custom %', 7 USING DETAIL = 'dd', ERRCODE = 'P0099';
+      EXCEPTION WHEN OTHERS THEN
+        GET STACKED DIAGNOSTICS m = MESSAGE_TEXT, s = RETURNED_SQLSTATE, d = PG_EXCEPTION_DETAIL;
+        RAISE NOTICE '% % %', m, s, d;
+      END;
+    END $$""")
+    assert notices(db) == ["NOTICE:  by code", "NOTICE:  by class", "NOTICE:  by or", "NOTICE:  custom 7 P0099 dd"]
+
+
+def test_an_uncaught_error_and_reraise(db):
+    with pytest.raises(txlake.DivisionByZero) as info:
+        db.execute("DO $$ BEGIN\n  BEGIN PERFORM 1 / 0;\n  EXCEPTION WHEN division_by_zero THEN "
+                   "RAISE NOTICE 'seen'; RAISE; END;\nEND $$")
+    assert info.value.diag.context == ('SQL statement "SELECT 1 / 0"\n'
+                                       "PL/pgSQL function inline_code_block line 2 at PERFORM")
+    assert notices(db) == ["NOTICE:  seen"]
+
+
+def test_raise_levels_and_errcode(db):
+    with pytest.raises(txlake.IntegrityError) as info:
+        db.execute("DO $$ BEGIN RAISE NOTICE 'n %', 1; RAISE WARNING 'w'; RAISE INFO 'i'; RAISE DEBUG 'd'; "
+                   "RAISE EXCEPTION 'dup %', 42 USING ERRCODE = 'unique_violation', HINT = 'h'; END $$")
+    assert info.value.sqlstate == "23505"
+    assert str(info.value) == "dup 42\nHINT:  h\nCONTEXT:  PL/pgSQL function inline_code_block line 1 at RAISE"
+    assert notices(db) == ["NOTICE:  n 1", "WARNING:  w", "INFO:  i"]
+    with pytest.raises(txlake.Error) as info:
+        db.execute("DO $$ BEGIN RAISE 'plain'; END $$")
+    assert info.value.sqlstate == "P0001"
+    with pytest.raises(txlake.DivisionByZero) as info:
+        db.execute("DO $$ BEGIN RAISE division_by_zero; END $$")
+    assert str(info.value).split("\n")[0] == "division_by_zero"
+    with pytest.raises(txlake.Error) as info:
+        db.execute("DO $$ BEGIN ASSERT 1 = 2, 'nope'; END $$")
+    assert info.value.sqlstate == "P0004" and str(info.value).startswith("nope")
+
+
+def test_runtime_errors_carry_postgresql_context(db):
+    with pytest.raises(txlake.DivisionByZero) as info:
+        db.execute("DO $$\nBEGIN\n  RAISE NOTICE '%', 1 / 0;\nEND $$")
+    assert info.value.diag.context == 'SQL expression "1 / 0"\nPL/pgSQL function inline_code_block line 3 at RAISE'
+    with pytest.raises(txlake.Error) as info:
+        db.execute("DO $$ BEGIN\n INSERT INTO t VALUES (1, 'a');\n INSERT INTO t VALUES (1, 'b');\nEND $$")
+    assert info.value.sqlstate == "23505"
+    assert info.value.diag.context == ('SQL statement "INSERT INTO t VALUES (1, \'b\')"\n'
+                                       "PL/pgSQL function inline_code_block line 3 at SQL statement")
+    assert rows(db, "SELECT count(*) FROM t") == [(0,)]  # (all or nothing)
+    with pytest.raises(txlake.ProgrammingError) as info:
+        db.execute("DO $$ BEGIN SELECT 1; END $$")
+    assert str(info.value).startswith("query has no destination for result data")
+
+
+def test_the_dos_transaction(db, connect):
+    other = connect(autocommit=True)
+    db.execute("BEGIN")
+    db.execute("DO $$ BEGIN INSERT INTO t VALUES (1, 'x'); END $$")
+    assert rows(other, "SELECT count(*) FROM t") == [(0,)]
+    db.execute("ROLLBACK")
+    assert rows(db, "SELECT count(*) FROM t") == [(0,)]
+    # outside a block: its own transaction, which COMMIT / ROLLBACK inside may end
+    db.execute("DO $$ BEGIN INSERT INTO t VALUES (1, 'a'); COMMIT; INSERT INTO t VALUES (2, 'b'); ROLLBACK; "
+               "INSERT INTO t VALUES (3, 'c'); END $$")
+    assert rows(other, "SELECT id FROM t ORDER BY id") == [(1,), (3,)]
+    db.execute("BEGIN")
+    with pytest.raises(txlake.Error) as info:
+        db.execute("DO $$ BEGIN COMMIT; END $$")
+    assert info.value.sqlstate == "2D000"
+    with pytest.raises(txlake.Error) as info:  # (the block failed, as PostgreSQL's)
+        db.execute("SELECT 1")
+    assert info.value.sqlstate == "25P02"
+    db.execute("ROLLBACK")
+    with pytest.raises(txlake.Error) as info:
+        db.execute("DO $$ BEGIN BEGIN COMMIT; EXCEPTION WHEN others THEN RAISE; END; END $$")
+    assert info.value.sqlstate == "2D000"
+    assert rows(db, "SELECT count(*) FROM t") == [(2,)]
+
+
+def test_without_autocommit_a_do_is_in_the_connections_transaction(connect):
+    conn = connect()
+    conn.execute("CREATE TABLE t (id INT)")
+    conn.commit()
+    conn.execute("DO $$ BEGIN INSERT INTO t VALUES (1); END $$")
+    conn.rollback()
+    assert conn.execute("SELECT count(*) FROM t").fetchone() == (0,)
+
+
+def test_other_languages(db):
+    with pytest.raises(txlake.NotSupportedError):
+        db.execute("DO LANGUAGE sql $$ SELECT 1 $$")
+    with pytest.raises(txlake.Error) as info:
+        db.execute("DO $$ BEGIN END $$ LANGUAGE plperl")
+    assert info.value.sqlstate == "42704"
