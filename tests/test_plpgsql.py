@@ -289,3 +289,22 @@ def test_other_languages(db):
     with pytest.raises(txlake.Error) as info:
         db.execute("DO $$ BEGIN END $$ LANGUAGE plperl")
     assert info.value.sqlstate == "42704"
+
+
+def test_a_script_runs_its_do_blocks_and_shows_their_notices(tmp_path, monkeypatch, capsys):
+    """``txlake WAREHOUSE -f file`` (as ``\\i``): a DO block of several lines, a ``;`` inside its
+    dollar quotes, its NOTICEs and its error shown as psql shows them; the load goes on."""
+    from txlake.repl import cli
+    monkeypatch.setenv("TXLAKE_HISTFILE", str(tmp_path / "history"))
+    script = tmp_path / "load.sql"
+    script.write_text("CREATE TABLE a (id int);\n"
+                      "DO $$\nBEGIN\n  INSERT INTO a VALUES (1);\n  RAISE NOTICE 'rows: %', (SELECT count(*) FROM a);\n"
+                      "END\n$$;\n"
+                      "DO $body$ BEGIN RAISE NOTICE 'semi; colon'; END $body$ LANGUAGE plpgsql;\n"
+                      "DO $$ BEGIN INSERT INTO a VALUES (2); RAISE EXCEPTION 'stop'; END $$;\n"
+                      "SELECT count(*) FROM a;\n")
+    assert cli.main([str(tmp_path / "wh"), "-f", str(script)]) == 0
+    out, err = capsys.readouterr()
+    assert "NOTICE:  rows: 1\nNOTICE:  semi; colon\n" in err
+    assert "ERROR:  P0001: stop\nCONTEXT:  PL/pgSQL function inline_code_block line 1 at RAISE" in err
+    assert out.count("DO\n") == 2 and "     1\n" in out
