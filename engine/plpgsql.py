@@ -1317,41 +1317,12 @@ class Run:
         slot = node.variable.slot
         self.types[slot] = "integer"
         values = range(low, high + 1, step) if not node.reverse else range(low, high - 1, -step)
-        found = False
-        check = self.session._check_canceled
-        for i in values:
-            check()
-            found = True
-            self.values[slot] = i
-            outcome = self._loop_signal(self.statements(node.body), node.label)
-            if outcome == "stop":
-                break
-            if outcome != "next":
-                self.values[0] = True
-                return outcome
-        self.values[0] = found
-        return None
+        return self._iterate(node, values, lambda i: self.values.__setitem__(slot, i))
 
     def for_query(self, node: ForQuery):
-        if node.dynamic:
-            result = self.dynamic(node.query, node.using)
-        else:
-            result = self.query(node.query)
+        result = self.dynamic(node.query, node.using) if node.dynamic else self.query(node.query)
         names, types, rows = _rows(result)
-        found = False
-        check = self.session._check_canceled
-        for row in rows:
-            check()
-            found = True
-            self.put_row(node.targets, names, types, row)
-            outcome = self._loop_signal(self.statements(node.body), node.label)
-            if outcome == "stop":
-                break
-            if outcome != "next":
-                self.values[0] = True
-                return outcome
-        self.values[0] = found
-        return None
+        return self._iterate(node, rows, lambda row: self.put_row(node.targets, names, types, row))
 
     def foreach(self, node: Foreach):
         array = self.evaluate(node.array)
@@ -1360,15 +1331,24 @@ class Run:
         if not isinstance(array, list):
             raise errors.DatatypeMismatch("FOREACH expression must yield an array, not type "
                                           f"{_sql_type_of(array) or 'unknown'}")
+        to_type = self._type_of(node.target)
+        return self._iterate(node, _flat(array),
+                             lambda element: self.store(node.target, self.coerce(element, None, to_type)))
+
+    def _iterate(self, node, items, put):
+        """A FOR or FOREACH loop: each item ``put`` in its variables, then the body run; FOUND
+        then says whether it ran at all, as PostgreSQL sets it."""
         found = False
-        for element in _flat(array):
-            self.session._check_canceled()
+        check = self.session._check_canceled
+        for item in items:
+            check()
             found = True
-            self.store(node.target, self.coerce(element, None, self._type_of(node.target)))
+            put(item)
             outcome = self._loop_signal(self.statements(node.body), node.label)
             if outcome == "stop":
                 break
             if outcome != "next":
+                self.values[0] = True
                 return outcome
         self.values[0] = found
         return None
