@@ -1448,8 +1448,10 @@ class Run:
                 if isinstance(statement, _TRANSACTION_CONTROL):
                     raise errors.NotSupportedError("EXECUTE of transaction commands is not implemented")
                 result = self.session.execute_statement(statement, tuple(params))
+                self.messages.extend(result.messages or ())  # (a DO it ran: its RAISEs)
         except errors.Error as e:
             e.dynamic = sql
+            self.messages.extend(getattr(e, "notices", ()))
             raise
         if result is None:
             raise errors.SyntaxError("cannot execute an empty query string")  # (PostgreSQL's own words differ)

@@ -176,6 +176,8 @@ def test_insert_returning_into_and_execute(db):
       FOR k IN EXECUTE 'SELECT a FROM "dyn t" ORDER BY a DESC' LOOP RAISE NOTICE 'a=%', k; END LOOP;
     END $$""")
     assert notices(db) == ["NOTICE:  10 2", "NOTICE:  a=11", "NOTICE:  a=10"]
+    db.execute("DO $$ BEGIN EXECUTE 'DO $i$ BEGIN RAISE NOTICE ''inner''; END $i$'; RAISE NOTICE 'outer'; END $$")
+    assert notices(db) == ["NOTICE:  inner", "NOTICE:  outer"]
 
 
 def test_a_caught_error_rolls_back_its_block_only(db):
