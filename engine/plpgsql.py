@@ -30,7 +30,7 @@ import pyarrow as pa
 
 from txlake import errors
 from txlake.engine import plpgsql_simple as simple
-from txlake.engine.conditions import CODES, NAMES, error_for, is_sqlstate, matches
+from txlake.engine.conditions import CODES, error_for, is_sqlstate, matches
 from txlake.parser import statements as st
 
 INLINE = "inline_code_block"  # the name PostgreSQL gives a DO block in its messages
@@ -329,6 +329,7 @@ class Diagnostics(Node):
 class Raise(Node):
     level: str  # EXCEPTION, WARNING, NOTICE, INFO, LOG, DEBUG; "" for RAISE alone
     sqlstate: str | None
+    condition: str | None  # as written (a name, or SQLSTATE's code): the message, if none is given
     message: str | None  # the format
     args: tuple[Sql, ...]
     options: tuple[tuple[str, Sql], ...]
@@ -865,12 +866,12 @@ class _Parser:
         at = self.tok
         self.i += 1
         if self.accept_op(";"):
-            return Raise(line, "RAISE", "", None, None, (), ())
+            return Raise(line, "RAISE", "", None, None, None, (), ())
         level = "exception"
         if self.is_word(*_LEVELS):
             level = self.tok.value
             self.i += 1
-        sqlstate = message = None
+        sqlstate = message = condition = None
         args: list[Sql] = []
         if self.tok.kind == "string":
             message = _string(self.tok.value)
@@ -886,13 +887,13 @@ class _Parser:
             code = self.tok
             if code.kind != "string" or not is_sqlstate(_string(code.value)):
                 self.error(code, f'invalid SQLSTATE code at or near "{self.source[code.start:code.end]}"')
-            sqlstate = _string(code.value)
+            sqlstate = condition = _string(code.value)
             self.i += 1
         elif self.tok.kind == "word" and self.tok.value != "using":
-            name = self.name()
-            if name not in CODES:
-                self.error(at, f'unrecognized exception condition "{name}"', "42704")
-            sqlstate = CODES[name][0]
+            condition = self.name()
+            if condition not in CODES:
+                self.error(at, f'unrecognized exception condition "{condition}"', "42704")
+            sqlstate = CODES[condition][0]
         options = []
         if self.accept("using"):
             while True:
@@ -910,7 +911,7 @@ class _Parser:
         self.expect_op(";")
         if message is None and sqlstate is None and not options:
             self.error()
-        return Raise(line, "RAISE", level.upper(), sqlstate, message, tuple(args), tuple(options))
+        return Raise(line, "RAISE", level.upper(), sqlstate, condition, message, tuple(args), tuple(options))
 
     def execute(self, line: int) -> Execute:
         self.i += 1
@@ -1373,7 +1374,7 @@ class Run:
             self.into(node.into, node.strict or result.status.split(" ")[0] in ("INSERT", "UPDATE", "DELETE", "MERGE"),
                       names, types, rows, node.strict)
             return
-        if node.returns_rows and result.schema is not None and result.status.startswith("SELECT"):
+        if node.returns_rows and result.schema is not None:  # (a query's rows, or RETURNING's)
             raise errors.SyntaxError("query has no destination for result data\nHINT:  If you want to discard the "
                                      "results of a SELECT, use PERFORM instead.")
         self.row_count = count if _counts(result.status) else 0
@@ -1501,9 +1502,8 @@ class Run:
                     sqlstate = text
                 else:
                     raise errors.UndefinedObject(f'unrecognized exception condition "{text}"')
-        if message is None:
-            message = NAMES.get(sqlstate, sqlstate) if node.sqlstate is not None and sqlstate else \
-                NAMES.get(sqlstate or "P0001", sqlstate)
+        if message is None:  # (PostgreSQL's: the condition as written, else the SQLSTATE's code)
+            message = node.condition or sqlstate or "P0001"
         lines = message + (f"\nDETAIL:  {detail}" if detail is not None else "") + \
             (f"\nHINT:  {hint}" if hint is not None else "")
         if node.level == "EXCEPTION":

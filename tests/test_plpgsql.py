@@ -231,6 +231,9 @@ def test_raise_levels_and_errcode(db):
     with pytest.raises(txlake.DivisionByZero) as info:
         db.execute("DO $$ BEGIN RAISE division_by_zero; END $$")
     assert str(info.value).split("\n")[0] == "division_by_zero"
+    with pytest.raises(txlake.IntegrityError) as info:  # (no message: the code, as PostgreSQL's)
+        db.execute("DO $$ BEGIN RAISE USING ERRCODE = 'unique_violation'; END $$")
+    assert str(info.value).split("\n")[0] == "23505"
     with pytest.raises(txlake.Error) as info:
         db.execute("DO $$ BEGIN ASSERT 1 = 2, 'nope'; END $$")
     assert info.value.sqlstate == "P0004" and str(info.value).startswith("nope")
@@ -246,9 +249,10 @@ def test_runtime_errors_carry_postgresql_context(db):
     assert info.value.diag.context == ('SQL statement "INSERT INTO t VALUES (1, \'b\')"\n'
                                        "PL/pgSQL function inline_code_block line 3 at SQL statement")
     assert rows(db, "SELECT count(*) FROM t") == [(0,)]  # (all or nothing)
-    with pytest.raises(txlake.ProgrammingError) as info:
-        db.execute("DO $$ BEGIN SELECT 1; END $$")
-    assert str(info.value).startswith("query has no destination for result data")
+    for statement in ("SELECT 1", "INSERT INTO t VALUES (7, 'x') RETURNING id"):
+        with pytest.raises(txlake.ProgrammingError) as info:
+            db.execute(f"DO $$ BEGIN {statement}; END $$")
+        assert str(info.value).startswith("query has no destination for result data")
 
 
 def test_the_dos_transaction(db, connect):
