@@ -153,8 +153,9 @@ def _syntax(source: str, at: int, message: str) -> errors.Error:
 
 
 def _compile_error(source: str, at: int, message: str, sqlstate: str = "42601") -> errors.Error:
+    """An error found parsing a body: ``compile_body`` adds its CONTEXT line (the body's name, the line)."""
     error = error_for(sqlstate, message)
-    _add_context(error, f'compilation of PL/pgSQL function "{INLINE}" near line {_line(source, at)}')
+    error.compile_line = _line(source, at)
     return error
 
 
@@ -1091,13 +1092,19 @@ def _placeholders(message: str) -> int:
 
 
 @functools.lru_cache(maxsize=128)
-def compile_body(source: str, variables: tuple[tuple[str, str | None], ...] = ()) -> Body:
+def compile_body(source: str, variables: tuple[tuple[str, str | None], ...] = (), name: str = INLINE) -> Body:
     """A PL/pgSQL body parsed (once per text): 42601 - or the SQLSTATE PostgreSQL gives - with
-    ``compilation of PL/pgSQL function ... near line N`` where it is wrong. ``variables``: names
-    (and SQL types; None: a record) declared around its block - a function's arguments."""
-    parser = _Parser(source, variables)
-    block = parser.body()
-    return Body(block, tuple(parser.variables), source)
+    ``compilation of PL/pgSQL function "name" near line N`` where it is wrong. ``variables``:
+    names (and SQL types; None: a record) declared around its block - a function's arguments,
+    a trigger's NEW / OLD / TG_OP; ``name``: how messages name it (``f(integer)``)."""
+    try:
+        parser = _Parser(source, variables)
+        block = parser.body()
+    except errors.Error as e:
+        if getattr(e, "compile_line", None) is not None:
+            _add_context(e, f'compilation of PL/pgSQL function "{name}" near line {e.compile_line}')
+        raise
+    return Body(block, tuple(parser.variables), source, name)
 
 
 # --- running it -------------------------------------------------------------------------
@@ -1130,13 +1137,14 @@ class Run:
     """One run of a compiled body in ``session``: its variables' values and types, FOUND, the
     row count of its last statement, the messages RAISE gave (severity, text)."""
 
-    def __init__(self, session, body: Body, own_transaction: bool, values: dict[int, object] | None = None):
+    def __init__(self, session, body: Body, own_transaction: bool, arguments: dict[str, object] | None = None):
         self.session = session
         self.body = body
         self.values: list = [None] * body.slots
-        self.types: list = [None] * body.slots
-        for slot, value in (values or {}).items():
-            self.values[slot] = value
+        self.types: list = [v.type for v in body.variables]
+        for variable in body.variables[:1 + len(arguments or ())]:  # (declared around its block: first)
+            if arguments and variable.name in arguments:
+                self.values[variable.slot] = arguments[variable.name]
         self.own_transaction = own_transaction  # the DO's own: COMMIT / ROLLBACK may end it
         self.messages: list[tuple[str, str]] = []
         self.row_count = 0
@@ -1769,11 +1777,19 @@ def run_do(session, stmt: st.Do, own_transaction: bool) -> list[tuple[str, str]]
         if stmt.language.lower() in ("sql", "c", "internal"):
             raise errors.NotSupportedError(f'language "{stmt.language}" does not support inline code execution')
         raise errors.UndefinedObject(f'language "{stmt.language}" does not exist')
-    body = compile_body(stmt.code)
-    run = Run(session, body, own_transaction)
+    return run(session, compile_body(stmt.code), own_transaction=own_transaction)
+
+
+def run(session, body: Body, arguments: dict[str, object] | None = None,
+        own_transaction: bool = False) -> list[tuple[str, str]]:
+    """Run a compiled body in ``session``'s transaction, the variables declared around its block
+    (``compile_body``'s) given ``arguments`` by name; the messages its RAISEs gave (on an error,
+    its ``notices``). ``own_transaction``: the caller's DO began the transaction, which COMMIT /
+    ROLLBACK in the body may end."""
+    running = Run(session, body, own_transaction, arguments)
     try:
-        run.run()
+        running.run()
     except errors.Error as e:
-        e.notices = run.messages  # (told before the error, as PostgreSQL sends them as they come)
+        e.notices = running.messages  # (told before the error, as PostgreSQL sends them as they come)
         raise
-    return run.messages
+    return running.messages

@@ -314,3 +314,21 @@ def test_a_script_runs_its_do_blocks_and_shows_their_notices(tmp_path, monkeypat
     assert "NOTICE:  rows: 1\nNOTICE:  semi; colon\n" in err
     assert "ERROR:  P0001: stop\nCONTEXT:  PL/pgSQL function inline_code_block line 1 at RAISE" in err
     assert out.count("DO\n") == 2 and "     1\n" in out
+
+
+def test_a_body_runs_with_variables_its_caller_declares(db):
+    """The entry points a function (or trigger) caller needs: a body parsed once with the
+    variables declared around it, run with their values by name; its messages name it."""
+    from txlake.engine import plpgsql
+    body = plpgsql.compile_body("BEGIN RAISE NOTICE '% %', a + 1, b; END", (("a", "integer"), ("b", "text")),
+                                name="f(integer,text)")
+    assert plpgsql.compile_body("BEGIN RAISE NOTICE '% %', a + 1, b; END", (("a", "integer"), ("b", "text")),
+                                name="f(integer,text)") is body
+    assert plpgsql.run(db.session, body, {"a": 41, "b": "x"}) == [("NOTICE", "42 x")]
+    with pytest.raises(txlake.Error) as info:
+        plpgsql.run(db.session, body, {"a": 2147483647})
+    assert str(info.value) == "integer out of range\nCONTEXT:  SQL expression \"a + 1\"\n" \
+                              "PL/pgSQL function f(integer,text) line 1 at RAISE"
+    with pytest.raises(txlake.Error) as info:
+        plpgsql.compile_body("BEGIN x := 1; END", (("a", "integer"),), name="f(integer)")
+    assert str(info.value).endswith('CONTEXT:  compilation of PL/pgSQL function "f(integer)" near line 1')
