@@ -805,7 +805,9 @@ class _Parser:
             return ForRange(line, "FOR with integer loop variable", label, variable, low, high, step, reverse, body)
         self.i = start
         at = self.tok
-        if self.lookup(self.tok.value) is None:
+        qualified = self.peek().kind == "op" and self.peek().value == "." and \
+            self.labelled(at.value, self.peek(2).value) is not None
+        if self.lookup(at.value) is None and not qualified:
             self.error(at, "loop variable of loop over rows must be a record variable or list of scalar variables")
         targets = self.targets()
         self.expect("in")

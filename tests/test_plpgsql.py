@@ -332,3 +332,201 @@ def test_a_body_runs_with_variables_its_caller_declares(db):
     with pytest.raises(txlake.Error) as info:
         plpgsql.compile_body("BEGIN x := 1; END", (("a", "integer"),), name="f(integer)")
     assert str(info.value).endswith('CONTEXT:  compilation of PL/pgSQL function "f(integer)" near line 1')
+
+
+# PostgreSQL 16's src/pl/plpgsql/src/expected/plpgsql_control.out: its DO blocks, verbatim, and
+# the NOTICEs (or the error) it gives for each (the function for_vect() as a DO)
+_CONTROL_OUT = [
+    ("do $$\n"
+     "begin\n"
+     "  -- basic case\n"
+     "  for i in 1..3 loop\n"
+     "    raise notice '1..3: i = %', i;\n"
+     "  end loop;\n"
+     "  -- with BY, end matches exactly\n"
+     "  for i in 1..10 by 3 loop\n"
+     "    raise notice '1..10 by 3: i = %', i;\n"
+     "  end loop;\n"
+     "  -- with BY, end does not match\n"
+     "  for i in 1..11 by 3 loop\n"
+     "    raise notice '1..11 by 3: i = %', i;\n"
+     "  end loop;\n"
+     "  -- zero iterations\n"
+     "  for i in 1..0 by 3 loop\n"
+     "    raise notice '1..0 by 3: i = %', i;\n"
+     "  end loop;\n"
+     "  -- REVERSE\n"
+     "  for i in reverse 10..0 by 3 loop\n"
+     "    raise notice 'reverse 10..0 by 3: i = %', i;\n"
+     "  end loop;\n"
+     "  -- potential overflow\n"
+     "  for i in 2147483620..2147483647 by 10 loop\n"
+     "    raise notice '2147483620..2147483647 by 10: i = %', i;\n"
+     "  end loop;\n"
+     "  -- potential overflow, reverse direction\n"
+     "  for i in reverse -2147483620..-2147483647 by 10 loop\n"
+     "    raise notice 'reverse -2147483620..-2147483647 by 10: i = %', i;\n"
+     "  end loop;\n"
+     "end$$;",
+     ['NOTICE:  1..3: i = 1',
+      'NOTICE:  1..3: i = 2',
+      'NOTICE:  1..3: i = 3',
+      'NOTICE:  1..10 by 3: i = 1',
+      'NOTICE:  1..10 by 3: i = 4',
+      'NOTICE:  1..10 by 3: i = 7',
+      'NOTICE:  1..10 by 3: i = 10',
+      'NOTICE:  1..11 by 3: i = 1',
+      'NOTICE:  1..11 by 3: i = 4',
+      'NOTICE:  1..11 by 3: i = 7',
+      'NOTICE:  1..11 by 3: i = 10',
+      'NOTICE:  reverse 10..0 by 3: i = 10',
+      'NOTICE:  reverse 10..0 by 3: i = 7',
+      'NOTICE:  reverse 10..0 by 3: i = 4',
+      'NOTICE:  reverse 10..0 by 3: i = 1',
+      'NOTICE:  2147483620..2147483647 by 10: i = 2147483620',
+      'NOTICE:  2147483620..2147483647 by 10: i = 2147483630',
+      'NOTICE:  2147483620..2147483647 by 10: i = 2147483640',
+      'NOTICE:  reverse -2147483620..-2147483647 by 10: i = -2147483620',
+      'NOTICE:  reverse -2147483620..-2147483647 by 10: i = -2147483630',
+      'NOTICE:  reverse -2147483620..-2147483647 by 10: i = -2147483640']),
+    ("do $$\n"
+     "begin\n"
+     "  for i in reverse 1..3 by -1 loop\n"
+     "    raise notice 'reverse 1..3 by -1: i = %', i;\n"
+     "  end loop;\n"
+     "end$$;",
+     ['ERROR:  BY value of FOR loop must be greater than zero',
+      'CONTEXT:  PL/pgSQL function inline_code_block line 3 at FOR with integer loop variable']),
+    ("do $$\n"
+     "begin\n"
+     "for i in 1..10 loop\n"
+     "  <<innerblock>>\n"
+     "  begin\n"
+     "    begin  -- unlabeled block\n"
+     "      exit;\n"
+     "      raise notice 'should not get here';\n"
+     "    end;\n"
+     "    raise notice 'should not get here, either';\n"
+     "  end;\n"
+     "  raise notice 'nor here';\n"
+     "end loop;\n"
+     "raise notice 'should get here';\n"
+     "end$$;",
+     ['NOTICE:  should get here']),
+    ("do $$\n"
+     "<<outerblock>>\n"
+     "begin\n"
+     "  <<innerblock>>\n"
+     "  begin\n"
+     "    <<moreinnerblock>>\n"
+     "    begin\n"
+     "      begin  -- unlabeled block\n"
+     "        exit innerblock;\n"
+     "        raise notice 'should not get here';\n"
+     "      end;\n"
+     "      raise notice 'should not get here, either';\n"
+     "    end;\n"
+     "    raise notice 'nor here';\n"
+     "  end;\n"
+     "  raise notice 'should get here';\n"
+     "end$$;",
+     ['NOTICE:  should get here']),
+    ("do $$\n"
+     "begin\n"
+     "  <<outermostwhile>>\n"
+     "  while 1 > 0 loop\n"
+     "    <<outerwhile>>\n"
+     "    while 1 > 0 loop\n"
+     "      <<innerwhile>>\n"
+     "      while 1 > 0 loop\n"
+     "        exit;\n"
+     "        raise notice 'should not get here';\n"
+     "      end loop;\n"
+     "      raise notice 'should get here';\n"
+     "      exit outermostwhile;\n"
+     "      raise notice 'should not get here, either';\n"
+     "    end loop;\n"
+     "    raise notice 'nor here';\n"
+     "  end loop;\n"
+     "  raise notice 'should get here, too';\n"
+     "end$$;",
+     ['NOTICE:  should get here',
+      'NOTICE:  should get here, too']),
+    ("do $$\n"
+     "declare i int := 0;\n"
+     "begin\n"
+     "  <<outermostwhile>>\n"
+     "  while i < 2 loop\n"
+     "    raise notice 'outermostwhile, i = %', i;\n"
+     "    i := i + 1;\n"
+     "    <<outerwhile>>\n"
+     "    while 1 > 0 loop\n"
+     "      <<innerwhile>>\n"
+     "      while 1 > 0 loop\n"
+     "        continue outermostwhile;\n"
+     "        raise notice 'should not get here';\n"
+     "      end loop;\n"
+     "      raise notice 'should not get here, either';\n"
+     "    end loop;\n"
+     "    raise notice 'nor here';\n"
+     "  end loop;\n"
+     "  raise notice 'out of outermostwhile, i = %', i;\n"
+     "end$$;",
+     ['NOTICE:  outermostwhile, i = 0',
+      'NOTICE:  outermostwhile, i = 1',
+      'NOTICE:  out of outermostwhile, i = 2']),
+    ("do $proc$\n"
+     "<<lbl>>declare a integer; b varchar; c varchar; r record;\n"
+     "begin\n"
+     "  -- fori\n"
+     "  for i in 1 .. 3 loop\n"
+     "    raise notice '%', i;\n"
+     "  end loop;\n"
+     "  -- fore with record var\n"
+     "  for r in select gs as aa, 'BB' as bb, 'CC' as cc from generate_series(1,4) gs loop\n"
+     "    raise notice '% % %', r.aa, r.bb, r.cc;\n"
+     "  end loop;\n"
+     "  -- fore with single scalar\n"
+     "  for a in select gs from generate_series(1,4) gs loop\n"
+     "    raise notice '%', a;\n"
+     "  end loop;\n"
+     "  -- fore with multiple scalars\n"
+     "  for a,b,c in select gs, 'BB','CC' from generate_series(1,4) gs loop\n"
+     "    raise notice '% % %', a, b, c;\n"
+     "  end loop;\n"
+     "  -- using qualified names in fors, fore is enabled, disabled only for fori\n"
+     "  for lbl.a, lbl.b, lbl.c in execute $$select gs, 'bb','cc' from generate_series(1,4) gs$$ loop\n"
+     "    raise notice '% % %', a, b, c;\n"
+     "  end loop;\n"
+     "end;\n"
+     "$proc$;",
+     ['NOTICE:  1',
+      'NOTICE:  2',
+      'NOTICE:  3',
+      'NOTICE:  1 BB CC',
+      'NOTICE:  2 BB CC',
+      'NOTICE:  3 BB CC',
+      'NOTICE:  4 BB CC',
+      'NOTICE:  1',
+      'NOTICE:  2',
+      'NOTICE:  3',
+      'NOTICE:  4',
+      'NOTICE:  1 BB CC',
+      'NOTICE:  2 BB CC',
+      'NOTICE:  3 BB CC',
+      'NOTICE:  4 BB CC',
+      'NOTICE:  1 bb cc',
+      'NOTICE:  2 bb cc',
+      'NOTICE:  3 bb cc',
+      'NOTICE:  4 bb cc']),
+]
+
+
+@pytest.mark.parametrize("sql, expected", _CONTROL_OUT)
+def test_postgresql_s_control_structure_tests(db, sql, expected):
+    try:
+        db.execute(sql)
+        shown = notices(db)
+    except txlake.Error as e:
+        shown = notices(db) + f"ERROR:  {e}".split("\n")
+    assert shown == "\n".join(expected).split("\n")
