@@ -366,6 +366,7 @@ class Body:
 # the first words of the SQL statements a body may hold (any other word there is an error)
 _SQL_WORDS = frozenset(
     "select insert update delete merge with values table create alter drop truncate comment grant revoke set "
+    "savepoint release start abort "
     "reset show lock analyze vacuum call copy refresh explain discard import reindex cluster security notify "
     "listen unlisten prepare deallocate checkpoint".split())
 # statements whose variables become parameters (PostgreSQL substitutes none in utility statements)
@@ -1150,7 +1151,8 @@ class Run:
         self.own_transaction = own_transaction  # the DO's own: COMMIT / ROLLBACK may end it
         self.messages: list[tuple[str, str]] = []
         self.row_count = 0
-        self.subtransactions = 0
+        self.subtransactions = 0  # the blocks with handlers running (each in a savepoint)
+        self.writing_loops = 0  # the FOR loops running over a statement that writes
         self.caught: list[errors.Error] = []  # the errors the handlers running now caught
         self.current: Node | None = None
         self.values[0] = False  # FOUND
@@ -1165,19 +1167,17 @@ class Run:
             raise
 
     def _context(self, e: errors.Error) -> None:
-        if getattr(e, "plpgsql_context", False) or self.current is None:
+        """PostgreSQL's CONTEXT lines of an error leaving this run: the query it came from (where
+        the session ran one: ``_ran``), then the statement running - once per run (a DO that
+        EXECUTE ran adds its own first)."""
+        if getattr(e, "plpgsql_run", None) is self or self.current is None:
             return
-        e.plpgsql_context = True
+        e.plpgsql_run = self
         e.position = None  # (a place in the statement it ran, which is not the one the client sent)
+        if getattr(e, "plpgsql_query", None):
+            _add_context(e, e.plpgsql_query)
+            e.plpgsql_query = None
         node = self.current
-        if getattr(e, "dynamic", None):  # (EXECUTE's)
-            _add_context(e, f'SQL statement "{e.dynamic}"')
-        elif isinstance(node, Statement) or isinstance(node, ForQuery) and not node.dynamic \
-                and not getattr(e, "expression", None):
-            query = node.sql if isinstance(node, Statement) else node.query
-            _add_context(e, f'SQL statement "{"SELECT " if getattr(node, "perform", False) else ""}{query.source}"')
-        elif getattr(e, "expression", None):
-            _add_context(e, f'SQL expression "{e.expression}"')
         what = node.what
         _add_context(e, f"PL/pgSQL function {self.body.name} line {node.line} "
                         + ("during statement block local variable initialization" if what == "declaration"
@@ -1333,7 +1333,12 @@ class Run:
     def for_query(self, node: ForQuery):
         result = self.dynamic(node.query, node.using) if node.dynamic else self.query(node.query)
         names, types, rows = _rows(result)
-        return self._iterate(node, rows, lambda row: self.put_row(node.targets, names, types, row))
+        writes = not result.status.startswith("SELECT")  # (FOR r IN UPDATE ... RETURNING: COMMIT inside is 2D000)
+        self.writing_loops += writes
+        try:
+            return self._iterate(node, rows, lambda row: self.put_row(node.targets, names, types, row))
+        finally:
+            self.writing_loops -= writes
 
     def foreach(self, node: Foreach):
         array = self.evaluate(node.array)
@@ -1373,7 +1378,7 @@ class Run:
         return _RETURN
 
     def statement(self, node: Statement) -> None:
-        result = self.query(node.sql) if node.perform else self.sql_statement(node.sql)
+        result = self.query(node.sql, perform=True) if node.perform else self.sql_statement(node.sql)
         names, types, rows = _rows(result) if result.schema is not None else ((), (), [])
         count = result.rowcount if result.rowcount >= 0 else len(rows)
         if node.perform:
@@ -1454,14 +1459,18 @@ class Run:
             if len(statements) != 1 and params:
                 raise errors.ProgrammingError("cannot insert multiple commands into a prepared statement",
                                               sqlstate="42601")
-            result = None
+        except errors.Error as e:
+            _ran(e, f'SQL statement "{sql}"')
+            raise
+        if any(isinstance(statement, _TRANSACTION_CONTROL) for statement in statements):
+            raise errors.NotSupportedError("EXECUTE of transaction commands is not implemented")
+        result = None
+        try:
             for statement in statements:
-                if isinstance(statement, _TRANSACTION_CONTROL):
-                    raise errors.NotSupportedError("EXECUTE of transaction commands is not implemented")
                 result = self.session.execute_statement(statement, tuple(params))
                 self.messages.extend(result.messages or ())  # (a DO it ran: its RAISEs)
         except errors.Error as e:
-            e.dynamic = sql
+            _ran(e, f'SQL statement "{sql}"')
             self.messages.extend(getattr(e, "notices", ()))
             raise
         if result is None:
@@ -1537,6 +1546,8 @@ class Run:
         if self.subtransactions:
             raise error_for("2D000", f"cannot {'commit' if node.commit else 'roll back'} while a subtransaction "
                                      "is active")
+        if self.writing_loops:
+            raise error_for("2D000", "cannot perform transaction commands inside a cursor loop that is not read-only")
         level = session.txn.declared_isolation if node.chain else None
         read_only = session.txn.read_only if node.chain else None
         session.commit() if node.commit else session.rollback()
@@ -1569,10 +1580,9 @@ class Run:
                     pass
             wrap = "SELECT x, CAST(x AS text) FROM (SELECT ({}) AS x) AS plpgsql_value" if as_text else \
                 "SELECT CAST(({}) AS " + cast + ")" if cast else "SELECT {}"
-            result = self._run(sql, wrap)
+            result = self._run(sql, wrap, None)
         except errors.Error as e:
-            if not getattr(e, "plpgsql_context", False) and not getattr(e, "expression", None):
-                e.expression = sql.source
+            _ran(e, f'SQL expression "{sql.source}"')
             raise
         names, _, rows = _rows(result)
         if len(names) != 1 + as_text:
@@ -1585,13 +1595,16 @@ class Run:
             return _text(rows[0][0]) if isinstance(rows[0][0], bool) else rows[0][1]
         return rows[0][0]
 
-    def query(self, sql: Sql):
-        return self._run(sql, "{}")
+    def query(self, sql: Sql, perform: bool = False):
+        """A query's result (PERFORM's: ``sql`` its text after SELECT)."""
+        return self._run(sql, "{}", f'SQL statement "{"SELECT " if perform else ""}{sql.source}"')
 
     def sql_statement(self, sql: Sql):
-        return self._run(sql, "{}", statement=True)
+        return self._run(sql, "{}", f'SQL statement "{sql.source}"')
 
-    def _run(self, sql: Sql, wrap: str, statement: bool = False):
+    def _run(self, sql: Sql, wrap: str, context: str | None):
+        """``sql`` (its text put in ``wrap``) run by the session, its variables as parameters;
+        ``context``: the CONTEXT line of an error the session gives running it."""
         refs = sql.refs
         values, types = [], []
         for ref in refs:
@@ -1609,13 +1622,22 @@ class Run:
                 else:
                     parts.append(piece)
             text = sql.rendered[key] = wrap.replace("{}", "".join(parts))
-        statements = self.session.parse(text)
-        if len(statements) != 1:
-            raise errors.SyntaxError('syntax error at or near ";"' if statements else "syntax error at end of input")
+        try:
+            statements = self.session.parse(text)
+            if len(statements) != 1:
+                raise errors.SyntaxError('syntax error at or near ";"' if statements else
+                                         "syntax error at end of input")
+        except errors.Error as e:
+            _ran(e, context)
+            raise
         stmt = statements[0]
-        if isinstance(stmt, _TRANSACTION_CONTROL):
+        if isinstance(stmt, _TRANSACTION_CONTROL):  # (PostgreSQL's own refusal: no query CONTEXT)
             raise errors.NotSupportedError("unsupported transaction command in PL/pgSQL")
-        return self.session.execute_statement(stmt, tuple(values))
+        try:
+            return self.session.execute_statement(stmt, tuple(values))
+        except errors.Error as e:
+            _ran(e, context)
+            raise
 
     def _execute(self, text: str, params: tuple):
         stmt = self.session.parse(text)[0]
@@ -1662,6 +1684,12 @@ _RUNNERS = {
     Execute: Run.execute, Diagnostics: Run.diagnostics, Raise: Run.raise_, Assert: Run.assert_,
     EndTransaction: Run.end_transaction,
 }
+
+
+def _ran(error: errors.Error, context: str | None) -> None:
+    """Note the query an error came from (its CONTEXT line: ``Run._context``), unless noted."""
+    if context is not None and getattr(error, "plpgsql_query", None) is None:
+        error.plpgsql_query = context
 
 
 def _counts(status: str) -> bool:

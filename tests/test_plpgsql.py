@@ -530,3 +530,73 @@ def test_postgresql_s_control_structure_tests(db, sql, expected):
     except txlake.Error as e:
         shown = notices(db) + f"ERROR:  {e}".split("\n")
     assert shown == "\n".join(expected).split("\n")
+
+
+def _shown(conn, sql) -> list[str]:
+    try:
+        conn.execute(sql)
+        return notices(conn)
+    except txlake.Error as e:
+        return notices(conn) + f"ERROR:  {e}".split("\n")
+
+
+def test_postgresql_s_transaction_tests(db):
+    """DO blocks of PostgreSQL 16's plpgsql_transaction.out, verbatim, with its answers."""
+    db.execute("CREATE TABLE test1 (a int, b text)")
+    db.execute("CREATE TABLE test2 (x int)")
+    db.execute("INSERT INTO test2 VALUES (0), (1), (2), (3), (4)")
+    assert _shown(db, "DO LANGUAGE plpgsql\n$$\nBEGIN\n    FOR i IN 0..9 LOOP\n        INSERT INTO test1 (a) "
+                      "VALUES (i);\n        IF i % 2 = 0 THEN\n            COMMIT;\n        ELSE\n            "
+                      "ROLLBACK;\n        END IF;\n    END LOOP;\nEND\n$$;") == []
+    assert rows(db, "SELECT a FROM test1 ORDER BY a") == [(0,), (2,), (4,), (6,), (8,)]
+    db.execute("TRUNCATE test1")
+    assert _shown(db, "DO LANGUAGE plpgsql $$\nDECLARE\n    r RECORD;\nBEGIN\n    FOR r IN SELECT * FROM test2 "
+                      "ORDER BY x LOOP\n        INSERT INTO test1 (a) VALUES (12/(r.x-2));\n        COMMIT;\n"
+                      "    END LOOP;\nEND;\n$$;") == [
+        "ERROR:  division by zero", 'CONTEXT:  SQL statement "INSERT INTO test1 (a) VALUES (12/(r.x-2))"',
+        "PL/pgSQL function inline_code_block line 6 at SQL statement"]
+    assert rows(db, "SELECT a FROM test1 ORDER BY a") == [(-12,), (-6,)]
+    db.execute("TRUNCATE test1")
+    assert _shown(db, "DO LANGUAGE plpgsql $$\nDECLARE\n    r RECORD;\nBEGIN\n    FOR r IN UPDATE test2 SET x = "
+                      "x * 2 RETURNING x LOOP\n        INSERT INTO test1 (a) VALUES (r.x);\n        ROLLBACK;\n"
+                      "    END LOOP;\nEND;\n$$;") == [
+        "ERROR:  cannot perform transaction commands inside a cursor loop that is not read-only",
+        "CONTEXT:  PL/pgSQL function inline_code_block line 7 at ROLLBACK"]
+    assert rows(db, "SELECT x FROM test2 ORDER BY x") == [(0,), (1,), (2,), (3,), (4,)]
+    assert _shown(db, "DO LANGUAGE plpgsql $$\nBEGIN\n    BEGIN\n        INSERT INTO test1 (a) VALUES (1);\n"
+                      "        COMMIT;\n        INSERT INTO test1 (a) VALUES (1/0);\n        COMMIT;\n    EXCEPTION\n"
+                      "        WHEN division_by_zero THEN\n            RAISE NOTICE 'caught division_by_zero';\n"
+                      "    END;\nEND;\n$$;") == [
+        "ERROR:  cannot commit while a subtransaction is active",
+        "CONTEXT:  PL/pgSQL function inline_code_block line 5 at COMMIT"]
+    assert _shown(db, "DO LANGUAGE plpgsql $$\nBEGIN\n    FOR i IN 1..10 LOOP\n      BEGIN\n        INSERT INTO "
+                      "test1 VALUES (i, 'good');\n        INSERT INTO test1 VALUES (i/0, 'bad');\n      EXCEPTION\n"
+                      "        WHEN division_by_zero THEN\n            INSERT INTO test1 VALUES (i, 'exception');\n"
+                      "            IF (i % 3) > 0 THEN COMMIT; ELSE ROLLBACK; END IF;\n      END;\n    END LOOP;\n"
+                      "END;\n$$;") == []
+    assert rows(db, "SELECT * FROM test1 ORDER BY a") == [(i, "exception") for i in (1, 2, 4, 5, 7, 8, 10)]
+    assert _shown(db, "DO LANGUAGE plpgsql $$\nBEGIN\n    CREATE TABLE test3 (y int UNIQUE DEFERRABLE INITIALLY "
+                      "DEFERRED);\n    COMMIT;\n    INSERT INTO test3 (y) VALUES (1);\n    COMMIT;\n    INSERT INTO "
+                      "test3 (y) VALUES (1);\n    INSERT INTO test3 (y) VALUES (2);\n    COMMIT;\n    INSERT INTO "
+                      "test3 (y) VALUES (3);  -- won't get here\nEND;\n$$;") == [
+        'ERROR:  duplicate key value violates unique constraint "test3_y_key"',
+        "DETAIL:  Key (y)=(1) already exists.", "CONTEXT:  PL/pgSQL function inline_code_block line 9 at COMMIT"]
+    assert rows(db, "SELECT * FROM test3") == [(1,)]
+    assert _shown(db, "DO LANGUAGE plpgsql $$\nBEGIN\n    SAVEPOINT foo;\nEND;\n$$;") == [
+        "ERROR:  unsupported transaction command in PL/pgSQL",
+        "CONTEXT:  PL/pgSQL function inline_code_block line 3 at SQL statement"]
+    assert _shown(db, "DO LANGUAGE plpgsql $$\nBEGIN\n    EXECUTE 'COMMIT';\nEND;\n$$;") == [
+        "ERROR:  EXECUTE of transaction commands is not implemented",
+        "CONTEXT:  PL/pgSQL function inline_code_block line 3 at EXECUTE"]
+    db.execute("START TRANSACTION")
+    assert _shown(db, "DO LANGUAGE plpgsql $$ BEGIN COMMIT; END $$;") == [
+        "ERROR:  invalid transaction termination", "CONTEXT:  PL/pgSQL function inline_code_block line 1 at COMMIT"]
+    db.execute("COMMIT")
+
+
+def test_plpgsql_s_own_errors_name_no_query(db):
+    """STRICT's P0002 is PL/pgSQL's, not the query's: PostgreSQL's CONTEXT names only the statement."""
+    db.execute("INSERT INTO t VALUES (1, 'a')")
+    assert _shown(db, "do $$\ndeclare\n    rec record;\nbegin\n    select id, v\n    into strict rec\n"
+                      "    from t\n    where id = 2000;\nend;\n$$") == [
+        "ERROR:  query returned no rows", "CONTEXT:  PL/pgSQL function inline_code_block line 5 at SQL statement"]
