@@ -27,6 +27,8 @@ import functools
 from dataclasses import dataclass, field
 
 import pyarrow as pa
+import sqlglot
+from sqlglot import exp
 
 from txlake import errors
 from txlake.engine import plpgsql_simple as simple
@@ -184,10 +186,12 @@ class Variable:
 
 @dataclass(frozen=True, slots=True)
 class Ref:
-    """A variable (or a record's field) an expression reads."""
+    """A variable (or a record's field) an expression reads; ``plain``: named by itself (not
+    ``label.x``), so a column of the same name would make it ambiguous."""
     slot: int
     field: str | None = None
     name: str = ""
+    plain: bool = False
 
 
 _UNKNOWN = object()
@@ -200,6 +204,7 @@ class Sql:
     pieces: tuple
     source: str
     rendered: dict = field(default_factory=dict)
+    checked: bool = False  # its names checked against its tables' columns (``_ambiguity``)
     simple: object = _UNKNOWN  # an expression's tree for engine/plpgsql_simple.py (None: it is not one)
 
     @property
@@ -1050,7 +1055,7 @@ class _Parser:
         variable = self.lookup(t.value)
         if variable is None or (t.kind == "word" and t.value in _NOT_NAMES):
             return None, 0
-        return Ref(variable.slot, None, t.value), 1
+        return Ref(variable.slot, None, t.value, plain=True), 1
 
 
 # words that are SQL's keywords, never a variable (PostgreSQL's reserved words)
@@ -1614,6 +1619,9 @@ class Run:
         key = (wrap, tuple(types))
         text = sql.rendered.get(key)
         if text is None:
+            if not sql.checked:
+                _ambiguity(self.session, sql, wrap)
+                sql.checked = True
             parts, k = [], 0
             for piece in sql.pieces:
                 if type(piece) is Ref:
@@ -1684,6 +1692,59 @@ _RUNNERS = {
     Execute: Run.execute, Diagnostics: Run.diagnostics, Raise: Run.raise_, Assert: Run.assert_,
     EndTransaction: Run.end_transaction,
 }
+
+
+def _ambiguity(session, sql: Sql, wrap: str) -> None:
+    """42702 where a variable's name is also a column of a table the statement reads there, as
+    PostgreSQL's ``plpgsql.variable_conflict = error`` (its default): ``DELETE FROM t WHERE id =
+    id`` must not delete every row. A name in VALUES, or where no table of that column is in
+    scope, is the variable's."""
+    names = {ref.name for ref in sql.refs if ref.plain}
+    if not names:
+        return
+    from txlake.parser.dialect import Txlake
+    try:
+        written = "".join(p if type(p) is str else p.name + (f".{p.field}" if p.field else "") for p in sql.pieces)
+        tree = sqlglot.parse_one(wrap.replace("{}", written), read=Txlake)
+    except Exception:  # (the statement's own parse, where it runs, says what is wrong)
+        return
+    for column in tree.find_all(exp.Column):
+        if column.table or column.name not in names:
+            continue
+        scope = column.parent
+        while scope is not None and not isinstance(scope, (exp.Values, exp.Select, exp.Update, exp.Delete,
+                                                          exp.Insert)):
+            scope = scope.parent
+        if scope is None or isinstance(scope, exp.Values):
+            continue
+        while scope is not None:  # (this query's tables, and those of the queries around it)
+            if isinstance(scope, (exp.Select, exp.Update, exp.Delete, exp.Insert)) and \
+                    any(column.name in _columns(session, table) for table in _own_tables(scope)):
+                raise errors.ProgrammingError(
+                    f'column reference "{column.name}" is ambiguous\nDETAIL:  It could refer to either a '
+                    "PL/pgSQL variable or a table column.", sqlstate="42702")
+            scope = scope.parent
+
+
+def _own_tables(scope: exp.Expression) -> list[exp.Table]:
+    """The tables a query (or UPDATE, DELETE, INSERT) names itself, not its subqueries'."""
+    found = [scope.this] if isinstance(scope, (exp.Update, exp.Insert, exp.Delete)) else []
+    for table in scope.find_all(exp.Table):
+        owner = table.parent
+        while owner is not None and not isinstance(owner, (exp.Select, exp.Update, exp.Delete, exp.Insert)):
+            owner = owner.parent
+        if owner is scope:
+            found.append(table)
+    return [t for t in found if isinstance(t, exp.Table)] + \
+        [t.this for t in found if isinstance(t, exp.Schema) and isinstance(t.this, exp.Table)]
+
+
+def _columns(session, table: exp.Table) -> set[str]:
+    name = ".".join('"' + part.replace('"', '""') + '"' for part in (table.db, table.name) if part)
+    try:
+        return {column for column, _ in session._visible(name).column_types()}
+    except errors.Error:  # (a CTE's name, a catalog view's)
+        return set()
 
 
 def _ran(error: errors.Error, context: str | None) -> None:

@@ -600,3 +600,17 @@ def test_plpgsql_s_own_errors_name_no_query(db):
     assert _shown(db, "do $$\ndeclare\n    rec record;\nbegin\n    select id, v\n    into strict rec\n"
                       "    from t\n    where id = 2000;\nend;\n$$") == [
         "ERROR:  query returned no rows", "CONTEXT:  PL/pgSQL function inline_code_block line 5 at SQL statement"]
+
+
+def test_a_name_both_variable_and_column_is_ambiguous(db):
+    """As PostgreSQL's plpgsql.variable_conflict = error: DELETE ... WHERE id = id must not delete
+    every row. In VALUES, or qualified (t.id, label.id), a name is not ambiguous."""
+    db.execute("INSERT INTO t VALUES (1, 'a'), (2, 'b')")
+    for statement in ("DELETE FROM t WHERE id = id", "UPDATE t SET v = 'x' WHERE t.id = id",
+                      "PERFORM 1 FROM t WHERE v = 'a' AND id > 0"):
+        with pytest.raises(txlake.ProgrammingError) as info:
+            db.execute(f"DO $$ DECLARE id int := 1; BEGIN {statement}; END $$")
+        assert info.value.sqlstate == "42702" and str(info.value).startswith('column reference "id" is ambiguous')
+    db.execute("DO $$ <<b>> DECLARE id int := 3; v text := 'c'; BEGIN INSERT INTO t (id, v) VALUES (id, v); "
+               "DELETE FROM t WHERE t.id = b.id - 2; END $$")
+    assert rows(db, "SELECT * FROM t ORDER BY id") == [(2, "b"), (3, "c")]
