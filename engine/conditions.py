@@ -127,26 +127,10 @@ def _classes() -> dict[str, type]:
 
 
 _BY_SQLSTATE = _classes()
-# a code txlake has no class of its own for: the class psycopg raises for its class (psycopg's errors.py)
-_BY_CLASS = {
-    "08": errors.OperationalError, "0A": errors.NotSupportedError, "20": errors.ProgrammingError,
-    "21": errors.ProgrammingError, "22": errors.DataError, "23": errors.IntegrityError,
-    "24": errors.InternalError, "25": errors.InternalError, "26": errors.ProgrammingError,
-    "27": errors.OperationalError, "28": errors.OperationalError, "2B": errors.InternalError,
-    "2D": errors.InternalError, "2F": errors.OperationalError, "34": errors.ProgrammingError,
-    "38": errors.OperationalError, "39": errors.OperationalError, "3B": errors.OperationalError,
-    "3D": errors.ProgrammingError, "3F": errors.ProgrammingError, "40": errors.OperationalError,
-    "42": errors.ProgrammingError, "44": errors.ProgrammingError, "53": errors.OperationalError,
-    "54": errors.OperationalError, "55": errors.OperationalError, "57": errors.OperationalError,
-    "58": errors.OperationalError, "F0": errors.OperationalError, "HV": errors.OperationalError,
-    "P0": errors.ProgrammingError, "XX": errors.InternalError,
-}
-
-
 def error_for(sqlstate: str, message: str) -> errors.Error:
     """An error of ``sqlstate``, as the txlake class that carries it (by its class where none does:
     23xxx an IntegrityError, P0001 a ProgrammingError, as psycopg's)."""
-    cls = _BY_SQLSTATE.get(sqlstate) or _BY_CLASS.get(sqlstate[:2], errors.DatabaseError)
+    cls = _BY_SQLSTATE.get(sqlstate) or errors.SQLSTATE_CLASSES.get(sqlstate[:2], errors.DatabaseError)
     error = cls(message)
     error.sqlstate = sqlstate
     return error

@@ -69,19 +69,19 @@ class _Reader:
         self.i += 1
         return token
 
-    def disjunction(self):
-        left = self.conjunction()
-        while self.at("or"):
-            self.i += 1
-            left = ("or", left, self.conjunction())
+    def chain(self, operand, ops: tuple[str, ...], node):
+        """``operand (op operand)*``, left-associative: ``node(op, left, right)`` for each op."""
+        left = operand()
+        while self.at(*ops):
+            op = self.take()[1]
+            left = node(op, left, operand())
         return left
 
+    def disjunction(self):
+        return self.chain(self.conjunction, ("or",), lambda op, a, b: ("or", a, b))
+
     def conjunction(self):
-        left = self.negation()
-        while self.at("and"):
-            self.i += 1
-            left = ("and", left, self.negation())
-        return left
+        return self.chain(self.negation, ("and",), lambda op, a, b: ("and", a, b))
 
     def negation(self):
         if self.at("not"):
@@ -105,25 +105,13 @@ class _Reader:
         return left
 
     def concatenation(self):
-        left = self.additive()
-        while self.at("||"):
-            self.i += 1
-            left = ("concat", left, self.additive())
-        return left
+        return self.chain(self.additive, ("||",), lambda op, a, b: ("concat", a, b))
 
     def additive(self):
-        left = self.multiplicative()
-        while self.at("+", "-"):
-            op = self.take()[1]
-            left = ("arith", op, left, self.multiplicative())
-        return left
+        return self.chain(self.multiplicative, ("+", "-"), lambda op, a, b: ("arith", op, a, b))
 
     def multiplicative(self):
-        left = self.unary()
-        while self.at("*", "/", "%"):
-            op = self.take()[1]
-            left = ("arith", op, left, self.unary())
-        return left
+        return self.chain(self.unary, ("*", "/", "%"), lambda op, a, b: ("arith", op, a, b))
 
     def unary(self):
         if self.at("-"):
