@@ -156,12 +156,11 @@ class Connection:
             self._tell(result.messages)
 
     def _tell(self, messages) -> None:
-        """``(severity, text)`` messages, each line as psycopg's ``NOTICE:  ...`` (a DETAIL or
-        HINT line under its own label), those ``client_min_messages`` lets through."""
+        """``(severity, text)`` messages, each line as psycopg's ``NOTICE:  ...``, those
+        ``client_min_messages`` lets through."""
         for severity, text in messages:
             if text and self._wanted(severity):
-                self.notices.extend(line if line.startswith(("DETAIL:  ", "HINT:  ")) else f"{severity}:  {line}"
-                                    for line in text.split("\n"))
+                self.notices.extend(f"{severity}:  {line}" for line in text.split("\n"))
 
     def _wanted(self, severity: str) -> bool:
         """Does ``client_min_messages`` let a message of ``severity`` through (as PostgreSQL's:

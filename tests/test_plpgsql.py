@@ -225,6 +225,8 @@ def test_raise_levels_and_errcode(db):
     assert info.value.sqlstate == "23505"
     assert str(info.value) == "dup 42\nHINT:  h\nCONTEXT:  PL/pgSQL function inline_code_block line 1 at RAISE"
     assert notices(db) == ["NOTICE:  n 1", "WARNING:  w", "INFO:  i"]
+    db.execute("DO $$ BEGIN RAISE NOTICE 'n' USING DETAIL = 'd', HINT = 'h'; END $$")
+    assert notices(db) == ["NOTICE:  n", "NOTICE:  DETAIL:  d", "NOTICE:  HINT:  h"]  # (as txlake tells any DETAIL)
     with pytest.raises(txlake.ProgrammingError) as info:  # (class P0, as psycopg's)
         db.execute("DO $$ BEGIN RAISE 'plain'; END $$")
     assert info.value.sqlstate == "P0001"
