@@ -148,14 +148,28 @@ class Connection:
             self._session.check_open()  # (InterfaceError; 57P01 first after pg_terminate_backend)
 
     def _notice(self, result: Result, quiet: bool = False) -> None:
-        for severity, text in (("WARNING", result.warning), (result.severity, result.notice)):  # (the parser's first)
-            if text and not quiet and self._wanted(severity):  # ("NOTICE:  ...", as psycopg's)
+        if quiet:
+            return
+        if result.warning or result.notice:  # (the parser's first)
+            self._tell((("WARNING", result.warning), (result.severity, result.notice)))
+        if result.messages:  # (a DO's RAISEs)
+            self._tell(result.messages)
+
+    def _tell(self, messages) -> None:
+        """``(severity, text)`` messages, each line as psycopg's ``NOTICE:  ...``, those
+        ``client_min_messages`` lets through."""
+        for severity, text in messages:
+            if text and self._wanted(severity):
                 self.notices.extend(f"{severity}:  {line}" for line in text.split("\n"))
 
     def _wanted(self, severity: str) -> bool:
-        """Does ``client_min_messages`` let a message of ``severity`` through (as PostgreSQL's)?"""
+        """Does ``client_min_messages`` let a message of ``severity`` through (as PostgreSQL's:
+        INFO always; RAISE's DEBUG is DEBUG1)?"""
+        if severity == "INFO":
+            return True
         levels = FIXED_SETTINGS["client_min_messages"]  # (from the least severe)
-        return levels.index(severity.lower()) >= levels.index(self._session.settings["client_min_messages"].lower())
+        wanted = "debug1" if severity == "DEBUG" else severity.lower()
+        return levels.index(wanted) >= levels.index(self._session.settings["client_min_messages"].lower())
 
     def open_implicit_block(self, statements) -> bool:
         """Several statements sent as one (one ``execute``, one ``txlake -c``) run as one
@@ -201,7 +215,11 @@ class Connection:
         except errors.Error as e:  # (binding: in a block, the block fails, as in PostgreSQL)
             session.fail(e)
             raise
-        result = session.execute_statement(statement, params)
+        try:
+            result = session.execute_statement(statement, params)
+        except errors.Error as e:  # (a DO's RAISEs before its error: told, as PostgreSQL sends them)
+            self._tell(getattr(e, "notices", ()))
+            raise
         self._notice(result)
         return result
 

@@ -302,6 +302,20 @@ class DiskFull(OperationalError):
     sqlstate = "53100"
 
 
+# the class psycopg raises for each SQLSTATE class (its errors.py): what a program written
+# against psycopg catches - and the class of an error of a code no class here carries
+SQLSTATE_CLASSES = {
+    "08": OperationalError, "0A": NotSupportedError, "20": ProgrammingError, "21": ProgrammingError,
+    "22": DataError, "23": IntegrityError, "24": InternalError, "25": InternalError, "26": ProgrammingError,
+    "27": OperationalError, "28": OperationalError, "2B": InternalError, "2D": InternalError,
+    "2F": OperationalError, "34": ProgrammingError, "38": OperationalError, "39": OperationalError,
+    "3B": OperationalError, "3D": ProgrammingError, "3F": ProgrammingError, "40": OperationalError,
+    "42": ProgrammingError, "44": ProgrammingError, "53": OperationalError, "54": OperationalError,
+    "55": OperationalError, "57": OperationalError, "58": OperationalError, "F0": OperationalError,
+    "HV": OperationalError, "P0": ProgrammingError, "XX": InternalError,
+}
+
+
 def file_error_sqlstate(e: OSError) -> str:
     """The SQLSTATE of a failed file operation, as PostgreSQL's ``errcode_for_file_access``
     gives it: 53100 for a full disk (or quota), 42501 for a permission refused, 58P01 for a

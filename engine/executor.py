@@ -89,7 +89,8 @@ class Result:
 
     def __init__(self, table: pa.Table | None = None, rowcount: int = -1, status: str = "",
                  notice: str | None = None, *, rows: list[tuple] | None = None, schema: pa.Schema | None = None,
-                 severity: str = "NOTICE", warning: str | None = None):
+                 severity: str = "NOTICE", warning: str | None = None,
+                 messages: list[tuple[str, str]] | None = None):
         self._table = table
         self.rows = rows
         self.schema = table.schema if table is not None else schema
@@ -98,6 +99,7 @@ class Result:
         self.notice = notice
         self.severity = severity  # of the notice, as PostgreSQL's: NOTICE or WARNING
         self.warning = warning  # the parser's WARNING of the statement (st.Statement.warning), told first
+        self.messages = messages  # (severity, text) of each message it gave, in order: a DO's RAISEs
 
     @property
     def table(self) -> pa.Table | None:

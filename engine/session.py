@@ -1042,6 +1042,24 @@ class Session:
         self.executor.clock_of = None
         return call(self, stmt)
 
+    def _do(self, stmt: st.Do) -> Result:
+        """``DO``: a PL/pgSQL block (engine/plpgsql.py) run in the open transaction block - or,
+        with none, in one of its own, committed at its end, rolled back if it fails (all or
+        nothing, as PostgreSQL's); its RAISEs' messages are the result's."""
+        from txlake.engine import plpgsql
+        own = self.txn is None
+        if own:
+            self.begin(explicit=True)
+        try:
+            messages = plpgsql.run_do(self, stmt, own_transaction=own)
+        except BaseException:
+            if own and self.txn is not None:
+                self._rollback()
+            raise
+        if own and self.txn is not None:
+            self.commit()
+        return Result(status="DO", messages=messages)
+
     def _vacuum(self, stmt: st.Vacuum) -> Result:
         """``VACUUM [tables]``: each table (all, if none is named) compacted, its deleted rows
         dropped from its files, as ``CALL txlake.compact`` does - outside a transaction block
@@ -1253,6 +1271,7 @@ _CONTROL = {
     st.NoEffect: lambda s, stmt: Result(status=stmt.tag, notice=stmt.notice),
     st.Call: Session._call,
     st.Vacuum: Session._vacuum,
+    st.Do: Session._do,
     st.PrepareTransaction: Session._prepare_transaction,
     st.CommitPrepared: lambda s, stmt: s._finish_prepared(stmt, commit=True),
     st.RollbackPrepared: lambda s, stmt: s._finish_prepared(stmt, commit=False),

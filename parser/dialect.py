@@ -34,7 +34,7 @@ class Control(exp.Expression):
 
     ``kind`` names the statement (BEGIN, COMMIT, ROLLBACK, SAVEPOINT, ROLLBACK_TO, RELEASE,
     SET_TRANSACTION, SET_SESSION_CHARACTERISTICS, SET_CONSTRAINTS, SET, RESET, SHOW, PREPARE_TRANSACTION,
-    COMMIT_PREPARED, ROLLBACK_PREPARED, PREPARE, EXECUTE, DEALLOCATE, DISCARD, NO_EFFECT); the other args
+    COMMIT_PREPARED, ROLLBACK_PREPARED, PREPARE, EXECUTE, DEALLOCATE, DISCARD, DO, NO_EFFECT); the other args
     depend on it.
     """
 
@@ -1259,12 +1259,29 @@ class TxlakeParser(DuckDB.Parser):
         self._advance()
         return Control(kind="DISCARD", name="TEMP" if what == "TEMPORARY" else what)
 
+    def _parse_do_statement(self) -> Control:
+        """``DO [LANGUAGE name] 'code' [LANGUAGE name]``: a Control DO, ``value`` the code (any
+        string: ``$$ ... $$`` as a rule), ``name`` its language (plpgsql unless said)."""
+        self._advance()  # DO
+        language = code = None
+        while self._index < len(self._tokens):
+            if language is None and self._match_text_seq("LANGUAGE") and self._index < len(self._tokens):
+                language = self._curr.text
+                self._advance()
+            elif code is None and self._curr.token_type in (TokenType.STRING, TokenType.HEREDOC_STRING):
+                code = self._curr.text
+                self._advance()
+            else:
+                self.raise_error(f'at or near "{self._curr.text}"', self._curr)
+        if code is None:
+            self.raise_error("at end of input", self._prev)
+        return Control(kind="DO", value=code, name=language or "plpgsql")
+
     def _parse_refused_statement(self) -> None:
-        """``DO``, ``LISTEN``, ``NOTIFY``, ``UNLISTEN``: 0A000 saying why (they were 42601 at
-        their second word)."""
+        """``LISTEN``, ``NOTIFY``, ``UNLISTEN``: 0A000 saying why (they were 42601 at their
+        second word)."""
         word = self._curr.text.upper()
-        raise errors.NotSupportedError(f"{word} is not supported: " + (
-            "txlake runs no stored code" if word == "DO" else "txlake has no asynchronous notifications"))
+        raise errors.NotSupportedError(f"{word} is not supported: txlake has no asynchronous notifications")
 
     def _parse_no_effect_statement(self) -> Control | None:
         """``ALTER kind name OWNER TO role``, ``COMMENT ON ... IS ...`` (of what txlake keeps no
@@ -1492,7 +1509,7 @@ class TxlakeParser(DuckDB.Parser):
         "GRANT": _parse_no_effect_statement,
         "REVOKE": _parse_no_effect_statement,
         "DISCARD": _parse_discard_statement,
-        "DO": _parse_refused_statement,
+        "DO": _parse_do_statement,
         "LISTEN": _parse_refused_statement,
         "NOTIFY": _parse_refused_statement,
         "UNLISTEN": _parse_refused_statement,

@@ -432,6 +432,8 @@ def _control(node: Control) -> st.Statement:
         return st.Deallocate(name=a.get("name"))
     if kind == "DISCARD":
         return st.Discard(what=a["name"])
+    if kind == "DO":
+        return st.Do(code=a["value"], language=a["name"])
     if kind == "PREPARE_TRANSACTION":
         return st.PrepareTransaction(gid=a["label"])
     if kind == "COMMIT_PREPARED":

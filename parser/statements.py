@@ -257,6 +257,15 @@ class RollbackPrepared(Statement):
 
 
 @dataclass(frozen=True)
+class Do(Statement):
+    """``DO [LANGUAGE plpgsql] $$ code $$``: an anonymous PL/pgSQL block (engine/plpgsql.py),
+    run in the transaction open - or, with none, as one of its own."""
+
+    code: str = ""
+    language: str = "plpgsql"
+
+
+@dataclass(frozen=True)
 class Call(Statement):
     """``CALL txlake.procedure(args, name => value)``: maintenance procedures."""
 

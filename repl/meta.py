@@ -405,7 +405,7 @@ _EXTENSION_VERSIONS = {"uuid-ossp": ("1.1", "generate universally unique identif
 def _list_extensions(runner: Runner, argument: str) -> Outcome:
     """psql's ``\\dx [PATTERN]``: the extensions txlake has built in, always there - their
     functions are in pg_catalog, callable from any schema (PostgreSQL's plpgsql is not: txlake
-    runs no stored code)."""
+    runs it in DO blocks only)."""
     rows = [(name, version, "pg_catalog", f"{description}: {BUILT_IN_EXTENSIONS[name]} only")
             for name, (version, description) in sorted(_EXTENSION_VERSIONS.items())]
     if argument:

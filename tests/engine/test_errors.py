@@ -446,19 +446,7 @@ def test_an_error_s_diag_has_postgresql_s_fields(setup):
 
 # psycopg's exception class of each SQLSTATE class (its errors.py): what a program written
 # against psycopg catches
-PSYCOPG_CLASSES = {
-    "08": errors.OperationalError, "0A": errors.NotSupportedError, "20": errors.ProgrammingError,
-    "21": errors.ProgrammingError, "22": errors.DataError, "23": errors.IntegrityError,
-    "24": errors.InternalError, "25": errors.InternalError, "26": errors.ProgrammingError,
-    "27": errors.OperationalError, "28": errors.OperationalError, "2B": errors.InternalError,
-    "2D": errors.InternalError, "2F": errors.OperationalError, "34": errors.ProgrammingError,
-    "38": errors.OperationalError, "39": errors.OperationalError, "3B": errors.OperationalError,
-    "3D": errors.ProgrammingError, "3F": errors.ProgrammingError, "40": errors.OperationalError,
-    "42": errors.ProgrammingError, "44": errors.ProgrammingError, "53": errors.OperationalError,
-    "54": errors.OperationalError, "55": errors.OperationalError, "57": errors.OperationalError,
-    "58": errors.OperationalError, "F0": errors.OperationalError, "HV": errors.OperationalError,
-    "P0": errors.ProgrammingError, "XX": errors.InternalError,
-}
+PSYCOPG_CLASSES = errors.SQLSTATE_CLASSES
 
 
 def test_each_condition_class_is_psycopg_s():
