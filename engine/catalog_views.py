@@ -123,7 +123,7 @@ def _bool(values) -> pa.Array:
 
 
 def _tables(tables: list[TableVersion]) -> pa.Table:
-    tables = [t for t in tables if not t.is_sequence and not t.is_type and not t.is_matview]
+    tables = [t for t in tables if not t.is_sequence and not t.is_type and not t.is_matview and not t.is_function]
     n = len(tables)
     return pa.table({
         "table_catalog": _text([CATALOG] * n),

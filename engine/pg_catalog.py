@@ -172,7 +172,7 @@ _text, _int, _bool = catalog_views._text, catalog_views._int, catalog_views._boo
 
 
 def _relations(tables: list[TableVersion]) -> list[TableVersion]:
-    return [t for t in tables if not t.is_type]
+    return [t for t in tables if not t.is_type and not t.is_function]
 
 
 def indexes_of(t: TableVersion) -> list[tuple[str, tuple[str, ...], bool, bool, bool]]:

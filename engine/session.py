@@ -24,8 +24,8 @@ import weakref
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import (backends, catalog_views, checks, comments, copy, deferred, matviews, prepared, renames,
-                           sequence_ddl, table_locks, uniques, user_types, views, with_writes)
+from txlake.engine import (backends, catalog_views, checks, comments, copy, deferred, functions, matviews, prepared,
+                           renames, sequence_ddl, table_locks, uniques, user_types, views, with_writes)
 from txlake.engine.database import Database, default_memory_limit, open_database
 from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result, lock_wait, relation_kind, with_settings
 from txlake.engine.merge import merge
@@ -93,7 +93,7 @@ FIXED_SETTINGS = {
     "client_encoding": ("utf8", "utf-8", "unicode"),
     "standard_conforming_strings": ("on", "true", "yes", "1"),
     "idle_in_transaction_session_timeout": ("0",),
-    "check_function_bodies": _BOOLEAN,  # (txlake has no functions to check)
+    "check_function_bodies": _BOOLEAN,  # (off: CREATE FUNCTION does not check the body: engine/functions.py)
     "xmloption": ("content", "document"),  # (nor an xml type)
     "client_min_messages": ("debug5", "debug4", "debug3", "debug2", "debug1", "debug", "log", "notice",
                             "warning", "error"),
@@ -767,6 +767,10 @@ class Session:
         if self.executor.advisory.warnings:  # (a failed statement's)
             self.executor.advisory.take_warnings()
         expanded = views.expand(ctx, stmt)  # (a view's query may read settings too)
+        if ctx.may_hold("function"):  # (calls of user-defined functions: their bodies in their place)
+            if many is not None and functions.calls_any(ctx, expanded):
+                return None  # (run once per parameter set: the values are bound into the bodies)
+            expanded, ctx, params = functions.expand(ctx, expanded, params)
         reads_settings = stmt.reads_settings or expanded is not stmt
         expanded = with_settings(ctx, expanded) if reads_settings else expanded
         if many is not None:  # (an executemany's INSERT: None if its rows cannot be built together)
@@ -1278,6 +1282,8 @@ _DATA = {
     st.CreateType: user_types.create_type,
     st.AlterType: user_types.alter_type,
     st.DropType: user_types.drop_type,
+    st.CreateFunction: functions.create_function,
+    st.DropFunction: functions.drop_function,
     st.DropView: views.drop_view,
     st.AlterView: views.alter_view,
     st.CreateIndex: uniques.create_index,
