@@ -69,6 +69,38 @@ def type_text(data_type: exp.DataType) -> str:
     return catalog_views.pg_type_name(column_type(data_type).display())
 
 
+def arguments_text(definition: FunctionDefinition) -> str:
+    """The arguments as pg_get_function_arguments shows them: ``a integer, b integer DEFAULT 1``."""
+    return ", ".join(" ".join(x for x in (name, type_, f"DEFAULT {default}" if default is not None else "") if x)
+                     for name, type_, default in definition.args)
+
+
+def result_text(definition: FunctionDefinition) -> str:
+    """The result as pg_get_function_result shows it: ``integer``, ``SETOF integer``, ``TABLE(a integer)``."""
+    if definition.table:
+        return f"TABLE({', '.join(f'{c} {t}' for c, t in definition.table)})"
+    return f"SETOF {definition.returns}" if definition.setof else definition.returns
+
+
+def definition_text(version: TableVersion) -> str:
+    """The function's CREATE OR REPLACE FUNCTION, as pg_get_functiondef writes it (psql's \\sf)."""
+    definition = version.schema.function
+    lines = [f"CREATE OR REPLACE FUNCTION {catalog_views.schema_name(version.db)}.{definition.name}"
+             f"({arguments_text(definition)})", f" RETURNS {result_text(definition)}",
+             f" LANGUAGE {definition.language}"]
+    lines += [f" {word}" for word in ({"i": "IMMUTABLE", "s": "STABLE"}.get(definition.volatility),
+                                      "STRICT" if definition.strict else None) if word]
+    lines += [f" {option}" for option in definition.options]
+    body = definition.body if definition.standard else f"AS $function${definition.body}$function$"
+    return "\n".join(lines) + "\n" + body + "\n"
+
+
+def listed(tables: list[TableVersion]) -> list[TableVersion]:
+    """The functions among ``tables`` (catalog entries), by schema, name and arguments."""
+    return sorted((t for t in tables if t.is_function), key=lambda t: (t.db, t.schema.function.name,
+                                                                        t.schema.function.arg_types))
+
+
 # --- looking functions up ------------------------------------------------------------------
 
 _COMMITTED: "weakref.WeakKeyDictionary[CatalogVersion, dict]" = weakref.WeakKeyDictionary()
@@ -355,6 +387,12 @@ def expand(ctx: Context, stmt: st.Statement, params: tuple) -> tuple[st.Statemen
     return _walk(stmt, lambda node, immutable: _inlined(ctx, node, functions, immutable)), ctx, params
 
 
+def inlined(ctx: Context, node: exp.Expression) -> exp.Expression:
+    """``node``, a query built outside a statement, with the user-defined functions it calls
+    replaced by their bodies."""
+    return _inlined(ctx, node, _visible(ctx)) if ctx.may_hold("function") else node
+
+
 def _walk(obj, change, immutable: str | None = None):
     """``obj`` (a statement, a part of one) with ``change(expression, immutable)`` applied to
     each expression it holds; ``immutable`` the 42P17 message where only IMMUTABLE functions
@@ -625,12 +663,12 @@ def _substituted(ctx: Context, version: TableVersion, body: _Body, args: list, s
         raise errors.NotSupportedError(f"function {definition.name} calls itself: recursive SQL functions are not "
                                        "supported")
     names = {p.lower(): i for i, (p, _, _) in enumerate(definition.args) if p}
-    template = body.value if body.value is not None else body.query
+    template = body.value if body.value is not None and not definition.setof else body.query
     scoped = bool(args) and not definition.setof and not any(a.find(exp.AggFunc, exp.Window) for a in args) and (
         body.value is None or any(isinstance(n, (exp.Query, exp.Table)) for n in body.value.walk()))
     alias = f"__txl_args{next(_SCOPES)}" if scoped else None
     refs = [exp.column(f"p{i}", alias) for i in range(len(args))] if scoped else args
-    shadowed = _columns_read(ctx, template) if body.value is None else set()
+    shadowed = _columns_read(ctx, template) if template is body.query else set()
 
     def visit(n):
         if isinstance(n, exp.Placeholder) and str(n.this or "").isdigit():

@@ -602,6 +602,28 @@ class Session:
                          "default": [d.default or "" for d in defined],
                          "check": [" ".join(user_types.shown(c) for c in d.checks) for d in defined]})
 
+    def describe_functions(self):
+        """psql's ``\\df``: the user-defined functions (schema, name, result type, argument
+        types, type), by schema and name."""
+        import pyarrow as pa
+        found = functions.listed(self._visible_tables())
+        defined = [t.schema.function for t in found]
+        return pa.table({"schema": [catalog_views.schema_name(t.db) for t in found],
+                         "name": [d.name for d in defined],
+                         "result type": [functions.result_text(d) for d in defined],
+                         "argument types": [functions.arguments_text(d) for d in defined],
+                         "type": ["func"] * len(found)})
+
+    def function_definitions(self, name: str) -> list[str]:
+        """psql's ``\\sf NAME``: the CREATE OR REPLACE FUNCTION of each function ``name``
+        (``[schema.]name``) names, as pg_get_functiondef writes it (42883 if none)."""
+        ref = parse_table_name(name)
+        found = [t for t in functions.listed(self._visible_tables()) if t.schema.function.name == ref.name
+                 and (t.db == ref.db if ref.db is not None else t.db in self.search_path)]
+        if not found:
+            raise errors.UndefinedFunction(f'function "{name}" does not exist')
+        return [functions.definition_text(t) for t in found]
+
     def index_lines(self, name: str) -> list[str]:
         """psql's ``\\d`` "Indexes:" lines of the table ``name``: its primary key's and unique
         indexes (``"t_pkey" PRIMARY KEY, btree (id)``), then CREATE INDEX's (``"t_a_idx" btree (a)``)."""

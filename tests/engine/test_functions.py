@@ -79,6 +79,10 @@ def test_overloads_are_chosen_by_argument_types(db):
     db.execute("CREATE FUNCTION h(a int, b int) RETURNS text LANGUAGE sql AS 'SELECT ''two'''")
     assert rows(db, "SELECT h(1), h('x'::text), h(1, 2)") == [("int", "text", "two")]
     fails(db, "SELECT h('x')", "42725", "function h(unknown) is not unique")
+    db.execute("CREATE FUNCTION only_int(a int) RETURNS int LANGUAGE sql RETURN a")
+    fails(db, "SELECT only_int('x'::text)", "42883", "function only_int(text) does not exist")
+    fails(db, "SELECT only_int(1.5)", "42883", "function only_int(numeric) does not exist")  # (no implicit cast)
+    assert value(db, "SELECT only_int('7')") == 7  # (an unknown-typed constant fits)
     fails(db, "DROP FUNCTION h", "42725", 'function name "h" is not unique')
     db.execute("DROP FUNCTION h(integer), h(int, int)")
     assert value(db, "SELECT h('x')") == "text"
@@ -220,3 +224,70 @@ def test_functions_are_no_relations_in_the_catalog(db):
     fails(db, "DROP SCHEMA s", "2BP01", "function s.f() depends on schema s")
     assert db.execute("DROP SCHEMA s CASCADE").statusmessage == "DROP SCHEMA"
     fails(db, "SELECT s.f()", "42883")
+
+
+def test_parameters_bound_where_the_body_reorders_or_repeats_them(db):
+    db.execute("CREATE FUNCTION sub(a int, b int) RETURNS int LANGUAGE sql STRICT RETURN b - a + b")
+    assert rows(db, "SELECT sub(?, ?), ?", (1, 10, "x")) == [(19, "x")]
+    assert rows(db, "SELECT id FROM t WHERE sub(?, x) = ?", (1, 19)) == [(1,)]
+    cursor = db.cursor()
+    db.autocommit = False
+    cursor.executemany("INSERT INTO t (id, x) VALUES (?, sub(?, ?))", [(5, 1, 2), (6, 2, 4)])
+    db.commit()
+    assert rows(db, "SELECT id, x FROM t WHERE id > 4 ORDER BY id") == [(5, 3), (6, 6)]
+
+
+def test_a_view_keeps_the_call_and_reads_the_body_when_it_is_read(db):
+    db.execute("CREATE FUNCTION dbl(a int) RETURNS int LANGUAGE sql IMMUTABLE RETURN a * 2")
+    db.execute("CREATE VIEW v AS SELECT id, dbl(id) AS d FROM t")
+    assert rows(db, "SELECT * FROM v ORDER BY id") == [(1, 2), (2, 4)]
+    assert "dbl(id)" in value(db, "SELECT definition FROM pg_views WHERE viewname = 'v'").lower()
+    db.execute("CREATE OR REPLACE FUNCTION dbl(a int) RETURNS int LANGUAGE sql IMMUTABLE RETURN a * 20")
+    assert rows(db, "SELECT * FROM v ORDER BY id") == [(1, 20), (2, 40)]
+    db.execute("CREATE MATERIALIZED VIEW mv AS SELECT dbl(x) AS d FROM t WHERE x IS NOT NULL")
+    db.execute("UPDATE t SET x = 11")
+    db.execute("REFRESH MATERIALIZED VIEW mv")
+    assert rows(db, "SELECT d FROM mv") == [(220,), (220,)]
+    fails(db, "DROP FUNCTION dbl(int)", "2BP01", "cannot drop function dbl(integer) because other objects depend on it",
+          "view v depends on function dbl(integer)")
+    done = db.execute("DROP FUNCTION dbl(int) CASCADE")
+    assert done.statusmessage == "DROP FUNCTION"
+    fails(db, "SELECT * FROM v", "42P01")
+    fails(db, "SELECT * FROM mv", "42P01")
+
+
+def test_defaults_checks_generated_columns_and_indexes(db):
+    db.execute("CREATE FUNCTION dbl(a int) RETURNS int LANGUAGE sql IMMUTABLE RETURN a * 2")
+    db.execute("CREATE FUNCTION vol(a int) RETURNS int LANGUAGE sql RETURN a * 3")
+    db.execute("CREATE TABLE u (id int PRIMARY KEY, x int DEFAULT vol(7), y int GENERATED ALWAYS AS (dbl(id)) STORED, "
+               "CHECK (vol(x) < 100))")
+    db.execute("INSERT INTO u (id) VALUES (1)")
+    fails(db, "INSERT INTO u (id, x) VALUES (2, 50)", "23514")
+    fails(db, "CREATE TABLE w (id int, y int GENERATED ALWAYS AS (vol(id)) STORED)", "42P17",
+          "generation expression is not immutable")
+    fails(db, "CREATE INDEX ON u ((vol(x)))", "42P17", "functions in index expression must be marked IMMUTABLE")
+    db.execute("CREATE INDEX ON u ((dbl(x)))")
+    db.execute("ALTER TABLE u ADD COLUMN z int DEFAULT dbl(4)")
+    db.execute("ALTER TABLE u ADD CONSTRAINT z_small CHECK (dbl(z) < 100)")
+    db.execute("INSERT INTO u (id) VALUES (3)")
+    fails(db, "INSERT INTO u (id, z) VALUES (4, 60)", "23514")
+    assert rows(db, "SELECT id, x, y, z FROM u ORDER BY id") == [(1, 21, 2, 8), (3, 21, 6, 8)]
+
+
+def test_the_shell_lists_and_shows_functions(db):
+    db.execute("CREATE FUNCTION add(a integer, b integer DEFAULT 1) RETURNS integer LANGUAGE sql IMMUTABLE STRICT "
+               "PARALLEL SAFE RETURN a + b")
+    db.execute("CREATE FUNCTION many(n int) RETURNS SETOF int LANGUAGE sql AS $$ SELECT n $$")
+    listed = db._session.describe_functions().to_pylist()
+    assert [(r["schema"], r["name"], r["result type"], r["argument types"]) for r in listed] == [
+        ("public", "add", "integer", "a integer, b integer DEFAULT 1"),
+        ("public", "many", "SETOF integer", "n integer")]
+    assert db._session.function_definitions("add") == [
+        "CREATE OR REPLACE FUNCTION public.add(a integer, b integer DEFAULT 1)\n RETURNS integer\n LANGUAGE sql\n"
+        " IMMUTABLE\n STRICT\n PARALLEL SAFE\nRETURN a + b\n"]
+    assert db._session.function_definitions("public.many") == [
+        "CREATE OR REPLACE FUNCTION public.many(n integer)\n RETURNS SETOF integer\n LANGUAGE sql\n"
+        "AS $function$ SELECT n $function$\n"]
+    with pytest.raises(txlake.Error) as info:
+        db._session.function_definitions("nope")
+    assert info.value.sqlstate == "42883"
