@@ -289,7 +289,7 @@ _OBJECT_WORDS = frozenset("OR REPLACE CONSTRAINT EVENT TRIGGER FUNCTION PROCEDUR
                           "SUBSCRIPTION ROLE USER GROUP SERVER FOREIGN DATA WRAPPER TEXT SEARCH CONFIGURATION "
                           "DICTIONARY PARSER TEMPLATE STATISTICS TRANSFORM ACCESS METHOD TABLESPACE DATABASE "
                           "MATERIALIZED".split())
-_WHY_NONE = {"FUNCTION": "txlake runs no stored code", "PROCEDURE": "txlake runs no stored code",
+_WHY_NONE = {"FUNCTION": "CREATE OR REPLACE FUNCTION changes a function's body and attributes", "PROCEDURE": "txlake runs no stored code",
              "TRIGGER": "txlake runs no stored code", "AGGREGATE": "txlake runs no stored code",
              "RULE": "txlake runs no stored code", "LANGUAGE": "txlake runs no stored code",
              "EXTENSION": "txlake has no extensions (uuid-ossp's uuid_generate_v4() and pgcrypto's "

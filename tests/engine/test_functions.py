@@ -291,3 +291,21 @@ def test_the_shell_lists_and_shows_functions(db):
     with pytest.raises(txlake.Error) as info:
         db._session.function_definitions("nope")
     assert info.value.sqlstate == "42883"
+
+
+def test_pg_proc_and_information_schema_routines_list_functions(db):
+    db.execute("CREATE TYPE mood AS ENUM ('ok')")
+    db.execute("CREATE FUNCTION add(a integer, b integer DEFAULT 1) RETURNS integer LANGUAGE sql IMMUTABLE STRICT "
+               "PARALLEL SAFE AS 'SELECT a + b'")
+    db.execute("CREATE FUNCTION m(mood, text[]) RETURNS SETOF mood LANGUAGE sql AS 'SELECT $1'")
+    found = rows(db, "SELECT p.proname, n.nspname, p.prolang, p.proisstrict, p.proretset, p.provolatile, "
+                     "p.proparallel, p.pronargs, p.pronargdefaults, p.prorettype, p.proargtypes, p.proargnames, "
+                     "p.prosrc FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace ORDER BY 1")
+    mood = value(db, "SELECT oid FROM pg_type WHERE typname = 'mood'")
+    assert found == [("add", "public", 14, True, False, "i", "s", 2, 1, 23, [23, 23], ["a", "b"], "SELECT a + b"),
+                     ("m", "public", 14, False, True, "v", "u", 2, 0, mood, [mood, 1009], None, "SELECT $1")]
+    assert rows(db, "SELECT routine_schema, routine_name, routine_type, data_type, routine_body, external_language, "
+                    "is_deterministic, is_null_call FROM information_schema.routines ORDER BY routine_name") == [
+        ("public", "add", "FUNCTION", "integer", "SQL", "SQL", "YES", "YES"),
+        ("public", "m", "FUNCTION", "USER-DEFINED", "SQL", "SQL", "NO", "NO")]
+    fails(db, "ALTER FUNCTION add(int, int) RENAME TO plus", "0A000", "ALTER FUNCTION is not supported")
