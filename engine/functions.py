@@ -221,32 +221,28 @@ def _check_body(ex: Executor, ctx: Context, definition: FunctionDefinition, old:
     body = _compiled(definition)
     version = TableVersion(old.table_id if old is not None else "new", "", "", TableSchema(0, (), function=definition))
     nulls = [_cast(exp.null(), t) for t in definition.arg_types]
-    if definition.setof:
-        query = _inlined(ctx, _substituted(ctx, version, body, nulls, frozenset()), _visible(ctx), None,
-                         frozenset({version.table_id}))
-        _, types = _result_columns(ex, ctx, query)
-        wanted = len(definition.table) or 1
-        if len(types) != wanted:
-            raise errors.InvalidFunctionDefinition(
-                f"return type mismatch in function declared to return {_returned(definition)}\nDETAIL:  Final "
-                f"statement returns {'too many' if len(types) > wanted else 'too few'} columns.")
-        return
-    if body.columns != 1:
+    if not definition.setof and body.columns != 1:
         raise errors.InvalidFunctionDefinition(
             f"return type mismatch in function declared to return {definition.returns}\n"
             "DETAIL:  Final statement must return exactly one column.")
-    value = _inlined(ctx, _substituted(ctx, version, body, nulls, frozenset()), _visible(ctx), None,
-                     frozenset({version.table_id}))
-    _, types = _result_columns(ex, ctx, exp.select(value))
+    made = _inlined(ctx, _substituted(ctx, version, body, nulls, frozenset()), _visible(ctx), None,
+                    frozenset({version.table_id}))
+    _, types = _result_columns(ex, ctx, made if definition.setof else exp.select(made))
+    wanted = len(definition.table) or 1
+    if len(types) != wanted:
+        raise errors.InvalidFunctionDefinition(
+            f"return type mismatch in function declared to return {_returned(definition)}\nDETAIL:  Final "
+            f"statement returns {'too many' if len(types) > wanted else 'too few'} columns.")
     actual = catalog_views.pg_type_name(types[0].upper()) if types else "unknown"
-    if not _assignable(actual, definition.returns):
+    if not definition.table and not _assignable(actual, definition.returns):
         raise errors.InvalidFunctionDefinition(
             f"return type mismatch in function declared to return {definition.returns}\n"
             f"DETAIL:  Actual return type is {actual}.")
 
 
 def _returned(definition: FunctionDefinition) -> str:
-    return "record" if definition.table else f"setof {definition.returns}" if definition.setof else definition.returns
+    """The result type as PostgreSQL's messages name it (a SETOF's element type; RETURNS TABLE's record)."""
+    return "record" if definition.table else definition.returns
 
 
 # --- DROP FUNCTION -------------------------------------------------------------------------
@@ -569,14 +565,19 @@ def _implicit(known: str, declared: str) -> bool:
 
 def _assignable(actual: str, declared: str) -> bool:
     """May a body's result of type ``actual`` be returned as ``declared``? (PostgreSQL's
-    assignment casts: between the numeric types, to text from anything.)"""
-    if actual in ("unknown", "null", '"null"', declared) or declared in _STRING:
+    assignment casts: among the numeric types, to text from anything; a string is none of the
+    numeric, boolean or date and time types.) Other types - json, an enum or a domain, whose
+    values DuckDB types by their base - are left to the result's cast."""
+    if actual in ("unknown", "null", '"null"', declared) or declared not in _CHECKED:
         return True
-    if actual in _NUMERIC:
-        return declared in _NUMERIC
-    if actual in _STRING:
-        return False
-    return True  # (date, time, json, ...: DuckDB's names are not always PostgreSQL's - left to the cast)
+    if declared in _NUMERIC:
+        return actual in _NUMERIC
+    return declared != "boolean" and actual not in (*_NUMERIC, *_STRING, "boolean")
+
+
+# the declared result types whose body's result type is checked at CREATE
+_CHECKED = (*_NUMERIC, "boolean", "date", "time without time zone", "timestamp without time zone",
+            "timestamp with time zone", "interval")
 
 
 _OPERAND = "__txl_operand"

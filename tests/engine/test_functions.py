@@ -123,6 +123,10 @@ def test_create_errors_as_postgresql_gives_them(db):
           "return type mismatch in function declared to return integer", "Actual return type is text.")
     fails(db, "CREATE FUNCTION e(a int) RETURNS int LANGUAGE sql AS 'SELECT 1, 2'", "42P13",
           "Final statement must return exactly one column.")
+    fails(db, "CREATE FUNCTION e() RETURNS SETOF int LANGUAGE sql AS 'SELECT s FROM t'", "42P13",
+          "return type mismatch in function declared to return integer", "Actual return type is text.")
+    fails(db, "CREATE FUNCTION e() RETURNS TABLE (a int) LANGUAGE sql AS 'SELECT 1, 2'", "42P13",
+          "return type mismatch in function declared to return record", "Final statement returns too many columns.")
     fails(db, "CREATE FUNCTION e(a int) RETURNS int LANGUAGE sql AS 'SELECT e(a)'", "42883")  # (itself: not yet)
     fails(db, "CREATE FUNCTION e(a int) RETURNS int LANGUAGE sql AS 'SELECT $2'", "42P02")
     fails(db, "CREATE FUNCTION e(a int) LANGUAGE sql AS 'SELECT 1'", "42P13", "function result type must be specified")
