@@ -377,10 +377,24 @@ def expand(ctx: Context, stmt: st.Statement, params: tuple) -> tuple[st.Statemen
         return stmt, ctx, params
     functions = _visible(ctx)
     if stmt.param_count:
-        stmt = _walk(stmt, lambda node, _: _bound(ctx, node))
-        stmt = dataclasses.replace(stmt, param_count=0, param_order=None)
+        stmt = dataclasses.replace(_unparameterized(_walk(stmt, lambda node, _: _bound(ctx, node))), param_order=None)
         ctx, params = dataclasses.replace(ctx, params=(), param_order=None), ()
     return _walk(stmt, lambda node, immutable: _inlined(ctx, node, functions, immutable)), ctx, params
+
+
+def _unparameterized(obj):
+    """``obj`` (a statement, a part of one) with each statement in it - its parts too (a
+    data-modifying WITH's, whose ``param_order`` picks their parameters) - taking none."""
+    if isinstance(obj, tuple):
+        new = tuple(_unparameterized(item) for item in obj)
+        return obj if all(a is b for a, b in zip(new, obj)) else new
+    if not dataclasses.is_dataclass(obj) or isinstance(obj, type):
+        return obj
+    changes = {f.name: new for f in dataclasses.fields(obj) if f.name not in ("param_count", "param_order")
+               and (new := _unparameterized(getattr(obj, f.name))) is not getattr(obj, f.name)}
+    if isinstance(obj, st.Statement):
+        changes.update(param_count=0, param_order=())
+    return dataclasses.replace(obj, **changes) if changes else obj
 
 
 def inlined(ctx: Context, node: exp.Expression) -> exp.Expression:

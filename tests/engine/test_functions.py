@@ -234,6 +234,9 @@ def test_parameters_bound_where_the_body_reorders_or_repeats_them(db):
     db.execute("CREATE FUNCTION sub(a int, b int) RETURNS int LANGUAGE sql STRICT RETURN b - a + b")
     assert rows(db, "SELECT sub(?, ?), ?", (1, 10, "x")) == [(19, "x")]
     assert rows(db, "SELECT id FROM t WHERE sub(?, x) = ?", (1, 19)) == [(1,)]
+    assert rows(db, "WITH d AS (INSERT INTO t (id, x) VALUES (?, sub(?, ?)) RETURNING id, x) SELECT * FROM d "
+                    "WHERE x > ?", (4, 1, 2, 0)) == [(4, 3)]  # (a data-modifying WITH's parts take parameters)
+    db.execute("DELETE FROM t WHERE id = 4")
     cursor = db.cursor()
     db.autocommit = False
     cursor.executemany("INSERT INTO t (id, x) VALUES (?, sub(?, ?))", [(5, 1, 2), (6, 2, 4)])
