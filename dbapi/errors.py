@@ -298,6 +298,26 @@ class CardinalityViolation(ProgrammingError):
     sqlstate = "21000"
 
 
+class UndefinedFunction(ProgrammingError):
+    sqlstate = "42883"
+
+
+class AmbiguousFunction(ProgrammingError):
+    sqlstate = "42725"
+
+
+class DuplicateFunction(ProgrammingError):
+    sqlstate = "42723"
+
+
+class InvalidFunctionDefinition(ProgrammingError):
+    sqlstate = "42P13"
+
+
+class InvalidObjectDefinition(ProgrammingError):
+    sqlstate = "42P17"
+
+
 class DiskFull(OperationalError):
     sqlstate = "53100"
 

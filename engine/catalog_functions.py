@@ -289,7 +289,7 @@ class Lookups:
         (an index's: its table's)."""
         rows = []  # (oid, shown, size, visible)
         for t in self.tables:
-            if not t.is_type:
+            if not t.is_type and not t.is_function:
                 visible, size = t.table_id in self.visible, pg_catalog.size(t)
                 rows.append((pg_catalog.oid(t.table_id), _qualified(t.db, t.name, visible), size, visible))
                 rows += [(pg_catalog.oid(t.table_id, name), _qualified(t.db, name, visible), 0, visible)

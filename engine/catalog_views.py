@@ -138,7 +138,7 @@ def _bool(values) -> pa.Array:
 
 
 def _tables(tables: list[TableVersion]) -> pa.Table:
-    tables = [t for t in tables if not t.is_sequence and not t.is_type and not t.is_matview]
+    tables = [t for t in tables if not t.is_sequence and not t.is_type and not t.is_matview and not t.is_function]
     n = len(tables)
     return pa.table({
         "table_catalog": _text([CATALOG] * n),
@@ -502,7 +502,31 @@ def _numeric(c: Column) -> tuple[int | None, int | None, int | None]:
     return None, None, None
 
 
+def _routines(tables: list[TableVersion]) -> pa.Table:
+    """The user-defined functions (engine/functions.py), as PostgreSQL's information_schema.routines
+    rows: a function's ``specific_name`` is its name and OID (``f_16385``)."""
+    from txlake.engine.pg_catalog import oid
+    found = [t for t in tables if t.is_function]
+    defined = [t.schema.function for t in found]
+    user_types = {t.name for t in tables if t.is_type}
+    n = len(found)
+    return pa.table({
+        "specific_catalog": _text([CATALOG] * n), "specific_schema": _text(schema_name(t.db) for t in found),
+        "specific_name": _text(f"{d.name}_{oid(t.table_id)}" for t, d in zip(found, defined)),
+        "routine_catalog": _text([CATALOG] * n), "routine_schema": _text(schema_name(t.db) for t in found),
+        "routine_name": _text(d.name for d in defined), "routine_type": _text(["FUNCTION"] * n),
+        "data_type": _text("record" if d.table else "USER-DEFINED" if d.returns in user_types else d.returns
+                           for d in defined),
+        "routine_body": _text(["SQL"] * n), "routine_definition": _text(d.body for d in defined),
+        "external_language": _text(d.language.upper() for d in defined),
+        "is_deterministic": _text("YES" if d.volatility == "i" else "NO" for d in defined),
+        "is_null_call": _text("YES" if d.strict else "NO" for d in defined),
+        "security_type": _text("DEFINER" if any(o.upper().endswith("SECURITY DEFINER") for o in d.options)
+                               else "INVOKER" for d in defined)})
+
+
 _VIEWS = {
+    "information_schema.routines": _routines,
     "information_schema.tables": _tables,
     "information_schema.columns": _columns,
     "information_schema.schemata": _schemata,
@@ -521,7 +545,8 @@ _VIEWS = {
     # engine/pg_catalog.py's
     **dict.fromkeys(f"pg_catalog.{name}" for name in ("pg_namespace", "pg_class", "pg_attribute", "pg_type",
                                                        "pg_enum", "pg_constraint", "pg_index", "pg_database",
-                                                       "pg_attrdef", "pg_description", "pg_collation")),
+                                                       "pg_attrdef", "pg_description", "pg_collation",
+                                                       "pg_proc")),
     # engine/system_views.py's: the sessions, their locks and settings
     **dict.fromkeys(f"pg_catalog.{name}" for name in ("pg_stat_activity", "pg_locks", "pg_settings")),
 }

@@ -2166,7 +2166,7 @@ class Executor:
         from txlake.engine import views  # (views.py builds on this module)
         tables = self._schema_tables(ctx, stmt.db)
         if tables and not stmt.cascade:
-            listed = "\n".join(f"{relation_kind(t)} {stmt.name}.{t.name} depends on schema "
+            listed = "\n".join(f"{relation_kind(t)} {stmt.name}.{_shown(t)} depends on schema "
                                 f"{stmt.name}" for t in tables)
             raise errors.DependentObjectsStillExist(
                 f"cannot drop schema {stmt.name} because other objects depend on it\nDETAIL:  {listed}\n"
@@ -2178,7 +2178,7 @@ class Executor:
         tables += outside
         notice = None
         if len(tables) + len(constraints) == 1:
-            notice = f"drop cascades to {relation_kind(tables[0])} {stmt.name}.{tables[0].name}"
+            notice = f"drop cascades to {relation_kind(tables[0])} {stmt.name}.{_shown(tables[0])}"
         elif tables:
             notice = f"drop cascades to {len(tables) + len(constraints)} other objects"
         return Result(status="DROP SCHEMA", notice=notice)
@@ -2637,10 +2637,20 @@ def _typed_by_columns(ctx: Context, expression: exp.Expression, tables: column_s
 
 def relation_kind(version: TableVersion) -> str:
     """What a catalog entry is, as PostgreSQL's messages name it: table, view, materialized
-    view, sequence or type."""
+    view, sequence, type or function."""
     if version.is_table:
         return "materialized view" if version.is_matview else "table"
+    if version.is_function:
+        return "function"
     return "view" if version.is_view else "sequence" if version.is_sequence else "type"
+
+
+def _shown(version: TableVersion) -> str:
+    """A catalog entry's name as messages show it (a function's: its signature)."""
+    if version.is_function:
+        definition = version.schema.function
+        return f"{definition.name}({', '.join(definition.arg_types)})"
+    return version.name
 
 
 def _check_matview_alter(version: TableVersion, stmt: st.AlterTable) -> None:
@@ -2665,7 +2675,8 @@ def distinct_names(names) -> None:
 
 
 # the CatalogVersion count of each kind of relation_kind (Context.may_hold)
-_COUNTED = {"view": "views", "materialized view": "matviews", "sequence": "sequences", "type": "types"}
+_COUNTED = {"view": "views", "materialized view": "matviews", "sequence": "sequences", "type": "types",
+            "function": "functions"}
 #: a kind of column -> the catalog's count of the tables having one, and the schema's property saying so
 _COLUMNS_COUNTED = {"jsonb": ("jsonb_tables", "has_jsonb"), "char": ("char_tables", "blank_padded")}
 

@@ -172,7 +172,7 @@ _text, _int, _bool = catalog_views._text, catalog_views._int, catalog_views._boo
 
 
 def _relations(tables: list[TableVersion]) -> list[TableVersion]:
-    return [t for t in tables if not t.is_type]
+    return [t for t in tables if not t.is_type and not t.is_function]
 
 
 def indexes_of(t: TableVersion) -> list[tuple[str, tuple[str, ...], bool, bool, bool]]:
@@ -526,6 +526,48 @@ def _pg_collation(tables: list[TableVersion]) -> pa.Table:
                      "collencoding": _int([-1] * 3)})
 
 
+# PostgreSQL's type names (format_type's, as a function's types are kept) -> their pg_type names
+_TYPE_NAMES = {"integer": "int4", "bigint": "int8", "smallint": "int2", "boolean": "bool", "real": "float4",
+               "double precision": "float8", "character varying": "varchar", "character": "bpchar",
+               "timestamp without time zone": "timestamp", "timestamp with time zone": "timestamptz",
+               "time without time zone": "time", "time with time zone": "timetz"}
+_PARALLEL = {"SAFE": "s", "RESTRICTED": "r", "UNSAFE": "u"}
+
+
+def type_oid(name: str, tables: list[TableVersion]) -> int:
+    """The OID of the type a function's parameter or result names (0: one txlake has no OID for)."""
+    user = next((t for t in tables if t.is_type and t.name == name), None)
+    if user is not None:
+        return oid(user.table_id)
+    array = name.endswith("[]")
+    found = BUILTIN.get(_TYPE_NAMES.get(name.removesuffix("[]"), name.removesuffix("[]")))
+    return 0 if found is None else found[3] if array else found[0]
+
+
+def _pg_proc(tables: list[TableVersion]) -> pa.Table:
+    """The user-defined functions (engine/functions.py), as PostgreSQL's pg_proc rows; their
+    language is sql (OID 14)."""
+    found = [t for t in tables if t.is_function]
+    defined = [t.schema.function for t in found]
+    parallel = [next((_PARALLEL[o.split()[-1].upper()] for o in d.options if o.upper().startswith("PARALLEL")), "u")
+                for d in defined]
+    return pa.table({
+        "oid": _oid(oid(t.table_id) for t in found), "proname": _text(d.name for d in defined),
+        "pronamespace": _oid(namespace_oid(schema_name(t.db)) for t in found), "proowner": _oid([OWNER] * len(found)),
+        "prolang": _oid([14] * len(found)), "prokind": _text(["f"] * len(found)),
+        "prosecdef": _bool(any(o.upper().endswith("SECURITY DEFINER") for o in d.options) for d in defined),
+        "proleakproof": _bool(any(o.upper() == "LEAKPROOF" for o in d.options) for d in defined),
+        "proisstrict": _bool(d.strict for d in defined), "proretset": _bool(d.setof for d in defined),
+        "provolatile": _text(d.volatility for d in defined), "proparallel": _text(parallel),
+        "pronargs": _int2(len(d.args) for d in defined),
+        "pronargdefaults": _int2(sum(x is not None for _, _, x in d.args) for d in defined),
+        "prorettype": _oid(2249 if d.table else type_oid(d.returns, tables) for d in defined),  # (record: 2249)
+        "proargtypes": pa.array([[type_oid(a, tables) for a in d.arg_types] for d in defined], pa.list_(pa.int64())),
+        "proargnames": pa.array([[n for n, _, _ in d.args] if any(n for n, _, _ in d.args) else None
+                                 for d in defined], pa.list_(pa.string())),
+        "prosrc": _text(d.body for d in defined)})
+
+
 def _pg_database(tables: list[TableVersion]) -> pa.Table:
     return pa.table({"oid": _oid([oid("database", CATALOG)]), "datname": _text([CATALOG]), "datdba": _oid([OWNER]),
                      "encoding": _int([6]), "datcollate": _text(["C"]), "datctype": _text(["C"]),
@@ -545,5 +587,6 @@ _VIEWS = {
     "pg_catalog.pg_attrdef": _pg_attrdef,
     "pg_catalog.pg_description": _pg_description,
     "pg_catalog.pg_collation": _pg_collation,
+    "pg_catalog.pg_proc": _pg_proc,
 }
 VIEWS = tuple(_VIEWS)

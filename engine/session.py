@@ -24,8 +24,8 @@ import weakref
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import (backends, catalog_views, checks, comments, copy, deferred, matviews, prepared, renames,
-                           sequence_ddl, table_locks, uniques, user_types, views, with_writes)
+from txlake.engine import (backends, catalog_views, checks, comments, copy, deferred, functions, matviews, prepared,
+                           renames, sequence_ddl, table_locks, uniques, user_types, views, with_writes)
 from txlake.engine.database import Database, default_memory_limit, open_database
 from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result, lock_wait, relation_kind, with_settings
 from txlake.engine.merge import merge
@@ -94,7 +94,7 @@ FIXED_SETTINGS = {
     "client_encoding": ("utf8", "utf-8", "unicode"),
     "standard_conforming_strings": ("on", "true", "yes", "1"),
     "idle_in_transaction_session_timeout": ("0",),
-    "check_function_bodies": _BOOLEAN,  # (txlake has no functions to check)
+    "check_function_bodies": _BOOLEAN,  # (off: CREATE FUNCTION does not check the body: engine/functions.py)
     "xmloption": ("content", "document"),  # (nor an xml type)
     "client_min_messages": ("debug5", "debug4", "debug3", "debug2", "debug1", "debug", "log", "notice",
                             "warning", "error"),
@@ -604,6 +604,28 @@ class Session:
                          "default": [d.default or "" for d in defined],
                          "check": [" ".join(user_types.shown(c) for c in d.checks) for d in defined]})
 
+    def describe_functions(self):
+        """psql's ``\\df``: the user-defined functions (schema, name, result type, argument
+        types, type), by schema and name."""
+        import pyarrow as pa
+        found = functions.listed(self._visible_tables())
+        defined = [t.schema.function for t in found]
+        return pa.table({"schema": [catalog_views.schema_name(t.db) for t in found],
+                         "name": [d.name for d in defined],
+                         "result type": [functions.result_text(d) for d in defined],
+                         "argument types": [functions.arguments_text(d) for d in defined],
+                         "type": ["func"] * len(found)})
+
+    def function_definitions(self, name: str) -> list[str]:
+        """psql's ``\\sf NAME``: the CREATE OR REPLACE FUNCTION of each function ``name``
+        (``[schema.]name``) names, as pg_get_functiondef writes it (42883 if none)."""
+        ref = parse_table_name(name)
+        found = [t for t in functions.listed(self._visible_tables()) if t.schema.function.name == ref.name
+                 and (t.db == ref.db if ref.db is not None else t.db in self.search_path)]
+        if not found:
+            raise errors.UndefinedFunction(f'function "{name}" does not exist')
+        return [functions.definition_text(t) for t in found]
+
     def index_lines(self, name: str) -> list[str]:
         """psql's ``\\d`` "Indexes:" lines of the table ``name``: its primary key's and unique
         indexes (``"t_pkey" PRIMARY KEY, btree (id)``), then CREATE INDEX's (``"t_a_idx" btree (a)``)."""
@@ -776,6 +798,10 @@ class Session:
         if self.executor.advisory.warnings:  # (a failed statement's)
             self.executor.advisory.take_warnings()
         expanded = views.expand(ctx, stmt)  # (a view's query may read settings too)
+        if ctx.may_hold("function"):  # (calls of user-defined functions: their bodies in their place)
+            if many is not None and functions.calls_any(ctx, expanded):
+                return None  # (run once per parameter set: the values are bound into the bodies)
+            expanded, ctx, params = functions.expand(ctx, expanded, params)
         reads_settings = stmt.reads_settings or expanded is not stmt
         expanded = with_settings(ctx, expanded) if reads_settings else expanded
         if many is not None:  # (an executemany's INSERT: None if its rows cannot be built together)
@@ -1315,6 +1341,8 @@ _DATA = {
     st.CreateType: user_types.create_type,
     st.AlterType: user_types.alter_type,
     st.DropType: user_types.drop_type,
+    st.CreateFunction: functions.create_function,
+    st.DropFunction: functions.drop_function,
     st.DropView: views.drop_view,
     st.AlterView: views.alter_view,
     st.CreateIndex: uniques.create_index,

@@ -42,7 +42,7 @@ import sqlglot
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import catalog_views, temp_tables
+from txlake.engine import catalog_views, functions, temp_tables
 from txlake.engine.executor import Context, Executor, Result, distinct_names, relation_kind
 from txlake.engine.temp_tables import TEMP_DB, is_temp
 from txlake.parser import statements as st
@@ -155,9 +155,10 @@ def _refuse_write(ctx: Context, name: st.TableName, verb: str) -> None:
 
 
 def expanded_query(ctx: Context, node: exp.Expression) -> exp.Expression:
-    """``node``, a query built outside a statement (engine/table_like.py), with the views it
-    reads replaced by their queries."""
-    return _expanded(ctx, node)
+    """``node``, a query built outside a statement (engine/table_like.py, a materialized view's
+    REFRESH), with the views it reads replaced by their queries and the user-defined functions
+    it calls by their bodies."""
+    return functions.inlined(ctx, _expanded(ctx, node))
 
 
 def _expanded(ctx: Context, node: exp.Expression, seen: frozenset = frozenset(),

@@ -97,6 +97,21 @@ class TypeCommand(exp.Expression):
                  "cascade": False}
 
 
+class FunctionCommand(exp.Expression):
+    """``CREATE [OR REPLACE] FUNCTION`` and ``DROP FUNCTION`` (sqlglot reads neither whole):
+    ``kind`` CREATE / DROP. CREATE: ``this`` the name (exp.Table), ``replace``, ``params`` its
+    arguments (exp.Tuple of mode word, exp.Identifier or None, exp.DataType, default or None),
+    ``returns`` an exp.DataType (``setof``; ``table`` RETURNS TABLE's exp.ColumnDefs),
+    ``language``, ``volatility`` (IMMUTABLE / STABLE / VOLATILE), ``strict``, ``options`` the
+    other attributes as written, ``body`` the body's text and ``standard`` whether it is
+    SQL-standard (``RETURN e``, ``BEGIN ATOMIC ... END``). DROP: ``functions`` (exp.Tuple of
+    the name and, when written, an exp.Tuple of argument types), ``exists``, ``cascade``."""
+
+    arg_types = {"kind": True, "this": False, "replace": False, "params": False, "returns": False, "setof": False,
+                 "table": False, "language": False, "volatility": False, "strict": False, "options": False,
+                 "body": False, "standard": False, "functions": False, "exists": False, "cascade": False}
+
+
 class RefreshMatview(exp.Expression):
     """``REFRESH MATERIALIZED VIEW [CONCURRENTLY] name [WITH [NO] DATA]``: ``this`` the
     materialized view (exp.Table)."""
@@ -265,7 +280,7 @@ class TxlakeParser(DuckDB.Parser):
         parsed. PostgreSQL's ``T ARRAY`` (without a size) is ``T[]``: sqlglot took what follows
         ARRAY for a size (``a int ARRAY, b int`` was a syntax error, ``int ARRAY NOT NULL`` an
         array of size NOT NULL), so ARRAY after a type, before anything but ``[``, is read as ``[]``."""
-        tokens = _unicode_in_escape_strings(list(raw_tokens), sql)
+        tokens = _atomic_bodies(_unicode_in_escape_strings(list(raw_tokens), sql), sql)
         tokens = _numbers_read(tokens, sql)
         tokens = _placeholders_apart(tokens, _OPERAND_ENDS | self.TYPE_TOKENS)
         for i in range(len(tokens) - 1, 0, -1):
@@ -1061,6 +1076,10 @@ class TxlakeParser(DuckDB.Parser):
             return no_effect
         if self._next and self._next.text.upper() in ("TYPE", "DOMAIN"):
             return self._parse_type_statement()
+        words = [t.text.upper() for t in self._tokens[self._index:self._index + 4]]
+        if words[:2] in (["CREATE", "FUNCTION"], ["DROP", "FUNCTION"]) or words == ["CREATE", "OR", "REPLACE",
+                                                                                    "FUNCTION"]:
+            return self._parse_function_statement()
         if self._next and self._next.text.upper() == "MATERIALIZED" and self._curr.text.upper() != "DROP":
             return self._parse_matview_statement()
         if not self._next or self._next.text.upper() != "SEQUENCE":
@@ -1084,6 +1103,140 @@ class TxlakeParser(DuckDB.Parser):
         if not cascade:
             self._match_text_seq("RESTRICT")
         return exists, names, cascade
+
+    # --- CREATE [OR REPLACE] FUNCTION, DROP FUNCTION ---------------------------------------
+
+    def _parse_function_statement(self) -> FunctionCommand:
+        if self._match_text_seq("DROP", "FUNCTION"):
+            exists = bool(self._match_text_seq("IF", "EXISTS"))
+            functions = self._parse_csv(self._function_signature)
+            cascade = bool(self._match_text_seq("CASCADE"))
+            if not cascade:
+                self._match_text_seq("RESTRICT")
+            return FunctionCommand(kind="DROP", functions=functions, exists=exists, cascade=cascade)
+        replace = bool(self._match_text_seq("CREATE", "OR", "REPLACE", "FUNCTION"))
+        if not replace:
+            self._advance(2)  # CREATE FUNCTION
+        made = FunctionCommand(kind="CREATE", this=self._parse_table_parts(schema=True), replace=replace, options=[])
+        if not self._match(TokenType.L_PAREN):
+            self.raise_error("Expected (")
+        made.set("params", [] if self._match(TokenType.R_PAREN) else self._parse_csv(self._function_parameter))
+        if made.args["params"] and not self._match(TokenType.R_PAREN):
+            self.raise_error("Expected )")
+        while self._curr and self._curr.token_type != TokenType.SEMICOLON:
+            self._function_attribute(made)
+        return made
+
+    def _function_signature(self) -> exp.Tuple:
+        """DROP FUNCTION's ``name [( [[mode] [name] type [, ...]] )]``."""
+        name = self._parse_table_parts(schema=True)
+        if not self._match(TokenType.L_PAREN):
+            return exp.Tuple(expressions=[name])
+        params = [] if self._match(TokenType.R_PAREN) else self._parse_csv(self._function_parameter)
+        if params and not self._match(TokenType.R_PAREN):
+            self.raise_error("Expected )")
+        return exp.Tuple(expressions=[name, exp.Tuple(expressions=[p.expressions[2] for p in params
+                                                                   if p.expressions[0].name != "OUT"])])
+
+    def _function_parameter(self) -> exp.Tuple:
+        """``[IN | OUT | INOUT | VARIADIC] [name] type [{DEFAULT | =} expression]``: a name is
+        there when what follows the first word is a type too (PostgreSQL's grammar)."""
+        mode = "IN"
+        if self._curr and self._curr.text.upper() in ("IN", "OUT", "INOUT", "VARIADIC") and \
+                self._next and self._next.token_type not in (TokenType.COMMA, TokenType.R_PAREN):
+            mode = self._curr.text.upper()
+            self._advance()
+        start = self._index
+        name, data_type = None, self._parse_types()
+        if data_type is None or self._curr is None or self._curr.token_type not in (
+                TokenType.COMMA, TokenType.R_PAREN, TokenType.DEFAULT, TokenType.EQ):
+            self._retreat(start)
+            name = self._parse_id_var(any_token=False)
+            data_type = self._parse_types()
+        if data_type is None:
+            self.raise_error(f'syntax error at or near "{self._curr.text if self._curr else ""}"')
+        default = self._parse_bitwise() if self._match(TokenType.DEFAULT) or self._match(TokenType.EQ) else None
+        return exp.Tuple(expressions=[exp.var(mode), name or exp.Null(), data_type, default or exp.Null()])
+
+    def _function_attribute(self, made: FunctionCommand) -> None:
+        """One of CREATE FUNCTION's clauses after its arguments, set on ``made``."""
+        start = self._curr
+        word = start.text.upper() if start.token_type not in (TokenType.STRING, TokenType.HEREDOC_STRING) else ""
+        if start.token_type == TokenType.HEREDOC_STRING and start.text.upper().startswith("BEGIN"):
+            self._advance()  # (BEGIN ATOMIC ... END, made one token by _atomic_bodies)
+            made.set("body", start.text)
+            made.set("standard", True)
+        elif self._match_text_seq("RETURNS", "NULL", "ON", "NULL", "INPUT") or self._match_text_seq("STRICT"):
+            made.set("strict", True)
+        elif self._match_text_seq("CALLED", "ON", "NULL", "INPUT"):
+            made.set("strict", False)
+        elif self._match_text_seq("RETURNS"):
+            if self._match(TokenType.TABLE):
+                columns = self._parse_wrapped_csv(self._parse_column_def_of_function)
+                made.set("table", columns)
+                made.set("setof", True)
+            else:
+                made.set("setof", bool(self._match_text_seq("SETOF")))
+                pseudo = self._curr.text.lower() if self._curr and self._curr.text.upper() in _PSEUDO_TYPES else None
+                data_type = self._parse_types() if pseudo is None else exp.DataType.build(pseudo, udt=True)
+                if pseudo is not None:
+                    self._advance()
+                if data_type is None:
+                    self.raise_error("Expected a type")
+                made.set("returns", data_type)
+        elif self._match_text_seq("LANGUAGE"):
+            made.set("language", self._curr.text.lower())
+            self._advance()
+        elif word in ("IMMUTABLE", "STABLE", "VOLATILE"):
+            self._advance()
+            made.set("volatility", word)
+        elif self._match(TokenType.ALIAS):
+            if self._curr is None or self._curr.token_type not in (TokenType.STRING, TokenType.HEREDOC_STRING):
+                self.raise_error("Expected a string")
+            made.set("body", self._curr.text)
+            self._advance()
+            if self._match(TokenType.COMMA):  # (AS 'obj_file', 'link_symbol': a C function's)
+                self._advance()
+        elif word == "RETURN":
+            self._advance()
+            first = self._curr
+            self._parse_assignment()
+            last = self._prev
+            made.set("body", "RETURN " + self.sql[first.start:last.end + 1])
+            made.set("standard", True)
+        else:
+            made.args["options"].append(self._function_option(word))
+
+    def _parse_column_def_of_function(self) -> exp.ColumnDef:
+        name = self._parse_id_var(any_token=False)
+        return exp.ColumnDef(this=name, kind=self._parse_types())
+
+    def _function_option(self, word: str) -> str:
+        """An attribute txlake keeps as written only: its words, up to the next attribute."""
+        first = self._curr
+        if word == "SET":  # SET name {TO | =} value | FROM CURRENT
+            self._advance(2)
+            if self._match_text_seq("FROM", "CURRENT"):
+                return self.sql[first.start:self._prev.end + 1]
+            if not self._match_texts(("TO", "=")):
+                self.raise_error("Expected TO or =")
+            self._advance()
+            while self._match(TokenType.COMMA):
+                self._advance()
+        elif word in ("PARALLEL", "COST", "ROWS", "SUPPORT"):
+            self._advance(2)
+        elif word == "EXTERNAL" or word == "SECURITY":
+            self._match_text_seq("EXTERNAL")
+            if not self._match_text_seq("SECURITY") or not self._match_texts(("DEFINER", "INVOKER")):
+                self.raise_error("Expected SECURITY DEFINER or INVOKER")
+        elif word == "NOT" and self._next and self._next.text.upper() == "LEAKPROOF" or word == "LEAKPROOF":
+            self._match_text_seq("NOT")
+            self._advance()
+        elif word in ("WINDOW", "TRANSFORM"):
+            raise errors.NotSupportedError(f"CREATE FUNCTION ... {word} is not supported")
+        else:
+            self.raise_error(f'syntax error at or near "{first.text}"', first)
+        return self.sql[first.start:self._prev.end + 1]
 
     # --- CREATE / ALTER MATERIALIZED VIEW, REFRESH ----------------------------------------
     # (sqlglot reads CREATE MATERIALIZED VIEW name AS query alone: not IF NOT EXISTS, a column
@@ -1793,7 +1946,37 @@ class Txlake(DuckDB):
                       exp.RegexpILike: lambda self, e: self.binary(e, "~*")}
 
 
-__all__ = ["Control", "LockCommand", "SequenceCommand", "SOURCE_SPAN", "Txlake", "TypeCommand", "ParseError"]
+# the pseudo-types a function may return that sqlglot reads as no type (a trigger's)
+_PSEUDO_TYPES = ("TRIGGER", "EVENT_TRIGGER")
+
+
+def _atomic_bodies(tokens: list[Token], sql: str | None) -> list[Token]:
+    """A function's ``BEGIN ATOMIC ... END`` body made one token (a HEREDOC_STRING of its text,
+    BEGIN to END) so that the ``;`` between its statements do not end the CREATE FUNCTION."""
+    i = 0
+    while sql and "ATOMIC" in sql.upper() and i < len(tokens) - 1:
+        if tokens[i].text.upper() == "BEGIN" and tokens[i + 1].text.upper() == "ATOMIC" and i > 2 and \
+                any(t.text.upper() in ("FUNCTION", "PROCEDURE") for t in tokens[max(0, i - 200):i]):
+            depth, j = 0, i + 2
+            while j < len(tokens):  # (CASE ... END inside: counted; the body's END closes it)
+                word = tokens[j].text.upper() if tokens[j].token_type != TokenType.STRING else ""
+                if word == "CASE":
+                    depth += 1
+                elif word == "END":
+                    if depth == 0:
+                        break
+                    depth -= 1
+                j += 1
+            if j < len(tokens):
+                first, last = tokens[i], tokens[j]
+                tokens[i:j + 1] = [Token(TokenType.HEREDOC_STRING, sql[first.start:last.end + 1], first.line, first.col,
+                                         first.start, last.end)]
+        i += 1
+    return tokens
+
+
+__all__ = ["Control", "FunctionCommand", "LockCommand", "SequenceCommand", "SOURCE_SPAN", "Txlake", "TypeCommand",
+           "ParseError"]
 
 
 # extensions whose functions txlake has built in (parser/semantics.py EXTENSION_FUNCTIONS): CREATE

@@ -21,8 +21,9 @@ from sqlglot.tokens import TokenType
 
 from txlake import errors
 from txlake.parser import statements as st
-from txlake.parser.dialect import (SOURCE_SPAN, CommentOn, ConstraintTiming, Control, LockCommand, RefreshMatview,
-                                    RenameConstraint, SequenceCommand, Txlake, TypeCommand, ValidateConstraint)
+from txlake.parser.dialect import (SOURCE_SPAN, CommentOn, ConstraintTiming, Control, FunctionCommand, LockCommand,
+                                    RefreshMatview, RenameConstraint, SequenceCommand, Txlake, TypeCommand,
+                                    ValidateConstraint)
 from txlake.parser.semantics import (ARRAY_SET, AVG_MACRO, NAMED_SCHEMAS, SUM_MACRO, boolean_condition,
                                      postgres_semantics)
 from txlake.storage.sequences import sequence_name
@@ -288,7 +289,7 @@ _OBJECT_WORDS = frozenset("OR REPLACE CONSTRAINT EVENT TRIGGER FUNCTION PROCEDUR
                           "SUBSCRIPTION ROLE USER GROUP SERVER FOREIGN DATA WRAPPER TEXT SEARCH CONFIGURATION "
                           "DICTIONARY PARSER TEMPLATE STATISTICS TRANSFORM ACCESS METHOD TABLESPACE DATABASE "
                           "MATERIALIZED".split())
-_WHY_NONE = {"FUNCTION": "txlake runs no stored code", "PROCEDURE": "txlake runs no stored code",
+_WHY_NONE = {"FUNCTION": "CREATE OR REPLACE FUNCTION changes a function's body and attributes", "PROCEDURE": "txlake runs no stored code",
              "TRIGGER": "txlake runs no stored code", "AGGREGATE": "txlake runs no stored code",
              "RULE": "txlake runs no stored code", "LANGUAGE": "txlake runs no stored code",
              "EXTENSION": "txlake has no extensions (uuid-ossp's uuid_generate_v4() and pgcrypto's "
@@ -1228,6 +1229,55 @@ def _type_command(tree: TypeCommand) -> st.Statement:
                         default=tree.args.get("default"), check=checks[0] if checks else None, validate=validate)
 
 
+def _function_command(tree: FunctionCommand) -> st.Statement:
+    """CREATE [OR REPLACE] FUNCTION, DROP FUNCTION: what PostgreSQL's parser and CreateFunction
+    refuse, refused here (42P13 for a definition that is no function's, 0A000 for one txlake
+    does not run)."""
+    if tree.args["kind"] == "DROP":
+        return st.DropFunction(functions=tuple(
+            (table_name(f.expressions[0]), tuple(f.expressions[1].expressions) if len(f.expressions) > 1 else None)
+            for f in tree.args["functions"]), if_exists=bool(tree.args.get("exists")),
+            cascade=bool(tree.args.get("cascade")))
+    body, standard = tree.args.get("body"), bool(tree.args.get("standard"))
+    language = tree.args.get("language") or ("sql" if standard else None)
+    if body is None:
+        raise errors.ProgrammingError("no function body specified", sqlstate="42P13")
+    if language is None:
+        raise errors.ProgrammingError("no language specified", sqlstate="42P13")
+    if language != "sql":
+        if standard:
+            raise errors.ProgrammingError("inline SQL function body only valid for language SQL", sqlstate="42P13")
+        raise errors.NotSupportedError(f"CREATE FUNCTION is not supported for LANGUAGE {language}: txlake runs "
+                                       "functions of LANGUAGE sql only")
+    returns, table = tree.args.get("returns"), tree.args.get("table") or ()
+    if returns is not None and returns.this == exp.DataType.Type.USERDEFINED and \
+            str(returns.args.get("kind")).upper() in ("TRIGGER", "EVENT_TRIGGER"):
+        raise errors.NotSupportedError("CREATE FUNCTION is not supported for a trigger function: txlake runs no "
+                                       "triggers")
+    if returns is None and not table:
+        raise errors.ProgrammingError("function result type must be specified", sqlstate="42P13")
+    params = []
+    for mode, name, data_type, default in (p.expressions for p in tree.args.get("params") or ()):
+        if mode.name != "IN":
+            raise errors.NotSupportedError(f"CREATE FUNCTION with an {mode.name} argument is not supported")
+        if params and params[-1].default is not None and isinstance(default, exp.Null):
+            raise errors.ProgrammingError("input parameters after one with a default value must also have defaults",
+                                          sqlstate="42P13")
+        params.append(st.FunctionParameter(identifier(name) if isinstance(name, exp.Identifier) else "", data_type,
+                                           None if isinstance(default, exp.Null) else default))
+    named = [p.name for p in params if p.name]
+    if len(set(named)) != len(named):
+        twice = next(n for n in named if named.count(n) > 1)
+        raise errors.ProgrammingError(f'parameter name "{twice}" used more than once', sqlstate="42P13")
+    volatility = tree.args.get("volatility") or "VOLATILE"
+    return st.CreateFunction(name=table_name(tree.this), params=tuple(params), returns=returns,
+                             setof=bool(tree.args.get("setof")),
+                             table=tuple((identifier(c.this), c.args["kind"]) for c in table), language=language,
+                             volatility=volatility, strict=bool(tree.args.get("strict")),
+                             options=tuple(tree.args.get("options") or ()), body=body, standard=standard,
+                             or_replace=bool(tree.args.get("replace")))
+
+
 def _drop(tree: exp.Drop) -> st.Statement:
     if _kind(tree) == "INDEX":
         targets = tree.args.get("tables") or [tree.this]
@@ -1912,6 +1962,7 @@ _CONVERTERS = {
                                                    with_no_data=bool(tree.args.get("no_data"))),
     SequenceCommand: lambda tree: _sequence_command(tree),
     TypeCommand: lambda tree: _type_command(tree),
+    FunctionCommand: lambda tree: _function_command(tree),
     LockCommand: lambda tree: st.LockTable(tables=tuple(table_name(t) for t in tree.args["names"]),
                                            mode=tree.args["mode"], nowait=bool(tree.args.get("nowait"))),
     exp.Transaction: lambda tree: st.Begin(),  # sqlglot's own BEGIN

@@ -461,6 +461,47 @@ class DropSequence(Statement):
 
 
 @dataclass(frozen=True)
+class FunctionParameter:
+    """An argument of a function: ``name`` ("" for none), its type, its DEFAULT (or None)."""
+
+    name: str
+    type: exp.DataType
+    default: exp.Expression | None = None
+
+
+@dataclass(frozen=True)
+class CreateFunction(Statement):
+    """``CREATE [OR REPLACE] FUNCTION name (params) RETURNS type ... AS 'body' | RETURN e |
+    BEGIN ATOMIC ... END``: ``body`` as written (a string body's text, or the standard
+    body's words), ``standard`` whether it is a SQL-standard one; ``returns`` None with
+    ``table`` (RETURNS TABLE's columns); ``volatility`` IMMUTABLE / STABLE / VOLATILE;
+    ``options`` the attributes txlake keeps as written only."""
+
+    name: TableName
+    params: tuple[FunctionParameter, ...] = ()
+    returns: exp.DataType | None = None
+    setof: bool = False
+    table: tuple[tuple[str, exp.DataType], ...] = ()
+    language: str = "sql"
+    volatility: str = "VOLATILE"
+    strict: bool = False
+    options: tuple[str, ...] = ()
+    body: str = ""
+    standard: bool = False
+    or_replace: bool = False
+
+
+@dataclass(frozen=True)
+class DropFunction(Statement):
+    """``DROP FUNCTION [IF EXISTS] name [(types)] [, ...] [CASCADE | RESTRICT]``: each
+    function's name and argument types (None: not written - the name must be unique)."""
+
+    functions: tuple[tuple[TableName, tuple[exp.DataType, ...] | None], ...] = ()
+    if_exists: bool = False
+    cascade: bool = False
+
+
+@dataclass(frozen=True)
 class CreateType(Statement):
     """``CREATE TYPE name AS ENUM (labels)``, or ``CREATE DOMAIN name [AS] base [DEFAULT e]
     [[CONSTRAINT c] NOT NULL | NULL | CHECK (e)]...`` (``base`` not None)."""

@@ -34,9 +34,9 @@ examples:
 
 shell meta-commands: \\? (help), \\d (tables and views), \\dt, \\dv, \\dm, \\ds, \\dT, \\dD [PATTERN], \\d TABLE|VIEW
 (+: with comments), \\di, \\dn, \\df, \\du, \\dx [PATTERN], \\l, \\errverbose, \\snapshots TABLE, \\sv VIEW,
-\\i FILE, \\ir FILE, \\cd, \\setenv, \\getenv, \\copy ..., \\c (stays in the warehouse), \\isolation [LEVEL],
-\\set / \\unset / \\gset (variables), \\gexec, \\if / \\elif / \\else / \\endif, \\watch, \\pset, \\a, \\t, \\f,
-\\o FILE, \\x, \\timing, \\rows, \\conninfo, \\!, \\q
+\\sf FUNCTION, \\i FILE, \\ir FILE, \\cd, \\setenv, \\getenv, \\copy ..., \\c (stays in the warehouse),
+\\isolation [LEVEL], \\set / \\unset / \\gset (variables), \\gexec, \\if / \\elif / \\else / \\endif, \\watch,
+\\pset, \\a, \\t, \\f, \\o FILE, \\x, \\timing, \\rows, \\conninfo, \\!, \\q
 -c and -f run in the order given. As in psql, an error is shown and the script goes on with its
 next statement, unless -v ON_ERROR_STOP=1 (or \\set ON_ERROR_STOP on in the script) makes it
 stop there. The statements of one -c run as one transaction (as psql's), unless it holds BEGIN /

@@ -35,7 +35,7 @@ META_COMMANDS = ["\\?", "\\a", "\\conninfo", "\\connect", "\\copy", "\\d", "\\dD
                  "\\di", "\\dn", "\\du", "\\dx", "\\errverbose", "\\elif", "\\else", "\\endif", "\\if",
                  "\\dm", "\\ds", "\\dt", "\\dv", "\\echo", "\\f", "\\i", "\\isolation", "\\l", "\\o", "\\pset", "\\q",
                  "\\qecho", "\\rows", "\\set", "\\snapshots", "\\t", "\\timing", "\\unset", "\\watch", "\\x",
-                 "\\cd", "\\gexec", "\\getenv", "\\ir", "\\setenv", "\\sv"]
+                 "\\cd", "\\gexec", "\\getenv", "\\ir", "\\setenv", "\\sv", "\\sf"]
 META_ARGUMENTS = {
     "\\isolation": ["read committed", "repeatable read", "serializable"],
     "\\x": ["on", "off", "auto"],

@@ -72,14 +72,15 @@ Catalog
   \\di [PATTERN]      list indexes: primary keys', UNIQUE constraints', CREATE INDEX's
   \\dn [PATTERN]      list schemas (the warehouse's databases; public is default)
   \\l                 list databases: the warehouse is one, named as current_database()
-  \\df [PATTERN]      list functions PATTERN names (the engine's: DuckDB's catalog, in
-                      PostgreSQL's type names; none without PATTERN: txlake has no user functions)
+  \\df [PATTERN]      list functions: CREATE FUNCTION's; with PATTERN, the engine's too
+                      (DuckDB's catalog, in PostgreSQL's type names)
   \\du, \\dg [PATTERN] list roles: the warehouse's owner, the user the shell runs as
   \\dx [PATTERN]      list extensions: uuid-ossp's and pgcrypto's functions txlake has built in
   \\d[+] NAME          describe table NAME (or a [materialized] view: its columns and
                       definition; a sequence: its bounds): columns, types, nullability, defaults,
                       keys (a PATTERN: each match; +: the columns' comments)
   \\sv VIEW            show a view's definition
+  \\sf FUNCTION        show a function's definition (CREATE OR REPLACE FUNCTION)
   \\snapshots TABLE    the commits that changed TABLE (its snapshot history)
 Transactions
   \\isolation [LEVEL]  show the isolation level, or set it for new transactions:
@@ -364,23 +365,23 @@ def _list_functions(runner: Runner, argument: str) -> Outcome:
     """psql's ``\\df [PATTERN]``: the functions PATTERN names, from the engine's catalog - DuckDB's
     (``duckdb_functions()``: SQL's functions not rewritten run as DuckDB's) without txlake's own
     helpers (``txl_...``), with their types as PostgreSQL names them, in pg_catalog. Without a
-    PATTERN, as psql's, the user's functions only: txlake has none (CREATE FUNCTION is refused)."""
-    empty = pa.table({name: pa.array([], pa.string()) for name in
-                      ("schema", "name", "result type", "argument types", "type")})
+    PATTERN, as psql's, the user's functions only (CREATE FUNCTION's); with one, theirs first."""
+    mine = runner.conn.session.describe_functions()
     if not argument:
-        return _show_found(runner, empty, argument, "functions")
+        return _show_found(runner, mine, argument, "functions")
     found = _query(runner, "SELECT DISTINCT function_name, function_type, return_type, parameter_types, varargs "
                            "FROM duckdb_functions() WHERE function_name NOT LIKE 'txl%' "
                            "AND function_name NOT LIKE '\\_\\_%' ESCAPE '\\' ORDER BY 1, 2, 4")
     if found is None:
         return Outcome.ERROR
     matches = _pattern(argument)
-    rows = [("pg_catalog", row["function_name"], _result_type(row["function_type"], row["return_type"]),
+    rows = [row for row in zip(*(c.to_pylist() for c in mine.columns)) if matches(row[0], row[1])]
+    rows += [("pg_catalog", row["function_name"], _result_type(row["function_type"], row["return_type"]),
              _argument_types(row["parameter_types"], row["varargs"]), _FUNCTION_TYPES[row["function_type"]])
             for row in found.to_pylist()
             if row["function_type"] in _FUNCTION_TYPES and matches("pg_catalog", row["function_name"])]
     listed = pa.table({name: pa.array(values, pa.string()) for name, values in
-                       zip(empty.column_names, zip(*dict.fromkeys(rows)) if rows else [[]] * 5)})
+                       zip(mine.column_names, zip(*dict.fromkeys(rows)) if rows else [[]] * 5)})
     return _show_found(runner, listed, argument, "functions")
 
 
@@ -575,6 +576,23 @@ def _get_environment(runner: Runner, argument: str) -> Outcome:
     value = os.environ.get(words[1])
     if value is not None and not set_variable(runner, words[0], value, "\\getenv: "):
         return Outcome.ERROR
+    return Outcome.OK
+
+
+def _show_function(runner: Runner, argument: str) -> Outcome:
+    """psql's ``\\sf NAME``: the function's definition, as pg_get_functiondef writes it (each
+    overload's, where the name has several)."""
+    words = _words(argument)
+    if not words:
+        runner.warn("\\sf: missing required argument: FUNCNAME")
+        return Outcome.ERROR
+    try:
+        definitions = runner.conn.session.function_definitions(words[0].split("(")[0])
+    except txlake.Error as e:
+        runner.show_error(e)
+        return Outcome.ERROR
+    for text in definitions:
+        runner.print(text.rstrip("\n"))
     return Outcome.OK
 
 
@@ -1039,6 +1057,7 @@ COMMANDS = {
     "\\setenv": _set_environment,
     "\\getenv": _get_environment,
     "\\sv": _show_view,
+    "\\sf": _show_function,
     "\\c": _connect, "\\connect": _connect,
     "\\copy": copy_command,
     "\\restrict": _restrict,

@@ -170,11 +170,24 @@ def _data_after(text: str, line_end: int) -> tuple[str, int]:
     return text[line_end + 1:stop.start() if stop else len(text)], stop.end() if stop else len(text)
 
 
+_WORD = re.compile(r"[^\W\d][\w$]*")
+
+
+def _defines_routine(words: list[str]) -> bool:
+    """Do a statement's first ``words`` make a function or procedure (``CREATE [OR REPLACE]
+    FUNCTION``), whose ``BEGIN ATOMIC ... END`` body holds ``;`` that end nothing (psql's rule)?"""
+    return words[:1] == ["create"] and (words[1:2] in (["function"], ["procedure"])
+                                        or words[1:3] == ["or", "replace"] and words[3:4] in (["function"],
+                                                                                             ["procedure"]))
+
+
 def scan(text: str) -> Scan:
     pieces: list[Piece] = []
     current: list[str] = []  # characters of the statement being collected
     i, n = 0, len(text)
     depth = 0  # parentheses
+    words: list[str] = []  # the statement's first words (CREATE [OR REPLACE] FUNCTION ...)
+    atomic = 0  # how deep in a function's BEGIN ATOMIC ... END (CASE ... END inside counted), as psql's
     start = None  # where the statement being collected starts
     code = False  # has it anything besides comments and blanks?
     open_comment = False  # the text ends inside a -- comment
@@ -227,7 +240,7 @@ def scan(text: str) -> Scan:
                 pieces.append(Piece(SQL, statement, line_at(start or 0), expanded=bool(send) and send[1] == "x",
                                     gset=gset, gexec=bool(send) and send[1] == "exec",
                                     watch=watch[1] if watch else None))
-                current, start, code, depth = [], None, False, 0
+                current, start, code, depth, words, atomic = [], None, False, 0, [], 0
                 i = end
                 continue
             data = None
@@ -243,7 +256,19 @@ def scan(text: str) -> Scan:
             depth = max(depth - 1, 0)
             current.append(ch)
             i += 1
-        elif ch == ";" and depth == 0:
+        elif ch.isalpha() or ch == "_":
+            word = _WORD.match(text, i).group(0)
+            current.append(word)
+            i += len(word)
+            lowered = word.lower()
+            if len(words) < 4:
+                words.append(lowered)
+            if depth == 0 and _defines_routine(words):
+                if lowered == "begin" or lowered == "case" and atomic:
+                    atomic += 1
+                elif lowered == "end" and atomic:
+                    atomic -= 1
+        elif ch == ";" and depth == 0 and atomic == 0:
             statement = "".join(current).strip()
             i += 1
             if statement and code:
@@ -254,7 +279,7 @@ def scan(text: str) -> Scan:
                     statement = copy.group(1)
                     data, i = _data_after(text, line_end)
                 pieces.append(Piece(SQL, statement, line_at(start or 0), data))
-            current, start, code = [], None, False
+            current, start, code, words = [], None, False, []
         else:
             current.append(ch)
             i += 1

@@ -480,6 +480,9 @@ class Commit:
         if base is None:  # created by this transaction
             clash = latest.table(work.db, work.name)
             if clash is not None and clash.table_id not in dropping:
+                if work.is_function:  # (its name holds its argument types: engine/functions.py)
+                    raise errors.DuplicateFunction(f'function "{work.schema.function.name}" already exists with '
+                                                   "same argument types")
                 if work.is_type or clash.is_type:  # (a table's name is its row type's: one namespace)
                     raise errors.DuplicateObject(f'type "{work.name}" already exists')
                 raise errors.DuplicateTable(f'relation "{work.name}" already exists')

@@ -198,9 +198,9 @@ class Publisher:
             if catalog.csn == self._published_csn:
                 return
             failure = None
-            # (views, sequences and types are catalog entries with no data: nothing to publish)
+            # (views, sequences, types and functions are catalog entries with no data: nothing to publish)
             tables = [v for v in catalog.tables.values() if v.is_table] \
-                if catalog.views or catalog.sequences or catalog.types \
+                if catalog.views or catalog.sequences or catalog.types or catalog.functions \
                 else catalog.tables.values()
             moved = False  # (a table renamed: its old directory's metadata goes)
             for version in tables:

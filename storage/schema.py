@@ -773,6 +773,45 @@ class Comment:
 
 
 @dataclass(frozen=True)
+class FunctionDefinition:
+    """A user-defined function (engine/functions.py): its name as written, its arguments
+    ((name or "", type as ColumnType.display() or as written, DEFAULT's SQL or None), in order),
+    what it returns (a type's display, ``setof`` for RETURNS SETOF, ``table`` its RETURNS TABLE
+    columns), its language and body as written (a string body's text, or ``RETURN e`` /
+    ``BEGIN ATOMIC ... END``: ``standard`` says which), and its attributes: ``volatility`` i / s
+    / v (PostgreSQL's provolatile), ``strict``, and ``options`` the other ones as written
+    (SECURITY DEFINER, PARALLEL SAFE, COST 10, SET ...), kept for pg_get_functiondef."""
+
+    name: str
+    args: tuple[tuple[str, str, str | None], ...]
+    returns: str
+    language: str
+    body: str
+    standard: bool = False
+    volatility: str = "v"
+    strict: bool = False
+    setof: bool = False
+    table: tuple[tuple[str, str], ...] = ()
+    options: tuple[str, ...] = ()
+
+    @property
+    def arg_types(self) -> tuple[str, ...]:
+        return tuple(t for _, t, _ in self.args)
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "args": [list(a) for a in self.args], "returns": self.returns,
+                "language": self.language, "body": self.body, "standard": self.standard,
+                "volatility": self.volatility, "strict": self.strict, "setof": self.setof,
+                "table": [list(c) for c in self.table], "options": list(self.options)}
+
+    @staticmethod
+    def from_json(d: dict) -> "FunctionDefinition":
+        return FunctionDefinition(d["name"], tuple(tuple(a) for a in d["args"]), d["returns"], d["language"],
+                                  d["body"], d["standard"], d["volatility"], d["strict"], d["setof"],
+                                  tuple(tuple(c) for c in d["table"]), tuple(d["options"]))
+
+
+@dataclass(frozen=True)
 class TableSchema:
     schema_id: int
     columns: tuple[Column, ...]
@@ -798,6 +837,8 @@ class TableSchema:
     domain_checks: tuple[CheckConstraint, ...] = ()
     #: a materialized view's definition (None for a plain table): its rows are the table's
     matview: MatviewDefinition | None = None
+    #: a user-defined function's definition (None for a table): no columns either
+    function: FunctionDefinition | None = None
 
     def __post_init__(self):
         if self.comments:
@@ -958,6 +999,8 @@ class TableSchema:
             d["domain_checks"] = [c.to_json() for c in self.domain_checks]
         if self.matview is not None:
             d["matview"] = self.matview.to_json()
+        if self.function is not None:
+            d["function"] = self.function.to_json()
         return d
 
     @staticmethod
@@ -975,4 +1018,5 @@ class TableSchema:
                            tuple(Comment.from_json(c) for c in d.get("comments", ())),
                            TypeDefinition.from_json(d["user_type"]) if "user_type" in d else None,
                            tuple(CheckConstraint.from_json(c) for c in d.get("domain_checks", ())),
-                           MatviewDefinition.from_json(d["matview"]) if "matview" in d else None)
+                           MatviewDefinition.from_json(d["matview"]) if "matview" in d else None,
+                           FunctionDefinition.from_json(d["function"]) if "function" in d else None)

@@ -544,6 +544,12 @@ class TableVersion:
         return self.schema.user_type is not None
 
     @property
+    def is_function(self) -> bool:
+        """Is this catalog entry a user-defined function (no files; its schema holds its
+        definition, its name the function's with its argument types: engine/functions.py)?"""
+        return self.schema.function is not None
+
+    @property
     def is_matview(self) -> bool:
         """Is this table a materialized view (a table whose schema holds its query)?"""
         return self.schema.matview is not None
@@ -551,7 +557,8 @@ class TableVersion:
     @property
     def is_table(self) -> bool:
         """Does this catalog entry hold rows (a table, or a materialized view)?"""
-        return self.schema.view is None and self.schema.sequence is None and self.schema.user_type is None
+        return self.schema.view is None and self.schema.sequence is None and self.schema.user_type is None \
+            and self.schema.function is None
 
     def column_types(self) -> tuple[tuple[str, str], ...]:
         """(name, type) of each column - a view's as its definition fixed them - as a view's
@@ -968,6 +975,9 @@ class CatalogVersion:
     matviews: int = 0
     #: how many of ``tables`` are user-defined types (enums, domains), carried by ``apply`` as ``views``
     types: int = 0
+    #: how many of ``tables`` are user-defined functions, carried by ``apply`` as ``views``: a
+    #: statement is looked at for calls of them only where there are any
+    functions: int = 0
     #: how many of ``tables`` have foreign keys, carried by ``apply`` as ``views``: a write
     #: looks for the tables referencing its table only where there are any
     foreign_keys: int = 0
@@ -1025,6 +1035,7 @@ class CatalogVersion:
                               sequences=sum(1 for t in tables if t.is_sequence),
                               matviews=sum(1 for t in tables if t.is_matview),
                               types=sum(1 for t in tables if t.is_type),
+                              functions=sum(1 for t in tables if t.is_function),
                               foreign_keys=sum(1 for t in tables if t.schema.foreign_keys),
                               jsonb_tables=sum(1 for t in tables if t.schema.has_jsonb),
                               char_tables=sum(1 for t in tables if t.schema.blank_padded))
@@ -1034,7 +1045,7 @@ class CatalogVersion:
         tables = dict(self.tables)
         by_id = dict(self._id_index())
         views, sequences, types, foreign_keys = self.views, self.sequences, self.types, self.foreign_keys
-        matviews = self.matviews
+        matviews, functions = self.matviews, self.functions
         jsonb_tables, char_tables = self.jsonb_tables, self.char_tables
         referencing = self._referencing
         renamed = None
@@ -1056,6 +1067,7 @@ class CatalogVersion:
                 sequences += change.schema.sequence is not None
                 matviews += change.schema.matview is not None
                 types += change.schema.user_type is not None
+                functions += change.schema.function is not None
                 foreign_keys += bool(change.schema.foreign_keys)
                 jsonb_tables += change.schema.has_jsonb
                 char_tables += bool(change.schema.blank_padded)
@@ -1066,6 +1078,7 @@ class CatalogVersion:
                 sequences -= dropped.is_sequence
                 matviews -= dropped.is_matview
                 types -= dropped.is_type
+                functions -= dropped.is_function
                 foreign_keys -= bool(dropped.schema.foreign_keys)
                 jsonb_tables -= dropped.schema.has_jsonb
                 char_tables -= bool(dropped.schema.blank_padded)
@@ -1073,7 +1086,8 @@ class CatalogVersion:
             elif renamed is None:  # a rename - all of the entry's at once: names may go round, t -> u -> t
                 renamed = _renamed(tables, by_id, [c for c in entry.changes if isinstance(c, RenameTable)])
         return CatalogVersion(entry.csn, entry.time_ms, tables, max(self.max_xid, entry.xid), views=views,
-                              sequences=sequences, matviews=matviews, types=types, foreign_keys=foreign_keys,
+                              sequences=sequences, matviews=matviews, types=types, functions=functions,
+                              foreign_keys=foreign_keys,
                               jsonb_tables=jsonb_tables, char_tables=char_tables, _ids=by_id,
                               _referencing=referencing)
 

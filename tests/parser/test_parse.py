@@ -549,7 +549,7 @@ def test_an_unsupported_statement_is_named_as_written():
 
 @pytest.mark.parametrize("sql, message", [
     ("CREATE FUNCTION public.touch() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END; $$",
-     "CREATE FUNCTION is not supported: txlake runs no stored code"),
+     "CREATE FUNCTION is not supported for LANGUAGE plpgsql: txlake runs functions of LANGUAGE sql only"),
     ("CREATE OR REPLACE PROCEDURE p() LANGUAGE sql AS $$ SELECT 1 $$",
      "CREATE PROCEDURE is not supported: txlake runs no stored code"),
     ("CREATE TRIGGER t_touch BEFORE UPDATE ON public.t FOR EACH ROW EXECUTE FUNCTION public.touch()",

@@ -657,3 +657,22 @@ def test_gexec_ir_sv_cd_setenv_and_getenv_as_psql(main, tmp_path, monkeypatch):
                             " SELECT id FROM public.a WHERE id > 0"]
     assert lines[20:] == ["  ran", "-------", " child", "(1 row)"]  # (\i after \cd sub)
     assert done.stderr.splitlines() == ['ERROR:  "a" is not a view', 'ERROR:  relation "nope" does not exist']
+
+
+def test_a_script_defines_functions_and_the_shell_lists_and_shows_them(main, tmp_path):
+    """A BEGIN ATOMIC body's ``;`` end nothing (psql's rule: split there, its END was a COMMIT);
+    \\df lists CREATE FUNCTION's functions and \\sf shows one as pg_get_functiondef writes it."""
+    wh = str(tmp_path / "wh")
+    script = tmp_path / "f.sql"
+    script.write_text("CREATE FUNCTION public.f(a integer) RETURNS integer\n    LANGUAGE sql IMMUTABLE\n"
+                      "    AS $$ SELECT a + 1 $$;\nALTER FUNCTION public.f(integer) OWNER TO someone;\n"
+                      "CREATE FUNCTION g(x int) RETURNS int LANGUAGE sql\nBEGIN ATOMIC\n"
+                      "  SELECT CASE WHEN x > 0 THEN f(x) ELSE 0 END;\nEND;\n"
+                      "SELECT f(1) AS f, g(2) AS g, g(-1) AS h;\n\\df\n\\sf g\n")
+    done = main(wh, "-f", str(script))
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    out = done.stdout
+    assert " 2 | 3 | 0" in out
+    assert " public | f    | integer     | a integer      | func" in out
+    assert "CREATE OR REPLACE FUNCTION public.g(x integer)\n RETURNS integer\n LANGUAGE sql\nBEGIN ATOMIC\n" \
+           "  SELECT CASE WHEN x > 0 THEN f(x) ELSE 0 END;\nEND" in out

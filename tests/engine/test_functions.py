@@ -1,0 +1,318 @@
+"""CREATE [OR REPLACE] FUNCTION ... LANGUAGE sql and DROP FUNCTION, as PostgreSQL 16 has them
+(doc/src/sgml/xfunc.sgml, regress create_function_sql.out): calls inlined in queries and DML,
+overloads, defaults and named arguments, STRICT, set-returning functions in FROM, the body
+checked at CREATE, and the function as a transactional catalog entry - rolled back, seen by
+other sessions and processes at commit, kept across a reopen."""
+
+import pytest
+
+import txlake
+from tests.conftest import fails, rows, run_python, value
+
+
+@pytest.fixture
+def db(connect):
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE t (id int PRIMARY KEY, x int, s text)")
+    conn.execute("INSERT INTO t VALUES (1, 10, 'Hello World'), (2, NULL, 'a  B')")
+    return conn
+
+
+PG_DUMP_FORM = """CREATE FUNCTION public.f(a integer) RETURNS integer
+    LANGUAGE sql IMMUTABLE
+    AS $$ SELECT a + 1 $$;
+ALTER FUNCTION public.f(integer) OWNER TO someone;"""
+
+
+def test_pg_dumps_form_loads_and_is_called_in_queries(db):
+    db._session.execute(PG_DUMP_FORM)
+    assert rows(db, "SELECT f(1), public.f(41), f(x) FROM t ORDER BY id") == [(2, 42, 11), (2, 42, None)]
+    assert db.execute("SELECT f(1)").description[0][0] == "f"  # (the column is named after the function)
+
+
+def test_the_body_forms_and_parameter_references(db):
+    db.execute("CREATE FUNCTION add(a integer, b integer) RETURNS integer LANGUAGE sql IMMUTABLE RETURN a + b")
+    db.execute("CREATE FUNCTION slugify(t text) RETURNS text LANGUAGE sql IMMUTABLE "
+               "AS $$ SELECT lower(regexp_replace(t, '[^a-z0-9]+', '-', 'gi')) $$")
+    db.execute("CREATE FUNCTION twice(int) RETURNS int LANGUAGE sql AS 'SELECT $1 * 2'")
+    db.execute("CREATE FUNCTION thrice(x int) RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT thrice.x * 3; END")
+    assert rows(db, "SELECT add(1, 2), twice(4), thrice(2), slugify('Hello World!')") == [(3, 8, 6, "hello-world-")]
+    assert rows(db, "SELECT slugify(s) FROM t ORDER BY id") == [("hello-world",), ("a-b",)]
+    assert rows(db, "SELECT add(?, ?) + twice(?)", (1, 2, 3)) == [(9,)]  # (parameters bound in the bodies)
+
+
+def test_the_result_is_cast_to_the_declared_type(db):
+    db.execute("CREATE FUNCTION half(a int) RETURNS numeric LANGUAGE sql AS 'SELECT a / 2'")
+    db.execute("CREATE FUNCTION label(a int) RETURNS text LANGUAGE sql AS 'SELECT a'")
+    assert rows(db, "SELECT half(5), label(7)") == [(2, "7")]  # (integer division, then numeric)
+
+
+def test_a_body_with_from_gives_its_first_row_or_null(db):
+    db.execute("CREATE FUNCTION s_of(k int) RETURNS text LANGUAGE sql STABLE AS 'SELECT s FROM t WHERE id = k'")
+    db.execute("CREATE FUNCTION n() RETURNS bigint LANGUAGE sql AS 'SELECT count(*) FROM t'")
+    assert rows(db, "SELECT s_of(1), s_of(9), n()") == [("Hello World", None, 2)]
+    # (the caller's id is its own, not the id of the table the body reads)
+    assert rows(db, "SELECT id, s_of(id) FROM t ORDER BY id") == [(1, "Hello World"), (2, "a  B")]
+
+
+def test_calls_in_dml(db):
+    db.execute("CREATE FUNCTION bump(a int) RETURNS int LANGUAGE sql RETURN coalesce(a, 0) + 1")
+    db.execute("UPDATE t SET x = bump(x) WHERE id = ?", (2,))
+    db.execute("INSERT INTO t VALUES (bump(2), bump(?), 'c')", (7,))
+    db.execute("DELETE FROM t WHERE bump(id) = 2")
+    assert rows(db, "SELECT id, x FROM t ORDER BY id") == [(2, 1), (3, 8)]
+
+
+def test_defaults_named_notation_and_strict(db):
+    db.execute("CREATE FUNCTION g(a int, b int DEFAULT 5) RETURNS int LANGUAGE sql AS 'SELECT a * b'")
+    db.execute("CREATE FUNCTION st(a int, b int) RETURNS int LANGUAGE sql STRICT AS 'SELECT coalesce(b, 7)'")
+    db.execute("CREATE FUNCTION ns(a int, b int) RETURNS int LANGUAGE sql AS 'SELECT coalesce(b, 7)'")
+    assert rows(db, "SELECT g(2), g(2, 3), g(b => 10, a => 1), g(1, b => 4)") == [(10, 6, 10, 4)]
+    assert rows(db, "SELECT st(1, NULL), ns(1, NULL), st(x, 2) FROM t ORDER BY id") == [(None, 7, 2), (None, 7, None)]
+    fails(db, "SELECT g()", "42883", "function g() does not exist")
+    fails(db, "SELECT g(1, c => 2)", "42883")
+
+
+def test_overloads_are_chosen_by_argument_types(db):
+    db.execute("CREATE FUNCTION h(a int) RETURNS text LANGUAGE sql AS 'SELECT ''int'''")
+    db.execute("CREATE FUNCTION h(a text) RETURNS text LANGUAGE sql AS 'SELECT ''text'''")
+    db.execute("CREATE FUNCTION h(a int, b int) RETURNS text LANGUAGE sql AS 'SELECT ''two'''")
+    assert rows(db, "SELECT h(1), h('x'::text), h(1, 2)") == [("int", "text", "two")]
+    fails(db, "SELECT h('x')", "42725", "function h(unknown) is not unique")
+    db.execute("CREATE FUNCTION only_int(a int) RETURNS int LANGUAGE sql RETURN a")
+    fails(db, "SELECT only_int('x'::text)", "42883", "function only_int(text) does not exist")
+    fails(db, "SELECT only_int(1.5)", "42883", "function only_int(numeric) does not exist")  # (no implicit cast)
+    assert value(db, "SELECT only_int('7')") == 7  # (an unknown-typed constant fits)
+    fails(db, "DROP FUNCTION h", "42725", 'function name "h" is not unique')
+    db.execute("DROP FUNCTION h(integer), h(int, int)")
+    assert value(db, "SELECT h('x')") == "text"
+
+
+def test_schemas_and_the_search_path(db):
+    db.execute("CREATE SCHEMA other")
+    db.execute("CREATE FUNCTION other.f() RETURNS int LANGUAGE sql RETURN 2")
+    db.execute("CREATE FUNCTION f() RETURNS int LANGUAGE sql RETURN 1")
+    assert rows(db, "SELECT f(), other.f(), public.f()") == [(1, 2, 1)]
+    db.execute("SET search_path = other, public")
+    assert value(db, "SELECT f()") == 2
+    db.execute("DROP FUNCTION other.f")
+    assert value(db, "SELECT f()") == 1
+
+
+def test_set_returning_functions_in_from(db):
+    db.execute("CREATE FUNCTION upto(n int) RETURNS SETOF int LANGUAGE sql AS 'SELECT * FROM generate_series(1, n)'")
+    db.execute("CREATE FUNCTION rows_from(k int) RETURNS TABLE (id int, s text) LANGUAGE sql "
+               "AS 'SELECT id, s FROM t WHERE id >= k'")
+    assert rows(db, "SELECT * FROM upto(3)") == [(1,), (2,), (3,)]
+    assert [d[0] for d in db.execute("SELECT * FROM upto(1)").description] == ["upto"]
+    assert rows(db, "SELECT r.s FROM rows_from(2) AS r") == [("a  B",)]
+    fails(db, "SELECT upto(3)", "0A000", "set-returning function upto is supported in FROM only")
+
+
+def test_create_errors_as_postgresql_gives_them(db):
+    db.execute("CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS 'SELECT a'")
+    fails(db, "CREATE FUNCTION f(b integer) RETURNS int LANGUAGE sql AS 'SELECT 1'", "42723",
+          'function "f" already exists with same argument types')
+    fails(db, "CREATE OR REPLACE FUNCTION f(a int) RETURNS text LANGUAGE sql AS 'SELECT 1'", "42P13",
+          "cannot change return type of existing function")
+    fails(db, "CREATE OR REPLACE FUNCTION f(b int) RETURNS int LANGUAGE sql AS 'SELECT 1'", "42P13",
+          'cannot change name of input parameter "a"')
+    fails(db, "CREATE FUNCTION e(a int) RETURNS int LANGUAGE sql AS 'SELECT nope FROM t'", "42703")
+    fails(db, "CREATE FUNCTION e(a int) RETURNS int LANGUAGE sql AS 'SELECT 1 FROM nope'", "42P01")
+    fails(db, "CREATE FUNCTION e(a int) RETURNS int LANGUAGE sql AS 'SELECT ''x''::text'", "42P13",
+          "return type mismatch in function declared to return integer", "Actual return type is text.")
+    fails(db, "CREATE FUNCTION e(a int) RETURNS int LANGUAGE sql AS 'SELECT 1, 2'", "42P13",
+          "Final statement must return exactly one column.")
+    fails(db, "CREATE FUNCTION e() RETURNS SETOF int LANGUAGE sql AS 'SELECT s FROM t'", "42P13",
+          "return type mismatch in function declared to return integer", "Actual return type is text.")
+    fails(db, "CREATE FUNCTION e() RETURNS TABLE (a int) LANGUAGE sql AS 'SELECT 1, 2'", "42P13",
+          "return type mismatch in function declared to return record", "Final statement returns too many columns.")
+    fails(db, "CREATE FUNCTION e(a int) RETURNS int LANGUAGE sql AS 'SELECT e(a)'", "42883")  # (itself: not yet)
+    fails(db, "CREATE FUNCTION e(a int) RETURNS int LANGUAGE sql AS 'SELECT $2'", "42P02")
+    fails(db, "CREATE FUNCTION e(a int) LANGUAGE sql AS 'SELECT 1'", "42P13", "function result type must be specified")
+    fails(db, "CREATE FUNCTION e(a int, a int) RETURNS int LANGUAGE sql AS 'SELECT 1'", "42P13")
+    fails(db, "CREATE FUNCTION e(a int) RETURNS int LANGUAGE plpgsql AS 'BEGIN RETURN 1; END'", "0A000")
+    fails(db, "CREATE FUNCTION e(a int) RETURNS int LANGUAGE sql AS 'INSERT INTO t VALUES (a); SELECT 1'", "0A000")
+    db.execute("SET check_function_bodies = off")  # (pg_dump's: a body may read what is made later)
+    db.execute("CREATE FUNCTION later() RETURNS int LANGUAGE sql AS 'SELECT n FROM made_later'")
+    db.execute("CREATE TABLE made_later (n int)")
+    db.execute("INSERT INTO made_later VALUES (4)")
+    assert value(db, "SELECT later()") == 4
+
+
+def test_or_replace_changes_the_body_and_drop_removes_it(db):
+    db.execute("CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS 'SELECT a'")
+    db.execute("CREATE OR REPLACE FUNCTION f(a int) RETURNS int LANGUAGE sql AS 'SELECT a * 10'")
+    assert value(db, "SELECT f(2)") == 20
+    db.execute("DROP FUNCTION f(int)")
+    fails(db, "SELECT f(2)", "42883")
+    fails(db, "DROP FUNCTION f(int)", "42883", "function f(integer) does not exist")
+    fails(db, "DROP FUNCTION f", "42883", 'could not find a function named "f"')
+    assert db.execute("DROP FUNCTION IF EXISTS f(int)").statusmessage == "DROP FUNCTION"
+
+
+def test_a_function_is_transactional(connect):
+    first, second = connect(), connect()
+    first.execute("CREATE FUNCTION f() RETURNS int LANGUAGE sql RETURN 1")
+    assert value(first, "SELECT f()") == 1
+    fails(second, "SELECT f()", "42883")  # (not committed)
+    second.rollback()
+    first.rollback()
+    fails(first, "SELECT f()", "42883")
+    first.rollback()
+    first.execute("CREATE FUNCTION f() RETURNS int LANGUAGE sql RETURN 1")
+    first.commit()
+    assert value(second, "SELECT f()") == 1
+    second.commit()
+    first.execute("DROP FUNCTION f()")
+    assert value(second, "SELECT f()") == 1  # (the drop is not committed)
+    second.commit()
+    first.commit()
+    fails(second, "SELECT f()", "42883")
+
+
+def test_two_creators_of_one_signature(connect):
+    first, second = connect(), connect()
+    first.execute("CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql RETURN 1")
+    second.execute("CREATE FUNCTION f(a text) RETURNS int LANGUAGE sql RETURN 2")  # (another signature)
+    first.commit()
+    second.commit()
+    fails(first, "CREATE FUNCTION f(b int) RETURNS int LANGUAGE sql RETURN 3", "42723")
+
+
+SEE = """
+import sys, txlake
+c = txlake.connect(sys.argv[1], autocommit=True, publish="off")
+print(c.execute("SELECT f(1)").fetchall())
+c.execute("CREATE FUNCTION g(a int) RETURNS int LANGUAGE sql RETURN a * 100")
+"""
+
+MAKE = """
+import sys, txlake
+c = txlake.connect(sys.argv[1], autocommit=True, publish="off")
+c.execute("CREATE FUNCTION k() RETURNS int LANGUAGE sql RETURN 1")
+"""
+
+
+def test_other_processes_and_a_reopen_see_functions(connect, warehouse):
+    conn = connect(autocommit=True)
+    conn.execute("CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql IMMUTABLE STRICT RETURN a + 1")
+    done = run_python(SEE, warehouse)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["[(2,)]"]
+    assert value(conn, "SELECT g(2)") == 200
+    conn._session.db.warehouse.write_checkpoint(force=True)
+    conn.close()
+    reopened = connect(autocommit=True)
+    assert rows(reopened, "SELECT f(1), f(NULL), g(1)") == [(2, None, 100)]
+
+
+def test_a_function_another_process_made_meanwhile_fails_the_commit_with_42723(connect, warehouse):
+    conn = connect(autocommit=False)
+    conn.execute("SELECT 1")  # (a snapshot from before the other's commit)
+    conn.execute("CREATE FUNCTION k() RETURNS int LANGUAGE sql RETURN 2")
+    done = run_python(MAKE, warehouse)
+    assert done.returncode == 0, done.stderr
+    with pytest.raises(txlake.Error) as info:
+        conn.commit()
+    assert info.value.sqlstate == "42723"
+    assert value(connect(autocommit=True), "SELECT k()") == 1
+
+
+def test_functions_are_no_relations_in_the_catalog(db):
+    db.execute("CREATE FUNCTION f() RETURNS int LANGUAGE sql RETURN 1")
+    assert rows(db, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'") == [("t",)]
+    assert rows(db, "SELECT relname FROM pg_class WHERE relnamespace = 2200 AND relkind = 'r'") == [("t",)]
+    db.execute("CREATE SCHEMA s")
+    db.execute("CREATE FUNCTION s.f() RETURNS int LANGUAGE sql RETURN 1")
+    fails(db, "DROP SCHEMA s", "2BP01", "function s.f() depends on schema s")
+    assert db.execute("DROP SCHEMA s CASCADE").statusmessage == "DROP SCHEMA"
+    fails(db, "SELECT s.f()", "42883")
+
+
+def test_parameters_bound_where_the_body_reorders_or_repeats_them(db):
+    db.execute("CREATE FUNCTION sub(a int, b int) RETURNS int LANGUAGE sql STRICT RETURN b - a + b")
+    assert rows(db, "SELECT sub(?, ?), ?", (1, 10, "x")) == [(19, "x")]
+    assert rows(db, "SELECT id FROM t WHERE sub(?, x) = ?", (1, 19)) == [(1,)]
+    assert rows(db, "WITH d AS (INSERT INTO t (id, x) VALUES (?, sub(?, ?)) RETURNING id, x) SELECT * FROM d "
+                    "WHERE x > ?", (4, 1, 2, 0)) == [(4, 3)]  # (a data-modifying WITH's parts take parameters)
+    db.execute("DELETE FROM t WHERE id = 4")
+    cursor = db.cursor()
+    db.autocommit = False
+    cursor.executemany("INSERT INTO t (id, x) VALUES (?, sub(?, ?))", [(5, 1, 2), (6, 2, 4)])
+    db.commit()
+    assert rows(db, "SELECT id, x FROM t WHERE id > 4 ORDER BY id") == [(5, 3), (6, 6)]
+
+
+def test_a_view_keeps_the_call_and_reads_the_body_when_it_is_read(db):
+    db.execute("CREATE FUNCTION dbl(a int) RETURNS int LANGUAGE sql IMMUTABLE RETURN a * 2")
+    db.execute("CREATE VIEW v AS SELECT id, dbl(id) AS d FROM t")
+    assert rows(db, "SELECT * FROM v ORDER BY id") == [(1, 2), (2, 4)]
+    assert "dbl(id)" in value(db, "SELECT definition FROM pg_views WHERE viewname = 'v'").lower()
+    db.execute("CREATE OR REPLACE FUNCTION dbl(a int) RETURNS int LANGUAGE sql IMMUTABLE RETURN a * 20")
+    assert rows(db, "SELECT * FROM v ORDER BY id") == [(1, 20), (2, 40)]
+    db.execute("CREATE MATERIALIZED VIEW mv AS SELECT dbl(x) AS d FROM t WHERE x IS NOT NULL")
+    db.execute("UPDATE t SET x = 11")
+    db.execute("REFRESH MATERIALIZED VIEW mv")
+    assert rows(db, "SELECT d FROM mv") == [(220,), (220,)]
+    fails(db, "DROP FUNCTION dbl(int)", "2BP01", "cannot drop function dbl(integer) because other objects depend on it",
+          "view v depends on function dbl(integer)")
+    done = db.execute("DROP FUNCTION dbl(int) CASCADE")
+    assert done.statusmessage == "DROP FUNCTION"
+    fails(db, "SELECT * FROM v", "42P01")
+    fails(db, "SELECT * FROM mv", "42P01")
+
+
+def test_defaults_checks_generated_columns_and_indexes(db):
+    db.execute("CREATE FUNCTION dbl(a int) RETURNS int LANGUAGE sql IMMUTABLE RETURN a * 2")
+    db.execute("CREATE FUNCTION vol(a int) RETURNS int LANGUAGE sql RETURN a * 3")
+    db.execute("CREATE TABLE u (id int PRIMARY KEY, x int DEFAULT vol(7), y int GENERATED ALWAYS AS (dbl(id)) STORED, "
+               "CHECK (vol(x) < 100))")
+    db.execute("INSERT INTO u (id) VALUES (1)")
+    fails(db, "INSERT INTO u (id, x) VALUES (2, 50)", "23514")
+    fails(db, "CREATE TABLE w (id int, y int GENERATED ALWAYS AS (vol(id)) STORED)", "42P17",
+          "generation expression is not immutable")
+    fails(db, "CREATE INDEX ON u ((vol(x)))", "42P17", "functions in index expression must be marked IMMUTABLE")
+    db.execute("CREATE INDEX ON u ((dbl(x)))")
+    db.execute("ALTER TABLE u ADD COLUMN z int DEFAULT dbl(4)")
+    db.execute("ALTER TABLE u ADD CONSTRAINT z_small CHECK (dbl(z) < 100)")
+    db.execute("INSERT INTO u (id) VALUES (3)")
+    fails(db, "INSERT INTO u (id, z) VALUES (4, 60)", "23514")
+    assert rows(db, "SELECT id, x, y, z FROM u ORDER BY id") == [(1, 21, 2, 8), (3, 21, 6, 8)]
+
+
+def test_the_shell_lists_and_shows_functions(db):
+    db.execute("CREATE FUNCTION add(a integer, b integer DEFAULT 1) RETURNS integer LANGUAGE sql IMMUTABLE STRICT "
+               "PARALLEL SAFE RETURN a + b")
+    db.execute("CREATE FUNCTION many(n int) RETURNS SETOF int LANGUAGE sql AS $$ SELECT n $$")
+    listed = db._session.describe_functions().to_pylist()
+    assert [(r["schema"], r["name"], r["result type"], r["argument types"]) for r in listed] == [
+        ("public", "add", "integer", "a integer, b integer DEFAULT 1"),
+        ("public", "many", "SETOF integer", "n integer")]
+    assert db._session.function_definitions("add") == [
+        "CREATE OR REPLACE FUNCTION public.add(a integer, b integer DEFAULT 1)\n RETURNS integer\n LANGUAGE sql\n"
+        " IMMUTABLE\n STRICT\n PARALLEL SAFE\nRETURN a + b\n"]
+    assert db._session.function_definitions("public.many") == [
+        "CREATE OR REPLACE FUNCTION public.many(n integer)\n RETURNS SETOF integer\n LANGUAGE sql\n"
+        "AS $function$ SELECT n $function$\n"]
+    with pytest.raises(txlake.Error) as info:
+        db._session.function_definitions("nope")
+    assert info.value.sqlstate == "42883"
+
+
+def test_pg_proc_and_information_schema_routines_list_functions(db):
+    db.execute("CREATE TYPE mood AS ENUM ('ok')")
+    db.execute("CREATE FUNCTION add(a integer, b integer DEFAULT 1) RETURNS integer LANGUAGE sql IMMUTABLE STRICT "
+               "PARALLEL SAFE AS 'SELECT a + b'")
+    db.execute("CREATE FUNCTION m(mood, text[]) RETURNS SETOF mood LANGUAGE sql AS 'SELECT $1'")
+    found = rows(db, "SELECT p.proname, n.nspname, p.prolang, p.proisstrict, p.proretset, p.provolatile, "
+                     "p.proparallel, p.pronargs, p.pronargdefaults, p.prorettype, p.proargtypes, p.proargnames, "
+                     "p.prosrc FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace ORDER BY 1")
+    mood = value(db, "SELECT oid FROM pg_type WHERE typname = 'mood'")
+    assert found == [("add", "public", 14, True, False, "i", "s", 2, 1, 23, [23, 23], ["a", "b"], "SELECT a + b"),
+                     ("m", "public", 14, False, True, "v", "u", 2, 0, mood, [mood, 1009], None, "SELECT $1")]
+    assert rows(db, "SELECT routine_schema, routine_name, routine_type, data_type, routine_body, external_language, "
+                    "is_deterministic, is_null_call FROM information_schema.routines ORDER BY routine_name") == [
+        ("public", "add", "FUNCTION", "integer", "SQL", "SQL", "YES", "YES"),
+        ("public", "m", "FUNCTION", "USER-DEFINED", "SQL", "SQL", "NO", "NO")]
+    fails(db, "ALTER FUNCTION add(int, int) RENAME TO plus", "0A000", "ALTER FUNCTION is not supported")
