@@ -289,9 +289,10 @@ _OBJECT_WORDS = frozenset("OR REPLACE CONSTRAINT EVENT TRIGGER FUNCTION PROCEDUR
                           "SUBSCRIPTION ROLE USER GROUP SERVER FOREIGN DATA WRAPPER TEXT SEARCH CONFIGURATION "
                           "DICTIONARY PARSER TEMPLATE STATISTICS TRANSFORM ACCESS METHOD TABLESPACE DATABASE "
                           "MATERIALIZED".split())
-_WHY_NONE = {"FUNCTION": "CREATE OR REPLACE FUNCTION changes a function's body and attributes", "PROCEDURE": "txlake runs no stored code",
-             "TRIGGER": "txlake runs no stored code", "AGGREGATE": "txlake runs no stored code",
-             "RULE": "txlake runs no stored code", "LANGUAGE": "txlake runs no stored code",
+_NO_STORED_CODE = "txlake runs SQL functions and DO blocks only"
+_WHY_NONE = {"FUNCTION": "CREATE OR REPLACE FUNCTION changes a function's body and attributes",
+             "PROCEDURE": _NO_STORED_CODE, "TRIGGER": _NO_STORED_CODE, "AGGREGATE": _NO_STORED_CODE,
+             "RULE": _NO_STORED_CODE, "LANGUAGE": _NO_STORED_CODE,
              "EXTENSION": "txlake has no extensions (uuid-ossp's uuid_generate_v4() and pgcrypto's "
                           "gen_random_uuid() are built in)", "POLICY": "txlake has no row level security",
              "ROLE": "txlake has no roles", "USER": "txlake has no roles", "GROUP": "txlake has no roles",
@@ -301,7 +302,7 @@ _WHY_NONE = {"FUNCTION": "CREATE OR REPLACE FUNCTION changes a function's body a
 
 def _unsupported(first: str, rest: str) -> str:
     """0A000's message for a statement txlake does not take, whose first word is ``first``: what
-    it would make, as written (``CREATE FUNCTION is not supported: txlake runs no stored code``),
+    it would make, as written (``CREATE TRIGGER is not supported: txlake runs SQL functions and DO blocks only``),
     else that word."""
     first, words = first.upper(), rest.upper().split()
     if first == "ALTER" and "ROW LEVEL SECURITY" in " ".join(words):
