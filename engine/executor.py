@@ -54,7 +54,6 @@ from txlake.engine.temp_tables import TEMP_DB, is_temp
 from txlake.parser import statements as st
 from txlake.parser.json_ops import JSON_VALUE, JSONB_VALUE
 from txlake.parser.system_columns import TID_TYPE
-
 from txlake.parser.parse import cte_names, identifier, parse_table_name, table_name
 from txlake.parser.semantics import (BOOLEAN_MACRO, BYTEA_MACRO, CLOCK_FUNCTION, NAMED_SCHEMAS,
                                      REAL_MACRO, STATEMENT_CLOCK, XID_FUNCTION, XID_IF_ASSIGNED_FUNCTION, array_cast,
@@ -989,7 +988,8 @@ class Executor:
             updated = rows.column(_UPDATED).to_pylist() if _UPDATED in rows.column_names else None
             rows = system_columns.returned(self, ctx, version, rows.select(schema.names), ctx.system_columns,
                                            updated=updated)
-        result = self._returning(stmt.returning, rows, schema, stmt.alias or stmt.table.name, returning_params)
+        result = self._returning(stmt.returning, rows, schema, stmt.alias or stmt.table.name, returning_params,
+                                 system=marked)
         result.status = f"INSERT 0 {rows.num_rows}"
         return result
 
@@ -1410,10 +1410,11 @@ class Executor:
             kept = not _sets_key(version.schema, assigned) and bool((rowids >> 32 > 0).all())
             self._write(ctx, version, self._apply(version, rowids, new_rows, sources=rowids, same_keys=kept),
                         assigned=assigned)
-        if ctx.system_columns and stmt.returning:
+        system = bool(ctx.system_columns) and bool(stmt.returning)
+        if system:
             new_rows = system_columns.returned(self, ctx, version, _arrow(new_rows), ctx.system_columns)
         out = self._returning(stmt.returning, new_rows, version.schema, alias, returning_params,
-                              _source_tables(stmt.from_, result))
+                              _source_tables(stmt.from_, result), system=system)
         out.status = f"UPDATE {len(rowids)}"
         return out
 
@@ -1464,7 +1465,7 @@ class Executor:
                 with_rowids = returned.append_column(ROWID, result.column(ROWID))
                 returned = system_columns.returned(self, ctx, version, with_rowids, ctx.system_columns, deleted=True)
             out = self._returning(stmt.returning, returned, version.schema, alias, returning_params,
-                                  _source_tables(stmt.using, result))
+                                  _source_tables(stmt.using, result), system=bool(ctx.system_columns))
         else:
             out = Result(rowcount=len(rowids))
         out.status = f"DELETE {len(rowids)}"
@@ -1889,14 +1890,15 @@ class Executor:
             raise self._key_taken(ctx, version, next(iter(hidden)))
 
     def _returning(self, returning, rows: pa.Table | PythonRows, schema: TableSchema, alias: str, params,
-                   others=()) -> Result:
+                   others=(), system: bool = False) -> Result:
         """RETURNING over ``rows`` (the target's, of ``schema``, named ``alias``) and ``others``:
         the rows of an UPDATE's FROM / a DELETE's USING tables each row joined, as (name, rows)
-        pairs. Its columns are typed as a query's are (a uuid fetched as ``uuid.UUID``)."""
+        pairs. Its columns are typed as a query's are (a uuid fetched as ``uuid.UUID``).
+        ``system``: ``rows`` end with the system columns it names (``system_columns.returned``),
+        which its ``*`` leaves out."""
         if not returning:
             return Result(rowcount=rows.num_rows)
-        names = points.plain_columns(returning, alias) if not others and not self._system_returned(rows, schema) \
-            else points.NOT_PLAIN
+        names = points.plain_columns(returning, alias) if not others and not system else points.NOT_PLAIN
         if names is not points.NOT_PLAIN:
             names = tuple(schema.names) if names is None else names
             result_schema = points.result_schema(schema, names)
@@ -1911,13 +1913,10 @@ class Executor:
             joins = [exp.Join(this=_aliased(register(table), other), kind="POSITIONAL") for other, table in others]
             select = exp.Select(expressions=[e.copy() for e in returning],
                                 from_=exp.From(this=_aliased(name, alias)), joins=joins)
+            if system:
+                system_columns.hidden_from_returning(select, alias, rows.column_names[len(schema.names):])
             table = self._sql(bpchar.returned(select, schema, alias), params, result=True)
         return Result(table=table, rowcount=rows.num_rows)
-
-    @staticmethod
-    def _system_returned(rows: pa.Table | PythonRows, schema: TableSchema) -> bool:
-        """Do ``rows`` carry system columns for RETURNING (``system_columns.returned``)?"""
-        return type(rows) is not PythonRows and rows.num_columns > len(schema.names)
 
     # --- applying changes to the transaction ---------------------------------------------
 

@@ -95,6 +95,8 @@ def merge(ex: Executor, ctx: Context, stmt: st.Merge, params) -> Result:
         for name, _ in action.assignments:
             assignable(schema, name, stmt.table.name)
             assigned[name] = True
+    if ctx.system_columns:  # (its rows are found and joined by engine code of its own)
+        raise errors.NotSupportedError(f"system column {sorted(ctx.system_columns)[0]} in MERGE is not supported")
     if schema.generated:  # (the generated columns its SETs may change: their keys checked as SET ones)
         assigned.update(dict.fromkeys(generated.touched(schema, assigned), True))
     inserts = [i for i, a in enumerate(actions) if a.kind == "INSERT"]

@@ -104,6 +104,16 @@ def hidden_from_stars(expression: exp.Expression) -> exp.Expression:
     return expression
 
 
+def hidden_from_returning(select: exp.Select, alias: str, names) -> None:
+    """RETURNING's ``select`` with its ``*`` and ``alias.*`` leaving out the system columns
+    ``names`` its rows carry."""
+    for projection in select.expressions:
+        if isinstance(projection, exp.Star):
+            _exclude(projection, names)
+        elif isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star) and projection.table == alias:
+            _exclude(projection.this, names)
+
+
 def _exclude(star: exp.Star, names) -> None:
     star.set("except_", [*(star.args.get("except_") or []), *(exp.column(n) for n in names)])
 
@@ -162,5 +172,5 @@ def returned(ex, ctx, version, rows: pa.Table, names, *, updated=None, deleted: 
         else:
             column = pa.array([pg_catalog.oid(version.table_id)] * n, pa.int64())
         rows = rows.append_column(name, column)
-    return rows
+    return rows.drop_columns([ROWID]) if deleted else rows
 

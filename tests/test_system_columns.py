@@ -128,9 +128,20 @@ def test_tableoid(t):
 def test_views(t):
     t.execute("CREATE VIEW v AS SELECT ctid AS c, xmin, id FROM t")
     assert len({r[0] for r in rows(t, "SELECT c FROM v")}) == 3
+    types = "SELECT data_type FROM information_schema.columns WHERE table_name = 'v' ORDER BY ordinal_position"
+    assert rows(t, types) == [("tid",), ("bigint",), ("integer",)]
     t.execute("CREATE VIEW w AS SELECT * FROM t")
     fails(t, "SELECT ctid FROM w", "42703", 'column "ctid" does not exist')
     assert rows(t, "SELECT * FROM w ORDER BY id") == [(1, 10), (2, 10), (3, 20)]
+
+
+def test_returning_star_leaves_them_out(t):
+    cursor = t.execute("INSERT INTO t VALUES (4, 40) RETURNING *, xmin")
+    assert [d[0] for d in cursor.description] == ["id", "x", "xmin"] and len(cursor.fetchall()[0]) == 3
+    cursor = t.execute("UPDATE t SET x = 41 WHERE id = 4 RETURNING t.*, xmax")
+    assert [d[0] for d in cursor.description] == ["id", "x", "xmax"] and cursor.fetchall() == [(4, 41, 0)]
+    cursor = t.execute("DELETE FROM t WHERE id = 4 RETURNING *, tableoid::text::bigint > 0")
+    assert len(cursor.description) == 3 and cursor.fetchall() == [(4, 41, True)]
 
 
 def test_returning_of_delete(t):
@@ -150,6 +161,11 @@ def test_returning_ctid_of_new_rows_is_refused(t):
     ("ALTER TABLE t ADD COLUMN cmax INT", "42701", 'column name "cmax" conflicts with a system column name'),
     ("ALTER TABLE t RENAME COLUMN x TO tableoid", "42701",
      'column name "tableoid" conflicts with a system column name'),
+    ("CREATE MATERIALIZED VIEW bad AS SELECT 1 AS tableoid", "42701",
+     'column name "tableoid" conflicts with a system column name'),
+    ("CREATE TABLE bad AS SELECT ctid, id FROM t", "42701", 'column name "ctid" conflicts with a system column name'),
+    ("MERGE INTO t USING (SELECT 1 AS id) s ON t.id = s.id WHEN MATCHED AND t.xmin > 0 THEN UPDATE SET x = 0",
+     "0A000", "MERGE"),
     ("UPDATE t SET xmin = 1", "428C9", 'cannot assign to system column "xmin"'),
     ("UPDATE t SET x = 1, ctid = '(0,1)' WHERE id = 1", "428C9", 'cannot assign to system column "ctid"'),
     ("INSERT INTO t (id, xmax) VALUES (9, 0)", "428C9", 'cannot assign to system column "xmax"'),
