@@ -32,6 +32,7 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
                                      NUMERIC_FUNCTION, OVERLAPS_MACRO, PERCENTILE_REFUSED, PERCENTILE_VALUE,
                                      ROUND_MACRO, TO_CHAR_MACRO, TO_NUMBER_FUNCTION)
 from txlake.parser import date_format, json_ops, number_format, numeric
+from txlake.parser.system_columns import TID_IN, TID_OUT
 from txlake.parser.semantics import (ARRAY_CONCAT, ARRAY_INDEX, ARRAY_LENGTH, ARRAY_LOWER, ARRAY_MACRO,  # (arrays)
                                      ARRAY_AS, ARRAY_PARSE, ARRAY_SET, ARRAY_UPPER, ELEMENTS_AS, QUANTIFIED,
                                      STRING_TO_ARRAY, SUBSCRIPTS, TEXT_MACRO, array_cast)
@@ -202,6 +203,12 @@ def _reserved_words() -> frozenset[str]:
 
 # macros, which DuckDB keeps in the database: made once for all its connections
 MACROS = (
+    # PostgreSQL's tid (parser/system_columns.py): read from its text '(block,offset)', and written so
+    f"CREATE MACRO {TID_IN}(s) AS CASE WHEN s IS NULL THEN NULL ELSE list_transform("
+    r"[regexp_extract(CAST(s AS VARCHAR), '^\s*\(\s*(\d{1,10})\s*,\s*(\d{1,10})\s*\)\s*$', ['b', 'o'])], "
+    "lambda m: CASE WHEN m.b = '' THEN error('invalid input syntax for type tid: \"' || CAST(s AS VARCHAR) || '\"') "
+    "ELSE struct_pack(tid_block := CAST(m.b AS BIGINT), tid_offset := CAST(m.o AS BIGINT)) END)[1] END",
+    f"CREATE MACRO {TID_OUT}(t) AS '(' || t.tid_block || ',' || t.tid_offset || ')'",
     # a value of an enum (engine/user_types.py): given its labels and name, NULL or one of them
     f"CREATE MACRO {ENUM_VALUE_MACRO}(v, labels, name) AS CASE WHEN v IS NULL OR "
     "list_contains(labels, CAST(v AS VARCHAR)) THEN CAST(v AS VARCHAR) ELSE "

@@ -43,7 +43,7 @@ from txlake import errors
 from txlake.engine import (bpchar, catalog_views, checks, dialect, foreign_keys, points, sources, system_views,
                            temp_tables)
 from txlake.engine import catalog_functions, column_scope, generated, indexes, jsonb_order, table_like, uniques
-from txlake.engine import column_constants, user_types
+from txlake.engine import column_constants, system_columns, user_types
 from txlake.engine.errors_map import negative_row_count, translate, translate_stream_error
 from txlake.engine.advisory import AdvisoryCalls
 from txlake.engine.backends import BackendCalls
@@ -53,6 +53,7 @@ from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls, counter_of, seq
 from txlake.engine.temp_tables import TEMP_DB, is_temp
 from txlake.parser import statements as st
 from txlake.parser.json_ops import JSON_VALUE, JSONB_VALUE
+from txlake.parser.system_columns import TID_TYPE
 from txlake.parser.parse import cte_names, identifier, parse_table_name, table_name
 from txlake.parser.semantics import (BOOLEAN_MACRO, BYTEA_MACRO, CLOCK_FUNCTION, NAMED_SCHEMAS,
                                      REAL_MACRO, STATEMENT_CLOCK, XID_FUNCTION, XID_IF_ASSIGNED_FUNCTION, array_cast,
@@ -237,6 +238,9 @@ class Context:
     #: a data-modifying WITH's CTEs that ran: their RETURNING rows by name, which a later part
     #: reads where it names one (as ``__txl_returned('name')``: engine/with_writes.py)
     returned: dict | None = None
+    #: the system columns the statement names (parser/system_columns.py): its tables are read
+    #: with them (engine/system_columns.py)
+    system_columns: frozenset = frozenset()
 
     def targeting(self, alias: str, version: "TableVersion", *more: str) -> "Context":
         """This context with ``version`` the statement's target, named ``alias`` (and each of
@@ -452,6 +456,8 @@ class Executor:
             table = _as_bigint(table, hugeint) if hugeint else table
             if any("ENUM(" in t for t in types):
                 table = _enums_as_text(table)
+            if any(t.startswith(TID_TYPE) for t in types):  # (tids: a ctid or a cast to tid)
+                table = system_columns.text_tids(table, types)
             return _as_text_types(table, types) if "UUID" in types or "JSON" in types else table
         except duckdb.Error as e:
             raise self._error(e, sql=sql, params=params) from None
@@ -538,13 +544,18 @@ class Executor:
             version = self._as_of(ctx, name, travel) if travel is not None else ctx.resolve(name)
             if ctx.unchanged is not None and travel is None:
                 version = ctx.unchanged.get(version.table_id, version)
+            if ctx.system_columns and version.is_table:  # (a statement naming ctid, xmin, ...)
+                alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name.name))
+                return system_columns.relation(self, ctx, version, register(self._source(version, with_rowid=True)),
+                                               alias, register)
             key = id(version)
             if key not in registered:
                 registered[key] = register(self._source(version))
             alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name.name))
             return _pointed(node, registered[key], alias)
 
-        return expression.transform(visit)
+        rewritten = expression.transform(visit)
+        return system_columns.hidden_from_stars(rewritten) if ctx.system_columns else rewritten
 
     # --- time travel ---------------------------------------------------------------------
 
@@ -626,12 +637,14 @@ class Executor:
             taken = self._lock_selected(ctx, stmt, params)
             if taken is not None:
                 return taken
-        point = self._statement_memo(stmt, ("point-select",), lambda: points.select_plan(stmt.expression))
+        point = None if ctx.system_columns else \
+            self._statement_memo(stmt, ("point-select",), lambda: points.select_plan(stmt.expression))
         if point is not None:
             result = points.select(self, ctx, point, params)
             if result is not None:
                 return result
-        joined = self._statement_memo(stmt, ("point-join",), lambda: points.join_plan(stmt.expression))
+        joined = None if ctx.system_columns else \
+            self._statement_memo(stmt, ("point-join",), lambda: points.join_plan(stmt.expression))
         if joined is not None:
             looked_up = points.join_lookups(self, ctx, joined, params)
             if looked_up is not None:
@@ -647,7 +660,8 @@ class Executor:
         when the query's WHERE clause pins its columns to constants or ``params`` (engine/
         indexes.py; ``used`` gets a line saying so, for EXPLAIN)."""
         shape = ("query", ctx.db, ctx.search_path)
-        plan = self._statement_memo(stmt, shape, lambda: self._query_plan(ctx, stmt.expression))
+        plan = None if ctx.system_columns else \
+            self._statement_memo(stmt, shape, lambda: self._query_plan(ctx, stmt.expression))
         versions = [ctx.resolve(ref) for ref in plan[1]] if plan is not None else None
         if plan is not None and tuple((v.table_id, v.schema.schema_id) for v in versions) != plan[2]:
             # a table it reads is another now, or has another schema (a column became jsonb or
@@ -683,7 +697,7 @@ class Executor:
         a QUERY PLAN column, as PostgreSQL returns its plan. ANALYZE runs the query - reading
         as it would, locking the rows a SELECT ... FOR UPDATE locks - and adds the time it took."""
         query = stmt.query
-        lines = points.explain_lines(self, ctx, query, params)
+        lines = points.explain_lines(self, ctx, query, params) if not ctx.system_columns else None
         if lines is not None:
             if stmt.analyze:
                 started = time.perf_counter()
@@ -969,8 +983,15 @@ class Executor:
         if rows is None:
             with self._registered() as register:
                 rows = self._insert_rows(ctx, schema, columns, stmt, params, register)
-        rows = self._insert_batch(ctx, stmt, rows, conflict_params)
-        result = self._returning(stmt.returning, rows, schema, stmt.alias or stmt.table.name, returning_params)
+        marked = bool(ctx.system_columns) and bool(stmt.returning)  # (RETURNING xmax: which rows were updated)
+        rows = self._insert_batch(ctx, stmt, rows, conflict_params, mark_updated=marked)
+        if marked:
+            rows = _arrow(rows)
+            updated = rows.column(_UPDATED).to_pylist() if _UPDATED in rows.column_names else None
+            rows = system_columns.returned(self, ctx, version, rows.select(schema.names), ctx.system_columns,
+                                           updated=updated)
+        result = self._returning(stmt.returning, rows, schema, stmt.alias or stmt.table.name, returning_params,
+                                 system=marked)
         result.status = f"INSERT 0 {rows.num_rows}"
         return result
 
@@ -1025,10 +1046,12 @@ class Executor:
         return count
 
     def _insert_batch(self, ctx: Context, stmt: st.Insert, rows: pa.Table | PythonRows, conflict_params,
-                      check_ssi: bool = True, checks_done: bool = False) -> pa.Table | PythonRows:
+                      check_ssi: bool = True, checks_done: bool = False,
+                      mark_updated: bool = False) -> pa.Table | PythonRows:
         """Add ``rows`` to the INSERT's table in the transaction: constraints (``checks_done``:
         the CHECKs were evaluated already), key locks and ON CONFLICT first. Returns the rows
-        inserted or updated."""
+        inserted or updated (``mark_updated``: with the column ``_UPDATED`` saying which, where
+        ON CONFLICT DO UPDATE updated some)."""
         version = ctx.resolve(stmt.table)
         rows = self._check_rows(version, rows, checks_done=checks_done)
         updated_rowids, update_rows = None, None
@@ -1053,7 +1076,11 @@ class Executor:
             kept = not _sets_key(version.schema, dict(stmt.on_conflict.assignments)) and bool((rowids >> 32 > 0).all())
             new = self._apply(new, updated_rowids, update_rows, sources=rowids, same_keys=kept)
             # (in the order of the rows proposed, as PostgreSQL's RETURNING gives them)
-            rows = pa.concat_tables([_arrow(rows), _arrow(update_rows)]).take(np.argsort(order(rowids), kind="stable"))
+            rows, update_rows = _arrow(rows), _arrow(update_rows)
+            if mark_updated:
+                rows = rows.append_column(_UPDATED, pa.array([False] * rows.num_rows))
+                update_rows = update_rows.append_column(_UPDATED, pa.array([True] * update_rows.num_rows))
+            rows = pa.concat_tables([rows, update_rows]).take(np.argsort(order(rowids), kind="stable"))
         self._write(ctx, version, new, check_ssi)
         return rows
 
@@ -1062,7 +1089,7 @@ class Executor:
             return schema.names
         seen = set()
         for name in stmt.columns:
-            schema.require(name, stmt.table.name)
+            assignable(schema, name, stmt.table.name)
             if name in seen:
                 raise errors.DuplicateColumn(f'column "{name}" specified more than once')
             seen.add(name)
@@ -1295,7 +1322,7 @@ class Executor:
         alias = stmt.alias or stmt.table.name
         assigned = dict(conflict.assignments)
         for name in assigned:
-            version.schema.require(name, alias)
+            assignable(version.schema, name, alias)
         if version.schema.generated:
             assigned = _assigning_generated(version.schema, assigned, alias)
         plan = self._statement_memo(stmt, ("conflict-plan",), lambda: points.conflict_plan(conflict, alias))
@@ -1335,7 +1362,7 @@ class Executor:
         ctx = ctx.targeting(alias, version)
         assigned = dict(stmt.assignments)
         for name in assigned:
-            version.schema.require(name, stmt.table.name)
+            assignable(version.schema, name, stmt.table.name)
         _refuse_identity_updates(version.schema, assigned, stmt.defaults)
         for name in stmt.defaults:  # SET c = DEFAULT: the column's default, or NULL
             assigned[name] = _default_value(version.schema.column(name))
@@ -1344,7 +1371,7 @@ class Executor:
             assigned = _assigning_generated(version.schema, assigned, alias)
         body = len(params) - _placeholders(*stmt.returning)  # RETURNING's ? come last in the text
         params, returning_params = params[:body], params[body:]
-        point = None if stmt.defaults or version.schema.generated else self._statement_memo(
+        point = None if stmt.defaults or version.schema.generated or ctx.system_columns else self._statement_memo(
             stmt, ("point-update",), lambda: points.update_plan(stmt, alias))
         if point is not None:
             done = points.update(self, ctx, stmt, version, alias, point, params, returning_params)
@@ -1385,8 +1412,11 @@ class Executor:
             kept = not _sets_key(version.schema, assigned) and bool((rowids >> 32 > 0).all())
             self._write(ctx, version, self._apply(version, rowids, new_rows, sources=rowids, same_keys=kept),
                         assigned=assigned)
+        system = bool(ctx.system_columns) and bool(stmt.returning)
+        if system:
+            new_rows = system_columns.returned(self, ctx, version, _arrow(new_rows), ctx.system_columns)
         out = self._returning(stmt.returning, new_rows, version.schema, alias, returning_params,
-                              _source_tables(stmt.from_, result))
+                              _source_tables(stmt.from_, result), system=system)
         out.status = f"UPDATE {len(rowids)}"
         return out
 
@@ -1400,7 +1430,8 @@ class Executor:
         body = len(params) - _placeholders(*stmt.returning)  # RETURNING's ? come last in the text
         params, returning_params = params[:body], params[body:]
         offset = _placeholders(*stmt.using)
-        point = self._statement_memo(stmt, ("point-delete",), lambda: points.delete_plan(stmt))
+        point = None if ctx.system_columns else \
+            self._statement_memo(stmt, ("point-delete",), lambda: points.delete_plan(stmt))
         if point is not None:
             done = points.delete(self, ctx, stmt, version, alias, point, params, returning_params)
             if done is not None:
@@ -1431,8 +1462,12 @@ class Executor:
         if len(rowids):
             self._write(ctx, version, self._apply(version, rowids, None))
         if stmt.returning:
-            out = self._returning(stmt.returning, self._conform(result.select(version.schema.names), version.schema),
-                                  version.schema, alias, returning_params, _source_tables(stmt.using, result))
+            returned = self._conform(result.select(version.schema.names), version.schema)
+            if ctx.system_columns:
+                with_rowids = returned.append_column(ROWID, result.column(ROWID))
+                returned = system_columns.returned(self, ctx, version, with_rowids, ctx.system_columns, deleted=True)
+            out = self._returning(stmt.returning, returned, version.schema, alias, returning_params,
+                                  _source_tables(stmt.using, result), system=bool(ctx.system_columns))
         else:
             out = Result(rowcount=len(rowids))
         out.status = f"DELETE {len(rowids)}"
@@ -1494,7 +1529,7 @@ class Executor:
     def _find_rows(self, ctx, stmt, version, alias, candidates, select, params, parts, joined) -> pa.Table:
         """Run an UPDATE/DELETE row finder over ``candidates``. A statement whose only table is
         its target has its SQL generated once (per table shape) and reused."""
-        if not any(True for p in parts if p is not None for _ in p.find_all(exp.Table)):
+        if not ctx.system_columns and not any(True for p in parts if p is not None for _ in p.find_all(exp.Table)):
             sql = self._statement_memo(stmt, ("find", version.table_id, version.schema.schema_id),
                                    lambda: select(_aliased(TARGET, alias), None).sql(dialect="duckdb"))
             detach = self._attach(TARGET, candidates)
@@ -1506,7 +1541,9 @@ class Executor:
             # twice must still change once)
             return _first_per_rowid(found) if joined else found
         with self._registered() as register:
-            found = self._sql(select(_aliased(register(candidates), alias), register), params)
+            target = _aliased(register(candidates), alias) if not ctx.system_columns else system_columns.relation(
+                self, ctx, version, register(candidates), exp.TableAlias(this=exp.to_identifier(alias)), register)
+            found = self._sql(select(target, register), params)
         return _first_per_rowid(found) if joined else found
 
     # --- concurrent writers: row locks and re-checks -------------------------------------
@@ -1855,13 +1892,15 @@ class Executor:
             raise self._key_taken(ctx, version, next(iter(hidden)))
 
     def _returning(self, returning, rows: pa.Table | PythonRows, schema: TableSchema, alias: str, params,
-                   others=()) -> Result:
+                   others=(), system: bool = False) -> Result:
         """RETURNING over ``rows`` (the target's, of ``schema``, named ``alias``) and ``others``:
         the rows of an UPDATE's FROM / a DELETE's USING tables each row joined, as (name, rows)
-        pairs. Its columns are typed as a query's are (a uuid fetched as ``uuid.UUID``)."""
+        pairs. Its columns are typed as a query's are (a uuid fetched as ``uuid.UUID``).
+        ``system``: ``rows`` end with the system columns it names (``system_columns.returned``),
+        which its ``*`` leaves out."""
         if not returning:
             return Result(rowcount=rows.num_rows)
-        names = points.plain_columns(returning, alias) if not others else points.NOT_PLAIN
+        names = points.plain_columns(returning, alias) if not others and not system else points.NOT_PLAIN
         if names is not points.NOT_PLAIN:
             names = tuple(schema.names) if names is None else names
             result_schema = points.result_schema(schema, names)
@@ -1876,6 +1915,8 @@ class Executor:
             joins = [exp.Join(this=_aliased(register(table), other), kind="POSITIONAL") for other, table in others]
             select = exp.Select(expressions=[e.copy() for e in returning],
                                 from_=exp.From(this=_aliased(name, alias)), joins=joins)
+            if system:
+                system_columns.hidden_from_returning(select, alias, rows.column_names[len(schema.names):])
             table = self._sql(bpchar.returned(select, schema, alias), params, result=True)
         return Result(table=table, rowcount=rows.num_rows)
 
@@ -2035,6 +2076,7 @@ class Executor:
                             for i, spec in enumerate(stmt.columns))
         names = [c.name for c in columns]
         distinct_names(names)
+        system_columns.refuse_column_names(names)
         if any(spec.generated is not None for spec in stmt.columns):
             columns = self._generated_columns(name, columns, stmt.columns)
         for key in stmt.primary_key:
@@ -2312,6 +2354,7 @@ class Executor:
         table = version.name
         if isinstance(action, st.AddColumn):
             spec = action.column
+            system_columns.refuse_column_names((spec.name,))
             if _same_name_column(schema, spec.name) is not None:
                 if action.if_not_exists:
                     return schema, data
@@ -2356,6 +2399,7 @@ class Executor:
             return checks.without_column(schema, action.name), data.drop_columns([action.name])
         if isinstance(action, st.RenameColumn):
             schema.require(action.old, table)
+            system_columns.refuse_column_names((action.new,))
             if _same_name_column(schema, action.new) not in (None, schema.column(action.old)):
                 raise errors.DuplicateColumn(f'column "{action.new}" of relation "{table}" already exists')
             columns = tuple(replace(c, name=action.new) if c.name == action.old else c for c in schema.columns)
@@ -2663,6 +2707,19 @@ def _check_matview_alter(version: TableVersion, stmt: st.AlterTable) -> None:
             words = re.sub(r"(?<!^)(?=[A-Z])", " ", type(action).__name__).upper()  # (AddColumn: ADD COLUMN)
             raise errors.WrongObjectType(f'ALTER action {words} cannot be performed on relation "{version.name}"\n'
                                          "DETAIL:  This operation is not supported for materialized views.")
+
+
+_UPDATED = "__txl_updated"  # (``_insert_batch``'s mark of the rows ON CONFLICT DO UPDATE updated)
+
+
+def assignable(schema: TableSchema, name: str, table: str) -> Column:
+    """The column an INSERT, UPDATE or MERGE gives values to: 42703 for none - 428C9 where
+    ``name`` is a system column's."""
+    try:
+        return schema.require(name, table)
+    except errors.UndefinedColumn:
+        system_columns.refuse_assignment((name,))
+        raise
 
 
 def distinct_names(names) -> None:

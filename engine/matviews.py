@@ -35,7 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from txlake import errors
-from txlake.engine import catalog_views, uniques, user_types, views
+from txlake.engine import catalog_views, system_columns, uniques, user_types, views
 from txlake.engine.executor import Context, Executor, Result, distinct_names, with_settings
 from txlake.engine.temp_tables import TEMP_DB, is_temp
 from txlake.parser import statements as st
@@ -65,6 +65,7 @@ def create_matview(ex: Executor, ctx: Context, stmt: st.CreateMatview, params) -
         raise errors.NotSupportedError("materialized views must not use temporary tables or views")
     data = ex.query_rows(ctx, stmt.query, params, stmt.columns, stmt.with_no_data)
     distinct_names(data.column_names)
+    system_columns.refuse_column_names(data.column_names)  # (a materialized view is a table: as PostgreSQL's)
     columns = tuple(Column(i, f.name, type_from_field(f)) for i, f in enumerate(data.schema))
     definition = MatviewDefinition(written.sql(dialect=Txlake), views.dependencies(written, reads),
                                    populated=not stmt.with_no_data)

@@ -45,7 +45,7 @@ from sqlglot import exp
 
 from txlake import errors
 from txlake.engine import foreign_keys, generated
-from txlake.engine.executor import (Context, Executor, Result, _aliased, _arrow, _cast, _default_value,
+from txlake.engine.executor import (Context, Executor, Result, _aliased, assignable, _arrow, _cast, _default_value,
                                     _old_key_columns, _refuse_identity_updates, _refuse_identity_values,
                                     _sets_key, in_row_order, insert_projections)
 from txlake.engine.mvcc.xact import SERIALIZABLE
@@ -93,8 +93,10 @@ def merge(ex: Executor, ctx: Context, stmt: st.Merge, params) -> Result:
     assigned = {}
     for action in actions:
         for name, _ in action.assignments:
-            schema.require(name, stmt.table.name)
+            assignable(schema, name, stmt.table.name)
             assigned[name] = True
+    if ctx.system_columns:  # (its rows are found and joined by engine code of its own)
+        raise errors.NotSupportedError(f"system column {sorted(ctx.system_columns)[0]} in MERGE is not supported")
     if schema.generated:  # (the generated columns its SETs may change: their keys checked as SET ones)
         assigned.update(dict.fromkeys(generated.touched(schema, assigned), True))
     inserts = [i for i, a in enumerate(actions) if a.kind == "INSERT"]

@@ -34,6 +34,7 @@ from txlake.engine.mvcc.xact import (DEFAULT_LEVEL, READ_COMMITTED, READ_UNCOMMI
 from txlake.engine.pg_expr import column_default
 from txlake.engine.temp_tables import TEMP_DB, TEMP_ID_PREFIX, TempTables
 from txlake.parser import statements as st
+from txlake.parser import system_columns
 from txlake.parser.parse import named_position, parse, parse_table_name
 from txlake.storage.schema import parse_type_name
 
@@ -802,6 +803,10 @@ class Session:
             if many is not None and functions.calls_any(ctx, expanded):
                 return None  # (run once per parameter set: the values are bound into the bodies)
             expanded, ctx, params = functions.expand(ctx, expanded, params)
+        named = stmt.system_columns if expanded is stmt or not isinstance(expanded, st.Query) else \
+            system_columns.named(expanded.expression)  # (a view's query may name them too)
+        if named:
+            ctx = dataclasses.replace(ctx, system_columns=named)
         reads_settings = stmt.reads_settings or expanded is not stmt
         expanded = with_settings(ctx, expanded) if reads_settings else expanded
         if many is not None:  # (an executemany's INSERT: None if its rows cannot be built together)

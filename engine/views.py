@@ -48,6 +48,7 @@ from txlake.engine.temp_tables import TEMP_DB, is_temp
 from txlake.parser import statements as st
 from txlake.parser.dialect import Txlake
 from txlake.parser.parse import cte_names, identifier, parse, table_name
+from txlake.parser.system_columns import TID_TYPE
 from txlake.storage.schema import TableSchema, ViewDefinition, ViewDependency, type_from_arrow
 from txlake.storage.version import TableVersion
 
@@ -389,6 +390,9 @@ def _result_columns(ex: Executor, ctx: Context, query: exp.Expression) -> tuple[
             continue
         if str(duck) in ("UUID", "JSON"):  # (text in Arrow)
             types.append(str(duck))
+            continue
+        if str(duck).startswith(TID_TYPE):  # (a ctid: parser/system_columns.py)
+            types.append("tid")
             continue
         try:
             types.append(type_from_arrow(field.type).display())

@@ -21,6 +21,7 @@ from sqlglot.tokens import TokenType
 
 from txlake import errors
 from txlake.parser import statements as st
+from txlake.parser import system_columns
 from txlake.parser.dialect import (SOURCE_SPAN, CommentOn, ConstraintTiming, Control, FunctionCommand, LockCommand,
                                     RefreshMatview, RenameConstraint, SequenceCommand, Txlake, TypeCommand,
                                     ValidateConstraint)
@@ -96,13 +97,16 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
         # (an index's expressions and predicate - and ON CONFLICT's, to be matched with them - too)
         for written in tree.find_all(exp.IndexParameters, exp.OnConflict):
             written.meta[_WRITTEN] = written.copy()
+        named = system_columns.named(tree)
+        if named or system_columns.uses_tids(tree):
+            tree = system_columns.with_tids(tree)
         tree = postgres_semantics(tree, text)
         # its own words, where the text has them (a ``;``-separated part of it), and where they begin
         source, offset = (text[span[0]:span[1] + 1], span[0]) if span else (_source_text(tree), 0)
         if _modifying_ctes(tree):  # (WITH d AS (DELETE ... RETURNING ...) INSERT ... SELECT ... FROM d)
             stmt = _with_writes(tree)
             result.append(_with(stmt, param_count=len(in_text), text=source, offset=offset,
-                                reads_settings=any(part.reads_settings for part in stmt.parts)))
+                                reads_settings=any(part.reads_settings for part in stmt.parts), system_columns=named))
             continue
         if dml and tree.args.get("with_"):
             tree = _inline_ctes(tree)
@@ -120,7 +124,7 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
         reads_settings = (isinstance(stmt, _READS_SETTINGS) or isinstance(stmt, st.CreateTable) and
                           stmt.as_query is not None) and _calls_current_setting(tree)
         result.append(_with(stmt, param_count=placeholders, param_order=order, text=source, offset=offset,
-                            reads_settings=reads_settings))
+                            reads_settings=reads_settings, system_columns=named or stmt.system_columns))
     return tuple(result)
 
 
@@ -384,7 +388,8 @@ def _explain(rest: str) -> st.Explain:
                                        "of queries only")
     if not isinstance(query, st.Query):
         raise errors.NotSupportedError(f"EXPLAIN of {type(query).__name__.upper()} is not supported: of queries only")
-    return st.Explain(query=query, analyze=analyze, param_count=query.param_count)
+    return st.Explain(query=query, analyze=analyze, param_count=query.param_count,
+                      system_columns=query.system_columns)
 
 
 _CONTROL_TYPES = {

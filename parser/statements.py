@@ -86,6 +86,9 @@ class Statement:
     #: does it call current_setting() (engine/executor.py ``with_settings`` puts the session's
     #: values in, at each execution)?
     reads_settings: bool = field(default=False, kw_only=True, compare=False)
+    #: the system columns (ctid, xmin, xmax, tableoid) it names (parser/system_columns.py): only a
+    #: statement naming one reads its tables with them
+    system_columns: frozenset[str] = field(default=frozenset(), kw_only=True, compare=False)
 
     #: does the statement read or write table data? (transaction control does neither)
     touches_data = True

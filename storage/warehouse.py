@@ -117,6 +117,12 @@ class Warehouse:
         # before them, so this process's sessions see a commit only once it is durable
         self._unflushed: set[int] = set()
         self._history_cache: dict[int, CatalogVersion] = {}  # time travel, guarded by _lock
+        # the system column xmin: table id -> {file id: xid of the commit that added it}, from the
+        # log's entries up to _creators_csn; built when a statement first names xmin, guarded by
+        # _creators_lock (reading the log under it)
+        self._creators: dict[str, dict[int, int]] = {}
+        self._creators_csn = 0
+        self._creators_lock = threading.Lock()
         # label -> (CSN, commit time, is a prepared transaction's abort) of the newest entry
         # carrying it, guarded by _lock; a label older than the retention may be used again
         # (exactly-once holds within the retention), an aborted one at once
@@ -348,6 +354,23 @@ class Warehouse:
                 return csn
             csn -= 1
         return 0
+
+    def creators(self, table_id: str) -> dict[int, int]:
+        """File id -> the XID of the transaction whose commit added the file, for the files of
+        table ``table_id`` that the log's commits added (a group entry's by each member's XID;
+        a compaction's or a Spark job's files carry the XID 0 its entry has). The log is read
+        once, then only its new entries; the dict is the caller's to read, not to change."""
+        with self._creators_lock:
+            for entry in self.txlog.entries_after(self._creators_csn):
+                members = entry.members or ((entry.xid, entry.commit_id, 0, len(entry.changes)),)
+                for xid, _, start, end in members:
+                    for change in entry.changes[start:end]:
+                        if isinstance(change, ChangeData) and change.added:
+                            by_file = self._creators.setdefault(change.table_id, {})
+                            for f in change.added:
+                                by_file[f.file_id] = xid
+                self._creators_csn = entry.csn
+            return dict(self._creators.get(table_id, {}))
 
     def history(self, table_id: str):
         """The log entries that changed table ``table_id``, oldest first."""

@@ -1,0 +1,176 @@
+"""The values of PostgreSQL's system columns, for the statements that name one (the parser says
+which: ``Statement.system_columns``, ``Context.system_columns``). Every other statement reads its
+tables as before, and the point paths (engine/points.py) never see one.
+
+- ``ctid``: where the row version is in the snapshot - row (file id, position) as the tid
+  (file id, position + 1), the file id as an unsigned 32-bit number (a transaction's own,
+  uncommitted files have negative ids: they come after every committed one). Unique among the
+  rows a snapshot sees and ordered; an UPDATE writes the row anew, at another ctid. A commit
+  numbers the transaction's files, and compaction moves rows: a ctid holds within a snapshot
+  (as PostgreSQL's does not outlive VACUUM FULL).
+- ``xmin``: the XID of the transaction whose commit added the row's file (storage/warehouse.py
+  ``creators``); the transaction's own rows its XID (txid_current()'s); 2, PostgreSQL's frozen
+  XID, where the file came with no XID (a compaction's, a Spark job's).
+- ``xmax``: 0 - txlake's snapshots hold only live rows, and row locks keep no XID in the row.
+  A row ``INSERT ... ON CONFLICT DO UPDATE`` updated returns its XID (``RETURNING (xmax = 0) AS
+  inserted``), as PostgreSQL's, whose conflict check locked the row; a row DELETE returns, the
+  deleter's.
+- ``tableoid``: the table's OID, as pg_class has it.
+
+A table of such a statement is read as ``(SELECT r.*, <system columns> FROM rows r) AS alias``,
+with its row ids; a ``*`` over it leaves them out (``hidden_from_stars``).
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import sqlglot
+from sqlglot import exp
+
+from txlake import errors
+from txlake.engine import pg_catalog
+from txlake.parser.system_columns import NAMES, RESERVED
+from txlake.storage.datafiles import ROWID
+
+FROZEN_XID = 2  # PostgreSQL's FrozenTransactionId
+_SYSTEM = "txl_system_relation"  # meta of a relation read with its system columns: its hidden names
+_TID_FIELDS = ("tid_block", "tid_offset")
+
+
+def _ctid_sql(rowid: str) -> str:
+    return (f"struct_pack(tid_block := ({rowid} >> 32) & 4294967295, "
+            f"tid_offset := ({rowid} & 4294967295) + 1)")
+
+
+def relation(ex, ctx, version, rows: str, alias: exp.TableAlias | None, register) -> exp.Expression:
+    """Table ``version``, registered as ``rows`` with its row ids, as a relation that also has
+    the system columns the statement names (those of a name a column of the table has: the
+    column), named by ``alias``."""
+    names = [n for n in NAMES if n in ctx.system_columns and version.schema.column(n) is None]
+    columns = ["__r.*"]  # (with ROWID: UPDATE / DELETE find rows by it)
+    join = ""
+    for name in names:
+        if name == "ctid":
+            columns.append(f"{_ctid_sql(f'__r.{ROWID}')} AS ctid")
+        elif name == "xmin":
+            creators = register(_creators_table(_creators(ex, ctx, version)))
+            join = f" LEFT JOIN {creators} AS __x ON __x.file_id = (__r.{ROWID} >> 32)"
+            columns.append(f"COALESCE(__x.xid, {FROZEN_XID}) AS xmin")
+        elif name == "xmax":
+            columns.append("CAST(0 AS BIGINT) AS xmax")
+        else:
+            columns.append(f"CAST({pg_catalog.oid(version.table_id)} AS BIGINT) AS tableoid")
+    select = sqlglot.parse_one(f"SELECT {', '.join(columns)} FROM {rows} AS __r{join}", read="duckdb")
+    subquery = exp.Subquery(this=select, alias=alias.copy() if alias is not None else None)
+    subquery.meta[_SYSTEM] = (*names, ROWID)
+    return subquery
+
+
+def _creators(ex, ctx, version) -> dict[int, int]:
+    """File id -> xmin of its rows: each file the log knows of ``version``'s table, and the
+    transaction's own (negative ids)."""
+    found = ex.db.warehouse.creators(version.table_id)
+    own = ctx.txn.xid or FROZEN_XID
+    for f in version.files:
+        if f.file_id < 0:
+            found[f.file_id] = own
+    return found
+
+
+def _creators_table(creators: dict[int, int]) -> pa.Table:
+    return pa.table({"file_id": pa.array(list(creators), pa.int64()),
+                     "xid": pa.array([x or FROZEN_XID for x in creators.values()], pa.int64())})
+
+
+def hidden_from_stars(expression: exp.Expression) -> exp.Expression:
+    """``expression`` with each ``*`` (and ``alias.*``) over a relation read with system columns
+    leaving them out, as PostgreSQL's ``*`` does."""
+    for select in list(expression.find_all(exp.Select)):
+        hidden: dict[str, tuple] = {}
+        items = [select.args.get("from_")] + (select.args.get("joins") or [])
+        for item in items:
+            source = item.this if item is not None else None
+            if isinstance(source, exp.Subquery) and _SYSTEM in source.meta:
+                hidden[source.alias_or_name] = source.meta[_SYSTEM]
+        if not hidden:
+            continue
+        every = sorted({n for names in hidden.values() for n in names})
+        for projection in select.expressions:
+            if isinstance(projection, exp.Star):
+                _exclude(projection, every)
+            elif isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star) \
+                    and projection.table in hidden:
+                _exclude(projection.this, hidden[projection.table])
+    return expression
+
+
+def hidden_from_returning(select: exp.Select, alias: str, names) -> None:
+    """RETURNING's ``select`` with its ``*`` and ``alias.*`` leaving out the system columns
+    ``names`` its rows carry."""
+    for projection in select.expressions:
+        if isinstance(projection, exp.Star):
+            _exclude(projection, names)
+        elif isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star) and projection.table == alias:
+            _exclude(projection.this, names)
+
+
+def _exclude(star: exp.Star, names) -> None:
+    star.set("except_", [*(star.args.get("except_") or []), *(exp.column(n) for n in names)])
+
+
+def refuse_assignment(names) -> None:
+    """428C9 for a system column among the columns an INSERT or UPDATE assigns."""
+    for name in names:
+        if name in RESERVED:
+            raise errors.ProgrammingError(f'cannot assign to system column "{name}"', sqlstate="428C9")
+
+
+def refuse_column_names(names) -> None:
+    """42701 for a new table column named as a system column."""
+    for name in names:
+        if name in RESERVED:
+            raise errors.DuplicateColumn(f'column name "{name}" conflicts with a system column name')
+
+
+def text_tids(table: pa.Table, types: list[str]) -> pa.Table:
+    """A result's tid columns (``TID_TYPE``) as PostgreSQL writes a tid: ``(0,1)``."""
+    for i, t in enumerate(types):
+        if t.startswith("STRUCT(tid_block BIGINT, tid_offset BIGINT)"):
+            column = table.column(i)
+            texts = [None if v is None else f"({v['tid_block']},{v['tid_offset']})" for v in column.to_pylist()]
+            table = table.set_column(i, table.field(i).name, pa.array(texts, pa.string()))
+    return table
+
+
+def returned(ex, ctx, version, rows: pa.Table, names, *, updated=None, deleted: bool = False) -> pa.Table:
+    """``rows`` - an INSERT's or UPDATE's new rows, or (``deleted``) a DELETE's, with their row
+    ids - with the system columns RETURNING names. ``updated``: which rows an ON CONFLICT DO
+    UPDATE updated (their xmax is the transaction's XID)."""
+    xid = ctx.txn.xid or 0
+    n = rows.num_rows
+    for name in (n for n in NAMES if n in names and version.schema.column(n) is None):
+        if name == "ctid":
+            if not deleted:  # (the new rows' places are known once the statement's file is made)
+                raise errors.NotSupportedError("RETURNING ctid of an INSERT or UPDATE is not supported")
+            rowids = rows.column(ROWID).to_pylist()
+            column = pa.array([{"tid_block": (r >> 32) & 0xFFFFFFFF, "tid_offset": (r & 0xFFFFFFFF) + 1}
+                               for r in rowids], pa.struct([(f, pa.int64()) for f in _TID_FIELDS]))
+        elif name == "xmin":
+            if deleted:
+                creators = _creators(ex, ctx, version)
+                column = pa.array([creators.get(r >> 32, FROZEN_XID) or FROZEN_XID
+                                   for r in rows.column(ROWID).to_pylist()], pa.int64())
+            else:
+                column = pa.array([xid] * n, pa.int64())
+        elif name == "xmax":
+            if deleted:
+                column = pa.array([xid] * n, pa.int64())
+            elif updated is None:
+                column = pa.array([0] * n, pa.int64())
+            else:
+                column = pa.array([xid if u else 0 for u in updated], pa.int64())
+        else:
+            column = pa.array([pg_catalog.oid(version.table_id)] * n, pa.int64())
+        rows = rows.append_column(name, column)
+    return rows.drop_columns([ROWID]) if deleted else rows
+

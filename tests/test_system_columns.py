@@ -1,0 +1,183 @@
+"""PostgreSQL's system columns ctid, xmin, xmax and tableoid (PostgreSQL 16's ddl.sgml "System
+Columns"), in the idioms applications use them for: the upsert's ``RETURNING (xmax = 0) AS
+inserted``, removing duplicate rows by ctid, optimistic concurrency by xmin, tableoid::regclass."""
+
+import pytest
+
+from tests.conftest import fails, rows, value
+
+
+@pytest.fixture
+def conn(connect):
+    return connect(autocommit=True)
+
+
+@pytest.fixture
+def t(conn):
+    conn.execute("CREATE TABLE t (id INT PRIMARY KEY, x INT)")
+    conn.execute("INSERT INTO t VALUES (1, 10), (2, 10), (3, 20)")
+    return conn
+
+
+def test_upsert_says_which_rows_it_inserted(t):
+    got = rows(t, "INSERT INTO t VALUES (3, 30), (4, 40), (1, 11), (5, 50) ON CONFLICT (id) DO UPDATE "
+                  "SET x = excluded.x RETURNING id, (xmax = 0) AS inserted")
+    assert got == [(3, False), (4, True), (1, False), (5, True)]
+    assert rows(t, "SELECT * FROM t ORDER BY id") == [(1, 11), (2, 10), (3, 30), (4, 40), (5, 50)]
+
+
+def test_upsert_xmax_of_updated_rows_is_the_transaction_s(connect):
+    conn = connect()
+    conn.execute("CREATE TABLE t (id INT PRIMARY KEY, x INT)")
+    conn.execute("INSERT INTO t VALUES (1, 10)")
+    conn.commit()
+    got = rows(conn, "INSERT INTO t VALUES (1, 11), (2, 20) ON CONFLICT (id) DO UPDATE SET x = excluded.x "
+                     "RETURNING id, xmin, xmax")
+    xid = value(conn, "SELECT txid_current()")
+    assert got == [(1, xid, xid), (2, xid, 0)]
+
+
+def test_dedup_by_ctid_with_using(t):
+    t.execute("INSERT INTO t VALUES (4, 20), (5, 20), (6, 30)")
+    assert t.execute("DELETE FROM t a USING t b WHERE a.ctid < b.ctid AND a.x = b.x").rowcount == 3
+    assert rows(t, "SELECT x, count(*) FROM t GROUP BY x ORDER BY x") == [(10, 1), (20, 1), (30, 1)]
+    # the row of the highest ctid of each value stays: the last inserted here
+    assert rows(t, "SELECT id FROM t ORDER BY id") == [(2,), (5,), (6,)]
+
+
+def test_dedup_by_min_ctid(t):
+    t.execute("INSERT INTO t VALUES (4, 20), (5, 20), (6, 30)")
+    t.execute("DELETE FROM t WHERE ctid NOT IN (SELECT min(ctid) FROM t GROUP BY x)")
+    assert rows(t, "SELECT id, x FROM t ORDER BY id") == [(1, 10), (3, 20), (6, 30)]
+
+
+def test_optimistic_concurrency_by_xmin(connect):
+    a, b = connect(), connect()
+    a.execute("CREATE TABLE doc (id INT PRIMARY KEY, body TEXT)")
+    a.execute("INSERT INTO doc VALUES (1, 'draft')")
+    a.commit()
+    seen_a = rows(a, "SELECT xmin, * FROM doc WHERE id = 1")[0]
+    a.commit()
+    seen_b = rows(b, "SELECT xmin, * FROM doc WHERE id = 1")[0]
+    b.commit()
+    assert seen_a == seen_b and seen_a[1:] == (1, "draft")
+    assert a.execute("UPDATE doc SET body = 'A' WHERE id = ? AND xmin = ?", (1, seen_a[0])).rowcount == 1
+    a.commit()
+    # (a parameter given as text, as drivers send it, compares as PostgreSQL's xid = text does)
+    assert b.execute("UPDATE doc SET body = 'B' WHERE id = ? AND xmin = ?", (1, str(seen_b[0]))).rowcount == 0
+    b.commit()
+    assert rows(b, "SELECT body, xmin::text::bigint <> ? FROM doc", (seen_b[0],)) == [("A", True)]
+
+
+def test_rows_of_the_current_transaction(connect):
+    conn = connect()
+    conn.execute("CREATE TABLE t (id INT PRIMARY KEY)")
+    conn.commit()
+    conn.execute("INSERT INTO t VALUES (-1)")
+    conn.commit()
+    conn.execute("INSERT INTO t VALUES (0)")
+    committed = value(conn, "SELECT txid_current()")
+    conn.commit()
+    conn.execute("INSERT INTO t VALUES (1), (2)")
+    xid = value(conn, "SELECT txid_current()")
+    assert xid > committed > 2  # (2 is the frozen XID, which rows of no known commit show)
+    assert value(conn, "SELECT pg_current_xact_id()::text::bigint") == xid
+    assert rows(conn, "SELECT xmin, xmax FROM t WHERE id >= 0 ORDER BY id") == [(committed, 0), (xid, 0), (xid, 0)]
+    assert rows(conn, "INSERT INTO t VALUES (3) RETURNING xmin, xmax") == [(xid, 0)]
+    assert value(conn, "SELECT count(DISTINCT ctid) FROM t") == 5
+
+
+def test_ctid_changes_with_an_update_and_finds_the_row(t):
+    before = value(t, "SELECT ctid FROM t WHERE id = 2")
+    assert before.startswith("(") and before.endswith(")")
+    assert rows(t, "SELECT id FROM t WHERE ctid = ?", (before,)) == [(2,)]
+    assert rows(t, f"SELECT id FROM t WHERE ctid = '{before}'::tid") == [(2,)]
+    t.execute("UPDATE t SET x = 12 WHERE id = 2")
+    after = value(t, "SELECT ctid FROM t WHERE id = 2")
+    assert after != before
+    assert rows(t, "SELECT id FROM t WHERE ctid = ?", (before,)) == []
+    assert t.execute(f"UPDATE t SET x = 13 WHERE ctid = '{after}'").rowcount == 1
+    assert t.execute("DELETE FROM t WHERE ctid = ? RETURNING id, x", (value(t, "SELECT ctid FROM t WHERE id = 2"),)
+                     ).fetchall() == [(2, 13)]
+
+
+def test_ctid_is_a_tid(t):
+    got = rows(t, "SELECT ctid, ctid::text, ctid = '(0,1)' FROM t ORDER BY ctid")
+    assert [r[0] for r in got] == [r[1] for r in got] and len({r[0] for r in got}) == 3
+    first, last = value(t, "SELECT min(ctid) FROM t"), value(t, "SELECT max(ctid) FROM t")
+    assert (first, last) == (got[0][0], got[-1][0])
+    assert rows(t, "SELECT '(0,1)'::tid, '(5,3)'::tid > '(5,2)'::tid, '(2,1)'::tid < '(10,1)'::tid") == \
+        [("(0,1)", True, True)]
+    fails(t, "SELECT 'x'::tid", "22P02", 'invalid input syntax for type tid: "x"')
+
+
+def test_not_in_star_and_with_aliases_joins_subqueries(t):
+    assert rows(t, "SELECT * FROM t WHERE ctid IS NOT NULL ORDER BY id") == [(1, 10), (2, 10), (3, 20)]
+    names = [d[0] for d in t.execute("SELECT xmin, * FROM t").description]
+    assert names == ["xmin", "id", "x"]
+    assert [d[0] for d in t.execute("SELECT a.ctid, a.* FROM t a").description] == ["ctid", "id", "x"]
+    assert value(t, "SELECT count(*) FROM t a JOIN t b ON a.x = b.x WHERE a.ctid < b.ctid") == 1
+    assert len(rows(t, "SELECT ctid FROM (SELECT ctid, id FROM t) s")) == 3
+    fails(t, "SELECT ctid FROM (SELECT * FROM t) s", "42703", 'column "ctid" does not exist')
+    fails(t, "SELECT ctid FROM t a, t b", "42702")
+
+
+def test_tableoid(t):
+    t.execute("CREATE TABLE u (id INT)")
+    t.execute("INSERT INTO u VALUES (9)")
+    oid = value(t, "SELECT oid FROM pg_class WHERE relname = 't'")
+    assert rows(t, "SELECT DISTINCT tableoid FROM t") == [(oid,)]
+    assert rows(t, "SELECT tableoid::regclass, id FROM t WHERE id = 1 UNION ALL SELECT tableoid::regclass, id FROM u") \
+        == [("t", 1), ("u", 9)]
+
+
+def test_views(t):
+    t.execute("CREATE VIEW v AS SELECT ctid AS c, xmin, id FROM t")
+    assert len({r[0] for r in rows(t, "SELECT c FROM v")}) == 3
+    types = "SELECT data_type FROM information_schema.columns WHERE table_name = 'v' ORDER BY ordinal_position"
+    assert rows(t, types) == [("tid",), ("bigint",), ("integer",)]
+    t.execute("CREATE VIEW w AS SELECT * FROM t")
+    fails(t, "SELECT ctid FROM w", "42703", 'column "ctid" does not exist')
+    assert rows(t, "SELECT * FROM w ORDER BY id") == [(1, 10), (2, 10), (3, 20)]
+
+
+def test_returning_star_leaves_them_out(t):
+    cursor = t.execute("INSERT INTO t VALUES (4, 40) RETURNING *, xmin")
+    assert [d[0] for d in cursor.description] == ["id", "x", "xmin"] and len(cursor.fetchall()[0]) == 3
+    cursor = t.execute("UPDATE t SET x = 41 WHERE id = 4 RETURNING t.*, xmax")
+    assert [d[0] for d in cursor.description] == ["id", "x", "xmax"] and cursor.fetchall() == [(4, 41, 0)]
+    cursor = t.execute("DELETE FROM t WHERE id = 4 RETURNING *, tableoid::text::bigint > 0")
+    assert len(cursor.description) == 3 and cursor.fetchall() == [(4, 41, True)]
+
+
+def test_returning_of_delete(t):
+    ctid, xmin = rows(t, "SELECT ctid, xmin FROM t WHERE id = 3")[0]
+    got = rows(t, "DELETE FROM t WHERE x = 20 RETURNING id, ctid, xmin, xmax <> 0")
+    assert got == [(3, ctid, xmin, True)]
+
+
+def test_returning_ctid_of_new_rows_is_refused(t):
+    fails(t, "UPDATE t SET x = 1 WHERE id = 1 RETURNING ctid", "0A000")
+    assert rows(t, "SELECT x FROM t WHERE id = 1") == [(10,)]
+
+
+@pytest.mark.parametrize("sql, sqlstate, message", [
+    ("CREATE TABLE bad (ctid INT)", "42701", 'column name "ctid" conflicts with a system column name'),
+    ("CREATE TABLE bad (a INT, xmin INT)", "42701", 'column name "xmin" conflicts with a system column name'),
+    ("ALTER TABLE t ADD COLUMN cmax INT", "42701", 'column name "cmax" conflicts with a system column name'),
+    ("ALTER TABLE t RENAME COLUMN x TO tableoid", "42701",
+     'column name "tableoid" conflicts with a system column name'),
+    ("CREATE MATERIALIZED VIEW bad AS SELECT 1 AS tableoid", "42701",
+     'column name "tableoid" conflicts with a system column name'),
+    ("CREATE TABLE bad AS SELECT ctid, id FROM t", "42701", 'column name "ctid" conflicts with a system column name'),
+    ("MERGE INTO t USING (SELECT 1 AS id) s ON t.id = s.id WHEN MATCHED AND t.xmin > 0 THEN UPDATE SET x = 0",
+     "0A000", "MERGE"),
+    ("UPDATE t SET xmin = 1", "428C9", 'cannot assign to system column "xmin"'),
+    ("UPDATE t SET x = 1, ctid = '(0,1)' WHERE id = 1", "428C9", 'cannot assign to system column "ctid"'),
+    ("INSERT INTO t (id, xmax) VALUES (9, 0)", "428C9", 'cannot assign to system column "xmax"'),
+    ("INSERT INTO t VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET tableoid = 1", "428C9",
+     'cannot assign to system column "tableoid"'),
+])
+def test_refusals(t, sql, sqlstate, message):
+    fails(t, sql, sqlstate, message)
+    assert rows(t, "SELECT * FROM t ORDER BY id") == [(1, 10), (2, 10), (3, 20)]
