@@ -1806,7 +1806,7 @@ def _bytea_form(name: str, args: list[exp.Expression]) -> exp.Expression | None:
     """``name``'s bytea form (a macro that takes DuckDB's function for another type) called
     with ``args``, or None where DuckDB would pick a form before it knows the first argument's
     type: the call stays as it is."""
-    if not _typed_argument(args[0]):
+    if isinstance(args[0], exp.Null) or not _typed_argument(args[0]):  # (NULL: text's, as PostgreSQL's unknown)
         return None
     return exp.Anonymous(this=BYTEA_FORM + name, expressions=[a.copy() for a in args])
 

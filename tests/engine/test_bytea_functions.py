@@ -70,5 +70,8 @@ def test_substring_position_trim_overlay_of_bytea(c):
     # a bytes parameter takes the bytea form, a str one the text form
     assert one(c, "SELECT substring(? FROM 2 FOR 2), substring(? FROM 2 FOR 2), position(? IN ?)",
                (b"hello", "hello", b"l", b"hello")) == (b"el", "el", 3)
+    # an untyped NULL is text's, as PostgreSQL resolves an unknown (DuckDB took the bytea form)
+    assert one(c, "SELECT coalesce(substring(NULL, 1, 3), 'n/a'), pg_typeof(trim(NULL)), "
+                  "coalesce(overlay(NULL PLACING 'a' FROM 1), 'n/a')") == ("n/a", "text", "n/a")
     fails(c, "SELECT substring('abc'::bytea FROM 1 FOR -1)", "22011", "negative substring length not allowed")
     fails(c, "SELECT overlay('abc'::bytea PLACING 'X'::bytea FROM 0)", "22011")
