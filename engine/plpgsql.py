@@ -24,6 +24,7 @@ from __future__ import annotations
 import datetime
 import decimal
 import functools
+import re
 from dataclasses import dataclass, field
 
 import pyarrow as pa
@@ -1572,6 +1573,9 @@ class Run:
         return self._evaluated(sql, None, as_text=True)
 
     def _evaluated(self, sql: Sql, cast: str | None, as_text: bool):
+        if cast is not None and (bounded := _BOUNDED_TEXT.match(cast.strip())) is not None:  # varchar(n) / char(n)
+            value = self._evaluated(sql, "text", as_text)
+            return None if value is None else _fitted(value, bounded)
         tree = sql.simple
         if tree is _UNKNOWN:
             tree = sql.simple = simple.compile_simple(sql.pieces, tokenize, Ref)
@@ -1682,6 +1686,8 @@ class Run:
             return value
         if from_type is None and _fits(value, to_type):
             return value
+        if (bounded := _BOUNDED_TEXT.match(to_type.strip())) is not None:  # varchar(n) / char(n)
+            return _fitted(value if isinstance(value, str) else self.coerce(value, from_type, "text"), bounded)
         result = self._execute(f"SELECT CAST({_placeholder(from_type)} AS {to_type})", (value,))
         return result.table.column(0)[0].as_py()
 
@@ -1797,6 +1803,22 @@ _ALIASES = {"int": "integer", "int4": "integer", "int8": "bigint", "int2": "smal
             "float8": "double precision", "float4": "real", "float": "double precision", "varchar": "text",
             "character varying": "text", "decimal": "numeric", "timestamp without time zone": "timestamp",
             "timestamp with time zone": "timestamptz"}
+
+
+# a type of bounded text: its kind and length (``Run._fitted``)
+_BOUNDED_TEXT = re.compile(r"(?P<kind>varchar|character\s+varying|char|character|bpchar)\s*\(\s*(?P<length>\d+)\s*\)$",
+                           re.I)
+
+
+def _fitted(text: str, bounded: re.Match) -> str:
+    """``text`` as an assignment to varchar(n) / char(n) (``_BOUNDED_TEXT``) keeps it, as
+    PostgreSQL's assignment cast: 22001 if longer, unless only spaces pass n (then cut); a
+    char(n)'s padded to n. (An explicit CAST would cut any text.)"""
+    from txlake.engine.executor import fit_varchar
+    length, varying = int(bounded["length"]), bounded["kind"].lower().startswith(("var", "character var"))
+    fitted = fit_varchar(length, (text,), "character varying" if varying else "character")
+    text = fitted[0] if fitted is not None else text
+    return text if varying else text.ljust(length)
 
 
 def _canonical(type_: str | None) -> str | None:

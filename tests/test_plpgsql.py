@@ -131,6 +131,21 @@ def test_simple_expressions_keep_postgresql_arithmetic(db):
                                "CONTEXT:  PL/pgSQL function inline_code_block line 1 at assignment")
 
 
+def test_assignment_to_bounded_text_is_checked_not_cut(db):
+    # x := 'abcdef' for a varchar(3) kept 'abc' (the assignment ran an explicit CAST, which cuts):
+    # PostgreSQL's assignment cast is 22001, but for trailing spaces, as an INSERT's
+    for body, words in (("x varchar(3); BEGIN x := 'abcdef';", "character varying(3)"),
+                        ("x char(2); BEGIN x := 'abc';", "character(2)"),
+                        ("x varchar(3) := 12345; BEGIN", "character varying(3)"),
+                        ("x varchar(5); BEGIN SELECT 'abcdefg' INTO x;", "character varying(5)")):
+        with pytest.raises(txlake.Error) as info:
+            db.execute(f"DO $$ DECLARE {body} END $$")
+        assert info.value.sqlstate == "22001" and f"value too long for type {words}" in str(info.value)
+    db.execute("DO $$ DECLARE x varchar(3); BEGIN x := 'ab    '; RAISE NOTICE '[%]', x; "
+               "x := upper('ab') || 'c'; RAISE NOTICE '[%]', x; END $$")
+    assert notices(db) == ["NOTICE:  [ab ]", "NOTICE:  [ABc]"]
+
+
 def test_found_and_row_count(db):
     db.execute("INSERT INTO t VALUES (1, 'a'), (2, 'b')")
     db.execute("""DO $$ DECLARE n int; x text; r record; BEGIN
