@@ -24,7 +24,7 @@ from typing import Any, Iterable, Sequence
 import pyarrow as pa
 
 from txlake import errors
-from txlake.engine.executor import Result, python_rows
+from txlake.engine.executor import Result, interval_timedelta, python_rows
 from txlake.parser.interval_input import interval_in
 from txlake.engine.mvcc.xact import normalise_level
 from txlake.engine.session import FIXED_SETTINGS, Session
@@ -476,15 +476,10 @@ def _decimal(value: Decimal) -> Decimal:
 
 # a text type's values as a cursor fetches them, as psycopg does: a uuid as ``uuid.UUID``, json
 # and jsonb parsed (objects as dicts, numbers as int or float)
+# (an interval's stored text reaches a cursor only where no query read it: DuckDB's result is an
+# INTERVAL, engine/executor.py's ``_timedeltas``)
 _FETCHED = {"UUID": uuid.UUID, "JSON": json.loads, "JSONB": json.loads,
-            "INTERVAL": lambda text: _timedelta(*interval_in(text))}
-
-
-def _timedelta(months: int, days: int, micros: int) -> datetime.timedelta:
-    """An interval as psycopg fetches it: a ``datetime.timedelta``, a month as 30 days (an
-    interval's stored text reaches a cursor only where no query read it: DuckDB's result is an
-    INTERVAL, engine/executor.py's ``_timedeltas``)."""
-    return datetime.timedelta(days=months * 30 + days, microseconds=micros)
+            "INTERVAL": lambda text: interval_timedelta(*interval_in(text))}
 
 
 # (a jsonb column's value is JSON once it has been through DuckDB, which has one json type: so

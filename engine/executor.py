@@ -187,10 +187,19 @@ def _reals(column: pa.ChunkedArray) -> list:
 
 
 def _timedeltas(column: pa.ChunkedArray) -> list:
-    """An INTERVAL column as ``datetime.timedelta`` values, as psycopg gives them (a month is 30
-    days), rather than pyarrow's MonthDayNano tuples."""
-    return [None if v is None else datetime.timedelta(days=v.months * 30 + v.days, microseconds=v.nanoseconds // 1000)
+    """An INTERVAL column as ``datetime.timedelta`` values (``interval_timedelta``), rather than
+    pyarrow's MonthDayNano tuples."""
+    return [None if v is None else interval_timedelta(v.months, v.days, v.nanoseconds // 1000)
             for v in column.to_pylist()]
+
+
+def interval_timedelta(months: int, days: int, micros: int) -> datetime.timedelta:
+    """An interval as psycopg 3 fetches it: a ``datetime.timedelta`` (which has no months), each
+    whole year of its months 365 days and each other month 30 (psycopg's IntervalBinaryLoader):
+    '1 year 2 mons' is 425 days."""
+    years, rest = divmod(abs(months), 12)
+    extra = 365 * years + 30 * rest
+    return datetime.timedelta(days=days + (extra if months >= 0 else -extra), microseconds=micros)
 
 
 def lock_wait(lock_timeout: float | None, deadline: float | None) -> float | None:
