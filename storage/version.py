@@ -154,15 +154,12 @@ class PythonRows:
 
 def _table_of(schema: TableSchema, columns: list[list]) -> pa.Table:
     """The Arrow table of ``schema`` holding ``columns``. One row is built through an Arrow
-    struct: a third of what ``from_pydict`` costs (a struct's fields lose their metadata: the
-    mark of a column held as text, ``ColumnType.field``, is put back where there is one)."""
+    struct: a third of what ``from_pydict`` costs."""
     if len(columns[0]) != 1:
         return pa.Table.from_pydict(dict(zip(schema.names, columns)), schema=schema.arrow_schema())
-    row_type, marked = schema.memo("_row_type", lambda s: (pa.struct(s.arrow_schema()),
-                                                           any(f.metadata for f in s.arrow_schema())))
+    row_type = schema.memo("_row_type", lambda s: pa.struct(s.arrow_schema()))
     row = pa.array([{name: values[0] for name, values in zip(schema.names, columns)}], row_type)
-    table = pa.Table.from_batches([pa.RecordBatch.from_struct_array(row)])
-    return pa.Table.from_arrays(table.columns, schema=schema.arrow_schema()) if marked else table
+    return pa.Table.from_batches([pa.RecordBatch.from_struct_array(row)])
 
 
 class _Rows:

@@ -179,3 +179,16 @@ def test_copy_interval_columns_in_and_out(db, tmp_path):
     fails(db, f"COPY t FROM '{bad}' CSV", "22007", 'invalid input syntax for type interval: "abc"',
           'COPY t, line 2, column d: "abc"')
     assert value(db, "SELECT count(*) FROM t") == 4
+
+
+def test_point_statements_on_an_interval_table_give_intervals(db):
+    """A point SELECT (read without DuckDB) gives an interval as a query does - not its stored
+    text; a point write to such a table passes its CHECKs and RETURNING gives an interval."""
+    db.execute("CREATE TABLE t (id int PRIMARY KEY, n int, d interval CHECK (d > interval '0'))")
+    db.execute("INSERT INTO t (id, n) VALUES (1, 1)")
+    assert db.execute("INSERT INTO t VALUES (2, ?, ?) RETURNING d", (1, "1 day")).fetchall() == [(DAY,)]
+    db.execute("UPDATE t SET n = 5 WHERE id = 2")
+    point = db.execute("SELECT d FROM t WHERE id = 2").fetch_arrow_table()
+    assert point.schema.field("d").type == db.execute("SELECT d FROM t").fetch_arrow_table().schema.field("d").type
+    assert point.column("d").to_pylist()[0].days == 1
+    fails(db, "UPDATE t SET d = '-1 day' WHERE id = 2", "23514", "t_d_check")
