@@ -7,20 +7,13 @@ import datetime
 import pytest
 
 from tests.conftest import fails, rows, value
+from tests.engine.test_arrays import reopen
 
 DAY = datetime.timedelta(days=1)
 
 
 @pytest.fixture
 def db(connect):
-    return connect(autocommit=True)
-
-
-def reopen(connect, conn, checkpoint=False):
-    if checkpoint:
-        conn.execute("CALL txlake.compact('t')")
-        conn._session.db.warehouse.write_checkpoint(force=True)
-    conn.close()
     return connect(autocommit=True)
 
 
