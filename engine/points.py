@@ -713,11 +713,10 @@ def _passes_through(f: pa.Field) -> bool:
     """Fields DuckDB returns unchanged from a registered table (a REAL's values are not:
     ``python_rows`` gives them as their shortest text says; nor an interval's text: it reads it
     as an INTERVAL, engine/sources.py)."""
-    t = f.type
-    if text_type(f) == "INTERVAL":
-        return False
+    t = f.type  # (a field's metadata is read only for text: a dict made at each read)
     return (pa.types.is_integer(t) or pa.types.is_float64(t) or pa.types.is_boolean(t)
-            or pa.types.is_string(t) or pa.types.is_decimal(t) or pa.types.is_date32(t)
+            or (pa.types.is_string(t) and text_type(f) != "INTERVAL") or pa.types.is_decimal(t)
+            or pa.types.is_date32(t)
             or (pa.types.is_timestamp(t) and t.tz is None and t.unit == "us"))
 
 
