@@ -24,7 +24,8 @@ from typing import Any, Iterable, Sequence
 import pyarrow as pa
 
 from txlake import errors
-from txlake.engine.executor import Result, python_rows
+from txlake.engine.executor import Result, interval_timedelta, python_rows
+from txlake.parser.interval_input import interval_in
 from txlake.engine.mvcc.xact import normalise_level
 from txlake.engine.session import FIXED_SETTINGS, Session
 from txlake.parser import statements as st
@@ -493,12 +494,15 @@ def _decimal(value: Decimal) -> Decimal:
 
 # a text type's values as a cursor fetches them, as psycopg does: a uuid as ``uuid.UUID``, json
 # and jsonb parsed (objects as dicts, numbers as int or float)
-_FETCHED = {"UUID": uuid.UUID, "JSON": json.loads, "JSONB": json.loads}
+# (an interval's stored text reaches a cursor only where no query read it: DuckDB's result is an
+# INTERVAL, engine/executor.py's ``_timedeltas``)
+_FETCHED = {"UUID": uuid.UUID, "JSON": json.loads, "JSONB": json.loads,
+            "INTERVAL": lambda text: interval_timedelta(*interval_in(text))}
 
 
 # (a jsonb column's value is JSON once it has been through DuckDB, which has one json type: so
 # both are JSON, whichever way a result was made)
-_TEXT_TYPE_CODES = {"UUID": "UUID", "JSON": "JSON", "JSONB": "JSON"}
+_TEXT_TYPE_CODES = {"UUID": "UUID", "JSON": "JSON", "JSONB": "JSON", "INTERVAL": "INTERVAL"}
 
 
 def _typed_values(schema: pa.Schema, rows: list[tuple]) -> list[tuple]:

@@ -42,12 +42,12 @@ _PG_TYPES = {
     "DATE": ("date", "date"), "TIME": ("time without time zone", "time"),
     "TIMESTAMP": ("timestamp without time zone", "timestamp"),
     "TIMESTAMPTZ": ("timestamp with time zone", "timestamptz"), "UUID": ("uuid", "uuid"),
-    "JSON": ("json", "json"), "JSONB": ("jsonb", "jsonb"),
+    "JSON": ("json", "json"), "JSONB": ("jsonb", "jsonb"), "INTERVAL": ("interval", "interval"),
 }
 #: numeric_precision and its radix of the kinds that have one (DECIMAL: its own, radix 10)
 _PRECISION = {"SMALLINT": (16, 2), "INT": (32, 2), "BIGINT": (64, 2), "REAL": (24, 2), "DOUBLE": (53, 2)}
 #: datetime_precision: the digits of a second's fraction
-_DATETIME_PRECISION = {"DATE": 0, "TIME": 6, "TIMESTAMP": 6, "TIMESTAMPTZ": 6}
+_DATETIME_PRECISION = {"DATE": 0, "TIME": 6, "TIMESTAMP": 6, "TIMESTAMPTZ": 6, "INTERVAL": 6}
 
 
 def schema_name(db: str) -> str:
@@ -89,6 +89,8 @@ def format_type(column_type) -> str:
     if kind == "VARCHAR":
         return f"character({column_type.length})" if column_type.blank_padded else \
             f"character varying({column_type.length})" if column_type.length else "text"
+    if kind == "INTERVAL":  # interval, interval(3), interval day to second(3)
+        return column_type.display().lower()
     return pg_type_name(kind)
 
 
@@ -189,7 +191,12 @@ def _columns(tables: list[TableVersion]) -> pa.Table:
         "numeric_precision": _int(_numeric(c)[0] for _, _, c in rows),
         "numeric_precision_radix": _int(_numeric(c)[1] for _, _, c in rows),
         "numeric_scale": _int(_numeric(c)[2] for _, _, c in rows),
-        "datetime_precision": _int(_DATETIME_PRECISION.get(c.type.kind) for _, _, c in rows),
+        "datetime_precision": _int(c.type.precision if c.type.kind == "INTERVAL" and c.type.precision is not None
+                                   else _DATETIME_PRECISION.get(c.type.kind) for _, _, c in rows),
+        # (an interval's fields, as ``interval day to second`` restricts them; interval_precision
+        # is NULL in PostgreSQL too)
+        "interval_type": _text(c.type.fields if c.type.kind == "INTERVAL" else None for _, _, c in rows),
+        "interval_precision": _int([None] * n),
         "domain_schema": _text(schema_name(d.db) if d is not None else None for d in domains),
         "domain_name": _text(d.name if d is not None else None for d in domains),
         "udt_name": _text(e.name if e is not None else _data_type(c)[1] for (_, _, c), e in zip(rows, enums)),

@@ -25,6 +25,7 @@ pass the data through a temporary file); ``execute`` refuses them.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import uuid
@@ -37,7 +38,9 @@ import pyarrow.csv as pacsv
 
 from txlake import errors
 from txlake.engine import generated, pg_text
+from txlake.engine.errors_map import by_sqlstate
 from txlake.engine.executor import Context, Executor, Result, _cast_sql, _default_sql, python_rows
+from txlake.parser import interval_input
 from txlake.parser import statements as st
 from txlake.parser.json_ops import JSON_TRY_IN, JSONB_TRY_IN
 from txlake.parser.semantics import BYTEA_MACRO, CLOCK_FUNCTION, SPECIAL_DAYS
@@ -52,7 +55,8 @@ CSV_BLOCK_BYTES = 4 << 20
 _TYPE_NAMES = {"BOOLEAN": "boolean", "SMALLINT": "smallint", "INT": "integer", "BIGINT": "bigint",
                "REAL": "real", "DOUBLE": "double precision", "DECIMAL": "numeric", "VARCHAR": "character varying",
                "BYTEA": "bytea", "DATE": "date", "TIME": "time", "TIMESTAMP": "timestamp",
-               "TIMESTAMPTZ": "timestamp with time zone", "UUID": "uuid", "JSON": "json", "JSONB": "json"}
+               "TIMESTAMPTZ": "timestamp with time zone", "UUID": "uuid", "JSON": "json", "JSONB": "json",
+               "INTERVAL": "interval"}
 _DATETIMES = ("DATE", "TIME", "TIMESTAMP", "TIMESTAMPTZ")
 _JSON_TRY_IN = {"JSONB": JSONB_TRY_IN, "JSON": JSON_TRY_IN}
 # what PostgreSQL's input functions take where DuckDB's casts take more ('2.5' and '1e3' for an
@@ -527,7 +531,9 @@ def _convert(executor: Executor, stmt: st.Copy, schema, targets: list[Column], b
     projections = []
     for col in schema.columns:
         i = supplied.get(col.name)
-        if i is None:
+        if i is None and col.type.kind == "INTERVAL":  # (its text, as stored)
+            value = _cast_sql(_default_sql(col.default) if col.default else "NULL", col.type)
+        elif i is None:
             value = f"CAST({_default_sql(col.default)} AS {col.type.sql()})" if col.default else \
                 f"CAST(NULL AS {col.type.sql()})"
         elif col.type.kind == "VARCHAR" and pa.types.is_string(data.field(i).type):
@@ -536,8 +542,8 @@ def _convert(executor: Executor, stmt: st.Copy, schema, targets: list[Column], b
             value = _time_input(f'"c{i}"', col.type.sql())
         elif col.type.kind == "BYTEA" and pa.types.is_string(data.field(i).type):  # (its syntax checked)
             value = f'{BYTEA_MACRO}("c{i}")'
-        elif col.type.kind == "ARRAY":  # (PostgreSQL's text of an array: a malformed one or element fails the batch)
-            value = _cast_sql(f'"c{i}"', col.type)
+        elif col.type.kind in ("ARRAY", "INTERVAL"):  # (an array's text: a malformed one or element fails the batch;
+            value = _cast_sql(f'"c{i}"', col.type)  # an interval's: read first, _check_syntax)
         elif col.type.kind in _JSON_TRY_IN and pa.types.is_string(data.field(i).type):  # (NULL if no JSON)
             value = f'{_JSON_TRY_IN[col.type.kind]}("c{i}")'
         else:
@@ -599,9 +605,27 @@ def _check_syntax(data: pa.Table, i: int, col: Column, problems: list) -> pa.Tab
             data = _decimal_integers(data, i, bad)
         if kind == "BYTEA":  # (its input function raises: the rows from the first bad one are not loaded)
             data = data.set_column(i, data.field(i), pc.if_else(pc.fill_null(bad, False), None, column))
+    if kind == "INTERVAL":  # (PostgreSQL's input: the first text it refuses is the error, none reaches the cast)
+        bad = [_refused_interval(text) for text in column.to_pylist()]
+        if any(bad):
+            first = next(row for row, refused in enumerate(bad) if refused)
+            problems.append((first, i, bad[first]))
+            data = data.set_column(i, data.field(i), pc.if_else(pa.array([r is not None for r in bad]), None, column))
     if kind in ("DATE", "TIMESTAMP", "TIMESTAMPTZ"):  # (DuckDB reads 'infinity': PostgreSQL's types have it, txlake's not)
         _first(pc.match_substring_regex(column, _INFINITE), i, errors.DatetimeFieldOverflow, problems)
     return data
+
+
+def _refused_interval(text: str | None):
+    """The error class of an interval's text PostgreSQL's input refuses (``_value_error`` words
+    it), or None."""
+    if text is None:
+        return None
+    try:
+        interval_input.interval_in(text)
+    except interval_input.IntervalInputError as e:
+        return functools.partial(by_sqlstate, e.sqlstate)
+    return None
 
 
 def _decimal_integers(data: pa.Table, i: int, bad) -> pa.Table:
@@ -639,6 +663,11 @@ def _value_error(error, value, col: Column, line: int, relation: str) -> errors.
     """``error`` (a class) for ``value`` of column ``col``, in PostgreSQL's words and CONTEXT."""
     type_name = _TYPE_NAMES[col.type.kind]
     context = _context(relation, line, col.name, str(value))
+    if col.type.kind == "INTERVAL":  # (``_refused_interval``'s, with PostgreSQL's words for the text)
+        try:
+            interval_input.interval_in(value)
+        except interval_input.IntervalInputError as e:
+            return error(f"{e}\nCONTEXT:  {context}")
     if error is errors.DatetimeFieldOverflow:
         return errors.DatetimeFieldOverflow(f'date/time field value out of range: "{value}"\nCONTEXT:  {context}')
     if error is errors.NumericValueOutOfRange:

@@ -19,19 +19,19 @@ import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
-from txlake.engine import (arrow_functions, buckets, bytea_functions, intervals, jsonb, jsonpath, pg_text,
-                           regexp_functions)
+from txlake.engine import (arrow_functions, buckets, bytea_functions, intervals, jsonb, jsonpath,
+                           pg_text, regexp_functions)
 from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, BOOLEAN_MACRO,
                                      BOOLEAN_WORDS, BYTEA_IN, BYTEA_LENGTH, BYTEA_MACRO, CBRT_FUNCTION, DIVIDE_MACRO,
                                      DIVISOR_MACRO,
                                      EPOCH_MACRO, ESCAPE_IN, ESCAPE_OUT, FLOAT_PRODUCT_MACRO, FLOAT_SUM_MACRO,
-                                     INTEGER_MACRO, LIKE_ALL, LIKE_ANY,
+                                     INTEGER_MACRO, INTERVAL_MACRO, LIKE_ALL, LIKE_ANY,
                                      LENGTH_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO, REAL_MACRO, SPLIT_PART_MACRO,
                                      SERIES_LIST, SERIES_NUMBERED, SERIES_ROWS, SQRT_MACRO, SUBSTRING_FROM_MACRO,
                                      SUBSTRING_MACRO, SUM_MACRO, WINDOW_AVG_MACRO, WINDOW_SUM_MACRO, EXP_MACRO,
                                      NUMERIC_FUNCTION, OVERLAPS_MACRO, PERCENTILE_REFUSED, PERCENTILE_VALUE,
                                      ROUND_MACRO, TO_CHAR_MACRO, TO_NUMBER_FUNCTION)
-from txlake.parser import date_format, json_ops, number_format, numeric
+from txlake.parser import date_format, interval_input, json_ops, number_format, numeric
 from txlake.parser.system_columns import TID_IN, TID_OUT
 from txlake.parser.semantics import (ARRAY_CONCAT, ARRAY_INDEX, ARRAY_LENGTH, ARRAY_LOWER, ARRAY_MACRO,  # (arrays)
                                      ARRAY_AS, ARRAY_PARSE, ARRAY_SET, ARRAY_UPPER, ELEMENTS_AS, QUANTIFIED,
@@ -202,6 +202,18 @@ def _reserved_words() -> frozenset[str]:
 
 
 # macros, which DuckDB keeps in the database: made once for all its connections
+# sum() of intervals, as PostgreSQL's: each part summed on its own (1 mon + 30 days is 1 mon 30
+# days), 22008 past a part's range (DuckDB has no sum of intervals)
+_INTERVAL_PART_SUMS = ("sum(datepart('year', x) * 12 + datepart('month', x))", "sum(datepart('day', x))",
+                       "sum(datepart('hour', x) * 3600000000 + datepart('minute', x) * 60000000 "
+                       "+ datepart('microseconds', x))")
+_INTERVAL_SUM = (
+    f"CASE WHEN {_INTERVAL_PART_SUMS[0]} NOT BETWEEN -2147483648 AND 2147483647 "
+    f"OR {_INTERVAL_PART_SUMS[1]} NOT BETWEEN -2147483648 AND 2147483647 "
+    f"OR {_INTERVAL_PART_SUMS[2]} NOT BETWEEN -9223372036854775808 AND 9223372036854775807 "
+    f"THEN CAST(error('{intervals.OUT_OF_RANGE}') AS INTERVAL) "
+    f"ELSE to_months(CAST({_INTERVAL_PART_SUMS[0]} AS INTEGER)) + to_days(CAST({_INTERVAL_PART_SUMS[1]} AS INTEGER)) "
+    f"+ to_microseconds(CAST({_INTERVAL_PART_SUMS[2]} AS BIGINT)) END")
 MACROS = (
     # PostgreSQL's tid (parser/system_columns.py): read from its text '(block,offset)', and written so
     f"CREATE MACRO {TID_IN}(s) AS CASE WHEN s IS NULL THEN NULL ELSE list_transform("
@@ -315,7 +327,7 @@ MACROS = (
     f"CREATE MACRO {SUM_MACRO}_of(x, w) AS sum(x)",
     f"CREATE MACRO {SUM_MACRO}(x SMALLINT) AS CAST(sum(x) AS BIGINT), (x INTEGER) AS CAST(sum(x) AS BIGINT), "
     f"(x BIGINT) AS CAST(sum(x) AS DECIMAL(38,0)), (x HUGEINT) AS CAST(sum(x) AS DECIMAL(38,0)), "
-    f"(x) AS {SUM_MACRO}_of(x, x)",
+    f"(x INTERVAL) AS {_INTERVAL_SUM}, (x) AS {SUM_MACRO}_of(x, x)",
     f"CREATE OR REPLACE MACRO {SUM_MACRO}_of(x, w FLOAT) AS CAST(sum(x) AS FLOAT), (x, w DOUBLE) AS sum(x), "
     "(x, w) AS sum(x)",
     # as window functions: of the window's DuckDB sum (s), count (n) and avg (a), by the type of
@@ -422,6 +434,12 @@ _AS_DUCKDB_TEXT = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINY
 # an interval's text by PostgreSQL's output (engine/pg_text.py): DuckDB's said "-1 year -1 month", and
 # "-1 day 02:00:00" for PostgreSQL's "-1 days +02:00:00"
 INTERVAL_TEXT = "txl_interval_text"
+# text as an interval by PostgreSQL's input (parser/interval_input.py: 'P1Y2M', '-1 days +02:00:00',
+# '1.5 years', which DuckDB's cast refuses or reads otherwise); and any value into an interval
+# column, as its stored text (storage/schema.py): text by that input, an interval as it is -
+# INTERVAL_VALUE(x, fields, precision) for a column of an ``interval day to second(3)`` type,
+# cut to its fields (INTERVAL_FIT), text read with them ('5' into an interval hour: five hours)
+INTERVAL_IN, INTERVAL_FIT, INTERVAL_VALUE = "txl_interval_in", "txl_interval_fit", "txl_interval"
 _SCALAR_TEXT = (f"(x, w DOUBLE) AS {_float_text('1e15')}, (x, w FLOAT) AS {_float_text('1e6')}, "
                 "(x, w BLOB) AS '\\x' || lower(hex(x)), "
                 f"(x, w INTERVAL) AS {INTERVAL_TEXT}(x), " +
@@ -439,6 +457,10 @@ TEXT_MACROS = (
     "OR regexp_matches(t, '[{}\",\\\\\\s]') "
     "THEN '\"' || replace(replace(t, '\\', '\\\\'), '\"', '\\\"') || '\"' ELSE t END",
     f"CREATE MACRO {TEXT_MACRO}_scalar{_SCALAR_TEXT}",
+    f"CREATE MACRO {INTERVAL_MACRO}(x VARCHAR) AS {INTERVAL_IN}(x), (x) AS CAST(x AS INTERVAL)",
+    f"CREATE MACRO {INTERVAL_MACRO}_fields(x VARCHAR, f) AS {INTERVAL_IN}_fields(x, f), (x, f) AS CAST(x AS INTERVAL)",
+    f"CREATE MACRO {INTERVAL_VALUE}(x) AS {INTERVAL_TEXT}({INTERVAL_MACRO}(x)), "
+    f"(x, f, p) AS {INTERVAL_TEXT}({INTERVAL_FIT}({INTERVAL_MACRO}_fields(x, f), f, p))",
     # a record's field, as record_out writes it: nothing for NULL, quoted when empty or holding
     # parentheses, a comma, a quote, a backslash or white space (quotes and backslashes doubled)
     f"CREATE MACRO {json_ops.RECORD_FIELD}(t) AS CASE WHEN t IS NULL THEN '' WHEN t = '' "
@@ -767,6 +789,18 @@ def _numeric_function(name: str):
     return (lambda x: run(x)) if numeric.ARITY[name] == 1 else (lambda x, y: run(x, y))
 
 
+def _interval_in(text: str, fields: str = "") -> tuple[int, int, int]:
+    """PostgreSQL's interval input, as Arrow's interval (months, days, nanoseconds)."""
+    months, days, micros = interval_input.interval_in(text, fields or None)
+    return months, days, micros * 1000
+
+
+def _interval_fit(value, fields: str, precision: int) -> tuple[int, int, int]:
+    months, days, micros = interval_input.fit(value.months, value.days, value.nanoseconds // 1000,
+                                              fields or None, precision)
+    return months, days, micros * 1000
+
+
 # Python functions DuckDB calls: (name, function, parameter types, return type). length()
 # (LENGTH_MACRO's) and strlen() (octet_length's) of a bytea are its bytes, as PostgreSQL's
 # (DuckDB's take text only)
@@ -795,6 +829,9 @@ _FUNCTIONS = (
     # justify_hours, justify_days, justify_interval
     *((name, function, ["INTERVAL"], "INTERVAL") for name, function in intervals.FUNCTIONS.items()),
     (INTERVAL_TEXT, lambda value: pg_text.pg_interval(*value), ["INTERVAL"], "VARCHAR"),
+    (INTERVAL_IN, _interval_in, ["VARCHAR"], "INTERVAL"),
+    (INTERVAL_IN + "_fields", _interval_in, ["VARCHAR", "VARCHAR"], "INTERVAL"),
+    (INTERVAL_FIT, _interval_fit, ["INTERVAL", "VARCHAR", "INTEGER"], "INTERVAL"),
     # (never called: see the BOOLEAN_CHECK macros)
     *((BOOLEAN_FUNCTION + key, bool, ["BOOLEAN"], "BOOLEAN") for key in BOOLEAN_CONTEXTS),
 )

@@ -11,7 +11,7 @@ from sqlglot import exp
 from txlake import errors
 from txlake.engine import buckets, bytea_functions, jsonpath
 from txlake.parser.parse import placeholders_in_sql_order
-from txlake.parser import date_format, number_format
+from txlake.parser import date_format, interval_input, number_format
 from txlake.parser.semantics import (BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, NULL_IDENTIFIER, PERCENTILE_REFUSED,
                                      PERCENTILE_VALUE, TO_CHAR_REFUSED)
 
@@ -185,10 +185,11 @@ def json_input_error(message: str) -> errors.Error:
 # a SQLSTATE's class (others: a DataError, or for class 42 a ProgrammingError, carrying it)
 _SQLSTATE_CLASSES = {"42601": errors.SyntaxError, "22P02": errors.InvalidTextRepresentation,
                      "0A000": errors.NotSupportedError, "22012": errors.DivisionByZero,
-                     "22003": errors.NumericValueOutOfRange, "22007": errors.InvalidDatetimeFormat}
+                     "22003": errors.NumericValueOutOfRange, "22007": errors.InvalidDatetimeFormat,
+                     "22008": errors.DatetimeFieldOverflow}
 
 
-def _by_sqlstate(sqlstate: str, message: str) -> errors.Error:
+def by_sqlstate(sqlstate: str, message: str) -> errors.Error:
     """The error of ``sqlstate`` (engine/jsonpath.py's and parser/number_format.py's and
     date_format.py's, raised in a function DuckDB called, by their class)."""
     if sqlstate in _SQLSTATE_CLASSES:
@@ -276,8 +277,8 @@ def translate(e: duckdb.Error) -> errors.Error:
             message = udf["message"]
             kind = udf["kind"]  # (to_number / to_char / to_date's, jsonpath's: their SQLSTATE's)
             if (known := number_format.ERRORS.get(kind) or date_format.ERRORS.get(kind) or jsonpath.ERRORS.get(kind)
-                    or bytea_functions.ERRORS.get(kind)) is not None:
-                return _by_sqlstate(known.sqlstate, message)
+                    or bytea_functions.ERRORS.get(kind) or interval_input.ERRORS.get(kind)) is not None:
+                return by_sqlstate(known.sqlstate, message)
             if "are not supported" in message:  # (array input: txlake's arrays are one-dimensional)
                 return errors.NotSupportedError(message)
             if "invalid input syntax" in message or message.startswith("malformed array literal") or \

@@ -190,10 +190,19 @@ def _reals(column: pa.ChunkedArray) -> list:
 
 
 def _timedeltas(column: pa.ChunkedArray) -> list:
-    """An INTERVAL column as ``datetime.timedelta`` values, as psycopg gives them (a month is 30
-    days), rather than pyarrow's MonthDayNano tuples."""
-    return [None if v is None else datetime.timedelta(days=v.months * 30 + v.days, microseconds=v.nanoseconds // 1000)
+    """An INTERVAL column as ``datetime.timedelta`` values (``interval_timedelta``), rather than
+    pyarrow's MonthDayNano tuples."""
+    return [None if v is None else interval_timedelta(v.months, v.days, v.nanoseconds // 1000)
             for v in column.to_pylist()]
+
+
+def interval_timedelta(months: int, days: int, micros: int) -> datetime.timedelta:
+    """An interval as psycopg 3 fetches it: a ``datetime.timedelta`` (which has no months), each
+    whole year of its months 365 days and each other month 30 (psycopg's IntervalBinaryLoader):
+    '1 year 2 mons' is 425 days."""
+    years, rest = divmod(abs(months), 12)
+    extra = 365 * years + 30 * rest
+    return datetime.timedelta(days=days + (extra if months >= 0 else -extra), microseconds=micros)
 
 
 def lock_wait(lock_timeout: float | None, deadline: float | None) -> float | None:
@@ -1175,7 +1184,7 @@ class Executor:
     @staticmethod
     def _conform(data: pa.Table, schema: TableSchema) -> pa.Table:
         target = schema.arrow_schema()
-        if data.schema.equals(target):
+        if data.schema.equals(target, check_metadata=True):  # (a column held as text keeps its mark: ColumnType.field)
             return data
         for i, field in enumerate(data.schema):  # a time with a zone into a TIMESTAMP: its wall time
             if pa.types.is_timestamp(field.type) and field.type.tz and pa.types.is_timestamp(target.field(i).type) \
@@ -2241,6 +2250,8 @@ class Executor:
                 raise errors.ProgrammingError(f'default for column "{col.name}" cannot be cast automatically to '
                                               f"type {new_type.display().lower()}", sqlstate="42804") from None
         value = action.using.sql(dialect="duckdb") if action.using is not None else f'"{col.name}"'
+        if action.using is None and col.type.kind == "INTERVAL":  # (to text: PostgreSQL's, '1 mon' not '1 month')
+            value = f"{dialect.INTERVAL_VALUE}({value})"
         with self._registered() as register:  # (rows kept in order: the cast goes by position)
             rows = register(data.append_column("__txl_pos", pa.array(np.arange(data.num_rows, dtype=np.int64))))
             values = self._sql(f"SELECT {_cast_sql(value, new_type)} AS v FROM {rows} ORDER BY __txl_pos"
@@ -2630,6 +2641,10 @@ def _is_session_value(node: exp.Expression) -> bool:
 
 
 def column_type(data_type: exp.DataType) -> ColumnType:
+    if isinstance(data_type.this, exp.Interval):  # interval day to second, interval hour
+        unit = data_type.this.unit
+        fields = f"{unit.this.name} TO {unit.expression.name}" if isinstance(unit, exp.IntervalSpan) else unit.name
+        return make_type(f"INTERVAL {fields}")
     name = data_type.this.name
     if name == "ARRAY" and len(data_type.expressions) == 1:  # T[], T ARRAY (a size, T[3], is ignored, as in PG)
         element = data_type.expressions[0]
@@ -3226,14 +3241,17 @@ def _check_python_range(col: Column, values: pa.ChunkedArray) -> None:
 
 # the kinds a value goes into through a macro of PostgreSQL's cast, not DuckDB's CAST
 _CAST_MACROS = {"BYTEA": BYTEA_MACRO, "REAL": REAL_MACRO, "BOOLEAN": BOOLEAN_MACRO, "JSONB": JSONB_VALUE,
-                "JSON": JSON_VALUE}
+                "JSON": JSON_VALUE, "INTERVAL": dialect.INTERVAL_VALUE}
 
 
 def _cast_sql(value: str, col_type: ColumnType) -> str:
     """``value`` (SQL) as a column of ``col_type`` takes it - an INSERT, UPDATE, DEFAULT or ALTER
     COLUMN TYPE: DuckDB's CAST, but text into a BYTEA or a BOOLEAN by PostgreSQL's input
     (``BYTEA_MACRO``, ``BOOLEAN_MACRO``: 'on' is true), and a REAL with PostgreSQL's range errors
-    (``REAL_MACRO``); into a jsonb its normalised text, a json its text once checked (parser/json_ops.py)."""
+    (``REAL_MACRO``); into a jsonb its normalised text, a json its text once checked (parser/json_ops.py);
+    into an interval its PostgreSQL text, text read by PostgreSQL's input (``INTERVAL_VALUE``)."""
+    if col_type.kind == "INTERVAL" and (col_type.fields or col_type.precision is not None):
+        return f"{dialect.INTERVAL_VALUE}({value}, {_interval_typmod(col_type)})"
     if col_type.kind in _CAST_MACROS:
         return f"{_CAST_MACROS[col_type.kind]}({value})"
     if col_type.kind == "ARRAY":
@@ -3241,8 +3259,15 @@ def _cast_sql(value: str, col_type: ColumnType) -> str:
     return f"CAST({value} AS {col_type.sql()})"
 
 
+def _interval_typmod(col_type: ColumnType) -> str:
+    """An interval type's fields and precision, as ``INTERVAL_VALUE`` takes them."""
+    return f"'{col_type.fields or ''}', {6 if col_type.precision is None else col_type.precision}"
+
+
 def _cast(value: exp.Expression, col_type: ColumnType) -> exp.Expression:
     """``_cast_sql`` of an expression."""
+    if col_type.kind == "INTERVAL" and (col_type.fields or col_type.precision is not None):
+        return sqlglot.parse_one(_cast_sql(value.sql(dialect="duckdb"), col_type), read="duckdb")
     if col_type.kind in _CAST_MACROS:
         return exp.Anonymous(this=_CAST_MACROS[col_type.kind], expressions=[value])
     if col_type.kind == "ARRAY":

@@ -8,9 +8,7 @@ its width is PostgreSQL's ``interval out of range`` (22008). Division truncates 
 
 from __future__ import annotations
 
-DAY = 86_400_000_000  # microseconds
-MONTH = 30  # days (PostgreSQL's DAYS_PER_MONTH)
-OUT_OF_RANGE = "interval out of range"
+from txlake.parser.interval_input import DAY, MONTH, OUT_OF_RANGE
 
 
 def _truncated(a: int, b: int) -> tuple[int, int]:

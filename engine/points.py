@@ -52,7 +52,7 @@ from txlake.parser.semantics import CLOCK_FUNCTION, FLOAT_SUM_MACRO, NAMED_SCHEM
 from txlake.storage import keys as pk
 from txlake.storage.commit import key_text
 from txlake.storage.datafiles import ROWID, StreamedScan
-from txlake.storage.schema import Column, TableSchema, uuid_text
+from txlake.storage.schema import Column, TableSchema, text_type, uuid_text
 from txlake.storage.version import PythonRows, TableVersion
 
 if TYPE_CHECKING:  # (the executor imports this module; its Result is called as executor.Result)
@@ -704,16 +704,19 @@ def result_schema(schema: TableSchema, names: tuple[str, ...]) -> pa.Schema | No
     if names not in memo:
         arrow = schema.arrow_schema()
         fields = [arrow.field(name) if arrow.get_field_index(name) >= 0 else None for name in names]
-        memo[names] = pa.schema(fields) if all(f is not None and _passes_through(f.type) for f in fields) \
+        memo[names] = pa.schema(fields) if all(f is not None and _passes_through(f) for f in fields) \
             and not schema.blank_padded.keys() & set(names) else None  # (CHAR(n): padded by engine/bpchar.py)
     return memo[names]
 
 
-def _passes_through(t: pa.DataType) -> bool:
-    """Arrow types DuckDB returns unchanged from a registered table (a REAL's values are not:
-    ``python_rows`` gives them as their shortest text says)."""
+def _passes_through(f: pa.Field) -> bool:
+    """Fields DuckDB returns unchanged from a registered table (a REAL's values are not:
+    ``python_rows`` gives them as their shortest text says; nor an interval's text: it reads it
+    as an INTERVAL, engine/sources.py)."""
+    t = f.type  # (a field's metadata is read only for text: a dict made at each read)
     return (pa.types.is_integer(t) or pa.types.is_float64(t) or pa.types.is_boolean(t)
-            or pa.types.is_string(t) or pa.types.is_decimal(t) or pa.types.is_date32(t)
+            or (pa.types.is_string(t) and text_type(f) != "INTERVAL") or pa.types.is_decimal(t)
+            or pa.types.is_date32(t)
             or (pa.types.is_timestamp(t) and t.tz is None and t.unit == "us"))
 
 
@@ -818,7 +821,7 @@ def join_lookups(ex, ctx: Context, plan: "PointJoin", params) -> JoinLookups | N
     fields = []
     for alias, name in columns:
         arrow = versions[alias].schema.arrow_schema()
-        if arrow.get_field_index(name) < 0 or not _passes_through(arrow.field(name).type) \
+        if arrow.get_field_index(name) < 0 or not _passes_through(arrow.field(name)) \
                 or name in versions[alias].schema.blank_padded:  # (a CHAR(n): padded by engine/bpchar.py)
             return None
         fields.append(arrow.field(name))

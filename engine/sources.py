@@ -247,13 +247,22 @@ def _typed_columns(schema: pa.Schema) -> str | None:
     typed = [(f, kind) for f in schema if (kind := text_type(f)) is not None]
     if not typed:
         return None
-    return ", ".join(f'CAST("{_quoted(f.name)}" AS {_typed_as(f, kind)}) AS "{_quoted(f.name)}"' for f, kind in typed)
+    return ", ".join(f'{_typed_as(_name(f.name), f, kind)} AS {_name(f.name)}' for f, kind in typed)
 
 
-def _typed_as(f: pa.Field, kind: str) -> str:
+def _typed_as(value: str, f: pa.Field, kind: str) -> str:
     if kind == "ENUM":
-        return _enum_sql(orjson.loads(f.metadata[_ENUM_KEY]))
-    return "UUID" if kind == "UUID" else "JSON"
+        return f"CAST({value} AS {_enum_sql(orjson.loads(f.metadata[_ENUM_KEY]))})"
+    if kind == "INTERVAL":
+        return interval_read(value)
+    return f"CAST({value} AS {'UUID' if kind == 'UUID' else 'JSON'})"
+
+
+def interval_read(value: str) -> str:
+    """An interval column's stored text (PostgreSQL's, ``ColumnType.field``) as DuckDB's
+    INTERVAL: DuckDB's cast reads it but for the ``+`` PostgreSQL writes before a part that
+    follows a negative one (``-1 days +02:00:00``) - and each part keeps its own sign in both."""
+    return f"CAST(replace({value}, '+', '') AS INTERVAL)"
 
 
 def _parquet(source: StreamedScan, files: tuple[tuple[int, str], ...], deleted: str | None) -> str:
@@ -272,10 +281,19 @@ def _parquet(source: StreamedScan, files: tuple[tuple[int, str], ...], deleted: 
 
 def _columns(schema: TableSchema, alias: str) -> str:
     """The table's columns in order, as its types (a no-op cast where the file agrees)."""
-    return ", ".join(f'CAST({alias}."{_quoted(c.name)}" AS {_enum_sql(c.enum) if c.enum is not None else c.type.sql()})'
-                     f' AS "{_quoted(c.name)}"' for c in schema.columns)
+    return ", ".join(f"{_column_as_type(f'{alias}.{_name(c.name)}', c)} AS {_name(c.name)}" for c in schema.columns)
+
+
+def _column_as_type(value: str, c: Column) -> str:
+    if c.type.kind == "INTERVAL":
+        return interval_read(value)
+    return f"CAST({value} AS {_enum_sql(c.enum) if c.enum is not None else c.type.sql()})"
 
 
 def _quoted(identifier: str) -> str:
     return identifier.replace('"', '""')
+
+
+def _name(identifier: str) -> str:
+    return f'"{_quoted(identifier)}"'
 

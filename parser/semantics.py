@@ -13,7 +13,7 @@ from sqlglot.time import format_time
 from sqlglot.trie import new_trie
 
 from txlake import errors
-from txlake.parser import json_ops, number_format, numeric, pg_regex
+from txlake.parser import interval_input, json_ops, number_format, numeric, pg_regex
 from txlake.parser.dialect import PREFIX_OPERATOR, SIMILAR_SUBSTRING
 from txlake.storage.schema import array_input, integer_input
 
@@ -2404,13 +2404,52 @@ ROUND_MACRO = "txl_round"
 _DOMAIN_MACROS = {exp.Sqrt: SQRT_MACRO, exp.Ln: LN_MACRO, exp.Log: LOG10_MACRO, exp.Pow: POWER_MACRO}
 
 
+# text as an interval by PostgreSQL's input (parser/interval_input.py), anything else cast as DuckDB does
+INTERVAL_MACRO = "txl_interval_of"
+
+
+def _interval_cast(node: exp.Cast) -> exp.Expression:
+    """A cast to interval reads text as PostgreSQL's interval input does (DuckDB's cast refused
+    '-1 days +02:00:00', 'P1Y2M', '1.5 years'): a constant now, other text through ``INTERVAL_MACRO``."""
+    value = node.this
+    if isinstance(value, exp.Literal) and value.is_string:
+        return interval_literal(value.this)
+    if isinstance(value, exp.Null):
+        return node
+    return exp.Anonymous(this=INTERVAL_MACRO, expressions=[value.copy()])
+
+
+def interval_literal(text: str, fields: str | None = None) -> exp.Expression:
+    """An interval constant (``INTERVAL '1 day 2 hours'``, ``'P1Y'::interval``) as PostgreSQL
+    reads it (errors as its: 22007, 22015, 22008), as DuckDB reads it exactly back."""
+    months, days, micros = interval_input.interval_constant(text, fields)
+    return exp.cast(exp.Literal.string(f"{months} months {days} days {micros} microseconds"), exp.DType.INTERVAL)
+
+
+def _interval(node: exp.Interval) -> exp.Expression:
+    """``INTERVAL '1 day'``, ``INTERVAL '30' MIN``, ``INTERVAL '1 day 3 hours' DAY TO HOUR``: a
+    constant (``interval_literal``; DuckDB knew neither MIN nor MON, nor PostgreSQL's mixed signs)."""
+    value, unit = node.this, node.unit
+    if not (isinstance(value, exp.Literal) and value.is_string):
+        return node
+    if isinstance(unit, exp.IntervalSpan):
+        return interval_literal(value.this, f"{unit.this.name.upper()} TO {unit.expression.name.upper()}")
+    if isinstance(node.parent, exp.DataType):  # (a type: interval hour)
+        return node
+    return interval_literal(f"{value.this} {unit.name.lower()}" if unit is not None else value.this)
+
+
 def _cast(node: exp.Cast) -> exp.Expression:
     """A cast to bytea or real as PostgreSQL's (``BYTEA_MACRO``, ``REAL_MACRO``); to boolean
-    (``_boolean``); to varchar(n) or char(n), which cuts a longer value to n characters - an
-    explicit cast does, where an assignment is 22001 (DuckDB ignored n); the special time
-    inputs (``_special_time``)."""
+    (``_boolean``); to interval (``_interval_cast``); to varchar(n) or char(n), which cuts a
+    longer value to n characters - an explicit cast does, where an assignment is 22001 (DuckDB
+    ignored n); the special time inputs (``_special_time``)."""
     if (json_cast := json_ops.cast(node)) is not None:
         return json_cast
+    if node.to.is_type(exp.DType.INTERVAL) and not node.to.expressions:
+        return _interval_cast(node)
+    if isinstance(node.to.this, exp.Interval) and isinstance(node.this, exp.Literal) and node.this.is_string:
+        return _interval(exp.Interval(this=node.this.copy(), unit=node.to.this.unit.copy()))  # (interval year to month)
     if node.to.is_type(exp.DType.VARBINARY, exp.DType.BLOB, exp.DType.BINARY):
         return exp.Anonymous(this=BYTEA_MACRO, expressions=[node.this.copy()])
     if node.to.is_type(exp.DType.FLOAT):  # (REAL: FLOAT alone is DOUBLE PRECISION here)
@@ -2598,7 +2637,7 @@ def _concat_function(node: exp.Concat | exp.ConcatWs) -> exp.Expression:
 CBRT_FUNCTION = "txl_cbrt"
 
 _REWRITES = {
-    exp.Cast: _cast,
+    exp.Cast: _cast, exp.Interval: _interval,
     exp.Cbrt: lambda node: exp.Anonymous(this=CBRT_FUNCTION, expressions=[exp.cast(node.this.copy(), "DOUBLE")]),
     # jsonb's equality where an operand is evidently jsonb, else a row comparison's (or as it is)
     exp.EQ: lambda node: _either(json_ops.equals, _row_comparison, node),

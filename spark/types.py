@@ -19,7 +19,7 @@ from pyspark.sql import types as T
 from txlake import errors
 from txlake.engine import dialect, generated
 from txlake.engine.errors_map import translate
-from txlake.engine.executor import fit_type
+from txlake.engine.executor import _cast_sql, fit_type
 from txlake.storage.schema import KINDS, Column, ColumnType, TableSchema, array_of
 
 _TO_SPARK = {
@@ -40,16 +40,18 @@ _TO_SPARK = {
     "UUID": lambda t: T.StringType(),  # (its canonical text, as stored)
     "JSON": lambda t: T.StringType(),
     "JSONB": lambda t: T.StringType(),
+    "INTERVAL": lambda t: T.StringType(),  # (PostgreSQL's text of it, as stored: 1 year 2 mons -3 days +04:05:06)
 }
 
 # Spark type -> the txlake kinds it may be written into (store assignment, as Spark's ANSI
-# policy allows: numbers widen or narrow with an overflow check, nothing parses strings)
+# policy allows: numbers widen or narrow with an overflow check, nothing parses strings - but
+# an interval's text, as Spark reads one, is read by PostgreSQL's interval input)
 _NUMERIC = {"SMALLINT", "INT", "BIGINT", "REAL", "DOUBLE", "DECIMAL"}
 _ASSIGNABLE = {
     T.BooleanType: {"BOOLEAN"},
     T.ByteType: _NUMERIC, T.ShortType: _NUMERIC, T.IntegerType: _NUMERIC, T.LongType: _NUMERIC,
     T.FloatType: _NUMERIC, T.DoubleType: _NUMERIC, T.DecimalType: _NUMERIC,
-    T.StringType: {"VARCHAR"}, T.VarcharType: {"VARCHAR"}, T.CharType: {"VARCHAR"}, T.BinaryType: {"BYTEA"},
+    T.StringType: {"VARCHAR", "INTERVAL"}, T.VarcharType: {"VARCHAR"}, T.CharType: {"VARCHAR"}, T.BinaryType: {"BYTEA"},
     T.DateType: {"DATE", "TIMESTAMP"}, T.TimeType: {"TIME"},
     T.TimestampType: {"TIMESTAMP", "TIMESTAMPTZ"}, T.TimestampNTZType: {"TIMESTAMP"},
     T.NullType: {*KINDS, "ARRAY"},
@@ -175,7 +177,7 @@ def conform(batch: pa.RecordBatch, schema: TableSchema, table: str, defaults: di
             arr = arr.cast(pa.timestamp("us", tz="UTC"))
             if field.type.tz is None:  # into a TIMESTAMP: its UTC wall time
                 arr = arr.cast(pa.int64()).cast(pa.timestamp("us"))
-        if arr.type != field.type:
+        if arr.type != field.type or col.type.kind == "INTERVAL":
             arr = _cast_as_insert(arr, col, field.type)
         arrays.append(_checked(col, arr, table) if col.generated is None else arr)
     if schema.generated:
@@ -210,9 +212,11 @@ def checks_duckdb() -> duckdb.DuckDBPyConnection:
 
 def _cast_as_insert(arr: pa.Array, col: Column, to: pa.DataType) -> pa.Array:
     """``arr`` cast to ``col``'s type as an INSERT casts a value (DuckDB's CAST, errors as SQL
-    reports them)."""
+    reports them); text into an interval by PostgreSQL's input, into its stored text."""
     try:
-        cast = _duckdb().cursor().from_arrow(pa.table({"v": arr})).project(f"CAST(v AS {col.type.sql()})")
+        con, value = (checks_duckdb(), _cast_sql("v", col.type)) if col.type.kind == "INTERVAL" else \
+            (_duckdb(), f"CAST(v AS {col.type.sql()})")
+        cast = con.cursor().from_arrow(pa.table({"v": arr})).project(value)
         out = cast.to_arrow_table().column(0)
     except duckdb.Error as e:
         error = translate(e)

@@ -52,7 +52,7 @@ from txlake.storage.version import CatalogVersion, LogEntry, TableVersion
 log = logging.getLogger(__name__)
 
 TABLE_ID_OPTION = "txlake.table-id"
-# the txlake types of columns Paimon holds as STRING (UUID, JSON, JSONB): {"name": "UUID", ...}
+# the txlake types of columns Paimon holds as STRING (UUID, JSON, JSONB, INTERVAL): {"name": "UUID", ...}
 COLUMN_TYPES_OPTION = "txlake.column-types"
 PUBLISH_USER = "txlake-publisher"
 PUBLISH_INTERVAL = 1.0  # seconds at least between the starts of two background passes

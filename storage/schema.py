@@ -31,7 +31,7 @@ import pyarrow as pa
 from txlake import errors
 
 KINDS = ("BOOLEAN", "SMALLINT", "INT", "BIGINT", "REAL", "DOUBLE", "DECIMAL", "VARCHAR", "BYTEA", "DATE", "TIME",
-         "TIMESTAMP", "TIMESTAMPTZ", "UUID", "JSON", "JSONB")
+         "TIMESTAMP", "TIMESTAMPTZ", "UUID", "JSON", "JSONB", "INTERVAL")
 DEFAULT_DECIMAL = (38, 9)  # a bare DECIMAL / NUMERIC (BigQuery's NUMERIC; DuckDB's is (18, 3))
 
 
@@ -46,12 +46,15 @@ class ColumnType:
     blank_padded: bool = False
     #: ARRAY: the type of its elements, one of the scalar kinds (arrays are one-dimensional)
     element: "ColumnType | None" = None
+    #: INTERVAL: the fields it holds (``DAY TO SECOND``, ``YEAR``; None: all), its seconds'
+    #: digits in ``precision`` (None: 6) - a value is cut to them as it is stored
+    fields: str | None = None
 
     def arrow(self) -> pa.DataType:
         return _ARROW[self.kind](self)
 
     def field(self, name: str) -> pa.Field:
-        """The Arrow field of a column of this type: a UUID, JSON or JSONB one is text whose
+        """The Arrow field of a column of this type: a UUID, JSON, JSONB or INTERVAL one is text whose
         field says which (``TEXT_TYPE_KEY``), so DuckDB gets it as that type (engine/sources.py)
         and a cursor fetches it as psycopg does (dbapi/)."""
         if self.kind in TEXT_TYPES:
@@ -78,6 +81,9 @@ class ColumnType:
             return f"CHAR({self.length})"
         if self.kind == "VARCHAR":
             return f"VARCHAR({self.length})" if self.length else "TEXT"
+        if self.kind == "INTERVAL":
+            return "INTERVAL" + (f" {self.fields}" if self.fields else "") + \
+                (f"({self.precision})" if self.precision is not None else "")
         return self.kind
 
     def paimon(self) -> str:
@@ -121,15 +127,20 @@ _ARROW = {
     "UUID": lambda t: pa.string(),
     "JSON": lambda t: pa.string(),
     "JSONB": lambda t: pa.string(),
+    # INTERVAL: PostgreSQL's text of it (IntervalStyle postgres: ``1 year 2 mons -3 days
+    # +04:05:06``), which keeps its three parts apart (1 mon is not 30 days), reads back exactly
+    # and is what PostgreSQL's input reads; Parquet has no interval of microseconds (Arrow's
+    # month_day_nano_interval does not go into Parquet) and Paimon none at all
+    "INTERVAL": lambda t: pa.string(),
 }
 # the kinds held as text, and the Arrow field metadata key that names them
-TEXT_TYPES = ("UUID", "JSON", "JSONB")
+TEXT_TYPES = ("UUID", "JSON", "JSONB", "INTERVAL")
 TEXT_TYPE_KEY = b"txlake.type"
 _DUCKDB_NAMES = {"INT": "INTEGER", "BYTEA": "BLOB", "JSONB": "JSON"}
 # TIMESTAMP WITH LOCAL TIME ZONE is Paimon's instant (pypaimon reads it as timestamp[us, tz=UTC])
 _PAIMON_NAMES = {"REAL": "FLOAT", "BYTEA": "BYTES", "TIME": "TIME(6)", "TIMESTAMP": "TIMESTAMP(6)",
                  "TIMESTAMPTZ": "TIMESTAMP(6) WITH LOCAL TIME ZONE", "UUID": "STRING", "JSON": "STRING",
-                 "JSONB": "STRING"}
+                 "JSONB": "STRING", "INTERVAL": "STRING"}
 
 # SQL spellings accepted in DDL -> kind
 _ALIASES = {
@@ -158,6 +169,8 @@ _BLANK_PADDED = ("CHAR", "CHARACTER", "BPCHAR", "NCHAR")
 
 
 def make_type(name: str, params: tuple[int, ...] = ()) -> ColumnType:
+    if name.upper().startswith("INTERVAL ") or name.upper() == "INTERVAL":
+        return _interval_type(" ".join(name.upper().split()[1:]) or None, params)
     kind = _ALIASES.get(name.upper())
     if kind is None:
         raise errors.NotSupportedError(f'type "{name.lower()}" is not supported')
@@ -179,10 +192,28 @@ def make_type(name: str, params: tuple[int, ...] = ()) -> ColumnType:
     return ColumnType(kind)
 
 
+# PostgreSQL's interval types' fields (``interval day to second``)
+INTERVAL_FIELDS = ("YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND", "YEAR TO MONTH", "DAY TO HOUR",
+                   "DAY TO MINUTE", "DAY TO SECOND", "HOUR TO MINUTE", "HOUR TO SECOND", "MINUTE TO SECOND")
+
+
+def _interval_type(fields: str | None, params: tuple[int, ...]) -> ColumnType:
+    """``interval``, ``interval(p)``, ``interval day to second``: PostgreSQL's (a precision above 6 is 6)."""
+    if fields is not None and fields not in INTERVAL_FIELDS:
+        raise errors.SyntaxError(f'syntax error at or near "{fields.split()[-1].lower()}"')
+    if params and not 0 <= params[0]:
+        raise errors.InvalidParameterValue(f"INTERVAL({params[0]}) precision must not be negative")
+    if params and fields is not None and not fields.endswith("SECOND"):
+        raise errors.SyntaxError('syntax error at or near "("')
+    return ColumnType("INTERVAL", precision=min(params[0], 6) if params else None, fields=fields)
+
+
 def array_of(element: ColumnType) -> ColumnType:
     """The type of one-dimensional arrays of ``element`` (``INT[]``, ``VARCHAR(10)[]``)."""
     if element.kind == "ARRAY":
         raise errors.NotSupportedError("multidimensional arrays are not supported")
+    if element.kind == "INTERVAL":  # (an interval is stored as its text: an array of them would need its own)
+        raise errors.NotSupportedError("arrays of interval are not supported as column types")
     return ColumnType("ARRAY", element=element)
 
 
@@ -841,11 +872,24 @@ class TableSchema:
     function: FunctionDefinition | None = None
 
     def __post_init__(self):
+        if self.primary_key or self.uniques:
+            self._refuse_interval_keys()
         if self.comments:
             objects = self._commentable()
             kept = tuple(c for c in self.comments if (c.kind, c.name) in objects)
             if kept != self.comments:
                 object.__setattr__(self, "comments", kept)
+
+    def _refuse_interval_keys(self) -> None:
+        """An interval column in a primary key or a unique constraint or index is refused (0A000):
+        PostgreSQL's keys compare intervals by their length (1 mon = 30 days, 1 day = 24 hours),
+        txlake's compare stored values, which keep the parts apart (storage/keys.py)."""
+        keyed = {*self.primary_key, *(c for u in self.uniques for c in u.columns)}
+        for c in self.columns:
+            if c.name in keyed and c.type.kind == "INTERVAL":
+                raise errors.NotSupportedError(
+                    f'column "{c.name}" is an interval: txlake\'s primary keys and unique constraints '
+                    "and indexes are not of interval columns")
 
     def _commentable(self) -> set[tuple[str, str]]:
         """The (kind, name) of every object of the schema a comment may be on (``Comment``)."""

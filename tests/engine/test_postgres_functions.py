@@ -83,7 +83,7 @@ def test_make_interval_takes_its_arguments_by_name(conn):
     assert one(conn, "SELECT make_interval(days => 3), make_interval(hours => 2, mins => 90), "
                      "make_interval(secs => 1.5), make_interval(1, 2)") == (
         datetime.timedelta(days=3), datetime.timedelta(hours=3, minutes=30), datetime.timedelta(seconds=1.5),
-        datetime.timedelta(days=14 * 30))
+        datetime.timedelta(days=365 + 2 * 30))  # (as psycopg fetches 1 year 2 mons: a year 365 days)
 
 
 def test_to_char_formats_dates_by_its_pattern(conn):
