@@ -8,9 +8,10 @@ tables as before, and the point paths (engine/points.py) never see one.
   rows a snapshot sees and ordered; an UPDATE writes the row anew, at another ctid. A commit
   numbers the transaction's files, and compaction moves rows: a ctid holds within a snapshot
   (as PostgreSQL's does not outlive VACUUM FULL).
-- ``xmin``: the XID of the transaction whose commit added the row's file (storage/warehouse.py
-  ``creators``); the transaction's own rows its XID (txid_current()'s); 2, PostgreSQL's frozen
-  XID, where the file came with no XID (a compaction's, a Spark job's).
+- ``xmin``: the XID of the transaction whose commit added the row (storage/warehouse.py
+  ``creators``), kept where a compaction moves the row, as PostgreSQL's VACUUM keeps it; the
+  transaction's own rows its XID (txid_current()'s); 2, PostgreSQL's frozen XID, where the row
+  came with no XID (a Spark job's), which no transaction has (XIDs start at 3).
 - ``xmax``: 0 - txlake's snapshots hold only live rows, and row locks keep no XID in the row.
   A row ``INSERT ... ON CONFLICT DO UPDATE`` updated returns its XID (``RETURNING (xmax = 0) AS
   inserted``), as PostgreSQL's, whose conflict check locked the row; a row DELETE returns, the
@@ -22,6 +23,8 @@ with its row ids; a ``*`` over it leaves them out (``hidden_from_stars``).
 """
 
 from __future__ import annotations
+
+import bisect
 
 import pyarrow as pa
 import sqlglot
@@ -35,6 +38,9 @@ from txlake.storage.datafiles import ROWID
 FROZEN_XID = 2  # PostgreSQL's FrozenTransactionId
 _SYSTEM = "txl_system_relation"  # meta of a relation read with its system columns: its hidden names
 _TID_FIELDS = ("tid_block", "tid_offset")
+
+
+_ROWID_POSITION = f"__r.{ROWID} & 4294967295"  # (a row id's position in its file)
 
 
 def _ctid_sql(rowid: str) -> str:
@@ -54,7 +60,8 @@ def relation(ex, ctx, version, rows: str, alias: exp.TableAlias | None, register
             columns.append(f"{_ctid_sql(f'__r.{ROWID}')} AS ctid")
         elif name == "xmin":
             creators = register(_creators_table(_creators(ex, ctx, version)))
-            join = f" LEFT JOIN {creators} AS __x ON __x.file_id = (__r.{ROWID} >> 32)"
+            join = (f" ASOF LEFT JOIN {creators} AS __x ON __x.file_id = (__r.{ROWID} >> 32)"
+                    f" AND ({_ROWID_POSITION}) >= __x.first")
             columns.append(f"COALESCE(__x.xid, {FROZEN_XID}) AS xmin")
         elif name == "xmax":
             columns.append("CAST(0 AS BIGINT) AS xmax")
@@ -66,20 +73,30 @@ def relation(ex, ctx, version, rows: str, alias: exp.TableAlias | None, register
     return subquery
 
 
-def _creators(ex, ctx, version) -> dict[int, int]:
-    """File id -> xmin of its rows: each file the log knows of ``version``'s table, and the
-    transaction's own (negative ids)."""
+def _creators(ex, ctx, version) -> dict[int, tuple[tuple[int, int], ...]]:
+    """File id -> (first row, xmin of the rows from it on) pairs: each file the log knows of
+    ``version``'s table (storage/warehouse.py ``creators``), and the transaction's own
+    (negative ids)."""
     found = ex.db.warehouse.creators(version.table_id)
     own = ctx.txn.xid or FROZEN_XID
     for f in version.files:
         if f.file_id < 0:
-            found[f.file_id] = own
+            found[f.file_id] = ((0, own),)
     return found
 
 
-def _creators_table(creators: dict[int, int]) -> pa.Table:
-    return pa.table({"file_id": pa.array(list(creators), pa.int64()),
-                     "xid": pa.array([x or FROZEN_XID for x in creators.values()], pa.int64())})
+def _creators_table(creators: dict[int, tuple[tuple[int, int], ...]]) -> pa.Table:
+    rows = [(file_id, first, xid or FROZEN_XID) for file_id, pairs in creators.items() for first, xid in pairs]
+    return pa.table({"file_id": pa.array([r[0] for r in rows], pa.int64()),
+                     "first": pa.array([r[1] for r in rows], pa.int64()),
+                     "xid": pa.array([r[2] for r in rows], pa.int64())})
+
+
+def _xmin(creators: dict[int, tuple[tuple[int, int], ...]], rowid: int) -> int:
+    """The xmin of row ``rowid`` (file id, position), as ``relation``'s join finds it."""
+    pairs = creators.get(rowid >> 32, ())
+    at = bisect.bisect_right(pairs, (rowid & 0xFFFFFFFF, float("inf"))) - 1
+    return (pairs[at][1] if at >= 0 else 0) or FROZEN_XID
 
 
 def hidden_from_stars(expression: exp.Expression) -> exp.Expression:
@@ -158,8 +175,7 @@ def returned(ex, ctx, version, rows: pa.Table, names, *, updated=None, deleted: 
         elif name == "xmin":
             if deleted:
                 creators = _creators(ex, ctx, version)
-                column = pa.array([creators.get(r >> 32, FROZEN_XID) or FROZEN_XID
-                                   for r in rows.column(ROWID).to_pylist()], pa.int64())
+                column = pa.array([_xmin(creators, r) for r in rows.column(ROWID).to_pylist()], pa.int64())
             else:
                 column = pa.array([xid] * n, pa.int64())
         elif name == "xmax":

@@ -69,6 +69,35 @@ def test_optimistic_concurrency_by_xmin(connect):
     assert rows(b, "SELECT body, xmin::text::bigint <> ? FROM doc", (seen_b[0],)) == [("A", True)]
 
 
+def test_compaction_keeps_each_row_s_xmin(connect):
+    """VACUUM moves rows to new files but, as PostgreSQL's, changes no row's xmin: a check by
+    xmin made before another session's update and compaction still fails (0 rows)."""
+    a, b = connect(autocommit=True), connect(autocommit=True)
+    a.execute("CREATE TABLE acc (id INT PRIMARY KEY, bal INT)")
+    for i in range(5):
+        a.execute("INSERT INTO acc VALUES (?, ?)", (i, i * 100))
+    a.execute("DELETE FROM acc WHERE id = 0")  # (a row left out: the later rows move up)
+    before = rows(a, "SELECT id, xmin FROM acc ORDER BY id")
+    assert len({x for _, x in before}) == 4 and 2 not in {x for _, x in before}
+    a.execute("VACUUM acc")
+    assert rows(a, "SELECT id, xmin FROM acc ORDER BY id") == before
+    assert rows(a, "DELETE FROM acc WHERE id = 4 RETURNING xmin") == [(before[-1][1],)]
+    bal, seen = rows(a, "SELECT bal, xmin FROM acc WHERE id = 1")[0]
+    b.execute("UPDATE acc SET bal = bal + 50 WHERE id = 1")
+    b.execute("VACUUM acc")
+    assert a.execute("UPDATE acc SET bal = ? WHERE id = 1 AND xmin = ?", (bal - 10, seen)).rowcount == 0
+    assert rows(a, "SELECT id, bal FROM acc ORDER BY id") == [(1, 150), (2, 200), (3, 300)]
+    assert value(a, "SELECT count(DISTINCT xmin) FROM acc") == 3
+
+
+def test_no_transaction_s_xmin_is_the_frozen_xid(connect):
+    """XIDs start at 3, PostgreSQL's first normal XID: 2 (frozen) is no transaction's."""
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE f (id INT)")
+    conn.execute("INSERT INTO f VALUES (1)")
+    assert value(conn, "SELECT xmin FROM f") > 2
+
+
 def test_rows_of_the_current_transaction(connect):
     conn = connect()
     conn.execute("CREATE TABLE t (id INT PRIMARY KEY)")
