@@ -1078,8 +1078,8 @@ class Executor:
             # (in the order of the rows proposed, as PostgreSQL's RETURNING gives them)
             rows, update_rows = _arrow(rows), _arrow(update_rows)
             if mark_updated:
-                rows = rows.append_column(_UPDATED, pa.array([False] * rows.num_rows))
-                update_rows = update_rows.append_column(_UPDATED, pa.array([True] * update_rows.num_rows))
+                rows = rows.append_column(_UPDATED, pa.array([False] * rows.num_rows, pa.bool_()))
+                update_rows = update_rows.append_column(_UPDATED, pa.array([True] * update_rows.num_rows, pa.bool_()))
             rows = pa.concat_tables([rows, update_rows]).take(np.argsort(order(rowids), kind="stable"))
         self._write(ctx, version, new, check_ssi)
         return rows

@@ -26,6 +26,15 @@ def test_upsert_says_which_rows_it_inserted(t):
     assert rows(t, "SELECT * FROM t ORDER BY id") == [(1, 11), (2, 10), (3, 30), (4, 40), (5, 50)]
 
 
+def test_upsert_of_rows_that_all_conflict(t):
+    """The single-row upsert of a key there is: every row proposed updates one."""
+    sql = "INSERT INTO t VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET x = excluded.x RETURNING id, (xmax = 0) AS inserted"
+    assert rows(t, sql, (1, 5)) == [(1, False)]
+    assert rows(t, sql.replace("?, ?", "2, 6")) == [(2, False)]
+    assert rows(t, sql, (9, 9)) == [(9, True)]
+    assert rows(t, "SELECT * FROM t ORDER BY id") == [(1, 5), (2, 6), (3, 20), (9, 9)]
+
+
 def test_upsert_xmax_of_updated_rows_is_the_transaction_s(connect):
     conn = connect()
     conn.execute("CREATE TABLE t (id INT PRIMARY KEY, x INT)")
