@@ -983,13 +983,13 @@ class Executor:
         if rows is None:
             with self._registered() as register:
                 rows = self._insert_rows(ctx, schema, columns, stmt, params, register)
-        marked = bool(ctx.system_columns) and bool(stmt.returning)  # (RETURNING xmax: which rows were updated)
+        returned = system_columns.in_returning(stmt.returning) if ctx.system_columns else None
+        marked = bool(returned)  # (RETURNING xmax: which rows were updated)
         rows = self._insert_batch(ctx, stmt, rows, conflict_params, mark_updated=marked)
         if marked:
             rows = _arrow(rows)
             updated = rows.column(_UPDATED).to_pylist() if _UPDATED in rows.column_names else None
-            rows = system_columns.returned(self, ctx, version, rows.select(schema.names), ctx.system_columns,
-                                           updated=updated)
+            rows = system_columns.returned(self, ctx, version, rows.select(schema.names), returned, updated=updated)
         result = self._returning(stmt.returning, rows, schema, stmt.alias or stmt.table.name, returning_params,
                                  system=marked)
         result.status = f"INSERT 0 {rows.num_rows}"
@@ -1412,11 +1412,11 @@ class Executor:
             kept = not _sets_key(version.schema, assigned) and bool((rowids >> 32 > 0).all())
             self._write(ctx, version, self._apply(version, rowids, new_rows, sources=rowids, same_keys=kept),
                         assigned=assigned)
-        system = bool(ctx.system_columns) and bool(stmt.returning)
-        if system:
-            new_rows = system_columns.returned(self, ctx, version, _arrow(new_rows), ctx.system_columns)
+        returned = system_columns.in_returning(stmt.returning) if ctx.system_columns else None
+        if returned:
+            new_rows = system_columns.returned(self, ctx, version, _arrow(new_rows), returned)
         out = self._returning(stmt.returning, new_rows, version.schema, alias, returning_params,
-                              _source_tables(stmt.from_, result), system=system)
+                              _source_tables(stmt.from_, result), system=bool(returned))
         out.status = f"UPDATE {len(rowids)}"
         return out
 

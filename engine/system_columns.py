@@ -32,7 +32,7 @@ from sqlglot import exp
 
 from txlake import errors
 from txlake.engine import pg_catalog
-from txlake.parser.system_columns import NAMES, RESERVED
+from txlake.parser.system_columns import NAMES, RESERVED, named
 from txlake.storage.datafiles import ROWID
 
 FROZEN_XID = 2  # PostgreSQL's FrozenTransactionId
@@ -157,6 +157,11 @@ def text_tids(table: pa.Table, types: list[str]) -> pa.Table:
             texts = [None if v is None else f"({v['tid_block']},{v['tid_offset']})" for v in column.to_pylist()]
             table = table.set_column(i, table.field(i).name, pa.array(texts, pa.string()))
     return table
+
+
+def in_returning(returning) -> frozenset[str]:
+    """The system columns a RETURNING list names (those of its rows: not its statement's WHERE's)."""
+    return frozenset().union(*(named(e) for e in returning or ()))
 
 
 def returned(ex, ctx, version, rows: pa.Table, names, *, updated=None, deleted: bool = False) -> pa.Table:

@@ -194,6 +194,14 @@ def test_returning_of_delete(t):
     assert got == [(3, ctid, xmin, True)]
 
 
+def test_returning_of_a_statement_naming_ctid_elsewhere(t):
+    """Only RETURNING's own system columns are RETURNING's: a ctid in WHERE or in a new row's
+    value is not refused as ``RETURNING ctid`` is."""
+    assert rows(t, "UPDATE t SET x = 9 WHERE ctid = (SELECT min(ctid) FROM t) RETURNING id") == [(1,)]
+    assert rows(t, "UPDATE t SET x = 8 WHERE ctid = (SELECT min(ctid) FROM t) RETURNING *, xmin > 0") == [(2, 8, True)]
+    assert rows(t, "INSERT INTO t SELECT 7, count(DISTINCT ctid) FROM t RETURNING *") == [(7, 3)]
+
+
 def test_returning_ctid_of_new_rows_is_refused(t):
     fails(t, "UPDATE t SET x = 1 WHERE id = 1 RETURNING ctid", "0A000")
     assert rows(t, "SELECT x FROM t WHERE id = 1") == [(10,)]
