@@ -546,8 +546,10 @@ class Executor:
                 version = ctx.unchanged.get(version.table_id, version)
             if ctx.system_columns and version.is_table:  # (a statement naming ctid, xmin, ...)
                 alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name.name))
-                return system_columns.relation(self, ctx, version, register(self._source(version, with_rowid=True)),
-                                               alias, register)
+                relation = system_columns.relation(self, ctx, version, register(self._source(version, with_rowid=True)),
+                                                   alias, register)
+                joins = node.args.get("joins")  # (FROM (t JOIN u ON ...))
+                return system_columns.with_joins(relation, [j.transform(visit) for j in joins]) if joins else relation
             key = id(version)
             if key not in registered:
                 registered[key] = register(self._source(version))
@@ -555,7 +557,7 @@ class Executor:
             return _pointed(node, registered[key], alias)
 
         rewritten = expression.transform(visit)
-        return system_columns.hidden_from_stars(rewritten) if ctx.system_columns else rewritten
+        return system_columns.hidden(rewritten) if ctx.system_columns else rewritten
 
     # --- time travel ---------------------------------------------------------------------
 

@@ -19,7 +19,7 @@ tables as before, and the point paths (engine/points.py) never see one.
 - ``tableoid``: the table's OID, as pg_class has it.
 
 A table of such a statement is read as ``(SELECT r.*, <system columns> FROM rows r) AS alias``,
-with its row ids; a ``*`` over it leaves them out (``hidden_from_stars``).
+with its row ids; a ``*`` over it leaves them out (``hidden``), and so do whole-row references and NATURAL JOIN.
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ from txlake.parser.system_columns import NAMES, RESERVED, named
 from txlake.storage.datafiles import ROWID
 
 FROZEN_XID = 2  # PostgreSQL's FrozenTransactionId
-_SYSTEM = "txl_system_relation"  # meta of a relation read with its system columns: its hidden names
+# meta of a relation read with its system columns: (its hidden names, the table's column names)
+_SYSTEM = "txl_system_relation"
 _TID_FIELDS = ("tid_block", "tid_offset")
 
 
@@ -69,7 +70,7 @@ def relation(ex, ctx, version, rows: str, alias: exp.TableAlias | None, register
             columns.append(f"CAST({pg_catalog.oid(version.table_id)} AS BIGINT) AS tableoid")
     select = sqlglot.parse_one(f"SELECT {', '.join(columns)} FROM {rows} AS __r{join}", read="duckdb")
     subquery = exp.Subquery(this=select, alias=alias.copy() if alias is not None else None)
-    subquery.meta[_SYSTEM] = (*names, ROWID)
+    subquery.meta[_SYSTEM] = ((*names, ROWID), tuple(version.schema.names))
     return subquery
 
 
@@ -99,26 +100,97 @@ def _xmin(creators: dict[int, tuple[tuple[int, int], ...]], rowid: int) -> int:
     return (pairs[at][1] if at >= 0 else 0) or FROZEN_XID
 
 
-def hidden_from_stars(expression: exp.Expression) -> exp.Expression:
-    """``expression`` with each ``*`` (and ``alias.*``) over a relation read with system columns
-    leaving them out, as PostgreSQL's ``*`` does."""
+def with_joins(relation: exp.Subquery, joins: list[exp.Join]) -> exp.Table:
+    """``relation`` (``relation``'s) as the first table of a parenthesized join,
+    ``FROM (t JOIN u ON ...)``, keeping its ``joins``."""
+    table = exp.Table(this=exp.Paren(this=relation.this), alias=relation.args.get("alias"), joins=joins)
+    table.meta[_SYSTEM] = relation.meta[_SYSTEM]
+    return table
+
+
+def hidden(expression: exp.Expression) -> exp.Expression:
+    """``expression`` with the hidden columns of each relation read with system columns
+    (``relation``'s) out of sight, as PostgreSQL's system columns are: a ``*`` (and
+    ``alias.*``) leaves them out, a whole-row reference (``to_jsonb(t)``, ``SELECT t``) is of
+    the table's columns, and a NATURAL JOIN joins by the table's common columns."""
     for select in list(expression.find_all(exp.Select)):
-        hidden: dict[str, tuple] = {}
-        items = [select.args.get("from_")] + (select.args.get("joins") or [])
-        for item in items:
-            source = item.this if item is not None else None
-            if isinstance(source, exp.Subquery) and _SYSTEM in source.meta:
-                hidden[source.alias_or_name] = source.meta[_SYSTEM]
-        if not hidden:
+        found: dict[str, exp.Expression] = {}
+        for item in [select.args.get("from_")] + (select.args.get("joins") or []):
+            if item is not None:
+                _found_in(item.this, found)
+        if not found:
             continue
-        every = sorted({n for names in hidden.values() for n in names})
+        every = sorted({n for source in found.values() for n in source.meta[_SYSTEM][0]})
         for projection in select.expressions:
             if isinstance(projection, exp.Star):
                 _exclude(projection, every)
             elif isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star) \
-                    and projection.table in hidden:
-                _exclude(projection.this, hidden[projection.table])
+                    and projection.table in found:
+                _exclude(projection.this, found[projection.table].meta[_SYSTEM][0])
+        _whole_rows(select, found)
+        if select.args.get("from_") is not None:
+            _natural_joins(select.args["from_"].this, select.args.get("joins") or [])
+        for source in found.values():  # (the joins of a parenthesized join)
+            if source.args.get("joins"):
+                _natural_joins(source, source.args["joins"])
     return expression
+
+
+def _found_in(source: exp.Expression, found: dict) -> None:
+    """The relations read with system columns in FROM item ``source`` (those of a parenthesized
+    join's too), into ``found`` by alias."""
+    if _SYSTEM in source.meta:
+        found[source.alias_or_name] = source
+    if isinstance(source, exp.Subquery) and isinstance(source.this, exp.Table):
+        _found_in(source.this, found)  # ((t JOIN u ON ...))
+    if isinstance(source, exp.Table):
+        for join in source.args.get("joins") or ():
+            _found_in(join.this, found)
+
+
+def _whole_rows(select: exp.Select, found: dict) -> None:
+    """Each whole-row reference of ``select`` to a relation in ``found`` made a row of the
+    table's columns only (NULL for a row an outer join made up)."""
+    columns = {n for source in found.values() for n in source.meta[_SYSTEM][1]}
+    for column in list(select.find_all(exp.Column)):
+        name = column.name
+        if column.table or name not in found or name in columns or column.find_ancestor(exp.Select) is not select:
+            continue
+        row = exp.func("struct_pack", *(exp.PropertyEQ(this=exp.to_identifier(n), expression=exp.column(n, name))
+                                         for n in found[name].meta[_SYSTEM][1]))
+        column.replace(exp.If(this=exp.column(ROWID, name).is_(exp.null()), true=exp.null(), false=row))
+
+
+def _natural_joins(first: exp.Expression, joins: list[exp.Join]) -> None:
+    """Each NATURAL JOIN among ``joins`` (after FROM item ``first``) of relations read with
+    system columns on both sides made a join USING the tables' common columns, as PostgreSQL's
+    (else it would join by the hidden ones too); 0A000 where a side's columns are not known
+    here (a subquery, a parenthesized join)."""
+    left, left_system = _columns(first)
+    for join in joins:
+        right, right_system = _columns(join.this)
+        if str(join.args.get("method") or "").upper() == "NATURAL" and left_system and right_system:
+            if left is None or right is None:
+                raise errors.NotSupportedError("NATURAL JOIN of a subquery or a parenthesized join in a statement "
+                                               "naming a system column is not supported: name the columns (USING)")
+            common = [n for n in left if n in right]
+            join.set("method", None)
+            if common:
+                join.set("using", [exp.to_identifier(n) for n in common])
+            else:
+                join.set("on", exp.true())
+        left = None if left is None or right is None else [*left, *(n for n in right if n not in left)]
+        left_system = left_system or right_system
+
+
+def _columns(source: exp.Expression) -> tuple[list[str] | None, bool]:
+    """(the column names of FROM item ``source`` where known here, does it hold a relation
+    read with system columns)."""
+    if _SYSTEM in source.meta and not source.args.get("joins"):
+        return list(source.meta[_SYSTEM][1]), True
+    inside: dict = {}
+    _found_in(source, inside)
+    return None, bool(inside)
 
 
 def hidden_from_returning(select: exp.Select, alias: str, names) -> None:

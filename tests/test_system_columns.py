@@ -160,6 +160,34 @@ def test_not_in_star_and_with_aliases_joins_subqueries(t):
     fails(t, "SELECT ctid FROM t a, t b", "42702")
 
 
+def test_whole_row_references_are_of_the_table_s_columns(t):
+    """A whole-row reference is a row of the table's columns, with or without a system column
+    named (PostgreSQL's row_to_json(t) / SELECT t), NULL for an outer join's missing row."""
+    want = [({"id": 1, "x": 10},), ({"id": 2, "x": 10},), ({"id": 3, "x": 20},)]
+    assert rows(t, "SELECT t FROM t WHERE xmin > 0 ORDER BY id") == want
+    assert rows(t, "SELECT to_jsonb(t) FROM t WHERE ctid IS NOT NULL ORDER BY id") == \
+        rows(t, "SELECT to_jsonb(t) FROM t ORDER BY id")
+    assert rows(t, "SELECT row_to_json(t)::text FROM t WHERE ctid IS NOT NULL AND id = 1") == [('{"id":1,"x":10}',)]
+    assert rows(t, "SELECT a.id, b FROM t a LEFT JOIN t b ON b.id = a.id + 2 WHERE a.xmin > 0 ORDER BY 1") == \
+        [(1, {"id": 3, "x": 20}), (2, None), (3, None)]
+
+
+def test_natural_join_and_parenthesized_joins(t):
+    """NATURAL JOIN joins by the tables' common columns only (else no row matched: their hidden
+    columns differ), and a parenthesized join keeps its joins (else 42601)."""
+    t.execute("CREATE TABLE u (id INT PRIMARY KEY, w TEXT)")
+    t.execute("INSERT INTO u VALUES (1, 'a'), (3, 'c')")
+    assert rows(t, "SELECT * FROM t NATURAL JOIN u WHERE t.xmin > 0 ORDER BY id") == [(1, 10, "a"), (3, 20, "c")]
+    assert rows(t, "SELECT id, w, u.ctid IS NULL FROM t NATURAL LEFT JOIN u ORDER BY id") == \
+        [(1, "a", False), (2, None, True), (3, "c", False)]
+    assert rows(t, "SELECT t.id, u.ctid FROM (t JOIN u ON t.id = u.id) ORDER BY 1") == [(1, "(1,1)"), (3, "(1,2)")]
+    assert rows(t, "SELECT * FROM (t JOIN u ON t.id = u.id) WHERE u.xmin > 0 ORDER BY 1") == \
+        [(1, 10, 1, "a"), (3, 20, 3, "c")]
+    assert rows(t, "SELECT * FROM (SELECT * FROM t) s NATURAL JOIN u WHERE u.xmin > 0 ORDER BY id") == \
+        [(1, 10, "a"), (3, 20, "c")]
+    fails(t, "SELECT * FROM (t a JOIN t b USING (id, x)) NATURAL JOIN u WHERE u.xmin > 0", "0A000", "NATURAL JOIN")
+
+
 def test_tableoid(t):
     t.execute("CREATE TABLE u (id INT)")
     t.execute("INSERT INTO u VALUES (9)")
