@@ -557,7 +557,10 @@ class Executor:
             return _pointed(node, registered[key], alias)
 
         rewritten = expression.transform(visit)
-        return system_columns.hidden(rewritten) if ctx.system_columns else rewritten
+        if not ctx.system_columns:
+            return rewritten
+        rewritten = system_columns.hidden(rewritten)
+        return system_columns.user_ctids(rewritten) if "ctid" in ctx.system_columns else rewritten
 
     # --- time travel ---------------------------------------------------------------------
 
@@ -1545,7 +1548,8 @@ class Executor:
         with self._registered() as register:
             target = _aliased(register(candidates), alias) if not ctx.system_columns else system_columns.relation(
                 self, ctx, version, register(candidates), exp.TableAlias(this=exp.to_identifier(alias)), register)
-            found = self._sql(select(target, register), params)
+            finder = select(target, register)
+            found = self._sql(system_columns.user_ctids(finder) if "ctid" in ctx.system_columns else finder, params)
         return _first_per_rowid(found) if joined else found
 
     # --- concurrent writers: row locks and re-checks -------------------------------------

@@ -32,7 +32,7 @@ from sqlglot import exp
 
 from txlake import errors
 from txlake.engine import pg_catalog
-from txlake.parser.system_columns import NAMES, RESERVED, named
+from txlake.parser.system_columns import COMPARISONS, NAMES, RESERVED, TID_IN, TID_OUT, named
 from txlake.storage.datafiles import ROWID
 
 FROZEN_XID = 2  # PostgreSQL's FrozenTransactionId
@@ -114,10 +114,7 @@ def hidden(expression: exp.Expression) -> exp.Expression:
     ``alias.*``) leaves them out, a whole-row reference (``to_jsonb(t)``, ``SELECT t``) is of
     the table's columns, and a NATURAL JOIN joins by the table's common columns."""
     for select in list(expression.find_all(exp.Select)):
-        found: dict[str, exp.Expression] = {}
-        for item in [select.args.get("from_")] + (select.args.get("joins") or []):
-            if item is not None:
-                _found_in(item.this, found)
+        found = {alias: source for alias, source in _sources(select).items() if _SYSTEM in source.meta}
         if not found:
             continue
         every = sorted({n for source in found.values() for n in source.meta[_SYSTEM][0]})
@@ -134,18 +131,6 @@ def hidden(expression: exp.Expression) -> exp.Expression:
             if source.args.get("joins"):
                 _natural_joins(source, source.args["joins"])
     return expression
-
-
-def _found_in(source: exp.Expression, found: dict) -> None:
-    """The relations read with system columns in FROM item ``source`` (those of a parenthesized
-    join's too), into ``found`` by alias."""
-    if _SYSTEM in source.meta:
-        found[source.alias_or_name] = source
-    if isinstance(source, exp.Subquery) and isinstance(source.this, exp.Table):
-        _found_in(source.this, found)  # ((t JOIN u ON ...))
-    if isinstance(source, exp.Table):
-        for join in source.args.get("joins") or ():
-            _found_in(join.this, found)
 
 
 def _whole_rows(select: exp.Select, found: dict) -> None:
@@ -189,8 +174,95 @@ def _columns(source: exp.Expression) -> tuple[list[str] | None, bool]:
     if _SYSTEM in source.meta and not source.args.get("joins"):
         return list(source.meta[_SYSTEM][1]), True
     inside: dict = {}
-    _found_in(source, inside)
-    return None, bool(inside)
+    _sources_in(source, inside)
+    return None, any(_SYSTEM in s.meta for s in inside.values())
+
+
+def user_ctids(expression: exp.Expression) -> exp.Expression:
+    """``expression`` with the tid reading (parser/system_columns.py ``with_tids``, which goes by
+    the name alone) undone where a column named ctid is not a table's system column - a
+    subquery's, a CTE's or a view's column of that name, or a user column ``ctid`` of a table
+    made before the name was refused: PostgreSQL gives only a table a ctid (a tid)."""
+    for call in list(expression.find_all(exp.Anonymous)):
+        name = call.name.lower()
+        if name == TID_OUT and _user_ctid(call.expressions[0]):
+            call.replace(exp.cast(call.expressions[0], exp.DataType.build("VARCHAR")))
+        elif name == TID_IN and isinstance(call.parent, (*COMPARISONS, exp.In)) and \
+                any(_user_ctid(side) for side in (call.parent.this, call.parent.args.get("expression"))):
+            call.replace(call.expressions[0])
+    return expression
+
+
+def _user_ctid(column) -> bool:
+    """Is ``column`` a column named ctid that is not a table's system column?"""
+    if not isinstance(column, exp.Column) or column.name.lower() != "ctid":
+        return False
+    select = column.find_ancestor(exp.Select)
+    while select is not None:
+        sources = _sources(select)
+        if column.table:
+            if column.table in sources:
+                return _exposes_ctid(sources[column.table], select)
+        else:
+            exposing = [s for s in sources.values() if _exposes_ctid(s, select)]
+            if exposing or any(_SYSTEM in s.meta for s in sources.values()):
+                return bool(exposing)
+        select = select.find_ancestor(exp.Select)  # (an outer query's column)
+    return False
+
+
+def _sources(select: exp.Select) -> dict[str, exp.Expression]:
+    """The FROM items of ``select`` by alias (those of a parenthesized join's too)."""
+    sources: dict[str, exp.Expression] = {}
+    for item in [select.args.get("from_")] + (select.args.get("joins") or []):
+        if item is not None:
+            _sources_in(item.this, sources)
+    return sources
+
+
+def _sources_in(source: exp.Expression, sources: dict) -> None:
+    sources[source.alias_or_name] = source
+    if isinstance(source, exp.Subquery) and isinstance(source.this, exp.Table):
+        _sources_in(source.this, sources)  # ((t JOIN u ON ...))
+    for join in source.args.get("joins") or ():
+        _sources_in(join.this, sources)
+
+
+def _exposes_ctid(source: exp.Expression, scope: exp.Expression) -> bool:
+    """Does FROM item ``source`` (of the query ``scope``) have a column named ctid that is no
+    tid: a user column, or a subquery's or a CTE's column of another value?"""
+    if _SYSTEM in source.meta:
+        return "ctid" in source.meta[_SYSTEM][1]
+    query = source.this if isinstance(source, exp.Subquery) else _cte(source, scope)
+    while isinstance(query, exp.SetOperation):
+        query = query.this
+    if not isinstance(query, exp.Select):
+        return False
+    for projection in query.expressions:
+        if isinstance(projection, exp.Star) or isinstance(projection, exp.Column) and \
+                isinstance(projection.this, exp.Star):
+            if any(_exposes_ctid(s, query) for s in _sources(query).values()):
+                return True
+        elif projection.alias_or_name.lower() == "ctid":
+            value = projection.this if isinstance(projection, exp.Alias) else projection
+            while isinstance(value, (exp.Paren, exp.Min, exp.Max)):
+                value = value.this
+            if isinstance(value, exp.Column):
+                return value.name.lower() != "ctid" or _user_ctid(value)
+            return not (isinstance(value, exp.Anonymous) and value.name.lower() == TID_IN)
+    return False
+
+
+def _cte(table: exp.Expression, scope: exp.Expression) -> exp.Expression | None:
+    """The query of the CTE FROM item ``table`` names, if it names one seen from ``scope``."""
+    if not isinstance(table, exp.Table) or table.args.get("db"):
+        return None
+    while scope is not None:
+        for cte in (scope.args.get("with_").expressions if scope.args.get("with_") else ()):
+            if cte.alias_or_name == table.name:
+                return cte.this
+        scope = scope.parent
+    return None
 
 
 def hidden_from_returning(select: exp.Select, alias: str, names) -> None:

@@ -118,8 +118,8 @@ class Warehouse:
         self._unflushed: set[int] = set()
         self._history_cache: dict[int, CatalogVersion] = {}  # time travel, guarded by _lock
         # the system column xmin: table id -> {file id: ((first row, xid of the commit that added
-        # the rows from it on), ...)}, from the log's entries up to _creators_csn; built when a statement first names xmin, guarded by
-        # _creators_lock (reading the log under it)
+        # the rows from it on), ...)}, from the log's entries up to _creators_csn; built when a
+        # statement first names xmin, guarded by _creators_lock (reading the log under it)
         self._creators: dict[str, dict[int, tuple[tuple[int, int], ...]]] = {}
         self._creators_csn = 0
         self._creators_lock = threading.Lock()

@@ -5,6 +5,7 @@ inserted``, removing duplicate rows by ctid, optimistic concurrency by xmin, tab
 import pytest
 
 from tests.conftest import fails, rows, value
+from txlake.engine import system_columns
 
 
 @pytest.fixture
@@ -28,7 +29,8 @@ def test_upsert_says_which_rows_it_inserted(t):
 
 def test_upsert_of_rows_that_all_conflict(t):
     """The single-row upsert of a key there is: every row proposed updates one."""
-    sql = "INSERT INTO t VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET x = excluded.x RETURNING id, (xmax = 0) AS inserted"
+    sql = ("INSERT INTO t VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET x = excluded.x "
+           "RETURNING id, (xmax = 0) AS inserted")
     assert rows(t, sql, (1, 5)) == [(1, False)]
     assert rows(t, sql.replace("?, ?", "2, 6")) == [(2, False)]
     assert rows(t, sql, (9, 9)) == [(9, True)]
@@ -186,6 +188,35 @@ def test_natural_join_and_parenthesized_joins(t):
     assert rows(t, "SELECT * FROM (SELECT * FROM t) s NATURAL JOIN u WHERE u.xmin > 0 ORDER BY id") == \
         [(1, 10, "a"), (3, 20, "c")]
     fails(t, "SELECT * FROM (t a JOIN t b USING (id, x)) NATURAL JOIN u WHERE u.xmin > 0", "0A000", "NATURAL JOIN")
+
+
+def test_a_column_merely_named_ctid_is_no_tid(t):
+    """Only a table has a ctid (a tid): a subquery's, a CTE's or a view's column named so is
+    whatever it selects, compared with text and cast to text as its type is."""
+    assert rows(t, "SELECT * FROM (SELECT id AS ctid FROM t) s WHERE ctid = '2'") == [(2,)]
+    assert rows(t, "SELECT ctid::text FROM (SELECT id AS ctid FROM t) s ORDER BY 1") == [("1",), ("2",), ("3",)]
+    assert rows(t, "WITH c AS (SELECT id AS ctid FROM t) SELECT * FROM c WHERE ctid IN ('1', '3') ORDER BY 1") == \
+        [(1,), (3,)]
+    t.execute("CREATE VIEW v AS SELECT id AS ctid, x FROM t")
+    assert rows(t, "SELECT v.ctid::text, x FROM v WHERE ctid = '2'") == [("2", 10)]
+    assert rows(t, "SELECT * FROM (SELECT * FROM (SELECT id AS ctid FROM t) a) b WHERE ctid = '3'") == [(3,)]
+    # (a table's, through a subquery, and beside a subquery's of that name, stays a tid)
+    assert rows(t, "SELECT * FROM (SELECT ctid, id FROM t) s WHERE ctid = '(1,2)'") == [("(1,2)", 2)]
+    assert rows(t, "SELECT id FROM t WHERE EXISTS (SELECT FROM (SELECT id AS ctid FROM t) s "
+                   "WHERE s.ctid = '2' AND t.ctid = '(1,2)')") == [(2,)]
+
+
+def test_a_user_column_named_ctid_of_an_older_table(t, monkeypatch):
+    """A table made before system columns were refused as column names may have a user column
+    ctid (or xmin): its own, not a tid, wherever it is named."""
+    with monkeypatch.context() as patched:  # (as an older txlake made it)
+        patched.setattr(system_columns, "refuse_column_names", lambda names: None)
+        t.execute("CREATE TABLE old (id INT, ctid INT, xmin FLOAT)")
+    t.execute("INSERT INTO old VALUES (1, 7, 0.5), (2, 8, 1.5)")
+    assert rows(t, "SELECT id FROM old WHERE ctid = '7'") == [(1,)]
+    assert rows(t, "SELECT id, ctid::text, xmin FROM old ORDER BY id") == [(1, "7", 0.5), (2, "8", 1.5)]
+    assert t.execute("UPDATE old SET id = 3 WHERE ctid = '8' RETURNING id").fetchall() == [(3,)]
+    assert rows(t, "SELECT o.id FROM old o JOIN t ON t.id = o.id WHERE o.ctid = '7' AND t.ctid = '(1,1)'") == [(1,)]
 
 
 def test_tableoid(t):
