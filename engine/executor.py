@@ -555,8 +555,10 @@ class Executor:
                 version = ctx.unchanged.get(version.table_id, version)
             if ctx.system_columns and version.is_table:  # (a statement naming ctid, xmin, ...)
                 alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name.name))
-                return system_columns.relation(self, ctx, version, register(self._source(version, with_rowid=True)),
-                                               alias, register)
+                relation = system_columns.relation(self, ctx, version, register(self._source(version, with_rowid=True)),
+                                                   alias, register)
+                joins = node.args.get("joins")  # (FROM (t JOIN u ON ...))
+                return system_columns.with_joins(relation, [j.transform(visit) for j in joins]) if joins else relation
             key = id(version)
             if key not in registered:
                 registered[key] = register(self._source(version))
@@ -564,7 +566,10 @@ class Executor:
             return _pointed(node, registered[key], alias)
 
         rewritten = expression.transform(visit)
-        return system_columns.hidden_from_stars(rewritten) if ctx.system_columns else rewritten
+        if not ctx.system_columns:
+            return rewritten
+        rewritten = system_columns.hidden(rewritten)
+        return system_columns.user_ctids(rewritten) if "ctid" in ctx.system_columns else rewritten
 
     # --- time travel ---------------------------------------------------------------------
 
@@ -992,13 +997,13 @@ class Executor:
         if rows is None:
             with self._registered() as register:
                 rows = self._insert_rows(ctx, schema, columns, stmt, params, register)
-        marked = bool(ctx.system_columns) and bool(stmt.returning)  # (RETURNING xmax: which rows were updated)
+        returned = system_columns.in_returning(stmt.returning) if ctx.system_columns else None
+        marked = bool(returned)  # (RETURNING xmax: which rows were updated)
         rows = self._insert_batch(ctx, stmt, rows, conflict_params, mark_updated=marked)
         if marked:
             rows = _arrow(rows)
             updated = rows.column(_UPDATED).to_pylist() if _UPDATED in rows.column_names else None
-            rows = system_columns.returned(self, ctx, version, rows.select(schema.names), ctx.system_columns,
-                                           updated=updated)
+            rows = system_columns.returned(self, ctx, version, rows.select(schema.names), returned, updated=updated)
         result = self._returning(stmt.returning, rows, schema, stmt.alias or stmt.table.name, returning_params,
                                  system=marked)
         result.status = f"INSERT 0 {rows.num_rows}"
@@ -1087,8 +1092,8 @@ class Executor:
             # (in the order of the rows proposed, as PostgreSQL's RETURNING gives them)
             rows, update_rows = _arrow(rows), _arrow(update_rows)
             if mark_updated:
-                rows = rows.append_column(_UPDATED, pa.array([False] * rows.num_rows))
-                update_rows = update_rows.append_column(_UPDATED, pa.array([True] * update_rows.num_rows))
+                rows = rows.append_column(_UPDATED, pa.array([False] * rows.num_rows, pa.bool_()))
+                update_rows = update_rows.append_column(_UPDATED, pa.array([True] * update_rows.num_rows, pa.bool_()))
             rows = pa.concat_tables([rows, update_rows]).take(np.argsort(order(rowids), kind="stable"))
         self._write(ctx, version, new, check_ssi)
         return rows
@@ -1421,11 +1426,11 @@ class Executor:
             kept = not _sets_key(version.schema, assigned) and bool((rowids >> 32 > 0).all())
             self._write(ctx, version, self._apply(version, rowids, new_rows, sources=rowids, same_keys=kept),
                         assigned=assigned)
-        system = bool(ctx.system_columns) and bool(stmt.returning)
-        if system:
-            new_rows = system_columns.returned(self, ctx, version, _arrow(new_rows), ctx.system_columns)
+        returned = system_columns.in_returning(stmt.returning) if ctx.system_columns else None
+        if returned:
+            new_rows = system_columns.returned(self, ctx, version, _arrow(new_rows), returned)
         out = self._returning(stmt.returning, new_rows, version.schema, alias, returning_params,
-                              _source_tables(stmt.from_, result), system=system)
+                              _source_tables(stmt.from_, result), system=bool(returned))
         out.status = f"UPDATE {len(rowids)}"
         return out
 
@@ -1552,7 +1557,8 @@ class Executor:
         with self._registered() as register:
             target = _aliased(register(candidates), alias) if not ctx.system_columns else system_columns.relation(
                 self, ctx, version, register(candidates), exp.TableAlias(this=exp.to_identifier(alias)), register)
-            found = self._sql(select(target, register), params)
+            finder = select(target, register)
+            found = self._sql(system_columns.user_ctids(finder) if "ctid" in ctx.system_columns else finder, params)
         return _first_per_rowid(found) if joined else found
 
     # --- concurrent writers: row locks and re-checks -------------------------------------

@@ -21,7 +21,7 @@ TID_OUT = "txl_tid_out"
 #: how DuckDB holds a tid (its field names mark a result column as one: shown as text)
 TID_TYPE = "STRUCT(tid_block BIGINT, tid_offset BIGINT)"
 
-_COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.NullSafeEQ, exp.NullSafeNEQ)
+COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.NullSafeEQ, exp.NullSafeNEQ)
 _TEXT_TYPES = (exp.DataType.Type.TEXT, exp.DataType.Type.VARCHAR)
 
 
@@ -76,7 +76,7 @@ def with_tids(tree: exp.Expression) -> exp.Expression:
             return node.this if _is_tid(node.this) else _tid_in(node.this)
         if isinstance(node, exp.Cast) and node.to.this in _TEXT_TYPES and _is_tid(node.this):
             return exp.Anonymous(this=TID_OUT, expressions=[node.this])
-        if isinstance(node, _COMPARISONS):
+        if isinstance(node, COMPARISONS):
             if _is_tid(node.this):
                 node.set("expression", _as_tid(node.expression))
             elif _is_tid(node.expression):

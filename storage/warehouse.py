@@ -117,10 +117,10 @@ class Warehouse:
         # before them, so this process's sessions see a commit only once it is durable
         self._unflushed: set[int] = set()
         self._history_cache: dict[int, CatalogVersion] = {}  # time travel, guarded by _lock
-        # the system column xmin: table id -> {file id: xid of the commit that added it}, from the
-        # log's entries up to _creators_csn; built when a statement first names xmin, guarded by
-        # _creators_lock (reading the log under it)
-        self._creators: dict[str, dict[int, int]] = {}
+        # the system column xmin: table id -> {file id: ((first row, xid of the commit that added
+        # the rows from it on), ...)}, from the log's entries up to _creators_csn; built when a
+        # statement first names xmin, guarded by _creators_lock (reading the log under it)
+        self._creators: dict[str, dict[int, tuple[tuple[int, int], ...]]] = {}
         self._creators_csn = 0
         self._creators_lock = threading.Lock()
         # label -> (CSN, commit time, is a prepared transaction's abort) of the newest entry
@@ -355,20 +355,24 @@ class Warehouse:
             csn -= 1
         return 0
 
-    def creators(self, table_id: str) -> dict[int, int]:
-        """File id -> the XID of the transaction whose commit added the file, for the files of
-        table ``table_id`` that the log's commits added (a group entry's by each member's XID;
-        a compaction's or a Spark job's files carry the XID 0 its entry has). The log is read
-        once, then only its new entries; the dict is the caller's to read, not to change."""
+    def creators(self, table_id: str) -> dict[int, tuple[tuple[int, int], ...]]:
+        """File id -> where its rows came from: (first row position, XID of the transaction whose
+        commit added the row) pairs, by position, each holding up to the next - for the files of
+        table ``table_id`` that the log's commits added (a group entry's by each member's XID; a
+        Spark job's files carry the XID 0 its entry has). A compaction's file takes each row's
+        pair from the file it moved the row from (``ChangeData.moved``): as PostgreSQL's VACUUM,
+        it never changes a row's xmin. The log is read once, then only its new entries; the dict
+        is the caller's to read, not to change."""
         with self._creators_lock:
             for entry in self.txlog.entries_after(self._creators_csn):
                 members = entry.members or ((entry.xid, entry.commit_id, 0, len(entry.changes)),)
                 for xid, _, start, end in members:
                     for change in entry.changes[start:end]:
-                        if isinstance(change, ChangeData) and change.added:
+                        if isinstance(change, ChangeData) and (change.added or change.moved):
                             by_file = self._creators.setdefault(change.table_id, {})
                             for f in change.added:
-                                by_file[f.file_id] = xid
+                                by_file[f.file_id] = ((0, xid),)
+                            by_file.update(_moved_creators(by_file, change.moved))
                 self._creators_csn = entry.csn
             return dict(self._creators.get(table_id, {}))
 
@@ -697,3 +701,19 @@ class _Request:
 
     def finish(self, entry: LogEntry | None = None, error: BaseException | None = None) -> None:
         self.entry, self.error, self.done = entry, error, True
+
+
+def _moved_creators(by_file: dict, moved) -> dict[int, tuple[tuple[int, int], ...]]:
+    """The (first position, XID) pairs of the files a compaction wrote, from those of the files
+    it moved rows from (``moved``: old file id -> (new file id, its first row's offset there,
+    the old file's rows it left out)); a file of no known commit has the XID 0."""
+    made: dict[int, list[tuple[int, int]]] = {}
+    for old, (new_id, offset, dead) in sorted(moved.items(), key=lambda item: item[1][:2]):
+        pairs = made.setdefault(new_id, [])
+        for first, xid in by_file.get(old, ((0, 0),)):
+            at = offset + first - (dead.rank(first - 1) if dead and first > 0 else 0)
+            if pairs and pairs[-1][0] >= at:  # (the rows before had all been left out)
+                pairs.pop()
+            if not pairs or pairs[-1][1] != xid:
+                pairs.append((at, xid))
+    return {new_id: tuple(pairs) for new_id, pairs in made.items()}

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import threading
 
+#: the first XID a transaction gets, as PostgreSQL's FirstNormalTransactionId: 2, the frozen XID
+#: (a row of no known transaction shows it as its xmin), is no transaction's
+FIRST_XID = 3
+
 
 class XidAllocator:
-    def __init__(self, next_xid: int = 1):
-        self._next = max(1, next_xid)
+    def __init__(self, next_xid: int = FIRST_XID):
+        self._next = max(FIRST_XID, next_xid)
         self._lock = threading.Lock()  # guards _next
 
     def allocate(self) -> int:
