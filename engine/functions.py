@@ -652,6 +652,8 @@ def _scalar_call(ctx: Context, version: TableVersion, args: list, functions: dic
         raise errors.NotSupportedError(f"set-returning function {definition.name} is supported in FROM only")
     body = _compiled(definition)
     typed = [_cast(a, t) for a, t in zip(args, definition.arg_types)]
+    if any(_volatile(a) for a in args):
+        return _evaluated_once(ctx, version, body, typed, functions, seen)
     value = _substituted(ctx, version, body, typed, seen)
     value = _inlined(ctx, value, functions, None, seen | {version.table_id})
     result = _cast(value if body.value is None else exp.Paren(this=value), definition.returns)
@@ -666,23 +668,77 @@ def _scalar_call(ctx: Context, version: TableVersion, args: list, functions: dic
                                 true=_cast(exp.null(), definition.returns))], default=result)
 
 
-def _substituted(ctx: Context, version: TableVersion, body: _Body, args: list, seen: frozenset) -> exp.Expression:
+def _volatile(node: exp.Expression) -> bool:
+    """Does ``node`` call a function whose value differs from call to call (random(), nextval(),
+    gen_random_uuid(), setval(), ...: DuckDB's volatile ones and txlake's sequence calls)?"""
+    names = _volatile_names()
+    return any(isinstance(n, exp.Func) and (n.name if isinstance(n, exp.Anonymous) else n.sql_name()).lower() in names
+               for n in node.walk())
+
+
+@functools.cache
+def _volatile_names() -> frozenset[str]:
+    from txlake.engine import sequence_calls
+    from txlake.engine.executor import _volatile_functions
+    return _volatile_functions() | {"rand", "random_normal", "timeofday", sequence_calls.NEXTVAL,
+                                    sequence_calls.CURRVAL, sequence_calls.SETVAL, sequence_calls.SETVAL3,
+                                    sequence_calls.LASTVAL}
+
+
+_ONCE = "__txl_a"
+
+
+def _volatile_refused(definition: FunctionDefinition) -> errors.Error:
+    return errors.NotSupportedError(
+        f"function {definition.name}: a volatile argument (random(), nextval(), ...) of a function whose body is a "
+        "query is not supported: pass its value (compute it in a subquery or a CTE first)")
+
+
+def _evaluated_once(ctx: Context, version: TableVersion, body: _Body, args: list, functions: dict,
+                    seen: frozenset) -> exp.Expression:
+    """The call of ``version`` where an argument is volatile: each argument evaluated once per
+    call, however often the body (or STRICT's NULL test) uses it - as PostgreSQL, which then does
+    not inline the call, runs it on one value. The arguments are a struct that a lambda over the
+    body takes (``list_transform([{p0: ...}], lambda a: body)[1]``: per row, as a call is); a
+    lambda holds no subquery, so a body that is a query is refused (0A000)."""
+    definition = version.schema.function
+    if body.value is None or any(isinstance(n, (exp.Query, exp.Table)) for n in body.value.walk()):
+        raise _volatile_refused(definition)
+    refs = [exp.column(f"p{i}", _ONCE) for i in range(len(args))]
+    value = _inlined(ctx, _substituted(ctx, version, body, args, seen, refs), functions, None,
+                     seen | {version.table_id})
+    result = _cast(exp.Paren(this=value), definition.returns)
+    if definition.strict:
+        result = exp.Case(ifs=[exp.If(this=exp.or_(*(exp.Is(this=r.copy(), expression=exp.null()) for r in refs)),
+                                      true=_cast(exp.null(), definition.returns))], default=result)
+    values = exp.Struct(expressions=[exp.PropertyEQ(this=exp.to_identifier(f"p{i}"), expression=a)
+                                     for i, a in enumerate(args)])
+    each = exp.Anonymous(this="list_transform", expressions=[
+        exp.Array(expressions=[values]), exp.Lambda(this=result, expressions=[exp.to_identifier(_ONCE)])])
+    return exp.Anonymous(this="list_extract", expressions=[each, exp.Literal.number(1)])
+
+
+def _substituted(ctx: Context, version: TableVersion, body: _Body, args: list, seen: frozenset,
+                 refs: list | None = None) -> exp.Expression:
     """The body with its parameters (by name, ``f.name``, or ``$n``) replaced by ``args``: its
     expression, or the scalar subquery of its first row (a set-returning function's: its
     query). A column of a table the body reads is that column, not a parameter of its name
     (PostgreSQL's rule). Where the body has queries of its own, the arguments are the columns
     of a one-row derived table around it, which the body's queries read by its name: a column
-    an argument names is then the caller's, not one of a table the body reads."""
+    an argument names is then the caller's, not one of a table the body reads. ``refs``: what
+    stands for the parameters instead (``_evaluated_once``)."""
     definition = version.schema.function
     if version.table_id in seen:
         raise errors.NotSupportedError(f"function {definition.name} calls itself: recursive SQL functions are not "
                                        "supported")
     names = {p.lower(): i for i, (p, _, _) in enumerate(definition.args) if p}
     template = body.value if body.value is not None and not definition.setof else body.query
-    scoped = bool(args) and not definition.setof and not any(a.find(exp.AggFunc, exp.Window) for a in args) and (
-        body.value is None or any(isinstance(n, (exp.Query, exp.Table)) for n in body.value.walk()))
+    scoped = refs is None and bool(args) and not definition.setof and \
+        not any(a.find(exp.AggFunc, exp.Window) for a in args) and (
+            body.value is None or any(isinstance(n, (exp.Query, exp.Table)) for n in body.value.walk()))
     alias = f"__txl_args{next(_SCOPES)}" if scoped else None
-    refs = [exp.column(f"p{i}", alias) for i in range(len(args))] if scoped else args
+    if refs is None:
+        refs = [exp.column(f"p{i}", alias) for i in range(len(args))] if scoped else args
     shadowed = _columns_read(ctx, template) if template is body.query else set()
 
     def visit(n):
@@ -751,6 +807,8 @@ def _from_item(ctx: Context, table: exp.Table, functions: dict, seen: frozenset)
         column = given[0] if given else alias_name.copy()
         return exp.Subquery(this=exp.select(exp.alias_(value, column)),
                             alias=exp.TableAlias(this=alias_name.copy()))
+    if any(_volatile(a) for a in args):  # (the body's query would evaluate it per row it reads)
+        raise _volatile_refused(definition)
     body = _compiled(definition)
     typed = [_cast(a, t) for a, t in zip(args, definition.arg_types)]
     query = _substituted(ctx, version, body, typed, seen)

@@ -316,3 +316,21 @@ def test_pg_proc_and_information_schema_routines_list_functions(db):
         ("public", "add", "FUNCTION", "integer", "SQL", "SQL", "YES", "YES"),
         ("public", "m", "FUNCTION", "USER-DEFINED", "SQL", "SQL", "NO", "NO")]
     fails(db, "ALTER FUNCTION add(int, int) RENAME TO plus", "0A000", "ALTER FUNCTION is not supported")
+
+
+def test_a_volatile_argument_is_evaluated_once_per_call(db):
+    # PostgreSQL does not inline a call whose volatile argument the body (or STRICT's NULL test)
+    # would use twice: the function sees one value (optimizer/util/clauses.c, inline_function)
+    db.execute("CREATE SEQUENCE s")
+    db.execute("CREATE FUNCTION zero(x float8) RETURNS float8 LANGUAGE sql AS 'SELECT x - x'")
+    db.execute("CREATE FUNCTION dbl(x int) RETURNS int LANGUAGE sql AS 'SELECT x + x'")
+    db.execute("CREATE FUNCTION same(x int) RETURNS int LANGUAGE sql STRICT AS 'SELECT x'")
+    assert rows(db, "SELECT zero(random()) FROM generate_series(1, 3)") == [(0.0,)] * 3
+    assert rows(db, "SELECT dbl(nextval('s')::int) FROM generate_series(1, 3)") == [(2,), (4,), (6,)]
+    assert value(db, "SELECT currval('s')") == 3
+    assert rows(db, "SELECT same(nextval('s')::int), same(NULL::int) FROM generate_series(1, 2)") == [(4, None),
+                                                                                                   (5, None)]
+    assert value(db, "SELECT currval('s')") == 5
+    db.execute("CREATE FUNCTION getx(k int) RETURNS int LANGUAGE sql AS 'SELECT x FROM t WHERE id = k'")
+    fails(db, "SELECT getx(nextval('s')::int) FROM t", "0A000", "volatile argument")
+    assert value(db, "SELECT currval('s')") == 5
