@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
+import re
 import uuid
 import weakref
 from collections import OrderedDict
@@ -164,6 +165,7 @@ def create_function(ex: Executor, ctx: Context, stmt: st.CreateFunction, params)
         _declared(ctx, stmt.returns) if stmt.returns is not None else "record", stmt.language, stmt.body,
         stmt.standard, _VOLATILITY[stmt.volatility], stmt.strict, stmt.setof,
         tuple((c, _declared(ctx, t)) for c, t in stmt.table), stmt.options)
+    _check_called_by_name(definition)
     key = entry_name(name, definition.arg_types)
     old = ctx.txn.table(ctx.catalog, db, key)
     if old is None and ex.name_taken(ctx, db, key):
@@ -183,6 +185,31 @@ def create_function(ex: Executor, ctx: Context, stmt: st.CreateFunction, params)
         schema = dataclasses.replace(old.schema, schema_id=old.schema.schema_id + 1, function=definition)
         ex._write(ctx, old, dataclasses.replace(old, schema=schema, caches={}), check_ssi=False)
     return Result(status="CREATE FUNCTION")
+
+
+def _check_called_by_name(definition: FunctionDefinition) -> None:
+    """0A000 for a function whose calls the parser reads as a built-in's (``nvl(a, b)`` is its
+    COALESCE, ``left(a, b)`` its LEFT, ``datediff(a, b)`` no call at all): they would never reach
+    it. A call is found as a plain call of its name (exp.Anonymous), with each number of
+    arguments the function takes."""
+    name = definition.name
+    if not _PLAIN_NAME.fullmatch(name):  # (a name written quoted: so are its calls)
+        return
+    required = sum(default is None for _, _, default in definition.args)
+    for count in range(required, len(definition.args) + 1):
+        try:
+            call = parse(f"SELECT {name}({', '.join(f'__txl_a{i}' for i in range(count))})")[0] \
+                .expression.selects[0].unalias()
+        except errors.Error:
+            call = None
+        if not isinstance(call, exp.Anonymous) or call.name.lower() != name:
+            raise errors.NotSupportedError(
+                f"function {name}: txlake's parser reads {name}(...) as a built-in function, so calls would not reach "
+                "this one: choose another name (PostgreSQL's own built-ins - lower(), length(), ... - are chosen over "
+                "a function of their name in public there too: pg_catalog is searched first)")
+
+
+_PLAIN_NAME = re.compile(r"[a-z_][a-z0-9_$]*")
 
 
 def _declared(ctx: Context, data_type: exp.DataType) -> str:

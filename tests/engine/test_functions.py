@@ -334,3 +334,17 @@ def test_a_volatile_argument_is_evaluated_once_per_call(db):
     db.execute("CREATE FUNCTION getx(k int) RETURNS int LANGUAGE sql AS 'SELECT x FROM t WHERE id = k'")
     fails(db, "SELECT getx(nextval('s')::int) FROM t", "0A000", "volatile argument")
     assert value(db, "SELECT currval('s')") == 5
+
+
+def test_a_name_the_parser_reads_as_a_built_in_is_refused(db):
+    # its calls would run the built-in (nvl is COALESCE, last_day DuckDB's) or not parse (datediff);
+    # now() with its DEFAULT omitted is txlake's clock
+    for create in ("CREATE FUNCTION nvl(a int, b int) RETURNS int LANGUAGE sql AS 'SELECT coalesce(a, b) + 100'",
+                   "CREATE FUNCTION last_day(d date) RETURNS date LANGUAGE sql AS 'SELECT d'",
+                   "CREATE FUNCTION datediff(a date, b date) RETURNS int LANGUAGE sql AS 'SELECT a - b'",
+                   "CREATE FUNCTION lower(a int) RETURNS int LANGUAGE sql AS 'SELECT a'",
+                   "CREATE FUNCTION now(a int DEFAULT 1) RETURNS int LANGUAGE sql AS 'SELECT a'"):
+        fails(db, create, "0A000", "reads", "as a built-in function")
+    assert value(db, "SELECT count(*) FROM pg_proc WHERE pronamespace = 2200") == 0
+    db.execute("CREATE FUNCTION nvl_plus(a int, b int) RETURNS int LANGUAGE sql AS 'SELECT coalesce(a, b) + 100'")
+    assert value(db, "SELECT nvl_plus(NULL, 1)") == 101
