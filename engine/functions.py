@@ -67,7 +67,19 @@ def type_text(data_type: exp.DataType) -> str:
     modifier (a function's types have none in PostgreSQL: ``numeric(10,2)`` is ``numeric``)."""
     if data_type.this == exp.DataType.Type.USERDEFINED:  # (an enum or a domain: its name)
         return str(data_type.args.get("kind") or data_type.sql(dialect="postgres")).lower()
-    return catalog_views.pg_type_name(column_type(data_type).display())
+    return catalog_views.pg_type_name(column_type(_unmodified(data_type)).display())
+
+
+def _unmodified(data_type: exp.DataType) -> exp.DataType:
+    """``data_type`` without its type modifiers, an array's element's too: PostgreSQL discards
+    them (sql-createfunction.sgml: ``foo(varchar(10))`` is ``foo(varchar)``); ``char`` is then
+    bpchar, of any length, not char(1)."""
+    return data_type.transform(
+        lambda n: None if isinstance(n, exp.DataTypeParam) else
+        exp.DataType.build("bpchar") if isinstance(n, exp.DataType) and n.this in _CHARACTER else n)
+
+
+_CHARACTER = (exp.DataType.Type.CHAR, exp.DataType.Type.NCHAR)
 
 
 def arguments_text(definition: FunctionDefinition) -> str:

@@ -348,3 +348,14 @@ def test_a_name_the_parser_reads_as_a_built_in_is_refused(db):
     assert value(db, "SELECT count(*) FROM pg_proc WHERE pronamespace = 2200") == 0
     db.execute("CREATE FUNCTION nvl_plus(a int, b int) RETURNS int LANGUAGE sql AS 'SELECT coalesce(a, b) + 100'")
     assert value(db, "SELECT nvl_plus(NULL, 1)") == 101
+
+
+def test_type_modifiers_of_parameters_and_results_are_discarded(db):
+    # sql-createfunction.sgml: "CREATE FUNCTION foo (varchar(10)) ... is exactly the same as
+    # CREATE FUNCTION foo (varchar)"; txlake's varchar is text
+    db.execute("CREATE FUNCTION vc(a varchar(2)) RETURNS varchar(2) LANGUAGE sql AS 'SELECT a'")
+    assert value(db, "SELECT vc('abcdef')") == "abcdef"
+    assert rows(db, "SELECT data_type FROM information_schema.routines WHERE routine_name = 'vc'") == [("text",)]
+    fails(db, "CREATE FUNCTION vc(a varchar(3)) RETURNS text LANGUAGE sql AS 'SELECT a'", "42723")
+    db.execute("CREATE FUNCTION chars(a char(3)[]) RETURNS int LANGUAGE sql AS 'SELECT cardinality(a)'")
+    assert db.execute("DROP FUNCTION vc(character varying), chars(char[])").statusmessage == "DROP FUNCTION"
