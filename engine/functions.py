@@ -772,9 +772,14 @@ def _substituted(ctx: Context, version: TableVersion, body: _Body, args: list, s
                                        "supported")
     names = {p.lower(): i for i, (p, _, _) in enumerate(definition.args) if p}
     template = body.value if body.value is not None and not definition.setof else body.query
-    scoped = refs is None and bool(args) and not definition.setof and \
-        not any(a.find(exp.AggFunc, exp.Window) for a in args) and (
-            body.value is None or any(isinstance(n, (exp.Query, exp.Table)) for n in body.value.walk()))
+    scoped = refs is None and bool(args) and (
+        any(a.find(exp.Column) for a in args) if definition.setof else  # (a caller's column to keep the caller's)
+        body.value is None or any(isinstance(n, (exp.Query, exp.Table)) for n in body.value.walk()))
+    if scoped and any(isinstance(n, (exp.AggFunc, exp.Window))  # (the caller's: its query would not compute them)
+                      for a in args for n in a.walk(prune=lambda n: isinstance(n, exp.Query))):
+        raise errors.NotSupportedError(
+            f"function {definition.name}: an aggregate or window function's value as an argument of a function "
+            "whose body is a query is not supported: compute it in a subquery first")
     alias = f"__txl_args{next(_SCOPES)}" if scoped else None
     if refs is None:
         refs = [exp.column(f"p{i}", alias) for i in range(len(args))] if scoped else args
@@ -802,9 +807,15 @@ def _substituted(ctx: Context, version: TableVersion, body: _Body, args: list, s
                 this=exp.to_identifier("__txl_fn")))).limit(1))
     if not scoped:
         return value
-    values = exp.select(*(exp.alias_(a, f"p{i}") for i, a in enumerate(args)))
-    return exp.Subquery(this=exp.select(value).from_(exp.Subquery(this=values, alias=exp.TableAlias(
-        this=exp.to_identifier(alias)))))
+    # (an aggregate argument there, of the caller's columns only, is the caller's: SQL's rule for
+    # an outer reference, which DuckDB keeps)
+    values = exp.Subquery(this=exp.select(*(exp.alias_(a, f"p{i}") for i, a in enumerate(args))),
+                          alias=exp.TableAlias(this=exp.to_identifier(alias)))
+    if definition.setof:  # (the query's rows, beside the arguments' one row: its columns only)
+        body_rows = exp.Lateral(this=exp.Subquery(this=value),
+                                alias=exp.TableAlias(this=exp.to_identifier("__txl_body")))
+        return exp.select(exp.column(exp.Star(), "__txl_body")).from_(values).join(body_rows, join_type="cross")
+    return exp.Subquery(this=exp.select(value).from_(values))
 
 
 _SCOPES = itertools.count()

@@ -359,3 +359,18 @@ def test_type_modifiers_of_parameters_and_results_are_discarded(db):
     fails(db, "CREATE FUNCTION vc(a varchar(3)) RETURNS text LANGUAGE sql AS 'SELECT a'", "42723")
     db.execute("CREATE FUNCTION chars(a char(3)[]) RETURNS int LANGUAGE sql AS 'SELECT cardinality(a)'")
     assert db.execute("DROP FUNCTION vc(character varying), chars(char[])").statusmessage == "DROP FUNCTION"
+
+
+def test_arguments_are_the_callers_columns_in_a_set_returning_call(db):
+    # the body reads t, which has an x too: the argument x is u's (the caller's), as PostgreSQL
+    db.execute("CREATE TABLE u (id int, x int)")
+    db.execute("INSERT INTO u VALUES (1, 5), (2, 9)")
+    db.execute("CREATE FUNCTION above(k int) RETURNS SETOF int LANGUAGE sql AS "
+               "'SELECT id FROM t WHERE x > k ORDER BY id'")
+    assert rows(db, "SELECT u.id, a FROM u, above(x) AS a ORDER BY 1, 2") == [(1, 1), (2, 1)]
+    assert rows(db, "SELECT * FROM above(0)") == [(1,)]
+    db.execute("CREATE FUNCTION getx(k int) RETURNS int LANGUAGE sql AS 'SELECT x FROM t WHERE id = k'")
+    # an aggregate's or window's argument would be computed in the body's query: refused, not misread
+    fails(db, "SELECT getx(max(id)) FROM u", "0A000", "aggregate or window")
+    fails(db, "SELECT getx((row_number() OVER ())::int) FROM u", "0A000", "aggregate or window")
+    assert value(db, "SELECT getx((SELECT min(id) FROM u))") == 10
