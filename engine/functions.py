@@ -189,7 +189,7 @@ def create_function(ex: Executor, ctx: Context, stmt: st.CreateFunction, params)
             raise errors.DuplicateFunction(f'function "{name}" already exists with same argument types')
         _check_replacement(old.schema.function, definition)
     if ctx.setting is None or ctx.setting("check_function_bodies").lower() not in _OFF:
-        _check_body(ex, ctx, definition, old)
+        _check_body(ex, ctx, db, definition, old)
     if old is None:
         version = TableVersion(uuid.uuid4().hex, db, key, TableSchema(0, (), function=definition))
         ex._write(ctx, None, version, check_ssi=False)
@@ -252,19 +252,24 @@ def _check_replacement(old: FunctionDefinition, new: FunctionDefinition) -> None
         raise errors.InvalidFunctionDefinition(f"cannot remove parameter defaults from existing function\n{drop}")
 
 
-def _check_body(ex: Executor, ctx: Context, definition: FunctionDefinition, old: TableVersion | None) -> None:
+def _check_body(ex: Executor, ctx: Context, db: str, definition: FunctionDefinition,
+                old: TableVersion | None) -> None:
     """The body checked as PostgreSQL's check_function_bodies does: its query bound (unknown
     tables and columns, operators over the parameters' types: their errors), its result one
-    column of a type that converts to the declared one (42P13)."""
+    column of a type that converts to the declared one (42P13). A body calling the function
+    itself (or through others) is 0A000: PostgreSQL takes it, but a call is inlined here."""
     from txlake.engine.views import _result_columns
     body = _compiled(definition)
-    version = TableVersion(old.table_id if old is not None else "new", "", "", TableSchema(0, (), function=definition))
+    version = TableVersion(old.table_id if old is not None else "new", db, "", TableSchema(0, (), function=definition))
+    functions = dict(_visible(ctx))
+    functions[db, definition.name] = [v for v in functions.get((db, definition.name), ())
+                                      if v.schema.function.arg_types != definition.arg_types] + [version]
     nulls = [_cast(exp.null(), t) for t in definition.arg_types]
     if not definition.setof and body.columns != 1:
         raise errors.InvalidFunctionDefinition(
             f"return type mismatch in function declared to return {definition.returns}\n"
             "DETAIL:  Final statement must return exactly one column.")
-    made = _inlined(ctx, _substituted(ctx, version, body, nulls, frozenset()), _visible(ctx), None,
+    made = _inlined(ctx, _substituted(ctx, version, body, nulls, frozenset()), functions, None,
                     frozenset({version.table_id}))
     _, types = _result_columns(ex, ctx, made if definition.setof else exp.select(made))
     wanted = len(definition.table) or 1
