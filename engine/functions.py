@@ -502,6 +502,11 @@ def _inlined(ctx: Context, node: exp.Expression, functions: dict, immutable: str
     def visit(n):
         if isinstance(n, exp.Table) and isinstance(n.this, exp.Anonymous):
             return _from_item(ctx, n, functions, seen)
+        if isinstance(n, exp.Lateral) and isinstance(n.this, exp.Anonymous) and not n.args.get("view"):
+            # (FROM u, LATERAL f(u.x): the call as a FROM item; a derived table reads the caller's columns)
+            item = exp.Table(this=n.this.copy(), alias=n.args["alias"].copy() if n.args.get("alias") else None)
+            made = _from_item(ctx, item, functions, seen)
+            return n if made is item else made
         call = n.expression if isinstance(n, exp.Dot) and isinstance(n.expression, exp.Anonymous) else n
         if not isinstance(call, exp.Anonymous) or call.name.lower() not in names:
             return n

@@ -384,3 +384,15 @@ def test_arguments_are_the_callers_columns_in_a_set_returning_call(db):
     fails(db, "SELECT getx(max(id)) FROM u", "0A000", "aggregate or window")
     fails(db, "SELECT getx((row_number() OVER ())::int) FROM u", "0A000", "aggregate or window")
     assert value(db, "SELECT getx((SELECT min(id) FROM u))") == 10
+
+
+def test_a_set_returning_function_after_lateral(db):
+    db.execute("CREATE TABLE u (id int, x int)")
+    db.execute("INSERT INTO u VALUES (1, 5), (2, 9), (3, 10)")
+    db.execute("CREATE FUNCTION above(k int) RETURNS SETOF int LANGUAGE sql AS 'SELECT id FROM t WHERE x > k'")
+    db.execute("CREATE FUNCTION pairs(k int) RETURNS TABLE (i int, s text) LANGUAGE sql AS "
+               "'SELECT id, s FROM t WHERE id >= k'")
+    assert rows(db, "SELECT u.id, a FROM u CROSS JOIN LATERAL above(u.x) AS a ORDER BY 1, 2") == [(1, 1), (2, 1)]
+    assert rows(db, "SELECT u.id, a FROM u LEFT JOIN LATERAL above(x) AS a ON true ORDER BY 1, 2") == \
+        [(1, 1), (2, 1), (3, None)]
+    assert rows(db, "SELECT u.id, p.i FROM u, LATERAL pairs(id) p ORDER BY 1, 2") == [(1, 1), (1, 2), (2, 2)]
