@@ -28,6 +28,7 @@ Language (SQL) Functions").
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import functools
 import itertools
 import re
@@ -483,13 +484,32 @@ def _bound(ctx: Context, node: exp.Expression) -> exp.Expression:
     def visit(n):
         if not isinstance(n, exp.Placeholder) or st.PARAM_INDEX not in n.meta:
             return n
-        made = _literal(parameter_value(ctx, n))
+        made = _parameter_literal(parameter_value(ctx, n))
         if made is None:
             raise errors.NotSupportedError(f"a parameter of {type(parameter_value(ctx, n)).__name__} values in a "
                                            "statement calling a user-defined function is not supported")
         return made
 
     return node.transform(visit) if any(True for _ in node.find_all(exp.Placeholder)) else node
+
+
+def _parameter_literal(value) -> exp.Expression | None:
+    """A parameter's value as the constant of its type (the executor's literals, and a UUID,
+    a time, an interval, a list as an ARRAY of its items'), or None for a value of another type."""
+    made = _literal(value)
+    if made is not None:
+        return made
+    if isinstance(value, uuid.UUID):
+        return exp.cast(exp.Literal.string(str(value)), "UUID")
+    if isinstance(value, datetime.time):
+        return exp.cast(exp.Literal.string(value.isoformat()), "TIMETZ" if value.tzinfo else "TIME")
+    if isinstance(value, datetime.timedelta):
+        return exp.cast(exp.Literal.string(f"{value.days} days {value.seconds} seconds {value.microseconds} "
+                                           "microseconds"), "INTERVAL")
+    if isinstance(value, (list, tuple)):
+        items = [_parameter_literal(item) for item in value]
+        return exp.Array(expressions=items) if all(item is not None for item in items) else None
+    return None
 
 
 def _inlined(ctx: Context, node: exp.Expression, functions: dict, immutable: str | None = None,

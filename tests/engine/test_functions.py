@@ -396,3 +396,17 @@ def test_a_set_returning_function_after_lateral(db):
     assert rows(db, "SELECT u.id, a FROM u LEFT JOIN LATERAL above(x) AS a ON true ORDER BY 1, 2") == \
         [(1, 1), (2, 1), (3, None)]
     assert rows(db, "SELECT u.id, p.i FROM u, LATERAL pairs(id) p ORDER BY 1, 2") == [(1, 1), (1, 2), (2, 2)]
+
+
+def test_parameters_of_array_uuid_time_and_interval_values(db):
+    # a statement calling a function has its ? bound as constants: each of these has its typed one
+    import datetime
+    import uuid
+    db.execute("CREATE FUNCTION alen(a int[]) RETURNS int LANGUAGE sql AS 'SELECT cardinality(a)'")
+    db.execute("CREATE FUNCTION ident(a text) RETURNS text LANGUAGE sql AS 'SELECT a'")
+    u = uuid.UUID("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11")
+    assert rows(db, "SELECT alen(?), alen(?), ident(?::text), ident(?::text), ident(?::text), ?::text[]",
+                ([1, 2, 3], [], u, datetime.time(1, 2, 3), datetime.timedelta(days=1, seconds=5), ["a", None])) == \
+        [(3, 0, str(u), "01:02:03", "1 day 00:00:05", ["a", None])]
+    db.execute("CREATE FUNCTION tlen(a text[]) RETURNS int LANGUAGE sql AS 'SELECT cardinality(a)'")
+    assert rows(db, "SELECT tlen(?), ?::uuid = ?", (["x", "y"], str(u), u)) == [(2, True)]
