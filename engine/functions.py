@@ -576,6 +576,9 @@ def _chosen(ctx: Context, name: st.TableName, call: exp.Anonymous, functions: di
         raise errors.UndefinedFunction(f"function {shown} does not exist\n{_HINT}")
     best = max(score for score, _, _ in fitting)
     fitting = [f for f in fitting if f[0] == best]
+    if len(fitting) > 1:  # (PostgreSQL's typeconv step 4.e: an unknown - 'x', NULL - takes the string category)
+        fitting = [f for f in fitting if all(declared in _STRING for a, (_, declared, _) in zip(
+            f[2], f[1].schema.function.args) if _unknown(a))] or fitting
     if len(fitting) > 1:
         raise errors.AmbiguousFunction(f"function {shown} is not unique\nHINT:  Could not choose a best candidate "
                                        "function. You might need to add explicit type casts.")
@@ -636,6 +639,11 @@ def _known_type(node: exp.Expression) -> str | None:
         except errors.Error:
             return None
     return None
+
+
+def _unknown(node: exp.Expression) -> bool:
+    """Is ``node`` of PostgreSQL's type unknown: a string constant, NULL?"""
+    return isinstance(node, exp.Null) or isinstance(node, exp.Literal) and node.is_string
 
 
 def _implicit(known: str, declared: str) -> bool:

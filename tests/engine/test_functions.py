@@ -78,7 +78,12 @@ def test_overloads_are_chosen_by_argument_types(db):
     db.execute("CREATE FUNCTION h(a text) RETURNS text LANGUAGE sql AS 'SELECT ''text'''")
     db.execute("CREATE FUNCTION h(a int, b int) RETURNS text LANGUAGE sql AS 'SELECT ''two'''")
     assert rows(db, "SELECT h(1), h('x'::text), h(1, 2)") == [("int", "text", "two")]
-    fails(db, "SELECT h('x')", "42725", "function h(unknown) is not unique")
+    # PostgreSQL's typeconv step 4.e: an unknown (a string constant, NULL) takes the string category
+    assert rows(db, "SELECT h('x'), h(NULL)") == [("text", "text")]
+    db.execute("CREATE FUNCTION k(a int) RETURNS text LANGUAGE sql AS 'SELECT 1'")
+    db.execute("CREATE FUNCTION k(a date) RETURNS text LANGUAGE sql AS 'SELECT 2'")
+    fails(db, "SELECT k('1')", "42725", "function k(unknown) is not unique")  # (no string candidate)
+    fails(db, "SELECT h(s) FROM t", "42725")  # (a column's type is not looked up: README)
     db.execute("CREATE FUNCTION only_int(a int) RETURNS int LANGUAGE sql RETURN a")
     fails(db, "SELECT only_int('x'::text)", "42883", "function only_int(text) does not exist")
     fails(db, "SELECT only_int(1.5)", "42883", "function only_int(numeric) does not exist")  # (no implicit cast)
