@@ -28,8 +28,10 @@ Language (SQL) Functions").
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import functools
 import itertools
+import re
 import uuid
 import weakref
 from collections import OrderedDict
@@ -66,7 +68,19 @@ def type_text(data_type: exp.DataType) -> str:
     modifier (a function's types have none in PostgreSQL: ``numeric(10,2)`` is ``numeric``)."""
     if data_type.this == exp.DataType.Type.USERDEFINED:  # (an enum or a domain: its name)
         return str(data_type.args.get("kind") or data_type.sql(dialect="postgres")).lower()
-    return catalog_views.pg_type_name(column_type(data_type).display())
+    return catalog_views.pg_type_name(column_type(_unmodified(data_type)).display())
+
+
+def _unmodified(data_type: exp.DataType) -> exp.DataType:
+    """``data_type`` without its type modifiers, an array's element's too: PostgreSQL discards
+    them (sql-createfunction.sgml: ``foo(varchar(10))`` is ``foo(varchar)``); ``char`` is then
+    bpchar, of any length, not char(1)."""
+    return data_type.transform(
+        lambda n: None if isinstance(n, exp.DataTypeParam) else
+        exp.DataType.build("bpchar") if isinstance(n, exp.DataType) and n.this in _CHARACTER else n)
+
+
+_CHARACTER = (exp.DataType.Type.CHAR, exp.DataType.Type.NCHAR)
 
 
 def arguments_text(definition: FunctionDefinition) -> str:
@@ -164,6 +178,7 @@ def create_function(ex: Executor, ctx: Context, stmt: st.CreateFunction, params)
         _declared(ctx, stmt.returns) if stmt.returns is not None else "record", stmt.language, stmt.body,
         stmt.standard, _VOLATILITY[stmt.volatility], stmt.strict, stmt.setof,
         tuple((c, _declared(ctx, t)) for c, t in stmt.table), stmt.options)
+    _check_called_by_name(definition)
     key = entry_name(name, definition.arg_types)
     old = ctx.txn.table(ctx.catalog, db, key)
     if old is None and ex.name_taken(ctx, db, key):
@@ -175,7 +190,7 @@ def create_function(ex: Executor, ctx: Context, stmt: st.CreateFunction, params)
             raise errors.DuplicateFunction(f'function "{name}" already exists with same argument types')
         _check_replacement(old.schema.function, definition)
     if ctx.setting is None or ctx.setting("check_function_bodies").lower() not in _OFF:
-        _check_body(ex, ctx, definition, old)
+        _check_body(ex, ctx, db, definition, old)
     if old is None:
         version = TableVersion(uuid.uuid4().hex, db, key, TableSchema(0, (), function=definition))
         ex._write(ctx, None, version, check_ssi=False)
@@ -183,6 +198,31 @@ def create_function(ex: Executor, ctx: Context, stmt: st.CreateFunction, params)
         schema = dataclasses.replace(old.schema, schema_id=old.schema.schema_id + 1, function=definition)
         ex._write(ctx, old, dataclasses.replace(old, schema=schema, caches={}), check_ssi=False)
     return Result(status="CREATE FUNCTION")
+
+
+def _check_called_by_name(definition: FunctionDefinition) -> None:
+    """0A000 for a function whose calls the parser reads as a built-in's (``nvl(a, b)`` is its
+    COALESCE, ``left(a, b)`` its LEFT, ``datediff(a, b)`` no call at all): they would never reach
+    it. A call is found as a plain call of its name (exp.Anonymous), with each number of
+    arguments the function takes."""
+    name = definition.name
+    if not _PLAIN_NAME.fullmatch(name):  # (a name written quoted: so are its calls)
+        return
+    required = sum(default is None for _, _, default in definition.args)
+    for count in range(required, len(definition.args) + 1):
+        try:
+            call = parse(f"SELECT {name}({', '.join(f'__txl_a{i}' for i in range(count))})")[0] \
+                .expression.selects[0].unalias()
+        except errors.Error:
+            call = None
+        if not isinstance(call, exp.Anonymous) or call.name.lower() != name:
+            raise errors.NotSupportedError(
+                f"function {name}: txlake's parser reads {name}(...) as a built-in function, so calls would not reach "
+                "this one: choose another name (PostgreSQL's own built-ins - lower(), length(), ... - are chosen over "
+                "a function of their name in public there too: pg_catalog is searched first)")
+
+
+_PLAIN_NAME = re.compile(r"[a-z_][a-z0-9_$]*")
 
 
 def _declared(ctx: Context, data_type: exp.DataType) -> str:
@@ -213,19 +253,24 @@ def _check_replacement(old: FunctionDefinition, new: FunctionDefinition) -> None
         raise errors.InvalidFunctionDefinition(f"cannot remove parameter defaults from existing function\n{drop}")
 
 
-def _check_body(ex: Executor, ctx: Context, definition: FunctionDefinition, old: TableVersion | None) -> None:
+def _check_body(ex: Executor, ctx: Context, db: str, definition: FunctionDefinition,
+                old: TableVersion | None) -> None:
     """The body checked as PostgreSQL's check_function_bodies does: its query bound (unknown
     tables and columns, operators over the parameters' types: their errors), its result one
-    column of a type that converts to the declared one (42P13)."""
+    column of a type that converts to the declared one (42P13). A body calling the function
+    itself (or through others) is 0A000: PostgreSQL takes it, but a call is inlined here."""
     from txlake.engine.views import _result_columns
     body = _compiled(definition)
-    version = TableVersion(old.table_id if old is not None else "new", "", "", TableSchema(0, (), function=definition))
+    version = TableVersion(old.table_id if old is not None else "new", db, "", TableSchema(0, (), function=definition))
+    functions = dict(_visible(ctx))
+    functions[db, definition.name] = [v for v in functions.get((db, definition.name), ())
+                                      if v.schema.function.arg_types != definition.arg_types] + [version]
     nulls = [_cast(exp.null(), t) for t in definition.arg_types]
     if not definition.setof and body.columns != 1:
         raise errors.InvalidFunctionDefinition(
             f"return type mismatch in function declared to return {definition.returns}\n"
             "DETAIL:  Final statement must return exactly one column.")
-    made = _inlined(ctx, _substituted(ctx, version, body, nulls, frozenset()), _visible(ctx), None,
+    made = _inlined(ctx, _substituted(ctx, version, body, nulls, frozenset()), functions, None,
                     frozenset({version.table_id}))
     _, types = _result_columns(ex, ctx, made if definition.setof else exp.select(made))
     wanted = len(definition.table) or 1
@@ -439,13 +484,32 @@ def _bound(ctx: Context, node: exp.Expression) -> exp.Expression:
     def visit(n):
         if not isinstance(n, exp.Placeholder) or st.PARAM_INDEX not in n.meta:
             return n
-        made = _literal(parameter_value(ctx, n))
+        made = _parameter_literal(parameter_value(ctx, n))
         if made is None:
             raise errors.NotSupportedError(f"a parameter of {type(parameter_value(ctx, n)).__name__} values in a "
                                            "statement calling a user-defined function is not supported")
         return made
 
     return node.transform(visit) if any(True for _ in node.find_all(exp.Placeholder)) else node
+
+
+def _parameter_literal(value) -> exp.Expression | None:
+    """A parameter's value as the constant of its type (the executor's literals, and a UUID,
+    a time, an interval, a list as an ARRAY of its items'), or None for a value of another type."""
+    made = _literal(value)
+    if made is not None:
+        return made
+    if isinstance(value, uuid.UUID):
+        return exp.cast(exp.Literal.string(str(value)), "UUID")
+    if isinstance(value, datetime.time):
+        return exp.cast(exp.Literal.string(value.isoformat()), "TIMETZ" if value.tzinfo else "TIME")
+    if isinstance(value, datetime.timedelta):
+        return exp.cast(exp.Literal.string(f"{value.days} days {value.seconds} seconds {value.microseconds} "
+                                           "microseconds"), "INTERVAL")
+    if isinstance(value, (list, tuple)):
+        items = [_parameter_literal(item) for item in value]
+        return exp.Array(expressions=items) if all(item is not None for item in items) else None
+    return None
 
 
 def _inlined(ctx: Context, node: exp.Expression, functions: dict, immutable: str | None = None,
@@ -458,6 +522,11 @@ def _inlined(ctx: Context, node: exp.Expression, functions: dict, immutable: str
     def visit(n):
         if isinstance(n, exp.Table) and isinstance(n.this, exp.Anonymous):
             return _from_item(ctx, n, functions, seen)
+        if isinstance(n, exp.Lateral) and isinstance(n.this, exp.Anonymous) and not n.args.get("view"):
+            # (FROM u, LATERAL f(u.x): the call as a FROM item; a derived table reads the caller's columns)
+            item = exp.Table(this=n.this.copy(), alias=n.args["alias"].copy() if n.args.get("alias") else None)
+            made = _from_item(ctx, item, functions, seen)
+            return n if made is item else made
         call = n.expression if isinstance(n, exp.Dot) and isinstance(n.expression, exp.Anonymous) else n
         if not isinstance(call, exp.Anonymous) or call.name.lower() not in names:
             return n
@@ -507,6 +576,9 @@ def _chosen(ctx: Context, name: st.TableName, call: exp.Anonymous, functions: di
         raise errors.UndefinedFunction(f"function {shown} does not exist\n{_HINT}")
     best = max(score for score, _, _ in fitting)
     fitting = [f for f in fitting if f[0] == best]
+    if len(fitting) > 1:  # (PostgreSQL's typeconv step 4.e: an unknown - 'x', NULL - takes the string category)
+        fitting = [f for f in fitting if all(declared in _STRING for a, (_, declared, _) in zip(
+            f[2], f[1].schema.function.args) if _unknown(a))] or fitting
     if len(fitting) > 1:
         raise errors.AmbiguousFunction(f"function {shown} is not unique\nHINT:  Could not choose a best candidate "
                                        "function. You might need to add explicit type casts.")
@@ -567,6 +639,11 @@ def _known_type(node: exp.Expression) -> str | None:
         except errors.Error:
             return None
     return None
+
+
+def _unknown(node: exp.Expression) -> bool:
+    """Is ``node`` of PostgreSQL's type unknown: a string constant, NULL?"""
+    return isinstance(node, exp.Null) or isinstance(node, exp.Literal) and node.is_string
 
 
 def _implicit(known: str, declared: str) -> bool:
@@ -652,6 +729,8 @@ def _scalar_call(ctx: Context, version: TableVersion, args: list, functions: dic
         raise errors.NotSupportedError(f"set-returning function {definition.name} is supported in FROM only")
     body = _compiled(definition)
     typed = [_cast(a, t) for a, t in zip(args, definition.arg_types)]
+    if any(_volatile(a) for a in args):
+        return _evaluated_once(ctx, version, body, typed, functions, seen)
     value = _substituted(ctx, version, body, typed, seen)
     value = _inlined(ctx, value, functions, None, seen | {version.table_id})
     result = _cast(value if body.value is None else exp.Paren(this=value), definition.returns)
@@ -666,23 +745,82 @@ def _scalar_call(ctx: Context, version: TableVersion, args: list, functions: dic
                                 true=_cast(exp.null(), definition.returns))], default=result)
 
 
-def _substituted(ctx: Context, version: TableVersion, body: _Body, args: list, seen: frozenset) -> exp.Expression:
+def _volatile(node: exp.Expression) -> bool:
+    """Does ``node`` call a function whose value differs from call to call (random(), nextval(),
+    gen_random_uuid(), setval(), ...: DuckDB's volatile ones and txlake's sequence calls)?"""
+    names = _volatile_names()
+    return any(isinstance(n, exp.Func) and (n.name if isinstance(n, exp.Anonymous) else n.sql_name()).lower() in names
+               for n in node.walk())
+
+
+@functools.cache
+def _volatile_names() -> frozenset[str]:
+    from txlake.engine import sequence_calls
+    from txlake.engine.executor import _volatile_functions
+    return _volatile_functions() | {"rand", "random_normal", "timeofday", sequence_calls.NEXTVAL,
+                                    sequence_calls.CURRVAL, sequence_calls.SETVAL, sequence_calls.SETVAL3,
+                                    sequence_calls.LASTVAL}
+
+
+_ONCE = "__txl_a"
+
+
+def _volatile_refused(definition: FunctionDefinition) -> errors.Error:
+    return errors.NotSupportedError(
+        f"function {definition.name}: a volatile argument (random(), nextval(), ...) of a function whose body is a "
+        "query is not supported: pass its value (compute it in a subquery or a CTE first)")
+
+
+def _evaluated_once(ctx: Context, version: TableVersion, body: _Body, args: list, functions: dict,
+                    seen: frozenset) -> exp.Expression:
+    """The call of ``version`` where an argument is volatile: each argument evaluated once per
+    call, however often the body (or STRICT's NULL test) uses it - as PostgreSQL, which then does
+    not inline the call, runs it on one value. The arguments are a struct that a lambda over the
+    body takes (``list_transform([{p0: ...}], lambda a: body)[1]``: per row, as a call is); a
+    lambda holds no subquery, so a body that is a query is refused (0A000)."""
+    definition = version.schema.function
+    if body.value is None or any(isinstance(n, (exp.Query, exp.Table)) for n in body.value.walk()):
+        raise _volatile_refused(definition)
+    refs = [exp.column(f"p{i}", _ONCE) for i in range(len(args))]
+    value = _inlined(ctx, _substituted(ctx, version, body, args, seen, refs), functions, None,
+                     seen | {version.table_id})
+    result = _cast(exp.Paren(this=value), definition.returns)
+    if definition.strict:
+        result = exp.Case(ifs=[exp.If(this=exp.or_(*(exp.Is(this=r.copy(), expression=exp.null()) for r in refs)),
+                                      true=_cast(exp.null(), definition.returns))], default=result)
+    values = exp.Struct(expressions=[exp.PropertyEQ(this=exp.to_identifier(f"p{i}"), expression=a)
+                                     for i, a in enumerate(args)])
+    each = exp.Anonymous(this="list_transform", expressions=[
+        exp.Array(expressions=[values]), exp.Lambda(this=result, expressions=[exp.to_identifier(_ONCE)])])
+    return exp.Anonymous(this="list_extract", expressions=[each, exp.Literal.number(1)])
+
+
+def _substituted(ctx: Context, version: TableVersion, body: _Body, args: list, seen: frozenset,
+                 refs: list | None = None) -> exp.Expression:
     """The body with its parameters (by name, ``f.name``, or ``$n``) replaced by ``args``: its
     expression, or the scalar subquery of its first row (a set-returning function's: its
     query). A column of a table the body reads is that column, not a parameter of its name
     (PostgreSQL's rule). Where the body has queries of its own, the arguments are the columns
     of a one-row derived table around it, which the body's queries read by its name: a column
-    an argument names is then the caller's, not one of a table the body reads."""
+    an argument names is then the caller's, not one of a table the body reads. ``refs``: what
+    stands for the parameters instead (``_evaluated_once``)."""
     definition = version.schema.function
     if version.table_id in seen:
         raise errors.NotSupportedError(f"function {definition.name} calls itself: recursive SQL functions are not "
                                        "supported")
     names = {p.lower(): i for i, (p, _, _) in enumerate(definition.args) if p}
     template = body.value if body.value is not None and not definition.setof else body.query
-    scoped = bool(args) and not definition.setof and not any(a.find(exp.AggFunc, exp.Window) for a in args) and (
+    scoped = refs is None and bool(args) and (
+        any(a.find(exp.Column) for a in args) if definition.setof else  # (a caller's column to keep the caller's)
         body.value is None or any(isinstance(n, (exp.Query, exp.Table)) for n in body.value.walk()))
+    if scoped and any(isinstance(n, (exp.AggFunc, exp.Window))  # (the caller's: its query would not compute them)
+                      for a in args for n in a.walk(prune=lambda n: isinstance(n, exp.Query))):
+        raise errors.NotSupportedError(
+            f"function {definition.name}: an aggregate or window function's value as an argument of a function "
+            "whose body is a query is not supported: compute it in a subquery first")
     alias = f"__txl_args{next(_SCOPES)}" if scoped else None
-    refs = [exp.column(f"p{i}", alias) for i in range(len(args))] if scoped else args
+    if refs is None:
+        refs = [exp.column(f"p{i}", alias) for i in range(len(args))] if scoped else args
     shadowed = _columns_read(ctx, template) if template is body.query else set()
 
     def visit(n):
@@ -707,9 +845,15 @@ def _substituted(ctx: Context, version: TableVersion, body: _Body, args: list, s
                 this=exp.to_identifier("__txl_fn")))).limit(1))
     if not scoped:
         return value
-    values = exp.select(*(exp.alias_(a, f"p{i}") for i, a in enumerate(args)))
-    return exp.Subquery(this=exp.select(value).from_(exp.Subquery(this=values, alias=exp.TableAlias(
-        this=exp.to_identifier(alias)))))
+    # (an aggregate argument there, of the caller's columns only, is the caller's: SQL's rule for
+    # an outer reference, which DuckDB keeps)
+    values = exp.Subquery(this=exp.select(*(exp.alias_(a, f"p{i}") for i, a in enumerate(args))),
+                          alias=exp.TableAlias(this=exp.to_identifier(alias)))
+    if definition.setof:  # (the query's rows, beside the arguments' one row: its columns only)
+        body_rows = exp.Lateral(this=exp.Subquery(this=value),
+                                alias=exp.TableAlias(this=exp.to_identifier("__txl_body")))
+        return exp.select(exp.column(exp.Star(), "__txl_body")).from_(values).join(body_rows, join_type="cross")
+    return exp.Subquery(this=exp.select(value).from_(values))
 
 
 _SCOPES = itertools.count()
@@ -751,6 +895,8 @@ def _from_item(ctx: Context, table: exp.Table, functions: dict, seen: frozenset)
         column = given[0] if given else alias_name.copy()
         return exp.Subquery(this=exp.select(exp.alias_(value, column)),
                             alias=exp.TableAlias(this=alias_name.copy()))
+    if any(_volatile(a) for a in args):  # (the body's query would evaluate it per row it reads)
+        raise _volatile_refused(definition)
     body = _compiled(definition)
     typed = [_cast(a, t) for a, t in zip(args, definition.arg_types)]
     query = _substituted(ctx, version, body, typed, seen)
