@@ -32,8 +32,8 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
                                      ROUND_MACRO, TO_CHAR_MACRO, TO_NUMBER_FUNCTION)
 from txlake.parser import date_format, json_ops, number_format, numeric
 from txlake.parser.semantics import (ARRAY_CONCAT, ARRAY_INDEX, ARRAY_LENGTH, ARRAY_LOWER, ARRAY_MACRO,  # (arrays)
-                                     ARRAY_AS, ARRAY_PARSE, ARRAY_SET, ARRAY_UPPER, ELEMENTS_AS, QUANTIFIED,
-                                     STRING_TO_ARRAY, SUBSCRIPTS, TEXT_MACRO, array_cast)
+                                     ARRAY_AS, ARRAY_ELEMENTS, ARRAY_PARSE, ARRAY_RECTANGULAR, ARRAY_SET, ARRAY_UPPER,
+                                     ELEMENTS_AS, QUANTIFIED, STRING_TO_ARRAY, SUBSCRIPTS, TEXT_MACRO, array_cast)
 from txlake.storage.schema import INTEGER_INPUT, array_input, integer_input
 
 # settings DuckDB keeps per connection: every connection of a shared database needs them
@@ -411,6 +411,22 @@ def _float_text(exponent_from: str) -> str:
 _AS_DUCKDB_TEXT = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
                    "UBIGINT", "UHUGEINT", "DECIMAL", "VARCHAR", "BOOLEAN", "DATE", "TIME", "TIMESTAMP", "TIMESTAMPTZ",
                    "UUID")
+# PostgreSQL's arrays have up to MAXDIM dimensions; txlake's multidimensional ones are DuckDB's
+# lists of lists, one type for each number of dimensions (INTEGER[][] holds {{1,2},{3,4}})
+MAX_DIMENSIONS = 6
+
+
+def _array_text(element: str, dimensions: int, x: str = "x") -> str:
+    """array_out's text of ``x``, an array of ``element`` of ``dimensions`` dimensions: its
+    elements (or sub-arrays) in braces, NULL as NULL."""
+    if dimensions == 0:
+        return f"CASE WHEN {x} THEN 't' ELSE 'f' END" if element == "BOOLEAN" else \
+            f"{TEXT_MACRO}_item({TEXT_MACRO}_scalar({x}, {x}))"
+    e = f"e{dimensions}"
+    return (f"'{{' || array_to_string(list_transform({x}, lambda {e}: CASE WHEN {e} IS NULL THEN 'NULL' "
+            f"ELSE {_array_text(element, dimensions - 1, e)} END), ',') || '}}'")
+
+
 # an interval's text by PostgreSQL's output (engine/pg_text.py): DuckDB's said "-1 year -1 month", and
 # "-1 day 02:00:00" for PostgreSQL's "-1 days +02:00:00"
 INTERVAL_TEXT = "txl_interval_text"
@@ -437,13 +453,12 @@ TEXT_MACROS = (
     "OR regexp_matches(t, '[(),\"\\\\\\s]') "
     "THEN '\"' || replace(replace(t, '\\', '\\\\'), '\"', '\"\"') || '\"' ELSE t END",
     # arrays: of booleans t and f (array_out writes elements by their type's output: boolout's,
-    # where boolean's text cast gives true); of the rest, each element's text, quoted if need be
-    f"CREATE MACRO {TEXT_MACRO}(x, w BOOLEAN[]) AS '{{' || array_to_string(list_transform(x, lambda e: "
-    "CASE WHEN e IS NULL THEN 'NULL' WHEN e THEN 't' ELSE 'f' END), ',') || '}', " + ", ".join(
-        f"(x, w {t}[]) AS '{{' || array_to_string(list_transform(x, lambda e: CASE WHEN e IS NULL THEN 'NULL' "
-        f"ELSE {TEXT_MACRO}_item({TEXT_MACRO}_scalar(e, e)) END), ',') || '}}'"
-        for t in ("SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "FLOAT", "DOUBLE", "DECIMAL", "VARCHAR", "BLOB", "DATE",
-                  "TIME", "TIMESTAMP", "TIMESTAMPTZ", "INTERVAL", "UUID")) + f", {_SCALAR_TEXT}",
+    # where boolean's text cast gives true); of the rest, each element's text, quoted if need be;
+    # a multidimensional one's sub-arrays in braces, {{1,2},{3,4}}
+    f"CREATE MACRO {TEXT_MACRO}" + ", ".join(
+        f"(x, w {t}{'[]' * d}) AS {_array_text(t, d)}" for d in range(1, MAX_DIMENSIONS + 1)
+        for t in ("BOOLEAN", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "FLOAT", "DOUBLE", "DECIMAL", "VARCHAR",
+                  "BLOB", "DATE", "TIME", "TIMESTAMP", "TIMESTAMPTZ", "INTERVAL", "UUID")) + f", {_SCALAR_TEXT}",
 )
 
 
@@ -466,6 +481,62 @@ def _elements_as() -> str:
     return ", ".join(forms) + f", (x, a) AS {ARRAY_MACRO}(a)"
 
 
+# the element types of the multidimensional arrays the array functions know (an array of another,
+# a struct's, is taken as one-dimensional)
+_NESTED_ELEMENTS = ("BOOLEAN", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "FLOAT", "DOUBLE", "DECIMAL", "VARCHAR",
+                    "BLOB", "DATE", "TIME", "TIMESTAMP", "TIMESTAMPTZ", "INTERVAL", "UUID")
+
+
+def _by_dimensions(name: str, nested, flat: str, params: str = "a") -> str:
+    """``name(params)``, of a one-dimensional array a, and ``name(params, w)`` of an array a and of
+    w, the array again (parser/semantics.py ``by_dimensions``) as a witness of its type: DuckDB's
+    binder picks the form of its number of dimensions d, ``nested(d)``, so that a one-dimensional
+    array's is ``flat`` - the expression of a one-dimensional array, its plan unchanged."""
+    forms = [f"({params}, w {t}{'[]' * d}) AS {nested(d)}" for d in range(2, MAX_DIMENSIONS + 1)
+             for t in _NESTED_ELEMENTS]
+    return f"CREATE MACRO {name}({params}) AS {flat}, " + ", ".join(forms) + f", ({params}, w) AS {flat}"
+
+
+def _flattened(a: str, d: int) -> str:
+    """The elements of ``a``, an array of d dimensions, in storage order."""
+    return a if d == 1 else f"flatten({_flattened(a, d - 1)})"
+
+
+def _shape(d: int) -> str:
+    """The lengths of the dimensions of ``a``, an array of d dimensions (it is rectangular)."""
+    return "CAST([" + ", ".join(f"len(a{'[1]' * k})" for k in range(d)) + "] AS INTEGER[])"
+
+
+def _rectangular(d: int) -> str:
+    """An array of d dimensions as it is, 2202E where its sub-arrays' lengths differ (DuckDB's lists
+    of lists need not be rectangular; PostgreSQL's arrays are)."""
+    ragged = " OR ".join(f"len(list_distinct(list_transform({_flattened('a', k)}, lambda x: len(x)))) > 1"
+                         for k in range(1, d))
+    return (f"CASE WHEN {ragged} THEN "
+            "error('multidimensional arrays must have array expressions with matching dimensions') ELSE a END")
+
+
+_ONE_DIMENSION_LENGTH = "CASE WHEN d = 1 AND len(a) > 0 THEN CAST(len(a) AS INTEGER) END"
+# the array functions whose arrays may have several dimensions (PostgreSQL's, as its look through
+# dimensions to the elements): ARRAY_ELEMENTS the elements in storage order, ARRAY_RECTANGULAR a
+# built array checked; the dimensions' functions
+NESTED_ARRAY_MACROS = (
+    _by_dimensions(ARRAY_ELEMENTS, lambda d: _flattened("a", d), "a"),
+    _by_dimensions(ARRAY_RECTANGULAR, _rectangular, "a"),
+    _by_dimensions("cardinality", lambda d: f"CAST(len({_flattened('a', d)}) AS INTEGER)", "CAST(len(a) AS INTEGER)"),
+    _by_dimensions("array_ndims", lambda d: f"CASE WHEN len(a) > 0 THEN {d} END", "CASE WHEN len(a) > 0 THEN 1 END"),
+    _by_dimensions("array_dims", lambda d: f"CASE WHEN len(a) > 0 THEN '[1:' || array_to_string({_shape(d)}, "
+                   "'][1:') || ']' END", "CASE WHEN len(a) > 0 THEN '[1:' || len(a) || ']' END"),
+    _by_dimensions(ARRAY_LENGTH, lambda d: f"CASE WHEN len(a) > 0 AND d BETWEEN 1 AND {d} THEN {_shape(d)}[d] END",
+                   _ONE_DIMENSION_LENGTH, "a, d"),
+    # (arrays start at 1: the upper bound is the length)
+    _by_dimensions("array_upper", lambda d: f"CASE WHEN len(a) > 0 AND d BETWEEN 1 AND {d} THEN {_shape(d)}[d] END",
+                   _ONE_DIMENSION_LENGTH, "a, d"),
+    _by_dimensions("array_lower", lambda d: f"CASE WHEN len(a) > 0 AND d BETWEEN 1 AND {d} THEN 1 END",
+                   "CASE WHEN d = 1 AND len(a) > 0 THEN 1 END", "a, d"),
+)
+
+
 # arrays as PostgreSQL's (parser/semantics.py: one-dimensional, from 1, NULL outside them)
 ARRAY_MACROS = (
     # text as a list of its elements' text, by PostgreSQL's array input; a list as it is
@@ -473,12 +544,6 @@ ARRAY_MACROS = (
     f"CREATE MACRO {ARRAY_INDEX}(i) AS CASE WHEN i >= 1 THEN i END",
     f"CREATE MACRO {ARRAY_LOWER}(i) AS CASE WHEN i < 1 THEN 1 ELSE i END",
     f"CREATE MACRO {ARRAY_UPPER}(i) AS CASE WHEN i < 0 THEN 0 ELSE i END",
-    f"CREATE MACRO {ARRAY_LENGTH}(a, d) AS CASE WHEN d = 1 AND len(a) > 0 THEN CAST(len(a) AS INTEGER) END",
-    f"CREATE MACRO array_upper(a, d) AS {ARRAY_LENGTH}(a, d)",  # (arrays start at 1: the upper bound is the length)
-    "CREATE MACRO array_lower(a, d) AS CASE WHEN d = 1 AND len(a) > 0 THEN 1 END",
-    "CREATE MACRO array_ndims(a) AS CASE WHEN len(a) > 0 THEN 1 END",
-    "CREATE MACRO array_dims(a) AS CASE WHEN len(a) > 0 THEN '[1:' || len(a) || ']' END",
-    "CREATE MACRO cardinality(a) AS CAST(len(a) AS INTEGER)",
     "CREATE MACRO array_positions(a, x) AS "
     "CAST(list_filter(range(1, len(a) + 1), lambda i: a[i] IS NOT DISTINCT FROM x) AS INTEGER[])",
     "CREATE MACRO array_replace(a, x, y) AS list_transform(a, lambda e: CASE WHEN e IS NOT DISTINCT FROM x THEN y "
@@ -638,8 +703,8 @@ def postgres_semantics(con) -> None:
     for name, (function, params, returns) in regexp_functions.FUNCTIONS.items():
         con.create_function(name, function, [duckdb.sqltype(p) for p in params], duckdb.sqltype(returns),
                             type="arrow", null_handling="special", side_effects=False)
-    for statement in (SESSION_SETUP + MACROS + TEXT_MACROS + ARRAY_MACROS + SERIES_MACROS + TO_CHAR_MACROS
-                      + BUCKET_MACROS + regexp_functions.MACROS + SIZE_MACROS):
+    for statement in (SESSION_SETUP + MACROS + TEXT_MACROS + NESTED_ARRAY_MACROS + ARRAY_MACROS + SERIES_MACROS
+                      + TO_CHAR_MACROS + BUCKET_MACROS + regexp_functions.MACROS + SIZE_MACROS):
         con.execute(statement)
     jsonb.register(con)
     jsonpath.register(con)

@@ -304,7 +304,7 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.CheckViolation(message)
         if text.startswith("domain ") and text.endswith("does not allow null values"):
             return errors.NotNullViolation(message)
-        if text.startswith("array subscript out of range"):  # (engine/dialect.py's ARRAY_SET)
+        if text.startswith(("array subscript out of range", "multidimensional arrays must have")):  # (dialect.py's)
             return errors.DataError(message, sqlstate="2202E")
         if text.startswith("array size exceeds the maximum allowed"):
             return errors.OperationalError(message, sqlstate="54000")

@@ -15,7 +15,7 @@ from sqlglot.trie import new_trie
 from txlake import errors
 from txlake.parser import json_ops, number_format, numeric, pg_regex
 from txlake.parser.dialect import PREFIX_OPERATOR, SIMILAR_SUBSTRING
-from txlake.storage.schema import array_input, integer_input
+from txlake.storage.schema import array_input, array_input_nested, integer_input
 
 
 # the divisor wrapper the executor defines in DuckDB: raises "division by zero" on 0
@@ -42,6 +42,11 @@ ARRAY_MACRO, ARRAY_PARSE = "txl_array", "txl_array_in"
 # array, array || element, string_to_array()
 ARRAY_INDEX, ARRAY_LOWER, ARRAY_UPPER = "txl_array_index", "txl_slice_lower", "txl_slice_upper"
 ARRAY_LENGTH, ARRAY_CONCAT, STRING_TO_ARRAY = "txl_array_length", "txl_array_concat", "txl_string_to_array"
+# multidimensional arrays (engine/dialect.py NESTED_ARRAY_MACROS): ARRAY_RECTANGULAR(a) a built array
+# as it is, 2202E unless rectangular; ARRAY_ELEMENTS(a) its elements, through every dimension
+# (unnest(), array_to_string(), @>, ANY look through them, as PostgreSQL's); of a one-dimensional
+# array both are the array itself, decided by DuckDB's binder from its type
+ARRAY_RECTANGULAR, ARRAY_ELEMENTS = "txl_array_rectangular", "txl_array_elements"
 # UPDATE ... SET a[i] = v (parser/parse.py): the array with element i set, NULLs between its end and i
 ARRAY_SET = "txl_array_set"
 # generate_subscripts(a, dim [, reverse])'s rows, a list of integers (txlake's arrays have one
@@ -236,6 +241,7 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
             node = replacement
         if bound is not None:
             node.replace(_bound(dividend, bound, node.copy()))
+    _by_dimensions(tree)
     for select, written in selects:
         _column_names(select, written, text)
     for values in [v for v in tree.find_all(exp.Values) if not isinstance(v.parent, exp.Insert)]:
@@ -1776,6 +1782,47 @@ def _subscript(node: exp.Bracket) -> exp.Expression:
     return node
 
 
+# the array functions of any number of dimensions (engine/dialect.py NESTED_ARRAY_MACROS), handed
+# the array again to pick their form by its type (the rest of their arguments after it)
+_DIMENSIONED = {"cardinality", "array_ndims", "array_dims", "array_upper", "array_lower", ARRAY_LENGTH}
+# where an array's elements are taken through all its dimensions, as PostgreSQL's: the array
+# arguments of these
+_THROUGH_DIMENSIONS = {exp.Explode: ("this",), exp.Unnest: ("expressions",), exp.ArrayToString: ("this",),
+                       exp.ArrayContainsAll: ("this", "expression"), exp.ArrayContainedBy: ("this", "expression"),
+                       exp.ArrayOverlaps: ("this", "expression")}
+
+
+def _by_dimensions(tree: exp.Expression) -> None:
+    """Multidimensional arrays (DuckDB's lists of lists) as PostgreSQL's: the dimensions'
+    functions (``_DIMENSIONED``) handed the array again, whose type picks the form of its
+    dimensions; unnest(), array_to_string(), @>, <@, && and ``x = ANY (a)`` of its elements
+    through every dimension (``ARRAY_ELEMENTS``); an ``ARRAY[...]`` of arrays written out checked
+    to be rectangular (``ARRAY_RECTANGULAR``: 2202E). An array whose type DuckDB knows too late to
+    pick by (one holding a parameter, an aggregate) is taken as one-dimensional (a parameter of
+    several dimensions is refused where it is bound: dbapi)."""
+    for node in [a for a in tree.find_all(exp.Array) if any(isinstance(e, exp.Array) for e in a.expressions)]:
+        if not isinstance(node.parent, exp.Array) and (witness := _type_witnesses(node)):
+            node.replace(exp.Anonymous(this=ARRAY_RECTANGULAR, expressions=[node.copy(), *witness]))
+    for node in list(tree.find_all(exp.Anonymous, *_THROUGH_DIMENSIONS)):
+        if isinstance(node, exp.Anonymous) and node.name.lower() in _DIMENSIONED and node.expressions:
+            node.set("expressions", [*node.expressions, *_type_witnesses(node.expressions[0])])
+        elif isinstance(node, exp.Anonymous) and (node.name == QUANTIFIED or _is_call(node, "unnest")) and len(
+                node.expressions) == 1:  # (x = ANY (a); unnest(a) of a select list, zipped ones' too)
+            node.set("expressions", [_elements(node.expressions[0])])
+        elif not isinstance(node, exp.Anonymous):
+            for key in _THROUGH_DIMENSIONS[type(node)]:
+                value = node.args.get(key)
+                if isinstance(value, list):
+                    node.set(key, [_elements(v) for v in value])
+                elif value is not None:
+                    node.set(key, _elements(value))
+
+
+def _elements(array: exp.Expression) -> exp.Expression:
+    witness = _type_witnesses(array)
+    return exp.Anonymous(this=ARRAY_ELEMENTS, expressions=[array.copy(), *witness]) if witness else array
+
+
 def _array_length(node: exp.ArraySize) -> exp.Expression:
     """``array_length(a, 1)`` as PostgreSQL's: NULL for an empty array and for any other
     dimension, an integer (DuckDB's was 0, an error for dimension 2, a bigint)."""
@@ -1934,7 +1981,7 @@ def _zipped_unnest(node: exp.Unnest) -> exp.Subquery:
     offset = node.args.get("offset")  # (False without WITH ORDINALITY, True or its column's name with it)
     if offset:
         longest = exp.Anonymous(this="greatest", expressions=[
-            exp.Anonymous(this="len", expressions=[exp.column(a)]) for a in arrays])
+            exp.Anonymous(this="len", expressions=[_elements(exp.column(a))]) for a in arrays])
         numbers = exp.Anonymous(this="range", expressions=[exp.Literal.number(1), exp.Add(
             this=longest, expression=exp.Literal.number(1))])
         name = offset.name if isinstance(offset, exp.Identifier) else "ordinality"
@@ -2360,7 +2407,7 @@ def _text(value: exp.Expression, cast: exp.Expression) -> exp.Expression:
         element = exp.to_identifier("e")
         each = exp.Lambda(this=exp.Anonymous(this=TEXT_MACRO, expressions=[element.copy(), element.copy()]),
                           expressions=[element.copy()])
-        texts = exp.Anonymous(this="list_transform", expressions=[listed.copy(), each])
+        texts = exp.Anonymous(this="list_transform", expressions=[_elements(listed), each])
         return exp.Explode(this=texts) if isinstance(value, exp.Explode) else exp.Anonymous(this="unnest",
                                                                                             expressions=[texts])
     return exp.Anonymous(this=TEXT_MACRO, expressions=[value.copy(), value.copy()])
@@ -2385,16 +2432,31 @@ def array_cast(value: exp.Expression, to: exp.DataType) -> exp.Expression:
     other text at run time (``ARRAY_MACRO``), its elements then through the element type's
     input macro if it has one; a list cast as DuckDB casts lists."""
     element = to.expressions[0]
-    if isinstance(value, exp.Literal) and value.is_string:
-        items = [exp.Null() if item is None else _cast(exp.Cast(this=exp.Literal.string(item), to=element.copy()))
-                 for item in array_input(value.this)]
-        return exp.Cast(this=exp.Array(expressions=items), to=to.copy())
+    if isinstance(value, exp.Literal) and value.is_string:  # (of any dimensions: '{{1,2},{3,4}}')
+        while element.is_type(exp.DType.ARRAY) and element.expressions:  # (int[][] is int[], as in PostgreSQL)
+            element = element.expressions[0]
+
+        def items(text: list) -> exp.Array:
+            return exp.Array(expressions=[
+                items(item) if isinstance(item, list) else exp.Null() if item is None else
+                _cast(exp.Cast(this=exp.Literal.string(item), to=element.copy())) for item in text])
+        array = items(array_input_nested(value.this))
+        return exp.Cast(this=array, to=array_type(element, array))
     listed = exp.Anonymous(this=ARRAY_MACRO, expressions=[value.copy()])
     each = _cast(exp.Cast(this=exp.to_identifier("e"), to=element.copy()))
     if not isinstance(each, exp.Cast):  # (an input macro: BYTEA_MACRO, REAL_MACRO, BOOLEAN_MACRO)
         listed = exp.Anonymous(this="list_transform", expressions=[
             listed, exp.Lambda(this=each, expressions=[exp.to_identifier("e")])])
     return exp.Cast(this=listed, to=to.copy())
+
+
+def array_type(element: exp.DataType, array: exp.Array) -> exp.DataType:
+    """The type of a constant ``array`` of ``element``s, nested as deep as it is (DuckDB's lists of
+    lists are txlake's multidimensional arrays: ``'{{1,2}}'::int[]`` is an INT[][])."""
+    to = exp.DataType(this=exp.DType.ARRAY, expressions=[element.copy()], nested=True)
+    while array.expressions and isinstance(array.expressions[0], exp.Array):
+        to, array = exp.DataType(this=exp.DType.ARRAY, expressions=[to], nested=True), array.expressions[0]
+    return to
 
 
 # PostgreSQL's boolean input (boolin): these words, any case, whitespace around, or a prefix of

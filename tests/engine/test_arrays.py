@@ -124,7 +124,9 @@ def test_array_text_input_is_postgresql_s(db):
     fails(db, "SELECT x::int[] FROM (VALUES ('{1}'), ('{2')) v(x)", "22P02",
           'malformed array literal: "{2"', error=txlake.DataError)
     fails(db, "SELECT '{1,a}'::int[]", "22P02", 'invalid input syntax for type integer: "a"', error=txlake.DataError)
-    fails(db, "SELECT '{{1},{2}}'::int[]", "0A000", error=txlake.NotSupportedError)
+    # (a column's text of several dimensions, read at run time: txlake's are read as constants)
+    fails(db, "SELECT x::int[] FROM (VALUES ('{{1},{2}}')) v(x)", "0A000", "multidimensional",
+          error=txlake.NotSupportedError)
 
 
 def test_subscripts_are_one_based_and_null_outside_the_array(tagged):
@@ -426,3 +428,48 @@ def test_unnest_of_several_arrays_sets_them_side_by_side(db):
     assert db.execute("SELECT t.id, u.x FROM t, unnest(ARRAY[t.id], ARRAY[t.name]) AS u(x, y) ORDER BY 1").fetchall() \
         == [(1, 1), (2, 2), (3, 3)]
     assert db.execute("SELECT * FROM unnest(NULL::int[], NULL::text[])").fetchall() == []
+
+
+# --- multidimensional arrays (src/test/regress/expected/arrays.out) ---------------------------
+
+def test_a_multidimensional_array_is_read_and_written_as_postgresql_s(db):
+    assert db.execute("SELECT '{{1,2},{3,4}}'::int[], '{{1,2},{3,4}}'::int[][], ARRAY[[1,2],[3,4]]::text, "
+                      "ARRAY[ARRAY['hello'],ARRAY['world']]::text, ARRAY[[[[[['hello'],['world']]]]]]::text, "
+                      """'{{"a b",NULL},{t,""}}'::text[]::text, ARRAY[[true, NULL]]::text""").fetchone() == (
+        [[1, 2], [3, 4]], [[1, 2], [3, 4]], "{{1,2},{3,4}}", "{{hello},{world}}", "{{{{{{hello},{world}}}}}}",
+        '{{"a b",NULL},{t,""}}', "{{t,NULL}}")
+    # (array_in's: sub-arrays of different dimensions are a malformed literal)
+    fails(db, "SELECT '{{1,2},{3}}'::int[]", "22P02", 'malformed array literal: "{{1,2},{3}}"',
+          "Multidimensional arrays must have sub-arrays with matching dimensions.", error=txlake.DataError)
+    fails(db, "SELECT '{{1},2}'::int[]", "22P02", "Unexpected array element.", error=txlake.DataError)
+    # (an ARRAY[...] of arrays must be rectangular, as PostgreSQL's)
+    for built in ("ARRAY[[1,2],[3]]", "ARRAY[ARRAY[1,2], ARRAY[3]]", "ARRAY[[[1,2],[3,4]],[[5,6],[7]]]"):
+        fails(db, f"SELECT {built}", "2202E", "multidimensional arrays must have array expressions with matching "
+              "dimensions", error=txlake.DataError)
+    fails(db, "SELECT cardinality(?)", "0A000", "multidimensional", params=([[1, 2], [3, 4]],),
+          error=txlake.NotSupportedError)
+
+
+def test_the_dimension_functions_of_a_multidimensional_array(db):
+    assert db.execute("SELECT cardinality(a), array_ndims(a), array_dims(a), array_length(a, 1), "
+                      "array_length(a, 2), array_length(a, 3), array_upper(a, 2), array_lower(a, 2), "
+                      "array_lower(a, 3) FROM (SELECT ARRAY[[1,2,3],[4,5,6]] AS a) s").fetchone() == (
+        6, 2, "[1:2][1:3]", 2, 3, None, 3, 1, None)
+    assert db.execute("SELECT cardinality(ARRAY[[1,2],[3,4]]), array_ndims('{{{1},{2}}}'::int[]), "
+                      "array_dims('{{{1},{2}}}'::int[]), array_dims(ARRAY[1, 2]), array_ndims(ARRAY[1])"
+                      ).fetchone() == (
+        4, 3, "[1:1][1:2][1:1]", "[1:2]", 1)
+
+
+def test_a_multidimensional_array_s_elements_are_taken_through_its_dimensions(db):
+    assert db.execute("SELECT unnest(ARRAY[[1,2],[3,4]])").fetchall() == [(1,), (2,), (3,), (4,)]
+    assert db.execute("SELECT x FROM unnest('{{a,b},{c,d}}'::text[]) x").fetchall() == [("a",), ("b",), ("c",),
+                                                                                          ("d",)]
+    assert db.execute("SELECT * FROM unnest(ARRAY[[1,2],[3,4]], ARRAY[7]) WITH ORDINALITY").fetchall() == [
+        (1, 7, 1), (2, None, 2), (3, None, 3), (4, None, 4)]
+    assert db.execute("SELECT unnest(ARRAY[[1,2],[3,4]])::text").fetchall() == [("1",), ("2",), ("3",), ("4",)]
+    assert db.execute("SELECT array_to_string(ARRAY[[1,2],[3,NULL]], ',', '*'), "
+                      "ARRAY[[1,2],[3,4]] @> ARRAY[3], ARRAY[[1,2],[3,4]] @> ARRAY[5], ARRAY[3] <@ ARRAY[[1,2],[3,4]], "
+                      "ARRAY[[1,2],[3,4]] && ARRAY[[5,4]], 3 = ANY(ARRAY[[1,2],[3,4]]), 5 = ANY(ARRAY[[1,2],[3,4]]), "
+                      "0 < ALL('{{1,2},{3,4}}'::int[])").fetchone() == (
+        "1,2,3,*", True, False, True, True, True, False, True)
