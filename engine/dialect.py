@@ -32,7 +32,8 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
                                      ROUND_MACRO, TO_CHAR_MACRO, TO_NUMBER_FUNCTION)
 from txlake.parser import date_format, json_ops, number_format, numeric
 from txlake.parser.semantics import (ARRAY_CONCAT, ARRAY_INDEX, ARRAY_LENGTH, ARRAY_LOWER, ARRAY_MACRO,  # (arrays)
-                                     ARRAY_AS, ARRAY_ELEMENTS, ARRAY_PARSE, ARRAY_RECTANGULAR, ARRAY_SET, ARRAY_UPPER,
+                                     ARRAY_AS, ARRAY_CAT, ARRAY_ELEMENT, ARRAY_ELEMENTS, ARRAY_ONE_DIMENSIONAL,
+                                     ARRAY_PARSE, ARRAY_RECTANGULAR, ARRAY_SET, ARRAY_UPPER, nested_form,
                                      ELEMENTS_AS, QUANTIFIED, STRING_TO_ARRAY, SUBSCRIPTS, TEXT_MACRO, array_cast)
 from txlake.storage.schema import INTEGER_INPUT, array_input, integer_input
 
@@ -481,20 +482,25 @@ def _elements_as() -> str:
     return ", ".join(forms) + f", (x, a) AS {ARRAY_MACRO}(a)"
 
 
-# the element types of the multidimensional arrays the array functions know (an array of another,
-# a struct's, is taken as one-dimensional)
-_NESTED_ELEMENTS = ("BOOLEAN", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "FLOAT", "DOUBLE", "DECIMAL", "VARCHAR",
+# the types a multidimensional array's witness is taken as, each standing for those DuckDB casts to
+# it (DOUBLE for the numbers, TIMESTAMP for a date too: a form per type would cost each database
+# its setup time, for no other answer); an array of another type (a struct's) is taken as
+# one-dimensional
+_NESTED_ELEMENTS = ("BOOLEAN", "DOUBLE", "VARCHAR", "BLOB", "TIME", "TIMESTAMP", "TIMESTAMPTZ", "INTERVAL", "UUID")
+# the element types of a subscript's NULL (ARRAY_ELEMENT), as they are
+_ELEMENT_RESULTS = ("BOOLEAN", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "FLOAT", "DOUBLE", "DECIMAL", "VARCHAR",
                     "BLOB", "DATE", "TIME", "TIMESTAMP", "TIMESTAMPTZ", "INTERVAL", "UUID")
 
 
-def _by_dimensions(name: str, nested, flat: str, params: str = "a") -> str:
-    """``name(params)``, of a one-dimensional array a, and ``name(params, w)`` of an array a and of
-    w, the array again (parser/semantics.py ``by_dimensions``) as a witness of its type: DuckDB's
-    binder picks the form of its number of dimensions d, ``nested(d)``, so that a one-dimensional
-    array's is ``flat`` - the expression of a one-dimensional array, its plan unchanged."""
-    forms = [f"({params}, w {t}{'[]' * d}) AS {nested(d)}" for d in range(2, MAX_DIMENSIONS + 1)
-             for t in _NESTED_ELEMENTS]
-    return f"CREATE MACRO {name}({params}) AS {flat}, " + ", ".join(forms) + f", ({params}, w) AS {flat}"
+def _by_dimensions(name: str, nested, flat: str, params: str = "a", least: int = 2,
+                   types: tuple[str, ...] = _NESTED_ELEMENTS) -> str:
+    """``nested_form(name)(params, w)``, of an array a and of w, the array again (parser/semantics.py
+    ``_by_dimensions``) as a witness of its type: DuckDB's binder picks the form of its number of
+    dimensions d (from ``least``), ``nested(d, element type)``, so that a one-dimensional array's
+    is ``flat`` - the expression of ``name(params)``, its plan unchanged."""
+    forms = [f"({params}, w {t}{'[]' * d}) AS {nested(d, t)}" for d in range(least, MAX_DIMENSIONS + 1)
+             for t in types]
+    return f"CREATE MACRO {nested_form(name)}" + ", ".join(forms) + f", ({params}, w) AS {flat}"
 
 
 def _flattened(a: str, d: int) -> str:
@@ -502,9 +508,32 @@ def _flattened(a: str, d: int) -> str:
     return a if d == 1 else f"flatten({_flattened(a, d - 1)})"
 
 
-def _shape(d: int) -> str:
-    """The lengths of the dimensions of ``a``, an array of d dimensions (it is rectangular)."""
-    return "CAST([" + ", ".join(f"len(a{'[1]' * k})" for k in range(d)) + "] AS INTEGER[])"
+def _shape(d: int, a: str = "a", skip: int = 0) -> str:
+    """The lengths of the dimensions of ``a``, an array of d dimensions (it is rectangular), but
+    its first ``skip``."""
+    return "CAST([" + ", ".join(f"len({a}{'[1]' * k})" for k in range(skip, d)) + "] AS INTEGER[])"
+
+
+def _concatenations() -> list[str]:
+    """The forms of ``ARRAY_CAT(a, b, a, b)`` (array_cat, an array's ||) of a multidimensional array,
+    as PostgreSQL's array_cat: of arrays of d dimensions the sub-arrays of both, of one of d and
+    one of d - 1 the smaller as a new sub-array at its end (or start) - 2202E where the sub-arrays'
+    dimensions differ; an empty (or NULL) one leaves the other."""
+    incompatible = "error('cannot concatenate incompatible arrays')"
+    forms = []
+    for t in _NESTED_ELEMENTS:
+        for d in range(2, MAX_DIMENSIONS + 1):
+            more, less = t + "[]" * d, t + "[]" * (d - 1)
+            forms.append(f"(a, b, wa {more}, wb {more}) AS CASE WHEN a IS NULL OR len(a) = 0 THEN b "
+                         f"WHEN b IS NULL OR len(b) = 0 THEN a WHEN {_shape(d, 'a', 1)} <> {_shape(d, 'b', 1)} "
+                         f"THEN {incompatible} ELSE list_concat(a, b) END")
+            for x, y, joined, witnesses in (("a", "b", "list_append(a, b)", f"wa {more}, wb {less}"),
+                                            ("b", "a", "list_prepend(a, b)", f"wa {less}, wb {more}")):
+                forms.append(f"(a, b, {witnesses}) AS CASE WHEN {y} IS NULL OR len({y}) = 0 THEN {x} "
+                             f"WHEN {x} IS NULL OR len({x}) = 0 THEN error('concatenating an empty multidimensional "
+                             "array and an array of fewer dimensions is not supported') "
+                             f"WHEN {_shape(d, x, 1)} <> {_shape(d - 1, y)} THEN {incompatible} ELSE {joined} END")
+    return forms
 
 
 def _rectangular(d: int) -> str:
@@ -516,24 +545,65 @@ def _rectangular(d: int) -> str:
             "error('multidimensional arrays must have array expressions with matching dimensions') ELSE a END")
 
 
+def _replaced(d: int, a: str = "a") -> str:
+    """``a``, an array of d dimensions, its elements not distinct from x replaced by y."""
+    e = f"e{d}"
+    inner = f"CASE WHEN {e} IS NOT DISTINCT FROM x THEN y ELSE {e} END" if d == 1 else _replaced(d - 1, e)
+    return f"list_transform({a}, lambda {e}: {inner})"
+
+
+def _subscripts(dimensions: int, reverse: str = "false") -> str:
+    """generate_subscripts(a, d [, r])'s rows, of an array of ``dimensions`` dimensions: 1 to the
+    length of its dimension d (from it down to 1 for r), none for another dimension."""
+    length = f"{_shape(dimensions)}[d]"
+    return (f"CASE WHEN d BETWEEN 1 AND {dimensions} AND len(a) > 0 AND {reverse} THEN "
+            f"CAST(range({length}, 0, -1) AS INTEGER[]) WHEN d BETWEEN 1 AND {dimensions} AND len(a) > 0 "
+            f"AND {reverse} IS NOT NULL THEN CAST(range(1, {length} + 1) AS INTEGER[]) "
+            f"WHEN d IS NOT NULL AND {reverse} IS NOT NULL THEN CAST([] AS INTEGER[]) END")
+
+
 _ONE_DIMENSION_LENGTH = "CASE WHEN d = 1 AND len(a) > 0 THEN CAST(len(a) AS INTEGER) END"
-# the array functions whose arrays may have several dimensions (PostgreSQL's, as its look through
-# dimensions to the elements): ARRAY_ELEMENTS the elements in storage order, ARRAY_RECTANGULAR a
-# built array checked; the dimensions' functions
+_ONE_DIMENSION_LOWER = "CASE WHEN d = 1 AND len(a) > 0 THEN 1 END"
+_ONE_DIMENSION_NDIMS = "CASE WHEN len(a) > 0 THEN 1 END"
+_ONE_DIMENSION_DIMS = "CASE WHEN len(a) > 0 THEN '[1:' || len(a) || ']' END"
+# the array functions of arrays that may have several dimensions (PostgreSQL's, which look through
+# dimensions to the elements), their forms picked by the array's type (parser/semantics.py
+# nested_form): ARRAY_ELEMENTS the elements in storage order, ARRAY_RECTANGULAR a built array
+# checked, the dimensions' functions... A database creates them at its first statement that calls
+# one (engine/duck.py: their hundreds of forms take DuckDB a second to bind)
 NESTED_ARRAY_MACROS = (
-    _by_dimensions(ARRAY_ELEMENTS, lambda d: _flattened("a", d), "a"),
-    _by_dimensions(ARRAY_RECTANGULAR, _rectangular, "a"),
-    _by_dimensions("cardinality", lambda d: f"CAST(len({_flattened('a', d)}) AS INTEGER)", "CAST(len(a) AS INTEGER)"),
-    _by_dimensions("array_ndims", lambda d: f"CASE WHEN len(a) > 0 THEN {d} END", "CASE WHEN len(a) > 0 THEN 1 END"),
-    _by_dimensions("array_dims", lambda d: f"CASE WHEN len(a) > 0 THEN '[1:' || array_to_string({_shape(d)}, "
-                   "'][1:') || ']' END", "CASE WHEN len(a) > 0 THEN '[1:' || len(a) || ']' END"),
-    _by_dimensions(ARRAY_LENGTH, lambda d: f"CASE WHEN len(a) > 0 AND d BETWEEN 1 AND {d} THEN {_shape(d)}[d] END",
+    _by_dimensions(ARRAY_ELEMENTS, lambda d, t: _flattened("a", d), "a"),
+    _by_dimensions(ARRAY_RECTANGULAR, lambda d, t: _rectangular(d), "a"),
+    # (a function PostgreSQL refuses of a multidimensional array: m, at run time, where it is not
+    # NULL - its elements, to bind the function by)
+    _by_dimensions(ARRAY_ONE_DIMENSIONAL, lambda d, t: f"CASE WHEN a IS NOT NULL THEN error(m) ELSE "
+                   f"{_flattened('a', d)} END", "a", "a, m"),
+    # (a subscript of fewer subscripts than the array's dimensions is NULL, as PostgreSQL's)
+    _by_dimensions(ARRAY_ELEMENT, lambda d, t: f"CAST(NULL AS {t})", "a", least=1, types=_ELEMENT_RESULTS),
+    _by_dimensions("cardinality", lambda d, t: f"CAST(len({_flattened('a', d)}) AS INTEGER)",
+                   "CAST(len(a) AS INTEGER)"),
+    _by_dimensions("array_ndims", lambda d, t: f"CASE WHEN len(a) > 0 THEN {d} END", _ONE_DIMENSION_NDIMS),
+    _by_dimensions("array_dims", lambda d, t: f"CASE WHEN len(a) > 0 THEN '[1:' || array_to_string({_shape(d)}, "
+                   "'][1:') || ']' END", _ONE_DIMENSION_DIMS),
+    _by_dimensions(ARRAY_LENGTH, lambda d, t: f"CASE WHEN len(a) > 0 AND d BETWEEN 1 AND {d} THEN {_shape(d)}[d] END",
                    _ONE_DIMENSION_LENGTH, "a, d"),
     # (arrays start at 1: the upper bound is the length)
-    _by_dimensions("array_upper", lambda d: f"CASE WHEN len(a) > 0 AND d BETWEEN 1 AND {d} THEN {_shape(d)}[d] END",
+    _by_dimensions("array_upper", lambda d, t: f"CASE WHEN len(a) > 0 AND d BETWEEN 1 AND {d} THEN {_shape(d)}[d] END",
                    _ONE_DIMENSION_LENGTH, "a, d"),
-    _by_dimensions("array_lower", lambda d: f"CASE WHEN len(a) > 0 AND d BETWEEN 1 AND {d} THEN 1 END",
-                   "CASE WHEN d = 1 AND len(a) > 0 THEN 1 END", "a, d"),
+    _by_dimensions("array_lower", lambda d, t: f"CASE WHEN len(a) > 0 AND d BETWEEN 1 AND {d} THEN 1 END",
+                   _ONE_DIMENSION_LOWER, "a, d"),
+    # (array_replace keeps the dimensions)
+    _by_dimensions("array_replace", lambda d, t: _replaced(d), _replaced(1), "a, x, y"),
+    f"CREATE MACRO {ARRAY_CAT}" + ", ".join(_concatenations()) + ", (a, b, wa, wb) AS list_concat(a, b)",
+    # (array || element too, as ARRAY_CONCAT)
+    f"CREATE MACRO {nested_form(ARRAY_CONCAT)}" + ", ".join(
+        f"(a, b, wa {t}[], wb {t}) AS list_append(a, b), (a, b, wa {t}, wb {t}[]) AS list_prepend(a, b)"
+        for t in _ELEMENT_TYPES) + ", " + ", ".join(_concatenations()) + ", (a, b, wa, wb) AS a || b",
+    # (of a multidimensional array: its dimension d's)
+    f"CREATE MACRO {nested_form(SUBSCRIPTS)}" + ", ".join(
+        f"(a, d, w {t}{'[]' * n}) AS {_subscripts(n)}, (a, d, r, w {t}{'[]' * n}) AS {_subscripts(n, 'r')}"
+        for n in range(2, MAX_DIMENSIONS + 1) for t in _NESTED_ELEMENTS)
+    + f", (a, d, w) AS {_subscripts(1)}, (a, d, r, w) AS {_subscripts(1, 'r')}",
 )
 
 
@@ -544,10 +614,15 @@ ARRAY_MACROS = (
     f"CREATE MACRO {ARRAY_INDEX}(i) AS CASE WHEN i >= 1 THEN i END",
     f"CREATE MACRO {ARRAY_LOWER}(i) AS CASE WHEN i < 1 THEN 1 ELSE i END",
     f"CREATE MACRO {ARRAY_UPPER}(i) AS CASE WHEN i < 0 THEN 0 ELSE i END",
+    f"CREATE MACRO array_ndims(a) AS {_ONE_DIMENSION_NDIMS}",
+    f"CREATE MACRO array_dims(a) AS {_ONE_DIMENSION_DIMS}",
+    "CREATE MACRO cardinality(a) AS CAST(len(a) AS INTEGER)",
+    f"CREATE MACRO {ARRAY_LENGTH}(a, d) AS {_ONE_DIMENSION_LENGTH}",
+    f"CREATE MACRO array_upper(a, d) AS {_ONE_DIMENSION_LENGTH}",  # (arrays start at 1: the upper bound is the length)
+    f"CREATE MACRO array_lower(a, d) AS {_ONE_DIMENSION_LOWER}",
+    f"CREATE MACRO array_replace(a, x, y) AS {_replaced(1)}",
     "CREATE MACRO array_positions(a, x) AS "
     "CAST(list_filter(range(1, len(a) + 1), lambda i: a[i] IS NOT DISTINCT FROM x) AS INTEGER[])",
-    "CREATE MACRO array_replace(a, x, y) AS list_transform(a, lambda e: CASE WHEN e IS NOT DISTINCT FROM x THEN y "
-    "ELSE e END)",
     f"CREATE MACRO {ARRAY_CONCAT}" + ", ".join(f"(a {t}[], b {t}) AS list_append(a, b), (a {t}, b {t}[]) AS "
                                                 f"list_prepend(a, b)" for t in _ELEMENT_TYPES) + ", (a, b) AS a || b",
     # (a DECIMAL array's: as doubles)
@@ -565,10 +640,7 @@ ARRAY_MACROS = (
     "WHEN d IS NULL THEN string_split(s, '') WHEN d = '' THEN [s] ELSE string_split(s, d) END",
     f"CREATE MACRO {STRING_TO_ARRAY}(s, d) AS {STRING_TO_ARRAY}_of(s, d), "
     f"(s, d, n) AS list_transform({STRING_TO_ARRAY}_of(s, d), lambda e: CASE WHEN e = n THEN NULL ELSE e END)",
-    f"CREATE MACRO {SUBSCRIPTS}(a, d) AS CASE WHEN d = 1 THEN CAST(range(1, len(a) + 1) AS INTEGER[]) "
-    "WHEN d IS NOT NULL THEN CAST([] AS INTEGER[]) END, "
-    "(a, d, r) AS CASE WHEN d = 1 AND r THEN CAST(range(len(a), 0, -1) AS INTEGER[]) WHEN d = 1 AND NOT r "
-    "THEN CAST(range(1, len(a) + 1) AS INTEGER[]) WHEN d IS NOT NULL AND r IS NOT NULL THEN CAST([] AS INTEGER[]) END",
+    f"CREATE MACRO {SUBSCRIPTS}(a, d) AS {_subscripts(1)}, (a, d, r) AS {_subscripts(1, 'r')}",
 )
 
 
@@ -703,7 +775,7 @@ def postgres_semantics(con) -> None:
     for name, (function, params, returns) in regexp_functions.FUNCTIONS.items():
         con.create_function(name, function, [duckdb.sqltype(p) for p in params], duckdb.sqltype(returns),
                             type="arrow", null_handling="special", side_effects=False)
-    for statement in (SESSION_SETUP + MACROS + TEXT_MACROS + NESTED_ARRAY_MACROS + ARRAY_MACROS + SERIES_MACROS
+    for statement in (SESSION_SETUP + MACROS + TEXT_MACROS + ARRAY_MACROS + SERIES_MACROS
                       + TO_CHAR_MACROS + BUCKET_MACROS + regexp_functions.MACROS + SIZE_MACROS):
         con.execute(statement)
     jsonb.register(con)

@@ -46,7 +46,21 @@ ARRAY_LENGTH, ARRAY_CONCAT, STRING_TO_ARRAY = "txl_array_length", "txl_array_con
 # as it is, 2202E unless rectangular; ARRAY_ELEMENTS(a) its elements, through every dimension
 # (unnest(), array_to_string(), @>, ANY look through them, as PostgreSQL's); of a one-dimensional
 # array both are the array itself, decided by DuckDB's binder from its type
-ARRAY_RECTANGULAR, ARRAY_ELEMENTS = "txl_array_rectangular", "txl_array_elements"
+ARRAY_RECTANGULAR, ARRAY_ELEMENTS = "txl_nd_array_rectangular", "txl_nd_array_elements"
+# ARRAY_ONE_DIMENSIONAL(a, message): a, but PostgreSQL's refusal of one of several dimensions (array_position's,
+# array_append's); ARRAY_ELEMENT(x): a subscript's value, NULL if still an array (a[1] of {{1,2}});
+# ARRAY_CAT(a, b): array_cat, of arrays of any dimensions
+ARRAY_ONE_DIMENSIONAL, ARRAY_ELEMENT, ARRAY_CAT = "txl_nd_array_one_dimensional", "txl_nd_array_element", \
+    "txl_nd_array_cat"
+
+
+NESTED_FORM = "txl_nd_"
+
+
+def nested_form(name: str) -> str:
+    """The name of the macro of NESTED_ARRAY_MACROS (engine/dialect.py) of array function ``name``,
+    which takes the array again to pick its form by its dimensions."""
+    return name if name.startswith(NESTED_FORM) else NESTED_FORM + name.removeprefix("txl_")
 # UPDATE ... SET a[i] = v (parser/parse.py): the array with element i set, NULLs between its end and i
 ARRAY_SET = "txl_array_set"
 # generate_subscripts(a, dim [, reverse])'s rows, a list of integers (txlake's arrays have one
@@ -1784,7 +1798,13 @@ def _subscript(node: exp.Bracket) -> exp.Expression:
 
 # the array functions of any number of dimensions (engine/dialect.py NESTED_ARRAY_MACROS), handed
 # the array again to pick their form by its type (the rest of their arguments after it)
-_DIMENSIONED = {"cardinality", "array_ndims", "array_dims", "array_upper", "array_lower", ARRAY_LENGTH}
+_DIMENSIONED = {"cardinality", "array_ndims", "array_dims", "array_upper", "array_lower", "array_replace", ARRAY_LENGTH,
+                ARRAY_CONCAT, SUBSCRIPTS}
+# the functions PostgreSQL refuses of an array of several dimensions, with its words
+_SEARCH_REFUSED = "searching for elements in multidimensional arrays is not supported"
+_ONE_DIMENSIONAL = {exp.ArrayPosition: _SEARCH_REFUSED, "array_positions": _SEARCH_REFUSED,
+                    exp.ArrayAppend: "argument must be empty or one-dimensional array",
+                    exp.ArrayPrepend: "argument must be empty or one-dimensional array"}
 # where an array's elements are taken through all its dimensions, as PostgreSQL's: the array
 # arguments of these
 _THROUGH_DIMENSIONS = {exp.Explode: ("this",), exp.Unnest: ("expressions",), exp.ArrayToString: ("this",),
@@ -1801,11 +1821,28 @@ def _by_dimensions(tree: exp.Expression) -> None:
     pick by (one holding a parameter, an aggregate) is taken as one-dimensional (a parameter of
     several dimensions is refused where it is bound: dbapi)."""
     for node in [a for a in tree.find_all(exp.Array) if any(isinstance(e, exp.Array) for e in a.expressions)]:
-        if not isinstance(node.parent, exp.Array) and (witness := _type_witnesses(node)):
-            node.replace(exp.Anonymous(this=ARRAY_RECTANGULAR, expressions=[node.copy(), *witness]))
-    for node in list(tree.find_all(exp.Anonymous, *_THROUGH_DIMENSIONS)):
-        if isinstance(node, exp.Anonymous) and node.name.lower() in _DIMENSIONED and node.expressions:
-            node.set("expressions", [*node.expressions, *_type_witnesses(node.expressions[0])])
+        if not isinstance(node.parent, exp.Array) and (witness := _dimension_witnesses(node)):
+            node.replace(_by_type(ARRAY_RECTANGULAR, [node], witness))
+    for node in list(tree.find_all(exp.Bracket)):
+        _subscripts(node)
+    for node in reversed(list(tree.find_all(exp.Anonymous, exp.ArrayConcat, *_THROUGH_DIMENSIONS,
+                                            *(k for k in _ONE_DIMENSIONAL if isinstance(k, type))))):  # (inner first)
+        refusal = _ONE_DIMENSIONAL.get(node.name.lower() if isinstance(node, exp.Anonymous) else type(node))
+        if refusal is not None and node.this is not None and not isinstance(node, exp.Anonymous):
+            node.set("this", _one_dimensional(node.this, refusal))
+        elif refusal is not None and node.expressions:
+            node.set("expressions", [_one_dimensional(node.expressions[0], refusal), *node.expressions[1:]])
+        elif isinstance(node, exp.ArrayConcat) and len(node.expressions) == 1:
+            if witness := _dimension_witnesses(node.this, node.expressions[0]):
+                node.replace(_by_type(ARRAY_CAT, [node.this, node.expressions[0]], witness))
+        elif _is_call(node, "array_fill") and len(node.expressions) in (2, 3):
+            node.replace(_array_fill(*node.expressions))
+        elif isinstance(node, exp.Anonymous) and node.name == ARRAY_CONCAT and len(node.expressions) == 2:
+            if witness := _dimension_witnesses(*node.expressions):
+                node.replace(_by_type(ARRAY_CONCAT, node.expressions, witness))
+        elif isinstance(node, exp.Anonymous) and node.name.lower() in _DIMENSIONED and node.expressions:
+            if witness := _dimension_witnesses(node.expressions[0]):
+                node.replace(_by_type(node.name.lower(), node.expressions, witness))
         elif isinstance(node, exp.Anonymous) and (node.name == QUANTIFIED or _is_call(node, "unnest")) and len(
                 node.expressions) == 1:  # (x = ANY (a); unnest(a) of a select list, zipped ones' too)
             node.set("expressions", [_elements(node.expressions[0])])
@@ -1818,9 +1855,121 @@ def _by_dimensions(tree: exp.Expression) -> None:
                     node.set(key, _elements(value))
 
 
+def _array_fill(value: exp.Expression, dimensions: exp.Expression, lower=None) -> exp.Expression:
+    """``array_fill(v, ARRAY[2, 3])``: an array of those dimensions, each element v - its type,
+    how deep its lists are, told by the constant dimensions; others are 0A000 (DuckDB's type of a
+    value cannot depend on a value), as are lower bounds but 1 (txlake's arrays start at 1)."""
+    def constants(node) -> list[int | None] | None:
+        node = node.this if isinstance(node, exp.Cast) and isinstance(node.this, (exp.Array, exp.Literal)) else node
+        if isinstance(node, exp.Literal) and node.is_string:  # ('{2,3}')
+            node = exp.Array(expressions=[exp.Null() if i is None else exp.Literal.string(i)
+                                          for i in array_input(node.this)])
+        if not isinstance(node, exp.Array):
+            return None
+        items = [item.this if isinstance(item, exp.Cast) else item for item in node.expressions]
+        if not all(isinstance(i, exp.Null) or isinstance(i, exp.Literal) and re.fullmatch(r"-?\d+", i.this.strip())
+                   or isinstance(i, exp.Neg) and isinstance(i.this, exp.Literal) and i.this.is_int for i in items):
+            return None
+        return [None if isinstance(i, exp.Null) else -int(i.this.this) if isinstance(i, exp.Neg) else int(i.this)
+                for i in items]
+    sizes = constants(dimensions)
+    starts = constants(lower) if lower is not None else [1] * len(sizes or [])
+    if sizes is None or starts is None:
+        raise errors.NotSupportedError("array_fill is supported of dimensions (and lower bounds) written as an "
+                                       "ARRAY[...] of integer constants")
+    if None in sizes:
+        raise errors.DataError("dimension values cannot be null", sqlstate="22004")
+    if len(starts) != len(sizes):
+        raise errors.DataError("wrong number of array subscripts\nDETAIL:  Low bound array has different size than "
+                               "dimensions array.", sqlstate="2202E")
+    if any(start != 1 for start in starts):
+        raise errors.NotSupportedError("array_fill's lower bounds other than 1 are not supported: txlake's arrays "
+                                       "start at 1")
+    if any(size < 0 for size in sizes):
+        raise errors.OperationalError("array size exceeds the maximum allowed (134217727)", sqlstate="54000")
+    if len(sizes) > 6:
+        raise errors.OperationalError(f"number of array dimensions ({len(sizes)}) exceeds the maximum allowed (6)",
+                                      sqlstate="54000")
+    if not sizes or 0 in sizes:  # (an empty array, as PostgreSQL's: of one dimension)
+        sizes = [0]
+    filled = value.copy()
+    for depth, size in reversed(list(enumerate(sizes))):
+        filled = exp.Anonymous(this="list_transform", expressions=[
+            exp.Anonymous(this="range", expressions=[exp.Literal.number(size)]),
+            exp.Lambda(this=filled, expressions=[exp.to_identifier(f"txl_fill{depth}")])])
+    return filled
+
+
+def _dimension_witnesses(*arrays: exp.Expression) -> list[exp.Expression]:
+    """``_type_witnesses`` of arrays for a macro of NESTED_ARRAY_MACROS: none of a NULL, of an
+    empty ARRAY[] or of NULLs only (of no type its forms tell apart: they would all match)."""
+    if any(isinstance(a, exp.Null) or isinstance(a, exp.Array) and all(isinstance(e, exp.Null) for e in a.expressions)
+           for a in arrays):
+        return []
+    return _type_witnesses(*arrays)
+
+
+def _by_type(name: str, arguments: list[exp.Expression], witnesses: list[exp.Expression]) -> exp.Expression:
+    """The call of ``nested_form(name)`` of ``arguments`` and of the ``witnesses`` of their types."""
+    return exp.Anonymous(this=nested_form(name), expressions=[a.copy() for a in arguments] + witnesses)
+
+
+def _one_dimensional(array: exp.Expression, refusal: str) -> exp.Expression:
+    """``array``, refused with ``refusal`` where it has several dimensions (``ARRAY_ONE_DIMENSIONAL``)."""
+    witness = _dimension_witnesses(array)
+    return _by_type(ARRAY_ONE_DIMENSIONAL, [array, exp.Literal.string(refusal)], witness) if witness else array
+
+
+def _subscripts(node: exp.Bracket) -> None:
+    """``a[i][j]...``, the outermost of its brackets, as PostgreSQL's: of fewer subscripts than the
+    array's dimensions NULL (``ARRAY_ELEMENT``: DuckDB's was the sub-array), slices of each
+    dimension in turn (``a[1:2][1:1]``: DuckDB sliced the first twice) - an empty one the empty
+    array; a subscript beside a slice is 0A000 (PostgreSQL reads it as a slice from 1)."""
+    if isinstance(node.parent, exp.Bracket) and node.arg_key == "this" or len(node.expressions) != 1 or (
+            isinstance(node.parent, exp.EQ) and node.arg_key == "this"
+            and isinstance(node.parent.parent, (exp.Update, exp.OnConflict))):
+        return
+    chain, inner = [node], node.this
+    while isinstance(inner, exp.Bracket) and len(inner.expressions) == 1:
+        chain.insert(0, inner)
+        inner = inner.this
+    indexes = [b.expressions[0] for b in chain]
+    if any(isinstance(i, exp.Literal) and i.is_string for i in indexes):  # (a struct's field)
+        return
+    slices = [isinstance(i, exp.Slice) for i in indexes]
+    if not any(slices):
+        if witness := _dimension_witnesses(node):
+            node.replace(_by_type(ARRAY_ELEMENT, [node], witness))
+        return
+    if len(chain) == 1:
+        return
+    if not all(slices):
+        raise errors.NotSupportedError("a subscript beside a slice of an array is not supported: write each as a "
+                                       "slice (a[1:2][1:1])")
+    sliced = exp.Bracket(this=inner.copy(), expressions=[indexes[0].copy()])
+    for depth, index in enumerate(indexes[1:], start=1):
+        sliced = exp.Anonymous(this="list_transform", expressions=[sliced, _each_sliced(depth, index)])
+    # (an empty slice of any dimension is the empty array, as PostgreSQL's)
+    node.replace(exp.If(this=exp.EQ(this=exp.Anonymous(this="len", expressions=[
+        exp.Anonymous(this="flatten", expressions=[sliced.copy()])]), expression=exp.Literal.number(0)),
+        true=exp.Bracket(this=sliced.copy(), expressions=[exp.Slice(this=exp.Literal.number(1),
+                                                                      expression=exp.Literal.number(0))]),
+        false=sliced))
+
+
+def _each_sliced(depth: int, index: exp.Slice) -> exp.Lambda:
+    """The lambda slicing each sub-array ``depth`` dimensions down by ``index``."""
+    names = [exp.to_identifier(f"txl_sub{k}") for k in range(depth)]
+    body: exp.Expression = exp.Bracket(this=exp.column(names[-1].copy()), expressions=[index.copy()])
+    for k in range(depth - 1, 0, -1):
+        body = exp.Anonymous(this="list_transform", expressions=[
+            exp.column(names[k - 1].copy()), exp.Lambda(this=body, expressions=[names[k].copy()])])
+    return exp.Lambda(this=body, expressions=[names[0].copy()])
+
+
 def _elements(array: exp.Expression) -> exp.Expression:
-    witness = _type_witnesses(array)
-    return exp.Anonymous(this=ARRAY_ELEMENTS, expressions=[array.copy(), *witness]) if witness else array
+    witness = _dimension_witnesses(array)
+    return _by_type(ARRAY_ELEMENTS, [array], witness) if witness else array
 
 
 def _array_length(node: exp.ArraySize) -> exp.Expression:
@@ -1836,7 +1985,8 @@ def _array_remove(node: exp.ArrayRemove) -> exp.Expression:
     filter by ``<>`` dropped the NULL elements too, and removed nothing for a NULL x)."""
     e = exp.to_identifier("e")
     keep = exp.Not(this=exp.NullSafeEQ(this=exp.column(e), expression=node.expression.copy()))
-    return exp.Anonymous(this="list_filter", expressions=[node.this.copy(), exp.Lambda(this=keep, expressions=[e])])
+    array = _one_dimensional(node.this, "removing elements from multidimensional arrays is not supported")
+    return exp.Anonymous(this="list_filter", expressions=[array, exp.Lambda(this=keep, expressions=[e])])
 
 
 # meta of the text form _concat gives a side of ``||`` (not a cast the statement wrote)

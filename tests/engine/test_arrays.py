@@ -80,7 +80,7 @@ def test_a_varchar_n_array_enforces_the_length_on_each_element(db):
 def test_an_array_cannot_be_a_primary_key_nor_multidimensional(db):
     fails(db, "CREATE TABLE t (a INT[] PRIMARY KEY)", "0A000", 'column "a" is an array', error=txlake.NotSupportedError)
     fails(db, "CREATE TABLE t (id INT, a INT[], PRIMARY KEY (id, a))", "0A000", error=txlake.NotSupportedError)
-    fails(db, "CREATE TABLE t (a INT[][])", "0A000", "one-dimensional", error=txlake.NotSupportedError)
+    fails(db, "CREATE TABLE t (a INT[][])", "0A000", "one-dimensional arrays", error=txlake.NotSupportedError)
     assert db.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 't'").fetchone() == (0,)
 
 
@@ -473,3 +473,70 @@ def test_a_multidimensional_array_s_elements_are_taken_through_its_dimensions(db
                       "ARRAY[[1,2],[3,4]] && ARRAY[[5,4]], 3 = ANY(ARRAY[[1,2],[3,4]]), 5 = ANY(ARRAY[[1,2],[3,4]]), "
                       "0 < ALL('{{1,2},{3,4}}'::int[])").fetchone() == (
         "1,2,3,*", True, False, True, True, True, False, True)
+
+
+def test_subscripts_and_slices_of_a_multidimensional_array(db):
+    row = ("FROM (SELECT ARRAY[[1,2],[3,4]] AS a, "
+           "ARRAY[[[111,112],[121,122],[131,132]],[[211,212],[221,122],[231,232]]] AS f) s")
+    assert db.execute(f"SELECT a[1], a[1][2], a[2][1], a[3][1], f[1][3][1], f[2][2][1], f[1][1], "
+                      f"a[1:2][1:1], a[2:2][2:2], a[1:1][3:4], a[1:2] {row}").fetchone() == (
+        None, 2, 3, None, 131, 221, None, [[1], [3]], [[4]], [], [[1, 2], [3, 4]])
+    assert db.execute("SELECT (ARRAY[1, 2])[2]").fetchone() == (2,)
+    fails(db, f"SELECT a[1:2][1] {row}", "0A000", "slice", error=txlake.NotSupportedError)
+
+
+def test_concatenation_of_arrays_of_different_dimensions(db):
+    assert db.execute("SELECT array_cat(ARRAY[1,2], ARRAY[[3,4],[5,6]]), array_cat(ARRAY[[3,4],[5,6]], ARRAY[1,2]), "
+                      "ARRAY[[1,2],[3,4]] || ARRAY[5,6], ARRAY[[['hello','world']]] || ARRAY[[['happy','birthday']]], "
+                      "ARRAY[0,0] || ARRAY[1,1] || ARRAY[2,2], 0 || ARRAY[1,2] || 3, "
+                      "array_dims(ARRAY[[1,2]] || ARRAY[3,4])").fetchone() == (
+        [[1, 2], [3, 4], [5, 6]], [[3, 4], [5, 6], [1, 2]], [[1, 2], [3, 4], [5, 6]],
+        [[["hello", "world"]], [["happy", "birthday"]]], [0, 0, 1, 1, 2, 2], [0, 1, 2, 3], "[1:2][1:2]")
+    for joined in ("ARRAY[[1,2],[3,4]] || ARRAY[5]", "ARRAY[[1,2],[3,4]] || ARRAY[[5]]",
+                   "array_cat(ARRAY[7], ARRAY[[1,2],[3,4]])"):
+        fails(db, f"SELECT {joined}", "2202E", "cannot concatenate incompatible arrays", error=txlake.DataError)
+
+
+def test_the_element_functions_of_a_multidimensional_array(db):
+    # (as PostgreSQL's array_userfuncs.c: a search or a removal refused, an append 22000, a replacement kept in shape)
+    fails(db, "SELECT array_position(ARRAY[[1,2],[3,4]], 3)", "0A000",
+          "searching for elements in multidimensional arrays is not supported", error=txlake.NotSupportedError)
+    fails(db, "SELECT array_positions(ARRAY[[1,2],[3,4]], 3)", "0A000", error=txlake.NotSupportedError)
+    fails(db, "SELECT array_remove(ARRAY[[1,2],[3,4]], 3)", "0A000",
+          "removing elements from multidimensional arrays is not supported", error=txlake.NotSupportedError)
+    for call in ("array_append(ARRAY[[1,2],[3,4]], 5)", "array_prepend(0, ARRAY[[1]])"):
+        fails(db, f"SELECT {call}", "22000", "argument must be empty or one-dimensional array", error=txlake.DataError)
+    assert db.execute("SELECT array_replace(ARRAY[[1,2],[3,4]], 3, 9), array_replace(ARRAY[1,NULL,3], NULL, 9), "
+                      "array_position(ARRAY[1,2,3], 3), array_remove(ARRAY[1,2,1], 1), "
+                      "array_position(NULL::int[][], 1)").fetchone() == ([[1, 2], [9, 4]], [1, 9, 3], 3, [2], None)
+    assert db.execute("SELECT generate_subscripts(ARRAY[[1,2,3],[4,5,6]], 2)").fetchall() == [(1,), (2,), (3,)]
+    assert db.execute("SELECT * FROM generate_subscripts(ARRAY[[1,2,3],[4,5,6]], 2, true)").fetchall() == [
+        (3,), (2,), (1,)]
+    assert db.execute("SELECT count(*) FROM generate_subscripts(ARRAY[[1,2,3],[4,5,6]], 3)").fetchone() == (0,)
+
+
+def test_array_fill_of_constant_dimensions(db):
+    assert db.execute("SELECT array_fill(7, ARRAY[2,3]), array_fill(7, ARRAY[3]), array_fill('x'::text, ARRAY[1,2], "
+                      "ARRAY[1,1]), array_fill(7, ARRAY[0]), array_fill(7, '{2,2}')::text, "
+                      "array_dims(array_fill(7, ARRAY[2,3]))").fetchone() == (
+        [[7, 7, 7], [7, 7, 7]], [7, 7, 7], [["x", "x"]], [], "{{7,7},{7,7}}", "[1:2][1:3]")
+    fails(db, "SELECT array_fill(7, ARRAY[NULL::int])", "22004", "dimension values cannot be null",
+          error=txlake.DataError)
+    fails(db, "SELECT array_fill(7, ARRAY[3], ARRAY[2])", "0A000", "lower bounds", error=txlake.NotSupportedError)
+    fails(db, "SELECT array_fill(7, a) FROM (SELECT ARRAY[2] AS a) s", "0A000", error=txlake.NotSupportedError)
+
+
+def test_the_multidimensional_forms_are_made_where_first_called_after_a_restart(connect):
+    # (a database creates them at its first call: a CHECK and a view read back from the catalog call them)
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE t (a INT[] CHECK (cardinality(a) < 3))")
+    conn.execute("CREATE TABLE u (x INT CHECK (x < cardinality(ARRAY[[1,2],[3,4]])))")
+    conn.execute("CREATE VIEW v AS SELECT array_dims(a) AS d, cardinality(ARRAY[[1,2],[3,4]]) AS c FROM t")
+    conn.close()
+    again = connect(autocommit=True)
+    fails(again, "INSERT INTO u VALUES (?)", "23514", params=(4,), error=txlake.IntegrityError)
+    again.execute("INSERT INTO u VALUES (?)", (3,))
+    fails(again, "INSERT INTO t VALUES (?)", "23514", params=([1, 2, 3],), error=txlake.IntegrityError)
+    fails(again, "INSERT INTO t VALUES (ARRAY[1,2,3])", "23514", error=txlake.IntegrityError)
+    again.execute("INSERT INTO t VALUES (ARRAY[1,2])")
+    assert again.execute("SELECT * FROM v").fetchall() == [("[1:2]", 4)]
