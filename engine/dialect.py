@@ -640,7 +640,10 @@ ARRAY_MACROS = (
     "WHEN d IS NULL THEN string_split(s, '') WHEN d = '' THEN [s] ELSE string_split(s, d) END",
     f"CREATE MACRO {STRING_TO_ARRAY}(s, d) AS {STRING_TO_ARRAY}_of(s, d), "
     f"(s, d, n) AS list_transform({STRING_TO_ARRAY}_of(s, d), lambda e: CASE WHEN e = n THEN NULL ELSE e END)",
-    f"CREATE MACRO {SUBSCRIPTS}(a, d) AS {_subscripts(1)}, (a, d, r) AS {_subscripts(1, 'r')}",
+    f"CREATE MACRO {SUBSCRIPTS}(a, d) AS CASE WHEN d = 1 THEN CAST(range(1, len(a) + 1) AS INTEGER[]) "
+    "WHEN d IS NOT NULL THEN CAST([] AS INTEGER[]) END, "
+    "(a, d, r) AS CASE WHEN d = 1 AND r THEN CAST(range(len(a), 0, -1) AS INTEGER[]) WHEN d = 1 AND NOT r "
+    "THEN CAST(range(1, len(a) + 1) AS INTEGER[]) WHEN d IS NOT NULL AND r IS NOT NULL THEN CAST([] AS INTEGER[]) END",
 )
 
 

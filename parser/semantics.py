@@ -52,19 +52,12 @@ ARRAY_RECTANGULAR, ARRAY_ELEMENTS = "txl_nd_array_rectangular", "txl_nd_array_el
 # ARRAY_CAT(a, b): array_cat, of arrays of any dimensions
 ARRAY_ONE_DIMENSIONAL, ARRAY_ELEMENT, ARRAY_CAT = "txl_nd_array_one_dimensional", "txl_nd_array_element", \
     "txl_nd_array_cat"
-
-
+# the names of those macros, and of the other array functions' forms by dimensions (``nested_form``)
 NESTED_FORM = "txl_nd_"
-
-
-def nested_form(name: str) -> str:
-    """The name of the macro of NESTED_ARRAY_MACROS (engine/dialect.py) of array function ``name``,
-    which takes the array again to pick its form by its dimensions."""
-    return name if name.startswith(NESTED_FORM) else NESTED_FORM + name.removeprefix("txl_")
 # UPDATE ... SET a[i] = v (parser/parse.py): the array with element i set, NULLs between its end and i
 ARRAY_SET = "txl_array_set"
-# generate_subscripts(a, dim [, reverse])'s rows, a list of integers (txlake's arrays have one
-# dimension, from 1: of another none)
+# generate_subscripts(a, dim [, reverse])'s rows, a list of integers (txlake's arrays start at 1;
+# of a multidimensional array nested_form(SUBSCRIPTS)'s)
 SUBSCRIPTS = "txl_subscripts"
 # ARRAY_AS(a, b): the list b (text elements) as a list of a's element type
 ARRAY_AS = "txl_array_as"
@@ -1821,8 +1814,12 @@ def _by_dimensions(tree: exp.Expression) -> None:
     pick by (one holding a parameter, an aggregate) is taken as one-dimensional (a parameter of
     several dimensions is refused where it is bound: dbapi)."""
     for node in [a for a in tree.find_all(exp.Array) if any(isinstance(e, exp.Array) for e in a.expressions)]:
-        if not isinstance(node.parent, exp.Array) and (witness := _dimension_witnesses(node)):
-            node.replace(_by_type(ARRAY_RECTANGULAR, [node], witness))
+        if isinstance(node.parent, exp.Array):
+            continue
+        if not (witness := _dimension_witnesses(node)):  # (its functions would take it as one-dimensional)
+            raise errors.NotSupportedError("a multidimensional ARRAY[...] holding a parameter or an aggregate is not "
+                                           "supported")
+        node.replace(_by_type(ARRAY_RECTANGULAR, [node], witness))
     for node in list(tree.find_all(exp.Bracket)):
         _subscripts(node)
     for node in reversed(list(tree.find_all(exp.Anonymous, exp.ArrayConcat, *_THROUGH_DIMENSIONS,
@@ -1907,6 +1904,12 @@ def _dimension_witnesses(*arrays: exp.Expression) -> list[exp.Expression]:
            for a in arrays):
         return []
     return _type_witnesses(*arrays)
+
+
+def nested_form(name: str) -> str:
+    """The name of the macro of NESTED_ARRAY_MACROS (engine/dialect.py) of array function ``name``,
+    which takes the array again to pick its form by its dimensions."""
+    return name if name.startswith(NESTED_FORM) else NESTED_FORM + name.removeprefix("txl_")
 
 
 def _by_type(name: str, arguments: list[exp.Expression], witnesses: list[exp.Expression]) -> exp.Expression:

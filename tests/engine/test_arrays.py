@@ -448,6 +448,8 @@ def test_a_multidimensional_array_is_read_and_written_as_postgresql_s(db):
               "dimensions", error=txlake.DataError)
     fails(db, "SELECT cardinality(?)", "0A000", "multidimensional", params=([[1, 2], [3, 4]],),
           error=txlake.NotSupportedError)
+    fails(db, "SELECT cardinality(ARRAY[[?, 2], [3, 4]])", "0A000", "parameter", params=(1,),
+          error=txlake.NotSupportedError)  # (its functions would take it as one-dimensional: 2)
 
 
 def test_the_dimension_functions_of_a_multidimensional_array(db):
