@@ -1805,6 +1805,10 @@ _THROUGH_DIMENSIONS = {exp.Explode: ("this",), exp.Unnest: ("expressions",), exp
                        exp.ArrayOverlaps: ("this", "expression")}
 
 
+# the meta key of an unnest() whose array's elements were taken already (``_zipped_unnest``'s)
+_ELEMENTS_TAKEN = "elements_taken"
+
+
 def _by_dimensions(tree: exp.Expression) -> None:
     """Multidimensional arrays (DuckDB's lists of lists) as PostgreSQL's: the dimensions'
     functions (``_DIMENSIONED``) handed the array again, whose type picks the form of its
@@ -1841,7 +1845,7 @@ def _by_dimensions(tree: exp.Expression) -> None:
             if witness := _dimension_witnesses(node.expressions[0]):
                 node.replace(_by_type(node.name.lower(), node.expressions, witness))
         elif isinstance(node, exp.Anonymous) and (node.name == QUANTIFIED or _is_call(node, "unnest")) and len(
-                node.expressions) == 1:  # (x = ANY (a); unnest(a) of a select list, zipped ones' too)
+                node.expressions) == 1 and not node.meta.get(_ELEMENTS_TAKEN):  # (x = ANY (a); unnest(a))
             node.set("expressions", [_elements(node.expressions[0])])
         elif not isinstance(node, exp.Anonymous):
             for key in _THROUGH_DIMENSIONS[type(node)]:
@@ -1971,7 +1975,9 @@ def _each_sliced(depth: int, index: exp.Slice) -> exp.Lambda:
 
 
 def _elements(array: exp.Expression) -> exp.Expression:
-    witness = _dimension_witnesses(array)
+    """``array``'s elements through every dimension (``ARRAY_ELEMENTS``) - not a set-returning
+    function's rows of arrays (regexp_matches()'s, a list of its matches' arrays)."""
+    witness = [] if _is_call(array, REGEXP_MATCH_ROWS) else _dimension_witnesses(array)
     return _by_type(ARRAY_ELEMENTS, [array], witness) if witness else array
 
 
@@ -2063,7 +2069,7 @@ def quantified_operand(node: exp.Any | exp.All) -> exp.Expression:
     """The array of ``x op ANY / ALL (array)`` as written, from under ``_quantified``'s macros:
     a parameter, an untyped constant's elements (``CAST([...] AS VARCHAR[])``), any other array."""
     array = node.this.unnest()
-    for name, at in ((QUANTIFIED, 0), (ELEMENTS_AS, 1)):
+    for name, at in ((QUANTIFIED, 0), (ARRAY_ELEMENTS, 0), (ELEMENTS_AS, 1)):
         if isinstance(array, exp.Anonymous) and array.name == name:
             array = array.expressions[at]
     return array
@@ -2131,16 +2137,19 @@ def _zipped_unnest(node: exp.Unnest) -> exp.Subquery:
     arrays = [f"txl_zip{i}" for i in range(len(node.expressions))]
     columns = [exp.alias_(exp.Anonymous(this="unnest", expressions=[exp.column(a)]),
                           named[i] if i < len(named) else "unnest", quoted=True) for i, a in enumerate(arrays)]
+    for column in columns:  # (their arrays' elements are taken below: a multidimensional one's, ARRAY_ELEMENTS)
+        column.this.meta[_ELEMENTS_TAKEN] = True
     offset = node.args.get("offset")  # (False without WITH ORDINALITY, True or its column's name with it)
     if offset:
         longest = exp.Anonymous(this="greatest", expressions=[
-            exp.Anonymous(this="len", expressions=[_elements(exp.column(a))]) for a in arrays])
+            exp.Anonymous(this="len", expressions=[exp.column(a)]) for a in arrays])
         numbers = exp.Anonymous(this="range", expressions=[exp.Literal.number(1), exp.Add(
             this=longest, expression=exp.Literal.number(1))])
         name = offset.name if isinstance(offset, exp.Identifier) else "ordinality"
-        columns.append(exp.alias_(exp.cast(exp.Anonymous(this="unnest", expressions=[numbers]), "BIGINT"), name,
-                                  quoted=True))
-    values = exp.select(*(exp.alias_(e.copy(), a) for e, a in zip(node.expressions, arrays)))
+        numbered = exp.Anonymous(this="unnest", expressions=[numbers])
+        numbered.meta[_ELEMENTS_TAKEN] = True
+        columns.append(exp.alias_(exp.cast(numbered, "BIGINT"), name, quoted=True))
+    values = exp.select(*(exp.alias_(_elements(e), a) for e, a in zip(node.expressions, arrays)))
     rows = exp.select(*columns).from_(exp.Subquery(this=values, alias=exp.TableAlias(
         this=exp.to_identifier("txl_zip"))))
     return exp.Subquery(this=rows, alias=exp.TableAlias(
