@@ -444,6 +444,8 @@ def _param(value):
     if type(value) is Decimal:
         return _decimal(value)
     if type(value) is list:  # (an array: its elements are parameter values too)
+        if any(type(v) is list for v in value):  # (the array functions would take it as one-dimensional)
+            raise errors.NotSupportedError("a multidimensional array parameter (a list of lists) is not supported")
         return [_param(v) for v in value]
     if type(value) is dict:  # a JSON object, as its text (a list stays a list: an array)
         try:

@@ -218,7 +218,7 @@ def _bindable(schema: TableSchema) -> bool:
 
 def _row_verdicts(ex, sql: str, values: list) -> tuple:
     try:
-        return ex.con.execute(sql, values).fetchall()[0]
+        return ex.duck.shared.with_nested_arrays(lambda: ex.con.execute(sql, values)).fetchall()[0]
     except duckdb.Error as e:
         raise ex._error(e) from None
 

@@ -34,8 +34,9 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
 from txlake.parser import date_format, interval_input, json_ops, number_format, numeric
 from txlake.parser.system_columns import TID_IN, TID_OUT
 from txlake.parser.semantics import (ARRAY_CONCAT, ARRAY_INDEX, ARRAY_LENGTH, ARRAY_LOWER, ARRAY_MACRO,  # (arrays)
-                                     ARRAY_AS, ARRAY_PARSE, ARRAY_SET, ARRAY_UPPER, ELEMENTS_AS, QUANTIFIED,
-                                     STRING_TO_ARRAY, SUBSCRIPTS, TEXT_MACRO, array_cast)
+                                     ARRAY_AS, ARRAY_CAT, ARRAY_ELEMENT, ARRAY_ELEMENTS, ARRAY_ONE_DIMENSIONAL,
+                                     ARRAY_PARSE, ARRAY_RECTANGULAR, ARRAY_SET, ARRAY_UPPER, nested_form,
+                                     ELEMENTS_AS, QUANTIFIED, STRING_TO_ARRAY, SUBSCRIPTS, TEXT_MACRO, array_cast)
 from txlake.storage.schema import INTEGER_INPUT, array_input, integer_input
 
 # settings DuckDB keeps per connection: every connection of a shared database needs them
@@ -431,6 +432,22 @@ def _float_text(exponent_from: str) -> str:
 _AS_DUCKDB_TEXT = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
                    "UBIGINT", "UHUGEINT", "DECIMAL", "VARCHAR", "BOOLEAN", "DATE", "TIME", "TIMESTAMP", "TIMESTAMPTZ",
                    "UUID")
+# PostgreSQL's arrays have up to MAXDIM dimensions; txlake's multidimensional ones are DuckDB's
+# lists of lists, one type for each number of dimensions (INTEGER[][] holds {{1,2},{3,4}})
+MAX_DIMENSIONS = 6
+
+
+def _array_text(element: str, dimensions: int, x: str = "x") -> str:
+    """array_out's text of ``x``, an array of ``element`` of ``dimensions`` dimensions: its
+    elements (or sub-arrays) in braces, NULL as NULL."""
+    if dimensions == 0:
+        return f"CASE WHEN {x} THEN 't' ELSE 'f' END" if element == "BOOLEAN" else \
+            f"{TEXT_MACRO}_item({TEXT_MACRO}_scalar({x}, {x}))"
+    e = f"e{dimensions}"
+    return (f"'{{' || array_to_string(list_transform({x}, lambda {e}: CASE WHEN {e} IS NULL THEN 'NULL' "
+            f"ELSE {_array_text(element, dimensions - 1, e)} END), ',') || '}}'")
+
+
 # an interval's text by PostgreSQL's output (engine/pg_text.py): DuckDB's said "-1 year -1 month", and
 # "-1 day 02:00:00" for PostgreSQL's "-1 days +02:00:00"
 INTERVAL_TEXT = "txl_interval_text"
@@ -467,13 +484,12 @@ TEXT_MACROS = (
     "OR regexp_matches(t, '[(),\"\\\\\\s]') "
     "THEN '\"' || replace(replace(t, '\\', '\\\\'), '\"', '\"\"') || '\"' ELSE t END",
     # arrays: of booleans t and f (array_out writes elements by their type's output: boolout's,
-    # where boolean's text cast gives true); of the rest, each element's text, quoted if need be
-    f"CREATE MACRO {TEXT_MACRO}(x, w BOOLEAN[]) AS '{{' || array_to_string(list_transform(x, lambda e: "
-    "CASE WHEN e IS NULL THEN 'NULL' WHEN e THEN 't' ELSE 'f' END), ',') || '}', " + ", ".join(
-        f"(x, w {t}[]) AS '{{' || array_to_string(list_transform(x, lambda e: CASE WHEN e IS NULL THEN 'NULL' "
-        f"ELSE {TEXT_MACRO}_item({TEXT_MACRO}_scalar(e, e)) END), ',') || '}}'"
-        for t in ("SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "FLOAT", "DOUBLE", "DECIMAL", "VARCHAR", "BLOB", "DATE",
-                  "TIME", "TIMESTAMP", "TIMESTAMPTZ", "INTERVAL", "UUID")) + f", {_SCALAR_TEXT}",
+    # where boolean's text cast gives true); of the rest, each element's text, quoted if need be;
+    # a multidimensional one's sub-arrays in braces, {{1,2},{3,4}}
+    f"CREATE MACRO {TEXT_MACRO}" + ", ".join(
+        f"(x, w {t}{'[]' * d}) AS {_array_text(t, d)}" for d in range(1, MAX_DIMENSIONS + 1)
+        for t in ("BOOLEAN", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "FLOAT", "DOUBLE", "DECIMAL", "VARCHAR",
+                  "BLOB", "DATE", "TIME", "TIMESTAMP", "TIMESTAMPTZ", "INTERVAL", "UUID")) + f", {_SCALAR_TEXT}",
 )
 
 
@@ -496,6 +512,131 @@ def _elements_as() -> str:
     return ", ".join(forms) + f", (x, a) AS {ARRAY_MACRO}(a)"
 
 
+# the types a multidimensional array's witness is taken as, each standing for those DuckDB casts to
+# it (DOUBLE for the numbers, TIMESTAMP for a date too: a form per type would cost each database
+# its setup time, for no other answer); an array of another type (a struct's) is taken as
+# one-dimensional
+_NESTED_ELEMENTS = ("BOOLEAN", "DOUBLE", "VARCHAR", "BLOB", "TIME", "TIMESTAMP", "TIMESTAMPTZ", "INTERVAL", "UUID")
+# the element types of a subscript's NULL (ARRAY_ELEMENT), as they are
+_ELEMENT_RESULTS = ("BOOLEAN", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "FLOAT", "DOUBLE", "DECIMAL", "VARCHAR",
+                    "BLOB", "DATE", "TIME", "TIMESTAMP", "TIMESTAMPTZ", "INTERVAL", "UUID")
+
+
+def _by_dimensions(name: str, nested, flat: str, params: str = "a", least: int = 2,
+                   types: tuple[str, ...] = _NESTED_ELEMENTS) -> str:
+    """``nested_form(name)(params, w)``, of an array a and of w, the array again (parser/semantics.py
+    ``_by_dimensions``) as a witness of its type: DuckDB's binder picks the form of its number of
+    dimensions d (from ``least``), ``nested(d, element type)``, so that a one-dimensional array's
+    is ``flat`` - the expression of ``name(params)``, its plan unchanged."""
+    forms = [f"({params}, w {t}{'[]' * d}) AS {nested(d, t)}" for d in range(least, MAX_DIMENSIONS + 1)
+             for t in types]
+    return f"CREATE MACRO {nested_form(name)}" + ", ".join(forms) + f", ({params}, w) AS {flat}"
+
+
+def _flattened(a: str, d: int) -> str:
+    """The elements of ``a``, an array of d dimensions, in storage order."""
+    return a if d == 1 else f"flatten({_flattened(a, d - 1)})"
+
+
+def _shape(d: int, a: str = "a", skip: int = 0) -> str:
+    """The lengths of the dimensions of ``a``, an array of d dimensions (it is rectangular), but
+    its first ``skip``."""
+    return "CAST([" + ", ".join(f"len({a}{'[1]' * k})" for k in range(skip, d)) + "] AS INTEGER[])"
+
+
+def _concatenations() -> list[str]:
+    """The forms of ``ARRAY_CAT(a, b, a, b)`` (array_cat, an array's ||) of a multidimensional array,
+    as PostgreSQL's array_cat: of arrays of d dimensions the sub-arrays of both, of one of d and
+    one of d - 1 the smaller as a new sub-array at its end (or start) - 2202E where the sub-arrays'
+    dimensions differ; an empty (or NULL) one leaves the other."""
+    incompatible = "error('cannot concatenate incompatible arrays')"
+    forms = []
+    for t in _NESTED_ELEMENTS:
+        for d in range(2, MAX_DIMENSIONS + 1):
+            more, less = t + "[]" * d, t + "[]" * (d - 1)
+            forms.append(f"(a, b, wa {more}, wb {more}) AS CASE WHEN a IS NULL OR len(a) = 0 THEN b "
+                         f"WHEN b IS NULL OR len(b) = 0 THEN a WHEN {_shape(d, 'a', 1)} <> {_shape(d, 'b', 1)} "
+                         f"THEN {incompatible} ELSE list_concat(a, b) END")
+            for x, y, joined, witnesses in (("a", "b", "list_append(a, b)", f"wa {more}, wb {less}"),
+                                            ("b", "a", "list_prepend(a, b)", f"wa {less}, wb {more}")):
+                forms.append(f"(a, b, {witnesses}) AS CASE WHEN {y} IS NULL OR len({y}) = 0 THEN {x} "
+                             f"WHEN {x} IS NULL OR len({x}) = 0 THEN error('concatenating an empty multidimensional "
+                             "array and an array of fewer dimensions is not supported') "
+                             f"WHEN {_shape(d, x, 1)} <> {_shape(d - 1, y)} THEN {incompatible} ELSE {joined} END")
+    return forms
+
+
+def _rectangular(d: int) -> str:
+    """An array of d dimensions as it is, 2202E where its sub-arrays' lengths differ (DuckDB's lists
+    of lists need not be rectangular; PostgreSQL's arrays are)."""
+    ragged = " OR ".join(f"len(list_distinct(list_transform({_flattened('a', k)}, lambda x: len(x)))) > 1"
+                         for k in range(1, d))
+    return (f"CASE WHEN {ragged} THEN "
+            "error('multidimensional arrays must have array expressions with matching dimensions') ELSE a END")
+
+
+def _replaced(d: int, a: str = "a") -> str:
+    """``a``, an array of d dimensions, its elements not distinct from x replaced by y."""
+    e = f"e{d}"
+    inner = f"CASE WHEN {e} IS NOT DISTINCT FROM x THEN y ELSE {e} END" if d == 1 else _replaced(d - 1, e)
+    return f"list_transform({a}, lambda {e}: {inner})"
+
+
+def _subscripts(dimensions: int, reverse: str = "false") -> str:
+    """generate_subscripts(a, d [, r])'s rows, of an array of ``dimensions`` dimensions: 1 to the
+    length of its dimension d (from it down to 1 for r), none for another dimension."""
+    length = f"{_shape(dimensions)}[d]"
+    return (f"CASE WHEN d BETWEEN 1 AND {dimensions} AND len(a) > 0 AND {reverse} THEN "
+            f"CAST(range({length}, 0, -1) AS INTEGER[]) WHEN d BETWEEN 1 AND {dimensions} AND len(a) > 0 "
+            f"AND {reverse} IS NOT NULL THEN CAST(range(1, {length} + 1) AS INTEGER[]) "
+            f"WHEN d IS NOT NULL AND {reverse} IS NOT NULL THEN CAST([] AS INTEGER[]) END")
+
+
+_ONE_DIMENSION_LENGTH = "CASE WHEN d = 1 AND len(a) > 0 THEN CAST(len(a) AS INTEGER) END"
+_ONE_DIMENSION_LOWER = "CASE WHEN d = 1 AND len(a) > 0 THEN 1 END"
+_ONE_DIMENSION_NDIMS = "CASE WHEN len(a) > 0 THEN 1 END"
+_ONE_DIMENSION_DIMS = "CASE WHEN len(a) > 0 THEN '[1:' || len(a) || ']' END"
+# the array functions of arrays that may have several dimensions (PostgreSQL's, which look through
+# dimensions to the elements), their forms picked by the array's type (parser/semantics.py
+# nested_form): ARRAY_ELEMENTS the elements in storage order, ARRAY_RECTANGULAR a built array
+# checked, the dimensions' functions... A database creates them at its first statement that calls
+# one (engine/duck.py: their hundreds of forms take DuckDB a second to bind)
+NESTED_ARRAY_MACROS = (
+    _by_dimensions(ARRAY_ELEMENTS, lambda d, t: _flattened("a", d), "a"),
+    _by_dimensions(ARRAY_RECTANGULAR, lambda d, t: _rectangular(d), "a"),
+    # (a function PostgreSQL refuses of a multidimensional array: m, at run time, where it is not
+    # NULL - its elements, to bind the function by)
+    _by_dimensions(ARRAY_ONE_DIMENSIONAL, lambda d, t: f"CASE WHEN a IS NOT NULL THEN error(m) ELSE "
+                   f"{_flattened('a', d)} END", "a", "a, m"),
+    # (a subscript of fewer subscripts than the array's dimensions is NULL, as PostgreSQL's)
+    _by_dimensions(ARRAY_ELEMENT, lambda d, t: f"CAST(NULL AS {t})", "a", least=1, types=_ELEMENT_RESULTS),
+    _by_dimensions("cardinality", lambda d, t: f"CAST(len({_flattened('a', d)}) AS INTEGER)",
+                   "CAST(len(a) AS INTEGER)"),
+    _by_dimensions("array_ndims", lambda d, t: f"CASE WHEN len(a) > 0 THEN {d} END", _ONE_DIMENSION_NDIMS),
+    _by_dimensions("array_dims", lambda d, t: f"CASE WHEN len(a) > 0 THEN '[1:' || array_to_string({_shape(d)}, "
+                   "'][1:') || ']' END", _ONE_DIMENSION_DIMS),
+    _by_dimensions(ARRAY_LENGTH, lambda d, t: f"CASE WHEN len(a) > 0 AND d BETWEEN 1 AND {d} THEN {_shape(d)}[d] END",
+                   _ONE_DIMENSION_LENGTH, "a, d"),
+    # (arrays start at 1: the upper bound is the length)
+    _by_dimensions("array_upper", lambda d, t: f"CASE WHEN len(a) > 0 AND d BETWEEN 1 AND {d} THEN {_shape(d)}[d] END",
+                   _ONE_DIMENSION_LENGTH, "a, d"),
+    _by_dimensions("array_lower", lambda d, t: f"CASE WHEN len(a) > 0 AND d BETWEEN 1 AND {d} THEN 1 END",
+                   _ONE_DIMENSION_LOWER, "a, d"),
+    # (array_replace keeps the dimensions)
+    _by_dimensions("array_replace", lambda d, t: _replaced(d), _replaced(1), "a, x, y"),
+    f"CREATE MACRO {ARRAY_CAT}" + ", ".join(_concatenations()) + ", (a, b, wa, wb) AS list_concat(a, b)",
+    # (array || element too, as ARRAY_CONCAT)
+    f"CREATE MACRO {nested_form(ARRAY_CONCAT)}" + ", ".join(
+        f"(a, b, wa {t}[], wb {t}) AS list_append(a, b), (a, b, wa {t}, wb {t}[]) AS list_prepend(a, b)"
+        for t in _ELEMENT_TYPES) + ", " + ", ".join(_concatenations()) + ", (a, b, wa, wb) AS a || b",
+    # (of a multidimensional array: its dimension d's)
+    f"CREATE MACRO {nested_form(SUBSCRIPTS)}" + ", ".join(
+        f"(a, d, w {t}{'[]' * n}) AS {_subscripts(n)}, (a, d, r, w {t}{'[]' * n}) AS {_subscripts(n, 'r')}"
+        for n in range(2, MAX_DIMENSIONS + 1) for t in _NESTED_ELEMENTS)
+    + f", (a, d, w) AS {_subscripts(1)}, (a, d, r, w) AS {_subscripts(1, 'r')}",
+)
+
+
 # arrays as PostgreSQL's (parser/semantics.py: one-dimensional, from 1, NULL outside them)
 ARRAY_MACROS = (
     # text as a list of its elements' text, by PostgreSQL's array input; a list as it is
@@ -503,16 +644,15 @@ ARRAY_MACROS = (
     f"CREATE MACRO {ARRAY_INDEX}(i) AS CASE WHEN i >= 1 THEN i END",
     f"CREATE MACRO {ARRAY_LOWER}(i) AS CASE WHEN i < 1 THEN 1 ELSE i END",
     f"CREATE MACRO {ARRAY_UPPER}(i) AS CASE WHEN i < 0 THEN 0 ELSE i END",
-    f"CREATE MACRO {ARRAY_LENGTH}(a, d) AS CASE WHEN d = 1 AND len(a) > 0 THEN CAST(len(a) AS INTEGER) END",
-    f"CREATE MACRO array_upper(a, d) AS {ARRAY_LENGTH}(a, d)",  # (arrays start at 1: the upper bound is the length)
-    "CREATE MACRO array_lower(a, d) AS CASE WHEN d = 1 AND len(a) > 0 THEN 1 END",
-    "CREATE MACRO array_ndims(a) AS CASE WHEN len(a) > 0 THEN 1 END",
-    "CREATE MACRO array_dims(a) AS CASE WHEN len(a) > 0 THEN '[1:' || len(a) || ']' END",
+    f"CREATE MACRO array_ndims(a) AS {_ONE_DIMENSION_NDIMS}",
+    f"CREATE MACRO array_dims(a) AS {_ONE_DIMENSION_DIMS}",
     "CREATE MACRO cardinality(a) AS CAST(len(a) AS INTEGER)",
+    f"CREATE MACRO {ARRAY_LENGTH}(a, d) AS {_ONE_DIMENSION_LENGTH}",
+    f"CREATE MACRO array_upper(a, d) AS {_ONE_DIMENSION_LENGTH}",  # (arrays start at 1: the upper bound is the length)
+    f"CREATE MACRO array_lower(a, d) AS {_ONE_DIMENSION_LOWER}",
+    f"CREATE MACRO array_replace(a, x, y) AS {_replaced(1)}",
     "CREATE MACRO array_positions(a, x) AS "
     "CAST(list_filter(range(1, len(a) + 1), lambda i: a[i] IS NOT DISTINCT FROM x) AS INTEGER[])",
-    "CREATE MACRO array_replace(a, x, y) AS list_transform(a, lambda e: CASE WHEN e IS NOT DISTINCT FROM x THEN y "
-    "ELSE e END)",
     f"CREATE MACRO {ARRAY_CONCAT}" + ", ".join(f"(a {t}[], b {t}) AS list_append(a, b), (a {t}, b {t}[]) AS "
                                                 f"list_prepend(a, b)" for t in _ELEMENT_TYPES) + ", (a, b) AS a || b",
     # (a DECIMAL array's: as doubles)

@@ -20,11 +20,14 @@ from __future__ import annotations
 import inspect
 import itertools
 import threading
-from typing import Callable
+from typing import Callable, TypeVar
 
 import duckdb
 
 from txlake.engine import dialect
+from txlake.parser.semantics import NESTED_FORM
+
+T = TypeVar("T")
 
 
 class SharedDuckDB:
@@ -41,9 +44,27 @@ class SharedDuckDB:
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._functions: dict[str, dict[int, Callable]] = {}  # name -> session number -> its function
+        self._nested_arrays = False  # (guarded by _lock: NESTED_ARRAY_MACROS created)
 
     def connect(self) -> "DuckSession":
         return DuckSession(self, next(self._ids))
+
+    def with_nested_arrays(self, call: Callable[[], T]) -> T:
+        """``call()`` - run again after creating dialect.NESTED_ARRAY_MACROS, the array functions'
+        forms of arrays of several dimensions, where it failed for want of one: a database creates
+        them when first called, not at its setup (binding their hundreds of forms takes DuckDB
+        most of a second)."""
+        try:
+            return call()
+        except duckdb.CatalogException as e:
+            if NESTED_FORM not in str(e):
+                raise
+        with self._lock:
+            if not self._nested_arrays:
+                for statement in dialect.NESTED_ARRAY_MACROS:
+                    self.con.execute(statement)
+                self._nested_arrays = True
+        return call()
 
     def set_memory_limit(self, limit: str) -> None:
         self.con.execute(f"SET memory_limit = {dialect.sql_string(limit)}")

@@ -52,6 +52,15 @@ _INTEGER_TEXT_RANGE = re.compile(r"could not convert string ' *(?P<value>[-+]?\d
 _SMALLEST = {str(-(1 << (bits - 1))): str(bits) for bits in (16, 32, 64)}
 
 
+# engine/dialect.py's refusals of a multidimensional array, as PostgreSQL words them, and their SQLSTATEs
+_ARRAY_REFUSALS = {"multidimensional arrays must have array expressions": "2202E",
+                   "cannot concatenate incompatible arrays": "2202E",
+                   "searching for elements in multidimensional arrays": "0A000",
+                   "removing elements from multidimensional arrays": "0A000",
+                   "concatenating an empty multidimensional array": "0A000",
+                   "argument must be empty or one-dimensional array": "22000"}
+
+
 def _range_message(message: str) -> str:
     if (found := _DECIMAL_TO_INTEGER.search(message)) is not None:
         return f"{_INTEGER_NAMES[found['bits']]} out of range"
@@ -308,6 +317,8 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.NotNullViolation(message)
         if text.startswith("array subscript out of range"):  # (engine/dialect.py's ARRAY_SET)
             return errors.DataError(message, sqlstate="2202E")
+        if (sqlstate := _ARRAY_REFUSALS.get(next((w for w in _ARRAY_REFUSALS if text.startswith(w)), None))):
+            return _by_sqlstate(sqlstate, message)
         if text.startswith("array size exceeds the maximum allowed"):
             return errors.OperationalError(message, sqlstate="54000")
         if text.startswith("array subscript in assignment must not be null"):

@@ -456,7 +456,8 @@ class Executor:
         PostgreSQL gives them where DuckDB's differ (``_as_bigint``)."""
         sql = expression if isinstance(expression, str) else expression.sql(dialect="duckdb")
         try:
-            relation = self.con.sql(sql, params=list(params) if params else None)
+            relation = self.duck.shared.with_nested_arrays(
+                lambda: self.con.sql(sql, params=list(params) if params else None))
             if relation is None:
                 return pa.table({})
             types = [str(t) for t in relation.types] if result else ()
@@ -494,7 +495,8 @@ class Executor:
     def _stream(self, sql: str, params) -> Iterator[pa.Table]:
         """The rows of query ``sql`` in batches of up to ``ROWS_PER_FILE``, as DuckDB makes them."""
         try:
-            reader = self.con.sql(sql, params=list(params) if params else None).to_arrow_reader(ROWS_PER_FILE)
+            reader = self.duck.shared.with_nested_arrays(
+                lambda: self.con.sql(sql, params=list(params) if params else None)).to_arrow_reader(ROWS_PER_FILE)
         except duckdb.Error as e:
             raise self._error(e, sql=sql, params=params) from None
         try:
@@ -512,7 +514,8 @@ class Executor:
     def _columns_of(self, sql: str, params) -> list[str]:
         """The result columns of query ``sql``, from DuckDB's binder (nothing runs)."""
         try:
-            return self.con.sql(sql, params=list(params) if params else None).columns
+            return self.duck.shared.with_nested_arrays(
+                lambda: self.con.sql(sql, params=list(params) if params else None)).columns
         except duckdb.Error as e:
             raise self._error(e, sql=sql, params=params) from None
 
@@ -2656,7 +2659,7 @@ def column_type(data_type: exp.DataType) -> ColumnType:
         element = data_type.expressions[0]
         if element.this == exp.DataType.Type.ARRAY:  # (PostgreSQL's T[][] is its T[], holding any dimensions)
             raise errors.NotSupportedError(f'type "{data_type.sql(dialect="postgres").lower()}" is not supported: '
-                                           "txlake's arrays are one-dimensional")
+                                           "txlake's columns hold one-dimensional arrays (write T[])")
         try:
             return array_of(column_type(element))
         except errors.NotSupportedError:  # (an array of a type txlake has not: named as written)

@@ -43,7 +43,8 @@ from txlake import errors
 from txlake.engine import column_scope, jsonb as jsonb_text
 from txlake.engine.errors_map import _HINT, json_input_error
 from txlake.parser.json_ops import JSONB_ORDER, concatenation, containment, deletion, is_jsonb
-from txlake.parser.semantics import ARRAY_CONCAT, ARRAY_CONSTANT, CONCAT_TEXT, FLOAT_SUM_MACRO
+from txlake.parser.semantics import (ARRAY_CONCAT, ARRAY_CONSTANT, ARRAY_ELEMENTS, CONCAT_TEXT, FLOAT_SUM_MACRO,
+                                     nested_form)
 from txlake.storage.schema import TableSchema
 
 if TYPE_CHECKING:
@@ -174,10 +175,11 @@ def _in_order(expression: exp.Expression, jsonb_column, tables: column_scope.Sta
 
 def _concatenation(node: exp.Expression) -> tuple[exp.Expression, exp.Expression] | None:
     """The operands of ``a || b`` as written, where parser/semantics.py left it a DPipe (a side
-    in a text form of its own: ``as_written``) or ARRAY_CONCAT's."""
+    in a text form of its own: ``as_written``) or ARRAY_CONCAT's (with its operands again: type witnesses)."""
     if isinstance(node, exp.DPipe):
         return as_written(node.this), as_written(node.expression)
-    if isinstance(node, exp.Anonymous) and node.name == ARRAY_CONCAT and len(node.expressions) == 2:
+    if isinstance(node, exp.Anonymous) and node.name in (ARRAY_CONCAT, nested_form(ARRAY_CONCAT)) and \
+            len(node.expressions) in (2, 4):
         return node.expressions[0], node.expressions[1]
     return None
 
@@ -190,7 +192,10 @@ def _float_checked(node: exp.Expression) -> exp.Expression | None:
 
 
 def _constant(node: exp.Expression) -> exp.Expression:
-    """``node``, or the string constant parser/semantics.py read as an array beside ``@>`` / ``<@``."""
+    """``node``, or the string constant parser/semantics.py read as an array beside ``@>`` / ``<@``
+    (either taken through an array's dimensions there: ARRAY_ELEMENTS)."""
+    if isinstance(node, exp.Anonymous) and node.name == ARRAY_ELEMENTS and node.expressions:
+        node = node.expressions[0]
     written = node.meta.get(ARRAY_CONSTANT) if isinstance(node, exp.Anonymous) else None
     return written if written is not None else node
 

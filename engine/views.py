@@ -376,7 +376,7 @@ def _result_columns(ex: Executor, ctx: Context, query: exp.Expression) -> tuple[
     """The names and types of the columns ``query`` gives (it does not run: LIMIT 0)."""
     def run(sql: str):
         try:
-            names = ex.con.sql(sql).columns
+            names = ex.duck.shared.with_nested_arrays(lambda: ex.con.sql(sql)).columns
             relation = ex.con.sql(f"SELECT * FROM ({sql}) AS __txl_view LIMIT 0")
             return names, relation.types, relation.to_arrow_table().schema
         except duckdb.Error as e:

@@ -15,7 +15,7 @@ from sqlglot.trie import new_trie
 from txlake import errors
 from txlake.parser import interval_input, json_ops, number_format, numeric, pg_regex
 from txlake.parser.dialect import PREFIX_OPERATOR, SIMILAR_SUBSTRING
-from txlake.storage.schema import array_input, integer_input
+from txlake.storage.schema import array_input, array_input_nested, integer_input
 
 
 # the divisor wrapper the executor defines in DuckDB: raises "division by zero" on 0
@@ -42,10 +42,22 @@ ARRAY_MACRO, ARRAY_PARSE = "txl_array", "txl_array_in"
 # array, array || element, string_to_array()
 ARRAY_INDEX, ARRAY_LOWER, ARRAY_UPPER = "txl_array_index", "txl_slice_lower", "txl_slice_upper"
 ARRAY_LENGTH, ARRAY_CONCAT, STRING_TO_ARRAY = "txl_array_length", "txl_array_concat", "txl_string_to_array"
+# multidimensional arrays (engine/dialect.py NESTED_ARRAY_MACROS): ARRAY_RECTANGULAR(a) a built array
+# as it is, 2202E unless rectangular; ARRAY_ELEMENTS(a) its elements, through every dimension
+# (unnest(), array_to_string(), @>, ANY look through them, as PostgreSQL's); of a one-dimensional
+# array both are the array itself, decided by DuckDB's binder from its type
+ARRAY_RECTANGULAR, ARRAY_ELEMENTS = "txl_nd_array_rectangular", "txl_nd_array_elements"
+# ARRAY_ONE_DIMENSIONAL(a, message): a, but PostgreSQL's refusal of one of several dimensions (array_position's,
+# array_append's); ARRAY_ELEMENT(x): a subscript's value, NULL if still an array (a[1] of {{1,2}});
+# ARRAY_CAT(a, b): array_cat, of arrays of any dimensions
+ARRAY_ONE_DIMENSIONAL, ARRAY_ELEMENT, ARRAY_CAT = "txl_nd_array_one_dimensional", "txl_nd_array_element", \
+    "txl_nd_array_cat"
+# the names of those macros, and of the other array functions' forms by dimensions (``nested_form``)
+NESTED_FORM = "txl_nd_"
 # UPDATE ... SET a[i] = v (parser/parse.py): the array with element i set, NULLs between its end and i
 ARRAY_SET = "txl_array_set"
-# generate_subscripts(a, dim [, reverse])'s rows, a list of integers (txlake's arrays have one
-# dimension, from 1: of another none)
+# generate_subscripts(a, dim [, reverse])'s rows, a list of integers (txlake's arrays start at 1;
+# of a multidimensional array nested_form(SUBSCRIPTS)'s)
 SUBSCRIPTS = "txl_subscripts"
 # ARRAY_AS(a, b): the list b (text elements) as a list of a's element type
 ARRAY_AS = "txl_array_as"
@@ -236,6 +248,7 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
             node = replacement
         if bound is not None:
             node.replace(_bound(dividend, bound, node.copy()))
+    _by_dimensions(tree)
     for select, written in selects:
         _column_names(select, written, text)
     for values in [v for v in tree.find_all(exp.Values) if not isinstance(v.parent, exp.Insert)]:
@@ -1881,6 +1894,198 @@ def _subscript(node: exp.Bracket) -> exp.Expression:
     return node
 
 
+# the array functions of any number of dimensions (engine/dialect.py NESTED_ARRAY_MACROS), handed
+# the array again to pick their form by its type (the rest of their arguments after it)
+_DIMENSIONED = {"cardinality", "array_ndims", "array_dims", "array_upper", "array_lower", "array_replace", ARRAY_LENGTH,
+                ARRAY_CONCAT, SUBSCRIPTS}
+# the functions PostgreSQL refuses of an array of several dimensions, with its words
+_SEARCH_REFUSED = "searching for elements in multidimensional arrays is not supported"
+_ONE_DIMENSIONAL = {exp.ArrayPosition: _SEARCH_REFUSED, "array_positions": _SEARCH_REFUSED,
+                    exp.ArrayAppend: "argument must be empty or one-dimensional array",
+                    exp.ArrayPrepend: "argument must be empty or one-dimensional array"}
+# where an array's elements are taken through all its dimensions, as PostgreSQL's: the array
+# arguments of these
+_THROUGH_DIMENSIONS = {exp.Explode: ("this",), exp.Unnest: ("expressions",), exp.ArrayToString: ("this",),
+                       exp.ArrayContainsAll: ("this", "expression"), exp.ArrayContainedBy: ("this", "expression"),
+                       exp.ArrayOverlaps: ("this", "expression")}
+
+
+# the meta key of an unnest() whose array's elements were taken already (``_zipped_unnest``'s)
+_ELEMENTS_TAKEN = "elements_taken"
+
+
+def _by_dimensions(tree: exp.Expression) -> None:
+    """Multidimensional arrays (DuckDB's lists of lists) as PostgreSQL's: the dimensions'
+    functions (``_DIMENSIONED``) handed the array again, whose type picks the form of its
+    dimensions; unnest(), array_to_string(), @>, <@, && and ``x = ANY (a)`` of its elements
+    through every dimension (``ARRAY_ELEMENTS``); an ``ARRAY[...]`` of arrays written out checked
+    to be rectangular (``ARRAY_RECTANGULAR``: 2202E). An array whose type DuckDB knows too late to
+    pick by (one holding a parameter, an aggregate) is taken as one-dimensional (a parameter of
+    several dimensions is refused where it is bound: dbapi)."""
+    for node in [a for a in tree.find_all(exp.Array) if any(isinstance(e, exp.Array) for e in a.expressions)]:
+        if isinstance(node.parent, exp.Array):
+            continue
+        if not (witness := _dimension_witnesses(node)):  # (its functions would take it as one-dimensional)
+            raise errors.NotSupportedError("a multidimensional ARRAY[...] holding a parameter or an aggregate is not "
+                                           "supported")
+        node.replace(_by_type(ARRAY_RECTANGULAR, [node], witness))
+    for node in list(tree.find_all(exp.Bracket)):
+        _subscripts(node)
+    for node in reversed(list(tree.find_all(exp.Anonymous, exp.ArrayConcat, *_THROUGH_DIMENSIONS,
+                                            *(k for k in _ONE_DIMENSIONAL if isinstance(k, type))))):  # (inner first)
+        refusal = _ONE_DIMENSIONAL.get(node.name.lower() if isinstance(node, exp.Anonymous) else type(node))
+        if refusal is not None and node.this is not None and not isinstance(node, exp.Anonymous):
+            node.set("this", _one_dimensional(node.this, refusal))
+        elif refusal is not None and node.expressions:
+            node.set("expressions", [_one_dimensional(node.expressions[0], refusal), *node.expressions[1:]])
+        elif isinstance(node, exp.ArrayConcat) and len(node.expressions) == 1:
+            if witness := _dimension_witnesses(node.this, node.expressions[0]):
+                node.replace(_by_type(ARRAY_CAT, [node.this, node.expressions[0]], witness))
+        elif _is_call(node, "array_fill") and len(node.expressions) in (2, 3):
+            node.replace(_array_fill(*node.expressions))
+        elif isinstance(node, exp.Anonymous) and node.name == ARRAY_CONCAT and len(node.expressions) == 2:
+            if witness := _dimension_witnesses(*node.expressions):
+                node.replace(_by_type(ARRAY_CONCAT, node.expressions, witness))
+        elif isinstance(node, exp.Anonymous) and node.name.lower() in _DIMENSIONED and node.expressions:
+            if witness := _dimension_witnesses(node.expressions[0]):
+                node.replace(_by_type(node.name.lower(), node.expressions, witness))
+        elif isinstance(node, exp.Anonymous) and (node.name == QUANTIFIED or _is_call(node, "unnest")) and len(
+                node.expressions) == 1 and not node.meta.get(_ELEMENTS_TAKEN):  # (x = ANY (a); unnest(a))
+            node.set("expressions", [_elements(node.expressions[0])])
+        elif not isinstance(node, exp.Anonymous):
+            for key in _THROUGH_DIMENSIONS[type(node)]:
+                value = node.args.get(key)
+                if isinstance(value, list):
+                    node.set(key, [_elements(v) for v in value])
+                elif value is not None:
+                    node.set(key, _elements(value))
+
+
+def _array_fill(value: exp.Expression, dimensions: exp.Expression, lower=None) -> exp.Expression:
+    """``array_fill(v, ARRAY[2, 3])``: an array of those dimensions, each element v - its type,
+    how deep its lists are, told by the constant dimensions; others are 0A000 (DuckDB's type of a
+    value cannot depend on a value), as are lower bounds but 1 (txlake's arrays start at 1)."""
+    def constants(node) -> list[int | None] | None:
+        node = node.this if isinstance(node, exp.Cast) and isinstance(node.this, (exp.Array, exp.Literal)) else node
+        if isinstance(node, exp.Literal) and node.is_string:  # ('{2,3}')
+            node = exp.Array(expressions=[exp.Null() if i is None else exp.Literal.string(i)
+                                          for i in array_input(node.this)])
+        if not isinstance(node, exp.Array):
+            return None
+        items = [item.this if isinstance(item, exp.Cast) else item for item in node.expressions]
+        if not all(isinstance(i, exp.Null) or isinstance(i, exp.Literal) and re.fullmatch(r"-?\d+", i.this.strip())
+                   or isinstance(i, exp.Neg) and isinstance(i.this, exp.Literal) and i.this.is_int for i in items):
+            return None
+        return [None if isinstance(i, exp.Null) else -int(i.this.this) if isinstance(i, exp.Neg) else int(i.this)
+                for i in items]
+    sizes = constants(dimensions)
+    starts = constants(lower) if lower is not None else [1] * len(sizes or [])
+    if sizes is None or starts is None:
+        raise errors.NotSupportedError("array_fill is supported of dimensions (and lower bounds) written as an "
+                                       "ARRAY[...] of integer constants")
+    if None in sizes:
+        raise errors.DataError("dimension values cannot be null", sqlstate="22004")
+    if len(starts) != len(sizes):
+        raise errors.DataError("wrong number of array subscripts\nDETAIL:  Low bound array has different size than "
+                               "dimensions array.", sqlstate="2202E")
+    if any(start != 1 for start in starts):
+        raise errors.NotSupportedError("array_fill's lower bounds other than 1 are not supported: txlake's arrays "
+                                       "start at 1")
+    if any(size < 0 for size in sizes):
+        raise errors.OperationalError("array size exceeds the maximum allowed (134217727)", sqlstate="54000")
+    if len(sizes) > 6:
+        raise errors.OperationalError(f"number of array dimensions ({len(sizes)}) exceeds the maximum allowed (6)",
+                                      sqlstate="54000")
+    if not sizes or 0 in sizes:  # (an empty array, as PostgreSQL's: of one dimension)
+        sizes = [0]
+    filled = value.copy()
+    for depth, size in reversed(list(enumerate(sizes))):
+        filled = exp.Anonymous(this="list_transform", expressions=[
+            exp.Anonymous(this="range", expressions=[exp.Literal.number(size)]),
+            exp.Lambda(this=filled, expressions=[exp.to_identifier(f"txl_fill{depth}")])])
+    return filled
+
+
+def _dimension_witnesses(*arrays: exp.Expression) -> list[exp.Expression]:
+    """``_type_witnesses`` of arrays for a macro of NESTED_ARRAY_MACROS: none of a NULL, of an
+    empty ARRAY[] or of NULLs only (of no type its forms tell apart: they would all match)."""
+    if any(isinstance(a, exp.Null) or isinstance(a, exp.Array) and all(isinstance(e, exp.Null) for e in a.expressions)
+           for a in arrays):
+        return []
+    return _type_witnesses(*arrays)
+
+
+def nested_form(name: str) -> str:
+    """The name of the macro of NESTED_ARRAY_MACROS (engine/dialect.py) of array function ``name``,
+    which takes the array again to pick its form by its dimensions."""
+    return name if name.startswith(NESTED_FORM) else NESTED_FORM + name.removeprefix("txl_")
+
+
+def _by_type(name: str, arguments: list[exp.Expression], witnesses: list[exp.Expression]) -> exp.Expression:
+    """The call of ``nested_form(name)`` of ``arguments`` and of the ``witnesses`` of their types."""
+    return exp.Anonymous(this=nested_form(name), expressions=[a.copy() for a in arguments] + witnesses)
+
+
+def _one_dimensional(array: exp.Expression, refusal: str) -> exp.Expression:
+    """``array``, refused with ``refusal`` where it has several dimensions (``ARRAY_ONE_DIMENSIONAL``)."""
+    witness = _dimension_witnesses(array)
+    return _by_type(ARRAY_ONE_DIMENSIONAL, [array, exp.Literal.string(refusal)], witness) if witness else array
+
+
+def _subscripts(node: exp.Bracket) -> None:
+    """``a[i][j]...``, the outermost of its brackets, as PostgreSQL's: of fewer subscripts than the
+    array's dimensions NULL (``ARRAY_ELEMENT``: DuckDB's was the sub-array), slices of each
+    dimension in turn (``a[1:2][1:1]``: DuckDB sliced the first twice) - an empty one the empty
+    array; a subscript beside a slice is 0A000 (PostgreSQL reads it as a slice from 1)."""
+    if isinstance(node.parent, exp.Bracket) and node.arg_key == "this" or len(node.expressions) != 1 or (
+            isinstance(node.parent, exp.EQ) and node.arg_key == "this"
+            and isinstance(node.parent.parent, (exp.Update, exp.OnConflict))):
+        return
+    chain, inner = [node], node.this
+    while isinstance(inner, exp.Bracket) and len(inner.expressions) == 1:
+        chain.insert(0, inner)
+        inner = inner.this
+    indexes = [b.expressions[0] for b in chain]
+    if any(isinstance(i, exp.Literal) and i.is_string for i in indexes):  # (a struct's field)
+        return
+    slices = [isinstance(i, exp.Slice) for i in indexes]
+    if not any(slices):
+        if witness := _dimension_witnesses(node):
+            node.replace(_by_type(ARRAY_ELEMENT, [node], witness))
+        return
+    if len(chain) == 1:
+        return
+    if not all(slices):
+        raise errors.NotSupportedError("a subscript beside a slice of an array is not supported: write each as a "
+                                       "slice (a[1:2][1:1])")
+    sliced = exp.Bracket(this=inner.copy(), expressions=[indexes[0].copy()])
+    for depth, index in enumerate(indexes[1:], start=1):
+        sliced = exp.Anonymous(this="list_transform", expressions=[sliced, _each_sliced(depth, index)])
+    # (an empty slice of any dimension is the empty array, as PostgreSQL's)
+    node.replace(exp.If(this=exp.EQ(this=exp.Anonymous(this="len", expressions=[
+        exp.Anonymous(this="flatten", expressions=[sliced.copy()])]), expression=exp.Literal.number(0)),
+        true=exp.Bracket(this=sliced.copy(), expressions=[exp.Slice(this=exp.Literal.number(1),
+                                                                      expression=exp.Literal.number(0))]),
+        false=sliced))
+
+
+def _each_sliced(depth: int, index: exp.Slice) -> exp.Lambda:
+    """The lambda slicing each sub-array ``depth`` dimensions down by ``index``."""
+    names = [exp.to_identifier(f"txl_sub{k}") for k in range(depth)]
+    body: exp.Expression = exp.Bracket(this=exp.column(names[-1].copy()), expressions=[index.copy()])
+    for k in range(depth - 1, 0, -1):
+        body = exp.Anonymous(this="list_transform", expressions=[
+            exp.column(names[k - 1].copy()), exp.Lambda(this=body, expressions=[names[k].copy()])])
+    return exp.Lambda(this=body, expressions=[names[0].copy()])
+
+
+def _elements(array: exp.Expression) -> exp.Expression:
+    """``array``'s elements through every dimension (``ARRAY_ELEMENTS``) - not a set-returning
+    function's rows of arrays (regexp_matches()'s, a list of its matches' arrays)."""
+    witness = [] if _is_call(array, REGEXP_MATCH_ROWS) else _dimension_witnesses(array)
+    return _by_type(ARRAY_ELEMENTS, [array], witness) if witness else array
+
+
 def _array_length(node: exp.ArraySize) -> exp.Expression:
     """``array_length(a, 1)`` as PostgreSQL's: NULL for an empty array and for any other
     dimension, an integer (DuckDB's was 0, an error for dimension 2, a bigint)."""
@@ -1894,7 +2099,8 @@ def _array_remove(node: exp.ArrayRemove) -> exp.Expression:
     filter by ``<>`` dropped the NULL elements too, and removed nothing for a NULL x)."""
     e = exp.to_identifier("e")
     keep = exp.Not(this=exp.NullSafeEQ(this=exp.column(e), expression=node.expression.copy()))
-    return exp.Anonymous(this="list_filter", expressions=[node.this.copy(), exp.Lambda(this=keep, expressions=[e])])
+    array = _one_dimensional(node.this, "removing elements from multidimensional arrays is not supported")
+    return exp.Anonymous(this="list_filter", expressions=[array, exp.Lambda(this=keep, expressions=[e])])
 
 
 # meta of the text form _concat gives a side of ``||`` (not a cast the statement wrote)
@@ -1968,7 +2174,7 @@ def quantified_operand(node: exp.Any | exp.All) -> exp.Expression:
     """The array of ``x op ANY / ALL (array)`` as written, from under ``_quantified``'s macros:
     a parameter, an untyped constant's elements (``CAST([...] AS VARCHAR[])``), any other array."""
     array = node.this.unnest()
-    for name, at in ((QUANTIFIED, 0), (ELEMENTS_AS, 1)):
+    for name, at in ((QUANTIFIED, 0), (ARRAY_ELEMENTS, 0), (ELEMENTS_AS, 1)):
         if isinstance(array, exp.Anonymous) and array.name == name:
             array = array.expressions[at]
     return array
@@ -2036,6 +2242,8 @@ def _zipped_unnest(node: exp.Unnest) -> exp.Subquery:
     arrays = [f"txl_zip{i}" for i in range(len(node.expressions))]
     columns = [exp.alias_(exp.Anonymous(this="unnest", expressions=[exp.column(a)]),
                           named[i] if i < len(named) else "unnest", quoted=True) for i, a in enumerate(arrays)]
+    for column in columns:  # (their arrays' elements are taken below: a multidimensional one's, ARRAY_ELEMENTS)
+        column.this.meta[_ELEMENTS_TAKEN] = True
     offset = node.args.get("offset")  # (False without WITH ORDINALITY, True or its column's name with it)
     if offset:
         longest = exp.Anonymous(this="greatest", expressions=[
@@ -2043,9 +2251,10 @@ def _zipped_unnest(node: exp.Unnest) -> exp.Subquery:
         numbers = exp.Anonymous(this="range", expressions=[exp.Literal.number(1), exp.Add(
             this=longest, expression=exp.Literal.number(1))])
         name = offset.name if isinstance(offset, exp.Identifier) else "ordinality"
-        columns.append(exp.alias_(exp.cast(exp.Anonymous(this="unnest", expressions=[numbers]), "BIGINT"), name,
-                                  quoted=True))
-    values = exp.select(*(exp.alias_(e.copy(), a) for e, a in zip(node.expressions, arrays)))
+        numbered = exp.Anonymous(this="unnest", expressions=[numbers])
+        numbered.meta[_ELEMENTS_TAKEN] = True
+        columns.append(exp.alias_(exp.cast(numbered, "BIGINT"), name, quoted=True))
+    values = exp.select(*(exp.alias_(_elements(e), a) for e, a in zip(node.expressions, arrays)))
     rows = exp.select(*columns).from_(exp.Subquery(this=values, alias=exp.TableAlias(
         this=exp.to_identifier("txl_zip"))))
     return exp.Subquery(this=rows, alias=exp.TableAlias(
@@ -2504,7 +2713,7 @@ def _text(value: exp.Expression, cast: exp.Expression) -> exp.Expression:
         element = exp.to_identifier("e")
         each = exp.Lambda(this=exp.Anonymous(this=TEXT_MACRO, expressions=[element.copy(), element.copy()]),
                           expressions=[element.copy()])
-        texts = exp.Anonymous(this="list_transform", expressions=[listed.copy(), each])
+        texts = exp.Anonymous(this="list_transform", expressions=[_elements(listed), each])
         return exp.Explode(this=texts) if isinstance(value, exp.Explode) else exp.Anonymous(this="unnest",
                                                                                             expressions=[texts])
     return exp.Anonymous(this=TEXT_MACRO, expressions=[value.copy(), value.copy()])
@@ -2529,16 +2738,31 @@ def array_cast(value: exp.Expression, to: exp.DataType) -> exp.Expression:
     other text at run time (``ARRAY_MACRO``), its elements then through the element type's
     input macro if it has one; a list cast as DuckDB casts lists."""
     element = to.expressions[0]
-    if isinstance(value, exp.Literal) and value.is_string:
-        items = [exp.Null() if item is None else _cast(exp.Cast(this=exp.Literal.string(item), to=element.copy()))
-                 for item in array_input(value.this)]
-        return exp.Cast(this=exp.Array(expressions=items), to=to.copy())
+    if isinstance(value, exp.Literal) and value.is_string:  # (of any dimensions: '{{1,2},{3,4}}')
+        while element.is_type(exp.DType.ARRAY) and element.expressions:  # (int[][] is int[], as in PostgreSQL)
+            element = element.expressions[0]
+
+        def items(text: list) -> exp.Array:
+            return exp.Array(expressions=[
+                items(item) if isinstance(item, list) else exp.Null() if item is None else
+                _cast(exp.Cast(this=exp.Literal.string(item), to=element.copy())) for item in text])
+        array = items(array_input_nested(value.this))
+        return exp.Cast(this=array, to=array_type(element, array))
     listed = exp.Anonymous(this=ARRAY_MACRO, expressions=[value.copy()])
     each = _cast(exp.Cast(this=exp.to_identifier("e"), to=element.copy()))
     if not isinstance(each, exp.Cast):  # (an input macro: BYTEA_MACRO, REAL_MACRO, BOOLEAN_MACRO)
         listed = exp.Anonymous(this="list_transform", expressions=[
             listed, exp.Lambda(this=each, expressions=[exp.to_identifier("e")])])
     return exp.Cast(this=listed, to=to.copy())
+
+
+def array_type(element: exp.DataType, array: exp.Array) -> exp.DataType:
+    """The type of a constant ``array`` of ``element``s, nested as deep as it is (DuckDB's lists of
+    lists are txlake's multidimensional arrays: ``'{{1,2}}'::int[]`` is an INT[][])."""
+    to = exp.DataType(this=exp.DType.ARRAY, expressions=[element.copy()], nested=True)
+    while array.expressions and isinstance(array.expressions[0], exp.Array):
+        to, array = exp.DataType(this=exp.DType.ARRAY, expressions=[to], nested=True), array.expressions[0]
+    return to
 
 
 # PostgreSQL's boolean input (boolin): these words, any case, whitespace around, or a prefix of

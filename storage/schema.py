@@ -407,10 +407,21 @@ def integer_input(text: str) -> int | None:
 
 def array_input(text: str) -> list[str | None]:
     """The elements of PostgreSQL's text of a one-dimensional array (array_in): ``{1,NULL,"a b"}``
-    is ``['1', None, 'a b']``, each still text for its element type's input. Whitespace around
-    elements is dropped; double quotes and backslashes quote; an unquoted NULL is NULL. 22P02
-    ``malformed array literal`` as PostgreSQL words it; 0A000 for nested braces (txlake's arrays
-    are one-dimensional) and for dimension decorations (``[0:1]={1,2}``)."""
+    is ``['1', None, 'a b']``, each still text for its element type's input. 0A000 for nested
+    braces where the array is read at run time (a column's text: txlake's values there are
+    one-dimensional; a constant's are read by ``array_input_nested``)."""
+    elements = array_input_nested(text)
+    if any(isinstance(e, list) for e in elements):
+        raise errors.NotSupportedError(f'multidimensional arrays are not supported here: "{text}"')
+    return elements
+
+
+def array_input_nested(text: str) -> list:
+    """PostgreSQL's text of an array of any dimensions (array_in): ``{{1,2},{3,NULL}}`` is
+    ``[['1', '2'], ['3', None]]``, each element still text for its element type's input.
+    Whitespace around elements is dropped; double quotes and backslashes quote; an unquoted NULL
+    is NULL. 22P02 ``malformed array literal`` as PostgreSQL words it (sub-arrays of different
+    dimensions too); 0A000 for dimension decorations (``[0:1]={1,2}``: txlake's start at 1)."""
     def malformed(detail: str):
         return errors.InvalidTextRepresentation(f'malformed array literal: "{text}"\nDETAIL:  {detail}')
 
@@ -420,69 +431,101 @@ def array_input(text: str) -> list[str | None]:
         nonlocal at
         while at < end and text[at].isspace():
             at += 1
+
+    def element() -> str | None:
+        nonlocal at
+        if text[at] in ',}':
+            raise malformed(f'Unexpected "{text[at]}" character.')
+        chars, quoted, kept = [], text[at] == '"', 0  # kept: chars up to the last quoted or escaped one
+        at += quoted
+        while True:
+            if at >= end:
+                raise malformed("Unexpected end of input.")
+            c = text[at]
+            if c == "\\":
+                if at + 1 >= end:
+                    raise malformed("Unexpected end of input.")
+                chars.append(text[at + 1])
+                kept, at = len(chars), at + 2
+            elif quoted and c == '"':
+                at += 1
+                break
+            elif quoted:
+                chars.append(c)
+                at += 1
+            elif c in ",}":
+                break
+            elif c in '"{':
+                raise malformed(f'Unexpected "{c}" character.')
+            else:
+                chars.append(c)
+                at += 1
+        if quoted:
+            skip_space()
+            return "".join(chars)
+        while len(chars) > kept and chars[-1].isspace():
+            chars.pop()
+        value = "".join(chars)
+        return None if kept == 0 and value.upper() == "NULL" else value
+
+    def braces() -> list:  # from after a "{" to after its "}"
+        nonlocal at
+        items: list = []
+        skip_space()
+        if text.startswith("}", at):
+            at += 1
+            return items
+        while True:
+            skip_space()
+            if at >= end:
+                raise malformed("Unexpected end of input.")
+            if text[at] == "{":
+                if items and not isinstance(items[-1], list):
+                    raise malformed('Unexpected "{" character.')
+                at += 1
+                items.append(braces())
+                skip_space()
+            elif items and isinstance(items[-1], list):
+                raise malformed("Unexpected array element.")
+            else:
+                items.append(element())
+            if at >= end:
+                raise malformed("Unexpected end of input.")
+            if text[at] == "}":
+                at += 1
+                return items
+            if text[at] != ",":
+                raise malformed("Unexpected array element.")
+            at += 1
+
     skip_space()
     if text.startswith("[", at):
         raise errors.NotSupportedError(f'array dimensions are not supported: "{text}"')
     if not text.startswith("{", at):
         raise malformed('Array value must start with "{" or dimension information.')
     at += 1
-    elements: list[str | None] = []
-    skip_space()
-    if text.startswith("}", at):
-        at += 1
-    else:
-        while True:
-            skip_space()
-            if at >= end:
-                raise malformed("Unexpected end of input.")
-            if text[at] == "{":
-                raise errors.NotSupportedError(f'multidimensional arrays are not supported: "{text}"')
-            if text[at] in ',}':
-                raise malformed(f'Unexpected "{text[at]}" character.')
-            chars, quoted, kept = [], text[at] == '"', 0  # kept: chars up to the last quoted or escaped one
-            at += quoted
-            while True:
-                if at >= end:
-                    raise malformed("Unexpected end of input.")
-                c = text[at]
-                if c == "\\":
-                    if at + 1 >= end:
-                        raise malformed("Unexpected end of input.")
-                    chars.append(text[at + 1])
-                    kept, at = len(chars), at + 2
-                elif quoted and c == '"':
-                    at += 1
-                    break
-                elif quoted:
-                    chars.append(c)
-                    at += 1
-                elif c in ",}":
-                    break
-                elif c in '"{':
-                    raise malformed(f'Unexpected "{c}" character.')
-                else:
-                    chars.append(c)
-                    at += 1
-            if quoted:
-                elements.append("".join(chars))
-                skip_space()
-            else:
-                while len(chars) > kept and chars[-1].isspace():
-                    chars.pop()
-                value = "".join(chars)
-                elements.append(None if kept == 0 and value.upper() == "NULL" else value)
-            if at >= end:
-                raise malformed("Unexpected end of input.")
-            if text[at] == "}":
-                at += 1
-                break
-            if text[at] != ",":
-                raise malformed("Unexpected array element.")
-            at += 1
+    elements = braces()
     skip_space()
     if at < end:
         raise malformed("Junk after closing right brace.")
+    if array_shape(elements) is None:
+        raise malformed("Multidimensional arrays must have sub-arrays with matching dimensions.")
     return elements
+
+
+def array_shape(value: list) -> list[int] | None:
+    """The lengths of a nested list's dimensions, PostgreSQL's dims (``[[1, 2], [3, 4]]``: [2, 2];
+    an empty array has none), or None where it is not rectangular - sub-lists of different
+    lengths, or a list beside an element."""
+    if not value:
+        return []
+    nested = [isinstance(item, list) for item in value]
+    if not any(nested):
+        return [len(value)]
+    shapes = [array_shape(item) if is_list else None for item, is_list in zip(value, nested)]
+    if not all(nested) or any(shape != shapes[0] for shape in shapes) or shapes[0] in (None, []):
+        return None
+    return [len(value)] + shapes[0]
 
 
 # PostgreSQL's uuid input (uuid_in): 32 hexadecimal digits, in either case, a hyphen allowed

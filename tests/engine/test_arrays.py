@@ -80,7 +80,7 @@ def test_a_varchar_n_array_enforces_the_length_on_each_element(db):
 def test_an_array_cannot_be_a_primary_key_nor_multidimensional(db):
     fails(db, "CREATE TABLE t (a INT[] PRIMARY KEY)", "0A000", 'column "a" is an array', error=txlake.NotSupportedError)
     fails(db, "CREATE TABLE t (id INT, a INT[], PRIMARY KEY (id, a))", "0A000", error=txlake.NotSupportedError)
-    fails(db, "CREATE TABLE t (a INT[][])", "0A000", "one-dimensional", error=txlake.NotSupportedError)
+    fails(db, "CREATE TABLE t (a INT[][])", "0A000", "one-dimensional arrays", error=txlake.NotSupportedError)
     assert db.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 't'").fetchone() == (0,)
 
 
@@ -124,7 +124,9 @@ def test_array_text_input_is_postgresql_s(db):
     fails(db, "SELECT x::int[] FROM (VALUES ('{1}'), ('{2')) v(x)", "22P02",
           'malformed array literal: "{2"', error=txlake.DataError)
     fails(db, "SELECT '{1,a}'::int[]", "22P02", 'invalid input syntax for type integer: "a"', error=txlake.DataError)
-    fails(db, "SELECT '{{1},{2}}'::int[]", "0A000", error=txlake.NotSupportedError)
+    # (a column's text of several dimensions, read at run time: txlake's are read as constants)
+    fails(db, "SELECT x::int[] FROM (VALUES ('{{1},{2}}')) v(x)", "0A000", "multidimensional",
+          error=txlake.NotSupportedError)
 
 
 def test_subscripts_are_one_based_and_null_outside_the_array(tagged):
@@ -426,3 +428,117 @@ def test_unnest_of_several_arrays_sets_them_side_by_side(db):
     assert db.execute("SELECT t.id, u.x FROM t, unnest(ARRAY[t.id], ARRAY[t.name]) AS u(x, y) ORDER BY 1").fetchall() \
         == [(1, 1), (2, 2), (3, 3)]
     assert db.execute("SELECT * FROM unnest(NULL::int[], NULL::text[])").fetchall() == []
+
+
+# --- multidimensional arrays (src/test/regress/expected/arrays.out) ---------------------------
+
+def test_a_multidimensional_array_is_read_and_written_as_postgresql_s(db):
+    assert db.execute("SELECT '{{1,2},{3,4}}'::int[], '{{1,2},{3,4}}'::int[][], ARRAY[[1,2],[3,4]]::text, "
+                      "ARRAY[ARRAY['hello'],ARRAY['world']]::text, ARRAY[[[[[['hello'],['world']]]]]]::text, "
+                      """'{{"a b",NULL},{t,""}}'::text[]::text, ARRAY[[true, NULL]]::text""").fetchone() == (
+        [[1, 2], [3, 4]], [[1, 2], [3, 4]], "{{1,2},{3,4}}", "{{hello},{world}}", "{{{{{{hello},{world}}}}}}",
+        '{{"a b",NULL},{t,""}}', "{{t,NULL}}")
+    # (array_in's: sub-arrays of different dimensions are a malformed literal)
+    fails(db, "SELECT '{{1,2},{3}}'::int[]", "22P02", 'malformed array literal: "{{1,2},{3}}"',
+          "Multidimensional arrays must have sub-arrays with matching dimensions.", error=txlake.DataError)
+    fails(db, "SELECT '{{1},2}'::int[]", "22P02", "Unexpected array element.", error=txlake.DataError)
+    # (an ARRAY[...] of arrays must be rectangular, as PostgreSQL's)
+    for built in ("ARRAY[[1,2],[3]]", "ARRAY[ARRAY[1,2], ARRAY[3]]", "ARRAY[[[1,2],[3,4]],[[5,6],[7]]]"):
+        fails(db, f"SELECT {built}", "2202E", "multidimensional arrays must have array expressions with matching "
+              "dimensions", error=txlake.DataError)
+    fails(db, "SELECT cardinality(?)", "0A000", "multidimensional", params=([[1, 2], [3, 4]],),
+          error=txlake.NotSupportedError)
+    fails(db, "SELECT cardinality(ARRAY[[?, 2], [3, 4]])", "0A000", "parameter", params=(1,),
+          error=txlake.NotSupportedError)  # (its functions would take it as one-dimensional: 2)
+
+
+def test_the_dimension_functions_of_a_multidimensional_array(db):
+    assert db.execute("SELECT cardinality(a), array_ndims(a), array_dims(a), array_length(a, 1), "
+                      "array_length(a, 2), array_length(a, 3), array_upper(a, 2), array_lower(a, 2), "
+                      "array_lower(a, 3) FROM (SELECT ARRAY[[1,2,3],[4,5,6]] AS a) s").fetchone() == (
+        6, 2, "[1:2][1:3]", 2, 3, None, 3, 1, None)
+    assert db.execute("SELECT cardinality(ARRAY[[1,2],[3,4]]), array_ndims('{{{1},{2}}}'::int[]), "
+                      "array_dims('{{{1},{2}}}'::int[]), array_dims(ARRAY[1, 2]), array_ndims(ARRAY[1])"
+                      ).fetchone() == (
+        4, 3, "[1:1][1:2][1:1]", "[1:2]", 1)
+
+
+def test_a_multidimensional_array_s_elements_are_taken_through_its_dimensions(db):
+    assert db.execute("SELECT unnest(ARRAY[[1,2],[3,4]])").fetchall() == [(1,), (2,), (3,), (4,)]
+    assert db.execute("SELECT x FROM unnest('{{a,b},{c,d}}'::text[]) x").fetchall() == [("a",), ("b",), ("c",),
+                                                                                          ("d",)]
+    assert db.execute("SELECT * FROM unnest(ARRAY[[1,2],[3,4]], ARRAY[7]) WITH ORDINALITY").fetchall() == [
+        (1, 7, 1), (2, None, 2), (3, None, 3), (4, None, 4)]
+    assert db.execute("SELECT unnest(ARRAY[[1,2],[3,4]])::text").fetchall() == [("1",), ("2",), ("3",), ("4",)]
+    assert db.execute("SELECT array_to_string(ARRAY[[1,2],[3,NULL]], ',', '*'), "
+                      "ARRAY[[1,2],[3,4]] @> ARRAY[3], ARRAY[[1,2],[3,4]] @> ARRAY[5], ARRAY[3] <@ ARRAY[[1,2],[3,4]], "
+                      "ARRAY[[1,2],[3,4]] && ARRAY[[5,4]], 3 = ANY(ARRAY[[1,2],[3,4]]), 5 = ANY(ARRAY[[1,2],[3,4]]), "
+                      "0 < ALL('{{1,2},{3,4}}'::int[])").fetchone() == (
+        "1,2,3,*", True, False, True, True, True, False, True)
+
+
+def test_subscripts_and_slices_of_a_multidimensional_array(db):
+    row = ("FROM (SELECT ARRAY[[1,2],[3,4]] AS a, "
+           "ARRAY[[[111,112],[121,122],[131,132]],[[211,212],[221,122],[231,232]]] AS f) s")
+    assert db.execute(f"SELECT a[1], a[1][2], a[2][1], a[3][1], f[1][3][1], f[2][2][1], f[1][1], "
+                      f"a[1:2][1:1], a[2:2][2:2], a[1:1][3:4], a[1:2] {row}").fetchone() == (
+        None, 2, 3, None, 131, 221, None, [[1], [3]], [[4]], [], [[1, 2], [3, 4]])
+    assert db.execute("SELECT (ARRAY[1, 2])[2]").fetchone() == (2,)
+    fails(db, f"SELECT a[1:2][1] {row}", "0A000", "slice", error=txlake.NotSupportedError)
+
+
+def test_concatenation_of_arrays_of_different_dimensions(db):
+    assert db.execute("SELECT array_cat(ARRAY[1,2], ARRAY[[3,4],[5,6]]), array_cat(ARRAY[[3,4],[5,6]], ARRAY[1,2]), "
+                      "ARRAY[[1,2],[3,4]] || ARRAY[5,6], ARRAY[[['hello','world']]] || ARRAY[[['happy','birthday']]], "
+                      "ARRAY[0,0] || ARRAY[1,1] || ARRAY[2,2], 0 || ARRAY[1,2] || 3, "
+                      "array_dims(ARRAY[[1,2]] || ARRAY[3,4])").fetchone() == (
+        [[1, 2], [3, 4], [5, 6]], [[3, 4], [5, 6], [1, 2]], [[1, 2], [3, 4], [5, 6]],
+        [[["hello", "world"]], [["happy", "birthday"]]], [0, 0, 1, 1, 2, 2], [0, 1, 2, 3], "[1:2][1:2]")
+    for joined in ("ARRAY[[1,2],[3,4]] || ARRAY[5]", "ARRAY[[1,2],[3,4]] || ARRAY[[5]]",
+                   "array_cat(ARRAY[7], ARRAY[[1,2],[3,4]])"):
+        fails(db, f"SELECT {joined}", "2202E", "cannot concatenate incompatible arrays", error=txlake.DataError)
+
+
+def test_the_element_functions_of_a_multidimensional_array(db):
+    # (as PostgreSQL's array_userfuncs.c: a search or a removal refused, an append 22000, a replacement kept in shape)
+    fails(db, "SELECT array_position(ARRAY[[1,2],[3,4]], 3)", "0A000",
+          "searching for elements in multidimensional arrays is not supported", error=txlake.NotSupportedError)
+    fails(db, "SELECT array_positions(ARRAY[[1,2],[3,4]], 3)", "0A000", error=txlake.NotSupportedError)
+    fails(db, "SELECT array_remove(ARRAY[[1,2],[3,4]], 3)", "0A000",
+          "removing elements from multidimensional arrays is not supported", error=txlake.NotSupportedError)
+    for call in ("array_append(ARRAY[[1,2],[3,4]], 5)", "array_prepend(0, ARRAY[[1]])"):
+        fails(db, f"SELECT {call}", "22000", "argument must be empty or one-dimensional array", error=txlake.DataError)
+    assert db.execute("SELECT array_replace(ARRAY[[1,2],[3,4]], 3, 9), array_replace(ARRAY[1,NULL,3], NULL, 9), "
+                      "array_position(ARRAY[1,2,3], 3), array_remove(ARRAY[1,2,1], 1), "
+                      "array_position(NULL::int[][], 1)").fetchone() == ([[1, 2], [9, 4]], [1, 9, 3], 3, [2], None)
+    assert db.execute("SELECT generate_subscripts(ARRAY[[1,2,3],[4,5,6]], 2)").fetchall() == [(1,), (2,), (3,)]
+    assert db.execute("SELECT * FROM generate_subscripts(ARRAY[[1,2,3],[4,5,6]], 2, true)").fetchall() == [
+        (3,), (2,), (1,)]
+    assert db.execute("SELECT count(*) FROM generate_subscripts(ARRAY[[1,2,3],[4,5,6]], 3)").fetchone() == (0,)
+
+
+def test_array_fill_of_constant_dimensions(db):
+    assert db.execute("SELECT array_fill(7, ARRAY[2,3]), array_fill(7, ARRAY[3]), array_fill('x'::text, ARRAY[1,2], "
+                      "ARRAY[1,1]), array_fill(7, ARRAY[0]), array_fill(7, '{2,2}')::text, "
+                      "array_dims(array_fill(7, ARRAY[2,3]))").fetchone() == (
+        [[7, 7, 7], [7, 7, 7]], [7, 7, 7], [["x", "x"]], [], "{{7,7},{7,7}}", "[1:2][1:3]")
+    fails(db, "SELECT array_fill(7, ARRAY[NULL::int])", "22004", "dimension values cannot be null",
+          error=txlake.DataError)
+    fails(db, "SELECT array_fill(7, ARRAY[3], ARRAY[2])", "0A000", "lower bounds", error=txlake.NotSupportedError)
+    fails(db, "SELECT array_fill(7, a) FROM (SELECT ARRAY[2] AS a) s", "0A000", error=txlake.NotSupportedError)
+
+
+def test_the_multidimensional_forms_are_made_where_first_called_after_a_restart(connect):
+    # (a database creates them at its first call: a CHECK and a view read back from the catalog call them)
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE t (a INT[] CHECK (cardinality(a) < 3))")
+    conn.execute("CREATE TABLE u (x INT CHECK (x < cardinality(ARRAY[[1,2],[3,4]])))")
+    conn.execute("CREATE VIEW v AS SELECT array_dims(a) AS d, cardinality(ARRAY[[1,2],[3,4]]) AS c FROM t")
+    conn.close()
+    again = connect(autocommit=True)
+    fails(again, "INSERT INTO u VALUES (?)", "23514", params=(4,), error=txlake.IntegrityError)
+    again.execute("INSERT INTO u VALUES (?)", (3,))
+    fails(again, "INSERT INTO t VALUES (?)", "23514", params=([1, 2, 3],), error=txlake.IntegrityError)
+    fails(again, "INSERT INTO t VALUES (ARRAY[1,2,3])", "23514", error=txlake.IntegrityError)
+    again.execute("INSERT INTO t VALUES (ARRAY[1,2])")
+    assert again.execute("SELECT * FROM v").fetchall() == [("[1:2]", 4)]

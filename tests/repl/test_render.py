@@ -56,9 +56,9 @@ def test_arrays_as_postgresql_writes_them(connect):
     """array_agg() showed as Python's list: ['x', 'y'], None for NULL."""
     conn = connect()
     result = conn.execute("SELECT [1, NULL, 3] AS a, ['a b', '', 'NULL', 'x\"y', 'c,d', 'plain'] AS b, "
-                          "[[1, 2], [3]] AS c, [true] AS d, []::int[] AS e").fetch_arrow_table()
+                          "[[1, 2], [3, 4]] AS c, [true] AS d, []::int[] AS e").fetch_arrow_table()
     assert render_table(result).splitlines()[2] == (
-        ' {1,NULL,3} | {"a b","","NULL","x\\"y","c,d",plain} | {{1,2},{3}} | {t} | {}')
+        ' {1,NULL,3} | {"a b","","NULL","x\\"y","c,d",plain} | {{1,2},{3,4}} | {t} | {}')
 
 
 def test_one_row_says_row():
