@@ -318,7 +318,7 @@ def translate(e: duckdb.Error) -> errors.Error:
         if text.startswith("array subscript out of range"):  # (engine/dialect.py's ARRAY_SET)
             return errors.DataError(message, sqlstate="2202E")
         if (sqlstate := _ARRAY_REFUSALS.get(next((w for w in _ARRAY_REFUSALS if text.startswith(w)), None))):
-            return _by_sqlstate(sqlstate, message)
+            return by_sqlstate(sqlstate, message)
         if text.startswith("array size exceeds the maximum allowed"):
             return errors.OperationalError(message, sqlstate="54000")
         if text.startswith("array subscript in assignment must not be null"):
