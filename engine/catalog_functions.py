@@ -29,7 +29,7 @@ from txlake.engine import catalog_views, checks, comments, pg_catalog, user_type
 from txlake.engine.catalog_views import schema_name
 from txlake.engine.dialect import quote_ident
 from txlake.parser.parse import parse_table_name
-from txlake.parser.semantics import RELATION_SIZES
+from txlake.parser.semantics import INDEXES_SIZE, RELATION_SIZES
 from txlake.storage.schema import timing_sql
 from txlake.storage.version import TableVersion
 
@@ -62,7 +62,9 @@ def answer(ex, ctx, node: exp.Expression, lookups: "Lookups", visit) -> exp.Expr
     if name in RELATION_SIZES:
         if args[0].is_string:  # (a name: parser/semantics.py made 't'::regclass its string)
             return pg_catalog.relation_size(ex, ctx, node)
-        return _looked_up(lookups.relations, "size", key=args[0].transform(visit, copy=False))
+        found = _looked_up(lookups.relations, "size", key=args[0].transform(visit, copy=False))
+        # (pg_indexes_size: 0 of a relation the OID is one's, NULL of another, as the size is)
+        return exp.Mul(this=found, expression=exp.Literal.number(0)) if name == INDEXES_SIZE else found
     args = [a.transform(visit, copy=False) for a in args]
     _arity(name, args)
     if name == "format_type":

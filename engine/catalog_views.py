@@ -25,7 +25,7 @@ import pyarrow as pa
 
 from txlake import errors
 from txlake.engine import checks
-from txlake.engine.dialect import quote_ident
+from txlake.engine.dialect import quote_ident, user_name
 from txlake.engine.pg_expr import column_default
 from txlake.engine.temp_tables import TEMP_DB, TEMP_ID_PREFIX
 from txlake.storage.schema import Column, ColumnType, parse_type_name, timing_sql
@@ -114,9 +114,9 @@ def build(key: str, tables: list[TableVersion], last_value=None, temp_schema: st
     tables = listed(tables, temp_schema)
     if key == "pg_catalog.pg_sequences":
         return _pg_sequences(tables, last_value)
-    if _VIEWS[key] is None:  # (PostgreSQL's system catalogs: a module that imports this one)
-        from txlake.engine import pg_catalog
-        return pg_catalog.build(key, tables)
+    if _VIEWS[key] is None:  # (PostgreSQL's system catalogs: modules that import this one)
+        from txlake.engine import pg_catalog, pg_fixed
+        return (pg_fixed.build if key in pg_fixed.VIEWS else pg_catalog.build)(key, tables)
     return _VIEWS[key](tables)
 
 
@@ -238,7 +238,7 @@ def _pg_views(tables: list[TableVersion]) -> pa.Table:
     return pa.table({
         "schemaname": _text(schema_name(t.db) for t in views),
         "viewname": _text(t.name for t in views),
-        "viewowner": _text([None] * len(views)),
+        "viewowner": _text([user_name()] * len(views)),
         "definition": _text(t.schema.view.query for t in views),
     })
 
@@ -248,7 +248,7 @@ def _pg_matviews(tables: list[TableVersion]) -> pa.Table:
     return pa.table({
         "schemaname": _text(schema_name(t.db) for t in views),
         "matviewname": _text(t.name for t in views),
-        "matviewowner": _text([None] * len(views)),
+        "matviewowner": _text([user_name()] * len(views)),
         "tablespace": _text([None] * len(views)),
         "hasindexes": _bool(bool(t.schema.uniques or t.schema.indexes) for t in views),
         "ispopulated": _bool(t.schema.matview.populated for t in views),
@@ -262,7 +262,7 @@ def _pg_tables(tables: list[TableVersion]) -> pa.Table:
     return pa.table({
         "schemaname": _text(schema_name(t.db) for t in tables),
         "tablename": _text(t.name for t in tables),
-        "tableowner": _text([None] * n),
+        "tableowner": _text([user_name()] * n),
         "tablespace": _text([None] * n),
         "hasindexes": _bool(bool(t.schema.primary_key or t.schema.uniques or t.schema.indexes) for t in tables),
         "hasrules": _bool([False] * n),
@@ -299,7 +299,7 @@ def _pg_sequences(tables: list[TableVersion], last_value) -> pa.Table:
     return pa.table({
         "schemaname": _text(schema_name(t.db) for t, _ in sequences),
         "sequencename": _text(t.name for t, _ in sequences),
-        "sequenceowner": _text([None] * len(sequences)),
+        "sequenceowner": _text([user_name()] * len(sequences)),
         "data_type": _text(d.type for _, d in sequences),
         "start_value": bigint(d.start for _, d in sequences),
         "min_value": bigint(d.minimum for _, d in sequences),
@@ -554,6 +554,10 @@ _VIEWS = {
                                                        "pg_enum", "pg_constraint", "pg_index", "pg_database",
                                                        "pg_attrdef", "pg_description", "pg_collation",
                                                        "pg_proc")),
+    # engine/pg_fixed.py's: the roles, access methods, languages, extensions, ... txlake knows
+    **dict.fromkeys(f"pg_catalog.{name}" for name in ("pg_roles", "pg_user", "pg_authid", "pg_auth_members", "pg_am",
+                                                       "pg_language", "pg_extension", "pg_tablespace", "pg_inherits",
+                                                       "pg_stat_user_tables", "pg_stat_all_tables")),
     # engine/system_views.py's: the sessions, their locks and settings
     **dict.fromkeys(f"pg_catalog.{name}" for name in ("pg_stat_activity", "pg_locks", "pg_settings")),
 }

@@ -37,7 +37,7 @@ from txlake.engine.catalog_views import CATALOG, schema_name
 from txlake.engine.pg_expr import column_default
 from txlake.engine.temp_tables import TEMP_ID_PREFIX
 from txlake.parser.parse import parse_table_name
-from txlake.parser.semantics import RELATION_SIZES
+from txlake.parser.semantics import INDEXES_SIZE, RELATION_SIZES
 from txlake.storage.schema import Column, ColumnType, parse_type_name
 from txlake.storage.version import TableVersion
 
@@ -58,6 +58,10 @@ BUILTIN = {
     "regclass": (2205, 4, "N", 2210), "regtype": (2206, 4, "N", 2211), "uuid": (2950, 16, "U", 2951),
     "jsonb": (3802, -1, "U", 3807),
 }
+#: PostgreSQL's access methods: name -> (oid, amhandler, amtype: t a table's, i an index's)
+ACCESS_METHODS = {"heap": (2, "heap_tableam_handler", "t"), "btree": (403, "bthandler", "i"),
+                  "hash": (405, "hashhandler", "i"), "gist": (783, "gisthandler", "i"), "gin": (2742, "ginhandler", "i"),
+                  "spgist": (4000, "spghandler", "i"), "brin": (3580, "brinhandler", "i")}
 #: pg_constraint.confupdtype / confdeltype of each referential action
 _ACTIONS = {"NO ACTION": "a", "RESTRICT": "r", "CASCADE": "c", "SET NULL": "n", "SET DEFAULT": "d"}
 
@@ -125,9 +129,9 @@ def relation_size(ex, ctx, node: exp.Anonymous) -> exp.Expression:
     """The bytes of the relation a ``pg_total_relation_size('name')`` call names, as this
     transaction sees it: a table's data files (Parquet, and the rows committed inline in the
     log as encoded there); a view's, sequence's or index's 0 (txlake's indexes are built in
-    memory). 42P01 for no such relation, as the regclass PostgreSQL reads the name as."""
+    memory, so ``pg_indexes_size`` is 0 too). 42P01 for no such relation, as the regclass PostgreSQL reads the name as."""
     found = named_relation(ex, ctx, node.expressions[0].this)
-    return exp.Literal.number(size(found[1]) if found[1] is not None else 0)
+    return exp.Literal.number(size(found[1]) if found[1] is not None and node.name.lower() != INDEXES_SIZE else 0)
 
 
 def size(version: TableVersion) -> int:
@@ -204,7 +208,8 @@ def _relkind(t: TableVersion) -> str:
 
 
 def _pg_class(tables: list[TableVersion]) -> pa.Table:
-    rows = []  # (oid, name, schema, relkind, persistence, reltuples, hasindex, natts, reltype, checks, populated)
+    # (oid, name, schema, relkind, persistence, reltuples, hasindex, natts, reltype, checks, populated, am)
+    rows = []
     for t in _relations(tables):
         persistence = "t" if t.table_id.startswith(TEMP_ID_PREFIX) else "p"
         indexes = indexes_of(t)
@@ -212,9 +217,10 @@ def _pg_class(tables: list[TableVersion]) -> pa.Table:
         rows.append((oid(t.table_id), t.name, t.db, _relkind(t), persistence,
                      t.row_count if t.is_table else -1, bool(indexes), len(_attributes(t)),
                      oid(t.table_id, "type") if not t.is_sequence else 0, len(t.schema.checks),
-                     not t.is_matview or t.schema.matview.populated))
-        rows += [(oid(t.table_id, name), name, t.db, "i", persistence, -1, False, len(columns), 0, 0, True)
-                 for name, columns, *_ in indexes]
+                     not t.is_matview or t.schema.matview.populated, "heap" if t.is_table else None))
+        methods = {i.name: i.method for i in t.schema.indexes} if t.is_table else {}
+        rows += [(oid(t.table_id, name), name, t.db, "i", persistence, -1, False, len(columns), 0, 0, True,
+                  methods.get(name, "btree")) for name, columns, *_ in indexes]
     n = len(rows)
     return pa.table({
         "oid": _oid(r[0] for r in rows),
@@ -222,6 +228,7 @@ def _pg_class(tables: list[TableVersion]) -> pa.Table:
         "relnamespace": _oid(namespace_oid(schema_name(r[2])) for r in rows),
         "reltype": _oid(r[8] for r in rows),
         "relowner": _oid([OWNER] * n),
+        "relam": _oid(ACCESS_METHODS[r[11]][0] if r[11] else 0 for r in rows),
         "reltablespace": _oid([0] * n),  # (the database's default tablespace)
         "relkind": _text(r[3] for r in rows),
         "relpersistence": _text(r[4] for r in rows),

@@ -1677,7 +1677,9 @@ def _function(node: exp.Anonymous) -> exp.Expression:
 
 
 # pg_relation_size(rel) and its kin: engine/pg_catalog.py answers them at each execution
-RELATION_SIZES = ("pg_relation_size", "pg_table_size", "pg_total_relation_size")
+# (pg_indexes_size: 0 for any relation - txlake's indexes are built in memory)
+INDEXES_SIZE = "pg_indexes_size"
+RELATION_SIZES = ("pg_relation_size", "pg_table_size", "pg_total_relation_size", INDEXES_SIZE)
 
 
 def _relation_size(name: str, arguments: list[exp.Expression]) -> exp.Expression:

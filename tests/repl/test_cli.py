@@ -624,11 +624,12 @@ def test_functions_roles_and_extensions_are_listed(main, tmp_path):
                            ["pg_catalog", "count", "bigint", '"any"', "agg"]]
     assert blocks[2][0] == 'Did not find any functions named "nope*".'
     user = main(wh, "-At", "-c", "SELECT current_user").stdout.strip()
-    assert rows[2] == [["role", "attributes"], [user, "Superuser"]]
+    assert rows[2] == [["role", "attributes"], [user, "Superuser, Create role, Create DB, Replication, Bypass RLS"]]
     assert blocks[3][0] == 'Did not find any roles named "nobody".'
     assert [row[:3] for row in rows[3]] == [["name", "version", "schema"], ["pgcrypto", "1.3", "pg_catalog"],
-                                            ["uuid-ossp", "1.1", "pg_catalog"]]
-    assert rows[3][2][3] == "generate universally unique identifiers (UUIDs): uuid_generate_v4() and uuid_nil() only"
+                                            ["plpgsql", "1.0", "pg_catalog"], ["uuid-ossp", "1.1", "pg_catalog"]]
+    assert rows[3][2][3] == "PL/pgSQL procedural language"
+    assert rows[3][3][3] == "generate universally unique identifiers (UUIDs): uuid_generate_v4() and uuid_nil() only"
     assert [row[0] for row in rows[4]] == ["name", "uuid-ossp"]
     assert "\\errverbose" in main(wh, "-c", "\\?").stdout
 
