@@ -60,8 +60,9 @@ BUILTIN = {
 }
 #: PostgreSQL's access methods: name -> (oid, amhandler, amtype: t a table's, i an index's)
 ACCESS_METHODS = {"heap": (2, "heap_tableam_handler", "t"), "btree": (403, "bthandler", "i"),
-                  "hash": (405, "hashhandler", "i"), "gist": (783, "gisthandler", "i"), "gin": (2742, "ginhandler", "i"),
-                  "spgist": (4000, "spghandler", "i"), "brin": (3580, "brinhandler", "i")}
+                  "hash": (405, "hashhandler", "i"), "gist": (783, "gisthandler", "i"),
+                  "gin": (2742, "ginhandler", "i"), "spgist": (4000, "spghandler", "i"),
+                  "brin": (3580, "brinhandler", "i")}
 #: pg_constraint.confupdtype / confdeltype of each referential action
 _ACTIONS = {"NO ACTION": "a", "RESTRICT": "r", "CASCADE": "c", "SET NULL": "n", "SET DEFAULT": "d"}
 
@@ -129,7 +130,8 @@ def relation_size(ex, ctx, node: exp.Anonymous) -> exp.Expression:
     """The bytes of the relation a ``pg_total_relation_size('name')`` call names, as this
     transaction sees it: a table's data files (Parquet, and the rows committed inline in the
     log as encoded there); a view's, sequence's or index's 0 (txlake's indexes are built in
-    memory, so ``pg_indexes_size`` is 0 too). 42P01 for no such relation, as the regclass PostgreSQL reads the name as."""
+    memory, so ``pg_indexes_size`` is 0 too). 42P01 for no such relation, as the regclass
+    PostgreSQL reads the name as."""
     found = named_relation(ex, ctx, node.expressions[0].this)
     return exp.Literal.number(size(found[1]) if found[1] is not None and node.name.lower() != INDEXES_SIZE else 0)
 

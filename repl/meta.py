@@ -391,8 +391,9 @@ def _list_roles(runner: Runner, argument: str) -> Outcome:
     the user the shell runs as (``current_user``), who may do all there is to do: a superuser,
     its attributes as psql lists them."""
     found = _query(runner, "SELECT rolname AS role, concat_ws(', ', CASE WHEN rolsuper THEN 'Superuser' END, "
-                   "CASE WHEN NOT rolinherit THEN 'No inheritance' END, CASE WHEN rolcreaterole THEN 'Create role' END, "
-                   "CASE WHEN rolcreatedb THEN 'Create DB' END, CASE WHEN NOT rolcanlogin THEN 'Cannot login' END, "
+                   "CASE WHEN NOT rolinherit THEN 'No inheritance' END, "
+                   "CASE WHEN rolcreaterole THEN 'Create role' END, CASE WHEN rolcreatedb THEN 'Create DB' END, "
+                   "CASE WHEN NOT rolcanlogin THEN 'Cannot login' END, "
                    "CASE WHEN rolreplication THEN 'Replication' END, CASE WHEN rolbypassrls THEN 'Bypass RLS' END) "
                    "AS attributes FROM pg_catalog.pg_roles ORDER BY 1")
     if found is None:
