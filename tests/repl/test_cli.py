@@ -677,3 +677,17 @@ def test_a_script_defines_functions_and_the_shell_lists_and_shows_them(main, tmp
     assert " public | f    | integer     | a integer      | func" in out
     assert "CREATE OR REPLACE FUNCTION public.g(x integer)\n RETURNS integer\n LANGUAGE sql\nBEGIN ATOMIC\n" \
            "  SELECT CASE WHEN x > 0 THEN f(x) ELSE 0 END;\nEND" in out
+
+
+def test_notifications_are_printed_after_the_command_as_psql_prints_them(main, tmp_path):
+    """LISTEN / NOTIFY were 0A000; psql prints what a listening session was sent after each command."""
+    wh = str(tmp_path / "wh")
+    done = main(wh, "-c", "LISTEN c", "-c", "NOTIFY c, 'hi'", "-c", "BEGIN", "-c", "NOTIFY c", "-c", "SELECT 1 AS one",
+                "-c", "COMMIT", "-c", "UNLISTEN *", "-c", "NOTIFY c, 'unheard'")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    pid = lines[2].rsplit(" ", 1)[1].rstrip(".")
+    assert lines[:3] == ["LISTEN", "NOTIFY", f'Asynchronous notification "c" with payload "hi" received from server '
+                                             f"process with PID {pid}."]
+    assert lines[-5:] == ["(1 row)", "COMMIT", f'Asynchronous notification "c" received from server process with '
+                                               f"PID {pid}.", "UNLISTEN", "NOTIFY"]
