@@ -80,6 +80,14 @@ def answer(ex, ctx, node: exp.Expression, lookups: "Lookups", visit) -> exp.Expr
                               args[0])
     if name == "pg_table_is_visible":
         return _looked_up(lookups.relations, "visible", key=args[0])
+    if name == "pg_type_is_visible":
+        return _looked_up(lookups.types, "visible", key=args[0])
+    if name == "pg_function_is_visible":
+        return _looked_up(lookups.functions, "visible", key=args[0])
+    if name == "pg_get_viewdef":  # (of a view's name, or its OID; a pretty flag or wrap column changes nothing)
+        if args[0].is_string:
+            args[0] = exp.Literal.number(pg_catalog.named_relation(ex, ctx, args[0].this)[0])
+        return _looked_up(lookups.viewdefs, "definition", key=args[0])
     # pg_get_userbyid: txlake's one role is the bootstrap superuser (engine/pg_catalog.py OWNER)
     return exp.If(this=exp.EQ(this=args[0], expression=exp.Literal.number(pg_catalog.OWNER)),
                   true=exp.CurrentUser(),
@@ -97,7 +105,8 @@ def _pretty_or_not(pretty: list[exp.Expression], shown: exp.Expression, plain: e
 
 #: how many arguments each takes (PostgreSQL's 42883 for others)
 _ARITIES = {"format_type": (2,), "pg_get_indexdef": (1, 3), "pg_get_constraintdef": (1, 2),
-            "pg_get_expr": (2, 3), "pg_table_is_visible": (1,), "pg_get_userbyid": (1,), "col_description": (2,)}
+            "pg_get_expr": (2, 3), "pg_table_is_visible": (1,), "pg_type_is_visible": (1,),
+            "pg_function_is_visible": (1,), "pg_get_viewdef": (1, 2), "pg_get_userbyid": (1,), "col_description": (2,)}
 
 
 def _arity(name: str, args: list) -> None:
@@ -209,19 +218,20 @@ def _format_type(lookups: "Lookups", type_oid: exp.Expression, typmod: exp.Expre
 
 
 def _type_rows(tables: list[TableVersion], visible: set[str]) -> pa.Table:
-    rows = []  # (oid, plain, unmodified, prefix, suffix, style)
+    rows = []  # (oid, plain, unmodified, prefix, suffix, style, visible: pg_catalog's always are)
     for name, (type_oid, _, _, array_oid) in pg_catalog.BUILTIN.items():
         plain, prefix, style = _FORMATTED.get(name, (name, name, ""))
         suffix = plain[len(prefix):] if style == "precision" else ""  # (timestamp(3) with time zone)
         unmodified = "bpchar" if name == "bpchar" else plain
-        rows.append((type_oid, plain, unmodified, prefix, suffix, style))
-        rows.append((array_oid, plain + "[]", unmodified + "[]", prefix, suffix + "[]", style))
+        rows.append((type_oid, plain, unmodified, prefix, suffix, style, True))
+        rows.append((array_oid, plain + "[]", unmodified + "[]", prefix, suffix + "[]", style, True))
     for t in tables:  # (user-defined types, and each table's and view's row type)
-        if not t.is_sequence:
-            shown = _qualified(t.db, t.name, t.table_id in visible)
-            rows.append((pg_catalog.oid(t.table_id, "" if t.is_type else "type"), shown, shown, shown, "", ""))
+        if not t.is_sequence and not t.is_function:
+            seen = t.table_id in visible
+            shown = _qualified(t.db, t.name, seen)
+            rows.append((pg_catalog.oid(t.table_id, "" if t.is_type else "type"), shown, shown, shown, "", "", seen))
     return _relation(rows, key=pa.int64(), plain=pa.string(), unmodified=pa.string(), prefix=pa.string(),
-                     suffix=pa.string(), style=pa.string())
+                     suffix=pa.string(), style=pa.string(), visible=pa.bool_())
 
 
 def _relation(rows: list[tuple], **columns: pa.DataType) -> pa.Table:
@@ -301,6 +311,26 @@ class Lookups:
     @cached_property
     def types(self) -> str:
         return self.register(_type_rows(self.tables, self.visible))
+
+    @cached_property
+    def functions(self) -> str:
+        """Each function's visibility (pg_function_is_visible): no schema before its own on the
+        search path has a function of its name."""
+        order = {db: i for i, db in enumerate(self.ctx.search_path or (self.ctx.db,))}
+        found = [t for t in self.tables if t.is_function]
+        first: dict[str, int] = {}
+        for t in found:
+            if t.db in order:
+                first[t.name] = min(first.get(t.name, order[t.db]), order[t.db])
+        rows = [(pg_catalog.oid(t.table_id), t.db in order and order[t.db] == first[t.name]) for t in found]
+        return self.register(_relation(rows, key=pa.int64(), visible=pa.bool_()))
+
+    @cached_property
+    def viewdefs(self) -> str:
+        """Each view's and materialized view's query, as pg_views.definition shows it (pg_get_viewdef)."""
+        rows = [(pg_catalog.oid(t.table_id), (t.schema.view or t.schema.matview).query)
+                for t in self.tables if t.is_view or t.is_matview]
+        return self.register(_relation(rows, key=pa.int64(), definition=pa.string()))
 
     @cached_property
     def indexdefs(self) -> str:

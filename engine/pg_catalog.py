@@ -102,7 +102,7 @@ def as_oid(node: exp.Expression) -> bool:
 #: the functions of OIDs engine/catalog_functions.py answers: a regclass argument is an OID
 OID_TAKERS = frozenset({"format_type", "pg_get_indexdef", "pg_get_constraintdef", "pg_get_expr",
                         "pg_table_is_visible", "pg_get_userbyid", "obj_description", "col_description",
-                        *RELATION_SIZES})
+                        "pg_get_viewdef", "pg_type_is_visible", "pg_function_is_visible", *RELATION_SIZES})
 
 
 def type_is(to: exp.Expression, name: str) -> bool:

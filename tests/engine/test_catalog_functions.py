@@ -296,3 +296,30 @@ def test_a_wrong_number_of_arguments_is_42883(connect, sql):
     with pytest.raises(errors.ProgrammingError) as e:
         connect(autocommit=True).execute(sql)
     assert e.value.sqlstate == "42883" and "does not exist" in str(e.value)
+
+
+def test_viewdef_and_type_and_function_visibility(connect):
+    """pg_get_viewdef, pg_type_is_visible and pg_function_is_visible were 0A000 (DBeaver's view
+    DDL, psql's \\dT and \\df queries): the view's query as pg_views.definition shows it (NULL
+    for a relation that is no view), and visibility as the search path finds the name."""
+    c = connect(autocommit=True)
+    for sql in ("CREATE TABLE p (id int, name text)", "CREATE VIEW pv AS SELECT id, name FROM p WHERE id > 1",
+                "CREATE MATERIALIZED VIEW mv AS SELECT 1 AS x", "CREATE TYPE mood AS ENUM ('a')",
+                "CREATE SCHEMA s2", "CREATE TYPE s2.hidden AS ENUM ('x')",
+                "CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS 'SELECT a'",
+                "CREATE FUNCTION s2.f(a int) RETURNS int LANGUAGE sql AS 'SELECT a'",
+                "CREATE FUNCTION s2.g() RETURNS int LANGUAGE sql AS 'SELECT 1'"):
+        c.execute(sql)
+    definition = q(c, "SELECT definition FROM pg_views WHERE viewname = 'pv'")[0][0]
+    assert q(c, "SELECT pg_get_viewdef('pv'), pg_get_viewdef('pv'::regclass, true)") == [(definition,) * 2]
+    assert q(c, "SELECT c.relname, pg_get_viewdef(c.oid) FROM pg_class c WHERE relnamespace = 2200 AND "
+                "relkind IN ('r', 'v', 'm') ORDER BY 1") == [("mv", "SELECT 1 AS x"), ("p", None), ("pv", definition)]
+    with pytest.raises(errors.UndefinedTable):
+        c.execute("SELECT pg_get_viewdef('nope')")
+    assert q(c, "SELECT t.typname, pg_type_is_visible(t.oid) FROM pg_type t WHERE t.typname IN ('mood', 'hidden', "
+                "'int4', '_text') ORDER BY 1") == [("_text", True), ("hidden", False), ("int4", True), ("mood", True)]
+    found = "SELECT n.nspname, p.proname, pg_function_is_visible(p.oid) FROM pg_proc p " \
+            "JOIN pg_namespace n ON n.oid = p.pronamespace ORDER BY 1, 2"
+    assert q(c, found) == [("public", "f", True), ("s2", "f", False), ("s2", "g", False)]
+    c.execute("SET search_path = s2, public")
+    assert q(c, found) == [("public", "f", False), ("s2", "f", True), ("s2", "g", True)]
