@@ -25,6 +25,7 @@ answers the functions tools call over these catalogs: format_type, pg_get_indexd
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import replace
 from typing import NamedTuple
 
@@ -540,6 +541,9 @@ _TYPE_NAMES = {"integer": "int4", "bigint": "int8", "smallint": "int2", "boolean
                "double precision": "float8", "character varying": "varchar", "character": "bpchar",
                "timestamp without time zone": "timestamp", "timestamp with time zone": "timestamptz",
                "time without time zone": "time", "time with time zone": "timetz"}
+#: other names SQL has for built-in types (regtype input takes them too)
+_TYPE_ALIASES = {"int": "int4", "decimal": "numeric", "dec": "numeric", "float": "float8", "char": "bpchar",
+                 "double": "float8", "timestamptz": "timestamptz", '"char"': "char"}
 _PARALLEL = {"SAFE": "s", "RESTRICTED": "r", "UNSAFE": "u"}
 
 
@@ -551,6 +555,24 @@ def type_oid(name: str, tables: list[TableVersion]) -> int:
     array = name.endswith("[]")
     found = BUILTIN.get(_TYPE_NAMES.get(name.removesuffix("[]"), name.removesuffix("[]")))
     return 0 if found is None else found[3] if array else found[0]
+
+
+def named_type_oid(ctx, text: str) -> int:
+    """The OID of the type ``text`` names, as regtype input reads it: a built-in type by any of
+    its names (``integer``, ``int4``, ``int``, ``character varying(20)`` - a typmod is
+    ignored -, ``text[]``), else a user-defined type by the search path; 42704 for none."""
+    written = re.sub(r"\s+", " ", re.sub(r"\(.*?\)", "", text)).strip()
+    name = written if written.startswith('"') else written.lower()
+    array = name.endswith("[]")
+    base = name.removesuffix("[]").strip()
+    base = _TYPE_NAMES.get(base, _TYPE_ALIASES.get(base, base))
+    found = BUILTIN.get(base.removeprefix("pg_catalog."))
+    if found is not None:
+        return found[3] if array else found[0]
+    user = ctx.txn.table(ctx.catalog, *ctx.locate(parse_table_name(written.removesuffix("[]"))))
+    if user is None or not user.is_type or array:
+        raise errors.UndefinedObject(f'type "{written}" does not exist')
+    return oid(user.table_id)
 
 
 def _pg_proc(tables: list[TableVersion]) -> pa.Table:

@@ -323,3 +323,32 @@ def test_viewdef_and_type_and_function_visibility(connect):
     assert q(c, found) == [("public", "f", True), ("s2", "f", False), ("s2", "g", False)]
     c.execute("SET search_path = s2, public")
     assert q(c, found) == [("public", "f", False), ("s2", "f", True), ("s2", "g", True)]
+
+
+def test_regtype_regnamespace_and_regrole(connect):
+    """x::regtype, ::regnamespace and ::regrole were 42704 (type does not exist): tools write
+    atttypid::regtype, relnamespace::regnamespace and relowner::regrole. As regclass: the OID
+    where one is meant, else the name (regtype's as format_type writes it, without a typmod)."""
+    c = connect(autocommit=True)
+    for sql in ("CREATE TYPE mood AS ENUM ('a')", "CREATE SCHEMA app",
+                "CREATE TABLE app.t (a int, b varchar(10), c text[], m mood, n numeric(5,2), d timestamptz)"):
+        c.execute(sql)
+    assert q(c, "SELECT 'integer'::regtype, 'int'::regtype, 'character varying(3)'::regtype, 'text[]'::regtype, "
+                "'public.mood'::regtype, '\"char\"'::regtype, 'char'::regtype") == [
+        ("integer", "integer", "character varying", "text[]", "mood", '"char"', "character")]
+    assert q(c, "SELECT 'int4'::regtype::oid, 'mood'::regtype = (SELECT oid FROM pg_type WHERE typname = 'mood')") == [
+        (23, True)]
+    assert q(c, "SELECT attname, atttypid::regtype FROM pg_attribute WHERE attrelid = 'app.t'::regclass AND attnum > 0 "
+                "ORDER BY attnum") == [("a", "integer"), ("b", "character varying"), ("c", "text[]"), ("m", "mood"),
+                                       ("n", "numeric"), ("d", "timestamp with time zone")]
+    assert q(c, "SELECT 0::regtype, 99999::regtype") == [("-", "99999")]
+    user = q(c, "SELECT current_user")[0][0]
+    assert q(c, "SELECT relnamespace::regnamespace, relowner::regrole FROM pg_class WHERE relname = 't'") == [
+        ("app", user)]
+    assert q(c, "SELECT count(*) FROM pg_class WHERE relnamespace = 'app'::regnamespace") == [(1,)]
+    assert q(c, "SELECT 'pg_catalog'::regnamespace::oid, 10::regrole::oid") == [(11, 10)]
+    for sql, state in (("SELECT 'nope'::regtype", "42704"), ("SELECT 'nope'::regnamespace", "3F000"),
+                       ("SELECT 'nobody'::regrole", "42704")):
+        with pytest.raises(errors.ProgrammingError) as e:
+            c.execute(sql)
+        assert e.value.sqlstate == state
