@@ -139,8 +139,13 @@ def _bool(values) -> pa.Array:
     return pa.array(list(values), pa.bool_())
 
 
+def _is_table_or_view(t: TableVersion) -> bool:
+    """Is ``t`` a relation information_schema.tables lists (a table or view: no materialized view)?"""
+    return not t.is_sequence and not t.is_type and not t.is_matview and not t.is_function
+
+
 def _tables(tables: list[TableVersion]) -> pa.Table:
-    tables = [t for t in tables if not t.is_sequence and not t.is_type and not t.is_matview and not t.is_function]
+    tables = [t for t in tables if _is_table_or_view(t)]
     n = len(tables)
     return pa.table({
         "table_catalog": _text([CATALOG] * n),
@@ -151,6 +156,24 @@ def _tables(tables: list[TableVersion]) -> pa.Table:
         "is_insertable_into": _text("NO" if t.is_view else "YES" for t in tables),
         "is_typed": _text(["NO"] * n),
     })
+
+
+#: the privileges an owner holds on a table or view, as information_schema lists them
+_PRIVILEGES = ("INSERT", "SELECT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER")
+
+
+def _table_privileges(tables: list[TableVersion]) -> pa.Table:
+    """Every privilege on each table and view (information_schema.tables' relations) is its
+    owner's - txlake's one role, the current user (engine/pg_fixed.py) - granted by itself,
+    grantable, as PostgreSQL lists an owner's (``role_table_grants`` is the same)."""
+    rows = [(t, privilege) for t in tables if _is_table_or_view(t) for privilege in _PRIVILEGES]
+    user = user_name()
+    return pa.table({
+        "grantor": _text([user] * len(rows)), "grantee": _text([user] * len(rows)),
+        "table_catalog": _text([CATALOG] * len(rows)), "table_schema": _text(schema_name(t.db) for t, _ in rows),
+        "table_name": _text(t.name for t, _ in rows), "privilege_type": _text(p for _, p in rows),
+        "is_grantable": _text(["YES"] * len(rows)),
+        "with_hierarchy": _text("YES" if p == "SELECT" else "NO" for _, p in rows)})
 
 
 def _view_columns(t: TableVersion) -> list[Column]:
@@ -535,6 +558,8 @@ def _routines(tables: list[TableVersion]) -> pa.Table:
 _VIEWS = {
     "information_schema.routines": _routines,
     "information_schema.tables": _tables,
+    "information_schema.table_privileges": _table_privileges,
+    "information_schema.role_table_grants": _table_privileges,
     "information_schema.columns": _columns,
     "information_schema.schemata": _schemata,
     "information_schema.views": _views,

@@ -84,3 +84,17 @@ def test_pg_indexes_size(connect):
         (0, 0, True)]
     assert q(c, "SELECT pg_indexes_size(oid) FROM pg_class WHERE relname = 't'") == [(0,)]
     assert q(c, "SELECT pg_indexes_size(12345::oid)") == [(None,)]
+
+
+def test_table_privileges_are_the_owners(connect):
+    """information_schema.table_privileges and role_table_grants were 42P01: every privilege on
+    each table and view is the one role's, granted by itself, as PostgreSQL lists an owner's."""
+    c = connect(autocommit=True)
+    c.execute("CREATE TABLE t (a INT)")
+    c.execute("CREATE VIEW v AS SELECT a FROM t")
+    user = q(c, "SELECT current_user")[0][0]
+    found = q(c, "SELECT table_name, privilege_type, is_grantable, with_hierarchy, grantor, grantee "
+                 "FROM information_schema.table_privileges WHERE table_name = 't' ORDER BY 2")
+    assert found == [("t", p, "YES", "YES" if p == "SELECT" else "NO", user, user)
+                     for p in sorted(("INSERT", "SELECT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER"))]
+    assert q(c, "SELECT count(*), count(DISTINCT table_name) FROM information_schema.role_table_grants") == [(14, 2)]
