@@ -1101,8 +1101,8 @@ class Session:
         if isinstance(stmt, st.Notify):
             action, tag = ("notify", *notify.checked(stmt.channel, stmt.payload)), "NOTIFY"
         else:
-            action, tag = ("listen" if isinstance(stmt, st.Listen) else "unlisten", stmt.channel), \
-                type(stmt).__name__.upper()
+            channel = None if stmt.channel is None else notify.checked(stmt.channel, None)[0]
+            action, tag = ("listen" if isinstance(stmt, st.Listen) else "unlisten", channel), type(stmt).__name__.upper()
         if self.txn is None:
             self.listener.committed([action], self.pid)
         else:

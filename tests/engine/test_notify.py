@@ -90,6 +90,8 @@ def test_errors(connect):
         c.execute("SELECT pg_notify(repeat('c', 64), 'x')")
     with pytest.raises(errors.SyntaxError):
         c.execute("NOTIFY c, 1")
+    with pytest.raises(errors.InvalidParameterValue, match="channel name too long"):
+        c.execute(f"LISTEN {'c' * 64}")
     c.execute("BEGIN")
     c.execute("NOTIFY c, 'x'")
     with pytest.raises(errors.NotSupportedError, match="cannot PREPARE a transaction that has executed LISTEN"):
