@@ -27,6 +27,7 @@ from txlake import errors
 from txlake.engine.executor import Result, interval_timedelta, python_rows
 from txlake.parser.interval_input import interval_in
 from txlake.engine.mvcc.xact import normalise_level
+from txlake.engine.notify import Notification
 from txlake.engine.session import FIXED_SETTINGS, Session
 from txlake.parser import statements as st
 from txlake.storage.schema import text_type, type_from_arrow
@@ -56,6 +57,9 @@ class Connection:
         self._autocommit = bool(autocommit)
         self.path = str(path)
         self.notices: list[str] = []
+        #: the notifications of the channels the session LISTENs to, as psycopg2's: (pid, channel,
+        #: payload) each, gathered after each statement outside a transaction and by ``poll()``
+        self.notifies: list[Notification] = []
 
     # --- properties ----------------------------------------------------------------------
 
@@ -110,15 +114,26 @@ class Connection:
         if label is not None:
             self._session.set_label(label)
         self._notice(self._session.commit(), quiet=True)
+        self._hear()
 
     def rollback(self) -> None:
         self._check_open()
         self._notice(self._session.rollback(), quiet=True)
+        self._hear()
 
     def cancel(self) -> None:
         """Cancel the statement another thread is running on this connection (as psycopg's):
         it fails with QueryCanceled (57014) before it commits. Without one, nothing happens."""
         self._session.cancel()
+
+    def poll(self, timeout: float = 0.0) -> None:
+        """Gather the notifications sent to the channels the session LISTENs to into ``notifies``
+        (psycopg2's ``poll()``), waiting up to ``timeout`` seconds for one if there is none yet.
+        Inside a transaction nothing arrives: PostgreSQL delivers between transactions."""
+        self._check_open()
+        if not self._session.in_transaction:
+            self._session.listener.poll(timeout)
+            self.notifies.extend(self._session.listener.take())
 
     def close(self) -> None:
         self._session.close()  # (also of a session pg_terminate_backend closed: its DuckDB connection)
@@ -222,7 +237,15 @@ class Connection:
             self._tell(getattr(e, "notices", ()))
             raise
         self._notice(result)
+        self._hear()
         return result
+
+    def _hear(self) -> None:
+        """The notifications sent to a listening session, once it is outside a transaction."""
+        listener = self._session.listener
+        if listener.channels and not self._session.in_transaction:
+            listener.poll()
+            self.notifies.extend(listener.take())
 
 
 class Cursor:

@@ -27,9 +27,9 @@ from sqlglot import exp
 from txlake import errors
 from txlake.engine import catalog_views, checks, comments, pg_catalog, user_types
 from txlake.engine.catalog_views import schema_name
-from txlake.engine.dialect import quote_ident
+from txlake.engine.dialect import quote_ident, user_name
 from txlake.parser.parse import parse_table_name
-from txlake.parser.semantics import RELATION_SIZES
+from txlake.parser.semantics import INDEXES_SIZE, RELATION_SIZES
 from txlake.storage.schema import timing_sql
 from txlake.storage.version import TableVersion
 
@@ -41,7 +41,7 @@ _ALIAS = "__txl_lookup"
 def is_call(node: exp.Expression) -> bool:
     """Is ``node`` a call answered from the catalog at each execution (``answer``)?"""
     if isinstance(node, exp.Cast):
-        return pg_catalog.type_is(node.to, "regclass")
+        return any(pg_catalog.type_is(node.to, kind) for kind in _REG_CASTS)
     if not isinstance(node, exp.Anonymous):
         return False
     return node.name.lower() in CALLS
@@ -51,7 +51,8 @@ def answer(ex, ctx, node: exp.Expression, lookups: "Lookups", visit) -> exp.Expr
     """The call ``node`` as the expression that answers it in this execution (``visit``: the
     executor's rewrite, for its arguments)."""
     if isinstance(node, exp.Cast):
-        return _regclass(ex, ctx, node, lookups, visit)
+        kind = next(kind for kind in _REG_CASTS if pg_catalog.type_is(node.to, kind))
+        return _REG_CASTS[kind](ex, ctx, node, lookups, visit)
     name, args = node.name.lower(), node.expressions
     if name == pg_catalog.TO_REGCLASS:
         return pg_catalog.regclass_oid(ex, ctx, node)
@@ -62,7 +63,9 @@ def answer(ex, ctx, node: exp.Expression, lookups: "Lookups", visit) -> exp.Expr
     if name in RELATION_SIZES:
         if args[0].is_string:  # (a name: parser/semantics.py made 't'::regclass its string)
             return pg_catalog.relation_size(ex, ctx, node)
-        return _looked_up(lookups.relations, "size", key=args[0].transform(visit, copy=False))
+        found = _looked_up(lookups.relations, "size", key=args[0].transform(visit, copy=False))
+        # (pg_indexes_size: 0 of a relation the OID is one's, NULL of another, as the size is)
+        return exp.Mul(this=found, expression=exp.Literal.number(0)) if name == INDEXES_SIZE else found
     args = [a.transform(visit, copy=False) for a in args]
     _arity(name, args)
     if name == "format_type":
@@ -78,6 +81,14 @@ def answer(ex, ctx, node: exp.Expression, lookups: "Lookups", visit) -> exp.Expr
                               args[0])
     if name == "pg_table_is_visible":
         return _looked_up(lookups.relations, "visible", key=args[0])
+    if name == "pg_type_is_visible":
+        return _looked_up(lookups.types, "visible", key=args[0])
+    if name == "pg_function_is_visible":
+        return _looked_up(lookups.functions, "visible", key=args[0])
+    if name == "pg_get_viewdef":  # (of a view's name, or its OID; a pretty flag or wrap column changes nothing)
+        if args[0].is_string:
+            args[0] = exp.Literal.number(pg_catalog.named_relation(ex, ctx, args[0].this)[0])
+        return _looked_up(lookups.viewdefs, "definition", key=args[0])
     # pg_get_userbyid: txlake's one role is the bootstrap superuser (engine/pg_catalog.py OWNER)
     return exp.If(this=exp.EQ(this=args[0], expression=exp.Literal.number(pg_catalog.OWNER)),
                   true=exp.CurrentUser(),
@@ -95,7 +106,8 @@ def _pretty_or_not(pretty: list[exp.Expression], shown: exp.Expression, plain: e
 
 #: how many arguments each takes (PostgreSQL's 42883 for others)
 _ARITIES = {"format_type": (2,), "pg_get_indexdef": (1, 3), "pg_get_constraintdef": (1, 2),
-            "pg_get_expr": (2, 3), "pg_table_is_visible": (1,), "pg_get_userbyid": (1,), "col_description": (2,)}
+            "pg_get_expr": (2, 3), "pg_table_is_visible": (1,), "pg_type_is_visible": (1,),
+            "pg_function_is_visible": (1,), "pg_get_viewdef": (1, 2), "pg_get_userbyid": (1,), "col_description": (2,)}
 
 
 def _arity(name: str, args: list) -> None:
@@ -120,24 +132,81 @@ def _regclass(ex, ctx, node: exp.Cast, lookups: "Lookups", visit) -> exp.Express
     (``WHERE attrelid = 't'::regclass``) - else its name as PostgreSQL shows a regclass.
     ``x`` is a name (a string constant, a parameter's string: looked up by the search path,
     42P01 for none) or an OID (a column, a number, a parameter's integer)."""
-    value = node.this
-    parameter = value if isinstance(value, exp.Placeholder) else None
-    if parameter is not None:  # (its value, this execution's; the ? stays, bound as the others)
-        given = user_types.parameter_value(ctx, parameter)
-        value = exp.Literal.string(given) if isinstance(given, str) else \
-            exp.Literal.number(given) if isinstance(given, int) else exp.Null()
+    parameter, value = _given(ctx, node.this)
     if isinstance(value, exp.Literal) and value.is_string:
         if pg_catalog.as_oid(node):
             found = pg_catalog.regclass_oid(ex, ctx, exp.Cast(this=value, to=node.to.copy()))
         else:
             found = _shown(ex, ctx, value.this)
         return _kept(parameter, found)
+    return _oid_or_shown(node, parameter, value.transform(visit, copy=False), lookups.relations, "shown")
+
+
+def _regtype(ex, ctx, node: exp.Cast, lookups: "Lookups", visit) -> exp.Expression:
+    """``x::regtype``, as ``_regclass`` of a type: its OID where one is meant, else its name as
+    format_type writes it without a typmod (``'int'::regtype`` is ``integer``; ``atttypid::regtype``
+    ``character varying``). ``x`` is a type's name (42704 for none) or an OID."""
+    parameter, value = _given(ctx, node.this)
+    if isinstance(value, exp.Literal) and value.is_string:
+        found = exp.Literal.number(pg_catalog.named_type_oid(ctx, value.this))
+        return _kept(parameter, found if pg_catalog.as_oid(node) else _looked_up(lookups.types, "plain", key=found))
+    return _oid_or_shown(node, parameter, value.transform(visit, copy=False), lookups.types, "plain")
+
+
+def _regnamespace(ex, ctx, node: exp.Cast, lookups: "Lookups", visit) -> exp.Expression:
+    """``x::regnamespace``: a schema's OID where one is meant, else its name (``relnamespace::regnamespace``);
+    ``x`` a schema's name (3F000 for none) or an OID."""
+    parameter, value = _given(ctx, node.this)
+    if isinstance(value, exp.Literal) and value.is_string:
+        names = {name: schema_oid for schema_oid, name in lookups.namespace_rows}
+        if value.this not in names:
+            raise errors.ProgrammingError(f'schema "{value.this}" does not exist', sqlstate="3F000")
+        found = exp.Literal.number(names[value.this])
+        return _kept(parameter, found if pg_catalog.as_oid(node) else exp.Literal.string(quote_ident(value.this)))
+    return _oid_or_shown(node, parameter, value.transform(visit, copy=False), lookups.namespaces, "name")
+
+
+def _regrole(ex, ctx, node: exp.Cast, lookups: "Lookups", visit) -> exp.Expression:
+    """``x::regrole``: txlake's one role (engine/pg_fixed.py), OID 10, named as current_user -
+    its OID where one is meant, else its name (``relowner::regrole``); another name is 42704."""
+    parameter, value = _given(ctx, node.this)
+    user = user_name()
+    if isinstance(value, exp.Literal) and value.is_string:
+        if value.this != user:
+            raise errors.UndefinedObject(f'role "{value.this}" does not exist')
+        return _kept(parameter, exp.Literal.number(pg_catalog.OWNER) if pg_catalog.as_oid(node)
+                     else exp.Literal.string(quote_ident(user)))
     value = value.transform(visit, copy=False)
     if pg_catalog.as_oid(node):
         return _kept(parameter, exp.cast(value, "BIGINT"))
-    shown = _looked_up(lookups.relations, "shown", key=value)
+    return _kept(parameter, exp.If(this=exp.EQ(this=value.copy(), expression=exp.Literal.number(pg_catalog.OWNER)),
+                                   true=exp.Literal.string(quote_ident(user)),
+                                   false=exp.If(this=exp.EQ(this=value.copy(), expression=exp.Literal.number(0)),
+                                                true=exp.Literal.string("-"), false=exp.cast(value.copy(), "VARCHAR"))))
+
+
+#: the reg* casts answered here, by the type cast to
+_REG_CASTS = {"regclass": _regclass, "regtype": _regtype, "regnamespace": _regnamespace, "regrole": _regrole}
+
+
+def _given(ctx, value: exp.Expression) -> tuple[exp.Placeholder | None, exp.Expression]:
+    """A reg* cast's operand: a ``?`` parameter's value, this execution's, as a constant (the
+    parameter too, which stays in the SQL, bound as the others), else the operand."""
+    if not isinstance(value, exp.Placeholder):
+        return None, value
+    given = user_types.parameter_value(ctx, value)
+    return value, exp.Literal.string(given) if isinstance(given, str) else \
+        exp.Literal.number(given) if isinstance(given, int) else exp.Null()
+
+
+def _oid_or_shown(node: exp.Cast, parameter, value: exp.Expression, lookup: str, name: str) -> exp.Expression:
+    """A reg* cast of an OID: the OID where one is meant, else the object's name from ``lookup``
+    - the OID's number for one no object has, ``-`` for 0 (regclassout's, regtypeout's)."""
+    if pg_catalog.as_oid(node):
+        return _kept(parameter, exp.cast(value, "BIGINT"))
+    shown = _looked_up(lookup, name, key=value)
     unknown = exp.If(this=exp.EQ(this=value.copy(), expression=exp.Literal.number(0)), true=exp.Literal.string("-"),
-                     false=exp.cast(value.copy(), "VARCHAR"))  # (regclassout's, for an OID no relation has)
+                     false=exp.cast(value.copy(), "VARCHAR"))
     return _kept(parameter, exp.Coalesce(this=shown, expressions=[unknown]))
 
 
@@ -207,19 +276,20 @@ def _format_type(lookups: "Lookups", type_oid: exp.Expression, typmod: exp.Expre
 
 
 def _type_rows(tables: list[TableVersion], visible: set[str]) -> pa.Table:
-    rows = []  # (oid, plain, unmodified, prefix, suffix, style)
+    rows = []  # (oid, plain, unmodified, prefix, suffix, style, visible: pg_catalog's always are)
     for name, (type_oid, _, _, array_oid) in pg_catalog.BUILTIN.items():
         plain, prefix, style = _FORMATTED.get(name, (name, name, ""))
         suffix = plain[len(prefix):] if style == "precision" else ""  # (timestamp(3) with time zone)
         unmodified = "bpchar" if name == "bpchar" else plain
-        rows.append((type_oid, plain, unmodified, prefix, suffix, style))
-        rows.append((array_oid, plain + "[]", unmodified + "[]", prefix, suffix + "[]", style))
+        rows.append((type_oid, plain, unmodified, prefix, suffix, style, True))
+        rows.append((array_oid, plain + "[]", unmodified + "[]", prefix, suffix + "[]", style, True))
     for t in tables:  # (user-defined types, and each table's and view's row type)
-        if not t.is_sequence:
-            shown = _qualified(t.db, t.name, t.table_id in visible)
-            rows.append((pg_catalog.oid(t.table_id, "" if t.is_type else "type"), shown, shown, shown, "", ""))
+        if not t.is_sequence and not t.is_function:
+            seen = t.table_id in visible
+            shown = _qualified(t.db, t.name, seen)
+            rows.append((pg_catalog.oid(t.table_id, "" if t.is_type else "type"), shown, shown, shown, "", "", seen))
     return _relation(rows, key=pa.int64(), plain=pa.string(), unmodified=pa.string(), prefix=pa.string(),
-                     suffix=pa.string(), style=pa.string())
+                     suffix=pa.string(), style=pa.string(), visible=pa.bool_())
 
 
 def _relation(rows: list[tuple], **columns: pa.DataType) -> pa.Table:
@@ -297,8 +367,40 @@ class Lookups:
         return self.register(_relation(rows, key=pa.int64(), shown=pa.string(), size=pa.int64(), visible=pa.bool_()))
 
     @cached_property
+    def namespace_rows(self) -> list[tuple[int, str]]:
+        """(oid, name) of each schema pg_namespace lists."""
+        names = {"public", *catalog_views.CATALOG_SCHEMAS, *(schema_name(t.db) for t in self.tables)}
+        return [(pg_catalog.namespace_oid(n), n) for n in sorted(names)]
+
+    @cached_property
+    def namespaces(self) -> str:
+        """Each schema's OID and its name as regnamespace shows it."""
+        return self.register(_relation([(o, quote_ident(n)) for o, n in self.namespace_rows],
+                                       key=pa.int64(), name=pa.string()))
+
+    @cached_property
     def types(self) -> str:
         return self.register(_type_rows(self.tables, self.visible))
+
+    @cached_property
+    def functions(self) -> str:
+        """Each function's visibility (pg_function_is_visible): no schema before its own on the
+        search path has a function of its name."""
+        order = {db: i for i, db in enumerate(self.ctx.search_path or (self.ctx.db,))}
+        found = [t for t in self.tables if t.is_function]
+        first: dict[str, int] = {}
+        for t in found:
+            if t.db in order:
+                first[t.name] = min(first.get(t.name, order[t.db]), order[t.db])
+        rows = [(pg_catalog.oid(t.table_id), t.db in order and order[t.db] == first[t.name]) for t in found]
+        return self.register(_relation(rows, key=pa.int64(), visible=pa.bool_()))
+
+    @cached_property
+    def viewdefs(self) -> str:
+        """Each view's and materialized view's query, as pg_views.definition shows it (pg_get_viewdef)."""
+        rows = [(pg_catalog.oid(t.table_id), (t.schema.view or t.schema.matview).query)
+                for t in self.tables if t.is_view or t.is_matview]
+        return self.register(_relation(rows, key=pa.int64(), definition=pa.string()))
 
     @cached_property
     def indexdefs(self) -> str:

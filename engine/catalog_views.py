@@ -25,7 +25,7 @@ import pyarrow as pa
 
 from txlake import errors
 from txlake.engine import checks
-from txlake.engine.dialect import quote_ident
+from txlake.engine.dialect import quote_ident, user_name
 from txlake.engine.pg_expr import column_default
 from txlake.engine.temp_tables import TEMP_DB, TEMP_ID_PREFIX
 from txlake.storage.schema import Column, ColumnType, parse_type_name, timing_sql
@@ -114,9 +114,9 @@ def build(key: str, tables: list[TableVersion], last_value=None, temp_schema: st
     tables = listed(tables, temp_schema)
     if key == "pg_catalog.pg_sequences":
         return _pg_sequences(tables, last_value)
-    if _VIEWS[key] is None:  # (PostgreSQL's system catalogs: a module that imports this one)
-        from txlake.engine import pg_catalog
-        return pg_catalog.build(key, tables)
+    if _VIEWS[key] is None:  # (PostgreSQL's system catalogs: modules that import this one)
+        from txlake.engine import pg_catalog, pg_fixed
+        return (pg_fixed.build if key in pg_fixed.VIEWS else pg_catalog.build)(key, tables)
     return _VIEWS[key](tables)
 
 
@@ -139,8 +139,13 @@ def _bool(values) -> pa.Array:
     return pa.array(list(values), pa.bool_())
 
 
+def _is_table_or_view(t: TableVersion) -> bool:
+    """Is ``t`` a relation information_schema.tables lists (a table or view: no materialized view)?"""
+    return not t.is_sequence and not t.is_type and not t.is_matview and not t.is_function
+
+
 def _tables(tables: list[TableVersion]) -> pa.Table:
-    tables = [t for t in tables if not t.is_sequence and not t.is_type and not t.is_matview and not t.is_function]
+    tables = [t for t in tables if _is_table_or_view(t)]
     n = len(tables)
     return pa.table({
         "table_catalog": _text([CATALOG] * n),
@@ -151,6 +156,24 @@ def _tables(tables: list[TableVersion]) -> pa.Table:
         "is_insertable_into": _text("NO" if t.is_view else "YES" for t in tables),
         "is_typed": _text(["NO"] * n),
     })
+
+
+#: the privileges an owner holds on a table or view, as information_schema lists them
+_PRIVILEGES = ("INSERT", "SELECT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER")
+
+
+def _table_privileges(tables: list[TableVersion]) -> pa.Table:
+    """Every privilege on each table and view (information_schema.tables' relations) is its
+    owner's - txlake's one role, the current user (engine/pg_fixed.py) - granted by itself,
+    grantable, as PostgreSQL lists an owner's (``role_table_grants`` is the same)."""
+    rows = [(t, privilege) for t in tables if _is_table_or_view(t) for privilege in _PRIVILEGES]
+    user = user_name()
+    return pa.table({
+        "grantor": _text([user] * len(rows)), "grantee": _text([user] * len(rows)),
+        "table_catalog": _text([CATALOG] * len(rows)), "table_schema": _text(schema_name(t.db) for t, _ in rows),
+        "table_name": _text(t.name for t, _ in rows), "privilege_type": _text(p for _, p in rows),
+        "is_grantable": _text(["YES"] * len(rows)),
+        "with_hierarchy": _text("YES" if p == "SELECT" else "NO" for _, p in rows)})
 
 
 def _view_columns(t: TableVersion) -> list[Column]:
@@ -238,7 +261,7 @@ def _pg_views(tables: list[TableVersion]) -> pa.Table:
     return pa.table({
         "schemaname": _text(schema_name(t.db) for t in views),
         "viewname": _text(t.name for t in views),
-        "viewowner": _text([None] * len(views)),
+        "viewowner": _text([user_name()] * len(views)),
         "definition": _text(t.schema.view.query for t in views),
     })
 
@@ -248,7 +271,7 @@ def _pg_matviews(tables: list[TableVersion]) -> pa.Table:
     return pa.table({
         "schemaname": _text(schema_name(t.db) for t in views),
         "matviewname": _text(t.name for t in views),
-        "matviewowner": _text([None] * len(views)),
+        "matviewowner": _text([user_name()] * len(views)),
         "tablespace": _text([None] * len(views)),
         "hasindexes": _bool(bool(t.schema.uniques or t.schema.indexes) for t in views),
         "ispopulated": _bool(t.schema.matview.populated for t in views),
@@ -262,7 +285,7 @@ def _pg_tables(tables: list[TableVersion]) -> pa.Table:
     return pa.table({
         "schemaname": _text(schema_name(t.db) for t in tables),
         "tablename": _text(t.name for t in tables),
-        "tableowner": _text([None] * n),
+        "tableowner": _text([user_name()] * n),
         "tablespace": _text([None] * n),
         "hasindexes": _bool(bool(t.schema.primary_key or t.schema.uniques or t.schema.indexes) for t in tables),
         "hasrules": _bool([False] * n),
@@ -299,7 +322,7 @@ def _pg_sequences(tables: list[TableVersion], last_value) -> pa.Table:
     return pa.table({
         "schemaname": _text(schema_name(t.db) for t, _ in sequences),
         "sequencename": _text(t.name for t, _ in sequences),
-        "sequenceowner": _text([None] * len(sequences)),
+        "sequenceowner": _text([user_name()] * len(sequences)),
         "data_type": _text(d.type for _, d in sequences),
         "start_value": bigint(d.start for _, d in sequences),
         "min_value": bigint(d.minimum for _, d in sequences),
@@ -535,6 +558,8 @@ def _routines(tables: list[TableVersion]) -> pa.Table:
 _VIEWS = {
     "information_schema.routines": _routines,
     "information_schema.tables": _tables,
+    "information_schema.table_privileges": _table_privileges,
+    "information_schema.role_table_grants": _table_privileges,
     "information_schema.columns": _columns,
     "information_schema.schemata": _schemata,
     "information_schema.views": _views,
@@ -554,6 +579,11 @@ _VIEWS = {
                                                        "pg_enum", "pg_constraint", "pg_index", "pg_database",
                                                        "pg_attrdef", "pg_description", "pg_collation",
                                                        "pg_proc")),
-    # engine/system_views.py's: the sessions, their locks and settings
-    **dict.fromkeys(f"pg_catalog.{name}" for name in ("pg_stat_activity", "pg_locks", "pg_settings")),
+    # engine/pg_fixed.py's: the roles, access methods, languages, extensions, ... txlake knows
+    **dict.fromkeys(f"pg_catalog.{name}" for name in ("pg_roles", "pg_user", "pg_authid", "pg_auth_members", "pg_am",
+                                                       "pg_language", "pg_extension", "pg_tablespace", "pg_inherits",
+                                                       "pg_stat_user_tables", "pg_stat_all_tables")),
+    # engine/system_views.py's: the sessions, their locks and settings, the prepared transactions
+    **dict.fromkeys(f"pg_catalog.{name}" for name in ("pg_stat_activity", "pg_locks", "pg_settings",
+                                                       "pg_prepared_xacts")),
 }

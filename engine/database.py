@@ -22,6 +22,7 @@ from txlake.engine.mvcc.gc import GarbageCollector, wants_compaction
 from txlake.engine.advisory import AdvisoryLocks
 from txlake.engine.backends import Backends
 from txlake.engine.mvcc.locks import LockTable, ProcessLocks
+from txlake.engine.notify import Queue as NotifyQueue
 from txlake.engine.mvcc.ssi import SSI
 from txlake.engine.mvcc.snapshot import Snapshot
 from txlake.engine.mvcc.xact import READ_COMMITTED, SERIALIZABLE, Transaction, TxnState
@@ -141,6 +142,7 @@ class Database:
         self.ssi = SSI(self.warehouse.store)
         self.advisory = AdvisoryLocks(self.warehouse.txlog.dir)
         self.backends = Backends(self.locks, self.advisory)  # its open sessions (pg_stat_activity)
+        self.notifications = NotifyQueue(self.warehouse.txlog.dir)  # (LISTEN / NOTIFY: no file until used)
         self._duck: SharedDuckDB | None = None
         self._duck_lock = threading.Lock()
         self.max_active_transactions = max_active_transactions

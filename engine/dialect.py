@@ -809,7 +809,7 @@ def postgres_semantics(con) -> None:
         con.create_function(name, function, [duckdb.sqltype(p) for p in params], duckdb.sqltype(returns),
                             type="arrow", null_handling="special", side_effects=False)
     for statement in (SESSION_SETUP + MACROS + TEXT_MACROS + ARRAY_MACROS + SERIES_MACROS + TO_CHAR_MACROS
-                      + BUCKET_MACROS + regexp_functions.MACROS + SIZE_MACROS + bytea_functions.MACROS):
+                      + BUCKET_MACROS + regexp_functions.MACROS + SIZE_MACROS + SERVER_MACROS + bytea_functions.MACROS):
         con.execute(statement)
     jsonb.register(con)
     jsonpath.register(con)
@@ -877,6 +877,14 @@ _ARROW_TYPES = {"BLOB": pa.binary(), "VARCHAR": pa.string(), "BIGINT": pa.int64(
 # pg_size_pretty(n) of an integer or a numeric (rounded to an integer: a size of bytes)
 SIZE_PRETTY_FUNCTION = "txl_size_pretty"
 SIZE_MACROS = (f"CREATE MACRO pg_size_pretty(x) AS {SIZE_PRETTY_FUNCTION}(CAST(x AS BIGINT))",)
+# what tools ask of the server: it is never a standby; its encoding is UTF8 (6, SQL_ASCII 0: the
+# encoding names of the numbers pg_database.encoding and the like give, '' for another number,
+# and back, -1 for another name); PostgreSQL's default tablespaces have no location of their own
+SERVER_MACROS = ("CREATE MACRO pg_is_in_recovery() AS false",
+                 "CREATE MACRO pg_encoding_to_char(e) AS CASE e WHEN 6 THEN 'UTF8' WHEN 0 THEN 'SQL_ASCII' ELSE '' END",
+                 "CREATE MACRO pg_char_to_encoding(n) AS CASE WHEN upper(n) IN ('UTF8', 'UTF-8', 'UNICODE') THEN 6 "
+                 "WHEN upper(n) = 'SQL_ASCII' THEN 0 ELSE -1 END",
+                 "CREATE MACRO pg_tablespace_location(o) AS CASE WHEN o IS NULL THEN NULL ELSE '' END")
 # pg_size_pretty's units: (name, the limit below which a size is shown in it, half-rounded?, its bits)
 _SIZE_UNITS = (("bytes", 10 * 1024, False, 0), ("kB", 20 * 1024 - 1, True, 10), ("MB", 20 * 1024 - 1, True, 20),
                ("GB", 20 * 1024 - 1, True, 30), ("TB", 20 * 1024 - 1, True, 40), ("PB", 20 * 1024 - 1, True, 50))

@@ -101,6 +101,26 @@ class DuckSession:
         self.con = shared.con.cursor()
         dialect.session_semantics(self.con)
         self._tables: list[dict[int, Callable]] = []
+        self._lazy: dict[str, Callable[[], None]] = {}  # function name -> what creates it (``lazily``)
+
+    def lazily(self, name: str, create: Callable[[], None]) -> None:
+        """Have ``create()`` make the session's function ``name`` when a statement first calls it
+        (``run``): a TEMP macro costs a fraction of a millisecond, at every connect."""
+        self._lazy[name] = create
+
+    def run(self, call: Callable[[], T]) -> T:
+        """``call()``, DuckDB's binding of a statement - run again where it failed for want of a
+        function created when first needed: the database's (``SharedDuckDB.with_nested_arrays``)
+        or the session's (``lazily``)."""
+        try:
+            return self.shared.with_nested_arrays(call)
+        except duckdb.CatalogException as e:
+            lacking = next((name for name in self._lazy if f"Function with name {name} does not exist" in str(e)),
+                           None)
+            if lacking is None:
+                raise
+        self._lazy.pop(lacking)()
+        return self.run(call)
 
     def create_function(self, name: str, function: Callable, params: list, returns, *, vectorized: bool = False,
                         **options) -> None:

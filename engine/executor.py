@@ -43,7 +43,7 @@ from txlake import errors
 from txlake.engine import (bpchar, catalog_views, checks, dialect, foreign_keys, points, sources, system_views,
                            temp_tables)
 from txlake.engine import catalog_functions, column_scope, generated, indexes, jsonb_order, table_like, uniques
-from txlake.engine import column_constants, system_columns, user_types
+from txlake.engine import column_constants, notify, system_columns, user_types
 from txlake.engine.errors_map import negative_row_count, translate, translate_stream_error
 from txlake.engine.advisory import AdvisoryCalls
 from txlake.engine.backends import BackendCalls
@@ -352,9 +352,16 @@ class Executor:
         self.advisory = AdvisoryCalls(self.duck, database.advisory, self.sequence_calls, pid)
         self.pid = pid
         BackendCalls(self.duck, database.backends, pid, self.sequence_calls.guarded, self.advisory.warnings.append)
+        # pg_notify(channel, payload): a NOTIFY of the statement's transaction (engine/notify.py)
+        self.duck.lazily("pg_notify", lambda: self.duck.create_function(
+            "pg_notify", self.sequence_calls.guarded(self._notify), ["VARCHAR", "VARCHAR"], duckdb.sqltype("VARCHAR"),
+            side_effects=True, null_handling="special"))
         self.duck.create_function(XID_FUNCTION, self._xid, [], duckdb.sqltype("BIGINT"), side_effects=False)
         self.duck.create_function(XID_IF_ASSIGNED_FUNCTION, self._xid_if_assigned, [], duckdb.sqltype("BIGINT"),
                                   side_effects=False, null_handling="special")
+
+    def _notify(self, channel: str | None, payload: str | None) -> None:
+        self.clock_of.notify.append(("notify", *notify.checked(channel, payload)))
 
     def close(self) -> None:
         self.advisory.close()
@@ -456,7 +463,7 @@ class Executor:
         PostgreSQL gives them where DuckDB's differ (``_as_bigint``)."""
         sql = expression if isinstance(expression, str) else expression.sql(dialect="duckdb")
         try:
-            relation = self.duck.shared.with_nested_arrays(
+            relation = self.duck.run(
                 lambda: self.con.sql(sql, params=list(params) if params else None))
             if relation is None:
                 return pa.table({})
@@ -495,7 +502,7 @@ class Executor:
     def _stream(self, sql: str, params) -> Iterator[pa.Table]:
         """The rows of query ``sql`` in batches of up to ``ROWS_PER_FILE``, as DuckDB makes them."""
         try:
-            reader = self.duck.shared.with_nested_arrays(
+            reader = self.duck.run(
                 lambda: self.con.sql(sql, params=list(params) if params else None)).to_arrow_reader(ROWS_PER_FILE)
         except duckdb.Error as e:
             raise self._error(e, sql=sql, params=params) from None
@@ -514,7 +521,7 @@ class Executor:
     def _columns_of(self, sql: str, params) -> list[str]:
         """The result columns of query ``sql``, from DuckDB's binder (nothing runs)."""
         try:
-            return self.duck.shared.with_nested_arrays(
+            return self.duck.run(
                 lambda: self.con.sql(sql, params=list(params) if params else None)).columns
         except duckdb.Error as e:
             raise self._error(e, sql=sql, params=params) from None

@@ -25,6 +25,7 @@ answers the functions tools call over these catalogs: format_type, pg_get_indexd
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import replace
 from typing import NamedTuple
 
@@ -37,7 +38,7 @@ from txlake.engine.catalog_views import CATALOG, schema_name
 from txlake.engine.pg_expr import column_default
 from txlake.engine.temp_tables import TEMP_ID_PREFIX
 from txlake.parser.parse import parse_table_name
-from txlake.parser.semantics import RELATION_SIZES
+from txlake.parser.semantics import INDEXES_SIZE, RELATION_SIZES
 from txlake.storage.schema import Column, ColumnType, parse_type_name
 from txlake.storage.version import TableVersion
 
@@ -58,6 +59,11 @@ BUILTIN = {
     "regclass": (2205, 4, "N", 2210), "regtype": (2206, 4, "N", 2211), "uuid": (2950, 16, "U", 2951),
     "jsonb": (3802, -1, "U", 3807),
 }
+#: PostgreSQL's access methods: name -> (oid, amhandler, amtype: t a table's, i an index's)
+ACCESS_METHODS = {"heap": (2, "heap_tableam_handler", "t"), "btree": (403, "bthandler", "i"),
+                  "hash": (405, "hashhandler", "i"), "gist": (783, "gisthandler", "i"),
+                  "gin": (2742, "ginhandler", "i"), "spgist": (4000, "spghandler", "i"),
+                  "brin": (3580, "brinhandler", "i")}
 #: pg_constraint.confupdtype / confdeltype of each referential action
 _ACTIONS = {"NO ACTION": "a", "RESTRICT": "r", "CASCADE": "c", "SET NULL": "n", "SET DEFAULT": "d"}
 
@@ -97,7 +103,7 @@ def as_oid(node: exp.Expression) -> bool:
 #: the functions of OIDs engine/catalog_functions.py answers: a regclass argument is an OID
 OID_TAKERS = frozenset({"format_type", "pg_get_indexdef", "pg_get_constraintdef", "pg_get_expr",
                         "pg_table_is_visible", "pg_get_userbyid", "obj_description", "col_description",
-                        *RELATION_SIZES})
+                        "pg_get_viewdef", "pg_type_is_visible", "pg_function_is_visible", *RELATION_SIZES})
 
 
 def type_is(to: exp.Expression, name: str) -> bool:
@@ -125,9 +131,10 @@ def relation_size(ex, ctx, node: exp.Anonymous) -> exp.Expression:
     """The bytes of the relation a ``pg_total_relation_size('name')`` call names, as this
     transaction sees it: a table's data files (Parquet, and the rows committed inline in the
     log as encoded there); a view's, sequence's or index's 0 (txlake's indexes are built in
-    memory). 42P01 for no such relation, as the regclass PostgreSQL reads the name as."""
+    memory, so ``pg_indexes_size`` is 0 too). 42P01 for no such relation, as the regclass
+    PostgreSQL reads the name as."""
     found = named_relation(ex, ctx, node.expressions[0].this)
-    return exp.Literal.number(size(found[1]) if found[1] is not None else 0)
+    return exp.Literal.number(size(found[1]) if found[1] is not None and node.name.lower() != INDEXES_SIZE else 0)
 
 
 def size(version: TableVersion) -> int:
@@ -204,7 +211,8 @@ def _relkind(t: TableVersion) -> str:
 
 
 def _pg_class(tables: list[TableVersion]) -> pa.Table:
-    rows = []  # (oid, name, schema, relkind, persistence, reltuples, hasindex, natts, reltype, checks, populated)
+    # (oid, name, schema, relkind, persistence, reltuples, hasindex, natts, reltype, checks, populated, am)
+    rows = []
     for t in _relations(tables):
         persistence = "t" if t.table_id.startswith(TEMP_ID_PREFIX) else "p"
         indexes = indexes_of(t)
@@ -212,9 +220,10 @@ def _pg_class(tables: list[TableVersion]) -> pa.Table:
         rows.append((oid(t.table_id), t.name, t.db, _relkind(t), persistence,
                      t.row_count if t.is_table else -1, bool(indexes), len(_attributes(t)),
                      oid(t.table_id, "type") if not t.is_sequence else 0, len(t.schema.checks),
-                     not t.is_matview or t.schema.matview.populated))
-        rows += [(oid(t.table_id, name), name, t.db, "i", persistence, -1, False, len(columns), 0, 0, True)
-                 for name, columns, *_ in indexes]
+                     not t.is_matview or t.schema.matview.populated, "heap" if t.is_table else None))
+        methods = {i.name: i.method for i in t.schema.indexes} if t.is_table else {}
+        rows += [(oid(t.table_id, name), name, t.db, "i", persistence, -1, False, len(columns), 0, 0, True,
+                  methods.get(name, "btree")) for name, columns, *_ in indexes]
     n = len(rows)
     return pa.table({
         "oid": _oid(r[0] for r in rows),
@@ -222,6 +231,7 @@ def _pg_class(tables: list[TableVersion]) -> pa.Table:
         "relnamespace": _oid(namespace_oid(schema_name(r[2])) for r in rows),
         "reltype": _oid(r[8] for r in rows),
         "relowner": _oid([OWNER] * n),
+        "relam": _oid(ACCESS_METHODS[r[11]][0] if r[11] else 0 for r in rows),
         "reltablespace": _oid([0] * n),  # (the database's default tablespace)
         "relkind": _text(r[3] for r in rows),
         "relpersistence": _text(r[4] for r in rows),
@@ -531,6 +541,9 @@ _TYPE_NAMES = {"integer": "int4", "bigint": "int8", "smallint": "int2", "boolean
                "double precision": "float8", "character varying": "varchar", "character": "bpchar",
                "timestamp without time zone": "timestamp", "timestamp with time zone": "timestamptz",
                "time without time zone": "time", "time with time zone": "timetz"}
+#: other names SQL has for built-in types (regtype input takes them too)
+_TYPE_ALIASES = {"int": "int4", "decimal": "numeric", "dec": "numeric", "float": "float8", "char": "bpchar",
+                 "double": "float8", "timestamptz": "timestamptz", '"char"': "char"}
 _PARALLEL = {"SAFE": "s", "RESTRICTED": "r", "UNSAFE": "u"}
 
 
@@ -542,6 +555,24 @@ def type_oid(name: str, tables: list[TableVersion]) -> int:
     array = name.endswith("[]")
     found = BUILTIN.get(_TYPE_NAMES.get(name.removesuffix("[]"), name.removesuffix("[]")))
     return 0 if found is None else found[3] if array else found[0]
+
+
+def named_type_oid(ctx, text: str) -> int:
+    """The OID of the type ``text`` names, as regtype input reads it: a built-in type by any of
+    its names (``integer``, ``int4``, ``int``, ``character varying(20)`` - a typmod is
+    ignored -, ``text[]``), else a user-defined type by the search path; 42704 for none."""
+    written = re.sub(r"\s+", " ", re.sub(r"\(.*?\)", "", text)).strip()
+    name = written if written.startswith('"') else written.lower()
+    array = name.endswith("[]")
+    base = name.removesuffix("[]").strip()
+    base = _TYPE_NAMES.get(base, _TYPE_ALIASES.get(base, base))
+    found = BUILTIN.get(base.removeprefix("pg_catalog."))
+    if found is not None:
+        return found[3] if array else found[0]
+    user = ctx.txn.table(ctx.catalog, *ctx.locate(parse_table_name(written.removesuffix("[]"))))
+    if user is None or not user.is_type or array:
+        raise errors.UndefinedObject(f'type "{written}" does not exist')
+    return oid(user.table_id)
 
 
 def _pg_proc(tables: list[TableVersion]) -> pa.Table:

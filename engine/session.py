@@ -24,8 +24,8 @@ import weakref
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import (backends, catalog_views, checks, comments, copy, deferred, functions, matviews, prepared,
-                           renames, sequence_ddl, table_locks, uniques, user_types, views, with_writes)
+from txlake.engine import (backends, catalog_views, checks, comments, copy, deferred, functions, matviews, notify,
+                           prepared, renames, sequence_ddl, table_locks, uniques, user_types, views, with_writes)
 from txlake.engine.database import Database, default_memory_limit, open_database
 from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result, lock_wait, relation_kind, with_settings
 from txlake.engine.merge import merge
@@ -173,6 +173,7 @@ class Session:
         self.state_change = self.backend_start  # (while one runs: query_start)
         self._terminated = False  # pg_terminate_backend ended it: its owner's next call is told (57P01)
         self._released = False  # its DuckDB connection closed, its database let go (``close``)
+        self.listener = notify.Listener(self.db.notifications)  # its LISTENs and what it was sent
         _open_sessions.add(self)
         self.db.backends.add(self)
 
@@ -409,21 +410,23 @@ class Session:
         return True
 
     def _commit(self, txn: Transaction, deadline: float | None = None) -> None:
-        """The database commits ``txn``; its temporary tables, lifted out first, are the session's.
-        ``deadline``: its deferred checks' statement_timeout (an autocommit statement's own;
-        None: the COMMIT's, from now)."""
+        """The database commits ``txn``; its temporary tables, lifted out first, are the session's;
+        its LISTEN / UNLISTEN / NOTIFY take effect. ``deadline``: its deferred checks'
+        statement_timeout (an autocommit statement's own; None: the COMMIT's, from now)."""
         if txn.deferred is not None:
             self._run_deferred(txn, ending=True, deadline=deadline)
         if not self.temp.tables and not txn.temp_created:
             self.db.commit(txn)
-            return
-        mine = self.temp.take(txn)
-        try:
-            self.db.commit(txn)
-            self.temp.committed(mine, txn.temp_created)
-        finally:
-            if self.executor.private is not None:  # spilled rows no temporary table holds now go
-                self.executor.private.keep_only(self.temp.files())
+        else:
+            mine = self.temp.take(txn)
+            try:
+                self.db.commit(txn)
+                self.temp.committed(mine, txn.temp_created)
+            finally:
+                if self.executor.private is not None:  # spilled rows no temporary table holds now go
+                    self.executor.private.keep_only(self.temp.files())
+        if txn.notify:
+            self.listener.committed(txn.notify, self.pid)
 
     def set_label(self, label: str) -> None:
         """Give the open transaction a label (DB-API ``commit(label=...)``)."""
@@ -700,6 +703,7 @@ class Session:
             if self.txn is not None:
                 self._rollback()
             self.temp.tables.clear()  # (their spilled files go with the executor's private folder)
+            self.listener.close()
             self.executor.close()
             self.closed = self._released = True
             self.db.backends.remove(self)
@@ -1091,6 +1095,21 @@ class Session:
             self.commit()
         return Result(status="DO", messages=messages)
 
+    def _notification(self, stmt: st.Listen | st.Unlisten | st.Notify) -> Result:
+        """LISTEN, UNLISTEN, NOTIFY (engine/notify.py): queued in the transaction block, for its
+        COMMIT; outside one, done now - a transaction of the one statement."""
+        if isinstance(stmt, st.Notify):
+            action, tag = ("notify", *notify.checked(stmt.channel, stmt.payload)), "NOTIFY"
+        else:
+            channel = None if stmt.channel is None else notify.checked(stmt.channel, None)[0]
+            action, tag = ("listen" if isinstance(stmt, st.Listen) else "unlisten", channel), type(stmt).__name__.upper()
+        if self.txn is None:
+            self.listener.committed([action], self.pid)
+        else:
+            self.txn.check_usable()
+            self.txn.notify.append(action)
+        return Result(status=tag)
+
     def _vacuum(self, stmt: st.Vacuum) -> Result:
         """``VACUUM [tables]``: each table (all, if none is named) compacted, its deleted rows
         dropped from its files, as ``CALL txlake.compact`` does - outside a transaction block
@@ -1133,6 +1152,9 @@ class Session:
             if self.temp.changed(self.temp.take(txn)) or txn.temp_created:
                 self.db.abort(txn)
                 raise errors.NotSupportedError("cannot PREPARE a transaction that has operated on temporary objects")
+        if txn.notify:  # (a prepared transaction has no session to listen for, or to send as)
+            self.db.abort(txn)
+            raise errors.NotSupportedError("cannot PREPARE a transaction that has executed LISTEN, UNLISTEN, or NOTIFY")
         if self.db.advisory.taken_by(txn.vxid):  # (they would end with the session, not the transaction)
             self.db.abort(txn)
             raise errors.NotSupportedError("cannot PREPARE a transaction that holds transaction-level advisory locks "
@@ -1169,8 +1191,8 @@ class Session:
         """``DISCARD``: PLANS has nothing to drop (a statement's text keys its cached parse, no
         session's plan); SEQUENCES forgets currval / lastval and the numbers taken ahead; TEMP
         drops the session's temporary tables (as DROP TABLE: undone by a ROLLBACK); ALL - only
-        outside a transaction block (25001) - does all three, and RESET ALL, DEALLOCATE ALL and
-        pg_advisory_unlock_all(), as PostgreSQL's."""
+        outside a transaction block (25001) - does all three, and RESET ALL, DEALLOCATE ALL,
+        UNLISTEN * and pg_advisory_unlock_all(), as PostgreSQL's."""
         if stmt.what == "ALL":
             if self.txn is not None:
                 error = errors.ActiveSqlTransaction("DISCARD ALL cannot run inside a transaction block")
@@ -1178,6 +1200,7 @@ class Session:
                 raise error
             self._set_setting(st.SetVariable(name="all"))
             self.prepared.clear()
+            self.listener.committed([("unlisten", None)], self.pid)
             self.executor.advisory.locks.release_session(self.executor.advisory.session)
         if stmt.what in ("ALL", "SEQUENCES"):
             self.executor.sequence_calls.forget()
@@ -1302,6 +1325,9 @@ _CONTROL = {
     st.NoEffect: lambda s, stmt: Result(status=stmt.tag, notice=stmt.notice),
     st.Call: Session._call,
     st.Vacuum: Session._vacuum,
+    st.Listen: Session._notification,
+    st.Unlisten: Session._notification,
+    st.Notify: Session._notification,
     st.Do: Session._do,
     st.PrepareTransaction: Session._prepare_transaction,
     st.CommitPrepared: lambda s, stmt: s._finish_prepared(stmt, commit=True),

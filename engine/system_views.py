@@ -1,5 +1,6 @@
 """PostgreSQL's views of the running system: ``pg_stat_activity`` (the sessions), ``pg_locks``
-(the locks they hold and wait for) and ``pg_settings`` (the asking session's settings).
+(the locks they hold and wait for), ``pg_settings`` (the asking session's settings) and
+``pg_prepared_xacts`` (the prepared transactions awaiting COMMIT / ROLLBACK PREPARED).
 
 Each is built when a statement names it, as the catalog views are (engine/catalog_views.py),
 from this process's open sessions of the warehouse (engine/backends.py, which says what a pid
@@ -38,8 +39,9 @@ from txlake.engine.advisory import EXCLUSIVE as ADVISORY_EXCLUSIVE
 from txlake.engine.catalog_views import CATALOG
 from txlake.engine.mvcc.locks import MODE_NAMES
 from txlake.engine.mvcc.xact import TxnState
+from txlake.storage.prepared import PRECOMMITTED
 
-VIEWS = ("pg_catalog.pg_stat_activity", "pg_catalog.pg_locks", "pg_catalog.pg_settings")
+VIEWS = ("pg_catalog.pg_stat_activity", "pg_catalog.pg_locks", "pg_catalog.pg_settings", "pg_catalog.pg_prepared_xacts")
 
 _LOCK_COLUMNS = {
     "locktype": pa.string(), "database": pa.int64(), "relation": pa.int64(), "page": pa.int32(),
@@ -54,9 +56,22 @@ def build(key: str, db, pid: int) -> pa.Table:
     """The rows of ``key`` (one of VIEWS) for the session ``pid`` of database ``db``."""
     if key == "pg_catalog.pg_settings":
         return _pg_settings(db.backends.get(pid))
+    if key == "pg_catalog.pg_prepared_xacts":
+        return _pg_prepared_xacts(db)
     sessions = db.backends.sessions()
     locks = _locks(db, sessions)
     return _table(_LOCK_COLUMNS, locks) if key == "pg_catalog.pg_locks" else _pg_stat_activity(sessions, locks)
+
+
+def _pg_prepared_xacts(db) -> pa.Table:
+    """The prepared transactions not yet committed or rolled back - of any process, from their
+    records (storage/prepared.py) - as PostgreSQL lists them."""
+    found = [r for r in db.warehouse.prepared.records() if r.state == PRECOMMITTED]
+    return pa.table({"transaction": pa.array([r.xid for r in found], pa.int64()),
+                     "gid": pa.array([r.gid for r in found], pa.string()),
+                     "prepared": pa.array([r.prepared_ms * 1000 for r in found], _TIME),
+                     "owner": pa.array([dialect.user_name()] * len(found), pa.string()),
+                     "database": pa.array([CATALOG] * len(found), pa.string())})
 
 
 def _table(columns: dict[str, pa.DataType], rows: list[dict]) -> pa.Table:

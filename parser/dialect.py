@@ -34,7 +34,8 @@ class Control(exp.Expression):
 
     ``kind`` names the statement (BEGIN, COMMIT, ROLLBACK, SAVEPOINT, ROLLBACK_TO, RELEASE,
     SET_TRANSACTION, SET_SESSION_CHARACTERISTICS, SET_CONSTRAINTS, SET, RESET, SHOW, PREPARE_TRANSACTION,
-    COMMIT_PREPARED, ROLLBACK_PREPARED, PREPARE, EXECUTE, DEALLOCATE, DISCARD, DO, NO_EFFECT); the other args
+    COMMIT_PREPARED, ROLLBACK_PREPARED, PREPARE, EXECUTE, DEALLOCATE, DISCARD, DO, LISTEN, UNLISTEN, NOTIFY,
+    NO_EFFECT); the other args
     depend on it.
     """
 
@@ -1430,11 +1431,40 @@ class TxlakeParser(DuckDB.Parser):
             self.raise_error("at end of input", self._prev)
         return Control(kind="DO", value=code, name=language or "plpgsql")
 
-    def _parse_refused_statement(self) -> None:
-        """``LISTEN``, ``NOTIFY``, ``UNLISTEN``: 0A000 saying why (they were 42601 at their
-        second word)."""
-        word = self._curr.text.upper()
-        raise errors.NotSupportedError(f"{word} is not supported: txlake has no asynchronous notifications")
+    def _parse_notification_statement(self) -> Control:
+        """``LISTEN channel``, ``UNLISTEN { channel | * }``, ``NOTIFY channel [, 'payload']``: a
+        Control of that kind, ``name`` the channel (None: UNLISTEN *), ``value`` the payload."""
+        kind = self._curr.text.upper()
+        self._advance()
+        channel = payload = None
+        if kind == "UNLISTEN" and self._match(TokenType.STAR):
+            pass
+        elif self._at_token() and self._curr.token_type is TokenType.IDENTIFIER:  # "Quoted"
+            channel = self._curr.text
+            self._advance()
+        elif self._at_token() and self._curr.token_type not in (TokenType.STRING, TokenType.NUMBER) \
+                and re.fullmatch(r"[^\W\d]\w*", self._curr.text):
+            channel = self._curr.text.lower()
+            self._advance()
+        else:
+            self._refuse_token()
+        if kind == "NOTIFY" and self._match(TokenType.COMMA):
+            if not self._at_token() or self._curr.token_type not in (TokenType.STRING, TokenType.HEREDOC_STRING):
+                self._refuse_token()
+            payload = self._curr.text
+            self._advance()
+        if self._at_token():
+            self._refuse_token()
+        return Control(kind=kind, name=channel, value=payload)
+
+    def _at_token(self) -> bool:
+        return self._index < len(self._tokens)
+
+    def _refuse_token(self) -> None:
+        """42601 at the current token, or at the end of the statement."""
+        if self._at_token():
+            self.raise_error(f'at or near "{self._curr.text}"', self._curr)
+        self.raise_error("at end of input", self._prev)
 
     def _parse_no_effect_statement(self) -> Control | None:
         """``ALTER kind name OWNER TO role``, ``COMMENT ON ... IS ...`` (of what txlake keeps no
@@ -1663,9 +1693,9 @@ class TxlakeParser(DuckDB.Parser):
         "REVOKE": _parse_no_effect_statement,
         "DISCARD": _parse_discard_statement,
         "DO": _parse_do_statement,
-        "LISTEN": _parse_refused_statement,
-        "NOTIFY": _parse_refused_statement,
-        "UNLISTEN": _parse_refused_statement,
+        "LISTEN": _parse_notification_statement,
+        "NOTIFY": _parse_notification_statement,
+        "UNLISTEN": _parse_notification_statement,
     }
 
 

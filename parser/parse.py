@@ -441,6 +441,12 @@ def _control(node: Control) -> st.Statement:
         return st.Discard(what=a["name"])
     if kind == "DO":
         return st.Do(code=a["value"], language=a["name"])
+    if kind == "LISTEN":
+        return st.Listen(channel=a["name"])
+    if kind == "UNLISTEN":
+        return st.Unlisten(channel=a.get("name"))
+    if kind == "NOTIFY":
+        return st.Notify(channel=a["name"], payload=a.get("value") or "")
     if kind == "PREPARE_TRANSACTION":
         return st.PrepareTransaction(gid=a["label"])
     if kind == "COMMIT_PREPARED":

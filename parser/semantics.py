@@ -1621,7 +1621,7 @@ _MICRO = exp.cast(exp.Literal.number("0.000001"), "DECIMAL(7,6)")
 # DuckDB's stand-ins for PostgreSQL's functions over catalog OIDs that txlake does not answer
 # (engine/catalog_functions.py answers format_type, pg_get_constraintdef, ...): they read DuckDB's
 # own catalog and gave wrong answers for txlake's pg_catalog rows: refused
-_CATALOG_READERS = frozenset({"format_pg_type", "pg_get_viewdef", "pg_type_is_visible", "pg_function_is_visible"})
+_CATALOG_READERS = frozenset({"format_pg_type"})
 
 
 def _function(node: exp.Anonymous) -> exp.Expression:
@@ -1677,7 +1677,9 @@ def _function(node: exp.Anonymous) -> exp.Expression:
 
 
 # pg_relation_size(rel) and its kin: engine/pg_catalog.py answers them at each execution
-RELATION_SIZES = ("pg_relation_size", "pg_table_size", "pg_total_relation_size")
+# (pg_indexes_size: 0 for any relation - txlake's indexes are built in memory)
+INDEXES_SIZE = "pg_indexes_size"
+RELATION_SIZES = ("pg_relation_size", "pg_table_size", "pg_total_relation_size", INDEXES_SIZE)
 
 
 def _relation_size(name: str, arguments: list[exp.Expression]) -> exp.Expression:

@@ -248,6 +248,25 @@ class Discard(Statement):
 
 
 @dataclass(frozen=True)
+class Listen(Statement):
+    """``LISTEN channel`` (engine/notify.py): heard from when its transaction commits."""
+    channel: str = ""
+
+
+@dataclass(frozen=True)
+class Unlisten(Statement):
+    """``UNLISTEN channel | *`` (``channel`` None: every channel)."""
+    channel: str | None = None
+
+
+@dataclass(frozen=True)
+class Notify(Statement):
+    """``NOTIFY channel [, 'payload']``: sent to the channel's listeners when its transaction commits."""
+    channel: str = ""
+    payload: str = ""
+
+
+@dataclass(frozen=True)
 class CommitPrepared(Statement):
     gid: str = ""
     touches_data = False

@@ -21,6 +21,7 @@ import pyarrow as pa
 
 import txlake
 from txlake.engine.catalog_views import pg_type_name, schema_name
+from txlake.engine.pg_fixed import EXTENSIONS
 from txlake.parser.dialect import BUILT_IN_EXTENSIONS
 from txlake.parser.parse import parse_table_name
 from txlake.repl.runner import Outcome, Runner
@@ -386,9 +387,15 @@ def _list_functions(runner: Runner, argument: str) -> Outcome:
 
 
 def _list_roles(runner: Runner, argument: str) -> Outcome:
-    """psql's ``\\du`` / ``\\dg [PATTERN]``: txlake's one role, the warehouse's owner - the user
-    the shell runs as (``current_user``), who may do all there is to do: a superuser."""
-    found = _query(runner, "SELECT current_user AS role, 'Superuser' AS attributes")
+    """psql's ``\\du`` / ``\\dg [PATTERN]``: txlake's one role (pg_roles), the warehouse's owner -
+    the user the shell runs as (``current_user``), who may do all there is to do: a superuser,
+    its attributes as psql lists them."""
+    found = _query(runner, "SELECT rolname AS role, concat_ws(', ', CASE WHEN rolsuper THEN 'Superuser' END, "
+                   "CASE WHEN NOT rolinherit THEN 'No inheritance' END, "
+                   "CASE WHEN rolcreaterole THEN 'Create role' END, CASE WHEN rolcreatedb THEN 'Create DB' END, "
+                   "CASE WHEN NOT rolcanlogin THEN 'Cannot login' END, "
+                   "CASE WHEN rolreplication THEN 'Replication' END, CASE WHEN rolbypassrls THEN 'Bypass RLS' END) "
+                   "AS attributes FROM pg_catalog.pg_roles ORDER BY 1")
     if found is None:
         return Outcome.ERROR
     if argument:
@@ -399,16 +406,16 @@ def _list_roles(runner: Runner, argument: str) -> Outcome:
 
 # the extensions txlake has built in (CREATE EXTENSION of one is taken and changes nothing): the
 # version PostgreSQL 16 ships, and PostgreSQL's description with what of it there is
-_EXTENSION_VERSIONS = {"uuid-ossp": ("1.1", "generate universally unique identifiers (UUIDs)"),
-                       "pgcrypto": ("1.3", "cryptographic functions")}
+_EXTENSION_DESCRIPTIONS = {"uuid-ossp": "generate universally unique identifiers (UUIDs)",
+                           "pgcrypto": "cryptographic functions", "plpgsql": "PL/pgSQL procedural language"}
 
 
 def _list_extensions(runner: Runner, argument: str) -> Outcome:
-    """psql's ``\\dx [PATTERN]``: the extensions txlake has built in, always there - their
-    functions are in pg_catalog, callable from any schema (PostgreSQL's plpgsql is not: txlake
-    runs it in DO blocks only)."""
-    rows = [(name, version, "pg_catalog", f"{description}: {BUILT_IN_EXTENSIONS[name]} only")
-            for name, (version, description) in sorted(_EXTENSION_VERSIONS.items())]
+    """psql's ``\\dx [PATTERN]``: the extensions txlake has built in (engine/pg_fixed.py), always
+    there - their functions are in pg_catalog, callable from any schema - and plpgsql."""
+    rows = [(name, version, schema, _EXTENSION_DESCRIPTIONS[name] + (
+             f": {BUILT_IN_EXTENSIONS[name]} only" if name in BUILT_IN_EXTENSIONS else ""))
+            for name, (_, version, schema) in sorted(EXTENSIONS.items())]
     if argument:
         matches = _pattern(argument)
         rows = [row for row in rows if matches("", row[0])]

@@ -388,6 +388,7 @@ class Runner:
             outcome = Outcome.ERROR
         finally:
             cursor.close()
+        self._show_notifications()
         if self.timing:
             self.print(f"Time: {(time.perf_counter() - start) * 1000:.3f} ms")
         return outcome
@@ -400,6 +401,14 @@ class Runner:
         self.variables.update(ERROR="false" if error is None else "true", SQLSTATE=sqlstate, ROW_COUNT=str(rows))
         if error is not None:
             self.variables.update(LAST_ERROR_MESSAGE=str(error).split("\n")[0], LAST_ERROR_SQLSTATE=sqlstate)
+
+    def _show_notifications(self) -> None:
+        """What LISTEN brought since the last statement, as psql prints it after a command."""
+        for n in self.conn.notifies:
+            payload = f' with payload "{n.payload}"' if n.payload else ""
+            self.print(f'Asynchronous notification "{n.channel}"{payload} received from server process '
+                       f"with PID {n.pid}.")
+        self.conn.notifies.clear()
 
     def _show_notices(self) -> None:
         for notice in self.conn.notices:

@@ -62,6 +62,7 @@ class SavepointMark:
     locks: tuple = ((0, 0), 0)
     settings: int = 0      # how many of the transaction's setting changes it had made then
     deferred: tuple | None = None  # its SET CONSTRAINTS modes and deferred checks then (DeferredChecks.mark)
+    notify: int = 0        # how many LISTEN / UNLISTEN / NOTIFY actions it had queued then
 
 
 @dataclass
@@ -106,6 +107,9 @@ class Transaction:
     # holds (engine/table_locks.py): run again, they ask for none; emptied when it frees locks
     # (a rollback to a savepoint, an error) or runs DDL
     statements_locked: dict = field(default_factory=dict)
+    # its LISTEN / UNLISTEN / NOTIFY, in order, for its COMMIT (engine/notify.py): ("listen",
+    # channel), ("unlisten", channel or None: all), ("notify", channel, payload)
+    notify: list = field(default_factory=list)
     # SET CONSTRAINTS modes and the checks of deferred constraints it queued for COMMIT
     # (engine/deferred.py ``DeferredChecks``); None until it meets one
     deferred: object = None
@@ -201,7 +205,8 @@ class Transaction:
     def savepoint(self, name: str, locks: tuple = ((0, 0), 0)) -> None:
         self.savepoints.append(SavepointMark(name, dict(self.changes), dict(self.bases), locks,
                                              len(self.settings_changed),
-                                             self.deferred.mark() if self.deferred is not None else None))
+                                             self.deferred.mark() if self.deferred is not None else None,
+                                             len(self.notify)))
 
     def _find(self, name: str) -> int:
         for i in range(len(self.savepoints) - 1, -1, -1):
@@ -215,6 +220,7 @@ class Transaction:
         del self.savepoints[i + 1:]
         self.changes = dict(mark.changes)
         self.bases = dict(mark.bases)
+        del self.notify[mark.notify:]
         if mark.deferred is None:
             self.deferred = None
         else:

@@ -296,3 +296,59 @@ def test_a_wrong_number_of_arguments_is_42883(connect, sql):
     with pytest.raises(errors.ProgrammingError) as e:
         connect(autocommit=True).execute(sql)
     assert e.value.sqlstate == "42883" and "does not exist" in str(e.value)
+
+
+def test_viewdef_and_type_and_function_visibility(connect):
+    """pg_get_viewdef, pg_type_is_visible and pg_function_is_visible were 0A000 (DBeaver's view
+    DDL, psql's \\dT and \\df queries): the view's query as pg_views.definition shows it (NULL
+    for a relation that is no view), and visibility as the search path finds the name."""
+    c = connect(autocommit=True)
+    for sql in ("CREATE TABLE p (id int, name text)", "CREATE VIEW pv AS SELECT id, name FROM p WHERE id > 1",
+                "CREATE MATERIALIZED VIEW mv AS SELECT 1 AS x", "CREATE TYPE mood AS ENUM ('a')",
+                "CREATE SCHEMA s2", "CREATE TYPE s2.hidden AS ENUM ('x')",
+                "CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS 'SELECT a'",
+                "CREATE FUNCTION s2.f(a int) RETURNS int LANGUAGE sql AS 'SELECT a'",
+                "CREATE FUNCTION s2.g() RETURNS int LANGUAGE sql AS 'SELECT 1'"):
+        c.execute(sql)
+    definition = q(c, "SELECT definition FROM pg_views WHERE viewname = 'pv'")[0][0]
+    assert q(c, "SELECT pg_get_viewdef('pv'), pg_get_viewdef('pv'::regclass, true)") == [(definition,) * 2]
+    assert q(c, "SELECT c.relname, pg_get_viewdef(c.oid) FROM pg_class c WHERE relnamespace = 2200 AND "
+                "relkind IN ('r', 'v', 'm') ORDER BY 1") == [("mv", "SELECT 1 AS x"), ("p", None), ("pv", definition)]
+    with pytest.raises(errors.UndefinedTable):
+        c.execute("SELECT pg_get_viewdef('nope')")
+    assert q(c, "SELECT t.typname, pg_type_is_visible(t.oid) FROM pg_type t WHERE t.typname IN ('mood', 'hidden', "
+                "'int4', '_text') ORDER BY 1") == [("_text", True), ("hidden", False), ("int4", True), ("mood", True)]
+    found = "SELECT n.nspname, p.proname, pg_function_is_visible(p.oid) FROM pg_proc p " \
+            "JOIN pg_namespace n ON n.oid = p.pronamespace ORDER BY 1, 2"
+    assert q(c, found) == [("public", "f", True), ("s2", "f", False), ("s2", "g", False)]
+    c.execute("SET search_path = s2, public")
+    assert q(c, found) == [("public", "f", False), ("s2", "f", True), ("s2", "g", True)]
+
+
+def test_regtype_regnamespace_and_regrole(connect):
+    """x::regtype, ::regnamespace and ::regrole were 42704 (type does not exist): tools write
+    atttypid::regtype, relnamespace::regnamespace and relowner::regrole. As regclass: the OID
+    where one is meant, else the name (regtype's as format_type writes it, without a typmod)."""
+    c = connect(autocommit=True)
+    for sql in ("CREATE TYPE mood AS ENUM ('a')", "CREATE SCHEMA app",
+                "CREATE TABLE app.t (a int, b varchar(10), c text[], m mood, n numeric(5,2), d timestamptz)"):
+        c.execute(sql)
+    assert q(c, "SELECT 'integer'::regtype, 'int'::regtype, 'character varying(3)'::regtype, 'text[]'::regtype, "
+                "'public.mood'::regtype, '\"char\"'::regtype, 'char'::regtype") == [
+        ("integer", "integer", "character varying", "text[]", "mood", '"char"', "character")]
+    assert q(c, "SELECT 'int4'::regtype::oid, 'mood'::regtype = (SELECT oid FROM pg_type WHERE typname = 'mood')") == [
+        (23, True)]
+    assert q(c, "SELECT attname, atttypid::regtype FROM pg_attribute WHERE attrelid = 'app.t'::regclass AND attnum > 0 "
+                "ORDER BY attnum") == [("a", "integer"), ("b", "character varying"), ("c", "text[]"), ("m", "mood"),
+                                       ("n", "numeric"), ("d", "timestamp with time zone")]
+    assert q(c, "SELECT 0::regtype, 99999::regtype") == [("-", "99999")]
+    user = q(c, "SELECT current_user")[0][0]
+    assert q(c, "SELECT relnamespace::regnamespace, relowner::regrole FROM pg_class WHERE relname = 't'") == [
+        ("app", user)]
+    assert q(c, "SELECT count(*) FROM pg_class WHERE relnamespace = 'app'::regnamespace") == [(1,)]
+    assert q(c, "SELECT 'pg_catalog'::regnamespace::oid, 10::regrole::oid") == [(11, 10)]
+    for sql, state in (("SELECT 'nope'::regtype", "42704"), ("SELECT 'nope'::regnamespace", "3F000"),
+                       ("SELECT 'nobody'::regrole", "42704")):
+        with pytest.raises(errors.ProgrammingError) as e:
+            c.execute(sql)
+        assert e.value.sqlstate == state

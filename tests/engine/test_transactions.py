@@ -1686,3 +1686,31 @@ def test_vacuum_compacts_and_analyze_checks_names(connect):
         conn.execute("VACUUM a")
     assert info.value.sqlstate == "25001"
     conn.execute("ROLLBACK")
+
+
+PREPARE_IN_ANOTHER_PROCESS = """
+import sys, txlake
+conn = txlake.connect(sys.argv[1], autocommit=True, publish="off")
+conn.execute("BEGIN")
+conn.execute("INSERT INTO t VALUES (2)")
+conn.execute("PREPARE TRANSACTION 'theirs'")
+"""
+
+
+def test_pg_prepared_xacts_lists_the_prepared_transactions_of_every_process(connect, warehouse):
+    """pg_prepared_xacts was 42P01 (transaction managers and monitoring read it): the prepared
+    transactions awaiting COMMIT / ROLLBACK PREPARED, a finished one gone."""
+    c = connect(autocommit=True)
+    c.execute("CREATE TABLE t (a INT)")
+    c.execute("BEGIN")
+    c.execute("INSERT INTO t VALUES (1)")
+    c.execute("PREPARE TRANSACTION 'mine'")
+    done = run_python(PREPARE_IN_ANOTHER_PROCESS, warehouse)
+    assert done.returncode == 0, done.stderr
+    user = c.execute("SELECT current_user").fetchone()[0]
+    assert c.execute("SELECT gid, owner, database, transaction > 0, prepared <= now() FROM pg_prepared_xacts "
+                     "ORDER BY gid").fetchall() == [("mine", user, "txlake", True, True),
+                                                     ("theirs", user, "txlake", True, True)]
+    c.execute("COMMIT PREPARED 'mine'")
+    c.execute("ROLLBACK PREPARED 'theirs'")
+    assert c.execute("SELECT count(*) FROM pg_prepared_xacts").fetchone() == (0,)

@@ -624,11 +624,12 @@ def test_functions_roles_and_extensions_are_listed(main, tmp_path):
                            ["pg_catalog", "count", "bigint", '"any"', "agg"]]
     assert blocks[2][0] == 'Did not find any functions named "nope*".'
     user = main(wh, "-At", "-c", "SELECT current_user").stdout.strip()
-    assert rows[2] == [["role", "attributes"], [user, "Superuser"]]
+    assert rows[2] == [["role", "attributes"], [user, "Superuser, Create role, Create DB, Replication, Bypass RLS"]]
     assert blocks[3][0] == 'Did not find any roles named "nobody".'
     assert [row[:3] for row in rows[3]] == [["name", "version", "schema"], ["pgcrypto", "1.3", "pg_catalog"],
-                                            ["uuid-ossp", "1.1", "pg_catalog"]]
-    assert rows[3][2][3] == "generate universally unique identifiers (UUIDs): uuid_generate_v4() and uuid_nil() only"
+                                            ["plpgsql", "1.0", "pg_catalog"], ["uuid-ossp", "1.1", "pg_catalog"]]
+    assert rows[3][2][3] == "PL/pgSQL procedural language"
+    assert rows[3][3][3] == "generate universally unique identifiers (UUIDs): uuid_generate_v4() and uuid_nil() only"
     assert [row[0] for row in rows[4]] == ["name", "uuid-ossp"]
     assert "\\errverbose" in main(wh, "-c", "\\?").stdout
 
@@ -676,3 +677,17 @@ def test_a_script_defines_functions_and_the_shell_lists_and_shows_them(main, tmp
     assert " public | f    | integer     | a integer      | func" in out
     assert "CREATE OR REPLACE FUNCTION public.g(x integer)\n RETURNS integer\n LANGUAGE sql\nBEGIN ATOMIC\n" \
            "  SELECT CASE WHEN x > 0 THEN f(x) ELSE 0 END;\nEND" in out
+
+
+def test_notifications_are_printed_after_the_command_as_psql_prints_them(main, tmp_path):
+    """LISTEN / NOTIFY were 0A000; psql prints what a listening session was sent after each command."""
+    wh = str(tmp_path / "wh")
+    done = main(wh, "-c", "LISTEN c", "-c", "NOTIFY c, 'hi'", "-c", "BEGIN", "-c", "NOTIFY c", "-c", "SELECT 1 AS one",
+                "-c", "COMMIT", "-c", "UNLISTEN *", "-c", "NOTIFY c, 'unheard'")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    pid = lines[2].rsplit(" ", 1)[1].rstrip(".")
+    assert lines[:3] == ["LISTEN", "NOTIFY", f'Asynchronous notification "c" with payload "hi" received from server '
+                                             f"process with PID {pid}."]
+    assert lines[-5:] == ["(1 row)", "COMMIT", f'Asynchronous notification "c" received from server process with '
+                                               f"PID {pid}.", "UNLISTEN", "NOTIFY"]

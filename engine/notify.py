@@ -1,0 +1,195 @@
+"""``LISTEN``, ``UNLISTEN``, ``NOTIFY`` and ``pg_notify()``: PostgreSQL's asynchronous
+notifications (async.c), between the sessions of a warehouse in every process.
+
+What a transaction does with them is queued in it (``Transaction.notify``: ``("listen", c)``,
+``("unlisten", c | None)``, ``("notify", c, payload)``) and takes effect only when it commits: a
+rollback - or a rollback to a savepoint before them - drops them, as in PostgreSQL. A NOTIFY
+named twice in one transaction with the same channel and payload is sent once, the others in
+the order they were named. A session begins to hear a channel when its LISTEN commits; what
+was committed before is not heard.
+
+The queue is a file in the log's directory (``NOTIFY``): each committing transaction appends
+its notifications, a JSON line each - ``[pid, channel, payload]`` - in one ``write`` under an
+exclusive ``flock``, and a listening session reads on from where it last stopped. A process
+with a listening session holds a shared ``flock`` on ``NOTIFY.listeners``; a sender that can
+take that lock exclusively knows no process listens, so sends nothing, and empties the queue
+file then if it has grown (PostgreSQL's queue, too, is kept only for listeners). Notifications
+are delivered between transactions, as PostgreSQL delivers them: a listener reads the queue
+when a statement of its own ends outside a transaction block (the DB-API ``Connection``
+gathers them into ``notifies``, the shell prints them as psql does) and when asked
+(``Connection.poll``). A notification's ``pid`` is the sending session's ``pg_backend_pid()``
+(engine/backends.py: unique within its process only).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import threading
+import time
+from typing import NamedTuple
+
+from txlake import errors
+
+QUEUE_FILE = "NOTIFY"
+LISTENERS_FILE = "NOTIFY.listeners"
+MAX_PAYLOAD = 8000  # bytes, as PostgreSQL's default block size allows (async.c)
+MAX_CHANNEL = 63  # bytes: NAMEDATALEN - 1
+EMPTY_WHEN_PAST = 1 << 20  # a queue file larger than this is emptied when no process listens
+_POLL_INTERVAL = 0.02  # seconds between reads of the queue while waiting for another process's
+
+
+class Notification(NamedTuple):
+    """A notification as psycopg gives it (``Notify``): the sending session's pid, the channel, the payload."""
+
+    pid: int
+    channel: str
+    payload: str
+
+
+def checked(channel: str | None, payload: str | None) -> tuple[str, str]:
+    """The channel and payload of a NOTIFY / pg_notify(), or 22023 as PostgreSQL words it."""
+    if not channel:
+        raise errors.InvalidParameterValue("channel name cannot be empty")
+    if len(channel.encode()) > MAX_CHANNEL:
+        raise errors.InvalidParameterValue("channel name too long")
+    payload = payload or ""
+    if len(payload.encode()) >= MAX_PAYLOAD:
+        raise errors.InvalidParameterValue("payload string too long")
+    return channel, payload
+
+
+class Queue:
+    """The warehouse's notification queue, as this process sees it (one per Database)."""
+
+    def __init__(self, directory: str):
+        self.path = os.path.join(directory, QUEUE_FILE)
+        self._listeners_path = os.path.join(directory, LISTENERS_FILE)
+        self._guard = threading.Lock()  # guards _listening and _held
+        self._listening = 0  # this process's listening sessions
+        self._held: int | None = None  # the fd holding the shared lock on the listeners file while some listen
+        self.arrived = threading.Condition()  # notified when a session of this process sent some
+
+    # --- who listens ---------------------------------------------------------------------
+
+    def listen(self) -> int:
+        """A session of this process begins to listen: the queue's end, where it reads from."""
+        with self._guard:
+            if self._listening == 0:
+                fd = os.open(self._listeners_path, os.O_RDWR | os.O_CREAT, 0o644)
+                fcntl.flock(fd, fcntl.LOCK_SH)  # (waits while a sender empties the queue)
+                self._held = fd
+            self._listening += 1
+        try:
+            return os.path.getsize(self.path)
+        except FileNotFoundError:
+            return 0
+
+    def unlisten(self) -> None:
+        """A session of this process has stopped listening to every channel."""
+        with self._guard:
+            self._listening -= 1
+            if self._listening == 0 and self._held is not None:
+                os.close(self._held)  # (its lock goes with it)
+                self._held = None
+
+    def _nobody_listens(self) -> int | None:
+        """An fd holding the listeners file exclusively - no process listens - or None."""
+        fd = os.open(self._listeners_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        return fd
+
+    # --- sending and reading -------------------------------------------------------------
+
+    def send(self, notifications: list[Notification]) -> None:
+        """Append a committed transaction's notifications, unless no process listens."""
+        nobody = self._nobody_listens()
+        if nobody is not None:
+            try:
+                if os.path.exists(self.path) and os.path.getsize(self.path) > EMPTY_WHEN_PAST:
+                    os.truncate(self.path, 0)
+            finally:
+                os.close(nobody)
+            return
+        data = "".join(json.dumps(list(n), ensure_ascii=False) + "\n" for n in notifications).encode()
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            os.write(fd, data)
+        finally:
+            os.close(fd)  # (the lock goes with it)
+        with self.arrived:
+            self.arrived.notify_all()
+
+    def read(self, offset: int) -> tuple[list[Notification], int]:
+        """The notifications appended after ``offset``, and the offset after them."""
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(offset)
+                data = f.read()
+        except FileNotFoundError:
+            return [], 0
+        end = data.rfind(b"\n") + 1  # (a line still being written is read next time)
+        return [Notification(*json.loads(line)) for line in data[:end].splitlines()], offset + end
+
+
+class Listener:
+    """A session's channels and the notifications it has been sent (``pending``)."""
+
+    def __init__(self, queue: Queue):
+        self.queue = queue
+        self.channels: set[str] = set()
+        self.offset = 0
+        self.pending: list[Notification] = []
+
+    def committed(self, actions: list[tuple], pid: int) -> None:
+        """A transaction of the session committed with these LISTEN / UNLISTEN / NOTIFY actions."""
+        was = bool(self.channels)
+        sent: dict[tuple[str, str], None] = {}
+        for action in actions:
+            if action[0] == "listen":
+                self.channels.add(action[1])
+            elif action[0] == "unlisten":
+                self.channels.difference_update(self.channels if action[1] is None else {action[1]})
+            else:
+                sent[action[1:]] = None
+        queue = self.queue
+        if self.channels and not was:
+            self.offset = queue.listen()
+        if sent:
+            queue.send([Notification(pid, channel, payload) for channel, payload in sent])
+        if was and not self.channels:
+            self.poll()  # (what was sent before the UNLISTEN committed is still this session's)
+            queue.unlisten()
+
+    def poll(self, timeout: float = 0.0) -> list[Notification]:
+        """Read the queue on into ``pending`` (waiting up to ``timeout`` seconds for one); what arrived."""
+        if not self.channels:
+            return []
+        queue = self.queue
+        deadline = time.monotonic() + timeout
+        while True:
+            found, self.offset = queue.read(self.offset)
+            mine = [n for n in found if n.channel in self.channels]
+            left = deadline - time.monotonic()
+            if mine or left <= 0:
+                self.pending += mine
+                return mine
+            with queue.arrived:  # (a session of this process wakes it at once; another process's, a read later)
+                queue.arrived.wait(min(left, _POLL_INTERVAL))
+
+    def take(self) -> list[Notification]:
+        """The notifications sent to the session, now handed over."""
+        taken, self.pending = self.pending, []
+        return taken
+
+    def close(self) -> None:
+        """The session ends: it listens no more."""
+        if self.channels:
+            self.channels.clear()
+            self.queue.unlisten()
