@@ -554,6 +554,6 @@ _VIEWS = {
                                                        "pg_enum", "pg_constraint", "pg_index", "pg_database",
                                                        "pg_attrdef", "pg_description", "pg_collation",
                                                        "pg_proc")),
-    # engine/system_views.py's: the sessions, their locks and settings
-    **dict.fromkeys(f"pg_catalog.{name}" for name in ("pg_stat_activity", "pg_locks", "pg_settings")),
+    # engine/system_views.py's: the sessions, their locks, settings and cursors
+    **dict.fromkeys(f"pg_catalog.{name}" for name in ("pg_stat_activity", "pg_locks", "pg_settings", "pg_cursors")),
 }
