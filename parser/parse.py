@@ -120,7 +120,7 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
         if order == tuple(range(len(in_text))):
             order = None
         stmt = _to_statement(tree)
-        if isinstance(stmt, (st.Explain, st.Execute)):  # (its query or values are text, with their own count)
+        if isinstance(stmt, (st.Explain, st.Execute, st.DeclareCursor)):  # (its query or values: text, their own count)
             placeholders = stmt.param_count
         reads_settings = (isinstance(stmt, _READS_SETTINGS) or isinstance(stmt, st.CreateTable) and
                           stmt.as_query is not None) and _calls_current_setting(tree)
@@ -490,7 +490,8 @@ def _declare(name: str, options, hold: bool, text: str, start: int) -> st.Declar
                                        "supported: txlake's cursor reads its rows at DECLARE, where PostgreSQL locks "
                                        "each as FETCH reaches it")
     return st.DeclareCursor(name=name, query=replace(query, offset=query.offset + start),
-                            scroll="NO SCROLL" not in options, hold=hold, param_count=query.param_count, system_columns=query.system_columns)
+                            scroll="NO SCROLL" not in options, hold=hold, param_count=query.param_count,
+                            system_columns=query.system_columns)
 
 
 def _comment(tree: CommentOn) -> st.Comment:
