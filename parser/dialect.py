@@ -1505,6 +1505,16 @@ class TxlakeParser(DuckDB.Parser):
         self._match_texts(("FROM", "IN"))
         return CursorCommand(kind=kind, this=self._expect_name("cursor name"), direction=direction, count=count)
 
+    def _parse_where(self, skip_where_token: bool = False):
+        """A WHERE clause - but ``WHERE CURRENT OF cursor`` (an UPDATE or DELETE of the row a
+        cursor is on) is refused, 0A000: a txlake cursor is a result read at DECLARE, with no
+        row of a table to point at."""
+        if self._curr and self._curr.token_type == TokenType.WHERE and self._index + 2 < len(self._tokens) and \
+                [t.text.upper() for t in self._tokens[self._index + 1:self._index + 3]] == ["CURRENT", "OF"]:
+            raise errors.NotSupportedError("WHERE CURRENT OF is not supported: txlake's cursors hold their rows, not "
+                                           "places in a table (UPDATE or DELETE by the row's key)")
+        return super()._parse_where(skip_where_token)
+
     def _signed_count(self, required: bool) -> int:
         """FETCH's SignedIconst: an integer, ``+`` or ``-`` before it; 1 if not ``required`` and
         there is none."""

@@ -206,7 +206,8 @@ def test_errors_carry_postgresqls_sqlstates_and_fail_the_block(db):
                           ("DECLARE d CURSOR FOR INSERT INTO t VALUES (11, 'x')", "42601"),
                           ("DECLARE d CURSOR FOR WITH x AS (DELETE FROM t RETURNING id) SELECT * FROM x", "0A000"),
                           ("DECLARE d CURSOR FOR SELECT * FROM nosuch", "42P01"),
-                          ("FETCH ABSOLUTE c", "42601")]:
+                          ("FETCH ABSOLUTE c", "42601"), ("DELETE FROM t WHERE CURRENT OF c", "0A000"),
+                          ("UPDATE t SET name = 'x' WHERE CURRENT OF c", "0A000")]:
         db.execute("BEGIN")
         db.execute("DECLARE c CURSOR FOR SELECT 1")
         fails(db, sql, sqlstate)
