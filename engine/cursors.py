@@ -109,8 +109,7 @@ class Cursor:
         """PostgreSQL's PortalRunSelect: up to ``count`` rows (None: all) from the read
         position on, or back; the rows if ``keep``."""
         if not forward and not self.scroll:
-            raise errors.ObjectNotInPrerequisiteState("cursor can only scan forward\n"
-                                                      "HINT:  Declare it with SCROLL option to enable backward scan.")
+            raise _forward_only()
         total = self.rows.num_rows
         if (self.at_end if forward else self.at_start) or count is not None and count <= 0:
             return 0, self.rows.slice(0, 0) if keep else None
@@ -147,9 +146,13 @@ class Cursor:
         if self.at_start and not self.at_end:
             return
         if not self.scroll:
-            raise errors.ObjectNotInPrerequisiteState("cursor can only scan forward\n"
-                                                      "HINT:  Declare it with SCROLL option to enable backward scan.")
+            raise _forward_only()
         self.read, self.at_start, self.at_end, self.pos = 0, True, False, 0
+
+
+def _forward_only() -> errors.Error:
+    return errors.ObjectNotInPrerequisiteState("cursor can only scan forward\n"
+                                               "HINT:  Declare it with SCROLL option to enable backward scan.")
 
 
 def named(cursors: dict[str, Cursor], name: str) -> Cursor:

@@ -183,13 +183,13 @@ def test_rollback_to_savepoint_closes_the_cursors_declared_after_it(db):
     fails(db, "FETCH FROM nosuch", "34000")  # (the block fails: ROLLBACK TO mends it)
     db.execute("ROLLBACK TO s")
     assert ids(db, "FETCH FROM before") == [3]  # (its position is no part of the transaction)
-    assert sorted(r[0] for r in db.execute("SELECT name FROM pg_cursors").fetchall()) == ["before"]
+    assert ids(db, "SELECT name FROM pg_cursors ORDER BY 1") == ["before"]
     db.execute("SAVEPOINT t2")
     db.execute("DECLARE kept CURSOR FOR SELECT id FROM t")
     db.execute("RELEASE t2")
     db.execute("SAVEPOINT t3")
     db.execute("ROLLBACK TO t3")
-    assert sorted(r[0] for r in db.execute("SELECT name FROM pg_cursors").fetchall()) == ["before", "kept"]
+    assert ids(db, "SELECT name FROM pg_cursors ORDER BY 1") == ["before", "kept"]
     db.execute("COMMIT")
     assert db.execute("SELECT name FROM pg_cursors").fetchall() == []
 
