@@ -98,8 +98,13 @@ class Connection:
 
     # --- PEP 249 -------------------------------------------------------------------------
 
-    def cursor(self) -> "Cursor":
+    def cursor(self, name: str | None = None, *, scrollable: bool | None = None,
+               withhold: bool = False) -> "Cursor":
+        """A cursor; with ``name``, psycopg's server-side one (``NamedCursor``): its query is
+        DECLAREd as a SQL cursor and its rows FETCHed in pieces."""
         self._check_open()
+        if name is not None:
+            return NamedCursor(self, name, scrollable=scrollable, withhold=withhold)
         return Cursor(self)
 
     def execute(self, sql: str, params: Sequence[Any] | None = None) -> "Cursor":
@@ -431,8 +436,106 @@ class Cursor:
         self.connection._check_open()
 
 
+class NamedCursor(Cursor):
+    """psycopg's server-side cursor (``connection.cursor(name="c")``): ``execute`` declares its
+    query as the SQL cursor ``"c"`` (``DECLARE "c" CURSOR WITHOUT HOLD FOR query``; ``withhold``:
+    WITH HOLD, ``scrollable``: SCROLL or NO SCROLL), the fetch methods FETCH FORWARD from it -
+    iteration ``itersize`` rows at a time - so only the rows asked for become Python objects
+    (engine/cursors.py keeps the rest as Arrow); ``scroll`` MOVEs it, ``close`` CLOSEs it. A
+    cursor WITHOUT HOLD lives in a transaction block (25P01 in autocommit mode), as psycopg's."""
+
+    def __init__(self, connection: Connection, name: str, *, scrollable: bool | None = None, withhold: bool = False):
+        super().__init__(connection)
+        self.name, self.scrollable, self.withhold = name, scrollable, withhold
+        self.itersize = 100
+        self._declared = False
+        self._fetched = 0
+
+    def _sql_name(self) -> str:
+        return '"' + self.name.replace('"', '""') + '"'
+
+    def _command(self, sql: str) -> Result:
+        return self.connection._run(self.connection._session.parse(sql)[0], ())
+
+    def execute(self, sql: str, params: Sequence[Any] | None = None) -> "NamedCursor":
+        self._check()
+        self._close_declared()
+        scroll = "" if self.scrollable is None else "SCROLL " if self.scrollable else "NO SCROLL "
+        super().execute(f"DECLARE {self._sql_name()} {scroll}CURSOR {'WITH' if self.withhold else 'WITHOUT'} HOLD "
+                        f"FOR {sql}", params)
+        self._declared, self._fetched = True, 0
+        columns = self._command(f"FETCH FORWARD 0 FROM {self._sql_name()}")  # (its columns: description)
+        self._set_result(Result(rows=[], schema=columns.schema, status="DECLARE CURSOR"))
+        return self
+
+    def executemany(self, sql: str, seq_of_params: Iterable[Sequence[Any]]) -> "NamedCursor":
+        raise errors.NotSupportedError("executemany is not supported on a named cursor")
+
+    def _fetch(self, count: str) -> list[tuple]:
+        self._check()
+        if not self._declared:
+            raise errors.ProgrammingError("no results to fetch: execute a query first", sqlstate="24000")
+        result = self._command(f"FETCH FORWARD {count} FROM {self._sql_name()}")
+        rows = _typed_values(result.schema, python_rows(result.table))
+        self._fetched += len(rows)
+        self.rowcount = self._fetched  # (as psycopg's: the rows fetched so far)
+        return rows
+
+    def fetchone(self):
+        rows = self._fetch("1")
+        return rows[0] if rows else None
+
+    def fetchmany(self, size: int | None = None) -> list[tuple]:
+        return self._fetch(str(int(self.arraysize if size is None else size)))
+
+    def fetchall(self) -> list[tuple]:
+        return self._fetch("ALL")
+
+    def fetch_arrow_table(self) -> pa.Table:
+        """The rest of the cursor's rows as an Arrow table."""
+        self._check()
+        result = self._command(f"FETCH FORWARD ALL FROM {self._sql_name()}")
+        self._fetched += result.rowcount
+        return result.table
+
+    def __iter__(self):
+        while True:
+            rows = self._fetch(str(int(self.itersize)))
+            yield from rows
+            if len(rows) < self.itersize:
+                return
+
+    def __next__(self) -> tuple:
+        row = self.fetchone()
+        if row is None:
+            raise StopIteration
+        return row
+
+    def scroll(self, value: int, mode: str = "relative") -> None:
+        """Move the cursor (psycopg's ``scroll``): ``value`` rows on (back, if negative), or to
+        row ``value`` (``mode`` "absolute": 0 is before the first)."""
+        self._check()
+        if mode not in ("relative", "absolute"):
+            raise errors.ProgrammingError(f"bad mode: {mode}. It should be 'relative' or 'absolute'")
+        self._command(f"MOVE {'ABSOLUTE' if mode == 'absolute' else 'FORWARD'} {int(value)} FROM {self._sql_name()}")
+        self._fetched = int(value) if mode == "absolute" else self._fetched + int(value)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._close_declared()
+        super().close()
+
+    def _close_declared(self) -> None:
+        """CLOSE the SQL cursor ``execute`` declared, if it is still open (as psycopg: not in a
+        failed transaction block, where the ROLLBACK closes it)."""
+        session = self.connection._session
+        if self._declared and not session.closed and not session.transaction_failed and self.name in session.cursors:
+            self._command(f"CLOSE {self._sql_name()}")
+        self._declared = False
+
+
 # statements that may share an implicit block besides those touching data
-_BLOCK_NEUTRAL = (st.SetVariable, st.Show, st.Prepare, st.Deallocate)
+_BLOCK_NEUTRAL = (st.SetVariable, st.Show, st.Prepare, st.Deallocate, st.FetchCursor, st.CloseCursor)
 
 
 def _params(params) -> tuple:

@@ -281,6 +281,24 @@ class InvalidSqlStatementName(ProgrammingError):
     sqlstate = "26000"
 
 
+class InvalidCursorName(OperationalError):  # (class 34 is psycopg's OperationalError)
+    """34000: FETCH, MOVE or CLOSE of a cursor there is none of."""
+
+    sqlstate = "34000"
+
+
+class DuplicateCursor(ProgrammingError):
+    """42P03: DECLARE of a cursor name the session has open already."""
+
+    sqlstate = "42P03"
+
+
+class InvalidCursorDefinition(ProgrammingError):
+    """42P11: DECLARE ... SCROLL ... NO SCROLL, ASENSITIVE ... INSENSITIVE."""
+
+    sqlstate = "42P11"
+
+
 class CommitFailed(OperationalError):
     """The commit could not be made durable (I/O error, commit timeout)."""
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import dataclasses
+import datetime
 import functools
 import re
 import threading
@@ -24,8 +25,9 @@ import weakref
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import (backends, catalog_views, checks, comments, copy, deferred, functions, matviews, notify,
-                           prepared, renames, sequence_ddl, table_locks, uniques, user_types, views, with_writes)
+from txlake.engine import (backends, catalog_views, checks, comments, copy, cursors, deferred, functions, matviews,
+                           notify, prepared, renames, sequence_ddl, table_locks, uniques, user_types, views,
+                           with_writes)
 from txlake.engine.database import Database, default_memory_limit, open_database
 from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result, lock_wait, relation_kind, with_settings
 from txlake.engine.merge import merge
@@ -163,6 +165,7 @@ class Session:
         self.progress = None  # callable(done, total, what) for long maintenance runs
         self._canceled = False  # the statement running was canceled (``cancel``)
         self.prepared: dict[str, prepared.Prepared] = {}  # PREPARE's statements, by name
+        self.cursors: dict[str, cursors.Cursor] = {}  # DECLARE's open cursors, by name (engine/cursors.py)
         self.temp = TempTables()  # its temporary tables (engine/temp_tables.py)
         self.executor.temp_schema = self.temp.schema
         # what pg_stat_activity shows of it (engine/system_views.py), stored as statements start and end
@@ -511,19 +514,26 @@ class Session:
         del txn.settings_changed[since:]
 
     def _abort_block(self, txn: Transaction) -> None:
-        """ROLLBACK (or the COMMIT / PREPARE of a failed block): the settings it changed undone."""
-        self._end_settings(txn, committed=False)
+        """ROLLBACK (or the COMMIT / PREPARE of a failed block): the settings it changed undone,
+        the cursors it declared closed."""
+        self._ended(txn, committed=False)
         self.db.abort(txn)
 
     def _end_block(self, txn: Transaction, finish) -> None:
         """``finish(txn)`` (its COMMIT or PREPARE), then the settings it changed kept - or, if
-        that fails, undone as a rollback undoes them."""
+        that fails, undone as a rollback undoes them - and its cursors closed but those WITH HOLD
+        it committed."""
         try:
             finish(txn)
         except BaseException:
-            self._end_settings(txn, committed=False)
+            self._ended(txn, committed=False)
             raise
-        self._end_settings(txn, committed=True)
+        self._ended(txn, committed=True)
+
+    def _ended(self, txn: Transaction, committed: bool) -> None:
+        self._end_settings(txn, committed)
+        if self.cursors:
+            cursors.end_transaction(self.cursors, txn, committed)
 
     def _end_settings(self, txn: Transaction, committed: bool) -> None:
         if not txn.settings_changed:
@@ -846,6 +856,8 @@ class Session:
         self._release_since(txn, mark.locks)
         txn.statements_locked.clear()
         self._undo_settings(txn, mark.settings)
+        if self.cursors:
+            cursors.rolled_back_to(self.cursors, mark)
         return Result(status="ROLLBACK")
 
     def _release(self, stmt: st.ReleaseSavepoint) -> Result:
@@ -1102,7 +1114,8 @@ class Session:
             action, tag = ("notify", *notify.checked(stmt.channel, stmt.payload)), "NOTIFY"
         else:
             channel = None if stmt.channel is None else notify.checked(stmt.channel, None)[0]
-            action, tag = ("listen" if isinstance(stmt, st.Listen) else "unlisten", channel), type(stmt).__name__.upper()
+            action = ("listen" if isinstance(stmt, st.Listen) else "unlisten", channel)
+            tag = type(stmt).__name__.upper()
         if self.txn is None:
             self.listener.committed([action], self.pid)
         else:
@@ -1155,6 +1168,9 @@ class Session:
         if txn.notify:  # (a prepared transaction has no session to listen for, or to send as)
             self.db.abort(txn)
             raise errors.NotSupportedError("cannot PREPARE a transaction that has executed LISTEN, UNLISTEN, or NOTIFY")
+        if self.cursors and cursors.holds_cursor(self.cursors, txn):  # (it would outlive the session)
+            self.db.abort(txn)
+            raise errors.NotSupportedError("cannot PREPARE a transaction that has created a cursor WITH HOLD")
         if self.db.advisory.taken_by(txn.vxid):  # (they would end with the session, not the transaction)
             self.db.abort(txn)
             raise errors.NotSupportedError("cannot PREPARE a transaction that holds transaction-level advisory locks "
@@ -1201,6 +1217,7 @@ class Session:
             self._set_setting(st.SetVariable(name="all"))
             self.prepared.clear()
             self.listener.committed([("unlisten", None)], self.pid)
+            self.cursors.clear()
             self.executor.advisory.locks.release_session(self.executor.advisory.session)
         if stmt.what in ("ALL", "SEQUENCES"):
             self.executor.sequence_calls.forget()
@@ -1218,6 +1235,36 @@ class Session:
             self.execute_statement(st.DropView(views=temp_views, if_exists=True, cascade=True))
         if tables:
             self.execute_statement(st.DropTable(tables=tables, if_exists=True, cascade=True))
+
+    # --- cursors (engine/cursors.py) ---------------------------------------------------------
+
+    def _declare_cursor(self, stmt: st.DeclareCursor, params: tuple) -> Result:
+        """DECLARE: only in a transaction block (25P01), but WITH HOLD - declared outside one,
+        its query runs in a transaction of its own and the cursor is the session's. The query
+        runs now, as any of the block's would; its rows are the cursor's."""
+        if not stmt.hold:
+            self._in_block("DECLARE CURSOR")
+        if stmt.name in self.cursors:
+            raise errors.DuplicateCursor(f'cursor "{stmt.name}" already exists')
+        rows = self.execute_statement(stmt.query, params).table
+        txn = self.txn
+        self.cursors[stmt.name] = cursors.Cursor(
+            stmt.name, stmt.text, rows, stmt.scroll, stmt.hold, datetime.datetime.now(datetime.timezone.utc),
+            txn, tuple(txn.savepoints) if txn is not None else ())
+        return Result(status="DECLARE CURSOR")
+
+    def _fetch_cursor(self, stmt: st.FetchCursor) -> Result:
+        count, rows = cursors.named(self.cursors, stmt.name).fetch(stmt.direction, stmt.count, stmt.move)
+        if stmt.move:
+            return Result(rowcount=count, status=f"MOVE {count}")
+        return Result(table=rows, rowcount=count, status=f"FETCH {count}")
+
+    def _close_cursor(self, stmt: st.CloseCursor) -> Result:
+        if stmt.name is None:
+            self.cursors.clear()
+            return Result(status="CLOSE CURSOR ALL")
+        del self.cursors[cursors.named(self.cursors, stmt.name).name]
+        return Result(status="CLOSE CURSOR")
 
     def _deallocate(self, stmt: st.Deallocate) -> Result:
         if stmt.name is None:
@@ -1336,10 +1383,14 @@ _CONTROL = {
     st.Execute: Session._execute,
     st.Deallocate: Session._deallocate,
     st.Discard: Session._discard,
+    st.DeclareCursor: Session._declare_cursor,
+    st.FetchCursor: Session._fetch_cursor,
+    st.CloseCursor: Session._close_cursor,
     st.LockTable: Session._lock_table,
     st.UpdateSettings: Session._update_settings,
 }
-_WITH_PARAMS = (st.Execute, st.UpdateSettings)  # (control statements whose handler takes the parameters)
+# (control statements whose handler takes the parameters)
+_WITH_PARAMS = (st.Execute, st.UpdateSettings, st.DeclareCursor)
 
 # what a failed transaction block still accepts (PostgreSQL's "commands ignored until end
 # of transaction block")

@@ -1,6 +1,7 @@
 """PostgreSQL's views of the running system: ``pg_stat_activity`` (the sessions), ``pg_locks``
-(the locks they hold and wait for), ``pg_settings`` (the asking session's settings) and
-``pg_prepared_xacts`` (the prepared transactions awaiting COMMIT / ROLLBACK PREPARED).
+(the locks they hold and wait for), ``pg_settings`` (the asking session's settings),
+``pg_prepared_xacts`` (the prepared transactions awaiting COMMIT / ROLLBACK PREPARED) and
+``pg_cursors`` (its open cursors, engine/cursors.py).
 
 Each is built when a statement names it, as the catalog views are (engine/catalog_views.py),
 from this process's open sessions of the warehouse (engine/backends.py, which says what a pid
@@ -34,14 +35,15 @@ import datetime
 
 import pyarrow as pa
 
-from txlake.engine import dialect, pg_catalog
+from txlake.engine import cursors, dialect, pg_catalog
 from txlake.engine.advisory import EXCLUSIVE as ADVISORY_EXCLUSIVE
 from txlake.engine.catalog_views import CATALOG
 from txlake.engine.mvcc.locks import MODE_NAMES
 from txlake.engine.mvcc.xact import TxnState
 from txlake.storage.prepared import PRECOMMITTED
 
-VIEWS = ("pg_catalog.pg_stat_activity", "pg_catalog.pg_locks", "pg_catalog.pg_settings", "pg_catalog.pg_prepared_xacts")
+VIEWS = ("pg_catalog.pg_stat_activity", "pg_catalog.pg_locks", "pg_catalog.pg_settings", "pg_catalog.pg_cursors",
+         "pg_catalog.pg_prepared_xacts")
 
 _LOCK_COLUMNS = {
     "locktype": pa.string(), "database": pa.int64(), "relation": pa.int64(), "page": pa.int32(),
@@ -58,6 +60,8 @@ def build(key: str, db, pid: int) -> pa.Table:
         return _pg_settings(db.backends.get(pid))
     if key == "pg_catalog.pg_prepared_xacts":
         return _pg_prepared_xacts(db)
+    if key == "pg_catalog.pg_cursors":  # (the session's own, engine/cursors.py)
+        return cursors.pg_cursors(db.backends.get(pid).cursors)
     sessions = db.backends.sessions()
     locks = _locks(db, sessions)
     return _table(_LOCK_COLUMNS, locks) if key == "pg_catalog.pg_locks" else _pg_stat_activity(sessions, locks)

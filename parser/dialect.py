@@ -127,6 +127,19 @@ class LockCommand(exp.Expression):
     arg_types = {"names": True, "mode": True, "nowait": False}
 
 
+class CursorCommand(exp.Expression):
+    """``DECLARE name [options] CURSOR [{WITH | WITHOUT} HOLD] FOR query``, ``FETCH`` / ``MOVE
+    [direction] [FROM | IN] name`` and ``CLOSE {name | ALL}`` (sqlglot reads none): ``kind``
+    DECLARE, FETCH, MOVE or CLOSE, ``this`` the cursor's name (None: CLOSE ALL). DECLARE:
+    ``options`` its words as written (BINARY, ASENSITIVE, INSENSITIVE, SCROLL, NO SCROLL),
+    ``hold``, ``query`` the query's text and ``start`` where it begins in the text parsed.
+    FETCH / MOVE: ``direction`` FORWARD, BACKWARD, ABSOLUTE or RELATIVE and ``count`` (an int,
+    None for ALL), as PostgreSQL's grammar makes them."""
+
+    arg_types = {"kind": True, "this": False, "options": False, "hold": False, "query": False, "start": False,
+                 "direction": False, "count": False}
+
+
 class ValidateConstraint(exp.Expression):
     """ALTER TABLE's ``VALIDATE CONSTRAINT name`` (sqlglot reads none): ``this`` the name."""
 
@@ -1465,6 +1478,103 @@ class TxlakeParser(DuckDB.Parser):
         if self._at_token():
             self.raise_error(f'at or near "{self._curr.text}"', self._curr)
         self.raise_error("at end of input", self._prev)
+    # --- cursors (engine/cursors.py) --------------------------------------------------------
+
+    _CURSOR_OPTIONS = ("BINARY", "ASENSITIVE", "INSENSITIVE", "SCROLL", "NO")
+    # FETCH's direction words without a count, as PostgreSQL's grammar turns them into one
+    _FETCH_WORDS = {"NEXT": ("FORWARD", 1), "PRIOR": ("BACKWARD", 1), "FIRST": ("ABSOLUTE", 1),
+                    "LAST": ("ABSOLUTE", -1)}
+
+    def _parse_declare_statement(self) -> CursorCommand:
+        """``DECLARE name [BINARY] [ASENSITIVE | INSENSITIVE] [[NO] SCROLL] CURSOR [{WITH |
+        WITHOUT} HOLD] FOR query`` (the options in any order, as PostgreSQL takes them): the
+        query is kept as text, parsed as a statement of its own (parse.py)."""
+        self._advance()  # DECLARE
+        name = self._expect_name("cursor name")
+        options = []
+        while self._curr and self._curr.token_type != TokenType.IDENTIFIER and \
+                self._curr.text.upper() in self._CURSOR_OPTIONS:
+            if self._match_text_seq("NO"):
+                if not self._match_text_seq("SCROLL"):
+                    self._expected("SCROLL")
+                options.append("NO SCROLL")
+            else:
+                options.append(self._curr.text.upper())
+                self._advance()
+        if not self._match_text_seq("CURSOR"):
+            self._expected("CURSOR")
+        hold = self._match_text_seq("WITH", "HOLD")
+        if not hold:
+            self._match_text_seq("WITHOUT", "HOLD")
+        if not self._match(TokenType.FOR):
+            self._expected("FOR")
+        if self._curr is None or self._curr.token_type == TokenType.SENTINEL:
+            self.raise_error("at end of input", self._prev)
+        start, end = self._curr.start, self._tokens[-1].end
+        self._index = len(self._tokens) - 1
+        self._advance()  # (past the last token: the statement is whole)
+        return CursorCommand(kind="DECLARE", this=name, options=options, hold=hold, query=self.sql[start:end + 1],
+                             start=start)
+
+    def _parse_fetch_statement(self) -> CursorCommand:
+        """``FETCH`` or ``MOVE`` ``[direction] [FROM | IN] name``; direction: NEXT, PRIOR, FIRST,
+        LAST, ABSOLUTE n, RELATIVE n, n, ALL, FORWARD [n | ALL], BACKWARD [n | ALL]."""
+        kind = self._curr.text.upper()
+        self._advance()  # FETCH / MOVE
+        direction, count = "FORWARD", 1
+        word = self._curr.text.upper() if self._curr and self._curr.token_type != TokenType.IDENTIFIER else ""
+        if word in self._FETCH_WORDS:
+            self._advance()
+            direction, count = self._FETCH_WORDS[word]
+        elif word in ("ABSOLUTE", "RELATIVE"):
+            self._advance()
+            direction, count = word, self._signed_count(required=True)
+        elif word in ("FORWARD", "BACKWARD"):
+            self._advance()
+            direction, count = word, (None if self._match(TokenType.ALL) else self._signed_count(required=False))
+        elif word == "ALL":
+            self._advance()
+            count = None
+        elif self._curr and self._curr.token_type in (TokenType.NUMBER, TokenType.DASH, TokenType.PLUS):
+            count = self._signed_count(required=True)
+        self._match_texts(("FROM", "IN"))
+        return CursorCommand(kind=kind, this=self._expect_name("cursor name"), direction=direction, count=count)
+
+    def _parse_where(self, skip_where_token: bool = False):
+        """A WHERE clause - but ``WHERE CURRENT OF cursor`` (an UPDATE or DELETE of the row a
+        cursor is on) is refused, 0A000: a txlake cursor is a result read at DECLARE, with no
+        row of a table to point at."""
+        if self._curr and self._curr.token_type == TokenType.WHERE and self._index + 2 < len(self._tokens) and \
+                [t.text.upper() for t in self._tokens[self._index + 1:self._index + 3]] == ["CURRENT", "OF"]:
+            raise errors.NotSupportedError("WHERE CURRENT OF is not supported: txlake's cursors hold their rows, not "
+                                           "places in a table (UPDATE or DELETE by the row's key)")
+        return super()._parse_where(skip_where_token)
+
+    def _signed_count(self, required: bool) -> int:
+        """FETCH's SignedIconst: an integer, ``+`` or ``-`` before it; 1 if not ``required`` and
+        there is none."""
+        sign = -1 if self._match(TokenType.DASH) else 1
+        if sign == 1 and self._match(TokenType.PLUS):
+            required = True
+        if self._curr and self._curr.token_type == TokenType.NUMBER and self._curr.text.isdigit():
+            self._advance()
+            return sign * int(self._prev.text)
+        if required or sign == -1:
+            self._expected("an integer")
+        return 1
+
+    def _parse_close_statement(self) -> CursorCommand:
+        """``CLOSE name | ALL``."""
+        self._advance()  # CLOSE
+        if self._match(TokenType.ALL):
+            return CursorCommand(kind="CLOSE")
+        return CursorCommand(kind="CLOSE", this=self._expect_name("cursor name"))
+
+    def _parse_refused_statement(self) -> None:
+        """``LISTEN``, ``NOTIFY``, ``UNLISTEN``: 0A000 saying why (they were 42601 at their
+        second word)."""
+        word = self._curr.text.upper()
+        raise errors.NotSupportedError(f"{word} is not supported: txlake has no asynchronous notifications")
 
     def _parse_no_effect_statement(self) -> Control | None:
         """``ALTER kind name OWNER TO role``, ``COMMENT ON ... IS ...`` (of what txlake keeps no
@@ -1692,6 +1802,10 @@ class TxlakeParser(DuckDB.Parser):
         "GRANT": _parse_no_effect_statement,
         "REVOKE": _parse_no_effect_statement,
         "DISCARD": _parse_discard_statement,
+        "DECLARE": _parse_declare_statement,
+        "FETCH": _parse_fetch_statement,
+        "MOVE": _parse_fetch_statement,
+        "CLOSE": _parse_close_statement,
         "DO": _parse_do_statement,
         "LISTEN": _parse_notification_statement,
         "NOTIFY": _parse_notification_statement,
@@ -1935,7 +2049,7 @@ class TxlakeTokenizer(DuckDB.Tokenizer):
                 "@?": TokenType.AT_QMARK, "@@": TokenType.DAT,
                 # the square and cube root prefix operators (TxlakeParser.UNARY_PARSERS)
                 "|/": TokenType.PIPE_SLASH, "||/": TokenType.DPIPE_SLASH}
-    COMMANDS = DuckDB.Tokenizer.COMMANDS - {TokenType.SHOW}
+    COMMANDS = DuckDB.Tokenizer.COMMANDS - {TokenType.SHOW, TokenType.FETCH}  # (FETCH: TxlakeParser reads it)
     # PostgreSQL's Unicode escape strings, U&'d\0061t\+000061' (TxlakeParser decodes them)
     UNICODE_STRINGS = [("U&'", "'"), ("u&'", "'")]
 

@@ -22,7 +22,8 @@ from sqlglot.tokens import TokenType
 from txlake import errors
 from txlake.parser import statements as st
 from txlake.parser import system_columns
-from txlake.parser.dialect import (SOURCE_SPAN, CommentOn, ConstraintTiming, Control, FunctionCommand, LockCommand,
+from txlake.parser.dialect import (SOURCE_SPAN, CommentOn, ConstraintTiming, Control, CursorCommand, FunctionCommand,
+                                    LockCommand,
                                     RefreshMatview, RenameConstraint, SequenceCommand, Txlake, TypeCommand,
                                     ValidateConstraint)
 from txlake.parser.semantics import (ARRAY_SET, AVG_MACRO, NAMED_SCHEMAS, SUM_MACRO, boolean_condition,
@@ -119,7 +120,7 @@ def _parse_cached(text: str) -> tuple[st.Statement, ...]:
         if order == tuple(range(len(in_text))):
             order = None
         stmt = _to_statement(tree)
-        if isinstance(stmt, (st.Explain, st.Execute)):  # (its query or values are text, with their own count)
+        if isinstance(stmt, (st.Explain, st.Execute, st.DeclareCursor)):  # (its query or values: text, their own count)
             placeholders = stmt.param_count
         reads_settings = (isinstance(stmt, _READS_SETTINGS) or isinstance(stmt, st.CreateTable) and
                           stmt.as_query is not None) and _calls_current_setting(tree)
@@ -456,6 +457,47 @@ def _control(node: Control) -> st.Statement:
     if kind == "NO_EFFECT":
         return st.NoEffect(tag=a["name"], notice=a.get("value"))
     raise errors.NotSupportedError(f"statement not supported: {kind}")
+
+
+def _cursor_command(tree: CursorCommand) -> st.Statement:
+    a = tree.args
+    if a["kind"] == "CLOSE":
+        return st.CloseCursor(name=a.get("this"))
+    if a["kind"] in ("FETCH", "MOVE"):
+        return st.FetchCursor(name=a["this"], direction=a["direction"], count=a["count"], move=a["kind"] == "MOVE")
+    return _declare(a["this"], a.get("options") or (), bool(a.get("hold")), a["query"], a["start"])
+
+
+def _declare(name: str, options, hold: bool, text: str, start: int) -> st.DeclareCursor:
+    """DECLARE's query, checked as PostgreSQL's transformDeclareCursorStmt checks it: a query
+    (SELECT, VALUES, WITH, TABLE: 42601 for anything else, as its grammar), no data-modifying
+    WITH (0A000). BINARY is refused (0A000: txlake sends no binary format), and FOR UPDATE /
+    FOR SHARE (0A000: PostgreSQL locks each row as FETCH first reaches it, txlake's cursor
+    reads all its rows at DECLARE - locking them all then would block others that PostgreSQL
+    lets through)."""
+    for one, other in (("SCROLL", "NO SCROLL"), ("ASENSITIVE", "INSENSITIVE")):
+        if one in options and other in options:
+            raise errors.ProgrammingError(f"cannot specify both {one} and {other}", sqlstate="42P11")
+    try:
+        statements = parse(text)
+    except errors.SyntaxError as e:
+        raise errors.SyntaxError(str(e), position=e.position + start if e.position is not None else None) from None
+    query = statements[0] if len(statements) == 1 else None
+    if isinstance(query, st.WithWrites):
+        raise errors.NotSupportedError("DECLARE CURSOR must not contain data-modifying statements in WITH")
+    if not isinstance(query, st.Query):
+        word = text.split(None, 1)[0] if text.strip() else ""
+        raise errors.SyntaxError(f'syntax error at or near "{word}"', position=start + 1)
+    if "BINARY" in options:
+        raise errors.NotSupportedError("DECLARE BINARY CURSOR is not supported: txlake has no binary format "
+                                       "(fetch_arrow_table() gives a result as Arrow)")
+    if query.locks:
+        raise errors.NotSupportedError(f"DECLARE CURSOR ... {query.locks[0].sql(dialect='postgres').strip()} is not "
+                                       "supported: txlake's cursor reads its rows at DECLARE, where PostgreSQL locks "
+                                       "each as FETCH reaches it")
+    return st.DeclareCursor(name=name, query=replace(query, offset=query.offset + start),
+                            scroll="NO SCROLL" not in options, hold=hold, param_count=query.param_count,
+                            system_columns=query.system_columns)
 
 
 def _comment(tree: CommentOn) -> st.Comment:
@@ -1968,6 +2010,7 @@ def _copy_options(params: list[exp.CopyParameter], to: bool) -> st.CopyOptions:
 
 _CONVERTERS = {
     Control: lambda tree: _control(tree),
+    CursorCommand: lambda tree: _cursor_command(tree),
     CommentOn: lambda tree: _comment(tree),
     RefreshMatview: lambda tree: st.RefreshMatview(view=table_name(tree.this),
                                                    concurrently=bool(tree.args.get("concurrently")),

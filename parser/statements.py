@@ -812,6 +812,41 @@ class Query(Statement):
 
 
 @dataclass(frozen=True)
+class DeclareCursor(Statement):
+    """``DECLARE name [ASENSITIVE | INSENSITIVE] [[NO] SCROLL] CURSOR [{WITH | WITHOUT} HOLD] FOR
+    query`` (engine/cursors.py): ``scroll`` False for NO SCROLL (else the cursor scrolls), its
+    parameters the query's."""
+
+    name: str = ""
+    query: Query = None  # type: ignore[assignment]
+    scroll: bool = True
+    hold: bool = False
+
+
+@dataclass(frozen=True)
+class FetchCursor(Statement):
+    """``FETCH`` (``move``: ``MOVE``) ``[direction] [FROM | IN] name``, its direction as
+    PostgreSQL's grammar makes it: FORWARD, BACKWARD, ABSOLUTE or RELATIVE and a ``count``
+    (None: ALL) - NEXT is FORWARD 1, PRIOR BACKWARD 1, FIRST ABSOLUTE 1, LAST ABSOLUTE -1."""
+
+    name: str = ""
+    direction: str = "FORWARD"
+    count: int | None = 1
+    move: bool = False
+    touches_data = False
+    needs_block = True  # (psycopg without autocommit sends BEGIN first)
+
+
+@dataclass(frozen=True)
+class CloseCursor(Statement):
+    """``CLOSE name | ALL`` (``name`` None: all)."""
+
+    name: str | None = None
+    touches_data = False
+    needs_block = True
+
+
+@dataclass(frozen=True)
 class Explain(Statement):
     """EXPLAIN [ANALYZE] of a query: how txlake runs it (a primary-key lookup, or DuckDB's plan)."""
 

@@ -367,7 +367,7 @@ class Runner:
             self._status(rows=table.num_rows if table is not None else max(cursor.rowcount, 0))
             tag = cursor.statusmessage
             if tag and show and not self.quiet and (table is None or not (
-                    self.format == "csv" or tag.startswith(("SELECT", "SHOW", "CALL", "EXPLAIN")))):
+                    self.format == "csv" or tag.startswith(("SELECT", "SHOW", "CALL", "EXPLAIN", "FETCH")))):
                 self.print_result(tag)  # (after RETURNING's rows too: INSERT 0 2, as psql; CSV stays CSV)
             outcome = Outcome.OK
         except txlake.Error as e:
