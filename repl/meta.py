@@ -490,6 +490,10 @@ def _describe(runner: Runner, argument: str, plus: bool = False) -> Outcome:
         for title, lines in zip(("Foreign-key constraints:", "Referenced by:"), session.foreign_key_lines(argument)):
             if lines:
                 runner.print("\n".join([title, *(f"    {line}" for line in lines)]))
+    if kind == "table":
+        for title, lines in zip(("Triggers:", "Disabled user triggers:"), session.trigger_lines(argument)):
+            if lines:
+                runner.print("\n".join([title, *(f"    {line}" for line in lines)]))
     owner = session.sequence_owner(argument) if kind == "sequence" else None
     if owner is not None:
         runner.print(f"Owned by: {owner}")
