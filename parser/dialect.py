@@ -1223,10 +1223,14 @@ class TxlakeParser(DuckDB.Parser):
         return made
 
     def _parse_trigger_switch(self, kind: str) -> TriggerCommand:
-        """ALTER TABLE's ``ENABLE | DISABLE [REPLICA | ALWAYS] TRIGGER { name | ALL | USER }``."""
+        """ALTER TABLE's ``ENABLE | DISABLE [REPLICA | ALWAYS] TRIGGER { name | ALL | USER }``; None
+        (nothing read: the ALTER is then a command) for another ENABLE / DISABLE (ROW LEVEL SECURITY, RULE)."""
+        start = self._index
         if self._match_texts(("REPLICA", "ALWAYS")):
             kind = f"{kind} {self._prev.text.upper()}"
-        self._expect_word("TRIGGER")
+        if not self._match_text_seq("TRIGGER"):
+            self._retreat(start)
+            return None
         return TriggerCommand(kind=kind, this=self._parse_id_var(any_token=True))
 
     def _expect_word(self, word: str) -> None:
