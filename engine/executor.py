@@ -327,6 +327,7 @@ class Executor:
         self.session = None  # (its Session, which sets it: a trigger's function runs through it)
         self.truncating = False  # (TRUNCATE's deletes: they fire no DELETE trigger)
         self.trigger_depth = 0  # (triggers firing now, one inside another: engine/triggers.py)
+        self.trigger_messages: list[tuple[str, str]] = []  # (their RAISEs', for the statement's result)
         self.private: PrivateFolder | None = None  # where its temporary tables spill, once they do
         self.db = database
         self.store: DataFileStore = database.warehouse.store

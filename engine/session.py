@@ -816,7 +816,16 @@ class Session:
         expanded = with_settings(ctx, expanded) if reads_settings else expanded
         if many is not None:  # (an executemany's INSERT: None if its rows cannot be built together)
             return self.executor.insert_many(ctx, expanded, many)
-        return runner(self.executor, ctx, expanded, params)
+        executor = self.executor
+        if executor.trigger_depth:  # (a trigger's statement: the messages are its firing statement's)
+            return runner(executor, ctx, expanded, params)
+        if executor.trigger_messages:  # (a failed statement's)
+            executor.trigger_messages = []
+        result = runner(executor, ctx, expanded, params)
+        if executor.trigger_messages:  # (its triggers' RAISEs, told with its result)
+            result.messages = [*(result.messages or ()), *executor.trigger_messages]
+            executor.trigger_messages = []
+        return result
 
     # --- transaction control -------------------------------------------------------------
 

@@ -355,7 +355,8 @@ def _run(ex: Executor, ctx: Context, version: TableVersion, trigger: Trigger, ev
                  "tg_relname": version.name, "tg_table_name": version.name,
                  "tg_table_schema": catalog_views.schema_name(version.db), "tg_nargs": len(trigger.args),
                  "tg_argv": list(trigger.args)}
-    returned, _ = _in_depth(ex, lambda: plpgsql.run_trigger(ex.session, body, arguments))
+    returned, messages = _in_depth(ex, lambda: plpgsql.run_trigger(ex.session, body, arguments))
+    ex.trigger_messages += messages  # (the statement's result tells them: Session._run_statement)
     return returned
 
 

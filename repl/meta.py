@@ -78,7 +78,7 @@ Catalog
   \\dx [PATTERN]      list extensions: uuid-ossp's and pgcrypto's functions txlake has built in
   \\d[+] NAME          describe table NAME (or a [materialized] view: its columns and
                       definition; a sequence: its bounds): columns, types, nullability, defaults,
-                      keys (a PATTERN: each match; +: the columns' comments)
+                      keys, triggers (a PATTERN: each match; +: the columns' comments)
   \\sv VIEW            show a view's definition
   \\sf FUNCTION        show a function's definition (CREATE OR REPLACE FUNCTION)
   \\snapshots TABLE    the commits that changed TABLE (its snapshot history)
@@ -406,7 +406,7 @@ _EXTENSION_VERSIONS = {"uuid-ossp": ("1.1", "generate universally unique identif
 def _list_extensions(runner: Runner, argument: str) -> Outcome:
     """psql's ``\\dx [PATTERN]``: the extensions txlake has built in, always there - their
     functions are in pg_catalog, callable from any schema (PostgreSQL's plpgsql is not: txlake
-    runs it in DO blocks only)."""
+    runs it in DO blocks and trigger functions only)."""
     rows = [(name, version, "pg_catalog", f"{description}: {BUILT_IN_EXTENSIONS[name]} only")
             for name, (version, description) in sorted(_EXTENSION_VERSIONS.items())]
     if argument:

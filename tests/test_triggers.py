@@ -283,3 +283,22 @@ def test_refused_writes(db):
         with pytest.raises(txlake.NotSupportedError):
             db.execute(sql)
     assert rows(db, "SELECT count(*) FROM items") == [(0,)]
+
+
+def test_notices_executemany_and_cascaded_deletes(db):
+    """RAISE NOTICE reaches the statement's notices; executemany's rows each pass the trigger; a
+    foreign key's ON DELETE CASCADE fires the referencing table's DELETE triggers, as PostgreSQL's."""
+    db.execute("CREATE TABLE parts (id INT PRIMARY KEY, item INT REFERENCES items ON DELETE CASCADE)")
+    db.execute("""CREATE FUNCTION tell() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE NOTICE '% % of %', TG_OP, COALESCE(NEW.id, OLD.id), TG_TABLE_NAME;
+              IF TG_OP = 'INSERT' THEN NEW.name := upper(NEW.name); RETURN NEW; END IF; RETURN OLD; END $$""")
+    db.execute("CREATE TRIGGER t BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION tell()")
+    db.execute("CREATE TRIGGER t BEFORE DELETE ON parts FOR EACH ROW EXECUTE FUNCTION tell()")
+    db.notices.clear()
+    db.cursor().executemany("INSERT INTO items (id, name) VALUES (?, ?)", [(1, "a"), (2, "b")])
+    assert rows(db, "SELECT name FROM items ORDER BY id") == [("A",), ("B",)]
+    db.execute("INSERT INTO parts VALUES (10, 1), (11, 1), (12, 2)")
+    db.execute("DELETE FROM items WHERE id = 1")
+    assert rows(db, "SELECT id FROM parts") == [(12,)]
+    assert db.notices == ["NOTICE:  INSERT 1 of items", "NOTICE:  INSERT 2 of items", "NOTICE:  DELETE 10 of parts",
+                          "NOTICE:  DELETE 11 of parts"]
