@@ -135,12 +135,26 @@ def test_statement_triggers_fire_once_even_for_no_rows(db):
 
 
 def test_triggers_fire_in_name_order(db):
+    db.execute("BEGIN")  # (in the transaction that creates them too)
     for name, suffix in (("b_second", "2"), ("a_first", "1")):
         db.execute(f"""CREATE FUNCTION add{suffix}() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN NEW.name := NEW.name || '{suffix}'; RETURN NEW; END $$""")
         db.execute(f"CREATE TRIGGER {name} BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION add{suffix}()")
     db.execute("INSERT INTO items (id, name) VALUES (1, 'x')")
     assert rows(db, "SELECT name FROM items") == [("x12",)]
+    db.execute("COMMIT")
+    db.execute("INSERT INTO items (id, name) VALUES (2, 'y')")
+    assert rows(db, "SELECT name FROM items ORDER BY id") == [("x12",), ("y12",)]
+
+
+def test_the_returned_row_is_written_not_new(db):
+    """A BEFORE UPDATE trigger returning OLD keeps the row as it was, whatever it did to NEW."""
+    db.execute("""CREATE FUNCTION veto() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN NEW.name := NEW.name || '?'; IF NEW.price < 0 THEN RETURN OLD; END IF; RETURN NEW; END $$""")
+    db.execute("CREATE TRIGGER veto BEFORE UPDATE ON items FOR EACH ROW EXECUTE FUNCTION veto()")
+    db.execute("INSERT INTO items (id, name, price) VALUES (1, 'a', 1), (2, 'b', 2)")
+    assert db.execute("UPDATE items SET price = price - 2").rowcount == 2  # (both written: b's as it was)
+    assert rows(db, "SELECT id, name, price FROM items ORDER BY id") == [(1, "a", 1), (2, "b?", 0)]
 
 
 def test_error_aborts_the_statement(db):
