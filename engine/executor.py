@@ -2450,7 +2450,8 @@ class Executor:
             if len(schema.columns) == 1:
                 raise errors.NotSupportedError("cannot drop the only column of a table")
             schema = uniques.dropped(foreign_keys.altered_columns(schema, version.table_id, action), action.name)
-            schema = indexes.dropped(schema, action.name)
+            schema = indexes.dropped(triggers.without_column(schema, table, action) if schema.triggers else schema,
+                                     action.name)
             schema = schema.evolve(tuple(c for c in schema.columns if c.name != action.name))
             return checks.without_column(schema, action.name), data.drop_columns([action.name])
         if isinstance(action, st.RenameColumn):
@@ -2462,6 +2463,8 @@ class Executor:
             primary_key = tuple(action.new if k == action.old else k for k in schema.primary_key)
             data = data.rename_columns([action.new if n == action.old else n for n in data.column_names])
             schema = indexes.renamed(uniques.renamed(schema, action.old, action.new), action.old, action.new)
+            if schema.triggers:
+                schema = triggers.renamed_column(schema, action.old, action.new)
             schema = schema.evolve(columns, primary_key)
             schema = foreign_keys.altered_columns(schema, version.table_id, action)
             return generated.renamed_column(checks.renamed_column(schema, action.old, action.new), action.old,

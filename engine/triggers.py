@@ -143,6 +143,45 @@ def _write(ex: Executor, ctx: Context, version: TableVersion, triggers: tuple[Tr
               check_ssi=False)
 
 
+def without_column(schema: TableSchema, table: str, action: st.DropColumn) -> TableSchema:
+    """ALTER TABLE ... DROP COLUMN of a column a trigger names (UPDATE OF, WHEN): 2BP01, or with
+    CASCADE the triggers dropped too, as PostgreSQL's dependencies do."""
+    users = [t for t in schema.triggers if action.name in _columns_named(t)]
+    if not users:
+        return schema
+    if not action.cascade:
+        raise errors.DependentObjectsStillExist(
+            f"cannot drop column {action.name} of table {table} because other objects depend on it\n"
+            f"DETAIL:  trigger {users[0].name} on table {table} depends on column {action.name} of table {table}\n"
+            "HINT:  Use DROP ... CASCADE to drop the dependent objects too.")
+    return dataclasses.replace(schema, triggers=tuple(t for t in schema.triggers if t not in users))
+
+
+def renamed_column(schema: TableSchema, old: str, new: str) -> TableSchema:
+    """ALTER TABLE ... RENAME COLUMN: the triggers naming it (UPDATE OF, WHEN) name it anew, as
+    PostgreSQL's, which keeps their columns by number."""
+    if not any(old in _columns_named(t) for t in schema.triggers):
+        return schema
+
+    def renamed(node):
+        if isinstance(node, exp.Column) and node.table.lower() in ("new", "old") and node.name == old:
+            return exp.column(new, node.table)
+        return node
+    return dataclasses.replace(schema, triggers=tuple(dataclasses.replace(
+        t, columns=tuple(new if c == old else c for c in t.columns),
+        when=sqlglot.parse_one(t.when, read="postgres").transform(renamed).sql(dialect="postgres") if t.when else None)
+        for t in schema.triggers))
+
+
+def _columns_named(trigger: Trigger) -> set[str]:
+    """The columns ``trigger`` names: its UPDATE OF's, its WHEN's (``NEW.c``, ``OLD.c``)."""
+    named = set(trigger.columns)
+    if trigger.when:
+        named |= {c.name for c in sqlglot.parse_one(trigger.when, read="postgres").find_all(exp.Column)
+                  if c.table.lower() in ("new", "old") and not isinstance(c.this, exp.Star)}
+    return named
+
+
 def trigger_function(ctx: Context, name: st.TableName) -> TableVersion:
     """The function CREATE TRIGGER's EXECUTE FUNCTION names (of no arguments): 42883 if there is
     none, 42P17 if it does not return trigger."""

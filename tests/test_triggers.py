@@ -316,3 +316,20 @@ def test_notices_executemany_and_cascaded_deletes(db):
     assert rows(db, "SELECT id FROM parts") == [(12,)]
     assert db.notices == ["NOTICE:  INSERT 1 of items", "NOTICE:  INSERT 2 of items", "NOTICE:  DELETE 10 of parts",
                           "NOTICE:  DELETE 11 of parts"]
+
+
+def test_columns_a_trigger_names_follow_renames_and_block_drops(db):
+    db.execute(AUDIT)
+    db.execute("CREATE TRIGGER a AFTER UPDATE OF price ON items FOR EACH ROW WHEN (NEW.name <> 'skip') "
+               "EXECUTE FUNCTION log_change()")
+    db.execute("ALTER TABLE items RENAME COLUMN price TO cost")
+    db.execute("ALTER TABLE items RENAME COLUMN name TO label")
+    assert rows(db, "SELECT pg_get_triggerdef(oid) FROM pg_trigger") == [
+        ("CREATE TRIGGER a AFTER UPDATE OF cost ON public.items FOR EACH ROW WHEN (NEW.label <> 'skip') "
+         "EXECUTE FUNCTION log_change()",)]
+    for column in ("cost", "label"):
+        with pytest.raises(txlake.Error) as e:
+            db.execute(f"ALTER TABLE items DROP COLUMN {column}")
+        assert e.value.sqlstate == "2BP01"
+    db.execute("ALTER TABLE items DROP COLUMN cost CASCADE")
+    assert rows(db, "SELECT count(*) FROM pg_trigger") == [(0,)]
