@@ -337,24 +337,25 @@ def drop_function(ex: Executor, ctx: Context, stmt: st.DropFunction, params) -> 
     fired = triggers.users(ctx, {v.table_id for v in targets}) if any(
         v.schema.function.returns == "trigger" for v in targets) else []
     if fired and not stmt.cascade:
-        detail = "\n".join(f"trigger {t.name} on table {v.name} depends on function {t.function.split('.')[-1]}()"
-                           for v, t in fired)
-        raise errors.DependentObjectsStillExist(
-            f"cannot drop function {fired[0][1].function.split('.')[-1]}() because other objects depend on it\n"
-            f"DETAIL:  {detail}\nHINT:  Use DROP ... CASCADE to drop the dependent objects too.")
+        executed = {v.table_id: signature(v.schema.function) for v in targets}
+        raise _still_used(executed[fired[0][1].function_id], [
+            f"trigger {t.name} on table {v.name} depends on function {executed[t.function_id]}" for v, t in fired])
     notices += triggers.drop_users(ex, ctx, fired)
     if users and not stmt.cascade:
-        detail = "\n".join(f"{relation_kind(v)} {v.name} depends on function {signature(f.schema.function)}"
-                           for v, f in users)
-        raise errors.DependentObjectsStillExist(
-            f"cannot drop function {signature(users[0][1].schema.function)} because other objects depend on it\n"
-            f"DETAIL:  {detail}\nHINT:  Use DROP ... CASCADE to drop the dependent objects too.")
+        raise _still_used(signature(users[0][1].schema.function), [
+            f"{relation_kind(v)} {v.name} depends on function {signature(f.schema.function)}" for v, f in users])
     for version in targets:
         ex._write(ctx, version, None, check_ssi=False)
     dependents = list(dict.fromkeys(v for v, _ in users))
     if dependents:
         notices += views.drop_with_dependents(ex, ctx, dependents, True, targets_cascade=True)
     return Result(status="DROP FUNCTION", notice="\n".join(notices) or None)
+
+
+def _still_used(function: str, dependents: list[str]) -> errors.Error:
+    return errors.DependentObjectsStillExist(
+        f"cannot drop function {function} because other objects depend on it\nDETAIL:  {chr(10).join(dependents)}\n"
+        "HINT:  Use DROP ... CASCADE to drop the dependent objects too.")
 
 
 def _views_calling(ctx: Context, functions: list[TableVersion]) -> list[tuple[TableVersion, TableVersion]]:
