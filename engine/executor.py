@@ -1436,6 +1436,8 @@ class Executor:
         changes = triggers.RowChanges(self, ctx, version, "UPDATE", assigned) if fired else None
         if changes is not None:  # (the BEFORE ROW triggers' rows, the old ones for the AFTER ROW ones)
             result, old_rows, new_rows = changes.before_found(stmt.table, result)
+            if changes.any("BEFORE"):  # (they may change any column: its keys and foreign keys checked as set)
+                assigned = dict.fromkeys(version.schema.names)
         else:
             new_rows = self._conform(result.select(version.schema.names), version.schema)
         rowids = result.column(ROWID).to_numpy(zero_copy_only=False)

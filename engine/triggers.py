@@ -44,8 +44,8 @@ if TYPE_CHECKING:
 
 # the variables a trigger function's body has around its block (PostgreSQL's, plpgsql.sgml)
 VARIABLES = (("new", None), ("old", None), ("tg_name", "text"), ("tg_when", "text"), ("tg_level", "text"),
-              ("tg_op", "text"), ("tg_relid", "bigint"), ("tg_relname", "text"), ("tg_table_name", "text"),
-              ("tg_table_schema", "text"), ("tg_nargs", "integer"), ("tg_argv", "text[]"))
+             ("tg_op", "text"), ("tg_relid", "bigint"), ("tg_relname", "text"), ("tg_table_name", "text"),
+             ("tg_table_schema", "text"), ("tg_nargs", "integer"), ("tg_argv", "text[]"))
 # how deep triggers may fire triggers (a trigger writing to its own table): PostgreSQL's
 # max_stack_depth ends such a recursion with 54001; Python's own stack would end it first
 MAX_DEPTH = 16
@@ -213,10 +213,9 @@ def drop_users(ex: Executor, ctx: Context, found: list[tuple[TableVersion, Trigg
 
 # --- firing --------------------------------------------------------------------------------
 
-def fires(schema: TableSchema, event: str, timing: str | None = None, row: bool | None = None) -> bool:
-    """Has the table of ``schema`` an enabled trigger on ``event`` (of ``timing``, row-level
-    or not where given)?"""
-    return any(t.fires_on(event) and timing in (None, t.timing) and row in (None, t.row) for t in schema.triggers)
+def fires(schema: TableSchema, event: str) -> bool:
+    """Has the table of ``schema`` an enabled trigger on ``event``?"""
+    return any(t.fires_on(event) for t in schema.triggers)
 
 
 def refuse(version: TableVersion, event: str, what: str) -> None:

@@ -333,3 +333,20 @@ def test_columns_a_trigger_names_follow_renames_and_block_drops(db):
         assert e.value.sqlstate == "2BP01"
     db.execute("ALTER TABLE items DROP COLUMN cost CASCADE")
     assert rows(db, "SELECT count(*) FROM pg_trigger") == [(0,)]
+
+
+def test_columns_a_before_trigger_changes_are_checked_as_if_set(db):
+    """A BEFORE UPDATE trigger may change a key or foreign key column the SET does not name: the
+    row is checked as written (23505, 23503), as PostgreSQL checks the row its trigger returned."""
+    db.execute("CREATE TABLE owners (id INT PRIMARY KEY)")
+    db.execute("ALTER TABLE items ADD COLUMN owner INT REFERENCES owners")
+    db.execute("""CREATE FUNCTION rekey() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.name = 'key' THEN NEW.id := 1; END IF; IF NEW.name = 'fk' THEN NEW.owner := 99; END IF;
+              RETURN NEW; END $$""")
+    db.execute("CREATE TRIGGER rekey BEFORE UPDATE ON items FOR EACH ROW EXECUTE FUNCTION rekey()")
+    db.execute("INSERT INTO items (id, name) VALUES (1, 'a'), (2, 'b')")
+    for name, state in (("key", "23505"), ("fk", "23503")):
+        with pytest.raises(txlake.IntegrityError) as e:
+            db.execute("UPDATE items SET name = ? WHERE id = 2", (name,))
+        assert e.value.sqlstate == state
+    assert rows(db, "SELECT id, name, owner FROM items ORDER BY id") == [(1, "a", None), (2, "b", None)]
