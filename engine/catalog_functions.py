@@ -76,6 +76,9 @@ def answer(ex, ctx, node: exp.Expression, lookups: "Lookups", visit) -> exp.Expr
     if name == "pg_get_constraintdef":
         return _pretty_or_not(args[1:], _looked_up(lookups.constraintdefs, "pretty", key=args[0]),
                               _looked_up(lookups.constraintdefs, "definition", key=args[0]))
+    if name == "pg_get_triggerdef":
+        return _pretty_or_not(args[1:], _looked_up(lookups.triggerdefs, "pretty", key=args[0]),
+                              _looked_up(lookups.triggerdefs, "definition", key=args[0]))
     if name == "pg_get_expr":  # (pg_attrdef.adbin is the text already)
         return _pretty_or_not(args[2:], _looked_up(lookups.expressions, "pretty", key=args[0], relation=args[1]),
                               args[0])
@@ -105,7 +108,7 @@ def _pretty_or_not(pretty: list[exp.Expression], shown: exp.Expression, plain: e
 
 
 #: how many arguments each takes (PostgreSQL's 42883 for others)
-_ARITIES = {"format_type": (2,), "pg_get_indexdef": (1, 3), "pg_get_constraintdef": (1, 2),
+_ARITIES = {"format_type": (2,), "pg_get_indexdef": (1, 3), "pg_get_constraintdef": (1, 2), "pg_get_triggerdef": (1, 2),
             "pg_get_expr": (2, 3), "pg_table_is_visible": (1,), "pg_type_is_visible": (1,),
             "pg_function_is_visible": (1,), "pg_get_viewdef": (1, 2), "pg_get_userbyid": (1,), "col_description": (2,)}
 
@@ -413,6 +416,14 @@ class Lookups:
                 rows.append((index_oid, 0, definitions[name]))
                 rows += [(index_oid, i, quote_ident(c)) for i, c in enumerate(columns, 1)]
         return self.register(_relation(rows, key=pa.int64(), column=pa.int32(), definition=pa.string()))
+
+    @cached_property
+    def triggerdefs(self) -> str:
+        """Each trigger's CREATE TRIGGER as pg_get_triggerdef writes it, and its pretty form."""
+        from txlake.engine import triggers
+        rows = [(triggers.trigger_oid(t, g), triggers.definition(t, g), triggers.definition(t, g, qualified=False))
+                for t, g in triggers.listed(self.tables)]
+        return self.register(_relation(rows, key=pa.int64(), definition=pa.string(), pretty=pa.string()))
 
     @cached_property
     def constraintdefs(self) -> str:

@@ -555,8 +555,36 @@ def _routines(tables: list[TableVersion]) -> pa.Table:
                                else "INVOKER" for d in defined)})
 
 
+def _triggers(tables: list[TableVersion]) -> pa.Table:
+    """The tables' triggers (engine/triggers.py), as PostgreSQL's information_schema.triggers
+    rows: one per event, the action's order its number among the table's of that event and timing."""
+    from txlake.engine import triggers
+    rows = []
+    for t, g in triggers.listed(tables):
+        for event in g.events:
+            if event == "TRUNCATE":  # (the standard has no TRUNCATE: PostgreSQL leaves them out)
+                continue
+            order = 1 + sum(1 for o in t.schema.triggers if o.name < g.name and event in o.events and
+                            (o.timing, o.row) == (g.timing, g.row))
+            rows.append((schema_name(t.db), g.name, event, t.name, order, g.when, triggers.definition(t, g),
+                         "ROW" if g.row else "STATEMENT", g.timing))
+    columns = list(zip(*rows)) if rows else [[]] * 9
+    n = len(rows)
+    return pa.table({
+        "trigger_catalog": _text([CATALOG] * n), "trigger_schema": _text(columns[0]), "trigger_name": _text(columns[1]),
+        "event_manipulation": _text(columns[2]), "event_object_catalog": _text([CATALOG] * n),
+        "event_object_schema": _text(columns[0]), "event_object_table": _text(columns[3]),
+        "action_order": _int(columns[4]), "action_condition": _text(columns[5]),
+        "action_statement": _text(d[d.index("EXECUTE FUNCTION"):] for d in columns[6]),
+        "action_orientation": _text(columns[7]), "action_timing": _text(columns[8]),
+        "action_reference_old_table": _text([None] * n), "action_reference_new_table": _text([None] * n),
+        "action_reference_old_row": _text([None] * n), "action_reference_new_row": _text([None] * n),
+        "created": _text([None] * n)})
+
+
 _VIEWS = {
     "information_schema.routines": _routines,
+    "information_schema.triggers": _triggers,
     "information_schema.tables": _tables,
     "information_schema.table_privileges": _table_privileges,
     "information_schema.role_table_grants": _table_privileges,
@@ -578,7 +606,7 @@ _VIEWS = {
     **dict.fromkeys(f"pg_catalog.{name}" for name in ("pg_namespace", "pg_class", "pg_attribute", "pg_type",
                                                        "pg_enum", "pg_constraint", "pg_index", "pg_database",
                                                        "pg_attrdef", "pg_description", "pg_collation",
-                                                       "pg_proc")),
+                                                       "pg_proc", "pg_trigger")),
     # engine/pg_fixed.py's: the roles, access methods, languages, extensions, ... txlake knows
     **dict.fromkeys(f"pg_catalog.{name}" for name in ("pg_roles", "pg_user", "pg_authid", "pg_auth_members", "pg_am",
                                                        "pg_language", "pg_extension", "pg_tablespace", "pg_inherits",

@@ -37,7 +37,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from txlake import errors
-from txlake.engine import generated, pg_text
+from txlake.engine import generated, pg_text, triggers
 from txlake.engine.errors_map import by_sqlstate
 from txlake.engine.executor import Context, Executor, Result, _cast_sql, _default_sql, python_rows
 from txlake.parser import interval_input
@@ -111,6 +111,8 @@ def _copy_from(executor: Executor, ctx: Context, stmt: st.Copy, params) -> Resul
     version = executor._writable(ctx, stmt.table)
     if version.is_sequence:
         raise errors.WrongObjectType(f'cannot copy to sequence "{version.name}"')
+    if version.schema.triggers:
+        triggers.refuse(version, "INSERT", "COPY FROM")
     schema = version.schema
     insert = st.Insert(table=stmt.table, columns=stmt.columns)
     names = executor._target_columns(schema, insert)

@@ -43,7 +43,7 @@ from txlake import errors
 from txlake.engine import (bpchar, catalog_views, checks, dialect, foreign_keys, points, sources, system_views,
                            temp_tables)
 from txlake.engine import catalog_functions, column_scope, generated, indexes, jsonb_order, table_like, uniques
-from txlake.engine import column_constants, notify, system_columns, user_types
+from txlake.engine import column_constants, notify, system_columns, triggers, user_types
 from txlake.engine.errors_map import negative_row_count, translate, translate_stream_error
 from txlake.engine.advisory import AdvisoryCalls
 from txlake.engine.backends import BackendCalls
@@ -324,6 +324,10 @@ class Executor:
     def __init__(self, database, pid: int = 0):
         """The executor of the session ``pid`` (engine/backends.py) of ``database``."""
         self.temp_schema = temp_tables.TEMP_DB  # (its session's pg_temp_N: Session sets it)
+        self.session = None  # (its Session, which sets it: a trigger's function runs through it)
+        self.truncating = False  # (TRUNCATE's deletes: they fire no DELETE trigger)
+        self.trigger_depth = 0  # (triggers firing now, one inside another: engine/triggers.py)
+        self.trigger_messages: list[tuple[str, str]] = []  # (their RAISEs', for the statement's result)
         self.private: PrivateFolder | None = None  # where its temporary tables spill, once they do
         self.db = database
         self.store: DataFileStore = database.warehouse.store
@@ -980,6 +984,9 @@ class Executor:
     def insert(self, ctx: Context, stmt: st.Insert, params) -> Result:
         version, columns, stmt = self._insert_target(ctx, stmt)
         schema = version.schema
+        if schema.triggers and (triggers.fires(schema, "INSERT") or
+                                stmt.on_conflict and triggers.fires(schema, "UPDATE")):
+            return triggers.insert(self, ctx, stmt, version, columns, params)
         if stmt.on_conflict is not None and schema.always:
             _refuse_identity_updates(schema, [n for n, _ in stmt.on_conflict.assignments], stmt.on_conflict.defaults)
         # each piece of SQL gets exactly its own placeholders' values, in text order:
@@ -1031,7 +1038,7 @@ class Executor:
         if not stmt.batchable:
             return None
         version, columns, stmt = self._insert_target(ctx, stmt)
-        if any(fk.table_id == version.table_id for fk in version.schema.foreign_keys):
+        if any(fk.table_id == version.table_id for fk in version.schema.foreign_keys) or version.schema.triggers:
             return None
         rows = points.insert_many_rows(self, version.schema, columns, stmt, param_sets)
         if rows is None:
@@ -1395,14 +1402,18 @@ class Executor:
             assigned = _assigning_generated(version.schema, assigned, alias)
         body = len(params) - _placeholders(*stmt.returning)  # RETURNING's ? come last in the text
         params, returning_params = params[:body], params[body:]
-        point = None if stmt.defaults or version.schema.generated or ctx.system_columns else self._statement_memo(
-            stmt, ("point-update",), lambda: points.update_plan(stmt, alias))
+        fired = bool(version.schema.triggers) and triggers.fires(version.schema, "UPDATE")
+        point = None if stmt.defaults or version.schema.generated or ctx.system_columns or fired else \
+            self._statement_memo(stmt, ("point-update",), lambda: points.update_plan(stmt, alias))
         if point is not None:
             done = points.update(self, ctx, stmt, version, alias, point, params, returning_params)
             if done is not None:
                 return done
         if stmt.locking:
             return self._locking_subqueries_run(ctx, stmt, (*params, *returning_params), self.update)
+        if fired:
+            triggers.refuse_system_columns(ctx, version, stmt.returning)
+            triggers.statement(self, ctx, version, "UPDATE", "BEFORE")
         offset = _placeholders(*assigned.values(), *stmt.from_)
 
         def select(target: exp.Table, register) -> exp.Select:
@@ -1429,13 +1440,23 @@ class Executor:
         result = find(self._candidates(version, alias, stmt.where, params, offset))
         result, version = self._lock_rows(ctx, version, result, find)
         result = in_row_order(result)
+        changes = triggers.RowChanges(self, ctx, version, "UPDATE", assigned) if fired else None
+        if changes is not None:  # (the BEFORE ROW triggers' rows, the old ones for the AFTER ROW ones)
+            result, old_rows, new_rows = changes.before_found(stmt.table, result)
+            if changes.any("BEFORE"):  # (they may change any column: its keys and foreign keys checked as set)
+                assigned = dict.fromkeys(version.schema.names)
+        else:
+            new_rows = self._conform(result.select(version.schema.names), version.schema)
         rowids = result.column(ROWID).to_numpy(zero_copy_only=False)
-        new_rows = self._check_rows(version, self._conform(result.select(version.schema.names), version.schema))
+        new_rows = self._check_rows(version, new_rows)
         self._check_updated_keys(ctx, version, rowids, new_rows, assigned)
         if len(rowids):
             kept = not _sets_key(version.schema, assigned) and bool((rowids >> 32 > 0).all())
             self._write(ctx, version, self._apply(version, rowids, new_rows, sources=rowids, same_keys=kept),
                         assigned=assigned)
+        if changes is not None:
+            changes.after(old_rows, _arrow(new_rows))
+            triggers.statement(self, ctx, version, "UPDATE", "AFTER")
         returned = system_columns.in_returning(stmt.returning) if ctx.system_columns else None
         if returned:
             new_rows = system_columns.returned(self, ctx, version, _arrow(new_rows), returned)
@@ -1454,7 +1475,11 @@ class Executor:
         body = len(params) - _placeholders(*stmt.returning)  # RETURNING's ? come last in the text
         params, returning_params = params[:body], params[body:]
         offset = _placeholders(*stmt.using)
-        point = None if ctx.system_columns else \
+        fired = bool(version.schema.triggers) and not self.truncating and triggers.fires(version.schema, "DELETE")
+        if fired:
+            triggers.refuse_system_columns(ctx, version, stmt.returning)
+            triggers.statement(self, ctx, version, "DELETE", "BEFORE")
+        point = None if ctx.system_columns or fired else \
             self._statement_memo(stmt, ("point-delete",), lambda: points.delete_plan(stmt))
         if point is not None:
             done = points.delete(self, ctx, stmt, version, alias, point, params, returning_params)
@@ -1482,9 +1507,15 @@ class Executor:
             self._read_tables(ctx, stmt, lambda: [*stmt.using, stmt.where])
         result = find(self._candidates(version, alias, stmt.where, params, offset))
         result, version = self._lock_rows(ctx, version, result, find)
+        changes = triggers.RowChanges(self, ctx, version, "DELETE") if fired else None
+        if changes is not None:  # (the BEFORE ROW triggers' verdicts, the old rows for the AFTER ROW ones)
+            result, old_rows, _ = changes.before_found(stmt.table, result)
         rowids = result.column(ROWID).to_numpy(zero_copy_only=False)
         if len(rowids):
             self._write(ctx, version, self._apply(version, rowids, None))
+        if changes is not None:
+            changes.after(old_rows, None)
+            triggers.statement(self, ctx, version, "DELETE", "AFTER")
         if stmt.returning:
             returned = self._conform(result.select(version.schema.names), version.schema)
             if ctx.system_columns:
@@ -1531,12 +1562,19 @@ class Executor:
             if not version.is_table or version.is_matview:
                 raise errors.WrongObjectType(f'"{version.name}" is not a table')
         versions, notices = foreign_keys.truncated(self, ctx, versions, stmt.cascade)
+        for version in versions:
+            if version.schema.triggers:
+                triggers.statement(self, ctx, version, "TRUNCATE", "BEFORE")
         self.fk_emptied = {v.table_id for v in versions}  # (no key of theirs followed into another)
+        self.truncating = True  # (which fires TRUNCATE triggers, not DELETE ones)
         try:
             for version in versions:
                 self.delete(ctx, st.Delete(table=st.TableName(version.db, version.name)), ())
         finally:
-            self.fk_emptied = ()
+            self.fk_emptied, self.truncating = (), False
+        for version in versions:
+            if version.schema.triggers:
+                triggers.statement(self, ctx, version, "TRUNCATE", "AFTER")
         if stmt.restart_identity:  # (each owned sequence replaced by a new one: a ROLLBACK brings the old back)
             from txlake.engine import sequence_ddl  # (it builds on this module)
             for version in versions:
@@ -2421,7 +2459,8 @@ class Executor:
             if len(schema.columns) == 1:
                 raise errors.NotSupportedError("cannot drop the only column of a table")
             schema = uniques.dropped(foreign_keys.altered_columns(schema, version.table_id, action), action.name)
-            schema = indexes.dropped(schema, action.name)
+            schema = indexes.dropped(triggers.without_column(schema, table, action) if schema.triggers else schema,
+                                     action.name)
             schema = schema.evolve(tuple(c for c in schema.columns if c.name != action.name))
             return checks.without_column(schema, action.name), data.drop_columns([action.name])
         if isinstance(action, st.RenameColumn):
@@ -2433,6 +2472,8 @@ class Executor:
             primary_key = tuple(action.new if k == action.old else k for k in schema.primary_key)
             data = data.rename_columns([action.new if n == action.old else n for n in data.column_names])
             schema = indexes.renamed(uniques.renamed(schema, action.old, action.new), action.old, action.new)
+            if schema.triggers:
+                schema = triggers.renamed_column(schema, action.old, action.new)
             schema = schema.evolve(columns, primary_key)
             schema = foreign_keys.altered_columns(schema, version.table_id, action)
             return generated.renamed_column(checks.renamed_column(schema, action.old, action.new), action.old,

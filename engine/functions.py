@@ -175,7 +175,7 @@ def create_function(ex: Executor, ctx: Context, stmt: st.CreateFunction, params)
     db, name = new_entry_name(ctx, stmt.name, "functions in the temporary schema")
     definition = FunctionDefinition(
         name, tuple((p.name, _declared(ctx, p.type), _default_text(p)) for p in stmt.params),
-        _declared(ctx, stmt.returns) if stmt.returns is not None else "record", stmt.language, stmt.body,
+        _returns(ctx, stmt.returns), stmt.language, stmt.body,
         stmt.standard, _VOLATILITY[stmt.volatility], stmt.strict, stmt.setof,
         tuple((c, _declared(ctx, t)) for c, t in stmt.table), stmt.options)
     _check_called_by_name(definition)
@@ -189,7 +189,9 @@ def create_function(ex: Executor, ctx: Context, stmt: st.CreateFunction, params)
         if not stmt.or_replace:
             raise errors.DuplicateFunction(f'function "{name}" already exists with same argument types')
         _check_replacement(old.schema.function, definition)
-    if ctx.setting is None or ctx.setting("check_function_bodies").lower() not in _OFF:
+    if definition.returns == "trigger":  # (a PL/pgSQL trigger function's: 42601 now for its syntax)
+        _compile_trigger_body(definition)
+    elif ctx.setting is None or ctx.setting("check_function_bodies").lower() not in _OFF:
         _check_body(ex, ctx, db, definition, old)
     if old is None:
         version = TableVersion(uuid.uuid4().hex, db, key, TableSchema(0, (), function=definition))
@@ -198,6 +200,19 @@ def create_function(ex: Executor, ctx: Context, stmt: st.CreateFunction, params)
         schema = dataclasses.replace(old.schema, schema_id=old.schema.schema_id + 1, function=definition)
         ex._write(ctx, old, dataclasses.replace(old, schema=schema, caches={}), check_ssi=False)
     return Result(status="CREATE FUNCTION")
+
+
+def _returns(ctx: Context, returns: exp.DataType | None) -> str:
+    if returns is None:
+        return "record"
+    if returns.this == exp.DataType.Type.USERDEFINED and str(returns.args.get("kind")).upper() == "TRIGGER":
+        return "trigger"  # (a pseudo-type, no user-defined type: parser/parse.py took it for plpgsql alone)
+    return _declared(ctx, returns)
+
+
+def _compile_trigger_body(definition: FunctionDefinition) -> None:
+    from txlake.engine import plpgsql, triggers
+    plpgsql.compile_body(definition.body, triggers.VARIABLES, f"{definition.name}()", trigger=True)
 
 
 def _check_called_by_name(definition: FunctionDefinition) -> None:
@@ -293,7 +308,7 @@ def _returned(definition: FunctionDefinition) -> str:
 # --- DROP FUNCTION -------------------------------------------------------------------------
 
 def drop_function(ex: Executor, ctx: Context, stmt: st.DropFunction, params) -> Result:
-    from txlake.engine import views
+    from txlake.engine import triggers, views
     from txlake.engine.sequence_ddl import read_write
     read_write(ctx, "DROP FUNCTION")
     targets, notices = [], []
@@ -319,18 +334,28 @@ def drop_function(ex: Executor, ctx: Context, stmt: st.DropFunction, params) -> 
                 notices.append(f"function {shown} does not exist, skipping")
         targets += [v for v in found if v not in targets]
     users = _views_calling(ctx, targets)
+    fired = triggers.users(ctx, {v.table_id for v in targets}) if any(
+        v.schema.function.returns == "trigger" for v in targets) else []
+    if fired and not stmt.cascade:
+        executed = {v.table_id: signature(v.schema.function) for v in targets}
+        raise _still_used(executed[fired[0][1].function_id], [
+            f"trigger {t.name} on table {v.name} depends on function {executed[t.function_id]}" for v, t in fired])
+    notices += triggers.drop_users(ex, ctx, fired)
     if users and not stmt.cascade:
-        detail = "\n".join(f"{relation_kind(v)} {v.name} depends on function {signature(f.schema.function)}"
-                           for v, f in users)
-        raise errors.DependentObjectsStillExist(
-            f"cannot drop function {signature(users[0][1].schema.function)} because other objects depend on it\n"
-            f"DETAIL:  {detail}\nHINT:  Use DROP ... CASCADE to drop the dependent objects too.")
+        raise _still_used(signature(users[0][1].schema.function), [
+            f"{relation_kind(v)} {v.name} depends on function {signature(f.schema.function)}" for v, f in users])
     for version in targets:
         ex._write(ctx, version, None, check_ssi=False)
     dependents = list(dict.fromkeys(v for v, _ in users))
     if dependents:
         notices += views.drop_with_dependents(ex, ctx, dependents, True, targets_cascade=True)
     return Result(status="DROP FUNCTION", notice="\n".join(notices) or None)
+
+
+def _still_used(function: str, dependents: list[str]) -> errors.Error:
+    return errors.DependentObjectsStillExist(
+        f"cannot drop function {function} because other objects depend on it\nDETAIL:  {chr(10).join(dependents)}\n"
+        "HINT:  Use DROP ... CASCADE to drop the dependent objects too.")
 
 
 def _views_calling(ctx: Context, functions: list[TableVersion]) -> list[tuple[TableVersion, TableVersion]]:
@@ -725,6 +750,7 @@ def _scalar_call(ctx: Context, version: TableVersion, args: list, functions: dic
                  seen: frozenset) -> exp.Expression:
     """The call of the scalar function ``version`` with ``args`` as an expression."""
     definition = version.schema.function
+    _refuse_trigger_call(definition)
     if definition.setof:
         raise errors.NotSupportedError(f"set-returning function {definition.name} is supported in FROM only")
     body = _compiled(definition)
@@ -743,6 +769,11 @@ def _scalar_call(ctx: Context, version: TableVersion, args: list, functions: dic
         return result
     return exp.Case(ifs=[exp.If(this=exp.or_(*(exp.Is(this=a.copy(), expression=exp.null()) for a in maybe_null)),
                                 true=_cast(exp.null(), definition.returns))], default=result)
+
+
+def _refuse_trigger_call(definition: FunctionDefinition) -> None:
+    if definition.returns == "trigger":  # (PostgreSQL's plpgsql compiler's refusal)
+        raise errors.NotSupportedError("trigger functions can only be called as triggers")
 
 
 def _volatile(node: exp.Expression) -> bool:
@@ -886,6 +917,7 @@ def _from_item(ctx: Context, table: exp.Table, functions: dict, seen: frozenset)
     if version is None:
         return table
     definition = version.schema.function
+    _refuse_trigger_call(definition)
     args = [_inlined(ctx, a, functions, None, seen) for a in args]
     alias = table.args.get("alias")
     alias_name = alias.this if alias is not None and alias.this is not None else exp.to_identifier(definition.name)

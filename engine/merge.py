@@ -44,7 +44,7 @@ import pyarrow.compute as pc
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import foreign_keys, generated
+from txlake.engine import foreign_keys, generated, triggers
 from txlake.engine.executor import (Context, Executor, Result, _aliased, assignable, _arrow, _cast, _default_value,
                                     _old_key_columns, _refuse_identity_updates, _refuse_identity_values,
                                     _sets_key, in_row_order, insert_projections)
@@ -87,6 +87,9 @@ def merge(ex: Executor, ctx: Context, stmt: st.Merge, params) -> Result:
     """Run ``stmt`` in the statement's transaction (the session's runner for st.Merge)."""
     version = ex._writable(ctx, stmt.table)
     schema = version.schema
+    if schema.triggers:
+        for event in ("INSERT", "UPDATE", "DELETE"):
+            triggers.refuse(version, event, "MERGE")
     alias = stmt.alias or stmt.table.name
     ctx = ctx.targeting(alias, version)
     actions = stmt.actions

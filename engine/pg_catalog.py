@@ -101,7 +101,7 @@ def as_oid(node: exp.Expression) -> bool:
 
 
 #: the functions of OIDs engine/catalog_functions.py answers: a regclass argument is an OID
-OID_TAKERS = frozenset({"format_type", "pg_get_indexdef", "pg_get_constraintdef", "pg_get_expr",
+OID_TAKERS = frozenset({"format_type", "pg_get_indexdef", "pg_get_constraintdef", "pg_get_expr", "pg_get_triggerdef",
                         "pg_table_is_visible", "pg_get_userbyid", "obj_description", "col_description",
                         "pg_get_viewdef", "pg_type_is_visible", "pg_function_is_visible", *RELATION_SIZES})
 
@@ -573,6 +573,9 @@ def named_type_oid(ctx, text: str) -> int:
     if user is None or not user.is_type or array:
         raise errors.UndefinedObject(f'type "{written}" does not exist')
     return oid(user.table_id)
+#: pg_language's OIDs (plpgsql's is made by initdb: PostgreSQL 16's), the trigger pseudo-type's
+_LANGUAGES = {"sql": 14, "plpgsql": 13552}
+_TRIGGER = 2279
 
 
 def _pg_proc(tables: list[TableVersion]) -> pa.Table:
@@ -585,18 +588,40 @@ def _pg_proc(tables: list[TableVersion]) -> pa.Table:
     return pa.table({
         "oid": _oid(oid(t.table_id) for t in found), "proname": _text(d.name for d in defined),
         "pronamespace": _oid(namespace_oid(schema_name(t.db)) for t in found), "proowner": _oid([OWNER] * len(found)),
-        "prolang": _oid([14] * len(found)), "prokind": _text(["f"] * len(found)),
+        "prolang": _oid(_LANGUAGES[d.language] for d in defined), "prokind": _text(["f"] * len(found)),
         "prosecdef": _bool(any(o.upper().endswith("SECURITY DEFINER") for o in d.options) for d in defined),
         "proleakproof": _bool(any(o.upper() == "LEAKPROOF" for o in d.options) for d in defined),
         "proisstrict": _bool(d.strict for d in defined), "proretset": _bool(d.setof for d in defined),
         "provolatile": _text(d.volatility for d in defined), "proparallel": _text(parallel),
         "pronargs": _int2(len(d.args) for d in defined),
         "pronargdefaults": _int2(sum(x is not None for _, _, x in d.args) for d in defined),
-        "prorettype": _oid(2249 if d.table else type_oid(d.returns, tables) for d in defined),  # (record: 2249)
+        "prorettype": _oid(2249 if d.table else _TRIGGER if d.returns == "trigger" else type_oid(d.returns, tables)
+                           for d in defined),  # (record: 2249)
         "proargtypes": pa.array([[type_oid(a, tables) for a in d.arg_types] for d in defined], pa.list_(pa.int64())),
         "proargnames": pa.array([[n for n, _, _ in d.args] if any(n for n, _, _ in d.args) else None
                                  for d in defined], pa.list_(pa.string())),
         "prosrc": _text(d.body for d in defined)})
+
+
+def _pg_trigger(tables: list[TableVersion]) -> pa.Table:
+    """The tables' triggers (engine/triggers.py), as PostgreSQL's pg_trigger rows."""
+    from txlake.engine import triggers
+    found = triggers.listed(tables)
+    functions = {t.table_id: t for t in tables if t.is_function}
+    attnums = [{c.name: i for i, c in enumerate(_attributes(t), 1)} for t, _ in found]
+    return pa.table({
+        "oid": _oid(triggers.trigger_oid(t, g) for t, g in found), "tgrelid": _oid(oid(t.table_id) for t, _ in found),
+        "tgparentid": _oid([0] * len(found)), "tgname": _text(g.name for _, g in found),
+        "tgfoid": _oid(oid(g.function_id) if g.function_id in functions else 0 for _, g in found),
+        "tgtype": _int2(triggers.tgtype(g) for _, g in found), "tgenabled": _text(g.enabled for _, g in found),
+        "tgisinternal": _bool([False] * len(found)), "tgconstrrelid": _oid([0] * len(found)),
+        "tgconstrindid": _oid([0] * len(found)), "tgconstraint": _oid([0] * len(found)),
+        "tgdeferrable": _bool([False] * len(found)), "tginitdeferred": _bool([False] * len(found)),
+        "tgnargs": _int2(len(g.args) for _, g in found),
+        "tgattr": _int2s([numbers[c] for c in g.columns] for numbers, (_, g) in zip(attnums, found)),
+        "tgargs": pa.array([b"".join(a.encode() + b"\x00" for a in g.args) for _, g in found], pa.binary()),
+        "tgqual": _text(g.when for _, g in found), "tgoldtable": _text([None] * len(found)),
+        "tgnewtable": _text([None] * len(found))})
 
 
 def _pg_database(tables: list[TableVersion]) -> pa.Table:
@@ -619,5 +644,6 @@ _VIEWS = {
     "pg_catalog.pg_description": _pg_description,
     "pg_catalog.pg_collation": _pg_collation,
     "pg_catalog.pg_proc": _pg_proc,
+    "pg_catalog.pg_trigger": _pg_trigger,
 }
 VIEWS = tuple(_VIEWS)

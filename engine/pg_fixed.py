@@ -27,14 +27,14 @@ import pyarrow as pa
 
 from txlake.engine.catalog_views import _bool, _int, _text, schema_name
 from txlake.engine.dialect import user_name
-from txlake.engine.pg_catalog import ACCESS_METHODS, OWNER, _NAMESPACES, _oid, oid
+from txlake.engine.pg_catalog import _LANGUAGES, _NAMESPACES, ACCESS_METHODS, OWNER, _oid, oid
 from txlake.parser.dialect import BUILT_IN_EXTENSIONS
 from txlake.storage.version import TableVersion
 
-#: pg_language's rows: name -> (oid, lanispl, lanpltrusted). plpgsql's OID is initdb's choice in
-#: PostgreSQL (below 16384, as here)
-LANGUAGES = {"internal": (12, False, False), "c": (13, False, False), "sql": (14, False, True),
-             "plpgsql": (13_578, True, True)}
+#: pg_language's rows: name -> (oid, lanispl, lanpltrusted); pg_proc.prolang's (plpgsql's OID is
+#: initdb's choice in PostgreSQL: 16's)
+LANGUAGES = {"internal": (12, False, False), "c": (13, False, False), "sql": (_LANGUAGES["sql"], False, True),
+             "plpgsql": (_LANGUAGES["plpgsql"], True, True)}
 #: the extensions always there: name -> (oid, version PostgreSQL 16 ships, schema: the built-in
 #: ones' functions are pg_catalog's, callable from any schema)
 EXTENSIONS = {"plpgsql": (13_579, "1.0", "pg_catalog"),

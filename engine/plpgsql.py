@@ -183,6 +183,7 @@ class Variable:
     constant: bool = False
     not_null: bool = False
     column_of: tuple[str, str] | None = None  # ``table.column%TYPE``: its type found when its block starts
+    zero_based: bool = False  # an array subscripted from 0 (a trigger's TG_ARGV): ``x[i]`` read as ``x[1 + (i)]``
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,7 +306,7 @@ class Exit(Node):
 
 @dataclass(eq=False, slots=True)
 class Return(Node):
-    pass
+    value: Sql | None = None  # a trigger function's (NEW, OLD or NULL)
 
 
 @dataclass(eq=False, slots=True)
@@ -383,8 +384,9 @@ _UNSUPPORTED = {"open": "cursors", "fetch": "cursors", "close": "cursors", "move
 
 
 class _Parser:
-    def __init__(self, source: str, variables: tuple[tuple[str, str | None], ...] = ()):
+    def __init__(self, source: str, variables: tuple[tuple[str, str | None], ...] = (), trigger: bool = False):
         self.source = source
+        self.trigger = trigger  # a trigger function's body: RETURN takes a row
         self.tokens = tokenize(source)
         self.i = 0
         self.variables: list[Variable] = []
@@ -393,7 +395,7 @@ class _Parser:
         self.found = self._declare_into({}, "found", "boolean")
         self.outer = {"found": self.found}
         for name, type_ in variables:  # (a function's arguments, a trigger's NEW / OLD ...)
-            self._declare_into(self.outer, name, type_, record=type_ is None)
+            self._declare_into(self.outer, name, type_, record=type_ is None, zero_based=trigger and name == "tg_argv")
         self.scopes.append((None, self.outer))
 
     # tokens
@@ -868,6 +870,10 @@ class _Parser:
         self.i += 1
         if self.is_word("next", "query"):
             self.error(message=f"RETURN {self.tok.value.upper()} cannot be used in a DO block", sqlstate="42804")
+        if self.trigger and not self.accept_op(";"):
+            value = self.sql((";",), "expression")
+            self.expect_op(";")
+            return Return(line, "RETURN", value)
         if not self.accept_op(";"):
             self.error(at, "RETURN cannot have a parameter in function returning void", "42804")
         return Return(line, "RETURN")
@@ -983,6 +989,7 @@ class _Parser:
         in_insert_columns = False
         after_set = False
         statement_word = first.value if first.kind == "word" else ""
+        shifted: list[int] = []  # the depths of the open subscripts of a zero-based array (``Variable.zero_based``)
         while True:
             t = self.tok
             if t.kind == "eof":
@@ -997,6 +1004,10 @@ class _Parser:
                         and self._insert_target(start_index):
                     in_insert_columns = depth == 1
             elif t.kind == "op" and t.value in (")", "]"):
+                if shifted and shifted[-1] == depth and t.value == "]":
+                    shifted.pop()
+                    pieces += [self.source[last:t.start], ")"]
+                    last = t.start
                 depth -= 1
                 in_insert_columns = in_insert_columns and depth >= 1
             if into and depth == 0 and t.kind == "word" and t.value == "into" and not targets and \
@@ -1018,6 +1029,13 @@ class _Parser:
                     self.i += consumed
                     last = self.tokens[self.i - 1].end
                     previous = self.tokens[self.i - 1]
+                    if self.variables[ref.slot].zero_based and self.tok.kind == "op" and self.tok.value == "[":
+                        depth += 1
+                        shifted.append(depth)
+                        pieces.append("[1 + (")
+                        last = self.tok.end
+                        previous = self.tok
+                        self.i += 1
                     continue
             previous = t
             self.i += 1
@@ -1101,13 +1119,15 @@ def _placeholders(message: str) -> int:
 
 
 @functools.lru_cache(maxsize=128)
-def compile_body(source: str, variables: tuple[tuple[str, str | None], ...] = (), name: str = INLINE) -> Body:
+def compile_body(source: str, variables: tuple[tuple[str, str | None], ...] = (), name: str = INLINE,
+                 trigger: bool = False) -> Body:
     """A PL/pgSQL body parsed (once per text): 42601 - or the SQLSTATE PostgreSQL gives - with
     ``compilation of PL/pgSQL function "name" near line N`` where it is wrong. ``variables``:
     names (and SQL types; None: a record) declared around its block - a function's arguments,
-    a trigger's NEW / OLD / TG_OP; ``name``: how messages name it (``f(integer)``)."""
+    a trigger's NEW / OLD / TG_OP; ``name``: how messages name it (``f(integer)``); ``trigger``:
+    a trigger function's body (its RETURN gives a row, its TG_ARGV counts from 0)."""
     try:
-        parser = _Parser(source, variables)
+        parser = _Parser(source, variables, trigger)
         block = parser.body()
     except errors.Error as e:
         if getattr(e, "compile_line", None) is not None:
@@ -1135,6 +1155,7 @@ class Row:
     names: tuple[str, ...]
     values: list
     types: tuple[str | None, ...]
+    null: bool = False  # a NULL of the row type (a trigger's OLD for an INSERT): its fields NULL, RETURNed NULL
 
 
 # the control statements a body may not run (it runs in its caller's transaction)
@@ -1162,6 +1183,7 @@ class Run:
         self.caught: list[errors.Error] = []  # the errors the handlers running now caught
         self.current: Node | None = None
         self.values[0] = False  # FOUND
+        self.returned = _NOT_RETURNED  # what a trigger function's RETURN gave
 
     # entry
 
@@ -1381,7 +1403,21 @@ class Run:
         return _Leave(node.label, node.again)
 
     def return_(self, node: Return):
+        if node.value is not None:
+            self.returned = self._returned_row(node.value)
         return _RETURN
+
+    def _returned_row(self, value: Sql):
+        """A trigger function's RETURN: a copy of the record it names (NEW or OLD), or None for NULL."""
+        pieces = [p for p in value.pieces if type(p) is Ref or p.strip()]
+        if len(pieces) == 1 and type(pieces[0]) is Ref and pieces[0].field is None and \
+                self.body.variables[pieces[0].slot].record:
+            row = self._row(pieces[0])
+            return None if row.null else Row(row.names, list(row.values), row.types)
+        if len(pieces) == 1 and type(pieces[0]) is str and pieces[0].strip().lower() == "null":
+            return None
+        raise errors.NotSupportedError(f"RETURN {value.source} in a trigger function is not supported: return NEW, "
+                                       "OLD, NULL or a record variable")
 
     def statement(self, node: Statement) -> None:
         result = self.query(node.sql, perform=True) if node.perform else self.sql_statement(node.sql)
@@ -1880,6 +1916,25 @@ def _text(value) -> str:
     if isinstance(value, Row):
         return "(" + ",".join("" if v is None else _text(v) for v in value.values) + ")"
     return str(value)
+
+
+_NOT_RETURNED = object()
+
+
+def run_trigger(session, body: Body, arguments: dict[str, object]) -> tuple[Row | None, list[tuple[str, str]]]:
+    """Run a trigger function's compiled body (``compile_body(..., trigger=True)``) in
+    ``session``'s transaction, NEW / OLD / TG_* given in ``arguments``: the row its RETURN gave
+    (None for NULL) and the messages its RAISEs gave. 2F005 where it ends without RETURN."""
+    running = Run(session, body, False, arguments)
+    try:
+        running.run()
+        if running.returned is _NOT_RETURNED:
+            raise error_for("2F005", "control reached end of trigger procedure without RETURN\n"
+                                     f"CONTEXT:  PL/pgSQL function {body.name}")
+    except errors.Error as e:
+        e.notices = running.messages
+        raise
+    return running.returned, running.messages
 
 
 # --- DO ---------------------------------------------------------------------------------

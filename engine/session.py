@@ -26,7 +26,7 @@ from sqlglot import exp
 
 from txlake import errors
 from txlake.engine import (backends, catalog_views, checks, comments, copy, cursors, deferred, functions, matviews,
-                           notify, prepared, renames, sequence_ddl, table_locks, uniques, user_types, views,
+                           notify, prepared, renames, sequence_ddl, table_locks, triggers, uniques, user_types, views,
                            with_writes)
 from txlake.engine.database import Database, default_memory_limit, open_database
 from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result, lock_wait, relation_kind, with_settings
@@ -154,6 +154,7 @@ class Session:
         self.db: Database = open_database(path, **options)
         self.pid = backends.next_pid()  # (pg_backend_pid(): engine/backends.py)
         self.executor = Executor(self.db, self.pid)
+        self.executor.session = self  # (a trigger's function runs through its session: engine/triggers.py)
         self.default_read_only = False
         self.settings = dict(SETTINGS_DEFAULTS)
         # SET search_path: its text, as SHOW echoes it, and the databases where names resolve, in order
@@ -628,7 +629,7 @@ class Session:
                          "name": [d.name for d in defined],
                          "result type": [functions.result_text(d) for d in defined],
                          "argument types": [functions.arguments_text(d) for d in defined],
-                         "type": ["func"] * len(found)})
+                         "type": ["trigger" if d.returns == "trigger" else "func" for d in defined]})
 
     def function_definitions(self, name: str) -> list[str]:
         """psql's ``\\sf NAME``: the CREATE OR REPLACE FUNCTION of each function ``name``
@@ -677,6 +678,10 @@ class Session:
         """``\\d name``'s "Foreign-key constraints:" and "Referenced by:" lines."""
         from txlake.engine import foreign_keys
         return foreign_keys.describe(self._visible(name), self._visible_tables(), self.search_path)
+
+    def trigger_lines(self, name: str) -> tuple[list[str], list[str]]:
+        """``\\d name``'s "Triggers:" and "Disabled user triggers:" lines."""
+        return triggers.described(self._visible(name))
 
     def view_definition(self, name: str) -> str | None:
         """The query of the view or materialized view ``name`` (None for a table), as ``\\d`` shows it."""
@@ -825,7 +830,16 @@ class Session:
         expanded = with_settings(ctx, expanded) if reads_settings else expanded
         if many is not None:  # (an executemany's INSERT: None if its rows cannot be built together)
             return self.executor.insert_many(ctx, expanded, many)
-        return runner(self.executor, ctx, expanded, params)
+        executor = self.executor
+        if executor.trigger_depth:  # (a trigger's statement: the messages are its firing statement's)
+            return runner(executor, ctx, expanded, params)
+        if executor.trigger_messages:  # (a failed statement's)
+            executor.trigger_messages = []
+        result = runner(executor, ctx, expanded, params)
+        if executor.trigger_messages:  # (its triggers' RAISEs, told with its result)
+            result.messages = [*(result.messages or ()), *executor.trigger_messages]
+            executor.trigger_messages = []
+        return result
 
     # --- transaction control -------------------------------------------------------------
 
@@ -1425,6 +1439,9 @@ _DATA = {
     st.DropType: user_types.drop_type,
     st.CreateFunction: functions.create_function,
     st.DropFunction: functions.drop_function,
+    st.CreateTrigger: triggers.create_trigger,
+    st.DropTrigger: triggers.drop_trigger,
+    st.AlterTrigger: triggers.alter_trigger,
     st.DropView: views.drop_view,
     st.AlterView: views.alter_view,
     st.CreateIndex: uniques.create_index,

@@ -113,6 +113,21 @@ class FunctionCommand(exp.Expression):
                  "body": False, "standard": False, "functions": False, "exists": False, "cascade": False}
 
 
+class TriggerCommand(exp.Expression):
+    """``CREATE [OR REPLACE] TRIGGER``, ``DROP TRIGGER``, ``ALTER TRIGGER ... RENAME TO`` and
+    ALTER TABLE's ``ENABLE | DISABLE TRIGGER`` action (sqlglot reads none of them): ``kind``
+    CREATE / DROP / RENAME / ENABLE / DISABLE, ``this`` the trigger's name (an identifier; for
+    ENABLE / DISABLE ALL or USER as written), ``table`` its table (exp.Table). CREATE:
+    ``replace``, ``timing`` BEFORE / AFTER / INSTEAD OF, ``events`` (exp.Tuple of the event's
+    word and, for UPDATE OF, its columns), ``row`` FOR EACH ROW, ``when`` its condition,
+    ``function`` the function (exp.Table), ``args`` its arguments' texts, ``referencing`` /
+    ``constraint`` (refused). DROP: ``exists``, ``cascade``. RENAME: ``to``."""
+
+    arg_types = {"kind": True, "this": False, "table": False, "replace": False, "timing": False, "events": False,
+                 "row": False, "when": False, "function": False, "args": False, "exists": False, "cascade": False,
+                 "to": False, "referencing": False, "constraint": False}
+
+
 class RefreshMatview(exp.Expression):
     """``REFRESH MATERIALIZED VIEW [CONCURRENTLY] name [WITH [NO] DATA]``: ``this`` the
     materialized view (exp.Table)."""
@@ -240,7 +255,9 @@ class TxlakeParser(DuckDB.Parser):
     ADD_CONSTRAINT_KEYWORDS = {"CHECK"}
     # PostgreSQL: ALTER TABLE t VALIDATE CONSTRAINT name
     ALTER_PARSERS = {**DuckDB.Parser.ALTER_PARSERS,
-                     "VALIDATE": lambda self: self._parse_validate_constraint()}
+                     "VALIDATE": lambda self: self._parse_validate_constraint(),
+                     "ENABLE": lambda self: self._parse_trigger_switch("ENABLE"),
+                     "DISABLE": lambda self: self._parse_trigger_switch("DISABLE")}
     # PostgreSQL's json -> and ->>: the key or index as written (sqlglot read 'a.b' as a JSON
     # path of two keys); parser/json_ops.py rewrites them. PostgreSQL has no lambdas: in a
     # function's arguments, doc -> 'a' is json too (DuckDB's parser read a lambda x -> body)
@@ -1094,6 +1111,9 @@ class TxlakeParser(DuckDB.Parser):
         if words[:2] in (["CREATE", "FUNCTION"], ["DROP", "FUNCTION"]) or words == ["CREATE", "OR", "REPLACE",
                                                                                     "FUNCTION"]:
             return self._parse_function_statement()
+        if words[1:2] == ["TRIGGER"] or words[:4] == ["CREATE", "OR", "REPLACE", "TRIGGER"] or \
+                words[:3] == ["CREATE", "CONSTRAINT", "TRIGGER"]:
+            return self._parse_trigger_statement()
         if self._next and self._next.text.upper() == "MATERIALIZED" and self._curr.text.upper() != "DROP":
             return self._parse_matview_statement()
         if not self._next or self._next.text.upper() != "SEQUENCE":
@@ -1140,6 +1160,100 @@ class TxlakeParser(DuckDB.Parser):
         while self._curr and self._curr.token_type != TokenType.SEMICOLON:
             self._function_attribute(made)
         return made
+
+    # --- CREATE TRIGGER, DROP TRIGGER, ALTER TRIGGER, ALTER TABLE ... ENABLE TRIGGER -----------
+
+    def _parse_trigger_statement(self) -> TriggerCommand:
+        kind = self._curr.text.upper()
+        self._advance()
+        if kind == "DROP":
+            self._advance()  # TRIGGER
+            exists = bool(self._match_text_seq("IF", "EXISTS"))
+            name = self._parse_id_var(any_token=False)
+            self._expect_word("ON")
+            table = self._parse_table_parts()
+            cascade = bool(self._match_text_seq("CASCADE"))
+            if not cascade:
+                self._match_text_seq("RESTRICT")
+            return TriggerCommand(kind="DROP", this=name, table=table, exists=exists, cascade=cascade)
+        if kind == "ALTER":
+            self._advance()  # TRIGGER
+            name = self._parse_id_var(any_token=False)
+            self._expect_word("ON")
+            table = self._parse_table_parts()
+            self._expect_word("RENAME")
+            self._expect_word("TO")
+            return TriggerCommand(kind="RENAME", this=name, table=table, to=self._parse_id_var(any_token=False))
+        replace = bool(self._match_text_seq("OR", "REPLACE"))
+        constraint = bool(self._match_text_seq("CONSTRAINT"))
+        self._expect_word("TRIGGER")
+        made = TriggerCommand(kind="CREATE", this=self._parse_id_var(any_token=False), replace=replace,
+                              constraint=constraint, events=[], args=[])
+        timing = "INSTEAD OF" if self._match_text_seq("INSTEAD", "OF") else \
+            self._prev.text.upper() if self._match_texts(("BEFORE", "AFTER")) else None
+        if timing is None:
+            self._syntax_error_here()
+        made.set("timing", timing)
+        while True:
+            if not self._match_texts(("INSERT", "UPDATE", "DELETE", "TRUNCATE")):
+                self._syntax_error_here()
+            event = self._prev.text.upper()
+            columns = self._parse_csv(self._parse_id_var) if event == "UPDATE" and self._match_text_seq("OF") else []
+            made.args["events"].append(exp.Tuple(expressions=[exp.var(event), *columns]))
+            if not self._match_text_seq("OR"):
+                break
+        self._expect_word("ON")
+        made.set("table", self._parse_table_parts())
+        while self._match_text_seq("FROM") or self._match_text_seq("NOT", "DEFERRABLE") or \
+                self._match_text_seq("DEFERRABLE") or self._match_text_seq("INITIALLY"):
+            made.set("constraint", True)  # (a constraint trigger's clauses)
+            self._advance()
+        if self._match_text_seq("REFERENCING"):
+            made.set("referencing", True)
+            while self._curr and self._curr.text.upper() not in ("FOR", "WHEN", "EXECUTE"):
+                self._advance()
+        if self._match_text_seq("FOR"):
+            self._match_text_seq("EACH")
+            if not self._match_texts(("ROW", "STATEMENT")):
+                self._syntax_error_here()
+            made.set("row", self._prev.text.upper() == "ROW")
+        if self._match_text_seq("WHEN"):
+            made.set("when", self._parse_wrapped(self._parse_assignment))
+        self._expect_word("EXECUTE")
+        if not self._match_texts(("FUNCTION", "PROCEDURE")):
+            self._syntax_error_here()
+        made.set("function", self._parse_table_parts(schema=True))
+        if not self._match(TokenType.L_PAREN):
+            self._syntax_error_here()
+        while not self._match(TokenType.R_PAREN):
+            if self._curr is None or self._curr.token_type not in (
+                    TokenType.STRING, TokenType.NUMBER, TokenType.VAR, TokenType.IDENTIFIER) and not \
+                    self._curr.text.isidentifier():
+                self._syntax_error_here()
+            made.args["args"].append(exp.Literal.string(self._curr.text))
+            self._advance()
+            if self._curr is not None and self._curr.token_type != TokenType.R_PAREN:
+                self._match(TokenType.COMMA) or self._syntax_error_here()
+        return made
+
+    def _parse_trigger_switch(self, kind: str) -> TriggerCommand:
+        """ALTER TABLE's ``ENABLE | DISABLE [REPLICA | ALWAYS] TRIGGER { name | ALL | USER }``; None
+        (nothing read: the ALTER is then a command) for another ENABLE / DISABLE (ROW LEVEL SECURITY, RULE)."""
+        start = self._index
+        if self._match_texts(("REPLICA", "ALWAYS")):
+            kind = f"{kind} {self._prev.text.upper()}"
+        if not self._match_text_seq("TRIGGER"):
+            self._retreat(start)
+            return None
+        return TriggerCommand(kind=kind, this=self._parse_id_var(any_token=True))
+
+    def _expect_word(self, word: str) -> None:
+        if not self._match_text_seq(word):
+            self._syntax_error_here()
+
+    def _syntax_error_here(self) -> None:
+        self.raise_error(f'syntax error at or near "{self._curr.text}"' if self._curr else
+                         "syntax error at end of input", self._curr or self._prev)
 
     def _function_signature(self) -> exp.Tuple:
         """DROP FUNCTION's ``name [( [[mode] [name] type [, ...]] )]``."""
@@ -2119,8 +2233,8 @@ def _atomic_bodies(tokens: list[Token], sql: str | None) -> list[Token]:
     return tokens
 
 
-__all__ = ["Control", "FunctionCommand", "LockCommand", "SequenceCommand", "SOURCE_SPAN", "Txlake", "TypeCommand",
-           "ParseError"]
+__all__ = ["Control", "FunctionCommand", "LockCommand", "SequenceCommand", "SOURCE_SPAN", "TriggerCommand", "Txlake",
+           "TypeCommand", "ParseError"]
 
 
 # extensions whose functions txlake has built in (parser/semantics.py EXTENSION_FUNCTIONS): CREATE

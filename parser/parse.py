@@ -23,9 +23,8 @@ from txlake import errors
 from txlake.parser import statements as st
 from txlake.parser import system_columns
 from txlake.parser.dialect import (SOURCE_SPAN, CommentOn, ConstraintTiming, Control, CursorCommand, FunctionCommand,
-                                    LockCommand,
-                                    RefreshMatview, RenameConstraint, SequenceCommand, Txlake, TypeCommand,
-                                    ValidateConstraint)
+                                    LockCommand, RefreshMatview, RenameConstraint, SequenceCommand, TriggerCommand,
+                                    Txlake, TypeCommand, ValidateConstraint)
 from txlake.parser.semantics import (ARRAY_SET, AVG_MACRO, NAMED_SCHEMAS, SUM_MACRO, boolean_condition,
                                      postgres_semantics)
 from txlake.storage.sequences import sequence_name
@@ -1298,14 +1297,19 @@ def _function_command(tree: FunctionCommand) -> st.Statement:
         raise errors.ProgrammingError("no function body specified", sqlstate="42P13")
     if language is None:
         raise errors.ProgrammingError("no language specified", sqlstate="42P13")
-    if language != "sql":
+    returns, table = tree.args.get("returns"), tree.args.get("table") or ()
+    pseudo = str(returns.args.get("kind")).upper() if returns is not None and \
+        returns.this == exp.DataType.Type.USERDEFINED else None
+    if language != "sql" and not (language == "plpgsql" and pseudo == "TRIGGER" and not standard):
         if standard:
             raise errors.ProgrammingError("inline SQL function body only valid for language SQL", sqlstate="42P13")
         raise errors.NotSupportedError(f"CREATE FUNCTION is not supported for LANGUAGE {language}: txlake runs "
                                        "functions of LANGUAGE sql only")
-    returns, table = tree.args.get("returns"), tree.args.get("table") or ()
-    if returns is not None and returns.this == exp.DataType.Type.USERDEFINED and \
-            str(returns.args.get("kind")).upper() in ("TRIGGER", "EVENT_TRIGGER"):
+    if pseudo == "TRIGGER" and language == "plpgsql" and tree.args.get("params"):  # (plpgsql_validator's)
+        raise errors.ProgrammingError("trigger functions cannot have declared arguments\nHINT:  The arguments of "
+                                      "the trigger can be accessed through TG_NARGS and TG_ARGV instead.",
+                                      sqlstate="42P13")
+    if pseudo == "EVENT_TRIGGER" or pseudo == "TRIGGER" and language != "plpgsql":
         raise errors.NotSupportedError("CREATE FUNCTION is not supported for a trigger function: txlake runs no "
                                        "triggers")
     if returns is None and not table:
@@ -1330,6 +1334,56 @@ def _function_command(tree: FunctionCommand) -> st.Statement:
                              volatility=volatility, strict=bool(tree.args.get("strict")),
                              options=tuple(tree.args.get("options") or ()), body=body, standard=standard,
                              or_replace=bool(tree.args.get("replace")))
+
+
+def _trigger_command(tree: TriggerCommand) -> st.Statement:
+    """CREATE / DROP / ALTER TRIGGER: what PostgreSQL's CreateTrigger refuses before it looks at
+    the table, refused here; what txlake does not run (INSTEAD OF, constraint triggers,
+    transition tables) 0A000."""
+    kind, name, table = tree.args["kind"], identifier(tree.this), table_name(tree.args["table"])
+    if kind == "DROP":
+        return st.DropTrigger(name=name, table=table, if_exists=bool(tree.args.get("exists")),
+                              cascade=bool(tree.args.get("cascade")))
+    if kind == "RENAME":
+        return st.AlterTrigger(table=table, name=name, new=_check_name(identifier(tree.args["to"]), "trigger"))
+    for refused, what in (("constraint", "CREATE CONSTRAINT TRIGGER"),
+                          ("referencing", "REFERENCING (transition tables)")):
+        if tree.args.get(refused):
+            raise errors.NotSupportedError(f"{what} is not supported: txlake's triggers are plain BEFORE and AFTER "
+                                           "ones")
+    timing, row = tree.args["timing"], bool(tree.args.get("row"))
+    if timing == "INSTEAD OF":
+        raise errors.NotSupportedError("INSTEAD OF triggers are not supported: txlake's views are not updatable")
+    events, columns = [], ()
+    for event in tree.args["events"]:
+        word = event.expressions[0].name
+        if word in events:  # (PostgreSQL's grammar: "duplicate trigger events specified")
+            raise errors.SyntaxError(f'duplicate trigger events specified at or near "{word}"')
+        events.append(word)
+        columns += tuple(identifier(c) for c in event.expressions[1:])
+    if "TRUNCATE" in events and row:
+        raise errors.NotSupportedError("TRUNCATE FOR EACH ROW triggers are not supported")
+    when = tree.args.get("when")
+    if when is not None and not row and when.find(exp.Column):
+        raise errors.ProgrammingError("statement trigger's WHEN condition cannot reference column values",
+                                      sqlstate="42P17")
+    return st.CreateTrigger(name=_check_name(name, "trigger"), table=table, timing=timing, events=tuple(events),
+                            function=table_name(tree.args["function"]), columns=columns, row=row,
+                            when=when.sql(dialect="postgres") if when is not None else None,
+                            args=tuple(a.this for a in tree.args["args"]), or_replace=bool(tree.args.get("replace")))
+
+
+def _trigger_switch(tree: exp.Alter, actions) -> st.AlterTrigger:
+    """ALTER TABLE t {ENABLE | DISABLE} TRIGGER {name | ALL | USER}, alone."""
+    action = actions[0]
+    if len(actions) != 1:
+        raise errors.NotSupportedError("ALTER TABLE ... ENABLE / DISABLE TRIGGER with other actions is not supported")
+    if action.args["kind"] not in ("ENABLE", "DISABLE"):
+        raise errors.NotSupportedError(f"ALTER TABLE ... {action.args['kind']} TRIGGER is not supported: txlake has "
+                                       "no replication")
+    name = identifier(action.this)
+    return st.AlterTrigger(table=table_name(tree.this), name=None if name.upper() in ("ALL", "USER") and
+                           not action.this.args.get("quoted") else name, enable=action.args["kind"] == "ENABLE")
 
 
 def _drop(tree: exp.Drop) -> st.Statement:
@@ -1383,6 +1437,8 @@ def _alter(tree: exp.Alter) -> st.Statement:
                              if_exists=bool(tree.args.get("exists")))
     if (tree.args.get("kind") or "").upper() != "TABLE":
         raise errors.NotSupportedError(f"ALTER {tree.args.get('kind')} is not supported")
+    if any(isinstance(a, TriggerCommand) for a in actions):
+        return _trigger_switch(tree, actions)
     actions = []
     for action in tree.args.get("actions") or ():
         if isinstance(action, exp.ColumnDef):
@@ -2018,6 +2074,7 @@ _CONVERTERS = {
     SequenceCommand: lambda tree: _sequence_command(tree),
     TypeCommand: lambda tree: _type_command(tree),
     FunctionCommand: lambda tree: _function_command(tree),
+    TriggerCommand: lambda tree: _trigger_command(tree),
     LockCommand: lambda tree: st.LockTable(tables=tuple(table_name(t) for t in tree.args["names"]),
                                            mode=tree.args["mode"], nowait=bool(tree.args.get("nowait"))),
     exp.Transaction: lambda tree: st.Begin(),  # sqlglot's own BEGIN

@@ -524,6 +524,46 @@ class DropFunction(Statement):
 
 
 @dataclass(frozen=True)
+class CreateTrigger(Statement):
+    """``CREATE [OR REPLACE] TRIGGER name {BEFORE | AFTER} event [OR ...] ON table [FOR [EACH]
+    {ROW | STATEMENT}] [WHEN (condition)] EXECUTE {FUNCTION | PROCEDURE} f(args)``: ``events``
+    INSERT / UPDATE / DELETE / TRUNCATE, ``columns`` UPDATE OF's, ``when`` the condition as
+    written (SQL text), ``args`` the arguments' texts."""
+
+    name: str
+    table: TableName
+    timing: str
+    events: tuple[str, ...]
+    function: TableName
+    columns: tuple[str, ...] = ()
+    row: bool = False
+    when: str | None = None
+    args: tuple[str, ...] = ()
+    or_replace: bool = False
+
+
+@dataclass(frozen=True)
+class DropTrigger(Statement):
+    """``DROP TRIGGER [IF EXISTS] name ON table [CASCADE | RESTRICT]``."""
+
+    name: str
+    table: TableName
+    if_exists: bool = False
+    cascade: bool = False
+
+
+@dataclass(frozen=True)
+class AlterTrigger(Statement):
+    """``ALTER TRIGGER name ON table RENAME TO new`` (``new``), or ALTER TABLE's ``{ENABLE |
+    DISABLE} TRIGGER {name | ALL | USER}`` (``enable`` True / False; ``name`` None: ALL or USER)."""
+
+    table: TableName
+    name: str | None = None
+    new: str | None = None
+    enable: bool | None = None
+
+
+@dataclass(frozen=True)
 class CreateType(Statement):
     """``CREATE TYPE name AS ENUM (labels)``, or ``CREATE DOMAIN name [AS] base [DEFAULT e]
     [[CONSTRAINT c] NOT NULL | NULL | CHECK (e)]...`` (``base`` not None)."""

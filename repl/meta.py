@@ -79,7 +79,7 @@ Catalog
   \\dx [PATTERN]      list extensions: uuid-ossp's and pgcrypto's functions txlake has built in
   \\d[+] NAME          describe table NAME (or a [materialized] view: its columns and
                       definition; a sequence: its bounds): columns, types, nullability, defaults,
-                      keys (a PATTERN: each match; +: the columns' comments)
+                      keys, triggers (a PATTERN: each match; +: the columns' comments)
   \\sv VIEW            show a view's definition
   \\sf FUNCTION        show a function's definition (CREATE OR REPLACE FUNCTION)
   \\snapshots TABLE    the commits that changed TABLE (its snapshot history)
@@ -495,6 +495,10 @@ def _describe(runner: Runner, argument: str, plus: bool = False) -> Outcome:
         runner.print("Check constraints:\n" + "\n".join(f"    {check}" for check in checks))
     if kind == "table":
         for title, lines in zip(("Foreign-key constraints:", "Referenced by:"), session.foreign_key_lines(argument)):
+            if lines:
+                runner.print("\n".join([title, *(f"    {line}" for line in lines)]))
+    if kind == "table":
+        for title, lines in zip(("Triggers:", "Disabled user triggers:"), session.trigger_lines(argument)):
             if lines:
                 runner.print("\n".join([title, *(f"    {line}" for line in lines)]))
     owner = session.sequence_owner(argument) if kind == "sequence" else None

@@ -202,6 +202,9 @@ class TxlakeDataSource(DataSource):
             # (its keys are not checked: refused here, and by the commit's vote if one came since)
             raise errors.NotSupportedError(f'Spark writes to table "{target.name}", which has a foreign key or '
                                            "(overwritten) is referenced by one, are not supported")
+        if version is not None and version.schema.triggers:  # (its rows would pass no trigger)
+            raise errors.NotSupportedError(f'Spark writes to table "{target.name}", which has triggers, are not '
+                                           "supported")
         defaults, serial = {}, {}
         if version is None:
             table_schema = schema_for(schema)

@@ -204,7 +204,7 @@ class TableDelta:
     def catalog_changed(self, onto: TableVersion) -> TableSchema | None:
         """``onto``'s schema with what this transaction changed of the table's catalog entry
         without a new schema id - its comments (COMMENT ON), its enum columns' labels and their
-        CHECKs (ALTER TYPE ... ADD VALUE) - or None if it changed nothing so, or rewrote the table
+        CHECKs (ALTER TYPE ... ADD VALUE), its triggers - or None if it changed nothing so, or rewrote the table
         (its schema is its own then). Such a change writes no file (engine/comments.py, engine/
         user_types.py), and is merged into the newest schema: comments committed meanwhile on
         other objects stay, as PostgreSQL's second COMMENT ON waits for the first and then sets
@@ -225,6 +225,11 @@ class TableDelta:
         if mine.columns != theirs.columns:
             changed = {c.field_id: c for c in mine.columns if c not in theirs.columns}
             schema = replace(schema, columns=tuple(changed.get(c.field_id, c) for c in schema.columns))
+        if mine.triggers != theirs.triggers:  # (CREATE / DROP / ALTER TRIGGER: by name, over others' meanwhile)
+            gone = {t.name for t in theirs.triggers if t not in mine.triggers}
+            added = {t.name: t for t in mine.triggers if t not in theirs.triggers}
+            kept = [t for t in schema.triggers if t.name not in gone and t.name not in added]
+            schema = replace(schema, triggers=tuple(sorted((*kept, *added.values()), key=lambda t: t.name)))
         if mine.domain_checks != theirs.domain_checks:
             gone = [c for c in theirs.domain_checks if c not in mine.domain_checks]
             added = tuple(c for c in mine.domain_checks if c not in theirs.domain_checks)

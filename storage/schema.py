@@ -886,6 +886,45 @@ class FunctionDefinition:
 
 
 @dataclass(frozen=True)
+class Trigger:
+    """``CREATE TRIGGER`` (engine/triggers.py): its name, ``timing`` BEFORE / AFTER, ``events``
+    (INSERT, UPDATE, DELETE, TRUNCATE; ``columns`` UPDATE OF's), ``row`` FOR EACH ROW (else
+    STATEMENT), ``when`` its WHEN condition as written (SQL text), the function it executes
+    (``function_id`` its catalog entry's table id, which OR REPLACE keeps; ``function`` its name
+    as ``schema.name``) with ``args``, and ``enabled`` PostgreSQL's tgenabled (O, or D
+    disabled)."""
+
+    name: str
+    timing: str
+    events: tuple[str, ...]
+    row: bool
+    function_id: str
+    function: str
+    columns: tuple[str, ...] = ()
+    when: str | None = None
+    args: tuple[str, ...] = ()
+    enabled: str = "O"
+
+    def fires_on(self, event: str) -> bool:
+        return event in self.events and self.enabled != "D"
+
+    def to_json(self) -> dict:
+        d = {"name": self.name, "timing": self.timing, "events": list(self.events), "row": self.row,
+             "function_id": self.function_id, "function": self.function}
+        for key in ("columns", "when", "args"):
+            if getattr(self, key):
+                d[key] = list(getattr(self, key)) if key != "when" else self.when
+        if self.enabled != "O":
+            d["enabled"] = self.enabled
+        return d
+
+    @staticmethod
+    def from_json(d: dict) -> "Trigger":
+        return Trigger(d["name"], d["timing"], tuple(d["events"]), d["row"], d["function_id"], d["function"],
+                       tuple(d.get("columns", ())), d.get("when"), tuple(d.get("args", ())), d.get("enabled", "O"))
+
+
+@dataclass(frozen=True)
 class TableSchema:
     schema_id: int
     columns: tuple[Column, ...]
@@ -913,6 +952,8 @@ class TableSchema:
     matview: MatviewDefinition | None = None
     #: a user-defined function's definition (None for a table): no columns either
     function: FunctionDefinition | None = None
+    #: CREATE TRIGGER's triggers, by name (asked at every write: empty for most tables)
+    triggers: tuple[Trigger, ...] = ()
 
     def __post_init__(self):
         if self.primary_key or self.uniques:
@@ -1088,6 +1129,8 @@ class TableSchema:
             d["matview"] = self.matview.to_json()
         if self.function is not None:
             d["function"] = self.function.to_json()
+        if self.triggers:
+            d["triggers"] = [t.to_json() for t in self.triggers]
         return d
 
     @staticmethod
@@ -1106,4 +1149,5 @@ class TableSchema:
                            TypeDefinition.from_json(d["user_type"]) if "user_type" in d else None,
                            tuple(CheckConstraint.from_json(c) for c in d.get("domain_checks", ())),
                            MatviewDefinition.from_json(d["matview"]) if "matview" in d else None,
-                           FunctionDefinition.from_json(d["function"]) if "function" in d else None)
+                           FunctionDefinition.from_json(d["function"]) if "function" in d else None,
+                           tuple(Trigger.from_json(t) for t in d.get("triggers", ())))

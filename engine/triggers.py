@@ -1,0 +1,482 @@
+"""Triggers: ``CREATE [OR REPLACE] TRIGGER``, ``DROP TRIGGER``, ``ALTER TRIGGER ... RENAME``,
+``ALTER TABLE ... ENABLE | DISABLE TRIGGER``, and their firing, as PostgreSQL 16 has them
+(doc/src/sgml/trigger.sgml "Overview of Trigger Behavior", plpgsql.sgml "Triggers on Data
+Changes").
+
+- **Catalog.** A trigger is part of its table's catalog entry (``TableSchema.triggers``), so
+  it is transactional as the rest of DDL: gone with a ROLLBACK, seen by others at COMMIT and
+  after a restart, dropped with its table. It names its function by the function's catalog
+  entry (``Trigger.function_id``: kept by CREATE OR REPLACE FUNCTION), which DROP FUNCTION
+  refuses to drop while a trigger uses it (2BP01) unless CASCADE drops the triggers too.
+- **Firing.** Per statement: BEFORE STATEMENT triggers first (even for no row), then for each
+  row the BEFORE ROW triggers in name order - each one's returned row is the next one's NEW
+  and the row written (NULL: the row is skipped, and not counted); then the rows are checked
+  (NOT NULL, CHECK, keys) and written; then the AFTER ROW triggers, row by row, in name order
+  (their result ignored), then AFTER STATEMENT. A trigger's function runs in the statement's
+  transaction through the session (engine/plpgsql.py), its statements as any other: an error
+  fails the statement, and so the transaction or the savepoint's subtransaction, as any
+  statement's error does - nothing of it stays.
+- **What it costs.** Nothing for a table without triggers: the writers look at
+  ``schema.triggers`` (empty) of the version they resolved anyway; a table with some takes the
+  general write path (not engine/points.py's), and each row costs a PL/pgSQL run.
+- **Refused** (0A000), never skipped: INSERT ... ON CONFLICT, MERGE, COPY FROM into a table
+  with triggers for their event, a foreign key's cascaded action on one, Spark's writes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+import sqlglot
+from sqlglot import exp
+
+from txlake import errors
+from txlake.engine import catalog_views, pg_catalog, plpgsql
+from txlake.parser import statements as st
+from txlake.storage.schema import TableSchema, Trigger
+from txlake.storage.version import TableVersion
+
+if TYPE_CHECKING:
+    from txlake.engine.executor import Context, Executor, Result
+
+# the variables a trigger function's body has around its block (PostgreSQL's, plpgsql.sgml)
+VARIABLES = (("new", None), ("old", None), ("tg_name", "text"), ("tg_when", "text"), ("tg_level", "text"),
+             ("tg_op", "text"), ("tg_relid", "bigint"), ("tg_relname", "text"), ("tg_table_name", "text"),
+             ("tg_table_schema", "text"), ("tg_nargs", "integer"), ("tg_argv", "text[]"))
+# how deep triggers may fire triggers (a trigger writing to its own table): PostgreSQL's
+# max_stack_depth ends such a recursion with 54001; Python's own stack would end it first
+MAX_DEPTH = 16
+
+
+# --- CREATE / DROP / ALTER TRIGGER ---------------------------------------------------------
+
+def create_trigger(ex: Executor, ctx: Context, stmt: st.CreateTrigger, params) -> Result:
+    from txlake.engine.executor import Result
+    from txlake.engine.sequence_ddl import read_write
+    read_write(ctx, "CREATE TRIGGER")
+    version = _table(ctx, stmt.table)
+    function = trigger_function(ctx, stmt.function)
+    for column in stmt.columns:
+        if version.schema.column(column) is None:
+            raise errors.UndefinedColumn(f'column "{column}" of relation "{version.name}" does not exist')
+    if stmt.when is not None:
+        _check_when(stmt)
+    trigger = Trigger(stmt.name, stmt.timing, stmt.events, stmt.row, function.table_id,
+                      f"{catalog_views.schema_name(function.db)}.{function.schema.function.name}",
+                      stmt.columns, stmt.when, stmt.args)
+    others = tuple(t for t in version.schema.triggers if t.name != stmt.name)
+    if len(others) != len(version.schema.triggers) and not stmt.or_replace:
+        raise errors.DuplicateObject(f'trigger "{stmt.name}" for relation "{version.name}" already exists')
+    _write(ex, ctx, version, tuple(sorted((*others, trigger), key=lambda t: t.name)))
+    return Result(status="CREATE TRIGGER")
+
+
+def _check_when(stmt: st.CreateTrigger) -> None:
+    """What PostgreSQL's CreateTrigger refuses of a WHEN condition: OLD in an INSERT trigger's,
+    NEW in a DELETE trigger's (42P17)."""
+    named = {c.table.lower() for c in sqlglot.parse_one(stmt.when, read="postgres").find_all(exp.Column)}
+    for event, record in (("INSERT", "old"), ("DELETE", "new")):
+        if event in stmt.events and record in named:
+            raise errors.InvalidObjectDefinition(
+                f"{event} trigger's WHEN condition cannot reference {record.upper()} values")
+
+
+def drop_trigger(ex: Executor, ctx: Context, stmt: st.DropTrigger, params) -> Result:
+    from txlake.engine.executor import Result
+    from txlake.engine.sequence_ddl import read_write
+    read_write(ctx, "DROP TRIGGER")
+    version = ctx.lookup(stmt.table)
+    if version is None and stmt.if_exists:
+        return Result(status="DROP TRIGGER", notice=f'relation "{stmt.table.name}" does not exist, skipping')
+    version = _table(ctx, stmt.table)
+    kept = tuple(t for t in version.schema.triggers if t.name != stmt.name)
+    if len(kept) == len(version.schema.triggers):
+        if stmt.if_exists:
+            return Result(status="DROP TRIGGER", notice=f'trigger "{stmt.name}" for relation "{version.name}" '
+                                                        "does not exist, skipping")
+        raise errors.UndefinedObject(f'trigger "{stmt.name}" for table "{version.name}" does not exist')
+    _write(ex, ctx, version, kept)
+    return Result(status="DROP TRIGGER")
+
+
+def alter_trigger(ex: Executor, ctx: Context, stmt: st.AlterTrigger, params) -> Result:
+    """ALTER TRIGGER ... RENAME TO, ALTER TABLE ... {ENABLE | DISABLE} TRIGGER {name | ALL | USER}."""
+    from txlake.engine.executor import Result
+    from txlake.engine.sequence_ddl import read_write
+    read_write(ctx, "ALTER TRIGGER" if stmt.new is not None else "ALTER TABLE")
+    version = _table(ctx, stmt.table)
+    triggers = version.schema.triggers
+    if stmt.name is not None and all(t.name != stmt.name for t in triggers):
+        raise errors.UndefinedObject(f'trigger "{stmt.name}" for table "{version.name}" does not exist')
+    if stmt.new is not None:
+        if any(t.name == stmt.new for t in triggers):
+            raise errors.DuplicateObject(f'trigger "{stmt.new}" for relation "{version.name}" already exists')
+        changed = [dataclasses.replace(t, name=stmt.new) if t.name == stmt.name else t for t in triggers]
+    else:
+        state = "O" if stmt.enable else "D"
+        changed = [dataclasses.replace(t, enabled=state) if stmt.name in (None, t.name) else t for t in triggers]
+    _write(ex, ctx, version, tuple(sorted(changed, key=lambda t: t.name)))
+    return Result(status="ALTER TRIGGER" if stmt.new is not None else "ALTER TABLE")
+
+
+def _table(ctx: Context, name: st.TableName) -> TableVersion:
+    version = ctx.resolve(name)
+    if not version.is_table or version.is_matview:  # (PostgreSQL's message for a view, a sequence)
+        raise errors.WrongObjectType(f'relation "{version.name}" cannot have triggers\n'
+                                     f"DETAIL:  This operation is not supported for {_kind(version)}.")
+    return version
+
+
+def _kind(version: TableVersion) -> str:
+    from txlake.engine.executor import relation_kind
+    return {"view": "views", "materialized view": "materialized views", "sequence": "sequences"}.get(
+        relation_kind(version), "this kind of relation")
+
+
+def _write(ex: Executor, ctx: Context, version: TableVersion, triggers: tuple[Trigger, ...]) -> None:
+    """``version`` with ``triggers`` in the transaction: its catalog entry alone (same schema id,
+    same files), as COMMENT changes it."""
+    ex._write(ctx, version, version.with_files(schema=dataclasses.replace(version.schema, triggers=triggers)),
+              check_ssi=False)
+
+
+def without_column(schema: TableSchema, table: str, action: st.DropColumn) -> TableSchema:
+    """ALTER TABLE ... DROP COLUMN of a column a trigger names (UPDATE OF, WHEN): 2BP01, or with
+    CASCADE the triggers dropped too, as PostgreSQL's dependencies do."""
+    users = [t for t in schema.triggers if action.name in _columns_named(t)]
+    if not users:
+        return schema
+    if not action.cascade:
+        raise errors.DependentObjectsStillExist(
+            f"cannot drop column {action.name} of table {table} because other objects depend on it\n"
+            f"DETAIL:  trigger {users[0].name} on table {table} depends on column {action.name} of table {table}\n"
+            "HINT:  Use DROP ... CASCADE to drop the dependent objects too.")
+    return dataclasses.replace(schema, triggers=tuple(t for t in schema.triggers if t not in users))
+
+
+def renamed_column(schema: TableSchema, old: str, new: str) -> TableSchema:
+    """ALTER TABLE ... RENAME COLUMN: the triggers naming it (UPDATE OF, WHEN) name it anew, as
+    PostgreSQL's, which keeps their columns by number."""
+    if not any(old in _columns_named(t) for t in schema.triggers):
+        return schema
+
+    def renamed(node):
+        if isinstance(node, exp.Column) and node.table.lower() in ("new", "old") and node.name == old:
+            return exp.column(new, node.table)
+        return node
+    return dataclasses.replace(schema, triggers=tuple(dataclasses.replace(
+        t, columns=tuple(new if c == old else c for c in t.columns),
+        when=sqlglot.parse_one(t.when, read="postgres").transform(renamed).sql(dialect="postgres") if t.when else None)
+        for t in schema.triggers))
+
+
+def _columns_named(trigger: Trigger) -> set[str]:
+    """The columns ``trigger`` names: its UPDATE OF's, its WHEN's (``NEW.c``, ``OLD.c``)."""
+    named = set(trigger.columns)
+    if trigger.when:
+        named |= {c.name for c in sqlglot.parse_one(trigger.when, read="postgres").find_all(exp.Column)
+                  if c.table.lower() in ("new", "old") and not isinstance(c.this, exp.Star)}
+    return named
+
+
+def trigger_function(ctx: Context, name: st.TableName) -> TableVersion:
+    """The function CREATE TRIGGER's EXECUTE FUNCTION names (of no arguments): 42883 if there is
+    none, 42P17 if it does not return trigger."""
+    from txlake.engine import functions
+    found = [v for v in functions._named(ctx, name) if not v.schema.function.args]
+    if not found:
+        raise errors.UndefinedFunction(f"function {catalog_views.relation_name(name.db, name.name)}() does not exist")
+    if found[0].schema.function.returns != "trigger":
+        raise errors.InvalidObjectDefinition(f'function {name.name} must return type trigger')
+    return found[0]
+
+
+def users(ctx: Context, function_ids) -> list[tuple[TableVersion, Trigger]]:
+    """(table, trigger) for each trigger that executes one of the functions ``function_ids``."""
+    return [(v, t) for v in ctx.txn.tables(ctx.catalog) if v.is_table and v.schema.triggers
+            for t in v.schema.triggers if t.function_id in function_ids]
+
+
+def drop_users(ex: Executor, ctx: Context, found: list[tuple[TableVersion, Trigger]]) -> list[str]:
+    """DROP FUNCTION ... CASCADE: the triggers ``found`` dropped; the notices saying so."""
+    notices = []
+    for table_id in dict.fromkeys(v.table_id for v, _ in found):
+        version = _by_id(ctx, table_id)
+        gone = {t.name for v, t in found if v.table_id == table_id}
+        _write(ex, ctx, version, tuple(t for t in version.schema.triggers if t.name not in gone))
+        notices += [f"drop cascades to trigger {name} on table {version.name}" for name in sorted(gone)]
+    return notices
+
+
+# --- firing --------------------------------------------------------------------------------
+
+def fires(schema: TableSchema, event: str) -> bool:
+    """Has the table of ``schema`` an enabled trigger on ``event``?"""
+    return any(t.fires_on(event) for t in schema.triggers)
+
+
+def refuse(version: TableVersion, event: str, what: str) -> None:
+    """0A000 for ``what`` (MERGE, COPY FROM, ...) writing to a table with triggers on ``event``."""
+    if version.schema.triggers and fires(version.schema, event):
+        raise errors.NotSupportedError(f'{what} into (or of) table "{version.name}", which has {event} triggers, is '
+                                       "not supported: use INSERT, UPDATE or DELETE")
+
+
+def refuse_system_columns(ctx: Context, version: TableVersion, returning) -> None:
+    if ctx.system_columns and returning:
+        raise errors.NotSupportedError(f'RETURNING system columns of a write to table "{version.name}", which has '
+                                       "triggers, is not supported")
+
+
+def statement(ex: Executor, ctx: Context, version: TableVersion, event: str, timing: str) -> None:
+    """The statement-level triggers of ``timing`` on ``event`` of ``version``'s table."""
+    for trigger in version.schema.triggers:
+        if not trigger.row and trigger.timing == timing and trigger.fires_on(event):
+            _run(ex, ctx, version, trigger, event, None, None)
+
+
+def insert(ex: Executor, ctx: Context, stmt: st.Insert, version: TableVersion, columns: list[str],
+           params) -> Result:
+    """An INSERT into a table with INSERT triggers: its rows built (by DuckDB), through the BEFORE
+    ROW triggers, checked and added, then the AFTER ROW ones; BEFORE / AFTER STATEMENT around."""
+    from txlake.engine.executor import _arrow, _placeholders
+    if stmt.on_conflict is not None:
+        refuse(version, "INSERT", "INSERT ... ON CONFLICT")
+        refuse(version, "UPDATE", "INSERT ... ON CONFLICT")
+    refuse_system_columns(ctx, version, stmt.returning)
+    given = _placeholders(stmt.source)
+    params, returning_params = params[:given], params[given:]
+    statement(ex, ctx, version, "INSERT", "BEFORE")
+    with ex._registered() as register:
+        sql = ex._insert_sql(ctx, version.schema, columns, stmt, register, params)
+        rows = ex._conform(ex._sql(sql, params), version.schema)
+    changes = RowChanges(ex, ctx, version, "INSERT")
+    if changes.any("BEFORE"):
+        _, rows = changes.before(None, rows)
+    rows = _arrow(ex._insert_batch(ctx, stmt, rows, ()))
+    changes.after(None, rows)
+    statement(ex, ctx, version, "INSERT", "AFTER")
+    result = ex._returning(stmt.returning, rows, version.schema, stmt.alias or stmt.table.name, returning_params)
+    result.status = f"INSERT 0 {rows.num_rows}"
+    return result
+
+
+class RowChanges:
+    """The rows one statement changes in a table with row triggers: their values (OLD and NEW,
+    as Python values in the table's column order), fired on by ``before`` and ``after``."""
+
+    def __init__(self, ex: Executor, ctx: Context, version: TableVersion, event: str, assigned=()):
+        self.ex, self.ctx, self.version, self.event = ex, ctx, version, event
+        schema = version.schema
+        self.names = tuple(schema.names)
+        self.types = tuple(catalog_views.format_type(c.type) for c in schema.columns)
+        self.triggers = [t for t in schema.triggers if t.row and t.fires_on(event) and
+                         (event != "UPDATE" or not t.columns or any(c in assigned for c in t.columns))]
+
+    def any(self, timing: str) -> bool:
+        return any(t.timing == timing for t in self.triggers)
+
+    def before_found(self, table: st.TableName, found: pa.Table) -> tuple[pa.Table, pa.Table, pa.Table | None]:
+        """An UPDATE's or DELETE's rows ``found`` (row ids first, an UPDATE's new values by
+        column name) through the BEFORE ROW triggers: (the rows still to change, their old values,
+        an UPDATE's new values as the triggers left them). 0A000 where a trigger wrote to the
+        table meanwhile (the rows found are of the version before it)."""
+        from txlake.engine.executor import ROWID
+        rowids = found.column(ROWID).to_pylist()
+        taken = self.ex._rows_by_id(self.version, rowids)
+        at = {r: i for i, r in enumerate(taken.column(ROWID).to_pylist())}
+        old = taken.take(pa.array([at[r] for r in rowids], pa.int64())).select(list(self.names))
+        new = self.ex._conform(found.select(list(self.names)), self.version.schema) if self.event == "UPDATE" else None
+        if not self.any("BEFORE"):
+            return found, old, new
+        kept, new = self.before(old, new)
+        if self.ctx.resolve(table) is not self.version:
+            raise errors.NotSupportedError(f'a BEFORE {self.event} trigger that writes to its own table '
+                                           f'("{self.version.name}") is not supported: write in an AFTER trigger')
+        mask = pa.array(kept, pa.bool_())
+        return found.filter(mask), old.filter(mask), new
+
+    def before(self, old: pa.Table | None, new: pa.Table | None) -> tuple[list[bool], pa.Table | None]:
+        """The BEFORE ROW triggers over the rows: (which rows are kept, the kept rows' new values
+        as the triggers left them)."""
+        olds = self._values(old)
+        news = self._values(new)
+        kept, written = [], []
+        triggers = [t for t in self.triggers if t.timing == "BEFORE"]
+        for i in range(len(olds if news is None else news)):
+            row, before = self._row(news, i), self._row(olds, i)
+            skipped = False
+            for trigger in triggers:
+                if not self._when(trigger, before, row):
+                    continue
+                returned = _run(self.ex, self.ctx, self.version, trigger, self.event, before, row)
+                if returned is None:  # (RETURN NULL: this row is not written, the next triggers not fired)
+                    skipped = True
+                    break
+                if news is not None:
+                    row = _conformed(returned, self)
+            kept.append(not skipped)
+            if not skipped and news is not None:
+                written.append(tuple(row.values))
+        if news is None:
+            return kept, None
+        arrow = self.version.schema.arrow_schema()
+        columns = list(zip(*written)) if written else [[] for _ in self.names]
+        return kept, pa.Table.from_arrays([pa.array(list(c), type=f.type) for c, f in zip(columns, arrow)],
+                                          schema=arrow)
+
+    def after(self, old: pa.Table | None, new: pa.Table | None) -> None:
+        """The AFTER ROW triggers over the rows written, row by row, in name order."""
+        triggers = [t for t in self.triggers if t.timing == "AFTER"]
+        if not triggers:
+            return
+        olds, news = self._values(old), self._values(new)
+        for i in range(len(olds if news is None else news)):
+            row, before = self._row(news, i), self._row(olds, i)
+            for trigger in triggers:
+                if self._when(trigger, before, row):
+                    _run(self.ex, self.ctx, self.version, trigger, self.event, before, row)
+
+    def _row(self, values: list[tuple] | None, i: int) -> plpgsql.Row:
+        """Row ``i`` of ``values`` as a record; where there is none (OLD of an INSERT, NEW of a
+        DELETE) a NULL of the table's row type, as PostgreSQL's (plpgsql_trigger.out)."""
+        if values is None:
+            return plpgsql.Row(self.names, [None] * len(self.names), self.types, null=True)
+        return plpgsql.Row(self.names, list(values[i]), self.types)
+
+    def _values(self, rows: pa.Table | None) -> list[tuple] | None:
+        from txlake.engine.executor import python_rows
+        if rows is None:
+            return None
+        return python_rows(rows.select(list(self.names)))
+
+    def _when(self, trigger: Trigger, old, new) -> bool:
+        if trigger.when is None:
+            return True
+        body = _when_body(trigger.when, self.names, "OLD" if self.event == "DELETE" else "NEW")
+        returned, _ = _in_depth(self.ex, lambda: plpgsql.run_trigger(self.ex.session, body, {"new": new, "old": old}))
+        return returned is not None
+
+
+def _conformed(row: plpgsql.Row, changes: RowChanges) -> plpgsql.Row:
+    """A BEFORE trigger's returned row as the table's: 42804 for one of another structure."""
+    if row.names != changes.names:
+        raise errors.DatatypeMismatch("returned row structure does not match the structure of the triggering table"
+                                      "\nDETAIL:  Number of returned columns does not match expected column count.")
+    return row
+
+
+@functools.lru_cache(maxsize=256)
+def _when_body(when: str, names: tuple[str, ...], record: str) -> plpgsql.Body:
+    """A WHEN condition as a PL/pgSQL body returning ``record`` where it holds, NULL where not;
+    ``OLD.*`` / ``NEW.*`` as ROW(...) of the columns."""
+    def starred(node):
+        if isinstance(node, exp.Column) and isinstance(node.this, exp.Star) and node.table.lower() in ("old", "new"):
+            return exp.Anonymous(this="ROW", expressions=[exp.column(n, node.table) for n in names])
+        return node
+    condition = sqlglot.parse_one(when, read="postgres").transform(starred).sql(dialect="postgres")
+    return plpgsql.compile_body(f"BEGIN IF {condition} THEN RETURN {record}; END IF; RETURN NULL; END",
+                                (("new", None), ("old", None)), "trigger WHEN condition", trigger=True)
+
+
+def _run(ex: Executor, ctx: Context, version: TableVersion, trigger: Trigger, event: str, old, new):
+    """One firing of ``trigger``: its function's body run with NEW / OLD and TG_*; what it returned."""
+    function = _function_of(ctx, trigger)
+    definition = function.schema.function
+    body = plpgsql.compile_body(definition.body, VARIABLES, f"{definition.name}()", trigger=True)
+    arguments = {"new": new, "old": old, "tg_name": trigger.name, "tg_when": trigger.timing,
+                 "tg_level": "ROW" if trigger.row else "STATEMENT", "tg_op": event,
+                 "tg_relid": pg_catalog.oid(version.table_id),
+                 "tg_relname": version.name, "tg_table_name": version.name,
+                 "tg_table_schema": catalog_views.schema_name(version.db), "tg_nargs": len(trigger.args),
+                 "tg_argv": list(trigger.args)}
+    returned, messages = _in_depth(ex, lambda: plpgsql.run_trigger(ex.session, body, arguments))
+    ex.trigger_messages += messages  # (the statement's result tells them: Session._run_statement)
+    return returned
+
+
+def _function_of(ctx: Context, trigger: Trigger) -> TableVersion:
+    version = _by_id(ctx, trigger.function_id)
+    if version is None:  # (dropped by a process that did not know of the trigger)
+        raise errors.UndefinedFunction(f"function {trigger.function}() does not exist")
+    return version
+
+
+def _by_id(ctx: Context, table_id: str) -> TableVersion | None:
+    """The catalog entry ``table_id`` as the transaction sees it (None: dropped)."""
+    if table_id in ctx.txn.changes:
+        return ctx.txn.changes[table_id]
+    return ctx.catalog.by_id(table_id)
+
+
+def _in_depth(ex: Executor, run):
+    """``run()`` one trigger level deeper: 54001 past ``MAX_DEPTH`` (or Python's stack), as
+    PostgreSQL's stack depth check ends a trigger that fires itself. The statement's
+    snapshot and clock are the caller's again after it (the function's statements take their
+    own)."""
+    depth = getattr(ex, "trigger_depth", 0)
+    if depth >= MAX_DEPTH:
+        raise _too_deep()
+    session = ex.session
+    txn = session.txn
+    snapshot, clock, sequence_ctx = txn.snapshot, ex.clock_of, ex.sequence_calls.ctx
+    ex.trigger_depth = depth + 1
+    try:
+        return run()
+    except RecursionError:
+        raise _too_deep() from None
+    finally:
+        ex.trigger_depth = depth
+        if session.txn is txn:
+            txn.snapshot = snapshot
+        ex.clock_of, ex.sequence_calls.ctx = clock, sequence_ctx
+
+
+def _too_deep() -> errors.Error:
+    return errors.OperationalError('stack depth limit exceeded\nHINT:  Increase the configuration parameter '
+                                   '"max_stack_depth" (currently 2048kB), after ensuring the platform\'s stack depth '
+                                   "limit is adequate.", sqlstate="54001")
+
+
+# --- catalogs ------------------------------------------------------------------------------
+
+#: pg_trigger.tgtype's bits (PostgreSQL's TRIGGER_TYPE_*)
+_TYPE_BITS = {"ROW": 1, "BEFORE": 2, "INSERT": 4, "DELETE": 8, "UPDATE": 16, "TRUNCATE": 32}
+
+
+def tgtype(trigger: Trigger) -> int:
+    return (trigger.row and _TYPE_BITS["ROW"]) | (trigger.timing == "BEFORE" and _TYPE_BITS["BEFORE"]) | \
+        sum(_TYPE_BITS[e] for e in trigger.events)
+
+
+def trigger_oid(version: TableVersion, trigger: Trigger) -> int:
+    return pg_catalog.oid(version.table_id, f"trigger {trigger.name}")
+
+
+def definition(version: TableVersion, trigger: Trigger, qualified: bool = True) -> str:
+    """The trigger's CREATE TRIGGER, as pg_get_triggerdef writes it (``qualified`` False: its
+    pretty form's table, as psql's ``\\d`` shows it, unqualified)."""
+    events = " OR ".join(f"UPDATE OF {', '.join(trigger.columns)}" if e == "UPDATE" and trigger.columns else e
+                         for e in sorted(trigger.events, key=lambda e: _TYPE_BITS[e]))
+    table = f"{catalog_views.schema_name(version.db)}.{version.name}" if qualified else version.name
+    schema, name = trigger.function.split(".", 1)
+    function = name if schema == "public" else trigger.function
+    arguments = ", ".join("'" + a.replace("'", "''") + "'" for a in trigger.args)
+    when = f" WHEN ({trigger.when})" if trigger.when else ""
+    return (f"CREATE TRIGGER {trigger.name} {trigger.timing} {events} ON {table} FOR EACH "
+            f"{'ROW' if trigger.row else 'STATEMENT'}{when} EXECUTE FUNCTION {function}({arguments})")
+
+
+def described(version: TableVersion) -> tuple[list[str], list[str]]:
+    """psql's ``\\d``'s "Triggers:" and "Disabled user triggers:" lines of the table."""
+    shown = [definition(version, t, qualified=False).removeprefix("CREATE TRIGGER ") for t in version.schema.triggers]
+    return ([s for s, t in zip(shown, version.schema.triggers) if t.enabled != "D"],
+            [s for s, t in zip(shown, version.schema.triggers) if t.enabled == "D"])
+
+
+def listed(tables: list[TableVersion]) -> list[tuple[TableVersion, Trigger]]:
+    """(table, trigger) for each trigger of ``tables``."""
+    return [(t, trigger) for t in tables if t.is_table and t.schema.triggers for trigger in t.schema.triggers]

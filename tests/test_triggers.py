@@ -1,0 +1,352 @@
+"""Triggers (engine/triggers.py) with PL/pgSQL trigger functions, as PostgreSQL 16 fires them
+(trigger.sgml "Overview of Trigger Behavior", plpgsql.sgml "Triggers on Data Changes"): BEFORE
+ROW changing or skipping rows, AFTER ROW audits, statement-level ones, WHEN, UPDATE OF, errors,
+and the triggers' catalog life (transactional, other sessions, restart, DROP ... CASCADE)."""
+
+import json
+
+import pytest
+
+import txlake
+
+from .conftest import run_python
+
+
+@pytest.fixture
+def db(connect):
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE items (id INT PRIMARY KEY, name TEXT NOT NULL, price INT CHECK (price >= 0), "
+                 "updated_at TIMESTAMP)")
+    conn.execute("CREATE TABLE audit (op TEXT, id INT, old_name TEXT, new_name TEXT, info TEXT)")
+    return conn
+
+
+def rows(conn, sql, params=()):
+    return conn.execute(sql, params).fetchall()
+
+
+STAMP = """CREATE FUNCTION public.stamp() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  NEW.updated_at := '2024-01-02 03:04:05';
+  RETURN NEW;
+END $$;"""
+
+AUDIT = """CREATE FUNCTION log_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'DELETE' THEN
+    INSERT INTO audit VALUES (TG_OP, OLD.id, OLD.name, NULL, TG_WHEN || ' ' || TG_LEVEL);
+    RETURN OLD;
+  END IF;
+  INSERT INTO audit VALUES (TG_OP, NEW.id, OLD.name, NEW.name,
+                            TG_WHEN || ' ' || TG_LEVEL || ' ' || TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME
+                            || ' ' || TG_NAME);
+  RETURN NEW;
+END $$;"""
+
+
+def test_updated_at_trigger(db):
+    db.execute(STAMP)
+    db.execute("CREATE TRIGGER items_stamp BEFORE INSERT OR UPDATE ON items FOR EACH ROW EXECUTE FUNCTION stamp()")
+    db.execute("INSERT INTO items (id, name, price) VALUES (1, 'a', 1), (2, 'b', 2)")
+    db.execute("UPDATE items SET updated_at = NULL WHERE id = 2")  # (the trigger sets it again)
+    assert rows(db, "SELECT id, CAST(updated_at AS TEXT) FROM items ORDER BY id") == [
+        (1, "2024-01-02 03:04:05"), (2, "2024-01-02 03:04:05")]
+    # RETURNING gives the rows as the BEFORE trigger made them
+    assert rows(db, "UPDATE items SET name = 'c' WHERE id = ? RETURNING CAST(updated_at AS TEXT)", (1,)) == [
+        ("2024-01-02 03:04:05",)]
+
+
+def test_audit_trigger_after_each_row(db):
+    db.execute(AUDIT)
+    db.execute("CREATE TRIGGER items_audit AFTER INSERT OR UPDATE OR DELETE ON items "
+               "FOR EACH ROW EXECUTE PROCEDURE log_change()")
+    db.execute("INSERT INTO items (id, name, price) VALUES (1, 'a', 1), (2, 'b', 2)")
+    db.execute("UPDATE items SET name = name || '!' WHERE id = ?", (2,))
+    db.execute("DELETE FROM items WHERE id = 1")
+    assert rows(db, "SELECT * FROM audit") == [
+        ("INSERT", 1, None, "a", "AFTER ROW public.items items_audit"),
+        ("INSERT", 2, None, "b", "AFTER ROW public.items items_audit"),
+        ("UPDATE", 2, "b", "b!", "AFTER ROW public.items items_audit"),
+        ("DELETE", 1, "a", None, "AFTER ROW")]
+
+
+def test_return_null_skips_the_row(db):
+    db.execute("""CREATE FUNCTION no_free() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.price = 0 THEN RETURN NULL; END IF; RETURN NEW; END $$""")
+    db.execute("""CREATE FUNCTION keep_b() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF OLD.name = 'b' THEN RETURN NULL; END IF; RETURN OLD; END $$""")
+    db.execute("CREATE TRIGGER t1 BEFORE INSERT OR UPDATE ON items FOR EACH ROW EXECUTE FUNCTION no_free()")
+    db.execute("CREATE TRIGGER t2 BEFORE DELETE ON items FOR EACH ROW EXECUTE FUNCTION keep_b()")
+    cur = db.execute("INSERT INTO items (id, name, price) VALUES (1, 'a', 0), (2, 'b', 5), (3, 'c', 6)")
+    assert cur.rowcount == 2 and cur.statusmessage == "INSERT 0 2"
+    assert db.execute("UPDATE items SET price = price - 5").rowcount == 1  # (b's would be 0: skipped)
+    assert rows(db, "SELECT id, price FROM items ORDER BY id") == [(2, 5), (3, 1)]
+    assert db.execute("DELETE FROM items RETURNING id").fetchall() == [(3,)]
+    assert rows(db, "SELECT id FROM items") == [(2,)]
+
+
+def test_returned_row_is_checked(db):
+    db.execute("""CREATE FUNCTION breaks() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN NEW.price := -1; IF NEW.id = 9 THEN NEW.name := NULL; END IF; RETURN NEW; END $$""")
+    db.execute("CREATE TRIGGER t BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION breaks()")
+    with pytest.raises(txlake.IntegrityError) as e:
+        db.execute("INSERT INTO items (id, name, price) VALUES (1, 'a', 1)")
+    assert e.value.sqlstate == "23514"
+    with pytest.raises(txlake.IntegrityError) as e:
+        db.execute("INSERT INTO items (id, name, price) VALUES (9, 'a', 1)")
+    assert e.value.sqlstate == "23502"
+    assert rows(db, "SELECT count(*) FROM items") == [(0,)]
+
+
+def test_when_and_update_of(db):
+    db.execute(AUDIT)
+    db.execute("CREATE TRIGGER a_changed AFTER UPDATE ON items FOR EACH ROW "
+               "WHEN (OLD.* IS DISTINCT FROM NEW.*) EXECUTE FUNCTION log_change()")
+    db.execute("CREATE TRIGGER b_price AFTER UPDATE OF price ON items FOR EACH ROW EXECUTE FUNCTION log_change()")
+    db.execute("CREATE TRIGGER c_big AFTER INSERT ON items FOR EACH ROW WHEN (NEW.price > 10) "
+               "EXECUTE FUNCTION log_change()")
+    db.execute("INSERT INTO items (id, name, price) VALUES (1, 'a', 1), (2, 'b', 20)")
+    assert rows(db, "SELECT op, id FROM audit") == [("INSERT", 2)]
+    db.execute("DELETE FROM audit")
+    db.execute("UPDATE items SET name = name")  # nothing changed, price not in SET: neither fires
+    assert rows(db, "SELECT count(*) FROM audit") == [(0,)]
+    db.execute("UPDATE items SET price = price WHERE id = 1")  # price in SET: UPDATE OF fires, WHEN not
+    assert rows(db, "SELECT info FROM audit") == [("AFTER ROW public.items b_price",)]
+    db.execute("DELETE FROM audit")
+    db.execute("UPDATE items SET name = 'z' WHERE id = 2")
+    assert rows(db, "SELECT info FROM audit") == [("AFTER ROW public.items a_changed",)]
+
+
+def test_statement_triggers_fire_once_even_for_no_rows(db):
+    db.execute("CREATE TABLE counts (what TEXT)")
+    db.execute("""CREATE FUNCTION count_it() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN INSERT INTO counts VALUES (TG_WHEN || ' ' || TG_OP || ' ' || TG_LEVEL || ' ' || TG_NARGS || ' '
+                                         || coalesce(TG_ARGV[0], '-') || coalesce(TG_ARGV[1], '-'));
+              RETURN NULL; END $$""")
+    db.execute("CREATE TRIGGER s1 BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON items "
+               "FOR EACH STATEMENT EXECUTE FUNCTION count_it('x', 7)")
+    db.execute("CREATE TRIGGER s2 AFTER UPDATE ON items EXECUTE FUNCTION count_it()")
+    db.execute("INSERT INTO items (id, name, price) VALUES (1, 'a', 1), (2, 'b', 2)")
+    db.execute("UPDATE items SET price = 3 WHERE id > 100")
+    db.execute("TRUNCATE items")
+    assert rows(db, "SELECT what FROM counts") == [
+        ("BEFORE INSERT STATEMENT 2 x7",), ("BEFORE UPDATE STATEMENT 2 x7",), ("AFTER UPDATE STATEMENT 0 --",),
+        ("BEFORE TRUNCATE STATEMENT 2 x7",)]
+
+
+def test_triggers_fire_in_name_order(db):
+    db.execute("BEGIN")  # (in the transaction that creates them too)
+    for name, suffix in (("b_second", "2"), ("a_first", "1")):
+        db.execute(f"""CREATE FUNCTION add{suffix}() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN NEW.name := NEW.name || '{suffix}'; RETURN NEW; END $$""")
+        db.execute(f"CREATE TRIGGER {name} BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION add{suffix}()")
+    db.execute("INSERT INTO items (id, name) VALUES (1, 'x')")
+    assert rows(db, "SELECT name FROM items") == [("x12",)]
+    db.execute("COMMIT")
+    db.execute("INSERT INTO items (id, name) VALUES (2, 'y')")
+    assert rows(db, "SELECT name FROM items ORDER BY id") == [("x12",), ("y12",)]
+
+
+def test_the_returned_row_is_written_not_new(db):
+    """A BEFORE UPDATE trigger returning OLD keeps the row as it was, whatever it did to NEW."""
+    db.execute("""CREATE FUNCTION veto() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN NEW.name := NEW.name || '?'; IF NEW.price < 0 THEN RETURN OLD; END IF; RETURN NEW; END $$""")
+    db.execute("CREATE TRIGGER veto BEFORE UPDATE ON items FOR EACH ROW EXECUTE FUNCTION veto()")
+    db.execute("INSERT INTO items (id, name, price) VALUES (1, 'a', 1), (2, 'b', 2)")
+    assert db.execute("UPDATE items SET price = price - 2").rowcount == 2  # (both written: b's as it was)
+    assert rows(db, "SELECT id, name, price FROM items ORDER BY id") == [(1, "a", 1), (2, "b?", 0)]
+
+
+def test_error_aborts_the_statement(db):
+    db.execute(AUDIT)
+    db.execute("""CREATE FUNCTION guard() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.price > 100 THEN RAISE EXCEPTION 'too expensive: %', NEW.price USING ERRCODE = '23514';
+              END IF; RETURN NEW; END $$""")
+    db.execute("CREATE TRIGGER a_log AFTER INSERT ON items FOR EACH ROW EXECUTE FUNCTION log_change()")
+    db.execute("CREATE TRIGGER b_guard BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION guard()")
+    with pytest.raises(txlake.IntegrityError) as e:
+        db.execute("INSERT INTO items (id, name, price) VALUES (1, 'a', 1), (2, 'b', 101)")
+    assert e.value.sqlstate == "23514" and str(e.value).startswith("too expensive: 101")
+    assert rows(db, "SELECT count(*) FROM items") == [(0,)]
+    assert rows(db, "SELECT count(*) FROM audit") == [(0,)]
+    # in a block, back to a savepoint: the statement's audit rows go with it
+    db.execute("BEGIN")
+    db.execute("INSERT INTO items (id, name, price) VALUES (3, 'c', 1)")
+    db.execute("SAVEPOINT s")
+    with pytest.raises(txlake.IntegrityError):
+        db.execute("INSERT INTO items (id, name, price) VALUES (4, 'd', 1), (5, 'e', 500)")
+    db.execute("ROLLBACK TO SAVEPOINT s")
+    db.execute("COMMIT")
+    assert rows(db, "SELECT id FROM items") == [(3,)]
+    assert rows(db, "SELECT id FROM audit") == [(3,)]
+
+
+def test_recursion_ends_with_stack_depth_error(db):
+    db.execute("""CREATE FUNCTION again() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN INSERT INTO items (id, name) VALUES (NEW.id + 1, 'r'); RETURN NEW; END $$""")
+    db.execute("CREATE TRIGGER again AFTER INSERT ON items FOR EACH ROW EXECUTE FUNCTION again()")
+    with pytest.raises(txlake.OperationalError) as e:
+        db.execute("INSERT INTO items (id, name) VALUES (1, 'a')")
+    assert e.value.sqlstate == "54001"
+    assert rows(db, "SELECT count(*) FROM items") == [(0,)]
+
+
+def test_trigger_function_calls_and_definition_errors(db):
+    db.execute(STAMP)
+    for sql, state in (("SELECT stamp()", "0A000"),
+                       ("CREATE FUNCTION bad() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW END $$",
+                        "42601"),
+                       ("CREATE FUNCTION args(a int) RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$",
+                        "42P13"),
+                       ("CREATE TRIGGER t BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION nothere()", "42883"),
+                       ("CREATE TRIGGER t BEFORE INSERT ON items FOR EACH ROW WHEN (OLD.id > 1) "
+                        "EXECUTE FUNCTION stamp()", "42P17"),
+                       ("CREATE TRIGGER t BEFORE TRUNCATE ON items FOR EACH ROW EXECUTE FUNCTION stamp()", "0A000"),
+                       ("CREATE TRIGGER t INSTEAD OF INSERT ON items FOR EACH ROW EXECUTE FUNCTION stamp()", "0A000"),
+                       ("DROP TRIGGER nothere ON items", "42704")):
+        with pytest.raises(txlake.Error) as e:
+            db.execute(sql)
+        assert e.value.sqlstate == state, sql
+    assert str(pytest.raises(txlake.Error, db.execute, "SELECT stamp()").value) == \
+        "trigger functions can only be called as triggers"
+
+
+def test_create_trigger_rolls_back_and_others_see_it_at_commit(connect):
+    conn, other = connect(), connect(autocommit=True)
+    other.execute("CREATE TABLE items (id INT PRIMARY KEY, name TEXT, price INT, updated_at TIMESTAMP)")
+    other.execute(STAMP)
+    conn.execute("CREATE TRIGGER s BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION stamp()")
+    other.execute("INSERT INTO items (id) VALUES (1)")  # (not committed: no trigger for others yet)
+    conn.rollback()
+    conn.execute("INSERT INTO items (id) VALUES (2)")
+    conn.commit()
+    assert rows(other, "SELECT id FROM items WHERE updated_at IS NOT NULL") == []
+    conn.execute("CREATE TRIGGER s BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION stamp()")
+    conn.commit()
+    other.execute("INSERT INTO items (id) VALUES (3)")
+    assert rows(other, "SELECT id FROM items WHERE updated_at IS NOT NULL") == [(3,)]
+
+
+def test_triggers_survive_a_restart(connect, warehouse):
+    db = connect(autocommit=True)
+    db.execute("CREATE TABLE items (id INT PRIMARY KEY, name TEXT, price INT, updated_at TIMESTAMP)")
+    db.execute(STAMP)
+    db.execute("CREATE TRIGGER s BEFORE INSERT ON items FOR EACH ROW WHEN (NEW.price IS NOT NULL) "
+               "EXECUTE FUNCTION stamp()")
+    db.execute("ALTER TABLE items DISABLE TRIGGER s")
+    db.execute("ALTER TABLE items ENABLE TRIGGER ALL")
+    db.execute("ALTER TRIGGER s ON items RENAME TO stamp_it")
+    db.close()
+    done = run_python(
+        "import json, sys, txlake\n"
+        "c = txlake.connect(sys.argv[1], autocommit=True, publish='off')\n"
+        "c.execute('INSERT INTO items (id, price) VALUES (1, 5), (2, NULL)')\n"
+        "print(json.dumps([list(r) for r in c.execute('SELECT id, updated_at IS NOT NULL FROM items ORDER BY id')"
+        ".fetchall()] + [list(r) for r in c.execute('SELECT tgname, tgenabled FROM pg_trigger').fetchall()]))\n",
+        warehouse)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [[1, True], [2, False], ["stamp_it", "O"]]
+
+
+def test_drop_function_cascade_and_drop_table(db):
+    db.execute(STAMP)
+    db.execute("CREATE TRIGGER s BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION stamp()")
+    with pytest.raises(txlake.Error) as e:
+        db.execute("DROP FUNCTION stamp()")
+    assert e.value.sqlstate == "2BP01"
+    assert "trigger s on table items depends on function stamp()" in str(e.value)
+    db.execute("DROP FUNCTION stamp() CASCADE")
+    db.execute("INSERT INTO items (id, name) VALUES (1, 'a')")
+    assert rows(db, "SELECT updated_at FROM items") == [(None,)]
+    assert rows(db, "SELECT count(*) FROM pg_trigger") == [(0,)]
+    db.execute(STAMP)
+    db.execute("CREATE TRIGGER s BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION stamp()")
+    db.execute("DROP TRIGGER IF EXISTS s ON items")
+    db.execute("DROP TRIGGER IF EXISTS s ON items")
+    db.execute("CREATE TRIGGER s BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION stamp()")
+    db.execute("DROP TABLE items")
+    db.execute("DROP FUNCTION stamp()")  # (the table took its trigger along)
+
+
+def test_pg_dump_style_script(db):
+    db.execute("DROP TABLE items")
+    db.execute("""
+        CREATE TABLE public.x (id integer NOT NULL, v text, modified timestamp with time zone);
+        CREATE FUNCTION public.touch() RETURNS trigger
+            LANGUAGE plpgsql
+            AS $$
+        BEGIN
+            NEW.modified := now();
+            RETURN NEW;
+        END;
+        $$;
+        """)
+    db.execute("INSERT INTO public.x VALUES (1, 'a', NULL)")
+    db.execute("ALTER TABLE ONLY public.x ADD CONSTRAINT x_pkey PRIMARY KEY (id);"
+               "CREATE TRIGGER x_touch BEFORE UPDATE ON public.x FOR EACH ROW EXECUTE FUNCTION public.touch();")
+    db.execute("UPDATE x SET v = 'b' WHERE id = 1")
+    assert rows(db, "SELECT v, modified IS NOT NULL FROM x") == [("b", True)]
+
+
+def test_refused_writes(db):
+    db.execute(AUDIT)
+    db.execute("CREATE TRIGGER a AFTER INSERT OR UPDATE OR DELETE ON items FOR EACH ROW EXECUTE FUNCTION log_change()")
+    for sql in ("INSERT INTO items (id, name) VALUES (1, 'a') ON CONFLICT (id) DO NOTHING",
+                "MERGE INTO items USING (SELECT 1 AS id) s ON items.id = s.id "
+                "WHEN NOT MATCHED THEN INSERT (id, name) VALUES (s.id, 'm')"):
+        with pytest.raises(txlake.NotSupportedError):
+            db.execute(sql)
+    assert rows(db, "SELECT count(*) FROM items") == [(0,)]
+
+
+def test_notices_executemany_and_cascaded_deletes(db):
+    """RAISE NOTICE reaches the statement's notices; executemany's rows each pass the trigger; a
+    foreign key's ON DELETE CASCADE fires the referencing table's DELETE triggers, as PostgreSQL's."""
+    db.execute("CREATE TABLE parts (id INT PRIMARY KEY, item INT REFERENCES items ON DELETE CASCADE)")
+    db.execute("""CREATE FUNCTION tell() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE NOTICE '% % of %', TG_OP, COALESCE(NEW.id, OLD.id), TG_TABLE_NAME;
+              IF TG_OP = 'INSERT' THEN NEW.name := upper(NEW.name); RETURN NEW; END IF; RETURN OLD; END $$""")
+    db.execute("CREATE TRIGGER t BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION tell()")
+    db.execute("CREATE TRIGGER t BEFORE DELETE ON parts FOR EACH ROW EXECUTE FUNCTION tell()")
+    db.notices.clear()
+    db.cursor().executemany("INSERT INTO items (id, name) VALUES (?, ?)", [(1, "a"), (2, "b")])
+    assert rows(db, "SELECT name FROM items ORDER BY id") == [("A",), ("B",)]
+    db.execute("INSERT INTO parts VALUES (10, 1), (11, 1), (12, 2)")
+    db.execute("DELETE FROM items WHERE id = 1")
+    assert rows(db, "SELECT id FROM parts") == [(12,)]
+    assert db.notices == ["NOTICE:  INSERT 1 of items", "NOTICE:  INSERT 2 of items", "NOTICE:  DELETE 10 of parts",
+                          "NOTICE:  DELETE 11 of parts"]
+
+
+def test_columns_a_trigger_names_follow_renames_and_block_drops(db):
+    db.execute(AUDIT)
+    db.execute("CREATE TRIGGER a AFTER UPDATE OF price ON items FOR EACH ROW WHEN (NEW.name <> 'skip') "
+               "EXECUTE FUNCTION log_change()")
+    db.execute("ALTER TABLE items RENAME COLUMN price TO cost")
+    db.execute("ALTER TABLE items RENAME COLUMN name TO label")
+    assert rows(db, "SELECT pg_get_triggerdef(oid) FROM pg_trigger") == [
+        ("CREATE TRIGGER a AFTER UPDATE OF cost ON public.items FOR EACH ROW WHEN (NEW.label <> 'skip') "
+         "EXECUTE FUNCTION log_change()",)]
+    for column in ("cost", "label"):
+        with pytest.raises(txlake.Error) as e:
+            db.execute(f"ALTER TABLE items DROP COLUMN {column}")
+        assert e.value.sqlstate == "2BP01"
+    db.execute("ALTER TABLE items DROP COLUMN cost CASCADE")
+    assert rows(db, "SELECT count(*) FROM pg_trigger") == [(0,)]
+
+
+def test_columns_a_before_trigger_changes_are_checked_as_if_set(db):
+    """A BEFORE UPDATE trigger may change a key or foreign key column the SET does not name: the
+    row is checked as written (23505, 23503), as PostgreSQL checks the row its trigger returned."""
+    db.execute("CREATE TABLE owners (id INT PRIMARY KEY)")
+    db.execute("ALTER TABLE items ADD COLUMN owner INT REFERENCES owners")
+    db.execute("""CREATE FUNCTION rekey() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.name = 'key' THEN NEW.id := 1; END IF; IF NEW.name = 'fk' THEN NEW.owner := 99; END IF;
+              RETURN NEW; END $$""")
+    db.execute("CREATE TRIGGER rekey BEFORE UPDATE ON items FOR EACH ROW EXECUTE FUNCTION rekey()")
+    db.execute("INSERT INTO items (id, name) VALUES (1, 'a'), (2, 'b')")
+    for name, state in (("key", "23505"), ("fk", "23503")):
+        with pytest.raises(txlake.IntegrityError) as e:
+            db.execute("UPDATE items SET name = ? WHERE id = 2", (name,))
+        assert e.value.sqlstate == state
+    assert rows(db, "SELECT id, name, owner FROM items ORDER BY id") == [(1, "a", None), (2, "b", None)]
