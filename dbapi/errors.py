@@ -281,7 +281,7 @@ class InvalidSqlStatementName(ProgrammingError):
     sqlstate = "26000"
 
 
-class InvalidCursorName(OperationalError):  # (class 34 is psycopg's OperationalError)
+class InvalidCursorName(ProgrammingError):
     """34000: FETCH, MOVE or CLOSE of a cursor there is none of."""
 
     sqlstate = "34000"
