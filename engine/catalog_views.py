@@ -289,7 +289,7 @@ def _pg_tables(tables: list[TableVersion]) -> pa.Table:
         "tablespace": _text([None] * n),
         "hasindexes": _bool(bool(t.schema.primary_key or t.schema.uniques or t.schema.indexes) for t in tables),
         "hasrules": _bool([False] * n),
-        "hastriggers": _bool([False] * n),
+        "hastriggers": _bool(bool(t.schema.triggers) for t in tables),
         "rowsecurity": _bool([False] * n),
     })
 

@@ -211,7 +211,8 @@ def _relkind(t: TableVersion) -> str:
 
 
 def _pg_class(tables: list[TableVersion]) -> pa.Table:
-    # (oid, name, schema, relkind, persistence, reltuples, hasindex, natts, reltype, checks, populated, am)
+    # (oid, name, schema, relkind, persistence, reltuples, hasindex, natts, reltype, checks, populated, am,
+    # hastriggers)
     rows = []
     for t in _relations(tables):
         persistence = "t" if t.table_id.startswith(TEMP_ID_PREFIX) else "p"
@@ -220,10 +221,11 @@ def _pg_class(tables: list[TableVersion]) -> pa.Table:
         rows.append((oid(t.table_id), t.name, t.db, _relkind(t), persistence,
                      t.row_count if t.is_table else -1, bool(indexes), len(_attributes(t)),
                      oid(t.table_id, "type") if not t.is_sequence else 0, len(t.schema.checks),
-                     not t.is_matview or t.schema.matview.populated, "heap" if t.is_table else None))
+                     not t.is_matview or t.schema.matview.populated, "heap" if t.is_table else None,
+                     bool(t.schema.triggers)))
         methods = {i.name: i.method for i in t.schema.indexes} if t.is_table else {}
         rows += [(oid(t.table_id, name), name, t.db, "i", persistence, -1, False, len(columns), 0, 0, True,
-                  methods.get(name, "btree")) for name, columns, *_ in indexes]
+                  methods.get(name, "btree"), False) for name, columns, *_ in indexes]
     n = len(rows)
     return pa.table({
         "oid": _oid(r[0] for r in rows),
@@ -242,7 +244,7 @@ def _pg_class(tables: list[TableVersion]) -> pa.Table:
         "relispartition": _bool([False] * n),
         "relispopulated": _bool(r[10] for r in rows),
         "relhasrules": _bool([False] * n),
-        "relhastriggers": _bool([False] * n),
+        "relhastriggers": _bool(r[12] for r in rows),
         "relrowsecurity": _bool([False] * n),
     })
 

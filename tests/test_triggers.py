@@ -350,3 +350,16 @@ def test_columns_a_before_trigger_changes_are_checked_as_if_set(db):
             db.execute("UPDATE items SET name = ? WHERE id = 2", (name,))
         assert e.value.sqlstate == state
     assert rows(db, "SELECT id, name, owner FROM items ORDER BY id") == [(1, "a", None), (2, "b", None)]
+
+
+def test_pg_class_and_pg_tables_say_a_table_has_triggers(connect):
+    """relhastriggers and pg_tables.hastriggers were false for a table with triggers."""
+    c = connect(autocommit=True)
+    c.execute("CREATE TABLE t (id int)")
+    c.execute("CREATE TABLE u (id int)")
+    c.execute("CREATE FUNCTION f() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$")
+    c.execute("CREATE TRIGGER tr BEFORE INSERT ON t FOR EACH ROW EXECUTE FUNCTION f()")
+    assert c.execute("SELECT relname, relhastriggers FROM pg_class WHERE relname IN ('t', 'u') ORDER BY 1").fetchall() \
+        == [("t", True), ("u", False)]
+    assert c.execute("SELECT tablename, hastriggers FROM pg_tables ORDER BY 1").fetchall() == [
+        ("t", True), ("u", False)]
