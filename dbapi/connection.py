@@ -472,14 +472,18 @@ class NamedCursor(Cursor):
         raise errors.NotSupportedError("executemany is not supported on a named cursor")
 
     def _fetch(self, count: str) -> list[tuple]:
+        result = self._fetched_result(count)
+        return _typed_values(result.schema, python_rows(result.table))
+
+    def _fetched_result(self, count: str) -> Result:
+        """FETCH FORWARD ``count`` of the declared cursor, counted in ``rowcount``."""
         self._check()
         if not self._declared:
             raise errors.ProgrammingError("no results to fetch: execute a query first", sqlstate="24000")
         result = self._command(f"FETCH FORWARD {count} FROM {self._sql_name()}")
-        rows = _typed_values(result.schema, python_rows(result.table))
-        self._fetched += len(rows)
+        self._fetched += result.table.num_rows
         self.rowcount = self._fetched  # (as psycopg's: the rows fetched so far)
-        return rows
+        return result
 
     def fetchone(self):
         rows = self._fetch("1")
@@ -493,10 +497,7 @@ class NamedCursor(Cursor):
 
     def fetch_arrow_table(self) -> pa.Table:
         """The rest of the cursor's rows as an Arrow table."""
-        self._check()
-        result = self._command(f"FETCH FORWARD ALL FROM {self._sql_name()}")
-        self._fetched += result.rowcount
-        return result.table
+        return self._fetched_result("ALL").table
 
     def __iter__(self):
         while True:

@@ -162,10 +162,11 @@ def _regnamespace(ex, ctx, node: exp.Cast, lookups: "Lookups", visit) -> exp.Exp
     parameter, value = _given(ctx, node.this)
     if isinstance(value, exp.Literal) and value.is_string:
         names = {name: schema_oid for schema_oid, name in lookups.namespace_rows}
-        if value.this not in names:
-            raise errors.ProgrammingError(f'schema "{value.this}" does not exist', sqlstate="3F000")
-        found = exp.Literal.number(names[value.this])
-        return _kept(parameter, found if pg_catalog.as_oid(node) else exp.Literal.string(quote_ident(value.this)))
+        name = _identifier(value.this)
+        if name not in names:
+            raise errors.ProgrammingError(f'schema "{name}" does not exist', sqlstate="3F000")
+        found = exp.Literal.number(names[name])
+        return _kept(parameter, found if pg_catalog.as_oid(node) else exp.Literal.string(quote_ident(name)))
     return _oid_or_shown(node, parameter, value.transform(visit, copy=False), lookups.namespaces, "name")
 
 
@@ -175,8 +176,8 @@ def _regrole(ex, ctx, node: exp.Cast, lookups: "Lookups", visit) -> exp.Expressi
     parameter, value = _given(ctx, node.this)
     user = user_name()
     if isinstance(value, exp.Literal) and value.is_string:
-        if value.this != user:
-            raise errors.UndefinedObject(f'role "{value.this}" does not exist')
+        if _identifier(value.this) != user:
+            raise errors.UndefinedObject(f'role "{_identifier(value.this)}" does not exist')
         return _kept(parameter, exp.Literal.number(pg_catalog.OWNER) if pg_catalog.as_oid(node)
                      else exp.Literal.string(quote_ident(user)))
     value = value.transform(visit, copy=False)
@@ -186,6 +187,14 @@ def _regrole(ex, ctx, node: exp.Cast, lookups: "Lookups", visit) -> exp.Expressi
                                    true=exp.Literal.string(quote_ident(user)),
                                    false=exp.If(this=exp.EQ(this=value.copy(), expression=exp.Literal.number(0)),
                                                 true=exp.Literal.string("-"), false=exp.cast(value.copy(), "VARCHAR"))))
+
+
+def _identifier(text: str) -> str:
+    """A name as regnamespace / regrole input reads it: quoted as written, else lower-cased."""
+    text = text.strip()
+    if len(text) > 1 and text.startswith('"') and text.endswith('"'):
+        return text[1:-1].replace('""', '"')
+    return text.lower()
 
 
 #: the reg* casts answered here, by the type cast to

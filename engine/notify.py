@@ -9,8 +9,9 @@ the order they were named. A session begins to hear a channel when its LISTEN co
 was committed before is not heard.
 
 The queue is a file in the log's directory (``NOTIFY``): each committing transaction appends
-its notifications, a JSON line each - ``[pid, channel, payload]`` - in one ``write`` under an
-exclusive ``flock``, and a listening session reads on from where it last stopped. A process
+its notifications, a JSON line each - ``[pid, channel, payload]`` - in one ``write``, under an
+exclusive ``flock`` of the file held across its commit (so notifications are queued in commit
+order, as PostgreSQL's are), and a listening session reads on from where it last stopped. A process
 with a listening session holds a shared ``flock`` on ``NOTIFY.listeners``; a sender that can
 take that lock exclusively knows no process listens, so sends nothing, and empties the queue
 file then if it has grown (PostgreSQL's queue, too, is kept only for listeners). Notifications
@@ -23,6 +24,7 @@ gathers them into ``notifies``, the shell prints them as psql does) and when ask
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -71,20 +73,29 @@ class Queue:
         self._held: int | None = None  # the fd holding the shared lock on the listeners file while some listen
         self.arrived = threading.Condition()  # notified when a session of this process sent some
 
+    @contextlib.contextmanager
+    def ordered(self):
+        """Held across the commit of a transaction that LISTENs, UNLISTENs or NOTIFYs and the
+        queueing of its notifications: the queue file's exclusive lock, so that notifications
+        are queued in the order their transactions commit, in every process, and a LISTEN
+        committing meanwhile either finds the transaction committed before it (its
+        notifications not for it) or hears them. Gives the queue as the holder uses it."""
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield _Held(self, fd)
+        finally:
+            os.close(fd)  # (its lock goes with it)
+
     # --- who listens ---------------------------------------------------------------------
 
-    def listen(self) -> int:
-        """A session of this process begins to listen: the queue's end, where it reads from."""
+    def _listener_added(self) -> None:
         with self._guard:
             if self._listening == 0:
-                fd = os.open(self._listeners_path, os.O_RDWR | os.O_CREAT, 0o644)
-                fcntl.flock(fd, fcntl.LOCK_SH)  # (waits while a sender empties the queue)
-                self._held = fd
+                held = os.open(self._listeners_path, os.O_RDWR | os.O_CREAT, 0o644)
+                fcntl.flock(held, fcntl.LOCK_SH)
+                self._held = held
             self._listening += 1
-        try:
-            return os.path.getsize(self.path)
-        except FileNotFoundError:
-            return 0
 
     def unlisten(self) -> None:
         """A session of this process has stopped listening to every channel."""
@@ -104,27 +115,7 @@ class Queue:
             return None
         return fd
 
-    # --- sending and reading -------------------------------------------------------------
-
-    def send(self, notifications: list[Notification]) -> None:
-        """Append a committed transaction's notifications, unless no process listens."""
-        nobody = self._nobody_listens()
-        if nobody is not None:
-            try:
-                if os.path.exists(self.path) and os.path.getsize(self.path) > EMPTY_WHEN_PAST:
-                    os.truncate(self.path, 0)
-            finally:
-                os.close(nobody)
-            return
-        data = "".join(json.dumps(list(n), ensure_ascii=False) + "\n" for n in notifications).encode()
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            os.write(fd, data)
-        finally:
-            os.close(fd)  # (the lock goes with it)
-        with self.arrived:
-            self.arrived.notify_all()
+    # --- reading -------------------------------------------------------------------------
 
     def read(self, offset: int) -> tuple[list[Notification], int]:
         """The notifications appended after ``offset``, and the offset after them."""
@@ -138,6 +129,33 @@ class Queue:
         return [Notification(*json.loads(line)) for line in data[:end].splitlines()], offset + end
 
 
+class _Held:
+    """The queue while a committing transaction holds its lock (``Queue.ordered``)."""
+
+    def __init__(self, queue: Queue, fd: int):
+        self.queue, self._fd = queue, fd
+
+    def listen(self) -> int:
+        """A session of this process begins to listen: the queue's end, where it reads from."""
+        self.queue._listener_added()
+        return os.fstat(self._fd).st_size
+
+    def append(self, notifications: list[Notification]) -> None:
+        """Queue ``notifications`` - unless no process listens: then nothing is queued, and a
+        queue file grown past EMPTY_WHEN_PAST is emptied."""
+        nobody = self.queue._nobody_listens()
+        if nobody is not None:
+            try:
+                if os.fstat(self._fd).st_size > EMPTY_WHEN_PAST:
+                    os.ftruncate(self._fd, 0)
+            finally:
+                os.close(nobody)
+            return
+        os.write(self._fd, "".join(json.dumps(list(n), ensure_ascii=False) + "\n" for n in notifications).encode())
+        with self.queue.arrived:
+            self.queue.arrived.notify_all()
+
+
 class Listener:
     """A session's channels and the notifications it has been sent (``pending``)."""
 
@@ -147,9 +165,12 @@ class Listener:
         self.offset = 0
         self.pending: list[Notification] = []
 
-    def committed(self, actions: list[tuple], pid: int) -> None:
-        """A transaction of the session committed with these LISTEN / UNLISTEN / NOTIFY actions."""
+    def committed(self, actions: list[tuple], pid: int, held: _Held) -> None:
+        """A transaction of the session committed with these LISTEN / UNLISTEN / NOTIFY actions
+        (``held``: the queue, ``Queue.ordered`` held across its commit)."""
         was = bool(self.channels)
+        if was:
+            self.poll()  # (what was sent before an UNLISTEN committed is still the session's)
         sent: dict[tuple[str, str], None] = {}
         for action in actions:
             if action[0] == "listen":
@@ -158,14 +179,17 @@ class Listener:
                 self.channels.difference_update(self.channels if action[1] is None else {action[1]})
             else:
                 sent[action[1:]] = None
-        queue = self.queue
         if self.channels and not was:
-            self.offset = queue.listen()
+            self.offset = held.listen()
         if sent:
-            queue.send([Notification(pid, channel, payload) for channel, payload in sent])
+            held.append([Notification(pid, channel, payload) for channel, payload in sent])
         if was and not self.channels:
-            self.poll()  # (what was sent before the UNLISTEN committed is still this session's)
-            queue.unlisten()
+            self.queue.unlisten()
+
+    def committed_alone(self, action: tuple, pid: int) -> None:
+        """A LISTEN, UNLISTEN or NOTIFY outside a transaction block: a transaction of its own."""
+        with self.queue.ordered() as held:
+            self.committed([action], pid, held)
 
     def poll(self, timeout: float = 0.0) -> list[Notification]:
         """Read the queue on into ``pending`` (waiting up to ``timeout`` seconds for one); what arrived."""

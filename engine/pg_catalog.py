@@ -544,8 +544,7 @@ _TYPE_NAMES = {"integer": "int4", "bigint": "int8", "smallint": "int2", "boolean
                "timestamp without time zone": "timestamp", "timestamp with time zone": "timestamptz",
                "time without time zone": "time", "time with time zone": "timetz"}
 #: other names SQL has for built-in types (regtype input takes them too)
-_TYPE_ALIASES = {"int": "int4", "decimal": "numeric", "dec": "numeric", "float": "float8", "char": "bpchar",
-                 "double": "float8", "timestamptz": "timestamptz", '"char"': "char"}
+_TYPE_ALIASES = {"int": "int4", "decimal": "numeric", "dec": "numeric", "float": "float8", "char": "bpchar"}
 _PARALLEL = {"SAFE": "s", "RESTRICTED": "r", "UNSAFE": "u"}
 
 
@@ -562,19 +561,28 @@ def type_oid(name: str, tables: list[TableVersion]) -> int:
 def named_type_oid(ctx, text: str) -> int:
     """The OID of the type ``text`` names, as regtype input reads it: a built-in type by any of
     its names (``integer``, ``int4``, ``int``, ``character varying(20)`` - a typmod is
-    ignored -, ``text[]``), else a user-defined type by the search path; 42704 for none."""
+    ignored -, ``text[]``, ``_int4``; quoted, by its pg_type name only: ``"char"``), else a
+    user-defined type by the search path; 42704 for none."""
     written = re.sub(r"\s+", " ", re.sub(r"\(.*?\)", "", text)).strip()
-    name = written if written.startswith('"') else written.lower()
-    array = name.endswith("[]")
-    base = name.removesuffix("[]").strip()
-    base = _TYPE_NAMES.get(base, _TYPE_ALIASES.get(base, base))
-    found = BUILTIN.get(base.removeprefix("pg_catalog."))
+    array = written.endswith("[]")
+    base = written.removesuffix("[]").strip()
+    quoted = base.startswith('"') and base.endswith('"') and len(base) > 1
+    if quoted:
+        base = base[1:-1].replace('""', '"')
+    else:
+        base = base.lower().removeprefix("pg_catalog.")
+        base = _TYPE_NAMES.get(base, _TYPE_ALIASES.get(base, base))
+        if not array and base.startswith("_") and base[1:] in BUILTIN:  # (an array type's pg_type name)
+            array, base = True, base[1:]
+    found = BUILTIN.get(base)
     if found is not None:
         return found[3] if array else found[0]
     user = ctx.txn.table(ctx.catalog, *ctx.locate(parse_table_name(written.removesuffix("[]"))))
     if user is None or not user.is_type or array:
-        raise errors.UndefinedObject(f'type "{written}" does not exist')
+        raise errors.UndefinedObject(f'type "{base if quoted else written}" does not exist')
     return oid(user.table_id)
+
+
 #: pg_language's OIDs (plpgsql's is made by initdb: PostgreSQL 16's), the trigger pseudo-type's
 _LANGUAGES = {"sql": 14, "plpgsql": 13552}
 _TRIGGER = 2279

@@ -415,22 +415,28 @@ class Session:
 
     def _commit(self, txn: Transaction, deadline: float | None = None) -> None:
         """The database commits ``txn``; its temporary tables, lifted out first, are the session's;
-        its LISTEN / UNLISTEN / NOTIFY take effect. ``deadline``: its deferred checks'
-        statement_timeout (an autocommit statement's own; None: the COMMIT's, from now)."""
+        its LISTEN / UNLISTEN / NOTIFY take effect - its notifications queued in the order the
+        transactions commit (the queue's lock held across the commit). ``deadline``: its deferred
+        checks' statement_timeout (an autocommit statement's own; None: the COMMIT's, from now)."""
         if txn.deferred is not None:
             self._run_deferred(txn, ending=True, deadline=deadline)
+        if not txn.notify:
+            return self._commit_now(txn)
+        with self.db.notifications.ordered() as held:
+            self._commit_now(txn)
+            self.listener.committed(txn.notify, self.pid, held)
+
+    def _commit_now(self, txn: Transaction) -> None:
         if not self.temp.tables and not txn.temp_created:
             self.db.commit(txn)
-        else:
-            mine = self.temp.take(txn)
-            try:
-                self.db.commit(txn)
-                self.temp.committed(mine, txn.temp_created)
-            finally:
-                if self.executor.private is not None:  # spilled rows no temporary table holds now go
-                    self.executor.private.keep_only(self.temp.files())
-        if txn.notify:
-            self.listener.committed(txn.notify, self.pid)
+            return
+        mine = self.temp.take(txn)
+        try:
+            self.db.commit(txn)
+            self.temp.committed(mine, txn.temp_created)
+        finally:
+            if self.executor.private is not None:  # spilled rows no temporary table holds now go
+                self.executor.private.keep_only(self.temp.files())
 
     def set_label(self, label: str) -> None:
         """Give the open transaction a label (DB-API ``commit(label=...)``)."""
@@ -1131,7 +1137,7 @@ class Session:
             action = ("listen" if isinstance(stmt, st.Listen) else "unlisten", channel)
             tag = type(stmt).__name__.upper()
         if self.txn is None:
-            self.listener.committed([action], self.pid)
+            self.listener.committed_alone(action, self.pid)
         else:
             self.txn.check_usable()
             self.txn.notify.append(action)
@@ -1230,7 +1236,7 @@ class Session:
                 raise error
             self._set_setting(st.SetVariable(name="all"))
             self.prepared.clear()
-            self.listener.committed([("unlisten", None)], self.pid)
+            self.listener.committed_alone(("unlisten", None), self.pid)
             self.cursors.clear()
             self.executor.advisory.locks.release_session(self.executor.advisory.session)
         if stmt.what in ("ALL", "SEQUENCES"):

@@ -300,7 +300,9 @@ def test_named_dbapi_cursor_declares_and_fetches_in_pieces(connect):
     assert named.fetchone()[0] == 6
     named.scroll(2)
     assert named.fetchone()[0] == 9
+    before = named.rowcount
     assert named.fetch_arrow_table().num_rows == 241
+    assert named.rowcount == before + 241  # (fetch_arrow_table counted none)
     named.close()
     assert conn.execute("SELECT count(*) FROM pg_cursors").fetchone() == (0,)
     plain = conn.cursor()  # (the unnamed cursor as before)

@@ -347,7 +347,12 @@ def test_regtype_regnamespace_and_regrole(connect):
         ("app", user)]
     assert q(c, "SELECT count(*) FROM pg_class WHERE relnamespace = 'app'::regnamespace") == [(1,)]
     assert q(c, "SELECT 'pg_catalog'::regnamespace::oid, 10::regrole::oid") == [(11, 10)]
+    # names read as identifiers: unquoted lower-cased, quoted as written; a type's pg_type names
+    c.execute('CREATE TABLE "Mixed".x (a int)')
+    assert q(c, "SELECT '\"Mixed\"'::regnamespace, 'APP'::regnamespace, '\"int4\"'::regtype, '_int4'::regtype, "
+                f"'{user.upper()}'::regrole") == [('"Mixed"', "app", "integer", "integer[]", user)]
     for sql, state in (("SELECT 'nope'::regtype", "42704"), ("SELECT 'nope'::regnamespace", "3F000"),
+                       ("SELECT 'mixed'::regnamespace", "3F000"), ("SELECT '\"integer\"'::regtype", "42704"),
                        ("SELECT 'nobody'::regrole", "42704")):
         with pytest.raises(errors.ProgrammingError) as e:
             c.execute(sql)

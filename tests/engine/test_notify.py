@@ -80,6 +80,42 @@ def test_listen_takes_effect_at_commit_and_unlisten_stops(connect):
     assert heard(sender) == []
 
 
+def test_queued_in_commit_order_and_kept_across_an_unlisten(connect):
+    """Three sessions incrementing one row and notifying its value: the listener hears the
+    values in the order the transactions committed (they were queued after the commit, so a
+    later committer could queue first). What was sent before an UNLISTEN (or DISCARD ALL)
+    committed is still the session's (it was dropped with the channel)."""
+    c = connect(autocommit=True)
+    c.execute("CREATE TABLE counter (id INT PRIMARY KEY, n INT)")
+    c.execute("INSERT INTO counter VALUES (1, 0)")
+    listener = connect(autocommit=True)
+    listener.execute("LISTEN ch")
+    senders = [connect(isolation_level="READ COMMITTED") for _ in range(3)]
+
+    def bump(conn):
+        for _ in range(150):
+            n = conn.execute("UPDATE counter SET n = n + 1 WHERE id = 1 RETURNING n").fetchone()[0]
+            conn.execute(f"NOTIFY ch, '{n}'")
+            conn.commit()
+    threads = [threading.Thread(target=bump, args=(s,)) for s in senders]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [int(payload) for _, payload in heard(listener)] == list(range(1, 451))
+    # a LISTEN and a NOTIFY in one transaction: it hears itself
+    listener.execute("BEGIN")
+    listener.execute("LISTEN other")
+    listener.execute("NOTIFY other, 'mine'")
+    listener.execute("COMMIT")
+    assert heard(listener) == [("other", "mine")]
+    for end in ("UNLISTEN ch", "UNLISTEN *", "DISCARD ALL"):
+        listener.execute("LISTEN ch")
+        c.execute("NOTIFY ch, 'before'")
+        listener.execute(end)
+        assert heard(listener) == [("ch", "before")], end
+
+
 def test_errors(connect):
     c = connect(autocommit=True)
     with pytest.raises(errors.InvalidParameterValue, match="payload string too long"):
