@@ -283,9 +283,14 @@ class Context:
         """Might a name resolve to one of ``kinds`` ("view", "materialized view", "sequence",
         "type") for this transaction? The catalog counts them; the transaction's own changes
         are looked at only if it has none (most warehouses have neither)."""
-        if any(getattr(self.catalog, _COUNTED[kind]) for kind in kinds):
-            return True
-        return any(v is not None and relation_kind(v) in kinds for v in self.txn.changes.values())
+        catalog = self.catalog
+        for kind in kinds:  # (asked several times by every statement: loops, not generators)
+            if getattr(catalog, _COUNTED[kind]):
+                return True
+        for v in self.txn.changes.values():
+            if v is not None and relation_kind(v) in kinds:
+                return True
+        return False
 
     def may_have_columns(self, kind: str) -> bool:
         """Might a table this transaction sees have a column of ``kind`` ("jsonb", "char":
@@ -2753,12 +2758,17 @@ def _typed_by_columns(ctx: Context, expression: exp.Expression, tables: column_s
 
 def relation_kind(version: TableVersion) -> str:
     """What a catalog entry is, as PostgreSQL's messages name it: table, view, materialized
-    view, sequence, type or function."""
-    if version.is_table:
-        return "materialized view" if version.is_matview else "table"
-    if version.is_function:
+    view, sequence, type or function - its schema says, once (``may_hold`` asks at every
+    statement for every table the transaction changed)."""
+    return version.schema.memo("_relation_kind", _relation_kind)
+
+
+def _relation_kind(schema) -> str:
+    if schema.view is None and schema.sequence is None and schema.user_type is None and schema.function is None:
+        return "materialized view" if schema.matview is not None else "table"
+    if schema.function is not None:
         return "function"
-    return "view" if version.is_view else "sequence" if version.is_sequence else "type"
+    return "view" if schema.view is not None else "sequence" if schema.sequence is not None else "type"
 
 
 def _shown(version: TableVersion) -> str:

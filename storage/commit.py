@@ -183,13 +183,16 @@ class TableDelta:
                 if extra:
                     result[fid] = extra if type(extra) is FrozenBitMap else FrozenBitMap(extra)
         # base files that vanished from the working version because all their rows were deleted
+        # (a point UPDATE's of a row in a one-row file: a pass over the base's files, without
+        # building the set of either version's ids)
         if len(work.files) - len(self.pending) < len(base.files):
-            for fid in base.file_ids() - work.file_ids():
-                f = base.file(fid)
-                if not f.in_memory:
+            present = work.file_ids()
+            for f in base.files:
+                fid = f.file_id
+                if fid not in present and not f.in_memory:
                     gone = FrozenBitMap(range(f.row_count)) - base.deleted(fid)
                     if gone:
-                        result[fid] = FrozenBitMap(gone)
+                        result[fid] = gone if type(gone) is FrozenBitMap else FrozenBitMap(gone)
         return result
 
     def rewritten(self) -> bool:

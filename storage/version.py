@@ -743,7 +743,8 @@ class TableVersion:
         making the change (``CatalogVersion.apply``; a transaction's own changes have none)."""
         parent = self.caches
         by_id = parent.get("by_id") or self._by_id()
-        deletes = dict(self.deletes)
+        # (shared while the change deletes nothing - an insert's: a version's dict is never changed)
+        deletes = dict(self.deletes) if removed or deleted else self.deletes
         gone = set(removed)  # files leaving: removed, or every row deleted
         for fid in removed:
             deletes.pop(fid, None)
@@ -760,26 +761,31 @@ class TableVersion:
                     deletes.pop(fid, None)
                 else:
                     deletes[fid] = merged
-        files = self.files
         leaving = [f for f in map(by_id.get, gone) if f is not None] if gone else ()  # (this version's)
-        if len(leaving) > 4:
-            files = tuple(f for f in files if f.file_id not in gone)
-        else:  # (a point statement's: found by identity and cut out, in C)
-            for f in leaving:
-                i = files.index(f)
-                files = files[:i] + files[i + 1:]
         next_id = self.next_file_id
         if added:
             if len(added) == 1:  # (a point statement's)
                 joining = added if added[0].file_id not in gone else ()
             else:
                 joining = tuple(f for f in added if f.file_id not in gone) if gone else added
-            files += joining
             for f in added:
                 if f.file_id >= next_id:
                     next_id = f.file_id + 1
         else:
             joining = ()
+        files = self.files
+        if len(leaving) > 4:
+            files = tuple(f for f in files if f.file_id not in gone) + joining
+        elif len(leaving) == 1:  # (a point statement's: found by identity and cut out, in C, with one copy)
+            kept = list(files)
+            del kept[files.index(leaving[0])]
+            kept += joining
+            files = tuple(kept)
+        else:
+            for f in leaving:
+                i = files.index(f)
+                files = files[:i] + files[i + 1:]
+            files += joining
         # the file index carried over: a copy, not a rebuild from all files
         caches = {"by_id": dict(by_id)}
         if leaving:
