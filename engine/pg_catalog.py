@@ -544,9 +544,12 @@ def type_oid(name: str, tables: list[TableVersion]) -> int:
     return 0 if found is None else found[3] if array else found[0]
 
 
+_PLPGSQL = 13576  # (plpgsql's pg_language OID in a PostgreSQL 16 database: not a fixed one)
+
+
 def _pg_proc(tables: list[TableVersion]) -> pa.Table:
-    """The user-defined functions (engine/functions.py), as PostgreSQL's pg_proc rows; their
-    language is sql (OID 14)."""
+    """The user-defined functions and procedures (engine/functions.py), as PostgreSQL's pg_proc
+    rows; their language is sql (OID 14) or plpgsql."""
     found = [t for t in tables if t.is_function]
     defined = [t.schema.function for t in found]
     parallel = [next((_PARALLEL[o.split()[-1].upper()] for o in d.options if o.upper().startswith("PARALLEL")), "u")
@@ -554,7 +557,8 @@ def _pg_proc(tables: list[TableVersion]) -> pa.Table:
     return pa.table({
         "oid": _oid(oid(t.table_id) for t in found), "proname": _text(d.name for d in defined),
         "pronamespace": _oid(namespace_oid(schema_name(t.db)) for t in found), "proowner": _oid([OWNER] * len(found)),
-        "prolang": _oid([14] * len(found)), "prokind": _text(["f"] * len(found)),
+        "prolang": _oid(_PLPGSQL if d.language == "plpgsql" else 14 for d in defined),
+        "prokind": _text("p" if d.procedure else "f" for d in defined),
         "prosecdef": _bool(any(o.upper().endswith("SECURITY DEFINER") for o in d.options) for d in defined),
         "proleakproof": _bool(any(o.upper() == "LEAKPROOF" for o in d.options) for d in defined),
         "proisstrict": _bool(d.strict for d in defined), "proretset": _bool(d.setof for d in defined),

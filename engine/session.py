@@ -802,7 +802,10 @@ class Session:
         if ctx.may_hold("function"):  # (calls of user-defined functions: their bodies in their place)
             if many is not None and functions.calls_any(ctx, expanded):
                 return None  # (run once per parameter set: the values are bound into the bodies)
-            expanded, ctx, params = functions.expand(ctx, expanded, params)
+            snapshot = txn.snapshot
+            expanded, ctx, params = functions.expand(ctx, expanded, params, self)
+            if ctx.routines is not None:  # (PL/pgSQL calls ran statements of their own: this one's state back)
+                txn.snapshot, self.executor.clock_of, self.executor.sequence_calls.ctx = snapshot, txn, ctx
         named = stmt.system_columns if expanded is stmt or not isinstance(expanded, st.Query) else \
             system_columns.named(expanded.expression)  # (a view's query may name them too)
         if named:
@@ -811,7 +814,10 @@ class Session:
         expanded = with_settings(ctx, expanded) if reads_settings else expanded
         if many is not None:  # (an executemany's INSERT: None if its rows cannot be built together)
             return self.executor.insert_many(ctx, expanded, many)
-        return runner(self.executor, ctx, expanded, params)
+        result = runner(self.executor, ctx, expanded, params)
+        if ctx.routines is not None and ctx.routines.messages:  # (the RAISEs of the PL/pgSQL functions it called)
+            result.messages = ctx.routines.messages + (result.messages or [])
+        return result
 
     # --- transaction control -------------------------------------------------------------
 
@@ -1065,13 +1071,35 @@ class Session:
         return Result(table=pa.table({"set_config": pa.array(values, pa.string())}), rowcount=0, status="UPDATE 0")
 
     def _call(self, stmt: st.Call) -> Result:
-        from txlake.engine.procedures import call
+        from txlake.engine.procedures import PROCEDURES, call
+        if stmt.procedure.lower() not in PROCEDURES:
+            return self._call_procedure(stmt)
         if self.txn is not None:  # (the block fails, as PostgreSQL's does at VACUUM)
             error = errors.ActiveSqlTransaction(f"CALL {stmt.procedure} cannot run inside a transaction block")
             self.fail(error)
             raise error
         self.executor.clock_of = None
         return call(self, stmt)
+
+    def _call_procedure(self, stmt: st.Call) -> Result:
+        """``CALL p(args)`` of a user-defined procedure (engine/plpgsql_calls.py): in the open
+        transaction block, or - with none - in one of its own (which COMMIT / ROLLBACK in its
+        body may end), committed at its end, rolled back if it fails, as a DO's."""
+        from txlake.engine import plpgsql_calls
+        own = self.txn is None
+        if own:
+            self.begin(explicit=True)
+        try:
+            found = self.execute_statement(st.ProcedureArguments(call=stmt, text=stmt.text), ())
+            values = plpgsql_calls.argument_values(self, found.procedure.schema.function, found.arguments)
+            result = plpgsql_calls.call_procedure(self, found.procedure, values, own_transaction=own)
+        except BaseException:
+            if own and self.txn is not None:
+                self._rollback()
+            raise
+        if own and self.txn is not None:
+            self.commit()
+        return result
 
     def _do(self, stmt: st.Do) -> Result:
         """``DO``: a PL/pgSQL block (engine/plpgsql.py) run in the open transaction block - or,
@@ -1323,6 +1351,7 @@ _POSITIONED = (st.Query, st.Insert, st.Update, st.Delete, st.WithWrites, st.Expl
                st.CreateMatview)
 
 _DATA = {
+    st.ProcedureArguments: functions.procedure_arguments,
     st.Query: Executor.query,
     st.Explain: Executor.explain,
     st.Insert: Executor.insert,

@@ -146,7 +146,7 @@ def test_create_errors_as_postgresql_gives_them(db):
     fails(db, "CREATE FUNCTION e(a int) RETURNS int LANGUAGE sql AS 'SELECT $2'", "42P02")
     fails(db, "CREATE FUNCTION e(a int) LANGUAGE sql AS 'SELECT 1'", "42P13", "function result type must be specified")
     fails(db, "CREATE FUNCTION e(a int, a int) RETURNS int LANGUAGE sql AS 'SELECT 1'", "42P13")
-    fails(db, "CREATE FUNCTION e(a int) RETURNS int LANGUAGE plpgsql AS 'BEGIN RETURN 1; END'", "0A000")
+    fails(db, "CREATE FUNCTION e(a int) RETURNS int LANGUAGE plpython3u AS 'return 1'", "0A000")
     fails(db, "CREATE FUNCTION e(a int) RETURNS int LANGUAGE sql AS 'INSERT INTO t VALUES (a); SELECT 1'", "0A000")
     db.execute("SET check_function_bodies = off")  # (pg_dump's: a body may read what is made later)
     db.execute("CREATE FUNCTION later() RETURNS int LANGUAGE sql AS 'SELECT n FROM made_later'")

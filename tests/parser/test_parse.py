@@ -549,9 +549,10 @@ def test_an_unsupported_statement_is_named_as_written():
 
 @pytest.mark.parametrize("sql, message", [
     ("CREATE FUNCTION public.touch() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END; $$",
-     "CREATE FUNCTION is not supported for LANGUAGE plpgsql: txlake runs functions of LANGUAGE sql only"),
-    ("CREATE OR REPLACE PROCEDURE p() LANGUAGE sql AS $$ SELECT 1 $$",
-     "CREATE PROCEDURE is not supported: txlake runs SQL functions and DO blocks only"),
+     "CREATE FUNCTION is not supported for a trigger function: txlake runs no triggers"),
+    ("CREATE OR REPLACE PROCEDURE p() LANGUAGE plpython3u AS $$ pass $$",
+     "CREATE PROCEDURE is not supported for LANGUAGE plpython3u: txlake runs functions of LANGUAGE sql and "
+     "plpgsql only"),
     ("CREATE TRIGGER t_touch BEFORE UPDATE ON public.t FOR EACH ROW EXECUTE FUNCTION public.touch()",
      "CREATE TRIGGER is not supported: txlake runs SQL functions and DO blocks only"),
     ("CREATE CONSTRAINT TRIGGER c AFTER INSERT ON t FOR EACH ROW EXECUTE FUNCTION f()",
