@@ -76,6 +76,8 @@ def answer(ex, ctx, node: exp.Expression, lookups: "Lookups", visit) -> exp.Expr
     if name == "pg_get_expr":  # (pg_attrdef.adbin is the text already)
         return _pretty_or_not(args[2:], _looked_up(lookups.expressions, "pretty", key=args[0], relation=args[1]),
                               args[0])
+    if name == "pg_get_functiondef":  # (psql's \\sf: engine/functions.py definition_text)
+        return _looked_up(lookups.functiondefs, "definition", key=args[0])
     if name == "pg_table_is_visible":
         return _looked_up(lookups.relations, "visible", key=args[0])
     # pg_get_userbyid: txlake's one role is the bootstrap superuser (engine/pg_catalog.py OWNER)
@@ -94,7 +96,7 @@ def _pretty_or_not(pretty: list[exp.Expression], shown: exp.Expression, plain: e
 
 
 #: how many arguments each takes (PostgreSQL's 42883 for others)
-_ARITIES = {"format_type": (2,), "pg_get_indexdef": (1, 3), "pg_get_constraintdef": (1, 2),
+_ARITIES = {"format_type": (2,), "pg_get_indexdef": (1, 3), "pg_get_constraintdef": (1, 2), "pg_get_functiondef": (1,),
             "pg_get_expr": (2, 3), "pg_table_is_visible": (1,), "pg_get_userbyid": (1,), "col_description": (2,)}
 
 
@@ -311,6 +313,13 @@ class Lookups:
                 rows.append((index_oid, 0, definitions[name]))
                 rows += [(index_oid, i, quote_ident(c)) for i, c in enumerate(columns, 1)]
         return self.register(_relation(rows, key=pa.int64(), column=pa.int32(), definition=pa.string()))
+
+    @cached_property
+    def functiondefs(self) -> str:
+        """Each function's and procedure's CREATE OR REPLACE, as pg_get_functiondef writes it."""
+        from txlake.engine.functions import definition_text
+        rows = [(pg_catalog.oid(t.table_id), definition_text(t)) for t in self.tables if t.is_function]
+        return self.register(_relation(rows, key=pa.int64(), definition=pa.string()))
 
     @cached_property
     def constraintdefs(self) -> str:

@@ -85,8 +85,9 @@ _CHARACTER = (exp.DataType.Type.CHAR, exp.DataType.Type.NCHAR)
 
 def arguments_text(definition: FunctionDefinition) -> str:
     """The arguments as pg_get_function_arguments shows them: ``a integer, b integer DEFAULT 1``."""
-    return ", ".join(" ".join(x for x in (name, type_, f"DEFAULT {default}" if default is not None else "") if x)
-                     for name, type_, default in definition.args)
+    return ", ".join(" ".join(x for x in (definition.mode(i) if definition.mode(i) != "IN" else "", name, type_,
+                                          f"DEFAULT {default}" if default is not None else "") if x)
+                     for i, (name, type_, default) in enumerate(definition.args))
 
 
 def result_text(definition: FunctionDefinition) -> str:
@@ -99,13 +100,15 @@ def result_text(definition: FunctionDefinition) -> str:
 def definition_text(version: TableVersion) -> str:
     """The function's CREATE OR REPLACE FUNCTION, as pg_get_functiondef writes it (psql's \\sf)."""
     definition = version.schema.function
-    lines = [f"CREATE OR REPLACE FUNCTION {catalog_views.schema_name(version.db)}.{definition.name}"
-             f"({arguments_text(definition)})", f" RETURNS {result_text(definition)}",
+    kind = "PROCEDURE" if definition.procedure else "FUNCTION"
+    lines = [f"CREATE OR REPLACE {kind} {catalog_views.schema_name(version.db)}.{definition.name}"
+             f"({arguments_text(definition)})",
+             *([] if definition.procedure else [f" RETURNS {result_text(definition)}"]),
              f" LANGUAGE {definition.language}"]
     lines += [f" {word}" for word in ({"i": "IMMUTABLE", "s": "STABLE"}.get(definition.volatility),
                                       "STRICT" if definition.strict else None) if word]
     lines += [f" {option}" for option in definition.options]
-    body = definition.body if definition.standard else f"AS $function${definition.body}$function$"
+    body = definition.body if definition.standard else f"AS ${kind.lower()}${definition.body}${kind.lower()}$"
     return "\n".join(lines) + "\n" + body + "\n"
 
 

@@ -97,6 +97,7 @@ def as_oid(node: exp.Expression) -> bool:
 #: the functions of OIDs engine/catalog_functions.py answers: a regclass argument is an OID
 OID_TAKERS = frozenset({"format_type", "pg_get_indexdef", "pg_get_constraintdef", "pg_get_expr",
                         "pg_table_is_visible", "pg_get_userbyid", "obj_description", "col_description",
+                        "pg_get_functiondef",
                         *RELATION_SIZES})
 
 

@@ -615,7 +615,7 @@ class Session:
                          "name": [d.name for d in defined],
                          "result type": [functions.result_text(d) for d in defined],
                          "argument types": [functions.arguments_text(d) for d in defined],
-                         "type": ["func"] * len(found)})
+                         "type": ["proc" if d.procedure else "func" for d in defined]})
 
     def function_definitions(self, name: str) -> list[str]:
         """psql's ``\\sf NAME``: the CREATE OR REPLACE FUNCTION of each function ``name``
@@ -806,6 +806,7 @@ class Session:
             expanded, ctx, params = functions.expand(ctx, expanded, params, self)
             if ctx.routines is not None:  # (PL/pgSQL calls ran statements of their own: this one's state back)
                 txn.snapshot, self.executor.clock_of, self.executor.sequence_calls.ctx = snapshot, txn, ctx
+                runner = _telling(runner, ctx.routines.messages)
         named = stmt.system_columns if expanded is stmt or not isinstance(expanded, st.Query) else \
             system_columns.named(expanded.expression)  # (a view's query may name them too)
         if named:
@@ -814,10 +815,7 @@ class Session:
         expanded = with_settings(ctx, expanded) if reads_settings else expanded
         if many is not None:  # (an executemany's INSERT: None if its rows cannot be built together)
             return self.executor.insert_many(ctx, expanded, many)
-        result = runner(self.executor, ctx, expanded, params)
-        if ctx.routines is not None and ctx.routines.messages:  # (the RAISEs of the PL/pgSQL functions it called)
-            result.messages = ctx.routines.messages + (result.messages or [])
-        return result
+        return runner(self.executor, ctx, expanded, params)
 
     # --- transaction control -------------------------------------------------------------
 
@@ -1349,6 +1347,17 @@ _ENDS_FAILED_BLOCK = (st.Commit, st.Rollback, st.RollbackToSavepoint, st.Prepare
 # statements whose unknown relation or column PostgreSQL points at (not DDL such as DROP TABLE)
 _POSITIONED = (st.Query, st.Insert, st.Update, st.Delete, st.WithWrites, st.Explain, st.CreateView, st.CreateTable,
                st.CreateMatview)
+
+def _telling(runner, messages: list):
+    """``runner`` whose Result tells ``messages`` first (the RAISEs of the PL/pgSQL functions the
+    statement called: engine/plpgsql_calls.py)."""
+    def run(executor, ctx, stmt, params):
+        result = runner(executor, ctx, stmt, params)
+        if messages:
+            result.messages = messages + (result.messages or [])
+        return result
+    return run
+
 
 _DATA = {
     st.ProcedureArguments: functions.procedure_arguments,

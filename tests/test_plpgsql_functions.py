@@ -149,6 +149,9 @@ def test_procedures_with_commit_inout_and_call_errors(db):
     assert rows(db, "SELECT id, v FROM t WHERE id >= 50 ORDER BY id") == [(50, "sql"), (51, "sql"), (60, "atomic")]
     assert rows(db, "SELECT proname, prokind FROM pg_proc ORDER BY proname") == [
         ("atomic", "p"), ("ins", "p"), ("sq", "p")]
+    assert rows(db, "SELECT pg_get_functiondef(oid) FROM pg_proc WHERE proname = 'sq'") == [
+        ("CREATE OR REPLACE PROCEDURE public.sq(x integer)\n LANGUAGE sql\nAS $procedure$ INSERT INTO t VALUES (x, "
+         "'sql'); INSERT INTO t VALUES ($1 + 1, 'sql') $procedure$\n",)]
     assert error(db, "DROP FUNCTION ins").sqlstate == "42809"
     db.execute("ALTER PROCEDURE ins(int, int) OWNER TO someone")
     db.execute("DROP PROCEDURE ins")
