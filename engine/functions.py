@@ -443,11 +443,15 @@ def expand(ctx: Context, stmt: st.Statement, params: tuple, session=None) -> tup
     if stmt.param_count:
         stmt = dataclasses.replace(_unparameterized(_walk(stmt, lambda node, _: _bound(ctx, node))), param_order=None)
         ctx, params = dataclasses.replace(ctx, params=(), param_order=None), ()
-    if session is None or not isinstance(stmt, _EVALUATING) or \
+    if session is None or not isinstance(stmt, (*_EVALUATING, *_CHECKING)) or \
             not any(v.schema.function.language == "plpgsql" for versions in functions.values() for v in versions):
         return _walk(stmt, lambda node, immutable: _inlined(ctx, node, functions, immutable)), ctx, params
-    calls = plpgsql_calls.Calls(session)
-    once = stmt.expression if isinstance(stmt, st.Query) else stmt.source if isinstance(stmt, st.Insert) else None
+    query = stmt.query if isinstance(stmt, st.Explain) else stmt
+    # (a query of LIMIT 0 - PREPARE's check - evaluates no call, nor a view's definition, nor EXPLAIN)
+    checking = isinstance(stmt, st.CreateView) or isinstance(stmt, st.Explain) and not stmt.analyze or \
+        isinstance(query, st.Query) and _limit_zero(query.expression)
+    calls = plpgsql_calls.Calls(session, checking=checking)
+    once = query.expression if isinstance(query, st.Query) else stmt.source if isinstance(stmt, st.Insert) else None
     ctx = dataclasses.replace(ctx, routines=calls)
     each = dataclasses.replace(ctx, routines=dataclasses.replace(calls, once=False))
     first = dataclasses.replace(ctx, routines=dataclasses.replace(calls, once=True))
@@ -455,8 +459,15 @@ def expand(ctx: Context, stmt: st.Statement, params: tuple, session=None) -> tup
                                                         immutable)), ctx, params
 
 
-# the statements whose calls of PL/pgSQL functions are run (not DDL's: a DEFAULT, CHECK, ...)
-_EVALUATING = (st.Query, st.Insert, st.Update, st.Delete, st.Merge)
+# the statements whose calls of PL/pgSQL functions are run (not DDL's: a DEFAULT, CHECK, ...), and
+# those whose calls are only checked (typed NULLs in their place)
+_EVALUATING = (st.Query, st.Insert, st.Update, st.Delete, st.Merge, st.Explain)
+_CHECKING = (st.CreateView,)
+
+
+def _limit_zero(query: exp.Expression) -> bool:
+    limit = query.args.get("limit")
+    return isinstance(limit, exp.Limit) and isinstance(limit.expression, exp.Literal) and limit.expression.name == "0"
 
 
 def _unparameterized(obj):

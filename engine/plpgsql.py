@@ -926,7 +926,7 @@ class _Parser:
                 self.error(self.tokens[self.i - 1], 'missing expression at or near ";"')
             return Return(line, "RETURN")
         if returns is not None and returns.procedure:
-            self.error(at, "RETURN cannot have a parameter in a procedure", "42804")
+            self.error(at, "RETURN cannot have a parameter in a procedure")  # (42601, as pl_gram.y's)
         if returns is None or returns.type == "void":
             self.error(at, "RETURN cannot have a parameter in function returning void", "42804")
         if returns.setof:

@@ -161,14 +161,16 @@ def _check_once(ctx, calls: Calls, definition: FunctionDefinition, args: list, c
 
 def _evaluated_once(call: exp.Expression) -> bool:
     """Is ``call`` where PostgreSQL evaluates it once per statement: in no query reading rows
-    (a FROM), no VALUES of several rows?"""
-    node = call.parent
+    (a FROM) but in one of its FROM items (a derived table, not LATERAL: read once), no VALUES
+    of several rows?"""
+    child, node = call, call.parent
     while node is not None:
-        if isinstance(node, exp.Select) and (node.args.get("from_") or node.args.get("joins")):
+        if isinstance(node, exp.Select) and (node.args.get("from_") or node.args.get("joins")) and \
+                not isinstance(child, (exp.From, exp.Join)):
             return False
-        if isinstance(node, exp.Values) and len(node.expressions) > 1:
+        if isinstance(node, exp.Lateral) or isinstance(node, exp.Values) and len(node.expressions) > 1:
             return False
-        node = node.parent
+        child, node = node, node.parent
     return True
 
 

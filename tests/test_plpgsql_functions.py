@@ -95,6 +95,8 @@ def test_compile_errors_at_create_and_a_missing_return(db):
     assert e.sqlstate == "2F005" and "control reached end of function without RETURN" in str(e)
     assert error(db, "CREATE FUNCTION trg() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN END $$").sqlstate \
         == "0A000"
+    e = error(db, "CREATE PROCEDURE p() LANGUAGE plpgsql AS $$ BEGIN RETURN 1; END $$")
+    assert e.sqlstate == "42601" and "RETURN cannot have a parameter in a procedure" in str(e)
 
 
 def test_a_function_writes_in_the_calling_transaction(db):
@@ -189,3 +191,16 @@ def test_a_pg_dump_script_and_another_session_after_a_restart(connect, warehouse
     assert other.execute("SELECT * FROM t ORDER BY id").fetchall() == [(1, "one"), (2, "two")]
     assert other.execute("SELECT next_id()").fetchall() == [(3,)]
     other.close()
+
+
+def test_no_call_runs_where_postgresql_runs_none(db):
+    """CREATE VIEW, EXPLAIN and PREPARE (a LIMIT 0 check) do not run the function; the view's
+    and the prepared statement's executions do, once each."""
+    db.execute(ADD_ROW)
+    db.execute("CREATE VIEW counted AS SELECT add_row(1) AS n")
+    db.execute("EXPLAIN SELECT add_row(2)")
+    db.execute("PREPARE q(int) AS SELECT add_row($1)")
+    assert rows(db, "SELECT count(*) FROM t") == [(0,)]
+    assert rows(db, "SELECT * FROM counted") == [(1,)]
+    assert rows(db, "EXECUTE q(10)") == [(2,)]
+    assert rows(db, "SELECT id FROM t ORDER BY id") == [(1,), (10,)]
