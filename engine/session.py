@@ -1080,17 +1080,31 @@ class Session:
         return call(self, stmt)
 
     def _call_procedure(self, stmt: st.Call) -> Result:
-        """``CALL p(args)`` of a user-defined procedure (engine/plpgsql_calls.py): in the open
-        transaction block, or - with none - in one of its own (which COMMIT / ROLLBACK in its
-        body may end), committed at its end, rolled back if it fails, as a DO's."""
+        """``CALL p(args)`` of a user-defined procedure (engine/plpgsql_calls.py), as a DO runs
+        (``_in_own_block``: COMMIT / ROLLBACK in its body end the transaction of its own)."""
         from txlake.engine import plpgsql_calls
+
+        def call(own: bool) -> Result:
+            found = self.execute_statement(st.ProcedureArguments(call=stmt, text=stmt.text), ())
+            values = plpgsql_calls.argument_values(self, found.procedure.schema.function, found.arguments)
+            return plpgsql_calls.call_procedure(self, found.procedure, values, own_transaction=own)
+        return self._in_own_block(call)
+
+    def _do(self, stmt: st.Do) -> Result:
+        """``DO``: a PL/pgSQL block (engine/plpgsql.py) run as ``_in_own_block`` says; its RAISEs'
+        messages are the result's."""
+        from txlake.engine import plpgsql
+        return Result(status="DO", messages=self._in_own_block(
+            lambda own: plpgsql.run_do(self, stmt, own_transaction=own)))
+
+    def _in_own_block(self, run):
+        """``run(own)`` in the open transaction block - or, with none, in one of its own (``own``),
+        committed at its end, rolled back if it fails (all or nothing, as PostgreSQL's DO and CALL)."""
         own = self.txn is None
         if own:
             self.begin(explicit=True)
         try:
-            found = self.execute_statement(st.ProcedureArguments(call=stmt, text=stmt.text), ())
-            values = plpgsql_calls.argument_values(self, found.procedure.schema.function, found.arguments)
-            result = plpgsql_calls.call_procedure(self, found.procedure, values, own_transaction=own)
+            result = run(own)
         except BaseException:
             if own and self.txn is not None:
                 self._rollback()
@@ -1098,24 +1112,6 @@ class Session:
         if own and self.txn is not None:
             self.commit()
         return result
-
-    def _do(self, stmt: st.Do) -> Result:
-        """``DO``: a PL/pgSQL block (engine/plpgsql.py) run in the open transaction block - or,
-        with none, in one of its own, committed at its end, rolled back if it fails (all or
-        nothing, as PostgreSQL's); its RAISEs' messages are the result's."""
-        from txlake.engine import plpgsql
-        own = self.txn is None
-        if own:
-            self.begin(explicit=True)
-        try:
-            messages = plpgsql.run_do(self, stmt, own_transaction=own)
-        except BaseException:
-            if own and self.txn is not None:
-                self._rollback()
-            raise
-        if own and self.txn is not None:
-            self.commit()
-        return Result(status="DO", messages=messages)
 
     def _vacuum(self, stmt: st.Vacuum) -> Result:
         """``VACUUM [tables]``: each table (all, if none is named) compacted, its deleted rows
