@@ -293,7 +293,9 @@ def _check_body(ex: Executor, ctx: Context, db: str, definition: FunctionDefinit
             f"return type mismatch in function declared to return {_returned(definition)}\nDETAIL:  Final "
             f"statement returns {'too many' if len(types) > wanted else 'too few'} columns.")
     actual = catalog_views.pg_type_name(types[0].upper()) if types else "unknown"
-    if not definition.table and not _assignable(actual, definition.returns):
+    # (an unknown - NULL, 'text' - is coerced to the declared type: PostgreSQL's check_sql_fn_retval)
+    if not definition.table and not _assignable(actual, definition.returns) and \
+            not (body.value is not None and _unknown(body.value)):
         raise errors.InvalidFunctionDefinition(
             f"return type mismatch in function declared to return {definition.returns}\n"
             f"DETAIL:  Actual return type is {actual}.")
