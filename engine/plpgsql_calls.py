@@ -9,14 +9,19 @@
   or in FROM by its rows. That covers ``SELECT f(1)``, ``SELECT * FROM f(2)``, ``WHERE id =
   f($1)``, PL/pgSQL's ``PERFORM f()`` and ``x := f(y)`` (whose variables are parameters), and
   CALL's arguments.
-- **What is refused (0A000, naming the function).** A call per row - a column among its
-  arguments: DuckDB runs the statement's query while the call would need the session (its
-  DuckDB connection is busy then: a Python UDF calling back into it fails with "connection has
-  an unfinished result", measured with DuckDB 2.0), and evaluating the distinct argument tuples
-  first is not done. A call of a VOLATILE function whose body writes or calls a volatile
-  function where PostgreSQL calls it once per row (a query reading a table, UPDATE, DELETE,
-  MERGE, INSERT of several rows): one call would do its work once. A call in a DEFAULT, CHECK,
-  generated column or index (DDL: PostgreSQL calls it per row, later). Never a wrong answer.
+- **A call per row** - a column among its arguments, in the select list or WHERE of a query
+  reading a table - is run once per distinct tuple of its arguments' values (read first by a
+  query of the same FROM / JOINs / WHERE), then looked up per row. A DuckDB Python UDF cannot
+  do it: the call needs the session, whose DuckDB connection is busy running the query (a UDF
+  calling back into it fails with "connection has an unfinished result", measured with DuckDB
+  2.0). Only for a function without effects: one run per tuple is then what one per row gives.
+- **What is refused (0A000, naming the function).** A call per row elsewhere (UPDATE's SET, a
+  subquery, an aggregate's argument, ...). A call of a VOLATILE function whose body writes or
+  calls a volatile function where PostgreSQL calls it once per row (a query reading a table,
+  UPDATE, DELETE, MERGE, INSERT of several rows): one call would do its work once. A call in a
+  DEFAULT, CHECK, generated column or index (DDL: PostgreSQL calls it per row, later). Never a
+  wrong answer. No call runs at CREATE VIEW, EXPLAIN (without ANALYZE) or a LIMIT 0 query
+  (PREPARE's check): PostgreSQL evaluates none there.
 - **Procedures** (``CREATE PROCEDURE``, prokind p) are catalog entries as functions are.
   ``CALL p(args)`` runs the body; outside a transaction block in a transaction of its own, which
   COMMIT / ROLLBACK in a PL/pgSQL body may end (as a DO's), inside one in it (COMMIT there is
@@ -89,11 +94,89 @@ def scalar_call(ctx, version, args: list, call: exp.Expression) -> exp.Expressio
     calls = _calls_of(ctx, definition)
     if calls.checking:
         return _typed_null(definition.returns)
+    if _per_row(args):
+        return _mapped_call(ctx, calls, version, args, call)
     _check_once(ctx, calls, definition, args, call)
     value = run_function(calls, version, args)
     if definition.returns == "void":
         return _typed_null("void")
     return _cast(_constant(definition, value), definition.returns)
+
+
+def _per_row(args: list) -> bool:
+    return any(isinstance(n, (exp.Column, exp.Query, exp.AggFunc, exp.Window, exp.Placeholder, exp.Star))
+               for a in args for n in a.walk())
+
+
+def _mapped_call(ctx, calls: Calls, version, args: list, call: exp.Expression) -> exp.Expression:
+    """A call with columns among its arguments, in the select list or WHERE of a statement's
+    query reading a table: the function run once per distinct tuple of its arguments' values
+    (read first, by a query of the same FROM, JOINs and - for a call in the select list - WHERE),
+    the call then a lookup of its tuple's value (a correlated subquery of those values). Done
+    for a function without effects only (one run per tuple is then what one per row gives);
+    0A000 elsewhere."""
+    from txlake.engine.functions import _cast
+    definition = version.schema.function
+    select = _reading_select(call) if calls.once else None
+    if select is None or any(isinstance(n, (exp.Query, exp.AggFunc, exp.Window, exp.Placeholder))
+                             for a in args for n in a.walk()):
+        raise errors.NotSupportedError(
+            f"function {definition.name} is written in PL/pgSQL: a call with a column among its arguments is "
+            "supported in the select list and WHERE of a query only, its arguments columns and expressions of them "
+            "(no subquery, aggregate or window function)")
+    if definition.volatility == "v" and _has_effects(ctx, definition, frozenset()):
+        raise errors.NotSupportedError(
+            f"function {definition.name} is written in PL/pgSQL and changes data (or calls a volatile function): a "
+            "call per row (a column among its arguments) is not supported")
+    typed = [_cast(a.copy(), t) for a, t in zip(args, definition.arg_types)]
+    tuples = exp.select(*(exp.alias_(a, f"a{i}") for i, a in enumerate(typed))).distinct()
+    tuples.set("from_", select.args["from_"].copy())
+    if select.args.get("with_") is not None:  # (its CTEs, which the FROM may name)
+        tuples.set("with_", select.args["with_"].copy())
+    for join in select.args.get("joins") or ():
+        tuples.append("joins", join.copy())
+    where = select.args.get("where")
+    if where is not None and not any(n is call for n in where.walk()):
+        tuples.set("where", where.copy())
+    found = calls.session.execute_statement(st.Query(expression=tuples, text=tuples.sql()))
+    if found.table.num_rows > MAX_TUPLES:
+        raise errors.NotSupportedError(
+            f"function {definition.name} is written in PL/pgSQL: a call per row over more than {MAX_TUPLES} distinct "
+            "argument values is not supported")
+    rows = []
+    for values in (list(row) for row in zip(*(c.to_pylist() for c in found.table.columns))):
+        value = run_values(calls, version, values)
+        rows.append(exp.Tuple(expressions=[*(_constant(definition, v) for v in values),
+                                           _constant(definition, None if definition.returns == "void" else value)]))
+    returned = "text" if definition.returns == "void" else definition.returns
+    if not rows:
+        return _typed_null(definition.returns)
+    columns = [f"a{i}" for i in range(len(args))]
+    table = exp.Values(expressions=rows, alias=exp.TableAlias(
+        this=exp.to_identifier("__txl_calls"), columns=[exp.to_identifier(c) for c in (*columns, "r")]))
+    match = exp.and_(*(exp.NullSafeEQ(this=_cast(exp.column(c, "__txl_calls"), t), expression=a)
+                       for c, t, a in zip(columns, definition.arg_types, typed)))
+    lookup = exp.select(_cast(exp.column("r", "__txl_calls"), returned)).from_(table).where(match)
+    return exp.Subquery(this=lookup)
+
+
+# the most distinct argument tuples a call per row is run for (each is a run of the body)
+MAX_TUPLES = 10000
+
+
+def _reading_select(call: exp.Expression) -> exp.Select | None:
+    """The query reading a table whose select list or WHERE holds ``call`` (not inside a
+    subquery, a FROM item, GROUP BY, ...): the statement's own, outermost one."""
+    child, node = call, call.parent
+    while node is not None and not isinstance(node, exp.Select):
+        if isinstance(node, (exp.Query, exp.Subquery, exp.Lateral)):
+            return None
+        child, node = node, node.parent
+    if node is None or node.parent is not None or not node.args.get("from_"):
+        return None
+    if child is node.args.get("where") or any(child is e for e in node.expressions):
+        return node
+    return None
 
 
 def rows_call(ctx, version, args: list) -> exp.Expression:
@@ -207,8 +290,12 @@ def _words(body: str) -> frozenset[str]:
 def run_function(calls: Calls, version, args: list):
     """Run the function ``version`` with the constant ``args``: its value (a set-returning
     one's: its rows)."""
+    return run_values(calls, version, argument_values(calls.session, version.schema.function, args))
+
+
+def run_values(calls: Calls, version, values: list):
+    """``run_function`` with its arguments' values."""
     definition = version.schema.function
-    values = argument_values(calls.session, definition, args)
     if definition.strict and any(v is None for v in values):
         return [] if definition.setof else None
     running = _run(calls.session, definition, values, own_transaction=False)

@@ -112,18 +112,25 @@ def test_a_function_writes_in_the_calling_transaction(db):
     assert rows(db, "SELECT id FROM t ORDER BY id") == [(1,), (5,), (102,)]
 
 
-def test_per_row_calls_are_refused_never_wrong(db):
+def test_per_row_calls_by_distinct_arguments_or_refused_never_wrong(db):
     db.execute(ADD_ROW)
-    db.execute("INSERT INTO t VALUES (1, 'a'), (2, 'b')")
+    db.execute("INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, NULL), (4, 'b')")
     db.execute("""CREATE FUNCTION plus(n int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN n + 1; END $$""")
-    e = error(db, "SELECT plus(id) FROM t")
-    assert e.sqlstate == "0A000" and "plus" in str(e)
+    db.execute("""CREATE FUNCTION shout(s text) RETURNS text LANGUAGE plpgsql AS $$
+      BEGIN RETURN upper(s) || (SELECT count(*) FROM t WHERE v = s); END $$""")
+    assert rows(db, "SELECT id, plus(id), shout(v) FROM t ORDER BY id") == [
+        (1, 2, "A1"), (2, 3, "B2"), (3, 4, None), (4, 5, "B2")]
+    assert rows(db, "SELECT id FROM t WHERE shout(v) = 'B2' AND id > 2") == [(4,)]
+    assert rows(db, "WITH w AS (SELECT * FROM t WHERE id < 3) SELECT plus(id * 10) FROM w ORDER BY 1") == [
+        (11,), (21,)]
     assert rows(db, "SELECT id FROM t WHERE id = plus(?)", (0,)) == [(1,)]  # (reads only: once is the same)
-    for sql in ("SELECT add_row(10) FROM t", "UPDATE t SET v = 'u' WHERE id = add_row(11)",
-                "CREATE TABLE d (id int DEFAULT add_row(12))"):
+    refused = {"SELECT add_row(10) FROM t": "add_row", "UPDATE t SET v = 'u' WHERE id = add_row(11)": "add_row",
+               "SELECT add_row(id + 100) FROM t": "add_row", "UPDATE t SET v = shout(v)": "shout",
+               "SELECT plus(max(id)) FROM t": "plus", "CREATE TABLE d (id int DEFAULT add_row(12))": "add_row"}
+    for sql, name in refused.items():
         e = error(db, sql)
-        assert e.sqlstate == "0A000" and "add_row" in str(e), sql
-    assert rows(db, "SELECT count(*) FROM t") == [(2,)]
+        assert e.sqlstate == "0A000" and f"function {name} " in str(e), sql
+    assert rows(db, "SELECT count(*) FROM t") == [(4,)]
 
 
 def test_procedures_with_commit_inout_and_call_errors(db):
