@@ -1747,10 +1747,13 @@ class Run:
         if isinstance(stmt, _TRANSACTION_CONTROL):  # (PostgreSQL's own refusal: no query CONTEXT)
             raise errors.NotSupportedError("unsupported transaction command in PL/pgSQL")
         try:
-            return self.session.execute_statement(stmt, tuple(values))
+            result = self.session.execute_statement(stmt, tuple(values))
         except errors.Error as e:
             _ran(e, context)
             raise
+        if result.messages:  # (the RAISEs of the functions it called: engine/plpgsql_calls.py)
+            self.messages.extend(result.messages)
+        return result
 
     def _execute(self, text: str, params: tuple):
         stmt = self.session.parse(text)[0]

@@ -1270,6 +1270,9 @@ def _function_command(tree: FunctionCommand) -> st.Statement:
         if mode.name == "VARIADIC" or mode.name != "IN" and not procedure:
             raise errors.NotSupportedError(f"CREATE {'PROCEDURE' if procedure else 'FUNCTION'} with an {mode.name} "
                                            "argument is not supported")
+        if mode.name != "IN" and language == "sql":  # (its OUT values are its last SELECT's: not taken)
+            raise errors.NotSupportedError(f"CREATE PROCEDURE with an {mode.name} argument is supported for LANGUAGE "
+                                           "plpgsql only")
         modes.append(mode.name)
         if params and params[-1].default is not None and isinstance(default, exp.Null):
             raise errors.ProgrammingError("input parameters after one with a default value must also have defaults",

@@ -47,6 +47,11 @@ def test_scalar_function_by_name_and_dollar_n_with_defaults_and_strict(db):
     assert db.notices == []  # (STRICT: not run on a NULL)
     assert float(rows(db, "SELECT half(3)")[0][0]) == 1.5
     assert db.notices == ["NOTICE:  called"]
+    db.notices.clear()
+    db.execute("CREATE FUNCTION outer_half(n numeric) RETURNS numeric LANGUAGE plpgsql AS $$ BEGIN RETURN half(n); "
+               "END $$")
+    db.execute("DO $$ BEGIN PERFORM outer_half(4); END $$")  # (a nested call's NOTICE reaches the client too)
+    assert db.notices == ["NOTICE:  called"]
 
 
 def test_recursion_and_its_depth_limit(db):
@@ -153,6 +158,7 @@ def test_procedures_with_commit_inout_and_call_errors(db):
     db.execute("CREATE PROCEDURE sq(x int) LANGUAGE sql AS $$ INSERT INTO t VALUES (x, 'sql'); "
                "INSERT INTO t VALUES ($1 + 1, 'sql') $$")
     db.execute("CREATE PROCEDURE atomic(x int) LANGUAGE sql BEGIN ATOMIC INSERT INTO t VALUES (x, 'atomic'); END")
+    assert error(db, "CREATE PROCEDURE sqo(INOUT x int) LANGUAGE sql AS $$ SELECT 1 $$").sqlstate == "0A000"
     db.execute("CALL sq(50)")
     db.execute("CALL atomic(60)")
     assert rows(db, "SELECT id, v FROM t WHERE id >= 50 ORDER BY id") == [(50, "sql"), (51, "sql"), (60, "atomic")]
