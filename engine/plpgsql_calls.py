@@ -322,7 +322,7 @@ def argument_values(session, definition: FunctionDefinition, args: list) -> list
 def _run(session, definition: FunctionDefinition, values: list, own_transaction: bool) -> plpgsql.Run:
     """The body run with ``values`` for its arguments, nested in what runs now (54001 past MAX_DEPTH)."""
     body = compiled(definition)
-    depth = getattr(session, "routine_depth", 0)
+    depth = session.routine_depth
     if depth >= MAX_DEPTH:
         raise errors.OperationalError(
             "stack depth limit exceeded\nHINT:  Increase the configuration parameter \"max_stack_depth\" (currently "

@@ -159,6 +159,7 @@ class Session:
         self.search_path: tuple[str, ...] = (DEFAULT_DB,)
         self.txn: Transaction | None = None
         self._lock = threading.RLock()
+        self.routine_depth = 0  # PL/pgSQL functions and procedures running (nested): engine/plpgsql_calls.py
         self.closed = False
         self.progress = None  # callable(done, total, what) for long maintenance runs
         self._canceled = False  # the statement running was canceled (``cancel``)
@@ -865,7 +866,9 @@ class Session:
         return self._run_data_statement(stmt, ())
 
     def _in_block(self, what: str) -> Transaction:
-        if self.txn is None or not self.txn.explicit:
+        # (a function's EXCEPTION block takes a savepoint in its caller's transaction, a single
+        # statement's too: engine/plpgsql.py)
+        if self.txn is None or not self.txn.explicit and not self.routine_depth:
             raise errors.NoActiveSqlTransaction(f"{what} can only be used in transaction blocks")
         return self.txn
 

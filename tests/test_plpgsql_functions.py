@@ -217,3 +217,19 @@ def test_no_call_runs_where_postgresql_runs_none(db):
     assert rows(db, "SELECT * FROM counted") == [(1,)]
     assert rows(db, "EXECUTE q(10)") == [(2,)]
     assert rows(db, "SELECT id FROM t ORDER BY id") == [(1,), (10,)]
+
+
+def test_an_exception_block_in_a_function_called_outside_a_transaction_block(db):
+    """The block's savepoint is taken in the statement's own transaction; an error it does not
+    catch rolls back the function's writes with the statement."""
+    db.execute("""CREATE FUNCTION safe_div(a int, b int) RETURNS int LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO t VALUES (a, 'tried');
+        BEGIN RETURN a / b; EXCEPTION WHEN division_by_zero THEN RETURN -1; END;
+      END $$""")
+    db.execute("""CREATE FUNCTION boom(a int) RETURNS int LANGUAGE plpgsql AS $$
+      BEGIN INSERT INTO t VALUES (a, 'boom'); RAISE EXCEPTION 'nope %', a; END $$""")
+    assert rows(db, "SELECT safe_div(6, 3), safe_div(7, 0)") == [(2, -1)]
+    e = error(db, "SELECT boom(9)")
+    assert e.sqlstate == "P0001" and "nope 9" in str(e)
+    assert rows(db, "SELECT * FROM t ORDER BY id") == [(6, "tried"), (7, "tried")]
