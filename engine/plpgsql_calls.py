@@ -156,8 +156,15 @@ def _mapped_call(ctx, calls: Calls, version, args: list, call: exp.Expression) -
         this=exp.to_identifier("__txl_calls"), columns=[exp.to_identifier(c) for c in (*columns, "r")]))
     match = exp.and_(*(exp.NullSafeEQ(this=_cast(exp.column(c, "__txl_calls"), t), expression=a)
                        for c, t, a in zip(columns, definition.arg_types, typed)))
-    lookup = exp.select(_cast(exp.column("r", "__txl_calls"), returned)).from_(table).where(match)
-    return exp.Subquery(this=lookup)
+    # (a row whose tuple the first query did not read - one a concurrent commit changed between the
+    # two snapshots of READ COMMITTED - is an error, not a NULL)
+    missing = exp.Anonymous(this="error", expressions=[exp.Literal.string(
+        f"function {definition.name}: a row's arguments changed while the statement ran (a concurrent commit): "
+        "run it again")])
+    value = exp.Case(ifs=[exp.If(this=exp.EQ(this=exp.Count(this=exp.Star()), expression=exp.Literal.number(0)),
+                                 true=missing)],
+                     default=exp.AnyValue(this=_cast(exp.column("r", "__txl_calls"), returned)))
+    return exp.Subquery(this=exp.select(value).from_(table).where(match))
 
 
 # the most distinct argument tuples a call per row is run for (each is a run of the body)
