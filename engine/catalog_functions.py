@@ -82,6 +82,8 @@ def answer(ex, ctx, node: exp.Expression, lookups: "Lookups", visit) -> exp.Expr
     if name == "pg_get_expr":  # (pg_attrdef.adbin is the text already)
         return _pretty_or_not(args[2:], _looked_up(lookups.expressions, "pretty", key=args[0], relation=args[1]),
                               args[0])
+    if name == "pg_get_functiondef":  # (psql's \\sf: engine/functions.py definition_text)
+        return _looked_up(lookups.functiondefs, "definition", key=args[0])
     if name == "pg_table_is_visible":
         return _looked_up(lookups.relations, "visible", key=args[0])
     if name == "pg_type_is_visible":
@@ -109,7 +111,7 @@ def _pretty_or_not(pretty: list[exp.Expression], shown: exp.Expression, plain: e
 
 #: how many arguments each takes (PostgreSQL's 42883 for others)
 _ARITIES = {"format_type": (2,), "pg_get_indexdef": (1, 3), "pg_get_constraintdef": (1, 2), "pg_get_triggerdef": (1, 2),
-            "pg_get_expr": (2, 3), "pg_table_is_visible": (1,), "pg_type_is_visible": (1,),
+            "pg_get_functiondef": (1,), "pg_get_expr": (2, 3), "pg_table_is_visible": (1,), "pg_type_is_visible": (1,),
             "pg_function_is_visible": (1,), "pg_get_viewdef": (1, 2), "pg_get_userbyid": (1,), "col_description": (2,)}
 
 
@@ -433,6 +435,13 @@ class Lookups:
         rows = [(triggers.trigger_oid(t, g), triggers.definition(t, g), triggers.definition(t, g, qualified=False))
                 for t, g in triggers.listed(self.tables)]
         return self.register(_relation(rows, key=pa.int64(), definition=pa.string(), pretty=pa.string()))
+
+    @cached_property
+    def functiondefs(self) -> str:
+        """Each function's and procedure's CREATE OR REPLACE, as pg_get_functiondef writes it."""
+        from txlake.engine.functions import definition_text
+        rows = [(pg_catalog.oid(t.table_id), definition_text(t)) for t in self.tables if t.is_function]
+        return self.register(_relation(rows, key=pa.int64(), definition=pa.string()))
 
     @cached_property
     def constraintdefs(self) -> str:

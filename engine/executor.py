@@ -250,6 +250,9 @@ class Context:
     #: the system columns the statement names (parser/system_columns.py): its tables are read
     #: with them (engine/system_columns.py)
     system_columns: frozenset = frozenset()
+    #: how the statement's calls of PL/pgSQL functions are run (engine/plpgsql_calls.py
+    #: ``Calls``); None where the warehouse has none, or where they may not be called (DDL)
+    routines: object | None = None
 
     def targeting(self, alias: str, version: "TableVersion", *more: str) -> "Context":
         """This context with ``version`` the statement's target, named ``alias`` (and each of

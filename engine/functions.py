@@ -39,7 +39,7 @@ from collections import OrderedDict
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import catalog_views
+from txlake.engine import catalog_views, plpgsql_calls
 from txlake.engine.executor import Context, Executor, Result, _literal, column_type, relation_kind
 from txlake.parser import statements as st
 from txlake.parser.dialect import Txlake
@@ -85,8 +85,9 @@ _CHARACTER = (exp.DataType.Type.CHAR, exp.DataType.Type.NCHAR)
 
 def arguments_text(definition: FunctionDefinition) -> str:
     """The arguments as pg_get_function_arguments shows them: ``a integer, b integer DEFAULT 1``."""
-    return ", ".join(" ".join(x for x in (name, type_, f"DEFAULT {default}" if default is not None else "") if x)
-                     for name, type_, default in definition.args)
+    return ", ".join(" ".join(x for x in (definition.mode(i) if definition.mode(i) != "IN" else "", name, type_,
+                                          f"DEFAULT {default}" if default is not None else "") if x)
+                     for i, (name, type_, default) in enumerate(definition.args))
 
 
 def result_text(definition: FunctionDefinition) -> str:
@@ -99,13 +100,15 @@ def result_text(definition: FunctionDefinition) -> str:
 def definition_text(version: TableVersion) -> str:
     """The function's CREATE OR REPLACE FUNCTION, as pg_get_functiondef writes it (psql's \\sf)."""
     definition = version.schema.function
-    lines = [f"CREATE OR REPLACE FUNCTION {catalog_views.schema_name(version.db)}.{definition.name}"
-             f"({arguments_text(definition)})", f" RETURNS {result_text(definition)}",
+    kind = "PROCEDURE" if definition.procedure else "FUNCTION"
+    lines = [f"CREATE OR REPLACE {kind} {catalog_views.schema_name(version.db)}.{definition.name}"
+             f"({arguments_text(definition)})",
+             *([] if definition.procedure else [f" RETURNS {result_text(definition)}"]),
              f" LANGUAGE {definition.language}"]
     lines += [f" {word}" for word in ({"i": "IMMUTABLE", "s": "STABLE"}.get(definition.volatility),
                                       "STRICT" if definition.strict else None) if word]
     lines += [f" {option}" for option in definition.options]
-    body = definition.body if definition.standard else f"AS $function${definition.body}$function$"
+    body = definition.body if definition.standard else f"AS ${kind.lower()}${definition.body}${kind.lower()}$"
     return "\n".join(lines) + "\n" + body + "\n"
 
 
@@ -171,14 +174,16 @@ def _named(ctx: Context, name: st.TableName, functions: dict | None = None) -> l
 
 def create_function(ex: Executor, ctx: Context, stmt: st.CreateFunction, params) -> Result:
     from txlake.engine.sequence_ddl import new_entry_name, read_write
-    read_write(ctx, "CREATE FUNCTION")
+    tag = "CREATE PROCEDURE" if stmt.procedure else "CREATE FUNCTION"
+    read_write(ctx, tag)
     db, name = new_entry_name(ctx, stmt.name, "functions in the temporary schema")
     definition = FunctionDefinition(
         name, tuple((p.name, _declared(ctx, p.type), _default_text(p)) for p in stmt.params),
-        _returns(ctx, stmt.returns), stmt.language, stmt.body,
+        "void" if stmt.procedure else _returns(ctx, stmt.returns), stmt.language, stmt.body,
         stmt.standard, _VOLATILITY[stmt.volatility], stmt.strict, stmt.setof,
-        tuple((c, _declared(ctx, t)) for c, t in stmt.table), stmt.options)
-    _check_called_by_name(definition)
+        tuple((c, _declared(ctx, t)) for c, t in stmt.table), stmt.options, stmt.procedure, stmt.modes)
+    if not stmt.procedure:
+        _check_called_by_name(definition)
     key = entry_name(name, definition.arg_types)
     old = ctx.txn.table(ctx.catalog, db, key)
     if old is None and ex.name_taken(ctx, db, key):
@@ -188,18 +193,24 @@ def create_function(ex: Executor, ctx: Context, stmt: st.CreateFunction, params)
     if old is not None:
         if not stmt.or_replace:
             raise errors.DuplicateFunction(f'function "{name}" already exists with same argument types')
+        if old.schema.function.procedure != definition.procedure:
+            raise errors.WrongObjectType(f'cannot change routine kind\nDETAIL:  "{name}" is a '
+                                         f'{"procedure" if old.schema.function.procedure else "function"}.')
         _check_replacement(old.schema.function, definition)
     if definition.returns == "trigger":  # (a PL/pgSQL trigger function's: 42601 now for its syntax)
         _compile_trigger_body(definition)
     elif ctx.setting is None or ctx.setting("check_function_bodies").lower() not in _OFF:
-        _check_body(ex, ctx, db, definition, old)
+        if definition.language == "plpgsql":
+            plpgsql_calls.compiled(definition)  # (its syntax errors: 42601 now)
+        elif not definition.procedure:
+            _check_body(ex, ctx, db, definition, old)
     if old is None:
         version = TableVersion(uuid.uuid4().hex, db, key, TableSchema(0, (), function=definition))
         ex._write(ctx, None, version, check_ssi=False)
     else:
         schema = dataclasses.replace(old.schema, schema_id=old.schema.schema_id + 1, function=definition)
         ex._write(ctx, old, dataclasses.replace(old, schema=schema, caches={}), check_ssi=False)
-    return Result(status="CREATE FUNCTION")
+    return Result(status=tag)
 
 
 def _returns(ctx: Context, returns: exp.DataType | None) -> str:
@@ -243,6 +254,8 @@ _PLAIN_NAME = re.compile(r"[a-z_][a-z0-9_$]*")
 def _declared(ctx: Context, data_type: exp.DataType) -> str:
     """A declared type's name; 42704 for an unknown one (a user-defined type must exist)."""
     from txlake.engine.user_types import type_name_of
+    if data_type.this == exp.DataType.Type.USERDEFINED and str(data_type.args.get("kind")).lower() == "void":
+        return "void"  # (RETURNS void: the pseudo-type of a function returning nothing)
     named = type_name_of(ctx, data_type)
     if named is not None:
         version = ctx.txn.table(ctx.catalog, *ctx.locate(named))
@@ -281,6 +294,7 @@ def _check_body(ex: Executor, ctx: Context, db: str, definition: FunctionDefinit
     functions[db, definition.name] = [v for v in functions.get((db, definition.name), ())
                                       if v.schema.function.arg_types != definition.arg_types] + [version]
     nulls = [_cast(exp.null(), t) for t in definition.arg_types]
+    ctx = dataclasses.replace(ctx, routines=plpgsql_calls.Calls(None, checking=True))  # (PL/pgSQL calls: not run)
     if not definition.setof and body.columns != 1:
         raise errors.InvalidFunctionDefinition(
             f"return type mismatch in function declared to return {definition.returns}\n"
@@ -294,7 +308,9 @@ def _check_body(ex: Executor, ctx: Context, db: str, definition: FunctionDefinit
             f"return type mismatch in function declared to return {_returned(definition)}\nDETAIL:  Final "
             f"statement returns {'too many' if len(types) > wanted else 'too few'} columns.")
     actual = catalog_views.pg_type_name(types[0].upper()) if types else "unknown"
-    if not definition.table and not _assignable(actual, definition.returns):
+    # (an unknown - NULL, 'text' - is coerced to the declared type: PostgreSQL's check_sql_fn_retval)
+    if not definition.table and not _assignable(actual, definition.returns) and \
+            not (body.value is not None and _unknown(body.value)):
         raise errors.InvalidFunctionDefinition(
             f"return type mismatch in function declared to return {definition.returns}\n"
             f"DETAIL:  Actual return type is {actual}.")
@@ -310,28 +326,33 @@ def _returned(definition: FunctionDefinition) -> str:
 def drop_function(ex: Executor, ctx: Context, stmt: st.DropFunction, params) -> Result:
     from txlake.engine import triggers, views
     from txlake.engine.sequence_ddl import read_write
-    read_write(ctx, "DROP FUNCTION")
+    kind = "procedure" if stmt.procedure else "function"
+    read_write(ctx, f"DROP {kind.upper()}")
     targets, notices = [], []
     for name, types in stmt.functions:
         found = _named(ctx, name)
         written = catalog_views.relation_name(name.db, name.name)
+        if types is not None:
+            wanted = tuple(_declared(ctx, t) for t in types)
+            found = [v for v in found if v.schema.function.arg_types == wanted]
+        other = [v for v in found if v.schema.function.procedure != stmt.procedure]
+        if other and len(other) == len(found):  # (PostgreSQL's LookupFuncWithArgs)
+            raise errors.WrongObjectType(f"{signature(other[0].schema.function)} is not a {kind}")
+        found = [v for v in found if v not in other]
         if types is None:
             if len(found) > 1:
-                raise errors.AmbiguousFunction(f'function name "{written}" is not unique\n'
-                                               "HINT:  Specify the argument list to select the function "
+                raise errors.AmbiguousFunction(f'{kind} name "{written}" is not unique\n'
+                                               f"HINT:  Specify the argument list to select the {kind} "
                                                "unambiguously.")
             if not found:
                 if not stmt.if_exists:
-                    raise errors.UndefinedFunction(f'could not find a function named "{written}"')
-                notices.append(f"function {written}() does not exist, skipping")
-        else:
-            wanted = tuple(_declared(ctx, t) for t in types)
-            found = [v for v in found if v.schema.function.arg_types == wanted]
-            if not found:
-                shown = f"{written}({', '.join(wanted)})"
-                if not stmt.if_exists:
-                    raise errors.UndefinedFunction(f"function {shown} does not exist")
-                notices.append(f"function {shown} does not exist, skipping")
+                    raise errors.UndefinedFunction(f'could not find a {kind} named "{written}"')
+                notices.append(f"{kind} {written}() does not exist, skipping")
+        elif not found:
+            shown = f"{written}({', '.join(wanted)})"
+            if not stmt.if_exists:
+                raise errors.UndefinedFunction(f"{kind} {shown} does not exist")
+            notices.append(f"{kind} {shown} does not exist, skipping")
         targets += [v for v in found if v not in targets]
     users = _views_calling(ctx, targets)
     fired = triggers.users(ctx, {v.table_id for v in targets}) if any(
@@ -349,7 +370,7 @@ def drop_function(ex: Executor, ctx: Context, stmt: st.DropFunction, params) -> 
     dependents = list(dict.fromkeys(v for v, _ in users))
     if dependents:
         notices += views.drop_with_dependents(ex, ctx, dependents, True, targets_cascade=True)
-    return Result(status="DROP FUNCTION", notice="\n".join(notices) or None)
+    return Result(status=f"DROP {kind.upper()}", notice="\n".join(notices) or None)
 
 
 def _still_used(function: str, dependents: list[str]) -> errors.Error:
@@ -438,18 +459,42 @@ def calls_any(ctx: Context, stmt: st.Statement) -> bool:
     return bool(names) and any(name in names for _, name in _visible(ctx))
 
 
-def expand(ctx: Context, stmt: st.Statement, params: tuple) -> tuple[st.Statement, Context, tuple]:
-    """``stmt`` with each call of a user-defined function replaced by the function's body, and
-    the context and parameters to run it with: where it calls one, its ``?`` are bound as
-    constants (a body may use an argument twice, or in another order). ``stmt`` itself where
-    it calls none."""
+def expand(ctx: Context, stmt: st.Statement, params: tuple, session=None) -> tuple[st.Statement, Context, tuple]:
+    """``stmt`` with each call of a user-defined function replaced by the function's body (a
+    PL/pgSQL one's by its value: engine/plpgsql_calls.py, run by ``session``), and the context
+    and parameters to run it with: where it calls one, its ``?`` are bound as constants (a body
+    may use an argument twice, or in another order). ``stmt`` itself where it calls none."""
     if isinstance(stmt, (st.CreateFunction, st.DropFunction)) or not calls_any(ctx, stmt):
         return stmt, ctx, params
     functions = _visible(ctx)
     if stmt.param_count:
         stmt = dataclasses.replace(_unparameterized(_walk(stmt, lambda node, _: _bound(ctx, node))), param_order=None)
         ctx, params = dataclasses.replace(ctx, params=(), param_order=None), ()
-    return _walk(stmt, lambda node, immutable: _inlined(ctx, node, functions, immutable)), ctx, params
+    if session is None or not isinstance(stmt, (*_EVALUATING, *_CHECKING)) or \
+            not any(v.schema.function.language == "plpgsql" for versions in functions.values() for v in versions):
+        return _walk(stmt, lambda node, immutable: _inlined(ctx, node, functions, immutable)), ctx, params
+    query = stmt.query if isinstance(stmt, st.Explain) else stmt
+    # (a query of LIMIT 0 - PREPARE's check - evaluates no call, nor a view's definition, nor EXPLAIN)
+    checking = isinstance(stmt, st.CreateView) or isinstance(stmt, st.Explain) and not stmt.analyze or \
+        isinstance(query, st.Query) and _limit_zero(query.expression)
+    calls = plpgsql_calls.Calls(session, checking=checking)
+    once = query.expression if isinstance(query, st.Query) else stmt.source if isinstance(stmt, st.Insert) else None
+    ctx = dataclasses.replace(ctx, routines=calls)
+    each = dataclasses.replace(ctx, routines=dataclasses.replace(calls, once=False))
+    first = dataclasses.replace(ctx, routines=dataclasses.replace(calls, once=True))
+    return _walk(stmt, lambda node, immutable: _inlined(first if node is once else each, node, functions,
+                                                        immutable)), ctx, params
+
+
+# the statements whose calls of PL/pgSQL functions are run (not DDL's: a DEFAULT, CHECK, ...), and
+# those whose calls are only checked (typed NULLs in their place)
+_EVALUATING = (st.Query, st.Insert, st.Update, st.Delete, st.Merge, st.Explain)
+_CHECKING = (st.CreateView,)
+
+
+def _limit_zero(query: exp.Expression) -> bool:
+    limit = query.args.get("limit")
+    return isinstance(limit, exp.Limit) and isinstance(limit.expression, exp.Literal) and limit.expression.name == "0"
 
 
 def _unparameterized(obj):
@@ -564,12 +609,15 @@ def _inlined(ctx: Context, node: exp.Expression, functions: dict, immutable: str
         if immutable and version.schema.function.volatility != "i":
             raise errors.InvalidObjectDefinition(immutable)
         args = [_inlined(ctx, a, functions, immutable, seen) for a in args]
+        if version.schema.function.language == "plpgsql":
+            _refuse_trigger_call(version.schema.function)
+            return plpgsql_calls.scalar_call(ctx, version, args, n)
         return _scalar_call(ctx, version, args, functions, seen)
 
     return node.transform(visit)
 
 
-def _chosen(ctx: Context, name: st.TableName, call: exp.Anonymous, functions: dict):
+def _chosen(ctx: Context, name: st.TableName, call: exp.Anonymous, functions: dict, procedure: bool = False):
     """(the function ``call`` calls, its arguments in parameter order with the defaults
     filled in) - (None, None) where no user-defined function has its name (a built-in's
     then); 42883 / 42725 where none or several fit."""
@@ -598,7 +646,8 @@ def _chosen(ctx: Context, name: st.TableName, call: exp.Anonymous, functions: di
         ", ".join([_known_type(a) or "unknown" for a in positional] +
                   [f"{k} => {_known_type(v) or 'unknown'}" for k, v in named.items()]) + ")"
     if not fitting:
-        raise errors.UndefinedFunction(f"function {shown} does not exist\n{_HINT}")
+        kind = "procedure" if procedure else "function"
+        raise errors.UndefinedFunction(f"{kind} {shown} does not exist\n{_HINT.replace('function', kind)}")
     best = max(score for score, _, _ in fitting)
     fitting = [f for f in fitting if f[0] == best]
     if len(fitting) > 1:  # (PostgreSQL's typeconv step 4.e: an unknown - 'x', NULL - takes the string category)
@@ -608,7 +657,30 @@ def _chosen(ctx: Context, name: st.TableName, call: exp.Anonymous, functions: di
         raise errors.AmbiguousFunction(f"function {shown} is not unique\nHINT:  Could not choose a best candidate "
                                        "function. You might need to add explicit type casts.")
     _, version, args = fitting[0]
+    if version.schema.function.procedure != procedure:
+        kind = "procedure" if version.schema.function.procedure else "function"
+        raise errors.WrongObjectType(
+            f"{signature(version.schema.function)} is {'a' if kind == 'procedure' else 'not a'} procedure\n"
+            f"HINT:  To call a {'procedure, use CALL' if kind == 'procedure' else 'function, use SELECT'}.")
     return version, args
+
+
+def procedure_arguments(ex: Executor, ctx: Context, stmt: st.ProcedureArguments, params) -> Result:
+    """The procedure ``CALL name(args)`` calls (as functions are chosen: 42883, 42725; 42809 for a
+    function) as the Result's ``procedure``, and its arguments' values as its one row."""
+    call = stmt.call
+    *schema, name = call.procedure.split(".")
+    ref = st.TableName(st.schema_database(schema[0]) if schema else None, name.lower())
+    written = exp.Anonymous(this=name, expressions=[*call.args, *(exp.Kwarg(this=exp.var(k), expression=v)
+                                                                  for k, v in call.kwargs)])
+    version, args = _chosen(ctx, ref, written, _visible(ctx), procedure=True) if ctx.may_hold("function") else \
+        (None, None)
+    if version is None:
+        shown = f"{call.procedure}({', '.join(_known_type(a) or 'unknown' for a in call.args)})"
+        raise errors.UndefinedFunction(f"procedure {shown} does not exist\n{_HINT.replace('function', 'procedure')}")
+    result = Result(status="CALL")
+    result.procedure, result.arguments = version, args
+    return result
 
 
 def _arranged(definition: FunctionDefinition, positional: list, named: dict) -> list | None:
@@ -922,17 +994,21 @@ def _from_item(ctx: Context, table: exp.Table, functions: dict, seen: frozenset)
     alias = table.args.get("alias")
     alias_name = alias.this if alias is not None and alias.this is not None else exp.to_identifier(definition.name)
     given = list(alias.columns) if alias is not None else []
-    if not definition.setof:
+    plpgsql = definition.language == "plpgsql"
+    if not definition.setof and not plpgsql:
         value = _scalar_call(ctx, version, args, functions, seen)
         column = given[0] if given else alias_name.copy()
         return exp.Subquery(this=exp.select(exp.alias_(value, column)),
                             alias=exp.TableAlias(this=alias_name.copy()))
-    if any(_volatile(a) for a in args):  # (the body's query would evaluate it per row it reads)
-        raise _volatile_refused(definition)
-    body = _compiled(definition)
-    typed = [_cast(a, t) for a, t in zip(args, definition.arg_types)]
-    query = _substituted(ctx, version, body, typed, seen)
-    query = _inlined(ctx, query, functions, None, seen | {version.table_id})
+    if plpgsql:
+        query = plpgsql_calls.rows_call(ctx, version, args)
+    else:
+        if any(_volatile(a) for a in args):  # (the body's query would evaluate it per row it reads)
+            raise _volatile_refused(definition)
+        body = _compiled(definition)
+        typed = [_cast(a, t) for a, t in zip(args, definition.arg_types)]
+        query = _substituted(ctx, version, body, typed, seen)
+        query = _inlined(ctx, query, functions, None, seen | {version.table_id})
     declared = definition.table or ((definition.name, definition.returns),)
     names = [*given, *(exp.to_identifier(c) for c, _ in declared[len(given):])]
     if not definition.table and not given:

@@ -103,7 +103,8 @@ def as_oid(node: exp.Expression) -> bool:
 #: the functions of OIDs engine/catalog_functions.py answers: a regclass argument is an OID
 OID_TAKERS = frozenset({"format_type", "pg_get_indexdef", "pg_get_constraintdef", "pg_get_expr", "pg_get_triggerdef",
                         "pg_table_is_visible", "pg_get_userbyid", "obj_description", "col_description",
-                        "pg_get_viewdef", "pg_type_is_visible", "pg_function_is_visible", *RELATION_SIZES})
+                        "pg_get_viewdef", "pg_type_is_visible", "pg_function_is_visible", "pg_get_functiondef",
+                        *RELATION_SIZES})
 
 
 def type_is(to: exp.Expression, name: str) -> bool:
@@ -589,8 +590,8 @@ _TRIGGER = 2279
 
 
 def _pg_proc(tables: list[TableVersion]) -> pa.Table:
-    """The user-defined functions (engine/functions.py), as PostgreSQL's pg_proc rows; their
-    language is sql (OID 14)."""
+    """The user-defined functions and procedures (engine/functions.py), as PostgreSQL's pg_proc
+    rows; their language is sql (OID 14) or plpgsql."""
     found = [t for t in tables if t.is_function]
     defined = [t.schema.function for t in found]
     parallel = [next((_PARALLEL[o.split()[-1].upper()] for o in d.options if o.upper().startswith("PARALLEL")), "u")
@@ -598,7 +599,8 @@ def _pg_proc(tables: list[TableVersion]) -> pa.Table:
     return pa.table({
         "oid": _oid(oid(t.table_id) for t in found), "proname": _text(d.name for d in defined),
         "pronamespace": _oid(namespace_oid(schema_name(t.db)) for t in found), "proowner": _oid([OWNER] * len(found)),
-        "prolang": _oid(_LANGUAGES[d.language] for d in defined), "prokind": _text(["f"] * len(found)),
+        "prolang": _oid(_LANGUAGES[d.language] for d in defined),
+        "prokind": _text("p" if d.procedure else "f" for d in defined),
         "prosecdef": _bool(any(o.upper().endswith("SECURITY DEFINER") for o in d.options) for d in defined),
         "proleakproof": _bool(any(o.upper() == "LEAKPROOF" for o in d.options) for d in defined),
         "proisstrict": _bool(d.strict for d in defined), "proretset": _bool(d.setof for d in defined),

@@ -15,8 +15,12 @@ As PostgreSQL's (doc/src/sgml/plpgsql.sgml):
   ``PL/pgSQL function inline_code_block line N at SQL statement``); a compilation error is 42601
   (or the code PostgreSQL gives) with ``compilation of PL/pgSQL function ... near line N``.
 
+A function's body (engine/plpgsql_calls.py) is compiled with what it returns (``Returns``):
+``RETURN expr`` gives its value, ``RETURN NEXT`` / ``RETURN QUERY [EXECUTE]`` add to a set-returning
+one's rows; its parameters are variables by name and by ``$n``.
+
 Not here (0A000 when written): cursors (OPEN / FETCH / CLOSE / MOVE, ``CURSOR`` declarations),
-``ALIAS FOR``, assignment to an array element, ``RETURN NEXT`` / ``RETURN QUERY`` (functions).
+``ALIAS FOR``, assignment to an array element.
 """
 
 from __future__ import annotations
@@ -306,7 +310,23 @@ class Exit(Node):
 
 @dataclass(eq=False, slots=True)
 class Return(Node):
-    value: Sql | None = None  # a trigger function's (NEW, OLD or NULL)
+    """RETURN [expr]; ``kind`` "next" (RETURN NEXT [expr]), "query" (RETURN QUERY's query),
+    "execute" (RETURN QUERY EXECUTE's text, with ``using``); a trigger function's value is NEW,
+    OLD or NULL."""
+    kind: str = ""
+    value: Sql | None = None
+    using: tuple[Sql, ...] = ()
+
+
+@dataclass(frozen=True)
+class Returns:
+    """What a function's body returns: ``type`` its result's SQL type (a set-returning one's
+    rows', "void" for none); ``setof`` rows; ``columns`` RETURNS TABLE's column names (variables
+    of the body, which a RETURN NEXT without a value returns); ``procedure`` a procedure's body."""
+    type: str
+    setof: bool = False
+    columns: tuple[str, ...] = ()
+    procedure: bool = False
 
 
 @dataclass(eq=False, slots=True)
@@ -362,6 +382,7 @@ class Body:
     variables: tuple[Variable, ...]
     source: str
     name: str = INLINE
+    returns: Returns | None = None  # a function's (None: a DO block's)
 
     @property
     def slots(self) -> int:
@@ -384,9 +405,11 @@ _UNSUPPORTED = {"open": "cursors", "fetch": "cursors", "close": "cursors", "move
 
 
 class _Parser:
-    def __init__(self, source: str, variables: tuple[tuple[str, str | None], ...] = (), trigger: bool = False):
+    def __init__(self, source: str, variables: tuple[tuple[str, str | None], ...] = (), trigger: bool = False,
+                 returns: Returns | None = None):
         self.source = source
         self.trigger = trigger  # a trigger function's body: RETURN takes a row
+        self.returns = returns
         self.tokens = tokenize(source)
         self.i = 0
         self.variables: list[Variable] = []
@@ -396,6 +419,10 @@ class _Parser:
         self.outer = {"found": self.found}
         for name, type_ in variables:  # (a function's arguments, a trigger's NEW / OLD ...)
             self._declare_into(self.outer, name, type_, record=type_ is None, zero_based=trigger and name == "tg_argv")
+        if returns is not None:  # (a function's arguments are $1, $2, ... too)
+            arguments = [v for v in self.variables[1:] if v.name not in returns.columns]
+            for i, variable in enumerate(arguments, 1):
+                self.outer.setdefault(f"${i}", variable)
         self.scopes.append((None, self.outer))
 
     # tokens
@@ -866,17 +893,58 @@ class _Parser:
         return Exit(line, "CONTINUE" if again else "EXIT", label, condition, again)
 
     def return_(self, line: int) -> Return:
+        """RETURN, RETURN NEXT, RETURN QUERY [EXECUTE], checked against what the body returns as
+        PostgreSQL's pl_gram.y checks them."""
         at = self.tok
         self.i += 1
+        returns = self.returns
         if self.is_word("next", "query"):
-            self.error(message=f"RETURN {self.tok.value.upper()} cannot be used in a DO block", sqlstate="42804")
+            kind = self.tok.value
+            if returns is None:
+                self.error(message=f"RETURN {kind.upper()} cannot be used in a DO block", sqlstate="42804")
+            if not returns.setof:
+                self.error(message=f"cannot use RETURN {kind.upper()} in a non-SETOF function", sqlstate="42804")
+            self.i += 1
+            if kind == "query" and self.accept("execute"):
+                text = self.sql((";", "using"), "expression")
+                using = self.using((";",))
+                self.expect_op(";")
+                return Return(line, "RETURN QUERY", "execute", text, using)
+            if kind == "query":
+                query = self.sql((";",), "statement")
+                self.expect_op(";")
+                return Return(line, "RETURN QUERY", "query", query)
+            if returns.columns:
+                if not self.accept_op(";"):
+                    self.error(message="RETURN NEXT cannot have a parameter in function with OUT parameters",
+                               sqlstate="42804")
+                return Return(line, "RETURN NEXT", "next")
+            if self.is_word_op(";"):
+                self.error(message='missing expression at or near ";"')
+            value = self.sql((";",), "expression")
+            self.expect_op(";")
+            return Return(line, "RETURN NEXT", "next", value)
         if self.trigger and not self.accept_op(";"):
             value = self.sql((";",), "expression")
             self.expect_op(";")
-            return Return(line, "RETURN", value)
-        if not self.accept_op(";"):
+            return Return(line, "RETURN", "", value)
+        if self.accept_op(";"):
+            if returns is not None and not returns.setof and returns.type != "void":
+                self.error(self.tokens[self.i - 1], 'missing expression at or near ";"')
+            return Return(line, "RETURN")
+        if returns is not None and returns.procedure:
+            self.error(at, "RETURN cannot have a parameter in a procedure")  # (42601, as pl_gram.y's)
+        if returns is None or returns.type == "void":
             self.error(at, "RETURN cannot have a parameter in function returning void", "42804")
-        return Return(line, "RETURN")
+        if returns.setof:
+            self.error(at, "RETURN cannot have a parameter in function returning set\nHINT:  Use RETURN NEXT or "
+                           "RETURN QUERY.", "42804")
+        value = self.sql((";",), "expression")
+        self.expect_op(";")
+        return Return(line, "RETURN", "", value)
+
+    def is_word_op(self, op: str) -> bool:
+        return self.tok.kind == "op" and self.tok.value == op
 
     def raise_(self, line: int) -> Raise:
         at = self.tok
@@ -1021,7 +1089,7 @@ class _Parser:
                 continue
             if t.kind == "word" and t.value == "set" and depth == 0:
                 after_set = True
-            if substitute and t.kind in ("word", "ident") and not in_insert_columns:
+            if substitute and t.kind in ("word", "ident", "param") and not in_insert_columns:
                 ref, consumed = self._reference(previous, after_set and statement_word in ("update", "insert", "merge"))
                 if ref is not None:
                     pieces.append(self.source[last:t.start])
@@ -1055,6 +1123,9 @@ class _Parser:
         """The variable the word at hand names in an expression (and how many tokens it takes), or
         None: a name after ``.`` or AS, a function's name, an UPDATE's SET target."""
         t, nxt = self.tok, self.peek()
+        if t.kind == "param":  # ($n: a function's n-th argument)
+            variable = self.lookup(f"${t.value}")
+            return (Ref(variable.slot, None, f"${t.value}"), 1) if variable is not None else (None, 0)
         if previous is not None and (previous.kind == "op" and previous.value in (".", "::") or
                                      previous.kind == "word" and previous.value == "as"):
             return None, 0
@@ -1120,20 +1191,21 @@ def _placeholders(message: str) -> int:
 
 @functools.lru_cache(maxsize=128)
 def compile_body(source: str, variables: tuple[tuple[str, str | None], ...] = (), name: str = INLINE,
-                 trigger: bool = False) -> Body:
+                 trigger: bool = False, returns: Returns | None = None) -> Body:
     """A PL/pgSQL body parsed (once per text): 42601 - or the SQLSTATE PostgreSQL gives - with
     ``compilation of PL/pgSQL function "name" near line N`` where it is wrong. ``variables``:
     names (and SQL types; None: a record) declared around its block - a function's arguments,
     a trigger's NEW / OLD / TG_OP; ``name``: how messages name it (``f(integer)``); ``trigger``:
-    a trigger function's body (its RETURN gives a row, its TG_ARGV counts from 0)."""
+    a trigger function's body (its RETURN gives a row, its TG_ARGV counts from 0); ``returns``:
+    another function's result (None: a DO block, which returns nothing, or a trigger function)."""
     try:
-        parser = _Parser(source, variables, trigger)
+        parser = _Parser(source, variables, trigger, returns)
         block = parser.body()
     except errors.Error as e:
         if getattr(e, "compile_line", None) is not None:
             _add_context(e, f'compilation of PL/pgSQL function "{name}" near line {e.compile_line}')
         raise
-    return Body(block, tuple(parser.variables), source, name)
+    return Body(block, tuple(parser.variables), source, name, returns)
 
 
 # --- running it -------------------------------------------------------------------------
@@ -1175,6 +1247,7 @@ class Run:
         for variable in body.variables[:1 + len(arguments or ())]:  # (declared around its block: first)
             if arguments and variable.name in arguments:
                 self.values[variable.slot] = arguments[variable.name]
+        self.arguments = len(arguments or ())
         self.own_transaction = own_transaction  # the DO's own: COMMIT / ROLLBACK may end it
         self.messages: list[tuple[str, str]] = []
         self.row_count = 0
@@ -1183,7 +1256,10 @@ class Run:
         self.caught: list[errors.Error] = []  # the errors the handlers running now caught
         self.current: Node | None = None
         self.values[0] = False  # FOUND
-        self.returned = _NOT_RETURNED  # what a trigger function's RETURN gave
+        self.returned_row = _NOT_RETURNED  # what a trigger function's RETURN gave
+        self.returned = False  # a RETURN with its value ran (``result``)
+        self.result = None
+        self.rows: list[tuple] = []  # a set-returning function's, RETURN NEXT's and RETURN QUERY's
 
     # entry
 
@@ -1403,9 +1479,34 @@ class Run:
         return _Leave(node.label, node.again)
 
     def return_(self, node: Return):
-        if node.value is not None:
-            self.returned = self._returned_row(node.value)
-        return _RETURN
+        returns = self.body.returns
+        if node.kind == "":
+            if node.value is not None and returns is None:  # (a trigger function's: NEW, OLD or NULL)
+                self.returned_row = self._returned_row(node.value)
+            elif node.value is not None:
+                self.result = self.evaluate(node.value, returns.type)
+            self.returned = True
+            return _RETURN
+        if node.kind == "next":
+            if node.value is None:
+                outer = self.body.variables[1:1 + len(self.body.returns.columns) + self.arguments]
+                slots = {v.name: v.slot for v in reversed(outer)}  # (RETURNS TABLE's columns: declared around the body)
+                self.rows.append(tuple(self.values[slots[c]] for c in returns.columns))
+            else:
+                self.rows.append((self.evaluate(node.value, returns.type),))
+            return None
+        result = self.query(node.value) if node.kind == "query" else self.dynamic(node.value, node.using)
+        _, _, rows = _rows(result)
+        wanted = len(returns.columns) or 1
+        if result.schema is None or len(result.schema) != wanted:
+            raise errors.DatatypeMismatch(
+                "structure of query does not match function result type\nDETAIL:  Number of returned columns "
+                f"({0 if result.schema is None else len(result.schema)}) does not match expected column count "
+                f"({wanted}).")
+        self.rows.extend(tuple(row) for row in rows)
+        self.row_count = len(rows)
+        self.values[0] = bool(rows)
+        return None
 
     def _returned_row(self, value: Sql):
         """A trigger function's RETURN: a copy of the record it names (NEW or OLD), or None for NULL."""
@@ -1682,10 +1783,13 @@ class Run:
         if isinstance(stmt, _TRANSACTION_CONTROL):  # (PostgreSQL's own refusal: no query CONTEXT)
             raise errors.NotSupportedError("unsupported transaction command in PL/pgSQL")
         try:
-            return self.session.execute_statement(stmt, tuple(values))
+            result = self.session.execute_statement(stmt, tuple(values))
         except errors.Error as e:
             _ran(e, context)
             raise
+        if result.messages:  # (the RAISEs of the functions it called: engine/plpgsql_calls.py)
+            self.messages.extend(result.messages)
+        return result
 
     def _execute(self, text: str, params: tuple):
         stmt = self.session.parse(text)[0]
@@ -1928,13 +2032,13 @@ def run_trigger(session, body: Body, arguments: dict[str, object]) -> tuple[Row 
     running = Run(session, body, False, arguments)
     try:
         running.run()
-        if running.returned is _NOT_RETURNED:
+        if running.returned_row is _NOT_RETURNED:
             raise error_for("2F005", "control reached end of trigger procedure without RETURN\n"
                                      f"CONTEXT:  PL/pgSQL function {body.name}")
     except errors.Error as e:
         e.notices = running.messages
         raise
-    return running.returned, running.messages
+    return running.returned_row, running.messages
 
 
 # --- DO ---------------------------------------------------------------------------------
@@ -1954,10 +2058,16 @@ def run(session, body: Body, arguments: dict[str, object] | None = None,
     (``compile_body``'s) given ``arguments`` by name; the messages its RAISEs gave (on an error,
     its ``notices``). ``own_transaction``: the caller's DO began the transaction, which COMMIT /
     ROLLBACK in the body may end."""
+    return call(session, body, arguments, own_transaction).messages
+
+
+def call(session, body: Body, arguments: dict[str, object] | None = None, own_transaction: bool = False) -> Run:
+    """``run``, giving the finished run: its messages, a function's ``result`` (``returned``) or
+    ``rows``, its variables' last values (a procedure's OUT arguments)."""
     running = Run(session, body, own_transaction, arguments)
     try:
         running.run()
     except errors.Error as e:
         e.notices = running.messages  # (told before the error, as PostgreSQL sends them as they come)
         raise
-    return running.messages
+    return running

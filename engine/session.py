@@ -162,6 +162,7 @@ class Session:
         self.search_path: tuple[str, ...] = (DEFAULT_DB,)
         self.txn: Transaction | None = None
         self._lock = threading.RLock()
+        self.routine_depth = 0  # PL/pgSQL functions and procedures running (nested): engine/plpgsql_calls.py
         self.closed = False
         self.progress = None  # callable(done, total, what) for long maintenance runs
         self._canceled = False  # the statement running was canceled (``cancel``)
@@ -635,7 +636,8 @@ class Session:
                          "name": [d.name for d in defined],
                          "result type": [functions.result_text(d) for d in defined],
                          "argument types": [functions.arguments_text(d) for d in defined],
-                         "type": ["trigger" if d.returns == "trigger" else "func" for d in defined]})
+                         "type": ["proc" if d.procedure else "trigger" if d.returns == "trigger" else "func"
+                                  for d in defined]})
 
     def function_definitions(self, name: str) -> list[str]:
         """psql's ``\\sf NAME``: the CREATE OR REPLACE FUNCTION of each function ``name``
@@ -827,7 +829,11 @@ class Session:
         if ctx.may_hold("function"):  # (calls of user-defined functions: their bodies in their place)
             if many is not None and functions.calls_any(ctx, expanded):
                 return None  # (run once per parameter set: the values are bound into the bodies)
-            expanded, ctx, params = functions.expand(ctx, expanded, params)
+            snapshot = txn.snapshot
+            expanded, ctx, params = functions.expand(ctx, expanded, params, self)
+            if ctx.routines is not None:  # (PL/pgSQL calls ran statements of their own: this one's state back)
+                txn.snapshot, self.executor.clock_of, self.executor.sequence_calls.ctx = snapshot, txn, ctx
+                runner = _telling(runner, ctx.routines.messages)
         named = stmt.system_columns if expanded is stmt or not isinstance(expanded, st.Query) else \
             system_columns.named(expanded.expression)  # (a view's query may name them too)
         if named:
@@ -897,7 +903,9 @@ class Session:
         return self._run_data_statement(stmt, ())
 
     def _in_block(self, what: str) -> Transaction:
-        if self.txn is None or not self.txn.explicit:
+        # (a function's EXCEPTION block takes a savepoint in its caller's transaction, a single
+        # statement's too: engine/plpgsql.py)
+        if self.txn is None or not self.txn.explicit and not self.routine_depth:
             raise errors.NoActiveSqlTransaction(f"{what} can only be used in transaction blocks")
         return self.txn
 
@@ -1101,7 +1109,9 @@ class Session:
         return Result(table=pa.table({"set_config": pa.array(values, pa.string())}), rowcount=0, status="UPDATE 0")
 
     def _call(self, stmt: st.Call) -> Result:
-        from txlake.engine.procedures import call
+        from txlake.engine.procedures import PROCEDURES, call
+        if stmt.procedure.lower() not in PROCEDURES:
+            return self._call_procedure(stmt)
         if self.txn is not None:  # (the block fails, as PostgreSQL's does at VACUUM)
             error = errors.ActiveSqlTransaction(f"CALL {stmt.procedure} cannot run inside a transaction block")
             self.fail(error)
@@ -1109,23 +1119,39 @@ class Session:
         self.executor.clock_of = None
         return call(self, stmt)
 
+    def _call_procedure(self, stmt: st.Call) -> Result:
+        """``CALL p(args)`` of a user-defined procedure (engine/plpgsql_calls.py), as a DO runs
+        (``_in_own_block``: COMMIT / ROLLBACK in its body end the transaction of its own)."""
+        from txlake.engine import plpgsql_calls
+
+        def call(own: bool) -> Result:
+            found = self.execute_statement(st.ProcedureArguments(call=stmt, text=stmt.text), ())
+            values = plpgsql_calls.argument_values(self, found.procedure.schema.function, found.arguments)
+            return plpgsql_calls.call_procedure(self, found.procedure, values, own_transaction=own)
+        return self._in_own_block(call)
+
     def _do(self, stmt: st.Do) -> Result:
-        """``DO``: a PL/pgSQL block (engine/plpgsql.py) run in the open transaction block - or,
-        with none, in one of its own, committed at its end, rolled back if it fails (all or
-        nothing, as PostgreSQL's); its RAISEs' messages are the result's."""
+        """``DO``: a PL/pgSQL block (engine/plpgsql.py) run as ``_in_own_block`` says; its RAISEs'
+        messages are the result's."""
         from txlake.engine import plpgsql
+        return Result(status="DO", messages=self._in_own_block(
+            lambda own: plpgsql.run_do(self, stmt, own_transaction=own)))
+
+    def _in_own_block(self, run):
+        """``run(own)`` in the open transaction block - or, with none, in one of its own (``own``),
+        committed at its end, rolled back if it fails (all or nothing, as PostgreSQL's DO and CALL)."""
         own = self.txn is None
         if own:
             self.begin(explicit=True)
         try:
-            messages = plpgsql.run_do(self, stmt, own_transaction=own)
+            result = run(own)
         except BaseException:
             if own and self.txn is not None:
                 self._rollback()
             raise
         if own and self.txn is not None:
             self.commit()
-        return Result(status="DO", messages=messages)
+        return result
 
     def _notification(self, stmt: st.Listen | st.Unlisten | st.Notify) -> Result:
         """LISTEN, UNLISTEN, NOTIFY (engine/notify.py): queued in the transaction block, for its
@@ -1419,7 +1445,19 @@ _ENDS_FAILED_BLOCK = (st.Commit, st.Rollback, st.RollbackToSavepoint, st.Prepare
 _POSITIONED = (st.Query, st.Insert, st.Update, st.Delete, st.WithWrites, st.Explain, st.CreateView, st.CreateTable,
                st.CreateMatview)
 
+def _telling(runner, messages: list):
+    """``runner`` whose Result tells ``messages`` first (the RAISEs of the PL/pgSQL functions the
+    statement called: engine/plpgsql_calls.py)."""
+    def run(executor, ctx, stmt, params):
+        result = runner(executor, ctx, stmt, params)
+        if messages:
+            result.messages = messages + (result.messages or [])
+        return result
+    return run
+
+
 _DATA = {
+    st.ProcedureArguments: functions.procedure_arguments,
     st.Query: Executor.query,
     st.Explain: Executor.explain,
     st.Insert: Executor.insert,

@@ -106,11 +106,13 @@ class FunctionCommand(exp.Expression):
     ``language``, ``volatility`` (IMMUTABLE / STABLE / VOLATILE), ``strict``, ``options`` the
     other attributes as written, ``body`` the body's text and ``standard`` whether it is
     SQL-standard (``RETURN e``, ``BEGIN ATOMIC ... END``). DROP: ``functions`` (exp.Tuple of
-    the name and, when written, an exp.Tuple of argument types), ``exists``, ``cascade``."""
+    the name and, when written, an exp.Tuple of argument types), ``exists``, ``cascade``.
+    ``procedure``: CREATE / DROP PROCEDURE's (a procedure's signature has its OUT arguments too)."""
 
     arg_types = {"kind": True, "this": False, "replace": False, "params": False, "returns": False, "setof": False,
                  "table": False, "language": False, "volatility": False, "strict": False, "options": False,
-                 "body": False, "standard": False, "functions": False, "exists": False, "cascade": False}
+                 "body": False, "standard": False, "functions": False, "exists": False, "cascade": False,
+                 "procedure": False}
 
 
 class TriggerCommand(exp.Expression):
@@ -1108,8 +1110,9 @@ class TxlakeParser(DuckDB.Parser):
         if self._next and self._next.text.upper() in ("TYPE", "DOMAIN"):
             return self._parse_type_statement()
         words = [t.text.upper() for t in self._tokens[self._index:self._index + 4]]
-        if words[:2] in (["CREATE", "FUNCTION"], ["DROP", "FUNCTION"]) or words == ["CREATE", "OR", "REPLACE",
-                                                                                    "FUNCTION"]:
+        if words[:2] in (["CREATE", "FUNCTION"], ["DROP", "FUNCTION"], ["CREATE", "PROCEDURE"],
+                         ["DROP", "PROCEDURE"]) or words in (["CREATE", "OR", "REPLACE", "FUNCTION"],
+                                                             ["CREATE", "OR", "REPLACE", "PROCEDURE"]):
             return self._parse_function_statement()
         if words[1:2] == ["TRIGGER"] or words[:4] == ["CREATE", "OR", "REPLACE", "TRIGGER"] or \
                 words[:3] == ["CREATE", "CONSTRAINT", "TRIGGER"]:
@@ -1141,17 +1144,20 @@ class TxlakeParser(DuckDB.Parser):
     # --- CREATE [OR REPLACE] FUNCTION, DROP FUNCTION ---------------------------------------
 
     def _parse_function_statement(self) -> FunctionCommand:
-        if self._match_text_seq("DROP", "FUNCTION"):
+        procedure = "PROCEDURE" in (t.text.upper() for t in self._tokens[self._index:self._index + 4])
+        if self._match_text_seq("DROP"):
+            self._advance()  # FUNCTION / PROCEDURE
             exists = bool(self._match_text_seq("IF", "EXISTS"))
-            functions = self._parse_csv(self._function_signature)
+            functions = self._parse_csv(lambda: self._function_signature(procedure))
             cascade = bool(self._match_text_seq("CASCADE"))
             if not cascade:
                 self._match_text_seq("RESTRICT")
-            return FunctionCommand(kind="DROP", functions=functions, exists=exists, cascade=cascade)
-        replace = bool(self._match_text_seq("CREATE", "OR", "REPLACE", "FUNCTION"))
-        if not replace:
-            self._advance(2)  # CREATE FUNCTION
-        made = FunctionCommand(kind="CREATE", this=self._parse_table_parts(schema=True), replace=replace, options=[])
+            return FunctionCommand(kind="DROP", functions=functions, exists=exists, cascade=cascade,
+                                   procedure=procedure)
+        replace = bool(self._match_text_seq("CREATE", "OR", "REPLACE"))
+        self._advance(1 if replace else 2)  # [CREATE] FUNCTION / PROCEDURE
+        made = FunctionCommand(kind="CREATE", this=self._parse_table_parts(schema=True), replace=replace, options=[],
+                               procedure=procedure)
         if not self._match(TokenType.L_PAREN):
             self.raise_error("Expected (")
         made.set("params", [] if self._match(TokenType.R_PAREN) else self._parse_csv(self._function_parameter))
@@ -1255,8 +1261,9 @@ class TxlakeParser(DuckDB.Parser):
         self.raise_error(f'syntax error at or near "{self._curr.text}"' if self._curr else
                          "syntax error at end of input", self._curr or self._prev)
 
-    def _function_signature(self) -> exp.Tuple:
-        """DROP FUNCTION's ``name [( [[mode] [name] type [, ...]] )]``."""
+    def _function_signature(self, procedure: bool = False) -> exp.Tuple:
+        """DROP FUNCTION's ``name [( [[mode] [name] type [, ...]] )]`` (a function's OUT arguments
+        are no part of its signature; a procedure's are)."""
         name = self._parse_table_parts(schema=True)
         if not self._match(TokenType.L_PAREN):
             return exp.Tuple(expressions=[name])
@@ -1264,7 +1271,7 @@ class TxlakeParser(DuckDB.Parser):
         if params and not self._match(TokenType.R_PAREN):
             self.raise_error("Expected )")
         return exp.Tuple(expressions=[name, exp.Tuple(expressions=[p.expressions[2] for p in params
-                                                                   if p.expressions[0].name != "OUT"])])
+                                                                   if procedure or p.expressions[0].name != "OUT"])])
 
     def _function_parameter(self) -> exp.Tuple:
         """``[IN | OUT | INOUT | VARIADIC] [name] type [{DEFAULT | =} expression]``: a name is

@@ -293,7 +293,7 @@ _OBJECT_WORDS = frozenset("OR REPLACE CONSTRAINT EVENT TRIGGER FUNCTION PROCEDUR
                           "SUBSCRIPTION ROLE USER GROUP SERVER FOREIGN DATA WRAPPER TEXT SEARCH CONFIGURATION "
                           "DICTIONARY PARSER TEMPLATE STATISTICS TRANSFORM ACCESS METHOD TABLESPACE DATABASE "
                           "MATERIALIZED".split())
-_NO_STORED_CODE = "txlake runs SQL functions and DO blocks only"
+_NO_STORED_CODE = "txlake runs functions and procedures of LANGUAGE sql and plpgsql, triggers and DO blocks only"
 _WHY_NONE = {"FUNCTION": "CREATE OR REPLACE FUNCTION changes a function's body and attributes",
              "PROCEDURE": _NO_STORED_CODE, "TRIGGER": _NO_STORED_CODE, "AGGREGATE": _NO_STORED_CODE,
              "RULE": _NO_STORED_CODE, "LANGUAGE": _NO_STORED_CODE,
@@ -306,7 +306,7 @@ _WHY_NONE = {"FUNCTION": "CREATE OR REPLACE FUNCTION changes a function's body a
 
 def _unsupported(first: str, rest: str) -> str:
     """0A000's message for a statement txlake does not take, whose first word is ``first``: what
-    it would make, as written (``CREATE TRIGGER is not supported: txlake runs SQL functions and DO blocks only``),
+    it would make, as written (``CREATE AGGREGATE is not supported: txlake runs functions and procedures ...``),
     else that word."""
     first, words = first.upper(), rest.upper().split()
     if first == "ALTER" and "ROW LEVEL SECURITY" in " ".join(words):
@@ -1286,38 +1286,46 @@ def _function_command(tree: FunctionCommand) -> st.Statement:
     """CREATE [OR REPLACE] FUNCTION, DROP FUNCTION: what PostgreSQL's parser and CreateFunction
     refuse, refused here (42P13 for a definition that is no function's, 0A000 for one txlake
     does not run)."""
+    procedure = bool(tree.args.get("procedure"))
     if tree.args["kind"] == "DROP":
         return st.DropFunction(functions=tuple(
             (table_name(f.expressions[0]), tuple(f.expressions[1].expressions) if len(f.expressions) > 1 else None)
             for f in tree.args["functions"]), if_exists=bool(tree.args.get("exists")),
-            cascade=bool(tree.args.get("cascade")))
+            cascade=bool(tree.args.get("cascade")), procedure=procedure)
     body, standard = tree.args.get("body"), bool(tree.args.get("standard"))
     language = tree.args.get("language") or ("sql" if standard else None)
     if body is None:
         raise errors.ProgrammingError("no function body specified", sqlstate="42P13")
     if language is None:
         raise errors.ProgrammingError("no language specified", sqlstate="42P13")
+    if language not in ("sql", "plpgsql"):
+        raise errors.NotSupportedError(f"CREATE {'PROCEDURE' if procedure else 'FUNCTION'} is not supported for "
+                                       f"LANGUAGE {language}: txlake runs functions of LANGUAGE sql and plpgsql only")
+    if language != "sql" and standard:
+        raise errors.ProgrammingError("inline SQL function body only valid for language SQL", sqlstate="42P13")
     returns, table = tree.args.get("returns"), tree.args.get("table") or ()
+    if procedure and (returns is not None or table):
+        raise errors.SyntaxError('syntax error at or near "RETURNS"')  # (not in CREATE PROCEDURE's grammar)
     pseudo = str(returns.args.get("kind")).upper() if returns is not None and \
         returns.this == exp.DataType.Type.USERDEFINED else None
-    if language != "sql" and not (language == "plpgsql" and pseudo == "TRIGGER" and not standard):
-        if standard:
-            raise errors.ProgrammingError("inline SQL function body only valid for language SQL", sqlstate="42P13")
-        raise errors.NotSupportedError(f"CREATE FUNCTION is not supported for LANGUAGE {language}: txlake runs "
-                                       "functions of LANGUAGE sql only")
     if pseudo == "TRIGGER" and language == "plpgsql" and tree.args.get("params"):  # (plpgsql_validator's)
         raise errors.ProgrammingError("trigger functions cannot have declared arguments\nHINT:  The arguments of "
                                       "the trigger can be accessed through TG_NARGS and TG_ARGV instead.",
                                       sqlstate="42P13")
     if pseudo == "EVENT_TRIGGER" or pseudo == "TRIGGER" and language != "plpgsql":
-        raise errors.NotSupportedError("CREATE FUNCTION is not supported for a trigger function: txlake runs no "
-                                       "triggers")
-    if returns is None and not table:
+        raise errors.NotSupportedError("CREATE FUNCTION is not supported for an event trigger function or a trigger "
+                                       "function of LANGUAGE sql: txlake runs PL/pgSQL trigger functions only")
+    if returns is None and not table and not procedure:
         raise errors.ProgrammingError("function result type must be specified", sqlstate="42P13")
-    params = []
+    params, modes = [], []
     for mode, name, data_type, default in (p.expressions for p in tree.args.get("params") or ()):
-        if mode.name != "IN":
-            raise errors.NotSupportedError(f"CREATE FUNCTION with an {mode.name} argument is not supported")
+        if mode.name == "VARIADIC" or mode.name != "IN" and not procedure:
+            raise errors.NotSupportedError(f"CREATE {'PROCEDURE' if procedure else 'FUNCTION'} with an {mode.name} "
+                                           "argument is not supported")
+        if mode.name != "IN" and language == "sql":  # (its OUT values are its last SELECT's: not taken)
+            raise errors.NotSupportedError(f"CREATE PROCEDURE with an {mode.name} argument is supported for LANGUAGE "
+                                           "plpgsql only")
+        modes.append(mode.name)
         if params and params[-1].default is not None and isinstance(default, exp.Null):
             raise errors.ProgrammingError("input parameters after one with a default value must also have defaults",
                                           sqlstate="42P13")
@@ -1333,7 +1341,8 @@ def _function_command(tree: FunctionCommand) -> st.Statement:
                              table=tuple((identifier(c.this), c.args["kind"]) for c in table), language=language,
                              volatility=volatility, strict=bool(tree.args.get("strict")),
                              options=tuple(tree.args.get("options") or ()), body=body, standard=standard,
-                             or_replace=bool(tree.args.get("replace")))
+                             or_replace=bool(tree.args.get("replace")), procedure=procedure,
+                             modes=tuple(modes) if any(m != "IN" for m in modes) else ())
 
 
 def _trigger_command(tree: TriggerCommand) -> st.Statement:

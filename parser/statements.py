@@ -298,6 +298,15 @@ class Call(Statement):
 
 
 @dataclass(frozen=True)
+class ProcedureArguments(Statement):
+    """The procedure a user's ``CALL`` (``call``) calls and its arguments in its parameters'
+    order (engine/functions.py ``procedure_arguments``): the first step of running it."""
+
+    call: Call = None  # type: ignore[assignment]
+    touches_data = False
+
+
+@dataclass(frozen=True)
 class Vacuum(Statement):
     """``VACUUM [FULL] [...] [tables]``: the tables' files compacted, their deleted rows dropped
     (``CALL txlake.compact``); ``ANALYZE [tables]`` (``analyze``): the tables named exist -
@@ -511,6 +520,8 @@ class CreateFunction(Statement):
     body: str = ""
     standard: bool = False
     or_replace: bool = False
+    procedure: bool = False  # CREATE PROCEDURE's
+    modes: tuple[str, ...] = ()  # each parameter's IN / OUT / INOUT, where one is not IN
 
 
 @dataclass(frozen=True)
@@ -521,6 +532,7 @@ class DropFunction(Statement):
     functions: tuple[tuple[TableName, tuple[exp.DataType, ...] | None], ...] = ()
     if_exists: bool = False
     cascade: bool = False
+    procedure: bool = False  # DROP PROCEDURE's
 
 
 @dataclass(frozen=True)

@@ -73,7 +73,7 @@ Catalog
   \\di [PATTERN]      list indexes: primary keys', UNIQUE constraints', CREATE INDEX's
   \\dn [PATTERN]      list schemas (the warehouse's databases; public is default)
   \\l                 list databases: the warehouse is one, named as current_database()
-  \\df [PATTERN]      list functions: CREATE FUNCTION's; with PATTERN, the engine's too
+  \\df [PATTERN]      list functions and procedures (CREATE FUNCTION's, PROCEDURE's); with PATTERN, engine's too
                       (DuckDB's catalog, in PostgreSQL's type names)
   \\du, \\dg [PATTERN] list roles: the warehouse's owner, the user the shell runs as
   \\dx [PATTERN]      list extensions: uuid-ossp's and pgcrypto's functions txlake has built in

@@ -854,7 +854,9 @@ class FunctionDefinition:
     columns), its language and body as written (a string body's text, or ``RETURN e`` /
     ``BEGIN ATOMIC ... END``: ``standard`` says which), and its attributes: ``volatility`` i / s
     / v (PostgreSQL's provolatile), ``strict``, and ``options`` the other ones as written
-    (SECURITY DEFINER, PARALLEL SAFE, COST 10, SET ...), kept for pg_get_functiondef."""
+    (SECURITY DEFINER, PARALLEL SAFE, COST 10, SET ...), kept for pg_get_functiondef.
+    ``procedure``: a procedure's (CREATE PROCEDURE: prokind p, called by CALL); ``modes`` each
+    argument's IN / OUT / INOUT where one is not IN (empty: all are)."""
 
     name: str
     args: tuple[tuple[str, str, str | None], ...]
@@ -867,22 +869,30 @@ class FunctionDefinition:
     setof: bool = False
     table: tuple[tuple[str, str], ...] = ()
     options: tuple[str, ...] = ()
+    procedure: bool = False
+    modes: tuple[str, ...] = ()
 
     @property
     def arg_types(self) -> tuple[str, ...]:
         return tuple(t for _, t, _ in self.args)
 
+    def mode(self, i: int) -> str:
+        return self.modes[i] if self.modes else "IN"
+
     def to_json(self) -> dict:
         return {"name": self.name, "args": [list(a) for a in self.args], "returns": self.returns,
                 "language": self.language, "body": self.body, "standard": self.standard,
                 "volatility": self.volatility, "strict": self.strict, "setof": self.setof,
-                "table": [list(c) for c in self.table], "options": list(self.options)}
+                "table": [list(c) for c in self.table], "options": list(self.options),
+                **({"procedure": True} if self.procedure else {}),
+                **({"modes": list(self.modes)} if self.modes else {})}
 
     @staticmethod
     def from_json(d: dict) -> "FunctionDefinition":
         return FunctionDefinition(d["name"], tuple(tuple(a) for a in d["args"]), d["returns"], d["language"],
                                   d["body"], d["standard"], d["volatility"], d["strict"], d["setof"],
-                                  tuple(tuple(c) for c in d["table"]), tuple(d["options"]))
+                                  tuple(tuple(c) for c in d["table"]), tuple(d["options"]), d.get("procedure", False),
+                                  tuple(d.get("modes", ())))
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,14 @@ def test_the_result_is_cast_to_the_declared_type(db):
     assert rows(db, "SELECT half(5), label(7)") == [(2, "7")]  # (integer division, then numeric)
 
 
+def test_a_body_of_an_unknown_constant_is_coerced_to_the_declared_type(db):
+    """PostgreSQL's check_sql_fn_retval coerces an unknown (NULL, a string constant): no 42P13."""
+    db.execute("CREATE FUNCTION nul() RETURNS int AS 'SELECT NULL' LANGUAGE sql")
+    db.execute("CREATE FUNCTION five() RETURNS int LANGUAGE sql AS $$ SELECT '5' $$")
+    assert rows(db, "SELECT nul(), five() + 1") == [(None, 6)]
+    fails(db, "CREATE FUNCTION typed() RETURNS int LANGUAGE sql AS $$ SELECT 'a'::text $$", "42P13")
+
+
 def test_a_body_with_from_gives_its_first_row_or_null(db):
     db.execute("CREATE FUNCTION s_of(k int) RETURNS text LANGUAGE sql STABLE AS 'SELECT s FROM t WHERE id = k'")
     db.execute("CREATE FUNCTION n() RETURNS bigint LANGUAGE sql AS 'SELECT count(*) FROM t'")
@@ -146,7 +154,7 @@ def test_create_errors_as_postgresql_gives_them(db):
     fails(db, "CREATE FUNCTION e(a int) RETURNS int LANGUAGE sql AS 'SELECT $2'", "42P02")
     fails(db, "CREATE FUNCTION e(a int) LANGUAGE sql AS 'SELECT 1'", "42P13", "function result type must be specified")
     fails(db, "CREATE FUNCTION e(a int, a int) RETURNS int LANGUAGE sql AS 'SELECT 1'", "42P13")
-    fails(db, "CREATE FUNCTION e(a int) RETURNS int LANGUAGE plpgsql AS 'BEGIN RETURN 1; END'", "0A000")
+    fails(db, "CREATE FUNCTION e(a int) RETURNS int LANGUAGE plpython3u AS 'return 1'", "0A000")
     fails(db, "CREATE FUNCTION e(a int) RETURNS int LANGUAGE sql AS 'INSERT INTO t VALUES (a); SELECT 1'", "0A000")
     db.execute("SET check_function_bodies = off")  # (pg_dump's: a body may read what is made later)
     db.execute("CREATE FUNCTION later() RETURNS int LANGUAGE sql AS 'SELECT n FROM made_later'")
