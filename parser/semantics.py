@@ -2699,8 +2699,13 @@ def _text(value: exp.Expression, cast: exp.Expression) -> exp.Expression:
         return cast
     if json_ops.is_json(value) or json_ops.returns_rows(value) or _is_call(value, "regexp_split_to_table"):
         return exp.cast(value.copy(), exp.DataType.build("VARCHAR"))  # (its text is its own)
-    if _aggregated(value):  # (DuckDB picks a macro's form before it knows an aggregate's type: 42000)
-        return exp.cast(value.copy(), exp.DataType.build("VARCHAR"))
+    if _aggregated(value):  # (DuckDB picks a macro's form before it knows an aggregate's type, 42000,
+        # but a lambda's, as the macro's in it, after: max(d)::text of an interval is PostgreSQL's text)
+        element = exp.to_identifier("e")
+        each = exp.Lambda(this=exp.Anonymous(this=TEXT_MACRO, expressions=[element.copy(), element.copy()]),
+                          expressions=[element.copy()])
+        texts = exp.Anonymous(this="list_transform", expressions=[exp.Array(expressions=[value.copy()]), each])
+        return exp.Bracket(this=texts, expressions=[exp.Literal.number(1)], offset=1)
     series = isinstance(value, exp.GenerateSeries) and _in_select_list(value)
     matches = _is_call(value, "regexp_matches")
     if series or matches or isinstance(value, exp.Explode) or _is_call(value, "unnest") and len(value.expressions) == 1:

@@ -72,6 +72,20 @@ def test_interval_aggregates_keep_parts_apart(db):
     fails(db, "SELECT sum(d) FROM t", "22008", "interval out of range")
 
 
+def test_an_aggregate_of_intervals_as_text_is_postgresql_text(db):
+    """max(d)::text, sum(d) || '', an interval window function's and array_agg(d)'s text were
+    DuckDB's ('1 year 2 months'): they are PostgreSQL's output of the interval."""
+    db.execute("CREATE TABLE t (id int, d interval)")
+    db.execute("INSERT INTO t VALUES (1, '1 year 2 mons 3 days 04:05:06'), (2, '1 day'), (3, '-2 hours 3 secs')")
+    assert rows(db, "SELECT max(d)::text, min(d)::text, sum(d) || '', 'v=' || avg(d), CAST(max(d) AS varchar), "
+                    "array_agg(d ORDER BY id)::text FROM t") == [
+        ("1 year 2 mons 3 days 04:05:06", "-01:59:57", "1 year 2 mons 4 days 02:05:09", "v=4 mons 21 days 08:41:43",
+         "1 year 2 mons 3 days 04:05:06", '{"1 year 2 mons 3 days 04:05:06","1 day",-01:59:57}')]
+    assert value(db, "SELECT array_agg(id ORDER BY id)::text FROM t") == "{1,2,3}"  # (DuckDB's: [1, 2, 3])
+    assert rows(db, "SELECT (first_value(d) OVER (ORDER BY id DESC))::text, (max(d) + interval '1 day')::text "
+                    "FROM t GROUP BY d, id ORDER BY id LIMIT 1") == [("-01:59:57", "1 year 2 mons 4 days 04:05:06")]
+
+
 def test_interval_arithmetic_with_date_and_timestamp_columns(db):
     db.execute("CREATE TABLE t (start timestamp, day date, period interval)")
     db.execute("INSERT INTO t VALUES ('2024-01-31 10:00', '2024-01-31', '1 mon'), "
