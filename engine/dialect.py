@@ -25,7 +25,7 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
                                      BOOLEAN_WORDS, BYTEA_IN, BYTEA_LENGTH, BYTEA_MACRO, CBRT_FUNCTION, DIVIDE_MACRO,
                                      DIVISOR_MACRO,
                                      EPOCH_MACRO, ESCAPE_IN, ESCAPE_OUT, FLOAT_PRODUCT_MACRO, FLOAT_SUM_MACRO,
-                                     INTEGER_MACRO, INTERVAL_MACRO, LIKE_ALL, LIKE_ANY,
+                                     INTEGER_MACRO, INTERVAL_MACRO, INTERVAL_PARTS, LIKE_ALL, LIKE_ANY,
                                      LENGTH_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO, REAL_MACRO, SPLIT_PART_MACRO,
                                      SERIES_LIST, SERIES_NUMBERED, SERIES_ROWS, SQRT_MACRO, SUBSTRING_FROM_MACRO,
                                      SUBSTRING_MACRO, SUM_MACRO, WINDOW_AVG_MACRO, WINDOW_SUM_MACRO, EXP_MACRO,
@@ -204,17 +204,27 @@ def _reserved_words() -> frozenset[str]:
 
 # macros, which DuckDB keeps in the database: made once for all its connections
 # sum() of intervals, as PostgreSQL's: each part summed on its own (1 mon + 30 days is 1 mon 30
-# days), 22008 past a part's range (DuckDB has no sum of intervals)
-_INTERVAL_PART_SUMS = ("sum(datepart('year', x) * 12 + datepart('month', x))", "sum(datepart('day', x))",
-                       "sum(datepart('hour', x) * 3600000000 + datepart('minute', x) * 60000000 "
-                       "+ datepart('microseconds', x))")
-_INTERVAL_SUM = (
-    f"CASE WHEN {_INTERVAL_PART_SUMS[0]} NOT BETWEEN -2147483648 AND 2147483647 "
-    f"OR {_INTERVAL_PART_SUMS[1]} NOT BETWEEN -2147483648 AND 2147483647 "
-    f"OR {_INTERVAL_PART_SUMS[2]} NOT BETWEEN -9223372036854775808 AND 9223372036854775807 "
-    f"THEN CAST(error('{intervals.OUT_OF_RANGE}') AS INTERVAL) "
-    f"ELSE to_months(CAST({_INTERVAL_PART_SUMS[0]} AS INTEGER)) + to_days(CAST({_INTERVAL_PART_SUMS[1]} AS INTEGER)) "
-    f"+ to_microseconds(CAST({_INTERVAL_PART_SUMS[2]} AS BIGINT)) END")
+# days), 22008 past a part's range (DuckDB has no sum of intervals); of the parts' sums
+# (INTERVAL_PARTS' macros: of another type's value NULL, so that a window's part sums, made for
+# any argument, bind), and avg() that sum divided by the count as PostgreSQL divides
+# (INTERVAL_DIVIDE: engine/intervals.py; DuckDB's avg differed in the last microsecond)
+INTERVAL_DIVIDE = "txl_interval_divide"
+
+
+def _interval_of_sums(months: str, days: str, micros: str) -> str:
+    return (f"CASE WHEN {months} NOT BETWEEN -2147483648 AND 2147483647 "
+            f"OR {days} NOT BETWEEN -2147483648 AND 2147483647 "
+            f"OR {micros} NOT BETWEEN -9223372036854775808 AND 9223372036854775807 "
+            f"THEN CAST(error('{intervals.OUT_OF_RANGE}') AS INTERVAL) "
+            f"ELSE to_months(CAST({months} AS INTEGER)) + to_days(CAST({days} AS INTEGER)) "
+            f"+ to_microseconds(CAST({micros} AS BIGINT)) END")
+
+
+_INTERVAL_PART_VALUES = ("datepart('year', x) * 12 + datepart('month', x)", "datepart('day', x)",
+                         "datepart('hour', x) * 3600000000 + datepart('minute', x) * 60000000 "
+                         "+ datepart('microseconds', x)")
+_INTERVAL_SUM = _interval_of_sums(*(f"sum({part}(x))" for part in INTERVAL_PARTS))
+_WINDOW_INTERVAL_SUM = _interval_of_sums("m", "d", "u")
 MACROS = (
     # PostgreSQL's tid (parser/system_columns.py): read from its text '(block,offset)', and written so
     f"CREATE MACRO {TID_IN}(s) AS CASE WHEN s IS NULL THEN NULL ELSE list_transform("
@@ -230,10 +240,10 @@ MACROS = (
     # given the dividend (a column), not when it is NULL: PostgreSQL's division is strict
     f"CREATE MACRO {DIVISOR_MACRO}(x) AS CASE WHEN x = 0 THEN error('division by zero') ELSE x END, "
     "(x, dividend) AS CASE WHEN x = 0 AND dividend IS NOT NULL THEN error('division by zero') ELSE x END",
-    # a / b: an interval's by DuckDB's "/" (integer_division, set before these, makes the operator
-    # its "//", which has no interval form), a numeric's and an integer's as PostgreSQL's numeric
-    # division (a numeric, exact: parser/numeric.py), anything else's by the operator as set
-    f'CREATE MACRO {DIVIDE_MACRO}(a INTERVAL, b, x, y) AS "/"(a, b), ' +
+    # a / b: an interval's as PostgreSQL's interval_div (INTERVAL_DIVIDE), a numeric's and an
+    # integer's as PostgreSQL's numeric division (a numeric, exact: parser/numeric.py), anything
+    # else's by the operator as set
+    f'CREATE MACRO {DIVIDE_MACRO}(a INTERVAL, b, x, y) AS {INTERVAL_DIVIDE}(a, b), ' +
     _by_operand_types("quotient", "a / b", _native_quotient("a", "b")),
     # sqrt, exp, ln, log (base 10) and power of a numeric as PostgreSQL's (exact numerics), of the
     # rest a double's; arguments outside the domain are errors (2201F, 2201E), not NaN or infinity.
@@ -325,19 +335,23 @@ MACROS = (
     # twice, once to sum and once to be told by (a numeric takes the DOUBLE form, the cheaper
     # cast, whose sum is of the argument as it is). DuckDB binds a macro's body when it is made:
     # the second macro is first made with one form, then given its three
+    *(f"CREATE MACRO {part}(x INTERVAL) AS CAST({value} AS BIGINT), (x) AS CAST(NULL AS BIGINT)"
+      for part, value in zip(INTERVAL_PARTS, _INTERVAL_PART_VALUES)),
     f"CREATE MACRO {SUM_MACRO}_of(x, w) AS sum(x)",
     f"CREATE MACRO {SUM_MACRO}(x SMALLINT) AS CAST(sum(x) AS BIGINT), (x INTEGER) AS CAST(sum(x) AS BIGINT), "
     f"(x BIGINT) AS CAST(sum(x) AS DECIMAL(38,0)), (x HUGEINT) AS CAST(sum(x) AS DECIMAL(38,0)), "
     f"(x INTERVAL) AS {_INTERVAL_SUM}, (x) AS {SUM_MACRO}_of(x, x)",
     f"CREATE OR REPLACE MACRO {SUM_MACRO}_of(x, w FLOAT) AS CAST(sum(x) AS FLOAT), (x, w DOUBLE) AS sum(x), "
     "(x, w) AS sum(x)",
-    # as window functions: of the window's DuckDB sum (s), count (n) and avg (a), by the type of
-    # the argument (x), which is not evaluated (DuckDB takes no macro of an aggregate nested in
-    # another expression as a window function)
-    f"CREATE MACRO {WINDOW_SUM_MACRO}(s, x SMALLINT) AS CAST(s AS BIGINT), (s, x INTEGER) AS CAST(s AS BIGINT), "
-    "(s, x BIGINT) AS CAST(s AS DECIMAL(38,0)), (s, x HUGEINT) AS CAST(s AS DECIMAL(38,0)), "
+    # as window functions: of the window's DuckDB sum (s), count (n) and avg (a), and its sums of
+    # an interval's parts (m, d, u), by the type of the argument (x), which is not evaluated
+    # (DuckDB takes no macro of an aggregate nested in another expression as a window function)
+    f"CREATE MACRO {WINDOW_SUM_MACRO}(s, x SMALLINT, m, d, u) AS CAST(s AS BIGINT), "
+    "(s, x INTEGER, m, d, u) AS CAST(s AS BIGINT), (s, x BIGINT, m, d, u) AS CAST(s AS DECIMAL(38,0)), "
+    "(s, x HUGEINT, m, d, u) AS CAST(s AS DECIMAL(38,0)), "
     # (a numeric takes the DOUBLE form, the cheaper cast, not the FLOAT one: its sum as it is)
-    "(s, x FLOAT) AS CAST(s AS FLOAT), (s, x DOUBLE) AS s, (s, x) AS s",
+    "(s, x FLOAT, m, d, u) AS CAST(s AS FLOAT), (s, x DOUBLE, m, d, u) AS s, "
+    f"(s, x INTERVAL, m, d, u) AS {_WINDOW_INTERVAL_SUM}, (s, x, m, d, u) AS s",
     # avg() of integers and of numerics: a numeric, exactly - PostgreSQL's division of the sum by
     # the count, rounded (half away from zero) at the scale it gives the quotient, 16 significant
     # digits or the sum's scale if more (select_div_scale: from the first base-10000 digits of
@@ -367,10 +381,10 @@ MACROS = (
     f"CREATE MACRO {AVG_MACRO}_of(x, w DECIMAL) AS txl_quotient(sum(x), count(x)), (x, w) AS avg(x)",
     f"CREATE MACRO {AVG_MACRO}(" + ", (".join(
         f"x {t}) AS txl_quotient(sum(x), count(x))" for t in ("SMALLINT", "INTEGER", "BIGINT")) +
-    f", (x) AS {AVG_MACRO}_of(x, x)",
+    f", (x INTERVAL) AS {INTERVAL_DIVIDE}({_INTERVAL_SUM}, count(x)), (x) AS {AVG_MACRO}_of(x, x)",
     f"CREATE MACRO {WINDOW_AVG_MACRO}(" + ", (".join(
-        f"s, n, a, x {t}) AS txl_quotient(s, n)" for t in ("SMALLINT", "INTEGER", "BIGINT", "DECIMAL")) +
-    ", (s, n, a, x) AS a",
+        f"s, n, a, x {t}, m, d, u) AS txl_quotient(s, n)" for t in ("SMALLINT", "INTEGER", "BIGINT", "DECIMAL")) +
+    f", (s, n, a, x INTERVAL, m, d, u) AS {INTERVAL_DIVIDE}({_WINDOW_INTERVAL_SUM}, n), (s, n, a, x, m, d, u) AS a",
     # percentile_cont's value: PostgreSQL's percentile_cont takes a double precision (or an
     # interval: refused); of another type (a timestamp, text) no function exists (42883)
     f"CREATE MACRO {PERCENTILE_VALUE}(x DOUBLE) AS x, "
@@ -968,6 +982,7 @@ _FUNCTIONS = (
     (SIZE_PRETTY_FUNCTION, size_pretty, ["BIGINT"], "VARCHAR"),
     # justify_hours, justify_days, justify_interval
     *((name, function, ["INTERVAL"], "INTERVAL") for name, function in intervals.FUNCTIONS.items()),
+    (INTERVAL_DIVIDE, intervals.divide, ["INTERVAL", "DOUBLE"], "INTERVAL"),
     (INTERVAL_TEXT, lambda value: pg_text.pg_interval(*value), ["INTERVAL"], "VARCHAR"),
     (INTERVAL_IN, _interval_in, ["VARCHAR"], "INTERVAL"),
     (INTERVAL_IN + "_fields", _interval_in, ["VARCHAR", "VARCHAR"], "INTERVAL"),

@@ -771,6 +771,9 @@ def boolean_condition(condition: exp.Expression, context: str) -> exp.Expression
 # for its type alone: DuckDB takes no macro of an aggregate nested in another expression there)
 SUM_MACRO, WINDOW_SUM_MACRO, AVG_MACRO, WINDOW_AVG_MACRO = "txl_sum", "txl_window_sum", "txl_avg", "txl_window_avg"
 _AGGREGATE_MACROS = {SUM_MACRO, WINDOW_SUM_MACRO, AVG_MACRO, WINDOW_AVG_MACRO}
+# an interval's months, days and microseconds (NULL of another type's value): the window macros
+# take the window's sums of them, as DuckDB has no sum of intervals
+INTERVAL_PARTS = ("txl_interval_months", "txl_interval_days", "txl_interval_micros")
 
 
 def _typed_aggregate(node: exp.Sum | exp.Avg) -> None:
@@ -791,10 +794,17 @@ def _typed_aggregate(node: exp.Sum | exp.Avg) -> None:
     if not (isinstance(over, exp.Window) and outer.arg_key == "this"):
         outer.replace(exp.Anonymous(this=SUM_MACRO if isinstance(node, exp.Sum) else AVG_MACRO, expressions=[argument]))
     elif isinstance(node, exp.Sum):
-        over.replace(exp.Anonymous(this=WINDOW_SUM_MACRO, expressions=[over.copy(), argument]))
+        over.replace(exp.Anonymous(this=WINDOW_SUM_MACRO, expressions=[over.copy(), argument,
+                                                                        *_part_sums(over)]))
     else:
         over.replace(exp.Anonymous(this=WINDOW_AVG_MACRO, expressions=[
-            _over(over, exp.Sum), _over(over, exp.Count), over.copy(), argument]))
+            _over(over, exp.Sum), _over(over, exp.Count), over.copy(), argument, *_part_sums(over)]))
+
+
+def _part_sums(window: exp.Window) -> list[exp.Window]:
+    """``window``'s sums of its argument's interval parts (``INTERVAL_PARTS``)."""
+    return [_over(window, lambda this, part=part: exp.Sum(this=exp.Anonymous(this=part, expressions=[this])))
+            for part in INTERVAL_PARTS]
 
 
 _HYPOTHETICAL = (exp.Rank, exp.DenseRank, exp.PercentRank, exp.CumeDist)
@@ -903,7 +913,7 @@ def _over(window: exp.Window, aggregate: type) -> exp.Window:
     """``window`` (``avg(x) [FILTER (...)] OVER (...)``) computing ``aggregate`` of its argument."""
     copy = window.copy()
     call = copy.this.this if isinstance(copy.this, exp.Filter) else copy.this
-    call.replace(aggregate(this=call.this))
+    call.replace(aggregate(this=call.this) if isinstance(aggregate, type) else aggregate(call.this))
     return copy
 
 
