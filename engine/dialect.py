@@ -25,7 +25,7 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
                                      BOOLEAN_WORDS, BYTEA_IN, BYTEA_LENGTH, BYTEA_MACRO, CBRT_FUNCTION, DIVIDE_MACRO,
                                      DIVISOR_MACRO,
                                      EPOCH_MACRO, ESCAPE_IN, ESCAPE_OUT, FLOAT_PRODUCT_MACRO, FLOAT_SUM_MACRO,
-                                     INTEGER_MACRO, INTERVAL_MACRO, INTERVAL_PARTS, LIKE_ALL, LIKE_ANY,
+                                     INTEGER_MACRO, INTERVAL_FIT, INTERVAL_MACRO, INTERVAL_PARTS, LIKE_ALL, LIKE_ANY,
                                      LENGTH_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO, REAL_MACRO, SPLIT_PART_MACRO,
                                      SERIES_LIST, SERIES_NUMBERED, SERIES_ROWS, SQRT_MACRO, SUBSTRING_FROM_MACRO,
                                      SUBSTRING_MACRO, SUM_MACRO, WINDOW_AVG_MACRO, WINDOW_SUM_MACRO, EXP_MACRO,
@@ -470,7 +470,7 @@ INTERVAL_TEXT = "txl_interval_text"
 # column, as its stored text (storage/schema.py): text by that input, an interval as it is -
 # INTERVAL_VALUE(x, fields, precision) for a column of an ``interval day to second(3)`` type,
 # cut to its fields (INTERVAL_FIT), text read with them ('5' into an interval hour: five hours)
-INTERVAL_IN, INTERVAL_FIT, INTERVAL_VALUE = "txl_interval_in", "txl_interval_fit", "txl_interval"
+INTERVAL_IN, INTERVAL_VALUE = "txl_interval_in", "txl_interval"
 _SCALAR_TEXT = (f"(x, w DOUBLE) AS {_float_text('1e15')}, (x, w FLOAT) AS {_float_text('1e6')}, "
                 "(x, w BLOB) AS '\\x' || lower(hex(x)), "
                 f"(x, w INTERVAL) AS {INTERVAL_TEXT}(x), " +

@@ -2653,7 +2653,7 @@ def column_type(data_type: exp.DataType) -> ColumnType:
     if isinstance(data_type.this, exp.Interval):  # interval day to second, interval hour
         unit = data_type.this.unit
         fields = f"{unit.this.name} TO {unit.expression.name}" if isinstance(unit, exp.IntervalSpan) else unit.name
-        return make_type(f"INTERVAL {fields}")
+        return make_type(f"INTERVAL {fields}", tuple(int(p.this.this) for p in data_type.expressions))
     name = data_type.this.name
     if name == "ARRAY" and len(data_type.expressions) == 1:  # T[], T ARRAY (a size, T[3], is ignored, as in PG)
         element = data_type.expressions[0]

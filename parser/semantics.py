@@ -15,7 +15,7 @@ from sqlglot.trie import new_trie
 from txlake import errors
 from txlake.parser import interval_input, json_ops, number_format, numeric, pg_regex
 from txlake.parser.dialect import PREFIX_OPERATOR, SIMILAR_SUBSTRING
-from txlake.storage.schema import array_input, array_input_nested, integer_input
+from txlake.storage.schema import array_input, array_input_nested, integer_input, make_type
 
 
 # the divisor wrapper the executor defines in DuckDB: raises "division by zero" on 0
@@ -2625,6 +2625,8 @@ _DOMAIN_MACROS = {exp.Sqrt: SQRT_MACRO, exp.Ln: LN_MACRO, exp.Log: LOG10_MACRO, 
 
 # text as an interval by PostgreSQL's input (parser/interval_input.py), anything else cast as DuckDB does
 INTERVAL_MACRO = "txl_interval_of"
+# an interval cut to a type's fields and precision (engine/dialect.py's function: interval_input.fit)
+INTERVAL_FIT = "txl_interval_fit"
 
 
 def _interval_cast(node: exp.Cast) -> exp.Expression:
@@ -2638,11 +2640,36 @@ def _interval_cast(node: exp.Cast) -> exp.Expression:
     return exp.Anonymous(this=INTERVAL_MACRO, expressions=[value.copy()])
 
 
-def interval_literal(text: str, fields: str | None = None) -> exp.Expression:
+def interval_literal(text: str, fields: str | None = None, precision: int | None = None) -> exp.Expression:
     """An interval constant (``INTERVAL '1 day 2 hours'``, ``'P1Y'::interval``) as PostgreSQL
     reads it (errors as its: 22007, 22015, 22008), as DuckDB reads it exactly back."""
-    months, days, micros = interval_input.interval_constant(text, fields)
+    months, days, micros = interval_input.fit(*interval_input.interval_constant(text, fields), fields, precision)
     return exp.cast(exp.Literal.string(f"{months} months {days} days {micros} microseconds"), exp.DType.INTERVAL)
+
+
+def _typed_interval_cast(node: exp.Cast) -> exp.Expression:
+    """A cast to an interval type of fields or a precision (``interval hour``, ``interval(3)``,
+    ``interval day to second(2)``) cuts the value as an assignment to a column of it does
+    (interval_input.fit: ``'1 day 04:59:59'::interval hour`` is 1 day 04:00:00 - the cast kept
+    it whole, and one with a precision was DuckDB's 42601); text is read with the fields (a bare
+    number in the smallest)."""
+    unit = node.to.this.unit if isinstance(node.to.this, exp.Interval) else None
+    fields = f"{unit.this.name} TO {unit.expression.name}" if isinstance(unit, exp.IntervalSpan) else \
+        unit.name if unit is not None else None
+    try:
+        params = tuple(int(p.this.this) for p in node.to.expressions)
+    except (AttributeError, ValueError):
+        raise errors.SyntaxError(f"invalid type modifier in {node.to.sql()}") from None
+    typed = make_type(f"INTERVAL {fields or ''}".strip(), params)
+    fields = typed.fields.upper() if typed.fields else None
+    if isinstance(node.this, exp.Literal) and node.this.is_string:
+        return interval_literal(node.this.this, fields, typed.precision)
+    if isinstance(node.this, exp.Null):
+        return exp.cast(node.this.copy(), exp.DType.INTERVAL)
+    field_text = exp.Literal.string(fields or "")
+    value = exp.Anonymous(this=f"{INTERVAL_MACRO}_fields", expressions=[node.this.copy(), field_text])
+    return exp.Anonymous(this=INTERVAL_FIT, expressions=[value, field_text.copy(), exp.Literal.number(
+        interval_input.MAX_PRECISION if typed.precision is None else typed.precision)])
 
 
 def _interval(node: exp.Interval) -> exp.Expression:
@@ -2667,8 +2694,8 @@ def _cast(node: exp.Cast) -> exp.Expression:
         return json_cast
     if node.to.is_type(exp.DType.INTERVAL) and not node.to.expressions:
         return _interval_cast(node)
-    if isinstance(node.to.this, exp.Interval) and isinstance(node.this, exp.Literal) and node.this.is_string:
-        return _interval(exp.Interval(this=node.this.copy(), unit=node.to.this.unit.copy()))  # (interval year to month)
+    if node.to.is_type(exp.DType.INTERVAL) or isinstance(node.to.this, exp.Interval):
+        return _typed_interval_cast(node)
     if node.to.is_type(exp.DType.VARBINARY, exp.DType.BLOB, exp.DType.BINARY):
         return exp.Anonymous(this=BYTEA_MACRO, expressions=[node.this.copy()])
     if node.to.is_type(exp.DType.FLOAT):  # (REAL: FLOAT alone is DOUBLE PRECISION here)

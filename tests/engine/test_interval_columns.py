@@ -154,6 +154,25 @@ def test_field_restricted_interval_types_cut_values_as_postgresql_assigns_them(d
     assert rows(db, "SELECT h::text FROM t") == [("1 day 04:00:00",), ("05:00:00",)]
 
 
+def test_casts_to_interval_types_of_fields_and_precisions(db):
+    """interval second(p), interval day to second(p) were 42601, as was a cast to interval(p)
+    (DuckDB's); a cast to a type of fields kept the whole value ('1 day 04:59:59'::interval hour
+    was 1 day 04:59:59): a cast cuts as an assignment does."""
+    db.execute("CREATE TABLE t (a interval second(3), b interval day to second (2))")
+    db.execute("INSERT INTO t VALUES ('1.23456', '1 day 1.23456')")
+    assert rows(db, "SELECT a::text, b::text FROM t") == [("00:00:01.235", "1 day 00:00:01.23")]
+    assert rows(db, "SELECT column_name, datetime_precision, interval_type FROM information_schema.columns "
+                    "WHERE table_name = 't' ORDER BY column_name") == [("a", 3, "SECOND"), ("b", 2, "DAY TO SECOND")]
+    assert rows(db, "SELECT ('1.23456 s'::interval second(3))::text, ('1.23456 s'::interval(3))::text, "
+                    "('1 day 1.23456 s'::interval day to second(2))::text, ('1 day 04:59:59'::interval hour)::text, "
+                    "('5'::interval hour)::text") == [
+        ("00:00:01.235", "00:00:01.235", "1 day 00:00:01.23", "1 day 04:00:00", "05:00:00")]
+    assert rows(db, "SELECT (x::interval(2))::text, (x::interval hour)::text, (x::interval day to minute)::text, "
+                    "(CAST(NULL AS interval hour))::text FROM (VALUES ('1 day 04:59:59.5555')) v(x)") == [
+        ("1 day 04:59:59.56", "1 day 04:00:00", "1 day 04:59:00", None)]
+    fails(db, "SELECT x::interval hour(3) FROM t", "42601", "syntax error")
+
+
 def test_interval_in_the_catalog(db):
     db.execute("CREATE TABLE t (a interval, b interval day to second, c interval(3))")
     assert rows(db, "SELECT column_name, data_type, udt_name, datetime_precision, interval_type "
