@@ -34,7 +34,8 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
 from txlake.parser import date_format, interval_input, json_ops, number_format, numeric
 from txlake.parser.system_columns import TID_IN, TID_OUT
 from txlake.parser.semantics import (ARRAY_CONCAT, ARRAY_INDEX, ARRAY_LENGTH, ARRAY_LOWER, ARRAY_MACRO,  # (arrays)
-                                     ARRAY_AS, ARRAY_CAT, ARRAY_ELEMENT, ARRAY_ELEMENTS, ARRAY_ONE_DIMENSIONAL,
+                                     ARRAY_ACCUMULATED, ARRAY_AS, ARRAY_CAT, ARRAY_ELEMENT, ARRAY_ELEMENTS,
+                                     ARRAY_ONE_DIMENSIONAL,
                                      ARRAY_PARSE, ARRAY_RECTANGULAR, ARRAY_SET, ARRAY_UPPER, nested_form,
                                      ELEMENTS_AS, QUANTIFIED, STRING_TO_ARRAY, SUBSCRIPTS, TEXT_MACRO, array_cast)
 from txlake.storage.schema import INTEGER_INPUT, array_input, integer_input
@@ -589,6 +590,18 @@ def _rectangular(d: int) -> str:
             "error('multidimensional arrays must have array expressions with matching dimensions') ELSE a END")
 
 
+def _accumulated(d: int) -> str:
+    """array_agg's array of arrays, ``a``, of d dimensions, as it is - but refused as PostgreSQL's
+    accumArrayResultArr refuses it: of a NULL array (22004), of an empty one first, or of arrays
+    of different shapes - an empty one after others too (2202E; DuckDB's lists of lists need not
+    be rectangular)."""
+    return ("CASE WHEN list_contains(list_transform(a, lambda x: x IS NULL), true) THEN "
+            "error('cannot accumulate null arrays') WHEN len(a[1]) = 0 THEN error('cannot accumulate empty arrays') "
+            "WHEN list_contains(list_transform(a, lambda x: len(x) = 0), true) "
+            f"OR len(list_distinct(list_transform(a, lambda x: {_shape(d - 1, 'x')}))) > 1 "
+            "THEN error('cannot accumulate arrays of different dimensionality') ELSE a END")
+
+
 def _replaced(d: int, a: str = "a") -> str:
     """``a``, an array of d dimensions, its elements not distinct from x replaced by y."""
     e = f"e{d}"
@@ -618,6 +631,7 @@ _ONE_DIMENSION_DIMS = "CASE WHEN len(a) > 0 THEN '[1:' || len(a) || ']' END"
 NESTED_ARRAY_MACROS = (
     _by_dimensions(ARRAY_ELEMENTS, lambda d, t: _flattened("a", d), "a"),
     _by_dimensions(ARRAY_RECTANGULAR, lambda d, t: _rectangular(d), "a"),
+    _by_dimensions(ARRAY_ACCUMULATED, lambda d, t: _accumulated(d), "a"),
     # (a function PostgreSQL refuses of a multidimensional array: m, at run time, where it is not
     # NULL - its elements, to bind the function by)
     _by_dimensions(ARRAY_ONE_DIMENSIONAL, lambda d, t: f"CASE WHEN a IS NOT NULL THEN error(m) ELSE "

@@ -55,6 +55,8 @@ _SMALLEST = {str(-(1 << (bits - 1))): str(bits) for bits in (16, 32, 64)}
 # engine/dialect.py's refusals of a multidimensional array, as PostgreSQL words them, and their SQLSTATEs
 _ARRAY_REFUSALS = {"multidimensional arrays must have array expressions": "2202E",
                    "cannot concatenate incompatible arrays": "2202E",
+                   "cannot accumulate arrays of different dimensionality": "2202E",
+                   "cannot accumulate empty arrays": "2202E", "cannot accumulate null arrays": "22004",
                    "searching for elements in multidimensional arrays": "0A000",
                    "removing elements from multidimensional arrays": "0A000",
                    "concatenating an empty multidimensional array": "0A000",

@@ -47,6 +47,9 @@ ARRAY_LENGTH, ARRAY_CONCAT, STRING_TO_ARRAY = "txl_array_length", "txl_array_con
 # (unnest(), array_to_string(), @>, ANY look through them, as PostgreSQL's); of a one-dimensional
 # array both are the array itself, decided by DuckDB's binder from its type
 ARRAY_RECTANGULAR, ARRAY_ELEMENTS = "txl_nd_array_rectangular", "txl_nd_array_elements"
+# ARRAY_ACCUMULATED(a): array_agg's array of arrays as it is, refused as PostgreSQL refuses
+# accumulating NULL or empty arrays or ones of different shapes
+ARRAY_ACCUMULATED = "txl_nd_array_accumulated"
 # ARRAY_ONE_DIMENSIONAL(a, message): a, but PostgreSQL's refusal of one of several dimensions (array_position's,
 # array_append's); ARRAY_ELEMENT(x): a subscript's value, NULL if still an array (a[1] of {{1,2}});
 # ARRAY_CAT(a, b): array_cat, of arrays of any dimensions
@@ -1932,6 +1935,10 @@ def _by_dimensions(tree: exp.Expression) -> None:
     to be rectangular (``ARRAY_RECTANGULAR``: 2202E). An array whose type DuckDB knows too late to
     pick by (one holding a parameter, an aggregate) is taken as one-dimensional (a parameter of
     several dimensions is refused where it is bound: dbapi)."""
+    for node in list(tree.find_all(exp.ArrayAgg)):
+        outer = node.parent if isinstance(node.parent, exp.Filter) else node
+        outer = outer.parent if isinstance(outer.parent, exp.Window) else outer
+        outer.replace(_typed_in_lambda(ARRAY_ACCUMULATED, [outer.copy()]))
     for node in [a for a in tree.find_all(exp.Array) if any(isinstance(e, exp.Array) for e in a.expressions)]:
         if isinstance(node.parent, exp.Array):
             continue
@@ -1959,6 +1966,8 @@ def _by_dimensions(tree: exp.Expression) -> None:
         elif isinstance(node, exp.Anonymous) and node.name.lower() in _DIMENSIONED and node.expressions:
             if witness := _dimension_witnesses(node.expressions[0]):
                 node.replace(_by_type(node.name.lower(), node.expressions, witness))
+            elif _aggregated(node.expressions[0]) and not any(isinstance(n, exp.Placeholder) for n in node.walk()):
+                node.replace(_typed_in_lambda(node.name.lower(), node.expressions))
         elif isinstance(node, exp.Anonymous) and (node.name == QUANTIFIED or _is_call(node, "unnest")) and len(
                 node.expressions) == 1 and not node.meta.get(_ELEMENTS_TAKEN):  # (x = ANY (a); unnest(a))
             node.set("expressions", [_elements(node.expressions[0])])
@@ -2029,6 +2038,17 @@ def nested_form(name: str) -> str:
     """The name of the macro of NESTED_ARRAY_MACROS (engine/dialect.py) of array function ``name``,
     which takes the array again to pick its form by its dimensions."""
     return name if name.startswith(NESTED_FORM) else NESTED_FORM + name.removeprefix("txl_")
+
+
+def _typed_in_lambda(name: str, arguments: list[exp.Expression]) -> exp.Expression:
+    """The call of ``nested_form(name)`` of ``arguments``, its first an aggregate's array: made in
+    a lambda of it, whose parameter's type DuckDB knows when it picks the macro's form (of the
+    aggregate itself it did not: ``cardinality(array_agg(a))`` of arrays counted the arrays)."""
+    element = exp.to_identifier("e")
+    call = _by_type(name, [element, *arguments[1:]], [element.copy()])
+    listed = exp.Anonymous(this="list_transform", expressions=[
+        exp.Array(expressions=[arguments[0].copy()]), exp.Lambda(this=call, expressions=[element.copy()])])
+    return exp.Bracket(this=listed, expressions=[exp.Literal.number(1)], offset=1)
 
 
 def _by_type(name: str, arguments: list[exp.Expression], witnesses: list[exp.Expression]) -> exp.Expression:
