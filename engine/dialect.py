@@ -25,7 +25,8 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
                                      BOOLEAN_WORDS, BYTEA_IN, BYTEA_LENGTH, BYTEA_MACRO, CBRT_FUNCTION, DIVIDE_MACRO,
                                      DIVISOR_MACRO,
                                      EPOCH_MACRO, ESCAPE_IN, ESCAPE_OUT, FLOAT_PRODUCT_MACRO, FLOAT_SUM_MACRO,
-                                     INTEGER_MACRO, INTERVAL_FIT, INTERVAL_MACRO, INTERVAL_PARTS, LIKE_ALL, LIKE_ANY,
+                                     INTEGER_MACRO, INTERVAL_FIT, INTERVAL_MACRO, INTERVAL_PARTS, JSON_VALUE_MACRO,
+                                     LIKE_ALL, LIKE_ANY,
                                      LENGTH_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO, REAL_MACRO, SPLIT_PART_MACRO,
                                      SERIES_LIST, SERIES_NUMBERED, SERIES_ROWS, SQRT_MACRO, SUBSTRING_FROM_MACRO,
                                      SUBSTRING_MACRO, SUM_MACRO, WINDOW_AVG_MACRO, WINDOW_SUM_MACRO, EXP_MACRO,
@@ -489,6 +490,12 @@ TEXT_MACROS = (
     "OR regexp_matches(t, '[{}\",\\\\\\s]') "
     "THEN '\"' || replace(replace(t, '\\', '\\\\'), '\"', '\\\"') || '\"' ELSE t END",
     f"CREATE MACRO {TEXT_MACRO}_scalar{_SCALAR_TEXT}",
+    # a value as PostgreSQL's to_json writes it (datum_to_json): a timestamp in ISO 8601, an
+    # interval or a bytea as its text; a date as it is (it would take the timestamp's form)
+    f"CREATE MACRO {JSON_VALUE_MACRO}(x, w INTERVAL) AS CAST(to_json({INTERVAL_TEXT}(x)) AS JSON), "
+    "(x, w BLOB) AS CAST(to_json('\\x' || lower(hex(x))) AS JSON), "
+    "(x, w TIMESTAMP) AS CAST(to_json(rtrim(rtrim(strftime(x, '%Y-%m-%dT%H:%M:%S.%f'), '0'), '.')) AS JSON), "
+    "(x, w DATE) AS x, (x, w) AS x",
     f"CREATE MACRO {INTERVAL_MACRO}(x VARCHAR) AS {INTERVAL_IN}(x), (x) AS CAST(x AS INTERVAL)",
     f"CREATE MACRO {INTERVAL_MACRO}_fields(x VARCHAR, f) AS {INTERVAL_IN}_fields(x, f), (x, f) AS CAST(x AS INTERVAL)",
     f"CREATE MACRO {INTERVAL_VALUE}(x) AS {INTERVAL_TEXT}({INTERVAL_MACRO}(x)), "

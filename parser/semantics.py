@@ -85,6 +85,10 @@ TO_NUMBER_FUNCTION = "txl_to_number"
 # TEXT_MACRO(x, x): a value as text, as PostgreSQL's output function writes it (engine/dialect.py):
 # a double 1 not 1.0, 1e+15, NaN, Infinity; a bytea \x0102; an interval's mons; an array {1,"a b",NULL}
 TEXT_MACRO = "txl_text"
+# JSON_VALUE_MACRO(x, x): a value as to_json writes it in PostgreSQL (engine/dialect.py): an
+# interval's or a bytea's text, a timestamp in ISO 8601 ('2024-01-02T03:04:05'), where DuckDB's
+# differ; anything else as it is, for DuckDB's to_json
+JSON_VALUE_MACRO = "txl_json_value"
 # (s1, e1) OVERLAPS (s2, e2) (engine/dialect.py): PostgreSQL's overlaps() of dates, timestamps or times,
 # an end being a point or an interval from the start (DuckDB has no OVERLAPS)
 OVERLAPS_MACRO = "txl_overlaps"
@@ -1637,10 +1641,46 @@ _MICRO = exp.cast(exp.Literal.number("0.000001"), "DECIMAL(7,6)")
 _CATALOG_READERS = frozenset({"format_pg_type", "pg_get_viewdef", "pg_type_is_visible", "pg_function_is_visible"})
 
 
+def _json_of_values(node: exp.Anonymous) -> exp.Anonymous:
+    """``row_to_json(ROW(a, b))``, ``to_json(ROW(...))``, ``to_json(x)``: a row's fields named
+    f1, f2, ... as PostgreSQL names a ROW's (DuckDB's unnamed struct was 42804 for row_to_json,
+    a JSON array for to_json), each value - and to_json's of a value - as PostgreSQL's to_json
+    writes it (``JSON_VALUE_MACRO``). ``row_to_json(r, true)``'s line feeds are 0A000."""
+    value, rest = node.expressions[0], node.expressions[1:]
+    if rest and not (node.name.lower() == "row_to_json" and len(rest) == 1 and isinstance(rest[0], exp.Boolean)
+                     and not rest[0].this):
+        if node.name.lower() == "row_to_json" and len(rest) == 1:
+            raise errors.NotSupportedError("row_to_json(record, pretty) is not supported with pretty true")
+        return node
+    if node.name.lower() == "row_to_json" and not _is_row(value):
+        return exp.Anonymous(this=node.name, expressions=[value.copy()])
+    return exp.Anonymous(this=node.name, expressions=[_json_value(value)])
+
+
+def _is_row(node: exp.Expression) -> bool:
+    return isinstance(node, exp.Tuple) or _is_call(node, "row")
+
+
+def _json_value(value: exp.Expression) -> exp.Expression:
+    """``value`` for DuckDB's to_json to write as PostgreSQL's: a ROW(...) a struct of fields f1,
+    f2, ... (of rows in turn), another value through ``JSON_VALUE_MACRO`` where its type can pick."""
+    if _is_row(value):
+        return exp.Anonymous(this="struct_pack", expressions=[
+            exp.PropertyEQ(this=exp.to_identifier(f"f{i}"), expression=_json_value(v))
+            for i, v in enumerate(value.expressions, 1)])
+    if witness := _type_witnesses(value):
+        return exp.Anonymous(this=JSON_VALUE_MACRO, expressions=[value.copy(), *witness])
+    if _aggregated(value) and not any(isinstance(n, exp.Placeholder) for n in value.walk()):
+        return _through_lambda(value, lambda e: exp.Anonymous(this=JSON_VALUE_MACRO, expressions=[e, e.copy()]))
+    return value.copy()
+
+
 def _function(node: exp.Anonymous) -> exp.Expression:
     """Functions sqlglot does not know, or keeps as written (parser/dialect.py), by name:
     ``date_part``, ``to_date``, ``encode`` / ``decode``, ``regexp_match(es)``, ``octet_length``."""
     name = node.name.lower()
+    if name in ("row_to_json", "to_json", "to_jsonb") and node.expressions:
+        node = _json_of_values(node)
     if (json_call := json_ops.function(node)) is not None:
         return json_call
     if name == "date_part":
@@ -2041,13 +2081,19 @@ def nested_form(name: str) -> str:
 
 
 def _typed_in_lambda(name: str, arguments: list[exp.Expression]) -> exp.Expression:
-    """The call of ``nested_form(name)`` of ``arguments``, its first an aggregate's array: made in
-    a lambda of it, whose parameter's type DuckDB knows when it picks the macro's form (of the
-    aggregate itself it did not: ``cardinality(array_agg(a))`` of arrays counted the arrays)."""
+    """The call of ``nested_form(name)`` of ``arguments``, its first an aggregate's array, made
+    in a lambda (``_through_lambda``: ``cardinality(array_agg(a))`` of arrays counted the arrays)."""
+    return _through_lambda(arguments[0], lambda e: _by_type(name, [e, *arguments[1:]], [e.copy()]))
+
+
+def _through_lambda(value: exp.Expression, call_of) -> exp.Expression:
+    """``call_of(e)`` of ``value``, an aggregate's or a window function's, as e: in a lambda of it,
+    ``list_transform([value], lambda e: ...)[1]``. DuckDB picks a macro's form by its arguments'
+    types before it knows an aggregate's (the first form, or 42000 "multiple overloads"), but a
+    lambda's parameter's it knows by then."""
     element = exp.to_identifier("e")
-    call = _by_type(name, [element, *arguments[1:]], [element.copy()])
     listed = exp.Anonymous(this="list_transform", expressions=[
-        exp.Array(expressions=[arguments[0].copy()]), exp.Lambda(this=call, expressions=[element.copy()])])
+        exp.Array(expressions=[value.copy()]), exp.Lambda(this=call_of(element), expressions=[element.copy()])])
     return exp.Bracket(this=listed, expressions=[exp.Literal.number(1)], offset=1)
 
 
@@ -2756,13 +2802,8 @@ def _text(value: exp.Expression, cast: exp.Expression) -> exp.Expression:
         return cast
     if json_ops.is_json(value) or json_ops.returns_rows(value) or _is_call(value, "regexp_split_to_table"):
         return exp.cast(value.copy(), exp.DataType.build("VARCHAR"))  # (its text is its own)
-    if _aggregated(value):  # (DuckDB picks a macro's form before it knows an aggregate's type, 42000,
-        # but a lambda's, as the macro's in it, after: max(d)::text of an interval is PostgreSQL's text)
-        element = exp.to_identifier("e")
-        each = exp.Lambda(this=exp.Anonymous(this=TEXT_MACRO, expressions=[element.copy(), element.copy()]),
-                          expressions=[element.copy()])
-        texts = exp.Anonymous(this="list_transform", expressions=[exp.Array(expressions=[value.copy()]), each])
-        return exp.Bracket(this=texts, expressions=[exp.Literal.number(1)], offset=1)
+    if _aggregated(value):  # (max(d)::text of an interval is PostgreSQL's text)
+        return _through_lambda(value, lambda e: exp.Anonymous(this=TEXT_MACRO, expressions=[e, e.copy()]))
     series = isinstance(value, exp.GenerateSeries) and _in_select_list(value)
     matches = _is_call(value, "regexp_matches")
     if series or matches or isinstance(value, exp.Explode) or _is_call(value, "unnest") and len(value.expressions) == 1:
