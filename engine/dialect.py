@@ -25,6 +25,7 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
                                      BOOLEAN_WORDS, BYTEA_IN, BYTEA_LENGTH, BYTEA_MACRO, CBRT_FUNCTION, DIVIDE_MACRO,
                                      DIVISOR_MACRO,
                                      EPOCH_MACRO, ESCAPE_IN, ESCAPE_OUT, FLOAT_PRODUCT_MACRO, FLOAT_SUM_MACRO,
+                                     COLUMN_SIZE_MACRO, COLUMN_SIZE_REFUSED, NUMERIC_SIZE, VARLENA_SIZE,
                                      INTEGER_MACRO, INTERVAL_FIT, INTERVAL_MACRO, INTERVAL_PARTS, JSON_VALUE_MACRO,
                                      LIKE_ALL, LIKE_ANY,
                                      LENGTH_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO, REAL_MACRO, SPLIT_PART_MACRO,
@@ -480,7 +481,17 @@ _SCALAR_TEXT = (f"(x, w DOUBLE) AS {_float_text('1e15')}, (x, w FLOAT) AS {_floa
                 ", (x, w) AS CAST(x AS VARCHAR)")
 # the digits of s (a number's text with no exponent, at least 10) with one before the point and an exponent
 _DIGITS = "rtrim(replace(ltrim(s, '-'), '.', ''), '0')"
+# pg_column_size's of the fixed-size types (pg_type.typlen)
+_FIXED_SIZES = {"BOOLEAN": 1, "SMALLINT": 2, "INTEGER": 4, "BIGINT": 8, "FLOAT": 4, "DOUBLE": 8, "DATE": 4, "TIME": 8,
+                "TIMESTAMP": 8, "TIMESTAMPTZ": 8, "UUID": 16, "INTERVAL": 16}
+
+
+def _column_size_refused(type_name: str) -> str:
+    return f"CAST(error('{COLUMN_SIZE_REFUSED} ' || {type_name} || ' is not supported') AS INTEGER)"
+
+
 TEXT_MACROS = (
+    f"CREATE MACRO {VARLENA_SIZE}(n, s) AS CAST(n + CASE WHEN s AND n <= 126 THEN 1 ELSE 4 END AS INTEGER)",
     f"CREATE MACRO {TEXT_MACRO}_exponent(s) AS CASE WHEN starts_with(s, '-') THEN '-' ELSE '' END "
     f"|| left({_DIGITS}, 1) || CASE WHEN length({_DIGITS}) > 1 THEN '.' || substr({_DIGITS}, 2) ELSE '' END "
     "|| 'e+' || lpad(CAST(length(split_part(ltrim(s, '-'), '.', 1)) - 1 AS VARCHAR), 2, '0')",
@@ -490,6 +501,19 @@ TEXT_MACROS = (
     "OR regexp_matches(t, '[{}\",\\\\\\s]') "
     "THEN '\"' || replace(replace(t, '\\', '\\\\'), '\"', '\\\"') || '\"' ELSE t END",
     f"CREATE MACRO {TEXT_MACRO}_scalar{_SCALAR_TEXT}",
+    # pg_column_size(x): a fixed-size type's length (typlen); a text's or a bytea's bytes and its
+    # varlena header - 1 byte where it is stored (s: a table's column) and they fit a short one
+    # (126 bytes), else 4 (uncompressed: PostgreSQL compresses the values of a row wider than
+    # about 2 kB); a numeric's header and base-10000 digits; other types refused
+    f"CREATE MACRO {COLUMN_SIZE_MACRO}" + ", ".join(
+        f"(x, s, w {t}) AS CASE WHEN x IS NOT NULL THEN {n} END" for t, n in _FIXED_SIZES.items()) +
+    # (an enum's is 4 bytes, its OID; json and jsonb are one type here - jsonb's binary size unknown)
+    ", (x, s, w VARCHAR) AS CASE WHEN typeof(x) = 'JSON' THEN " + _column_size_refused("'json'") + " "
+    "WHEN starts_with(typeof(x), 'ENUM') THEN CASE WHEN x IS NOT NULL THEN 4 END "
+    f"ELSE {VARLENA_SIZE}(strlen(CAST(x AS VARCHAR)), s) END, "
+    f"(x, s, w BLOB) AS {VARLENA_SIZE}(octet_length(x), s), "
+    f"(x, s, w DECIMAL) AS {VARLENA_SIZE}({NUMERIC_SIZE}(CAST(x AS VARCHAR)), s), "
+    "(x, s, w) AS " + _column_size_refused("typeof(w)"),
     # a value as PostgreSQL's to_json writes it (datum_to_json): a timestamp in ISO 8601, an
     # interval or a bytea as its text; a date as it is (it would take the timestamp's form)
     f"CREATE MACRO {JSON_VALUE_MACRO}(x, w INTERVAL) AS CAST(to_json({INTERVAL_TEXT}(x)) AS JSON), "
@@ -1004,6 +1028,7 @@ _FUNCTIONS = (
     # justify_hours, justify_days, justify_interval
     *((name, function, ["INTERVAL"], "INTERVAL") for name, function in intervals.FUNCTIONS.items()),
     (INTERVAL_DIVIDE, intervals.divide, ["INTERVAL", "DOUBLE"], "INTERVAL"),
+    (NUMERIC_SIZE, numeric.stored_bytes, ["VARCHAR"], "BIGINT"),
     (INTERVAL_TEXT, lambda value: pg_text.pg_interval(*value), ["INTERVAL"], "VARCHAR"),
     (INTERVAL_IN, _interval_in, ["VARCHAR"], "INTERVAL"),
     (INTERVAL_IN + "_fields", _interval_in, ["VARCHAR", "VARCHAR"], "INTERVAL"),

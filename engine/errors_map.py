@@ -12,8 +12,8 @@ from txlake import errors
 from txlake.engine import buckets, bytea_functions, jsonpath
 from txlake.parser.parse import placeholders_in_sql_order
 from txlake.parser import date_format, interval_input, number_format
-from txlake.parser.semantics import (BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, NULL_IDENTIFIER, PERCENTILE_REFUSED,
-                                     PERCENTILE_VALUE, TO_CHAR_REFUSED)
+from txlake.parser.semantics import (BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, COLUMN_SIZE_REFUSED, NULL_IDENTIFIER,
+                                     PERCENTILE_REFUSED, PERCENTILE_VALUE, TO_CHAR_REFUSED)
 
 
 # a number that does not fit its type (1000000000 for DECIMAL(10,2), '9223372036854775808' for
@@ -307,7 +307,7 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.DataError(message, sqlstate="22023")
         if "division by zero" in text:
             return errors.DivisionByZero(message)
-        if message.startswith((TO_CHAR_REFUSED, PERCENTILE_REFUSED)):  # (parser/semantics.py's)
+        if message.startswith((TO_CHAR_REFUSED, PERCENTILE_REFUSED, COLUMN_SIZE_REFUSED)):  # (parser/semantics.py's)
             return errors.NotSupportedError(message)
         if text.startswith("json key cannot be null"):  # (json[b]_build_object's: DuckDB's json_object)
             return errors.DataError("null value not allowed for object key", sqlstate="22004")

@@ -1703,6 +1703,8 @@ def _function(node: exp.Anonymous) -> exp.Expression:
         return _similar_substring(*node.expressions)
     if name in RELATION_SIZES:
         return _relation_size(name, node.expressions)
+    if name == "pg_column_size" and len(node.expressions) == 1:
+        return _column_size(node.expressions[0])
     if name == "to_regclass" and not (len(node.expressions) == 1 and isinstance(node.expressions[0], exp.Literal)
                                       and node.expressions[0].is_string):
         # (engine/pg_catalog.py looks the name up at each execution)
@@ -1745,6 +1747,27 @@ def _relation_size(name: str, arguments: list[exp.Expression]) -> exp.Expression
             "regclass", "pg_catalog.regclass") and isinstance(argument.this, exp.Literal):
         argument = argument.this
     return exp.Anonymous(this=name, expressions=[argument.copy()])
+
+
+# pg_column_size(x) (engine/dialect.py): the bytes of x's datum by its type, given whether it is a
+# table's column (stored, a short varlena header) or computed (a 4-byte one); NUMERIC_SIZE the
+# base-10000 digits' of a numeric's text
+COLUMN_SIZE_MACRO, NUMERIC_SIZE, VARLENA_SIZE = "txl_column_size", "txl_numeric_size", "txl_varlena_size"
+COLUMN_SIZE_REFUSED = "pg_column_size() of a value of type"
+
+
+def _column_size(value: exp.Expression) -> exp.Expression:
+    """``pg_column_size(x)`` as PostgreSQL's (``COLUMN_SIZE_MACRO``): a string constant is of
+    type unknown, a C string there - its bytes and a terminator."""
+    if isinstance(value, exp.Literal) and value.is_string:
+        return exp.Literal.number(len(value.this.encode()) + 1)
+    stored = exp.Boolean(this=isinstance(value, exp.Column))
+    if witness := _type_witnesses(value):
+        return exp.Anonymous(this=COLUMN_SIZE_MACRO, expressions=[value.copy(), stored, *witness])
+    if _aggregated(value) and not any(isinstance(n, exp.Placeholder) for n in value.walk()):
+        return _through_lambda(value, lambda e: exp.Anonymous(this=COLUMN_SIZE_MACRO,
+                                                              expressions=[e, stored, e.copy()]))
+    raise errors.NotSupportedError("pg_column_size() of a parameter is not supported (its type decides the size)")
 
 
 # the session's pid and the server signaling functions: each call is the executor's DuckDB
