@@ -150,6 +150,8 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
             node.replace(_rows_from(node))
         elif (records := json_ops.records(node)) is not None:
             node.replace(records)
+        elif (scalar := _scalar_function_table(node)) is not None:
+            node.replace(scalar)
     selects = [(select, [None if isinstance(p, exp.Alias) else p.copy() for p in json_ops.record_fields(select)])
                for select in tree.find_all(exp.Select, exp.Returning)]
     tree = transaction_clock(tree)
@@ -1639,6 +1641,35 @@ _MICRO = exp.cast(exp.Literal.number("0.000001"), "DECIMAL(7,6)")
 # (engine/catalog_functions.py answers format_type, pg_get_constraintdef, ...): they read DuckDB's
 # own catalog and gave wrong answers for txlake's pg_catalog rows: refused
 _CATALOG_READERS = frozenset({"format_pg_type", "pg_get_viewdef", "pg_type_is_visible", "pg_function_is_visible"})
+
+
+# a FROM item of a function sqlglot knows that is no table function: a scalar function, one row
+_TABLE_FUNCTIONS = (exp.UDTF, exp.GenerateSeries, exp.AggFunc, exp.ReadCSV)
+# functions sqlglot does not know, scalar ones of PostgreSQL (the clocks, version())
+_SCALAR_CALLS = frozenset({"now", "clock_timestamp", "statement_timestamp", "transaction_timestamp", "timeofday",
+                           "version", "pg_backend_pid"})
+
+
+def _scalar_function_table(node: exp.Expression) -> exp.Expression | None:
+    """``FROM upper('a') [AS x[(c)]]``: a scalar function in FROM is a table of one row and one
+    column, named for the function - or for the alias, or its column list - as PostgreSQL names
+    it (DuckDB had no table function of that name: 42883): ``(SELECT upper('a') AS upper) AS
+    upper``; WITH ORDINALITY adds its ordinality, 1."""
+    call = node.this if isinstance(node, exp.Table) else None
+    if not isinstance(call, exp.Func) or isinstance(call, _TABLE_FUNCTIONS) or (
+            isinstance(call, exp.Anonymous) and call.name.lower() not in _SCALAR_CALLS):
+        return None
+    alias = node.args.get("alias")
+    name = call.name.lower() if isinstance(call, exp.Anonymous) else call.sql_name().lower()
+    table = alias.name if alias is not None and alias.name else name
+    ordinality = bool(node.args.get("ordinality"))
+    columns = [c.name for c in alias.columns] if alias is not None else []
+    if len(columns) > 1 + ordinality:
+        raise errors.ProgrammingError("too many column aliases specified for function " + name, sqlstate="42601")
+    names = columns + [table, "ordinality"][len(columns):1 + ordinality]
+    values = [call.copy(), exp.cast(exp.Literal.number(1), "BIGINT")][:1 + ordinality]
+    select = exp.Select(expressions=[exp.alias_(v, n, quoted=True) for v, n in zip(values, names)])
+    return exp.Subquery(this=select, alias=exp.TableAlias(this=exp.to_identifier(table, quoted=True)))
 
 
 def _json_of_values(node: exp.Anonymous) -> exp.Anonymous:
