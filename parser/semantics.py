@@ -1960,10 +1960,11 @@ def _trim(node: exp.Trim) -> exp.Expression:
 
 
 def _position(node: exp.StrPosition) -> exp.Expression:
-    """``position(p IN s)`` (``strpos(s, p)``): a bytea's by its bytea form."""
+    """``position(p IN s)`` (``strpos(s, p)``): a bytea's by its bytea form; an integer, as
+    PostgreSQL's (DuckDB's strpos is a bigint)."""
     if node.args.get("position") is not None or node.args.get("occurrence") is not None:
         return node
-    return _bytea_form("position", [node.this, node.args["substr"]]) or node
+    return exp.cast(_bytea_form("position", [node.this, node.args["substr"]]) or node.copy(), "INTEGER")
 
 
 def _overlay(node: exp.Overlay) -> exp.Expression:
