@@ -273,7 +273,12 @@ MACROS = (
     f"CREATE MACRO {SUBSTRING_FROM_MACRO}(s, f) AS substring(s, greatest(f, 1))",
     # extract(epoch FROM x) as PostgreSQL's numeric: a date's seconds whole, the rest's (a
     # timestamp's, a time's, an interval's) with their microseconds
+    # (an interval's: its years of 365.25 days, other months of 30, days of 24 hours, as
+    # PostgreSQL's interval_part - DuckDB's year was 360 days)
     f"CREATE MACRO {EPOCH_MACRO}(x DATE) AS CAST(epoch(x) AS DECIMAL(38,0)), "
+    f"(x INTERVAL) AS CAST({_INTERVAL_PART_VALUES[2]} AS DECIMAL(38,0)) * CAST(0.000001 AS DECIMAL(7,6)) "
+    "+ CAST(datepart('year', x) * 31557600 + datepart('month', x) * 2592000 + datepart('day', x) * 86400 "
+    "AS DECIMAL(38,0)), "
     "(x) AS CAST(epoch_us(x) AS DECIMAL(38,0)) * CAST(0.000001 AS DECIMAL(7,6))",
     # a DOUBLE PRECISION or REAL r = a + b (a - b) or a * b: infinite from finite operands is an
     # overflow, a product 0 from non-zero ones an underflow (22003), as PostgreSQL's float8pl,

@@ -3,6 +3,7 @@
 by its length (1 mon = 30 days), fetched as ``datetime.timedelta`` as psycopg does."""
 
 import datetime
+import decimal
 
 import pytest
 
@@ -245,3 +246,13 @@ def test_point_statements_on_an_interval_table_give_intervals(db):
     assert point.schema.field("d").type == db.execute("SELECT d FROM t").fetch_arrow_table().schema.field("d").type
     assert point.column("d").to_pylist()[0].days == 1
     fails(db, "UPDATE t SET d = '-1 day' WHERE id = 2", "23514", "t_d_check")
+
+
+def test_the_epoch_of_an_interval_counts_a_year_as_365_25_days(db):
+    """extract(epoch FROM interval) and date_part('epoch', ...) counted a year as 360 days
+    (DuckDB's): PostgreSQL's interval_part counts 365.25, another month 30 days."""
+    db.execute("CREATE TABLE t (d interval)")
+    db.execute("INSERT INTO t VALUES ('1 year 1 mon 1 day 00:00:01.5'), ('-13 mons -1 day -00:00:00.5')")
+    assert rows(db, "SELECT extract(epoch FROM d), date_part('epoch', d) FROM t ORDER BY d DESC") == [
+        (decimal.Decimal("34236001.500000"), 34236001.5), (decimal.Decimal("-34236000.500000"), -34236000.5)]
+    assert value(db, "SELECT extract(epoch FROM interval '1 year')") == decimal.Decimal("31557600.000000")
