@@ -715,6 +715,9 @@ ARRAY_MACROS = (
     f"CREATE MACRO array_upper(a, d) AS {_ONE_DIMENSION_LENGTH}",  # (arrays start at 1: the upper bound is the length)
     f"CREATE MACRO array_lower(a, d) AS {_ONE_DIMENSION_LOWER}",
     f"CREATE MACRO array_replace(a, x, y) AS {_replaced(1)}",
+    # trim_array (PostgreSQL 14): the array without its last n elements (of its first dimension)
+    "CREATE MACRO trim_array(a, n) AS CASE WHEN n < 0 OR n > len(a) THEN "
+    "error('number of elements to trim must be between 0 and ' || len(a)) ELSE a[1:len(a) - n] END",
     "CREATE MACRO array_positions(a, x) AS "
     "CAST(list_filter(range(1, len(a) + 1), lambda i: a[i] IS NOT DISTINCT FROM x) AS INTEGER[])",
     f"CREATE MACRO {ARRAY_CONCAT}" + ", ".join(f"(a {t}[], b {t}) AS list_append(a, b), (a {t}, b {t}[]) AS "

@@ -57,6 +57,7 @@ _ARRAY_REFUSALS = {"multidimensional arrays must have array expressions": "2202E
                    "cannot concatenate incompatible arrays": "2202E",
                    "cannot accumulate arrays of different dimensionality": "2202E",
                    "cannot accumulate empty arrays": "2202E", "cannot accumulate null arrays": "22004",
+                   "number of elements to trim must be between": "2202E",
                    "searching for elements in multidimensional arrays": "0A000",
                    "removing elements from multidimensional arrays": "0A000",
                    "concatenating an empty multidimensional array": "0A000",

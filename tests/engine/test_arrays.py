@@ -565,3 +565,12 @@ def test_the_multidimensional_forms_are_made_where_first_called_after_a_restart(
     fails(again, "INSERT INTO t VALUES (ARRAY[1,2,3])", "23514", error=txlake.IntegrityError)
     again.execute("INSERT INTO t VALUES (ARRAY[1,2])")
     assert again.execute("SELECT * FROM v").fetchall() == [("[1:2]", 4)]
+
+
+def test_trim_array(db):
+    """trim_array (PostgreSQL 14) was 42883: the array without its last n elements (of its
+    first dimension), 2202E for n outside 0 .. its length."""
+    assert db.execute("SELECT trim_array(ARRAY[1,2,3,4], 2), trim_array(ARRAY[1,2], 2), trim_array(NULL::int[], 1), "
+                      "trim_array(ARRAY[[1,2],[3,4]], 1)").fetchone() == ([1, 2], [], None, [[1, 2]])
+    fails(db, "SELECT trim_array(ARRAY[1,2], 3)", "2202E", "number of elements to trim must be between 0 and 2")
+    fails(db, "SELECT trim_array(ARRAY[1,2], -1)", "2202E", "number of elements to trim must be between 0 and 2")
