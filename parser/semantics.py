@@ -1688,6 +1688,30 @@ def _json_of_values(node: exp.Anonymous) -> exp.Anonymous:
     return exp.Anonymous(this=node.name, expressions=[_json_value(value)])
 
 
+# the json builders and aggregates whose values PostgreSQL writes by to_json's rules: which
+# arguments are values (the odd ones of an object's key / value pairs)
+_JSON_BUILDERS = {"json_build_object": 2, "jsonb_build_object": 2, "json_build_array": 1, "jsonb_build_array": 1,
+                  "json_agg": 1, "jsonb_agg": 1}
+
+
+def _json_built_of_values(node: exp.Anonymous) -> exp.Anonymous:
+    """``json_build_object(k, v, ...)``, ``json_build_array(v, ...)``, ``json_agg(v [ORDER BY
+    ...])``: each value as to_json writes it (``_json_value``: an interval's text was DuckDB's,
+    a timestamp's without its T)."""
+    step = _JSON_BUILDERS[node.name.lower()]
+    args = []
+    for i, arg in enumerate(node.expressions):
+        if i % step != step - 1:
+            args.append(arg.copy())
+        elif isinstance(arg, exp.Order):  # (json_agg(v ORDER BY w))
+            ordered = arg.copy()
+            ordered.set("this", _json_value(arg.this))
+            args.append(ordered)
+        else:
+            args.append(_json_value(arg))
+    return exp.Anonymous(this=node.name, expressions=args)
+
+
 def _is_row(node: exp.Expression) -> bool:
     return isinstance(node, exp.Tuple) or _is_call(node, "row")
 
@@ -1699,6 +1723,8 @@ def _json_value(value: exp.Expression) -> exp.Expression:
         return exp.Anonymous(this="struct_pack", expressions=[
             exp.PropertyEQ(this=exp.to_identifier(f"f{i}"), expression=_json_value(v))
             for i, v in enumerate(value.expressions, 1)])
+    if isinstance(value, exp.Null):  # (of no type the macro's forms tell apart)
+        return value.copy()
     if witness := _type_witnesses(value):
         return exp.Anonymous(this=JSON_VALUE_MACRO, expressions=[value.copy(), *witness])
     if _aggregated(value) and not any(isinstance(n, exp.Placeholder) for n in value.walk()):
@@ -1712,6 +1738,8 @@ def _function(node: exp.Anonymous) -> exp.Expression:
     name = node.name.lower()
     if name in ("row_to_json", "to_json", "to_jsonb") and node.expressions:
         node = _json_of_values(node)
+    elif name in _JSON_BUILDERS and node.expressions:
+        node = _json_built_of_values(node)
     if (json_call := json_ops.function(node)) is not None:
         return json_call
     if name == "date_part":

@@ -622,3 +622,16 @@ def test_to_json_of_a_row_and_of_values_is_postgresql_s(db):
     assert db.execute("SELECT row_to_json(ROW(1, 'a'), false)").fetchone() == ({"f1": 1, "f2": "a"},)
     with pytest.raises(txlake.NotSupportedError):
         db.execute("SELECT row_to_json(ROW(1, 'a'), true)")
+
+
+def test_json_builders_and_aggregates_write_values_as_to_json(db):
+    """json[b]_build_object / _array and json[b]_agg wrote an interval's and a timestamp's
+    DuckDB texts ("1 year 2 months", "2024-01-02 03:04:05"): PostgreSQL's to_json's."""
+    assert db.execute("SELECT json_build_object('a', 1, 'b', interval '1 year 2 mons')::text, "
+                      "jsonb_build_object('t', timestamp '2024-01-02 03:04:05')::text, "
+                      "json_build_array(1, 'a', NULL, interval '1 mon')::text").fetchone() == (
+        '{"a" : 1, "b" : "1 year 2 mons"}', '{"t": "2024-01-02T03:04:05"}', '[1, "a", null, "1 mon"]')
+    assert db.execute("SELECT json_agg(x ORDER BY x DESC)::text, "
+                      "jsonb_agg(x) FILTER (WHERE x > interval '1 day')::text "
+                      "FROM (VALUES (interval '1 year 2 mons'), (interval '3 days'), (interval '1 hour')) v(x)"
+                      ).fetchone() == ('["1 year 2 mons", "3 days", "01:00:00"]', '["1 year 2 mons", "3 days"]')
