@@ -12,7 +12,7 @@ table with a CHAR(n) column, once per plan (``rewritten``):
   ``c = 'ab   '`` holds for 'ab';
 - ``octet_length()`` counts the padding (bpcharoctetlen), LIKE and the regular expression
   operators match the padded value (bpcharlike is textlike of the bpchar as it is);
-- ``pg_typeof()`` of one is ``character``;
+- ``pg_typeof()`` of one is ``character``; ``pg_column_size()`` counts its padding;
 - a CHAR(n) value in a query's select list comes out padded to n (``padded``), as bpcharout
   writes it - a column (a derived table's too), a cast to ``char(n)``, ``max`` / ``min`` of one.
 
@@ -28,6 +28,7 @@ from sqlglot import exp
 
 from txlake.engine import column_scope
 from txlake.engine.jsonb_order import assignment
+from txlake.parser.semantics import COLUMN_SIZE_MACRO, VARLENA_SIZE
 from txlake.storage.schema import TableSchema
 
 if TYPE_CHECKING:
@@ -86,6 +87,12 @@ def rewritten(ctx: Context, expression: exp.Expression, tables: column_scope.Sta
             node.set("high", _as_char(node.args["high"]))
         elif isinstance(node, _MATCHES) and (n := width(node.this)) is not None:
             node.set("this", _padded(node.this, n))
+        elif isinstance(node, exp.Anonymous) and node.name == COLUMN_SIZE_MACRO and \
+                (n := width(node.expressions[0])) is not None:  # (the padded value's bytes)
+            value = node.expressions[0]
+            padded = exp.Add(this=exp.Anonymous(this="strlen", expressions=[value.copy()]), expression=exp.Paren(
+                this=exp.Sub(this=exp.Literal.number(n), expression=exp.Length(this=value.copy()))))
+            return exp.Anonymous(this=VARLENA_SIZE, expressions=[padded, node.expressions[1].copy()])
         elif isinstance(node, exp.Anonymous) and len(node.expressions) == 1 and \
                 (n := width(node.expressions[0])) is not None:
             name = node.name.lower()

@@ -25,7 +25,9 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
                                      BOOLEAN_WORDS, BYTEA_IN, BYTEA_LENGTH, BYTEA_MACRO, CBRT_FUNCTION, DIVIDE_MACRO,
                                      DIVISOR_MACRO,
                                      EPOCH_MACRO, ESCAPE_IN, ESCAPE_OUT, FLOAT_PRODUCT_MACRO, FLOAT_SUM_MACRO,
-                                     INTEGER_MACRO, INTERVAL_MACRO, LIKE_ALL, LIKE_ANY,
+                                     COLUMN_SIZE_MACRO, COLUMN_SIZE_REFUSED, NUMERIC_SIZE, VARLENA_SIZE,
+                                     INTEGER_MACRO, INTERVAL_FIT, INTERVAL_MACRO, INTERVAL_PARTS, JSON_VALUE_MACRO,
+                                     LIKE_ALL, LIKE_ANY,
                                      LENGTH_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO, REAL_MACRO, SPLIT_PART_MACRO,
                                      SERIES_LIST, SERIES_NUMBERED, SERIES_ROWS, SQRT_MACRO, SUBSTRING_FROM_MACRO,
                                      SUBSTRING_MACRO, SUM_MACRO, WINDOW_AVG_MACRO, WINDOW_SUM_MACRO, EXP_MACRO,
@@ -34,7 +36,8 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
 from txlake.parser import date_format, interval_input, json_ops, number_format, numeric
 from txlake.parser.system_columns import TID_IN, TID_OUT
 from txlake.parser.semantics import (ARRAY_CONCAT, ARRAY_INDEX, ARRAY_LENGTH, ARRAY_LOWER, ARRAY_MACRO,  # (arrays)
-                                     ARRAY_AS, ARRAY_CAT, ARRAY_ELEMENT, ARRAY_ELEMENTS, ARRAY_ONE_DIMENSIONAL,
+                                     ARRAY_ACCUMULATED, ARRAY_AS, ARRAY_CAT, ARRAY_ELEMENT, ARRAY_ELEMENTS,
+                                     ARRAY_ONE_DIMENSIONAL,
                                      ARRAY_PARSE, ARRAY_RECTANGULAR, ARRAY_SET, ARRAY_UPPER, nested_form,
                                      ELEMENTS_AS, QUANTIFIED, STRING_TO_ARRAY, SUBSCRIPTS, TEXT_MACRO, array_cast)
 from txlake.storage.schema import INTEGER_INPUT, array_input, integer_input
@@ -204,17 +207,27 @@ def _reserved_words() -> frozenset[str]:
 
 # macros, which DuckDB keeps in the database: made once for all its connections
 # sum() of intervals, as PostgreSQL's: each part summed on its own (1 mon + 30 days is 1 mon 30
-# days), 22008 past a part's range (DuckDB has no sum of intervals)
-_INTERVAL_PART_SUMS = ("sum(datepart('year', x) * 12 + datepart('month', x))", "sum(datepart('day', x))",
-                       "sum(datepart('hour', x) * 3600000000 + datepart('minute', x) * 60000000 "
-                       "+ datepart('microseconds', x))")
-_INTERVAL_SUM = (
-    f"CASE WHEN {_INTERVAL_PART_SUMS[0]} NOT BETWEEN -2147483648 AND 2147483647 "
-    f"OR {_INTERVAL_PART_SUMS[1]} NOT BETWEEN -2147483648 AND 2147483647 "
-    f"OR {_INTERVAL_PART_SUMS[2]} NOT BETWEEN -9223372036854775808 AND 9223372036854775807 "
-    f"THEN CAST(error('{intervals.OUT_OF_RANGE}') AS INTERVAL) "
-    f"ELSE to_months(CAST({_INTERVAL_PART_SUMS[0]} AS INTEGER)) + to_days(CAST({_INTERVAL_PART_SUMS[1]} AS INTEGER)) "
-    f"+ to_microseconds(CAST({_INTERVAL_PART_SUMS[2]} AS BIGINT)) END")
+# days), 22008 past a part's range (DuckDB has no sum of intervals); of the parts' sums
+# (INTERVAL_PARTS' macros: of another type's value NULL, so that a window's part sums, made for
+# any argument, bind), and avg() that sum divided by the count as PostgreSQL divides
+# (INTERVAL_DIVIDE: engine/intervals.py; DuckDB's avg differed in the last microsecond)
+INTERVAL_DIVIDE = "txl_interval_divide"
+
+
+def _interval_of_sums(months: str, days: str, micros: str) -> str:
+    return (f"CASE WHEN {months} NOT BETWEEN -2147483648 AND 2147483647 "
+            f"OR {days} NOT BETWEEN -2147483648 AND 2147483647 "
+            f"OR {micros} NOT BETWEEN -9223372036854775808 AND 9223372036854775807 "
+            f"THEN CAST(error('{intervals.OUT_OF_RANGE}') AS INTERVAL) "
+            f"ELSE to_months(CAST({months} AS INTEGER)) + to_days(CAST({days} AS INTEGER)) "
+            f"+ to_microseconds(CAST({micros} AS BIGINT)) END")
+
+
+_INTERVAL_PART_VALUES = ("datepart('year', x) * 12 + datepart('month', x)", "datepart('day', x)",
+                         "datepart('hour', x) * 3600000000 + datepart('minute', x) * 60000000 "
+                         "+ datepart('microseconds', x)")
+_INTERVAL_SUM = _interval_of_sums(*(f"sum({part}(x))" for part in INTERVAL_PARTS))
+_WINDOW_INTERVAL_SUM = _interval_of_sums("m", "d", "u")
 MACROS = (
     # PostgreSQL's tid (parser/system_columns.py): read from its text '(block,offset)', and written so
     f"CREATE MACRO {TID_IN}(s) AS CASE WHEN s IS NULL THEN NULL ELSE list_transform("
@@ -230,10 +243,10 @@ MACROS = (
     # given the dividend (a column), not when it is NULL: PostgreSQL's division is strict
     f"CREATE MACRO {DIVISOR_MACRO}(x) AS CASE WHEN x = 0 THEN error('division by zero') ELSE x END, "
     "(x, dividend) AS CASE WHEN x = 0 AND dividend IS NOT NULL THEN error('division by zero') ELSE x END",
-    # a / b: an interval's by DuckDB's "/" (integer_division, set before these, makes the operator
-    # its "//", which has no interval form), a numeric's and an integer's as PostgreSQL's numeric
-    # division (a numeric, exact: parser/numeric.py), anything else's by the operator as set
-    f'CREATE MACRO {DIVIDE_MACRO}(a INTERVAL, b, x, y) AS "/"(a, b), ' +
+    # a / b: an interval's as PostgreSQL's interval_div (INTERVAL_DIVIDE), a numeric's and an
+    # integer's as PostgreSQL's numeric division (a numeric, exact: parser/numeric.py), anything
+    # else's by the operator as set
+    f'CREATE MACRO {DIVIDE_MACRO}(a INTERVAL, b, x, y) AS {INTERVAL_DIVIDE}(a, b), ' +
     _by_operand_types("quotient", "a / b", _native_quotient("a", "b")),
     # sqrt, exp, ln, log (base 10) and power of a numeric as PostgreSQL's (exact numerics), of the
     # rest a double's; arguments outside the domain are errors (2201F, 2201E), not NaN or infinity.
@@ -260,7 +273,12 @@ MACROS = (
     f"CREATE MACRO {SUBSTRING_FROM_MACRO}(s, f) AS substring(s, greatest(f, 1))",
     # extract(epoch FROM x) as PostgreSQL's numeric: a date's seconds whole, the rest's (a
     # timestamp's, a time's, an interval's) with their microseconds
+    # (an interval's: its years of 365.25 days, other months of 30, days of 24 hours, as
+    # PostgreSQL's interval_part - DuckDB's year was 360 days)
     f"CREATE MACRO {EPOCH_MACRO}(x DATE) AS CAST(epoch(x) AS DECIMAL(38,0)), "
+    f"(x INTERVAL) AS CAST({_INTERVAL_PART_VALUES[2]} AS DECIMAL(38,0)) * CAST(0.000001 AS DECIMAL(7,6)) "
+    "+ CAST(datepart('year', x) * 31557600 + datepart('month', x) * 2592000 + datepart('day', x) * 86400 "
+    "AS DECIMAL(38,0)), "
     "(x) AS CAST(epoch_us(x) AS DECIMAL(38,0)) * CAST(0.000001 AS DECIMAL(7,6))",
     # a DOUBLE PRECISION or REAL r = a + b (a - b) or a * b: infinite from finite operands is an
     # overflow, a product 0 from non-zero ones an underflow (22003), as PostgreSQL's float8pl,
@@ -325,19 +343,23 @@ MACROS = (
     # twice, once to sum and once to be told by (a numeric takes the DOUBLE form, the cheaper
     # cast, whose sum is of the argument as it is). DuckDB binds a macro's body when it is made:
     # the second macro is first made with one form, then given its three
+    *(f"CREATE MACRO {part}(x INTERVAL) AS CAST({value} AS BIGINT), (x) AS CAST(NULL AS BIGINT)"
+      for part, value in zip(INTERVAL_PARTS, _INTERVAL_PART_VALUES)),
     f"CREATE MACRO {SUM_MACRO}_of(x, w) AS sum(x)",
     f"CREATE MACRO {SUM_MACRO}(x SMALLINT) AS CAST(sum(x) AS BIGINT), (x INTEGER) AS CAST(sum(x) AS BIGINT), "
     f"(x BIGINT) AS CAST(sum(x) AS DECIMAL(38,0)), (x HUGEINT) AS CAST(sum(x) AS DECIMAL(38,0)), "
     f"(x INTERVAL) AS {_INTERVAL_SUM}, (x) AS {SUM_MACRO}_of(x, x)",
     f"CREATE OR REPLACE MACRO {SUM_MACRO}_of(x, w FLOAT) AS CAST(sum(x) AS FLOAT), (x, w DOUBLE) AS sum(x), "
     "(x, w) AS sum(x)",
-    # as window functions: of the window's DuckDB sum (s), count (n) and avg (a), by the type of
-    # the argument (x), which is not evaluated (DuckDB takes no macro of an aggregate nested in
-    # another expression as a window function)
-    f"CREATE MACRO {WINDOW_SUM_MACRO}(s, x SMALLINT) AS CAST(s AS BIGINT), (s, x INTEGER) AS CAST(s AS BIGINT), "
-    "(s, x BIGINT) AS CAST(s AS DECIMAL(38,0)), (s, x HUGEINT) AS CAST(s AS DECIMAL(38,0)), "
+    # as window functions: of the window's DuckDB sum (s), count (n) and avg (a), and its sums of
+    # an interval's parts (m, d, u), by the type of the argument (x), which is not evaluated
+    # (DuckDB takes no macro of an aggregate nested in another expression as a window function)
+    f"CREATE MACRO {WINDOW_SUM_MACRO}(s, x SMALLINT, m, d, u) AS CAST(s AS BIGINT), "
+    "(s, x INTEGER, m, d, u) AS CAST(s AS BIGINT), (s, x BIGINT, m, d, u) AS CAST(s AS DECIMAL(38,0)), "
+    "(s, x HUGEINT, m, d, u) AS CAST(s AS DECIMAL(38,0)), "
     # (a numeric takes the DOUBLE form, the cheaper cast, not the FLOAT one: its sum as it is)
-    "(s, x FLOAT) AS CAST(s AS FLOAT), (s, x DOUBLE) AS s, (s, x) AS s",
+    "(s, x FLOAT, m, d, u) AS CAST(s AS FLOAT), (s, x DOUBLE, m, d, u) AS s, "
+    f"(s, x INTERVAL, m, d, u) AS {_WINDOW_INTERVAL_SUM}, (s, x, m, d, u) AS s",
     # avg() of integers and of numerics: a numeric, exactly - PostgreSQL's division of the sum by
     # the count, rounded (half away from zero) at the scale it gives the quotient, 16 significant
     # digits or the sum's scale if more (select_div_scale: from the first base-10000 digits of
@@ -367,10 +389,10 @@ MACROS = (
     f"CREATE MACRO {AVG_MACRO}_of(x, w DECIMAL) AS txl_quotient(sum(x), count(x)), (x, w) AS avg(x)",
     f"CREATE MACRO {AVG_MACRO}(" + ", (".join(
         f"x {t}) AS txl_quotient(sum(x), count(x))" for t in ("SMALLINT", "INTEGER", "BIGINT")) +
-    f", (x) AS {AVG_MACRO}_of(x, x)",
+    f", (x INTERVAL) AS {INTERVAL_DIVIDE}({_INTERVAL_SUM}, count(x)), (x) AS {AVG_MACRO}_of(x, x)",
     f"CREATE MACRO {WINDOW_AVG_MACRO}(" + ", (".join(
-        f"s, n, a, x {t}) AS txl_quotient(s, n)" for t in ("SMALLINT", "INTEGER", "BIGINT", "DECIMAL")) +
-    ", (s, n, a, x) AS a",
+        f"s, n, a, x {t}, m, d, u) AS txl_quotient(s, n)" for t in ("SMALLINT", "INTEGER", "BIGINT", "DECIMAL")) +
+    f", (s, n, a, x INTERVAL, m, d, u) AS {INTERVAL_DIVIDE}({_WINDOW_INTERVAL_SUM}, n), (s, n, a, x, m, d, u) AS a",
     # percentile_cont's value: PostgreSQL's percentile_cont takes a double precision (or an
     # interval: refused); of another type (a timestamp, text) no function exists (42883)
     f"CREATE MACRO {PERCENTILE_VALUE}(x DOUBLE) AS x, "
@@ -456,7 +478,7 @@ INTERVAL_TEXT = "txl_interval_text"
 # column, as its stored text (storage/schema.py): text by that input, an interval as it is -
 # INTERVAL_VALUE(x, fields, precision) for a column of an ``interval day to second(3)`` type,
 # cut to its fields (INTERVAL_FIT), text read with them ('5' into an interval hour: five hours)
-INTERVAL_IN, INTERVAL_FIT, INTERVAL_VALUE = "txl_interval_in", "txl_interval_fit", "txl_interval"
+INTERVAL_IN, INTERVAL_VALUE = "txl_interval_in", "txl_interval"
 _SCALAR_TEXT = (f"(x, w DOUBLE) AS {_float_text('1e15')}, (x, w FLOAT) AS {_float_text('1e6')}, "
                 "(x, w BLOB) AS '\\x' || lower(hex(x)), "
                 f"(x, w INTERVAL) AS {INTERVAL_TEXT}(x), " +
@@ -464,7 +486,17 @@ _SCALAR_TEXT = (f"(x, w DOUBLE) AS {_float_text('1e15')}, (x, w FLOAT) AS {_floa
                 ", (x, w) AS CAST(x AS VARCHAR)")
 # the digits of s (a number's text with no exponent, at least 10) with one before the point and an exponent
 _DIGITS = "rtrim(replace(ltrim(s, '-'), '.', ''), '0')"
+# pg_column_size's of the fixed-size types (pg_type.typlen)
+_FIXED_SIZES = {"BOOLEAN": 1, "SMALLINT": 2, "INTEGER": 4, "BIGINT": 8, "FLOAT": 4, "DOUBLE": 8, "DATE": 4, "TIME": 8,
+                "TIMESTAMP": 8, "TIMESTAMPTZ": 8, "UUID": 16, "INTERVAL": 16}
+
+
+def _column_size_refused(type_name: str) -> str:
+    return f"CAST(error('{COLUMN_SIZE_REFUSED} ' || {type_name} || ' is not supported') AS INTEGER)"
+
+
 TEXT_MACROS = (
+    f"CREATE MACRO {VARLENA_SIZE}(n, s) AS CAST(n + CASE WHEN s AND n <= 126 THEN 1 ELSE 4 END AS INTEGER)",
     f"CREATE MACRO {TEXT_MACRO}_exponent(s) AS CASE WHEN starts_with(s, '-') THEN '-' ELSE '' END "
     f"|| left({_DIGITS}, 1) || CASE WHEN length({_DIGITS}) > 1 THEN '.' || substr({_DIGITS}, 2) ELSE '' END "
     "|| 'e+' || lpad(CAST(length(split_part(ltrim(s, '-'), '.', 1)) - 1 AS VARCHAR), 2, '0')",
@@ -474,6 +506,25 @@ TEXT_MACROS = (
     "OR regexp_matches(t, '[{}\",\\\\\\s]') "
     "THEN '\"' || replace(replace(t, '\\', '\\\\'), '\"', '\\\"') || '\"' ELSE t END",
     f"CREATE MACRO {TEXT_MACRO}_scalar{_SCALAR_TEXT}",
+    # pg_column_size(x): a fixed-size type's length (typlen); a text's or a bytea's bytes and its
+    # varlena header - 1 byte where it is stored (s: a table's column) and they fit a short one
+    # (126 bytes), else 4 (uncompressed: PostgreSQL compresses the values of a row wider than
+    # about 2 kB); a numeric's header and base-10000 digits; other types refused
+    f"CREATE MACRO {COLUMN_SIZE_MACRO}" + ", ".join(
+        f"(x, s, w {t}) AS CASE WHEN x IS NOT NULL THEN {n} END" for t, n in _FIXED_SIZES.items()) +
+    # (an enum's is 4 bytes, its OID; json and jsonb are one type here - jsonb's binary size unknown)
+    ", (x, s, w VARCHAR) AS CASE WHEN typeof(x) = 'JSON' THEN " + _column_size_refused("'json'") + " "
+    "WHEN starts_with(typeof(x), 'ENUM') THEN CASE WHEN x IS NOT NULL THEN 4 END "
+    f"ELSE {VARLENA_SIZE}(strlen(CAST(x AS VARCHAR)), s) END, "
+    f"(x, s, w BLOB) AS {VARLENA_SIZE}(octet_length(x), s), "
+    f"(x, s, w DECIMAL) AS {VARLENA_SIZE}({NUMERIC_SIZE}(CAST(x AS VARCHAR)), s), "
+    "(x, s, w) AS " + _column_size_refused("typeof(w)"),
+    # a value as PostgreSQL's to_json writes it (datum_to_json): a timestamp in ISO 8601, an
+    # interval or a bytea as its text; a date as it is (it would take the timestamp's form)
+    f"CREATE MACRO {JSON_VALUE_MACRO}(x, w INTERVAL) AS CAST(to_json({INTERVAL_TEXT}(x)) AS JSON), "
+    "(x, w BLOB) AS CAST(to_json('\\x' || lower(hex(x))) AS JSON), "
+    "(x, w TIMESTAMP) AS CAST(to_json(rtrim(rtrim(strftime(x, '%Y-%m-%dT%H:%M:%S.%f'), '0'), '.')) AS JSON), "
+    "(x, w DATE) AS x, (x, w) AS x",
     f"CREATE MACRO {INTERVAL_MACRO}(x VARCHAR) AS {INTERVAL_IN}(x), (x) AS CAST(x AS INTERVAL)",
     f"CREATE MACRO {INTERVAL_MACRO}_fields(x VARCHAR, f) AS {INTERVAL_IN}_fields(x, f), (x, f) AS CAST(x AS INTERVAL)",
     f"CREATE MACRO {INTERVAL_VALUE}(x) AS {INTERVAL_TEXT}({INTERVAL_MACRO}(x)), "
@@ -575,6 +626,18 @@ def _rectangular(d: int) -> str:
             "error('multidimensional arrays must have array expressions with matching dimensions') ELSE a END")
 
 
+def _accumulated(d: int) -> str:
+    """array_agg's array of arrays, ``a``, of d dimensions, as it is - but refused as PostgreSQL's
+    accumArrayResultArr refuses it: of a NULL array (22004), of an empty one first, or of arrays
+    of different shapes - an empty one after others too (2202E; DuckDB's lists of lists need not
+    be rectangular)."""
+    return ("CASE WHEN list_contains(list_transform(a, lambda x: x IS NULL), true) THEN "
+            "error('cannot accumulate null arrays') WHEN len(a[1]) = 0 THEN error('cannot accumulate empty arrays') "
+            "WHEN list_contains(list_transform(a, lambda x: len(x) = 0), true) "
+            f"OR len(list_distinct(list_transform(a, lambda x: {_shape(d - 1, 'x')}))) > 1 "
+            "THEN error('cannot accumulate arrays of different dimensionality') ELSE a END")
+
+
 def _replaced(d: int, a: str = "a") -> str:
     """``a``, an array of d dimensions, its elements not distinct from x replaced by y."""
     e = f"e{d}"
@@ -604,6 +667,7 @@ _ONE_DIMENSION_DIMS = "CASE WHEN len(a) > 0 THEN '[1:' || len(a) || ']' END"
 NESTED_ARRAY_MACROS = (
     _by_dimensions(ARRAY_ELEMENTS, lambda d, t: _flattened("a", d), "a"),
     _by_dimensions(ARRAY_RECTANGULAR, lambda d, t: _rectangular(d), "a"),
+    _by_dimensions(ARRAY_ACCUMULATED, lambda d, t: _accumulated(d), "a"),
     # (a function PostgreSQL refuses of a multidimensional array: m, at run time, where it is not
     # NULL - its elements, to bind the function by)
     _by_dimensions(ARRAY_ONE_DIMENSIONAL, lambda d, t: f"CASE WHEN a IS NOT NULL THEN error(m) ELSE "
@@ -651,6 +715,9 @@ ARRAY_MACROS = (
     f"CREATE MACRO array_upper(a, d) AS {_ONE_DIMENSION_LENGTH}",  # (arrays start at 1: the upper bound is the length)
     f"CREATE MACRO array_lower(a, d) AS {_ONE_DIMENSION_LOWER}",
     f"CREATE MACRO array_replace(a, x, y) AS {_replaced(1)}",
+    # trim_array (PostgreSQL 14): the array without its last n elements (of its first dimension)
+    "CREATE MACRO trim_array(a, n) AS CASE WHEN n < 0 OR n > len(a) THEN "
+    "error('number of elements to trim must be between 0 and ' || len(a)) ELSE a[1:len(a) - n] END",
     "CREATE MACRO array_positions(a, x) AS "
     "CAST(list_filter(range(1, len(a) + 1), lambda i: a[i] IS NOT DISTINCT FROM x) AS INTEGER[])",
     f"CREATE MACRO {ARRAY_CONCAT}" + ", ".join(f"(a {t}[], b {t}) AS list_append(a, b), (a {t}, b {t}[]) AS "
@@ -976,6 +1043,8 @@ _FUNCTIONS = (
     (SIZE_PRETTY_FUNCTION, size_pretty, ["BIGINT"], "VARCHAR"),
     # justify_hours, justify_days, justify_interval
     *((name, function, ["INTERVAL"], "INTERVAL") for name, function in intervals.FUNCTIONS.items()),
+    (INTERVAL_DIVIDE, intervals.divide, ["INTERVAL", "DOUBLE"], "INTERVAL"),
+    (NUMERIC_SIZE, numeric.stored_bytes, ["VARCHAR"], "BIGINT"),
     (INTERVAL_TEXT, lambda value: pg_text.pg_interval(*value), ["INTERVAL"], "VARCHAR"),
     (INTERVAL_IN, _interval_in, ["VARCHAR"], "INTERVAL"),
     (INTERVAL_IN + "_fields", _interval_in, ["VARCHAR", "VARCHAR"], "INTERVAL"),

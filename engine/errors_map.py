@@ -12,8 +12,8 @@ from txlake import errors
 from txlake.engine import buckets, bytea_functions, jsonpath
 from txlake.parser.parse import placeholders_in_sql_order
 from txlake.parser import date_format, interval_input, number_format
-from txlake.parser.semantics import (BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, NULL_IDENTIFIER, PERCENTILE_REFUSED,
-                                     PERCENTILE_VALUE, TO_CHAR_REFUSED)
+from txlake.parser.semantics import (BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, COLUMN_SIZE_REFUSED, NULL_IDENTIFIER,
+                                     PERCENTILE_REFUSED, PERCENTILE_VALUE, TO_CHAR_REFUSED)
 
 
 # a number that does not fit its type (1000000000 for DECIMAL(10,2), '9223372036854775808' for
@@ -55,6 +55,9 @@ _SMALLEST = {str(-(1 << (bits - 1))): str(bits) for bits in (16, 32, 64)}
 # engine/dialect.py's refusals of a multidimensional array, as PostgreSQL words them, and their SQLSTATEs
 _ARRAY_REFUSALS = {"multidimensional arrays must have array expressions": "2202E",
                    "cannot concatenate incompatible arrays": "2202E",
+                   "cannot accumulate arrays of different dimensionality": "2202E",
+                   "cannot accumulate empty arrays": "2202E", "cannot accumulate null arrays": "22004",
+                   "number of elements to trim must be between": "2202E",
                    "searching for elements in multidimensional arrays": "0A000",
                    "removing elements from multidimensional arrays": "0A000",
                    "concatenating an empty multidimensional array": "0A000",
@@ -305,7 +308,7 @@ def translate(e: duckdb.Error) -> errors.Error:
             return errors.DataError(message, sqlstate="22023")
         if "division by zero" in text:
             return errors.DivisionByZero(message)
-        if message.startswith((TO_CHAR_REFUSED, PERCENTILE_REFUSED)):  # (parser/semantics.py's)
+        if message.startswith((TO_CHAR_REFUSED, PERCENTILE_REFUSED, COLUMN_SIZE_REFUSED)):  # (parser/semantics.py's)
             return errors.NotSupportedError(message)
         if text.startswith("json key cannot be null"):  # (json[b]_build_object's: DuckDB's json_object)
             return errors.DataError("null value not allowed for object key", sqlstate="22004")

@@ -538,6 +538,12 @@ class Executor:
         except duckdb.Error as e:
             raise self._error(e, sql=sql, params=params) from None
 
+    def _catalog_answer(self, ctx: Context, register, lookups: list, node: exp.Expression, visit) -> exp.Expression:
+        """A catalog call's answer (engine/catalog_functions.py), its lookups made at the first."""
+        if not lookups:
+            lookups.append(catalog_functions.Lookups(self, ctx, register))
+        return catalog_functions.answer(self, ctx, node, lookups[0], visit)
+
     def _rewrite(self, ctx: Context, expression: exp.Expression, register, query: bool = False) -> exp.Expression:
         """Point every table reference at a registered Arrow view of the version it sees
         (``query``: ``expression`` is a query's, whose select list is its result)."""
@@ -550,9 +556,7 @@ class Executor:
 
         def visit(node):
             if catalog_functions.is_call(node):  # (regclass, format_type, obj_description, ...)
-                if not lookups:
-                    lookups.append(catalog_functions.Lookups(self, ctx, register))
-                return catalog_functions.answer(self, ctx, node, lookups[0], visit)
+                return self._catalog_answer(ctx, register, lookups, node, visit)
             if not isinstance(node, exp.Table):
                 return _session_value(ctx, node)
             if isinstance(node.this, exp.Anonymous) and node.this.name.lower() in _TABLE_FUNCTIONS:
@@ -1030,7 +1034,7 @@ class Executor:
             updated = rows.column(_UPDATED).to_pylist() if _UPDATED in rows.column_names else None
             rows = system_columns.returned(self, ctx, version, rows.select(schema.names), returned, updated=updated)
         result = self._returning(stmt.returning, rows, schema, stmt.alias or stmt.table.name, returning_params,
-                                 system=marked)
+                                 system=marked, ctx=ctx)
         result.status = f"INSERT 0 {rows.num_rows}"
         return result
 
@@ -1469,7 +1473,7 @@ class Executor:
         if returned:
             new_rows = system_columns.returned(self, ctx, version, _arrow(new_rows), returned)
         out = self._returning(stmt.returning, new_rows, version.schema, alias, returning_params,
-                              _source_tables(stmt.from_, result), system=bool(returned))
+                              _source_tables(stmt.from_, result), system=bool(returned), ctx=ctx)
         out.status = f"UPDATE {len(rowids)}"
         return out
 
@@ -1530,7 +1534,7 @@ class Executor:
                 with_rowids = returned.append_column(ROWID, result.column(ROWID))
                 returned = system_columns.returned(self, ctx, version, with_rowids, ctx.system_columns, deleted=True)
             out = self._returning(stmt.returning, returned, version.schema, alias, returning_params,
-                                  _source_tables(stmt.using, result), system=bool(ctx.system_columns))
+                                  _source_tables(stmt.using, result), system=bool(ctx.system_columns), ctx=ctx)
         else:
             out = Result(rowcount=len(rowids))
         out.status = f"DELETE {len(rowids)}"
@@ -1963,12 +1967,13 @@ class Executor:
             raise self._key_taken(ctx, version, next(iter(hidden)))
 
     def _returning(self, returning, rows: pa.Table | PythonRows, schema: TableSchema, alias: str, params,
-                   others=(), system: bool = False) -> Result:
+                   others=(), system: bool = False, ctx: Context | None = None) -> Result:
         """RETURNING over ``rows`` (the target's, of ``schema``, named ``alias``) and ``others``:
         the rows of an UPDATE's FROM / a DELETE's USING tables each row joined, as (name, rows)
         pairs. Its columns are typed as a query's are (a uuid fetched as ``uuid.UUID``).
         ``system``: ``rows`` end with the system columns it names (``system_columns.returned``),
-        which its ``*`` leaves out."""
+        which its ``*`` leaves out. ``ctx``: the statement's, to answer catalog calls
+        (``tableoid::regclass``) by."""
         if not returning:
             return Result(rowcount=rows.num_rows)
         names = points.plain_columns(returning, alias) if not others and not system else points.NOT_PLAIN
@@ -1988,6 +1993,13 @@ class Executor:
                                 from_=exp.From(this=_aliased(name, alias)), joins=joins)
             if system:
                 system_columns.hidden_from_returning(select, alias, rows.column_names[len(schema.names):])
+            if ctx is not None and any(catalog_functions.is_call(n) for n in select.walk()):
+                lookups: list[catalog_functions.Lookups] = []
+
+                def visit(node):
+                    return self._catalog_answer(ctx, register, lookups, node, visit) \
+                        if catalog_functions.is_call(node) else node
+                select = select.transform(visit)
             table = self._sql(bpchar.returned(select, schema, alias), params, result=True)
         return Result(table=table, rowcount=rows.num_rows)
 
@@ -2709,7 +2721,7 @@ def column_type(data_type: exp.DataType) -> ColumnType:
     if isinstance(data_type.this, exp.Interval):  # interval day to second, interval hour
         unit = data_type.this.unit
         fields = f"{unit.this.name} TO {unit.expression.name}" if isinstance(unit, exp.IntervalSpan) else unit.name
-        return make_type(f"INTERVAL {fields}")
+        return make_type(f"INTERVAL {fields}", tuple(int(p.this.this) for p in data_type.expressions))
     name = data_type.this.name
     if name == "ARRAY" and len(data_type.expressions) == 1:  # T[], T ARRAY (a size, T[3], is ignored, as in PG)
         element = data_type.expressions[0]

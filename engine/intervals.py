@@ -1,5 +1,6 @@
 """PostgreSQL's interval functions DuckDB lacks: ``justify_hours``, ``justify_days`` and
-``justify_interval`` (engine/dialect.py registers them as DuckDB functions of Arrow arrays).
+``justify_interval``, and its division of an interval by a number (engine/dialect.py registers
+them as DuckDB functions of Arrow arrays).
 
 An interval is three parts, as in PostgreSQL and DuckDB: months and days (32-bit) and
 microseconds (64-bit); Arrow carries it as (months, days, nanoseconds). A part that does not fit
@@ -64,13 +65,47 @@ def justify_interval(months: int, days: int, time: int) -> tuple[int, int, int]:
     return (months, *_time_signed_as_days(days, time))
 
 
+def _rounded_to_micros(seconds: float) -> float:
+    """PostgreSQL's TSROUND: to a whole number of millionths, as a double (C's rint: half to even)."""
+    return round(seconds * 1e6) / 1e6
+
+
+def divided(months: int, days: int, time: int, factor: float) -> tuple[int, int, int]:
+    """PostgreSQL 16's interval_div: months and days divided and truncated, their fractions
+    cascaded down - a month's as 30 days (rounded to a millionth of a day first), a day's as
+    86400 seconds - and time divided, all in doubles as C does (so ``'1 mon' / 7`` is
+    ``4 days 06:51:25.6896``, not the exact quotient's ``.714286``). avg of intervals is the
+    sum so divided by the count. DuckDB's own division and avg differed in the last
+    microsecond, and did not carry a day out of seconds past 24 hours."""
+    if factor == 0.0:
+        raise ZeroDivisionError("division by zero")
+    whole_months, whole_days = int(months / factor), int(days / factor)
+    month_remainder_days = _rounded_to_micros((months / factor - whole_months) * MONTH)
+    seconds = _rounded_to_micros((days / factor - whole_days + month_remainder_days
+                                  - int(month_remainder_days)) * 86400)
+    if abs(seconds) >= 86400:
+        whole_days += int(seconds / 86400)
+        seconds -= int(seconds / 86400) * 86400
+    whole_days += int(month_remainder_days)
+    return whole_months, whole_days, int(round(time / factor + seconds * 1e6))
+
+
+def _as_arrow(months: int, days: int, time: int) -> tuple[int, int, int]:
+    """An interval's parts as Arrow takes them (months, days, nanoseconds); 22008 past a part's range."""
+    if not (-2 ** 31 <= months < 2 ** 31 and -2 ** 31 <= days < 2 ** 31 and -2 ** 63 <= time < 2 ** 63):
+        raise ValueError(OUT_OF_RANGE)
+    return months, days, time * 1000
+
+
+def divide(value, factor: float) -> tuple[int, int, int]:
+    """``divided`` of an interval as Arrow gives it."""
+    return _as_arrow(*divided(value.months, value.days, value.nanoseconds // 1000, factor))
+
+
 def _interval_function(justify):
     """``justify`` of an interval's parts as a function of an interval as Arrow gives it (months, days, nanoseconds)."""
     def run(value) -> tuple[int, int, int]:
-        months, days, time = justify(value.months, value.days, value.nanoseconds // 1000)
-        if not (-2 ** 31 <= months < 2 ** 31 and -2 ** 31 <= days < 2 ** 31 and -2 ** 63 <= time < 2 ** 63):
-            raise ValueError(OUT_OF_RANGE)
-        return months, days, time * 1000
+        return _as_arrow(*justify(value.months, value.days, value.nanoseconds // 1000))
     return run
 
 

@@ -17,6 +17,10 @@ tables as before, and the point paths (engine/points.py) never see one.
   inserted``), as PostgreSQL's, whose conflict check locked the row; a row DELETE returns, the
   deleter's.
 - ``tableoid``: the table's OID, as pg_class has it.
+- ``cmin`` / ``cmax``: 0. PostgreSQL's are the command id (within its transaction) of the
+  statement that inserted / deleted the row - 0 for the first statement of a transaction, and
+  of an autocommit one; txlake keeps no command ids, so a row a later statement of a
+  transaction block wrote shows 0 where PostgreSQL's shows 1, 2, ...
 
 A table of such a statement is read as ``(SELECT r.*, <system columns> FROM rows r) AS alias``,
 with its row ids; a ``*`` over it leaves them out (``hidden``), and so do whole-row references and NATURAL JOIN.
@@ -64,8 +68,8 @@ def relation(ex, ctx, version, rows: str, alias: exp.TableAlias | None, register
             join = (f" ASOF LEFT JOIN {creators} AS __x ON __x.file_id = (__r.{ROWID} >> 32)"
                     f" AND ({_ROWID_POSITION}) >= __x.first")
             columns.append(f"COALESCE(__x.xid, {FROZEN_XID}) AS xmin")
-        elif name == "xmax":
-            columns.append("CAST(0 AS BIGINT) AS xmax")
+        elif name in ("xmax", "cmin", "cmax"):
+            columns.append(f"CAST(0 AS BIGINT) AS {name}")
         else:
             columns.append(f"CAST({pg_catalog.oid(version.table_id)} AS BIGINT) AS tableoid")
     select = sqlglot.parse_one(f"SELECT {', '.join(columns)} FROM {rows} AS __r{join}", read="duckdb")
@@ -334,6 +338,8 @@ def returned(ex, ctx, version, rows: pa.Table, names, *, updated=None, deleted: 
                 column = pa.array([0] * n, pa.int64())
             else:
                 column = pa.array([xid if u else 0 for u in updated], pa.int64())
+        elif name in ("cmin", "cmax"):
+            column = pa.array([0] * n, pa.int64())
         else:
             column = pa.array([pg_catalog.oid(version.table_id)] * n, pa.int64())
         rows = rows.append_column(name, column)

@@ -337,6 +337,20 @@ class TxlakeParser(DuckDB.Parser):
             interval.set("unit", None)
         return interval
 
+    def _parse_types(self, *args, **kwargs):
+        """PostgreSQL's ``interval second(p)`` and ``interval day to second(p)``: the precision
+        of an interval type whose last field is seconds (sqlglot stopped at the parenthesis, 42601)."""
+        data_type = super()._parse_types(*args, **kwargs)
+        if isinstance(data_type, exp.DataType) and isinstance(data_type.this, exp.Interval) \
+                and not data_type.expressions and self._curr is not None and self._curr.token_type == TokenType.L_PAREN:
+            unit = data_type.this.unit
+            last = unit.expression if isinstance(unit, exp.IntervalSpan) else unit
+            if last is not None and last.name.upper() == "SECOND":
+                self._match(TokenType.L_PAREN)
+                data_type.set("expressions", [exp.DataTypeParam(this=self._parse_number())])
+                self._match_r_paren()
+        return data_type
+
     def _parse_type(self, parse_interval: bool = True, fallback_to_identifier: bool = False):
         """A typed literal binds before a cast, as in PostgreSQL: ``DATE '2024-05-17'::timestamp``
         is a TIMESTAMP (sqlglot cast the string to TIMESTAMP, then to DATE)."""

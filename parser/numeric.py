@@ -47,6 +47,22 @@ def _weight_and_first_digit(value: Decimal) -> tuple[int, int]:
     return weight, int(value.copy_abs().scaleb(-_DEC_DIGITS * weight))
 
 
+def stored_bytes(text: str) -> int:
+    """A numeric's bytes past its varlena header, as PostgreSQL stores it (numeric.c): a 2-byte
+    short header (a weight and display scale this small always have one) and 2 bytes for each
+    base-10000 digit, zero digits at either end left off (0 has none; 1.50 has 1 and 5000)."""
+    whole, _, fraction = text.lstrip("-").partition(".")
+    whole = whole.lstrip("0")
+    digits = whole.rjust(-(-len(whole) // _DEC_DIGITS) * _DEC_DIGITS, "0") + \
+        fraction.ljust(-(-len(fraction) // _DEC_DIGITS) * _DEC_DIGITS, "0")
+    groups = [digits[i:i + _DEC_DIGITS] for i in range(0, len(digits), _DEC_DIGITS)]
+    while groups and int(groups[0]) == 0:
+        groups.pop(0)
+    while groups and int(groups[-1]) == 0:
+        groups.pop()
+    return 2 + 2 * len(groups)
+
+
 def _bounded(rscale: int) -> int:
     return min(max(rscale, 0), MAX_DISPLAY_SCALE)
 

@@ -15,7 +15,7 @@ from sqlglot.trie import new_trie
 from txlake import errors
 from txlake.parser import interval_input, json_ops, number_format, numeric, pg_regex
 from txlake.parser.dialect import PREFIX_OPERATOR, SIMILAR_SUBSTRING
-from txlake.storage.schema import array_input, array_input_nested, integer_input
+from txlake.storage.schema import array_input, array_input_nested, integer_input, make_type
 
 
 # the divisor wrapper the executor defines in DuckDB: raises "division by zero" on 0
@@ -47,6 +47,9 @@ ARRAY_LENGTH, ARRAY_CONCAT, STRING_TO_ARRAY = "txl_array_length", "txl_array_con
 # (unnest(), array_to_string(), @>, ANY look through them, as PostgreSQL's); of a one-dimensional
 # array both are the array itself, decided by DuckDB's binder from its type
 ARRAY_RECTANGULAR, ARRAY_ELEMENTS = "txl_nd_array_rectangular", "txl_nd_array_elements"
+# ARRAY_ACCUMULATED(a): array_agg's array of arrays as it is, refused as PostgreSQL refuses
+# accumulating NULL or empty arrays or ones of different shapes
+ARRAY_ACCUMULATED = "txl_nd_array_accumulated"
 # ARRAY_ONE_DIMENSIONAL(a, message): a, but PostgreSQL's refusal of one of several dimensions (array_position's,
 # array_append's); ARRAY_ELEMENT(x): a subscript's value, NULL if still an array (a[1] of {{1,2}});
 # ARRAY_CAT(a, b): array_cat, of arrays of any dimensions
@@ -82,6 +85,10 @@ TO_NUMBER_FUNCTION = "txl_to_number"
 # TEXT_MACRO(x, x): a value as text, as PostgreSQL's output function writes it (engine/dialect.py):
 # a double 1 not 1.0, 1e+15, NaN, Infinity; a bytea \x0102; an interval's mons; an array {1,"a b",NULL}
 TEXT_MACRO = "txl_text"
+# JSON_VALUE_MACRO(x, x): a value as to_json writes it in PostgreSQL (engine/dialect.py): an
+# interval's or a bytea's text, a timestamp in ISO 8601 ('2024-01-02T03:04:05'), where DuckDB's
+# differ; anything else as it is, for DuckDB's to_json
+JSON_VALUE_MACRO = "txl_json_value"
 # (s1, e1) OVERLAPS (s2, e2) (engine/dialect.py): PostgreSQL's overlaps() of dates, timestamps or times,
 # an end being a point or an interval from the start (DuckDB has no OVERLAPS)
 OVERLAPS_MACRO = "txl_overlaps"
@@ -143,6 +150,8 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
             node.replace(_rows_from(node))
         elif (records := json_ops.records(node)) is not None:
             node.replace(records)
+        elif (scalar := _scalar_function_table(node)) is not None:
+            node.replace(scalar)
     selects = [(select, [None if isinstance(p, exp.Alias) else p.copy() for p in json_ops.record_fields(select)])
                for select in tree.find_all(exp.Select, exp.Returning)]
     tree = transaction_clock(tree)
@@ -771,6 +780,9 @@ def boolean_condition(condition: exp.Expression, context: str) -> exp.Expression
 # for its type alone: DuckDB takes no macro of an aggregate nested in another expression there)
 SUM_MACRO, WINDOW_SUM_MACRO, AVG_MACRO, WINDOW_AVG_MACRO = "txl_sum", "txl_window_sum", "txl_avg", "txl_window_avg"
 _AGGREGATE_MACROS = {SUM_MACRO, WINDOW_SUM_MACRO, AVG_MACRO, WINDOW_AVG_MACRO}
+# an interval's months, days and microseconds (NULL of another type's value): the window macros
+# take the window's sums of them, as DuckDB has no sum of intervals
+INTERVAL_PARTS = ("txl_interval_months", "txl_interval_days", "txl_interval_micros")
 
 
 def _typed_aggregate(node: exp.Sum | exp.Avg) -> None:
@@ -791,10 +803,17 @@ def _typed_aggregate(node: exp.Sum | exp.Avg) -> None:
     if not (isinstance(over, exp.Window) and outer.arg_key == "this"):
         outer.replace(exp.Anonymous(this=SUM_MACRO if isinstance(node, exp.Sum) else AVG_MACRO, expressions=[argument]))
     elif isinstance(node, exp.Sum):
-        over.replace(exp.Anonymous(this=WINDOW_SUM_MACRO, expressions=[over.copy(), argument]))
+        over.replace(exp.Anonymous(this=WINDOW_SUM_MACRO, expressions=[over.copy(), argument,
+                                                                        *_part_sums(over)]))
     else:
         over.replace(exp.Anonymous(this=WINDOW_AVG_MACRO, expressions=[
-            _over(over, exp.Sum), _over(over, exp.Count), over.copy(), argument]))
+            _over(over, exp.Sum), _over(over, exp.Count), over.copy(), argument, *_part_sums(over)]))
+
+
+def _part_sums(window: exp.Window) -> list[exp.Window]:
+    """``window``'s sums of its argument's interval parts (``INTERVAL_PARTS``)."""
+    return [_over(window, lambda this, part=part: exp.Sum(this=exp.Anonymous(this=part, expressions=[this])))
+            for part in INTERVAL_PARTS]
 
 
 _HYPOTHETICAL = (exp.Rank, exp.DenseRank, exp.PercentRank, exp.CumeDist)
@@ -903,7 +922,7 @@ def _over(window: exp.Window, aggregate: type) -> exp.Window:
     """``window`` (``avg(x) [FILTER (...)] OVER (...)``) computing ``aggregate`` of its argument."""
     copy = window.copy()
     call = copy.this.this if isinstance(copy.this, exp.Filter) else copy.this
-    call.replace(aggregate(this=call.this))
+    call.replace(aggregate(this=call.this) if isinstance(aggregate, type) else aggregate(call.this))
     return copy
 
 
@@ -1624,10 +1643,103 @@ _MICRO = exp.cast(exp.Literal.number("0.000001"), "DECIMAL(7,6)")
 _CATALOG_READERS = frozenset({"format_pg_type"})
 
 
+# a FROM item of a function sqlglot knows that is no table function: a scalar function, one row
+_TABLE_FUNCTIONS = (exp.UDTF, exp.GenerateSeries, exp.AggFunc, exp.ReadCSV)
+# functions sqlglot does not know, scalar ones of PostgreSQL (the clocks, version())
+_SCALAR_CALLS = frozenset({"now", "clock_timestamp", "statement_timestamp", "transaction_timestamp", "timeofday",
+                           "version", "pg_backend_pid"})
+
+
+def _scalar_function_table(node: exp.Expression) -> exp.Expression | None:
+    """``FROM upper('a') [AS x[(c)]]``: a scalar function in FROM is a table of one row and one
+    column, named for the function - or for the alias, or its column list - as PostgreSQL names
+    it (DuckDB had no table function of that name: 42883): ``(SELECT upper('a') AS upper) AS
+    upper``; WITH ORDINALITY adds its ordinality, 1."""
+    call = node.this if isinstance(node, exp.Table) else None
+    if not isinstance(call, exp.Func) or isinstance(call, _TABLE_FUNCTIONS) or (
+            isinstance(call, exp.Anonymous) and call.name.lower() not in _SCALAR_CALLS):
+        return None
+    alias = node.args.get("alias")
+    name = call.name.lower() if isinstance(call, exp.Anonymous) else call.sql_name().lower()
+    table = alias.name if alias is not None and alias.name else name
+    ordinality = bool(node.args.get("ordinality"))
+    columns = [c.name for c in alias.columns] if alias is not None else []
+    if len(columns) > 1 + ordinality:
+        raise errors.ProgrammingError("too many column aliases specified for function " + name, sqlstate="42601")
+    names = columns + [table, "ordinality"][len(columns):1 + ordinality]
+    values = [call.copy(), exp.cast(exp.Literal.number(1), "BIGINT")][:1 + ordinality]
+    select = exp.Select(expressions=[exp.alias_(v, n, quoted=True) for v, n in zip(values, names)])
+    return exp.Subquery(this=select, alias=exp.TableAlias(this=exp.to_identifier(table, quoted=True)))
+
+
+def _json_of_values(node: exp.Anonymous) -> exp.Anonymous:
+    """``row_to_json(ROW(a, b))``, ``to_json(ROW(...))``, ``to_json(x)``: a row's fields named
+    f1, f2, ... as PostgreSQL names a ROW's (DuckDB's unnamed struct was 42804 for row_to_json,
+    a JSON array for to_json), each value - and to_json's of a value - as PostgreSQL's to_json
+    writes it (``JSON_VALUE_MACRO``). ``row_to_json(r, true)``'s line feeds are 0A000."""
+    value, rest = node.expressions[0], node.expressions[1:]
+    if rest and not (node.name.lower() == "row_to_json" and len(rest) == 1 and isinstance(rest[0], exp.Boolean)
+                     and not rest[0].this):
+        if node.name.lower() == "row_to_json" and len(rest) == 1:
+            raise errors.NotSupportedError("row_to_json(record, pretty) is not supported with pretty true")
+        return node
+    if node.name.lower() == "row_to_json" and not _is_row(value):
+        return exp.Anonymous(this=node.name, expressions=[value.copy()])
+    return exp.Anonymous(this=node.name, expressions=[_json_value(value)])
+
+
+# the json builders and aggregates whose values PostgreSQL writes by to_json's rules: which
+# arguments are values (the odd ones of an object's key / value pairs)
+_JSON_BUILDERS = {"json_build_object": 2, "jsonb_build_object": 2, "json_build_array": 1, "jsonb_build_array": 1,
+                  "json_agg": 1, "jsonb_agg": 1}
+
+
+def _json_built_of_values(node: exp.Anonymous) -> exp.Anonymous:
+    """``json_build_object(k, v, ...)``, ``json_build_array(v, ...)``, ``json_agg(v [ORDER BY
+    ...])``: each value as to_json writes it (``_json_value``: an interval's text was DuckDB's,
+    a timestamp's without its T)."""
+    step = _JSON_BUILDERS[node.name.lower()]
+    args = []
+    for i, arg in enumerate(node.expressions):
+        if i % step != step - 1:
+            args.append(arg.copy())
+        elif isinstance(arg, exp.Order):  # (json_agg(v ORDER BY w))
+            ordered = arg.copy()
+            ordered.set("this", _json_value(arg.this))
+            args.append(ordered)
+        else:
+            args.append(_json_value(arg))
+    return exp.Anonymous(this=node.name, expressions=args)
+
+
+def _is_row(node: exp.Expression) -> bool:
+    return isinstance(node, exp.Tuple) or _is_call(node, "row")
+
+
+def _json_value(value: exp.Expression) -> exp.Expression:
+    """``value`` for DuckDB's to_json to write as PostgreSQL's: a ROW(...) a struct of fields f1,
+    f2, ... (of rows in turn), another value through ``JSON_VALUE_MACRO`` where its type can pick."""
+    if _is_row(value):
+        return exp.Anonymous(this="struct_pack", expressions=[
+            exp.PropertyEQ(this=exp.to_identifier(f"f{i}"), expression=_json_value(v))
+            for i, v in enumerate(value.expressions, 1)])
+    if isinstance(value, exp.Null):  # (of no type the macro's forms tell apart)
+        return value.copy()
+    if witness := _type_witnesses(value):
+        return exp.Anonymous(this=JSON_VALUE_MACRO, expressions=[value.copy(), *witness])
+    if _aggregated(value) and not any(isinstance(n, exp.Placeholder) for n in value.walk()):
+        return _through_lambda(value, lambda e: exp.Anonymous(this=JSON_VALUE_MACRO, expressions=[e, e.copy()]))
+    return value.copy()
+
+
 def _function(node: exp.Anonymous) -> exp.Expression:
     """Functions sqlglot does not know, or keeps as written (parser/dialect.py), by name:
     ``date_part``, ``to_date``, ``encode`` / ``decode``, ``regexp_match(es)``, ``octet_length``."""
     name = node.name.lower()
+    if name in ("row_to_json", "to_json", "to_jsonb") and node.expressions:
+        node = _json_of_values(node)
+    elif name in _JSON_BUILDERS and node.expressions:
+        node = _json_built_of_values(node)
     if (json_call := json_ops.function(node)) is not None:
         return json_call
     if name == "date_part":
@@ -1650,6 +1762,8 @@ def _function(node: exp.Anonymous) -> exp.Expression:
         return _similar_substring(*node.expressions)
     if name in RELATION_SIZES:
         return _relation_size(name, node.expressions)
+    if name == "pg_column_size" and len(node.expressions) == 1:
+        return _column_size(node.expressions[0])
     if name == "to_regclass" and not (len(node.expressions) == 1 and isinstance(node.expressions[0], exp.Literal)
                                       and node.expressions[0].is_string):
         # (engine/pg_catalog.py looks the name up at each execution)
@@ -1694,6 +1808,27 @@ def _relation_size(name: str, arguments: list[exp.Expression]) -> exp.Expression
             "regclass", "pg_catalog.regclass") and isinstance(argument.this, exp.Literal):
         argument = argument.this
     return exp.Anonymous(this=name, expressions=[argument.copy()])
+
+
+# pg_column_size(x) (engine/dialect.py): the bytes of x's datum by its type, given whether it is a
+# table's column (stored, a short varlena header) or computed (a 4-byte one); NUMERIC_SIZE the
+# base-10000 digits' of a numeric's text
+COLUMN_SIZE_MACRO, NUMERIC_SIZE, VARLENA_SIZE = "txl_column_size", "txl_numeric_size", "txl_varlena_size"
+COLUMN_SIZE_REFUSED = "pg_column_size() of a value of type"
+
+
+def _column_size(value: exp.Expression) -> exp.Expression:
+    """``pg_column_size(x)`` as PostgreSQL's (``COLUMN_SIZE_MACRO``): a string constant is of
+    type unknown, a C string there - its bytes and a terminator."""
+    if isinstance(value, exp.Literal) and value.is_string:
+        return exp.Literal.number(len(value.this.encode()) + 1)
+    stored = exp.Boolean(this=isinstance(value, exp.Column))
+    if witness := _type_witnesses(value):
+        return exp.Anonymous(this=COLUMN_SIZE_MACRO, expressions=[value.copy(), stored, *witness])
+    if _aggregated(value) and not any(isinstance(n, exp.Placeholder) for n in value.walk()):
+        return _through_lambda(value, lambda e: exp.Anonymous(this=COLUMN_SIZE_MACRO,
+                                                              expressions=[e, stored, e.copy()]))
+    raise errors.NotSupportedError("pg_column_size() of a parameter is not supported (its type decides the size)")
 
 
 # the session's pid and the server signaling functions: each call is the executor's DuckDB
@@ -1855,10 +1990,11 @@ def _trim(node: exp.Trim) -> exp.Expression:
 
 
 def _position(node: exp.StrPosition) -> exp.Expression:
-    """``position(p IN s)`` (``strpos(s, p)``): a bytea's by its bytea form."""
+    """``position(p IN s)`` (``strpos(s, p)``): a bytea's by its bytea form; an integer, as
+    PostgreSQL's (DuckDB's strpos is a bigint)."""
     if node.args.get("position") is not None or node.args.get("occurrence") is not None:
         return node
-    return _bytea_form("position", [node.this, node.args["substr"]]) or node
+    return exp.cast(_bytea_form("position", [node.this, node.args["substr"]]) or node.copy(), "INTEGER")
 
 
 def _overlay(node: exp.Overlay) -> exp.Expression:
@@ -1924,6 +2060,10 @@ def _by_dimensions(tree: exp.Expression) -> None:
     to be rectangular (``ARRAY_RECTANGULAR``: 2202E). An array whose type DuckDB knows too late to
     pick by (one holding a parameter, an aggregate) is taken as one-dimensional (a parameter of
     several dimensions is refused where it is bound: dbapi)."""
+    for node in list(tree.find_all(exp.ArrayAgg)):
+        outer = node.parent if isinstance(node.parent, exp.Filter) else node
+        outer = outer.parent if isinstance(outer.parent, exp.Window) else outer
+        outer.replace(_typed_in_lambda(ARRAY_ACCUMULATED, [outer.copy()]))
     for node in [a for a in tree.find_all(exp.Array) if any(isinstance(e, exp.Array) for e in a.expressions)]:
         if isinstance(node.parent, exp.Array):
             continue
@@ -1951,6 +2091,8 @@ def _by_dimensions(tree: exp.Expression) -> None:
         elif isinstance(node, exp.Anonymous) and node.name.lower() in _DIMENSIONED and node.expressions:
             if witness := _dimension_witnesses(node.expressions[0]):
                 node.replace(_by_type(node.name.lower(), node.expressions, witness))
+            elif _aggregated(node.expressions[0]) and not any(isinstance(n, exp.Placeholder) for n in node.walk()):
+                node.replace(_typed_in_lambda(node.name.lower(), node.expressions))
         elif isinstance(node, exp.Anonymous) and (node.name == QUANTIFIED or _is_call(node, "unnest")) and len(
                 node.expressions) == 1 and not node.meta.get(_ELEMENTS_TAKEN):  # (x = ANY (a); unnest(a))
             node.set("expressions", [_elements(node.expressions[0])])
@@ -2021,6 +2163,23 @@ def nested_form(name: str) -> str:
     """The name of the macro of NESTED_ARRAY_MACROS (engine/dialect.py) of array function ``name``,
     which takes the array again to pick its form by its dimensions."""
     return name if name.startswith(NESTED_FORM) else NESTED_FORM + name.removeprefix("txl_")
+
+
+def _typed_in_lambda(name: str, arguments: list[exp.Expression]) -> exp.Expression:
+    """The call of ``nested_form(name)`` of ``arguments``, its first an aggregate's array, made
+    in a lambda (``_through_lambda``: ``cardinality(array_agg(a))`` of arrays counted the arrays)."""
+    return _through_lambda(arguments[0], lambda e: _by_type(name, [e, *arguments[1:]], [e.copy()]))
+
+
+def _through_lambda(value: exp.Expression, call_of) -> exp.Expression:
+    """``call_of(e)`` of ``value``, an aggregate's or a window function's, as e: in a lambda of it,
+    ``list_transform([value], lambda e: ...)[1]``. DuckDB picks a macro's form by its arguments'
+    types before it knows an aggregate's (the first form, or 42000 "multiple overloads"), but a
+    lambda's parameter's it knows by then."""
+    element = exp.to_identifier("e")
+    listed = exp.Anonymous(this="list_transform", expressions=[
+        exp.Array(expressions=[value.copy()]), exp.Lambda(this=call_of(element), expressions=[element.copy()])])
+    return exp.Bracket(this=listed, expressions=[exp.Literal.number(1)], offset=1)
 
 
 def _by_type(name: str, arguments: list[exp.Expression], witnesses: list[exp.Expression]) -> exp.Expression:
@@ -2617,6 +2776,8 @@ _DOMAIN_MACROS = {exp.Sqrt: SQRT_MACRO, exp.Ln: LN_MACRO, exp.Log: LOG10_MACRO, 
 
 # text as an interval by PostgreSQL's input (parser/interval_input.py), anything else cast as DuckDB does
 INTERVAL_MACRO = "txl_interval_of"
+# an interval cut to a type's fields and precision (engine/dialect.py's function: interval_input.fit)
+INTERVAL_FIT = "txl_interval_fit"
 
 
 def _interval_cast(node: exp.Cast) -> exp.Expression:
@@ -2630,11 +2791,36 @@ def _interval_cast(node: exp.Cast) -> exp.Expression:
     return exp.Anonymous(this=INTERVAL_MACRO, expressions=[value.copy()])
 
 
-def interval_literal(text: str, fields: str | None = None) -> exp.Expression:
+def interval_literal(text: str, fields: str | None = None, precision: int | None = None) -> exp.Expression:
     """An interval constant (``INTERVAL '1 day 2 hours'``, ``'P1Y'::interval``) as PostgreSQL
     reads it (errors as its: 22007, 22015, 22008), as DuckDB reads it exactly back."""
-    months, days, micros = interval_input.interval_constant(text, fields)
+    months, days, micros = interval_input.fit(*interval_input.interval_constant(text, fields), fields, precision)
     return exp.cast(exp.Literal.string(f"{months} months {days} days {micros} microseconds"), exp.DType.INTERVAL)
+
+
+def _typed_interval_cast(node: exp.Cast) -> exp.Expression:
+    """A cast to an interval type of fields or a precision (``interval hour``, ``interval(3)``,
+    ``interval day to second(2)``) cuts the value as an assignment to a column of it does
+    (interval_input.fit: ``'1 day 04:59:59'::interval hour`` is 1 day 04:00:00 - the cast kept
+    it whole, and one with a precision was DuckDB's 42601); text is read with the fields (a bare
+    number in the smallest)."""
+    unit = node.to.this.unit if isinstance(node.to.this, exp.Interval) else None
+    fields = f"{unit.this.name} TO {unit.expression.name}" if isinstance(unit, exp.IntervalSpan) else \
+        unit.name if unit is not None else None
+    try:
+        params = tuple(int(p.this.this) for p in node.to.expressions)
+    except (AttributeError, ValueError):
+        raise errors.SyntaxError(f"invalid type modifier in {node.to.sql()}") from None
+    typed = make_type(f"INTERVAL {fields or ''}".strip(), params)
+    fields = typed.fields.upper() if typed.fields else None
+    if isinstance(node.this, exp.Literal) and node.this.is_string:
+        return interval_literal(node.this.this, fields, typed.precision)
+    if isinstance(node.this, exp.Null):
+        return exp.cast(node.this.copy(), exp.DType.INTERVAL)
+    field_text = exp.Literal.string(fields or "")
+    value = exp.Anonymous(this=f"{INTERVAL_MACRO}_fields", expressions=[node.this.copy(), field_text])
+    return exp.Anonymous(this=INTERVAL_FIT, expressions=[value, field_text.copy(), exp.Literal.number(
+        interval_input.MAX_PRECISION if typed.precision is None else typed.precision)])
 
 
 def _interval(node: exp.Interval) -> exp.Expression:
@@ -2659,8 +2845,8 @@ def _cast(node: exp.Cast) -> exp.Expression:
         return json_cast
     if node.to.is_type(exp.DType.INTERVAL) and not node.to.expressions:
         return _interval_cast(node)
-    if isinstance(node.to.this, exp.Interval) and isinstance(node.this, exp.Literal) and node.this.is_string:
-        return _interval(exp.Interval(this=node.this.copy(), unit=node.to.this.unit.copy()))  # (interval year to month)
+    if node.to.is_type(exp.DType.INTERVAL) or isinstance(node.to.this, exp.Interval):
+        return _typed_interval_cast(node)
     if node.to.is_type(exp.DType.VARBINARY, exp.DType.BLOB, exp.DType.BINARY):
         return exp.Anonymous(this=BYTEA_MACRO, expressions=[node.this.copy()])
     if node.to.is_type(exp.DType.FLOAT):  # (REAL: FLOAT alone is DOUBLE PRECISION here)
@@ -2701,8 +2887,8 @@ def _text(value: exp.Expression, cast: exp.Expression) -> exp.Expression:
         return cast
     if json_ops.is_json(value) or json_ops.returns_rows(value) or _is_call(value, "regexp_split_to_table"):
         return exp.cast(value.copy(), exp.DataType.build("VARCHAR"))  # (its text is its own)
-    if _aggregated(value):  # (DuckDB picks a macro's form before it knows an aggregate's type: 42000)
-        return exp.cast(value.copy(), exp.DataType.build("VARCHAR"))
+    if _aggregated(value):  # (max(d)::text of an interval is PostgreSQL's text)
+        return _through_lambda(value, lambda e: exp.Anonymous(this=TEXT_MACRO, expressions=[e, e.copy()]))
     series = isinstance(value, exp.GenerateSeries) and _in_select_list(value)
     matches = _is_call(value, "regexp_matches")
     if series or matches or isinstance(value, exp.Explode) or _is_call(value, "unnest") and len(value.expressions) == 1:

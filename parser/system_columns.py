@@ -1,4 +1,4 @@
-"""PostgreSQL's system columns - ``ctid``, ``xmin``, ``xmax``, ``tableoid`` - as a statement names
+"""PostgreSQL's system columns - ``ctid``, ``xmin``, ``xmax``, ``tableoid``, ``cmin``, ``cmax`` - as a statement names
 them, found once when it is parsed (engine/system_columns.py gives them their values).
 
 A statement naming none reads its tables as before: nothing here runs at execution. The tid type
@@ -12,9 +12,9 @@ from __future__ import annotations
 from sqlglot import exp
 
 #: the system columns txlake gives values
-NAMES = ("ctid", "xmin", "xmax", "tableoid")
+NAMES = ("ctid", "xmin", "xmax", "tableoid", "cmin", "cmax")
 #: every name PostgreSQL keeps for a system column: no user column may take one (42701)
-RESERVED = frozenset((*NAMES, "cmin", "cmax"))
+RESERVED = frozenset(NAMES)
 
 TID_IN = "txl_tid_in"
 TID_OUT = "txl_tid_out"

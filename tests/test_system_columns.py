@@ -286,3 +286,15 @@ def test_returning_ctid_of_new_rows_is_refused(t):
 def test_refusals(t, sql, sqlstate, message):
     fails(t, sql, sqlstate, message)
     assert rows(t, "SELECT * FROM t ORDER BY id") == [(1, 10), (2, 10), (3, 20)]
+
+
+def test_cmin_and_cmax_are_columns_and_returning_casts_tableoid_to_regclass(t):
+    """cmin and cmax were 42703: they are 0 (txlake keeps no command ids - PostgreSQL's are 0 for
+    a transaction's first statement); RETURNING tableoid::regclass was 42704 (a RETURNING list
+    did not answer catalog casts): it is the table's name, as a query's."""
+    assert rows(t, "SELECT cmin, cmax FROM t ORDER BY id LIMIT 1") == [(0, 0)]
+    assert rows(t, "INSERT INTO t VALUES (9, 30) RETURNING tableoid::regclass, id, cmin, cmax") == [("t", 9, 0, 0)]
+    assert rows(t, "UPDATE t SET x = 31 WHERE id = 9 RETURNING tableoid::regclass::text, "
+                   "tableoid = 't'::regclass::oid") == [("t", True)]
+    assert rows(t, "DELETE FROM t WHERE id = 9 RETURNING tableoid::regclass, cmin") == [("t", 0)]
+    fails(t, "CREATE TABLE c (cmax int)", "42701", 'column name "cmax" conflicts with a system column name')

@@ -272,8 +272,11 @@ def test_unnest_array_agg_and_strings(tagged):
                                                                                     (4, 5)]
     assert tagged.execute("SELECT x, n FROM unnest(ARRAY['p', 'q']) WITH ORDINALITY AS u(x, n)").fetchall() == [
         ("p", 1), ("q", 2)]
-    assert tagged.execute("SELECT array_agg(id ORDER BY id), array_agg(a ORDER BY id) FROM t WHERE id < 3"
-                          ).fetchone() == ([1, 2], [[1, 2, 3], []])
+    assert tagged.execute("SELECT array_agg(id ORDER BY id), array_agg(a ORDER BY id) FROM t WHERE id < 2"
+                          ).fetchone() == ([1], [[1, 2, 3]])
+    # (an empty array after {1,2,3}: PostgreSQL's "different dimensionality", as any of another shape)
+    fails(tagged, "SELECT array_agg(a ORDER BY id) FROM t WHERE id < 3", "2202E",
+          "cannot accumulate arrays of different dimensionality")
     assert tagged.execute("SELECT array_agg(id) FROM t WHERE false").fetchone() == (None,)
     assert column(tagged, "SELECT id, array_to_string(s, '-') FROM t") == ["a-b c", "", None, "x"]
     assert column(tagged, "SELECT id, array_to_string(s, '-', '*') FROM t") == ["a-b c", "", None, "x-*"]
@@ -463,6 +466,26 @@ def test_the_dimension_functions_of_a_multidimensional_array(db):
         4, 3, "[1:1][1:2][1:1]", "[1:2]", 1)
 
 
+def test_array_agg_of_arrays_is_checked_and_its_dimensions_counted(db):
+    """array_agg of 1-D arrays makes a 2-D array: cardinality() and the dimension functions of
+    it counted its sub-arrays (DuckDB's type came too late to pick the form by), and arrays of
+    different sizes, a NULL or an empty one were accumulated, where PostgreSQL's
+    accumArrayResultArr refuses them (2202E, 22004)."""
+    db.execute("CREATE TABLE a (g int, x int[])")
+    db.execute("INSERT INTO a VALUES (1, ARRAY[1,2]), (1, ARRAY[3,4]), (2, ARRAY[5,6]), (2, ARRAY[7]), "
+               "(3, NULL), (3, ARRAY[1]), (4, ARRAY[]::int[]), (4, ARRAY[2])")
+    fails(db, "SELECT array_agg(x ORDER BY x DESC) FROM a WHERE g = 4", "2202E",
+          "cannot accumulate arrays of different dimensionality")  # ({2} first, then {})
+    assert db.execute("SELECT cardinality(array_agg(x)), array_ndims(array_agg(x)), array_length(array_agg(x), 2), "
+                      "array_dims(array_agg(x ORDER BY x DESC)), array_agg(x ORDER BY x DESC)::text "
+                      "FROM a WHERE g = 1").fetchall() == [(4, 2, 2, "[1:2][1:2]", "{{3,4},{1,2}}")]
+    assert db.execute("SELECT cardinality(array_agg(g)), array_agg(g) FILTER (WHERE g > 3) "
+                      "FROM a").fetchall() == [(8, [4, 4])]
+    fails(db, "SELECT array_agg(x) FROM a WHERE g = 2", "2202E", "cannot accumulate arrays of different dimensionality")
+    fails(db, "SELECT array_agg(x) FROM a WHERE g = 3", "22004", "cannot accumulate null arrays")
+    fails(db, "SELECT array_agg(x ORDER BY x) FROM a WHERE g = 4", "2202E", "cannot accumulate empty arrays")
+
+
 def test_a_multidimensional_array_s_elements_are_taken_through_its_dimensions(db):
     assert db.execute("SELECT unnest(ARRAY[[1,2],[3,4]])").fetchall() == [(1,), (2,), (3,), (4,)]
     assert db.execute("SELECT x FROM unnest('{{a,b},{c,d}}'::text[]) x").fetchall() == [("a",), ("b",), ("c",),
@@ -542,3 +565,12 @@ def test_the_multidimensional_forms_are_made_where_first_called_after_a_restart(
     fails(again, "INSERT INTO t VALUES (ARRAY[1,2,3])", "23514", error=txlake.IntegrityError)
     again.execute("INSERT INTO t VALUES (ARRAY[1,2])")
     assert again.execute("SELECT * FROM v").fetchall() == [("[1:2]", 4)]
+
+
+def test_trim_array(db):
+    """trim_array (PostgreSQL 14) was 42883: the array without its last n elements (of its
+    first dimension), 2202E for n outside 0 .. its length."""
+    assert db.execute("SELECT trim_array(ARRAY[1,2,3,4], 2), trim_array(ARRAY[1,2], 2), trim_array(NULL::int[], 1), "
+                      "trim_array(ARRAY[[1,2],[3,4]], 1)").fetchone() == ([1, 2], [], None, [[1, 2]])
+    fails(db, "SELECT trim_array(ARRAY[1,2], 3)", "2202E", "number of elements to trim must be between 0 and 2")
+    fails(db, "SELECT trim_array(ARRAY[1,2], -1)", "2202E", "number of elements to trim must be between 0 and 2")

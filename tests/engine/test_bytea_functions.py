@@ -75,3 +75,11 @@ def test_substring_position_trim_overlay_of_bytea(c):
                   "coalesce(overlay(NULL PLACING 'a' FROM 1), 'n/a')") == ("n/a", "text", "n/a")
     fails(c, "SELECT substring('abc'::bytea FROM 1 FOR -1)", "22011", "negative substring length not allowed")
     fails(c, "SELECT overlay('abc'::bytea PLACING 'X'::bytea FROM 0)", "22011")
+
+
+def test_position_and_strpos_are_integers(c):
+    """position() and strpos() were bigints (DuckDB's strpos): PostgreSQL's are integers, of
+    text and of bytea alike."""
+    assert one(c, "SELECT position('b' IN 'abc'), pg_typeof(position('b' IN 'abc')), pg_typeof(strpos('abc', 'c')), "
+                  "pg_typeof(position('l'::bytea IN 'hello'::bytea)), pg_typeof(position(NULL IN 'abc'))") == (
+        2, "integer", "integer", "integer", "integer")

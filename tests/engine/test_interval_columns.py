@@ -3,6 +3,7 @@
 by its length (1 mon = 30 days), fetched as ``datetime.timedelta`` as psycopg does."""
 
 import datetime
+import decimal
 
 import pytest
 
@@ -72,6 +73,47 @@ def test_interval_aggregates_keep_parts_apart(db):
     fails(db, "SELECT sum(d) FROM t", "22008", "interval out of range")
 
 
+def test_an_aggregate_of_intervals_as_text_is_postgresql_text(db):
+    """max(d)::text, sum(d) || '', an interval window function's and array_agg(d)'s text were
+    DuckDB's ('1 year 2 months'): they are PostgreSQL's output of the interval."""
+    db.execute("CREATE TABLE t (id int, d interval)")
+    db.execute("INSERT INTO t VALUES (1, '1 year 2 mons 3 days 04:05:06'), (2, '1 day'), (3, '-2 hours 3 secs')")
+    assert rows(db, "SELECT max(d)::text, min(d)::text, sum(d) || '', 'v=' || avg(d), CAST(max(d) AS varchar), "
+                    "array_agg(d ORDER BY id)::text FROM t") == [
+        ("1 year 2 mons 3 days 04:05:06", "-01:59:57", "1 year 2 mons 4 days 02:05:09", "v=4 mons 21 days 08:41:43",
+         "1 year 2 mons 3 days 04:05:06", '{"1 year 2 mons 3 days 04:05:06","1 day",-01:59:57}')]
+    assert value(db, "SELECT array_agg(id ORDER BY id)::text FROM t") == "{1,2,3}"  # (DuckDB's: [1, 2, 3])
+    assert rows(db, "SELECT (first_value(d) OVER (ORDER BY id DESC))::text, (max(d) + interval '1 day')::text "
+                    "FROM t GROUP BY d, id ORDER BY id LIMIT 1") == [("-01:59:57", "1 year 2 mons 4 days 04:05:06")]
+
+
+def test_interval_window_sums_and_averages_and_division_are_postgresql_s(db):
+    """sum(d) OVER (...) was 42883 (DuckDB has no sum of intervals); avg(d), plain and as a
+    window, and d / n are PostgreSQL's interval_div of the sum by the count (its doubles, the
+    fraction of a month rounded to a millionth of a day: '1 mon' / 7 is 4 days 06:51:25.6896) -
+    DuckDB's differed in the last microsecond, and kept 24 hours and more of seconds."""
+    db.execute("CREATE TABLE t (id int, d interval)")
+    db.execute("INSERT INTO t VALUES (1, '1 mon'), (2, '1 day 10:00:00'), (3, NULL), "
+               "(4, '-18 mons 220 days 17:48:50.230109')")
+    assert rows(db, "SELECT id, (sum(d) OVER (ORDER BY id))::text, (avg(d) OVER (ORDER BY id))::text, "
+                    "(sum(d) FILTER (WHERE id > 1) OVER (ORDER BY id))::text, pg_typeof(sum(d) OVER ())::text "
+                    "FROM t ORDER BY id") == [
+        (1, "1 mon", "1 mon", None, "interval"),
+        (2, "1 mon 1 day 10:00:00", "15 days 17:00:00", "1 day 10:00:00", "interval"),
+        (3, "1 mon 1 day 10:00:00", "15 days 17:00:00", "1 day 10:00:00", "interval"),
+        (4, "-1 years -5 mons +221 days 27:48:50.230109", "-5 mons +53 days 25:16:16.74337",
+         "-1 years -6 mons +221 days 27:48:50.230109", "interval")]
+    assert rows(db, "SELECT avg(d)::text, (sum(d) / 3)::text FROM t") == [
+        ("-5 mons +53 days 25:16:16.74337", "-5 mons +53 days 25:16:16.74337")]
+    assert value(db, "SELECT (d / 4)::text FROM t WHERE id = 4") == "-4 mons +40 days 04:27:12.557527"
+    assert rows(db, "SELECT (interval '1 mon' / 7)::text, "
+                    "(interval '-10 mons 104 days 15:52:43.309187' / -0.52)::text, "
+                    "(interval '100 days' / 7)::text") == [
+        ("4 days 06:51:25.6896", "1 year 7 mons -194 days -08:22:55.587944", "14 days 06:51:25.714286")]
+    assert value(db, "SELECT sum(x) OVER () FROM (VALUES (1), (2)) v(x) LIMIT 1") == 3
+    fails(db, "SELECT d / 0 FROM t", "22012", "division by zero")
+
+
 def test_interval_arithmetic_with_date_and_timestamp_columns(db):
     db.execute("CREATE TABLE t (start timestamp, day date, period interval)")
     db.execute("INSERT INTO t VALUES ('2024-01-31 10:00', '2024-01-31', '1 mon'), "
@@ -111,6 +153,25 @@ def test_field_restricted_interval_types_cut_values_as_postgresql_assigns_them(d
         (None, "05:00:00", None, "00:00:01.234")]
     db.execute("UPDATE t SET h = h + interval '30 min'")
     assert rows(db, "SELECT h::text FROM t") == [("1 day 04:00:00",), ("05:00:00",)]
+
+
+def test_casts_to_interval_types_of_fields_and_precisions(db):
+    """interval second(p), interval day to second(p) were 42601, as was a cast to interval(p)
+    (DuckDB's); a cast to a type of fields kept the whole value ('1 day 04:59:59'::interval hour
+    was 1 day 04:59:59): a cast cuts as an assignment does."""
+    db.execute("CREATE TABLE t (a interval second(3), b interval day to second (2))")
+    db.execute("INSERT INTO t VALUES ('1.23456', '1 day 1.23456')")
+    assert rows(db, "SELECT a::text, b::text FROM t") == [("00:00:01.235", "1 day 00:00:01.23")]
+    assert rows(db, "SELECT column_name, datetime_precision, interval_type FROM information_schema.columns "
+                    "WHERE table_name = 't' ORDER BY column_name") == [("a", 3, "SECOND"), ("b", 2, "DAY TO SECOND")]
+    assert rows(db, "SELECT ('1.23456 s'::interval second(3))::text, ('1.23456 s'::interval(3))::text, "
+                    "('1 day 1.23456 s'::interval day to second(2))::text, ('1 day 04:59:59'::interval hour)::text, "
+                    "('5'::interval hour)::text") == [
+        ("00:00:01.235", "00:00:01.235", "1 day 00:00:01.23", "1 day 04:00:00", "05:00:00")]
+    assert rows(db, "SELECT (x::interval(2))::text, (x::interval hour)::text, (x::interval day to minute)::text, "
+                    "(CAST(NULL AS interval hour))::text FROM (VALUES ('1 day 04:59:59.5555')) v(x)") == [
+        ("1 day 04:59:59.56", "1 day 04:00:00", "1 day 04:59:00", None)]
+    fails(db, "SELECT x::interval hour(3) FROM t", "42601", "syntax error")
 
 
 def test_interval_in_the_catalog(db):
@@ -185,3 +246,13 @@ def test_point_statements_on_an_interval_table_give_intervals(db):
     assert point.schema.field("d").type == db.execute("SELECT d FROM t").fetch_arrow_table().schema.field("d").type
     assert point.column("d").to_pylist()[0].days == 1
     fails(db, "UPDATE t SET d = '-1 day' WHERE id = 2", "23514", "t_d_check")
+
+
+def test_the_epoch_of_an_interval_counts_a_year_as_365_25_days(db):
+    """extract(epoch FROM interval) and date_part('epoch', ...) counted a year as 360 days
+    (DuckDB's): PostgreSQL's interval_part counts 365.25, another month 30 days."""
+    db.execute("CREATE TABLE t (d interval)")
+    db.execute("INSERT INTO t VALUES ('1 year 1 mon 1 day 00:00:01.5'), ('-13 mons -1 day -00:00:00.5')")
+    assert rows(db, "SELECT extract(epoch FROM d), date_part('epoch', d) FROM t ORDER BY d DESC") == [
+        (decimal.Decimal("34236001.500000"), 34236001.5), (decimal.Decimal("-34236000.500000"), -34236000.5)]
+    assert value(db, "SELECT extract(epoch FROM interval '1 year')") == decimal.Decimal("31557600.000000")

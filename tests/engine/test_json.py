@@ -603,3 +603,35 @@ def test_json_s_set_returning_functions_keep_its_text_and_order(db):
     with pytest.raises(txlake.DataError) as e:
         db.execute("SELECT json_build_object(NULL, 1)")
     assert e.value.sqlstate == "22004" and "null value not allowed for object key" in str(e.value)
+
+
+def test_to_json_of_a_row_and_of_values_is_postgresql_s(db):
+    """row_to_json(ROW(1, 'a')) was 42804 and to_json(ROW(...)) a JSON array: a ROW's fields
+    are f1, f2, ... (a row in a row an object too); an interval's, a bytea's and a timestamp's
+    json are PostgreSQL's ("1 year 2 mons", "\\x0102", "2024-01-02T03:04:05.25" - DuckDB wrote
+    its own texts), of an aggregate's value too."""
+    db.execute("CREATE TABLE r (id int, d interval, ts timestamp, b bytea)")
+    db.execute("INSERT INTO r VALUES (1, '1 year 2 mons', '2024-01-02 03:04:05.25', '\\x0102')")
+    assert db.execute("SELECT row_to_json(ROW(1, 'a'))::text, to_json(ROW(1, 'a'))::text, to_jsonb((1, 'a'))::text, "
+                      "row_to_json(ROW(1, ROW(2, 'x')))::text").fetchone() == (
+        '{"f1":1,"f2":"a"}', '{"f1":1,"f2":"a"}', '{"f1": 1, "f2": "a"}', '{"f1":1,"f2":{"f1":2,"f2":"x"}}')
+    assert db.execute("SELECT row_to_json(ROW(id, d, ts, b))::text, to_json(d)::text, to_jsonb(ts)::text, "
+                      "to_json(b)::text, to_json(max(d))::text FROM r GROUP BY id, d, ts, b").fetchone() == (
+        '{"f1":1,"f2":"1 year 2 mons","f3":"2024-01-02T03:04:05.25","f4":"\\\\x0102"}', '"1 year 2 mons"',
+        '"2024-01-02T03:04:05.25"', '"\\\\x0102"', '"1 year 2 mons"')
+    assert db.execute("SELECT row_to_json(ROW(1, 'a'), false)").fetchone() == ({"f1": 1, "f2": "a"},)
+    with pytest.raises(txlake.NotSupportedError):
+        db.execute("SELECT row_to_json(ROW(1, 'a'), true)")
+
+
+def test_json_builders_and_aggregates_write_values_as_to_json(db):
+    """json[b]_build_object / _array and json[b]_agg wrote an interval's and a timestamp's
+    DuckDB texts ("1 year 2 months", "2024-01-02 03:04:05"): PostgreSQL's to_json's."""
+    assert db.execute("SELECT json_build_object('a', 1, 'b', interval '1 year 2 mons')::text, "
+                      "jsonb_build_object('t', timestamp '2024-01-02 03:04:05')::text, "
+                      "json_build_array(1, 'a', NULL, interval '1 mon')::text").fetchone() == (
+        '{"a" : 1, "b" : "1 year 2 mons"}', '{"t": "2024-01-02T03:04:05"}', '[1, "a", null, "1 mon"]')
+    assert db.execute("SELECT json_agg(x ORDER BY x DESC)::text, "
+                      "jsonb_agg(x) FILTER (WHERE x > interval '1 day')::text "
+                      "FROM (VALUES (interval '1 year 2 mons'), (interval '3 days'), (interval '1 hour')) v(x)"
+                      ).fetchone() == ('["1 year 2 mons", "3 days", "01:00:00"]', '["1 year 2 mons", "3 days"]')

@@ -3,6 +3,7 @@ constant (or 'name'::regclass) or given by its OID, and pg_size_pretty, as Postg
 regress/expected/dbsize.out give them."""
 
 import os
+import re
 
 import pytest
 
@@ -64,3 +65,30 @@ def test_refusals(c, sql, sqlstate):
     with pytest.raises(txlake.Error) as info:
         c.execute(sql)
     assert info.value.sqlstate == sqlstate
+
+
+def test_pg_column_size_is_postgresql_s_datum_size(connect):
+    """pg_column_size() was 42883. A fixed-size type's is its length; a text's or a bytea's its
+    bytes and a varlena header - 1 byte for a table's value under 127 bytes (stored short), 4
+    for a computed one; a numeric's a 2-byte header and 2 bytes a base-10000 digit; a string
+    constant (unknown) a C string's; an enum's 4, a char(n)'s padded; json / jsonb and arrays 0A000."""
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TYPE mood AS ENUM ('sad', 'ok')")
+    conn.execute("CREATE TABLE z (i int, s smallint, b bigint, f float8, bo bool, d date, ts timestamp, u uuid, "
+                 "iv interval, t text, by bytea, n numeric(10,2), m mood, c char(5), j jsonb, a int[])")
+    conn.execute("INSERT INTO z VALUES (1, 1, 1, 1, true, '2024-01-01', '2024-01-01', gen_random_uuid(), '1 day', "
+                 "'abc', '\\x0102', 1.50, 'ok', 'ab', '{}', ARRAY[1])")
+    assert conn.execute("SELECT pg_column_size(i), pg_column_size(s), pg_column_size(b), pg_column_size(f), "
+                        "pg_column_size(bo), pg_column_size(d), pg_column_size(ts), pg_column_size(u), "
+                        "pg_column_size(iv), pg_column_size(m), pg_column_size(c) FROM z").fetchone() == (
+        4, 2, 8, 8, 1, 4, 8, 16, 16, 4, 6)
+    assert conn.execute("SELECT pg_column_size(t), pg_column_size(t || ''), pg_column_size(by), pg_column_size(n), "
+                        "pg_column_size(n + 0), pg_column_size(repeat(t, 50)), pg_column_size(max(t)) "
+                        "FROM z GROUP BY t, by, n").fetchone() == (4, 7, 3, 7, 10, 154, 7)
+    assert conn.execute("SELECT pg_column_size('abc'), pg_column_size(NULL::int), pg_column_size(0::numeric), "
+                        "pg_column_size(10000::numeric), pg_column_size(123456789.123::numeric)").fetchone() == (
+        4, None, 6, 8, 14)
+    for column, type_name in (("j", "json"), ("a", "INTEGER[]")):
+        refusal = re.escape(f"pg_column_size() of a value of type {type_name}")
+        with pytest.raises(txlake.NotSupportedError, match=refusal):
+            conn.execute(f"SELECT pg_column_size({column}) FROM z").fetchall()

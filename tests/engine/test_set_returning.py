@@ -286,3 +286,23 @@ def test_a_one_value_function_s_alias_alone_is_its_value(db):
         ("T",), ("T",)]  # (the table's column)
     assert db.execute("SELECT x FROM jsonb_array_elements_text('[\"a\"]') WITH ORDINALITY AS x").fetchall() == [
         ({"value": "a", "ordinality": 1},)]
+
+
+def test_a_scalar_function_in_from_is_one_row_named_for_it(connect):
+    """SELECT * FROM upper('a') was 42883 (DuckDB has no table function upper): PostgreSQL's is a
+    row of one column named for the function - or the alias, or its column list - WITH
+    ORDINALITY adding ordinality; beside a table it may read the table's columns."""
+    conn = connect(autocommit=True)
+    cursor = conn.execute("SELECT * FROM upper('a')")
+    assert ([d[0] for d in cursor.description], cursor.fetchall()) == (["upper"], [("A",)])
+    cursor = conn.execute("SELECT * FROM abs(-1) AS x")
+    assert ([d[0] for d in cursor.description], cursor.fetchall()) == (["x"], [(1,)])
+    cursor = conn.execute("SELECT * FROM lower('A') WITH ORDINALITY AS l(v)")
+    assert ([d[0] for d in cursor.description], cursor.fetchall()) == (["v", "ordinality"], [("a", 1)])
+    assert conn.execute("SELECT upper.upper, x.y FROM upper('a'), length('abc') AS x(y)").fetchall() == [("A", 3)]
+    assert [d[0] for d in conn.execute("SELECT * FROM now()").description] == ["now"]
+    conn.execute("CREATE TABLE t (s text)")
+    conn.execute("INSERT INTO t VALUES ('q'), ('r')")
+    assert conn.execute("SELECT s, u FROM t, upper(t.s) AS u ORDER BY s").fetchall() == [("q", "Q"), ("r", "R")]
+    with pytest.raises(txlake.ProgrammingError, match="too many column aliases specified for function upper"):
+        conn.execute("SELECT * FROM upper('a') AS x(y, z)")
