@@ -56,7 +56,7 @@ _TYPE_NAMES = {"BOOLEAN": "boolean", "SMALLINT": "smallint", "INT": "integer", "
                "REAL": "real", "DOUBLE": "double precision", "DECIMAL": "numeric", "VARCHAR": "character varying",
                "BYTEA": "bytea", "DATE": "date", "TIME": "time", "TIMESTAMP": "timestamp",
                "TIMESTAMPTZ": "timestamp with time zone", "UUID": "uuid", "JSON": "json", "JSONB": "json",
-               "INTERVAL": "interval"}
+               "INTERVAL": "interval", "INET": "inet", "CIDR": "cidr"}
 _DATETIMES = ("DATE", "TIME", "TIMESTAMP", "TIMESTAMPTZ")
 _JSON_TRY_IN = {"JSONB": JSONB_TRY_IN, "JSON": JSON_TRY_IN}
 # what PostgreSQL's input functions take where DuckDB's casts take more ('2.5' and '1e3' for an

@@ -42,7 +42,8 @@ from sqlglot import exp
 from txlake import errors
 from txlake.engine import (bpchar, catalog_views, checks, dialect, foreign_keys, points, sources, system_views,
                            temp_tables)
-from txlake.engine import catalog_functions, column_scope, generated, indexes, jsonb_order, table_like, uniques
+from txlake.engine import (catalog_functions, column_scope, generated, indexes, jsonb_order, network, table_like,
+                           uniques)
 from txlake.engine import column_constants, system_columns, user_types
 from txlake.engine.errors_map import negative_row_count, translate, translate_stream_error
 from txlake.engine.advisory import AdvisoryCalls
@@ -51,7 +52,7 @@ from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls, counter_of, sequence_key
 from txlake.engine.temp_tables import TEMP_DB, is_temp
-from txlake.parser import statements as st
+from txlake.parser import inet_input, statements as st
 from txlake.parser.json_ops import JSON_VALUE, JSONB_VALUE
 from txlake.parser.system_columns import TID_TYPE
 from txlake.parser.parse import cte_names, identifier, parse_table_name, table_name
@@ -669,6 +670,7 @@ class Executor:
                 if result is not None:
                     return result
         table = self._over_tables(ctx, stmt, lambda sql: self._sql(sql, params, result=True), params)
+        table = network.marked(ctx, stmt.expression, table)
         return Result(table=table, rowcount=table.num_rows, status=f"SELECT {table.num_rows}")
 
     def _over_tables(self, ctx: Context, stmt: st.Query, run, params=None, used: list | None = None):
@@ -2699,6 +2701,7 @@ def _typed_by_columns(ctx: Context, expression: exp.Expression, tables: column_s
     a string constant beside a column read as the column's type."""
     expression = column_scope.whole_row_values(expression, tables)
     expression = jsonb_order.rewritten(ctx, expression, tables)
+    expression = network.rewritten(ctx, expression, tables)
     expression = bpchar.rewritten(ctx, expression, tables, query)
     return column_constants.rewritten(ctx, expression, tables)
 
@@ -2759,7 +2762,8 @@ def distinct_names(names) -> None:
 _COUNTED = {"view": "views", "materialized view": "matviews", "sequence": "sequences", "type": "types",
             "function": "functions"}
 #: a kind of column -> the catalog's count of the tables having one, and the schema's property saying so
-_COLUMNS_COUNTED = {"jsonb": ("jsonb_tables", "has_jsonb"), "char": ("char_tables", "blank_padded")}
+_COLUMNS_COUNTED = {"jsonb": ("jsonb_tables", "has_jsonb"), "char": ("char_tables", "blank_padded"),
+                    "inet": ("inet_tables", "network_columns")}
 
 
 def sequence_of(default: str | None) -> str | None:
@@ -3250,7 +3254,7 @@ def _check_python_range(col: Column, values: pa.ChunkedArray) -> None:
 
 # the kinds a value goes into through a macro of PostgreSQL's cast, not DuckDB's CAST
 _CAST_MACROS = {"BYTEA": BYTEA_MACRO, "REAL": REAL_MACRO, "BOOLEAN": BOOLEAN_MACRO, "JSONB": JSONB_VALUE,
-                "JSON": JSON_VALUE, "INTERVAL": dialect.INTERVAL_VALUE}
+                "JSON": JSON_VALUE, "INTERVAL": dialect.INTERVAL_VALUE, **inet_input.CASTS}
 
 
 def _cast_sql(value: str, col_type: ColumnType) -> str:

@@ -41,6 +41,8 @@ _TO_SPARK = {
     "JSON": lambda t: T.StringType(),
     "JSONB": lambda t: T.StringType(),
     "INTERVAL": lambda t: T.StringType(),  # (PostgreSQL's text of it, as stored: 1 year 2 mons -3 days +04:05:06)
+    "INET": lambda t: T.StringType(),  # (PostgreSQL's text of it, as stored: 10.1.2.3/8, 192.168.0.1)
+    "CIDR": lambda t: T.StringType(),
 }
 
 # Spark type -> the txlake kinds it may be written into (store assignment, as Spark's ANSI
