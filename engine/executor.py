@@ -254,8 +254,9 @@ class Context:
 
     def targeting(self, alias: str, version: "TableVersion", *more: str) -> "Context":
         """This context with ``version`` the statement's target, named ``alias`` (and each of
-        ``more``: ON CONFLICT's ``excluded``), when it may have enum, jsonb or CHAR(n) columns."""
-        if not self.may_hold("type") and not version.schema.has_jsonb and not version.schema.blank_padded:
+        ``more``: ON CONFLICT's ``excluded``), when it may have enum, jsonb, CHAR(n), inet or cidr columns."""
+        if not self.may_hold("type") and not version.schema.has_jsonb and not version.schema.blank_padded \
+                and not version.schema.network_columns:
             return self
         return replace(self, targets=tuple((name, version) for name in (alias, *more)))
 
@@ -1830,11 +1831,12 @@ class Executor:
         if key is not None:
             ssi.read_keys(txn, version.table_id, [key])
         elif self.zoned or any(isinstance(n, (exp.Select, exp.Subquery)) for n in where.walk()) or \
-                jsonb_order.names_jsonb(version.schema, where) or (bound := _bind(where, params, offset, txn)) is None:
+                jsonb_order.names_jsonb(version.schema, where) or network.names_network(version.schema, where) or \
+                (bound := _bind(where, params, offset, txn)) is None:
             # (SSI evaluates a predicate later, on its own connection in the process's time zone:
             # one whose answer may depend on the session's zone, or on when it is evaluated, or
-            # that compares jsonb columns - in jsonb's order, which that connection has not -
-            # counts as a read of the whole table)
+            # that compares jsonb, inet or cidr columns - in their orders, which that connection
+            # has not - counts as a read of the whole table)
             ssi.read_table(txn, version.table_id)
         else:
             ssi.read_predicate(txn, version.table_id, alias, bound)

@@ -16,8 +16,9 @@ network function's result:
   ``>>=``, which the parser does not read), ``&&``, ``~``, ``&``, ``|``, ``+`` / ``-`` an
   integer, ``inet - inet`` are functions-net's operators;
 - ``x::text`` and ``text(x)`` give the address with its mask always (``10.1.2.3/32``), as
-  PostgreSQL's cast; ``abbrev`` and ``set_masklen`` of a cidr are cidr's; ``inet::cidr`` clears
-  the bits right of the mask (text into a cidr is refused if any are set).
+  PostgreSQL's cast; ``pg_typeof(x)`` is inet or cidr; ``abbrev`` and ``set_masklen`` of a cidr
+  are cidr's; ``inet::cidr`` clears the bits right of the mask (text into a cidr is refused if
+  any are set).
 
 Nothing is looked at while no table the transaction sees has such a column
 (``Context.may_have_columns("inet")``) and the parser marked no network function or cast in the
@@ -35,8 +36,8 @@ from sqlglot import exp
 from txlake.engine import column_scope
 from txlake.engine.jsonb_order import _constant, _float_checked, _sorted_by, _star, assignment
 from txlake.parser import inet_input as net
-from txlake.parser.semantics import TEXT_MACRO, network_constant
-from txlake.storage.schema import ColumnType
+from txlake.parser.semantics import CONCAT_TEXT, TEXT_MACRO, network_constant
+from txlake.storage.schema import ColumnType, TableSchema
 
 if TYPE_CHECKING:
     from txlake.engine.executor import Context
@@ -88,6 +89,13 @@ _COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.NullSafeE
 _OPERATORS = {exp.BitwiseLeftShift: ("txl_inet_contained", False), exp.BitwiseRightShift: ("txl_inet_contained", True),
               exp.ArrayOverlaps: ("txl_inet_overlaps", False), exp.BitwiseAnd: ("txl_inet_and", False),
               exp.BitwiseOr: ("txl_inet_or", False)}
+
+
+def names_network(schema: TableSchema, where: exp.Expression) -> bool:
+    """Does ``where`` name an inet or cidr column of ``schema`` (a predicate SERIALIZABLE reads,
+    which its own connection would compare by the texts: engine/executor.py ``_read``)?"""
+    names = schema.network_columns
+    return bool(names) and any(n.name in names for n in where.find_all(exp.Column))
 
 
 def rewritten(ctx: Context, expression: exp.Expression, tables: column_scope.StatementTables | None = None
@@ -199,8 +207,10 @@ def _function(node: exp.Anonymous, kind) -> exp.Expression:
         function, swapped = _NAMED_OPERATORS[name]
         left, right = (_value(a) for a in (args[::-1] if swapped else args))
         return exp.Anonymous(this=function, expressions=[left, right])
-    if name == TEXT_MACRO and kind(args[0]):  # (text(x), x::text)
+    if name == TEXT_MACRO and kind(args[0]) and not node.meta.get(CONCAT_TEXT):  # (text(x), x::text; not ||'s)
         return exp.Anonymous(this=_TEXT, expressions=[args[0].copy()])
+    if name == "pg_typeof" and kind(args[0]):
+        return exp.Literal.string(kind(args[0]).lower())
     if kind(args[0]) != "CIDR" and not (name == "txl_cidr" and kind(args[0])):
         return node
     forms = {net.FUNCTIONS["abbrev"]: "txl_cidr_abbrev", net.FUNCTIONS["set_masklen"]: "txl_cidr_set_masklen",
@@ -270,6 +280,12 @@ def _kind_of(column_kind, tables):
         node = node.unnest()
         if isinstance(node, (exp.Max, exp.Min)):  # (a result's, not yet arg_max's)
             return kind(node.this)
+        if isinstance(node, exp.BitwiseNot):  # (the operators of a result, not yet rewritten)
+            return "INET" if kind(node.this) else None
+        if isinstance(node, (exp.BitwiseAnd, exp.BitwiseOr, exp.Add)):
+            return "INET" if kind(node.this) or kind(node.expression) else None
+        if isinstance(node, exp.Sub):  # (inet - inet is a bigint)
+            return "INET" if kind(node.this) and not kind(node.expression) and not _is_text(node.expression) else None
         if isinstance(node, exp.Anonymous):
             name = node.name.lower()
             if name == net.FUNCTIONS["set_masklen"] and node.expressions:
