@@ -2138,12 +2138,13 @@ class Executor:
         """The rows ``query`` (its views expanded) gives - none if ``no_rows``, its columns
         alone - its first columns named ``names`` (CREATE TABLE t (a, b) AS ...: 42601 if there
         are more names than columns), as CREATE TABLE AS and CREATE MATERIALIZED VIEW keep them."""
+        written = query
         with self._registered() as register:
             query = self._rewrite(ctx, query, register)
             if no_rows:  # (the query's columns, none of its rows)
                 query = exp.select("*").from_(exp.Subquery(this=query, alias=exp.TableAlias(
                     this=exp.to_identifier("__txl_no_data")))).limit(0)
-            data = self._sql(query, params, result=True)
+            data = network.marked(ctx, written, self._sql(query, params, result=True))  # (an inet column stays one)
         if len(names) > data.num_columns:
             raise errors.SyntaxError("too many column names were specified")
         return data.rename_columns([*names, *data.column_names[len(names):]])

@@ -34,7 +34,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from txlake.engine import column_scope
-from txlake.engine.jsonb_order import _constant, _float_checked, _sorted_by, _star, assignment
+from txlake.engine.jsonb_order import _constant, _float_checked, _sorted_by, _star, assignment, bottom_up
 from txlake.parser import inet_input as net
 from txlake.parser.semantics import CONCAT_TEXT, TEXT_MACRO, network_constant
 from txlake.storage.schema import ColumnType, TableSchema
@@ -132,14 +132,7 @@ def _in_network_order(expression: exp.Expression, column_kind, tables) -> exp.Ex
         changed = changed or replacement is not node
         return replacement
 
-    result = expression.copy()
-    for node in reversed(list(result.dfs())):  # (operands first)
-        replacement = visit(node)
-        if replacement is not node:
-            if node is result:
-                result = replacement
-            else:
-                node.replace(replacement)
+    result = bottom_up(expression, visit)
     return result if changed else expression
 
 
@@ -278,7 +271,7 @@ def _kind_of(column_kind, tables):
     """The network type of an expression (INET, CIDR) or None; ``column_kind`` tells a table's column's."""
     def kind(node: exp.Expression) -> str | None:
         node = node.unnest()
-        if isinstance(node, (exp.Max, exp.Min)):  # (a result's, not yet arg_max's)
+        if isinstance(node, (exp.Max, exp.Min, exp.Window)):  # (a result's, not yet arg_max's)
             return kind(node.this)
         if isinstance(node, exp.BitwiseNot):  # (the operators of a result, not yet rewritten)
             return "INET" if kind(node.this) else None

@@ -201,3 +201,18 @@ def test_copy_round_trip_and_a_pg_dump_table(db, tmp_path):
     fails(db, f"COPY again FROM '{bad}'", "22P02", 'invalid cidr value: "1.2.3.4/8"',
           'COPY again, line 1, column allowed: "1.2.3.4/8"')
     assert value(db, "SELECT count(*) FROM again") == 3
+
+
+def test_views_ctes_windows_and_create_table_as_keep_the_type(db):
+    """A view's, a CTE's and a subquery's inet column sorts as an inet; CREATE TABLE AS and a
+    materialized view make inet / cidr columns of them (they were text, sorted as text)."""
+    db.execute("CREATE VIEW v AS SELECT id, i FROM inet_tbl WHERE id IN (7, 9, 14)")
+    expected = [ipaddress.ip_interface("9.1.2.3/8"), ipaddress.ip_interface("10.1.2.3/8"),
+                ipaddress.ip_address("10.1.2.3")]
+    assert [r[0] for r in rows(db, "SELECT i FROM v ORDER BY i")] == expected
+    assert [r[0] for r in rows(db, "WITH w AS (SELECT i FROM v) SELECT i FROM w ORDER BY i")] == expected
+    assert [r[0] for r in rows(db, "SELECT max(i) OVER () FROM v")] == [expected[-1]] * 3
+    db.execute("CREATE TABLE copied AS SELECT i, c, network(i) AS n FROM inet_tbl WHERE id IN (7, 9, 14)")
+    assert rows(db, "SELECT data_type FROM information_schema.columns WHERE table_name = 'copied' "
+                    "ORDER BY ordinal_position") == [("inet",), ("cidr",), ("cidr",)]
+    assert [r[0] for r in rows(db, "SELECT i FROM copied ORDER BY i")] == expected
