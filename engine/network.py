@@ -34,7 +34,8 @@ import pyarrow as pa
 from sqlglot import exp
 
 from txlake.engine import column_scope
-from txlake.engine.jsonb_order import _constant, _float_checked, _sorted_by, _star, assignment, bottom_up
+from txlake.engine.jsonb_order import (_constant, _float_checked, _one_column_selects, _sorted_by, _star, assignment,
+                                       bottom_up)
 from txlake.parser import inet_input as net
 from txlake.parser.semantics import CONCAT_TEXT, TEXT_MACRO, network_constant
 from txlake.storage.schema import ColumnType, TableSchema
@@ -145,6 +146,15 @@ def _visit(node, kind, of_network, comparable, tables) -> exp.Expression:
         node.set("this", _key(node.this))
         node.set("expressions", [_key(e) for e in node.expressions])
         return node.copy()
+    if isinstance(node, exp.In) and isinstance(node.args.get("query"), exp.Subquery) and kind(node.this) \
+            and (selects := _one_column_selects(node.args["query"].this)) \
+            and all(kind(select.expressions[0].unalias()) for select in selects):
+        node.set("this", _key(node.this))  # (an inet and a cidr of one address are equal: not their texts)
+        for select in selects:
+            select.set("expressions", [_key(select.expressions[0].unalias())])
+        return node.copy()
+    if isinstance(node, exp.Coalesce) and kind(node) and any(_is_text(v) for v in (node.this, *node.expressions)):
+        return exp.Coalesce(this=_value(node.this), expressions=[_value(v) for v in node.expressions])
     if isinstance(node, exp.Between) and kind(node.this) and comparable(node.args["low"]) \
             and comparable(node.args["high"]):
         for part in ("this", "low", "high"):
@@ -273,6 +283,10 @@ def _kind_of(column_kind, tables):
         node = node.unnest()
         if isinstance(node, (exp.Max, exp.Min, exp.Window)):  # (a result's, not yet arg_max's)
             return kind(node.this)
+        if isinstance(node, (exp.Coalesce, exp.Case)):  # (of its values' type)
+            values = (node.this, *node.expressions) if isinstance(node, exp.Coalesce) else \
+                (*(i.args["true"] for i in node.args.get("ifs") or ()), node.args.get("default"))
+            return next((k for v in values if v is not None and (k := kind(v)) is not None), None)
         if isinstance(node, exp.BitwiseNot):  # (the operators of a result, not yet rewritten)
             return "INET" if kind(node.this) else None
         if isinstance(node, (exp.BitwiseAnd, exp.BitwiseOr, exp.Add)):

@@ -239,3 +239,14 @@ def test_serializable_reads_an_inet_predicate_in_network_order(warehouse):
     finally:
         for conn in (s1, s2, setup):
             conn.close()
+
+
+def test_coalesce_and_in_a_subquery_compare_as_inet(db):
+    """coalesce() of an inet is an inet (sorted so, its constant read as one); IN a subquery of
+    cidr values compares values ('10.1.2.3' is '10.1.2.3/32'), not texts."""
+    assert [r[0] for r in rows(db, "SELECT coalesce(i, '0.0.0.0/32') FROM inet_tbl WHERE id IN (7, 9) "
+                                   "ORDER BY 1")] == [ipaddress.ip_interface("10.1.2.3/8"),
+                                                      ipaddress.ip_address("10.1.2.3")]
+    assert [r[0] for r in rows(db, "SELECT id FROM inet_tbl WHERE id IN (7, 9) ORDER BY coalesce(i, '1.1.1.1')")] \
+        == [7, 9]
+    assert [r[0] for r in rows(db, "SELECT id FROM inet_tbl WHERE i IN (SELECT c FROM inet_tbl) ORDER BY id")] == [3, 9]
