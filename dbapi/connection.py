@@ -11,6 +11,7 @@ import dataclasses
 import datetime
 import decimal
 import io
+import ipaddress
 import json
 import os
 import re
@@ -29,7 +30,7 @@ from txlake.parser.interval_input import interval_in
 from txlake.engine.mvcc.xact import normalise_level
 from txlake.engine.notify import Notification
 from txlake.engine.session import FIXED_SETTINGS, Session
-from txlake.parser import statements as st
+from txlake.parser import inet_input, statements as st
 from txlake.storage.schema import text_type, type_from_arrow
 
 
@@ -570,6 +571,8 @@ def _param(value):
         raise _nul()
     if type(value) is Decimal:
         return _decimal(value)
+    if isinstance(value, _NETWORK_TYPES):  # (as psycopg dumps them: their text, read as inet or cidr)
+        return inet_input.of_python(value)
     if type(value) is list:  # (an array: its elements are parameter values too)
         if any(type(v) is list for v in value):  # (the array functions would take it as one-dimensional)
             raise errors.NotSupportedError("a multidimensional array parameter (a list of lists) is not supported")
@@ -583,6 +586,9 @@ def _param(value):
         raise errors.NotSupportedError('type "time with time zone" is not supported: a datetime.time parameter '
                                        "with a tzinfo would lose its zone (pass it without one, or a datetime)")
     return value
+
+
+_NETWORK_TYPES = (ipaddress.IPv4Address, ipaddress.IPv6Address, ipaddress.IPv4Network, ipaddress.IPv6Network)
 
 
 def _json_default(value):
@@ -626,12 +632,16 @@ def _decimal(value: Decimal) -> Decimal:
 # (an interval's stored text reaches a cursor only where no query read it: DuckDB's result is an
 # INTERVAL, engine/executor.py's ``_timedeltas``)
 _FETCHED = {"UUID": uuid.UUID, "JSON": json.loads, "JSONB": json.loads,
-            "INTERVAL": lambda text: interval_timedelta(*interval_in(text))}
+            "INTERVAL": lambda text: interval_timedelta(*interval_in(text)),
+            # (an inet as an ``ip_address`` without a mask, else an ``ip_interface``; a cidr an ``ip_network``)
+            "INET": lambda text: inet_input.to_python(text, False),
+            "CIDR": lambda text: inet_input.to_python(text, True)}
 
 
 # (a jsonb column's value is JSON once it has been through DuckDB, which has one json type: so
 # both are JSON, whichever way a result was made)
-_TEXT_TYPE_CODES = {"UUID": "UUID", "JSON": "JSON", "JSONB": "JSON", "INTERVAL": "INTERVAL"}
+_TEXT_TYPE_CODES = {"UUID": "UUID", "JSON": "JSON", "JSONB": "JSON", "INTERVAL": "INTERVAL", "INET": "INET",
+                    "CIDR": "CIDR"}
 
 
 def _typed_values(schema: pa.Schema, rows: list[tuple]) -> list[tuple]:

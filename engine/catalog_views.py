@@ -43,6 +43,7 @@ _PG_TYPES = {
     "TIMESTAMP": ("timestamp without time zone", "timestamp"),
     "TIMESTAMPTZ": ("timestamp with time zone", "timestamptz"), "UUID": ("uuid", "uuid"),
     "JSON": ("json", "json"), "JSONB": ("jsonb", "jsonb"), "INTERVAL": ("interval", "interval"),
+    "INET": ("inet", "inet"), "CIDR": ("cidr", "cidr"),
 }
 #: numeric_precision and its radix of the kinds that have one (DECIMAL: its own, radix 10)
 _PRECISION = {"SMALLINT": (16, 2), "INT": (32, 2), "BIGINT": (64, 2), "REAL": (24, 2), "DOUBLE": (53, 2)}

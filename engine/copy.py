@@ -40,7 +40,7 @@ from txlake import errors
 from txlake.engine import generated, pg_text, triggers
 from txlake.engine.errors_map import by_sqlstate
 from txlake.engine.executor import Context, Executor, Result, _cast_sql, _default_sql, python_rows
-from txlake.parser import interval_input
+from txlake.parser import inet_input, interval_input
 from txlake.parser import statements as st
 from txlake.parser.json_ops import JSON_TRY_IN, JSONB_TRY_IN
 from txlake.parser.semantics import BYTEA_MACRO, CLOCK_FUNCTION, SPECIAL_DAYS
@@ -56,7 +56,7 @@ _TYPE_NAMES = {"BOOLEAN": "boolean", "SMALLINT": "smallint", "INT": "integer", "
                "REAL": "real", "DOUBLE": "double precision", "DECIMAL": "numeric", "VARCHAR": "character varying",
                "BYTEA": "bytea", "DATE": "date", "TIME": "time", "TIMESTAMP": "timestamp",
                "TIMESTAMPTZ": "timestamp with time zone", "UUID": "uuid", "JSON": "json", "JSONB": "json",
-               "INTERVAL": "interval"}
+               "INTERVAL": "interval", "INET": "inet", "CIDR": "cidr"}
 _DATETIMES = ("DATE", "TIME", "TIMESTAMP", "TIMESTAMPTZ")
 _JSON_TRY_IN = {"JSONB": JSONB_TRY_IN, "JSON": JSON_TRY_IN}
 # what PostgreSQL's input functions take where DuckDB's casts take more ('2.5' and '1e3' for an
@@ -533,7 +533,7 @@ def _convert(executor: Executor, stmt: st.Copy, schema, targets: list[Column], b
     projections = []
     for col in schema.columns:
         i = supplied.get(col.name)
-        if i is None and col.type.kind == "INTERVAL":  # (its text, as stored)
+        if i is None and col.type.kind in _READ_FIRST:  # (its text, as stored)
             value = _cast_sql(_default_sql(col.default) if col.default else "NULL", col.type)
         elif i is None:
             value = f"CAST({_default_sql(col.default)} AS {col.type.sql()})" if col.default else \
@@ -544,8 +544,8 @@ def _convert(executor: Executor, stmt: st.Copy, schema, targets: list[Column], b
             value = _time_input(f'"c{i}"', col.type.sql())
         elif col.type.kind == "BYTEA" and pa.types.is_string(data.field(i).type):  # (its syntax checked)
             value = f'{BYTEA_MACRO}("c{i}")'
-        elif col.type.kind in ("ARRAY", "INTERVAL"):  # (an array's text: a malformed one or element fails the batch;
-            value = _cast_sql(f'"c{i}"', col.type)  # an interval's: read first, _check_syntax)
+        elif col.type.kind in ("ARRAY", *_READ_FIRST):  # (an array's text: a malformed one or element fails the batch;
+            value = _cast_sql(f'"c{i}"', col.type)  # an interval's, an inet's: read first, _check_syntax)
         elif col.type.kind in _JSON_TRY_IN and pa.types.is_string(data.field(i).type):  # (NULL if no JSON)
             value = f'{_JSON_TRY_IN[col.type.kind]}("c{i}")'
         else:
@@ -607,8 +607,8 @@ def _check_syntax(data: pa.Table, i: int, col: Column, problems: list) -> pa.Tab
             data = _decimal_integers(data, i, bad)
         if kind == "BYTEA":  # (its input function raises: the rows from the first bad one are not loaded)
             data = data.set_column(i, data.field(i), pc.if_else(pc.fill_null(bad, False), None, column))
-    if kind == "INTERVAL":  # (PostgreSQL's input: the first text it refuses is the error, none reaches the cast)
-        bad = [_refused_interval(text) for text in column.to_pylist()]
+    if kind in _READ_FIRST:  # (PostgreSQL's input: the first text it refuses is the error, none reaches the cast)
+        bad = [_refused(kind, text) for text in column.to_pylist()]
         if any(bad):
             first = next(row for row, refused in enumerate(bad) if refused)
             problems.append((first, i, bad[first]))
@@ -618,15 +618,26 @@ def _check_syntax(data: pa.Table, i: int, col: Column, problems: list) -> pa.Tab
     return data
 
 
-def _refused_interval(text: str | None):
-    """The error class of an interval's text PostgreSQL's input refuses (``_value_error`` words
-    it), or None."""
-    if text is None:
-        return None
+# the kinds whose text is read by PostgreSQL's input in Python before the batch is cast
+_READ_FIRST = ("INTERVAL", "INET", "CIDR")
+
+
+def _refused(kind: str, text: str | None):
+    """The error class of a text of ``kind`` (``_READ_FIRST``) PostgreSQL's input refuses
+    (``_value_error`` words it), or None."""
+    error = _input_error(kind, text) if text is not None else None
+    return functools.partial(by_sqlstate, error.sqlstate) if error is not None else None
+
+
+def _input_error(kind: str, text: str) -> Exception | None:
+    """PostgreSQL's input error for ``text`` of ``kind`` (``_READ_FIRST``), or None."""
     try:
-        interval_input.interval_in(text)
-    except interval_input.IntervalInputError as e:
-        return functools.partial(by_sqlstate, e.sqlstate)
+        if kind == "INTERVAL":
+            interval_input.interval_in(text)
+        else:
+            inet_input.inet_in(text, kind == "CIDR")
+    except (interval_input.IntervalInputError, inet_input.InetInputError) as e:
+        return e
     return None
 
 
@@ -665,11 +676,9 @@ def _value_error(error, value, col: Column, line: int, relation: str) -> errors.
     """``error`` (a class) for ``value`` of column ``col``, in PostgreSQL's words and CONTEXT."""
     type_name = _TYPE_NAMES[col.type.kind]
     context = _context(relation, line, col.name, str(value))
-    if col.type.kind == "INTERVAL":  # (``_refused_interval``'s, with PostgreSQL's words for the text)
-        try:
-            interval_input.interval_in(value)
-        except interval_input.IntervalInputError as e:
-            return error(f"{e}\nCONTEXT:  {context}")
+    if col.type.kind in _READ_FIRST and (refused := _input_error(col.type.kind, value)) is not None:
+        detail = getattr(refused, "detail", None)  # (``_refused``'s, with PostgreSQL's words for the text)
+        return error(f"{refused}" + (f"\nDETAIL:  {detail}" if detail else "") + f"\nCONTEXT:  {context}")
     if error is errors.DatetimeFieldOverflow:
         return errors.DatetimeFieldOverflow(f'date/time field value out of range: "{value}"\nCONTEXT:  {context}')
     if error is errors.NumericValueOutOfRange:

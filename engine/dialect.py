@@ -19,7 +19,7 @@ import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
-from txlake.engine import (arrow_functions, buckets, bytea_functions, intervals, jsonb, jsonpath,
+from txlake.engine import (arrow_functions, buckets, bytea_functions, intervals, jsonb, jsonpath, network,
                            pg_text, regexp_functions)
 from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, BOOLEAN_MACRO,
                                      BOOLEAN_WORDS, BYTEA_IN, BYTEA_LENGTH, BYTEA_MACRO, CBRT_FUNCTION, DIVIDE_MACRO,
@@ -864,7 +864,7 @@ def postgres_semantics(con) -> None:
     """Set up a new DuckDB database through its first connection (``con``): the functions the
     macros call (``_FUNCTIONS``, the database's like the macros), then ``SESSION_SETUP`` and
     ``MACROS``."""
-    for name, function, params, returns in _FUNCTIONS + bytea_functions.FUNCTIONS:
+    for name, function, params, returns in _FUNCTIONS + bytea_functions.FUNCTIONS + network.FUNCTIONS:
         vectorized = function if returns == numeric.RESULT_TYPE else \
             arrow_functions.of_rows(function, len(params), _ARROW_TYPES[returns])
         con.create_function(name, vectorized, [duckdb.sqltype(p) for p in params],
@@ -938,6 +938,7 @@ def escape_out(data: bytes) -> str:
 
 
 _ARROW_TYPES = {"BLOB": pa.binary(), "VARCHAR": pa.string(), "BIGINT": pa.int64(), "BOOLEAN": pa.bool_(),
+                "INTEGER": pa.int32(),
                 "VARCHAR[]": pa.list_(pa.string()), "INTERVAL": pa.month_day_nano_interval(), "DOUBLE": pa.float64()}
 
 

@@ -11,7 +11,7 @@ from sqlglot import exp
 from txlake import errors
 from txlake.engine import buckets, bytea_functions, jsonpath
 from txlake.parser.parse import placeholders_in_sql_order
-from txlake.parser import date_format, interval_input, number_format
+from txlake.parser import date_format, inet_input, interval_input, number_format
 from txlake.parser.semantics import (BOOLEAN_CONTEXTS, BOOLEAN_FUNCTION, COLUMN_SIZE_REFUSED, NULL_IDENTIFIER,
                                      PERCENTILE_REFUSED, PERCENTILE_VALUE, TO_CHAR_REFUSED)
 
@@ -291,6 +291,8 @@ def translate(e: duckdb.Error) -> errors.Error:
             if (known := number_format.ERRORS.get(kind) or date_format.ERRORS.get(kind) or jsonpath.ERRORS.get(kind)
                     or bytea_functions.ERRORS.get(kind) or interval_input.ERRORS.get(kind)) is not None:
                 return by_sqlstate(known.sqlstate, message)
+            if (known := inet_input.ERRORS.get(kind)) is not None:  # (with its DETAIL: a cidr's bits)
+                return by_sqlstate(known.sqlstate, message + (f"\nDETAIL:  {known.detail}" if known.detail else ""))
             if "are not supported" in message:  # (array input: txlake's arrays are one-dimensional)
                 return errors.NotSupportedError(message)
             if "invalid input syntax" in message or message.startswith("malformed array literal") or \

@@ -42,7 +42,8 @@ from sqlglot import exp
 from txlake import errors
 from txlake.engine import (bpchar, catalog_views, checks, dialect, foreign_keys, points, sources, system_views,
                            temp_tables)
-from txlake.engine import catalog_functions, column_scope, generated, indexes, jsonb_order, table_like, uniques
+from txlake.engine import (catalog_functions, column_scope, generated, indexes, jsonb_order, network, table_like,
+                           uniques)
 from txlake.engine import column_constants, notify, system_columns, triggers, user_types
 from txlake.engine.errors_map import negative_row_count, translate, translate_stream_error
 from txlake.engine.advisory import AdvisoryCalls
@@ -51,7 +52,7 @@ from txlake.engine.mvcc.locks import TABLE
 from txlake.engine.mvcc.xact import SERIALIZABLE, Transaction
 from txlake.engine.sequence_calls import NEXTVAL, SequenceCalls, counter_of, sequence_key
 from txlake.engine.temp_tables import TEMP_DB, is_temp
-from txlake.parser import statements as st
+from txlake.parser import inet_input, statements as st
 from txlake.parser.json_ops import JSON_VALUE, JSONB_VALUE
 from txlake.parser.system_columns import TID_TYPE
 from txlake.parser.parse import cte_names, identifier, parse_table_name, table_name
@@ -256,8 +257,9 @@ class Context:
 
     def targeting(self, alias: str, version: "TableVersion", *more: str) -> "Context":
         """This context with ``version`` the statement's target, named ``alias`` (and each of
-        ``more``: ON CONFLICT's ``excluded``), when it may have enum, jsonb or CHAR(n) columns."""
-        if not self.may_hold("type") and not version.schema.has_jsonb and not version.schema.blank_padded:
+        ``more``: ON CONFLICT's ``excluded``), when it may have enum, jsonb, CHAR(n), inet or cidr columns."""
+        if not self.may_hold("type") and not version.schema.has_jsonb and not version.schema.blank_padded \
+                and not version.schema.network_columns:
             return self
         return replace(self, targets=tuple((name, version) for name in (alias, *more)))
 
@@ -692,6 +694,7 @@ class Executor:
                 if result is not None:
                     return result
         table = self._over_tables(ctx, stmt, lambda sql: self._sql(sql, params, result=True), params)
+        table = network.marked(ctx, stmt.expression, table)
         return Result(table=table, rowcount=table.num_rows, status=f"SELECT {table.num_rows}")
 
     def _over_tables(self, ctx: Context, stmt: st.Query, run, params=None, used: list | None = None):
@@ -1885,11 +1888,12 @@ class Executor:
         if key is not None:
             ssi.read_keys(txn, version.table_id, [key])
         elif self.zoned or any(isinstance(n, (exp.Select, exp.Subquery)) for n in where.walk()) or \
-                jsonb_order.names_jsonb(version.schema, where) or (bound := _bind(where, params, offset, txn)) is None:
+                jsonb_order.names_jsonb(version.schema, where) or network.names_network(version.schema, where) or \
+                (bound := _bind(where, params, offset, txn)) is None:
             # (SSI evaluates a predicate later, on its own connection in the process's time zone:
             # one whose answer may depend on the session's zone, or on when it is evaluated, or
-            # that compares jsonb columns - in jsonb's order, which that connection has not -
-            # counts as a read of the whole table)
+            # that compares jsonb, inet or cidr columns - in their orders, which that connection
+            # has not - counts as a read of the whole table)
             ssi.read_table(txn, version.table_id)
         else:
             ssi.read_predicate(txn, version.table_id, alias, bound)
@@ -2199,12 +2203,13 @@ class Executor:
         """The rows ``query`` (its views expanded) gives - none if ``no_rows``, its columns
         alone - its first columns named ``names`` (CREATE TABLE t (a, b) AS ...: 42601 if there
         are more names than columns), as CREATE TABLE AS and CREATE MATERIALIZED VIEW keep them."""
+        written = query
         with self._registered() as register:
             query = self._rewrite(ctx, query, register)
             if no_rows:  # (the query's columns, none of its rows)
                 query = exp.select("*").from_(exp.Subquery(this=query, alias=exp.TableAlias(
                     this=exp.to_identifier("__txl_no_data")))).limit(0)
-            data = self._sql(query, params, result=True)
+            data = network.marked(ctx, written, self._sql(query, params, result=True))  # (an inet column stays one)
         if len(names) > data.num_columns:
             raise errors.SyntaxError("too many column names were specified")
         return data.rename_columns([*names, *data.column_names[len(names):]])
@@ -2767,6 +2772,7 @@ def _typed_by_columns(ctx: Context, expression: exp.Expression, tables: column_s
     a string constant beside a column read as the column's type."""
     expression = column_scope.whole_row_values(expression, tables)
     expression = jsonb_order.rewritten(ctx, expression, tables)
+    expression = network.rewritten(ctx, expression, tables)
     expression = bpchar.rewritten(ctx, expression, tables, query)
     return column_constants.rewritten(ctx, expression, tables)
 
@@ -2832,7 +2838,8 @@ def distinct_names(names) -> None:
 _COUNTED = {"view": "views", "materialized view": "matviews", "sequence": "sequences", "type": "types",
             "function": "functions"}
 #: a kind of column -> the catalog's count of the tables having one, and the schema's property saying so
-_COLUMNS_COUNTED = {"jsonb": ("jsonb_tables", "has_jsonb"), "char": ("char_tables", "blank_padded")}
+_COLUMNS_COUNTED = {"jsonb": ("jsonb_tables", "has_jsonb"), "char": ("char_tables", "blank_padded"),
+                    "inet": ("inet_tables", "network_columns")}
 
 
 def sequence_of(default: str | None) -> str | None:
@@ -3323,7 +3330,7 @@ def _check_python_range(col: Column, values: pa.ChunkedArray) -> None:
 
 # the kinds a value goes into through a macro of PostgreSQL's cast, not DuckDB's CAST
 _CAST_MACROS = {"BYTEA": BYTEA_MACRO, "REAL": REAL_MACRO, "BOOLEAN": BOOLEAN_MACRO, "JSONB": JSONB_VALUE,
-                "JSON": JSON_VALUE, "INTERVAL": dialect.INTERVAL_VALUE}
+                "JSON": JSON_VALUE, "INTERVAL": dialect.INTERVAL_VALUE, **inet_input.CASTS}
 
 
 def _cast_sql(value: str, col_type: ColumnType) -> str:

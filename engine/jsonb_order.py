@@ -162,15 +162,22 @@ def _in_order(expression: exp.Expression, jsonb_column, tables: column_scope.Sta
             changed = True  # (a string constant read as an array - '{}' is one too - is jsonb here)
             return containment(type(node)(this=sides[0], expression=sides[1]))
         return node
+    result = bottom_up(expression, visit)
+    return result if changed else expression
+
+
+def bottom_up(expression: exp.Expression, visit) -> exp.Expression:
+    """A copy of ``expression`` with each node replaced by ``visit(node)`` (the node itself:
+    kept), operands first (``doc || a || b``, ``(doc || a) = b``: an operator sees its operands rewritten)."""
     result = expression.copy()
-    for node in reversed(list(result.dfs())):  # (operands first: doc || a || b, (doc || a) = b)
+    for node in reversed(list(result.dfs())):
         replacement = visit(node)
         if replacement is not node:
             if node is result:
                 result = replacement
             else:
                 node.replace(replacement)
-    return result if changed else expression
+    return result
 
 
 def _concatenation(node: exp.Expression) -> tuple[exp.Expression, exp.Expression] | None:

@@ -57,7 +57,7 @@ BUILTIN = {
     "time": (1083, 8, "D", 1183), "timestamp": (1114, 8, "D", 1115), "timestamptz": (1184, 8, "D", 1185),
     "interval": (1186, 16, "T", 1187), "timetz": (1266, 12, "D", 1270), "numeric": (1700, -1, "N", 1231),
     "regclass": (2205, 4, "N", 2210), "regtype": (2206, 4, "N", 2211), "uuid": (2950, 16, "U", 2951),
-    "jsonb": (3802, -1, "U", 3807),
+    "jsonb": (3802, -1, "U", 3807), "inet": (869, -1, "I", 1041), "cidr": (650, -1, "I", 651),
 }
 #: PostgreSQL's access methods: name -> (oid, amhandler, amtype: t a table's, i an index's)
 ACCESS_METHODS = {"heap": (2, "heap_tableam_handler", "t"), "btree": (403, "bthandler", "i"),

@@ -31,7 +31,7 @@ _TYPE_NAMES = {
     "DOUBLE": "double precision", "DECIMAL": "numeric", "BYTEA": "bytea", "DATE": "date",
     "TIME": "time without time zone", "TIMESTAMP": "timestamp without time zone",
     "TIMESTAMPTZ": "timestamp with time zone", "UUID": "uuid", "JSON": "json", "JSONB": "jsonb",
-    "INTERVAL": "interval",
+    "INTERVAL": "interval", "INET": "inet", "CIDR": "cidr",
 }
 
 

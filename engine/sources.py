@@ -255,6 +255,8 @@ def _typed_as(value: str, f: pa.Field, kind: str) -> str:
         return f"CAST({value} AS {_enum_sql(orjson.loads(f.metadata[_ENUM_KEY]))})"
     if kind == "INTERVAL":
         return interval_read(value)
+    if kind in ("INET", "CIDR"):  # (its text: engine/network.py compares and sorts it)
+        return value
     return f"CAST({value} AS {'UUID' if kind == 'UUID' else 'JSON'})"
 
 

@@ -282,6 +282,16 @@ class TxlakeParser(DuckDB.Parser):
                       TokenType.DARROW: lambda self, this, key: self.expression(
                           exp.JSONExtractScalar(this=this, expression=key))}
 
+    def _parse_bitwise(self) -> exp.Expression | None:
+        """sqlglot's, and inet's ``a <<= b`` / ``a >>= b`` (contained by or equals, contains or
+        equals: engine/network.py), which it read as ``<`` and ``<=`` - a syntax error."""
+        this = super()._parse_bitwise()
+        while this is not None and (self._match_pair(TokenType.LT, TokenType.LTE)
+                                    or self._match_pair(TokenType.GT, TokenType.GTE)):
+            name = NETWORK_OPERATORS[self._prev.token_type]
+            this = self.expression(exp.Anonymous(this=name, expressions=[this, super()._parse_bitwise()]))
+        return this
+
     def _parse_root(self, root: type) -> exp.Expression:
         """``|/ x`` or ``||/ x`` (``UNARY_PARSERS``): sqrt or cbrt of x as a double precision, an
         operator's value, which PostgreSQL names ?column? (meta ``PREFIX_OPERATOR``)."""
@@ -2160,6 +2170,10 @@ def _escape_character(token: Token | None) -> str:
     if len(text) != 1 or text in _HEX_DIGITS or text in "+'\"" or text in _SPACES:
         raise errors.SyntaxError(f"invalid Unicode escape character at or near \"'{text}'\"")
     return text
+
+
+# inet's <<= and >>= (``TxlakeParser._parse_bitwise``): calls engine/network.py reads as the operators
+NETWORK_OPERATORS = {TokenType.LTE: "inet_contained_by_or_equals", TokenType.GTE: "inet_contains_or_equals"}
 
 
 class TxlakeTokenizer(DuckDB.Tokenizer):

@@ -13,7 +13,7 @@ from sqlglot.time import format_time
 from sqlglot.trie import new_trie
 
 from txlake import errors
-from txlake.parser import interval_input, json_ops, number_format, numeric, pg_regex
+from txlake.parser import inet_input, interval_input, json_ops, number_format, numeric, pg_regex
 from txlake.parser.dialect import PREFIX_OPERATOR, SIMILAR_SUBSTRING
 from txlake.storage.schema import array_input, array_input_nested, integer_input, make_type
 
@@ -174,6 +174,8 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
     for node in reversed(_outside_defaults(tree, *_REWRITES)):  # (the innermost first: outer ones copy them)
         rewrite = _REWRITES.get(type(node))  # (not a subclass's: TRY_CAST is no Cast here)
         replacement = rewrite(node) if rewrite is not None else node
+        if isinstance(replacement, exp.Anonymous) and replacement.name in inet_input.NETWORK_FUNCTIONS:
+            tree.meta[inet_input.NETWORK_VALUES] = True  # (engine/network.py looks at the statement)
         if replacement is not node:
             if node is tree:
                 tree = replacement
@@ -1744,6 +1746,11 @@ def _function(node: exp.Anonymous) -> exp.Expression:
         return json_call
     if name == "date_part":
         return _date_part(node)
+    if name in inet_input.FUNCTIONS:  # (functions-net's: engine/network.py)
+        return exp.Anonymous(this=inet_input.FUNCTIONS[name], expressions=[e.copy() for e in node.expressions])
+    if name in ("inet", "cidr") and len(node.expressions) == 1:  # (a function-style cast: inet(text(i)))
+        to = exp.DataType.build("INET") if name == "inet" else exp.DataType(this=exp.DType.USERDEFINED, kind="cidr")
+        return _network_cast(exp.Cast(this=node.expressions[0].copy(), to=to))
     if name == "to_date" and len(node.expressions) == 2:
         return exp.cast(_strptime(*node.expressions), "DATE")
     if name in ("encode", "decode") and len(node.expressions) == 2:
@@ -2300,7 +2307,11 @@ def _array_operator(node: exp.Expression) -> exp.Expression:
     other = sides[1 - at]
     if any(isinstance(n, exp.Placeholder) for n in other.walk()):
         return node
-    as_text = _array_elements(sides[at].this)
+    written = sides[at].this
+    # (a constant that is no array's text - an inet's beside an inet column, engine/network.py -
+    # is read when it runs, 22P02 then if the other side is an array)
+    as_text = _array_elements(written) if written.lstrip()[:1] in ("{", "[") else \
+        exp.Anonymous(this=ARRAY_PARSE, expressions=[sides[at].copy()])
     array = exp.Anonymous(this=ARRAY_AS, expressions=[other.copy(), as_text])
     array.meta[ARRAY_CONSTANT] = sides[at].copy()  # (engine/jsonb_order.py: beside a jsonb column it is jsonb)
     node.set("this" if at == 0 else "expression", array)
@@ -2836,6 +2847,35 @@ def _interval(node: exp.Interval) -> exp.Expression:
     return interval_literal(f"{value.this} {unit.name.lower()}" if unit is not None else value.this)
 
 
+def network_kind(to: exp.DataType) -> str | None:
+    """INET or CIDR if ``to`` is that type, else None."""
+    if to.is_type(exp.DType.INET):
+        return "INET"
+    return "CIDR" if to.this == exp.DType.USERDEFINED and str(to.args.get("kind")).lower() == "cidr" else None
+
+
+def _network_cast(node: exp.Cast) -> exp.Expression | None:
+    """A cast to inet or cidr: PostgreSQL's input of the text (``inet_input.CASTS``, a function
+    engine/network.py recognises as of that type); a string constant read now (22P02)."""
+    if node.to.is_type(exp.DType.ARRAY) and node.to.expressions and network_kind(node.to.expressions[0]):
+        raise errors.NotSupportedError(f"arrays of {network_kind(node.to.expressions[0]).lower()} are not supported")
+    kind = network_kind(node.to)
+    if kind is None:
+        return None
+    value = node.this.copy()
+    if isinstance(value, exp.Literal) and value.is_string:
+        value = exp.Literal.string(network_constant(value.this, kind == "CIDR"))
+    return exp.Anonymous(this=inet_input.CASTS[kind], expressions=[value])
+
+
+def network_constant(text: str, cidr: bool = False) -> str:
+    """An inet (cidr) constant's stored text, or PostgreSQL's 22P02 for text it refuses."""
+    try:
+        return inet_input.canonical(text, cidr)
+    except inet_input.InetInputError as e:
+        raise errors.InvalidTextRepresentation(str(e) + (f"\nDETAIL:  {e.detail}" if e.detail else "")) from None
+
+
 def _cast(node: exp.Cast) -> exp.Expression:
     """A cast to bytea or real as PostgreSQL's (``BYTEA_MACRO``, ``REAL_MACRO``); to boolean
     (``_boolean``); to interval (``_interval_cast``); to varchar(n) or char(n), which cuts a
@@ -2843,6 +2883,8 @@ def _cast(node: exp.Cast) -> exp.Expression:
     ignored n); the special time inputs (``_special_time``)."""
     if (json_cast := json_ops.cast(node)) is not None:
         return json_cast
+    if (network := _network_cast(node)) is not None:
+        return network
     if node.to.is_type(exp.DType.INTERVAL) and not node.to.expressions:
         return _interval_cast(node)
     if node.to.is_type(exp.DType.INTERVAL) or isinstance(node.to.this, exp.Interval):
@@ -3050,6 +3092,7 @@ CBRT_FUNCTION = "txl_cbrt"
 
 _REWRITES = {
     exp.Cast: _cast, exp.Interval: _interval,
+    exp.Host: lambda node: exp.Anonymous(this=inet_input.FUNCTIONS["host"], expressions=[node.this.copy()]),
     exp.Cbrt: lambda node: exp.Anonymous(this=CBRT_FUNCTION, expressions=[exp.cast(node.this.copy(), "DOUBLE")]),
     # jsonb's equality where an operand is evidently jsonb, else a row comparison's (or as it is)
     exp.EQ: lambda node: _either(json_ops.equals, _row_comparison, node),

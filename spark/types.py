@@ -41,6 +41,8 @@ _TO_SPARK = {
     "JSON": lambda t: T.StringType(),
     "JSONB": lambda t: T.StringType(),
     "INTERVAL": lambda t: T.StringType(),  # (PostgreSQL's text of it, as stored: 1 year 2 mons -3 days +04:05:06)
+    "INET": lambda t: T.StringType(),  # (PostgreSQL's text of it, as stored: 10.1.2.3/8, 192.168.0.1)
+    "CIDR": lambda t: T.StringType(),
 }
 
 # Spark type -> the txlake kinds it may be written into (store assignment, as Spark's ANSI
@@ -51,7 +53,8 @@ _ASSIGNABLE = {
     T.BooleanType: {"BOOLEAN"},
     T.ByteType: _NUMERIC, T.ShortType: _NUMERIC, T.IntegerType: _NUMERIC, T.LongType: _NUMERIC,
     T.FloatType: _NUMERIC, T.DoubleType: _NUMERIC, T.DecimalType: _NUMERIC,
-    T.StringType: {"VARCHAR", "INTERVAL"}, T.VarcharType: {"VARCHAR"}, T.CharType: {"VARCHAR"}, T.BinaryType: {"BYTEA"},
+    T.StringType: {"VARCHAR", "INTERVAL", "INET", "CIDR"}, T.VarcharType: {"VARCHAR"}, T.CharType: {"VARCHAR"},
+    T.BinaryType: {"BYTEA"},
     T.DateType: {"DATE", "TIMESTAMP"}, T.TimeType: {"TIME"},
     T.TimestampType: {"TIMESTAMP", "TIMESTAMPTZ"}, T.TimestampNTZType: {"TIMESTAMP"},
     T.NullType: {*KINDS, "ARRAY"},
@@ -177,7 +180,7 @@ def conform(batch: pa.RecordBatch, schema: TableSchema, table: str, defaults: di
             arr = arr.cast(pa.timestamp("us", tz="UTC"))
             if field.type.tz is None:  # into a TIMESTAMP: its UTC wall time
                 arr = arr.cast(pa.int64()).cast(pa.timestamp("us"))
-        if arr.type != field.type or col.type.kind == "INTERVAL":
+        if arr.type != field.type or col.type.kind in _READ_BY_INPUT:
             arr = _cast_as_insert(arr, col, field.type)
         arrays.append(_checked(col, arr, table) if col.generated is None else arr)
     if schema.generated:
@@ -210,11 +213,15 @@ def checks_duckdb() -> duckdb.DuckDBPyConnection:
     return con
 
 
+# the kinds whose text a string column is read into by PostgreSQL's input (their stored text)
+_READ_BY_INPUT = ("INTERVAL", "INET", "CIDR")
+
+
 def _cast_as_insert(arr: pa.Array, col: Column, to: pa.DataType) -> pa.Array:
     """``arr`` cast to ``col``'s type as an INSERT casts a value (DuckDB's CAST, errors as SQL
-    reports them); text into an interval by PostgreSQL's input, into its stored text."""
+    reports them); text into an interval, an inet or a cidr by PostgreSQL's input, into its stored text."""
     try:
-        con, value = (checks_duckdb(), _cast_sql("v", col.type)) if col.type.kind == "INTERVAL" else \
+        con, value = (checks_duckdb(), _cast_sql("v", col.type)) if col.type.kind in _READ_BY_INPUT else \
             (_duckdb(), f"CAST(v AS {col.type.sql()})")
         cast = con.cursor().from_arrow(pa.table({"v": arr})).project(value)
         out = cast.to_arrow_table().column(0)

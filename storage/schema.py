@@ -31,7 +31,7 @@ import pyarrow as pa
 from txlake import errors
 
 KINDS = ("BOOLEAN", "SMALLINT", "INT", "BIGINT", "REAL", "DOUBLE", "DECIMAL", "VARCHAR", "BYTEA", "DATE", "TIME",
-         "TIMESTAMP", "TIMESTAMPTZ", "UUID", "JSON", "JSONB", "INTERVAL")
+         "TIMESTAMP", "TIMESTAMPTZ", "UUID", "JSON", "JSONB", "INTERVAL", "INET", "CIDR")
 DEFAULT_DECIMAL = (38, 9)  # a bare DECIMAL / NUMERIC (BigQuery's NUMERIC; DuckDB's is (18, 3))
 
 
@@ -132,15 +132,19 @@ _ARROW = {
     # and is what PostgreSQL's input reads; Parquet has no interval of microseconds (Arrow's
     # month_day_nano_interval does not go into Parquet) and Paimon none at all
     "INTERVAL": lambda t: pa.string(),
+    # INET, CIDR: PostgreSQL's text of the value (parser/inet_input.py), one text per value, so
+    # keys and equality of the texts are the values'; Paimon and Parquet have no such type
+    "INET": lambda t: pa.string(),
+    "CIDR": lambda t: pa.string(),
 }
 # the kinds held as text, and the Arrow field metadata key that names them
-TEXT_TYPES = ("UUID", "JSON", "JSONB", "INTERVAL")
+TEXT_TYPES = ("UUID", "JSON", "JSONB", "INTERVAL", "INET", "CIDR")
 TEXT_TYPE_KEY = b"txlake.type"
-_DUCKDB_NAMES = {"INT": "INTEGER", "BYTEA": "BLOB", "JSONB": "JSON"}
+_DUCKDB_NAMES = {"INT": "INTEGER", "BYTEA": "BLOB", "JSONB": "JSON", "INET": "VARCHAR", "CIDR": "VARCHAR"}
 # TIMESTAMP WITH LOCAL TIME ZONE is Paimon's instant (pypaimon reads it as timestamp[us, tz=UTC])
 _PAIMON_NAMES = {"REAL": "FLOAT", "BYTEA": "BYTES", "TIME": "TIME(6)", "TIMESTAMP": "TIMESTAMP(6)",
                  "TIMESTAMPTZ": "TIMESTAMP(6) WITH LOCAL TIME ZONE", "UUID": "STRING", "JSON": "STRING",
-                 "JSONB": "STRING", "INTERVAL": "STRING"}
+                 "JSONB": "STRING", "INTERVAL": "STRING", "INET": "STRING", "CIDR": "STRING"}
 
 # SQL spellings accepted in DDL -> kind
 _ALIASES = {
@@ -162,7 +166,7 @@ _ALIASES = {
     "TIME": "TIME", "TIME WITHOUT TIME ZONE": "TIME",
     "TIMESTAMP": "TIMESTAMP", "DATETIME": "TIMESTAMP", "TIMESTAMP WITHOUT TIME ZONE": "TIMESTAMP",
     "TIMESTAMPTZ": "TIMESTAMPTZ", "TIMESTAMP WITH TIME ZONE": "TIMESTAMPTZ",
-    "UUID": "UUID", "JSON": "JSON", "JSONB": "JSONB",
+    "UUID": "UUID", "JSON": "JSON", "JSONB": "JSONB", "INET": "INET", "CIDR": "CIDR",
 }
 
 _BLANK_PADDED = ("CHAR", "CHARACTER", "BPCHAR", "NCHAR")
@@ -212,8 +216,8 @@ def array_of(element: ColumnType) -> ColumnType:
     """The type of one-dimensional arrays of ``element`` (``INT[]``, ``VARCHAR(10)[]``)."""
     if element.kind == "ARRAY":
         raise errors.NotSupportedError("multidimensional arrays are not supported")
-    if element.kind == "INTERVAL":  # (an interval is stored as its text: an array of them would need its own)
-        raise errors.NotSupportedError("arrays of interval are not supported as column types")
+    if element.kind in ("INTERVAL", "INET", "CIDR"):  # (held as their text: an array of them would need its own)
+        raise errors.NotSupportedError(f"arrays of {element.kind.lower()} are not supported as column types")
     return ColumnType("ARRAY", element=element)
 
 
@@ -1091,6 +1095,12 @@ class TableSchema:
     def blank_padded(self) -> dict[str, int]:
         """The table's CHAR(n) columns, by name: their n (engine/bpchar.py pads and compares them)."""
         return self.memo("_blank_padded", lambda s: {c.name: c.type.length for c in s.columns if c.type.blank_padded})
+
+    @property
+    def network_columns(self) -> dict[str, str]:
+        """The table's inet and cidr columns, by name: their kind (engine/network.py orders and compares them)."""
+        return self.memo("_network_columns", lambda s: {c.name: c.type.kind for c in s.columns
+                                                        if c.type.kind in ("INET", "CIDR")})
 
     def arrow_schema(self) -> pa.Schema:
         """The in-memory Arrow schema. Every field is nullable: NOT NULL is enforced when rows

@@ -993,6 +993,9 @@ class CatalogVersion:
     #: how many of ``tables`` have a CHAR(n) column, carried as ``jsonb_tables``: a statement is
     #: looked at for CHAR comparisons and output only where there are any (engine/bpchar.py)
     char_tables: int = 0
+    #: how many of ``tables`` have an inet or cidr column, carried as ``jsonb_tables``: a statement
+    #: is looked at for their comparisons, sorts and operators only where there are any (engine/network.py)
+    inet_tables: int = 0
     # table id -> (db, name): built at the first ``by_id``, then carried from version to
     # version by ``apply`` (a copy and a few edits): a transaction asks about ten times, and
     # neither the ask nor the commit walks every table of the warehouse
@@ -1044,7 +1047,8 @@ class CatalogVersion:
                               functions=sum(1 for t in tables if t.is_function),
                               foreign_keys=sum(1 for t in tables if t.schema.foreign_keys),
                               jsonb_tables=sum(1 for t in tables if t.schema.has_jsonb),
-                              char_tables=sum(1 for t in tables if t.schema.blank_padded))
+                              char_tables=sum(1 for t in tables if t.schema.blank_padded),
+                              inet_tables=sum(1 for t in tables if t.schema.network_columns))
 
     def apply(self, entry: LogEntry) -> "CatalogVersion":
         assert entry.csn == self.csn + 1, (entry.csn, self.csn)
@@ -1052,7 +1056,7 @@ class CatalogVersion:
         by_id = dict(self._id_index())
         views, sequences, types, foreign_keys = self.views, self.sequences, self.types, self.foreign_keys
         matviews, functions = self.matviews, self.functions
-        jsonb_tables, char_tables = self.jsonb_tables, self.char_tables
+        jsonb_tables, char_tables, inet_tables = self.jsonb_tables, self.char_tables, self.inet_tables
         referencing = self._referencing
         renamed = None
         for change in entry.changes:
@@ -1062,6 +1066,7 @@ class CatalogVersion:
                     foreign_keys += bool(change.schema.foreign_keys) - bool(tables[key].schema.foreign_keys)
                     jsonb_tables += change.schema.has_jsonb - tables[key].schema.has_jsonb
                     char_tables += bool(change.schema.blank_padded) - bool(tables[key].schema.blank_padded)
+                    inet_tables += bool(change.schema.network_columns) - bool(tables[key].schema.network_columns)
                     referencing = None
                 tables[key] = tables[key].with_files(change.added, change.removed, change.deleted,
                                                      change.schema, change.moved, entry.csn, change.forget_before)
@@ -1077,6 +1082,7 @@ class CatalogVersion:
                 foreign_keys += bool(change.schema.foreign_keys)
                 jsonb_tables += change.schema.has_jsonb
                 char_tables += bool(change.schema.blank_padded)
+                inet_tables += bool(change.schema.network_columns)
                 referencing = None
             elif isinstance(change, DropTable):
                 dropped = tables.pop(by_id.pop(change.table_id))
@@ -1088,13 +1094,14 @@ class CatalogVersion:
                 foreign_keys -= bool(dropped.schema.foreign_keys)
                 jsonb_tables -= dropped.schema.has_jsonb
                 char_tables -= bool(dropped.schema.blank_padded)
+                inet_tables -= bool(dropped.schema.network_columns)
                 referencing = None
             elif renamed is None:  # a rename - all of the entry's at once: names may go round, t -> u -> t
                 renamed = _renamed(tables, by_id, [c for c in entry.changes if isinstance(c, RenameTable)])
         return CatalogVersion(entry.csn, entry.time_ms, tables, max(self.max_xid, entry.xid), views=views,
                               sequences=sequences, matviews=matviews, types=types, functions=functions,
                               foreign_keys=foreign_keys,
-                              jsonb_tables=jsonb_tables, char_tables=char_tables, _ids=by_id,
+                              jsonb_tables=jsonb_tables, char_tables=char_tables, inet_tables=inet_tables, _ids=by_id,
                               _referencing=referencing)
 
 

@@ -133,6 +133,29 @@ def commit_each(*conns) -> list[str]:
     return outcomes
 
 
+def write_skew_over(warehouse, column_type: str, existing: str, predicate: str, inserted: str) -> list[str]:
+    """Two SERIALIZABLE transactions: s1 reads ``t WHERE predicate`` (a table of one ``v`` column
+    of ``column_type`` holding ``existing``: nothing matches) and writes what s2 read; s2 inserts
+    ``inserted``, which the predicate matches. ``commit_each``'s outcomes: ["ok", "40001"] if SSI
+    saw the conflict (both committing is write skew)."""
+    setup = txlake.connect(warehouse, autocommit=True, publish="off")
+    setup.execute(f"CREATE TABLE t (id INT PRIMARY KEY, v {column_type})")
+    setup.execute("INSERT INTO t VALUES (1, ?)", (existing,))
+    setup.execute("CREATE TABLE u (id INT PRIMARY KEY, n INT)")
+    setup.execute("INSERT INTO u VALUES (1, 0)")
+    s1 = txlake.connect(warehouse, isolation_level="SERIALIZABLE", publish="off")
+    s2 = txlake.connect(warehouse, isolation_level="SERIALIZABLE", publish="off")
+    try:
+        assert s1.execute(f"SELECT id FROM t WHERE {predicate}").fetchall() == []
+        assert s2.execute("SELECT n FROM u WHERE id = 1").fetchall() == [(0,)]
+        s1.execute("UPDATE u SET n = 1 WHERE id = 1")  # what s2 read
+        s2.execute("INSERT INTO t VALUES (2, ?)", (inserted,))  # what s1 read
+        return commit_each(s1, s2)
+    finally:
+        for conn in (s1, s2, setup):
+            conn.close()
+
+
 def rows(conn, sql, params=None) -> list[tuple]:
     """The rows ``sql`` gives."""
     return conn.execute(sql, params).fetchall()

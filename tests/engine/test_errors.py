@@ -509,8 +509,8 @@ def test_misplaced_aggregates_and_binder_errors_in_postgresql_s_words(setup, sql
         assert sql.index(call) < e.value.position <= sql.index(call) + len(call)
 
 
-# (uuid, jsonb and int[] are types now)
-@pytest.mark.parametrize("written", ["inet", "int[][]", "timetz[]", "bit(3)", "timetz", "xml"])
+# (uuid, jsonb, int[] and inet are types now)
+@pytest.mark.parametrize("written", ["macaddr", "int[][]", "timetz[]", "bit(3)", "timetz", "xml"])
 def test_an_unsupported_type_is_named_as_written(connect, written):
     """BYTEA, before it was a type, was 'type "varbinary" is not supported' (sqlglot's name),
     and an array type a syntax error (42601, 'invalid type modifier in ARRAY<INT>'); arrays of

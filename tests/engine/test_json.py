@@ -7,7 +7,7 @@ import sys
 import pytest
 
 import txlake
-from tests.conftest import commit_each
+from tests.conftest import write_skew_over
 from tests.engine.test_types import reopen
 from tests.conftest import value as one
 
@@ -251,22 +251,7 @@ def test_serializable_reads_a_jsonb_predicate_in_jsonb_order(warehouse):
     """A SERIALIZABLE read of ``v > '9'`` (jsonb: 10 matches) and a write of 10 by another
     transaction conflict: the predicate was checked again by the texts ('10' < '9'), so with a
     second conflict the other way round (write skew) both committed."""
-    setup = txlake.connect(warehouse, autocommit=True, publish="off")
-    setup.execute("CREATE TABLE t (id INT PRIMARY KEY, v jsonb)")
-    setup.execute("""INSERT INTO t VALUES (1, '"s"')""")
-    setup.execute("CREATE TABLE u (id INT PRIMARY KEY, n INT)")
-    setup.execute("INSERT INTO u VALUES (1, 0)")
-    s1 = txlake.connect(warehouse, isolation_level="SERIALIZABLE", publish="off")
-    s2 = txlake.connect(warehouse, isolation_level="SERIALIZABLE", publish="off")
-    try:
-        assert s1.execute("SELECT id FROM t WHERE v > '9'").fetchall() == []
-        assert s2.execute("SELECT n FROM u WHERE id = 1").fetchall() == [(0,)]
-        s1.execute("UPDATE u SET n = 1 WHERE id = 1")  # what s2 read
-        s2.execute("INSERT INTO t VALUES (2, '10')")  # what s1 read: 10 > 9
-        assert commit_each(s1, s2) == ["ok", "40001"]
-    finally:
-        for conn in (s1, s2, setup):
-            conn.close()
+    assert write_skew_over(warehouse, "jsonb", '"s"', "v > '9'", "10") == ["ok", "40001"]  # (10 > 9)
 
 
 @pytest.mark.parametrize("bad", ["{bad", "NaN", "[1,", "{'a': 1}", "1 2", ""])

@@ -329,3 +329,27 @@ def test_interval_columns_read_and_written_as_postgresql_text(spark, engine, wh)
     with pytest.raises(Exception, match="invalid input syntax for type interval"):
         spark.sql("SELECT 5 AS id, 'abc' AS d").write.format("txlake").mode("append").save(f"{wh}/t2")
     assert engine.execute("SELECT count(*) FROM t2").fetchone() == (4,)
+
+
+def test_inet_columns_read_and_written_as_postgresql_text(spark, engine, wh):
+    """An inet or cidr column is PostgreSQL's text of the value to Spark (a string); a string
+    written into one is read by PostgreSQL's input (10.1.2.3/32 is 10.1.2.3; a cidr's bits right
+    of its mask 22P02, nothing of the job committed)."""
+    engine.execute("CREATE TABLE t (id INT, ip INET, net CIDR)")
+    engine.execute("INSERT INTO t VALUES (1, '10.1.2.3/32', '10.1/16'), (2, NULL, NULL), "
+                   "(3, '::ffff:1.2.3.4/64', '::/0')")
+    df = spark.read.format("txlake").load(f"{wh}/t")
+    assert [f.dataType.simpleString() for f in df.schema.fields] == ["int", "string", "string"]
+    assert spark_rows(df) == [(1, "10.1.2.3", "10.1.0.0/16"), (2, None, None), (3, "::ffff:1.2.3.4/64", "::/0")]
+    engine.execute("CREATE TABLE t2 (id INT, ip INET, net CIDR)")
+    df.write.format("txlake").mode("append").save(f"{wh}/t2")
+    spark.sql("SELECT 4 AS id, '192.168.0.1/32' AS ip, '192.168' AS net").write.format("txlake").mode("append") \
+        .save(f"{wh}/t2")
+    assert engine.execute("SELECT id, ip, net FROM t2 WHERE id < 4 ORDER BY id").fetchall() == \
+        engine.execute("SELECT id, ip, net FROM t ORDER BY id").fetchall()
+    assert engine.execute("SELECT ip::text, net::text FROM t2 WHERE id = 4").fetchall() == [
+        ("192.168.0.1/32", "192.168.0.0/24")]
+    with pytest.raises(Exception, match="invalid cidr value"):
+        spark.sql("SELECT 5 AS id, '1.2.3.4' AS ip, '1.2.3.4/8' AS net").write.format("txlake").mode("append") \
+            .save(f"{wh}/t2")
+    assert engine.execute("SELECT count(*) FROM t2").fetchone() == (4,)
