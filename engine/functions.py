@@ -197,10 +197,10 @@ def create_function(ex: Executor, ctx: Context, stmt: st.CreateFunction, params)
             raise errors.WrongObjectType(f'cannot change routine kind\nDETAIL:  "{name}" is a '
                                          f'{"procedure" if old.schema.function.procedure else "function"}.')
         _check_replacement(old.schema.function, definition)
-    if definition.returns == "trigger":  # (a PL/pgSQL trigger function's: 42601 now for its syntax)
-        _compile_trigger_body(definition)
-    elif ctx.setting is None or ctx.setting("check_function_bodies").lower() not in _OFF:
-        if definition.language == "plpgsql":
+    if ctx.setting is None or ctx.setting("check_function_bodies").lower() not in _OFF:
+        if definition.returns == "trigger":  # (a PL/pgSQL trigger function's: 42601 now for its syntax)
+            _compile_trigger_body(definition)
+        elif definition.language == "plpgsql":
             plpgsql_calls.compiled(definition)  # (its syntax errors: 42601 now)
         elif not definition.procedure:
             _check_body(ex, ctx, db, definition, old)

@@ -900,9 +900,9 @@ class _Parser:
         returns = self.returns
         if self.is_word("next", "query"):
             kind = self.tok.value
-            if returns is None:
+            if returns is None and not self.trigger:
                 self.error(message=f"RETURN {kind.upper()} cannot be used in a DO block", sqlstate="42804")
-            if not returns.setof:
+            if returns is None or not returns.setof:
                 self.error(message=f"cannot use RETURN {kind.upper()} in a non-SETOF function", sqlstate="42804")
             self.i += 1
             if kind == "query" and self.accept("execute"):
@@ -924,7 +924,9 @@ class _Parser:
             value = self.sql((";",), "expression")
             self.expect_op(";")
             return Return(line, "RETURN NEXT", "next", value)
-        if self.trigger and not self.accept_op(";"):
+        if self.trigger:  # (its RETURN gives NEW, OLD or NULL: a value is wanted)
+            if self.is_word_op(";"):
+                self.error(message='missing expression at or near ";"')
             value = self.sql((";",), "expression")
             self.expect_op(";")
             return Return(line, "RETURN", "", value)

@@ -424,12 +424,14 @@ def _in_depth(ex: Executor, run):
     txn = session.txn
     snapshot, clock, sequence_ctx = txn.snapshot, ex.clock_of, ex.sequence_calls.ctx
     ex.trigger_depth = depth + 1
+    session.routine_depth += 1  # (a routine runs: its EXCEPTION blocks take savepoints in any transaction)
     try:
         return run()
     except RecursionError:
         raise _too_deep() from None
     finally:
         ex.trigger_depth = depth
+        session.routine_depth -= 1
         if session.txn is txn:
             txn.snapshot = snapshot
         ex.clock_of, ex.sequence_calls.ctx = clock, sequence_ctx

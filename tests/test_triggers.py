@@ -363,3 +363,27 @@ def test_pg_class_and_pg_tables_say_a_table_has_triggers(connect):
         == [("t", True), ("u", False)]
     assert c.execute("SELECT tablename, hastriggers FROM pg_tables ORDER BY 1").fetchall() == [
         ("t", True), ("u", False)]
+
+
+def test_exception_blocks_in_autocommit_and_returns_checked_as_a_trigger_functions(connect):
+    """Review mends of the merge with PL/pgSQL functions: a trigger function's EXCEPTION block
+    was 25P01 (SAVEPOINT outside a transaction block) on an autocommit write; `RETURN;` was
+    42804 (PostgreSQL's 42601 missing expression), RETURN NEXT named a DO block, and
+    check_function_bodies = off (pg_dump's) did not defer a trigger function's compilation."""
+    c = connect(autocommit=True)
+    c.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    c.execute("CREATE TABLE log (m TEXT)")
+    c.execute("CREATE FUNCTION trg() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+              "BEGIN INSERT INTO log VALUES ('x' || NEW.v); PERFORM 1 / 0; "
+              "EXCEPTION WHEN division_by_zero THEN INSERT INTO log VALUES ('caught'); END; RETURN NEW; END $$")
+    c.execute("CREATE TRIGGER a BEFORE INSERT ON t FOR EACH ROW EXECUTE FUNCTION trg()")
+    c.execute("INSERT INTO t VALUES (1, 10)")
+    assert c.execute("SELECT * FROM t").fetchall() == [(1, 10)]
+    assert c.execute("SELECT * FROM log").fetchall() == [("caught",)]
+    for body, state, message in (("RETURN;", "42601", 'missing expression at or near ";"'),
+                                 ("RETURN NEXT NEW;", "42804", "cannot use RETURN NEXT in a non-SETOF function")):
+        with pytest.raises(txlake.Error) as e:
+            c.execute(f"CREATE FUNCTION bad() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN {body} END $$")
+        assert e.value.sqlstate == state and message in str(e.value)
+    c.execute("SET check_function_bodies = off")
+    c.execute("CREATE FUNCTION later() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN retur NEW; END $$")
