@@ -463,9 +463,10 @@ def test_pg_sequences(conn):
     conn.execute("CREATE TABLE t (id SERIAL)")
     conn.execute("CREATE SEQUENCE s AS integer INCREMENT 5 START 10 MAXVALUE 1000 CACHE 3 CYCLE")
     assert one(conn, "SELECT nextval('s')") == (10,)
+    user = one(conn, "SELECT current_user")[0]  # (the one role, every object's owner)
     assert conn.execute("SELECT * FROM pg_sequences ORDER BY sequencename").fetchall() == [
-        ("public", "s", None, "integer", 10, 1, 1000, 5, True, 3, 20),
-        ("public", "t_id_seq", None, "integer", 1, 1, 2147483647, 1, False, 1, None)]
+        ("public", "s", user, "integer", 10, 1, 1000, 5, True, 3, 20),
+        ("public", "t_id_seq", user, "integer", 1, 1, 2147483647, 1, False, 1, None)]
     assert [d[0] for d in conn.execute("SELECT * FROM pg_catalog.pg_sequences").description] == [
         "schemaname", "sequencename", "sequenceowner", "data_type", "start_value", "min_value", "max_value",
         "increment_by", "cycle", "cache_size", "last_value"]
