@@ -137,9 +137,7 @@ class Connection:
         (psycopg2's ``poll()``), waiting up to ``timeout`` seconds for one if there is none yet.
         Inside a transaction nothing arrives: PostgreSQL delivers between transactions."""
         self._check_open()
-        if not self._session.in_transaction:
-            self._session.listener.poll(timeout)
-            self.notifies.extend(self._session.listener.take())
+        self._gather(timeout)
 
     def close(self) -> None:
         self._session.close()  # (also of a session pg_terminate_backend closed: its DuckDB connection)
@@ -248,10 +246,13 @@ class Connection:
 
     def _hear(self) -> None:
         """The notifications sent to a listening session, once it is outside a transaction."""
-        listener = self._session.listener
-        if listener.channels and not self._session.in_transaction:
-            listener.poll()
-            self.notifies.extend(listener.take())
+        if self._session.listener.channels:  # (most sessions listen to nothing: no more work)
+            self._gather(0.0)
+
+    def _gather(self, timeout: float) -> None:
+        if not self._session.in_transaction:
+            self._session.listener.poll(timeout)
+            self.notifies.extend(self._session.listener.take())
 
 
 class Cursor:

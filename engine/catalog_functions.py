@@ -383,8 +383,7 @@ class Lookups:
     @cached_property
     def namespace_rows(self) -> list[tuple[int, str]]:
         """(oid, name) of each schema pg_namespace lists."""
-        names = {"public", *catalog_views.CATALOG_SCHEMAS, *(schema_name(t.db) for t in self.tables)}
-        return [(pg_catalog.namespace_oid(n), n) for n in sorted(names)]
+        return [(pg_catalog.namespace_oid(n), n) for n in pg_catalog.namespace_names(self.tables)]
 
     @cached_property
     def namespaces(self) -> str:

@@ -201,8 +201,13 @@ def _attributes(t: TableVersion) -> list[Column]:
     return list(catalog_views._columns_of(t))
 
 
+def namespace_names(tables: list[TableVersion]) -> list[str]:
+    """The schemas pg_namespace lists, by name: public, the catalogs' and those of ``tables``."""
+    return sorted({"public", *catalog_views.CATALOG_SCHEMAS, *(schema_name(t.db) for t in tables)})
+
+
 def _pg_namespace(tables: list[TableVersion]) -> pa.Table:
-    names = sorted({"public", *catalog_views.CATALOG_SCHEMAS, *(schema_name(t.db) for t in tables)})
+    names = namespace_names(tables)
     return pa.table({"oid": _oid(namespace_oid(n) for n in names), "nspname": _text(names),
                      "nspowner": _oid([OWNER] * len(names))})
 
