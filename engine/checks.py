@@ -126,6 +126,11 @@ def _duckdb_sql(text: str, jsonb: frozenset[str]) -> str:
     return _duckdb_sql_of(parsed(text), jsonb)
 
 
+def duckdb_text(text: str, schema: TableSchema) -> str:
+    """The DuckDB SQL of a stored expression over the columns of ``schema`` (a partition's bound)."""
+    return _duckdb_sql(text, schema.jsonb_columns)
+
+
 def _duckdb_sql_of(expression: exp.Expression, jsonb: frozenset[str]) -> str:
     """The DuckDB SQL of a CHECK expression: as a SELECT's expression is rewritten
     (parser/semantics.py; its table's jsonb columns compared in jsonb's order, as a
@@ -404,13 +409,14 @@ def passed(table: str, schema: TableSchema, batch: pa.Table) -> pa.Table:
 
 
 def _violation(table: str, check: CheckConstraint, rows: pa.Table, position: int) -> errors.Error:
-    if check.domain is not None:
+    if check.domain is not None and check.domain[0] != "partition":
         error = _type_violation(check, rows, position)
         error.row = position
         return error
     values = ", ".join(format_value(v, "null") for v in rows.slice(position, 1).to_pylist()[0].values())
-    error = errors.CheckViolation(f'new row for relation "{table}" violates check constraint '
-                                  f'"{check.name}"\nDETAIL:  Failing row contains ({values}).')
+    broken = "partition constraint" if check.domain is not None else f'check constraint "{check.name}"'
+    error = errors.CheckViolation(f'new row for relation "{table}" violates {broken}'
+                                  f'\nDETAIL:  Failing row contains ({values}).')
     error.row = position  # (COPY names the line)
     return error
 
@@ -433,7 +439,12 @@ def _quoted(name: str) -> str:
 def _by_name(checks: tuple[CheckConstraint, ...]) -> tuple[CheckConstraint, ...]:
     """In the order they are judged: the columns' types' rules first (PostgreSQL checks a value
     against its domain as it is made), then the table's CHECKs by name."""
-    return tuple(sorted(checks, key=lambda c: (c.domain is None, c.name)))
+    return tuple(sorted(checks, key=lambda c: (_ORDER.get(c.domain and c.domain[0], 0), c.name)))
+
+
+#: what is judged after the table's CHECKs (``domain`` None): a partition's constraint, as PostgreSQL's
+#: ExecInsert checks it last
+_ORDER = {None: 1, "partition": 2}
 
 
 def _check_existing(ex, table: str, checks, rows: pa.Table, schema: TableSchema) -> None:

@@ -284,6 +284,12 @@ class Context:
         version = self.txn.table(self.catalog, *self.locate(name))
         return version if version is None or version.schema.user_type is None else None
 
+    def by_id(self, table_id: str) -> TableVersion | None:
+        """The catalog entry ``table_id`` as this transaction sees it (None: dropped)."""
+        if table_id in self.txn.changes:
+            return self.txn.changes[table_id]
+        return self.catalog.by_id(table_id)
+
     def may_hold(self, *kinds: str) -> bool:
         """Might a name resolve to one of ``kinds`` ("view", "materialized view", "sequence",
         "type") for this transaction? The catalog counts them; the transaction's own changes
@@ -1099,6 +1105,9 @@ class Executor:
         inserted or updated (``mark_updated``: with the column ``_UPDATED`` saying which, where
         ON CONFLICT DO UPDATE updated some)."""
         version = ctx.resolve(stmt.table)
+        if version.schema.partitioning is not None:  # (each row to its partition)
+            from txlake.engine import partitions  # (it builds on this module)
+            return partitions.route(self, ctx, stmt, version, rows, conflict_params, check_ssi, mark_updated)
         rows = self._check_rows(version, rows, checks_done=checks_done)
         updated_rowids, update_rows = None, None
         if version.schema.primary_key or version.schema.uniques:
@@ -1404,6 +1413,11 @@ class Executor:
     def update(self, ctx: Context, stmt: st.Update, params) -> Result:
         _check_named_schemas(ctx, stmt.named_schemas, stmt.table)
         version = self._writable(ctx, stmt.table)
+        if version.schema.partitioning is not None:  # (of each partition; a key set: the rows move)
+            from txlake.engine import partitions  # (it builds on this module)
+            if partitions.sets_key(ctx, version, [n for n, _ in stmt.assignments]):
+                return partitions.moving_update(self, ctx, stmt, version, params)
+            return partitions.each_leaf(self, ctx, version, stmt, params, Executor.update)
         alias = stmt.alias or stmt.table.name
         ctx = ctx.targeting(alias, version)
         assigned = dict(stmt.assignments)
@@ -1485,6 +1499,9 @@ class Executor:
             return self._locking_subqueries_run(ctx, stmt, params, self.delete)
         _check_named_schemas(ctx, stmt.named_schemas, stmt.table)
         version = self._writable(ctx, stmt.table)
+        if version.schema.partitioning is not None:  # (of each partition)
+            from txlake.engine import partitions  # (it builds on this module)
+            return partitions.each_leaf(self, ctx, version, stmt, params, Executor.delete)
         alias = stmt.alias or stmt.table.name
         ctx = ctx.targeting(alias, version)
         body = len(params) - _placeholders(*stmt.returning)  # RETURNING's ? come last in the text
@@ -2139,6 +2156,9 @@ class Executor:
     def create_table(self, ctx: Context, stmt: st.CreateTable, params) -> Result:
         if ctx.txn.read_only:
             raise errors.ReadOnlyTransaction("cannot execute CREATE TABLE in a read-only transaction")
+        if stmt.partition_of is not None:  # (its columns are its parent's)
+            from txlake.engine import partitions  # (it builds on this module)
+            return partitions.create_partition(self, ctx, stmt, params)
         db, name = stmt.table.qualified(ctx.db)
         if db in catalog_views.CATALOG_SCHEMAS:  # (their names are PostgreSQL's views)
             raise errors.ProgrammingError(f'permission denied to create "{db}.{name}"', sqlstate="42501")
@@ -2189,6 +2209,9 @@ class Executor:
         schema = self._with_constraints(ctx, db, name, schema, constraints, data=None)
         if schema.foreign_keys:
             schema = foreign_keys.own_table(schema, table_id)
+        if stmt.partition_by is not None:
+            from txlake.engine import partitions  # (it builds on this module)
+            schema = partitions.keyed(name, schema, stmt.partition_by)
         version = TableVersion(table_id, db, name, schema)
         if data is not None and data.num_rows:
             data = self._check_rows(version, self._conform(data, schema))
@@ -2251,9 +2274,15 @@ class Executor:
         from txlake.engine import views  # (views.py builds on this module)
         from txlake.engine import sequence_ddl
         targets, notices = self.dropped(ctx, stmt.tables, stmt.if_exists, kind="table")
+        partitioned = ctx.may_have_columns("partitioned")
+        if partitioned:  # (a partitioned table's partitions go with it)
+            from txlake.engine import partitions  # (it builds on this module)
+            targets = partitions.with_partitions(ctx, targets)
         notices += foreign_keys.drop_referenced(self, ctx, targets, stmt.cascade)
         notices += views.drop_with_dependents(self, ctx, targets, stmt.cascade)
         sequence_ddl.drop_owned(self, ctx, {t.table_id for t in targets})  # (the SERIAL columns' sequences)
+        if partitioned:  # (a DEFAULT partition's constraint no longer names a dropped sibling's bound)
+            partitions.after_drop(self, ctx, targets)
         return Result(status="DROP TABLE", notice="\n".join(notices) or None)
 
     def dropped(self, ctx: Context, names, if_exists: bool, kind: str) -> tuple[list[TableVersion], list[str]]:
@@ -2358,6 +2387,12 @@ class Executor:
             return version
         if ctx.txn.read_only:
             raise errors.ReadOnlyTransaction("cannot execute ALTER TABLE in a read-only transaction")
+        if version.schema.partitioned or any(isinstance(a, (st.AttachPartition, st.DetachPartition))
+                                             for a in stmt.actions):
+            from txlake.engine import partitions  # (it builds on this module)
+            done = partitions.alter(self, ctx, version, stmt)
+            if done is not None:
+                return done
         from txlake.engine import views  # (views.py builds on this module)
         renames = [a for a in stmt.actions if isinstance(a, (st.RenameTable, st.RenameConstraint))]
         if renames and len(stmt.actions) > 1:  # (PostgreSQL's grammar: a RENAME stands alone)
@@ -2658,7 +2693,7 @@ def _pointed(node: exp.Table, name: str, alias: exp.TableAlias) -> exp.Table:
     ``alias``), in place: what it holds besides its name stays - the joins of a parenthesized
     join, ``FROM (a JOIN b ON ...)`` as pg_dump writes views, which a new node had dropped -
     and the transform goes on into them."""
-    for key in ("db", "catalog", "version", "when"):
+    for key in ("db", "catalog", "version", "when", "only"):  # (ONLY t: t, which has no inheritors)
         node.set(key, None)
     node.set("this", exp.to_identifier(name))
     node.set("alias", alias)
@@ -2839,7 +2874,7 @@ _COUNTED = {"view": "views", "materialized view": "matviews", "sequence": "seque
             "function": "functions"}
 #: a kind of column -> the catalog's count of the tables having one, and the schema's property saying so
 _COLUMNS_COUNTED = {"jsonb": ("jsonb_tables", "has_jsonb"), "char": ("char_tables", "blank_padded"),
-                    "inet": ("inet_tables", "network_columns")}
+                    "inet": ("inet_tables", "network_columns"), "partitioned": ("partitioned", "partitioned")}
 
 
 def sequence_of(default: str | None) -> str | None:

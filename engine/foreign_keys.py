@@ -78,6 +78,9 @@ def constraint(ex, ctx, db: str, table: str, schema: TableSchema, spec: st.Forei
             raise errors.UndefinedTable(f'relation "{named}" does not exist')
         if not parent.is_table:
             raise errors.WrongObjectType(f'referenced relation "{parent.name}" is not a table')
+        if parent.schema.partitioning is not None:  # (its rows are its partitions': engine/partitions.py)
+            raise errors.NotSupportedError(f'a foreign key referencing the partitioned table "{parent.name}" is not '
+                                           "supported")
         parent_schema, parent_id = parent.schema, parent.table_id
     for col in (*spec.columns, *spec.delete_set_columns):
         if schema.column(col) is None:

@@ -87,6 +87,9 @@ def merge(ex: Executor, ctx: Context, stmt: st.Merge, params) -> Result:
     """Run ``stmt`` in the statement's transaction (the session's runner for st.Merge)."""
     version = ex._writable(ctx, stmt.table)
     schema = version.schema
+    if schema.partitioning is not None:
+        raise errors.NotSupportedError(f'MERGE into the partitioned table "{version.name}" is not supported: '
+                                       "merge into its partitions")
     if schema.triggers:
         for event in ("INSERT", "UPDATE", "DELETE"):
             triggers.refuse(version, event, "MERGE")

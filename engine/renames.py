@@ -67,6 +67,9 @@ def rename_index(ex: Executor, ctx: Context, stmt: st.AlterIndex, params) -> Res
     allows; 42P07 if a relation has the name ``j``."""
     if ctx.txn.read_only:
         raise errors.ReadOnlyTransaction("cannot execute ALTER INDEX in a read-only transaction")
+    if stmt.attach is not None:
+        from txlake.engine import partitions  # (it builds on the executor)
+        return partitions.attach_index(ex, ctx, stmt)
     db, name = ctx.locate(stmt.index)
     hit = uniques.index_names(ex, ctx, db).get(name)
     if hit is None:

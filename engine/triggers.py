@@ -58,6 +58,9 @@ def create_trigger(ex: Executor, ctx: Context, stmt: st.CreateTrigger, params) -
     from txlake.engine.sequence_ddl import read_write
     read_write(ctx, "CREATE TRIGGER")
     version = _table(ctx, stmt.table)
+    if version.schema.partitioning is not None:
+        raise errors.NotSupportedError(f'triggers on the partitioned table "{version.name}" are not supported: '
+                                       "create them on its partitions")
     function = trigger_function(ctx, stmt.function)
     for column in stmt.columns:
         if version.schema.column(column) is None:
@@ -407,9 +410,7 @@ def _function_of(ctx: Context, trigger: Trigger) -> TableVersion:
 
 def _by_id(ctx: Context, table_id: str) -> TableVersion | None:
     """The catalog entry ``table_id`` as the transaction sees it (None: dropped)."""
-    if table_id in ctx.txn.changes:
-        return ctx.txn.changes[table_id]
-    return ctx.catalog.by_id(table_id)
+    return ctx.by_id(table_id)
 
 
 def _in_depth(ex: Executor, run):

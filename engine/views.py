@@ -59,8 +59,8 @@ _SAFE_NAME = re.compile(r"[a-z_][a-z0-9_$]*")
 
 def expand(ctx: Context, stmt: st.Statement) -> st.Statement:
     """``stmt`` with every view it reads replaced by the view's query; refuses writing a view."""
-    if not ctx.may_hold("view", "materialized view"):  # (most warehouses have none: then nothing is looked up)
-        return stmt
+    if not ctx.may_hold("view", "materialized view") and not ctx.may_have_columns("partitioned"):
+        return stmt  # (most warehouses have none: then nothing is looked up)
     if isinstance(stmt, st.Query):
         expression = _expanded(ctx, stmt.expression)
         if stmt.locks and ctx.may_hold("materialized view"):
@@ -217,7 +217,9 @@ def relations_read(node: exp.Expression) -> tuple[st.TableName, ...]:
 
 
 def _is_view(version: TableVersion | None) -> bool:
-    return version is not None and version.is_view
+    """Does a reference to ``version`` read a query in its place: a view's, or a partitioned
+    table's union of its partitions (engine/partitions.py)?"""
+    return version is not None and (version.is_view or version.schema.partitioning is not None)
 
 
 def _refuse_lock(ctx: Context, node: exp.Expression) -> None:
@@ -245,10 +247,11 @@ def _view_named(ctx: Context, node: exp.Expression, ctes: set[str]) -> TableVers
     if name is None:
         return None
     version = ctx.lookup(name)
-    if not _is_view(version):
+    if not _is_view(version) or (node.args.get("only") and not version.is_view):  # (ONLY p: its own rows, none)
         return None
     if node.args.get("version") or node.args.get("when"):
-        raise errors.NotSupportedError(f'time travel of view "{version.name}" is not supported: '
+        what = "view" if version.is_view else "partitioned table"
+        raise errors.NotSupportedError(f'time travel of {what} "{version.name}" is not supported: '
                                        "read its tables as of the snapshot")
     return version
 
@@ -260,6 +263,9 @@ def _body(ctx: Context, view: TableVersion, seen: frozenset) -> exp.Select:
     if view.table_id in seen:
         raise errors.ProgrammingError(f'infinite recursion detected in rules for relation "{view.name}"',
                                       sqlstate="42P17")
+    if not view.is_view:  # (a partitioned table: its partitions' rows, a partitioned one's expanded too)
+        from txlake.engine import partitions  # (it builds on this module)
+        return _expanded(ctx, partitions.body(ctx, view), seen | {view.table_id})
     definition = view.schema.view
     query = definition_query(definition.query)  # (cached: shared by every reference, so copied if kept)
     inner = _expanded(ctx, query, seen | {view.table_id})

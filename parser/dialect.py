@@ -169,6 +169,14 @@ class RenameConstraint(exp.Expression):
     arg_types = {"this": True, "to": True}
 
 
+class PartitionCommand(exp.Expression):
+    """ALTER TABLE's ``ATTACH PARTITION name {FOR VALUES ... | DEFAULT}`` and ``DETACH PARTITION
+    name [CONCURRENTLY | FINALIZE]`` (sqlglot reads neither): ``kind`` ATTACH or DETACH, ``this``
+    the partition (exp.Table), ``bound`` (ATTACH) sqlglot's PartitionBoundSpec or the Var DEFAULT."""
+
+    arg_types = {"kind": True, "this": True, "bound": False}
+
+
 # LOCK TABLE's modes, longest first where one begins another (SHARE ROW EXCLUSIVE, SHARE)
 _LOCK_MODES = (("ACCESS", "SHARE"), ("ROW", "SHARE"), ("ROW", "EXCLUSIVE"), ("SHARE", "UPDATE", "EXCLUSIVE"),
                ("SHARE", "ROW", "EXCLUSIVE"), ("SHARE",), ("EXCLUSIVE",), ("ACCESS", "EXCLUSIVE"))
@@ -259,7 +267,9 @@ class TxlakeParser(DuckDB.Parser):
     ALTER_PARSERS = {**DuckDB.Parser.ALTER_PARSERS,
                      "VALIDATE": lambda self: self._parse_validate_constraint(),
                      "ENABLE": lambda self: self._parse_trigger_switch("ENABLE"),
-                     "DISABLE": lambda self: self._parse_trigger_switch("DISABLE")}
+                     "DISABLE": lambda self: self._parse_trigger_switch("DISABLE"),
+                     "ATTACH": lambda self: self._parse_partition_command("ATTACH"),
+                     "DETACH": lambda self: self._parse_partition_command("DETACH")}
     # PostgreSQL's json -> and ->>: the key or index as written (sqlglot read 'a.b' as a JSON
     # path of two keys); parser/json_ops.py rewrites them. PostgreSQL has no lambdas: in a
     # function's arguments, doc -> 'a' is json too (DuckDB's parser read a lambda x -> body)
@@ -440,6 +450,19 @@ class TxlakeParser(DuckDB.Parser):
             if self._index_nulls is None and self._match_text_seq("NULLS", "DISTINCT"):
                 self._index_nulls = "DISTINCT"
         return super()._parse_partition_by()
+
+    def _parse_partitioned_by(self):
+        """CREATE TABLE's ``PARTITION BY {RANGE | LIST | HASH} ( key [, ...] )``: ``this`` an
+        Anonymous named by the strategy (as written) whose arguments are the key's items, each
+        an expression - one with a COLLATE or an operator class after it a Collate or an Alias
+        (parser/parse.py refuses both). sqlglot read RANGE (a) as a call of DuckDB's range."""
+        if not self._curr or self._next is None or self._next.token_type != TokenType.L_PAREN:
+            return super()._parse_partitioned_by()
+        strategy = self._curr.text
+        self._advance(2)
+        items = self._parse_csv(lambda: self._parse_alias(self._parse_assignment()))
+        self._match_r_paren()
+        return self.expression(exp.PartitionedByProperty(this=exp.Anonymous(this=strategy, expressions=items)))
 
     def _parse_drop(self, exists: bool = False, kind: str | None = None):
         """``DROP INDEX a, b [CASCADE]``: sqlglot read one index name only."""
@@ -1276,6 +1299,21 @@ class TxlakeParser(DuckDB.Parser):
             self._retreat(start)
             return None
         return TriggerCommand(kind=kind, this=self._parse_id_var(any_token=True))
+
+    def _parse_partition_command(self, kind: str) -> PartitionCommand:
+        """ALTER TABLE's ``ATTACH PARTITION name {FOR VALUES spec | DEFAULT}`` / ``DETACH PARTITION
+        name [CONCURRENTLY | FINALIZE]`` (a DETACH CONCURRENTLY is a plain one: txlake's DDL waits
+        for no reader)."""
+        self._expect_word("PARTITION")
+        table = self._parse_table_parts(schema=True)
+        if kind == "DETACH":
+            self._match_texts(("CONCURRENTLY", "FINALIZE"))
+            return PartitionCommand(kind=kind, this=table)
+        if self._match(TokenType.DEFAULT):
+            return PartitionCommand(kind=kind, this=table, bound=exp.var("DEFAULT"))
+        if not self._match_text_seq("FOR", "VALUES"):  # (ALTER INDEX i ATTACH PARTITION j: no bound)
+            return PartitionCommand(kind=kind, this=table)
+        return PartitionCommand(kind=kind, this=table, bound=self._parse_partition_bound_spec())
 
     def _expect_word(self, word: str) -> None:
         if not self._match_text_seq(word):

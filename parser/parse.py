@@ -24,7 +24,7 @@ from txlake.parser import statements as st
 from txlake.parser import system_columns
 from txlake.parser.dialect import (SOURCE_SPAN, CommentOn, ConstraintTiming, Control, CursorCommand, FunctionCommand,
                                     LockCommand, RefreshMatview, RenameConstraint, SequenceCommand, TriggerCommand,
-                                    Txlake, TypeCommand, ValidateConstraint)
+                                    Txlake, TypeCommand, ValidateConstraint, PartitionCommand)
 from txlake.parser.semantics import (ARRAY_SET, AVG_MACRO, NAMED_SCHEMAS, SUM_MACRO, boolean_condition,
                                      postgres_semantics)
 from txlake.storage.sequences import sequence_name
@@ -1034,8 +1034,15 @@ def _create(tree: exp.Create) -> st.Statement:
     if tree.args.get("replace"):
         raise errors.NotSupportedError("CREATE OR REPLACE TABLE is not supported")
     with_no_data, temporary, on_commit, warning = False, False, None, _global_temporary(tree)
+    partitioning = {}
     for prop in (tree.args.get("properties") or exp.Properties()).expressions:
-        # PARTITION BY, INHERITS: refused, never ignored (UNLOGGED asks for less durability than
+        if isinstance(prop, exp.PartitionedByProperty) and tree.expression is None:
+            partitioning["partition_by"] = _partition_key(prop)
+            continue
+        if isinstance(prop, exp.PartitionedOfProperty):
+            partitioning.update(_partition_of(prop))
+            continue
+        # INHERITS: refused, never ignored (UNLOGGED asks for less durability than
         # every table has: taken as it is; so are WITH (fillfactor = 70, ...), which tunes how
         # PostgreSQL stores rows, and USING heap, its one way)
         if type(prop) is exp.Property:
@@ -1058,8 +1065,14 @@ def _create(tree: exp.Create) -> st.Statement:
     if on_commit is not None and not temporary:
         raise errors.ProgrammingError("ON COMMIT can only be used on temporary tables", sqlstate="42P16")
     temp = {"temporary": True, "on_commit": on_commit or "PRESERVE ROWS", "warning": warning} if temporary else {}
+    if partitioning and temporary:  # (PostgreSQL has them; txlake's temporary tables are a session's own)
+        raise errors.NotSupportedError("a temporary partitioned table or partition is not supported")
+    parent_constraints = partitioning.pop("parent_constraints", None)
+    temp.update(partitioning)
     if_not_exists = bool(tree.args.get("exists"))
     target = tree.this
+    if parent_constraints is not None:  # (its columns are its parent's; the list holds constraints only)
+        return _partition_table(target, parent_constraints, if_not_exists, temp)
     if isinstance(target, exp.Schema) and tree.expression is not None and target.expressions \
             and all(isinstance(item, exp.Identifier) for item in target.expressions):
         return st.CreateTable(table=table_name(target.this), if_not_exists=if_not_exists, as_query=tree.expression,
@@ -1096,6 +1109,87 @@ def _create(tree: exp.Create) -> st.Statement:
                               constraints=tuple(constraints), primary_key_name=key_name, **temp)
     return st.CreateTable(table=table_name(target), if_not_exists=if_not_exists, as_query=tree.expression,
                           with_no_data=with_no_data, **temp)
+
+
+_STRATEGIES = ("RANGE", "LIST", "HASH")
+
+
+def _partition_key(prop: exp.PartitionedByProperty) -> st.PartitionKeySpec:
+    """``PARTITION BY {RANGE | LIST | HASH} (column [, ...])``: a key of expressions, or with an
+    operator class or a collation, is refused (0A000); an unknown strategy is PostgreSQL's 22023."""
+    key = prop.this
+    if not isinstance(key, exp.Anonymous):  # (PARTITION BY (a): no strategy)
+        raise _syntax_error('syntax error at or near "("', prop)
+    strategy = key.name.upper()
+    if strategy not in _STRATEGIES:
+        raise errors.InvalidParameterValue(f'unrecognized partitioning strategy "{strategy.lower()}"')
+    columns = []
+    for item in key.expressions:
+        if not isinstance(item, exp.Column) or item.table:
+            raise errors.NotSupportedError(f"a partition key of expressions is not supported: "
+                                           f"{item.sql(dialect='postgres')} (partition by columns)")
+        columns.append(identifier(item.this))
+    if strategy == "LIST" and len(columns) > 1:
+        raise errors.ProgrammingError('cannot use "list" partition strategy with more than one column',
+                                      sqlstate="42P17")
+    return st.PartitionKeySpec(strategy.lower(), tuple(columns))
+
+
+def partition_bound(node: exp.Expression) -> st.PartitionBoundSpec:
+    """``FOR VALUES ...`` (sqlglot's PartitionBoundSpec) or ``DEFAULT``, as written: MINVALUE and
+    MAXVALUE as those strings, every bound after one of them one too (42P16, as PostgreSQL)."""
+    if isinstance(node, exp.Var):
+        return st.PartitionBoundSpec("default")
+    if node.args.get("from_expressions") is not None:
+        lower, upper = (tuple(_range_datum(v) for v in node.args[side])
+                        for side in ("from_expressions", "to_expressions"))
+        for values in (lower, upper):
+            for first, then in zip(values, values[1:]):
+                if first in ("MINVALUE", "MAXVALUE") and then != first:
+                    raise errors.ProgrammingError(f"every bound following {first} must also be {first}",
+                                                  sqlstate="42P16")
+        return st.PartitionBoundSpec("range", lower=lower, upper=upper)
+    if node.args.get("expression") is not None:
+        modulus, remainder = (int(node.args[k].name) for k in ("this", "expression"))
+        return st.PartitionBoundSpec("hash", modulus=modulus, remainder=remainder)
+    return st.PartitionBoundSpec("list", values=tuple(node.this))
+
+
+def _range_datum(value: exp.Expression):
+    if isinstance(value, exp.Var) and value.name.upper() in ("MINVALUE", "MAXVALUE"):
+        return value.name.upper()
+    return value
+
+
+def _partition_of(prop: exp.PartitionedOfProperty) -> dict:
+    """``PARTITION OF parent [( constraints )] {FOR VALUES ... | DEFAULT}``."""
+    parent, constraints = prop.this, ()
+    if isinstance(parent, exp.Schema):
+        parent, constraints = parent.this, tuple(parent.expressions)
+    return {"partition_of": table_name(parent), "bound": partition_bound(prop.expression),
+            "parent_constraints": constraints}
+
+
+def _partition_table(target: exp.Expression, items, if_not_exists: bool, options: dict) -> st.CreateTable:
+    """``CREATE TABLE c PARTITION OF p [( constraint, ... )] ...``: the constraints its own, beside
+    those it takes from the parent (engine/partitions.py gives it the parent's columns)."""
+    if isinstance(target, exp.Schema):  # (CREATE TABLE c (a int) PARTITION OF p: not PostgreSQL's grammar)
+        raise _syntax_error('syntax error at or near "PARTITION"', target)
+    table = table_name(target)
+    primary_key, constraints, key_name = (), [], None
+    for item in items:
+        name, item, timing = _table_constraint(item)
+        if isinstance(item, exp.PrimaryKey):
+            _refuse_key_options(item, timing)
+            primary_key = tuple(identifier(e) for e in item.expressions)
+            key_name = _check_name(identifier(name), "constraint") if name is not None else None
+        elif isinstance(item, (exp.CheckColumnConstraint, exp.UniqueColumnConstraint)):
+            constraints.append(_constraint_spec(item, name, timing=timing))
+        else:
+            raise errors.NotSupportedError(f"in CREATE TABLE ... PARTITION OF, only PRIMARY KEY, UNIQUE and CHECK "
+                                           f"constraints are supported: {item.sql(dialect='postgres')}")
+    return st.CreateTable(table=table, primary_key=primary_key, primary_key_name=key_name,
+                          constraints=tuple(constraints), if_not_exists=if_not_exists, **options)
 
 
 def _like(item: exp.LikeProperty) -> st.LikeSpec:
@@ -1440,6 +1534,9 @@ def _alter(tree: exp.Alter) -> st.Statement:
                              else (st.RenameColumn(identifier(action.this),
                                                    _check_name(identifier(action.args["to"]), "column")),))
     if _kind(tree) == "INDEX":
+        if len(actions) == 1 and isinstance(actions[0], PartitionCommand) and actions[0].args["kind"] == "ATTACH" \
+                and actions[0].args.get("bound") is None:
+            return st.AlterIndex(index=table_name(tree.this), attach=table_name(actions[0].this))
         if len(actions) != 1 or not isinstance(actions[0], exp.AlterRename):
             raise errors.NotSupportedError("ALTER INDEX is supported for RENAME TO only")
         return st.AlterIndex(index=table_name(tree.this), new=table_name(actions[0].this),
@@ -1471,6 +1568,12 @@ def _alter(tree: exp.Alter) -> st.Statement:
             actions.append(st.ValidateConstraint(identifier(action.this)))
         elif isinstance(action, RenameConstraint):
             actions.append(st.RenameConstraint(identifier(action.this), identifier(action.args["to"])))
+        elif isinstance(action, PartitionCommand) and action.args["kind"] == "ATTACH":
+            if action.args.get("bound") is None:
+                raise _syntax_error("syntax error: ATTACH PARTITION needs FOR VALUES ... or DEFAULT", tree, after=True)
+            actions.append(st.AttachPartition(table_name(action.this), partition_bound(action.args["bound"])))
+        elif isinstance(action, PartitionCommand):
+            actions.append(st.DetachPartition(table_name(action.this)))
         elif isinstance(action, exp.Drop) and _kind(action) == "CONSTRAINT":
             for target in action.args.get("tables") or [action.this]:
                 actions.append(st.DropConstraint(identifier(target.this), if_exists=bool(action.args.get("exists")),
@@ -1478,7 +1581,7 @@ def _alter(tree: exp.Alter) -> st.Statement:
         else:
             raise errors.NotSupportedError(f"ALTER TABLE action not supported: {action.sql()}")
     return st.AlterTable(table=table_name(tree.this), actions=tuple(actions),
-                         if_exists=bool(tree.args.get("exists")))
+                         if_exists=bool(tree.args.get("exists")), only=bool(tree.args.get("only")))
 
 
 def _default(value: exp.Expression) -> exp.Expression:

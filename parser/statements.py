@@ -422,6 +422,32 @@ class CreateTable(Statement):
     #: COMMIT does to it: PRESERVE ROWS, DELETE ROWS or DROP
     temporary: bool = False
     on_commit: str = "PRESERVE ROWS"
+    #: ``PARTITION BY ...``: a partitioned table (engine/partitions.py), or a partition that is one
+    partition_by: "PartitionKeySpec | None" = None
+    #: ``PARTITION OF parent {FOR VALUES ... | DEFAULT}``: a partition of ``partition_of``,
+    #: its columns the parent's
+    partition_of: TableName | None = None
+    bound: "PartitionBoundSpec | None" = None
+
+
+@dataclass(frozen=True)
+class PartitionKeySpec:
+    """``PARTITION BY {RANGE | LIST | HASH} (column [, ...])``: ``strategy`` range, list or hash."""
+    strategy: str
+    columns: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PartitionBoundSpec:
+    """A partition's bound as written: ``kind`` range (``lower`` and ``upper``, each value an
+    expression or the string MINVALUE / MAXVALUE), list (``values``), hash (``modulus``,
+    ``remainder``) or default."""
+    kind: str
+    lower: tuple = ()
+    upper: tuple = ()
+    values: tuple = ()
+    modulus: int = 0
+    remainder: int = 0
 
 
 @dataclass(frozen=True)
@@ -445,10 +471,12 @@ class CreateIndex(Statement):
 
 @dataclass(frozen=True)
 class AlterIndex(Statement):
-    """``ALTER INDEX [IF EXISTS] name RENAME TO new``."""
+    """``ALTER INDEX [IF EXISTS] name RENAME TO new``, or ``ALTER INDEX name ATTACH PARTITION
+    partition_index`` (``attach``: a partition's key made part of its parent's, as pg_dump writes)."""
     index: TableName
-    new: TableName
+    new: TableName | None = None
     if_exists: bool = False
+    attach: TableName | None = None
 
 
 @dataclass(frozen=True)
@@ -755,6 +783,19 @@ class RenameTable:
 
 
 @dataclass(frozen=True)
+class AttachPartition:
+    """``ATTACH PARTITION partition {FOR VALUES ... | DEFAULT}`` (engine/partitions.py)."""
+    partition: TableName
+    bound: PartitionBoundSpec
+
+
+@dataclass(frozen=True)
+class DetachPartition:
+    """``DETACH PARTITION partition [CONCURRENTLY | FINALIZE]``."""
+    partition: TableName
+
+
+@dataclass(frozen=True)
 class RenameConstraint:
     old: str
     new: str
@@ -764,7 +805,8 @@ class RenameConstraint:
 class AlterTable(Statement):
     table: TableName
     actions: tuple[AddColumn | DropColumn | RenameColumn | AlterColumn | AddConstraint | DropConstraint
-                   | ValidateConstraint | RenameTable | RenameConstraint, ...] = ()
+                   | ValidateConstraint | RenameTable | RenameConstraint | AttachPartition | DetachPartition, ...] = ()
+    only: bool = False  # ALTER TABLE ONLY
     if_exists: bool = False
     matview: bool = False  # ALTER MATERIALIZED VIEW (RENAME TO, RENAME COLUMN)
 

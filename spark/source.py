@@ -170,6 +170,9 @@ class TxlakeDataSource(DataSource):
             if version.is_view:  # (its query runs in txlake's DuckDB, not in Spark)
                 raise errors.NotSupportedError(f'"{target.qualified}" is a view: the Spark source reads tables; '
                                                "read the view through txlake.connect(), or its tables")
+            if version.schema.partitioning is not None:  # (its rows are its partitions', each a table)
+                raise errors.NotSupportedError(f'"{target.qualified}" is a partitioned table: the Spark source reads '
+                                               "tables; read its partitions (and union them)")
             if version.is_matview and not version.schema.matview.populated:  # (a materialized view is a table)
                 raise errors.ObjectNotInPrerequisiteState(
                     f'materialized view "{target.name}" has not been populated\n'
@@ -202,6 +205,9 @@ class TxlakeDataSource(DataSource):
             # (its keys are not checked: refused here, and by the commit's vote if one came since)
             raise errors.NotSupportedError(f'Spark writes to table "{target.name}", which has a foreign key or '
                                            "(overwritten) is referenced by one, are not supported")
+        if version is not None and version.schema.partitioning is not None:  # (rows would not be routed)
+            raise errors.NotSupportedError(f'Spark writes to the partitioned table "{target.name}" are not supported: '
+                                           "write to its partitions")
         if version is not None and version.schema.triggers:  # (its rows would pass no trigger)
             raise errors.NotSupportedError(f'Spark writes to table "{target.name}", which has triggers, are not '
                                            "supported")

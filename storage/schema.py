@@ -939,6 +939,55 @@ class Trigger:
 
 
 @dataclass(frozen=True)
+class PartitionKey:
+    """What makes a table partitioned (engine/partitions.py): its rows are its partitions' - it
+    holds none itself - chosen by ``strategy`` (range, list or hash) over the key ``columns``."""
+
+    strategy: str
+    columns: tuple[str, ...]
+
+    def to_json(self) -> dict:
+        return {"strategy": self.strategy, "columns": list(self.columns)}
+
+    @staticmethod
+    def from_json(d: dict) -> "PartitionKey":
+        return PartitionKey(d["strategy"], tuple(d["columns"]))
+
+
+@dataclass(frozen=True)
+class PartitionBound:
+    """What makes a table a partition of the partitioned table ``parent`` (its id): its bound as
+    PostgreSQL shows it (``FOR VALUES FROM ('2024-01-01') TO ('2024-02-01')``, ``DEFAULT``); its
+    values, each PostgreSQL's text of it (None: NULL; MINVALUE / MAXVALUE as such) - ``lower``
+    and ``upper`` of a range, ``values`` of a list, (modulus, remainder) of a hash; and
+    ``constraint``, the partition constraint as SQL over the columns (a CHECK every row written
+    to the partition must pass: a DEFAULT partition's names its siblings' bounds, and is
+    rewritten as they come and go). None for a DEFAULT partition with no siblings."""
+
+    parent: str
+    kind: str
+    shown: str
+    constraint: str | None
+    lower: tuple = ()
+    upper: tuple = ()
+    values: tuple = ()
+
+    def to_json(self) -> dict:
+        return {"parent": self.parent, "kind": self.kind, "shown": self.shown, "constraint": self.constraint,
+                "lower": list(self.lower), "upper": list(self.upper), "values": list(self.values)}
+
+    @staticmethod
+    def from_json(d: dict) -> "PartitionBound":
+        return PartitionBound(d["parent"], d["kind"], d["shown"], d["constraint"], tuple(d["lower"]),
+                              tuple(d["upper"]), tuple(d["values"]))
+
+    @property
+    def check(self) -> "CheckConstraint | None":
+        """The partition constraint as the CHECK ``TableSchema.enforced_checks`` holds."""
+        return CheckConstraint("", self.constraint, domain=("partition", "")) if self.constraint else None
+
+
+@dataclass(frozen=True)
 class TableSchema:
     schema_id: int
     columns: tuple[Column, ...]
@@ -968,6 +1017,10 @@ class TableSchema:
     function: FunctionDefinition | None = None
     #: CREATE TRIGGER's triggers, by name (asked at every write: empty for most tables)
     triggers: tuple[Trigger, ...] = ()
+    #: PARTITION BY's key: a partitioned table, holding no rows of its own (None: not one)
+    partitioning: PartitionKey | None = None
+    #: the bound of a partition (None: not one)
+    partition_of: PartitionBound | None = None
 
     def __post_init__(self):
         if self.primary_key or self.uniques:
@@ -1012,7 +1065,10 @@ class TableSchema:
 
     @property
     def enforced_checks(self) -> tuple[CheckConstraint, ...]:
-        """Every CHECK a written row must pass: its columns' types' rules, then the table's."""
+        """Every CHECK a written row must pass: its columns' types' rules, then the table's, then
+        a partition's constraint."""
+        if self.partition_of is not None and self.partition_of.constraint:
+            return self.domain_checks + self.checks + (self.partition_of.check,)
         return self.domain_checks + self.checks if self.domain_checks else self.checks
 
     def pkey_name(self, table: str) -> str:
@@ -1022,6 +1078,11 @@ class TableSchema:
     @property
     def names(self) -> list[str]:
         return [c.name for c in self.columns]
+
+    @property
+    def partitioned(self) -> bool:
+        """Is this a partitioned table's or a partition's schema (``CatalogVersion.partitioned``)?"""
+        return self.partitioning is not None or self.partition_of is not None
 
     @functools.cached_property
     def always(self) -> frozenset[str]:
@@ -1151,6 +1212,10 @@ class TableSchema:
             d["function"] = self.function.to_json()
         if self.triggers:
             d["triggers"] = [t.to_json() for t in self.triggers]
+        if self.partitioning is not None:
+            d["partitioning"] = self.partitioning.to_json()
+        if self.partition_of is not None:
+            d["partition_of"] = self.partition_of.to_json()
         return d
 
     @staticmethod
@@ -1170,4 +1235,6 @@ class TableSchema:
                            tuple(CheckConstraint.from_json(c) for c in d.get("domain_checks", ())),
                            MatviewDefinition.from_json(d["matview"]) if "matview" in d else None,
                            FunctionDefinition.from_json(d["function"]) if "function" in d else None,
-                           tuple(Trigger.from_json(t) for t in d.get("triggers", ())))
+                           tuple(Trigger.from_json(t) for t in d.get("triggers", ())),
+                           PartitionKey.from_json(d["partitioning"]) if "partitioning" in d else None,
+                           PartitionBound.from_json(d["partition_of"]) if "partition_of" in d else None)

@@ -996,6 +996,9 @@ class CatalogVersion:
     #: how many of ``tables`` have an inet or cidr column, carried as ``jsonb_tables``: a statement
     #: is looked at for their comparisons, sorts and operators only where there are any (engine/network.py)
     inet_tables: int = 0
+    #: how many of ``tables`` are partitioned tables or partitions, carried as ``jsonb_tables``: a
+    #: statement is looked at for them only where there are any (engine/partitions.py)
+    partitioned: int = 0
     # table id -> (db, name): built at the first ``by_id``, then carried from version to
     # version by ``apply`` (a copy and a few edits): a transaction asks about ten times, and
     # neither the ask nor the commit walks every table of the warehouse
@@ -1048,7 +1051,8 @@ class CatalogVersion:
                               foreign_keys=sum(1 for t in tables if t.schema.foreign_keys),
                               jsonb_tables=sum(1 for t in tables if t.schema.has_jsonb),
                               char_tables=sum(1 for t in tables if t.schema.blank_padded),
-                              inet_tables=sum(1 for t in tables if t.schema.network_columns))
+                              inet_tables=sum(1 for t in tables if t.schema.network_columns),
+                              partitioned=sum(1 for t in tables if t.schema.partitioned))
 
     def apply(self, entry: LogEntry) -> "CatalogVersion":
         assert entry.csn == self.csn + 1, (entry.csn, self.csn)
@@ -1057,6 +1061,7 @@ class CatalogVersion:
         views, sequences, types, foreign_keys = self.views, self.sequences, self.types, self.foreign_keys
         matviews, functions = self.matviews, self.functions
         jsonb_tables, char_tables, inet_tables = self.jsonb_tables, self.char_tables, self.inet_tables
+        partitioned = self.partitioned
         referencing = self._referencing
         renamed = None
         for change in entry.changes:
@@ -1067,6 +1072,7 @@ class CatalogVersion:
                     jsonb_tables += change.schema.has_jsonb - tables[key].schema.has_jsonb
                     char_tables += bool(change.schema.blank_padded) - bool(tables[key].schema.blank_padded)
                     inet_tables += bool(change.schema.network_columns) - bool(tables[key].schema.network_columns)
+                    partitioned += change.schema.partitioned - tables[key].schema.partitioned
                     referencing = None
                 tables[key] = tables[key].with_files(change.added, change.removed, change.deleted,
                                                      change.schema, change.moved, entry.csn, change.forget_before)
@@ -1083,6 +1089,7 @@ class CatalogVersion:
                 jsonb_tables += change.schema.has_jsonb
                 char_tables += bool(change.schema.blank_padded)
                 inet_tables += bool(change.schema.network_columns)
+                partitioned += change.schema.partitioned
                 referencing = None
             elif isinstance(change, DropTable):
                 dropped = tables.pop(by_id.pop(change.table_id))
@@ -1095,13 +1102,15 @@ class CatalogVersion:
                 jsonb_tables -= dropped.schema.has_jsonb
                 char_tables -= bool(dropped.schema.blank_padded)
                 inet_tables -= bool(dropped.schema.network_columns)
+                partitioned -= dropped.schema.partitioned
                 referencing = None
             elif renamed is None:  # a rename - all of the entry's at once: names may go round, t -> u -> t
                 renamed = _renamed(tables, by_id, [c for c in entry.changes if isinstance(c, RenameTable)])
         return CatalogVersion(entry.csn, entry.time_ms, tables, max(self.max_xid, entry.xid), views=views,
                               sequences=sequences, matviews=matviews, types=types, functions=functions,
                               foreign_keys=foreign_keys,
-                              jsonb_tables=jsonb_tables, char_tables=char_tables, inet_tables=inet_tables, _ids=by_id,
+                              jsonb_tables=jsonb_tables, char_tables=char_tables, inet_tables=inet_tables,
+                              partitioned=partitioned, _ids=by_id,
                               _referencing=referencing)
 
 

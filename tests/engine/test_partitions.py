@@ -1,0 +1,187 @@
+"""Declarative partitioning (engine/partitions.py), against PostgreSQL 16's create_table.out,
+insert.out, update.out and alter_table.out: a partitioned table holds its partitions' rows,
+routes an INSERT's rows to them, moves a row whose key an UPDATE changes, and refuses bounds
+that overlap."""
+
+import pytest
+
+import txlake
+from tests.conftest import fails
+from tests.conftest import rows as q
+
+
+@pytest.fixture
+def c(connect):
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE m (id INT, ts DATE, v TEXT) PARTITION BY RANGE (ts)")
+    conn.execute("CREATE TABLE m1 PARTITION OF m FOR VALUES FROM ('2024-01-01') TO ('2024-02-01')")
+    conn.execute("CREATE TABLE m2 PARTITION OF m FOR VALUES FROM ('2024-02-01') TO ('2024-03-01')")
+    return conn
+
+
+def test_rows_are_routed_to_their_partition_and_read_through_the_parent(c):
+    c.execute("INSERT INTO m VALUES (1, '2024-01-05', 'a'), (2, '2024-02-05', 'b'), (3, '2024-01-31', 'c')")
+    assert q(c, "SELECT id FROM m1 ORDER BY id") == [(1,), (3,)]
+    assert q(c, "SELECT id FROM m2") == [(2,)]
+    assert q(c, "SELECT * FROM m ORDER BY id")[1] == (2, __import__("datetime").date(2024, 2, 5), "b")
+    assert q(c, "SELECT count(*) FROM ONLY m") == [(0,)]  # (the parent holds no rows)
+    assert q(c, "SELECT v, x.n FROM m JOIN (VALUES (2, 'two')) AS x (k, n) ON x.k = m.id") == [("b", "two")]
+    assert q(c, "SELECT max(id) FROM m WHERE ts < '2024-02-01'") == [(3,)]
+    assert q(c, "SELECT id FROM m1 WHERE id IN (SELECT id FROM m WHERE v > 'a') ORDER BY 1") == [(3,)]
+    assert q(c, "INSERT INTO m VALUES (4, '2024-02-09', 'd') RETURNING id, v") == [(4, "d")]
+
+
+def test_a_row_no_partition_takes_is_refused_as_postgresql_refuses_it(c):
+    message = fails(c, "INSERT INTO m VALUES (1, '2024-01-05', 'a'), (9, '2024-04-05', 'z')", "23514",
+                    'no partition of relation "m" found for row')
+    assert "DETAIL:  Partition key of the failing row contains (ts) = (2024-04-05)." in message
+    fails(c, "INSERT INTO m VALUES (9, NULL, 'z')", "23514", "(ts) = (null)")
+    assert q(c, "SELECT count(*) FROM m") == [(0,)]  # (the statement's other rows neither)
+    message = fails(c, "INSERT INTO m1 VALUES (5, '2024-02-05', 'x')", "23514",
+                    'new row for relation "m1" violates partition constraint')
+    assert "Failing row contains (5, 2024-02-05, x)." in message
+
+
+def test_overlapping_and_empty_bounds_are_refused(c):
+    fails(c, "CREATE TABLE mx PARTITION OF m FOR VALUES FROM ('2024-01-15') TO ('2024-02-15')", "42P17",
+          'partition "mx" would overlap partition "m1"')
+    fails(c, "CREATE TABLE mx PARTITION OF m FOR VALUES FROM ('2024-05-01') TO ('2024-04-01')", "42P17",
+          'empty range bound specified for partition "mx"', "Specified lower bound ('2024-05-01')")
+    fails(c, "CREATE TABLE mx PARTITION OF m FOR VALUES IN ('2024-05-01')", "42P17", "invalid bound")
+    fails(c, "CREATE TABLE mx PARTITION OF m1 FOR VALUES IN (1)", "42809", 'table "m1" is not partitioned')
+    c.execute("CREATE TABLE m0 PARTITION OF m FOR VALUES FROM (MINVALUE) TO ('2024-01-01')")
+    c.execute("INSERT INTO m VALUES (0, '1999-12-31', 'old')")
+    assert q(c, "SELECT id FROM m0") == [(0,)]
+
+
+def test_a_default_partition_takes_the_rest_and_guards_its_rows(c):
+    c.execute("CREATE TABLE md PARTITION OF m DEFAULT")
+    c.execute("INSERT INTO m VALUES (1, '2024-04-05', 'a'), (2, NULL, 'n'), (3, '2024-01-02', 'c')")
+    assert q(c, "SELECT id FROM md ORDER BY id") == [(1,), (2,)]
+    fails(c, "INSERT INTO md VALUES (4, '2024-01-09', 'x')", "23514", 'relation "md" violates partition constraint')
+    fails(c, "CREATE TABLE m4 PARTITION OF m FOR VALUES FROM ('2024-04-01') TO ('2024-05-01')", "23514",
+          'updated partition constraint for default partition "md" would be violated by some row')
+    fails(c, "CREATE TABLE md2 PARTITION OF m DEFAULT", "42P17", "conflicts with existing default partition")
+    c.execute("DROP TABLE m1")  # (its range is the default's now)
+    c.execute("INSERT INTO m VALUES (5, '2024-01-09', 'x')")
+    assert q(c, "SELECT id FROM md ORDER BY id") == [(1,), (2,), (5,)]
+
+
+def test_list_partitions_and_sub_partitions(connect):
+    c = connect(autocommit=True)
+    c.execute("CREATE TABLE l (a INT, b TEXT) PARTITION BY LIST (b)")
+    c.execute("CREATE TABLE l_xy PARTITION OF l FOR VALUES IN ('x', 'y', NULL)")
+    c.execute("CREATE TABLE l_z PARTITION OF l FOR VALUES IN ('z') PARTITION BY RANGE (a)")
+    c.execute("CREATE TABLE l_z1 PARTITION OF l_z FOR VALUES FROM (1) TO (10)")
+    fails(c, "CREATE TABLE l_y PARTITION OF l FOR VALUES IN ('q', 'y')", "42P17",
+          'partition "l_y" would overlap partition "l_xy"')
+    c.execute("INSERT INTO l VALUES (1, 'x'), (2, NULL), (3, 'z')")
+    assert q(c, "SELECT a FROM l_xy ORDER BY a") == [(1,), (2,)]
+    assert q(c, "SELECT a, b FROM l_z1") == [(3, "z")]
+    fails(c, "INSERT INTO l VALUES (30, 'z')", "23514", 'no partition of relation "l_z" found for row', "(a) = (30)")
+    fails(c, "INSERT INTO l_z1 VALUES (3, 'x')", "23514", 'relation "l_z1" violates partition constraint')
+    fails(c, "CREATE TABLE l2 (a INT, b TEXT) PARTITION BY LIST (a, b)", "42P17", "more than one column")
+
+
+def test_update_and_delete_act_on_every_partition_and_a_changed_key_moves_the_row(c):
+    c.execute("INSERT INTO m VALUES (1, '2024-01-05', 'a'), (2, '2024-02-05', 'b')")
+    assert q(c, "UPDATE m SET v = upper(v) RETURNING id, v") == [(1, "A"), (2, "B")]
+    assert q(c, "UPDATE m SET ts = ts + 31 WHERE id = ? RETURNING id, ts", (1,)) == \
+        [(1, __import__("datetime").date(2024, 2, 5))]
+    assert q(c, "SELECT id, v FROM m2 ORDER BY id") == [(1, "A"), (2, "B")]
+    assert q(c, "SELECT count(*) FROM m1") == [(0,)]
+    fails(c, "UPDATE m SET ts = '2030-01-01' WHERE id = 2", "23514", 'no partition of relation "m" found for row')
+    fails(c, "UPDATE m2 SET ts = '2024-01-01' WHERE id = 2", "23514", 'relation "m2" violates partition constraint')
+    assert q(c, "DELETE FROM m WHERE id = 2 RETURNING id") == [(2,)]
+    c.execute("TRUNCATE m")
+    assert q(c, "SELECT count(*) FROM m") == [(0,)]
+
+
+def test_keys_include_the_partition_columns_and_hold_per_partition(connect):
+    c = connect(autocommit=True)
+    fails(c, "CREATE TABLE k (id INT PRIMARY KEY, ts DATE) PARTITION BY RANGE (ts)", "0A000",
+          "unique constraint on partitioned table must include all partitioning columns",
+          'PRIMARY KEY constraint on table "k" lacks column "ts" which is part of the partition key.')
+    c.execute("CREATE TABLE k (id INT, ts DATE, n INT, PRIMARY KEY (id, ts)) PARTITION BY RANGE (ts)")
+    c.execute("CREATE TABLE k1 PARTITION OF k FOR VALUES FROM ('2024-01-01') TO ('2025-01-01')")
+    c.execute("INSERT INTO k VALUES (1, '2024-03-01', 1)")
+    fails(c, "INSERT INTO k VALUES (1, '2024-03-01', 2)", "23505", "k1_pkey")
+    c.execute("INSERT INTO k VALUES (1, '2024-03-01', 5) ON CONFLICT (id, ts) DO UPDATE SET n = excluded.n")
+    assert q(c, "SELECT n FROM k") == [(5,)]
+    fails(c, "CREATE TABLE r (id INT REFERENCES k)", "0A000", "partitioned table")
+    fails(c, "MERGE INTO k USING (VALUES (1)) AS s (x) ON k.id = s.x WHEN MATCHED THEN DELETE", "0A000")
+
+
+def test_a_pg_dump_of_partitions_loads(connect):
+    """pg_dump writes each partition as a plain table, then ATTACHes it, loads its rows, and adds
+    the keys to the parent ONLY and to each partition, joining the indexes."""
+    c = connect(autocommit=True)
+    for sql in [
+            "CREATE TABLE public.measurement (city_id integer NOT NULL, logdate date NOT NULL, peaktemp integer) "
+            "PARTITION BY RANGE (logdate)",
+            "CREATE TABLE public.measurement_y2006m02 (city_id integer NOT NULL, logdate date NOT NULL, "
+            "peaktemp integer)",
+            "CREATE TABLE public.measurement_y2006m03 (logdate date NOT NULL, city_id integer NOT NULL, "
+            "peaktemp integer)",
+            "ALTER TABLE ONLY public.measurement ATTACH PARTITION public.measurement_y2006m02 "
+            "FOR VALUES FROM ('2006-02-01') TO ('2006-03-01')",
+            "ALTER TABLE ONLY public.measurement ATTACH PARTITION public.measurement_y2006m03 "
+            "FOR VALUES FROM ('2006-03-01') TO ('2006-04-01')",
+            "INSERT INTO public.measurement_y2006m02 VALUES (1, '2006-02-03', 10)",
+            "INSERT INTO public.measurement_y2006m03 VALUES ('2006-03-03', 2, 20)",
+            "ALTER TABLE ONLY public.measurement ADD CONSTRAINT measurement_pkey PRIMARY KEY (city_id, logdate)",
+            "ALTER TABLE ONLY public.measurement_y2006m02 ADD CONSTRAINT measurement_y2006m02_pkey "
+            "PRIMARY KEY (city_id, logdate)",
+            "ALTER INDEX public.measurement_pkey ATTACH PARTITION public.measurement_y2006m02_pkey"]:
+        c.execute(sql)
+    assert q(c, "SELECT city_id, peaktemp FROM measurement ORDER BY logdate") == [(1, 10), (2, 20)]
+    c.execute("INSERT INTO measurement VALUES (3, '2006-03-09', 30)")
+    assert q(c, "SELECT city_id FROM measurement_y2006m03 ORDER BY 1") == [(2,), (3,)]
+
+
+def test_attach_checks_the_rows_and_detach_frees_the_table(c):
+    c.execute("CREATE TABLE m3 (id INT, ts DATE, v TEXT)")
+    c.execute("INSERT INTO m3 VALUES (7, '2024-03-07', 'g'), (8, '2024-05-01', 'h')")
+    fails(c, "ALTER TABLE m ATTACH PARTITION m3 FOR VALUES FROM ('2024-03-01') TO ('2024-04-01')", "23514",
+          'partition constraint of relation "m3" is violated by some row')
+    c.execute("DELETE FROM m3 WHERE id = 8")
+    c.execute("ALTER TABLE m ATTACH PARTITION m3 FOR VALUES FROM ('2024-03-01') TO ('2024-04-01')")
+    assert q(c, "SELECT id FROM m") == [(7,)]
+    fails(c, "ALTER TABLE m ATTACH PARTITION m3 FOR VALUES FROM ('2025-03-01') TO ('2025-04-01')", "42809",
+          "already a partition")
+    c.execute("CREATE TABLE w (id INT, ts DATE, extra INT)")
+    fails(c, "ALTER TABLE m ATTACH PARTITION w FOR VALUES FROM ('2025-03-01') TO ('2025-04-01')", "42804",
+          'table "w" contains column "extra" not found in parent "m"')
+    c.execute("ALTER TABLE m DETACH PARTITION m3")
+    assert q(c, "SELECT count(*) FROM m") == [(0,)]
+    c.execute("INSERT INTO m3 VALUES (9, '2030-01-01', 'free')")
+    fails(c, "ALTER TABLE m DETACH PARTITION m3", "42P01", 'relation "m3" is not a partition of relation "m"')
+
+
+def test_partitioning_is_transactional_and_survives_a_restart(warehouse, connect):
+    c = connect()
+    c.execute("CREATE TABLE e (id INT, day DATE) PARTITION BY RANGE (day)")
+    c.execute("CREATE TABLE e1 PARTITION OF e FOR VALUES FROM ('2024-01-01') TO ('2024-01-02')")
+    c.rollback()
+    fails(c, "SELECT * FROM e", "42P01")
+    c.rollback()
+    c.execute("CREATE TABLE e (id INT, day DATE) PARTITION BY RANGE (day)")
+    c.execute("CREATE TABLE e1 PARTITION OF e FOR VALUES FROM ('2024-01-01') TO ('2024-01-02')")
+    c.execute("INSERT INTO e VALUES (1, '2024-01-01')")
+    c.commit()
+    c.close()
+    again = txlake.connect(warehouse, autocommit=True)
+    try:
+        assert q(again, "SELECT * FROM e1") == [(1, __import__("datetime").date(2024, 1, 1))]
+        fails(again, "INSERT INTO e VALUES (2, '2024-01-02')", "23514", "no partition")
+        again.execute("DROP TABLE e")
+        fails(again, "SELECT * FROM e1", "42P01")
+    finally:
+        again.close()
+
+
+def test_what_is_not_supported_is_refused(c):
+    fails(c, "CREATE TABLE h (a INT) PARTITION BY HASH (a)", "0A000", "HASH")
+    fails(c, "CREATE TABLE x (a INT) PARTITION BY RANGE ((a + 1))", "0A000", "expressions")
+    fails(c, "ALTER TABLE m ADD COLUMN extra INT", "0A000", "partitioned table")
+    fails(c, "ALTER TABLE m1 DROP COLUMN v", "0A000", "partition")
