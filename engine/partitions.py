@@ -42,8 +42,8 @@ import pyarrow.compute as pc
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import checks, uniques
-from txlake.engine.executor import Context, Executor, Result
+from txlake.engine import checks, uniques, user_types
+from txlake.engine.executor import Context, Executor, Result, _placeholders
 from txlake.engine.pg_text import format_value
 from txlake.parser import statements as st
 from txlake.storage.schema import ColumnType, PartitionBound, PartitionKey, TableSchema
@@ -57,8 +57,12 @@ _INFINITE = ("MINVALUE", "MAXVALUE")
 
 def partitions(ctx: Context, parent: TableVersion) -> list[TableVersion]:
     """The partitions of ``parent`` this transaction sees, by name (a DEFAULT one last)."""
-    found = [t for t in ctx.txn.tables(ctx.catalog)
-             if t.schema.partition_of is not None and t.schema.partition_of.parent == parent.table_id]
+    return children_of(ctx.txn.tables(ctx.catalog), parent.table_id)
+
+
+def children_of(tables: list[TableVersion], parent_id: str) -> list[TableVersion]:
+    """The partitions among ``tables`` of the partitioned table ``parent_id``, as ``partitions``."""
+    found = [t for t in tables if t.schema.partition_of is not None and t.schema.partition_of.parent == parent_id]
     return sorted(found, key=lambda t: (t.schema.partition_of.kind == "default", t.name))
 
 
@@ -142,6 +146,7 @@ def create_partition(ex: Executor, ctx: Context, stmt: st.CreateTable, params) -
         schema = replace(schema, primary_key=stmt.primary_key, primary_key_name=stmt.primary_key_name,
                          columns=tuple(replace(c, not_null=True) if c.name in stmt.primary_key else c
                                        for c in schema.columns))
+    schema = user_types.stamped(ctx, schema)  # (its columns' enums' and domains' rules)
     if stmt.constraints:
         schema = ex._with_constraints(ctx, db, name, schema, list(stmt.constraints), data=None)
     if stmt.partition_by is not None:
@@ -502,6 +507,7 @@ def route(ex: Executor, ctx: Context, stmt: st.Insert, parent: TableVersion, row
     rows = rows.table() if isinstance(rows, PythonRows) else rows
     if not rows.num_rows:
         return rows
+    _refuse_conflict_update(stmt, parent)
     children = partitions(ctx, parent)
     chosen = _chosen(ex, parent, children, rows)
     missing = pc.index(chosen, -1).as_py()
@@ -589,10 +595,10 @@ def moving_update(ex: Executor, ctx: Context, stmt: st.Update, parent: TableVers
         parent.schema.require(name, parent.name)
     new_row = tuple(exp.alias_(assigned[c].copy() if c in assigned else exp.column(c, table=alias, quoted=True),
                                c, quoted=True) for c in parent.schema.names)
-    body = len(params) - sum(1 for e in stmt.returning for _ in e.find_all(exp.Placeholder))
+    body = len(params) - _placeholders(*stmt.returning)
     params, returning_params = params[:body], params[body:]
     # the SET's ? come before the WHERE's in the text: the DELETE's RETURNING takes them last
-    n_set = sum(1 for _, e in stmt.assignments for _ in e.find_all(exp.Placeholder))
+    n_set = _placeholders(*(e for _, e in stmt.assignments))
     delete_params = (*params[n_set:], *params[:n_set])
     moved = []
     for leaf in leaves(ctx, parent):
@@ -618,7 +624,8 @@ def _returned_empty(ex: Executor, stmt: st.Update, parent: TableVersion) -> pa.T
     return result.table
 
 
-def refuse_conflict_update(stmt: st.Insert, parent: TableVersion) -> None:
+def _refuse_conflict_update(stmt: st.Insert, parent: TableVersion) -> None:
+    """ON CONFLICT DO UPDATE setting a key column would move the row it updates: refused (0A000)."""
     conflict = stmt.on_conflict
     if conflict is not None and not conflict.do_nothing and \
             set(parent.schema.partitioning.columns) & {n for n, _ in conflict.assignments}:
