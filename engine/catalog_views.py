@@ -611,7 +611,8 @@ _VIEWS = {
     # engine/pg_fixed.py's: the roles, access methods, languages, extensions, ... txlake knows
     **dict.fromkeys(f"pg_catalog.{name}" for name in ("pg_roles", "pg_user", "pg_authid", "pg_auth_members", "pg_am",
                                                        "pg_language", "pg_extension", "pg_tablespace", "pg_inherits",
-                                                       "pg_stat_user_tables", "pg_stat_all_tables")),
+                                                       "pg_partitioned_table", "pg_stat_user_tables",
+                                                       "pg_stat_all_tables")),
     # engine/system_views.py's: the sessions, their locks, settings and cursors, the prepared transactions
     **dict.fromkeys(f"pg_catalog.{name}" for name in ("pg_stat_activity", "pg_locks", "pg_settings", "pg_cursors",
                                                        "pg_prepared_xacts")),

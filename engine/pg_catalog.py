@@ -213,6 +213,8 @@ def _pg_namespace(tables: list[TableVersion]) -> pa.Table:
 
 
 def _relkind(t: TableVersion) -> str:
+    if t.schema.partitioning is not None:
+        return "p"
     return "v" if t.is_view else "S" if t.is_sequence else "m" if t.is_matview else "r"
 
 
@@ -228,10 +230,10 @@ def _pg_class(tables: list[TableVersion]) -> pa.Table:
                      t.row_count if t.is_table else -1, bool(indexes), len(_attributes(t)),
                      oid(t.table_id, "type") if not t.is_sequence else 0, len(t.schema.checks),
                      not t.is_matview or t.schema.matview.populated, "heap" if t.is_table else None,
-                     bool(t.schema.triggers)))
+                     bool(t.schema.triggers), t.schema.partition_of))
         methods = {i.name: i.method for i in t.schema.indexes} if t.is_table else {}
         rows += [(oid(t.table_id, name), name, t.db, "i", persistence, -1, False, len(columns), 0, 0, True,
-                  methods.get(name, "btree"), False) for name, columns, *_ in indexes]
+                  methods.get(name, "btree"), False, None) for name, columns, *_ in indexes]
     n = len(rows)
     return pa.table({
         "oid": _oid(r[0] for r in rows),
@@ -247,7 +249,9 @@ def _pg_class(tables: list[TableVersion]) -> pa.Table:
         "relhasindex": _bool(r[6] for r in rows),
         "relnatts": _int2(r[7] for r in rows),
         "relchecks": _int2(r[9] for r in rows),
-        "relispartition": _bool([False] * n),
+        "relispartition": _bool(r[13] is not None for r in rows),
+        # (PostgreSQL's node tree of the bound: here its text, which pg_get_expr gives back as it is)
+        "relpartbound": _text(r[13].shown if r[13] is not None else None for r in rows),
         "relispopulated": _bool(r[10] for r in rows),
         "relhasrules": _bool([False] * n),
         "relhastriggers": _bool(r[12] for r in rows),

@@ -11,7 +11,8 @@
   (parser/dialect.py ``BUILT_IN_EXTENSIONS``), always there as psql's ``\\dx`` lists them;
 - ``pg_tablespace``: ``pg_default`` and ``pg_global`` (txlake keeps a table's files under its
   warehouse, PostgreSQL's default tablespace);
-- ``pg_inherits``: empty - txlake has no table inheritance or partitions;
+- ``pg_inherits``: a row per partition (engine/partitions.py) - txlake has no other table
+  inheritance; ``pg_partitioned_table``: a row per partitioned table;
 - ``pg_stat_user_tables`` and ``pg_stat_all_tables``: a row per table the transaction sees,
   ``n_live_tup`` its rows and ``n_dead_tup`` the rows deleted from its data files and not yet
   compacted away (storage/version.py's deletion vectors: PostgreSQL's dead tuples, which VACUUM
@@ -107,8 +108,28 @@ def _pg_tablespace(tables: list[TableVersion]) -> pa.Table:
 
 
 def _pg_inherits(tables: list[TableVersion]) -> pa.Table:
-    return pa.table({"inhrelid": _oid([]), "inhparent": _oid([]), "inhseqno": _int([]),
-                     "inhdetachpending": _bool([])})
+    """A row per partition, naming its partitioned table (txlake has no other inheritance)."""
+    parts = [t for t in tables if t.schema.partition_of is not None]
+    return pa.table({"inhrelid": _oid(oid(t.table_id) for t in parts),
+                     "inhparent": _oid(oid(t.schema.partition_of.parent) for t in parts),
+                     "inhseqno": _int([1] * len(parts)), "inhdetachpending": _bool([False] * len(parts))})
+
+
+_STRATEGY = {"range": "r", "list": "l", "hash": "h"}
+
+
+def _pg_partitioned_table(tables: list[TableVersion]) -> pa.Table:
+    """A row per partitioned table: its strategy, its key's columns (numbers, as pg_attribute's
+    attnum: from 1) and its DEFAULT partition (0: none)."""
+    parted = [t for t in tables if t.schema.partitioning is not None]
+    defaults = {t.schema.partition_of.parent: oid(t.table_id) for t in tables
+                if t.schema.partition_of is not None and t.schema.partition_of.kind == "default"}
+    return pa.table({"partrelid": _oid(oid(t.table_id) for t in parted),
+                     "partstrat": _text(_STRATEGY[t.schema.partitioning.strategy] for t in parted),
+                     "partnatts": pa.array([len(t.schema.partitioning.columns) for t in parted], pa.int16()),
+                     "partdefid": _oid(defaults.get(t.table_id, 0) for t in parted),
+                     "partattrs": _text(" ".join(str(t.schema.names.index(c) + 1) for c in key)
+                                        for key, t in ((t.schema.partitioning.columns, t) for t in parted))})
 
 
 #: pg_stat_user_tables' counters txlake does not keep (0), and its times it has none of (NULL)
@@ -145,6 +166,7 @@ _VIEWS = {
     "pg_catalog.pg_extension": _pg_extension,
     "pg_catalog.pg_tablespace": _pg_tablespace,
     "pg_catalog.pg_inherits": _pg_inherits,
+    "pg_catalog.pg_partitioned_table": _pg_partitioned_table,
     "pg_catalog.pg_stat_user_tables": _pg_stat_user_tables,
     "pg_catalog.pg_stat_all_tables": _pg_stat_user_tables,
 }

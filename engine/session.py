@@ -565,7 +565,9 @@ class Session:
         import pyarrow as pa
         tables = [t for t in self._visible_tables() if relation_kind(t) in kinds]
         rows = sorted((t.db if t.db != TEMP_DB else self.temp.schema, t.name, len(t.column_types()),
-                       t.row_count if t.is_table else None, relation_kind(t), t.schema.comment("relation"))
+                       t.row_count if t.is_table else None,
+                       "partitioned table" if t.schema.partitioning is not None else relation_kind(t),
+                       t.schema.comment("relation"))
                       for t in tables)
         columns = {"database": [r[0] for r in rows], "table": [r[1] for r in rows],
                    "columns": [r[2] for r in rows], "rows": pa.array([r[3] for r in rows], pa.int64()),
@@ -665,6 +667,30 @@ class Session:
     def relation_kind(self, name: str) -> str:
         """table, view, materialized view or sequence: what ``name`` is."""
         return relation_kind(self._visible(name))
+
+    def partition_lines(self, name: str, plus: bool = False) -> tuple[list[str], list[str]]:
+        """``\\d name``'s partitioning lines: those after the columns (``Partition of: p FOR VALUES
+        ...``, ``Partition key: RANGE (ts)``) and those at the end (the partitions: listed with
+        ``plus``, else counted)."""
+        from txlake.engine import partitions  # (it builds on the executor)
+        version = self._visible(name)
+        tables = self._visible_tables()
+        first, last = [], []
+        bound = version.schema.partition_of
+        if bound is not None:
+            parent = next((t for t in tables if t.table_id == bound.parent), None)
+            first.append(f"Partition of: {parent.name if parent is not None else '?'} {bound.shown}")
+        key = version.schema.partitioning
+        if key is not None:
+            first.append(f"Partition key: {key.strategy.upper()} ({', '.join(key.columns)})")
+            children = partitions.children_of(tables, version.table_id)
+            if not plus:
+                last.append(f"Number of partitions: {len(children)} (Use \\d+ to list them.)")
+            elif children:
+                shown = [f"{c.name} {c.schema.partition_of.shown}" + (", PARTITIONED" if c.schema.partitioning else "")
+                         for c in children]
+                last.append("Partitions: " + ",\n            ".join(shown))
+        return first, last
 
     def qualified_name(self, name: str) -> str:
         """``schema.name`` of the relation ``name`` (``public.t``; a temporary one's schema

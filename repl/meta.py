@@ -254,7 +254,7 @@ def _list(runner: Runner, pattern: str, kinds: tuple[str, ...], what: str, plus:
     """psql's ``\\dt`` / ``\\dv`` / ``\\d``: the relations of ``kinds``, those PATTERN matches
     (``plus``: with their comments)."""
     tables = runner.conn.session.describe_tables(descriptions=plus)
-    keep = [kind in kinds for kind in tables.column("type").to_pylist()]
+    keep = [(kind if kind != "partitioned table" else "table") in kinds for kind in tables.column("type").to_pylist()]
     if pattern:
         matches = _pattern(pattern)
         keep = [k and (matches(schema_name(db), name) or matches(db, name)) for k, db, name in
@@ -483,8 +483,12 @@ def _describe(runner: Runner, argument: str, plus: bool = False) -> Outcome:
     columns = session.describe_table(argument, descriptions=plus)
     kind = session.relation_kind(argument)
     definition = session.view_definition(argument)
-    runner.print(f'{kind.capitalize()} "{session.qualified_name(argument)}"')
+    first, last = session.partition_lines(argument, plus) if kind == "table" else ([], [])
+    shown = "partitioned table" if any(line.startswith("Partition key:") for line in first) else kind
+    runner.print(f'{shown.capitalize()} "{session.qualified_name(argument)}"')
     runner.show_table(columns)
+    for line in first:
+        runner.print(line)
     indexes = session.index_lines(argument) if kind in ("table", "materialized view") else []
     if indexes:
         runner.print("Indexes:\n" + "\n".join(f"    {line}" for line in indexes))
@@ -501,6 +505,8 @@ def _describe(runner: Runner, argument: str, plus: bool = False) -> Outcome:
         for title, lines in zip(("Triggers:", "Disabled user triggers:"), session.trigger_lines(argument)):
             if lines:
                 runner.print("\n".join([title, *(f"    {line}" for line in lines)]))
+    for line in last:
+        runner.print(line)
     owner = session.sequence_owner(argument) if kind == "sequence" else None
     if owner is not None:
         runner.print(f"Owned by: {owner}")

@@ -185,3 +185,30 @@ def test_what_is_not_supported_is_refused(c):
     fails(c, "CREATE TABLE x (a INT) PARTITION BY RANGE ((a + 1))", "0A000", "expressions")
     fails(c, "ALTER TABLE m ADD COLUMN extra INT", "0A000", "partitioned table")
     fails(c, "ALTER TABLE m1 DROP COLUMN v", "0A000", "partition")
+    c.execute("CREATE TABLE k (id INT, ts DATE, PRIMARY KEY (id, ts)) PARTITION BY RANGE (ts)")
+    c.execute("CREATE TABLE k1 PARTITION OF k FOR VALUES FROM ('2024-01-01') TO ('2025-01-01')")
+    c.execute("INSERT INTO k VALUES (1, '2024-03-01')")
+    fails(c, "INSERT INTO k VALUES (1, '2024-03-01') ON CONFLICT (id, ts) DO UPDATE SET ts = '2030-01-01'", "0A000",
+          "partition key")
+
+
+def test_a_partition_keeps_its_parents_enum_rules(connect):
+    c = connect(autocommit=True)
+    c.execute("CREATE TYPE mood AS ENUM ('sad', 'ok')")
+    c.execute("CREATE TABLE f (id INT, m mood) PARTITION BY LIST (id)")
+    c.execute("CREATE TABLE f1 PARTITION OF f FOR VALUES IN (1)")
+    fails(c, "INSERT INTO f VALUES (1, 'happy')", "22P02", "invalid input value for enum mood")
+
+
+def test_the_catalogs_show_partitioned_tables_and_partitions(c):
+    c.execute("CREATE TABLE md PARTITION OF m DEFAULT")
+    assert q(c, "SELECT relname, relkind, relispartition, pg_get_expr(relpartbound, oid) FROM pg_class "
+                "WHERE relname LIKE 'm%' ORDER BY relname") == [
+        ("m", "p", False, None),
+        ("m1", "r", True, "FOR VALUES FROM ('2024-01-01') TO ('2024-02-01')"),
+        ("m2", "r", True, "FOR VALUES FROM ('2024-02-01') TO ('2024-03-01')"),
+        ("md", "r", True, "DEFAULT")]
+    assert q(c, "SELECT inhrelid::regclass::text, inhparent::regclass::text FROM pg_inherits ORDER BY 1") == [
+        ("m1", "m"), ("m2", "m"), ("md", "m")]
+    assert q(c, "SELECT partrelid::regclass::text, partstrat, partnatts, partdefid::regclass::text "
+                "FROM pg_partitioned_table") == [("m", "r", 1, "md")]

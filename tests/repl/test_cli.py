@@ -691,3 +691,20 @@ def test_notifications_are_printed_after_the_command_as_psql_prints_them(main, t
                                              f"process with PID {pid}."]
     assert lines[-5:] == ["(1 row)", "COMMIT", f'Asynchronous notification "c" received from server process with '
                                                f"PID {pid}.", "UNLISTEN", "NOTIFY"]
+
+
+def test_describe_shows_partitioning_as_psql(main, tmp_path):
+    wh = str(tmp_path / "wh")
+    done = main(wh, "-c", "CREATE TABLE m (id INT, ts DATE) PARTITION BY RANGE (ts)", "-c",
+                "CREATE TABLE m1 PARTITION OF m FOR VALUES FROM ('2024-01-01') TO ('2024-02-01')",
+                "-c", "CREATE TABLE m2 PARTITION OF m DEFAULT",
+                "-c", "\\d m", "-c", "\\d+ m", "-c", "\\d m1", "-c", "\\dt")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.splitlines()
+    assert 'Partitioned table "public.m"' in out and "Partition key: RANGE (ts)" in out
+    assert "Number of partitions: 2 (Use \\d+ to list them.)" in out
+    at = next(i for i, line in enumerate(out) if line.startswith("Partitions: "))
+    assert out[at:at + 2] == ["Partitions: m1 FOR VALUES FROM ('2024-01-01') TO ('2024-02-01'),",
+                              "            m2 DEFAULT"]
+    assert "Partition of: m FOR VALUES FROM ('2024-01-01') TO ('2024-02-01')" in out
+    assert any("partitioned table" in line and " m " in line for line in out)
