@@ -939,6 +939,33 @@ class Trigger:
 
 
 @dataclass(frozen=True)
+class Policy:
+    """``CREATE POLICY`` (engine/policies.py): its name, ``command`` ALL / SELECT / INSERT /
+    UPDATE / DELETE, ``permissive`` (else AS RESTRICTIVE), ``roles`` the roles named in TO as
+    written (empty: PUBLIC), ``using`` / ``check`` its USING and WITH CHECK expressions as stored
+    CHECKs are (normalised SQL text, without the table's name on its columns; None: none)."""
+
+    name: str
+    command: str = "ALL"
+    permissive: bool = True
+    roles: tuple[str, ...] = ()
+    using: str | None = None
+    check: str | None = None
+
+    def to_json(self) -> dict:
+        d = {"name": self.name, "command": self.command, "permissive": self.permissive}
+        for key in ("roles", "using", "check"):
+            if getattr(self, key):
+                d[key] = list(self.roles) if key == "roles" else getattr(self, key)
+        return d
+
+    @staticmethod
+    def from_json(d: dict) -> "Policy":
+        return Policy(d["name"], d["command"], d["permissive"], tuple(d.get("roles", ())), d.get("using"),
+                      d.get("check"))
+
+
+@dataclass(frozen=True)
 class TableSchema:
     schema_id: int
     columns: tuple[Column, ...]
@@ -968,6 +995,11 @@ class TableSchema:
     function: FunctionDefinition | None = None
     #: CREATE TRIGGER's triggers, by name (asked at every write: empty for most tables)
     triggers: tuple[Trigger, ...] = ()
+    #: CREATE POLICY's policies, by name, and ALTER TABLE's {ENABLE | FORCE} ROW LEVEL SECURITY
+    #: (PostgreSQL's relrowsecurity, relforcerowsecurity)
+    policies: tuple[Policy, ...] = ()
+    row_security: bool = False
+    force_row_security: bool = False
 
     def __post_init__(self):
         if self.primary_key or self.uniques:
@@ -1151,6 +1183,12 @@ class TableSchema:
             d["function"] = self.function.to_json()
         if self.triggers:
             d["triggers"] = [t.to_json() for t in self.triggers]
+        if self.policies:
+            d["policies"] = [p.to_json() for p in self.policies]
+        if self.row_security:
+            d["row_security"] = True
+        if self.force_row_security:
+            d["force_row_security"] = True
         return d
 
     @staticmethod
@@ -1170,4 +1208,6 @@ class TableSchema:
                            tuple(CheckConstraint.from_json(c) for c in d.get("domain_checks", ())),
                            MatviewDefinition.from_json(d["matview"]) if "matview" in d else None,
                            FunctionDefinition.from_json(d["function"]) if "function" in d else None,
-                           tuple(Trigger.from_json(t) for t in d.get("triggers", ())))
+                           tuple(Trigger.from_json(t) for t in d.get("triggers", ())),
+                           tuple(Policy.from_json(p) for p in d.get("policies", ())),
+                           d.get("row_security", False), d.get("force_row_security", False))
