@@ -291,8 +291,22 @@ def _pg_tables(tables: list[TableVersion]) -> pa.Table:
         "hasindexes": _bool(bool(t.schema.primary_key or t.schema.uniques or t.schema.indexes) for t in tables),
         "hasrules": _bool([False] * n),
         "hastriggers": _bool(bool(t.schema.triggers) for t in tables),
-        "rowsecurity": _bool([False] * n),
+        "rowsecurity": _bool(t.schema.row_security for t in tables),
     })
+
+
+def _pg_policies(tables: list[TableVersion]) -> pa.Table:
+    """The tables' policies (engine/policies.py), as PostgreSQL's pg_policies view rows."""
+    from txlake.engine import policies
+    found = [(t, p) for t in tables if t.is_table and t.schema.policies for p in t.schema.policies]
+    return pa.table({
+        "schemaname": _text(schema_name(t.db) for t, _ in found), "tablename": _text(t.name for t, _ in found),
+        "policyname": _text(p.name for _, p in found),
+        "permissive": _text("PERMISSIVE" if p.permissive else "RESTRICTIVE" for _, p in found),
+        "roles": pa.array([list(p.roles) or ["public"] for _, p in found], pa.list_(pa.string())),
+        "cmd": _text(p.command for _, p in found),
+        "qual": _text(policies.expression_text(p.using) for _, p in found),
+        "with_check": _text(policies.expression_text(p.check) for _, p in found)})
 
 
 def _sequences(tables: list[TableVersion]) -> pa.Table:
@@ -601,13 +615,14 @@ _VIEWS = {
     "pg_catalog.pg_views": _pg_views,
     "pg_catalog.pg_matviews": _pg_matviews,
     "pg_catalog.pg_indexes": _pg_indexes,
+    "pg_catalog.pg_policies": _pg_policies,
     "information_schema.key_column_usage": _key_column_usage,
     "pg_catalog.pg_sequences": None,  # (build: it reads the sequences' files too)
     # engine/pg_catalog.py's
     **dict.fromkeys(f"pg_catalog.{name}" for name in ("pg_namespace", "pg_class", "pg_attribute", "pg_type",
                                                        "pg_enum", "pg_constraint", "pg_index", "pg_database",
                                                        "pg_attrdef", "pg_description", "pg_collation",
-                                                       "pg_proc", "pg_trigger")),
+                                                       "pg_proc", "pg_trigger", "pg_policy")),
     # engine/pg_fixed.py's: the roles, access methods, languages, extensions, ... txlake knows
     **dict.fromkeys(f"pg_catalog.{name}" for name in ("pg_roles", "pg_user", "pg_authid", "pg_auth_members", "pg_am",
                                                        "pg_language", "pg_extension", "pg_tablespace", "pg_inherits",

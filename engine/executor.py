@@ -44,7 +44,7 @@ from txlake.engine import (bpchar, catalog_views, checks, dialect, foreign_keys,
                            temp_tables)
 from txlake.engine import (catalog_functions, column_scope, generated, indexes, jsonb_order, network, table_like,
                            uniques)
-from txlake.engine import column_constants, notify, system_columns, triggers, user_types
+from txlake.engine import column_constants, notify, policies, system_columns, triggers, user_types
 from txlake.engine.errors_map import negative_row_count, translate, translate_stream_error
 from txlake.engine.advisory import AdvisoryCalls
 from txlake.engine.backends import BackendCalls
@@ -2521,6 +2521,8 @@ class Executor:
             schema = uniques.dropped(foreign_keys.altered_columns(schema, version.table_id, action), action.name)
             schema = indexes.dropped(triggers.without_column(schema, table, action) if schema.triggers else schema,
                                      action.name)
+            if schema.policies:
+                schema = policies.without_column(schema, table, action)
             schema = schema.evolve(tuple(c for c in schema.columns if c.name != action.name))
             return checks.without_column(schema, action.name), data.drop_columns([action.name])
         if isinstance(action, st.RenameColumn):
@@ -2534,6 +2536,8 @@ class Executor:
             schema = indexes.renamed(uniques.renamed(schema, action.old, action.new), action.old, action.new)
             if schema.triggers:
                 schema = triggers.renamed_column(schema, action.old, action.new)
+            if schema.policies:
+                schema = policies.renamed_column(schema, table, action.old, action.new)
             schema = schema.evolve(columns, primary_key)
             schema = foreign_keys.altered_columns(schema, version.table_id, action)
             return generated.renamed_column(checks.renamed_column(schema, action.old, action.new), action.old,

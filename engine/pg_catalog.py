@@ -220,7 +220,7 @@ def _relkind(t: TableVersion) -> str:
 
 def _pg_class(tables: list[TableVersion]) -> pa.Table:
     # (oid, name, schema, relkind, persistence, reltuples, hasindex, natts, reltype, checks, populated, am,
-    # hastriggers)
+    # hastriggers, partition bound, rowsecurity, forcerowsecurity)
     rows = []
     for t in _relations(tables):
         persistence = "t" if t.table_id.startswith(TEMP_ID_PREFIX) else "p"
@@ -230,10 +230,11 @@ def _pg_class(tables: list[TableVersion]) -> pa.Table:
                      t.row_count if t.is_table else -1, bool(indexes), len(_attributes(t)),
                      oid(t.table_id, "type") if not t.is_sequence else 0, len(t.schema.checks),
                      not t.is_matview or t.schema.matview.populated, "heap" if t.is_table else None,
-                     bool(t.schema.triggers), t.schema.partition_of))
+                     bool(t.schema.triggers), t.schema.partition_of, t.schema.row_security,
+                     t.schema.force_row_security))
         methods = {i.name: i.method for i in t.schema.indexes} if t.is_table else {}
         rows += [(oid(t.table_id, name), name, t.db, "i", persistence, -1, False, len(columns), 0, 0, True,
-                  methods.get(name, "btree"), False, None) for name, columns, *_ in indexes]
+                  methods.get(name, "btree"), False, None, False, False) for name, columns, *_ in indexes]
     n = len(rows)
     return pa.table({
         "oid": _oid(r[0] for r in rows),
@@ -255,7 +256,8 @@ def _pg_class(tables: list[TableVersion]) -> pa.Table:
         "relispopulated": _bool(r[10] for r in rows),
         "relhasrules": _bool([False] * n),
         "relhastriggers": _bool(r[12] for r in rows),
-        "relrowsecurity": _bool([False] * n),
+        "relrowsecurity": _bool(r[14] for r in rows),
+        "relforcerowsecurity": _bool(r[15] for r in rows),
     })
 
 
@@ -501,8 +503,8 @@ def _pg_attrdef(tables: list[TableVersion]) -> pa.Table:
 #: the OIDs of the system catalogs, as ``'pg_class'::regclass`` (pg_description.classoid)
 CATALOG_OIDS = {"pg_class": 1259, "pg_constraint": 2606, "pg_type": 1247, "pg_namespace": 2615, "pg_proc": 1255,
                 "pg_database": 1262, "pg_attribute": 1249, "pg_index": 2610, "pg_attrdef": 2604, "pg_am": 2601,
-                "pg_trigger": 2620, "pg_extension": 3079, "pg_collation": 3456, "pg_description": 2609,
-                "pg_authid": 1260}
+                "pg_trigger": 2620, "pg_policy": 3256, "pg_extension": 3079, "pg_collation": 3456,
+                "pg_description": 2609, "pg_authid": 1260}
 
 
 def descriptions(tables: list[TableVersion]) -> list[tuple[int, int, int, str]]:
@@ -645,6 +647,21 @@ def _pg_trigger(tables: list[TableVersion]) -> pa.Table:
         "tgnewtable": _text([None] * len(found))})
 
 
+def _pg_policy(tables: list[TableVersion]) -> pa.Table:
+    """The tables' policies (engine/policies.py), as PostgreSQL's pg_policy rows: polroles
+    {0} for PUBLIC, polqual / polwithcheck the expressions' texts (pg_get_expr gives them back)."""
+    from txlake.engine import policies
+    found = [(t, p) for t in tables if t.is_table and t.schema.policies for p in t.schema.policies]
+    return pa.table({
+        "oid": _oid(policies.policy_oid(t, p) for t, p in found), "polname": _text(p.name for _, p in found),
+        "polrelid": _oid(oid(t.table_id) for t, _ in found),
+        "polcmd": _text(policies.COMMAND_CODES[p.command] for _, p in found),
+        "polpermissive": _bool(p.permissive for _, p in found),
+        "polroles": pa.array([[policies.role_oid(r) for r in p.roles] or [0] for _, p in found], pa.list_(pa.int64())),
+        "polqual": _text(policies.expression_text(p.using) for _, p in found),
+        "polwithcheck": _text(policies.expression_text(p.check) for _, p in found)})
+
+
 def _pg_database(tables: list[TableVersion]) -> pa.Table:
     return pa.table({"oid": _oid([oid("database", CATALOG)]), "datname": _text([CATALOG]), "datdba": _oid([OWNER]),
                      "encoding": _int([6]), "datcollate": _text(["C"]), "datctype": _text(["C"]),
@@ -666,5 +683,6 @@ _VIEWS = {
     "pg_catalog.pg_collation": _pg_collation,
     "pg_catalog.pg_proc": _pg_proc,
     "pg_catalog.pg_trigger": _pg_trigger,
+    "pg_catalog.pg_policy": _pg_policy,
 }
 VIEWS = tuple(_VIEWS)

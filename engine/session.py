@@ -26,8 +26,8 @@ from sqlglot import exp
 
 from txlake import errors
 from txlake.engine import (backends, catalog_views, checks, comments, copy, cursors, deferred, functions, matviews,
-                           notify, prepared, renames, sequence_ddl, table_locks, triggers, uniques, user_types, views,
-                           with_writes)
+                           notify, policies, prepared, renames, sequence_ddl, table_locks, triggers, uniques,
+                           user_types, views, with_writes)
 from txlake.engine.database import Database, default_memory_limit, open_database
 from txlake.engine.executor import DEFAULT_DB, Context, Executor, Result, lock_wait, relation_kind, with_settings
 from txlake.engine.merge import merge
@@ -712,6 +712,10 @@ class Session:
         """``\\d name``'s "Foreign-key constraints:" and "Referenced by:" lines."""
         from txlake.engine import foreign_keys
         return foreign_keys.describe(self._visible(name), self._visible_tables(), self.search_path)
+
+    def policy_lines(self, name: str) -> list[str]:
+        """``\\d name``'s "Policies:" section (its header first; none without row security or policies)."""
+        return policies.describe_lines(self._visible(name).schema)
 
     def trigger_lines(self, name: str) -> tuple[list[str], list[str]]:
         """``\\d name``'s "Triggers:" and "Disabled user triggers:" lines."""
@@ -1512,6 +1516,10 @@ _DATA = {
     st.CreateTrigger: triggers.create_trigger,
     st.DropTrigger: triggers.drop_trigger,
     st.AlterTrigger: triggers.alter_trigger,
+    st.CreatePolicy: policies.create_policy,
+    st.AlterPolicy: policies.alter_policy,
+    st.DropPolicy: policies.drop_policy,
+    st.AlterRowSecurity: policies.alter_row_security,
     st.DropView: views.drop_view,
     st.AlterView: views.alter_view,
     st.CreateIndex: uniques.create_index,

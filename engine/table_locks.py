@@ -162,6 +162,8 @@ def _plan(stmt: st.Statement) -> tuple[Target, ...]:
         return (Target(st.TableName(stmt.db, ""), ACCESS_EXCLUSIVE, "schema"),)
     if isinstance(stmt, st.AlterType) and stmt.action in ("ADD VALUE", "RENAME VALUE"):  # (on the type itself)
         return (Target(stmt.name, MODE_NAMES.index("EXCLUSIVE")),)
+    if isinstance(stmt, (st.CreatePolicy, st.AlterPolicy, st.DropPolicy, st.AlterRowSecurity)):
+        return (Target(stmt.table, ACCESS_EXCLUSIVE),)
     if isinstance(stmt, st.Comment):  # (on an index: its table's lock)
         of = "index" if stmt.kind == "INDEX" else "relation"
         return (Target(stmt.target, MODE_NAMES.index("SHARE UPDATE EXCLUSIVE"), of),)

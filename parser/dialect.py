@@ -130,6 +130,20 @@ class TriggerCommand(exp.Expression):
                  "to": False, "referencing": False, "constraint": False}
 
 
+class PolicyCommand(exp.Expression):
+    """``CREATE POLICY``, ``ALTER POLICY``, ``DROP POLICY`` and ALTER TABLE's ``{ENABLE | DISABLE
+    | FORCE | NO FORCE} ROW LEVEL SECURITY`` action (sqlglot reads none of them): ``kind`` CREATE
+    / ALTER / DROP / ENABLE / DISABLE / FORCE / NO FORCE, ``this`` the policy's name (an
+    identifier), ``table`` its table (exp.Table). CREATE: ``permissive`` (False: AS
+    RESTRICTIVE), ``command`` ALL / SELECT / INSERT / UPDATE / DELETE; CREATE and ALTER:
+    ``roles`` TO's role names as written (PUBLIC, CURRENT_USER ...), ``using`` / ``check`` the
+    USING and WITH CHECK expressions; ALTER: ``to`` RENAME TO's name. DROP: ``exists``,
+    ``cascade``."""
+
+    arg_types = {"kind": True, "this": False, "table": False, "permissive": False, "command": False, "roles": False,
+                 "using": False, "check": False, "to": False, "exists": False, "cascade": False}
+
+
 class RefreshMatview(exp.Expression):
     """``REFRESH MATERIALIZED VIEW [CONCURRENTLY] name [WITH [NO] DATA]``: ``this`` the
     materialized view (exp.Table)."""
@@ -269,7 +283,9 @@ class TxlakeParser(DuckDB.Parser):
                      "ENABLE": lambda self: self._parse_trigger_switch("ENABLE"),
                      "DISABLE": lambda self: self._parse_trigger_switch("DISABLE"),
                      "ATTACH": lambda self: self._parse_partition_command("ATTACH"),
-                     "DETACH": lambda self: self._parse_partition_command("DETACH")}
+                     "DETACH": lambda self: self._parse_partition_command("DETACH"),
+                     "FORCE": lambda self: self._parse_row_security("FORCE"),
+                     "NO": lambda self: self._parse_row_security("NO FORCE")}
     # PostgreSQL's json -> and ->>: the key or index as written (sqlglot read 'a.b' as a JSON
     # path of two keys); parser/json_ops.py rewrites them. PostgreSQL has no lambdas: in a
     # function's arguments, doc -> 'a' is json too (DuckDB's parser read a lambda x -> body)
@@ -1161,6 +1177,8 @@ class TxlakeParser(DuckDB.Parser):
                          ["DROP", "PROCEDURE"]) or words in (["CREATE", "OR", "REPLACE", "FUNCTION"],
                                                              ["CREATE", "OR", "REPLACE", "PROCEDURE"]):
             return self._parse_function_statement()
+        if words[1:2] == ["POLICY"]:
+            return self._parse_policy_statement()
         if words[1:2] == ["TRIGGER"] or words[:4] == ["CREATE", "OR", "REPLACE", "TRIGGER"] or \
                 words[:3] == ["CREATE", "CONSTRAINT", "TRIGGER"]:
             return self._parse_trigger_statement()
@@ -1293,6 +1311,8 @@ class TxlakeParser(DuckDB.Parser):
         """ALTER TABLE's ``ENABLE | DISABLE [REPLICA | ALWAYS] TRIGGER { name | ALL | USER }``; None
         (nothing read: the ALTER is then a command) for another ENABLE / DISABLE (ROW LEVEL SECURITY, RULE)."""
         start = self._index
+        if self._match_text_seq("ROW", "LEVEL", "SECURITY"):
+            return PolicyCommand(kind=kind)
         if self._match_texts(("REPLICA", "ALWAYS")):
             kind = f"{kind} {self._prev.text.upper()}"
         if not self._match_text_seq("TRIGGER"):
@@ -1314,6 +1334,60 @@ class TxlakeParser(DuckDB.Parser):
         if not self._match_text_seq("FOR", "VALUES"):  # (ALTER INDEX i ATTACH PARTITION j: no bound)
             return PartitionCommand(kind=kind, this=table)
         return PartitionCommand(kind=kind, this=table, bound=self._parse_partition_bound_spec())
+    def _parse_row_security(self, kind: str) -> PolicyCommand | None:
+        """ALTER TABLE's ``FORCE | NO FORCE ROW LEVEL SECURITY``; None (nothing read) else."""
+        start = self._index
+        if self._match_text_seq(*kind.split()[1:], "ROW", "LEVEL", "SECURITY"):
+            return PolicyCommand(kind=kind)
+        self._retreat(start)
+        return None
+
+    # --- CREATE / ALTER / DROP POLICY --------------------------------------------------------
+
+    def _parse_policy_statement(self) -> PolicyCommand:
+        kind = self._curr.text.upper()
+        self._advance(2)  # CREATE / ALTER / DROP POLICY
+        exists = kind == "DROP" and bool(self._match_text_seq("IF", "EXISTS"))
+        made = PolicyCommand(kind=kind, this=self._parse_id_var(any_token=False), exists=exists)
+        self._expect_word("ON")
+        made.set("table", self._parse_table_parts())
+        if kind == "DROP":
+            made.set("cascade", bool(self._match_text_seq("CASCADE")))
+            if not made.args["cascade"]:
+                self._match_text_seq("RESTRICT")
+            return made
+        if kind == "ALTER" and self._match_text_seq("RENAME"):
+            self._expect_word("TO")
+            made.set("to", self._parse_id_var(any_token=False))
+            return made
+        if kind == "CREATE":
+            made.set("permissive", True)
+            if self._match_text_seq("AS"):
+                if not self._match_texts(("PERMISSIVE", "RESTRICTIVE")):
+                    self.raise_error(f'unrecognized row security option "{self._curr.text if self._curr else ""}"'
+                                     "\nHINT:  Only PERMISSIVE or RESTRICTIVE policies are supported currently.")
+                made.set("permissive", self._prev.text.upper() == "PERMISSIVE")
+            made.set("command", "ALL")
+            if self._match_text_seq("FOR"):
+                if not self._match_texts(("ALL", "SELECT", "INSERT", "UPDATE", "DELETE")):
+                    self._syntax_error_here()
+                made.set("command", self._prev.text.upper())
+        if self._match_text_seq("TO"):
+            roles = []
+            while True:
+                if self._curr is None or self._curr.token_type == TokenType.SEMICOLON:
+                    self._syntax_error_here()
+                quoted = self._curr.token_type == TokenType.IDENTIFIER
+                roles.append(self._curr.text if quoted else self._curr.text.lower())
+                self._advance()
+                if not self._match(TokenType.COMMA):
+                    break
+            made.set("roles", roles)
+        if self._match_text_seq("USING"):
+            made.set("using", self._parse_wrapped(self._parse_assignment))
+        if self._match_text_seq("WITH", "CHECK"):
+            made.set("check", self._parse_wrapped(self._parse_assignment))
+        return made
 
     def _expect_word(self, word: str) -> None:
         if not self._match_text_seq(word):
@@ -2306,8 +2380,8 @@ def _atomic_bodies(tokens: list[Token], sql: str | None) -> list[Token]:
     return tokens
 
 
-__all__ = ["Control", "FunctionCommand", "LockCommand", "SequenceCommand", "SOURCE_SPAN", "TriggerCommand", "Txlake",
-           "TypeCommand", "ParseError"]
+__all__ = ["Control", "FunctionCommand", "LockCommand", "PolicyCommand", "SequenceCommand", "SOURCE_SPAN",
+           "TriggerCommand", "Txlake", "TypeCommand", "ParseError"]
 
 
 # extensions whose functions txlake has built in (parser/semantics.py EXTENSION_FUNCTIONS): CREATE

@@ -727,7 +727,8 @@ def _names_table(scope: exp.Expression, schema: str, table: str) -> exp.Table | 
 # itself once bound - its dead branch calls ``txl_is_boolean_<key>(x)``, a function taking only
 # a BOOLEAN, so that binding anything else fails, naming the type (engine/errors_map.py)
 BOOLEAN_CONTEXTS = {"where": "WHERE", "having": "HAVING", "join_on": "JOIN/ON", "case_when": "CASE/WHEN",
-                    "filter": "FILTER", "and": "AND", "or": "OR", "not": "NOT", "check": "CHECK constraint"}
+                    "filter": "FILTER", "and": "AND", "or": "OR", "not": "NOT", "check": "CHECK constraint",
+                    "policy": "POLICY"}
 BOOLEAN_CHECK, BOOLEAN_FUNCTION = "txl_boolean_", "txl_is_boolean_"
 # conditions boolean by their form: a comparison, a connective, a literal DuckDB casts as
 # PostgreSQL does (NULL, 'true'), a parameter (PostgreSQL's takes the type boolean there)

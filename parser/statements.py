@@ -604,6 +604,54 @@ class AlterTrigger(Statement):
 
 
 @dataclass(frozen=True)
+class CreatePolicy(Statement):
+    """``CREATE POLICY name ON table [AS {PERMISSIVE | RESTRICTIVE}] [FOR command] [TO role [,
+    ...]] [USING (e)] [WITH CHECK (e)]``: ``roles`` as written (empty: PUBLIC), ``using`` /
+    ``check`` the expressions (None: not written)."""
+
+    name: str
+    table: TableName
+    permissive: bool = True
+    command: str = "ALL"
+    roles: tuple[str, ...] = ()
+    using: exp.Expression | None = None
+    check: exp.Expression | None = None
+
+
+@dataclass(frozen=True)
+class AlterPolicy(Statement):
+    """``ALTER POLICY name ON table RENAME TO new`` (``new``), or ``ALTER POLICY name ON table [TO
+    role [, ...]] [USING (e)] [WITH CHECK (e)]`` (what is not written: None, kept)."""
+
+    name: str
+    table: TableName
+    new: str | None = None
+    roles: tuple[str, ...] | None = None
+    using: exp.Expression | None = None
+    check: exp.Expression | None = None
+
+
+@dataclass(frozen=True)
+class DropPolicy(Statement):
+    """``DROP POLICY [IF EXISTS] name ON table [CASCADE | RESTRICT]``."""
+
+    name: str
+    table: TableName
+    if_exists: bool = False
+    cascade: bool = False
+
+
+@dataclass(frozen=True)
+class AlterRowSecurity(Statement):
+    """ALTER TABLE's ``{ENABLE | DISABLE} ROW LEVEL SECURITY`` (``enable``) and ``[NO] FORCE ROW
+    LEVEL SECURITY`` (``force``); None: not written."""
+
+    table: TableName
+    enable: bool | None = None
+    force: bool | None = None
+
+
+@dataclass(frozen=True)
 class CreateType(Statement):
     """``CREATE TYPE name AS ENUM (labels)``, or ``CREATE DOMAIN name [AS] base [DEFAULT e]
     [[CONSTRAINT c] NOT NULL | NULL | CHECK (e)]...`` (``base`` not None)."""

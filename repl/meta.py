@@ -501,6 +501,9 @@ def _describe(runner: Runner, argument: str, plus: bool = False) -> Outcome:
         for title, lines in zip(("Foreign-key constraints:", "Referenced by:"), session.foreign_key_lines(argument)):
             if lines:
                 runner.print("\n".join([title, *(f"    {line}" for line in lines)]))
+    policies = session.policy_lines(argument) if kind == "table" else []
+    if policies:
+        runner.print("\n".join(policies))
     if kind == "table":
         for title, lines in zip(("Triggers:", "Disabled user triggers:"), session.trigger_lines(argument)):
             if lines:

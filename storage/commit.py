@@ -146,6 +146,15 @@ class CommitState(enum.Enum):
 _RENAMEABLE = ("primary_key_name", "checks", "uniques", "indexes", "foreign_keys", "matview")
 
 
+def _by_name(mine: tuple, theirs: tuple, current: tuple) -> tuple:
+    """``current``'s named objects (a table's triggers, policies) with what a transaction changed
+    of them (``theirs`` before it, ``mine`` after): by name, over others' changes meanwhile."""
+    gone = {o.name for o in theirs if o not in mine}
+    added = {o.name: o for o in mine if o not in theirs}
+    kept = [o for o in current if o.name not in gone and o.name not in added]
+    return tuple(sorted((*kept, *added.values()), key=lambda o: o.name))
+
+
 @dataclass(frozen=True)
 class TableDelta:
     """What one transaction did to one table: its snapshot's version and its working version.
@@ -207,9 +216,9 @@ class TableDelta:
     def catalog_changed(self, onto: TableVersion) -> TableSchema | None:
         """``onto``'s schema with what this transaction changed of the table's catalog entry
         without a new schema id - its comments (COMMENT ON), its enum columns' labels and their
-        CHECKs (ALTER TYPE ... ADD VALUE), its triggers - or None if it changed nothing so, or rewrote the table
-        (its schema is its own then). Such a change writes no file (engine/comments.py, engine/
-        user_types.py), and is merged into the newest schema: comments committed meanwhile on
+        CHECKs (ALTER TYPE ... ADD VALUE), its triggers, its policies and row security - or None
+        if it changed nothing so, or rewrote the table (its schema is its own then). Such a change
+        writes no file (engine/comments.py, engine/user_types.py), and is merged into the newest schema: comments committed meanwhile on
         other objects stay, as PostgreSQL's second COMMENT ON waits for the first and then sets
         its own. (A change of the schema id committed meanwhile is 40001: ``check_conflicts``.)"""
         base, work = self.base, self.work
@@ -228,11 +237,13 @@ class TableDelta:
         if mine.columns != theirs.columns:
             changed = {c.field_id: c for c in mine.columns if c not in theirs.columns}
             schema = replace(schema, columns=tuple(changed.get(c.field_id, c) for c in schema.columns))
-        if mine.triggers != theirs.triggers:  # (CREATE / DROP / ALTER TRIGGER: by name, over others' meanwhile)
-            gone = {t.name for t in theirs.triggers if t not in mine.triggers}
-            added = {t.name: t for t in mine.triggers if t not in theirs.triggers}
-            kept = [t for t in schema.triggers if t.name not in gone and t.name not in added]
-            schema = replace(schema, triggers=tuple(sorted((*kept, *added.values()), key=lambda t: t.name)))
+        for part in ("triggers", "policies"):  # (CREATE / DROP / ALTER TRIGGER, POLICY)
+            if getattr(mine, part) != getattr(theirs, part):
+                schema = replace(schema, **{part: _by_name(getattr(mine, part), getattr(theirs, part),
+                                                           getattr(schema, part))})
+        for flag in ("row_security", "force_row_security"):  # (ALTER TABLE ... ROW LEVEL SECURITY)
+            if getattr(mine, flag) != getattr(theirs, flag):
+                schema = replace(schema, **{flag: getattr(mine, flag)})
         if mine.domain_checks != theirs.domain_checks:
             gone = [c for c in theirs.domain_checks if c not in mine.domain_checks]
             added = tuple(c for c in mine.domain_checks if c not in theirs.domain_checks)

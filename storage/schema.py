@@ -988,6 +988,33 @@ class PartitionBound:
 
 
 @dataclass(frozen=True)
+class Policy:
+    """``CREATE POLICY`` (engine/policies.py): its name, ``command`` ALL / SELECT / INSERT /
+    UPDATE / DELETE, ``permissive`` (else AS RESTRICTIVE), ``roles`` the roles named in TO as
+    written (empty: PUBLIC), ``using`` / ``check`` its USING and WITH CHECK expressions as stored
+    CHECKs are (normalised SQL text, without the table's name on its columns; None: none)."""
+
+    name: str
+    command: str = "ALL"
+    permissive: bool = True
+    roles: tuple[str, ...] = ()
+    using: str | None = None
+    check: str | None = None
+
+    def to_json(self) -> dict:
+        d = {"name": self.name, "command": self.command, "permissive": self.permissive}
+        for key in ("roles", "using", "check"):
+            if getattr(self, key):
+                d[key] = list(self.roles) if key == "roles" else getattr(self, key)
+        return d
+
+    @staticmethod
+    def from_json(d: dict) -> "Policy":
+        return Policy(d["name"], d["command"], d["permissive"], tuple(d.get("roles", ())), d.get("using"),
+                      d.get("check"))
+
+
+@dataclass(frozen=True)
 class TableSchema:
     schema_id: int
     columns: tuple[Column, ...]
@@ -1021,6 +1048,11 @@ class TableSchema:
     partitioning: PartitionKey | None = None
     #: the bound of a partition (None: not one)
     partition_of: PartitionBound | None = None
+    #: CREATE POLICY's policies, by name, and ALTER TABLE's {ENABLE | FORCE} ROW LEVEL SECURITY
+    #: (PostgreSQL's relrowsecurity, relforcerowsecurity)
+    policies: tuple[Policy, ...] = ()
+    row_security: bool = False
+    force_row_security: bool = False
 
     def __post_init__(self):
         if self.primary_key or self.uniques:
@@ -1216,6 +1248,12 @@ class TableSchema:
             d["partitioning"] = self.partitioning.to_json()
         if self.partition_of is not None:
             d["partition_of"] = self.partition_of.to_json()
+        if self.policies:
+            d["policies"] = [p.to_json() for p in self.policies]
+        if self.row_security:
+            d["row_security"] = True
+        if self.force_row_security:
+            d["force_row_security"] = True
         return d
 
     @staticmethod
@@ -1237,4 +1275,6 @@ class TableSchema:
                            FunctionDefinition.from_json(d["function"]) if "function" in d else None,
                            tuple(Trigger.from_json(t) for t in d.get("triggers", ())),
                            PartitionKey.from_json(d["partitioning"]) if "partitioning" in d else None,
-                           PartitionBound.from_json(d["partition_of"]) if "partition_of" in d else None)
+                           PartitionBound.from_json(d["partition_of"]) if "partition_of" in d else None,
+                           tuple(Policy.from_json(p) for p in d.get("policies", ())),
+                           d.get("row_security", False), d.get("force_row_security", False))
