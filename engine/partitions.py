@@ -44,6 +44,7 @@ from sqlglot import exp
 from txlake import errors
 from txlake.engine import checks, uniques, user_types
 from txlake.engine.executor import Context, Executor, Result, _placeholders
+from txlake.engine.executor import _cast as assigned_as
 from txlake.engine.pg_text import format_value
 from txlake.parser import statements as st
 from txlake.storage.schema import ColumnType, PartitionBound, PartitionKey, TableSchema
@@ -593,8 +594,10 @@ def moving_update(ex: Executor, ctx: Context, stmt: st.Update, parent: TableVers
     assigned = dict(stmt.assignments)
     for name in assigned:
         parent.schema.require(name, parent.name)
-    new_row = tuple(exp.alias_(assigned[c].copy() if c in assigned else exp.column(c, table=alias, quoted=True),
-                               c, quoted=True) for c in parent.schema.names)
+    # (each value as its column takes it, as an UPDATE casts it: a SET ts = '2024-01-20' a timestamptz)
+    new_row = tuple(exp.alias_(assigned_as(assigned[c.name].copy(), c.type) if c.name in assigned else
+                               exp.column(c.name, table=alias, quoted=True), c.name, quoted=True)
+                    for c in parent.schema.columns)
     body = len(params) - _placeholders(*stmt.returning)
     params, returning_params = params[:body], params[body:]
     # the SET's ? come before the WHERE's in the text: the DELETE's RETURNING takes them last

@@ -97,6 +97,21 @@ def test_update_and_delete_act_on_every_partition_and_a_changed_key_moves_the_ro
     assert q(c, "SELECT count(*) FROM m") == [(0,)]
 
 
+def test_a_moved_row_takes_its_new_values_as_the_columns_take_them(connect):
+    """The moved row's SET values were written as given: a text into a timestamptz key was a bare
+    ArrowInvalid (no SQLSTATE), a numeric kept more decimals than its scale; they go through the
+    UPDATE's cast to the column's type now (22007 for a text that is no time)."""
+    c = connect(autocommit=True)
+    c.execute("CREATE TABLE e (id INT, ts TIMESTAMPTZ, n NUMERIC(6,2)) PARTITION BY RANGE (ts)")
+    c.execute("CREATE TABLE e1 PARTITION OF e FOR VALUES FROM ('2024-01-01') TO ('2024-02-01')")
+    c.execute("CREATE TABLE e_rest PARTITION OF e DEFAULT")
+    c.execute("INSERT INTO e VALUES (1, '2024-03-05', 1)")
+    assert q(c, "UPDATE e SET ts = '2024-01-20 00:00+00', n = 3.456 WHERE id = 1 RETURNING id, ts::text, n::text") \
+        == [(1, "2024-01-20 00:00:00+00", "3.46")]
+    assert q(c, "SELECT id, n::text FROM e1") == [(1, "3.46")]
+    fails(c, "UPDATE e SET ts = 'garbage' WHERE id = 1", "22007")
+
+
 def test_keys_include_the_partition_columns_and_hold_per_partition(connect):
     c = connect(autocommit=True)
     fails(c, "CREATE TABLE k (id INT PRIMARY KEY, ts DATE) PARTITION BY RANGE (ts)", "0A000",
