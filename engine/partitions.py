@@ -47,7 +47,7 @@ from txlake.engine.executor import Context, Executor, Result, _placeholders
 from txlake.engine.executor import _cast as assigned_as
 from txlake.engine.pg_text import format_value
 from txlake.parser import statements as st
-from txlake.storage.schema import ColumnType, PartitionBound, PartitionKey, TableSchema
+from txlake.storage.schema import ColumnType, PartitionBound, PartitionKey, TableSchema, constraint_name
 from txlake.storage.version import PythonRows, TableVersion
 
 _NUMERIC = ("SMALLINT", "INT", "BIGINT", "REAL", "DOUBLE", "DECIMAL")
@@ -122,7 +122,7 @@ def keyed(name: str, schema: TableSchema, spec: st.PartitionKeySpec) -> TableSch
                 "unique constraint on partitioned table must include all partitioning columns\n"
                 f'DETAIL:  {kind} constraint on table "{name}" lacks column "{missing}" which is part of the '
                 "partition key.")
-    if schema.foreign_keys or schema.indexes and any(i.items for i in schema.indexes):
+    if schema.indexes and any(i.items for i in schema.indexes):
         raise errors.NotSupportedError("foreign keys of a partitioned table are not supported")
     return replace(schema, partitioning=PartitionKey(spec.strategy, spec.columns))
 
@@ -137,9 +137,12 @@ def create_partition(ex: Executor, ctx: Context, stmt: st.CreateTable, params) -
         raise errors.DuplicateTable(f'relation "{name}" already exists')
     parent = _partitioned(ctx, stmt.partition_of)
     inherited = parent.schema
+    # (its foreign keys the parent's, by their names, as PostgreSQL clones them: the partition's
+    # rows are what they check; the parent holds none)
     schema = TableSchema(0, inherited.columns, inherited.primary_key, inherited.highest_field_id,
                          checks=inherited.checks, uniques=tuple(replace(u, name=_renamed(u.name, parent.name, name))
-                                                                for u in inherited.uniques))
+                                                                for u in inherited.uniques),
+                         foreign_keys=inherited.foreign_keys)
     if stmt.primary_key:
         if schema.primary_key:
             raise errors.ProgrammingError(f'multiple primary keys for table "{name}" are not allowed',
@@ -255,10 +258,29 @@ def alter(ex: Executor, ctx: Context, version: TableVersion, stmt: st.AlterTable
                                            "supported")
         if isinstance(action, st.AddConstraint) and version.schema.partitioning is not None:
             if partitions(ctx, version) and not stmt.only:
-                raise errors.NotSupportedError(
-                    "adding a constraint to a partitioned table that has partitions is not supported: add it to "
-                    "the table ONLY and to each partition")
+                if len(stmt.actions) > 1 or not isinstance(action.constraint, (st.ForeignKeySpec, st.CheckSpec)):
+                    raise errors.NotSupportedError(
+                        "adding a constraint other than a CHECK or a FOREIGN KEY to a partitioned table that has "
+                        "partitions is not supported: add it to the table ONLY and to each partition")
+                _add_to_partitions(ex, ctx, version, stmt, action)
     return None
+
+
+def _add_to_partitions(ex: Executor, ctx: Context, parent: TableVersion, stmt: st.AlterTable,
+                       action: st.AddConstraint) -> None:
+    """ALTER TABLE p ADD CHECK / FOREIGN KEY (pg_dump's form of a partitioned table's foreign
+    key: ``ALTER TABLE p ADD CONSTRAINT ...``, no ONLY): added to each partition first, under
+    the parent's name for it, checking each one's rows (23514, 23503) - then the parent's own
+    ALTER adds it to the parent, as PostgreSQL adds it to the whole hierarchy."""
+    spec = action.constraint
+    if spec.name is None:
+        columns = spec.columns if isinstance(spec, st.ForeignKeySpec) else (spec.column,) if spec.column else ()
+        kind = "fkey" if isinstance(spec, st.ForeignKeySpec) else "check"
+        spec = replace(spec, name=constraint_name(parent.name, columns, kind, parent.schema.constraint_names(
+            parent.name)))
+    named = replace(stmt, actions=(replace(action, constraint=spec),))
+    for child in partitions(ctx, parent):
+        ex.alter_table(ctx, replace(named, table=st.TableName(child.db, child.name), only=False), ())
 
 
 def attach(ex: Executor, ctx: Context, parent: TableVersion, action: st.AttachPartition) -> None:
@@ -291,6 +313,12 @@ def attach(ex: Executor, ctx: Context, parent: TableVersion, action: st.AttachPa
         raise errors.NotSupportedError(
             f'partition "{child.name}" must have the primary key ({", ".join(parent.schema.primary_key)}) of '
             f'"{parent.name}" to be attached: add it first')
+    shape = lambda fk: (fk.columns, fk.table_id, fk.ref_columns)  # noqa: E731
+    lacking = [fk for fk in parent.schema.foreign_keys if shape(fk) not in map(shape, child.schema.foreign_keys)]
+    if lacking:  # (PostgreSQL clones it onto the table, checking its rows: add it to the table first)
+        raise errors.NotSupportedError(
+            f'partition "{child.name}" must have the foreign key "{lacking[0].name}" of "{parent.name}" to be '
+            "attached: add it first")
     _attach(ex, ctx, parent, child, action.bound, data=_rows_of(ex, ctx, child))
 
 

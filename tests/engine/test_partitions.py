@@ -207,6 +207,41 @@ def test_what_is_not_supported_is_refused(c):
           "partition key")
 
 
+def test_a_partitioned_tables_foreign_keys_are_each_partitions(connect):
+    """They were 0A000: a partitioned events table referencing its customers could not be made,
+    nor loaded from pg_dump's ALTER TABLE p ADD CONSTRAINT ... FOREIGN KEY."""
+    c = connect(autocommit=True)
+    c.execute("CREATE TABLE cust (id INT PRIMARY KEY)")
+    c.execute("INSERT INTO cust VALUES (1), (2)")
+    c.execute("CREATE TABLE o (id INT, cust INT REFERENCES cust ON DELETE CASCADE, ts DATE) PARTITION BY RANGE (ts)")
+    c.execute("CREATE TABLE o1 PARTITION OF o FOR VALUES FROM (MINVALUE) TO ('2024-06-01')")
+    c.execute("CREATE TABLE o2 PARTITION OF o FOR VALUES FROM ('2024-06-01') TO (MAXVALUE)")
+    c.execute("INSERT INTO o VALUES (1, 1, '2024-01-01'), (2, 2, '2024-07-01'), (3, 1, '2024-08-01')")
+    fails(c, "INSERT INTO o VALUES (4, 9, '2024-01-01')", "23503", 'insert or update on table "o1" violates foreign '
+          'key constraint "o_cust_fkey"')
+    c.execute("DELETE FROM cust WHERE id = 1")  # (CASCADE: in each partition)
+    assert q(c, "SELECT id FROM o ORDER BY id") == [(2,)]
+    # pg_dump's form, after the partitions and their data: each partition's rows checked
+    c.execute("CREATE TABLE q (id INT, cust INT) PARTITION BY LIST (cust)")
+    c.execute("CREATE TABLE q1 PARTITION OF q FOR VALUES IN (1, 2)")
+    c.execute("CREATE TABLE q2 PARTITION OF q FOR VALUES IN (3)")
+    c.execute("INSERT INTO q VALUES (1, 2), (2, 3)")
+    fails(c, "ALTER TABLE q ADD CONSTRAINT q_cust_fk FOREIGN KEY (cust) REFERENCES cust", "23503",
+          'insert or update on table "q2" violates foreign key constraint "q_cust_fk"')
+    assert q(c, "SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND conname = 'q_cust_fk'") == [(0,)]
+    c.execute("DELETE FROM q WHERE cust = 3")
+    c.execute("ALTER TABLE q ADD FOREIGN KEY (cust) REFERENCES cust")
+    c.execute("ALTER TABLE q ADD CHECK (id > 0)")
+    assert q(c, "SELECT conrelid::regclass::text, conname FROM pg_constraint WHERE conrelid IN "
+                "('q'::regclass, 'q1'::regclass, 'q2'::regclass) AND contype IN ('f', 'c') ORDER BY 1, 2") == [
+        ("q", "q_check"), ("q", "q_cust_fkey"), ("q1", "q_check"), ("q1", "q_cust_fkey"), ("q2", "q_check"),
+        ("q2", "q_cust_fkey")]
+    fails(c, "INSERT INTO q VALUES (-1, 2)", "23514", 'new row for relation "q1" violates check constraint "q_check"')
+    c.execute("CREATE TABLE q3 (id INT, cust INT)")
+    fails(c, "ALTER TABLE q ATTACH PARTITION q3 FOR VALUES IN (4)", "0A000", 'partition "q3" must have the foreign '
+          'key "q_cust_fkey"')
+
+
 def test_a_partition_keeps_its_parents_enum_rules(connect):
     c = connect(autocommit=True)
     c.execute("CREATE TYPE mood AS ENUM ('sad', 'ok')")
