@@ -241,8 +241,9 @@ def _within_parent(parent: TableVersion, constraint: str | None) -> str | None:
 
 def alter(ex: Executor, ctx: Context, version: TableVersion, stmt: st.AlterTable) -> Result | None:
     """ALTER TABLE of a partitioned table or a partition, or ATTACH / DETACH PARTITION: the
-    statement's Result, or None for an action the table's ordinary ALTER does. One changing the
-    columns is refused (0A000): it would have to change the whole hierarchy alike."""
+    statement's Result, or None for an action the table's ordinary ALTER does (a partitioned
+    table's column changes and CHECK / FOREIGN KEY constraints made of each partition first). A
+    partition's own column change is 42P16: its columns are its parent's."""
     for action in stmt.actions:
         if isinstance(action, (st.AttachPartition, st.DetachPartition)):
             if len(stmt.actions) > 1:
@@ -252,10 +253,15 @@ def alter(ex: Executor, ctx: Context, version: TableVersion, stmt: st.AlterTable
             else:
                 detach(ex, ctx, version, action)
             return Result(status="ALTER TABLE")
-        if isinstance(action, (st.AddColumn, st.DropColumn, st.RenameColumn)) or \
-                isinstance(action, st.AlterColumn) and action.type is not None:
-            raise errors.NotSupportedError("changing the columns of a partitioned table or a partition is not "
-                                           "supported")
+        if isinstance(action, _COLUMN_ACTIONS):
+            if version.schema.partitioning is not None:
+                _columns_of_each(ex, ctx, version, stmt)
+                break
+            if not stmt.inherited:  # (a partition's columns are its parent's)
+                if isinstance(action, st.AlterColumn) and action.type is None:
+                    continue  # (a default, NOT NULL: its own, as PostgreSQL lets it)
+                raise errors.ProgrammingError(f'cannot change the columns of partition "{version.name}": change '
+                                              "its partitioned table's", sqlstate="42P16")
         if isinstance(action, st.AddConstraint) and version.schema.partitioning is not None:
             if partitions(ctx, version) and not stmt.only:
                 if len(stmt.actions) > 1 or not isinstance(action.constraint, (st.ForeignKeySpec, st.CheckSpec)):
@@ -264,6 +270,40 @@ def alter(ex: Executor, ctx: Context, version: TableVersion, stmt: st.AlterTable
                         "partitions is not supported: add it to the table ONLY and to each partition")
                 _add_to_partitions(ex, ctx, version, stmt, action)
     return None
+
+
+_COLUMN_ACTIONS = (st.AddColumn, st.DropColumn, st.RenameColumn, st.AlterColumn)
+
+
+def _columns_of_each(ex: Executor, ctx: Context, parent: TableVersion, stmt: st.AlterTable) -> None:
+    """ALTER TABLE p ADD / DROP / RENAME / ALTER COLUMN of a partitioned table: each partition's
+    first (its rows filled, checked, cast there), then the parent's own ALTER, as PostgreSQL
+    changes the whole hierarchy. Refused: with ONLY (42P16), with other actions, a key column's
+    drop or type (42P16, PostgreSQL's words) or rename (0A000: a bound names it), a new serial
+    or identity column (each partition would number it alone)."""
+    key = set(parent.schema.partitioning.columns)
+    if stmt.only and partitions(ctx, parent):
+        raise errors.ProgrammingError("column changes must be made to the partitions too: ALTER TABLE without ONLY",
+                                      sqlstate="42P16")
+    for action in stmt.actions:
+        if not isinstance(action, _COLUMN_ACTIONS):
+            raise errors.NotSupportedError("a column change of a partitioned table with other actions is not "
+                                           "supported: make them apart")
+        if isinstance(action, st.AddColumn) and (action.column.sequence or action.column.always or
+                                                 action.column.by_default):
+            raise errors.NotSupportedError("adding a serial or identity column to a partitioned table is not "
+                                           "supported")
+        named = action.old if isinstance(action, st.RenameColumn) else getattr(action, "name", None)
+        if named in key and isinstance(action, st.RenameColumn):  # (PostgreSQL's keys name columns by number)
+            raise errors.NotSupportedError(f'renaming column "{named}" of the partition key of relation '
+                                           f'"{parent.name}" is not supported')
+        if named in key and (isinstance(action, st.DropColumn) or
+                             isinstance(action, st.AlterColumn) and action.type is not None):
+            verb = "drop" if isinstance(action, st.DropColumn) else "alter type of"
+            raise errors.ProgrammingError(f'cannot {verb} column "{named}" because it is part of the partition key '
+                                          f'of relation "{parent.name}"', sqlstate="42P16")
+    for child in partitions(ctx, parent):
+        ex.alter_table(ctx, replace(stmt, table=st.TableName(child.db, child.name), only=False, inherited=True), ())
 
 
 def _add_to_partitions(ex: Executor, ctx: Context, parent: TableVersion, stmt: st.AlterTable,

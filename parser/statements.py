@@ -857,6 +857,8 @@ class AlterTable(Statement):
     only: bool = False  # ALTER TABLE ONLY
     if_exists: bool = False
     matview: bool = False  # ALTER MATERIALIZED VIEW (RENAME TO, RENAME COLUMN)
+    #: a partitioned table's column change, as engine/partitions.py makes it of each partition
+    inherited: bool = False
 
 
 @dataclass(frozen=True)
