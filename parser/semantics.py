@@ -3077,6 +3077,16 @@ def _joins_text(node: exp.Expression) -> bool:
     return isinstance(node, exp.Literal) and node.is_string
 
 
+def _distinct_sorted(node: exp.ArrayAgg | exp.GroupConcat) -> exp.Expression:
+    """``array_agg(DISTINCT x)`` and ``string_agg(DISTINCT x, sep)`` in ``x``'s order, as
+    PostgreSQL's are (its DISTINCT sorts the values: nulls last) - DuckDB's came in hash order."""
+    distinct = node.this
+    if isinstance(distinct, exp.Distinct) and len(distinct.expressions) == 1:
+        node.set("this", exp.Order(this=distinct.copy(), expressions=[
+            exp.Ordered(this=distinct.expressions[0].copy(), desc=False, nulls_first=False)]))
+    return node
+
+
 def _concat_function(node: exp.Concat | exp.ConcatWs) -> exp.Expression:
     """``concat(...)`` and ``concat_ws(sep, ...)``: each argument as PostgreSQL's text of it."""
     for i, arg in enumerate(node.expressions):
@@ -3107,7 +3117,7 @@ _REWRITES = {
     # bytea's forms (engine/bytea_functions.py); sha256 of a constant reads it as bytea input
     exp.Trim: _trim, exp.StrPosition: _position, exp.Overlay: _overlay,
     # an aggregate's FILTER and OVER onto the aggregate a rewrite wrapped (parser/json_ops.py's)
-    exp.Filter: _filter, exp.Window: _window,
+    exp.Filter: _filter, exp.Window: _window, exp.ArrayAgg: _distinct_sorted, exp.GroupConcat: _distinct_sorted,
     exp.BitLength: lambda node: _bytea_form("bit_length", [node.this]) or node,
     exp.Getbit: lambda node: _bytea_form("get_bit", [node.this, node.expression]) or node,
     exp.SHA2: lambda node: exp.Anonymous(this="sha256", expressions=[_bytea_input(node.this)])
