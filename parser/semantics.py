@@ -1649,7 +1649,8 @@ _CATALOG_READERS = frozenset({"format_pg_type"})
 _TABLE_FUNCTIONS = (exp.UDTF, exp.GenerateSeries, exp.AggFunc, exp.ReadCSV)
 # functions sqlglot does not know, scalar ones of PostgreSQL (the clocks, version())
 _SCALAR_CALLS = frozenset({"now", "clock_timestamp", "statement_timestamp", "transaction_timestamp", "timeofday",
-                           "version", "pg_backend_pid"})
+                           "version", "pg_backend_pid", "pg_listening_channels",
+                           "pg_notification_queue_usage"})
 
 
 def _scalar_function_table(node: exp.Expression) -> exp.Expression | None:
@@ -1787,6 +1788,9 @@ def _function(node: exp.Anonymous) -> exp.Expression:
         return exp.Anonymous(this=_XID_CALLS[name])
     if (name, len(node.expressions)) in _BACKEND_CALLS:
         return _backend_call(name, node.expressions)
+    if name in NOTIFY_FUNCTIONS and not node.expressions:
+        call = exp.Anonymous(this=NOTIFY_FUNCTIONS[name])
+        return exp.Unnest(expressions=[call]) if name == "pg_listening_channels" else call
     if (name in ADVISORY_CALLS and len(node.expressions) in (1, 2)) or (
             name == ADVISORY_UNLOCK_ALL and not node.expressions):
         return _advisory_call(name, node.expressions)
@@ -1843,6 +1847,12 @@ def _column_size(value: exp.Expression) -> exp.Expression:
 BACKEND_FUNCTION = "txl_backend"
 _BACKEND_CALLS = frozenset({("pg_backend_pid", 0), ("pg_cancel_backend", 1), ("pg_terminate_backend", 1),
                             ("pg_terminate_backend", 2)})
+
+
+# pg_listening_channels() (a set of text: the channels the session listens to, as the unnest of
+# DuckDB's list) and pg_notification_queue_usage(): the executor's DuckDB functions (engine/backends.py)
+NOTIFY_FUNCTIONS = {"pg_listening_channels": "txl_listening_channels",
+                    "pg_notification_queue_usage": "txl_notification_queue_usage"}
 
 
 def _backend_call(name: str, arguments: list[exp.Expression]) -> exp.Expression:
