@@ -32,7 +32,7 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
                                      SERIES_LIST, SERIES_NUMBERED, SERIES_ROWS, SQRT_MACRO, SUBSTRING_FROM_MACRO,
                                      SUBSTRING_MACRO, SUM_MACRO, WINDOW_AVG_MACRO, WINDOW_SUM_MACRO, EXP_MACRO,
                                      NUMERIC_FUNCTION, OVERLAPS_MACRO, PERCENTILE_REFUSED, PERCENTILE_VALUE,
-                                     ROUND_MACRO, TO_CHAR_MACRO, TO_NUMBER_FUNCTION)
+                                     ROUND_MACRO, TIME_MACRO, TO_CHAR_MACRO, TO_NUMBER_FUNCTION)
 from txlake.parser import date_format, interval_input, json_ops, number_format, numeric
 from txlake.parser.system_columns import TID_IN, TID_OUT
 from txlake.parser.semantics import (ARRAY_CONCAT, ARRAY_INDEX, ARRAY_LENGTH, ARRAY_LOWER, ARRAY_MACRO,  # (arrays)
@@ -525,6 +525,12 @@ TEXT_MACROS = (
     "(x, w BLOB) AS CAST(to_json('\\x' || lower(hex(x))) AS JSON), "
     "(x, w TIMESTAMP) AS CAST(to_json(rtrim(rtrim(strftime(x, '%Y-%m-%dT%H:%M:%S.%f'), '0'), '.')) AS JSON), "
     "(x, w DATE) AS x, (x, w) AS x",
+    # a cast to time: an interval's time of day (interval_time: its microseconds modulo a day, a
+    # negative one from the day's end), as PostgreSQL casts an interval to time
+    f"CREATE MACRO {TIME_MACRO}(x, w INTERVAL) AS TIME '00:00:00' + to_microseconds(CAST((({_INTERVAL_PART_VALUES[2]}) "
+    "% 86400000000 + 86400000000) % 86400000000 AS BIGINT)), "
+    # (a timestamptz's time in the session's TimeZone: DuckDB had no such cast either)
+    "(x, w TIMESTAMPTZ) AS CAST(CAST(x AS TIMESTAMP) AS TIME), (x, w) AS CAST(x AS TIME)",
     f"CREATE MACRO {INTERVAL_MACRO}(x VARCHAR) AS {INTERVAL_IN}(x), (x) AS CAST(x AS INTERVAL)",
     f"CREATE MACRO {INTERVAL_MACRO}_fields(x VARCHAR, f) AS {INTERVAL_IN}_fields(x, f), (x, f) AS CAST(x AS INTERVAL)",
     f"CREATE MACRO {INTERVAL_VALUE}(x) AS {INTERVAL_TEXT}({INTERVAL_MACRO}(x)), "

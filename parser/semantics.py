@@ -14,7 +14,7 @@ from sqlglot.trie import new_trie
 
 from txlake import errors
 from txlake.parser import inet_input, interval_input, json_ops, number_format, numeric, pg_regex
-from txlake.parser.dialect import PREFIX_OPERATOR, SIMILAR_SUBSTRING
+from txlake.parser.dialect import INTERVAL_FIELDS, PREFIX_OPERATOR, SIMILAR_SUBSTRING
 from txlake.storage.schema import array_input, array_input_nested, integer_input, make_type
 
 
@@ -89,6 +89,9 @@ TEXT_MACRO = "txl_text"
 # interval's or a bytea's text, a timestamp in ISO 8601 ('2024-01-02T03:04:05'), where DuckDB's
 # differ; anything else as it is, for DuckDB's to_json
 JSON_VALUE_MACRO = "txl_json_value"
+# a cast to time (engine/dialect.py): of an interval, PostgreSQL's interval_time - its time of
+# day, days and months left out (DuckDB had no such cast: 42804) - else DuckDB's cast
+TIME_MACRO = "txl_time"
 # (s1, e1) OVERLAPS (s2, e2) (engine/dialect.py): PostgreSQL's overlaps() of dates, timestamps or times,
 # an end being a point or an interval from the start (DuckDB has no OVERLAPS)
 OVERLAPS_MACRO = "txl_overlaps"
@@ -2854,6 +2857,8 @@ def _interval(node: exp.Interval) -> exp.Expression:
         return interval_literal(value.this, f"{unit.this.name.upper()} TO {unit.expression.name.upper()}")
     if isinstance(node.parent, exp.DataType):  # (a type: interval hour)
         return node
+    if node.meta.get(INTERVAL_FIELDS):  # (INTERVAL '3 days 4 hours' DAY: read, then cut, with the field)
+        return interval_literal(value.this, unit.name.upper())
     return interval_literal(f"{value.this} {unit.name.lower()}" if unit is not None else value.this)
 
 
@@ -2926,7 +2931,20 @@ def _cast(node: exp.Cast) -> exp.Expression:
     if node.to.this in _INTEGER_TYPES and not isinstance(node.this, (exp.Literal, exp.Null)) \
             and _typed_argument(node.this):
         return exp.Anonymous(this=f"{INTEGER_MACRO}_{_INTEGER_TYPES[node.to.this][0]}", expressions=[node.this.copy()])
+    if node.to.is_type(exp.DType.TIME) and not node.to.expressions and \
+            not isinstance(node.this, (exp.Literal, exp.Null)):
+        return _time_cast(node)
     return _special_time(node)
+
+
+def _time_cast(node: exp.Cast) -> exp.Expression:
+    """``x::time`` by ``TIME_MACRO``, which picks an interval's form by x's type (x handed twice);
+    as it is where no macro can tell the type (a parameter: bound by its place)."""
+    if witness := _type_witnesses(node.this):
+        return exp.Anonymous(this=TIME_MACRO, expressions=[node.this.copy(), *witness])
+    if _aggregated(node.this) and not any(isinstance(n, exp.Placeholder) for n in node.this.walk()):
+        return _through_lambda(node.this, lambda e: exp.Anonymous(this=TIME_MACRO, expressions=[e, e.copy()]))
+    return node
 
 
 def _text(value: exp.Expression, cast: exp.Expression) -> exp.Expression:
