@@ -387,6 +387,12 @@ class TxlakeParser(DuckDB.Parser):
         """A typed literal binds before a cast, as in PostgreSQL: ``DATE '2024-05-17'::timestamp``
         is a TIMESTAMP (sqlglot cast the string to TIMESTAMP, then to DATE)."""
         nxt = self._next
+        if not fallback_to_identifier and self._curr is not None and self._curr.token_type == TokenType.VAR \
+                and self._curr.text.lower() == "cidr" and nxt is not None and nxt.token_type == TokenType.STRING:
+            self._advance()  # (cidr '10/8': a typed literal of the type sqlglot does not know, as inet '...' is)
+            literal = self._parse_primary()
+            to = exp.DataType(this=exp.DType.USERDEFINED, kind="cidr")
+            return self._parse_column_ops(self.expression(exp.Cast(this=literal, to=to)))
         if fallback_to_identifier or self._curr is None or self._curr.token_type not in self.TYPE_TOKENS \
                 or nxt is None or nxt.token_type != TokenType.STRING or self._curr.token_type == TokenType.INTERVAL:
             return super()._parse_type(parse_interval, fallback_to_identifier)
