@@ -32,7 +32,7 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
                                      SERIES_LIST, SERIES_NUMBERED, SERIES_ROWS, SQRT_MACRO, SUBSTRING_FROM_MACRO,
                                      SUBSTRING_MACRO, SUM_MACRO, WINDOW_AVG_MACRO, WINDOW_SUM_MACRO, EXP_MACRO,
                                      NUMERIC_FUNCTION, OVERLAPS_MACRO, PERCENTILE_REFUSED, PERCENTILE_VALUE,
-                                     ROUND_MACRO, TIME_MACRO, TO_CHAR_MACRO, TO_NUMBER_FUNCTION)
+                                     ROUND_MACRO, TIME_MACRO, TO_CHAR_MACRO, TO_NUMBER_FUNCTION, UNKNOWN_AS_TEXT)
 from txlake.parser import date_format, interval_input, json_ops, number_format, numeric
 from txlake.parser.system_columns import TID_IN, TID_OUT
 from txlake.parser.semantics import (ARRAY_CONCAT, ARRAY_INDEX, ARRAY_LENGTH, ARRAY_LOWER, ARRAY_MACRO,  # (arrays)
@@ -331,6 +331,8 @@ MACROS = (
     # its type (engine/errors_map.py makes that PostgreSQL's 42804)
     *(f"CREATE MACRO {BOOLEAN_CHECK}{key}(x) AS CASE WHEN false THEN {BOOLEAN_FUNCTION}{key}(x) ELSE x END"
       for key in BOOLEAN_CONTEXTS),
+    # a parameter of a bytea form: None (DuckDB's NULL type) as a NULL text, else as it is
+    f'CREATE MACRO {UNKNOWN_AS_TEXT}(x "NULL") AS CAST(x AS VARCHAR), (x) AS x',
     # length(): a bytea's bytes, else DuckDB's (text, bit, list) - a NULL or a ? of None text's -
     # an integer, as PostgreSQL's (DuckDB's is a bigint)
     f"CREATE MACRO {LENGTH_MACRO}(x BLOB) AS CAST({BYTEA_LENGTH}(x) AS INTEGER), "

@@ -1965,6 +1965,10 @@ def _length(node: exp.Length) -> exp.Expression:
 # BLOB argument, DuckDB's function (or SUBSTRING_MACRO) for another - reached only where DuckDB
 # knows the argument's type when it picks the form (``_typed_argument``)
 BYTEA_FORM = "txl_bytes_"
+# a parameter handed to a bytea form: given None (DuckDB's NULL type, which took the bytea form)
+# a NULL text, as PostgreSQL resolves an unknown; else the value as it is - the form follows
+# the value given at each execution
+UNKNOWN_AS_TEXT = "txl_unknown_as_text"
 # functions of a bytea only: a string constant given for it is bytea input ('\x0102' is two
 # bytes), as PostgreSQL resolves an unknown literal there
 _BYTEA_FIRST = frozenset({"sha224", "sha384", "sha512", "get_byte", "set_byte", "convert_from", "convert"})
@@ -1972,13 +1976,16 @@ _BYTEA_FIRST = frozenset({"sha224", "sha384", "sha512", "get_byte", "set_byte", 
 _BYTEA_OR_BITS = frozenset({"get_bit", "set_bit", "bit_count"})
 
 
-def _bytea_form(name: str, args: list[exp.Expression]) -> exp.Expression | None:
+def _bytea_form(name: str, args: list[exp.Expression], bits: bool = False) -> exp.Expression | None:
     """``name``'s bytea form (a macro that takes DuckDB's function for another type) called
     with ``args``, or None where DuckDB would pick a form before it knows the first argument's
-    type: the call stays as it is."""
+    type: the call stays as it is. A parameter given None is text's (``UNKNOWN_AS_TEXT``) - not
+    for a function of bytea or bits (``bits``), which has no text form."""
     if isinstance(args[0], exp.Null) or not _typed_argument(args[0]):  # (NULL: text's, as PostgreSQL's unknown)
         return None
-    return exp.Anonymous(this=BYTEA_FORM + name, expressions=[a.copy() for a in args])
+    return exp.Anonymous(this=BYTEA_FORM + name, expressions=[
+        exp.Anonymous(this=UNKNOWN_AS_TEXT, expressions=[a.copy()]) if isinstance(a, exp.Placeholder) and not bits
+        else a.copy() for a in args])
 
 
 def _bytea_input(node: exp.Expression) -> exp.Expression:
@@ -1996,7 +2003,7 @@ def _bytea_call(name: str, node: exp.Anonymous) -> exp.Expression:
             if _is_string(args[0]) else node
     if name == "btrim":
         return _bytea_form("trim_both", args) or node if len(args) == 2 else node
-    return _bytea_form(name, args) or node
+    return _bytea_form(name, args, bits=name in _BYTEA_OR_BITS) or node
 
 
 def _trim(node: exp.Trim) -> exp.Expression:

@@ -73,6 +73,13 @@ def test_substring_position_trim_overlay_of_bytea(c):
     # an untyped NULL is text's, as PostgreSQL resolves an unknown (DuckDB took the bytea form)
     assert one(c, "SELECT coalesce(substring(NULL, 1, 3), 'n/a'), pg_typeof(trim(NULL)), "
                   "coalesce(overlay(NULL PLACING 'a' FROM 1), 'n/a')") == ("n/a", "text", "n/a")
+    # and so is a parameter given None (psycopg sends it as an unknown): it took the bytea form
+    # (b'n/a'); the form follows the value given at each execution
+    sql = ("SELECT coalesce(substring(? FROM 1 FOR 3), 'n/a'), pg_typeof(btrim(?, 'x')), "
+           "coalesce(overlay(? PLACING 'a' FROM 1), 'n/a'), position('b' IN ?)")
+    assert one(c, sql, (None, None, None, None)) == ("n/a", "text", "n/a", None)
+    assert one(c, sql, (b"hello", b"xax", b"hello", b"abc")) == (b"hel", "bytea", b"aello", 2)
+    assert one(c, sql, ("hello", "xax", "hello", "abc")) == ("hel", "text", "aello", 2)
     fails(c, "SELECT substring('abc'::bytea FROM 1 FOR -1)", "22011", "negative substring length not allowed")
     fails(c, "SELECT overlay('abc'::bytea PLACING 'X'::bytea FROM 0)", "22011")
 
