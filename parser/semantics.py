@@ -2483,7 +2483,13 @@ def _coding(name: str, value: exp.Expression, format_: exp.Expression) -> exp.Ex
     sql = _ENCODINGS.get(format_.this.lower())
     if sql is None:
         raise errors.InvalidParameterValue(f'unrecognized encoding: "{format_.this}"')
-    return exp.maybe_parse(sql[name == "decode"].format(value.sql(dialect="duckdb")), dialect="duckdb")
+    # (the value put into the call as it is: a ? made text and parsed anew lost its place among
+    # the statement's parameters - a KeyError with another ?)
+    call = exp.maybe_parse(sql[name == "decode"].format(_CODED), dialect="duckdb")
+    return call.transform(lambda n: value.copy() if isinstance(n, exp.Column) and n.name == _CODED else n)
+
+
+_CODED = "__txl_coded"
 
 
 def _regexp_match(args: list[exp.Expression]) -> exp.Expression:

@@ -90,3 +90,11 @@ def test_position_and_strpos_are_integers(c):
     assert one(c, "SELECT position('b' IN 'abc'), pg_typeof(position('b' IN 'abc')), pg_typeof(strpos('abc', 'c')), "
                   "pg_typeof(position('l'::bytea IN 'hello'::bytea)), pg_typeof(position(NULL IN 'abc'))") == (
         2, "integer", "integer", "integer", "integer")
+
+
+def test_encode_and_decode_of_a_parameter_beside_another(c):
+    """encode(?, f) / decode(?, f) with another ? in the statement failed with a KeyError (the
+    parameter made text and parsed anew lost its place): now as PostgreSQL's."""
+    assert one(c, "SELECT decode(?, 'hex'), encode(?, 'base64'), 1 + ?, decode(?, 'escape')",
+               ("0102", b"hi", 2, "a\\\\b")) == (b"\x01\x02", "aGk=", 3, b"a\\b")
+    assert one(c, "SELECT decode(?, 'hex'), length(?)", (None, None)) == (None, None)
