@@ -27,6 +27,7 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
                                      EPOCH_MACRO, ESCAPE_IN, ESCAPE_OUT, FLOAT_PRODUCT_MACRO, FLOAT_SUM_MACRO,
                                      COLUMN_SIZE_MACRO, COLUMN_SIZE_REFUSED, NUMERIC_SIZE, VARLENA_SIZE,
                                      INTEGER_MACRO, INTERVAL_FIT, INTERVAL_MACRO, INTERVAL_PARTS, JSON_VALUE_MACRO,
+                                     JSON_NUMBERS, NUMERIC_MARK,
                                      LIKE_ALL, LIKE_ANY,
                                      LENGTH_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO, REAL_MACRO, SPLIT_PART_MACRO,
                                      SERIES_LIST, SERIES_NUMBERED, SERIES_ROWS, SQRT_MACRO, SUBSTRING_FROM_MACRO,
@@ -526,7 +527,13 @@ TEXT_MACROS = (
     f"CREATE MACRO {JSON_VALUE_MACRO}(x, w INTERVAL) AS CAST(to_json({INTERVAL_TEXT}(x)) AS JSON), "
     "(x, w BLOB) AS CAST(to_json('\\x' || lower(hex(x))) AS JSON), "
     "(x, w TIMESTAMP) AS CAST(to_json(rtrim(rtrim(strftime(x, '%Y-%m-%dT%H:%M:%S.%f'), '0'), '.')) AS JSON), "
-    "(x, w DATE) AS x, (x, w) AS x",
+    "(x, w DATE) AS x, "
+    # (a numeric's text, marked: JSON_NUMBERS; the integer types' forms first, or they would take it)
+    + "".join(f"(x, w {t}) AS x, " for t in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT",
+                                              "USMALLINT", "UINTEGER", "UBIGINT")) +
+    f"(x, w DECIMAL) AS CAST('\"{NUMERIC_MARK}' || CAST(x AS VARCHAR) || '\"' AS JSON), (x, w) AS x",
+    f"CREATE MACRO {JSON_NUMBERS}(j) AS CASE WHEN contains(CAST(j AS VARCHAR), '{NUMERIC_MARK}') THEN CAST("
+    f"regexp_replace(CAST(j AS VARCHAR), '\"{NUMERIC_MARK}([^\"]*)\"', '\\1', 'g') AS JSON) ELSE j END",
     # a cast to time: an interval's time of day (interval_time: its microseconds modulo a day, a
     # negative one from the day's end), as PostgreSQL casts an interval to time
     f"CREATE MACRO {TIME_MACRO}(x, w INTERVAL) AS TIME '00:00:00' + to_microseconds(CAST((({_INTERVAL_PART_VALUES[2]}) "

@@ -87,8 +87,13 @@ TO_NUMBER_FUNCTION = "txl_to_number"
 TEXT_MACRO = "txl_text"
 # JSON_VALUE_MACRO(x, x): a value as to_json writes it in PostgreSQL (engine/dialect.py): an
 # interval's or a bytea's text, a timestamp in ISO 8601 ('2024-01-02T03:04:05'), where DuckDB's
-# differ; anything else as it is, for DuckDB's to_json
+# differ; a numeric its text, with its scale (DuckDB wrote a double: 1.50 was 1.5); anything else
+# as it is, for DuckDB's to_json. DuckDB reads the JSON a value gives as JSON again (its numbers
+# as doubles), so a numeric's text travels as a string marked NUMERIC_MARK, which JSON_NUMBERS
+# makes a number again in the JSON text DuckDB's to_json / json_object / json_array wrote
 JSON_VALUE_MACRO = "txl_json_value"
+JSON_NUMBERS = "txl_json_numbers"
+NUMERIC_MARK = "\ue000"
 # a cast to time (engine/dialect.py): of an interval, PostgreSQL's interval_time - its time of
 # day, days and months left out (DuckDB had no such cast: 42804) - else DuckDB's cast
 TIME_MACRO = "txl_time"
@@ -1718,6 +1723,26 @@ def _json_built_of_values(node: exp.Anonymous) -> exp.Anonymous:
     return exp.Anonymous(this=node.name, expressions=args)
 
 
+# DuckDB's functions that write JSON of values (JSON_NUMBERS makes the numerics among them numbers)
+_DUCKDB_JSON_WRITERS = frozenset({"to_json", "row_to_json", "json_object", "json_array"})
+
+
+def _json_numbers(call: exp.Expression) -> exp.Expression:
+    """``call`` with the JSON text each of DuckDB's JSON writers in it gives of values that may
+    hold a numeric (``JSON_VALUE_MACRO``'s) through ``JSON_NUMBERS`` - before txlake's own json
+    functions read it (their numbers are read exactly)."""
+    def writer(n: exp.Expression) -> bool:
+        return isinstance(n, exp.Anonymous) and n.name.lower() in _DUCKDB_JSON_WRITERS
+
+    for found in [n for n in call.walk(prune=writer) if writer(n)]:
+        if any(_is_call(n, JSON_VALUE_MACRO) for n in found.walk()):
+            wrapped = exp.Anonymous(this=JSON_NUMBERS, expressions=[found.copy()])
+            if found is call:
+                return wrapped
+            found.replace(wrapped)
+    return call
+
+
 def _is_row(node: exp.Expression) -> bool:
     return isinstance(node, exp.Tuple) or _is_call(node, "row")
 
@@ -1742,10 +1767,9 @@ def _function(node: exp.Anonymous) -> exp.Expression:
     """Functions sqlglot does not know, or keeps as written (parser/dialect.py), by name:
     ``date_part``, ``to_date``, ``encode`` / ``decode``, ``regexp_match(es)``, ``octet_length``."""
     name = node.name.lower()
-    if name in ("row_to_json", "to_json", "to_jsonb") and node.expressions:
-        node = _json_of_values(node)
-    elif name in _JSON_BUILDERS and node.expressions:
-        node = _json_built_of_values(node)
+    if (name in ("row_to_json", "to_json", "to_jsonb") or name in _JSON_BUILDERS) and node.expressions:
+        built = _json_of_values(node) if name in ("row_to_json", "to_json", "to_jsonb") else _json_built_of_values(node)
+        return _json_numbers(json_ops.function(built) or built)
     if (json_call := json_ops.function(node)) is not None:
         return json_call
     if name == "date_part":

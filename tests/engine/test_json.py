@@ -622,3 +622,25 @@ def test_json_builders_and_aggregates_write_values_as_to_json(db):
                       "jsonb_agg(x) FILTER (WHERE x > interval '1 day')::text "
                       "FROM (VALUES (interval '1 year 2 mons'), (interval '3 days'), (interval '1 hour')) v(x)"
                       ).fetchone() == ('["1 year 2 mons", "3 days", "01:00:00"]', '["1 year 2 mons", "3 days"]')
+
+
+def test_a_numeric_keeps_its_scale_in_json(db):
+    """A numeric in json lost its scale - DuckDB wrote a double (to_json(1.50) was 1.5,
+    json_build_object('a', 2.00) {"a" : 2.0}); PostgreSQL's to_json writes numeric's text
+    in json and jsonb alike, of a column of a
+    numeric(p,s) at its scale (datum_to_json writes numeric_out's text)."""
+    assert db.execute("SELECT to_json(1.50::numeric(5,2))::text, to_json(1.50)::text, "
+                      "json_build_object('a', 2.00)::text, json_build_array(1.50, 2, 'x', 1.5::float8)::text, "
+                      "to_jsonb(-0.50)::text, jsonb_build_object('a', 2.00, 'b', 1)::text").fetchone() == (
+        "1.50", "1.50", '{"a" : 2.00}', '[1.50, 2, "x", 1.5]', "-0.50", '{"a": 2.00, "b": 1}')
+    db.execute("CREATE TABLE money (k INT, a NUMERIC(10,2), big NUMERIC(38,2))")
+    db.execute("INSERT INTO money VALUES (1, 1.50, 123456789012345678.10), (2, NULL, -0.05)")
+    assert db.execute("SELECT row_to_json(ROW(k, a))::text, json_build_object('a', a, 'big', big)::text, "
+                      "to_jsonb(big)::text FROM money ORDER BY k").fetchall() == [
+        ('{"f1":1,"f2":1.50}', '{"a" : 1.50, "big" : 123456789012345678.10}', "123456789012345678.10"),
+        ('{"f1":2,"f2":null}', '{"a" : null, "big" : -0.05}', "-0.05")]
+    assert db.execute("SELECT json_agg(a ORDER BY k)::text, jsonb_agg(a ORDER BY k)::text, to_json(sum(a))::text, "
+                      "json_agg(a) FILTER (WHERE k = 1)::text FROM money").fetchone() == (
+        "[1.50, null]", "[1.50, null]", "1.50", "[1.50]")
+    assert db.execute("SELECT '{\"a\":1.50}'::jsonb::text, to_jsonb(a) = '1.5'::jsonb, to_json(a) ->> 0 "
+                      "FROM money WHERE k = 1").fetchone() == ('{"a": 1.50}', True, None)
