@@ -533,7 +533,8 @@ TEXT_MACROS = (
                                               "USMALLINT", "UINTEGER", "UBIGINT")) +
     f"(x, w DECIMAL) AS CAST('\"{NUMERIC_MARK}' || CAST(x AS VARCHAR) || '\"' AS JSON), (x, w) AS x",
     f"CREATE MACRO {JSON_NUMBERS}(j) AS CASE WHEN contains(CAST(j AS VARCHAR), '{NUMERIC_MARK}') THEN CAST("
-    f"regexp_replace(CAST(j AS VARCHAR), '\"{NUMERIC_MARK}([^\"]*)\"', '\\1', 'g') AS JSON) ELSE j END",
+    f"regexp_replace(CAST(j AS VARCHAR), '\"{NUMERIC_MARK}(-?[0-9]+(?:\\.[0-9]+)?)\"', '\\1', 'g') AS JSON) "
+    "ELSE j END",
     # a cast to time: an interval's time of day (interval_time: its microseconds modulo a day, a
     # negative one from the day's end), as PostgreSQL casts an interval to time
     f"CREATE MACRO {TIME_MACRO}(x, w INTERVAL) AS TIME '00:00:00' + to_microseconds(CAST((({_INTERVAL_PART_VALUES[2]}) "
