@@ -2774,6 +2774,7 @@ def _typed_by_columns(ctx: Context, expression: exp.Expression, tables: column_s
     CHAR(n) values compared and given out padded (``query``: its select list is the result),
     a string constant beside a column read as the column's type."""
     expression = column_scope.whole_row_values(expression, tables)
+    expression = column_scope.whole_row_json(expression, tables)
     expression = jsonb_order.rewritten(ctx, expression, tables)
     expression = network.rewritten(ctx, expression, tables)
     expression = bpchar.rewritten(ctx, expression, tables, query)

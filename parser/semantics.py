@@ -181,6 +181,9 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
             node.replace(exp.Anonymous(this=_IDENTITY_FUNCTIONS[type(node)]))
     for node in reversed(_outside_defaults(tree, *_REWRITES)):  # (the innermost first: outer ones copy them)
         rewrite = _REWRITES.get(type(node))  # (not a subclass's: TRY_CAST is no Cast here)
+        if isinstance(node, exp.Anonymous) and node.name.lower() in ("row_to_json", "to_json", "to_jsonb") \
+                and node.expressions and _whole_row(node.expressions[0]):
+            tree.meta[json_ops.WHOLE_ROW_JSON] = True  # (engine/column_scope.py looks at the statement)
         replacement = rewrite(node) if rewrite is not None else node
         if isinstance(replacement, exp.Anonymous) and replacement.name in inet_input.NETWORK_FUNCTIONS:
             tree.meta[inet_input.NETWORK_VALUES] = True  # (engine/network.py looks at the statement)
@@ -1694,9 +1697,18 @@ def _json_of_values(node: exp.Anonymous) -> exp.Anonymous:
         if node.name.lower() == "row_to_json" and len(rest) == 1:
             raise errors.NotSupportedError("row_to_json(record, pretty) is not supported with pretty true")
         return node
+    if _whole_row(value):  # (to_json(t) of a table's row: engine/column_scope.py writes its columns' values)
+        value = value.copy()
+        value.meta[json_ops.WHOLE_ROW_JSON] = True
+        return exp.Anonymous(this=node.name, expressions=[_json_value(value)])
     if node.name.lower() == "row_to_json" and not _is_row(value):
         return exp.Anonymous(this=node.name, expressions=[value.copy()])
     return exp.Anonymous(this=node.name, expressions=[_json_value(value)])
+
+
+def _whole_row(value: exp.Expression) -> bool:
+    """Is ``value`` a name alone - a FROM item's row, unless a column has the name?"""
+    return isinstance(value, exp.Column) and not value.table and isinstance(value.this, exp.Identifier)
 
 
 # the json builders and aggregates whose values PostgreSQL writes by to_json's rules: which

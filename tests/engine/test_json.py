@@ -644,3 +644,24 @@ def test_a_numeric_keeps_its_scale_in_json(db):
         "[1.50, null]", "[1.50, null]", "1.50", "[1.50]")
     assert db.execute("SELECT '{\"a\":1.50}'::jsonb::text, to_jsonb(a) = '1.5'::jsonb, to_json(a) ->> 0 "
                       "FROM money WHERE k = 1").fetchone() == ('{"a": 1.50}', True, None)
+
+
+def test_to_json_of_a_table_row_writes_its_values_as_postgresql(db):
+    """row_to_json(t) / to_json(t) / to_jsonb(t) of a table's row wrote DuckDB's texts of its
+    values (a numeric(10,2)'s 1.5, a timestamp "2020-01-02 03:04:05.5", a bytea "\\\\x01\\\\x02");
+    PostgreSQL writes each column as to_json does (json.out's row_to_json of a table row)."""
+    db.execute("CREATE TABLE r (k INT, a NUMERIC(10,2), d DATE, b BOOLEAN, i INTERVAL, y BYTEA, ts TIMESTAMP, "
+               "\"Big\" TEXT)")
+    db.execute("INSERT INTO r VALUES (1, 1.50, '2020-01-02', true, '1 day 2 hours', '\\x0102', "
+               "'2020-01-02 03:04:05.5', 'x'), (2, NULL, NULL, false, NULL, NULL, NULL, NULL)")
+    row = ('{"k":1,"a":1.50,"d":"2020-01-02","b":true,"i":"1 day 02:00:00","y":"\\\\x0102",'
+           '"ts":"2020-01-02T03:04:05.5","Big":"x"}')
+    assert db.execute("SELECT row_to_json(r)::text FROM r ORDER BY k").fetchall() == [
+        (row,), ('{"k":2,"a":null,"d":null,"b":false,"i":null,"y":null,"ts":null,"Big":null}',)]
+    assert db.execute("SELECT to_json(t)::text, to_jsonb(t)::text FROM r AS t WHERE k = 1").fetchone() == (
+        row, '{"a": 1.50, "b": true, "d": "2020-01-02", "i": "1 day 02:00:00", "k": 1, "y": "\\\\x0102", '
+             '"ts": "2020-01-02T03:04:05.5", "Big": "x"}')
+    # (a column of that name is the column)
+    db.execute("CREATE TABLE c (c NUMERIC(4,2))")
+    db.execute("INSERT INTO c VALUES (2.50)")
+    assert db.execute("SELECT to_json(c)::text FROM c").fetchone() == ("2.50",)
