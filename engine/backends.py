@@ -27,7 +27,7 @@ import threading
 import weakref
 
 from txlake import errors
-from txlake.parser.semantics import BACKEND_FUNCTION
+from txlake.parser.semantics import BACKEND_FUNCTION, NOTIFY_FUNCTIONS
 
 _pids = itertools.count(1)
 _pids_lock = threading.Lock()
@@ -97,6 +97,16 @@ class BackendCalls:
         self._warn = warn
         duck.create_function(BACKEND_FUNCTION, guarded(self._call), ["VARCHAR", "INTEGER", "BIGINT"], "BIGINT",
                              side_effects=True, null_handling="special")
+        duck.create_function(NOTIFY_FUNCTIONS["pg_listening_channels"], guarded(self._listening_channels), [],
+                             "VARCHAR[]", side_effects=True)
+        duck.create_function(NOTIFY_FUNCTIONS["pg_notification_queue_usage"], guarded(self._queue_usage), [],
+                             "DOUBLE", side_effects=True)
+
+    def _listening_channels(self) -> list[str]:
+        return list(self.backends.get(self.pid).listener.channels)
+
+    def _queue_usage(self) -> float:
+        return self.backends.get(self.pid).listener.queue.usage()
 
     def _call(self, name: str, pid: int | None, timeout: int | None) -> int | None:
         if name == "pg_backend_pid":

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Callable
 
 from sqlglot import exp
 
-from txlake.parser.json_ops import SCALAR_ROWS
+from txlake.parser.json_ops import SCALAR_ROWS, WHOLE_ROW_JSON
 from txlake.parser.parse import table_name
+from txlake.parser.semantics import JSON_VALUE_MACRO
 from txlake.storage.schema import Column
 from txlake.storage.version import TableVersion
 
@@ -177,6 +178,38 @@ def whole_row_values(expression: exp.Expression, tables: StatementTables) -> exp
                     and not isinstance(column.parent, exp.Dot):
                 column.replace(exp.column(source.meta[SCALAR_ROWS], alias))
     return result
+
+
+def whole_row_json(expression: exp.Expression, tables: StatementTables) -> exp.Expression:
+    """``to_json(t)``, ``row_to_json(t)``, ``to_jsonb(t)`` of a table's row with each column's
+    value as PostgreSQL's to_json writes it (``JSON_VALUE_MACRO``: a numeric with its scale, a
+    timestamp in ISO 8601, a bytea's \\x text) - DuckDB's to_json of the row wrote its own texts.
+    Not where a column has the name (its value), the FROM item is no table (a subquery's row), or
+    the query has an outer join (whose row may be made up: NULL as a whole): as DuckDB writes them."""
+    if not expression.meta.get(WHOLE_ROW_JSON):
+        return expression
+    result = expression.copy()
+    for value in [n for n in result.find_all(exp.Anonymous) if n.name == JSON_VALUE_MACRO and n.expressions
+                  and n.expressions[0].meta.get(WHOLE_ROW_JSON)]:
+        query, name = value.parent_select, value.expressions[0].name
+        item = _from_item(query, name) if query is not None else None
+        version = tables.lookup(item) if item is not None else None
+        if version is None or version.schema.column(name) is not None \
+                or any(join.side for join in query.args.get("joins") or ()) \
+                or not _names_no_column(query, item, name, tables):
+            continue
+        value.replace(exp.func("struct_pack", *(
+            exp.PropertyEQ(this=exp.to_identifier(c.name, quoted=True), expression=exp.Anonymous(
+                this=JSON_VALUE_MACRO, expressions=[exp.column(c.name, name, quoted=True)] * 2))
+            for c in version.schema.columns)))
+    return result
+
+
+def _from_item(query: exp.Select, name: str) -> exp.Table | None:
+    """The table ``query`` reads as ``name`` (its alias or its name), if one."""
+    first = query.args.get("from_") or query.args.get("from")
+    items = ([first.this] if first is not None else []) + [join.this for join in query.args.get("joins") or ()]
+    return next((i for i in items if isinstance(i, exp.Table) and i.alias_or_name == name), None)
 
 
 def _names_no_column(query: exp.Select, source: exp.Subquery, name: str, tables: StatementTables) -> bool:

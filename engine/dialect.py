@@ -27,12 +27,13 @@ from txlake.parser.semantics import (AVG_MACRO, BOOLEAN_CHECK, BOOLEAN_CONTEXTS,
                                      EPOCH_MACRO, ESCAPE_IN, ESCAPE_OUT, FLOAT_PRODUCT_MACRO, FLOAT_SUM_MACRO,
                                      COLUMN_SIZE_MACRO, COLUMN_SIZE_REFUSED, NUMERIC_SIZE, VARLENA_SIZE,
                                      INTEGER_MACRO, INTERVAL_FIT, INTERVAL_MACRO, INTERVAL_PARTS, JSON_VALUE_MACRO,
+                                     JSON_NUMBERS, NUMERIC_MARK,
                                      LIKE_ALL, LIKE_ANY,
                                      LENGTH_MACRO, LN_MACRO, LOG10_MACRO, POWER_MACRO, REAL_MACRO, SPLIT_PART_MACRO,
                                      SERIES_LIST, SERIES_NUMBERED, SERIES_ROWS, SQRT_MACRO, SUBSTRING_FROM_MACRO,
                                      SUBSTRING_MACRO, SUM_MACRO, WINDOW_AVG_MACRO, WINDOW_SUM_MACRO, EXP_MACRO,
                                      NUMERIC_FUNCTION, OVERLAPS_MACRO, PERCENTILE_REFUSED, PERCENTILE_VALUE,
-                                     ROUND_MACRO, TO_CHAR_MACRO, TO_NUMBER_FUNCTION)
+                                     ROUND_MACRO, TIME_MACRO, TO_CHAR_MACRO, TO_NUMBER_FUNCTION, UNKNOWN_AS_TEXT)
 from txlake.parser import date_format, interval_input, json_ops, number_format, numeric
 from txlake.parser.system_columns import TID_IN, TID_OUT
 from txlake.parser.semantics import (ARRAY_CONCAT, ARRAY_INDEX, ARRAY_LENGTH, ARRAY_LOWER, ARRAY_MACRO,  # (arrays)
@@ -331,6 +332,8 @@ MACROS = (
     # its type (engine/errors_map.py makes that PostgreSQL's 42804)
     *(f"CREATE MACRO {BOOLEAN_CHECK}{key}(x) AS CASE WHEN false THEN {BOOLEAN_FUNCTION}{key}(x) ELSE x END"
       for key in BOOLEAN_CONTEXTS),
+    # a parameter of a bytea form: None (DuckDB's NULL type) as a NULL text, else as it is
+    f'CREATE MACRO {UNKNOWN_AS_TEXT}(x "NULL") AS CAST(x AS VARCHAR), (x) AS x',
     # length(): a bytea's bytes, else DuckDB's (text, bit, list) - a NULL or a ? of None text's -
     # an integer, as PostgreSQL's (DuckDB's is a bigint)
     f"CREATE MACRO {LENGTH_MACRO}(x BLOB) AS CAST({BYTEA_LENGTH}(x) AS INTEGER), "
@@ -524,7 +527,20 @@ TEXT_MACROS = (
     f"CREATE MACRO {JSON_VALUE_MACRO}(x, w INTERVAL) AS CAST(to_json({INTERVAL_TEXT}(x)) AS JSON), "
     "(x, w BLOB) AS CAST(to_json('\\x' || lower(hex(x))) AS JSON), "
     "(x, w TIMESTAMP) AS CAST(to_json(rtrim(rtrim(strftime(x, '%Y-%m-%dT%H:%M:%S.%f'), '0'), '.')) AS JSON), "
-    "(x, w DATE) AS x, (x, w) AS x",
+    "(x, w DATE) AS x, "
+    # (a numeric's text, marked: JSON_NUMBERS; the integer types' forms first, or they would take it)
+    + "".join(f"(x, w {t}) AS x, " for t in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT",
+                                              "USMALLINT", "UINTEGER", "UBIGINT")) +
+    f"(x, w DECIMAL) AS CAST('\"{NUMERIC_MARK}' || CAST(x AS VARCHAR) || '\"' AS JSON), (x, w) AS x",
+    f"CREATE MACRO {JSON_NUMBERS}(j) AS CASE WHEN contains(CAST(j AS VARCHAR), '{NUMERIC_MARK}') THEN CAST("
+    f"regexp_replace(CAST(j AS VARCHAR), '\"{NUMERIC_MARK}(-?[0-9]+(?:\\.[0-9]+)?)\"', '\\1', 'g') AS JSON) "
+    "ELSE j END",
+    # a cast to time: an interval's time of day (interval_time: its microseconds modulo a day, a
+    # negative one from the day's end), as PostgreSQL casts an interval to time
+    f"CREATE MACRO {TIME_MACRO}(x, w INTERVAL) AS TIME '00:00:00' + to_microseconds(CAST((({_INTERVAL_PART_VALUES[2]}) "
+    "% 86400000000 + 86400000000) % 86400000000 AS BIGINT)), "
+    # (a timestamptz's time in the session's TimeZone: DuckDB had no such cast either)
+    "(x, w TIMESTAMPTZ) AS CAST(CAST(x AS TIMESTAMP) AS TIME), (x, w) AS CAST(x AS TIME)",
     f"CREATE MACRO {INTERVAL_MACRO}(x VARCHAR) AS {INTERVAL_IN}(x), (x) AS CAST(x AS INTERVAL)",
     f"CREATE MACRO {INTERVAL_MACRO}_fields(x VARCHAR, f) AS {INTERVAL_IN}_fields(x, f), (x, f) AS CAST(x AS INTERVAL)",
     f"CREATE MACRO {INTERVAL_VALUE}(x) AS {INTERVAL_TEXT}({INTERVAL_MACRO}(x)), "

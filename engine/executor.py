@@ -1223,7 +1223,8 @@ class Executor:
         # (VALUES: each row's value for a GENERATED ALWAYS column was checked to be DEFAULT)
         projections = insert_projections(schema, columns, width, stmt.columns is not None,
                                          always_given=isinstance(stmt.source, exp.Values),
-                                         overriding=stmt.overriding)
+                                         overriding=stmt.overriding, inet_sources=network.inet_sources(ctx, stmt.source)
+                                         if "CIDR" in schema.network_columns.values() else ())
         alias = f"__src({', '.join(f'c{i}' for i in range(width))})" if width else "__src"
         return f"SELECT {', '.join(projections)} FROM ({source.sql(dialect='duckdb')}) AS {alias}"
 
@@ -1450,7 +1451,9 @@ class Executor:
             for col in _set_order(version.schema, assigned):  # DuckDB binds ? in text order
                 value = assigned.get(col.name)
                 value = self._rewrite(ctx, value, register) if value is not None else exp.column(col.name, alias)
-                projections.append(exp.alias_(_cast(value, col.type), col.name, quoted=True))
+                value = exp.Anonymous(this=network.TO_CIDR, expressions=[value]) if col.type.kind == "CIDR" and \
+                    network.is_inet(value, version.schema.network_columns) else _cast(value, col.type)
+                projections.append(exp.alias_(value, col.name, quoted=True))
             projections += _source_rows(stmt.from_, stmt.returning)
             return self._row_finder(ctx, target, projections, stmt.from_, stmt.where, register)
 
@@ -2810,6 +2813,7 @@ def _typed_by_columns(ctx: Context, expression: exp.Expression, tables: column_s
     CHAR(n) values compared and given out padded (``query``: its select list is the result),
     a string constant beside a column read as the column's type."""
     expression = column_scope.whole_row_values(expression, tables)
+    expression = column_scope.whole_row_json(expression, tables)
     expression = jsonb_order.rewritten(ctx, expression, tables)
     expression = network.rewritten(ctx, expression, tables)
     expression = bpchar.rewritten(ctx, expression, tables, query)
@@ -3237,13 +3241,13 @@ def _identity_error(col: Column, what: str) -> errors.Error:
 
 
 def insert_projections(schema: TableSchema, columns: list[str], width: int, named: bool,
-                       always_given: bool = False, overriding: str | None = None) -> list[str]:
+                       always_given: bool = False, overriding: str | None = None, inet_sources=()) -> list[str]:
     """The table's row as an INSERT builds it from a source of ``width`` values "c0", "c1", ...
     for ``columns`` (``named``: the statement listed them): each cast to its column's type, the
     columns left out their defaults (or NULL); OVERRIDING SYSTEM VALUE: GENERATED ALWAYS
     columns take the values given, USER VALUE: identity columns their defaults all the same. A
     query's value for a generated column (not named: ``generated.refuse_values`` refused those) is
-    428C9."""
+    428C9. A cidr column takes an inet value of ``inet_sources`` (their positions) by inet_to_cidr."""
     if width > len(columns):
         if schema.sequence is not None:
             raise errors.WrongObjectType("cannot change sequence")
@@ -3265,6 +3269,9 @@ def insert_projections(schema: TableSchema, columns: list[str], width: int, name
             value = f'"c{supplied[col.name]}"'
         else:
             value = _default_sql(col.default) if col.default else "NULL"
+        if col.type.kind == "CIDR" and supplied.get(col.name, -1) in inet_sources:
+            projections.append(f'{network.TO_CIDR}({value}) AS "{col.name}"')
+            continue
         projections.append(f'{_cast_sql(value, col.type)} AS "{col.name}"')
     return projections
 
@@ -3420,7 +3427,9 @@ def _fill_defaults(values: exp.Values, columns: list[Column]) -> exp.Values:
             kinds = {_literal_kind(value) for value in column} - {"null"}
             if len(kinds) > 1 or "other" in kinds:
                 for value in column:
-                    value.replace(_cast(value.copy(), col.type))
+                    inet_to_cidr = col.type.kind == "CIDR" and network.is_inet(value)
+                    value.replace(exp.Anonymous(this=network.TO_CIDR, expressions=[value.copy()]) if inet_to_cidr
+                                  else _cast(value.copy(), col.type))
     return values
 
 

@@ -45,12 +45,16 @@ if TYPE_CHECKING:
 
 KEY = "txl_inet_key"
 _TEXT = "txl_inet_text"
+# inet::cidr, and a cidr column's taking of an inet value, as PostgreSQL's assignment cast does
+# (inet_to_cidr: the bits right of the mask cleared); text goes through cidr's input, which
+# refuses them (22P02)
+TO_CIDR = "txl_to_cidr"
 
 # (name, function, parameter types, return type), registered by engine/dialect.py
 FUNCTIONS = (
     ("txl_inet", net.canonical, ["VARCHAR"], "VARCHAR"),
     ("txl_cidr", lambda text: net.canonical(text, True), ["VARCHAR"], "VARCHAR"),
-    ("txl_to_cidr", net.to_cidr, ["VARCHAR"], "VARCHAR"),
+    (TO_CIDR, net.to_cidr, ["VARCHAR"], "VARCHAR"),
     (KEY, net.order_key, ["VARCHAR"], "BLOB"),
     (_TEXT, net.text_of, ["VARCHAR"], "VARCHAR"),
     (net.FUNCTIONS["host"], net.host, ["VARCHAR"], "VARCHAR"),
@@ -81,7 +85,7 @@ _NAMED_OPERATORS = {"inet_contained_by_or_equals": ("txl_inet_contained_or_equal
                     "inet_contains_or_equals": ("txl_inet_contained_or_equal", True),
                     "inet_contained_by": ("txl_inet_contained", False), "inet_contains": ("txl_inet_contained", True)}
 # the type of a function's result (set_masklen's: its argument's)
-_RESULTS = {"txl_inet": "INET", "txl_cidr": "CIDR", "txl_to_cidr": "CIDR", "txl_net_broadcast": "INET",
+_RESULTS = {"txl_inet": "INET", "txl_cidr": "CIDR", TO_CIDR: "CIDR", "txl_net_broadcast": "INET",
             "txl_net_network": "CIDR", "txl_net_netmask": "INET", "txl_net_hostmask": "INET",
             "txl_net_inet_merge": "CIDR",
             "txl_inet_not": "INET", "txl_inet_and": "INET", "txl_inet_or": "INET", "txl_inet_plus": "INET",
@@ -97,6 +101,21 @@ def names_network(schema: TableSchema, where: exp.Expression) -> bool:
     which its own connection would compare by the texts: engine/executor.py ``_read``)?"""
     names = schema.network_columns
     return bool(names) and any(n.name in names for n in where.find_all(exp.Column))
+
+
+def inet_sources(ctx: Context, source: exp.Expression) -> set[int]:
+    """Which values of an INSERT's ``source`` (VALUES, or a query) are inet values, by position."""
+    if isinstance(source, exp.Values):
+        kind = _kind_of(lambda column: None, None)
+        return {i for row in source.expressions for i, value in enumerate(row.expressions) if kind(value) == "INET"}
+    return {i for i, kind in enumerate(_output_kinds(ctx, source) or ()) if kind == "INET"}
+
+
+def is_inet(value: exp.Expression, columns: dict[str, str] | None = None) -> bool:
+    """Is ``value`` an inet value (``columns``: the network columns of the table an UPDATE assigns
+    to, which its unqualified names are)?"""
+    columns = columns or {}
+    return _kind_of(lambda column: columns.get(column.name) if not column.table else None, None)(value) == "INET"
 
 
 def rewritten(ctx: Context, expression: exp.Expression, tables: column_scope.StatementTables | None = None
@@ -217,7 +236,7 @@ def _function(node: exp.Anonymous, kind) -> exp.Expression:
     if kind(args[0]) != "CIDR" and not (name == "txl_cidr" and kind(args[0])):
         return node
     forms = {net.FUNCTIONS["abbrev"]: "txl_cidr_abbrev", net.FUNCTIONS["set_masklen"]: "txl_cidr_set_masklen",
-             "txl_cidr": "txl_to_cidr"}
+             "txl_cidr": TO_CIDR}
     if name in forms:
         return exp.Anonymous(this=forms[name], expressions=[a.copy() for a in args])
     return node

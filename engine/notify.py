@@ -38,6 +38,7 @@ QUEUE_FILE = "NOTIFY"
 LISTENERS_FILE = "NOTIFY.listeners"
 MAX_PAYLOAD = 8000  # bytes, as PostgreSQL's default block size allows (async.c)
 MAX_CHANNEL = 63  # bytes: NAMEDATALEN - 1
+QUEUE_SIZE = 8 << 30  # bytes: PostgreSQL's queue holds 8 GB (async.c), its usage measured against them
 EMPTY_WHEN_PAST = 1 << 20  # a queue file larger than this is emptied when no process listens
 _POLL_INTERVAL = 0.02  # seconds between reads of the queue while waiting for another process's
 
@@ -117,6 +118,15 @@ class Queue:
 
     # --- reading -------------------------------------------------------------------------
 
+    def usage(self) -> float:
+        """``pg_notification_queue_usage()``: the fraction of PostgreSQL's 8 GB queue the queue
+        file fills - 0 when nothing was sent since nobody last listened (the file is emptied then,
+        past a size)."""
+        try:
+            return os.path.getsize(self.path) / QUEUE_SIZE
+        except FileNotFoundError:
+            return 0.0
+
     def read(self, offset: int) -> tuple[list[Notification], int]:
         """The notifications appended after ``offset``, and the offset after them."""
         try:
@@ -161,7 +171,7 @@ class Listener:
 
     def __init__(self, queue: Queue):
         self.queue = queue
-        self.channels: set[str] = set()
+        self.channels: dict[str, None] = {}  # (in the order first listened to: pg_listening_channels())
         self.offset = 0
         self.pending: list[Notification] = []
 
@@ -174,9 +184,9 @@ class Listener:
         sent: dict[tuple[str, str], None] = {}
         for action in actions:
             if action[0] == "listen":
-                self.channels.add(action[1])
+                self.channels.setdefault(action[1])
             elif action[0] == "unlisten":
-                self.channels.difference_update(self.channels if action[1] is None else {action[1]})
+                self.channels = {} if action[1] is None else {c: None for c in self.channels if c != action[1]}
             else:
                 sent[action[1:]] = None
         if self.channels and not was:

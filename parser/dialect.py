@@ -371,7 +371,29 @@ class TxlakeParser(DuckDB.Parser):
                 isinstance(interval.unit, exp.Var) and not _ONE_INTERVAL_PART.fullmatch(this.name):
             interval.set("this", this)
             interval.set("unit", None)
+        if this is not None and this.is_string and (interval.this is not this or interval.unit is None):
+            fields = self._parse_interval_fields()
+            if fields is not None:  # (INTERVAL '1 day 2 hours' HOUR TO MINUTE: sqlglot stopped at the fields)
+                interval.set("this", this)
+                interval.set("unit", fields)
+                interval.meta[INTERVAL_FIELDS] = True
+        elif isinstance(interval.unit, exp.Var) and interval.unit.name.upper() in _INTERVAL_FIELD_NAMES \
+                and this is not None and this.is_string:
+            interval.meta[INTERVAL_FIELDS] = True  # (INTERVAL '1' HOUR: fields written after the text)
         return interval
+
+    def _parse_interval_fields(self) -> exp.Expression | None:
+        """An interval literal's fields after its text - ``DAY``, ``HOUR TO MINUTE`` - or None."""
+        if self._curr is None or self._curr.text.upper() not in _INTERVAL_FIELD_NAMES:
+            return None
+        first = exp.var(self._curr.text.upper())
+        self._advance()
+        if self._curr is None or self._curr.text.upper() != "TO" or self._next is None \
+                or self._next.text.upper() not in _INTERVAL_FIELD_NAMES:
+            return first
+        last = exp.var(self._next.text.upper())
+        self._advance(2)
+        return exp.IntervalSpan(this=first, expression=last)
 
     def _parse_types(self, *args, **kwargs):
         """PostgreSQL's ``interval second(p)`` and ``interval day to second(p)``: the precision
@@ -391,6 +413,12 @@ class TxlakeParser(DuckDB.Parser):
         """A typed literal binds before a cast, as in PostgreSQL: ``DATE '2024-05-17'::timestamp``
         is a TIMESTAMP (sqlglot cast the string to TIMESTAMP, then to DATE)."""
         nxt = self._next
+        if not fallback_to_identifier and self._curr is not None and self._curr.token_type == TokenType.VAR \
+                and self._curr.text.lower() == "cidr" and nxt is not None and nxt.token_type == TokenType.STRING:
+            self._advance()  # (cidr '10/8': a typed literal of the type sqlglot does not know, as inet '...' is)
+            literal = self._parse_primary()
+            to = exp.DataType(this=exp.DType.USERDEFINED, kind="cidr")
+            return self._parse_column_ops(self.expression(exp.Cast(this=literal, to=to)))
         if fallback_to_identifier or self._curr is None or self._curr.token_type not in self.TYPE_TOKENS \
                 or nxt is None or nxt.token_type != TokenType.STRING or self._curr.token_type == TokenType.INTERVAL:
             return super()._parse_type(parse_interval, fallback_to_identifier)
@@ -2076,6 +2104,11 @@ TxlakeParser._CONTROL_STATEMENTS["CALL"] = TxlakeParser._parse_call_statement
 _OPERAND_ENDS = {TokenType.VAR, TokenType.STRING, TokenType.NUMBER, TokenType.R_PAREN, TokenType.R_BRACKET,
                  TokenType.IDENTIFIER, TokenType.PLACEHOLDER, TokenType.NULL, TokenType.TRUE, TokenType.FALSE}
 
+
+# the meta key of an INTERVAL literal whose unit is fields written after its text (INTERVAL '1'
+# HOUR): its text is read with them, as a cast to the interval type of those fields reads it
+INTERVAL_FIELDS = "interval_fields"
+_INTERVAL_FIELD_NAMES = frozenset({"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"})
 
 # an interval's text of one number and its unit (sqlglot's INTERVAL_STRING_RE, whole)
 _ONE_INTERVAL_PART = re.compile(r"\s*-?[0-9]+(?:\.[0-9]+)?\s*[a-zA-Z]+\s*")

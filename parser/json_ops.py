@@ -49,6 +49,9 @@ RECORD_FIELD = "txl_record_field"
 # its column's name. PostgreSQL reads the item's alias alone as that value (FROM
 # jsonb_array_elements_text(doc) AS tag ... SELECT tag), DuckDB as a row (engine/column_scope.py)
 SCALAR_ROWS = "scalar_rows"  # (macro: a field's text in a record's, as record_out quotes it)
+# the meta key of a name alone given to to_json / row_to_json / to_jsonb (to_json(t)), and of the
+# statement holding one: engine/column_scope.py writes the row's columns as PostgreSQL's to_json
+WHOLE_ROW_JSON = "whole_row_json"
 JSONB_KEY = "txl_jsonb_key"  # (the text equal jsonb values share: equals)
 JSONB_ORDER = "txl_jsonb_order"  # (bytes that sort as jsonb's btree order: ordering)
 KEYS = "txl_jsonb_keys"

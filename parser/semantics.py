@@ -14,7 +14,7 @@ from sqlglot.trie import new_trie
 
 from txlake import errors
 from txlake.parser import inet_input, interval_input, json_ops, number_format, numeric, pg_regex
-from txlake.parser.dialect import PREFIX_OPERATOR, SIMILAR_SUBSTRING
+from txlake.parser.dialect import INTERVAL_FIELDS, PREFIX_OPERATOR, SIMILAR_SUBSTRING
 from txlake.storage.schema import array_input, array_input_nested, integer_input, make_type
 
 
@@ -87,8 +87,16 @@ TO_NUMBER_FUNCTION = "txl_to_number"
 TEXT_MACRO = "txl_text"
 # JSON_VALUE_MACRO(x, x): a value as to_json writes it in PostgreSQL (engine/dialect.py): an
 # interval's or a bytea's text, a timestamp in ISO 8601 ('2024-01-02T03:04:05'), where DuckDB's
-# differ; anything else as it is, for DuckDB's to_json
+# differ; a numeric its text, with its scale (DuckDB wrote a double: 1.50 was 1.5); anything else
+# as it is, for DuckDB's to_json. DuckDB reads the JSON a value gives as JSON again (its numbers
+# as doubles), so a numeric's text travels as a string marked NUMERIC_MARK, which JSON_NUMBERS
+# makes a number again in the JSON text DuckDB's to_json / json_object / json_array wrote
 JSON_VALUE_MACRO = "txl_json_value"
+JSON_NUMBERS = "txl_json_numbers"
+NUMERIC_MARK = "\ue000"
+# a cast to time (engine/dialect.py): of an interval, PostgreSQL's interval_time - its time of
+# day, days and months left out (DuckDB had no such cast: 42804) - else DuckDB's cast
+TIME_MACRO = "txl_time"
 # (s1, e1) OVERLAPS (s2, e2) (engine/dialect.py): PostgreSQL's overlaps() of dates, timestamps or times,
 # an end being a point or an interval from the start (DuckDB has no OVERLAPS)
 OVERLAPS_MACRO = "txl_overlaps"
@@ -173,6 +181,9 @@ def postgres_semantics(tree: exp.Expression, text: str = "") -> exp.Expression:
             node.replace(exp.Anonymous(this=_IDENTITY_FUNCTIONS[type(node)]))
     for node in reversed(_outside_defaults(tree, *_REWRITES)):  # (the innermost first: outer ones copy them)
         rewrite = _REWRITES.get(type(node))  # (not a subclass's: TRY_CAST is no Cast here)
+        if isinstance(node, exp.Anonymous) and node.name.lower() in ("row_to_json", "to_json", "to_jsonb") \
+                and node.expressions and _whole_row(node.expressions[0]):
+            tree.meta[json_ops.WHOLE_ROW_JSON] = True  # (engine/column_scope.py looks at the statement)
         replacement = rewrite(node) if rewrite is not None else node
         if isinstance(replacement, exp.Anonymous) and replacement.name in inet_input.NETWORK_FUNCTIONS:
             tree.meta[inet_input.NETWORK_VALUES] = True  # (engine/network.py looks at the statement)
@@ -1650,7 +1661,8 @@ _CATALOG_READERS = frozenset({"format_pg_type"})
 _TABLE_FUNCTIONS = (exp.UDTF, exp.GenerateSeries, exp.AggFunc, exp.ReadCSV)
 # functions sqlglot does not know, scalar ones of PostgreSQL (the clocks, version())
 _SCALAR_CALLS = frozenset({"now", "clock_timestamp", "statement_timestamp", "transaction_timestamp", "timeofday",
-                           "version", "pg_backend_pid"})
+                           "version", "pg_backend_pid", "pg_listening_channels",
+                           "pg_notification_queue_usage"})
 
 
 def _scalar_function_table(node: exp.Expression) -> exp.Expression | None:
@@ -1686,9 +1698,18 @@ def _json_of_values(node: exp.Anonymous) -> exp.Anonymous:
         if node.name.lower() == "row_to_json" and len(rest) == 1:
             raise errors.NotSupportedError("row_to_json(record, pretty) is not supported with pretty true")
         return node
+    if _whole_row(value):  # (to_json(t) of a table's row: engine/column_scope.py writes its columns' values)
+        value = value.copy()
+        value.meta[json_ops.WHOLE_ROW_JSON] = True
+        return exp.Anonymous(this=node.name, expressions=[_json_value(value)])
     if node.name.lower() == "row_to_json" and not _is_row(value):
         return exp.Anonymous(this=node.name, expressions=[value.copy()])
     return exp.Anonymous(this=node.name, expressions=[_json_value(value)])
+
+
+def _whole_row(value: exp.Expression) -> bool:
+    """Is ``value`` a name alone - a FROM item's row, unless a column has the name?"""
+    return isinstance(value, exp.Column) and not value.table and isinstance(value.this, exp.Identifier)
 
 
 # the json builders and aggregates whose values PostgreSQL writes by to_json's rules: which
@@ -1715,6 +1736,26 @@ def _json_built_of_values(node: exp.Anonymous) -> exp.Anonymous:
     return exp.Anonymous(this=node.name, expressions=args)
 
 
+# DuckDB's functions that write JSON of values (JSON_NUMBERS makes the numerics among them numbers)
+_DUCKDB_JSON_WRITERS = frozenset({"to_json", "row_to_json", "json_object", "json_array"})
+
+
+def _json_numbers(call: exp.Expression) -> exp.Expression:
+    """``call`` with the JSON text each of DuckDB's JSON writers in it gives of values that may
+    hold a numeric (``JSON_VALUE_MACRO``'s) through ``JSON_NUMBERS`` - before txlake's own json
+    functions read it (their numbers are read exactly)."""
+    def writer(n: exp.Expression) -> bool:
+        return isinstance(n, exp.Anonymous) and n.name.lower() in _DUCKDB_JSON_WRITERS
+
+    for found in [n for n in call.walk(prune=writer) if writer(n)]:
+        if any(_is_call(n, JSON_VALUE_MACRO) for n in found.walk()):
+            wrapped = exp.Anonymous(this=JSON_NUMBERS, expressions=[found.copy()])
+            if found is call:
+                return wrapped
+            found.replace(wrapped)
+    return call
+
+
 def _is_row(node: exp.Expression) -> bool:
     return isinstance(node, exp.Tuple) or _is_call(node, "row")
 
@@ -1739,10 +1780,9 @@ def _function(node: exp.Anonymous) -> exp.Expression:
     """Functions sqlglot does not know, or keeps as written (parser/dialect.py), by name:
     ``date_part``, ``to_date``, ``encode`` / ``decode``, ``regexp_match(es)``, ``octet_length``."""
     name = node.name.lower()
-    if name in ("row_to_json", "to_json", "to_jsonb") and node.expressions:
-        node = _json_of_values(node)
-    elif name in _JSON_BUILDERS and node.expressions:
-        node = _json_built_of_values(node)
+    if (name in ("row_to_json", "to_json", "to_jsonb") or name in _JSON_BUILDERS) and node.expressions:
+        built = _json_of_values(node) if name in ("row_to_json", "to_json", "to_jsonb") else _json_built_of_values(node)
+        return _json_numbers(json_ops.function(built) or built)
     if (json_call := json_ops.function(node)) is not None:
         return json_call
     if name == "date_part":
@@ -1788,6 +1828,9 @@ def _function(node: exp.Anonymous) -> exp.Expression:
         return exp.Anonymous(this=_XID_CALLS[name])
     if (name, len(node.expressions)) in _BACKEND_CALLS:
         return _backend_call(name, node.expressions)
+    if name in NOTIFY_FUNCTIONS and not node.expressions:
+        call = exp.Anonymous(this=NOTIFY_FUNCTIONS[name])
+        return exp.Unnest(expressions=[call]) if name == "pg_listening_channels" else call
     if (name in ADVISORY_CALLS and len(node.expressions) in (1, 2)) or (
             name == ADVISORY_UNLOCK_ALL and not node.expressions):
         return _advisory_call(name, node.expressions)
@@ -1844,6 +1887,12 @@ def _column_size(value: exp.Expression) -> exp.Expression:
 BACKEND_FUNCTION = "txl_backend"
 _BACKEND_CALLS = frozenset({("pg_backend_pid", 0), ("pg_cancel_backend", 1), ("pg_terminate_backend", 1),
                             ("pg_terminate_backend", 2)})
+
+
+# pg_listening_channels() (a set of text: the channels the session listens to, as the unnest of
+# DuckDB's list) and pg_notification_queue_usage(): the executor's DuckDB functions (engine/backends.py)
+NOTIFY_FUNCTIONS = {"pg_listening_channels": "txl_listening_channels",
+                    "pg_notification_queue_usage": "txl_notification_queue_usage"}
 
 
 def _backend_call(name: str, arguments: list[exp.Expression]) -> exp.Expression:
@@ -1953,6 +2002,10 @@ def _length(node: exp.Length) -> exp.Expression:
 # BLOB argument, DuckDB's function (or SUBSTRING_MACRO) for another - reached only where DuckDB
 # knows the argument's type when it picks the form (``_typed_argument``)
 BYTEA_FORM = "txl_bytes_"
+# a parameter handed to a bytea form: given None (DuckDB's NULL type, which took the bytea form)
+# a NULL text, as PostgreSQL resolves an unknown; else the value as it is - the form follows
+# the value given at each execution
+UNKNOWN_AS_TEXT = "txl_unknown_as_text"
 # functions of a bytea only: a string constant given for it is bytea input ('\x0102' is two
 # bytes), as PostgreSQL resolves an unknown literal there
 _BYTEA_FIRST = frozenset({"sha224", "sha384", "sha512", "get_byte", "set_byte", "convert_from", "convert"})
@@ -1960,13 +2013,16 @@ _BYTEA_FIRST = frozenset({"sha224", "sha384", "sha512", "get_byte", "set_byte", 
 _BYTEA_OR_BITS = frozenset({"get_bit", "set_bit", "bit_count"})
 
 
-def _bytea_form(name: str, args: list[exp.Expression]) -> exp.Expression | None:
+def _bytea_form(name: str, args: list[exp.Expression], bits: bool = False) -> exp.Expression | None:
     """``name``'s bytea form (a macro that takes DuckDB's function for another type) called
     with ``args``, or None where DuckDB would pick a form before it knows the first argument's
-    type: the call stays as it is."""
+    type: the call stays as it is. A parameter given None is text's (``UNKNOWN_AS_TEXT``) - not
+    for a function of bytea or bits (``bits``), which has no text form."""
     if isinstance(args[0], exp.Null) or not _typed_argument(args[0]):  # (NULL: text's, as PostgreSQL's unknown)
         return None
-    return exp.Anonymous(this=BYTEA_FORM + name, expressions=[a.copy() for a in args])
+    return exp.Anonymous(this=BYTEA_FORM + name, expressions=[
+        exp.Anonymous(this=UNKNOWN_AS_TEXT, expressions=[a.copy()]) if isinstance(a, exp.Placeholder) and not bits
+        else a.copy() for a in args])
 
 
 def _bytea_input(node: exp.Expression) -> exp.Expression:
@@ -1984,7 +2040,7 @@ def _bytea_call(name: str, node: exp.Anonymous) -> exp.Expression:
             if _is_string(args[0]) else node
     if name == "btrim":
         return _bytea_form("trim_both", args) or node if len(args) == 2 else node
-    return _bytea_form(name, args) or node
+    return _bytea_form(name, args, bits=name in _BYTEA_OR_BITS) or node
 
 
 def _trim(node: exp.Trim) -> exp.Expression:
@@ -2464,7 +2520,13 @@ def _coding(name: str, value: exp.Expression, format_: exp.Expression) -> exp.Ex
     sql = _ENCODINGS.get(format_.this.lower())
     if sql is None:
         raise errors.InvalidParameterValue(f'unrecognized encoding: "{format_.this}"')
-    return exp.maybe_parse(sql[name == "decode"].format(value.sql(dialect="duckdb")), dialect="duckdb")
+    # (the value put into the call as it is: a ? made text and parsed anew lost its place among
+    # the statement's parameters - a KeyError with another ?)
+    call = exp.maybe_parse(sql[name == "decode"].format(_CODED), dialect="duckdb")
+    return call.transform(lambda n: value.copy() if isinstance(n, exp.Column) and n.name == _CODED else n)
+
+
+_CODED = "__txl_coded"
 
 
 def _regexp_match(args: list[exp.Expression]) -> exp.Expression:
@@ -2845,6 +2907,8 @@ def _interval(node: exp.Interval) -> exp.Expression:
         return interval_literal(value.this, f"{unit.this.name.upper()} TO {unit.expression.name.upper()}")
     if isinstance(node.parent, exp.DataType):  # (a type: interval hour)
         return node
+    if node.meta.get(INTERVAL_FIELDS):  # (INTERVAL '3 days 4 hours' DAY: read, then cut, with the field)
+        return interval_literal(value.this, unit.name.upper())
     return interval_literal(f"{value.this} {unit.name.lower()}" if unit is not None else value.this)
 
 
@@ -2917,7 +2981,20 @@ def _cast(node: exp.Cast) -> exp.Expression:
     if node.to.this in _INTEGER_TYPES and not isinstance(node.this, (exp.Literal, exp.Null)) \
             and _typed_argument(node.this):
         return exp.Anonymous(this=f"{INTEGER_MACRO}_{_INTEGER_TYPES[node.to.this][0]}", expressions=[node.this.copy()])
+    if node.to.is_type(exp.DType.TIME) and not node.to.expressions and \
+            not isinstance(node.this, (exp.Literal, exp.Null)):
+        return _time_cast(node)
     return _special_time(node)
+
+
+def _time_cast(node: exp.Cast) -> exp.Expression:
+    """``x::time`` by ``TIME_MACRO``, which picks an interval's form by x's type (x handed twice);
+    as it is where no macro can tell the type (a parameter: bound by its place)."""
+    if witness := _type_witnesses(node.this):
+        return exp.Anonymous(this=TIME_MACRO, expressions=[node.this.copy(), *witness])
+    if _aggregated(node.this) and not any(isinstance(n, exp.Placeholder) for n in node.this.walk()):
+        return _through_lambda(node.this, lambda e: exp.Anonymous(this=TIME_MACRO, expressions=[e, e.copy()]))
+    return node
 
 
 def _text(value: exp.Expression, cast: exp.Expression) -> exp.Expression:
@@ -3078,6 +3155,16 @@ def _joins_text(node: exp.Expression) -> bool:
     return isinstance(node, exp.Literal) and node.is_string
 
 
+def _distinct_sorted(node: exp.ArrayAgg | exp.GroupConcat) -> exp.Expression:
+    """``array_agg(DISTINCT x)`` and ``string_agg(DISTINCT x, sep)`` in ``x``'s order, as
+    PostgreSQL's are (its DISTINCT sorts the values: nulls last) - DuckDB's came in hash order."""
+    distinct = node.this
+    if isinstance(distinct, exp.Distinct) and len(distinct.expressions) == 1:
+        node.set("this", exp.Order(this=distinct.copy(), expressions=[
+            exp.Ordered(this=distinct.expressions[0].copy(), desc=False, nulls_first=False)]))
+    return node
+
+
 def _concat_function(node: exp.Concat | exp.ConcatWs) -> exp.Expression:
     """``concat(...)`` and ``concat_ws(sep, ...)``: each argument as PostgreSQL's text of it."""
     for i, arg in enumerate(node.expressions):
@@ -3108,7 +3195,7 @@ _REWRITES = {
     # bytea's forms (engine/bytea_functions.py); sha256 of a constant reads it as bytea input
     exp.Trim: _trim, exp.StrPosition: _position, exp.Overlay: _overlay,
     # an aggregate's FILTER and OVER onto the aggregate a rewrite wrapped (parser/json_ops.py's)
-    exp.Filter: _filter, exp.Window: _window,
+    exp.Filter: _filter, exp.Window: _window, exp.ArrayAgg: _distinct_sorted, exp.GroupConcat: _distinct_sorted,
     exp.BitLength: lambda node: _bytea_form("bit_length", [node.this]) or node,
     exp.Getbit: lambda node: _bytea_form("get_bit", [node.this, node.expression]) or node,
     exp.SHA2: lambda node: exp.Anonymous(this="sha256", expressions=[_bytea_input(node.this)])

@@ -574,3 +574,17 @@ def test_trim_array(db):
                       "trim_array(ARRAY[[1,2],[3,4]], 1)").fetchone() == ([1, 2], [], None, [[1, 2]])
     fails(db, "SELECT trim_array(ARRAY[1,2], 3)", "2202E", "number of elements to trim must be between 0 and 2")
     fails(db, "SELECT trim_array(ARRAY[1,2], -1)", "2202E", "number of elements to trim must be between 0 and 2")
+
+
+def test_array_agg_and_string_agg_of_distinct_values_are_sorted(db):
+    """array_agg(DISTINCT x) came out in DuckDB's hash order ({2,3,1}); PostgreSQL's DISTINCT
+    sorts the values (nulls last), so its array - and string_agg's text - is in order."""
+    db.execute("CREATE TABLE d (g INT, x INT, s TEXT)")
+    db.execute("INSERT INTO d VALUES (1, 3, 'b'), (1, 1, 'c'), (1, 2, 'a'), (1, 1, 'c'), (1, NULL, NULL), "
+               "(2, 20, 'z'), (2, 10, 'y'), (2, 20, 'y')")
+    assert db.execute("SELECT g, array_agg(DISTINCT x), string_agg(DISTINCT s, ','), array_agg(DISTINCT s) FROM d "
+                      "GROUP BY g ORDER BY g").fetchall() == [
+        (1, [1, 2, 3, None], "a,b,c", ["a", "b", "c", None]), (2, [10, 20], "y,z", ["y", "z"])]
+    # (an ORDER BY of its own still rules; FILTER keeps the order)
+    assert db.execute("SELECT array_agg(DISTINCT x ORDER BY x DESC), array_agg(DISTINCT x) FILTER (WHERE x > 1) "
+                      "FROM d").fetchone() == ([None, 20, 10, 3, 2, 1], [2, 3, 10, 20])

@@ -73,6 +73,13 @@ def test_substring_position_trim_overlay_of_bytea(c):
     # an untyped NULL is text's, as PostgreSQL resolves an unknown (DuckDB took the bytea form)
     assert one(c, "SELECT coalesce(substring(NULL, 1, 3), 'n/a'), pg_typeof(trim(NULL)), "
                   "coalesce(overlay(NULL PLACING 'a' FROM 1), 'n/a')") == ("n/a", "text", "n/a")
+    # and so is a parameter given None (psycopg sends it as an unknown): it took the bytea form
+    # (b'n/a'); the form follows the value given at each execution
+    sql = ("SELECT coalesce(substring(? FROM 1 FOR 3), 'n/a'), pg_typeof(btrim(?, 'x')), "
+           "coalesce(overlay(? PLACING 'a' FROM 1), 'n/a'), position('b' IN ?)")
+    assert one(c, sql, (None, None, None, None)) == ("n/a", "text", "n/a", None)
+    assert one(c, sql, (b"hello", b"xax", b"hello", b"abc")) == (b"hel", "bytea", b"aello", 2)
+    assert one(c, sql, ("hello", "xax", "hello", "abc")) == ("hel", "text", "aello", 2)
     fails(c, "SELECT substring('abc'::bytea FROM 1 FOR -1)", "22011", "negative substring length not allowed")
     fails(c, "SELECT overlay('abc'::bytea PLACING 'X'::bytea FROM 0)", "22011")
 
@@ -83,3 +90,11 @@ def test_position_and_strpos_are_integers(c):
     assert one(c, "SELECT position('b' IN 'abc'), pg_typeof(position('b' IN 'abc')), pg_typeof(strpos('abc', 'c')), "
                   "pg_typeof(position('l'::bytea IN 'hello'::bytea)), pg_typeof(position(NULL IN 'abc'))") == (
         2, "integer", "integer", "integer", "integer")
+
+
+def test_encode_and_decode_of_a_parameter_beside_another(c):
+    """encode(?, f) / decode(?, f) with another ? in the statement failed with a KeyError (the
+    parameter made text and parsed anew lost its place): now as PostgreSQL's."""
+    assert one(c, "SELECT decode(?, 'hex'), encode(?, 'base64'), 1 + ?, decode(?, 'escape')",
+               ("0102", b"hi", 2, "a\\\\b")) == (b"\x01\x02", "aGk=", 3, b"a\\b")
+    assert one(c, "SELECT decode(?, 'hex'), length(?)", (None, None)) == (None, None)

@@ -2,6 +2,8 @@
 justify_interval and (s1, e1) OVERLAPS (s2, e2) (src/backend/utils/adt/timestamp.c, date.c; cases
 from src/test/regress/expected/interval.out and horology.out)."""
 
+import datetime
+
 import pytest
 
 import txlake
@@ -115,3 +117,38 @@ def test_overlaps_of_other_types_or_lengths_is_refused(conn, sql, sqlstate, word
     with pytest.raises(txlake.Error) as e:
         conn.execute(sql)
     assert e.value.sqlstate == sqlstate and words in str(e.value)
+
+
+@pytest.mark.parametrize("literal, expected", [
+    # the fields after a text holding units were 42601 (sqlglot took them for the text's own)
+    ("interval '1 day 2 hours' hour to minute", "1 day 02:00:00"),
+    ("interval '1 day 2 hours 3 minutes 4 seconds' hour to minute", "1 day 02:03:00"),
+    ("interval '1 day 2 hours 3 minutes 4.5 seconds' day to minute", "1 day 02:03:00"),
+    ("interval '3 days 4 hours' day", "3 days"), ("interval '2 hours 3 minutes' hour", "02:00:00"),
+    ("interval '1 year 2 months 3 days' month", "1 year 2 mons"),
+    # a bare number is in the last field, cut to the fields as a cast to the type is
+    ("interval '1' hour", "01:00:00"), ("interval '1.5' hour", "01:00:00"), ("interval '2' year", "2 years"),
+    ("interval '1 2' day to hour", "1 day 02:00:00"), ("interval '1:30' hour to minute", "01:30:00"),
+    ("interval '2 days'", "2 days"), ("interval '1 hour' + interval '2' minute", "01:02:00")])
+def test_an_interval_literal_s_fields_read_and_cut_it(conn, literal, expected):
+    """PostgreSQL's INTERVAL 'text' fields is the text read as a value of the interval type of
+    those fields (interval.out: 'test SQL-spec syntaxes for restricted field sets')."""
+    assert text(conn, literal) == expected
+
+
+def test_an_interval_cast_to_time_is_its_time_of_day(conn):
+    """(interval '1 hour')::time was 42804 (DuckDB has no such cast); PostgreSQL's interval_time
+    takes the time part modulo a day (a negative one from the day's end), days and months left
+    out. A timestamptz's time (42804 too) is in the session's TimeZone."""
+    conn.execute("CREATE TABLE it (k INT, i INTERVAL)")
+    conn.execute("INSERT INTO it VALUES (1, '2 hours 3 minutes'), (2, '-1 hour'), (3, '1 mon 1 day 25:00:01.5'), "
+                 "(4, NULL)")
+    assert [r[0] for r in conn.execute("SELECT (i::time)::text FROM it ORDER BY k").fetchall()] == [
+        "02:03:00", "23:00:00", "01:00:01.5", None]
+    assert conn.execute("SELECT (interval '1 hour')::time, CAST(interval '90 minutes' AS time), "
+                        "min(i)::time, pg_typeof((interval '1 hour')::time) FROM it").fetchone() == (
+        datetime.time(1), datetime.time(1, 30), datetime.time(23), "time without time zone")
+    conn.execute("SET TimeZone = 'America/New_York'")
+    assert conn.execute("SELECT (timestamptz '2020-01-01 10:11:12+00')::time, '12:00'::time, "
+                        "(timestamp '2020-01-01 10:11:12')::time").fetchone() == (
+        datetime.time(5, 11, 12), datetime.time(12), datetime.time(10, 11, 12))

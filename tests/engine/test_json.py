@@ -622,3 +622,46 @@ def test_json_builders_and_aggregates_write_values_as_to_json(db):
                       "jsonb_agg(x) FILTER (WHERE x > interval '1 day')::text "
                       "FROM (VALUES (interval '1 year 2 mons'), (interval '3 days'), (interval '1 hour')) v(x)"
                       ).fetchone() == ('["1 year 2 mons", "3 days", "01:00:00"]', '["1 year 2 mons", "3 days"]')
+
+
+def test_a_numeric_keeps_its_scale_in_json(db):
+    """A numeric in json lost its scale - DuckDB wrote a double (to_json(1.50) was 1.5,
+    json_build_object('a', 2.00) {"a" : 2.0}); PostgreSQL's to_json writes numeric's text
+    in json and jsonb alike, of a column of a
+    numeric(p,s) at its scale (datum_to_json writes numeric_out's text)."""
+    assert db.execute("SELECT to_json(1.50::numeric(5,2))::text, to_json(1.50)::text, "
+                      "json_build_object('a', 2.00)::text, json_build_array(1.50, 2, 'x', 1.5::float8)::text, "
+                      "to_jsonb(-0.50)::text, jsonb_build_object('a', 2.00, 'b', 1)::text").fetchone() == (
+        "1.50", "1.50", '{"a" : 2.00}', '[1.50, 2, "x", 1.5]', "-0.50", '{"a": 2.00, "b": 1}')
+    db.execute("CREATE TABLE money (k INT, a NUMERIC(10,2), big NUMERIC(38,2))")
+    db.execute("INSERT INTO money VALUES (1, 1.50, 123456789012345678.10), (2, NULL, -0.05)")
+    assert db.execute("SELECT row_to_json(ROW(k, a))::text, json_build_object('a', a, 'big', big)::text, "
+                      "to_jsonb(big)::text FROM money ORDER BY k").fetchall() == [
+        ('{"f1":1,"f2":1.50}', '{"a" : 1.50, "big" : 123456789012345678.10}', "123456789012345678.10"),
+        ('{"f1":2,"f2":null}', '{"a" : null, "big" : -0.05}', "-0.05")]
+    assert db.execute("SELECT json_agg(a ORDER BY k)::text, jsonb_agg(a ORDER BY k)::text, to_json(sum(a))::text, "
+                      "json_agg(a) FILTER (WHERE k = 1)::text FROM money").fetchone() == (
+        "[1.50, null]", "[1.50, null]", "1.50", "[1.50]")
+    assert db.execute("SELECT '{\"a\":1.50}'::jsonb::text, to_jsonb(a) = '1.5'::jsonb, to_json(a) ->> 0 "
+                      "FROM money WHERE k = 1").fetchone() == ('{"a": 1.50}', True, None)
+
+
+def test_to_json_of_a_table_row_writes_its_values_as_postgresql(db):
+    """row_to_json(t) / to_json(t) / to_jsonb(t) of a table's row wrote DuckDB's texts of its
+    values (a numeric(10,2)'s 1.5, a timestamp "2020-01-02 03:04:05.5", a bytea "\\\\x01\\\\x02");
+    PostgreSQL writes each column as to_json does (json.out's row_to_json of a table row)."""
+    db.execute("CREATE TABLE r (k INT, a NUMERIC(10,2), d DATE, b BOOLEAN, i INTERVAL, y BYTEA, ts TIMESTAMP, "
+               "\"Big\" TEXT)")
+    db.execute("INSERT INTO r VALUES (1, 1.50, '2020-01-02', true, '1 day 2 hours', '\\x0102', "
+               "'2020-01-02 03:04:05.5', 'x'), (2, NULL, NULL, false, NULL, NULL, NULL, NULL)")
+    row = ('{"k":1,"a":1.50,"d":"2020-01-02","b":true,"i":"1 day 02:00:00","y":"\\\\x0102",'
+           '"ts":"2020-01-02T03:04:05.5","Big":"x"}')
+    assert db.execute("SELECT row_to_json(r)::text FROM r ORDER BY k").fetchall() == [
+        (row,), ('{"k":2,"a":null,"d":null,"b":false,"i":null,"y":null,"ts":null,"Big":null}',)]
+    assert db.execute("SELECT to_json(t)::text, to_jsonb(t)::text FROM r AS t WHERE k = 1").fetchone() == (
+        row, '{"a": 1.50, "b": true, "d": "2020-01-02", "i": "1 day 02:00:00", "k": 1, "y": "\\\\x0102", '
+             '"ts": "2020-01-02T03:04:05.5", "Big": "x"}')
+    # (a column of that name is the column)
+    db.execute("CREATE TABLE c (c NUMERIC(4,2))")
+    db.execute("INSERT INTO c VALUES (2.50)")
+    assert db.execute("SELECT to_json(c)::text FROM c").fetchone() == ("2.50",)

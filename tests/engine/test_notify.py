@@ -169,3 +169,27 @@ def test_delivered_across_processes(connect, warehouse):
     done = run_python(SEND, warehouse)
     assert done.returncode == 0, done.stderr
     assert os.path.getsize(queue) == size
+
+
+def test_pg_listening_channels_and_pg_notification_queue_usage(connect):
+    """Both were 42883. pg_listening_channels() is the set of channels the session listens to,
+    in the order first listened to, from when the LISTEN commits (PostgreSQL's listenChannels);
+    pg_notification_queue_usage() a double precision, 0 while the queue is empty."""
+    conn, sender = connect(), connect(autocommit=True)
+    assert conn.execute("SELECT pg_listening_channels()").fetchall() == []
+    assert conn.execute("SELECT pg_notification_queue_usage(), pg_typeof(pg_notification_queue_usage())"
+                        ).fetchone() == (0.0, "double precision")
+    conn.execute("LISTEN zed")
+    conn.execute("LISTEN alpha")
+    assert conn.execute("SELECT pg_listening_channels()").fetchall() == []  # (not committed yet)
+    conn.commit()
+    conn.execute("LISTEN zed")
+    conn.commit()
+    cur = conn.execute("SELECT * FROM pg_listening_channels()")
+    assert (cur.fetchall(), cur.description[0][0]) == ([("zed",), ("alpha",)], "pg_listening_channels")
+    assert sender.execute("SELECT pg_listening_channels()").fetchall() == []  # (the session's own)
+    sender.execute("NOTIFY zed, 'x'")
+    assert 0 < conn.execute("SELECT pg_notification_queue_usage()").fetchone()[0] < 1e-6
+    conn.execute("UNLISTEN zed")
+    conn.commit()
+    assert conn.execute("SELECT c FROM pg_listening_channels() AS c").fetchall() == [("alpha",)]
