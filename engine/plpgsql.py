@@ -396,7 +396,7 @@ _SQL_WORDS = frozenset(
     "select insert update delete merge with values table create alter drop truncate comment grant revoke set "
     "savepoint release start abort "
     "reset show lock analyze vacuum call copy refresh explain discard import reindex cluster security notify "
-    "listen unlisten prepare deallocate checkpoint".split())
+    "listen unlisten prepare deallocate checkpoint do".split())
 # statements whose variables become parameters (PostgreSQL substitutes none in utility statements)
 _SUBSTITUTED = frozenset("select insert update delete merge with values table explain".split())
 _LEVELS = ("exception", "warning", "notice", "info", "log", "debug")
@@ -1241,7 +1241,8 @@ class Run:
     """One run of a compiled body in ``session``: its variables' values and types, FOUND, the
     row count of its last statement, the messages RAISE gave (severity, text)."""
 
-    def __init__(self, session, body: Body, own_transaction: bool, arguments: dict[str, object] | None = None):
+    def __init__(self, session, body: Body, own_transaction: bool, arguments: dict[str, object] | None = None,
+                 caller: "Run | None" = None):
         self.session = session
         self.body = body
         self.values: list = [None] * body.slots
@@ -1250,7 +1251,9 @@ class Run:
             if arguments and variable.name in arguments:
                 self.values[variable.slot] = arguments[variable.name]
         self.arguments = len(arguments or ())
-        self.own_transaction = own_transaction  # the DO's own: COMMIT / ROLLBACK may end it
+        # the DO's own transaction, or its non-atomic caller's (``caller``): COMMIT / ROLLBACK may end it
+        self.own_transaction = own_transaction or caller is not None
+        self.caller = caller
         self.messages: list[tuple[str, str]] = []
         self.row_count = 0
         self.subtransactions = 0  # the blocks with handlers running (each in a savepoint)
@@ -1611,7 +1614,7 @@ class Run:
             raise errors.NotSupportedError("EXECUTE of transaction commands is not implemented")
         result = None
         try:
-            for statement in statements:
+            for statement in statements:  # (an EXECUTE'd CALL is atomic: PostgreSQL's transaction_test8)
                 result = self.session.execute_statement(statement, tuple(params))
                 self.messages.extend(result.messages or ())  # (a DO it ran: its RAISEs)
         except errors.Error as e:
@@ -1688,10 +1691,13 @@ class Run:
         session = self.session
         if not self.own_transaction:
             raise error_for("2D000", "invalid transaction termination")
-        if self.subtransactions:
+        runs = [self]
+        while runs[-1].caller is not None:  # (a nested CALL's: its callers' blocks and loops too)
+            runs.append(runs[-1].caller)
+        if any(r.subtransactions for r in runs):
             raise error_for("2D000", f"cannot {'commit' if node.commit else 'roll back'} while a subtransaction "
                                      "is active")
-        if self.writing_loops:
+        if any(r.writing_loops for r in runs):
             raise error_for("2D000", "cannot perform transaction commands inside a cursor loop that is not read-only")
         level = session.txn.declared_isolation if node.chain else None
         read_only = session.txn.read_only if node.chain else None
@@ -1785,13 +1791,24 @@ class Run:
         if isinstance(stmt, _TRANSACTION_CONTROL):  # (PostgreSQL's own refusal: no query CONTEXT)
             raise errors.NotSupportedError("unsupported transaction command in PL/pgSQL")
         try:
-            result = self.session.execute_statement(stmt, tuple(values))
+            result = self._executed(stmt, tuple(values))
         except errors.Error as e:
             _ran(e, context)
             raise
         if result.messages:  # (the RAISEs of the functions it called: engine/plpgsql_calls.py)
             self.messages.extend(result.messages)
         return result
+
+    def _executed(self, stmt: st.Statement, params: tuple):
+        """``stmt`` run; a CALL or DO of a run that may COMMIT may COMMIT too (PostgreSQL's
+        non-atomic nested CALL / DO: engine/session.py ``_in_own_block``)."""
+        if not self.own_transaction or not isinstance(stmt, (st.Call, st.Do)):
+            return self.session.execute_statement(stmt, params)
+        self.session.nonatomic_caller = self
+        try:
+            return self.session.execute_statement(stmt, params)
+        finally:
+            self.session.nonatomic_caller = None
 
     def _execute(self, text: str, params: tuple):
         stmt = self.session.parse(text)[0]
@@ -2045,13 +2062,13 @@ def run_trigger(session, body: Body, arguments: dict[str, object]) -> tuple[Row 
 
 # --- DO ---------------------------------------------------------------------------------
 
-def run_do(session, stmt: st.Do, own_transaction: bool) -> list[tuple[str, str]]:
+def run_do(session, stmt: st.Do, own_transaction: bool, caller: Run | None = None) -> list[tuple[str, str]]:
     """Run a DO block's code in ``session``'s transaction; the messages its RAISEs gave."""
     if stmt.language.lower() != "plpgsql":
         if stmt.language.lower() in ("sql", "c", "internal"):
             raise errors.NotSupportedError(f'language "{stmt.language}" does not support inline code execution')
         raise errors.UndefinedObject(f'language "{stmt.language}" does not exist')
-    return run(session, compile_body(stmt.code), own_transaction=own_transaction)
+    return call(session, compile_body(stmt.code), None, own_transaction, caller).messages
 
 
 def run(session, body: Body, arguments: dict[str, object] | None = None,
@@ -2063,10 +2080,12 @@ def run(session, body: Body, arguments: dict[str, object] | None = None,
     return call(session, body, arguments, own_transaction).messages
 
 
-def call(session, body: Body, arguments: dict[str, object] | None = None, own_transaction: bool = False) -> Run:
+def call(session, body: Body, arguments: dict[str, object] | None = None, own_transaction: bool = False,
+         caller: Run | None = None) -> Run:
     """``run``, giving the finished run: its messages, a function's ``result`` (``returned``) or
-    ``rows``, its variables' last values (a procedure's OUT arguments)."""
-    running = Run(session, body, own_transaction, arguments)
+    ``rows``, its variables' last values (a procedure's OUT arguments); ``caller``: the
+    non-atomic run whose CALL / DO this is."""
+    running = Run(session, body, own_transaction, arguments, caller)
     try:
         running.run()
     except errors.Error as e:

@@ -326,7 +326,7 @@ def argument_values(session, definition: FunctionDefinition, args: list) -> list
     return [column[0].as_py() for column in result.table.columns]
 
 
-def _run(session, definition: FunctionDefinition, values: list, own_transaction: bool) -> plpgsql.Run:
+def _run(session, definition: FunctionDefinition, values: list, own_transaction: bool, caller=None) -> plpgsql.Run:
     """The body run with ``values`` for its arguments, nested in what runs now (54001 past MAX_DEPTH)."""
     body = compiled(definition)
     depth = session.routine_depth
@@ -336,7 +336,7 @@ def _run(session, definition: FunctionDefinition, values: list, own_transaction:
             "2048kB), after ensuring the platform's stack depth limit is adequate.", sqlstate="54001")
     session.routine_depth = depth + 1
     try:
-        return plpgsql.call(session, body, dict(zip(names(definition), values)), own_transaction)
+        return plpgsql.call(session, body, dict(zip(names(definition), values)), own_transaction, caller)
     except RecursionError:
         raise errors.OperationalError("stack depth limit exceeded", sqlstate="54001") from None
     finally:
@@ -345,13 +345,13 @@ def _run(session, definition: FunctionDefinition, values: list, own_transaction:
 
 # --- CALL ----------------------------------------------------------------------------------
 
-def call_procedure(session, version, values: list, own_transaction: bool):
+def call_procedure(session, version, values: list, own_transaction: bool, caller=None):
     """Run the procedure ``version`` with ``values``: the Result of CALL (its OUT / INOUT
-    arguments' values as one row, or none)."""
+    arguments' values as one row, or none); ``caller``: the non-atomic run whose CALL it is."""
     from txlake.engine.executor import Result
     definition = version.schema.function
     if definition.language == "plpgsql":
-        running = _run(session, definition, values, own_transaction)
+        running = _run(session, definition, values, own_transaction, caller)
         messages = running.messages
         outputs = [(name, running.values[i + 1]) for i, name in enumerate(names(definition))
                    if definition.mode(i) != "IN"]
