@@ -295,13 +295,15 @@ def _check_body(ex: Executor, ctx: Context, db: str, definition: FunctionDefinit
                                       if v.schema.function.arg_types != definition.arg_types] + [version]
     nulls = [_cast(exp.null(), t) for t in definition.arg_types]
     ctx = dataclasses.replace(ctx, routines=plpgsql_calls.Calls(None, checking=True))  # (PL/pgSQL calls: not run)
-    if not definition.setof and body.columns != 1:
+    if not _rows_of(definition) and body.columns != 1:
         raise errors.InvalidFunctionDefinition(
             f"return type mismatch in function declared to return {definition.returns}\n"
             "DETAIL:  Final statement must return exactly one column.")
     made = _inlined(ctx, _substituted(ctx, version, body, nulls, frozenset()), functions, None,
                     frozenset({version.table_id}))
-    _, types = _result_columns(ex, ctx, made if definition.setof else exp.select(made))
+    _, types = _result_columns(ex, ctx, made if _rows_of(definition) else exp.select(made))
+    if definition.returns == "void":  # (whatever its last query gives is discarded)
+        return
     wanted = len(definition.table) or 1
     if len(types) != wanted:
         raise errors.InvalidFunctionDefinition(
@@ -314,6 +316,12 @@ def _check_body(ex: Executor, ctx: Context, db: str, definition: FunctionDefinit
         raise errors.InvalidFunctionDefinition(
             f"return type mismatch in function declared to return {definition.returns}\n"
             f"DETAIL:  Actual return type is {actual}.")
+
+
+def _rows_of(definition: FunctionDefinition) -> bool:
+    """Is the body's query (not its first row's value) what a call uses: a set-returning
+    function's rows, or a void one's - run for its errors, its value discarded."""
+    return definition.setof or definition.returns == "void"
 
 
 def _returned(definition: FunctionDefinition) -> str:
@@ -778,7 +786,10 @@ def _cast_tree(text: str) -> exp.Expression:
 
 def _cast(value: exp.Expression, text: str) -> exp.Expression:
     """``value`` cast to the declared type ``text``, as a statement's cast is read (a cast
-    to text is PostgreSQL's output of the value, ...: parser/semantics.py)."""
+    to text is PostgreSQL's output of the value, ...: parser/semantics.py); to void - no value,
+    the result of a function returning nothing - a NULL (of text: DuckDB has no void)."""
+    if text == "void":
+        return exp.cast(exp.null(), "TEXT")
     return _cast_tree(text).copy().transform(
         lambda n: value.copy() if isinstance(n, exp.Column) and n.name == _OPERAND else n)
 
@@ -831,6 +842,9 @@ def _scalar_call(ctx: Context, version: TableVersion, args: list, functions: dic
         return _evaluated_once(ctx, version, body, typed, functions, seen)
     value = _substituted(ctx, version, body, typed, seen)
     value = _inlined(ctx, value, functions, None, seen | {version.table_id})
+    if definition.returns == "void":  # (its query run, its value none: NULL, as a PL/pgSQL one's)
+        nothing = exp.cast(exp.null(), "TEXT")
+        return exp.Case(ifs=[exp.If(this=exp.Exists(this=value), true=nothing)], default=nothing)
     result = _cast(value if body.value is None else exp.Paren(this=value), definition.returns)
     if not definition.strict or not args:
         return result
@@ -912,9 +926,9 @@ def _substituted(ctx: Context, version: TableVersion, body: _Body, args: list, s
         raise errors.NotSupportedError(f"function {definition.name} calls itself: recursive SQL functions are not "
                                        "supported")
     names = {p.lower(): i for i, (p, _, _) in enumerate(definition.args) if p}
-    template = body.value if body.value is not None and not definition.setof else body.query
+    template = body.value if body.value is not None and not _rows_of(definition) else body.query
     scoped = refs is None and bool(args) and (
-        any(a.find(exp.Column) for a in args) if definition.setof else  # (a caller's column to keep the caller's)
+        any(a.find(exp.Column) for a in args) if _rows_of(definition) else  # (a caller's column to keep the caller's)
         body.value is None or any(isinstance(n, (exp.Query, exp.Table)) for n in body.value.walk()))
     if scoped and any(isinstance(n, (exp.AggFunc, exp.Window))  # (the caller's: its query would not compute them)
                       for a in args for n in a.walk(prune=lambda n: isinstance(n, exp.Query))):
@@ -940,7 +954,7 @@ def _substituted(ctx: Context, version: TableVersion, body: _Body, args: list, s
         return n
 
     value = template.copy().transform(visit)
-    if body.value is None and not definition.setof:
+    if body.value is None and not _rows_of(definition):
         if isinstance(value, exp.Select) and not value.args.get("limit"):
             value = exp.Subquery(this=value.limit(1, copy=False))
         else:
@@ -952,7 +966,7 @@ def _substituted(ctx: Context, version: TableVersion, body: _Body, args: list, s
     # an outer reference, which DuckDB keeps)
     values = exp.Subquery(this=exp.select(*(exp.alias_(a, f"p{i}") for i, a in enumerate(args))),
                           alias=exp.TableAlias(this=exp.to_identifier(alias)))
-    if definition.setof:  # (the query's rows, beside the arguments' one row: its columns only)
+    if _rows_of(definition):  # (the query's rows, beside the arguments' one row: its columns only)
         body_rows = exp.Lateral(this=exp.Subquery(this=value),
                                 alias=exp.TableAlias(this=exp.to_identifier("__txl_body")))
         return exp.select(exp.column(exp.Star(), "__txl_body")).from_(values).join(body_rows, join_type="cross")

@@ -423,3 +423,14 @@ def test_parameters_of_array_uuid_time_and_interval_values(db):
         [(3, 0, str(u), "01:02:03", "1 day 00:00:05", ["a", None])]
     db.execute("CREATE FUNCTION tlen(a text[]) RETURNS int LANGUAGE sql AS 'SELECT cardinality(a)'")
     assert rows(db, "SELECT tlen(?), ?::uuid = ?", (["x", "y"], str(u), u)) == [(2, True)]
+
+
+def test_a_void_function_runs_and_gives_no_value(db):
+    """RETURNS void (create_function_sql.out's voidtest1..): its body's query runs, whatever it
+    gives is discarded - the call's value is empty (NULL here, as a PL/pgSQL void function's)."""
+    db.execute("CREATE FUNCTION v0() RETURNS void LANGUAGE sql AS $$ SELECT 1 $$")
+    db.execute("CREATE FUNCTION v2(n int) RETURNS void LANGUAGE sql AS $$ SELECT id, n FROM t $$")
+    assert rows(db, "SELECT v0(), v2(3)") == [(None, None)]
+    assert rows(db, "SELECT v2(x) FROM t ORDER BY id") == [(None,), (None,)]
+    assert rows(db, "SELECT * FROM v0()") == [(None,)]
+    assert rows(db, "SELECT id FROM t WHERE v0() IS NULL ORDER BY id") == [(1,), (2,)]
