@@ -91,7 +91,10 @@ def arguments_text(definition: FunctionDefinition) -> str:
 
 
 def result_text(definition: FunctionDefinition) -> str:
-    """The result as pg_get_function_result shows it: ``integer``, ``SETOF integer``, ``TABLE(a integer)``."""
+    """The result as pg_get_function_result shows it: ``integer``, ``SETOF integer``, ``TABLE(a integer)``;
+    a procedure has none (psql's \\df shows an empty result type)."""
+    if definition.procedure:
+        return ""
     if definition.table:
         return f"TABLE({', '.join(f'{c} {t}' for c, t in definition.table)})"
     return f"SETOF {definition.returns}" if definition.setof else definition.returns

@@ -59,6 +59,10 @@ BUILTIN = {
     "regclass": (2205, 4, "N", 2210), "regtype": (2206, 4, "N", 2211), "uuid": (2950, 16, "U", 2951),
     "jsonb": (3802, -1, "U", 3807), "inet": (869, -1, "I", 1041), "cidr": (650, -1, "I", 651),
 }
+#: PostgreSQL's pseudo-types (typtype p, typcategory P) a function's result or argument may name:
+#: name -> (oid, typlen, array type oid or 0)
+PSEUDO = {"record": (2249, -1, 2287), "cstring": (2275, -2, 1263), "any": (2276, 4, 0), "trigger": (2279, 4, 0),
+          "void": (2278, 4, 0), "internal": (2281, 8, 0), "anyelement": (2283, 4, 0)}
 #: PostgreSQL's access methods: name -> (oid, amhandler, amtype: t a table's, i an index's)
 ACCESS_METHODS = {"heap": (2, "heap_tableam_handler", "t"), "btree": (403, "bthandler", "i"),
                   "hash": (405, "hashhandler", "i"), "gist": (783, "gisthandler", "i"),
@@ -308,6 +312,10 @@ def _pg_type(tables: list[TableVersion]) -> pa.Table:
     for name, (type_oid, length, category, array) in BUILTIN.items():
         rows.append((type_oid, name, "pg_catalog", "b", length, category, 0, 0, array, 0, -1, False))
         rows.append((array, "_" + name, "pg_catalog", "b", -1, "A", 0, type_oid, 0, 0, -1, False))
+    for name, (type_oid, length, array) in PSEUDO.items():
+        rows.append((type_oid, name, "pg_catalog", "p", length, "P", 0, 0, array, 0, -1, False))
+        if array:
+            rows.append((array, "_" + name, "pg_catalog", "p", -1, "P", 0, type_oid, 0, 0, -1, False))
     for t in tables:
         schema = schema_name(t.db)
         if t.is_type and t.schema.user_type.is_domain:
@@ -560,6 +568,8 @@ def type_oid(name: str, tables: list[TableVersion]) -> int:
     if user is not None:
         return oid(user.table_id)
     array = name.endswith("[]")
+    if name in PSEUDO:
+        return PSEUDO[name][0]
     found = BUILTIN.get(_TYPE_NAMES.get(name.removesuffix("[]"), name.removesuffix("[]")))
     return 0 if found is None else found[3] if array else found[0]
 
@@ -589,9 +599,8 @@ def named_type_oid(ctx, text: str) -> int:
     return oid(user.table_id)
 
 
-#: pg_language's OIDs (plpgsql's is made by initdb: PostgreSQL 16's), the trigger pseudo-type's
+#: pg_language's OIDs (plpgsql's is made by initdb: PostgreSQL 16's)
 _LANGUAGES = {"sql": 14, "plpgsql": 13552}
-_TRIGGER = 2279
 
 
 def _pg_proc(tables: list[TableVersion]) -> pa.Table:
@@ -612,8 +621,7 @@ def _pg_proc(tables: list[TableVersion]) -> pa.Table:
         "provolatile": _text(d.volatility for d in defined), "proparallel": _text(parallel),
         "pronargs": _int2(len(d.args) for d in defined),
         "pronargdefaults": _int2(sum(x is not None for _, _, x in d.args) for d in defined),
-        "prorettype": _oid(2249 if d.table else _TRIGGER if d.returns == "trigger" else type_oid(d.returns, tables)
-                           for d in defined),  # (record: 2249)
+        "prorettype": _oid(PSEUDO["record"][0] if d.table else type_oid(d.returns, tables) for d in defined),
         "proargtypes": pa.array([[type_oid(a, tables) for a in d.arg_types] for d in defined], pa.list_(pa.int64())),
         "proargnames": pa.array([[n for n, _, _ in d.args] if any(n for n, _, _ in d.args) else None
                                  for d in defined], pa.list_(pa.string())),

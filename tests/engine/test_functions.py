@@ -434,3 +434,23 @@ def test_a_void_function_runs_and_gives_no_value(db):
     assert rows(db, "SELECT v2(x) FROM t ORDER BY id") == [(None,), (None,)]
     assert rows(db, "SELECT * FROM v0()") == [(None,)]
     assert rows(db, "SELECT id FROM t WHERE v0() IS NULL ORDER BY id") == [(1,), (2,)]
+
+
+def test_pseudo_types_in_pg_type_and_as_results(db):
+    """pg_type holds PostgreSQL's pseudo-types (typtype p, its type.dat OIDs), which pg_proc's
+    prorettype of a void, trigger or RETURNS TABLE function points at; a procedure has no result
+    type in \\df (pg_get_function_result is NULL for one: psql shows nothing)."""
+    assert rows(db, "SELECT typname, oid, typtype, typcategory, typlen FROM pg_type WHERE typtype = 'p' "
+                    "AND typelem = 0 ORDER BY oid") == [
+        ("record", 2249, "p", "P", -1), ("cstring", 2275, "p", "P", -2), ("any", 2276, "p", "P", 4),
+        ("void", 2278, "p", "P", 4), ("trigger", 2279, "p", "P", 4), ("internal", 2281, "p", "P", 8),
+        ("anyelement", 2283, "p", "P", 4)]
+    db.execute("CREATE FUNCTION v() RETURNS void LANGUAGE sql AS 'SELECT 1'")
+    db.execute("CREATE FUNCTION tg() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NEW; END'")
+    db.execute("CREATE FUNCTION tb() RETURNS TABLE (a int) LANGUAGE sql AS 'SELECT 1'")
+    db.execute("CREATE PROCEDURE p(a int) LANGUAGE sql AS 'SELECT 1'")
+    assert rows(db, "SELECT p.proname, t.typname FROM pg_proc p JOIN pg_type t ON t.oid = p.prorettype "
+                    "ORDER BY 1") == [("p", "void"), ("tb", "record"), ("tg", "trigger"), ("v", "void")]
+    listed = db._session.describe_functions().to_pylist()
+    assert [(r["name"], r["result type"], r["type"]) for r in listed] == [
+        ("p", "", "proc"), ("tb", "TABLE(a integer)", "func"), ("tg", "trigger", "trigger"), ("v", "void", "func")]
