@@ -212,6 +212,7 @@ class Sql:
     rendered: dict = field(default_factory=dict)
     checked: bool = False  # its names checked against its tables' columns (``_ambiguity``)
     simple: object = _UNKNOWN  # an expression's tree for engine/plpgsql_simple.py (None: it is not one)
+    unknown_parameter: str | None = None  # a ``$n`` no argument is (a DO's, a trigger's): 42P02 when run
 
     @property
     def refs(self) -> tuple[Ref, ...]:
@@ -1058,6 +1059,7 @@ class _Parser:
         previous: Token | None = None
         in_insert_columns = False
         after_set = False
+        unknown_parameter = None
         statement_word = first.value if first.kind == "word" else ""
         shifted: list[int] = []  # the depths of the open subscripts of a zero-based array (``Variable.zero_based``)
         while True:
@@ -1093,6 +1095,8 @@ class _Parser:
                 after_set = True
             if substitute and t.kind in ("word", "ident", "param") and not in_insert_columns:
                 ref, consumed = self._reference(previous, after_set and statement_word in ("update", "insert", "merge"))
+                if ref is None and t.kind == "param":
+                    unknown_parameter = unknown_parameter or t.value
                 if ref is not None:
                     pieces.append(self.source[last:t.start])
                     pieces.append(ref)
@@ -1112,7 +1116,7 @@ class _Parser:
         end = self.tokens[self.i - 1].end if self.i > start_index else first.start
         pieces.append(self.source[last:end])
         source = self.source[first.start:end]
-        sql = Sql(tuple(p for p in pieces if p != ""), source)
+        sql = Sql(tuple(p for p in pieces if p != ""), source, unknown_parameter=unknown_parameter)
         return (sql, targets, strict) if into else sql
 
     def _insert_target(self, start_index: int) -> bool:
@@ -1759,6 +1763,10 @@ class Run:
     def _run(self, sql: Sql, wrap: str, context: str | None):
         """``sql`` (its text put in ``wrap``) run by the session, its variables as parameters;
         ``context``: the CONTEXT line of an error the session gives running it."""
+        if sql.unknown_parameter is not None:  # (PostgreSQL's parse analysis of the statement: 42P02)
+            error = errors.ProgrammingError(f"there is no parameter ${sql.unknown_parameter}", sqlstate="42P02")
+            _ran(error, context or f'SQL expression "{sql.source}"')
+            raise error
         refs = sql.refs
         values, types = [], []
         for ref in refs:
