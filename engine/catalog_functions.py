@@ -82,8 +82,8 @@ def answer(ex, ctx, node: exp.Expression, lookups: "Lookups", visit) -> exp.Expr
     if name == "pg_get_expr":  # (pg_attrdef.adbin is the text already)
         return _pretty_or_not(args[2:], _looked_up(lookups.expressions, "pretty", key=args[0], relation=args[1]),
                               args[0])
-    if name == "pg_get_functiondef":  # (psql's \\sf: engine/functions.py definition_text)
-        return _looked_up(lookups.functiondefs, "definition", key=args[0])
+    if name in _FUNCTION_TEXTS:  # (psql's \\sf, \\df: engine/functions.py definition_text, ...)
+        return _looked_up(lookups.functiondefs, _FUNCTION_TEXTS[name], key=args[0])
     if name == "pg_table_is_visible":
         return _looked_up(lookups.relations, "visible", key=args[0])
     if name == "pg_type_is_visible":
@@ -109,10 +109,15 @@ def _pretty_or_not(pretty: list[exp.Expression], shown: exp.Expression, plain: e
     return exp.If(this=pretty[0], true=shown, false=plain)
 
 
+#: the texts of a function answered from ``Lookups.functiondefs``: its column
+_FUNCTION_TEXTS = {"pg_get_functiondef": "definition", "pg_get_function_arguments": "arguments",
+                   "pg_get_function_identity_arguments": "identity", "pg_get_function_result": "result"}
 #: how many arguments each takes (PostgreSQL's 42883 for others)
 _ARITIES = {"format_type": (2,), "pg_get_indexdef": (1, 3), "pg_get_constraintdef": (1, 2), "pg_get_triggerdef": (1, 2),
             "pg_get_functiondef": (1,), "pg_get_expr": (2, 3), "pg_table_is_visible": (1,), "pg_type_is_visible": (1,),
-            "pg_function_is_visible": (1,), "pg_get_viewdef": (1, 2), "pg_get_userbyid": (1,), "col_description": (2,)}
+            "pg_function_is_visible": (1,), "pg_get_viewdef": (1, 2), "pg_get_userbyid": (1,), "col_description": (2,),
+            "pg_get_function_arguments": (1,), "pg_get_function_identity_arguments": (1,),
+            "pg_get_function_result": (1,)}
 
 
 def _arity(name: str, args: list) -> None:
@@ -503,10 +508,17 @@ class Lookups:
 
     @cached_property
     def functiondefs(self) -> str:
-        """Each function's and procedure's CREATE OR REPLACE, as pg_get_functiondef writes it."""
-        from txlake.engine.functions import definition_text
-        rows = [(pg_catalog.oid(t.table_id), definition_text(t)) for t in self.tables if t.is_function]
-        return self.register(_relation(rows, key=pa.int64(), definition=pa.string()))
+        """Each function's and procedure's CREATE OR REPLACE, its arguments (with defaults, and
+        as they identify it) and result, as pg_get_functiondef, pg_get_function_arguments,
+        pg_get_function_identity_arguments and pg_get_function_result write them (a
+        procedure's result: NULL)."""
+        from txlake.engine.functions import arguments_text, definition_text, result_text
+        rows = [(pg_catalog.oid(t.table_id), definition_text(t), arguments_text(t.schema.function),
+                 arguments_text(t.schema.function, identity=True),
+                 None if t.schema.function.procedure else result_text(t.schema.function))
+                for t in self.tables if t.is_function]
+        return self.register(_relation(rows, key=pa.int64(), definition=pa.string(), arguments=pa.string(),
+                                       identity=pa.string(), result=pa.string()))
 
     @cached_property
     def constraintdefs(self) -> str:

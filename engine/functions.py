@@ -83,11 +83,14 @@ def _unmodified(data_type: exp.DataType) -> exp.DataType:
 _CHARACTER = (exp.DataType.Type.CHAR, exp.DataType.Type.NCHAR)
 
 
-def arguments_text(definition: FunctionDefinition) -> str:
-    """The arguments as pg_get_function_arguments shows them: ``a integer, b integer DEFAULT 1``."""
-    return ", ".join(" ".join(x for x in (definition.mode(i) if definition.mode(i) != "IN" else "", name, type_,
-                                          f"DEFAULT {default}" if default is not None else "") if x)
-                     for i, (name, type_, default) in enumerate(definition.args))
+def arguments_text(definition: FunctionDefinition, identity: bool = False) -> str:
+    """The arguments as pg_get_function_arguments shows them: ``a integer, b integer DEFAULT 1``;
+    ``identity``: as pg_get_function_identity_arguments, those that identify it (no DEFAULT, no
+    function's OUT one)."""
+    return ", ".join(" ".join(x for x in (mode if mode != "IN" else "", name, type_,
+                                          f"DEFAULT {default}" if default is not None and not identity else "") if x)
+                     for mode, name, type_, default in definition.parameters()
+                     if not (identity and mode == "OUT" and not definition.procedure))
 
 
 def result_text(definition: FunctionDefinition) -> str:
@@ -95,7 +98,7 @@ def result_text(definition: FunctionDefinition) -> str:
     a procedure has none (psql's \\df shows an empty result type)."""
     if definition.procedure:
         return ""
-    if definition.table:
+    if definition.table and not definition.out_parameters:
         return f"TABLE({', '.join(f'{c} {t}' for c, t in definition.table)})"
     return f"SETOF {definition.returns}" if definition.setof else definition.returns
 
@@ -180,11 +183,10 @@ def create_function(ex: Executor, ctx: Context, stmt: st.CreateFunction, params)
     tag = "CREATE PROCEDURE" if stmt.procedure else "CREATE FUNCTION"
     read_write(ctx, tag)
     db, name = new_entry_name(ctx, stmt.name, "functions in the temporary schema")
-    definition = FunctionDefinition(
-        name, tuple((p.name, _declared(ctx, p.type), _default_text(p)) for p in stmt.params),
-        "void" if stmt.procedure else _returns(ctx, stmt.returns), stmt.language, stmt.body,
-        stmt.standard, _VOLATILITY[stmt.volatility], stmt.strict, stmt.setof,
-        tuple((c, _declared(ctx, t)) for c, t in stmt.table), stmt.options, stmt.procedure, stmt.modes)
+    args, returns, table = _shape(ctx, stmt, name)
+    definition = FunctionDefinition(name, args, returns, stmt.language, stmt.body, stmt.standard,
+                                    _VOLATILITY[stmt.volatility], stmt.strict, stmt.setof, table, stmt.options,
+                                    stmt.procedure, stmt.modes)
     if not stmt.procedure:
         _check_called_by_name(definition)
     key = entry_name(name, definition.arg_types)
@@ -214,6 +216,34 @@ def create_function(ex: Executor, ctx: Context, stmt: st.CreateFunction, params)
         schema = dataclasses.replace(old.schema, schema_id=old.schema.schema_id + 1, function=definition)
         ex._write(ctx, old, dataclasses.replace(old, schema=schema, caches={}), check_ssi=False)
     return Result(status=tag)
+
+
+def _shape(ctx: Context, stmt: st.CreateFunction, name: str) -> tuple[tuple, str, tuple]:
+    """(the arguments, the result type, the result's columns) of the function ``stmt`` creates:
+    a function's OUT / INOUT parameters are its result's columns, the result a record of them -
+    of the one's type, where there is one (PostgreSQL's build_function_result_tupdesc: an
+    unnamed one's column is ``columnN``); a RETURNS clause must say so (42P13)."""
+    params = [((p.name, _declared(ctx, p.type), _default_text(p)), stmt.modes[i] if stmt.modes else "IN")
+              for i, p in enumerate(stmt.params)]
+    args = tuple(param for param, mode in params if mode != "OUT" or stmt.procedure)
+    if any(t in _PSEUDO for _, t, _ in args):
+        raise errors.NotSupportedError(f"function {name}: an argument of a pseudo-type (record, void) is not supported")
+    if stmt.procedure:
+        return args, "void", ()
+    if not stmt.modes:
+        returns = _returns(ctx, stmt.returns)
+        if returns == "record" and not stmt.table:  # (its calls would need a column definition list)
+            raise errors.NotSupportedError(f"function {name}: RETURNS [SETOF] record without OUT parameters is not "
+                                           "supported: declare OUT parameters or RETURNS TABLE (...)")
+        return args, returns, tuple((c, _declared(ctx, t)) for c, t in stmt.table)
+    outputs = [(n, t) for (n, t, _), mode in params if mode != "IN"]
+    if len(outputs) == 1:
+        table, returns = ((outputs[0][0] or name, outputs[0][1]),), outputs[0][1]
+    else:
+        table, returns = tuple((n or f"column{i}", t) for i, (n, t) in enumerate(outputs, 1)), "record"
+    if stmt.returns is not None and _returns(ctx, stmt.returns) != returns:
+        raise errors.InvalidFunctionDefinition(f"function result type must be {returns} because of OUT parameters")
+    return args, returns, table
 
 
 def _returns(ctx: Context, returns: exp.DataType | None) -> str:
@@ -252,13 +282,14 @@ def _check_called_by_name(definition: FunctionDefinition) -> None:
 
 
 _PLAIN_NAME = re.compile(r"[a-z_][a-z0-9_$]*")
+_PSEUDO = ("void", "record")
 
 
 def _declared(ctx: Context, data_type: exp.DataType) -> str:
     """A declared type's name; 42704 for an unknown one (a user-defined type must exist)."""
     from txlake.engine.user_types import type_name_of
-    if data_type.this == exp.DataType.Type.USERDEFINED and str(data_type.args.get("kind")).lower() == "void":
-        return "void"  # (RETURNS void: the pseudo-type of a function returning nothing)
+    if data_type.this == exp.DataType.Type.USERDEFINED and str(data_type.args.get("kind")).lower() in _PSEUDO:
+        return str(data_type.args.get("kind")).lower()  # (RETURNS void, RETURNS [SETOF] record: pseudo-types)
     named = type_name_of(ctx, data_type)
     if named is not None:
         version = ctx.txn.table(ctx.catalog, *ctx.locate(named))
@@ -324,7 +355,12 @@ def _check_body(ex: Executor, ctx: Context, db: str, definition: FunctionDefinit
 def _rows_of(definition: FunctionDefinition) -> bool:
     """Is the body's query (not its first row's value) what a call uses: a set-returning
     function's rows, or a void one's - run for its errors, its value discarded."""
-    return definition.setof or definition.returns == "void"
+    return definition.setof or definition.returns == "void" or _record(definition)
+
+
+def _record(definition: FunctionDefinition) -> bool:
+    """Is a call's value a record - a row of the OUT parameters' columns (a struct here)?"""
+    return not definition.setof and len(definition.table) > 1
 
 
 def _returned(definition: FunctionDefinition) -> str:
@@ -793,6 +829,8 @@ def _cast(value: exp.Expression, text: str) -> exp.Expression:
     the result of a function returning nothing - a NULL (of text: DuckDB has no void)."""
     if text == "void":
         return exp.cast(exp.null(), "TEXT")
+    if text == "record":  # (a row: a struct of its columns, as made)
+        return value.copy()
     return _cast_tree(text).copy().transform(
         lambda n: value.copy() if isinstance(n, exp.Column) and n.name == _OPERAND else n)
 
@@ -845,10 +883,13 @@ def _scalar_call(ctx: Context, version: TableVersion, args: list, functions: dic
         return _evaluated_once(ctx, version, body, typed, functions, seen)
     value = _substituted(ctx, version, body, typed, seen)
     value = _inlined(ctx, value, functions, None, seen | {version.table_id})
-    if definition.returns == "void":  # (its query run, its value none: NULL, as a PL/pgSQL one's)
+    if _record(definition):  # (its query's first row, as a struct of its OUT parameters' names)
+        value = exp.Subquery(this=_typed_rows(definition, value, [exp.to_identifier(c) for c, _ in definition.table],
+                                              struct=True).limit(1))
+    elif definition.returns == "void":  # (its query run, its value none: NULL, as a PL/pgSQL one's)
         nothing = exp.cast(exp.null(), "TEXT")
         return exp.Case(ifs=[exp.If(this=exp.Exists(this=value), true=nothing)], default=nothing)
-    result = _cast(value if body.value is None else exp.Paren(this=value), definition.returns)
+    result = _cast(value if body.value is None or _record(definition) else exp.Paren(this=value), definition.returns)
     if not definition.strict or not args:
         return result
     if any(isinstance(a, exp.Null) for a in args):
@@ -1012,9 +1053,11 @@ def _from_item(ctx: Context, table: exp.Table, functions: dict, seen: frozenset)
     alias_name = alias.this if alias is not None and alias.this is not None else exp.to_identifier(definition.name)
     given = list(alias.columns) if alias is not None else []
     plpgsql = definition.language == "plpgsql"
-    if not definition.setof and not plpgsql:
+    if not definition.setof and not _record(definition) and not plpgsql:
         value = _scalar_call(ctx, version, args, functions, seen)
-        column = given[0] if given else alias_name.copy()
+        # (named as the function is, or as its one OUT parameter: PostgreSQL's get_func_result_name)
+        column = given[0] if given else exp.to_identifier(definition.table[0][0]) if definition.table else \
+            alias_name.copy()
         return exp.Subquery(this=exp.select(exp.alias_(value, column)),
                             alias=exp.TableAlias(this=alias_name.copy()))
     if plpgsql:
@@ -1026,13 +1069,26 @@ def _from_item(ctx: Context, table: exp.Table, functions: dict, seen: frozenset)
         typed = [_cast(a, t) for a, t in zip(args, definition.arg_types)]
         query = _substituted(ctx, version, body, typed, seen)
         query = _inlined(ctx, query, functions, None, seen | {version.table_id})
+        if _record(definition):  # (one row: its query's first, or one of NULLs for none)
+            query = exp.select(exp.column(exp.Star(), "__txl_row")).from_("(SELECT 1) AS __txl_one").join(
+                exp.Subquery(this=exp.select("*").from_(exp.Subquery(this=query)).limit(1),
+                             alias=exp.TableAlias(this=exp.to_identifier("__txl_row"))),
+                on=exp.true(), join_type="left")
     declared = definition.table or ((definition.name, definition.returns),)
     names = [*given, *(exp.to_identifier(c) for c, _ in declared[len(given):])]
     if not definition.table and not given:
         names = [alias_name.copy()]
+    return exp.Subquery(this=_typed_rows(definition, query, names), alias=exp.TableAlias(this=alias_name.copy()))
+
+
+def _typed_rows(definition: FunctionDefinition, query: exp.Expression, names: list,
+                struct: bool = False) -> exp.Select:
+    """``query``'s rows as the function's result columns, each cast to its declared type and
+    named by ``names`` (``struct``: the one column of a struct of them, a record's value)."""
+    declared = definition.table or ((definition.name, definition.returns),)
     inner = exp.TableAlias(this=exp.to_identifier("__txl_fn"), columns=[exp.to_identifier(f"c{i}")
                                                                        for i in range(len(declared))])
-    typed_columns = [exp.alias_(_cast(exp.column(f"c{i}", "__txl_fn"), t), n)
-                     for i, ((_, t), n) in enumerate(zip(declared, names))]
-    return exp.Subquery(this=exp.select(*typed_columns).from_(exp.Subquery(this=query, alias=inner)),
-                        alias=exp.TableAlias(this=alias_name.copy()))
+    typed = [(_cast(exp.column(f"c{i}", "__txl_fn"), t), n) for i, ((_, t), n) in enumerate(zip(declared, names))]
+    columns = [exp.Struct(expressions=[exp.PropertyEQ(this=n.copy(), expression=v) for v, n in typed])] if struct \
+        else [exp.alias_(v, n) for v, n in typed]
+    return exp.select(*columns).from_(exp.Subquery(this=query, alias=inner))

@@ -109,6 +109,7 @@ def as_oid(node: exp.Expression) -> bool:
 OID_TAKERS = frozenset({"format_type", "pg_get_indexdef", "pg_get_constraintdef", "pg_get_expr", "pg_get_triggerdef",
                         "pg_table_is_visible", "pg_get_userbyid", "obj_description", "col_description",
                         "pg_get_viewdef", "pg_type_is_visible", "pg_function_is_visible", "pg_get_functiondef",
+                        "pg_get_function_arguments", "pg_get_function_identity_arguments", "pg_get_function_result",
                         *RELATION_SIZES})
 
 
@@ -622,11 +623,30 @@ def _pg_proc(tables: list[TableVersion]) -> pa.Table:
         "provolatile": _text(d.volatility for d in defined), "proparallel": _text(parallel),
         "pronargs": _int2(len(d.args) for d in defined),
         "pronargdefaults": _int2(sum(x is not None for _, _, x in d.args) for d in defined),
-        "prorettype": _oid(PSEUDO["record"][0] if d.table else type_oid(d.returns, tables) for d in defined),
+        "prorettype": _oid(type_oid(d.returns, tables) for d in defined),  # (RETURNS TABLE's: record)
         "proargtypes": pa.array([[type_oid(a, tables) for a in d.arg_types] for d in defined], pa.list_(pa.int64())),
-        "proargnames": pa.array([[n for n, _, _ in d.args] if any(n for n, _, _ in d.args) else None
-                                 for d in defined], pa.list_(pa.string())),
+        # (all the parameters' - OUT ones', RETURNS TABLE's columns' too - where one is not IN)
+        "proallargtypes": pa.array([[type_oid(t, tables) for _, _, t, _ in _parameters(d)] if _modes(d) else None
+                                    for d in defined], pa.list_(pa.int64())),
+        "proargmodes": pa.array([_modes(d) or None for d in defined], pa.list_(pa.string())),
+        "proargnames": pa.array([[n for _, n, _, _ in _parameters(d)] if any(n for _, n, _, _ in _parameters(d))
+                                 else None for d in defined], pa.list_(pa.string())),
         "prosrc": _text(d.body for d in defined)})
+
+
+def _parameters(d) -> tuple:
+    """(mode, name, type, default) of each of a function's parameters, RETURNS TABLE's columns
+    too (mode t), as pg_proc lists them."""
+    return d.parameters() + tuple(("TABLE", n, t, None) for n, t in d.table if not d.out_parameters)
+
+
+def _modes(d) -> list[str]:
+    """pg_proc.proargmodes: each parameter's i / o / b / t, where one is not IN (else none)."""
+    modes = [_MODES[m] for m, *_ in _parameters(d)]
+    return modes if any(m != "i" for m in modes) else []
+
+
+_MODES = {"IN": "i", "OUT": "o", "INOUT": "b", "TABLE": "t"}
 
 
 def _pg_trigger(tables: list[TableVersion]) -> pa.Table:

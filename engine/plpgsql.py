@@ -932,7 +932,7 @@ class _Parser:
             self.expect_op(";")
             return Return(line, "RETURN", "", value)
         if self.accept_op(";"):
-            if returns is not None and not returns.setof and returns.type != "void":
+            if returns is not None and not returns.setof and returns.type != "void" and not returns.columns:
                 self.error(self.tokens[self.i - 1], 'missing expression at or near ";"')
             return Return(line, "RETURN")
         if returns is not None and returns.procedure:
@@ -942,6 +942,8 @@ class _Parser:
         if returns.setof:
             self.error(at, "RETURN cannot have a parameter in function returning set\nHINT:  Use RETURN NEXT or "
                            "RETURN QUERY.", "42804")
+        if returns.columns:
+            self.error(at, "RETURN cannot have a parameter in function with OUT parameters", "42804")
         value = self.sql((";",), "expression")
         self.expect_op(";")
         return Return(line, "RETURN", "", value)
@@ -1482,6 +1484,13 @@ class Run:
         self.values[0] = found
         return None
 
+    def outputs(self) -> tuple:
+        """The values of the result's columns (RETURNS TABLE's, the OUT parameters'): variables
+        declared around the body, after the arguments (an INOUT one's is its argument's)."""
+        outer = self.body.variables[1:1 + len(self.body.returns.columns) + self.arguments]
+        slots = {v.name: v.slot for v in reversed(outer)}
+        return tuple(self.values[slots[c]] for c in self.body.returns.columns)
+
     def exit(self, node: Exit):
         if node.condition is not None and not self.condition(node.condition):
             return None
@@ -1498,9 +1507,7 @@ class Run:
             return _RETURN
         if node.kind == "next":
             if node.value is None:
-                outer = self.body.variables[1:1 + len(self.body.returns.columns) + self.arguments]
-                slots = {v.name: v.slot for v in reversed(outer)}  # (RETURNS TABLE's columns: declared around the body)
-                self.rows.append(tuple(self.values[slots[c]] for c in returns.columns))
+                self.rows.append(self.outputs())
             else:
                 self.rows.append((self.evaluate(node.value, returns.type),))
             return None

@@ -78,7 +78,9 @@ def returns(definition: FunctionDefinition) -> plpgsql.Returns:
 def compiled(definition: FunctionDefinition) -> plpgsql.Body:
     """The body compiled (once per definition: compile_body's cache): 42601 where it is wrong."""
     from txlake.engine.functions import signature
-    variables = tuple(zip(names(definition), definition.arg_types)) + tuple(definition.table)
+    arguments = tuple(zip(names(definition), definition.arg_types))
+    named = {n for n, _ in arguments}  # (an INOUT parameter is an argument's variable and a result column)
+    variables = arguments + tuple(c for c in definition.table if c[0] not in named)
     return plpgsql.compile_body(definition.body, variables, signature(definition), returns=returns(definition))
 
 
@@ -100,6 +102,9 @@ def scalar_call(ctx, version, args: list, call: exp.Expression) -> exp.Expressio
     value = run_function(calls, version, args)
     if definition.returns == "void":
         return _typed_null("void")
+    if len(definition.table) > 1:  # (a record of its OUT parameters: a struct)
+        return exp.Struct(expressions=[exp.PropertyEQ(this=exp.to_identifier(c), expression=_cast(
+            _constant(definition, v), t)) for (c, t), v in zip(definition.table, value)])
     return _cast(_constant(definition, value), definition.returns)
 
 
@@ -195,7 +200,8 @@ def rows_call(ctx, version, args: list) -> exp.Expression:
     columns = [f"c{i}" for i in range(width)]
     if not calls.checking:
         _check_once(ctx, calls, definition, args, None)
-        rows = run_function(calls, version, args) if definition.setof else [(run_function(calls, version, args),)]
+        value = run_function(calls, version, args)
+        rows = value if definition.setof else [value] if len(definition.table) > 1 else [(value,)]
     else:
         rows = []
     if not rows:
@@ -309,6 +315,9 @@ def run_values(calls: Calls, version, values: list):
     calls.messages.extend(running.messages)
     if definition.setof:
         return running.rows
+    if definition.table:  # (its OUT parameters' values: the one's, or a record's)
+        values = running.outputs()
+        return values if len(values) > 1 else values[0]
     if not running.returned and definition.returns != "void":
         error = error_for("2F005", "control reached end of function without RETURN")
         plpgsql._add_context(error, f"PL/pgSQL function {running.body.name}")

@@ -860,7 +860,9 @@ class FunctionDefinition:
     / v (PostgreSQL's provolatile), ``strict``, and ``options`` the other ones as written
     (SECURITY DEFINER, PARALLEL SAFE, COST 10, SET ...), kept for pg_get_functiondef.
     ``procedure``: a procedure's (CREATE PROCEDURE: prokind p, called by CALL); ``modes`` each
-    argument's IN / OUT / INOUT where one is not IN (empty: all are)."""
+    declared parameter's IN / OUT / INOUT where one is not IN (empty: all are). A procedure's
+    ``args`` are all its parameters (a CALL passes each); a function's its IN and INOUT ones (a
+    call's), its OUT and INOUT ones its result's columns, ``table`` (not ``setof``: one row)."""
 
     name: str
     args: tuple[tuple[str, str, str | None], ...]
@@ -881,7 +883,27 @@ class FunctionDefinition:
         return tuple(t for _, t, _ in self.args)
 
     def mode(self, i: int) -> str:
+        """The mode of the ``i``-th declared parameter."""
         return self.modes[i] if self.modes else "IN"
+
+    @property
+    def out_parameters(self) -> bool:
+        """Is this a function whose result is its OUT / INOUT parameters (not a procedure's)?"""
+        return bool(self.modes) and not self.procedure and any(m != "IN" for m in self.modes)
+
+    def parameters(self) -> tuple[tuple[str, str, str, str | None], ...]:
+        """(mode, name, type, DEFAULT) of each parameter, as declared (a function's OUT ones too)."""
+        if not self.out_parameters:
+            return tuple((self.mode(i), name, type_, default) for i, (name, type_, default) in enumerate(self.args))
+        inputs, outputs, found = iter(self.args), iter(self.table), []
+        for mode in self.modes:
+            if mode == "OUT":
+                found.append((mode, *next(outputs), None))
+                continue
+            found.append((mode, *next(inputs)))
+            if mode == "INOUT":
+                next(outputs)
+        return tuple(found)
 
     def to_json(self) -> dict:
         return {"name": self.name, "args": [list(a) for a in self.args], "returns": self.returns,

@@ -263,3 +263,25 @@ def test_nested_call_and_do_of_a_procedure_that_commits(db):
     assert error(db, "CALL tx6()").sqlstate == "2D000"
     db.execute("ROLLBACK")
     assert rows(db, "SELECT count(*) FROM t") == [(0,)]
+
+
+def test_out_parameters_of_plpgsql_functions(db):
+    """PostgreSQL's plpgsql.out f1 (OUT / INOUT parameters): the result is their values at the
+    end (RETURN; or none), a record of several; RETURN with a value is 42804 there; RETURNS
+    SETOF record returns a row per RETURN NEXT."""
+    e = error(db, "CREATE FUNCTION f1(i int, OUT j int) RETURNS int AS $$ BEGIN RETURN i + 1; END $$ LANGUAGE plpgsql")
+    assert (e.sqlstate, str(e).splitlines()[0]) == (
+        "42804", "RETURN cannot have a parameter in function with OUT parameters")
+    db.execute("CREATE FUNCTION f1(i int, OUT j int) AS $$ BEGIN j := i + 1; RETURN; END $$ LANGUAGE plpgsql")
+    assert rows(db, "SELECT f1(42)") == [(43,)]
+    cur = db.execute("SELECT * FROM f1(42)")
+    assert [d[0] for d in cur.description] == ["j"] and cur.fetchall() == [(43,)]
+    db.execute("CREATE FUNCTION f2(INOUT i int) AS $$ BEGIN i := i + 1; END $$ LANGUAGE plpgsql")
+    assert rows(db, "SELECT f2(42), * FROM f2(1)") == [(43, 2)]
+    db.execute("CREATE FUNCTION f3(i int, OUT j int, OUT k text) AS $$ BEGIN j := i; j := j + 1; k := 'foo'; END $$ "
+               "LANGUAGE plpgsql")
+    assert rows(db, "SELECT f3(42), (f3(1)).k") == [({"j": 43, "k": "foo"}, "foo")]
+    assert rows(db, "SELECT * FROM f3(42)") == [(43, "foo")]
+    db.execute("""CREATE FUNCTION f4(i int, OUT j int, OUT k text) RETURNS SETOF record AS $$
+      BEGIN j := i + 1; k := 'foo'; RETURN NEXT; j := j + 1; k := 'foot'; RETURN NEXT; END $$ LANGUAGE plpgsql""")
+    assert rows(db, "SELECT * FROM f4(42)") == [(43, "foo"), (44, "foot")]

@@ -454,3 +454,42 @@ def test_pseudo_types_in_pg_type_and_as_results(db):
     listed = db._session.describe_functions().to_pylist()
     assert [(r["name"], r["result type"], r["type"]) for r in listed] == [
         ("p", "", "proc"), ("tb", "TABLE(a integer)", "func"), ("tg", "trigger", "trigger"), ("v", "void", "func")]
+
+
+def test_out_and_inout_parameters_make_the_result(db):
+    """OUT / INOUT parameters (xfunc.sgml "SQL Functions with Output Parameters"): the result is
+    a record of them - in FROM their columns, in a select list a row (a struct here: psql shows
+    it as (2,x)); one's is its type; RETURNS SETOF record makes it a set; a call passes only the
+    IN / INOUT ones, which are also its signature (DROP FUNCTION f(int))."""
+    db.execute("CREATE FUNCTION sum_n_product(x int, y int, OUT sum int, OUT product int) LANGUAGE sql "
+               "AS 'SELECT x + y, x * y'")
+    assert rows(db, "SELECT * FROM sum_n_product(11, 42)") == [(53, 462)]
+    cur = db.execute("SELECT sum_n_product(11, 42), (sum_n_product(2, 3)).product")
+    assert cur.fetchall() == [({"sum": 53, "product": 462}, 6)]
+    db.execute("CREATE FUNCTION twice(INOUT a int, OUT s text) LANGUAGE sql AS $$ SELECT a * 2, 'x' $$")
+    db.execute("CREATE FUNCTION one_out(n int, OUT doubled int) LANGUAGE sql AS 'SELECT n * 2'")
+    db.execute("CREATE FUNCTION none_found(n int, OUT a int, OUT b text) LANGUAGE sql AS 'SELECT id, s FROM t "
+               "WHERE id = n'")
+    db.execute("CREATE FUNCTION each_x(OUT id int, OUT x int) RETURNS SETOF record LANGUAGE sql "
+               "AS 'SELECT id, x FROM t ORDER BY id'")
+    assert rows(db, "SELECT * FROM twice(4)") == [(8, "x")]
+    cur = db.execute("SELECT *, one_out(1) FROM one_out(5)")
+    assert [d[0] for d in cur.description] == ["doubled", "one_out"] and cur.fetchall() == [(10, 2)]
+    assert rows(db, "SELECT * FROM none_found(9)") == [(None, None)]  # (one row: a NULL record)
+    assert rows(db, "SELECT * FROM each_x()") == [(1, 10), (2, None)]
+    assert rows(db, "SELECT pg_get_function_arguments(oid), pg_get_function_result(oid) FROM pg_proc "
+                    "WHERE proname = 'twice'") == [("INOUT a integer, OUT s text", "record")]
+    assert rows(db, "SELECT proname, prorettype, proargtypes, proargmodes, proargnames FROM pg_proc "
+                    "WHERE proname IN ('twice', 'one_out') ORDER BY 1") == [
+        ("one_out", 23, [23], ["i", "o"], ["n", "doubled"]), ("twice", 2249, [23], ["b", "o"], ["a", "s"])]
+    for sql, state, message in (
+            ("CREATE FUNCTION bad(a int, OUT b int, OUT c text) RETURNS int LANGUAGE sql AS 'SELECT 1, ''x'''",
+             "42P13", "function result type must be record because of OUT parameters"),
+            ("CREATE FUNCTION bad(a int, OUT b int, OUT c text) LANGUAGE sql AS 'SELECT 1'", "42P13",
+             "return type mismatch in function declared to return record"),
+            ("CREATE FUNCTION bad(a int, OUT b int DEFAULT 1) LANGUAGE sql AS 'SELECT 1'", "42P13",
+             "only input parameters can have default values"),
+            ("SELECT * FROM twice(1, 2)", "42883", "function twice(integer, integer) does not exist")):
+        fails(db, sql, state, message)
+    db.execute("DROP FUNCTION sum_n_product(int, int)")
+    fails(db, "SELECT * FROM sum_n_product(1, 2)", "42883")
