@@ -98,7 +98,7 @@ def result_text(definition: FunctionDefinition) -> str:
     a procedure has none (psql's \\df shows an empty result type)."""
     if definition.procedure:
         return ""
-    if definition.table and not definition.out_parameters:
+    if definition.table and definition.returns == "record" and not definition.out_parameters:
         return f"TABLE({', '.join(f'{c} {t}' for c, t in definition.table)})"
     return f"SETOF {definition.returns}" if definition.setof else definition.returns
 
@@ -230,6 +230,12 @@ def _shape(ctx: Context, stmt: st.CreateFunction, name: str) -> tuple[tuple, str
         raise errors.NotSupportedError(f"function {name}: an argument of a pseudo-type (record, void) is not supported")
     if stmt.procedure:
         return args, "void", ()
+    row = _row_type(ctx, stmt.returns)
+    if row is not None and not stmt.modes:  # (RETURNS [SETOF] t: rows of the table's, the view's columns)
+        if stmt.language == "plpgsql" and not stmt.setof:  # (RETURN r of a row variable: not taken)
+            raise errors.NotSupportedError(f"function {name}: a PL/pgSQL function returning a table's row type is "
+                                           "supported as RETURNS SETOF with RETURN QUERY only")
+        return args, row.name, tuple((c, catalog_views.pg_type_name(t)) for c, t in row.column_types())
     if not stmt.modes:
         returns = _returns(ctx, stmt.returns)
         if returns == "record" and not stmt.table:  # (its calls would need a column definition list)
@@ -244,6 +250,14 @@ def _shape(ctx: Context, stmt: st.CreateFunction, name: str) -> tuple[tuple, str
     if stmt.returns is not None and _returns(ctx, stmt.returns) != returns:
         raise errors.InvalidFunctionDefinition(f"function result type must be {returns} because of OUT parameters")
     return args, returns, table
+
+
+def _row_type(ctx: Context, data_type: exp.DataType | None) -> TableVersion | None:
+    """The table or view whose row type ``data_type`` names (None: it names none)."""
+    from txlake.engine.user_types import type_name_of
+    named = type_name_of(ctx, data_type) if data_type is not None else None
+    version = ctx.txn.table(ctx.catalog, *ctx.locate(named)) if named is not None else None
+    return version if version is not None and (version.is_table or version.is_view or version.is_matview) else None
 
 
 def _returns(ctx: Context, returns: exp.DataType | None) -> str:
@@ -358,14 +372,22 @@ def _rows_of(definition: FunctionDefinition) -> bool:
     return definition.setof or definition.returns == "void" or _record(definition)
 
 
+def _value_type(definition: FunctionDefinition) -> str:
+    """The type a call's value is cast to: the declared result type, a record's "record" (its
+    struct as made)."""
+    return "record" if _record(definition) else definition.returns
+
+
 def _record(definition: FunctionDefinition) -> bool:
-    """Is a call's value a record - a row of the OUT parameters' columns (a struct here)?"""
-    return not definition.setof and len(definition.table) > 1
+    """Is a call's value a record - a row of the OUT parameters' or a table's columns (a struct
+    here)? (One OUT parameter's is its value.)"""
+    return not definition.setof and bool(definition.table) and (len(definition.table) > 1 or
+                                                                not definition.out_parameters)
 
 
 def _returned(definition: FunctionDefinition) -> str:
     """The result type as PostgreSQL's messages name it (a SETOF's element type; RETURNS TABLE's record)."""
-    return "record" if definition.table else definition.returns
+    return definition.returns
 
 
 # --- DROP FUNCTION -------------------------------------------------------------------------
@@ -889,16 +911,17 @@ def _scalar_call(ctx: Context, version: TableVersion, args: list, functions: dic
     elif definition.returns == "void":  # (its query run, its value none: NULL, as a PL/pgSQL one's)
         nothing = exp.cast(exp.null(), "TEXT")
         return exp.Case(ifs=[exp.If(this=exp.Exists(this=value), true=nothing)], default=nothing)
-    result = _cast(value if body.value is None or _record(definition) else exp.Paren(this=value), definition.returns)
+    returned = _value_type(definition)
+    result = _cast(value if body.value is None or _record(definition) else exp.Paren(this=value), returned)
     if not definition.strict or not args:
         return result
     if any(isinstance(a, exp.Null) for a in args):
-        return _cast(exp.null(), definition.returns)
+        return _cast(exp.null(), returned)
     maybe_null = [a for a in args if not isinstance(a, exp.Literal)]
     if not maybe_null:
         return result
     return exp.Case(ifs=[exp.If(this=exp.or_(*(exp.Is(this=a.copy(), expression=exp.null()) for a in maybe_null)),
-                                true=_cast(exp.null(), definition.returns))], default=result)
+                                true=_cast(exp.null(), _value_type(definition)))], default=result)
 
 
 def _refuse_trigger_call(definition: FunctionDefinition) -> None:
@@ -945,10 +968,10 @@ def _evaluated_once(ctx: Context, version: TableVersion, body: _Body, args: list
     refs = [exp.column(f"p{i}", _ONCE) for i in range(len(args))]
     value = _inlined(ctx, _substituted(ctx, version, body, args, seen, refs), functions, None,
                      seen | {version.table_id})
-    result = _cast(exp.Paren(this=value), definition.returns)
+    result = _cast(exp.Paren(this=value), _value_type(definition))
     if definition.strict:
         result = exp.Case(ifs=[exp.If(this=exp.or_(*(exp.Is(this=r.copy(), expression=exp.null()) for r in refs)),
-                                      true=_cast(exp.null(), definition.returns))], default=result)
+                                      true=_cast(exp.null(), _value_type(definition)))], default=result)
     values = exp.Struct(expressions=[exp.PropertyEQ(this=exp.to_identifier(f"p{i}"), expression=a)
                                      for i, a in enumerate(args)])
     each = exp.Anonymous(this="list_transform", expressions=[

@@ -569,6 +569,9 @@ def type_oid(name: str, tables: list[TableVersion]) -> int:
     user = next((t for t in tables if t.is_type and t.name == name), None)
     if user is not None:
         return oid(user.table_id)
+    row = next((t for t in tables if (t.is_table or t.is_view or t.is_matview) and t.name == name), None)
+    if row is not None:  # (its row type: RETURNS [SETOF] t)
+        return oid(row.table_id, "type")
     array = name.endswith("[]")
     if name in PSEUDO:
         return PSEUDO[name][0]

@@ -323,11 +323,18 @@ class Return(Node):
 class Returns:
     """What a function's body returns: ``type`` its result's SQL type (a set-returning one's
     rows', "void" for none); ``setof`` rows; ``columns`` RETURNS TABLE's column names (variables
-    of the body, which a RETURN NEXT without a value returns); ``procedure`` a procedure's body."""
+    of the body, which a RETURN NEXT without a value returns) - or, ``row``, the columns of the
+    table whose row type it returns (no variables); ``procedure`` a procedure's body."""
     type: str
     setof: bool = False
     columns: tuple[str, ...] = ()
     procedure: bool = False
+    row: bool = False
+
+    @property
+    def outputs(self) -> bool:
+        """Are its results the values of variables (OUT parameters', RETURNS TABLE's columns)?"""
+        return bool(self.columns) and not self.row
 
 
 @dataclass(eq=False, slots=True)
@@ -915,7 +922,7 @@ class _Parser:
                 query = self.sql((";",), "statement")
                 self.expect_op(";")
                 return Return(line, "RETURN QUERY", "query", query)
-            if returns.columns:
+            if returns.outputs:
                 if not self.accept_op(";"):
                     self.error(message="RETURN NEXT cannot have a parameter in function with OUT parameters",
                                sqlstate="42804")
@@ -932,7 +939,7 @@ class _Parser:
             self.expect_op(";")
             return Return(line, "RETURN", "", value)
         if self.accept_op(";"):
-            if returns is not None and not returns.setof and returns.type != "void" and not returns.columns:
+            if returns is not None and not returns.setof and returns.type != "void" and not returns.outputs:
                 self.error(self.tokens[self.i - 1], 'missing expression at or near ";"')
             return Return(line, "RETURN")
         if returns is not None and returns.procedure:
@@ -942,7 +949,7 @@ class _Parser:
         if returns.setof:
             self.error(at, "RETURN cannot have a parameter in function returning set\nHINT:  Use RETURN NEXT or "
                            "RETURN QUERY.", "42804")
-        if returns.columns:
+        if returns.outputs:
             self.error(at, "RETURN cannot have a parameter in function with OUT parameters", "42804")
         value = self.sql((";",), "expression")
         self.expect_op(";")

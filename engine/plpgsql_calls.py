@@ -72,7 +72,8 @@ def names(definition: FunctionDefinition) -> tuple[str, ...]:
 def returns(definition: FunctionDefinition) -> plpgsql.Returns:
     if definition.procedure:
         return plpgsql.Returns("void", procedure=True)
-    return plpgsql.Returns(definition.returns, definition.setof, tuple(c for c, _ in definition.table))
+    return plpgsql.Returns(definition.returns, definition.setof, tuple(c for c, _ in definition.table),
+                           row=definition.row_type)
 
 
 def compiled(definition: FunctionDefinition) -> plpgsql.Body:
@@ -80,7 +81,7 @@ def compiled(definition: FunctionDefinition) -> plpgsql.Body:
     from txlake.engine.functions import signature
     arguments = tuple(zip(names(definition), definition.arg_types))
     named = {n for n, _ in arguments}  # (an INOUT parameter is an argument's variable and a result column)
-    variables = arguments + tuple(c for c in definition.table if c[0] not in named)
+    variables = arguments + tuple(c for c in definition.table if c[0] not in named and not definition.row_type)
     return plpgsql.compile_body(definition.body, variables, signature(definition), returns=returns(definition))
 
 

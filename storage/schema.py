@@ -891,6 +891,11 @@ class FunctionDefinition:
         """Is this a function whose result is its OUT / INOUT parameters (not a procedure's)?"""
         return bool(self.modes) and not self.procedure and any(m != "IN" for m in self.modes)
 
+    @property
+    def row_type(self) -> bool:
+        """Does it return a table's (a view's) row type - ``returns`` the table, ``table`` its columns?"""
+        return bool(self.table) and self.returns != "record" and not self.out_parameters
+
     def parameters(self) -> tuple[tuple[str, str, str, str | None], ...]:
         """(mode, name, type, DEFAULT) of each parameter, as declared (a function's OUT ones too)."""
         if not self.out_parameters:

@@ -493,3 +493,31 @@ def test_out_and_inout_parameters_make_the_result(db):
         fails(db, sql, state, message)
     db.execute("DROP FUNCTION sum_n_product(int, int)")
     fails(db, "SELECT * FROM sum_n_product(1, 2)", "42883")
+
+
+def test_a_tables_row_type_as_the_result(db):
+    """RETURNS SETOF t / RETURNS t (a table's or view's row type) were 42704 type "t" does not
+    exist: rows of the table's columns - in FROM its columns, in a select list a record (a
+    struct) whose fields are read; pg_proc.prorettype is the table's pg_type row; a body of
+    another shape is 42P13 (create_function_sql.out's "declared to return" errors)."""
+    db.execute("CREATE FUNCTION all_t() RETURNS SETOF t LANGUAGE sql AS 'SELECT * FROM t ORDER BY id'")
+    db.execute("CREATE FUNCTION one_t(k int) RETURNS t LANGUAGE sql AS 'SELECT * FROM t WHERE id = k'")
+    db.execute("CREATE VIEW names AS SELECT s FROM t")
+    db.execute("CREATE FUNCTION all_names() RETURNS SETOF names LANGUAGE sql AS 'SELECT s FROM t'")
+    db.execute("CREATE FUNCTION pl_t() RETURNS SETOF t LANGUAGE plpgsql AS $$ BEGIN RETURN QUERY SELECT * FROM t "
+               "WHERE id = 2; END $$")
+    cur = db.execute("SELECT * FROM all_t()")
+    assert [d[0] for d in cur.description] == ["id", "x", "s"]
+    assert cur.fetchall() == [(1, 10, "Hello World"), (2, None, "a  B")]
+    assert rows(db, "SELECT s FROM one_t(2)") == [("a  B",)]
+    assert rows(db, "SELECT one_t(1), (one_t(1)).x") == [({"id": 1, "x": 10, "s": "Hello World"}, 10)]
+    assert rows(db, "SELECT * FROM one_t(9)") == [(None, None, None)]
+    assert rows(db, "SELECT count(*) FROM all_names()") == [(2,)]
+    assert rows(db, "SELECT id FROM pl_t()") == [(2,)]
+    assert rows(db, "SELECT p.proname, p.proretset, pg_get_function_result(p.oid), t.typname, t.typrelid = "
+                    "'t'::regclass FROM pg_proc p JOIN pg_type t ON t.oid = p.prorettype WHERE p.proname LIKE '%t'"
+                    " ORDER BY 1") == [("all_t", True, "SETOF t", "t", True), ("one_t", False, "t", "t", True),
+                                       ("pl_t", True, "SETOF t", "t", True)]
+    fails(db, "CREATE FUNCTION bad() RETURNS SETOF t LANGUAGE sql AS 'SELECT 1'", "42P13",
+          "return type mismatch in function declared to return t", "Final statement returns too few columns.")
+    fails(db, "CREATE FUNCTION bad() RETURNS t LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$", "0A000")
