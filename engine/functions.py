@@ -39,7 +39,7 @@ from collections import OrderedDict
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import catalog_views, plpgsql_calls
+from txlake.engine import catalog_views, composite_types, plpgsql_calls
 from txlake.engine.executor import Context, Executor, Result, _literal, column_type, relation_kind
 from txlake.parser import statements as st
 from txlake.parser.dialect import Txlake
@@ -228,14 +228,17 @@ def _shape(ctx: Context, stmt: st.CreateFunction, name: str) -> tuple[tuple, str
     args = tuple(param for param, mode in params if mode != "OUT" or stmt.procedure)
     if any(t in _PSEUDO for _, t, _ in args):
         raise errors.NotSupportedError(f"function {name}: an argument of a pseudo-type (record, void) is not supported")
+    if stmt.language == "plpgsql" and any(composite_types.named(ctx, p.type) for p in stmt.params):
+        raise errors.NotSupportedError(f"function {name}: a PL/pgSQL argument of a composite type is not supported "
+                                       "(its variable would be a row): pass its attributes")
     if stmt.procedure:
         return args, "void", ()
     row = _row_type(ctx, stmt.returns)
-    if row is not None and not stmt.modes:  # (RETURNS [SETOF] t: rows of the table's, the view's columns)
+    if row is not None and not stmt.modes:  # (RETURNS [SETOF] t: rows of the table's, the view's, the type's columns)
         if stmt.language == "plpgsql" and not stmt.setof:  # (RETURN r of a row variable: not taken)
-            raise errors.NotSupportedError(f"function {name}: a PL/pgSQL function returning a table's row type is "
+            raise errors.NotSupportedError(f"function {name}: a PL/pgSQL function returning a row type is "
                                            "supported as RETURNS SETOF with RETURN QUERY only")
-        return args, row.name, tuple((c, catalog_views.pg_type_name(t)) for c, t in row.column_types())
+        return args, *row
     if not stmt.modes:
         returns = _returns(ctx, stmt.returns)
         if returns == "record" and not stmt.table:  # (its calls would need a column definition list)
@@ -252,12 +255,20 @@ def _shape(ctx: Context, stmt: st.CreateFunction, name: str) -> tuple[tuple, str
     return args, returns, table
 
 
-def _row_type(ctx: Context, data_type: exp.DataType | None) -> TableVersion | None:
-    """The table or view whose row type ``data_type`` names (None: it names none)."""
+def _row_type(ctx: Context, data_type: exp.DataType | None) -> tuple[str, tuple] | None:
+    """(name, its (column, type)s) of the row type ``data_type`` names - a table's, a view's, a
+    composite type's - or None (it names none)."""
     from txlake.engine.user_types import type_name_of
     named = type_name_of(ctx, data_type) if data_type is not None else None
     version = ctx.txn.table(ctx.catalog, *ctx.locate(named)) if named is not None else None
-    return version if version is not None and (version.is_table or version.is_view or version.is_matview) else None
+    if version is None:
+        return None
+    if version.is_type:
+        definition = version.schema.user_type
+        return (version.name, composite_types.columns(definition)) if definition.composite else None
+    if version.is_table or version.is_view or version.is_matview:
+        return version.name, tuple((c, catalog_views.pg_type_name(t)) for c, t in version.column_types())
+    return None
 
 
 def _returns(ctx: Context, returns: exp.DataType | None) -> str:

@@ -189,6 +189,15 @@ def _relations(tables: list[TableVersion]) -> list[TableVersion]:
     return [t for t in tables if not t.is_type and not t.is_function]
 
 
+def _composites(tables: list[TableVersion]) -> list[TableVersion]:
+    """The composite types: each has a pg_class row (relkind c, its OID ``oid(id, _COMPOSITE)``)
+    that its pg_type row's typrelid names and its attributes' pg_attribute rows name."""
+    return [t for t in tables if t.is_type and t.schema.user_type.composite]
+
+
+_COMPOSITE = "class"
+
+
 def indexes_of(t: TableVersion) -> list[tuple[str, tuple[str, ...], bool, bool, bool]]:
     """(name, columns, unique, primary, immediate) of each index of table ``t``: its primary
     key's, its UNIQUE constraints' and unique indexes', its other indexes."""
@@ -238,6 +247,8 @@ def _pg_class(tables: list[TableVersion]) -> pa.Table:
         methods = {i.name: i.method for i in t.schema.indexes} if t.is_table else {}
         rows += [(oid(t.table_id, name), name, t.db, "i", persistence, -1, False, len(columns), 0, 0, True,
                   methods.get(name, "btree"), False) for name, columns, *_ in indexes]
+    rows += [(oid(t.table_id, _COMPOSITE), t.name, t.db, "c", "p", -1, False, len(t.schema.user_type.attributes),
+              oid(t.table_id), 0, True, None, False) for t in _composites(tables)]
     n = len(rows)
     return pa.table({
         "oid": _oid(r[0] for r in rows),
@@ -290,6 +301,10 @@ def _pg_attribute(tables: list[TableVersion]) -> pa.Table:
                   _type_of(by_name[column], user_types))
                  for name, index_columns, *_ in indexes_of(t) for i, column in enumerate(index_columns, 1)
                  if column in by_name]  # (an expression's attribute: not listed)
+    for t in _composites(tables):
+        attributes = [Column(i, name, parse_type_name(type_)) for i, (name, type_) in
+                      enumerate(t.schema.user_type.attributes, 1)]
+        rows += [(oid(t.table_id, _COMPOSITE), c, c.field_id, _type_of(c, user_types)) for c in attributes]
     n = len(rows)
     return pa.table({
         "attrelid": _oid(r[0] for r in rows),
@@ -327,6 +342,9 @@ def _pg_type(tables: list[TableVersion]) -> pa.Table:
             length, category = (-1, "A") if base.kind == "ARRAY" else BUILTIN[_type_name(base)][1:3]
             rows.append((oid(t.table_id), t.name, schema, "d", length, category, 0, 0, 0, base_oid, typmod,
                          domain.not_null))
+        elif t.is_type and t.schema.user_type.composite:
+            rows.append((oid(t.table_id), t.name, schema, "c", -1, "C", oid(t.table_id, _COMPOSITE), 0, 0, 0, -1,
+                         False))
         elif t.is_type:
             rows.append((oid(t.table_id), t.name, schema, "e", 4, "E", 0, 0, 0, 0, -1, False))
         elif not t.is_sequence:  # (a table's or view's row type)

@@ -301,7 +301,8 @@ _WHY_NONE = {"FUNCTION": "CREATE OR REPLACE FUNCTION changes a function's body a
                           "gen_random_uuid() are built in)", "POLICY": "txlake has no row level security",
              "ROLE": "txlake has no roles", "USER": "txlake has no roles", "GROUP": "txlake has no roles",
              "DATABASE": "a warehouse is txlake's database", "TABLESPACE": "txlake has no tablespaces",
-             "TYPE": "txlake's user-defined types are enums (CREATE TYPE ... AS ENUM) and domains"}
+             "TYPE": "txlake's user-defined types are enums (CREATE TYPE ... AS ENUM), composite types (CREATE TYPE "
+                     "... AS (...)) and domains"}
 
 
 def _unsupported(first: str, rest: str) -> str:
@@ -1268,14 +1269,16 @@ def _type_command(tree: TypeCommand) -> st.Statement:
         else:
             checks.append(_constraint_spec(made, constraint.this))
     target = tree.args.get("target")
+    attributes = tuple((identifier(a.this), a.args["kind"]) for a in tree.args.get("attributes") or ())
     if tree.args["kind"] == "CREATE":
         return st.CreateType(name=names[0], labels=labels, base=tree.args.get("base"),
-                             default=tree.args.get("default"), not_null=not_null, checks=tuple(checks))
+                             default=tree.args.get("default"), not_null=not_null, checks=tuple(checks),
+                             attributes=attributes, composite=tree.args.get("attributes") is not None)
     action = tree.args["action"]
     if action == "ADD" and not checks:
         action = "SET NOT NULL" if not_null else "DROP NOT NULL"
     validate = not any(c.expressions[0].args.get("enforced") is False for c in tree.args.get("constraints") or ())
-    return st.AlterType(name=names[0], domain=domain, action=action, labels=labels,
+    return st.AlterType(name=names[0], domain=domain, action=action, labels=labels, attributes=attributes,
                         target=(target.this if isinstance(target, exp.Literal) else identifier(target))
                         if target is not None else None,
                         after=bool(tree.args.get("after")), exists=bool(tree.args.get("exists")),

@@ -613,7 +613,8 @@ class CheckConstraint:
 
 @dataclass(frozen=True)
 class TypeDefinition:
-    """A user-defined type: an enum (``labels``, in their order) or a domain (``base``, the
+    """A user-defined type: an enum (``labels``, in their order), a composite type (``composite``:
+    its ``attributes``, (name, ColumnType as ``display()`` spells it)) or a domain (``base``, the
     ColumnType it constrains, as ``display()`` spells it, with its DEFAULT's SQL text, NOT NULL
     and CHECKs - their expressions read the value as the column ``VALUE``)."""
 
@@ -622,12 +623,20 @@ class TypeDefinition:
     default: str | None = None
     not_null: bool = False
     checks: tuple[CheckConstraint, ...] = ()
+    attributes: tuple[tuple[str, str], ...] = ()
+    composite: bool = False
 
     @property
     def is_domain(self) -> bool:
         return self.base is not None
 
+    @property
+    def is_enum(self) -> bool:
+        return self.base is None and not self.composite
+
     def to_json(self) -> dict:
+        if self.composite:
+            return {"composite": [list(a) for a in self.attributes]}
         if self.base is None:
             return {"enum": list(self.labels)}
         return {"base": self.base, "default": self.default, "not_null": self.not_null,
@@ -637,6 +646,8 @@ class TypeDefinition:
     def from_json(d: dict) -> "TypeDefinition":
         if "enum" in d:
             return TypeDefinition(tuple(d["enum"]))
+        if "composite" in d:
+            return TypeDefinition(attributes=tuple(tuple(a) for a in d["composite"]), composite=True)
         return TypeDefinition((), d["base"], d["default"], d["not_null"],
                               tuple(CheckConstraint.from_json(c) for c in d["checks"]))
 
