@@ -82,8 +82,8 @@ def answer(ex, ctx, node: exp.Expression, lookups: "Lookups", visit) -> exp.Expr
     if name == "pg_get_expr":  # (pg_attrdef.adbin is the text already)
         return _pretty_or_not(args[2:], _looked_up(lookups.expressions, "pretty", key=args[0], relation=args[1]),
                               args[0])
-    if name == "pg_get_functiondef":  # (psql's \\sf: engine/functions.py definition_text)
-        return _looked_up(lookups.functiondefs, "definition", key=args[0])
+    if name in _FUNCTION_TEXTS:  # (psql's \\sf, \\df: engine/functions.py definition_text, ...)
+        return _looked_up(lookups.functiondefs, _FUNCTION_TEXTS[name], key=args[0])
     if name == "pg_table_is_visible":
         return _looked_up(lookups.relations, "visible", key=args[0])
     if name == "pg_type_is_visible":
@@ -109,10 +109,15 @@ def _pretty_or_not(pretty: list[exp.Expression], shown: exp.Expression, plain: e
     return exp.If(this=pretty[0], true=shown, false=plain)
 
 
+#: the texts of a function answered from ``Lookups.functiondefs``: its column
+_FUNCTION_TEXTS = {"pg_get_functiondef": "definition", "pg_get_function_arguments": "arguments",
+                   "pg_get_function_identity_arguments": "identity", "pg_get_function_result": "result"}
 #: how many arguments each takes (PostgreSQL's 42883 for others)
 _ARITIES = {"format_type": (2,), "pg_get_indexdef": (1, 3), "pg_get_constraintdef": (1, 2), "pg_get_triggerdef": (1, 2),
             "pg_get_functiondef": (1,), "pg_get_expr": (2, 3), "pg_table_is_visible": (1,), "pg_type_is_visible": (1,),
-            "pg_function_is_visible": (1,), "pg_get_viewdef": (1, 2), "pg_get_userbyid": (1,), "col_description": (2,)}
+            "pg_function_is_visible": (1,), "pg_get_viewdef": (1, 2), "pg_get_userbyid": (1,), "col_description": (2,),
+            "pg_get_function_arguments": (1,), "pg_get_function_identity_arguments": (1,),
+            "pg_get_function_result": (1,)}
 
 
 def _arity(name: str, args: list) -> None:
@@ -191,6 +196,57 @@ def _regrole(ex, ctx, node: exp.Cast, lookups: "Lookups", visit) -> exp.Expressi
                                                 true=exp.Literal.string("-"), false=exp.cast(value.copy(), "VARCHAR"))))
 
 
+def _regproc(ex, ctx, node: exp.Cast, lookups: "Lookups", visit) -> exp.Expression:
+    """``x::regproc`` / ``x::regprocedure``: a function's OID where one is meant, else its name
+    (regproc: ``f``; regprocedure: ``f(integer)``), qualified where the search path does not find
+    it; ``x`` a name - regprocedure's with its argument types - (42883 for none, 42725 for
+    regproc's name of several) or an OID."""
+    parameter, value = _given(ctx, node.this)
+    shown = "signature" if pg_catalog.type_is(node.to, "regprocedure") else "name"
+    if isinstance(value, exp.Literal) and value.is_string:
+        found = exp.Literal.number(_function_oid(ex, ctx, value.this, shown == "signature"))
+        return _kept(parameter, found if pg_catalog.as_oid(node) else _looked_up(lookups.routines, shown, key=found))
+    return _oid_or_shown(node, parameter, value.transform(visit, copy=False), lookups.routines, shown)
+
+
+def _function_oid(ex, ctx, text: str, with_arguments: bool) -> int:
+    """The OID of the user-defined function ``text`` names (regprocin's, regprocedurein's)."""
+    from txlake.engine import functions
+    from txlake.parser.parse import parse
+    from txlake.parser import statements as st
+    if with_arguments and "(" not in text:  # (regproc.c's parseNameAndArgTypes)
+        raise errors.ProgrammingError("expected a left parenthesis", sqlstate="22P02")
+    if with_arguments and not text.rstrip().endswith(")"):
+        raise errors.ProgrammingError("expected a right parenthesis", sqlstate="22P02")
+    try:
+        if not with_arguments:
+            name, types = parse_table_name(text.strip()), None
+        else:  # (``f(int, text)``: read as DROP FUNCTION's)
+            statements = parse(f"DROP FUNCTION {text}")
+            if len(statements) != 1 or not isinstance(statements[0], st.DropFunction) or \
+                    len(statements[0].functions) != 1:
+                raise errors.SyntaxError(text)
+            name, types = statements[0].functions[0]
+    except errors.Error:
+        raise errors.ProgrammingError("invalid name syntax", sqlstate="42602") from None
+    name = st.TableName(name.db, name.name.lower() if name.name == name.name.strip() else name.name)
+    found = functions._named(ctx, name)
+    if types is not None:
+        wanted = tuple(functions._declared(ctx, t) for t in types)
+        found = [v for v in found if v.schema.function.arg_types == wanted]
+        shown = f"{catalog_views.relation_name(name.db, name.name)}({', '.join(wanted)})"
+    if not found:
+        if ex._sql(exp.select("1").from_("duckdb_functions()").where(  # (a built-in: pg_proc does not list it)
+                exp.column("function_name").eq(exp.Literal.string(name.name))).limit(1)).num_rows:
+            raise errors.NotSupportedError(f'{"regprocedure" if with_arguments else "regproc"} of built-in function '
+                                           f'"{name.name}" is not supported: pg_proc lists user-defined functions only')
+        raise errors.UndefinedFunction(f"function {shown} does not exist" if types is not None
+                                       else f'function "{text}" does not exist')
+    if len(found) > 1:
+        raise errors.AmbiguousFunction(f'more than one function named "{text}"')
+    return pg_catalog.oid(found[0].table_id)
+
+
 def _identifier(text: str) -> str:
     """A name as regnamespace / regrole input reads it: quoted as written, else lower-cased."""
     text = text.strip()
@@ -200,7 +256,8 @@ def _identifier(text: str) -> str:
 
 
 #: the reg* casts answered here, by the type cast to
-_REG_CASTS = {"regclass": _regclass, "regtype": _regtype, "regnamespace": _regnamespace, "regrole": _regrole}
+_REG_CASTS = {"regclass": _regclass, "regtype": _regtype, "regnamespace": _regnamespace, "regrole": _regrole,
+              "regproc": _regproc, "regprocedure": _regproc}
 
 
 def _given(ctx, value: exp.Expression) -> tuple[exp.Placeholder | None, exp.Expression]:
@@ -396,17 +453,31 @@ class Lookups:
         return self.register(_type_rows(self.tables, self.visible))
 
     @cached_property
-    def functions(self) -> str:
-        """Each function's visibility (pg_function_is_visible): no schema before its own on the
-        search path has a function of its name."""
+    def function_visibility(self) -> list[tuple[TableVersion, bool]]:
+        """Each function with its visibility (pg_function_is_visible): no schema before its own
+        on the search path has a function of its name."""
         order = {db: i for i, db in enumerate(self.ctx.search_path or (self.ctx.db,))}
         found = [t for t in self.tables if t.is_function]
         first: dict[str, int] = {}
         for t in found:
             if t.db in order:
                 first[t.name] = min(first.get(t.name, order[t.db]), order[t.db])
-        rows = [(pg_catalog.oid(t.table_id), t.db in order and order[t.db] == first[t.name]) for t in found]
+        return [(t, t.db in order and order[t.db] == first[t.name]) for t in found]
+
+    @cached_property
+    def functions(self) -> str:
+        rows = [(pg_catalog.oid(t.table_id), visible) for t, visible in self.function_visibility]
         return self.register(_relation(rows, key=pa.int64(), visible=pa.bool_()))
+
+    @cached_property
+    def routines(self) -> str:
+        """Each function's and procedure's name as regproc shows it, and with its argument types
+        as regprocedure does: qualified where the search path does not find it."""
+        rows = []
+        for t, visible in self.function_visibility:
+            name = _qualified(t.db, t.schema.function.name, visible)
+            rows.append((pg_catalog.oid(t.table_id), name, f"{name}({','.join(t.schema.function.arg_types)})"))
+        return self.register(_relation(rows, key=pa.int64(), name=pa.string(), signature=pa.string()))
 
     @cached_property
     def viewdefs(self) -> str:
@@ -437,10 +508,17 @@ class Lookups:
 
     @cached_property
     def functiondefs(self) -> str:
-        """Each function's and procedure's CREATE OR REPLACE, as pg_get_functiondef writes it."""
-        from txlake.engine.functions import definition_text
-        rows = [(pg_catalog.oid(t.table_id), definition_text(t)) for t in self.tables if t.is_function]
-        return self.register(_relation(rows, key=pa.int64(), definition=pa.string()))
+        """Each function's and procedure's CREATE OR REPLACE, its arguments (with defaults, and
+        as they identify it) and result, as pg_get_functiondef, pg_get_function_arguments,
+        pg_get_function_identity_arguments and pg_get_function_result write them (a
+        procedure's result: NULL)."""
+        from txlake.engine.functions import arguments_text, definition_text, result_text
+        rows = [(pg_catalog.oid(t.table_id), definition_text(t), arguments_text(t.schema.function),
+                 arguments_text(t.schema.function, identity=True),
+                 None if t.schema.function.procedure else result_text(t.schema.function))
+                for t in self.tables if t.is_function]
+        return self.register(_relation(rows, key=pa.int64(), definition=pa.string(), arguments=pa.string(),
+                                       identity=pa.string(), result=pa.string()))
 
     @cached_property
     def constraintdefs(self) -> str:

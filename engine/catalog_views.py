@@ -560,8 +560,7 @@ def _routines(tables: list[TableVersion]) -> pa.Table:
         "specific_name": _text(f"{d.name}_{oid(t.table_id)}" for t, d in zip(found, defined)),
         "routine_catalog": _text([CATALOG] * n), "routine_schema": _text(schema_name(t.db) for t in found),
         "routine_name": _text(d.name for d in defined), "routine_type": _text(["FUNCTION"] * n),
-        "data_type": _text("record" if d.table else "USER-DEFINED" if d.returns in user_types else d.returns
-                           for d in defined),
+        "data_type": _text("USER-DEFINED" if d.returns in user_types else d.returns for d in defined),
         "routine_body": _text(["SQL"] * n), "routine_definition": _text(d.body for d in defined),
         "external_language": _text(d.language.upper() for d in defined),
         "is_deterministic": _text("YES" if d.volatility == "i" else "NO" for d in defined),

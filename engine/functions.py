@@ -39,7 +39,7 @@ from collections import OrderedDict
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import catalog_views, plpgsql_calls
+from txlake.engine import catalog_views, composite_types, plpgsql_calls
 from txlake.engine.executor import Context, Executor, Result, _literal, column_type, relation_kind
 from txlake.parser import statements as st
 from txlake.parser.dialect import Txlake
@@ -83,16 +83,22 @@ def _unmodified(data_type: exp.DataType) -> exp.DataType:
 _CHARACTER = (exp.DataType.Type.CHAR, exp.DataType.Type.NCHAR)
 
 
-def arguments_text(definition: FunctionDefinition) -> str:
-    """The arguments as pg_get_function_arguments shows them: ``a integer, b integer DEFAULT 1``."""
-    return ", ".join(" ".join(x for x in (definition.mode(i) if definition.mode(i) != "IN" else "", name, type_,
-                                          f"DEFAULT {default}" if default is not None else "") if x)
-                     for i, (name, type_, default) in enumerate(definition.args))
+def arguments_text(definition: FunctionDefinition, identity: bool = False) -> str:
+    """The arguments as pg_get_function_arguments shows them: ``a integer, b integer DEFAULT 1``;
+    ``identity``: as pg_get_function_identity_arguments, those that identify it (no DEFAULT, no
+    function's OUT one)."""
+    return ", ".join(" ".join(x for x in (mode if mode != "IN" else "", name, type_,
+                                          f"DEFAULT {default}" if default is not None and not identity else "") if x)
+                     for mode, name, type_, default in definition.parameters()
+                     if not (identity and mode == "OUT" and not definition.procedure))
 
 
 def result_text(definition: FunctionDefinition) -> str:
-    """The result as pg_get_function_result shows it: ``integer``, ``SETOF integer``, ``TABLE(a integer)``."""
-    if definition.table:
+    """The result as pg_get_function_result shows it: ``integer``, ``SETOF integer``, ``TABLE(a integer)``;
+    a procedure has none (psql's \\df shows an empty result type)."""
+    if definition.procedure:
+        return ""
+    if definition.table and definition.returns == "record" and not definition.out_parameters:
         return f"TABLE({', '.join(f'{c} {t}' for c, t in definition.table)})"
     return f"SETOF {definition.returns}" if definition.setof else definition.returns
 
@@ -177,11 +183,10 @@ def create_function(ex: Executor, ctx: Context, stmt: st.CreateFunction, params)
     tag = "CREATE PROCEDURE" if stmt.procedure else "CREATE FUNCTION"
     read_write(ctx, tag)
     db, name = new_entry_name(ctx, stmt.name, "functions in the temporary schema")
-    definition = FunctionDefinition(
-        name, tuple((p.name, _declared(ctx, p.type), _default_text(p)) for p in stmt.params),
-        "void" if stmt.procedure else _returns(ctx, stmt.returns), stmt.language, stmt.body,
-        stmt.standard, _VOLATILITY[stmt.volatility], stmt.strict, stmt.setof,
-        tuple((c, _declared(ctx, t)) for c, t in stmt.table), stmt.options, stmt.procedure, stmt.modes)
+    args, returns, table = _shape(ctx, stmt, name)
+    definition = FunctionDefinition(name, args, returns, stmt.language, stmt.body, stmt.standard,
+                                    _VOLATILITY[stmt.volatility], stmt.strict, stmt.setof, table, stmt.options,
+                                    stmt.procedure, stmt.modes)
     if not stmt.procedure:
         _check_called_by_name(definition)
     key = entry_name(name, definition.arg_types)
@@ -211,6 +216,59 @@ def create_function(ex: Executor, ctx: Context, stmt: st.CreateFunction, params)
         schema = dataclasses.replace(old.schema, schema_id=old.schema.schema_id + 1, function=definition)
         ex._write(ctx, old, dataclasses.replace(old, schema=schema, caches={}), check_ssi=False)
     return Result(status=tag)
+
+
+def _shape(ctx: Context, stmt: st.CreateFunction, name: str) -> tuple[tuple, str, tuple]:
+    """(the arguments, the result type, the result's columns) of the function ``stmt`` creates:
+    a function's OUT / INOUT parameters are its result's columns, the result a record of them -
+    of the one's type, where there is one (PostgreSQL's build_function_result_tupdesc: an
+    unnamed one's column is ``columnN``); a RETURNS clause must say so (42P13)."""
+    params = [((p.name, _declared(ctx, p.type), _default_text(p)), stmt.modes[i] if stmt.modes else "IN")
+              for i, p in enumerate(stmt.params)]
+    args = tuple(param for param, mode in params if mode != "OUT" or stmt.procedure)
+    if any(t in _PSEUDO for _, t, _ in args):
+        raise errors.NotSupportedError(f"function {name}: an argument of a pseudo-type (record, void) is not supported")
+    if stmt.language == "plpgsql" and any(composite_types.named(ctx, p.type) for p in stmt.params):
+        raise errors.NotSupportedError(f"function {name}: a PL/pgSQL argument of a composite type is not supported "
+                                       "(its variable would be a row): pass its attributes")
+    if stmt.procedure:
+        return args, "void", ()
+    row = _row_type(ctx, stmt.returns)
+    if row is not None and not stmt.modes:  # (RETURNS [SETOF] t: rows of the table's, the view's, the type's columns)
+        if stmt.language == "plpgsql" and not stmt.setof:  # (RETURN r of a row variable: not taken)
+            raise errors.NotSupportedError(f"function {name}: a PL/pgSQL function returning a row type is "
+                                           "supported as RETURNS SETOF with RETURN QUERY only")
+        return args, *row
+    if not stmt.modes:
+        returns = _returns(ctx, stmt.returns)
+        if returns == "record" and not stmt.table:  # (its calls would need a column definition list)
+            raise errors.NotSupportedError(f"function {name}: RETURNS [SETOF] record without OUT parameters is not "
+                                           "supported: declare OUT parameters or RETURNS TABLE (...)")
+        return args, returns, tuple((c, _declared(ctx, t)) for c, t in stmt.table)
+    outputs = [(n, t) for (n, t, _), mode in params if mode != "IN"]
+    if len(outputs) == 1:
+        table, returns = ((outputs[0][0] or name, outputs[0][1]),), outputs[0][1]
+    else:
+        table, returns = tuple((n or f"column{i}", t) for i, (n, t) in enumerate(outputs, 1)), "record"
+    if stmt.returns is not None and _returns(ctx, stmt.returns) != returns:
+        raise errors.InvalidFunctionDefinition(f"function result type must be {returns} because of OUT parameters")
+    return args, returns, table
+
+
+def _row_type(ctx: Context, data_type: exp.DataType | None) -> tuple[str, tuple] | None:
+    """(name, its (column, type)s) of the row type ``data_type`` names - a table's, a view's, a
+    composite type's - or None (it names none)."""
+    from txlake.engine.user_types import type_name_of
+    named = type_name_of(ctx, data_type) if data_type is not None else None
+    version = ctx.txn.table(ctx.catalog, *ctx.locate(named)) if named is not None else None
+    if version is None:
+        return None
+    if version.is_type:
+        definition = version.schema.user_type
+        return (version.name, composite_types.columns(definition)) if definition.composite else None
+    if version.is_table or version.is_view or version.is_matview:
+        return version.name, tuple((c, catalog_views.pg_type_name(t)) for c, t in version.column_types())
+    return None
 
 
 def _returns(ctx: Context, returns: exp.DataType | None) -> str:
@@ -249,13 +307,14 @@ def _check_called_by_name(definition: FunctionDefinition) -> None:
 
 
 _PLAIN_NAME = re.compile(r"[a-z_][a-z0-9_$]*")
+_PSEUDO = ("void", "record")
 
 
 def _declared(ctx: Context, data_type: exp.DataType) -> str:
     """A declared type's name; 42704 for an unknown one (a user-defined type must exist)."""
     from txlake.engine.user_types import type_name_of
-    if data_type.this == exp.DataType.Type.USERDEFINED and str(data_type.args.get("kind")).lower() == "void":
-        return "void"  # (RETURNS void: the pseudo-type of a function returning nothing)
+    if data_type.this == exp.DataType.Type.USERDEFINED and str(data_type.args.get("kind")).lower() in _PSEUDO:
+        return str(data_type.args.get("kind")).lower()  # (RETURNS void, RETURNS [SETOF] record: pseudo-types)
     named = type_name_of(ctx, data_type)
     if named is not None:
         version = ctx.txn.table(ctx.catalog, *ctx.locate(named))
@@ -295,13 +354,15 @@ def _check_body(ex: Executor, ctx: Context, db: str, definition: FunctionDefinit
                                       if v.schema.function.arg_types != definition.arg_types] + [version]
     nulls = [_cast(exp.null(), t) for t in definition.arg_types]
     ctx = dataclasses.replace(ctx, routines=plpgsql_calls.Calls(None, checking=True))  # (PL/pgSQL calls: not run)
-    if not definition.setof and body.columns != 1:
+    if not _rows_of(definition) and body.columns != 1:
         raise errors.InvalidFunctionDefinition(
             f"return type mismatch in function declared to return {definition.returns}\n"
             "DETAIL:  Final statement must return exactly one column.")
     made = _inlined(ctx, _substituted(ctx, version, body, nulls, frozenset()), functions, None,
                     frozenset({version.table_id}))
-    _, types = _result_columns(ex, ctx, made if definition.setof else exp.select(made))
+    _, types = _result_columns(ex, ctx, made if _rows_of(definition) else exp.select(made))
+    if definition.returns == "void":  # (whatever its last query gives is discarded)
+        return
     wanted = len(definition.table) or 1
     if len(types) != wanted:
         raise errors.InvalidFunctionDefinition(
@@ -316,9 +377,28 @@ def _check_body(ex: Executor, ctx: Context, db: str, definition: FunctionDefinit
             f"DETAIL:  Actual return type is {actual}.")
 
 
+def _rows_of(definition: FunctionDefinition) -> bool:
+    """Is the body's query (not its first row's value) what a call uses: a set-returning
+    function's rows, or a void one's - run for its errors, its value discarded."""
+    return definition.setof or definition.returns == "void" or _record(definition)
+
+
+def _value_type(definition: FunctionDefinition) -> str:
+    """The type a call's value is cast to: the declared result type, a record's "record" (its
+    struct as made)."""
+    return "record" if _record(definition) else definition.returns
+
+
+def _record(definition: FunctionDefinition) -> bool:
+    """Is a call's value a record - a row of the OUT parameters' or a table's columns (a struct
+    here)? (One OUT parameter's is its value.)"""
+    return not definition.setof and bool(definition.table) and (len(definition.table) > 1 or
+                                                                not definition.out_parameters)
+
+
 def _returned(definition: FunctionDefinition) -> str:
     """The result type as PostgreSQL's messages name it (a SETOF's element type; RETURNS TABLE's record)."""
-    return "record" if definition.table else definition.returns
+    return definition.returns
 
 
 # --- DROP FUNCTION -------------------------------------------------------------------------
@@ -778,7 +858,12 @@ def _cast_tree(text: str) -> exp.Expression:
 
 def _cast(value: exp.Expression, text: str) -> exp.Expression:
     """``value`` cast to the declared type ``text``, as a statement's cast is read (a cast
-    to text is PostgreSQL's output of the value, ...: parser/semantics.py)."""
+    to text is PostgreSQL's output of the value, ...: parser/semantics.py); to void - no value,
+    the result of a function returning nothing - a NULL (of text: DuckDB has no void)."""
+    if text == "void":
+        return exp.cast(exp.null(), "TEXT")
+    if text == "record":  # (a row: a struct of its columns, as made)
+        return value.copy()
     return _cast_tree(text).copy().transform(
         lambda n: value.copy() if isinstance(n, exp.Column) and n.name == _OPERAND else n)
 
@@ -831,16 +916,23 @@ def _scalar_call(ctx: Context, version: TableVersion, args: list, functions: dic
         return _evaluated_once(ctx, version, body, typed, functions, seen)
     value = _substituted(ctx, version, body, typed, seen)
     value = _inlined(ctx, value, functions, None, seen | {version.table_id})
-    result = _cast(value if body.value is None else exp.Paren(this=value), definition.returns)
+    if _record(definition):  # (its query's first row, as a struct of its OUT parameters' names)
+        value = exp.Subquery(this=_typed_rows(definition, value, [exp.to_identifier(c) for c, _ in definition.table],
+                                              struct=True).limit(1))
+    elif definition.returns == "void":  # (its query run, its value none: NULL, as a PL/pgSQL one's)
+        nothing = exp.cast(exp.null(), "TEXT")
+        return exp.Case(ifs=[exp.If(this=exp.Exists(this=value), true=nothing)], default=nothing)
+    returned = _value_type(definition)
+    result = _cast(value if body.value is None or _record(definition) else exp.Paren(this=value), returned)
     if not definition.strict or not args:
         return result
     if any(isinstance(a, exp.Null) for a in args):
-        return _cast(exp.null(), definition.returns)
+        return _cast(exp.null(), returned)
     maybe_null = [a for a in args if not isinstance(a, exp.Literal)]
     if not maybe_null:
         return result
     return exp.Case(ifs=[exp.If(this=exp.or_(*(exp.Is(this=a.copy(), expression=exp.null()) for a in maybe_null)),
-                                true=_cast(exp.null(), definition.returns))], default=result)
+                                true=_cast(exp.null(), _value_type(definition)))], default=result)
 
 
 def _refuse_trigger_call(definition: FunctionDefinition) -> None:
@@ -887,10 +979,10 @@ def _evaluated_once(ctx: Context, version: TableVersion, body: _Body, args: list
     refs = [exp.column(f"p{i}", _ONCE) for i in range(len(args))]
     value = _inlined(ctx, _substituted(ctx, version, body, args, seen, refs), functions, None,
                      seen | {version.table_id})
-    result = _cast(exp.Paren(this=value), definition.returns)
+    result = _cast(exp.Paren(this=value), _value_type(definition))
     if definition.strict:
         result = exp.Case(ifs=[exp.If(this=exp.or_(*(exp.Is(this=r.copy(), expression=exp.null()) for r in refs)),
-                                      true=_cast(exp.null(), definition.returns))], default=result)
+                                      true=_cast(exp.null(), _value_type(definition)))], default=result)
     values = exp.Struct(expressions=[exp.PropertyEQ(this=exp.to_identifier(f"p{i}"), expression=a)
                                      for i, a in enumerate(args)])
     each = exp.Anonymous(this="list_transform", expressions=[
@@ -912,9 +1004,9 @@ def _substituted(ctx: Context, version: TableVersion, body: _Body, args: list, s
         raise errors.NotSupportedError(f"function {definition.name} calls itself: recursive SQL functions are not "
                                        "supported")
     names = {p.lower(): i for i, (p, _, _) in enumerate(definition.args) if p}
-    template = body.value if body.value is not None and not definition.setof else body.query
+    template = body.value if body.value is not None and not _rows_of(definition) else body.query
     scoped = refs is None and bool(args) and (
-        any(a.find(exp.Column) for a in args) if definition.setof else  # (a caller's column to keep the caller's)
+        any(a.find(exp.Column) for a in args) if _rows_of(definition) else  # (a caller's column to keep the caller's)
         body.value is None or any(isinstance(n, (exp.Query, exp.Table)) for n in body.value.walk()))
     if scoped and any(isinstance(n, (exp.AggFunc, exp.Window))  # (the caller's: its query would not compute them)
                       for a in args for n in a.walk(prune=lambda n: isinstance(n, exp.Query))):
@@ -940,7 +1032,7 @@ def _substituted(ctx: Context, version: TableVersion, body: _Body, args: list, s
         return n
 
     value = template.copy().transform(visit)
-    if body.value is None and not definition.setof:
+    if body.value is None and not _rows_of(definition):
         if isinstance(value, exp.Select) and not value.args.get("limit"):
             value = exp.Subquery(this=value.limit(1, copy=False))
         else:
@@ -952,7 +1044,7 @@ def _substituted(ctx: Context, version: TableVersion, body: _Body, args: list, s
     # an outer reference, which DuckDB keeps)
     values = exp.Subquery(this=exp.select(*(exp.alias_(a, f"p{i}") for i, a in enumerate(args))),
                           alias=exp.TableAlias(this=exp.to_identifier(alias)))
-    if definition.setof:  # (the query's rows, beside the arguments' one row: its columns only)
+    if _rows_of(definition):  # (the query's rows, beside the arguments' one row: its columns only)
         body_rows = exp.Lateral(this=exp.Subquery(this=value),
                                 alias=exp.TableAlias(this=exp.to_identifier("__txl_body")))
         return exp.select(exp.column(exp.Star(), "__txl_body")).from_(values).join(body_rows, join_type="cross")
@@ -995,9 +1087,11 @@ def _from_item(ctx: Context, table: exp.Table, functions: dict, seen: frozenset)
     alias_name = alias.this if alias is not None and alias.this is not None else exp.to_identifier(definition.name)
     given = list(alias.columns) if alias is not None else []
     plpgsql = definition.language == "plpgsql"
-    if not definition.setof and not plpgsql:
+    if not definition.setof and not _record(definition) and not plpgsql:
         value = _scalar_call(ctx, version, args, functions, seen)
-        column = given[0] if given else alias_name.copy()
+        # (named as the function is, or as its one OUT parameter: PostgreSQL's get_func_result_name)
+        column = given[0] if given else exp.to_identifier(definition.table[0][0]) if definition.table else \
+            alias_name.copy()
         return exp.Subquery(this=exp.select(exp.alias_(value, column)),
                             alias=exp.TableAlias(this=alias_name.copy()))
     if plpgsql:
@@ -1009,13 +1103,26 @@ def _from_item(ctx: Context, table: exp.Table, functions: dict, seen: frozenset)
         typed = [_cast(a, t) for a, t in zip(args, definition.arg_types)]
         query = _substituted(ctx, version, body, typed, seen)
         query = _inlined(ctx, query, functions, None, seen | {version.table_id})
+        if _record(definition):  # (one row: its query's first, or one of NULLs for none)
+            query = exp.select(exp.column(exp.Star(), "__txl_row")).from_("(SELECT 1) AS __txl_one").join(
+                exp.Subquery(this=exp.select("*").from_(exp.Subquery(this=query)).limit(1),
+                             alias=exp.TableAlias(this=exp.to_identifier("__txl_row"))),
+                on=exp.true(), join_type="left")
     declared = definition.table or ((definition.name, definition.returns),)
     names = [*given, *(exp.to_identifier(c) for c, _ in declared[len(given):])]
     if not definition.table and not given:
         names = [alias_name.copy()]
+    return exp.Subquery(this=_typed_rows(definition, query, names), alias=exp.TableAlias(this=alias_name.copy()))
+
+
+def _typed_rows(definition: FunctionDefinition, query: exp.Expression, names: list,
+                struct: bool = False) -> exp.Select:
+    """``query``'s rows as the function's result columns, each cast to its declared type and
+    named by ``names`` (``struct``: the one column of a struct of them, a record's value)."""
+    declared = definition.table or ((definition.name, definition.returns),)
     inner = exp.TableAlias(this=exp.to_identifier("__txl_fn"), columns=[exp.to_identifier(f"c{i}")
                                                                        for i in range(len(declared))])
-    typed_columns = [exp.alias_(_cast(exp.column(f"c{i}", "__txl_fn"), t), n)
-                     for i, ((_, t), n) in enumerate(zip(declared, names))]
-    return exp.Subquery(this=exp.select(*typed_columns).from_(exp.Subquery(this=query, alias=inner)),
-                        alias=exp.TableAlias(this=alias_name.copy()))
+    typed = [(_cast(exp.column(f"c{i}", "__txl_fn"), t), n) for i, ((_, t), n) in enumerate(zip(declared, names))]
+    columns = [exp.Struct(expressions=[exp.PropertyEQ(this=n.copy(), expression=v) for v, n in typed])] if struct \
+        else [exp.alias_(v, n) for v, n in typed]
+    return exp.select(*columns).from_(exp.Subquery(this=query, alias=inner))

@@ -56,9 +56,14 @@ BUILTIN = {
     "bpchar": (1042, -1, "S", 1014), "varchar": (1043, -1, "S", 1015), "date": (1082, 4, "D", 1182),
     "time": (1083, 8, "D", 1183), "timestamp": (1114, 8, "D", 1115), "timestamptz": (1184, 8, "D", 1185),
     "interval": (1186, 16, "T", 1187), "timetz": (1266, 12, "D", 1270), "numeric": (1700, -1, "N", 1231),
+    "regproc": (24, 4, "N", 1008), "regprocedure": (2202, 4, "N", 2207),
     "regclass": (2205, 4, "N", 2210), "regtype": (2206, 4, "N", 2211), "uuid": (2950, 16, "U", 2951),
     "jsonb": (3802, -1, "U", 3807), "inet": (869, -1, "I", 1041), "cidr": (650, -1, "I", 651),
 }
+#: PostgreSQL's pseudo-types (typtype p, typcategory P) a function's result or argument may name:
+#: name -> (oid, typlen, array type oid or 0)
+PSEUDO = {"record": (2249, -1, 2287), "cstring": (2275, -2, 1263), "any": (2276, 4, 0), "trigger": (2279, 4, 0),
+          "void": (2278, 4, 0), "internal": (2281, 8, 0), "anyelement": (2283, 4, 0)}
 #: PostgreSQL's access methods: name -> (oid, amhandler, amtype: t a table's, i an index's)
 ACCESS_METHODS = {"heap": (2, "heap_tableam_handler", "t"), "btree": (403, "bthandler", "i"),
                   "hash": (405, "hashhandler", "i"), "gist": (783, "gisthandler", "i"),
@@ -104,6 +109,7 @@ def as_oid(node: exp.Expression) -> bool:
 OID_TAKERS = frozenset({"format_type", "pg_get_indexdef", "pg_get_constraintdef", "pg_get_expr", "pg_get_triggerdef",
                         "pg_table_is_visible", "pg_get_userbyid", "obj_description", "col_description",
                         "pg_get_viewdef", "pg_type_is_visible", "pg_function_is_visible", "pg_get_functiondef",
+                        "pg_get_function_arguments", "pg_get_function_identity_arguments", "pg_get_function_result",
                         *RELATION_SIZES})
 
 
@@ -183,6 +189,15 @@ def _relations(tables: list[TableVersion]) -> list[TableVersion]:
     return [t for t in tables if not t.is_type and not t.is_function]
 
 
+def _composites(tables: list[TableVersion]) -> list[TableVersion]:
+    """The composite types: each has a pg_class row (relkind c, its OID ``oid(id, _COMPOSITE)``)
+    that its pg_type row's typrelid names and its attributes' pg_attribute rows name."""
+    return [t for t in tables if t.is_type and t.schema.user_type.composite]
+
+
+_COMPOSITE = "class"
+
+
 def indexes_of(t: TableVersion) -> list[tuple[str, tuple[str, ...], bool, bool, bool]]:
     """(name, columns, unique, primary, immediate) of each index of table ``t``: its primary
     key's, its UNIQUE constraints' and unique indexes', its other indexes."""
@@ -235,6 +250,8 @@ def _pg_class(tables: list[TableVersion]) -> pa.Table:
         methods = {i.name: i.method for i in t.schema.indexes} if t.is_table else {}
         rows += [(oid(t.table_id, name), name, t.db, "i", persistence, -1, False, len(columns), 0, 0, True,
                   methods.get(name, "btree"), False, None, False, False) for name, columns, *_ in indexes]
+    rows += [(oid(t.table_id, _COMPOSITE), t.name, t.db, "c", "p", -1, False, len(t.schema.user_type.attributes),
+              oid(t.table_id), 0, True, None, False, None, False, False) for t in _composites(tables)]
     n = len(rows)
     return pa.table({
         "oid": _oid(r[0] for r in rows),
@@ -290,6 +307,10 @@ def _pg_attribute(tables: list[TableVersion]) -> pa.Table:
                   _type_of(by_name[column], user_types))
                  for name, index_columns, *_ in indexes_of(t) for i, column in enumerate(index_columns, 1)
                  if column in by_name]  # (an expression's attribute: not listed)
+    for t in _composites(tables):
+        attributes = [Column(i, name, parse_type_name(type_)) for i, (name, type_) in
+                      enumerate(t.schema.user_type.attributes, 1)]
+        rows += [(oid(t.table_id, _COMPOSITE), c, c.field_id, _type_of(c, user_types)) for c in attributes]
     n = len(rows)
     return pa.table({
         "attrelid": _oid(r[0] for r in rows),
@@ -314,6 +335,10 @@ def _pg_type(tables: list[TableVersion]) -> pa.Table:
     for name, (type_oid, length, category, array) in BUILTIN.items():
         rows.append((type_oid, name, "pg_catalog", "b", length, category, 0, 0, array, 0, -1, False))
         rows.append((array, "_" + name, "pg_catalog", "b", -1, "A", 0, type_oid, 0, 0, -1, False))
+    for name, (type_oid, length, array) in PSEUDO.items():
+        rows.append((type_oid, name, "pg_catalog", "p", length, "P", 0, 0, array, 0, -1, False))
+        if array:
+            rows.append((array, "_" + name, "pg_catalog", "p", -1, "P", 0, type_oid, 0, 0, -1, False))
     for t in tables:
         schema = schema_name(t.db)
         if t.is_type and t.schema.user_type.is_domain:
@@ -323,6 +348,9 @@ def _pg_type(tables: list[TableVersion]) -> pa.Table:
             length, category = (-1, "A") if base.kind == "ARRAY" else BUILTIN[_type_name(base)][1:3]
             rows.append((oid(t.table_id), t.name, schema, "d", length, category, 0, 0, 0, base_oid, typmod,
                          domain.not_null))
+        elif t.is_type and t.schema.user_type.composite:
+            rows.append((oid(t.table_id), t.name, schema, "c", -1, "C", oid(t.table_id, _COMPOSITE), 0, 0, 0, -1,
+                         False))
         elif t.is_type:
             rows.append((oid(t.table_id), t.name, schema, "e", 4, "E", 0, 0, 0, 0, -1, False))
         elif not t.is_sequence:  # (a table's or view's row type)
@@ -565,7 +593,12 @@ def type_oid(name: str, tables: list[TableVersion]) -> int:
     user = next((t for t in tables if t.is_type and t.name == name), None)
     if user is not None:
         return oid(user.table_id)
+    row = next((t for t in tables if (t.is_table or t.is_view or t.is_matview) and t.name == name), None)
+    if row is not None:  # (its row type: RETURNS [SETOF] t)
+        return oid(row.table_id, "type")
     array = name.endswith("[]")
+    if name in PSEUDO:
+        return PSEUDO[name][0]
     found = BUILTIN.get(_TYPE_NAMES.get(name.removesuffix("[]"), name.removesuffix("[]")))
     return 0 if found is None else found[3] if array else found[0]
 
@@ -595,9 +628,8 @@ def named_type_oid(ctx, text: str) -> int:
     return oid(user.table_id)
 
 
-#: pg_language's OIDs (plpgsql's is made by initdb: PostgreSQL 16's), the trigger pseudo-type's
+#: pg_language's OIDs (plpgsql's is made by initdb: PostgreSQL 16's)
 _LANGUAGES = {"sql": 14, "plpgsql": 13552}
-_TRIGGER = 2279
 
 
 def _pg_proc(tables: list[TableVersion]) -> pa.Table:
@@ -618,12 +650,30 @@ def _pg_proc(tables: list[TableVersion]) -> pa.Table:
         "provolatile": _text(d.volatility for d in defined), "proparallel": _text(parallel),
         "pronargs": _int2(len(d.args) for d in defined),
         "pronargdefaults": _int2(sum(x is not None for _, _, x in d.args) for d in defined),
-        "prorettype": _oid(2249 if d.table else _TRIGGER if d.returns == "trigger" else type_oid(d.returns, tables)
-                           for d in defined),  # (record: 2249)
+        "prorettype": _oid(type_oid(d.returns, tables) for d in defined),  # (RETURNS TABLE's: record)
         "proargtypes": pa.array([[type_oid(a, tables) for a in d.arg_types] for d in defined], pa.list_(pa.int64())),
-        "proargnames": pa.array([[n for n, _, _ in d.args] if any(n for n, _, _ in d.args) else None
-                                 for d in defined], pa.list_(pa.string())),
+        # (all the parameters' - OUT ones', RETURNS TABLE's columns' too - where one is not IN)
+        "proallargtypes": pa.array([[type_oid(t, tables) for _, _, t, _ in _parameters(d)] if _modes(d) else None
+                                    for d in defined], pa.list_(pa.int64())),
+        "proargmodes": pa.array([_modes(d) or None for d in defined], pa.list_(pa.string())),
+        "proargnames": pa.array([[n for _, n, _, _ in _parameters(d)] if any(n for _, n, _, _ in _parameters(d))
+                                 else None for d in defined], pa.list_(pa.string())),
         "prosrc": _text(d.body for d in defined)})
+
+
+def _parameters(d) -> tuple:
+    """(mode, name, type, default) of each of a function's parameters, RETURNS TABLE's columns
+    too (mode t), as pg_proc lists them."""
+    return d.parameters() + tuple(("TABLE", n, t, None) for n, t in d.table if not d.out_parameters)
+
+
+def _modes(d) -> list[str]:
+    """pg_proc.proargmodes: each parameter's i / o / b / t, where one is not IN (else none)."""
+    modes = [_MODES[m] for m, *_ in _parameters(d)]
+    return modes if any(m != "i" for m in modes) else []
+
+
+_MODES = {"IN": "i", "OUT": "o", "INOUT": "b", "TABLE": "t"}
 
 
 def _pg_trigger(tables: list[TableVersion]) -> pa.Table:

@@ -212,6 +212,7 @@ class Sql:
     rendered: dict = field(default_factory=dict)
     checked: bool = False  # its names checked against its tables' columns (``_ambiguity``)
     simple: object = _UNKNOWN  # an expression's tree for engine/plpgsql_simple.py (None: it is not one)
+    unknown_parameter: str | None = None  # a ``$n`` no argument is (a DO's, a trigger's): 42P02 when run
 
     @property
     def refs(self) -> tuple[Ref, ...]:
@@ -322,11 +323,18 @@ class Return(Node):
 class Returns:
     """What a function's body returns: ``type`` its result's SQL type (a set-returning one's
     rows', "void" for none); ``setof`` rows; ``columns`` RETURNS TABLE's column names (variables
-    of the body, which a RETURN NEXT without a value returns); ``procedure`` a procedure's body."""
+    of the body, which a RETURN NEXT without a value returns) - or, ``row``, the columns of the
+    table whose row type it returns (no variables); ``procedure`` a procedure's body."""
     type: str
     setof: bool = False
     columns: tuple[str, ...] = ()
     procedure: bool = False
+    row: bool = False
+
+    @property
+    def outputs(self) -> bool:
+        """Are its results the values of variables (OUT parameters', RETURNS TABLE's columns)?"""
+        return bool(self.columns) and not self.row
 
 
 @dataclass(eq=False, slots=True)
@@ -396,7 +404,7 @@ _SQL_WORDS = frozenset(
     "select insert update delete merge with values table create alter drop truncate comment grant revoke set "
     "savepoint release start abort "
     "reset show lock analyze vacuum call copy refresh explain discard import reindex cluster security notify "
-    "listen unlisten prepare deallocate checkpoint".split())
+    "listen unlisten prepare deallocate checkpoint do".split())
 # statements whose variables become parameters (PostgreSQL substitutes none in utility statements)
 _SUBSTITUTED = frozenset("select insert update delete merge with values table explain".split())
 _LEVELS = ("exception", "warning", "notice", "info", "log", "debug")
@@ -914,7 +922,7 @@ class _Parser:
                 query = self.sql((";",), "statement")
                 self.expect_op(";")
                 return Return(line, "RETURN QUERY", "query", query)
-            if returns.columns:
+            if returns.outputs:
                 if not self.accept_op(";"):
                     self.error(message="RETURN NEXT cannot have a parameter in function with OUT parameters",
                                sqlstate="42804")
@@ -931,7 +939,7 @@ class _Parser:
             self.expect_op(";")
             return Return(line, "RETURN", "", value)
         if self.accept_op(";"):
-            if returns is not None and not returns.setof and returns.type != "void":
+            if returns is not None and not returns.setof and returns.type != "void" and not returns.outputs:
                 self.error(self.tokens[self.i - 1], 'missing expression at or near ";"')
             return Return(line, "RETURN")
         if returns is not None and returns.procedure:
@@ -941,6 +949,8 @@ class _Parser:
         if returns.setof:
             self.error(at, "RETURN cannot have a parameter in function returning set\nHINT:  Use RETURN NEXT or "
                            "RETURN QUERY.", "42804")
+        if returns.outputs:
+            self.error(at, "RETURN cannot have a parameter in function with OUT parameters", "42804")
         value = self.sql((";",), "expression")
         self.expect_op(";")
         return Return(line, "RETURN", "", value)
@@ -1058,6 +1068,7 @@ class _Parser:
         previous: Token | None = None
         in_insert_columns = False
         after_set = False
+        unknown_parameter = None
         statement_word = first.value if first.kind == "word" else ""
         shifted: list[int] = []  # the depths of the open subscripts of a zero-based array (``Variable.zero_based``)
         while True:
@@ -1093,6 +1104,8 @@ class _Parser:
                 after_set = True
             if substitute and t.kind in ("word", "ident", "param") and not in_insert_columns:
                 ref, consumed = self._reference(previous, after_set and statement_word in ("update", "insert", "merge"))
+                if ref is None and t.kind == "param":
+                    unknown_parameter = unknown_parameter or t.value
                 if ref is not None:
                     pieces.append(self.source[last:t.start])
                     pieces.append(ref)
@@ -1112,7 +1125,7 @@ class _Parser:
         end = self.tokens[self.i - 1].end if self.i > start_index else first.start
         pieces.append(self.source[last:end])
         source = self.source[first.start:end]
-        sql = Sql(tuple(p for p in pieces if p != ""), source)
+        sql = Sql(tuple(p for p in pieces if p != ""), source, unknown_parameter=unknown_parameter)
         return (sql, targets, strict) if into else sql
 
     def _insert_target(self, start_index: int) -> bool:
@@ -1241,7 +1254,8 @@ class Run:
     """One run of a compiled body in ``session``: its variables' values and types, FOUND, the
     row count of its last statement, the messages RAISE gave (severity, text)."""
 
-    def __init__(self, session, body: Body, own_transaction: bool, arguments: dict[str, object] | None = None):
+    def __init__(self, session, body: Body, own_transaction: bool, arguments: dict[str, object] | None = None,
+                 caller: "Run | None" = None):
         self.session = session
         self.body = body
         self.values: list = [None] * body.slots
@@ -1250,7 +1264,9 @@ class Run:
             if arguments and variable.name in arguments:
                 self.values[variable.slot] = arguments[variable.name]
         self.arguments = len(arguments or ())
-        self.own_transaction = own_transaction  # the DO's own: COMMIT / ROLLBACK may end it
+        # the DO's own transaction, or its non-atomic caller's (``caller``): COMMIT / ROLLBACK may end it
+        self.own_transaction = own_transaction or caller is not None
+        self.caller = caller
         self.messages: list[tuple[str, str]] = []
         self.row_count = 0
         self.subtransactions = 0  # the blocks with handlers running (each in a savepoint)
@@ -1475,6 +1491,13 @@ class Run:
         self.values[0] = found
         return None
 
+    def outputs(self) -> tuple:
+        """The values of the result's columns (RETURNS TABLE's, the OUT parameters'): variables
+        declared around the body, after the arguments (an INOUT one's is its argument's)."""
+        outer = self.body.variables[1:1 + len(self.body.returns.columns) + self.arguments]
+        slots = {v.name: v.slot for v in reversed(outer)}
+        return tuple(self.values[slots[c]] for c in self.body.returns.columns)
+
     def exit(self, node: Exit):
         if node.condition is not None and not self.condition(node.condition):
             return None
@@ -1491,9 +1514,7 @@ class Run:
             return _RETURN
         if node.kind == "next":
             if node.value is None:
-                outer = self.body.variables[1:1 + len(self.body.returns.columns) + self.arguments]
-                slots = {v.name: v.slot for v in reversed(outer)}  # (RETURNS TABLE's columns: declared around the body)
-                self.rows.append(tuple(self.values[slots[c]] for c in returns.columns))
+                self.rows.append(self.outputs())
             else:
                 self.rows.append((self.evaluate(node.value, returns.type),))
             return None
@@ -1611,7 +1632,7 @@ class Run:
             raise errors.NotSupportedError("EXECUTE of transaction commands is not implemented")
         result = None
         try:
-            for statement in statements:
+            for statement in statements:  # (an EXECUTE'd CALL is atomic: PostgreSQL's transaction_test8)
                 result = self.session.execute_statement(statement, tuple(params))
                 self.messages.extend(result.messages or ())  # (a DO it ran: its RAISEs)
         except errors.Error as e:
@@ -1688,10 +1709,13 @@ class Run:
         session = self.session
         if not self.own_transaction:
             raise error_for("2D000", "invalid transaction termination")
-        if self.subtransactions:
+        runs = [self]
+        while runs[-1].caller is not None:  # (a nested CALL's: its callers' blocks and loops too)
+            runs.append(runs[-1].caller)
+        if any(r.subtransactions for r in runs):
             raise error_for("2D000", f"cannot {'commit' if node.commit else 'roll back'} while a subtransaction "
                                      "is active")
-        if self.writing_loops:
+        if any(r.writing_loops for r in runs):
             raise error_for("2D000", "cannot perform transaction commands inside a cursor loop that is not read-only")
         level = session.txn.declared_isolation if node.chain else None
         read_only = session.txn.read_only if node.chain else None
@@ -1753,6 +1777,10 @@ class Run:
     def _run(self, sql: Sql, wrap: str, context: str | None):
         """``sql`` (its text put in ``wrap``) run by the session, its variables as parameters;
         ``context``: the CONTEXT line of an error the session gives running it."""
+        if sql.unknown_parameter is not None:  # (PostgreSQL's parse analysis of the statement: 42P02)
+            error = errors.ProgrammingError(f"there is no parameter ${sql.unknown_parameter}", sqlstate="42P02")
+            _ran(error, context or f'SQL expression "{sql.source}"')
+            raise error
         refs = sql.refs
         values, types = [], []
         for ref in refs:
@@ -1785,13 +1813,24 @@ class Run:
         if isinstance(stmt, _TRANSACTION_CONTROL):  # (PostgreSQL's own refusal: no query CONTEXT)
             raise errors.NotSupportedError("unsupported transaction command in PL/pgSQL")
         try:
-            result = self.session.execute_statement(stmt, tuple(values))
+            result = self._executed(stmt, tuple(values))
         except errors.Error as e:
             _ran(e, context)
             raise
         if result.messages:  # (the RAISEs of the functions it called: engine/plpgsql_calls.py)
             self.messages.extend(result.messages)
         return result
+
+    def _executed(self, stmt: st.Statement, params: tuple):
+        """``stmt`` run; a CALL or DO of a run that may COMMIT may COMMIT too (PostgreSQL's
+        non-atomic nested CALL / DO: engine/session.py ``_in_own_block``)."""
+        if not self.own_transaction or not isinstance(stmt, (st.Call, st.Do)):
+            return self.session.execute_statement(stmt, params)
+        self.session.nonatomic_caller = self
+        try:
+            return self.session.execute_statement(stmt, params)
+        finally:
+            self.session.nonatomic_caller = None
 
     def _execute(self, text: str, params: tuple):
         stmt = self.session.parse(text)[0]
@@ -2045,13 +2084,13 @@ def run_trigger(session, body: Body, arguments: dict[str, object]) -> tuple[Row 
 
 # --- DO ---------------------------------------------------------------------------------
 
-def run_do(session, stmt: st.Do, own_transaction: bool) -> list[tuple[str, str]]:
+def run_do(session, stmt: st.Do, own_transaction: bool, caller: Run | None = None) -> list[tuple[str, str]]:
     """Run a DO block's code in ``session``'s transaction; the messages its RAISEs gave."""
     if stmt.language.lower() != "plpgsql":
         if stmt.language.lower() in ("sql", "c", "internal"):
             raise errors.NotSupportedError(f'language "{stmt.language}" does not support inline code execution')
         raise errors.UndefinedObject(f'language "{stmt.language}" does not exist')
-    return run(session, compile_body(stmt.code), own_transaction=own_transaction)
+    return call(session, compile_body(stmt.code), None, own_transaction, caller).messages
 
 
 def run(session, body: Body, arguments: dict[str, object] | None = None,
@@ -2063,10 +2102,12 @@ def run(session, body: Body, arguments: dict[str, object] | None = None,
     return call(session, body, arguments, own_transaction).messages
 
 
-def call(session, body: Body, arguments: dict[str, object] | None = None, own_transaction: bool = False) -> Run:
+def call(session, body: Body, arguments: dict[str, object] | None = None, own_transaction: bool = False,
+         caller: Run | None = None) -> Run:
     """``run``, giving the finished run: its messages, a function's ``result`` (``returned``) or
-    ``rows``, its variables' last values (a procedure's OUT arguments)."""
-    running = Run(session, body, own_transaction, arguments)
+    ``rows``, its variables' last values (a procedure's OUT arguments); ``caller``: the
+    non-atomic run whose CALL / DO this is."""
+    running = Run(session, body, own_transaction, arguments, caller)
     try:
         running.run()
     except errors.Error as e:

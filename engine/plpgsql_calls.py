@@ -72,13 +72,16 @@ def names(definition: FunctionDefinition) -> tuple[str, ...]:
 def returns(definition: FunctionDefinition) -> plpgsql.Returns:
     if definition.procedure:
         return plpgsql.Returns("void", procedure=True)
-    return plpgsql.Returns(definition.returns, definition.setof, tuple(c for c, _ in definition.table))
+    return plpgsql.Returns(definition.returns, definition.setof, tuple(c for c, _ in definition.table),
+                           row=definition.row_type)
 
 
 def compiled(definition: FunctionDefinition) -> plpgsql.Body:
     """The body compiled (once per definition: compile_body's cache): 42601 where it is wrong."""
     from txlake.engine.functions import signature
-    variables = tuple(zip(names(definition), definition.arg_types)) + tuple(definition.table)
+    arguments = tuple(zip(names(definition), definition.arg_types))
+    named = {n for n, _ in arguments}  # (an INOUT parameter is an argument's variable and a result column)
+    variables = arguments + tuple(c for c in definition.table if c[0] not in named and not definition.row_type)
     return plpgsql.compile_body(definition.body, variables, signature(definition), returns=returns(definition))
 
 
@@ -100,6 +103,9 @@ def scalar_call(ctx, version, args: list, call: exp.Expression) -> exp.Expressio
     value = run_function(calls, version, args)
     if definition.returns == "void":
         return _typed_null("void")
+    if len(definition.table) > 1:  # (a record of its OUT parameters: a struct)
+        return exp.Struct(expressions=[exp.PropertyEQ(this=exp.to_identifier(c), expression=_cast(
+            _constant(definition, v), t)) for (c, t), v in zip(definition.table, value)])
     return _cast(_constant(definition, value), definition.returns)
 
 
@@ -195,7 +201,8 @@ def rows_call(ctx, version, args: list) -> exp.Expression:
     columns = [f"c{i}" for i in range(width)]
     if not calls.checking:
         _check_once(ctx, calls, definition, args, None)
-        rows = run_function(calls, version, args) if definition.setof else [(run_function(calls, version, args),)]
+        value = run_function(calls, version, args)
+        rows = value if definition.setof else [value] if len(definition.table) > 1 else [(value,)]
     else:
         rows = []
     if not rows:
@@ -309,6 +316,9 @@ def run_values(calls: Calls, version, values: list):
     calls.messages.extend(running.messages)
     if definition.setof:
         return running.rows
+    if definition.table:  # (its OUT parameters' values: the one's, or a record's)
+        values = running.outputs()
+        return values if len(values) > 1 else values[0]
     if not running.returned and definition.returns != "void":
         error = error_for("2F005", "control reached end of function without RETURN")
         plpgsql._add_context(error, f"PL/pgSQL function {running.body.name}")
@@ -326,7 +336,7 @@ def argument_values(session, definition: FunctionDefinition, args: list) -> list
     return [column[0].as_py() for column in result.table.columns]
 
 
-def _run(session, definition: FunctionDefinition, values: list, own_transaction: bool) -> plpgsql.Run:
+def _run(session, definition: FunctionDefinition, values: list, own_transaction: bool, caller=None) -> plpgsql.Run:
     """The body run with ``values`` for its arguments, nested in what runs now (54001 past MAX_DEPTH)."""
     body = compiled(definition)
     depth = session.routine_depth
@@ -336,7 +346,7 @@ def _run(session, definition: FunctionDefinition, values: list, own_transaction:
             "2048kB), after ensuring the platform's stack depth limit is adequate.", sqlstate="54001")
     session.routine_depth = depth + 1
     try:
-        return plpgsql.call(session, body, dict(zip(names(definition), values)), own_transaction)
+        return plpgsql.call(session, body, dict(zip(names(definition), values)), own_transaction, caller)
     except RecursionError:
         raise errors.OperationalError("stack depth limit exceeded", sqlstate="54001") from None
     finally:
@@ -345,13 +355,13 @@ def _run(session, definition: FunctionDefinition, values: list, own_transaction:
 
 # --- CALL ----------------------------------------------------------------------------------
 
-def call_procedure(session, version, values: list, own_transaction: bool):
+def call_procedure(session, version, values: list, own_transaction: bool, caller=None):
     """Run the procedure ``version`` with ``values``: the Result of CALL (its OUT / INOUT
-    arguments' values as one row, or none)."""
+    arguments' values as one row, or none); ``caller``: the non-atomic run whose CALL it is."""
     from txlake.engine.executor import Result
     definition = version.schema.function
     if definition.language == "plpgsql":
-        running = _run(session, definition, values, own_transaction)
+        running = _run(session, definition, values, own_transaction, caller)
         messages = running.messages
         outputs = [(name, running.values[i + 1]) for i, name in enumerate(names(definition))
                    if definition.mode(i) != "IN"]

@@ -163,6 +163,7 @@ class Session:
         self.txn: Transaction | None = None
         self._lock = threading.RLock()
         self.routine_depth = 0  # PL/pgSQL functions and procedures running (nested): engine/plpgsql_calls.py
+        self.nonatomic_caller = None  # the PL/pgSQL run whose CALL / DO statement runs now, if it may COMMIT
         self.closed = False
         self.progress = None  # callable(done, total, what) for long maintenance runs
         self._canceled = False  # the statement running was canceled (``cancel``)
@@ -1154,10 +1155,10 @@ class Session:
         (``_in_own_block``: COMMIT / ROLLBACK in its body end the transaction of its own)."""
         from txlake.engine import plpgsql_calls
 
-        def call(own: bool) -> Result:
+        def call(own: bool, caller) -> Result:
             found = self.execute_statement(st.ProcedureArguments(call=stmt, text=stmt.text), ())
             values = plpgsql_calls.argument_values(self, found.procedure.schema.function, found.arguments)
-            return plpgsql_calls.call_procedure(self, found.procedure, values, own_transaction=own)
+            return plpgsql_calls.call_procedure(self, found.procedure, values, own_transaction=own, caller=caller)
         return self._in_own_block(call)
 
     def _do(self, stmt: st.Do) -> Result:
@@ -1165,16 +1166,20 @@ class Session:
         messages are the result's."""
         from txlake.engine import plpgsql
         return Result(status="DO", messages=self._in_own_block(
-            lambda own: plpgsql.run_do(self, stmt, own_transaction=own)))
+            lambda own, caller: plpgsql.run_do(self, stmt, own_transaction=own, caller=caller)))
 
     def _in_own_block(self, run):
-        """``run(own)`` in the open transaction block - or, with none, in one of its own (``own``),
-        committed at its end, rolled back if it fails (all or nothing, as PostgreSQL's DO and CALL)."""
+        """``run(own, caller)`` in the open transaction block - or, with none, in one of its own
+        (``own``), committed at its end, rolled back if it fails (all or nothing, as PostgreSQL's DO
+        and CALL). ``caller``: the non-atomic PL/pgSQL run (a DO's, a CALL's own) whose CALL / DO
+        statement this is - its COMMIT / ROLLBACK may end that run's transaction too, as
+        PostgreSQL's nested CALL / DO without an intervening command."""
+        caller, self.nonatomic_caller = self.nonatomic_caller, None  # (only this statement's)
         own = self.txn is None
         if own:
             self.begin(explicit=True)
         try:
-            result = run(own)
+            result = run(own, caller)
         except BaseException:
             if own and self.txn is not None:
                 self._rollback()

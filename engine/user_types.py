@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from txlake import errors
-from txlake.engine import catalog_views, checks, column_scope
+from txlake.engine import catalog_views, checks, column_scope, composite_types
 from txlake.engine.dialect import ENUM_VALUE_MACRO
 from txlake.parser import statements as st
 from txlake.parser.semantics import (ARRAY_MACRO, boolean_condition, postgres_semantics, quantified_operand,
@@ -133,6 +133,8 @@ def column(ctx: Context, field_id: int, spec: st.ColumnSpec) -> Column | None:
     version = _named(ctx, name) if name is not None else None
     if version is None:
         return None
+    if version.schema.user_type.composite:
+        composite_types.refuse_column(version.name)
     if spec.sequence is not None:
         raise errors.NotSupportedError(f"a SERIAL or identity column cannot be of type {version.name}")
     definition = version.schema.user_type
@@ -228,7 +230,9 @@ def create_type(ex: Executor, ctx: Context, stmt: st.CreateType, params) -> Resu
     db, name = new_entry_name(ctx, stmt.name, "types in the temporary schema")
     if ex.name_taken(ctx, db, name):
         raise errors.DuplicateObject(f'type "{name}" already exists')
-    if stmt.base is None:
+    if stmt.composite:
+        definition = composite_types.definition(ctx, stmt.attributes)
+    elif stmt.base is None:
         definition = TypeDefinition(_labels(stmt.labels))
     else:
         definition = _domain(ex, ctx, name, stmt)
@@ -289,8 +293,10 @@ def alter_type(ex: Executor, ctx: Context, stmt: st.AlterType, params) -> Result
     read_write(ctx, what)
     version = _required(ctx, stmt.name, stmt.domain)
     definition = version.schema.user_type
-    if stmt.action in ("ADD VALUE", "RENAME VALUE") and definition.is_domain:
+    if stmt.action in ("ADD VALUE", "RENAME VALUE") and not definition.is_enum:
         raise errors.WrongObjectType(f"{version.name} is not an enum")
+    if stmt.action == "ADD ATTRIBUTE" and not definition.composite:  # (PostgreSQL's: not a composite type)
+        raise errors.WrongObjectType(f'"{version.name}" is not a composite type')
     if stmt.action == "RENAME":
         return _rename(ex, ctx, version, stmt.target, what)
     rename = None
@@ -326,6 +332,8 @@ def alter_type(ex: Executor, ctx: Context, stmt: st.AlterType, params) -> Result
         changed = dataclasses.replace(definition, default=default)
     elif stmt.action == "DROP DEFAULT":
         changed = dataclasses.replace(definition, default=None)
+    elif stmt.action == "ADD ATTRIBUTE":  # (no column is of the type: the catalog entry alone changes)
+        changed = composite_types.definition(ctx, stmt.attributes, definition.attributes)
     elif stmt.action in ("SET NOT NULL", "DROP NOT NULL"):
         changed = dataclasses.replace(definition, not_null=stmt.action == "SET NOT NULL")
     elif stmt.action == "ADD":
@@ -440,19 +448,35 @@ def drop_type(ex: Executor, ctx: Context, stmt: st.DropType, params) -> Result:
         if stmt.domain and not version.schema.user_type.is_domain:
             raise errors.WrongObjectType(f'"{version.name}" is not a domain')
         targets.append(version)
+    from txlake.engine.functions import signature
     users = [(v, t, c) for v in dict.fromkeys(targets) for t, c in _users(ctx, v.table_id)]
-    if users and not stmt.cascade:
-        lines = "\n".join(f"column {c.name} of table {t.name} depends on type {v.name}" for v, t, c in users)
+    routines = [(v, f) for v in dict.fromkeys(targets) for f in _routines_using(ctx, v)]
+    if (users or routines) and not stmt.cascade:
+        lines = "\n".join([*(f"column {c.name} of table {t.name} depends on type {v.name}" for v, t, c in users),
+                           *(f"function {signature(f.schema.function)} depends on type {v.name}" for v, f in routines)])
         raise errors.DependentObjectsStillExist(
-            f"cannot drop type {users[0][0].name} because other objects depend on it\nDETAIL:  {lines}\n"
-            "HINT:  Use DROP ... CASCADE to drop the dependent objects too.")
+            f"cannot drop type {(users or routines)[0][0].name} because other objects depend on it\nDETAIL:  "
+            f"{lines}\nHINT:  Use DROP ... CASCADE to drop the dependent objects too.")
     for _, table, col in users:  # (CASCADE: the columns go, as PostgreSQL drops them)
         ex.alter_table(ctx, st.AlterTable(table=st.TableName(table.db, table.name),
                                           actions=(st.DropColumn(col.name, cascade=True),)), ())
         notices.append(f"drop cascades to column {col.name} of table {table.name}")
+    for function in dict.fromkeys(f for _, f in routines):  # (CASCADE: the functions taking or returning it go)
+        ex._write(ctx, function, None, check_ssi=False)
+        notices.append(f"drop cascades to function {signature(function.schema.function)}")
     for version in dict.fromkeys(targets):
         ex._write(ctx, version, None, check_ssi=False)
     return Result(status=what, notice="\n".join(notices) or None)
+
+
+def _routines_using(ctx: Context, version: TableVersion) -> list[TableVersion]:
+    """The functions and procedures of ``version``'s schema whose arguments or result are of the
+    type (by its name: a function keeps its types' names)."""
+    if not ctx.may_hold("function"):
+        return []
+    return [f for f in ctx.txn.tables(ctx.catalog) if f.is_function and f.db == version.db and
+            version.name in (f.schema.function.returns, *(t.removesuffix("[]") for _, _, t, _ in
+                                                        f.schema.function.parameters()))]
 
 
 # --- queries -------------------------------------------------------------------------------
@@ -481,13 +505,15 @@ def rewritten(ctx: Context, expression: exp.Expression, tables=None) -> exp.Expr
             version = _named(ctx, type_name_of(ctx, node.to))
             if version is None:
                 return node
-            if not version.schema.user_type.is_domain:
+            if version.schema.user_type.is_enum:
                 _refuse_unlisted(ctx, node.this, version.name, version.schema.user_type.labels)
-            return cast(node.this, version)
+            return cast(node.this.transform(visit), version, ctx)  # (its operand's casts too: ROW(..)::t::t)
         if isinstance(node, exp.Cast) and type_name_of(ctx, _element_type(node.to)) is not None:
             version = _named(ctx, type_name_of(ctx, _element_type(node.to)))
             if version is None:
                 return node
+            if version.schema.user_type.composite:
+                raise errors.NotSupportedError(f"arrays of composite type {version.name} are not supported")
             if not version.schema.user_type.is_domain:
                 _refuse_unlisted(ctx, node.this, version.name, version.schema.user_type.labels)
             return _cast_array(node.this.transform(visit), version)
@@ -533,10 +559,13 @@ def parameter_value(ctx: Context, node: exp.Expression):
     return ctx.params[at] if at is not None and at < len(ctx.params) else None
 
 
-def cast(value: exp.Expression, version: TableVersion) -> exp.Expression:
+def cast(value: exp.Expression, version: TableVersion, ctx: Context | None = None) -> exp.Expression:
     """``value`` as a value of the type ``version``: checked against its rules (the errors an
-    INSERT of it gives), an enum's as DuckDB's ENUM of its labels."""
+    INSERT of it gives), an enum's as DuckDB's ENUM of its labels, a composite's as its struct
+    (``ctx``: the statement's, for a parameter's text)."""
     definition = version.schema.user_type
+    if definition.composite:
+        return composite_types.cast(ctx, value, version)
     if not definition.is_domain:
         return _enum_value(value, version.name, definition.labels)
     base = parse_type_name(definition.base)
@@ -635,7 +664,7 @@ def _type_named(ctx: Context, value: exp.Expression, typed) -> exp.Expression | 
         return shown_name(ctx, version, "[]") if version is not None else None
     if isinstance(value, exp.Cast) and type_name_of(ctx, value.to) is not None:
         version = _named(ctx, type_name_of(ctx, value.to))
-        if version is not None and not version.schema.user_type.is_domain:
+        if version is not None and version.schema.user_type.is_enum:
             _refuse_unlisted(ctx, value.this, version.name, version.schema.user_type.labels)
         return shown_name(ctx, version) if version is not None else None
     found = typed(value) if typed is not None and isinstance(value, exp.Column) else None

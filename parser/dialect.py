@@ -89,13 +89,14 @@ class TypeCommand(exp.Expression):
     ALTER / DROP, ``domain`` whether the statement said DOMAIN, ``names`` the types
     (exp.Table). CREATE: ``labels`` (an enum's, exp.Literal strings) or ``base`` (a domain's
     exp.DataType) with ``default`` and ``constraints`` (exp.Constraint of a name or None and
-    a CheckColumnConstraint or NotNullColumnConstraint). ALTER: ``action`` (a word: ADD VALUE,
-    RENAME VALUE, RENAME, SET DEFAULT, DROP DEFAULT, SET NOT NULL, DROP NOT NULL, ADD, DROP
-    CONSTRAINT) and its ``labels`` / ``default`` / ``constraints`` / ``target``."""
+    a CheckColumnConstraint or NotNullColumnConstraint), or ``attributes`` (a composite type's
+    exp.ColumnDefs). ALTER: ``action`` (a word: ADD VALUE, RENAME VALUE, RENAME, SET DEFAULT,
+    DROP DEFAULT, SET NOT NULL, DROP NOT NULL, ADD, DROP CONSTRAINT, ADD ATTRIBUTE) and its
+    ``labels`` / ``default`` / ``constraints`` / ``target`` / ``attributes``."""
 
     arg_types = {"kind": True, "domain": False, "names": True, "labels": False, "base": False, "default": False,
                  "constraints": False, "action": False, "target": False, "after": False, "exists": False,
-                 "cascade": False}
+                 "cascade": False, "attributes": False}
 
 
 class FunctionCommand(exp.Expression):
@@ -1597,8 +1598,15 @@ class TxlakeParser(DuckDB.Parser):
             exists, names, cascade = self._drop_names()
             return TypeCommand(kind=kind, domain=domain, names=names, exists=exists, cascade=cascade)
         name = self._parse_table_parts()
+        if kind == "CREATE" and not domain and self._match_text_seq("AS") and self._match(TokenType.L_PAREN):
+            attributes = [] if self._match(TokenType.R_PAREN) else self._parse_csv(self._type_attribute)
+            if attributes and not self._match(TokenType.R_PAREN):
+                self.raise_error("Expected )")
+            return TypeCommand(kind=kind, names=[name], attributes=attributes)  # (a composite type)
         if kind == "CREATE" and not domain:
-            if not self._match_text_seq("AS", "ENUM"):  # (composite, range, base types: sqlglot's, refused)
+            self._retreat(start + 2)
+            self._parse_table_parts()
+            if not self._match_text_seq("AS", "ENUM"):  # (range, base types: sqlglot's, refused)
                 self._retreat(start)
                 return None
             if not self._match(TokenType.L_PAREN):
@@ -1623,6 +1631,16 @@ class TxlakeParser(DuckDB.Parser):
             return TypeCommand(kind=kind, domain=True, names=[name], base=base, default=default,
                                constraints=constraints)
         return self._alter_type(name, domain)
+
+    def _type_attribute(self) -> exp.ColumnDef:
+        """A composite type's ``name type [COLLATE collation]``."""
+        name = self._parse_id_var()
+        kind = self._parse_types()
+        if name is None or kind is None:
+            self.raise_error(f'syntax error at or near "{self._curr.text if self._curr else ""}"')
+        if self._match_text_seq("COLLATE"):
+            self._parse_id_var()
+        return exp.ColumnDef(this=name, kind=kind)
 
     def _expect_label(self) -> exp.Literal:
         label = self._parse_string()
@@ -1664,6 +1682,9 @@ class TxlakeParser(DuckDB.Parser):
         elif self._match_text_seq("RENAME", "TO"):
             made.set("target", self._parse_id_var())
             made.set("action", "RENAME")
+        elif not domain and self._match_text_seq("ADD", "ATTRIBUTE"):
+            made.set("attributes", [self._type_attribute()])
+            made.set("action", "ADD ATTRIBUTE")
         elif domain and self._match_text_seq("SET", "DEFAULT"):
             made.set("default", self._parse_bitwise())
             made.set("action", "SET DEFAULT")

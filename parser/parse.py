@@ -305,7 +305,8 @@ _WHY_NONE = {"FUNCTION": "CREATE OR REPLACE FUNCTION changes a function's body a
                           "gen_random_uuid() are built in)",
              "ROLE": "txlake has no roles", "USER": "txlake has no roles", "GROUP": "txlake has no roles",
              "DATABASE": "a warehouse is txlake's database", "TABLESPACE": "txlake has no tablespaces",
-             "TYPE": "txlake's user-defined types are enums (CREATE TYPE ... AS ENUM) and domains"}
+             "TYPE": "txlake's user-defined types are enums (CREATE TYPE ... AS ENUM), composite types (CREATE TYPE "
+                     "... AS (...)) and domains"}
 
 
 def _unsupported(first: str, rest: str) -> str:
@@ -1364,14 +1365,16 @@ def _type_command(tree: TypeCommand) -> st.Statement:
         else:
             checks.append(_constraint_spec(made, constraint.this))
     target = tree.args.get("target")
+    attributes = tuple((identifier(a.this), a.args["kind"]) for a in tree.args.get("attributes") or ())
     if tree.args["kind"] == "CREATE":
         return st.CreateType(name=names[0], labels=labels, base=tree.args.get("base"),
-                             default=tree.args.get("default"), not_null=not_null, checks=tuple(checks))
+                             default=tree.args.get("default"), not_null=not_null, checks=tuple(checks),
+                             attributes=attributes, composite=tree.args.get("attributes") is not None)
     action = tree.args["action"]
     if action == "ADD" and not checks:
         action = "SET NOT NULL" if not_null else "DROP NOT NULL"
     validate = not any(c.expressions[0].args.get("enforced") is False for c in tree.args.get("constraints") or ())
-    return st.AlterType(name=names[0], domain=domain, action=action, labels=labels,
+    return st.AlterType(name=names[0], domain=domain, action=action, labels=labels, attributes=attributes,
                         target=(target.this if isinstance(target, exp.Literal) else identifier(target))
                         if target is not None else None,
                         after=bool(tree.args.get("after")), exists=bool(tree.args.get("exists")),
@@ -1411,18 +1414,26 @@ def _function_command(tree: FunctionCommand) -> st.Statement:
     if pseudo == "EVENT_TRIGGER" or pseudo == "TRIGGER" and language != "plpgsql":
         raise errors.NotSupportedError("CREATE FUNCTION is not supported for an event trigger function or a trigger "
                                        "function of LANGUAGE sql: txlake runs PL/pgSQL trigger functions only")
-    if returns is None and not table and not procedure:
+    declared = [p.expressions for p in tree.args.get("params") or ()]
+    if returns is None and not table and not procedure and all(m.name in ("IN", "VARIADIC") for m, *_ in declared):
         raise errors.ProgrammingError("function result type must be specified", sqlstate="42P13")
     params, modes = [], []
-    for mode, name, data_type, default in (p.expressions for p in tree.args.get("params") or ()):
-        if mode.name == "VARIADIC" or mode.name != "IN" and not procedure:
+    for mode, name, data_type, default in declared:
+        if mode.name == "VARIADIC":
             raise errors.NotSupportedError(f"CREATE {'PROCEDURE' if procedure else 'FUNCTION'} with an {mode.name} "
                                            "argument is not supported")
-        if mode.name != "IN" and language == "sql":  # (its OUT values are its last SELECT's: not taken)
+        if mode.name != "IN" and language == "sql" and procedure:  # (its OUT values are its last SELECT's)
             raise errors.NotSupportedError(f"CREATE PROCEDURE with an {mode.name} argument is supported for LANGUAGE "
                                            "plpgsql only")
+        if mode.name != "IN" and table:  # (functioncmds.c's)
+            raise errors.ProgrammingError("OUT and INOUT arguments aren't allowed in TABLE functions",
+                                          sqlstate="42P13")
+        if mode.name == "OUT" and not isinstance(default, exp.Null) and not procedure:
+            raise errors.ProgrammingError("only input parameters can have default values", sqlstate="42P13")
         modes.append(mode.name)
-        if params and params[-1].default is not None and isinstance(default, exp.Null):
+        inputs = [p for p, m in zip(params, modes) if m != "OUT" or procedure]
+        if (mode.name != "OUT" or procedure) and inputs and inputs[-1].default is not None and \
+                isinstance(default, exp.Null):
             raise errors.ProgrammingError("input parameters after one with a default value must also have defaults",
                                           sqlstate="42P13")
         params.append(st.FunctionParameter(identifier(name) if isinstance(name, exp.Identifier) else "", data_type,

@@ -653,11 +653,14 @@ class AlterRowSecurity(Statement):
 
 @dataclass(frozen=True)
 class CreateType(Statement):
-    """``CREATE TYPE name AS ENUM (labels)``, or ``CREATE DOMAIN name [AS] base [DEFAULT e]
-    [[CONSTRAINT c] NOT NULL | NULL | CHECK (e)]...`` (``base`` not None)."""
+    """``CREATE TYPE name AS ENUM (labels)``, ``CREATE TYPE name AS (attributes)`` (a composite
+    type: ``attributes`` its (name, type)s, ``composite``), or ``CREATE DOMAIN name [AS] base
+    [DEFAULT e] [[CONSTRAINT c] NOT NULL | NULL | CHECK (e)]...`` (``base`` not None)."""
 
     name: TableName
     labels: tuple[str, ...] = ()
+    attributes: tuple[tuple[str, exp.DataType], ...] = ()
+    composite: bool = False
     base: exp.DataType | None = None
     default: exp.Expression | None = None
     not_null: bool = False
@@ -675,6 +678,7 @@ class AlterType(Statement):
     domain: bool
     action: str
     labels: tuple[str, ...] = ()
+    attributes: tuple[tuple[str, exp.DataType], ...] = ()  # ADD ATTRIBUTE's one
     target: str | None = None
     after: bool = False
     exists: bool = False

@@ -613,7 +613,8 @@ class CheckConstraint:
 
 @dataclass(frozen=True)
 class TypeDefinition:
-    """A user-defined type: an enum (``labels``, in their order) or a domain (``base``, the
+    """A user-defined type: an enum (``labels``, in their order), a composite type (``composite``:
+    its ``attributes``, (name, ColumnType as ``display()`` spells it)) or a domain (``base``, the
     ColumnType it constrains, as ``display()`` spells it, with its DEFAULT's SQL text, NOT NULL
     and CHECKs - their expressions read the value as the column ``VALUE``)."""
 
@@ -622,12 +623,20 @@ class TypeDefinition:
     default: str | None = None
     not_null: bool = False
     checks: tuple[CheckConstraint, ...] = ()
+    attributes: tuple[tuple[str, str], ...] = ()
+    composite: bool = False
 
     @property
     def is_domain(self) -> bool:
         return self.base is not None
 
+    @property
+    def is_enum(self) -> bool:
+        return self.base is None and not self.composite
+
     def to_json(self) -> dict:
+        if self.composite:
+            return {"composite": [list(a) for a in self.attributes]}
         if self.base is None:
             return {"enum": list(self.labels)}
         return {"base": self.base, "default": self.default, "not_null": self.not_null,
@@ -637,6 +646,8 @@ class TypeDefinition:
     def from_json(d: dict) -> "TypeDefinition":
         if "enum" in d:
             return TypeDefinition(tuple(d["enum"]))
+        if "composite" in d:
+            return TypeDefinition(attributes=tuple(tuple(a) for a in d["composite"]), composite=True)
         return TypeDefinition((), d["base"], d["default"], d["not_null"],
                               tuple(CheckConstraint.from_json(c) for c in d["checks"]))
 
@@ -860,7 +871,9 @@ class FunctionDefinition:
     / v (PostgreSQL's provolatile), ``strict``, and ``options`` the other ones as written
     (SECURITY DEFINER, PARALLEL SAFE, COST 10, SET ...), kept for pg_get_functiondef.
     ``procedure``: a procedure's (CREATE PROCEDURE: prokind p, called by CALL); ``modes`` each
-    argument's IN / OUT / INOUT where one is not IN (empty: all are)."""
+    declared parameter's IN / OUT / INOUT where one is not IN (empty: all are). A procedure's
+    ``args`` are all its parameters (a CALL passes each); a function's its IN and INOUT ones (a
+    call's), its OUT and INOUT ones its result's columns, ``table`` (not ``setof``: one row)."""
 
     name: str
     args: tuple[tuple[str, str, str | None], ...]
@@ -881,7 +894,32 @@ class FunctionDefinition:
         return tuple(t for _, t, _ in self.args)
 
     def mode(self, i: int) -> str:
+        """The mode of the ``i``-th declared parameter."""
         return self.modes[i] if self.modes else "IN"
+
+    @property
+    def out_parameters(self) -> bool:
+        """Is this a function whose result is its OUT / INOUT parameters (not a procedure's)?"""
+        return bool(self.modes) and not self.procedure and any(m != "IN" for m in self.modes)
+
+    @property
+    def row_type(self) -> bool:
+        """Does it return a table's (a view's) row type - ``returns`` the table, ``table`` its columns?"""
+        return bool(self.table) and self.returns != "record" and not self.out_parameters
+
+    def parameters(self) -> tuple[tuple[str, str, str, str | None], ...]:
+        """(mode, name, type, DEFAULT) of each parameter, as declared (a function's OUT ones too)."""
+        if not self.out_parameters:
+            return tuple((self.mode(i), name, type_, default) for i, (name, type_, default) in enumerate(self.args))
+        inputs, outputs, found = iter(self.args), iter(self.table), []
+        for mode in self.modes:
+            if mode == "OUT":
+                found.append((mode, *next(outputs), None))
+                continue
+            found.append((mode, *next(inputs)))
+            if mode == "INOUT":
+                next(outputs)
+        return tuple(found)
 
     def to_json(self) -> dict:
         return {"name": self.name, "args": [list(a) for a in self.args], "returns": self.returns,

@@ -631,3 +631,20 @@ def test_a_name_both_variable_and_column_is_ambiguous(db):
     db.execute("DO $$ <<b>> DECLARE id int := 3; v text := 'c'; BEGIN INSERT INTO t (id, v) VALUES (id, v); "
                "DELETE FROM t WHERE t.id = b.id - 2; END $$")
     assert rows(db, "SELECT * FROM t ORDER BY id") == [(2, "b"), (3, "c")]
+
+
+def test_a_dollar_parameter_no_argument_is_gives_42p02(db):
+    """``$n`` in a DO block, a trigger function or past a function's arguments: PostgreSQL's
+    "there is no parameter $1" (42P02) when the statement runs, not a protocol error."""
+    for code in ("RAISE NOTICE '%', $1", "PERFORM $1", "INSERT INTO t VALUES ($1, 'x')"):
+        with pytest.raises(txlake.Error) as e:
+            db.execute(f"DO $$ BEGIN {code}; END $$")
+        assert (e.value.sqlstate, str(e.value).splitlines()[0]) == ("42P02", "there is no parameter $1")
+    db.execute("CREATE FUNCTION two(a int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN a + $2; END $$")
+    db.execute("CREATE FUNCTION tg() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.v := $1; RETURN NEW; END $$")
+    db.execute("CREATE TRIGGER tg BEFORE INSERT ON t FOR EACH ROW EXECUTE FUNCTION tg()")
+    for sql, n in (("SELECT two(1)", 2), ("INSERT INTO t VALUES (1, 'x')", 1)):
+        with pytest.raises(txlake.Error) as e:
+            db.execute(sql)
+        assert (e.value.sqlstate, str(e.value).splitlines()[0]) == ("42P02", f"there is no parameter ${n}")
+    assert rows(db, "SELECT count(*) FROM t") == [(0,)]

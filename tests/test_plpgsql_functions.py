@@ -231,3 +231,57 @@ def test_an_exception_block_in_a_function_called_outside_a_transaction_block(db)
     e = error(db, "SELECT boom(9)")
     assert e.sqlstate == "P0001" and "nope 9" in str(e)
     assert rows(db, "SELECT * FROM t ORDER BY id") == [(6, "tried"), (7, "tried")]
+
+
+def test_nested_call_and_do_of_a_procedure_that_commits(db):
+    """PostgreSQL's plpgsql_transaction.out (transaction_test6, 7, 8, 3): a CALL or DO statement
+    of a procedure or DO called outside a transaction block may COMMIT / ROLLBACK; an EXECUTE'd
+    CALL, a function's CALL, a CALL in a block with handlers may not (2D000)."""
+    db.execute("""CREATE PROCEDURE tx1(x int) LANGUAGE plpgsql AS $$
+      BEGIN
+        FOR i IN 0..x LOOP
+          INSERT INTO t VALUES (i, 'n');
+          IF i % 2 = 0 THEN COMMIT; ELSE ROLLBACK; END IF;
+        END LOOP;
+      END $$""")
+    db.execute("CREATE PROCEDURE tx6() LANGUAGE plpgsql AS $$ BEGIN CALL tx1(3); END $$")
+    db.execute("CALL tx6()")
+    assert rows(db, "SELECT id FROM t ORDER BY id") == [(0,), (2,)]
+    db.execute("DELETE FROM t")
+    db.execute("CREATE PROCEDURE tx7() LANGUAGE plpgsql AS $$ BEGIN DO 'BEGIN CALL tx1(3); END'; END $$")
+    db.execute("CALL tx7()")
+    assert rows(db, "SELECT id FROM t ORDER BY id") == [(0,), (2,)]
+    db.execute("DELETE FROM t")
+    db.execute("CREATE PROCEDURE tx8() LANGUAGE plpgsql AS $$ BEGIN EXECUTE 'CALL tx1(3)'; END $$")
+    e = error(db, "CALL tx8()")
+    assert (e.sqlstate, str(e).splitlines()[0]) == ("2D000", "invalid transaction termination")
+    db.execute("CREATE FUNCTION tx3() RETURNS int LANGUAGE plpgsql AS $$ BEGIN CALL tx1(3); RETURN 1; END $$")
+    assert error(db, "SELECT tx3()").sqlstate == "2D000"
+    e = error(db, "DO $$ BEGIN BEGIN CALL tx1(3); EXCEPTION WHEN division_by_zero THEN NULL; END; END $$")
+    assert (e.sqlstate, str(e).splitlines()[0]) == ("2D000", "cannot commit while a subtransaction is active")
+    db.execute("BEGIN")
+    assert error(db, "CALL tx6()").sqlstate == "2D000"
+    db.execute("ROLLBACK")
+    assert rows(db, "SELECT count(*) FROM t") == [(0,)]
+
+
+def test_out_parameters_of_plpgsql_functions(db):
+    """PostgreSQL's plpgsql.out f1 (OUT / INOUT parameters): the result is their values at the
+    end (RETURN; or none), a record of several; RETURN with a value is 42804 there; RETURNS
+    SETOF record returns a row per RETURN NEXT."""
+    e = error(db, "CREATE FUNCTION f1(i int, OUT j int) RETURNS int AS $$ BEGIN RETURN i + 1; END $$ LANGUAGE plpgsql")
+    assert (e.sqlstate, str(e).splitlines()[0]) == (
+        "42804", "RETURN cannot have a parameter in function with OUT parameters")
+    db.execute("CREATE FUNCTION f1(i int, OUT j int) AS $$ BEGIN j := i + 1; RETURN; END $$ LANGUAGE plpgsql")
+    assert rows(db, "SELECT f1(42)") == [(43,)]
+    cur = db.execute("SELECT * FROM f1(42)")
+    assert [d[0] for d in cur.description] == ["j"] and cur.fetchall() == [(43,)]
+    db.execute("CREATE FUNCTION f2(INOUT i int) AS $$ BEGIN i := i + 1; END $$ LANGUAGE plpgsql")
+    assert rows(db, "SELECT f2(42), * FROM f2(1)") == [(43, 2)]
+    db.execute("CREATE FUNCTION f3(i int, OUT j int, OUT k text) AS $$ BEGIN j := i; j := j + 1; k := 'foo'; END $$ "
+               "LANGUAGE plpgsql")
+    assert rows(db, "SELECT f3(42), (f3(1)).k") == [({"j": 43, "k": "foo"}, "foo")]
+    assert rows(db, "SELECT * FROM f3(42)") == [(43, "foo")]
+    db.execute("""CREATE FUNCTION f4(i int, OUT j int, OUT k text) RETURNS SETOF record AS $$
+      BEGIN j := i + 1; k := 'foo'; RETURN NEXT; j := j + 1; k := 'foot'; RETURN NEXT; END $$ LANGUAGE plpgsql""")
+    assert rows(db, "SELECT * FROM f4(42)") == [(43, "foo"), (44, "foot")]

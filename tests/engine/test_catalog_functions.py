@@ -357,3 +357,36 @@ def test_regtype_regnamespace_and_regrole(connect):
         with pytest.raises(errors.ProgrammingError) as e:
             c.execute(sql)
         assert e.value.sqlstate == state
+
+
+def test_regproc_and_regprocedure(connect):
+    """x::regproc / ::regprocedure were 42704 (type does not exist): a function's OID where one is
+    meant, else its name - regprocedure's with its argument types, as format_procedure writes
+    them - qualified where the search path does not find it; 42883 for no such function,
+    42725 for regproc's name of overloads (regproc.c's regprocin / regprocedurein)."""
+    c = connect(autocommit=True)
+    for sql in ("CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS 'SELECT a'",
+                "CREATE FUNCTION f(a text) RETURNS int LANGUAGE sql AS 'SELECT 1'",
+                "CREATE FUNCTION g() RETURNS int LANGUAGE sql AS 'SELECT 1'", "CREATE SCHEMA app",
+                "CREATE FUNCTION app.h(x int, y numeric) RETURNS int LANGUAGE sql AS 'SELECT 1'"):
+        c.execute(sql)
+    assert q(c, "SELECT 'g'::regproc, 'g()'::regprocedure, 'f(int)'::regprocedure, 'public.f(text)'::regprocedure, "
+                "'app.h'::regproc, 'app.h(integer, numeric)'::regprocedure") == [
+        ("g", "g()", "f(integer)", "f(text)", "app.h", "app.h(integer,numeric)")]
+    assert q(c, "SELECT oid::regproc, oid::regprocedure FROM pg_proc ORDER BY 2") == [
+        ("app.h", "app.h(integer,numeric)"), ("f", "f(integer)"), ("f", "f(text)"), ("g", "g()")]
+    assert q(c, "SELECT proname FROM pg_proc WHERE oid = 'g'::regproc") == [("g",)]
+    assert q(c, "SELECT 'f(text)'::regprocedure::oid = (SELECT oid FROM pg_proc WHERE proargtypes = [25])") == [
+        (True,)]
+    assert q(c, "SELECT 0::regproc, 99999::regprocedure") == [("-", "99999")]
+    for sql, state, message in (
+            ("SELECT 'f'::regproc", "42725", 'more than one function named "f"'),
+            ("SELECT 'nope'::regproc", "42883", 'function "nope" does not exist'),
+            ("SELECT 'f(bigint)'::regprocedure", "42883", "function f(bigint) does not exist"),
+            ("SELECT 'h'::regproc", "42883", 'function "h" does not exist'),
+            ("SELECT 'f('::regprocedure", "22P02", "expected a right parenthesis"),
+            ("SELECT 'f'::regprocedure", "22P02", "expected a left parenthesis"),
+            ("SELECT 'lower'::regproc", "0A000", None)):
+        with pytest.raises(errors.Error) as e:
+            c.execute(sql)
+        assert e.value.sqlstate == state and (message is None or str(e.value).splitlines()[0] == message)

@@ -423,3 +423,101 @@ def test_parameters_of_array_uuid_time_and_interval_values(db):
         [(3, 0, str(u), "01:02:03", "1 day 00:00:05", ["a", None])]
     db.execute("CREATE FUNCTION tlen(a text[]) RETURNS int LANGUAGE sql AS 'SELECT cardinality(a)'")
     assert rows(db, "SELECT tlen(?), ?::uuid = ?", (["x", "y"], str(u), u)) == [(2, True)]
+
+
+def test_a_void_function_runs_and_gives_no_value(db):
+    """RETURNS void (create_function_sql.out's voidtest1..): its body's query runs, whatever it
+    gives is discarded - the call's value is empty (NULL here, as a PL/pgSQL void function's)."""
+    db.execute("CREATE FUNCTION v0() RETURNS void LANGUAGE sql AS $$ SELECT 1 $$")
+    db.execute("CREATE FUNCTION v2(n int) RETURNS void LANGUAGE sql AS $$ SELECT id, n FROM t $$")
+    assert rows(db, "SELECT v0(), v2(3)") == [(None, None)]
+    assert rows(db, "SELECT v2(x) FROM t ORDER BY id") == [(None,), (None,)]
+    assert rows(db, "SELECT * FROM v0()") == [(None,)]
+    assert rows(db, "SELECT id FROM t WHERE v0() IS NULL ORDER BY id") == [(1,), (2,)]
+
+
+def test_pseudo_types_in_pg_type_and_as_results(db):
+    """pg_type holds PostgreSQL's pseudo-types (typtype p, its type.dat OIDs), which pg_proc's
+    prorettype of a void, trigger or RETURNS TABLE function points at; a procedure has no result
+    type in \\df (pg_get_function_result is NULL for one: psql shows nothing)."""
+    assert rows(db, "SELECT typname, oid, typtype, typcategory, typlen FROM pg_type WHERE typtype = 'p' "
+                    "AND typelem = 0 ORDER BY oid") == [
+        ("record", 2249, "p", "P", -1), ("cstring", 2275, "p", "P", -2), ("any", 2276, "p", "P", 4),
+        ("void", 2278, "p", "P", 4), ("trigger", 2279, "p", "P", 4), ("internal", 2281, "p", "P", 8),
+        ("anyelement", 2283, "p", "P", 4)]
+    db.execute("CREATE FUNCTION v() RETURNS void LANGUAGE sql AS 'SELECT 1'")
+    db.execute("CREATE FUNCTION tg() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NEW; END'")
+    db.execute("CREATE FUNCTION tb() RETURNS TABLE (a int) LANGUAGE sql AS 'SELECT 1'")
+    db.execute("CREATE PROCEDURE p(a int) LANGUAGE sql AS 'SELECT 1'")
+    assert rows(db, "SELECT p.proname, t.typname FROM pg_proc p JOIN pg_type t ON t.oid = p.prorettype "
+                    "ORDER BY 1") == [("p", "void"), ("tb", "record"), ("tg", "trigger"), ("v", "void")]
+    listed = db._session.describe_functions().to_pylist()
+    assert [(r["name"], r["result type"], r["type"]) for r in listed] == [
+        ("p", "", "proc"), ("tb", "TABLE(a integer)", "func"), ("tg", "trigger", "trigger"), ("v", "void", "func")]
+
+
+def test_out_and_inout_parameters_make_the_result(db):
+    """OUT / INOUT parameters (xfunc.sgml "SQL Functions with Output Parameters"): the result is
+    a record of them - in FROM their columns, in a select list a row (a struct here: psql shows
+    it as (2,x)); one's is its type; RETURNS SETOF record makes it a set; a call passes only the
+    IN / INOUT ones, which are also its signature (DROP FUNCTION f(int))."""
+    db.execute("CREATE FUNCTION sum_n_product(x int, y int, OUT sum int, OUT product int) LANGUAGE sql "
+               "AS 'SELECT x + y, x * y'")
+    assert rows(db, "SELECT * FROM sum_n_product(11, 42)") == [(53, 462)]
+    cur = db.execute("SELECT sum_n_product(11, 42), (sum_n_product(2, 3)).product")
+    assert cur.fetchall() == [({"sum": 53, "product": 462}, 6)]
+    db.execute("CREATE FUNCTION twice(INOUT a int, OUT s text) LANGUAGE sql AS $$ SELECT a * 2, 'x' $$")
+    db.execute("CREATE FUNCTION one_out(n int, OUT doubled int) LANGUAGE sql AS 'SELECT n * 2'")
+    db.execute("CREATE FUNCTION none_found(n int, OUT a int, OUT b text) LANGUAGE sql AS 'SELECT id, s FROM t "
+               "WHERE id = n'")
+    db.execute("CREATE FUNCTION each_x(OUT id int, OUT x int) RETURNS SETOF record LANGUAGE sql "
+               "AS 'SELECT id, x FROM t ORDER BY id'")
+    assert rows(db, "SELECT * FROM twice(4)") == [(8, "x")]
+    cur = db.execute("SELECT *, one_out(1) FROM one_out(5)")
+    assert [d[0] for d in cur.description] == ["doubled", "one_out"] and cur.fetchall() == [(10, 2)]
+    assert rows(db, "SELECT * FROM none_found(9)") == [(None, None)]  # (one row: a NULL record)
+    assert rows(db, "SELECT * FROM each_x()") == [(1, 10), (2, None)]
+    assert rows(db, "SELECT pg_get_function_arguments(oid), pg_get_function_result(oid) FROM pg_proc "
+                    "WHERE proname = 'twice'") == [("INOUT a integer, OUT s text", "record")]
+    assert rows(db, "SELECT proname, prorettype, proargtypes, proargmodes, proargnames FROM pg_proc "
+                    "WHERE proname IN ('twice', 'one_out') ORDER BY 1") == [
+        ("one_out", 23, [23], ["i", "o"], ["n", "doubled"]), ("twice", 2249, [23], ["b", "o"], ["a", "s"])]
+    for sql, state, message in (
+            ("CREATE FUNCTION bad(a int, OUT b int, OUT c text) RETURNS int LANGUAGE sql AS 'SELECT 1, ''x'''",
+             "42P13", "function result type must be record because of OUT parameters"),
+            ("CREATE FUNCTION bad(a int, OUT b int, OUT c text) LANGUAGE sql AS 'SELECT 1'", "42P13",
+             "return type mismatch in function declared to return record"),
+            ("CREATE FUNCTION bad(a int, OUT b int DEFAULT 1) LANGUAGE sql AS 'SELECT 1'", "42P13",
+             "only input parameters can have default values"),
+            ("SELECT * FROM twice(1, 2)", "42883", "function twice(integer, integer) does not exist")):
+        fails(db, sql, state, message)
+    db.execute("DROP FUNCTION sum_n_product(int, int)")
+    fails(db, "SELECT * FROM sum_n_product(1, 2)", "42883")
+
+
+def test_a_tables_row_type_as_the_result(db):
+    """RETURNS SETOF t / RETURNS t (a table's or view's row type) were 42704 type "t" does not
+    exist: rows of the table's columns - in FROM its columns, in a select list a record (a
+    struct) whose fields are read; pg_proc.prorettype is the table's pg_type row; a body of
+    another shape is 42P13 (create_function_sql.out's "declared to return" errors)."""
+    db.execute("CREATE FUNCTION all_t() RETURNS SETOF t LANGUAGE sql AS 'SELECT * FROM t ORDER BY id'")
+    db.execute("CREATE FUNCTION one_t(k int) RETURNS t LANGUAGE sql AS 'SELECT * FROM t WHERE id = k'")
+    db.execute("CREATE VIEW names AS SELECT s FROM t")
+    db.execute("CREATE FUNCTION all_names() RETURNS SETOF names LANGUAGE sql AS 'SELECT s FROM t'")
+    db.execute("CREATE FUNCTION pl_t() RETURNS SETOF t LANGUAGE plpgsql AS $$ BEGIN RETURN QUERY SELECT * FROM t "
+               "WHERE id = 2; END $$")
+    cur = db.execute("SELECT * FROM all_t()")
+    assert [d[0] for d in cur.description] == ["id", "x", "s"]
+    assert cur.fetchall() == [(1, 10, "Hello World"), (2, None, "a  B")]
+    assert rows(db, "SELECT s FROM one_t(2)") == [("a  B",)]
+    assert rows(db, "SELECT one_t(1), (one_t(1)).x") == [({"id": 1, "x": 10, "s": "Hello World"}, 10)]
+    assert rows(db, "SELECT * FROM one_t(9)") == [(None, None, None)]
+    assert rows(db, "SELECT count(*) FROM all_names()") == [(2,)]
+    assert rows(db, "SELECT id FROM pl_t()") == [(2,)]
+    assert rows(db, "SELECT p.proname, p.proretset, pg_get_function_result(p.oid), t.typname, t.typrelid = "
+                    "'t'::regclass FROM pg_proc p JOIN pg_type t ON t.oid = p.prorettype WHERE p.proname LIKE '%t'"
+                    " ORDER BY 1") == [("all_t", True, "SETOF t", "t", True), ("one_t", False, "t", "t", True),
+                                       ("pl_t", True, "SETOF t", "t", True)]
+    fails(db, "CREATE FUNCTION bad() RETURNS SETOF t LANGUAGE sql AS 'SELECT 1'", "42P13",
+          "return type mismatch in function declared to return t", "Final statement returns too few columns.")
+    fails(db, "CREATE FUNCTION bad() RETURNS t LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$", "0A000")
