@@ -19,8 +19,11 @@ Changes").
 - **What it costs.** Nothing for a table without triggers: the writers look at
   ``schema.triggers`` (empty) of the version they resolved anyway; a table with some takes the
   general write path (not engine/points.py's), and each row costs a PL/pgSQL run.
-- **Refused** (0A000), never skipped: INSERT ... ON CONFLICT, MERGE, COPY FROM into a table
-  with triggers for their event, a foreign key's cascaded action on one, Spark's writes.
+- **Upserts.** INSERT ... ON CONFLICT fires the BEFORE INSERT row triggers before the conflict
+  check (their rows are the ones checked); DO UPDATE fires UPDATE's triggers too, for the rows it
+  updates, and the statement triggers of both (``insert``, ``Upserting``).
+- **Refused** (0A000), never skipped: MERGE, COPY FROM into a table with triggers for their
+  event, Spark's writes.
 """
 
 from __future__ import annotations
@@ -231,37 +234,85 @@ def refuse_system_columns(ctx: Context, version: TableVersion, returning) -> Non
                                        "triggers, is not supported")
 
 
-def statement(ex: Executor, ctx: Context, version: TableVersion, event: str, timing: str) -> None:
-    """The statement-level triggers of ``timing`` on ``event`` of ``version``'s table."""
+def statement(ex: Executor, ctx: Context, version: TableVersion, event: str, timing: str, assigned=None) -> None:
+    """The statement-level triggers of ``timing`` on ``event`` of ``version``'s table (an UPDATE OF
+    one where the statement's SET names one of its columns, ``assigned``)."""
     for trigger in version.schema.triggers:
-        if not trigger.row and trigger.timing == timing and trigger.fires_on(event):
+        if not trigger.row and trigger.timing == timing and trigger.fires_on(event) and _of(trigger, event, assigned):
             _run(ex, ctx, version, trigger, event, None, None)
+
+
+def _of(trigger: Trigger, event: str, assigned) -> bool:
+    """Does an ``event`` setting the columns ``assigned`` (None: any) fire ``trigger``, which
+    may be an UPDATE OF some columns?"""
+    return event != "UPDATE" or not trigger.columns or assigned is None or any(c in assigned for c in trigger.columns)
 
 
 def insert(ex: Executor, ctx: Context, stmt: st.Insert, version: TableVersion, columns: list[str],
            params) -> Result:
-    """An INSERT into a table with INSERT triggers: its rows built (by DuckDB), through the BEFORE
-    ROW triggers, checked and added, then the AFTER ROW ones; BEFORE / AFTER STATEMENT around."""
-    from txlake.engine.executor import _arrow, _placeholders
-    if stmt.on_conflict is not None:
-        refuse(version, "INSERT", "INSERT ... ON CONFLICT")
-        refuse(version, "UPDATE", "INSERT ... ON CONFLICT")
+    """An INSERT into a table with INSERT triggers (or an upsert into one with UPDATE ones): its
+    rows built (by DuckDB), through the BEFORE INSERT ROW triggers - the rows they return are
+    the ones ON CONFLICT checks - checked and added, then the AFTER ROW ones in the rows' order;
+    BEFORE / AFTER STATEMENT around. ON CONFLICT DO UPDATE fires the UPDATE triggers as well, as
+    PostgreSQL does (trigger.sgml "Overview of Trigger Behavior"): its statement triggers in the
+    order BEFORE INSERT, BEFORE UPDATE, AFTER UPDATE, AFTER INSERT; for a row it updates, the
+    BEFORE UPDATE row triggers (OLD the row there, NEW as SET made it) and then the AFTER UPDATE
+    ones, not the AFTER INSERT ones."""
+    from txlake.engine.executor import _UPDATED, _arrow
     refuse_system_columns(ctx, version, stmt.returning)
-    given = _placeholders(stmt.source)
-    params, returning_params = params[:given], params[given:]
+    params, conflict_params, returning_params = ex._insert_params(stmt, params)
+    stmt = ex._conflict_checked(version, stmt)
+    conflict = stmt.on_conflict
+    updating = conflict is not None and not conflict.do_nothing
+    assigned = dict(conflict.assignments) if updating else {}
     statement(ex, ctx, version, "INSERT", "BEFORE")
+    if updating:
+        statement(ex, ctx, version, "UPDATE", "BEFORE", assigned)
     with ex._registered() as register:
         sql = ex._insert_sql(ctx, version.schema, columns, stmt, register, params)
         rows = ex._conform(ex._sql(sql, params), version.schema)
     changes = RowChanges(ex, ctx, version, "INSERT")
     if changes.any("BEFORE"):
         _, rows = changes.before(None, rows)
-    rows = _arrow(ex._insert_batch(ctx, stmt, rows, ()))
-    changes.after(None, rows)
+    upserting = Upserting(RowChanges(ex, ctx, version, "UPDATE", assigned)) if updating else None
+    rows = _arrow(ex._insert_batch(ctx, stmt, rows, conflict_params, mark_updated=updating,
+                                   before_update=upserting))
+    if _UPDATED in rows.column_names:  # (some rows updated: each fires the AFTER triggers of what it did)
+        replaced = rows.column(_UPDATED).to_pylist()
+        rows = rows.drop_columns([_UPDATED])
+        news = changes._values(rows)
+        for i, rowid in enumerate(replaced):
+            if rowid is None:
+                changes.after_row(None, news[i])
+            else:
+                upserting.changes.after_row(upserting.old[rowid], news[i])
+    else:
+        changes.after(None, rows)
+    if updating:
+        statement(ex, ctx, version, "UPDATE", "AFTER", assigned)
     statement(ex, ctx, version, "INSERT", "AFTER")
     result = ex._returning(stmt.returning, rows, version.schema, stmt.alias or stmt.table.name, returning_params)
     result.status = f"INSERT 0 {rows.num_rows}"
     return result
+
+
+class Upserting:
+    """ON CONFLICT DO UPDATE's updates through the BEFORE UPDATE row triggers
+    (``Executor._conflict_updated`` calls it with the rows SET made), keeping the old rows for
+    the AFTER UPDATE ones."""
+
+    def __init__(self, changes: RowChanges):
+        self.changes = changes
+        self.changes_rows = changes.any("BEFORE")  # (then any column may change: all are checked)
+        self.old: dict[int, tuple] = {}  # row id -> its values before the update
+
+    def __call__(self, rowids, new: pa.Table) -> tuple[pa.Array, pa.Table]:
+        from txlake.engine.executor import ROWID, _arrow
+        found = _arrow(new).select(list(self.changes.names)).append_column(ROWID, rowids)
+        found, old, new = self.changes.before_found(None, found)
+        kept = found.column(ROWID)
+        self.old.update(zip(kept.to_pylist(), self.changes._values(old)))
+        return kept, new
 
 
 class RowChanges:
@@ -273,13 +324,12 @@ class RowChanges:
         schema = version.schema
         self.names = tuple(schema.names)
         self.types = tuple(catalog_views.format_type(c.type) for c in schema.columns)
-        self.triggers = [t for t in schema.triggers if t.row and t.fires_on(event) and
-                         (event != "UPDATE" or not t.columns or any(c in assigned for c in t.columns))]
+        self.triggers = [t for t in schema.triggers if t.row and t.fires_on(event) and _of(t, event, assigned)]
 
     def any(self, timing: str) -> bool:
         return any(t.timing == timing for t in self.triggers)
 
-    def before_found(self, table: st.TableName, found: pa.Table) -> tuple[pa.Table, pa.Table, pa.Table | None]:
+    def before_found(self, table: st.TableName | None, found: pa.Table) -> tuple[pa.Table, pa.Table, pa.Table | None]:
         """An UPDATE's or DELETE's rows ``found`` (row ids first, an UPDATE's new values by
         column name) through the BEFORE ROW triggers: (the rows still to change, their old values,
         an UPDATE's new values as the triggers left them). 0A000 where a trigger wrote to the
@@ -293,7 +343,7 @@ class RowChanges:
         if not self.any("BEFORE"):
             return found, old, new
         kept, new = self.before(old, new)
-        if self.ctx.resolve(table) is not self.version:
+        if self.ctx.resolve(table or st.TableName(self.version.db, self.version.name)) is not self.version:
             raise errors.NotSupportedError(f'a BEFORE {self.event} trigger that writes to its own table '
                                            f'("{self.version.name}") is not supported: write in an AFTER trigger')
         mask = pa.array(kept, pa.bool_())
@@ -330,22 +380,28 @@ class RowChanges:
 
     def after(self, old: pa.Table | None, new: pa.Table | None) -> None:
         """The AFTER ROW triggers over the rows written, row by row, in name order."""
-        triggers = [t for t in self.triggers if t.timing == "AFTER"]
-        if not triggers:
+        if not self.any("AFTER"):
             return
         olds, news = self._values(old), self._values(new)
         for i in range(len(olds if news is None else news)):
-            row, before = self._row(news, i), self._row(olds, i)
-            for trigger in triggers:
-                if self._when(trigger, before, row):
-                    _run(self.ex, self.ctx, self.version, trigger, self.event, before, row)
+            self.after_row(None if olds is None else olds[i], None if news is None else news[i])
+
+    def after_row(self, old: tuple | None, new: tuple | None) -> None:
+        """The AFTER ROW triggers of one row written (its old and new values), in name order."""
+        before, row = self._record(old), self._record(new)
+        for trigger in self.triggers:
+            if trigger.timing == "AFTER" and self._when(trigger, before, row):
+                _run(self.ex, self.ctx, self.version, trigger, self.event, before, row)
 
     def _row(self, values: list[tuple] | None, i: int) -> plpgsql.Row:
-        """Row ``i`` of ``values`` as a record; where there is none (OLD of an INSERT, NEW of a
+        return self._record(None if values is None else values[i])
+
+    def _record(self, values: tuple | None) -> plpgsql.Row:
+        """A row's ``values`` as a record; where there is none (OLD of an INSERT, NEW of a
         DELETE) a NULL of the table's row type, as PostgreSQL's (plpgsql_trigger.out)."""
         if values is None:
             return plpgsql.Row(self.names, [None] * len(self.names), self.types, null=True)
-        return plpgsql.Row(self.names, list(values[i]), self.types)
+        return plpgsql.Row(self.names, list(values), self.types)
 
     def _values(self, rows: pa.Table | None) -> list[tuple] | None:
         from txlake.engine.executor import python_rows

@@ -291,9 +291,8 @@ def test_pg_dump_style_script(db):
 def test_refused_writes(db):
     db.execute(AUDIT)
     db.execute("CREATE TRIGGER a AFTER INSERT OR UPDATE OR DELETE ON items FOR EACH ROW EXECUTE FUNCTION log_change()")
-    for sql in ("INSERT INTO items (id, name) VALUES (1, 'a') ON CONFLICT (id) DO NOTHING",
-                "MERGE INTO items USING (SELECT 1 AS id) s ON items.id = s.id "
-                "WHEN NOT MATCHED THEN INSERT (id, name) VALUES (s.id, 'm')"):
+    for sql in ("MERGE INTO items USING (SELECT 1 AS id) s ON items.id = s.id "
+                "WHEN NOT MATCHED THEN INSERT (id, name) VALUES (s.id, 'm')",):
         with pytest.raises(txlake.NotSupportedError):
             db.execute(sql)
     assert rows(db, "SELECT count(*) FROM items") == [(0,)]
@@ -387,3 +386,137 @@ def test_exception_blocks_in_autocommit_and_returns_checked_as_a_trigger_functio
         assert e.value.sqlstate == state and message in str(e.value)
     c.execute("SET check_function_bodies = off")
     c.execute("CREATE FUNCTION later() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN retur NEW; END $$")
+
+
+# --- INSERT ... ON CONFLICT, COPY FROM, MERGE into tables with triggers ------------------------
+
+TELL = """CREATE FUNCTION tell() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_LEVEL = 'STATEMENT' THEN
+    RAISE NOTICE '% % %', TG_WHEN, TG_OP, TG_LEVEL;
+    RETURN NULL;
+  END IF;
+  RAISE NOTICE '% % % old=(%,%) new=(%,%)', TG_WHEN, TG_OP, TG_LEVEL, OLD.id, OLD.name, NEW.id, NEW.name;
+  IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;
+  RETURN NEW;
+END $$"""
+
+
+def tell_all(conn, events="INSERT OR UPDATE OR DELETE"):
+    conn.execute(TELL)
+    for timing in ("BEFORE", "AFTER"):
+        for level in ("ROW", "STATEMENT"):
+            conn.execute(f"CREATE TRIGGER {timing[0].lower()}_{level[0].lower()} {timing} {events} ON items "
+                         f"FOR EACH {level} EXECUTE FUNCTION tell()")
+    conn.notices.clear()
+
+
+def told(conn):
+    said = [n.removeprefix("NOTICE:  ") for n in conn.notices]
+    conn.notices.clear()
+    return said
+
+
+def test_upsert_fires_insert_and_update_triggers_as_postgresql(db):
+    """triggers.out "Verify behavior of before and after triggers with INSERT...ON CONFLICT DO
+    UPDATE": a BEFORE INSERT trigger's returned row is the one checked for a conflict; a row
+    that conflicts fires BEFORE / AFTER UPDATE, not AFTER INSERT; the statement triggers are
+    BEFORE INSERT, BEFORE UPDATE, AFTER UPDATE, AFTER INSERT."""
+    db.execute("""CREATE FUNCTION odd_key() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.id % 2 = 0 THEN NEW.id := NEW.id + 1; NEW.name := NEW.name || ' trig modified'; END IF;
+              RETURN NEW; END $$""")
+    db.execute("CREATE TRIGGER a_odd BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION odd_key()")
+    tell_all(db)
+    upsert = "INSERT INTO items (id, name) VALUES {} ON CONFLICT (id) DO UPDATE SET name = 'updated ' || items.name"
+    db.execute(upsert.format("(2, 'red')"))
+    assert told(db) == ["BEFORE INSERT STATEMENT", "BEFORE UPDATE STATEMENT",
+                        "BEFORE INSERT ROW old=(<NULL>,<NULL>) new=(3,red trig modified)",
+                        "AFTER INSERT ROW old=(<NULL>,<NULL>) new=(3,red trig modified)",
+                        "AFTER UPDATE STATEMENT", "AFTER INSERT STATEMENT"]
+    db.execute(upsert.format("(3, 'orange')"))
+    assert told(db) == ["BEFORE INSERT STATEMENT", "BEFORE UPDATE STATEMENT",
+                        "BEFORE INSERT ROW old=(<NULL>,<NULL>) new=(3,orange)",
+                        "BEFORE UPDATE ROW old=(3,red trig modified) new=(3,updated red trig modified)",
+                        "AFTER UPDATE ROW old=(3,red trig modified) new=(3,updated red trig modified)",
+                        "AFTER UPDATE STATEMENT", "AFTER INSERT STATEMENT"]
+    # the key the BEFORE INSERT trigger gives is the one checked: 4 becomes 5, inserted by the
+    # statement already - PostgreSQL's 21000 - and nothing of the statement stays
+    with pytest.raises(txlake.Error) as e:
+        db.execute(upsert.format("(5, 'new'), (4, 'x')"))
+    assert e.value.sqlstate == "21000"
+    assert rows(db, "SELECT id, name FROM items ORDER BY id") == [(3, "updated red trig modified")]
+
+
+def test_upsert_triggers_rows_and_counts(db):
+    tell_all(db)
+    db.execute("INSERT INTO items (id, name) VALUES (1, 'a'), (2, 'b')")
+    told(db)
+    cur = db.execute("INSERT INTO items (id, name) VALUES (3, 'c'), (1, 'a2'), (4, 'd') "
+                     "ON CONFLICT (id) DO UPDATE SET name = excluded.name RETURNING id, name")
+    assert cur.fetchall() == [(3, "c"), (1, "a2"), (4, "d")]
+    assert told(db) == [
+        "BEFORE INSERT STATEMENT", "BEFORE UPDATE STATEMENT",
+        "BEFORE INSERT ROW old=(<NULL>,<NULL>) new=(3,c)", "BEFORE INSERT ROW old=(<NULL>,<NULL>) new=(1,a2)",
+        "BEFORE INSERT ROW old=(<NULL>,<NULL>) new=(4,d)", "BEFORE UPDATE ROW old=(1,a) new=(1,a2)",
+        "AFTER INSERT ROW old=(<NULL>,<NULL>) new=(3,c)", "AFTER UPDATE ROW old=(1,a) new=(1,a2)",
+        "AFTER INSERT ROW old=(<NULL>,<NULL>) new=(4,d)", "AFTER UPDATE STATEMENT", "AFTER INSERT STATEMENT"]
+    # DO NOTHING: INSERT's triggers alone, for the rows it inserts; a conflicting row fires no AFTER
+    assert db.execute("INSERT INTO items (id, name) VALUES (1, 'x'), (5, 'e') ON CONFLICT DO NOTHING").rowcount == 1
+    assert told(db) == [
+        "BEFORE INSERT STATEMENT", "BEFORE INSERT ROW old=(<NULL>,<NULL>) new=(1,x)",
+        "BEFORE INSERT ROW old=(<NULL>,<NULL>) new=(5,e)", "AFTER INSERT ROW old=(<NULL>,<NULL>) new=(5,e)",
+        "AFTER INSERT STATEMENT"]
+    # DO UPDATE ... WHERE that leaves the row: no UPDATE row trigger, the statement ones still
+    assert db.execute("INSERT INTO items (id, name) VALUES (1, 'y') ON CONFLICT (id) DO UPDATE SET name = 'z' "
+                      "WHERE items.name = 'nope'").rowcount == 0
+    assert told(db) == ["BEFORE INSERT STATEMENT", "BEFORE UPDATE STATEMENT",
+                        "BEFORE INSERT ROW old=(<NULL>,<NULL>) new=(1,y)", "AFTER UPDATE STATEMENT",
+                        "AFTER INSERT STATEMENT"]
+
+
+def test_upsert_before_update_trigger_changes_skips_and_is_checked(db):
+    db.execute("INSERT INTO items (id, name, price) VALUES (1, 'a', 1), (2, 'b', 2)")
+    db.execute("""CREATE FUNCTION guard() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF OLD.name = 'frozen' THEN RETURN NULL; END IF;
+              NEW.updated_at := '2024-01-02 03:04:05'; NEW.price := NEW.price - 10; RETURN NEW; END $$""")
+    db.execute("CREATE TRIGGER guard BEFORE UPDATE ON items FOR EACH ROW EXECUTE FUNCTION guard()")
+    db.execute("UPDATE items SET name = 'frozen', price = 50 WHERE id = 2")
+    # the SET's rows go through the trigger; a row it skips is neither written nor counted
+    cur = db.execute("INSERT INTO items (id, name, price) VALUES (1, 'a', 20), (2, 'b', 20) "
+                     "ON CONFLICT (id) DO UPDATE SET price = excluded.price")
+    assert cur.rowcount == 1
+    assert rows(db, "SELECT id, name, price, CAST(updated_at AS TEXT) FROM items ORDER BY id") == [
+        (1, "a", 10, "2024-01-02 03:04:05"), (2, "frozen", 40, "2024-01-02 03:04:05")]
+    # the row the trigger leaves is checked (CHECK price >= 0: 5 - 10 breaks it), and nothing stays
+    with pytest.raises(txlake.IntegrityError) as e:
+        db.execute("INSERT INTO items (id, name, price) VALUES (1, 'a', 5) "
+                   "ON CONFLICT (id) DO UPDATE SET price = excluded.price")
+    assert e.value.sqlstate == "23514"
+    assert rows(db, "SELECT price FROM items WHERE id = 1") == [(10,)]
+
+
+def test_upsert_trigger_changing_the_key_is_checked(db):
+    db.execute("INSERT INTO items (id, name) VALUES (1, 'a'), (2, 'b')")
+    db.execute("""CREATE FUNCTION rekey() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN NEW.id := NEW.id + 1; RETURN NEW; END $$""")
+    db.execute("CREATE TRIGGER rekey BEFORE UPDATE ON items FOR EACH ROW EXECUTE FUNCTION rekey()")
+    with pytest.raises(txlake.IntegrityError) as e:
+        db.execute("INSERT INTO items (id, name) VALUES (1, 'x') ON CONFLICT (id) DO UPDATE SET name = excluded.name")
+    assert e.value.sqlstate == "23505"
+    db.execute("INSERT INTO items (id, name) VALUES (2, 'y') ON CONFLICT (id) DO UPDATE SET name = excluded.name")
+    assert rows(db, "SELECT id, name FROM items ORDER BY id") == [(1, "a"), (3, "y")]
+
+
+def test_update_of_statement_triggers_fire_for_their_columns(db):
+    """triggers.out: ``UPDATE main_table SET b = 10`` does not fire a BEFORE UPDATE OF a FOR EACH
+    STATEMENT trigger; an upsert's SET counts as an UPDATE's."""
+    db.execute(TELL)
+    db.execute("CREATE TRIGGER of_price BEFORE UPDATE OF price ON items FOR EACH STATEMENT EXECUTE FUNCTION tell()")
+    db.execute("INSERT INTO items (id, name) VALUES (1, 'a')")
+    db.notices.clear()
+    db.execute("UPDATE items SET name = 'b'")
+    db.execute("INSERT INTO items (id, name) VALUES (1, 'c') ON CONFLICT (id) DO UPDATE SET name = excluded.name")
+    assert told(db) == []
+    db.execute("UPDATE items SET price = 1")
+    db.execute("INSERT INTO items (id, name) VALUES (1, 'c') ON CONFLICT (id) DO UPDATE SET price = 2")
+    assert told(db) == ["BEFORE UPDATE STATEMENT", "BEFORE UPDATE STATEMENT"]
