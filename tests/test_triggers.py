@@ -520,3 +520,35 @@ def test_update_of_statement_triggers_fire_for_their_columns(db):
     db.execute("UPDATE items SET price = 1")
     db.execute("INSERT INTO items (id, name) VALUES (1, 'c') ON CONFLICT (id) DO UPDATE SET price = 2")
     assert told(db) == ["BEFORE UPDATE STATEMENT", "BEFORE UPDATE STATEMENT"]
+
+
+def test_copy_from_fires_insert_triggers(db, tmp_path):
+    """triggers.out: "COPY should fire per-row and per-statement INSERT triggers" - BEFORE
+    STATEMENT, the BEFORE ROW triggers (their rows written, RETURN NULL skipping one, not
+    counted), then the AFTER ROW ones for the rows written and AFTER STATEMENT."""
+    db.execute(STAMP)
+    tell_all(db, "INSERT")
+    db.execute("""CREATE FUNCTION no_free() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.price = 0 THEN RETURN NULL; END IF; RETURN NEW; END $$""")
+    db.execute("CREATE TRIGGER a_free BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION no_free()")
+    db.execute("CREATE TRIGGER a_stamp BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION stamp()")
+    path = tmp_path / "items.csv"
+    path.write_text("1,a,5\n2,b,0\n3,c,7\n")
+    db.notices.clear()
+    cur = db.execute(f"COPY items (id, name, price) FROM '{path}' (FORMAT csv)")
+    assert cur.rowcount == 2
+    assert told(db) == ["BEFORE INSERT STATEMENT", "BEFORE INSERT ROW old=(<NULL>,<NULL>) new=(1,a)",
+                        "BEFORE INSERT ROW old=(<NULL>,<NULL>) new=(3,c)",
+                        "AFTER INSERT ROW old=(<NULL>,<NULL>) new=(1,a)",
+                        "AFTER INSERT ROW old=(<NULL>,<NULL>) new=(3,c)", "AFTER INSERT STATEMENT"]
+    assert rows(db, "SELECT id, CAST(updated_at AS TEXT) FROM items ORDER BY id") == [
+        (1, "2024-01-02 03:04:05"), (3, "2024-01-02 03:04:05")]
+    # a trigger's error fails the COPY: no row of it stays
+    db.execute("""CREATE FUNCTION no_z() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.name = 'z' THEN RAISE EXCEPTION 'no z' USING ERRCODE = '22023'; END IF; RETURN NEW; END $$""")
+    db.execute("CREATE TRIGGER z AFTER INSERT ON items FOR EACH ROW EXECUTE FUNCTION no_z()")
+    path.write_text("4,d,1\n5,z,1\n")
+    with pytest.raises(txlake.Error) as e:
+        db.execute(f"COPY items (id, name, price) FROM '{path}' (FORMAT csv)")
+    assert e.value.sqlstate == "22023"
+    assert rows(db, "SELECT id FROM items ORDER BY id") == [(1,), (3,)]
