@@ -24,8 +24,8 @@ Changes").
   updates, and the statement triggers of both (``insert``, ``Upserting``).
 - **COPY FROM** fires INSERT's triggers (``Copying``): the row ones per row, the statement
   ones once; a table without INSERT triggers copies as fast as before.
-- **Refused** (0A000), never skipped: MERGE into a table with triggers for its actions' events,
-  Spark's writes.
+- **MERGE** fires the triggers of its actions (``Merging``).
+- **Refused** (0A000), never skipped: Spark's writes.
 """
 
 from __future__ import annotations
@@ -324,6 +324,81 @@ class Copying:
         statement(self.ex, self.ctx, self.version, "INSERT", "AFTER")
 
 
+class Merging:
+    """MERGE into a table with triggers, as PostgreSQL 16 fires them (trigger.sgml; merge.out
+    "test triggers"): the statement triggers of each kind of action the MERGE names, whether or
+    not one runs - BEFORE in the order INSERT, UPDATE, DELETE, AFTER in the order DELETE,
+    UPDATE, INSERT; for each row the row triggers of the action it takes - BEFORE ones as the
+    rows are found (a NULL leaving the row as it is, not counted), AFTER ones once all are
+    written. ``assigned``: the columns the UPDATE actions set (UPDATE OF)."""
+
+    def __init__(self, ex: Executor, ctx: Context, version: TableVersion, kinds, assigned):
+        self.ex, self.ctx, self.version, self.assigned = ex, ctx, version, assigned
+        self.kinds = [k for k in ("INSERT", "UPDATE", "DELETE") if k in kinds]
+        self.rows = {k: RowChanges(ex, ctx, version, k, assigned) for k in self.kinds}
+        self.changes_rows = "UPDATE" in self.rows and self.rows["UPDATE"].any("BEFORE")  # (any column may change)
+        self.old: list[tuple] = []  # the matched rows' values before, for the AFTER triggers
+        for kind in self.kinds:
+            statement(ex, ctx, version, kind, "BEFORE", assigned)
+
+    def matched(self, table: st.TableName, found: pa.Table, updating) -> tuple[pa.Table, object, pa.Table]:
+        """The rows an UPDATE or DELETE action takes (``found``: row ids, an UPDATE's new values
+        by column name; ``updating``: which are updated) through their BEFORE ROW triggers, in
+        their order: (the rows still to change, which of them are updated, their new values)."""
+        from txlake.engine.executor import ROWID
+        import numpy as np
+        rowids = found.column(ROWID).to_pylist()
+        taken = self.ex._rows_by_id(self.version, rowids)
+        at = {r: i for i, r in enumerate(taken.column(ROWID).to_pylist())}
+        changes = next(iter(self.rows.values()))
+        olds = changes._values(taken.take(pa.array([at[r] for r in rowids], pa.int64())))
+        news = changes._values(self.ex._conform(found.select(list(changes.names)), self.version.schema))
+        kept, written = [], []
+        for i, old in enumerate(olds):
+            row = self.rows["UPDATE" if updating[i] else "DELETE"].before_row(old, news[i] if updating[i] else None)
+            kept.append(row is not None)
+            if row is not None:
+                self.old.append(old)
+                if updating[i]:
+                    written.append(row)
+        _unchanged_by_triggers(self.ctx, table, self.version)
+        mask = np.array(kept, dtype=bool)
+        return found.filter(pa.array(mask, pa.bool_())), updating[mask], changes.table(written)
+
+    def inserting(self, new_rows: pa.Table, made_by: list) -> tuple[pa.Table, list]:
+        """The rows INSERT actions add (``made_by``: the source row of each) through the BEFORE
+        INSERT ROW triggers: the rows to insert, as they left them, and their source rows."""
+        if not self.rows["INSERT"].any("BEFORE"):
+            return new_rows, made_by
+        kept, new_rows = self.rows["INSERT"].before(None, new_rows)
+        _unchanged_by_triggers(self.ctx, None, self.version)  # (the matched rows are written after)
+        return new_rows, [m for m, k in zip(made_by, kept) if k]
+
+    def end(self, updating, changed_rows, inserted) -> None:
+        """The AFTER ROW triggers (the matched rows' in their order, then the inserted rows'),
+        then the AFTER STATEMENT ones."""
+        from txlake.engine.executor import _arrow
+        changes = next(iter(self.rows.values()))
+        news = iter(changes._values(_arrow(changed_rows)) if changed_rows is not None else ())
+        for old, updated in zip(self.old, updating):
+            if updated:
+                self.rows["UPDATE"].after_row(old, next(news))
+            else:
+                self.rows["DELETE"].after_row(old, None)
+        if inserted is not None:
+            self.rows["INSERT"].after(None, _arrow(inserted))
+        for kind in reversed(self.kinds):
+            statement(self.ex, self.ctx, self.version, kind, "AFTER", self.assigned)
+
+
+def _unchanged_by_triggers(ctx: Context, table: st.TableName | None, version: TableVersion) -> None:
+    """0A000 where a BEFORE trigger wrote to its own table, ``version`` of which the statement
+    found its rows in."""
+    if ctx.resolve(table or st.TableName(version.db, version.name)) is not version:
+        raise errors.NotSupportedError(f'a BEFORE trigger that writes to its own table ("{version.name}") in an '
+                                       "UPDATE, DELETE or MERGE is not supported: write in an AFTER trigger")
+
+
 class Upserting:
     """ON CONFLICT DO UPDATE's updates through the BEFORE UPDATE row triggers
     (``Executor._conflict_updated`` calls it with the rows SET made), keeping the old rows for
@@ -371,40 +446,42 @@ class RowChanges:
         if not self.any("BEFORE"):
             return found, old, new
         kept, new = self.before(old, new)
-        if self.ctx.resolve(table or st.TableName(self.version.db, self.version.name)) is not self.version:
-            raise errors.NotSupportedError(f'a BEFORE {self.event} trigger that writes to its own table '
-                                           f'("{self.version.name}") is not supported: write in an AFTER trigger')
+        _unchanged_by_triggers(self.ctx, table, self.version)
         mask = pa.array(kept, pa.bool_())
         return found.filter(mask), old.filter(mask), new
 
     def before(self, old: pa.Table | None, new: pa.Table | None) -> tuple[list[bool], pa.Table | None]:
         """The BEFORE ROW triggers over the rows: (which rows are kept, the kept rows' new values
         as the triggers left them)."""
-        olds = self._values(old)
-        news = self._values(new)
+        olds, news = self._values(old), self._values(new)
         kept, written = [], []
-        triggers = [t for t in self.triggers if t.timing == "BEFORE"]
         for i in range(len(olds if news is None else news)):
-            row, before = self._row(news, i), self._row(olds, i)
-            skipped = False
-            for trigger in triggers:
-                if not self._when(trigger, before, row):
-                    continue
-                returned = _run(self.ex, self.ctx, self.version, trigger, self.event, before, row)
-                if returned is None:  # (RETURN NULL: this row is not written, the next triggers not fired)
-                    skipped = True
-                    break
-                if news is not None:
-                    row = _conformed(returned, self)
-            kept.append(not skipped)
-            if not skipped and news is not None:
-                written.append(tuple(row.values))
-        if news is None:
-            return kept, None
+            row = self.before_row(None if olds is None else olds[i], None if news is None else news[i])
+            kept.append(row is not None)
+            if row is not None and news is not None:
+                written.append(row)
+        return kept, (None if news is None else self.table(written))
+
+    def before_row(self, old: tuple | None, new: tuple | None) -> tuple | None:
+        """The BEFORE ROW triggers over one row (its old and new values), in name order, each
+        one's returned row the next one's NEW: the row to write (a DELETE's: its old one), or
+        None where one returned NULL (the row is not changed, the next triggers not fired)."""
+        row, before = self._record(new), self._record(old)
+        for trigger in self.triggers:
+            if trigger.timing != "BEFORE" or not self._when(trigger, before, row):
+                continue
+            returned = _run(self.ex, self.ctx, self.version, trigger, self.event, before, row)
+            if returned is None:
+                return None
+            if new is not None:
+                row = _conformed(returned, self)
+        return old if new is None else tuple(row.values)
+
+    def table(self, rows: list[tuple]) -> pa.Table:
+        """Rows' values as a table of the table's columns."""
         arrow = self.version.schema.arrow_schema()
-        columns = list(zip(*written)) if written else [[] for _ in self.names]
-        return kept, pa.Table.from_arrays([pa.array(list(c), type=f.type) for c, f in zip(columns, arrow)],
-                                          schema=arrow)
+        columns = list(zip(*rows)) if rows else [[] for _ in self.names]
+        return pa.Table.from_arrays([pa.array(list(c), type=f.type) for c, f in zip(columns, arrow)], schema=arrow)
 
     def after(self, old: pa.Table | None, new: pa.Table | None) -> None:
         """The AFTER ROW triggers over the rows written, row by row, in name order."""

@@ -288,14 +288,15 @@ def test_pg_dump_style_script(db):
     assert rows(db, "SELECT v, modified IS NOT NULL FROM x") == [("b", True)]
 
 
-def test_refused_writes(db):
+def test_merge_audit_trigger(db):
     db.execute(AUDIT)
     db.execute("CREATE TRIGGER a AFTER INSERT OR UPDATE OR DELETE ON items FOR EACH ROW EXECUTE FUNCTION log_change()")
-    for sql in ("MERGE INTO items USING (SELECT 1 AS id) s ON items.id = s.id "
-                "WHEN NOT MATCHED THEN INSERT (id, name) VALUES (s.id, 'm')",):
-        with pytest.raises(txlake.NotSupportedError):
-            db.execute(sql)
-    assert rows(db, "SELECT count(*) FROM items") == [(0,)]
+    db.execute("INSERT INTO items (id, name) VALUES (2, 'b')")
+    db.execute("MERGE INTO items USING (VALUES (1, 'm'), (2, 'n')) s (id, name) ON items.id = s.id "
+               "WHEN MATCHED THEN UPDATE SET name = s.name "
+               "WHEN NOT MATCHED THEN INSERT (id, name) VALUES (s.id, s.name)")
+    assert rows(db, "SELECT op, id, old_name, new_name FROM audit") == [
+        ("INSERT", 2, None, "b"), ("UPDATE", 2, "b", "n"), ("INSERT", 1, None, "m")]
 
 
 def test_notices_executemany_and_cascaded_deletes(db):
@@ -552,3 +553,101 @@ def test_copy_from_fires_insert_triggers(db, tmp_path):
         db.execute(f"COPY items (id, name, price) FROM '{path}' (FORMAT csv)")
     assert e.value.sqlstate == "22023"
     assert rows(db, "SELECT id FROM items ORDER BY id") == [(1,), (3,)]
+
+
+MERGE_TELL = """CREATE FUNCTION merge_tell() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_LEVEL = 'STATEMENT' THEN
+    RAISE NOTICE '% % STATEMENT trigger', TG_WHEN, TG_OP;
+  ELSIF TG_OP = 'INSERT' THEN
+    RAISE NOTICE '% INSERT ROW trigger row: (%,%)', TG_WHEN, NEW.tid, NEW.balance;
+  ELSIF TG_OP = 'UPDATE' THEN
+    RAISE NOTICE '% UPDATE ROW trigger row: (%,%) -> (%,%)', TG_WHEN, OLD.tid, OLD.balance, NEW.tid, NEW.balance;
+  ELSE
+    RAISE NOTICE '% DELETE ROW trigger row: (%,%)', TG_WHEN, OLD.tid, OLD.balance;
+  END IF;
+  IF TG_WHEN = 'BEFORE' AND TG_LEVEL = 'ROW' THEN
+    IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;
+    RETURN NEW;
+  END IF;
+  RETURN NULL;
+END $$"""
+
+
+@pytest.fixture
+def merging(connect):
+    """merge.out's "test triggers": target and source, and a trigger of each kind on target."""
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE target (tid INT PRIMARY KEY, balance INT)")
+    conn.execute("CREATE TABLE source (sid INT, delta INT)")
+    conn.execute("INSERT INTO target VALUES (1, 10), (2, 20), (3, 30)")
+    conn.execute("INSERT INTO source VALUES (2, 5), (3, 20), (4, 40)")
+    conn.execute(MERGE_TELL)
+    for timing in ("BEFORE", "AFTER"):
+        for event in ("INSERT", "UPDATE", "DELETE"):
+            for level in ("STATEMENT", "ROW"):
+                conn.execute(f"CREATE TRIGGER merge_{timing[0]}{level[0]}{event[0]} {timing} {event} ON target "
+                             f"FOR EACH {level} EXECUTE FUNCTION merge_tell()")
+    return conn
+
+
+def test_merge_fires_the_triggers_of_its_actions_as_postgresql(merging):
+    """merge.out "now the classic UPSERT, with a DELETE": the statement triggers of each action
+    named (BEFORE: INSERT, UPDATE, DELETE; AFTER: DELETE, UPDATE, INSERT), the row triggers of
+    the action each row takes."""
+    merging.execute("UPDATE target SET balance = 0 WHERE tid = 3")
+    merging.notices.clear()
+    cur = merging.execute("MERGE INTO target t USING source AS s ON t.tid = s.sid "
+                          "WHEN MATCHED AND t.balance > s.delta THEN UPDATE SET balance = t.balance - s.delta "
+                          "WHEN MATCHED THEN DELETE "
+                          "WHEN NOT MATCHED THEN INSERT VALUES (s.sid, s.delta)")
+    assert cur.rowcount == 3
+    assert told(merging) == [
+        "BEFORE INSERT STATEMENT trigger", "BEFORE UPDATE STATEMENT trigger", "BEFORE DELETE STATEMENT trigger",
+        "BEFORE UPDATE ROW trigger row: (2,20) -> (2,15)", "BEFORE DELETE ROW trigger row: (3,0)",
+        "BEFORE INSERT ROW trigger row: (4,40)",
+        "AFTER UPDATE ROW trigger row: (2,20) -> (2,15)", "AFTER DELETE ROW trigger row: (3,0)",
+        "AFTER INSERT ROW trigger row: (4,40)",
+        "AFTER DELETE STATEMENT trigger", "AFTER UPDATE STATEMENT trigger", "AFTER INSERT STATEMENT trigger"]
+    assert rows(merging, "SELECT * FROM target ORDER BY tid") == [(1, 10), (2, 15), (4, 40)]
+    # an action named but taken by no row still fires its statement triggers
+    merging.execute("MERGE INTO target t USING (SELECT 9 AS sid, 57 AS delta) AS s ON t.tid = s.sid "
+                    "WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT (tid, balance) VALUES (s.sid, s.delta)")
+    assert told(merging) == [
+        "BEFORE INSERT STATEMENT trigger", "BEFORE DELETE STATEMENT trigger",
+        "BEFORE INSERT ROW trigger row: (9,57)", "AFTER INSERT ROW trigger row: (9,57)",
+        "AFTER DELETE STATEMENT trigger", "AFTER INSERT STATEMENT trigger"]
+
+
+def test_merge_rows_a_before_trigger_skips_are_left_and_not_counted(merging):
+    """merge.out "Test behavior of triggers that turn UPDATE/DELETE into no-ops"."""
+    merging.execute("CREATE FUNCTION skip_merge_op() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$")
+    merging.execute("CREATE TRIGGER merge_skip BEFORE INSERT OR UPDATE OR DELETE ON target "
+                    "FOR EACH ROW EXECUTE FUNCTION skip_merge_op()")
+    merging.notices.clear()
+    cur = merging.execute("MERGE INTO target t USING source AS s ON t.tid = s.sid "
+                          "WHEN MATCHED AND s.sid = 3 THEN UPDATE SET balance = t.balance + s.delta "
+                          "WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT VALUES (sid, delta) "
+                          "RETURNING merge_action(), t.tid")
+    assert cur.fetchall() == [] and cur.rowcount == 0
+    assert told(merging) == [
+        "BEFORE INSERT STATEMENT trigger", "BEFORE UPDATE STATEMENT trigger", "BEFORE DELETE STATEMENT trigger",
+        "BEFORE DELETE ROW trigger row: (2,20)", "BEFORE UPDATE ROW trigger row: (3,30) -> (3,50)",
+        "BEFORE INSERT ROW trigger row: (4,40)",
+        "AFTER DELETE STATEMENT trigger", "AFTER UPDATE STATEMENT trigger", "AFTER INSERT STATEMENT trigger"]
+    assert rows(merging, "SELECT * FROM target ORDER BY tid") == [(1, 10), (2, 20), (3, 30)]
+
+
+def test_merge_before_update_trigger_rows_are_written_and_checked(merging):
+    merging.execute("""CREATE FUNCTION double_it() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN NEW.balance := NEW.balance * 2; IF NEW.tid = 2 THEN NEW.tid := 1; END IF; RETURN NEW; END $$""")
+    merging.execute("CREATE TRIGGER a_double BEFORE UPDATE ON target FOR EACH ROW EXECUTE FUNCTION double_it()")
+    cur = merging.execute("MERGE INTO target t USING source AS s ON t.tid = s.sid AND s.sid = 3 "
+                          "WHEN MATCHED THEN UPDATE SET balance = t.balance + s.delta RETURNING t.*")
+    assert cur.fetchall() == [(3, 100)]
+    # the key the trigger gives is checked as if SET: 23505, and nothing of the MERGE stays
+    with pytest.raises(txlake.IntegrityError) as e:
+        merging.execute("MERGE INTO target t USING source AS s ON t.tid = s.sid "
+                        "WHEN MATCHED THEN UPDATE SET balance = 0")
+    assert e.value.sqlstate == "23505"
+    assert rows(merging, "SELECT * FROM target ORDER BY tid") == [(1, 10), (2, 20), (3, 100)]
