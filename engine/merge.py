@@ -135,10 +135,11 @@ def merge(ex: Executor, ctx: Context, stmt: st.Merge, params) -> Result:
     updating = np.isin(clauses, [i for i, a in enumerate(actions) if a.kind == "UPDATE"])
     if merging is not None:  # (the BEFORE ROW triggers' rows; they may change any column: all checked as set)
         found, updating, changed_rows = merging.matched(stmt.table, found, updating)
-        if new_rows is not None:
-            new_rows, inserted_from = merging.inserting(new_rows, inserted_from)
+        new_rows, inserted_from = merging.inserting(new_rows, inserted_from)
+        merging.finish()
         if merging.changes_rows:
             assigned = dict.fromkeys(schema.names, True)
+        version = ctx.resolve(stmt.table)  # (as the BEFORE ROW triggers left it: they may write to it)
     else:
         changed_rows = ex._conform(found.filter(pa.array(updating, pa.bool_())).select(schema.names), schema)
     rowids = found.column(ROWID).to_numpy(zero_copy_only=False)

@@ -25,7 +25,11 @@ Changes").
 - **COPY FROM** fires INSERT's triggers (``Copying``): the row ones per row, the statement
   ones once; a table without INSERT triggers copies as fast as before.
 - **MERGE** fires the triggers of its actions (``Merging``).
-- **Refused** (0A000), never skipped: Spark's writes.
+- **Writing to its own table.** A BEFORE UPDATE / DELETE row trigger may (``Targets``): a row
+  its statement still changes that a trigger changed is 27000, as in PostgreSQL; one it changed
+  already, 0A000 (its change is not written yet).
+- **Refused** (0A000), never skipped: Spark's writes; a BEFORE UPDATE trigger writing to its
+  own table in an upsert.
 """
 
 from __future__ import annotations
@@ -338,6 +342,7 @@ class Merging:
         self.rows = {k: RowChanges(ex, ctx, version, k, assigned) for k in self.kinds}
         self.changes_rows = "UPDATE" in self.rows and self.rows["UPDATE"].any("BEFORE")  # (any column may change)
         self.old: list[tuple] = []  # the matched rows' values before, for the AFTER triggers
+        self.targets: Targets | None = None
         for kind in self.kinds:
             statement(ex, ctx, version, kind, "BEFORE", assigned)
 
@@ -348,31 +353,36 @@ class Merging:
         from txlake.engine.executor import ROWID
         import numpy as np
         rowids = found.column(ROWID).to_pylist()
-        taken = self.ex._rows_by_id(self.version, rowids)
-        at = {r: i for i, r in enumerate(taken.column(ROWID).to_pylist())}
         changes = next(iter(self.rows.values()))
-        olds = changes._values(taken.take(pa.array([at[r] for r in rowids], pa.int64())))
+        olds = changes._values(changes.old_rows(rowids))
         news = changes._values(self.ex._conform(found.select(list(changes.names)), self.version.schema))
+        self.targets = Targets(self.ctx, table, self.version, rowids, merge=True)
         kept, written = [], []
         for i, old in enumerate(olds):
-            row = self.rows["UPDATE" if updating[i] else "DELETE"].before_row(old, news[i] if updating[i] else None)
+            self.targets.reach(i)
+            event = "UPDATE" if updating[i] else "DELETE"
+            row = self.rows[event].before_row(old, news[i] if updating[i] else None)
+            self.targets.fired(i, row is not None, event)
             kept.append(row is not None)
             if row is not None:
                 self.old.append(old)
                 if updating[i]:
                     written.append(row)
-        _unchanged_by_triggers(self.ctx, table, self.version)
         mask = np.array(kept, dtype=bool)
         return found.filter(pa.array(mask, pa.bool_())), updating[mask], changes.table(written)
 
     def inserting(self, new_rows: pa.Table, made_by: list) -> tuple[pa.Table, list]:
         """The rows INSERT actions add (``made_by``: the source row of each) through the BEFORE
         INSERT ROW triggers: the rows to insert, as they left them, and their source rows."""
-        if not self.rows["INSERT"].any("BEFORE"):
+        if new_rows is None or not self.rows["INSERT"].any("BEFORE"):
             return new_rows, made_by
         kept, new_rows = self.rows["INSERT"].before(None, new_rows)
-        _unchanged_by_triggers(self.ctx, None, self.version)  # (the matched rows are written after)
         return new_rows, [m for m, k in zip(made_by, kept) if k]
+
+    def finish(self) -> None:
+        """The BEFORE ROW triggers ran: the rows the matched ones change must be as found."""
+        if self.targets is not None:
+            self.targets.finish()
 
     def end(self, updating, changed_rows, inserted) -> None:
         """The AFTER ROW triggers (the matched rows' in their order, then the inserted rows'),
@@ -391,12 +401,82 @@ class Merging:
             statement(self.ex, self.ctx, self.version, kind, "AFTER", self.assigned)
 
 
-def _unchanged_by_triggers(ctx: Context, table: st.TableName | None, version: TableVersion) -> None:
-    """0A000 where a BEFORE trigger wrote to its own table, ``version`` of which the statement
-    found its rows in."""
-    if ctx.resolve(table or st.TableName(version.db, version.name)) is not version:
-        raise errors.NotSupportedError(f'a BEFORE trigger that writes to its own table ("{version.name}") in an '
-                                       "UPDATE, DELETE or MERGE is not supported: write in an AFTER trigger")
+class Targets:
+    """The rows an UPDATE, DELETE or MERGE found to change, watched while their BEFORE ROW
+    triggers run, one row after another. A trigger may write to its own table, as PostgreSQL's
+    may (trigger.sgml "Visibility of Data Changes"); but where it changed or deleted a row the
+    statement has still to change - the row it fires for, whose change goes on, or one the
+    statement comes to later - PostgreSQL refuses the row with 27000 (triggers.out, bug
+    #6123): so here. A row the statement changed already (its trigger ran earlier) that a later
+    trigger changes would be changed in PostgreSQL on top of the statement's change (or not
+    found, deleted), which is not written here yet: 0A000 - once the rows are through, so that
+    a 27000 PostgreSQL would give for a later row comes first, as there. A row's own trigger
+    changing it and returning NULL is fine (the statement leaves the row; the trigger's change
+    stands)."""
+
+    def __init__(self, ctx: Context, table: st.TableName | None, version: TableVersion, rowids: list[int],
+                 merge: bool = False):
+        self.ctx, self.version, self.rowids, self.merge = ctx, version, rowids, merge
+        self.table = table or st.TableName(version.db, version.name)
+        self.touched: set[int] = set()  # rows a trigger changed that the statement has not come to
+        self.kept: set[int] = set()  # rows the statement is to change, their triggers run
+        self.refused = False  # (a kept row changed by a later trigger: 0A000 at ``finish``)
+
+    def reach(self, i: int) -> None:
+        """Row ``i``'s turn: 27000 if a trigger changed it meanwhile (PostgreSQL's
+        GetTupleForTrigger: its message says "updated" for a DELETE too)."""
+        if self.rowids[i] in self.touched:
+            raise _changed_by_trigger("updated")
+
+    def fired(self, i: int, kept: bool, event: str) -> None:
+        """Row ``i``'s BEFORE triggers ran (``kept``: the statement still changes it)."""
+        now = self.ctx.resolve(self.table)
+        if now is not self.version:  # (a trigger wrote to the table: the rows it changed)
+            changed = _rows_changed(self.version, now, self.rowids)
+            self.version = now
+            if kept and self.rowids[i] in changed:
+                raise _changed_by_trigger("updated or deleted" if self.merge else event.lower() + "d")
+            self.check_kept(changed)
+            self.touched |= changed
+        if kept:
+            self.kept.add(self.rowids[i])
+
+    def check_kept(self, changed: set[int]) -> None:
+        self.refused = self.refused or not self.kept.isdisjoint(changed)
+
+    def finish(self) -> None:
+        """Every row's BEFORE triggers ran (MERGE: its inserts' too)."""
+        now = self.ctx.resolve(self.table)
+        if now is not self.version:  # (MERGE's BEFORE INSERT triggers, after the matched rows')
+            self.check_kept(_rows_changed(self.version, now, self.rowids))
+            self.version = now
+        if self.refused:
+            raise errors.NotSupportedError(
+                f'a BEFORE trigger changing a row of "{self.version.name}" that its statement changes before it '
+                "is not supported: change it in an AFTER trigger")
+
+
+def _rows_changed(before: TableVersion, now: TableVersion, rowids: list[int]) -> set[int]:
+    """Which of the rows ``rowids`` (live in ``before``) ``now`` has no more: updated or deleted
+    since. Only the deletion vectors that grew are read."""
+    by_file: dict[int, list[int]] = {}
+    for r in rowids:
+        by_file.setdefault(r >> 32, []).append(r)
+    changed = set()
+    for fid, ids in by_file.items():
+        if now.file(fid) is None:
+            changed.update(ids)
+            continue
+        grown = now.deleted(fid) - before.deleted(fid)
+        if grown:
+            changed.update(r for r in ids if (r & 0xFFFFFFFF) in grown)
+    return changed
+
+
+def _changed_by_trigger(what: str) -> errors.Error:
+    return errors.OperationalError(f"tuple to be {what} was already modified by an operation triggered by the "
+                                   "current command\nHINT:  Consider using an AFTER trigger instead of a BEFORE "
+                                   "trigger to propagate changes to other rows.", sqlstate="27000")
 
 
 class Upserting:
@@ -412,7 +492,12 @@ class Upserting:
     def __call__(self, rowids, new: pa.Table) -> tuple[pa.Array, pa.Table]:
         from txlake.engine.executor import ROWID, _arrow
         found = _arrow(new).select(list(self.changes.names)).append_column(ROWID, rowids)
+        version = self.changes.version
         found, old, new = self.changes.before_found(None, found)
+        if self.changes.ctx.resolve(st.TableName(version.db, version.name)) is not version:
+            raise errors.NotSupportedError(f'a BEFORE UPDATE trigger writing to its own table ("{version.name}") in '
+                                           "INSERT ... ON CONFLICT DO UPDATE is not supported: write in an AFTER "
+                                           "trigger")
         kept = found.column(ROWID)
         self.old.update(zip(kept.to_pylist(), self.changes._values(old)))
         return kept, new
@@ -434,21 +519,35 @@ class RowChanges:
 
     def before_found(self, table: st.TableName | None, found: pa.Table) -> tuple[pa.Table, pa.Table, pa.Table | None]:
         """An UPDATE's or DELETE's rows ``found`` (row ids first, an UPDATE's new values by
-        column name) through the BEFORE ROW triggers: (the rows still to change, their old values,
-        an UPDATE's new values as the triggers left them). 0A000 where a trigger wrote to the
-        table meanwhile (the rows found are of the version before it)."""
+        column name) through the BEFORE ROW triggers, row by row: (the rows still to change,
+        their old values, an UPDATE's new values as the triggers left them). A trigger may
+        write to the table (``Targets``): the caller then writes to the table as it left it."""
         from txlake.engine.executor import ROWID
         rowids = found.column(ROWID).to_pylist()
-        taken = self.ex._rows_by_id(self.version, rowids)
-        at = {r: i for i, r in enumerate(taken.column(ROWID).to_pylist())}
-        old = taken.take(pa.array([at[r] for r in rowids], pa.int64())).select(list(self.names))
+        old = self.old_rows(rowids)
         new = self.ex._conform(found.select(list(self.names)), self.version.schema) if self.event == "UPDATE" else None
         if not self.any("BEFORE"):
             return found, old, new
-        kept, new = self.before(old, new)
-        _unchanged_by_triggers(self.ctx, table, self.version)
+        targets = Targets(self.ctx, table, self.version, rowids)
+        olds, news = self._values(old), self._values(new)
+        kept, written = [], []
+        for i, values in enumerate(olds):
+            targets.reach(i)
+            row = self.before_row(values, None if news is None else news[i])
+            targets.fired(i, row is not None, self.event)
+            kept.append(row is not None)
+            if row is not None and news is not None:
+                written.append(row)
+        targets.finish()
         mask = pa.array(kept, pa.bool_())
-        return found.filter(mask), old.filter(mask), new
+        return found.filter(mask), old.filter(mask), None if news is None else self.table(written)
+
+    def old_rows(self, rowids: list[int]) -> pa.Table:
+        """The rows ``rowids`` of the table, in that order, as they are before the statement."""
+        from txlake.engine.executor import ROWID
+        taken = self.ex._rows_by_id(self.version, rowids)
+        at = {r: i for i, r in enumerate(taken.column(ROWID).to_pylist())}
+        return taken.take(pa.array([at[r] for r in rowids], pa.int64())).select(list(self.names))
 
     def before(self, old: pa.Table | None, new: pa.Table | None) -> tuple[list[bool], pa.Table | None]:
         """The BEFORE ROW triggers over the rows: (which rows are kept, the kept rows' new values

@@ -651,3 +651,112 @@ def test_merge_before_update_trigger_rows_are_written_and_checked(merging):
                         "WHEN MATCHED THEN UPDATE SET balance = 0")
     assert e.value.sqlstate == "23505"
     assert rows(merging, "SELECT * FROM target ORDER BY tid") == [(1, 10), (2, 20), (3, 100)]
+
+
+# --- BEFORE ROW triggers writing to their own table -------------------------------------------
+
+@pytest.fixture
+def parent_child(connect):
+    """triggers.out "Test updates to rows during firing of BEFORE ROW triggers" (bug #6123)."""
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE parent (aid INT PRIMARY KEY, val1 TEXT, val2 TEXT, bcnt INT NOT NULL DEFAULT 0)")
+    conn.execute("CREATE TABLE child (bid INT PRIMARY KEY, aid INT NOT NULL, val1 TEXT)")
+    conn.execute("""CREATE FUNCTION parent_upd_func() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF old.val1 <> new.val1 THEN
+                new.val2 = new.val1;
+                DELETE FROM child WHERE child.aid = new.aid AND child.val1 = new.val1;
+              END IF;
+              RETURN new; END $$""")
+    conn.execute("CREATE TRIGGER parent_upd_trig BEFORE UPDATE ON parent FOR EACH ROW "
+                 "EXECUTE FUNCTION parent_upd_func()")
+    conn.execute("""CREATE FUNCTION parent_del_func() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN DELETE FROM child WHERE aid = old.aid; RETURN old; END $$""")
+    conn.execute("CREATE TRIGGER parent_del_trig BEFORE DELETE ON parent FOR EACH ROW "
+                 "EXECUTE FUNCTION parent_del_func()")
+    conn.execute("""CREATE FUNCTION child_ins_func() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN UPDATE parent SET bcnt = bcnt + 1 WHERE aid = new.aid; RETURN new; END $$""")
+    conn.execute("CREATE TRIGGER child_ins_trig AFTER INSERT ON child FOR EACH ROW EXECUTE FUNCTION child_ins_func()")
+    conn.execute("""CREATE FUNCTION child_del_func() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN UPDATE parent SET bcnt = bcnt - 1 WHERE aid = old.aid; RETURN old; END $$""")
+    conn.execute("CREATE TRIGGER child_del_trig AFTER DELETE ON child FOR EACH ROW EXECUTE FUNCTION child_del_func()")
+    conn.execute("INSERT INTO parent VALUES (1, 'a', 'a', 0)")
+    conn.execute("INSERT INTO child VALUES (10, 1, 'b')")
+    return conn
+
+
+def test_a_row_its_own_before_trigger_changed_is_27000(parent_child):
+    conn = parent_child
+    assert rows(conn, "SELECT * FROM parent") == [(1, "a", "a", 1)]
+    for sql, what in (("UPDATE parent SET val1 = 'b' WHERE aid = 1", "updated"),
+                      ("MERGE INTO parent p USING (VALUES (1)) AS v(id) ON p.aid = v.id "
+                       "WHEN MATCHED THEN UPDATE SET val1 = 'b'", "updated or deleted"),
+                      ("DELETE FROM parent WHERE aid = 1", "deleted"),
+                      ("MERGE INTO parent p USING (VALUES (1)) AS v(id) ON p.aid = v.id "
+                       "WHEN MATCHED THEN DELETE", "updated or deleted")):
+        with pytest.raises(txlake.OperationalError) as e:
+            conn.execute(sql)
+        assert e.value.sqlstate == "27000"
+        assert str(e.value) == (f"tuple to be {what} was already modified by an operation triggered by the current "
+                                "command\nHINT:  Consider using an AFTER trigger instead of a BEFORE trigger to "
+                                "propagate changes to other rows.")
+        assert rows(conn, "SELECT * FROM parent") == [(1, "a", "a", 1)]
+        assert rows(conn, "SELECT * FROM child") == [(10, 1, "b")]
+    # a trigger that does the deletion itself and cancels the outer one: fine
+    conn.execute("""CREATE OR REPLACE FUNCTION parent_del_func() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN DELETE FROM child WHERE aid = old.aid;
+              IF FOUND THEN DELETE FROM parent WHERE aid = old.aid; RETURN NULL; END IF;
+              RETURN old; END $$""")
+    assert conn.execute("DELETE FROM parent WHERE aid = 1").rowcount == 0
+    assert rows(conn, "SELECT * FROM parent") == [] and rows(conn, "SELECT * FROM child") == []
+
+
+def test_a_row_a_trigger_changed_before_the_statement_came_to_it_is_27000(connect):
+    """triggers.out's self_ref_trigger: deleting every row, a BEFORE DELETE trigger updates the
+    parent row, which the DELETE then comes to."""
+    conn = connect(autocommit=True)
+    conn.execute("CREATE TABLE self_ref (id INT PRIMARY KEY, parent INT, data TEXT, nchildren INT NOT NULL DEFAULT 0)")
+    conn.execute("""CREATE FUNCTION self_ref_ins_func() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF new.parent IS NOT NULL THEN
+                UPDATE self_ref SET nchildren = nchildren + 1 WHERE id = new.parent;
+              END IF; RETURN new; END $$""")
+    conn.execute("CREATE TRIGGER ins BEFORE INSERT ON self_ref FOR EACH ROW EXECUTE FUNCTION self_ref_ins_func()")
+    conn.execute("""CREATE FUNCTION self_ref_del_func() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF old.parent IS NOT NULL THEN
+                UPDATE self_ref SET nchildren = nchildren - 1 WHERE id = old.parent;
+              END IF; RETURN old; END $$""")
+    conn.execute("CREATE TRIGGER del BEFORE DELETE ON self_ref FOR EACH ROW EXECUTE FUNCTION self_ref_del_func()")
+    for values in ("(1, NULL, 'root')", "(2, 1, 'root child A')", "(3, 1, 'root child B')", "(4, 2, 'grandchild 1')",
+                   "(5, 3, 'grandchild 2')"):
+        conn.execute(f"INSERT INTO self_ref VALUES {values}")
+    conn.execute("UPDATE self_ref SET data = 'root!' WHERE id = 1")  # (its new row comes last, as in PostgreSQL)
+    before = rows(conn, "SELECT id, nchildren FROM self_ref ORDER BY id")
+    assert before == [(1, 2), (2, 1), (3, 1), (4, 0), (5, 0)]
+    with pytest.raises(txlake.OperationalError) as e:  # (row 2's trigger updates row 1, which comes later)
+        conn.execute("DELETE FROM self_ref")
+    assert e.value.sqlstate == "27000" and str(e.value).startswith("tuple to be updated was already modified")
+    assert rows(conn, "SELECT id, nchildren FROM self_ref ORDER BY id") == before
+    # rows the statement does not change are the trigger's to change: a leaf's delete updates its parent
+    assert conn.execute("DELETE FROM self_ref WHERE id IN (4, 5)").rowcount == 2
+    assert rows(conn, "SELECT id, nchildren FROM self_ref ORDER BY id") == [(1, 2), (2, 0), (3, 0)]
+
+
+def test_before_triggers_writing_other_rows_of_their_table(db):
+    """A BEFORE UPDATE trigger keeping history rows in its own table, and one moving a counter
+    on another row: their writes and the statement's both stay."""
+    db.execute("""CREATE FUNCTION keep_old() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF OLD.id < 100 THEN INSERT INTO items (id, name, price) VALUES (OLD.id + 100, OLD.name, OLD.price);
+              END IF; RETURN NEW; END $$""")
+    db.execute("CREATE TRIGGER keep_old BEFORE UPDATE ON items FOR EACH ROW EXECUTE FUNCTION keep_old()")
+    db.execute("INSERT INTO items (id, name, price) VALUES (1, 'a', 1), (2, 'b', 2)")
+    cur = db.execute("UPDATE items SET price = price * 10 WHERE id < 100 RETURNING id, price")
+    assert cur.fetchall() == [(1, 10), (2, 20)]
+    assert rows(db, "SELECT id, name, price FROM items ORDER BY id") == [
+        (1, "a", 10), (2, "b", 20), (101, "a", 1), (102, "b", 2)]
+    # a row the statement changed before a later row's trigger changes it: refused, nothing stays
+    db.execute("""CREATE FUNCTION bump_first() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF OLD.id = 102 THEN UPDATE items SET price = price + 1 WHERE id = 101; END IF; RETURN OLD; END $$""")
+    db.execute("CREATE TRIGGER bump BEFORE DELETE ON items FOR EACH ROW EXECUTE FUNCTION bump_first()")
+    with pytest.raises(txlake.NotSupportedError):
+        db.execute("DELETE FROM items WHERE id > 100")
+    assert db.execute("DELETE FROM items WHERE id = 102").rowcount == 1
+    assert rows(db, "SELECT id, price FROM items WHERE id > 100") == [(101, 2)]
