@@ -337,6 +337,7 @@ class Executor:
         self.session = None  # (its Session, which sets it: a trigger's function runs through it)
         self.truncating = False  # (TRUNCATE's deletes: they fire no DELETE trigger)
         self.trigger_depth = 0  # (triggers firing now, one inside another: engine/triggers.py)
+        self.transition = None  # (the transition tables of the trigger running now, by name: engine/triggers.py)
         self.trigger_messages: list[tuple[str, str]] = []  # (their RAISEs', for the statement's result)
         self.private: PrivateFolder | None = None  # where its temporary tables spill, once they do
         self.db = database
@@ -1500,7 +1501,7 @@ class Executor:
                         assigned=assigned)
         if changes is not None:
             changes.after(old_rows, _arrow(new_rows))
-            triggers.statement(self, ctx, version, "UPDATE", "AFTER", named)
+            triggers.statement(self, ctx, version, "UPDATE", "AFTER", named, old_rows, _arrow(new_rows))
         returned = system_columns.in_returning(stmt.returning) if ctx.system_columns else None
         if returned:
             new_rows = system_columns.returned(self, ctx, version, _arrow(new_rows), returned)
@@ -1560,7 +1561,7 @@ class Executor:
             self._write(ctx, version, self._apply(version, rowids, None))
         if changes is not None:
             changes.after(old_rows, None)
-            triggers.statement(self, ctx, version, "DELETE", "AFTER")
+            triggers.statement(self, ctx, version, "DELETE", "AFTER", old=old_rows)
         if stmt.returning:
             returned = self._conform(result.select(version.schema.names), version.schema)
             if ctx.system_columns:

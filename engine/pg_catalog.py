@@ -637,8 +637,8 @@ def _pg_trigger(tables: list[TableVersion]) -> pa.Table:
         "tgnargs": _int2(len(g.args) for _, g in found),
         "tgattr": _int2s([numbers[c] for c in g.columns] for numbers, (_, g) in zip(attnums, found)),
         "tgargs": pa.array([b"".join(a.encode() + b"\x00" for a in g.args) for _, g in found], pa.binary()),
-        "tgqual": _text(g.when for _, g in found), "tgoldtable": _text([None] * len(found)),
-        "tgnewtable": _text([None] * len(found))})
+        "tgqual": _text(g.when for _, g in found), "tgoldtable": _text(g.old_table for _, g in found),
+        "tgnewtable": _text(g.new_table for _, g in found)})
 
 
 def _pg_database(tables: list[TableVersion]) -> pa.Table:

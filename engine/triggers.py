@@ -28,6 +28,10 @@ Changes").
 - **Writing to its own table.** A BEFORE UPDATE / DELETE row trigger may (``Targets``): a row
   its statement still changes that a trigger changed is 27000, as in PostgreSQL; one it changed
   already, 0A000 (its change is not written yet).
+- **Transition tables.** An AFTER STATEMENT trigger's REFERENCING OLD / NEW TABLE names read the
+  rows its statement changed: ``statement`` gives them to ``_run``, which holds them on the
+  executor while the function runs; the session reads them where one of its statements names
+  them (``transition_placed``). A statement of no such trigger pays one attribute test.
 - **Refused** (0A000), never skipped: Spark's writes; a BEFORE UPDATE trigger writing to its
   own table in an upsert.
 """
@@ -39,6 +43,7 @@ import functools
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import sqlglot
 from sqlglot import exp
 
@@ -75,7 +80,7 @@ def create_trigger(ex: Executor, ctx: Context, stmt: st.CreateTrigger, params) -
         _check_when(stmt)
     trigger = Trigger(stmt.name, stmt.timing, stmt.events, stmt.row, function.table_id,
                       f"{catalog_views.schema_name(function.db)}.{function.schema.function.name}",
-                      stmt.columns, stmt.when, stmt.args)
+                      stmt.columns, stmt.when, stmt.args, old_table=stmt.old_table, new_table=stmt.new_table)
     others = tuple(t for t in version.schema.triggers if t.name != stmt.name)
     if len(others) != len(version.schema.triggers) and not stmt.or_replace:
         raise errors.DuplicateObject(f'trigger "{stmt.name}" for relation "{version.name}" already exists')
@@ -240,12 +245,33 @@ def refuse_system_columns(ctx: Context, version: TableVersion, returning) -> Non
                                        "triggers, is not supported")
 
 
-def statement(ex: Executor, ctx: Context, version: TableVersion, event: str, timing: str, assigned=None) -> None:
+def statement(ex: Executor, ctx: Context, version: TableVersion, event: str, timing: str, assigned=None,
+              old: pa.Table | None = None, new: pa.Table | None = None) -> None:
     """The statement-level triggers of ``timing`` on ``event`` of ``version``'s table (an UPDATE OF
-    one where the statement's SET names one of its columns, ``assigned``)."""
+    one where the statement's SET names one of its columns, ``assigned``). ``old`` / ``new``: an
+    AFTER one's transition tables, the rows the statement changed as they were and became
+    (given where ``transitions`` says a trigger reads them)."""
     for trigger in version.schema.triggers:
         if not trigger.row and trigger.timing == timing and trigger.fires_on(event) and _of(trigger, event, assigned):
-            _run(ex, ctx, version, trigger, event, None, None)
+            tables = {name: rows for name, rows in ((trigger.old_table, old), (trigger.new_table, new)) if name}
+            _run(ex, ctx, version, trigger, event, None, None, tables)
+
+
+def transitions(version: TableVersion, event: str) -> bool:
+    """Does an AFTER STATEMENT trigger on ``event`` of the table read transition tables (REFERENCING)?"""
+    return any(t.fires_on(event) and (t.old_table or t.new_table) for t in version.schema.triggers)
+
+
+def transition_placed(ctx: Context, stmt: st.Statement, tables: dict[str, pa.Table]):
+    """A statement of a trigger function with transition tables (``tables``, by name): each table
+    reference naming one reads its rows, as a data-modifying WITH's later parts read the rows an
+    earlier one returned (engine/with_writes.py). Returns the statement and its context."""
+    from txlake.engine.executor import RETURNED_ROWS
+    from txlake.engine.with_writes import returned_placed
+    named = {name: (exp.Table(this=exp.Anonymous(this=RETURNED_ROWS, expressions=[exp.Literal.string(name)])),
+                    exp.TableAlias(this=exp.to_identifier(name))) for name in tables}
+    stmt = st.rewritten(stmt, lambda expression: returned_placed(expression, named))
+    return stmt, dataclasses.replace(ctx, returned={**(ctx.returned or {}), **tables})
 
 
 def _of(trigger: Trigger, event: str, assigned) -> bool:
@@ -283,6 +309,7 @@ def insert(ex: Executor, ctx: Context, stmt: st.Insert, version: TableVersion, c
     upserting = Upserting(RowChanges(ex, ctx, version, "UPDATE", assigned)) if updating else None
     rows = _arrow(ex._insert_batch(ctx, stmt, rows, conflict_params, mark_updated=updating,
                                    before_update=upserting))
+    inserted, updated, olds = rows, None, []
     if _UPDATED in rows.column_names:  # (some rows updated: each fires the AFTER triggers of what it did)
         replaced = rows.column(_UPDATED).to_pylist()
         rows = rows.drop_columns([_UPDATED])
@@ -292,11 +319,15 @@ def insert(ex: Executor, ctx: Context, stmt: st.Insert, version: TableVersion, c
                 changes.after_row(None, news[i])
             else:
                 upserting.changes.after_row(upserting.old[rowid], news[i])
+        mask = pa.array([r is not None for r in replaced], pa.bool_())
+        inserted, updated = rows.filter(pc.invert(mask)), rows.filter(mask)
+        olds = [upserting.old[r] for r in replaced if r is not None]
     else:
         changes.after(None, rows)
     if updating:
-        statement(ex, ctx, version, "UPDATE", "AFTER", assigned)
-    statement(ex, ctx, version, "INSERT", "AFTER")
+        statement(ex, ctx, version, "UPDATE", "AFTER", assigned, changes.table(olds),
+                  updated if updated is not None else version.schema.arrow_schema().empty_table())
+    statement(ex, ctx, version, "INSERT", "AFTER", new=inserted)
     result = ex._returning(stmt.returning, rows, version.schema, stmt.alias or stmt.table.name, returning_params)
     result.status = f"INSERT 0 {rows.num_rows}"
     return result
@@ -318,14 +349,15 @@ class Copying:
         return self.changes.before(None, rows)[1] if self.changes.any("BEFORE") else rows
 
     def inserted(self, rows) -> None:
-        if self.changes.any("AFTER"):
+        if self.changes.any("AFTER") or transitions(self.version, "INSERT"):
             from txlake.engine.executor import _arrow
             self.written.append(_arrow(rows))
 
     def end(self) -> None:
         for rows in self.written:
             self.changes.after(None, rows)
-        statement(self.ex, self.ctx, self.version, "INSERT", "AFTER")
+        written = pa.concat_tables(self.written) if self.written else self.version.schema.arrow_schema().empty_table()
+        statement(self.ex, self.ctx, self.version, "INSERT", "AFTER", new=written)
 
 
 class Merging:
@@ -397,8 +429,14 @@ class Merging:
                 self.rows["DELETE"].after_row(old, None)
         if inserted is not None:
             self.rows["INSERT"].after(None, _arrow(inserted))
+        empty = self.version.schema.arrow_schema().empty_table()
+        transition = {  # (each kind's rows, as they were and became)
+            "DELETE": (changes.table([o for o, u in zip(self.old, updating) if not u]), None),
+            "UPDATE": (changes.table([o for o, u in zip(self.old, updating) if u]),
+                       _arrow(changed_rows) if changed_rows is not None else empty),
+            "INSERT": (None, _arrow(inserted) if inserted is not None else empty)}
         for kind in reversed(self.kinds):
-            statement(self.ex, self.ctx, self.version, kind, "AFTER", self.assigned)
+            statement(self.ex, self.ctx, self.version, kind, "AFTER", self.assigned, *transition[kind])
 
 
 class Targets:
@@ -642,8 +680,11 @@ def _when_body(when: str, names: tuple[str, ...], record: str) -> plpgsql.Body:
                                 (("new", None), ("old", None)), "trigger WHEN condition", trigger=True)
 
 
-def _run(ex: Executor, ctx: Context, version: TableVersion, trigger: Trigger, event: str, old, new):
-    """One firing of ``trigger``: its function's body run with NEW / OLD and TG_*; what it returned."""
+def _run(ex: Executor, ctx: Context, version: TableVersion, trigger: Trigger, event: str, old, new,
+         tables: dict[str, pa.Table] | None = None):
+    """One firing of ``trigger``: its function's body run with NEW / OLD and TG_* (and its
+    transition ``tables``, by name, which its statements read: Session._run_statement); what it
+    returned."""
     function = _function_of(ctx, trigger)
     definition = function.schema.function
     body = plpgsql.compile_body(definition.body, VARIABLES, f"{definition.name}()", trigger=True)
@@ -653,7 +694,11 @@ def _run(ex: Executor, ctx: Context, version: TableVersion, trigger: Trigger, ev
                  "tg_relname": version.name, "tg_table_name": version.name,
                  "tg_table_schema": catalog_views.schema_name(version.db), "tg_nargs": len(trigger.args),
                  "tg_argv": list(trigger.args)}
-    returned, messages = _in_depth(ex, lambda: plpgsql.run_trigger(ex.session, body, arguments))
+    outer, ex.transition = ex.transition, tables or None  # (a trigger run inside sees its own)
+    try:
+        returned, messages = _in_depth(ex, lambda: plpgsql.run_trigger(ex.session, body, arguments))
+    finally:
+        ex.transition = outer
     ex.trigger_messages += messages  # (the statement's result tells them: Session._run_statement)
     return returned
 
@@ -728,7 +773,10 @@ def definition(version: TableVersion, trigger: Trigger, qualified: bool = True) 
     function = name if schema == "public" else trigger.function
     arguments = ", ".join("'" + a.replace("'", "''") + "'" for a in trigger.args)
     when = f" WHEN ({trigger.when})" if trigger.when else ""
-    return (f"CREATE TRIGGER {trigger.name} {trigger.timing} {events} ON {table} FOR EACH "
+    referencing = "".join(f" {which} TABLE AS {name}" for which, name in (("OLD", trigger.old_table),
+                                                                        ("NEW", trigger.new_table)) if name)
+    referencing = f" REFERENCING{referencing}" if referencing else ""
+    return (f"CREATE TRIGGER {trigger.name} {trigger.timing} {events} ON {table}{referencing} FOR EACH "
             f"{'ROW' if trigger.row else 'STATEMENT'}{when} EXECUTE FUNCTION {function}({arguments})")
 
 

@@ -538,7 +538,8 @@ class DropFunction(Statement):
 @dataclass(frozen=True)
 class CreateTrigger(Statement):
     """``CREATE [OR REPLACE] TRIGGER name {BEFORE | AFTER} event [OR ...] ON table [FOR [EACH]
-    {ROW | STATEMENT}] [WHEN (condition)] EXECUTE {FUNCTION | PROCEDURE} f(args)``: ``events``
+    {ROW | STATEMENT}] [REFERENCING {OLD | NEW} TABLE [AS] name ...] [WHEN (condition)] EXECUTE
+    {FUNCTION | PROCEDURE} f(args)``: ``events``
     INSERT / UPDATE / DELETE / TRUNCATE, ``columns`` UPDATE OF's, ``when`` the condition as
     written (SQL text), ``args`` the arguments' texts."""
 
@@ -552,6 +553,8 @@ class CreateTrigger(Statement):
     when: str | None = None
     args: tuple[str, ...] = ()
     or_replace: bool = False
+    old_table: str | None = None  # REFERENCING OLD TABLE AS ...
+    new_table: str | None = None  # REFERENCING NEW TABLE AS ...
 
 
 @dataclass(frozen=True)

@@ -760,3 +760,94 @@ def test_before_triggers_writing_other_rows_of_their_table(db):
         db.execute("DELETE FROM items WHERE id > 100")
     assert db.execute("DELETE FROM items WHERE id = 102").rowcount == 1
     assert rows(db, "SELECT id, price FROM items WHERE id > 100") == [(101, 2)]
+
+
+# --- transition tables (REFERENCING) -----------------------------------------------------------
+
+SUMMARY = """CREATE FUNCTION summary() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE c bigint;
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    INSERT INTO audit (op, id, info) SELECT 'INSERT', count(*), string_agg(name, ',' ORDER BY id) FROM newtab;
+  ELSIF TG_OP = 'UPDATE' THEN
+    INSERT INTO audit (op, id, info)
+      SELECT 'UPDATE', count(*), string_agg(o.name || '>' || n.name, ',' ORDER BY n.id)
+      FROM newtab n JOIN oldtab o ON n.id = o.id;
+  ELSE
+    SELECT count(*) INTO c FROM oldtab;
+    INSERT INTO audit (op, id) VALUES ('DELETE', c);
+  END IF;
+  RETURN NULL;
+END $$"""
+
+
+def test_transition_tables_of_statement_triggers(db, tmp_path):
+    """REFERENCING OLD TABLE / NEW TABLE: an AFTER STATEMENT trigger reads the rows its statement
+    changed - as they were and became - for INSERT, UPDATE, DELETE, upserts, MERGE and COPY."""
+    db.execute(SUMMARY)
+    db.execute("CREATE TRIGGER ti AFTER INSERT ON items REFERENCING NEW TABLE AS newtab "
+               "FOR EACH STATEMENT EXECUTE FUNCTION summary()")
+    db.execute("CREATE TRIGGER tu AFTER UPDATE ON items REFERENCING OLD TABLE AS oldtab NEW TABLE AS newtab "
+               "FOR EACH STATEMENT EXECUTE FUNCTION summary()")
+    db.execute("CREATE TRIGGER td AFTER DELETE ON items REFERENCING OLD TABLE oldtab "
+               "FOR EACH STATEMENT EXECUTE FUNCTION summary()")
+    db.execute("INSERT INTO items (id, name) VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    db.execute("UPDATE items SET name = upper(name) WHERE id < 3")
+    db.execute("DELETE FROM items WHERE id = 3")
+    db.execute("UPDATE items SET name = 'x' WHERE id > 100")  # (no row: empty tables)
+    db.execute("INSERT INTO items (id, name) VALUES (1, 'a1'), (4, 'd') ON CONFLICT (id) DO UPDATE "
+               "SET name = excluded.name")
+    db.execute("MERGE INTO items USING (VALUES (2, 'b2'), (5, 'e')) s (id, name) ON items.id = s.id "
+               "WHEN MATCHED THEN UPDATE SET name = s.name "
+               "WHEN NOT MATCHED THEN INSERT (id, name) VALUES (s.id, s.name)")
+    path = tmp_path / "items.csv"
+    path.write_text("6,f\n7,g\n")
+    db.execute(f"COPY items (id, name) FROM '{path}' (FORMAT csv)")
+    assert rows(db, "SELECT op, id, info FROM audit") == [
+        ("INSERT", 3, "a,b,c"), ("UPDATE", 2, "a>A,b>B"), ("DELETE", 1, None), ("UPDATE", 0, None),
+        ("UPDATE", 1, "A>a1"), ("INSERT", 1, "d"), ("UPDATE", 1, "B>b2"), ("INSERT", 1, "e"), ("INSERT", 2, "f,g")]
+    # the names are the trigger's own: a statement of no trigger does not know them
+    with pytest.raises(txlake.ProgrammingError) as e:
+        db.execute("SELECT * FROM newtab")
+    assert e.value.sqlstate == "42P01"
+    assert rows(db, "SELECT trigger_name, action_reference_old_table, action_reference_new_table "
+                    "FROM information_schema.triggers ORDER BY 1") == [
+        ("td", "oldtab", None), ("ti", None, "newtab"), ("tu", "oldtab", "newtab")]
+    assert rows(db, "SELECT pg_get_triggerdef(oid) FROM pg_trigger WHERE tgname = 'tu'") == [(
+        "CREATE TRIGGER tu AFTER UPDATE ON public.items REFERENCING OLD TABLE AS oldtab NEW TABLE AS newtab "
+        "FOR EACH STATEMENT EXECUTE FUNCTION summary()",)]
+
+
+def test_transition_tables_postgresql_refuses(db):
+    """commands/trigger.c's refusals of REFERENCING."""
+    db.execute(SUMMARY)
+    for clause, state in (("BEFORE INSERT ON items REFERENCING NEW TABLE AS n", "42P17"),
+                          ("AFTER INSERT OR UPDATE ON items REFERENCING NEW TABLE AS n", "0A000"),
+                          ("AFTER UPDATE OF name ON items REFERENCING NEW TABLE AS n", "0A000"),
+                          ("AFTER INSERT ON items REFERENCING OLD TABLE AS o", "42P17"),
+                          ("AFTER DELETE ON items REFERENCING NEW TABLE AS n", "42P17"),
+                          ("AFTER UPDATE ON items REFERENCING OLD TABLE AS x NEW TABLE AS x", "42P17"),
+                          ("AFTER UPDATE ON items REFERENCING NEW TABLE AS x NEW TABLE AS y", "42601"),
+                          ("AFTER UPDATE ON items REFERENCING NEW ROW AS r", "0A000"),
+                          ("AFTER TRUNCATE ON items REFERENCING OLD TABLE AS o", "0A000")):
+        with pytest.raises(txlake.Error) as e:
+            db.execute(f"CREATE TRIGGER t {clause} FOR EACH STATEMENT EXECUTE FUNCTION summary()")
+        assert e.value.sqlstate == state, clause
+
+
+def test_transition_tables_survive_a_restart(connect, warehouse):
+    db = connect(autocommit=True)
+    db.execute("CREATE TABLE items (id INT PRIMARY KEY, name TEXT, price INT, updated_at TIMESTAMP)")
+    db.execute("CREATE TABLE audit (op TEXT, id INT, old_name TEXT, new_name TEXT, info TEXT)")
+    db.execute(SUMMARY)
+    db.execute("CREATE TRIGGER ti AFTER INSERT ON items REFERENCING NEW TABLE AS newtab "
+               "FOR EACH STATEMENT EXECUTE FUNCTION summary()")
+    db.close()
+    done = run_python(
+        "import json, sys, txlake\n"
+        "c = txlake.connect(sys.argv[1], autocommit=True, publish='off')\n"
+        "c.execute(\"INSERT INTO items (id, name) VALUES (1, 'a'), (2, 'b')\")\n"
+        "print(json.dumps([list(r) for r in c.execute('SELECT op, id, info FROM audit').fetchall()]))\n",
+        warehouse)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [["INSERT", 2, "a,b"]]
