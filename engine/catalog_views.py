@@ -190,12 +190,13 @@ def _view_columns(t: TableVersion) -> list[Column]:
     return columns
 
 
-def _columns_of(t: TableVersion):
+def columns_of(t: TableVersion):
+    """A table's columns, or a view's as a table's would be."""
     return _view_columns(t) if t.is_view else t.schema.columns
 
 
 def _columns(tables: list[TableVersion]) -> pa.Table:
-    rows = [(t, i, c) for t in tables if not t.is_matview for i, c in enumerate(_columns_of(t), start=1)]
+    rows = [(t, i, c) for t in tables if not t.is_matview for i, c in enumerate(columns_of(t), start=1)]
     n = len(rows)
     types = {t.table_id: t for t in tables if t.is_type}
     # a column of an enum is USER-DEFINED, its udt the enum; of a domain, its base type's, the domain named

@@ -198,7 +198,7 @@ def _attributes(t: TableVersion) -> list[Column]:
     if t.is_sequence:
         return [Column(0, "last_value", ColumnType("BIGINT"), True), Column(1, "log_cnt", ColumnType("BIGINT"), True),
                 Column(2, "is_called", ColumnType("BOOLEAN"), True)]
-    return list(catalog_views._columns_of(t))
+    return list(catalog_views.columns_of(t))
 
 
 def namespace_names(tables: list[TableVersion]) -> list[str]:

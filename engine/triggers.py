@@ -32,6 +32,8 @@ Changes").
   rows its statement changed: ``statement`` gives them to ``_run``, which holds them on the
   executor while the function runs; the session reads them where one of its statements names
   them (``transition_placed``). A statement of no such trigger pays one attribute test.
+- **INSTEAD OF** row triggers on a view do its INSERT, UPDATE and DELETE (``instead_of``;
+  engine/views.py lets such a write through as ``st.InsteadOfWrite``).
 - **Refused** (0A000), never skipped: Spark's writes; a BEFORE UPDATE trigger writing to its
   own table in an upsert.
 """
@@ -71,7 +73,7 @@ def create_trigger(ex: Executor, ctx: Context, stmt: st.CreateTrigger, params) -
     from txlake.engine.executor import Result
     from txlake.engine.sequence_ddl import read_write
     read_write(ctx, "CREATE TRIGGER")
-    version = _table(ctx, stmt.table)
+    version = _target(ctx, stmt)
     function = trigger_function(ctx, stmt.function)
     for column in stmt.columns:
         if version.schema.column(column) is None:
@@ -105,7 +107,7 @@ def drop_trigger(ex: Executor, ctx: Context, stmt: st.DropTrigger, params) -> Re
     version = ctx.lookup(stmt.table)
     if version is None and stmt.if_exists:
         return Result(status="DROP TRIGGER", notice=f'relation "{stmt.table.name}" does not exist, skipping')
-    version = _table(ctx, stmt.table)
+    version = _table(ctx, stmt.table, views=True)
     kept = tuple(t for t in version.schema.triggers if t.name != stmt.name)
     if len(kept) == len(version.schema.triggers):
         if stmt.if_exists:
@@ -121,7 +123,7 @@ def alter_trigger(ex: Executor, ctx: Context, stmt: st.AlterTrigger, params) -> 
     from txlake.engine.executor import Result
     from txlake.engine.sequence_ddl import read_write
     read_write(ctx, "ALTER TRIGGER" if stmt.new is not None else "ALTER TABLE")
-    version = _table(ctx, stmt.table)
+    version = _table(ctx, stmt.table, views=True)
     triggers = version.schema.triggers
     if stmt.name is not None and all(t.name != stmt.name for t in triggers):
         raise errors.UndefinedObject(f'trigger "{stmt.name}" for table "{version.name}" does not exist')
@@ -136,8 +138,28 @@ def alter_trigger(ex: Executor, ctx: Context, stmt: st.AlterTrigger, params) -> 
     return Result(status="ALTER TRIGGER" if stmt.new is not None else "ALTER TABLE")
 
 
-def _table(ctx: Context, name: st.TableName) -> TableVersion:
+def _target(ctx: Context, stmt: st.CreateTrigger) -> TableVersion:
+    """CREATE TRIGGER's table - or view, for an INSTEAD OF trigger - as PostgreSQL's
+    CreateTrigger takes them (42809 for the other kind; a view's statement triggers, 0A000)."""
+    version = _table(ctx, stmt.table, views=True)
+    if version.is_view:
+        if stmt.old_table or stmt.new_table:
+            raise errors.WrongObjectType(f'"{version.name}" is a view\n'
+                                         "DETAIL:  Triggers on views cannot have transition tables.")
+        if stmt.timing != "INSTEAD OF" and stmt.row:
+            raise errors.WrongObjectType(f'"{version.name}" is a view\n'
+                                         "DETAIL:  Views cannot have row-level BEFORE or AFTER triggers.")
+        if stmt.timing != "INSTEAD OF":
+            raise errors.NotSupportedError(f'statement triggers on views are not supported ("{version.name}")')
+    elif stmt.timing == "INSTEAD OF":
+        raise errors.WrongObjectType(f'"{version.name}" is a table\nDETAIL:  Tables cannot have INSTEAD OF triggers.')
+    return version
+
+
+def _table(ctx: Context, name: st.TableName, views: bool = False) -> TableVersion:
     version = ctx.resolve(name)
+    if views and version.is_view:
+        return version
     if not version.is_table or version.is_matview:  # (PostgreSQL's message for a view, a sequence)
         raise errors.WrongObjectType(f'relation "{version.name}" cannot have triggers\n'
                                      f"DETAIL:  This operation is not supported for {_kind(version)}.")
@@ -210,7 +232,7 @@ def trigger_function(ctx: Context, name: st.TableName) -> TableVersion:
 
 def users(ctx: Context, function_ids) -> list[tuple[TableVersion, Trigger]]:
     """(table, trigger) for each trigger that executes one of the functions ``function_ids``."""
-    return [(v, t) for v in ctx.txn.tables(ctx.catalog) if v.is_table and v.schema.triggers
+    return [(v, t) for v in ctx.txn.tables(ctx.catalog) if (v.is_table or v.is_view) and v.schema.triggers
             for t in v.schema.triggers if t.function_id in function_ids]
 
 
@@ -599,13 +621,14 @@ class RowChanges:
                 written.append(row)
         return kept, (None if news is None else self.table(written))
 
-    def before_row(self, old: tuple | None, new: tuple | None) -> tuple | None:
-        """The BEFORE ROW triggers over one row (its old and new values), in name order, each
-        one's returned row the next one's NEW: the row to write (a DELETE's: its old one), or
-        None where one returned NULL (the row is not changed, the next triggers not fired)."""
+    def before_row(self, old: tuple | None, new: tuple | None, timing: str = "BEFORE") -> tuple | None:
+        """The BEFORE (or INSTEAD OF) ROW triggers over one row (its old and new values), in
+        name order, each one's returned row the next one's NEW: the row to write (a DELETE's:
+        its old one), or None where one returned NULL (the row is not changed, the next
+        triggers not fired)."""
         row, before = self._record(new), self._record(old)
         for trigger in self.triggers:
-            if trigger.timing != "BEFORE" or not self._when(trigger, before, row):
+            if trigger.timing != timing or not self._when(trigger, before, row):
                 continue
             returned = _run(self.ex, self.ctx, self.version, trigger, self.event, before, row)
             if returned is None:
@@ -748,14 +771,96 @@ def _too_deep() -> errors.Error:
                                    "limit is adequate.", sqlstate="54001")
 
 
+# --- INSTEAD OF triggers: writes to views -------------------------------------------------------
+
+def instead_of(ex: Executor, ctx: Context, stmt: st.InsteadOfWrite, params) -> Result:
+    """An INSERT, UPDATE or DELETE of a view with INSTEAD OF triggers for it (engine/views.py
+    lets it through), as PostgreSQL runs one (trigger.sgml): the view's rows it names - an
+    INSERT's built from its values, an UPDATE's or DELETE's the view's rows its WHERE keeps,
+    an UPDATE's new values as SET makes them - each through the INSTEAD OF ROW triggers, which
+    do the write; a row one returns NULL for is not counted, and RETURNING gives the rows they
+    returned (a DELETE's: its old rows)."""
+    write = stmt.write
+    version = ctx.resolve(write.table)
+    shaped = dataclasses.replace(version.schema, columns=tuple(catalog_views.columns_of(version)))
+    version = TableVersion(version.table_id, version.db, version.name, shaped)  # (its rows' shape: OLD, NEW)
+    schema, alias = version.schema, write.alias or write.table.name
+    body = len(params) - _placeholders_of(*write.returning)
+    params, returning_params = params[:body], params[body:]
+    if isinstance(write, st.Insert):
+        event, old, new = "INSERT", None, _instead_inserted(ex, ctx, write, version, params)
+    else:
+        event = "UPDATE" if isinstance(write, st.Update) else "DELETE"
+        old, new = _instead_found(ex, ctx, write, version, alias, params)
+    changes = RowChanges(ex, ctx, version, event)
+    olds, news = changes._values(old), changes._values(new)
+    done = []
+    for i in range(len(olds if news is None else news)):
+        row = changes.before_row(None if olds is None else olds[i], None if news is None else news[i], "INSTEAD OF")
+        if row is not None:
+            done.append(row)
+    rows = changes.table(done)
+    result = ex._returning(write.returning, rows, schema, alias, returning_params)
+    result.status = f"INSERT 0 {rows.num_rows}" if event == "INSERT" else f"{event} {rows.num_rows}"
+    return result
+
+
+def _placeholders_of(*parts) -> int:
+    from txlake.engine.executor import _placeholders
+    return _placeholders(*parts)
+
+
+def _instead_inserted(ex: Executor, ctx: Context, write: st.Insert, version: TableVersion, params) -> pa.Table:
+    """The rows an INSERT into a view gives its INSTEAD OF triggers: built as an INSERT builds a
+    table's (the view's columns' types; a column not given NULL)."""
+    if write.on_conflict is not None:
+        raise errors.NotSupportedError(f'INSERT ... ON CONFLICT into view "{version.name}" is not supported')
+    columns = ex._target_columns(version.schema, write)
+    with ex._registered() as register:
+        sql = ex._insert_sql(ctx, version.schema, columns, write, register, params)
+        return ex._conform(ex._sql(sql, params), version.schema)
+
+
+def _instead_found(ex: Executor, ctx: Context, write, version: TableVersion, alias: str,
+                   params) -> tuple[pa.Table, pa.Table | None]:
+    """An UPDATE's or DELETE's rows of a view: the view's rows its WHERE keeps (OLD), and an
+    UPDATE's as its SET makes them (NEW), found by a query of the view."""
+    from txlake.engine import views
+    from txlake.engine.executor import _cast
+    if write.from_ if isinstance(write, st.Update) else write.using:
+        raise errors.NotSupportedError(f'UPDATE ... FROM or DELETE ... USING of view "{version.name}" is not supported')
+    schema = version.schema
+    table = exp.Table(this=exp.to_identifier(write.table.name),
+                      db=exp.to_identifier(write.table.db) if write.table.db else None,
+                      alias=exp.TableAlias(this=exp.to_identifier(alias)))
+    projections = [exp.alias_(exp.column(c, alias), f"old.{c}", quoted=True) for c in schema.names]
+    assigned = dict(write.assignments) if isinstance(write, st.Update) else {}
+    for name in assigned:  # (in the SET's order: its ? bind so)
+        projections.append(exp.alias_(_cast(assigned[name], schema.require(name, version.name).type), f"new.{name}",
+                                      quoted=True))
+    query = exp.select(*projections).from_(table)
+    if write.where is not None:
+        query = query.where(write.where)
+    found = ex.query(ctx, views.expand(ctx, st.Query(expression=query, param_count=len(params))), params).table
+    old = ex._conform(found.select([f"old.{c}" for c in schema.names]), schema)
+    if not isinstance(write, st.Update):
+        return old, None
+    for name in write.defaults:  # (SET c = DEFAULT: a view's column has none - NULL)
+        schema.require(name, version.name)
+    new = [found.column(f"new.{c}") if c in assigned else
+           pa.nulls(found.num_rows, old.schema.field(c).type) if c in write.defaults else old.column(c)
+           for c in schema.names]
+    return old, ex._conform(pa.Table.from_arrays(new, names=list(schema.names)), schema)
+
+
 # --- catalogs ------------------------------------------------------------------------------
 
 #: pg_trigger.tgtype's bits (PostgreSQL's TRIGGER_TYPE_*)
-_TYPE_BITS = {"ROW": 1, "BEFORE": 2, "INSERT": 4, "DELETE": 8, "UPDATE": 16, "TRUNCATE": 32}
+_TYPE_BITS = {"ROW": 1, "BEFORE": 2, "INSERT": 4, "DELETE": 8, "UPDATE": 16, "TRUNCATE": 32, "INSTEAD OF": 64}
 
 
 def tgtype(trigger: Trigger) -> int:
-    return (trigger.row and _TYPE_BITS["ROW"]) | (trigger.timing == "BEFORE" and _TYPE_BITS["BEFORE"]) | \
+    return (trigger.row and _TYPE_BITS["ROW"]) | _TYPE_BITS.get(trigger.timing, 0) | \
         sum(_TYPE_BITS[e] for e in trigger.events)
 
 
@@ -789,4 +894,5 @@ def described(version: TableVersion) -> tuple[list[str], list[str]]:
 
 def listed(tables: list[TableVersion]) -> list[tuple[TableVersion, Trigger]]:
     """(table, trigger) for each trigger of ``tables``."""
-    return [(t, trigger) for t in tables if t.is_table and t.schema.triggers for trigger in t.schema.triggers]
+    return [(t, trigger) for t in tables if (t.is_table or t.is_view) and t.schema.triggers
+            for trigger in t.schema.triggers]

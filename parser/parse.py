@@ -1359,8 +1359,6 @@ def _trigger_command(tree: TriggerCommand) -> st.Statement:
         raise errors.NotSupportedError("CREATE CONSTRAINT TRIGGER is not supported: txlake's triggers are plain "
                                        "BEFORE and AFTER ones")
     timing, row = tree.args["timing"], bool(tree.args.get("row"))
-    if timing == "INSTEAD OF":
-        raise errors.NotSupportedError("INSTEAD OF triggers are not supported: txlake's views are not updatable")
     events, columns = [], ()
     for event in tree.args["events"]:
         word = event.expressions[0].name
@@ -1371,6 +1369,11 @@ def _trigger_command(tree: TriggerCommand) -> st.Statement:
     if "TRUNCATE" in events and row:
         raise errors.NotSupportedError("TRUNCATE FOR EACH ROW triggers are not supported")
     when = tree.args.get("when")
+    if timing == "INSTEAD OF":  # (PostgreSQL's CreateTrigger)
+        for wrong, what in ((not row, "must be FOR EACH ROW"), (when is not None, "cannot have WHEN conditions"),
+                            (columns, "cannot have column lists")):
+            if wrong:
+                raise errors.NotSupportedError(f"INSTEAD OF triggers {what}")
     if when is not None and not row and when.find(exp.Column):
         raise errors.ProgrammingError("statement trigger's WHEN condition cannot reference column values",
                                       sqlstate="42P17")

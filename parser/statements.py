@@ -558,6 +558,15 @@ class CreateTrigger(Statement):
 
 
 @dataclass(frozen=True)
+class InsteadOfWrite(Statement):
+    """An INSERT, UPDATE or DELETE of a view that INSTEAD OF triggers do (engine/triggers.py
+    ``instead_of``): made by engine/views.py's expansion, never parsed."""
+
+    write: Statement = None  # type: ignore[assignment]
+    batchable = False  # (executemany: a statement per parameter set)
+
+
+@dataclass(frozen=True)
 class DropTrigger(Statement):
     """``DROP TRIGGER [IF EXISTS] name ON table [CASCADE | RESTRICT]``."""
 
