@@ -1489,10 +1489,11 @@ class Executor:
             result, old_rows, new_rows = changes.before_found(stmt.table, result)
             if changes.any("BEFORE"):  # (they may change any column: its keys and foreign keys checked as set)
                 assigned, named = dict.fromkeys(version.schema.names), assigned
-                version = ctx.resolve(stmt.table)  # (as they left it: they may write to it)
         else:
             new_rows = self._conform(result.select(version.schema.names), version.schema)
         rowids = result.column(ROWID).to_numpy(zero_copy_only=False)
+        if fired:  # (written over the table as its triggers left it: they may write to it)
+            version = triggers.written_over(ctx, stmt.table, version, rowids, "UPDATE")
         new_rows = self._check_rows(version, new_rows)
         self._check_updated_keys(ctx, version, rowids, new_rows, assigned)
         if len(rowids):
@@ -1555,8 +1556,9 @@ class Executor:
         changes = triggers.RowChanges(self, ctx, version, "DELETE") if fired else None
         if changes is not None:  # (the BEFORE ROW triggers' verdicts, the old rows for the AFTER ROW ones)
             result, old_rows, _ = changes.before_found(stmt.table, result)
-            version = ctx.resolve(stmt.table)  # (as they left it: they may write to it)
         rowids = result.column(ROWID).to_numpy(zero_copy_only=False)
+        if changes is not None:  # (written over the table as its triggers left it: they may write to it)
+            version = triggers.written_over(ctx, stmt.table, version, rowids, "DELETE")
         if len(rowids):
             self._write(ctx, version, self._apply(version, rowids, None))
         if changes is not None:

@@ -116,7 +116,6 @@ def merge(ex: Executor, ctx: Context, stmt: st.Merge, params) -> Result:
     merging = None
     if schema.triggers and any(triggers.fires(schema, a.kind) for a in actions):
         merging = triggers.Merging(ex, ctx, version, {a.kind for a in actions}, assigned)
-        version = ctx.resolve(stmt.table)  # (as its BEFORE STATEMENT triggers left it)
     with ex._registered() as register:
         source = _source_rows(ex, ctx, stmt, params, register)
         keys = _looked_up(stmt, version.schema, source) \
@@ -139,7 +138,7 @@ def merge(ex: Executor, ctx: Context, stmt: st.Merge, params) -> Result:
         merging.finish()
         if merging.changes_rows:
             assigned = dict.fromkeys(schema.names, True)
-        version = ctx.resolve(stmt.table)  # (as the BEFORE ROW triggers left it: they may write to it)
+        version = ctx.resolve(stmt.table)  # (as the triggers left it - BEFORE STATEMENT ones' writes too)
     else:
         changed_rows = ex._conform(found.filter(pa.array(updating, pa.bool_())).select(schema.names), schema)
     rowids = found.column(ROWID).to_numpy(zero_copy_only=False)

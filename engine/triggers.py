@@ -516,6 +516,20 @@ class Targets:
                 "is not supported: change it in an AFTER trigger")
 
 
+def written_over(ctx: Context, table: st.TableName, version: TableVersion, rowids, event: str) -> TableVersion:
+    """What an UPDATE's or DELETE's changes of the rows ``rowids`` (found in ``version``) are
+    written over: the table as its triggers left it - a BEFORE STATEMENT trigger's writes too,
+    which the statement's snapshot does not see, as in PostgreSQL. 27000 where one changed a row
+    the statement changes (PostgreSQL's ExecUpdate / ExecDelete on a row its own command's
+    trigger modified)."""
+    now = ctx.resolve(table)
+    if now is version:
+        return version
+    if _rows_changed(version, now, rowids.tolist() if hasattr(rowids, "tolist") else list(rowids)):
+        raise _changed_by_trigger(event.lower() + "d")
+    return now
+
+
 def _rows_changed(before: TableVersion, now: TableVersion, rowids: list[int]) -> set[int]:
     """Which of the rows ``rowids`` (live in ``before``) ``now`` has no more: updated or deleted
     since. Only the deletion vectors that grew are read."""

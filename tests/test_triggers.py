@@ -920,3 +920,32 @@ def test_instead_of_trigger_refusals(view_db):
     with pytest.raises(txlake.Error) as e:
         db.execute("INSERT INTO shown VALUES (1, 'A', 5)")
     assert e.value.sqlstate == "55000"
+
+
+def test_before_statement_triggers_writing_their_own_table(db):
+    """A BEFORE STATEMENT trigger's rows stay, unseen by its statement (whose snapshot was taken
+    before, as PostgreSQL's); a row of the statement's it changed is 27000."""
+    db.execute("INSERT INTO items (id, name, price) VALUES (1, 'a', 1)")
+    db.execute("""CREATE FUNCTION add_row() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN INSERT INTO items (id, name, price) SELECT max(id) + 100, 'added', 0 FROM items; RETURN NULL; END $$""")
+    db.execute("CREATE TRIGGER add_row BEFORE UPDATE OR DELETE ON items FOR EACH STATEMENT EXECUTE FUNCTION add_row()")
+    assert db.execute("UPDATE items SET price = price + 1").rowcount == 1
+    assert rows(db, "SELECT id, price FROM items ORDER BY id") == [(1, 2), (101, 0)]
+    assert db.execute("DELETE FROM items WHERE id = 1").rowcount == 1
+    assert rows(db, "SELECT id, price FROM items ORDER BY id") == [(101, 0), (201, 0)]
+    assert db.execute("MERGE INTO items USING (VALUES (101)) s (id) ON items.id = s.id "
+                      "WHEN MATCHED THEN UPDATE SET price = 7").rowcount == 1
+    assert rows(db, "SELECT id, price FROM items ORDER BY id") == [(101, 7), (201, 0), (301, 0)]
+    db.execute("DROP TRIGGER add_row ON items")
+    db.execute("""CREATE FUNCTION touch() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF TG_OP = 'DELETE' THEN UPDATE items SET name = 'touched' WHERE id = 101;
+              ELSE DELETE FROM items WHERE id = 201; END IF; RETURN NULL; END $$""")
+    for event, sql, what in (("UPDATE", "UPDATE items SET price = 0 WHERE id = 201", "updated"),
+                             ("DELETE", "DELETE FROM items WHERE id = 101", "deleted")):
+        db.execute(f"CREATE TRIGGER touch BEFORE {event} ON items FOR EACH STATEMENT EXECUTE FUNCTION touch()")
+        with pytest.raises(txlake.OperationalError) as e:
+            db.execute(sql)
+        db.execute("DROP TRIGGER touch ON items")
+        assert e.value.sqlstate == "27000" and str(e.value).startswith(f"tuple to be {what} was already modified")
+    assert rows(db, "SELECT id, name, price FROM items ORDER BY id") == [(101, "added", 7), (201, "added", 0),
+                                                                          (301, "added", 0)]
