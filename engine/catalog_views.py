@@ -190,12 +190,13 @@ def _view_columns(t: TableVersion) -> list[Column]:
     return columns
 
 
-def _columns_of(t: TableVersion):
+def columns_of(t: TableVersion):
+    """A table's columns, or a view's as a table's would be."""
     return _view_columns(t) if t.is_view else t.schema.columns
 
 
 def _columns(tables: list[TableVersion]) -> pa.Table:
-    rows = [(t, i, c) for t in tables if not t.is_matview for i, c in enumerate(_columns_of(t), start=1)]
+    rows = [(t, i, c) for t in tables if not t.is_matview for i, c in enumerate(columns_of(t), start=1)]
     n = len(rows)
     types = {t.table_id: t for t in tables if t.is_type}
     # a column of an enum is USER-DEFINED, its udt the enum; of a domain, its base type's, the domain named
@@ -581,8 +582,8 @@ def _triggers(tables: list[TableVersion]) -> pa.Table:
             order = 1 + sum(1 for o in t.schema.triggers if o.name < g.name and event in o.events and
                             (o.timing, o.row) == (g.timing, g.row))
             rows.append((schema_name(t.db), g.name, event, t.name, order, g.when, triggers.definition(t, g),
-                         "ROW" if g.row else "STATEMENT", g.timing))
-    columns = list(zip(*rows)) if rows else [[]] * 9
+                         "ROW" if g.row else "STATEMENT", g.timing, g.old_table, g.new_table))
+    columns = list(zip(*rows)) if rows else [[]] * 11
     n = len(rows)
     return pa.table({
         "trigger_catalog": _text([CATALOG] * n), "trigger_schema": _text(columns[0]), "trigger_name": _text(columns[1]),
@@ -591,7 +592,7 @@ def _triggers(tables: list[TableVersion]) -> pa.Table:
         "action_order": _int(columns[4]), "action_condition": _text(columns[5]),
         "action_statement": _text(d[d.index("EXECUTE FUNCTION"):] for d in columns[6]),
         "action_orientation": _text(columns[7]), "action_timing": _text(columns[8]),
-        "action_reference_old_table": _text([None] * n), "action_reference_new_table": _text([None] * n),
+        "action_reference_old_table": _text(columns[9]), "action_reference_new_table": _text(columns[10]),
         "action_reference_old_row": _text([None] * n), "action_reference_new_row": _text([None] * n),
         "created": _text([None] * n)})
 

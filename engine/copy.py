@@ -111,8 +111,6 @@ def _copy_from(executor: Executor, ctx: Context, stmt: st.Copy, params) -> Resul
     version = executor._writable(ctx, stmt.table)
     if version.is_sequence:
         raise errors.WrongObjectType(f'cannot copy to sequence "{version.name}"')
-    if version.schema.triggers:
-        triggers.refuse(version, "INSERT", "COPY FROM")
     schema = version.schema
     insert = st.Insert(table=stmt.table, columns=stmt.columns)
     names = executor._target_columns(schema, insert)
@@ -125,19 +123,28 @@ def _copy_from(executor: Executor, ctx: Context, stmt: st.Copy, params) -> Resul
     _check_readable(stmt.file)
     relation = version.name
     count, batches = 0, 0
+    copying = triggers.Copying(executor, ctx, version) if schema.triggers and triggers.fires(schema, "INSERT") \
+        else None  # (a table without INSERT triggers: the batches go in as they are)
     for batch in _batches(stmt, targets, relation):
         ctx.check_interrupts()
         rows, batch, failure = _convert(executor, stmt, schema, targets, batch, relation, params)
+        if copying is not None:
+            rows = copying.before(rows)
         try:
-            count += executor._insert_batch(ctx, insert, rows, (), check_ssi=False).num_rows
+            inserted = executor._insert_batch(ctx, insert, rows, (), check_ssi=False)
         except (errors.NotNullViolation, errors.StringDataRightTruncation, errors.UniqueViolation,
                 errors.CheckViolation) as e:
             raise _with_line(e, rows, batch, relation, schema) from None
+        count += inserted.num_rows
+        if copying is not None:
+            copying.inserted(inserted)
         if failure is not None:  # (after the rows before it: a constraint one of them breaks comes first)
             raise failure
         batches += 1
     if not batches:
         executor._insert_batch(ctx, insert, schema.arrow_schema().empty_table(), (), check_ssi=False)
+    if copying is not None:
+        copying.end()
     executor._check_ssi(ctx, ctx.resolve(stmt.table))
     return Result(rowcount=count, status=f"COPY {count}")
 

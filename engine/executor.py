@@ -343,6 +343,7 @@ class Executor:
         self.session = None  # (its Session, which sets it: a trigger's function runs through it)
         self.truncating = False  # (TRUNCATE's deletes: they fire no DELETE trigger)
         self.trigger_depth = 0  # (triggers firing now, one inside another: engine/triggers.py)
+        self.transition = None  # (the transition tables of the trigger running now, by name: engine/triggers.py)
         self.trigger_messages: list[tuple[str, str]] = []  # (their RAISEs', for the statement's result)
         self.private: PrivateFolder | None = None  # where its temporary tables spill, once they do
         self.db = database
@@ -1008,25 +1009,9 @@ class Executor:
         if schema.triggers and (triggers.fires(schema, "INSERT") or
                                 stmt.on_conflict and triggers.fires(schema, "UPDATE")):
             return triggers.insert(self, ctx, stmt, version, columns, params)
-        if stmt.on_conflict is not None and schema.always:
-            _refuse_identity_updates(schema, [n for n, _ in stmt.on_conflict.assignments], stmt.on_conflict.defaults)
-        # each piece of SQL gets exactly its own placeholders' values, in text order:
-        # the source's, then ON CONFLICT's, then RETURNING's
+        params, conflict_params, returning_params = self._insert_params(stmt, params)
+        stmt = self._conflict_checked(version, stmt)
         conflict = stmt.on_conflict
-        n_source, n_conflict = self._statement_memo(stmt, ("placeholders",), lambda: (
-            _placeholders(stmt.source),
-            _placeholders(*(v for _, v in conflict.assignments), conflict.where) if conflict else 0))
-        params, conflict_params, returning_params = (
-            params[:n_source], params[n_source:n_source + n_conflict], params[n_source + n_conflict:])
-        if conflict is not None and conflict.constraint is not None:
-            uniques.arbiters(schema, version.name, conflict)  # (42704 for no such constraint)
-        if conflict is not None and not schema.primary_key and not schema.uniques:
-            if not (conflict.do_nothing and not conflict.columns and not conflict.targets):
-                raise errors.ProgrammingError(
-                    "there is no unique or exclusion constraint matching the ON CONFLICT specification",
-                    sqlstate="42P10")
-            # DO NOTHING without a target: no key, so no conflict - a plain INSERT
-            stmt, conflict = replace(stmt, on_conflict=None), None
         if conflict is None and not stmt.returning and stmt.source is not None \
                 and not isinstance(stmt.source, exp.Values):
             count = self._insert_select(ctx, stmt, schema, columns, params)
@@ -1040,12 +1025,43 @@ class Executor:
         rows = self._insert_batch(ctx, stmt, rows, conflict_params, mark_updated=marked)
         if marked:
             rows = _arrow(rows)
-            updated = rows.column(_UPDATED).to_pylist() if _UPDATED in rows.column_names else None
+            updated = [r is not None for r in rows.column(_UPDATED).to_pylist()] if _UPDATED in rows.column_names \
+                else None
             rows = system_columns.returned(self, ctx, version, rows.select(schema.names), returned, updated=updated)
         result = self._returning(stmt.returning, rows, schema, stmt.alias or stmt.table.name, returning_params,
                                  system=marked, ctx=ctx)
         result.status = f"INSERT 0 {rows.num_rows}"
         return result
+
+    def _insert_params(self, stmt: st.Insert, params) -> tuple[tuple, tuple, tuple]:
+        """An INSERT's parameters as each piece of its SQL takes them, in text order: the
+        source's, ON CONFLICT's, RETURNING's."""
+        conflict = stmt.on_conflict
+        n_source, n_conflict = self._statement_memo(stmt, ("placeholders",), lambda: (
+            _placeholders(stmt.source),
+            _placeholders(*(v for _, v in conflict.assignments), conflict.where) if conflict else 0))
+        return params[:n_source], params[n_source:n_source + n_conflict], params[n_source + n_conflict:]
+
+    @staticmethod
+    def _conflict_checked(version: TableVersion, stmt: st.Insert) -> st.Insert:
+        """An INSERT's ON CONFLICT against the table: 428C9 for a GENERATED ALWAYS identity it
+        sets, 42704 for a constraint it names that is not there, 42P10 for a target no key
+        matches; DO NOTHING without a target on a table without keys is a plain INSERT."""
+        conflict, schema = stmt.on_conflict, version.schema
+        if conflict is None:
+            return stmt
+        if schema.always:
+            _refuse_identity_updates(schema, [n for n, _ in conflict.assignments], conflict.defaults)
+        if conflict.constraint is not None:
+            uniques.arbiters(schema, version.name, conflict)  # (42704 for no such constraint)
+        if not schema.primary_key and not schema.uniques:
+            if not (conflict.do_nothing and not conflict.columns and not conflict.targets):
+                raise errors.ProgrammingError(
+                    "there is no unique or exclusion constraint matching the ON CONFLICT specification",
+                    sqlstate="42P10")
+            # DO NOTHING without a target: no key, so no conflict - a plain INSERT
+            return replace(stmt, on_conflict=None)
+        return stmt
 
     def insert_many(self, ctx: Context, stmt: st.Insert, param_sets: list[tuple]) -> Result | None:
         """``stmt``, an INSERT of one VALUES row, once per parameter set, as one statement: the
@@ -1099,11 +1115,13 @@ class Executor:
 
     def _insert_batch(self, ctx: Context, stmt: st.Insert, rows: pa.Table | PythonRows, conflict_params,
                       check_ssi: bool = True, checks_done: bool = False,
-                      mark_updated: bool = False) -> pa.Table | PythonRows:
+                      mark_updated: bool = False, before_update=None) -> pa.Table | PythonRows:
         """Add ``rows`` to the INSERT's table in the transaction: constraints (``checks_done``:
         the CHECKs were evaluated already), key locks and ON CONFLICT first. Returns the rows
-        inserted or updated (``mark_updated``: with the column ``_UPDATED`` saying which, where
-        ON CONFLICT DO UPDATE updated some)."""
+        inserted or updated (``mark_updated``: with the column ``_UPDATED``, the row id a row
+        ON CONFLICT DO UPDATE updated replaced, NULL for one inserted, where it updated some).
+        ``before_update``: DO UPDATE's BEFORE UPDATE row triggers (engine/triggers.py
+        ``Upserting``)."""
         version = ctx.resolve(stmt.table)
         if version.schema.partitioning is not None:  # (each row to its partition)
             from txlake.engine import partitions  # (it builds on this module)
@@ -1116,7 +1134,7 @@ class Executor:
             if version.schema.uniques:
                 version = uniques.lock_new_keys(self, ctx, version, rows, stmt.on_conflict is not None)
             rows, updated_rowids, update_rows, order = self._resolve_conflicts(ctx, version, rows, stmt,
-                                                                               conflict_params)
+                                                                               conflict_params, before_update)
             # (an arbiter other than the primary key: the primary key is checked as a UNIQUE is)
             primary_key = stmt.on_conflict is not None and bool(version.schema.primary_key) and all(
                 a.columns != version.schema.primary_key
@@ -1124,17 +1142,18 @@ class Executor:
             if version.schema.uniques or primary_key:
                 uniques.check_new_rows(self, ctx, version, rows, primary_key)
             if update_rows is not None:
-                uniques.check_upserted(version, rows, update_rows, dict(stmt.on_conflict.assignments))
+                uniques.check_upserted(version, rows, update_rows, _upsert_assigned(version, stmt, before_update))
         new = self._apply(version, None, rows, upsert=stmt.on_conflict is not None)
         if updated_rowids is not None and len(updated_rowids):
             rowids = updated_rowids.to_numpy()
-            kept = not _sets_key(version.schema, dict(stmt.on_conflict.assignments)) and bool((rowids >> 32 > 0).all())
+            kept = not _sets_key(version.schema, _upsert_assigned(version, stmt, before_update)) and \
+                bool((rowids >> 32 > 0).all())
             new = self._apply(new, updated_rowids, update_rows, sources=rowids, same_keys=kept)
             # (in the order of the rows proposed, as PostgreSQL's RETURNING gives them)
             rows, update_rows = _arrow(rows), _arrow(update_rows)
             if mark_updated:
-                rows = rows.append_column(_UPDATED, pa.array([False] * rows.num_rows, pa.bool_()))
-                update_rows = update_rows.append_column(_UPDATED, pa.array([True] * update_rows.num_rows, pa.bool_()))
+                rows = rows.append_column(_UPDATED, pa.nulls(rows.num_rows, pa.int64()))
+                update_rows = update_rows.append_column(_UPDATED, pa.array(rowids, pa.int64()))
             rows = pa.concat_tables([rows, update_rows]).take(np.argsort(order(rowids), kind="stable"))
         self._write(ctx, version, new, check_ssi)
         return rows
@@ -1293,7 +1312,7 @@ class Executor:
                 TableDelta(tid, base, work).check_conflicts(newest)  # (40001 if they clash)
         return error or self._duplicate(version, key)
 
-    def _resolve_conflicts(self, ctx, version, rows, stmt, params):
+    def _resolve_conflicts(self, ctx, version, rows, stmt, params, before_update=None):
         """Split new rows by primary-key (and unique) conflicts; apply ON CONFLICT. Returns (rows
         to insert, row ids to update, their new rows, the positions among the proposed rows of
         the rows inserted and then of those updated - given the ids updated). ON CONFLICT's
@@ -1350,7 +1369,7 @@ class Executor:
         latest = self.db.warehouse.latest.by_id(version.table_id)
         if latest is not None and any(_changed_since(r, version, latest) for r in clash_ids.to_pylist()):
             raise errors.SerializationFailure("could not serialize access due to concurrent update")
-        updated = self._conflict_update(ctx, version, stmt, clashing, clash_ids, params)
+        updated = self._conflict_update(ctx, version, stmt, clashing, clash_ids, params, before_update)
         position = dict(zip(clash_ids.to_pylist(), clash_idx))  # (DO UPDATE's WHERE may leave some out)
         return rows.take(pa.array(insert_idx, pa.int64())), updated[0], updated[1], \
             lambda updated_ids: insert_idx + [position[r] for r in updated_ids.tolist()]
@@ -1373,7 +1392,7 @@ class Executor:
                 taken.add(k)
         return _arrow(rows).take(pa.array(keep, pa.int64()))
 
-    def _conflict_update(self, ctx, version, stmt, clashing, clash_ids, params):
+    def _conflict_update(self, ctx, version, stmt, clashing, clash_ids, params, before_update=None):
         conflict = stmt.on_conflict
         alias = stmt.alias or stmt.table.name
         assigned = dict(conflict.assignments)
@@ -1385,9 +1404,7 @@ class Executor:
         new_rows = points.conflict_values(self, version, plan, clashing, clash_ids, params) \
             if plan is not None and clashing.num_rows else None  # (no row: DuckDB checks the SQL)
         if new_rows is not None:
-            new_rows = self._check_rows(version, new_rows, assigned)
-            self._check_updated_keys(ctx, version, clash_ids.to_numpy(), new_rows, assigned)
-            return clash_ids, new_rows
+            return self._conflict_updated(ctx, version, clash_ids, new_rows, assigned, before_update, only=assigned)
         ctx = ctx.targeting(alias, version, "excluded")
         with self._registered() as register:
             # (only the conflicting rows: found by the key index, not by reading the table)
@@ -1404,8 +1421,19 @@ class Executor:
             sql = (f"SELECT {', '.join(projections)} FROM {target} AS \"{alias}\" "
                    f"JOIN {excluded} AS excluded ON \"{alias}\".{ROWID} = excluded.{ROWID}{where}")
             result = self._sql(sql, params)
-        rowids = result.column(ROWID)
-        new_rows = self._check_rows(version, self._conform(result.select(version.schema.names), version.schema))
+        new_rows = self._conform(result.select(version.schema.names), version.schema)
+        return self._conflict_updated(ctx, version, result.column(ROWID), new_rows, assigned, before_update)
+
+    def _conflict_updated(self, ctx, version, rowids, new_rows, assigned, before_update, only=None):
+        """DO UPDATE's new rows for the rows ``rowids``, which set the columns ``assigned``:
+        through the BEFORE UPDATE row triggers (``before_update``; they may change any column, or
+        skip a row), then checked (NOT NULL, CHECK - ``only`` those columns, where no trigger ran)
+        and their keys."""
+        if before_update is not None:
+            rowids, new_rows = before_update(rowids, new_rows)
+            if before_update.changes_rows:
+                assigned, only = dict.fromkeys(version.schema.names), None
+        new_rows = self._check_rows(version, new_rows, only)
         self._check_updated_keys(ctx, version, np.asarray(rowids.to_numpy(zero_copy_only=False)), new_rows, assigned)
         return rowids, new_rows
 
@@ -1443,7 +1471,7 @@ class Executor:
             return self._locking_subqueries_run(ctx, stmt, (*params, *returning_params), self.update)
         if fired:
             triggers.refuse_system_columns(ctx, version, stmt.returning)
-            triggers.statement(self, ctx, version, "UPDATE", "BEFORE")
+            triggers.statement(self, ctx, version, "UPDATE", "BEFORE", assigned)
         offset = _placeholders(*assigned.values(), *stmt.from_)
 
         def select(target: exp.Table, register) -> exp.Select:
@@ -1473,13 +1501,16 @@ class Executor:
         result, version = self._lock_rows(ctx, version, result, find)
         result = in_row_order(result)
         changes = triggers.RowChanges(self, ctx, version, "UPDATE", assigned) if fired else None
+        named = assigned  # (the columns the SET names: which UPDATE OF triggers fire)
         if changes is not None:  # (the BEFORE ROW triggers' rows, the old ones for the AFTER ROW ones)
             result, old_rows, new_rows = changes.before_found(stmt.table, result)
             if changes.any("BEFORE"):  # (they may change any column: its keys and foreign keys checked as set)
-                assigned = dict.fromkeys(version.schema.names)
+                assigned, named = dict.fromkeys(version.schema.names), assigned
         else:
             new_rows = self._conform(result.select(version.schema.names), version.schema)
         rowids = result.column(ROWID).to_numpy(zero_copy_only=False)
+        if fired:  # (written over the table as its triggers left it: they may write to it)
+            version = triggers.written_over(ctx, stmt.table, version, rowids, "UPDATE")
         new_rows = self._check_rows(version, new_rows)
         self._check_updated_keys(ctx, version, rowids, new_rows, assigned)
         if len(rowids):
@@ -1488,7 +1519,7 @@ class Executor:
                         assigned=assigned)
         if changes is not None:
             changes.after(old_rows, _arrow(new_rows))
-            triggers.statement(self, ctx, version, "UPDATE", "AFTER")
+            triggers.statement(self, ctx, version, "UPDATE", "AFTER", named, old_rows, _arrow(new_rows))
         returned = system_columns.in_returning(stmt.returning) if ctx.system_columns else None
         if returned:
             new_rows = system_columns.returned(self, ctx, version, _arrow(new_rows), returned)
@@ -1546,11 +1577,13 @@ class Executor:
         if changes is not None:  # (the BEFORE ROW triggers' verdicts, the old rows for the AFTER ROW ones)
             result, old_rows, _ = changes.before_found(stmt.table, result)
         rowids = result.column(ROWID).to_numpy(zero_copy_only=False)
+        if changes is not None:  # (written over the table as its triggers left it: they may write to it)
+            version = triggers.written_over(ctx, stmt.table, version, rowids, "DELETE")
         if len(rowids):
             self._write(ctx, version, self._apply(version, rowids, None))
         if changes is not None:
             changes.after(old_rows, None)
-            triggers.statement(self, ctx, version, "DELETE", "AFTER")
+            triggers.statement(self, ctx, version, "DELETE", "AFTER", old=old_rows)
         if stmt.returning:
             returned = self._conform(result.select(version.schema.names), version.schema)
             if ctx.system_columns:
@@ -3599,6 +3632,14 @@ def _aliased(name: str, alias: str) -> exp.Table:
 
 def _old_key_columns(schema: TableSchema, alias: str) -> list[exp.Expression]:
     return [exp.alias_(exp.column(k, alias), f"__txl_old_{k}", quoted=True) for k in schema.primary_key]
+
+
+def _upsert_assigned(version: TableVersion, stmt: st.Insert, before_update) -> dict:
+    """The columns ON CONFLICT DO UPDATE may change: its SET's, or any where a BEFORE UPDATE row
+    trigger runs."""
+    if before_update is not None and before_update.changes_rows:
+        return dict.fromkeys(version.schema.names)
+    return dict(stmt.on_conflict.assignments)
 
 
 def _sets_key(schema: TableSchema, assigned) -> bool:

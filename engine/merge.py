@@ -90,9 +90,6 @@ def merge(ex: Executor, ctx: Context, stmt: st.Merge, params) -> Result:
     if schema.partitioning is not None:
         raise errors.NotSupportedError(f'MERGE into the partitioned table "{version.name}" is not supported: '
                                        "merge into its partitions")
-    if schema.triggers:
-        for event in ("INSERT", "UPDATE", "DELETE"):
-            triggers.refuse(version, event, "MERGE")
     alias = stmt.alias or stmt.table.name
     ctx = ctx.targeting(alias, version)
     actions = stmt.actions
@@ -119,6 +116,9 @@ def merge(ex: Executor, ctx: Context, stmt: st.Merge, params) -> Result:
             if i in columns and action.values is not None:
                 generated.refuse_values(schema, columns[i], exp.Values(expressions=[
                     exp.Tuple(expressions=list(action.values))]), action.columns is not None)
+    merging = None
+    if schema.triggers and any(triggers.fires(schema, a.kind) for a in actions):
+        merging = triggers.Merging(ex, ctx, version, {a.kind for a in actions}, assigned)
     with ex._registered() as register:
         source = _source_rows(ex, ctx, stmt, params, register)
         keys = _looked_up(stmt, version.schema, source) \
@@ -135,9 +135,17 @@ def merge(ex: Executor, ctx: Context, stmt: st.Merge, params) -> Result:
                                                register)
     clauses = found.column(CLAUSE).to_numpy(zero_copy_only=False)
     updating = np.isin(clauses, [i for i, a in enumerate(actions) if a.kind == "UPDATE"])
+    if merging is not None:  # (the BEFORE ROW triggers' rows; they may change any column: all checked as set)
+        found, updating, changed_rows = merging.matched(stmt.table, found, updating)
+        new_rows, inserted_from = merging.inserting(new_rows, inserted_from)
+        merging.finish()
+        if merging.changes_rows:
+            assigned = dict.fromkeys(schema.names, True)
+        version = ctx.resolve(stmt.table)  # (as the triggers left it - BEFORE STATEMENT ones' writes too)
+    else:
+        changed_rows = ex._conform(found.filter(pa.array(updating, pa.bool_())).select(schema.names), schema)
     rowids = found.column(ROWID).to_numpy(zero_copy_only=False)
-    updated = found.filter(pa.array(updating, pa.bool_()))
-    changed_rows = ex._check_rows(version, ex._conform(updated.select(schema.names), schema))
+    changed_rows = ex._check_rows(version, changed_rows)
     ex._check_updated_keys(ctx, version, rowids, changed_rows, assigned, sources=rowids[updating])
     inserted = None
     with foreign_keys.statement(ex):  # (its foreign keys checked once it has inserted too)
@@ -148,6 +156,8 @@ def merge(ex: Executor, ctx: Context, stmt: st.Merge, params) -> Result:
                                               sources=updated_ids, same_keys=kept), assigned=assigned)
         if new_rows is not None:
             inserted = ex._insert_batch(ctx, st.Insert(table=stmt.table), new_rows, ())
+    if merging is not None:
+        merging.end(updating, changed_rows, inserted)
     count = len(rowids) + (inserted.num_rows if inserted is not None else 0)
     if stmt.returning:
         out = _returning(ex, stmt, alias, schema, found, changed_rows, updating, inserted, inserted_from, source,

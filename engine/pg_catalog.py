@@ -213,7 +213,7 @@ def _attributes(t: TableVersion) -> list[Column]:
     if t.is_sequence:
         return [Column(0, "last_value", ColumnType("BIGINT"), True), Column(1, "log_cnt", ColumnType("BIGINT"), True),
                 Column(2, "is_called", ColumnType("BOOLEAN"), True)]
-    return list(catalog_views._columns_of(t))
+    return list(catalog_views.columns_of(t))
 
 
 def namespace_names(tables: list[TableVersion]) -> list[str]:
@@ -693,8 +693,8 @@ def _pg_trigger(tables: list[TableVersion]) -> pa.Table:
         "tgnargs": _int2(len(g.args) for _, g in found),
         "tgattr": _int2s([numbers[c] for c in g.columns] for numbers, (_, g) in zip(attnums, found)),
         "tgargs": pa.array([b"".join(a.encode() + b"\x00" for a in g.args) for _, g in found], pa.binary()),
-        "tgqual": _text(g.when for _, g in found), "tgoldtable": _text([None] * len(found)),
-        "tgnewtable": _text([None] * len(found))})
+        "tgqual": _text(g.when for _, g in found), "tgoldtable": _text(g.old_table for _, g in found),
+        "tgnewtable": _text(g.new_table for _, g in found)})
 
 
 def _pg_policy(tables: list[TableVersion]) -> pa.Table:

@@ -856,7 +856,11 @@ class Session:
         self.executor.sequence_calls.ctx = ctx  # (nextval('s'): the statement's database's, as it sees it)
         if self.executor.advisory.warnings:  # (a failed statement's)
             self.executor.advisory.take_warnings()
+        if self.executor.transition:  # (a trigger function's statement, its transition tables named)
+            stmt, ctx = triggers.transition_placed(ctx, stmt, self.executor.transition)
         expanded = views.expand(ctx, stmt)  # (a view's query may read settings too)
+        if expanded is not stmt and type(expanded) is st.InsteadOfWrite:  # (a view's INSTEAD OF triggers write)
+            runner = triggers.instead_of
         if ctx.may_hold("function"):  # (calls of user-defined functions: their bodies in their place)
             if many is not None and functions.calls_any(ctx, expanded):
                 return None  # (run once per parameter set: the values are bound into the bodies)

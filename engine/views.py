@@ -22,8 +22,9 @@ Guarantees:
   processes the commit's vote checks the same against what others committed (storage/commit.py
   ``_check_views``: 40001).
 
-A view cannot be written (55000), locked (SELECT ... FOR UPDATE: 0A000), read as of a past
-snapshot (0A000), nor read by Spark; it is not published as a Paimon table.
+A view cannot be written (55000) but through INSTEAD OF triggers (engine/triggers.py), locked
+(SELECT ... FOR UPDATE: 0A000), read as of a past snapshot (0A000), nor read by Spark; it is not
+published as a Paimon table.
 
 A materialized view (engine/matviews.py) is a table whose schema holds a query and what it
 reads: it depends on what it reads as a view does (drops, renames and column changes above
@@ -75,20 +76,21 @@ def expand(ctx: Context, stmt: st.Statement) -> st.Statement:
         query = expand(ctx, stmt.query)
         return stmt if query is stmt.query else _replaced(stmt, query=query)
     if isinstance(stmt, st.Insert):
-        _refuse_write(ctx, stmt.table, "insert into")
+        instead = _refuse_write(ctx, stmt.table, "insert into", "INSERT")
         conflict = stmt.on_conflict
         if conflict is not None and not conflict.do_nothing:  # (DO UPDATE SET x = (SELECT ... FROM v))
             expanded = _parts_expanded(ctx, conflict, assignments=conflict.assignments, where=conflict.where)
             if expanded is not conflict:
                 stmt = _replaced(stmt, on_conflict=expanded)
-        return _parts_expanded(ctx, stmt, source=stmt.source, returning=stmt.returning)
+        return _instead(instead, _parts_expanded(ctx, stmt, source=stmt.source, returning=stmt.returning))
     if isinstance(stmt, st.Update):
-        _refuse_write(ctx, stmt.table, "update")
-        return _parts_expanded(ctx, stmt, from_=stmt.from_, where=stmt.where, returning=stmt.returning,
-                               assignments=stmt.assignments)
+        instead = _refuse_write(ctx, stmt.table, "update", "UPDATE")
+        return _instead(instead, _parts_expanded(ctx, stmt, from_=stmt.from_, where=stmt.where,
+                                                 returning=stmt.returning, assignments=stmt.assignments))
     if isinstance(stmt, st.Delete):
-        _refuse_write(ctx, stmt.table, "delete from")
-        return _parts_expanded(ctx, stmt, using=stmt.using, where=stmt.where, returning=stmt.returning)
+        instead = _refuse_write(ctx, stmt.table, "delete from", "DELETE")
+        return _instead(instead, _parts_expanded(ctx, stmt, using=stmt.using, where=stmt.where,
+                                                 returning=stmt.returning))
     if isinstance(stmt, st.CreateTable) and stmt.as_query is not None:
         return _parts_expanded(ctx, stmt, as_query=stmt.as_query)
     if isinstance(stmt, st.CreateMatview):  # (WITH NO DATA reads no rows: an unpopulated one may be named)
@@ -144,15 +146,24 @@ def _parts_expanded(ctx: Context, stmt, unpopulated: bool = False, **parts):
     return _replaced(stmt, **changes) if changes else stmt
 
 
-def _refuse_write(ctx: Context, name: st.TableName, verb: str) -> None:
+def _instead(instead: bool, stmt: st.Statement) -> st.Statement:
+    return st.InsteadOfWrite(write=stmt, param_count=stmt.param_count, text=stmt.text) if instead else stmt
+
+
+def _refuse_write(ctx: Context, name: st.TableName, verb: str, event: str | None = None) -> bool:
+    """55000 for a write to a view - unless INSTEAD OF triggers on its ``event`` do it (True)."""
     version = ctx.lookup(name)
     if version is not None and version.is_matview:  # (PostgreSQL's CheckValidResultRel)
         raise errors.WrongObjectType(f'cannot change materialized view "{version.name}"')
+    if version is not None and version.is_view and event is not None and any(
+            t.timing == "INSTEAD OF" and t.fires_on(event) for t in version.schema.triggers):
+        return True
     if version is not None and version.is_view:
         raise errors.ObjectNotInPrerequisiteState(
             f'cannot {verb} view "{version.name}"\n'
             "DETAIL:  Views in txlake are not updatable (PostgreSQL's automatically updatable views are not "
-            "supported).\nHINT:  Write to the tables the view reads.")
+            "supported).\nHINT:  Write to the tables the view reads, or give the view an INSTEAD OF trigger.")
+    return False
 
 
 def expanded_query(ctx: Context, node: exp.Expression) -> exp.Expression:

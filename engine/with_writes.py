@@ -62,7 +62,7 @@ def run(ex: Executor, ctx: Context, stmt: st.WithWrites, params) -> Result:
 def _run_part(ex: Executor, ctx: Context, part: st.Statement, params, returned: dict, unchanged) -> Result:
     ctx.check_interrupts()  # (canceled, or past statement_timeout, since the part before)
     if returned:
-        part = st.rewritten(part, lambda expression: _returned_placed(expression, returned))
+        part = st.rewritten(part, lambda expression: returned_placed(expression, returned))
     expanded = views.expand(ctx, part)
     if expanded is not part:  # (a view's query may read settings)
         part = with_settings(ctx, expanded)
@@ -120,7 +120,7 @@ def _unchanged(ctx: Context, start: dict) -> dict | None:
     return found or None
 
 
-def _returned_placed(expression: exp.Expression, returned: dict) -> exp.Expression:
+def returned_placed(expression: exp.Expression, returned: dict) -> exp.Expression:
     """``expression`` with each table reference naming a CTE that ran reading its RETURNING
     rows (a copy; the parsed statement is shared)."""
     if not any(not t.args.get("db") and isinstance(t.this, exp.Identifier) and identifier(t.this) in returned

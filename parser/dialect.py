@@ -123,8 +123,9 @@ class TriggerCommand(exp.Expression):
     ENABLE / DISABLE ALL or USER as written), ``table`` its table (exp.Table). CREATE:
     ``replace``, ``timing`` BEFORE / AFTER / INSTEAD OF, ``events`` (exp.Tuple of the event's
     word and, for UPDATE OF, its columns), ``row`` FOR EACH ROW, ``when`` its condition,
-    ``function`` the function (exp.Table), ``args`` its arguments' texts, ``referencing`` /
-    ``constraint`` (refused). DROP: ``exists``, ``cascade``. RENAME: ``to``."""
+    ``function`` the function (exp.Table), ``args`` its arguments' texts, ``referencing``
+    its transition tables (exp.Tuple of OLD / NEW, TABLE / ROW and the name), ``constraint``
+    (refused). DROP: ``exists``, ``cascade``. RENAME: ``to``."""
 
     arg_types = {"kind": True, "this": False, "table": False, "replace": False, "timing": False, "events": False,
                  "row": False, "when": False, "function": False, "args": False, "exists": False, "cascade": False,
@@ -1308,10 +1309,18 @@ class TxlakeParser(DuckDB.Parser):
                 self._match_text_seq("DEFERRABLE") or self._match_text_seq("INITIALLY"):
             made.set("constraint", True)  # (a constraint trigger's clauses)
             self._advance()
-        if self._match_text_seq("REFERENCING"):
-            made.set("referencing", True)
-            while self._curr and self._curr.text.upper() not in ("FOR", "WHEN", "EXECUTE"):
-                self._advance()
+        if self._match_text_seq("REFERENCING"):  # ({OLD | NEW} {TABLE | ROW} [AS] name) ...
+            made.set("referencing", [])
+            while self._match_texts(("OLD", "NEW")):
+                which = self._prev.text.upper()
+                if not self._match_texts(("TABLE", "ROW")):
+                    self._syntax_error_here()
+                kind = self._prev.text.upper()
+                self._match(TokenType.ALIAS)
+                made.args["referencing"].append(exp.Tuple(expressions=[
+                    exp.var(which), exp.var(kind), self._parse_id_var(any_token=False)]))
+            if not made.args["referencing"]:
+                self._syntax_error_here()
         if self._match_text_seq("FOR"):
             self._match_text_seq("EACH")
             if not self._match_texts(("ROW", "STATEMENT")):

@@ -1462,14 +1462,10 @@ def _trigger_command(tree: TriggerCommand) -> st.Statement:
                               cascade=bool(tree.args.get("cascade")))
     if kind == "RENAME":
         return st.AlterTrigger(table=table, name=name, new=_check_name(identifier(tree.args["to"]), "trigger"))
-    for refused, what in (("constraint", "CREATE CONSTRAINT TRIGGER"),
-                          ("referencing", "REFERENCING (transition tables)")):
-        if tree.args.get(refused):
-            raise errors.NotSupportedError(f"{what} is not supported: txlake's triggers are plain BEFORE and AFTER "
-                                           "ones")
+    if tree.args.get("constraint"):
+        raise errors.NotSupportedError("CREATE CONSTRAINT TRIGGER is not supported: txlake's triggers are plain "
+                                       "BEFORE and AFTER ones")
     timing, row = tree.args["timing"], bool(tree.args.get("row"))
-    if timing == "INSTEAD OF":
-        raise errors.NotSupportedError("INSTEAD OF triggers are not supported: txlake's views are not updatable")
     events, columns = [], ()
     for event in tree.args["events"]:
         word = event.expressions[0].name
@@ -1480,13 +1476,56 @@ def _trigger_command(tree: TriggerCommand) -> st.Statement:
     if "TRUNCATE" in events and row:
         raise errors.NotSupportedError("TRUNCATE FOR EACH ROW triggers are not supported")
     when = tree.args.get("when")
+    if timing == "INSTEAD OF":  # (PostgreSQL's CreateTrigger)
+        for wrong, what in ((not row, "must be FOR EACH ROW"), (when is not None, "cannot have WHEN conditions"),
+                            (columns, "cannot have column lists")):
+            if wrong:
+                raise errors.NotSupportedError(f"INSTEAD OF triggers {what}")
     if when is not None and not row and when.find(exp.Column):
         raise errors.ProgrammingError("statement trigger's WHEN condition cannot reference column values",
                                       sqlstate="42P17")
+    old_table, new_table = _transition_tables(tree.args.get("referencing") or (), timing, events, columns, row)
     return st.CreateTrigger(name=_check_name(name, "trigger"), table=table, timing=timing, events=tuple(events),
                             function=table_name(tree.args["function"]), columns=columns, row=row,
                             when=when.sql(dialect="postgres") if when is not None else None,
-                            args=tuple(a.this for a in tree.args["args"]), or_replace=bool(tree.args.get("replace")))
+                            args=tuple(a.this for a in tree.args["args"]), or_replace=bool(tree.args.get("replace")),
+                            old_table=old_table, new_table=new_table)
+
+
+def _transition_tables(referencing, timing: str, events: list[str], columns,
+                       row: bool) -> tuple[str | None, str | None]:
+    """REFERENCING's OLD TABLE and NEW TABLE names, refused where PostgreSQL's CreateTrigger
+    refuses them (commands/trigger.c); a FOR EACH ROW trigger's, 0A000 (txlake's are a
+    statement trigger's)."""
+    names = {"OLD": None, "NEW": None}
+    if not referencing:
+        return None, None
+    if row and timing == "AFTER":
+        raise errors.NotSupportedError("transition tables of FOR EACH ROW triggers are not supported: use a FOR EACH "
+                                       "STATEMENT trigger")
+    if timing != "AFTER":
+        raise errors.InvalidObjectDefinition("transition table name can only be specified for an AFTER trigger")
+    if "TRUNCATE" in events:
+        raise errors.NotSupportedError("TRUNCATE triggers with transition tables are not supported")
+    if len(events) != 1:
+        raise errors.NotSupportedError("transition tables cannot be specified for triggers with more than one event")
+    if columns:
+        raise errors.NotSupportedError("transition tables cannot be specified for triggers with column lists")
+    for item in referencing:
+        which, kind, name = item.expressions[0].name, item.expressions[1].name, identifier(item.expressions[2])
+        if kind == "ROW":
+            raise errors.NotSupportedError("ROW variable naming in the REFERENCING clause is not supported\n"
+                                           "HINT:  Use OLD TABLE or NEW TABLE for naming transition tables.")
+        if events[0] not in {"OLD": ("DELETE", "UPDATE"), "NEW": ("INSERT", "UPDATE")}[which]:
+            raise errors.InvalidObjectDefinition(
+                f"{which} TABLE can only be specified for {'a DELETE' if which == 'OLD' else 'an INSERT'} or UPDATE "
+                "trigger")
+        if names[which] is not None:
+            raise errors.SyntaxError(f"{which} TABLE cannot be specified multiple times")
+        names[which] = _check_name(name, "transition table")
+    if names["OLD"] is not None and names["OLD"] == names["NEW"]:
+        raise errors.InvalidObjectDefinition("OLD TABLE name and NEW TABLE name cannot be the same")
+    return names["OLD"], names["NEW"]
 
 
 def _trigger_switch(tree: exp.Alter, actions) -> st.AlterTrigger:

@@ -566,7 +566,8 @@ class DropFunction(Statement):
 @dataclass(frozen=True)
 class CreateTrigger(Statement):
     """``CREATE [OR REPLACE] TRIGGER name {BEFORE | AFTER} event [OR ...] ON table [FOR [EACH]
-    {ROW | STATEMENT}] [WHEN (condition)] EXECUTE {FUNCTION | PROCEDURE} f(args)``: ``events``
+    {ROW | STATEMENT}] [REFERENCING {OLD | NEW} TABLE [AS] name ...] [WHEN (condition)] EXECUTE
+    {FUNCTION | PROCEDURE} f(args)``: ``events``
     INSERT / UPDATE / DELETE / TRUNCATE, ``columns`` UPDATE OF's, ``when`` the condition as
     written (SQL text), ``args`` the arguments' texts."""
 
@@ -580,6 +581,17 @@ class CreateTrigger(Statement):
     when: str | None = None
     args: tuple[str, ...] = ()
     or_replace: bool = False
+    old_table: str | None = None  # REFERENCING OLD TABLE AS ...
+    new_table: str | None = None  # REFERENCING NEW TABLE AS ...
+
+
+@dataclass(frozen=True)
+class InsteadOfWrite(Statement):
+    """An INSERT, UPDATE or DELETE of a view that INSTEAD OF triggers do (engine/triggers.py
+    ``instead_of``): made by engine/views.py's expansion, never parsed."""
+
+    write: Statement = None  # type: ignore[assignment]
+    batchable = False  # (executemany: a statement per parameter set)
 
 
 @dataclass(frozen=True)

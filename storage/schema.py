@@ -943,8 +943,8 @@ class Trigger:
     (INSERT, UPDATE, DELETE, TRUNCATE; ``columns`` UPDATE OF's), ``row`` FOR EACH ROW (else
     STATEMENT), ``when`` its WHEN condition as written (SQL text), the function it executes
     (``function_id`` its catalog entry's table id, which OR REPLACE keeps; ``function`` its name
-    as ``schema.name``) with ``args``, and ``enabled`` PostgreSQL's tgenabled (O, or D
-    disabled)."""
+    as ``schema.name``) with ``args``, ``enabled`` PostgreSQL's tgenabled (O, or D
+    disabled), and the names of its transition tables (REFERENCING OLD / NEW TABLE AS)."""
 
     name: str
     timing: str
@@ -956,6 +956,8 @@ class Trigger:
     when: str | None = None
     args: tuple[str, ...] = ()
     enabled: str = "O"
+    old_table: str | None = None  # REFERENCING OLD TABLE AS: the transition table's name
+    new_table: str | None = None  # REFERENCING NEW TABLE AS
 
     def fires_on(self, event: str) -> bool:
         return event in self.events and self.enabled != "D"
@@ -968,12 +970,16 @@ class Trigger:
                 d[key] = list(getattr(self, key)) if key != "when" else self.when
         if self.enabled != "O":
             d["enabled"] = self.enabled
+        for key in ("old_table", "new_table"):
+            if getattr(self, key) is not None:
+                d[key] = getattr(self, key)
         return d
 
     @staticmethod
     def from_json(d: dict) -> "Trigger":
         return Trigger(d["name"], d["timing"], tuple(d["events"]), d["row"], d["function_id"], d["function"],
-                       tuple(d.get("columns", ())), d.get("when"), tuple(d.get("args", ())), d.get("enabled", "O"))
+                       tuple(d.get("columns", ())), d.get("when"), tuple(d.get("args", ())), d.get("enabled", "O"),
+                       d.get("old_table"), d.get("new_table"))
 
 
 @dataclass(frozen=True)
