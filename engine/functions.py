@@ -366,7 +366,7 @@ def _check_body(ex: Executor, ctx: Context, db: str, definition: FunctionDefinit
     wanted = len(definition.table) or 1
     if len(types) != wanted:
         raise errors.InvalidFunctionDefinition(
-            f"return type mismatch in function declared to return {_returned(definition)}\nDETAIL:  Final "
+            f"return type mismatch in function declared to return {definition.returns}\nDETAIL:  Final "
             f"statement returns {'too many' if len(types) > wanted else 'too few'} columns.")
     actual = catalog_views.pg_type_name(types[0].upper()) if types else "unknown"
     # (an unknown - NULL, 'text' - is coerced to the declared type: PostgreSQL's check_sql_fn_retval)
@@ -394,11 +394,6 @@ def _record(definition: FunctionDefinition) -> bool:
     here)? (One OUT parameter's is its value.)"""
     return not definition.setof and bool(definition.table) and (len(definition.table) > 1 or
                                                                 not definition.out_parameters)
-
-
-def _returned(definition: FunctionDefinition) -> str:
-    """The result type as PostgreSQL's messages name it (a SETOF's element type; RETURNS TABLE's record)."""
-    return definition.returns
 
 
 # --- DROP FUNCTION -------------------------------------------------------------------------
@@ -894,7 +889,7 @@ def _compiled(definition: FunctionDefinition) -> _Body:
         raise errors.NotSupportedError(f"function {definition.name}: a body of several statements is not supported")
     if not statements or not isinstance(statements[0], st.Query):
         raise errors.InvalidFunctionDefinition(
-            f"return type mismatch in function declared to return {_returned(definition)}\n"
+            f"return type mismatch in function declared to return {definition.returns}\n"
             "DETAIL:  Function's final statement must be SELECT or INSERT/UPDATE/DELETE/MERGE RETURNING.")
     query = statements[0].expression
     columns = len(query.selects) if not any(isinstance(s, exp.Star) for s in query.selects) else 0
