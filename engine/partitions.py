@@ -589,9 +589,17 @@ def route(ex: Executor, ctx: Context, stmt: st.Insert, parent: TableVersion, row
             continue
         piece = rows.take(picked).select(child.schema.names)
         piece = piece.cast(child.schema.arrow_schema())
+        changes = _row_triggers(ex, ctx, stmt, child)
+        if changes is not None and changes.any("BEFORE"):  # (a NULL returned: the row skipped)
+            kept, piece = changes.before(None, piece)
+            picked = picked.filter(pa.array(kept))
+            if not len(picked):
+                continue
         routed = replace(stmt, table=st.TableName(child.db, child.name), alias=stmt.alias or stmt.table.name)
         added = ex._insert_batch(ctx, routed, piece, conflict_params, check_ssi, mark_updated=mark_updated)
         added = added.table() if isinstance(added, PythonRows) else added
+        if changes is not None:
+            changes.after(None, added.select(child.schema.names))
         names = [*parent.schema.names, *(n for n in added.column_names if n not in child.schema.names)]
         done.append(added.select(names))
         order.append(picked)
@@ -599,6 +607,19 @@ def route(ex: Executor, ctx: Context, stmt: st.Insert, parent: TableVersion, row
         return done[0]
     positions = pa.concat_arrays([o.cast(pa.int64()) for o in order])
     return pa.concat_tables(done).take(pc.sort_indices(positions))
+
+
+def _row_triggers(ex: Executor, ctx: Context, stmt: st.Insert, child: TableVersion):
+    """The INSERT row triggers of the partition ``child`` a routed INSERT's rows go to (None:
+    none), which fire on them as on rows inserted into it (its statement triggers do not: those
+    of the table the INSERT names do, as in PostgreSQL). With ON CONFLICT: 0A000."""
+    from txlake.engine import triggers
+    if not child.schema.triggers or not any(t.row for t in child.schema.triggers if t.fires_on("INSERT")):
+        return None
+    if stmt.on_conflict is not None:
+        raise errors.NotSupportedError(f'INSERT ... ON CONFLICT into a partitioned table whose partition "{child.name}" '
+                                       "has row triggers is not supported: insert into the partition")
+    return triggers.RowChanges(ex, ctx, child, "INSERT")
 
 
 def _chosen(ex: Executor, parent: TableVersion, children: list[TableVersion], rows: pa.Table) -> pa.Array:

@@ -271,6 +271,29 @@ def test_a_partitioned_tables_columns_change_in_every_partition(connect):
     c.execute("ALTER TABLE ev1 ALTER COLUMN kind SET DEFAULT 'd'")  # (a partition's own default)
 
 
+def test_a_partitions_row_triggers_fire_on_rows_routed_to_it(connect):
+    """An INSERT into the partitioned table skipped its partitions' row triggers (an updated_at
+    or audit trigger on a partition saw none of the rows routed to it): they fire now, as on rows
+    inserted into the partition - a NULL from a BEFORE one skips the row."""
+    c = connect(autocommit=True)
+    c.execute("CREATE TABLE p (id INT, ts DATE, v TEXT, PRIMARY KEY (id, ts)) PARTITION BY RANGE (ts)")
+    c.execute("CREATE TABLE p1 PARTITION OF p FOR VALUES FROM ('2024-01-01') TO ('2025-01-01')")
+    c.execute("CREATE TABLE p2 PARTITION OF p FOR VALUES FROM ('2025-01-01') TO ('2026-01-01')")
+    c.execute("CREATE TABLE audit (msg TEXT)")
+    c.execute("CREATE FUNCTION stamp() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.v = 'skip' THEN "
+              "RETURN NULL; END IF; NEW.v := upper(NEW.v); RETURN NEW; END $$")
+    c.execute("CREATE FUNCTION aud() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+              "INSERT INTO audit VALUES (TG_TABLE_NAME || ':' || NEW.v); RETURN NULL; END $$")
+    c.execute("CREATE TRIGGER s BEFORE INSERT ON p1 FOR EACH ROW EXECUTE FUNCTION stamp()")
+    c.execute("CREATE TRIGGER a AFTER INSERT ON p1 FOR EACH ROW EXECUTE FUNCTION aud()")
+    assert q(c, "INSERT INTO p VALUES (1, '2024-02-02', 'abc'), (2, '2025-02-02', 'def'), "
+                "(3, '2024-03-03', 'skip'), (4, '2024-04-04', 'ghi') RETURNING id, v") == [
+        (1, "ABC"), (2, "def"), (4, "GHI")]
+    assert q(c, "SELECT msg FROM audit ORDER BY msg") == [("p1:ABC",), ("p1:GHI",)]
+    fails(c, "INSERT INTO p VALUES (1, '2024-02-02', 'x') ON CONFLICT DO NOTHING", "0A000", 'partition "p1" has row '
+          "triggers")
+
+
 def test_a_partition_keeps_its_parents_enum_rules(connect):
     c = connect(autocommit=True)
     c.execute("CREATE TYPE mood AS ENUM ('sad', 'ok')")
