@@ -617,8 +617,8 @@ def _row_triggers(ex: Executor, ctx: Context, stmt: st.Insert, child: TableVersi
     if not child.schema.triggers or not any(t.row for t in child.schema.triggers if t.fires_on("INSERT")):
         return None
     if stmt.on_conflict is not None:
-        raise errors.NotSupportedError(f'INSERT ... ON CONFLICT into a partitioned table whose partition "{child.name}" '
-                                       "has row triggers is not supported: insert into the partition")
+        raise errors.NotSupportedError(f'INSERT ... ON CONFLICT into a partitioned table whose partition '
+                                       f'"{child.name}" has row triggers is not supported: insert into the partition')
     return triggers.RowChanges(ex, ctx, child, "INSERT")
 
 
