@@ -421,6 +421,30 @@ class Executor:
             self._sql_cache.popitem(last=False)
         return sql
 
+    def _point_update_prologue(self, stmt: st.Update, schema: TableSchema, alias: str) -> tuple | None:
+        """(the point plan, how many ``?`` RETURNING holds) of an UPDATE that the point path
+        may take against ``schema`` - its SET's columns checked there (42703, 428C9), no SET
+        DEFAULT, no generated column, no UPDATE trigger - or None. Worked out once per
+        statement object and schema: every later run skips the checks (a schema is immutable;
+        another one, after DDL, is checked anew)."""
+        key = (id(stmt), ("point-update-prologue",))
+        hit = self._sql_cache.get(key)
+        if hit is not None and hit[0] is stmt and hit[1][0] is schema:  # (the statement pins its id)
+            self._sql_cache.move_to_end(key)
+            return hit[1][1]
+        prologue = None
+        if not stmt.defaults and not schema.generated and not (schema.triggers and triggers.fires(schema, "UPDATE")):
+            assigned = dict(stmt.assignments)
+            for name in assigned:
+                assignable(schema, name, stmt.table.name)
+            _refuse_identity_updates(schema, assigned, stmt.defaults)
+            point = self._statement_memo(stmt, ("point-update",), lambda: points.update_plan(stmt, alias))
+            prologue = (point, _placeholders(*stmt.returning)) if point is not None else None
+        self._sql_cache[key] = (stmt, (schema, prologue))
+        if len(self._sql_cache) > SQL_CACHE_SIZE:
+            self._sql_cache.popitem(last=False)
+        return prologue
+
     @contextmanager
     def _registered(self):
         """``register(rows)`` makes Arrow rows or a streamed scan readable under a fresh
@@ -1449,6 +1473,12 @@ class Executor:
             return partitions.each_leaf(self, ctx, version, stmt, params, Executor.update)
         alias = stmt.alias or stmt.table.name
         ctx = ctx.targeting(alias, version)
+        prologue = None if ctx.system_columns else self._point_update_prologue(stmt, version.schema, alias)
+        if prologue is not None:  # (a point UPDATE, its checks against this schema passed before)
+            point, body = prologue[0], len(params) - prologue[1]
+            done = points.update(self, ctx, stmt, version, alias, point, params[:body], params[body:])
+            if done is not None:
+                return done
         assigned = dict(stmt.assignments)
         for name in assigned:
             assignable(version.schema, name, stmt.table.name)
@@ -1463,7 +1493,7 @@ class Executor:
         fired = bool(version.schema.triggers) and triggers.fires(version.schema, "UPDATE")
         point = None if stmt.defaults or version.schema.generated or ctx.system_columns or fired else \
             self._statement_memo(stmt, ("point-update",), lambda: points.update_plan(stmt, alias))
-        if point is not None:
+        if point is not None and prologue is None:
             done = points.update(self, ctx, stmt, version, alias, point, params, returning_params)
             if done is not None:
                 return done

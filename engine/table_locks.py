@@ -289,6 +289,8 @@ def follow(db, txn: Transaction, stmt: st.Statement, taken: list[tuple[str, int]
         return
     latest = db.warehouse.refresh() if ddl else db.warehouse.latest
     snapshot = txn.snapshot.catalog
+    if latest is snapshot and not ddl and not any(table_id in txn.changes for table_id, _ in taken):
+        return  # (a writer's usual case: each table it locked is the snapshot's, and the newest)
     for table_id, mode in taken:
         mine = table_id in txn.changes
         seen = txn.changes[table_id] if mine else snapshot.by_id(table_id)

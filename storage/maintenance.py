@@ -34,7 +34,6 @@ from txlake.storage.version import ChangeData, DataFile, LogEntry, PythonRows, T
 
 SMALL_FILE_ROWS = ROWS_PER_FILE // 4
 DELETED_FRACTION = 0.3  # a file with this share of deleted rows is rewritten too
-COUNTED_FILES = 256  # a table of more files keeps a count of those worth rewriting (worth_compacting)
 SIZE_RATIO = 1.0  # background compaction: a small file joins the smaller ones it is at most this
                   # many times the size of (so each row is rewritten about log2(rows / 32) times)
 COMPACT_USER = "txlake-compaction"
@@ -113,18 +112,14 @@ def _python_rows(schema, pieces: list[list[list]]) -> PythonRows:
 
 
 def worth_compacting(version: TableVersion, more_than: int) -> bool:
-    """Would ``needs_compaction`` pick more than ``more_than`` files? (Asked after every
-    commit: it stops counting there. A table of more than ``COUNTED_FILES`` files keeps the
-    count, carried from version to version, instead of walking its files after every commit.)"""
-    if len(version.files) > COUNTED_FILES:
-        return version.rewritable_files(SMALL_FILE_ROWS, DELETED_FRACTION) > more_than
-    count = 0
-    for f in version.files:
-        if _worth_rewriting(version, f):
-            count += 1
-            if count > more_than:
-                return True
-    return False
+    """Would ``needs_compaction`` pick more than ``more_than`` files? Asked after every commit
+    to a table of more files than that: the table keeps the count, carried from version to
+    version in the size of each change (``TableVersion.rewritable_files``), instead of walking
+    its files after every commit - a table of more than about 8M rows (64 full files) walked
+    them all, as few are worth rewriting there."""
+    if len(version.files) <= more_than:
+        return False
+    return version.rewritable_files(SMALL_FILE_ROWS, DELETED_FRACTION) > more_than
 
 
 def _worth_rewriting(version: TableVersion, f: DataFile) -> bool:

@@ -74,7 +74,6 @@ def test_a_publishing_pass_passes_over_the_tables_nothing_changed(tmp_path, monk
 def test_a_big_tables_count_of_files_worth_rewriting_is_carried_not_walked(warehouse, monkeypatch):
     monkeypatch.setattr(storage_commit, "ROWS_PER_FILE", 100)  # (a big table: many files)
     monkeypatch.setattr(maintenance, "SMALL_FILE_ROWS", 25)
-    monkeypatch.setattr(maintenance, "COUNTED_FILES", 8)
     conn = txlake.connect(warehouse, autocommit=True, publish="off", gc_interval=3600)
     conn.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
     conn.execute("INSERT INTO t SELECT range, 0 FROM range(30000)")  # 300 files
@@ -107,4 +106,26 @@ def test_a_big_tables_count_of_files_worth_rewriting_is_carried_not_walked(wareh
         conn.execute(sql)
         carried, walked = counts()
         assert carried in (walked, None) and (carried is not None or sql.startswith("ALTER")), sql
+    conn.close()
+
+
+def test_a_commit_to_a_table_of_more_files_than_auto_compaction_counts_walks_none_of_them(warehouse, monkeypatch):
+    """After each commit the table is asked whether it has more files worth rewriting than
+    auto-compaction's 64; a table of a few more files than that (about 8M rows) had them all
+    walked at every commit - few are worth rewriting there, so the walk never stopped early."""
+    monkeypatch.setattr(storage_commit, "ROWS_PER_FILE", 100)
+    monkeypatch.setattr(maintenance, "SMALL_FILE_ROWS", 25)
+    conn = txlake.connect(warehouse, autocommit=True, publish="off", gc_interval=3600)
+    conn.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+    conn.execute("INSERT INTO t SELECT range, 0 FROM range(7000)")  # 70 files
+    conn.execute("UPDATE t SET v = 1 WHERE id = 1")
+    walked = []
+    real = maintenance._worth_rewriting
+    monkeypatch.setattr(maintenance, "_worth_rewriting", lambda *a: (walked.append(a), real(*a))[1])
+    for i in range(5):
+        conn.execute("UPDATE t SET v = v + 1 WHERE id = ?", (i * 1000 + 7,))
+    assert walked == []
+    t = conn._session.db.warehouse.latest.table("default", "t")
+    assert len(t.files) > 64 and t.rewritable_files(25, maintenance.DELETED_FRACTION) == 6  # (the one-row files)
+    assert conn.execute("SELECT sum(v) FROM t").fetchone() == (6,)
     conn.close()
