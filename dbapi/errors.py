@@ -215,6 +215,14 @@ class DependentObjectsStillExist(InternalError):  # (class 2B is psycopg's Inter
 
     sqlstate = "2BP01"
 
+    @classmethod
+    def column(cls, table: str, column: str, dependent: str) -> "DependentObjectsStillExist":
+        """PostgreSQL's error for DROP COLUMN (without CASCADE) of a column ``dependent`` (``trigger
+        t on table x``, ``view v``) uses."""
+        return cls(f"cannot drop column {column} of table {table} because other objects depend on it\n"
+                   f"DETAIL:  {dependent} depends on column {column} of table {table}\n"
+                   "HINT:  Use DROP ... CASCADE to drop the dependent objects too.")
+
 
 class InvalidTableDefinition(ProgrammingError):
     """42P16: e.g. CREATE OR REPLACE VIEW dropping or changing a column."""

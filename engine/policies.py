@@ -179,10 +179,7 @@ def without_column(schema: TableSchema, table: str, action: st.DropColumn) -> Ta
     if not users:
         return schema
     if not action.cascade:
-        raise errors.DependentObjectsStillExist(
-            f"cannot drop column {action.name} of table {table} because other objects depend on it\n"
-            f"DETAIL:  policy {users[0].name} on table {table} depends on column {action.name} of table {table}\n"
-            "HINT:  Use DROP ... CASCADE to drop the dependent objects too.")
+        raise errors.DependentObjectsStillExist.column(table, action.name, f"policy {users[0].name} on table {table}")
     return dataclasses.replace(schema, policies=tuple(p for p in schema.policies if p not in users))
 
 

@@ -189,10 +189,7 @@ def without_column(schema: TableSchema, table: str, action: st.DropColumn) -> Ta
     if not users:
         return schema
     if not action.cascade:
-        raise errors.DependentObjectsStillExist(
-            f"cannot drop column {action.name} of table {table} because other objects depend on it\n"
-            f"DETAIL:  trigger {users[0].name} on table {table} depends on column {action.name} of table {table}\n"
-            "HINT:  Use DROP ... CASCADE to drop the dependent objects too.")
+        raise errors.DependentObjectsStillExist.column(table, action.name, f"trigger {users[0].name} on table {table}")
     return dataclasses.replace(schema, triggers=tuple(t for t in schema.triggers if t not in users))
 
 

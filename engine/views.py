@@ -553,10 +553,7 @@ def refuse_column_change(ctx: Context, version: TableVersion, column: str, chang
         return
     view = users[0]
     if change == "drop":
-        raise errors.DependentObjectsStillExist(
-            f"cannot drop column {column} of table {version.name} because other objects depend on it\n"
-            f"DETAIL:  {relation_kind(view)} {view.name} depends on column {column} of table {version.name}\n"
-            "HINT:  Use DROP ... CASCADE to drop the dependent objects too.")
+        raise errors.DependentObjectsStillExist.column(version.name, column, f"{relation_kind(view)} {view.name}")
     if change == "type":
         raise errors.NotSupportedError(
             "cannot alter type of a column used by a view or rule\n"
