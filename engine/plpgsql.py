@@ -1540,8 +1540,27 @@ class Run:
             return None if row.null else Row(row.names, list(row.values), row.types)
         if len(pieces) == 1 and type(pieces[0]) is str and pieces[0].strip().lower() == "null":
             return None
+        coalesced = self._coalesced_records(pieces)
+        if coalesced is not None:  # (RETURN COALESCE(NEW, OLD): the first that is not NULL)
+            for ref in coalesced:
+                row = self._row(ref)
+                if not row.null:
+                    return Row(row.names, list(row.values), row.types)
+            return None
         raise errors.NotSupportedError(f"RETURN {value.source} in a trigger function is not supported: return NEW, "
-                                       "OLD, NULL or a record variable")
+                                       "OLD, NULL, a record variable or COALESCE of them")
+
+    def _coalesced_records(self, pieces: list) -> list | None:
+        """The record variables of ``COALESCE(r1, r2, ...)`` (a trigger function's ``RETURN
+        COALESCE(NEW, OLD)``, for a trigger of INSERT, UPDATE and DELETE), None for another form."""
+        if len(pieces) < 3 or type(pieces[0]) is not str or type(pieces[-1]) is not str or \
+                not re.fullmatch(r"\s*coalesce\s*\(\s*", pieces[0], re.I) or pieces[-1].strip() != ")":
+            return None
+        refs, commas = pieces[1:-1:2], pieces[2:-1:2]
+        if not all(type(r) is Ref and r.field is None and self.body.variables[r.slot].record for r in refs) or \
+                not all(type(c) is str and c.strip() == "," for c in commas) or len(refs) != len(commas) + 1:
+            return None
+        return refs
 
     def statement(self, node: Statement) -> None:
         result = self.query(node.sql, perform=True) if node.perform else self.sql_statement(node.sql)

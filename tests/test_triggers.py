@@ -949,3 +949,16 @@ def test_before_statement_triggers_writing_their_own_table(db):
         assert e.value.sqlstate == "27000" and str(e.value).startswith(f"tuple to be {what} was already modified")
     assert rows(db, "SELECT id, name, price FROM items ORDER BY id") == [(101, "added", 7), (201, "added", 0),
                                                                           (301, "added", 0)]
+
+
+def test_return_coalesce_of_new_and_old(db):
+    """RETURN COALESCE(NEW, OLD) - one function for a BEFORE INSERT OR UPDATE OR DELETE trigger -
+    was 0A000: it returns the first of them that is not NULL, as PostgreSQL's."""
+    db.execute("CREATE FUNCTION either() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+               "INSERT INTO audit (op, id) VALUES (TG_OP, COALESCE(NEW.id, OLD.id)); RETURN COALESCE(NEW, OLD); END $$")
+    db.execute("CREATE TRIGGER e BEFORE INSERT OR UPDATE OR DELETE ON items FOR EACH ROW EXECUTE FUNCTION either()")
+    db.execute("INSERT INTO items (id, name, price) VALUES (1, 'a', 1), (2, 'b', 2)")
+    assert db.execute("UPDATE items SET name = 'c' WHERE id = 1").rowcount == 1
+    assert db.execute("DELETE FROM items WHERE id = 2").rowcount == 1
+    assert rows(db, "SELECT id, name FROM items") == [(1, "c")]
+    assert rows(db, "SELECT op, id FROM audit") == [("INSERT", 1), ("INSERT", 2), ("UPDATE", 1), ("DELETE", 2)]
