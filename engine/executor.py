@@ -254,6 +254,9 @@ class Context:
     #: how the statement's calls of PL/pgSQL functions are run (engine/plpgsql_calls.py
     #: ``Calls``); None where the warehouse has none, or where they may not be called (DDL)
     routines: object | None = None
+    #: an UPDATE or DELETE of a partitioned table, run on one of its partitions: the partition's
+    #: statement triggers do not fire (the named table's would: engine/partitions.py)
+    in_partition: bool = False
 
     def targeting(self, alias: str, version: "TableVersion", *more: str) -> "Context":
         """This context with ``version`` the statement's target, named ``alias`` (and each of

@@ -46,6 +46,7 @@ from txlake.engine import checks, uniques, user_types
 from txlake.engine.executor import Context, Executor, Result, _placeholders
 from txlake.engine.executor import _cast as assigned_as
 from txlake.engine.pg_text import format_value
+from txlake.parser.semantics import postgres_semantics
 from txlake.parser import statements as st
 from txlake.storage.schema import ColumnType, PartitionBound, PartitionKey, TableSchema, constraint_name
 from txlake.storage.version import PythonRows, TableVersion
@@ -659,9 +660,10 @@ def each_leaf(ex: Executor, ctx: Context, parent: TableVersion, stmt, params, ru
     """``run(ctx, stmt for the leaf, params)`` for every leaf partition of ``parent``: an UPDATE or
     DELETE of a partitioned table, the counts summed and the RETURNING rows gathered."""
     count, tables, last = 0, [], None
+    inside = replace(ctx, in_partition=True)
     for leaf in leaves(ctx, parent):
-        result = run(ex, ctx, replace(stmt, table=st.TableName(leaf.db, leaf.name),
-                                      alias=stmt.alias or stmt.table.name), params)
+        result = run(ex, inside, replace(stmt, table=st.TableName(leaf.db, leaf.name),
+                                         alias=stmt.alias or stmt.table.name), params)
         count += max(result.rowcount, 0)
         if result.table is not None:
             tables.append(result.table)
@@ -674,8 +676,11 @@ def each_leaf(ex: Executor, ctx: Context, parent: TableVersion, stmt, params, ru
 
 
 def moving_update(ex: Executor, ctx: Context, stmt: st.Update, parent: TableVersion, params) -> Result:
-    """An UPDATE of a partitioned table setting a key column: each row it changes deleted from
-    its partition and the new row inserted through the router (PostgreSQL 11+'s row movement)."""
+    """An UPDATE of a partitioned table setting a key column, as PostgreSQL 11+ moves rows: a
+    row whose new values still fit its partition is updated there, as any UPDATE updates it (its
+    UPDATE triggers, no foreign key's delete action); any other is deleted from its partition
+    and its new row inserted through the router. Each partition's statement triggers do not
+    fire (the named table's would)."""
     if stmt.defaults or stmt.from_ and stmt.returning:
         raise errors.NotSupportedError("an UPDATE of a partitioned table's key with SET ... DEFAULT, or with FROM "
                                        "and RETURNING, is not supported")
@@ -692,22 +697,67 @@ def moving_update(ex: Executor, ctx: Context, stmt: st.Update, parent: TableVers
     # the SET's ? come before the WHERE's in the text: the DELETE's RETURNING takes them last
     n_set = _placeholders(*(e for _, e in stmt.assignments))
     delete_params = (*params[n_set:], *params[:n_set])
-    moved = []
+    new_values = _new_values(stmt, parent, alias, params[:n_set])
+    inside = replace(ctx, in_partition=True)
+    moved, kept, count = [], [], 0
     for leaf in leaves(ctx, parent):
-        delete = st.Delete(table=st.TableName(leaf.db, leaf.name), alias=alias, using=stmt.from_, where=stmt.where,
+        name = st.TableName(leaf.db, leaf.name)
+        fits = _fits(leaf, new_values)
+        if fits is not None:  # (the rows whose new values fit the partition: updated in place)
+            update = replace(stmt, table=name, alias=alias, where=_and(stmt.where, fits))
+            result = ex.update(inside, update, (*params, *returning_params))
+            count += max(result.rowcount, 0)
+            if result.table is not None and result.table.num_rows:
+                kept.append(result.table)
+        leaving = None if fits is None else exp.not_(exp.paren(fits.copy()))
+        delete = st.Delete(table=name, alias=alias, using=stmt.from_, where=_and(stmt.where, leaving),
                            returning=new_row, named_schemas=stmt.named_schemas)
-        result = ex.delete(ctx, delete, delete_params)
+        result = ex.delete(inside, delete, delete_params)
         if result.table is not None and result.table.num_rows:
             moved.append(result.table)
-    if not moved:
-        return Result(table=_returned_empty(ex, stmt, parent) if stmt.returning else None, rowcount=0,
-                      status="UPDATE 0")
-    rows = ex._conform(pa.concat_tables(moved), parent.schema)
-    insert = st.Insert(table=stmt.table, alias=alias)
-    added = ex._insert_batch(ctx, insert, rows, ())
-    result = ex._returning(stmt.returning, added, parent.schema, alias, returning_params, ctx=ctx)
-    result.rowcount, result.status = rows.num_rows, f"UPDATE {rows.num_rows}"
-    return result
+    if not moved and not kept:
+        return Result(table=_returned_empty(ex, stmt, parent) if stmt.returning else None, rowcount=count,
+                      status=f"UPDATE {count}")
+    tables = list(kept)
+    if moved:
+        rows = ex._conform(pa.concat_tables(moved), parent.schema)
+        added = ex._insert_batch(ctx, st.Insert(table=stmt.table, alias=alias), rows, ())
+        count += rows.num_rows
+        returned = ex._returning(stmt.returning, added, parent.schema, alias, returning_params, ctx=ctx)
+        if returned.table is not None:
+            tables.append(returned.table)
+    table = pa.concat_tables(tables) if stmt.returning and tables else None
+    return Result(table=table, rowcount=count, status=f"UPDATE {count}")
+
+
+def _new_values(stmt: st.Update, parent: TableVersion, alias: str, set_params) -> dict[str, exp.Expression]:
+    """Each assigned column's new value as an expression over the row's old ones, cast as the
+    UPDATE casts it, its ``?`` replaced by the values given (so that it may be written again)."""
+    values = {}
+    placeholders = iter(set_params)
+    for column, value in stmt.assignments:  # (in the text's order, as the ? bind: depth first)
+        value = value.transform(lambda n: exp.convert(next(placeholders)) if isinstance(n, exp.Placeholder) else n)
+        values[column] = assigned_as(value, parent.schema.column(column).type)
+    return values
+
+
+def _fits(leaf: TableVersion, new_values: dict[str, exp.Expression]) -> exp.Expression | None:
+    """Whether a row's new values fit the partition ``leaf``, as a condition over its old values
+    (None: any fits - a DEFAULT partition with no siblings)."""
+    bound = leaf.schema.partition_of
+    if bound is None or not bound.constraint:
+        return None
+    condition = postgres_semantics(exp.Select(expressions=[checks.parsed(bound.constraint).copy()])).expressions[0]
+    condition = condition.this if isinstance(condition, exp.Alias) else condition  # (its "?column?")
+    condition = condition.transform(lambda n: new_values[n.name].copy() if isinstance(n, exp.Column) and
+                                    n.name in new_values else n)
+    return exp.func("COALESCE", exp.paren(condition), exp.false())
+
+
+def _and(where: exp.Expression | None, condition: exp.Expression | None) -> exp.Expression | None:
+    if condition is None:
+        return where
+    return condition if where is None else exp.and_(exp.paren(where.copy()), condition)
 
 
 def _returned_empty(ex: Executor, stmt: st.Update, parent: TableVersion) -> pa.Table | None:

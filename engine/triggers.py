@@ -273,6 +273,8 @@ def statement(ex: Executor, ctx: Context, version: TableVersion, event: str, tim
     one where the statement's SET names one of its columns, ``assigned``). ``old`` / ``new``: an
     AFTER one's transition tables, the rows the statement changed as they were and became
     (given where ``transitions`` says a trigger reads them)."""
+    if ctx.in_partition:  # (a statement naming the partitioned table fires its triggers, not its partitions')
+        return
     for trigger in version.schema.triggers:
         if not trigger.row and trigger.timing == timing and trigger.fires_on(event) and _of(trigger, event, assigned):
             tables = {name: rows for name, rows in ((trigger.old_table, old), (trigger.new_table, new)) if name}

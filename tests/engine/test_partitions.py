@@ -294,6 +294,40 @@ def test_a_partitions_row_triggers_fire_on_rows_routed_to_it(connect):
           "triggers")
 
 
+def test_a_key_setting_update_moves_only_the_rows_that_leave_their_partition(connect):
+    """Every row a key-setting UPDATE matched was deleted and inserted again, so a row staying in
+    its partition ran its foreign keys' delete actions (ON DELETE CASCADE deleted the rows
+    referencing it; NO ACTION was 23503) and skipped its UPDATE triggers; and a partition's
+    statement triggers fired for an UPDATE / DELETE naming the partitioned table. A row whose new
+    values fit its partition is updated in place now, as in PostgreSQL (review of the merge)."""
+    c = connect(autocommit=True)
+    c.execute("CREATE TABLE ev (id INT, k TEXT, v INT) PARTITION BY LIST (k)")
+    c.execute("CREATE TABLE eva PARTITION OF ev FOR VALUES IN ('a')")
+    c.execute("CREATE TABLE evb PARTITION OF ev FOR VALUES IN ('b')")
+    c.execute("ALTER TABLE eva ADD PRIMARY KEY (id)")
+    c.execute("INSERT INTO ev VALUES (1, 'a', 1), (2, 'a', 2)")
+    c.execute("CREATE TABLE cascaded (rid INT REFERENCES eva (id) ON DELETE CASCADE)")
+    c.execute("CREATE TABLE held (rid INT REFERENCES eva (id))")
+    c.execute("INSERT INTO cascaded VALUES (1)")
+    c.execute("INSERT INTO held VALUES (2)")
+    c.execute("CREATE TABLE log (m TEXT)")
+    c.execute("CREATE FUNCTION logged() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO log VALUES "
+              "(TG_TABLE_NAME || ' ' || TG_OP || ' ' || TG_LEVEL); RETURN NEW; END $$")
+    c.execute("CREATE TRIGGER r BEFORE UPDATE ON eva FOR EACH ROW EXECUTE FUNCTION logged()")
+    c.execute("CREATE TRIGGER s AFTER UPDATE OR DELETE ON eva FOR EACH STATEMENT EXECUTE FUNCTION logged()")
+    assert q(c, "UPDATE ev SET k = ?, v = 7 WHERE id = ? RETURNING id, k, v", ("a", 1)) == [(1, "a", 7)]
+    assert c.execute("UPDATE ev SET k = k, v = 8 WHERE id = 2").rowcount == 1
+    assert q(c, "SELECT * FROM cascaded") == [(1,)]
+    assert q(c, "SELECT m FROM log") == [("eva UPDATE ROW",), ("eva UPDATE ROW",)]
+    c.execute("DELETE FROM ev WHERE id = 99")
+    assert q(c, "SELECT count(*) FROM log") == [(2,)]  # (no statement trigger of eva: ev was named)
+    # a row that leaves: deleted from its partition (its keys' actions run) and inserted in the other
+    assert q(c, "UPDATE ev SET k = 'b' WHERE id = 1 RETURNING id, k") == [(1, "b")]
+    assert q(c, "SELECT * FROM cascaded") == []
+    fails(c, "UPDATE ev SET k = 'b' WHERE id = 2", "23503", 'table "held"')
+    assert q(c, "SELECT id, k, v FROM ev ORDER BY id") == [(1, "b", 7), (2, "a", 8)]
+
+
 def test_a_partition_keeps_its_parents_enum_rules(connect):
     c = connect(autocommit=True)
     c.execute("CREATE TYPE mood AS ENUM ('sad', 'ok')")
