@@ -410,19 +410,20 @@ class Executor:
 
     # --- DuckDB plumbing -----------------------------------------------------------------
 
-    def _statement_memo(self, stmt: st.Statement, shape: tuple, build):
+    def _statement_memo(self, stmt: st.Statement, shape: tuple, build, pin=None):
         """What ``build()`` makes of a cached statement for ``shape`` (its DuckDB SQL, a point
-        plan, a placeholder count ...), made once per statement object and shape."""
+        plan, a placeholder count ...), made once per statement object and shape - and per
+        ``pin`` where given (a table's schema: made anew for another one)."""
         key = (id(stmt), shape)
         hit = self._sql_cache.get(key)
-        if hit is not None and hit[0] is stmt:  # the statement object pins its id
+        if hit is not None and hit[0] is stmt and (pin is None or hit[1][0] is pin):  # (the statement pins its id)
             self._sql_cache.move_to_end(key)
-            return hit[1]
-        sql = build()
-        self._sql_cache[key] = (stmt, sql)
+            return hit[1] if pin is None else hit[1][1]
+        made = build()
+        self._sql_cache[key] = (stmt, made if pin is None else (pin, made))
         if len(self._sql_cache) > SQL_CACHE_SIZE:
             self._sql_cache.popitem(last=False)
-        return sql
+        return made
 
     def _point_update_prologue(self, stmt: st.Update, schema: TableSchema, alias: str) -> tuple | None:
         """(the point plan, how many ``?`` RETURNING holds) of an UPDATE that the point path
@@ -430,23 +431,16 @@ class Executor:
         DEFAULT, no generated column, no UPDATE trigger - or None. Worked out once per
         statement object and schema: every later run skips the checks (a schema is immutable;
         another one, after DDL, is checked anew)."""
-        key = (id(stmt), ("point-update-prologue",))
-        hit = self._sql_cache.get(key)
-        if hit is not None and hit[0] is stmt and hit[1][0] is schema:  # (the statement pins its id)
-            self._sql_cache.move_to_end(key)
-            return hit[1][1]
-        prologue = None
-        if not stmt.defaults and not schema.generated and not (schema.triggers and triggers.fires(schema, "UPDATE")):
+        def build():
+            if stmt.defaults or schema.generated or schema.triggers and triggers.fires(schema, "UPDATE"):
+                return None
             assigned = dict(stmt.assignments)
             for name in assigned:
                 assignable(schema, name, stmt.table.name)
             _refuse_identity_updates(schema, assigned, stmt.defaults)
             point = self._statement_memo(stmt, ("point-update",), lambda: points.update_plan(stmt, alias))
-            prologue = (point, _placeholders(*stmt.returning)) if point is not None else None
-        self._sql_cache[key] = (stmt, (schema, prologue))
-        if len(self._sql_cache) > SQL_CACHE_SIZE:
-            self._sql_cache.popitem(last=False)
-        return prologue
+            return (point, _placeholders(*stmt.returning)) if point is not None else None
+        return self._statement_memo(stmt, ("point-update-prologue",), build, pin=schema)
 
     @contextmanager
     def _registered(self):

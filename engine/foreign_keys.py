@@ -217,11 +217,10 @@ def referencing(ctx, table_id: str) -> list[tuple[str, ForeignKey]]:
 
 def _visible(ctx, table_id: str) -> TableVersion | None:
     """The table ``table_id`` as the transaction sees it (None: it has none)."""
-    txn = ctx.txn
-    version = txn.changes[table_id] if table_id in txn.changes else ctx.catalog.by_id(table_id)
+    version = ctx.by_id(table_id)
     if version is None:
         return None
-    return txn.table(ctx.catalog, version.db, version.name)
+    return ctx.txn.table(ctx.catalog, version.db, version.name)
 
 
 # --- DML -----------------------------------------------------------------------------------

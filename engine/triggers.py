@@ -240,7 +240,7 @@ def drop_users(ex: Executor, ctx: Context, found: list[tuple[TableVersion, Trigg
     """DROP FUNCTION ... CASCADE: the triggers ``found`` dropped; the notices saying so."""
     notices = []
     for table_id in dict.fromkeys(v.table_id for v, _ in found):
-        version = _by_id(ctx, table_id)
+        version = ctx.by_id(table_id)
         gone = {t.name for v, t in found if v.table_id == table_id}
         _write(ex, ctx, version, tuple(t for t in version.schema.triggers if t.name not in gone))
         notices += [f"drop cascades to trigger {name} on table {version.name}" for name in sorted(gone)]
@@ -743,15 +743,10 @@ def _run(ex: Executor, ctx: Context, version: TableVersion, trigger: Trigger, ev
 
 
 def _function_of(ctx: Context, trigger: Trigger) -> TableVersion:
-    version = _by_id(ctx, trigger.function_id)
+    version = ctx.by_id(trigger.function_id)
     if version is None:  # (dropped by a process that did not know of the trigger)
         raise errors.UndefinedFunction(f"function {trigger.function}() does not exist")
     return version
-
-
-def _by_id(ctx: Context, table_id: str) -> TableVersion | None:
-    """The catalog entry ``table_id`` as the transaction sees it (None: dropped)."""
-    return ctx.by_id(table_id)
 
 
 def _in_depth(ex: Executor, run):
